@@ -1,0 +1,172 @@
+// Plans, call outcomes and resources → every file of the tree (path → content), in memory, with
+// collisions between keys detected here: the first argument set keeps the file, the others are
+// reported and served live.
+import { createHash } from 'node:crypto';
+import { callFilePath } from '../tree/call-key.js';
+import { treeJsonFile } from '../tree/canonical-json.js';
+import { resourceFilePath } from '../tree/resource-key.js';
+import { deployFiles } from '../tree/deploy-files.js';
+import {
+  ARGUMENTS_META_KEY, EXTENSION_KEY, LATEST_PROTOCOL_VERSION, MANIFEST_FILE, PROFILE_VERSION,
+  type Manifest, type ResourceDefinition, type ToolExtension,
+} from '../tree/manifest.js';
+import type { ProjectConfig } from '../project/config.js';
+import type { ProjectResource } from '../project/discover-resources.js';
+import type { BuildProblem, ToolReport } from './build-report.js';
+import type { CallOutcome } from './run-calls.js';
+import type { ToolPlan } from './plan-tools.js';
+
+export interface AssembleInput {
+  serverName: string;
+  generator: string;
+  config: ProjectConfig;
+  /** The tools folder relative to the project root, `/`-separated, for live runs. */
+  toolsFolder: string;
+  plans: ToolPlan[];
+  outcomes: CallOutcome[];
+  resources: ProjectResource[];
+}
+
+export interface AssembledTree {
+  files: Map<string, string>;
+  manifest: Manifest;
+  contentHash: string;
+  toolReports: ToolReport[];
+  failures: BuildProblem[];
+}
+
+export function stateResourceUri(scriptPath: string): string {
+  return `mcpd://${scriptPath}/state`;
+}
+
+function hashFiles(files: ReadonlyMap<string, string>): string {
+  const hash = createHash('sha256');
+  for (const filePath of [...files.keys()].sort()) {
+    hash.update(filePath).update('\0').update(files.get(filePath)!).update('\0');
+  }
+  return `sha256:${hash.digest('hex')}`;
+}
+
+export function assembleTree(input: AssembleInput): AssembledTree {
+  const files = new Map<string, string>();
+  const failures: BuildProblem[] = [];
+  const reports = new Map<string, ToolReport>();
+  const owners = new Map<string, string>();
+  for (const plan of input.plans) {
+    reports.set(plan.name, {
+      name: plan.name,
+      script: plan.script.relativePath,
+      precomputed: 0,
+      errorResults: 0,
+      cached: 0,
+      live: plan.live,
+      liveReason: plan.enumeration.precomputable ? undefined : plan.enumeration.reason,
+      failures: [],
+      warnings: [...plan.warnings],
+      logLines: [],
+    });
+  }
+
+  for (const outcome of input.outcomes) {
+    const report = reports.get(outcome.plan.name)!;
+    report.logLines.push(...outcome.logLines);
+    report.warnings.push(...outcome.warnings);
+    if (outcome.fromCache) report.cached += 1;
+    if (outcome.failure || !outcome.result) {
+      report.failures.push(outcome.failure!);
+      continue;
+    }
+    const order = Object.keys(outcome.plan.definition.inputSchema.properties ?? {});
+    const filePath = callFilePath(outcome.plan.name, order, outcome.arguments);
+    const owner = owners.get(filePath);
+    if (owner !== undefined) {
+      report.warnings.push(
+        `arguments ${JSON.stringify(outcome.arguments)} and ${owner} both encode to ${filePath}; the first keeps the file, ` +
+        `the other is ${outcome.plan.live ? 'served live' : 'not served (live calls are off for this tool)'}`,
+      );
+      continue;
+    }
+    owners.set(filePath, JSON.stringify(outcome.arguments));
+    const callFile = { ...outcome.result, _meta: { [ARGUMENTS_META_KEY]: outcome.arguments } };
+    files.set(filePath, treeJsonFile(callFile));
+    report.precomputed += 1;
+    if (outcome.result.isError) report.errorResults += 1;
+  }
+
+  const resourceDefinitions: ResourceDefinition[] = [];
+  const resourceOwners = new Map<string, string>();
+  for (const resource of input.resources) {
+    const filePath = resourceFilePath(resource.uri);
+    const owner = resourceOwners.get(filePath);
+    if (owner !== undefined) {
+      failures.push({ path: `resources/${resource.relativePath}`, message: `its URI ${resource.uri} and ${owner} both map to ${filePath}; give one of them another "uri" in its .meta.json` });
+      continue;
+    }
+    resourceOwners.set(filePath, resource.uri);
+    resourceDefinitions.push({
+      uri: resource.uri,
+      name: resource.name,
+      ...(resource.title !== undefined ? { title: resource.title } : {}),
+      description: resource.description ?? '',
+      mimeType: resource.mimeType,
+      size: resource.size,
+    });
+    files.set(filePath, treeJsonFile({ uri: resource.uri, mimeType: resource.mimeType, ...resource.content }));
+  }
+
+  const stateResources: Record<string, string> = {};
+  for (const plan of input.plans.filter((candidate) => candidate.state)) {
+    const uri = stateResourceUri(plan.script.relativePath);
+    stateResources[uri] = plan.script.relativePath;
+    resourceDefinitions.push({ uri, name: `${plan.name}-state`, description: `Current state of the ${plan.name} tool (read live)`, mimeType: 'application/json' });
+  }
+
+  const tools: Record<string, ToolExtension> = {};
+  for (const plan of input.plans) {
+    const report = reports.get(plan.name)!;
+    tools[plan.name] = {
+      parameterOrder: Object.keys(plan.definition.inputSchema.properties ?? {}),
+      enumerated: plan.enumeration.enumerated,
+      live: plan.live,
+      ...(report.liveReason ? { liveReason: report.liveReason } : {}),
+      timeoutMs: plan.timeoutMs,
+      script: `${input.toolsFolder ? `${input.toolsFolder}/` : ''}${plan.script.relativePath}`,
+      precomputed: report.precomputed,
+    };
+  }
+
+  const { config } = input;
+  const manifestWithoutHash: Manifest = {
+    protocolVersion: LATEST_PROTOCOL_VERSION,
+    serverInfo: {
+      name: config.name ?? input.serverName,
+      version: config.version ?? '0.0.0',
+      ...(config.title !== undefined ? { title: config.title } : {}),
+      ...(config.description !== undefined ? { description: config.description } : {}),
+    },
+    ...(config.instructions !== undefined ? { instructions: config.instructions } : {}),
+    capabilities: {
+      tools: input.plans.map((plan) => plan.definition),
+      resources: resourceDefinitions,
+      resourceTemplates: [],
+      prompts: [],
+    },
+  };
+  for (const [filePath, content] of deployFiles(manifestWithoutHash)) files.set(filePath, content);
+  const contentHash = hashFiles(files);
+  const sourceDateEpoch = process.env.SOURCE_DATE_EPOCH;
+  const generatedAt = sourceDateEpoch && /^\d+$/.test(sourceDateEpoch) ? new Date(Number(sourceDateEpoch) * 1000).toISOString() : undefined;
+  const manifest: Manifest = {
+    ...manifestWithoutHash,
+    [EXTENSION_KEY]: {
+      profileVersion: PROFILE_VERSION,
+      generator: input.generator,
+      contentHash,
+      tools,
+      ...(Object.keys(stateResources).length > 0 ? { stateResources } : {}),
+      ...(generatedAt ? { generatedAt } : {}),
+    },
+  };
+  files.set(MANIFEST_FILE, treeJsonFile(manifest));
+  return { files, manifest, contentHash, toolReports: [...reports.values()], failures };
+}

@@ -1,0 +1,114 @@
+// `staticmcp build`: project → tree. Orchestrates discovery, planning, runs, assembly and the
+// atomic write; returns a report (a failing script is a value in it, never an exception).
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { readConfig } from '../project/config.js';
+import { discoverScripts } from '../project/discover-scripts.js';
+import { discoverResources } from '../project/discover-resources.js';
+import { checkOutputFolder } from '../tree/check-output-folder.js';
+import { recoverInterruptedWrite, writeTreeAtomically } from '../tree/write-tree.js';
+import { MANIFEST_FILE } from '../tree/manifest.js';
+import { StaticMcpError } from '../staticmcp-error.js';
+import { generatorName } from '../version.js';
+import { BuildCache } from './build-cache.js';
+import { planTools } from './plan-tools.js';
+import { runCalls } from './run-calls.js';
+import { assembleTree } from './assemble-tree.js';
+import type { BuildEvent, BuildReport } from './build-report.js';
+
+export interface BuildOptions {
+  projectRoot: string;
+  /** A tools folder other than `<project>/tools` (a bare folder of scripts). */
+  toolsDir?: string;
+  outDir?: string;
+  concurrency?: number;
+  /** Ignore the cache: run every script again. */
+  force?: boolean;
+  onEvent?: (event: BuildEvent) => void;
+}
+
+async function isFolder(folder: string): Promise<boolean> {
+  try {
+    return (await fs.stat(folder)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** True when `outDir` already holds exactly these files (so nothing needs writing). */
+async function treeIsCurrent(outDir: string, files: ReadonlyMap<string, string>): Promise<boolean> {
+  try {
+    if ((await fs.readFile(path.join(outDir, MANIFEST_FILE), 'utf8')) !== files.get(MANIFEST_FILE)) return false;
+    for (const [filePath, content] of files) {
+      if ((await fs.stat(path.join(outDir, filePath))).size !== Buffer.byteLength(content)) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function buildProject(options: BuildOptions): Promise<BuildReport> {
+  const startedAt = performance.now();
+  const projectRoot = path.resolve(options.projectRoot);
+  if (!(await isFolder(projectRoot))) {
+    throw new StaticMcpError('PROJECT_NOT_FOUND', `project folder ${options.projectRoot} does not exist`, 'Pass the folder that holds tools/ (or use --tools DIR for a bare folder of scripts).');
+  }
+  const config = await readConfig(projectRoot);
+  const toolsRoot = path.resolve(options.toolsDir ?? path.join(projectRoot, 'tools'));
+  if (options.toolsDir !== undefined && !(await isFolder(toolsRoot))) {
+    throw new StaticMcpError('TOOLS_NOT_FOUND', `--tools ${options.toolsDir} is not a folder`, 'Pass the folder that holds your scripts.');
+  }
+  const outDir = path.resolve(options.outDir ?? (config.out ? path.join(projectRoot, config.out) : path.join(projectRoot, 'dist')));
+  const resourcesRoot = path.join(projectRoot, 'resources');
+  await recoverInterruptedWrite(outDir);
+  await checkOutputFolder(outDir, [
+    { folder: projectRoot, what: 'project folder' },
+    { folder: toolsRoot, what: 'tools folder' },
+    { folder: resourcesRoot, what: 'resources folder' },
+  ]);
+
+  const concurrency = options.concurrency ?? os.availableParallelism();
+  const cache = await BuildCache.open(projectRoot, options.force === true);
+  const discovery = (await isFolder(toolsRoot)) ? await discoverScripts(toolsRoot) : { scripts: [], skipped: [] };
+  const scripts = discovery.scripts.filter((script) => !path.resolve(script.file).startsWith(`${outDir}${path.sep}`));
+  const planned = await planTools(scripts, { projectRoot, toolsRoot, config, cache, concurrency });
+  const outcomes = await runCalls(planned.plans, {
+    projectRoot, toolsRoot, maxOutputBytes: config.limits.maxOutputBytes, concurrency, cache, onEvent: options.onEvent,
+  });
+  const resources = await discoverResources(resourcesRoot);
+  const toolsFolder = path.relative(projectRoot, toolsRoot).split(path.sep).join('/');
+  const tree = assembleTree({
+    serverName: path.basename(projectRoot),
+    generator: generatorName(),
+    config,
+    toolsFolder,
+    plans: planned.plans,
+    outcomes,
+    resources: resources.resources,
+  });
+
+  const unchanged = await treeIsCurrent(outDir, tree.files);
+  if (!unchanged) await writeTreeAtomically(outDir, tree.files);
+  await cache.save();
+
+  const failures = [
+    ...planned.failures.map((failure) => ({ ...failure, path: `${toolsFolder ? `${toolsFolder}/` : ''}${failure.path}` })),
+    ...resources.problems.map((problem) => ({ path: `resources/${problem.relativePath}`, message: problem.message })),
+    ...tree.failures,
+  ];
+  const warnings = discovery.skipped.map((notice) => ({ path: `${toolsFolder ? `${toolsFolder}/` : ''}${notice.relativePath}`, message: notice.message }));
+  return {
+    ok: failures.length === 0 && tree.toolReports.every((report) => report.failures.length === 0),
+    outDir,
+    unchanged,
+    tools: tree.toolReports,
+    failures,
+    warnings,
+    resources: tree.manifest.capabilities.resources.length,
+    files: tree.files.size,
+    contentHash: tree.contentHash,
+    durationMs: performance.now() - startedAt,
+  };
+}

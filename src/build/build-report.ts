@@ -1,0 +1,50 @@
+// What a build did, as data: the CLI prints it for humans or as JSON; tests read it.
+
+export interface RunFailure {
+  arguments: Record<string, unknown>;
+  message: string;
+  /** The first lines of stderr, to show without opening anything. */
+  stderrHead: string;
+}
+
+export interface ToolReport {
+  name: string;
+  script: string;
+  /** Call files written. */
+  precomputed: number;
+  /** Of those, answers the script gave with a non-zero exit (isError results). */
+  errorResults: number;
+  /** Argument sets answered from the cache, without running the script. */
+  cached: number;
+  /** Whether calls that miss the tree are served by running the script. */
+  live: boolean;
+  liveReason?: string;
+  failures: RunFailure[];
+  warnings: string[];
+  logLines: { level: string; message: string }[];
+}
+
+export interface BuildProblem {
+  path: string;
+  message: string;
+}
+
+export interface BuildReport {
+  ok: boolean;
+  outDir: string;
+  /** True when the tree on disk already held exactly this output and nothing was written. */
+  unchanged: boolean;
+  tools: ToolReport[];
+  /** Scripts and files that could not become part of the tree, with why. */
+  failures: BuildProblem[];
+  /** Things that were tolerated or skipped. */
+  warnings: BuildProblem[];
+  resources: number;
+  files: number;
+  contentHash: string;
+  durationMs: number;
+}
+
+export type BuildEvent =
+  | { type: 'plan'; totalRuns: number }
+  | { type: 'run'; done: number; totalRuns: number; tool: string };

@@ -1,0 +1,234 @@
+// Scripts → tool plans: reads each script's `--help` (or its cached copy) and sidecar, names the
+// tool, builds its MCP definition, and decides which argument sets to precompute and why not.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { DiscoveredScript } from '../project/discover-scripts.js';
+import type { ProjectConfig, ValueListSpec } from '../project/config.js';
+import { deriveToolName } from '../project/tool-names.js';
+import { mergeToolMeta, readToolSidecar, type ToolMeta } from '../project/tool-meta.js';
+import { parseHelpOutput, readHelp, type HelpInfo } from '../script/read-help.js';
+import { optionsToInputSchema } from '../script/options-to-schema.js';
+import { runScript } from '../script/run-script.js';
+import { createBaseEnvironment } from '../script/script-environment.js';
+import { expandArgumentSets, type Enumeration } from '../enumerate/expand-argument-sets.js';
+import type { ParameterSchema } from '../enumerate/parameter-domains.js';
+import { compileValidator } from '../tree/json-validator.js';
+import type { ToolDefinition } from '../tree/manifest.js';
+import { BuildCache, hashParts } from './build-cache.js';
+import { mapConcurrent } from './map-concurrent.js';
+import type { BuildProblem } from './build-report.js';
+
+export interface ToolPlan {
+  name: string;
+  script: DiscoveredScript;
+  definition: ToolDefinition;
+  /** Option names the script declared: the only ones exported as environment variables. */
+  declaredOptions: string[];
+  timeoutMs: number;
+  state: boolean;
+  live: boolean;
+  enumeration: Enumeration;
+  /** Hash of everything besides the arguments that reaches a run. */
+  runSeed: string;
+  warnings: string[];
+}
+
+export interface PlanContext {
+  projectRoot: string;
+  toolsRoot: string;
+  config: ProjectConfig;
+  cache: BuildCache;
+  concurrency: number;
+}
+
+interface LoadedScript {
+  script: DiscoveredScript;
+  contentHash: string;
+  help: HelpInfo;
+  meta: ToolMeta;
+  sidecarText: string;
+}
+
+async function loadScript(script: DiscoveredScript, context: PlanContext): Promise<LoadedScript | BuildProblem> {
+  let content: Buffer;
+  try {
+    content = await fs.readFile(script.file);
+  } catch (error) {
+    return { path: script.relativePath, message: `cannot be read (${(error as NodeJS.ErrnoException).code}); run chmod +r on it` };
+  }
+  const sidecar = await readToolSidecar(script.file, script.relativePath);
+  if (sidecar.problem) return { path: script.relativePath, message: `${sidecar.problem}; fix the sidecar, the tool was skipped` };
+  const contentHash = hashParts(content);
+  const cached = context.cache.getHelp(contentHash);
+  const result = cached
+    ? parseHelpOutput(cached.stdout, cached.stderr)
+    : await readHelp({
+      file: script.file,
+      displayName: script.relativePath,
+      cwd: context.projectRoot,
+      env: createBaseEnvironment({ projectRoot: context.projectRoot, toolsRoot: context.toolsRoot, phase: 'help' }),
+      timeoutMs: context.config.limits.helpTimeoutMs,
+    });
+  if (!result.ok) {
+    return { path: script.relativePath, message: `${result.reason}; the script was skipped (see the --help convention in the README)` };
+  }
+  if (!cached) context.cache.setHelp(contentHash, { stdout: result.help.stdout, stderr: result.help.stderr });
+  return { script, contentHash, help: result.help, meta: mergeToolMeta(result.help.metadata, sidecar.meta), sidecarText: sidecar.raw ?? '' };
+}
+
+function coerceListedValue(text: string, schema: ParameterSchema): unknown {
+  if (schema.type === 'integer' || schema.type === 'number') return text.trim() === '' ? text : Number(text);
+  if (schema.type === 'boolean') return text === 'true' ? true : text === 'false' ? false : text;
+  return text;
+}
+
+async function resolveValueList(
+  parameter: string,
+  spec: ValueListSpec,
+  schema: ParameterSchema,
+  context: PlanContext,
+  warnings: string[],
+): Promise<unknown[] | undefined> {
+  let values: unknown[];
+  if (Array.isArray(spec)) {
+    values = spec;
+  } else {
+    const run = await runScript({
+      file: '/bin/sh',
+      args: ['-c', spec.command],
+      cwd: context.projectRoot,
+      env: createBaseEnvironment({ projectRoot: context.projectRoot, toolsRoot: context.toolsRoot, phase: 'build' }),
+      timeoutMs: context.config.limits.helpTimeoutMs,
+      maxOutputBytes: context.config.limits.maxOutputBytes,
+      displayName: `the value list command for "${parameter}" (${spec.command})`,
+    });
+    if (run.failed || run.exitCode !== 0) {
+      warnings.push(`${run.message}; "${parameter}" takes its default only`);
+      return undefined;
+    }
+    values = run.stdout.toString('utf8').split('\n').map((line) => line.replace(/\r$/, '')).filter((line) => line !== '')
+      .map((line) => coerceListedValue(line, schema));
+  }
+  const validate = compileValidator(schema as object, parameter);
+  const kept: unknown[] = [];
+  const seen = new Set<string>();
+  for (const value of values) {
+    const problems = validate(value);
+    if (problems.length > 0) {
+      warnings.push(`value ${JSON.stringify(value)} listed for "${parameter}" was dropped: ${problems.join('; ')}`);
+      continue;
+    }
+    const key = JSON.stringify(value);
+    if (!seen.has(key)) {
+      seen.add(key);
+      kept.push(value);
+    }
+  }
+  return kept;
+}
+
+function impurityReason(meta: ToolMeta, configPrecompute: boolean | undefined): string | undefined {
+  if (meta.state === true) return 'it is stateful (state: true), so it is never run at build time';
+  if (configPrecompute === false) return 'staticmcp.json sets precompute: false for it';
+  if (meta.precompute === false) return 'its metadata says "precompute": false';
+  if (meta.annotations && meta.annotations.readOnlyHint !== true) return 'its annotations do not say readOnlyHint: true';
+  return undefined;
+}
+
+async function hashInputs(inputs: readonly string[], projectRoot: string, warnings: string[]): Promise<string[]> {
+  const hashes: string[] = [];
+  for (const input of inputs) {
+    const file = path.resolve(projectRoot, input);
+    if (path.relative(projectRoot, file).startsWith('..')) {
+      warnings.push(`input "${input}" is outside the project and was ignored`);
+      continue;
+    }
+    try {
+      hashes.push(hashParts(input, await fs.readFile(file)));
+    } catch (error) {
+      warnings.push(`input "${input}" cannot be read (${(error as NodeJS.ErrnoException).code})`);
+      hashes.push(hashParts(input, 'missing'));
+    }
+  }
+  return hashes;
+}
+
+async function planTool(loaded: LoadedScript, name: string, context: PlanContext): Promise<ToolPlan> {
+  const { meta, help, script } = loaded;
+  const warnings = [...help.warnings];
+  const toolConfig = context.config.tools[name] ?? {};
+  const inputSchema = (meta.inputSchema as ToolDefinition['inputSchema'] | undefined) ?? optionsToInputSchema(help.options);
+  const definition: ToolDefinition = {
+    name,
+    ...(meta.title !== undefined ? { title: meta.title } : {}),
+    description: meta.description ?? '',
+    inputSchema,
+    ...(meta.outputSchema ? { outputSchema: meta.outputSchema } : {}),
+    ...(meta.annotations ? { annotations: meta.annotations } : {}),
+    ...(meta.icons ? { icons: meta.icons } : {}),
+  };
+  if (meta.description === undefined) warnings.push('no description in --help or sidecar; clients show the tool without one');
+  const timeoutMs = Math.round((toolConfig.timeoutSecs ?? meta.timeoutSecs ?? context.config.limits.timeoutMs / 1000) * 1000);
+  const properties = (inputSchema.properties ?? {}) as Record<string, ParameterSchema>;
+  const valueSpecs = { ...(meta.values ?? {}), ...(toolConfig.values ?? {}) };
+  const valueLists: Record<string, unknown[]> = {};
+  for (const [parameter, spec] of Object.entries(valueSpecs)) {
+    if (!(parameter in properties)) {
+      warnings.push(`a value list is given for "${parameter}", which is not a parameter of this tool; ignored`);
+      continue;
+    }
+    const values = await resolveValueList(parameter, spec as ValueListSpec, properties[parameter], context, warnings);
+    if (values) valueLists[parameter] = values;
+  }
+  const impure = impurityReason(meta, toolConfig.precompute);
+  const domainInput = {
+    properties,
+    required: inputSchema.required ?? [],
+    valueLists,
+    maxIntegerRange: context.config.limits.maxIntegerRange,
+  };
+  const expanded = expandArgumentSets(domainInput, context.config.limits.maxCallsPerTool);
+  const enumeration: Enumeration = impure ? { precomputable: false, reason: impure, enumerated: [] } : expanded;
+  const inputHashes = await hashInputs(meta.inputs ?? [], context.projectRoot, warnings);
+  return {
+    name,
+    script,
+    definition,
+    declaredOptions: help.options.map((option) => option.name),
+    timeoutMs,
+    state: meta.state === true,
+    live: toolConfig.live !== false,
+    enumeration,
+    runSeed: hashParts(loaded.contentHash, help.stdout, help.stderr, loaded.sidecarText, toolConfig, inputHashes, timeoutMs,
+      context.config.limits.maxOutputBytes),
+    warnings,
+  };
+}
+
+/** Loads every script and plans its tool; scripts that cannot become tools are returned as problems. */
+export async function planTools(scripts: readonly DiscoveredScript[], context: PlanContext): Promise<{ plans: ToolPlan[]; failures: BuildProblem[] }> {
+  const failures: BuildProblem[] = [];
+  const loaded = (await mapConcurrent(scripts, (script) => loadScript(script, context), context.concurrency))
+    .filter((entry): entry is LoadedScript => {
+      if ('message' in entry) failures.push(entry);
+      return !('message' in entry);
+    });
+  const byName = new Map<string, LoadedScript[]>();
+  for (const entry of loaded) {
+    const name = entry.meta.name ?? deriveToolName(entry.script.relativePath);
+    byName.set(name, [...(byName.get(name) ?? []), entry]);
+  }
+  const plans: ToolPlan[] = [];
+  for (const [name, entries] of [...byName.entries()].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))) {
+    if (entries.length > 1) {
+      const paths = entries.map((entry) => entry.script.relativePath);
+      failures.push({
+        path: paths.join(', '),
+        message: `these scripts all map to the tool name "${name}"; rename one of them (or set "name" in its .meta.json). None of them was built`,
+      });
+      continue;
+    }
+    plans.push(await planTool(entries[0], name, context));
+  }
+  return { plans, failures };
+}

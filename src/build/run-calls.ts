@@ -1,0 +1,80 @@
+// Runs every argument set of every precomputable tool through one bounded pool, answering from the
+// cache where nothing that reaches the run has changed.
+import { runScript } from '../script/run-script.js';
+import { addOptionVariables, createBaseEnvironment } from '../script/script-environment.js';
+import { decodeOutput, toToolResult, type ToolResult } from '../script/tool-result.js';
+import { parseLogLines } from '../script/log-lines.js';
+import { compileValidator, type Validator } from '../tree/json-validator.js';
+import { BuildCache, hashParts, type CachedRun } from './build-cache.js';
+import { mapConcurrent } from './map-concurrent.js';
+import type { BuildEvent, RunFailure } from './build-report.js';
+import type { ToolPlan } from './plan-tools.js';
+
+export interface CallOutcome {
+  plan: ToolPlan;
+  arguments: Record<string, unknown>;
+  result?: ToolResult;
+  failure?: RunFailure;
+  fromCache: boolean;
+  logLines: CachedRun['logLines'];
+  warnings: string[];
+}
+
+export interface RunContext {
+  projectRoot: string;
+  toolsRoot: string;
+  maxOutputBytes: number;
+  concurrency: number;
+  cache: BuildCache;
+  onEvent?: (event: BuildEvent) => void;
+}
+
+function headOf(text: string, lines = 5): string {
+  return text.trim().split('\n').slice(0, lines).join('\n').slice(0, 1000);
+}
+
+async function runOne(plan: ToolPlan, args: Record<string, unknown>, validateOutput: Validator | undefined, context: RunContext): Promise<CallOutcome> {
+  const cacheKey = hashParts(plan.runSeed, args);
+  const cached = context.cache.getRun(cacheKey);
+  if (cached) return { plan, arguments: args, result: cached.result, fromCache: true, logLines: cached.logLines, warnings: cached.warnings };
+  const env = createBaseEnvironment({ projectRoot: context.projectRoot, toolsRoot: context.toolsRoot, phase: 'build', toolName: plan.name });
+  addOptionVariables(env, plan.declaredOptions, args);
+  const run = await runScript({
+    file: plan.script.file,
+    cwd: context.projectRoot,
+    env,
+    stdin: JSON.stringify(args),
+    timeoutMs: plan.timeoutMs,
+    maxOutputBytes: context.maxOutputBytes,
+    displayName: plan.script.relativePath,
+  });
+  const stderrText = decodeOutput(run.stderr).text;
+  const logLines = parseLogLines(stderrText);
+  if (run.failed) {
+    return { plan, arguments: args, failure: { arguments: args, message: run.message, stderrHead: headOf(stderrText) }, fromCache: false, logLines, warnings: [] };
+  }
+  const warnings: string[] = [];
+  if (decodeOutput(run.stdout).replaced) {
+    warnings.push(`output for ${JSON.stringify(args)} is not valid UTF-8; invalid bytes were replaced with U+FFFD`);
+  }
+  const result = toToolResult(run, { toolName: plan.name, validateOutput });
+  context.cache.setRun(cacheKey, { result, logLines, warnings });
+  return { plan, arguments: args, result, fromCache: false, logLines, warnings };
+}
+
+export async function runCalls(plans: readonly ToolPlan[], context: RunContext): Promise<CallOutcome[]> {
+  const jobs: { plan: ToolPlan; args: Record<string, unknown>; validateOutput?: Validator }[] = [];
+  for (const plan of plans) {
+    if (!plan.enumeration.precomputable) continue;
+    const validateOutput = plan.definition.outputSchema ? compileValidator(plan.definition.outputSchema, 'output') : undefined;
+    for (const args of plan.enumeration.argumentSets) jobs.push({ plan, args, validateOutput });
+  }
+  context.onEvent?.({ type: 'plan', totalRuns: jobs.length });
+  let done = 0;
+  return mapConcurrent(jobs, async (job) => {
+    const outcome = await runOne(job.plan, job.args, job.validateOutput, context);
+    done += 1;
+    context.onEvent?.({ type: 'run', done, totalRuns: jobs.length, tool: job.plan.name });
+    return outcome;
+  }, context.concurrency);
+}

@@ -1,0 +1,98 @@
+// `staticmcp build`: runs the build, shows progress on a TTY (plain lines otherwise), prints the
+// per-tool summary on stderr, or the whole report as JSON on stdout with --json.
+import path from 'node:path';
+import { buildProject } from '../build/build-project.js';
+import type { BuildEvent, BuildReport, ToolReport } from '../build/build-report.js';
+import { printError } from './print-error.js';
+
+export interface BuildCommandOptions {
+  project: string;
+  out?: string;
+  tools?: string;
+  concurrency?: number;
+  force?: boolean;
+  json?: boolean;
+}
+
+function createProgress(): (event: BuildEvent) => void {
+  const isTty = process.stderr.isTTY === true;
+  let lastDrawnAt = 0;
+  let lastPercent = -1;
+  return (event) => {
+    if (event.type === 'plan') {
+      process.stderr.write(`staticmcp: ${event.totalRuns} call(s) to precompute\n`);
+      return;
+    }
+    const percent = Math.floor((event.done / event.totalRuns) * 100);
+    if (isTty) {
+      const now = Date.now();
+      if (event.done !== event.totalRuns && now - lastDrawnAt < 80) return;
+      lastDrawnAt = now;
+      const width = 30;
+      const filled = Math.round((event.done / event.totalRuns) * width);
+      process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${event.done}/${event.totalRuns} ${event.tool.slice(0, 30).padEnd(30)}`);
+      if (event.done === event.totalRuns) process.stderr.write('\n');
+    } else if (percent >= lastPercent + 25 || event.done === event.totalRuns) {
+      lastPercent = percent;
+      process.stderr.write(`staticmcp: ${event.done}/${event.totalRuns} calls done\n`);
+    }
+  };
+}
+
+function indent(text: string, prefix: string): string {
+  return text.split('\n').map((line) => `${prefix}${line}`).join('\n');
+}
+
+function describeTool(tool: ToolReport): string {
+  const parts = [`${tool.precomputed} precomputed`];
+  if (tool.cached > 0) parts.push(`${tool.cached} from cache`);
+  if (tool.errorResults > 0) parts.push(`${tool.errorResults} answered with isError`);
+  if (tool.liveReason) parts.push(`live-only: ${tool.liveReason}`);
+  else if (tool.live) parts.push('misses run live');
+  if (tool.failures.length > 0) parts.push(`${tool.failures.length} FAILED`);
+  const lines = [`  ${tool.failures.length > 0 ? '✗' : '✓'} ${tool.name} (${tool.script}): ${parts.join(', ')}`];
+  for (const warning of tool.warnings.slice(0, 5)) lines.push(`      warning: ${warning}`);
+  if (tool.warnings.length > 5) lines.push(`      … ${tool.warnings.length - 5} more warning(s) (see --json)`);
+  for (const failure of tool.failures.slice(0, 3)) {
+    lines.push(`      failed ${JSON.stringify(failure.arguments)}: ${failure.message}`);
+    if (failure.stderrHead) lines.push(indent(failure.stderrHead, '        | '));
+  }
+  if (tool.failures.length > 3) lines.push(`      … ${tool.failures.length - 3} more failure(s) (see --json)`);
+  return lines.join('\n');
+}
+
+function printSummary(report: BuildReport): void {
+  const lines: string[] = [];
+  const where = path.relative(process.cwd(), report.outDir) || '.';
+  lines.push(report.unchanged ? `staticmcp: ${where} is already up to date` : `staticmcp: wrote ${report.files} files to ${where}`);
+  for (const tool of report.tools) lines.push(describeTool(tool));
+  if (report.tools.length === 0) lines.push('  (no tools: put executable scripts in tools/, or pass --tools DIR)');
+  lines.push(`  ${report.resources} resource(s)`);
+  for (const warning of report.warnings) lines.push(`  warning: ${warning.path} ${warning.message}`);
+  for (const failure of report.failures) lines.push(`  ✗ ${failure.path}: ${failure.message}`);
+  const failedRuns = report.tools.reduce((sum, tool) => sum + tool.failures.length, 0);
+  lines.push(report.ok
+    ? `staticmcp: build succeeded in ${Math.round(report.durationMs)} ms`
+    : `staticmcp: build finished with ${report.failures.length} failed item(s) and ${failedRuns} failed run(s); the tree holds everything else`);
+  process.stderr.write(`${lines.join('\n')}\n`);
+}
+
+export async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
+  try {
+    const report = await buildProject({
+      projectRoot: options.project,
+      outDir: options.out,
+      toolsDir: options.tools,
+      concurrency: options.concurrency,
+      force: options.force,
+      onEvent: options.json ? undefined : createProgress(),
+    });
+    if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    else printSummary(report);
+    return report.ok ? 0 : 1;
+  } catch (error) {
+    printError(error);
+    return (error as { code?: string }).code?.startsWith('OUT_') || (error as { code?: string }).code === 'PROJECT_NOT_FOUND'
+      || (error as { code?: string }).code === 'TOOLS_NOT_FOUND' ? 2 : 1;
+  }
+}

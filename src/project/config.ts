@@ -1,0 +1,113 @@
+// `staticmcp.json`: the optional project configuration, validated strictly (a typo here would
+// otherwise silently change what gets precomputed).
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { compileValidator } from '../tree/json-validator.js';
+import { StaticMcpError } from '../staticmcp-error.js';
+
+/** Literal values, or a command (run in the project root) that prints one value per line. */
+export type ValueListSpec = unknown[] | { command: string };
+
+export interface ToolConfig {
+  values?: Record<string, ValueListSpec>;
+  precompute?: boolean;
+  live?: boolean;
+  timeoutSecs?: number;
+}
+
+export interface Limits {
+  maxCallsPerTool: number;
+  timeoutMs: number;
+  helpTimeoutMs: number;
+  maxOutputBytes: number;
+  maxIntegerRange: number;
+}
+
+export interface ProjectConfig {
+  name?: string;
+  version?: string;
+  title?: string;
+  description?: string;
+  instructions?: string;
+  out?: string;
+  limits: Limits;
+  tools: Record<string, ToolConfig>;
+}
+
+export const CONFIG_FILE = 'staticmcp.json';
+
+export const DEFAULT_LIMITS: Limits = {
+  maxCallsPerTool: 10_000,
+  timeoutMs: 30_000,
+  helpTimeoutMs: 10_000,
+  maxOutputBytes: 10 * 1024 * 1024,
+  maxIntegerRange: 1_000,
+};
+
+const valueListSchema = {
+  oneOf: [
+    { type: 'array' },
+    { type: 'object', required: ['command'], additionalProperties: false, properties: { command: { type: 'string', minLength: 1 } } },
+  ],
+};
+
+const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    $schema: { type: 'string' },
+    name: { type: 'string', minLength: 1 },
+    version: { type: 'string', minLength: 1 },
+    title: { type: 'string' },
+    description: { type: 'string' },
+    instructions: { type: 'string' },
+    out: { type: 'string', minLength: 1 },
+    limits: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        maxCallsPerTool: { type: 'integer', minimum: 0 },
+        timeoutMs: { type: 'integer', minimum: 1 },
+        helpTimeoutMs: { type: 'integer', minimum: 1 },
+        maxOutputBytes: { type: 'integer', minimum: 1 },
+        maxIntegerRange: { type: 'integer', minimum: 0 },
+      },
+    },
+    tools: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          values: { type: 'object', additionalProperties: valueListSchema },
+          precompute: { type: 'boolean' },
+          live: { type: 'boolean' },
+          timeoutSecs: { type: 'number', exclusiveMinimum: 0 },
+        },
+      },
+    },
+  },
+};
+
+export async function readConfig(projectRoot: string): Promise<ProjectConfig> {
+  const file = path.join(projectRoot, CONFIG_FILE);
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { limits: { ...DEFAULT_LIMITS }, tools: {} };
+    throw new StaticMcpError('CONFIG_UNREADABLE', `${CONFIG_FILE} cannot be read (${(error as NodeJS.ErrnoException).code})`, 'Check the file permissions.');
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new StaticMcpError('CONFIG_INVALID', `${CONFIG_FILE} is not valid JSON: ${(error as Error).message}`, 'Fix the JSON syntax (no comments or trailing commas).');
+  }
+  const problems = compileValidator(configSchema, CONFIG_FILE)(raw);
+  if (problems.length > 0) {
+    throw new StaticMcpError('CONFIG_INVALID', `${CONFIG_FILE} is invalid: ${problems.join('; ')}`, 'See the README section "staticmcp.json" for the accepted keys.');
+  }
+  const config = raw as Partial<ProjectConfig>;
+  return { ...config, limits: { ...DEFAULT_LIMITS, ...config.limits }, tools: config.tools ?? {} };
+}

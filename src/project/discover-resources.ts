@@ -1,0 +1,127 @@
+// Files under `resources/` → resource definitions with their content, plus `.meta.json` sidecars
+// for name, title, description, uri and mimeType. Sidecars with `uriTemplate` are templates.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { isTextContent, mimeTypeFor } from './mime-type.js';
+import { compileValidator, type Validator } from '../tree/json-validator.js';
+
+export interface ProjectResource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType: string;
+  relativePath: string;
+  content: { text: string } | { blob: string };
+  size: number;
+}
+
+export interface ResourceDiscovery {
+  resources: ProjectResource[];
+  problems: { relativePath: string; message: string }[];
+}
+
+const MAX_RESOURCE_DEPTH = 8;
+
+const sidecarSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', minLength: 1 },
+    title: { type: 'string' },
+    description: { type: 'string' },
+    uri: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9+.-]*:' },
+    uriTemplate: { type: 'string' },
+    mimeType: { type: 'string', pattern: '^[^/\\s]+/[^/\\s]+$' },
+  },
+};
+let validateSidecar: Validator | undefined;
+
+/** The URI a resource gets when its sidecar names none. */
+export function defaultResourceUri(relativePath: string): string {
+  return `resource://${relativePath}`;
+}
+
+async function readSidecar(file: string, relativePath: string): Promise<{ meta?: Record<string, unknown>; problem?: string }> {
+  let text: string;
+  try {
+    text = await fs.readFile(`${file}.meta.json`, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    return { problem: `${relativePath}.meta.json cannot be read (${(error as NodeJS.ErrnoException).code})` };
+  }
+  let meta: unknown;
+  try {
+    meta = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    return { problem: `${relativePath}.meta.json is not JSON: ${(error as Error).message}` };
+  }
+  validateSidecar ??= compileValidator(sidecarSchema, `${'meta'}`);
+  const problems = validateSidecar(meta);
+  if (problems.length > 0) return { problem: `${relativePath}.meta.json: ${problems.join('; ')}` };
+  return { meta: meta as Record<string, unknown> };
+}
+
+export async function discoverResources(resourcesRoot: string): Promise<ResourceDiscovery> {
+  const resources: ProjectResource[] = [];
+  const problems: ResourceDiscovery['problems'] = [];
+
+  async function walk(folder: string, relativeFolder: string, depth: number): Promise<void> {
+    let names: string[];
+    try {
+      names = (await fs.readdir(folder)).sort();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' || relativeFolder !== '') problems.push({ relativePath: relativeFolder || '.', message: `cannot be read (${code})` });
+      return;
+    }
+    for (const name of names) {
+      if (name.startsWith('.') || name.endsWith('.meta.json')) continue;
+      const file = path.join(folder, name);
+      const relativePath = relativeFolder ? `${relativeFolder}/${name}` : name;
+      let stats;
+      try {
+        stats = await fs.stat(file);
+      } catch (error) {
+        problems.push({ relativePath, message: `cannot be inspected (${(error as NodeJS.ErrnoException).code}); skipped` });
+        continue;
+      }
+      if (stats.isDirectory()) {
+        if (depth < MAX_RESOURCE_DEPTH) await walk(file, relativePath, depth + 1);
+        else problems.push({ relativePath, message: `is deeper than ${MAX_RESOURCE_DEPTH} levels; skipped` });
+        continue;
+      }
+      if (!stats.isFile()) {
+        problems.push({ relativePath, message: 'is not a regular file; skipped' });
+        continue;
+      }
+      const { meta, problem } = await readSidecar(file, relativePath);
+      if (problem) {
+        problems.push({ relativePath, message: problem });
+        continue;
+      }
+      if (meta?.uriTemplate !== undefined) continue;
+      let bytes: Buffer;
+      try {
+        bytes = await fs.readFile(file);
+      } catch (error) {
+        problems.push({ relativePath, message: `cannot be read (${(error as NodeJS.ErrnoException).code}); skipped` });
+        continue;
+      }
+      const mimeType = (meta?.mimeType as string | undefined) ?? mimeTypeFor(name);
+      const content = isTextContent(mimeType, bytes) ? { text: bytes.toString('utf8') } : { blob: bytes.toString('base64') };
+      resources.push({
+        uri: (meta?.uri as string | undefined) ?? defaultResourceUri(relativePath),
+        name: (meta?.name as string | undefined) ?? name,
+        title: meta?.title as string | undefined,
+        description: (meta?.description as string | undefined) ?? relativePath,
+        mimeType,
+        relativePath,
+        content,
+        size: bytes.length,
+      });
+    }
+  }
+
+  await walk(resourcesRoot, '', 0);
+  return { resources, problems };
+}

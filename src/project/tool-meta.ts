@@ -1,0 +1,80 @@
+// Tool metadata: the `<script>.meta.json` sidecar merged over the extra keys of the `--help`
+// stdout JSON (sidecar wins, as 000_* orders them). Validated with ajv; a bad sidecar affects
+// only its own tool.
+import { promises as fs } from 'node:fs';
+import { compileValidator, type Validator } from '../tree/json-validator.js';
+
+export interface ToolMeta {
+  name?: string;
+  title?: string;
+  description?: string;
+  inputSchema?: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+  icons?: Record<string, unknown>[];
+  timeoutSecs?: number;
+  precompute?: boolean;
+  inputs?: string[];
+  values?: Record<string, unknown[] | { command: string }>;
+  state?: boolean;
+}
+
+const toolMetaSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
+    title: { type: 'string' },
+    description: { type: 'string' },
+    version: { type: 'string' },
+    state: { type: 'boolean' },
+    inputSchema: { type: 'object', required: ['type'], properties: { type: { const: 'object' }, properties: { type: 'object' } } },
+    outputSchema: { type: 'object', required: ['type'], properties: { type: { const: 'object' } } },
+    annotations: { type: 'object' },
+    icons: { type: 'array', items: { type: 'object', required: ['src'], properties: { src: { type: 'string', minLength: 1 } } } },
+    timeoutSecs: { type: 'number', exclusiveMinimum: 0 },
+    precompute: { type: 'boolean' },
+    inputs: { type: 'array', items: { type: 'string', minLength: 1 } },
+    values: {
+      type: 'object',
+      additionalProperties: {
+        oneOf: [
+          { type: 'array' },
+          { type: 'object', required: ['command'], additionalProperties: false, properties: { command: { type: 'string', minLength: 1 } } },
+        ],
+      },
+    },
+  },
+};
+let validateToolMeta: Validator | undefined;
+
+/** Problems with a metadata object, each naming its field. */
+export function checkToolMeta(meta: unknown, where: string): string[] {
+  validateToolMeta ??= compileValidator(toolMetaSchema, where);
+  return validateToolMeta(meta);
+}
+
+/** Reads `<script>.meta.json`; absent is fine, unreadable or invalid is a reason to skip the tool. */
+export async function readToolSidecar(scriptFile: string, displayPath: string): Promise<{ meta?: ToolMeta; raw?: string; problem?: string }> {
+  let raw: string;
+  try {
+    raw = await fs.readFile(`${scriptFile}.meta.json`, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    return { problem: `${displayPath}.meta.json cannot be read (${(error as NodeJS.ErrnoException).code})` };
+  }
+  let meta: unknown;
+  try {
+    meta = JSON.parse(raw.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    return { problem: `${displayPath}.meta.json is not JSON: ${(error as Error).message}` };
+  }
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return { problem: `${displayPath}.meta.json must hold a JSON object` };
+  const problems = checkToolMeta(meta, `${displayPath}.meta.json`);
+  if (problems.length > 0) return { problem: problems.join('; ') };
+  return { meta: meta as ToolMeta, raw };
+}
+
+/** Help metadata with the sidecar's keys on top. */
+export function mergeToolMeta(helpMetadata: Record<string, unknown>, sidecar: ToolMeta | undefined): ToolMeta {
+  return { ...(helpMetadata as ToolMeta), ...(sidecar ?? {}) };
+}

@@ -1,0 +1,22 @@
+// Tool names from script paths: `utils/calc.sh` → `utils_calc`. Deterministic, stable across
+// builds, and always inside `^[a-zA-Z0-9_-]{1,64}$` (clients reject a whole server otherwise).
+import { createHash } from 'node:crypto';
+import slugify from 'slugify';
+
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+const MAX_TOOL_NAME_LENGTH = 64;
+const SCRIPT_EXTENSIONS = /\.(sh|bash|zsh|py|js|mjs|cjs|ts|rb|pl|php|lua|exe)$/i;
+
+function slugSegment(segment: string): string {
+  return slugify(segment, { replacement: '-', remove: /[^A-Za-z0-9_\s-]/g, trim: true });
+}
+
+/** The tool name a script at `relativePath` (`/`-separated, inside the tools folder) gets. */
+export function deriveToolName(relativePath: string): string {
+  const segments = relativePath.replace(SCRIPT_EXTENSIONS, '').split('/');
+  const name = segments.map(slugSegment).filter((segment) => segment !== '').join('_');
+  const hash = createHash('sha256').update(relativePath).digest('hex').slice(0, 8);
+  if (name === '') return `tool-${hash}`;
+  if (name.length <= MAX_TOOL_NAME_LENGTH) return name;
+  return `${name.slice(0, MAX_TOOL_NAME_LENGTH - 9)}-${hash}`;
+}

@@ -1,0 +1,213 @@
+// The one place that spawns: runs a script (or `--help`, `--state`) as a child process in its own
+// process group and returns what happened as data. Timeouts and cancellation kill the whole group;
+// output of any size is drained and capped, so no child can hang or flood the caller.
+import { spawn } from 'node:child_process';
+import { parseLogLine, type LogLine } from './log-lines.js';
+
+export interface RunScriptOptions {
+  file: string;
+  args?: readonly string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Written to stdin, then stdin is closed. */
+  stdin?: string;
+  timeoutMs: number;
+  /** Cap on stdout and on stderr, each; past it the group is killed and the run fails. */
+  maxOutputBytes: number;
+  /** How long SIGTERM gets before SIGKILL. */
+  killGraceMs?: number;
+  signal?: AbortSignal;
+  /** Called for each prefixed stderr line as it arrives. */
+  onLogLine?: (line: LogLine) => void;
+  /** How the command is named in messages (never an absolute path of this machine). */
+  displayName: string;
+}
+
+export interface ScriptRun {
+  displayName: string;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  cancelled: boolean;
+  outputTooLarge: boolean;
+  spawnError?: string;
+  stdout: Buffer;
+  stderr: Buffer;
+  durationMs: number;
+  /** The run did not end by itself with an exit code (timeout, cancel, signal, cap, spawn error). */
+  failed: boolean;
+  /** One line that says what happened, naming the command. */
+  message: string;
+}
+
+const DEFAULT_KILL_GRACE_MS = 1000;
+/** After the child exits, how long its pipes may stay open (a daemonised grandchild) before we stop reading. */
+const PIPE_CLOSE_GRACE_MS = 200;
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+function describeRun(run: Omit<ScriptRun, 'message'>, timeoutMs: number, maxOutputBytes: number): string {
+  const name = run.displayName;
+  if (run.spawnError) return `${name} could not be started: ${run.spawnError}`;
+  if (run.cancelled) return `${name} was cancelled`;
+  if (run.timedOut) return `${name} timed out after ${timeoutMs} ms and was killed`;
+  if (run.outputTooLarge) return `${name} printed more than ${maxOutputBytes} bytes and was killed`;
+  if (run.signal) return `${name} was killed by ${run.signal}`;
+  if (run.exitCode === 0) return `${name} succeeded`;
+  return `${name} failed with exit code ${run.exitCode}`;
+}
+
+function spawnErrorText(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'EACCES': return 'permission denied (is the file executable and its interpreter present?)';
+    case 'ENOENT': return 'file or interpreter not found';
+    case 'E2BIG': return 'argument list or environment too long';
+    case 'ENOEXEC': return 'not an executable format (add a #! line)';
+    default: return error.code ? `${error.code}: ${error.message}` : error.message;
+  }
+}
+
+export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
+  const startedAt = performance.now();
+  const { timeoutMs, maxOutputBytes } = options;
+  return new Promise((resolve) => {
+    const stdoutChunks: Buffer[] = [];
+    const stderrChunks: Buffer[] = [];
+    let stdoutBytes = 0;
+    let stderrBytes = 0;
+    let timedOut = false;
+    let cancelled = false;
+    let outputTooLarge = false;
+    let spawnError: string | undefined;
+    let exitCode: number | null = null;
+    let exitSignal: NodeJS.Signals | null = null;
+    let settled = false;
+    let pendingLogText = '';
+    let killTimer: NodeJS.Timeout | undefined;
+    let closeTimer: NodeJS.Timeout | undefined;
+
+    if (options.signal?.aborted) {
+      const run = { displayName: options.displayName, exitCode: null, signal: null, timedOut: false, cancelled: true,
+        outputTooLarge: false, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), durationMs: 0, failed: true };
+      resolve({ ...run, message: describeRun(run, timeoutMs, maxOutputBytes) });
+      return;
+    }
+
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(options.file, options.args ?? [], {
+        cwd: options.cwd,
+        env: options.env,
+        detached: true,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+    } catch (error) {
+      const run = { displayName: options.displayName, exitCode: null, signal: null, timedOut: false, cancelled: false,
+        outputTooLarge: false, spawnError: spawnErrorText(error as NodeJS.ErrnoException), stdout: Buffer.alloc(0),
+        stderr: Buffer.alloc(0), durationMs: performance.now() - startedAt, failed: true };
+      resolve({ ...run, message: describeRun(run, timeoutMs, maxOutputBytes) });
+      return;
+    }
+
+    const terminate = (): void => {
+      killGroup(child.pid, 'SIGTERM');
+      killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+    };
+
+    const finish = (): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timeoutTimer);
+      clearTimeout(killTimer);
+      clearTimeout(closeTimer);
+      options.signal?.removeEventListener('abort', onAbort);
+      if (pendingLogText && options.onLogLine) {
+        const line = parseLogLine(pendingLogText);
+        if (line) options.onLogLine(line);
+      }
+      const run = {
+        displayName: options.displayName,
+        exitCode,
+        signal: exitSignal,
+        timedOut,
+        cancelled,
+        outputTooLarge,
+        spawnError,
+        stdout: Buffer.concat(stdoutChunks),
+        stderr: Buffer.concat(stderrChunks),
+        durationMs: performance.now() - startedAt,
+        failed: timedOut || cancelled || outputTooLarge || spawnError !== undefined || exitSignal !== null,
+      };
+      resolve({ ...run, message: describeRun(run, timeoutMs, maxOutputBytes) });
+    };
+
+    const onAbort = (): void => {
+      cancelled = true;
+      terminate();
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const timeoutTimer = setTimeout(() => {
+      timedOut = true;
+      terminate();
+    }, timeoutMs);
+
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (stdoutBytes > maxOutputBytes) {
+        if (!outputTooLarge) {
+          outputTooLarge = true;
+          killGroup(child.pid, 'SIGKILL');
+        }
+        return;
+      }
+      stdoutChunks.push(chunk);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderrBytes += chunk.length;
+      if (stderrBytes > maxOutputBytes) {
+        if (!outputTooLarge) {
+          outputTooLarge = true;
+          killGroup(child.pid, 'SIGKILL');
+        }
+        return;
+      }
+      stderrChunks.push(chunk);
+      if (options.onLogLine) {
+        pendingLogText += chunk.toString('utf8');
+        const lines = pendingLogText.split('\n');
+        pendingLogText = lines.pop() ?? '';
+        for (const text of lines) {
+          const line = parseLogLine(text);
+          if (line) options.onLogLine(line);
+        }
+      }
+    });
+    // A script that never reads stdin closes the pipe early: that is its right, not an error.
+    child.stdin!.on('error', () => {});
+    child.stdin!.end(options.stdin ?? '');
+
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      spawnError = spawnErrorText(error);
+      finish();
+    });
+    child.on('exit', (code, signal) => {
+      exitCode = code;
+      exitSignal = signal;
+      // Descendants left in the group would hold our pipes open: end them with their parent.
+      killGroup(child.pid, 'SIGKILL');
+      closeTimer = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish();
+      }, PIPE_CLOSE_GRACE_MS);
+    });
+    child.on('close', finish);
+  });
+}

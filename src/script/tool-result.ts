@@ -1,0 +1,62 @@
+// A finished script run → an MCP CallToolResult. Shared by the build (precomputed calls) and the
+// bridge (live calls) so a precomputed answer is exactly what a live call would have said.
+import type { ScriptRun } from './run-script.js';
+import { parseLogLine } from './log-lines.js';
+import type { Validator } from '../tree/json-validator.js';
+
+export interface ToolResult {
+  content: { type: 'text'; text: string }[];
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+}
+
+export interface ToolResultOptions {
+  toolName: string;
+  /** Checks structured output when the tool declares an outputSchema. */
+  validateOutput?: Validator;
+}
+
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Decodes UTF-8; invalid bytes become U+FFFD and `replaced` says so. */
+export function decodeOutput(bytes: Buffer): { text: string; replaced: boolean } {
+  try {
+    return { text: utf8Decoder.decode(bytes), replaced: false };
+  } catch {
+    return { text: bytes.toString('utf8'), replaced: true };
+  }
+}
+
+/** stderr without its structured log lines: what a script said about why it failed. */
+function plainStderr(stderr: string): string {
+  return stderr.split('\n').filter((line) => parseLogLine(line) === null).join('\n').trim();
+}
+
+function textResult(text: string, isError: boolean): ToolResult {
+  return isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };
+}
+
+/**
+ * The result of a run that ended by itself with an exit code (callers handle timeouts, signals
+ * and cancellation, which are failures of the run rather than answers).
+ */
+export function toToolResult(run: ScriptRun, options: ToolResultOptions): ToolResult {
+  const stdout = decodeOutput(run.stdout).text;
+  if (run.exitCode !== 0) {
+    const said = stdout.trim() || plainStderr(decodeOutput(run.stderr).text);
+    return textResult(said || `${options.toolName} failed with exit code ${run.exitCode} and printed nothing`, true);
+  }
+  if (!options.validateOutput) return textResult(stdout, false);
+  let structured: unknown;
+  try {
+    structured = JSON.parse(stdout);
+  } catch {
+    return textResult(`${options.toolName} declares an outputSchema but printed text that is not JSON`, true);
+  }
+  const problems = options.validateOutput(structured);
+  if (problems.length > 0 || structured === null || typeof structured !== 'object' || Array.isArray(structured)) {
+    const why = problems.length > 0 ? problems.join('; ') : 'the output must be a JSON object';
+    return textResult(`${options.toolName} printed output that does not match its outputSchema: ${why}`, true);
+  }
+  return { content: [{ type: 'text', text: stdout }], structuredContent: structured as Record<string, unknown> };
+}

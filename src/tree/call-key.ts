@@ -1,0 +1,38 @@
+// Keys of precomputed calls: which file inside a tree answers `tools/call` for given arguments.
+// The build writes at these paths and the bridge looks them up with the same functions.
+import { canonicalJson } from './canonical-json.js';
+import { encodeKeySegment } from './encode-filename.js';
+
+/** Renders one argument value as the text that gets encoded into a key segment. */
+export function renderArgumentValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number' && Number.isInteger(value)) return String(value);
+  return canonicalJson(value);
+}
+
+/**
+ * The tree-relative path (with `/` separators) of the file answering `toolName` with these
+ * arguments, one segment per parameter in `parameterOrder` (defaults already applied).
+ * A parameter missing from the arguments is rendered as JSON `null`.
+ */
+export function callFilePath(toolName: string, parameterOrder: readonly string[], args: Record<string, unknown>): string {
+  if (parameterOrder.length === 0) return `tools/${toolName}.json`;
+  const segments = parameterOrder.map((name) => encodeKeySegment(renderArgumentValue(args[name] ?? null)));
+  const last = segments.pop();
+  return ['tools', toolName, ...segments, `${last}.json`].join('/');
+}
+
+/** Applies `default` values from an inputSchema's properties to a copy of the arguments. */
+export function applyDefaults(
+  inputSchema: { properties?: Record<string, { default?: unknown }> } | undefined,
+  args: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const withDefaults: Record<string, unknown> = { ...(args ?? {}) };
+  for (const [name, property] of Object.entries(inputSchema?.properties ?? {})) {
+    if (withDefaults[name] === undefined && property && typeof property === 'object' && 'default' in property) {
+      withDefaults[name] = property.default;
+    }
+  }
+  return withDefaults;
+}

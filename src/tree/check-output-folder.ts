@@ -1,0 +1,64 @@
+// Refuses output folders that a build could damage: the project itself, a folder that contains
+// it, or a non-empty folder that is not a tree we wrote. Nothing outside the tree is ever deleted.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { StaticMcpError } from '../staticmcp-error.js';
+import { EXTENSION_KEY, MANIFEST_FILE } from './manifest.js';
+
+function contains(parent: string, child: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+async function realpathOrSelf(file: string): Promise<string> {
+  try {
+    return await fs.realpath(file);
+  } catch {
+    // Not there yet: resolve its nearest existing parent so symlinked parents still compare right.
+    const parent = path.dirname(file);
+    if (parent === file) return file;
+    return path.join(await realpathOrSelf(parent), path.basename(file));
+  }
+}
+
+export interface ProtectedFolder {
+  folder: string;
+  what: string;
+}
+
+/** Throws a StaticMcpError when writing the tree to `outDir` could harm something else. */
+export async function checkOutputFolder(outDir: string, protectedFolders: readonly ProtectedFolder[]): Promise<void> {
+  const realOut = await realpathOrSelf(path.resolve(outDir));
+  for (const { folder, what } of protectedFolders) {
+    const realProtected = await realpathOrSelf(path.resolve(folder));
+    if (contains(realOut, realProtected)) {
+      throw new StaticMcpError(
+        'OUT_CONTAINS_PROJECT',
+        `--out ${outDir} is ${realOut === realProtected ? '' : 'a folder that contains '}the ${what}; building there would replace it`,
+        'Choose an output folder inside the project (the default is dist/) or anywhere outside it.',
+      );
+    }
+  }
+  let stats;
+  try {
+    stats = await fs.lstat(realOut);
+  } catch {
+    return;
+  }
+  if (!stats.isDirectory()) {
+    throw new StaticMcpError('OUT_NOT_A_FOLDER', `--out ${outDir} exists and is not a folder`, 'Remove it or choose another output folder.');
+  }
+  const entries = await fs.readdir(realOut);
+  if (entries.length === 0) return;
+  try {
+    const manifest = JSON.parse(await fs.readFile(path.join(realOut, MANIFEST_FILE), 'utf8')) as Record<string, unknown>;
+    if (manifest && typeof manifest === 'object' && EXTENSION_KEY in manifest) return;
+  } catch {
+    // Falls through to the refusal below.
+  }
+  throw new StaticMcpError(
+    'OUT_NOT_A_TREE',
+    `--out ${outDir} is a non-empty folder that staticmcp did not write (no ${MANIFEST_FILE} with a "${EXTENSION_KEY}" section), so it will not be replaced`,
+    'Empty it yourself if it is safe to delete, or choose another output folder.',
+  );
+}

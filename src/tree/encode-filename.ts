@@ -1,0 +1,33 @@
+// The StaticMCP filename encoder (standard §3): the one function that turns a value or a URI
+// segment into a file or folder name inside a tree. Build and bridge both call it, so a key
+// computed at serve time is byte-for-byte the key written at build time.
+import { hashLikeRustDefaultHasher } from './siphash.js';
+
+const MAX_NAME_LENGTH = 200;
+const KEPT_PREFIX_LENGTH = 183;
+const COMBINING_MARKS = /\p{M}/gu;
+
+/**
+ * Encodes one value into a file-name segment: NFD, combining marks dropped, lowercase, every code
+ * point outside `a-z 0-9 - _` replaced by `_`, and names over 200 characters shortened to 183
+ * characters + `_` + the Rust DefaultHasher hash of the original value.
+ */
+export function encodeFilename(value: string): string {
+  const stripped = value.normalize('NFD').replace(COMBINING_MARKS, '').toLowerCase();
+  let safe = '';
+  for (const codePoint of stripped) {
+    safe += /^[a-z0-9_-]$/.test(codePoint) ? codePoint : '_';
+  }
+  if (safe.length <= MAX_NAME_LENGTH) return safe;
+  return `${safe.slice(0, KEPT_PREFIX_LENGTH)}_${hashLikeRustDefaultHasher(value)}`;
+}
+
+/**
+ * Like `encodeFilename`, but never returns an empty name: an empty value becomes `_` + the hash
+ * of the empty string (`_30406ea523c53def`), a visible segment that a non-empty value can only
+ * collide with by spelling that exact string (a collision the recorded arguments then settle).
+ */
+export function encodeKeySegment(value: string): string {
+  const encoded = encodeFilename(value);
+  return encoded === '' ? `_${hashLikeRustDefaultHasher(value)}` : encoded;
+}

@@ -1,0 +1,100 @@
+// The shape of `mcp.json` in our StaticMCP profile, and the names of our extension inside it.
+// Other generators' manifests are read through the same types, with every extra field optional.
+
+/** Bumped when the layout of trees we write changes in a way readers must know about. */
+export const PROFILE_VERSION = 1;
+/** The single top-level key of `mcp.json` that holds everything specific to staticmcp. */
+export const EXTENSION_KEY = 'staticmcp';
+/** The `_meta` key of a call file that records the exact arguments the file answers. */
+export const ARGUMENTS_META_KEY = 'staticmcp/arguments';
+export const MANIFEST_FILE = 'mcp.json';
+export const LATEST_PROTOCOL_VERSION = '2025-11-25';
+
+export type JsonObject = Record<string, unknown>;
+
+export interface ToolDefinition {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: JsonObject & { type: 'object'; properties?: Record<string, JsonObject>; required?: string[] };
+  outputSchema?: JsonObject;
+  annotations?: JsonObject;
+  icons?: JsonObject[];
+  _meta?: JsonObject;
+}
+
+export interface ResourceDefinition {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: JsonObject;
+  icons?: JsonObject[];
+}
+
+export interface ResourceTemplateDefinition {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: JsonObject;
+}
+
+export interface PromptDefinition {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+}
+
+/** Per tool facts the bridge needs beyond the MCP definition. */
+export interface ToolExtension {
+  /** Parameters in the order their values appear as key segments. */
+  parameterOrder: string[];
+  /** Parameters whose whole domain was precomputed. */
+  enumerated: string[];
+  /** Whether a call that misses the tree may run the script live. */
+  live: boolean;
+  /** Why no call, or not every call, was precomputed; absent when all were. */
+  liveReason?: string;
+  timeoutMs: number;
+  /** Script path relative to the tools folder, `/`-separated (for live runs). */
+  script: string;
+  /** Number of call files written for this tool. */
+  precomputed: number;
+}
+
+export interface ManifestExtension {
+  profileVersion: number;
+  generator: string;
+  /** sha256 over every file of the tree except mcp.json, in path order. */
+  contentHash: string;
+  tools: Record<string, ToolExtension>;
+  /** State resources (`mcpd://<script>/state`) → script path, read live with `--state`. */
+  stateResources?: Record<string, string>;
+  generatedAt?: string;
+}
+
+export interface Manifest {
+  protocolVersion: string;
+  serverInfo: { name: string; version: string; title?: string; description?: string };
+  instructions?: string;
+  capabilities: {
+    tools: ToolDefinition[];
+    resources: ResourceDefinition[];
+    resourceTemplates?: ResourceTemplateDefinition[];
+    prompts?: PromptDefinition[];
+  };
+  [EXTENSION_KEY]?: ManifestExtension;
+}
+
+/** A call file: an MCP CallToolResult plus the recorded arguments in `_meta`. */
+export interface CallFile {
+  content: JsonObject[];
+  isError?: boolean;
+  structuredContent?: JsonObject;
+  _meta?: JsonObject;
+}
