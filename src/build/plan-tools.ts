@@ -16,6 +16,7 @@ import { compileValidator } from '../tree/json-validator.js';
 import type { ToolDefinition } from '../tree/manifest.js';
 import { BuildCache, hashParts } from './build-cache.js';
 import { mapConcurrent } from './map-concurrent.js';
+import { generatorName } from '../version.js';
 import type { BuildProblem } from './build-report.js';
 
 export interface ToolPlan {
@@ -199,7 +200,7 @@ async function planTool(loaded: LoadedScript, name: string, context: PlanContext
     state: meta.state === true,
     live: toolConfig.live !== false,
     enumeration,
-    runSeed: hashParts(loaded.contentHash, help.stdout, help.stderr, loaded.sidecarText, toolConfig, inputHashes, timeoutMs,
+    runSeed: hashParts(generatorName(), loaded.contentHash, help.stdout, help.stderr, loaded.sidecarText, toolConfig, inputHashes, timeoutMs,
       context.config.limits.maxOutputBytes),
     warnings,
   };
