@@ -11,6 +11,7 @@ import { recoverInterruptedWrite, writeTreeAtomically } from '../tree/write-tree
 import { MANIFEST_FILE } from '../tree/manifest.js';
 import { StaticMcpError } from '../staticmcp-error.js';
 import { generatorName } from '../version.js';
+import { readRegularFile } from '../read-regular-file.js';
 import { BuildCache } from './build-cache.js';
 import { planTools } from './plan-tools.js';
 import { runCalls } from './run-calls.js';
@@ -39,7 +40,7 @@ async function isFolder(folder: string): Promise<boolean> {
 /** True when `outDir` already holds exactly these files (so nothing needs writing). */
 async function treeIsCurrent(outDir: string, files: ReadonlyMap<string, string>): Promise<boolean> {
   try {
-    if ((await fs.readFile(path.join(outDir, MANIFEST_FILE), 'utf8')) !== files.get(MANIFEST_FILE)) return false;
+    if ((await readRegularFile(path.join(outDir, MANIFEST_FILE), 'utf8')) !== files.get(MANIFEST_FILE)) return false;
     for (const [filePath, content] of files) {
       if ((await fs.stat(path.join(outDir, filePath))).size !== Buffer.byteLength(content)) return false;
     }
@@ -65,8 +66,8 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
   await recoverInterruptedWrite(outDir);
   await checkOutputFolder(outDir, [
     { folder: projectRoot, what: 'project folder' },
-    { folder: toolsRoot, what: 'tools folder' },
-    { folder: resourcesRoot, what: 'resources folder' },
+    { folder: toolsRoot, what: 'tools folder', input: true },
+    { folder: resourcesRoot, what: 'resources folder', input: true },
   ]);
 
   const concurrency = options.concurrency ?? os.availableParallelism();

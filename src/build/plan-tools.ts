@@ -1,6 +1,5 @@
 // Scripts → tool plans: reads each script's `--help` (or its cached copy) and sidecar, names the
 // tool, builds its MCP definition, and decides which argument sets to precompute and why not.
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { DiscoveredScript } from '../project/discover-scripts.js';
 import type { ProjectConfig, ValueListSpec } from '../project/config.js';
@@ -17,6 +16,7 @@ import type { ToolDefinition } from '../tree/manifest.js';
 import { BuildCache, hashParts } from './build-cache.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { generatorName } from '../version.js';
+import { readFailureReason, readRegularFile } from '../read-regular-file.js';
 import type { BuildProblem } from './build-report.js';
 
 export interface ToolPlan {
@@ -53,9 +53,9 @@ interface LoadedScript {
 async function loadScript(script: DiscoveredScript, context: PlanContext): Promise<LoadedScript | BuildProblem> {
   let content: Buffer;
   try {
-    content = await fs.readFile(script.file);
+    content = await readRegularFile(script.file);
   } catch (error) {
-    return { path: script.relativePath, message: `cannot be read (${(error as NodeJS.ErrnoException).code}); run chmod +r on it` };
+    return { path: script.relativePath, message: `cannot be read (${readFailureReason(error)}); make it a readable file` };
   }
   const sidecar = await readToolSidecar(script.file, script.relativePath);
   if (sidecar.problem) return { path: script.relativePath, message: `${sidecar.problem}; fix the sidecar, the tool was skipped` };
@@ -145,9 +145,9 @@ async function hashInputs(inputs: readonly string[], projectRoot: string, warnin
       continue;
     }
     try {
-      hashes.push(hashParts(input, await fs.readFile(file)));
+      hashes.push(hashParts(input, await readRegularFile(file)));
     } catch (error) {
-      warnings.push(`input "${input}" cannot be read (${(error as NodeJS.ErrnoException).code})`);
+      warnings.push(`input "${input}" cannot be read (${readFailureReason(error)})`);
       hashes.push(hashParts(input, 'missing'));
     }
   }

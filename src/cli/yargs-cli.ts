@@ -25,7 +25,7 @@ export async function runCli(argv: string[]): Promise<void> {
         .option('json', { type: 'boolean', default: false, describe: 'print a machine-readable report on stdout' })
         .check((args) => {
           if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1)) {
-            throw new Error('--concurrency must be a whole number of at least 1');
+            return '--concurrency must be a whole number of at least 1';
           }
           return true;
         }),
@@ -57,7 +57,8 @@ export async function runCli(argv: string[]): Promise<void> {
         printError(error);
         process.exit(EXIT_FAILED);
       }
-      if (error) {
+      // A check() that returns a message hands it over as a string: that is bad usage, not a crash.
+      if (error instanceof Error) {
         process.stderr.write(`staticmcp: unexpected error: ${error.stack ?? error.message}\n`);
         process.exit(EXIT_FAILED);
       }

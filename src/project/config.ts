@@ -1,9 +1,9 @@
 // `staticmcp.json`: the optional project configuration, validated strictly (a typo here would
 // otherwise silently change what gets precomputed).
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { compileValidator } from '../tree/json-validator.js';
 import { StaticMcpError } from '../staticmcp-error.js';
+import { readFailureReason, readRegularFile } from '../read-regular-file.js';
 
 /** Literal values, or a command (run in the project root) that prints one value per line. */
 export type ValueListSpec = unknown[] | { command: string };
@@ -93,10 +93,10 @@ export async function readConfig(projectRoot: string): Promise<ProjectConfig> {
   const file = path.join(projectRoot, CONFIG_FILE);
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
+    text = await readRegularFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { limits: { ...DEFAULT_LIMITS }, tools: {} };
-    throw new StaticMcpError('CONFIG_UNREADABLE', `${CONFIG_FILE} cannot be read (${(error as NodeJS.ErrnoException).code})`, 'Check the file permissions.');
+    throw new StaticMcpError('CONFIG_UNREADABLE', `${CONFIG_FILE} cannot be read (${readFailureReason(error)})`, 'Make it a regular, readable JSON file (or remove it).');
   }
   let raw: unknown;
   try {

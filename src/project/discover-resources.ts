@@ -4,6 +4,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isTextContent, mimeTypeFor } from './mime-type.js';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
+import { readFailureReason, readRegularFile } from '../read-regular-file.js';
 
 export interface ProjectResource {
   uri: string;
@@ -44,10 +45,10 @@ export function defaultResourceUri(relativePath: string): string {
 async function readSidecar(file: string, relativePath: string): Promise<{ meta?: Record<string, unknown>; problem?: string }> {
   let text: string;
   try {
-    text = await fs.readFile(`${file}.meta.json`, 'utf8');
+    text = await readRegularFile(`${file}.meta.json`, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    return { problem: `${relativePath}.meta.json cannot be read (${(error as NodeJS.ErrnoException).code})` };
+    return { problem: `${relativePath}.meta.json cannot be read (${readFailureReason(error)})` };
   }
   let meta: unknown;
   try {
@@ -102,9 +103,9 @@ export async function discoverResources(resourcesRoot: string): Promise<Resource
       if (meta?.uriTemplate !== undefined) continue;
       let bytes: Buffer;
       try {
-        bytes = await fs.readFile(file);
+        bytes = await readRegularFile(file);
       } catch (error) {
-        problems.push({ relativePath, message: `cannot be read (${(error as NodeJS.ErrnoException).code}); skipped` });
+        problems.push({ relativePath, message: `cannot be read (${readFailureReason(error)}); skipped` });
         continue;
       }
       const mimeType = (meta?.mimeType as string | undefined) ?? mimeTypeFor(name);

@@ -1,8 +1,8 @@
 // Tool metadata: the `<script>.meta.json` sidecar merged over the extra keys of the `--help`
 // stdout JSON (sidecar wins, as 000_* orders them). Validated with ajv; a bad sidecar affects
 // only its own tool.
-import { promises as fs } from 'node:fs';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
+import { readFailureReason, readRegularFile } from '../read-regular-file.js';
 
 export interface ToolMeta {
   name?: string;
@@ -57,10 +57,10 @@ export function checkToolMeta(meta: unknown, where: string): string[] {
 export async function readToolSidecar(scriptFile: string, displayPath: string): Promise<{ meta?: ToolMeta; raw?: string; problem?: string }> {
   let raw: string;
   try {
-    raw = await fs.readFile(`${scriptFile}.meta.json`, 'utf8');
+    raw = await readRegularFile(`${scriptFile}.meta.json`, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    return { problem: `${displayPath}.meta.json cannot be read (${(error as NodeJS.ErrnoException).code})` };
+    return { problem: `${displayPath}.meta.json cannot be read (${readFailureReason(error)})` };
   }
   let meta: unknown;
   try {

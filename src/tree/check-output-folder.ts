@@ -4,6 +4,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { StaticMcpError } from '../staticmcp-error.js';
 import { EXTENSION_KEY, MANIFEST_FILE } from './manifest.js';
+import { readRegularFile } from '../read-regular-file.js';
 
 function contains(parent: string, child: string): boolean {
   const relative = path.relative(parent, child);
@@ -24,13 +25,22 @@ async function realpathOrSelf(file: string): Promise<string> {
 export interface ProtectedFolder {
   folder: string;
   what: string;
+  /** An input folder the tree may not be written into (it would be read back as input next build). */
+  input?: boolean;
 }
 
 /** Throws a StaticMcpError when writing the tree to `outDir` could harm something else. */
 export async function checkOutputFolder(outDir: string, protectedFolders: readonly ProtectedFolder[]): Promise<void> {
   const realOut = await realpathOrSelf(path.resolve(outDir));
-  for (const { folder, what } of protectedFolders) {
+  for (const { folder, what, input } of protectedFolders) {
     const realProtected = await realpathOrSelf(path.resolve(folder));
+    if (input && contains(realProtected, realOut) && realOut !== realProtected) {
+      throw new StaticMcpError(
+        'OUT_INSIDE_INPUT',
+        `--out ${outDir} is inside the ${what}; the next build would read the tree back as part of the project`,
+        'Choose an output folder outside tools/ and resources/ (the default is dist/).',
+      );
+    }
     if (contains(realOut, realProtected)) {
       throw new StaticMcpError(
         'OUT_CONTAINS_PROJECT',
@@ -51,7 +61,7 @@ export async function checkOutputFolder(outDir: string, protectedFolders: readon
   const entries = await fs.readdir(realOut);
   if (entries.length === 0) return;
   try {
-    const manifest = JSON.parse(await fs.readFile(path.join(realOut, MANIFEST_FILE), 'utf8')) as Record<string, unknown>;
+    const manifest = JSON.parse(await readRegularFile(path.join(realOut, MANIFEST_FILE), 'utf8')) as Record<string, unknown>;
     if (manifest && typeof manifest === 'object' && EXTENSION_KEY in manifest) return;
   } catch {
     // Falls through to the refusal below.
