@@ -1,0 +1,34 @@
+// What every handler gets: the tree and its reader, the live project (when there is one), and the
+// per-request view (negotiated version, cancellation, notifications back to the client).
+import type { LogLevel } from '../script/log-lines.js';
+import type { CachedTreeReader } from './cached-tree-reader.js';
+import type { LiveProject } from './live-project.js';
+import type { LoadedTree } from './loaded-tree.js';
+import type { ProtocolVersion } from './protocol-versions.js';
+
+export interface BridgeContext {
+  tree: LoadedTree;
+  reader: CachedTreeReader;
+  project?: LiveProject;
+  /** A line for the operator on stderr (never stdout). */
+  logProblem(text: string): void;
+}
+
+export interface RequestContext {
+  version: ProtocolVersion;
+  signal: AbortSignal;
+  progressToken?: string | number;
+  notify(method: string, params: Record<string, unknown>): void;
+  /** Whether the client asked for messages at this level (logging/setLevel). */
+  wantsLog(level: LogLevel): boolean;
+}
+
+/** Thrown when a request was cancelled: no response is sent for it. */
+export class RequestCancelled extends Error {
+  constructor() {
+    super('cancelled');
+    this.name = 'RequestCancelled';
+  }
+}
+
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];

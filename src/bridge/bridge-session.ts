@@ -1,0 +1,201 @@
+// The protocol core: one parsed frame in, responses and notifications out. Owns the negotiated
+// version, the log level, and the requests in flight (so `notifications/cancelled` can stop one).
+// It never throws on bad input: every request with an id gets exactly one answer, unless cancelled.
+import {
+  classifyMessage, errorResponse, resultResponse, RpcError,
+  INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
+  type JsonRpcRequest, type RequestId,
+} from './json-rpc.js';
+import { acceptsBatches, LATEST_VERSION, negotiateVersion, shapeServerInfo, type ProtocolVersion } from './protocol-versions.js';
+import { LOG_LEVELS, RequestCancelled, type BridgeContext, type RequestContext } from './bridge-context.js';
+import { callTool, listTools } from './tool-calls.js';
+import { listResources, listResourceTemplates, readResource } from './resource-reads.js';
+import type { LogLevel } from '../script/log-lines.js';
+
+type JsonObject = Record<string, unknown>;
+type Outgoing = Record<string, unknown>;
+
+interface InFlight {
+  controller: AbortController;
+  promise: Promise<unknown>;
+}
+
+export class BridgeSession {
+  private version: ProtocolVersion | undefined;
+  private minimumLogLevel: LogLevel = 'info';
+  private readonly inFlight = new Map<string, InFlight>();
+  private closing = false;
+
+  constructor(private readonly bridge: BridgeContext, private readonly send: (message: Outgoing | Outgoing[]) => void) {}
+
+  /** One line from the transport (already without its newline). */
+  handleFrame(text: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      this.send(errorResponse(null, PARSE_ERROR, 'Parse error: the line is not valid JSON'));
+      return;
+    }
+    if (Array.isArray(parsed)) {
+      this.handleBatch(parsed);
+      return;
+    }
+    void this.handleMessage(parsed).then((response) => {
+      if (response) this.send(response);
+    });
+  }
+
+  /** A frame larger than the transport accepts: answered like any invalid message. */
+  handleOversizedFrame(limitBytes: number): void {
+    this.send(errorResponse(null, INVALID_REQUEST, `Invalid request: the message is larger than ${limitBytes} bytes`));
+  }
+
+  private handleBatch(items: unknown[]): void {
+    if (!acceptsBatches(this.version)) {
+      this.send(errorResponse(null, INVALID_REQUEST, `Invalid request: batches are not supported in protocol version ${this.version ?? 'before initialize'}`));
+      return;
+    }
+    if (items.length === 0) {
+      this.send(errorResponse(null, INVALID_REQUEST, 'Invalid request: empty batch'));
+      return;
+    }
+    void Promise.all(items.map((item) => this.handleMessage(item))).then((responses) => {
+      const answered = responses.filter((response): response is Outgoing => response !== undefined);
+      if (answered.length > 0) this.send(answered);
+    });
+  }
+
+  /** Resolves with the response to send, or undefined (notification, response, cancelled). */
+  private async handleMessage(value: unknown): Promise<Outgoing | undefined> {
+    const classified = classifyMessage(value);
+    switch (classified.kind) {
+      case 'invalid':
+        return errorResponse(classified.id, INVALID_REQUEST, `Invalid request: ${classified.reason}`);
+      case 'response':
+        return undefined;
+      case 'notification':
+        this.handleNotification(classified.message.method, classified.message.params);
+        return undefined;
+      case 'request':
+        return this.handleRequest(classified.message);
+    }
+  }
+
+  private handleNotification(method: string, params: JsonObject | undefined): void {
+    if (method === 'notifications/cancelled') {
+      const requestId = params?.requestId;
+      if (typeof requestId === 'string' || typeof requestId === 'number') {
+        this.inFlight.get(inFlightKey(requestId))?.controller.abort();
+      }
+    }
+    // notifications/initialized and anything else: nothing to do, and never an answer.
+  }
+
+  private async handleRequest(request: JsonRpcRequest): Promise<Outgoing | undefined> {
+    const key = inFlightKey(request.id);
+    const controller = new AbortController();
+    const work = this.dispatch(request, controller.signal);
+    // A client may reuse an id while the first request still runs; only the newest is cancellable.
+    const entry = { controller, promise: work.catch(() => undefined) };
+    this.inFlight.set(key, entry);
+    try {
+      const result = await work;
+      if (controller.signal.aborted || this.closing) return undefined;
+      return resultResponse(request.id, result);
+    } catch (error) {
+      if (error instanceof RequestCancelled || controller.signal.aborted || this.closing) return undefined;
+      if (error instanceof RpcError) return errorResponse(request.id, error.code, error.message, error.data);
+      this.bridge.logProblem(`${request.method} failed: ${(error as Error).stack ?? String(error)}`);
+      return errorResponse(request.id, INTERNAL_ERROR, `Internal error while handling ${request.method}`);
+    } finally {
+      if (this.inFlight.get(key) === entry) this.inFlight.delete(key);
+    }
+  }
+
+  private requestContext(params: JsonObject | undefined, signal: AbortSignal): RequestContext {
+    const meta = params?._meta;
+    const token = meta && typeof meta === 'object' ? (meta as JsonObject).progressToken : undefined;
+    return {
+      version: this.version ?? LATEST_VERSION,
+      signal,
+      progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
+      notify: (method, notificationParams) => {
+        if (!signal.aborted && !this.closing) this.send({ jsonrpc: '2.0', method, params: notificationParams });
+      },
+      wantsLog: (level) => LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(this.minimumLogLevel),
+    };
+  }
+
+  private async dispatch(request: JsonRpcRequest, signal: AbortSignal): Promise<unknown> {
+    const { params } = request;
+    switch (request.method) {
+      case 'initialize':
+        return this.initialize(params);
+      case 'ping':
+        return {};
+      case 'tools/list':
+        return listTools(this.bridge, params, this.requestContext(params, signal));
+      case 'tools/call':
+        return callTool(this.bridge, params, this.requestContext(params, signal));
+      case 'resources/list':
+        return listResources(this.bridge, params, this.requestContext(params, signal));
+      case 'resources/templates/list':
+        return listResourceTemplates(this.bridge, params, this.requestContext(params, signal));
+      case 'resources/read':
+        return readResource(this.bridge, params, this.requestContext(params, signal));
+      case 'logging/setLevel': {
+        const level = params?.level;
+        if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level)) {
+          throw new RpcError(INVALID_PARAMS, `logging/setLevel needs params.level, one of ${LOG_LEVELS.join(', ')}`);
+        }
+        this.minimumLogLevel = level as LogLevel;
+        return {};
+      }
+      default:
+        throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
+    }
+  }
+
+  private initialize(params: JsonObject | undefined): JsonObject {
+    if (params !== undefined && params.protocolVersion !== undefined && typeof params.protocolVersion !== 'string') {
+      throw new RpcError(INVALID_PARAMS, 'initialize needs params.protocolVersion (a string)');
+    }
+    const version = negotiateVersion(params?.protocolVersion);
+    this.version = version;
+    const { tree } = this.bridge;
+    const capabilities: JsonObject = { logging: {} };
+    if (tree.tools.length > 0) capabilities.tools = {};
+    if (tree.resources.length > 0 || tree.templates.length > 0) capabilities.resources = {};
+    return {
+      protocolVersion: version,
+      capabilities,
+      serverInfo: shapeServerInfo(tree.serverInfo, version),
+      ...(tree.instructions !== undefined ? { instructions: tree.instructions } : {}),
+    };
+  }
+
+  /**
+   * Ends the session: requests in flight get `graceMs` to answer (a client that pipes a few
+   * requests and closes stdin still gets its answers), then the rest are cancelled (live scripts
+   * killed) and awaited for at most `waitMs`.
+   */
+  async close(graceMs: number, waitMs: number): Promise<void> {
+    await Promise.race([this.pending(), delay(graceMs)]);
+    this.closing = true;
+    for (const entry of this.inFlight.values()) entry.controller.abort();
+    await Promise.race([this.pending(), delay(waitMs)]);
+  }
+
+  private pending(): Promise<unknown> {
+    return Promise.allSettled([...this.inFlight.values()].map((entry) => entry.promise));
+  }
+}
+
+function inFlightKey(id: RequestId): string {
+  return `${typeof id}:${id}`;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,95 @@
+// Parsed tree files behind a bounded LRU cache (entries and approximate bytes), shared by both
+// sources: a hot key is parsed once, memory stays flat however many distinct keys are asked for.
+import { checkTreePath, type TreeSource } from './tree-source.js';
+
+export type JsonFile =
+  | { kind: 'ok'; value: unknown }
+  | { kind: 'missing' }
+  /** The file exists but cannot be used (not JSON, unreadable, unsafe path): a clean error, never a crash. */
+  | { kind: 'broken'; reason: string };
+
+interface CacheEntry {
+  file: JsonFile;
+  etag?: string;
+  checkedAt: number;
+  sizeBytes: number;
+}
+
+export interface CacheLimits {
+  maxEntries: number;
+  maxBytes: number;
+}
+
+const DEFAULT_LIMITS: CacheLimits = { maxEntries: 2_000, maxBytes: 24 * 1024 * 1024 };
+/** What a cached "missing" or small entry is counted as, beyond its text. */
+const ENTRY_OVERHEAD_BYTES = 200;
+
+export class CachedTreeReader {
+  private readonly entries = new Map<string, CacheEntry>();
+  private totalBytes = 0;
+  private readonly limits: CacheLimits;
+
+  constructor(readonly source: TreeSource, limits: Partial<CacheLimits> = {}) {
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
+  }
+
+  async readJson(relativePath: string): Promise<JsonFile> {
+    const unsafe = checkTreePath(relativePath);
+    if (unsafe) return { kind: 'missing' };
+    const cached = this.entries.get(relativePath);
+    const revalidateAfterMs = this.source.revalidateAfterMs;
+    const now = Date.now();
+    if (cached && (revalidateAfterMs === undefined || now - cached.checkedAt < revalidateAfterMs)) {
+      this.entries.delete(relativePath);
+      this.entries.set(relativePath, cached);
+      return cached.file;
+    }
+    let outcome;
+    try {
+      outcome = await this.source.read(relativePath, cached?.etag);
+    } catch (error) {
+      // Not cached: a network hiccup should not stick.
+      return { kind: 'broken', reason: (error as Error).message };
+    }
+    if (outcome.status === 'not-modified' && cached) {
+      cached.checkedAt = now;
+      this.remember(relativePath, cached);
+      return cached.file;
+    }
+    let entry: CacheEntry;
+    if (outcome.status === 'ok') {
+      let file: JsonFile;
+      try {
+        file = { kind: 'ok', value: JSON.parse(outcome.text) };
+      } catch {
+        file = { kind: 'broken', reason: `${relativePath} is not valid JSON` };
+      }
+      entry = { file, etag: outcome.etag, checkedAt: now, sizeBytes: outcome.text.length * 2 + ENTRY_OVERHEAD_BYTES };
+    } else {
+      entry = { file: { kind: 'missing' }, checkedAt: now, sizeBytes: ENTRY_OVERHEAD_BYTES };
+    }
+    this.remember(relativePath, entry);
+    return entry.file;
+  }
+
+  private remember(relativePath: string, entry: CacheEntry): void {
+    const previous = this.entries.get(relativePath);
+    if (previous) {
+      this.totalBytes -= previous.sizeBytes;
+      this.entries.delete(relativePath);
+    }
+    // A file bigger than a quarter of the cache would evict everything else for one answer.
+    if (entry.sizeBytes > this.limits.maxBytes / 4) return;
+    this.entries.set(relativePath, entry);
+    this.totalBytes += entry.sizeBytes;
+    while (this.entries.size > this.limits.maxEntries || this.totalBytes > this.limits.maxBytes) {
+      const oldest = this.entries.keys().next().value as string;
+      this.totalBytes -= this.entries.get(oldest)!.sizeBytes;
+      this.entries.delete(oldest);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

@@ -1,0 +1,81 @@
+// JSON-RPC 2.0 as MCP uses it: message shapes, error codes, and the classification of one parsed
+// frame into request / notification / response / invalid (with the id recovered when possible).
+
+export type RequestId = string | number;
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: RequestId;
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const METHOD_NOT_FOUND = -32601;
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+/** MCP's "resource not found" (legacy versions; still what clients expect). */
+export const RESOURCE_NOT_FOUND = -32002;
+
+/** An error a handler throws to answer with a JSON-RPC error instead of a result. */
+export class RpcError extends Error {
+  constructor(readonly code: number, message: string, readonly data?: unknown) {
+    super(message);
+    this.name = 'RpcError';
+  }
+}
+
+export type ClassifiedMessage =
+  | { kind: 'request'; message: JsonRpcRequest }
+  | { kind: 'notification'; message: JsonRpcNotification }
+  | { kind: 'response' }
+  | { kind: 'invalid'; id: RequestId | null; reason: string };
+
+function isRequestId(value: unknown): value is RequestId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Sorts one parsed JSON value (not an array: batches are split by the caller) into its kind. */
+export function classifyMessage(value: unknown): ClassifiedMessage {
+  if (!isPlainObject(value)) return { kind: 'invalid', id: null, reason: 'a JSON-RPC message must be an object' };
+  const id = isRequestId(value.id) ? value.id : null;
+  if (value.jsonrpc !== '2.0') return { kind: 'invalid', id, reason: 'jsonrpc must be "2.0"' };
+  if (!('method' in value)) {
+    // A response to a request we never send; accepted silently so a confused client is not punished.
+    if ('id' in value && ('result' in value || 'error' in value)) return { kind: 'response' };
+    return { kind: 'invalid', id, reason: 'a message needs a method (or a result or error)' };
+  }
+  if (typeof value.method !== 'string' || value.method === '') return { kind: 'invalid', id, reason: 'method must be a non-empty string' };
+  if ('params' in value && value.params !== undefined && !isPlainObject(value.params)) {
+    return { kind: 'invalid', id, reason: 'params must be an object' };
+  }
+  const params = value.params as Record<string, unknown> | undefined;
+  if (!('id' in value)) return { kind: 'notification', message: { jsonrpc: '2.0', method: value.method, params } };
+  if (!isRequestId(value.id)) return { kind: 'invalid', id: null, reason: 'id must be a string or a number' };
+  return { kind: 'request', message: { jsonrpc: '2.0', id: value.id, method: value.method, params } };
+}
+
+export function errorResponse(id: RequestId | null, code: number, message: string, data?: unknown): Record<string, unknown> {
+  return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
+}
+
+export function resultResponse(id: RequestId, result: unknown): Record<string, unknown> {
+  return { jsonrpc: '2.0', id, result };
+}

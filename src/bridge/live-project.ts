@@ -1,0 +1,86 @@
+// The project whose scripts answer live calls and state reads: resolves a script path from the
+// manifest inside the project (never outside it, whatever a remote manifest says) and runs it
+// through the one spawning module, with bounded concurrency.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { runScript, type ScriptRun } from '../script/run-script.js';
+import { addOptionVariables, createBaseEnvironment } from '../script/script-environment.js';
+import type { LogLine } from '../script/log-lines.js';
+import { checkTreePath } from './tree-source.js';
+import { ConcurrencyGate } from './concurrency-gate.js';
+
+export const LIVE_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_LIVE_TIMEOUT_MS = 30_000;
+
+export interface LiveRunRequest {
+  /** Script path relative to the project root, `/`-separated (from the manifest). */
+  scriptPath: string;
+  toolName?: string;
+  phase: 'live' | 'state';
+  args?: Record<string, unknown>;
+  /** The options the tool declares: the only arguments exported as environment variables. */
+  declaredOptions?: readonly string[];
+  timeoutMs: number;
+  signal?: AbortSignal;
+  onLogLine?: (line: LogLine) => void;
+}
+
+export type LiveRunOutcome = { run: ScriptRun } | { problem: string };
+
+export class LiveProject {
+  private readonly gate: ConcurrencyGate;
+  private readonly realRoot: Promise<string>;
+
+  constructor(readonly root: string, concurrency: number) {
+    this.gate = new ConcurrencyGate(concurrency);
+    this.realRoot = fs.realpath(root);
+  }
+
+  /** The script file inside the project, or a reason it cannot be run (no absolute paths in it). */
+  private async resolveScript(scriptPath: string): Promise<{ file: string } | { problem: string }> {
+    if (checkTreePath(scriptPath)) return { problem: `the tree names the script "${scriptPath}", which is not a plain path inside the project` };
+    const realRoot = await this.realRoot;
+    let file: string;
+    try {
+      file = await fs.realpath(path.join(realRoot, ...scriptPath.split('/')));
+    } catch {
+      return { problem: `the script ${scriptPath} is not in the live project; rebuild the tree or pass the right --live folder` };
+    }
+    if (!file.startsWith(`${realRoot}${path.sep}`)) return { problem: `the script ${scriptPath} leads outside the live project; it was not run` };
+    return { file };
+  }
+
+  async run(request: LiveRunRequest): Promise<LiveRunOutcome> {
+    const resolved = await this.resolveScript(request.scriptPath);
+    if ('problem' in resolved) return resolved;
+    let release: () => void;
+    try {
+      release = await this.gate.acquire(request.signal);
+    } catch {
+      return { problem: `${request.scriptPath} was cancelled before it started` };
+    }
+    try {
+      const realRoot = await this.realRoot;
+      // The tools folder is the first segment of the script path (`tools/…`) when there is one.
+      const firstSlash = request.scriptPath.indexOf('/');
+      const toolsRoot = firstSlash > 0 ? path.join(realRoot, request.scriptPath.slice(0, firstSlash)) : realRoot;
+      const env = createBaseEnvironment({ projectRoot: realRoot, toolsRoot, phase: request.phase, toolName: request.toolName });
+      if (request.args) addOptionVariables(env, request.declaredOptions ?? [], request.args);
+      const run = await runScript({
+        file: resolved.file,
+        args: request.phase === 'state' ? ['--state'] : [],
+        cwd: realRoot,
+        env,
+        stdin: request.args ? JSON.stringify(request.args) : '',
+        timeoutMs: request.timeoutMs,
+        maxOutputBytes: LIVE_MAX_OUTPUT_BYTES,
+        signal: request.signal,
+        onLogLine: request.onLogLine,
+        displayName: request.scriptPath,
+      });
+      return { run };
+    } finally {
+      release();
+    }
+  }
+}

@@ -1,0 +1,100 @@
+// The manifest of a tree, read once at start and indexed: tools by name, resources by their exact
+// URI string (never normalised by a URL parser), our extension when the tree is ours.
+import { createHash } from 'node:crypto';
+import { EXTENSION_KEY, MANIFEST_FILE, type ManifestExtension, type ToolExtension } from '../tree/manifest.js';
+import type { TreeSource } from './tree-source.js';
+
+type JsonObject = Record<string, unknown>;
+
+export interface TreeTool {
+  definition: JsonObject & { name: string; inputSchema: JsonObject };
+  /** Property names in declaration order. */
+  declaredParameters: string[];
+  extension?: ToolExtension;
+}
+
+export interface TreeResource {
+  definition: JsonObject & { uri: string; name: string };
+}
+
+export interface LoadedTree {
+  source: TreeSource;
+  serverInfo: JsonObject & { name: string; version: string };
+  instructions?: string;
+  tools: TreeTool[];
+  toolsByName: Map<string, TreeTool>;
+  resources: TreeResource[];
+  resourcesByUri: Map<string, TreeResource>;
+  templates: JsonObject[];
+  extension?: ManifestExtension;
+  /** Identifies this build of the tree (cursors are bound to it). */
+  manifestHash: string;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Reads and indexes `mcp.json`; throws an Error with a readable message when it is unusable. */
+export async function loadTree(source: TreeSource): Promise<LoadedTree> {
+  const outcome = await source.read(MANIFEST_FILE);
+  if (outcome.status !== 'ok') throw new Error(`${source.displayName} has no ${MANIFEST_FILE}: is it a StaticMCP tree (the output of staticmcp build)?`);
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(outcome.text);
+  } catch (error) {
+    throw new Error(`${MANIFEST_FILE} in ${source.displayName} is not valid JSON (${(error as Error).message})`);
+  }
+  if (!isObject(manifest)) throw new Error(`${MANIFEST_FILE} in ${source.displayName} is not a JSON object`);
+  const capabilities = isObject(manifest.capabilities) ? manifest.capabilities : {};
+  // Some generators put the lists at the top level.
+  const listOf = (key: string): unknown[] => {
+    const list = Array.isArray(capabilities[key]) ? capabilities[key] : manifest[key as keyof typeof manifest];
+    return Array.isArray(list) ? list : [];
+  };
+  const extension = isObject(manifest[EXTENSION_KEY]) ? (manifest[EXTENSION_KEY] as unknown as ManifestExtension) : undefined;
+  const extensionTools = extension && isObject(extension.tools) ? extension.tools : {};
+
+  const tools: TreeTool[] = [];
+  const toolsByName = new Map<string, TreeTool>();
+  for (const raw of listOf('tools')) {
+    if (!isObject(raw) || typeof raw.name !== 'string' || toolsByName.has(raw.name)) continue;
+    const inputSchema = isObject(raw.inputSchema) ? raw.inputSchema : { type: 'object' };
+    const definition = { ...raw, name: raw.name, inputSchema: isObject(raw.inputSchema) ? raw.inputSchema : { type: 'object', properties: {} } };
+    const properties = isObject(inputSchema.properties) ? inputSchema.properties : {};
+    const toolExtension = isObject(extensionTools[raw.name]) ? extensionTools[raw.name] : undefined;
+    const tool: TreeTool = { definition, declaredParameters: Object.keys(properties), extension: toolExtension };
+    tools.push(tool);
+    toolsByName.set(raw.name, tool);
+  }
+
+  const resources: TreeResource[] = [];
+  const resourcesByUri = new Map<string, TreeResource>();
+  for (const raw of listOf('resources')) {
+    if (!isObject(raw) || typeof raw.uri !== 'string' || resourcesByUri.has(raw.uri)) continue;
+    const resource = { definition: { ...raw, uri: raw.uri, name: typeof raw.name === 'string' ? raw.name : raw.uri } };
+    resources.push(resource);
+    resourcesByUri.set(raw.uri, resource);
+  }
+  const templates = listOf('resourceTemplates').filter((raw): raw is JsonObject => isObject(raw) && typeof raw.uriTemplate === 'string');
+
+  const info = isObject(manifest.serverInfo) ? manifest.serverInfo : {};
+  const serverInfo = {
+    ...info,
+    name: typeof info.name === 'string' ? info.name : typeof manifest.name === 'string' ? manifest.name : 'staticmcp',
+    version: typeof info.version === 'string' ? info.version : typeof manifest.version === 'string' ? manifest.version : '0.0.0',
+  };
+  const contentHash = extension && typeof extension.contentHash === 'string' ? extension.contentHash : undefined;
+  return {
+    source,
+    serverInfo,
+    instructions: typeof manifest.instructions === 'string' ? manifest.instructions : undefined,
+    tools,
+    toolsByName,
+    resources,
+    resourcesByUri,
+    templates,
+    extension,
+    manifestHash: contentHash ?? `sha256:${createHash('sha256').update(outcome.text).digest('hex')}`,
+  };
+}

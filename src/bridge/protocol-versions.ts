@@ -1,0 +1,77 @@
+// The MCP protocol versions the bridge speaks, and what each one knows: a field a negotiated
+// version does not define is left out of what we send (an older client may reject it).
+
+export const SUPPORTED_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
+export type ProtocolVersion = (typeof SUPPORTED_VERSIONS)[number];
+export const LATEST_VERSION: ProtocolVersion = '2025-11-25';
+
+/** Echo a version we speak; anything else is answered with the latest (the client then decides). */
+export function negotiateVersion(requested: unknown): ProtocolVersion {
+  return (SUPPORTED_VERSIONS as readonly unknown[]).includes(requested) ? (requested as ProtocolVersion) : LATEST_VERSION;
+}
+
+/** Versions compare as dates, so string order is release order. */
+export function versionAtLeast(version: ProtocolVersion, minimum: ProtocolVersion): boolean {
+  return version >= minimum;
+}
+
+/** Batches were added in 2025-03-26 and removed in 2025-06-18. */
+export function acceptsBatches(version: ProtocolVersion | undefined): boolean {
+  return version === '2025-03-26';
+}
+
+type Shape = Record<string, ProtocolVersion>;
+
+/** Fields per object kind that appeared after 2024-11-05, with the version that introduced them. */
+const TOOL_FIELDS: Shape = { annotations: '2025-03-26', title: '2025-06-18', outputSchema: '2025-06-18', _meta: '2025-06-18', icons: '2025-11-25', execution: '2025-11-25' };
+const RESOURCE_FIELDS: Shape = { size: '2025-03-26', title: '2025-06-18', _meta: '2025-06-18', icons: '2025-11-25' };
+const TEMPLATE_FIELDS: Shape = { title: '2025-06-18', _meta: '2025-06-18', icons: '2025-11-25' };
+const SERVER_INFO_FIELDS: Shape = { title: '2025-06-18', description: '2025-11-25', icons: '2025-11-25', websiteUrl: '2025-11-25' };
+const CALL_RESULT_FIELDS: Shape = { structuredContent: '2025-06-18' };
+/** Content types newer than 2024-11-05 (text, image and resource are always known). */
+const CONTENT_TYPES: Shape = { audio: '2025-03-26', resource_link: '2025-06-18' };
+
+function dropNewerFields<T extends object>(value: T, shape: Shape, version: ProtocolVersion): T {
+  let copy: Record<string, unknown> | undefined;
+  for (const [field, since] of Object.entries(shape)) {
+    if (field in value && !versionAtLeast(version, since)) {
+      copy ??= { ...(value as Record<string, unknown>) };
+      delete copy[field];
+    }
+  }
+  return (copy ?? value) as T;
+}
+
+export function shapeTool<T extends object>(tool: T, version: ProtocolVersion): T {
+  return dropNewerFields(tool, TOOL_FIELDS, version);
+}
+
+export function shapeResource<T extends object>(resource: T, version: ProtocolVersion): T {
+  return dropNewerFields(resource, RESOURCE_FIELDS, version);
+}
+
+export function shapeTemplate<T extends object>(template: T, version: ProtocolVersion): T {
+  return dropNewerFields(template, TEMPLATE_FIELDS, version);
+}
+
+export function shapeServerInfo<T extends object>(info: T, version: ProtocolVersion): T {
+  return dropNewerFields(info, SERVER_INFO_FIELDS, version);
+}
+
+/** A CallToolResult for this version: newer fields dropped, newer content types turned into text. */
+export function shapeCallResult(result: Record<string, unknown>, version: ProtocolVersion): Record<string, unknown> {
+  const shaped = dropNewerFields(result, CALL_RESULT_FIELDS, version);
+  if (!Array.isArray(shaped.content)) return shaped;
+  let changed = false;
+  const content = shaped.content.map((item: unknown) => {
+    if (!item || typeof item !== 'object') return item;
+    const type = (item as { type?: unknown }).type;
+    const since = typeof type === 'string' ? CONTENT_TYPES[type] : undefined;
+    if (since === undefined || versionAtLeast(version, since)) return item;
+    changed = true;
+    // An older client cannot show this content type: say what it was rather than drop it silently.
+    const link = item as { uri?: string; name?: string; mimeType?: string };
+    return { type: 'text', text: type === 'resource_link' ? `[resource ${link.uri ?? ''}]` : `[${String(type)} content (${link.mimeType ?? 'unknown type'}) not shown: it needs a newer protocol version]` };
+  });
+  return changed ? { ...shaped, content } : shaped;
+}

@@ -1,0 +1,78 @@
+// `resources/list`, `resources/templates/list` and `resources/read`: a resource is found by the
+// exact URI string the manifest lists; its file is read leniently; state resources run the
+// script with `--state`.
+import { resourceFilePath } from '../tree/resource-key.js';
+import { readResourceFile } from '../tree/lenient-files.js';
+import { decodeOutput } from '../script/tool-result.js';
+import { INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError } from './json-rpc.js';
+import { paginate } from './pagination.js';
+import { shapeResource, shapeTemplate } from './protocol-versions.js';
+import { DEFAULT_LIVE_TIMEOUT_MS } from './live-project.js';
+import { checkTreePath } from './tree-source.js';
+import { RequestCancelled, type BridgeContext, type RequestContext } from './bridge-context.js';
+
+type JsonObject = Record<string, unknown>;
+
+export function listResources(bridge: BridgeContext, params: JsonObject | undefined, request: RequestContext): JsonObject {
+  const { page, nextCursor, _meta } = paginate(bridge.tree.resources, params, 'resources', bridge.tree.manifestHash);
+  return { resources: page.map((resource) => shapeResource(resource.definition, request.version)), ...(nextCursor ? { nextCursor } : {}), _meta };
+}
+
+export function listResourceTemplates(bridge: BridgeContext, params: JsonObject | undefined, request: RequestContext): JsonObject {
+  const { page, nextCursor, _meta } = paginate(bridge.tree.templates, params, 'templates', bridge.tree.manifestHash);
+  return { resourceTemplates: page.map((template) => shapeTemplate(template, request.version)), ...(nextCursor ? { nextCursor } : {}), _meta };
+}
+
+/** Where other generators put a resource: the part after `scheme://` as is (sse_bridge), then encoded. */
+function resourceFilePaths(uri: string, ours: boolean): string[] {
+  const encoded = resourceFilePath(uri);
+  if (ours) return [encoded];
+  const schemeEnd = uri.indexOf('://');
+  const raw = `resources/${schemeEnd >= 0 ? uri.slice(schemeEnd + 3) : uri}.json`;
+  return checkTreePath(raw) || raw === encoded ? [encoded] : [raw, encoded];
+}
+
+/** The state script of a `mcpd://<script>/state` URI, relative to the project root. */
+function stateScriptPath(bridge: BridgeContext, scriptInToolsFolder: string): string {
+  for (const extension of Object.values(bridge.tree.extension?.tools ?? {})) {
+    if (extension.script === scriptInToolsFolder || extension.script.endsWith(`/${scriptInToolsFolder}`)) return extension.script;
+  }
+  return `tools/${scriptInToolsFolder}`;
+}
+
+async function readState(bridge: BridgeContext, uri: string, script: string, mimeType: string | undefined, request: RequestContext): Promise<JsonObject> {
+  if (!bridge.project) {
+    throw new RpcError(INTERNAL_ERROR, `${uri} is read live from the project; run staticmcp serve with --live <project folder>`);
+  }
+  const scriptPath = stateScriptPath(bridge, script);
+  const outcome = await bridge.project.run({ scriptPath, phase: 'state', timeoutMs: DEFAULT_LIVE_TIMEOUT_MS, signal: request.signal });
+  if (request.signal.aborted) throw new RequestCancelled();
+  if ('problem' in outcome) throw new RpcError(INTERNAL_ERROR, `${uri}: ${outcome.problem}`);
+  const { run } = outcome;
+  if (run.failed || run.exitCode !== 0) {
+    const said = decodeOutput(run.stderr).text.trim().split('\n').slice(-3).join(' ');
+    throw new RpcError(INTERNAL_ERROR, `${uri}: ${scriptPath} --state ${run.failed ? run.message.slice(scriptPath.length + 1) : `failed with exit code ${run.exitCode}`}${said ? `: ${said}` : ''}`);
+  }
+  return { contents: [{ uri, mimeType: mimeType ?? 'application/json', text: decodeOutput(run.stdout).text }] };
+}
+
+export async function readResource(bridge: BridgeContext, params: JsonObject | undefined, request: RequestContext): Promise<JsonObject> {
+  const uri = params?.uri;
+  if (typeof uri !== 'string') throw new RpcError(INVALID_PARAMS, 'resources/read needs params.uri (a string)');
+  const definition = bridge.tree.resourcesByUri.get(uri)?.definition;
+  const mimeType = typeof definition?.mimeType === 'string' ? definition.mimeType : undefined;
+  const stateScript = bridge.tree.extension?.stateResources?.[uri];
+  if (typeof stateScript === 'string') return readState(bridge, uri, stateScript, mimeType, request);
+  if (!definition) throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+  let broken: string | undefined;
+  for (const candidate of resourceFilePaths(uri, bridge.tree.extension !== undefined)) {
+    const file = await bridge.reader.readJson(candidate);
+    if (file.kind === 'ok') return { contents: readResourceFile(file.value, uri, mimeType) };
+    if (file.kind === 'broken') broken ??= file.reason;
+  }
+  if (broken) {
+    bridge.logProblem(`resources/read ${uri}: ${broken}`);
+    throw new RpcError(INTERNAL_ERROR, `${uri} is listed but its file cannot be read (${broken})`);
+  }
+  throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} is listed in mcp.json but the tree has no file for it`, { uri });
+}

@@ -1,0 +1,143 @@
+// `tools/list` and `tools/call`: definitions verbatim (shaped for the negotiated version), calls
+// answered from the tree after checking the file answers exactly these arguments, and misses run
+// live when the tree allows it and the project is here.
+import { applyDefaults, callFilePath } from '../tree/call-key.js';
+import { sameJson } from '../tree/canonical-json.js';
+import { lenientCallFilePaths } from '../tree/lenient-call-keys.js';
+import { readCallFile } from '../tree/lenient-files.js';
+import type { Validator } from '../tree/json-validator.js';
+import { toToolResult } from '../script/tool-result.js';
+import { DEFAULT_LIVE_TIMEOUT_MS } from './live-project.js';
+import { INVALID_PARAMS, RpcError } from './json-rpc.js';
+import { paginate } from './pagination.js';
+import { shapeCallResult, shapeTool } from './protocol-versions.js';
+import { RequestCancelled, type BridgeContext, type RequestContext } from './bridge-context.js';
+import type { TreeTool } from './loaded-tree.js';
+
+type JsonObject = Record<string, unknown>;
+
+/** Per tool, compiled on first use; `null` when the schema itself cannot be compiled. */
+const inputValidators = new Map<string, Validator | null>();
+const outputValidators = new Map<string, Validator | null>();
+
+async function validatorFor(cache: Map<string, Validator | null>, key: string, schema: object, rootName: string, bridge: BridgeContext): Promise<Validator | null> {
+  let validator = cache.get(key);
+  if (validator === undefined) {
+    // ajv loads here, on the first call that needs it, never at start-up.
+    const { compileValidator } = await import('../tree/json-validator.js');
+    try {
+      validator = compileValidator(schema, rootName);
+    } catch (error) {
+      bridge.logProblem(`tool ${key}: its ${rootName === 'arguments' ? 'inputSchema' : 'outputSchema'} cannot be used (${(error as Error).message}); not validating`);
+      validator = null;
+    }
+    cache.set(key, validator);
+  }
+  return validator;
+}
+
+function errorResult(text: string): JsonObject {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+export function listTools(bridge: BridgeContext, params: JsonObject | undefined, request: RequestContext): JsonObject {
+  const { page, nextCursor, _meta } = paginate(bridge.tree.tools, params, 'tools', bridge.tree.manifestHash);
+  return { tools: page.map((tool) => shapeTool(tool.definition, request.version)), ...(nextCursor ? { nextCursor } : {}), _meta };
+}
+
+/** The declared arguments only (a schema without properties keeps everything). */
+function declaredOnly(tool: TreeTool, args: JsonObject): JsonObject {
+  if (tool.declaredParameters.length === 0 && !tool.extension) return args;
+  return Object.fromEntries(Object.entries(args).filter(([name]) => tool.declaredParameters.includes(name)));
+}
+
+type Lookup = { hit: JsonObject } | { miss: true } | { broken: string };
+
+async function lookUpPrecomputed(bridge: BridgeContext, tool: TreeTool, given: JsonObject, withDefaults: JsonObject): Promise<Lookup> {
+  const name = tool.definition.name;
+  const paths = tool.extension
+    ? [callFilePath(name, tool.extension.parameterOrder, withDefaults)]
+    : lenientCallFilePaths(name, tool.declaredParameters, [given, withDefaults]);
+  let broken: string | undefined;
+  for (const candidate of paths) {
+    const file = await bridge.reader.readJson(candidate);
+    if (file.kind === 'missing') continue;
+    if (file.kind === 'broken') {
+      bridge.logProblem(`tools/call ${name}: ${file.reason}`);
+      broken ??= file.reason;
+      continue;
+    }
+    const { result, recordedArguments } = readCallFile(file.value);
+    // Two argument sets can share a file name: the file must say it answers exactly these.
+    if (recordedArguments && !sameJson(recordedArguments, withDefaults) && !sameJson(recordedArguments, given)) continue;
+    return { hit: result };
+  }
+  return broken ? { broken } : { miss: true };
+}
+
+export async function callTool(bridge: BridgeContext, params: JsonObject | undefined, request: RequestContext): Promise<JsonObject> {
+  const name = params?.name;
+  if (typeof name !== 'string') throw new RpcError(INVALID_PARAMS, 'tools/call needs params.name (a string)');
+  const tool = bridge.tree.toolsByName.get(name);
+  if (!tool) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
+  const rawArgs = params?.arguments ?? {};
+  if (rawArgs === null || typeof rawArgs !== 'object' || Array.isArray(rawArgs)) {
+    throw new RpcError(INVALID_PARAMS, 'tools/call params.arguments must be an object');
+  }
+  const given = rawArgs as JsonObject;
+  const validate = await validatorFor(inputValidators, name, tool.definition.inputSchema, 'arguments', bridge);
+  const problems = validate ? validate(given) : [];
+  if (problems.length > 0) return errorResult(`Invalid arguments for tool ${name}: ${problems.join('; ')}`);
+
+  const withDefaults = declaredOnly(tool, applyDefaults(tool.definition.inputSchema as never, given));
+  const lookup = await lookUpPrecomputed(bridge, tool, declaredOnly(tool, given), withDefaults);
+  if ('hit' in lookup) return shapeCallResult(lookup.hit, request.version);
+
+  const extension = tool.extension;
+  if (!extension?.live || !bridge.project) {
+    const why = 'broken' in lookup ? `its precomputed answer cannot be read (${lookup.broken})` : 'this call was not precomputed';
+    const hint = extension?.live
+      ? ' Live calls need the project: run staticmcp serve with --live <project folder>.'
+      : extension?.liveReason ? ` (${extension.liveReason}; live calls are off for this tool)` : '';
+    return errorResult(`${name} with arguments ${JSON.stringify(withDefaults)}: ${why}.${hint}`);
+  }
+  return shapeCallResult(await runLive(bridge, tool, withDefaults, request), request.version);
+}
+
+async function runLive(bridge: BridgeContext, tool: TreeTool, args: JsonObject, request: RequestContext): Promise<JsonObject> {
+  const name = tool.definition.name;
+  const extension = tool.extension!;
+  let progress = 0;
+  const sendProgress = (message?: string): void => {
+    if (request.progressToken === undefined) return;
+    request.notify('notifications/progress', {
+      progressToken: request.progressToken,
+      progress,
+      ...(message !== undefined && request.version >= '2025-03-26' ? { message } : {}),
+    });
+    progress += 1;
+  };
+  sendProgress(`running ${name}`);
+  const outcome = await bridge.project!.run({
+    scriptPath: extension.script,
+    toolName: name,
+    phase: 'live',
+    args,
+    declaredOptions: tool.declaredParameters,
+    timeoutMs: extension.timeoutMs > 0 ? extension.timeoutMs : DEFAULT_LIVE_TIMEOUT_MS,
+    signal: request.signal,
+    onLogLine: (line) => {
+      if (request.wantsLog(line.level)) request.notify('notifications/message', { level: line.level, logger: name, data: line.message });
+      sendProgress(line.message);
+    },
+  });
+  if (request.signal.aborted) throw new RequestCancelled();
+  if ('problem' in outcome) return errorResult(`${name}: ${outcome.problem}`);
+  const { run } = outcome;
+  if (run.failed) return errorResult(run.message);
+  const outputSchema = tool.definition.outputSchema;
+  const validateOutput = outputSchema && typeof outputSchema === 'object'
+    ? (await validatorFor(outputValidators, name, outputSchema, 'output', bridge)) ?? undefined
+    : undefined;
+  return toToolResult(run, { toolName: name, validateOutput }) as unknown as JsonObject;
+}
