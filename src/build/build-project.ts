@@ -74,12 +74,13 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
   const cache = await BuildCache.open(projectRoot, options.force === true);
   const discovery = (await isFolder(toolsRoot)) ? await discoverScripts(toolsRoot) : { scripts: [], skipped: [] };
   const scripts = discovery.scripts.filter((script) => !path.resolve(script.file).startsWith(`${outDir}${path.sep}`));
-  const planned = await planTools(scripts, { projectRoot, toolsRoot, config, cache, concurrency });
+  const toolsFolder = path.relative(projectRoot, toolsRoot).split(path.sep).join('/');
+  const displayPath = (relativePath: string): string => `${toolsFolder ? `${toolsFolder}/` : ''}${relativePath}`;
+  const planned = await planTools(scripts, { projectRoot, toolsRoot, config, cache, concurrency, displayPath });
   const outcomes = await runCalls(planned.plans, {
     projectRoot, toolsRoot, maxOutputBytes: config.limits.maxOutputBytes, concurrency, cache, onEvent: options.onEvent,
   });
   const resources = await discoverResources(resourcesRoot);
-  const toolsFolder = path.relative(projectRoot, toolsRoot).split(path.sep).join('/');
   const tree = assembleTree({
     serverName: path.basename(projectRoot),
     generator: generatorName(),
@@ -95,11 +96,11 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
   await cache.save();
 
   const failures = [
-    ...planned.failures.map((failure) => ({ ...failure, path: `${toolsFolder ? `${toolsFolder}/` : ''}${failure.path}` })),
+    ...planned.failures,
     ...resources.problems.map((problem) => ({ path: `resources/${problem.relativePath}`, message: problem.message })),
     ...tree.failures,
   ];
-  const warnings = discovery.skipped.map((notice) => ({ path: `${toolsFolder ? `${toolsFolder}/` : ''}${notice.relativePath}`, message: notice.message }));
+  const warnings = discovery.skipped.map((notice) => ({ path: displayPath(notice.relativePath), message: notice.message }));
   return {
     ok: failures.length === 0 && tree.toolReports.every((report) => report.failures.length === 0),
     outDir,

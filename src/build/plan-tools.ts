@@ -40,6 +40,8 @@ export interface PlanContext {
   config: ProjectConfig;
   cache: BuildCache;
   concurrency: number;
+  /** How a script path (relative to the tools folder) is shown in failures: relative to the project. */
+  displayPath: (relativePath: string) => string;
 }
 
 interface LoadedScript {
@@ -55,10 +57,10 @@ async function loadScript(script: DiscoveredScript, context: PlanContext): Promi
   try {
     content = await readRegularFile(script.file);
   } catch (error) {
-    return { path: script.relativePath, message: `cannot be read (${readFailureReason(error)}); make it a readable file` };
+    return { path: context.displayPath(script.relativePath), message: `cannot be read (${readFailureReason(error)}); make it a readable file` };
   }
   const sidecar = await readToolSidecar(script.file, script.relativePath);
-  if (sidecar.problem) return { path: script.relativePath, message: `${sidecar.problem}; fix the sidecar, the tool was skipped` };
+  if (sidecar.problem) return { path: context.displayPath(script.relativePath), message: `${sidecar.problem}; fix the sidecar, the tool was skipped` };
   const contentHash = hashParts(content);
   const cached = context.cache.getHelp(contentHash);
   const result = cached
@@ -71,7 +73,7 @@ async function loadScript(script: DiscoveredScript, context: PlanContext): Promi
       timeoutMs: context.config.limits.helpTimeoutMs,
     });
   if (!result.ok) {
-    return { path: script.relativePath, message: `${result.reason}; the script was skipped (see the --help convention in the README)` };
+    return { path: context.displayPath(script.relativePath), message: `${result.reason}; the script was skipped (see the --help convention in the README)` };
   }
   if (!cached) context.cache.setHelp(contentHash, { stdout: result.help.stdout, stderr: result.help.stderr });
   return { script, contentHash, help: result.help, meta: mergeToolMeta(result.help.metadata, sidecar.meta), sidecarText: sidecar.raw ?? '' };
@@ -222,7 +224,7 @@ export async function planTools(scripts: readonly DiscoveredScript[], context: P
   const plans: ToolPlan[] = [];
   for (const [name, entries] of [...byName.entries()].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))) {
     if (entries.length > 1) {
-      const paths = entries.map((entry) => entry.script.relativePath);
+      const paths = entries.map((entry) => context.displayPath(entry.script.relativePath));
       failures.push({
         path: paths.join(', '),
         message: `these scripts all map to the tool name "${name}"; rename one of them (or set "name" in its .meta.json). None of them was built`,
