@@ -1,0 +1,152 @@
+// Shared by the bridge tests: a compiled CLI (built once across test files), temp copies of
+// fixture projects built into trees, hand-written trees, and a raw JSON-RPC line client that
+// speaks to a real `staticmcp serve` process over stdio.
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, mkdtempSync, promises as fs, readdirSync, rmdirSync, statSync, existsSync, cpSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CLI = path.join(REPO_ROOT, 'dist/cli/main.js');
+
+function newestMtimeMs(folder: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const full = path.join(folder, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtimeMs(full) : statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/** Compiles src/ to dist/ when dist is missing or older than a source file; one test file at a time. */
+export function ensureBuilt(): void {
+  const lock = path.join(os.tmpdir(), `staticmcp-bridge-build-${Buffer.from(REPO_ROOT).toString('base64url').slice(-24)}.lock`);
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`could not take the build lock ${lock}`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+  try {
+    const stale = !existsSync(CLI) || statSync(CLI).mtimeMs < newestMtimeMs(path.join(REPO_ROOT, 'src'));
+    if (stale) execFileSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'ignore' });
+  } finally {
+    rmdirSync(lock);
+  }
+}
+
+export function makeTempDir(prefix = 'staticmcp-bridge-'): string {
+  return mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Copies a fixture project to a temp folder and builds its tree there (dist/). */
+export function buildFixtureProject(fixture: string): string {
+  const project = path.join(makeTempDir(), path.basename(fixture));
+  cpSync(path.join(REPO_ROOT, fixture.startsWith('fixtures/') ? '' : 'test/fixtures', fixture), project, { recursive: true });
+  execFileSync(process.execPath, [CLI, 'build', project], { stdio: 'ignore' });
+  return project;
+}
+
+/** Writes `files` (tree-relative path → JSON value or raw text) under a new temp folder. */
+export async function writeTree(files: Record<string, unknown>): Promise<string> {
+  const root = makeTempDir('staticmcp-tree-');
+  for (const [relative, content] of Object.entries(files)) {
+    const file = path.join(root, relative);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+  }
+  return root;
+}
+
+export interface JsonRpcMessage {
+  jsonrpc: '2.0';
+  id?: string | number | null;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+/** A `staticmcp serve` process driven by raw lines; collects every frame it prints. */
+export class RawBridge {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly frames: unknown[] = [];
+  stderr = '';
+  private buffered = '';
+  private waiters: (() => void)[] = [];
+  readonly exited: Promise<number | null>;
+  private nextId = 1;
+
+  constructor(args: string[], options: { cwd?: string } = {}) {
+    this.child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd: options.cwd ?? REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (text: string) => {
+      this.buffered += text;
+      const lines = this.buffered.split('\n');
+      this.buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line.trim() === '') continue;
+        // A frame that is not JSON would fail the test that reads it.
+        this.frames.push(JSON.parse(line));
+      }
+      for (const waiter of this.waiters.splice(0)) waiter();
+    });
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (text: string) => {
+      this.stderr += text;
+    });
+    this.child.stdin.on('error', () => {});
+    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
+  }
+
+  sendLine(line: string): void {
+    this.child.stdin.write(`${line}\n`);
+  }
+
+  send(message: unknown): void {
+    this.sendLine(JSON.stringify(message));
+  }
+
+  /** Waits until `predicate` holds for the frames received so far. */
+  async waitFor<T>(find: (frames: unknown[]) => T | undefined, timeoutMs = 20_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = find(this.frames);
+      if (found !== undefined) return found;
+      if (Date.now() > deadline) throw new Error(`timed out; frames so far: ${JSON.stringify(this.frames).slice(0, 2000)}; stderr: ${this.stderr.slice(0, 2000)}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 100);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  responseTo(id: string | number | null): Promise<JsonRpcMessage> {
+    return this.waitFor((frames) => frames.find((frame) => (frame as JsonRpcMessage).id === id && (frame as JsonRpcMessage).method === undefined) as JsonRpcMessage | undefined);
+  }
+
+  async request(method: string, params?: Record<string, unknown>): Promise<JsonRpcMessage> {
+    const id = `r${this.nextId++}`;
+    this.send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+    return this.responseTo(id);
+  }
+
+  async initialize(protocolVersion = '2025-11-25'): Promise<JsonRpcMessage> {
+    const response = await this.request('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'test', version: '1' } });
+    this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    return response;
+  }
+
+  async close(): Promise<number | null> {
+    this.child.stdin.end();
+    return this.exited;
+  }
+}

@@ -1,0 +1,107 @@
+// The protocol core over real stdio with raw JSON-RPC lines: version negotiation, what each
+// version may see, batches, errors for bad input, and a clean exit when stdin closes.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildFixtureProject, ensureBuilt, RawBridge, type JsonRpcMessage } from './helpers.js';
+
+let example: string;
+
+beforeAll(() => {
+  ensureBuilt();
+  example = buildFixtureProject('fixtures/example');
+});
+
+describe('version negotiation', () => {
+  for (const version of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']) {
+    it(`echoes ${version} and shows only the fields it knows`, async () => {
+      const bridge = new RawBridge([example]);
+      const init = await bridge.initialize(version);
+      expect(init.result?.protocolVersion).toBe(version);
+      expect(init.result?.capabilities).toEqual({ logging: {}, tools: {}, resources: {} });
+      const serverInfo = init.result?.serverInfo as Record<string, unknown>;
+      expect(serverInfo.name).toBe('example');
+      expect('title' in serverInfo).toBe(version >= '2025-06-18');
+      expect('description' in serverInfo).toBe(version >= '2025-11-25');
+      const tools = (await bridge.request('tools/list')).result?.tools as Record<string, unknown>[];
+      const greet = tools.find((tool) => tool.name === 'greet')!;
+      expect('title' in greet).toBe(version >= '2025-06-18');
+      expect(greet.inputSchema).toMatchObject({ type: 'object', properties: { language: { enum: ['en', 'fr', 'de'] } } });
+      const resources = (await bridge.request('resources/list')).result?.resources as Record<string, unknown>[];
+      const logo = resources.find((resource) => resource.uri === 'resource://logo.png')!;
+      expect('size' in logo).toBe(version >= '2025-03-26');
+      expect(await bridge.close()).toBe(0);
+    });
+  }
+
+  it('answers an unknown version with the latest', async () => {
+    const bridge = new RawBridge([example]);
+    expect((await bridge.initialize('1999-01-01')).result?.protocolVersion).toBe('2025-11-25');
+    await bridge.close();
+  });
+
+  it('accepts batches under 2025-03-26 only', async () => {
+    const old = new RawBridge([example]);
+    await old.initialize('2025-03-26');
+    old.sendLine(JSON.stringify([
+      { jsonrpc: '2.0', id: 'a', method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'greet', arguments: { language: 'de' } } },
+    ]));
+    const batch = await old.waitFor((frames) => frames.find(Array.isArray) as JsonRpcMessage[] | undefined);
+    expect(batch.map((response) => response.id).sort()).toEqual(['a', 'b']);
+    expect(batch.find((response) => response.id === 'b')?.result).toEqual({ content: [{ type: 'text', text: 'Hallo!\n' }] });
+    await old.close();
+
+    const current = new RawBridge([example]);
+    await current.initialize('2025-06-18');
+    current.sendLine(JSON.stringify([{ jsonrpc: '2.0', id: 'a', method: 'ping' }]));
+    const refused = await current.responseTo(null);
+    expect(refused.error?.code).toBe(-32600);
+    expect(current.frames.some((frame) => (frame as JsonRpcMessage).id === 'a')).toBe(false);
+    await current.close();
+  });
+});
+
+describe('bad input', () => {
+  it('answers malformed and invalid messages, never notifications, and keeps serving', async () => {
+    const bridge = new RawBridge([example]);
+    bridge.sendLine('{"jsonrpc":"2.0","id":1,"method":');
+    expect((await bridge.responseTo(null)).error?.code).toBe(-32700);
+    bridge.send({ jsonrpc: '1.0', id: 7, method: 'ping' });
+    expect((await bridge.responseTo(7)).error?.code).toBe(-32600);
+    bridge.send({ jsonrpc: '2.0', id: 8, method: 42 });
+    expect((await bridge.responseTo(8)).error?.code).toBe(-32600);
+    bridge.send({ jsonrpc: '2.0', id: 9, method: 'no/such/method' });
+    expect((await bridge.responseTo(9)).error?.code).toBe(-32601);
+    bridge.send({ jsonrpc: '2.0', method: 'no/such/notification' });
+    bridge.send({ jsonrpc: '2.0', method: 'tools/list' });
+    // ping works before initialize, and after all of the above.
+    bridge.send({ jsonrpc: '2.0', id: 10, method: 'ping' });
+    expect((await bridge.responseTo(10)).result).toEqual({});
+    expect(bridge.frames).toHaveLength(5);
+    await bridge.initialize();
+    expect((await bridge.request('tools/call', { name: 'nope' })).error?.code).toBe(-32602);
+    expect((await bridge.request('tools/call', { name: 'greet', arguments: [1] })).error?.code).toBe(-32602);
+    expect((await bridge.request('logging/setLevel', { level: 'loud' })).error?.code).toBe(-32602);
+    expect(await bridge.close()).toBe(0);
+  });
+
+  it('refuses a frame over the size cap and reads the next line normally', async () => {
+    const bridge = new RawBridge([example]);
+    bridge.sendLine(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${'x'.repeat(9 * 1024 * 1024)}"}}`);
+    const refused = await bridge.responseTo(null);
+    expect(refused.error?.code).toBe(-32600);
+    expect(refused.error?.message).toMatch(/larger than/);
+    bridge.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    expect((await bridge.responseTo(2)).result).toEqual({});
+    expect(bridge.frames.some((frame) => (frame as JsonRpcMessage).id === 1)).toBe(false);
+    await bridge.close();
+  });
+
+  it('answers requests piped in before stdin closes, then exits 0 with nothing but frames on stdout', async () => {
+    const bridge = new RawBridge([example]);
+    bridge.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    bridge.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'math_multiply', arguments: { a: 6, b: 7 } } });
+    expect(await bridge.close()).toBe(0);
+    expect((bridge.frames.find((frame) => (frame as JsonRpcMessage).id === 2) as JsonRpcMessage).result).toEqual({ content: [{ type: 'text', text: '42\n' }] });
+  });
+});
