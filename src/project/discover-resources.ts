@@ -4,6 +4,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isTextContent, mimeTypeFor } from './mime-type.js';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
+import { summarizeMarkdown } from './markdown-summary.js';
 import { readFailureReason, readRegularFile } from '../read-regular-file.js';
 
 export interface ProjectResource {
@@ -109,12 +110,14 @@ export async function discoverResources(resourcesRoot: string): Promise<Resource
         continue;
       }
       const mimeType = (meta?.mimeType as string | undefined) ?? mimeTypeFor(name);
-      const content = isTextContent(mimeType, bytes) ? { text: bytes.toString('utf8') } : { blob: bytes.toString('base64') };
+      const text = isTextContent(mimeType, bytes) ? bytes.toString('utf8') : undefined;
+      const content = text !== undefined ? { text } : { blob: bytes.toString('base64') };
+      const summary = mimeType === 'text/markdown' && text !== undefined ? summarizeMarkdown(text) : {};
       resources.push({
         uri: (meta?.uri as string | undefined) ?? defaultResourceUri(relativePath),
         name: (meta?.name as string | undefined) ?? name,
-        title: meta?.title as string | undefined,
-        description: (meta?.description as string | undefined) ?? relativePath,
+        title: (meta?.title as string | undefined) ?? summary.title,
+        description: (meta?.description as string | undefined) ?? summary.description ?? relativePath,
         mimeType,
         relativePath,
         content,

@@ -1,0 +1,132 @@
+// Prompt templates from `prompts/`: a template file with `{{name}}` placeholders and a
+// `<file>.meta.json` sidecar (name, title, description, role, arguments as a JSON Schema).
+// A placeholder the arguments do not declare is an error for that prompt only.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { compileValidator, type Validator } from '../tree/json-validator.js';
+import type { PromptDefinition } from '../tree/manifest.js';
+import type { RegisterEntry } from './register-json.js';
+
+export interface ProjectPrompt {
+  definition: PromptDefinition;
+  /** What the tree stores for the bridge to render. */
+  file: { name: string; role: 'user' | 'assistant'; template: string; arguments: Record<string, unknown> };
+}
+
+export interface PromptDiscovery {
+  prompts: ProjectPrompt[];
+  problems: { relativePath: string; message: string }[];
+}
+
+const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}/g;
+const PROMPT_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const promptMetaSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', pattern: PROMPT_NAME.source },
+    title: { type: 'string' },
+    description: { type: 'string' },
+    role: { enum: ['user', 'assistant'] },
+    arguments: { type: 'object', properties: { type: { const: 'object' }, properties: { type: 'object' }, required: { type: 'array', items: { type: 'string' } } } },
+  },
+};
+let validatePromptMeta: Validator | undefined;
+
+export function placeholdersOf(template: string): string[] {
+  return [...new Set([...template.matchAll(PLACEHOLDER)].map((match) => match[1]))];
+}
+
+async function readMeta(file: string): Promise<{ meta: Record<string, unknown>; problem?: string }> {
+  const candidates = [`${file}.meta.json`, `${file.replace(/\.[^./]+$/, '')}.meta.json`];
+  for (const candidate of [...new Set(candidates)]) {
+    let text: string;
+    try {
+      text = await fs.readFile(candidate, 'utf8');
+    } catch {
+      continue;
+    }
+    const where = path.basename(candidate);
+    let meta: unknown;
+    try {
+      meta = JSON.parse(text.replace(/^\uFEFF/, ''));
+    } catch (error) {
+      return { meta: {}, problem: `${where} is not JSON: ${(error as Error).message}` };
+    }
+    validatePromptMeta ??= compileValidator(promptMetaSchema, 'meta');
+    const problems = validatePromptMeta(meta);
+    if (problems.length > 0) return { meta: {}, problem: `${where}: ${problems.join('; ')}` };
+    return { meta: meta as Record<string, unknown> };
+  }
+  return { meta: {} };
+}
+
+/** Builds one prompt from its template text and metadata; returns a problem instead when they disagree. */
+export function createPrompt(name: string, template: string, meta: Record<string, unknown>): ProjectPrompt | string {
+  if (!PROMPT_NAME.test(name)) return `prompt name "${name}" must match ^[a-zA-Z0-9_-]{1,64}$; set "name" in its .meta.json`;
+  const schema = (meta.arguments as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} };
+  const properties = (schema.properties as Record<string, { description?: string }> | undefined) ?? {};
+  const required = (schema.required as string[] | undefined) ?? [];
+  const unknown = placeholdersOf(template).filter((placeholder) => !(placeholder in properties));
+  if (unknown.length > 0) {
+    return `the template uses {{${unknown.join('}}, {{')}}} but its arguments do not declare ${unknown.length > 1 ? 'them' : 'it'}; add ${unknown.length > 1 ? 'them' : 'it'} to "arguments" in the .meta.json`;
+  }
+  const definition: PromptDefinition = {
+    name,
+    ...(typeof meta.title === 'string' ? { title: meta.title } : {}),
+    ...(typeof meta.description === 'string' ? { description: meta.description } : {}),
+    arguments: Object.entries(properties).map(([argument, property]) => ({
+      name: argument,
+      ...(typeof property?.description === 'string' ? { description: property.description } : {}),
+      required: required.includes(argument),
+    })),
+  };
+  return { definition, file: { name, role: (meta.role as 'user' | 'assistant') ?? 'user', template, arguments: schema } };
+}
+
+export async function discoverPrompts(promptsRoot: string, registered?: RegisterEntry[]): Promise<PromptDiscovery> {
+  const prompts: ProjectPrompt[] = [];
+  const problems: PromptDiscovery['problems'] = [];
+  let sources: { relativePath: string; meta?: Record<string, unknown> }[];
+  if (registered) {
+    sources = registered.map((entry) => ({ relativePath: entry.path!, meta: entry }));
+  } else {
+    let names: string[];
+    try {
+      names = (await fs.readdir(promptsRoot)).sort();
+    } catch {
+      return { prompts, problems };
+    }
+    sources = names.filter((name) => !name.startsWith('.') && !name.endsWith('.meta.json')).map((name) => ({ relativePath: name }));
+  }
+  const seen = new Set<string>();
+  for (const source of sources) {
+    const file = path.join(promptsRoot, source.relativePath);
+    let template: string;
+    try {
+      if (!(await fs.stat(file)).isFile()) continue;
+      template = await fs.readFile(file, 'utf8');
+    } catch (error) {
+      problems.push({ relativePath: source.relativePath, message: `cannot be read (${(error as NodeJS.ErrnoException).code})` });
+      continue;
+    }
+    const sidecar = await readMeta(file);
+    if (sidecar.problem) {
+      problems.push({ relativePath: source.relativePath, message: sidecar.problem });
+      continue;
+    }
+    const meta = { ...sidecar.meta, ...(source.meta ?? {}) };
+    const name = (meta.name as string | undefined) ?? path.basename(source.relativePath).replace(/\.[^.]+$/, '');
+    const prompt = createPrompt(name, template, meta);
+    if (typeof prompt === 'string') {
+      problems.push({ relativePath: source.relativePath, message: prompt });
+      continue;
+    }
+    if (seen.has(name)) {
+      problems.push({ relativePath: source.relativePath, message: `another prompt is already named "${name}"; set a different "name" in its .meta.json` });
+      continue;
+    }
+    seen.add(name);
+    prompts.push(prompt);
+  }
+  return { prompts, problems };
+}

@@ -1,0 +1,44 @@
+// Title and description of a Markdown resource (the one module that imports unified/remark):
+// front matter `title`/`description` first, else the first heading and the first paragraph.
+import { unified } from 'unified';
+import remarkParse from 'remark-parse';
+import remarkFrontmatter from 'remark-frontmatter';
+import { toString } from 'mdast-util-to-string';
+import { parse as parseYaml } from 'yaml';
+import type { Root, RootContent } from 'mdast';
+
+export interface MarkdownSummary {
+  title?: string;
+  description?: string;
+}
+
+const MAX_DESCRIPTION_LENGTH = 300;
+
+function readFrontMatter(node: RootContent | undefined): Record<string, unknown> {
+  if (!node || node.type !== 'yaml') return {};
+  try {
+    const data: unknown = parseYaml(node.value);
+    return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+  } catch {
+    // Broken front matter is the author's text, not ours to reject: fall back to the headings.
+    return {};
+  }
+}
+
+function shorten(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > MAX_DESCRIPTION_LENGTH ? `${oneLine.slice(0, MAX_DESCRIPTION_LENGTH - 1)}…` : oneLine;
+}
+
+export function summarizeMarkdown(markdown: string): MarkdownSummary {
+  const tree = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).parse(markdown) as Root;
+  const frontMatter = readFrontMatter(tree.children[0]);
+  const heading = tree.children.find((node) => node.type === 'heading');
+  const paragraph = tree.children.find((node) => node.type === 'paragraph');
+  const title = typeof frontMatter.title === 'string' ? frontMatter.title : heading ? toString(heading) : undefined;
+  const description = typeof frontMatter.description === 'string' ? frontMatter.description : paragraph ? toString(paragraph) : undefined;
+  return {
+    ...(title ? { title: shorten(title) } : {}),
+    ...(description ? { description: shorten(description) } : {}),
+  };
+}
