@@ -27,6 +27,14 @@ export interface BuildOptions {
   /** Ignore the cache: run every script again. */
   force?: boolean;
   onEvent?: (event: BuildEvent) => void;
+  /** Aborting ends the running scripts and stops the build before it writes anything. */
+  signal?: AbortSignal;
+}
+
+function stopIfInterrupted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) {
+    throw new StaticMcpError('INTERRUPTED', 'the build was interrupted; its running scripts were ended and the previous tree was left as it was', 'Run the build again when you are ready.');
+  }
 }
 
 async function isFolder(folder: string): Promise<boolean> {
@@ -76,10 +84,15 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
   const scripts = discovery.scripts.filter((script) => !path.resolve(script.file).startsWith(`${outDir}${path.sep}`));
   const toolsFolder = path.relative(projectRoot, toolsRoot).split(path.sep).join('/');
   const displayPath = (relativePath: string): string => `${toolsFolder ? `${toolsFolder}/` : ''}${relativePath}`;
-  const planned = await planTools(scripts, { projectRoot, toolsRoot, config, cache, concurrency, displayPath });
+  const { signal } = options;
+  const planned = await planTools(scripts, { projectRoot, toolsRoot, config, cache, concurrency, displayPath, signal });
+  stopIfInterrupted(signal);
   const outcomes = await runCalls(planned.plans, {
-    projectRoot, toolsRoot, maxOutputBytes: config.limits.maxOutputBytes, concurrency, cache, onEvent: options.onEvent,
+    projectRoot, toolsRoot, maxOutputBytes: config.limits.maxOutputBytes, concurrency, cache, onEvent: options.onEvent, signal,
   });
+  // Nothing is written after an interruption: not the tree, not the cache (it would forget every
+  // result this build did not reach).
+  stopIfInterrupted(signal);
   const resources = await discoverResources(resourcesRoot);
   const tree = assembleTree({
     serverName: path.basename(projectRoot),
@@ -91,6 +104,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     resources: resources.resources,
   });
 
+  stopIfInterrupted(signal);
   const unchanged = await treeIsCurrent(outDir, tree.files);
   if (!unchanged) await writeTreeAtomically(outDir, tree.files);
   await cache.save();

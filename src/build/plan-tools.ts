@@ -42,6 +42,8 @@ export interface PlanContext {
   concurrency: number;
   /** How a script path (relative to the tools folder) is shown in failures: relative to the project. */
   displayPath: (relativePath: string) => string;
+  /** Aborted when the build is interrupted: running scripts are ended. */
+  signal?: AbortSignal;
 }
 
 interface LoadedScript {
@@ -71,6 +73,7 @@ async function loadScript(script: DiscoveredScript, context: PlanContext): Promi
       cwd: context.projectRoot,
       env: createBaseEnvironment({ projectRoot: context.projectRoot, toolsRoot: context.toolsRoot, phase: 'help' }),
       timeoutMs: context.config.limits.helpTimeoutMs,
+      signal: context.signal,
     });
   if (!result.ok) {
     return { path: context.displayPath(script.relativePath), message: `${result.reason}; the script was skipped (see the --help convention in the README)` };
@@ -104,6 +107,7 @@ async function resolveValueList(
       timeoutMs: context.config.limits.helpTimeoutMs,
       maxOutputBytes: context.config.limits.maxOutputBytes,
       displayName: `the value list command for "${parameter}" (${spec.command})`,
+      signal: context.signal,
     });
     if (run.failed || run.exitCode !== 0) {
       warnings.push(`${run.message}; "${parameter}" takes its default only`);

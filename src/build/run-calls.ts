@@ -27,6 +27,8 @@ export interface RunContext {
   concurrency: number;
   cache: BuildCache;
   onEvent?: (event: BuildEvent) => void;
+  /** Aborted when the build is interrupted: running scripts are ended, the rest never start. */
+  signal?: AbortSignal;
 }
 
 function headOf(text: string, lines = 5): string {
@@ -47,6 +49,7 @@ async function runOne(plan: ToolPlan, args: Record<string, unknown>, validateOut
     timeoutMs: plan.timeoutMs,
     maxOutputBytes: context.maxOutputBytes,
     displayName: plan.script.relativePath,
+    signal: context.signal,
   });
   const stderrText = decodeOutput(run.stderr).text;
   const logLines = parseLogLines(stderrText);

@@ -77,7 +77,21 @@ function printSummary(report: BuildReport): void {
   process.stderr.write(`${lines.join('\n')}\n`);
 }
 
+/** Exit status of a build ended by SIGINT/SIGTERM, as shells report a death by that signal. */
+const INTERRUPTED_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+
 export async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
+  // Scripts run in their own process groups, so a Ctrl-C on the terminal does not reach them: end
+  // them ourselves. A second signal falls through to Node's default and exits at once.
+  const interruption = new AbortController();
+  let interruptedBy: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    interruptedBy = signal;
+    process.stderr.write(`\nstaticmcp: ${signal} received, ending the running scripts…\n`);
+    interruption.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     const report = await buildProject({
       projectRoot: options.project,
@@ -86,12 +100,14 @@ export async function runBuildCommand(options: BuildCommandOptions): Promise<num
       concurrency: options.concurrency,
       force: options.force,
       onEvent: options.json ? undefined : createProgress(),
+      signal: interruption.signal,
     });
     if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else printSummary(report);
     return report.ok ? 0 : 1;
   } catch (error) {
     printError(error);
+    if (interruptedBy) return INTERRUPTED_EXIT[interruptedBy];
     return (error as { code?: string }).code?.startsWith('OUT_') || (error as { code?: string }).code === 'PROJECT_NOT_FOUND'
       || (error as { code?: string }).code === 'TOOLS_NOT_FOUND' ? 2 : 1;
   }

@@ -226,6 +226,7 @@ export interface ReadHelpOptions {
   cwd: string;
   env: Record<string, string>;
   timeoutMs: number;
+  signal?: AbortSignal;
 }
 
 export async function readHelp(options: ReadHelpOptions): Promise<HelpResult> {
@@ -238,6 +239,7 @@ export async function readHelp(options: ReadHelpOptions): Promise<HelpResult> {
     maxOutputBytes: 1024 * 1024,
     displayName: `${options.displayName} --help`,
     killGraceMs: 200,
+    signal: options.signal,
   });
   if (run.failed || run.exitCode !== 0) {
     const stderrPreview = run.stderr.toString('utf8').trim().split('\n').slice(0, 3).join(' | ');

@@ -7,9 +7,11 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const CLI = path.join(REPO_ROOT, 'dist', 'cli', 'main.js');
+/** The CLI compiled for this test run by test/global-setup.ts. */
+export const CLI = inject('cli');
 export const FIXTURE_SCRIPTS = path.join(REPO_ROOT, 'test', 'fixtures', 'scripts');
 
 export interface ProjectSpec {

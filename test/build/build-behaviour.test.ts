@@ -1,0 +1,277 @@
+// What a build promises beyond surviving bad input: what a script sees (environment, stdin), an
+// atomic and reproducible tree, stale files removed, incremental rebuilds, the --json report and
+// a bare --tools folder. Every test runs the real CLI on a throwaway project.
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  CLI, buildJson, copyFixtureScript, exists, isAlive, makeProject, readJson, readTree, removeTemporaryFolders, runCli,
+  temporaryFolder, toolReport, waitForFile,
+} from './helpers.js';
+
+afterAll(removeTemporaryFolders);
+
+function textOf(callFile: unknown): string {
+  return (callFile as { content: { text: string }[] }).content[0].text;
+}
+
+describe('what a script receives', () => {
+  it('gets declared identifier-safe options as environment variables, never reserved names, and all arguments on stdin', async () => {
+    const project = await makeProject({
+      tools: { 'print-env': 'print-env' },
+      config: { tools: { 'print-env': { values: { name: ['Ada Lovelace'] } } } },
+      // An inputSchema from the sidecar adds a parameter the script never declared in --help.
+      files: {
+        'tools/print-env.meta.json': JSON.stringify({
+          inputSchema: {
+            type: 'object',
+            properties: {
+              name: { type: 'string' },
+              PATH: { type: 'string', default: '/nowhere' },
+              LD_PRELOAD: { type: 'string', default: '/tmp/evil.so' },
+              'dashed-name': { type: 'string', default: 'dash' },
+              flag: { type: 'boolean', default: false },
+              undeclared: { type: 'string', enum: ['sneaky'] },
+            },
+            required: ['name'],
+          },
+        }),
+      },
+    });
+    const { code, report } = await buildJson(project);
+    expect(code).toBe(0);
+    expect(toolReport(report, 'print-env').precomputed).toBe(2);
+    const file = await readJson(path.join(project, 'dist/tools/print-env/ada_lovelace/_nowhere/_tmp_evil_so/dash/true/sneaky.json'));
+    const [envText, stdinText] = textOf(file).split('--- stdin\n');
+    const env = Object.fromEntries(envText.trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+    expect(env.name).toBe('Ada Lovelace');
+    expect(env.flag).toBe('true');
+    expect(env.PATH).not.toBe('/nowhere');
+    expect(env).not.toHaveProperty('LD_PRELOAD');
+    expect(env).not.toHaveProperty('dashed-name');
+    expect(env).not.toHaveProperty('undeclared');
+    expect(env).toMatchObject({ LANG: 'C.UTF-8', TZ: 'UTC', STATICMCP_PHASE: 'build', STATICMCP_TOOL: 'print-env', STATICMCP_PROJECT_ROOT: project });
+    // Nothing else of the caller's environment leaks in.
+    expect(Object.keys(env).sort()).toEqual(expect.arrayContaining(['LANG', 'PATH', 'TZ']));
+    expect(Object.keys(env).filter((name) => !['HOME', 'TMPDIR', 'PWD', 'SHLVL', '_', 'OLDPWD'].includes(name)).sort()).toEqual([
+      'LANG', 'MCPD_CONFIG_COMMANDS_ROOT_DIRECTORY', 'PATH', 'STATICMCP_PHASE', 'STATICMCP_PROJECT_ROOT', 'STATICMCP_TOOL', 'TZ', 'flag', 'name',
+    ]);
+    expect(JSON.parse(stdinText)).toEqual({
+      name: 'Ada Lovelace', PATH: '/nowhere', LD_PRELOAD: '/tmp/evil.so', 'dashed-name': 'dash', flag: true, undeclared: 'sneaky',
+    });
+  });
+
+  it('runs scripts in the project root', async () => {
+    const project = await makeProject({ tools: { 'count-runs': 'count-runs' } });
+    expect((await buildJson(project)).code).toBe(0);
+    expect((await fs.readFile(path.join(project, 'runs.log'), 'utf8')).split('\n').filter(Boolean).sort()).toEqual([
+      'count-runs 1', 'count-runs 2', 'count-runs 3',
+    ]);
+  });
+
+  it('fails the argument set whose run times out, and keeps the others', async () => {
+    const project = await makeProject({ tools: { 'ignores-sigterm': 'ignores-sigterm', ok: 'ok' }, config: { tools: { 'ignores-sigterm': { timeoutSecs: 0.3 } } } });
+    const { code, report } = await buildJson(project);
+    expect(code).toBe(1);
+    expect(toolReport(report, 'ignores-sigterm').failures.map((failure) => failure.message)).toEqual(['ignores-sigterm timed out after 300 ms and was killed']);
+    expect(toolReport(report, 'ok').precomputed).toBe(1);
+  });
+});
+
+describe('the tree on disk', () => {
+  it('is byte-identical for identical input, built twice into different folders', async () => {
+    const project = await makeProject({
+      tools: { divide: 'divide', 'echo-value': 'echo-value', 'count-runs': 'count-runs' },
+      config: { name: 'same', tools: { 'echo-value': { values: { value: ['Ørsted', 'x'.repeat(201), ''] } } } },
+      files: { 'resources/a.md': '# A\n', 'resources/b.bin': Buffer.from([0, 1, 2, 255]) },
+    });
+    const first = path.join(await temporaryFolder(), 'one');
+    const second = path.join(await temporaryFolder(), 'two');
+    expect((await buildJson(project, '--out', first, '--force')).code).toBe(0);
+    expect((await buildJson(project, '--out', second, '--force', '--concurrency', '1')).code).toBe(0);
+    const one = await readTree(first);
+    const two = await readTree(second);
+    expect([...two.keys()]).toEqual([...one.keys()]);
+    for (const [file, bytes] of one) expect(two.get(file)!.equals(bytes), file).toBe(true);
+    expect(one.has(`tools/echo-value/${'x'.repeat(183)}_38298ec4fa395c3b.json`)).toBe(true);
+    expect(one.has('tools/echo-value/_30406ea523c53def.json')).toBe(true);
+    expect(one.has('tools/echo-value/_rsted.json')).toBe(true);
+  });
+
+  it('removes files that no longer belong to the tree on rebuild', async () => {
+    const project = await makeProject({ tools: { ok: 'ok', 'count-runs': 'count-runs' }, files: { 'resources/old.md': 'old\n' } });
+    const out = path.join(project, 'dist');
+    expect((await buildJson(project)).code).toBe(0);
+    expect(await exists(path.join(out, 'tools/count-runs/3.json'))).toBe(true);
+    await fs.rm(path.join(project, 'tools', 'count-runs'));
+    await fs.rm(path.join(project, 'resources', 'old.md'));
+    expect((await buildJson(project)).code).toBe(0);
+    expect([...(await readTree(out)).keys()]).toEqual(['.nojekyll', '_headers', 'index.html', 'mcp.json', 'tools/ok.json']);
+  });
+
+  it('leaves the previous tree intact when the build is killed mid-run', async () => {
+    const project = await makeProject({ tools: { ok: 'ok' } });
+    const out = path.join(project, 'dist');
+    expect((await buildJson(project)).code).toBe(0);
+    const before = await readTree(out);
+    await copyFixtureScript('slow', path.join(project, 'tools', 'slow'));
+    const child = spawn(process.execPath, [CLI, 'build', project], { stdio: 'ignore' });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    await waitForFile(path.join(project, 'started.pid'));
+    child.kill('SIGKILL');
+    await exited;
+    // A SIGKILLed build cannot clean up after itself: end the script it left behind.
+    const scriptPid = Number(await fs.readFile(path.join(project, 'started.pid'), 'utf8'));
+    try {
+      process.kill(-scriptPid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+    const after = await readTree(out);
+    expect([...after.keys()]).toEqual([...before.keys()]);
+    for (const [file, bytes] of before) expect(after.get(file)!.equals(bytes), file).toBe(true);
+    // The next build cleans up the half-written folder the killed one left beside the tree.
+    await fs.rm(path.join(project, 'tools', 'slow'));
+    expect((await buildJson(project)).code).toBe(0);
+    expect((await fs.readdir(project)).filter((name) => name.startsWith('dist'))).toEqual(['dist']);
+  });
+
+  it('ends the running scripts when the build is interrupted (SIGINT or SIGTERM), keeping the previous tree', async () => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const project = await makeProject({ tools: { ok: 'ok' } });
+      const out = path.join(project, 'dist');
+      expect((await buildJson(project)).code).toBe(0);
+      const before = await readTree(out);
+      await copyFixtureScript('slow', path.join(project, 'tools', 'slow'));
+      const child = spawn(process.execPath, [CLI, 'build', project], { stdio: 'ignore' });
+      const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (code, sig) => resolve([code, sig])));
+      await waitForFile(path.join(project, 'started.pid'));
+      child.kill(signal);
+      const [code] = await exited;
+      const scriptPid = Number(await fs.readFile(path.join(project, 'started.pid'), 'utf8'));
+      const scriptSurvived = isAlive(scriptPid);
+      if (scriptSurvived) process.kill(-scriptPid, 'SIGKILL');
+      expect(scriptSurvived, `the script was still running after the build exited on ${signal}`).toBe(false);
+      expect(code).toBe(signal === 'SIGINT' ? 130 : 143);
+      expect((await readTree(out)).get('tools/ok.json')!.equals(before.get('tools/ok.json')!)).toBe(true);
+      expect(await exists(path.join(out, 'tools', 'slow.json'))).toBe(false);
+    }
+  });
+
+  it('puts back a previous tree that a build killed between its two renames left beside the output', async () => {
+    const project = await makeProject({ tools: { ok: 'ok' } });
+    const out = path.join(project, 'dist');
+    expect((await buildJson(project)).code).toBe(0);
+    // The state a kill between "dist → dist.old" and "tmp → dist" leaves (pid 2^22+1 is never alive).
+    await fs.rename(out, `${out}.staticmcp-old-4194305`);
+    await fs.mkdir(`${out}.staticmcp-tmp-4194305`);
+    await fs.writeFile(`${out}.staticmcp-tmp-4194305/half.json`, '{');
+    const { code, report } = await buildJson(project);
+    expect(code).toBe(0);
+    expect(report.unchanged).toBe(true);
+    expect((await fs.readdir(project)).filter((name) => name.startsWith('dist')).sort()).toEqual(['dist']);
+    expect(await readJson(path.join(out, 'tools', 'ok.json'))).toMatchObject({ content: [{ text: 'ok\n' }] });
+  });
+});
+
+describe('incremental builds', () => {
+  async function runsLogged(project: string): Promise<string[]> {
+    try {
+      return (await fs.readFile(path.join(project, 'runs.log'), 'utf8')).split('\n').filter(Boolean).sort();
+    } catch {
+      return [];
+    }
+  }
+
+  it('runs no script for an unchanged project, every script with --force, and only a changed tool after an edit', async () => {
+    const project = await makeProject({ tools: { first: 'count-runs', second: 'count-runs' } });
+    const everything = ['first 1', 'first 2', 'first 3', 'second 1', 'second 2', 'second 3'];
+    const initial = await buildJson(project);
+    expect(initial.code).toBe(0);
+    expect(await runsLogged(project)).toEqual(everything);
+
+    await fs.rm(path.join(project, 'runs.log'));
+    const again = await buildJson(project);
+    expect(again.code).toBe(0);
+    expect(await runsLogged(project)).toEqual([]);
+    expect(again.report.unchanged).toBe(true);
+    expect(again.report.tools.map((tool) => tool.cached)).toEqual([3, 3]);
+
+    const forced = await buildJson(project, '--force');
+    expect(forced.code).toBe(0);
+    expect(await runsLogged(project)).toEqual(everything);
+    expect(forced.report.tools.map((tool) => tool.cached)).toEqual([0, 0]);
+
+    await fs.rm(path.join(project, 'runs.log'));
+    await fs.appendFile(path.join(project, 'tools', 'second'), '# edited\n');
+    const edited = await buildJson(project);
+    expect(edited.code).toBe(0);
+    expect(await runsLogged(project)).toEqual(['second 1', 'second 2', 'second 3']);
+    expect(edited.report.tools.map((tool) => [tool.name, tool.cached])).toEqual([['first', 3], ['second', 0]]);
+  });
+
+  it('reruns a tool when the configuration that reaches it changes', async () => {
+    const project = await makeProject({
+      tools: { echo: 'echo-value', counted: 'count-runs' },
+      config: { tools: { echo: { values: { value: ['a'] } } } },
+    });
+    expect((await buildJson(project)).code).toBe(0);
+    await fs.writeFile(path.join(project, 'staticmcp.json'), JSON.stringify({ tools: { echo: { values: { value: ['a', 'b'] } } } }));
+    await fs.rm(path.join(project, 'runs.log'));
+    const { report } = await buildJson(project);
+    expect(await runsLogged(project)).toEqual([]);
+    expect(toolReport(report, 'echo').precomputed).toBe(2);
+    expect(await readJson(path.join(project, 'dist/tools/echo/b.json'))).toMatchObject({ content: [{ text: 'b\n' }] });
+  });
+});
+
+describe('the report and the command line', () => {
+  it('prints a machine-readable report with --json, and nothing else on stdout', async () => {
+    const project = await makeProject({
+      tools: { divide: 'divide', 'killed-by-signal': 'killed-by-signal', 'help-not-json': 'help-not-json', counter: 'count-runs' },
+      files: { 'resources/a.md': '# A\n', 'tools/counter.meta.json': JSON.stringify({ state: true }) },
+    });
+    const { code, report, stderr } = await buildJson(project);
+    expect(code).toBe(1);
+    expect(stderr).toBe('');
+    expect(report).toEqual({
+      ok: false,
+      outDir: path.join(project, 'dist'),
+      unchanged: false,
+      tools: [
+        expect.objectContaining({ name: 'counter', script: 'counter', precomputed: 0, live: true, liveReason: expect.stringContaining('stateful'), failures: [] }),
+        expect.objectContaining({ name: 'divide', script: 'divide', precomputed: 3, errorResults: 1, cached: 0, live: true, failures: [], warnings: [], logLines: [] }),
+        expect.objectContaining({
+          name: 'killed-by-signal',
+          precomputed: 0,
+          failures: [{ arguments: {}, message: 'killed-by-signal was killed by SIGKILL', stderrHead: 'about to die' }],
+        }),
+      ],
+      failures: [{ path: 'tools/help-not-json', message: expect.stringContaining('is not JSON') }],
+      warnings: [],
+      resources: 2,
+      files: 8,
+      contentHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      durationMs: expect.any(Number),
+    });
+    const manifest = await readJson<{ staticmcp: { contentHash: string } }>(path.join(project, 'dist', 'mcp.json'));
+    expect(manifest.staticmcp.contentHash).toBe(report.contentHash);
+  });
+
+  it('builds a bare folder of scripts with --tools', async () => {
+    const folder = await temporaryFolder();
+    await copyFixtureScript('ok', path.join(folder, 'scripts', 'ok'));
+    await copyFixtureScript('divide', path.join(folder, 'scripts', 'math', 'divide'));
+    await fs.writeFile(path.join(folder, 'scripts', 'README.md'), 'not a script\n');
+    const { code, stderr } = await runCli(['build', '--tools', './scripts'], { cwd: folder });
+    expect(code).toBe(0);
+    expect(stderr).toContain('✓ math_divide (math/divide): 3 precomputed');
+    const manifest = await readJson<{ capabilities: { tools: { name: string }[] }; staticmcp: { tools: Record<string, { script: string }> } }>(
+      path.join(folder, 'dist', 'mcp.json'),
+    );
+    expect(manifest.capabilities.tools.map((tool) => tool.name)).toEqual(['math_divide', 'ok']);
+    expect(manifest.staticmcp.tools.math_divide.script).toBe('scripts/math/divide');
+    expect(await readJson(path.join(folder, 'dist', 'tools', 'ok.json'))).toMatchObject({ content: [{ text: 'ok\n' }] });
+  });
+});
