@@ -2,14 +2,14 @@
 // per-request view (negotiated version, cancellation, notifications back to the client).
 import type { LogLevel } from '../script/log-lines.js';
 import type { CachedTreeReader } from './cached-tree-reader.js';
-import type { LiveProject } from './live-project.js';
+import type { LiveRunner } from './live-project.js';
 import type { LoadedTree } from './loaded-tree.js';
 import type { ProtocolVersion } from './protocol-versions.js';
 
 export interface BridgeContext {
   tree: LoadedTree;
   reader: CachedTreeReader;
-  project?: LiveProject;
+  project?: LiveRunner;
   /** A line for the operator on stderr (never stdout). */
   logProblem(text: string): void;
 }

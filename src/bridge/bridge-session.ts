@@ -8,11 +8,16 @@ import {
 } from './json-rpc.js';
 import { acceptsBatches, LATEST_VERSION, negotiateVersion, shapeServerInfo, type ProtocolVersion } from './protocol-versions.js';
 import { LOG_LEVELS, RequestCancelled, type BridgeContext, type RequestContext } from './bridge-context.js';
-import { callTool, listTools } from './tool-calls.js';
-import { listResources, listResourceTemplates, readResource } from './resource-reads.js';
 import type { LogLevel } from '../script/log-lines.js';
 
 type JsonObject = Record<string, unknown>;
+type Handlers = typeof import('./request-handlers.js');
+
+let handlersLoading: Promise<Handlers> | undefined;
+function loadHandlers(): Promise<Handlers> {
+  handlersLoading ??= import('./request-handlers.js');
+  return handlersLoading;
+}
 type Outgoing = Record<string, unknown>;
 
 interface InFlight {
@@ -135,15 +140,15 @@ export class BridgeSession {
       case 'ping':
         return {};
       case 'tools/list':
-        return listTools(this.bridge, params, this.requestContext(params, signal));
+        return (await loadHandlers()).listTools(this.bridge, params, this.requestContext(params, signal));
       case 'tools/call':
-        return callTool(this.bridge, params, this.requestContext(params, signal));
+        return (await loadHandlers()).callTool(this.bridge, params, this.requestContext(params, signal));
       case 'resources/list':
-        return listResources(this.bridge, params, this.requestContext(params, signal));
+        return (await loadHandlers()).listResources(this.bridge, params, this.requestContext(params, signal));
       case 'resources/templates/list':
-        return listResourceTemplates(this.bridge, params, this.requestContext(params, signal));
+        return (await loadHandlers()).listResourceTemplates(this.bridge, params, this.requestContext(params, signal));
       case 'resources/read':
-        return readResource(this.bridge, params, this.requestContext(params, signal));
+        return (await loadHandlers()).readResource(this.bridge, params, this.requestContext(params, signal));
       case 'logging/setLevel': {
         const level = params?.level;
         if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level)) {
@@ -163,6 +168,8 @@ export class BridgeSession {
     }
     const version = negotiateVersion(params?.protocolVersion);
     this.version = version;
+    // Compile the handlers once this answer is out, before the client's next request arrives.
+    setImmediate(() => void loadHandlers());
     const { tree } = this.bridge;
     const capabilities: JsonObject = { logging: {} };
     if (tree.tools.length > 0) capabilities.tools = {};

@@ -8,9 +8,8 @@ import { addOptionVariables, createBaseEnvironment } from '../script/script-envi
 import type { LogLine } from '../script/log-lines.js';
 import { checkTreePath } from './tree-source.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
+import { LIVE_MAX_OUTPUT_BYTES } from './live-limits.js';
 
-export const LIVE_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
-export const DEFAULT_LIVE_TIMEOUT_MS = 30_000;
 
 export interface LiveRunRequest {
   /** Script path relative to the project root, `/`-separated (from the manifest). */
@@ -27,7 +26,12 @@ export interface LiveRunRequest {
 
 export type LiveRunOutcome = { run: ScriptRun } | { problem: string };
 
-export class LiveProject {
+export interface LiveRunner {
+  readonly root: string;
+  run(request: LiveRunRequest): Promise<LiveRunOutcome>;
+}
+
+export class LiveProject implements LiveRunner {
   private readonly gate: ConcurrencyGate;
   private readonly realRoot: Promise<string>;
 

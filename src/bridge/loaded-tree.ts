@@ -1,6 +1,5 @@
 // The manifest of a tree, read once at start and indexed: tools by name, resources by their exact
 // URI string (never normalised by a URL parser), our extension when the tree is ours.
-import { createHash } from 'node:crypto';
 import { EXTENSION_KEY, MANIFEST_FILE, type ManifestExtension, type ToolExtension } from '../tree/manifest.js';
 import type { TreeSource } from './tree-source.js';
 
@@ -95,6 +94,12 @@ export async function loadTree(source: TreeSource): Promise<LoadedTree> {
     resourcesByUri,
     templates,
     extension,
-    manifestHash: contentHash ?? `sha256:${createHash('sha256').update(outcome.text).digest('hex')}`,
+    manifestHash: contentHash ?? (await hashText(outcome.text)),
   };
+}
+
+/** Only for trees without our content hash: node:crypto is not loaded otherwise. */
+async function hashText(text: string): Promise<string> {
+  const { createHash } = await import('node:crypto');
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
 }

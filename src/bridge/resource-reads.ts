@@ -7,7 +7,7 @@ import { decodeOutput } from '../script/tool-result.js';
 import { INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError } from './json-rpc.js';
 import { paginate } from './pagination.js';
 import { shapeResource, shapeTemplate } from './protocol-versions.js';
-import { DEFAULT_LIVE_TIMEOUT_MS } from './live-project.js';
+import { DEFAULT_LIVE_TIMEOUT_MS } from './live-limits.js';
 import { checkTreePath } from './tree-source.js';
 import { RequestCancelled, type BridgeContext, type RequestContext } from './bridge-context.js';
 

@@ -2,7 +2,7 @@
 // resolves with the exit code once stdin closes (or a signal arrives) and live children are gone.
 import { availableParallelism } from 'node:os';
 import { CachedTreeReader } from './cached-tree-reader.js';
-import { LiveProject } from './live-project.js';
+import type { LiveProject, LiveRunner } from './live-project.js';
 import { loadTree } from './loaded-tree.js';
 import { BridgeSession } from './bridge-session.js';
 import { startStdioTransport } from './stdio-transport.js';
@@ -21,15 +21,25 @@ export interface BridgeOptions {
   liveConcurrency?: number;
 }
 
+/** The spawning module (and node:child_process) loads on the first live run, not at start-up. */
+function lazyLiveProject(root: string, concurrency: number): LiveRunner {
+  let loaded: Promise<LiveProject> | undefined;
+  return {
+    root,
+    run: async (request) => {
+      loaded ??= import('./live-project.js').then((module) => new module.LiveProject(root, concurrency));
+      return (await loaded).run(request);
+    },
+  };
+}
+
 function logProblem(text: string): void {
   process.stderr.write(`staticmcp serve: ${text}\n`);
 }
 
 export async function startBridge(options: BridgeOptions): Promise<number> {
   const tree = await loadTree(options.source);
-  const project = options.projectRoot
-    ? new LiveProject(options.projectRoot, options.liveConcurrency ?? Math.max(2, availableParallelism()))
-    : undefined;
+  const project = options.projectRoot ? lazyLiveProject(options.projectRoot, options.liveConcurrency ?? Math.max(2, availableParallelism())) : undefined;
   const bridge = { tree, reader: new CachedTreeReader(options.source), project, logProblem };
   let session: BridgeSession | undefined;
   let finish!: (code: number) => void;

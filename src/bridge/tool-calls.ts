@@ -7,7 +7,7 @@ import { lenientCallFilePaths } from '../tree/lenient-call-keys.js';
 import { readCallFile } from '../tree/lenient-files.js';
 import type { Validator } from '../tree/json-validator.js';
 import { toToolResult } from '../script/tool-result.js';
-import { DEFAULT_LIVE_TIMEOUT_MS } from './live-project.js';
+import { DEFAULT_LIVE_TIMEOUT_MS } from './live-limits.js';
 import { INVALID_PARAMS, RpcError } from './json-rpc.js';
 import { paginate } from './pagination.js';
 import { shapeCallResult, shapeTool } from './protocol-versions.js';

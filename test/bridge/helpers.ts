@@ -6,9 +6,12 @@ import { mkdirSync, mkdtempSync, promises as fs, readdirSync, rmdirSync, statSyn
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const CLI = path.join(REPO_ROOT, 'dist/cli/main.js');
+const DIST_CLI = path.join(REPO_ROOT, 'dist/cli/main.js');
+/** The compiled CLI: the one the shared global setup provides, else dist/ (see ensureBuilt). */
+export let CLI = DIST_CLI;
 
 function newestMtimeMs(folder: string): number {
   let newest = 0;
@@ -21,6 +24,11 @@ function newestMtimeMs(folder: string): number {
 
 /** Compiles src/ to dist/ when dist is missing or older than a source file; one test file at a time. */
 export function ensureBuilt(): void {
+  const provided = (inject as (key: string) => unknown)('cli');
+  if (typeof provided === 'string' && existsSync(provided)) {
+    CLI = provided;
+    return;
+  }
   const lock = path.join(os.tmpdir(), `staticmcp-bridge-build-${Buffer.from(REPO_ROOT).toString('base64url').slice(-24)}.lock`);
   const deadline = Date.now() + 120_000;
   for (;;) {
@@ -33,7 +41,7 @@ export function ensureBuilt(): void {
     }
   }
   try {
-    const stale = !existsSync(CLI) || statSync(CLI).mtimeMs < newestMtimeMs(path.join(REPO_ROOT, 'src'));
+    const stale = !existsSync(DIST_CLI) || statSync(DIST_CLI).mtimeMs < newestMtimeMs(path.join(REPO_ROOT, 'src'));
     if (stale) execFileSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'ignore' });
   } finally {
     rmdirSync(lock);

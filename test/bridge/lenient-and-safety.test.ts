@@ -145,7 +145,8 @@ describe('resources of our own trees', () => {
     expect(planets[0].text).toContain('Mercury');
     const state = (await ours.request('resources/read', { uri: 'mcpd://counter/state' })).result?.contents as { text: string }[];
     expect(JSON.parse(state[0].text)).toHaveProperty('count');
-    expect((await ours.request('resources/templates/list')).result?.resourceTemplates).toEqual([]);
+    const manifest = JSON.parse(await fs.readFile(path.join(project, 'dist/mcp.json'), 'utf8'));
+    expect((await ours.request('resources/templates/list')).result?.resourceTemplates).toEqual(manifest.capabilities.resourceTemplates ?? []);
     expect((await ours.request('resources/read', { uri: 'resource://nope.md' })).error?.code).toBe(-32002);
     await ours.close();
 

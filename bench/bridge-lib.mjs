@@ -1,0 +1,104 @@
+// Shared by the bridge benchmarks: a raw JSON-RPC line client over a child's stdio, a tree
+// generator (ours, with N precomputed call files, written to a temp dir), and small statistics.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const cliPath = path.join(repoRoot, 'dist/cli/main.js');
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+export function tempDir(prefix) {
+  return mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A process speaking newline-delimited JSON-RPC; `request` resolves with the response to its id. */
+export class LineClient {
+  constructor(command, args) {
+    this.startedAt = performance.now();
+    this.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.pending = new Map();
+    this.nextId = 1;
+    let buffered = '';
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (text) => {
+      buffered += text;
+      let newline;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        if (!line.trim()) continue;
+        const message = JSON.parse(line);
+        const resolve = this.pending.get(message.id);
+        if (resolve) {
+          this.pending.delete(message.id);
+          resolve(message);
+        }
+      }
+    });
+    this.exited = new Promise((resolve) => this.child.on('exit', resolve));
+  }
+
+  request(method, params) {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) })}\n`);
+    });
+  }
+
+  async initialize() {
+    const response = await this.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+    this.child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    return response;
+  }
+
+  /** Resident set size of the child in MB (Linux /proc). */
+  rssMb() {
+    const status = readFileSync(`/proc/${this.child.pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024;
+  }
+
+  async close() {
+    this.child.stdin.end();
+    await this.exited;
+  }
+}
+
+/**
+ * Writes a tree in our profile with one tool `lookup(n: integer)` and `count` precomputed call
+ * files (n = 0 … count-1), each answering "value <n>"; returns its folder.
+ */
+export function writeLookupTree(count) {
+  const root = tempDir('staticmcp-bench-tree-');
+  const folder = path.join(root, 'tools', 'lookup');
+  mkdirSync(folder, { recursive: true });
+  for (let n = 0; n < count; n += 1) {
+    writeFileSync(path.join(folder, `${n}.json`), `${JSON.stringify({ content: [{ type: 'text', text: `value ${n}` }], _meta: { 'staticmcp/arguments': { n } } }, null, 2)}\n`);
+  }
+  const manifest = {
+    protocolVersion: '2025-11-25',
+    serverInfo: { name: 'lookup', version: '1.0.0' },
+    capabilities: {
+      tools: [{ name: 'lookup', description: 'Look a number up', inputSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] } }],
+      resources: [],
+      resourceTemplates: [],
+      prompts: [],
+    },
+    staticmcp: {
+      profileVersion: 1,
+      generator: 'bench',
+      contentHash: `sha256:bench-${count}`,
+      tools: { lookup: { parameterOrder: ['n'], enumerated: ['n'], live: false, timeoutMs: 30000, script: 'tools/lookup', precomputed: count } },
+    },
+  };
+  writeFileSync(path.join(root, 'mcp.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  return root;
+}
