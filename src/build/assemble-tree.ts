@@ -12,6 +12,10 @@ import {
 } from '../tree/manifest.js';
 import type { ProjectConfig } from '../project/config.js';
 import type { ProjectResource } from '../project/discover-resources.js';
+import type { ProjectPrompt } from '../project/discover-prompts.js';
+import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
+import { COMPLETIONS_FILE, type CompletionTable } from './collect-completions.js';
+import type { TemplateInstance } from './expand-resource-templates.js';
 import type { BuildProblem, ToolReport } from './build-report.js';
 import type { CallOutcome } from './run-calls.js';
 import type { ToolPlan } from './plan-tools.js';
@@ -25,7 +29,14 @@ export interface AssembleInput {
   plans: ToolPlan[];
   outcomes: CallOutcome[];
   resources: ProjectResource[];
+  prompts: ProjectPrompt[];
+  templates: ProjectResourceTemplate[];
+  templateInstances: TemplateInstance[];
+  completions: CompletionTable;
 }
+
+/** Above this many items of one kind, clients page slowly and people lose track (000_* guardrail). */
+export const MANY_ITEMS_WARNING = 500;
 
 export interface AssembledTree {
   files: Map<string, string>;
@@ -33,6 +44,7 @@ export interface AssembledTree {
   contentHash: string;
   toolReports: ToolReport[];
   failures: BuildProblem[];
+  warnings: BuildProblem[];
 }
 
 export function stateResourceUri(scriptPath: string): string {
@@ -114,6 +126,20 @@ export function assembleTree(input: AssembleInput): AssembledTree {
     files.set(filePath, treeJsonFile({ uri: resource.uri, mimeType: resource.mimeType, ...resource.content }));
   }
 
+  for (const instance of input.templateInstances) {
+    const filePath = resourceFilePath(instance.uri);
+    const owner = resourceOwners.get(filePath);
+    if (owner !== undefined) {
+      failures.push({ path: instance.uri, message: `this template instance and ${owner} both map to ${filePath}; change the template or the value list` });
+      continue;
+    }
+    resourceOwners.set(filePath, instance.uri);
+    files.set(filePath, treeJsonFile(instance));
+  }
+  for (const prompt of input.prompts) files.set(`prompts/${prompt.definition.name}.json`, treeJsonFile(prompt.file));
+  const hasCompletions = Object.values(input.completions).some((references) => Object.keys(references).length > 0);
+  if (hasCompletions) files.set(COMPLETIONS_FILE, treeJsonFile(input.completions));
+
   const stateResources: Record<string, string> = {};
   for (const plan of input.plans.filter((candidate) => candidate.state)) {
     const uri = stateResourceUri(plan.script.relativePath);
@@ -148,8 +174,8 @@ export function assembleTree(input: AssembleInput): AssembledTree {
     capabilities: {
       tools: input.plans.map((plan) => plan.definition),
       resources: resourceDefinitions,
-      resourceTemplates: [],
-      prompts: [],
+      resourceTemplates: input.templates.map((template) => template.definition),
+      prompts: input.prompts.map((prompt) => prompt.definition),
     },
   };
   for (const [filePath, content] of deployFiles(manifestWithoutHash)) files.set(filePath, content);
@@ -164,9 +190,20 @@ export function assembleTree(input: AssembleInput): AssembledTree {
       contentHash,
       tools,
       ...(Object.keys(stateResources).length > 0 ? { stateResources } : {}),
+      ...(input.templates.some((template) => template.provider)
+        ? { templateProviders: Object.fromEntries(input.templates.filter((template) => template.provider).map((template) => [template.definition.uriTemplate, template.provider!])) }
+        : {}),
+      ...(hasCompletions ? { completions: COMPLETIONS_FILE } : {}),
       ...(generatedAt ? { generatedAt } : {}),
     },
   };
   files.set(MANIFEST_FILE, treeJsonFile(manifest));
-  return { files, manifest, contentHash, toolReports: [...reports.values()], failures };
+  const warnings: BuildProblem[] = [];
+  const kinds = { tools: manifest.capabilities.tools, resources: resourceDefinitions, 'resource templates': input.templates, prompts: input.prompts };
+  for (const [kind, items] of Object.entries(kinds)) {
+    if (items.length > MANY_ITEMS_WARNING) {
+      warnings.push({ path: MANIFEST_FILE, message: `${items.length} ${kind} (over ${MANY_ITEMS_WARNING}): clients page through them slowly; consider registering fewer in server.d/register.json` });
+    }
+  }
+  return { files, manifest, contentHash, toolReports: [...reports.values()], failures, warnings };
 }

@@ -1,10 +1,15 @@
 // `staticmcp build`: project → tree. Orchestrates discovery, planning, runs, assembly and the
 // atomic write; returns a report (a failing script is a value in it, never an exception).
-import { promises as fs } from 'node:fs';
+import { accessSync, constants as fsConstants, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readConfig } from '../project/config.js';
-import { discoverScripts } from '../project/discover-scripts.js';
+import { discoverScripts, type DiscoveredScript, type Discovery } from '../project/discover-scripts.js';
+import { readRegistration, REGISTER_FILE, type RegisterEntry } from '../project/register-json.js';
+import { discoverPrompts } from '../project/discover-prompts.js';
+import { discoverResourceTemplates } from '../project/discover-resource-templates.js';
+import { expandResourceTemplates } from './expand-resource-templates.js';
+import { collectCompletions } from './collect-completions.js';
 import { discoverResources } from '../project/discover-resources.js';
 import { checkOutputFolder } from '../tree/check-output-folder.js';
 import { recoverInterruptedWrite, writeTreeAtomically } from '../tree/write-tree.js';
@@ -58,6 +63,22 @@ async function treeIsCurrent(outDir: string, files: ReadonlyMap<string, string>)
   }
 }
 
+/** register.json's tool entries as scripts; an entry whose file is not an executable is reported. */
+function registeredScripts(entries: RegisterEntry[], toolsRoot: string): Discovery {
+  const scripts: DiscoveredScript[] = [];
+  const skipped: Discovery['skipped'] = [];
+  for (const entry of entries) {
+    const file = path.join(toolsRoot, entry.path!);
+    try {
+      accessSync(file, fsConstants.X_OK);
+      scripts.push({ file, relativePath: entry.path!.split(path.sep).join('/'), registeredMeta: entry });
+    } catch {
+      skipped.push({ relativePath: entry.path!, message: `is registered in ${REGISTER_FILE} as tool "${entry.name}" but is not an executable file` });
+    }
+  }
+  return { scripts, skipped };
+}
+
 export async function buildProject(options: BuildOptions): Promise<BuildReport> {
   const startedAt = performance.now();
   const projectRoot = path.resolve(options.projectRoot);
@@ -80,7 +101,10 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
 
   const concurrency = options.concurrency ?? os.availableParallelism();
   const cache = await BuildCache.open(projectRoot, options.force === true);
-  const discovery = (await isFolder(toolsRoot)) ? await discoverScripts(toolsRoot) : { scripts: [], skipped: [] };
+  const registration = (await readRegistration(projectRoot)) ?? {};
+  const discovery = registration.tools
+    ? registeredScripts(registration.tools, toolsRoot)
+    : (await isFolder(toolsRoot)) ? await discoverScripts(toolsRoot) : { scripts: [], skipped: [] };
   const scripts = discovery.scripts.filter((script) => !path.resolve(script.file).startsWith(`${outDir}${path.sep}`));
   const toolsFolder = path.relative(projectRoot, toolsRoot).split(path.sep).join('/');
   const displayPath = (relativePath: string): string => `${toolsFolder ? `${toolsFolder}/` : ''}${relativePath}`;
@@ -93,7 +117,16 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
   // Nothing is written after an interruption: not the tree, not the cache (it would forget every
   // result this build did not reach).
   stopIfInterrupted(signal);
-  const resources = await discoverResources(resourcesRoot);
+  const resources = await discoverResources(resourcesRoot, registration.resources);
+  const prompts = await discoverPrompts(path.join(projectRoot, 'prompts'), registration.prompts);
+  const templates = registration.resourceTemplates?.length === 0
+    ? { templates: [], warnings: [] }
+    : await discoverResourceTemplates(resourcesRoot, new Set(resources.resources.map((resource) => resource.name)), registration.resourceTemplates);
+  const expansion = await expandResourceTemplates(templates.templates, {
+    projectRoot, toolsRoot, config, cache, concurrency, displayPath, signal, maxOutputBytes: config.limits.maxOutputBytes,
+  });
+  stopIfInterrupted(signal);
+  const completions = collectCompletions(planned.plans, prompts.prompts, templates.templates, expansion.valuesByTemplate, registration.completions ?? []);
   const tree = assembleTree({
     serverName: path.basename(projectRoot),
     generator: generatorName(),
@@ -102,6 +135,10 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     plans: planned.plans,
     outcomes,
     resources: resources.resources,
+    prompts: prompts.prompts,
+    templates: templates.templates,
+    templateInstances: expansion.instances,
+    completions,
   });
 
   stopIfInterrupted(signal);
@@ -112,9 +149,16 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
   const failures = [
     ...planned.failures,
     ...resources.problems.map((problem) => ({ path: `resources/${problem.relativePath}`, message: problem.message })),
+    ...prompts.problems.map((problem) => ({ path: `prompts/${problem.relativePath}`, message: problem.message })),
+    ...expansion.failures,
     ...tree.failures,
   ];
-  const warnings = discovery.skipped.map((notice) => ({ path: displayPath(notice.relativePath), message: notice.message }));
+  const warnings = [
+    ...discovery.skipped.map((notice) => ({ path: displayPath(notice.relativePath), message: notice.message })),
+    ...templates.warnings.map((warning) => ({ path: warning.relativePath, message: warning.message })),
+    ...expansion.warnings,
+    ...tree.warnings,
+  ];
   return {
     ok: failures.length === 0 && tree.toolReports.every((report) => report.failures.length === 0),
     outDir,

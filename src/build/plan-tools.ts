@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { DiscoveredScript } from '../project/discover-scripts.js';
 import type { ProjectConfig, ValueListSpec } from '../project/config.js';
 import { deriveToolName } from '../project/tool-names.js';
+import { resolveIcons, type Icon } from '../project/resolve-icons.js';
 import { mergeToolMeta, readToolSidecar, type ToolMeta } from '../project/tool-meta.js';
 import { parseHelpOutput, readHelp, type HelpInfo } from '../script/read-help.js';
 import { optionsToInputSchema } from '../script/options-to-schema.js';
@@ -79,7 +80,13 @@ async function loadScript(script: DiscoveredScript, context: PlanContext): Promi
     return { path: context.displayPath(script.relativePath), message: `${result.reason}; the script was skipped (see the --help convention in the README)` };
   }
   if (!cached) context.cache.setHelp(contentHash, { stdout: result.help.stdout, stderr: result.help.stderr });
-  return { script, contentHash, help: result.help, meta: mergeToolMeta(result.help.metadata, sidecar.meta), sidecarText: sidecar.raw ?? '' };
+  const meta = mergeToolMeta(result.help.metadata, { ...sidecar.meta, ...(script.registeredMeta as ToolMeta | undefined) });
+  if (meta.icons) {
+    const icons = await resolveIcons(meta.icons as Icon[], path.dirname(script.file), context.projectRoot);
+    if ('problem' in icons) return { path: context.displayPath(script.relativePath), message: `${icons.problem}; the tool was skipped` };
+    meta.icons = icons.icons;
+  }
+  return { script, contentHash, help: result.help, meta, sidecarText: `${sidecar.raw ?? ''}${JSON.stringify(script.registeredMeta ?? null)}` };
 }
 
 function coerceListedValue(text: string, schema: ParameterSchema): unknown {
@@ -88,7 +95,7 @@ function coerceListedValue(text: string, schema: ParameterSchema): unknown {
   return text;
 }
 
-async function resolveValueList(
+export async function resolveValueList(
   parameter: string,
   spec: ValueListSpec,
   schema: ParameterSchema,

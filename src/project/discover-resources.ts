@@ -5,6 +5,7 @@ import path from 'node:path';
 import { isTextContent, mimeTypeFor } from './mime-type.js';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
 import { summarizeMarkdown } from './markdown-summary.js';
+import type { RegisterEntry } from './register-json.js';
 import { readFailureReason, readRegularFile } from '../read-regular-file.js';
 
 export interface ProjectResource {
@@ -63,9 +64,45 @@ async function readSidecar(file: string, relativePath: string): Promise<{ meta?:
   return { meta: meta as Record<string, unknown> };
 }
 
-export async function discoverResources(resourcesRoot: string): Promise<ResourceDiscovery> {
+/** One resource file with its metadata; `meta` fields win over what the content suggests. */
+async function loadResource(file: string, relativePath: string, meta: Record<string, unknown> | undefined): Promise<ProjectResource | { problem: string }> {
+  let bytes: Buffer;
+  try {
+    bytes = await readRegularFile(file);
+  } catch (error) {
+    return { problem: `cannot be read (${readFailureReason(error)}); skipped` };
+  }
+  const mimeType = (meta?.mimeType as string | undefined) ?? mimeTypeFor(file);
+  const text = isTextContent(mimeType, bytes) ? bytes.toString('utf8') : undefined;
+  const content = text !== undefined ? { text } : { blob: bytes.toString('base64') };
+  const summary = mimeType === 'text/markdown' && text !== undefined ? summarizeMarkdown(text) : {};
+  return {
+    uri: (meta?.uri as string | undefined) ?? defaultResourceUri(relativePath),
+    name: (meta?.name as string | undefined) ?? path.basename(file),
+    title: (meta?.title as string | undefined) ?? summary.title,
+    description: (meta?.description as string | undefined) ?? summary.description ?? relativePath,
+    mimeType,
+    relativePath,
+    content,
+    size: bytes.length,
+  };
+}
+
+/**
+ * Every file under `resourcesRoot`, or, when server.d/register.json lists resources, exactly
+ * those entries (each naming its file by `path` inside resources/).
+ */
+export async function discoverResources(resourcesRoot: string, registered?: RegisterEntry[]): Promise<ResourceDiscovery> {
   const resources: ProjectResource[] = [];
   const problems: ResourceDiscovery['problems'] = [];
+  if (registered) {
+    for (const entry of registered) {
+      const loaded = await loadResource(path.join(resourcesRoot, entry.path!), entry.path!, entry);
+      if ('problem' in loaded) problems.push({ relativePath: entry.path!, message: `(registered in server.d/register.json) ${loaded.problem}` });
+      else resources.push(loaded);
+    }
+    return { resources, problems };
+  }
 
   async function walk(folder: string, relativeFolder: string, depth: number): Promise<void> {
     let names: string[];
@@ -102,27 +139,9 @@ export async function discoverResources(resourcesRoot: string): Promise<Resource
         continue;
       }
       if (meta?.uriTemplate !== undefined) continue;
-      let bytes: Buffer;
-      try {
-        bytes = await readRegularFile(file);
-      } catch (error) {
-        problems.push({ relativePath, message: `cannot be read (${readFailureReason(error)}); skipped` });
-        continue;
-      }
-      const mimeType = (meta?.mimeType as string | undefined) ?? mimeTypeFor(name);
-      const text = isTextContent(mimeType, bytes) ? bytes.toString('utf8') : undefined;
-      const content = text !== undefined ? { text } : { blob: bytes.toString('base64') };
-      const summary = mimeType === 'text/markdown' && text !== undefined ? summarizeMarkdown(text) : {};
-      resources.push({
-        uri: (meta?.uri as string | undefined) ?? defaultResourceUri(relativePath),
-        name: (meta?.name as string | undefined) ?? name,
-        title: (meta?.title as string | undefined) ?? summary.title,
-        description: (meta?.description as string | undefined) ?? summary.description ?? relativePath,
-        mimeType,
-        relativePath,
-        content,
-        size: bytes.length,
-      });
+      const loaded = await loadResource(file, relativePath, meta);
+      if ('problem' in loaded) problems.push({ relativePath, message: loaded.problem });
+      else resources.push(loaded);
     }
   }
 

@@ -9,6 +9,8 @@ export interface DiscoveredScript {
   file: string;
   /** Path inside the tools folder with `/` separators; what tool names and messages use. */
   relativePath: string;
+  /** Metadata from a server.d/register.json entry, which wins over the sidecar and --help. */
+  registeredMeta?: Record<string, unknown>;
 }
 
 export interface DiscoveryNotice {

@@ -109,7 +109,8 @@ function typeMatches(valueType: ValueType, value: unknown): boolean {
 }
 
 function describeType(valueType: ValueType): string {
-  return typeof valueType === 'object' ? `one of ${JSON.stringify(valueType.enum)}` : `a ${valueType}`;
+  if (typeof valueType === 'object') return `one of ${JSON.stringify(valueType.enum)}`;
+  return `${/^[aeiou]/.test(valueType) ? 'an' : 'a'} ${valueType}`;
 }
 
 /** Checks the rules the schema cannot say: defaults, sizes, enums. Returns problems found. */

@@ -75,6 +75,10 @@ export interface ManifestExtension {
   tools: Record<string, ToolExtension>;
   /** State resources (`mcpd://<script>/state`) → script path, read live with `--state`. */
   stateResources?: Record<string, string>;
+  /** uriTemplate → provider script (relative to the project root) that reads an instance live. */
+  templateProviders?: Record<string, string>;
+  /** Tree-relative path of the completion table (`completions.json`), when there is one. */
+  completions?: string;
   generatedAt?: string;
 }
 

@@ -251,7 +251,7 @@ describe('the report and the command line', () => {
       failures: [{ path: 'tools/help-not-json', message: expect.stringContaining('is not JSON') }],
       warnings: [],
       resources: 2,
-      files: 8,
+      files: 9, // mcp.json, index.html, _headers, .nojekyll, completions.json, a.md, 3 divide answers
       contentHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       durationMs: expect.any(Number),
     });

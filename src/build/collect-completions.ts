@@ -1,0 +1,54 @@
+// What `completion/complete` can offer, from what the build knows: enum values and value lists of
+// tool parameters and prompt arguments, precomputed template variables, and register.json
+// completions. Written to the tree as `completions.json`; values are strings, as MCP sends them.
+import type { ProjectPrompt } from '../project/discover-prompts.js';
+import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
+import type { RegisterEntry } from '../project/register-json.js';
+import { renderArgumentValue } from '../tree/call-key.js';
+import type { ToolPlan } from './plan-tools.js';
+
+export const COMPLETIONS_FILE = 'completions.json';
+
+export type CompletionTable = Record<'ref/prompt' | 'ref/resource' | 'ref/tool', Record<string, Record<string, string[]>>>;
+
+function addValues(table: CompletionTable, kind: keyof CompletionTable, reference: string, argument: string, values: readonly unknown[]): void {
+  if (values.length === 0) return;
+  const byArgument = (table[kind][reference] ??= {});
+  const merged = new Set(byArgument[argument] ?? []);
+  for (const value of values) merged.add(typeof value === 'string' ? value : renderArgumentValue(value));
+  byArgument[argument] = [...merged];
+}
+
+export function collectCompletions(
+  plans: readonly ToolPlan[],
+  prompts: readonly ProjectPrompt[],
+  templates: readonly ProjectResourceTemplate[],
+  templateValues: Record<string, Record<string, string[]>>,
+  registered: readonly RegisterEntry[],
+): CompletionTable {
+  const table: CompletionTable = { 'ref/prompt': {}, 'ref/resource': {}, 'ref/tool': {} };
+  for (const plan of plans) {
+    for (const [parameter, schema] of Object.entries(plan.definition.inputSchema.properties ?? {})) {
+      if (Array.isArray(schema.enum)) addValues(table, 'ref/tool', plan.name, parameter, schema.enum);
+      if (plan.enumeration.precomputable && plan.enumeration.enumerated.includes(parameter)) {
+        addValues(table, 'ref/tool', plan.name, parameter, plan.enumeration.argumentSets.map((args) => args[parameter]));
+      }
+    }
+  }
+  for (const prompt of prompts) {
+    const properties = (prompt.file.arguments.properties ?? {}) as Record<string, { enum?: unknown[] }>;
+    for (const [argument, schema] of Object.entries(properties)) {
+      if (Array.isArray(schema?.enum)) addValues(table, 'ref/prompt', prompt.definition.name, argument, schema.enum);
+    }
+  }
+  for (const template of templates) {
+    for (const [variable, values] of Object.entries(templateValues[template.definition.name] ?? {})) {
+      addValues(table, 'ref/resource', template.definition.uriTemplate, variable, values);
+    }
+  }
+  for (const entry of registered) {
+    const ref = entry.ref as { type: keyof CompletionTable; name?: string; uri?: string };
+    addValues(table, ref.type, (ref.name ?? ref.uri)!, entry.argument as string, entry.values as string[]);
+  }
+  return table;
+}
