@@ -4,6 +4,7 @@ import path from 'node:path';
 import { buildProject } from '../build/build-project.js';
 import type { BuildEvent, BuildReport, ToolReport } from '../build/build-report.js';
 import { printError } from './print-error.js';
+import { StaticMcpError } from '../staticmcp-error.js';
 
 export interface BuildCommandOptions {
   project: string;
@@ -107,6 +108,10 @@ export async function runBuildCommand(options: BuildCommandOptions): Promise<num
     return report.ok ? 0 : 1;
   } catch (error) {
     printError(error);
+    if (options.json && error instanceof StaticMcpError) {
+      // Machine readers get the same stop reason the human sees, instead of an empty stdout.
+      process.stdout.write(`${JSON.stringify({ ok: false, error: { code: error.code, message: error.message, hint: error.hint } }, null, 2)}\n`);
+    }
     if (interruptedBy) return INTERRUPTED_EXIT[interruptedBy];
     return (error as { code?: string }).code?.startsWith('OUT_') || (error as { code?: string }).code === 'PROJECT_NOT_FOUND'
       || (error as { code?: string }).code === 'TOOLS_NOT_FOUND' ? 2 : 1;

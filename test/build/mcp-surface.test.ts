@@ -1,0 +1,178 @@
+// The whole MCP surface a project can declare, as the build writes it: sidecars, icons, output
+// schemas, register.json, prompts, resource templates (with precomputed instances), completions,
+// Markdown titles — and the bad input each must survive without breaking anything else.
+import { afterAll, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { buildJson, makeProject, readJson, exists, removeTemporaryFolders } from './helpers.js';
+
+afterAll(removeTemporaryFolders);
+
+const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
+
+interface ManifestJson {
+  capabilities: {
+    tools: Record<string, unknown>[];
+    resources: Record<string, unknown>[];
+    resourceTemplates: Record<string, unknown>[];
+    prompts: Record<string, unknown>[];
+  };
+}
+
+describe('tool sidecars, icons and output schemas', () => {
+  it('lets a sidecar rename and describe a tool, turns a local icon into a data URI and keeps annotations verbatim', async () => {
+    const project = await makeProject({
+      tools: { hello: 'ok' },
+      files: {
+        'tools/hello.meta.json': JSON.stringify({
+          name: 'say-ok', title: 'Say ok', description: 'From the sidecar',
+          annotations: { readOnlyHint: true, openWorldHint: false }, icons: [{ src: 'icon.png' }, { src: 'https://cdn.example/x.svg' }],
+        }),
+        'tools/icon.png': PNG_1X1,
+      },
+    });
+    const { code, report } = await buildJson(project);
+    expect(code).toBe(0);
+    expect(report.tools.map((tool) => tool.name)).toEqual(['say-ok']);
+    const manifest = await readJson<ManifestJson>(path.join(project, 'dist/mcp.json'));
+    expect(manifest.capabilities.tools[0]).toMatchObject({
+      name: 'say-ok', title: 'Say ok', description: 'From the sidecar', annotations: { readOnlyHint: true, openWorldHint: false },
+      icons: [{ src: `data:image/png;base64,${PNG_1X1.toString('base64')}`, mimeType: 'image/png' }, { src: 'https://cdn.example/x.svg' }],
+    });
+    expect(await readJson(path.join(project, 'dist/tools/say-ok.json'))).toMatchObject({ content: [{ type: 'text', text: 'ok\n' }] });
+  });
+
+  it('reports a sidecar that is not JSON, or has a field of the wrong type, and builds the other tools', async () => {
+    const project = await makeProject({
+      tools: { broken: 'ok', typed: 'ok', fine: 'ok' },
+      files: { 'tools/broken.meta.json': '{ "title": ', 'tools/typed.meta.json': JSON.stringify({ timeoutSecs: 'soon' }) },
+    });
+    const { code, report } = await buildJson(project);
+    expect(code).toBe(1);
+    expect(report.tools.map((tool) => tool.name)).toEqual(['fine']);
+    expect(report.failures).toEqual([
+      { path: 'tools/broken', message: expect.stringMatching(/broken\.meta\.json is not JSON/) },
+      { path: 'tools/typed', message: expect.stringMatching(/typed\.meta\.json\.timeoutSecs must be number/) },
+    ]);
+  });
+
+  it('reports a missing icon file for that tool only', async () => {
+    const project = await makeProject({
+      tools: { pictured: 'ok', plain: 'ok' },
+      files: { 'tools/pictured.meta.json': JSON.stringify({ icons: [{ src: 'missing.svg' }] }) },
+    });
+    const { code, report } = await buildJson(project);
+    expect(code).toBe(1);
+    expect(report.tools.map((tool) => tool.name)).toEqual(['plain']);
+    expect(report.failures[0]).toEqual({ path: 'tools/pictured', message: expect.stringContaining('icon file "missing.svg" cannot be read (ENOENT)') });
+  });
+
+  it('turns JSON output into structuredContent when an outputSchema is declared, and a mismatch into an isError answer naming the field', async () => {
+    const project = await makeProject({
+      tools: { echo: 'echo-value' },
+      config: { tools: { echo: { values: { value: ['{"count": 3}', '{"count": "three"}'] } } } },
+      files: { 'tools/echo.meta.json': JSON.stringify({ outputSchema: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] } }) },
+    });
+    const { code } = await buildJson(project);
+    expect(code).toBe(0);
+    const good = await readJson(path.join(project, 'dist/tools/echo/__count___3_.json'));
+    expect(good).toMatchObject({ structuredContent: { count: 3 }, content: [{ type: 'text', text: '{"count": 3}\n' }] });
+    expect(good.isError).toBeUndefined();
+    const bad = await readJson(path.join(project, 'dist/tools/echo/__count____three__.json'));
+    expect(bad).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('output.count must be integer') }] });
+  });
+});
+
+describe('server.d/register.json', () => {
+  const registered = (content: string | Buffer) => makeProject({
+    tools: { 'a/first': 'ok', second: 'ok' },
+    files: { 'server.d/register.json': content, 'resources/doc.md': '# Doc\n\nHello.\n' },
+  });
+
+  it('replaces discovery for the kinds it lists, and [] disables a kind', async () => {
+    const project = await registered(JSON.stringify({
+      version: 1,
+      tools: [{ name: 'only-first', path: 'a/first', description: 'Registered' }],
+      resources: [],
+    }));
+    const { code, report } = await buildJson(project);
+    expect(code).toBe(0);
+    expect(report.tools.map((tool) => tool.name)).toEqual(['only-first']);
+    const manifest = await readJson<ManifestJson>(path.join(project, 'dist/mcp.json'));
+    expect(manifest.capabilities.tools[0]).toMatchObject({ name: 'only-first', description: 'Registered' });
+    expect(manifest.capabilities.resources).toEqual([]);
+  });
+
+  it.each([
+    ['a byte-order mark', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"version": 1}')]), /byte-order mark/],
+    ['a comment', '{ "version": 1, // tools come later\n }', /not standard JSON/],
+    ['an unknown key', '{ "version": 1, "tool": [] }', /unknown top-level key "tool"/],
+    ['version 2', '{ "version": 2 }', /"version" must be 1, found 2/],
+    ['a kind that is not an array', '{ "version": 1, "tools": {} }', /"tools" must be an array or null/],
+    ['a duplicate name', '{ "version": 1, "tools": [{"name": "x", "path": "second"}, {"name": "x", "path": "a/first"}] }', /tools\[1\]: duplicate name "x"/],
+    ['a path escaping the project', '{ "version": 1, "tools": [{"name": "x", "path": "../../etc/passwd"}] }', /tools\[0\]\.path "\.\.\/\.\.\/etc\/passwd" leaves tools/],
+    ['an invalid tool name', '{ "version": 1, "tools": [{"name": "a.b", "path": "second"}] }', /tools\[0\]: entry\.name must match pattern/],
+  ])('fails the build loudly on %s, writing nothing', async (_case, content, reason) => {
+    const project = await registered(content);
+    const { code, stderr, report } = await buildJson(project);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/REGISTER_INVALID/);
+    expect(stderr).toMatch(reason);
+    expect(report).toEqual({ ok: false, error: { code: 'REGISTER_INVALID', message: expect.stringMatching(reason), hint: expect.any(String) } });
+    expect(await exists(path.join(project, 'dist'))).toBe(false);
+  });
+});
+
+describe('prompts', () => {
+  it('lists prompts with their arguments, stores the template, and reports a template with an unknown placeholder', async () => {
+    const project = await makeProject({
+      files: {
+        'prompts/review.md': 'Review {{code}} for a {{level}} reader.',
+        'prompts/review.md.meta.json': JSON.stringify({
+          description: 'Review code',
+          arguments: { type: 'object', properties: { code: { type: 'string', description: 'The code' }, level: { type: 'string', enum: ['new', 'expert'] } }, required: ['code'] },
+        }),
+        'prompts/typo.txt': 'Hello {{nmae}}',
+        'prompts/typo.txt.meta.json': JSON.stringify({ arguments: { type: 'object', properties: { name: { type: 'string' } } } }),
+      },
+    });
+    const { code, report } = await buildJson(project);
+    expect(code).toBe(1);
+    expect(report.failures).toEqual([{ path: 'prompts/typo.txt', message: expect.stringContaining('uses {{nmae}} but its arguments do not declare it') }]);
+    const manifest = await readJson<ManifestJson>(path.join(project, 'dist/mcp.json'));
+    expect(manifest.capabilities.prompts).toEqual([{
+      name: 'review',
+      description: 'Review code',
+      arguments: [{ name: 'code', description: 'The code', required: true }, { name: 'level', required: false }],
+    }]);
+    expect(await readJson(path.join(project, 'dist/prompts/review.json'))).toMatchObject({ template: 'Review {{code}} for a {{level}} reader.', role: 'user' });
+    expect(await readJson(path.join(project, 'dist/completions.json'))).toMatchObject({ 'ref/prompt': { review: { level: ['new', 'expert'] } } });
+  });
+});
+
+describe('resource templates and Markdown resources', () => {
+  it('precomputes template instances from a provider, and skips a template without a variable or with both uri and uriTemplate', async () => {
+    const project = await makeProject({
+      tools: { 'p/echo': 'echo-value' },
+      files: {
+        'resources/echoes.meta.json': JSON.stringify({ name: 'echoes', uriTemplate: 'echo://{value}', provider: 'tools/p/echo', values: { value: ['one', 'two words'] } }),
+        'resources/static.meta.json': JSON.stringify({ name: 'static', uriTemplate: 'echo://fixed' }),
+        'resources/both.meta.json': JSON.stringify({ name: 'both', uri: 'echo://x', uriTemplate: 'echo://{x}' }),
+        'resources/notes.md': '---\ntitle: Release notes\n---\n\n# Ignored heading\n\nWhat changed.\n',
+        'resources/guide.md': '# The *guide*\n\nRead me **first**.\n',
+      },
+    });
+    const { code, report } = await buildJson(project);
+    expect(code).toBe(0);
+    expect(report.warnings).toEqual(expect.arrayContaining([
+      { path: 'resources/static.meta.json', message: expect.stringContaining('has no {variable}') },
+      { path: 'resources/both.meta.json', message: expect.stringContaining('sets both "uri" and "uriTemplate"') },
+    ]));
+    const manifest = await readJson<ManifestJson>(path.join(project, 'dist/mcp.json'));
+    expect(manifest.capabilities.resourceTemplates).toEqual([{ name: 'echoes', uriTemplate: 'echo://{value}' }]);
+    expect(await readJson(path.join(project, 'dist/resources/two_20words.json'))).toEqual({ uri: 'echo://two%20words', mimeType: 'text/plain', text: 'two words\n' });
+    expect(manifest.capabilities.resources).toEqual(expect.arrayContaining([
+      expect.objectContaining({ uri: 'resource://guide.md', title: 'The guide', description: 'Read me first.', mimeType: 'text/markdown' }),
+      expect.objectContaining({ uri: 'resource://notes.md', title: 'Release notes', description: 'What changed.' }),
+    ]));
+  });
+});
