@@ -141,6 +141,15 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     completions,
   });
 
+  const manifestBytes = Buffer.byteLength(tree.files.get(MANIFEST_FILE)!);
+  if (manifestBytes > config.limits.maxManifestBytes) {
+    await cache.save();
+    throw new StaticMcpError(
+      'MANIFEST_TOO_LARGE',
+      `${MANIFEST_FILE} would be ${manifestBytes} bytes, over limits.maxManifestBytes (${config.limits.maxManifestBytes}); clients load it whole at start`,
+      'Register fewer tools, resources or prompts (server.d/register.json), shorten descriptions and icons, or raise limits.maxManifestBytes in staticmcp.json.',
+    );
+  }
   stopIfInterrupted(signal);
   const unchanged = await treeIsCurrent(outDir, tree.files);
   if (!unchanged) await writeTreeAtomically(outDir, tree.files);

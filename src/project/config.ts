@@ -21,6 +21,7 @@ export interface Limits {
   helpTimeoutMs: number;
   maxOutputBytes: number;
   maxIntegerRange: number;
+  maxManifestBytes: number;
 }
 
 export interface ProjectConfig {
@@ -42,6 +43,7 @@ export const DEFAULT_LIMITS: Limits = {
   helpTimeoutMs: 10_000,
   maxOutputBytes: 10 * 1024 * 1024,
   maxIntegerRange: 1_000,
+  maxManifestBytes: 10 * 1024 * 1024,
 };
 
 const valueListSchema = {
@@ -71,6 +73,7 @@ const configSchema = {
         helpTimeoutMs: { type: 'integer', minimum: 1 },
         maxOutputBytes: { type: 'integer', minimum: 1 },
         maxIntegerRange: { type: 'integer', minimum: 0 },
+        maxManifestBytes: { type: 'integer', minimum: 1024 },
       },
     },
     tools: {

@@ -40,6 +40,13 @@ export function renderIndexHtml(manifest: Manifest): string {
     resourceCount: String(capabilities.resources.length),
     tools: definitionList(capabilities.tools.map((tool) => ({ term: tool.name, text: tool.title ? `${tool.title}: ${tool.description ?? ''}` : tool.description }))),
     resources: definitionList(capabilities.resources.map((resource) => ({ term: resource.uri, text: resource.description }))),
+    templateCount: String(capabilities.resourceTemplates?.length ?? 0),
+    templates: definitionList((capabilities.resourceTemplates ?? []).map((template) => ({ term: template.uriTemplate, text: template.description ?? template.title }))),
+    promptCount: String(capabilities.prompts?.length ?? 0),
+    prompts: definitionList((capabilities.prompts ?? []).map((prompt) => ({
+      term: prompt.name,
+      text: `${prompt.description ?? ''}${prompt.arguments?.length ? ` (arguments: ${prompt.arguments.map((argument) => `${argument.name}${argument.required ? '' : '?'}`).join(', ')})` : ''}`,
+    }))),
   };
   return template.replace(/\{\{(\w+)\}\}/g, (placeholder, key: string) => values[key] ?? placeholder);
 }

@@ -176,3 +176,21 @@ describe('resource templates and Markdown resources', () => {
     ]));
   });
 });
+
+describe('guardrails', () => {
+  it('warns above 500 items of one kind, and refuses a manifest over limits.maxManifestBytes before writing anything', async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 501; index++) files[`resources/r${index}.txt`] = `resource ${index}`;
+    const many = await makeProject({ files });
+    const { code, report } = await buildJson(many);
+    expect(code).toBe(0);
+    expect(report.warnings).toEqual([{ path: 'mcp.json', message: expect.stringContaining('501 resources (over 500)') }]);
+
+    const tooLarge = await makeProject({ files, config: { limits: { maxManifestBytes: 4096 } } });
+    const refused = await buildJson(tooLarge);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/MANIFEST_TOO_LARGE/);
+    expect(refused.stderr).toMatch(/raise limits\.maxManifestBytes/);
+    expect(await exists(path.join(tooLarge, 'dist'))).toBe(false);
+  });
+});
