@@ -48,6 +48,15 @@ export async function runCli(argv: string[]): Promise<void> {
         process.exitCode = await runServeCommand(argv.slice(1));
       },
     )
+    .command(
+      'init [folder]',
+      'create a starter project (a tool, a resource, a prompt, staticmcp.json) in a new folder',
+      (command) => command.positional('folder', { type: 'string', default: '.', describe: 'a new or empty folder' }),
+      async (args) => {
+        const { runInitCommand } = await import('./init-command.js');
+        process.exitCode = await runInitCommand(args.folder!);
+      },
+    )
     .demandCommand(1, 'Give a command: build or serve (see --help).')
     .strict()
     .version(packageInfo().version)
