@@ -61,7 +61,7 @@ export interface ToolExtension {
   /** Why no call, or not every call, was precomputed; absent when all were. */
   liveReason?: string;
   timeoutMs: number;
-  /** Script path relative to the tools folder, `/`-separated (for live runs). */
+  /** Script path relative to the project root (e.g. `tools/math/multiply`), `/`-separated, for live runs. */
   script: string;
   /** Number of call files written for this tool. */
   precomputed: number;
