@@ -6,6 +6,7 @@ import path from 'node:path';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
 import type { PromptDefinition } from '../tree/manifest.js';
 import type { RegisterEntry } from './register-json.js';
+import { readFailureReason, readRegularFile } from '../read-regular-file.js';
 
 export interface ProjectPrompt {
   definition: PromptDefinition;
@@ -41,9 +42,10 @@ async function readMeta(file: string): Promise<{ meta: Record<string, unknown>; 
   for (const candidate of [...new Set(candidates)]) {
     let text: string;
     try {
-      text = await fs.readFile(candidate, 'utf8');
-    } catch {
-      continue;
+      text = await readRegularFile(candidate, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      return { meta: {}, problem: `${path.basename(candidate)} cannot be read (${readFailureReason(error)})` };
     }
     const where = path.basename(candidate);
     let meta: unknown;

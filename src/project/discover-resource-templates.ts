@@ -7,6 +7,7 @@ import type { ResourceTemplateDefinition } from '../tree/manifest.js';
 import { parseUriTemplate } from '../tree/uri-template.js';
 import type { ValueListSpec } from './config.js';
 import type { RegisterEntry } from './register-json.js';
+import { readRegularFile } from '../read-regular-file.js';
 
 export interface ProjectResourceTemplate {
   definition: ResourceTemplateDefinition;
@@ -64,7 +65,7 @@ export async function discoverResourceTemplates(
   for (const name of names) {
     let meta: unknown;
     try {
-      meta = JSON.parse(await fs.readFile(path.join(resourcesRoot, name), 'utf8'));
+      meta = JSON.parse(await readRegularFile(path.join(resourcesRoot, name), 'utf8'));
     } catch {
       continue; // A broken sidecar is reported with its resource.
     }

@@ -5,6 +5,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
 import { StaticMcpError } from '../staticmcp-error.js';
+import { readFailureReason, readRegularFile } from '../read-regular-file.js';
 
 export const REGISTER_FILE = 'server.d/register.json';
 export const MAX_REGISTER_BYTES = 1024 * 1024;
@@ -114,11 +115,11 @@ export async function readRegistration(projectRoot: string): Promise<Registratio
   try {
     const stats = await fs.stat(file);
     if (stats.size > MAX_REGISTER_BYTES) fail(`is ${stats.size} bytes, over the ${MAX_REGISTER_BYTES}-byte limit`, 'Split large registrations, or let discovery find the files.');
-    bytes = await fs.readFile(file);
+    bytes = await readRegularFile(file);
   } catch (error) {
     if (error instanceof StaticMcpError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    return fail(`cannot be read (${(error as NodeJS.ErrnoException).code})`);
+    return fail(`cannot be read (${readFailureReason(error)})`);
   }
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) fail('starts with a byte-order mark; save it as UTF-8 without BOM');
   let text: string;

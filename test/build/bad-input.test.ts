@@ -173,14 +173,18 @@ describe('files that cannot be used', () => {
   // "An unreadable file" made real even for root (chmod 000 does not stop root from reading):
   // named pipes. Reading one blocks until a writer appears, so a build that simply read them would
   // hang forever; it must report them instead.
-  it('reports named pipes where files are expected (a script, its sidecar, a resource) without hanging', async () => {
-    const project = await makeProject({ tools: { ok: 'ok', 'with-sidecar': 'ok' }, files: { 'resources/readme.md': '# hi\n' } });
+  it('reports named pipes where files are expected (a script, sidecars, a resource) without hanging', async () => {
+    const project = await makeProject({
+      tools: { ok: 'ok', 'with-sidecar': 'ok' },
+      files: { 'resources/readme.md': '# hi\n', 'prompts/ask.md': 'Ask {{who}}\n' },
+    });
     const { execFileSync } = await import('node:child_process');
     execFileSync('mkfifo', [
       path.join(project, 'tools', 'pipe'),
       path.join(project, 'tools', 'with-sidecar.meta.json'),
       path.join(project, 'resources', 'pipe.txt'),
       path.join(project, 'resources', 'readme.md.meta.json'),
+      path.join(project, 'prompts', 'ask.md.meta.json'),
     ]);
     const { code, report } = await buildJson(project);
     expect(code).toBe(1);
@@ -189,17 +193,22 @@ describe('files that cannot be used', () => {
       { path: 'tools/with-sidecar', message: expect.stringMatching(/^with-sidecar\.meta\.json cannot be read \(not a regular file/) },
       { path: 'resources/pipe.txt', message: 'is not a regular file; skipped' },
       { path: 'resources/readme.md', message: expect.stringMatching(/^readme\.md\.meta\.json cannot be read \(not a regular file/) },
+      { path: 'prompts/ask.md', message: expect.stringMatching(/^ask\.md\.meta\.json cannot be read \(not a regular file/) },
     ]);
     expect(report.tools.map((tool) => tool.name)).toEqual(['ok']);
   });
 
-  it('reports a staticmcp.json that is a named pipe instead of hanging (exit 1)', async () => {
-    const project = await makeProject({ tools: { ok: 'ok' } });
+  it('reports a staticmcp.json or server.d/register.json that is a named pipe instead of hanging (exit 1)', async () => {
     const { execFileSync } = await import('node:child_process');
-    execFileSync('mkfifo', [path.join(project, 'staticmcp.json')]);
-    const { code, stderr } = await runCli(['build', project]);
-    expect(code).toBe(1);
-    expect(stderr).toMatch(/error \[CONFIG_UNREADABLE\]: staticmcp\.json cannot be read \(not a regular file/);
+    const config = await makeProject({ tools: { ok: 'ok' } });
+    execFileSync('mkfifo', [path.join(config, 'staticmcp.json')]);
+    const register = await makeProject({ tools: { ok: 'ok' }, files: { 'server.d/.keep': '' } });
+    execFileSync('mkfifo', [path.join(register, 'server.d', 'register.json')]);
+    const [configRun, registerRun] = await Promise.all([runCli(['build', config]), runCli(['build', register])]);
+    expect(configRun.code).toBe(1);
+    expect(configRun.stderr).toMatch(/error \[CONFIG_UNREADABLE\]: staticmcp\.json cannot be read \(not a regular file/);
+    expect(registerRun.code).toBe(1);
+    expect(registerRun.stderr).toMatch(/register\.json.*cannot be read \(not a regular file/);
   });
 
   it.skipIf(process.getuid?.() === 0)('reports a script without read permission (non-root only: root reads anything)', async () => {
