@@ -211,11 +211,13 @@ describe('files that cannot be used', () => {
     expect(registerRun.stderr).toMatch(/register\.json.*cannot be read \(not a regular file/);
   });
 
+  // Only without root (root reads anything); checked by hand here with setpriv as nobody. An
+  // execute-only file is reported but, like a symlink loop, does not fail the build (exit 0).
   it.skipIf(process.getuid?.() === 0)('reports a script without read permission (non-root only: root reads anything)', async () => {
     const project = await makeProject({ tools: { ok: 'ok', secret: 'ok' } });
     await fs.chmod(path.join(project, 'tools', 'secret'), 0o111);
     const { code, report } = await buildJson(project);
-    expect(code).toBe(1);
+    expect(code).toBe(0);
     expect(report.warnings).toContainEqual({ path: 'tools/secret', message: 'is executable but cannot be read; run chmod +r on it' });
     expect(report.tools.map((tool) => tool.name)).toEqual(['ok']);
   });

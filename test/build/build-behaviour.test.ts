@@ -226,6 +226,42 @@ describe('incremental builds', () => {
   });
 });
 
+describe('what is not precomputed', () => {
+  it('serves a tool live, running nothing, when its argument sets exceed the limit, and says why', async () => {
+    const project = await makeProject({ tools: { 'count-runs': 'count-runs', ok: 'ok' }, config: { limits: { maxCallsPerTool: 2 } } });
+    const { code, report, stderr } = await buildJson(project);
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    expect(toolReport(report, 'count-runs')).toMatchObject({
+      precomputed: 0,
+      live: true,
+      liveReason: '3 argument sets exceed the limit of 2 (raise limits.maxCallsPerTool in staticmcp.json, or shorten value lists)',
+    });
+    expect(await exists(path.join(project, 'runs.log'))).toBe(false);
+    const human = await runCli(['build', project]);
+    expect(human.stderr).toContain('✓ count-runs (count-runs): 0 precomputed, live-only: 3 argument sets exceed the limit of 2');
+  });
+
+  it('never runs stateful or impure scripts at build time', async () => {
+    const project = await makeProject({
+      tools: { stateful: 'count-runs', impure: 'count-runs', writer: 'count-runs' },
+      files: {
+        'tools/stateful.meta.json': JSON.stringify({ state: true }),
+        'tools/impure.meta.json': JSON.stringify({ precompute: false }),
+        'tools/writer.meta.json': JSON.stringify({ annotations: { readOnlyHint: false } }),
+      },
+    });
+    const { code, report } = await buildJson(project);
+    expect(code).toBe(0);
+    expect(await exists(path.join(project, 'runs.log'))).toBe(false);
+    expect(Object.fromEntries(report.tools.map((tool) => [tool.name, tool.liveReason]))).toEqual({
+      impure: 'its metadata says "precompute": false',
+      stateful: 'it is stateful (state: true), so it is never run at build time',
+      writer: 'its annotations do not say readOnlyHint: true',
+    });
+  });
+});
+
 describe('the report and the command line', () => {
   it('prints a machine-readable report with --json, and nothing else on stdout', async () => {
     const project = await makeProject({
