@@ -54,10 +54,9 @@ async function isFolder(folder: string): Promise<boolean> {
 async function treeIsCurrent(outDir: string, files: ReadonlyMap<string, string>): Promise<boolean> {
   try {
     if ((await readRegularFile(path.join(outDir, MANIFEST_FILE), 'utf8')) !== files.get(MANIFEST_FILE)) return false;
-    for (const [filePath, content] of files) {
-      if ((await fs.stat(path.join(outDir, filePath))).size !== Buffer.byteLength(content)) return false;
-    }
-    return true;
+    const sizesMatch = await Promise.all([...files].map(async ([filePath, content]) =>
+      (await fs.stat(path.join(outDir, filePath))).size === Buffer.byteLength(content)));
+    return sizesMatch.every(Boolean);
   } catch {
     return false;
   }
