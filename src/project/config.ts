@@ -107,7 +107,7 @@ export async function readConfig(projectRoot: string): Promise<ProjectConfig> {
   } catch (error) {
     throw new StaticMcpError('CONFIG_INVALID', `${CONFIG_FILE} is not valid JSON: ${(error as Error).message}`, 'Fix the JSON syntax (no comments or trailing commas).');
   }
-  const problems = compileValidator(configSchema, CONFIG_FILE)(raw);
+  const problems = compileValidator(configSchema, CONFIG_FILE, { trusted: true })(raw);
   if (problems.length > 0) {
     throw new StaticMcpError('CONFIG_INVALID', `${CONFIG_FILE} is invalid: ${problems.join('; ')}`, 'See the README section "staticmcp.json" for the accepted keys.');
   }

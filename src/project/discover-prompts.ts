@@ -54,7 +54,7 @@ async function readMeta(file: string): Promise<{ meta: Record<string, unknown>; 
     } catch (error) {
       return { meta: {}, problem: `${where} is not JSON: ${(error as Error).message}` };
     }
-    validatePromptMeta ??= compileValidator(promptMetaSchema, 'meta');
+    validatePromptMeta ??= compileValidator(promptMetaSchema, 'meta', { trusted: true });
     const problems = validatePromptMeta(meta);
     if (problems.length > 0) return { meta: {}, problem: `${where}: ${problems.join('; ')}` };
     return { meta: meta as Record<string, unknown> };

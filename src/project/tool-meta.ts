@@ -49,8 +49,8 @@ let validateToolMeta: Validator | undefined;
 
 /** Problems with a metadata object, each naming its field. */
 export function checkToolMeta(meta: unknown, where: string): string[] {
-  validateToolMeta ??= compileValidator(toolMetaSchema, where);
-  return validateToolMeta(meta);
+  validateToolMeta ??= compileValidator(toolMetaSchema, 'meta', { trusted: true });
+  return validateToolMeta(meta, where);
 }
 
 /** Reads `<script>.meta.json`; absent is fine, unreadable or invalid is a reason to skip the tool. */

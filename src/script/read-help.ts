@@ -163,7 +163,7 @@ export function parseHelpOutput(stdoutText: string, stderrText: string): HelpRes
   const metadataText = cleanJsonText(stdoutText, '--help stdout', warnings);
   const parsedMetadata = parseJsonObject(metadataText, '--help stdout (the metadata)');
   if (!parsedMetadata.value) return { ok: false, reason: parsedMetadata.error! };
-  validateMetadata ??= compileValidator(metadataSchema, 'metadata');
+  validateMetadata ??= compileValidator(metadataSchema, 'metadata', { trusted: true });
   const metadataProblems = validateMetadata(parsedMetadata.value);
   if (metadataProblems.length > 0) return { ok: false, reason: `--help metadata: ${metadataProblems.join('; ')}` };
 
@@ -179,7 +179,7 @@ export function parseHelpOutput(stdoutText: string, stderrText: string): HelpRes
     if (!parsedOptions.value) return { ok: false, reason: parsedOptions.error! };
     rawOptions = parsedOptions.value;
   }
-  validateOptions ??= compileValidator(optionsSchema, 'options');
+  validateOptions ??= compileValidator(optionsSchema, 'options', { trusted: true });
   const optionProblems = validateOptions(rawOptions);
   if (optionProblems.length > 0) {
     return { ok: false, reason: `--help options: ${explainOptionProblems(rawOptions, optionProblems).join('; ')}` };
