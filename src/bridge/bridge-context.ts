@@ -1,5 +1,6 @@
-// What every handler gets: the tree and its reader, the live project (when there is one), and the
-// per-request view (negotiated version, cancellation, notifications back to the client).
+// What every handler gets: the tree and its reader (replaced together when `staticmcp dev` reloads
+// the tree, so a handler reads `bridge.tree` once and keeps it), the live project (when there is
+// one), and the per-request view (negotiated version, cancellation, notifications to the client).
 import type { LogLevel } from '../script/log-lines.js';
 import type { CachedTreeReader } from './cached-tree-reader.js';
 import type { LiveRunner } from './live-project.js';
@@ -10,6 +11,8 @@ export interface BridgeContext {
   tree: LoadedTree;
   reader: CachedTreeReader;
   project?: LiveRunner;
+  /** True under `staticmcp dev`: the tree can change, so list changes and subscriptions are offered. */
+  dev: boolean;
   /** A line for the operator on stderr (never stdout). */
   logProblem(text: string): void;
 }

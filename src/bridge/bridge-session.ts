@@ -1,14 +1,18 @@
 // The protocol core: one parsed frame in, responses and notifications out. Owns the negotiated
-// version, the log level, and the requests in flight (so `notifications/cancelled` can stop one).
+// version, the log level, the requests in flight (so `notifications/cancelled` can stop one) and,
+// under `staticmcp dev`, the resource subscriptions and the notifications a reloaded tree causes.
 // It never throws on bad input: every request with an id gets exactly one answer, unless cancelled.
 import {
   classifyMessage, errorResponse, resultResponse, RpcError,
-  INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
+  INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RESOURCE_NOT_FOUND,
   type JsonRpcRequest, type RequestId,
 } from './json-rpc.js';
-import { acceptsBatches, LATEST_VERSION, negotiateVersion, shapeServerInfo, type ProtocolVersion } from './protocol-versions.js';
+import {
+  acceptsBatches, knowsCompletionsCapability, LATEST_VERSION, negotiateVersion, shapeServerInfo, type ProtocolVersion,
+} from './protocol-versions.js';
 import { LOG_LEVELS, RequestCancelled, type BridgeContext, type RequestContext } from './bridge-context.js';
 import type { LogLevel } from '../script/log-lines.js';
+import type { ListChanges } from './tree-changes.js';
 
 type JsonObject = Record<string, unknown>;
 type Handlers = typeof import('./request-handlers.js');
@@ -18,6 +22,8 @@ function loadHandlers(): Promise<Handlers> {
   handlersLoading ??= import('./request-handlers.js');
   return handlersLoading;
 }
+/** Only `staticmcp dev` needs these (and node:crypto): loaded on the first subscription or reload. */
+const loadTreeChanges = (): Promise<typeof import('./tree-changes.js')> => import('./tree-changes.js');
 type Outgoing = Record<string, unknown>;
 
 interface InFlight {
@@ -30,6 +36,10 @@ export class BridgeSession {
   private minimumLogLevel: LogLevel = 'info';
   private readonly inFlight = new Map<string, InFlight>();
   private closing = false;
+  /** Set by `notifications/initialized` (or the client's first request after initialize). */
+  private initialized = false;
+  /** Subscribed resource URIs → a fingerprint of what a read answered at the last check. */
+  private readonly subscriptions = new Map<string, string>();
 
   constructor(private readonly bridge: BridgeContext, private readonly send: (message: Outgoing | Outgoing[]) => void) {}
 
@@ -93,6 +103,8 @@ export class BridgeSession {
       if (typeof requestId === 'string' || typeof requestId === 'number') {
         this.inFlight.get(inFlightKey(requestId))?.controller.abort();
       }
+    } else if (method === 'notifications/initialized' && this.version !== undefined) {
+      this.initialized = true;
     }
     // notifications/initialized and anything else: nothing to do, and never an answer.
   }
@@ -134,6 +146,8 @@ export class BridgeSession {
 
   private async dispatch(request: JsonRpcRequest, signal: AbortSignal): Promise<unknown> {
     const { params } = request;
+    // A client that skips `notifications/initialized` but goes on working is initialized too.
+    if (this.version !== undefined && request.method !== 'initialize' && request.method !== 'ping') this.initialized = true;
     switch (request.method) {
       case 'initialize':
         return this.initialize(params);
@@ -149,6 +163,16 @@ export class BridgeSession {
         return (await loadHandlers()).listResourceTemplates(this.bridge, params, this.requestContext(params, signal));
       case 'resources/read':
         return (await loadHandlers()).readResource(this.bridge, params, this.requestContext(params, signal));
+      case 'resources/subscribe':
+        return this.subscribe(params);
+      case 'resources/unsubscribe':
+        return this.unsubscribe(params);
+      case 'prompts/list':
+        return (await loadHandlers()).listPrompts(this.bridge, params, this.requestContext(params, signal));
+      case 'prompts/get':
+        return (await loadHandlers()).getPrompt(this.bridge, params, this.requestContext(params, signal));
+      case 'completion/complete':
+        return (await loadHandlers()).complete(this.bridge, params, this.requestContext(params, signal));
       case 'logging/setLevel': {
         const level = params?.level;
         if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level)) {
@@ -170,16 +194,77 @@ export class BridgeSession {
     this.version = version;
     // Compile the handlers once this answer is out, before the client's next request arrives.
     setImmediate(() => void loadHandlers());
-    const { tree } = this.bridge;
+    const { tree, dev } = this.bridge;
     const capabilities: JsonObject = { logging: {} };
-    if (tree.tools.length > 0) capabilities.tools = {};
-    if (tree.resources.length > 0 || tree.templates.length > 0) capabilities.resources = {};
+    // Under dev every kind is offered, even when empty: the next edit may add the first one.
+    if (dev) {
+      capabilities.tools = { listChanged: true };
+      capabilities.resources = { subscribe: true, listChanged: true };
+      capabilities.prompts = { listChanged: true };
+    } else {
+      if (tree.tools.length > 0) capabilities.tools = {};
+      if (tree.resources.length > 0 || tree.templates.length > 0) capabilities.resources = {};
+      if (tree.prompts.length > 0) capabilities.prompts = {};
+    }
+    const completable = dev || tree.prompts.length > 0 || tree.templates.length > 0 || tree.extension?.completions !== undefined;
+    if (completable && knowsCompletionsCapability(version)) capabilities.completions = {};
     return {
       protocolVersion: version,
       capabilities,
       serverInfo: shapeServerInfo(tree.serverInfo, version),
       ...(tree.instructions !== undefined ? { instructions: tree.instructions } : {}),
     };
+  }
+
+  private async subscribe(params: JsonObject | undefined): Promise<JsonObject> {
+    if (!this.bridge.dev) throw new RpcError(METHOD_NOT_FOUND, 'Method not found: resources/subscribe (this tree does not change while served; staticmcp dev offers subscriptions)');
+    const uri = params?.uri;
+    if (typeof uri !== 'string') throw new RpcError(INVALID_PARAMS, 'resources/subscribe needs params.uri (a string)');
+    const { tree } = this.bridge;
+    const { fingerprintResource } = await loadTreeChanges();
+    const known = tree.resourcesByUri.has(uri) || tree.extension?.stateResources?.[uri] !== undefined
+      || (await import('./template-reads.js')).findTemplateFor(tree, uri) !== undefined;
+    if (!known) throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    this.subscriptions.set(uri, await fingerprintResource(tree, uri));
+    return {};
+  }
+
+  private unsubscribe(params: JsonObject | undefined): JsonObject {
+    if (!this.bridge.dev) throw new RpcError(METHOD_NOT_FOUND, 'Method not found: resources/unsubscribe');
+    const uri = params?.uri;
+    if (typeof uri !== 'string') throw new RpcError(INVALID_PARAMS, 'resources/unsubscribe needs params.uri (a string)');
+    this.subscriptions.delete(uri);
+    return {};
+  }
+
+  /**
+   * After the bridge swapped in a reloaded tree: one list_changed per kind whose list changed, and
+   * `resources/updated` for each subscribed resource whose content changed. Nothing is sent before
+   * the client is initialized (it lists everything then anyway). Returns the updated URIs.
+   */
+  async treeReloaded(changes: ListChanges): Promise<string[]> {
+    const { fingerprintResource } = await loadTreeChanges();
+    const { tree } = this.bridge;
+    const updated: string[] = [];
+    for (const [uri, previous] of this.subscriptions) {
+      const current = await fingerprintResource(tree, uri);
+      if (current === previous) continue;
+      this.subscriptions.set(uri, current);
+      updated.push(uri);
+    }
+    if (!this.initialized || this.closing) return updated;
+    if (changes.tools) this.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    if (changes.resources) this.send({ jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
+    if (changes.prompts) this.send({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed' });
+    for (const uri of updated) this.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+    return updated;
+  }
+
+  /** A log message for the client (`notifications/message`), when initialized and at the level it asked for. */
+  logToClient(level: LogLevel, logger: string, data: unknown): void {
+    if (!this.initialized || this.closing) return;
+    if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(this.minimumLogLevel)) return;
+    this.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level, logger, data } });
   }
 
   /**

@@ -1,15 +1,15 @@
 // The project whose scripts answer live calls and state reads: resolves a script path from the
 // manifest inside the project (never outside it, whatever a remote manifest says) and runs it
-// through the one spawning module, with bounded concurrency.
+// through the one spawning module, with bounded concurrency and the project's own limits.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { runScript, type ScriptRun } from '../script/run-script.js';
 import { addOptionVariables, createBaseEnvironment } from '../script/script-environment.js';
 import type { LogLine } from '../script/log-lines.js';
+import { DEFAULT_TOOLS_FOLDER } from '../tree/manifest.js';
 import { checkTreePath } from './tree-source.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
-import { LIVE_MAX_OUTPUT_BYTES } from './live-limits.js';
-
+import { readProjectLimits } from './project-limits.js';
 
 export interface LiveRunRequest {
   /** Script path relative to the project root, `/`-separated (from the manifest). */
@@ -19,7 +19,10 @@ export interface LiveRunRequest {
   args?: Record<string, unknown>;
   /** The options the tool declares: the only arguments exported as environment variables. */
   declaredOptions?: readonly string[];
-  timeoutMs: number;
+  /** The tools folder relative to the project root (the tree's `toolsFolder`, default `tools`). */
+  toolsFolder?: string;
+  /** A per-tool timeout from the tree; without one, the project's `limits.timeoutMs` applies. */
+  timeoutMs?: number;
   signal?: AbortSignal;
   onLogLine?: (line: LogLine) => void;
 }
@@ -34,10 +37,18 @@ export interface LiveRunner {
 export class LiveProject implements LiveRunner {
   private readonly gate: ConcurrencyGate;
   private readonly realRoot: Promise<string>;
+  private readonly reportedProblems = new Set<string>();
 
-  constructor(readonly root: string, concurrency: number) {
+  constructor(readonly root: string, concurrency: number, private readonly logProblem: (text: string) => void = () => {}) {
     this.gate = new ConcurrencyGate(concurrency);
     this.realRoot = fs.realpath(root);
+  }
+
+  /** The tools folder for MCPD_CONFIG_COMMANDS_ROOT_DIRECTORY: the recorded one when it is a plain path inside the project. */
+  private toolsRoot(realRoot: string, toolsFolder: string | undefined): string {
+    const folder = toolsFolder ?? DEFAULT_TOOLS_FOLDER;
+    if (folder === '') return realRoot;
+    return checkTreePath(folder) ? path.join(realRoot, DEFAULT_TOOLS_FOLDER) : path.join(realRoot, ...folder.split('/'));
   }
 
   /** The script file inside the project, or a reason it cannot be run (no absolute paths in it). */
@@ -65,9 +76,12 @@ export class LiveProject implements LiveRunner {
     }
     try {
       const realRoot = await this.realRoot;
-      // The tools folder is the first segment of the script path (`tools/…`) when there is one.
-      const firstSlash = request.scriptPath.indexOf('/');
-      const toolsRoot = firstSlash > 0 ? path.join(realRoot, request.scriptPath.slice(0, firstSlash)) : realRoot;
+      const { limits, problem } = await readProjectLimits(realRoot);
+      if (problem && !this.reportedProblems.has(problem)) {
+        this.reportedProblems.add(problem);
+        this.logProblem(problem);
+      }
+      const toolsRoot = this.toolsRoot(realRoot, request.toolsFolder);
       const env = createBaseEnvironment({ projectRoot: realRoot, toolsRoot, phase: request.phase, toolName: request.toolName });
       if (request.args) addOptionVariables(env, request.declaredOptions ?? [], request.args);
       const run = await runScript({
@@ -76,8 +90,8 @@ export class LiveProject implements LiveRunner {
         cwd: realRoot,
         env,
         stdin: request.args ? JSON.stringify(request.args) : '',
-        timeoutMs: request.timeoutMs,
-        maxOutputBytes: LIVE_MAX_OUTPUT_BYTES,
+        timeoutMs: request.timeoutMs ?? limits.timeoutMs,
+        maxOutputBytes: limits.maxOutputBytes,
         signal: request.signal,
         onLogLine: request.onLogLine,
         displayName: request.scriptPath,

@@ -1,5 +1,5 @@
 // The manifest of a tree, read once at start and indexed: tools by name, resources by their exact
-// URI string (never normalised by a URL parser), our extension when the tree is ours.
+// URI string (never normalised by a URL parser), prompts by name, our extension when the tree is ours.
 import { EXTENSION_KEY, MANIFEST_FILE, type ManifestExtension, type ToolExtension } from '../tree/manifest.js';
 import type { TreeSource } from './tree-source.js';
 
@@ -16,6 +16,10 @@ export interface TreeResource {
   definition: JsonObject & { uri: string; name: string };
 }
 
+export interface TreePrompt {
+  definition: JsonObject & { name: string };
+}
+
 export interface LoadedTree {
   source: TreeSource;
   serverInfo: JsonObject & { name: string; version: string };
@@ -25,6 +29,8 @@ export interface LoadedTree {
   resources: TreeResource[];
   resourcesByUri: Map<string, TreeResource>;
   templates: JsonObject[];
+  prompts: TreePrompt[];
+  promptsByName: Map<string, TreePrompt>;
   extension?: ManifestExtension;
   /** Identifies this build of the tree (cursors are bound to it). */
   manifestHash: string;
@@ -77,6 +83,15 @@ export async function loadTree(source: TreeSource): Promise<LoadedTree> {
   }
   const templates = listOf('resourceTemplates').filter((raw): raw is JsonObject => isObject(raw) && typeof raw.uriTemplate === 'string');
 
+  const prompts: TreePrompt[] = [];
+  const promptsByName = new Map<string, TreePrompt>();
+  for (const raw of listOf('prompts')) {
+    if (!isObject(raw) || typeof raw.name !== 'string' || promptsByName.has(raw.name)) continue;
+    const prompt = { definition: { ...raw, name: raw.name } };
+    prompts.push(prompt);
+    promptsByName.set(raw.name, prompt);
+  }
+
   const info = isObject(manifest.serverInfo) ? manifest.serverInfo : {};
   const serverInfo = {
     ...info,
@@ -93,6 +108,8 @@ export async function loadTree(source: TreeSource): Promise<LoadedTree> {
     resources,
     resourcesByUri,
     templates,
+    prompts,
+    promptsByName,
     extension,
     manifestHash: contentHash ?? (await hashText(outcome.text)),
   };

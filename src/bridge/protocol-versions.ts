@@ -26,6 +26,7 @@ type Shape = Record<string, ProtocolVersion>;
 const TOOL_FIELDS: Shape = { annotations: '2025-03-26', title: '2025-06-18', outputSchema: '2025-06-18', _meta: '2025-06-18', icons: '2025-11-25', execution: '2025-11-25' };
 const RESOURCE_FIELDS: Shape = { size: '2025-03-26', title: '2025-06-18', _meta: '2025-06-18', icons: '2025-11-25' };
 const TEMPLATE_FIELDS: Shape = { title: '2025-06-18', _meta: '2025-06-18', icons: '2025-11-25' };
+const PROMPT_FIELDS: Shape = { title: '2025-06-18', _meta: '2025-06-18', icons: '2025-11-25' };
 const SERVER_INFO_FIELDS: Shape = { title: '2025-06-18', description: '2025-11-25', icons: '2025-11-25', websiteUrl: '2025-11-25' };
 const CALL_RESULT_FIELDS: Shape = { structuredContent: '2025-06-18' };
 /** Content types newer than 2024-11-05 (text, image and resource are always known). */
@@ -52,6 +53,15 @@ export function shapeResource<T extends object>(resource: T, version: ProtocolVe
 
 export function shapeTemplate<T extends object>(template: T, version: ProtocolVersion): T {
   return dropNewerFields(template, TEMPLATE_FIELDS, version);
+}
+
+export function shapePrompt<T extends object>(prompt: T, version: ProtocolVersion): T {
+  return dropNewerFields(prompt, PROMPT_FIELDS, version);
+}
+
+/** The `completions` capability appeared in 2025-03-26 (the method itself is older). */
+export function knowsCompletionsCapability(version: ProtocolVersion): boolean {
+  return versionAtLeast(version, '2025-03-26');
 }
 
 export function shapeServerInfo<T extends object>(info: T, version: ProtocolVersion): T {

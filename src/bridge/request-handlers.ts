@@ -1,4 +1,7 @@
-// The handlers behind tools/* and resources/*, gathered in one module that the session loads
-// after answering `initialize`, so a client's first answer never waits for them to compile.
+// The handlers behind tools/*, resources/*, prompts/* and completion/complete, gathered in one
+// module that the session loads after answering `initialize`, so a client's first answer never
+// waits for them to compile.
 export { callTool, listTools } from './tool-calls.js';
 export { listResources, listResourceTemplates, readResource } from './resource-reads.js';
+export { getPrompt, listPrompts } from './prompt-requests.js';
+export { complete } from './completions.js';

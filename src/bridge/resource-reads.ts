@@ -1,14 +1,15 @@
 // `resources/list`, `resources/templates/list` and `resources/read`: a resource is found by the
 // exact URI string the manifest lists; its file is read leniently; state resources run the
-// script with `--state`.
+// script with `--state`; an unlisted URI may be an instance of a template (template-reads.ts).
 import { resourceFilePath } from '../tree/resource-key.js';
+import { DEFAULT_TOOLS_FOLDER } from '../tree/manifest.js';
 import { readResourceFile } from '../tree/lenient-files.js';
 import { decodeOutput } from '../script/tool-result.js';
 import { INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError } from './json-rpc.js';
 import { paginate } from './pagination.js';
 import { shapeResource, shapeTemplate } from './protocol-versions.js';
-import { DEFAULT_LIVE_TIMEOUT_MS } from './live-limits.js';
 import { checkTreePath } from './tree-source.js';
+import { readTemplateInstance } from './template-reads.js';
 import { RequestCancelled, type BridgeContext, type RequestContext } from './bridge-context.js';
 
 type JsonObject = Record<string, unknown>;
@@ -37,7 +38,8 @@ function stateScriptPath(bridge: BridgeContext, scriptInToolsFolder: string): st
   for (const extension of Object.values(bridge.tree.extension?.tools ?? {})) {
     if (extension.script === scriptInToolsFolder || extension.script.endsWith(`/${scriptInToolsFolder}`)) return extension.script;
   }
-  return `tools/${scriptInToolsFolder}`;
+  const toolsFolder = bridge.tree.extension?.toolsFolder ?? DEFAULT_TOOLS_FOLDER;
+  return toolsFolder ? `${toolsFolder}/${scriptInToolsFolder}` : scriptInToolsFolder;
 }
 
 async function readState(bridge: BridgeContext, uri: string, script: string, mimeType: string | undefined, request: RequestContext): Promise<JsonObject> {
@@ -45,7 +47,7 @@ async function readState(bridge: BridgeContext, uri: string, script: string, mim
     throw new RpcError(INTERNAL_ERROR, `${uri} is read live from the project; run staticmcp serve with --live <project folder>`);
   }
   const scriptPath = stateScriptPath(bridge, script);
-  const outcome = await bridge.project.run({ scriptPath, phase: 'state', timeoutMs: DEFAULT_LIVE_TIMEOUT_MS, signal: request.signal });
+  const outcome = await bridge.project.run({ scriptPath, phase: 'state', toolsFolder: bridge.tree.extension?.toolsFolder, signal: request.signal });
   if (request.signal.aborted) throw new RequestCancelled();
   if ('problem' in outcome) throw new RpcError(INTERNAL_ERROR, `${uri}: ${outcome.problem}`);
   const { run } = outcome;
@@ -63,7 +65,11 @@ export async function readResource(bridge: BridgeContext, params: JsonObject | u
   const mimeType = typeof definition?.mimeType === 'string' ? definition.mimeType : undefined;
   const stateScript = bridge.tree.extension?.stateResources?.[uri];
   if (typeof stateScript === 'string') return readState(bridge, uri, stateScript, mimeType, request);
-  if (!definition) throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+  if (!definition) {
+    const instance = await readTemplateInstance(bridge, uri, request);
+    if (instance) return instance;
+    throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+  }
   let broken: string | undefined;
   for (const candidate of resourceFilePaths(uri, bridge.tree.extension !== undefined)) {
     const file = await bridge.reader.readJson(candidate);

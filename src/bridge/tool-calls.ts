@@ -7,33 +7,19 @@ import { lenientCallFilePaths } from '../tree/lenient-call-keys.js';
 import { readCallFile } from '../tree/lenient-files.js';
 import type { Validator } from '../tree/json-validator.js';
 import { toToolResult } from '../script/tool-result.js';
-import { DEFAULT_LIVE_TIMEOUT_MS } from './live-limits.js';
 import { INVALID_PARAMS, RpcError } from './json-rpc.js';
 import { paginate } from './pagination.js';
 import { shapeCallResult, shapeTool } from './protocol-versions.js';
 import { RequestCancelled, type BridgeContext, type RequestContext } from './bridge-context.js';
-import type { TreeTool } from './loaded-tree.js';
+import type { LoadedTree, TreeTool } from './loaded-tree.js';
+import { validatorFor } from './schema-validators.js';
 
 type JsonObject = Record<string, unknown>;
 
-/** Per tool, compiled on first use; `null` when the schema itself cannot be compiled. */
-const inputValidators = new Map<string, Validator | null>();
-const outputValidators = new Map<string, Validator | null>();
-
-async function validatorFor(cache: Map<string, Validator | null>, key: string, schema: object, rootName: string, bridge: BridgeContext): Promise<Validator | null> {
-  let validator = cache.get(key);
-  if (validator === undefined) {
-    // ajv loads here, on the first call that needs it, never at start-up.
-    const { compileValidator } = await import('../tree/json-validator.js');
-    try {
-      validator = compileValidator(schema, rootName);
-    } catch (error) {
-      bridge.logProblem(`tool ${key}: its ${rootName === 'arguments' ? 'inputSchema' : 'outputSchema'} cannot be used (${(error as Error).message}); not validating`);
-      validator = null;
-    }
-    cache.set(key, validator);
-  }
-  return validator;
+function toolValidator(bridge: BridgeContext, tree: LoadedTree, name: string, schema: object, kind: 'input' | 'output'): Promise<Validator | null> {
+  return validatorFor(tree, `${kind}:${name}`, schema, kind === 'input' ? 'arguments' : 'output', (reason) => {
+    bridge.logProblem(`tool ${name}: its ${kind === 'input' ? 'inputSchema' : 'outputSchema'} cannot be used (${reason}); not validating`);
+  });
 }
 
 function errorResult(text: string): JsonObject {
@@ -78,14 +64,15 @@ async function lookUpPrecomputed(bridge: BridgeContext, tool: TreeTool, given: J
 export async function callTool(bridge: BridgeContext, params: JsonObject | undefined, request: RequestContext): Promise<JsonObject> {
   const name = params?.name;
   if (typeof name !== 'string') throw new RpcError(INVALID_PARAMS, 'tools/call needs params.name (a string)');
-  const tool = bridge.tree.toolsByName.get(name);
+  const { tree } = bridge;
+  const tool = tree.toolsByName.get(name);
   if (!tool) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
   const rawArgs = params?.arguments ?? {};
   if (rawArgs === null || typeof rawArgs !== 'object' || Array.isArray(rawArgs)) {
     throw new RpcError(INVALID_PARAMS, 'tools/call params.arguments must be an object');
   }
   const given = rawArgs as JsonObject;
-  const validate = await validatorFor(inputValidators, name, tool.definition.inputSchema, 'arguments', bridge);
+  const validate = await toolValidator(bridge, tree, name, tool.definition.inputSchema, 'input');
   const problems = validate ? validate(given) : [];
   if (problems.length > 0) return errorResult(`Invalid arguments for tool ${name}: ${problems.join('; ')}`);
 
@@ -101,10 +88,10 @@ export async function callTool(bridge: BridgeContext, params: JsonObject | undef
       : extension?.liveReason ? ` (${extension.liveReason}; live calls are off for this tool)` : '';
     return errorResult(`${name} with arguments ${JSON.stringify(withDefaults)}: ${why}.${hint}`);
   }
-  return shapeCallResult(await runLive(bridge, tool, withDefaults, request), request.version);
+  return shapeCallResult(await runLive(bridge, tree, tool, withDefaults, request), request.version);
 }
 
-async function runLive(bridge: BridgeContext, tool: TreeTool, args: JsonObject, request: RequestContext): Promise<JsonObject> {
+async function runLive(bridge: BridgeContext, tree: LoadedTree, tool: TreeTool, args: JsonObject, request: RequestContext): Promise<JsonObject> {
   const name = tool.definition.name;
   const extension = tool.extension!;
   let progress = 0;
@@ -124,7 +111,9 @@ async function runLive(bridge: BridgeContext, tool: TreeTool, args: JsonObject, 
     phase: 'live',
     args,
     declaredOptions: tool.declaredParameters,
-    timeoutMs: extension.timeoutMs > 0 ? extension.timeoutMs : DEFAULT_LIVE_TIMEOUT_MS,
+    toolsFolder: tree.extension?.toolsFolder,
+    // The tree's per-tool timeout (staticmcp.json or the script's timeoutSecs, when it was built).
+    ...(extension.timeoutMs > 0 ? { timeoutMs: extension.timeoutMs } : {}),
     signal: request.signal,
     onLogLine: (line) => {
       if (request.wantsLog(line.level)) request.notify('notifications/message', { level: line.level, logger: name, data: line.message });
@@ -137,7 +126,7 @@ async function runLive(bridge: BridgeContext, tool: TreeTool, args: JsonObject, 
   if (run.failed) return errorResult(run.message);
   const outputSchema = tool.definition.outputSchema;
   const validateOutput = outputSchema && typeof outputSchema === 'object'
-    ? (await validatorFor(outputValidators, name, outputSchema, 'output', bridge)) ?? undefined
+    ? (await toolValidator(bridge, tree, name, outputSchema, 'output')) ?? undefined
     : undefined;
   return toToolResult(run, { toolName: name, validateOutput }) as unknown as JsonObject;
 }

@@ -7,7 +7,7 @@ import { treeJsonFile } from '../tree/canonical-json.js';
 import { resourceFilePath } from '../tree/resource-key.js';
 import { deployFiles } from '../tree/deploy-files.js';
 import {
-  ARGUMENTS_META_KEY, EXTENSION_KEY, LATEST_PROTOCOL_VERSION, MANIFEST_FILE, PROFILE_VERSION,
+  ARGUMENTS_META_KEY, DEFAULT_TOOLS_FOLDER, EXTENSION_KEY, LATEST_PROTOCOL_VERSION, MANIFEST_FILE, PROFILE_VERSION,
   type Manifest, type ResourceDefinition, type ToolExtension,
 } from '../tree/manifest.js';
 import type { ProjectConfig } from '../project/config.js';
@@ -194,6 +194,7 @@ export function assembleTree(input: AssembleInput): AssembledTree {
         ? { templateProviders: Object.fromEntries(input.templates.filter((template) => template.provider).map((template) => [template.definition.uriTemplate, template.provider!])) }
         : {}),
       ...(hasCompletions ? { completions: COMPLETIONS_FILE } : {}),
+      ...(input.toolsFolder !== DEFAULT_TOOLS_FOLDER ? { toolsFolder: input.toolsFolder } : {}),
       ...(generatedAt ? { generatedAt } : {}),
     },
   };

@@ -79,6 +79,11 @@ export interface ManifestExtension {
   templateProviders?: Record<string, string>;
   /** Tree-relative path of the completion table (`completions.json`), when there is one. */
   completions?: string;
+  /**
+   * The tools folder relative to the project root, `/`-separated (`''` = the project root itself),
+   * for MCPD_CONFIG_COMMANDS_ROOT_DIRECTORY on live runs; written only when it is not `tools`.
+   */
+  toolsFolder?: string;
   generatedAt?: string;
 }
 
@@ -94,6 +99,15 @@ export interface Manifest {
   };
   [EXTENSION_KEY]?: ManifestExtension;
 }
+
+/** Where a tree keeps one prompt's renderable template: `prompts/<name>.json`. */
+export const promptFilePath = (name: string): string => `prompts/${name}.json`;
+
+/** `completions.json`: per reference kind, per referenced name (or uriTemplate), per argument, the values. */
+export type CompletionTable = Partial<Record<'ref/prompt' | 'ref/resource' | 'ref/tool', Record<string, Record<string, string[]>>>>;
+
+/** The default tools folder, assumed when a tree does not record `toolsFolder`. */
+export const DEFAULT_TOOLS_FOLDER = 'tools';
 
 /** A call file: an MCP CallToolResult plus the recorded arguments in `_meta`. */
 export interface CallFile {

@@ -158,3 +158,27 @@ export class RawBridge {
     return this.exited;
   }
 }
+
+/** A file of a test project: text, or an executable script. */
+export type ProjectFile = string | { script: string };
+
+/** Writes a project (project-relative path → content) under a new temp folder; returns its real path. */
+export async function writeProject(files: Record<string, ProjectFile>): Promise<string> {
+  const root = await fs.realpath(path.join(makeTempDir('staticmcp-project-')));
+  const project = path.join(root, 'project');
+  for (const [relative, content] of Object.entries(files)) {
+    const file = path.join(project, relative);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    if (typeof content === 'string') {
+      await fs.writeFile(file, content);
+    } else {
+      await fs.writeFile(file, content.script, { mode: 0o755 });
+    }
+  }
+  return project;
+}
+
+/** Builds a project with the compiled CLI; throws with its stderr when the build fails. */
+export function buildProjectTree(project: string): void {
+  execFileSync(process.execPath, [CLI, 'build', project], { stdio: ['ignore', 'ignore', 'pipe'] });
+}

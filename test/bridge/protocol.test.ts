@@ -16,7 +16,10 @@ describe('version negotiation', () => {
       const bridge = new RawBridge([example]);
       const init = await bridge.initialize(version);
       expect(init.result?.protocolVersion).toBe(version);
-      expect(init.result?.capabilities).toEqual({ logging: {}, tools: {}, resources: {} });
+      // The example has prompts and templates; the completions capability exists from 2025-03-26.
+      expect(init.result?.capabilities).toEqual({
+        logging: {}, tools: {}, resources: {}, prompts: {}, ...(version >= '2025-03-26' ? { completions: {} } : {}),
+      });
       const serverInfo = init.result?.serverInfo as Record<string, unknown>;
       expect(serverInfo.name).toBe('example');
       expect('title' in serverInfo).toBe(version >= '2025-06-18');

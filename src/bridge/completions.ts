@@ -1,0 +1,101 @@
+// `completion/complete` from the tree's `completions.json`: values for a prompt argument
+// (`ref/prompt`), a resource template variable (`ref/resource`, by its uriTemplate) or, as an
+// extension some clients send, a tool parameter (`ref/tool`). Case-insensitive prefix match, at
+// most 100 values, with `total` and `hasMore`. A reference the tree does not define is -32602.
+import { templateVariables } from '../tree/uri-template.js';
+import type { CompletionTable } from '../tree/manifest.js';
+import { INVALID_PARAMS, RpcError } from './json-rpc.js';
+import type { BridgeContext, RequestContext } from './bridge-context.js';
+import type { LoadedTree } from './loaded-tree.js';
+
+type JsonObject = Record<string, unknown>;
+type ReferenceKind = keyof CompletionTable;
+
+export const MAX_COMPLETION_VALUES = 100;
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The referenced thing's kind, key in completions.json, and the argument names it has. */
+function resolveReference(tree: LoadedTree, ref: JsonObject): { kind: ReferenceKind; key: string; argumentNames: string[] } {
+  switch (ref.type) {
+    case 'ref/prompt': {
+      if (typeof ref.name !== 'string') throw new RpcError(INVALID_PARAMS, 'completion/complete: a ref/prompt reference needs a "name"');
+      const prompt = tree.promptsByName.get(ref.name);
+      if (!prompt) throw new RpcError(INVALID_PARAMS, `completion/complete: unknown prompt "${ref.name}" (prompts/list shows the prompts this server has)`);
+      const declared = Array.isArray(prompt.definition.arguments) ? prompt.definition.arguments : [];
+      const names = declared.filter(isObject).map((argument) => argument.name).filter((name): name is string => typeof name === 'string');
+      return { kind: 'ref/prompt', key: ref.name, argumentNames: names };
+    }
+    case 'ref/resource': {
+      if (typeof ref.uri !== 'string') throw new RpcError(INVALID_PARAMS, 'completion/complete: a ref/resource reference needs a "uri"');
+      const template = tree.templates.find((candidate) => candidate.uriTemplate === ref.uri);
+      if (template) {
+        let names: string[] = [];
+        try {
+          names = templateVariables(ref.uri);
+        } catch {
+          // A template another generator wrote badly: nothing to complete, but still known.
+        }
+        return { kind: 'ref/resource', key: ref.uri, argumentNames: names };
+      }
+      // A plain resource has no variables; accepting it keeps clients that ask anyway working.
+      if (tree.resourcesByUri.has(ref.uri)) return { kind: 'ref/resource', key: ref.uri, argumentNames: [] };
+      throw new RpcError(INVALID_PARAMS, `completion/complete: unknown resource template "${ref.uri}" (resources/templates/list shows the templates this server has)`);
+    }
+    case 'ref/tool': {
+      if (typeof ref.name !== 'string') throw new RpcError(INVALID_PARAMS, 'completion/complete: a ref/tool reference needs a "name"');
+      const tool = tree.toolsByName.get(ref.name);
+      if (!tool) throw new RpcError(INVALID_PARAMS, `completion/complete: unknown tool "${ref.name}" (tools/list shows the tools this server has)`);
+      return { kind: 'ref/tool', key: ref.name, argumentNames: tool.declaredParameters };
+    }
+    default:
+      throw new RpcError(INVALID_PARAMS, `completion/complete: unknown reference type ${JSON.stringify(ref.type)}; use ref/prompt or ref/resource (ref/tool is accepted too)`);
+  }
+}
+
+/** The tree's completion table; an absent or unreadable file is an empty one (reported once per read). */
+async function readCompletionTable(bridge: BridgeContext, tree: LoadedTree): Promise<CompletionTable> {
+  const file = tree.extension?.completions;
+  if (typeof file !== 'string') return {};
+  const read = await bridge.reader.readJson(file);
+  if (read.kind === 'ok' && isObject(read.value)) return read.value as CompletionTable;
+  if (read.kind === 'broken') bridge.logProblem(`completion/complete: ${read.reason}`);
+  return {};
+}
+
+/** Values starting with `prefix`, ignoring case, in the table's order. */
+export function matchCompletionValues(values: readonly unknown[], prefix: string): string[] {
+  const wanted = prefix.toLowerCase();
+  return values.filter((value): value is string => typeof value === 'string' && value.toLowerCase().startsWith(wanted));
+}
+
+export async function complete(bridge: BridgeContext, params: JsonObject | undefined, _request: RequestContext): Promise<JsonObject> {
+  const { tree } = bridge;
+  const ref = params?.ref;
+  const argument = params?.argument;
+  if (!isObject(ref)) throw new RpcError(INVALID_PARAMS, 'completion/complete needs params.ref (an object with a type)');
+  if (!isObject(argument) || typeof argument.name !== 'string') {
+    throw new RpcError(INVALID_PARAMS, 'completion/complete needs params.argument with a "name" (and the "value" typed so far)');
+  }
+  const typed = argument.value === undefined ? '' : argument.value;
+  if (typeof typed !== 'string') throw new RpcError(INVALID_PARAMS, 'completion/complete params.argument.value must be a string');
+  const { kind, key, argumentNames } = resolveReference(tree, ref);
+  const table = await readCompletionTable(bridge, tree);
+  const byReference = isObject(table[kind]) ? table[kind] : {};
+  const byArgument = isObject(byReference[key]) ? byReference[key] : {};
+  if (!argumentNames.includes(argument.name) && !(argument.name in byArgument)) {
+    const known = argumentNames.length > 0 ? `; it has ${argumentNames.map((name) => `"${name}"`).join(', ')}` : '; it has none';
+    throw new RpcError(INVALID_PARAMS, `completion/complete: ${key} has no argument "${argument.name}"${known}`);
+  }
+  const values = Array.isArray(byArgument[argument.name]) ? byArgument[argument.name] : [];
+  const matches = matchCompletionValues(values, typed);
+  return {
+    completion: {
+      values: matches.slice(0, MAX_COMPLETION_VALUES),
+      total: matches.length,
+      hasMore: matches.length > MAX_COMPLETION_VALUES,
+    },
+  };
+}

@@ -1,0 +1,95 @@
+// `prompts/list` and `prompts/get`: definitions from the manifest (paginated like tools/list), and
+// a prompt rendered from its stored template (`prompts/<name>.json`) by replacing `{{name}}`
+// placeholders, after the arguments are checked against the stored JSON Schema.
+import { promptFilePath } from '../tree/manifest.js';
+import { INTERNAL_ERROR, INVALID_PARAMS, RpcError } from './json-rpc.js';
+import { paginate } from './pagination.js';
+import { shapePrompt } from './protocol-versions.js';
+import { validatorFor } from './schema-validators.js';
+import type { BridgeContext, RequestContext } from './bridge-context.js';
+import type { TreePrompt } from './loaded-tree.js';
+
+type JsonObject = Record<string, unknown>;
+
+const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}/g;
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export function listPrompts(bridge: BridgeContext, params: JsonObject | undefined, request: RequestContext): JsonObject {
+  const { page, nextCursor, _meta } = paginate(bridge.tree.prompts, params, 'prompts', bridge.tree.manifestHash);
+  return { prompts: page.map((prompt) => shapePrompt(prompt.definition, request.version)), ...(nextCursor ? { nextCursor } : {}), _meta };
+}
+
+/** Replaces each `{{name}}` with its value; a placeholder without a value becomes the empty string. */
+export function renderPromptTemplate(template: string, values: Record<string, string>): string {
+  return template.replace(PLACEHOLDER, (_whole, name: string) => values[name] ?? '');
+}
+
+/** Required argument names: from the stored schema, and from the manifest definition (other generators). */
+function requiredArguments(prompt: TreePrompt, schema: JsonObject | undefined): string[] {
+  const required = new Set<string>();
+  if (schema && Array.isArray(schema.required)) for (const name of schema.required) if (typeof name === 'string') required.add(name);
+  const declared = prompt.definition.arguments;
+  if (Array.isArray(declared)) for (const argument of declared) if (isObject(argument) && argument.required === true && typeof argument.name === 'string') required.add(argument.name);
+  return [...required];
+}
+
+/** The values to render with: given strings, then schema defaults for the rest. */
+function valuesWithDefaults(given: Record<string, string>, schema: JsonObject | undefined): Record<string, string> {
+  const values = { ...given };
+  const properties = schema && isObject(schema.properties) ? schema.properties : {};
+  for (const [name, property] of Object.entries(properties)) {
+    if (values[name] === undefined && isObject(property) && property.default !== undefined) {
+      values[name] = typeof property.default === 'string' ? property.default : JSON.stringify(property.default);
+    }
+  }
+  return values;
+}
+
+export async function getPrompt(bridge: BridgeContext, params: JsonObject | undefined, _request: RequestContext): Promise<JsonObject> {
+  const name = params?.name;
+  if (typeof name !== 'string') throw new RpcError(INVALID_PARAMS, 'prompts/get needs params.name (a string)');
+  const { tree, reader } = bridge;
+  const prompt = tree.promptsByName.get(name);
+  if (!prompt) throw new RpcError(INVALID_PARAMS, `Unknown prompt: ${name}`);
+  const rawArguments = params?.arguments ?? {};
+  if (!isObject(rawArguments)) throw new RpcError(INVALID_PARAMS, 'prompts/get params.arguments must be an object of strings');
+  const given: Record<string, string> = {};
+  for (const [argument, value] of Object.entries(rawArguments)) {
+    // MCP sends prompt arguments as strings; a null is treated as not given.
+    if (value === null || value === undefined) continue;
+    if (typeof value !== 'string') throw new RpcError(INVALID_PARAMS, `Invalid arguments for prompt ${name}: "${argument}" must be a string`);
+    given[argument] = value;
+  }
+
+  const file = await reader.readJson(promptFilePath(name));
+  if (file.kind !== 'ok' || !isObject(file.value) || typeof file.value.template !== 'string') {
+    const why = file.kind === 'broken' ? file.reason : file.kind === 'missing' ? `${promptFilePath(name)} is missing` : `${promptFilePath(name)} has no "template"`;
+    bridge.logProblem(`prompts/get ${name}: ${why}`);
+    throw new RpcError(INTERNAL_ERROR, `Prompt ${name} is listed but cannot be rendered (${why}); rebuild the tree`);
+  }
+  const stored = file.value;
+  const schema = isObject(stored.arguments) ? stored.arguments : undefined;
+
+  const missing = requiredArguments(prompt, schema).filter((argument) => given[argument] === undefined);
+  if (missing.length > 0) {
+    throw new RpcError(INVALID_PARAMS, `Missing required argument${missing.length > 1 ? 's' : ''} ${missing.map((argument) => `"${argument}"`).join(', ')} for prompt ${name}`);
+  }
+  if (schema) {
+    const validate = await validatorFor(tree, `prompt:${name}`, schema, 'arguments', (reason) => {
+      bridge.logProblem(`prompt ${name}: its arguments schema cannot be used (${reason}); not validating`);
+    });
+    const problems = validate ? validate(given) : [];
+    if (problems.length > 0) throw new RpcError(INVALID_PARAMS, `Invalid arguments for prompt ${name}: ${problems.join('; ')}`);
+  }
+
+  const role = stored.role === 'assistant' ? 'assistant' : 'user';
+  const text = renderPromptTemplate(stored.template as string, valuesWithDefaults(given, schema));
+  const description = prompt.definition.description;
+  return {
+    ...(typeof description === 'string' ? { description } : {}),
+    messages: [{ role, content: { type: 'text', text } }],
+  };
+}

@@ -1,0 +1,68 @@
+// `resources/read` of a concrete URI that is not listed but matches a resource template: the
+// precomputed instance file when the build wrote one for exactly this URI, else the template's
+// provider script run live (variables as JSON on stdin and as environment variables, like a
+// tool's options), else -32002. A provider that fails is -32603 with what it said: a read has no
+// isError field, and the client must not mistake the failure for the resource's content.
+import { resourceFilePath } from '../tree/resource-key.js';
+import { readResourceFile } from '../tree/lenient-files.js';
+import { matchUriTemplate } from '../tree/uri-template.js';
+import { decodeOutput } from '../script/tool-result.js';
+import { INTERNAL_ERROR, RESOURCE_NOT_FOUND, RpcError } from './json-rpc.js';
+import { RequestCancelled, type BridgeContext, type RequestContext } from './bridge-context.js';
+import type { LoadedTree } from './loaded-tree.js';
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The first template (in manifest order) that `uri` is an instance of, with its variables. */
+export function findTemplateFor(tree: LoadedTree, uri: string): { template: JsonObject & { uriTemplate: string }; variables: Record<string, string> } | undefined {
+  for (const template of tree.templates) {
+    const variables = matchUriTemplate(template.uriTemplate as string, uri);
+    if (variables) return { template: template as JsonObject & { uriTemplate: string }, variables };
+  }
+  return undefined;
+}
+
+/** The contents of a template instance, or undefined when no template matches `uri`. */
+export async function readTemplateInstance(bridge: BridgeContext, uri: string, request: RequestContext): Promise<JsonObject | undefined> {
+  const { tree, reader } = bridge;
+  const found = findTemplateFor(tree, uri);
+  if (!found) return undefined;
+  const { template, variables } = found;
+  const mimeType = typeof template.mimeType === 'string' ? template.mimeType : undefined;
+
+  const file = await reader.readJson(resourceFilePath(uri));
+  // Two URIs can share a file name: the file must say it is exactly this instance.
+  if (file.kind === 'ok' && isObject(file.value) && file.value.uri === uri) {
+    return { contents: readResourceFile(file.value, uri, mimeType) };
+  }
+  if (file.kind === 'broken') bridge.logProblem(`resources/read ${uri}: ${file.reason}`);
+
+  const provider = tree.extension?.templateProviders?.[template.uriTemplate];
+  if (typeof provider !== 'string') {
+    throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} matches the template ${template.uriTemplate}, but this instance was not precomputed and the template has no provider`, { uri });
+  }
+  if (!bridge.project) {
+    throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} was not precomputed; its template's provider reads it live when the project is available (staticmcp serve --live <project folder>)`, { uri });
+  }
+  const outcome = await bridge.project.run({
+    scriptPath: provider,
+    phase: 'live',
+    args: variables,
+    declaredOptions: Object.keys(variables),
+    toolsFolder: tree.extension?.toolsFolder,
+    signal: request.signal,
+  });
+  if (request.signal.aborted) throw new RequestCancelled();
+  if ('problem' in outcome) throw new RpcError(INTERNAL_ERROR, `${uri}: ${outcome.problem}`);
+  const { run } = outcome;
+  if (run.failed || run.exitCode !== 0) {
+    const said = decodeOutput(run.stderr).text.trim().split('\n').slice(-3).join(' ');
+    const how = run.failed ? run.message : `${provider} failed with exit code ${run.exitCode}`;
+    throw new RpcError(INTERNAL_ERROR, `${uri}: the template's provider could not read it: ${how}${said ? `: ${said}` : ''}`, { uri });
+  }
+  return { contents: [{ uri, mimeType: mimeType ?? 'text/plain', text: decodeOutput(run.stdout).text }] };
+}

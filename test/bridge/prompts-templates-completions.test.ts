@@ -1,0 +1,225 @@
+// The MCP surface beyond tools, over real stdio: prompts rendered from the tree, resource template
+// instances (precomputed without spawning, read live through the provider, -32002 otherwise),
+// completions, the project's live limits and output schemas on live calls.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildProjectTree, ensureBuilt, RawBridge, writeProject } from './helpers.js';
+
+const CITIES = Array.from({ length: 150 }, (_, index) => `city-${String(index).padStart(3, '0')}`);
+
+const PROVIDER = `#!/bin/sh
+# Appends each run to a marker file, so a test can prove a read did (or did not) spawn it.
+echo "$animal" >> "$STATICMCP_PROJECT_ROOT/../provider-runs.log"
+case "$animal" in
+  bad) echo "no such animal: $animal" >&2; exit 3 ;;
+  slow) sleep 5 ;;
+  huge) head -c 5000 /dev/zero | tr '\\0' 'x' ;;
+  *) echo "$animal fact; tools folder $MCPD_CONFIG_COMMANDS_ROOT_DIRECTORY" ;;
+esac
+`;
+
+const STATS_TOOL = `#!/bin/sh
+if [ "$1" = "--help" ]; then
+  echo '{"description": "Counts things"}'
+  echo '{"n": {"description": "What to count", "required": true, "value_type": "string"}}' >&2
+  exit 0
+fi
+if [ "$n" = "good" ]; then echo '{"count": 3}'; else echo '{"count": "many"}'; fi
+`;
+
+let project: string;
+let runsLog: string;
+
+beforeAll(async () => {
+  ensureBuilt();
+  project = await writeProject({
+    'staticmcp.json': JSON.stringify({ limits: { timeoutMs: 1500, maxOutputBytes: 1000 } }),
+    'prompts/welcome.md': 'Hello {{name}}, welcome to {{place}}.{{ note }}',
+    'prompts/welcome.md.meta.json': JSON.stringify({
+      description: 'Welcome someone',
+      arguments: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', description: 'Who' },
+          place: { type: 'string', enum: ['Paris', 'paris-east', 'Lyon', ...CITIES], default: 'Lyon' },
+          note: { type: 'string' },
+        },
+        required: ['name'],
+      },
+    }),
+    'resources/animals.meta.json': JSON.stringify({
+      name: 'animal-facts', uriTemplate: 'facts://animals/{animal}', mimeType: 'text/plain', provider: 'providers/fact', values: { animal: ['cat', 'dog'] },
+    }),
+    'providers/fact': { script: PROVIDER },
+    'tools/stats': { script: STATS_TOOL },
+    'tools/stats.meta.json': JSON.stringify({
+      precompute: false,
+      outputSchema: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] },
+    }),
+  });
+  buildProjectTree(project);
+  runsLog = path.join(project, '..', 'provider-runs.log');
+  // The build ran the provider for cat and dog; from here on, every line is a bridge run.
+  await fs.rm(runsLog, { force: true });
+});
+
+async function providerRuns(): Promise<string[]> {
+  return (await fs.readFile(runsLog, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+}
+
+describe('prompts', () => {
+  it('lists prompts and renders one, with defaults for missing optional arguments', async () => {
+    const bridge = new RawBridge([project]);
+    const init = await bridge.initialize();
+    expect(init.result?.capabilities).toMatchObject({ prompts: {}, completions: {} });
+    const list = await bridge.request('prompts/list');
+    expect(list.result?.prompts).toEqual([{
+      name: 'welcome', description: 'Welcome someone',
+      arguments: [{ name: 'name', description: 'Who', required: true }, { name: 'place', required: false }, { name: 'note', required: false }],
+    }]);
+    expect(list.result?._meta).toEqual({ 'staticmcp/total': 1 });
+    expect(list.result?.nextCursor).toBeUndefined();
+    const got = await bridge.request('prompts/get', { name: 'welcome', arguments: { name: 'Ada', place: 'Paris' } });
+    expect(got.result).toEqual({ description: 'Welcome someone', messages: [{ role: 'user', content: { type: 'text', text: 'Hello Ada, welcome to Paris.' } }] });
+    const defaulted = await bridge.request('prompts/get', { name: 'welcome', arguments: { name: 'Ada' } });
+    expect((defaulted.result?.messages as { content: { text: string } }[])[0].content.text).toBe('Hello Ada, welcome to Lyon.');
+    await bridge.close();
+  });
+
+  it('refuses a missing required argument, a value outside the schema and an unknown prompt with -32602', async () => {
+    const bridge = new RawBridge([project]);
+    await bridge.initialize();
+    const missing = await bridge.request('prompts/get', { name: 'welcome', arguments: { place: 'Paris' } });
+    expect(missing.error?.code).toBe(-32602);
+    expect(missing.error?.message).toContain('"name"');
+    const invalid = await bridge.request('prompts/get', { name: 'welcome', arguments: { name: 'Ada', place: 'Atlantis' } });
+    expect(invalid.error?.code).toBe(-32602);
+    expect(invalid.error?.message).toContain('place');
+    const unknown = await bridge.request('prompts/get', { name: 'farewell' });
+    expect(unknown.error).toMatchObject({ code: -32602, message: 'Unknown prompt: farewell' });
+    await bridge.close();
+  });
+});
+
+describe('resource templates', () => {
+  it('serves a precomputed instance without running the provider', async () => {
+    const bridge = new RawBridge([project]);
+    await bridge.initialize();
+    const templates = await bridge.request('resources/templates/list');
+    expect(templates.result?.resourceTemplates).toEqual([{ name: 'animal-facts', uriTemplate: 'facts://animals/{animal}', mimeType: 'text/plain' }]);
+    const read = await bridge.request('resources/read', { uri: 'facts://animals/cat' });
+    const [content] = read.result?.contents as { uri: string; mimeType: string; text: string }[];
+    expect(content).toMatchObject({ uri: 'facts://animals/cat', mimeType: 'text/plain' });
+    expect(content.text).toMatch(/^cat fact/);
+    await bridge.close();
+    expect(await providerRuns()).not.toContain('cat');
+  });
+
+  it('reads an instance that was not precomputed through the provider, with the tools folder as MCPD_CONFIG_COMMANDS_ROOT_DIRECTORY', async () => {
+    const bridge = new RawBridge([project]);
+    await bridge.initialize();
+    const read = await bridge.request('resources/read', { uri: 'facts://animals/owl' });
+    expect(read.result?.contents).toEqual([{ uri: 'facts://animals/owl', mimeType: 'text/plain', text: `owl fact; tools folder ${path.join(project, 'tools')}\n` }]);
+    expect(await providerRuns()).toContain('owl');
+    const listed = await bridge.request('resources/list');
+    expect(listed.result?.resources).toEqual([]);
+    await bridge.close();
+  });
+
+  it('answers a failing provider with -32603 that says why, and keeps serving', async () => {
+    const bridge = new RawBridge([project]);
+    await bridge.initialize();
+    const failed = await bridge.request('resources/read', { uri: 'facts://animals/bad' });
+    expect(failed.error?.code).toBe(-32603);
+    expect(failed.error?.message).toContain('exit code 3');
+    expect(failed.error?.message).toContain('no such animal: bad');
+    expect(failed.error?.message).not.toContain(project);
+    expect((await bridge.request('ping')).result).toEqual({});
+    await bridge.close();
+  });
+
+  it('applies the project\'s limits.timeoutMs and limits.maxOutputBytes to live reads', async () => {
+    const bridge = new RawBridge([project]);
+    await bridge.initialize();
+    const startedAt = Date.now();
+    const slow = await bridge.request('resources/read', { uri: 'facts://animals/slow' });
+    expect(slow.error?.message).toContain('timed out after 1500 ms');
+    expect(Date.now() - startedAt).toBeLessThan(4500);
+    const huge = await bridge.request('resources/read', { uri: 'facts://animals/huge' });
+    expect(huge.error?.message).toContain('more than 1000 bytes');
+    await bridge.close();
+  });
+
+  it('answers -32002 for a URI no template matches, and for an instance without the project', async () => {
+    const bridge = new RawBridge([project]);
+    await bridge.initialize();
+    const none = await bridge.request('resources/read', { uri: 'facts://plants/fern' });
+    expect(none.error).toMatchObject({ code: -32002, data: { uri: 'facts://plants/fern' } });
+    await bridge.close();
+
+    const treeOnly = new RawBridge([path.join(project, 'dist')]);
+    await treeOnly.initialize();
+    const before = (await providerRuns()).length;
+    const owl = await treeOnly.request('resources/read', { uri: 'facts://animals/owl' });
+    expect(owl.error?.code).toBe(-32002);
+    expect(owl.error?.message).toContain('--live');
+    const dog = await treeOnly.request('resources/read', { uri: 'facts://animals/dog' });
+    expect((dog.result?.contents as { text: string }[])[0].text).toMatch(/^dog fact/);
+    expect((await providerRuns()).length).toBe(before);
+    await treeOnly.close();
+  });
+});
+
+describe('completions', () => {
+  it('completes prompt arguments by case-insensitive prefix, at most 100 values with total and hasMore', async () => {
+    const bridge = new RawBridge([project]);
+    await bridge.initialize();
+    const ref = { type: 'ref/prompt', name: 'welcome' };
+    const paris = await bridge.request('completion/complete', { ref, argument: { name: 'place', value: 'PAR' } });
+    expect(paris.result).toEqual({ completion: { values: ['Paris', 'paris-east'], total: 2, hasMore: false } });
+    const cities = await bridge.request('completion/complete', { ref, argument: { name: 'place', value: 'city' } });
+    const completion = cities.result?.completion as { values: string[]; total: number; hasMore: boolean };
+    expect(completion.values).toEqual(CITIES.slice(0, 100));
+    expect(completion).toMatchObject({ total: 150, hasMore: true });
+    const nothing = await bridge.request('completion/complete', { ref, argument: { name: 'name', value: 'A' } });
+    expect(nothing.result).toEqual({ completion: { values: [], total: 0, hasMore: false } });
+    await bridge.close();
+  });
+
+  it('completes template variables and tool parameters (ref/tool), and refuses unknown references with -32602', async () => {
+    const bridge = new RawBridge([project]);
+    await bridge.initialize('2024-11-05');
+    const animals = await bridge.request('completion/complete', { ref: { type: 'ref/resource', uri: 'facts://animals/{animal}' }, argument: { name: 'animal', value: 'd' } });
+    expect(animals.result).toEqual({ completion: { values: ['dog'], total: 1, hasMore: false } });
+    const tool = await bridge.request('completion/complete', { ref: { type: 'ref/tool', name: 'stats' }, argument: { name: 'n', value: '' } });
+    expect(tool.result).toEqual({ completion: { values: [], total: 0, hasMore: false } });
+    for (const [ref, says] of [
+      [{ type: 'ref/prompt', name: 'farewell' }, 'unknown prompt "farewell"'],
+      [{ type: 'ref/resource', uri: 'facts://plants/{plant}' }, 'unknown resource template'],
+      [{ type: 'ref/tool', name: 'nope' }, 'unknown tool "nope"'],
+      [{ type: 'ref/model', name: 'x' }, 'unknown reference type'],
+    ] as const) {
+      const answer = await bridge.request('completion/complete', { ref, argument: { name: 'x', value: '' } });
+      expect(answer.error?.code).toBe(-32602);
+      expect(answer.error?.message).toContain(says);
+    }
+    const badArgument = await bridge.request('completion/complete', { ref: { type: 'ref/prompt', name: 'welcome' }, argument: { name: 'colour', value: '' } });
+    expect(badArgument.error?.message).toContain('no argument "colour"');
+    await bridge.close();
+  });
+});
+
+describe('output schemas on live calls', () => {
+  it('returns structuredContent for matching JSON and an isError naming the field otherwise', async () => {
+    const bridge = new RawBridge([project]);
+    await bridge.initialize();
+    const good = await bridge.request('tools/call', { name: 'stats', arguments: { n: 'good' } });
+    expect(good.result).toMatchObject({ structuredContent: { count: 3 } });
+    const bad = await bridge.request('tools/call', { name: 'stats', arguments: { n: 'bad' } });
+    expect(bad.result?.isError).toBe(true);
+    expect(JSON.stringify(bad.result?.content)).toContain('count');
+    expect(JSON.stringify(bad.result?.content)).toContain('outputSchema');
+    await bridge.close();
+  });
+});
