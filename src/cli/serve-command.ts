@@ -21,7 +21,7 @@ async function isFile(file: string): Promise<boolean> {
 }
 
 /** The output folder a project's staticmcp.json names (`out`), or `dist`. */
-async function outputFolderOf(projectRoot: string): Promise<string> {
+export async function outputFolderOf(projectRoot: string): Promise<string> {
   try {
     const config = JSON.parse(await fs.readFile(path.join(projectRoot, 'staticmcp.json'), 'utf8')) as { out?: unknown };
     if (typeof config.out === 'string' && config.out.length > 0) return path.resolve(projectRoot, config.out);

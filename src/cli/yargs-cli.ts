@@ -49,6 +49,20 @@ export async function runCli(argv: string[]): Promise<void> {
       },
     )
     .command(
+      'dev [project]',
+      'build the project, serve it over stdio, and rebuild and reload it on every change (clients are notified)',
+      (command) => command
+        .positional('project', { type: 'string', default: '.', describe: 'project folder (holds tools/, resources/, prompts/)' })
+        .option('out', { type: 'string', describe: 'output folder (default: <project>/dist)' })
+        .option('tools', { type: 'string', describe: 'a bare folder of scripts to use instead of <project>/tools' })
+        .option('concurrency', { type: 'number', describe: 'scripts run at once while building (default: number of cores)' })
+        .option('debounce-ms', { type: 'number', describe: 'quiet time after a change before rebuilding (default: 50)' }),
+      async () => {
+        const { runDevCommand } = await import('./dev-command.js');
+        process.exitCode = await runDevCommand(argv.slice(1));
+      },
+    )
+    .command(
       'init [folder]',
       'create a starter project (a tool, a resource, a prompt, staticmcp.json) in a new folder',
       (command) => command.positional('folder', { type: 'string', default: '.', describe: 'a new or empty folder' }),
@@ -57,7 +71,7 @@ export async function runCli(argv: string[]): Promise<void> {
         process.exitCode = await runInitCommand(args.folder!);
       },
     )
-    .demandCommand(1, 'Give a command: build or serve (see --help).')
+    .demandCommand(1, 'Give a command: build, serve or dev (see --help).')
     .strict()
     .version(packageInfo().version)
     .help()

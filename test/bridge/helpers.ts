@@ -80,7 +80,7 @@ export interface JsonRpcMessage {
   error?: { code: number; message: string; data?: unknown };
 }
 
-/** A `staticmcp serve` process driven by raw lines; collects every frame it prints. */
+/** A `staticmcp serve` (or `dev`) process driven by raw lines; collects every frame it prints. */
 export class RawBridge {
   readonly child: ChildProcessWithoutNullStreams;
   readonly frames: unknown[] = [];
@@ -90,8 +90,8 @@ export class RawBridge {
   readonly exited: Promise<number | null>;
   private nextId = 1;
 
-  constructor(args: string[], options: { cwd?: string } = {}) {
-    this.child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd: options.cwd ?? REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  constructor(args: string[], options: { cwd?: string; command?: 'serve' | 'dev' } = {}) {
+    this.child = spawn(process.execPath, [CLI, options.command ?? 'serve', ...args], { cwd: options.cwd ?? REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (text: string) => {
       this.buffered += text;

@@ -1,0 +1,166 @@
+// `staticmcp dev [project]`: builds the project, serves the tree over stdio, and on every change
+// to the project rebuilds (incrementally: the build cache makes unchanged calls free) and reloads
+// the tree in the bridge, which tells the client what changed. stdout carries protocol frames
+// only; build logs go to stderr. A failed rebuild is reported (stderr, and the client as a
+// warning) and the previous tree keeps being served. Loaded without yargs, like serve.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { BuildReport } from '../build/build-report.js';
+import type { RunningBridge } from '../bridge/start-bridge.js';
+import { StaticMcpError } from '../staticmcp-error.js';
+import { outputFolderOf } from './serve-command.js';
+import { isNoise, watchProject } from './watch-project.js';
+
+const USAGE = 'usage: staticmcp dev [project] [--out DIR] [--tools DIR] [--concurrency N]';
+/** Quiet time after the last change before a rebuild starts: editors write a file in several steps. */
+const DEFAULT_DEBOUNCE_MS = 50;
+/** The markers writeTreeAtomically puts after the output folder's name for its sibling folders. */
+const TREE_SWAP_MARK = '.staticmcp-';
+
+function log(text: string): void {
+  process.stderr.write(`staticmcp dev: ${text}\n`);
+}
+
+function fail(message: string, hint: string, code: number): number {
+  process.stderr.write(`staticmcp dev: ${message}\n  what to do: ${hint}\n`);
+  return code;
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof StaticMcpError) return `${error.message} (${error.hint})`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The build's failures as short lines (empty when it went well). */
+function failureLines(report: BuildReport): string[] {
+  const lines = report.failures.map((failure) => `${failure.path}: ${failure.message}`);
+  for (const tool of report.tools) {
+    for (const failure of tool.failures.slice(0, 3)) lines.push(`${tool.script} ${JSON.stringify(failure.arguments)}: ${failure.message}`);
+  }
+  return lines;
+}
+
+function summarize(report: BuildReport): string {
+  const precomputed = report.tools.reduce((sum, tool) => sum + tool.precomputed, 0);
+  const cached = report.tools.reduce((sum, tool) => sum + tool.cached, 0);
+  return `${report.unchanged ? 'tree unchanged' : `wrote ${report.files} files`} (${report.tools.length} tool(s), ${precomputed} precomputed call(s), ${cached} from cache, ${report.resources} resource(s)) in ${Math.round(report.durationMs)} ms`;
+}
+
+/** Whether a project-relative path belongs to the output tree (or the build's swap folders beside it). */
+function outputMatcher(projectRoot: string, outDir: string): (relativePath: string) => boolean {
+  const relativeOut = path.relative(projectRoot, outDir).split(path.sep).join('/');
+  if (relativeOut === '' || relativeOut.startsWith('..') || path.isAbsolute(relativeOut)) return () => false;
+  return (relativePath) => relativePath === relativeOut || relativePath.startsWith(`${relativeOut}/`) || relativePath.startsWith(`${relativeOut}${TREE_SWAP_MARK}`);
+}
+
+export async function runDevCommand(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { out: { type: 'string' }, tools: { type: 'string' }, concurrency: { type: 'string' }, 'debounce-ms': { type: 'string' } },
+    });
+  } catch (error) {
+    return fail((error as Error).message, USAGE, 2);
+  }
+  if (parsed.positionals.length > 1) return fail(`one project at most, got ${parsed.positionals.length}`, USAGE, 2);
+  const projectRoot = path.resolve(parsed.positionals[0] ?? '.');
+  const stat = await fs.stat(projectRoot).catch(() => undefined);
+  if (!stat?.isDirectory()) return fail(`${parsed.positionals[0] ?? '.'} is not a folder`, 'pass the project folder (the one that holds tools/, resources/, prompts/)', 2);
+  const concurrency = parsed.values.concurrency === undefined ? undefined : Number(parsed.values.concurrency);
+  if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) return fail('--concurrency must be a whole number of at least 1', USAGE, 2);
+  const debounceMs = parsed.values['debounce-ms'] === undefined ? DEFAULT_DEBOUNCE_MS : Number(parsed.values['debounce-ms']);
+  if (!Number.isFinite(debounceMs) || debounceMs < 0) return fail('--debounce-ms must be a number of milliseconds', USAGE, 2);
+  // Fixed for the session: a changed "out" in staticmcp.json takes effect on the next `staticmcp dev`.
+  const outDir = parsed.values.out !== undefined ? path.resolve(parsed.values.out) : await outputFolderOf(projectRoot);
+  const toolsDir = parsed.values.tools !== undefined ? path.resolve(parsed.values.tools) : undefined;
+
+  const { buildProject } = await import('../build/build-project.js');
+  const stopping = new AbortController();
+  const build = (): Promise<BuildReport> => buildProject({ projectRoot, outDir, toolsDir, concurrency, signal: stopping.signal });
+
+  log(`building ${parsed.positionals[0] ?? '.'}`);
+  try {
+    const report = await build();
+    log(summarize(report));
+    for (const line of failureLines(report)) log(`  ✗ ${line}`);
+  } catch (error) {
+    const hasTree = await fs.stat(path.join(outDir, 'mcp.json')).then((file) => file.isFile(), () => false);
+    if (!hasTree) return fail(`the first build failed: ${describeError(error)}`, 'fix the project and run staticmcp dev again', 1);
+    log(`the first build failed, serving the previous tree until a change builds: ${describeError(error)}`);
+  }
+
+  const { FolderSource } = await import('../bridge/folder-source.js');
+  const { openBridge } = await import('../bridge/start-bridge.js');
+  const source = new FolderSource(outDir, path.relative(process.cwd(), outDir) || '.');
+  let bridge: RunningBridge;
+  try {
+    bridge = await openBridge({ source, projectRoot, dev: true, logPrefix: 'staticmcp dev' });
+  } catch (error) {
+    source.close();
+    return fail((error as Error).message, 'check the tree (staticmcp build writes one) and try again', 1);
+  }
+
+  const isOutput = outputMatcher(projectRoot, outDir);
+  const rebuilds = createRebuildLoop(async (changed) => {
+    log(`${changed.length === 1 ? changed[0] : `${changed.length} files`} changed; rebuilding`);
+    let report: BuildReport;
+    try {
+      report = await build();
+    } catch (error) {
+      if (stopping.signal.aborted) return;
+      bridge.warn(`rebuild failed; still serving the previous tree: ${describeError(error)}`);
+      return;
+    }
+    log(`rebuilt: ${summarize(report)}`);
+    const failures = failureLines(report);
+    if (failures.length > 0) bridge.warn(`rebuilt with ${failures.length} failure(s): ${failures.join('; ')}`);
+    if (report.unchanged) return;
+    try {
+      const reload = await bridge.reloadTree();
+      const lists = (['tools', 'resources', 'prompts'] as const).filter((kind) => reload[kind]);
+      log(`reloaded the tree${lists.length > 0 ? `; ${lists.join(', ')} list(s) changed` : ''}${reload.updated.length > 0 ? `; updated ${reload.updated.join(', ')}` : ''}`);
+    } catch (error) {
+      bridge.warn(`the rebuilt tree cannot be loaded; still serving the previous one: ${describeError(error)}`);
+    }
+  });
+  const watcher = await watchProject(projectRoot, {
+    ignore: (relativePath) => isNoise(relativePath) || isOutput(relativePath),
+    onChange: (paths) => rebuilds.request(paths),
+    debounceMs,
+  });
+  log('watching for changes');
+
+  const code = await bridge.finished;
+  watcher.close();
+  stopping.abort();
+  await rebuilds.idle();
+  return code;
+}
+
+/**
+ * Runs `rebuild` for change batches one at a time: changes that arrive while a rebuild runs are
+ * collected and cause exactly one more rebuild after it.
+ */
+function createRebuildLoop(rebuild: (changed: string[]) => Promise<void>): { request(paths: string[]): void; idle(): Promise<void> } {
+  const pending = new Set<string>();
+  let running: Promise<void> | undefined;
+  const loop = async (): Promise<void> => {
+    while (pending.size > 0) {
+      const batch = [...pending].sort();
+      pending.clear();
+      await rebuild(batch);
+    }
+  };
+  return {
+    request(paths) {
+      for (const changed of paths) pending.add(changed);
+      running ??= loop().finally(() => {
+        running = undefined;
+      });
+    },
+    idle: () => running ?? Promise.resolve(),
+  };
+}

@@ -1,0 +1,193 @@
+// `staticmcp dev` as a user runs it: a real process on a temp project, driven over stdio (the
+// official SDK client, and raw lines), while the test edits the project like an editor would.
+// Each test checks what the client notices: list_changed notifications (once, for the right
+// kind), new definitions, resources/updated for subscriptions, warnings for broken edits.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CLI, ensureBuilt, RawBridge, writeProject, type JsonRpcMessage, type ProjectFile } from '../bridge/helpers.js';
+
+const TOOL = (description: string, option = 'word'): string => `#!/bin/sh
+if [ "$1" = "--help" ]; then
+  echo '{"description": "${description}"}'
+  echo '{"${option}": {"description": "A word", "value_type": {"enum": ["a", "b"]}, "required": true}}' >&2
+  exit 0
+fi
+echo "you said $${option}"
+`;
+
+function baseProject(extra: Record<string, ProjectFile> = {}): Promise<string> {
+  return writeProject({
+    'tools/echo': { script: TOOL('Echo a word') },
+    'tools/other': { script: TOOL('Another tool') },
+    'resources/notes.md': '# Notes\n\nFirst version.\n',
+    'resources/data.json': '{"version": 1}\n',
+    ...extra,
+  });
+}
+
+const running: { close(): Promise<unknown> }[] = [];
+afterEach(async () => {
+  for (const process of running.splice(0)) await process.close();
+});
+
+beforeAll(() => {
+  ensureBuilt();
+});
+
+function startDev(project: string, extraArgs: string[] = []): RawBridge {
+  const dev = new RawBridge([project, ...extraArgs], { command: 'dev' });
+  running.push(dev);
+  return dev;
+}
+
+function notifications(dev: RawBridge, method: string): JsonRpcMessage[] {
+  return (dev.frames as JsonRpcMessage[]).filter((frame) => frame.method === method);
+}
+
+/** Waits until stderr has said `text` `count` times. */
+async function stderrSays(dev: RawBridge, text: string, count = 1, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (dev.stderr.split(text).length - 1 < count) {
+    if (Date.now() > deadline) throw new Error(`stderr never said "${text}" ${count} time(s): ${dev.stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Edits happen after the tree is served and the watcher is up. */
+async function initialized(dev: RawBridge): Promise<JsonRpcMessage> {
+  const init = await dev.initialize();
+  await stderrSays(dev, 'watching for changes');
+  return init;
+}
+
+const quietMs = 600;
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, quietMs));
+
+describe('staticmcp dev', () => {
+  it('sends exactly one tools/list_changed for a new sidecar description, and tools/list shows it (SDK client)', async () => {
+    const project = await baseProject();
+    const client = new Client({ name: 'dev-test', version: '1.0.0' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'dev', project], stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const seen: string[] = [];
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void seen.push('tools'));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void seen.push('resources'));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => void seen.push('prompts'));
+    await client.connect(transport);
+    running.push({ close: () => client.close() });
+    expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, prompts: { listChanged: true }, resources: { subscribe: true, listChanged: true } });
+    while (!stderr.includes('watching for changes')) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await client.listTools()).tools.find((tool) => tool.name === 'echo')?.description).toBe('Echo a word');
+
+    await fs.writeFile(path.join(project, 'tools/echo.meta.json'), JSON.stringify({ description: 'Echo a word, loudly' }));
+    const deadline = Date.now() + 20_000;
+    while (seen.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await settle();
+    expect(seen).toEqual(['tools']);
+    expect((await client.listTools()).tools.find((tool) => tool.name === 'echo')?.description).toBe('Echo a word, loudly');
+  });
+
+  it('sends prompts/list_changed (and nothing else) when a prompt is added', async () => {
+    const dev = startDev(await baseProject());
+    await initialized(dev);
+    expect((await dev.request('prompts/list')).result?.prompts).toEqual([]);
+    const project = dev.child.spawnargs.at(-1)!;
+    await fs.mkdir(path.join(project, 'prompts'));
+    await fs.writeFile(path.join(project, 'prompts/summarize.md.meta.json'), JSON.stringify({ description: 'Summarize a topic', arguments: { type: 'object', properties: { topic: { type: 'string' } }, required: ['topic'] } }));
+    await fs.writeFile(path.join(project, 'prompts/summarize.md'), 'Summarize {{topic}} in three lines.');
+    await dev.waitFor((frames) => (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/prompts/list_changed'));
+    await settle();
+    expect(notifications(dev, 'notifications/prompts/list_changed')).toHaveLength(1);
+    expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);
+    expect(notifications(dev, 'notifications/resources/list_changed')).toHaveLength(0);
+    const prompt = await dev.request('prompts/get', { name: 'summarize', arguments: { topic: 'tides' } });
+    expect(prompt.result?.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Summarize tides in three lines.' } }]);
+  });
+
+  it('sends resources/updated for a subscribed resource that changed, and stops after unsubscribe', async () => {
+    const dev = startDev(await baseProject());
+    await initialized(dev);
+    const project = dev.child.spawnargs.at(-1)!;
+    const uri = 'resource://data.json';
+    expect((await dev.request('resources/subscribe', { uri })).result).toEqual({});
+    await fs.writeFile(path.join(project, 'resources/data.json'), '{"version": 2}\n');
+    const updated = await dev.waitFor((frames) => (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/resources/updated'));
+    expect(updated.params).toEqual({ uri });
+    const read = await dev.request('resources/read', { uri });
+    expect((read.result?.contents as { text: string }[])[0].text).toContain('"version": 2');
+
+    // Another resource changing is no update for this subscription.
+    await fs.writeFile(path.join(project, 'resources/notes.md'), '# Notes\n\nFirst version.\n\nMore.\n');
+    await stderrSays(dev, 'reloaded the tree', 2);
+    expect(notifications(dev, 'notifications/resources/updated')).toHaveLength(1);
+
+    expect((await dev.request('resources/unsubscribe', { uri })).result).toEqual({});
+    await fs.writeFile(path.join(project, 'resources/data.json'), '{"version": 3}\n');
+    await stderrSays(dev, 'reloaded the tree', 3);
+    await settle();
+    expect(notifications(dev, 'notifications/resources/updated')).toHaveLength(1);
+  });
+
+  it('rebuilds once more when a file changes while a rebuild runs', async () => {
+    const project = await baseProject({
+      // A value list command that takes a second: every build is slow enough to edit during it.
+      'staticmcp.json': JSON.stringify({ tools: { other: { values: { word: { command: 'sleep 1; echo a' } } } } }),
+    });
+    const dev = startDev(project);
+    await initialized(dev);
+    await fs.writeFile(path.join(project, 'resources/data.json'), '{"version": 2}\n');
+    await stderrSays(dev, 'changed; rebuilding');
+    await fs.writeFile(path.join(project, 'tools/echo.meta.json'), JSON.stringify({ description: 'Edited during a rebuild' }));
+    await stderrSays(dev, 'changed; rebuilding', 2);
+    await stderrSays(dev, 'rebuilt:', 2);
+    await settle();
+    await settle();
+    expect(dev.stderr.split('changed; rebuilding').length - 1).toBe(2);
+    const tools = (await dev.request('tools/list')).result?.tools as { name: string; description: string }[];
+    expect(tools.find((tool) => tool.name === 'echo')?.description).toBe('Edited during a rebuild');
+    const read = await dev.request('resources/read', { uri: 'resource://data.json' });
+    expect((read.result?.contents as { text: string }[])[0].text).toContain('"version": 2');
+    expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(1);
+  });
+
+  it('keeps serving the previous tree after a broken edit, warns the client, and recovers', async () => {
+    const dev = startDev(await baseProject());
+    await initialized(dev);
+    const project = dev.child.spawnargs.at(-1)!;
+    await fs.mkdir(path.join(project, 'server.d'));
+    await fs.writeFile(path.join(project, 'server.d/register.json'), '{"version": 1, "tools": [}');
+    const warning = await dev.waitFor((frames) => (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/message'));
+    expect(warning.params).toMatchObject({ level: 'warning', logger: 'staticmcp' });
+    expect(String(warning.params?.data)).toContain('register.json');
+    expect(String(warning.params?.data)).toContain('previous tree');
+    expect(dev.stderr).toContain('rebuild failed');
+    const tools = (await dev.request('tools/list')).result?.tools as { name: string }[];
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['echo', 'other']);
+    expect((await dev.request('tools/call', { name: 'echo', arguments: { word: 'b' } })).result).toEqual({ content: [{ type: 'text', text: 'you said b\n' }] });
+
+    // Fixed: the rebuilt tree equals the one being served, so no list changed.
+    await fs.rm(path.join(project, 'server.d/register.json'));
+    await stderrSays(dev, 'rebuilt:');
+    await settle();
+    expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);
+    expect(dev.frames.some((frame) => JSON.stringify(frame).includes('list_changed'))).toBe(false);
+  });
+
+  it('ignores changes to the output tree and dot-files, and exits 0 when stdin closes', async () => {
+    const dev = startDev(await baseProject());
+    await initialized(dev);
+    const project = dev.child.spawnargs.at(-1)!;
+    await fs.writeFile(path.join(project, 'dist/extra.json'), '{}');
+    await fs.writeFile(path.join(project, '.scratch'), 'x');
+    await settle();
+    expect(dev.stderr).not.toContain('rebuilding');
+    expect(await dev.close()).toBe(0);
+  });
+});
