@@ -78,6 +78,8 @@ export async function runDevCommand(argv: string[]): Promise<number> {
   const toolsDir = parsed.values.tools !== undefined ? path.resolve(parsed.values.tools) : undefined;
 
   const { buildProject } = await import('../build/build-project.js');
+  // Rebuilds hard-link the files an edit did not change instead of rewriting the whole tree.
+  (await import('../tree/write-tree.js')).reuseUnchangedTreeFiles();
   const stopping = new AbortController();
   const build = (): Promise<BuildReport> => buildProject({ projectRoot, outDir, toolsDir, concurrency, signal: stopping.signal });
 

@@ -1,6 +1,10 @@
 // Writes a whole tree atomically: files go into a sibling folder, which is swapped in at the end
 // with two renames, so a build killed at any moment leaves the previous tree in place (or, in the
 // microseconds between the renames, beside it, where the next build puts it back).
+// A long-lived process (`staticmcp dev`) can ask for unchanged files to be hard-linked from the
+// tree it wrote last instead of written again: the swap stays atomic, and a rebuild after a
+// one-file edit no longer rewrites every call file (writes dominate such a rebuild).
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 
@@ -60,7 +64,59 @@ export async function recoverInterruptedWrite(outDir: string): Promise<string[]>
   return notes;
 }
 
-async function writeAll(root: string, files: ReadonlyMap<string, string | Buffer>): Promise<void> {
+/** What this process wrote at one tree path: its content hash and the file's identity right after. */
+interface WrittenFile {
+  hash: string;
+  inode: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/** Output folder → what this process last wrote there; only kept once reuse is switched on. */
+const writtenTrees = new Map<string, Map<string, WrittenFile>>();
+let reuseUnchangedFiles = false;
+
+/**
+ * From now on, in this process, files whose content equals what the previous write put at the same
+ * path, and which are provably untouched since (same inode, size and mtime), are hard-linked from
+ * the previous tree into the new one instead of written again.
+ */
+export function reuseUnchangedTreeFiles(): void {
+  reuseUnchangedFiles = true;
+}
+
+function hashContent(content: string | Buffer): string {
+  return createHash('sha1').update(content).digest('hex');
+}
+
+/**
+ * Hard-links `relativePath` from the previous tree when it is unchanged and untouched, and returns
+ * what is known of it then; undefined when it has to be written. Without a record of the previous
+ * write (the first write of this process), a file of the same size is read and compared instead.
+ */
+async function linkUnchanged(
+  previousRoot: string, previous: Map<string, WrittenFile> | undefined, relativePath: string, content: string | Buffer, hash: string, target: string,
+): Promise<WrittenFile | undefined> {
+  const recorded = previous?.get(relativePath);
+  if (previous && recorded?.hash !== hash) return undefined;
+  const source = path.join(previousRoot, relativePath);
+  try {
+    const stat = await fs.lstat(source);
+    if (!stat.isFile()) return undefined;
+    if (recorded) {
+      if (stat.ino !== recorded.inode || stat.size !== recorded.size || stat.mtimeMs !== recorded.mtimeMs) return undefined;
+    } else {
+      const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+      if (stat.size !== bytes.length || !(await fs.readFile(source)).equals(bytes)) return undefined;
+    }
+    await fs.link(source, target);
+    return { hash, inode: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeAll(root: string, files: ReadonlyMap<string, string | Buffer>, reuse?: { previousRoot: string; previous: Map<string, WrittenFile> | undefined; record: Map<string, WrittenFile> }): Promise<void> {
   const folders = new Set<string>();
   for (const relativePath of files.keys()) folders.add(path.dirname(relativePath));
   for (const folder of [...folders].sort()) await fs.mkdir(path.join(root, folder), { recursive: true });
@@ -69,7 +125,20 @@ async function writeAll(root: string, files: ReadonlyMap<string, string | Buffer
   const worker = async (): Promise<void> => {
     while (next < entries.length) {
       const [relativePath, content] = entries[next++];
-      await fs.writeFile(path.join(root, relativePath), content, { mode: 0o644 });
+      const target = path.join(root, relativePath);
+      if (!reuse) {
+        await fs.writeFile(target, content, { mode: 0o644 });
+        continue;
+      }
+      const hash = hashContent(content);
+      const linked = await linkUnchanged(reuse.previousRoot, reuse.previous, relativePath, content, hash, target);
+      if (linked) {
+        reuse.record.set(relativePath, linked);
+        continue;
+      }
+      await fs.writeFile(target, content, { mode: 0o644 });
+      const stat = await fs.lstat(target);
+      reuse.record.set(relativePath, { hash, inode: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs });
     }
   };
   await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, entries.length) }, worker));
@@ -81,8 +150,11 @@ export async function writeTreeAtomically(outDir: string, files: ReadonlyMap<str
   const oldDir = `${outDir}${OLD_MARK}${process.pid}`;
   await fs.rm(tempDir, { recursive: true, force: true });
   await fs.mkdir(tempDir, { recursive: true });
+  const reuse = reuseUnchangedFiles ? { previousRoot: outDir, previous: writtenTrees.get(outDir), record: new Map<string, WrittenFile>() } : undefined;
+  // Until the swap is done, nothing may be linked from a tree that is half replaced.
+  writtenTrees.delete(outDir);
   try {
-    await writeAll(tempDir, files);
+    await writeAll(tempDir, files, reuse);
   } catch (error) {
     await fs.rm(tempDir, { recursive: true, force: true });
     throw error;
@@ -95,5 +167,6 @@ export async function writeTreeAtomically(outDir: string, files: ReadonlyMap<str
     hadPrevious = false;
   }
   await fs.rename(tempDir, outDir);
+  if (reuse) writtenTrees.set(outDir, reuse.record);
   if (hadPrevious) await fs.rm(oldDir, { recursive: true, force: true });
 }
