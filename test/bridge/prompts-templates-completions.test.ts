@@ -124,6 +124,9 @@ describe('resource templates', () => {
     expect(await providerRuns()).toContain('owl');
     const listed = await bridge.request('resources/list');
     expect(listed.result?.resources).toEqual([]);
+    // A served tree never changes: subscriptions are a staticmcp dev feature.
+    const subscribe = await bridge.request('resources/subscribe', { uri: 'facts://animals/owl' });
+    expect(subscribe.error?.code).toBe(-32601);
     await bridge.close();
   });
 

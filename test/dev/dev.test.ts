@@ -180,6 +180,20 @@ describe('staticmcp dev', () => {
     expect(dev.frames.some((frame) => JSON.stringify(frame).includes('list_changed'))).toBe(false);
   });
 
+  it('sends nothing before the client has initialized', async () => {
+    const project = await baseProject();
+    const dev = startDev(project);
+    await stderrSays(dev, 'watching for changes');
+    await fs.writeFile(path.join(project, 'tools/echo.meta.json'), JSON.stringify({ description: 'Changed before initialize' }));
+    await stderrSays(dev, 'reloaded the tree');
+    await settle();
+    expect(dev.frames).toEqual([]);
+    await dev.initialize();
+    const tools = (await dev.request('tools/list')).result?.tools as { name: string; description: string }[];
+    expect(tools.find((tool) => tool.name === 'echo')?.description).toBe('Changed before initialize');
+    expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);
+  });
+
   it('ignores changes to the output tree and dot-files, and exits 0 when stdin closes', async () => {
     const dev = startDev(await baseProject());
     await initialized(dev);
