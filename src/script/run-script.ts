@@ -41,7 +41,7 @@ export interface ScriptRun {
 }
 
 const DEFAULT_KILL_GRACE_MS = 1000;
-/** After the child exits, how long its pipes may stay open (a daemonised grandchild) before we stop reading. */
+/** After the child exits, how long its pipes may stay quiet but open (a daemonised grandchild) before we stop reading. */
 const PIPE_CLOSE_GRACE_MS = 200;
 
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
@@ -92,6 +92,7 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
     let pendingLogText = '';
     let killTimer: NodeJS.Timeout | undefined;
     let closeTimer: NodeJS.Timeout | undefined;
+    let chunksRead = 0;
 
     if (options.signal?.aborted) {
       const run = { displayName: options.displayName, exitCode: null, signal: null, timedOut: false, cancelled: true,
@@ -167,6 +168,9 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
         }
         return;
       }
+      // Output past the cap is dropped and does not count as activity, so a chatty leftover
+      // process cannot keep the run open.
+      chunksRead += 1;
       stdoutChunks.push(chunk);
     });
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -178,6 +182,7 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
         }
         return;
       }
+      chunksRead += 1;
       stderrChunks.push(chunk);
       if (options.onLogLine) {
         pendingLogText += chunk.toString('utf8');
@@ -202,11 +207,25 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
       exitSignal = signal;
       // Descendants left in the group would hold our pipes open: end them with their parent.
       killGroup(child.pid, 'SIGKILL');
-      closeTimer = setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        finish();
-      }, PIPE_CLOSE_GRACE_MS);
+      // Stop reading only when the pipes stayed quiet for the whole grace period. Timers run before
+      // I/O in a turn of the event loop, so on a loaded machine (this process not scheduled for
+      // longer than the grace) the timer fires while the child's last output and EOF still wait to
+      // be read: let one I/O phase pass (setImmediate) and look again before giving up, or a
+      // `--help` that printed its JSON is seen as printing nothing.
+      const stopWhenQuiet = (): void => {
+        const chunksBefore = chunksRead;
+        closeTimer = setTimeout(() => setImmediate(() => {
+          if (settled) return;
+          if (chunksRead !== chunksBefore) {
+            stopWhenQuiet();
+            return;
+          }
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          finish();
+        }), PIPE_CLOSE_GRACE_MS);
+      };
+      stopWhenQuiet();
     });
     child.on('close', finish);
   });

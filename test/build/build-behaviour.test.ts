@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   CLI, buildJson, copyFixtureScript, exists, isAlive, makeProject, readJson, readTree, removeTemporaryFolders, runCli,
-  temporaryFolder, toolReport, waitForFile,
+  problemsOf, temporaryFolder, toolReport, waitForFile,
 } from './helpers.js';
 
 afterAll(removeTemporaryFolders);
@@ -68,6 +68,15 @@ describe('what a script receives', () => {
     expect((await fs.readFile(path.join(project, 'runs.log'), 'utf8')).split('\n').filter(Boolean).sort()).toEqual([
       'count-runs 1', 'count-runs 2', 'count-runs 3',
     ]);
+  });
+
+  it('ends a run when the script exits, even if a process it left in another session holds its output open', async () => {
+    const project = await makeProject({ tools: { 'leaves-daemon': 'leaves-daemon' } });
+    const { code, report } = await buildJson(project);
+    const daemon = Number(await fs.readFile(path.join(project, 'daemon.pid'), 'utf8'));
+    if (isAlive(daemon)) process.kill(daemon, 'SIGKILL');
+    expect(code, problemsOf(report)).toBe(0);
+    expect(await readJson(path.join(project, 'dist/tools/leaves-daemon.json'))).toMatchObject({ content: [{ text: 'answer before the daemon\n' }] });
   });
 
   it('fails the argument set whose run times out, and keeps the others', async () => {
@@ -188,25 +197,25 @@ describe('incremental builds', () => {
     const project = await makeProject({ tools: { first: 'count-runs', second: 'count-runs' } });
     const everything = ['first 1', 'first 2', 'first 3', 'second 1', 'second 2', 'second 3'];
     const initial = await buildJson(project);
-    expect(initial.code).toBe(0);
+    expect(initial.code, problemsOf(initial.report)).toBe(0);
     expect(await runsLogged(project)).toEqual(everything);
 
     await fs.rm(path.join(project, 'runs.log'));
     const again = await buildJson(project);
-    expect(again.code).toBe(0);
+    expect(again.code, problemsOf(again.report)).toBe(0);
     expect(await runsLogged(project)).toEqual([]);
     expect(again.report.unchanged).toBe(true);
     expect(again.report.tools.map((tool) => tool.cached)).toEqual([3, 3]);
 
     const forced = await buildJson(project, '--force');
-    expect(forced.code).toBe(0);
+    expect(forced.code, problemsOf(forced.report)).toBe(0);
     expect(await runsLogged(project)).toEqual(everything);
     expect(forced.report.tools.map((tool) => tool.cached)).toEqual([0, 0]);
 
     await fs.rm(path.join(project, 'runs.log'));
     await fs.appendFile(path.join(project, 'tools', 'second'), '# edited\n');
     const edited = await buildJson(project);
-    expect(edited.code).toBe(0);
+    expect(edited.code, problemsOf(edited.report)).toBe(0);
     expect(await runsLogged(project)).toEqual(['second 1', 'second 2', 'second 3']);
     expect(edited.report.tools.map((tool) => [tool.name, tool.cached])).toEqual([['first', 3], ['second', 0]]);
   });

@@ -125,6 +125,11 @@ export interface BuildReportJson {
   durationMs: number;
 }
 
+/** Every failure of a report as one line of text, for assertion messages. */
+export function problemsOf(report: BuildReportJson): string {
+  return JSON.stringify([...report.failures, ...report.tools.flatMap((tool) => tool.failures)]);
+}
+
 export function toolReport(report: BuildReportJson, name: string): ToolReportJson {
   const found = report.tools.find((tool) => tool.name === name);
   if (!found) throw new Error(`no tool "${name}" in the report; tools: ${report.tools.map((tool) => tool.name).join(', ')}`);
