@@ -84,15 +84,27 @@ export async function runDevCommand(argv: string[]): Promise<number> {
   const build = (): Promise<BuildReport> => buildProject({ projectRoot, outDir, toolsDir, concurrency, signal: stopping.signal });
 
   log(`building ${parsed.positionals[0] ?? '.'}`);
+  // Scripts run in their own process groups: a Ctrl-C during the first build must end them here.
+  let interruptedBy: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    interruptedBy = signal;
+    stopping.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     const report = await build();
     log(summarize(report));
     for (const line of failureLines(report)) log(`  ✗ ${line}`);
   } catch (error) {
+    if (interruptedBy) return fail(`${interruptedBy} received during the first build; its scripts were ended`, 'run staticmcp dev again when ready', interruptedBy === 'SIGINT' ? 130 : 143);
     const hasTree = await fs.stat(path.join(outDir, 'mcp.json')).then((file) => file.isFile(), () => false);
     if (!hasTree) return fail(`the first build failed: ${describeError(error)}`, 'fix the project and run staticmcp dev again', 1);
     log(`the first build failed, serving the previous tree until a change builds: ${describeError(error)}`);
   }
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  if (interruptedBy) return interruptedBy === 'SIGINT' ? 130 : 143;
 
   const { FolderSource } = await import('../bridge/folder-source.js');
   const { openBridge } = await import('../bridge/start-bridge.js');
