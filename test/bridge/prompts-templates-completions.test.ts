@@ -102,6 +102,27 @@ describe('prompts', () => {
   });
 });
 
+describe('prompts/list pagination', () => {
+  it('walks 120 prompts in pages of 100 with the total in _meta', async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 120; index++) files[`prompts/p${String(index).padStart(3, '0')}.md`] = `Prompt number ${index}`;
+    const many = await writeProject(files);
+    buildProjectTree(many);
+    const bridge = new RawBridge([many]);
+    await bridge.initialize();
+    const first = await bridge.request('prompts/list');
+    expect((first.result?.prompts as unknown[]).length).toBe(100);
+    expect(first.result?._meta).toEqual({ 'staticmcp/total': 120 });
+    const second = await bridge.request('prompts/list', { cursor: first.result?.nextCursor });
+    const names = [...(first.result?.prompts as { name: string }[]), ...(second.result?.prompts as { name: string }[])].map((prompt) => prompt.name);
+    expect(names).toEqual(Array.from({ length: 120 }, (_, index) => `p${String(index).padStart(3, '0')}`));
+    expect(second.result?.nextCursor).toBeUndefined();
+    const garbage = await bridge.request('prompts/list', { cursor: 'garbage' });
+    expect(garbage.error?.code).toBe(-32602);
+    await bridge.close();
+  });
+});
+
 describe('resource templates', () => {
   it('serves a precomputed instance without running the provider', async () => {
     const bridge = new RawBridge([project]);
