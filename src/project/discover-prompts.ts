@@ -3,10 +3,10 @@
 // A placeholder the arguments do not declare is an error for that prompt only.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { readJsonSidecar } from './read-json-sidecar.js';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
 import type { PromptDefinition } from '../tree/manifest.js';
 import type { RegisterEntry } from './register-json.js';
-import { readFailureReason, readRegularFile } from '../read-regular-file.js';
 
 export interface ProjectPrompt {
   definition: PromptDefinition;
@@ -40,24 +40,10 @@ export function placeholdersOf(template: string): string[] {
 async function readMeta(file: string): Promise<{ meta: Record<string, unknown>; problem?: string }> {
   const candidates = [`${file}.meta.json`, `${file.replace(/\.[^./]+$/, '')}.meta.json`];
   for (const candidate of [...new Set(candidates)]) {
-    let text: string;
-    try {
-      text = await readRegularFile(candidate, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      return { meta: {}, problem: `${path.basename(candidate)} cannot be read (${readFailureReason(error)})` };
-    }
-    const where = path.basename(candidate);
-    let meta: unknown;
-    try {
-      meta = JSON.parse(text.replace(/^\uFEFF/, ''));
-    } catch (error) {
-      return { meta: {}, problem: `${where} is not JSON: ${(error as Error).message}` };
-    }
-    validatePromptMeta ??= compileValidator(promptMetaSchema, 'meta', { trusted: true });
-    const problems = validatePromptMeta(meta);
-    if (problems.length > 0) return { meta: {}, problem: `${where}: ${problems.join('; ')}` };
-    return { meta: meta as Record<string, unknown> };
+    const sidecar = await readJsonSidecar(candidate, path.basename(candidate), () =>
+      (validatePromptMeta ??= compileValidator(promptMetaSchema, 'meta', { trusted: true })));
+    if (!sidecar.found) continue;
+    return 'problem' in sidecar ? { meta: {}, problem: sidecar.problem } : { meta: sidecar.meta };
   }
   return { meta: {} };
 }

@@ -3,6 +3,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isTextContent, mimeTypeFor } from './mime-type.js';
+import { readJsonSidecar } from './read-json-sidecar.js';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
 import type { RegisterEntry } from './register-json.js';
 import { readFailureReason, readRegularFile } from '../read-regular-file.js';
@@ -44,23 +45,10 @@ export function defaultResourceUri(relativePath: string): string {
 }
 
 async function readSidecar(file: string, relativePath: string): Promise<{ meta?: Record<string, unknown>; problem?: string }> {
-  let text: string;
-  try {
-    text = await readRegularFile(`${file}.meta.json`, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    return { problem: `${relativePath}.meta.json cannot be read (${readFailureReason(error)})` };
-  }
-  let meta: unknown;
-  try {
-    meta = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    return { problem: `${relativePath}.meta.json is not JSON: ${(error as Error).message}` };
-  }
-  validateSidecar ??= compileValidator(sidecarSchema, 'meta', { trusted: true });
-  const problems = validateSidecar(meta);
-  if (problems.length > 0) return { problem: `${relativePath}.meta.json: ${problems.join('; ')}` };
-  return { meta: meta as Record<string, unknown> };
+  const sidecar = await readJsonSidecar(`${file}.meta.json`, `${relativePath}.meta.json`, () =>
+    (validateSidecar ??= compileValidator(sidecarSchema, 'meta', { trusted: true })));
+  if (!sidecar.found) return {};
+  return 'problem' in sidecar ? { problem: sidecar.problem } : { meta: sidecar.meta };
 }
 
 /** One resource file with its metadata; `meta` fields win over what the content suggests. */

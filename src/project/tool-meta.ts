@@ -1,8 +1,8 @@
 // Tool metadata: the `<script>.meta.json` sidecar merged over the extra keys of the `--help`
 // stdout JSON (sidecar wins, as 000_* orders them). Validated with ajv; a bad sidecar affects
 // only its own tool.
+import { readJsonSidecar } from './read-json-sidecar.js';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
-import { readFailureReason, readRegularFile } from '../read-regular-file.js';
 
 export interface ToolMeta {
   name?: string;
@@ -47,31 +47,12 @@ const toolMetaSchema = {
 };
 let validateToolMeta: Validator | undefined;
 
-/** Problems with a metadata object, each naming its field. */
-export function checkToolMeta(meta: unknown, where: string): string[] {
-  validateToolMeta ??= compileValidator(toolMetaSchema, 'meta', { trusted: true });
-  return validateToolMeta(meta, where);
-}
-
 /** Reads `<script>.meta.json`; absent is fine, unreadable or invalid is a reason to skip the tool. */
 export async function readToolSidecar(scriptFile: string, displayPath: string): Promise<{ meta?: ToolMeta; raw?: string; problem?: string }> {
-  let raw: string;
-  try {
-    raw = await readRegularFile(`${scriptFile}.meta.json`, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    return { problem: `${displayPath}.meta.json cannot be read (${readFailureReason(error)})` };
-  }
-  let meta: unknown;
-  try {
-    meta = JSON.parse(raw.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    return { problem: `${displayPath}.meta.json is not JSON: ${(error as Error).message}` };
-  }
-  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return { problem: `${displayPath}.meta.json must hold a JSON object` };
-  const problems = checkToolMeta(meta, `${displayPath}.meta.json`);
-  if (problems.length > 0) return { problem: problems.join('; ') };
-  return { meta: meta as ToolMeta, raw };
+  const sidecar = await readJsonSidecar(`${scriptFile}.meta.json`, `${displayPath}.meta.json`, () =>
+    (validateToolMeta ??= compileValidator(toolMetaSchema, 'meta', { trusted: true })));
+  if (!sidecar.found) return {};
+  return 'problem' in sidecar ? { problem: sidecar.problem } : { meta: sidecar.meta as ToolMeta, raw: sidecar.raw };
 }
 
 /** Help metadata with the sidecar's keys on top. */
