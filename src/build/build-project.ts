@@ -162,6 +162,9 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     ...tree.failures,
   ];
   const warnings = [
+    ...(toolsFolder.startsWith('..')
+      ? [{ path: toolsFolder, message: 'the tools folder is outside the project, so live calls cannot find its scripts; move it into the project, or build from its parent folder' }]
+      : []),
     ...discovery.skipped.map((notice) => ({ path: displayPath(notice.relativePath), message: notice.message })),
     ...templates.warnings.map((warning) => ({ path: warning.relativePath, message: warning.message })),
     ...expansion.warnings,

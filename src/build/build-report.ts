@@ -46,5 +46,5 @@ export interface BuildReport {
 }
 
 export type BuildEvent =
-  | { type: 'plan'; totalRuns: number }
+  | { type: 'plan'; totalRuns: number; cachedRuns: number }
   | { type: 'run'; done: number; totalRuns: number; tool: string };

@@ -35,10 +35,7 @@ function headOf(text: string, lines = 5): string {
   return text.trim().split('\n').slice(0, lines).join('\n').slice(0, 1000);
 }
 
-async function runOne(plan: ToolPlan, args: Record<string, unknown>, validateOutput: Validator | undefined, context: RunContext): Promise<CallOutcome> {
-  const cacheKey = hashParts(plan.runSeed, args);
-  const cached = context.cache.getRun(cacheKey);
-  if (cached) return { plan, arguments: args, result: cached.result, fromCache: true, logLines: cached.logLines, warnings: cached.warnings };
+async function runOne(plan: ToolPlan, args: Record<string, unknown>, cacheKey: string, validateOutput: Validator | undefined, context: RunContext): Promise<CallOutcome> {
   const env = createBaseEnvironment({ projectRoot: context.projectRoot, toolsRoot: context.toolsRoot, phase: 'build', toolName: plan.name });
   addOptionVariables(env, plan.declaredOptions, args);
   const run = await runScript({
@@ -65,19 +62,40 @@ async function runOne(plan: ToolPlan, args: Record<string, unknown>, validateOut
   return { plan, arguments: args, result, fromCache: false, logLines, warnings };
 }
 
+/** Compiles a tool's outputSchema once; an invalid schema fails every run of that tool, not the build. */
+function outputValidatorFor(plan: ToolPlan): { validate?: Validator; problem?: string } {
+  if (!plan.definition.outputSchema) return {};
+  try {
+    return { validate: compileValidator(plan.definition.outputSchema, 'output') };
+  } catch (error) {
+    return { problem: `the outputSchema of ${plan.name} is ${(error as Error).message}; fix it in the tool's metadata` };
+  }
+}
+
 export async function runCalls(plans: readonly ToolPlan[], context: RunContext): Promise<CallOutcome[]> {
-  const jobs: { plan: ToolPlan; args: Record<string, unknown>; validateOutput?: Validator }[] = [];
+  const outcomes: CallOutcome[] = [];
+  const jobs: { index: number; plan: ToolPlan; args: Record<string, unknown>; cacheKey: string }[] = [];
   for (const plan of plans) {
     if (!plan.enumeration.precomputable) continue;
-    const validateOutput = plan.definition.outputSchema ? compileValidator(plan.definition.outputSchema, 'output') : undefined;
-    for (const args of plan.enumeration.argumentSets) jobs.push({ plan, args, validateOutput });
+    for (const args of plan.enumeration.argumentSets) {
+      const cacheKey = hashParts(plan.runSeed, args);
+      const cached = context.cache.getRun(cacheKey);
+      if (cached) outcomes.push({ plan, arguments: args, result: cached.result, fromCache: true, logLines: cached.logLines, warnings: cached.warnings });
+      else jobs.push({ index: outcomes.push(undefined as unknown as CallOutcome) - 1, plan, args, cacheKey });
+    }
   }
-  context.onEvent?.({ type: 'plan', totalRuns: jobs.length });
+  context.onEvent?.({ type: 'plan', totalRuns: jobs.length, cachedRuns: outcomes.length - jobs.length });
+  // Compiled only for tools with something to run, so a no-op rebuild never loads ajv for them.
+  const validators = new Map<ToolPlan, ReturnType<typeof outputValidatorFor>>();
   let done = 0;
-  return mapConcurrent(jobs, async (job) => {
-    const outcome = await runOne(job.plan, job.args, job.validateOutput, context);
+  await mapConcurrent(jobs, async (job) => {
+    let validator = validators.get(job.plan);
+    if (!validator) validators.set(job.plan, (validator = outputValidatorFor(job.plan)));
+    outcomes[job.index] = validator.problem
+      ? { plan: job.plan, arguments: job.args, failure: { arguments: job.args, message: validator.problem, stderrHead: '' }, fromCache: false, logLines: [], warnings: [] }
+      : await runOne(job.plan, job.args, job.cacheKey, validator.validate, context);
     done += 1;
     context.onEvent?.({ type: 'run', done, totalRuns: jobs.length, tool: job.plan.name });
-    return outcome;
   }, context.concurrency);
+  return outcomes;
 }

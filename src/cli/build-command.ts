@@ -21,7 +21,7 @@ function createProgress(): (event: BuildEvent) => void {
   let lastPercent = -1;
   return (event) => {
     if (event.type === 'plan') {
-      process.stderr.write(`staticmcp: ${event.totalRuns} call(s) to precompute\n`);
+      process.stderr.write(`staticmcp: ${event.totalRuns} call(s) to run${event.cachedRuns > 0 ? `, ${event.cachedRuns} unchanged from the cache` : ''}\n`);
       return;
     }
     const percent = Math.floor((event.done / event.totalRuns) * 100);
