@@ -82,6 +82,20 @@ describe('tool sidecars, icons and output schemas', () => {
   });
 });
 
+describe('an outputSchema that is not a valid JSON Schema', () => {
+  it('fails the runs of that tool with a message naming the schema, and builds the others', async () => {
+    const project = await makeProject({
+      tools: { strange: 'ok', fine: 'ok' },
+      files: { 'tools/strange.meta.json': JSON.stringify({ outputSchema: { type: 'object', properties: { n: { type: 'integr' } } } }) },
+    });
+    const { code, report } = await buildJson(project);
+    expect(code).toBe(1);
+    const strange = report.tools.find((tool) => tool.name === 'strange')!;
+    expect(strange.failures).toEqual([{ arguments: {}, message: expect.stringMatching(/outputSchema of strange is invalid JSON Schema/), stderrHead: '' }]);
+    expect(report.tools.find((tool) => tool.name === 'fine')).toMatchObject({ precomputed: 1, failures: [] });
+  });
+});
+
 describe('server.d/register.json', () => {
   const registered = (content: string | Buffer) => makeProject({
     tools: { 'a/first': 'ok', second: 'ok' },
