@@ -52,7 +52,6 @@ interface LoadedScript {
   contentHash: string;
   help: HelpInfo;
   meta: ToolMeta;
-  sidecarText: string;
 }
 
 async function loadScript(script: DiscoveredScript, context: PlanContext): Promise<LoadedScript | BuildProblem> {
@@ -86,7 +85,7 @@ async function loadScript(script: DiscoveredScript, context: PlanContext): Promi
     if ('problem' in icons) return { path: context.displayPath(script.relativePath), message: `${icons.problem}; the tool was skipped` };
     meta.icons = icons.icons;
   }
-  return { script, contentHash, help: result.help, meta, sidecarText: `${sidecar.raw ?? ''}${JSON.stringify(script.registeredMeta ?? null)}` };
+  return { script, contentHash, help: result.help, meta };
 }
 
 function coerceListedValue(text: string, schema: ParameterSchema): unknown {
@@ -213,7 +212,10 @@ async function planTool(loaded: LoadedScript, name: string, context: PlanContext
     state: meta.state === true,
     live: toolConfig.live !== false,
     enumeration,
-    runSeed: hashParts(generatorName(), loaded.contentHash, help.stdout, help.stderr, loaded.sidecarText, toolConfig, inputHashes, timeoutMs,
+    // Only what can change the answer to one argument set: a new title, description or icon
+    // in a sidecar must not rerun thousands of calls (value lists change which sets exist, not
+    // what one set answers, so they are left out too).
+    runSeed: hashParts(generatorName(), loaded.contentHash, help.stdout, help.stderr, definition.outputSchema ?? null, inputHashes, timeoutMs,
       context.config.limits.maxOutputBytes),
     warnings,
   };

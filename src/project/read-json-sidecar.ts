@@ -5,7 +5,7 @@ import type { Validator } from '../tree/json-validator.js';
 
 export type SidecarResult =
   | { found: false }
-  | { found: true; meta: Record<string, unknown>; raw: string }
+  | { found: true; meta: Record<string, unknown> }
   | { found: true; problem: string };
 
 /** `displayName` is how the file is named in problems (never an absolute machine path). */
@@ -26,5 +26,5 @@ export async function readJsonSidecar(file: string, displayName: string, validat
   if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return { found: true, problem: `${displayName} must hold a JSON object` };
   const problems = validate()(meta, displayName);
   if (problems.length > 0) return { found: true, problem: problems.join('; ') };
-  return { found: true, meta: meta as Record<string, unknown>, raw };
+  return { found: true, meta: meta as Record<string, unknown> };
 }

@@ -48,11 +48,11 @@ const toolMetaSchema = {
 let validateToolMeta: Validator | undefined;
 
 /** Reads `<script>.meta.json`; absent is fine, unreadable or invalid is a reason to skip the tool. */
-export async function readToolSidecar(scriptFile: string, displayPath: string): Promise<{ meta?: ToolMeta; raw?: string; problem?: string }> {
+export async function readToolSidecar(scriptFile: string, displayPath: string): Promise<{ meta?: ToolMeta; problem?: string }> {
   const sidecar = await readJsonSidecar(`${scriptFile}.meta.json`, `${displayPath}.meta.json`, () =>
     (validateToolMeta ??= compileValidator(toolMetaSchema, 'meta', { trusted: true })));
   if (!sidecar.found) return {};
-  return 'problem' in sidecar ? { problem: sidecar.problem } : { meta: sidecar.meta as ToolMeta, raw: sidecar.raw };
+  return 'problem' in sidecar ? { problem: sidecar.problem } : { meta: sidecar.meta as ToolMeta };
 }
 
 /** Help metadata with the sidecar's keys on top. */

@@ -2,6 +2,7 @@
 // schemas, register.json, prompts, resource templates (with precomputed instances), completions,
 // Markdown titles — and the bad input each must survive without breaking anything else.
 import { afterAll, describe, expect, it } from 'vitest';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { buildJson, makeProject, readJson, exists, removeTemporaryFolders } from './helpers.js';
 
@@ -79,6 +80,30 @@ describe('tool sidecars, icons and output schemas', () => {
     expect(good.isError).toBeUndefined();
     const bad = await readJson(path.join(project, 'dist/tools/echo/__count____three__.json'));
     expect(bad).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('output.count must be integer') }] });
+  });
+});
+
+describe('editing a sidecar', () => {
+  it('updates the definition without rerunning a call when only the description changes, and reruns when the outputSchema changes', async () => {
+    const project = await makeProject({
+      tools: { counted: 'count-runs' },
+      files: { 'tools/counted.meta.json': JSON.stringify({ description: 'first' }) },
+    });
+    expect((await buildJson(project)).code).toBe(0);
+    const runsLog = path.join(project, 'runs.log');
+    const runsAfterFirstBuild = (await fs.readFile(runsLog, 'utf8')).split('\n').filter(Boolean).length;
+    expect(runsAfterFirstBuild).toBeGreaterThan(0);
+
+    await fs.writeFile(path.join(project, 'tools/counted.meta.json'), JSON.stringify({ description: 'second' }));
+    const edited = await buildJson(project);
+    expect(edited.report.tools[0]).toMatchObject({ cached: edited.report.tools[0].precomputed });
+    expect((await fs.readFile(runsLog, 'utf8')).split('\n').filter(Boolean).length).toBe(runsAfterFirstBuild);
+    const manifest = await readJson<ManifestJson>(path.join(project, 'dist/mcp.json'));
+    expect(manifest.capabilities.tools[0]).toMatchObject({ description: 'second' });
+
+    await fs.writeFile(path.join(project, 'tools/counted.meta.json'), JSON.stringify({ description: 'second', outputSchema: { type: 'object' } }));
+    const reshaped = await buildJson(project);
+    expect(reshaped.report.tools[0]).toMatchObject({ cached: 0 });
   });
 });
 
