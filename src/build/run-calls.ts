@@ -1,6 +1,6 @@
 // Runs every argument set of every precomputable tool through one bounded pool, answering from the
 // cache where nothing that reaches the run has changed.
-import { runScript } from '../script/run-script.js';
+import { BatchRunner } from '../script/batch-runner.js';
 import { addOptionVariables, createBaseEnvironment } from '../script/script-environment.js';
 import { decodeOutput, toToolResult, type ToolResult } from '../script/tool-result.js';
 import { parseLogLines } from '../script/log-lines.js';
@@ -35,18 +35,15 @@ function headOf(text: string, lines = 5): string {
   return text.trim().split('\n').slice(0, lines).join('\n').slice(0, 1000);
 }
 
-async function runOne(plan: ToolPlan, args: Record<string, unknown>, cacheKey: string, validateOutput: Validator | undefined, context: RunContext): Promise<CallOutcome> {
+async function runOne(runner: BatchRunner, plan: ToolPlan, args: Record<string, unknown>, cacheKey: string, validateOutput: Validator | undefined, context: RunContext): Promise<CallOutcome> {
   const env = createBaseEnvironment({ projectRoot: context.projectRoot, toolsRoot: context.toolsRoot, phase: 'build', toolName: plan.name });
   addOptionVariables(env, plan.declaredOptions, args);
-  const run = await runScript({
+  const run = await runner.run({
     file: plan.script.file,
-    cwd: context.projectRoot,
     env,
     stdin: JSON.stringify(args),
     timeoutMs: plan.timeoutMs,
-    maxOutputBytes: context.maxOutputBytes,
     displayName: plan.script.relativePath,
-    signal: context.signal,
   });
   const stderrText = decodeOutput(run.stderr).text;
   const logLines = parseLogLines(stderrText);
@@ -86,16 +83,24 @@ export async function runCalls(plans: readonly ToolPlan[], context: RunContext):
   }
   context.onEvent?.({ type: 'plan', totalRuns: jobs.length, cachedRuns: outcomes.length - jobs.length });
   // Compiled only for tools with something to run, so a no-op rebuild never loads ajv for them.
+  if (jobs.length === 0) return outcomes;
   const validators = new Map<ToolPlan, ReturnType<typeof outputValidatorFor>>();
+  const runner = await BatchRunner.open({
+    cwd: context.projectRoot, concurrency: context.concurrency, maxOutputBytes: context.maxOutputBytes, signal: context.signal,
+  });
   let done = 0;
-  await mapConcurrent(jobs, async (job) => {
-    let validator = validators.get(job.plan);
-    if (!validator) validators.set(job.plan, (validator = outputValidatorFor(job.plan)));
-    outcomes[job.index] = validator.problem
-      ? { plan: job.plan, arguments: job.args, failure: { arguments: job.args, message: validator.problem, stderrHead: '' }, fromCache: false, logLines: [], warnings: [] }
-      : await runOne(job.plan, job.args, job.cacheKey, validator.validate, context);
-    done += 1;
-    context.onEvent?.({ type: 'run', done, totalRuns: jobs.length, tool: job.plan.name });
-  }, context.concurrency);
+  try {
+    await mapConcurrent(jobs, async (job) => {
+      let validator = validators.get(job.plan);
+      if (!validator) validators.set(job.plan, (validator = outputValidatorFor(job.plan)));
+      outcomes[job.index] = validator.problem
+        ? { plan: job.plan, arguments: job.args, failure: { arguments: job.args, message: validator.problem, stderrHead: '' }, fromCache: false, logLines: [], warnings: [] }
+        : await runOne(runner, job.plan, job.args, job.cacheKey, validator.validate, context);
+      done += 1;
+      context.onEvent?.({ type: 'run', done, totalRuns: jobs.length, tool: job.plan.name });
+    }, context.concurrency);
+  } finally {
+    await runner.close();
+  }
   return outcomes;
 }

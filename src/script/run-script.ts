@@ -53,7 +53,7 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
-function describeRun(run: Omit<ScriptRun, 'message'>, timeoutMs: number, maxOutputBytes: number): string {
+export function describeRun(run: Omit<ScriptRun, 'message'>, timeoutMs: number, maxOutputBytes: number): string {
   const name = run.displayName;
   if (run.spawnError) return `${name} could not be started: ${run.spawnError}`;
   if (run.cancelled) return `${name} was cancelled`;
