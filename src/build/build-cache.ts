@@ -6,6 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { canonicalJson } from '../tree/canonical-json.js';
 import type { ToolResult } from '../script/tool-result.js';
+import type { ValidationMemory } from '../project/config.js';
 
 const CACHE_VERSION = 1;
 export const CACHE_FOLDER = '.staticmcp';
@@ -26,6 +27,8 @@ interface CacheFile {
   version: number;
   help: Record<string, CachedHelp>;
   runs: Record<string, CachedRun>;
+  /** Hashes of configuration texts that passed validation. */
+  valid?: Record<string, true>;
 }
 
 export function hashParts(...parts: unknown[]): string {
@@ -37,9 +40,10 @@ export function hashParts(...parts: unknown[]): string {
   return hash.digest('hex');
 }
 
-export class BuildCache {
+export class BuildCache implements ValidationMemory {
   private readonly usedHelp: Record<string, CachedHelp> = {};
   private readonly usedRuns: Record<string, CachedRun> = {};
+  private readonly usedValid: Record<string, true> = {};
   private changed = false;
 
   private constructor(
@@ -58,6 +62,18 @@ export class BuildCache {
       // Missing or corrupt: start empty.
     }
     return new BuildCache(file, empty);
+  }
+
+  isKnownValid(text: string): boolean {
+    const key = hashParts(text);
+    if (!this.previous.valid?.[key]) return false;
+    this.usedValid[key] = true;
+    return true;
+  }
+
+  rememberValid(text: string): void {
+    this.usedValid[hashParts(text)] = true;
+    this.changed = true;
   }
 
   getHelp(key: string): CachedHelp | undefined {
@@ -85,11 +101,12 @@ export class BuildCache {
   /** Writes only what this build used (so the cache never grows without bound), atomically. */
   async save(): Promise<void> {
     const dropped = Object.keys(this.previous.runs).length !== Object.keys(this.usedRuns).length
-      || Object.keys(this.previous.help).length !== Object.keys(this.usedHelp).length;
+      || Object.keys(this.previous.help).length !== Object.keys(this.usedHelp).length
+      || Object.keys(this.previous.valid ?? {}).length !== Object.keys(this.usedValid).length;
     if (!this.changed && !dropped) return;
     await fs.mkdir(path.dirname(this.file), { recursive: true });
     const temp = `${this.file}.${process.pid}.tmp`;
-    await fs.writeFile(temp, JSON.stringify({ version: CACHE_VERSION, help: this.usedHelp, runs: this.usedRuns }));
+    await fs.writeFile(temp, JSON.stringify({ version: CACHE_VERSION, help: this.usedHelp, runs: this.usedRuns, valid: this.usedValid }));
     await fs.rename(temp, this.file);
   }
 }

@@ -66,7 +66,7 @@ async function loadScript(script: DiscoveredScript, context: PlanContext): Promi
   const contentHash = hashParts(content);
   const cached = context.cache.getHelp(contentHash);
   const result = cached
-    ? parseHelpOutput(cached.stdout, cached.stderr)
+    ? parseHelpOutput(cached.stdout, cached.stderr, true)
     : await readHelp({
       file: script.file,
       displayName: script.relativePath,

@@ -92,7 +92,13 @@ const configSchema = {
   },
 };
 
-export async function readConfig(projectRoot: string): Promise<ProjectConfig> {
+/** Remembers configuration texts that passed validation, so an unchanged one is not checked again. */
+export interface ValidationMemory {
+  isKnownValid(text: string): boolean;
+  rememberValid(text: string): void;
+}
+
+export async function readConfig(projectRoot: string, memory?: ValidationMemory): Promise<ProjectConfig> {
   const file = path.join(projectRoot, CONFIG_FILE);
   let text: string;
   try {
@@ -107,9 +113,12 @@ export async function readConfig(projectRoot: string): Promise<ProjectConfig> {
   } catch (error) {
     throw new StaticMcpError('CONFIG_INVALID', `${CONFIG_FILE} is not valid JSON: ${(error as Error).message}`, 'Fix the JSON syntax (no comments or trailing commas).');
   }
-  const problems = compileValidator(configSchema, CONFIG_FILE, { trusted: true })(raw);
-  if (problems.length > 0) {
-    throw new StaticMcpError('CONFIG_INVALID', `${CONFIG_FILE} is invalid: ${problems.join('; ')}`, 'See the README section "staticmcp.json" for the accepted keys.');
+  if (!memory?.isKnownValid(text)) {
+    const problems = compileValidator(configSchema, CONFIG_FILE, { trusted: true })(raw);
+    if (problems.length > 0) {
+      throw new StaticMcpError('CONFIG_INVALID', `${CONFIG_FILE} is invalid: ${problems.join('; ')}`, 'See the README section "staticmcp.json" for the accepted keys.');
+    }
+    memory?.rememberValid(text);
   }
   const config = raw as Partial<ProjectConfig>;
   return { ...config, limits: { ...DEFAULT_LIMITS, ...config.limits }, tools: config.tools ?? {} };

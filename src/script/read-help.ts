@@ -158,13 +158,17 @@ function checkOption(option: ScriptOption, warnings: string[]): string[] {
 }
 
 /** Validates the two `--help` documents; pure, so it can be tested without a script. */
-export function parseHelpOutput(stdoutText: string, stderrText: string): HelpResult {
+/**
+ * `alreadyValidated`: the text passed these checks before (the build cache keeps only help that
+ * did), so the schema pass, and loading ajv for it, can be skipped.
+ */
+export function parseHelpOutput(stdoutText: string, stderrText: string, alreadyValidated = false): HelpResult {
   const warnings: string[] = [];
   const metadataText = cleanJsonText(stdoutText, '--help stdout', warnings);
   const parsedMetadata = parseJsonObject(metadataText, '--help stdout (the metadata)');
   if (!parsedMetadata.value) return { ok: false, reason: parsedMetadata.error! };
-  validateMetadata ??= compileValidator(metadataSchema, 'metadata', { trusted: true });
-  const metadataProblems = validateMetadata(parsedMetadata.value);
+  if (!alreadyValidated) validateMetadata ??= compileValidator(metadataSchema, 'metadata', { trusted: true });
+  const metadataProblems = alreadyValidated ? [] : validateMetadata!(parsedMetadata.value);
   if (metadataProblems.length > 0) return { ok: false, reason: `--help metadata: ${metadataProblems.join('; ')}` };
 
   let optionsText = cleanJsonText(stderrText, '--help stderr', warnings);
@@ -179,8 +183,8 @@ export function parseHelpOutput(stdoutText: string, stderrText: string): HelpRes
     if (!parsedOptions.value) return { ok: false, reason: parsedOptions.error! };
     rawOptions = parsedOptions.value;
   }
-  validateOptions ??= compileValidator(optionsSchema, 'options', { trusted: true });
-  const optionProblems = validateOptions(rawOptions);
+  if (!alreadyValidated) validateOptions ??= compileValidator(optionsSchema, 'options', { trusted: true });
+  const optionProblems = alreadyValidated ? [] : validateOptions!(rawOptions);
   if (optionProblems.length > 0) {
     return { ok: false, reason: `--help options: ${explainOptionProblems(rawOptions, optionProblems).join('; ')}` };
   }

@@ -1,20 +1,26 @@
 // Every JSON Schema check goes through here (the one module that imports ajv): script `--help`
 // documents, sidecars, tool arguments at call time. Errors come back as short readable lines.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv as AjvInstance, ErrorObject, ValidateFunction } from 'ajv';
+
+/** ajv costs ~60 ms to load: it is required on the first compile, so commands that never compile a schema never pay. */
+function loadAjv(): typeof import('ajv').Ajv {
+  return (createRequire(import.meta.url)('ajv') as typeof import('ajv')).Ajv;
+}
 
 /** Lists what is wrong with `data`; `rootName` (default: the one given at compile time) names it in messages. */
 export type Validator = (data: unknown, rootName?: string) => string[];
 
-let checkingAjv: Ajv | undefined;
-let trustingAjv: Ajv | undefined;
+let checkingAjv: AjvInstance | undefined;
+let trustingAjv: AjvInstance | undefined;
 
 /**
  * Schemas from users are checked against the JSON Schema meta-schema first; our own schemas are
  * not, which saves the ~40 ms that compiling the meta-schema costs every command.
  */
-function getAjv(trusted: boolean): Ajv {
-  if (trusted) return (trustingAjv ??= new Ajv({ allErrors: true, strict: false, validateSchema: false }));
-  return (checkingAjv ??= new Ajv({ allErrors: true, strict: false, validateSchema: true }));
+function getAjv(trusted: boolean): AjvInstance {
+  if (trusted) return (trustingAjv ??= new (loadAjv())({ allErrors: true, strict: false, validateSchema: false }));
+  return (checkingAjv ??= new (loadAjv())({ allErrors: true, strict: false, validateSchema: true }));
 }
 
 function describeError(error: ErrorObject, rootName: string): string {
