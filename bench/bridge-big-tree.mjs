@@ -3,7 +3,7 @@
 // spread over the big tree. Trees are generated in a temp dir here, never committed.
 // Run: npm run build && node bench/bridge-big-tree.mjs
 import { rmSync } from 'node:fs';
-import { cliPath, LineClient, median, writeLookupTree } from './bridge-lib.mjs';
+import { cliPath, LineClient, median, writeLookupTree } from './lib/bridge-lib.mjs';
 
 const BIG = Number(process.env.BIG ?? 100_000);
 const RUNS = Number(process.env.RUNS ?? 20);

@@ -4,7 +4,7 @@
 // Run: npm run build && node bench/bridge-call-latency.mjs
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { cliPath, LineClient, median, repoRoot, tempDir, writeLookupTree } from './bridge-lib.mjs';
+import { cliPath, LineClient, median, repoRoot, tempDir, writeLookupTree } from './lib/bridge-lib.mjs';
 
 const CALLS = Number(process.env.CALLS ?? 2000);
 const WARMUP = 200;

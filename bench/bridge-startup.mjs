@@ -2,7 +2,7 @@
 // exits (Node's own start), measured alternately in the same run. Target: ratio ≤ 1.5.
 // Run: npm run build && node bench/bridge-startup.mjs
 import { spawn } from 'node:child_process';
-import { cliPath, LineClient, median, writeLookupTree } from './bridge-lib.mjs';
+import { cliPath, LineClient, median, writeLookupTree } from './lib/bridge-lib.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 30);
 const tree = writeLookupTree(10);

@@ -4,10 +4,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync, chmodSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { cliPath, median, repoRoot } from './common.mjs';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const cliPath = path.join(repoRoot, 'dist/cli/main.js');
+export { cliPath, median, repoRoot };
 
 export const TRIVIAL_SCRIPT = `#!/bin/sh
 if [ "$1" = "--help" ]; then
@@ -37,12 +36,6 @@ export function timeCommand(command, args, options = {}) {
   const elapsedMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
   return elapsedMs;
-}
-
-export function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 export function cores() {

@@ -1,23 +1,11 @@
 // Shared by the bridge benchmarks: a raw JSON-RPC line client over a child's stdio, a tree
-// generator (ours, with N precomputed call files, written to a temp dir), and small statistics.
+// generator (ours, with N precomputed call files, written to a temp dir).
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { cliPath, median, repoRoot, tempDir } from './common.mjs';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const cliPath = path.join(repoRoot, 'dist/cli/main.js');
-
-export function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-export function tempDir(prefix) {
-  return mkdtempSync(path.join(os.tmpdir(), prefix));
-}
+export { cliPath, median, repoRoot, tempDir };
 
 /** A process speaking newline-delimited JSON-RPC; `request` resolves with the response to its id. */
 export class LineClient {

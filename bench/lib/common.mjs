@@ -1,0 +1,18 @@
+// What every benchmark shares: where the compiled CLI is, medians, and throwaway folders.
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const cliPath = path.join(repoRoot, 'dist/cli/main.js');
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+export function tempDir(prefix) {
+  return mkdtempSync(path.join(os.tmpdir(), prefix));
+}
