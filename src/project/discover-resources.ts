@@ -1,9 +1,9 @@
 // Files under `resources/` → resource definitions with their content, plus `.meta.json` sidecars
 // for name, title, description, uri and mimeType. Sidecars with `uriTemplate` are templates.
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isTextContent, mimeTypeFor } from './mime-type.js';
 import { readJsonSidecar } from './read-json-sidecar.js';
+import { walkFolder } from './walk-folder.js';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
 import type { RegisterEntry } from './register-json.js';
 import { readFailureReason, readRegularFile } from '../read-regular-file.js';
@@ -92,47 +92,21 @@ export async function discoverResources(resourcesRoot: string, registered?: Regi
     return { resources, problems };
   }
 
-  async function walk(folder: string, relativeFolder: string, depth: number): Promise<void> {
-    let names: string[];
-    try {
-      names = (await fs.readdir(folder)).sort();
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' || relativeFolder !== '') problems.push({ relativePath: relativeFolder || '.', message: `cannot be read (${code})` });
-      return;
+  const { files, notices } = await walkFolder(resourcesRoot, {
+    maxDepth: MAX_RESOURCE_DEPTH,
+    tooDeepMessage: `is deeper than ${MAX_RESOURCE_DEPTH} levels; skipped`,
+  });
+  problems.push(...notices);
+  for (const { file, relativePath } of files) {
+    const { meta, problem } = await readSidecar(file, relativePath);
+    if (problem) {
+      problems.push({ relativePath, message: problem });
+      continue;
     }
-    for (const name of names) {
-      if (name.startsWith('.') || name.endsWith('.meta.json')) continue;
-      const file = path.join(folder, name);
-      const relativePath = relativeFolder ? `${relativeFolder}/${name}` : name;
-      let stats;
-      try {
-        stats = await fs.stat(file);
-      } catch (error) {
-        problems.push({ relativePath, message: `cannot be inspected (${(error as NodeJS.ErrnoException).code}); skipped` });
-        continue;
-      }
-      if (stats.isDirectory()) {
-        if (depth < MAX_RESOURCE_DEPTH) await walk(file, relativePath, depth + 1);
-        else problems.push({ relativePath, message: `is deeper than ${MAX_RESOURCE_DEPTH} levels; skipped` });
-        continue;
-      }
-      if (!stats.isFile()) {
-        problems.push({ relativePath, message: 'is not a regular file; skipped' });
-        continue;
-      }
-      const { meta, problem } = await readSidecar(file, relativePath);
-      if (problem) {
-        problems.push({ relativePath, message: problem });
-        continue;
-      }
-      if (meta?.uriTemplate !== undefined) continue;
-      const loaded = await loadResource(file, relativePath, meta);
-      if ('problem' in loaded) problems.push({ relativePath, message: loaded.problem });
-      else resources.push(loaded);
-    }
+    if (meta?.uriTemplate !== undefined) continue;
+    const loaded = await loadResource(file, relativePath, meta);
+    if ('problem' in loaded) problems.push({ relativePath, message: loaded.problem });
+    else resources.push(loaded);
   }
-
-  await walk(resourcesRoot, '', 0);
   return { resources, problems };
 }

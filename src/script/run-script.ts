@@ -159,39 +159,34 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
       terminate();
     }, timeoutMs);
 
-    child.stdout!.on('data', (chunk: Buffer) => {
-      stdoutBytes += chunk.length;
-      if (stdoutBytes > maxOutputBytes) {
+    /** Keeps a chunk unless its stream passed the cap; the first overflow kills the group. */
+    const keepWithinCap = (chunks: Buffer[], bytesSoFar: number, chunk: Buffer): boolean => {
+      if (bytesSoFar > maxOutputBytes) {
         if (!outputTooLarge) {
           outputTooLarge = true;
           killGroup(child.pid, 'SIGKILL');
         }
-        return;
+        return false;
       }
       // Output past the cap is dropped and does not count as activity, so a chatty leftover
       // process cannot keep the run open.
       chunksRead += 1;
-      stdoutChunks.push(chunk);
+      chunks.push(chunk);
+      return true;
+    };
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      keepWithinCap(stdoutChunks, stdoutBytes, chunk);
     });
     child.stderr!.on('data', (chunk: Buffer) => {
       stderrBytes += chunk.length;
-      if (stderrBytes > maxOutputBytes) {
-        if (!outputTooLarge) {
-          outputTooLarge = true;
-          killGroup(child.pid, 'SIGKILL');
-        }
-        return;
-      }
-      chunksRead += 1;
-      stderrChunks.push(chunk);
-      if (options.onLogLine) {
-        pendingLogText += chunk.toString('utf8');
-        const lines = pendingLogText.split('\n');
-        pendingLogText = lines.pop() ?? '';
-        for (const text of lines) {
-          const line = parseLogLine(text);
-          if (line) options.onLogLine(line);
-        }
+      if (!keepWithinCap(stderrChunks, stderrBytes, chunk) || !options.onLogLine) return;
+      pendingLogText += chunk.toString('utf8');
+      const lines = pendingLogText.split('\n');
+      pendingLogText = lines.pop() ?? '';
+      for (const text of lines) {
+        const line = parseLogLine(text);
+        if (line) options.onLogLine(line);
       }
     });
     // A script that never reads stdin closes the pipe early: that is its right, not an error.

@@ -191,7 +191,7 @@ describe('files that cannot be used', () => {
     expect(report.warnings).toContainEqual({ path: 'tools/pipe', message: 'is not a regular file (a pipe, socket or device); skipped' });
     expect(report.failures).toEqual([
       { path: 'tools/with-sidecar', message: expect.stringMatching(/^with-sidecar\.meta\.json cannot be read \(not a regular file/) },
-      { path: 'resources/pipe.txt', message: 'is not a regular file; skipped' },
+      { path: 'resources/pipe.txt', message: 'is not a regular file (a pipe, socket or device); skipped' },
       { path: 'resources/readme.md', message: expect.stringMatching(/^readme\.md\.meta\.json cannot be read \(not a regular file/) },
       { path: 'prompts/ask.md', message: expect.stringMatching(/^ask\.md\.meta\.json cannot be read \(not a regular file/) },
     ]);

@@ -1,0 +1,82 @@
+// Walks a project folder (tools/, resources/) in code-unit order, so results never depend on the
+// file system: dotfiles, dot-folders and `*.meta.json` skipped, symlinks followed once, and every
+// entry that cannot be used (a loop, a dangling link, a pipe, a folder too deep) reported, never fatal.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+
+export interface WalkedFile {
+  file: string;
+  /** Path inside the walked folder, `/`-separated. */
+  relativePath: string;
+}
+
+export interface WalkNotice {
+  relativePath: string;
+  message: string;
+}
+
+export interface WalkOptions {
+  /** Levels of path segments a file may have (`a/b/file` has 3). */
+  maxDepth: number;
+  /** What a folder past maxDepth is told (its files are not used). */
+  tooDeepMessage: string;
+}
+
+export async function walkFolder(root: string, options: WalkOptions): Promise<{ files: WalkedFile[]; notices: WalkNotice[] }> {
+  const files: WalkedFile[] = [];
+  const notices: WalkNotice[] = [];
+  const visitedFolders = new Set<string>();
+
+  async function walk(folder: string, relativeFolder: string, depth: number): Promise<void> {
+    let realFolder: string;
+    try {
+      realFolder = await fs.realpath(folder);
+    } catch (error) {
+      // A project without this folder simply has none of its kind.
+      if (relativeFolder !== '' || (error as NodeJS.ErrnoException).code !== 'ENOENT') {
+        notices.push({ relativePath: relativeFolder || '.', message: `cannot be opened (${(error as NodeJS.ErrnoException).code})` });
+      }
+      return;
+    }
+    if (visitedFolders.has(realFolder)) {
+      notices.push({ relativePath: relativeFolder, message: 'is a symlink back into a folder already scanned (a loop); skipped' });
+      return;
+    }
+    visitedFolders.add(realFolder);
+    let names: string[];
+    try {
+      names = (await fs.readdir(folder)).sort();
+    } catch (error) {
+      notices.push({ relativePath: relativeFolder || '.', message: `cannot be read (${(error as NodeJS.ErrnoException).code}); check its permissions` });
+      return;
+    }
+    for (const name of names) {
+      if (name.startsWith('.') || name.endsWith('.meta.json')) continue;
+      const file = path.join(folder, name);
+      const relativePath = relativeFolder ? `${relativeFolder}/${name}` : name;
+      let stats;
+      try {
+        stats = await fs.stat(file);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        const message = code === 'ELOOP' ? 'is a symlink loop; skipped'
+          : code === 'ENOENT' ? 'is a dangling symlink; skipped' : `cannot be inspected (${code}); skipped`;
+        notices.push({ relativePath, message });
+        continue;
+      }
+      if (stats.isDirectory()) {
+        if (depth >= options.maxDepth - 1) notices.push({ relativePath, message: options.tooDeepMessage });
+        else await walk(file, relativePath, depth + 1);
+        continue;
+      }
+      if (!stats.isFile()) {
+        notices.push({ relativePath, message: 'is not a regular file (a pipe, socket or device); skipped' });
+        continue;
+      }
+      files.push({ file, relativePath });
+    }
+  }
+
+  await walk(root, '', 0);
+  return { files, notices };
+}
