@@ -233,3 +233,15 @@ describe('guardrails', () => {
     expect(await exists(path.join(tooLarge, 'dist'))).toBe(false);
   });
 });
+
+describe('a symlink loop in resources/', () => {
+  it('is reported once and every other resource is still built', async () => {
+    const project = await makeProject({ files: { 'resources/docs/a.txt': 'A' } });
+    await fs.symlink('..', path.join(project, 'resources/docs/loop'));
+    const { code, report } = await buildJson(project);
+    expect(code).toBe(1);
+    expect(report.failures).toEqual([{ path: 'resources/docs/loop', message: expect.stringContaining('a loop') }]);
+    const manifest = await readJson<ManifestJson>(path.join(project, 'dist/mcp.json'));
+    expect(manifest.capabilities.resources.map((resource) => resource.uri)).toEqual(['resource://docs/a.txt']);
+  });
+});
