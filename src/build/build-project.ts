@@ -8,7 +8,6 @@ import { discoverScripts, type DiscoveredScript, type Discovery } from '../proje
 import { readRegistration, REGISTER_FILE, type RegisterEntry } from '../project/register-json.js';
 import { discoverPrompts } from '../project/discover-prompts.js';
 import { discoverResourceTemplates } from '../project/discover-resource-templates.js';
-import { expandResourceTemplates } from './expand-resource-templates.js';
 import { collectCompletions } from './collect-completions.js';
 import { discoverResources } from '../project/discover-resources.js';
 import { checkOutputFolder } from '../tree/check-output-folder.js';
@@ -21,6 +20,7 @@ import { BuildCache } from './build-cache.js';
 import { planTools } from './plan-tools.js';
 import { runCalls } from './run-calls.js';
 import { assembleTree } from './assemble-tree.js';
+import { fingerprintInputs, forgetUpToDate, recordUpToDate } from './up-to-date.js';
 import type { BuildEvent, BuildReport } from './build-report.js';
 
 export interface BuildOptions {
@@ -102,6 +102,9 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     { folder: resourcesRoot, what: 'resources folder', input: true },
   ]);
 
+  const fingerprintScope = { projectRoot, toolsRoot, outDir, generator: generatorName() };
+  const inputsFingerprint = await fingerprintInputs(fingerprintScope);
+
   const concurrency = options.concurrency ?? os.availableParallelism();
   const registration = (await readRegistration(projectRoot)) ?? {};
   const discovery = registration.tools
@@ -111,7 +114,8 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
   const toolsFolder = path.relative(projectRoot, toolsRoot).split(path.sep).join('/');
   const displayPath = (relativePath: string): string => `${toolsFolder ? `${toolsFolder}/` : ''}${relativePath}`;
   const { signal } = options;
-  const planned = await planTools(scripts, { projectRoot, toolsRoot, config, cache, concurrency, displayPath, signal });
+  const volatileInputs: string[] = [];
+  const planned = await planTools(scripts, { projectRoot, toolsRoot, config, cache, concurrency, displayPath, signal, volatileInputs });
   stopIfInterrupted(signal);
   const outcomes = await runCalls(planned.plans, {
     projectRoot, toolsRoot, maxOutputBytes: config.limits.maxOutputBytes, concurrency, cache, onEvent: options.onEvent, signal,
@@ -124,9 +128,11 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
   const templates = registration.resourceTemplates?.length === 0
     ? { templates: [], warnings: [] }
     : await discoverResourceTemplates(resourcesRoot, new Set(resources.resources.map((resource) => resource.name)), registration.resourceTemplates);
-  const expansion = await expandResourceTemplates(templates.templates, {
-    projectRoot, toolsRoot, config, cache, concurrency, displayPath, signal, maxOutputBytes: config.limits.maxOutputBytes,
-  });
+  const expansion = templates.templates.length === 0
+    ? { instances: [], valuesByTemplate: {}, failures: [], warnings: [] }
+    : await (await import('./expand-resource-templates.js')).expandResourceTemplates(templates.templates, {
+      projectRoot, toolsRoot, config, cache, concurrency, displayPath, signal, volatileInputs, maxOutputBytes: config.limits.maxOutputBytes,
+    });
   stopIfInterrupted(signal);
   const completions = collectCompletions(planned.plans, prompts.prompts, templates.templates, expansion.valuesByTemplate, registration.completions ?? []);
   const tree = assembleTree({
@@ -173,7 +179,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     ...expansion.warnings,
     ...tree.warnings,
   ];
-  return {
+  const report: BuildReport = {
     ok: failures.length === 0 && tree.toolReports.every((report) => report.failures.length === 0),
     outDir,
     unchanged,
@@ -185,4 +191,8 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     contentHash: tree.contentHash,
     durationMs: performance.now() - startedAt,
   };
+  // Only a clean build whose every input is a file may be replayed by the next identical run.
+  if (report.ok && volatileInputs.length === 0) await recordUpToDate(fingerprintScope, inputsFingerprint, report);
+  else await forgetUpToDate(projectRoot);
+  return report;
 }

@@ -4,11 +4,10 @@ import path from 'node:path';
 import type { DiscoveredScript } from '../project/discover-scripts.js';
 import type { ProjectConfig, ValueListSpec } from '../project/config.js';
 import { deriveToolName } from '../project/tool-names.js';
-import { resolveIcons, type Icon } from '../project/resolve-icons.js';
+import type { Icon } from '../project/resolve-icons.js';
 import { mergeToolMeta, readToolSidecar, type ToolMeta } from '../project/tool-meta.js';
 import { parseHelpOutput, readHelp, type HelpInfo } from '../script/read-help.js';
 import { optionsToInputSchema } from '../script/options-to-schema.js';
-import { runScript } from '../script/run-script.js';
 import { createBaseEnvironment } from '../script/script-environment.js';
 import { expandArgumentSets, type Enumeration } from '../enumerate/expand-argument-sets.js';
 import type { ParameterSchema } from '../enumerate/parameter-domains.js';
@@ -45,6 +44,8 @@ export interface PlanContext {
   displayPath: (relativePath: string) => string;
   /** Aborted when the build is interrupted: running scripts are ended. */
   signal?: AbortSignal;
+  /** Collects inputs no file fingerprint can see (value-list commands), which rule out the no-op fast path. */
+  volatileInputs?: string[];
 }
 
 interface LoadedScript {
@@ -81,6 +82,7 @@ async function loadScript(script: DiscoveredScript, context: PlanContext): Promi
   if (!cached) context.cache.setHelp(contentHash, { stdout: result.help.stdout, stderr: result.help.stderr });
   const meta = mergeToolMeta(result.help.metadata, { ...sidecar.meta, ...(script.registeredMeta as ToolMeta | undefined) });
   if (meta.icons) {
+    const { resolveIcons } = await import('../project/resolve-icons.js');
     const icons = await resolveIcons(meta.icons as Icon[], path.dirname(script.file), context.projectRoot);
     if ('problem' in icons) return { path: context.displayPath(script.relativePath), message: `${icons.problem}; the tool was skipped` };
     meta.icons = icons.icons;
@@ -105,6 +107,8 @@ export async function resolveValueList(
   if (Array.isArray(spec)) {
     values = spec;
   } else {
+    context.volatileInputs?.push(`the value list command for "${parameter}"`);
+    const { runScript } = await import('../script/run-script.js');
     const run = await runScript({
       file: '/bin/sh',
       args: ['-c', spec.command],

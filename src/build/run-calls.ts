@@ -1,6 +1,6 @@
 // Runs every argument set of every precomputable tool through one bounded pool, answering from the
 // cache where nothing that reaches the run has changed.
-import { BatchRunner } from '../script/batch-runner.js';
+import type { BatchRunner } from '../script/batch-runner.js';
 import { addOptionVariables, createBaseEnvironment } from '../script/script-environment.js';
 import { decodeOutput, toToolResult, type ToolResult } from '../script/tool-result.js';
 import { parseLogLines } from '../script/log-lines.js';
@@ -85,6 +85,8 @@ export async function runCalls(plans: readonly ToolPlan[], context: RunContext):
   // Compiled only for tools with something to run, so a no-op rebuild never loads ajv for them.
   if (jobs.length === 0) return outcomes;
   const validators = new Map<ToolPlan, ReturnType<typeof outputValidatorFor>>();
+  // Loaded only when something runs: a no-op rebuild never needs the launchers.
+  const { BatchRunner } = await import('../script/batch-runner.js');
   const runner = await BatchRunner.open({
     cwd: context.projectRoot, concurrency: context.concurrency, maxOutputBytes: context.maxOutputBytes, signal: context.signal,
   });

@@ -1,7 +1,8 @@
 // `staticmcp build`: runs the build, shows progress on a TTY (plain lines otherwise), prints the
 // per-tool summary on stderr, or the whole report as JSON on stdout with --json.
 import path from 'node:path';
-import { buildProject } from '../build/build-project.js';
+import { readUpToDateReport } from '../build/up-to-date.js';
+import { generatorName } from '../version.js';
 import type { BuildEvent, BuildReport, ToolReport } from '../build/build-report.js';
 import { printError } from './print-error.js';
 import { StaticMcpError } from '../staticmcp-error.js';
@@ -94,6 +95,21 @@ export async function runBuildCommand(options: BuildCommandOptions): Promise<num
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
+    const startedAt = performance.now();
+    const recorded = options.force ? null : await readUpToDateReport(path.resolve(options.project), {
+      outDir: options.out === undefined ? undefined : path.resolve(options.out),
+      toolsRoot: options.tools === undefined ? undefined : path.resolve(options.tools),
+    }, generatorName());
+    if (recorded) {
+      // Nothing ran this time: every answer came from what the recorded build left.
+      const tools = recorded.tools.map((tool) => ({ ...tool, cached: tool.precomputed }));
+      const report = { ...recorded, tools, unchanged: true, durationMs: performance.now() - startedAt };
+      if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      else printSummary(report);
+      return 0;
+    }
+    // The pipeline (and its dependencies) loads only when something may have changed.
+    const { buildProject } = await import('../build/build-project.js');
     const report = await buildProject({
       projectRoot: options.project,
       outDir: options.out,

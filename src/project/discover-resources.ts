@@ -1,7 +1,6 @@
 // Files under `resources/` → resource definitions with their content, plus `.meta.json` sidecars
 // for name, title, description, uri and mimeType. Sidecars with `uriTemplate` are templates.
 import path from 'node:path';
-import { isTextContent, mimeTypeFor } from './mime-type.js';
 import { readJsonSidecar } from './read-json-sidecar.js';
 import { walkFolder } from './walk-folder.js';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
@@ -59,6 +58,8 @@ async function loadResource(file: string, relativePath: string, meta: Record<str
   } catch (error) {
     return { problem: `cannot be read (${readFailureReason(error)}); skipped` };
   }
+  // The MIME database is only loaded by projects that have resources.
+  const { isTextContent, mimeTypeFor } = await import('./mime-type.js');
   const mimeType = (meta?.mimeType as string | undefined) ?? mimeTypeFor(file);
   const text = isTextContent(mimeType, bytes) ? bytes.toString('utf8') : undefined;
   const content = text !== undefined ? { text } : { blob: bytes.toString('base64') };

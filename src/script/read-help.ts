@@ -1,7 +1,7 @@
 // Reads and validates a script's `--help` (script convention): stdout is the metadata JSON, stderr
 // the options JSON. Returns a value, never throws: a bad script becomes a reason to skip it.
 import { compileValidator } from '../tree/json-validator.js';
-import { runScript, type ScriptRun } from './run-script.js';
+import type { ScriptRun } from './run-script.js';
 import { parseLogLine } from './log-lines.js';
 
 export type ValueType = 'string' | 'integer' | 'float' | 'boolean' | 'any' | { enum: string[] };
@@ -235,6 +235,8 @@ export interface ReadHelpOptions {
 }
 
 export async function readHelp(options: ReadHelpOptions): Promise<HelpResult> {
+  // Only a cache miss reads --help, so the spawning module loads only then.
+  const { runScript } = await import('./run-script.js');
   const run: ScriptRun = await runScript({
     file: options.file,
     args: ['--help'],
