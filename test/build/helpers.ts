@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
+import type { BuildReport, ToolReport } from '../../src/build/build-report.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The CLI compiled for this test run by test/global-setup.ts. */
@@ -99,31 +100,9 @@ export async function buildJson(project: string, ...extra: string[]): Promise<Cl
   return { ...result, report };
 }
 
-export interface ToolReportJson {
-  name: string;
-  script: string;
-  precomputed: number;
-  errorResults: number;
-  cached: number;
-  live: boolean;
-  liveReason?: string;
-  failures: { arguments: Record<string, unknown>; message: string; stderrHead: string }[];
-  warnings: string[];
-  logLines: { level: string; message: string }[];
-}
-
-export interface BuildReportJson {
-  ok: boolean;
-  outDir: string;
-  unchanged: boolean;
-  tools: ToolReportJson[];
-  failures: { path: string; message: string }[];
-  warnings: { path: string; message: string }[];
-  resources: number;
-  files: number;
-  contentHash: string;
-  durationMs: number;
-}
+/** The --json report is the build's own report type, as JSON. */
+export type BuildReportJson = BuildReport;
+export type ToolReportJson = ToolReport;
 
 /** Every failure of a report as one line of text, for assertion messages. */
 export function problemsOf(report: BuildReportJson): string {
