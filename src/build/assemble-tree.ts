@@ -8,13 +8,13 @@ import { resourceFilePath } from '../tree/resource-key.js';
 import { deployFiles } from '../tree/deploy-files.js';
 import {
   ARGUMENTS_META_KEY, DEFAULT_TOOLS_FOLDER, EXTENSION_KEY, LATEST_PROTOCOL_VERSION, MANIFEST_FILE, PROFILE_VERSION,
-  type Manifest, type ResourceDefinition, type ToolExtension,
+  type CompletionTable, type Manifest, type ResourceDefinition, type ToolExtension,
 } from '../tree/manifest.js';
 import type { ProjectConfig } from '../project/config.js';
 import type { ProjectResource } from '../project/discover-resources.js';
 import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
-import { COMPLETIONS_FILE, type CompletionTable } from './collect-completions.js';
+import { COMPLETIONS_FILE } from './collect-completions.js';
 import type { TemplateInstance } from './expand-resource-templates.js';
 import type { BuildProblem, ToolReport } from './build-report.js';
 import type { CallOutcome } from './run-calls.js';

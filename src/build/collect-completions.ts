@@ -5,11 +5,13 @@ import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
 import type { RegisterEntry } from '../project/register-json.js';
 import { renderArgumentValue } from '../tree/call-key.js';
+import type { CompletionTable as TreeCompletionTable } from '../tree/manifest.js';
 import type { ToolPlan } from './plan-tools.js';
 
 export const COMPLETIONS_FILE = 'completions.json';
 
-export type CompletionTable = Record<'ref/prompt' | 'ref/resource' | 'ref/tool', Record<string, Record<string, string[]>>>;
+/** The tree's completion table (see manifest.ts), with every kind present while it is built. */
+type CompletionTable = Required<TreeCompletionTable>;
 
 function addValues(table: CompletionTable, kind: keyof CompletionTable, reference: string, argument: string, values: readonly unknown[]): void {
   if (values.length === 0) return;

@@ -5,9 +5,8 @@ import { packageInfo } from '../version.js';
 import { StaticMcpError } from '../staticmcp-error.js';
 import { printError } from './print-error.js';
 
-export const EXIT_OK = 0;
-export const EXIT_FAILED = 1;
-export const EXIT_USAGE = 2;
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2;
 
 export async function runCli(argv: string[]): Promise<void> {
   const parser = yargs(argv)

@@ -108,11 +108,3 @@ export type CompletionTable = Partial<Record<'ref/prompt' | 'ref/resource' | 're
 
 /** The default tools folder, assumed when a tree does not record `toolsFolder`. */
 export const DEFAULT_TOOLS_FOLDER = 'tools';
-
-/** A call file: an MCP CallToolResult plus the recorded arguments in `_meta`. */
-export interface CallFile {
-  content: JsonObject[];
-  isError?: boolean;
-  structuredContent?: JsonObject;
-  _meta?: JsonObject;
-}
