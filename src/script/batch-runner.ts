@@ -51,6 +51,8 @@ interface Launcher {
   pending?: (status: number | null) => void;
   lineBuffer: string;
   alive: boolean;
+  /** Sent a kill: it leaves after reporting its job, so it must not get another. */
+  retiring?: boolean;
 }
 
 export class BatchRunner {
@@ -105,7 +107,12 @@ export class BatchRunner {
   }
 
   private acquire(): Promise<Launcher> {
-    const ready = this.idle.pop();
+    let ready = this.idle.pop();
+    // A launcher that died while idle (killed from outside) is replaced, not handed out.
+    while (ready && (!ready.alive || ready.retiring)) {
+      this.started -= 1;
+      ready = this.idle.pop();
+    }
     if (ready) return Promise.resolve(ready);
     if (this.started < this.options.concurrency) {
       this.started += 1;
@@ -116,7 +123,8 @@ export class BatchRunner {
 
   private release(launcher: Launcher): void {
     // After an interruption nothing new is started: waiting jobs get the dead launcher and end as cancelled.
-    const next = launcher.alive || this.closed || this.options.signal?.aborted ? launcher : this.startLauncher();
+    const usable = launcher.alive && !launcher.retiring;
+    const next = usable || this.closed || this.options.signal?.aborted ? launcher : this.startLauncher();
     const waiter = this.waiting.shift();
     if (waiter) waiter(next);
     else this.idle.push(next);
@@ -127,6 +135,7 @@ export class BatchRunner {
   }
 
   private killLauncher(launcher: Launcher): void {
+    launcher.retiring = true;
     const pid = launcher.process.pid;
     if (pid === undefined) return;
     try {
@@ -162,7 +171,7 @@ export class BatchRunner {
       return finishWith({ ...base, cancelled: true, exitCode: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), failed: true });
     }
     const launcher = await this.acquire();
-    if (!launcher.alive) {
+    if (!launcher.alive || launcher.retiring) {
       this.release(launcher);
       return finishWith({ ...base, cancelled: true, exitCode: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), failed: true });
     }

@@ -1,0 +1,50 @@
+// The build's script launcher, driven directly with real one-purpose scripts: what a run returns,
+// and that a launcher killed by a timeout is replaced so later calls still run.
+import { afterEach, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BatchRunner } from '../../src/script/batch-runner.js';
+
+const scripts = fileURLToPath(new URL('../fixtures/scripts/', import.meta.url));
+let runner: BatchRunner | undefined;
+afterEach(async () => runner?.close());
+
+function job(script: string, env: Record<string, string> = {}, stdin = '{}', timeoutMs = 10_000) {
+  return { file: path.join(scripts, script), env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdin, timeoutMs, displayName: script };
+}
+
+describe('BatchRunner', () => {
+  it('passes the environment and stdin, and returns output and exit code', async () => {
+    runner = await BatchRunner.open({ cwd: scripts, concurrency: 2, maxOutputBytes: 1024 * 1024 });
+    const run = await runner.run(job('print-env', { name: "it's me" }, '{"name":"it\'s me"}'));
+    expect(run).toMatchObject({ exitCode: 0, failed: false, timedOut: false });
+    const text = run.stdout.toString();
+    expect(text).toContain("name=it's me");
+    expect(text).toContain('--- stdin\n{"name":"it\'s me"}');
+    expect(text).not.toMatch(/^HOME=/m);
+  });
+
+  it('reports a non-zero exit as an exit code, not a failure', async () => {
+    runner = await BatchRunner.open({ cwd: scripts, concurrency: 1, maxOutputBytes: 1024 * 1024 });
+    const run = await runner.run(job('divide', { a: '1', b: '0' }, '{"a":1,"b":0}'));
+    expect(run).toMatchObject({ exitCode: 2, failed: false });
+    expect(run.stderr.toString()).toContain('Division by zero');
+  });
+
+  it('kills a call at its timeout and still runs the next call on a fresh launcher', async () => {
+    runner = await BatchRunner.open({ cwd: await import('node:os').then((os) => os.tmpdir()), concurrency: 1, maxOutputBytes: 1024 * 1024, killGraceMs: 100 });
+    const slow = await runner.run(job('slow', {}, '{}', 300));
+    expect(slow).toMatchObject({ timedOut: true, failed: true });
+    expect(slow.message).toMatch(/timed out after 300 ms/);
+    const next = await runner.run(job('ok'));
+    expect(next).toMatchObject({ exitCode: 0, failed: false });
+    expect(next.stdout.toString()).toBe('ok\n');
+  });
+
+  it('stops a script at the output cap', async () => {
+    runner = await BatchRunner.open({ cwd: scripts, concurrency: 1, maxOutputBytes: 64 * 1024 });
+    const run = await runner.run(job('huge-output'));
+    expect(run).toMatchObject({ outputTooLarge: true, failed: true });
+    expect(run.stdout.length).toBeLessThanOrEqual(64 * 1024);
+  });
+});
