@@ -1,10 +1,10 @@
 // Plans, call outcomes and resources → every file of the tree (path → content), in memory, with
 // collisions between keys detected here: the first argument set keeps the file, the others are
 // reported and served live.
-import { createHash } from 'node:crypto';
 import { callFilePath } from '../tree/call-key.js';
 import { treeJsonFile } from '../tree/canonical-json.js';
 import { resourceFilePath } from '../tree/resource-key.js';
+import { hashTreeFiles } from '../tree/content-hash.js';
 import { deployFiles } from '../tree/deploy-files.js';
 import {
   ARGUMENTS_META_KEY, DEFAULT_TOOLS_FOLDER, EXTENSION_KEY, LATEST_PROTOCOL_VERSION, MANIFEST_FILE, PROFILE_VERSION,
@@ -49,14 +49,6 @@ export interface AssembledTree {
 
 export function stateResourceUri(scriptPath: string): string {
   return `mcpd://${scriptPath}/state`;
-}
-
-function hashFiles(files: ReadonlyMap<string, string>): string {
-  const hash = createHash('sha256');
-  for (const filePath of [...files.keys()].sort()) {
-    hash.update(filePath).update('\0').update(files.get(filePath)!).update('\0');
-  }
-  return `sha256:${hash.digest('hex')}`;
 }
 
 export function assembleTree(input: AssembleInput): AssembledTree {
@@ -179,7 +171,7 @@ export function assembleTree(input: AssembleInput): AssembledTree {
     },
   };
   for (const [filePath, content] of deployFiles(manifestWithoutHash)) files.set(filePath, content);
-  const contentHash = hashFiles(files);
+  const contentHash = hashTreeFiles(files);
   const sourceDateEpoch = process.env.SOURCE_DATE_EPOCH;
   const generatedAt = sourceDateEpoch && /^\d+$/.test(sourceDateEpoch) ? new Date(Number(sourceDateEpoch) * 1000).toISOString() : undefined;
   const manifest: Manifest = {

@@ -62,6 +62,17 @@ export async function runCli(argv: string[]): Promise<void> {
       },
     )
     .command(
+      'check [source]',
+      'validate a tree (ours or another generator\'s, a folder or a URL) and report what is wrong',
+      (command) => command
+        .positional('source', { type: 'string', default: '.', describe: 'tree folder, built project folder, or http(s) URL of a deployed tree' })
+        .option('json', { type: 'boolean', default: false, describe: 'print {ok, problems, checked} as JSON on stdout' }),
+      async (args) => {
+        const { runCheckCommand } = await import('./check-command.js');
+        process.exitCode = await runCheckCommand({ source: args.source!, json: args.json });
+      },
+    )
+    .command(
       'init [folder]',
       'create a starter project (a tool, a resource, a prompt, staticmcp.json) in a new folder',
       (command) => command.positional('folder', { type: 'string', default: '.', describe: 'a new or empty folder' }),
@@ -70,7 +81,7 @@ export async function runCli(argv: string[]): Promise<void> {
         process.exitCode = await runInitCommand(args.folder!);
       },
     )
-    .demandCommand(1, 'Give a command: build, serve or dev (see --help).')
+    .demandCommand(1, 'Give a command: build, serve, dev, check or init (see --help).')
     .strict()
     .version(packageInfo().version)
     .help()

@@ -1,0 +1,195 @@
+// `staticmcp check`: a freshly built tree passes; each kind of damage is reported with its path
+// and exit 1; a tree from another generator is held only to the standard; no tree at all is exit 2.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promises as fs } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { REPO_ROOT, buildJson, readJson, removeTemporaryFolders, runCli, temporaryFolder } from '../build/helpers.js';
+
+interface CheckJson {
+  ok: boolean;
+  staticmcpProfile: boolean;
+  problems: { path: string; message: string; hint: string }[];
+  checked: { tools: number; resources: number; callFiles: number; hashedFiles: number };
+  skipped: string[];
+}
+
+let tree: string;
+
+beforeAll(async () => {
+  tree = path.join(await temporaryFolder(), 'tree');
+  const { code, stderr } = await buildJson(path.join(REPO_ROOT, 'fixtures/example'), '--out', tree);
+  expect(code, stderr).toBe(0);
+});
+
+afterAll(removeTemporaryFolders);
+
+async function check(...args: string[]): Promise<{ code: number | null; stderr: string; report: CheckJson }> {
+  const result = await runCli(['check', ...args, '--json']);
+  let report: CheckJson;
+  try {
+    report = JSON.parse(result.stdout) as CheckJson;
+  } catch {
+    throw new Error(`check printed no JSON (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
+  }
+  return { code: result.code, stderr: result.stderr, report };
+}
+
+/** A copy of the built tree to damage. */
+async function copyOfTree(): Promise<string> {
+  const copy = path.join(await temporaryFolder(), 'tree');
+  await fs.cp(tree, copy, { recursive: true });
+  return copy;
+}
+
+describe('staticmcp check on our own trees', () => {
+  it('passes a freshly built tree, with a ✓ summary and counts', async () => {
+    const { code, stderr, report } = await check(tree);
+    expect(code, stderr).toBe(0);
+    expect(report).toMatchObject({ ok: true, staticmcpProfile: true, problems: [], skipped: [] });
+    expect(report.checked).toMatchObject({ tools: 6, resources: 5 });
+    expect(report.checked.callFiles).toBeGreaterThan(100);
+    expect(stderr).toMatch(/✓ .*no problems.*content hash matches/);
+  });
+
+  it('finds the tree in a built project\'s dist/, from the current folder by default', async () => {
+    const project = await temporaryFolder();
+    await fs.cp(tree, path.join(project, 'dist'), { recursive: true });
+    const result = await runCli(['check'], { cwd: project });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('✓ dist: no problems');
+  });
+
+  it('reports a missing resource file', async () => {
+    const copy = await copyOfTree();
+    await fs.rm(path.join(copy, 'resources/guide_md.json'));
+    const { code, report, stderr } = await check(copy);
+    expect(code).toBe(1);
+    expect(report.ok).toBe(false);
+    expect(report.problems).toContainEqual(expect.objectContaining({ path: 'resources/guide_md.json', message: expect.stringMatching(/missing.*resource:\/\/guide\.md/) }));
+    expect(stderr).toMatch(/✗ resources\/guide_md\.json: is missing[^\n]*\n\s+what to do: rebuild/);
+  });
+
+  it('reports a call file that is not JSON', async () => {
+    const copy = await copyOfTree();
+    await fs.writeFile(path.join(copy, 'tools/greet/en/true.json'), '{"content": [');
+    const { code, report } = await check(copy);
+    expect(code).toBe(1);
+    expect(report.problems).toContainEqual(expect.objectContaining({ path: 'tools/greet/en/true.json', message: expect.stringContaining('not valid JSON') }));
+  });
+
+  it('reports call files moved to another key (their recorded arguments say where they belong)', async () => {
+    const copy = await copyOfTree();
+    const france = path.join(copy, 'tools/capital/france.json');
+    const japan = path.join(copy, 'tools/capital/japan.json');
+    await fs.rename(france, `${france}.swap`);
+    await fs.rename(japan, france);
+    await fs.rename(`${france}.swap`, japan);
+    const { code, report } = await check(copy);
+    expect(code).toBe(1);
+    expect(report.problems).toContainEqual(expect.objectContaining({ path: 'tools/capital/france.json', message: expect.stringContaining('belong at tools/capital/japan.json') }));
+    expect(report.problems).toContainEqual(expect.objectContaining({ path: 'tools/capital/japan.json', message: expect.stringContaining('belong at tools/capital/france.json') }));
+  });
+
+  it('reports an edit after the build as a content hash mismatch, and nothing else', async () => {
+    const copy = await copyOfTree();
+    await fs.appendFile(path.join(copy, 'index.html'), '<!-- edited by hand -->\n');
+    const { code, report } = await check(copy);
+    expect(code).toBe(1);
+    expect(report.problems).toEqual([
+      expect.objectContaining({ path: 'mcp.json#/staticmcp/contentHash', message: expect.stringContaining('edited after the build') }),
+    ]);
+  });
+
+  it('reports a tool name that MCP clients would reject', async () => {
+    const copy = await copyOfTree();
+    const manifestFile = path.join(copy, 'mcp.json');
+    const manifest = await readJson<{ capabilities: { tools: { name: string }[] }; staticmcp: { tools: Record<string, unknown> } }>(manifestFile);
+    const index = manifest.capabilities.tools.findIndex((tool) => tool.name === 'counter');
+    manifest.capabilities.tools[index].name = 'bad.name';
+    manifest.staticmcp.tools['bad.name'] = manifest.staticmcp.tools.counter;
+    delete manifest.staticmcp.tools.counter;
+    await fs.writeFile(manifestFile, JSON.stringify(manifest, null, 2));
+    const { code, report } = await check(copy);
+    expect(code).toBe(1);
+    expect(report.problems).toEqual([
+      expect.objectContaining({ path: `mcp.json#/capabilities/tools/${index}/name`, message: expect.stringContaining('"bad.name" does not match') }),
+    ]);
+  });
+});
+
+/** The standard's example tree (002_* §1, §2): no staticmcp extension, raw resource paths. */
+async function writeForeignTree(): Promise<string> {
+  const root = await temporaryFolder();
+  const files: Record<string, unknown> = {
+    'mcp.json': {
+      protocolVersion: '2024-11-05',
+      serverInfo: { name: 'resume', version: '1.0.0' },
+      capabilities: {
+        resources: [{ uri: 'resume://info', name: 'Personal Information', description: 'Who', mimeType: 'application/json' }],
+        tools: [
+          { name: 'get_skill', description: 'A skill', inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
+        ],
+      },
+    },
+    'resources/info.json': { uri: 'resume://info', mimeType: 'application/json', text: '{"name":"John Doe"}' },
+    'tools/get_skill/rust.json': { content: [{ type: 'text', text: 'Rust' }] },
+    // Raw JSON is a valid call file for other generators: the bridge wraps it as text.
+    'tools/get_skill/go.json': { id: 'go', years: 3 },
+  };
+  for (const [file, value] of Object.entries(files)) {
+    await fs.mkdir(path.dirname(path.join(root, file)), { recursive: true });
+    await fs.writeFile(path.join(root, file), JSON.stringify(value));
+  }
+  return root;
+}
+
+describe('staticmcp check on other trees', () => {
+  it('passes another generator\'s tree by the standard alone', async () => {
+    const { code, stderr, report } = await check(await writeForeignTree());
+    expect(code, stderr).toBe(0);
+    expect(report).toMatchObject({ ok: true, staticmcpProfile: false, checked: { tools: 1, resources: 1, callFiles: 2, hashedFiles: 0 } });
+  });
+
+  it('checks a deployed tree over http: the manifest and resource files, saying call files were not crawled', async () => {
+    const copy = await copyOfTree();
+    await fs.rm(path.join(copy, 'resources/changelog_md.json'));
+    const server = http.createServer((request, response) => {
+      const file = path.join(copy, ...decodeURIComponent(new URL(request.url!, 'http://x').pathname).split('/').filter(Boolean));
+      fs.readFile(file).then((body) => response.end(body), () => {
+        response.statusCode = 404;
+        response.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { code, report, stderr } = await check(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      expect(code).toBe(1);
+      expect(report.problems).toEqual([expect.objectContaining({ path: 'resources/changelog_md.json' })]);
+      expect(report.checked.callFiles).toBe(0);
+      expect(stderr).toMatch(/not checked: call files/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('refuses a folder without mcp.json with exit 2, naming the folder', async () => {
+    const folder = await temporaryFolder();
+    await fs.writeFile(path.join(folder, 'notes.txt'), 'not a tree');
+    const result = await runCli(['check', folder]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${folder} holds no mcp.json`);
+    expect(result.stdout).toBe('');
+  });
+
+  it('refuses a folder that does not exist, and an unreachable URL, with exit 2', async () => {
+    const missing = path.join(await temporaryFolder(), 'nope');
+    const noFolder = await runCli(['check', missing]);
+    expect(noFolder.code).toBe(2);
+    expect(noFolder.stderr).toContain(`${missing} is not a folder`);
+    const unreachable = await runCli(['check', 'http://127.0.0.1:1/tree/']);
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.stderr).toContain('http://127.0.0.1:1/tree/ cannot be read');
+  });
+});
