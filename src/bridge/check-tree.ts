@@ -3,13 +3,13 @@
 // with our extension are held to our profile (call keys, recorded arguments, content hash);
 // others only to the StaticMCP standard.
 import { StaticMcpError } from '../staticmcp-error.js';
+import { resourceFilePaths } from './resource-reads.js';
 import { callFilePath } from '../tree/call-key.js';
 import { createTreeHash, sortTreePaths } from '../tree/content-hash.js';
 import { readCallFile } from '../tree/lenient-files.js';
 import { EXTENSION_KEY, MANIFEST_FILE, promptFilePath } from '../tree/manifest.js';
-import { resourceFilePath } from '../tree/resource-key.js';
 import { CachedTreeReader } from './cached-tree-reader.js';
-import { checkTreePath, type TreeSource } from './tree-source.js';
+import type { TreeSource } from './tree-source.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -59,15 +59,6 @@ function isObject(value: unknown): value is JsonObject {
 /** A place in the manifest, as a JSON Pointer. */
 function at(...parts: (string | number)[]): string {
   return `${MANIFEST_FILE}#/${parts.map((part) => String(part).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
-}
-
-/** The files the bridge tries for a resource (resource-reads.ts): others' raw path first, then the encoded one. */
-function resourceCandidates(uri: string, ours: boolean): string[] {
-  const encoded = resourceFilePath(uri);
-  if (ours) return [encoded];
-  const schemeEnd = uri.indexOf('://');
-  const raw = `resources/${schemeEnd >= 0 ? uri.slice(schemeEnd + 3) : uri}.json`;
-  return checkTreePath(raw) || raw === encoded ? [encoded] : [raw, encoded];
 }
 
 /** The tool a file under `tools/` answers for: `tools/<name>.json` or `tools/<name>/…`. */
@@ -249,7 +240,7 @@ async function checkResources(manifest: JsonObject, extension: JsonObject | unde
 }
 
 async function checkResourceFile(uri: string, ours: boolean, reader: CachedTreeReader, report: Report): Promise<void> {
-  const candidates = resourceCandidates(uri, ours);
+  const candidates = resourceFilePaths(uri, ours);
   for (const candidate of candidates) {
     const file = await reader.readJson(candidate);
     if (file.kind === 'missing') continue;

@@ -25,7 +25,7 @@ export function listResourceTemplates(bridge: BridgeContext, params: JsonObject 
 }
 
 /** Where other generators put a resource: the part after `scheme://` as is (sse_bridge), then encoded. */
-function resourceFilePaths(uri: string, ours: boolean): string[] {
+export function resourceFilePaths(uri: string, ours: boolean): string[] {
   const encoded = resourceFilePath(uri);
   if (ours) return [encoded];
   const schemeEnd = uri.indexOf('://');
