@@ -321,6 +321,9 @@ async function checkExtensionFiles(extension: JsonObject, tools: CheckedTool[], 
   }
 }
 
+/** Root files a static host reads that users add to a deployed tree (GitHub Pages, Netlify, …). */
+const HOST_FILES_ADDED_AFTER_BUILD = new Set(['CNAME', '_redirects', 'robots.txt', 'favicon.ico']);
+
 /** Every listed file: call files parsed (and, in our trees, their keys checked), the content hash recomputed. */
 async function checkListedFiles(
   files: readonly string[], source: TreeSource, extension: JsonObject | undefined, tools: CheckedTool[], report: Report, checked: CheckCounts,
@@ -330,7 +333,8 @@ async function checkListedFiles(
   const hash = createTreeHash();
   let callFiles = 0;
   for (const filePath of sortTreePaths(files)) {
-    if (filePath === MANIFEST_FILE) continue;
+    // Files static hosts ask for are added after the build by design; the build never writes them.
+    if (filePath === MANIFEST_FILE || HOST_FILES_ADDED_AFTER_BUILD.has(filePath)) continue;
     const isCallFile = filePath.startsWith('tools/');
     // Without our extension there is no hash to compare, so only call files need reading.
     if (!extension && !isCallFile) continue;

@@ -102,6 +102,15 @@ describe('staticmcp check on our own trees', () => {
     ]);
   });
 
+  it('accepts the files static hosts want added after the build (CNAME, robots.txt)', async () => {
+    const copy = await copyOfTree();
+    await fs.writeFile(path.join(copy, 'CNAME'), 'mcp.example.com\n');
+    await fs.writeFile(path.join(copy, 'robots.txt'), 'User-agent: *\n');
+    const { code, report } = await check(copy);
+    expect(report.problems).toEqual([]);
+    expect(code).toBe(0);
+  });
+
   it('reports a tool name that MCP clients would reject', async () => {
     const copy = await copyOfTree();
     const manifestFile = path.join(copy, 'mcp.json');
