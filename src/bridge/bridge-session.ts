@@ -26,6 +26,18 @@ function loadHandlers(): Promise<Handlers> {
 const loadTreeChanges = (): Promise<typeof import('./tree-changes.js')> => import('./tree-changes.js');
 type Outgoing = Record<string, unknown>;
 
+/** Methods answered by the lazily loaded handlers (a Map: a method named `constructor` is just unknown). */
+const HANDLER_BY_METHOD = new Map<string, keyof Handlers>([
+  ['tools/list', 'listTools'],
+  ['tools/call', 'callTool'],
+  ['resources/list', 'listResources'],
+  ['resources/templates/list', 'listResourceTemplates'],
+  ['resources/read', 'readResource'],
+  ['prompts/list', 'listPrompts'],
+  ['prompts/get', 'getPrompt'],
+  ['completion/complete', 'complete'],
+]);
+
 interface InFlight {
   controller: AbortController;
   promise: Promise<unknown>;
@@ -153,26 +165,10 @@ export class BridgeSession {
         return this.initialize(params);
       case 'ping':
         return {};
-      case 'tools/list':
-        return (await loadHandlers()).listTools(this.bridge, params, this.requestContext(params, signal));
-      case 'tools/call':
-        return (await loadHandlers()).callTool(this.bridge, params, this.requestContext(params, signal));
-      case 'resources/list':
-        return (await loadHandlers()).listResources(this.bridge, params, this.requestContext(params, signal));
-      case 'resources/templates/list':
-        return (await loadHandlers()).listResourceTemplates(this.bridge, params, this.requestContext(params, signal));
-      case 'resources/read':
-        return (await loadHandlers()).readResource(this.bridge, params, this.requestContext(params, signal));
       case 'resources/subscribe':
         return this.subscribe(params);
       case 'resources/unsubscribe':
         return this.unsubscribe(params);
-      case 'prompts/list':
-        return (await loadHandlers()).listPrompts(this.bridge, params, this.requestContext(params, signal));
-      case 'prompts/get':
-        return (await loadHandlers()).getPrompt(this.bridge, params, this.requestContext(params, signal));
-      case 'completion/complete':
-        return (await loadHandlers()).complete(this.bridge, params, this.requestContext(params, signal));
       case 'logging/setLevel': {
         const level = params?.level;
         if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level)) {
@@ -181,8 +177,11 @@ export class BridgeSession {
         this.minimumLogLevel = level as LogLevel;
         return {};
       }
-      default:
-        throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
+      default: {
+        const handlerName = HANDLER_BY_METHOD.get(request.method);
+        if (!handlerName) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
+        return (await loadHandlers())[handlerName](this.bridge, params, this.requestContext(params, signal));
+      }
     }
   }
 

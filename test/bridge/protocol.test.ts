@@ -65,6 +65,17 @@ describe('version negotiation', () => {
 });
 
 describe('bad input', () => {
+  it('treats names every object inherits (constructor, __proto__) as unknown methods', async () => {
+    const bridge = new RawBridge([example]);
+    bridge.send({ jsonrpc: '2.0', id: 1, method: 'constructor' });
+    expect((await bridge.responseTo(1)).error?.code).toBe(-32601);
+    bridge.send({ jsonrpc: '2.0', id: 2, method: '__proto__' });
+    expect((await bridge.responseTo(2)).error?.code).toBe(-32601);
+    bridge.send({ jsonrpc: '2.0', id: 3, method: 'ping' });
+    expect((await bridge.responseTo(3)).result).toEqual({});
+    await bridge.close();
+  });
+
   it('answers malformed and invalid messages, never notifications, and keeps serving', async () => {
     const bridge = new RawBridge([example]);
     bridge.sendLine('{"jsonrpc":"2.0","id":1,"method":');
