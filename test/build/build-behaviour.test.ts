@@ -16,6 +16,26 @@ function textOf(callFile: unknown): string {
   return (callFile as { content: { text: string }[] }).content[0].text;
 }
 
+/**
+ * A project built once (its tree is `before`), then rebuilt with a script that hangs: resolves
+ * once that script is running, with a way to signal the build and wait for its exit.
+ */
+async function startBuildThatHangs() {
+  const project = await makeProject({ tools: { ok: 'ok' } });
+  const out = path.join(project, 'dist');
+  expect((await buildJson(project)).code).toBe(0);
+  const before = await readTree(out);
+  await copyFixtureScript('slow', path.join(project, 'tools', 'slow'));
+  const child = spawn(process.execPath, [CLI, 'build', project], { stdio: 'ignore' });
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (code, sig) => resolve([code, sig])));
+  await waitForFile(path.join(project, 'started.pid'));
+  const killBuild = (signal: NodeJS.Signals): Promise<[number | null, NodeJS.Signals | null]> => {
+    child.kill(signal);
+    return exited;
+  };
+  return { project, out, before, killBuild };
+}
+
 describe('what a script receives', () => {
   it('gets declared identifier-safe options as environment variables, never reserved names, and all arguments on stdin', async () => {
     const project = await makeProject({
@@ -120,16 +140,8 @@ describe('the tree on disk', () => {
   });
 
   it('leaves the previous tree intact when the build is killed mid-run', async () => {
-    const project = await makeProject({ tools: { ok: 'ok' } });
-    const out = path.join(project, 'dist');
-    expect((await buildJson(project)).code).toBe(0);
-    const before = await readTree(out);
-    await copyFixtureScript('slow', path.join(project, 'tools', 'slow'));
-    const child = spawn(process.execPath, [CLI, 'build', project], { stdio: 'ignore' });
-    const exited = new Promise((resolve) => child.on('exit', resolve));
-    await waitForFile(path.join(project, 'started.pid'));
-    child.kill('SIGKILL');
-    await exited;
+    const { project, out, before, killBuild } = await startBuildThatHangs();
+    await killBuild('SIGKILL');
     // A SIGKILLed build cannot clean up after itself: end the script it left behind.
     const scriptPid = Number(await fs.readFile(path.join(project, 'started.pid'), 'utf8'));
     try {
@@ -148,16 +160,8 @@ describe('the tree on disk', () => {
 
   it('ends the running scripts when the build is interrupted (SIGINT or SIGTERM), keeping the previous tree', async () => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      const project = await makeProject({ tools: { ok: 'ok' } });
-      const out = path.join(project, 'dist');
-      expect((await buildJson(project)).code).toBe(0);
-      const before = await readTree(out);
-      await copyFixtureScript('slow', path.join(project, 'tools', 'slow'));
-      const child = spawn(process.execPath, [CLI, 'build', project], { stdio: 'ignore' });
-      const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (code, sig) => resolve([code, sig])));
-      await waitForFile(path.join(project, 'started.pid'));
-      child.kill(signal);
-      const [code] = await exited;
+      const { project, out, before, killBuild } = await startBuildThatHangs();
+      const [code] = await killBuild(signal);
       const scriptPid = Number(await fs.readFile(path.join(project, 'started.pid'), 'utf8'));
       const scriptSurvived = isAlive(scriptPid);
       if (scriptSurvived) process.kill(-scriptPid, 'SIGKILL');
