@@ -1,9 +1,9 @@
 // `staticmcp build`: runs the build, shows progress on a TTY (plain lines otherwise), prints the
 // per-tool summary on stderr, or the whole report as JSON on stdout with --json.
 import path from 'node:path';
-import { readUpToDateReport } from '../build/up-to-date.js';
+import { readUpToDateReport } from '../builder/up-to-date.js';
 import { generatorName } from '../version.js';
-import type { BuildEvent, BuildReport, ToolReport } from '../build/build-report.js';
+import type { BuildEvent, BuildReport, ToolReport } from '../builder/build-report.js';
 import { printError } from './print-error.js';
 import { StaticMcpError } from '../staticmcp-error.js';
 
@@ -109,7 +109,7 @@ export async function runBuildCommand(options: BuildCommandOptions): Promise<num
       return 0;
     }
     // The pipeline (and its dependencies) loads only when something may have changed.
-    const { buildProject } = await import('../build/build-project.js');
+    const { buildProject } = await import('../builder/build-project.js');
     const report = await buildProject({
       projectRoot: options.project,
       outDir: options.out,

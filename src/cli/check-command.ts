@@ -1,11 +1,11 @@
 // `staticmcp check [tree|URL] [--json]`: finds the tree (a folder, a built project's output
-// folder, or an http(s) URL), runs the checks of bridge/check-tree.ts, and reports for humans on
+// folder, or an http(s) URL), runs the checks of check/check-tree.ts, and reports for humans on
 // stderr or as JSON on stdout. Exit 0 ok, 1 problems found, 2 nothing to check (bad usage).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { StaticMcpError } from '../staticmcp-error.js';
-import type { CheckReport } from '../bridge/check-tree.js';
-import type { TreeSource } from '../bridge/tree-source.js';
+import type { CheckReport } from '../check/check-tree.js';
+import type { TreeSource } from '../mcp/tree-source.js';
 import { printError } from './print-error.js';
 import { outputFolderOf } from './serve-command.js';
 
@@ -52,7 +52,7 @@ async function findTreeFolder(given: string): Promise<string> {
 
 async function openSource(given: string): Promise<{ source: TreeSource; files?: string[] }> {
   if (/^https?:\/\//i.test(given)) {
-    const { UrlSource } = await import('../bridge/url-source.js');
+    const { UrlSource } = await import('../serve/url-source.js');
     try {
       return { source: new UrlSource(given) };
     } catch {
@@ -60,7 +60,7 @@ async function openSource(given: string): Promise<{ source: TreeSource; files?: 
     }
   }
   const root = await findTreeFolder(given);
-  const { FolderSource } = await import('../bridge/folder-source.js');
+  const { FolderSource } = await import('../serve/folder-source.js');
   return { source: new FolderSource(root, path.relative(process.cwd(), root) || '.'), files: await listFiles(root) };
 }
 
@@ -92,7 +92,7 @@ export async function runCheckCommand(options: CheckOptions): Promise<number> {
   }
   const { source, files } = opened;
   try {
-    const { checkTree } = await import('../bridge/check-tree.js');
+    const { checkTree } = await import('../check/check-tree.js');
     const report = await checkTree({ source, files });
     if (options.json) process.stdout.write(`${JSON.stringify({ tree: source.displayName, ...report }, null, 2)}\n`);
     printHuman(source.displayName, report);

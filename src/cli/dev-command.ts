@@ -6,8 +6,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { BuildReport } from '../build/build-report.js';
-import type { RunningBridge } from '../bridge/start-bridge.js';
+import type { BuildReport } from '../builder/build-report.js';
+import type { RunningBridge } from '../serve/start-bridge.js';
 import { StaticMcpError } from '../staticmcp-error.js';
 import { outputFolderOf } from './serve-command.js';
 import { isNoise, watchProject } from './watch-project.js';
@@ -77,7 +77,7 @@ export async function runDevCommand(argv: string[]): Promise<number> {
   const outDir = parsed.values.out !== undefined ? path.resolve(parsed.values.out) : await outputFolderOf(projectRoot);
   const toolsDir = parsed.values.tools !== undefined ? path.resolve(parsed.values.tools) : undefined;
 
-  const { buildProject } = await import('../build/build-project.js');
+  const { buildProject } = await import('../builder/build-project.js');
   // Rebuilds hard-link the files an edit did not change instead of rewriting the whole tree.
   (await import('../tree/write-tree.js')).reuseUnchangedTreeFiles();
   const stopping = new AbortController();
@@ -106,8 +106,8 @@ export async function runDevCommand(argv: string[]): Promise<number> {
   process.off('SIGTERM', onSignal);
   if (interruptedBy) return interruptedBy === 'SIGINT' ? 130 : 143;
 
-  const { FolderSource } = await import('../bridge/folder-source.js');
-  const { openBridge } = await import('../bridge/start-bridge.js');
+  const { FolderSource } = await import('../serve/folder-source.js');
+  const { openBridge } = await import('../serve/start-bridge.js');
   const source = new FolderSource(outDir, path.relative(process.cwd(), outDir) || '.');
   let bridge: RunningBridge;
   try {

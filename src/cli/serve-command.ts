@@ -58,7 +58,7 @@ export async function runServeCommand(argv: string[]): Promise<number> {
 
   let source;
   if (isUrl) {
-    const { UrlSource } = await import('../bridge/url-source.js');
+    const { UrlSource } = await import('../serve/url-source.js');
     try {
       source = new UrlSource(sourceArgument);
     } catch {
@@ -79,11 +79,11 @@ export async function runServeCommand(argv: string[]): Promise<number> {
       // `serve my-server`: the project that built the tree answers its misses.
       projectRoot ??= given;
     }
-    const { FolderSource } = await import('../bridge/folder-source.js');
+    const { FolderSource } = await import('../serve/folder-source.js');
     source = new FolderSource(treeRoot, path.relative(process.cwd(), treeRoot) || '.');
   }
 
-  const { startBridge } = await import('../bridge/start-bridge.js');
+  const { startBridge } = await import('../serve/start-bridge.js');
   try {
     return await startBridge({ source, projectRoot });
   } catch (error) {

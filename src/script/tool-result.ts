@@ -1,8 +1,9 @@
 // A finished script run → an MCP CallToolResult. Shared by the build (precomputed calls) and the
 // bridge (live calls) so a precomputed answer is exactly what a live call would have said.
-import type { ScriptRun } from './run-script.js';
+// Portable (no Buffer, no node:): the MCP core turns live runs into results with it on any host.
 import { parseLogLine } from './log-lines.js';
-import type { Validator } from '../tree/json-validator.js';
+import { decodeUtf8 } from '../tree/utf8.js';
+import type { Validator } from '../tree/validator.js';
 
 export interface ToolResult {
   content: { type: 'text'; text: string }[];
@@ -16,16 +17,15 @@ export interface ToolResultOptions {
   validateOutput?: Validator;
 }
 
-const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+/** What a finished run left behind (a ScriptRun on Node; only these fields matter here). */
+export interface FinishedRun {
+  exitCode: number | null;
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+}
 
 /** Decodes UTF-8; invalid bytes become U+FFFD and `replaced` says so. */
-export function decodeOutput(bytes: Buffer): { text: string; replaced: boolean } {
-  try {
-    return { text: utf8Decoder.decode(bytes), replaced: false };
-  } catch {
-    return { text: bytes.toString('utf8'), replaced: true };
-  }
-}
+export const decodeOutput = decodeUtf8;
 
 /** stderr without its structured log lines: what a script said about why it failed. */
 function plainStderr(stderr: string): string {
@@ -40,7 +40,7 @@ function textResult(text: string, isError: boolean): ToolResult {
  * The result of a run that ended by itself with an exit code (callers handle timeouts, signals
  * and cancellation, which are failures of the run rather than answers).
  */
-export function toToolResult(run: ScriptRun, options: ToolResultOptions): ToolResult {
+export function toToolResult(run: FinishedRun, options: ToolResultOptions): ToolResult {
   const stdout = decodeOutput(run.stdout).text;
   if (run.exitCode !== 0) {
     const said = stdout.trim() || plainStderr(decodeOutput(run.stderr).text);

@@ -1,6 +1,9 @@
-// Every JSON Schema check goes through here (the one module that imports ajv): script `--help`
+// Every JSON Schema check on Node goes through here (the one module that imports ajv): script `--help`
 // documents, sidecars, tool arguments at call time. Errors come back as short readable lines.
 import { createRequire } from 'node:module';
+import type { Validator } from './validator.js';
+
+export type { Validator } from './validator.js';
 import type { Ajv as AjvInstance, ErrorObject, ValidateFunction } from 'ajv';
 
 /** ajv costs ~60 ms to load: it is required on the first compile, so commands that never compile a schema never pay. */
@@ -8,8 +11,6 @@ function loadAjv(): typeof import('ajv').Ajv {
   return (createRequire(import.meta.url)('ajv') as typeof import('ajv')).Ajv;
 }
 
-/** Lists what is wrong with `data`; `rootName` (default: the one given at compile time) names it in messages. */
-export type Validator = (data: unknown, rootName?: string) => string[];
 
 let checkingAjv: AjvInstance | undefined;
 let trustingAjv: AjvInstance | undefined;

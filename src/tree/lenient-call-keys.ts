@@ -11,6 +11,7 @@
 // So: raw before encoded, then declaration, key-sorted and value-sorted orders, then base64.
 import { encodeFilename } from './encode-filename.js';
 import { renderArgumentValue } from './call-key.js';
+import { base64FromText, compareUtf8 } from './utf8.js';
 
 /** A raw value can be a path segment only when it cannot climb or split the path. */
 function isSafeRawSegment(text: string): boolean {
@@ -26,7 +27,7 @@ function pathOf(toolName: string, segments: string[]): string {
 /** The base64 key of sse_bridge for three or more arguments. */
 export function base64CallKey(args: Record<string, unknown>): string {
   const joined = Object.keys(args).sort().map((key) => `${key}=${renderArgumentValue(args[key])}`).join('&');
-  return Buffer.from(joined, 'utf8').toString('base64').replace(/[/+=]/g, '_');
+  return base64FromText(joined).replace(/[/+=]/g, '_');
 }
 
 /**
@@ -53,7 +54,7 @@ export function lenientCallFilePaths(
     const orders = [
       [...declared, ...undeclared],
       [...present].sort(),
-      [...present].sort((left, right) => compareText(renderArgumentValue(args[left]), renderArgumentValue(args[right]))),
+      [...present].sort((left, right) => compareUtf8(renderArgumentValue(args[left]), renderArgumentValue(args[right]))),
     ];
     for (const order of orders) {
       const raw = order.map((name) => renderArgumentValue(args[name]));
@@ -65,8 +66,4 @@ export function lenientCallFilePaths(
   return paths;
 }
 
-/** Byte order, as Rust sorts strings (for ASCII the same as JavaScript's default). */
-function compareText(left: string, right: string): number {
-  return Buffer.compare(Buffer.from(left, 'utf8'), Buffer.from(right, 'utf8'));
-}
 

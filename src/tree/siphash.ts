@@ -1,6 +1,7 @@
 // SipHash-1-3 with key (0, 0) over a string hashed the way Rust's `DefaultHasher` hashes a `str`
 // (UTF-8 bytes followed by one 0xFF byte): the hash the reference StaticMCP generator puts into
 // long file names, so our long names match theirs.
+import { utf8Bytes } from './utf8.js';
 
 const MASK = (1n << 64n) - 1n;
 
@@ -50,7 +51,7 @@ export function sipHash13(bytes: Uint8Array): bigint {
 
 /** What Rust prints for `{:016x}` of `DefaultHasher` after `text.hash(&mut hasher)`. */
 export function hashLikeRustDefaultHasher(text: string): string {
-  const utf8 = Buffer.from(text, 'utf8');
+  const utf8 = utf8Bytes(text);
   const withTerminator = new Uint8Array(utf8.length + 1);
   withTerminator.set(utf8);
   withTerminator[utf8.length] = 0xff;

@@ -1,6 +1,7 @@
 // RFC 6570 URI templates, levels 1 and 2 (`{var}`, `{+var}`, `{#var}`), enough for resource
 // templates: expansion for the build's precomputed instances, and matching a concrete URI back
 // to its variables for the bridge. Written here because the maintained libraries expand only.
+import { utf8Bytes } from './utf8.js';
 
 export interface TemplatePart {
   literal?: string;
@@ -40,7 +41,7 @@ function encodeValue(value: string, keepReserved: boolean): string {
   let encoded = '';
   for (const character of value) {
     if (UNRESERVED.test(character) || (keepReserved && RESERVED.test(character))) encoded += character;
-    else encoded += [...Buffer.from(character, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+    else encoded += [...utf8Bytes(character)].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
   }
   return encoded;
 }

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
-import type { BuildReport, ToolReport } from '../../src/build/build-report.js';
+import type { BuildReport, ToolReport } from '../../src/builder/build-report.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The CLI compiled for this test run by test/global-setup.ts. */

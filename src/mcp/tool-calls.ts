@@ -5,20 +5,20 @@ import { applyDefaults, callFilePath } from '../tree/call-key.js';
 import { sameJson } from '../tree/canonical-json.js';
 import { lenientCallFilePaths } from '../tree/lenient-call-keys.js';
 import { readCallFile } from '../tree/lenient-files.js';
-import type { Validator } from '../tree/json-validator.js';
+import type { Validator } from '../tree/validator.js';
 import { toToolResult } from '../script/tool-result.js';
 import { INVALID_PARAMS, RpcError } from './json-rpc.js';
 import { paginate } from './pagination.js';
 import { shapeCallResult, shapeTool } from './protocol-versions.js';
-import { RequestCancelled, type BridgeContext, type RequestContext } from './bridge-context.js';
+import { RequestCancelled, type ServerContext, type RequestContext } from './server-context.js';
 import type { LoadedTree, TreeTool } from './loaded-tree.js';
 import { validatorFor } from './schema-validators.js';
 
 type JsonObject = Record<string, unknown>;
 
-function toolValidator(bridge: BridgeContext, tree: LoadedTree, name: string, schema: object, kind: 'input' | 'output'): Promise<Validator | null> {
-  return validatorFor(tree, `${kind}:${name}`, schema, kind === 'input' ? 'arguments' : 'output', (reason) => {
-    bridge.logProblem(`tool ${name}: its ${kind === 'input' ? 'inputSchema' : 'outputSchema'} cannot be used (${reason}); not validating`);
+function toolValidator(server: ServerContext, tree: LoadedTree, name: string, schema: object, kind: 'input' | 'output'): Promise<Validator | null> {
+  return validatorFor(server, tree, `${kind}:${name}`, schema, kind === 'input' ? 'arguments' : 'output', (reason) => {
+    server.logProblem(`tool ${name}: its ${kind === 'input' ? 'inputSchema' : 'outputSchema'} cannot be used (${reason}); not validating`);
   });
 }
 
@@ -26,8 +26,8 @@ function errorResult(text: string): JsonObject {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-export function listTools(bridge: BridgeContext, params: JsonObject | undefined, request: RequestContext): JsonObject {
-  const { page, nextCursor, _meta } = paginate(bridge.tree.tools, params, 'tools', bridge.tree.manifestHash);
+export function listTools(server: ServerContext, params: JsonObject | undefined, request: RequestContext): JsonObject {
+  const { page, nextCursor, _meta } = paginate(server.tree.tools, params, 'tools', server.tree.manifestHash);
   return { tools: page.map((tool) => shapeTool(tool.definition, request.version)), ...(nextCursor ? { nextCursor } : {}), _meta };
 }
 
@@ -39,17 +39,17 @@ function declaredOnly(tool: TreeTool, args: JsonObject): JsonObject {
 
 type Lookup = { hit: JsonObject } | { miss: true } | { broken: string };
 
-async function lookUpPrecomputed(bridge: BridgeContext, tool: TreeTool, given: JsonObject, withDefaults: JsonObject): Promise<Lookup> {
+async function lookUpPrecomputed(server: ServerContext, tool: TreeTool, given: JsonObject, withDefaults: JsonObject): Promise<Lookup> {
   const name = tool.definition.name;
   const paths = tool.extension
     ? [callFilePath(name, tool.extension.parameterOrder, withDefaults)]
     : lenientCallFilePaths(name, tool.declaredParameters, [given, withDefaults]);
   let broken: string | undefined;
   for (const candidate of paths) {
-    const file = await bridge.reader.readJson(candidate);
+    const file = await server.reader.readJson(candidate);
     if (file.kind === 'missing') continue;
     if (file.kind === 'broken') {
-      bridge.logProblem(`tools/call ${name}: ${file.reason}`);
+      server.logProblem(`tools/call ${name}: ${file.reason}`);
       broken ??= file.reason;
       continue;
     }
@@ -61,10 +61,10 @@ async function lookUpPrecomputed(bridge: BridgeContext, tool: TreeTool, given: J
   return broken ? { broken } : { miss: true };
 }
 
-export async function callTool(bridge: BridgeContext, params: JsonObject | undefined, request: RequestContext): Promise<JsonObject> {
+export async function callTool(server: ServerContext, params: JsonObject | undefined, request: RequestContext): Promise<JsonObject> {
   const name = params?.name;
   if (typeof name !== 'string') throw new RpcError(INVALID_PARAMS, 'tools/call needs params.name (a string)');
-  const { tree } = bridge;
+  const { tree } = server;
   const tool = tree.toolsByName.get(name);
   if (!tool) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
   const rawArgs = params?.arguments ?? {};
@@ -72,26 +72,26 @@ export async function callTool(bridge: BridgeContext, params: JsonObject | undef
     throw new RpcError(INVALID_PARAMS, 'tools/call params.arguments must be an object');
   }
   const given = rawArgs as JsonObject;
-  const validate = await toolValidator(bridge, tree, name, tool.definition.inputSchema, 'input');
+  const validate = await toolValidator(server, tree, name, tool.definition.inputSchema, 'input');
   const problems = validate ? validate(given) : [];
   if (problems.length > 0) return errorResult(`Invalid arguments for tool ${name}: ${problems.join('; ')}`);
 
   const withDefaults = declaredOnly(tool, applyDefaults(tool.definition.inputSchema as never, given));
-  const lookup = await lookUpPrecomputed(bridge, tool, declaredOnly(tool, given), withDefaults);
+  const lookup = await lookUpPrecomputed(server, tool, declaredOnly(tool, given), withDefaults);
   if ('hit' in lookup) return shapeCallResult(lookup.hit, request.version);
 
   const extension = tool.extension;
-  if (!extension?.live || !bridge.project) {
+  if (!extension?.live || !server.live) {
     const why = 'broken' in lookup ? `its precomputed answer cannot be read (${lookup.broken})` : 'this call was not precomputed';
     const hint = extension?.live
-      ? ' Live calls need the project: run staticmcp serve with --live <project folder>.'
+      ? ` Live calls need the project: ${server.liveHint}.`
       : extension?.liveReason ? ` (${extension.liveReason}; live calls are off for this tool)` : '';
     return errorResult(`${name} with arguments ${JSON.stringify(withDefaults)}: ${why}.${hint}`);
   }
-  return shapeCallResult(await runLive(bridge, tree, tool, withDefaults, request), request.version);
+  return shapeCallResult(await runLive(server, tree, tool, withDefaults, request), request.version);
 }
 
-async function runLive(bridge: BridgeContext, tree: LoadedTree, tool: TreeTool, args: JsonObject, request: RequestContext): Promise<JsonObject> {
+async function runLive(server: ServerContext, tree: LoadedTree, tool: TreeTool, args: JsonObject, request: RequestContext): Promise<JsonObject> {
   const name = tool.definition.name;
   const extension = tool.extension!;
   let progress = 0;
@@ -105,7 +105,7 @@ async function runLive(bridge: BridgeContext, tree: LoadedTree, tool: TreeTool, 
     progress += 1;
   };
   sendProgress(`running ${name}`);
-  const outcome = await bridge.project!.run({
+  const outcome = await server.live!.run({
     scriptPath: extension.script,
     toolName: name,
     phase: 'live',
@@ -126,7 +126,7 @@ async function runLive(bridge: BridgeContext, tree: LoadedTree, tool: TreeTool, 
   if (run.failed) return errorResult(run.message);
   const outputSchema = tool.definition.outputSchema;
   const validateOutput = outputSchema && typeof outputSchema === 'object'
-    ? (await toolValidator(bridge, tree, name, outputSchema, 'output')) ?? undefined
+    ? (await toolValidator(server, tree, name, outputSchema, 'output')) ?? undefined
     : undefined;
   return toToolResult(run, { toolName: name, validateOutput }) as unknown as JsonObject;
 }

@@ -6,7 +6,7 @@ import { INTERNAL_ERROR, INVALID_PARAMS, RpcError } from './json-rpc.js';
 import { paginate } from './pagination.js';
 import { shapePrompt } from './protocol-versions.js';
 import { validatorFor } from './schema-validators.js';
-import type { BridgeContext, RequestContext } from './bridge-context.js';
+import type { ServerContext, RequestContext } from './server-context.js';
 import type { TreePrompt } from './loaded-tree.js';
 
 type JsonObject = Record<string, unknown>;
@@ -17,8 +17,8 @@ function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-export function listPrompts(bridge: BridgeContext, params: JsonObject | undefined, request: RequestContext): JsonObject {
-  const { page, nextCursor, _meta } = paginate(bridge.tree.prompts, params, 'prompts', bridge.tree.manifestHash);
+export function listPrompts(server: ServerContext, params: JsonObject | undefined, request: RequestContext): JsonObject {
+  const { page, nextCursor, _meta } = paginate(server.tree.prompts, params, 'prompts', server.tree.manifestHash);
   return { prompts: page.map((prompt) => shapePrompt(prompt.definition, request.version)), ...(nextCursor ? { nextCursor } : {}), _meta };
 }
 
@@ -48,10 +48,10 @@ function valuesWithDefaults(given: Record<string, string>, schema: JsonObject | 
   return values;
 }
 
-export async function getPrompt(bridge: BridgeContext, params: JsonObject | undefined, _request: RequestContext): Promise<JsonObject> {
+export async function getPrompt(server: ServerContext, params: JsonObject | undefined, _request: RequestContext): Promise<JsonObject> {
   const name = params?.name;
   if (typeof name !== 'string') throw new RpcError(INVALID_PARAMS, 'prompts/get needs params.name (a string)');
-  const { tree, reader } = bridge;
+  const { tree, reader } = server;
   const prompt = tree.promptsByName.get(name);
   if (!prompt) throw new RpcError(INVALID_PARAMS, `Unknown prompt: ${name}`);
   const rawArguments = params?.arguments ?? {};
@@ -67,7 +67,7 @@ export async function getPrompt(bridge: BridgeContext, params: JsonObject | unde
   const file = await reader.readJson(promptFilePath(name));
   if (file.kind !== 'ok' || !isObject(file.value) || typeof file.value.template !== 'string') {
     const why = file.kind === 'broken' ? file.reason : file.kind === 'missing' ? `${promptFilePath(name)} is missing` : `${promptFilePath(name)} has no "template"`;
-    bridge.logProblem(`prompts/get ${name}: ${why}`);
+    server.logProblem(`prompts/get ${name}: ${why}`);
     throw new RpcError(INTERNAL_ERROR, `Prompt ${name} is listed but cannot be rendered (${why}); rebuild the tree`);
   }
   const stored = file.value;
@@ -78,8 +78,8 @@ export async function getPrompt(bridge: BridgeContext, params: JsonObject | unde
     throw new RpcError(INVALID_PARAMS, `Missing required argument${missing.length > 1 ? 's' : ''} ${missing.map((argument) => `"${argument}"`).join(', ')} for prompt ${name}`);
   }
   if (schema) {
-    const validate = await validatorFor(tree, `prompt:${name}`, schema, 'arguments', (reason) => {
-      bridge.logProblem(`prompt ${name}: its arguments schema cannot be used (${reason}); not validating`);
+    const validate = await validatorFor(server, tree, `prompt:${name}`, schema, 'arguments', (reason) => {
+      server.logProblem(`prompt ${name}: its arguments schema cannot be used (${reason}); not validating`);
     });
     const problems = validate ? validate(given) : [];
     if (problems.length > 0) throw new RpcError(INVALID_PARAMS, `Invalid arguments for prompt ${name}: ${problems.join('; ')}`);

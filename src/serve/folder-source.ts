@@ -4,7 +4,7 @@
 // garbage of a precomputed call (resident memory, bench/bridge-big-tree.mjs).
 import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { ReadOutcome, TreeSource } from './tree-source.js';
+import type { ReadOutcome, TreeSource } from '../mcp/tree-source.js';
 
 export class FolderSource implements TreeSource {
   readonly revalidateAfterMs = undefined;

@@ -2,15 +2,13 @@
 // `startBridge` resolves with the exit code once stdin closes (or a signal arrives) and live
 // children are gone; `openBridge` also hands back the controls `staticmcp dev` needs: reload the
 // tree (and notify the client of what changed) and warn the client.
-import { availableParallelism } from 'node:os';
-import { CachedTreeReader } from './cached-tree-reader.js';
-import type { LiveProject, LiveRunner } from './live-project.js';
-import { loadTree } from './loaded-tree.js';
-import { BridgeSession } from './bridge-session.js';
+import { CachedTreeReader } from '../mcp/cached-tree-reader.js';
+import { loadTree } from '../mcp/loaded-tree.js';
+import { McpSession } from '../mcp/mcp-session.js';
+import type { ServerContext } from '../mcp/server-context.js';
+import type { ListChanges } from '../mcp/tree-changes.js';
+import { createNodeServerContext, type NodeServerOptions } from './node-server-context.js';
 import { startStdioTransport } from './stdio-transport.js';
-import type { TreeSource } from './tree-source.js';
-import type { BridgeContext } from './bridge-context.js';
-import type { ListChanges } from './tree-changes.js';
 
 export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
 /** After stdin closes: how long answers already being prepared may still be sent. */
@@ -18,13 +16,7 @@ const CLOSE_GRACE_MS = 500;
 /** Then how long killed live scripts get to go away before we exit anyway. */
 const CLOSE_WAIT_MS = 3_000;
 
-export interface BridgeOptions {
-  source: TreeSource;
-  /** Absolute path of the project whose scripts answer misses; none = precomputed answers only. */
-  projectRoot?: string;
-  liveConcurrency?: number;
-  /** `staticmcp dev`: the tree is reloaded on change (list changes and subscriptions are offered). */
-  dev?: boolean;
+export interface BridgeOptions extends Omit<NodeServerOptions, 'logProblem'> {
   /** How stderr lines start (`staticmcp serve`, `staticmcp dev`). */
   logPrefix?: string;
 }
@@ -43,27 +35,13 @@ export interface RunningBridge {
   warn(text: string): void;
 }
 
-/** The spawning module (and node:child_process) loads on the first live run, not at start-up. */
-function lazyLiveProject(root: string, concurrency: number, logProblem: (text: string) => void): LiveRunner {
-  let loaded: Promise<LiveProject> | undefined;
-  return {
-    root,
-    run: async (request) => {
-      loaded ??= import('./live-project.js').then((module) => new module.LiveProject(root, concurrency, logProblem));
-      return (await loaded).run(request);
-    },
-  };
-}
-
 export async function openBridge(options: BridgeOptions): Promise<RunningBridge> {
   const prefix = options.logPrefix ?? 'staticmcp serve';
   const logProblem = (text: string): void => {
     process.stderr.write(`${prefix}: ${text}\n`);
   };
-  const tree = await loadTree(options.source);
-  const project = options.projectRoot ? lazyLiveProject(options.projectRoot, options.liveConcurrency ?? Math.max(2, availableParallelism()), logProblem) : undefined;
-  const bridge: BridgeContext = { tree, reader: new CachedTreeReader(options.source), project, dev: options.dev === true, logProblem };
-  let session: BridgeSession | undefined;
+  const bridge: ServerContext = await createNodeServerContext({ ...options, logProblem });
+  let session: McpSession | undefined;
   let finish!: (code: number) => void;
   const finished = new Promise<number>((resolve) => {
     finish = resolve;
@@ -83,14 +61,14 @@ export async function openBridge(options: BridgeOptions): Promise<RunningBridge>
     onOversizedFrame: () => session!.handleOversizedFrame(MAX_FRAME_BYTES),
     onClose: shutdown,
   });
-  session = new BridgeSession(bridge, (message) => transport.send(message));
+  session = new McpSession(bridge, (message) => transport.send(message));
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
 
   let reloading = Promise.resolve<unknown>(undefined);
   const reloadOnce = async (): Promise<TreeReload> => {
     const next = await loadTree(options.source);
-    const { compareTreeLists } = await import('./tree-changes.js');
+    const { compareTreeLists } = await import('../mcp/tree-changes.js');
     const changes = compareTreeLists(bridge.tree, next);
     // Swapped together: a new tree's files must never be answered from the old tree's cache.
     bridge.tree = next;

@@ -8,7 +8,7 @@ import { readResourceFile } from '../tree/lenient-files.js';
 import { matchUriTemplate } from '../tree/uri-template.js';
 import { decodeOutput } from '../script/tool-result.js';
 import { INTERNAL_ERROR, RESOURCE_NOT_FOUND, RpcError } from './json-rpc.js';
-import { RequestCancelled, type BridgeContext, type RequestContext } from './bridge-context.js';
+import { RequestCancelled, type ServerContext, type RequestContext } from './server-context.js';
 import type { LoadedTree } from './loaded-tree.js';
 
 type JsonObject = Record<string, unknown>;
@@ -27,8 +27,8 @@ export function findTemplateFor(tree: LoadedTree, uri: string): { template: Json
 }
 
 /** The contents of a template instance, or undefined when no template matches `uri`. */
-export async function readTemplateInstance(bridge: BridgeContext, uri: string, request: RequestContext): Promise<JsonObject | undefined> {
-  const { tree, reader } = bridge;
+export async function readTemplateInstance(server: ServerContext, uri: string, request: RequestContext): Promise<JsonObject | undefined> {
+  const { tree, reader } = server;
   const found = findTemplateFor(tree, uri);
   if (!found) return undefined;
   const { template, variables } = found;
@@ -39,16 +39,16 @@ export async function readTemplateInstance(bridge: BridgeContext, uri: string, r
   if (file.kind === 'ok' && isObject(file.value) && file.value.uri === uri) {
     return { contents: readResourceFile(file.value, uri, mimeType) };
   }
-  if (file.kind === 'broken') bridge.logProblem(`resources/read ${uri}: ${file.reason}`);
+  if (file.kind === 'broken') server.logProblem(`resources/read ${uri}: ${file.reason}`);
 
   const provider = tree.extension?.templateProviders?.[template.uriTemplate];
   if (typeof provider !== 'string') {
     throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} matches the template ${template.uriTemplate}, but this instance was not precomputed and the template has no provider`, { uri });
   }
-  if (!bridge.project) {
-    throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} was not precomputed; its template's provider reads it live when the project is available (staticmcp serve --live <project folder>)`, { uri });
+  if (!server.live) {
+    throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} was not precomputed; its template's provider reads it live when the project is available (${server.liveHint})`, { uri });
   }
-  const outcome = await bridge.project.run({
+  const outcome = await server.live.run({
     scriptPath: provider,
     phase: 'live',
     args: variables,

@@ -3,13 +3,13 @@
 // with our extension are held to our profile (call keys, recorded arguments, content hash);
 // others only to the StaticMCP standard.
 import { StaticMcpError } from '../staticmcp-error.js';
-import { resourceFilePaths } from './resource-reads.js';
+import { resourceFilePaths } from '../mcp/resource-reads.js';
 import { callFilePath } from '../tree/call-key.js';
 import { createTreeHash, sortTreePaths } from '../tree/content-hash.js';
 import { readCallFile } from '../tree/lenient-files.js';
 import { EXTENSION_KEY, MANIFEST_FILE, promptFilePath } from '../tree/manifest.js';
-import { CachedTreeReader } from './cached-tree-reader.js';
-import type { TreeSource } from './tree-source.js';
+import { CachedTreeReader } from '../mcp/cached-tree-reader.js';
+import type { TreeSource } from '../mcp/tree-source.js';
 
 type JsonObject = Record<string, unknown>;
 

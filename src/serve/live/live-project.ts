@@ -3,36 +3,13 @@
 // through the one spawning module, with bounded concurrency and the project's own limits.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { runScript, type ScriptRun } from '../script/run-script.js';
-import { addOptionVariables, createBaseEnvironment } from '../script/script-environment.js';
-import type { LogLine } from '../script/log-lines.js';
-import { DEFAULT_TOOLS_FOLDER } from '../tree/manifest.js';
-import { checkTreePath } from './tree-source.js';
+import { runScript } from '../../script/run-script.js';
+import { addOptionVariables, createBaseEnvironment } from '../../script/script-environment.js';
+import type { LiveRunner, LiveRunOutcome, LiveRunRequest } from '../../mcp/live-port.js';
+import { DEFAULT_TOOLS_FOLDER } from '../../tree/manifest.js';
+import { checkTreePath } from '../../mcp/tree-source.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import { readProjectLimits } from './project-limits.js';
-
-export interface LiveRunRequest {
-  /** Script path relative to the project root, `/`-separated (from the manifest). */
-  scriptPath: string;
-  toolName?: string;
-  phase: 'live' | 'state';
-  args?: Record<string, unknown>;
-  /** The options the tool declares: the only arguments exported as environment variables. */
-  declaredOptions?: readonly string[];
-  /** The tools folder relative to the project root (the tree's `toolsFolder`, default `tools`). */
-  toolsFolder?: string;
-  /** A per-tool timeout from the tree; without one, the project's `limits.timeoutMs` applies. */
-  timeoutMs?: number;
-  signal?: AbortSignal;
-  onLogLine?: (line: LogLine) => void;
-}
-
-export type LiveRunOutcome = { run: ScriptRun } | { problem: string };
-
-export interface LiveRunner {
-  readonly root: string;
-  run(request: LiveRunRequest): Promise<LiveRunOutcome>;
-}
 
 export class LiveProject implements LiveRunner {
   private readonly gate: ConcurrencyGate;

@@ -5,7 +5,7 @@
 import { templateVariables } from '../tree/uri-template.js';
 import type { CompletionTable } from '../tree/manifest.js';
 import { INVALID_PARAMS, RpcError } from './json-rpc.js';
-import type { BridgeContext, RequestContext } from './bridge-context.js';
+import type { ServerContext, RequestContext } from './server-context.js';
 import type { LoadedTree } from './loaded-tree.js';
 
 type JsonObject = Record<string, unknown>;
@@ -56,12 +56,12 @@ function resolveReference(tree: LoadedTree, ref: JsonObject): { kind: ReferenceK
 }
 
 /** The tree's completion table; an absent or unreadable file is an empty one (reported once per read). */
-async function readCompletionTable(bridge: BridgeContext, tree: LoadedTree): Promise<CompletionTable> {
+async function readCompletionTable(server: ServerContext, tree: LoadedTree): Promise<CompletionTable> {
   const file = tree.extension?.completions;
   if (typeof file !== 'string') return {};
-  const read = await bridge.reader.readJson(file);
+  const read = await server.reader.readJson(file);
   if (read.kind === 'ok' && isObject(read.value)) return read.value as CompletionTable;
-  if (read.kind === 'broken') bridge.logProblem(`completion/complete: ${read.reason}`);
+  if (read.kind === 'broken') server.logProblem(`completion/complete: ${read.reason}`);
   return {};
 }
 
@@ -71,8 +71,8 @@ export function matchCompletionValues(values: readonly unknown[], prefix: string
   return values.filter((value): value is string => typeof value === 'string' && value.toLowerCase().startsWith(wanted));
 }
 
-export async function complete(bridge: BridgeContext, params: JsonObject | undefined, _request: RequestContext): Promise<JsonObject> {
-  const { tree } = bridge;
+export async function complete(server: ServerContext, params: JsonObject | undefined, _request: RequestContext): Promise<JsonObject> {
+  const { tree } = server;
   const ref = params?.ref;
   const argument = params?.argument;
   if (!isObject(ref)) throw new RpcError(INVALID_PARAMS, 'completion/complete needs params.ref (an object with a type)');
@@ -82,7 +82,7 @@ export async function complete(bridge: BridgeContext, params: JsonObject | undef
   const typed = argument.value === undefined ? '' : argument.value;
   if (typeof typed !== 'string') throw new RpcError(INVALID_PARAMS, 'completion/complete params.argument.value must be a string');
   const { kind, key, argumentNames } = resolveReference(tree, ref);
-  const table = await readCompletionTable(bridge, tree);
+  const table = await readCompletionTable(server, tree);
   const byReference = isObject(table[kind]) ? table[kind] : {};
   const byArgument = isObject(byReference[key]) ? byReference[key] : {};
   if (!argumentNames.includes(argument.name) && !(argument.name in byArgument)) {

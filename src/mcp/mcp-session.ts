@@ -1,4 +1,5 @@
-// The protocol core: one parsed frame in, responses and notifications out. Owns the negotiated
+// The protocol core, the same on every host: one parsed message (or batch) in, the response out,
+// notifications through callbacks the transport gives (stdout, an SSE stream). Owns the negotiated
 // version, the log level, the requests in flight (so `notifications/cancelled` can stop one) and,
 // under `staticmcp dev`, the resource subscriptions and the notifications a reloaded tree causes.
 // It never throws on bad input: every request with an id gets exactly one answer, unless cancelled.
@@ -10,7 +11,7 @@ import {
 import {
   acceptsBatches, knowsCompletionsCapability, LATEST_VERSION, negotiateVersion, shapeServerInfo, type ProtocolVersion,
 } from './protocol-versions.js';
-import { LOG_LEVELS, RequestCancelled, type BridgeContext, type RequestContext } from './bridge-context.js';
+import { LOG_LEVELS, RequestCancelled, type ServerContext, type RequestContext } from './server-context.js';
 import type { LogLevel } from '../script/log-lines.js';
 import type { ListChanges } from './tree-changes.js';
 
@@ -43,7 +44,17 @@ interface InFlight {
   promise: Promise<unknown>;
 }
 
-export class BridgeSession {
+export type Send = (message: Outgoing | Outgoing[]) => void;
+
+export interface SessionOptions {
+  /**
+   * A version already agreed outside this session (a stateless HTTP request's MCP-Protocol-Version
+   * header): the session then counts as initialized.
+   */
+  version?: ProtocolVersion;
+}
+
+export class McpSession {
   private version: ProtocolVersion | undefined;
   private minimumLogLevel: LogLevel = 'info';
   private readonly inFlight = new Map<string, InFlight>();
@@ -53,9 +64,20 @@ export class BridgeSession {
   /** Subscribed resource URIs → a fingerprint of what a read answered at the last check. */
   private readonly subscriptions = new Map<string, string>();
 
-  constructor(private readonly bridge: BridgeContext, private readonly send: (message: Outgoing | Outgoing[]) => void) {}
+  /** `send` carries what no request is waiting for: list changes, resource updates, dev warnings. */
+  constructor(private readonly server: ServerContext, private readonly send: Send, options: SessionOptions = {}) {
+    if (options.version !== undefined) {
+      this.version = options.version;
+      this.initialized = true;
+    }
+  }
 
-  /** One line from the transport (already without its newline). */
+  /** The version agreed by initialize (or given at construction); undefined before. */
+  get negotiatedVersion(): ProtocolVersion | undefined {
+    return this.version;
+  }
+
+  /** One line from a stream transport (already without its newline); answers go out through `send`. */
   handleFrame(text: string): void {
     let parsed: unknown;
     try {
@@ -65,12 +87,23 @@ export class BridgeSession {
       return;
     }
     if (Array.isArray(parsed)) {
-      this.handleBatch(parsed);
+      void this.handleBatch(parsed).then((responses) => {
+        if (responses) this.send(responses);
+      });
       return;
     }
-    void this.handleMessage(parsed).then((response) => {
+    void this.handleMessage(parsed, this.send).then((response) => {
       if (response) this.send(response);
     });
+  }
+
+  /**
+   * One parsed body (a message or a batch) from a request/response transport. Resolves with what
+   * to answer (undefined when nothing: notifications and responses only); `notify` carries the
+   * notifications that belong to these requests (progress, log messages) while they run.
+   */
+  handleParsed(parsed: unknown, notify: Send): Promise<Outgoing | Outgoing[] | undefined> {
+    return Array.isArray(parsed) ? this.handleBatch(parsed, notify) : this.handleMessage(parsed, notify);
   }
 
   /** A frame larger than the transport accepts: answered like any invalid message. */
@@ -78,23 +111,18 @@ export class BridgeSession {
     this.send(errorResponse(null, INVALID_REQUEST, `Invalid request: the message is larger than ${limitBytes} bytes`));
   }
 
-  private handleBatch(items: unknown[]): void {
+  private async handleBatch(items: unknown[], notify: Send = this.send): Promise<Outgoing | Outgoing[] | undefined> {
     if (!acceptsBatches(this.version)) {
-      this.send(errorResponse(null, INVALID_REQUEST, `Invalid request: batches are not supported in protocol version ${this.version ?? 'before initialize'}`));
-      return;
+      return errorResponse(null, INVALID_REQUEST, `Invalid request: batches are not supported in protocol version ${this.version ?? 'before initialize'}`);
     }
-    if (items.length === 0) {
-      this.send(errorResponse(null, INVALID_REQUEST, 'Invalid request: empty batch'));
-      return;
-    }
-    void Promise.all(items.map((item) => this.handleMessage(item))).then((responses) => {
-      const answered = responses.filter((response): response is Outgoing => response !== undefined);
-      if (answered.length > 0) this.send(answered);
-    });
+    if (items.length === 0) return errorResponse(null, INVALID_REQUEST, 'Invalid request: empty batch');
+    const responses = await Promise.all(items.map((item) => this.handleMessage(item, notify)));
+    const answered = responses.filter((response): response is Outgoing => response !== undefined);
+    return answered.length > 0 ? answered : undefined;
   }
 
   /** Resolves with the response to send, or undefined (notification, response, cancelled). */
-  private async handleMessage(value: unknown): Promise<Outgoing | undefined> {
+  private async handleMessage(value: unknown, notify: Send): Promise<Outgoing | undefined> {
     const classified = classifyMessage(value);
     switch (classified.kind) {
       case 'invalid':
@@ -105,7 +133,7 @@ export class BridgeSession {
         this.handleNotification(classified.message.method, classified.message.params);
         return undefined;
       case 'request':
-        return this.handleRequest(classified.message);
+        return this.handleRequest(classified.message, notify);
     }
   }
 
@@ -121,10 +149,10 @@ export class BridgeSession {
     // notifications/initialized and anything else: nothing to do, and never an answer.
   }
 
-  private async handleRequest(request: JsonRpcRequest): Promise<Outgoing | undefined> {
+  private async handleRequest(request: JsonRpcRequest, notify: Send): Promise<Outgoing | undefined> {
     const key = inFlightKey(request.id);
     const controller = new AbortController();
-    const work = this.dispatch(request, controller.signal);
+    const work = this.dispatch(request, controller.signal, notify);
     // A client may reuse an id while the first request still runs; only the newest is cancellable.
     const entry = { controller, promise: work.catch(() => undefined) };
     this.inFlight.set(key, entry);
@@ -135,14 +163,14 @@ export class BridgeSession {
     } catch (error) {
       if (error instanceof RequestCancelled || controller.signal.aborted || this.closing) return undefined;
       if (error instanceof RpcError) return errorResponse(request.id, error.code, error.message, error.data);
-      this.bridge.logProblem(`${request.method} failed: ${(error as Error).stack ?? String(error)}`);
+      this.server.logProblem(`${request.method} failed: ${(error as Error).stack ?? String(error)}`);
       return errorResponse(request.id, INTERNAL_ERROR, `Internal error while handling ${request.method}`);
     } finally {
       if (this.inFlight.get(key) === entry) this.inFlight.delete(key);
     }
   }
 
-  private requestContext(params: JsonObject | undefined, signal: AbortSignal): RequestContext {
+  private requestContext(params: JsonObject | undefined, signal: AbortSignal, notify: Send): RequestContext {
     const meta = params?._meta;
     const token = meta && typeof meta === 'object' ? (meta as JsonObject).progressToken : undefined;
     return {
@@ -150,13 +178,13 @@ export class BridgeSession {
       signal,
       progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
       notify: (method, notificationParams) => {
-        if (!signal.aborted && !this.closing) this.send({ jsonrpc: '2.0', method, params: notificationParams });
+        if (!signal.aborted && !this.closing) notify({ jsonrpc: '2.0', method, params: notificationParams });
       },
       wantsLog: (level) => LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(this.minimumLogLevel),
     };
   }
 
-  private async dispatch(request: JsonRpcRequest, signal: AbortSignal): Promise<unknown> {
+  private async dispatch(request: JsonRpcRequest, signal: AbortSignal, notify: Send): Promise<unknown> {
     const { params } = request;
     // A client that skips `notifications/initialized` but goes on working is initialized too.
     if (this.version !== undefined && request.method !== 'initialize' && request.method !== 'ping') this.initialized = true;
@@ -180,7 +208,7 @@ export class BridgeSession {
       default: {
         const handlerName = HANDLER_BY_METHOD.get(request.method);
         if (!handlerName) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
-        return (await loadHandlers())[handlerName](this.bridge, params, this.requestContext(params, signal));
+        return (await loadHandlers())[handlerName](this.server, params, this.requestContext(params, signal, notify));
       }
     }
   }
@@ -192,8 +220,8 @@ export class BridgeSession {
     const version = negotiateVersion(params?.protocolVersion);
     this.version = version;
     // Compile the handlers once this answer is out, before the client's next request arrives.
-    setImmediate(() => void loadHandlers());
-    const { tree, dev } = this.bridge;
+    setTimeout(() => void loadHandlers(), 0);
+    const { tree, dev } = this.server;
     const capabilities: JsonObject = { logging: {} };
     // Under dev every kind is offered, even when empty: the next edit may add the first one.
     if (dev) {
@@ -216,10 +244,10 @@ export class BridgeSession {
   }
 
   private async subscribe(params: JsonObject | undefined): Promise<JsonObject> {
-    if (!this.bridge.dev) throw new RpcError(METHOD_NOT_FOUND, 'Method not found: resources/subscribe (this tree does not change while served; staticmcp dev offers subscriptions)');
+    if (!this.server.dev) throw new RpcError(METHOD_NOT_FOUND, 'Method not found: resources/subscribe (this tree does not change while served; staticmcp dev offers subscriptions)');
     const uri = params?.uri;
     if (typeof uri !== 'string') throw new RpcError(INVALID_PARAMS, 'resources/subscribe needs params.uri (a string)');
-    const { tree } = this.bridge;
+    const { tree } = this.server;
     const { fingerprintResource } = await loadTreeChanges();
     const known = tree.resourcesByUri.has(uri) || tree.extension?.stateResources?.[uri] !== undefined
       || (await import('./template-reads.js')).findTemplateFor(tree, uri) !== undefined;
@@ -229,7 +257,7 @@ export class BridgeSession {
   }
 
   private unsubscribe(params: JsonObject | undefined): JsonObject {
-    if (!this.bridge.dev) throw new RpcError(METHOD_NOT_FOUND, 'Method not found: resources/unsubscribe');
+    if (!this.server.dev) throw new RpcError(METHOD_NOT_FOUND, 'Method not found: resources/unsubscribe');
     const uri = params?.uri;
     if (typeof uri !== 'string') throw new RpcError(INVALID_PARAMS, 'resources/unsubscribe needs params.uri (a string)');
     this.subscriptions.delete(uri);
@@ -243,7 +271,7 @@ export class BridgeSession {
    */
   async treeReloaded(changes: ListChanges): Promise<string[]> {
     const { fingerprintResource } = await loadTreeChanges();
-    const { tree } = this.bridge;
+    const { tree } = this.server;
     const updated: string[] = [];
     for (const [uri, previous] of this.subscriptions) {
       const current = await fingerprintResource(tree, uri);
@@ -288,5 +316,9 @@ function inFlightKey(id: RequestId): string {
 }
 
 function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+  return new Promise((resolve) => {
+    const timer: unknown = setTimeout(resolve, ms);
+    // On Node, a pending grace period must not keep the process alive.
+    (timer as { unref?: () => void }).unref?.();
+  });
 }

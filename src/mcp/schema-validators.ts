@@ -1,7 +1,9 @@
 // JSON Schema validators for one loaded tree (tool inputs and outputs, prompt arguments), compiled
-// on first use and dropped with the tree: `staticmcp dev` reloads trees whose schemas changed.
-import type { Validator } from '../tree/json-validator.js';
+// on first use through the host's compiler port and dropped with the tree: `staticmcp dev` reloads
+// trees whose schemas changed.
+import type { Validator } from '../tree/validator.js';
 import type { LoadedTree } from './loaded-tree.js';
+import type { ServerContext } from './server-context.js';
 
 /** Per tree, per key; `null` when the schema itself cannot be compiled (then nothing is checked). */
 const validatorsByTree = new WeakMap<LoadedTree, Map<string, Validator | null>>();
@@ -11,6 +13,7 @@ const validatorsByTree = new WeakMap<LoadedTree, Map<string, Validator | null>>(
  * in messages ("arguments", "output"); `onBadSchema` hears why a schema could not be compiled.
  */
 export async function validatorFor(
+  server: ServerContext,
   tree: LoadedTree,
   key: string,
   schema: object,
@@ -24,10 +27,9 @@ export async function validatorFor(
   }
   let validator = validators.get(key);
   if (validator === undefined) {
-    // ajv loads here, on the first request that needs it, never at start-up.
-    const { compileValidator } = await import('../tree/json-validator.js');
+    const compile = await server.loadValidatorCompiler();
     try {
-      validator = compileValidator(schema, rootName);
+      validator = compile(schema, rootName);
     } catch (error) {
       onBadSchema((error as Error).message);
       validator = null;

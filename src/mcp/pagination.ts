@@ -1,5 +1,6 @@
 // Opaque cursors for the list methods: bound to one list and one manifest hash, so a cursor from
 // another list, another tree or another build is refused (-32602) instead of silently skipping items.
+import { base64UrlFromText, textFromBase64Url } from '../tree/utf8.js';
 import { INVALID_PARAMS, RpcError } from './json-rpc.js';
 
 export const PAGE_SIZE = 100;
@@ -17,14 +18,14 @@ function hashTag(manifestHash: string): string {
 }
 
 function encodeCursor(data: CursorData): string {
-  return Buffer.from(JSON.stringify(data), 'utf8').toString('base64url');
+  return base64UrlFromText(JSON.stringify(data));
 }
 
 function decodeCursor(cursor: unknown, list: string, manifestHash: string, total: number): number {
   if (typeof cursor !== 'string') throw new RpcError(INVALID_PARAMS, 'Invalid cursor: it must be a string from a previous page');
   let data: Partial<CursorData>;
   try {
-    data = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorData>;
+    data = JSON.parse(textFromBase64Url(cursor)) as Partial<CursorData>;
   } catch {
     throw new RpcError(INVALID_PARAMS, 'Invalid cursor: not one this server gave out');
   }

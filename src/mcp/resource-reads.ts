@@ -10,17 +10,17 @@ import { paginate } from './pagination.js';
 import { shapeResource, shapeTemplate } from './protocol-versions.js';
 import { checkTreePath } from './tree-source.js';
 import { readTemplateInstance } from './template-reads.js';
-import { RequestCancelled, type BridgeContext, type RequestContext } from './bridge-context.js';
+import { RequestCancelled, type ServerContext, type RequestContext } from './server-context.js';
 
 type JsonObject = Record<string, unknown>;
 
-export function listResources(bridge: BridgeContext, params: JsonObject | undefined, request: RequestContext): JsonObject {
-  const { page, nextCursor, _meta } = paginate(bridge.tree.resources, params, 'resources', bridge.tree.manifestHash);
+export function listResources(server: ServerContext, params: JsonObject | undefined, request: RequestContext): JsonObject {
+  const { page, nextCursor, _meta } = paginate(server.tree.resources, params, 'resources', server.tree.manifestHash);
   return { resources: page.map((resource) => shapeResource(resource.definition, request.version)), ...(nextCursor ? { nextCursor } : {}), _meta };
 }
 
-export function listResourceTemplates(bridge: BridgeContext, params: JsonObject | undefined, request: RequestContext): JsonObject {
-  const { page, nextCursor, _meta } = paginate(bridge.tree.templates, params, 'templates', bridge.tree.manifestHash);
+export function listResourceTemplates(server: ServerContext, params: JsonObject | undefined, request: RequestContext): JsonObject {
+  const { page, nextCursor, _meta } = paginate(server.tree.templates, params, 'templates', server.tree.manifestHash);
   return { resourceTemplates: page.map((template) => shapeTemplate(template, request.version)), ...(nextCursor ? { nextCursor } : {}), _meta };
 }
 
@@ -34,20 +34,20 @@ export function resourceFilePaths(uri: string, ours: boolean): string[] {
 }
 
 /** The state script of a `mcpd://<script>/state` URI, relative to the project root. */
-function stateScriptPath(bridge: BridgeContext, scriptInToolsFolder: string): string {
-  for (const extension of Object.values(bridge.tree.extension?.tools ?? {})) {
+function stateScriptPath(server: ServerContext, scriptInToolsFolder: string): string {
+  for (const extension of Object.values(server.tree.extension?.tools ?? {})) {
     if (extension.script === scriptInToolsFolder || extension.script.endsWith(`/${scriptInToolsFolder}`)) return extension.script;
   }
-  const toolsFolder = bridge.tree.extension?.toolsFolder ?? DEFAULT_TOOLS_FOLDER;
+  const toolsFolder = server.tree.extension?.toolsFolder ?? DEFAULT_TOOLS_FOLDER;
   return toolsFolder ? `${toolsFolder}/${scriptInToolsFolder}` : scriptInToolsFolder;
 }
 
-async function readState(bridge: BridgeContext, uri: string, script: string, mimeType: string | undefined, request: RequestContext): Promise<JsonObject> {
-  if (!bridge.project) {
-    throw new RpcError(INTERNAL_ERROR, `${uri} is read live from the project; run staticmcp serve with --live <project folder>`);
+async function readState(server: ServerContext, uri: string, script: string, mimeType: string | undefined, request: RequestContext): Promise<JsonObject> {
+  if (!server.live) {
+    throw new RpcError(INTERNAL_ERROR, `${uri} is read live from the project; ${server.liveHint}`);
   }
-  const scriptPath = stateScriptPath(bridge, script);
-  const outcome = await bridge.project.run({ scriptPath, phase: 'state', toolsFolder: bridge.tree.extension?.toolsFolder, signal: request.signal });
+  const scriptPath = stateScriptPath(server, script);
+  const outcome = await server.live.run({ scriptPath, phase: 'state', toolsFolder: server.tree.extension?.toolsFolder, signal: request.signal });
   if (request.signal.aborted) throw new RequestCancelled();
   if ('problem' in outcome) throw new RpcError(INTERNAL_ERROR, `${uri}: ${outcome.problem}`);
   const { run } = outcome;
@@ -58,26 +58,26 @@ async function readState(bridge: BridgeContext, uri: string, script: string, mim
   return { contents: [{ uri, mimeType: mimeType ?? 'application/json', text: decodeOutput(run.stdout).text }] };
 }
 
-export async function readResource(bridge: BridgeContext, params: JsonObject | undefined, request: RequestContext): Promise<JsonObject> {
+export async function readResource(server: ServerContext, params: JsonObject | undefined, request: RequestContext): Promise<JsonObject> {
   const uri = params?.uri;
   if (typeof uri !== 'string') throw new RpcError(INVALID_PARAMS, 'resources/read needs params.uri (a string)');
-  const definition = bridge.tree.resourcesByUri.get(uri)?.definition;
+  const definition = server.tree.resourcesByUri.get(uri)?.definition;
   const mimeType = typeof definition?.mimeType === 'string' ? definition.mimeType : undefined;
-  const stateScript = bridge.tree.extension?.stateResources?.[uri];
-  if (typeof stateScript === 'string') return readState(bridge, uri, stateScript, mimeType, request);
+  const stateScript = server.tree.extension?.stateResources?.[uri];
+  if (typeof stateScript === 'string') return readState(server, uri, stateScript, mimeType, request);
   if (!definition) {
-    const instance = await readTemplateInstance(bridge, uri, request);
+    const instance = await readTemplateInstance(server, uri, request);
     if (instance) return instance;
     throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
   }
   let broken: string | undefined;
-  for (const candidate of resourceFilePaths(uri, bridge.tree.extension !== undefined)) {
-    const file = await bridge.reader.readJson(candidate);
+  for (const candidate of resourceFilePaths(uri, server.tree.extension !== undefined)) {
+    const file = await server.reader.readJson(candidate);
     if (file.kind === 'ok') return { contents: readResourceFile(file.value, uri, mimeType) };
     if (file.kind === 'broken') broken ??= file.reason;
   }
   if (broken) {
-    bridge.logProblem(`resources/read ${uri}: ${broken}`);
+    server.logProblem(`resources/read ${uri}: ${broken}`);
     throw new RpcError(INTERNAL_ERROR, `${uri} is listed but its file cannot be read (${broken})`);
   }
   throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} is listed in mcp.json but the tree has no file for it`, { uri });

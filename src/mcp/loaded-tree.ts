@@ -2,6 +2,7 @@
 // URI string (never normalised by a URL parser), prompts by name, our extension when the tree is ours.
 import { EXTENSION_KEY, MANIFEST_FILE, type ManifestExtension, type ToolExtension } from '../tree/manifest.js';
 import type { TreeSource } from './tree-source.js';
+import { sha256Hex } from './sha256.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -115,8 +116,7 @@ export async function loadTree(source: TreeSource): Promise<LoadedTree> {
   };
 }
 
-/** Only for trees without our content hash: node:crypto is not loaded otherwise. */
+/** Only for trees without our content hash. */
 async function hashText(text: string): Promise<string> {
-  const { createHash } = await import('node:crypto');
-  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+  return `sha256:${await sha256Hex(text)}`;
 }

@@ -1,19 +1,26 @@
 // What every handler gets: the tree and its reader (replaced together when `staticmcp dev` reloads
-// the tree, so a handler reads `bridge.tree` once and keeps it), the live project (when there is
-// one), and the per-request view (negotiated version, cancellation, notifications to the client).
+// the tree, so a handler reads `server.tree` once and keeps it), the ports a host plugs in (live
+// runs, schema compilation, the operator's log), and the per-request view (negotiated version,
+// cancellation, notifications to the client).
 import type { LogLevel } from '../script/log-lines.js';
+import type { CompileValidator } from '../tree/validator.js';
 import type { CachedTreeReader } from './cached-tree-reader.js';
-import type { LiveRunner } from './live-project.js';
+import type { LiveRunner } from './live-port.js';
 import type { LoadedTree } from './loaded-tree.js';
 import type { ProtocolVersion } from './protocol-versions.js';
 
-export interface BridgeContext {
+export interface ServerContext {
   tree: LoadedTree;
   reader: CachedTreeReader;
-  project?: LiveRunner;
+  /** Runs project scripts for misses; absent = precomputed answers only. */
+  live?: LiveRunner;
+  /** What a miss tells the client to do to get live answers (the edge names its own URL). */
+  liveHint: string;
   /** True under `staticmcp dev`: the tree can change, so list changes and subscriptions are offered. */
   dev: boolean;
-  /** A line for the operator on stderr (never stdout). */
+  /** Loads the JSON Schema compiler (ajv on Node, on first use; one without code generation on the edge). */
+  loadValidatorCompiler(): Promise<CompileValidator>;
+  /** A line for the operator (stderr on Node, the console on the edge), never the protocol stream. */
   logProblem(text: string): void;
 }
 
@@ -33,5 +40,7 @@ export class RequestCancelled extends Error {
     this.name = 'RequestCancelled';
   }
 }
+
+export const DEFAULT_LIVE_HINT = 'run staticmcp serve with --live <project folder>';
 
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];

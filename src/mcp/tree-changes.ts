@@ -1,9 +1,9 @@
 // What changed between two loads of a tree, as a client sees it: which lists (tools, resources
 // with their templates, prompts) differ, so `staticmcp dev` sends a list_changed notification
 // only for those, and a fingerprint of one resource's content for `resources/updated`.
-import { createHash } from 'node:crypto';
 import { resourceFilePath } from '../tree/resource-key.js';
 import type { LoadedTree } from './loaded-tree.js';
+import { sha256Hex } from './sha256.js';
 
 export interface ListChanges {
   tools: boolean;
@@ -30,13 +30,12 @@ export function compareTreeLists(previous: LoadedTree, next: LoadedTree): ListCh
  * file, read fresh, not from the cache); the same hash for a missing file and a missing listing.
  */
 export async function fingerprintResource(tree: LoadedTree, uri: string): Promise<string> {
-  const hash = createHash('sha256');
-  hash.update(JSON.stringify(tree.resourcesByUri.get(uri)?.definition ?? null)).update('\0');
+  let content: string;
   try {
     const outcome = await tree.source.read(resourceFilePath(uri));
-    hash.update(outcome.status === 'ok' ? outcome.text : `<${outcome.status}>`);
+    content = outcome.status === 'ok' ? outcome.text : `<${outcome.status}>`;
   } catch (error) {
-    hash.update(`<unreadable: ${(error as Error).message}>`);
+    content = `<unreadable: ${(error as Error).message}>`;
   }
-  return hash.digest('hex');
+  return sha256Hex(`${JSON.stringify(tree.resourcesByUri.get(uri)?.definition ?? null)}\0${content}`);
 }

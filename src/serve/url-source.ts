@@ -2,7 +2,7 @@
 // request, and conditional GETs (If-None-Match) so a cached file is revalidated, not downloaded again.
 import http from 'node:http';
 import https from 'node:https';
-import type { ReadOutcome, TreeSource } from './tree-source.js';
+import type { ReadOutcome, TreeSource } from '../mcp/tree-source.js';
 
 export interface UrlSourceOptions {
   timeoutMs?: number;

@@ -1,0 +1,49 @@
+// The core's ports as Node fills them: the tree from a folder or URL source, ajv for schemas
+// (loaded on the first check), and the project's scripts for live runs (the spawning module and
+// node:child_process load on the first live run, not at start-up). Shared by stdio and HTTP.
+import { availableParallelism } from 'node:os';
+import { CachedTreeReader } from '../mcp/cached-tree-reader.js';
+import type { LiveRunner } from '../mcp/live-port.js';
+import { loadTree } from '../mcp/loaded-tree.js';
+import { DEFAULT_LIVE_HINT, type ServerContext } from '../mcp/server-context.js';
+import type { TreeSource } from '../mcp/tree-source.js';
+import type { CompileValidator } from '../tree/validator.js';
+
+export interface NodeServerOptions {
+  source: TreeSource;
+  /** Absolute path of the project whose scripts answer misses; none = precomputed answers only. */
+  projectRoot?: string;
+  liveConcurrency?: number;
+  /** `staticmcp dev`: the tree is reloaded on change (list changes and subscriptions are offered). */
+  dev?: boolean;
+  logProblem(text: string): void;
+}
+
+function lazyLiveProject(root: string, concurrency: number, logProblem: (text: string) => void): LiveRunner {
+  let loaded: Promise<LiveRunner> | undefined;
+  return {
+    run: async (request) => {
+      loaded ??= import('./live/live-project.js').then((module) => new module.LiveProject(root, concurrency, logProblem));
+      return (await loaded).run(request);
+    },
+  };
+}
+
+async function loadAjvCompiler(): Promise<CompileValidator> {
+  const { compileValidator } = await import('../tree/json-validator.js');
+  return (schema, rootName) => compileValidator(schema, rootName);
+}
+
+export async function createNodeServerContext(options: NodeServerOptions): Promise<ServerContext> {
+  const tree = await loadTree(options.source);
+  const concurrency = options.liveConcurrency ?? Math.max(2, availableParallelism());
+  return {
+    tree,
+    reader: new CachedTreeReader(options.source),
+    live: options.projectRoot ? lazyLiveProject(options.projectRoot, concurrency, options.logProblem) : undefined,
+    liveHint: DEFAULT_LIVE_HINT,
+    dev: options.dev === true,
+    loadValidatorCompiler: loadAjvCompiler,
+    logProblem: options.logProblem,
+  };
+}
