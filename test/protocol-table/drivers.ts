@@ -1,0 +1,57 @@
+// The hosts the protocol table is replayed through. Each driver opens one client connection to a
+// tree (initialize done) and sends one request at a time; a new host is one more driver here.
+import path from 'node:path';
+import { McpSession } from '../../src/mcp/mcp-session.js';
+import { FolderSource } from '../../src/serve/folder-source.js';
+import { createNodeServerContext } from '../../src/serve/node-server-context.js';
+import { RawBridge } from '../bridge/helpers.js';
+import type { ProtocolResponse } from './cases.js';
+
+export const TABLE_PROTOCOL_VERSION = '2025-11-25';
+
+const INITIALIZE_PARAMS = { protocolVersion: TABLE_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'protocol-table', version: '1' } };
+
+export interface Connection {
+  request(id: string, method: string, params?: Record<string, unknown>): Promise<ProtocolResponse>;
+  close(): Promise<void>;
+}
+
+export interface Driver {
+  name: string;
+  /** Opens an initialized connection to the tree in `treeRoot` (precomputed answers only). */
+  open(treeRoot: string): Promise<Connection>;
+}
+
+/** The core itself, no transport: the reference every other host is compared with. */
+export const inProcessDriver: Driver = {
+  name: 'in-process',
+  async open(treeRoot) {
+    const server = await createNodeServerContext({ source: new FolderSource(treeRoot, path.basename(treeRoot)), logProblem: () => {} });
+    const session = new McpSession(server, () => {});
+    const ask = async (message: Record<string, unknown>): Promise<ProtocolResponse> => (await session.handleParsed(message, () => {})) as unknown as ProtocolResponse;
+    await ask({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: INITIALIZE_PARAMS });
+    await session.handleParsed({ jsonrpc: '2.0', method: 'notifications/initialized' }, () => {});
+    return {
+      request: (id, method, params) => ask({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }),
+      close: () => session.close(0, 1_000),
+    };
+  },
+};
+
+/** `staticmcp serve <tree>` as a real process over stdio. */
+export const stdioDriver: Driver = {
+  name: 'stdio',
+  async open(treeRoot) {
+    const bridge = new RawBridge([treeRoot]);
+    await bridge.initialize(TABLE_PROTOCOL_VERSION);
+    return {
+      request: async (id, method, params) => {
+        bridge.send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+        return (await bridge.responseTo(id)) as ProtocolResponse;
+      },
+      close: async () => {
+        await bridge.close();
+      },
+    };
+  },
+};

@@ -1,0 +1,55 @@
+// The middle rung of the test ladder: the same request table through every host, each answer
+// checked against what a client expects, and every host's answers equal to the core's own.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildFixtureProject, ensureBuilt } from '../bridge/helpers.js';
+import { PROTOCOL_CASES, type ProtocolResponse } from './cases.js';
+import { inProcessDriver, stdioDriver, type Driver } from './drivers.js';
+
+const DRIVERS: Driver[] = [inProcessDriver, stdioDriver];
+
+let treeRoot: string;
+const answers = new Map<string, ProtocolResponse[]>();
+
+beforeAll(() => {
+  ensureBuilt();
+  treeRoot = path.join(buildFixtureProject('fixtures/example'), 'dist');
+});
+
+afterAll(() => {
+  answers.clear();
+});
+
+describe.each(DRIVERS)('the protocol table through $name', (driver) => {
+  it('answers every case as a client expects', async () => {
+    const connection = await driver.open(treeRoot);
+    const responses: ProtocolResponse[] = [];
+    try {
+      for (const [index, testCase] of PROTOCOL_CASES.entries()) {
+        const response = await connection.request(`case-${index}`, testCase.method, testCase.params);
+        expect(response.id, testCase.name).toBe(`case-${index}`);
+        try {
+          testCase.check(response);
+        } catch (error) {
+          throw new Error(`${driver.name}: ${testCase.name}: ${(error as Error).message}\nresponse: ${JSON.stringify(response).slice(0, 1000)}`);
+        }
+        responses.push(response);
+      }
+    } finally {
+      await connection.close();
+    }
+    answers.set(driver.name, responses);
+  });
+
+  if (driver === inProcessDriver) return;
+  it('gives exactly the answers of the core in-process', () => {
+    const reference = answers.get(inProcessDriver.name);
+    const mine = answers.get(driver.name);
+    expect(reference, 'the in-process run must have passed').toBeDefined();
+    expect(mine, `the ${driver.name} run must have passed`).toBeDefined();
+    for (const [index, testCase] of PROTOCOL_CASES.entries()) {
+      if (testCase.sameOnEveryHost === false) continue;
+      expect(mine![index], testCase.name).toEqual(reference![index]);
+    }
+  });
+});
