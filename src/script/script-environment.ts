@@ -2,14 +2,26 @@
 // to export. Nothing of the caller's environment leaks in except PATH, HOME and TMPDIR.
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** Names a script option may never set, even when declared: they change how programs load or run. */
-const RESERVED_NAMES = new Set([
-  'PATH', 'HOME', 'TMPDIR', 'LANG', 'LANGUAGE', 'TZ', 'PWD', 'OLDPWD', 'SHELL', 'SHELLOPTS', 'BASHOPTS',
-  'IFS', 'ENV', 'BASH_ENV', 'CDPATH', 'GLOBIGNORE', 'PS4', 'PROMPT_COMMAND', 'USER', 'LOGNAME',
-  'PYTHONPATH', 'PYTHONSTARTUP', 'PYTHONHOME', 'PERL5LIB', 'PERL5OPT', 'RUBYLIB', 'RUBYOPT',
-  'GCONV_PATH', 'HOSTALIASES', 'LOCALDOMAIN', 'RES_OPTIONS', 'MALLOC_CHECK_', 'TERM',
-]);
-const RESERVED_PREFIXES = ['LD_', 'DYLD_', 'LC_', 'NODE_', 'NPM_', 'BASH_FUNC', 'MCPD_', 'STATICMCP_', 'GIT_'];
+/**
+ * Names a script option may never set, even when declared: they change how a shell, the dynamic
+ * loader, an interpreter (Python, Perl, Ruby, Lua, Java, Node, npm), git, TLS or name resolution
+ * loads or runs code. Case matters (environment names are case-sensitive): `language` is an
+ * ordinary option, `LANGUAGE` is not.
+ */
+const DENIED_NAME_PATTERNS: readonly RegExp[] = [
+  // The base environment and what shells read at start-up or on every command.
+  /^(PATH|HOME|TMPDIR|LANG|LANGUAGE|TZ|PWD|OLDPWD|SHELL|SHELLOPTS|BASHOPTS|IFS|ENV|CDPATH|GLOBIGNORE|PS4|PROMPT_COMMAND|USER|LOGNAME|TERM)$/,
+  /^BASH_/,
+  // The dynamic loader and libc.
+  /^(LD|DYLD)_/, /^LC_/, /^(GLIBC_TUNABLES|GCONV_PATH|MALLOC_CHECK_|HOSTALIASES|LOCALDOMAIN|RES_OPTIONS)$/,
+  // Interpreters and runtimes.
+  /^PYTHON/, /^PERL/, /^RUBY(OPT|LIB)$/, /^LUA_(INIT|PATH|CPATH)/, /^(JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|CLASSPATH)$/,
+  /^NODE_/, /^(NPM|npm)_/,
+  // Tools a script may call: git, TLS, curl.
+  /^GIT_/, /^SSL_CERT_/, /^(OPENSSL_CONF|OPENSSL_MODULES|CURL_HOME)$/,
+  // Ours and mcpd's.
+  /^(STATICMCP|MCPD)_/,
+];
 /** Linux refuses a single environment string over 128 KiB; stay well below and say so. */
 export const MAX_ENV_VALUE_BYTES = 32 * 1024;
 
@@ -22,10 +34,7 @@ export interface EnvironmentContext {
 
 /** Whether a declared option may be exported as an environment variable. */
 export function isExportableOptionName(name: string): boolean {
-  if (!IDENTIFIER.test(name)) return false;
-  // Environment names are case-sensitive: `language` is an ordinary option, `LANGUAGE` is not.
-  if (RESERVED_NAMES.has(name)) return false;
-  return !RESERVED_PREFIXES.some((prefix) => name.startsWith(prefix));
+  return IDENTIFIER.test(name) && !DENIED_NAME_PATTERNS.some((pattern) => pattern.test(name));
 }
 
 function renderEnvValue(value: unknown): string {
