@@ -5,7 +5,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-const USAGE = 'usage: staticmcp serve [project|tree|URL] [--live PROJECT]';
+const USAGE = 'usage: staticmcp serve [project|tree|URL] [--live PROJECT] [--fetch-deadline-ms N]';
 
 function fail(message: string, hint: string, code: number): number {
   process.stderr.write(`staticmcp serve: ${message}\n  what to do: ${hint}\n`);
@@ -40,7 +40,7 @@ export async function runServeCommand(argv: string[]): Promise<number> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { live: { type: 'string' }, http: { type: 'string' } },
+      options: { live: { type: 'string' }, http: { type: 'string' }, 'fetch-deadline-ms': { type: 'string' } },
     });
   } catch (error) {
     return fail((error as Error).message, USAGE, 2);
@@ -48,6 +48,11 @@ export async function runServeCommand(argv: string[]): Promise<number> {
   if (parsed.positionals.length > 1) return fail(`one source at most, got ${parsed.positionals.length}`, USAGE, 2);
   const sourceArgument = parsed.positionals[0] ?? '.';
   const liveArgument = parsed.values.live;
+  const deadlineArgument = parsed.values['fetch-deadline-ms'];
+  const deadlineMs = deadlineArgument === undefined ? undefined : Number(deadlineArgument);
+  if (deadlineMs !== undefined && !(Number.isSafeInteger(deadlineMs) && deadlineMs > 0)) {
+    return fail(`--fetch-deadline-ms ${deadlineArgument} is not a whole number of milliseconds above 0`, USAGE, 2);
+  }
   const isUrl = /^https?:\/\//i.test(sourceArgument);
 
   let projectRoot = liveArgument !== undefined ? path.resolve(liveArgument) : undefined;
@@ -60,7 +65,7 @@ export async function runServeCommand(argv: string[]): Promise<number> {
   if (isUrl) {
     const { UrlSource } = await import('../serve/url-source.js');
     try {
-      source = new UrlSource(sourceArgument);
+      source = new UrlSource(sourceArgument, { deadlineMs });
     } catch {
       return fail(`${sourceArgument} is not a valid URL`, USAGE, 2);
     }

@@ -1,17 +1,26 @@
-// A tree served over http(s) (a CDN, GitHub Pages, …): keep-alive connections, a timeout per
-// request, and conditional GETs (If-None-Match) so a cached file is revalidated, not downloaded again.
+// A tree served over http(s) (a CDN, GitHub Pages, …): keep-alive connections, conditional GETs
+// (If-None-Match) so a cached file is revalidated, not downloaded again, and limits a hostile or
+// broken host cannot stretch: an idle timeout, a total deadline per file (a host that drips one
+// byte every few seconds never resets it), a size cap counted while streaming, and one download
+// per file at a time (a hundred calls waiting on one slow file hold one connection, not the pool).
 import http from 'node:http';
 import https from 'node:https';
 import type { ReadOutcome, TreeSource } from '../mcp/tree-source.js';
 
 export interface UrlSourceOptions {
+  /** Silence on the connection this long fails the read. */
   timeoutMs?: number;
+  /** The whole read (connect, headers, body) must finish within this. */
+  deadlineMs?: number;
   revalidateAfterMs?: number;
   /** Larger files are refused rather than buffered. */
   maxFileBytes?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
+export const DEFAULT_FETCH_DEADLINE_MS = 30_000;
+/** Distinct files fetched at once; reads of one file share a download, so a slow file holds one. */
+const MAX_SOCKETS = 32;
 const DEFAULT_REVALIDATE_AFTER_MS = 60_000;
 const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 
@@ -21,7 +30,9 @@ export class UrlSource implements TreeSource {
   private readonly base: URL;
   private readonly agent: http.Agent;
   private readonly timeoutMs: number;
+  private readonly deadlineMs: number;
   private readonly maxFileBytes: number;
+  private readonly downloads = new Map<string, Promise<ReadOutcome>>();
 
   constructor(baseUrl: string, options: UrlSourceOptions = {}) {
     this.base = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
@@ -29,10 +40,11 @@ export class UrlSource implements TreeSource {
     this.base.hash = '';
     this.displayName = this.base.href;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.deadlineMs = options.deadlineMs ?? DEFAULT_FETCH_DEADLINE_MS;
     this.revalidateAfterMs = options.revalidateAfterMs ?? DEFAULT_REVALIDATE_AFTER_MS;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     const AgentClass = this.base.protocol === 'https:' ? https.Agent : http.Agent;
-    this.agent = new AgentClass({ keepAlive: true, maxSockets: 8 });
+    this.agent = new AgentClass({ keepAlive: true, maxSockets: MAX_SOCKETS });
   }
 
   /** Each segment percent-encoded, so a raw value with `?`, `#` or `%` stays one path segment. */
@@ -41,9 +53,28 @@ export class UrlSource implements TreeSource {
   }
 
   read(relativePath: string, etag?: string): Promise<ReadOutcome> {
+    const key = `${etag ?? ''} ${relativePath}`;
+    let download = this.downloads.get(key);
+    if (!download) {
+      download = this.download(relativePath, etag).finally(() => this.downloads.delete(key));
+      this.downloads.set(key, download);
+    }
+    return download;
+  }
+
+  private download(relativePath: string, etag?: string): Promise<ReadOutcome> {
     const url = this.urlOf(relativePath);
     const client = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
+      // The first reason a read failed wins: destroying the request also fails the response.
+      let failure: Error | undefined;
+      const fail = (reason: string): void => {
+        failure ??= new Error(`${relativePath}: ${reason}`);
+        request.destroy(failure);
+      };
+      const rejectOnce = (error: Error): void => {
+        reject(failure ?? new Error(error.message.startsWith(relativePath) ? error.message : `${relativePath}: ${error.message}`));
+      };
       const request = client.get(url, {
         agent: this.agent,
         headers: { accept: 'application/json', ...(etag ? { 'if-none-match': etag } : {}) },
@@ -60,6 +91,12 @@ export class UrlSource implements TreeSource {
           resolve({ status: 'missing' });
           return;
         }
+        if (status >= 300 && status < 400) {
+          response.resume();
+          const target = response.headers.location;
+          reject(new Error(`${relativePath}: the server answered HTTP ${status}, a redirect ${target ? `to ${target}` : 'without a target'}; serve the tree from its final URL`));
+          return;
+        }
         if (status < 200 || status >= 300) {
           response.resume();
           reject(new Error(`${relativePath}: the server answered HTTP ${status}`));
@@ -70,7 +107,7 @@ export class UrlSource implements TreeSource {
         response.on('data', (chunk: Buffer) => {
           bytes += chunk.length;
           if (bytes > this.maxFileBytes) {
-            request.destroy(new Error(`${relativePath} is larger than ${this.maxFileBytes} bytes`));
+            fail(`larger than ${this.maxFileBytes} bytes`);
             return;
           }
           chunks.push(chunk);
@@ -79,10 +116,12 @@ export class UrlSource implements TreeSource {
           const header = response.headers.etag;
           resolve({ status: 'ok', text: Buffer.concat(chunks).toString('utf8'), ...(header ? { etag: header } : {}) });
         });
-        response.on('error', (error) => reject(new Error(`${relativePath}: ${error.message}`)));
+        response.on('error', rejectOnce);
       });
-      request.on('timeout', () => request.destroy(new Error(`${relativePath}: no answer within ${this.timeoutMs} ms`)));
-      request.on('error', (error) => reject(new Error(error.message.startsWith(relativePath) ? error.message : `${relativePath}: ${error.message}`)));
+      request.on('timeout', () => fail(`no answer within ${this.timeoutMs} ms`));
+      const deadline = setTimeout(() => fail(`the host did not send the whole file within ${this.deadlineMs} ms`), this.deadlineMs);
+      request.on('close', () => clearTimeout(deadline));
+      request.on('error', rejectOnce);
     });
   }
 

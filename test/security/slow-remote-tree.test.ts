@@ -1,0 +1,76 @@
+// A remote tree whose host drips one byte every half second: the read of that file fails after
+// the total deadline (an idle timeout alone never fires), calls for other files are answered at
+// once while a crowd of calls waits on the slow one, and closing stdin ends `serve` even while
+// the slow download is in flight.
+import { promises as fs } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildFixtureProject, ensureBuilt, RawBridge } from '../bridge/helpers.js';
+
+const SLOW_FILE = '/tools/greet/fr/false.json';
+let server: http.Server;
+let baseUrl: string;
+
+beforeAll(async () => {
+  ensureBuilt();
+  const root = path.join(buildFixtureProject('fixtures/example'), 'dist');
+  server = http.createServer(async (request, response) => {
+    const relative = decodeURIComponent(new URL(request.url!, 'http://x').pathname);
+    if (relative === SLOW_FILE) {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000000' });
+      const drip = setInterval(() => response.write(' '), 500);
+      response.on('close', () => clearInterval(drip));
+      return;
+    }
+    try {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(await fs.readFile(path.join(root, relative)));
+    } catch {
+      response.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const textOf = (message: { result?: Record<string, unknown> }): string => (message.result?.content as { text: string }[])[0].text;
+
+describe('a remote tree that drips bytes', () => {
+  it('fails the slow file at the deadline while other files are answered at once', async () => {
+    const bridge = new RawBridge([baseUrl, '--fetch-deadline-ms', '2000']);
+    await bridge.initialize();
+    const startedAt = Date.now();
+    const slowCalls = Array.from({ length: 40 }, () => bridge.request('tools/call', { name: 'greet', arguments: { language: 'fr' } }));
+    const fast = await bridge.request('tools/call', { name: 'greet', arguments: { language: 'de' } });
+    expect(textOf(fast)).toMatch(/Hallo/);
+    expect(Date.now() - startedAt).toBeLessThan(1_500);
+    for (const slow of await Promise.all(slowCalls)) {
+      expect(slow.result?.isError, JSON.stringify(slow)).toBe(true);
+      expect(textOf(slow)).toMatch(/did not send the whole file within 2000 ms/);
+    }
+    expect(Date.now() - startedAt).toBeLessThan(10_000);
+    expect(await bridge.close()).toBe(0);
+  });
+
+  it('lets serve exit when stdin closes while the slow download is in flight', async () => {
+    const bridge = new RawBridge([baseUrl, '--fetch-deadline-ms', '600000']);
+    await bridge.initialize();
+    bridge.send({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'greet', arguments: { language: 'fr' } } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const closedAt = Date.now();
+    expect(await bridge.close()).toBe(0);
+    expect(Date.now() - closedAt).toBeLessThan(8_000);
+  });
+
+  it('refuses a deadline that is not a positive number of milliseconds', async () => {
+    const bridge = new RawBridge([baseUrl, '--fetch-deadline-ms', 'soon']);
+    expect(await bridge.exited).toBe(2);
+    expect(bridge.stderr).toMatch(/--fetch-deadline-ms soon is not a whole number/);
+  });
+});
