@@ -16,7 +16,7 @@ import { MANIFEST_FILE } from '../tree/manifest.js';
 import { StaticMcpError } from '../staticmcp-error.js';
 import { generatorName } from '../version.js';
 import { readRegularFile } from '../read-regular-file.js';
-import { BuildCache } from './build-cache.js';
+import { BuildCache, CACHE_FOLDER } from './build-cache.js';
 import { planTools } from './plan-tools.js';
 import { runCalls } from './run-calls.js';
 import { assembleTree } from './assemble-tree.js';
@@ -100,6 +100,8 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     { folder: projectRoot, what: 'project folder' },
     { folder: toolsRoot, what: 'tools folder', input: true },
     { folder: resourcesRoot, what: 'resources folder', input: true },
+    { folder: path.join(projectRoot, 'prompts'), what: 'prompts folder', input: true },
+    { folder: path.join(projectRoot, CACHE_FOLDER), what: `build cache (${CACHE_FOLDER})`, privateReason: 'a deployed tree would publish the cached results and fingerprints of the project' },
   ]);
 
   const fingerprintScope = { projectRoot, toolsRoot, outDir, generator: generatorName() };

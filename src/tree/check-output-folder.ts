@@ -27,13 +27,22 @@ export interface ProtectedFolder {
   what: string;
   /** An input folder the tree may not be written into (it would be read back as input next build). */
   input?: boolean;
+  /** A private folder the tree may not be written into, and why (the cache would be published). */
+  privateReason?: string;
 }
 
 /** Throws a StaticMcpError when writing the tree to `outDir` could harm something else. */
 export async function checkOutputFolder(outDir: string, protectedFolders: readonly ProtectedFolder[]): Promise<void> {
   const realOut = await realpathOrSelf(path.resolve(outDir));
-  for (const { folder, what, input } of protectedFolders) {
+  for (const { folder, what, input, privateReason } of protectedFolders) {
     const realProtected = await realpathOrSelf(path.resolve(folder));
+    if (privateReason && contains(realProtected, realOut)) {
+      throw new StaticMcpError(
+        'OUT_INSIDE_PRIVATE',
+        `--out ${outDir} is ${realOut === realProtected ? '' : 'inside '}the ${what}; ${privateReason}`,
+        'Choose another output folder (the default is dist/).',
+      );
+    }
     if (input && contains(realProtected, realOut) && realOut !== realProtected) {
       throw new StaticMcpError(
         'OUT_INSIDE_INPUT',

@@ -293,6 +293,15 @@ describe('--out that would damage something', () => {
     await refuses((project) => [project, '--out', path.join(project, 'resources', 'tree')], /OUT_INSIDE_INPUT.*inside the resources folder/);
   });
 
+  it('refuses the build cache and a folder inside it, which a deploy would publish', async () => {
+    await refuses((project) => [project, '--out', path.join(project, '.staticmcp')], /OUT_INSIDE_PRIVATE\]: --out .* is the build cache \(\.staticmcp\); a deployed tree would publish/);
+    await refuses((project) => [project, '--out', path.join(project, '.staticmcp', 'site')], /OUT_INSIDE_PRIVATE\]: --out .* is inside the build cache/);
+  });
+
+  it('refuses a folder inside prompts/', async () => {
+    await refuses((project) => [project, '--out', path.join(project, 'prompts', 'tree')], /OUT_INSIDE_INPUT.*inside the prompts folder/);
+  });
+
   it('refuses a non-empty folder that is not a previous tree, deleting nothing', async () => {
     await refuses(
       (project) => [project, '--out', path.join(project, 'notes')],
