@@ -1,11 +1,30 @@
 // Reads a file that a user's project (or a previous tree) holds, refusing anything that is not a
 // regular file. `fs.readFile` on a FIFO blocks until a writer appears, so a named pipe called
 // `tool.meta.json` or `staticmcp.json` would hang a build forever; opening without blocking and
-// checking what was opened turns that into an ordinary, reportable error.
+// checking what was opened turns that into an ordinary, reportable error. Files the build
+// publishes are also confined to the project: a symlink that leads out (to /etc/passwd, to
+// ~/.ssh) is refused, so nothing the project did not hold reaches a public tree.
 import { constants, promises as fs } from 'node:fs';
+import path from 'node:path';
 
 /** The `code` of the error thrown for a pipe, socket, device or folder. */
 export const NOT_A_REGULAR_FILE = 'ENOTREGULAR';
+/** The `code` of the error thrown for a file whose real path leaves the folder it must stay in. */
+export const OUTSIDE_PROJECT = 'EOUTSIDEPROJECT';
+
+/** Whether `file`, with every symlink followed, is inside `root` (with its symlinks followed too). */
+export async function isInsideRealFolder(file: string, root: string): Promise<boolean> {
+  const [realFile, realRoot] = await Promise.all([fs.realpath(file), fs.realpath(root)]);
+  return realFile.startsWith(`${realRoot}${path.sep}`);
+}
+
+/** Like readRegularFile, for a file the build publishes: it must really be inside `projectRoot`. */
+export async function readProjectFile(file: string, projectRoot: string): Promise<Buffer> {
+  if (!(await isInsideRealFolder(file, projectRoot))) {
+    throw Object.assign(new Error(`${file} leads outside the project`), { code: OUTSIDE_PROJECT });
+  }
+  return readRegularFile(file);
+}
 
 export async function readRegularFile(file: string): Promise<Buffer>;
 export async function readRegularFile(file: string, encoding: 'utf8'): Promise<string>;
@@ -26,5 +45,6 @@ export async function readRegularFile(file: string, encoding?: 'utf8'): Promise<
 export function readFailureReason(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === NOT_A_REGULAR_FILE || code === 'EISDIR' || code === 'ENXIO') return 'not a regular file: a pipe, socket, device or folder';
+  if (code === OUTSIDE_PROJECT) return 'it is a symlink that leads outside the project, and only files inside the project are published; copy the file into the project instead';
   return code ?? (error as Error).message;
 }

@@ -8,7 +8,7 @@ import { addOptionVariables, createBaseEnvironment } from '../script/script-envi
 import { decodeOutput } from '../script/tool-result.js';
 import { expandArgumentSets } from '../enumerate/expand-argument-sets.js';
 import { expandUriTemplate, templateVariables } from '../tree/uri-template.js';
-import { readFailureReason, readRegularFile } from '../read-regular-file.js';
+import { readFailureReason, readProjectFile } from '../read-regular-file.js';
 import { generatorName } from '../version.js';
 import { BuildCache, hashParts } from './build-cache.js';
 import { mapConcurrent } from './map-concurrent.js';
@@ -55,7 +55,7 @@ export async function expandResourceTemplates(
     const providerFile = path.resolve(context.projectRoot, template.provider);
     let providerHash: string;
     try {
-      providerHash = hashParts(await readRegularFile(providerFile));
+      providerHash = hashParts(await readProjectFile(providerFile, context.projectRoot));
     } catch (error) {
       expansion.failures.push({ path: template.provider, message: `the provider of resource template ${name} cannot be read (${readFailureReason(error)})` });
       continue;

@@ -16,7 +16,7 @@ import type { ToolDefinition } from '../tree/manifest.js';
 import { BuildCache, hashParts } from './build-cache.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { generatorName } from '../version.js';
-import { readFailureReason, readRegularFile } from '../read-regular-file.js';
+import { readFailureReason, readProjectFile, readRegularFile } from '../read-regular-file.js';
 import type { BuildProblem } from './build-report.js';
 
 export interface ToolPlan {
@@ -161,7 +161,7 @@ async function hashInputs(inputs: readonly string[], projectRoot: string, warnin
       continue;
     }
     try {
-      hashes.push(hashParts(input, await readRegularFile(file)));
+      hashes.push(hashParts(input, await readProjectFile(file, projectRoot)));
     } catch (error) {
       warnings.push(`input "${input}" cannot be read (${readFailureReason(error)})`);
       hashes.push(hashParts(input, 'missing'));

@@ -42,11 +42,26 @@ function toTemplate(meta: Record<string, unknown>, where: string, warnings: Temp
     if (typeof meta[key] === 'string') definition[key] = meta[key] as string;
   }
   if (meta.annotations && typeof meta.annotations === 'object') definition.annotations = meta.annotations as Record<string, unknown>;
+  let provider: string | undefined;
+  if (typeof meta.provider === 'string') {
+    provider = projectRelativePath(meta.provider);
+    if (provider === undefined) {
+      // The tree records the provider's path: an absolute one would publish where the project lives.
+      warnings.push({ relativePath: where, message: `provider "${meta.provider}" is not a path inside the project (relative to its root, without ".."); the template is served without a provider` });
+    }
+  }
   return {
     definition,
-    ...(typeof meta.provider === 'string' ? { provider: meta.provider } : {}),
+    ...(provider !== undefined ? { provider } : {}),
     ...(meta.values && typeof meta.values === 'object' ? { values: meta.values as Record<string, ValueListSpec> } : {}),
   };
+}
+
+/** `value` as a normalised `/`-separated path inside the project, or undefined when it leaves it. */
+function projectRelativePath(value: string): string | undefined {
+  if (value === '' || value.includes('\0') || value.includes('\\') || path.posix.isAbsolute(value)) return undefined;
+  const normalised = path.posix.normalize(value);
+  return normalised === '.' || normalised === '..' || normalised.startsWith('../') ? undefined : normalised;
 }
 
 export async function discoverResourceTemplates(

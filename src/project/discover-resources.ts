@@ -5,7 +5,7 @@ import { readJsonSidecar } from './read-json-sidecar.js';
 import { walkFolder } from './walk-folder.js';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
 import type { RegisterEntry } from './register-json.js';
-import { readFailureReason, readRegularFile } from '../read-regular-file.js';
+import { readFailureReason, readProjectFile } from '../read-regular-file.js';
 
 export interface ProjectResource {
   uri: string;
@@ -51,10 +51,10 @@ async function readSidecar(file: string, relativePath: string): Promise<{ meta?:
 }
 
 /** One resource file with its metadata; `meta` fields win over what the content suggests. */
-async function loadResource(file: string, relativePath: string, meta: Record<string, unknown> | undefined): Promise<ProjectResource | { problem: string }> {
+async function loadResource(file: string, relativePath: string, meta: Record<string, unknown> | undefined, projectRoot: string): Promise<ProjectResource | { problem: string }> {
   let bytes: Buffer;
   try {
-    bytes = await readRegularFile(file);
+    bytes = await readProjectFile(file, projectRoot);
   } catch (error) {
     return { problem: `cannot be read (${readFailureReason(error)}); skipped` };
   }
@@ -81,12 +81,12 @@ async function loadResource(file: string, relativePath: string, meta: Record<str
  * Every file under `resourcesRoot`, or, when server.d/register.json lists resources, exactly
  * those entries (each naming its file by `path` inside resources/).
  */
-export async function discoverResources(resourcesRoot: string, registered?: RegisterEntry[]): Promise<ResourceDiscovery> {
+export async function discoverResources(resourcesRoot: string, registered?: RegisterEntry[], projectRoot = path.dirname(resourcesRoot)): Promise<ResourceDiscovery> {
   const resources: ProjectResource[] = [];
   const problems: ResourceDiscovery['problems'] = [];
   if (registered) {
     for (const entry of registered) {
-      const loaded = await loadResource(path.join(resourcesRoot, entry.path!), entry.path!, entry);
+      const loaded = await loadResource(path.join(resourcesRoot, entry.path!), entry.path!, entry, projectRoot);
       if ('problem' in loaded) problems.push({ relativePath: entry.path!, message: `(registered in server.d/register.json) ${loaded.problem}` });
       else resources.push(loaded);
     }
@@ -105,7 +105,7 @@ export async function discoverResources(resourcesRoot: string, registered?: Regi
       continue;
     }
     if (meta?.uriTemplate !== undefined) continue;
-    const loaded = await loadResource(file, relativePath, meta);
+    const loaded = await loadResource(file, relativePath, meta, projectRoot);
     if ('problem' in loaded) problems.push({ relativePath, message: loaded.problem });
     else resources.push(loaded);
   }

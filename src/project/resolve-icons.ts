@@ -3,7 +3,7 @@
 // item that names it, never for the build.
 import path from 'node:path';
 import { mimeTypeFor } from './mime-type.js';
-import { readFailureReason, readRegularFile } from '../read-regular-file.js';
+import { readFailureReason, readProjectFile } from '../read-regular-file.js';
 
 export const MAX_ICON_BYTES = 256 * 1024;
 
@@ -21,7 +21,7 @@ export async function resolveIcons(icons: readonly Icon[], baseFolder: string, p
     if (path.relative(projectRoot, file).startsWith('..')) return { problem: `icon "${icon.src}" is outside the project` };
     let bytes: Buffer;
     try {
-      bytes = await readRegularFile(file);
+      bytes = await readProjectFile(file, projectRoot);
     } catch (error) {
       return { problem: `icon file "${icon.src}" cannot be read (${readFailureReason(error)}); fix the path or remove the icon` };
     }

@@ -1,0 +1,80 @@
+// Nothing outside the project reaches the public tree: a symlink in resources/ to a file or a
+// folder outside, an icon that is such a link, and a template provider outside the project are
+// each refused with a message naming them, the secret's bytes appear nowhere in the tree, and
+// everything else still builds. A symlink that stays inside the project keeps working.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildJson, makeProject, problemsOf, readTree, removeTemporaryFolders, temporaryFolder } from '../build/helpers.js';
+
+const SECRET = 'ssh-ed25519 PRIVATE-KEY-MATERIAL-THAT-MUST-NOT-BE-PUBLISHED';
+
+afterAll(removeTemporaryFolders);
+
+/** A project beside a folder of secrets, with `setup` adding the attack; builds it and reads the tree. */
+async function buildWithAttack(setup: (project: string, secrets: string) => Promise<void>) {
+  const parent = await temporaryFolder();
+  const secrets = path.join(parent, 'home-ssh');
+  await fs.mkdir(secrets);
+  await fs.writeFile(path.join(secrets, 'id_ed25519'), SECRET);
+  const project = await makeProject({ tools: { ok: 'ok' }, files: { 'resources/doc.md': '# Doc\n\nPublic text.\n' } }, parent);
+  await setup(project, secrets);
+  const result = await buildJson(project);
+  const tree = await readTree(path.join(project, 'dist'));
+  const published = [...tree.values()].some((bytes) => bytes.toString('utf8').includes(SECRET) || bytes.toString('utf8').includes(Buffer.from(SECRET).toString('base64')));
+  return { ...result, tree, published, project };
+}
+
+describe('files from outside the project', () => {
+  it('refuses a symlink in resources/ to a file outside, naming the link, and builds the rest', async () => {
+    const { published, report, tree, code } = await buildWithAttack((project, secrets) =>
+      fs.symlink(path.join(secrets, 'id_ed25519'), path.join(project, 'resources', 'key.txt')));
+    expect(published).toBe(false);
+    expect(problemsOf(report)).toMatch(/key\.txt.*symlink that leads outside the project/);
+    expect(code).toBe(1);
+    expect([...tree.keys()]).toContain('resources/doc_md.json');
+  });
+
+  it('refuses a symlink in resources/ to a folder outside', async () => {
+    const { published, report } = await buildWithAttack((project, secrets) =>
+      fs.symlink(secrets, path.join(project, 'resources', 'ssh')));
+    expect(published).toBe(false);
+    expect(problemsOf(report)).toMatch(/ssh\/id_ed25519.*symlink that leads outside the project/);
+  });
+
+  it('keeps a symlink that stays inside the project', async () => {
+    const { report, tree } = await buildWithAttack(async (project) => {
+      await fs.mkdir(path.join(project, 'docs'));
+      await fs.writeFile(path.join(project, 'docs', 'inside.md'), '# Inside\n');
+      await fs.symlink(path.join(project, 'docs', 'inside.md'), path.join(project, 'resources', 'inside.md'));
+    });
+    expect(problemsOf(report)).toBe('[]');
+    expect([...tree.keys()]).toContain('resources/inside_md.json');
+  });
+
+  it('refuses an icon that is a symlink to a file outside', async () => {
+    const { published, report } = await buildWithAttack(async (project, secrets) => {
+      await fs.symlink(path.join(secrets, 'id_ed25519'), path.join(project, 'tools', 'icon.png'));
+      await fs.writeFile(path.join(project, 'tools', 'ok.meta.json'), JSON.stringify({ icons: [{ src: 'icon.png' }] }));
+    });
+    expect(published).toBe(false);
+    expect(problemsOf(report)).toMatch(/icon\.png.*symlink that leads outside the project/);
+  });
+
+  it('refuses a template provider outside the project and never records a machine path', async () => {
+    const { tree, report, published } = await buildWithAttack(async (project, secrets) => {
+      await fs.writeFile(path.join(secrets, 'provider'), '#!/bin/sh\necho leaked\n', { mode: 0o755 });
+      await fs.writeFile(path.join(project, 'resources', 'by-id.meta.json'), JSON.stringify({
+        name: 'by-id', uriTemplate: 'item://{id}', provider: path.join(secrets, 'provider'), values: { id: ['1'] },
+      }));
+      await fs.writeFile(path.join(project, 'resources', 'by-key.meta.json'), JSON.stringify({
+        name: 'by-key', uriTemplate: 'key://{id}', provider: '../home-ssh/provider', values: { id: ['1'] },
+      }));
+    });
+    expect(published).toBe(false);
+    const manifest = tree.get('mcp.json')!.toString('utf8');
+    expect(manifest).not.toContain('home-ssh');
+    expect(manifest).not.toContain('leaked');
+    expect(JSON.stringify(report)).toMatch(/provider .* is not a path inside the project/);
+  });
+});
