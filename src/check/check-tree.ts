@@ -46,6 +46,8 @@ export interface CheckInput {
   source: TreeSource;
   /** Every tree-relative file, for a folder; undefined for a URL, which cannot be listed. */
   files?: readonly string[];
+  /** What listing the folder found unusable (names that are not UTF-8, nests too deep). */
+  listingProblems?: readonly TreeProblem[];
 }
 
 /** MCP clients reject the whole server when one tool name breaks this. */
@@ -86,7 +88,7 @@ async function readManifest(source: TreeSource): Promise<string> {
 /** Throws a StaticMcpError when there is no tree to check at all (no mcp.json, unreachable). */
 export async function checkTree(input: CheckInput): Promise<CheckReport> {
   const { source } = input;
-  const problems: TreeProblem[] = [];
+  const problems: TreeProblem[] = [...(input.listingProblems ?? [])];
   const report = (path: string, message: string, hint: string): void => {
     problems.push({ path, message, hint });
   };

@@ -4,7 +4,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { StaticMcpError } from '../staticmcp-error.js';
-import type { CheckReport } from '../check/check-tree.js';
+import type { CheckReport, TreeProblem } from '../check/check-tree.js';
 import type { TreeSource } from '../mcp/tree-source.js';
 import { printError } from './print-error.js';
 import { outputFolderOf } from './serve-command.js';
@@ -22,20 +22,6 @@ async function isFile(file: string): Promise<boolean> {
   }
 }
 
-/** Every file under `root`, tree-relative with `/`; links are listed and left to the source to refuse. */
-async function listFiles(root: string): Promise<string[]> {
-  const files: string[] = [];
-  async function walk(folder: string, prefix: string): Promise<void> {
-    for (const entry of await fs.readdir(folder, { withFileTypes: true })) {
-      const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) await walk(path.join(folder, entry.name), relative);
-      else if (entry.isFile() || entry.isSymbolicLink()) files.push(relative);
-    }
-  }
-  await walk(root, '');
-  return files;
-}
-
 /** The tree folder for `given`: itself when it holds mcp.json, else the project's output folder. */
 async function findTreeFolder(given: string): Promise<string> {
   const folder = path.resolve(given);
@@ -50,7 +36,7 @@ async function findTreeFolder(given: string): Promise<string> {
     `run staticmcp build ${given} first, or point staticmcp check at a tree folder or URL`);
 }
 
-async function openSource(given: string): Promise<{ source: TreeSource; files?: string[] }> {
+async function openSource(given: string): Promise<{ source: TreeSource; files?: string[]; listingProblems?: TreeProblem[] }> {
   if (/^https?:\/\//i.test(given)) {
     const { UrlSource } = await import('../serve/url-source.js');
     try {
@@ -61,7 +47,9 @@ async function openSource(given: string): Promise<{ source: TreeSource; files?: 
   }
   const root = await findTreeFolder(given);
   const { FolderSource } = await import('../serve/folder-source.js');
-  return { source: new FolderSource(root, path.relative(process.cwd(), root) || '.'), files: await listFiles(root) };
+  const { listTreeFiles } = await import('../check/list-tree-files.js');
+  const { files, problems } = await listTreeFiles(root);
+  return { source: new FolderSource(root, path.relative(process.cwd(), root) || '.'), files, listingProblems: problems };
 }
 
 function printHuman(name: string, report: CheckReport): void {
@@ -90,10 +78,10 @@ export async function runCheckCommand(options: CheckOptions): Promise<number> {
     printError(error);
     return error instanceof StaticMcpError ? 2 : 1;
   }
-  const { source, files } = opened;
+  const { source, files, listingProblems } = opened;
   try {
     const { checkTree } = await import('../check/check-tree.js');
-    const report = await checkTree({ source, files });
+    const report = await checkTree({ source, files, listingProblems });
     if (options.json) process.stdout.write(`${JSON.stringify({ tree: source.displayName, ...report }, null, 2)}\n`);
     printHuman(source.displayName, report);
     return report.ok ? 0 : 1;
