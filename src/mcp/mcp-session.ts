@@ -61,6 +61,8 @@ export class McpSession {
   private closing = false;
   /** Set by `notifications/initialized` (or the client's first request after initialize). */
   private initialized = false;
+  /** Set once `initialize` was answered on this session (a version given by the transport is not a handshake). */
+  private handshakeDone = false;
   /** Subscribed resource URIs → a fingerprint of what a read answered at the last check. */
   private readonly subscriptions = new Map<string, string>();
 
@@ -214,9 +216,15 @@ export class McpSession {
   }
 
   private initialize(params: JsonObject | undefined): JsonObject {
+    // The version is agreed once per connection; a second handshake would change it under
+    // requests still in flight, so it is refused as the lifecycle requires.
+    if (this.handshakeDone) {
+      throw new RpcError(INVALID_REQUEST, `Invalid request: this connection is already initialized (protocol version ${this.version}); open a new connection to initialize again`);
+    }
     if (params !== undefined && params.protocolVersion !== undefined && typeof params.protocolVersion !== 'string') {
       throw new RpcError(INVALID_PARAMS, 'initialize needs params.protocolVersion (a string)');
     }
+    this.handshakeDone = true;
     const version = negotiateVersion(params?.protocolVersion);
     this.version = version;
     // Compile the handlers once this answer is out, before the client's next request arrives.

@@ -185,6 +185,15 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     check: (response) => expect(response.result?.completion).toEqual({ values: ['mercury', 'mars'], total: 2, hasMore: false }),
   },
   {
+    name: 'a second initialize on an initialized connection is refused, keeping the agreed version',
+    method: 'initialize',
+    params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'again', version: '1' } },
+    check: (response) => {
+      expect(response.error?.code).toBe(-32600);
+      expect(response.error?.message).toMatch(/already initialized \(protocol version 2025-11-25\)/);
+    },
+  },
+  {
     name: 'an unknown method is -32601',
     method: 'no/such-method',
     check: (response) => expect(response.error?.code).toBe(-32601),
