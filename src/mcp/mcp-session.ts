@@ -3,6 +3,7 @@
 // version, the log level, the requests in flight (so `notifications/cancelled` can stop one) and,
 // under `staticmcp dev`, the resource subscriptions and the notifications a reloaded tree causes.
 // It never throws on bad input: every request with an id gets exactly one answer, unless cancelled.
+import { parseJsonRpcText } from './exact-ids.js';
 import {
   classifyMessage, errorResponse, resultResponse, RpcError,
   INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RESOURCE_NOT_FOUND,
@@ -83,7 +84,7 @@ export class McpSession {
   handleFrame(text: string): void {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = parseJsonRpcText(text);
     } catch {
       this.send(errorResponse(null, PARSE_ERROR, 'Parse error: the line is not valid JSON'));
       return;

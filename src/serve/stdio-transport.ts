@@ -1,6 +1,7 @@
 // Newline-delimited JSON-RPC over stdin/stdout. stdout carries protocol frames and nothing else;
 // a line longer than the frame cap is skipped (and reported) without buffering it; an empty line
 // is ignored; `\r\n` is accepted.
+import { stringifyJsonRpc } from '../mcp/exact-ids.js';
 
 export interface StdioTransportOptions {
   maxFrameBytes: number;
@@ -81,7 +82,7 @@ export function startStdioTransport(options: StdioTransportOptions): StdioTransp
   return {
     send(message: unknown): void {
       if (closed && stdout.destroyed) return;
-      stdout.write(`${JSON.stringify(message)}\n`);
+      stdout.write(`${stringifyJsonRpc(message)}\n`);
     },
   };
 }

@@ -1,0 +1,75 @@
+// JSON-RPC ids kept exactly as the client wrote them. JSON.parse turns an id such as
+// 12345678901234567890 into a rounded double, and a response with the rounded id never matches
+// the client's request. Top-level `id` number literals that a double cannot hold exactly are
+// therefore parsed as marked strings (a per-process random mark, so no client can forge one) and
+// written back as the same literal when the answer is serialized. Portable: no Node APIs.
+
+const MARK = `\u0000staticmcp-id-${Array.from(crypto.getRandomValues(new Uint8Array(8)), (byte) => byte.toString(16).padStart(2, '0')).join('')}:`;
+/** The mark as JSON.stringify writes it (the NUL escaped). */
+const SERIALIZED_MARK = JSON.stringify(MARK).slice(1, -1);
+const MARKED_ID = new RegExp(`"${SERIALIZED_MARK.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}(-?[0-9][0-9.eE+-]*)"`, 'g');
+/** Literals shorter than this are always exact doubles, so most messages skip the scan. */
+const LONG_NUMBER = /\d{16}/;
+
+function skipWhitespace(text: string, index: number): number {
+  while (index < text.length && (text[index] === ' ' || text[index] === '\t' || text[index] === '\n' || text[index] === '\r')) index += 1;
+  return index;
+}
+
+/** The index just after the string starting at `index` (a `"`). */
+function skipString(text: string, index: number): number {
+  for (let cursor = index + 1; cursor < text.length; cursor += 1) {
+    if (text[cursor] === '\\') cursor += 1;
+    else if (text[cursor] === '"') return cursor + 1;
+  }
+  return text.length;
+}
+
+/** [start, end) of every top-level `"id": <number>` literal that parsing would round. */
+function findInexactIds(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  const start = skipWhitespace(text, 0);
+  // A message is the root object, or an object directly inside a root array (a batch).
+  const messageDepth = text[start] === '[' ? 2 : 1;
+  let depth = 0;
+  for (let index = start; index < text.length;) {
+    const character = text[index];
+    if (character === '"') {
+      const end = skipString(text, index);
+      if (depth === messageDepth && text.slice(index, end) === '"id"') {
+        const colon = skipWhitespace(text, end);
+        if (text[colon] === ':') {
+          const literalStart = skipWhitespace(text, colon + 1);
+          const literal = /^-?[0-9][0-9.eE+-]*/.exec(text.slice(literalStart, literalStart + 400))?.[0];
+          if (literal && JSON.stringify(Number(literal)) !== literal) found.push([literalStart, literalStart + literal.length]);
+        }
+      }
+      index = end;
+      continue;
+    }
+    if (character === '{' || character === '[') depth += 1;
+    else if (character === '}' || character === ']') depth -= 1;
+    index += 1;
+  }
+  return found;
+}
+
+/** JSON.parse for a JSON-RPC body (throws like it on bad JSON), with inexact ids kept exactly. */
+export function parseJsonRpcText(text: string): unknown {
+  if (!LONG_NUMBER.test(text)) return JSON.parse(text);
+  const inexact = findInexactIds(text);
+  if (inexact.length === 0) return JSON.parse(text);
+  let rewritten = '';
+  let copiedUpTo = 0;
+  for (const [start, end] of inexact) {
+    rewritten += `${text.slice(copiedUpTo, start)}${JSON.stringify(`${MARK}${text.slice(start, end)}`)}`;
+    copiedUpTo = end;
+  }
+  return JSON.parse(rewritten + text.slice(copiedUpTo));
+}
+
+/** JSON.stringify for an outgoing message, writing kept ids back as the client's literal. */
+export function stringifyJsonRpc(message: unknown): string {
+  const text = JSON.stringify(message);
+  return text.includes(SERIALIZED_MARK) ? text.replace(MARKED_ID, '$1') : text;
+}
