@@ -118,8 +118,18 @@ export async function runDevCommand(argv: string[]): Promise<number> {
   }
 
   const isOutput = outputMatcher(projectRoot, outDir);
+  const toolsRoot = toolsDir ?? path.join(projectRoot, 'tools');
   const rebuilds = createRebuildLoop(async (changed) => {
     log(`${changed.length === 1 ? changed[0] : `${changed.length} files`} changed; rebuilding`);
+    // A tools folder that vanished (deleted, renamed, a branch switch half done) would build an
+    // empty server; keep serving the tools the client knows and say why.
+    if (!(await isFolder(toolsRoot)) && bridge.toolCount() > 0) {
+      // Named inside the project: the warning also reaches the client, which has no business with our paths.
+      const inProject = path.relative(projectRoot, toolsRoot);
+      const shown = inProject.startsWith('..') || path.isAbsolute(inProject) ? 'the --tools folder' : `${inProject}/`;
+      bridge.warn(`${shown} is gone, so a rebuild would serve no tools; still serving the previous tree (${bridge.toolCount()} tools). Restore the folder, or keep an empty one to really remove every tool`);
+      return;
+    }
     let report: BuildReport;
     try {
       report = await build();
@@ -152,6 +162,10 @@ export async function runDevCommand(argv: string[]): Promise<number> {
   stopping.abort();
   await rebuilds.idle();
   return code;
+}
+
+async function isFolder(folder: string): Promise<boolean> {
+  return fs.stat(folder).then((stat) => stat.isDirectory(), () => false);
 }
 
 /**

@@ -33,6 +33,8 @@ export interface RunningBridge {
   reloadTree(): Promise<TreeReload>;
   /** A warning for the operator (stderr) and the client (`notifications/message`). */
   warn(text: string): void;
+  /** How many tools the served tree has. */
+  toolCount(): number;
 }
 
 export async function openBridge(options: BridgeOptions): Promise<RunningBridge> {
@@ -84,6 +86,7 @@ export async function openBridge(options: BridgeOptions): Promise<RunningBridge>
       reloading = result.catch(() => undefined);
       return result;
     },
+    toolCount: () => bridge.tree.tools.length,
     warn: (text) => {
       logProblem(text);
       session!.logToClient('warning', 'staticmcp', text);

@@ -204,4 +204,17 @@ describe('staticmcp dev', () => {
     expect(dev.stderr).not.toContain('rebuilding');
     expect(await dev.close()).toBe(0);
   });
+
+  it('keeps serving the previous tools when tools/ is deleted, and says why', async () => {
+    const project = await baseProject();
+    const dev = startDev(project);
+    await initialized(dev);
+    await fs.rm(path.join(project, 'tools'), { recursive: true });
+    await stderrSays(dev, 'is gone, so a rebuild would serve no tools');
+    const warning = await dev.waitFor((frames) => (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/message'));
+    expect(String(warning.params?.data)).toMatch(/^tools\/ is gone.*still serving the previous tree \(2 tools\)/);
+    const tools = (await dev.request('tools/list')).result?.tools as { name: string }[];
+    expect(tools.map((tool) => tool.name)).toEqual(['echo', 'other']);
+    expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);
+  });
 });
