@@ -26,6 +26,8 @@ function loadHandlers(): Promise<Handlers> {
 /** Only `staticmcp dev` needs these (and node:crypto): loaded on the first subscription or reload. */
 const loadTreeChanges = (): Promise<typeof import('./tree-changes.js')> => import('./tree-changes.js');
 type Outgoing = Record<string, unknown>;
+/** Subscriptions one session may hold at once. */
+const MAX_SUBSCRIPTIONS = 1000;
 
 /** Methods answered by the lazily loaded handlers (a Map: a method named `constructor` is just unknown). */
 const HANDLER_BY_METHOD = new Map<string, keyof Handlers>([
@@ -230,7 +232,9 @@ export class McpSession {
       capabilities.prompts = { listChanged: true };
     } else {
       if (tree.tools.length > 0) capabilities.tools = {};
-      if (tree.resources.length > 0 || tree.templates.length > 0) capabilities.resources = {};
+      // Subscriptions are accepted for every known resource: a served tree does not change, so
+      // none is ever updated, which is the truthful answer for a subscriber (dev sends updates).
+      if (tree.resources.length > 0 || tree.templates.length > 0) capabilities.resources = { subscribe: true };
       if (tree.prompts.length > 0) capabilities.prompts = {};
     }
     const completable = dev || tree.prompts.length > 0 || tree.templates.length > 0 || tree.extension?.completions !== undefined;
@@ -243,21 +247,32 @@ export class McpSession {
     };
   }
 
+  /**
+   * Any known resource (listed, a state resource, or an instance of a template) can be subscribed.
+   * Only under dev is a fingerprint of its content kept, to tell after a rebuild whether it changed;
+   * a statically served tree never changes, so its subscribers are simply never notified.
+   */
   private async subscribe(params: JsonObject | undefined): Promise<JsonObject> {
-    if (!this.server.dev) throw new RpcError(METHOD_NOT_FOUND, 'Method not found: resources/subscribe (this tree does not change while served; staticmcp dev offers subscriptions)');
     const uri = params?.uri;
     if (typeof uri !== 'string') throw new RpcError(INVALID_PARAMS, 'resources/subscribe needs params.uri (a string)');
     const { tree } = this.server;
-    const { fingerprintResource } = await loadTreeChanges();
     const known = tree.resourcesByUri.has(uri) || tree.extension?.stateResources?.[uri] !== undefined
       || (await import('./template-reads.js')).findTemplateFor(tree, uri) !== undefined;
     if (!known) throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    // Template instances are unbounded: one session must not grow this map without end.
+    if (!this.subscriptions.has(uri) && this.subscriptions.size >= MAX_SUBSCRIPTIONS) {
+      throw new RpcError(INVALID_PARAMS, `resources/subscribe: at most ${MAX_SUBSCRIPTIONS} subscriptions per session; unsubscribe from some first`);
+    }
+    if (!this.server.dev) {
+      this.subscriptions.set(uri, '');
+      return {};
+    }
+    const { fingerprintResource } = await loadTreeChanges();
     this.subscriptions.set(uri, await fingerprintResource(tree, uri));
     return {};
   }
 
   private unsubscribe(params: JsonObject | undefined): JsonObject {
-    if (!this.server.dev) throw new RpcError(METHOD_NOT_FOUND, 'Method not found: resources/unsubscribe');
     const uri = params?.uri;
     if (typeof uri !== 'string') throw new RpcError(INVALID_PARAMS, 'resources/unsubscribe needs params.uri (a string)');
     this.subscriptions.delete(uri);

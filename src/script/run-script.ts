@@ -3,6 +3,7 @@
 // output of any size is drained and capped, so no child can hang or flood the caller.
 import { spawn } from 'node:child_process';
 import { parseLogLine, type LogLine } from './log-lines.js';
+import { parseProgressLine, type ProgressLine } from './progress-lines.js';
 
 export interface RunScriptOptions {
   file: string;
@@ -19,6 +20,8 @@ export interface RunScriptOptions {
   signal?: AbortSignal;
   /** Called for each prefixed stderr line as it arrives. */
   onLogLine?: (line: LogLine) => void;
+  /** Called for each `PROGRESS <done> [<total>] [message]` stderr line as it arrives. */
+  onProgressLine?: (line: ProgressLine) => void;
   /** How the command is named in messages (never an absolute path of this machine). */
   displayName: string;
 }
@@ -129,10 +132,7 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
       clearTimeout(killTimer);
       clearTimeout(closeTimer);
       options.signal?.removeEventListener('abort', onAbort);
-      if (pendingLogText && options.onLogLine) {
-        const line = parseLogLine(pendingLogText);
-        if (line) options.onLogLine(line);
-      }
+      if (pendingLogText) reportStderrLine(pendingLogText);
       const run = {
         displayName: options.displayName,
         exitCode,
@@ -147,6 +147,17 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
         failed: timedOut || cancelled || outputTooLarge || spawnError !== undefined || exitSignal !== null,
       };
       resolve({ ...run, message: describeRun(run, timeoutMs, maxOutputBytes) });
+    };
+
+    /** One whole stderr line: a log line or a progress line goes to its callback, anything else stays output only. */
+    const reportStderrLine = (text: string): void => {
+      const logLine = options.onLogLine ? parseLogLine(text) : null;
+      if (logLine) {
+        options.onLogLine!(logLine);
+        return;
+      }
+      const progressLine = options.onProgressLine ? parseProgressLine(text) : null;
+      if (progressLine) options.onProgressLine!(progressLine);
     };
 
     const onAbort = (): void => {
@@ -180,14 +191,11 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
     });
     child.stderr!.on('data', (chunk: Buffer) => {
       stderrBytes += chunk.length;
-      if (!keepWithinCap(stderrChunks, stderrBytes, chunk) || !options.onLogLine) return;
+      if (!keepWithinCap(stderrChunks, stderrBytes, chunk) || (!options.onLogLine && !options.onProgressLine)) return;
       pendingLogText += chunk.toString('utf8');
       const lines = pendingLogText.split('\n');
       pendingLogText = lines.pop() ?? '';
-      for (const text of lines) {
-        const line = parseLogLine(text);
-        if (line) options.onLogLine(line);
-      }
+      for (const text of lines) reportStderrLine(text);
     });
     // A script that never reads stdin closes the pipe early: that is its right, not an error.
     child.stdin!.on('error', () => {});

@@ -71,6 +71,7 @@ export class LiveProject implements LiveRunner {
         maxOutputBytes: limits.maxOutputBytes,
         signal: request.signal,
         onLogLine: request.onLogLine,
+        onProgressLine: request.onProgressLine,
         displayName: request.scriptPath,
       });
       return { run };
