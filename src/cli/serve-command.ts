@@ -64,8 +64,9 @@ export async function runServeCommand(argv: string[]): Promise<number> {
   const badAllowed = (parsed.values['allowed-host'] ?? []).find((name) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i.test(name));
   if (badAllowed !== undefined) return fail(`--allowed-host ${JSON.stringify(badAllowed)} is not a host name`, 'pass a name as clients write it in the Host header: example.lan or example.lan:8080', 2);
   if (parsed.positionals.length > 1) return fail(`one source at most, got ${parsed.positionals.length}`, USAGE, 2);
-  const sourceArgument = parsed.positionals[0] ?? '.';
   const liveArgument = parsed.values.live;
+  // `serve --live my-server` alone serves that project's own tree: the project is both.
+  const sourceArgument = parsed.positionals[0] ?? liveArgument ?? '.';
   const isUrl = /^https?:\/\//i.test(sourceArgument);
 
   let projectRoot = liveArgument !== undefined ? path.resolve(liveArgument) : undefined;

@@ -21,6 +21,8 @@ export interface LiveRunRequest {
   onLogLine?: (line: LogLine) => void;
   /** The script's own `PROGRESS` lines, as they arrive. */
   onProgressLine?: (line: ProgressLine) => void;
+  /** Opens the client channel (fd 3) for a live tool call: one line asked → one line answered. */
+  onClientLine?: (line: string) => Promise<string>;
 }
 
 /** A run that happened: `failed` when it did not end by itself with an exit code. */

@@ -14,6 +14,7 @@ import { RequestCancelled, type ServerContext, type RequestContext } from './ser
 import type { LoadedTree, TreeTool } from './loaded-tree.js';
 import { validatorFor } from './schema-validators.js';
 import { ProgressReporter } from './progress-reporter.js';
+import { formatClientAnswer, parseClientQuestion, refusedAnswer } from '../script/client-requests.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -96,6 +97,8 @@ async function runLive(server: ServerContext, tree: LoadedTree, tool: TreeTool, 
   const name = tool.definition.name;
   const extension = tool.extension!;
   const progress = new ProgressReporter(request);
+  // A question the script asked and still waits on is abandoned when the script is gone.
+  const runOver = new AbortController();
   const outcome = await server.live!.run({
     scriptPath: extension.script,
     toolName: name,
@@ -111,7 +114,12 @@ async function runLive(server: ServerContext, tree: LoadedTree, tool: TreeTool, 
       progress.tick(line.message);
     },
     onProgressLine: (line) => progress.report(line),
-  });
+    onClientLine: async (line) => {
+      const question = parseClientQuestion(line);
+      const answer = 'problem' in question ? refusedAnswer(question.problem) : await request.askClient(question.method, question.params, runOver.signal);
+      return formatClientAnswer(answer);
+    },
+  }).finally(() => runOver.abort());
   if (!request.signal.aborted) progress.finish();
   if (request.signal.aborted) throw new RequestCancelled();
   if ('problem' in outcome) return errorResult(`${name}: ${outcome.problem}`);
