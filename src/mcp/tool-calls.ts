@@ -96,7 +96,7 @@ export async function callTool(server: ServerContext, params: JsonObject | undef
 async function runLive(server: ServerContext, tree: LoadedTree, tool: TreeTool, args: JsonObject, request: RequestContext): Promise<JsonObject> {
   const name = tool.definition.name;
   const extension = tool.extension!;
-  const progress = new ProgressReporter(request);
+  const progress = new ProgressReporter(request, name);
   // A question the script asked and still waits on is abandoned when the script is gone.
   const runOver = new AbortController();
   const outcome = await server.live!.run({
@@ -119,8 +119,10 @@ async function runLive(server: ServerContext, tree: LoadedTree, tool: TreeTool, 
       const answer = 'problem' in question ? refusedAnswer(question.problem) : await request.askClient(question.method, question.params, runOver.signal);
       return formatClientAnswer(answer);
     },
-  }).finally(() => runOver.abort());
-  if (!request.signal.aborted) progress.finish();
+  }).finally(() => {
+    runOver.abort();
+    progress.finish();
+  });
   if (request.signal.aborted) throw new RequestCancelled();
   if ('problem' in outcome) return errorResult(`${name}: ${outcome.problem}`);
   const { run } = outcome;
