@@ -91,7 +91,8 @@ export function assembleTree(input: AssembleInput): AssembledTree {
       continue;
     }
     owners.set(filePath, JSON.stringify(outcome.arguments));
-    const callFile = { ...outcome.result, _meta: { [ARGUMENTS_META_KEY]: outcome.arguments } };
+    // A rich result's own _meta is kept beside the recorded arguments (the bridge strips only those).
+    const callFile = { ...outcome.result, _meta: { ...outcome.result._meta, [ARGUMENTS_META_KEY]: outcome.arguments } };
     files.set(filePath, treeJsonFile(callFile));
     report.precomputed += 1;
     if (outcome.result.isError) report.errorResults += 1;
@@ -150,6 +151,7 @@ export function assembleTree(input: AssembleInput): AssembledTree {
       timeoutMs: plan.timeoutMs,
       script: `${input.toolsFolder ? `${input.toolsFolder}/` : ''}${plan.script.relativePath}`,
       precomputed: report.precomputed,
+      ...(plan.outputFormat === 'mcp' ? { outputFormat: 'mcp' } : {}),
     };
   }
 

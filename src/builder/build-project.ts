@@ -126,7 +126,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
   // result this build did not reach).
   stopIfInterrupted(signal);
   const resources = await discoverResources(resourcesRoot, registration.resources);
-  const prompts = await discoverPrompts(path.join(projectRoot, 'prompts'), registration.prompts);
+  const prompts = await discoverPrompts(path.join(projectRoot, 'prompts'), registration.prompts, projectRoot);
   const templates = registration.resourceTemplates?.length === 0
     ? { templates: [], warnings: [] }
     : await discoverResourceTemplates(resourcesRoot, new Set(resources.resources.map((resource) => resource.name)), registration.resourceTemplates);

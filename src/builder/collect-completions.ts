@@ -1,5 +1,5 @@
 // What `completion/complete` can offer, from what the build knows: enum values and value lists of
-// tool parameters and prompt arguments, precomputed template variables, and register.json
+// tool parameters, enum values and string `examples` of prompt arguments, precomputed template variables, and register.json
 // completions. Written to the tree as `completions.json`; values are strings, as MCP sends them.
 import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
@@ -38,9 +38,11 @@ export function collectCompletions(
     }
   }
   for (const prompt of prompts) {
-    const properties = (prompt.file.arguments.properties ?? {}) as Record<string, { enum?: unknown[] }>;
+    const properties = (prompt.file.arguments.properties ?? {}) as Record<string, { enum?: unknown[]; examples?: unknown[] }>;
     for (const [argument, schema] of Object.entries(properties)) {
       if (Array.isArray(schema?.enum)) addValues(table, 'ref/prompt', prompt.definition.name, argument, schema.enum);
+      // JSON Schema `examples`: suggestions for a free argument, without restricting what it accepts.
+      if (Array.isArray(schema?.examples)) addValues(table, 'ref/prompt', prompt.definition.name, argument, schema.examples.filter((value) => typeof value === 'string'));
     }
   }
   for (const template of templates) {

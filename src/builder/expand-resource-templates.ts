@@ -65,7 +65,10 @@ export async function expandResourceTemplates(
       const uri = expandUriTemplate(uriTemplate, values);
       const cacheKey = hashParts('template', generatorName(), providerHash, uri, context.config.limits.timeoutMs);
       const cached = context.cache.getRun(cacheKey);
-      if (cached) return { uri, text: cached.result.content[0]?.text ?? '' };
+      if (cached) {
+        const first = cached.result.content[0];
+        return { uri, text: typeof first?.text === 'string' ? first.text : '' };
+      }
       const env = createBaseEnvironment({ projectRoot: context.projectRoot, toolsRoot: context.toolsRoot, phase: 'build' });
       addOptionVariables(env, variables, values);
       const run = await runScript({

@@ -12,6 +12,7 @@ import { createBaseEnvironment } from '../script/script-environment.js';
 import { expandArgumentSets, type Enumeration } from '../enumerate/expand-argument-sets.js';
 import type { ParameterSchema } from '../enumerate/parameter-domains.js';
 import { compileValidator } from '../tree/json-validator.js';
+import type { OutputFormat } from '../script/mcp-output.js';
 import type { ToolDefinition } from '../tree/manifest.js';
 import { BuildCache, hashParts } from './build-cache.js';
 import { mapConcurrent } from './map-concurrent.js';
@@ -26,6 +27,8 @@ export interface ToolPlan {
   /** Option names the script declared: the only ones exported as environment variables. */
   declaredOptions: string[];
   timeoutMs: number;
+  /** How stdout becomes a result: text, or a CallToolResult the script prints (`mcp`). */
+  outputFormat: OutputFormat;
   state: boolean;
   live: boolean;
   enumeration: Enumeration;
@@ -213,6 +216,7 @@ async function planTool(loaded: LoadedScript, name: string, context: PlanContext
     definition,
     declaredOptions: help.options.map((option) => option.name),
     timeoutMs,
+    outputFormat: meta.outputFormat ?? 'text',
     state: meta.state === true,
     live: toolConfig.live !== false,
     enumeration,
@@ -220,7 +224,7 @@ async function planTool(loaded: LoadedScript, name: string, context: PlanContext
     // in a sidecar must not rerun thousands of calls (value lists change which sets exist, not
     // what one set answers, so they are left out too).
     runSeed: hashParts(generatorName(), loaded.contentHash, help.stdout, help.stderr, definition.outputSchema ?? null, inputHashes, timeoutMs,
-      context.config.limits.maxOutputBytes),
+      context.config.limits.maxOutputBytes, ...(meta.outputFormat === 'mcp' ? ['outputFormat:mcp'] : [])),
     warnings,
   };
 }

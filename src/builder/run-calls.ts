@@ -54,7 +54,7 @@ async function runOne(runner: BatchRunner, plan: ToolPlan, args: Record<string, 
   if (decodeOutput(run.stdout).replaced) {
     warnings.push(`output for ${JSON.stringify(args)} is not valid UTF-8; invalid bytes were replaced with U+FFFD`);
   }
-  const result = toToolResult(run, { toolName: plan.name, validateOutput });
+  const result = toToolResult(run, { toolName: plan.name, validateOutput, outputFormat: plan.outputFormat });
   context.cache.setRun(cacheKey, { result, logLines, warnings });
   return { plan, arguments: args, result, fromCache: false, logLines, warnings };
 }

@@ -41,7 +41,7 @@ export class RpcError extends Error {
 export type ClassifiedMessage =
   | { kind: 'request'; message: JsonRpcRequest }
   | { kind: 'notification'; message: JsonRpcNotification }
-  | { kind: 'response' }
+  | { kind: 'response'; id: RequestId | null; result?: unknown; error?: unknown }
   | { kind: 'invalid'; id: RequestId | null; reason: string };
 
 function isRequestId(value: unknown): value is RequestId {
@@ -58,8 +58,9 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
   const id = isRequestId(value.id) ? value.id : null;
   if (value.jsonrpc !== '2.0') return { kind: 'invalid', id, reason: 'jsonrpc must be "2.0"' };
   if (!('method' in value)) {
-    // A response to a request we never send; accepted silently so a confused client is not punished.
-    if ('id' in value && ('result' in value || 'error' in value)) return { kind: 'response' };
+    // The client's answer to a request of ours (a script asking it something); one we never sent
+    // is dropped silently by the session, so a confused client is not punished.
+    if ('id' in value && ('result' in value || 'error' in value)) return { kind: 'response', id, result: value.result, error: value.error };
     return { kind: 'invalid', id, reason: 'a message needs a method (or a result or error)' };
   }
   if (typeof value.method !== 'string' || value.method === '') return { kind: 'invalid', id, reason: 'method must be a non-empty string' };

@@ -2,6 +2,7 @@
 // read, a template provider). Only Node hosts plug one in (serve/live/); the edge worker has none,
 // so its misses are answered with a pointer to `staticmcp serve --live`.
 import type { LogLine } from '../script/log-lines.js';
+import type { ProgressLine } from '../script/progress-lines.js';
 import type { FinishedRun } from '../script/tool-result.js';
 
 export interface LiveRunRequest {
@@ -18,6 +19,10 @@ export interface LiveRunRequest {
   timeoutMs?: number;
   signal?: AbortSignal;
   onLogLine?: (line: LogLine) => void;
+  /** The script's own `PROGRESS` lines, as they arrive. */
+  onProgressLine?: (line: ProgressLine) => void;
+  /** Opens the client channel (fd 3) for a live tool call: one line asked → one line answered. */
+  onClientLine?: (line: string) => Promise<string>;
 }
 
 /** A run that happened: `failed` when it did not end by itself with an exit code. */

@@ -12,7 +12,7 @@ import {
 import {
   acceptsBatches, knowsCompletionsCapability, LATEST_VERSION, negotiateVersion, shapeServerInfo, type ProtocolVersion,
 } from './protocol-versions.js';
-import { LOG_LEVELS, RequestCancelled, type ServerContext, type RequestContext } from './server-context.js';
+import { LOG_LEVELS, RequestCancelled, type ClientAnswer, type ServerContext, type RequestContext } from './server-context.js';
 import type { LogLevel } from '../script/log-lines.js';
 import type { ListChanges } from './tree-changes.js';
 
@@ -27,6 +27,16 @@ function loadHandlers(): Promise<Handlers> {
 /** Only `staticmcp dev` needs these (and node:crypto): loaded on the first subscription or reload. */
 const loadTreeChanges = (): Promise<typeof import('./tree-changes.js')> => import('./tree-changes.js');
 type Outgoing = Record<string, unknown>;
+/** Subscriptions one session may hold at once. */
+const MAX_SUBSCRIPTIONS = 1000;
+/** What a script may ask the client, and the client capability each needs. */
+const CLIENT_CAPABILITY_BY_METHOD = new Map([
+  ['sampling/createMessage', 'sampling'],
+  ['elicitation/create', 'elicitation'],
+  ['roots/list', 'roots'],
+]);
+/** JSON-RPC's "request cancelled" code (used by MCP SDKs), for a question abandoned before its answer. */
+const REQUEST_CANCELLED = -32800;
 
 /** Methods answered by the lazily loaded handlers (a Map: a method named `constructor` is just unknown). */
 const HANDLER_BY_METHOD = new Map<string, keyof Handlers>([
@@ -66,6 +76,11 @@ export class McpSession {
   private handshakeDone = false;
   /** Subscribed resource URIs → a fingerprint of what a read answered at the last check. */
   private readonly subscriptions = new Map<string, string>();
+  /** The capabilities the client declared in initialize: what a script may ask it. */
+  private clientCapabilities: JsonObject = {};
+  private clientRequestCount = 0;
+  /** Our requests to the client still waiting for an answer, by id → how to deliver it. */
+  private readonly clientRequests = new Map<string, (answer: ClientAnswer) => void>();
 
   /** `send` carries what no request is waiting for: list changes, resource updates, dev warnings. */
   constructor(private readonly server: ServerContext, private readonly send: Send, options: SessionOptions = {}) {
@@ -131,6 +146,7 @@ export class McpSession {
       case 'invalid':
         return errorResponse(classified.id, INVALID_REQUEST, `Invalid request: ${classified.reason}`);
       case 'response':
+        this.deliverClientAnswer(classified.id, classified.result, classified.error);
         return undefined;
       case 'notification':
         this.handleNotification(classified.message.method, classified.message.params);
@@ -184,7 +200,60 @@ export class McpSession {
         if (!signal.aborted && !this.closing) notify({ jsonrpc: '2.0', method, params: notificationParams });
       },
       wantsLog: (level) => LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(this.minimumLogLevel),
+      askClient: (method, askParams, askSignal) => this.askClient(method, askParams, notify, [signal, askSignal]),
     };
+  }
+
+  /**
+   * One request to the client, sent on the stream of the request that caused it (the POST's SSE
+   * stream over HTTP, stdout over stdio). Only what MCP lets a server ask, and only when the client
+   * declared the capability; otherwise the answer is an error at once and nothing is sent.
+   */
+  private askClient(method: string, params: JsonObject, notify: Send, signals: (AbortSignal | undefined)[]): Promise<ClientAnswer> {
+    const capability = CLIENT_CAPABILITY_BY_METHOD.get(method);
+    if (capability === undefined) {
+      return Promise.resolve({ error: { code: METHOD_NOT_FOUND, message: `a script may ask the client ${[...CLIENT_CAPABILITY_BY_METHOD.keys()].join(', ')}; not ${method}` } });
+    }
+    if (!isObject(this.clientCapabilities[capability])) {
+      return Promise.resolve({ error: { code: METHOD_NOT_FOUND, message: `the client did not declare the ${capability} capability, so it cannot be asked ${method}` } });
+    }
+    if (this.closing || signals.some((signal) => signal?.aborted)) {
+      return Promise.resolve({ error: { code: REQUEST_CANCELLED, message: `${method} was not sent: the call was cancelled` } });
+    }
+    this.clientRequestCount += 1;
+    const id = `staticmcp-${this.clientRequestCount}`;
+    return new Promise((resolve) => {
+      const settle = (answer: ClientAnswer): void => {
+        this.clientRequests.delete(id);
+        for (const signal of signals) signal?.removeEventListener('abort', abandon);
+        resolve(answer);
+      };
+      const abandon = (): void => {
+        if (!this.clientRequests.has(id)) return;
+        // Tell the client it need not answer any more (the call ended or was cancelled).
+        notify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'the script that asked is no longer running' } });
+        settle({ error: { code: REQUEST_CANCELLED, message: `${method} was abandoned before the client answered` } });
+      };
+      this.clientRequests.set(id, settle);
+      for (const signal of signals) signal?.addEventListener('abort', abandon, { once: true });
+      notify({ jsonrpc: '2.0', id, method, params });
+    });
+  }
+
+  /** The client's response to one of our requests; a response to nothing we asked is ignored. */
+  private deliverClientAnswer(id: RequestId | null, result: unknown, error: unknown): void {
+    const settle = id === null ? undefined : this.clientRequests.get(String(id));
+    if (!settle) return;
+    if (error !== undefined) {
+      const given = isObject(error) ? error : {};
+      settle({ error: {
+        code: typeof given.code === 'number' ? given.code : INTERNAL_ERROR,
+        message: typeof given.message === 'string' ? given.message : 'the client answered with an error',
+        ...(given.data !== undefined ? { data: given.data } : {}),
+      } });
+    } else {
+      settle({ result });
+    }
   }
 
   private async dispatch(request: JsonRpcRequest, signal: AbortSignal, notify: Send): Promise<unknown> {
@@ -228,6 +297,7 @@ export class McpSession {
     this.handshakeDone = true;
     const version = negotiateVersion(params?.protocolVersion);
     this.version = version;
+    this.clientCapabilities = isObject(params?.capabilities) ? params.capabilities : {};
     // Compile the handlers once this answer is out, before the client's next request arrives.
     setTimeout(() => void loadHandlers(), 0);
     const { tree, dev } = this.server;
@@ -239,7 +309,9 @@ export class McpSession {
       capabilities.prompts = { listChanged: true };
     } else {
       if (tree.tools.length > 0) capabilities.tools = {};
-      if (tree.resources.length > 0 || tree.templates.length > 0) capabilities.resources = {};
+      // Subscriptions are accepted for every known resource: a served tree does not change, so
+      // none is ever updated, which is the truthful answer for a subscriber (dev sends updates).
+      if (tree.resources.length > 0 || tree.templates.length > 0) capabilities.resources = { subscribe: true };
       if (tree.prompts.length > 0) capabilities.prompts = {};
     }
     const completable = dev || tree.prompts.length > 0 || tree.templates.length > 0 || tree.extension?.completions !== undefined;
@@ -252,21 +324,32 @@ export class McpSession {
     };
   }
 
+  /**
+   * Any known resource (listed, a state resource, or an instance of a template) can be subscribed.
+   * Only under dev is a fingerprint of its content kept, to tell after a rebuild whether it changed;
+   * a statically served tree never changes, so its subscribers are simply never notified.
+   */
   private async subscribe(params: JsonObject | undefined): Promise<JsonObject> {
-    if (!this.server.dev) throw new RpcError(METHOD_NOT_FOUND, 'Method not found: resources/subscribe (this tree does not change while served; staticmcp dev offers subscriptions)');
     const uri = params?.uri;
     if (typeof uri !== 'string') throw new RpcError(INVALID_PARAMS, 'resources/subscribe needs params.uri (a string)');
     const { tree } = this.server;
-    const { fingerprintResource } = await loadTreeChanges();
     const known = tree.resourcesByUri.has(uri) || tree.extension?.stateResources?.[uri] !== undefined
       || (await import('./template-reads.js')).findTemplateFor(tree, uri) !== undefined;
     if (!known) throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    // Template instances are unbounded: one session must not grow this map without end.
+    if (!this.subscriptions.has(uri) && this.subscriptions.size >= MAX_SUBSCRIPTIONS) {
+      throw new RpcError(INVALID_PARAMS, `resources/subscribe: at most ${MAX_SUBSCRIPTIONS} subscriptions per session; unsubscribe from some first`);
+    }
+    if (!this.server.dev) {
+      this.subscriptions.set(uri, '');
+      return {};
+    }
+    const { fingerprintResource } = await loadTreeChanges();
     this.subscriptions.set(uri, await fingerprintResource(tree, uri));
     return {};
   }
 
   private unsubscribe(params: JsonObject | undefined): JsonObject {
-    if (!this.server.dev) throw new RpcError(METHOD_NOT_FOUND, 'Method not found: resources/unsubscribe');
     const uri = params?.uri;
     if (typeof uri !== 'string') throw new RpcError(INVALID_PARAMS, 'resources/unsubscribe needs params.uri (a string)');
     this.subscriptions.delete(uri);
@@ -312,12 +395,17 @@ export class McpSession {
     await Promise.race([this.pending(), delay(graceMs)]);
     this.closing = true;
     for (const entry of this.inFlight.values()) entry.controller.abort();
+    for (const settle of [...this.clientRequests.values()]) settle({ error: { code: REQUEST_CANCELLED, message: 'the session ended' } });
     await Promise.race([this.pending(), delay(waitMs)]);
   }
 
   private pending(): Promise<unknown> {
     return Promise.allSettled([...this.inFlight.values()].map((entry) => entry.promise));
   }
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function inFlightKey(id: RequestId): string {

@@ -1,10 +1,11 @@
 // `prompts/list` and `prompts/get`: definitions from the manifest (paginated like tools/list), and
-// a prompt rendered from its stored template (`prompts/<name>.json`) by replacing `{{name}}`
-// placeholders, after the arguments are checked against the stored JSON Schema.
+// a prompt rendered from its stored file (`prompts/<name>.json`: a text template, or messages with
+// content blocks) by replacing `{{name}}` placeholders, after the arguments are checked against
+// the stored JSON Schema.
 import { promptFilePath } from '../tree/manifest.js';
 import { INTERNAL_ERROR, INVALID_PARAMS, RpcError } from './json-rpc.js';
 import { paginate } from './pagination.js';
-import { shapePrompt } from './protocol-versions.js';
+import { shapeContentBlock, shapePrompt } from './protocol-versions.js';
 import { validatorFor } from './schema-validators.js';
 import type { ServerContext, RequestContext } from './server-context.js';
 import type { TreePrompt } from './loaded-tree.js';
@@ -25,6 +26,28 @@ export function listPrompts(server: ServerContext, params: JsonObject | undefine
 /** Replaces each `{{name}}` with its value; a placeholder without a value becomes the empty string. */
 export function renderPromptTemplate(template: string, values: Record<string, string>): string {
   return template.replace(PLACEHOLDER, (_whole, name: string) => values[name] ?? '');
+}
+
+/** Every string inside a stored message rendered (texts, an embedded resource's uri, …). */
+function renderDeep(value: unknown, values: Record<string, string>): unknown {
+  if (typeof value === 'string') return renderPromptTemplate(value, values);
+  if (Array.isArray(value)) return value.map((item) => renderDeep(item, values));
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renderDeep(item, values)]));
+  return value;
+}
+
+/** Stored messages → PromptMessages; undefined when the file holds none that are usable. */
+function renderMessages(stored: unknown, values: Record<string, string>, version: RequestContext['version']): JsonObject[] | undefined {
+  if (!Array.isArray(stored) || stored.length === 0) return undefined;
+  const messages: JsonObject[] = [];
+  for (const message of stored) {
+    if (!isObject(message) || !isObject(message.content)) return undefined;
+    messages.push({
+      role: message.role === 'assistant' ? 'assistant' : 'user',
+      content: shapeContentBlock(renderDeep(message.content, values), version),
+    });
+  }
+  return messages;
 }
 
 /** Required argument names: from the stored schema, and from the manifest definition (other generators). */
@@ -48,7 +71,7 @@ function valuesWithDefaults(given: Record<string, string>, schema: JsonObject | 
   return values;
 }
 
-export async function getPrompt(server: ServerContext, params: JsonObject | undefined, _request: RequestContext): Promise<JsonObject> {
+export async function getPrompt(server: ServerContext, params: JsonObject | undefined, request: RequestContext): Promise<JsonObject> {
   const name = params?.name;
   if (typeof name !== 'string') throw new RpcError(INVALID_PARAMS, 'prompts/get needs params.name (a string)');
   const { tree, reader } = server;
@@ -65,8 +88,9 @@ export async function getPrompt(server: ServerContext, params: JsonObject | unde
   }
 
   const file = await reader.readJson(promptFilePath(name));
-  if (file.kind !== 'ok' || !isObject(file.value) || typeof file.value.template !== 'string') {
-    const why = file.kind === 'broken' ? file.reason : file.kind === 'missing' ? `${promptFilePath(name)} is missing` : `${promptFilePath(name)} has no "template"`;
+  const usable = file.kind === 'ok' && isObject(file.value) && (typeof file.value.template === 'string' || Array.isArray(file.value.messages));
+  if (file.kind !== 'ok' || !isObject(file.value) || !usable) {
+    const why = file.kind === 'broken' ? file.reason : file.kind === 'missing' ? `${promptFilePath(name)} is missing` : `${promptFilePath(name)} has no "template" or "messages"`;
     server.logProblem(`prompts/get ${name}: ${why}`);
     throw new RpcError(INTERNAL_ERROR, `Prompt ${name} is listed but cannot be rendered (${why}); rebuild the tree`);
   }
@@ -85,11 +109,19 @@ export async function getPrompt(server: ServerContext, params: JsonObject | unde
     if (problems.length > 0) throw new RpcError(INVALID_PARAMS, `Invalid arguments for prompt ${name}: ${problems.join('; ')}`);
   }
 
-  const role = stored.role === 'assistant' ? 'assistant' : 'user';
-  const text = renderPromptTemplate(stored.template as string, valuesWithDefaults(given, schema));
+  const values = valuesWithDefaults(given, schema);
   const description = prompt.definition.description;
-  return {
-    ...(typeof description === 'string' ? { description } : {}),
-    messages: [{ role, content: { type: 'text', text } }],
-  };
+  let messages: JsonObject[];
+  if (typeof stored.template === 'string') {
+    const role = stored.role === 'assistant' ? 'assistant' : 'user';
+    messages = [{ role, content: { type: 'text', text: renderPromptTemplate(stored.template, values) } }];
+  } else {
+    const rendered = renderMessages(stored.messages, values, request.version);
+    if (!rendered) {
+      server.logProblem(`prompts/get ${name}: ${promptFilePath(name)} has messages that are not {role, content} objects`);
+      throw new RpcError(INTERNAL_ERROR, `Prompt ${name} is listed but cannot be rendered (its messages are malformed); rebuild the tree`);
+    }
+    messages = rendered;
+  }
+  return { ...(typeof description === 'string' ? { description } : {}), messages };
 }

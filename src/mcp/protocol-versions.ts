@@ -68,20 +68,21 @@ export function shapeServerInfo<T extends object>(info: T, version: ProtocolVers
   return dropNewerFields(info, SERVER_INFO_FIELDS, version);
 }
 
+/** A content block for this version: a type the version does not know becomes text that says what it was. */
+export function shapeContentBlock(item: unknown, version: ProtocolVersion): unknown {
+  if (!item || typeof item !== 'object') return item;
+  const type = (item as { type?: unknown }).type;
+  const since = typeof type === 'string' ? CONTENT_TYPES[type] : undefined;
+  if (since === undefined || versionAtLeast(version, since)) return item;
+  // An older client cannot show this content type: say what it was rather than drop it silently.
+  const link = item as { uri?: string; name?: string; mimeType?: string };
+  return { type: 'text', text: type === 'resource_link' ? `[resource ${link.uri ?? ''}]` : `[${String(type)} content (${link.mimeType ?? 'unknown type'}) not shown: it needs a newer protocol version]` };
+}
+
 /** A CallToolResult for this version: newer fields dropped, newer content types turned into text. */
 export function shapeCallResult(result: Record<string, unknown>, version: ProtocolVersion): Record<string, unknown> {
   const shaped = dropNewerFields(result, CALL_RESULT_FIELDS, version);
   if (!Array.isArray(shaped.content)) return shaped;
-  let changed = false;
-  const content = shaped.content.map((item: unknown) => {
-    if (!item || typeof item !== 'object') return item;
-    const type = (item as { type?: unknown }).type;
-    const since = typeof type === 'string' ? CONTENT_TYPES[type] : undefined;
-    if (since === undefined || versionAtLeast(version, since)) return item;
-    changed = true;
-    // An older client cannot show this content type: say what it was rather than drop it silently.
-    const link = item as { uri?: string; name?: string; mimeType?: string };
-    return { type: 'text', text: type === 'resource_link' ? `[resource ${link.uri ?? ''}]` : `[${String(type)} content (${link.mimeType ?? 'unknown type'}) not shown: it needs a newer protocol version]` };
-  });
-  return changed ? { ...shaped, content } : shaped;
+  const content = shaped.content.map((item: unknown) => shapeContentBlock(item, version));
+  return content.some((item, index) => item !== (shaped.content as unknown[])[index]) ? { ...shaped, content } : shaped;
 }

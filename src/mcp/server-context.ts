@@ -31,7 +31,15 @@ export interface RequestContext {
   notify(method: string, params: Record<string, unknown>): void;
   /** Whether the client asked for messages at this level (logging/setLevel). */
   wantsLog(level: LogLevel): boolean;
+  /**
+   * Sends a request to the client (sampling/createMessage, elicitation/create, roots/list) on
+   * this request's stream and resolves with its answer; never rejects. `signal` abandons the wait.
+   */
+  askClient(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<ClientAnswer>;
 }
+
+/** What the client answered: its result, or an error (its own, or ours when it could not be asked). */
+export type ClientAnswer = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
 
 /** Thrown when a request was cancelled: no response is sent for it. */
 export class RequestCancelled extends Error {

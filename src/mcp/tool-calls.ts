@@ -13,6 +13,8 @@ import { shapeCallResult, shapeTool } from './protocol-versions.js';
 import { RequestCancelled, type ServerContext, type RequestContext } from './server-context.js';
 import type { LoadedTree, TreeTool } from './loaded-tree.js';
 import { validatorFor } from './schema-validators.js';
+import { ProgressReporter } from './progress-reporter.js';
+import { formatClientAnswer, parseClientQuestion, refusedAnswer } from '../script/client-requests.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -94,17 +96,9 @@ export async function callTool(server: ServerContext, params: JsonObject | undef
 async function runLive(server: ServerContext, tree: LoadedTree, tool: TreeTool, args: JsonObject, request: RequestContext): Promise<JsonObject> {
   const name = tool.definition.name;
   const extension = tool.extension!;
-  let progress = 0;
-  const sendProgress = (message?: string): void => {
-    if (request.progressToken === undefined) return;
-    request.notify('notifications/progress', {
-      progressToken: request.progressToken,
-      progress,
-      ...(message !== undefined && request.version >= '2025-03-26' ? { message } : {}),
-    });
-    progress += 1;
-  };
-  sendProgress(`running ${name}`);
+  const progress = new ProgressReporter(request, name);
+  // A question the script asked and still waits on is abandoned when the script is gone.
+  const runOver = new AbortController();
   const outcome = await server.live!.run({
     scriptPath: extension.script,
     toolName: name,
@@ -117,8 +111,17 @@ async function runLive(server: ServerContext, tree: LoadedTree, tool: TreeTool, 
     signal: request.signal,
     onLogLine: (line) => {
       if (request.wantsLog(line.level)) request.notify('notifications/message', { level: line.level, logger: name, data: line.message });
-      sendProgress(line.message);
+      progress.tick(line.message);
     },
+    onProgressLine: (line) => progress.report(line),
+    onClientLine: async (line) => {
+      const question = parseClientQuestion(line);
+      const answer = 'problem' in question ? refusedAnswer(question.problem) : await request.askClient(question.method, question.params, runOver.signal);
+      return formatClientAnswer(answer);
+    },
+  }).finally(() => {
+    runOver.abort();
+    progress.finish();
   });
   if (request.signal.aborted) throw new RequestCancelled();
   if ('problem' in outcome) return errorResult(`${name}: ${outcome.problem}`);
@@ -128,5 +131,5 @@ async function runLive(server: ServerContext, tree: LoadedTree, tool: TreeTool, 
   const validateOutput = outputSchema && typeof outputSchema === 'object'
     ? (await toolValidator(server, tree, name, outputSchema, 'output')) ?? undefined
     : undefined;
-  return toToolResult(run, { toolName: name, validateOutput }) as unknown as JsonObject;
+  return toToolResult(run, { toolName: name, validateOutput, outputFormat: extension.outputFormat === 'mcp' ? 'mcp' : 'text' }) as unknown as JsonObject;
 }

@@ -1,17 +1,23 @@
-// Prompt templates from `prompts/`: a template file with `{{name}}` placeholders and a
-// `<file>.meta.json` sidecar (name, title, description, role, arguments as a JSON Schema).
-// A placeholder the arguments do not declare is an error for that prompt only.
+// Prompts from `prompts/`: a template file with `{{name}}` placeholders, or a `.json` file of
+// messages with content blocks (message-prompts.ts), and a `<file>.meta.json` sidecar (name,
+// title, description, role, arguments as a JSON Schema). A placeholder the arguments do not
+// declare is an error for that prompt only.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { readJsonSidecar } from './read-json-sidecar.js';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
 import type { PromptDefinition } from '../tree/manifest.js';
 import type { RegisterEntry } from './register-json.js';
+import { isMessagePromptFile, readMessagePrompt, stringsOf, type PromptMessage } from './message-prompts.js';
+
+/** What the tree stores for the bridge to render: one text template, or messages with content blocks. */
+export type PromptFile =
+  | { name: string; role: 'user' | 'assistant'; template: string; arguments: Record<string, unknown> }
+  | { name: string; messages: PromptMessage[]; arguments: Record<string, unknown> };
 
 export interface ProjectPrompt {
   definition: PromptDefinition;
-  /** What the tree stores for the bridge to render. */
-  file: { name: string; role: 'user' | 'assistant'; template: string; arguments: Record<string, unknown> };
+  file: PromptFile;
 }
 
 export interface PromptDiscovery {
@@ -48,13 +54,17 @@ async function readMeta(file: string): Promise<{ meta: Record<string, unknown>; 
   return { meta: {} };
 }
 
-/** Builds one prompt from its template text and metadata; returns a problem instead when they disagree. */
-export function createPrompt(name: string, template: string, meta: Record<string, unknown>): ProjectPrompt | string {
+/**
+ * Builds one prompt from its template text (or its messages) and metadata; returns a problem
+ * instead when they disagree.
+ */
+export function createPrompt(name: string, template: string | PromptMessage[], meta: Record<string, unknown>): ProjectPrompt | string {
   if (!PROMPT_NAME.test(name)) return `prompt name "${name}" must match ^[a-zA-Z0-9_-]{1,64}$; set "name" in its .meta.json`;
   const schema = (meta.arguments as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} };
   const properties = (schema.properties as Record<string, { description?: string }> | undefined) ?? {};
   const required = (schema.required as string[] | undefined) ?? [];
-  const unknown = placeholdersOf(template).filter((placeholder) => !(placeholder in properties));
+  const texts = typeof template === 'string' ? [template] : stringsOf(template);
+  const unknown = [...new Set(texts.flatMap(placeholdersOf))].filter((placeholder) => !(placeholder in properties));
   if (unknown.length > 0) {
     return `the template uses {{${unknown.join('}}, {{')}}} but its arguments do not declare ${unknown.length > 1 ? 'them' : 'it'}; add ${unknown.length > 1 ? 'them' : 'it'} to "arguments" in the .meta.json`;
   }
@@ -68,10 +78,14 @@ export function createPrompt(name: string, template: string, meta: Record<string
       required: required.includes(argument),
     })),
   };
-  return { definition, file: { name, role: (meta.role as 'user' | 'assistant') ?? 'user', template, arguments: schema } };
+  const file: PromptFile = typeof template === 'string'
+    ? { name, role: (meta.role as 'user' | 'assistant') ?? 'user', template, arguments: schema }
+    : { name, messages: template, arguments: schema };
+  return { definition, file };
 }
 
-export async function discoverPrompts(promptsRoot: string, registered?: RegisterEntry[]): Promise<PromptDiscovery> {
+/** `projectRoot` bounds the files a message prompt may embed. */
+export async function discoverPrompts(promptsRoot: string, registered?: RegisterEntry[], projectRoot = path.dirname(promptsRoot)): Promise<PromptDiscovery> {
   const prompts: ProjectPrompt[] = [];
   const problems: PromptDiscovery['problems'] = [];
   let sources: { relativePath: string; meta?: Record<string, unknown> }[];
@@ -102,9 +116,25 @@ export async function discoverPrompts(promptsRoot: string, registered?: Register
       problems.push({ relativePath: source.relativePath, message: sidecar.problem });
       continue;
     }
-    const meta = { ...sidecar.meta, ...(source.meta ?? {}) };
+    let body: string | PromptMessage[] = template;
+    let inlineMeta: Record<string, unknown> = {};
+    if (isMessagePromptFile(source.relativePath)) {
+      const read = await readMessagePrompt(template, path.dirname(file), projectRoot);
+      if ('problem' in read) {
+        problems.push({ relativePath: source.relativePath, message: read.problem });
+        continue;
+      }
+      const inlineProblems = (validatePromptMeta ??= compileValidator(promptMetaSchema, 'meta', { trusted: true }))(read.meta, source.relativePath);
+      if (inlineProblems.length > 0) {
+        problems.push({ relativePath: source.relativePath, message: inlineProblems.join('; ') });
+        continue;
+      }
+      body = read.messages;
+      inlineMeta = read.meta;
+    }
+    const meta = { ...inlineMeta, ...sidecar.meta, ...(source.meta ?? {}) };
     const name = (meta.name as string | undefined) ?? path.basename(source.relativePath).replace(/\.[^.]+$/, '');
-    const prompt = createPrompt(name, template, meta);
+    const prompt = createPrompt(name, body, meta);
     if (typeof prompt === 'string') {
       problems.push({ relativePath: source.relativePath, message: prompt });
       continue;

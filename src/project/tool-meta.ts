@@ -3,6 +3,7 @@
 // only its own tool.
 import { readJsonSidecar } from './read-json-sidecar.js';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../script/mcp-output.js';
 
 export interface ToolMeta {
   name?: string;
@@ -17,6 +18,8 @@ export interface ToolMeta {
   inputs?: string[];
   values?: Record<string, unknown[] | { command: string }>;
   state?: boolean;
+  /** `mcp`: the script prints a JSON CallToolResult (rich content) instead of text. */
+  outputFormat?: OutputFormat;
 }
 
 const toolMetaSchema = {
@@ -33,6 +36,7 @@ const toolMetaSchema = {
     icons: { type: 'array', items: { type: 'object', required: ['src'], properties: { src: { type: 'string', minLength: 1 } } } },
     timeoutSecs: { type: 'number', exclusiveMinimum: 0 },
     precompute: { type: 'boolean' },
+    outputFormat: { enum: OUTPUT_FORMATS },
     inputs: { type: 'array', items: { type: 'string', minLength: 1 } },
     values: {
       type: 'object',

@@ -36,6 +36,7 @@ const metadataSchema = {
     state: { type: 'boolean' },
     precompute: { type: 'boolean' },
     timeoutSecs: { type: 'number', exclusiveMinimum: 0 },
+    outputFormat: { enum: ['text', 'mcp'] },
   },
 };
 

@@ -2,7 +2,10 @@
 // process group and returns what happened as data. Timeouts and cancellation kill the whole group;
 // output of any size is drained and capped, so no child can hang or flood the caller.
 import { spawn } from 'node:child_process';
+import type { Duplex } from 'node:stream';
+import { CLIENT_CHANNEL_FD, formatClientAnswer, MAX_CLIENT_REQUEST_BYTES, refusedAnswer } from './client-requests.js';
 import { parseLogLine, type LogLine } from './log-lines.js';
+import { parseProgressLine, type ProgressLine } from './progress-lines.js';
 
 export interface RunScriptOptions {
   file: string;
@@ -19,6 +22,13 @@ export interface RunScriptOptions {
   signal?: AbortSignal;
   /** Called for each prefixed stderr line as it arrives. */
   onLogLine?: (line: LogLine) => void;
+  /** Called for each `PROGRESS <done> [<total>] [message]` stderr line as it arrives. */
+  onProgressLine?: (line: ProgressLine) => void;
+  /**
+   * Opens the client channel on file descriptor 3 (see client-requests.ts): each line the script
+   * writes there is passed here, one at a time, and what it resolves with is written back as a line.
+   */
+  onClientLine?: (line: string) => Promise<string>;
   /** How the command is named in messages (never an absolute path of this machine). */
   displayName: string;
 }
@@ -107,7 +117,7 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
         cwd: options.cwd,
         env: options.env,
         detached: true,
-        stdio: ['pipe', 'pipe', 'pipe'],
+        stdio: options.onClientLine ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
       });
     } catch (error) {
       const run = { displayName: options.displayName, exitCode: null, signal: null, timedOut: false, cancelled: false,
@@ -129,10 +139,8 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
       clearTimeout(killTimer);
       clearTimeout(closeTimer);
       options.signal?.removeEventListener('abort', onAbort);
-      if (pendingLogText && options.onLogLine) {
-        const line = parseLogLine(pendingLogText);
-        if (line) options.onLogLine(line);
-      }
+      channel?.destroy();
+      if (pendingLogText) reportStderrLine(pendingLogText);
       const run = {
         displayName: options.displayName,
         exitCode,
@@ -147,6 +155,17 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
         failed: timedOut || cancelled || outputTooLarge || spawnError !== undefined || exitSignal !== null,
       };
       resolve({ ...run, message: describeRun(run, timeoutMs, maxOutputBytes) });
+    };
+
+    /** One whole stderr line: a log line or a progress line goes to its callback, anything else stays output only. */
+    const reportStderrLine = (text: string): void => {
+      const logLine = options.onLogLine ? parseLogLine(text) : null;
+      if (logLine) {
+        options.onLogLine!(logLine);
+        return;
+      }
+      const progressLine = options.onProgressLine ? parseProgressLine(text) : null;
+      if (progressLine) options.onProgressLine!(progressLine);
     };
 
     const onAbort = (): void => {
@@ -180,15 +199,15 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
     });
     child.stderr!.on('data', (chunk: Buffer) => {
       stderrBytes += chunk.length;
-      if (!keepWithinCap(stderrChunks, stderrBytes, chunk) || !options.onLogLine) return;
+      if (!keepWithinCap(stderrChunks, stderrBytes, chunk) || (!options.onLogLine && !options.onProgressLine)) return;
       pendingLogText += chunk.toString('utf8');
       const lines = pendingLogText.split('\n');
       pendingLogText = lines.pop() ?? '';
-      for (const text of lines) {
-        const line = parseLogLine(text);
-        if (line) options.onLogLine(line);
-      }
+      for (const text of lines) reportStderrLine(text);
     });
+    const channel = options.onClientLine ? (child.stdio[CLIENT_CHANNEL_FD] as Duplex | null) ?? undefined : undefined;
+    if (channel) readClientChannel(channel, options.onClientLine!, () => settled);
+
     // A script that never reads stdin closes the pipe early: that is its right, not an error.
     child.stdin!.on('error', () => {});
     child.stdin!.end(options.stdin ?? '');
@@ -217,11 +236,50 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
           }
           child.stdout?.destroy();
           child.stderr?.destroy();
+          channel?.destroy();
           finish();
         }), PIPE_CLOSE_GRACE_MS);
       };
       stopWhenQuiet();
     });
     child.on('close', finish);
+  });
+}
+
+/**
+ * Serves the client channel: splits what the script writes into lines, answers them in order
+ * (a script asks, then reads its answer), and refuses a line longer than the cap without reading
+ * it into memory. Writes stop once the run is over.
+ */
+function readClientChannel(channel: Duplex, answer: (line: string) => Promise<string>, isOver: () => boolean): void {
+  const decoder = new TextDecoder();
+  let pending = '';
+  let skippingLongLine = false;
+  let queue: Promise<void> = Promise.resolve();
+  const reply = (line: string | undefined): void => {
+    queue = queue
+      .then(async () => {
+        const text = line === undefined
+          ? formatClientAnswer(refusedAnswer(`a request on the client channel is longer than ${MAX_CLIENT_REQUEST_BYTES} bytes`))
+          : await answer(line);
+        if (!isOver() && channel.writable) channel.write(`${text}\n`);
+      })
+      .catch(() => {});
+  };
+  // The script may close its end at any time (or never read): neither is an error here.
+  channel.on('error', () => {});
+  channel.on('data', (chunk: Buffer) => {
+    pending += decoder.decode(chunk, { stream: true });
+    for (let newline = pending.indexOf('\n'); newline >= 0; newline = pending.indexOf('\n')) {
+      const line = pending.slice(0, newline).replace(/\r$/, '');
+      pending = pending.slice(newline + 1);
+      if (skippingLongLine) skippingLongLine = false;
+      else if (line.trim() !== '') reply(line);
+    }
+    if (pending.length > MAX_CLIENT_REQUEST_BYTES) {
+      pending = '';
+      if (!skippingLongLine) reply(undefined);
+      skippingLongLine = true;
+    }
   });
 }

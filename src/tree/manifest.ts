@@ -65,6 +65,8 @@ export interface ToolExtension {
   script: string;
   /** Number of call files written for this tool. */
   precomputed: number;
+  /** `mcp` when the script prints a CallToolResult (rich content); absent for plain text output. */
+  outputFormat?: 'mcp';
 }
 
 export interface ManifestExtension {

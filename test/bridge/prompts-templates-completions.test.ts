@@ -145,9 +145,11 @@ describe('resource templates', () => {
     expect(await providerRuns()).toContain('owl');
     const listed = await bridge.request('resources/list');
     expect(listed.result?.resources).toEqual([]);
-    // A served tree never changes: subscriptions are a staticmcp dev feature.
-    const subscribe = await bridge.request('resources/subscribe', { uri: 'facts://animals/owl' });
-    expect(subscribe.error?.code).toBe(-32601);
+    // Any known resource can be subscribed (a served tree never changes, so no update follows);
+    // an unknown one is refused.
+    expect((await bridge.request('resources/subscribe', { uri: 'facts://animals/owl' })).result).toEqual({});
+    expect((await bridge.request('resources/unsubscribe', { uri: 'facts://animals/owl' })).result).toEqual({});
+    expect((await bridge.request('resources/subscribe', { uri: 'nowhere://x' })).error?.code).toBe(-32002);
     await bridge.close();
   });
 

@@ -18,7 +18,7 @@ describe('version negotiation', () => {
       expect(init.result?.protocolVersion).toBe(version);
       // The example has prompts and templates; the completions capability exists from 2025-03-26.
       expect(init.result?.capabilities).toEqual({
-        logging: {}, tools: {}, resources: {}, prompts: {}, ...(version >= '2025-03-26' ? { completions: {} } : {}),
+        logging: {}, tools: {}, resources: { subscribe: true }, prompts: {}, ...(version >= '2025-03-26' ? { completions: {} } : {}),
       });
       const serverInfo = init.result?.serverInfo as Record<string, unknown>;
       expect(serverInfo.name).toBe('example');

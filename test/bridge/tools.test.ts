@@ -59,13 +59,15 @@ describe('with the project (serve my-server)', () => {
     expect(readFileSync(path.join(project, 'marker.log'), 'utf8')).toBe('');
   });
 
-  it('runs a miss live, with logs and progress', async () => {
+  it('runs a miss live', async () => {
     await client.setLoggingLevel('debug');
+    // A quick script that reports nothing gets no made-up progress (script-conventions.test.ts
+    // covers the start tick of slower ones and scripts' own PROGRESS lines).
     const progress: number[] = [];
     const result = await client.callTool({ name: 'marked', arguments: { word: 'gamma' } }, undefined, { onprogress: (event) => progress.push(event.progress) });
     expect(textOf(result)).toBe('word=gamma\n');
     expect(readFileSync(path.join(project, 'marker.log'), 'utf8')).toBe('gamma\n');
-    expect(progress.length).toBeGreaterThan(0);
+    expect(progress).toEqual([]);
   });
 
   it('returns a failing script as isError with what it said, and forwards its log lines', async () => {

@@ -4,11 +4,12 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { runScript } from '../../script/run-script.js';
+import { CLIENT_CHANNEL_FD } from '../../script/client-requests.js';
 import { addOptionVariables, createBaseEnvironment } from '../../script/script-environment.js';
 import type { LiveRunner, LiveRunOutcome, LiveRunRequest } from '../../mcp/live-port.js';
 import { DEFAULT_TOOLS_FOLDER } from '../../tree/manifest.js';
 import { checkTreePath } from '../../mcp/tree-source.js';
-import { ConcurrencyGate } from './concurrency-gate.js';
+import { ConcurrencyGate } from '../../mcp/concurrency-gate.js';
 import { readProjectLimits } from './project-limits.js';
 
 export class LiveProject implements LiveRunner {
@@ -61,6 +62,8 @@ export class LiveProject implements LiveRunner {
       const toolsRoot = this.toolsRoot(realRoot, request.toolsFolder);
       const env = createBaseEnvironment({ projectRoot: realRoot, toolsRoot, phase: request.phase, toolName: request.toolName });
       if (request.args) addOptionVariables(env, request.declaredOptions ?? [], request.args);
+      // Tells the script it may ask the client questions on this descriptor (live tool calls only).
+      if (request.onClientLine) env.STATICMCP_CLIENT_FD = String(CLIENT_CHANNEL_FD);
       const run = await runScript({
         file: resolved.file,
         args: request.phase === 'state' ? ['--state'] : [],
@@ -71,6 +74,8 @@ export class LiveProject implements LiveRunner {
         maxOutputBytes: limits.maxOutputBytes,
         signal: request.signal,
         onLogLine: request.onLogLine,
+        onProgressLine: request.onProgressLine,
+        onClientLine: request.onClientLine,
         displayName: request.scriptPath,
       });
       return { run };
