@@ -73,7 +73,7 @@ describe('refused requests', () => {
   it('a method /mcp does not answer → 405 with Allow', async () => {
     const answer = kept(await rawRequest(server.port, { method: 'PUT', body: '{}', headers: sessionHeaders() as Record<string, string> }));
     expectRpcError(answer, 405, -32000, /Method Not Allowed/);
-    expect(answer.headers.allow).toBe('GET, POST, DELETE, OPTIONS');
+    expect(answer.headers.allow).toBe('GET, POST, DELETE');
   });
 
   it('a foreign Host → 403, on /mcp and on the site', async () => {
