@@ -5,6 +5,7 @@
 // Never throws and never answers with anything of the machine (paths, stacks): problems go to
 // `logProblem`, the client gets a JSON-RPC error with a fixed message.
 import { ConcurrencyGate } from './concurrency-gate.js';
+import { parseJsonRpcText, stringifyJsonRpc } from './exact-ids.js';
 import {
   classifyMessage, errorResponse, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, type RequestId,
 } from './json-rpc.js';
@@ -85,7 +86,7 @@ class EventStream {
   }
 
   send(message: Outgoing | Outgoing[]): void {
-    this.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    this.write(`event: message\ndata: ${stringifyJsonRpc(message)}\n\n`);
   }
 
   close(): void {
@@ -272,8 +273,11 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
 
     let open: OpenSession;
     const extraHeaders: Record<string, string> = {};
-    if (parsed.isInitialize) {
-      // initialize always starts a new session (a client that lost its session re-initializes).
+    const named = request.headers.get('mcp-session-id');
+    const namedOpen = named ? sessions.get(named) : undefined;
+    if (parsed.isInitialize && !namedOpen) {
+      // initialize starts a new session (a client that lost its session re-initializes); sent on a
+      // session that is still open, it reaches that session, which refuses a second handshake.
       const room = makeRoomForSession();
       if (room) return room;
       const id = crypto.randomUUID();
@@ -517,7 +521,7 @@ async function readBodyText(request: Request, maxBytes: number): Promise<string 
 function parseBody(text: string): ParsedBody | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonRpcText(text);
   } catch {
     return undefined;
   }
@@ -534,7 +538,7 @@ function parseBody(text: string): ParsedBody | undefined {
 }
 
 function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+  return new Response(stringifyJsonRpc(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 }
 
 /** An HTTP error with a JSON-RPC error body that has no id (the spec's form for transport errors). */

@@ -5,6 +5,7 @@ import { McpSession } from '../../src/mcp/mcp-session.js';
 import { FolderSource } from '../../src/serve/folder-source.js';
 import { createNodeServerContext } from '../../src/serve/node-server-context.js';
 import { RawBridge } from '../bridge/helpers.js';
+import { HttpServe, openSession, post, sseMessages } from '../http/helpers.js';
 import type { ProtocolResponse } from './cases.js';
 
 export const TABLE_PROTOCOL_VERSION = '2025-11-25';
@@ -51,6 +52,27 @@ export const stdioDriver: Driver = {
       },
       close: async () => {
         await bridge.close();
+      },
+    };
+  },
+};
+
+/** `staticmcp serve <tree> --http` as a real process: one Streamable HTTP session over loopback. */
+export const nodeHttpDriver: Driver = {
+  name: 'node-http',
+  async open(treeRoot) {
+    const serve = await HttpServe.start([treeRoot]);
+    const sessionId = await openSession(serve.port, TABLE_PROTOCOL_VERSION);
+    return {
+      request: async (id, method, params) => {
+        const answer = await post(serve.port, { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, {
+          'mcp-session-id': sessionId, 'mcp-protocol-version': TABLE_PROTOCOL_VERSION,
+        });
+        const messages = String(answer.headers['content-type']).startsWith('text/event-stream') ? sseMessages(answer.text) : [answer.json()];
+        return messages.at(-1) as unknown as ProtocolResponse;
+      },
+      close: async () => {
+        await serve.stop();
       },
     };
   },

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureProject, ensureBuilt } from '../bridge/helpers.js';
 import { PROTOCOL_CASES, type ProtocolResponse } from './cases.js';
-import { inProcessDriver, stdioDriver, type Driver } from './drivers.js';
+import { inProcessDriver, nodeHttpDriver, stdioDriver, type Driver } from './drivers.js';
 
-const DRIVERS: Driver[] = [inProcessDriver, stdioDriver];
+const DRIVERS: Driver[] = [inProcessDriver, stdioDriver, nodeHttpDriver];
 
 let treeRoot: string;
 const answers = new Map<string, ProtocolResponse[]>();

@@ -11,6 +11,12 @@ export interface WebExchange {
   request: Request;
   /** Whether the handler stopped reading the body before its end (the connection is then closed). */
   bodyLeftUnread(): boolean;
+  /**
+   * Reads and drops the rest of a body the handler refused, up to `maxBytes`: a client still
+   * sending would otherwise get a connection reset instead of reading the answer (413, 415 …).
+   * Resolves true when the body ended within the cap.
+   */
+  drainBody(maxBytes: number): Promise<boolean>;
 }
 
 export function toWebRequest(incoming: IncomingMessage, response: ServerResponse, baseUrl: string): WebExchange {
@@ -36,12 +42,13 @@ export function toWebRequest(incoming: IncomingMessage, response: ServerResponse
   const method = incoming.method ?? 'GET';
   let ended = !METHODS_WITH_BODY.has(method);
   let body: ReadableStream<Uint8Array> | undefined;
+  let chunks: AsyncIterator<unknown> | undefined;
   if (!ended) {
-    const chunks = incoming[Symbol.asyncIterator]();
+    chunks = incoming[Symbol.asyncIterator]();
     body = new ReadableStream<Uint8Array>({
       async pull(stream) {
         try {
-          const next = await chunks.next();
+          const next = await chunks!.next();
           if (next.done) {
             ended = true;
             stream.close();
@@ -60,7 +67,21 @@ export function toWebRequest(incoming: IncomingMessage, response: ServerResponse
     signal: controller.signal,
     ...(body ? { body, duplex: 'half' } : {}),
   } as RequestInit);
-  return { request, bodyLeftUnread: () => !ended && !incoming.readableEnded };
+  const drainBody = async (maxBytes: number): Promise<boolean> => {
+    if (ended || incoming.readableEnded || !chunks) return true;
+    let drained = 0;
+    try {
+      for (;;) {
+        const next = await chunks.next();
+        if (next.done) return true;
+        drained += (next.value as Buffer).length;
+        if (drained > maxBytes) return false;
+      }
+    } catch {
+      return false;
+    }
+  };
+  return { request, bodyLeftUnread: () => !ended && !incoming.readableEnded, drainBody };
 }
 
 /** Writes a Web Response to Node's response, respecting back-pressure; stops when the client leaves. */

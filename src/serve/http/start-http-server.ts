@@ -16,6 +16,8 @@ const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 /** How often Node looks for requests past those timeouts. */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+/** What a refused body may still send before the connection is cut rather than drained. */
+const MAX_DRAINED_BODY_BYTES = 16 * 1024 * 1024;
 /** An idle keep-alive connection is closed after this. */
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
@@ -71,9 +73,15 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
     if (pathname === MCP_PATH) {
       const exchange = toWebRequest(incoming, outgoing, baseUrl);
       const response = await mcp.handle(exchange.request);
-      // A body the handler refused (413, 415 …) is not drained: the connection is closed instead.
-      await writeWebResponse(response, outgoing, exchange.bodyLeftUnread());
-      if (exchange.bodyLeftUnread()) outgoing.once('finish', () => incoming.socket?.destroy());
+      // A body the handler refused (413, 415 …): the answer goes out, the rest of the body is
+      // read and dropped up to a cap so the client can read the answer, then the connection closes.
+      const refusedBody = exchange.bodyLeftUnread();
+      const written = writeWebResponse(response, outgoing, refusedBody);
+      if (refusedBody) {
+        const drainedAll = await exchange.drainBody(MAX_DRAINED_BODY_BYTES);
+        if (!drainedAll) incoming.socket?.destroy();
+      }
+      await written;
       return;
     }
     // The static site: same Host rule as /mcp (a rebinding page must not read it either).
