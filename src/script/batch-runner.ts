@@ -12,6 +12,7 @@ import { constants as osConstants } from 'node:os';
 import { closeSync, fstatSync, openSync, promises as fs, readSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createRunMarker, killMarkedProcesses, RUN_MARKER_VARIABLE } from './kill-marked-processes.js';
 import { describeRun, type ScriptRun } from './run-script.js';
 
 export interface BatchJob {
@@ -49,6 +50,8 @@ interface Launcher {
   process: ChildProcess;
   /** Resolves the running job with the status line, or null when the launcher died. */
   pending?: (status: number | null) => void;
+  /** In the environment of the launcher and everything it starts (kill-marked-processes.ts). */
+  marker: string;
   lineBuffer: string;
   alive: boolean;
   /** Sent a kill: it leaves after reporting its job, so it must not get another. */
@@ -64,6 +67,8 @@ export class BatchRunner {
   private started = 0;
   private sequence = 0;
   private closed = false;
+  private readonly marker = createRunMarker();
+  private launchersStarted = 0;
 
   private constructor(private readonly folder: string, private readonly options: BatchRunnerOptions) {
     options.signal?.addEventListener('abort', () => this.killAll(), { once: true });
@@ -75,9 +80,10 @@ export class BatchRunner {
   }
 
   private startLauncher(): Launcher {
-    // An empty environment: every variable a job sees comes from its own job file.
-    const child = spawn('/bin/sh', ['-c', LAUNCHER], { cwd: this.options.cwd, env: {}, detached: true, stdio: ['pipe', 'pipe', 'ignore'] });
-    const launcher: Launcher = { process: child, lineBuffer: '', alive: true };
+    // An empty environment but the launcher's marker: every other variable a job sees comes from its job file.
+    const marker = `${this.marker}-${(this.launchersStarted += 1)}.`;
+    const child = spawn('/bin/sh', ['-c', LAUNCHER], { cwd: this.options.cwd, env: { [RUN_MARKER_VARIABLE]: marker }, detached: true, stdio: ['pipe', 'pipe', 'ignore'] });
+    const launcher: Launcher = { process: child, marker, lineBuffer: '', alive: true };
     this.all.add(launcher);
     if (child.pid !== undefined) this.groups.add(child.pid);
     child.stdin!.on('error', () => {});
@@ -138,12 +144,14 @@ export class BatchRunner {
     launcher.retiring = true;
     const pid = launcher.process.pid;
     if (pid === undefined) return;
+    killMarkedProcesses(launcher.marker, 'SIGTERM');
     try {
       process.kill(-pid, 'SIGTERM');
     } catch {
       return;
     }
     setTimeout(() => {
+      killMarkedProcesses(launcher.marker, 'SIGKILL');
       try {
         process.kill(-pid, 'SIGKILL');
       } catch {
@@ -244,6 +252,8 @@ export class BatchRunner {
         // Gone already.
       }
     }
+    // And what left its group with setsid: a build leaves no process of its scripts behind.
+    killMarkedProcesses(`${this.marker}-`, 'SIGKILL');
     await fs.rm(this.folder, { recursive: true, force: true });
   }
 }

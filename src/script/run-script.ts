@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import { CLIENT_CHANNEL_FD, formatClientAnswer, MAX_CLIENT_REQUEST_BYTES, refusedAnswer } from './client-requests.js';
+import { createRunMarker, killMarkedProcesses, RUN_MARKER_VARIABLE } from './kill-marked-processes.js';
 import { parseLogLine, type LogLine } from './log-lines.js';
 import { parseProgressLine, type ProgressLine } from './progress-lines.js';
 
@@ -53,6 +54,12 @@ export interface ScriptRun {
 const DEFAULT_KILL_GRACE_MS = 1000;
 /** After the child exits, how long its pipes may stay quiet but open (a daemonised grandchild) before we stop reading. */
 const PIPE_CLOSE_GRACE_MS = 200;
+
+/** The run's process group, and every process that carries its marker (a `setsid` child too). */
+function killRun(pid: number | undefined, marker: string, signal: NodeJS.Signals): void {
+  killGroup(pid, signal);
+  killMarkedProcesses(marker, signal);
+}
 
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;
@@ -111,11 +118,12 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
       return;
     }
 
+    const marker = createRunMarker();
     let child: ReturnType<typeof spawn>;
     try {
       child = spawn(options.file, options.args ?? [], {
         cwd: options.cwd,
-        env: options.env,
+        env: { ...options.env, [RUN_MARKER_VARIABLE]: marker },
         detached: true,
         stdio: options.onClientLine ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
       });
@@ -128,8 +136,8 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
     }
 
     const terminate = (): void => {
-      killGroup(child.pid, 'SIGTERM');
-      killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+      killRun(child.pid, marker, 'SIGTERM');
+      killTimer ??= setTimeout(() => killRun(child.pid, marker, 'SIGKILL'), options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
     };
 
     const finish = (): void => {
@@ -183,7 +191,7 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
       if (bytesSoFar > maxOutputBytes) {
         if (!outputTooLarge) {
           outputTooLarge = true;
-          killGroup(child.pid, 'SIGKILL');
+          killRun(child.pid, marker, 'SIGKILL');
         }
         return false;
       }
@@ -221,6 +229,8 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
       exitSignal = signal;
       // Descendants left in the group would hold our pipes open: end them with their parent.
       killGroup(child.pid, 'SIGKILL');
+      // A run that was stopped leaves nothing behind, not even what detached with setsid.
+      if (timedOut || cancelled || outputTooLarge) killMarkedProcesses(marker, 'SIGKILL');
       // Stop reading only when the pipes stayed quiet for the whole grace period. Timers run before
       // I/O in a turn of the event loop, so on a loaded machine (this process not scheduled for
       // longer than the grace) the timer fires while the child's last output and EOF still wait to
