@@ -75,7 +75,7 @@ describe('what a script receives', () => {
     // Nothing else of the caller's environment leaks in.
     expect(Object.keys(env).sort()).toEqual(expect.arrayContaining(['LANG', 'PATH', 'TZ']));
     expect(Object.keys(env).filter((name) => !['HOME', 'TMPDIR', 'PWD', 'SHLVL', '_', 'OLDPWD'].includes(name)).sort()).toEqual([
-      'LANG', 'MCPD_CONFIG_COMMANDS_ROOT_DIRECTORY', 'PATH', 'STATICMCP_PHASE', 'STATICMCP_PROJECT_ROOT', 'STATICMCP_TOOL', 'TZ', 'flag', 'name',
+      'LANG', 'MCPD_CONFIG_COMMANDS_ROOT_DIRECTORY', 'PATH', 'STATICMCP_PHASE', 'STATICMCP_PROJECT_ROOT', 'STATICMCP_RUN_ID', 'STATICMCP_TOOL', 'TZ', 'flag', 'name',
     ]);
     expect(JSON.parse(stdinText)).toEqual({
       name: 'Ada Lovelace', PATH: '/nowhere', LD_PRELOAD: '/tmp/evil.so', 'dashed-name': 'dash', flag: true, undeclared: 'sneaky',
