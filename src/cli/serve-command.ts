@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-const USAGE = 'usage: staticmcp serve [project|tree|URL] [--live PROJECT] [--fetch-deadline-ms N] [--http [--port N] [--host H] [--allowed-host H]… [--allow-remote-live]]';
+const USAGE = 'usage: staticmcp serve [project|tree|URL] [--live PROJECT] [--fetch-deadline-ms N] [--live-concurrency N] [--http [--port N] [--host H] [--allowed-host H]… [--allow-remote-live]]';
 const DEFAULT_PORT = 8080;
 const DEFAULT_HOST = '127.0.0.1';
 
@@ -43,6 +43,7 @@ export async function runServeCommand(argv: string[]): Promise<number> {
       options: {
         live: { type: 'string' },
         'fetch-deadline-ms': { type: 'string' },
+        'live-concurrency': { type: 'string' },
         http: { type: 'boolean' },
         port: { type: 'string' },
         host: { type: 'string' },
@@ -70,6 +71,11 @@ export async function runServeCommand(argv: string[]): Promise<number> {
   const deadlineMs = deadlineArgument === undefined ? undefined : Number(deadlineArgument);
   if (deadlineMs !== undefined && !(Number.isSafeInteger(deadlineMs) && deadlineMs > 0)) {
     return fail(`--fetch-deadline-ms ${deadlineArgument} is not a whole number of milliseconds above 0`, USAGE, 2);
+  }
+  const concurrencyArgument = parsed.values['live-concurrency'];
+  const liveConcurrency = concurrencyArgument === undefined ? undefined : Number(concurrencyArgument);
+  if (liveConcurrency !== undefined && !(Number.isSafeInteger(liveConcurrency) && liveConcurrency > 0)) {
+    return fail(`--live-concurrency ${concurrencyArgument} is not a whole number above 0`, USAGE, 2);
   }
   // `serve --live my-server` alone serves that project's own tree: the project is both.
   const sourceArgument = parsed.positionals[0] ?? liveArgument ?? '.';
@@ -119,7 +125,7 @@ export async function runServeCommand(argv: string[]): Promise<number> {
     const { startHttpServer } = await import('../serve/http/start-http-server.js');
     try {
       return await startHttpServer({
-        source, projectRoot, host, port, allowedHosts: parsed.values['allowed-host'] ?? [],
+        source, projectRoot, liveConcurrency, host, port, allowedHosts: parsed.values['allowed-host'] ?? [],
         treeRoot,
       });
     } catch (error) {
@@ -130,7 +136,7 @@ export async function runServeCommand(argv: string[]): Promise<number> {
 
   const { startBridge } = await import('../serve/start-bridge.js');
   try {
-    return await startBridge({ source, projectRoot });
+    return await startBridge({ source, projectRoot, liveConcurrency });
   } catch (error) {
     source.close();
     return fail((error as Error).message, 'check the tree (staticmcp build writes one) and try again', 1);

@@ -74,6 +74,8 @@ const configSchema = {
         maxOutputBytes: { type: 'integer', minimum: 1 },
         maxIntegerRange: { type: 'integer', minimum: 0 },
         maxManifestBytes: { type: 'integer', minimum: 1024 },
+        // Read by serve's live runner (serve/live/project-limits.ts); the build runs nothing live.
+        liveConcurrency: { type: 'integer', minimum: 1 },
       },
     },
     tools: {

@@ -1,7 +1,6 @@
 // The core's ports as Node fills them: the tree from a folder or URL source, ajv for schemas
 // (loaded on the first check), and the project's scripts for live runs (the spawning module and
 // node:child_process load on the first live run, not at start-up). Shared by stdio and HTTP.
-import { availableParallelism } from 'node:os';
 import { CachedTreeReader } from '../mcp/cached-tree-reader.js';
 import type { LiveRunner } from '../mcp/live-port.js';
 import { loadTree } from '../mcp/loaded-tree.js';
@@ -13,13 +12,14 @@ export interface NodeServerOptions {
   source: TreeSource;
   /** Absolute path of the project whose scripts answer misses; none = precomputed answers only. */
   projectRoot?: string;
+  /** Live runs at once (--live-concurrency); undefined = the project's limits.liveConcurrency or the default. */
   liveConcurrency?: number;
   /** `staticmcp dev`: the tree is reloaded on change (list changes and subscriptions are offered). */
   dev?: boolean;
   logProblem(text: string): void;
 }
 
-function lazyLiveProject(root: string, concurrency: number, logProblem: (text: string) => void): LiveRunner {
+function lazyLiveProject(root: string, concurrency: number | undefined, logProblem: (text: string) => void): LiveRunner {
   let loaded: Promise<LiveRunner> | undefined;
   return {
     run: async (request) => {
@@ -36,11 +36,10 @@ async function loadAjvCompiler(): Promise<CompileValidator> {
 
 export async function createNodeServerContext(options: NodeServerOptions): Promise<ServerContext> {
   const tree = await loadTree(options.source);
-  const concurrency = options.liveConcurrency ?? Math.max(2, availableParallelism());
   return {
     tree,
     reader: new CachedTreeReader(options.source),
-    live: options.projectRoot ? lazyLiveProject(options.projectRoot, concurrency, options.logProblem) : undefined,
+    live: options.projectRoot ? lazyLiveProject(options.projectRoot, options.liveConcurrency, options.logProblem) : undefined,
     liveHint: DEFAULT_LIVE_HINT,
     dev: options.dev === true,
     loadValidatorCompiler: loadAjvCompiler,

@@ -26,6 +26,7 @@ export interface HttpServeOptions {
   /** The tree's folder, served at `/`; undefined for a URL source (then `/` only names the endpoint). */
   treeRoot?: string;
   projectRoot?: string;
+  liveConcurrency?: number;
   host: string;
   port: number;
   allowedHosts: readonly string[];
@@ -38,7 +39,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
   const logProblem = (text: string): void => {
     process.stderr.write(`${prefix}: ${text}\n`);
   };
-  const context = await createNodeServerContext({ source: options.source, projectRoot: options.projectRoot, logProblem });
+  const context = await createNodeServerContext({ source: options.source, projectRoot: options.projectRoot, liveConcurrency: options.liveConcurrency, logProblem });
   const staticTree = options.treeRoot === undefined ? undefined : await (await import('./static-tree.js')).openStaticTree(options.treeRoot, logProblem);
 
   // Both known once the server listens (the port may be 0 until then).

@@ -13,12 +13,12 @@ import { ConcurrencyGate } from '../../mcp/concurrency-gate.js';
 import { readProjectLimits } from './project-limits.js';
 
 export class LiveProject implements LiveRunner {
-  private readonly gate: ConcurrencyGate;
+  /** Made on the first run, from --live-concurrency or the project's limits.liveConcurrency. */
+  private gate: ConcurrencyGate | undefined;
   private readonly realRoot: Promise<string>;
   private readonly reportedProblems = new Set<string>();
 
-  constructor(readonly root: string, concurrency: number, private readonly logProblem: (text: string) => void = () => {}) {
-    this.gate = new ConcurrencyGate(concurrency);
+  constructor(readonly root: string, private readonly concurrency: number | undefined, private readonly logProblem: (text: string) => void = () => {}) {
     this.realRoot = fs.realpath(root);
   }
 
@@ -46,19 +46,27 @@ export class LiveProject implements LiveRunner {
   async run(request: LiveRunRequest): Promise<LiveRunOutcome> {
     const resolved = await this.resolveScript(request.scriptPath);
     if ('problem' in resolved) return resolved;
+    const realRoot = await this.realRoot;
+    const { limits, problem } = await readProjectLimits(realRoot);
+    if (problem && !this.reportedProblems.has(problem)) {
+      this.reportedProblems.add(problem);
+      this.logProblem(problem);
+    }
+    const slots = this.concurrency ?? limits.liveConcurrency;
+    this.gate ??= new ConcurrencyGate(slots);
+    // Time spent waiting for a slot counts against the caller's timeout: a call queued behind slow
+    // ones is answered when its time is up, not whenever a slot frees.
+    const timeoutMs = request.timeoutMs ?? limits.timeoutMs;
+    const queuedAt = Date.now();
+    const waitLimit = AbortSignal.timeout(timeoutMs);
     let release: () => void;
     try {
-      release = await this.gate.acquire(request.signal);
+      release = await this.gate.acquire(request.signal ? AbortSignal.any([request.signal, waitLimit]) : waitLimit);
     } catch {
-      return { problem: `${request.scriptPath} was cancelled before it started` };
+      if (request.signal?.aborted) return { problem: `${request.scriptPath} was cancelled before it started` };
+      return { problem: `${request.scriptPath} did not start: all ${slots} live-run slots stayed busy for its whole timeout (${timeoutMs} ms); try again, or raise limits.liveConcurrency in staticmcp.json (or --live-concurrency)` };
     }
     try {
-      const realRoot = await this.realRoot;
-      const { limits, problem } = await readProjectLimits(realRoot);
-      if (problem && !this.reportedProblems.has(problem)) {
-        this.reportedProblems.add(problem);
-        this.logProblem(problem);
-      }
       const toolsRoot = this.toolsRoot(realRoot, request.toolsFolder);
       const env = createBaseEnvironment({ projectRoot: realRoot, toolsRoot, phase: request.phase, toolName: request.toolName });
       if (request.args) addOptionVariables(env, request.declaredOptions ?? [], request.args);
@@ -70,7 +78,7 @@ export class LiveProject implements LiveRunner {
         cwd: realRoot,
         env,
         stdin: request.args ? JSON.stringify(request.args) : '',
-        timeoutMs: request.timeoutMs ?? limits.timeoutMs,
+        timeoutMs: Math.max(1, timeoutMs - (Date.now() - queuedAt)),
         maxOutputBytes: limits.maxOutputBytes,
         signal: request.signal,
         onLogLine: request.onLogLine,
