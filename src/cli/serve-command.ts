@@ -1,11 +1,14 @@
-// `staticmcp serve [project|tree|URL] [--live PROJECT] [--http [PORT]]`: works out where the tree
-// and the live project are, then runs the bridge on stdio. Loaded without yargs (see main.ts), so
-// the bridge starts about as fast as Node itself; stdout belongs to the protocol, messages go to stderr.
+// `staticmcp serve [project|tree|URL] [--live PROJECT] [--http …]`: works out where the tree and
+// the live project are, then runs the bridge on stdio, or with --http as a Streamable HTTP server
+// that also serves the tree's files. Loaded without yargs (see main.ts), so the bridge starts about
+// as fast as Node itself; stdout belongs to the protocol, messages go to stderr (in HTTP mode too).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-const USAGE = 'usage: staticmcp serve [project|tree|URL] [--live PROJECT]';
+const USAGE = 'usage: staticmcp serve [project|tree|URL] [--live PROJECT] [--http [--port N] [--host H] [--allowed-host H]… [--allow-remote-live]]';
+const DEFAULT_PORT = 8080;
+const DEFAULT_HOST = '127.0.0.1';
 
 function fail(message: string, hint: string, code: number): number {
   process.stderr.write(`staticmcp serve: ${message}\n  what to do: ${hint}\n`);
@@ -32,19 +35,34 @@ export async function outputFolderOf(projectRoot: string): Promise<string> {
 }
 
 export async function runServeCommand(argv: string[]): Promise<number> {
-  if (argv.some((argument) => argument === '--http' || argument.startsWith('--http='))) {
-    return fail('--http (Streamable HTTP) is not available yet', 'serve over stdio (the default) for now', 2);
-  }
   let parsed;
   try {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { live: { type: 'string' }, http: { type: 'string' } },
+      options: {
+        live: { type: 'string' },
+        http: { type: 'boolean' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'allowed-host': { type: 'string', multiple: true },
+        'allow-remote-live': { type: 'boolean' },
+      },
     });
   } catch (error) {
     return fail((error as Error).message, USAGE, 2);
   }
+  const http = parsed.values.http === true;
+  const httpOnly = ['port', 'host', 'allowed-host', 'allow-remote-live'] as const;
+  const stray = httpOnly.find((name) => parsed.values[name] !== undefined);
+  if (!http && stray) return fail(`--${stray} only applies with --http`, `add --http to serve MCP over HTTP, or drop --${stray}`, 2);
+  const portText = parsed.values.port ?? String(DEFAULT_PORT);
+  const port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN;
+  if (!(port >= 0 && port <= 65535)) return fail(`--port ${portText} is not a port number`, 'pass a number from 0 to 65535 (0 picks a free port)', 2);
+  const host = parsed.values.host ?? DEFAULT_HOST;
+  if (host === '' || /[\s/]/.test(host)) return fail(`--host ${JSON.stringify(host)} is not an address`, 'pass an address to listen on, such as 127.0.0.1 or ::1', 2);
+  const badAllowed = (parsed.values['allowed-host'] ?? []).find((name) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i.test(name));
+  if (badAllowed !== undefined) return fail(`--allowed-host ${JSON.stringify(badAllowed)} is not a host name`, 'pass a name as clients write it in the Host header: example.lan or example.lan:8080', 2);
   if (parsed.positionals.length > 1) return fail(`one source at most, got ${parsed.positionals.length}`, USAGE, 2);
   const sourceArgument = parsed.positionals[0] ?? '.';
   const liveArgument = parsed.values.live;
@@ -57,6 +75,8 @@ export async function runServeCommand(argv: string[]): Promise<number> {
   }
 
   let source;
+  /** The tree's folder (HTTP mode serves its files); undefined for a URL source. */
+  let treeRoot: string | undefined;
   if (isUrl) {
     const { UrlSource } = await import('../serve/url-source.js');
     try {
@@ -66,7 +86,6 @@ export async function runServeCommand(argv: string[]): Promise<number> {
     }
   } else {
     const given = path.resolve(sourceArgument);
-    let treeRoot: string;
     if (await isFile(path.join(given, 'mcp.json'))) {
       treeRoot = given;
     } else {
@@ -81,6 +100,25 @@ export async function runServeCommand(argv: string[]): Promise<number> {
     }
     const { FolderSource } = await import('../serve/folder-source.js');
     source = new FolderSource(treeRoot, path.relative(process.cwd(), treeRoot) || '.');
+  }
+
+  if (http) {
+    const { isLoopbackHost } = await import('../serve/http/host-rules.js');
+    if (projectRoot !== undefined && !isLoopbackHost(host) && parsed.values['allow-remote-live'] !== true) {
+      source.close();
+      return fail(`live scripts over ${host}, which is not a loopback address, would let anyone who can reach it run them`,
+        'add --allow-remote-live if that is what you want, or serve on 127.0.0.1 (the default), or serve the tree without --live', 2);
+    }
+    const { startHttpServer } = await import('../serve/http/start-http-server.js');
+    try {
+      return await startHttpServer({
+        source, projectRoot, host, port, allowedHosts: parsed.values['allowed-host'] ?? [],
+        treeRoot,
+      });
+    } catch (error) {
+      source.close();
+      return fail((error as Error).message, 'pick another --port (0 picks a free one), or check the tree and try again', 1);
+    }
   }
 
   const { startBridge } = await import('../serve/start-bridge.js');

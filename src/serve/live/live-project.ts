@@ -8,7 +8,7 @@ import { addOptionVariables, createBaseEnvironment } from '../../script/script-e
 import type { LiveRunner, LiveRunOutcome, LiveRunRequest } from '../../mcp/live-port.js';
 import { DEFAULT_TOOLS_FOLDER } from '../../tree/manifest.js';
 import { checkTreePath } from '../../mcp/tree-source.js';
-import { ConcurrencyGate } from './concurrency-gate.js';
+import { ConcurrencyGate } from '../../mcp/concurrency-gate.js';
 import { readProjectLimits } from './project-limits.js';
 
 export class LiveProject implements LiveRunner {

@@ -1,0 +1,108 @@
+// node:http ↔ Web Request/Response, so the portable MCP handler runs under Node's own server.
+// The body is pulled from the socket only as fast as the handler reads it (the handler stops at
+// its size cap, so a huge body is never buffered); the Request's signal aborts when the client
+// goes away before the answer is complete, which cancels the work behind it.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Methods whose body the MCP handler reads; any other body is left unread. */
+const METHODS_WITH_BODY = new Set(['POST']);
+
+export interface WebExchange {
+  request: Request;
+  /** Whether the handler stopped reading the body before its end (the connection is then closed). */
+  bodyLeftUnread(): boolean;
+}
+
+export function toWebRequest(incoming: IncomingMessage, response: ServerResponse, baseUrl: string): WebExchange {
+  const controller = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(incoming.headers)) {
+    if (value === undefined) continue;
+    try {
+      for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+    } catch {
+      // A header value the Fetch API refuses: dropped, as a proxy would.
+    }
+  }
+  let url: URL;
+  try {
+    url = new URL(incoming.url ?? '/', baseUrl);
+  } catch {
+    url = new URL('/', baseUrl);
+  }
+  const method = incoming.method ?? 'GET';
+  let ended = !METHODS_WITH_BODY.has(method);
+  let body: ReadableStream<Uint8Array> | undefined;
+  if (!ended) {
+    const chunks = incoming[Symbol.asyncIterator]();
+    body = new ReadableStream<Uint8Array>({
+      async pull(stream) {
+        try {
+          const next = await chunks.next();
+          if (next.done) {
+            ended = true;
+            stream.close();
+          } else {
+            stream.enqueue(new Uint8Array(next.value as Buffer));
+          }
+        } catch (error) {
+          stream.error(error);
+        }
+      },
+    }, { highWaterMark: 0 });
+  }
+  const request = new Request(url, {
+    method,
+    headers,
+    signal: controller.signal,
+    ...(body ? { body, duplex: 'half' } : {}),
+  } as RequestInit);
+  return { request, bodyLeftUnread: () => !ended && !incoming.readableEnded };
+}
+
+/** Writes a Web Response to Node's response, respecting back-pressure; stops when the client leaves. */
+export async function writeWebResponse(response: Response, outgoing: ServerResponse, closeConnection: boolean): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  if (closeConnection) headers.connection = 'close';
+  outgoing.writeHead(response.status, headers);
+  // Headers out now: an SSE client sees the stream open before the first event.
+  outgoing.flushHeaders();
+  if (!response.body) {
+    outgoing.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  const onClose = (): void => {
+    void reader.cancel().catch(() => {});
+  };
+  outgoing.once('close', onClose);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (outgoing.destroyed) break;
+      if (!outgoing.write(value)) {
+        await new Promise<void>((resolve) => {
+          const settle = (): void => {
+            outgoing.off('drain', settle);
+            outgoing.off('close', settle);
+            resolve();
+          };
+          outgoing.on('drain', settle);
+          outgoing.on('close', settle);
+        });
+      }
+    }
+  } catch {
+    // The stream failed or was cancelled: end what we have.
+  } finally {
+    outgoing.off('close', onClose);
+    if (!outgoing.destroyed) outgoing.end();
+  }
+}

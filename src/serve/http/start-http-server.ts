@@ -1,0 +1,139 @@
+// `staticmcp serve … --http`: one node:http server with MCP Streamable HTTP at /mcp (sessions,
+// live runs) and the tree's files everywhere else. Slow clients cannot hold it (header, request
+// and keep-alive timeouts), the Host header is checked on every request (DNS rebinding), and
+// SIGINT/SIGTERM end every session (live scripts killed) before the process exits 0.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createMcpHttpHandler, DEFAULT_MAX_BODY_BYTES, type McpHttpHandler } from '../../mcp/streamable-http.js';
+import type { TreeSource } from '../../mcp/tree-source.js';
+import { createNodeServerContext } from '../node-server-context.js';
+import { allowedHostsFor, bracketIpv6, isAllowedOrigin, isLoopbackHost } from './host-rules.js';
+import { toWebRequest, writeWebResponse } from './node-web-adapter.js';
+
+export const MCP_PATH = '/mcp';
+/** A client gets this long to send its request headers, and this long for the whole request. */
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+/** How often Node looks for requests past those timeouts. */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+/** An idle keep-alive connection is closed after this. */
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+export interface HttpServeOptions {
+  source: TreeSource;
+  /** The tree's folder, served at `/`; undefined for a URL source (then `/` only names the endpoint). */
+  treeRoot?: string;
+  projectRoot?: string;
+  host: string;
+  port: number;
+  allowedHosts: readonly string[];
+  logPrefix?: string;
+}
+
+/** Listens, prints the endpoint, and resolves with the exit code once a signal stopped it. */
+export async function startHttpServer(options: HttpServeOptions): Promise<number> {
+  const prefix = options.logPrefix ?? 'staticmcp serve';
+  const logProblem = (text: string): void => {
+    process.stderr.write(`${prefix}: ${text}\n`);
+  };
+  const context = await createNodeServerContext({ source: options.source, projectRoot: options.projectRoot, logProblem });
+  const staticTree = options.treeRoot === undefined ? undefined : await (await import('./static-tree.js')).openStaticTree(options.treeRoot, logProblem);
+
+  // Both known once the server listens (the port may be 0 until then).
+  let allowedHosts: string[] = [];
+  let mcp!: McpHttpHandler;
+
+  const server = http.createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS });
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  let baseUrl = '';
+
+  server.on('request', (incoming: http.IncomingMessage, outgoing: http.ServerResponse) => {
+    void answer(incoming, outgoing).catch((error: unknown) => {
+      logProblem(`a request failed: ${(error as Error)?.stack ?? String(error)}`);
+      if (!outgoing.headersSent) {
+        outgoing.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        outgoing.end('Internal Server Error\n');
+      } else {
+        outgoing.destroy();
+      }
+    });
+  });
+  // A malformed request line or headers: a plain 400 and the connection closed, never a crash.
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+
+  async function answer(incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> {
+    const pathname = (incoming.url ?? '/').split('?')[0];
+    if (pathname === MCP_PATH) {
+      const exchange = toWebRequest(incoming, outgoing, baseUrl);
+      const response = await mcp.handle(exchange.request);
+      // A body the handler refused (413, 415 …) is not drained: the connection is closed instead.
+      await writeWebResponse(response, outgoing, exchange.bodyLeftUnread());
+      if (exchange.bodyLeftUnread()) outgoing.once('finish', () => incoming.socket?.destroy());
+      return;
+    }
+    // The static site: same Host rule as /mcp (a rebinding page must not read it either).
+    const host = (incoming.headers.host ?? '').toLowerCase();
+    if (!allowedHosts.includes(host) && !allowedHosts.includes(host.replace(/:\d+$/, ''))) {
+      outgoing.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
+      outgoing.end('Forbidden: this server does not answer to that Host header\n');
+      return;
+    }
+    if (staticTree) {
+      await staticTree.serve(incoming, outgoing);
+      return;
+    }
+    outgoing.writeHead(pathname === '/' ? 200 : 404, { 'content-type': 'text/plain; charset=utf-8' });
+    outgoing.end(pathname === '/' ? `MCP endpoint: ${baseUrl}${MCP_PATH}\n` : 'Not Found\n');
+  }
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    options.source.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(code === 'EADDRINUSE' ? `port ${options.port} on ${options.host} is already in use` : `cannot listen on ${options.host}:${options.port} (${code ?? (error as Error).message})`);
+  }
+  const { port } = server.address() as AddressInfo;
+  allowedHosts = allowedHostsFor(options.host, port, options.allowedHosts);
+  mcp = createMcpHttpHandler({
+    server: () => context,
+    sessions: true,
+    allowedHosts,
+    isAllowedOrigin: (origin) => isAllowedOrigin(origin, allowedHosts),
+    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    logProblem,
+  });
+  baseUrl = `http://${bracketIpv6(options.host)}:${port}`;
+  process.stderr.write(`MCP endpoint: ${baseUrl}${MCP_PATH}\n`);
+  process.stderr.write(options.treeRoot === undefined
+    ? `Static site: not served (the tree is at ${options.source.displayName})\n`
+    : `Static site: ${baseUrl}/\n`);
+  if (!isLoopbackHost(options.host)) {
+    process.stderr.write(`${prefix}: warning: listening on ${options.host}, not a loopback address: anyone who can reach it may call this server${options.projectRoot ? ' and run its live scripts' : ''}; there is no authentication\n`);
+  }
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (): void => {
+      if (stopping) return;
+      stopping = true;
+      server.close();
+      void mcp.close().then(() => {
+        server.closeAllConnections();
+        options.source.close();
+        resolve(0);
+      });
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
