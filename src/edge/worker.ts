@@ -11,11 +11,12 @@ import type { TreeSource } from '../mcp/tree-source.js';
 import { createAssetTreeSource, type AssetFetcher } from './asset-tree-source.js';
 import { compileEdgeValidator } from './json-schema-validator.js';
 import { loadTreeForIsolate } from './isolate-tree-cache.js';
-import { createMcpHttpHandler } from './stateless-http-handler.js';
+import { createMcpHttpHandler, DEFAULT_MAX_BODY_BYTES } from '../mcp/streamable-http.js';
 
 // Not exported: workerd takes every named export of the entry module for an entrypoint.
 const MCP_PATH = '/mcp';
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** A refused body is still read, and dropped, up to this much, so the client sees the 413 rather than a reset connection. */
+const MAX_DRAINED_BYTES = 4 * DEFAULT_MAX_BODY_BYTES;
 
 export interface WorkerEnv {
   /** The static files, on hosts that bind them (Cloudflare); absent elsewhere (then: fetch of the same origin). */
@@ -61,9 +62,31 @@ async function answerMcp(request: Request, env: WorkerEnv | undefined, url: URL)
     server: () => context,
     sessions: false,
     isAllowedOrigin: originRule(tree, url.origin),
-    maxBodyBytes: MAX_BODY_BYTES,
   });
-  return handler.handle(request);
+  const response = await handler.handle(request);
+  if (response.status === 413) await drainBody(request);
+  return response;
+}
+
+/**
+ * Reads what is left of a refused body (bounded). Cloudflare's front end buffers bodies before the
+ * worker runs, but workerd alone and other edge runtimes stream them: answering while the client
+ * is still sending resets the connection, and the client never sees the 413.
+ */
+async function drainBody(request: Request): Promise<void> {
+  if (!request.body || request.bodyUsed || request.body.locked) return;
+  const reader = request.body.getReader();
+  let total = 0;
+  try {
+    while (total <= MAX_DRAINED_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      total += value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // The client went away: nothing left to drain.
+  }
 }
 
 export default {
