@@ -91,6 +91,8 @@ export function deployFiles(manifest: Manifest, options: DeployOptions): Map<str
   const files = new Map([
     ['.nojekyll', ''],
     ['_headers', HEADERS],
+    // Cloudflare Workers static assets: the worker's code and Pages' routing file are not assets to publish.
+    ['.assetsignore', `${WORKER_FILE}\n${ROUTES_FILE}\n`],
     ['index.html', renderIndexHtml(manifest, options.publicUrl)],
     [ROUTES_FILE, ROUTES],
   ]);
