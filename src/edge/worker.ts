@@ -5,13 +5,13 @@
 // Precomputed answers only: a miss says how to run `staticmcp serve <site> --live <project>`.
 import { CachedTreeReader } from '../mcp/cached-tree-reader.js';
 import { errorResponse, INTERNAL_ERROR } from '../mcp/json-rpc.js';
+import { createMcpHttpHandler, DEFAULT_MAX_BODY_BYTES } from '../mcp/streamable-http.js';
 import type { LoadedTree } from '../mcp/loaded-tree.js';
 import type { ServerContext } from '../mcp/server-context.js';
 import type { TreeSource } from '../mcp/tree-source.js';
 import { createAssetTreeSource, type AssetFetcher } from './asset-tree-source.js';
 import { compileEdgeValidator } from './json-schema-validator.js';
 import { loadTreeForIsolate } from './isolate-tree-cache.js';
-import { createMcpHttpHandler, DEFAULT_MAX_BODY_BYTES } from '../mcp/streamable-http.js';
 
 // Not exported: workerd takes every named export of the entry module for an entrypoint.
 const MCP_PATH = '/mcp';
