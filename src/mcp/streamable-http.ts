@@ -199,7 +199,8 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
 
   async function route(request: Request): Promise<Response> {
     if (closed) return jsonError(503, SERVER_ERROR, 'Service unavailable: the server is shutting down');
-    const allow = options.sessions ? 'GET, POST, DELETE, OPTIONS' : 'POST, OPTIONS';
+    // OPTIONS is answered too (CORS preflight) but, as usual, not listed.
+    const allow = options.sessions ? 'GET, POST, DELETE' : 'POST';
     switch (request.method) {
       case 'OPTIONS':
         return preflight(request, allow);

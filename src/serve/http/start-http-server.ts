@@ -58,9 +58,11 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
       }
     });
   });
-  // A malformed request line or headers: a plain 400 and the connection closed, never a crash.
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  // A malformed request, or one too slow to arrive: a plain 400 and the connection closed (not
+  // half-closed: a client that never closes its side must not keep the socket), never a crash.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`, () => socket.destroy());
     else socket.destroy();
   });
 
