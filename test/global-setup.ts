@@ -1,5 +1,6 @@
 // Shared by every test folder that runs the real CLI (test/build, test/bridge): compiles src/ once
-// per `vitest run` into a private folder beside dist/ (`.test-dist-<pid>/`, removed afterwards), so
+// per `vitest run` into a private folder beside dist/ (`.test-dist-<pid>/`, removed afterwards),
+// with the edge worker bundled beside it exactly as `npm run build` does (edge/_worker.js), so
 // integration tests exercise exactly what `npm install` ships, and a `npm run build` or a second
 // test run in the same checkout can never swap files under a running test.
 // Tests get the CLI path with `inject('cli')`.
@@ -25,6 +26,7 @@ export default function setup(project: TestProject): () => void {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    execFileSync(process.execPath, [path.join(root, 'scripts/bundle-edge-worker.mjs'), outDir], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (error) {
     rmSync(outDir, { recursive: true, force: true });
     const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };

@@ -5,12 +5,14 @@ import { callFilePath } from '../tree/call-key.js';
 import { treeJsonFile } from '../tree/canonical-json.js';
 import { resourceFilePath } from '../tree/resource-key.js';
 import { hashTreeFiles } from '../tree/content-hash.js';
-import { deployFiles } from '../tree/deploy-files.js';
+import { deployFiles, runtimeFiles } from '../tree/deploy-files.js';
+import { checkHostLimits } from './host-limits.js';
 import {
-  ARGUMENTS_META_KEY, DEFAULT_TOOLS_FOLDER, EXTENSION_KEY, LATEST_PROTOCOL_VERSION, MANIFEST_FILE, PROFILE_VERSION,
+  ARGUMENTS_META_KEY, DEFAULT_TOOLS_FOLDER, EXTENSION_KEY, LATEST_PROTOCOL_VERSION, MANIFEST_FILE, PROFILE_VERSION, WORKER_FILE,
   type CompletionTable, type Manifest, type ResourceDefinition, type ToolExtension,
 } from '../tree/manifest.js';
 import type { ProjectConfig } from '../project/config.js';
+import { packageInfo } from '../version.js';
 import type { ProjectResource } from '../project/discover-resources.js';
 import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
@@ -172,8 +174,11 @@ export function assembleTree(input: AssembleInput): AssembledTree {
       prompts: input.prompts.map((prompt) => prompt.definition),
     },
   };
-  for (const [filePath, content] of deployFiles(manifestWithoutHash)) files.set(filePath, content);
+  const publicUrl = config.publicUrl?.replace(/\/+$/, '');
+  const deployOptions = { publicUrl, registryName: config.registryName, packageName: packageInfo().name, packageVersion: packageInfo().version };
+  for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions)) files.set(filePath, content);
   const contentHash = hashTreeFiles(files);
+  const allowedOrigins = config.http?.allowedOrigins;
   const sourceDateEpoch = process.env.SOURCE_DATE_EPOCH;
   const generatedAt = sourceDateEpoch && /^\d+$/.test(sourceDateEpoch) ? new Date(Number(sourceDateEpoch) * 1000).toISOString() : undefined;
   const manifest: Manifest = {
@@ -190,10 +195,19 @@ export function assembleTree(input: AssembleInput): AssembledTree {
       ...(hasCompletions ? { completions: COMPLETIONS_FILE } : {}),
       ...(input.toolsFolder !== DEFAULT_TOOLS_FOLDER ? { toolsFolder: input.toolsFolder } : {}),
       ...(generatedAt ? { generatedAt } : {}),
+      ...(allowedOrigins !== undefined ? { http: { allowedOrigins } } : {}),
     },
   };
   files.set(MANIFEST_FILE, treeJsonFile(manifest));
   const warnings: BuildProblem[] = [];
+  // Added after hashing: the worker is the generator's code, not the tree's content.
+  const runtime = runtimeFiles();
+  if (runtime) {
+    for (const [filePath, content] of runtime) files.set(filePath, content);
+  } else {
+    warnings.push({ path: WORKER_FILE, message: 'not written: this staticmcp was compiled without its edge worker bundle, so the tree has no /mcp endpoint on edge hosts; run npm run build in the staticmcp package' });
+  }
+  warnings.push(...checkHostLimits(files));
   const kinds = { tools: manifest.capabilities.tools, resources: resourceDefinitions, 'resource templates': input.templates, prompts: input.prompts };
   for (const [kind, items] of Object.entries(kinds)) {
     if (items.length > MANY_ITEMS_WARNING) {

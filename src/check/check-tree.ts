@@ -7,7 +7,7 @@ import { resourceFilePaths } from '../mcp/resource-reads.js';
 import { callFilePath } from '../tree/call-key.js';
 import { createTreeHash, sortTreePaths } from '../tree/content-hash.js';
 import { readCallFile } from '../tree/lenient-files.js';
-import { EXTENSION_KEY, MANIFEST_FILE, promptFilePath } from '../tree/manifest.js';
+import { EXTENSION_KEY, MANIFEST_FILE, promptFilePath, WORKER_FILE } from '../tree/manifest.js';
 import { CachedTreeReader } from '../mcp/cached-tree-reader.js';
 import type { TreeSource } from '../mcp/tree-source.js';
 
@@ -336,7 +336,8 @@ async function checkListedFiles(
   let callFiles = 0;
   for (const filePath of sortTreePaths(files)) {
     // Files static hosts ask for are added after the build by design; the build never writes them.
-    if (filePath === MANIFEST_FILE || HOST_FILES_ADDED_AFTER_BUILD.has(filePath)) continue;
+    // The edge worker is the generator's code, not the tree's content: it is never hashed.
+    if (filePath === MANIFEST_FILE || filePath === WORKER_FILE || HOST_FILES_ADDED_AFTER_BUILD.has(filePath)) continue;
     const isCallFile = filePath.startsWith('tools/');
     // Without our extension there is no hash to compare, so only call files need reading.
     if (!extension && !isCallFile) continue;

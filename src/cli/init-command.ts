@@ -1,5 +1,6 @@
 // `staticmcp init [dir]`: copies the starter project from templates/project into a new or empty
-// folder, keeping the executable bit of scripts. Never overwrites anything.
+// folder, keeping the executable bit of scripts, with deploy files for the common hosts (deploy/,
+// netlify.toml, a GitHub Pages workflow) that a user keeps or deletes. Never overwrites anything.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,8 +8,11 @@ import { StaticMcpError } from '../staticmcp-error.js';
 import { printError } from './print-error.js';
 
 const TEMPLATE_ROOT = fileURLToPath(new URL('../../templates/project', import.meta.url));
-/** npm drops `.gitignore` from published packages, so the template stores it without the dot. */
-const RENAMED_ON_COPY: Record<string, string> = { gitignore: '.gitignore' };
+/**
+ * npm drops `.gitignore` from published packages, and a `.github` folder in this repository would
+ * read as its own CI: the template stores both without the dot.
+ */
+const RENAMED_ON_COPY: Record<string, string> = { gitignore: '.gitignore', github: '.github' };
 
 async function copyFolder(from: string, to: string): Promise<string[]> {
   const written: string[] = [];
@@ -39,7 +43,10 @@ export async function runInitCommand(folder: string): Promise<number> {
     }
     const written = await copyFolder(TEMPLATE_ROOT, target);
     const relative = path.relative(process.cwd(), target) || '.';
-    process.stderr.write(`staticmcp: created ${written.length} files in ${relative}\n  next: staticmcp build ${relative} && staticmcp serve ${relative}\n`);
+    process.stderr.write(
+      `staticmcp: created ${written.length} files in ${relative}\n  next: staticmcp build ${relative} && staticmcp serve ${relative}\n` +
+      `  to deploy: see ${path.join(relative, 'deploy', 'README.md')} (delete the deploy files of hosts you do not use)\n`,
+    );
     return 0;
   } catch (error) {
     printError(error);

@@ -24,6 +24,12 @@ export interface Limits {
   maxManifestBytes: number;
 }
 
+/** What the edge worker and `serve --http` need to know about browsers that call `/mcp`. */
+export interface HttpConfig {
+  /** Origins, besides the site's own, allowed to call `/mcp` (`"*"` = any). */
+  allowedOrigins?: string[];
+}
+
 export interface ProjectConfig {
   name?: string;
   version?: string;
@@ -31,6 +37,11 @@ export interface ProjectConfig {
   description?: string;
   instructions?: string;
   out?: string;
+  /** Where the tree is deployed (`https://example.pages.dev`): shown in index.html, written to server.json. */
+  publicUrl?: string;
+  /** The MCP Registry name for server.json (`com.example/weather`); derived from publicUrl when absent. */
+  registryName?: string;
+  http?: HttpConfig;
   limits: Limits;
   tools: Record<string, ToolConfig>;
 }
@@ -64,6 +75,17 @@ const configSchema = {
     description: { type: 'string' },
     instructions: { type: 'string' },
     out: { type: 'string', minLength: 1 },
+    // An http(s) address without query or fragment; a trailing slash is dropped when it is used.
+    publicUrl: { type: 'string', pattern: '^https?://[^/?#\\s]+(/[^?#\\s]*)?$' },
+    registryName: { type: 'string', maxLength: 200, pattern: '^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$' },
+    http: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        // Origins as browsers send them: scheme://host[:port], no path or trailing slash.
+        allowedOrigins: { type: 'array', items: { type: 'string', pattern: '^(\\*|[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#\\s]+)$' } },
+      },
+    },
     limits: {
       type: 'object',
       additionalProperties: false,

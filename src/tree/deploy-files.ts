@@ -1,8 +1,12 @@
 // Files that make a tree pleasant on static hosts: `.nojekyll` (GitHub Pages must not hide
-// anything), `_headers` (Netlify/Cloudflare Pages: JSON content type, cache rules) and an
-// `index.html` telling a human what this server offers and how to connect.
+// anything), `_headers` (Netlify/Cloudflare Pages: JSON content type, cache rules), an
+// `index.html` telling a human what this server offers and how to connect, the edge worker
+// (`_worker.js`, bundled when the package was built) with `_routes.json` so only `/mcp` runs
+// code, and `server.json` for the MCP Registry when the project names its public URL.
 import { readFileSync } from 'node:fs';
-import type { Manifest } from './manifest.js';
+import { ROUTES_FILE, WORKER_FILE, type Manifest } from './manifest.js';
+import { renderServerJson, SERVER_JSON_FILE } from './registry-server-json.js';
+import { treeJsonFile } from './canonical-json.js';
 
 const HEADERS = `/*
   Access-Control-Allow-Origin: *
@@ -17,7 +21,34 @@ const HEADERS = `/*
   Cache-Control: public, max-age=60, must-revalidate
 `;
 
+/** Cloudflare Pages: run `_worker.js` for `/mcp` only; every other path is served as a static file, free and uncounted. */
+const ROUTES = treeJsonFile({ version: 1, include: ['/mcp'], exclude: [] });
+
+/** Where `npm run build` puts the bundled worker, beside this module's folder (dist/edge/_worker.js). */
+const WORKER_BUNDLE_URL = new URL('../edge/_worker.js', import.meta.url);
+
 let template: string | undefined;
+let workerBundle: string | null | undefined;
+
+/** The bundled worker, or null when this copy of staticmcp was compiled without it (tsc alone). */
+function readWorkerBundle(): string | null {
+  if (workerBundle === undefined) {
+    try {
+      workerBundle = readFileSync(WORKER_BUNDLE_URL, 'utf8');
+    } catch {
+      workerBundle = null;
+    }
+  }
+  return workerBundle;
+}
+
+export interface DeployOptions {
+  /** The site's public address from staticmcp.json, without a trailing slash. */
+  publicUrl?: string;
+  registryName?: string;
+  packageName: string;
+  packageVersion: string;
+}
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
@@ -28,14 +59,18 @@ function definitionList(items: { term: string; text?: string }[]): string {
   return items.map((item) => `<dt><code>${escapeHtml(item.term)}</code></dt><dd>${escapeHtml(item.text ?? '')}</dd>`).join('\n');
 }
 
-export function renderIndexHtml(manifest: Manifest): string {
+export function renderIndexHtml(manifest: Manifest, publicUrl?: string): string {
   template ??= readFileSync(new URL('../../templates/index.html', import.meta.url), 'utf8');
   const { serverInfo, capabilities } = manifest;
+  const site = publicUrl !== undefined ? escapeHtml(publicUrl) : 'https://&lt;where-you-deployed-this-folder&gt;';
   const values: Record<string, string> = {
     title: escapeHtml(serverInfo.title ?? serverInfo.name),
     name: escapeHtml(serverInfo.name),
     description: escapeHtml(serverInfo.description ?? manifest.instructions ?? ''),
-    treeUrl: 'https://&lt;where-you-deployed-this-folder&gt;/',
+    remoteUrl: `${site}/mcp`,
+    treeUrl: `${site}/`,
+    // Without a known address the page fills in the one it is served from.
+    fillAddress: publicUrl === undefined ? 'true' : 'false',
     toolCount: String(capabilities.tools.length),
     resourceCount: String(capabilities.resources.length),
     tools: definitionList(capabilities.tools.map((tool) => ({ term: tool.name, text: tool.title ? `${tool.title}: ${tool.description ?? ''}` : tool.description }))),
@@ -51,10 +86,33 @@ export function renderIndexHtml(manifest: Manifest): string {
   return template.replace(/\{\{(\w+)\}\}/g, (placeholder, key: string) => values[key] ?? placeholder);
 }
 
-export function deployFiles(manifest: Manifest): Map<string, string> {
-  return new Map([
+/** The deploy files that belong to the tree's content (and to its content hash). */
+export function deployFiles(manifest: Manifest, options: DeployOptions): Map<string, string> {
+  const files = new Map([
     ['.nojekyll', ''],
     ['_headers', HEADERS],
-    ['index.html', renderIndexHtml(manifest)],
+    // Cloudflare Workers static assets: the worker's code and Pages' routing file are not assets to publish.
+    ['.assetsignore', `${WORKER_FILE}\n${ROUTES_FILE}\n`],
+    ['index.html', renderIndexHtml(manifest, options.publicUrl)],
+    [ROUTES_FILE, ROUTES],
   ]);
+  if (options.publicUrl !== undefined) {
+    files.set(SERVER_JSON_FILE, treeJsonFile(renderServerJson(manifest, {
+      publicUrl: options.publicUrl,
+      registryName: options.registryName,
+      packageName: options.packageName,
+      packageVersion: options.packageVersion,
+    })));
+  }
+  return files;
+}
+
+/**
+ * The code a host runs beside the tree (`_worker.js`): the generator's, not the tree's content,
+ * so it stays out of the content hash (a new staticmcp release does not make every tree "edited").
+ * Null when this staticmcp was compiled without the bundle.
+ */
+export function runtimeFiles(): Map<string, string> | null {
+  const bundle = readWorkerBundle();
+  return bundle === null ? null : new Map([[WORKER_FILE, bundle]]);
 }

@@ -8,6 +8,10 @@ export const EXTENSION_KEY = 'staticmcp';
 /** The `_meta` key of a call file that records the exact arguments the file answers. */
 export const ARGUMENTS_META_KEY = 'staticmcp/arguments';
 export const MANIFEST_FILE = 'mcp.json';
+/** The edge worker a host runs beside the tree (Cloudflare Pages advanced mode); not hashed as content. */
+export const WORKER_FILE = '_worker.js';
+/** Cloudflare Pages' routing file: which paths run the worker. */
+export const ROUTES_FILE = '_routes.json';
 export const LATEST_PROTOCOL_VERSION = '2025-11-25';
 
 export type JsonObject = Record<string, unknown>;
@@ -87,6 +91,13 @@ export interface ManifestExtension {
    */
   toolsFolder?: string;
   generatedAt?: string;
+  /** What the edge worker (`_worker.js`) needs from `staticmcp.json`; written only when the project sets it. */
+  http?: HttpExtension;
+}
+
+export interface HttpExtension {
+  /** Origins, besides the site's own, whose browsers may call `/mcp` (`"*"` = any). */
+  allowedOrigins?: string[];
 }
 
 export interface Manifest {

@@ -136,7 +136,7 @@ describe('the tree on disk', () => {
     await fs.rm(path.join(project, 'tools', 'count-runs'));
     await fs.rm(path.join(project, 'resources', 'old.md'));
     expect((await buildJson(project)).code).toBe(0);
-    expect([...(await readTree(out)).keys()]).toEqual(['.nojekyll', '_headers', 'index.html', 'mcp.json', 'tools/ok.json']);
+    expect([...(await readTree(out)).keys()]).toEqual(['.assetsignore', '.nojekyll', '_headers', '_routes.json', '_worker.js', 'index.html', 'mcp.json', 'tools/ok.json']);
   });
 
   it('leaves the previous tree intact when the build is killed mid-run', async () => {
@@ -300,7 +300,7 @@ describe('the report and the command line', () => {
       failures: [{ path: 'tools/help-not-json', message: expect.stringContaining('is not JSON') }],
       warnings: [],
       resources: 2,
-      files: 9, // mcp.json, index.html, _headers, .nojekyll, completions.json, a.md, 3 divide answers
+      files: 12, // mcp.json, index.html, _headers, .nojekyll, .assetsignore, _routes.json, _worker.js, completions.json, a.md, 3 divide answers
       contentHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       durationMs: expect.any(Number),
     });

@@ -9,13 +9,19 @@
 // cache in fixtures/example/.staticmcp can matter) and built with --force; the stateful counter
 // never runs at build time (its $TMPDIR file cannot leak in), and the value-list command
 // (`ls *.md`) sorts under the LANG=C.UTF-8 every script gets.
+//
+// `_worker.js` is the generator's bundled edge worker, not the example's content: it changes with
+// every edit of the MCP core, so the golden does not hold it; the test checks that the tree holds
+// exactly the bundle this staticmcp was built with (edge/_worker.js beside the compiled CLI).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, readTree, removeTemporaryFolders, runCli, temporaryFolder } from './helpers.js';
+import { CLI, REPO_ROOT, readTree, removeTemporaryFolders, runCli, temporaryFolder } from './helpers.js';
 
 const EXAMPLE = path.join(REPO_ROOT, 'fixtures', 'example');
 const GOLDEN = path.join(REPO_ROOT, 'test', 'build', '__golden__', 'example');
+const WORKER_FILE = '_worker.js';
+const WORKER_BUNDLE = path.join(path.dirname(CLI), '..', 'edge', '_worker.js');
 
 afterAll(removeTemporaryFolders);
 
@@ -39,6 +45,8 @@ describe('golden tree of fixtures/example', () => {
     const { code, stderr } = await runCli(['build', project, '--out', out, '--force']);
     expect(code, stderr).toBe(0);
     const built = await readTree(out);
+    expect(built.get(WORKER_FILE)?.equals(await fs.readFile(WORKER_BUNDLE)), `${WORKER_FILE} is the bundled worker`).toBe(true);
+    built.delete(WORKER_FILE);
 
     if (updateRequested()) {
       if (process.env.CI) throw new Error('refusing to regenerate the golden tree in CI');

@@ -1,0 +1,56 @@
+// Bundles the edge worker (src/edge/worker.ts and the portable MCP core it imports) into one
+// self-contained ES module, `<outDir>/edge/_worker.js`, which `staticmcp build` copies into every
+// tree. Run by `npm run build` (outDir = dist) and by the test setup (a private outDir).
+// The bundle must not need anything at run time: a Node built-in reaching it fails the bundle here,
+// with the importer named, rather than failing in workerd after a deploy.
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const WORKER_BUNDLE_PATH = path.join('edge', '_worker.js');
+
+const NODE_BUILTIN = new RegExp(`^(node:.*|${builtinModules.map((name) => name.replace(/[/.]/g, '\\$&')).join('|')})(/.*)?$`);
+
+/** Refuses Node built-ins: the edge runtimes have none (and must not need nodejs_compat). */
+const refuseNodeBuiltins = {
+  name: 'refuse-node-builtins',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: NODE_BUILTIN }, (args) => ({
+      errors: [{ text: `${args.path} is a Node built-in, imported by ${path.relative(REPO_ROOT, args.importer)}: the edge worker must stay portable (src/mcp, src/tree and src/edge may not use Node APIs)` }],
+    }));
+  },
+};
+
+export async function bundleEdgeWorker(outDir) {
+  const outfile = path.join(path.resolve(REPO_ROOT, outDir), WORKER_BUNDLE_PATH);
+  await build({
+    absWorkingDir: REPO_ROOT,
+    entryPoints: ['src/edge/worker.ts'],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    mainFields: ['module', 'main'],
+    // Small enough to read, smaller to ship: whitespace and syntax squeezed, names kept for stack traces.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'inline',
+    banner: { js: '// _worker.js: the MCP endpoint of a StaticMCP tree, written by staticmcp build. Routes /mcp; see _routes.json.' },
+    plugins: [refuseNodeBuiltins],
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const outDir = process.argv[2] ?? 'dist';
+  try {
+    await bundleEdgeWorker(outDir);
+  } catch {
+    // esbuild has printed what failed.
+    process.exit(1);
+  }
+}

@@ -1,0 +1,104 @@
+// The edge entry, bundled into every tree as `_worker.js`: the tree answers MCP by itself wherever
+// it is hosted with code next to it (Cloudflare Pages advanced mode, Workers static assets, a
+// Netlify edge function). `/mcp` is Streamable HTTP, stateless (every POST stands alone, nothing
+// is kept between requests but the site's mcp.json); every other path is the static site.
+// Precomputed answers only: a miss says how to run `staticmcp serve <site> --live <project>`.
+import { CachedTreeReader } from '../mcp/cached-tree-reader.js';
+import { errorResponse, INTERNAL_ERROR } from '../mcp/json-rpc.js';
+import { createMcpHttpHandler, DEFAULT_MAX_BODY_BYTES } from '../mcp/streamable-http.js';
+import type { LoadedTree } from '../mcp/loaded-tree.js';
+import type { ServerContext } from '../mcp/server-context.js';
+import type { TreeSource } from '../mcp/tree-source.js';
+import { createAssetTreeSource, type AssetFetcher } from './asset-tree-source.js';
+import { compileEdgeValidator } from './json-schema-validator.js';
+import { loadTreeForIsolate } from './isolate-tree-cache.js';
+
+// Not exported: workerd takes every named export of the entry module for an entrypoint.
+const MCP_PATH = '/mcp';
+/** A refused body is still read, and dropped, up to this much, so the client sees the 413 rather than a reset connection. */
+const MAX_DRAINED_BYTES = 4 * DEFAULT_MAX_BODY_BYTES;
+
+export interface WorkerEnv {
+  /** The static files, on hosts that bind them (Cloudflare); absent elsewhere (then: fetch of the same origin). */
+  ASSETS?: AssetFetcher;
+}
+
+/** The host's view of the static site: its asset binding, or the network. */
+function siteFetcher(env: WorkerEnv | undefined): AssetFetcher {
+  return env?.ASSETS ?? { fetch: (request) => fetch(request) };
+}
+
+/** The site's own origin always passes; the project adds others (`http.allowedOrigins` in staticmcp.json, `"*"` for any). */
+function originRule(tree: LoadedTree, siteOrigin: string): (origin: string) => boolean {
+  const listed = tree.extension?.http?.allowedOrigins;
+  const allowed = new Set(Array.isArray(listed) ? listed.filter((item): item is string => typeof item === 'string') : []);
+  return (origin) => origin === siteOrigin || allowed.has('*') || allowed.has(origin);
+}
+
+function serverContext(tree: LoadedTree, source: TreeSource, siteRoot: URL): ServerContext {
+  return {
+    tree,
+    reader: new CachedTreeReader(source),
+    liveHint: `run staticmcp serve ${siteRoot.href} --live <project folder>`,
+    dev: false,
+    loadValidatorCompiler: async () => compileEdgeValidator,
+    logProblem: (text) => console.error(`staticmcp worker: ${text}`),
+  };
+}
+
+async function answerMcp(request: Request, env: WorkerEnv | undefined, url: URL): Promise<Response> {
+  const siteRoot = new URL('/', url);
+  const source = createAssetTreeSource(siteFetcher(env), siteRoot);
+  let tree: LoadedTree;
+  try {
+    tree = await loadTreeForIsolate(source, env?.ASSETS ? 'assets' : siteRoot.origin);
+  } catch (error) {
+    console.error(`staticmcp worker: ${(error as Error).message}`);
+    const body = errorResponse(null, INTERNAL_ERROR, `This site's MCP tree cannot be loaded (${(error as Error).message}); redeploy the output of staticmcp build`);
+    return new Response(JSON.stringify(body), { status: 503, headers: { 'content-type': 'application/json' } });
+  }
+  const context = serverContext(tree, source, siteRoot);
+  const handler = createMcpHttpHandler({
+    server: () => context,
+    sessions: false,
+    isAllowedOrigin: originRule(tree, url.origin),
+  });
+  const response = await handler.handle(request);
+  if (response.status === 413) await drainBody(request);
+  return response;
+}
+
+/**
+ * Reads what is left of a refused body (bounded). Cloudflare's front end buffers bodies before the
+ * worker runs, but workerd alone and other edge runtimes stream them: answering while the client
+ * is still sending resets the connection, and the client never sees the 413.
+ */
+async function drainBody(request: Request): Promise<void> {
+  if (!request.body || request.bodyUsed || request.body.locked) return;
+  const reader = request.body.getReader();
+  let total = 0;
+  try {
+    while (total <= MAX_DRAINED_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      total += value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // The client went away: nothing left to drain.
+  }
+}
+
+export default {
+  async fetch(request: Request, env?: WorkerEnv, _context?: unknown): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname !== MCP_PATH) return siteFetcher(env).fetch(request);
+    try {
+      return await answerMcp(request, env, url);
+    } catch (error) {
+      // A client that hangs up mid-body, a host failure: one request fails, the isolate goes on.
+      console.error(`staticmcp worker: ${(error as Error).stack ?? String(error)}`);
+      return new Response(JSON.stringify(errorResponse(null, INTERNAL_ERROR, 'Internal error')), { status: 500, headers: { 'content-type': 'application/json' } });
+    }
+  },
+};

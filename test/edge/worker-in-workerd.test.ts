@@ -1,0 +1,227 @@
+// The tree's `_worker.js` in the real edge runtime (workerd), driven by the official SDK client
+// over Streamable HTTP on a loopback port, as a remote MCP client would use a deployed site:
+// handshake, pagination, precomputed calls, misses, resources, prompts, completions, and the
+// refusals (foreign Origin, bad bodies, GET). Where `serve` over stdio answers the same request,
+// the answers must be the same.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CLI, REPO_ROOT, removeTemporaryFolders, runCli, temporaryFolder } from '../build/helpers.js';
+import { startWorkerdSite, type WorkerdSite } from './workerd-site.js';
+
+const ALLOWED_ORIGIN = 'https://app.example';
+
+let tree: string;
+let site: WorkerdSite;
+let client: Client;
+let stdio: Client;
+
+async function connectHttp(url: URL): Promise<Client> {
+  const connected = new Client({ name: 'edge-test', version: '1.0.0' });
+  await connected.connect(new StreamableHTTPClientTransport(new URL('mcp', url)));
+  return connected;
+}
+
+function textOf(result: unknown): string {
+  return ((result as { content: { text: string }[] }).content ?? []).map((item) => item.text).join('');
+}
+
+/** A raw POST to /mcp, for what the SDK client never sends. */
+function post(body: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(new URL('mcp', site.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...headers },
+    body,
+  });
+}
+
+beforeAll(async () => {
+  // The bundled example, with origins and a public URL added, built by the real CLI.
+  const project = path.join(await temporaryFolder(), 'example');
+  await fs.cp(path.join(REPO_ROOT, 'fixtures', 'example'), project, {
+    recursive: true,
+    filter: (source) => !/[/\\](dist|\.staticmcp)([/\\]|$)/.test(path.relative(REPO_ROOT, source)),
+  });
+  const configFile = path.join(project, 'staticmcp.json');
+  const config = JSON.parse(await fs.readFile(configFile, 'utf8')) as Record<string, unknown>;
+  await fs.writeFile(configFile, JSON.stringify({ ...config, publicUrl: 'https://example.pages.dev', http: { allowedOrigins: [ALLOWED_ORIGIN] } }));
+  tree = path.join(await temporaryFolder(), 'tree');
+  const build = await runCli(['build', project, '--out', tree]);
+  expect(build.code, build.stderr).toBe(0);
+  site = await startWorkerdSite(tree);
+  client = await connectHttp(site.url);
+  stdio = new Client({ name: 'edge-test-stdio', version: '1.0.0' });
+  await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', tree], stderr: 'pipe' }));
+});
+
+afterAll(async () => {
+  await client?.close();
+  await stdio?.close();
+  await site?.close();
+  await removeTemporaryFolders();
+});
+
+describe('the worker as a remote MCP server', () => {
+  it('completes the handshake statelessly, without a session id', async () => {
+    expect(client.getServerVersion()).toMatchObject({ name: 'example', version: '1.0.0' });
+    expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {}, prompts: {}, completions: {} });
+    const transport = (client as unknown as { transport: StreamableHTTPClientTransport }).transport;
+    expect(transport.sessionId).toBeUndefined();
+  });
+
+  it('lists tools as serve does', async () => {
+    const listed = await client.listTools();
+    expect(listed.tools.map((tool) => tool.name)).toEqual(['capital', 'counter', 'divide', 'greet', 'math_multiply', 'word-count']);
+    expect(listed.nextCursor).toBeUndefined();
+    expect(listed).toEqual(await stdio.listTools());
+  });
+
+  it('answers precomputed calls from the tree, as serve does', async () => {
+    const product = await client.callTool({ name: 'math_multiply', arguments: { a: 3, b: 7 } });
+    expect(textOf(product)).toBe('21\n');
+    expect(product.isError).toBeFalsy();
+    for (const call of [
+      { name: 'math_multiply', arguments: { a: 3, b: 7 } },
+      { name: 'greet', arguments: { language: 'fr' } },
+      { name: 'capital', arguments: { country: "Côte d'Ivoire" } },
+      { name: 'math_multiply', arguments: { a: 'three' } },
+      { name: 'greet', arguments: { language: 'xx', extra: true } },
+    ]) {
+      expect(await client.callTool(call), JSON.stringify(call)).toEqual(await stdio.callTool(call));
+    }
+  });
+
+  it('answers a miss with an error result that says how to get a live answer', async () => {
+    const miss = await client.callTool({ name: 'divide', arguments: { a: 1, b: 4 } });
+    expect(miss.isError).toBe(true);
+    expect(textOf(miss)).toContain('this call was not precomputed');
+    expect(textOf(miss)).toContain(`staticmcp serve ${site.url.href} --live <project folder>`);
+    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('reads resources and template instances, as serve does', async () => {
+    for (const uri of ['resource://guide.md', 'resource://logo.png', 'example://data/planets', 'example://planets/mars']) {
+      expect(await client.readResource({ uri }), uri).toEqual(await stdio.readResource({ uri }));
+    }
+    expect((await client.readResource({ uri: 'resource://guide.md' })).contents[0]).toMatchObject({ uri: 'resource://guide.md', mimeType: 'text/markdown' });
+    await expect(client.readResource({ uri: 'resource://nowhere.md' })).rejects.toMatchObject({ code: -32002 });
+    // State is read by running the script: the edge can only say how.
+    await expect(client.readResource({ uri: 'mcpd://counter/state' })).rejects.toThrow(/--live <project folder>/);
+  });
+
+  it('renders prompts and completes arguments, as serve does', async () => {
+    const prompt = await client.getPrompt({ name: 'explain-product', arguments: { a: '6', b: '7', audience: 'child' } });
+    expect(JSON.stringify(prompt.messages)).toContain('Explain to a child how to compute 6 times 7');
+    expect(prompt).toEqual(await stdio.getPrompt({ name: 'explain-product', arguments: { a: '6', b: '7', audience: 'child' } }));
+    const completion = { ref: { type: 'ref/prompt' as const, name: 'explain-product' }, argument: { name: 'audience', value: 'st' } };
+    expect((await client.complete(completion)).completion.values).toEqual(['student']);
+    expect(await client.complete(completion)).toEqual(await stdio.complete(completion));
+  });
+
+  it('walks every page of a big tree from another generator', async () => {
+    const tools = Array.from({ length: 250 }, (_, index) => ({ name: `tool_${String(index).padStart(3, '0')}`, description: 'd', inputSchema: { type: 'object' } }));
+    const bigTree = await temporaryFolder();
+    await fs.writeFile(path.join(bigTree, 'mcp.json'), JSON.stringify({ protocolVersion: '2025-06-18', serverInfo: { name: 'big', version: '1' }, capabilities: { tools, resources: [] } }));
+    await fs.mkdir(path.join(bigTree, 'tools'));
+    await fs.writeFile(path.join(bigTree, 'tools', 'tool_249.json'), JSON.stringify({ content: [{ type: 'text', text: 'last one' }] }));
+    // The worker from our tree, serving a tree it did not write.
+    const bigSite = await startWorkerdSite(bigTree, path.join(tree, '_worker.js'));
+    const bigClient = await connectHttp(bigSite.url);
+    try {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await bigClient.listTools(cursor ? { cursor } : {});
+        pages += 1;
+        seen.push(...page.tools.map((tool) => tool.name));
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(pages).toBe(3);
+      expect(seen).toEqual(tools.map((tool) => tool.name));
+      expect(textOf(await bigClient.callTool({ name: 'tool_249', arguments: {} }))).toBe('last one');
+      await expect(bigClient.listTools({ cursor: 'garbage!' })).rejects.toMatchObject({ code: -32602 });
+    } finally {
+      await bigClient.close();
+      await bigSite.close();
+    }
+  });
+});
+
+describe('what the worker refuses', () => {
+  it('refuses a foreign Origin with 403, and lets the site and the listed origins in (with CORS)', async () => {
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    const foreign = await post(initialize, { origin: 'https://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as { error: { code: number } }).error.code).toBeLessThan(0);
+    for (const origin of [site.url.origin, ALLOWED_ORIGIN]) {
+      const allowed = await post(initialize, { origin });
+      expect(allowed.status, origin).toBe(200);
+      expect(allowed.headers.get('access-control-allow-origin')).toBe(origin);
+      expect(await allowed.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    }
+    const preflight = await fetch(new URL('mcp', site.url), {
+      method: 'OPTIONS',
+      headers: { origin: ALLOWED_ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, mcp-protocol-version' },
+    });
+    expect(preflight.status).toBeLessThan(300);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(ALLOWED_ORIGIN);
+    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('mcp-protocol-version');
+    const foreignPreflight = await fetch(new URL('mcp', site.url), { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    expect(foreignPreflight.status).toBe(403);
+  });
+
+  it('answers a malformed body with 400 and a parse error, and goes on serving', async () => {
+    const malformed = await post('{"jsonrpc": "2.0", "id": 1, "method": ');
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+    const wrongType = await post('{}', { 'content-type': 'text/plain' });
+    expect(wrongType.status).toBe(415);
+    const tooBig = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping', params: { pad: 'x'.repeat(5 * 1024 * 1024) } }));
+    expect(tooBig.status).toBe(413);
+    expect(textOf(await client.callTool({ name: 'math_multiply', arguments: { a: 2, b: 2 } }))).toBe('4\n');
+  });
+
+  it('answers GET /mcp with 405 and Allow: POST (stateless: no stream to open)', async () => {
+    const response = await fetch(new URL('mcp', site.url), { headers: { accept: 'text/event-stream' } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+  });
+
+  it('answers a notification with 202 and no body', async () => {
+    const response = await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    expect(response.status).toBe(202);
+    expect(await response.text()).toBe('');
+  });
+});
+
+describe('the static site around it', () => {
+  it('passes every other path to the static files', async () => {
+    const manifest = await fetch(new URL('mcp.json', site.url));
+    expect(manifest.status).toBe(200);
+    expect(await manifest.text()).toBe(await fs.readFile(path.join(tree, 'mcp.json'), 'utf8'));
+    const page = await fetch(site.url);
+    expect(await page.text()).toContain('https://example.pages.dev/mcp');
+    expect((await fetch(new URL('no/such/file.json', site.url))).status).toBe(404);
+  });
+
+  it('comes with what Pages needs to route only /mcp to the worker, and a registry entry', async () => {
+    expect(JSON.parse(await fs.readFile(path.join(tree, '_routes.json'), 'utf8'))).toEqual({ version: 1, include: ['/mcp'], exclude: [] });
+    const serverJson = JSON.parse(await fs.readFile(path.join(tree, 'server.json'), 'utf8')) as Record<string, unknown>;
+    expect(serverJson).toMatchObject({
+      name: 'dev.pages.example/example',
+      remotes: [{ type: 'streamable-http', url: 'https://example.pages.dev/mcp' }],
+      packages: [{ registryType: 'npm', identifier: 'staticmcp', transport: { type: 'stdio' } }],
+    });
+  });
+
+  it('fetches only the file a call needs (mcp.json is kept by the isolate)', async () => {
+    const before = new Map(site.assetRequests);
+    await client.callTool({ name: 'greet', arguments: { language: 'de', shout: true } });
+    const fetched = [...site.assetRequests].filter(([file, count]) => count !== (before.get(file) ?? 0)).map(([file]) => file);
+    expect(fetched).toEqual(['/tools/greet/de/true.json']);
+  });
+});

@@ -1,0 +1,55 @@
+// A built tree deployed the way Cloudflare Pages runs it, on this machine: the tree's own
+// `_worker.js` inside workerd (through miniflare, the one test module that imports it), with its
+// `ASSETS` binding answered from the tree folder on disk. Listens on a loopback port only.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { Miniflare, Response as WorkerdResponse, type Request as WorkerdRequest } from 'miniflare';
+
+export interface WorkerdSite {
+  /** `http://127.0.0.1:<port>/`: the site's root; MCP at `mcp`. */
+  url: URL;
+  /** How many times the worker asked ASSETS for each path (to prove what was and was not fetched). */
+  assetRequests: Map<string, number>;
+  close(): Promise<void>;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.json': 'application/json; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+};
+
+/** A static host over `treeDir`: files only, no listings, nothing outside the folder, 404 otherwise. */
+async function serveTreeFile(treeDir: string, request: WorkerdRequest, counts: Map<string, number>): Promise<WorkerdResponse> {
+  const { pathname } = new URL(request.url);
+  counts.set(pathname, (counts.get(pathname) ?? 0) + 1);
+  let relative: string;
+  try {
+    relative = decodeURIComponent(pathname).replace(/^\/+/, '') || 'index.html';
+  } catch {
+    return new WorkerdResponse('bad path', { status: 400 });
+  }
+  const file = path.resolve(treeDir, relative);
+  if (!file.startsWith(`${treeDir}${path.sep}`)) return new WorkerdResponse('not found', { status: 404 });
+  try {
+    const bytes = await fs.readFile(file);
+    return new WorkerdResponse(bytes, { headers: { 'content-type': CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream' } });
+  } catch {
+    return new WorkerdResponse('not found', { status: 404 });
+  }
+}
+
+/** Starts workerd with `workerFile` (default: the tree's `_worker.js`) serving `treeDir`. */
+export async function startWorkerdSite(treeDir: string, workerFile = path.join(treeDir, '_worker.js')): Promise<WorkerdSite> {
+  const root = path.resolve(treeDir);
+  const assetRequests = new Map<string, number>();
+  const miniflare = new Miniflare({
+    host: '127.0.0.1',
+    port: 0,
+    compatibilityDate: '2025-09-01',
+    modules: [{ type: 'ESModule', path: '_worker.js', contents: await fs.readFile(workerFile, 'utf8') }],
+    serviceBindings: { ASSETS: (request: WorkerdRequest) => serveTreeFile(root, request, assetRequests) },
+  });
+  const url = await miniflare.ready;
+  return { url: new URL('/', url), assetRequests, close: () => miniflare.dispose() };
+}
