@@ -4,10 +4,24 @@
 // therefore parsed as marked strings (a per-process random mark, so no client can forge one) and
 // written back as the same literal when the answer is serialized. Portable: no Node APIs.
 
-const MARK = `\u0000staticmcp-id-${Array.from(crypto.getRandomValues(new Uint8Array(8)), (byte) => byte.toString(16).padStart(2, '0')).join('')}:`;
-/** The mark as JSON.stringify writes it (the NUL escaped). */
-const SERIALIZED_MARK = JSON.stringify(MARK).slice(1, -1);
-const MARKED_ID = new RegExp(`"${SERIALIZED_MARK.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}(-?[0-9][0-9.eE+-]*)"`, 'g');
+interface Mark {
+  text: string;
+  /** The mark as JSON.stringify writes it (the NUL escaped). */
+  serialized: string;
+  markedId: RegExp;
+}
+
+let mark: Mark | undefined;
+
+/** Made on first use: edge runtimes refuse random values at module load (outside a handler). */
+function getMark(): Mark {
+  if (mark) return mark;
+  const text = `\u0000staticmcp-id-${Array.from(crypto.getRandomValues(new Uint8Array(8)), (byte) => byte.toString(16).padStart(2, '0')).join('')}:`;
+  const serialized = JSON.stringify(text).slice(1, -1);
+  const markedId = new RegExp(`"${serialized.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}(-?[0-9][0-9.eE+-]*)"`, 'g');
+  mark = { text, serialized, markedId };
+  return mark;
+}
 /** Literals shorter than this are always exact doubles, so most messages skip the scan. */
 const LONG_NUMBER = /\d{16}/;
 
@@ -62,7 +76,7 @@ export function parseJsonRpcText(text: string): unknown {
   let rewritten = '';
   let copiedUpTo = 0;
   for (const [start, end] of inexact) {
-    rewritten += `${text.slice(copiedUpTo, start)}${JSON.stringify(`${MARK}${text.slice(start, end)}`)}`;
+    rewritten += `${text.slice(copiedUpTo, start)}${JSON.stringify(`${getMark().text}${text.slice(start, end)}`)}`;
     copiedUpTo = end;
   }
   return JSON.parse(rewritten + text.slice(copiedUpTo));
@@ -71,5 +85,7 @@ export function parseJsonRpcText(text: string): unknown {
 /** JSON.stringify for an outgoing message, writing kept ids back as the client's literal. */
 export function stringifyJsonRpc(message: unknown): string {
   const text = JSON.stringify(message);
-  return text.includes(SERIALIZED_MARK) ? text.replace(MARKED_ID, '$1') : text;
+  // Without a mark made, no id was kept, so there is nothing to write back.
+  if (!mark || !text.includes(mark.serialized)) return text;
+  return text.replace(mark.markedId, '$1');
 }

@@ -17,6 +17,8 @@ export interface ProtocolCase {
   check(response: ProtocolResponse): void;
   /** False when the text may name the host (how to get live answers differs on the edge). */
   sameOnEveryHost?: boolean;
+  /** Only meaningful on a connection with state (a stateless host starts afresh on every request). */
+  needsSession?: boolean;
 }
 
 const text = (response: ProtocolResponse): string => {
@@ -186,6 +188,7 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
   },
   {
     name: 'a second initialize on an initialized connection is refused, keeping the agreed version',
+    needsSession: true,
     method: 'initialize',
     params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'again', version: '1' } },
     check: (response) => {

@@ -6,6 +6,7 @@ import { FolderSource } from '../../src/serve/folder-source.js';
 import { createNodeServerContext } from '../../src/serve/node-server-context.js';
 import { RawBridge } from '../bridge/helpers.js';
 import { HttpServe, openSession, post, sseMessages } from '../http/helpers.js';
+import { startWorkerdSite } from '../edge/workerd-site.js';
 import type { ProtocolResponse } from './cases.js';
 
 export const TABLE_PROTOCOL_VERSION = '2025-11-25';
@@ -19,6 +20,8 @@ export interface Connection {
 
 export interface Driver {
   name: string;
+  /** Every request stands alone (the edge worker): cases that need a session are skipped. */
+  stateless?: boolean;
   /** Opens an initialized connection to the tree in `treeRoot` (precomputed answers only). */
   open(treeRoot: string): Promise<Connection>;
 }
@@ -74,6 +77,31 @@ export const nodeHttpDriver: Driver = {
       close: async () => {
         await serve.stop();
       },
+    };
+  },
+};
+
+/** The tree's own _worker.js in workerd (miniflare), stateless: every POST carries the version header. */
+export const workerdDriver: Driver = {
+  name: 'workerd',
+  stateless: true,
+  async open(treeRoot) {
+    const site = await startWorkerdSite(treeRoot);
+    const endpoint = new URL('mcp', site.url);
+    const send = async (message: Record<string, unknown>): Promise<ProtocolResponse> => {
+      const answer = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': TABLE_PROTOCOL_VERSION },
+        body: JSON.stringify(message),
+      });
+      const text = await answer.text();
+      const messages = (answer.headers.get('content-type') ?? '').startsWith('text/event-stream') ? sseMessages(text) : [JSON.parse(text)];
+      return messages.at(-1) as ProtocolResponse;
+    };
+    await send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: INITIALIZE_PARAMS });
+    return {
+      request: (id, method, params) => send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }),
+      close: () => site.close(),
     };
   },
 };
