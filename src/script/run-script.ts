@@ -16,6 +16,8 @@ export interface RunScriptOptions {
   /** Written to stdin, then stdin is closed. */
   stdin?: string;
   timeoutMs: number;
+  /** The whole budget, when part of it went before the run (waiting for a live slot): messages name it. */
+  budgetMs?: number;
   /** Cap on stdout and on stderr, each; past it the group is killed and the run fails. */
   maxOutputBytes: number;
   /** How long SIGTERM gets before SIGKILL. */
@@ -94,6 +96,7 @@ function spawnErrorText(error: NodeJS.ErrnoException): string {
 export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
   const startedAt = performance.now();
   const { timeoutMs, maxOutputBytes } = options;
+  const reportedTimeoutMs = options.budgetMs ?? timeoutMs;
   return new Promise((resolve) => {
     const stdoutChunks: Buffer[] = [];
     const stderrChunks: Buffer[] = [];
@@ -114,7 +117,7 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
     if (options.signal?.aborted) {
       const run = { displayName: options.displayName, exitCode: null, signal: null, timedOut: false, cancelled: true,
         outputTooLarge: false, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), durationMs: 0, failed: true };
-      resolve({ ...run, message: describeRun(run, timeoutMs, maxOutputBytes) });
+      resolve({ ...run, message: describeRun(run, reportedTimeoutMs, maxOutputBytes) });
       return;
     }
 
@@ -131,7 +134,7 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
       const run = { displayName: options.displayName, exitCode: null, signal: null, timedOut: false, cancelled: false,
         outputTooLarge: false, spawnError: spawnErrorText(error as NodeJS.ErrnoException), stdout: Buffer.alloc(0),
         stderr: Buffer.alloc(0), durationMs: performance.now() - startedAt, failed: true };
-      resolve({ ...run, message: describeRun(run, timeoutMs, maxOutputBytes) });
+      resolve({ ...run, message: describeRun(run, reportedTimeoutMs, maxOutputBytes) });
       return;
     }
 
@@ -162,7 +165,7 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
         durationMs: performance.now() - startedAt,
         failed: timedOut || cancelled || outputTooLarge || spawnError !== undefined || exitSignal !== null,
       };
-      resolve({ ...run, message: describeRun(run, timeoutMs, maxOutputBytes) });
+      resolve({ ...run, message: describeRun(run, reportedTimeoutMs, maxOutputBytes) });
     };
 
     /** One whole stderr line: a log line or a progress line goes to its callback, anything else stays output only. */

@@ -79,6 +79,7 @@ export class LiveProject implements LiveRunner {
         env,
         stdin: request.args ? JSON.stringify(request.args) : '',
         timeoutMs: Math.max(1, timeoutMs - (Date.now() - queuedAt)),
+        budgetMs: timeoutMs,
         maxOutputBytes: limits.maxOutputBytes,
         signal: request.signal,
         onLogLine: request.onLogLine,
