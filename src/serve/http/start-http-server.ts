@@ -5,6 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpHttpHandler, DEFAULT_MAX_BODY_BYTES, type McpHttpHandler } from '../../mcp/streamable-http.js';
+import type { LoadedTree } from '../../mcp/loaded-tree.js';
 import type { TreeSource } from '../../mcp/tree-source.js';
 import { createNodeServerContext } from '../node-server-context.js';
 import { allowedHostsFor, bracketIpv6, isAllowedOrigin, isLoopbackHost } from './host-rules.js';
@@ -31,6 +32,17 @@ export interface HttpServeOptions {
   port: number;
   allowedHosts: readonly string[];
   logPrefix?: string;
+}
+
+/**
+ * The origins the tree's project allows (staticmcp.json `http.allowedOrigins`, as the edge worker
+ * honours them). `"*"` is honoured only without live scripts: any web page may then read the
+ * precomputed answers, but it must never make this machine run a script.
+ */
+function treeAllowsOrigin(tree: LoadedTree, origin: string, live: boolean): boolean {
+  const listed = tree.extension?.http?.allowedOrigins;
+  if (!Array.isArray(listed)) return false;
+  return listed.includes(origin) || (!live && listed.includes('*'));
 }
 
 /** Listens, prints the endpoint, and resolves with the exit code once a signal stopped it. */
@@ -119,7 +131,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
     server: () => context,
     sessions: true,
     allowedHosts,
-    isAllowedOrigin: (origin) => isAllowedOrigin(origin, allowedHosts),
+    isAllowedOrigin: (origin) => isAllowedOrigin(origin, allowedHosts) || treeAllowsOrigin(context.tree, origin, options.projectRoot !== undefined),
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     logProblem,
   });
