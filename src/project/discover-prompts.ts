@@ -9,6 +9,7 @@ import { compileValidator, type Validator } from '../tree/json-validator.js';
 import type { PromptDefinition } from '../tree/manifest.js';
 import type { RegisterEntry } from './register-json.js';
 import { isMessagePromptFile, readMessagePrompt, stringsOf, type PromptMessage } from './message-prompts.js';
+import { readFailureReason, readProjectFile } from '../read-regular-file.js';
 
 /** What the tree stores for the bridge to render: one text template, or messages with content blocks. */
 export type PromptFile =
@@ -106,9 +107,10 @@ export async function discoverPrompts(promptsRoot: string, registered?: Register
     let template: string;
     try {
       if (!(await fs.stat(file)).isFile()) continue;
-      template = await fs.readFile(file, 'utf8');
+      // Published as the prompt's text: it must really be inside the project.
+      template = (await readProjectFile(file, projectRoot)).toString('utf8');
     } catch (error) {
-      problems.push({ relativePath: source.relativePath, message: `cannot be read (${(error as NodeJS.ErrnoException).code})` });
+      problems.push({ relativePath: source.relativePath, message: `cannot be read (${readFailureReason(error)})` });
       continue;
     }
     const sidecar = await readMeta(file);

@@ -6,7 +6,7 @@
 // carrying base64 `data`: the build embeds it.
 import path from 'node:path';
 import { checkContentBlock } from '../script/mcp-output.js';
-import { readFailureReason, readRegularFile } from '../read-regular-file.js';
+import { readFailureReason, readProjectFile } from '../read-regular-file.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -37,7 +37,7 @@ async function embedFile(block: JsonObject, where: string, baseFolder: string, p
   if (relative.startsWith('..') || path.isAbsolute(relative)) return `${where}.file "${file}" is outside the project`;
   let bytes: Buffer;
   try {
-    bytes = await readRegularFile(resolved);
+    bytes = await readProjectFile(resolved, projectRoot);
   } catch (error) {
     return `${where}.file "${file}" cannot be read (${readFailureReason(error)})`;
   }

@@ -77,4 +77,18 @@ describe('files from outside the project', () => {
     expect(manifest).not.toContain('leaked');
     expect(JSON.stringify(report)).toMatch(/provider .* is not a path inside the project/);
   });
+
+  it('refuses a prompt that is a symlink to a file outside, and an image a prompt embeds from outside', async () => {
+    const { published, report } = await buildWithAttack(async (project, secrets) => {
+      await fs.mkdir(path.join(project, 'prompts'));
+      await fs.symlink(path.join(secrets, 'id_ed25519'), path.join(project, 'prompts', 'leak.md'));
+      await fs.symlink(path.join(secrets, 'id_ed25519'), path.join(project, 'prompts', 'pixel.png'));
+      await fs.writeFile(path.join(project, 'prompts', 'look.json'), JSON.stringify({
+        messages: [{ role: 'user', content: { type: 'image', file: 'pixel.png' } }],
+      }));
+    });
+    expect(published).toBe(false);
+    expect(JSON.stringify(report)).toMatch(/leak\.md.*symlink that leads outside the project/);
+    expect(JSON.stringify(report)).toMatch(/pixel\.png.*symlink that leads outside the project/);
+  });
 });
