@@ -22,6 +22,8 @@ import { runCalls } from './run-calls.js';
 import { assembleTree } from './assemble-tree.js';
 import { fingerprintInputs, forgetUpToDate, recordUpToDate } from './up-to-date.js';
 import type { BuildEvent, BuildReport } from './build-report.js';
+import { discoverPublicFiles, PUBLIC_FOLDER } from '../project/discover-public.js';
+import { BUILD_OWNED_TOP_LEVEL } from '../tree/tree-ownership.js';
 
 export interface BuildOptions {
   projectRoot: string;
@@ -51,7 +53,7 @@ async function isFolder(folder: string): Promise<boolean> {
 }
 
 /** True when `outDir` already holds exactly these files (so nothing needs writing). */
-async function treeIsCurrent(outDir: string, files: ReadonlyMap<string, string>): Promise<boolean> {
+async function treeIsCurrent(outDir: string, files: ReadonlyMap<string, string | Buffer>): Promise<boolean> {
   try {
     if ((await readRegularFile(path.join(outDir, MANIFEST_FILE), 'utf8')) !== files.get(MANIFEST_FILE)) return false;
     // Synchronous on purpose: thousands of stats of cached metadata take microseconds each, while
@@ -161,14 +163,19 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     );
   }
   stopIfInterrupted(signal);
-  const unchanged = await treeIsCurrent(outDir, tree.files);
-  if (!unchanged) await writeTreeAtomically(outDir, tree.files);
+  // public/ is copied as it is, beside the tree's content (and outside its content hash).
+  const publicFiles = await discoverPublicFiles(projectRoot);
+  const treeFiles = new Map<string, string | Buffer>([...tree.files, ...publicFiles.files]);
+  const unchanged = await treeIsCurrent(outDir, treeFiles);
+  // What the user added to the output folder (.git, CNAME …) is carried into the new tree.
+  if (!unchanged) await writeTreeAtomically(outDir, treeFiles, { keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name) });
   await cache.save();
 
   const failures = [
     ...planned.failures,
     ...resources.problems.map((problem) => ({ path: `resources/${problem.relativePath}`, message: problem.message })),
     ...prompts.problems.map((problem) => ({ path: `prompts/${problem.relativePath}`, message: problem.message })),
+    ...publicFiles.problems.map((problem) => ({ path: `${PUBLIC_FOLDER}/${problem.relativePath}`, message: problem.message })),
     ...expansion.failures,
     ...tree.failures,
   ];

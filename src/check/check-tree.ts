@@ -6,6 +6,7 @@ import { StaticMcpError } from '../staticmcp-error.js';
 import { resourceFilePaths } from '../mcp/resource-reads.js';
 import { callFilePath } from '../tree/call-key.js';
 import { createTreeHash, sortTreePaths } from '../tree/content-hash.js';
+import { isBuildOwnedPath } from '../tree/tree-ownership.js';
 import { readCallFile } from '../tree/lenient-files.js';
 import { EXTENSION_KEY, MANIFEST_FILE, promptFilePath, WORKER_FILE } from '../tree/manifest.js';
 import { CachedTreeReader } from '../mcp/cached-tree-reader.js';
@@ -323,9 +324,6 @@ async function checkExtensionFiles(extension: JsonObject, tools: CheckedTool[], 
   }
 }
 
-/** Root files a static host reads that users add to a deployed tree (GitHub Pages, Netlify, …). */
-const HOST_FILES_ADDED_AFTER_BUILD = new Set(['CNAME', '_redirects', 'robots.txt', 'favicon.ico']);
-
 /** Every listed file: call files parsed (and, in our trees, their keys checked), the content hash recomputed. */
 async function checkListedFiles(
   files: readonly string[], source: TreeSource, extension: JsonObject | undefined, tools: CheckedTool[], report: Report, checked: CheckCounts,
@@ -335,9 +333,9 @@ async function checkListedFiles(
   const hash = createTreeHash();
   let callFiles = 0;
   for (const filePath of sortTreePaths(files)) {
-    // Files static hosts ask for are added after the build by design; the build never writes them.
-    // The edge worker is the generator's code, not the tree's content: it is never hashed.
-    if (filePath === MANIFEST_FILE || filePath === WORKER_FILE || HOST_FILES_ADDED_AFTER_BUILD.has(filePath)) continue;
+    // What users add beside the build's files (CNAME, robots.txt, .git, public/ copies) is theirs,
+    // and the edge worker is the generator's code: neither is the tree's content, nor hashed.
+    if (filePath === MANIFEST_FILE || filePath === WORKER_FILE || !isBuildOwnedPath(filePath)) continue;
     const isCallFile = filePath.startsWith('tools/');
     // Without our extension there is no hash to compare, so only call files need reading.
     if (!extension && !isCallFile) continue;

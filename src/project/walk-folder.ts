@@ -20,6 +20,8 @@ export interface WalkOptions {
   maxDepth: number;
   /** What a folder past maxDepth is told (its files are not used). */
   tooDeepMessage: string;
+  /** Also dotfiles, dot-folders and `*.meta.json` (public/ is copied as it is). */
+  everyName?: boolean;
 }
 
 export async function walkFolder(root: string, options: WalkOptions): Promise<{ files: WalkedFile[]; notices: WalkNotice[] }> {
@@ -51,7 +53,7 @@ export async function walkFolder(root: string, options: WalkOptions): Promise<{ 
       return;
     }
     for (const name of names) {
-      if (name.startsWith('.') || name.endsWith('.meta.json')) continue;
+      if (!options.everyName && (name.startsWith('.') || name.endsWith('.meta.json'))) continue;
       const file = path.join(folder, name);
       const relativePath = relativeFolder ? `${relativeFolder}/${name}` : name;
       let stats;

@@ -4,6 +4,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { StaticMcpError } from '../staticmcp-error.js';
 import { EXTENSION_KEY, MANIFEST_FILE } from './manifest.js';
+import { DEPLOY_TARGET_FILES } from './tree-ownership.js';
 import { readRegularFile } from '../read-regular-file.js';
 
 function contains(parent: string, child: string): boolean {
@@ -69,6 +70,8 @@ export async function checkOutputFolder(outDir: string, protectedFolders: readon
   }
   const entries = await fs.readdir(realOut);
   if (entries.length === 0) return;
+  // A deploy target not built into yet (a fresh gh-pages worktree: .git, CNAME): all of it is kept.
+  if (entries.every((name) => DEPLOY_TARGET_FILES.has(name))) return;
   try {
     const manifest = JSON.parse(await readRegularFile(path.join(realOut, MANIFEST_FILE), 'utf8')) as Record<string, unknown>;
     if (manifest && typeof manifest === 'object' && EXTENSION_KEY in manifest) return;

@@ -144,8 +144,51 @@ async function writeAll(root: string, files: ReadonlyMap<string, string | Buffer
   await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, entries.length) }, worker));
 }
 
-/** Replaces `outDir` with exactly `files` (tree-relative `/` paths → content). */
-export async function writeTreeAtomically(outDir: string, files: ReadonlyMap<string, string | Buffer>): Promise<void> {
+/** A copy that shares the files' data: hard links (a copy where linking fails), folders made anew. */
+async function linkCopy(source: string, target: string): Promise<void> {
+  const stat = await fs.lstat(source);
+  if (stat.isDirectory()) {
+    await fs.mkdir(target, { mode: stat.mode & 0o7777 });
+    for (const name of await fs.readdir(source)) await linkCopy(path.join(source, name), path.join(target, name));
+  } else if (stat.isSymbolicLink()) {
+    await fs.symlink(await fs.readlink(source), target);
+  } else {
+    await fs.link(source, target).catch(() => fs.copyFile(source, target));
+  }
+}
+
+/**
+ * Carries the entries `keep` accepts from the previous `outDir` into the new tree, unless the new
+ * tree has one of that name. Linked before the swap, so a build killed at any point has lost
+ * nothing: the previous tree still holds them. Returns the names carried over.
+ */
+async function carryOver(outDir: string, tempDir: string, files: ReadonlyMap<string, string | Buffer>, keep: (name: string) => boolean): Promise<string[]> {
+  let names: string[];
+  try {
+    names = (await fs.readdir(outDir)).sort();
+  } catch {
+    return [];
+  }
+  const written = new Set([...files.keys()].map((filePath) => filePath.split('/', 1)[0]));
+  const kept: string[] = [];
+  for (const name of names) {
+    if (!keep(name) || written.has(name)) continue;
+    await linkCopy(path.join(outDir, name), path.join(tempDir, name));
+    kept.push(name);
+  }
+  return kept;
+}
+
+export interface WriteTreeOptions {
+  /** Top-level entries of the previous tree to keep (the user's, not the build's). */
+  keep?: (topLevelName: string) => boolean;
+}
+
+/**
+ * Replaces `outDir` with `files` (tree-relative `/` paths → content), plus the previous tree's
+ * entries that `options.keep` accepts; returns the names of those.
+ */
+export async function writeTreeAtomically(outDir: string, files: ReadonlyMap<string, string | Buffer>, options: WriteTreeOptions = {}): Promise<string[]> {
   const tempDir = `${outDir}${TEMP_MARK}${process.pid}`;
   const oldDir = `${outDir}${OLD_MARK}${process.pid}`;
   await fs.rm(tempDir, { recursive: true, force: true });
@@ -153,8 +196,10 @@ export async function writeTreeAtomically(outDir: string, files: ReadonlyMap<str
   const reuse = reuseUnchangedFiles ? { previousRoot: outDir, previous: writtenTrees.get(outDir), record: new Map<string, WrittenFile>() } : undefined;
   // Until the swap is done, nothing may be linked from a tree that is half replaced.
   writtenTrees.delete(outDir);
+  let kept: string[] = [];
   try {
     await writeAll(tempDir, files, reuse);
+    if (options.keep) kept = await carryOver(outDir, tempDir, files, options.keep);
   } catch (error) {
     await fs.rm(tempDir, { recursive: true, force: true });
     throw error;
@@ -169,4 +214,5 @@ export async function writeTreeAtomically(outDir: string, files: ReadonlyMap<str
   await fs.rename(tempDir, outDir);
   if (reuse) writtenTrees.set(outDir, reuse.record);
   if (hadPrevious) await fs.rm(oldDir, { recursive: true, force: true });
+  return kept;
 }

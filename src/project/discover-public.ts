@@ -1,0 +1,39 @@
+// The project's `public/` folder: files copied verbatim into the tree (CNAME, robots.txt, a
+// favicon, `.well-known/`, pages of your own), dotfiles included. Each must really be inside the
+// project (a symlink leading out is refused, like everywhere the build publishes), and none may
+// use a name the build owns at the top of the tree (tools/, mcp.json, index.html …).
+import path from 'node:path';
+import { readFailureReason, readProjectFile } from '../read-regular-file.js';
+import { isBuildOwnedPath } from '../tree/tree-ownership.js';
+import { walkFolder } from './walk-folder.js';
+
+export const PUBLIC_FOLDER = 'public';
+const MAX_PUBLIC_DEPTH = 16;
+
+export interface PublicDiscovery {
+  /** Tree-relative path → bytes. */
+  files: Map<string, Buffer>;
+  problems: { relativePath: string; message: string }[];
+}
+
+export async function discoverPublicFiles(projectRoot: string): Promise<PublicDiscovery> {
+  const { files: found, notices } = await walkFolder(path.join(projectRoot, PUBLIC_FOLDER), {
+    maxDepth: MAX_PUBLIC_DEPTH,
+    tooDeepMessage: `is deeper than ${MAX_PUBLIC_DEPTH} levels; not copied`,
+    everyName: true,
+  });
+  const files = new Map<string, Buffer>();
+  const problems = notices.map((notice) => ({ relativePath: notice.relativePath, message: notice.message }));
+  for (const { file, relativePath } of found) {
+    if (isBuildOwnedPath(relativePath)) {
+      problems.push({ relativePath, message: `is not copied: ${relativePath.split('/', 1)[0]} at the top of the tree belongs to the build; give it another name` });
+      continue;
+    }
+    try {
+      files.set(relativePath, await readProjectFile(file, projectRoot));
+    } catch (error) {
+      problems.push({ relativePath, message: `cannot be copied (${readFailureReason(error)})` });
+    }
+  }
+  return { files, problems };
+}

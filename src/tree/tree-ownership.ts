@@ -1,0 +1,21 @@
+// Who owns what at the top of an output folder. The build owns these names (whether or not this
+// build writes each one); everything else there is the user's: a gh-pages worktree's `.git`,
+// `CNAME`, `robots.txt`, a favicon, files copied from the project's `public/` folder. A rebuild
+// keeps the user's entries, the content hash leaves them out, and `check` does not flag them.
+import { MANIFEST_FILE, ROUTES_FILE, WORKER_FILE } from './manifest.js';
+
+export const BUILD_OWNED_TOP_LEVEL: ReadonlySet<string> = new Set([
+  MANIFEST_FILE, WORKER_FILE, ROUTES_FILE, 'index.html', '_headers', '.nojekyll', '.assetsignore',
+  'completions.json', 'server.json', 'tools', 'resources', 'prompts',
+]);
+
+/** Whether a tree-relative path (`/`-separated) lies under a name the build owns. */
+export function isBuildOwnedPath(treePath: string): boolean {
+  return BUILD_OWNED_TOP_LEVEL.has(treePath.split('/', 1)[0]);
+}
+
+/**
+ * What a deploy target holds before any tree was built into it (a gh-pages worktree, a host's
+ * files): an output folder holding only these may be built into, and they are kept.
+ */
+export const DEPLOY_TARGET_FILES: ReadonlySet<string> = new Set(['.git', 'CNAME', 'robots.txt', '_redirects', 'favicon.ico', '.well-known']);

@@ -1,0 +1,74 @@
+// What a user put into the output folder survives a rebuild that changes the tree (a gh-pages
+// worktree's .git, CNAME, robots.txt, a page of their own), files from the project's public/
+// folder are copied in, and `check` holds neither against the tree's content hash.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildJson, makeProject, problemsOf, removeTemporaryFolders, runCli } from '../build/helpers.js';
+
+afterAll(removeTemporaryFolders);
+
+const USER_FILES: Record<string, string> = {
+  'CNAME': 'mcp.example.org\n',
+  'robots.txt': 'User-agent: *\n',
+  '.git/HEAD': 'ref: refs/heads/gh-pages\n',
+  '.git/objects/ab/cdef': 'object',
+  'about/index.html': '<h1>About</h1>\n',
+};
+
+describe('the output folder', () => {
+  it('keeps what the user added across a rebuild that rewrites the tree, and removes stale build files', async () => {
+    const project = await makeProject({ tools: { ok: 'ok' }, files: { 'resources/old.md': '# Old\n' } });
+    expect((await buildJson(project)).code).toBe(0);
+    const dist = path.join(project, 'dist');
+    for (const [relative, content] of Object.entries(USER_FILES)) {
+      await fs.mkdir(path.dirname(path.join(dist, relative)), { recursive: true });
+      await fs.writeFile(path.join(dist, relative), content);
+    }
+    await fs.rm(path.join(project, 'resources', 'old.md'));
+    await fs.writeFile(path.join(project, 'resources', 'new.md'), '# New\n');
+    const rebuilt = await buildJson(project);
+    expect(problemsOf(rebuilt.report)).toBe('[]');
+    for (const [relative, content] of Object.entries(USER_FILES)) {
+      expect(await fs.readFile(path.join(dist, relative), 'utf8'), relative).toBe(content);
+    }
+    await expect(fs.access(path.join(dist, 'resources', 'old_md.json'))).rejects.toThrow();
+    await fs.access(path.join(dist, 'resources', 'new_md.json'));
+    const checked = await runCli(['check', dist]);
+    expect(checked.stderr).toMatch(/no problems/);
+    expect(checked.code).toBe(0);
+  });
+
+  it('gets the files of public/ as they are, refusing names the build owns', async () => {
+    const project = await makeProject({
+      tools: { ok: 'ok' },
+      files: {
+        'public/CNAME': 'mcp.example.org\n',
+        'public/.well-known/security.txt': 'Contact: mailto:security@example.org\n',
+        'public/favicon.ico': Buffer.from([0, 0, 1, 0, 0xff]),
+        'public/mcp.json': '{"not": "ours"}',
+      },
+    });
+    const { report, code } = await buildJson(project);
+    expect(code).toBe(1);
+    expect(problemsOf(report)).toMatch(/public\/mcp\.json.*belongs to the build/);
+    const dist = path.join(project, 'dist');
+    expect(await fs.readFile(path.join(dist, 'CNAME'), 'utf8')).toBe('mcp.example.org\n');
+    expect(await fs.readFile(path.join(dist, '.well-known', 'security.txt'), 'utf8')).toMatch(/Contact/);
+    expect([...(await fs.readFile(path.join(dist, 'favicon.ico')))]).toEqual([0, 0, 1, 0, 0xff]);
+    expect(JSON.parse(await fs.readFile(path.join(dist, 'mcp.json'), 'utf8'))).toHaveProperty('staticmcp');
+    expect((await runCli(['check', dist])).code).toBe(0);
+  });
+
+  it('builds into a fresh gh-pages worktree (only .git and CNAME) and keeps both', async () => {
+    const project = await makeProject({ tools: { ok: 'ok' } });
+    const dist = path.join(project, 'dist');
+    await fs.mkdir(path.join(dist, '.git'), { recursive: true });
+    await fs.writeFile(path.join(dist, '.git', 'HEAD'), 'ref: refs/heads/gh-pages\n');
+    await fs.writeFile(path.join(dist, 'CNAME'), 'mcp.example.org\n');
+    expect((await buildJson(project)).code).toBe(0);
+    expect(await fs.readFile(path.join(dist, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/gh-pages\n');
+    expect(await fs.readFile(path.join(dist, 'CNAME'), 'utf8')).toBe('mcp.example.org\n');
+    await fs.access(path.join(dist, 'mcp.json'));
+  });
+});
