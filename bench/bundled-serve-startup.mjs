@@ -5,11 +5,10 @@
 // not (1.26 vs 1.28, and 1.31 vs 1.34, on 2026-11-23; most of the gap is Node loading its own internal modules:
 // streams, fs/promises, URL), so the package ships tsc's output.
 // Run: npm run build && node bench/bundled-serve-startup.mjs
-import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { cliPath, LineClient, median, repoRoot, writeLookupTree } from './lib/bridge-lib.mjs';
+import { cliPath, median, repoRoot, timeInitialize, timeNodeStart, writeLookupTree } from './lib/bridge-lib.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 30);
 const tree = writeLookupTree(10);
@@ -29,31 +28,16 @@ await build({
 });
 const bundledCli = path.join(outdir, 'main.js');
 
-function timeNodeStart() {
-  const startedAt = performance.now();
-  return new Promise((resolve) => spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' }).on('exit', () => resolve(performance.now() - startedAt)));
-}
-
-async function timeInitialize(cli) {
-  const startedAt = performance.now();
-  const client = new LineClient(process.execPath, [cli, 'serve', tree]);
-  const response = await client.initialize();
-  const elapsed = performance.now() - startedAt;
-  if (!response.result?.protocolVersion) throw new Error(`no initialize result: ${JSON.stringify(response)}`);
-  await client.close();
-  return elapsed;
-}
-
 const node = [];
 const shipped = [];
 const bundled = [];
 await timeNodeStart();
-await timeInitialize(cliPath);
-await timeInitialize(bundledCli);
+await timeInitialize([cliPath, 'serve', tree]);
+await timeInitialize([bundledCli, 'serve', tree]);
 for (let run = 0; run < RUNS; run += 1) {
   node.push(await timeNodeStart());
-  shipped.push(await timeInitialize(cliPath));
-  bundled.push(await timeInitialize(bundledCli));
+  shipped.push(await timeInitialize([cliPath, 'serve', tree]));
+  bundled.push(await timeInitialize([bundledCli, 'serve', tree]));
 }
 const base = median(node);
 console.log(`start-up, median of ${RUNS} alternating runs`);

@@ -90,3 +90,21 @@ export function writeLookupTree(count) {
   writeFileSync(path.join(root, 'mcp.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   return root;
 }
+
+/** Node's own start: spawning `node -e 0` until it exits. */
+export function timeNodeStart() {
+  const startedAt = performance.now();
+  return new Promise((resolve) => spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' }).on('exit', () => resolve(performance.now() - startedAt)));
+}
+
+/** Spawn `node <args>` (a staticmcp serve) → its initialize answer over stdio, in ms. */
+export async function timeInitialize(args) {
+  const startedAt = performance.now();
+  const client = new LineClient(process.execPath, args);
+  const response = await client.initialize();
+  const elapsed = performance.now() - startedAt;
+  if (!response.result?.protocolVersion) throw new Error(`no initialize result: ${JSON.stringify(response)}`);
+  await client.close();
+  return elapsed;
+}
+

@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProjectTree, ensureBuilt, RawBridge, writeProject } from '../bridge/helpers.js';
+import { isAlive } from '../build/helpers.js';
 
 /** Leaves a setsid sleeper (its pid in <label>.pid), then hangs until killed. */
 function escapingScript(precompute: boolean): string {
@@ -17,15 +18,6 @@ fi
 setsid sh -c 'echo $$ > "$STATICMCP_PROJECT_ROOT/$0.pid"; exec sleep 300' "$label" &
 sleep 300
 `;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function pidFrom(file: string): Promise<number> {
