@@ -1,9 +1,13 @@
-// Newline-delimited JSON-RPC over stdin/stdout. stdout carries protocol frames and nothing else;
-// a line longer than the frame cap is skipped (and reported) without buffering it; an empty line
-// is ignored; `\r\n` is accepted.
+// Newline-delimited JSON-RPC over a readable and a writable stream (stdin/stdout by default).
+// The output carries protocol frames and nothing else; a line longer than the frame cap is skipped
+// (and reported) without buffering it; an empty line is ignored; `\r\n` is accepted. Back-pressure:
+// while the client does not read what we wrote, we stop reading its requests, so a client that
+// sends without reading cannot make the answers pile up in memory.
 import { stringifyJsonRpc } from '../mcp/exact-ids.js';
 
 export interface StdioTransportOptions {
+  input?: NodeJS.ReadableStream & { pause(): unknown; resume(): unknown };
+  output?: NodeJS.WritableStream & { destroyed: boolean; once(event: 'drain', listener: () => void): unknown };
   maxFrameBytes: number;
   onFrame(text: string): void;
   onOversizedFrame(): void;
@@ -17,7 +21,9 @@ export interface StdioTransport {
 const NEWLINE = 0x0a;
 
 export function startStdioTransport(options: StdioTransportOptions): StdioTransport {
-  const { stdin, stdout } = process;
+  const stdin = options.input ?? process.stdin;
+  const stdout = options.output ?? process.stdout;
+  let waitingForDrain = false;
   let chunks: Buffer[] = [];
   let bufferedBytes = 0;
   let discarding = false;
@@ -82,7 +88,13 @@ export function startStdioTransport(options: StdioTransportOptions): StdioTransp
   return {
     send(message: unknown): void {
       if (closed && stdout.destroyed) return;
-      stdout.write(`${stringifyJsonRpc(message)}\n`);
+      if (stdout.write(`${stringifyJsonRpc(message)}\n`) || waitingForDrain) return;
+      waitingForDrain = true;
+      stdin.pause();
+      stdout.once('drain', () => {
+        waitingForDrain = false;
+        if (!closed) stdin.resume();
+      });
     },
   };
 }

@@ -118,4 +118,29 @@ describe('bad input', () => {
     expect(await bridge.close()).toBe(0);
     expect((bridge.frames.find((frame) => (frame as JsonRpcMessage).id === 2) as JsonRpcMessage).result).toEqual({ content: [{ type: 'text', text: '42\n' }] });
   });
+
+  it('answers every request exactly once to a client that sends thousands before it reads any answer', async () => {
+    const bridge = new RawBridge([example]);
+    bridge.child.stdout.pause();
+    await new Promise<void>((resolve) => {
+      let id = 1;
+      const pump = (): void => {
+        while (id <= 5_000) {
+          if (!bridge.child.stdin.write(`{"jsonrpc":"2.0","id":${id++},"method":"tools/list"}\n`)) {
+            bridge.child.stdin.once('drain', pump);
+            return;
+          }
+        }
+        resolve();
+      };
+      pump();
+      // The client reads nothing for a while: the server must stop reading rather than pile answers up.
+      setTimeout(() => bridge.child.stdout.resume(), 1_500);
+    });
+    await bridge.waitFor((frames) => (frames.length >= 5_000 ? true : undefined), 60_000);
+    const ids = (bridge.frames as JsonRpcMessage[]).map((frame) => frame.id);
+    expect(new Set(ids).size).toBe(5_000);
+    expect(ids).toHaveLength(5_000);
+    expect(await bridge.close()).toBe(0);
+  });
 });
