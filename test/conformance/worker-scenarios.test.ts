@@ -1,0 +1,63 @@
+// The official conformance suite (0.1.13, as pinned) against the tree's own `_worker.js` in workerd:
+// every scenario a static, precomputed-only server can answer must pass. The others need a live
+// project or a session (logging and progress during a call, sampling, elicitation, the GET stream)
+// or a Host check the edge platform does instead (it routes by host name, so DNS rebinding cannot
+// reach a worker through another name): they run against `serve --http --live` in
+// conformance-suite.test.ts.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildFixtureProject, ensureBuilt, makeTempDir } from '../bridge/helpers.js';
+import { startWorkerdSite, type WorkerdSite } from '../edge/workerd-site.js';
+
+const STATIC_SCENARIOS = [
+  'server-initialize', 'ping', 'logging-set-level', 'completion-complete', 'tools-list',
+  'tools-call-simple-text', 'tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource',
+  'tools-call-mixed-content', 'tools-call-error', 'resources-list', 'resources-read-text',
+  'resources-read-binary', 'resources-templates-read', 'resources-subscribe', 'resources-unsubscribe',
+  'prompts-list', 'prompts-get-simple', 'prompts-get-with-args', 'prompts-get-embedded-resource', 'prompts-get-with-image',
+];
+
+interface Check {
+  id: string;
+  status: string;
+  errorMessage?: string;
+}
+
+const SUITE_CLI = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')), 'dist/index.js');
+
+let site: WorkerdSite;
+
+function runScenario(url: string, scenario: string, outputDir: string): Promise<number | null> {
+  return new Promise((resolve) => {
+    const suite = spawn(process.execPath, [SUITE_CLI, 'server', '--url', url, '--scenario', scenario, '-o', outputDir], { stdio: 'ignore' });
+    suite.on('exit', (code) => resolve(code));
+  });
+}
+
+beforeAll(async () => {
+  ensureBuilt();
+  site = await startWorkerdSite(path.join(buildFixtureProject('fixtures/conformance'), 'dist'));
+});
+
+afterAll(async () => {
+  await site?.close();
+});
+
+it('passes every scenario a precomputed-only server can answer, in workerd', { timeout: 180_000 }, async () => {
+  const outputDir = makeTempDir('staticmcp-conformance-worker-');
+  const endpoint = new URL('mcp', site.url).href;
+  const failed: string[] = [];
+  for (const scenario of STATIC_SCENARIOS) {
+    const code = await runScenario(endpoint, scenario, outputDir);
+    const folder = readdirSync(outputDir).find((name) => name.startsWith(`server-${scenario}-`));
+    const checks = folder ? (JSON.parse(readFileSync(path.join(outputDir, folder, 'checks.json'), 'utf8')) as Check[]) : [];
+    const bad = checks.filter((check) => check.status !== 'SUCCESS' && check.status !== 'INFO');
+    if (code !== 0 || checks.length === 0 || bad.length > 0) {
+      failed.push(`${scenario} (exit ${code}): ${bad.map((check) => `${check.id} ${check.status} ${check.errorMessage ?? ''}`).join('; ') || 'no checks'}`);
+    }
+  }
+  expect(failed).toEqual([]);
+});
