@@ -175,7 +175,11 @@ export function assembleTree(input: AssembleInput): AssembledTree {
     },
   };
   const publicUrl = config.publicUrl?.replace(/\/+$/, '');
-  const deployOptions = { publicUrl, registryName: config.registryName, packageName: packageInfo().name, packageVersion: packageInfo().version };
+  const cacheTtl = config.cache?.ttlSeconds;
+  const deployOptions = {
+    publicUrl, registryName: config.registryName, packageName: packageInfo().name, packageVersion: packageInfo().version,
+    ...(cacheTtl !== undefined ? { cacheTtlSeconds: cacheTtl } : {}),
+  };
   for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions)) files.set(filePath, content);
   const contentHash = hashTreeFiles(files);
   const allowedOrigins = config.http?.allowedOrigins;
@@ -196,6 +200,8 @@ export function assembleTree(input: AssembleInput): AssembledTree {
       ...(input.toolsFolder !== DEFAULT_TOOLS_FOLDER ? { toolsFolder: input.toolsFolder } : {}),
       ...(generatedAt ? { generatedAt } : {}),
       ...(allowedOrigins !== undefined ? { http: { allowedOrigins } } : {}),
+      // Only when set, so trees of projects that do not set it stay byte-identical to before.
+      ...(cacheTtl !== undefined ? { cache: { ttlSeconds: cacheTtl } } : {}),
     },
   };
   files.set(MANIFEST_FILE, treeJsonFile(manifest));

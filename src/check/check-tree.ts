@@ -8,7 +8,7 @@ import { callFilePath } from '../tree/call-key.js';
 import { createTreeHash, sortTreePaths } from '../tree/content-hash.js';
 import { isBuildOwnedPath } from '../tree/tree-ownership.js';
 import { readCallFile } from '../tree/lenient-files.js';
-import { EXTENSION_KEY, MANIFEST_FILE, promptFilePath, WORKER_FILE } from '../tree/manifest.js';
+import { DEFAULT_CACHE_TTL_SECONDS, EXTENSION_KEY, MANIFEST_FILE, MAX_CACHE_TTL_SECONDS, promptFilePath, WORKER_FILE } from '../tree/manifest.js';
 import { CachedTreeReader } from '../mcp/cached-tree-reader.js';
 import type { TreeSource } from '../mcp/tree-source.js';
 
@@ -318,6 +318,14 @@ async function checkExtensionFiles(extension: JsonObject, tools: CheckedTool[], 
     }
   }
   if (typeof extension.contentHash !== 'string') report(at(EXTENSION_KEY, 'contentHash'), 'is missing or not a string', REBUILD);
+  // The owner's TTL (2026-07-28 ttlMs, _headers max-age): a bad value would be ignored by every
+  // bridge and the default used instead, which is not what the owner asked for.
+  if (extension.cache !== undefined) {
+    const ttl = isObject(extension.cache) ? extension.cache.ttlSeconds : undefined;
+    if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0 || ttl > MAX_CACHE_TTL_SECONDS) {
+      report(at(EXTENSION_KEY, 'cache', 'ttlSeconds'), `must be a whole number of seconds from 0 to ${MAX_CACHE_TTL_SECONDS} (bridges use ${DEFAULT_CACHE_TTL_SECONDS} instead)`, REBUILD);
+    }
+  }
   if (typeof extension.completions === 'string') {
     const file = await reader.readJson(extension.completions);
     if (file.kind !== 'ok') report(extension.completions, file.kind === 'missing' ? 'is missing: completions cannot be answered' : file.reason, REBUILD);

@@ -10,8 +10,11 @@ import {
   type JsonRpcRequest, type RequestId,
 } from './json-rpc.js';
 import {
-  acceptsBatches, knowsCompletionsCapability, LATEST_VERSION, negotiateVersion, shapeServerInfo, type ProtocolVersion,
+  acceptsBatches, CAPABILITY_BY_METHOD, LATEST_VERSION, LEGACY_ONLY_METHODS, negotiateVersion, shapeServerInfo, type ProtocolVersion,
 } from './protocol-versions.js';
+import { META_SERVER_INFO, META_SUBSCRIPTION_ID, readRequestEra, type ModernRequest } from './request-meta.js';
+import { completeModernResult, discoverResult, serverCapabilities, type AnswerSource } from './modern-results.js';
+import type { LiveRunner } from './live-port.js';
 import { LOG_LEVELS, RequestCancelled, type ClientAnswer, type ServerContext, type RequestContext } from './server-context.js';
 import type { LogLevel } from '../script/log-lines.js';
 import type { ListChanges } from './tree-changes.js';
@@ -50,6 +53,17 @@ const HANDLER_BY_METHOD = new Map<string, keyof Handlers>([
   ['completion/complete', 'complete'],
 ]);
 
+/** One open `subscriptions/listen` (modern era, under dev): what it asked for and where it goes. */
+interface Listener {
+  id: RequestId;
+  tools: boolean;
+  prompts: boolean;
+  resources: boolean;
+  /** Subscribed URIs → a fingerprint of what a read answered at the last check. */
+  uris: Map<string, string>;
+  notify: Send;
+}
+
 interface InFlight {
   controller: AbortController;
   promise: Promise<unknown>;
@@ -79,6 +93,8 @@ export class McpSession {
   /** The capabilities the client declared in initialize: what a script may ask it. */
   private clientCapabilities: JsonObject = {};
   private clientRequestCount = 0;
+  /** Open `subscriptions/listen` requests (only under dev: a served tree never changes). */
+  private readonly listeners = new Set<Listener>();
   /** Our requests to the client still waiting for an answer, by id → how to deliver it. */
   private readonly clientRequests = new Map<string, (answer: ClientAnswer) => void>();
 
@@ -169,9 +185,12 @@ export class McpSession {
   }
 
   private async handleRequest(request: JsonRpcRequest, notify: Send): Promise<Outgoing | undefined> {
+    // Each request's own _meta decides its era: nothing about the connection is assumed.
+    const era = readRequestEra(request.method, request.params);
+    if (era.era === 'invalid') return errorResponse(request.id, era.error.code, era.error.message, era.error.data);
     const key = inFlightKey(request.id);
     const controller = new AbortController();
-    const work = this.dispatch(request, controller.signal, notify);
+    const work = era.era === 'legacy' ? this.dispatch(request, controller.signal, notify) : this.dispatchModern(request, era, controller.signal, notify);
     // A client may reuse an id while the first request still runs; only the newest is cancellable.
     const entry = { controller, promise: work.catch(() => undefined) };
     this.inFlight.set(key, entry);
@@ -181,7 +200,11 @@ export class McpSession {
       return resultResponse(request.id, result);
     } catch (error) {
       if (error instanceof RequestCancelled || controller.signal.aborted || this.closing) return undefined;
-      if (error instanceof RpcError) return errorResponse(request.id, error.code, error.message, error.data);
+      if (error instanceof RpcError) {
+        // 2026-07-28 answers an unknown resource with Invalid Params; -32002 is legacy only.
+        const code = era.era === 'modern' && error.code === RESOURCE_NOT_FOUND ? INVALID_PARAMS : error.code;
+        return errorResponse(request.id, code, error.message, error.data);
+      }
       this.server.logProblem(`${request.method} failed: ${(error as Error).stack ?? String(error)}`);
       return errorResponse(request.id, INTERNAL_ERROR, `Internal error while handling ${request.method}`);
     } finally {
@@ -285,6 +308,95 @@ export class McpSession {
     }
   }
 
+  /**
+   * A 2026-07-28 request: stateless, answered from its own _meta (version, capabilities, log level);
+   * the handshake-only methods do not exist, and neither does a method whose capability this
+   * server does not declare (so server/discover and the methods always agree).
+   */
+  private async dispatchModern(request: JsonRpcRequest, era: ModernRequest, signal: AbortSignal, notify: Send): Promise<unknown> {
+    const { method, params } = request;
+    if (LEGACY_ONLY_METHODS.has(method)) {
+      throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method} does not exist in protocol version ${era.version} (it needs an initialize handshake)`);
+    }
+    if (method === 'server/discover') return completeModernResult(this.server, method, era.version, discoverResult(this.server, era.version), 'tree');
+    if (method === 'subscriptions/listen') return this.listen(request, era, signal, notify);
+    const handlerName = HANDLER_BY_METHOD.get(method);
+    if (!handlerName) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
+    const capability = CAPABILITY_BY_METHOD.get(method);
+    if (capability !== undefined && !(capability in serverCapabilities(this.server, era.version, true))) {
+      throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method} (this server declares no ${capability} capability)`);
+    }
+    // Whether a script ran decides the cache hints: a live answer is nobody else's to reuse.
+    let source: AnswerSource = 'tree';
+    const live = this.server.live;
+    const server = live ? { ...this.server, live: { run: (run) => ((source = 'live'), live.run(run)) } satisfies LiveRunner } : this.server;
+    const result = await (await loadHandlers())[handlerName](server, params, this.modernContext(params, era, signal, notify));
+    return completeModernResult(this.server, method, era.version, result, source);
+  }
+
+  private modernContext(params: JsonObject | undefined, era: ModernRequest, signal: AbortSignal, notify: Send): RequestContext {
+    const meta = params?._meta as JsonObject;
+    const token = meta.progressToken;
+    const minimum = era.logLevel === undefined ? -1 : LOG_LEVELS.indexOf(era.logLevel);
+    return {
+      version: era.version,
+      signal,
+      progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
+      notify: (method, notificationParams) => {
+        if (!signal.aborted && !this.closing) notify({ jsonrpc: '2.0', method, params: notificationParams });
+      },
+      // Only a request that names a level gets notifications/message (never by default).
+      wantsLog: (level) => minimum >= 0 && LOG_LEVELS.indexOf(level) >= minimum,
+      // Server-to-client requests do not exist in this era (they became input_required results,
+      // which this server does not implement): the script is told so, nothing is sent.
+      askClient: (method) => Promise.resolve({ error: { code: METHOD_NOT_FOUND, message: `${method} cannot be asked in protocol version ${era.version}: this server does not implement multi round-trip requests (input_required); use a legacy client for scripts that ask the client` } }),
+    };
+  }
+
+  /**
+   * `subscriptions/listen`: acknowledged with the subset honoured. A served tree never changes, so
+   * it honours nothing and ends the subscription at once (a graceful close, as the spec allows);
+   * under dev the request stays open and carries list changes and resource updates until the
+   * client cancels it.
+   */
+  private async listen(request: JsonRpcRequest, era: ModernRequest, signal: AbortSignal, notify: Send): Promise<unknown> {
+    const filter = request.params?.notifications;
+    if (!isObject(filter)) throw new RpcError(INVALID_PARAMS, 'subscriptions/listen needs params.notifications (an object such as {"toolsListChanged": true})');
+    const wanted = filter.resourceSubscriptions;
+    if (wanted !== undefined && (!Array.isArray(wanted) || wanted.some((uri) => typeof uri !== 'string'))) {
+      throw new RpcError(INVALID_PARAMS, 'subscriptions/listen: notifications.resourceSubscriptions must be an array of URI strings');
+    }
+    const listener: Listener = { id: request.id, tools: false, prompts: false, resources: false, uris: new Map(), notify };
+    const honoured: JsonObject = {};
+    if (this.server.dev) {
+      listener.tools = filter.toolsListChanged === true;
+      listener.prompts = filter.promptsListChanged === true;
+      listener.resources = filter.resourcesListChanged === true;
+      if (listener.tools) honoured.toolsListChanged = true;
+      if (listener.prompts) honoured.promptsListChanged = true;
+      if (listener.resources) honoured.resourcesListChanged = true;
+      if (wanted !== undefined) {
+        const { fingerprintResource } = await loadTreeChanges();
+        for (const uri of (wanted as string[]).slice(0, MAX_SUBSCRIPTIONS)) listener.uris.set(uri, await fingerprintResource(this.server.tree, uri));
+        honoured.resourceSubscriptions = [...listener.uris.keys()];
+      }
+    }
+    const subscriptionMeta = { [META_SUBSCRIPTION_ID]: request.id };
+    notify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: subscriptionMeta, notifications: honoured } });
+    const closed = { resultType: 'complete', _meta: { ...subscriptionMeta, [META_SERVER_INFO]: shapeServerInfo(this.server.tree.serverInfo, era.version) } };
+    if (Object.keys(honoured).length === 0) return closed;
+    this.listeners.add(listener);
+    try {
+      await new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        else signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+    } finally {
+      this.listeners.delete(listener);
+    }
+    throw new RequestCancelled();
+  }
+
   private initialize(params: JsonObject | undefined): JsonObject {
     // The version is agreed once per connection; a second handshake would change it under
     // requests still in flight, so it is refused as the lifecycle requires.
@@ -300,25 +412,10 @@ export class McpSession {
     this.clientCapabilities = isObject(params?.capabilities) ? params.capabilities : {};
     // Compile the handlers once this answer is out, before the client's next request arrives.
     setTimeout(() => void loadHandlers(), 0);
-    const { tree, dev } = this.server;
-    const capabilities: JsonObject = { logging: {} };
-    // Under dev every kind is offered, even when empty: the next edit may add the first one.
-    if (dev) {
-      capabilities.tools = { listChanged: true };
-      capabilities.resources = { subscribe: true, listChanged: true };
-      capabilities.prompts = { listChanged: true };
-    } else {
-      if (tree.tools.length > 0) capabilities.tools = {};
-      // Subscriptions are accepted for every known resource: a served tree does not change, so
-      // none is ever updated, which is the truthful answer for a subscriber (dev sends updates).
-      if (tree.resources.length > 0 || tree.templates.length > 0) capabilities.resources = { subscribe: true };
-      if (tree.prompts.length > 0) capabilities.prompts = {};
-    }
-    const completable = dev || tree.prompts.length > 0 || tree.templates.length > 0 || tree.extension?.completions !== undefined;
-    if (completable && knowsCompletionsCapability(version)) capabilities.completions = {};
+    const { tree } = this.server;
     return {
       protocolVersion: version,
-      capabilities,
+      capabilities: serverCapabilities(this.server, version, false),
       serverInfo: shapeServerInfo(tree.serverInfo, version),
       ...(tree.instructions !== undefined ? { instructions: tree.instructions } : {}),
     };
@@ -371,12 +468,31 @@ export class McpSession {
       this.subscriptions.set(uri, current);
       updated.push(uri);
     }
+    if (!this.closing) await this.notifyListeners(changes);
     if (!this.initialized || this.closing) return updated;
     if (changes.tools) this.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     if (changes.resources) this.send({ jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
     if (changes.prompts) this.send({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed' });
     for (const uri of updated) this.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
     return updated;
+  }
+
+  /** The modern subscribers: what each opted in to, tagged with its subscription id. */
+  private async notifyListeners(changes: ListChanges): Promise<void> {
+    if (this.listeners.size === 0) return;
+    const { fingerprintResource } = await loadTreeChanges();
+    for (const listener of this.listeners) {
+      const tag = (params: JsonObject = {}): JsonObject => ({ ...params, _meta: { [META_SUBSCRIPTION_ID]: listener.id } });
+      if (changes.tools && listener.tools) listener.notify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: tag() });
+      if (changes.resources && listener.resources) listener.notify({ jsonrpc: '2.0', method: 'notifications/resources/list_changed', params: tag() });
+      if (changes.prompts && listener.prompts) listener.notify({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: tag() });
+      for (const [uri, previous] of listener.uris) {
+        const current = await fingerprintResource(this.server.tree, uri);
+        if (current === previous) continue;
+        listener.uris.set(uri, current);
+        listener.notify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: tag({ uri }) });
+      }
+    }
   }
 
   /** A log message for the client (`notifications/message`), when initialized and at the level it asked for. */

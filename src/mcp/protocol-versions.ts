@@ -1,14 +1,47 @@
 // The MCP protocol versions the bridge speaks, and what each one knows: a field a negotiated
-// version does not define is left out of what we send (an older client may reject it).
+// version does not define is left out of what we send (an older client may reject it). Two eras:
+// the legacy versions are agreed once by `initialize` (per connection or HTTP session); the modern
+// ones are named by every request in its `_meta` and answered statelessly (see request-meta.ts).
 
+/** Versions `initialize` can agree on (and the MCP-Protocol-Version header of a legacy session). */
 export const SUPPORTED_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
-export type ProtocolVersion = (typeof SUPPORTED_VERSIONS)[number];
-export const LATEST_VERSION: ProtocolVersion = '2025-11-25';
+export type LegacyVersion = (typeof SUPPORTED_VERSIONS)[number];
+/** Versions a request may name in `_meta` (`io.modelcontextprotocol/protocolVersion`), newest first. */
+export const MODERN_VERSIONS = ['2026-07-28'] as const;
+export type ModernVersion = (typeof MODERN_VERSIONS)[number];
+export type ProtocolVersion = LegacyVersion | ModernVersion;
+/** The newest version `initialize` agrees on (an initialize naming a modern version gets this). */
+export const LATEST_VERSION: LegacyVersion = '2025-11-25';
 
-/** Echo a version we speak; anything else is answered with the latest (the client then decides). */
-export function negotiateVersion(requested: unknown): ProtocolVersion {
-  return (SUPPORTED_VERSIONS as readonly unknown[]).includes(requested) ? (requested as ProtocolVersion) : LATEST_VERSION;
+/** Echo a legacy version we speak; anything else is answered with the latest (the client then decides). */
+export function negotiateVersion(requested: unknown): LegacyVersion {
+  return (SUPPORTED_VERSIONS as readonly unknown[]).includes(requested) ? (requested as LegacyVersion) : LATEST_VERSION;
 }
+
+export function isModernVersion(version: unknown): version is ModernVersion {
+  return (MODERN_VERSIONS as readonly unknown[]).includes(version);
+}
+
+/** Methods that exist only with a handshake: a modern request naming one is answered -32601 (HTTP 404). */
+export const LEGACY_ONLY_METHODS: ReadonlySet<string> = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
+/** Methods that exist only in the modern era: without `_meta` they are malformed (-32602). */
+export const MODERN_ONLY_METHODS: ReadonlySet<string> = new Set(['server/discover', 'subscriptions/listen']);
+/** Modern results that carry `ttlMs` and `cacheScope` (the schema's CacheableResult). */
+export const CACHEABLE_METHODS: ReadonlySet<string> = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
+/**
+ * The server capability a modern method needs: a server that does not declare it answers -32601,
+ * so what server/discover says and what the methods do always agree.
+ */
+export const CAPABILITY_BY_METHOD: ReadonlyMap<string, string> = new Map([
+  ['tools/list', 'tools'], ['tools/call', 'tools'],
+  ['resources/list', 'resources'], ['resources/templates/list', 'resources'], ['resources/read', 'resources'],
+  ['prompts/list', 'prompts'], ['prompts/get', 'prompts'],
+  ['completion/complete', 'completions'],
+]);
+/** The body field the HTTP `Mcp-Name` header mirrors, per method (2026-07-28, SEP-2243). */
+export const MCP_NAME_FIELD_BY_METHOD: ReadonlyMap<string, string> = new Map([
+  ['tools/call', 'name'], ['prompts/get', 'name'], ['resources/read', 'uri'],
+]);
 
 /** Versions compare as dates, so string order is release order. */
 export function versionAtLeast(version: ProtocolVersion, minimum: ProtocolVersion): boolean {

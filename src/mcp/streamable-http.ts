@@ -1,17 +1,21 @@
-// MCP Streamable HTTP (2025-03-26 … 2025-11-25) as one portable Request → Response function, so the
-// same code answers on Node (`staticmcp serve --http`, with sessions) and in the edge worker
-// (stateless). Only Web APIs: Request, Response, ReadableStream, TextEncoder/Decoder, crypto.
+// MCP Streamable HTTP as one portable Request → Response function, so the same code answers on
+// Node (`staticmcp serve --http`, with sessions) and in the edge worker (stateless). Both eras on
+// one endpoint: 2025-03-26 … 2025-11-25 (initialize, Mcp-Session-Id on Node), and 2026-07-28, where
+// each POST carries one request whose `_meta` names its version: no session, headers checked
+// against the body, and the HTTP status says what the error is (400, or 404 for an unknown method). Only Web APIs: Request, Response, ReadableStream, TextEncoder/Decoder, crypto.
 // Routing is the host's job: every request handed in is a request to the MCP endpoint.
 // Never throws and never answers with anything of the machine (paths, stacks): problems go to
 // `logProblem`, the client gets a JSON-RPC error with a fixed message.
 import { ConcurrencyGate } from './concurrency-gate.js';
 import { parseJsonRpcText, stringifyJsonRpc } from './exact-ids.js';
 import {
-  classifyMessage, errorResponse, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, type RequestId,
+  classifyMessage, errorResponse, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, type JsonRpcRequest, type RequestId,
 } from './json-rpc.js';
 import type { LiveRunner } from './live-port.js';
 import { McpSession, type Send } from './mcp-session.js';
-import { acceptsBatches, SUPPORTED_VERSIONS, type ProtocolVersion } from './protocol-versions.js';
+import { acceptsBatches, isModernVersion, SUPPORTED_VERSIONS, type ProtocolVersion } from './protocol-versions.js';
+import { claimsModernEra, readRequestEra } from './request-meta.js';
+import { findHeaderMismatch } from './modern-http-headers.js';
 import type { ServerContext } from './server-context.js';
 
 export interface McpHttpOptions {
@@ -58,7 +62,7 @@ const SERVER_ERROR = -32000;
 const SESSION_NOT_FOUND = -32001;
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
-const ALLOWED_REQUEST_HEADERS = 'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id';
+const ALLOWED_REQUEST_HEADERS = 'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name';
 const EXPOSED_HEADERS = 'mcp-session-id, mcp-protocol-version';
 
 type Outgoing = Record<string, unknown>;
@@ -131,6 +135,8 @@ interface ParsedBody {
   isBatch: boolean;
   requestIds: RequestId[];
   isInitialize: boolean;
+  /** The body's only message when it is a single request (what the modern era allows). */
+  single?: JsonRpcRequest;
 }
 
 export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
@@ -208,9 +214,9 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       case 'POST':
         return post(request);
       case 'GET':
-        return options.sessions ? openStandaloneStream(request) : methodNotAllowed(allow);
+        return options.sessions && !isModernRequest(request) ? openStandaloneStream(request) : methodNotAllowed(options.sessions && !isModernRequest(request) ? allow : 'POST');
       case 'DELETE':
-        return options.sessions ? endSession(request) : methodNotAllowed(allow);
+        return options.sessions && !isModernRequest(request) ? endSession(request) : methodNotAllowed(options.sessions && !isModernRequest(request) ? allow : 'POST');
       default:
         return methodNotAllowed(allow);
     }
@@ -253,14 +259,20 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     if (!isJsonContentType(request.headers.get('content-type'))) {
       return jsonError(415, SERVER_ERROR, 'Unsupported Media Type: the body must be application/json');
     }
+    // A version header we do not speak may still belong to a modern body (which answers -32022
+    // itself), so its refusal waits until the body has been read.
     const version = headerVersion(request);
-    if (version instanceof Response) return version;
+    const headerIsModern = isModernVersion(request.headers.get('mcp-protocol-version')?.trim());
 
     const body = await readBodyText(request, maxBodyBytes);
     if (body === 'too large') return jsonError(413, SERVER_ERROR, `Payload Too Large: the body is larger than ${maxBodyBytes} bytes`);
     if (body === 'unreadable') return jsonError(400, PARSE_ERROR, 'Parse error: the body could not be read as UTF-8');
     const parsed = parseBody(body);
     if (parsed === undefined) return jsonError(400, PARSE_ERROR, 'Parse error: the body is not valid JSON');
+    if (headerIsModern || (parsed.single && claimsModernEra(parsed.single.method, parsed.single.params))) {
+      return postModern(request, parsed, accepts, headerIsModern);
+    }
+    if (version instanceof Response) return version;
     if (parsed.isInitialize && parsed.isBatch) {
       return jsonError(400, INVALID_REQUEST, 'Invalid Request: initialize must be sent on its own, not in a batch');
     }
@@ -302,6 +314,29 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   }
 
   /**
+   * A 2026-07-28 POST: one request, validated in the spec's order (malformed _meta → -32602,
+   * headers that disagree with the body → -32020, a version we do not serve → -32022, all HTTP
+   * 400), then answered by a session of its own: nothing outlives the request, no session id.
+   */
+  async function postModern(request: Request, parsed: ParsedBody, accepts: Accepts, headerIsModern: boolean): Promise<Response> {
+    const message = parsed.single;
+    if (!message) {
+      // Notifications and client responses have no modern meaning over HTTP (cancelling is closing the stream).
+      if (!parsed.isBatch && parsed.requestIds.length === 0 && classifyMessage(parsed.value).kind !== 'invalid') return new Response(null, { status: 202 });
+      return jsonError(400, INVALID_REQUEST, 'Invalid Request: a protocol version 2026-07-28 POST carries exactly one JSON-RPC request');
+    }
+    const era = readRequestEra(message.method, message.params, headerIsModern);
+    if (era.era === 'invalid' && era.error.code !== -32022) {
+      return jsonResponse(400, errorResponse(message.id, era.error.code, era.error.message, era.error.data));
+    }
+    const mismatch = findHeaderMismatch(request.headers, message.method, message.params);
+    if (mismatch) return jsonResponse(400, errorResponse(message.id, mismatch.code, mismatch.message));
+    if (era.era === 'invalid') return jsonResponse(400, errorResponse(message.id, era.error.code, era.error.message, era.error.data));
+    const session = openSession(() => {});
+    return answerPost(request, parsed, session, accepts, {}, () => void session.close(0, CLOSE_WAIT_MS), modernAnswerStatus);
+  }
+
+  /**
    * Runs one POST body through a session. Requests: JSON when the answer comes before any
    * notification, else an SSE stream that carries the notifications and then the answer.
    * Notifications and responses only: 202. `finished` runs once the session is done with the
@@ -310,6 +345,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   async function answerPost(
     request: Request, parsed: ParsedBody, session: McpSession, accepts: Accepts,
     extraHeaders: Record<string, string>, finished: () => void,
+    statusOf: (answer: Outgoing | Outgoing[]) => { status: number; headers?: Record<string, string> } = () => ({ status: 200 }),
   ): Promise<Response> {
     if (parsed.isBatch && !acceptsBatches(session.negotiatedVersion)) {
       finished();
@@ -353,7 +389,8 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
           if (answer !== undefined) stream.send(answer);
           stream.close();
         } else if (answer !== undefined && accepts.json) {
-          settle(jsonResponse(200, answer, extraHeaders));
+          const { status, headers } = statusOf(answer);
+          settle(jsonResponse(status, answer, { ...extraHeaders, ...headers }));
         } else if (answer !== undefined) {
           startStream().send(answer);
           stream!.close();
@@ -517,6 +554,26 @@ async function readBodyText(request: Request, maxBytes: number): Promise<string 
   }
 }
 
+/** A GET or DELETE from a 2026-07-28 client: that era has no standalone stream and no sessions (405). */
+function isModernRequest(request: Request): boolean {
+  return isModernVersion(request.headers.get('mcp-protocol-version')?.trim());
+}
+
+/**
+ * The HTTP status of a modern JSON answer: an unknown method is 404 (so a client can tell us from a
+ * legacy server), a result carries its cache hints as Cache-Control too.
+ */
+function modernAnswerStatus(answer: Outgoing | Outgoing[]): { status: number; headers?: Record<string, string> } {
+  if (Array.isArray(answer)) return { status: 200 };
+  const error = answer.error as { code?: unknown } | undefined;
+  if (error !== undefined) return { status: error.code === METHOD_NOT_FOUND ? 404 : 200, headers: { 'cache-control': 'no-store' } };
+  const result = answer.result as { ttlMs?: unknown; cacheScope?: unknown } | undefined;
+  if (result?.cacheScope === 'public' && typeof result.ttlMs === 'number' && result.ttlMs > 0) {
+    return { status: 200, headers: { 'cache-control': `public, max-age=${Math.floor(result.ttlMs / 1000)}` } };
+  }
+  return { status: 200, headers: { 'cache-control': result?.cacheScope === 'private' && result.ttlMs === 0 ? 'private, no-cache' : 'no-store' } };
+}
+
 /** Parses and sorts a body; undefined when it is not JSON. */
 function parseBody(text: string): ParsedBody | undefined {
   let value: unknown;
@@ -534,7 +591,9 @@ function parseBody(text: string): ParsedBody | undefined {
     requestIds.push(classified.message.id);
     if (classified.message.method === 'initialize') isInitialize = true;
   }
-  return { value, isBatch: Array.isArray(value), requestIds, isInitialize };
+  const classified = Array.isArray(value) ? undefined : classifyMessage(value);
+  const single = classified?.kind === 'request' ? classified.message : undefined;
+  return { value, isBatch: Array.isArray(value), requestIds, isInitialize, ...(single ? { single } : {}) };
 }
 
 function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {

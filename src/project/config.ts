@@ -4,6 +4,7 @@ import path from 'node:path';
 import { compileValidator } from '../tree/json-validator.js';
 import { StaticMcpError } from '../staticmcp-error.js';
 import { readFailureReason, readRegularFile } from '../read-regular-file.js';
+import { MAX_CACHE_TTL_SECONDS } from '../tree/manifest.js';
 
 /** Literal values, or a command (run in the project root) that prints one value per line. */
 export type ValueListSpec = unknown[] | { command: string };
@@ -30,6 +31,11 @@ export interface HttpConfig {
   allowedOrigins?: string[];
 }
 
+export interface CacheConfig {
+  /** Seconds: `ttlMs` of modern MCP answers from the tree and `max-age` in the tree's `_headers` (default 300). */
+  ttlSeconds?: number;
+}
+
 export interface ProjectConfig {
   name?: string;
   version?: string;
@@ -42,6 +48,8 @@ export interface ProjectConfig {
   /** The MCP Registry name for server.json (`com.example/weather`); derived from publicUrl when absent. */
   registryName?: string;
   http?: HttpConfig;
+  /** How long precomputed answers stay fresh for clients and CDNs. */
+  cache?: CacheConfig;
   limits: Limits;
   tools: Record<string, ToolConfig>;
 }
@@ -85,6 +93,12 @@ const configSchema = {
         // Origins as browsers send them: scheme://host[:port], no path or trailing slash.
         allowedOrigins: { type: 'array', items: { type: 'string', pattern: '^(\\*|[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#\\s]+)$' } },
       },
+    },
+    cache: {
+      type: 'object',
+      additionalProperties: false,
+      // At most a year: what HTTP caches are expected to honour as a max-age.
+      properties: { ttlSeconds: { type: 'integer', minimum: 0, maximum: MAX_CACHE_TTL_SECONDS } },
     },
     limits: {
       type: 'object',

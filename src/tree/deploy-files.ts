@@ -4,22 +4,31 @@
 // (`_worker.js`, bundled when the package was built) with `_routes.json` so only `/mcp` runs
 // code, and `server.json` for the MCP Registry when the project names its public URL.
 import { readFileSync } from 'node:fs';
-import { ROUTES_FILE, WORKER_FILE, type Manifest } from './manifest.js';
+import { DEFAULT_CACHE_TTL_SECONDS, ROUTES_FILE, WORKER_FILE, type Manifest } from './manifest.js';
 import { renderServerJson, SERVER_JSON_FILE } from './registry-server-json.js';
 import { treeJsonFile } from './canonical-json.js';
 
-const HEADERS = `/*
+/**
+ * The `_headers` file: call and resource files are fresh for the owner's TTL (`cache.ttlSeconds`,
+ * the same number the MCP answers give as `ttlMs`); mcp.json for at most a minute, because it is
+ * how the edge worker and other bridges notice a new build.
+ */
+function renderHeaders(ttlSeconds: number): string {
+  return `/*
   Access-Control-Allow-Origin: *
   X-Content-Type-Options: nosniff
 
 /*.json
   Content-Type: application/json; charset=utf-8
-  Cache-Control: public, max-age=300, must-revalidate
+  Cache-Control: public, max-age=${ttlSeconds}, must-revalidate
 
 /mcp.json
   Content-Type: application/json; charset=utf-8
-  Cache-Control: public, max-age=60, must-revalidate
+  Cache-Control: public, max-age=${Math.min(ttlSeconds, MANIFEST_MAX_AGE_SECONDS)}, must-revalidate
 `;
+}
+
+const MANIFEST_MAX_AGE_SECONDS = 60;
 
 /** Cloudflare Pages: run `_worker.js` for `/mcp` only; every other path is served as a static file, free and uncounted. */
 const ROUTES = treeJsonFile({ version: 1, include: ['/mcp'], exclude: [] });
@@ -48,6 +57,8 @@ export interface DeployOptions {
   registryName?: string;
   packageName: string;
   packageVersion: string;
+  /** `cache.ttlSeconds` from staticmcp.json (default DEFAULT_CACHE_TTL_SECONDS). */
+  cacheTtlSeconds?: number;
 }
 
 function escapeHtml(text: string): string {
@@ -90,7 +101,7 @@ export function renderIndexHtml(manifest: Manifest, publicUrl?: string): string 
 export function deployFiles(manifest: Manifest, options: DeployOptions): Map<string, string> {
   const files = new Map([
     ['.nojekyll', ''],
-    ['_headers', HEADERS],
+    ['_headers', renderHeaders(options.cacheTtlSeconds ?? DEFAULT_CACHE_TTL_SECONDS)],
     // Cloudflare Workers static assets: the worker's code and Pages' routing file are not assets to publish.
     ['.assetsignore', `${WORKER_FILE}\n${ROUTES_FILE}\n`],
     ['index.html', renderIndexHtml(manifest, options.publicUrl)],

@@ -93,7 +93,27 @@ export interface ManifestExtension {
   generatedAt?: string;
   /** What the edge worker (`_worker.js`) needs from `staticmcp.json`; written only when the project sets it. */
   http?: HttpExtension;
+  /** The owner's cache lifetime from `staticmcp.json` (`cache`); written only when the project sets it. */
+  cache?: CacheExtension;
 }
+
+export interface CacheExtension {
+  /** How long a precomputed answer stays fresh: `ttlMs` of modern results, `max-age` in `_headers`. */
+  ttlSeconds: number;
+}
+
+/** A tree without `cache.ttlSeconds`: five minutes, what static hosts are told for call files too. */
+export const DEFAULT_CACHE_TTL_SECONDS = 300;
+
+/** The TTL a tree asks for (a broken or foreign value falls back to the default: bad input never crashes). */
+export function cacheTtlSeconds(extension: { cache?: unknown } | undefined): number {
+  const cache = extension?.cache as { ttlSeconds?: unknown } | undefined;
+  const ttl = cache?.ttlSeconds;
+  return typeof ttl === 'number' && Number.isInteger(ttl) && ttl >= 0 && ttl <= MAX_CACHE_TTL_SECONDS ? ttl : DEFAULT_CACHE_TTL_SECONDS;
+}
+
+/** One year, the longest max-age HTTP caches are expected to honour. */
+export const MAX_CACHE_TTL_SECONDS = 31_536_000;
 
 export interface HttpExtension {
   /** Origins, besides the site's own, whose browsers may call `/mcp` (`"*"` = any). */

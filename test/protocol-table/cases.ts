@@ -19,6 +19,8 @@ export interface ProtocolCase {
   sameOnEveryHost?: boolean;
   /** Only meaningful on a connection with state (a stateless host starts afresh on every request). */
   needsSession?: boolean;
+  /** 2026-07-28: HTTP hosts send it without a session, with the headers mirrored from the body. */
+  era?: 'modern';
 }
 
 const text = (response: ProtocolResponse): string => {

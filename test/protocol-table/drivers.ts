@@ -11,10 +11,23 @@ import type { ProtocolResponse } from './cases.js';
 
 export const TABLE_PROTOCOL_VERSION = '2025-11-25';
 
+/** The headers a 2026-07-28 client mirrors from the body (the version defaults to the modern one when _meta has none). */
+export function modernHeaders(method: string, params: Record<string, unknown> | undefined): Record<string, string> {
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  const version = meta?.['io.modelcontextprotocol/protocolVersion'];
+  const name = method === 'resources/read' ? params?.uri : method === 'tools/call' || method === 'prompts/get' ? params?.name : undefined;
+  return {
+    'mcp-protocol-version': typeof version === 'string' ? version : '2026-07-28',
+    'mcp-method': method,
+    ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+  };
+}
+
 const INITIALIZE_PARAMS = { protocolVersion: TABLE_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'protocol-table', version: '1' } };
 
 export interface Connection {
-  request(id: string, method: string, params?: Record<string, unknown>): Promise<ProtocolResponse>;
+  /** `modern`: a 2026-07-28 request (over HTTP: no session, MCP-Protocol-Version/Mcp-Method/Mcp-Name from the body). */
+  request(id: string, method: string, params?: Record<string, unknown>, era?: 'modern'): Promise<ProtocolResponse>;
   close(): Promise<void>;
 }
 
@@ -67,10 +80,9 @@ export const nodeHttpDriver: Driver = {
     const serve = await HttpServe.start([treeRoot]);
     const sessionId = await openSession(serve.port, TABLE_PROTOCOL_VERSION);
     return {
-      request: async (id, method, params) => {
-        const answer = await post(serve.port, { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, {
-          'mcp-session-id': sessionId, 'mcp-protocol-version': TABLE_PROTOCOL_VERSION,
-        });
+      request: async (id, method, params, era) => {
+        const headers = era === 'modern' ? modernHeaders(method, params) : { 'mcp-session-id': sessionId, 'mcp-protocol-version': TABLE_PROTOCOL_VERSION };
+        const answer = await post(serve.port, { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, headers);
         const messages = String(answer.headers['content-type']).startsWith('text/event-stream') ? sseMessages(answer.text) : [answer.json()];
         return messages.at(-1) as unknown as ProtocolResponse;
       },
@@ -88,10 +100,13 @@ export const workerdDriver: Driver = {
   async open(treeRoot) {
     const site = await startWorkerdSite(treeRoot);
     const endpoint = new URL('mcp', site.url);
-    const send = async (message: Record<string, unknown>): Promise<ProtocolResponse> => {
+    const send = async (message: Record<string, unknown>, era?: 'modern'): Promise<ProtocolResponse> => {
+      const versionHeaders = era === 'modern'
+        ? modernHeaders(message.method as string, message.params as Record<string, unknown> | undefined)
+        : { 'mcp-protocol-version': TABLE_PROTOCOL_VERSION };
       const answer = await fetch(endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': TABLE_PROTOCOL_VERSION },
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...versionHeaders },
         body: JSON.stringify(message),
       });
       const text = await answer.text();
@@ -100,7 +115,7 @@ export const workerdDriver: Driver = {
     };
     await send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: INITIALIZE_PARAMS });
     return {
-      request: (id, method, params) => send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }),
+      request: (id, method, params, era) => send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, era),
       close: () => site.close(),
     };
   },

@@ -3,9 +3,12 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureProject, ensureBuilt } from '../bridge/helpers.js';
-import { PROTOCOL_CASES, type ProtocolResponse } from './cases.js';
+import { PROTOCOL_CASES as LEGACY_CASES, type ProtocolResponse } from './cases.js';
+import { MODERN_CASES } from './modern-cases.js';
 import { inProcessDriver, nodeHttpDriver, stdioDriver, workerdDriver, type Driver } from './drivers.js';
 
+/** Both eras on one connection: the legacy rows first (after initialize), then the modern ones. */
+const PROTOCOL_CASES = [...LEGACY_CASES, ...MODERN_CASES];
 const DRIVERS: Driver[] = [inProcessDriver, stdioDriver, nodeHttpDriver, workerdDriver];
 
 let treeRoot: string;
@@ -30,7 +33,7 @@ describe.each(DRIVERS)('the protocol table through $name', (driver) => {
           responses.push(undefined as unknown as ProtocolResponse);
           continue;
         }
-        const response = await connection.request(`case-${index}`, testCase.method, testCase.params);
+        const response = await connection.request(`case-${index}`, testCase.method, testCase.params, testCase.era);
         expect(response.id, testCase.name).toBe(`case-${index}`);
         try {
           testCase.check(response);

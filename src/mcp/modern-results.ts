@@ -1,0 +1,64 @@
+// What the 2026-07-28 era adds to answers, in one place for every host: the capabilities both
+// `initialize` and `server/discover` declare, the discover result itself, and the fields every
+// modern result carries (`resultType`, `serverInfo` in `_meta`, and on cacheable results `ttlMs`
+// and `cacheScope`). Precomputed answers are the same for everyone until the tree changes, so they
+// are `public` with the owner's TTL; anything a script produced live (or a tree under `dev`, which
+// changes on every edit) is `private` with 0.
+import { cacheTtlSeconds } from '../tree/manifest.js';
+import { CACHEABLE_METHODS, knowsCompletionsCapability, shapeServerInfo, type ProtocolVersion } from './protocol-versions.js';
+import { META_SERVER_INFO, supportedModernVersions } from './request-meta.js';
+import type { ServerContext } from './server-context.js';
+
+type JsonObject = Record<string, unknown>;
+
+/** Where an answer came from, for its cache hints. */
+export type AnswerSource = 'tree' | 'live';
+
+/** The capabilities this server declares (initialize and server/discover agree by construction). */
+export function serverCapabilities(server: ServerContext, version: ProtocolVersion, modern: boolean): JsonObject {
+  const { tree, dev } = server;
+  const capabilities: JsonObject = { logging: {} };
+  // Under dev every kind is offered, even when empty: the next edit may add the first one.
+  if (dev) {
+    capabilities.tools = { listChanged: true };
+    capabilities.resources = { subscribe: true, listChanged: true };
+    capabilities.prompts = { listChanged: true };
+  } else {
+    if (tree.tools.length > 0) capabilities.tools = {};
+    // Legacy: subscriptions are accepted for every known resource (a served tree never changes, so
+    // none is ever updated). Modern: subscriptions/listen would honour nothing, so none is claimed.
+    if (tree.resources.length > 0 || tree.templates.length > 0) capabilities.resources = modern ? {} : { subscribe: true };
+    if (tree.prompts.length > 0) capabilities.prompts = {};
+  }
+  const completable = dev || tree.prompts.length > 0 || tree.templates.length > 0 || tree.extension?.completions !== undefined;
+  if (completable && knowsCompletionsCapability(version)) capabilities.completions = {};
+  return capabilities;
+}
+
+export function discoverResult(server: ServerContext, version: ProtocolVersion): JsonObject {
+  const { tree } = server;
+  return {
+    supportedVersions: supportedModernVersions(),
+    capabilities: serverCapabilities(server, version, true),
+    ...(tree.instructions !== undefined ? { instructions: tree.instructions } : {}),
+  };
+}
+
+/** `ttlMs` and `cacheScope` for an answer from this source (0/private under dev: the tree changes). */
+export function cacheHints(server: ServerContext, source: AnswerSource): { ttlMs: number; cacheScope: 'public' | 'private' } {
+  if (source === 'live' || server.dev) return { ttlMs: 0, cacheScope: 'private' };
+  return { ttlMs: cacheTtlSeconds(server.tree.extension) * 1000, cacheScope: 'public' };
+}
+
+/** A handler's result as a modern answer: resultType, serverInfo, and cache hints where the schema puts them. */
+export function completeModernResult(server: ServerContext, method: string, version: ProtocolVersion, result: unknown, source: AnswerSource): JsonObject {
+  const body = (result !== null && typeof result === 'object' && !Array.isArray(result) ? result : {}) as JsonObject;
+  const givenMeta = body._meta !== null && typeof body._meta === 'object' && !Array.isArray(body._meta) ? body._meta as JsonObject : {};
+  return {
+    ...body,
+    // Always complete: this server never answers input_required (no multi round-trip requests).
+    resultType: 'complete',
+    ...(CACHEABLE_METHODS.has(method) ? cacheHints(server, source) : {}),
+    _meta: { ...givenMeta, [META_SERVER_INFO]: shapeServerInfo(server.tree.serverInfo, version) },
+  };
+}

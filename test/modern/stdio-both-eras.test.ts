@@ -1,0 +1,91 @@
+// One `staticmcp serve` process over stdio answering both eras: a legacy client's handshake and a
+// 2026-07-28 client's stateless requests interleaved on the same connection, each answered in its
+// own era; the owner's cache.ttlSeconds reaching ttlMs and the tree's _headers; log messages only
+// for a modern request that names a level; bad input answered with the spec's code while the
+// connection keeps serving.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildFixtureProject, buildProjectTree, ensureBuilt, RawBridge } from '../bridge/helpers.js';
+
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'modern-test', version: '1' },
+};
+
+const LOGGING_SCRIPT = `#!/bin/sh
+if [ "$1" = "--help" ]; then
+  echo '{"description": "Say a word after logging it", "precompute": false}'
+  echo '{"word": {"description": "Word", "required": true, "value_type": "string"}}' >&2
+  exit 0
+fi
+echo "INFO saying $word" >&2
+printf 'said %s\\n' "$word"
+`;
+
+let project: string;
+let bridge: RawBridge;
+
+beforeAll(() => {
+  ensureBuilt();
+  project = buildFixtureProject('bridge-project');
+  const config = JSON.parse(readFileSync(path.join(project, 'staticmcp.json'), 'utf8'));
+  writeFileSync(path.join(project, 'staticmcp.json'), JSON.stringify({ ...config, cache: { ttlSeconds: 42 } }));
+  writeFileSync(path.join(project, 'tools', 'say'), LOGGING_SCRIPT, { mode: 0o755 });
+  buildProjectTree(project);
+  bridge = new RawBridge([project]);
+});
+
+afterAll(async () => {
+  await bridge?.close();
+});
+
+describe('one stdio process, both eras', () => {
+  it('answers a legacy handshake and modern requests side by side, each in its own era', async () => {
+    const discovered = await bridge.request('server/discover', { _meta: META });
+    expect(discovered.result).toMatchObject({ resultType: 'complete', supportedVersions: ['2026-07-28'], ttlMs: 42_000, cacheScope: 'public' });
+
+    const init = await bridge.initialize('2025-06-18');
+    expect((init.result as { protocolVersion: string }).protocolVersion).toBe('2025-06-18');
+
+    const [legacyList, modernList] = await Promise.all([bridge.request('tools/list'), bridge.request('tools/list', { _meta: META })]);
+    expect(legacyList.result).not.toHaveProperty('resultType');
+    expect(modernList.result).toMatchObject({ resultType: 'complete', ttlMs: 42_000, cacheScope: 'public' });
+    expect((await bridge.request('ping')).result).toEqual({});
+    expect((await bridge.request('ping', { _meta: META })).error?.code).toBe(-32601);
+  });
+
+  it('the owner TTL is in the tree too: the manifest extension and the _headers file', () => {
+    const manifest = JSON.parse(readFileSync(path.join(project, 'dist', 'mcp.json'), 'utf8'));
+    expect(manifest.staticmcp.cache).toEqual({ ttlSeconds: 42 });
+    const headers = readFileSync(path.join(project, 'dist', '_headers'), 'utf8');
+    expect(headers).toContain('Cache-Control: public, max-age=42, must-revalidate');
+  });
+
+  it('sends notifications/message for a modern request only when its _meta names a level', async () => {
+    const before = bridge.frames.length;
+    const quiet = await bridge.request('tools/call', { name: 'say', arguments: { word: 'hush' }, _meta: META });
+    expect(quiet.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'said hush\n' }] });
+    expect(bridge.frames.slice(before).some((frame) => (frame as { method?: string }).method === 'notifications/message')).toBe(false);
+
+    const loud = await bridge.request('tools/call', { name: 'say', arguments: { word: 'hi' }, _meta: { ...META, 'io.modelcontextprotocol/logLevel': 'info' } });
+    expect(loud.result?.resultType).toBe('complete');
+    const messages = bridge.frames.filter((frame) => (frame as { method?: string }).method === 'notifications/message');
+    expect(JSON.stringify(messages)).toContain('saying hi');
+  });
+
+  it('answers bad input with the code the spec names and keeps serving', async () => {
+    expect((await bridge.request('tools/list', { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } })).error)
+      .toMatchObject({ code: -32022, data: { supported: ['2026-07-28'], requested: '2099-01-01' } });
+    expect((await bridge.request('server/discover')).error?.code).toBe(-32602);
+    expect((await bridge.request('subscriptions/listen', { notifications: {} })).error?.code).toBe(-32602);
+    expect((await bridge.request('tools/list', { _meta: { 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1' } } })).error?.code).toBe(-32602);
+    expect((await bridge.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' }, _meta: META })).error?.code).toBe(-32601);
+    expect((await bridge.request('resources/subscribe', { uri: 'x://y', _meta: META })).error?.code).toBe(-32601);
+    expect((await bridge.request('subscriptions/listen', { notifications: 'all', _meta: META })).error?.code).toBe(-32602);
+    // Still serving both eras.
+    expect((await bridge.request('tools/list')).result).toHaveProperty('tools');
+    expect((await bridge.request('tools/list', { _meta: META })).result?.resultType).toBe('complete');
+  });
+});
