@@ -7,8 +7,8 @@
 //     a script to run (progress, questions to the client) do not apply there (listed with why).
 // A scenario passes when none of its checks is FAILURE or WARNING (SKIPPED is the suite's
 // "feature not offered", e.g. list-change subscriptions, which only `dev` has).
-// Both parts need the protocol core to speak 2026-07-28; until a server/discover probe shows it
-// does, they are skipped with the reason printed.
+// What is not built yet fails in KNOWN_FAILURES, one reason per check; the test fails on any other
+// problem, and on a known failure that stopped happening (so the list is kept honest).
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,7 +17,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildFixtureProject, ensureBuilt, makeTempDir } from '../bridge/helpers.js';
 import { startWorkerdSite } from '../edge/workerd-site.js';
 import { HttpServe } from '../http/helpers.js';
-import { modernEraSkipNote, probeModernEra } from '../http/modern-era-probe.js';
 
 const require = createRequire(import.meta.url);
 const SUITE_CLI = path.join(path.dirname(require.resolve('conformance-next/package.json')), 'dist/index.js');
@@ -56,10 +55,44 @@ const NOT_APPLICABLE_ANYWHERE: Record<string, string> = {
 
 /** Further scenarios that do not apply to the edge worker, which answers precomputed calls only. */
 const NOT_APPLICABLE_ON_WORKER: Record<string, string> = {
+  'dns-rebinding-protection': 'the edge platform routes by host name, so a rebinding page cannot reach the worker under another name; the worker has no Host list of its own (serve --http, which does, passes it)',
   'tools-call-with-progress': 'progress is reported by a running script; the worker runs none',
   ...Object.fromEntries(REQUIRED.filter((name) => name.startsWith('input-required-result-') && name !== 'input-required-result-unsupported-methods')
     .map((name) => [name, 'the input comes back to a running script (the client channel); the worker runs no script, so its live-only tools answer isError'])),
 };
+
+/**
+ * Checks known to fail today, each with the reason (the test fails if one starts to pass, so the
+ * list only shrinks). They are the parts of 2026-07-28 not built yet: multi-round-trip requests
+ * (SEP-2322: a script's question to the client becomes an InputRequiredResult and the call is
+ * re-run with the answers) and MissingRequiredClientCapabilityError (SEP-2575, -32021).
+ */
+const KNOWN_FAILURES: Record<string, string> = {
+  'server-stateless: sep-2575-server-rejects-undeclared-capability': 'tools cannot declare the client capabilities they need yet (no -32021)',
+  'server-stateless: sep-2575-missing-capability-http-400': 'follows from the one above',
+  'input-required-result-basic-elicitation: sep-2322-elicitation-incomplete': 'no InputRequiredResult yet: a script\'s question to the client is refused in the modern era',
+  'input-required-result-basic-sampling: sep-2322-sampling-incomplete': 'no InputRequiredResult yet',
+  'input-required-result-basic-list-roots: sep-2322-list-roots-incomplete': 'no InputRequiredResult yet',
+  'input-required-result-request-state: sep-2322-request-state-incomplete': 'no InputRequiredResult (and so no requestState) yet',
+  'input-required-result-multiple-input-requests: sep-2322-multiple-inputs-incomplete': 'no InputRequiredResult yet',
+  'input-required-result-multi-round: sep-2322-multi-round-r1': 'no InputRequiredResult yet',
+  'input-required-result-missing-input-response: sep-2322-missing-response-rerequests': 'no InputRequiredResult yet',
+  'input-required-result-result-type: sep-2322-result-type-included': 'no InputRequiredResult yet',
+  'input-required-result-tampered-state: sep-2322-reject-tampered-state': 'no requestState to tamper with yet',
+  'input-required-result-capability-check: sep-2322-respect-client-capabilities': 'no InputRequiredResult yet',
+  'input-required-result-validate-input: sep-2322-validate-input-responses': 'inputResponses are not read yet, so nothing validates them',
+  'input-required-result-validate-input: sep-2322-error-on-protocol-error': 'inputResponses are not read yet, so nothing validates them',
+};
+
+/** The problems of a run, minus the known failures; and the known failures that did not happen. */
+function unexpected(found: string[], applicable: string[]): { problems: string[]; nowPassing: string[] } {
+  const keyOf = (line: string): string => line.replace(/ (FAILURE|WARNING) .*$/, '');
+  const foundKeys = new Set(found.map(keyOf));
+  return {
+    problems: found.filter((line) => !(keyOf(line) in KNOWN_FAILURES)),
+    nowPassing: Object.keys(KNOWN_FAILURES).filter((key) => applicable.includes(key.split(':')[0]) && !foundKeys.has(key)),
+  };
+}
 
 interface Check {
   id: string;
@@ -72,12 +105,6 @@ const project = buildFixtureProject('fixtures/conformance');
 const serve = await HttpServe.start(['--live', project]);
 const worker = await startWorkerdSite(path.join(project, 'dist'));
 const workerEndpoint = new URL('mcp', worker.url);
-const serveProbe = await probeModernEra(serve.endpoint);
-const workerProbe = await probeModernEra(workerEndpoint);
-const SERVE_OFFERS_2026_07_28 = serveProbe.offered;
-const WORKER_OFFERS_2026_07_28 = workerProbe.offered;
-if (!SERVE_OFFERS_2026_07_28) console.warn(modernEraSkipNote('conformance 0.2.0-alpha against serve --http', serveProbe));
-if (!WORKER_OFFERS_2026_07_28) console.warn(modernEraSkipNote('conformance 0.2.0-alpha against the worker in workerd', workerProbe));
 
 afterAll(async () => {
   await serve.stop();
@@ -130,16 +157,16 @@ describe('conformance 0.2.0-alpha --requirements 2026-07-28', () => {
   });
 
   const applicableOnServe = REQUIRED.filter((name) => !(name in NOT_APPLICABLE_ANYWHERE));
-  it.skipIf(!SERVE_OFFERS_2026_07_28)(`passes the ${applicableOnServe.length} applicable scenarios against serve --http --live (needs SERVE_OFFERS_2026_07_28)`, { timeout: 300_000 }, async () => {
+  it(`passes the ${applicableOnServe.length} applicable scenarios against serve --http --live, but for the known failures`, { timeout: 300_000 }, async () => {
     const { output, checks } = await runSuite(serve.endpoint);
     expect([...checks.keys()].sort(), output).toEqual([...REQUIRED, ...UNSCORED].sort());
-    expect(problems(checks, applicableOnServe)).toEqual([]);
+    expect(unexpected(problems(checks, applicableOnServe), applicableOnServe)).toEqual({ problems: [], nowPassing: [] });
   });
 
   const applicableOnWorker = applicableOnServe.filter((name) => !(name in NOT_APPLICABLE_ON_WORKER));
-  it.skipIf(!WORKER_OFFERS_2026_07_28)(`passes the ${applicableOnWorker.length} scenarios a static server can against the tree's _worker.js in workerd (needs WORKER_OFFERS_2026_07_28)`, { timeout: 300_000 }, async () => {
+  it(`passes the ${applicableOnWorker.length} scenarios a static server can against the tree's _worker.js in workerd, but for the known failures`, { timeout: 300_000 }, async () => {
     const { output, checks } = await runSuite(workerEndpoint);
     expect([...checks.keys()].sort(), output).toEqual([...REQUIRED, ...UNSCORED].sort());
-    expect(problems(checks, applicableOnWorker)).toEqual([]);
+    expect(unexpected(problems(checks, applicableOnWorker), applicableOnWorker)).toEqual({ problems: [], nowPassing: [] });
   });
 });

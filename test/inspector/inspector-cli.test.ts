@@ -3,8 +3,6 @@
 // (`serve <project>` as the command it spawns) and over `serve --http` (the /mcp URL), in each of
 // its three protocol eras. Each run lists tools, calls a precomputed tool and a live one, reads a
 // resource and gets a prompt, and we check what the user sees in its JSON output.
-// The `modern` era (2026-07-28, no handshake) can only pass once the protocol core speaks it:
-// until then those cases are skipped with the reason printed, decided by one server/discover probe.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,7 +10,6 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildFixtureProject, CLI, ensureBuilt, makeTempDir } from '../bridge/helpers.js';
 import { HttpServe } from '../http/helpers.js';
-import { modernEraSkipNote, probeModernEra } from '../http/modern-era-probe.js';
 
 const require = createRequire(import.meta.url);
 const INSPECTOR_PACKAGE = path.dirname(require.resolve('@modelcontextprotocol/inspector/package.json'));
@@ -22,10 +19,6 @@ const INSPECTOR = path.join(INSPECTOR_PACKAGE, (JSON.parse(readFileSync(path.joi
 ensureBuilt();
 const project = buildFixtureProject('fixtures/example');
 const server = await HttpServe.start([project]);
-const probe = await probeModernEra(server.endpoint);
-/** One probe decides for both transports: stdio and HTTP share the protocol core. */
-const SERVER_OFFERS_2026_07_28 = probe.offered;
-if (!SERVER_OFFERS_2026_07_28) console.warn(modernEraSkipNote('Inspector --protocol-era modern', probe));
 
 // The Inspector keeps a catalog and client settings under ~/.mcp-inspector: give it its own home
 // so a test run neither reads nor writes the user's.
@@ -88,9 +81,7 @@ const TRANSPORTS = {
 
 for (const era of ['legacy', 'auto', 'modern'] as const) {
   for (const [transport, target] of Object.entries(TRANSPORTS)) {
-    const needsModern = era === 'modern';
-    const name = `Inspector --protocol-era ${era} over ${transport}${needsModern ? ' (needs SERVER_OFFERS_2026_07_28)' : ''}`;
-    describe.skipIf(needsModern && !SERVER_OFFERS_2026_07_28)(name, () => {
+    describe(`Inspector --protocol-era ${era} over ${transport}`, () => {
       const era_ = ['--protocol-era', era];
 
       it('lists the example tools', async () => {
@@ -127,12 +118,3 @@ for (const era of ['legacy', 'auto', 'modern'] as const) {
   }
 }
 
-// Until the core speaks 2026-07-28, pinning it must fail the way the Inspector says it does, not
-// hang or half-work: this keeps the skip above honest (it flips as soon as discover answers).
-it.skipIf(SERVER_OFFERS_2026_07_28)('Inspector --protocol-era modern is refused cleanly while the server does not offer 2026-07-28', async () => {
-  for (const target of Object.values(TRANSPORTS)) {
-    const run = await inspector(['--protocol-era', 'modern', '--method', 'tools/list'], target());
-    expect(run.code).not.toBe(0);
-    expect(run.json().error?.message).toMatch(/did not offer pinned protocol version 2026-07-28 via server\/discover/);
-  }
-});
