@@ -154,6 +154,7 @@ export function assembleTree(input: AssembleInput): AssembledTree {
       script: `${input.toolsFolder ? `${input.toolsFolder}/` : ''}${plan.script.relativePath}`,
       precomputed: report.precomputed,
       ...(plan.outputFormat === 'mcp' ? { outputFormat: 'mcp' } : {}),
+      ...(plan.requiredClientCapabilities ? { requiredClientCapabilities: plan.requiredClientCapabilities } : {}),
     };
   }
 

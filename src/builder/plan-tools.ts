@@ -29,6 +29,8 @@ export interface ToolPlan {
   timeoutMs: number;
   /** How stdout becomes a result: text, or a CallToolResult the script prints (`mcp`). */
   outputFormat: OutputFormat;
+  /** Client capabilities a call needs, from the metadata (recorded in the manifest extension). */
+  requiredClientCapabilities?: Record<string, Record<string, unknown>>;
   state: boolean;
   live: boolean;
   enumeration: Enumeration;
@@ -217,6 +219,8 @@ async function planTool(loaded: LoadedScript, name: string, context: PlanContext
     declaredOptions: help.options.map((option) => option.name),
     timeoutMs,
     outputFormat: meta.outputFormat ?? 'text',
+    ...(meta.requiredClientCapabilities && Object.keys(meta.requiredClientCapabilities).length > 0
+      ? { requiredClientCapabilities: meta.requiredClientCapabilities } : {}),
     state: meta.state === true,
     live: toolConfig.live !== false,
     enumeration,

@@ -21,7 +21,10 @@ export interface LiveRunRequest {
   onLogLine?: (line: LogLine) => void;
   /** The script's own `PROGRESS` lines, as they arrive. */
   onProgressLine?: (line: ProgressLine) => void;
-  /** Opens the client channel (fd 3) for a live tool call: one line asked → one line answered. */
+  /**
+   * Opens the client channel (fd 3) for a live tool call: one line asked → one line answered.
+   * Called for each line as soon as it is read (answers are written back in the order asked).
+   */
   onClientLine?: (line: string) => Promise<string>;
 }
 

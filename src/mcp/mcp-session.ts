@@ -14,6 +14,7 @@ import {
 } from './protocol-versions.js';
 import { META_SERVER_INFO, META_SUBSCRIPTION_ID, readRequestEra, type ModernRequest } from './request-meta.js';
 import { completeModernResult, discoverResult, serverCapabilities, type AnswerSource } from './modern-results.js';
+import { CLIENT_CAPABILITY_BY_METHOD } from './client-capabilities.js';
 import type { LiveRunner } from './live-port.js';
 import { LOG_LEVELS, RequestCancelled, type ClientAnswer, type ServerContext, type RequestContext } from './server-context.js';
 import type { LogLevel } from '../script/log-lines.js';
@@ -33,11 +34,6 @@ type Outgoing = Record<string, unknown>;
 /** Subscriptions one session may hold at once. */
 const MAX_SUBSCRIPTIONS = 1000;
 /** What a script may ask the client, and the client capability each needs. */
-const CLIENT_CAPABILITY_BY_METHOD = new Map([
-  ['sampling/createMessage', 'sampling'],
-  ['elicitation/create', 'elicitation'],
-  ['roots/list', 'roots'],
-]);
 /** JSON-RPC's "request cancelled" code (used by MCP SDKs), for a question abandoned before its answer. */
 const REQUEST_CANCELLED = -32800;
 
@@ -224,6 +220,8 @@ export class McpSession {
       },
       wantsLog: (level) => LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(this.minimumLogLevel),
       askClient: (method, askParams, askSignal) => this.askClient(method, askParams, notify, [signal, askSignal]),
+      // Known once this session's initialize declared them (a stateless POST never knows them).
+      ...(this.handshakeDone ? { clientCapabilities: this.clientCapabilities } : {}),
     };
   }
 
@@ -347,9 +345,11 @@ export class McpSession {
       },
       // Only a request that names a level gets notifications/message (never by default).
       wantsLog: (level) => minimum >= 0 && LOG_LEVELS.indexOf(level) >= minimum,
-      // Server-to-client requests do not exist in this era (they became input_required results,
-      // which this server does not implement): the script is told so, nothing is sent.
-      askClient: (method) => Promise.resolve({ error: { code: METHOD_NOT_FOUND, message: `${method} cannot be asked in protocol version ${era.version}: this server does not implement multi round-trip requests (input_required); use a legacy client for scripts that ask the client` } }),
+      // Server-to-client requests do not exist in this era: a tool call turns a script's question
+      // into an InputRequiredResult instead (multiRoundTrip); anything else that asks is refused.
+      askClient: (method) => Promise.resolve({ error: { code: METHOD_NOT_FOUND, message: `${method} cannot be sent as a request in protocol version ${era.version}: questions travel in an InputRequiredResult of tools/call` } }),
+      clientCapabilities: era.clientCapabilities,
+      multiRoundTrip: true,
     };
   }
 

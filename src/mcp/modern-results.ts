@@ -8,6 +8,7 @@ import { cacheTtlSeconds } from '../tree/manifest.js';
 import { CACHEABLE_METHODS, knowsCompletionsCapability, shapeServerInfo, type ProtocolVersion } from './protocol-versions.js';
 import { META_SERVER_INFO, supportedModernVersions } from './request-meta.js';
 import type { ServerContext } from './server-context.js';
+import { INPUT_REQUIRED } from './input-required.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -56,8 +57,8 @@ export function completeModernResult(server: ServerContext, method: string, vers
   const givenMeta = body._meta !== null && typeof body._meta === 'object' && !Array.isArray(body._meta) ? body._meta as JsonObject : {};
   return {
     ...body,
-    // Always complete: this server never answers input_required (no multi round-trip requests).
-    resultType: 'complete',
+    // complete, unless a live tool call stopped for its client's input (SEP-2322).
+    resultType: INPUT_REQUIRED in body ? 'input_required' : 'complete',
     ...(CACHEABLE_METHODS.has(method) ? cacheHints(server, source) : {}),
     _meta: { ...givenMeta, [META_SERVER_INFO]: shapeServerInfo(server.tree.serverInfo, version) },
   };

@@ -36,6 +36,16 @@ export interface RequestContext {
    * this request's stream and resolves with its answer; never rejects. `signal` abandons the wait.
    */
   askClient(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<ClientAnswer>;
+  /**
+   * The capabilities the client declared, when this request knows them: its own `_meta` (2026-07-28)
+   * or the session's initialize. Absent (a stateless legacy POST) = unknown, so nothing is refused.
+   */
+  clientCapabilities?: Record<string, unknown>;
+  /**
+   * True in 2026-07-28: a script's question is not sent to the client but answered with an
+   * InputRequiredResult, and the client re-sends the call with `inputResponses` (SEP-2322).
+   */
+  multiRoundTrip?: boolean;
 }
 
 /** What the client answered: its result, or an error (its own, or ours when it could not be asked). */

@@ -15,6 +15,7 @@ import type { LiveRunner } from './live-port.js';
 import { McpSession, type Send } from './mcp-session.js';
 import { acceptsBatches, isModernVersion, SUPPORTED_VERSIONS, type ProtocolVersion } from './protocol-versions.js';
 import { claimsModernEra, readRequestEra } from './request-meta.js';
+import { MISSING_REQUIRED_CLIENT_CAPABILITY } from './client-capabilities.js';
 import { findHeaderMismatch } from './modern-http-headers.js';
 import type { ServerContext } from './server-context.js';
 
@@ -566,7 +567,11 @@ function isModernRequest(request: Request): boolean {
 function modernAnswerStatus(answer: Outgoing | Outgoing[]): { status: number; headers?: Record<string, string> } {
   if (Array.isArray(answer)) return { status: 200 };
   const error = answer.error as { code?: unknown } | undefined;
-  if (error !== undefined) return { status: error.code === METHOD_NOT_FOUND ? 404 : 200, headers: { 'cache-control': 'no-store' } };
+  if (error !== undefined) {
+    // -32021 is 400 by the spec (the request asked for what its client cannot do); -32601 is 404.
+    const status = error.code === METHOD_NOT_FOUND ? 404 : error.code === MISSING_REQUIRED_CLIENT_CAPABILITY ? 400 : 200;
+    return { status, headers: { 'cache-control': 'no-store' } };
+  }
   const result = answer.result as { ttlMs?: unknown; cacheScope?: unknown } | undefined;
   if (result?.cacheScope === 'public' && typeof result.ttlMs === 'number' && result.ttlMs > 0) {
     return { status: 200, headers: { 'cache-control': `public, max-age=${Math.floor(result.ttlMs / 1000)}` } };

@@ -7,13 +7,15 @@ import { lenientCallFilePaths } from '../tree/lenient-call-keys.js';
 import { readCallFile } from '../tree/lenient-files.js';
 import type { Validator } from '../tree/validator.js';
 import { toToolResult } from '../script/tool-result.js';
-import { INVALID_PARAMS, RpcError } from './json-rpc.js';
+import { INVALID_PARAMS, METHOD_NOT_FOUND, RpcError } from './json-rpc.js';
 import { paginate } from './pagination.js';
 import { shapeCallResult, shapeTool } from './protocol-versions.js';
 import { RequestCancelled, type ServerContext, type RequestContext } from './server-context.js';
 import type { LoadedTree, TreeTool } from './loaded-tree.js';
 import { validatorFor } from './schema-validators.js';
 import { ProgressReporter } from './progress-reporter.js';
+import { CLIENT_CAPABILITY_BY_METHOD, findMissingCapabilities, missingCapabilityError } from './client-capabilities.js';
+import { INPUT_REQUIRED, inputRequiredResult, QUESTION_SETTLE_MS, questionKey, readRoundTripInput, type InputRequest, type RoundTripInput } from './input-required.js';
 import { formatClientAnswer, parseClientQuestion, refusedAnswer } from '../script/client-requests.js';
 
 type JsonObject = Record<string, unknown>;
@@ -69,6 +71,12 @@ export async function callTool(server: ServerContext, params: JsonObject | undef
   const { tree } = server;
   const tool = tree.toolsByName.get(name);
   if (!tool) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
+  // A tool that cannot work without a client capability is refused before anything is read or
+  // run, when the request says what its client declared (unknown on a stateless legacy POST).
+  if (request.clientCapabilities !== undefined) {
+    const missing = findMissingCapabilities(tool.extension?.requiredClientCapabilities, request.clientCapabilities);
+    if (Object.keys(missing).length > 0) throw missingCapabilityError(name, missing);
+  }
   const rawArgs = params?.arguments ?? {};
   if (rawArgs === null || typeof rawArgs !== 'object' || Array.isArray(rawArgs)) {
     throw new RpcError(INVALID_PARAMS, 'tools/call params.arguments must be an object');
@@ -79,6 +87,8 @@ export async function callTool(server: ServerContext, params: JsonObject | undef
   if (problems.length > 0) return errorResult(`Invalid arguments for tool ${name}: ${problems.join('; ')}`);
 
   const withDefaults = declaredOnly(tool, applyDefaults(tool.definition.inputSchema as never, given));
+  // 2026-07-28: what a re-sent call brings back (checked before anything runs; bad input is -32602).
+  const roundTrip = request.multiRoundTrip ? await readRoundTripInput(params, name, withDefaults) : undefined;
   const lookup = await lookUpPrecomputed(server, tool, declaredOnly(tool, given), withDefaults);
   if ('hit' in lookup) return shapeCallResult(lookup.hit, request.version);
 
@@ -90,15 +100,92 @@ export async function callTool(server: ServerContext, params: JsonObject | undef
       : extension?.liveReason ? ` (${extension.liveReason}; live calls are off for this tool)` : '';
     return errorResult(`${name} with arguments ${JSON.stringify(withDefaults)}: ${why}.${hint}`);
   }
-  return shapeCallResult(await runLive(server, tree, tool, withDefaults, request), request.version);
+  const result = await runLive(server, tree, tool, withDefaults, request, roundTrip);
+  return INPUT_REQUIRED in result ? result : shapeCallResult(result, request.version);
 }
 
-async function runLive(server: ServerContext, tree: LoadedTree, tool: TreeTool, args: JsonObject, request: RequestContext): Promise<JsonObject> {
+/** How a live run answers its script's questions: by asking the client, or from gathered answers. */
+interface QuestionDesk {
+  answer(line: string): Promise<string>;
+  /** Questions no answer was gathered for (2026-07-28): the call stops and asks the client for them. */
+  open: Map<string, InputRequest>;
+  /** The gathered answers the script used, by key: what the next requestState carries. */
+  used: JsonObject;
+  /** True once the run was stopped to ask for the open questions. */
+  stopped: boolean;
+}
+
+/**
+ * Legacy era: each question becomes a request to the client on the call's own stream, one at a
+ * time in the order asked (as they always were).
+ */
+function askingDesk(request: RequestContext, runOver: AbortSignal): QuestionDesk {
+  let queue: Promise<unknown> = Promise.resolve();
+  const answer = (line: string): Promise<string> => {
+    const next = queue.then(async () => {
+      const question = parseClientQuestion(line);
+      const reply = 'problem' in question ? refusedAnswer(question.problem) : await request.askClient(question.method, question.params, runOver);
+      return formatClientAnswer(reply);
+    });
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  return { answer, open: new Map(), used: {}, stopped: false };
+}
+
+/**
+ * 2026-07-28: a question whose key has a gathered answer is answered at once; one the client
+ * cannot answer (a capability it did not declare) is refused at once, so the script can fall
+ * back; any other is held open. Once the script has been quiet for QUESTION_SETTLE_MS after an
+ * open question (so several written together travel together), `stop` ends the run.
+ */
+function gatheringDesk(request: RequestContext, gathered: RoundTripInput, stop: () => void): QuestionDesk {
+  const desk: QuestionDesk = { answer, open: new Map(), used: {}, stopped: false };
+  let asked = 0;
+  let settle: ReturnType<typeof setTimeout> | undefined;
+  function answer(line: string): Promise<string> {
+    const question = parseClientQuestion(line);
+    asked += 1;
+    if ('problem' in question) return Promise.resolve(formatClientAnswer(refusedAnswer(question.problem)));
+    const key = questionKey(question.key, asked);
+    if (typeof key !== 'string') return Promise.resolve(formatClientAnswer(refusedAnswer(key.problem)));
+    const capability = CLIENT_CAPABILITY_BY_METHOD.get(question.method);
+    if (capability === undefined) {
+      return Promise.resolve(formatClientAnswer({ error: { code: METHOD_NOT_FOUND, message: `a script may ask the client ${[...CLIENT_CAPABILITY_BY_METHOD.keys()].join(', ')}; not ${question.method}` } }));
+    }
+    const declared = request.clientCapabilities?.[capability];
+    if (declared === null || typeof declared !== 'object' || Array.isArray(declared)) {
+      return Promise.resolve(formatClientAnswer({ error: { code: METHOD_NOT_FOUND, message: `the client did not declare the ${capability} capability, so it cannot be asked ${question.method}` } }));
+    }
+    const known = gathered.answers.get(key);
+    if (known !== undefined) {
+      desk.used[key] = known;
+      return Promise.resolve(formatClientAnswer({ result: known }));
+    }
+    desk.open.set(key, { method: question.method, params: question.params });
+    clearTimeout(settle);
+    settle = setTimeout(() => {
+      desk.stopped = true;
+      stop();
+    }, QUESTION_SETTLE_MS);
+    // Never answered: the run ends (stopped, cancelled or timed out) and takes the wait with it.
+    return new Promise<string>(() => {});
+  }
+  return desk;
+}
+
+async function runLive(server: ServerContext, tree: LoadedTree, tool: TreeTool, args: JsonObject, request: RequestContext, roundTrip?: RoundTripInput): Promise<JsonObject> {
   const name = tool.definition.name;
   const extension = tool.extension!;
   const progress = new ProgressReporter(request, name);
   // A question the script asked and still waits on is abandoned when the script is gone.
   const runOver = new AbortController();
+  // Ends the run when the client cancels, or (2026-07-28) when it is time to ask for input.
+  const runStop = new AbortController();
+  const onCancel = (): void => runStop.abort();
+  if (request.signal.aborted) runStop.abort();
+  else request.signal.addEventListener('abort', onCancel, { once: true });
+  const desk = roundTrip ? gatheringDesk(request, roundTrip, () => runStop.abort()) : askingDesk(request, runOver.signal);
   const outcome = await server.live!.run({
     scriptPath: extension.script,
     toolName: name,
@@ -108,22 +195,21 @@ async function runLive(server: ServerContext, tree: LoadedTree, tool: TreeTool, 
     toolsFolder: tree.extension?.toolsFolder,
     // The tree's per-tool timeout (staticmcp.json or the script's timeoutSecs, when it was built).
     ...(extension.timeoutMs > 0 ? { timeoutMs: extension.timeoutMs } : {}),
-    signal: request.signal,
+    signal: runStop.signal,
     onLogLine: (line) => {
       if (request.wantsLog(line.level)) request.notify('notifications/message', { level: line.level, logger: name, data: line.message });
       progress.tick(line.message);
     },
     onProgressLine: (line) => progress.report(line),
-    onClientLine: async (line) => {
-      const question = parseClientQuestion(line);
-      const answer = 'problem' in question ? refusedAnswer(question.problem) : await request.askClient(question.method, question.params, runOver.signal);
-      return formatClientAnswer(answer);
-    },
+    onClientLine: (line) => desk.answer(line),
   }).finally(() => {
     runOver.abort();
+    request.signal.removeEventListener('abort', onCancel);
     progress.finish();
   });
   if (request.signal.aborted) throw new RequestCancelled();
+  // Stopped to ask: the questions go to the client, with what was gathered so far sealed in the state.
+  if (desk.stopped && desk.open.size > 0) return inputRequiredResult(name, args, desk.open, desk.used);
   if ('problem' in outcome) return errorResult(`${name}: ${outcome.problem}`);
   const { run } = outcome;
   if (run.failed) return errorResult(run.message);

@@ -20,6 +20,8 @@ export interface ToolMeta {
   state?: boolean;
   /** `mcp`: the script prints a JSON CallToolResult (rich content) instead of text. */
   outputFormat?: OutputFormat;
+  /** Client capabilities a call needs (`{"sampling": {}}`); a request that did not declare them gets -32021. */
+  requiredClientCapabilities?: Record<string, Record<string, unknown>>;
 }
 
 const toolMetaSchema = {
@@ -37,6 +39,7 @@ const toolMetaSchema = {
     timeoutSecs: { type: 'number', exclusiveMinimum: 0 },
     precompute: { type: 'boolean' },
     outputFormat: { enum: OUTPUT_FORMATS },
+    requiredClientCapabilities: { type: 'object', additionalProperties: { type: 'object' } },
     inputs: { type: 'array', items: { type: 'string', minLength: 1 } },
     values: {
       type: 'object',

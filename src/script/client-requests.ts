@@ -10,7 +10,8 @@ export const CLIENT_CHANNEL_FD = 3;
 /** A question longer than this is refused (and the rest of the line skipped). */
 export const MAX_CLIENT_REQUEST_BYTES = 1024 * 1024;
 
-export type ClientQuestion = { method: string; params: Record<string, unknown> };
+/** `key` (optional, any JSON as written) names the question in a 2026-07-28 InputRequiredResult. */
+export type ClientQuestion = { method: string; params: Record<string, unknown>; key?: unknown };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -26,7 +27,7 @@ export function parseClientQuestion(line: string): ClientQuestion | { problem: s
   }
   if (!isObject(value) || typeof value.method !== 'string') return { problem: 'the line needs a "method" (a string) and "params" (an object)' };
   if (value.params !== undefined && !isObject(value.params)) return { problem: '"params" must be an object' };
-  return { method: value.method, params: (value.params as Record<string, unknown> | undefined) ?? {} };
+  return { method: value.method, params: (value.params as Record<string, unknown> | undefined) ?? {}, ...(value.key !== undefined ? { key: value.key } : {}) };
 }
 
 /** The line written back to the script (one line: JSON text has no raw newlines). */

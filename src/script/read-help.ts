@@ -37,6 +37,8 @@ const metadataSchema = {
     precompute: { type: 'boolean' },
     timeoutSecs: { type: 'number', exclusiveMinimum: 0 },
     outputFormat: { enum: ['text', 'mcp'] },
+    // The client capabilities a call cannot do without (e.g. {"sampling": {}}): -32021 when undeclared.
+    requiredClientCapabilities: { type: 'object', additionalProperties: { type: 'object' } },
   },
 };
 

@@ -270,12 +270,16 @@ function readClientChannel(channel: Duplex, answer: (line: string) => Promise<st
   let skippingLongLine = false;
   let queue: Promise<void> = Promise.resolve();
   const reply = (line: string | undefined): void => {
+    // Every line is handed over as soon as it is read (a host may gather several questions before
+    // answering any: MCP 2026-07-28 asks them together); the answers go back in the order asked.
+    const text = line === undefined
+      ? Promise.resolve(formatClientAnswer(refusedAnswer(`a request on the client channel is longer than ${MAX_CLIENT_REQUEST_BYTES} bytes`)))
+      : answer(line);
+    text.catch(() => {});
     queue = queue
       .then(async () => {
-        const text = line === undefined
-          ? formatClientAnswer(refusedAnswer(`a request on the client channel is longer than ${MAX_CLIENT_REQUEST_BYTES} bytes`))
-          : await answer(line);
-        if (!isOver() && channel.writable) channel.write(`${text}\n`);
+        const written = await text;
+        if (!isOver() && channel.writable) channel.write(`${written}\n`);
       })
       .catch(() => {});
   };

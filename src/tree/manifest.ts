@@ -71,6 +71,11 @@ export interface ToolExtension {
   precomputed: number;
   /** `mcp` when the script prints a CallToolResult (rich content); absent for plain text output. */
   outputFormat?: 'mcp';
+  /**
+   * Client capabilities a call needs (`{"sampling": {}}`): every host refuses a request that did
+   * not declare them with -32021 before reading or running anything. Absent when none.
+   */
+  requiredClientCapabilities?: Record<string, JsonObject>;
 }
 
 export interface ManifestExtension {

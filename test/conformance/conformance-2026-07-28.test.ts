@@ -63,26 +63,11 @@ const NOT_APPLICABLE_ON_WORKER: Record<string, string> = {
 
 /**
  * Checks known to fail today, each with the reason (the test fails if one starts to pass, so the
- * list only shrinks). They are the parts of 2026-07-28 not built yet: multi-round-trip requests
- * (SEP-2322: a script's question to the client becomes an InputRequiredResult and the call is
- * re-run with the answers) and MissingRequiredClientCapabilityError (SEP-2575, -32021).
+ * list only shrinks). Empty since SEP-2575's -32021 (tools declare requiredClientCapabilities) and
+ * SEP-2322's multi round-trip requests (a script's question becomes an InputRequiredResult) are
+ * built; kept so a regression or a new suite version has one place to be recorded.
  */
-const KNOWN_FAILURES: Record<string, string> = {
-  'server-stateless: sep-2575-server-rejects-undeclared-capability': 'tools cannot declare the client capabilities they need yet (no -32021)',
-  'server-stateless: sep-2575-missing-capability-http-400': 'follows from the one above',
-  'input-required-result-basic-elicitation: sep-2322-elicitation-incomplete': 'no InputRequiredResult yet: a script\'s question to the client is refused in the modern era',
-  'input-required-result-basic-sampling: sep-2322-sampling-incomplete': 'no InputRequiredResult yet',
-  'input-required-result-basic-list-roots: sep-2322-list-roots-incomplete': 'no InputRequiredResult yet',
-  'input-required-result-request-state: sep-2322-request-state-incomplete': 'no InputRequiredResult (and so no requestState) yet',
-  'input-required-result-multiple-input-requests: sep-2322-multiple-inputs-incomplete': 'no InputRequiredResult yet',
-  'input-required-result-multi-round: sep-2322-multi-round-r1': 'no InputRequiredResult yet',
-  'input-required-result-missing-input-response: sep-2322-missing-response-rerequests': 'no InputRequiredResult yet',
-  'input-required-result-result-type: sep-2322-result-type-included': 'no InputRequiredResult yet',
-  'input-required-result-tampered-state: sep-2322-reject-tampered-state': 'no requestState to tamper with yet',
-  'input-required-result-capability-check: sep-2322-respect-client-capabilities': 'no InputRequiredResult yet',
-  'input-required-result-validate-input: sep-2322-validate-input-responses': 'inputResponses are not read yet, so nothing validates them',
-  'input-required-result-validate-input: sep-2322-error-on-protocol-error': 'inputResponses are not read yet, so nothing validates them',
-};
+const KNOWN_FAILURES: Record<string, string> = {};
 
 /** The problems of a run, minus the known failures; and the known failures that did not happen. */
 function unexpected(found: string[], applicable: string[]): { problems: string[]; nowPassing: string[] } {
