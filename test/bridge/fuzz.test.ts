@@ -1,7 +1,7 @@
 // 10,000 random and mutated JSON-RPC lines: the bridge stays up, and every request that has a
 // usable id gets exactly one response (or, for malformed lines, an error with id null).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureProject, ensureBuilt, RawBridge, type JsonRpcMessage } from './helpers.js';
+import { buildFixtureProject, ensureBuilt, random, RawBridge, type JsonRpcMessage } from './helpers.js';
 
 let example: string;
 
@@ -10,17 +10,6 @@ beforeAll(() => {
   example = buildFixtureProject('fixtures/example');
 });
 
-/** A small deterministic generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEEDS: Record<string, unknown>[] = [
   { jsonrpc: '2.0', method: 'ping' },

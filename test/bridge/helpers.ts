@@ -182,3 +182,30 @@ export async function writeProject(files: Record<string, ProjectFile>): Promise<
 export function buildProjectTree(project: string): void {
   execFileSync(process.execPath, [CLI, 'build', project], { stdio: ['ignore', 'ignore', 'pipe'] });
 }
+
+/** mulberry32: a small seeded generator, so a fuzz failure can be replayed from its seed. */
+export function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Every tool name of a server, page by page as a client walks them, and how many pages it took. */
+export async function listEveryTool(client: { listTools(params: { cursor?: string }): Promise<{ tools: { name: string }[]; nextCursor?: string }> }): Promise<{ names: string[]; pages: number }> {
+  const names: string[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {});
+    pages += 1;
+    names.push(...page.tools.map((tool) => tool.name));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return { names, pages };
+}
+

@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLI, REPO_ROOT, removeTemporaryFolders, runCli, temporaryFolder } from '../build/helpers.js';
+import { listEveryTool } from '../bridge/helpers.js';
 import { startWorkerdSite, type WorkerdSite } from './workerd-site.js';
 
 const ALLOWED_ORIGIN = 'https://app.example';
@@ -131,15 +132,7 @@ describe('the worker as a remote MCP server', () => {
     const bigSite = await startWorkerdSite(bigTree, path.join(tree, '_worker.js'));
     const bigClient = await connectHttp(bigSite.url);
     try {
-      const seen: string[] = [];
-      let cursor: string | undefined;
-      let pages = 0;
-      do {
-        const page = await bigClient.listTools(cursor ? { cursor } : {});
-        pages += 1;
-        seen.push(...page.tools.map((tool) => tool.name));
-        cursor = page.nextCursor;
-      } while (cursor);
+      const { names: seen, pages } = await listEveryTool(bigClient);
       expect(pages).toBe(3);
       expect(seen).toEqual(tools.map((tool) => tool.name));
       expect(textOf(await bigClient.callTool({ name: 'tool_249', arguments: {} }))).toBe('last one');

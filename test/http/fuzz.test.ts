@@ -4,7 +4,7 @@
 // still serves a normal client. Seeded: a failure prints the seed to replay it (FUZZ_SEED=…).
 import http from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildFixtureProject } from '../bridge/helpers.js';
+import { buildFixtureProject, random } from '../bridge/helpers.js';
 import { ensureBuilt, HttpServe, LATEST, openSession, post } from './helpers.js';
 
 const REQUESTS = 3_000;
@@ -27,17 +27,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** mulberry32: small, seeded, good enough to pick mutations. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEEDS: unknown[] = [
   { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: 'f', version: '1' } } },

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { buildFixtureProject, buildProjectTree, RawBridge, writeTree } from '../bridge/helpers.js';
+import { buildFixtureProject, buildProjectTree, listEveryTool, RawBridge, writeTree } from '../bridge/helpers.js';
 import { ensureBuilt, HttpServe, isAlive, LATEST, openSession, post, rawRequest, sseMessages, waitUntil } from './helpers.js';
 
 let example: string;
@@ -96,15 +96,7 @@ describe('the SDK client over Streamable HTTP', () => {
     const server = await HttpServe.start([tree]);
     servers.push(server);
     const { client } = await connect(server);
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    let pages = 0;
-    do {
-      const page = await client.listTools(cursor ? { cursor } : {});
-      pages += 1;
-      seen.push(...page.tools.map((tool) => tool.name));
-      cursor = page.nextCursor;
-    } while (cursor);
+    const { names: seen, pages } = await listEveryTool(client);
     expect(pages).toBe(3);
     expect(seen).toEqual(tools.map((tool) => tool.name));
     await client.close();
