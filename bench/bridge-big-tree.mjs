@@ -21,7 +21,9 @@ async function timeInitialize(tree) {
 const writeStartedAt = performance.now();
 const small = writeLookupTree(10);
 const big = writeLookupTree(BIG);
-console.log(`generated trees of 10 and ${BIG} call files in ${((performance.now() - writeStartedAt) / 1000).toFixed(1)} s`);
+console.log(
+  `generated trees of 10 and ${BIG} call files in ${((performance.now() - writeStartedAt) / 1000).toFixed(1)} s`,
+);
 
 const smallTimes = [];
 const bigTimes = [];
@@ -40,7 +42,8 @@ for (let call = 0; call < CALLS; call += 1) {
   seed = (seed * 1103515245 + 12345) % 2147483648;
   const n = seed % BIG;
   const response = await client.request('tools/call', { name: 'lookup', arguments: { n } });
-  if (response.result?.content?.[0]?.text !== `value ${n}`) throw new Error(`wrong answer for ${n}: ${JSON.stringify(response)}`);
+  if (response.result?.content?.[0]?.text !== `value ${n}`)
+    throw new Error(`wrong answer for ${n}: ${JSON.stringify(response)}`);
 }
 const rssAfter = client.rssMb();
 await client.close();
@@ -51,4 +54,6 @@ console.log(`start-up (spawn → initialize), median of ${RUNS} alternating runs
 console.log(`  tree of 10 call files:      ${median(smallTimes).toFixed(1)} ms`);
 console.log(`  tree of ${BIG} call files:  ${median(bigTimes).toFixed(1)} ms`);
 console.log(`  ratio big/small:            ${(median(bigTimes) / median(smallTimes)).toFixed(2)} (target ≤ 1.2)`);
-console.log(`resident memory: ${rssAtStart.toFixed(1)} MB after initialize, ${rssAfter.toFixed(1)} MB after ${CALLS} calls over the big tree (target < 80 MB)`);
+console.log(
+  `resident memory: ${rssAtStart.toFixed(1)} MB after initialize, ${rssAfter.toFixed(1)} MB after ${CALLS} calls over the big tree (target < 80 MB)`,
+);

@@ -11,13 +11,16 @@ const WARMUP = 200;
 
 const tree = writeLookupTree(10);
 const sdkServer = path.join(tempDir('staticmcp-bench-sdk-'), 'sdk-server.mjs');
-writeFileSync(sdkServer, `
+writeFileSync(
+  sdkServer,
+  `
 import { McpServer } from ${JSON.stringify(path.join(repoRoot, 'node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js'))};
 import { StdioServerTransport } from ${JSON.stringify(path.join(repoRoot, 'node_modules/@modelcontextprotocol/sdk/dist/esm/server/stdio.js'))};
 const server = new McpServer({ name: 'baseline', version: '1.0.0' });
 server.tool('lookup', 'Look a number up', async () => ({ content: [{ type: 'text', text: 'value 7' }] }));
 await server.connect(new StdioServerTransport());
-`);
+`,
+);
 
 async function measure(label, command, args, params) {
   const client = new LineClient(command, args);
@@ -30,7 +33,8 @@ async function measure(label, command, args, params) {
     const response = await client.request('tools/call', params);
     times.push(performance.now() - startedAt);
     if (!checked) {
-      if (response.result?.content?.[0]?.text !== 'value 7') throw new Error(`${label} answered ${JSON.stringify(response)}`);
+      if (response.result?.content?.[0]?.text !== 'value 7')
+        throw new Error(`${label} answered ${JSON.stringify(response)}`);
       checked = true;
     }
   }
@@ -38,7 +42,10 @@ async function measure(label, command, args, params) {
   return median(times);
 }
 
-const ours = await measure('staticmcp', process.execPath, [cliPath, 'serve', tree], { name: 'lookup', arguments: { n: 7 } });
+const ours = await measure('staticmcp', process.execPath, [cliPath, 'serve', tree], {
+  name: 'lookup',
+  arguments: { n: 7 },
+});
 const sdk = await measure('sdk', process.execPath, [sdkServer], { name: 'lookup', arguments: {} });
 console.log(`precomputed tools/call, median of ${CALLS} sequential calls over stdio`);
 console.log(`  staticmcp serve: ${ours.toFixed(3)} ms`);

@@ -18,7 +18,9 @@ for (let round = 0; round < repetitions; round++) {
   rmSync(path.join(root, 'xargs-out'), { recursive: true, force: true });
   mkdirSync(path.join(root, 'xargs-out'));
   baselineTimes.push(timeCommand('sh', ['-c', baselineShell]));
-  buildTimes.push(timeCommand(process.execPath, [cliPath, 'build', project, '--force', '--out', path.join(root, 'tree')]));
+  buildTimes.push(
+    timeCommand(process.execPath, [cliPath, 'build', project, '--force', '--out', path.join(root, 'tree')]),
+  );
 }
 const build = median(buildTimes);
 const baseline = median(baselineTimes);

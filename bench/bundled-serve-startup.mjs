@@ -42,5 +42,9 @@ for (let run = 0; run < RUNS; run += 1) {
 const base = median(node);
 console.log(`start-up, median of ${RUNS} alternating runs`);
 console.log(`  node -e 0 (spawn → exit):                   ${base.toFixed(1)} ms`);
-console.log(`  staticmcp serve, tsc output (shipped):      ${median(shipped).toFixed(1)} ms   ratio ${(median(shipped) / base).toFixed(2)}`);
-console.log(`  staticmcp serve, esbuild bundle:            ${median(bundled).toFixed(1)} ms   ratio ${(median(bundled) / base).toFixed(2)} (kept only if ≤ 1.2)`);
+console.log(
+  `  staticmcp serve, tsc output (shipped):      ${median(shipped).toFixed(1)} ms   ratio ${(median(shipped) / base).toFixed(2)}`,
+);
+console.log(
+  `  staticmcp serve, esbuild bundle:            ${median(bundled).toFixed(1)} ms   ratio ${(median(bundled) / base).toFixed(2)} (kept only if ≤ 1.2)`,
+);

@@ -20,7 +20,10 @@ const fullMs = [];
 const fullWallMs = [];
 for (let round = 0; round < repetitions; round++) {
   const startedAt = performance.now();
-  const result = spawnSync(process.execPath, [cliPath, 'build', project, '--force', '--json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(process.execPath, [cliPath, 'build', project, '--force', '--json'], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   fullWallMs.push(performance.now() - startedAt);
   if (result.status !== 0) throw new Error(`build failed: ${result.stderr}`);
   fullMs.push(JSON.parse(result.stdout).durationMs);
@@ -58,7 +61,9 @@ async function until(check, what) {
     });
   }
 }
-dev.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`);
+dev.stdin.write(
+  `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`,
+);
 dev.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
 await until(() => stderr.includes('watching for changes'), 'the dev session to start');
 
@@ -69,7 +74,10 @@ for (let round = 1; round <= repetitions; round++) {
   const seenRebuilds = stderr.split('rebuilt:').length;
   const savedAt = performance.now();
   writeFileSync(notes, `version ${round}\n${'x'.repeat(round)}\n`);
-  const frame = await until(() => frames.slice(seenFrames).find((entry) => entry.message.method === 'notifications/resources/list_changed'), 'resources/list_changed');
+  const frame = await until(
+    () => frames.slice(seenFrames).find((entry) => entry.message.method === 'notifications/resources/list_changed'),
+    'resources/list_changed',
+  );
   saveToNotificationMs.push(frame.at - savedAt);
   await until(() => stderr.split('rebuilt:').length > seenRebuilds, 'the rebuild log line');
   const line = stderr.split('rebuilt:').at(-1);
@@ -81,8 +89,12 @@ await new Promise((resolve) => dev.on('exit', resolve));
 const full = median(fullMs);
 const rebuild = median(rebuildMs);
 console.log(`repetitions: ${repetitions}`);
-console.log(`(a) full build (--force), build time:        median ${full.toFixed(0)} ms (wall with Node start: ${median(fullWallMs).toFixed(0)} ms)`);
+console.log(
+  `(a) full build (--force), build time:        median ${full.toFixed(0)} ms (wall with Node start: ${median(fullWallMs).toFixed(0)} ms)`,
+);
 console.log(`(b) dev rebuild after one resource edit:     median ${rebuild.toFixed(0)} ms  [${rebuildMs.join(', ')}]`);
 console.log(`ratio (b)/(a): ${(rebuild / full).toFixed(3)} (target ≤ 0.1)`);
-console.log(`(c) save → notifications/resources/list_changed: median ${median(saveToNotificationMs).toFixed(0)} ms  [${saveToNotificationMs.map((ms) => ms.toFixed(0)).join(', ')}]`);
+console.log(
+  `(c) save → notifications/resources/list_changed: median ${median(saveToNotificationMs).toFixed(0)} ms  [${saveToNotificationMs.map((ms) => ms.toFixed(0)).join(', ')}]`,
+);
 rmSync(root, { recursive: true, force: true });

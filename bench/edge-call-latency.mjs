@@ -21,9 +21,12 @@ const CALLS_PER_ROUND = Number(process.env.CALLS ?? 50);
 const WARMUP = 100;
 
 const tree = writeLookupTree(10);
-const sdkModule = (file) => JSON.stringify(path.join(repoRoot, 'node_modules/@modelcontextprotocol/sdk/dist/esm', file));
+const sdkModule = (file) =>
+  JSON.stringify(path.join(repoRoot, 'node_modules/@modelcontextprotocol/sdk/dist/esm', file));
 const sdkServer = path.join(tempDir('staticmcp-bench-sdk-http-'), 'sdk-http-server.mjs');
-writeFileSync(sdkServer, `
+writeFileSync(
+  sdkServer,
+  `
 import http from 'node:http';
 import { McpServer } from ${sdkModule('server/mcp.js')};
 import { StreamableHTTPServerTransport } from ${sdkModule('server/streamableHttp.js')};
@@ -40,7 +43,8 @@ const server = http.createServer(async (request, response) => {
   await transport.handleRequest(request, response, body);
 });
 server.listen(0, '127.0.0.1', () => process.stderr.write('listening on ' + server.address().port + '\\n'));
-`);
+`,
+);
 
 /** Spawns a server and waits for the stderr line that names its port. */
 function spawnServer(args, portPattern) {
@@ -51,26 +55,43 @@ function spawnServer(args, portPattern) {
     child.stderr.on('data', (text) => {
       stderr += text;
       const match = portPattern.exec(stderr);
-      if (match) resolve({ url: new URL(`http://127.0.0.1:${match[1]}/`), close: async () => { child.kill(); } });
+      if (match)
+        resolve({
+          url: new URL(`http://127.0.0.1:${match[1]}/`),
+          close: async () => {
+            child.kill();
+          },
+        });
     });
     child.on('exit', () => reject(new Error(`server exited: ${stderr}`)));
   });
 }
 
 let nextId = 1;
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+const HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-06-18',
+};
 
 /** initialize (+ initialized); returns the headers later calls send (with Mcp-Session-Id when one was issued). */
 async function initialize(endpoint) {
   const response = await fetch(endpoint, {
     method: 'POST',
     headers: HEADERS,
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: nextId++,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    }),
   });
   await response.text();
   const session = response.headers.get('mcp-session-id');
   const headers = session ? { ...HEADERS, 'mcp-session-id': session } : HEADERS;
-  await (await fetch(endpoint, { method: 'POST', headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })).text();
+  await (
+    await fetch(endpoint, { method: 'POST', headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })
+  ).text();
   return headers;
 }
 
@@ -88,17 +109,30 @@ async function call(endpoint, headers, args) {
   const response = await fetch(endpoint, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'lookup', arguments: args } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: nextId++,
+      method: 'tools/call',
+      params: { name: 'lookup', arguments: args },
+    }),
   });
   const answer = await response.json();
   const elapsed = performance.now() - startedAt;
-  if (answer.result?.content?.[0]?.text !== 'value 7') throw new Error(`${endpoint} answered ${JSON.stringify(answer)}`);
+  if (answer.result?.content?.[0]?.text !== 'value 7')
+    throw new Error(`${endpoint} answered ${JSON.stringify(answer)}`);
   return elapsed;
 }
 
 const servers = [
   { label: 'worker in workerd', site: await startWorkerdSite(tree), args: { n: 7 } },
-  { label: 'serve --http (Node)', site: await spawnServer([cliPath, 'serve', tree, '--http', '--port', '0'], /MCP endpoint: http:\/\/127\.0\.0\.1:(\d+)\/mcp/), args: { n: 7 } },
+  {
+    label: 'serve --http (Node)',
+    site: await spawnServer(
+      [cliPath, 'serve', tree, '--http', '--port', '0'],
+      /MCP endpoint: http:\/\/127\.0\.0\.1:(\d+)\/mcp/,
+    ),
+    args: { n: 7 },
+  },
   { label: 'SDK Streamable HTTP', site: await spawnServer([sdkServer], /listening on (\d+)/), args: {} },
 ];
 const staticFile = new URL('tools/lookup/7.json', servers[0].site.url);
@@ -113,7 +147,8 @@ try {
   }
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const server of servers) {
-      for (let index = 0; index < CALLS_PER_ROUND; index += 1) server.times.push(await call(server.endpoint, server.headers, server.args));
+      for (let index = 0; index < CALLS_PER_ROUND; index += 1)
+        server.times.push(await call(server.endpoint, server.headers, server.args));
     }
     for (let index = 0; index < CALLS_PER_ROUND; index += 1) staticTimes.push(await getStatic(staticFile));
   }
@@ -122,10 +157,14 @@ try {
 }
 
 const baseline = median(servers[2].times);
-console.log(`precomputed tools/call over Streamable HTTP, median of ${ROUNDS * CALLS_PER_ROUND} calls each (${ROUNDS} interleaved rounds)`);
+console.log(
+  `precomputed tools/call over Streamable HTTP, median of ${ROUNDS * CALLS_PER_ROUND} calls each (${ROUNDS} interleaved rounds)`,
+);
 for (const server of servers) {
   const p50 = median(server.times);
   console.log(`  ${server.label.padEnd(22)} ${p50.toFixed(3)} ms   ratio to SDK ${(p50 / baseline).toFixed(2)}`);
 }
 const floor = median(staticTimes);
-console.log(`  ${'workerd static GET'.padEnd(22)} ${floor.toFixed(3)} ms   ratio to SDK ${(floor / baseline).toFixed(2)}   (the local runtime's floor: the worker adds ${(median(servers[0].times) - floor).toFixed(3)} ms)`);
+console.log(
+  `  ${'workerd static GET'.padEnd(22)} ${floor.toFixed(3)} ms   ratio to SDK ${(floor / baseline).toFixed(2)}   (the local runtime's floor: the worker adds ${(median(servers[0].times) - floor).toFixed(3)} ms)`,
+);

@@ -11,14 +11,20 @@ import { build } from 'esbuild';
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const WORKER_BUNDLE_PATH = path.join('edge', '_worker.js');
 
-const NODE_BUILTIN = new RegExp(`^(node:.*|${builtinModules.map((name) => name.replace(/[/.]/g, '\\$&')).join('|')})(/.*)?$`);
+const NODE_BUILTIN = new RegExp(
+  `^(node:.*|${builtinModules.map((name) => name.replace(/[/.]/g, '\\$&')).join('|')})(/.*)?$`,
+);
 
 /** Refuses Node built-ins: the edge runtimes have none (and must not need nodejs_compat). */
 const refuseNodeBuiltins = {
   name: 'refuse-node-builtins',
   setup(pluginBuild) {
     pluginBuild.onResolve({ filter: NODE_BUILTIN }, (args) => ({
-      errors: [{ text: `${args.path} is a Node built-in, imported by ${path.relative(REPO_ROOT, args.importer)}: the edge worker must stay portable (src/mcp, src/tree and src/edge may not use Node APIs)` }],
+      errors: [
+        {
+          text: `${args.path} is a Node built-in, imported by ${path.relative(REPO_ROOT, args.importer)}: the edge worker must stay portable (src/mcp, src/tree and src/edge may not use Node APIs)`,
+        },
+      ],
     }));
   },
 };
@@ -38,7 +44,9 @@ export async function bundleEdgeWorker(outDir) {
     minifyWhitespace: true,
     minifySyntax: true,
     legalComments: 'inline',
-    banner: { js: '// _worker.js: the MCP endpoint of a StaticMCP tree, written by staticmcp build. Routes /mcp; see _routes.json.' },
+    banner: {
+      js: '// _worker.js: the MCP endpoint of a StaticMCP tree, written by staticmcp build. Routes /mcp; see _routes.json.',
+    },
     plugins: [refuseNodeBuiltins],
     logLevel: 'warning',
   });

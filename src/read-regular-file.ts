@@ -44,7 +44,9 @@ export async function readRegularFile(file: string, encoding?: 'utf8'): Promise<
 /** Why a read failed, for messages: "not a regular file: …" or the errno code. */
 export function readFailureReason(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === NOT_A_REGULAR_FILE || code === 'EISDIR' || code === 'ENXIO') return 'not a regular file: a pipe, socket, device or folder';
-  if (code === OUTSIDE_PROJECT) return 'it is a symlink that leads outside the project, and only files inside the project are published; copy the file into the project instead';
+  if (code === NOT_A_REGULAR_FILE || code === 'EISDIR' || code === 'ENXIO')
+    return 'not a regular file: a pipe, socket, device or folder';
+  if (code === OUTSIDE_PROJECT)
+    return 'it is a symlink that leads outside the project, and only files inside the project are published; copy the file into the project instead';
   return code ?? (error as Error).message;
 }

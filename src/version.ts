@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 let cached: { name: string; version: string } | undefined;
 
 export function packageInfo(): { name: string; version: string } {
-  cached ??= JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+  cached ??= JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    name: string;
+    version: string;
+  };
   return cached;
 }
 

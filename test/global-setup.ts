@@ -22,15 +22,24 @@ export default function setup(project: TestProject): () => void {
   // A direct child of the repository, like dist/, so `../package.json` and `../../templates` resolve.
   const outDir = path.join(root, `.test-dist-${process.pid}`);
   try {
-    execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--outDir', outDir], {
+    execFileSync(
+      process.execPath,
+      [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--outDir', outDir],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    execFileSync(process.execPath, [path.join(root, 'scripts/bundle-edge-worker.mjs'), outDir], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    execFileSync(process.execPath, [path.join(root, 'scripts/bundle-edge-worker.mjs'), outDir], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (error) {
     rmSync(outDir, { recursive: true, force: true });
     const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
-    throw new Error(`compiling src/ for the integration tests failed:\n${stdout?.toString() ?? ''}${stderr?.toString() ?? ''}`);
+    throw new Error(
+      `compiling src/ for the integration tests failed:\n${stdout?.toString() ?? ''}${stderr?.toString() ?? ''}`,
+    );
   }
   project.provide('cli', path.join(outDir, 'cli', 'main.js'));
   return () => rmSync(outDir, { recursive: true, force: true });

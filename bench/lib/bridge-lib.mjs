@@ -43,7 +43,11 @@ export class LineClient {
   }
 
   async initialize() {
-    const response = await this.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+    const response = await this.request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'bench', version: '1' },
+    });
     this.child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
     return response;
   }
@@ -69,13 +73,22 @@ export function writeLookupTree(count) {
   const folder = path.join(root, 'tools', 'lookup');
   mkdirSync(folder, { recursive: true });
   for (let n = 0; n < count; n += 1) {
-    writeFileSync(path.join(folder, `${n}.json`), `${JSON.stringify({ content: [{ type: 'text', text: `value ${n}` }], _meta: { 'staticmcp/arguments': { n } } }, null, 2)}\n`);
+    writeFileSync(
+      path.join(folder, `${n}.json`),
+      `${JSON.stringify({ content: [{ type: 'text', text: `value ${n}` }], _meta: { 'staticmcp/arguments': { n } } }, null, 2)}\n`,
+    );
   }
   const manifest = {
     protocolVersion: '2025-11-25',
     serverInfo: { name: 'lookup', version: '1.0.0' },
     capabilities: {
-      tools: [{ name: 'lookup', description: 'Look a number up', inputSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] } }],
+      tools: [
+        {
+          name: 'lookup',
+          description: 'Look a number up',
+          inputSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] },
+        },
+      ],
       resources: [],
       resourceTemplates: [],
       prompts: [],
@@ -84,7 +97,16 @@ export function writeLookupTree(count) {
       profileVersion: 1,
       generator: 'bench',
       contentHash: `sha256:bench-${count}`,
-      tools: { lookup: { parameterOrder: ['n'], enumerated: ['n'], live: false, timeoutMs: 30000, script: 'tools/lookup', precomputed: count } },
+      tools: {
+        lookup: {
+          parameterOrder: ['n'],
+          enumerated: ['n'],
+          live: false,
+          timeoutMs: 30000,
+          script: 'tools/lookup',
+          precomputed: count,
+        },
+      },
     },
   };
   writeFileSync(path.join(root, 'mcp.json'), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -94,7 +116,9 @@ export function writeLookupTree(count) {
 /** Node's own start: spawning `node -e 0` until it exits. */
 export function timeNodeStart() {
   const startedAt = performance.now();
-  return new Promise((resolve) => spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' }).on('exit', () => resolve(performance.now() - startedAt)));
+  return new Promise((resolve) =>
+    spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' }).on('exit', () => resolve(performance.now() - startedAt)),
+  );
 }
 
 /** Spawn `node <args>` (a staticmcp serve) → its initialize answer over stdio, in ms. */
@@ -107,4 +131,3 @@ export async function timeInitialize(args) {
   await client.close();
   return elapsed;
 }
-

@@ -18,7 +18,11 @@ export async function startWorkerdSite(treeDir) {
     assets: {
       directory: treeDir,
       binding: 'ASSETS',
-      routerConfig: { has_user_worker: true, invoke_user_worker_ahead_of_assets: false, static_routing: { user_worker: ['/mcp'] } },
+      routerConfig: {
+        has_user_worker: true,
+        invoke_user_worker_ahead_of_assets: false,
+        static_routing: { user_worker: ['/mcp'] },
+      },
     },
   });
   const url = await miniflare.ready;

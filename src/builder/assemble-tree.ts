@@ -8,8 +8,17 @@ import { hashTreeFiles } from '../tree/content-hash.js';
 import { deployFiles, runtimeFiles } from '../tree/deploy-files.js';
 import { checkHostLimits } from './host-limits.js';
 import {
-  ARGUMENTS_META_KEY, DEFAULT_TOOLS_FOLDER, EXTENSION_KEY, LATEST_PROTOCOL_VERSION, MANIFEST_FILE, PROFILE_VERSION, WORKER_FILE,
-  type CompletionTable, type Manifest, type ResourceDefinition, type ToolExtension,
+  ARGUMENTS_META_KEY,
+  DEFAULT_TOOLS_FOLDER,
+  EXTENSION_KEY,
+  LATEST_PROTOCOL_VERSION,
+  MANIFEST_FILE,
+  PROFILE_VERSION,
+  WORKER_FILE,
+  type CompletionTable,
+  type Manifest,
+  type ResourceDefinition,
+  type ToolExtension,
 } from '../tree/manifest.js';
 import type { ProjectConfig } from '../project/config.js';
 import { packageInfo } from '../version.js';
@@ -88,7 +97,7 @@ export function assembleTree(input: AssembleInput): AssembledTree {
     if (owner !== undefined) {
       report.warnings.push(
         `arguments ${JSON.stringify(outcome.arguments)} and ${owner} both encode to ${filePath}; the first keeps the file, ` +
-        `the other is ${outcome.plan.live ? 'served live' : 'not served (live calls are off for this tool)'}`,
+          `the other is ${outcome.plan.live ? 'served live' : 'not served (live calls are off for this tool)'}`,
       );
       continue;
     }
@@ -106,7 +115,10 @@ export function assembleTree(input: AssembleInput): AssembledTree {
     const filePath = resourceFilePath(resource.uri);
     const owner = resourceOwners.get(filePath);
     if (owner !== undefined) {
-      failures.push({ path: `resources/${resource.relativePath}`, message: `its URI ${resource.uri} and ${owner} both map to ${filePath}; give one of them another "uri" in its .meta.json` });
+      failures.push({
+        path: `resources/${resource.relativePath}`,
+        message: `its URI ${resource.uri} and ${owner} both map to ${filePath}; give one of them another "uri" in its .meta.json`,
+      });
       continue;
     }
     resourceOwners.set(filePath, resource.uri);
@@ -125,7 +137,10 @@ export function assembleTree(input: AssembleInput): AssembledTree {
     const filePath = resourceFilePath(instance.uri);
     const owner = resourceOwners.get(filePath);
     if (owner !== undefined) {
-      failures.push({ path: instance.uri, message: `this template instance and ${owner} both map to ${filePath}; change the template or the value list` });
+      failures.push({
+        path: instance.uri,
+        message: `this template instance and ${owner} both map to ${filePath}; change the template or the value list`,
+      });
       continue;
     }
     resourceOwners.set(filePath, instance.uri);
@@ -139,7 +154,12 @@ export function assembleTree(input: AssembleInput): AssembledTree {
   for (const plan of input.plans.filter((candidate) => candidate.state)) {
     const uri = stateResourceUri(plan.script.relativePath);
     stateResources[uri] = plan.script.relativePath;
-    resourceDefinitions.push({ uri, name: `${plan.name}-state`, description: `Current state of the ${plan.name} tool (read live)`, mimeType: 'application/json' });
+    resourceDefinitions.push({
+      uri,
+      name: `${plan.name}-state`,
+      description: `Current state of the ${plan.name} tool (read live)`,
+      mimeType: 'application/json',
+    });
   }
 
   const tools: Record<string, ToolExtension> = {};
@@ -178,14 +198,20 @@ export function assembleTree(input: AssembleInput): AssembledTree {
   const publicUrl = config.publicUrl?.replace(/\/+$/, '');
   const cacheTtl = config.cache?.ttlSeconds;
   const deployOptions = {
-    publicUrl, registryName: config.registryName, packageName: packageInfo().name, packageVersion: packageInfo().version,
+    publicUrl,
+    registryName: config.registryName,
+    packageName: packageInfo().name,
+    packageVersion: packageInfo().version,
     ...(cacheTtl !== undefined ? { cacheTtlSeconds: cacheTtl } : {}),
   };
   for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions)) files.set(filePath, content);
   const contentHash = hashTreeFiles(files);
   const allowedOrigins = config.http?.allowedOrigins;
   const sourceDateEpoch = process.env.SOURCE_DATE_EPOCH;
-  const generatedAt = sourceDateEpoch && /^\d+$/.test(sourceDateEpoch) ? new Date(Number(sourceDateEpoch) * 1000).toISOString() : undefined;
+  const generatedAt =
+    sourceDateEpoch && /^\d+$/.test(sourceDateEpoch)
+      ? new Date(Number(sourceDateEpoch) * 1000).toISOString()
+      : undefined;
   const manifest: Manifest = {
     ...manifestWithoutHash,
     [EXTENSION_KEY]: {
@@ -195,7 +221,13 @@ export function assembleTree(input: AssembleInput): AssembledTree {
       tools,
       ...(Object.keys(stateResources).length > 0 ? { stateResources } : {}),
       ...(input.templates.some((template) => template.provider)
-        ? { templateProviders: Object.fromEntries(input.templates.filter((template) => template.provider).map((template) => [template.definition.uriTemplate, template.provider!])) }
+        ? {
+            templateProviders: Object.fromEntries(
+              input.templates
+                .filter((template) => template.provider)
+                .map((template) => [template.definition.uriTemplate, template.provider!]),
+            ),
+          }
         : {}),
       ...(hasCompletions ? { completions: COMPLETIONS_FILE } : {}),
       ...(input.toolsFolder !== DEFAULT_TOOLS_FOLDER ? { toolsFolder: input.toolsFolder } : {}),
@@ -212,13 +244,25 @@ export function assembleTree(input: AssembleInput): AssembledTree {
   if (runtime) {
     for (const [filePath, content] of runtime) files.set(filePath, content);
   } else {
-    warnings.push({ path: WORKER_FILE, message: 'not written: this staticmcp was compiled without its edge worker bundle, so the tree has no /mcp endpoint on edge hosts; run npm run build in the staticmcp package' });
+    warnings.push({
+      path: WORKER_FILE,
+      message:
+        'not written: this staticmcp was compiled without its edge worker bundle, so the tree has no /mcp endpoint on edge hosts; run npm run build in the staticmcp package',
+    });
   }
   warnings.push(...checkHostLimits(files));
-  const kinds = { tools: manifest.capabilities.tools, resources: resourceDefinitions, 'resource templates': input.templates, prompts: input.prompts };
+  const kinds = {
+    tools: manifest.capabilities.tools,
+    resources: resourceDefinitions,
+    'resource templates': input.templates,
+    prompts: input.prompts,
+  };
   for (const [kind, items] of Object.entries(kinds)) {
     if (items.length > MANY_ITEMS_WARNING) {
-      warnings.push({ path: MANIFEST_FILE, message: `${items.length} ${kind} (over ${MANY_ITEMS_WARNING}): clients page through them slowly; consider registering fewer in server.d/register.json` });
+      warnings.push({
+        path: MANIFEST_FILE,
+        message: `${items.length} ${kind} (over ${MANY_ITEMS_WARNING}): clients page through them slowly; consider registering fewer in server.d/register.json`,
+      });
     }
   }
   return { files, manifest, contentHash, toolReports: [...reports.values()], failures, warnings };

@@ -100,13 +100,17 @@ export class BuildCache implements ValidationMemory {
 
   /** Writes only what this build used (so the cache never grows without bound), atomically. */
   async save(): Promise<void> {
-    const dropped = Object.keys(this.previous.runs).length !== Object.keys(this.usedRuns).length
-      || Object.keys(this.previous.help).length !== Object.keys(this.usedHelp).length
-      || Object.keys(this.previous.valid ?? {}).length !== Object.keys(this.usedValid).length;
+    const dropped =
+      Object.keys(this.previous.runs).length !== Object.keys(this.usedRuns).length ||
+      Object.keys(this.previous.help).length !== Object.keys(this.usedHelp).length ||
+      Object.keys(this.previous.valid ?? {}).length !== Object.keys(this.usedValid).length;
     if (!this.changed && !dropped) return;
     await fs.mkdir(path.dirname(this.file), { recursive: true });
     const temp = `${this.file}.${process.pid}.tmp`;
-    await fs.writeFile(temp, JSON.stringify({ version: CACHE_VERSION, help: this.usedHelp, runs: this.usedRuns, valid: this.usedValid }));
+    await fs.writeFile(
+      temp,
+      JSON.stringify({ version: CACHE_VERSION, help: this.usedHelp, runs: this.usedRuns, valid: this.usedValid }),
+    );
     await fs.rename(temp, this.file);
   }
 }

@@ -40,7 +40,11 @@ export interface BuildOptions {
 
 function stopIfInterrupted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) {
-    throw new StaticMcpError('INTERRUPTED', 'the build was interrupted; its running scripts were ended and the previous tree was left as it was', 'Run the build again when you are ready.');
+    throw new StaticMcpError(
+      'INTERRUPTED',
+      'the build was interrupted; its running scripts were ended and the previous tree was left as it was',
+      'Run the build again when you are ready.',
+    );
   }
 }
 
@@ -77,7 +81,10 @@ function registeredScripts(entries: RegisterEntry[], toolsRoot: string): Discove
       accessSync(file, fsConstants.X_OK);
       scripts.push({ file, relativePath: entry.path!.split(path.sep).join('/'), registeredMeta: entry });
     } catch {
-      skipped.push({ relativePath: entry.path!, message: `is registered in ${REGISTER_FILE} as tool "${entry.name}" but is not an executable file` });
+      skipped.push({
+        relativePath: entry.path!,
+        message: `is registered in ${REGISTER_FILE} as tool "${entry.name}" but is not an executable file`,
+      });
     }
   }
   return { scripts, skipped };
@@ -87,15 +94,25 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
   const startedAt = performance.now();
   const projectRoot = path.resolve(options.projectRoot);
   if (!(await isFolder(projectRoot))) {
-    throw new StaticMcpError('PROJECT_NOT_FOUND', `project folder ${options.projectRoot} does not exist`, 'Pass the folder that holds tools/ (or use --tools DIR for a bare folder of scripts).');
+    throw new StaticMcpError(
+      'PROJECT_NOT_FOUND',
+      `project folder ${options.projectRoot} does not exist`,
+      'Pass the folder that holds tools/ (or use --tools DIR for a bare folder of scripts).',
+    );
   }
   const cache = await BuildCache.open(projectRoot, options.force === true);
   const config = await readConfig(projectRoot, cache);
   const toolsRoot = path.resolve(options.toolsDir ?? path.join(projectRoot, 'tools'));
   if (options.toolsDir !== undefined && !(await isFolder(toolsRoot))) {
-    throw new StaticMcpError('TOOLS_NOT_FOUND', `--tools ${options.toolsDir} is not a folder`, 'Pass the folder that holds your scripts.');
+    throw new StaticMcpError(
+      'TOOLS_NOT_FOUND',
+      `--tools ${options.toolsDir} is not a folder`,
+      'Pass the folder that holds your scripts.',
+    );
   }
-  const outDir = path.resolve(options.outDir ?? (config.out ? path.join(projectRoot, config.out) : path.join(projectRoot, 'dist')));
+  const outDir = path.resolve(
+    options.outDir ?? (config.out ? path.join(projectRoot, config.out) : path.join(projectRoot, 'dist')),
+  );
   const resourcesRoot = path.join(projectRoot, 'resources');
   await recoverInterruptedWrite(outDir);
   await checkOutputFolder(outDir, [
@@ -103,7 +120,11 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     { folder: toolsRoot, what: 'tools folder', input: true },
     { folder: resourcesRoot, what: 'resources folder', input: true },
     { folder: path.join(projectRoot, 'prompts'), what: 'prompts folder', input: true },
-    { folder: path.join(projectRoot, CACHE_FOLDER), what: `build cache (${CACHE_FOLDER})`, privateReason: 'a deployed tree would publish the cached results and fingerprints of the project' },
+    {
+      folder: path.join(projectRoot, CACHE_FOLDER),
+      what: `build cache (${CACHE_FOLDER})`,
+      privateReason: 'a deployed tree would publish the cached results and fingerprints of the project',
+    },
   ]);
 
   const fingerprintScope = { projectRoot, toolsRoot, outDir, generator: generatorName() };
@@ -113,32 +134,69 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
   const registration = (await readRegistration(projectRoot)) ?? {};
   const discovery = registration.tools
     ? registeredScripts(registration.tools, toolsRoot)
-    : (await isFolder(toolsRoot)) ? await discoverScripts(toolsRoot) : { scripts: [], skipped: [] };
+    : (await isFolder(toolsRoot))
+      ? await discoverScripts(toolsRoot)
+      : { scripts: [], skipped: [] };
   const scripts = discovery.scripts.filter((script) => !path.resolve(script.file).startsWith(`${outDir}${path.sep}`));
   const toolsFolder = path.relative(projectRoot, toolsRoot).split(path.sep).join('/');
   const displayPath = (relativePath: string): string => `${toolsFolder ? `${toolsFolder}/` : ''}${relativePath}`;
   const { signal } = options;
   const volatileInputs: string[] = [];
-  const planned = await planTools(scripts, { projectRoot, toolsRoot, config, cache, concurrency, displayPath, signal, volatileInputs });
+  const planned = await planTools(scripts, {
+    projectRoot,
+    toolsRoot,
+    config,
+    cache,
+    concurrency,
+    displayPath,
+    signal,
+    volatileInputs,
+  });
   stopIfInterrupted(signal);
   const outcomes = await runCalls(planned.plans, {
-    projectRoot, toolsRoot, maxOutputBytes: config.limits.maxOutputBytes, concurrency, cache, onEvent: options.onEvent, signal,
+    projectRoot,
+    toolsRoot,
+    maxOutputBytes: config.limits.maxOutputBytes,
+    concurrency,
+    cache,
+    onEvent: options.onEvent,
+    signal,
   });
   // Nothing is written after an interruption: not the tree, not the cache (it would forget every
   // result this build did not reach).
   stopIfInterrupted(signal);
   const resources = await discoverResources(resourcesRoot, registration.resources);
   const prompts = await discoverPrompts(path.join(projectRoot, 'prompts'), registration.prompts, projectRoot);
-  const templates = registration.resourceTemplates?.length === 0
-    ? { templates: [], warnings: [] }
-    : await discoverResourceTemplates(resourcesRoot, new Set(resources.resources.map((resource) => resource.name)), registration.resourceTemplates);
-  const expansion = templates.templates.length === 0
-    ? { instances: [], valuesByTemplate: {}, failures: [], warnings: [] }
-    : await (await import('./expand-resource-templates.js')).expandResourceTemplates(templates.templates, {
-      projectRoot, toolsRoot, config, cache, concurrency, displayPath, signal, volatileInputs, maxOutputBytes: config.limits.maxOutputBytes,
-    });
+  const templates =
+    registration.resourceTemplates?.length === 0
+      ? { templates: [], warnings: [] }
+      : await discoverResourceTemplates(
+          resourcesRoot,
+          new Set(resources.resources.map((resource) => resource.name)),
+          registration.resourceTemplates,
+        );
+  const expansion =
+    templates.templates.length === 0
+      ? { instances: [], valuesByTemplate: {}, failures: [], warnings: [] }
+      : await (await import('./expand-resource-templates.js')).expandResourceTemplates(templates.templates, {
+          projectRoot,
+          toolsRoot,
+          config,
+          cache,
+          concurrency,
+          displayPath,
+          signal,
+          volatileInputs,
+          maxOutputBytes: config.limits.maxOutputBytes,
+        });
   stopIfInterrupted(signal);
-  const completions = collectCompletions(planned.plans, prompts.prompts, templates.templates, expansion.valuesByTemplate, registration.completions ?? []);
+  const completions = collectCompletions(
+    planned.plans,
+    prompts.prompts,
+    templates.templates,
+    expansion.valuesByTemplate,
+    registration.completions ?? [],
+  );
   const tree = assembleTree({
     serverName: path.basename(projectRoot),
     generator: generatorName(),
@@ -175,13 +233,22 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     ...planned.failures,
     ...resources.problems.map((problem) => ({ path: `resources/${problem.relativePath}`, message: problem.message })),
     ...prompts.problems.map((problem) => ({ path: `prompts/${problem.relativePath}`, message: problem.message })),
-    ...publicFiles.problems.map((problem) => ({ path: `${PUBLIC_FOLDER}/${problem.relativePath}`, message: problem.message })),
+    ...publicFiles.problems.map((problem) => ({
+      path: `${PUBLIC_FOLDER}/${problem.relativePath}`,
+      message: problem.message,
+    })),
     ...expansion.failures,
     ...tree.failures,
   ];
   const warnings = [
     ...(toolsFolder.startsWith('..')
-      ? [{ path: toolsFolder, message: 'the tools folder is outside the project, so live calls cannot find its scripts; move it into the project, or build from its parent folder' }]
+      ? [
+          {
+            path: toolsFolder,
+            message:
+              'the tools folder is outside the project, so live calls cannot find its scripts; move it into the project, or build from its parent folder',
+          },
+        ]
       : []),
     ...discovery.skipped.map((notice) => ({ path: displayPath(notice.relativePath), message: notice.message })),
     ...templates.warnings.map((warning) => ({ path: warning.relativePath, message: warning.message })),

@@ -13,7 +13,13 @@ export const COMPLETIONS_FILE = 'completions.json';
 /** The tree's completion table (see manifest.ts), with every kind present while it is built. */
 type CompletionTable = Required<TreeCompletionTable>;
 
-function addValues(table: CompletionTable, kind: keyof CompletionTable, reference: string, argument: string, values: readonly unknown[]): void {
+function addValues(
+  table: CompletionTable,
+  kind: keyof CompletionTable,
+  reference: string,
+  argument: string,
+  values: readonly unknown[],
+): void {
   if (values.length === 0) return;
   const byArgument = (table[kind][reference] ??= {});
   const merged = new Set(byArgument[argument] ?? []);
@@ -33,16 +39,32 @@ export function collectCompletions(
     for (const [parameter, schema] of Object.entries(plan.definition.inputSchema.properties ?? {})) {
       if (Array.isArray(schema.enum)) addValues(table, 'ref/tool', plan.name, parameter, schema.enum);
       if (plan.enumeration.precomputable && plan.enumeration.enumerated.includes(parameter)) {
-        addValues(table, 'ref/tool', plan.name, parameter, plan.enumeration.argumentSets.map((args) => args[parameter]));
+        addValues(
+          table,
+          'ref/tool',
+          plan.name,
+          parameter,
+          plan.enumeration.argumentSets.map((args) => args[parameter]),
+        );
       }
     }
   }
   for (const prompt of prompts) {
-    const properties = (prompt.file.arguments.properties ?? {}) as Record<string, { enum?: unknown[]; examples?: unknown[] }>;
+    const properties = (prompt.file.arguments.properties ?? {}) as Record<
+      string,
+      { enum?: unknown[]; examples?: unknown[] }
+    >;
     for (const [argument, schema] of Object.entries(properties)) {
       if (Array.isArray(schema?.enum)) addValues(table, 'ref/prompt', prompt.definition.name, argument, schema.enum);
       // JSON Schema `examples`: suggestions for a free argument, without restricting what it accepts.
-      if (Array.isArray(schema?.examples)) addValues(table, 'ref/prompt', prompt.definition.name, argument, schema.examples.filter((value) => typeof value === 'string'));
+      if (Array.isArray(schema?.examples))
+        addValues(
+          table,
+          'ref/prompt',
+          prompt.definition.name,
+          argument,
+          schema.examples.filter((value) => typeof value === 'string'),
+        );
     }
   }
   for (const template of templates) {

@@ -10,7 +10,7 @@ import { expandArgumentSets } from '../enumerate/expand-argument-sets.js';
 import { expandUriTemplate, templateVariables } from '../tree/uri-template.js';
 import { readFailureReason, readProjectFile } from '../read-regular-file.js';
 import { generatorName } from '../version.js';
-import { BuildCache, hashParts } from './build-cache.js';
+import { type BuildCache, hashParts } from './build-cache.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { resolveValueList, type PlanContext } from './plan-tools.js';
 import type { BuildProblem } from './build-report.js';
@@ -43,11 +43,16 @@ export async function expandResourceTemplates(
       const spec = template.values?.[variable];
       if (spec) lists[variable] = (await resolveValueList(variable, spec, { type: 'string' }, context, warnings)) ?? [];
     }
-    expansion.valuesByTemplate[name] = Object.fromEntries(Object.entries(lists).map(([variable, values]) => [variable, values.map(String)]));
+    expansion.valuesByTemplate[name] = Object.fromEntries(
+      Object.entries(lists).map(([variable, values]) => [variable, values.map(String)]),
+    );
     for (const warning of warnings) expansion.warnings.push({ path: `resource template ${name}`, message: warning });
     if (!template.provider || variables.some((variable) => !lists[variable])) continue;
     const properties = Object.fromEntries(variables.map((variable) => [variable, { type: 'string' }]));
-    const enumeration = expandArgumentSets({ properties, required: variables, valueLists: lists, maxIntegerRange: 0 }, context.config.limits.maxCallsPerTool);
+    const enumeration = expandArgumentSets(
+      { properties, required: variables, valueLists: lists, maxIntegerRange: 0 },
+      context.config.limits.maxCallsPerTool,
+    );
     if (!enumeration.precomputable) {
       expansion.warnings.push({ path: `resource template ${name}`, message: `not precomputed: ${enumeration.reason}` });
       continue;
@@ -57,39 +62,58 @@ export async function expandResourceTemplates(
     try {
       providerHash = hashParts(await readProjectFile(providerFile, context.projectRoot));
     } catch (error) {
-      expansion.failures.push({ path: template.provider, message: `the provider of resource template ${name} cannot be read (${readFailureReason(error)})` });
+      expansion.failures.push({
+        path: template.provider,
+        message: `the provider of resource template ${name} cannot be read (${readFailureReason(error)})`,
+      });
       continue;
     }
-    const results = await mapConcurrent(enumeration.argumentSets, async (args) => {
-      const values = args as Record<string, string>;
-      const uri = expandUriTemplate(uriTemplate, values);
-      const cacheKey = hashParts('template', generatorName(), providerHash, uri, context.config.limits.timeoutMs);
-      const cached = context.cache.getRun(cacheKey);
-      if (cached) {
-        const first = cached.result.content[0];
-        return { uri, text: typeof first?.text === 'string' ? first.text : '' };
-      }
-      const env = createBaseEnvironment({ projectRoot: context.projectRoot, toolsRoot: context.toolsRoot, phase: 'build' });
-      addOptionVariables(env, variables, values);
-      const run = await runScript({
-        file: providerFile,
-        cwd: context.projectRoot,
-        env,
-        stdin: JSON.stringify(values),
-        timeoutMs: context.config.limits.timeoutMs,
-        maxOutputBytes: context.maxOutputBytes,
-        displayName: template.provider!,
-      });
-      if (run.failed || run.exitCode !== 0) {
-        return { uri, failure: `${run.message} for ${uri}: ${decodeOutput(run.stderr).text.trim().split('\n').slice(0, 3).join(' | ')}` };
-      }
-      const text = decodeOutput(run.stdout).text;
-      context.cache.setRun(cacheKey, { result: { content: [{ type: 'text', text }] }, logLines: [], warnings: [] });
-      return { uri, text };
-    }, context.concurrency);
+    const results = await mapConcurrent(
+      enumeration.argumentSets,
+      async (args) => {
+        const values = args as Record<string, string>;
+        const uri = expandUriTemplate(uriTemplate, values);
+        const cacheKey = hashParts('template', generatorName(), providerHash, uri, context.config.limits.timeoutMs);
+        const cached = context.cache.getRun(cacheKey);
+        if (cached) {
+          const first = cached.result.content[0];
+          return { uri, text: typeof first?.text === 'string' ? first.text : '' };
+        }
+        const env = createBaseEnvironment({
+          projectRoot: context.projectRoot,
+          toolsRoot: context.toolsRoot,
+          phase: 'build',
+        });
+        addOptionVariables(env, variables, values);
+        const run = await runScript({
+          file: providerFile,
+          cwd: context.projectRoot,
+          env,
+          stdin: JSON.stringify(values),
+          timeoutMs: context.config.limits.timeoutMs,
+          maxOutputBytes: context.maxOutputBytes,
+          displayName: template.provider!,
+        });
+        if (run.failed || run.exitCode !== 0) {
+          return {
+            uri,
+            failure: `${run.message} for ${uri}: ${decodeOutput(run.stderr).text.trim().split('\n').slice(0, 3).join(' | ')}`,
+          };
+        }
+        const text = decodeOutput(run.stdout).text;
+        context.cache.setRun(cacheKey, { result: { content: [{ type: 'text', text }] }, logLines: [], warnings: [] });
+        return { uri, text };
+      },
+      context.concurrency,
+    );
     for (const result of results) {
       if ('failure' in result) expansion.failures.push({ path: template.provider, message: result.failure! });
-      else expansion.instances.push({ uri: result.uri, mimeType: template.definition.mimeType ?? 'text/plain', text: result.text! });
+      else
+        expansion.instances.push({
+          uri: result.uri,
+          mimeType: template.definition.mimeType ?? 'text/plain',
+          text: result.text!,
+        });
     }
   }
   return expansion;

@@ -14,7 +14,7 @@ import type { ParameterSchema } from '../enumerate/parameter-domains.js';
 import { compileValidator } from '../tree/json-validator.js';
 import type { OutputFormat } from '../script/mcp-output.js';
 import type { ToolDefinition } from '../tree/manifest.js';
-import { BuildCache, hashParts } from './build-cache.js';
+import { type BuildCache, hashParts } from './build-cache.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { generatorName } from '../version.js';
 import { readFailureReason, readProjectFile, readRegularFile } from '../read-regular-file.js';
@@ -65,31 +65,45 @@ async function loadScript(script: DiscoveredScript, context: PlanContext): Promi
   try {
     content = await readRegularFile(script.file);
   } catch (error) {
-    return { path: context.displayPath(script.relativePath), message: `cannot be read (${readFailureReason(error)}); make it a readable file` };
+    return {
+      path: context.displayPath(script.relativePath),
+      message: `cannot be read (${readFailureReason(error)}); make it a readable file`,
+    };
   }
   const sidecar = await readToolSidecar(script.file, script.relativePath);
-  if (sidecar.problem) return { path: context.displayPath(script.relativePath), message: `${sidecar.problem}; fix the sidecar, the tool was skipped` };
+  if (sidecar.problem)
+    return {
+      path: context.displayPath(script.relativePath),
+      message: `${sidecar.problem}; fix the sidecar, the tool was skipped`,
+    };
   const contentHash = hashParts(content);
   const cached = context.cache.getHelp(contentHash);
   const result = cached
     ? parseHelpOutput(cached.stdout, cached.stderr, true)
     : await readHelp({
-      file: script.file,
-      displayName: script.relativePath,
-      cwd: context.projectRoot,
-      env: createBaseEnvironment({ projectRoot: context.projectRoot, toolsRoot: context.toolsRoot, phase: 'help' }),
-      timeoutMs: context.config.limits.helpTimeoutMs,
-      signal: context.signal,
-    });
+        file: script.file,
+        displayName: script.relativePath,
+        cwd: context.projectRoot,
+        env: createBaseEnvironment({ projectRoot: context.projectRoot, toolsRoot: context.toolsRoot, phase: 'help' }),
+        timeoutMs: context.config.limits.helpTimeoutMs,
+        signal: context.signal,
+      });
   if (!result.ok) {
-    return { path: context.displayPath(script.relativePath), message: `${result.reason}; the script was skipped (see the --help convention in the README)` };
+    return {
+      path: context.displayPath(script.relativePath),
+      message: `${result.reason}; the script was skipped (see the --help convention in the README)`,
+    };
   }
   if (!cached) context.cache.setHelp(contentHash, { stdout: result.help.stdout, stderr: result.help.stderr });
-  const meta = mergeToolMeta(result.help.metadata, { ...sidecar.meta, ...(script.registeredMeta as ToolMeta | undefined) });
+  const meta = mergeToolMeta(result.help.metadata, {
+    ...sidecar.meta,
+    ...(script.registeredMeta as ToolMeta | undefined),
+  });
   if (meta.icons) {
     const { resolveIcons } = await import('../project/resolve-icons.js');
     const icons = await resolveIcons(meta.icons as Icon[], path.dirname(script.file), context.projectRoot);
-    if ('problem' in icons) return { path: context.displayPath(script.relativePath), message: `${icons.problem}; the tool was skipped` };
+    if ('problem' in icons)
+      return { path: context.displayPath(script.relativePath), message: `${icons.problem}; the tool was skipped` };
     meta.icons = icons.icons;
   }
   return { script, contentHash, help: result.help, meta };
@@ -128,7 +142,11 @@ export async function resolveValueList(
       warnings.push(`${run.message}; "${parameter}" takes its default only`);
       return undefined;
     }
-    values = run.stdout.toString('utf8').split('\n').map((line) => line.replace(/\r$/, '')).filter((line) => line !== '')
+    values = run.stdout
+      .toString('utf8')
+      .split('\n')
+      .map((line) => line.replace(/\r$/, ''))
+      .filter((line) => line !== '')
       .map((line) => coerceListedValue(line, schema));
   }
   const validate = compileValidator(schema as object, parameter);
@@ -153,7 +171,8 @@ function impurityReason(meta: ToolMeta, configPrecompute: boolean | undefined): 
   if (meta.state === true) return 'it is stateful (state: true), so it is never run at build time';
   if (configPrecompute === false) return 'staticmcp.json sets precompute: false for it';
   if (meta.precompute === false) return 'its metadata says "precompute": false';
-  if (meta.annotations && meta.annotations.readOnlyHint !== true) return 'its annotations do not say readOnlyHint: true';
+  if (meta.annotations && meta.annotations.readOnlyHint !== true)
+    return 'its annotations do not say readOnlyHint: true';
   return undefined;
 }
 
@@ -179,7 +198,8 @@ async function planTool(loaded: LoadedScript, name: string, context: PlanContext
   const { meta, help, script } = loaded;
   const warnings = [...help.warnings];
   const toolConfig = context.config.tools[name] ?? {};
-  const inputSchema = (meta.inputSchema as ToolDefinition['inputSchema'] | undefined) ?? optionsToInputSchema(help.options);
+  const inputSchema =
+    (meta.inputSchema as ToolDefinition['inputSchema'] | undefined) ?? optionsToInputSchema(help.options);
   const definition: ToolDefinition = {
     name,
     ...(meta.title !== undefined ? { title: meta.title } : {}),
@@ -189,8 +209,11 @@ async function planTool(loaded: LoadedScript, name: string, context: PlanContext
     ...(meta.annotations ? { annotations: meta.annotations } : {}),
     ...(meta.icons ? { icons: meta.icons } : {}),
   };
-  if (meta.description === undefined) warnings.push('no description in --help or sidecar; clients show the tool without one');
-  const timeoutMs = Math.round((toolConfig.timeoutSecs ?? meta.timeoutSecs ?? context.config.limits.timeoutMs / 1000) * 1000);
+  if (meta.description === undefined)
+    warnings.push('no description in --help or sidecar; clients show the tool without one');
+  const timeoutMs = Math.round(
+    (toolConfig.timeoutSecs ?? meta.timeoutSecs ?? context.config.limits.timeoutMs / 1000) * 1000,
+  );
   const properties = (inputSchema.properties ?? {}) as Record<string, ParameterSchema>;
   const valueSpecs = { ...(meta.values ?? {}), ...(toolConfig.values ?? {}) };
   const valueLists: Record<string, unknown[]> = {};
@@ -220,34 +243,50 @@ async function planTool(loaded: LoadedScript, name: string, context: PlanContext
     timeoutMs,
     outputFormat: meta.outputFormat ?? 'text',
     ...(meta.requiredClientCapabilities && Object.keys(meta.requiredClientCapabilities).length > 0
-      ? { requiredClientCapabilities: meta.requiredClientCapabilities } : {}),
+      ? { requiredClientCapabilities: meta.requiredClientCapabilities }
+      : {}),
     state: meta.state === true,
     live: toolConfig.live !== false,
     enumeration,
     // Only what can change the answer to one argument set: a new title, description or icon
     // in a sidecar must not rerun thousands of calls (value lists change which sets exist, not
     // what one set answers, so they are left out too).
-    runSeed: hashParts(generatorName(), loaded.contentHash, help.stdout, help.stderr, definition.outputSchema ?? null, inputHashes, timeoutMs,
-      context.config.limits.maxOutputBytes, ...(meta.outputFormat === 'mcp' ? ['outputFormat:mcp'] : [])),
+    runSeed: hashParts(
+      generatorName(),
+      loaded.contentHash,
+      help.stdout,
+      help.stderr,
+      definition.outputSchema ?? null,
+      inputHashes,
+      timeoutMs,
+      context.config.limits.maxOutputBytes,
+      ...(meta.outputFormat === 'mcp' ? ['outputFormat:mcp'] : []),
+    ),
     warnings,
   };
 }
 
 /** Loads every script and plans its tool; scripts that cannot become tools are returned as problems. */
-export async function planTools(scripts: readonly DiscoveredScript[], context: PlanContext): Promise<{ plans: ToolPlan[]; failures: BuildProblem[] }> {
+export async function planTools(
+  scripts: readonly DiscoveredScript[],
+  context: PlanContext,
+): Promise<{ plans: ToolPlan[]; failures: BuildProblem[] }> {
   const failures: BuildProblem[] = [];
-  const loaded = (await mapConcurrent(scripts, (script) => loadScript(script, context), context.concurrency))
-    .filter((entry): entry is LoadedScript => {
+  const loaded = (await mapConcurrent(scripts, (script) => loadScript(script, context), context.concurrency)).filter(
+    (entry): entry is LoadedScript => {
       if ('message' in entry) failures.push(entry);
       return !('message' in entry);
-    });
+    },
+  );
   const byName = new Map<string, LoadedScript[]>();
   for (const entry of loaded) {
     const name = entry.meta.name ?? deriveToolName(entry.script.relativePath);
     byName.set(name, [...(byName.get(name) ?? []), entry]);
   }
   const plans: ToolPlan[] = [];
-  for (const [name, entries] of [...byName.entries()].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))) {
+  for (const [name, entries] of [...byName.entries()].sort(([left], [right]) =>
+    left < right ? -1 : left > right ? 1 : 0,
+  )) {
     if (entries.length > 1) {
       const paths = entries.map((entry) => context.displayPath(entry.script.relativePath));
       failures.push({

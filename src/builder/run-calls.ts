@@ -5,7 +5,7 @@ import { addOptionVariables, createBaseEnvironment } from '../script/script-envi
 import { decodeOutput, toToolResult, type ToolResult } from '../script/tool-result.js';
 import { parseLogLines } from '../script/log-lines.js';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
-import { BuildCache, hashParts, type CachedRun } from './build-cache.js';
+import { type BuildCache, hashParts, type CachedRun } from './build-cache.js';
 import { mapConcurrent } from './map-concurrent.js';
 import type { BuildEvent, RunFailure } from './build-report.js';
 import type { ToolPlan } from './plan-tools.js';
@@ -35,8 +35,20 @@ function headOf(text: string, lines = 5): string {
   return text.trim().split('\n').slice(0, lines).join('\n').slice(0, 1000);
 }
 
-async function runOne(runner: BatchRunner, plan: ToolPlan, args: Record<string, unknown>, cacheKey: string, validateOutput: Validator | undefined, context: RunContext): Promise<CallOutcome> {
-  const env = createBaseEnvironment({ projectRoot: context.projectRoot, toolsRoot: context.toolsRoot, phase: 'build', toolName: plan.name });
+async function runOne(
+  runner: BatchRunner,
+  plan: ToolPlan,
+  args: Record<string, unknown>,
+  cacheKey: string,
+  validateOutput: Validator | undefined,
+  context: RunContext,
+): Promise<CallOutcome> {
+  const env = createBaseEnvironment({
+    projectRoot: context.projectRoot,
+    toolsRoot: context.toolsRoot,
+    phase: 'build',
+    toolName: plan.name,
+  });
   addOptionVariables(env, plan.declaredOptions, args);
   const run = await runner.run({
     file: plan.script.file,
@@ -48,7 +60,14 @@ async function runOne(runner: BatchRunner, plan: ToolPlan, args: Record<string, 
   const stderrText = decodeOutput(run.stderr).text;
   const logLines = parseLogLines(stderrText);
   if (run.failed) {
-    return { plan, arguments: args, failure: { arguments: args, message: run.message, stderrHead: headOf(stderrText) }, fromCache: false, logLines, warnings: [] };
+    return {
+      plan,
+      arguments: args,
+      failure: { arguments: args, message: run.message, stderrHead: headOf(stderrText) },
+      fromCache: false,
+      logLines,
+      warnings: [],
+    };
   }
   const warnings: string[] = [];
   if (decodeOutput(run.stdout).replaced) {
@@ -65,7 +84,9 @@ function outputValidatorFor(plan: ToolPlan): { validate?: Validator; problem?: s
   try {
     return { validate: compileValidator(plan.definition.outputSchema, 'output') };
   } catch (error) {
-    return { problem: `the outputSchema of ${plan.name} is ${(error as Error).message}; fix it in the tool's metadata` };
+    return {
+      problem: `the outputSchema of ${plan.name} is ${(error as Error).message}; fix it in the tool's metadata`,
+    };
   }
 }
 
@@ -77,7 +98,15 @@ export async function runCalls(plans: readonly ToolPlan[], context: RunContext):
     for (const args of plan.enumeration.argumentSets) {
       const cacheKey = hashParts(plan.runSeed, args);
       const cached = context.cache.getRun(cacheKey);
-      if (cached) outcomes.push({ plan, arguments: args, result: cached.result, fromCache: true, logLines: cached.logLines, warnings: cached.warnings });
+      if (cached)
+        outcomes.push({
+          plan,
+          arguments: args,
+          result: cached.result,
+          fromCache: true,
+          logLines: cached.logLines,
+          warnings: cached.warnings,
+        });
       else jobs.push({ index: outcomes.push(undefined as unknown as CallOutcome) - 1, plan, args, cacheKey });
     }
   }
@@ -88,19 +117,33 @@ export async function runCalls(plans: readonly ToolPlan[], context: RunContext):
   // Loaded only when something runs: a no-op rebuild never needs the launchers.
   const { BatchRunner } = await import('../script/batch-runner.js');
   const runner = await BatchRunner.open({
-    cwd: context.projectRoot, concurrency: context.concurrency, maxOutputBytes: context.maxOutputBytes, signal: context.signal,
+    cwd: context.projectRoot,
+    concurrency: context.concurrency,
+    maxOutputBytes: context.maxOutputBytes,
+    signal: context.signal,
   });
   let done = 0;
   try {
-    await mapConcurrent(jobs, async (job) => {
-      let validator = validators.get(job.plan);
-      if (!validator) validators.set(job.plan, (validator = outputValidatorFor(job.plan)));
-      outcomes[job.index] = validator.problem
-        ? { plan: job.plan, arguments: job.args, failure: { arguments: job.args, message: validator.problem, stderrHead: '' }, fromCache: false, logLines: [], warnings: [] }
-        : await runOne(runner, job.plan, job.args, job.cacheKey, validator.validate, context);
-      done += 1;
-      context.onEvent?.({ type: 'run', done, totalRuns: jobs.length, tool: job.plan.name });
-    }, context.concurrency);
+    await mapConcurrent(
+      jobs,
+      async (job) => {
+        let validator = validators.get(job.plan);
+        if (!validator) validators.set(job.plan, (validator = outputValidatorFor(job.plan)));
+        outcomes[job.index] = validator.problem
+          ? {
+              plan: job.plan,
+              arguments: job.args,
+              failure: { arguments: job.args, message: validator.problem, stderrHead: '' },
+              fromCache: false,
+              logLines: [],
+              warnings: [],
+            }
+          : await runOne(runner, job.plan, job.args, job.cacheKey, validator.validate, context);
+        done += 1;
+        context.onEvent?.({ type: 'run', done, totalRuns: jobs.length, tool: job.plan.name });
+      },
+      context.concurrency,
+    );
   } finally {
     await runner.close();
   }

@@ -45,7 +45,11 @@ function listMetadata(root: string, excluded: readonly string[], lines: string[]
   for (const entry of entries) {
     const entryPath = relative ? `${relative}/${entry.name}` : entry.name;
     const absolute = path.join(root, entryPath);
-    if (SKIPPED_NAMES.has(entry.name) || excluded.some((folder) => absolute === folder || absolute.startsWith(`${folder}.staticmcp-`))) continue;
+    if (
+      SKIPPED_NAMES.has(entry.name) ||
+      excluded.some((folder) => absolute === folder || absolute.startsWith(`${folder}.staticmcp-`))
+    )
+      continue;
     // statSync follows file symlinks, so an edited target still changes the fingerprint.
     let stats;
     try {
@@ -68,7 +72,8 @@ export async function fingerprintInputs(scope: FingerprintScope): Promise<string
   const lines = [scope.generator, scope.outDir, scope.toolsRoot, process.env.SOURCE_DATE_EPOCH ?? ''];
   listMetadata(scope.projectRoot, [scope.outDir], lines);
   const toolsRelative = path.relative(scope.projectRoot, scope.toolsRoot);
-  if (toolsRelative.startsWith('..') || path.isAbsolute(toolsRelative)) listMetadata(scope.toolsRoot, [scope.outDir], lines);
+  if (toolsRelative.startsWith('..') || path.isAbsolute(toolsRelative))
+    listMetadata(scope.toolsRoot, [scope.outDir], lines);
   return digest(lines);
 }
 
@@ -83,7 +88,11 @@ export async function fingerprintTree(outDir: string): Promise<string> {
  * The recorded report when nothing changed since the last successful build with these options,
  * else null. Never throws: any doubt means "build".
  */
-export async function readUpToDateReport(projectRoot: string, requested: { outDir?: string; toolsRoot?: string }, generator: string): Promise<BuildReport | null> {
+export async function readUpToDateReport(
+  projectRoot: string,
+  requested: { outDir?: string; toolsRoot?: string },
+  generator: string,
+): Promise<BuildReport | null> {
   let record: UpToDateRecord;
   try {
     record = JSON.parse(await fs.readFile(path.join(projectRoot, RECORD_FILE), 'utf8')) as UpToDateRecord;
@@ -100,7 +109,12 @@ export async function readUpToDateReport(projectRoot: string, requested: { outDi
 
 export async function recordUpToDate(scope: FingerprintScope, inputs: string, report: BuildReport): Promise<void> {
   const record: UpToDateRecord = {
-    inputs, tree: await fingerprintTree(scope.outDir), outDir: scope.outDir, toolsRoot: scope.toolsRoot, generator: scope.generator, report,
+    inputs,
+    tree: await fingerprintTree(scope.outDir),
+    outDir: scope.outDir,
+    toolsRoot: scope.toolsRoot,
+    generator: scope.generator,
+    report,
   };
   const file = path.join(scope.projectRoot, RECORD_FILE);
   await fs.mkdir(path.dirname(file), { recursive: true });

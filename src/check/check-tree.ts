@@ -8,7 +8,14 @@ import { callFilePath } from '../tree/call-key.js';
 import { createTreeHash, sortTreePaths } from '../tree/content-hash.js';
 import { isBuildOwnedPath } from '../tree/tree-ownership.js';
 import { readCallFile } from '../tree/lenient-files.js';
-import { DEFAULT_CACHE_TTL_SECONDS, EXTENSION_KEY, MANIFEST_FILE, MAX_CACHE_TTL_SECONDS, promptFilePath, WORKER_FILE } from '../tree/manifest.js';
+import {
+  DEFAULT_CACHE_TTL_SECONDS,
+  EXTENSION_KEY,
+  MANIFEST_FILE,
+  MAX_CACHE_TTL_SECONDS,
+  promptFilePath,
+  WORKER_FILE,
+} from '../tree/manifest.js';
 import { CachedTreeReader } from '../mcp/cached-tree-reader.js';
 import type { TreeSource } from '../mcp/tree-source.js';
 
@@ -76,12 +83,18 @@ async function readManifest(source: TreeSource): Promise<string> {
   try {
     outcome = await source.read(MANIFEST_FILE);
   } catch (error) {
-    throw new StaticMcpError('CHECK_UNREACHABLE', `${source.displayName} cannot be read: ${(error as Error).message}`,
-      'check the address (and your connection), or check a local copy of the tree');
+    throw new StaticMcpError(
+      'CHECK_UNREACHABLE',
+      `${source.displayName} cannot be read: ${(error as Error).message}`,
+      'check the address (and your connection), or check a local copy of the tree',
+    );
   }
   if (outcome.status !== 'ok') {
-    throw new StaticMcpError('CHECK_NO_TREE', `${source.displayName} has no ${MANIFEST_FILE}, so it is not a StaticMCP tree`,
-      'point staticmcp check at a tree folder (the output of staticmcp build, e.g. dist/) or the URL it is deployed at');
+    throw new StaticMcpError(
+      'CHECK_NO_TREE',
+      `${source.displayName} has no ${MANIFEST_FILE}, so it is not a StaticMCP tree`,
+      'point staticmcp check at a tree folder (the output of staticmcp build, e.g. dist/) or the URL it is deployed at',
+    );
   }
   return outcome.text;
 }
@@ -93,9 +106,22 @@ export async function checkTree(input: CheckInput): Promise<CheckReport> {
   const report = (path: string, message: string, hint: string): void => {
     problems.push({ path, message, hint });
   };
-  const checked: CheckCounts = { tools: 0, resources: 0, resourceTemplates: 0, prompts: 0, callFiles: 0, hashedFiles: 0 };
+  const checked: CheckCounts = {
+    tools: 0,
+    resources: 0,
+    resourceTemplates: 0,
+    prompts: 0,
+    callFiles: 0,
+    hashedFiles: 0,
+  };
   const skipped: string[] = [];
-  const finish = (staticmcpProfile: boolean): CheckReport => ({ ok: problems.length === 0, staticmcpProfile, problems, checked, skipped });
+  const finish = (staticmcpProfile: boolean): CheckReport => ({
+    ok: problems.length === 0,
+    staticmcpProfile,
+    problems,
+    checked,
+    skipped,
+  });
 
   const manifestText = await readManifest(source);
   let manifest: unknown;
@@ -106,7 +132,11 @@ export async function checkTree(input: CheckInput): Promise<CheckReport> {
     return finish(false);
   }
   if (!isObject(manifest)) {
-    report(MANIFEST_FILE, 'is not a JSON object', `write the manifest as an object with protocolVersion, serverInfo and capabilities, or ${REBUILD}`);
+    report(
+      MANIFEST_FILE,
+      'is not a JSON object',
+      `write the manifest as an object with protocolVersion, serverInfo and capabilities, or ${REBUILD}`,
+    );
     return finish(false);
   }
   const extension = isObject(manifest[EXTENSION_KEY]) ? manifest[EXTENSION_KEY] : undefined;
@@ -122,7 +152,9 @@ export async function checkTree(input: CheckInput): Promise<CheckReport> {
   if (extension) await checkExtensionFiles(extension, tools, reader, report);
 
   if (input.files === undefined) {
-    skipped.push('call files under tools/: a URL cannot be listed, so only the manifest and the files it names were read');
+    skipped.push(
+      'call files under tools/: a URL cannot be listed, so only the manifest and the files it names were read',
+    );
     if (ours) skipped.push('the content hash: it covers every file, and a URL cannot be listed');
   } else {
     checked.callFiles = await checkListedFiles(input.files, source, extension, tools, report, checked);
@@ -134,15 +166,21 @@ type Report = (path: string, message: string, hint: string) => void;
 
 function checkHeader(manifest: JsonObject, report: Report): void {
   if (typeof manifest.protocolVersion !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(manifest.protocolVersion)) {
-    report(at('protocolVersion'), manifest.protocolVersion === undefined ? 'is missing' : `is ${JSON.stringify(manifest.protocolVersion)}, not a YYYY-MM-DD date`,
-      'set it to the MCP protocol version the tree follows, e.g. "2025-11-25"');
+    report(
+      at('protocolVersion'),
+      manifest.protocolVersion === undefined
+        ? 'is missing'
+        : `is ${JSON.stringify(manifest.protocolVersion)}, not a YYYY-MM-DD date`,
+      'set it to the MCP protocol version the tree follows, e.g. "2025-11-25"',
+    );
   }
   if (!isObject(manifest.serverInfo)) {
     report(at('serverInfo'), 'is missing or not an object', 'add "serverInfo": {"name": …, "version": …}');
   } else {
     for (const key of ['name', 'version']) {
       const value = manifest.serverInfo[key];
-      if (typeof value !== 'string' || value === '') report(at('serverInfo', key), 'is missing or not a non-empty string', `give the server a ${key} (a string)`);
+      if (typeof value !== 'string' || value === '')
+        report(at('serverInfo', key), 'is missing or not a non-empty string', `give the server a ${key} (a string)`);
     }
   }
   if (!isObject(manifest.capabilities)) {
@@ -152,13 +190,18 @@ function checkHeader(manifest: JsonObject, report: Report): void {
   for (const key of ['tools', 'resources']) {
     if (Array.isArray(manifest.capabilities[key])) continue;
     const topLevel = Array.isArray(manifest[key]);
-    report(at('capabilities', key), topLevel
-      ? `is missing; the list is at the top level ("${key}"), which staticmcp serve tolerates but the standard does not`
-      : 'is missing or not an array', `move the list to capabilities.${key} (an empty array when there are none)`);
+    report(
+      at('capabilities', key),
+      topLevel
+        ? `is missing; the list is at the top level ("${key}"), which staticmcp serve tolerates but the standard does not`
+        : 'is missing or not an array',
+      `move the list to capabilities.${key} (an empty array when there are none)`,
+    );
   }
   for (const key of ['resourceTemplates', 'prompts']) {
     const value = manifest.capabilities[key];
-    if (value !== undefined && !Array.isArray(value)) report(at('capabilities', key), 'is not an array', 'make it an array, or leave it out');
+    if (value !== undefined && !Array.isArray(value))
+      report(at('capabilities', key), 'is not an array', 'make it an array, or leave it out');
   }
 }
 
@@ -195,18 +238,28 @@ function checkTools(manifest: JsonObject, report: Report): CheckedTool[] {
       return;
     }
     if (!TOOL_NAME.test(name)) {
-      report(at(...base, index, 'name'), `tool name ${JSON.stringify(name)} does not match ^[a-zA-Z0-9_-]{1,64}$, and MCP clients reject the whole server over one such name`,
-        'rename the tool using only letters, digits, _ and - (at most 64 characters); for a staticmcp project, rename the script or set "name" in its .meta.json');
+      report(
+        at(...base, index, 'name'),
+        `tool name ${JSON.stringify(name)} does not match ^[a-zA-Z0-9_-]{1,64}$, and MCP clients reject the whole server over one such name`,
+        'rename the tool using only letters, digits, _ and - (at most 64 characters); for a staticmcp project, rename the script or set "name" in its .meta.json',
+      );
     }
     if (seen.has(name)) {
-      report(at(...base, index, 'name'), `tool name ${JSON.stringify(name)} is listed twice`, 'give every tool its own name');
+      report(
+        at(...base, index, 'name'),
+        `tool name ${JSON.stringify(name)} is listed twice`,
+        'give every tool its own name',
+      );
       return;
     }
     seen.add(name);
     const schema = raw.inputSchema;
     if (!isObject(schema) || schema.type !== 'object') {
-      report(at(...base, index, 'inputSchema'), isObject(schema) ? `has type ${JSON.stringify(schema.type)}, not "object"` : 'is missing or not an object',
-        'give the tool an inputSchema {"type": "object", "properties": {…}} (MCP requires an object schema)');
+      report(
+        at(...base, index, 'inputSchema'),
+        isObject(schema) ? `has type ${JSON.stringify(schema.type)}, not "object"` : 'is missing or not an object',
+        'give the tool an inputSchema {"type": "object", "properties": {…}} (MCP requires an object schema)',
+      );
     }
     const properties = isObject(schema) && isObject(schema.properties) ? Object.keys(schema.properties) : [];
     tools.push({ name, parameterOrder: properties });
@@ -214,7 +267,12 @@ function checkTools(manifest: JsonObject, report: Report): CheckedTool[] {
   return tools;
 }
 
-async function checkResources(manifest: JsonObject, extension: JsonObject | undefined, reader: CachedTreeReader, report: Report): Promise<number> {
+async function checkResources(
+  manifest: JsonObject,
+  extension: JsonObject | undefined,
+  reader: CachedTreeReader,
+  report: Report,
+): Promise<number> {
   const stateResources = extension && isObject(extension.stateResources) ? extension.stateResources : {};
   const seen = new Set<string>();
   const base = listPath(manifest, 'resources');
@@ -225,9 +283,14 @@ async function checkResources(manifest: JsonObject, extension: JsonObject | unde
       continue;
     }
     const uri = raw.uri;
-    if (typeof raw.name !== 'string') report(at(...base, index, 'name'), 'is missing or not a string', 'give the resource a human-readable name');
+    if (typeof raw.name !== 'string')
+      report(at(...base, index, 'name'), 'is missing or not a string', 'give the resource a human-readable name');
     if (typeof uri !== 'string' || uri === '') {
-      report(at(...base, index, 'uri'), 'is missing or not a non-empty string', 'give the resource its URI (e.g. "docs://guide")');
+      report(
+        at(...base, index, 'uri'),
+        'is missing or not a non-empty string',
+        'give the resource its URI (e.g. "docs://guide")',
+      );
       continue;
     }
     if (seen.has(uri)) {
@@ -248,25 +311,45 @@ async function checkResourceFile(uri: string, ours: boolean, reader: CachedTreeR
     const file = await reader.readJson(candidate);
     if (file.kind === 'missing') continue;
     if (file.kind === 'broken') {
-      report(candidate, `resource ${uri}: ${file.reason}`, `write it as JSON {"uri", "mimeType", "text"}, or ${REBUILD}`);
+      report(
+        candidate,
+        `resource ${uri}: ${file.reason}`,
+        `write it as JSON {"uri", "mimeType", "text"}, or ${REBUILD}`,
+      );
       return;
     }
     const value = file.value;
-    const written = isObject(value) && Array.isArray(value.contents) ? value.contents.filter(isObject) : isObject(value) ? [value] : [];
+    const written =
+      isObject(value) && Array.isArray(value.contents)
+        ? value.contents.filter(isObject)
+        : isObject(value)
+          ? [value]
+          : [];
     for (const item of written) {
       if (typeof item.uri === 'string' && item.uri !== uri) {
-        report(candidate, `says it holds ${item.uri}, but mcp.json lists it for ${uri}`, `make the two URIs agree, or ${REBUILD}`);
+        report(
+          candidate,
+          `says it holds ${item.uri}, but mcp.json lists it for ${uri}`,
+          `make the two URIs agree, or ${REBUILD}`,
+        );
         return;
       }
     }
     // Our profile writes one shape; anything else in our tree means the file was not written by us.
     if (ours && !(isObject(value) && (typeof value.text === 'string' || typeof value.blob === 'string'))) {
-      report(candidate, `resource ${uri} is not in the {uri, mimeType, text|blob} shape this tree's generator writes`, REBUILD);
+      report(
+        candidate,
+        `resource ${uri} is not in the {uri, mimeType, text|blob} shape this tree's generator writes`,
+        REBUILD,
+      );
     }
     return;
   }
-  report(candidates[candidates.length - 1], `is missing: resource ${uri} has no file, so resources/read fails`,
-    `${REBUILD}, or remove the resource from mcp.json`);
+  report(
+    candidates[candidates.length - 1],
+    `is missing: resource ${uri} has no file, so resources/read fails`,
+    `${REBUILD}, or remove the resource from mcp.json`,
+  );
 }
 
 function checkTemplates(manifest: JsonObject, report: Report): number {
@@ -274,13 +357,22 @@ function checkTemplates(manifest: JsonObject, report: Report): number {
   const list = listOf(manifest, 'resourceTemplates');
   list.forEach((raw, index) => {
     if (!isObject(raw) || typeof raw.uriTemplate !== 'string' || typeof raw.name !== 'string') {
-      report(at(...base, index), 'needs a uriTemplate and a name (strings)', 'describe each template as {uriTemplate, name, description?, mimeType?}');
+      report(
+        at(...base, index),
+        'needs a uriTemplate and a name (strings)',
+        'describe each template as {uriTemplate, name, description?, mimeType?}',
+      );
     }
   });
   return list.length;
 }
 
-async function checkPrompts(manifest: JsonObject, ours: boolean, reader: CachedTreeReader, report: Report): Promise<number> {
+async function checkPrompts(
+  manifest: JsonObject,
+  ours: boolean,
+  reader: CachedTreeReader,
+  report: Report,
+): Promise<number> {
   const base = listPath(manifest, 'prompts');
   const list = listOf(manifest, 'prompts');
   for (const [index, raw] of list.entries()) {
@@ -293,13 +385,22 @@ async function checkPrompts(manifest: JsonObject, ours: boolean, reader: CachedT
     const filePath = promptFilePath(raw.name);
     const file = await reader.readJson(filePath);
     if (file.kind !== 'ok') {
-      report(filePath, file.kind === 'missing' ? `is missing: prompt ${raw.name} cannot be rendered` : file.reason, `${REBUILD}, or remove the prompt from mcp.json`);
+      report(
+        filePath,
+        file.kind === 'missing' ? `is missing: prompt ${raw.name} cannot be rendered` : file.reason,
+        `${REBUILD}, or remove the prompt from mcp.json`,
+      );
     }
   }
   return list.length;
 }
 
-async function checkExtensionFiles(extension: JsonObject, tools: CheckedTool[], reader: CachedTreeReader, report: Report): Promise<void> {
+async function checkExtensionFiles(
+  extension: JsonObject,
+  tools: CheckedTool[],
+  reader: CachedTreeReader,
+  report: Report,
+): Promise<void> {
   const toolExtensions = isObject(extension.tools) ? extension.tools : undefined;
   if (!toolExtensions) {
     report(at(EXTENSION_KEY, 'tools'), 'is missing or not an object', REBUILD);
@@ -307,34 +408,58 @@ async function checkExtensionFiles(extension: JsonObject, tools: CheckedTool[], 
     const names = new Set(tools.map((tool) => tool.name));
     for (const tool of tools) {
       const entry = toolExtensions[tool.name];
-      if (!isObject(entry) || !Array.isArray(entry.parameterOrder) || !entry.parameterOrder.every((name) => typeof name === 'string')) {
-        report(at(EXTENSION_KEY, 'tools', tool.name), 'is missing, or has no parameterOrder (an array of names)', REBUILD);
+      if (
+        !isObject(entry) ||
+        !Array.isArray(entry.parameterOrder) ||
+        !entry.parameterOrder.every((name) => typeof name === 'string')
+      ) {
+        report(
+          at(EXTENSION_KEY, 'tools', tool.name),
+          'is missing, or has no parameterOrder (an array of names)',
+          REBUILD,
+        );
         continue;
       }
       tool.parameterOrder = entry.parameterOrder as string[];
     }
     for (const name of Object.keys(toolExtensions)) {
-      if (!names.has(name)) report(at(EXTENSION_KEY, 'tools', name), `describes a tool that capabilities.tools does not list`, REBUILD);
+      if (!names.has(name))
+        report(at(EXTENSION_KEY, 'tools', name), `describes a tool that capabilities.tools does not list`, REBUILD);
     }
   }
-  if (typeof extension.contentHash !== 'string') report(at(EXTENSION_KEY, 'contentHash'), 'is missing or not a string', REBUILD);
+  if (typeof extension.contentHash !== 'string')
+    report(at(EXTENSION_KEY, 'contentHash'), 'is missing or not a string', REBUILD);
   // The owner's TTL (2026-07-28 ttlMs, _headers max-age): a bad value would be ignored by every
   // bridge and the default used instead, which is not what the owner asked for.
   if (extension.cache !== undefined) {
     const ttl = isObject(extension.cache) ? extension.cache.ttlSeconds : undefined;
     if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0 || ttl > MAX_CACHE_TTL_SECONDS) {
-      report(at(EXTENSION_KEY, 'cache', 'ttlSeconds'), `must be a whole number of seconds from 0 to ${MAX_CACHE_TTL_SECONDS} (bridges use ${DEFAULT_CACHE_TTL_SECONDS} instead)`, REBUILD);
+      report(
+        at(EXTENSION_KEY, 'cache', 'ttlSeconds'),
+        `must be a whole number of seconds from 0 to ${MAX_CACHE_TTL_SECONDS} (bridges use ${DEFAULT_CACHE_TTL_SECONDS} instead)`,
+        REBUILD,
+      );
     }
   }
   if (typeof extension.completions === 'string') {
     const file = await reader.readJson(extension.completions);
-    if (file.kind !== 'ok') report(extension.completions, file.kind === 'missing' ? 'is missing: completions cannot be answered' : file.reason, REBUILD);
+    if (file.kind !== 'ok')
+      report(
+        extension.completions,
+        file.kind === 'missing' ? 'is missing: completions cannot be answered' : file.reason,
+        REBUILD,
+      );
   }
 }
 
 /** Every listed file: call files parsed (and, in our trees, their keys checked), the content hash recomputed. */
 async function checkListedFiles(
-  files: readonly string[], source: TreeSource, extension: JsonObject | undefined, tools: CheckedTool[], report: Report, checked: CheckCounts,
+  files: readonly string[],
+  source: TreeSource,
+  extension: JsonObject | undefined,
+  tools: CheckedTool[],
+  report: Report,
+  checked: CheckCounts,
 ): Promise<number> {
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
   const callFilesPerTool = new Map<string, number>();
@@ -351,7 +476,11 @@ async function checkListedFiles(
     try {
       const outcome = await source.read(filePath);
       if (outcome.status !== 'ok') {
-        report(filePath, 'cannot be read through the tree (a link that leaves the folder?)', 'replace it with a regular file inside the tree');
+        report(
+          filePath,
+          'cannot be read through the tree (a link that leaves the folder?)',
+          'replace it with a regular file inside the tree',
+        );
         continue;
       }
       text = outcome.text;
@@ -379,8 +508,11 @@ async function checkListedFiles(
   if (typeof recorded === 'string') {
     const actual = hash.digest();
     if (actual !== recorded) {
-      report(at(EXTENSION_KEY, 'contentHash'), `is ${recorded}, but the files hash to ${actual}: a file was added, removed or edited after the build`,
-        `${REBUILD} (serve keys its caches and cursors on this hash, so a hand edit must come with a new one)`);
+      report(
+        at(EXTENSION_KEY, 'contentHash'),
+        `is ${recorded}, but the files hash to ${actual}: a file was added, removed or edited after the build`,
+        `${REBUILD} (serve keys its caches and cursors on this hash, so a hand edit must come with a new one)`,
+      );
     }
   }
   const toolExtensions = isObject(extension.tools) ? extension.tools : {};
@@ -389,18 +521,33 @@ async function checkListedFiles(
     const expected = isObject(entry) && typeof entry.precomputed === 'number' ? entry.precomputed : undefined;
     const found = callFilesPerTool.get(tool.name) ?? 0;
     if (expected !== undefined && expected !== found) {
-      report(at(EXTENSION_KEY, 'tools', tool.name, 'precomputed'), `says ${expected} call files, but tools/ holds ${found} for ${tool.name}`, REBUILD);
+      report(
+        at(EXTENSION_KEY, 'tools', tool.name, 'precomputed'),
+        `says ${expected} call files, but tools/ holds ${found} for ${tool.name}`,
+        REBUILD,
+      );
     }
   }
   return callFiles;
 }
 
-function checkCallFile(filePath: string, text: string, tool: CheckedTool | undefined, toolName: string, ours: boolean, report: Report): void {
+function checkCallFile(
+  filePath: string,
+  text: string,
+  tool: CheckedTool | undefined,
+  toolName: string,
+  ours: boolean,
+  report: Report,
+): void {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    report(filePath, `is not valid JSON (${(error as Error).message}), so the call it answers fails`, `fix or delete it, or ${REBUILD}`);
+    report(
+      filePath,
+      `is not valid JSON (${(error as Error).message}), so the call it answers fails`,
+      `fix or delete it, or ${REBUILD}`,
+    );
     return;
   }
   // Other generators' files are read leniently (raw JSON becomes text); only our profile is stricter.
@@ -410,17 +557,28 @@ function checkCallFile(filePath: string, text: string, tool: CheckedTool | undef
     return;
   }
   if (!tool) {
-    report(filePath, `answers tool ${JSON.stringify(toolName)}, which mcp.json does not list`, `delete it, or ${REBUILD}`);
+    report(
+      filePath,
+      `answers tool ${JSON.stringify(toolName)}, which mcp.json does not list`,
+      `delete it, or ${REBUILD}`,
+    );
     return;
   }
   const { recordedArguments } = readCallFile(value);
   if (!recordedArguments) {
-    report(filePath, 'does not record the arguments it answers (_meta["staticmcp/arguments"]), so the bridge will not serve it', REBUILD);
+    report(
+      filePath,
+      'does not record the arguments it answers (_meta["staticmcp/arguments"]), so the bridge will not serve it',
+      REBUILD,
+    );
     return;
   }
   const expected = callFilePath(tool.name, tool.parameterOrder, recordedArguments);
   if (expected !== filePath) {
-    report(filePath, `records arguments ${JSON.stringify(recordedArguments)}, which belong at ${expected}: the bridge never serves it for the call this path stands for`,
-      `move it back to ${expected}, or ${REBUILD}`);
+    report(
+      filePath,
+      `records arguments ${JSON.stringify(recordedArguments)}, which belong at ${expected}: the bridge never serves it for the call this path stands for`,
+      `move it back to ${expected}, or ${REBUILD}`,
+    );
   }
 }

@@ -13,7 +13,11 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** A non-UTF-8 name shown safely: valid parts as text, the rest as \xNN escapes. */
 function describeName(bytes: Buffer): string {
-  return [...bytes].map((byte) => (byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`)).join('');
+  return [...bytes]
+    .map((byte) =>
+      byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`,
+    )
+    .join('');
 }
 
 export async function listTreeFiles(root: string): Promise<{ files: string[]; problems: TreeProblem[] }> {
@@ -24,7 +28,11 @@ export async function listTreeFiles(root: string): Promise<{ files: string[]; pr
     try {
       entries = await fs.readdir(folder, { withFileTypes: true, encoding: 'buffer' });
     } catch (error) {
-      problems.push({ path: prefix || '.', message: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, hint: 'make the folder readable, or remove it from the tree' });
+      problems.push({
+        path: prefix || '.',
+        message: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        hint: 'make the folder readable, or remove it from the tree',
+      });
       return;
     }
     for (const entry of entries) {
@@ -33,13 +41,21 @@ export async function listTreeFiles(root: string): Promise<{ files: string[]; pr
         name = strictUtf8.decode(entry.name);
       } catch {
         const shown = `${prefix ? `${prefix}/` : ''}${describeName(entry.name)}`;
-        problems.push({ path: shown, message: 'has a name that is not UTF-8, so no client can ask for it', hint: 'rename it (staticmcp build writes only ASCII names) or remove it' });
+        problems.push({
+          path: shown,
+          message: 'has a name that is not UTF-8, so no client can ask for it',
+          hint: 'rename it (staticmcp build writes only ASCII names) or remove it',
+        });
         continue;
       }
       const relative = prefix ? `${prefix}/${name}` : name;
       if (entry.isDirectory()) {
         if (depth + 1 >= MAX_CHECKED_DEPTH) {
-          problems.push({ path: relative, message: `is nested deeper than ${MAX_CHECKED_DEPTH} folders; its contents were not checked`, hint: 'no StaticMCP key is that deep: remove the nest' });
+          problems.push({
+            path: relative,
+            message: `is nested deeper than ${MAX_CHECKED_DEPTH} folders; its contents were not checked`,
+            hint: 'no StaticMCP key is that deep: remove the nest',
+          });
           continue;
         }
         await walk(path.join(folder, name), relative, depth + 1);

@@ -22,7 +22,9 @@ function createProgress(): (event: BuildEvent) => void {
   let lastPercent = -1;
   return (event) => {
     if (event.type === 'plan') {
-      process.stderr.write(`staticmcp: ${event.totalRuns} call(s) to run${event.cachedRuns > 0 ? `, ${event.cachedRuns} unchanged from the cache` : ''}\n`);
+      process.stderr.write(
+        `staticmcp: ${event.totalRuns} call(s) to run${event.cachedRuns > 0 ? `, ${event.cachedRuns} unchanged from the cache` : ''}\n`,
+      );
       return;
     }
     const percent = Math.floor((event.done / event.totalRuns) * 100);
@@ -32,7 +34,9 @@ function createProgress(): (event: BuildEvent) => void {
       lastDrawnAt = now;
       const width = 30;
       const filled = Math.round((event.done / event.totalRuns) * width);
-      process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${event.done}/${event.totalRuns} ${event.tool.slice(0, 30).padEnd(30)}`);
+      process.stderr.write(
+        `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${event.done}/${event.totalRuns} ${event.tool.slice(0, 30).padEnd(30)}`,
+      );
       if (event.done === event.totalRuns) process.stderr.write('\n');
     } else if (percent >= lastPercent + 25 || event.done === event.totalRuns) {
       lastPercent = percent;
@@ -42,7 +46,10 @@ function createProgress(): (event: BuildEvent) => void {
 }
 
 function indent(text: string, prefix: string): string {
-  return text.split('\n').map((line) => `${prefix}${line}`).join('\n');
+  return text
+    .split('\n')
+    .map((line) => `${prefix}${line}`)
+    .join('\n');
 }
 
 function describeTool(tool: ToolReport): string {
@@ -66,16 +73,22 @@ function describeTool(tool: ToolReport): string {
 function printSummary(report: BuildReport): void {
   const lines: string[] = [];
   const where = path.relative(process.cwd(), report.outDir) || '.';
-  lines.push(report.unchanged ? `staticmcp: ${where} is already up to date` : `staticmcp: wrote ${report.files} files to ${where}`);
+  lines.push(
+    report.unchanged
+      ? `staticmcp: ${where} is already up to date`
+      : `staticmcp: wrote ${report.files} files to ${where}`,
+  );
   for (const tool of report.tools) lines.push(describeTool(tool));
   if (report.tools.length === 0) lines.push('  (no tools: put executable scripts in tools/, or pass --tools DIR)');
   lines.push(`  ${report.resources} resource(s)`);
   for (const warning of report.warnings) lines.push(`  warning: ${warning.path} ${warning.message}`);
   for (const failure of report.failures) lines.push(`  ✗ ${failure.path}: ${failure.message}`);
   const failedRuns = report.tools.reduce((sum, tool) => sum + tool.failures.length, 0);
-  lines.push(report.ok
-    ? `staticmcp: build succeeded in ${Math.round(report.durationMs)} ms`
-    : `staticmcp: build finished with ${report.failures.length} failed item(s) and ${failedRuns} failed run(s); the tree holds everything else`);
+  lines.push(
+    report.ok
+      ? `staticmcp: build succeeded in ${Math.round(report.durationMs)} ms`
+      : `staticmcp: build finished with ${report.failures.length} failed item(s) and ${failedRuns} failed run(s); the tree holds everything else`,
+  );
   process.stderr.write(`${lines.join('\n')}\n`);
 }
 
@@ -96,10 +109,16 @@ export async function runBuildCommand(options: BuildCommandOptions): Promise<num
   process.once('SIGTERM', onSignal);
   try {
     const startedAt = performance.now();
-    const recorded = options.force ? null : await readUpToDateReport(path.resolve(options.project), {
-      outDir: options.out === undefined ? undefined : path.resolve(options.out),
-      toolsRoot: options.tools === undefined ? undefined : path.resolve(options.tools),
-    }, generatorName());
+    const recorded = options.force
+      ? null
+      : await readUpToDateReport(
+          path.resolve(options.project),
+          {
+            outDir: options.out === undefined ? undefined : path.resolve(options.out),
+            toolsRoot: options.tools === undefined ? undefined : path.resolve(options.tools),
+          },
+          generatorName(),
+        );
     if (recorded) {
       // Nothing ran this time: every answer came from what the recorded build left.
       const tools = recorded.tools.map((tool) => ({ ...tool, cached: tool.precomputed }));
@@ -126,10 +145,15 @@ export async function runBuildCommand(options: BuildCommandOptions): Promise<num
     printError(error);
     if (options.json && error instanceof StaticMcpError) {
       // Machine readers get the same stop reason the human sees, instead of an empty stdout.
-      process.stdout.write(`${JSON.stringify({ ok: false, error: { code: error.code, message: error.message, hint: error.hint } }, null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ ok: false, error: { code: error.code, message: error.message, hint: error.hint } }, null, 2)}\n`,
+      );
     }
     if (interruptedBy) return INTERRUPTED_EXIT[interruptedBy];
-    return (error as { code?: string }).code?.startsWith('OUT_') || (error as { code?: string }).code === 'PROJECT_NOT_FOUND'
-      || (error as { code?: string }).code === 'TOOLS_NOT_FOUND' ? 2 : 1;
+    return (error as { code?: string }).code?.startsWith('OUT_') ||
+      (error as { code?: string }).code === 'PROJECT_NOT_FOUND' ||
+      (error as { code?: string }).code === 'TOOLS_NOT_FOUND'
+      ? 2
+      : 1;
   }
 }

@@ -27,35 +27,54 @@ async function findTreeFolder(given: string): Promise<string> {
   const folder = path.resolve(given);
   const stat = await fs.stat(folder).catch(() => undefined);
   if (!stat?.isDirectory()) {
-    throw new StaticMcpError('CHECK_NOT_FOUND', `${given} is not a folder`, 'give a tree folder (e.g. dist/), a project folder that was built, or an http(s) URL');
+    throw new StaticMcpError(
+      'CHECK_NOT_FOUND',
+      `${given} is not a folder`,
+      'give a tree folder (e.g. dist/), a project folder that was built, or an http(s) URL',
+    );
   }
   if (await isFile(path.join(folder, 'mcp.json'))) return folder;
   const output = await outputFolderOf(folder);
   if (await isFile(path.join(output, 'mcp.json'))) return output;
-  throw new StaticMcpError('CHECK_NO_TREE', `${given} holds no mcp.json (nor ${path.relative(folder, output)}/mcp.json), so it is not a StaticMCP tree`,
-    `run staticmcp build ${given} first, or point staticmcp check at a tree folder or URL`);
+  throw new StaticMcpError(
+    'CHECK_NO_TREE',
+    `${given} holds no mcp.json (nor ${path.relative(folder, output)}/mcp.json), so it is not a StaticMCP tree`,
+    `run staticmcp build ${given} first, or point staticmcp check at a tree folder or URL`,
+  );
 }
 
-async function openSource(given: string): Promise<{ source: TreeSource; files?: string[]; listingProblems?: TreeProblem[] }> {
+async function openSource(
+  given: string,
+): Promise<{ source: TreeSource; files?: string[]; listingProblems?: TreeProblem[] }> {
   if (/^https?:\/\//i.test(given)) {
     const { UrlSource } = await import('../serve/url-source.js');
     try {
       return { source: new UrlSource(given) };
     } catch {
-      throw new StaticMcpError('CHECK_BAD_URL', `${given} is not a valid URL`, 'give the http(s) address the tree is deployed at');
+      throw new StaticMcpError(
+        'CHECK_BAD_URL',
+        `${given} is not a valid URL`,
+        'give the http(s) address the tree is deployed at',
+      );
     }
   }
   const root = await findTreeFolder(given);
   const { FolderSource } = await import('../serve/folder-source.js');
   const { listTreeFiles } = await import('../check/list-tree-files.js');
   const { files, problems } = await listTreeFiles(root);
-  return { source: new FolderSource(root, path.relative(process.cwd(), root) || '.'), files, listingProblems: problems };
+  return {
+    source: new FolderSource(root, path.relative(process.cwd(), root) || '.'),
+    files,
+    listingProblems: problems,
+  };
 }
 
 function printHuman(name: string, report: CheckReport): void {
   const { checked } = report;
   const counts = [
-    `${checked.tools} tool${checked.tools === 1 ? '' : 's'}`, `${checked.resources} resource${checked.resources === 1 ? '' : 's'}`, `${checked.prompts} prompt${checked.prompts === 1 ? '' : 's'}`,
+    `${checked.tools} tool${checked.tools === 1 ? '' : 's'}`,
+    `${checked.resources} resource${checked.resources === 1 ? '' : 's'}`,
+    `${checked.prompts} prompt${checked.prompts === 1 ? '' : 's'}`,
     ...(report.skipped.length === 0 || checked.callFiles > 0 ? [`${checked.callFiles} call files`] : []),
   ].join(', ');
   const kind = report.staticmcpProfile ? 'staticmcp profile' : 'StaticMCP standard';
@@ -63,8 +82,11 @@ function printHuman(name: string, report: CheckReport): void {
   if (report.ok) {
     lines.push(`✓ ${name}: no problems (${kind}; ${counts}${checked.hashedFiles > 0 ? '; content hash matches' : ''})`);
   } else {
-    lines.push(`✗ ${name}: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'} (${kind}; ${counts})`);
-    for (const problem of report.problems) lines.push(`  ✗ ${problem.path}: ${problem.message}`, `      what to do: ${problem.hint}`);
+    lines.push(
+      `✗ ${name}: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'} (${kind}; ${counts})`,
+    );
+    for (const problem of report.problems)
+      lines.push(`  ✗ ${problem.path}: ${problem.message}`, `      what to do: ${problem.hint}`);
   }
   for (const note of report.skipped) lines.push(`  not checked: ${note}`);
   process.stderr.write(`${lines.join('\n')}\n`);

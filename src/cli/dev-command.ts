@@ -36,7 +36,8 @@ function describeError(error: unknown): string {
 function failureLines(report: BuildReport): string[] {
   const lines = report.failures.map((failure) => `${failure.path}: ${failure.message}`);
   for (const tool of report.tools) {
-    for (const failure of tool.failures.slice(0, 3)) lines.push(`${tool.script} ${JSON.stringify(failure.arguments)}: ${failure.message}`);
+    for (const failure of tool.failures.slice(0, 3))
+      lines.push(`${tool.script} ${JSON.stringify(failure.arguments)}: ${failure.message}`);
   }
   return lines;
 }
@@ -51,7 +52,10 @@ function summarize(report: BuildReport): string {
 function outputMatcher(projectRoot: string, outDir: string): (relativePath: string) => boolean {
   const relativeOut = path.relative(projectRoot, outDir).split(path.sep).join('/');
   if (relativeOut === '' || relativeOut.startsWith('..') || path.isAbsolute(relativeOut)) return () => false;
-  return (relativePath) => relativePath === relativeOut || relativePath.startsWith(`${relativeOut}/`) || relativePath.startsWith(`${relativeOut}${TREE_SWAP_MARK}`);
+  return (relativePath) =>
+    relativePath === relativeOut ||
+    relativePath.startsWith(`${relativeOut}/`) ||
+    relativePath.startsWith(`${relativeOut}${TREE_SWAP_MARK}`);
 }
 
 export async function runDevCommand(argv: string[]): Promise<number> {
@@ -60,7 +64,12 @@ export async function runDevCommand(argv: string[]): Promise<number> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { out: { type: 'string' }, tools: { type: 'string' }, concurrency: { type: 'string' }, 'debounce-ms': { type: 'string' } },
+      options: {
+        out: { type: 'string' },
+        tools: { type: 'string' },
+        concurrency: { type: 'string' },
+        'debounce-ms': { type: 'string' },
+      },
     });
   } catch (error) {
     return fail((error as Error).message, USAGE, 2);
@@ -68,11 +77,19 @@ export async function runDevCommand(argv: string[]): Promise<number> {
   if (parsed.positionals.length > 1) return fail(`one project at most, got ${parsed.positionals.length}`, USAGE, 2);
   const projectRoot = path.resolve(parsed.positionals[0] ?? '.');
   const stat = await fs.stat(projectRoot).catch(() => undefined);
-  if (!stat?.isDirectory()) return fail(`${parsed.positionals[0] ?? '.'} is not a folder`, 'pass the project folder (the one that holds tools/, resources/, prompts/)', 2);
+  if (!stat?.isDirectory())
+    return fail(
+      `${parsed.positionals[0] ?? '.'} is not a folder`,
+      'pass the project folder (the one that holds tools/, resources/, prompts/)',
+      2,
+    );
   const concurrency = parsed.values.concurrency === undefined ? undefined : Number(parsed.values.concurrency);
-  if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) return fail('--concurrency must be a whole number of at least 1', USAGE, 2);
-  const debounceMs = parsed.values['debounce-ms'] === undefined ? DEFAULT_DEBOUNCE_MS : Number(parsed.values['debounce-ms']);
-  if (!Number.isFinite(debounceMs) || debounceMs < 0) return fail('--debounce-ms must be a number of milliseconds', USAGE, 2);
+  if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1))
+    return fail('--concurrency must be a whole number of at least 1', USAGE, 2);
+  const debounceMs =
+    parsed.values['debounce-ms'] === undefined ? DEFAULT_DEBOUNCE_MS : Number(parsed.values['debounce-ms']);
+  if (!Number.isFinite(debounceMs) || debounceMs < 0)
+    return fail('--debounce-ms must be a number of milliseconds', USAGE, 2);
   // Fixed for the session: a changed "out" in staticmcp.json takes effect on the next `staticmcp dev`.
   const outDir = parsed.values.out !== undefined ? path.resolve(parsed.values.out) : await outputFolderOf(projectRoot);
   const toolsDir = parsed.values.tools !== undefined ? path.resolve(parsed.values.tools) : undefined;
@@ -81,7 +98,8 @@ export async function runDevCommand(argv: string[]): Promise<number> {
   // Rebuilds hard-link the files an edit did not change instead of rewriting the whole tree.
   (await import('../tree/write-tree.js')).reuseUnchangedTreeFiles();
   const stopping = new AbortController();
-  const build = (): Promise<BuildReport> => buildProject({ projectRoot, outDir, toolsDir, concurrency, signal: stopping.signal });
+  const build = (): Promise<BuildReport> =>
+    buildProject({ projectRoot, outDir, toolsDir, concurrency, signal: stopping.signal });
 
   log(`building ${parsed.positionals[0] ?? '.'}`);
   // Scripts run in their own process groups: a Ctrl-C during the first build must end them here.
@@ -97,9 +115,18 @@ export async function runDevCommand(argv: string[]): Promise<number> {
     log(summarize(report));
     for (const line of failureLines(report)) log(`  ✗ ${line}`);
   } catch (error) {
-    if (interruptedBy) return fail(`${interruptedBy} received during the first build; its scripts were ended`, 'run staticmcp dev again when ready', interruptedBy === 'SIGINT' ? 130 : 143);
-    const hasTree = await fs.stat(path.join(outDir, 'mcp.json')).then((file) => file.isFile(), () => false);
-    if (!hasTree) return fail(`the first build failed: ${describeError(error)}`, 'fix the project and run staticmcp dev again', 1);
+    if (interruptedBy)
+      return fail(
+        `${interruptedBy} received during the first build; its scripts were ended`,
+        'run staticmcp dev again when ready',
+        interruptedBy === 'SIGINT' ? 130 : 143,
+      );
+    const hasTree = await fs.stat(path.join(outDir, 'mcp.json')).then(
+      (file) => file.isFile(),
+      () => false,
+    );
+    if (!hasTree)
+      return fail(`the first build failed: ${describeError(error)}`, 'fix the project and run staticmcp dev again', 1);
     log(`the first build failed, serving the previous tree until a change builds: ${describeError(error)}`);
   }
   process.off('SIGINT', onSignal);
@@ -127,7 +154,9 @@ export async function runDevCommand(argv: string[]): Promise<number> {
       // Named inside the project: the warning also reaches the client, which has no business with our paths.
       const inProject = path.relative(projectRoot, toolsRoot);
       const shown = inProject.startsWith('..') || path.isAbsolute(inProject) ? 'the --tools folder' : `${inProject}/`;
-      bridge.warn(`${shown} is gone, so a rebuild would serve no tools; still serving the previous tree (${bridge.toolCount()} tools). Restore the folder, or keep an empty one to really remove every tool`);
+      bridge.warn(
+        `${shown} is gone, so a rebuild would serve no tools; still serving the previous tree (${bridge.toolCount()} tools). Restore the folder, or keep an empty one to really remove every tool`,
+      );
       return;
     }
     let report: BuildReport;
@@ -145,7 +174,9 @@ export async function runDevCommand(argv: string[]): Promise<number> {
     try {
       const reload = await bridge.reloadTree();
       const lists = (['tools', 'resources', 'prompts'] as const).filter((kind) => reload[kind]);
-      log(`reloaded the tree${lists.length > 0 ? `; ${lists.join(', ')} list(s) changed` : ''}${reload.updated.length > 0 ? `; updated ${reload.updated.join(', ')}` : ''}`);
+      log(
+        `reloaded the tree${lists.length > 0 ? `; ${lists.join(', ')} list(s) changed` : ''}${reload.updated.length > 0 ? `; updated ${reload.updated.join(', ')}` : ''}`,
+      );
     } catch (error) {
       bridge.warn(`the rebuilt tree cannot be loaded; still serving the previous one: ${describeError(error)}`);
     }
@@ -165,14 +196,20 @@ export async function runDevCommand(argv: string[]): Promise<number> {
 }
 
 async function isFolder(folder: string): Promise<boolean> {
-  return fs.stat(folder).then((stat) => stat.isDirectory(), () => false);
+  return fs.stat(folder).then(
+    (stat) => stat.isDirectory(),
+    () => false,
+  );
 }
 
 /**
  * Runs `rebuild` for change batches one at a time: changes that arrive while a rebuild runs are
  * collected and cause exactly one more rebuild after it.
  */
-function createRebuildLoop(rebuild: (changed: string[]) => Promise<void>): { request(paths: string[]): void; idle(): Promise<void> } {
+function createRebuildLoop(rebuild: (changed: string[]) => Promise<void>): {
+  request(paths: string[]): void;
+  idle(): Promise<void>;
+} {
   const pending = new Set<string>();
   let running: Promise<void> | undefined;
   const loop = async (): Promise<void> => {

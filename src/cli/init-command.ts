@@ -36,16 +36,24 @@ export async function runInitCommand(folder: string): Promise<number> {
     const target = path.resolve(folder);
     const existing = await fs.readdir(target).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return [];
-      throw new StaticMcpError('INIT_UNREADABLE', `${folder} cannot be read (${error.code})`, 'Choose a folder you can write to.');
+      throw new StaticMcpError(
+        'INIT_UNREADABLE',
+        `${folder} cannot be read (${error.code})`,
+        'Choose a folder you can write to.',
+      );
     });
     if (existing.length > 0) {
-      throw new StaticMcpError('INIT_NOT_EMPTY', `${folder} is not empty; init never overwrites files`, 'Run it with a new folder name: staticmcp init my-server');
+      throw new StaticMcpError(
+        'INIT_NOT_EMPTY',
+        `${folder} is not empty; init never overwrites files`,
+        'Run it with a new folder name: staticmcp init my-server',
+      );
     }
     const written = await copyFolder(TEMPLATE_ROOT, target);
     const relative = path.relative(process.cwd(), target) || '.';
     process.stderr.write(
       `staticmcp: created ${written.length} files in ${relative}\n  next: staticmcp build ${relative} && staticmcp serve ${relative}\n` +
-      `  to deploy: see ${path.join(relative, 'deploy', 'README.md')} (delete the deploy files of hosts you do not use)\n`,
+        `  to deploy: see ${path.join(relative, 'deploy', 'README.md')} (delete the deploy files of hosts you do not use)\n`,
     );
     return 0;
   } catch (error) {

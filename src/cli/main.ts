@@ -3,7 +3,8 @@
 // dispatched before yargs loads, so the bridge starts as fast as Node itself and a no-op rebuild
 // stays cheap; everything else (help, usage errors, other commands) goes through yargs.
 
-const fastBuild = process.argv[2] === 'build' ? (await import('./parse-build-argv.js')).parseBuildArgv(process.argv.slice(3)) : null;
+const fastBuild =
+  process.argv[2] === 'build' ? (await import('./parse-build-argv.js')).parseBuildArgv(process.argv.slice(3)) : null;
 
 if (process.argv[2] === 'serve' && !process.argv.includes('--help')) {
   const { runServeCommand } = await import('./serve-command.js');

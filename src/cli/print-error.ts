@@ -7,5 +7,7 @@ export function printError(error: unknown): void {
     return;
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`staticmcp: unexpected error: ${message}\n  what to do: this is a bug in staticmcp; please report it with the command you ran\n`);
+  process.stderr.write(
+    `staticmcp: unexpected error: ${message}\n  what to do: this is a bug in staticmcp; please report it with the command you ran\n`,
+  );
 }

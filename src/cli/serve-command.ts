@@ -6,7 +6,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-const USAGE = 'usage: staticmcp serve [project|tree|URL] [--live PROJECT] [--fetch-deadline-ms N] [--live-concurrency N] [--http [--port N] [--host H] [--allowed-host H]… [--allow-remote-live]]';
+const USAGE =
+  'usage: staticmcp serve [project|tree|URL] [--live PROJECT] [--fetch-deadline-ms N] [--live-concurrency N] [--http [--port N] [--host H] [--allowed-host H]… [--allow-remote-live]]';
 const DEFAULT_PORT = 8080;
 const DEFAULT_HOST = '127.0.0.1';
 
@@ -57,14 +58,28 @@ export async function runServeCommand(argv: string[]): Promise<number> {
   const http = parsed.values.http === true;
   const httpOnly = ['port', 'host', 'allowed-host', 'allow-remote-live'] as const;
   const stray = httpOnly.find((name) => parsed.values[name] !== undefined);
-  if (!http && stray) return fail(`--${stray} only applies with --http`, `add --http to serve MCP over HTTP, or drop --${stray}`, 2);
+  if (!http && stray)
+    return fail(`--${stray} only applies with --http`, `add --http to serve MCP over HTTP, or drop --${stray}`, 2);
   const portText = parsed.values.port ?? String(DEFAULT_PORT);
   const port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN;
-  if (!(port >= 0 && port <= 65535)) return fail(`--port ${portText} is not a port number`, 'pass a number from 0 to 65535 (0 picks a free port)', 2);
+  if (!(port >= 0 && port <= 65535))
+    return fail(`--port ${portText} is not a port number`, 'pass a number from 0 to 65535 (0 picks a free port)', 2);
   const host = parsed.values.host ?? DEFAULT_HOST;
-  if (host === '' || /[\s/]/.test(host)) return fail(`--host ${JSON.stringify(host)} is not an address`, 'pass an address to listen on, such as 127.0.0.1 or ::1', 2);
-  const badAllowed = (parsed.values['allowed-host'] ?? []).find((name) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i.test(name));
-  if (badAllowed !== undefined) return fail(`--allowed-host ${JSON.stringify(badAllowed)} is not a host name`, 'pass a name as clients write it in the Host header: example.lan or example.lan:8080', 2);
+  if (host === '' || /[\s/]/.test(host))
+    return fail(
+      `--host ${JSON.stringify(host)} is not an address`,
+      'pass an address to listen on, such as 127.0.0.1 or ::1',
+      2,
+    );
+  const badAllowed = (parsed.values['allowed-host'] ?? []).find(
+    (name) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i.test(name),
+  );
+  if (badAllowed !== undefined)
+    return fail(
+      `--allowed-host ${JSON.stringify(badAllowed)} is not a host name`,
+      'pass a name as clients write it in the Host header: example.lan or example.lan:8080',
+      2,
+    );
   if (parsed.positionals.length > 1) return fail(`one source at most, got ${parsed.positionals.length}`, USAGE, 2);
   const liveArgument = parsed.values.live;
   const deadlineArgument = parsed.values['fetch-deadline-ms'];
@@ -84,7 +99,12 @@ export async function runServeCommand(argv: string[]): Promise<number> {
   let projectRoot = liveArgument !== undefined ? path.resolve(liveArgument) : undefined;
   if (projectRoot !== undefined) {
     const stat = await fs.stat(projectRoot).catch(() => undefined);
-    if (!stat?.isDirectory()) return fail(`--live ${liveArgument} is not a folder`, 'pass the project folder whose tools/ answer live calls', 2);
+    if (!stat?.isDirectory())
+      return fail(
+        `--live ${liveArgument} is not a folder`,
+        'pass the project folder whose tools/ answer live calls',
+        2,
+      );
   }
 
   let source;
@@ -104,8 +124,11 @@ export async function runServeCommand(argv: string[]): Promise<number> {
     } else {
       const output = await outputFolderOf(given);
       if (!(await isFile(path.join(output, 'mcp.json')))) {
-        return fail(`${sourceArgument} is neither a tree (no mcp.json) nor a built project (no ${path.relative(given, output) || '.'}/mcp.json)`,
-          `run staticmcp build ${sourceArgument} first, or point serve at a tree folder or URL`, 2);
+        return fail(
+          `${sourceArgument} is neither a tree (no mcp.json) nor a built project (no ${path.relative(given, output) || '.'}/mcp.json)`,
+          `run staticmcp build ${sourceArgument} first, or point serve at a tree folder or URL`,
+          2,
+        );
       }
       treeRoot = output;
       // `serve my-server`: the project that built the tree answers its misses.
@@ -119,18 +142,30 @@ export async function runServeCommand(argv: string[]): Promise<number> {
     const { isLoopbackHost } = await import('../serve/http/host-rules.js');
     if (projectRoot !== undefined && !isLoopbackHost(host) && parsed.values['allow-remote-live'] !== true) {
       source.close();
-      return fail(`live scripts over ${host}, which is not a loopback address, would let anyone who can reach it run them`,
-        'add --allow-remote-live if that is what you want, or serve on 127.0.0.1 (the default), or serve the tree without --live', 2);
+      return fail(
+        `live scripts over ${host}, which is not a loopback address, would let anyone who can reach it run them`,
+        'add --allow-remote-live if that is what you want, or serve on 127.0.0.1 (the default), or serve the tree without --live',
+        2,
+      );
     }
     const { startHttpServer } = await import('../serve/http/start-http-server.js');
     try {
       return await startHttpServer({
-        source, projectRoot, liveConcurrency, host, port, allowedHosts: parsed.values['allowed-host'] ?? [],
+        source,
+        projectRoot,
+        liveConcurrency,
+        host,
+        port,
+        allowedHosts: parsed.values['allowed-host'] ?? [],
         treeRoot,
       });
     } catch (error) {
       source.close();
-      return fail((error as Error).message, 'pick another --port (0 picks a free one), or check the tree and try again', 1);
+      return fail(
+        (error as Error).message,
+        'pick another --port (0 picks a free one), or check the tree and try again',
+        1,
+      );
     }
   }
 

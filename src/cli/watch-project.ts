@@ -20,7 +20,9 @@ export interface ProjectWatcher {
 
 /** Dot-files and dot-folders, node_modules, editor backups (`file~`): never part of a build. */
 export function isNoise(relativePath: string): boolean {
-  return relativePath.split('/').some((segment) => segment.startsWith('.') || segment === 'node_modules' || segment.endsWith('~'));
+  return relativePath
+    .split('/')
+    .some((segment) => segment.startsWith('.') || segment === 'node_modules' || segment.endsWith('~'));
 }
 
 export async function watchProject(root: string, options: WatchOptions): Promise<ProjectWatcher> {
@@ -95,7 +97,9 @@ export async function watchProject(root: string, options: WatchOptions): Promise
       return;
     }
     // Symbolic links are not followed: a link to a big folder elsewhere is not the project.
-    await Promise.all(entries.filter((entry) => entry.isDirectory()).map((entry) => watchFolder(path.join(folder, entry.name))));
+    await Promise.all(
+      entries.filter((entry) => entry.isDirectory()).map((entry) => watchFolder(path.join(folder, entry.name))),
+    );
   };
 
   const refreshFolder = async (file: string): Promise<void> => {

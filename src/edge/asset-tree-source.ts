@@ -26,7 +26,9 @@ export function createAssetTreeSource(fetcher: AssetFetcher, siteRoot: URL): Tre
     async read(relativePath: string, etag?: string): Promise<ReadOutcome> {
       const headers: Record<string, string> = { accept: 'application/json' };
       if (etag !== undefined) headers['if-none-match'] = etag;
-      const response = await fetcher.fetch(new Request(new URL(encodePath(relativePath), siteRoot), { headers, redirect: 'manual' }));
+      const response = await fetcher.fetch(
+        new Request(new URL(encodePath(relativePath), siteRoot), { headers, redirect: 'manual' }),
+      );
       if (response.status === 304) return { status: 'not-modified' };
       if (response.status === 404 || response.status === 410 || (response.status >= 300 && response.status < 400)) {
         await response.body?.cancel();

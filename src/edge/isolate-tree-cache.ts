@@ -24,7 +24,8 @@ function withManifest(source: TreeSource, manifest: ReadOutcome): TreeSource {
   return {
     displayName: source.displayName,
     revalidateAfterMs: source.revalidateAfterMs,
-    read: (relativePath, etag) => (relativePath === MANIFEST_FILE ? Promise.resolve(manifest) : source.read(relativePath, etag)),
+    read: (relativePath, etag) =>
+      relativePath === MANIFEST_FILE ? Promise.resolve(manifest) : source.read(relativePath, etag),
     close: () => source.close(),
   };
 }

@@ -8,8 +8,21 @@ import type { CompileValidator, Validator } from '../tree/validator.js';
 
 /** Errors that only say "something below me failed": ajv reports the failure below, not these. */
 const CONTAINER_KEYWORDS = new Set([
-  'properties', 'patternProperties', 'additionalItems', 'items', 'prefixItems', 'unevaluatedProperties', 'unevaluatedItems',
-  'allOf', '$ref', '$recursiveRef', 'dependentSchemas', 'dependencies', 'propertyNames', 'then', 'else',
+  'properties',
+  'patternProperties',
+  'additionalItems',
+  'items',
+  'prefixItems',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'allOf',
+  '$ref',
+  '$recursiveRef',
+  'dependentSchemas',
+  'dependencies',
+  'propertyNames',
+  'then',
+  'else',
 ]);
 
 /** The draft a schema names in `$schema`; MCP's default (2020-12) otherwise. */
@@ -26,7 +39,10 @@ function draftOf(schema: object): SchemaDraft {
 function pointerSegments(pointer: string): string[] {
   const path = pointer.replace(/^#/, '');
   if (path === '') return [];
-  return path.split('/').slice(1).map((part) => decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~'));
+  return path
+    .split('/')
+    .slice(1)
+    .map((part) => decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** The schema value a keyword error points at (`#/properties/a/minimum` → 1); undefined through a `$ref`. */
@@ -41,7 +57,9 @@ function keywordValue(schema: unknown, keywordLocation: string): unknown {
 
 /** `arguments.a.b`, as ajv's messages name a place (its instancePath with the root's name in front). */
 function placeName(rootName: string, instanceLocation: string): string {
-  return `${rootName}${pointerSegments(instanceLocation).map((segment) => `.${segment}`).join('')}`;
+  return `${rootName}${pointerSegments(instanceLocation)
+    .map((segment) => `.${segment}`)
+    .join('')}`;
 }
 
 /** The property name in cfworker's `Property "x" does not match …` and `… required property "x".` (names may hold quotes). */
@@ -66,7 +84,9 @@ function describeUnit(unit: OutputUnit, schema: unknown, rootName: string): stri
       // Only a `false` schema makes a property unknown; other failures are reported where they happen.
       return value === false ? `${where}: unknown ${noun} "${quotedProperty(unit.error)}"` : undefined;
     case 'type': {
-      const types = Array.isArray(value) ? value.join(',') : String(value ?? /Expected "(.*)"\.$/.exec(unit.error)?.[1]?.replace(/", "/g, ','));
+      const types = Array.isArray(value)
+        ? value.join(',')
+        : String(value ?? /Expected "(.*)"\.$/.exec(unit.error)?.[1]?.replace(/", "/g, ','));
       return `${where} must be ${types}`;
     }
     case 'enum':
@@ -124,7 +144,8 @@ function describeUnits(units: readonly OutputUnit[], schema: unknown, rootName: 
     if (unit.keyword === 'false' && unknownPlaces.has(unit.instanceLocation)) continue;
     const line = describeUnit(unit, schema, rootName);
     if (line === undefined) continue;
-    if (unit.keyword === 'additionalProperties') unknownPlaces.add(childPlace(unit.instanceLocation, quotedProperty(unit.error)));
+    if (unit.keyword === 'additionalProperties')
+      unknownPlaces.add(childPlace(unit.instanceLocation, quotedProperty(unit.error)));
     if (!lines.includes(line)) lines.push(line);
   }
   return lines;

@@ -31,7 +31,9 @@ function siteFetcher(env: WorkerEnv | undefined): AssetFetcher {
 /** The site's own origin always passes; the project adds others (`http.allowedOrigins` in staticmcp.json, `"*"` for any). */
 function originRule(tree: LoadedTree, siteOrigin: string): (origin: string) => boolean {
   const listed = tree.extension?.http?.allowedOrigins;
-  const allowed = new Set(Array.isArray(listed) ? listed.filter((item): item is string => typeof item === 'string') : []);
+  const allowed = new Set(
+    Array.isArray(listed) ? listed.filter((item): item is string => typeof item === 'string') : [],
+  );
   return (origin) => origin === siteOrigin || allowed.has('*') || allowed.has(origin);
 }
 
@@ -54,7 +56,11 @@ async function answerMcp(request: Request, env: WorkerEnv | undefined, url: URL)
     tree = await loadTreeForIsolate(source, env?.ASSETS ? 'assets' : siteRoot.origin);
   } catch (error) {
     console.error(`staticmcp worker: ${(error as Error).message}`);
-    const body = errorResponse(null, INTERNAL_ERROR, `This site's MCP tree cannot be loaded (${(error as Error).message}); redeploy the output of staticmcp build`);
+    const body = errorResponse(
+      null,
+      INTERNAL_ERROR,
+      `This site's MCP tree cannot be loaded (${(error as Error).message}); redeploy the output of staticmcp build`,
+    );
     return new Response(JSON.stringify(body), { status: 503, headers: { 'content-type': 'application/json' } });
   }
   const context = serverContext(tree, source, siteRoot);
@@ -98,7 +104,10 @@ export default {
     } catch (error) {
       // A client that hangs up mid-body, a host failure: one request fails, the isolate goes on.
       console.error(`staticmcp worker: ${(error as Error).stack ?? String(error)}`);
-      return new Response(JSON.stringify(errorResponse(null, INTERNAL_ERROR, 'Internal error')), { status: 500, headers: { 'content-type': 'application/json' } });
+      return new Response(JSON.stringify(errorResponse(null, INTERNAL_ERROR, 'Internal error')), {
+        status: 500,
+        headers: { 'content-type': 'application/json' },
+      });
     }
   },
 };

@@ -33,7 +33,10 @@ export class CachedTreeReader {
   private readonly seenOnce = new Set<string>();
   private readonly limits: CacheLimits;
 
-  constructor(readonly source: TreeSource, limits: Partial<CacheLimits> = {}) {
+  constructor(
+    readonly source: TreeSource,
+    limits: Partial<CacheLimits> = {},
+  ) {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
   }
 

@@ -18,18 +18,30 @@ function isObject(value: unknown): value is JsonObject {
 }
 
 /** The referenced thing's kind, key in completions.json, and the argument names it has. */
-function resolveReference(tree: LoadedTree, ref: JsonObject): { kind: ReferenceKind; key: string; argumentNames: string[] } {
+function resolveReference(
+  tree: LoadedTree,
+  ref: JsonObject,
+): { kind: ReferenceKind; key: string; argumentNames: string[] } {
   switch (ref.type) {
     case 'ref/prompt': {
-      if (typeof ref.name !== 'string') throw new RpcError(INVALID_PARAMS, 'completion/complete: a ref/prompt reference needs a "name"');
+      if (typeof ref.name !== 'string')
+        throw new RpcError(INVALID_PARAMS, 'completion/complete: a ref/prompt reference needs a "name"');
       const prompt = tree.promptsByName.get(ref.name);
-      if (!prompt) throw new RpcError(INVALID_PARAMS, `completion/complete: unknown prompt "${ref.name}" (prompts/list shows the prompts this server has)`);
+      if (!prompt)
+        throw new RpcError(
+          INVALID_PARAMS,
+          `completion/complete: unknown prompt "${ref.name}" (prompts/list shows the prompts this server has)`,
+        );
       const declared = Array.isArray(prompt.definition.arguments) ? prompt.definition.arguments : [];
-      const names = declared.filter(isObject).map((argument) => argument.name).filter((name): name is string => typeof name === 'string');
+      const names = declared
+        .filter(isObject)
+        .map((argument) => argument.name)
+        .filter((name): name is string => typeof name === 'string');
       return { kind: 'ref/prompt', key: ref.name, argumentNames: names };
     }
     case 'ref/resource': {
-      if (typeof ref.uri !== 'string') throw new RpcError(INVALID_PARAMS, 'completion/complete: a ref/resource reference needs a "uri"');
+      if (typeof ref.uri !== 'string')
+        throw new RpcError(INVALID_PARAMS, 'completion/complete: a ref/resource reference needs a "uri"');
       const template = tree.templates.find((candidate) => candidate.uriTemplate === ref.uri);
       if (template) {
         let names: string[] = [];
@@ -42,16 +54,27 @@ function resolveReference(tree: LoadedTree, ref: JsonObject): { kind: ReferenceK
       }
       // A plain resource has no variables; accepting it keeps clients that ask anyway working.
       if (tree.resourcesByUri.has(ref.uri)) return { kind: 'ref/resource', key: ref.uri, argumentNames: [] };
-      throw new RpcError(INVALID_PARAMS, `completion/complete: unknown resource template "${ref.uri}" (resources/templates/list shows the templates this server has)`);
+      throw new RpcError(
+        INVALID_PARAMS,
+        `completion/complete: unknown resource template "${ref.uri}" (resources/templates/list shows the templates this server has)`,
+      );
     }
     case 'ref/tool': {
-      if (typeof ref.name !== 'string') throw new RpcError(INVALID_PARAMS, 'completion/complete: a ref/tool reference needs a "name"');
+      if (typeof ref.name !== 'string')
+        throw new RpcError(INVALID_PARAMS, 'completion/complete: a ref/tool reference needs a "name"');
       const tool = tree.toolsByName.get(ref.name);
-      if (!tool) throw new RpcError(INVALID_PARAMS, `completion/complete: unknown tool "${ref.name}" (tools/list shows the tools this server has)`);
+      if (!tool)
+        throw new RpcError(
+          INVALID_PARAMS,
+          `completion/complete: unknown tool "${ref.name}" (tools/list shows the tools this server has)`,
+        );
       return { kind: 'ref/tool', key: ref.name, argumentNames: tool.declaredParameters };
     }
     default:
-      throw new RpcError(INVALID_PARAMS, `completion/complete: unknown reference type ${JSON.stringify(ref.type)}; use ref/prompt or ref/resource (ref/tool is accepted too)`);
+      throw new RpcError(
+        INVALID_PARAMS,
+        `completion/complete: unknown reference type ${JSON.stringify(ref.type)}; use ref/prompt or ref/resource (ref/tool is accepted too)`,
+      );
   }
 }
 
@@ -71,22 +94,32 @@ export function matchCompletionValues(values: readonly unknown[], prefix: string
   return values.filter((value): value is string => typeof value === 'string' && value.toLowerCase().startsWith(wanted));
 }
 
-export async function complete(server: ServerContext, params: JsonObject | undefined, _request: RequestContext): Promise<JsonObject> {
+export async function complete(
+  server: ServerContext,
+  params: JsonObject | undefined,
+  _request: RequestContext,
+): Promise<JsonObject> {
   const { tree } = server;
   const ref = params?.ref;
   const argument = params?.argument;
-  if (!isObject(ref)) throw new RpcError(INVALID_PARAMS, 'completion/complete needs params.ref (an object with a type)');
+  if (!isObject(ref))
+    throw new RpcError(INVALID_PARAMS, 'completion/complete needs params.ref (an object with a type)');
   if (!isObject(argument) || typeof argument.name !== 'string') {
-    throw new RpcError(INVALID_PARAMS, 'completion/complete needs params.argument with a "name" (and the "value" typed so far)');
+    throw new RpcError(
+      INVALID_PARAMS,
+      'completion/complete needs params.argument with a "name" (and the "value" typed so far)',
+    );
   }
   const typed = argument.value === undefined ? '' : argument.value;
-  if (typeof typed !== 'string') throw new RpcError(INVALID_PARAMS, 'completion/complete params.argument.value must be a string');
+  if (typeof typed !== 'string')
+    throw new RpcError(INVALID_PARAMS, 'completion/complete params.argument.value must be a string');
   const { kind, key, argumentNames } = resolveReference(tree, ref);
   const table = await readCompletionTable(server, tree);
   const byReference = isObject(table[kind]) ? table[kind] : {};
   const byArgument = isObject(byReference[key]) ? byReference[key] : {};
   if (!argumentNames.includes(argument.name) && !(argument.name in byArgument)) {
-    const known = argumentNames.length > 0 ? `; it has ${argumentNames.map((name) => `"${name}"`).join(', ')}` : '; it has none';
+    const known =
+      argumentNames.length > 0 ? `; it has ${argumentNames.map((name) => `"${name}"`).join(', ')}` : '; it has none';
     throw new RpcError(INVALID_PARAMS, `completion/complete: ${key} has no argument "${argument.name}"${known}`);
   }
   const values = Array.isArray(byArgument[argument.name]) ? byArgument[argument.name] : [];

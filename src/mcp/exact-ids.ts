@@ -26,7 +26,11 @@ function getMark(): Mark {
 const LONG_NUMBER = /\d{16}/;
 
 function skipWhitespace(text: string, index: number): number {
-  while (index < text.length && (text[index] === ' ' || text[index] === '\t' || text[index] === '\n' || text[index] === '\r')) index += 1;
+  while (
+    index < text.length &&
+    (text[index] === ' ' || text[index] === '\t' || text[index] === '\n' || text[index] === '\r')
+  )
+    index += 1;
   return index;
 }
 
@@ -46,7 +50,7 @@ function findInexactIds(text: string): [number, number][] {
   // A message is the root object, or an object directly inside a root array (a batch).
   const messageDepth = text[start] === '[' ? 2 : 1;
   let depth = 0;
-  for (let index = start; index < text.length;) {
+  for (let index = start; index < text.length; ) {
     const character = text[index];
     if (character === '"') {
       const end = skipString(text, index);
@@ -55,7 +59,8 @@ function findInexactIds(text: string): [number, number][] {
         if (text[colon] === ':') {
           const literalStart = skipWhitespace(text, colon + 1);
           const literal = /^-?[0-9][0-9.eE+-]*/.exec(text.slice(literalStart, literalStart + 400))?.[0];
-          if (literal && JSON.stringify(Number(literal)) !== literal) found.push([literalStart, literalStart + literal.length]);
+          if (literal && JSON.stringify(Number(literal)) !== literal)
+            found.push([literalStart, literalStart + literal.length]);
         }
       }
       index = end;

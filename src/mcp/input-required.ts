@@ -55,7 +55,10 @@ let signingKey: Promise<HmacKey> | undefined;
 
 /** The per-process HMAC key, made on first use (states do not survive a restart, by design). */
 function stateKey(): Promise<HmacKey> {
-  signingKey ??= crypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']) as Promise<HmacKey>;
+  signingKey ??= crypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+    'verify',
+  ]) as Promise<HmacKey>;
   return signingKey;
 }
 
@@ -74,7 +77,12 @@ function bytesFromBase64Url(encoded: string): Uint8Array<ArrayBuffer> | undefine
 }
 
 /** The opaque requestState for a call that gathered `answers` so far: `<payload>.<signature>`. */
-export async function sealRequestState(tool: string, args: JsonObject, answers: JsonObject, now = Date.now()): Promise<string> {
+export async function sealRequestState(
+  tool: string,
+  args: JsonObject,
+  answers: JsonObject,
+  now = Date.now(),
+): Promise<string> {
   const payload: StatePayload = { v: 1, tool, args, answers, exp: now + REQUEST_STATE_TTL_MS };
   const body = base64UrlFromText(JSON.stringify(payload));
   const signature = await crypto.subtle.sign('HMAC', await stateKey(), utf8Bytes(body));
@@ -82,11 +90,19 @@ export async function sealRequestState(tool: string, args: JsonObject, answers: 
 }
 
 function invalidState(why: string): RpcError {
-  return new RpcError(INVALID_PARAMS, `Invalid params: requestState ${why}; call the tool again without requestState to start over`);
+  return new RpcError(
+    INVALID_PARAMS,
+    `Invalid params: requestState ${why}; call the tool again without requestState to start over`,
+  );
 }
 
 /** The answers a requestState carries, after checking it is ours, unchanged, current and for this call. */
-export async function openRequestState(state: string, tool: string, args: JsonObject, now = Date.now()): Promise<JsonObject> {
+export async function openRequestState(
+  state: string,
+  tool: string,
+  args: JsonObject,
+  now = Date.now(),
+): Promise<JsonObject> {
   if (state.length > MAX_REQUEST_STATE_CHARS) throw invalidState('is too large');
   const dot = state.indexOf('.');
   const body = dot > 0 ? state.slice(0, dot) : '';
@@ -100,9 +116,11 @@ export async function openRequestState(state: string, tool: string, args: JsonOb
   } catch {
     throw invalidState('cannot be read');
   }
-  if (!isObject(payload) || payload.v !== 1 || !isObject(payload.answers) || typeof payload.exp !== 'number') throw invalidState('cannot be read');
+  if (!isObject(payload) || payload.v !== 1 || !isObject(payload.answers) || typeof payload.exp !== 'number')
+    throw invalidState('cannot be read');
   if (payload.exp < now) throw invalidState('has expired');
-  if (payload.tool !== tool || !sameJson(payload.args, args)) throw invalidState('belongs to another call (a different tool or other arguments)');
+  if (payload.tool !== tool || !sameJson(payload.args, args))
+    throw invalidState('belongs to another call (a different tool or other arguments)');
   return payload.answers;
 }
 
@@ -112,21 +130,33 @@ export async function openRequestState(state: string, tool: string, args: JsonOb
  * `inputResponses` that is not an object, an answer that is not an object (each is the client's
  * result for one request), a `requestState` that is not a string or not ours.
  */
-export async function readRoundTripInput(params: JsonObject | undefined, tool: string, args: JsonObject): Promise<RoundTripInput> {
+export async function readRoundTripInput(
+  params: JsonObject | undefined,
+  tool: string,
+  args: JsonObject,
+): Promise<RoundTripInput> {
   const answers = new Map<string, JsonObject>();
   const state = params?.requestState;
   if (state !== undefined) {
-    if (typeof state !== 'string') throw new RpcError(INVALID_PARAMS, 'Invalid params: requestState must be the string the server sent');
+    if (typeof state !== 'string')
+      throw new RpcError(INVALID_PARAMS, 'Invalid params: requestState must be the string the server sent');
     for (const [key, answer] of Object.entries(await openRequestState(state, tool, args))) {
       if (isObject(answer)) answers.set(key, answer);
     }
   }
   if ('inputResponses' in (params ?? {})) {
     const responses = params!.inputResponses;
-    if (!isObject(responses)) throw new RpcError(INVALID_PARAMS, 'Invalid params: inputResponses must be an object of answers keyed like inputRequests');
+    if (!isObject(responses))
+      throw new RpcError(
+        INVALID_PARAMS,
+        'Invalid params: inputResponses must be an object of answers keyed like inputRequests',
+      );
     for (const [key, answer] of Object.entries(responses)) {
       if (!isObject(answer)) {
-        throw new RpcError(INVALID_PARAMS, `Invalid params: inputResponses.${key.slice(0, 100)} must be an object (the client's result for that request)`);
+        throw new RpcError(
+          INVALID_PARAMS,
+          `Invalid params: inputResponses.${key.slice(0, 100)} must be an object (the client's result for that request)`,
+        );
       }
       answers.set(key, answer);
     }
@@ -144,7 +174,12 @@ export function questionKey(given: unknown, index: number): string | { problem: 
 }
 
 /** The InputRequiredResult for the questions still open (marked for the modern envelope). */
-export async function inputRequiredResult(tool: string, args: JsonObject, open: Map<string, InputRequest>, used: JsonObject): Promise<JsonObject> {
+export async function inputRequiredResult(
+  tool: string,
+  args: JsonObject,
+  open: Map<string, InputRequest>,
+  used: JsonObject,
+): Promise<JsonObject> {
   return {
     [INPUT_REQUIRED]: true,
     inputRequests: Object.fromEntries(open),

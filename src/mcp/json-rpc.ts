@@ -32,7 +32,11 @@ export const RESOURCE_NOT_FOUND = -32002;
 
 /** An error a handler throws to answer with a JSON-RPC error instead of a result. */
 export class RpcError extends Error {
-  constructor(readonly code: number, message: string, readonly data?: unknown) {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
     super(message);
     this.name = 'RpcError';
   }
@@ -60,10 +64,12 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
   if (!('method' in value)) {
     // The client's answer to a request of ours (a script asking it something); one we never sent
     // is dropped silently by the session, so a confused client is not punished.
-    if ('id' in value && ('result' in value || 'error' in value)) return { kind: 'response', id, result: value.result, error: value.error };
+    if ('id' in value && ('result' in value || 'error' in value))
+      return { kind: 'response', id, result: value.result, error: value.error };
     return { kind: 'invalid', id, reason: 'a message needs a method (or a result or error)' };
   }
-  if (typeof value.method !== 'string' || value.method === '') return { kind: 'invalid', id, reason: 'method must be a non-empty string' };
+  if (typeof value.method !== 'string' || value.method === '')
+    return { kind: 'invalid', id, reason: 'method must be a non-empty string' };
   if ('params' in value && value.params !== undefined && !isPlainObject(value.params)) {
     return { kind: 'invalid', id, reason: 'params must be an object' };
   }
@@ -73,7 +79,12 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
   return { kind: 'request', message: { jsonrpc: '2.0', id: value.id, method: value.method, params } };
 }
 
-export function errorResponse(id: RequestId | null, code: number, message: string, data?: unknown): Record<string, unknown> {
+export function errorResponse(
+  id: RequestId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+): Record<string, unknown> {
   return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 

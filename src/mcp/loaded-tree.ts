@@ -44,7 +44,10 @@ function isObject(value: unknown): value is JsonObject {
 /** Reads and indexes `mcp.json`; throws an Error with a readable message when it is unusable. */
 export async function loadTree(source: TreeSource): Promise<LoadedTree> {
   const outcome = await source.read(MANIFEST_FILE);
-  if (outcome.status !== 'ok') throw new Error(`${source.displayName} has no ${MANIFEST_FILE}: is it a StaticMCP tree (the output of staticmcp build)?`);
+  if (outcome.status !== 'ok')
+    throw new Error(
+      `${source.displayName} has no ${MANIFEST_FILE}: is it a StaticMCP tree (the output of staticmcp build)?`,
+    );
   let manifest: unknown;
   try {
     manifest = JSON.parse(outcome.text);
@@ -58,7 +61,9 @@ export async function loadTree(source: TreeSource): Promise<LoadedTree> {
     const list = Array.isArray(capabilities[key]) ? capabilities[key] : manifest[key as keyof typeof manifest];
     return Array.isArray(list) ? list : [];
   };
-  const extension = isObject(manifest[EXTENSION_KEY]) ? (manifest[EXTENSION_KEY] as unknown as ManifestExtension) : undefined;
+  const extension = isObject(manifest[EXTENSION_KEY])
+    ? (manifest[EXTENSION_KEY] as unknown as ManifestExtension)
+    : undefined;
   const extensionTools = extension && isObject(extension.tools) ? extension.tools : {};
 
   const tools: TreeTool[] = [];
@@ -66,7 +71,11 @@ export async function loadTree(source: TreeSource): Promise<LoadedTree> {
   for (const raw of listOf('tools')) {
     if (!isObject(raw) || typeof raw.name !== 'string' || toolsByName.has(raw.name)) continue;
     const inputSchema = isObject(raw.inputSchema) ? raw.inputSchema : { type: 'object' };
-    const definition = { ...raw, name: raw.name, inputSchema: isObject(raw.inputSchema) ? raw.inputSchema : { type: 'object', properties: {} } };
+    const definition = {
+      ...raw,
+      name: raw.name,
+      inputSchema: isObject(raw.inputSchema) ? raw.inputSchema : { type: 'object', properties: {} },
+    };
     const properties = isObject(inputSchema.properties) ? inputSchema.properties : {};
     const toolExtension = isObject(extensionTools[raw.name]) ? extensionTools[raw.name] : undefined;
     const tool: TreeTool = { definition, declaredParameters: Object.keys(properties), extension: toolExtension };
@@ -82,7 +91,9 @@ export async function loadTree(source: TreeSource): Promise<LoadedTree> {
     resources.push(resource);
     resourcesByUri.set(raw.uri, resource);
   }
-  const templates = listOf('resourceTemplates').filter((raw): raw is JsonObject => isObject(raw) && typeof raw.uriTemplate === 'string');
+  const templates = listOf('resourceTemplates').filter(
+    (raw): raw is JsonObject => isObject(raw) && typeof raw.uriTemplate === 'string',
+  );
 
   const prompts: TreePrompt[] = [];
   const promptsByName = new Map<string, TreePrompt>();
@@ -97,7 +108,12 @@ export async function loadTree(source: TreeSource): Promise<LoadedTree> {
   const serverInfo = {
     ...info,
     name: typeof info.name === 'string' ? info.name : typeof manifest.name === 'string' ? manifest.name : 'staticmcp',
-    version: typeof info.version === 'string' ? info.version : typeof manifest.version === 'string' ? manifest.version : '0.0.0',
+    version:
+      typeof info.version === 'string'
+        ? info.version
+        : typeof manifest.version === 'string'
+          ? manifest.version
+          : '0.0.0',
   };
   const contentHash = extension && typeof extension.contentHash === 'string' ? extension.contentHash : undefined;
   return {

@@ -5,18 +5,39 @@
 // It never throws on bad input: every request with an id gets exactly one answer, unless cancelled.
 import { parseJsonRpcText } from './exact-ids.js';
 import {
-  classifyMessage, errorResponse, resultResponse, RpcError,
-  INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RESOURCE_NOT_FOUND,
-  type JsonRpcRequest, type RequestId,
+  classifyMessage,
+  errorResponse,
+  resultResponse,
+  RpcError,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  RESOURCE_NOT_FOUND,
+  type JsonRpcRequest,
+  type RequestId,
 } from './json-rpc.js';
 import {
-  acceptsBatches, CAPABILITY_BY_METHOD, LATEST_VERSION, LEGACY_ONLY_METHODS, negotiateVersion, shapeServerInfo, type ProtocolVersion,
+  acceptsBatches,
+  CAPABILITY_BY_METHOD,
+  LATEST_VERSION,
+  LEGACY_ONLY_METHODS,
+  negotiateVersion,
+  shapeServerInfo,
+  type ProtocolVersion,
 } from './protocol-versions.js';
 import { META_SERVER_INFO, META_SUBSCRIPTION_ID, readRequestEra, type ModernRequest } from './request-meta.js';
 import { completeModernResult, discoverResult, serverCapabilities, type AnswerSource } from './modern-results.js';
 import { CLIENT_CAPABILITY_BY_METHOD } from './client-capabilities.js';
 import type { LiveRunner } from './live-port.js';
-import { LOG_LEVELS, RequestCancelled, type ClientAnswer, type ServerContext, type RequestContext } from './server-context.js';
+import {
+  LOG_LEVELS,
+  RequestCancelled,
+  type ClientAnswer,
+  type ServerContext,
+  type RequestContext,
+} from './server-context.js';
 import type { LogLevel } from '../script/log-lines.js';
 import type { ListChanges } from './tree-changes.js';
 
@@ -95,7 +116,11 @@ export class McpSession {
   private readonly clientRequests = new Map<string, (answer: ClientAnswer) => void>();
 
   /** `send` carries what no request is waiting for: list changes, resource updates, dev warnings. */
-  constructor(private readonly server: ServerContext, private readonly send: Send, options: SessionOptions = {}) {
+  constructor(
+    private readonly server: ServerContext,
+    private readonly send: Send,
+    options: SessionOptions = {},
+  ) {
     if (options.version !== undefined) {
       this.version = options.version;
       this.initialized = true;
@@ -143,7 +168,11 @@ export class McpSession {
 
   private async handleBatch(items: unknown[], notify: Send = this.send): Promise<Outgoing | Outgoing[] | undefined> {
     if (!acceptsBatches(this.version)) {
-      return errorResponse(null, INVALID_REQUEST, `Invalid request: batches are not supported in protocol version ${this.version ?? 'before initialize'}`);
+      return errorResponse(
+        null,
+        INVALID_REQUEST,
+        `Invalid request: batches are not supported in protocol version ${this.version ?? 'before initialize'}`,
+      );
     }
     if (items.length === 0) return errorResponse(null, INVALID_REQUEST, 'Invalid request: empty batch');
     const responses = await Promise.all(items.map((item) => this.handleMessage(item, notify)));
@@ -186,7 +215,10 @@ export class McpSession {
     if (era.era === 'invalid') return errorResponse(request.id, era.error.code, era.error.message, era.error.data);
     const key = inFlightKey(request.id);
     const controller = new AbortController();
-    const work = era.era === 'legacy' ? this.dispatch(request, controller.signal, notify) : this.dispatchModern(request, era, controller.signal, notify);
+    const work =
+      era.era === 'legacy'
+        ? this.dispatch(request, controller.signal, notify)
+        : this.dispatchModern(request, era, controller.signal, notify);
     // A client may reuse an id while the first request still runs; only the newest is cancellable.
     const entry = { controller, promise: work.catch(() => undefined) };
     this.inFlight.set(key, entry);
@@ -230,16 +262,33 @@ export class McpSession {
    * stream over HTTP, stdout over stdio). Only what MCP lets a server ask, and only when the client
    * declared the capability; otherwise the answer is an error at once and nothing is sent.
    */
-  private askClient(method: string, params: JsonObject, notify: Send, signals: (AbortSignal | undefined)[]): Promise<ClientAnswer> {
+  private askClient(
+    method: string,
+    params: JsonObject,
+    notify: Send,
+    signals: (AbortSignal | undefined)[],
+  ): Promise<ClientAnswer> {
     const capability = CLIENT_CAPABILITY_BY_METHOD.get(method);
     if (capability === undefined) {
-      return Promise.resolve({ error: { code: METHOD_NOT_FOUND, message: `a script may ask the client ${[...CLIENT_CAPABILITY_BY_METHOD.keys()].join(', ')}; not ${method}` } });
+      return Promise.resolve({
+        error: {
+          code: METHOD_NOT_FOUND,
+          message: `a script may ask the client ${[...CLIENT_CAPABILITY_BY_METHOD.keys()].join(', ')}; not ${method}`,
+        },
+      });
     }
     if (!isObject(this.clientCapabilities[capability])) {
-      return Promise.resolve({ error: { code: METHOD_NOT_FOUND, message: `the client did not declare the ${capability} capability, so it cannot be asked ${method}` } });
+      return Promise.resolve({
+        error: {
+          code: METHOD_NOT_FOUND,
+          message: `the client did not declare the ${capability} capability, so it cannot be asked ${method}`,
+        },
+      });
     }
     if (this.closing || signals.some((signal) => signal?.aborted)) {
-      return Promise.resolve({ error: { code: REQUEST_CANCELLED, message: `${method} was not sent: the call was cancelled` } });
+      return Promise.resolve({
+        error: { code: REQUEST_CANCELLED, message: `${method} was not sent: the call was cancelled` },
+      });
     }
     this.clientRequestCount += 1;
     const id = `staticmcp-${this.clientRequestCount}`;
@@ -252,7 +301,11 @@ export class McpSession {
       const abandon = (): void => {
         if (!this.clientRequests.has(id)) return;
         // Tell the client it need not answer any more (the call ended or was cancelled).
-        notify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'the script that asked is no longer running' } });
+        notify({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: id, reason: 'the script that asked is no longer running' },
+        });
         settle({ error: { code: REQUEST_CANCELLED, message: `${method} was abandoned before the client answered` } });
       };
       this.clientRequests.set(id, settle);
@@ -267,11 +320,13 @@ export class McpSession {
     if (!settle) return;
     if (error !== undefined) {
       const given = isObject(error) ? error : {};
-      settle({ error: {
-        code: typeof given.code === 'number' ? given.code : INTERNAL_ERROR,
-        message: typeof given.message === 'string' ? given.message : 'the client answered with an error',
-        ...(given.data !== undefined ? { data: given.data } : {}),
-      } });
+      settle({
+        error: {
+          code: typeof given.code === 'number' ? given.code : INTERNAL_ERROR,
+          message: typeof given.message === 'string' ? given.message : 'the client answered with an error',
+          ...(given.data !== undefined ? { data: given.data } : {}),
+        },
+      });
     } else {
       settle({ result });
     }
@@ -280,7 +335,8 @@ export class McpSession {
   private async dispatch(request: JsonRpcRequest, signal: AbortSignal, notify: Send): Promise<unknown> {
     const { params } = request;
     // A client that skips `notifications/initialized` but goes on working is initialized too.
-    if (this.version !== undefined && request.method !== 'initialize' && request.method !== 'ping') this.initialized = true;
+    if (this.version !== undefined && request.method !== 'initialize' && request.method !== 'ping')
+      this.initialized = true;
     switch (request.method) {
       case 'initialize':
         return this.initialize(params);
@@ -311,28 +367,51 @@ export class McpSession {
    * the handshake-only methods do not exist, and neither does a method whose capability this
    * server does not declare (so server/discover and the methods always agree).
    */
-  private async dispatchModern(request: JsonRpcRequest, era: ModernRequest, signal: AbortSignal, notify: Send): Promise<unknown> {
+  private async dispatchModern(
+    request: JsonRpcRequest,
+    era: ModernRequest,
+    signal: AbortSignal,
+    notify: Send,
+  ): Promise<unknown> {
     const { method, params } = request;
     if (LEGACY_ONLY_METHODS.has(method)) {
-      throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method} does not exist in protocol version ${era.version} (it needs an initialize handshake)`);
+      throw new RpcError(
+        METHOD_NOT_FOUND,
+        `Method not found: ${method} does not exist in protocol version ${era.version} (it needs an initialize handshake)`,
+      );
     }
-    if (method === 'server/discover') return completeModernResult(this.server, method, era.version, discoverResult(this.server, era.version), 'tree');
+    if (method === 'server/discover')
+      return completeModernResult(this.server, method, era.version, discoverResult(this.server, era.version), 'tree');
     if (method === 'subscriptions/listen') return this.listen(request, era, signal, notify);
     const handlerName = HANDLER_BY_METHOD.get(method);
     if (!handlerName) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
     const capability = CAPABILITY_BY_METHOD.get(method);
     if (capability !== undefined && !(capability in serverCapabilities(this.server, era.version, true))) {
-      throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method} (this server declares no ${capability} capability)`);
+      throw new RpcError(
+        METHOD_NOT_FOUND,
+        `Method not found: ${method} (this server declares no ${capability} capability)`,
+      );
     }
     // Whether a script ran decides the cache hints: a live answer is nobody else's to reuse.
     let source: AnswerSource = 'tree';
     const live = this.server.live;
-    const server = live ? { ...this.server, live: { run: (run) => ((source = 'live'), live.run(run)) } satisfies LiveRunner } : this.server;
-    const result = await (await loadHandlers())[handlerName](server, params, this.modernContext(params, era, signal, notify));
+    const server = live
+      ? { ...this.server, live: { run: (run) => ((source = 'live'), live.run(run)) } satisfies LiveRunner }
+      : this.server;
+    const result = await (await loadHandlers())[handlerName](
+      server,
+      params,
+      this.modernContext(params, era, signal, notify),
+    );
     return completeModernResult(this.server, method, era.version, result, source);
   }
 
-  private modernContext(params: JsonObject | undefined, era: ModernRequest, signal: AbortSignal, notify: Send): RequestContext {
+  private modernContext(
+    params: JsonObject | undefined,
+    era: ModernRequest,
+    signal: AbortSignal,
+    notify: Send,
+  ): RequestContext {
     const meta = params?._meta as JsonObject;
     const token = meta.progressToken;
     const minimum = era.logLevel === undefined ? -1 : LOG_LEVELS.indexOf(era.logLevel);
@@ -347,7 +426,13 @@ export class McpSession {
       wantsLog: (level) => minimum >= 0 && LOG_LEVELS.indexOf(level) >= minimum,
       // Server-to-client requests do not exist in this era: a tool call turns a script's question
       // into an InputRequiredResult instead (multiRoundTrip); anything else that asks is refused.
-      askClient: (method) => Promise.resolve({ error: { code: METHOD_NOT_FOUND, message: `${method} cannot be sent as a request in protocol version ${era.version}: questions travel in an InputRequiredResult of tools/call` } }),
+      askClient: (method) =>
+        Promise.resolve({
+          error: {
+            code: METHOD_NOT_FOUND,
+            message: `${method} cannot be sent as a request in protocol version ${era.version}: questions travel in an InputRequiredResult of tools/call`,
+          },
+        }),
       clientCapabilities: era.clientCapabilities,
       multiRoundTrip: true,
     };
@@ -359,14 +444,33 @@ export class McpSession {
    * under dev the request stays open and carries list changes and resource updates until the
    * client cancels it.
    */
-  private async listen(request: JsonRpcRequest, era: ModernRequest, signal: AbortSignal, notify: Send): Promise<unknown> {
+  private async listen(
+    request: JsonRpcRequest,
+    era: ModernRequest,
+    signal: AbortSignal,
+    notify: Send,
+  ): Promise<unknown> {
     const filter = request.params?.notifications;
-    if (!isObject(filter)) throw new RpcError(INVALID_PARAMS, 'subscriptions/listen needs params.notifications (an object such as {"toolsListChanged": true})');
+    if (!isObject(filter))
+      throw new RpcError(
+        INVALID_PARAMS,
+        'subscriptions/listen needs params.notifications (an object such as {"toolsListChanged": true})',
+      );
     const wanted = filter.resourceSubscriptions;
     if (wanted !== undefined && (!Array.isArray(wanted) || wanted.some((uri) => typeof uri !== 'string'))) {
-      throw new RpcError(INVALID_PARAMS, 'subscriptions/listen: notifications.resourceSubscriptions must be an array of URI strings');
+      throw new RpcError(
+        INVALID_PARAMS,
+        'subscriptions/listen: notifications.resourceSubscriptions must be an array of URI strings',
+      );
     }
-    const listener: Listener = { id: request.id, tools: false, prompts: false, resources: false, uris: new Map(), notify };
+    const listener: Listener = {
+      id: request.id,
+      tools: false,
+      prompts: false,
+      resources: false,
+      uris: new Map(),
+      notify,
+    };
     const honoured: JsonObject = {};
     if (this.server.dev) {
       listener.tools = filter.toolsListChanged === true;
@@ -377,13 +481,21 @@ export class McpSession {
       if (listener.resources) honoured.resourcesListChanged = true;
       if (wanted !== undefined) {
         const { fingerprintResource } = await loadTreeChanges();
-        for (const uri of (wanted as string[]).slice(0, MAX_SUBSCRIPTIONS)) listener.uris.set(uri, await fingerprintResource(this.server.tree, uri));
+        for (const uri of (wanted as string[]).slice(0, MAX_SUBSCRIPTIONS))
+          listener.uris.set(uri, await fingerprintResource(this.server.tree, uri));
         honoured.resourceSubscriptions = [...listener.uris.keys()];
       }
     }
     const subscriptionMeta = { [META_SUBSCRIPTION_ID]: request.id };
-    notify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: subscriptionMeta, notifications: honoured } });
-    const closed = { resultType: 'complete', _meta: { ...subscriptionMeta, [META_SERVER_INFO]: shapeServerInfo(this.server.tree.serverInfo, era.version) } };
+    notify({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { _meta: subscriptionMeta, notifications: honoured },
+    });
+    const closed = {
+      resultType: 'complete',
+      _meta: { ...subscriptionMeta, [META_SERVER_INFO]: shapeServerInfo(this.server.tree.serverInfo, era.version) },
+    };
     if (Object.keys(honoured).length === 0) return closed;
     this.listeners.add(listener);
     try {
@@ -401,7 +513,10 @@ export class McpSession {
     // The version is agreed once per connection; a second handshake would change it under
     // requests still in flight, so it is refused as the lifecycle requires.
     if (this.handshakeDone) {
-      throw new RpcError(INVALID_REQUEST, `Invalid request: this connection is already initialized (protocol version ${this.version}); open a new connection to initialize again`);
+      throw new RpcError(
+        INVALID_REQUEST,
+        `Invalid request: this connection is already initialized (protocol version ${this.version}); open a new connection to initialize again`,
+      );
     }
     if (params !== undefined && params.protocolVersion !== undefined && typeof params.protocolVersion !== 'string') {
       throw new RpcError(INVALID_PARAMS, 'initialize needs params.protocolVersion (a string)');
@@ -430,12 +545,17 @@ export class McpSession {
     const uri = params?.uri;
     if (typeof uri !== 'string') throw new RpcError(INVALID_PARAMS, 'resources/subscribe needs params.uri (a string)');
     const { tree } = this.server;
-    const known = tree.resourcesByUri.has(uri) || tree.extension?.stateResources?.[uri] !== undefined
-      || (await import('./template-reads.js')).findTemplateFor(tree, uri) !== undefined;
+    const known =
+      tree.resourcesByUri.has(uri) ||
+      tree.extension?.stateResources?.[uri] !== undefined ||
+      (await import('./template-reads.js')).findTemplateFor(tree, uri) !== undefined;
     if (!known) throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
     // Template instances are unbounded: one session must not grow this map without end.
     if (!this.subscriptions.has(uri) && this.subscriptions.size >= MAX_SUBSCRIPTIONS) {
-      throw new RpcError(INVALID_PARAMS, `resources/subscribe: at most ${MAX_SUBSCRIPTIONS} subscriptions per session; unsubscribe from some first`);
+      throw new RpcError(
+        INVALID_PARAMS,
+        `resources/subscribe: at most ${MAX_SUBSCRIPTIONS} subscriptions per session; unsubscribe from some first`,
+      );
     }
     if (!this.server.dev) {
       this.subscriptions.set(uri, '');
@@ -448,7 +568,8 @@ export class McpSession {
 
   private unsubscribe(params: JsonObject | undefined): JsonObject {
     const uri = params?.uri;
-    if (typeof uri !== 'string') throw new RpcError(INVALID_PARAMS, 'resources/unsubscribe needs params.uri (a string)');
+    if (typeof uri !== 'string')
+      throw new RpcError(INVALID_PARAMS, 'resources/unsubscribe needs params.uri (a string)');
     this.subscriptions.delete(uri);
     return {};
   }
@@ -473,7 +594,8 @@ export class McpSession {
     if (changes.tools) this.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     if (changes.resources) this.send({ jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
     if (changes.prompts) this.send({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed' });
-    for (const uri of updated) this.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+    for (const uri of updated)
+      this.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
     return updated;
   }
 
@@ -482,10 +604,16 @@ export class McpSession {
     if (this.listeners.size === 0) return;
     const { fingerprintResource } = await loadTreeChanges();
     for (const listener of this.listeners) {
-      const tag = (params: JsonObject = {}): JsonObject => ({ ...params, _meta: { [META_SUBSCRIPTION_ID]: listener.id } });
-      if (changes.tools && listener.tools) listener.notify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: tag() });
-      if (changes.resources && listener.resources) listener.notify({ jsonrpc: '2.0', method: 'notifications/resources/list_changed', params: tag() });
-      if (changes.prompts && listener.prompts) listener.notify({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: tag() });
+      const tag = (params: JsonObject = {}): JsonObject => ({
+        ...params,
+        _meta: { [META_SUBSCRIPTION_ID]: listener.id },
+      });
+      if (changes.tools && listener.tools)
+        listener.notify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: tag() });
+      if (changes.resources && listener.resources)
+        listener.notify({ jsonrpc: '2.0', method: 'notifications/resources/list_changed', params: tag() });
+      if (changes.prompts && listener.prompts)
+        listener.notify({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: tag() });
       for (const [uri, previous] of listener.uris) {
         const current = await fingerprintResource(this.server.tree, uri);
         if (current === previous) continue;
@@ -511,7 +639,8 @@ export class McpSession {
     await Promise.race([this.pending(), delay(graceMs)]);
     this.closing = true;
     for (const entry of this.inFlight.values()) entry.controller.abort();
-    for (const settle of [...this.clientRequests.values()]) settle({ error: { code: REQUEST_CANCELLED, message: 'the session ended' } });
+    for (const settle of [...this.clientRequests.values()])
+      settle({ error: { code: REQUEST_CANCELLED, message: 'the session ended' } });
     await Promise.race([this.pending(), delay(waitMs)]);
   }
 

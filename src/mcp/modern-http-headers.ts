@@ -38,7 +38,11 @@ export function readMirroredHeader(headers: Headers, name: string): string | und
 }
 
 /** The first way the headers disagree with this modern request's body, or undefined when they agree. */
-export function findHeaderMismatch(headers: Headers, method: string, params: JsonObject | undefined): RpcError | undefined {
+export function findHeaderMismatch(
+  headers: Headers,
+  method: string,
+  params: JsonObject | undefined,
+): RpcError | undefined {
   const meta = params?._meta as JsonObject | undefined;
   const bodyVersion = meta?.[META_PROTOCOL_VERSION];
   const checks: [header: string, body: unknown][] = [
@@ -49,10 +53,13 @@ export function findHeaderMismatch(headers: Headers, method: string, params: Jso
   if (nameField !== undefined) checks.push(['Mcp-Name', params?.[nameField]]);
   for (const [header, body] of checks) {
     const value = readMirroredHeader(headers, header);
-    if (value === undefined) return mismatch(`the ${header} header is required (it must equal the body's ${describe(header)})`);
+    if (value === undefined)
+      return mismatch(`the ${header} header is required (it must equal the body's ${describe(header)})`);
     if (value === 'malformed') return mismatch(`the ${header} header is not a valid header value`);
     if (value !== body) {
-      return mismatch(`${header} header value ${JSON.stringify(value.slice(0, 100))} does not match body value ${JSON.stringify(typeof body === 'string' ? body.slice(0, 100) : body ?? null)}`);
+      return mismatch(
+        `${header} header value ${JSON.stringify(value.slice(0, 100))} does not match body value ${JSON.stringify(typeof body === 'string' ? body.slice(0, 100) : (body ?? null))}`,
+      );
     }
   }
   return undefined;

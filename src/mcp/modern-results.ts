@@ -5,7 +5,12 @@
 // are `public` with the owner's TTL; anything a script produced live (or a tree under `dev`, which
 // changes on every edit) is `private` with 0.
 import { cacheTtlSeconds } from '../tree/manifest.js';
-import { CACHEABLE_METHODS, knowsCompletionsCapability, shapeServerInfo, type ProtocolVersion } from './protocol-versions.js';
+import {
+  CACHEABLE_METHODS,
+  knowsCompletionsCapability,
+  shapeServerInfo,
+  type ProtocolVersion,
+} from './protocol-versions.js';
 import { META_SERVER_INFO, supportedModernVersions } from './request-meta.js';
 import type { ServerContext } from './server-context.js';
 import { INPUT_REQUIRED } from './input-required.js';
@@ -28,10 +33,12 @@ export function serverCapabilities(server: ServerContext, version: ProtocolVersi
     if (tree.tools.length > 0) capabilities.tools = {};
     // Legacy: subscriptions are accepted for every known resource (a served tree never changes, so
     // none is ever updated). Modern: subscriptions/listen would honour nothing, so none is claimed.
-    if (tree.resources.length > 0 || tree.templates.length > 0) capabilities.resources = modern ? {} : { subscribe: true };
+    if (tree.resources.length > 0 || tree.templates.length > 0)
+      capabilities.resources = modern ? {} : { subscribe: true };
     if (tree.prompts.length > 0) capabilities.prompts = {};
   }
-  const completable = dev || tree.prompts.length > 0 || tree.templates.length > 0 || tree.extension?.completions !== undefined;
+  const completable =
+    dev || tree.prompts.length > 0 || tree.templates.length > 0 || tree.extension?.completions !== undefined;
   if (completable && knowsCompletionsCapability(version)) capabilities.completions = {};
   return capabilities;
 }
@@ -46,15 +53,27 @@ export function discoverResult(server: ServerContext, version: ProtocolVersion):
 }
 
 /** `ttlMs` and `cacheScope` for an answer from this source (0/private under dev: the tree changes). */
-export function cacheHints(server: ServerContext, source: AnswerSource): { ttlMs: number; cacheScope: 'public' | 'private' } {
+export function cacheHints(
+  server: ServerContext,
+  source: AnswerSource,
+): { ttlMs: number; cacheScope: 'public' | 'private' } {
   if (source === 'live' || server.dev) return { ttlMs: 0, cacheScope: 'private' };
   return { ttlMs: cacheTtlSeconds(server.tree.extension) * 1000, cacheScope: 'public' };
 }
 
 /** A handler's result as a modern answer: resultType, serverInfo, and cache hints where the schema puts them. */
-export function completeModernResult(server: ServerContext, method: string, version: ProtocolVersion, result: unknown, source: AnswerSource): JsonObject {
+export function completeModernResult(
+  server: ServerContext,
+  method: string,
+  version: ProtocolVersion,
+  result: unknown,
+  source: AnswerSource,
+): JsonObject {
   const body = (result !== null && typeof result === 'object' && !Array.isArray(result) ? result : {}) as JsonObject;
-  const givenMeta = body._meta !== null && typeof body._meta === 'object' && !Array.isArray(body._meta) ? body._meta as JsonObject : {};
+  const givenMeta =
+    body._meta !== null && typeof body._meta === 'object' && !Array.isArray(body._meta)
+      ? (body._meta as JsonObject)
+      : {};
   return {
     ...body,
     // complete, unless a live tool call stopped for its client's input (SEP-2322).

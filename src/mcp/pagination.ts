@@ -22,17 +22,29 @@ function encodeCursor(data: CursorData): string {
 }
 
 function decodeCursor(cursor: unknown, list: string, manifestHash: string, total: number): number {
-  if (typeof cursor !== 'string') throw new RpcError(INVALID_PARAMS, 'Invalid cursor: it must be a string from a previous page');
+  if (typeof cursor !== 'string')
+    throw new RpcError(INVALID_PARAMS, 'Invalid cursor: it must be a string from a previous page');
   let data: Partial<CursorData>;
   try {
     data = JSON.parse(textFromBase64Url(cursor)) as Partial<CursorData>;
   } catch {
     throw new RpcError(INVALID_PARAMS, 'Invalid cursor: not one this server gave out');
   }
-  if (!data || data.l !== list || typeof data.o !== 'number' || !Number.isInteger(data.o) || data.o <= 0 || data.o >= total) {
+  if (
+    !data ||
+    data.l !== list ||
+    typeof data.o !== 'number' ||
+    !Number.isInteger(data.o) ||
+    data.o <= 0 ||
+    data.o >= total
+  ) {
     throw new RpcError(INVALID_PARAMS, 'Invalid cursor: not one this server gave out for this list');
   }
-  if (data.h !== hashTag(manifestHash)) throw new RpcError(INVALID_PARAMS, 'Stale cursor: the tree changed since it was given out; list again from the start');
+  if (data.h !== hashTag(manifestHash))
+    throw new RpcError(
+      INVALID_PARAMS,
+      'Stale cursor: the tree changed since it was given out; list again from the start',
+    );
   return data.o;
 }
 

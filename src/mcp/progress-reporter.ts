@@ -21,7 +21,10 @@ export class ProgressReporter {
   private scriptReports = false;
   private startTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly request: RequestContext, toolName: string) {
+  constructor(
+    private readonly request: RequestContext,
+    toolName: string,
+  ) {
     if (request.progressToken === undefined) return;
     this.startTimer = setTimeout(() => this.tick(`running ${toolName}`), START_TICK_MS);
   }
@@ -36,7 +39,8 @@ export class ProgressReporter {
   /** Activity without a measure (a log line), while the script has reported no progress of its own. */
   tick(message: string): void {
     this.stopStartTimer();
-    if (!this.scriptReports) this.send(this.lastSent === undefined ? 0 : Math.floor(this.lastSent) + 1, undefined, message);
+    if (!this.scriptReports)
+      this.send(this.lastSent === undefined ? 0 : Math.floor(this.lastSent) + 1, undefined, message);
   }
 
   /** The run is over: nothing more is sent. */

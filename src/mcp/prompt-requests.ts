@@ -18,9 +18,17 @@ function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-export function listPrompts(server: ServerContext, params: JsonObject | undefined, request: RequestContext): JsonObject {
+export function listPrompts(
+  server: ServerContext,
+  params: JsonObject | undefined,
+  request: RequestContext,
+): JsonObject {
   const { page, nextCursor, _meta } = paginate(server.tree.prompts, params, 'prompts', server.tree.manifestHash);
-  return { prompts: page.map((prompt) => shapePrompt(prompt.definition, request.version)), ...(nextCursor ? { nextCursor } : {}), _meta };
+  return {
+    prompts: page.map((prompt) => shapePrompt(prompt.definition, request.version)),
+    ...(nextCursor ? { nextCursor } : {}),
+    _meta,
+  };
 }
 
 /** Replaces each `{{name}}` with its value; a placeholder without a value becomes the empty string. */
@@ -32,12 +40,17 @@ export function renderPromptTemplate(template: string, values: Record<string, st
 function renderDeep(value: unknown, values: Record<string, string>): unknown {
   if (typeof value === 'string') return renderPromptTemplate(value, values);
   if (Array.isArray(value)) return value.map((item) => renderDeep(item, values));
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renderDeep(item, values)]));
+  if (isObject(value))
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renderDeep(item, values)]));
   return value;
 }
 
 /** Stored messages → PromptMessages; undefined when the file holds none that are usable. */
-function renderMessages(stored: unknown, values: Record<string, string>, version: RequestContext['version']): JsonObject[] | undefined {
+function renderMessages(
+  stored: unknown,
+  values: Record<string, string>,
+  version: RequestContext['version'],
+): JsonObject[] | undefined {
   if (!Array.isArray(stored) || stored.length === 0) return undefined;
   const messages: JsonObject[] = [];
   for (const message of stored) {
@@ -53,9 +66,13 @@ function renderMessages(stored: unknown, values: Record<string, string>, version
 /** Required argument names: from the stored schema, and from the manifest definition (other generators). */
 function requiredArguments(prompt: TreePrompt, schema: JsonObject | undefined): string[] {
   const required = new Set<string>();
-  if (schema && Array.isArray(schema.required)) for (const name of schema.required) if (typeof name === 'string') required.add(name);
+  if (schema && Array.isArray(schema.required))
+    for (const name of schema.required) if (typeof name === 'string') required.add(name);
   const declared = prompt.definition.arguments;
-  if (Array.isArray(declared)) for (const argument of declared) if (isObject(argument) && argument.required === true && typeof argument.name === 'string') required.add(argument.name);
+  if (Array.isArray(declared))
+    for (const argument of declared)
+      if (isObject(argument) && argument.required === true && typeof argument.name === 'string')
+        required.add(argument.name);
   return [...required];
 }
 
@@ -71,26 +88,40 @@ function valuesWithDefaults(given: Record<string, string>, schema: JsonObject | 
   return values;
 }
 
-export async function getPrompt(server: ServerContext, params: JsonObject | undefined, request: RequestContext): Promise<JsonObject> {
+export async function getPrompt(
+  server: ServerContext,
+  params: JsonObject | undefined,
+  request: RequestContext,
+): Promise<JsonObject> {
   const name = params?.name;
   if (typeof name !== 'string') throw new RpcError(INVALID_PARAMS, 'prompts/get needs params.name (a string)');
   const { tree, reader } = server;
   const prompt = tree.promptsByName.get(name);
   if (!prompt) throw new RpcError(INVALID_PARAMS, `Unknown prompt: ${name}`);
   const rawArguments = params?.arguments ?? {};
-  if (!isObject(rawArguments)) throw new RpcError(INVALID_PARAMS, 'prompts/get params.arguments must be an object of strings');
+  if (!isObject(rawArguments))
+    throw new RpcError(INVALID_PARAMS, 'prompts/get params.arguments must be an object of strings');
   const given: Record<string, string> = {};
   for (const [argument, value] of Object.entries(rawArguments)) {
     // MCP sends prompt arguments as strings; a null is treated as not given.
     if (value === null || value === undefined) continue;
-    if (typeof value !== 'string') throw new RpcError(INVALID_PARAMS, `Invalid arguments for prompt ${name}: "${argument}" must be a string`);
+    if (typeof value !== 'string')
+      throw new RpcError(INVALID_PARAMS, `Invalid arguments for prompt ${name}: "${argument}" must be a string`);
     given[argument] = value;
   }
 
   const file = await reader.readJson(promptFilePath(name));
-  const usable = file.kind === 'ok' && isObject(file.value) && (typeof file.value.template === 'string' || Array.isArray(file.value.messages));
+  const usable =
+    file.kind === 'ok' &&
+    isObject(file.value) &&
+    (typeof file.value.template === 'string' || Array.isArray(file.value.messages));
   if (file.kind !== 'ok' || !isObject(file.value) || !usable) {
-    const why = file.kind === 'broken' ? file.reason : file.kind === 'missing' ? `${promptFilePath(name)} is missing` : `${promptFilePath(name)} has no "template" or "messages"`;
+    const why =
+      file.kind === 'broken'
+        ? file.reason
+        : file.kind === 'missing'
+          ? `${promptFilePath(name)} is missing`
+          : `${promptFilePath(name)} has no "template" or "messages"`;
     server.logProblem(`prompts/get ${name}: ${why}`);
     throw new RpcError(INTERNAL_ERROR, `Prompt ${name} is listed but cannot be rendered (${why}); rebuild the tree`);
   }
@@ -99,14 +130,18 @@ export async function getPrompt(server: ServerContext, params: JsonObject | unde
 
   const missing = requiredArguments(prompt, schema).filter((argument) => given[argument] === undefined);
   if (missing.length > 0) {
-    throw new RpcError(INVALID_PARAMS, `Missing required argument${missing.length > 1 ? 's' : ''} ${missing.map((argument) => `"${argument}"`).join(', ')} for prompt ${name}`);
+    throw new RpcError(
+      INVALID_PARAMS,
+      `Missing required argument${missing.length > 1 ? 's' : ''} ${missing.map((argument) => `"${argument}"`).join(', ')} for prompt ${name}`,
+    );
   }
   if (schema) {
     const validate = await validatorFor(server, tree, `prompt:${name}`, schema, 'arguments', (reason) => {
       server.logProblem(`prompt ${name}: its arguments schema cannot be used (${reason}); not validating`);
     });
     const problems = validate ? validate(given) : [];
-    if (problems.length > 0) throw new RpcError(INVALID_PARAMS, `Invalid arguments for prompt ${name}: ${problems.join('; ')}`);
+    if (problems.length > 0)
+      throw new RpcError(INVALID_PARAMS, `Invalid arguments for prompt ${name}: ${problems.join('; ')}`);
   }
 
   const values = valuesWithDefaults(given, schema);
@@ -118,8 +153,13 @@ export async function getPrompt(server: ServerContext, params: JsonObject | unde
   } else {
     const rendered = renderMessages(stored.messages, values, request.version);
     if (!rendered) {
-      server.logProblem(`prompts/get ${name}: ${promptFilePath(name)} has messages that are not {role, content} objects`);
-      throw new RpcError(INTERNAL_ERROR, `Prompt ${name} is listed but cannot be rendered (its messages are malformed); rebuild the tree`);
+      server.logProblem(
+        `prompts/get ${name}: ${promptFilePath(name)} has messages that are not {role, content} objects`,
+      );
+      throw new RpcError(
+        INTERNAL_ERROR,
+        `Prompt ${name} is listed but cannot be rendered (its messages are malformed); rebuild the tree`,
+      );
     }
     messages = rendered;
   }

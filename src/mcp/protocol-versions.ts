@@ -23,24 +23,43 @@ export function isModernVersion(version: unknown): version is ModernVersion {
 }
 
 /** Methods that exist only with a handshake: a modern request naming one is answered -32601 (HTTP 404). */
-export const LEGACY_ONLY_METHODS: ReadonlySet<string> = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
+export const LEGACY_ONLY_METHODS: ReadonlySet<string> = new Set([
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);
 /** Methods that exist only in the modern era: without `_meta` they are malformed (-32602). */
 export const MODERN_ONLY_METHODS: ReadonlySet<string> = new Set(['server/discover', 'subscriptions/listen']);
 /** Modern results that carry `ttlMs` and `cacheScope` (the schema's CacheableResult). */
-export const CACHEABLE_METHODS: ReadonlySet<string> = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
+export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+]);
 /**
  * The server capability a modern method needs: a server that does not declare it answers -32601,
  * so what server/discover says and what the methods do always agree.
  */
 export const CAPABILITY_BY_METHOD: ReadonlyMap<string, string> = new Map([
-  ['tools/list', 'tools'], ['tools/call', 'tools'],
-  ['resources/list', 'resources'], ['resources/templates/list', 'resources'], ['resources/read', 'resources'],
-  ['prompts/list', 'prompts'], ['prompts/get', 'prompts'],
+  ['tools/list', 'tools'],
+  ['tools/call', 'tools'],
+  ['resources/list', 'resources'],
+  ['resources/templates/list', 'resources'],
+  ['resources/read', 'resources'],
+  ['prompts/list', 'prompts'],
+  ['prompts/get', 'prompts'],
   ['completion/complete', 'completions'],
 ]);
 /** The body field the HTTP `Mcp-Name` header mirrors, per method (2026-07-28, SEP-2243). */
 export const MCP_NAME_FIELD_BY_METHOD: ReadonlyMap<string, string> = new Map([
-  ['tools/call', 'name'], ['prompts/get', 'name'], ['resources/read', 'uri'],
+  ['tools/call', 'name'],
+  ['prompts/get', 'name'],
+  ['resources/read', 'uri'],
 ]);
 
 /** Versions compare as dates, so string order is release order. */
@@ -56,11 +75,23 @@ export function acceptsBatches(version: ProtocolVersion | undefined): boolean {
 type Shape = Record<string, ProtocolVersion>;
 
 /** Fields per object kind that appeared after 2024-11-05, with the version that introduced them. */
-const TOOL_FIELDS: Shape = { annotations: '2025-03-26', title: '2025-06-18', outputSchema: '2025-06-18', _meta: '2025-06-18', icons: '2025-11-25', execution: '2025-11-25' };
+const TOOL_FIELDS: Shape = {
+  annotations: '2025-03-26',
+  title: '2025-06-18',
+  outputSchema: '2025-06-18',
+  _meta: '2025-06-18',
+  icons: '2025-11-25',
+  execution: '2025-11-25',
+};
 const RESOURCE_FIELDS: Shape = { size: '2025-03-26', title: '2025-06-18', _meta: '2025-06-18', icons: '2025-11-25' };
 const TEMPLATE_FIELDS: Shape = { title: '2025-06-18', _meta: '2025-06-18', icons: '2025-11-25' };
 const PROMPT_FIELDS: Shape = { title: '2025-06-18', _meta: '2025-06-18', icons: '2025-11-25' };
-const SERVER_INFO_FIELDS: Shape = { title: '2025-06-18', description: '2025-11-25', icons: '2025-11-25', websiteUrl: '2025-11-25' };
+const SERVER_INFO_FIELDS: Shape = {
+  title: '2025-06-18',
+  description: '2025-11-25',
+  icons: '2025-11-25',
+  websiteUrl: '2025-11-25',
+};
 const CALL_RESULT_FIELDS: Shape = { structuredContent: '2025-06-18' };
 /** Content types newer than 2024-11-05 (text, image and resource are always known). */
 const CONTENT_TYPES: Shape = { audio: '2025-03-26', resource_link: '2025-06-18' };
@@ -109,7 +140,13 @@ export function shapeContentBlock(item: unknown, version: ProtocolVersion): unkn
   if (since === undefined || versionAtLeast(version, since)) return item;
   // An older client cannot show this content type: say what it was rather than drop it silently.
   const link = item as { uri?: string; name?: string; mimeType?: string };
-  return { type: 'text', text: type === 'resource_link' ? `[resource ${link.uri ?? ''}]` : `[${String(type)} content (${link.mimeType ?? 'unknown type'}) not shown: it needs a newer protocol version]` };
+  return {
+    type: 'text',
+    text:
+      type === 'resource_link'
+        ? `[resource ${link.uri ?? ''}]`
+        : `[${String(type)} content (${link.mimeType ?? 'unknown type'}) not shown: it needs a newer protocol version]`,
+  };
 }
 
 /** A CallToolResult for this version: newer fields dropped, newer content types turned into text. */

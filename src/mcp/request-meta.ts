@@ -56,20 +56,30 @@ export function readRequestEra(method: string, params: JsonObject | undefined, m
   if (!modernByTransport && !claimsModernEra(method, params)) return LEGACY;
   const meta = isObject(params?._meta) ? params._meta : undefined;
   if (meta === undefined) {
-    return invalid(`${method} needs params._meta with ${META_PROTOCOL_VERSION} and ${META_CLIENT_CAPABILITIES} (protocol version ${MODERN_VERSIONS[0]}; older clients send initialize first)`);
+    return invalid(
+      `${method} needs params._meta with ${META_PROTOCOL_VERSION} and ${META_CLIENT_CAPABILITIES} (protocol version ${MODERN_VERSIONS[0]}; older clients send initialize first)`,
+    );
   }
   const version = meta[META_PROTOCOL_VERSION];
-  if (typeof version !== 'string' || version === '') return invalid(`params._meta needs ${META_PROTOCOL_VERSION} (a string such as "${MODERN_VERSIONS[0]}")`);
+  if (typeof version !== 'string' || version === '')
+    return invalid(`params._meta needs ${META_PROTOCOL_VERSION} (a string such as "${MODERN_VERSIONS[0]}")`);
   const capabilities = meta[META_CLIENT_CAPABILITIES];
-  if (!isObject(capabilities)) return invalid(`params._meta needs ${META_CLIENT_CAPABILITIES} (an object; {} declares none)`);
+  if (!isObject(capabilities))
+    return invalid(`params._meta needs ${META_CLIENT_CAPABILITIES} (an object; {} declares none)`);
   const info = meta[META_CLIENT_INFO];
-  if (info !== undefined && !isObject(info)) return invalid(`params._meta ${META_CLIENT_INFO} must be an object with name and version`);
+  if (info !== undefined && !isObject(info))
+    return invalid(`params._meta ${META_CLIENT_INFO} must be an object with name and version`);
   const level = meta[META_LOG_LEVEL];
   if (level !== undefined && !(LOG_LEVELS as readonly unknown[]).includes(level)) {
     return invalid(`params._meta ${META_LOG_LEVEL} must be one of ${LOG_LEVELS.join(', ')}`);
   }
   if (!isModernVersion(version)) return { era: 'invalid', error: unsupportedVersion(version) };
-  return { era: 'modern', version, clientCapabilities: capabilities, ...(level !== undefined ? { logLevel: level as LogLevel } : {}) };
+  return {
+    era: 'modern',
+    version,
+    clientCapabilities: capabilities,
+    ...(level !== undefined ? { logLevel: level as LogLevel } : {}),
+  };
 }
 
 /** The versions a request may name in `_meta`: what server/discover lists and -32022 repeats. */

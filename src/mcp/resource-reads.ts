@@ -14,14 +14,30 @@ import { RequestCancelled, type ServerContext, type RequestContext } from './ser
 
 type JsonObject = Record<string, unknown>;
 
-export function listResources(server: ServerContext, params: JsonObject | undefined, request: RequestContext): JsonObject {
+export function listResources(
+  server: ServerContext,
+  params: JsonObject | undefined,
+  request: RequestContext,
+): JsonObject {
   const { page, nextCursor, _meta } = paginate(server.tree.resources, params, 'resources', server.tree.manifestHash);
-  return { resources: page.map((resource) => shapeResource(resource.definition, request.version)), ...(nextCursor ? { nextCursor } : {}), _meta };
+  return {
+    resources: page.map((resource) => shapeResource(resource.definition, request.version)),
+    ...(nextCursor ? { nextCursor } : {}),
+    _meta,
+  };
 }
 
-export function listResourceTemplates(server: ServerContext, params: JsonObject | undefined, request: RequestContext): JsonObject {
+export function listResourceTemplates(
+  server: ServerContext,
+  params: JsonObject | undefined,
+  request: RequestContext,
+): JsonObject {
   const { page, nextCursor, _meta } = paginate(server.tree.templates, params, 'templates', server.tree.manifestHash);
-  return { resourceTemplates: page.map((template) => shapeTemplate(template, request.version)), ...(nextCursor ? { nextCursor } : {}), _meta };
+  return {
+    resourceTemplates: page.map((template) => shapeTemplate(template, request.version)),
+    ...(nextCursor ? { nextCursor } : {}),
+    _meta,
+  };
 }
 
 /** Where other generators put a resource: the part after `scheme://` as is (sse_bridge), then encoded. */
@@ -36,29 +52,48 @@ export function resourceFilePaths(uri: string, ours: boolean): string[] {
 /** The state script of a `mcpd://<script>/state` URI, relative to the project root. */
 function stateScriptPath(server: ServerContext, scriptInToolsFolder: string): string {
   for (const extension of Object.values(server.tree.extension?.tools ?? {})) {
-    if (extension.script === scriptInToolsFolder || extension.script.endsWith(`/${scriptInToolsFolder}`)) return extension.script;
+    if (extension.script === scriptInToolsFolder || extension.script.endsWith(`/${scriptInToolsFolder}`))
+      return extension.script;
   }
   const toolsFolder = server.tree.extension?.toolsFolder ?? DEFAULT_TOOLS_FOLDER;
   return toolsFolder ? `${toolsFolder}/${scriptInToolsFolder}` : scriptInToolsFolder;
 }
 
-async function readState(server: ServerContext, uri: string, script: string, mimeType: string | undefined, request: RequestContext): Promise<JsonObject> {
+async function readState(
+  server: ServerContext,
+  uri: string,
+  script: string,
+  mimeType: string | undefined,
+  request: RequestContext,
+): Promise<JsonObject> {
   if (!server.live) {
     throw new RpcError(INTERNAL_ERROR, `${uri} is read live from the project; ${server.liveHint}`);
   }
   const scriptPath = stateScriptPath(server, script);
-  const outcome = await server.live.run({ scriptPath, phase: 'state', toolsFolder: server.tree.extension?.toolsFolder, signal: request.signal });
+  const outcome = await server.live.run({
+    scriptPath,
+    phase: 'state',
+    toolsFolder: server.tree.extension?.toolsFolder,
+    signal: request.signal,
+  });
   if (request.signal.aborted) throw new RequestCancelled();
   if ('problem' in outcome) throw new RpcError(INTERNAL_ERROR, `${uri}: ${outcome.problem}`);
   const { run } = outcome;
   if (run.failed || run.exitCode !== 0) {
     const said = decodeOutput(run.stderr).text.trim().split('\n').slice(-3).join(' ');
-    throw new RpcError(INTERNAL_ERROR, `${uri}: ${scriptPath} --state ${run.failed ? run.message.slice(scriptPath.length + 1) : `failed with exit code ${run.exitCode}`}${said ? `: ${said}` : ''}`);
+    throw new RpcError(
+      INTERNAL_ERROR,
+      `${uri}: ${scriptPath} --state ${run.failed ? run.message.slice(scriptPath.length + 1) : `failed with exit code ${run.exitCode}`}${said ? `: ${said}` : ''}`,
+    );
   }
   return { contents: [{ uri, mimeType: mimeType ?? 'application/json', text: decodeOutput(run.stdout).text }] };
 }
 
-export async function readResource(server: ServerContext, params: JsonObject | undefined, request: RequestContext): Promise<JsonObject> {
+export async function readResource(
+  server: ServerContext,
+  params: JsonObject | undefined,
+  request: RequestContext,
+): Promise<JsonObject> {
   const uri = params?.uri;
   if (typeof uri !== 'string') throw new RpcError(INVALID_PARAMS, 'resources/read needs params.uri (a string)');
   const definition = server.tree.resourcesByUri.get(uri)?.definition;
@@ -80,5 +115,9 @@ export async function readResource(server: ServerContext, params: JsonObject | u
     server.logProblem(`resources/read ${uri}: ${broken}`);
     throw new RpcError(INTERNAL_ERROR, `${uri} is listed but its file cannot be read (${broken})`);
   }
-  throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} is listed in mcp.json but the tree has no file for it`, { uri });
+  throw new RpcError(
+    RESOURCE_NOT_FOUND,
+    `Resource not found: ${uri} is listed in mcp.json but the tree has no file for it`,
+    { uri },
+  );
 }

@@ -61,4 +61,13 @@ export class RequestCancelled extends Error {
 
 export const DEFAULT_LIVE_HINT = 'run staticmcp serve with --live <project folder>';
 
-export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+export const LOG_LEVELS: readonly LogLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];

@@ -9,7 +9,14 @@
 import { ConcurrencyGate } from './concurrency-gate.js';
 import { parseJsonRpcText, stringifyJsonRpc } from './exact-ids.js';
 import {
-  classifyMessage, errorResponse, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, type JsonRpcRequest, type RequestId,
+  classifyMessage,
+  errorResponse,
+  INTERNAL_ERROR,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  type JsonRpcRequest,
+  type RequestId,
 } from './json-rpc.js';
 import type { LiveRunner } from './live-port.js';
 import { McpSession, type Send } from './mcp-session.js';
@@ -62,8 +69,13 @@ const CLOSE_WAIT_MS = 3_000;
 const SERVER_ERROR = -32000;
 const SESSION_NOT_FOUND = -32001;
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
-const ALLOWED_REQUEST_HEADERS = 'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name';
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+};
+const ALLOWED_REQUEST_HEADERS =
+  'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name';
 const EXPOSED_HEADERS = 'mcp-session-id, mcp-protocol-version';
 
 type Outgoing = Record<string, unknown>;
@@ -182,7 +194,8 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   function checkHostAndOrigin(request: Request): Response | undefined {
     if (allowedHosts !== undefined) {
       const host = (request.headers.get('host') ?? '').toLowerCase();
-      if (!isAllowedHost(host, allowedHosts)) return jsonError(403, SERVER_ERROR, 'Forbidden: this server does not answer to that Host header');
+      if (!isAllowedHost(host, allowedHosts))
+        return jsonError(403, SERVER_ERROR, 'Forbidden: this server does not answer to that Host header');
     }
     const origin = request.headers.get('origin');
     if (origin !== null && !options.isAllowedOrigin(origin, request)) {
@@ -215,9 +228,13 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       case 'POST':
         return post(request);
       case 'GET':
-        return options.sessions && !isModernRequest(request) ? openStandaloneStream(request) : methodNotAllowed(options.sessions && !isModernRequest(request) ? allow : 'POST');
+        return options.sessions && !isModernRequest(request)
+          ? openStandaloneStream(request)
+          : methodNotAllowed(options.sessions && !isModernRequest(request) ? allow : 'POST');
       case 'DELETE':
-        return options.sessions && !isModernRequest(request) ? endSession(request) : methodNotAllowed(options.sessions && !isModernRequest(request) ? allow : 'POST');
+        return options.sessions && !isModernRequest(request)
+          ? endSession(request)
+          : methodNotAllowed(options.sessions && !isModernRequest(request) ? allow : 'POST');
       default:
         return methodNotAllowed(allow);
     }
@@ -239,15 +256,25 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     if (value === null) return undefined;
     const trimmed = value.trim();
     if ((SUPPORTED_VERSIONS as readonly string[]).includes(trimmed)) return trimmed as ProtocolVersion;
-    return jsonError(400, SERVER_ERROR, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(value.slice(0, 40))} (supported: ${SUPPORTED_VERSIONS.join(', ')})`);
+    return jsonError(
+      400,
+      SERVER_ERROR,
+      `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(value.slice(0, 40))} (supported: ${SUPPORTED_VERSIONS.join(', ')})`,
+    );
   }
 
   /** The session a request names: found, or the 400 (no header) / 404 (unknown or ended) to answer. */
   function findSession(request: Request): OpenSession | Response {
     const id = request.headers.get('mcp-session-id');
-    if (id === null || id === '') return jsonError(400, SERVER_ERROR, 'Bad Request: the Mcp-Session-Id header is required (send initialize first to get one)');
+    if (id === null || id === '')
+      return jsonError(
+        400,
+        SERVER_ERROR,
+        'Bad Request: the Mcp-Session-Id header is required (send initialize first to get one)',
+      );
     const open = sessions.get(id);
-    if (!open) return jsonError(404, SESSION_NOT_FOUND, 'Session not found: it ended or never existed; initialize a new one');
+    if (!open)
+      return jsonError(404, SESSION_NOT_FOUND, 'Session not found: it ended or never existed; initialize a new one');
     open.lastUsedMs = Date.now();
     return open;
   }
@@ -255,7 +282,11 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   async function post(request: Request): Promise<Response> {
     const accepts = parseAccept(request.headers.get('accept'));
     if (!accepts.json && !accepts.sse) {
-      return jsonError(406, SERVER_ERROR, 'Not Acceptable: the client must accept application/json and text/event-stream');
+      return jsonError(
+        406,
+        SERVER_ERROR,
+        'Not Acceptable: the client must accept application/json and text/event-stream',
+      );
     }
     if (!isJsonContentType(request.headers.get('content-type'))) {
       return jsonError(415, SERVER_ERROR, 'Unsupported Media Type: the body must be application/json');
@@ -266,7 +297,8 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     const headerIsModern = isModernVersion(request.headers.get('mcp-protocol-version')?.trim());
 
     const body = await readBodyText(request, maxBodyBytes);
-    if (body === 'too large') return jsonError(413, SERVER_ERROR, `Payload Too Large: the body is larger than ${maxBodyBytes} bytes`);
+    if (body === 'too large')
+      return jsonError(413, SERVER_ERROR, `Payload Too Large: the body is larger than ${maxBodyBytes} bytes`);
     if (body === 'unreadable') return jsonError(400, PARSE_ERROR, 'Parse error: the body could not be read as UTF-8');
     const parsed = parseBody(body);
     if (parsed === undefined) return jsonError(400, PARSE_ERROR, 'Parse error: the body is not valid JSON');
@@ -280,7 +312,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
 
     if (!options.sessions) {
       // Stateless: this POST is the whole session; initialize negotiates, anything else uses the header.
-      const session = openSession(() => {}, parsed.isInitialize ? undefined : version ?? VERSION_WITHOUT_HEADER);
+      const session = openSession(() => {}, parsed.isInitialize ? undefined : (version ?? VERSION_WITHOUT_HEADER));
       return answerPost(request, parsed, session, accepts, {}, () => void session.close(0, CLOSE_WAIT_MS));
     }
 
@@ -319,12 +351,22 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
    * headers that disagree with the body → -32020, a version we do not serve → -32022, all HTTP
    * 400), then answered by a session of its own: nothing outlives the request, no session id.
    */
-  async function postModern(request: Request, parsed: ParsedBody, accepts: Accepts, headerIsModern: boolean): Promise<Response> {
+  async function postModern(
+    request: Request,
+    parsed: ParsedBody,
+    accepts: Accepts,
+    headerIsModern: boolean,
+  ): Promise<Response> {
     const message = parsed.single;
     if (!message) {
       // Notifications and client responses have no modern meaning over HTTP (cancelling is closing the stream).
-      if (!parsed.isBatch && parsed.requestIds.length === 0 && classifyMessage(parsed.value).kind !== 'invalid') return new Response(null, { status: 202 });
-      return jsonError(400, INVALID_REQUEST, 'Invalid Request: a protocol version 2026-07-28 POST carries exactly one JSON-RPC request');
+      if (!parsed.isBatch && parsed.requestIds.length === 0 && classifyMessage(parsed.value).kind !== 'invalid')
+        return new Response(null, { status: 202 });
+      return jsonError(
+        400,
+        INVALID_REQUEST,
+        'Invalid Request: a protocol version 2026-07-28 POST carries exactly one JSON-RPC request',
+      );
     }
     const era = readRequestEra(message.method, message.params, headerIsModern);
     if (era.era === 'invalid' && era.error.code !== -32022) {
@@ -332,9 +374,18 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     }
     const mismatch = findHeaderMismatch(request.headers, message.method, message.params);
     if (mismatch) return jsonResponse(400, errorResponse(message.id, mismatch.code, mismatch.message));
-    if (era.era === 'invalid') return jsonResponse(400, errorResponse(message.id, era.error.code, era.error.message, era.error.data));
+    if (era.era === 'invalid')
+      return jsonResponse(400, errorResponse(message.id, era.error.code, era.error.message, era.error.data));
     const session = openSession(() => {});
-    return answerPost(request, parsed, session, accepts, {}, () => void session.close(0, CLOSE_WAIT_MS), modernAnswerStatus);
+    return answerPost(
+      request,
+      parsed,
+      session,
+      accepts,
+      {},
+      () => void session.close(0, CLOSE_WAIT_MS),
+      modernAnswerStatus,
+    );
   }
 
   /**
@@ -344,18 +395,30 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
    * body (for SSE, when the stream ends).
    */
   async function answerPost(
-    request: Request, parsed: ParsedBody, session: McpSession, accepts: Accepts,
-    extraHeaders: Record<string, string>, finished: () => void,
-    statusOf: (answer: Outgoing | Outgoing[]) => { status: number; headers?: Record<string, string> } = () => ({ status: 200 }),
+    request: Request,
+    parsed: ParsedBody,
+    session: McpSession,
+    accepts: Accepts,
+    extraHeaders: Record<string, string>,
+    finished: () => void,
+    statusOf: (answer: Outgoing | Outgoing[]) => { status: number; headers?: Record<string, string> } = () => ({
+      status: 200,
+    }),
   ): Promise<Response> {
     if (parsed.isBatch && !acceptsBatches(session.negotiatedVersion)) {
       finished();
-      return jsonError(400, INVALID_REQUEST, `Invalid Request: batches are only accepted under protocol version 2025-03-26 (this one speaks ${session.negotiatedVersion ?? 'no version yet'})`);
+      return jsonError(
+        400,
+        INVALID_REQUEST,
+        `Invalid Request: batches are only accepted under protocol version 2025-03-26 (this one speaks ${session.negotiatedVersion ?? 'no version yet'})`,
+      );
     }
     if (parsed.requestIds.length === 0) {
       const answer = await session.handleParsed(parsed.value, () => {}).finally(finished);
       // Nothing to answer: accepted. An invalid message: its error, with a 4xx as the spec asks.
-      return answer === undefined ? new Response(null, { status: 202, headers: extraHeaders }) : jsonResponse(400, answer, extraHeaders);
+      return answer === undefined
+        ? new Response(null, { status: 202, headers: extraHeaders })
+        : jsonResponse(400, answer, extraHeaders);
     }
 
     let stream: EventStream | undefined;
@@ -369,7 +432,14 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       cancelled = true;
       // Same effect as the client sending notifications/cancelled for each of its requests.
       for (const requestId of parsed.requestIds) {
-        void session.handleParsed({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the HTTP request was closed' } }, () => {});
+        void session.handleParsed(
+          {
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId, reason: 'the HTTP request was closed' },
+          },
+          () => {},
+        );
       }
     };
     const startStream = (): EventStream => {
@@ -421,7 +491,12 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       if (open.busy > 0 || (open.standalone && !open.standalone.closed)) continue;
       if (!oldest || open.lastUsedMs < oldest.lastUsedMs) oldest = open;
     }
-    if (!oldest) return jsonError(503, SERVER_ERROR, 'Service unavailable: too many open sessions; end one (DELETE) or try again later');
+    if (!oldest)
+      return jsonError(
+        503,
+        SERVER_ERROR,
+        'Service unavailable: too many open sessions; end one (DELETE) or try again later',
+      );
     endOpenSession(oldest);
     return undefined;
   }
@@ -569,14 +644,20 @@ function modernAnswerStatus(answer: Outgoing | Outgoing[]): { status: number; he
   const error = answer.error as { code?: unknown } | undefined;
   if (error !== undefined) {
     // -32021 is 400 by the spec (the request asked for what its client cannot do); -32601 is 404.
-    const status = error.code === METHOD_NOT_FOUND ? 404 : error.code === MISSING_REQUIRED_CLIENT_CAPABILITY ? 400 : 200;
+    const status =
+      error.code === METHOD_NOT_FOUND ? 404 : error.code === MISSING_REQUIRED_CLIENT_CAPABILITY ? 400 : 200;
     return { status, headers: { 'cache-control': 'no-store' } };
   }
   const result = answer.result as { ttlMs?: unknown; cacheScope?: unknown } | undefined;
   if (result?.cacheScope === 'public' && typeof result.ttlMs === 'number' && result.ttlMs > 0) {
     return { status: 200, headers: { 'cache-control': `public, max-age=${Math.floor(result.ttlMs / 1000)}` } };
   }
-  return { status: 200, headers: { 'cache-control': result?.cacheScope === 'private' && result.ttlMs === 0 ? 'private, no-cache' : 'no-store' } };
+  return {
+    status: 200,
+    headers: {
+      'cache-control': result?.cacheScope === 'private' && result.ttlMs === 0 ? 'private, no-cache' : 'no-store',
+    },
+  };
 }
 
 /** Parses and sorts a body; undefined when it is not JSON. */

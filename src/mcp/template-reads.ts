@@ -18,7 +18,10 @@ function isObject(value: unknown): value is JsonObject {
 }
 
 /** The first template (in manifest order) that `uri` is an instance of, with its variables. */
-export function findTemplateFor(tree: LoadedTree, uri: string): { template: JsonObject & { uriTemplate: string }; variables: Record<string, string> } | undefined {
+export function findTemplateFor(
+  tree: LoadedTree,
+  uri: string,
+): { template: JsonObject & { uriTemplate: string }; variables: Record<string, string> } | undefined {
   for (const template of tree.templates) {
     const variables = matchUriTemplate(template.uriTemplate as string, uri);
     if (variables) return { template: template as JsonObject & { uriTemplate: string }, variables };
@@ -27,7 +30,11 @@ export function findTemplateFor(tree: LoadedTree, uri: string): { template: Json
 }
 
 /** The contents of a template instance, or undefined when no template matches `uri`. */
-export async function readTemplateInstance(server: ServerContext, uri: string, request: RequestContext): Promise<JsonObject | undefined> {
+export async function readTemplateInstance(
+  server: ServerContext,
+  uri: string,
+  request: RequestContext,
+): Promise<JsonObject | undefined> {
   const { tree, reader } = server;
   const found = findTemplateFor(tree, uri);
   if (!found) return undefined;
@@ -43,10 +50,18 @@ export async function readTemplateInstance(server: ServerContext, uri: string, r
 
   const provider = tree.extension?.templateProviders?.[template.uriTemplate];
   if (typeof provider !== 'string') {
-    throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} matches the template ${template.uriTemplate}, but this instance was not precomputed and the template has no provider`, { uri });
+    throw new RpcError(
+      RESOURCE_NOT_FOUND,
+      `Resource not found: ${uri} matches the template ${template.uriTemplate}, but this instance was not precomputed and the template has no provider`,
+      { uri },
+    );
   }
   if (!server.live) {
-    throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} was not precomputed; its template's provider reads it live when the project is available (${server.liveHint})`, { uri });
+    throw new RpcError(
+      RESOURCE_NOT_FOUND,
+      `Resource not found: ${uri} was not precomputed; its template's provider reads it live when the project is available (${server.liveHint})`,
+      { uri },
+    );
   }
   const outcome = await server.live.run({
     scriptPath: provider,
@@ -62,7 +77,11 @@ export async function readTemplateInstance(server: ServerContext, uri: string, r
   if (run.failed || run.exitCode !== 0) {
     const said = decodeOutput(run.stderr).text.trim().split('\n').slice(-3).join(' ');
     const how = run.failed ? run.message : `${provider} failed with exit code ${run.exitCode}`;
-    throw new RpcError(INTERNAL_ERROR, `${uri}: the template's provider could not read it: ${how}${said ? `: ${said}` : ''}`, { uri });
+    throw new RpcError(
+      INTERNAL_ERROR,
+      `${uri}: the template's provider could not read it: ${how}${said ? `: ${said}` : ''}`,
+      { uri },
+    );
   }
   return { contents: [{ uri, mimeType: mimeType ?? 'text/plain', text: decodeOutput(run.stdout).text }] };
 }

@@ -15,14 +15,30 @@ import type { LoadedTree, TreeTool } from './loaded-tree.js';
 import { validatorFor } from './schema-validators.js';
 import { ProgressReporter } from './progress-reporter.js';
 import { CLIENT_CAPABILITY_BY_METHOD, findMissingCapabilities, missingCapabilityError } from './client-capabilities.js';
-import { INPUT_REQUIRED, inputRequiredResult, QUESTION_SETTLE_MS, questionKey, readRoundTripInput, type InputRequest, type RoundTripInput } from './input-required.js';
+import {
+  INPUT_REQUIRED,
+  inputRequiredResult,
+  QUESTION_SETTLE_MS,
+  questionKey,
+  readRoundTripInput,
+  type InputRequest,
+  type RoundTripInput,
+} from './input-required.js';
 import { formatClientAnswer, parseClientQuestion, refusedAnswer } from '../script/client-requests.js';
 
 type JsonObject = Record<string, unknown>;
 
-function toolValidator(server: ServerContext, tree: LoadedTree, name: string, schema: object, kind: 'input' | 'output'): Promise<Validator | null> {
+function toolValidator(
+  server: ServerContext,
+  tree: LoadedTree,
+  name: string,
+  schema: object,
+  kind: 'input' | 'output',
+): Promise<Validator | null> {
   return validatorFor(server, tree, `${kind}:${name}`, schema, kind === 'input' ? 'arguments' : 'output', (reason) => {
-    server.logProblem(`tool ${name}: its ${kind === 'input' ? 'inputSchema' : 'outputSchema'} cannot be used (${reason}); not validating`);
+    server.logProblem(
+      `tool ${name}: its ${kind === 'input' ? 'inputSchema' : 'outputSchema'} cannot be used (${reason}); not validating`,
+    );
   });
 }
 
@@ -32,7 +48,11 @@ function errorResult(text: string): JsonObject {
 
 export function listTools(server: ServerContext, params: JsonObject | undefined, request: RequestContext): JsonObject {
   const { page, nextCursor, _meta } = paginate(server.tree.tools, params, 'tools', server.tree.manifestHash);
-  return { tools: page.map((tool) => shapeTool(tool.definition, request.version)), ...(nextCursor ? { nextCursor } : {}), _meta };
+  return {
+    tools: page.map((tool) => shapeTool(tool.definition, request.version)),
+    ...(nextCursor ? { nextCursor } : {}),
+    _meta,
+  };
 }
 
 /** The declared arguments only (a schema without properties keeps everything). */
@@ -43,7 +63,12 @@ function declaredOnly(tool: TreeTool, args: JsonObject): JsonObject {
 
 type Lookup = { hit: JsonObject } | { miss: true } | { broken: string };
 
-async function lookUpPrecomputed(server: ServerContext, tool: TreeTool, given: JsonObject, withDefaults: JsonObject): Promise<Lookup> {
+async function lookUpPrecomputed(
+  server: ServerContext,
+  tool: TreeTool,
+  given: JsonObject,
+  withDefaults: JsonObject,
+): Promise<Lookup> {
   const name = tool.definition.name;
   const paths = tool.extension
     ? [callFilePath(name, tool.extension.parameterOrder, withDefaults)]
@@ -59,13 +84,18 @@ async function lookUpPrecomputed(server: ServerContext, tool: TreeTool, given: J
     }
     const { result, recordedArguments } = readCallFile(file.value);
     // Two argument sets can share a file name: the file must say it answers exactly these.
-    if (recordedArguments && !sameJson(recordedArguments, withDefaults) && !sameJson(recordedArguments, given)) continue;
+    if (recordedArguments && !sameJson(recordedArguments, withDefaults) && !sameJson(recordedArguments, given))
+      continue;
     return { hit: result };
   }
   return broken ? { broken } : { miss: true };
 }
 
-export async function callTool(server: ServerContext, params: JsonObject | undefined, request: RequestContext): Promise<JsonObject> {
+export async function callTool(
+  server: ServerContext,
+  params: JsonObject | undefined,
+  request: RequestContext,
+): Promise<JsonObject> {
   const name = params?.name;
   if (typeof name !== 'string') throw new RpcError(INVALID_PARAMS, 'tools/call needs params.name (a string)');
   const { tree } = server;
@@ -94,10 +124,13 @@ export async function callTool(server: ServerContext, params: JsonObject | undef
 
   const extension = tool.extension;
   if (!extension?.live || !server.live) {
-    const why = 'broken' in lookup ? `its precomputed answer cannot be read (${lookup.broken})` : 'this call was not precomputed';
+    const why =
+      'broken' in lookup ? `its precomputed answer cannot be read (${lookup.broken})` : 'this call was not precomputed';
     const hint = extension?.live
       ? ` Live calls need the project: ${server.liveHint}.`
-      : extension?.liveReason ? ` (${extension.liveReason}; live calls are off for this tool)` : '';
+      : extension?.liveReason
+        ? ` (${extension.liveReason}; live calls are off for this tool)`
+        : '';
     return errorResult(`${name} with arguments ${JSON.stringify(withDefaults)}: ${why}.${hint}`);
   }
   const result = await runLive(server, tree, tool, withDefaults, request, roundTrip);
@@ -124,7 +157,10 @@ function askingDesk(request: RequestContext, runOver: AbortSignal): QuestionDesk
   const answer = (line: string): Promise<string> => {
     const next = queue.then(async () => {
       const question = parseClientQuestion(line);
-      const reply = 'problem' in question ? refusedAnswer(question.problem) : await request.askClient(question.method, question.params, runOver);
+      const reply =
+        'problem' in question
+          ? refusedAnswer(question.problem)
+          : await request.askClient(question.method, question.params, runOver);
       return formatClientAnswer(reply);
     });
     queue = next.catch(() => undefined);
@@ -151,11 +187,25 @@ function gatheringDesk(request: RequestContext, gathered: RoundTripInput, stop: 
     if (typeof key !== 'string') return Promise.resolve(formatClientAnswer(refusedAnswer(key.problem)));
     const capability = CLIENT_CAPABILITY_BY_METHOD.get(question.method);
     if (capability === undefined) {
-      return Promise.resolve(formatClientAnswer({ error: { code: METHOD_NOT_FOUND, message: `a script may ask the client ${[...CLIENT_CAPABILITY_BY_METHOD.keys()].join(', ')}; not ${question.method}` } }));
+      return Promise.resolve(
+        formatClientAnswer({
+          error: {
+            code: METHOD_NOT_FOUND,
+            message: `a script may ask the client ${[...CLIENT_CAPABILITY_BY_METHOD.keys()].join(', ')}; not ${question.method}`,
+          },
+        }),
+      );
     }
     const declared = request.clientCapabilities?.[capability];
     if (declared === null || typeof declared !== 'object' || Array.isArray(declared)) {
-      return Promise.resolve(formatClientAnswer({ error: { code: METHOD_NOT_FOUND, message: `the client did not declare the ${capability} capability, so it cannot be asked ${question.method}` } }));
+      return Promise.resolve(
+        formatClientAnswer({
+          error: {
+            code: METHOD_NOT_FOUND,
+            message: `the client did not declare the ${capability} capability, so it cannot be asked ${question.method}`,
+          },
+        }),
+      );
     }
     const known = gathered.answers.get(key);
     if (known !== undefined) {
@@ -174,7 +224,14 @@ function gatheringDesk(request: RequestContext, gathered: RoundTripInput, stop: 
   return desk;
 }
 
-async function runLive(server: ServerContext, tree: LoadedTree, tool: TreeTool, args: JsonObject, request: RequestContext, roundTrip?: RoundTripInput): Promise<JsonObject> {
+async function runLive(
+  server: ServerContext,
+  tree: LoadedTree,
+  tool: TreeTool,
+  args: JsonObject,
+  request: RequestContext,
+  roundTrip?: RoundTripInput,
+): Promise<JsonObject> {
   const name = tool.definition.name;
   const extension = tool.extension!;
   const progress = new ProgressReporter(request, name);
@@ -185,28 +242,33 @@ async function runLive(server: ServerContext, tree: LoadedTree, tool: TreeTool, 
   const onCancel = (): void => runStop.abort();
   if (request.signal.aborted) runStop.abort();
   else request.signal.addEventListener('abort', onCancel, { once: true });
-  const desk = roundTrip ? gatheringDesk(request, roundTrip, () => runStop.abort()) : askingDesk(request, runOver.signal);
-  const outcome = await server.live!.run({
-    scriptPath: extension.script,
-    toolName: name,
-    phase: 'live',
-    args,
-    declaredOptions: tool.declaredParameters,
-    toolsFolder: tree.extension?.toolsFolder,
-    // The tree's per-tool timeout (staticmcp.json or the script's timeoutSecs, when it was built).
-    ...(extension.timeoutMs > 0 ? { timeoutMs: extension.timeoutMs } : {}),
-    signal: runStop.signal,
-    onLogLine: (line) => {
-      if (request.wantsLog(line.level)) request.notify('notifications/message', { level: line.level, logger: name, data: line.message });
-      progress.tick(line.message);
-    },
-    onProgressLine: (line) => progress.report(line),
-    onClientLine: (line) => desk.answer(line),
-  }).finally(() => {
-    runOver.abort();
-    request.signal.removeEventListener('abort', onCancel);
-    progress.finish();
-  });
+  const desk = roundTrip
+    ? gatheringDesk(request, roundTrip, () => runStop.abort())
+    : askingDesk(request, runOver.signal);
+  const outcome = await server
+    .live!.run({
+      scriptPath: extension.script,
+      toolName: name,
+      phase: 'live',
+      args,
+      declaredOptions: tool.declaredParameters,
+      toolsFolder: tree.extension?.toolsFolder,
+      // The tree's per-tool timeout (staticmcp.json or the script's timeoutSecs, when it was built).
+      ...(extension.timeoutMs > 0 ? { timeoutMs: extension.timeoutMs } : {}),
+      signal: runStop.signal,
+      onLogLine: (line) => {
+        if (request.wantsLog(line.level))
+          request.notify('notifications/message', { level: line.level, logger: name, data: line.message });
+        progress.tick(line.message);
+      },
+      onProgressLine: (line) => progress.report(line),
+      onClientLine: (line) => desk.answer(line),
+    })
+    .finally(() => {
+      runOver.abort();
+      request.signal.removeEventListener('abort', onCancel);
+      progress.finish();
+    });
   if (request.signal.aborted) throw new RequestCancelled();
   // Stopped to ask: the questions go to the client, with what was gathered so far sealed in the state.
   if (desk.stopped && desk.open.size > 0) return inputRequiredResult(name, args, desk.open, desk.used);
@@ -214,8 +276,13 @@ async function runLive(server: ServerContext, tree: LoadedTree, tool: TreeTool, 
   const { run } = outcome;
   if (run.failed) return errorResult(run.message);
   const outputSchema = tool.definition.outputSchema;
-  const validateOutput = outputSchema && typeof outputSchema === 'object'
-    ? (await toolValidator(server, tree, name, outputSchema, 'output')) ?? undefined
-    : undefined;
-  return toToolResult(run, { toolName: name, validateOutput, outputFormat: extension.outputFormat === 'mcp' ? 'mcp' : 'text' }) as unknown as JsonObject;
+  const validateOutput =
+    outputSchema && typeof outputSchema === 'object'
+      ? ((await toolValidator(server, tree, name, outputSchema, 'output')) ?? undefined)
+      : undefined;
+  return toToolResult(run, {
+    toolName: name,
+    validateOutput,
+    outputFormat: extension.outputFormat === 'mcp' ? 'mcp' : 'text',
+  }) as unknown as JsonObject;
 }

@@ -17,11 +17,20 @@ function sameList(previous: readonly unknown[], next: readonly unknown[]): boole
 
 export function compareTreeLists(previous: LoadedTree, next: LoadedTree): ListChanges {
   return {
-    tools: !sameList(previous.tools.map((tool) => tool.definition), next.tools.map((tool) => tool.definition)),
+    tools: !sameList(
+      previous.tools.map((tool) => tool.definition),
+      next.tools.map((tool) => tool.definition),
+    ),
     // Templates are listed by resources/templates/list; MCP has no notification of their own.
-    resources: !sameList(previous.resources.map((resource) => resource.definition), next.resources.map((resource) => resource.definition))
-      || !sameList(previous.templates, next.templates),
-    prompts: !sameList(previous.prompts.map((prompt) => prompt.definition), next.prompts.map((prompt) => prompt.definition)),
+    resources:
+      !sameList(
+        previous.resources.map((resource) => resource.definition),
+        next.resources.map((resource) => resource.definition),
+      ) || !sameList(previous.templates, next.templates),
+    prompts: !sameList(
+      previous.prompts.map((prompt) => prompt.definition),
+      next.prompts.map((prompt) => prompt.definition),
+    ),
   };
 }
 

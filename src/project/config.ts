@@ -68,7 +68,12 @@ export const DEFAULT_LIMITS: Limits = {
 const valueListSchema = {
   oneOf: [
     { type: 'array' },
-    { type: 'object', required: ['command'], additionalProperties: false, properties: { command: { type: 'string', minLength: 1 } } },
+    {
+      type: 'object',
+      required: ['command'],
+      additionalProperties: false,
+      properties: { command: { type: 'string', minLength: 1 } },
+    },
   ],
 };
 
@@ -91,7 +96,10 @@ const configSchema = {
       additionalProperties: false,
       properties: {
         // Origins as browsers send them: scheme://host[:port], no path or trailing slash.
-        allowedOrigins: { type: 'array', items: { type: 'string', pattern: '^(\\*|[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#\\s]+)$' } },
+        allowedOrigins: {
+          type: 'array',
+          items: { type: 'string', pattern: '^(\\*|[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#\\s]+)$' },
+        },
       },
     },
     cache: {
@@ -143,18 +151,30 @@ export async function readConfig(projectRoot: string, memory?: ValidationMemory)
     text = await readRegularFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { limits: { ...DEFAULT_LIMITS }, tools: {} };
-    throw new StaticMcpError('CONFIG_UNREADABLE', `${CONFIG_FILE} cannot be read (${readFailureReason(error)})`, 'Make it a regular, readable JSON file (or remove it).');
+    throw new StaticMcpError(
+      'CONFIG_UNREADABLE',
+      `${CONFIG_FILE} cannot be read (${readFailureReason(error)})`,
+      'Make it a regular, readable JSON file (or remove it).',
+    );
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw new StaticMcpError('CONFIG_INVALID', `${CONFIG_FILE} is not valid JSON: ${(error as Error).message}`, 'Fix the JSON syntax (no comments or trailing commas).');
+    throw new StaticMcpError(
+      'CONFIG_INVALID',
+      `${CONFIG_FILE} is not valid JSON: ${(error as Error).message}`,
+      'Fix the JSON syntax (no comments or trailing commas).',
+    );
   }
   if (!memory?.isKnownValid(text)) {
     const problems = compileValidator(configSchema, CONFIG_FILE, { trusted: true })(raw);
     if (problems.length > 0) {
-      throw new StaticMcpError('CONFIG_INVALID', `${CONFIG_FILE} is invalid: ${problems.join('; ')}`, 'See the README section "staticmcp.json" for the accepted keys.');
+      throw new StaticMcpError(
+        'CONFIG_INVALID',
+        `${CONFIG_FILE} is invalid: ${problems.join('; ')}`,
+        'See the README section "staticmcp.json" for the accepted keys.',
+      );
     }
     memory?.rememberValid(text);
   }

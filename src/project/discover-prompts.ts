@@ -35,7 +35,14 @@ const promptMetaSchema = {
     title: { type: 'string' },
     description: { type: 'string' },
     role: { enum: ['user', 'assistant'] },
-    arguments: { type: 'object', properties: { type: { const: 'object' }, properties: { type: 'object' }, required: { type: 'array', items: { type: 'string' } } } },
+    arguments: {
+      type: 'object',
+      properties: {
+        type: { const: 'object' },
+        properties: { type: 'object' },
+        required: { type: 'array', items: { type: 'string' } },
+      },
+    },
   },
 };
 let validatePromptMeta: Validator | undefined;
@@ -47,8 +54,11 @@ export function placeholdersOf(template: string): string[] {
 async function readMeta(file: string): Promise<{ meta: Record<string, unknown>; problem?: string }> {
   const candidates = [`${file}.meta.json`, `${file.replace(/\.[^./]+$/, '')}.meta.json`];
   for (const candidate of [...new Set(candidates)]) {
-    const sidecar = await readJsonSidecar(candidate, path.basename(candidate), () =>
-      (validatePromptMeta ??= compileValidator(promptMetaSchema, 'meta', { trusted: true })));
+    const sidecar = await readJsonSidecar(
+      candidate,
+      path.basename(candidate),
+      () => (validatePromptMeta ??= compileValidator(promptMetaSchema, 'meta', { trusted: true })),
+    );
     if (!sidecar.found) continue;
     return 'problem' in sidecar ? { meta: {}, problem: sidecar.problem } : { meta: sidecar.meta };
   }
@@ -59,8 +69,13 @@ async function readMeta(file: string): Promise<{ meta: Record<string, unknown>; 
  * Builds one prompt from its template text (or its messages) and metadata; returns a problem
  * instead when they disagree.
  */
-export function createPrompt(name: string, template: string | PromptMessage[], meta: Record<string, unknown>): ProjectPrompt | string {
-  if (!PROMPT_NAME.test(name)) return `prompt name "${name}" must match ^[a-zA-Z0-9_-]{1,64}$; set "name" in its .meta.json`;
+export function createPrompt(
+  name: string,
+  template: string | PromptMessage[],
+  meta: Record<string, unknown>,
+): ProjectPrompt | string {
+  if (!PROMPT_NAME.test(name))
+    return `prompt name "${name}" must match ^[a-zA-Z0-9_-]{1,64}$; set "name" in its .meta.json`;
   const schema = (meta.arguments as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} };
   const properties = (schema.properties as Record<string, { description?: string }> | undefined) ?? {};
   const required = (schema.required as string[] | undefined) ?? [];
@@ -79,14 +94,19 @@ export function createPrompt(name: string, template: string | PromptMessage[], m
       required: required.includes(argument),
     })),
   };
-  const file: PromptFile = typeof template === 'string'
-    ? { name, role: (meta.role as 'user' | 'assistant') ?? 'user', template, arguments: schema }
-    : { name, messages: template, arguments: schema };
+  const file: PromptFile =
+    typeof template === 'string'
+      ? { name, role: (meta.role as 'user' | 'assistant') ?? 'user', template, arguments: schema }
+      : { name, messages: template, arguments: schema };
   return { definition, file };
 }
 
 /** `projectRoot` bounds the files a message prompt may embed. */
-export async function discoverPrompts(promptsRoot: string, registered?: RegisterEntry[], projectRoot = path.dirname(promptsRoot)): Promise<PromptDiscovery> {
+export async function discoverPrompts(
+  promptsRoot: string,
+  registered?: RegisterEntry[],
+  projectRoot = path.dirname(promptsRoot),
+): Promise<PromptDiscovery> {
   const prompts: ProjectPrompt[] = [];
   const problems: PromptDiscovery['problems'] = [];
   let sources: { relativePath: string; meta?: Record<string, unknown> }[];
@@ -99,7 +119,9 @@ export async function discoverPrompts(promptsRoot: string, registered?: Register
     } catch {
       return { prompts, problems };
     }
-    sources = names.filter((name) => !name.startsWith('.') && !name.endsWith('.meta.json')).map((name) => ({ relativePath: name }));
+    sources = names
+      .filter((name) => !name.startsWith('.') && !name.endsWith('.meta.json'))
+      .map((name) => ({ relativePath: name }));
   }
   const seen = new Set<string>();
   for (const source of sources) {
@@ -126,7 +148,10 @@ export async function discoverPrompts(promptsRoot: string, registered?: Register
         problems.push({ relativePath: source.relativePath, message: read.problem });
         continue;
       }
-      const inlineProblems = (validatePromptMeta ??= compileValidator(promptMetaSchema, 'meta', { trusted: true }))(read.meta, source.relativePath);
+      const inlineProblems = (validatePromptMeta ??= compileValidator(promptMetaSchema, 'meta', { trusted: true }))(
+        read.meta,
+        source.relativePath,
+      );
       if (inlineProblems.length > 0) {
         problems.push({ relativePath: source.relativePath, message: inlineProblems.join('; ') });
         continue;
@@ -142,7 +167,10 @@ export async function discoverPrompts(promptsRoot: string, registered?: Register
       continue;
     }
     if (seen.has(name)) {
-      problems.push({ relativePath: source.relativePath, message: `another prompt is already named "${name}"; set a different "name" in its .meta.json` });
+      problems.push({
+        relativePath: source.relativePath,
+        message: `another prompt is already named "${name}"; set a different "name" in its .meta.json`,
+      });
       continue;
     }
     seen.add(name);

@@ -26,7 +26,10 @@ export async function discoverPublicFiles(projectRoot: string): Promise<PublicDi
   const problems = notices.map((notice) => ({ relativePath: notice.relativePath, message: notice.message }));
   for (const { file, relativePath } of found) {
     if (isBuildOwnedPath(relativePath)) {
-      problems.push({ relativePath, message: `is not copied: ${relativePath.split('/', 1)[0]} at the top of the tree belongs to the build; give it another name` });
+      problems.push({
+        relativePath,
+        message: `is not copied: ${relativePath.split('/', 1)[0]} at the top of the tree belongs to the build; give it another name`,
+      });
       continue;
     }
     try {

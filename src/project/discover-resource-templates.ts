@@ -22,9 +22,16 @@ export interface TemplateDiscovery {
   warnings: { relativePath: string; message: string }[];
 }
 
-function toTemplate(meta: Record<string, unknown>, where: string, warnings: TemplateDiscovery['warnings']): ProjectResourceTemplate | undefined {
+function toTemplate(
+  meta: Record<string, unknown>,
+  where: string,
+  warnings: TemplateDiscovery['warnings'],
+): ProjectResourceTemplate | undefined {
   if (meta.uri !== undefined) {
-    warnings.push({ relativePath: where, message: 'sets both "uri" and "uriTemplate"; skipped (a resource has one or the other)' });
+    warnings.push({
+      relativePath: where,
+      message: 'sets both "uri" and "uriTemplate"; skipped (a resource has one or the other)',
+    });
     return undefined;
   }
   if (typeof meta.uriTemplate !== 'string' || typeof meta.name !== 'string' || meta.name === '') {
@@ -41,13 +48,17 @@ function toTemplate(meta: Record<string, unknown>, where: string, warnings: Temp
   for (const key of ['title', 'description', 'mimeType'] as const) {
     if (typeof meta[key] === 'string') definition[key] = meta[key] as string;
   }
-  if (meta.annotations && typeof meta.annotations === 'object') definition.annotations = meta.annotations as Record<string, unknown>;
+  if (meta.annotations && typeof meta.annotations === 'object')
+    definition.annotations = meta.annotations as Record<string, unknown>;
   let provider: string | undefined;
   if (typeof meta.provider === 'string') {
     provider = projectRelativePath(meta.provider);
     if (provider === undefined) {
       // The tree records the provider's path: an absolute one would publish where the project lives.
-      warnings.push({ relativePath: where, message: `provider "${meta.provider}" is not a path inside the project (relative to its root, without ".."); the template is served without a provider` });
+      warnings.push({
+        relativePath: where,
+        message: `provider "${meta.provider}" is not a path inside the project (relative to its root, without ".."); the template is served without a provider`,
+      });
     }
   }
   return {
@@ -73,7 +84,9 @@ export async function discoverResourceTemplates(
   const byName = new Map<string, ProjectResourceTemplate>();
   let names: string[] = [];
   try {
-    names = (await fs.readdir(resourcesRoot)).filter((name) => name.endsWith('.meta.json') && !name.startsWith('.')).sort();
+    names = (await fs.readdir(resourcesRoot))
+      .filter((name) => name.endsWith('.meta.json') && !name.startsWith('.'))
+      .sort();
   } catch {
     // No resources folder: nothing to discover.
   }
@@ -88,7 +101,10 @@ export async function discoverResourceTemplates(
     const template = toTemplate(meta as Record<string, unknown>, `resources/${name}`, warnings);
     if (!template) continue;
     if (byName.has(template.definition.name)) {
-      warnings.push({ relativePath: `resources/${name}`, message: `another template is already named "${template.definition.name}"; skipped` });
+      warnings.push({
+        relativePath: `resources/${name}`,
+        message: `another template is already named "${template.definition.name}"; skipped`,
+      });
       continue;
     }
     byName.set(template.definition.name, template);
@@ -100,11 +116,16 @@ export async function discoverResourceTemplates(
   const templates: ProjectResourceTemplate[] = [];
   for (const template of byName.values()) {
     if (resourceNames.has(template.definition.name)) {
-      warnings.push({ relativePath: template.definition.name, message: 'a resource already has this name; the template was skipped' });
+      warnings.push({
+        relativePath: template.definition.name,
+        message: 'a resource already has this name; the template was skipped',
+      });
       continue;
     }
     templates.push(template);
   }
-  templates.sort((left, right) => (left.definition.name < right.definition.name ? -1 : left.definition.name > right.definition.name ? 1 : 0));
+  templates.sort((left, right) =>
+    left.definition.name < right.definition.name ? -1 : left.definition.name > right.definition.name ? 1 : 0,
+  );
   return { templates, warnings };
 }

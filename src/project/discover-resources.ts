@@ -43,15 +43,26 @@ export function defaultResourceUri(relativePath: string): string {
   return `resource://${relativePath}`;
 }
 
-async function readSidecar(file: string, relativePath: string): Promise<{ meta?: Record<string, unknown>; problem?: string }> {
-  const sidecar = await readJsonSidecar(`${file}.meta.json`, `${relativePath}.meta.json`, () =>
-    (validateSidecar ??= compileValidator(sidecarSchema, 'meta', { trusted: true })));
+async function readSidecar(
+  file: string,
+  relativePath: string,
+): Promise<{ meta?: Record<string, unknown>; problem?: string }> {
+  const sidecar = await readJsonSidecar(
+    `${file}.meta.json`,
+    `${relativePath}.meta.json`,
+    () => (validateSidecar ??= compileValidator(sidecarSchema, 'meta', { trusted: true })),
+  );
   if (!sidecar.found) return {};
   return 'problem' in sidecar ? { problem: sidecar.problem } : { meta: sidecar.meta };
 }
 
 /** One resource file with its metadata; `meta` fields win over what the content suggests. */
-async function loadResource(file: string, relativePath: string, meta: Record<string, unknown> | undefined, projectRoot: string): Promise<ProjectResource | { problem: string }> {
+async function loadResource(
+  file: string,
+  relativePath: string,
+  meta: Record<string, unknown> | undefined,
+  projectRoot: string,
+): Promise<ProjectResource | { problem: string }> {
   let bytes: Buffer;
   try {
     bytes = await readProjectFile(file, projectRoot);
@@ -64,7 +75,10 @@ async function loadResource(file: string, relativePath: string, meta: Record<str
   const text = isTextContent(mimeType, bytes) ? bytes.toString('utf8') : undefined;
   const content = text !== undefined ? { text } : { blob: bytes.toString('base64') };
   // remark is loaded only by projects that have Markdown: it costs every other build ~40 ms.
-  const summary = mimeType === 'text/markdown' && text !== undefined ? (await import('./markdown-summary.js')).summarizeMarkdown(text) : {};
+  const summary =
+    mimeType === 'text/markdown' && text !== undefined
+      ? (await import('./markdown-summary.js')).summarizeMarkdown(text)
+      : {};
   return {
     uri: (meta?.uri as string | undefined) ?? defaultResourceUri(relativePath),
     name: (meta?.name as string | undefined) ?? path.basename(file),
@@ -81,13 +95,21 @@ async function loadResource(file: string, relativePath: string, meta: Record<str
  * Every file under `resourcesRoot`, or, when server.d/register.json lists resources, exactly
  * those entries (each naming its file by `path` inside resources/).
  */
-export async function discoverResources(resourcesRoot: string, registered?: RegisterEntry[], projectRoot = path.dirname(resourcesRoot)): Promise<ResourceDiscovery> {
+export async function discoverResources(
+  resourcesRoot: string,
+  registered?: RegisterEntry[],
+  projectRoot = path.dirname(resourcesRoot),
+): Promise<ResourceDiscovery> {
   const resources: ProjectResource[] = [];
   const problems: ResourceDiscovery['problems'] = [];
   if (registered) {
     for (const entry of registered) {
       const loaded = await loadResource(path.join(resourcesRoot, entry.path!), entry.path!, entry, projectRoot);
-      if ('problem' in loaded) problems.push({ relativePath: entry.path!, message: `(registered in server.d/register.json) ${loaded.problem}` });
+      if ('problem' in loaded)
+        problems.push({
+          relativePath: entry.path!,
+          message: `(registered in server.d/register.json) ${loaded.problem}`,
+        });
       else resources.push(loaded);
     }
     return { resources, problems };

@@ -36,7 +36,8 @@ export function summarizeMarkdown(markdown: string): MarkdownSummary {
   const heading = tree.children.find((node) => node.type === 'heading');
   const paragraph = tree.children.find((node) => node.type === 'paragraph');
   const title = typeof frontMatter.title === 'string' ? frontMatter.title : heading ? toString(heading) : undefined;
-  const description = typeof frontMatter.description === 'string' ? frontMatter.description : paragraph ? toString(paragraph) : undefined;
+  const description =
+    typeof frontMatter.description === 'string' ? frontMatter.description : paragraph ? toString(paragraph) : undefined;
   return {
     ...(title ? { title: shorten(title) } : {}),
     ...(description ? { description: shorten(description) } : {}),

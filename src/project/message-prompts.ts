@@ -27,7 +27,12 @@ export function isMessagePromptFile(fileName: string): boolean {
 }
 
 /** `{"type": "image", "file": "x.png"}` → `{"type": "image", "data": <base64>, "mimeType": "image/png"}`. */
-async function embedFile(block: JsonObject, where: string, baseFolder: string, projectRoot: string): Promise<JsonObject | string> {
+async function embedFile(
+  block: JsonObject,
+  where: string,
+  baseFolder: string,
+  projectRoot: string,
+): Promise<JsonObject | string> {
   const { file, ...rest } = block;
   if (typeof file !== 'string' || file === '') return `${where}.file must be a path relative to the prompt file`;
   if (block.type !== 'image' && block.type !== 'audio') return `${where}: "file" works for image and audio blocks only`;
@@ -42,14 +47,22 @@ async function embedFile(block: JsonObject, where: string, baseFolder: string, p
     return `${where}.file "${file}" cannot be read (${readFailureReason(error)})`;
   }
   const { mimeTypeFor } = await import('./mime-type.js');
-  return { ...rest, data: bytes.toString('base64'), mimeType: typeof block.mimeType === 'string' ? block.mimeType : mimeTypeFor(file) };
+  return {
+    ...rest,
+    data: bytes.toString('base64'),
+    mimeType: typeof block.mimeType === 'string' ? block.mimeType : mimeTypeFor(file),
+  };
 }
 
 /**
  * Parses a message prompt file: its messages (files embedded, every block checked) and the
  * metadata keys it holds. `baseFolder` is the prompt file's folder; `projectRoot` bounds `file`.
  */
-export async function readMessagePrompt(text: string, baseFolder: string, projectRoot: string): Promise<{ messages: PromptMessage[]; meta: JsonObject } | { problem: string }> {
+export async function readMessagePrompt(
+  text: string,
+  baseFolder: string,
+  projectRoot: string,
+): Promise<{ messages: PromptMessage[]; meta: JsonObject } | { problem: string }> {
   let value: unknown;
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ''));
@@ -58,15 +71,21 @@ export async function readMessagePrompt(text: string, baseFolder: string, projec
   }
   if (!isObject(value)) return { problem: 'must hold a JSON object {"messages": [...]}' };
   const unknown = Object.keys(value).find((key) => key !== 'messages' && !META_KEYS.has(key));
-  if (unknown !== undefined) return { problem: `has an unknown key "${unknown}" (a .json prompt has messages, name, title, description, arguments)` };
-  if (!Array.isArray(value.messages) || value.messages.length === 0) return { problem: '"messages" must be a non-empty array of {role, content}' };
+  if (unknown !== undefined)
+    return {
+      problem: `has an unknown key "${unknown}" (a .json prompt has messages, name, title, description, arguments)`,
+    };
+  if (!Array.isArray(value.messages) || value.messages.length === 0)
+    return { problem: '"messages" must be a non-empty array of {role, content}' };
   const messages: PromptMessage[] = [];
   for (const [index, message] of value.messages.entries()) {
     const where = `messages[${index}]`;
     if (!isObject(message)) return { problem: `${where} must be an object {role, content}` };
     const extra = Object.keys(message).find((key) => key !== 'role' && key !== 'content');
-    if (extra !== undefined) return { problem: `${where} has an unknown key "${extra}" (a message has role and content)` };
-    if (message.role !== 'user' && message.role !== 'assistant') return { problem: `${where}.role must be "user" or "assistant"` };
+    if (extra !== undefined)
+      return { problem: `${where} has an unknown key "${extra}" (a message has role and content)` };
+    if (message.role !== 'user' && message.role !== 'assistant')
+      return { problem: `${where}.role must be "user" or "assistant"` };
     let content = message.content;
     if (isObject(content) && 'file' in content) {
       const embedded = await embedFile(content, `${where}.content`, baseFolder, projectRoot);

@@ -9,7 +9,11 @@ export type SidecarResult =
   | { found: true; problem: string };
 
 /** `displayName` is how the file is named in problems (never an absolute machine path). */
-export async function readJsonSidecar(file: string, displayName: string, validate: () => Validator): Promise<SidecarResult> {
+export async function readJsonSidecar(
+  file: string,
+  displayName: string,
+  validate: () => Validator,
+): Promise<SidecarResult> {
   let raw: string;
   try {
     raw = await readRegularFile(file, 'utf8');
@@ -23,7 +27,8 @@ export async function readJsonSidecar(file: string, displayName: string, validat
   } catch (error) {
     return { found: true, problem: `${displayName} is not JSON: ${(error as Error).message}` };
   }
-  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return { found: true, problem: `${displayName} must hold a JSON object` };
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta))
+    return { found: true, problem: `${displayName} must hold a JSON object` };
   const problems = validate()(meta, displayName);
   if (problems.length > 0) return { found: true, problem: problems.join('; ') };
   return { found: true, meta: meta as Record<string, unknown> };

@@ -24,26 +24,43 @@ const entrySchemas: Record<RegisterKind, object> = {
     type: 'object',
     required: ['name', 'path'],
     properties: {
-      name: NAME, path: RELATIVE_PATH, title: { type: 'string' }, description: { type: 'string' },
-      inputSchema: { type: 'object' }, outputSchema: { type: 'object' }, annotations: { type: 'object' },
-      icons: { type: 'array' }, timeoutSecs: { type: 'number', exclusiveMinimum: 0 }, precompute: { type: 'boolean' },
-      inputs: { type: 'array', items: { type: 'string' } }, values: { type: 'object' },
+      name: NAME,
+      path: RELATIVE_PATH,
+      title: { type: 'string' },
+      description: { type: 'string' },
+      inputSchema: { type: 'object' },
+      outputSchema: { type: 'object' },
+      annotations: { type: 'object' },
+      icons: { type: 'array' },
+      timeoutSecs: { type: 'number', exclusiveMinimum: 0 },
+      precompute: { type: 'boolean' },
+      inputs: { type: 'array', items: { type: 'string' } },
+      values: { type: 'object' },
     },
   },
   resources: {
     type: 'object',
     required: ['name', 'uri', 'path'],
     properties: {
-      name: { type: 'string', minLength: 1 }, uri: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9+.-]*:' }, path: RELATIVE_PATH,
-      title: { type: 'string' }, description: { type: 'string' }, mimeType: { type: 'string' },
+      name: { type: 'string', minLength: 1 },
+      uri: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9+.-]*:' },
+      path: RELATIVE_PATH,
+      title: { type: 'string' },
+      description: { type: 'string' },
+      mimeType: { type: 'string' },
     },
   },
   resourceTemplates: {
     type: 'object',
     required: ['name', 'uriTemplate'],
     properties: {
-      name: { type: 'string', minLength: 1 }, uriTemplate: { type: 'string', minLength: 1 }, title: { type: 'string' },
-      description: { type: 'string' }, mimeType: { type: 'string' }, provider: RELATIVE_PATH, values: { type: 'object' },
+      name: { type: 'string', minLength: 1 },
+      uriTemplate: { type: 'string', minLength: 1 },
+      title: { type: 'string' },
+      description: { type: 'string' },
+      mimeType: { type: 'string' },
+      provider: RELATIVE_PATH,
+      values: { type: 'object' },
     },
     not: { required: ['uri'] },
   },
@@ -51,8 +68,12 @@ const entrySchemas: Record<RegisterKind, object> = {
     type: 'object',
     required: ['name', 'path'],
     properties: {
-      name: NAME, path: RELATIVE_PATH, title: { type: 'string' }, description: { type: 'string' },
-      arguments: { type: 'object' }, role: { enum: ['user', 'assistant'] },
+      name: NAME,
+      path: RELATIVE_PATH,
+      title: { type: 'string' },
+      description: { type: 'string' },
+      arguments: { type: 'object' },
+      role: { enum: ['user', 'assistant'] },
     },
   },
   completions: {
@@ -61,9 +82,21 @@ const entrySchemas: Record<RegisterKind, object> = {
     properties: {
       ref: {
         oneOf: [
-          { type: 'object', required: ['type', 'name'], properties: { type: { const: 'ref/prompt' }, name: { type: 'string' } } },
-          { type: 'object', required: ['type', 'uri'], properties: { type: { const: 'ref/resource' }, uri: { type: 'string' } } },
-          { type: 'object', required: ['type', 'name'], properties: { type: { const: 'ref/tool' }, name: { type: 'string' } } },
+          {
+            type: 'object',
+            required: ['type', 'name'],
+            properties: { type: { const: 'ref/prompt' }, name: { type: 'string' } },
+          },
+          {
+            type: 'object',
+            required: ['type', 'uri'],
+            properties: { type: { const: 'ref/resource' }, uri: { type: 'string' } },
+          },
+          {
+            type: 'object',
+            required: ['type', 'name'],
+            properties: { type: { const: 'ref/tool' }, name: { type: 'string' } },
+          },
         ],
       },
       argument: { type: 'string', minLength: 1 },
@@ -74,9 +107,17 @@ const entrySchemas: Record<RegisterKind, object> = {
 const validators = new Map<RegisterKind, Validator>();
 
 /** Where an entry's `path` is resolved: tools/, resources/, prompts/ or the project root. */
-const PATH_BASES: Partial<Record<RegisterKind, string>> = { tools: 'tools', resources: 'resources', prompts: 'prompts', resourceTemplates: '.' };
+const PATH_BASES: Partial<Record<RegisterKind, string>> = {
+  tools: 'tools',
+  resources: 'resources',
+  prompts: 'prompts',
+  resourceTemplates: '.',
+};
 
-function fail(message: string, hint = `Fix ${REGISTER_FILE}; there is no fallback to discovery while it is invalid.`): never {
+function fail(
+  message: string,
+  hint = `Fix ${REGISTER_FILE}; there is no fallback to discovery while it is invalid.`,
+): never {
   throw new StaticMcpError('REGISTER_INVALID', `${REGISTER_FILE}: ${message}`, hint);
 }
 
@@ -92,16 +133,19 @@ function checkEntries(kind: RegisterKind, entries: unknown[], projectRoot: strin
     if (problems.length > 0) fail(`${kind}[${index}]: ${problems.join('; ')}`);
     const record = entry as RegisterEntry;
     const identity = kind === 'completions' ? JSON.stringify([record.ref, record.argument]) : String(record.name);
-    if (seen.has(identity)) fail(`${kind}[${index}]: duplicate ${kind === 'completions' ? 'completion' : `name "${record.name}"`}`);
+    if (seen.has(identity))
+      fail(`${kind}[${index}]: duplicate ${kind === 'completions' ? 'completion' : `name "${record.name}"`}`);
     seen.add(identity);
     for (const key of ['path', 'provider'] as const) {
       const value = record[key];
       if (typeof value !== 'string') continue;
-      const base = path.resolve(projectRoot, key === 'provider' ? '.' : PATH_BASES[kind] ?? '.');
+      const base = path.resolve(projectRoot, key === 'provider' ? '.' : (PATH_BASES[kind] ?? '.'));
       const resolved = path.resolve(base, value);
       const relative = path.relative(base, resolved);
       if (path.isAbsolute(value) || relative.startsWith('..') || relative === '' || value.includes('\0')) {
-        fail(`${kind}[${index}].${key} "${value}" leaves ${path.relative(projectRoot, base) || 'the project'}; paths must stay inside it`);
+        fail(
+          `${kind}[${index}].${key} "${value}" leaves ${path.relative(projectRoot, base) || 'the project'}; paths must stay inside it`,
+        );
       }
     }
   });
@@ -114,14 +158,19 @@ export async function readRegistration(projectRoot: string): Promise<Registratio
   let bytes: Buffer;
   try {
     const stats = await fs.stat(file);
-    if (stats.size > MAX_REGISTER_BYTES) fail(`is ${stats.size} bytes, over the ${MAX_REGISTER_BYTES}-byte limit`, 'Split large registrations, or let discovery find the files.');
+    if (stats.size > MAX_REGISTER_BYTES)
+      fail(
+        `is ${stats.size} bytes, over the ${MAX_REGISTER_BYTES}-byte limit`,
+        'Split large registrations, or let discovery find the files.',
+      );
     bytes = await readRegularFile(file);
   } catch (error) {
     if (error instanceof StaticMcpError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     return fail(`cannot be read (${readFailureReason(error)})`);
   }
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) fail('starts with a byte-order mark; save it as UTF-8 without BOM');
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
+    fail('starts with a byte-order mark; save it as UTF-8 without BOM');
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);

@@ -32,10 +32,17 @@ const toolMetaSchema = {
     description: { type: 'string' },
     version: { type: 'string' },
     state: { type: 'boolean' },
-    inputSchema: { type: 'object', required: ['type'], properties: { type: { const: 'object' }, properties: { type: 'object' } } },
+    inputSchema: {
+      type: 'object',
+      required: ['type'],
+      properties: { type: { const: 'object' }, properties: { type: 'object' } },
+    },
     outputSchema: { type: 'object', required: ['type'], properties: { type: { const: 'object' } } },
     annotations: { type: 'object' },
-    icons: { type: 'array', items: { type: 'object', required: ['src'], properties: { src: { type: 'string', minLength: 1 } } } },
+    icons: {
+      type: 'array',
+      items: { type: 'object', required: ['src'], properties: { src: { type: 'string', minLength: 1 } } },
+    },
     timeoutSecs: { type: 'number', exclusiveMinimum: 0 },
     precompute: { type: 'boolean' },
     outputFormat: { enum: OUTPUT_FORMATS },
@@ -46,7 +53,12 @@ const toolMetaSchema = {
       additionalProperties: {
         oneOf: [
           { type: 'array' },
-          { type: 'object', required: ['command'], additionalProperties: false, properties: { command: { type: 'string', minLength: 1 } } },
+          {
+            type: 'object',
+            required: ['command'],
+            additionalProperties: false,
+            properties: { command: { type: 'string', minLength: 1 } },
+          },
         ],
       },
     },
@@ -55,9 +67,15 @@ const toolMetaSchema = {
 let validateToolMeta: Validator | undefined;
 
 /** Reads `<script>.meta.json`; absent is fine, unreadable or invalid is a reason to skip the tool. */
-export async function readToolSidecar(scriptFile: string, displayPath: string): Promise<{ meta?: ToolMeta; problem?: string }> {
-  const sidecar = await readJsonSidecar(`${scriptFile}.meta.json`, `${displayPath}.meta.json`, () =>
-    (validateToolMeta ??= compileValidator(toolMetaSchema, 'meta', { trusted: true })));
+export async function readToolSidecar(
+  scriptFile: string,
+  displayPath: string,
+): Promise<{ meta?: ToolMeta; problem?: string }> {
+  const sidecar = await readJsonSidecar(
+    `${scriptFile}.meta.json`,
+    `${displayPath}.meta.json`,
+    () => (validateToolMeta ??= compileValidator(toolMetaSchema, 'meta', { trusted: true })),
+  );
   if (!sidecar.found) return {};
   return 'problem' in sidecar ? { problem: sidecar.problem } : { meta: sidecar.meta as ToolMeta };
 }

@@ -14,7 +14,10 @@ function slugSegment(segment: string): string {
 /** The tool name a script at `relativePath` (`/`-separated, inside the tools folder) gets. */
 export function deriveToolName(relativePath: string): string {
   const segments = relativePath.replace(SCRIPT_EXTENSIONS, '').split('/');
-  const name = segments.map(slugSegment).filter((segment) => segment !== '').join('_');
+  const name = segments
+    .map(slugSegment)
+    .filter((segment) => segment !== '')
+    .join('_');
   const hash = createHash('sha256').update(relativePath).digest('hex').slice(0, 8);
   if (name === '') return `tool-${hash}`;
   if (name.length <= MAX_TOOL_NAME_LENGTH) return name;

@@ -24,7 +24,10 @@ export interface WalkOptions {
   everyName?: boolean;
 }
 
-export async function walkFolder(root: string, options: WalkOptions): Promise<{ files: WalkedFile[]; notices: WalkNotice[] }> {
+export async function walkFolder(
+  root: string,
+  options: WalkOptions,
+): Promise<{ files: WalkedFile[]; notices: WalkNotice[] }> {
   const files: WalkedFile[] = [];
   const notices: WalkNotice[] = [];
   const visitedFolders = new Set<string>();
@@ -36,12 +39,18 @@ export async function walkFolder(root: string, options: WalkOptions): Promise<{ 
     } catch (error) {
       // A project without this folder simply has none of its kind.
       if (relativeFolder !== '' || (error as NodeJS.ErrnoException).code !== 'ENOENT') {
-        notices.push({ relativePath: relativeFolder || '.', message: `cannot be opened (${(error as NodeJS.ErrnoException).code})` });
+        notices.push({
+          relativePath: relativeFolder || '.',
+          message: `cannot be opened (${(error as NodeJS.ErrnoException).code})`,
+        });
       }
       return;
     }
     if (visitedFolders.has(realFolder)) {
-      notices.push({ relativePath: relativeFolder, message: 'is a symlink back into a folder already scanned (a loop); skipped' });
+      notices.push({
+        relativePath: relativeFolder,
+        message: 'is a symlink back into a folder already scanned (a loop); skipped',
+      });
       return;
     }
     visitedFolders.add(realFolder);
@@ -49,7 +58,10 @@ export async function walkFolder(root: string, options: WalkOptions): Promise<{ 
     try {
       names = (await fs.readdir(folder)).sort();
     } catch (error) {
-      notices.push({ relativePath: relativeFolder || '.', message: `cannot be read (${(error as NodeJS.ErrnoException).code}); check its permissions` });
+      notices.push({
+        relativePath: relativeFolder || '.',
+        message: `cannot be read (${(error as NodeJS.ErrnoException).code}); check its permissions`,
+      });
       return;
     }
     for (const name of names) {
@@ -61,8 +73,12 @@ export async function walkFolder(root: string, options: WalkOptions): Promise<{ 
         stats = await fs.stat(file);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        const message = code === 'ELOOP' ? 'is a symlink loop; skipped'
-          : code === 'ENOENT' ? 'is a dangling symlink; skipped' : `cannot be inspected (${code}); skipped`;
+        const message =
+          code === 'ELOOP'
+            ? 'is a symlink loop; skipped'
+            : code === 'ENOENT'
+              ? 'is a dangling symlink; skipped'
+              : `cannot be inspected (${code}); skipped`;
         notices.push({ relativePath, message });
         continue;
       }

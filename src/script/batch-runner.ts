@@ -38,7 +38,9 @@ export interface BatchRunnerOptions {
  * still reaps the job and reports before leaving: nothing outlives a build as a zombie.
  */
 const LAUNCHER = 'trap "stop=1" TERM INT HUP; while [ -z "$stop" ] && IFS= read -r job; do (. "$job"); echo "$?"; done';
-const SIGNAL_NAMES = new Map(Object.entries(osConstants.signals).map(([name, number]) => [number, name as NodeJS.Signals]));
+const SIGNAL_NAMES = new Map(
+  Object.entries(osConstants.signals).map(([name, number]) => [number, name as NodeJS.Signals]),
+);
 const DEFAULT_KILL_GRACE_MS = 1000;
 const FILE_SIZE_LIMIT_EXIT = 128 + osConstants.signals.SIGXFSZ;
 
@@ -70,7 +72,10 @@ export class BatchRunner {
   private readonly marker = createRunMarker();
   private launchersStarted = 0;
 
-  private constructor(private readonly folder: string, private readonly options: BatchRunnerOptions) {
+  private constructor(
+    private readonly folder: string,
+    private readonly options: BatchRunnerOptions,
+  ) {
     options.signal?.addEventListener('abort', () => this.killAll(), { once: true });
   }
 
@@ -82,7 +87,12 @@ export class BatchRunner {
   private startLauncher(): Launcher {
     // An empty environment but the launcher's marker: every other variable a job sees comes from its job file.
     const marker = `${this.marker}-${(this.launchersStarted += 1)}.`;
-    const child = spawn('/bin/sh', ['-c', LAUNCHER], { cwd: this.options.cwd, env: { [RUN_MARKER_VARIABLE]: marker }, detached: true, stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn('/bin/sh', ['-c', LAUNCHER], {
+      cwd: this.options.cwd,
+      env: { [RUN_MARKER_VARIABLE]: marker },
+      detached: true,
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     const launcher: Launcher = { process: child, marker, lineBuffer: '', alive: true };
     this.all.add(launcher);
     if (child.pid !== undefined) this.groups.add(child.pid);
@@ -163,7 +173,9 @@ export class BatchRunner {
   private jobFile(job: BatchJob, outFile: string, errFile: string): string {
     const blocks = Math.ceil(this.options.maxOutputBytes / 512) + 1;
     const delimiter = `STATICMCP_STDIN_${randomBytes(8).toString('hex')}`;
-    const exports = Object.entries(job.env).map(([name, value]) => `export ${name}=${shellQuote(value)}`).join('\n');
+    const exports = Object.entries(job.env)
+      .map(([name, value]) => `export ${name}=${shellQuote(value)}`)
+      .join('\n');
     // JSON.stringify never emits a raw newline, so the stdin text cannot end the here-document early.
     return `ulimit -f ${blocks}\n${exports}\nexec ${shellQuote(job.file)} > ${shellQuote(outFile)} 2> ${shellQuote(errFile)} <<'${delimiter}'\n${job.stdin}\n${delimiter}\n`;
   }
@@ -176,15 +188,33 @@ export class BatchRunner {
       return { ...complete, message: describeRun(complete, job.timeoutMs, this.options.maxOutputBytes) };
     };
     if (this.closed || this.options.signal?.aborted) {
-      return finishWith({ ...base, cancelled: true, exitCode: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), failed: true });
+      return finishWith({
+        ...base,
+        cancelled: true,
+        exitCode: null,
+        signal: null,
+        stdout: Buffer.alloc(0),
+        stderr: Buffer.alloc(0),
+        failed: true,
+      });
     }
     const launcher = await this.acquire();
     if (!launcher.alive || launcher.retiring) {
       this.release(launcher);
-      return finishWith({ ...base, cancelled: true, exitCode: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), failed: true });
+      return finishWith({
+        ...base,
+        cancelled: true,
+        exitCode: null,
+        signal: null,
+        stdout: Buffer.alloc(0),
+        stderr: Buffer.alloc(0),
+        failed: true,
+      });
     }
     const id = `${++this.sequence}`;
-    const [jobFile, outFile, errFile] = ['sh', 'out', 'err'].map((extension) => path.join(this.folder, `${id}.${extension}`));
+    const [jobFile, outFile, errFile] = ['sh', 'out', 'err'].map((extension) =>
+      path.join(this.folder, `${id}.${extension}`),
+    );
     // Small files on a hot path: synchronous calls cost a few microseconds, a thread-pool round trip more.
     writeFileSync(jobFile, this.jobFile(job, outFile, errFile));
     let timedOut = false;
@@ -207,16 +237,32 @@ export class BatchRunner {
     const [stdout, stderr] = [outFile, errFile].map((file) => this.readCapped(file));
     // A daemon a script left behind may still hold these files: unlinking keeps it from writing into the next job's.
     for (const file of [jobFile, outFile, errFile]) rmSync(file, { force: true });
-    const outputTooLarge = status === FILE_SIZE_LIMIT_EXIT || stdout.length > this.options.maxOutputBytes || stderr.length > this.options.maxOutputBytes;
-    const capped = { stdout: stdout.subarray(0, this.options.maxOutputBytes), stderr: stderr.subarray(0, this.options.maxOutputBytes) };
+    const outputTooLarge =
+      status === FILE_SIZE_LIMIT_EXIT ||
+      stdout.length > this.options.maxOutputBytes ||
+      stderr.length > this.options.maxOutputBytes;
+    const capped = {
+      stdout: stdout.subarray(0, this.options.maxOutputBytes),
+      stderr: stderr.subarray(0, this.options.maxOutputBytes),
+    };
     if (status === null || timedOut || cancelled) {
-      return finishWith({ ...base, ...capped, timedOut, cancelled, exitCode: null, signal: null, failed: true,
-        ...(timedOut || cancelled ? {} : { spawnError: 'the launcher shell ended unexpectedly' }) });
+      return finishWith({
+        ...base,
+        ...capped,
+        timedOut,
+        cancelled,
+        exitCode: null,
+        signal: null,
+        failed: true,
+        ...(timedOut || cancelled ? {} : { spawnError: 'the launcher shell ended unexpectedly' }),
+      });
     }
     // The shell reports a death by signal N as 128 + N, the convention scripts and shells share.
-    const signal = status > 128 ? SIGNAL_NAMES.get(status - 128) ?? null : null;
+    const signal = status > 128 ? (SIGNAL_NAMES.get(status - 128) ?? null) : null;
     return finishWith({
-      ...base, ...capped, outputTooLarge,
+      ...base,
+      ...capped,
+      outputTooLarge,
       exitCode: signal ? null : status,
       signal: outputTooLarge ? null : signal,
       failed: outputTooLarge || signal !== null,

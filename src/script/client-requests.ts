@@ -25,9 +25,14 @@ export function parseClientQuestion(line: string): ClientQuestion | { problem: s
   } catch {
     return { problem: 'the line is not JSON; write one line {"method": "…", "params": {…}}' };
   }
-  if (!isObject(value) || typeof value.method !== 'string') return { problem: 'the line needs a "method" (a string) and "params" (an object)' };
+  if (!isObject(value) || typeof value.method !== 'string')
+    return { problem: 'the line needs a "method" (a string) and "params" (an object)' };
   if (value.params !== undefined && !isObject(value.params)) return { problem: '"params" must be an object' };
-  return { method: value.method, params: (value.params as Record<string, unknown> | undefined) ?? {}, ...(value.key !== undefined ? { key: value.key } : {}) };
+  return {
+    method: value.method,
+    params: (value.params as Record<string, unknown> | undefined) ?? {},
+    ...(value.key !== undefined ? { key: value.key } : {}),
+  };
 }
 
 /** The line written back to the script (one line: JSON text has no raw newlines). */

@@ -9,7 +9,12 @@ export interface LogLine {
 
 const PREFIX = /^\s*\[?(INFO|ERROR|WARNING|WARN|DEBUG|TRACE)\]?(?::\s*|\s+|$)(.*)$/;
 const LEVEL_BY_PREFIX: Record<string, LogLevel> = {
-  INFO: 'info', ERROR: 'error', WARNING: 'warning', WARN: 'warning', DEBUG: 'debug', TRACE: 'debug',
+  INFO: 'info',
+  ERROR: 'error',
+  WARNING: 'warning',
+  WARN: 'warning',
+  DEBUG: 'debug',
+  TRACE: 'debug',
 };
 
 /** The log line a stderr line carries, or null when it has no recognised prefix. */

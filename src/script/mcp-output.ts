@@ -57,7 +57,8 @@ function unknownKey(value: JsonObject, allowed: Iterable<string>): string | unde
 function checkBase64(value: unknown, where: string): string | undefined {
   if (isTemplated(value)) return undefined;
   if (typeof value !== 'string' || value === '') return `${where} must be a non-empty base64 string`;
-  if (!BASE64.test(value)) return `${where} is not base64 (only A-Z a-z 0-9 + / and = padding, length a multiple of 4, no line breaks)`;
+  if (!BASE64.test(value))
+    return `${where} is not base64 (only A-Z a-z 0-9 + / and = padding, length a multiple of 4, no line breaks)`;
   return undefined;
 }
 
@@ -70,8 +71,10 @@ function checkMimeType(value: unknown, where: string, required: boolean): string
 function checkEmbeddedResource(resource: unknown, where: string): string | undefined {
   if (!isObject(resource)) return `${where} must be an object {uri, mimeType?, text | blob}`;
   const extra = unknownKey(resource, RESOURCE_KEYS);
-  if (extra !== undefined) return `${where} has an unknown key "${extra}" (a resource has uri, mimeType, text or blob, _meta)`;
-  if (typeof resource.uri !== 'string' || (!URI.test(resource.uri) && !isTemplated(resource.uri))) return `${where}.uri must be a URI with a scheme, such as "file:///notes.txt"`;
+  if (extra !== undefined)
+    return `${where} has an unknown key "${extra}" (a resource has uri, mimeType, text or blob, _meta)`;
+  if (typeof resource.uri !== 'string' || (!URI.test(resource.uri) && !isTemplated(resource.uri)))
+    return `${where}.uri must be a URI with a scheme, such as "file:///notes.txt"`;
   const mimeProblem = checkMimeType(resource.mimeType, `${where}.mimeType`, false);
   if (mimeProblem) return mimeProblem;
   const hasText = 'text' in resource;
@@ -86,7 +89,11 @@ function checkEmbeddedResource(resource: unknown, where: string): string | undef
  * `placeholders`, a string holding `{{name}}` passes the format checks (a URI, a MIME type):
  * a prompt's arguments fill it in later.
  */
-export function checkContentBlock(block: unknown, where: string, options: { placeholders?: boolean } = {}): string | undefined {
+export function checkContentBlock(
+  block: unknown,
+  where: string,
+  options: { placeholders?: boolean } = {},
+): string | undefined {
   placeholdersAllowed = options.placeholders === true;
   try {
     return checkBlock(block, where);
@@ -103,7 +110,8 @@ function checkBlock(block: unknown, where: string): string | undefined {
   }
   const own = BLOCK_KEYS[type as ContentBlock['type']];
   const extra = unknownKey(block, [...COMMON_BLOCK_KEYS, ...own]);
-  if (extra !== undefined) return `${where} (${type}) has an unknown key "${extra}" (it may have ${[...own, 'annotations', '_meta'].join(', ')})`;
+  if (extra !== undefined)
+    return `${where} (${type}) has an unknown key "${extra}" (it may have ${[...own, 'annotations', '_meta'].join(', ')})`;
   if (block.annotations !== undefined && !isObject(block.annotations)) return `${where}.annotations must be an object`;
   if (block._meta !== undefined && !isObject(block._meta)) return `${where}._meta must be an object`;
   switch (type) {
@@ -115,12 +123,16 @@ function checkBlock(block: unknown, where: string): string | undefined {
     case 'resource':
       return checkEmbeddedResource(block.resource, `${where}.resource`);
     default: {
-      if (typeof block.uri !== 'string' || (!URI.test(block.uri) && !isTemplated(block.uri))) return `${where}.uri must be a URI with a scheme`;
+      if (typeof block.uri !== 'string' || (!URI.test(block.uri) && !isTemplated(block.uri)))
+        return `${where}.uri must be a URI with a scheme`;
       if (typeof block.name !== 'string' || block.name === '') return `${where}.name must be a non-empty string`;
       for (const key of ['title', 'description'] as const) {
         if (block[key] !== undefined && typeof block[key] !== 'string') return `${where}.${key} must be a string`;
       }
-      if (block.size !== undefined && (typeof block.size !== 'number' || !Number.isInteger(block.size) || block.size < 0)) {
+      if (
+        block.size !== undefined &&
+        (typeof block.size !== 'number' || !Number.isInteger(block.size) || block.size < 0)
+      ) {
         return `${where}.size must be a whole number of bytes`;
       }
       return checkMimeType(block.mimeType, `${where}.mimeType`, false);
@@ -135,19 +147,29 @@ function checkBlock(block: unknown, where: string): string | undefined {
  */
 export function parseMcpOutput(stdout: string): { output: McpOutput } | { problem: string } {
   const text = stdout.trim();
-  if (text === '') return { problem: 'it printed nothing; print one JSON object such as {"content": [{"type": "text", "text": "…"}]}' };
+  if (text === '')
+    return {
+      problem: 'it printed nothing; print one JSON object such as {"content": [{"type": "text", "text": "…"}]}',
+    };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     const preview = text.length > 60 ? `${text.slice(0, 60)}…` : text;
-    return { problem: `its output is not JSON (${(error as Error).message}); it starts with ${JSON.stringify(preview)}` };
+    return {
+      problem: `its output is not JSON (${(error as Error).message}); it starts with ${JSON.stringify(preview)}`,
+    };
   }
   if (!isObject(value)) return { problem: 'its output must be a JSON object with a "content" array' };
   const extra = unknownKey(value, RESULT_KEYS);
-  if (extra !== undefined) return { problem: `its output has an unknown key "${extra}" (a CallToolResult has content, isError, structuredContent, _meta)` };
-  if (value.isError !== undefined && typeof value.isError !== 'boolean') return { problem: '"isError" must be true or false' };
-  if (value.structuredContent !== undefined && !isObject(value.structuredContent)) return { problem: '"structuredContent" must be a JSON object' };
+  if (extra !== undefined)
+    return {
+      problem: `its output has an unknown key "${extra}" (a CallToolResult has content, isError, structuredContent, _meta)`,
+    };
+  if (value.isError !== undefined && typeof value.isError !== 'boolean')
+    return { problem: '"isError" must be true or false' };
+  if (value.structuredContent !== undefined && !isObject(value.structuredContent))
+    return { problem: '"structuredContent" must be a JSON object' };
   if (value._meta !== undefined && !isObject(value._meta)) return { problem: '"_meta" must be a JSON object' };
   let content = value.content;
   if (content === undefined && isObject(value.structuredContent)) {

@@ -91,7 +91,9 @@ function parseJsonObject(text: string, what: string): { value?: Record<string, u
   try {
     const value: unknown = JSON.parse(text);
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      return { error: `${what} must be a JSON object, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)?.slice(0, 40)}` };
+      return {
+        error: `${what} must be a JSON object, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)?.slice(0, 40)}`,
+      };
     }
     return { value: value as Record<string, unknown> };
   } catch (error) {
@@ -103,11 +105,16 @@ function parseJsonObject(text: string, what: string): { value?: Record<string, u
 function typeMatches(valueType: ValueType, value: unknown): boolean {
   if (typeof valueType === 'object') return typeof value === 'string' && valueType.enum.includes(value);
   switch (valueType) {
-    case 'string': return typeof value === 'string';
-    case 'integer': return typeof value === 'number' && Number.isInteger(value);
-    case 'float': return typeof value === 'number' && Number.isFinite(value);
-    case 'boolean': return typeof value === 'boolean';
-    case 'any': return true;
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'float':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'any':
+      return true;
   }
 }
 
@@ -124,7 +131,10 @@ function checkOption(option: ScriptOption, warnings: string[]): string[] {
     if (size.min !== undefined && size.max !== undefined && size.min > size.max) {
       problems.push(`option "${name}": size.min (${size.min}) is greater than size.max (${size.max})`);
     }
-    if (option.valueType === 'string' && [size.min, size.max].some((bound) => bound !== undefined && (!Number.isInteger(bound) || bound < 0))) {
+    if (
+      option.valueType === 'string' &&
+      [size.min, size.max].some((bound) => bound !== undefined && (!Number.isInteger(bound) || bound < 0))
+    ) {
       problems.push(`option "${name}": a string size must be whole non-negative numbers`);
     }
     if (option.valueType === 'boolean' || option.valueType === 'any' || typeof option.valueType === 'object') {
@@ -141,20 +151,26 @@ function checkOption(option: ScriptOption, warnings: string[]): string[] {
     return problems;
   }
   if (!typeMatches(option.valueType, option.defaultValue)) {
-    problems.push(`option "${name}": default_value ${JSON.stringify(option.defaultValue)} is not ${describeType(option.valueType)}`);
+    problems.push(
+      `option "${name}": default_value ${JSON.stringify(option.defaultValue)} is not ${describeType(option.valueType)}`,
+    );
     return problems;
   }
   if (option.size && typeof option.defaultValue === 'number') {
     const { min, max } = option.size;
     if ((min !== undefined && option.defaultValue < min) || (max !== undefined && option.defaultValue > max)) {
-      problems.push(`option "${name}": default_value ${option.defaultValue} is outside size ${JSON.stringify(option.size)}`);
+      problems.push(
+        `option "${name}": default_value ${option.defaultValue} is outside size ${JSON.stringify(option.size)}`,
+      );
     }
   }
   if (option.size && typeof option.defaultValue === 'string') {
     const length = [...option.defaultValue].length;
     const { min, max } = option.size;
     if ((min !== undefined && length < min) || (max !== undefined && length > max)) {
-      problems.push(`option "${name}": default_value is ${length} characters, outside size ${JSON.stringify(option.size)}`);
+      problems.push(
+        `option "${name}": default_value is ${length} characters, outside size ${JSON.stringify(option.size)}`,
+      );
     }
   }
   return problems;
@@ -177,7 +193,11 @@ export function parseHelpOutput(stdoutText: string, stderrText: string, alreadyV
   let optionsText = cleanJsonText(stderrText, '--help stderr', warnings);
   const logLines = optionsText.split('\n').filter((line) => parseLogLine(line) !== null);
   if (logLines.length > 0) {
-    optionsText = optionsText.split('\n').filter((line) => parseLogLine(line) === null).join('\n').trim();
+    optionsText = optionsText
+      .split('\n')
+      .filter((line) => parseLogLine(line) === null)
+      .join('\n')
+      .trim();
     warnings.push(`--help stderr mixes ${logLines.length} log line(s) with the options JSON; they were ignored`);
   }
   let rawOptions: Record<string, unknown> = {};
@@ -207,7 +227,10 @@ export function parseHelpOutput(stdoutText: string, stderrText: string, alreadyV
     options.push(option);
   }
   if (problems.length > 0) return { ok: false, reason: `--help options: ${problems.join('; ')}` };
-  return { ok: true, help: { metadata: parsedMetadata.value, options, stdout: stdoutText, stderr: stderrText, warnings } };
+  return {
+    ok: true,
+    help: { metadata: parsedMetadata.value, options, stdout: stdoutText, stderr: stderrText, warnings },
+  };
 }
 
 /** Turns ajv's oneOf noise about value_type into the one sentence a script author needs. */
@@ -219,8 +242,15 @@ function explainOptionProblems(rawOptions: Record<string, unknown>, problems: st
     const isKnown = ['string', 'integer', 'float', 'boolean', 'any'].includes(valueType as string);
     const enumValues = (valueType as { enum?: unknown })?.enum;
     if (!isKnown && !(valueType !== null && typeof valueType === 'object')) {
-      explained.push(`option "${name}": unknown value_type ${JSON.stringify(valueType)} (use string, integer, float, boolean, any or {"enum": [...]})`);
-    } else if (typeof valueType === 'object' && valueType !== null && Array.isArray(enumValues) && enumValues.length === 0) {
+      explained.push(
+        `option "${name}": unknown value_type ${JSON.stringify(valueType)} (use string, integer, float, boolean, any or {"enum": [...]})`,
+      );
+    } else if (
+      typeof valueType === 'object' &&
+      valueType !== null &&
+      Array.isArray(enumValues) &&
+      enumValues.length === 0
+    ) {
       explained.push(`option "${name}": the enum is empty; list at least one value`);
     }
   }
@@ -253,7 +283,10 @@ export async function readHelp(options: ReadHelpOptions): Promise<HelpResult> {
   });
   if (run.failed || run.exitCode !== 0) {
     const stderrPreview = run.stderr.toString('utf8').trim().split('\n').slice(0, 3).join(' | ');
-    return { ok: false, reason: `${run.message}${stderrPreview && !run.failed ? ` (stderr: ${stderrPreview.slice(0, 200)})` : ''}` };
+    return {
+      ok: false,
+      reason: `${run.message}${stderrPreview && !run.failed ? ` (stderr: ${stderrPreview.slice(0, 200)})` : ''}`,
+    };
   }
   return parseHelpOutput(run.stdout.toString('utf8'), run.stderr.toString('utf8'));
 }

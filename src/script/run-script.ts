@@ -85,11 +85,16 @@ export function describeRun(run: Omit<ScriptRun, 'message'>, timeoutMs: number, 
 
 function spawnErrorText(error: NodeJS.ErrnoException): string {
   switch (error.code) {
-    case 'EACCES': return 'permission denied (is the file executable and its interpreter present?)';
-    case 'ENOENT': return 'file or interpreter not found';
-    case 'E2BIG': return 'argument list or environment too long';
-    case 'ENOEXEC': return 'not an executable format (add a #! line)';
-    default: return error.code ? `${error.code}: ${error.message}` : error.message;
+    case 'EACCES':
+      return 'permission denied (is the file executable and its interpreter present?)';
+    case 'ENOENT':
+      return 'file or interpreter not found';
+    case 'E2BIG':
+      return 'argument list or environment too long';
+    case 'ENOEXEC':
+      return 'not an executable format (add a #! line)';
+    default:
+      return error.code ? `${error.code}: ${error.message}` : error.message;
   }
 }
 
@@ -115,8 +120,18 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
     let chunksRead = 0;
 
     if (options.signal?.aborted) {
-      const run = { displayName: options.displayName, exitCode: null, signal: null, timedOut: false, cancelled: true,
-        outputTooLarge: false, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), durationMs: 0, failed: true };
+      const run = {
+        displayName: options.displayName,
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        cancelled: true,
+        outputTooLarge: false,
+        stdout: Buffer.alloc(0),
+        stderr: Buffer.alloc(0),
+        durationMs: 0,
+        failed: true,
+      };
       resolve({ ...run, message: describeRun(run, reportedTimeoutMs, maxOutputBytes) });
       return;
     }
@@ -131,16 +146,29 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
         stdio: options.onClientLine ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
       });
     } catch (error) {
-      const run = { displayName: options.displayName, exitCode: null, signal: null, timedOut: false, cancelled: false,
-        outputTooLarge: false, spawnError: spawnErrorText(error as NodeJS.ErrnoException), stdout: Buffer.alloc(0),
-        stderr: Buffer.alloc(0), durationMs: performance.now() - startedAt, failed: true };
+      const run = {
+        displayName: options.displayName,
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        cancelled: false,
+        outputTooLarge: false,
+        spawnError: spawnErrorText(error as NodeJS.ErrnoException),
+        stdout: Buffer.alloc(0),
+        stderr: Buffer.alloc(0),
+        durationMs: performance.now() - startedAt,
+        failed: true,
+      };
       resolve({ ...run, message: describeRun(run, reportedTimeoutMs, maxOutputBytes) });
       return;
     }
 
     const terminate = (): void => {
       killRun(child.pid, marker, 'SIGTERM');
-      killTimer ??= setTimeout(() => killRun(child.pid, marker, 'SIGKILL'), options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+      killTimer ??= setTimeout(
+        () => killRun(child.pid, marker, 'SIGKILL'),
+        options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+      );
     };
 
     const finish = (): void => {
@@ -216,7 +244,7 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
       pendingLogText = lines.pop() ?? '';
       for (const text of lines) reportStderrLine(text);
     });
-    const channel = options.onClientLine ? (child.stdio[CLIENT_CHANNEL_FD] as Duplex | null) ?? undefined : undefined;
+    const channel = options.onClientLine ? ((child.stdio[CLIENT_CHANNEL_FD] as Duplex | null) ?? undefined) : undefined;
     if (channel) readClientChannel(channel, options.onClientLine!, () => settled);
 
     // A script that never reads stdin closes the pipe early: that is its right, not an error.
@@ -241,17 +269,21 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
       // `--help` that printed its JSON is seen as printing nothing.
       const stopWhenQuiet = (): void => {
         const chunksBefore = chunksRead;
-        closeTimer = setTimeout(() => setImmediate(() => {
-          if (settled) return;
-          if (chunksRead !== chunksBefore) {
-            stopWhenQuiet();
-            return;
-          }
-          child.stdout?.destroy();
-          child.stderr?.destroy();
-          channel?.destroy();
-          finish();
-        }), PIPE_CLOSE_GRACE_MS);
+        closeTimer = setTimeout(
+          () =>
+            setImmediate(() => {
+              if (settled) return;
+              if (chunksRead !== chunksBefore) {
+                stopWhenQuiet();
+                return;
+              }
+              child.stdout?.destroy();
+              child.stderr?.destroy();
+              channel?.destroy();
+              finish();
+            }),
+          PIPE_CLOSE_GRACE_MS,
+        );
       };
       stopWhenQuiet();
     });
@@ -272,9 +304,14 @@ function readClientChannel(channel: Duplex, answer: (line: string) => Promise<st
   const reply = (line: string | undefined): void => {
     // Every line is handed over as soon as it is read (a host may gather several questions before
     // answering any: MCP 2026-07-28 asks them together); the answers go back in the order asked.
-    const text = line === undefined
-      ? Promise.resolve(formatClientAnswer(refusedAnswer(`a request on the client channel is longer than ${MAX_CLIENT_REQUEST_BYTES} bytes`)))
-      : answer(line);
+    const text =
+      line === undefined
+        ? Promise.resolve(
+            formatClientAnswer(
+              refusedAnswer(`a request on the client channel is longer than ${MAX_CLIENT_REQUEST_BYTES} bytes`),
+            ),
+          )
+        : answer(line);
     text.catch(() => {});
     queue = queue
       .then(async () => {

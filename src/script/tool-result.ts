@@ -34,7 +34,11 @@ export const decodeOutput = decodeUtf8;
 
 /** stderr without its structured log and progress lines: what a script said about why it failed. */
 function plainStderr(stderr: string): string {
-  return stderr.split('\n').filter((line) => parseLogLine(line) === null && parseProgressLine(line) === null).join('\n').trim();
+  return stderr
+    .split('\n')
+    .filter((line) => parseLogLine(line) === null && parseProgressLine(line) === null)
+    .join('\n')
+    .trim();
 }
 
 function textResult(text: string, isError: boolean): ToolResult {
@@ -89,7 +93,10 @@ function toRichResult(run: FinishedRun, stdout: string, options: ToolResultOptio
     }
     const problems = options.validateOutput(output.structuredContent);
     if (problems.length > 0) {
-      return textResult(`${options.toolName} printed structuredContent that does not match its outputSchema: ${problems.join('; ')}`, true);
+      return textResult(
+        `${options.toolName} printed structuredContent that does not match its outputSchema: ${problems.join('; ')}`,
+        true,
+      );
     }
   }
   return output;

@@ -10,8 +10,10 @@ export class FolderSource implements TreeSource {
   readonly revalidateAfterMs = undefined;
   private realRoot: string | undefined;
 
-  constructor(private readonly root: string, readonly displayName: string) {
-  }
+  constructor(
+    private readonly root: string,
+    readonly displayName: string,
+  ) {}
 
   async read(relativePath: string): Promise<ReadOutcome> {
     this.realRoot ??= realpathSync.native(this.root);

@@ -19,11 +19,17 @@ export interface NodeServerOptions {
   logProblem(text: string): void;
 }
 
-function lazyLiveProject(root: string, concurrency: number | undefined, logProblem: (text: string) => void): LiveRunner {
+function lazyLiveProject(
+  root: string,
+  concurrency: number | undefined,
+  logProblem: (text: string) => void,
+): LiveRunner {
   let loaded: Promise<LiveRunner> | undefined;
   return {
     run: async (request) => {
-      loaded ??= import('./live/live-project.js').then((module) => new module.LiveProject(root, concurrency, logProblem));
+      loaded ??= import('./live/live-project.js').then(
+        (module) => new module.LiveProject(root, concurrency, logProblem),
+      );
       return (await loaded).run(request);
     },
   };
@@ -39,7 +45,9 @@ export async function createNodeServerContext(options: NodeServerOptions): Promi
   return {
     tree,
     reader: new CachedTreeReader(options.source),
-    live: options.projectRoot ? lazyLiveProject(options.projectRoot, options.liveConcurrency, options.logProblem) : undefined,
+    live: options.projectRoot
+      ? lazyLiveProject(options.projectRoot, options.liveConcurrency, options.logProblem)
+      : undefined,
     liveHint: DEFAULT_LIVE_HINT,
     dev: options.dev === true,
     loadValidatorCompiler: loadAjvCompiler,

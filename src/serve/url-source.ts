@@ -73,53 +73,71 @@ export class UrlSource implements TreeSource {
         request.destroy(failure);
       };
       const rejectOnce = (error: Error): void => {
-        reject(failure ?? new Error(error.message.startsWith(relativePath) ? error.message : `${relativePath}: ${error.message}`));
+        reject(
+          failure ??
+            new Error(error.message.startsWith(relativePath) ? error.message : `${relativePath}: ${error.message}`),
+        );
       };
-      const request = client.get(url, {
-        agent: this.agent,
-        headers: { accept: 'application/json', ...(etag ? { 'if-none-match': etag } : {}) },
-        timeout: this.timeoutMs,
-      }, (response) => {
-        const status = response.statusCode ?? 0;
-        if (status === 304) {
-          response.resume();
-          resolve({ status: 'not-modified' });
-          return;
-        }
-        if (status === 404 || status === 410) {
-          response.resume();
-          resolve({ status: 'missing' });
-          return;
-        }
-        if (status >= 300 && status < 400) {
-          response.resume();
-          const target = response.headers.location;
-          reject(new Error(`${relativePath}: the server answered HTTP ${status}, a redirect ${target ? `to ${target}` : 'without a target'}; serve the tree from its final URL`));
-          return;
-        }
-        if (status < 200 || status >= 300) {
-          response.resume();
-          reject(new Error(`${relativePath}: the server answered HTTP ${status}`));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let bytes = 0;
-        response.on('data', (chunk: Buffer) => {
-          bytes += chunk.length;
-          if (bytes > this.maxFileBytes) {
-            fail(`larger than ${this.maxFileBytes} bytes`);
+      const request = client.get(
+        url,
+        {
+          agent: this.agent,
+          headers: { accept: 'application/json', ...(etag ? { 'if-none-match': etag } : {}) },
+          timeout: this.timeoutMs,
+        },
+        (response) => {
+          const status = response.statusCode ?? 0;
+          if (status === 304) {
+            response.resume();
+            resolve({ status: 'not-modified' });
             return;
           }
-          chunks.push(chunk);
-        });
-        response.on('end', () => {
-          const header = response.headers.etag;
-          resolve({ status: 'ok', text: Buffer.concat(chunks).toString('utf8'), ...(header ? { etag: header } : {}) });
-        });
-        response.on('error', rejectOnce);
-      });
+          if (status === 404 || status === 410) {
+            response.resume();
+            resolve({ status: 'missing' });
+            return;
+          }
+          if (status >= 300 && status < 400) {
+            response.resume();
+            const target = response.headers.location;
+            reject(
+              new Error(
+                `${relativePath}: the server answered HTTP ${status}, a redirect ${target ? `to ${target}` : 'without a target'}; serve the tree from its final URL`,
+              ),
+            );
+            return;
+          }
+          if (status < 200 || status >= 300) {
+            response.resume();
+            reject(new Error(`${relativePath}: the server answered HTTP ${status}`));
+            return;
+          }
+          const chunks: Buffer[] = [];
+          let bytes = 0;
+          response.on('data', (chunk: Buffer) => {
+            bytes += chunk.length;
+            if (bytes > this.maxFileBytes) {
+              fail(`larger than ${this.maxFileBytes} bytes`);
+              return;
+            }
+            chunks.push(chunk);
+          });
+          response.on('end', () => {
+            const header = response.headers.etag;
+            resolve({
+              status: 'ok',
+              text: Buffer.concat(chunks).toString('utf8'),
+              ...(header ? { etag: header } : {}),
+            });
+          });
+          response.on('error', rejectOnce);
+        },
+      );
       request.on('timeout', () => fail(`no answer within ${this.timeoutMs} ms`));
-      const deadline = setTimeout(() => fail(`the host did not send the whole file within ${this.deadlineMs} ms`), this.deadlineMs);
+      const deadline = setTimeout(
+        () => fail(`the host did not send the whole file within ${this.deadlineMs} ms`),
+        this.deadlineMs,
+      );
       request.on('close', () => clearTimeout(deadline));
       request.on('error', rejectOnce);
     });

@@ -16,7 +16,11 @@ export function renderArgumentValue(value: unknown): string {
  * arguments, one segment per parameter in `parameterOrder` (defaults already applied).
  * A parameter missing from the arguments is rendered as JSON `null`.
  */
-export function callFilePath(toolName: string, parameterOrder: readonly string[], args: Record<string, unknown>): string {
+export function callFilePath(
+  toolName: string,
+  parameterOrder: readonly string[],
+  args: Record<string, unknown>,
+): string {
   if (parameterOrder.length === 0) return `tools/${toolName}.json`;
   const segments = parameterOrder.map((name) => encodeKeySegment(renderArgumentValue(args[name] ?? null)));
   const last = segments.pop();

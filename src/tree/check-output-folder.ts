@@ -66,14 +66,21 @@ export async function checkOutputFolder(outDir: string, protectedFolders: readon
     return;
   }
   if (!stats.isDirectory()) {
-    throw new StaticMcpError('OUT_NOT_A_FOLDER', `--out ${outDir} exists and is not a folder`, 'Remove it or choose another output folder.');
+    throw new StaticMcpError(
+      'OUT_NOT_A_FOLDER',
+      `--out ${outDir} exists and is not a folder`,
+      'Remove it or choose another output folder.',
+    );
   }
   const entries = await fs.readdir(realOut);
   if (entries.length === 0) return;
   // A deploy target not built into yet (a fresh gh-pages worktree: .git, CNAME): all of it is kept.
   if (entries.every((name) => DEPLOY_TARGET_FILES.has(name))) return;
   try {
-    const manifest = JSON.parse(await readRegularFile(path.join(realOut, MANIFEST_FILE), 'utf8')) as Record<string, unknown>;
+    const manifest = JSON.parse(await readRegularFile(path.join(realOut, MANIFEST_FILE), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     if (manifest && typeof manifest === 'object' && EXTENSION_KEY in manifest) return;
   } catch {
     // Falls through to the refusal below.

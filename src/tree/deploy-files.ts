@@ -67,7 +67,9 @@ function escapeHtml(text: string): string {
 
 function definitionList(items: { term: string; text?: string }[]): string {
   if (items.length === 0) return '<dt>none</dt>';
-  return items.map((item) => `<dt><code>${escapeHtml(item.term)}</code></dt><dd>${escapeHtml(item.text ?? '')}</dd>`).join('\n');
+  return items
+    .map((item) => `<dt><code>${escapeHtml(item.term)}</code></dt><dd>${escapeHtml(item.text ?? '')}</dd>`)
+    .join('\n');
 }
 
 export function renderIndexHtml(manifest: Manifest, publicUrl?: string): string {
@@ -84,15 +86,29 @@ export function renderIndexHtml(manifest: Manifest, publicUrl?: string): string 
     fillAddress: publicUrl === undefined ? 'true' : 'false',
     toolCount: String(capabilities.tools.length),
     resourceCount: String(capabilities.resources.length),
-    tools: definitionList(capabilities.tools.map((tool) => ({ term: tool.name, text: tool.title ? `${tool.title}: ${tool.description ?? ''}` : tool.description }))),
-    resources: definitionList(capabilities.resources.map((resource) => ({ term: resource.uri, text: resource.description }))),
+    tools: definitionList(
+      capabilities.tools.map((tool) => ({
+        term: tool.name,
+        text: tool.title ? `${tool.title}: ${tool.description ?? ''}` : tool.description,
+      })),
+    ),
+    resources: definitionList(
+      capabilities.resources.map((resource) => ({ term: resource.uri, text: resource.description })),
+    ),
     templateCount: String(capabilities.resourceTemplates?.length ?? 0),
-    templates: definitionList((capabilities.resourceTemplates ?? []).map((template) => ({ term: template.uriTemplate, text: template.description ?? template.title }))),
+    templates: definitionList(
+      (capabilities.resourceTemplates ?? []).map((template) => ({
+        term: template.uriTemplate,
+        text: template.description ?? template.title,
+      })),
+    ),
     promptCount: String(capabilities.prompts?.length ?? 0),
-    prompts: definitionList((capabilities.prompts ?? []).map((prompt) => ({
-      term: prompt.name,
-      text: `${prompt.description ?? ''}${prompt.arguments?.length ? ` (arguments: ${prompt.arguments.map((argument) => `${argument.name}${argument.required ? '' : '?'}`).join(', ')})` : ''}`,
-    }))),
+    prompts: definitionList(
+      (capabilities.prompts ?? []).map((prompt) => ({
+        term: prompt.name,
+        text: `${prompt.description ?? ''}${prompt.arguments?.length ? ` (arguments: ${prompt.arguments.map((argument) => `${argument.name}${argument.required ? '' : '?'}`).join(', ')})` : ''}`,
+      })),
+    ),
   };
   return template.replace(/\{\{(\w+)\}\}/g, (placeholder, key: string) => values[key] ?? placeholder);
 }
@@ -108,12 +124,17 @@ export function deployFiles(manifest: Manifest, options: DeployOptions): Map<str
     [ROUTES_FILE, ROUTES],
   ]);
   if (options.publicUrl !== undefined) {
-    files.set(SERVER_JSON_FILE, treeJsonFile(renderServerJson(manifest, {
-      publicUrl: options.publicUrl,
-      registryName: options.registryName,
-      packageName: options.packageName,
-      packageVersion: options.packageVersion,
-    })));
+    files.set(
+      SERVER_JSON_FILE,
+      treeJsonFile(
+        renderServerJson(manifest, {
+          publicUrl: options.publicUrl,
+          registryName: options.registryName,
+          packageName: options.packageName,
+          packageVersion: options.packageVersion,
+        }),
+      ),
+    );
   }
   return files;
 }

@@ -11,7 +11,6 @@ function loadAjv(): typeof import('ajv').Ajv {
   return (createRequire(import.meta.url)('ajv') as typeof import('ajv')).Ajv;
 }
 
-
 let checkingAjv: AjvInstance | undefined;
 let trustingAjv: AjvInstance | undefined;
 
@@ -26,7 +25,11 @@ function getAjv(trusted: boolean): AjvInstance {
 
 function describeError(error: ErrorObject, rootName: string): string {
   const where = error.instancePath
-    ? `${rootName}${error.instancePath.split('/').slice(1).map((part) => `.${part.replace(/~1/g, '/').replace(/~0/g, '~')}`).join('')}`
+    ? `${rootName}${error.instancePath
+        .split('/')
+        .slice(1)
+        .map((part) => `.${part.replace(/~1/g, '/').replace(/~0/g, '~')}`)
+        .join('')}`
     : rootName;
   switch (error.keyword) {
     case 'required':

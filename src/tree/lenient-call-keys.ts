@@ -26,7 +26,10 @@ function pathOf(toolName: string, segments: string[]): string {
 
 /** The base64 key of sse_bridge for three or more arguments. */
 export function base64CallKey(args: Record<string, unknown>): string {
-  const joined = Object.keys(args).sort().map((key) => `${key}=${renderArgumentValue(args[key])}`).join('&');
+  const joined = Object.keys(args)
+    .sort()
+    .map((key) => `${key}=${renderArgumentValue(args[key])}`)
+    .join('&');
   return base64FromText(joined).replace(/[/+=]/g, '_');
 }
 
@@ -54,16 +57,22 @@ export function lenientCallFilePaths(
     const orders = [
       [...declared, ...undeclared],
       [...present].sort(),
-      [...present].sort((left, right) => compareUtf8(renderArgumentValue(args[left]), renderArgumentValue(args[right]))),
+      [...present].sort((left, right) =>
+        compareUtf8(renderArgumentValue(args[left]), renderArgumentValue(args[right])),
+      ),
     ];
     for (const order of orders) {
       const raw = order.map((name) => renderArgumentValue(args[name]));
       if (raw.every(isSafeRawSegment)) add(pathOf(toolName, raw));
-      add(pathOf(toolName, raw.map(encodeFilename).map((segment) => segment || '_')));
+      add(
+        pathOf(
+          toolName,
+          raw.map(encodeFilename).map((segment) => segment || '_'),
+        ),
+      );
     }
-    if (present.length >= 3) add(`tools/${toolName}/${base64CallKey(Object.fromEntries(present.map((key) => [key, args[key]])))}.json`);
+    if (present.length >= 3)
+      add(`tools/${toolName}/${base64CallKey(Object.fromEntries(present.map((key) => [key, args[key]])))}.json`);
   }
   return paths;
 }
-
-

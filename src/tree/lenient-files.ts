@@ -37,9 +37,13 @@ export function readCallFile(value: unknown): ReadCallFile {
     return { result, recordedArguments };
   }
   if (isObject(value) && Array.isArray(value.contents)) {
-    return { result: { content: contentsToContent(value.contents), ...(value.isError === true ? { isError: true } : {}) } };
+    return {
+      result: { content: contentsToContent(value.contents), ...(value.isError === true ? { isError: true } : {}) },
+    };
   }
-  return { result: { content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }] } };
+  return {
+    result: { content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }] },
+  };
 }
 
 /** A resource file → the `contents` of a ReadResourceResult for `uri`. */
@@ -48,7 +52,10 @@ export function readResourceFile(value: unknown, uri: string, mimeType: string |
     return value.contents.filter(isObject).map((item) => ({ uri, ...(mimeType ? { mimeType } : {}), ...item }));
   }
   if (isObject(value) && (typeof value.text === 'string' || typeof value.blob === 'string')) {
-    const content: JsonObject = { uri, mimeType: typeof value.mimeType === 'string' ? value.mimeType : mimeType ?? 'text/plain' };
+    const content: JsonObject = {
+      uri,
+      mimeType: typeof value.mimeType === 'string' ? value.mimeType : (mimeType ?? 'text/plain'),
+    };
     if (typeof value.text === 'string') content.text = value.text;
     else content.blob = value.blob;
     return [content];

@@ -114,7 +114,9 @@ export const DEFAULT_CACHE_TTL_SECONDS = 300;
 export function cacheTtlSeconds(extension: { cache?: unknown } | undefined): number {
   const cache = extension?.cache as { ttlSeconds?: unknown } | undefined;
   const ttl = cache?.ttlSeconds;
-  return typeof ttl === 'number' && Number.isInteger(ttl) && ttl >= 0 && ttl <= MAX_CACHE_TTL_SECONDS ? ttl : DEFAULT_CACHE_TTL_SECONDS;
+  return typeof ttl === 'number' && Number.isInteger(ttl) && ttl >= 0 && ttl <= MAX_CACHE_TTL_SECONDS
+    ? ttl
+    : DEFAULT_CACHE_TTL_SECONDS;
 }
 
 /** One year, the longest max-age HTTP caches are expected to honour. */
@@ -142,7 +144,9 @@ export interface Manifest {
 export const promptFilePath = (name: string): string => `prompts/${name}.json`;
 
 /** `completions.json`: per reference kind, per referenced name (or uriTemplate), per argument, the values. */
-export type CompletionTable = Partial<Record<'ref/prompt' | 'ref/resource' | 'ref/tool', Record<string, Record<string, string[]>>>>;
+export type CompletionTable = Partial<
+  Record<'ref/prompt' | 'ref/resource' | 'ref/tool', Record<string, Record<string, string[]>>>
+>;
 
 /** The default tools folder, assumed when a tree does not record `toolsFolder`. */
 export const DEFAULT_TOOLS_FOLDER = 'tools';

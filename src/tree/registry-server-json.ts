@@ -22,13 +22,23 @@ export interface RegistryEntryInput {
 /** `https://docs.example.com` + server `weather` → `com.example.docs/weather` (the reverse-DNS namespace the registry verifies by domain). */
 export function deriveRegistryName(publicUrl: string, serverName: string): string {
   const host = new URL(publicUrl).hostname;
-  const namespace = host.split('.').reverse().join('.').replace(/[^a-zA-Z0-9.-]/g, '-');
+  const namespace = host
+    .split('.')
+    .reverse()
+    .join('.')
+    .replace(/[^a-zA-Z0-9.-]/g, '-');
   const name = serverName.replace(/[^a-zA-Z0-9._-]/g, '-') || 'mcp';
   return `${namespace}/${name}`;
 }
 
 function shortDescription(manifest: Manifest): string {
-  const text = (manifest.serverInfo.description ?? manifest.serverInfo.title ?? `MCP server ${manifest.serverInfo.name}`).replace(/\s+/g, ' ').trim();
+  const text = (
+    manifest.serverInfo.description ??
+    manifest.serverInfo.title ??
+    `MCP server ${manifest.serverInfo.name}`
+  )
+    .replace(/\s+/g, ' ')
+    .trim();
   return text.length <= MAX_DESCRIPTION_CHARS ? text : `${text.slice(0, MAX_DESCRIPTION_CHARS - 1)}…`;
 }
 
@@ -42,16 +52,18 @@ export function renderServerJson(manifest: Manifest, input: RegistryEntryInput):
     version: serverInfo.version,
     websiteUrl: `${input.publicUrl}/`,
     remotes: [{ type: 'streamable-http', url: `${input.publicUrl}/mcp` }],
-    packages: [{
-      registryType: 'npm',
-      identifier: input.packageName,
-      version: input.packageVersion,
-      runtimeHint: 'npx',
-      transport: { type: 'stdio' },
-      packageArguments: [
-        { type: 'positional', value: 'serve' },
-        { type: 'positional', value: `${input.publicUrl}/` },
-      ],
-    }],
+    packages: [
+      {
+        registryType: 'npm',
+        identifier: input.packageName,
+        version: input.packageVersion,
+        runtimeHint: 'npx',
+        transport: { type: 'stdio' },
+        packageArguments: [
+          { type: 'positional', value: 'serve' },
+          { type: 'positional', value: `${input.publicUrl}/` },
+        ],
+      },
+    ],
   };
 }

@@ -10,22 +10,27 @@ function rotl(x: bigint, b: bigint): bigint {
 }
 
 function sipRound(v: bigint[]): void {
-  v[0] = (v[0] + v[1]) & MASK; v[1] = rotl(v[1], 13n); v[1] ^= v[0]; v[0] = rotl(v[0], 32n);
-  v[2] = (v[2] + v[3]) & MASK; v[3] = rotl(v[3], 16n); v[3] ^= v[2];
-  v[0] = (v[0] + v[3]) & MASK; v[3] = rotl(v[3], 21n); v[3] ^= v[0];
-  v[2] = (v[2] + v[1]) & MASK; v[1] = rotl(v[1], 17n); v[1] ^= v[2]; v[2] = rotl(v[2], 32n);
+  v[0] = (v[0] + v[1]) & MASK;
+  v[1] = rotl(v[1], 13n);
+  v[1] ^= v[0];
+  v[0] = rotl(v[0], 32n);
+  v[2] = (v[2] + v[3]) & MASK;
+  v[3] = rotl(v[3], 16n);
+  v[3] ^= v[2];
+  v[0] = (v[0] + v[3]) & MASK;
+  v[3] = rotl(v[3], 21n);
+  v[3] ^= v[0];
+  v[2] = (v[2] + v[1]) & MASK;
+  v[1] = rotl(v[1], 17n);
+  v[1] ^= v[2];
+  v[2] = rotl(v[2], 32n);
 }
 
 /** SipHash-1-3, keys k0 = k1 = 0, over raw bytes; returns the 64-bit result. */
 export function sipHash13(bytes: Uint8Array): bigint {
   const k0 = 0n;
   const k1 = 0n;
-  const v = [
-    k0 ^ 0x736f6d6570736575n,
-    k1 ^ 0x646f72616e646f6dn,
-    k0 ^ 0x6c7967656e657261n,
-    k1 ^ 0x7465646279746573n,
-  ];
+  const v = [k0 ^ 0x736f6d6570736575n, k1 ^ 0x646f72616e646f6dn, k0 ^ 0x6c7967656e657261n, k1 ^ 0x7465646279746573n];
   const length = bytes.length;
   const wholeWordsEnd = length - (length % 8);
   for (let offset = 0; offset < wholeWordsEnd; offset += 8) {

@@ -5,8 +5,18 @@
 import { MANIFEST_FILE, ROUTES_FILE, WORKER_FILE } from './manifest.js';
 
 export const BUILD_OWNED_TOP_LEVEL: ReadonlySet<string> = new Set([
-  MANIFEST_FILE, WORKER_FILE, ROUTES_FILE, 'index.html', '_headers', '.nojekyll', '.assetsignore',
-  'completions.json', 'server.json', 'tools', 'resources', 'prompts',
+  MANIFEST_FILE,
+  WORKER_FILE,
+  ROUTES_FILE,
+  'index.html',
+  '_headers',
+  '.nojekyll',
+  '.assetsignore',
+  'completions.json',
+  'server.json',
+  'tools',
+  'resources',
+  'prompts',
 ]);
 
 /** Whether a tree-relative path (`/`-separated) lies under a name the build owns. */
@@ -18,4 +28,11 @@ export function isBuildOwnedPath(treePath: string): boolean {
  * What a deploy target holds before any tree was built into it (a gh-pages worktree, a host's
  * files): an output folder holding only these may be built into, and they are kept.
  */
-export const DEPLOY_TARGET_FILES: ReadonlySet<string> = new Set(['.git', 'CNAME', 'robots.txt', '_redirects', 'favicon.ico', '.well-known']);
+export const DEPLOY_TARGET_FILES: ReadonlySet<string> = new Set([
+  '.git',
+  'CNAME',
+  'robots.txt',
+  '_redirects',
+  'favicon.ico',
+  '.well-known',
+]);

@@ -22,16 +22,28 @@ export function parseUriTemplate(template: string): TemplatePart[] {
     last = match.index! + match[0].length;
   }
   if (last < template.length) parts.push({ literal: template.slice(last) });
-  const literalText = parts.filter((part) => part.literal !== undefined).map((part) => part.literal).join('');
+  const literalText = parts
+    .filter((part) => part.literal !== undefined)
+    .map((part) => part.literal)
+    .join('');
   if (/[{}]/.test(literalText)) {
-    throw new Error(`"${template}" has a malformed {expression} (use {name}, {+name} or {#name} with letters, digits, _ or .)`);
+    throw new Error(
+      `"${template}" has a malformed {expression} (use {name}, {+name} or {#name} with letters, digits, _ or .)`,
+    );
   }
-  if (!parts.some((part) => part.variable)) throw new Error(`"${template}" has no {variable}; a fixed URI is a resource, not a template`);
+  if (!parts.some((part) => part.variable))
+    throw new Error(`"${template}" has no {variable}; a fixed URI is a resource, not a template`);
   return parts;
 }
 
 export function templateVariables(template: string): string[] {
-  return [...new Set(parseUriTemplate(template).filter((part) => part.variable).map((part) => part.variable!))];
+  return [
+    ...new Set(
+      parseUriTemplate(template)
+        .filter((part) => part.variable)
+        .map((part) => part.variable!),
+    ),
+  ];
 }
 
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
@@ -41,19 +53,24 @@ function encodeValue(value: string, keepReserved: boolean): string {
   let encoded = '';
   for (const character of value) {
     if (UNRESERVED.test(character) || (keepReserved && RESERVED.test(character))) encoded += character;
-    else encoded += [...utf8Bytes(character)].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+    else
+      encoded += [...utf8Bytes(character)]
+        .map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)
+        .join('');
   }
   return encoded;
 }
 
 export function expandUriTemplate(template: string, values: Record<string, string>): string {
-  return parseUriTemplate(template).map((part) => {
-    if (part.literal !== undefined) return part.literal;
-    const value = values[part.variable!];
-    if (value === undefined) return '';
-    const encoded = encodeValue(value, part.operator !== '');
-    return part.operator === '#' ? `#${encoded}` : encoded;
-  }).join('');
+  return parseUriTemplate(template)
+    .map((part) => {
+      if (part.literal !== undefined) return part.literal;
+      const value = values[part.variable!];
+      if (value === undefined) return '';
+      const encoded = encodeValue(value, part.operator !== '');
+      return part.operator === '#' ? `#${encoded}` : encoded;
+    })
+    .join('');
 }
 
 function escapeRegExp(text: string): string {
@@ -69,12 +86,14 @@ export function matchUriTemplate(template: string, uri: string): Record<string, 
     return null;
   }
   const names: string[] = [];
-  const pattern = parts.map((part) => {
-    if (part.literal !== undefined) return escapeRegExp(part.literal);
-    names.push(part.variable!);
-    if (part.operator === '#') return '(?:#(.*))?';
-    return part.operator === '+' ? '(.*?)' : '([^/?#]*)';
-  }).join('');
+  const pattern = parts
+    .map((part) => {
+      if (part.literal !== undefined) return escapeRegExp(part.literal);
+      names.push(part.variable!);
+      if (part.operator === '#') return '(?:#(.*))?';
+      return part.operator === '+' ? '(.*?)' : '([^/?#]*)';
+    })
+    .join('');
   const match = new RegExp(`^${pattern}$`, 's').exec(uri);
   if (!match) return null;
   const values: Record<string, string> = {};

@@ -95,7 +95,12 @@ function hashContent(content: string | Buffer): string {
  * write (the first write of this process), a file of the same size is read and compared instead.
  */
 async function linkUnchanged(
-  previousRoot: string, previous: Map<string, WrittenFile> | undefined, relativePath: string, content: string | Buffer, hash: string, target: string,
+  previousRoot: string,
+  previous: Map<string, WrittenFile> | undefined,
+  relativePath: string,
+  content: string | Buffer,
+  hash: string,
+  target: string,
 ): Promise<WrittenFile | undefined> {
   const recorded = previous?.get(relativePath);
   if (previous && recorded?.hash !== hash) return undefined;
@@ -104,7 +109,8 @@ async function linkUnchanged(
     const stat = await fs.lstat(source);
     if (!stat.isFile()) return undefined;
     if (recorded) {
-      if (stat.ino !== recorded.inode || stat.size !== recorded.size || stat.mtimeMs !== recorded.mtimeMs) return undefined;
+      if (stat.ino !== recorded.inode || stat.size !== recorded.size || stat.mtimeMs !== recorded.mtimeMs)
+        return undefined;
     } else {
       const bytes = typeof content === 'string' ? Buffer.from(content) : content;
       if (stat.size !== bytes.length || !(await fs.readFile(source)).equals(bytes)) return undefined;
@@ -116,7 +122,11 @@ async function linkUnchanged(
   }
 }
 
-async function writeAll(root: string, files: ReadonlyMap<string, string | Buffer>, reuse?: { previousRoot: string; previous: Map<string, WrittenFile> | undefined; record: Map<string, WrittenFile> }): Promise<void> {
+async function writeAll(
+  root: string,
+  files: ReadonlyMap<string, string | Buffer>,
+  reuse?: { previousRoot: string; previous: Map<string, WrittenFile> | undefined; record: Map<string, WrittenFile> },
+): Promise<void> {
   const folders = new Set<string>();
   for (const relativePath of files.keys()) folders.add(path.dirname(relativePath));
   for (const folder of [...folders].sort()) await fs.mkdir(path.join(root, folder), { recursive: true });
@@ -162,7 +172,12 @@ async function linkCopy(source: string, target: string): Promise<void> {
  * tree has one of that name. Linked before the swap, so a build killed at any point has lost
  * nothing: the previous tree still holds them. Returns the names carried over.
  */
-async function carryOver(outDir: string, tempDir: string, files: ReadonlyMap<string, string | Buffer>, keep: (name: string) => boolean): Promise<string[]> {
+async function carryOver(
+  outDir: string,
+  tempDir: string,
+  files: ReadonlyMap<string, string | Buffer>,
+  keep: (name: string) => boolean,
+): Promise<string[]> {
   let names: string[];
   try {
     names = (await fs.readdir(outDir)).sort();
@@ -188,12 +203,18 @@ export interface WriteTreeOptions {
  * Replaces `outDir` with `files` (tree-relative `/` paths → content), plus the previous tree's
  * entries that `options.keep` accepts; returns the names of those.
  */
-export async function writeTreeAtomically(outDir: string, files: ReadonlyMap<string, string | Buffer>, options: WriteTreeOptions = {}): Promise<string[]> {
+export async function writeTreeAtomically(
+  outDir: string,
+  files: ReadonlyMap<string, string | Buffer>,
+  options: WriteTreeOptions = {},
+): Promise<string[]> {
   const tempDir = `${outDir}${TEMP_MARK}${process.pid}`;
   const oldDir = `${outDir}${OLD_MARK}${process.pid}`;
   await fs.rm(tempDir, { recursive: true, force: true });
   await fs.mkdir(tempDir, { recursive: true });
-  const reuse = reuseUnchangedFiles ? { previousRoot: outDir, previous: writtenTrees.get(outDir), record: new Map<string, WrittenFile>() } : undefined;
+  const reuse = reuseUnchangedFiles
+    ? { previousRoot: outDir, previous: writtenTrees.get(outDir), record: new Map<string, WrittenFile>() }
+    : undefined;
   // Until the swap is done, nothing may be linked from a tree that is half replaced.
   writtenTrees.delete(outDir);
   let kept: string[] = [];

@@ -10,7 +10,6 @@ beforeAll(() => {
   example = buildFixtureProject('fixtures/example');
 });
 
-
 const SEEDS: Record<string, unknown>[] = [
   { jsonrpc: '2.0', method: 'ping' },
   { jsonrpc: '2.0', method: 'tools/list', params: {} },
@@ -25,7 +24,24 @@ const SEEDS: Record<string, unknown>[] = [
   { jsonrpc: '2.0', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {} } },
 ];
 
-const ODD_VALUES: unknown[] = [null, true, 0, -1, 1.5, 1e308, '', 'x', '../../etc', '\u0000', [], {}, [1, 2], { a: { b: 1 } }, 'greet', 'tools/call'];
+const ODD_VALUES: unknown[] = [
+  null,
+  true,
+  0,
+  -1,
+  1.5,
+  1e308,
+  '',
+  'x',
+  '../../etc',
+  '\u0000',
+  [],
+  {},
+  [1, 2],
+  { a: { b: 1 } },
+  'greet',
+  'tools/call',
+];
 
 function mutate(next: () => number, value: Record<string, unknown>): unknown {
   const copy: Record<string, unknown> = structuredClone(value);
@@ -36,8 +52,10 @@ function mutate(next: () => number, value: Record<string, unknown>): unknown {
     if (choice < 0.25) copy[pick(['jsonrpc', 'method', 'params', 'extra'])] = pick(ODD_VALUES);
     else if (choice < 0.45) delete copy[pick(['jsonrpc', 'method', 'params'])];
     else if (choice < 0.65 && copy.params && typeof copy.params === 'object') {
-      (copy.params as Record<string, unknown>)[pick(['name', 'arguments', 'uri', 'cursor', 'level', '_meta'])] = pick(ODD_VALUES);
-    } else if (choice < 0.8) copy.method = pick(['tools/call', 'nope', 'resources/read', 'ping', 'notifications/cancelled']);
+      (copy.params as Record<string, unknown>)[pick(['name', 'arguments', 'uri', 'cursor', 'level', '_meta'])] =
+        pick(ODD_VALUES);
+    } else if (choice < 0.8)
+      copy.method = pick(['tools/call', 'nope', 'resources/read', 'ping', 'notifications/cancelled']);
   }
   return copy;
 }
@@ -55,7 +73,11 @@ describe('fuzz', () => {
       if (kind < 0.1) {
         // Garbage: not JSON at all, or truncated JSON.
         const seed = JSON.stringify({ ...SEEDS[index % SEEDS.length], id: index });
-        lines.push(next() < 0.5 ? seed.slice(0, Math.max(1, Math.floor(next() * (seed.length - 1)))) : String.fromCharCode(...Array.from({ length: 20 }, () => 33 + Math.floor(next() * 90))));
+        lines.push(
+          next() < 0.5
+            ? seed.slice(0, Math.max(1, Math.floor(next() * (seed.length - 1))))
+            : String.fromCharCode(...Array.from({ length: 20 }, () => 33 + Math.floor(next() * 90))),
+        );
         expectedNullErrors += 1;
         continue;
       }
@@ -69,8 +91,12 @@ describe('fuzz', () => {
       lines.push(JSON.stringify(message));
       if (message.id === undefined) {
         // A notification, or an invalid message without an id (answered with id null).
-        const valid = message.jsonrpc === '2.0' && typeof message.method === 'string' && message.method !== ''
-          && (message.params === undefined || (message.params !== null && typeof message.params === 'object' && !Array.isArray(message.params)));
+        const valid =
+          message.jsonrpc === '2.0' &&
+          typeof message.method === 'string' &&
+          message.method !== '' &&
+          (message.params === undefined ||
+            (message.params !== null && typeof message.params === 'object' && !Array.isArray(message.params)));
         if (!valid) expectedNullErrors += 1;
       } else {
         expectedIds.add(String(message.id));
@@ -82,7 +108,10 @@ describe('fuzz', () => {
     }
     bridge.send({ jsonrpc: '2.0', id: 'last', method: 'ping' });
     await bridge.responseTo('last');
-    await bridge.waitFor((frames) => (frames.length >= expectedIds.size + expectedNullErrors + 2 ? true : undefined), 60_000);
+    await bridge.waitFor(
+      (frames) => (frames.length >= expectedIds.size + expectedNullErrors + 2 ? true : undefined),
+      60_000,
+    );
     const counts = new Map<string, number>();
     let nullErrors = 0;
     for (const frame of bridge.frames.slice(1) as JsonRpcMessage[]) {

@@ -29,7 +29,10 @@ export function ensureBuilt(): void {
     CLI = provided;
     return;
   }
-  const lock = path.join(os.tmpdir(), `staticmcp-bridge-build-${Buffer.from(REPO_ROOT).toString('base64url').slice(-24)}.lock`);
+  const lock = path.join(
+    os.tmpdir(),
+    `staticmcp-bridge-build-${Buffer.from(REPO_ROOT).toString('base64url').slice(-24)}.lock`,
+  );
   const deadline = Date.now() + 120_000;
   for (;;) {
     try {
@@ -55,7 +58,9 @@ export function makeTempDir(prefix = 'staticmcp-bridge-'): string {
 /** Copies a fixture project to a temp folder and builds its tree there (dist/). */
 export function buildFixtureProject(fixture: string): string {
   const project = path.join(makeTempDir(), path.basename(fixture));
-  cpSync(path.join(REPO_ROOT, fixture.startsWith('fixtures/') ? '' : 'test/fixtures', fixture), project, { recursive: true });
+  cpSync(path.join(REPO_ROOT, fixture.startsWith('fixtures/') ? '' : 'test/fixtures', fixture), project, {
+    recursive: true,
+  });
   execFileSync(process.execPath, [CLI, 'build', project], { stdio: 'ignore' });
   return project;
 }
@@ -91,7 +96,10 @@ export class RawBridge {
   private nextId = 1;
 
   constructor(args: string[], options: { cwd?: string; command?: 'serve' | 'dev' } = {}) {
-    this.child = spawn(process.execPath, [CLI, options.command ?? 'serve', ...args], { cwd: options.cwd ?? REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [CLI, options.command ?? 'serve', ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (text: string) => {
       this.buffered += text;
@@ -126,7 +134,10 @@ export class RawBridge {
     for (;;) {
       const found = find(this.frames);
       if (found !== undefined) return found;
-      if (Date.now() > deadline) throw new Error(`timed out; frames so far: ${JSON.stringify(this.frames).slice(0, 2000)}; stderr: ${this.stderr.slice(0, 2000)}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `timed out; frames so far: ${JSON.stringify(this.frames).slice(0, 2000)}; stderr: ${this.stderr.slice(0, 2000)}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 100);
         this.waiters.push(() => {
@@ -138,7 +149,12 @@ export class RawBridge {
   }
 
   responseTo(id: string | number | null): Promise<JsonRpcMessage> {
-    return this.waitFor((frames) => frames.find((frame) => (frame as JsonRpcMessage).id === id && (frame as JsonRpcMessage).method === undefined) as JsonRpcMessage | undefined);
+    return this.waitFor(
+      (frames) =>
+        frames.find((frame) => (frame as JsonRpcMessage).id === id && (frame as JsonRpcMessage).method === undefined) as
+          | JsonRpcMessage
+          | undefined,
+    );
   }
 
   async request(method: string, params?: Record<string, unknown>): Promise<JsonRpcMessage> {
@@ -148,7 +164,11 @@ export class RawBridge {
   }
 
   async initialize(protocolVersion = '2025-11-25'): Promise<JsonRpcMessage> {
-    const response = await this.request('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'test', version: '1' } });
+    const response = await this.request('initialize', {
+      protocolVersion,
+      capabilities: {},
+      clientInfo: { name: 'test', version: '1' },
+    });
     this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     return response;
   }
@@ -196,7 +216,9 @@ export function random(seed: number): () => number {
 }
 
 /** Every tool name of a server, page by page as a client walks them, and how many pages it took. */
-export async function listEveryTool(client: { listTools(params: { cursor?: string }): Promise<{ tools: { name: string }[]; nextCursor?: string }> }): Promise<{ names: string[]; pages: number }> {
+export async function listEveryTool(client: {
+  listTools(params: { cursor?: string }): Promise<{ tools: { name: string }[]; nextCursor?: string }>;
+}): Promise<{ names: string[]; pages: number }> {
   const names: string[] = [];
   let cursor: string | undefined;
   let pages = 0;
@@ -208,4 +230,3 @@ export async function listEveryTool(client: { listTools(params: { cursor?: strin
   } while (cursor);
   return { names, pages };
 }
-

@@ -6,7 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureProject, ensureBuilt, RawBridge, writeTree } from './helpers.js';
 
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
-const schema = (...names: string[]) => ({ type: 'object', properties: Object.fromEntries(names.map((name) => [name, { type: 'string' }])) });
+const schema = (...names: string[]) => ({
+  type: 'object',
+  properties: Object.fromEntries(names.map((name) => [name, { type: 'string' }])),
+});
 
 let treeRoot: string;
 let bridge: RawBridge;
@@ -32,7 +35,14 @@ beforeAll(async () => {
           { name: 'one', description: 'one', inputSchema: schema('q') },
           { name: 'two', description: 'value-sorted', inputSchema: schema('b', 'a') },
           { name: 'keysorted', description: 'key-sorted', inputSchema: schema('z', 'y') },
-          { name: 'three', description: 'base64', inputSchema: { type: 'object', properties: { x: { type: 'integer' }, y: { type: 'string' }, z: { type: 'boolean' } } } },
+          {
+            name: 'three',
+            description: 'base64',
+            inputSchema: {
+              type: 'object',
+              properties: { x: { type: 'integer' }, y: { type: 'string' }, z: { type: 'boolean' } },
+            },
+          },
         ],
         resources: [
           { uri: 'res://info', name: 'info', mimeType: 'text/plain' },
@@ -49,12 +59,20 @@ beforeAll(async () => {
     'tree/tools/one/hello_world.json': text('encoded segment'),
     'tree/tools/one/broken.json': '{"content": [',
     'tree/tools/two/alpha/zeta.json': { answer: 42 },
-    'tree/tools/keysorted/why/zed_one.json': { contents: [{ uri: 'x://y', mimeType: 'text/plain', text: 'key-sorted contents' }] },
+    'tree/tools/keysorted/why/zed_one.json': {
+      contents: [{ uri: 'x://y', mimeType: 'text/plain', text: 'key-sorted contents' }],
+    },
     [`tree/tools/three/${base64Key}.json`]: text('base64 key'),
     'tree/resources/info.json': { uri: 'res://info', mimeType: 'text/plain', text: 'info text' },
-    'tree/resources/contents.json': { contents: [{ uri: 'res://contents', mimeType: 'text/markdown', text: '# contents' }] },
+    'tree/resources/contents.json': {
+      contents: [{ uri: 'res://contents', mimeType: 'text/markdown', text: '# contents' }],
+    },
     'tree/resources/raw.json': { planets: 8 },
-    'tree/resources/mixed_case/path.json': { uri: 'res://Mixed Case/Path', mimeType: 'text/plain', text: 'encoded path' },
+    'tree/resources/mixed_case/path.json': {
+      uri: 'res://Mixed Case/Path',
+      mimeType: 'text/plain',
+      text: 'encoded path',
+    },
     'tree/resources/broken.json': 'not json at all',
     'outside.json': text('SECRET'),
     'tree/tools/one/outside.json': text('placeholder'),
@@ -71,7 +89,7 @@ afterAll(async () => {
   await bridge?.close();
 });
 
-describe('lenient reading of other generators\' trees', () => {
+describe("lenient reading of other generators' trees", () => {
   it('serves tools/<name>.json for a zero-argument call even next to an empty folder', async () => {
     expect(resultText(await call('zero', {}))).toBe('zero answer');
   });
@@ -95,12 +113,25 @@ describe('lenient reading of other generators\' trees', () => {
   });
 
   it('reads resources in {uri,mimeType,text}, {contents}, raw JSON, and at encoded paths', async () => {
-    expect((await bridge.request('resources/read', { uri: 'res://info' })).result?.contents).toEqual([{ uri: 'res://info', mimeType: 'text/plain', text: 'info text' }]);
-    expect((await bridge.request('resources/read', { uri: 'res://contents' })).result?.contents).toEqual([{ uri: 'res://contents', mimeType: 'text/markdown', text: '# contents' }]);
-    const raw = (await bridge.request('resources/read', { uri: 'res://raw' })).result?.contents as { text: string; mimeType: string }[];
+    expect((await bridge.request('resources/read', { uri: 'res://info' })).result?.contents).toEqual([
+      { uri: 'res://info', mimeType: 'text/plain', text: 'info text' },
+    ]);
+    expect((await bridge.request('resources/read', { uri: 'res://contents' })).result?.contents).toEqual([
+      { uri: 'res://contents', mimeType: 'text/markdown', text: '# contents' },
+    ]);
+    const raw = (await bridge.request('resources/read', { uri: 'res://raw' })).result?.contents as {
+      text: string;
+      mimeType: string;
+    }[];
     expect(JSON.parse(raw[0].text)).toEqual({ planets: 8 });
     expect(raw[0].mimeType).toBe('application/json');
-    expect(((await bridge.request('resources/read', { uri: 'res://Mixed Case/Path' })).result?.contents as { text: string }[])[0].text).toBe('encoded path');
+    expect(
+      (
+        (await bridge.request('resources/read', { uri: 'res://Mixed Case/Path' })).result?.contents as {
+          text: string;
+        }[]
+      )[0].text,
+    ).toBe('encoded path');
   });
 
   it('matches resource URIs by the exact string', async () => {
@@ -138,15 +169,24 @@ describe('resources of our own trees', () => {
     const list = (await ours.request('resources/list')).result!;
     expect((list.resources as { uri: string }[]).map((resource) => resource.uri)).toContain('example://data/planets');
     expect(list.nextCursor).toBeUndefined();
-    const logo = (await ours.request('resources/read', { uri: 'resource://logo.png' })).result?.contents as { blob: string; mimeType: string }[];
+    const logo = (await ours.request('resources/read', { uri: 'resource://logo.png' })).result?.contents as {
+      blob: string;
+      mimeType: string;
+    }[];
     expect(logo[0].mimeType).toBe('image/png');
     expect(Buffer.from(logo[0].blob, 'base64').subarray(1, 4).toString()).toBe('PNG');
-    const planets = (await ours.request('resources/read', { uri: 'example://data/planets' })).result?.contents as { text: string }[];
+    const planets = (await ours.request('resources/read', { uri: 'example://data/planets' })).result?.contents as {
+      text: string;
+    }[];
     expect(planets[0].text).toContain('Mercury');
-    const state = (await ours.request('resources/read', { uri: 'mcpd://counter/state' })).result?.contents as { text: string }[];
+    const state = (await ours.request('resources/read', { uri: 'mcpd://counter/state' })).result?.contents as {
+      text: string;
+    }[];
     expect(JSON.parse(state[0].text)).toHaveProperty('count');
     const manifest = JSON.parse(await fs.readFile(path.join(project, 'dist/mcp.json'), 'utf8'));
-    expect((await ours.request('resources/templates/list')).result?.resourceTemplates).toEqual(manifest.capabilities.resourceTemplates ?? []);
+    expect((await ours.request('resources/templates/list')).result?.resourceTemplates).toEqual(
+      manifest.capabilities.resourceTemplates ?? [],
+    );
     expect((await ours.request('resources/read', { uri: 'resource://nope.md' })).error?.code).toBe(-32002);
     await ours.close();
 

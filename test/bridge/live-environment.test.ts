@@ -44,7 +44,9 @@ describe('live runs', () => {
 
   it('get the --tools folder the tree was built from, however deep it is', async () => {
     const project = await writeProject({ 'src/scripts/where': { script: WHERE } });
-    execFileSync(process.execPath, [CLI, 'build', project, '--tools', path.join(project, 'src/scripts')], { stdio: 'ignore' });
+    execFileSync(process.execPath, [CLI, 'build', project, '--tools', path.join(project, 'src/scripts')], {
+      stdio: 'ignore',
+    });
     expect(await liveAnswer(project)).toBe(path.join(project, 'src/scripts'));
   });
 });

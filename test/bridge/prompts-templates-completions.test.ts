@@ -49,7 +49,11 @@ beforeAll(async () => {
       },
     }),
     'resources/animals.meta.json': JSON.stringify({
-      name: 'animal-facts', uriTemplate: 'facts://animals/{animal}', mimeType: 'text/plain', provider: 'providers/fact', values: { animal: ['cat', 'dog'] },
+      name: 'animal-facts',
+      uriTemplate: 'facts://animals/{animal}',
+      mimeType: 'text/plain',
+      provider: 'providers/fact',
+      values: { animal: ['cat', 'dog'] },
     }),
     'providers/fact': { script: PROVIDER },
     'tools/stats': { script: STATS_TOOL },
@@ -74,16 +78,28 @@ describe('prompts', () => {
     const init = await bridge.initialize();
     expect(init.result?.capabilities).toMatchObject({ prompts: {}, completions: {} });
     const list = await bridge.request('prompts/list');
-    expect(list.result?.prompts).toEqual([{
-      name: 'welcome', description: 'Welcome someone',
-      arguments: [{ name: 'name', description: 'Who', required: true }, { name: 'place', required: false }, { name: 'note', required: false }],
-    }]);
+    expect(list.result?.prompts).toEqual([
+      {
+        name: 'welcome',
+        description: 'Welcome someone',
+        arguments: [
+          { name: 'name', description: 'Who', required: true },
+          { name: 'place', required: false },
+          { name: 'note', required: false },
+        ],
+      },
+    ]);
     expect(list.result?._meta).toEqual({ 'staticmcp/total': 1 });
     expect(list.result?.nextCursor).toBeUndefined();
     const got = await bridge.request('prompts/get', { name: 'welcome', arguments: { name: 'Ada', place: 'Paris' } });
-    expect(got.result).toEqual({ description: 'Welcome someone', messages: [{ role: 'user', content: { type: 'text', text: 'Hello Ada, welcome to Paris.' } }] });
+    expect(got.result).toEqual({
+      description: 'Welcome someone',
+      messages: [{ role: 'user', content: { type: 'text', text: 'Hello Ada, welcome to Paris.' } }],
+    });
     const defaulted = await bridge.request('prompts/get', { name: 'welcome', arguments: { name: 'Ada' } });
-    expect((defaulted.result?.messages as { content: { text: string } }[])[0].content.text).toBe('Hello Ada, welcome to Lyon.');
+    expect((defaulted.result?.messages as { content: { text: string } }[])[0].content.text).toBe(
+      'Hello Ada, welcome to Lyon.',
+    );
     await bridge.close();
   });
 
@@ -93,7 +109,10 @@ describe('prompts', () => {
     const missing = await bridge.request('prompts/get', { name: 'welcome', arguments: { place: 'Paris' } });
     expect(missing.error?.code).toBe(-32602);
     expect(missing.error?.message).toContain('"name"');
-    const invalid = await bridge.request('prompts/get', { name: 'welcome', arguments: { name: 'Ada', place: 'Atlantis' } });
+    const invalid = await bridge.request('prompts/get', {
+      name: 'welcome',
+      arguments: { name: 'Ada', place: 'Atlantis' },
+    });
     expect(invalid.error?.code).toBe(-32602);
     expect(invalid.error?.message).toContain('place');
     const unknown = await bridge.request('prompts/get', { name: 'farewell' });
@@ -105,7 +124,8 @@ describe('prompts', () => {
 describe('prompts/list pagination', () => {
   it('walks 120 prompts in pages of 100 with the total in _meta', async () => {
     const files: Record<string, string> = {};
-    for (let index = 0; index < 120; index++) files[`prompts/p${String(index).padStart(3, '0')}.md`] = `Prompt number ${index}`;
+    for (let index = 0; index < 120; index++)
+      files[`prompts/p${String(index).padStart(3, '0')}.md`] = `Prompt number ${index}`;
     const many = await writeProject(files);
     buildProjectTree(many);
     const bridge = new RawBridge([many]);
@@ -114,7 +134,10 @@ describe('prompts/list pagination', () => {
     expect((first.result?.prompts as unknown[]).length).toBe(100);
     expect(first.result?._meta).toEqual({ 'staticmcp/total': 120 });
     const second = await bridge.request('prompts/list', { cursor: first.result?.nextCursor });
-    const names = [...(first.result?.prompts as { name: string }[]), ...(second.result?.prompts as { name: string }[])].map((prompt) => prompt.name);
+    const names = [
+      ...(first.result?.prompts as { name: string }[]),
+      ...(second.result?.prompts as { name: string }[]),
+    ].map((prompt) => prompt.name);
     expect(names).toEqual(Array.from({ length: 120 }, (_, index) => `p${String(index).padStart(3, '0')}`));
     expect(second.result?.nextCursor).toBeUndefined();
     const garbage = await bridge.request('prompts/list', { cursor: 'garbage' });
@@ -128,7 +151,9 @@ describe('resource templates', () => {
     const bridge = new RawBridge([project]);
     await bridge.initialize();
     const templates = await bridge.request('resources/templates/list');
-    expect(templates.result?.resourceTemplates).toEqual([{ name: 'animal-facts', uriTemplate: 'facts://animals/{animal}', mimeType: 'text/plain' }]);
+    expect(templates.result?.resourceTemplates).toEqual([
+      { name: 'animal-facts', uriTemplate: 'facts://animals/{animal}', mimeType: 'text/plain' },
+    ]);
     const read = await bridge.request('resources/read', { uri: 'facts://animals/cat' });
     const [content] = read.result?.contents as { uri: string; mimeType: string; text: string }[];
     expect(content).toMatchObject({ uri: 'facts://animals/cat', mimeType: 'text/plain' });
@@ -141,7 +166,13 @@ describe('resource templates', () => {
     const bridge = new RawBridge([project]);
     await bridge.initialize();
     const read = await bridge.request('resources/read', { uri: 'facts://animals/owl' });
-    expect(read.result?.contents).toEqual([{ uri: 'facts://animals/owl', mimeType: 'text/plain', text: `owl fact; tools folder ${path.join(project, 'tools')}\n` }]);
+    expect(read.result?.contents).toEqual([
+      {
+        uri: 'facts://animals/owl',
+        mimeType: 'text/plain',
+        text: `owl fact; tools folder ${path.join(project, 'tools')}\n`,
+      },
+    ]);
     expect(await providerRuns()).toContain('owl');
     const listed = await bridge.request('resources/list');
     expect(listed.result?.resources).toEqual([]);
@@ -165,7 +196,7 @@ describe('resource templates', () => {
     await bridge.close();
   });
 
-  it('applies the project\'s limits.timeoutMs and limits.maxOutputBytes to live reads', async () => {
+  it("applies the project's limits.timeoutMs and limits.maxOutputBytes to live reads", async () => {
     const bridge = new RawBridge([project]);
     await bridge.initialize();
     const startedAt = Date.now();
@@ -216,9 +247,15 @@ describe('completions', () => {
   it('completes template variables and tool parameters (ref/tool), and refuses unknown references with -32602', async () => {
     const bridge = new RawBridge([project]);
     await bridge.initialize('2024-11-05');
-    const animals = await bridge.request('completion/complete', { ref: { type: 'ref/resource', uri: 'facts://animals/{animal}' }, argument: { name: 'animal', value: 'd' } });
+    const animals = await bridge.request('completion/complete', {
+      ref: { type: 'ref/resource', uri: 'facts://animals/{animal}' },
+      argument: { name: 'animal', value: 'd' },
+    });
     expect(animals.result).toEqual({ completion: { values: ['dog'], total: 1, hasMore: false } });
-    const tool = await bridge.request('completion/complete', { ref: { type: 'ref/tool', name: 'stats' }, argument: { name: 'n', value: '' } });
+    const tool = await bridge.request('completion/complete', {
+      ref: { type: 'ref/tool', name: 'stats' },
+      argument: { name: 'n', value: '' },
+    });
     expect(tool.result).toEqual({ completion: { values: [], total: 0, hasMore: false } });
     for (const [ref, says] of [
       [{ type: 'ref/prompt', name: 'farewell' }, 'unknown prompt "farewell"'],
@@ -230,7 +267,10 @@ describe('completions', () => {
       expect(answer.error?.code).toBe(-32602);
       expect(answer.error?.message).toContain(says);
     }
-    const badArgument = await bridge.request('completion/complete', { ref: { type: 'ref/prompt', name: 'welcome' }, argument: { name: 'colour', value: '' } });
+    const badArgument = await bridge.request('completion/complete', {
+      ref: { type: 'ref/prompt', name: 'welcome' },
+      argument: { name: 'colour', value: '' },
+    });
     expect(badArgument.error?.message).toContain('no argument "colour"');
     await bridge.close();
   });

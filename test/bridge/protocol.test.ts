@@ -18,7 +18,11 @@ describe('version negotiation', () => {
       expect(init.result?.protocolVersion).toBe(version);
       // The example has prompts and templates; the completions capability exists from 2025-03-26.
       expect(init.result?.capabilities).toEqual({
-        logging: {}, tools: {}, resources: { subscribe: true }, prompts: {}, ...(version >= '2025-03-26' ? { completions: {} } : {}),
+        logging: {},
+        tools: {},
+        resources: { subscribe: true },
+        prompts: {},
+        ...(version >= '2025-03-26' ? { completions: {} } : {}),
       });
       const serverInfo = init.result?.serverInfo as Record<string, unknown>;
       expect(serverInfo.name).toBe('example');
@@ -27,7 +31,10 @@ describe('version negotiation', () => {
       const tools = (await bridge.request('tools/list')).result?.tools as Record<string, unknown>[];
       const greet = tools.find((tool) => tool.name === 'greet')!;
       expect('title' in greet).toBe(version >= '2025-06-18');
-      expect(greet.inputSchema).toMatchObject({ type: 'object', properties: { language: { enum: ['en', 'fr', 'de'] } } });
+      expect(greet.inputSchema).toMatchObject({
+        type: 'object',
+        properties: { language: { enum: ['en', 'fr', 'de'] } },
+      });
       const resources = (await bridge.request('resources/list')).result?.resources as Record<string, unknown>[];
       const logo = resources.find((resource) => resource.uri === 'resource://logo.png')!;
       expect('size' in logo).toBe(version >= '2025-03-26');
@@ -44,14 +51,18 @@ describe('version negotiation', () => {
   it('accepts batches under 2025-03-26 only', async () => {
     const old = new RawBridge([example]);
     await old.initialize('2025-03-26');
-    old.sendLine(JSON.stringify([
-      { jsonrpc: '2.0', id: 'a', method: 'ping' },
-      { jsonrpc: '2.0', method: 'notifications/initialized' },
-      { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'greet', arguments: { language: 'de' } } },
-    ]));
+    old.sendLine(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 'a', method: 'ping' },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'greet', arguments: { language: 'de' } } },
+      ]),
+    );
     const batch = await old.waitFor((frames) => frames.find(Array.isArray) as JsonRpcMessage[] | undefined);
     expect(batch.map((response) => response.id).sort()).toEqual(['a', 'b']);
-    expect(batch.find((response) => response.id === 'b')?.result).toEqual({ content: [{ type: 'text', text: 'Hallo!\n' }] });
+    expect(batch.find((response) => response.id === 'b')?.result).toEqual({
+      content: [{ type: 'text', text: 'Hallo!\n' }],
+    });
     await old.close();
 
     const current = new RawBridge([example]);
@@ -113,10 +124,22 @@ describe('bad input', () => {
 
   it('answers requests piped in before stdin closes, then exits 0 with nothing but frames on stdout', async () => {
     const bridge = new RawBridge([example]);
-    bridge.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
-    bridge.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'math_multiply', arguments: { a: 6, b: 7 } } });
+    bridge.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    bridge.send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'math_multiply', arguments: { a: 6, b: 7 } },
+    });
     expect(await bridge.close()).toBe(0);
-    expect((bridge.frames.find((frame) => (frame as JsonRpcMessage).id === 2) as JsonRpcMessage).result).toEqual({ content: [{ type: 'text', text: '42\n' }] });
+    expect((bridge.frames.find((frame) => (frame as JsonRpcMessage).id === 2) as JsonRpcMessage).result).toEqual({
+      content: [{ type: 'text', text: '42\n' }],
+    });
   });
 
   it('answers every request exactly once to a client that sends thousands before it reads any answer', async () => {

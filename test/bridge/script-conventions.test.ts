@@ -11,7 +11,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { buildFixtureProject, CLI, ensureBuilt, makeTempDir, RawBridge, REPO_ROOT } from './helpers.js';
 
-const PIXEL = readFileSync(path.join(REPO_ROOT, 'test/fixtures/conventions-project/resources/dot.png')).toString('base64');
+const PIXEL = readFileSync(path.join(REPO_ROOT, 'test/fixtures/conventions-project/resources/dot.png')).toString(
+  'base64',
+);
 let project: string;
 let client: Client;
 const elicitations: unknown[] = [];
@@ -29,7 +31,9 @@ beforeAll(async () => {
     elicitations.push(request.params);
     return { action: 'accept', content: { name: 'Ada' } };
   });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', project], stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', project], stderr: 'pipe' }),
+  );
 });
 
 afterAll(async () => {
@@ -42,14 +46,20 @@ describe('outputFormat "mcp"', () => {
     expect(file._meta).toEqual({ phase: 'build', 'staticmcp/arguments': { label: 'dot' } });
     const buildRuns = runs().length;
     const result = await client.callTool({ name: 'picture', arguments: {} });
-    expect(result.content).toEqual([{ type: 'text', text: 'picture of dot' }, { type: 'image', data: PIXEL, mimeType: 'image/png' }]);
+    expect(result.content).toEqual([
+      { type: 'text', text: 'picture of dot' },
+      { type: 'image', data: PIXEL, mimeType: 'image/png' },
+    ]);
     expect(result._meta).toEqual({ phase: 'build' });
     expect(runs().length).toBe(buildRuns);
   });
 
-  it('passes a live run\'s rich result through', async () => {
+  it("passes a live run's rich result through", async () => {
     const result = await client.callTool({ name: 'picture', arguments: { label: 'moon' } });
-    expect(result.content).toEqual([{ type: 'text', text: 'picture of moon' }, { type: 'image', data: PIXEL, mimeType: 'image/png' }]);
+    expect(result.content).toEqual([
+      { type: 'text', text: 'picture of moon' },
+      { type: 'image', data: PIXEL, mimeType: 'image/png' },
+    ]);
     expect(result._meta).toEqual({ phase: 'live' });
     expect(runs()).toContain('moon');
   });
@@ -58,21 +68,33 @@ describe('outputFormat "mcp"', () => {
     for (const args of [{}, { word: 'live' }]) {
       const result = await client.callTool({ name: 'broken-rich', arguments: args });
       expect(result.isError).toBe(true);
-      expect(result.content).toEqual([{ type: 'text', text: expect.stringMatching(/^broken-rich declares "outputFormat": "mcp" but content\[0\]\.data is not base64/) }]);
+      expect(result.content).toEqual([
+        {
+          type: 'text',
+          text: expect.stringMatching(
+            /^broken-rich declares "outputFormat": "mcp" but content\[0\]\.data is not base64/,
+          ),
+        },
+      ]);
     }
   });
 
   it('keeps the rich result of a failing script, marked isError', async () => {
     const result = await client.callTool({ name: 'rich-fail', arguments: {} });
     expect(result.isError).toBe(true);
-    expect(result.content).toEqual([{ type: 'text', text: 'quota exceeded' }, { type: 'resource_link', uri: 'https://example.com/quota', name: 'quota' }]);
+    expect(result.content).toEqual([
+      { type: 'text', text: 'quota exceeded' },
+      { type: 'resource_link', uri: 'https://example.com/quota', name: 'quota' },
+    ]);
   });
 });
 
 describe('progress', () => {
-  it('sends the script\'s own PROGRESS values (never one that does not increase), not ticks of its own', async () => {
+  it("sends the script's own PROGRESS values (never one that does not increase), not ticks of its own", async () => {
     const progress: unknown[] = [];
-    const result = await client.callTool({ name: 'steps', arguments: {} }, undefined, { onprogress: (event) => progress.push(event) });
+    const result = await client.callTool({ name: 'steps', arguments: {} }, undefined, {
+      onprogress: (event) => progress.push(event),
+    });
     expect(result.content).toEqual([{ type: 'text', text: 'finished\n' }]);
     // The log line before the first PROGRESS line is a tick (0); then the script's own values
     // (the script sleeps before exiting: SDK clients drop progress that arrives with the result).
@@ -96,14 +118,20 @@ describe('message prompts', () => {
     expect(prompt.messages).toEqual([
       { role: 'user', content: { type: 'image', data: PIXEL, mimeType: 'image/png' } },
       { role: 'assistant', content: { type: 'text', text: 'I see a cat.' } },
-      { role: 'user', content: { type: 'resource', resource: { uri: 'test://cats/1', mimeType: 'text/plain', text: 'About a cat' } } },
+      {
+        role: 'user',
+        content: { type: 'resource', resource: { uri: 'test://cats/1', mimeType: 'text/plain', text: 'About a cat' } },
+      },
     ]);
     const withDefault = await client.getPrompt({ name: 'look', arguments: { subject: 'x' } });
     expect(withDefault.messages[2].content).toMatchObject({ resource: { uri: 'test://default' } });
   });
 
   it('offers the argument examples as completions', async () => {
-    const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'look' }, argument: { name: 'subject', value: 'ca' } });
+    const completion = await client.complete({
+      ref: { type: 'ref/prompt', name: 'look' },
+      argument: { name: 'subject', value: 'ca' },
+    });
     expect(completion.completion.values).toEqual(['cat', 'car']);
   });
 
@@ -111,8 +139,14 @@ describe('message prompts', () => {
     const broken = path.join(makeTempDir(), 'broken');
     cpSync(path.join(REPO_ROOT, 'test/fixtures/conventions-project'), broken, { recursive: true });
     mkdirSync(path.join(broken, 'prompts'), { recursive: true });
-    writeFileSync(path.join(broken, 'prompts/bad.json'), JSON.stringify({ messages: [{ role: 'user', content: { type: 'image', mimeType: 'image/png' } }] }));
-    writeFileSync(path.join(broken, 'prompts/escape.json'), JSON.stringify({ messages: [{ role: 'user', content: { type: 'image', file: '../../outside.png' } }] }));
+    writeFileSync(
+      path.join(broken, 'prompts/bad.json'),
+      JSON.stringify({ messages: [{ role: 'user', content: { type: 'image', mimeType: 'image/png' } }] }),
+    );
+    writeFileSync(
+      path.join(broken, 'prompts/escape.json'),
+      JSON.stringify({ messages: [{ role: 'user', content: { type: 'image', file: '../../outside.png' } }] }),
+    );
     let output = '';
     try {
       execFileSync(process.execPath, [CLI, 'build', broken], { stdio: 'pipe' });
@@ -129,8 +163,12 @@ describe('message prompts', () => {
 describe('the client channel', () => {
   it('lets a live script ask the client and read its answer', async () => {
     const result = await client.callTool({ name: 'ask', arguments: {} });
-    expect(elicitations).toEqual([{ message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }]);
-    expect(result.content).toEqual([{ type: 'text', text: 'answer: {"result":{"action":"accept","content":{"name":"Ada"}}}' }]);
+    expect(elicitations).toEqual([
+      { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+    ]);
+    expect(result.content).toEqual([
+      { type: 'text', text: 'answer: {"result":{"action":"accept","content":{"name":"Ada"}}}' },
+    ]);
   });
 
   it('answers the script with an error, and sends nothing, when the client did not declare the capability', async () => {
@@ -138,7 +176,9 @@ describe('the client channel', () => {
     await bridge.initialize();
     const response = await bridge.request('tools/call', { name: 'ask', arguments: {} });
     const text = (response.result?.content as { text: string }[])[0].text;
-    expect(text).toMatch(/^answer: \{"error":\{"code":-32601,"message":"the client did not declare the elicitation capability/);
+    expect(text).toMatch(
+      /^answer: \{"error":\{"code":-32601,"message":"the client did not declare the elicitation capability/,
+    );
     expect(bridge.frames.some((frame) => (frame as { method?: string }).method === 'elicitation/create')).toBe(false);
     await bridge.close();
   });

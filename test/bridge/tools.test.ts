@@ -14,7 +14,9 @@ const logs: { level: string; data: unknown }[] = [];
 
 async function connect(args: string[]): Promise<Client> {
   const connected = new Client({ name: 'bridge-test', version: '1.0.0' });
-  await connected.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', ...args], stderr: 'pipe' }));
+  await connected.connect(
+    new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', ...args], stderr: 'pipe' }),
+  );
   return connected;
 }
 
@@ -49,7 +51,10 @@ describe('with the project (serve my-server)', () => {
   it('lists the tools verbatim', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(['big', 'env', 'fail', 'marked', 'slow']);
-    expect(tools.find((tool) => tool.name === 'marked')?.inputSchema).toMatchObject({ properties: { word: { type: 'string' } }, required: ['word'] });
+    expect(tools.find((tool) => tool.name === 'marked')?.inputSchema).toMatchObject({
+      properties: { word: { type: 'string' } },
+      required: ['word'],
+    });
   });
 
   it('answers a precomputed call from the tree without running the script', async () => {
@@ -64,7 +69,9 @@ describe('with the project (serve my-server)', () => {
     // A quick script that reports nothing gets no made-up progress (script-conventions.test.ts
     // covers the start tick of slower ones and scripts' own PROGRESS lines).
     const progress: number[] = [];
-    const result = await client.callTool({ name: 'marked', arguments: { word: 'gamma' } }, undefined, { onprogress: (event) => progress.push(event.progress) });
+    const result = await client.callTool({ name: 'marked', arguments: { word: 'gamma' } }, undefined, {
+      onprogress: (event) => progress.push(event.progress),
+    });
     expect(textOf(result)).toBe('word=gamma\n');
     expect(readFileSync(path.join(project, 'marker.log'), 'utf8')).toBe('gamma\n');
     expect(progress).toEqual([]);
@@ -86,7 +93,10 @@ describe('with the project (serve my-server)', () => {
   });
 
   it('passes only declared arguments to a live script', async () => {
-    const result = await client.callTool({ name: 'env', arguments: { name: 'x', secret: 'leak', LD_PRELOAD: '/tmp/evil.so' } });
+    const result = await client.callTool({
+      name: 'env',
+      arguments: { name: 'x', secret: 'leak', LD_PRELOAD: '/tmp/evil.so' },
+    });
     const text = textOf(result);
     expect(text).toContain('stdin={"name":"x"}');
     expect(text.split('\n')).toContain('name');
@@ -106,7 +116,12 @@ describe('cancellation', () => {
     const bridge = new RawBridge([project]);
     await bridge.initialize();
     const pidFile = path.join(project, 'slow-cancel.pid');
-    bridge.send({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'slow', arguments: { label: 'cancel' } } });
+    bridge.send({
+      jsonrpc: '2.0',
+      id: 'slow',
+      method: 'tools/call',
+      params: { name: 'slow', arguments: { label: 'cancel' } },
+    });
     await bridge.waitFor(() => (existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() ? true : undefined));
     const pid = Number(readFileSync(pidFile, 'utf8'));
     expect(isAlive(pid)).toBe(true);
@@ -122,7 +137,12 @@ describe('cancellation', () => {
     const bridge = new RawBridge([project]);
     await bridge.initialize();
     const pidFile = path.join(project, 'slow-eof.pid');
-    bridge.send({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'slow', arguments: { label: 'eof' } } });
+    bridge.send({
+      jsonrpc: '2.0',
+      id: 'slow',
+      method: 'tools/call',
+      params: { name: 'slow', arguments: { label: 'eof' } },
+    });
     await bridge.waitFor(() => (existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() ? true : undefined));
     const pid = Number(readFileSync(pidFile, 'utf8'));
     expect(await bridge.close()).toBe(0);
@@ -150,9 +170,25 @@ describe('without a project (serve a tree folder)', () => {
 
 describe('pagination', () => {
   it('walks every page with opaque cursors and refuses bad or stale ones', async () => {
-    const tools = Array.from({ length: 250 }, (_, index) => ({ name: `tool_${String(index).padStart(3, '0')}`, description: 'd', inputSchema: { type: 'object' } }));
-    const treeA = await writeTree({ 'mcp.json': { protocolVersion: '2025-06-18', serverInfo: { name: 'a', version: '1' }, capabilities: { tools, resources: [] } } });
-    const treeB = await writeTree({ 'mcp.json': { protocolVersion: '2025-06-18', serverInfo: { name: 'b', version: '1' }, capabilities: { tools: tools.slice(1), resources: [] } } });
+    const tools = Array.from({ length: 250 }, (_, index) => ({
+      name: `tool_${String(index).padStart(3, '0')}`,
+      description: 'd',
+      inputSchema: { type: 'object' },
+    }));
+    const treeA = await writeTree({
+      'mcp.json': {
+        protocolVersion: '2025-06-18',
+        serverInfo: { name: 'a', version: '1' },
+        capabilities: { tools, resources: [] },
+      },
+    });
+    const treeB = await writeTree({
+      'mcp.json': {
+        protocolVersion: '2025-06-18',
+        serverInfo: { name: 'b', version: '1' },
+        capabilities: { tools: tools.slice(1), resources: [] },
+      },
+    });
     const walker = await connect([treeA]);
     const seen: string[] = [];
     let cursor: string | undefined;

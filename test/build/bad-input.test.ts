@@ -6,8 +6,16 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  buildJson, fingerprint, makeProject, readJson, removeTemporaryFolders, runCli, temporaryFolder,
-  toolReport, type BuildReportJson, type CliResult,
+  buildJson,
+  fingerprint,
+  makeProject,
+  readJson,
+  removeTemporaryFolders,
+  runCli,
+  temporaryFolder,
+  toolReport,
+  type BuildReportJson,
+  type CliResult,
 } from './helpers.js';
 
 afterAll(removeTemporaryFolders);
@@ -50,17 +58,27 @@ describe('a project full of broken scripts', () => {
 
   function failureFor(script: string): string {
     const failure = result.report.failures.find((entry) => entry.path === `tools/${script}`);
-    if (!failure) throw new Error(`no failure reported for tools/${script}: ${JSON.stringify(result.report.failures, null, 2)}`);
+    if (!failure)
+      throw new Error(`no failure reported for tools/${script}: ${JSON.stringify(result.report.failures, null, 2)}`);
     return failure.message;
   }
 
   it('exits 1 and still writes the tree for every good tool', async () => {
     expect(result.code).toBe(1);
     expect(result.report.ok).toBe(false);
-    expect(await readJson(path.join(out, 'tools', 'ok.json'))).toMatchObject({ content: [{ type: 'text', text: 'ok\n' }] });
+    expect(await readJson(path.join(out, 'tools', 'ok.json'))).toMatchObject({
+      content: [{ type: 'text', text: 'ok\n' }],
+    });
     const manifest = await readJson<{ capabilities: { tools: { name: string }[] } }>(path.join(out, 'mcp.json'));
     expect(manifest.capabilities.tools.map((tool) => tool.name)).toEqual([
-      'divide', 'help-crlf', 'help-log-lines', 'huge-output', 'ignores-sigterm', 'invalid-utf8', 'killed-by-signal', 'ok',
+      'divide',
+      'help-crlf',
+      'help-log-lines',
+      'huge-output',
+      'ignores-sigterm',
+      'invalid-utf8',
+      'killed-by-signal',
+      'ok',
     ]);
   });
 
@@ -79,25 +97,34 @@ describe('a project full of broken scripts', () => {
   });
 
   it('skips a script whose --help exits 1, with the first lines of its stderr', () => {
-    expect(failureFor('help-exit-1')).toMatch(/help-exit-1 --help failed with exit code 1.*config file \/etc\/help-exit-1\.conf is missing/);
+    expect(failureFor('help-exit-1')).toMatch(
+      /help-exit-1 --help failed with exit code 1.*config file \/etc\/help-exit-1\.conf is missing/,
+    );
   });
 
   it('accepts --help log lines mixed into the options JSON, with a warning', async () => {
     const tool = toolReport(result.report, 'help-log-lines');
     expect(tool.warnings).toContainEqual(expect.stringMatching(/mixes 2 log line\(s\) with the options JSON/));
     expect(tool.precomputed).toBe(2);
-    expect(await readJson(path.join(out, 'tools', 'help-log-lines', 'b.json'))).toMatchObject({ content: [{ text: 'word=b\n' }] });
+    expect(await readJson(path.join(out, 'tools', 'help-log-lines', 'b.json'))).toMatchObject({
+      content: [{ text: 'word=b\n' }],
+    });
   });
 
   it('accepts CRLF line endings and an integer literal for a float default, with a warning for CRLF', async () => {
     const tool = toolReport(result.report, 'help-crlf');
     expect(tool.warnings).toContainEqual(expect.stringMatching(/stdout uses CRLF/));
     expect(tool.warnings).toContainEqual(expect.stringMatching(/stderr uses CRLF/));
-    const manifest = await readJson<{ capabilities: { tools: { name: string; inputSchema: unknown }[] } }>(path.join(out, 'mcp.json'));
+    const manifest = await readJson<{ capabilities: { tools: { name: string; inputSchema: unknown }[] } }>(
+      path.join(out, 'mcp.json'),
+    );
     expect(manifest.capabilities.tools.find((entry) => entry.name === 'help-crlf')!.inputSchema).toEqual({
-      type: 'object', properties: { ratio: { type: 'number', description: 'A ratio', default: 1 } },
+      type: 'object',
+      properties: { ratio: { type: 'number', description: 'A ratio', default: 1 } },
     });
-    expect(await readJson(path.join(out, 'tools', 'help-crlf', '1.json'))).toMatchObject({ content: [{ text: 'ratio=1\n' }] });
+    expect(await readJson(path.join(out, 'tools', 'help-crlf', '1.json'))).toMatchObject({
+      content: [{ text: 'ratio=1\n' }],
+    });
   });
 
   it('skips a script with an unknown value_type, naming the option and the type', () => {
@@ -110,25 +137,38 @@ describe('a project full of broken scripts', () => {
 
   it('stops a script printing 50 MB at the output cap: a failed run, no file', async () => {
     const tool = toolReport(result.report, 'huge-output');
-    expect(tool.failures).toEqual([expect.objectContaining({ arguments: {}, message: 'huge-output printed more than 10485760 bytes and was killed' })]);
+    expect(tool.failures).toEqual([
+      expect.objectContaining({
+        arguments: {},
+        message: 'huge-output printed more than 10485760 bytes and was killed',
+      }),
+    ]);
     await expect(fs.access(path.join(out, 'tools', 'huge-output.json'))).rejects.toThrow();
   });
 
   it('keeps output that is not valid UTF-8 as text with replacement characters, and warns', async () => {
     const tool = toolReport(result.report, 'invalid-utf8');
-    expect(tool.warnings).toContainEqual(expect.stringMatching(/not valid UTF-8; invalid bytes were replaced with U\+FFFD/));
-    expect(await readJson(path.join(out, 'tools', 'invalid-utf8.json'))).toMatchObject({ content: [{ text: 'caf\uFFFD \uFFFD\uFFFD ok\n' }] });
+    expect(tool.warnings).toContainEqual(
+      expect.stringMatching(/not valid UTF-8; invalid bytes were replaced with U\+FFFD/),
+    );
+    expect(await readJson(path.join(out, 'tools', 'invalid-utf8.json'))).toMatchObject({
+      content: [{ text: 'caf\uFFFD \uFFFD\uFFFD ok\n' }],
+    });
   });
 
   it('reports a script killed by a signal as a failed run with its stderr, and writes no file', async () => {
     const tool = toolReport(result.report, 'killed-by-signal');
-    expect(tool.failures).toEqual([{ arguments: {}, message: 'killed-by-signal was killed by SIGKILL', stderrHead: 'about to die' }]);
+    expect(tool.failures).toEqual([
+      { arguments: {}, message: 'killed-by-signal was killed by SIGKILL', stderrHead: 'about to die' },
+    ]);
     await expect(fs.access(path.join(out, 'tools', 'killed-by-signal.json'))).rejects.toThrow();
   });
 
   it('kills a script that ignores SIGTERM when its timeout passes: a failed run for that argument set', () => {
     const tool = toolReport(result.report, 'ignores-sigterm');
-    expect(tool.failures).toEqual([{ arguments: {}, message: 'ignores-sigterm timed out after 500 ms and was killed', stderrHead: 'still here' }]);
+    expect(tool.failures).toEqual([
+      { arguments: {}, message: 'ignores-sigterm timed out after 500 ms and was killed', stderrHead: 'still here' },
+    ]);
     expect(tool.live).toBe(true);
   });
 
@@ -138,9 +178,13 @@ describe('a project full of broken scripts', () => {
     expect(tool.precomputed).toBe(3);
     expect(tool.errorResults).toBe(1);
     expect(await readJson(path.join(out, 'tools', 'divide', '6', '0.json'))).toEqual({
-      content: [{ type: 'text', text: 'Division by zero' }], isError: true, _meta: { 'staticmcp/arguments': { a: 6, b: 0 } },
+      content: [{ type: 'text', text: 'Division by zero' }],
+      isError: true,
+      _meta: { 'staticmcp/arguments': { a: 6, b: 0 } },
     });
-    expect(await readJson(path.join(out, 'tools', 'divide', '6', '2.json'))).toMatchObject({ content: [{ text: '3\n' }] });
+    expect(await readJson(path.join(out, 'tools', 'divide', '6', '2.json'))).toMatchObject({
+      content: [{ text: '3\n' }],
+    });
   });
 
   it('tells a human which scripts failed and why, on stderr, with exit 1', () => {
@@ -150,7 +194,9 @@ describe('a project full of broken scripts', () => {
     expect(human.stderr).toContain('✗ killed-by-signal (killed-by-signal): 0 precomputed');
     expect(human.stderr).toContain('failed {}: huge-output printed more than 10485760 bytes and was killed');
     expect(human.stderr).toContain('✓ ok (ok): 1 precomputed, 1 from cache');
-    expect(human.stderr).toMatch(/build finished with 5 failed item\(s\) and 3 failed run\(s\); the tree holds everything else/);
+    expect(human.stderr).toMatch(
+      /build finished with 5 failed item\(s\) and 3 failed run\(s\); the tree holds everything else/,
+    );
   });
 });
 
@@ -188,12 +234,24 @@ describe('files that cannot be used', () => {
     ]);
     const { code, report } = await buildJson(project);
     expect(code).toBe(1);
-    expect(report.warnings).toContainEqual({ path: 'tools/pipe', message: 'is not a regular file (a pipe, socket or device); skipped' });
+    expect(report.warnings).toContainEqual({
+      path: 'tools/pipe',
+      message: 'is not a regular file (a pipe, socket or device); skipped',
+    });
     expect(report.failures).toEqual([
-      { path: 'tools/with-sidecar', message: expect.stringMatching(/^with-sidecar\.meta\.json cannot be read \(not a regular file/) },
+      {
+        path: 'tools/with-sidecar',
+        message: expect.stringMatching(/^with-sidecar\.meta\.json cannot be read \(not a regular file/),
+      },
       { path: 'resources/pipe.txt', message: 'is not a regular file (a pipe, socket or device); skipped' },
-      { path: 'resources/readme.md', message: expect.stringMatching(/^readme\.md\.meta\.json cannot be read \(not a regular file/) },
-      { path: 'prompts/ask.md', message: expect.stringMatching(/^ask\.md\.meta\.json cannot be read \(not a regular file/) },
+      {
+        path: 'resources/readme.md',
+        message: expect.stringMatching(/^readme\.md\.meta\.json cannot be read \(not a regular file/),
+      },
+      {
+        path: 'prompts/ask.md',
+        message: expect.stringMatching(/^ask\.md\.meta\.json cannot be read \(not a regular file/),
+      },
     ]);
     expect(report.tools.map((tool) => tool.name)).toEqual(['ok']);
   });
@@ -206,29 +264,43 @@ describe('files that cannot be used', () => {
     execFileSync('mkfifo', [path.join(register, 'server.d', 'register.json')]);
     const [configRun, registerRun] = await Promise.all([runCli(['build', config]), runCli(['build', register])]);
     expect(configRun.code).toBe(1);
-    expect(configRun.stderr).toMatch(/error \[CONFIG_UNREADABLE\]: staticmcp\.json cannot be read \(not a regular file/);
+    expect(configRun.stderr).toMatch(
+      /error \[CONFIG_UNREADABLE\]: staticmcp\.json cannot be read \(not a regular file/,
+    );
     expect(registerRun.code).toBe(1);
     expect(registerRun.stderr).toMatch(/register\.json.*cannot be read \(not a regular file/);
   });
 
   // Only without root (root reads anything); checked by hand here with setpriv as nobody. An
   // execute-only file is reported but, like a symlink loop, does not fail the build (exit 0).
-  it.skipIf(process.getuid?.() === 0)('reports a script without read permission (non-root only: root reads anything)', async () => {
-    const project = await makeProject({ tools: { ok: 'ok', secret: 'ok' } });
-    await fs.chmod(path.join(project, 'tools', 'secret'), 0o111);
-    const { code, report } = await buildJson(project);
-    expect(code).toBe(0);
-    expect(report.warnings).toContainEqual({ path: 'tools/secret', message: 'is executable but cannot be read; run chmod +r on it' });
-    expect(report.tools.map((tool) => tool.name)).toEqual(['ok']);
-  });
+  it.skipIf(process.getuid?.() === 0)(
+    'reports a script without read permission (non-root only: root reads anything)',
+    async () => {
+      const project = await makeProject({ tools: { ok: 'ok', secret: 'ok' } });
+      await fs.chmod(path.join(project, 'tools', 'secret'), 0o111);
+      const { code, report } = await buildJson(project);
+      expect(code).toBe(0);
+      expect(report.warnings).toContainEqual({
+        path: 'tools/secret',
+        message: 'is executable but cannot be read; run chmod +r on it',
+      });
+      expect(report.tools.map((tool) => tool.name)).toEqual(['ok']);
+    },
+  );
 
   it('refuses two scripts that map to one tool name, naming both, and builds the others', async () => {
     const project = await makeProject({ tools: { ok: 'ok', 'a-b': 'ok', 'a-b.sh': 'ok', 'x/y': 'ok', x_y: 'ok' } });
     const { code, report } = await buildJson(project);
     expect(code).toBe(1);
     expect(report.failures).toEqual([
-      { path: 'tools/a-b, tools/a-b.sh', message: expect.stringContaining('these scripts all map to the tool name "a-b"') },
-      { path: 'tools/x/y, tools/x_y', message: expect.stringContaining('these scripts all map to the tool name "x_y"') },
+      {
+        path: 'tools/a-b, tools/a-b.sh',
+        message: expect.stringContaining('these scripts all map to the tool name "a-b"'),
+      },
+      {
+        path: 'tools/x/y, tools/x_y',
+        message: expect.stringContaining('these scripts all map to the tool name "x_y"'),
+      },
     ]);
     expect(report.tools.map((tool) => tool.name)).toEqual(['ok']);
   });
@@ -249,7 +321,8 @@ describe('files that cannot be used', () => {
     ]);
     // The file says which arguments it answers, so the bridge can tell "A B" from "a b".
     expect(await readJson(path.join(out, 'tools', 'echo-value', 'a_b.json'))).toEqual({
-      content: [{ type: 'text', text: 'a b\n' }], _meta: { 'staticmcp/arguments': { value: 'a b' } },
+      content: [{ type: 'text', text: 'a b\n' }],
+      _meta: { 'staticmcp/arguments': { value: 'a b' } },
     });
   });
 });
@@ -277,7 +350,10 @@ describe('--out that would damage something', () => {
   }
 
   it('refuses the project itself', async () => {
-    await refuses((project) => [project, '--out', project], /error \[OUT_CONTAINS_PROJECT\]: --out .* is the project folder/);
+    await refuses(
+      (project) => [project, '--out', project],
+      /error \[OUT_CONTAINS_PROJECT\]: --out .* is the project folder/,
+    );
   });
 
   it('refuses the project itself given as "."', async () => {
@@ -285,21 +361,36 @@ describe('--out that would damage something', () => {
   });
 
   it('refuses a folder that contains the project', async () => {
-    await refuses((project) => [project, '--out', path.dirname(project)], /--out .* is a folder that contains the project folder/);
+    await refuses(
+      (project) => [project, '--out', path.dirname(project)],
+      /--out .* is a folder that contains the project folder/,
+    );
   });
 
   it('refuses the tools folder and a folder inside resources/', async () => {
     await refuses((project) => [project, '--out', path.join(project, 'tools')], /--out .* is the tools folder/);
-    await refuses((project) => [project, '--out', path.join(project, 'resources', 'tree')], /OUT_INSIDE_INPUT.*inside the resources folder/);
+    await refuses(
+      (project) => [project, '--out', path.join(project, 'resources', 'tree')],
+      /OUT_INSIDE_INPUT.*inside the resources folder/,
+    );
   });
 
   it('refuses the build cache and a folder inside it, which a deploy would publish', async () => {
-    await refuses((project) => [project, '--out', path.join(project, '.staticmcp')], /OUT_INSIDE_PRIVATE\]: --out .* is the build cache \(\.staticmcp\); a deployed tree would publish/);
-    await refuses((project) => [project, '--out', path.join(project, '.staticmcp', 'site')], /OUT_INSIDE_PRIVATE\]: --out .* is inside the build cache/);
+    await refuses(
+      (project) => [project, '--out', path.join(project, '.staticmcp')],
+      /OUT_INSIDE_PRIVATE\]: --out .* is the build cache \(\.staticmcp\); a deployed tree would publish/,
+    );
+    await refuses(
+      (project) => [project, '--out', path.join(project, '.staticmcp', 'site')],
+      /OUT_INSIDE_PRIVATE\]: --out .* is inside the build cache/,
+    );
   });
 
   it('refuses a folder inside prompts/', async () => {
-    await refuses((project) => [project, '--out', path.join(project, 'prompts', 'tree')], /OUT_INSIDE_INPUT.*inside the prompts folder/);
+    await refuses(
+      (project) => [project, '--out', path.join(project, 'prompts', 'tree')],
+      /OUT_INSIDE_INPUT.*inside the prompts folder/,
+    );
   });
 
   it('refuses a non-empty folder that is not a previous tree, deleting nothing', async () => {
@@ -314,7 +405,10 @@ describe('--out that would damage something', () => {
   });
 
   it('refuses a file', async () => {
-    await refuses((project) => [project, '--out', path.join(project, 'resources', 'doc.md')], /OUT_INSIDE_INPUT|OUT_NOT_A_FOLDER/);
+    await refuses(
+      (project) => [project, '--out', path.join(project, 'resources', 'doc.md')],
+      /OUT_INSIDE_INPUT|OUT_NOT_A_FOLDER/,
+    );
     await refuses(
       (project) => [project, '--out', path.join(project, 'file.txt')],
       /OUT_NOT_A_FOLDER/,
@@ -339,5 +433,4 @@ describe('usage errors', () => {
     expect(runs[3].stderr).toMatch(/TOOLS_NOT_FOUND/);
     expect(await fs.readdir(path.dirname(missing))).toEqual([]);
   });
-
 });

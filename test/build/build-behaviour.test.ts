@@ -6,8 +6,20 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  CLI, buildJson, copyFixtureScript, exists, isAlive, makeProject, readJson, readTree, removeTemporaryFolders, runCli,
-  problemsOf, temporaryFolder, toolReport, waitForFile,
+  CLI,
+  buildJson,
+  copyFixtureScript,
+  exists,
+  isAlive,
+  makeProject,
+  readJson,
+  readTree,
+  removeTemporaryFolders,
+  runCli,
+  problemsOf,
+  temporaryFolder,
+  toolReport,
+  waitForFile,
 } from './helpers.js';
 
 afterAll(removeTemporaryFolders);
@@ -27,7 +39,9 @@ async function startBuildThatHangs() {
   const before = await readTree(out);
   await copyFixtureScript('slow', path.join(project, 'tools', 'slow'));
   const child = spawn(process.execPath, [CLI, 'build', project], { stdio: 'ignore' });
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (code, sig) => resolve([code, sig])));
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.on('exit', (code, sig) => resolve([code, sig])),
+  );
   await waitForFile(path.join(project, 'started.pid'));
   const killBuild = (signal: NodeJS.Signals): Promise<[number | null, NodeJS.Signals | null]> => {
     child.kill(signal);
@@ -62,23 +76,54 @@ describe('what a script receives', () => {
     const { code, report } = await buildJson(project);
     expect(code).toBe(0);
     expect(toolReport(report, 'print-env').precomputed).toBe(2);
-    const file = await readJson(path.join(project, 'dist/tools/print-env/ada_lovelace/_nowhere/_tmp_evil_so/dash/true/sneaky.json'));
+    const file = await readJson(
+      path.join(project, 'dist/tools/print-env/ada_lovelace/_nowhere/_tmp_evil_so/dash/true/sneaky.json'),
+    );
     const [envText, stdinText] = textOf(file).split('--- stdin\n');
-    const env = Object.fromEntries(envText.trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+    const env = Object.fromEntries(
+      envText
+        .trim()
+        .split('\n')
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
     expect(env.name).toBe('Ada Lovelace');
     expect(env.flag).toBe('true');
     expect(env.PATH).not.toBe('/nowhere');
     expect(env).not.toHaveProperty('LD_PRELOAD');
     expect(env).not.toHaveProperty('dashed-name');
     expect(env).not.toHaveProperty('undeclared');
-    expect(env).toMatchObject({ LANG: 'C.UTF-8', TZ: 'UTC', STATICMCP_PHASE: 'build', STATICMCP_TOOL: 'print-env', STATICMCP_PROJECT_ROOT: project });
+    expect(env).toMatchObject({
+      LANG: 'C.UTF-8',
+      TZ: 'UTC',
+      STATICMCP_PHASE: 'build',
+      STATICMCP_TOOL: 'print-env',
+      STATICMCP_PROJECT_ROOT: project,
+    });
     // Nothing else of the caller's environment leaks in.
     expect(Object.keys(env).sort()).toEqual(expect.arrayContaining(['LANG', 'PATH', 'TZ']));
-    expect(Object.keys(env).filter((name) => !['HOME', 'TMPDIR', 'PWD', 'SHLVL', '_', 'OLDPWD'].includes(name)).sort()).toEqual([
-      'LANG', 'MCPD_CONFIG_COMMANDS_ROOT_DIRECTORY', 'PATH', 'STATICMCP_PHASE', 'STATICMCP_PROJECT_ROOT', 'STATICMCP_RUN_ID', 'STATICMCP_TOOL', 'TZ', 'flag', 'name',
+    expect(
+      Object.keys(env)
+        .filter((name) => !['HOME', 'TMPDIR', 'PWD', 'SHLVL', '_', 'OLDPWD'].includes(name))
+        .sort(),
+    ).toEqual([
+      'LANG',
+      'MCPD_CONFIG_COMMANDS_ROOT_DIRECTORY',
+      'PATH',
+      'STATICMCP_PHASE',
+      'STATICMCP_PROJECT_ROOT',
+      'STATICMCP_RUN_ID',
+      'STATICMCP_TOOL',
+      'TZ',
+      'flag',
+      'name',
     ]);
     expect(JSON.parse(stdinText)).toEqual({
-      name: 'Ada Lovelace', PATH: '/nowhere', LD_PRELOAD: '/tmp/evil.so', 'dashed-name': 'dash', flag: true, undeclared: 'sneaky',
+      name: 'Ada Lovelace',
+      PATH: '/nowhere',
+      LD_PRELOAD: '/tmp/evil.so',
+      'dashed-name': 'dash',
+      flag: true,
+      undeclared: 'sneaky',
     });
   });
 
@@ -86,7 +131,9 @@ describe('what a script receives', () => {
     const project = await makeProject({ tools: { 'count-runs': 'count-runs' } });
     expect((await buildJson(project)).code).toBe(0);
     expect((await fs.readFile(path.join(project, 'runs.log'), 'utf8')).split('\n').filter(Boolean).sort()).toEqual([
-      'count-runs 1', 'count-runs 2', 'count-runs 3',
+      'count-runs 1',
+      'count-runs 2',
+      'count-runs 3',
     ]);
   });
 
@@ -96,14 +143,21 @@ describe('what a script receives', () => {
     const daemon = Number(await fs.readFile(path.join(project, 'daemon.pid'), 'utf8'));
     if (isAlive(daemon)) process.kill(daemon, 'SIGKILL');
     expect(code, problemsOf(report)).toBe(0);
-    expect(await readJson(path.join(project, 'dist/tools/leaves-daemon.json'))).toMatchObject({ content: [{ text: 'answer before the daemon\n' }] });
+    expect(await readJson(path.join(project, 'dist/tools/leaves-daemon.json'))).toMatchObject({
+      content: [{ text: 'answer before the daemon\n' }],
+    });
   });
 
   it('fails the argument set whose run times out, and keeps the others', async () => {
-    const project = await makeProject({ tools: { 'ignores-sigterm': 'ignores-sigterm', ok: 'ok' }, config: { tools: { 'ignores-sigterm': { timeoutSecs: 0.3 } } } });
+    const project = await makeProject({
+      tools: { 'ignores-sigterm': 'ignores-sigterm', ok: 'ok' },
+      config: { tools: { 'ignores-sigterm': { timeoutSecs: 0.3 } } },
+    });
     const { code, report } = await buildJson(project);
     expect(code).toBe(1);
-    expect(toolReport(report, 'ignores-sigterm').failures.map((failure) => failure.message)).toEqual(['ignores-sigterm timed out after 300 ms and was killed']);
+    expect(toolReport(report, 'ignores-sigterm').failures.map((failure) => failure.message)).toEqual([
+      'ignores-sigterm timed out after 300 ms and was killed',
+    ]);
     expect(toolReport(report, 'ok').precomputed).toBe(1);
   });
 });
@@ -129,14 +183,26 @@ describe('the tree on disk', () => {
   });
 
   it('removes files that no longer belong to the tree on rebuild', async () => {
-    const project = await makeProject({ tools: { ok: 'ok', 'count-runs': 'count-runs' }, files: { 'resources/old.md': 'old\n' } });
+    const project = await makeProject({
+      tools: { ok: 'ok', 'count-runs': 'count-runs' },
+      files: { 'resources/old.md': 'old\n' },
+    });
     const out = path.join(project, 'dist');
     expect((await buildJson(project)).code).toBe(0);
     expect(await exists(path.join(out, 'tools/count-runs/3.json'))).toBe(true);
     await fs.rm(path.join(project, 'tools', 'count-runs'));
     await fs.rm(path.join(project, 'resources', 'old.md'));
     expect((await buildJson(project)).code).toBe(0);
-    expect([...(await readTree(out)).keys()]).toEqual(['.assetsignore', '.nojekyll', '_headers', '_routes.json', '_worker.js', 'index.html', 'mcp.json', 'tools/ok.json']);
+    expect([...(await readTree(out)).keys()]).toEqual([
+      '.assetsignore',
+      '.nojekyll',
+      '_headers',
+      '_routes.json',
+      '_worker.js',
+      'index.html',
+      'mcp.json',
+      'tools/ok.json',
+    ]);
   });
 
   it('leaves the previous tree intact when the build is killed mid-run', async () => {
@@ -221,7 +287,10 @@ describe('incremental builds', () => {
     const edited = await buildJson(project);
     expect(edited.code, problemsOf(edited.report)).toBe(0);
     expect(await runsLogged(project)).toEqual(['second 1', 'second 2', 'second 3']);
-    expect(edited.report.tools.map((tool) => [tool.name, tool.cached])).toEqual([['first', 3], ['second', 0]]);
+    expect(edited.report.tools.map((tool) => [tool.name, tool.cached])).toEqual([
+      ['first', 3],
+      ['second', 0],
+    ]);
   });
 
   it('reruns a tool when the configuration that reaches it changes', async () => {
@@ -230,7 +299,10 @@ describe('incremental builds', () => {
       config: { tools: { echo: { values: { value: ['a'] } } } },
     });
     expect((await buildJson(project)).code).toBe(0);
-    await fs.writeFile(path.join(project, 'staticmcp.json'), JSON.stringify({ tools: { echo: { values: { value: ['a', 'b'] } } } }));
+    await fs.writeFile(
+      path.join(project, 'staticmcp.json'),
+      JSON.stringify({ tools: { echo: { values: { value: ['a', 'b'] } } } }),
+    );
     await fs.rm(path.join(project, 'runs.log'));
     const { report } = await buildJson(project);
     expect(await runsLogged(project)).toEqual([]);
@@ -241,18 +313,24 @@ describe('incremental builds', () => {
 
 describe('what is not precomputed', () => {
   it('serves a tool live, running nothing, when its argument sets exceed the limit, and says why', async () => {
-    const project = await makeProject({ tools: { 'count-runs': 'count-runs', ok: 'ok' }, config: { limits: { maxCallsPerTool: 2 } } });
+    const project = await makeProject({
+      tools: { 'count-runs': 'count-runs', ok: 'ok' },
+      config: { limits: { maxCallsPerTool: 2 } },
+    });
     const { code, report, stderr } = await buildJson(project);
     expect(code).toBe(0);
     expect(stderr).toBe('');
     expect(toolReport(report, 'count-runs')).toMatchObject({
       precomputed: 0,
       live: true,
-      liveReason: '3 argument sets exceed the limit of 2 (raise limits.maxCallsPerTool in staticmcp.json, or shorten value lists)',
+      liveReason:
+        '3 argument sets exceed the limit of 2 (raise limits.maxCallsPerTool in staticmcp.json, or shorten value lists)',
     });
     expect(await exists(path.join(project, 'runs.log'))).toBe(false);
     const human = await runCli(['build', project]);
-    expect(human.stderr).toContain('✓ count-runs (count-runs): 0 precomputed, live-only: 3 argument sets exceed the limit of 2');
+    expect(human.stderr).toContain(
+      '✓ count-runs (count-runs): 0 precomputed, live-only: 3 argument sets exceed the limit of 2',
+    );
   });
 
   it('never runs stateful or impure scripts at build time', async () => {
@@ -278,7 +356,12 @@ describe('what is not precomputed', () => {
 describe('the report and the command line', () => {
   it('prints a machine-readable report with --json, and nothing else on stdout', async () => {
     const project = await makeProject({
-      tools: { divide: 'divide', 'killed-by-signal': 'killed-by-signal', 'help-not-json': 'help-not-json', counter: 'count-runs' },
+      tools: {
+        divide: 'divide',
+        'killed-by-signal': 'killed-by-signal',
+        'help-not-json': 'help-not-json',
+        counter: 'count-runs',
+      },
       files: { 'resources/a.md': '# A\n', 'tools/counter.meta.json': JSON.stringify({ state: true }) },
     });
     const { code, report, stderr } = await buildJson(project);
@@ -289,8 +372,25 @@ describe('the report and the command line', () => {
       outDir: path.join(project, 'dist'),
       unchanged: false,
       tools: [
-        expect.objectContaining({ name: 'counter', script: 'counter', precomputed: 0, live: true, liveReason: expect.stringContaining('stateful'), failures: [] }),
-        expect.objectContaining({ name: 'divide', script: 'divide', precomputed: 3, errorResults: 1, cached: 0, live: true, failures: [], warnings: [], logLines: [] }),
+        expect.objectContaining({
+          name: 'counter',
+          script: 'counter',
+          precomputed: 0,
+          live: true,
+          liveReason: expect.stringContaining('stateful'),
+          failures: [],
+        }),
+        expect.objectContaining({
+          name: 'divide',
+          script: 'divide',
+          precomputed: 3,
+          errorResults: 1,
+          cached: 0,
+          live: true,
+          failures: [],
+          warnings: [],
+          logLines: [],
+        }),
         expect.objectContaining({
           name: 'killed-by-signal',
           precomputed: 0,
@@ -316,11 +416,14 @@ describe('the report and the command line', () => {
     const { code, stderr } = await runCli(['build', '--tools', './scripts'], { cwd: folder });
     expect(code).toBe(0);
     expect(stderr).toContain('✓ math_divide (math/divide): 3 precomputed');
-    const manifest = await readJson<{ capabilities: { tools: { name: string }[] }; staticmcp: { tools: Record<string, { script: string }> } }>(
-      path.join(folder, 'dist', 'mcp.json'),
-    );
+    const manifest = await readJson<{
+      capabilities: { tools: { name: string }[] };
+      staticmcp: { tools: Record<string, { script: string }> };
+    }>(path.join(folder, 'dist', 'mcp.json'));
     expect(manifest.capabilities.tools.map((tool) => tool.name)).toEqual(['math_divide', 'ok']);
     expect(manifest.staticmcp.tools.math_divide.script).toBe('scripts/math/divide');
-    expect(await readJson(path.join(folder, 'dist', 'tools', 'ok.json'))).toMatchObject({ content: [{ text: 'ok\n' }] });
+    expect(await readJson(path.join(folder, 'dist', 'tools', 'ok.json'))).toMatchObject({
+      content: [{ text: 'ok\n' }],
+    });
   });
 });

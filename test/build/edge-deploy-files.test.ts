@@ -14,11 +14,20 @@ describe('deploy settings in staticmcp.json', () => {
     const description = `Answers ${'many questions '.repeat(10)}`;
     const project = await makeProject({
       tools: { ok: 'ok' },
-      config: { name: 'weather', version: '2.1.0', description, publicUrl: 'https://mcp.example.com/', registryName: 'com.example/weather' },
+      config: {
+        name: 'weather',
+        version: '2.1.0',
+        description,
+        publicUrl: 'https://mcp.example.com/',
+        registryName: 'com.example/weather',
+      },
     });
     const { code, stderr } = await buildJson(project);
     expect(code, stderr).toBe(0);
-    const serverJson = JSON.parse(await fs.readFile(path.join(project, 'dist', 'server.json'), 'utf8')) as Record<string, unknown>;
+    const serverJson = JSON.parse(await fs.readFile(path.join(project, 'dist', 'server.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     expect(serverJson).toEqual({
       $schema: 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json',
       name: 'com.example/weather',
@@ -26,10 +35,19 @@ describe('deploy settings in staticmcp.json', () => {
       version: '2.1.0',
       websiteUrl: 'https://mcp.example.com/',
       remotes: [{ type: 'streamable-http', url: 'https://mcp.example.com/mcp' }],
-      packages: [{
-        registryType: 'npm', identifier: 'staticmcp', version: expect.stringMatching(/^\d+\.\d+\.\d+/), runtimeHint: 'npx', transport: { type: 'stdio' },
-        packageArguments: [{ type: 'positional', value: 'serve' }, { type: 'positional', value: 'https://mcp.example.com/' }],
-      }],
+      packages: [
+        {
+          registryType: 'npm',
+          identifier: 'staticmcp',
+          version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+          runtimeHint: 'npx',
+          transport: { type: 'stdio' },
+          packageArguments: [
+            { type: 'positional', value: 'serve' },
+            { type: 'positional', value: 'https://mcp.example.com/' },
+          ],
+        },
+      ],
     });
     expect((serverJson.description as string).length).toBeLessThanOrEqual(100);
     const page = await fs.readFile(path.join(project, 'dist', 'index.html'), 'utf8');
@@ -44,16 +62,26 @@ describe('deploy settings in staticmcp.json', () => {
     expect((await buildJson(plain)).code).toBe(0);
     await expect(fs.access(path.join(plain, 'dist', 'server.json'))).rejects.toThrow();
 
-    const derived = await makeProject({ tools: { ok: 'ok' }, config: { name: 'my tools', publicUrl: 'https://tools.example.org' } });
+    const derived = await makeProject({
+      tools: { ok: 'ok' },
+      config: { name: 'my tools', publicUrl: 'https://tools.example.org' },
+    });
     expect((await buildJson(derived)).code).toBe(0);
-    const serverJson = JSON.parse(await fs.readFile(path.join(derived, 'dist', 'server.json'), 'utf8')) as { name: string };
+    const serverJson = JSON.parse(await fs.readFile(path.join(derived, 'dist', 'server.json'), 'utf8')) as {
+      name: string;
+    };
     expect(serverJson.name).toBe('org.example.tools/my-tools');
   });
 
   it('records the allowed origins where the worker reads them', async () => {
-    const project = await makeProject({ tools: { ok: 'ok' }, config: { http: { allowedOrigins: ['https://claude.ai', 'http://localhost:6274'] } } });
+    const project = await makeProject({
+      tools: { ok: 'ok' },
+      config: { http: { allowedOrigins: ['https://claude.ai', 'http://localhost:6274'] } },
+    });
     expect((await buildJson(project)).code).toBe(0);
-    const manifest = JSON.parse(await fs.readFile(path.join(project, 'dist', 'mcp.json'), 'utf8')) as { staticmcp: { http?: unknown } };
+    const manifest = JSON.parse(await fs.readFile(path.join(project, 'dist', 'mcp.json'), 'utf8')) as {
+      staticmcp: { http?: unknown };
+    };
     expect(manifest.staticmcp.http).toEqual({ allowedOrigins: ['https://claude.ai', 'http://localhost:6274'] });
   });
 
@@ -61,7 +89,11 @@ describe('deploy settings in staticmcp.json', () => {
     ['a public URL that is not http(s)', { publicUrl: 'ftp://example.com' }, /publicUrl/],
     ['an origin with a path', { http: { allowedOrigins: ['https://claude.ai/'] } }, /allowedOrigins/],
     ['an unknown http key', { http: { allowedOrigin: ['*'] } }, /unknown field "allowedOrigin"/],
-    ['a registry name without a namespace', { publicUrl: 'https://a.example', registryName: 'weather' }, /registryName/],
+    [
+      'a registry name without a namespace',
+      { publicUrl: 'https://a.example', registryName: 'weather' },
+      /registryName/,
+    ],
   ] as const) {
     it(`refuses ${name}`, async () => {
       const project = await makeProject({ tools: { ok: 'ok' }, config });
@@ -76,19 +108,40 @@ describe('deploy settings in staticmcp.json', () => {
 });
 
 describe('host limits', () => {
-  const files = (count: number): Map<string, string> => new Map(Array.from({ length: count }, (_, index) => [`tools/t/${index}.json`, '{}']));
+  const files = (count: number): Map<string, string> =>
+    new Map(Array.from({ length: count }, (_, index) => [`tools/t/${index}.json`, '{}']));
 
   it('says nothing for a tree every plan takes', () => {
     expect(checkHostLimits(files(20_000))).toEqual([]);
   });
 
   it('warns past the free plan and past every plan, with what to do', () => {
-    expect(checkHostLimits(files(20_001))).toEqual([{ path: '.', message: expect.stringMatching(/^20001 files: over the 20,000 files Cloudflare Pages accepts on the free plan \(100,000 on paid plans\); lower limits\.maxCallsPerTool/) }]);
-    expect(checkHostLimits(files(100_001))).toEqual([{ path: '.', message: expect.stringMatching(/over the 100,000 files Cloudflare Pages accepts in one deployment on any plan/) }]);
+    expect(checkHostLimits(files(20_001))).toEqual([
+      {
+        path: '.',
+        message: expect.stringMatching(
+          /^20001 files: over the 20,000 files Cloudflare Pages accepts on the free plan \(100,000 on paid plans\); lower limits\.maxCallsPerTool/,
+        ),
+      },
+    ]);
+    expect(checkHostLimits(files(100_001))).toEqual([
+      {
+        path: '.',
+        message: expect.stringMatching(/over the 100,000 files Cloudflare Pages accepts in one deployment on any plan/),
+      },
+    ]);
   });
 
   it('names files over 25 MiB', () => {
-    const big = new Map([['resources/huge.json', 'x'.repeat(25 * 1024 * 1024 + 1)], ['resources/fine.json', 'x'.repeat(25 * 1024 * 1024)]]);
-    expect(checkHostLimits(big)).toEqual([{ path: 'resources/huge.json', message: expect.stringContaining('over 25 MiB, the largest file Cloudflare Pages and Workers serve') }]);
+    const big = new Map([
+      ['resources/huge.json', 'x'.repeat(25 * 1024 * 1024 + 1)],
+      ['resources/fine.json', 'x'.repeat(25 * 1024 * 1024)],
+    ]);
+    expect(checkHostLimits(big)).toEqual([
+      {
+        path: 'resources/huge.json',
+        message: expect.stringContaining('over 25 MiB, the largest file Cloudflare Pages and Workers serve'),
+      },
+    ]);
   });
 });

@@ -45,7 +45,10 @@ describe('golden tree of fixtures/example', () => {
     const { code, stderr } = await runCli(['build', project, '--out', out, '--force']);
     expect(code, stderr).toBe(0);
     const built = await readTree(out);
-    expect(built.get(WORKER_FILE)?.equals(await fs.readFile(WORKER_BUNDLE)), `${WORKER_FILE} is the bundled worker`).toBe(true);
+    expect(
+      built.get(WORKER_FILE)?.equals(await fs.readFile(WORKER_BUNDLE)),
+      `${WORKER_FILE} is the bundled worker`,
+    ).toBe(true);
     built.delete(WORKER_FILE);
 
     if (updateRequested()) {
@@ -59,7 +62,10 @@ describe('golden tree of fixtures/example', () => {
     }
 
     const golden = await readTree(GOLDEN).catch(() => new Map<string, Buffer>());
-    expect(golden.size, `no golden tree at ${path.relative(REPO_ROOT, GOLDEN)}; run with -u to create it`).toBeGreaterThan(0);
+    expect(
+      golden.size,
+      `no golden tree at ${path.relative(REPO_ROOT, GOLDEN)}; run with -u to create it`,
+    ).toBeGreaterThan(0);
     expect([...built.keys()]).toEqual([...golden.keys()]);
     for (const [file, bytes] of golden) {
       // Compared as text where possible, so a mismatch shows a readable diff.
@@ -82,7 +88,9 @@ describe('golden tree of fixtures/example', () => {
     expect(tools.counter.liveReason).toMatch(/stateful/);
     const mimeTypes = manifest.capabilities.resources.map((resource) => resource.mimeType);
     expect(mimeTypes).toEqual(expect.arrayContaining(['text/markdown', 'application/json', 'image/png']));
-    const logo = JSON.parse(await fs.readFile(path.join(GOLDEN, 'resources', 'logo_png.json'), 'utf8')) as { blob?: string };
+    const logo = JSON.parse(await fs.readFile(path.join(GOLDEN, 'resources', 'logo_png.json'), 'utf8')) as {
+      blob?: string;
+    };
     expect(Buffer.from(logo.blob!, 'base64').subarray(1, 4).toString()).toBe('PNG');
   });
 });

@@ -54,7 +54,8 @@ export async function makeProject(spec: ProjectSpec, parent?: string): Promise<s
   for (const [toolPath, fixture] of Object.entries(spec.tools ?? {})) {
     await copyFixtureScript(fixture, path.join(root, 'tools', toolPath));
   }
-  if (spec.config !== undefined) await fs.writeFile(path.join(root, 'staticmcp.json'), JSON.stringify(spec.config, null, 2));
+  if (spec.config !== undefined)
+    await fs.writeFile(path.join(root, 'staticmcp.json'), JSON.stringify(spec.config, null, 2));
   for (const [file, content] of Object.entries(spec.files ?? {})) {
     await fs.mkdir(path.dirname(path.join(root, file)), { recursive: true });
     await fs.writeFile(path.join(root, file), content);
@@ -83,7 +84,12 @@ export function runCli(args: readonly string[], options: { cwd?: string } = {}):
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      resolve({ code, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') });
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+      });
     });
   });
 }
@@ -111,7 +117,8 @@ export function problemsOf(report: BuildReportJson): string {
 
 export function toolReport(report: BuildReportJson, name: string): ToolReportJson {
   const found = report.tools.find((tool) => tool.name === name);
-  if (!found) throw new Error(`no tool "${name}" in the report; tools: ${report.tools.map((tool) => tool.name).join(', ')}`);
+  if (!found)
+    throw new Error(`no tool "${name}" in the report; tools: ${report.tools.map((tool) => tool.name).join(', ')}`);
   return found;
 }
 
@@ -119,7 +126,9 @@ export function toolReport(report: BuildReportJson, name: string): ToolReportJso
 export async function readTree(root: string): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>();
   async function walk(folder: string, prefix: string): Promise<void> {
-    for (const entry of (await fs.readdir(folder, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    for (const entry of (await fs.readdir(folder, { withFileTypes: true })).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    )) {
       const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
       const full = path.join(folder, entry.name);
       if (entry.isDirectory()) await walk(full, relative);

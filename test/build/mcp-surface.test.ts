@@ -8,7 +8,10 @@ import { buildJson, makeProject, readJson, exists, removeTemporaryFolders } from
 
 afterAll(removeTemporaryFolders);
 
-const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
+const PNG_1X1 = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 interface ManifestJson {
   capabilities: {
@@ -25,8 +28,11 @@ describe('tool sidecars, icons and output schemas', () => {
       tools: { hello: 'ok' },
       files: {
         'tools/hello.meta.json': JSON.stringify({
-          name: 'say-ok', title: 'Say ok', description: 'From the sidecar',
-          annotations: { readOnlyHint: true, openWorldHint: false }, icons: [{ src: 'icon.png' }, { src: 'https://cdn.example/x.svg' }],
+          name: 'say-ok',
+          title: 'Say ok',
+          description: 'From the sidecar',
+          annotations: { readOnlyHint: true, openWorldHint: false },
+          icons: [{ src: 'icon.png' }, { src: 'https://cdn.example/x.svg' }],
         }),
         'tools/icon.png': PNG_1X1,
       },
@@ -36,16 +42,27 @@ describe('tool sidecars, icons and output schemas', () => {
     expect(report.tools.map((tool) => tool.name)).toEqual(['say-ok']);
     const manifest = await readJson<ManifestJson>(path.join(project, 'dist/mcp.json'));
     expect(manifest.capabilities.tools[0]).toMatchObject({
-      name: 'say-ok', title: 'Say ok', description: 'From the sidecar', annotations: { readOnlyHint: true, openWorldHint: false },
-      icons: [{ src: `data:image/png;base64,${PNG_1X1.toString('base64')}`, mimeType: 'image/png' }, { src: 'https://cdn.example/x.svg' }],
+      name: 'say-ok',
+      title: 'Say ok',
+      description: 'From the sidecar',
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      icons: [
+        { src: `data:image/png;base64,${PNG_1X1.toString('base64')}`, mimeType: 'image/png' },
+        { src: 'https://cdn.example/x.svg' },
+      ],
     });
-    expect(await readJson(path.join(project, 'dist/tools/say-ok.json'))).toMatchObject({ content: [{ type: 'text', text: 'ok\n' }] });
+    expect(await readJson(path.join(project, 'dist/tools/say-ok.json'))).toMatchObject({
+      content: [{ type: 'text', text: 'ok\n' }],
+    });
   });
 
   it('reports a sidecar that is not JSON, or has a field of the wrong type, and builds the other tools', async () => {
     const project = await makeProject({
       tools: { broken: 'ok', typed: 'ok', fine: 'ok' },
-      files: { 'tools/broken.meta.json': '{ "title": ', 'tools/typed.meta.json': JSON.stringify({ timeoutSecs: 'soon' }) },
+      files: {
+        'tools/broken.meta.json': '{ "title": ',
+        'tools/typed.meta.json': JSON.stringify({ timeoutSecs: 'soon' }),
+      },
     });
     const { code, report } = await buildJson(project);
     expect(code).toBe(1);
@@ -64,22 +81,35 @@ describe('tool sidecars, icons and output schemas', () => {
     const { code, report } = await buildJson(project);
     expect(code).toBe(1);
     expect(report.tools.map((tool) => tool.name)).toEqual(['plain']);
-    expect(report.failures[0]).toEqual({ path: 'tools/pictured', message: expect.stringContaining('icon file "missing.svg" cannot be read (ENOENT)') });
+    expect(report.failures[0]).toEqual({
+      path: 'tools/pictured',
+      message: expect.stringContaining('icon file "missing.svg" cannot be read (ENOENT)'),
+    });
   });
 
   it('turns JSON output into structuredContent when an outputSchema is declared, and a mismatch into an isError answer naming the field', async () => {
     const project = await makeProject({
       tools: { echo: 'echo-value' },
       config: { tools: { echo: { values: { value: ['{"count": 3}', '{"count": "three"}'] } } } },
-      files: { 'tools/echo.meta.json': JSON.stringify({ outputSchema: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] } }) },
+      files: {
+        'tools/echo.meta.json': JSON.stringify({
+          outputSchema: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] },
+        }),
+      },
     });
     const { code } = await buildJson(project);
     expect(code).toBe(0);
     const good = await readJson(path.join(project, 'dist/tools/echo/__count___3_.json'));
-    expect(good).toMatchObject({ structuredContent: { count: 3 }, content: [{ type: 'text', text: '{"count": 3}\n' }] });
+    expect(good).toMatchObject({
+      structuredContent: { count: 3 },
+      content: [{ type: 'text', text: '{"count": 3}\n' }],
+    });
     expect(good.isError).toBeUndefined();
     const bad = await readJson(path.join(project, 'dist/tools/echo/__count____three__.json'));
-    expect(bad).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('output.count must be integer') }] });
+    expect(bad).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining('output.count must be integer') }],
+    });
   });
 });
 
@@ -101,7 +131,10 @@ describe('editing a sidecar', () => {
     const manifest = await readJson<ManifestJson>(path.join(project, 'dist/mcp.json'));
     expect(manifest.capabilities.tools[0]).toMatchObject({ description: 'second' });
 
-    await fs.writeFile(path.join(project, 'tools/counted.meta.json'), JSON.stringify({ description: 'second', outputSchema: { type: 'object' } }));
+    await fs.writeFile(
+      path.join(project, 'tools/counted.meta.json'),
+      JSON.stringify({ description: 'second', outputSchema: { type: 'object' } }),
+    );
     const reshaped = await buildJson(project);
     expect(reshaped.report.tools[0]).toMatchObject({ cached: 0 });
   });
@@ -111,28 +144,41 @@ describe('an outputSchema that is not a valid JSON Schema', () => {
   it('fails the runs of that tool with a message naming the schema, and builds the others', async () => {
     const project = await makeProject({
       tools: { strange: 'ok', fine: 'ok' },
-      files: { 'tools/strange.meta.json': JSON.stringify({ outputSchema: { type: 'object', properties: { n: { type: 'integr' } } } }) },
+      files: {
+        'tools/strange.meta.json': JSON.stringify({
+          outputSchema: { type: 'object', properties: { n: { type: 'integr' } } },
+        }),
+      },
     });
     const { code, report } = await buildJson(project);
     expect(code).toBe(1);
     const strange = report.tools.find((tool) => tool.name === 'strange')!;
-    expect(strange.failures).toEqual([{ arguments: {}, message: expect.stringMatching(/outputSchema of strange is invalid JSON Schema/), stderrHead: '' }]);
+    expect(strange.failures).toEqual([
+      {
+        arguments: {},
+        message: expect.stringMatching(/outputSchema of strange is invalid JSON Schema/),
+        stderrHead: '',
+      },
+    ]);
     expect(report.tools.find((tool) => tool.name === 'fine')).toMatchObject({ precomputed: 1, failures: [] });
   });
 });
 
 describe('server.d/register.json', () => {
-  const registered = (content: string | Buffer) => makeProject({
-    tools: { 'a/first': 'ok', second: 'ok' },
-    files: { 'server.d/register.json': content, 'resources/doc.md': '# Doc\n\nHello.\n' },
-  });
+  const registered = (content: string | Buffer) =>
+    makeProject({
+      tools: { 'a/first': 'ok', second: 'ok' },
+      files: { 'server.d/register.json': content, 'resources/doc.md': '# Doc\n\nHello.\n' },
+    });
 
   it('replaces discovery for the kinds it lists, and [] disables a kind', async () => {
-    const project = await registered(JSON.stringify({
-      version: 1,
-      tools: [{ name: 'only-first', path: 'a/first', description: 'Registered' }],
-      resources: [],
-    }));
+    const project = await registered(
+      JSON.stringify({
+        version: 1,
+        tools: [{ name: 'only-first', path: 'a/first', description: 'Registered' }],
+        resources: [],
+      }),
+    );
     const { code, report } = await buildJson(project);
     expect(code).toBe(0);
     expect(report.tools.map((tool) => tool.name)).toEqual(['only-first']);
@@ -142,21 +188,40 @@ describe('server.d/register.json', () => {
   });
 
   it.each([
-    ['a byte-order mark', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"version": 1}')]), /byte-order mark/],
+    [
+      'a byte-order mark',
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"version": 1}')]),
+      /byte-order mark/,
+    ],
     ['a comment', '{ "version": 1, // tools come later\n }', /not standard JSON/],
     ['an unknown key', '{ "version": 1, "tool": [] }', /unknown top-level key "tool"/],
     ['version 2', '{ "version": 2 }', /"version" must be 1, found 2/],
     ['a kind that is not an array', '{ "version": 1, "tools": {} }', /"tools" must be an array or null/],
-    ['a duplicate name', '{ "version": 1, "tools": [{"name": "x", "path": "second"}, {"name": "x", "path": "a/first"}] }', /tools\[1\]: duplicate name "x"/],
-    ['a path escaping the project', '{ "version": 1, "tools": [{"name": "x", "path": "../../etc/passwd"}] }', /tools\[0\]\.path "\.\.\/\.\.\/etc\/passwd" leaves tools/],
-    ['an invalid tool name', '{ "version": 1, "tools": [{"name": "a.b", "path": "second"}] }', /tools\[0\]: entry\.name must match pattern/],
+    [
+      'a duplicate name',
+      '{ "version": 1, "tools": [{"name": "x", "path": "second"}, {"name": "x", "path": "a/first"}] }',
+      /tools\[1\]: duplicate name "x"/,
+    ],
+    [
+      'a path escaping the project',
+      '{ "version": 1, "tools": [{"name": "x", "path": "../../etc/passwd"}] }',
+      /tools\[0\]\.path "\.\.\/\.\.\/etc\/passwd" leaves tools/,
+    ],
+    [
+      'an invalid tool name',
+      '{ "version": 1, "tools": [{"name": "a.b", "path": "second"}] }',
+      /tools\[0\]: entry\.name must match pattern/,
+    ],
   ])('fails the build loudly on %s, writing nothing', async (_case, content, reason) => {
     const project = await registered(content);
     const { code, stderr, report } = await buildJson(project);
     expect(code).toBe(1);
     expect(stderr).toMatch(/REGISTER_INVALID/);
     expect(stderr).toMatch(reason);
-    expect(report).toEqual({ ok: false, error: { code: 'REGISTER_INVALID', message: expect.stringMatching(reason), hint: expect.any(String) } });
+    expect(report).toEqual({
+      ok: false,
+      error: { code: 'REGISTER_INVALID', message: expect.stringMatching(reason), hint: expect.any(String) },
+    });
     expect(await exists(path.join(project, 'dist'))).toBe(false);
   });
 });
@@ -168,23 +233,47 @@ describe('prompts', () => {
         'prompts/review.md': 'Review {{code}} for a {{level}} reader.',
         'prompts/review.md.meta.json': JSON.stringify({
           description: 'Review code',
-          arguments: { type: 'object', properties: { code: { type: 'string', description: 'The code' }, level: { type: 'string', enum: ['new', 'expert'] } }, required: ['code'] },
+          arguments: {
+            type: 'object',
+            properties: {
+              code: { type: 'string', description: 'The code' },
+              level: { type: 'string', enum: ['new', 'expert'] },
+            },
+            required: ['code'],
+          },
         }),
         'prompts/typo.txt': 'Hello {{nmae}}',
-        'prompts/typo.txt.meta.json': JSON.stringify({ arguments: { type: 'object', properties: { name: { type: 'string' } } } }),
+        'prompts/typo.txt.meta.json': JSON.stringify({
+          arguments: { type: 'object', properties: { name: { type: 'string' } } },
+        }),
       },
     });
     const { code, report } = await buildJson(project);
     expect(code).toBe(1);
-    expect(report.failures).toEqual([{ path: 'prompts/typo.txt', message: expect.stringContaining('uses {{nmae}} but its arguments do not declare it') }]);
+    expect(report.failures).toEqual([
+      {
+        path: 'prompts/typo.txt',
+        message: expect.stringContaining('uses {{nmae}} but its arguments do not declare it'),
+      },
+    ]);
     const manifest = await readJson<ManifestJson>(path.join(project, 'dist/mcp.json'));
-    expect(manifest.capabilities.prompts).toEqual([{
-      name: 'review',
-      description: 'Review code',
-      arguments: [{ name: 'code', description: 'The code', required: true }, { name: 'level', required: false }],
-    }]);
-    expect(await readJson(path.join(project, 'dist/prompts/review.json'))).toMatchObject({ template: 'Review {{code}} for a {{level}} reader.', role: 'user' });
-    expect(await readJson(path.join(project, 'dist/completions.json'))).toMatchObject({ 'ref/prompt': { review: { level: ['new', 'expert'] } } });
+    expect(manifest.capabilities.prompts).toEqual([
+      {
+        name: 'review',
+        description: 'Review code',
+        arguments: [
+          { name: 'code', description: 'The code', required: true },
+          { name: 'level', required: false },
+        ],
+      },
+    ]);
+    expect(await readJson(path.join(project, 'dist/prompts/review.json'))).toMatchObject({
+      template: 'Review {{code}} for a {{level}} reader.',
+      role: 'user',
+    });
+    expect(await readJson(path.join(project, 'dist/completions.json'))).toMatchObject({
+      'ref/prompt': { review: { level: ['new', 'expert'] } },
+    });
   });
 });
 
@@ -193,7 +282,12 @@ describe('resource templates and Markdown resources', () => {
     const project = await makeProject({
       tools: { 'p/echo': 'echo-value' },
       files: {
-        'resources/echoes.meta.json': JSON.stringify({ name: 'echoes', uriTemplate: 'echo://{value}', provider: 'tools/p/echo', values: { value: ['one', 'two words'] } }),
+        'resources/echoes.meta.json': JSON.stringify({
+          name: 'echoes',
+          uriTemplate: 'echo://{value}',
+          provider: 'tools/p/echo',
+          values: { value: ['one', 'two words'] },
+        }),
         'resources/static.meta.json': JSON.stringify({ name: 'static', uriTemplate: 'echo://fixed' }),
         'resources/both.meta.json': JSON.stringify({ name: 'both', uri: 'echo://x', uriTemplate: 'echo://{x}' }),
         'resources/notes.md': '---\ntitle: Release notes\n---\n\n# Ignored heading\n\nWhat changed.\n',
@@ -202,17 +296,30 @@ describe('resource templates and Markdown resources', () => {
     });
     const { code, report } = await buildJson(project);
     expect(code).toBe(0);
-    expect(report.warnings).toEqual(expect.arrayContaining([
-      { path: 'resources/static.meta.json', message: expect.stringContaining('has no {variable}') },
-      { path: 'resources/both.meta.json', message: expect.stringContaining('sets both "uri" and "uriTemplate"') },
-    ]));
+    expect(report.warnings).toEqual(
+      expect.arrayContaining([
+        { path: 'resources/static.meta.json', message: expect.stringContaining('has no {variable}') },
+        { path: 'resources/both.meta.json', message: expect.stringContaining('sets both "uri" and "uriTemplate"') },
+      ]),
+    );
     const manifest = await readJson<ManifestJson>(path.join(project, 'dist/mcp.json'));
     expect(manifest.capabilities.resourceTemplates).toEqual([{ name: 'echoes', uriTemplate: 'echo://{value}' }]);
-    expect(await readJson(path.join(project, 'dist/resources/two_20words.json'))).toEqual({ uri: 'echo://two%20words', mimeType: 'text/plain', text: 'two words\n' });
-    expect(manifest.capabilities.resources).toEqual(expect.arrayContaining([
-      expect.objectContaining({ uri: 'resource://guide.md', title: 'The guide', description: 'Read me first.', mimeType: 'text/markdown' }),
-      expect.objectContaining({ uri: 'resource://notes.md', title: 'Release notes', description: 'What changed.' }),
-    ]));
+    expect(await readJson(path.join(project, 'dist/resources/two_20words.json'))).toEqual({
+      uri: 'echo://two%20words',
+      mimeType: 'text/plain',
+      text: 'two words\n',
+    });
+    expect(manifest.capabilities.resources).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          uri: 'resource://guide.md',
+          title: 'The guide',
+          description: 'Read me first.',
+          mimeType: 'text/markdown',
+        }),
+        expect.objectContaining({ uri: 'resource://notes.md', title: 'Release notes', description: 'What changed.' }),
+      ]),
+    );
   });
 });
 
@@ -223,7 +330,9 @@ describe('guardrails', () => {
     const many = await makeProject({ files });
     const { code, report } = await buildJson(many);
     expect(code).toBe(0);
-    expect(report.warnings).toEqual([{ path: 'mcp.json', message: expect.stringContaining('501 resources (over 500)') }]);
+    expect(report.warnings).toEqual([
+      { path: 'mcp.json', message: expect.stringContaining('501 resources (over 500)') },
+    ]);
 
     const tooLarge = await makeProject({ files, config: { limits: { maxManifestBytes: 4096 } } });
     const refused = await buildJson(tooLarge);

@@ -53,7 +53,7 @@ describe('staticmcp check on our own trees', () => {
     expect(stderr).toMatch(/✓ .*no problems.*content hash matches/);
   });
 
-  it('finds the tree in a built project\'s dist/, from the current folder by default', async () => {
+  it("finds the tree in a built project's dist/, from the current folder by default", async () => {
     const project = await temporaryFolder();
     await fs.cp(tree, path.join(project, 'dist'), { recursive: true });
     const result = await runCli(['check'], { cwd: project });
@@ -67,7 +67,12 @@ describe('staticmcp check on our own trees', () => {
     const { code, report, stderr } = await check(copy);
     expect(code).toBe(1);
     expect(report.ok).toBe(false);
-    expect(report.problems).toContainEqual(expect.objectContaining({ path: 'resources/guide_md.json', message: expect.stringMatching(/missing.*resource:\/\/guide\.md/) }));
+    expect(report.problems).toContainEqual(
+      expect.objectContaining({
+        path: 'resources/guide_md.json',
+        message: expect.stringMatching(/missing.*resource:\/\/guide\.md/),
+      }),
+    );
     expect(stderr).toMatch(/✗ resources\/guide_md\.json: is missing[^\n]*\n\s+what to do: rebuild/);
   });
 
@@ -76,7 +81,9 @@ describe('staticmcp check on our own trees', () => {
     await fs.writeFile(path.join(copy, 'tools/greet/en/true.json'), '{"content": [');
     const { code, report } = await check(copy);
     expect(code).toBe(1);
-    expect(report.problems).toContainEqual(expect.objectContaining({ path: 'tools/greet/en/true.json', message: expect.stringContaining('not valid JSON') }));
+    expect(report.problems).toContainEqual(
+      expect.objectContaining({ path: 'tools/greet/en/true.json', message: expect.stringContaining('not valid JSON') }),
+    );
   });
 
   it('reports call files moved to another key (their recorded arguments say where they belong)', async () => {
@@ -88,8 +95,18 @@ describe('staticmcp check on our own trees', () => {
     await fs.rename(`${france}.swap`, japan);
     const { code, report } = await check(copy);
     expect(code).toBe(1);
-    expect(report.problems).toContainEqual(expect.objectContaining({ path: 'tools/capital/france.json', message: expect.stringContaining('belong at tools/capital/japan.json') }));
-    expect(report.problems).toContainEqual(expect.objectContaining({ path: 'tools/capital/japan.json', message: expect.stringContaining('belong at tools/capital/france.json') }));
+    expect(report.problems).toContainEqual(
+      expect.objectContaining({
+        path: 'tools/capital/france.json',
+        message: expect.stringContaining('belong at tools/capital/japan.json'),
+      }),
+    );
+    expect(report.problems).toContainEqual(
+      expect.objectContaining({
+        path: 'tools/capital/japan.json',
+        message: expect.stringContaining('belong at tools/capital/france.json'),
+      }),
+    );
   });
 
   it('reports an edit after the build as a content hash mismatch, and nothing else', async () => {
@@ -98,7 +115,10 @@ describe('staticmcp check on our own trees', () => {
     const { code, report } = await check(copy);
     expect(code).toBe(1);
     expect(report.problems).toEqual([
-      expect.objectContaining({ path: 'mcp.json#/staticmcp/contentHash', message: expect.stringContaining('edited after the build') }),
+      expect.objectContaining({
+        path: 'mcp.json#/staticmcp/contentHash',
+        message: expect.stringContaining('edited after the build'),
+      }),
     ]);
   });
 
@@ -114,7 +134,10 @@ describe('staticmcp check on our own trees', () => {
   it('reports a tool name that MCP clients would reject', async () => {
     const copy = await copyOfTree();
     const manifestFile = path.join(copy, 'mcp.json');
-    const manifest = await readJson<{ capabilities: { tools: { name: string }[] }; staticmcp: { tools: Record<string, unknown> } }>(manifestFile);
+    const manifest = await readJson<{
+      capabilities: { tools: { name: string }[] };
+      staticmcp: { tools: Record<string, unknown> };
+    }>(manifestFile);
     const index = manifest.capabilities.tools.findIndex((tool) => tool.name === 'counter');
     manifest.capabilities.tools[index].name = 'bad.name';
     manifest.staticmcp.tools['bad.name'] = manifest.staticmcp.tools.counter;
@@ -123,7 +146,10 @@ describe('staticmcp check on our own trees', () => {
     const { code, report } = await check(copy);
     expect(code).toBe(1);
     expect(report.problems).toEqual([
-      expect.objectContaining({ path: `mcp.json#/capabilities/tools/${index}/name`, message: expect.stringContaining('"bad.name" does not match') }),
+      expect.objectContaining({
+        path: `mcp.json#/capabilities/tools/${index}/name`,
+        message: expect.stringContaining('"bad.name" does not match'),
+      }),
     ]);
   });
 });
@@ -136,9 +162,15 @@ async function writeForeignTree(): Promise<string> {
       protocolVersion: '2024-11-05',
       serverInfo: { name: 'resume', version: '1.0.0' },
       capabilities: {
-        resources: [{ uri: 'resume://info', name: 'Personal Information', description: 'Who', mimeType: 'application/json' }],
+        resources: [
+          { uri: 'resume://info', name: 'Personal Information', description: 'Who', mimeType: 'application/json' },
+        ],
         tools: [
-          { name: 'get_skill', description: 'A skill', inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
+          {
+            name: 'get_skill',
+            description: 'A skill',
+            inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+          },
         ],
       },
     },
@@ -155,21 +187,31 @@ async function writeForeignTree(): Promise<string> {
 }
 
 describe('staticmcp check on other trees', () => {
-  it('passes another generator\'s tree by the standard alone', async () => {
+  it("passes another generator's tree by the standard alone", async () => {
     const { code, stderr, report } = await check(await writeForeignTree());
     expect(code, stderr).toBe(0);
-    expect(report).toMatchObject({ ok: true, staticmcpProfile: false, checked: { tools: 1, resources: 1, callFiles: 2, hashedFiles: 0 } });
+    expect(report).toMatchObject({
+      ok: true,
+      staticmcpProfile: false,
+      checked: { tools: 1, resources: 1, callFiles: 2, hashedFiles: 0 },
+    });
   });
 
   it('checks a deployed tree over http: the manifest and resource files, saying call files were not crawled', async () => {
     const copy = await copyOfTree();
     await fs.rm(path.join(copy, 'resources/changelog_md.json'));
     const server = http.createServer((request, response) => {
-      const file = path.join(copy, ...decodeURIComponent(new URL(request.url!, 'http://x').pathname).split('/').filter(Boolean));
-      fs.readFile(file).then((body) => response.end(body), () => {
-        response.statusCode = 404;
-        response.end();
-      });
+      const file = path.join(
+        copy,
+        ...decodeURIComponent(new URL(request.url!, 'http://x').pathname).split('/').filter(Boolean),
+      );
+      fs.readFile(file).then(
+        (body) => response.end(body),
+        () => {
+          response.statusCode = 404;
+          response.end();
+        },
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {

@@ -20,14 +20,22 @@ describe('staticmcp init', () => {
     const { code, report } = await buildJson(project);
     expect(code).toBe(0);
     expect(report.tools).toEqual([expect.objectContaining({ name: 'hello', precomputed: 4 })]);
-    expect(await readJson(path.join(project, 'dist/tools/hello/mcp/true.json'))).toMatchObject({ content: [{ text: 'Hello, MCP!\n' }] });
+    expect(await readJson(path.join(project, 'dist/tools/hello/mcp/true.json'))).toMatchObject({
+      content: [{ text: 'Hello, MCP!\n' }],
+    });
   });
 
   it('adds deploy files for Cloudflare, Netlify and GitHub Pages, and says where they are explained', async () => {
     const project = path.join(await temporaryFolder(), 'my-server');
     const init = await runCli(['init', project]);
     expect(init.stderr).toContain(path.join('deploy', 'README.md'));
-    for (const file of ['deploy/README.md', 'deploy/wrangler.jsonc', 'deploy/netlify/edge-functions/mcp.js', 'netlify.toml', '.github/workflows/staticmcp-pages.yml']) {
+    for (const file of [
+      'deploy/README.md',
+      'deploy/wrangler.jsonc',
+      'deploy/netlify/edge-functions/mcp.js',
+      'netlify.toml',
+      '.github/workflows/staticmcp-pages.yml',
+    ]) {
       await expect(fs.access(path.join(project, file)), file).resolves.toBeUndefined();
     }
     const wrangler = await fs.readFile(path.join(project, 'deploy/wrangler.jsonc'), 'utf8');
@@ -36,7 +44,7 @@ describe('staticmcp init', () => {
     expect(workflow).toMatch(/staticmcp build[\s\S]*upload-pages-artifact[\s\S]*path: dist/);
   });
 
-  it('the Netlify edge function answers MCP with the tree\'s worker, reading the tree from the site itself', async () => {
+  it("the Netlify edge function answers MCP with the tree's worker, reading the tree from the site itself", async () => {
     const project = path.join(await temporaryFolder(), 'my-server');
     await runCli(['init', project]);
     expect((await buildJson(project)).code).toBe(0);
@@ -46,17 +54,42 @@ describe('staticmcp init', () => {
       const entry = (await import(pathToFileURL(path.join(project, 'deploy/netlify/edge-functions/mcp.js')).href)) as {
         default: (request: Request, context: unknown) => Promise<Response>;
       };
-      const call = (body: unknown): Promise<Response> => entry.default(new Request(`http://127.0.0.1:${site.port}/mcp`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
-        body: JSON.stringify(body),
-      }), {});
-      const response = await call({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hello', arguments: { name: 'MCP', excited: true } } });
+      const call = (body: unknown): Promise<Response> =>
+        entry.default(
+          new Request(`http://127.0.0.1:${site.port}/mcp`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              'mcp-protocol-version': '2025-06-18',
+            },
+            body: JSON.stringify(body),
+          }),
+          {},
+        );
+      const response = await call({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'hello', arguments: { name: 'MCP', excited: true } },
+      });
       expect(response.status).toBe(200);
-      expect(await response.json()).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'Hello, MCP!\n' }] } });
-      const miss = await (await call({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'hello', arguments: { name: 'Nobody' } } })).json() as { result: { isError: boolean; content: { text: string }[] } };
+      expect(await response.json()).toMatchObject({
+        id: 1,
+        result: { content: [{ type: 'text', text: 'Hello, MCP!\n' }] },
+      });
+      const miss = (await (
+        await call({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'hello', arguments: { name: 'Nobody' } },
+        })
+      ).json()) as { result: { isError: boolean; content: { text: string }[] } };
       expect(miss.result.isError).toBe(true);
-      expect(miss.result.content[0].text).toContain(`staticmcp serve http://127.0.0.1:${site.port}/ --live <project folder>`);
+      expect(miss.result.content[0].text).toContain(
+        `staticmcp serve http://127.0.0.1:${site.port}/ --live <project folder>`,
+      );
     } finally {
       await site.stop();
     }

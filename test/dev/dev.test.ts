@@ -7,7 +7,11 @@ import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ToolListChangedNotificationSchema, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ToolListChangedNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { CLI, ensureBuilt, RawBridge, writeProject, type JsonRpcMessage, type ProjectFile } from '../bridge/helpers.js';
 
 const TOOL = (description: string, option = 'word'): string => `#!/bin/sh
@@ -71,7 +75,11 @@ describe('staticmcp dev', () => {
   it('sends exactly one tools/list_changed for a new sidecar description, and tools/list shows it (SDK client)', async () => {
     const project = await baseProject();
     const client = new Client({ name: 'dev-test', version: '1.0.0' });
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'dev', project], stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'dev', project],
+      stderr: 'pipe',
+    });
     let stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -82,16 +90,25 @@ describe('staticmcp dev', () => {
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => void seen.push('prompts'));
     await client.connect(transport);
     running.push({ close: () => client.close() });
-    expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, prompts: { listChanged: true }, resources: { subscribe: true, listChanged: true } });
+    expect(client.getServerCapabilities()).toMatchObject({
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+    });
     while (!stderr.includes('watching for changes')) await new Promise((resolve) => setTimeout(resolve, 50));
     expect((await client.listTools()).tools.find((tool) => tool.name === 'echo')?.description).toBe('Echo a word');
 
-    await fs.writeFile(path.join(project, 'tools/echo.meta.json'), JSON.stringify({ description: 'Echo a word, loudly' }));
+    await fs.writeFile(
+      path.join(project, 'tools/echo.meta.json'),
+      JSON.stringify({ description: 'Echo a word, loudly' }),
+    );
     const deadline = Date.now() + 20_000;
     while (seen.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     await settle();
     expect(seen).toEqual(['tools']);
-    expect((await client.listTools()).tools.find((tool) => tool.name === 'echo')?.description).toBe('Echo a word, loudly');
+    expect((await client.listTools()).tools.find((tool) => tool.name === 'echo')?.description).toBe(
+      'Echo a word, loudly',
+    );
   });
 
   it('sends prompts/list_changed (and nothing else) when a prompt is added', async () => {
@@ -100,15 +117,25 @@ describe('staticmcp dev', () => {
     expect((await dev.request('prompts/list')).result?.prompts).toEqual([]);
     const project = dev.child.spawnargs.at(-1)!;
     await fs.mkdir(path.join(project, 'prompts'));
-    await fs.writeFile(path.join(project, 'prompts/summarize.md.meta.json'), JSON.stringify({ description: 'Summarize a topic', arguments: { type: 'object', properties: { topic: { type: 'string' } }, required: ['topic'] } }));
+    await fs.writeFile(
+      path.join(project, 'prompts/summarize.md.meta.json'),
+      JSON.stringify({
+        description: 'Summarize a topic',
+        arguments: { type: 'object', properties: { topic: { type: 'string' } }, required: ['topic'] },
+      }),
+    );
     await fs.writeFile(path.join(project, 'prompts/summarize.md'), 'Summarize {{topic}} in three lines.');
-    await dev.waitFor((frames) => (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/prompts/list_changed'));
+    await dev.waitFor((frames) =>
+      (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/prompts/list_changed'),
+    );
     await settle();
     expect(notifications(dev, 'notifications/prompts/list_changed')).toHaveLength(1);
     expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);
     expect(notifications(dev, 'notifications/resources/list_changed')).toHaveLength(0);
     const prompt = await dev.request('prompts/get', { name: 'summarize', arguments: { topic: 'tides' } });
-    expect(prompt.result?.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Summarize tides in three lines.' } }]);
+    expect(prompt.result?.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Summarize tides in three lines.' } },
+    ]);
   });
 
   it('sends resources/updated for a subscribed resource that changed, and stops after unsubscribe', async () => {
@@ -118,7 +145,9 @@ describe('staticmcp dev', () => {
     const uri = 'resource://data.json';
     expect((await dev.request('resources/subscribe', { uri })).result).toEqual({});
     await fs.writeFile(path.join(project, 'resources/data.json'), '{"version": 2}\n');
-    const updated = await dev.waitFor((frames) => (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/resources/updated'));
+    const updated = await dev.waitFor((frames) =>
+      (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/resources/updated'),
+    );
     expect(updated.params).toEqual({ uri });
     const read = await dev.request('resources/read', { uri });
     expect((read.result?.contents as { text: string }[])[0].text).toContain('"version": 2');
@@ -144,7 +173,10 @@ describe('staticmcp dev', () => {
     await initialized(dev);
     await fs.writeFile(path.join(project, 'resources/data.json'), '{"version": 2}\n');
     await stderrSays(dev, 'changed; rebuilding');
-    await fs.writeFile(path.join(project, 'tools/echo.meta.json'), JSON.stringify({ description: 'Edited during a rebuild' }));
+    await fs.writeFile(
+      path.join(project, 'tools/echo.meta.json'),
+      JSON.stringify({ description: 'Edited during a rebuild' }),
+    );
     await stderrSays(dev, 'changed; rebuilding', 2);
     await stderrSays(dev, 'rebuilt:', 2);
     await settle();
@@ -163,14 +195,18 @@ describe('staticmcp dev', () => {
     const project = dev.child.spawnargs.at(-1)!;
     await fs.mkdir(path.join(project, 'server.d'));
     await fs.writeFile(path.join(project, 'server.d/register.json'), '{"version": 1, "tools": [}');
-    const warning = await dev.waitFor((frames) => (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/message'));
+    const warning = await dev.waitFor((frames) =>
+      (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/message'),
+    );
     expect(warning.params).toMatchObject({ level: 'warning', logger: 'staticmcp' });
     expect(String(warning.params?.data)).toContain('register.json');
     expect(String(warning.params?.data)).toContain('previous tree');
     expect(dev.stderr).toContain('rebuild failed');
     const tools = (await dev.request('tools/list')).result?.tools as { name: string }[];
     expect(tools.map((tool) => tool.name).sort()).toEqual(['echo', 'other']);
-    expect((await dev.request('tools/call', { name: 'echo', arguments: { word: 'b' } })).result).toEqual({ content: [{ type: 'text', text: 'you said b\n' }] });
+    expect((await dev.request('tools/call', { name: 'echo', arguments: { word: 'b' } })).result).toEqual({
+      content: [{ type: 'text', text: 'you said b\n' }],
+    });
 
     // Fixed: the rebuilt tree equals the one being served, so no list changed.
     await fs.rm(path.join(project, 'server.d/register.json'));
@@ -184,7 +220,10 @@ describe('staticmcp dev', () => {
     const project = await baseProject();
     const dev = startDev(project);
     await stderrSays(dev, 'watching for changes');
-    await fs.writeFile(path.join(project, 'tools/echo.meta.json'), JSON.stringify({ description: 'Changed before initialize' }));
+    await fs.writeFile(
+      path.join(project, 'tools/echo.meta.json'),
+      JSON.stringify({ description: 'Changed before initialize' }),
+    );
     await stderrSays(dev, 'reloaded the tree');
     await settle();
     expect(dev.frames).toEqual([]);
@@ -211,7 +250,9 @@ describe('staticmcp dev', () => {
     await initialized(dev);
     await fs.rm(path.join(project, 'tools'), { recursive: true });
     await stderrSays(dev, 'is gone, so a rebuild would serve no tools');
-    const warning = await dev.waitFor((frames) => (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/message'));
+    const warning = await dev.waitFor((frames) =>
+      (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/message'),
+    );
     expect(String(warning.params?.data)).toMatch(/^tools\/ is gone.*still serving the previous tree \(2 tools\)/);
     const tools = (await dev.request('tools/list')).result?.tools as { name: string }[];
     expect(tools.map((tool) => tool.name)).toEqual(['echo', 'other']);

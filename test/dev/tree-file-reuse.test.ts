@@ -22,17 +22,38 @@ describe('writeTreeAtomically with reuse', () => {
     folders.push(root);
     const out = path.join(root, 'dist');
     // A tree this process did not write: files are compared by content.
-    await writeTreeAtomically(out, new Map([['mcp.json', '{}'], ['tools/a.json', 'A1'], ['tools/b.json', 'B1']]));
+    await writeTreeAtomically(
+      out,
+      new Map([
+        ['mcp.json', '{}'],
+        ['tools/a.json', 'A1'],
+        ['tools/b.json', 'B1'],
+      ]),
+    );
     reuseUnchangedTreeFiles();
     const firstA = await inode(path.join(out, 'tools/a.json'));
-    await writeTreeAtomically(out, new Map([['mcp.json', '{}'], ['tools/a.json', 'A1'], ['tools/b.json', 'B2']]));
+    await writeTreeAtomically(
+      out,
+      new Map([
+        ['mcp.json', '{}'],
+        ['tools/a.json', 'A1'],
+        ['tools/b.json', 'B2'],
+      ]),
+    );
     expect(await inode(path.join(out, 'tools/a.json'))).toBe(firstA);
     expect(await fs.readFile(path.join(out, 'tools/b.json'), 'utf8')).toBe('B2');
 
     // Recorded by this process now: an edit in place (same size) must not be linked into the next tree.
     await new Promise((resolve) => setTimeout(resolve, 20));
     await fs.writeFile(path.join(out, 'tools/a.json'), 'XX');
-    await writeTreeAtomically(out, new Map([['mcp.json', '{"v":2}'], ['tools/a.json', 'A1'], ['tools/c.json', 'C1']]));
+    await writeTreeAtomically(
+      out,
+      new Map([
+        ['mcp.json', '{"v":2}'],
+        ['tools/a.json', 'A1'],
+        ['tools/c.json', 'C1'],
+      ]),
+    );
     expect(await fs.readFile(path.join(out, 'tools/a.json'), 'utf8')).toBe('A1');
     expect(await fs.readdir(path.join(out, 'tools'))).toEqual(['a.json', 'c.json']);
     expect(await fs.readFile(path.join(out, 'mcp.json'), 'utf8')).toBe('{"v":2}');

@@ -10,7 +10,11 @@ function site(): { source: TreeSource; reads: string[]; publish(name: string): v
   let etag = '';
   const reads: string[] = [];
   const publish = (name: string): void => {
-    manifest = JSON.stringify({ protocolVersion: '2025-06-18', serverInfo: { name, version: '1' }, capabilities: { tools: [], resources: [] } });
+    manifest = JSON.stringify({
+      protocolVersion: '2025-06-18',
+      serverInfo: { name, version: '1' },
+      capabilities: { tools: [], resources: [] },
+    });
     etag = `"${name}"`;
   };
   const source: TreeSource = {

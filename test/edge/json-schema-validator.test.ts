@@ -14,7 +14,12 @@ const toolSchema = {
     tags: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 2 },
     either: { type: ['string', 'number'] },
     fixed: { const: 'x' },
-    nested: { type: 'object', properties: { deep: { type: 'boolean' } }, required: ['deep'], additionalProperties: false },
+    nested: {
+      type: 'object',
+      properties: { deep: { type: 'boolean' } },
+      required: ['deep'],
+      additionalProperties: false,
+    },
     'odd/name~': { type: 'integer' },
   },
   required: ['language', 'count'],
@@ -52,7 +57,9 @@ describe('edge validator messages', () => {
   }
 
   it('uses the root name it is given', () => {
-    expect(compileEdgeValidator({ type: 'object', required: ['a'] }, 'output')({})).toEqual(['missing required field "a"']);
+    expect(compileEdgeValidator({ type: 'object', required: ['a'] }, 'output')({})).toEqual([
+      'missing required field "a"',
+    ]);
   });
 
   it('validates nothing, and never throws, when the schema cannot be used', () => {

@@ -34,7 +34,12 @@ function textOf(result: unknown): string {
 function post(body: string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(new URL('mcp', site.url), {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+      ...headers,
+    },
     body,
   });
 }
@@ -48,14 +53,19 @@ beforeAll(async () => {
   });
   const configFile = path.join(project, 'staticmcp.json');
   const config = JSON.parse(await fs.readFile(configFile, 'utf8')) as Record<string, unknown>;
-  await fs.writeFile(configFile, JSON.stringify({ ...config, publicUrl: 'https://example.pages.dev', http: { allowedOrigins: [ALLOWED_ORIGIN] } }));
+  await fs.writeFile(
+    configFile,
+    JSON.stringify({ ...config, publicUrl: 'https://example.pages.dev', http: { allowedOrigins: [ALLOWED_ORIGIN] } }),
+  );
   tree = path.join(await temporaryFolder(), 'tree');
   const build = await runCli(['build', project, '--out', tree]);
   expect(build.code, build.stderr).toBe(0);
   site = await startWorkerdSite(tree);
   client = await connectHttp(site.url);
   stdio = new Client({ name: 'edge-test-stdio', version: '1.0.0' });
-  await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', tree], stderr: 'pipe' }));
+  await stdio.connect(
+    new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', tree], stderr: 'pipe' }),
+  );
 });
 
 afterAll(async () => {
@@ -75,7 +85,14 @@ describe('the worker as a remote MCP server', () => {
 
   it('lists tools as serve does', async () => {
     const listed = await client.listTools();
-    expect(listed.tools.map((tool) => tool.name)).toEqual(['capital', 'counter', 'divide', 'greet', 'math_multiply', 'word-count']);
+    expect(listed.tools.map((tool) => tool.name)).toEqual([
+      'capital',
+      'counter',
+      'divide',
+      'greet',
+      'math_multiply',
+      'word-count',
+    ]);
     expect(listed.nextCursor).toBeUndefined();
     expect(listed).toEqual(await stdio.listTools());
   });
@@ -104,30 +121,60 @@ describe('the worker as a remote MCP server', () => {
   });
 
   it('reads resources and template instances, as serve does', async () => {
-    for (const uri of ['resource://guide.md', 'resource://logo.png', 'example://data/planets', 'example://planets/mars']) {
+    for (const uri of [
+      'resource://guide.md',
+      'resource://logo.png',
+      'example://data/planets',
+      'example://planets/mars',
+    ]) {
       expect(await client.readResource({ uri }), uri).toEqual(await stdio.readResource({ uri }));
     }
-    expect((await client.readResource({ uri: 'resource://guide.md' })).contents[0]).toMatchObject({ uri: 'resource://guide.md', mimeType: 'text/markdown' });
+    expect((await client.readResource({ uri: 'resource://guide.md' })).contents[0]).toMatchObject({
+      uri: 'resource://guide.md',
+      mimeType: 'text/markdown',
+    });
     await expect(client.readResource({ uri: 'resource://nowhere.md' })).rejects.toMatchObject({ code: -32002 });
     // State is read by running the script: the edge can only say how.
     await expect(client.readResource({ uri: 'mcpd://counter/state' })).rejects.toThrow(/--live <project folder>/);
   });
 
   it('renders prompts and completes arguments, as serve does', async () => {
-    const prompt = await client.getPrompt({ name: 'explain-product', arguments: { a: '6', b: '7', audience: 'child' } });
+    const prompt = await client.getPrompt({
+      name: 'explain-product',
+      arguments: { a: '6', b: '7', audience: 'child' },
+    });
     expect(JSON.stringify(prompt.messages)).toContain('Explain to a child how to compute 6 times 7');
-    expect(prompt).toEqual(await stdio.getPrompt({ name: 'explain-product', arguments: { a: '6', b: '7', audience: 'child' } }));
-    const completion = { ref: { type: 'ref/prompt' as const, name: 'explain-product' }, argument: { name: 'audience', value: 'st' } };
+    expect(prompt).toEqual(
+      await stdio.getPrompt({ name: 'explain-product', arguments: { a: '6', b: '7', audience: 'child' } }),
+    );
+    const completion = {
+      ref: { type: 'ref/prompt' as const, name: 'explain-product' },
+      argument: { name: 'audience', value: 'st' },
+    };
     expect((await client.complete(completion)).completion.values).toEqual(['student']);
     expect(await client.complete(completion)).toEqual(await stdio.complete(completion));
   });
 
   it('walks every page of a big tree from another generator', async () => {
-    const tools = Array.from({ length: 250 }, (_, index) => ({ name: `tool_${String(index).padStart(3, '0')}`, description: 'd', inputSchema: { type: 'object' } }));
+    const tools = Array.from({ length: 250 }, (_, index) => ({
+      name: `tool_${String(index).padStart(3, '0')}`,
+      description: 'd',
+      inputSchema: { type: 'object' },
+    }));
     const bigTree = await temporaryFolder();
-    await fs.writeFile(path.join(bigTree, 'mcp.json'), JSON.stringify({ protocolVersion: '2025-06-18', serverInfo: { name: 'big', version: '1' }, capabilities: { tools, resources: [] } }));
+    await fs.writeFile(
+      path.join(bigTree, 'mcp.json'),
+      JSON.stringify({
+        protocolVersion: '2025-06-18',
+        serverInfo: { name: 'big', version: '1' },
+        capabilities: { tools, resources: [] },
+      }),
+    );
     await fs.mkdir(path.join(bigTree, 'tools'));
-    await fs.writeFile(path.join(bigTree, 'tools', 'tool_249.json'), JSON.stringify({ content: [{ type: 'text', text: 'last one' }] }));
+    await fs.writeFile(
+      path.join(bigTree, 'tools', 'tool_249.json'),
+      JSON.stringify({ content: [{ type: 'text', text: 'last one' }] }),
+    );
     // The worker from our tree, serving a tree it did not write.
     const bigSite = await startWorkerdSite(bigTree, path.join(tree, '_worker.js'));
     const bigClient = await connectHttp(bigSite.url);
@@ -158,12 +205,19 @@ describe('what the worker refuses', () => {
     }
     const preflight = await fetch(new URL('mcp', site.url), {
       method: 'OPTIONS',
-      headers: { origin: ALLOWED_ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, mcp-protocol-version' },
+      headers: {
+        origin: ALLOWED_ORIGIN,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, mcp-protocol-version',
+      },
     });
     expect(preflight.status).toBeLessThan(300);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(ALLOWED_ORIGIN);
     expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('mcp-protocol-version');
-    const foreignPreflight = await fetch(new URL('mcp', site.url), { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    const foreignPreflight = await fetch(new URL('mcp', site.url), {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    });
     expect(foreignPreflight.status).toBe(403);
   });
 
@@ -173,7 +227,9 @@ describe('what the worker refuses', () => {
     expect(await malformed.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
     const wrongType = await post('{}', { 'content-type': 'text/plain' });
     expect(wrongType.status).toBe(415);
-    const tooBig = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping', params: { pad: 'x'.repeat(5 * 1024 * 1024) } }));
+    const tooBig = await post(
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping', params: { pad: 'x'.repeat(5 * 1024 * 1024) } }),
+    );
     expect(tooBig.status).toBe(413);
     expect(textOf(await client.callTool({ name: 'math_multiply', arguments: { a: 2, b: 2 } }))).toBe('4\n');
   });
@@ -202,7 +258,11 @@ describe('the static site around it', () => {
   });
 
   it('comes with what Pages needs to route only /mcp to the worker, and a registry entry', async () => {
-    expect(JSON.parse(await fs.readFile(path.join(tree, '_routes.json'), 'utf8'))).toEqual({ version: 1, include: ['/mcp'], exclude: [] });
+    expect(JSON.parse(await fs.readFile(path.join(tree, '_routes.json'), 'utf8'))).toEqual({
+      version: 1,
+      include: ['/mcp'],
+      exclude: [],
+    });
     const serverJson = JSON.parse(await fs.readFile(path.join(tree, 'server.json'), 'utf8')) as Record<string, unknown>;
     expect(serverJson).toMatchObject({
       name: 'dev.pages.example/example',
@@ -214,7 +274,9 @@ describe('the static site around it', () => {
   it('fetches only the file a call needs (mcp.json is kept by the isolate)', async () => {
     const before = new Map(site.assetRequests);
     await client.callTool({ name: 'greet', arguments: { language: 'de', shout: true } });
-    const fetched = [...site.assetRequests].filter(([file, count]) => count !== (before.get(file) ?? 0)).map(([file]) => file);
+    const fetched = [...site.assetRequests]
+      .filter(([file, count]) => count !== (before.get(file) ?? 0))
+      .map(([file]) => file);
     expect(fetched).toEqual(['/tools/greet/de/true.json']);
   });
 });

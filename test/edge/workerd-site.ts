@@ -20,7 +20,11 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 /** A static host over `treeDir`: files only, no listings, nothing outside the folder, 404 otherwise. */
-async function serveTreeFile(treeDir: string, request: WorkerdRequest, counts: Map<string, number>): Promise<WorkerdResponse> {
+async function serveTreeFile(
+  treeDir: string,
+  request: WorkerdRequest,
+  counts: Map<string, number>,
+): Promise<WorkerdResponse> {
   const { pathname } = new URL(request.url);
   counts.set(pathname, (counts.get(pathname) ?? 0) + 1);
   let relative: string;
@@ -33,14 +37,19 @@ async function serveTreeFile(treeDir: string, request: WorkerdRequest, counts: M
   if (!file.startsWith(`${treeDir}${path.sep}`)) return new WorkerdResponse('not found', { status: 404 });
   try {
     const bytes = await fs.readFile(file);
-    return new WorkerdResponse(bytes, { headers: { 'content-type': CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream' } });
+    return new WorkerdResponse(bytes, {
+      headers: { 'content-type': CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream' },
+    });
   } catch {
     return new WorkerdResponse('not found', { status: 404 });
   }
 }
 
 /** Starts workerd with `workerFile` (default: the tree's `_worker.js`) serving `treeDir`. */
-export async function startWorkerdSite(treeDir: string, workerFile = path.join(treeDir, '_worker.js')): Promise<WorkerdSite> {
+export async function startWorkerdSite(
+  treeDir: string,
+  workerFile = path.join(treeDir, '_worker.js'),
+): Promise<WorkerdSite> {
   const root = path.resolve(treeDir);
   const assetRequests = new Map<string, number>();
   const miniflare = new Miniflare({

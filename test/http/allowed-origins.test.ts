@@ -28,7 +28,16 @@ afterAll(async () => {
 });
 
 async function statusFor(serve: HttpServe, origin: string): Promise<number> {
-  const answer = await post(serve.port, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: 't', version: '1' } } }, { origin });
+  const answer = await post(
+    serve.port,
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    },
+    { origin },
+  );
   return answer.status;
 }
 

@@ -45,77 +45,228 @@ afterAll(async () => {
 
 describe('refused requests', () => {
   it('malformed JSON → 400 with -32700', async () => {
-    expectRpcError(kept(await post(server.port, '{"jsonrpc": "2.0", "id": 1, "method": ', sessionHeaders())), 400, -32700, /Parse error/);
+    expectRpcError(
+      kept(await post(server.port, '{"jsonrpc": "2.0", "id": 1, "method": ', sessionHeaders())),
+      400,
+      -32700,
+      /Parse error/,
+    );
   });
 
   it('bytes that are not UTF-8 → 400 with -32700', async () => {
     const body = Buffer.from([0x7b, 0xff, 0xfe, 0x7d]);
-    expectRpcError(kept(await rawRequest(server.port, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...sessionHeaders() } as Record<string, string> })), 400, -32700, /Parse error/);
+    expectRpcError(
+      kept(
+        await rawRequest(server.port, {
+          method: 'POST',
+          body,
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...sessionHeaders(),
+          } as Record<string, string>,
+        }),
+      ),
+      400,
+      -32700,
+      /Parse error/,
+    );
   });
 
   it('a body that is not JSON by content type → 415', async () => {
-    expectRpcError(kept(await post(server.port, { jsonrpc: '2.0', id: 1, method: 'ping' }, sessionHeaders({ 'content-type': 'text/plain' }))), 415, -32000, /Unsupported Media Type/);
-    expectRpcError(kept(await post(server.port, { jsonrpc: '2.0', id: 1, method: 'ping' }, sessionHeaders({ 'content-type': undefined }))), 415, -32000, /Unsupported Media Type/);
+    expectRpcError(
+      kept(
+        await post(
+          server.port,
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          sessionHeaders({ 'content-type': 'text/plain' }),
+        ),
+      ),
+      415,
+      -32000,
+      /Unsupported Media Type/,
+    );
+    expectRpcError(
+      kept(
+        await post(
+          server.port,
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          sessionHeaders({ 'content-type': undefined }),
+        ),
+      ),
+      415,
+      -32000,
+      /Unsupported Media Type/,
+    );
   });
 
   it('a body over 4 MiB → 413, whether its length is announced or streamed', async () => {
     const big = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(4 * 1024 * 1024)}"}}`;
     expectRpcError(kept(await post(server.port, big, sessionHeaders())), 413, -32000, /Payload Too Large/);
-    expectRpcError(kept(await post(server.port, big, sessionHeaders({ 'transfer-encoding': 'chunked' }))), 413, -32000, /Payload Too Large/);
+    expectRpcError(
+      kept(await post(server.port, big, sessionHeaders({ 'transfer-encoding': 'chunked' }))),
+      413,
+      -32000,
+      /Payload Too Large/,
+    );
   });
 
   it('an unknown session → 404 with -32001; no session → 400', async () => {
-    expectRpcError(kept(await post(server.port, { jsonrpc: '2.0', id: 1, method: 'ping' }, sessionHeaders({ 'mcp-session-id': 'not-a-session' }))), 404, -32001, /Session not found/);
-    expectRpcError(kept(await post(server.port, { jsonrpc: '2.0', id: 1, method: 'ping' }, sessionHeaders({ 'mcp-session-id': undefined }))), 400, -32000, /Mcp-Session-Id/);
-    expectRpcError(kept(await rawRequest(server.port, { method: 'DELETE', headers: { 'mcp-session-id': 'not-a-session' } })), 404, -32001, /Session not found/);
+    expectRpcError(
+      kept(
+        await post(
+          server.port,
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          sessionHeaders({ 'mcp-session-id': 'not-a-session' }),
+        ),
+      ),
+      404,
+      -32001,
+      /Session not found/,
+    );
+    expectRpcError(
+      kept(
+        await post(
+          server.port,
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          sessionHeaders({ 'mcp-session-id': undefined }),
+        ),
+      ),
+      400,
+      -32000,
+      /Mcp-Session-Id/,
+    );
+    expectRpcError(
+      kept(await rawRequest(server.port, { method: 'DELETE', headers: { 'mcp-session-id': 'not-a-session' } })),
+      404,
+      -32001,
+      /Session not found/,
+    );
   });
 
   it('a method /mcp does not answer → 405 with Allow', async () => {
-    const answer = kept(await rawRequest(server.port, { method: 'PUT', body: '{}', headers: sessionHeaders() as Record<string, string> }));
+    const answer = kept(
+      await rawRequest(server.port, { method: 'PUT', body: '{}', headers: sessionHeaders() as Record<string, string> }),
+    );
     expectRpcError(answer, 405, -32000, /Method Not Allowed/);
     expect(answer.headers.allow).toBe('GET, POST, DELETE');
   });
 
   it('a foreign Host → 403, on /mcp and on the site', async () => {
-    expectRpcError(kept(await post(server.port, { jsonrpc: '2.0', id: 1, method: 'ping' }, sessionHeaders({ host: `evil.example:${server.port}` }))), 403, -32000, /Host/);
+    expectRpcError(
+      kept(
+        await post(
+          server.port,
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          sessionHeaders({ host: `evil.example:${server.port}` }),
+        ),
+      ),
+      403,
+      -32000,
+      /Host/,
+    );
     expect((await rawRequest(server.port, { path: '/mcp.json', headers: { host: 'evil.example' } })).status).toBe(403);
   });
 
   it('a foreign Origin → 403; a page on this machine passes with CORS headers', async () => {
-    expectRpcError(kept(await post(server.port, { jsonrpc: '2.0', id: 1, method: 'ping' }, sessionHeaders({ origin: 'https://evil.example' }))), 403, -32000, /Origin/);
-    expectRpcError(kept(await post(server.port, { jsonrpc: '2.0', id: 1, method: 'ping' }, sessionHeaders({ origin: 'null' }))), 403, -32000, /Origin/);
-    const local = await post(server.port, { jsonrpc: '2.0', id: 1, method: 'ping' }, sessionHeaders({ origin: 'http://localhost:6274' }));
+    expectRpcError(
+      kept(
+        await post(
+          server.port,
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          sessionHeaders({ origin: 'https://evil.example' }),
+        ),
+      ),
+      403,
+      -32000,
+      /Origin/,
+    );
+    expectRpcError(
+      kept(await post(server.port, { jsonrpc: '2.0', id: 1, method: 'ping' }, sessionHeaders({ origin: 'null' }))),
+      403,
+      -32000,
+      /Origin/,
+    );
+    const local = await post(
+      server.port,
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      sessionHeaders({ origin: 'http://localhost:6274' }),
+    );
     expect(local.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     expect(local.headers['access-control-allow-origin']).toBe('http://localhost:6274');
     expect(local.headers['access-control-expose-headers']).toMatch(/mcp-session-id/);
-    const preflight = await rawRequest(server.port, { method: 'OPTIONS', headers: { origin: 'http://127.0.0.1:3000', 'access-control-request-method': 'POST' } });
+    const preflight = await rawRequest(server.port, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://127.0.0.1:3000', 'access-control-request-method': 'POST' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe('http://127.0.0.1:3000');
     expect(preflight.headers['access-control-allow-headers']).toMatch(/mcp-protocol-version/);
-    expect((await rawRequest(server.port, { method: 'OPTIONS', headers: { origin: 'https://evil.example' } })).status).toBe(403);
+    expect(
+      (await rawRequest(server.port, { method: 'OPTIONS', headers: { origin: 'https://evil.example' } })).status,
+    ).toBe(403);
   });
 
   it('an unsupported MCP-Protocol-Version → 400; none means 2025-03-26', async () => {
-    expectRpcError(kept(await post(server.port, { jsonrpc: '2.0', id: 1, method: 'ping' }, sessionHeaders({ 'mcp-protocol-version': '1999-01-01' }))), 400, -32000, /MCP-Protocol-Version/);
-    const answer = await post(server.port, { jsonrpc: '2.0', id: 1, method: 'ping' }, sessionHeaders({ 'mcp-protocol-version': undefined }));
+    expectRpcError(
+      kept(
+        await post(
+          server.port,
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          sessionHeaders({ 'mcp-protocol-version': '1999-01-01' }),
+        ),
+      ),
+      400,
+      -32000,
+      /MCP-Protocol-Version/,
+    );
+    const answer = await post(
+      server.port,
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      sessionHeaders({ 'mcp-protocol-version': undefined }),
+    );
     expect(answer.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
   });
 
   it('a client that accepts neither JSON nor SSE → 406', async () => {
-    expectRpcError(kept(await post(server.port, { jsonrpc: '2.0', id: 1, method: 'ping' }, sessionHeaders({ accept: 'text/html' }))), 406, -32000, /Not Acceptable/);
-    expectRpcError(kept(await rawRequest(server.port, { headers: { accept: 'application/json', ...sessionHeaders() } as Record<string, string> })), 406, -32000, /text\/event-stream/);
+    expectRpcError(
+      kept(await post(server.port, { jsonrpc: '2.0', id: 1, method: 'ping' }, sessionHeaders({ accept: 'text/html' }))),
+      406,
+      -32000,
+      /Not Acceptable/,
+    );
+    expectRpcError(
+      kept(
+        await rawRequest(server.port, {
+          headers: { accept: 'application/json', ...sessionHeaders() } as Record<string, string>,
+        }),
+      ),
+      406,
+      -32000,
+      /text\/event-stream/,
+    );
   });
 
   it('batches only under 2025-03-26', async () => {
-    const batch = [{ jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'greet', arguments: { language: 'de' } } }];
+    const batch = [
+      { jsonrpc: '2.0', id: 'a', method: 'ping' },
+      { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'greet', arguments: { language: 'de' } } },
+    ];
     expectRpcError(kept(await post(server.port, batch, sessionHeaders())), 400, -32600, /batches/);
     const old = await openSession(server.port, '2025-03-26');
     const answer = await post(server.port, batch, { 'mcp-session-id': old, 'mcp-protocol-version': '2025-03-26' });
     expect(answer.status).toBe(200);
     const responses = answer.json() as unknown as { id: string; result: unknown }[];
     expect(responses.map((response) => response.id).sort()).toEqual(['a', 'b']);
-    expect(responses.find((response) => response.id === 'b')?.result).toEqual({ content: [{ type: 'text', text: 'Hallo!\n' }] });
-    expectRpcError(kept(await post(server.port, [{ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }])), 400, -32600, /initialize/);
+    expect(responses.find((response) => response.id === 'b')?.result).toEqual({
+      content: [{ type: 'text', text: 'Hallo!\n' }],
+    });
+    expectRpcError(
+      kept(await post(server.port, [{ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }])),
+      400,
+      -32600,
+      /initialize/,
+    );
   });
 
   it('notifications alone → 202 with no body; an invalid message alone → 400 with its error', async () => {
@@ -128,7 +279,11 @@ describe('refused requests', () => {
   });
 
   it('never shows the machine (paths, stack traces) in an answer, and still serves', async () => {
-    const miss = await post(server.port, { jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri: 'file:///etc/passwd' } }, sessionHeaders());
+    const miss = await post(
+      server.port,
+      { jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri: 'file:///etc/passwd' } },
+      sessionHeaders(),
+    );
     answers.push(miss);
     for (const answer of answers) {
       expect(answer.text).not.toContain(project);

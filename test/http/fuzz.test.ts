@@ -27,18 +27,35 @@ afterAll(async () => {
   await server?.stop();
 });
 
-
 const SEEDS: unknown[] = [
-  { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: 'f', version: '1' } } },
+  {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: 'f', version: '1' } },
+  },
   { jsonrpc: '2.0', id: 2, method: 'ping' },
   { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { cursor: 'x' } },
-  { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'greet', arguments: { language: 'de' }, _meta: { progressToken: 1 } } },
+  {
+    jsonrpc: '2.0',
+    id: 4,
+    method: 'tools/call',
+    params: { name: 'greet', arguments: { language: 'de' }, _meta: { progressToken: 1 } },
+  },
   { jsonrpc: '2.0', id: 5, method: 'resources/read', params: { uri: 'resource://guide.md' } },
   { jsonrpc: '2.0', id: 6, method: 'prompts/get', params: { name: 'explain-product', arguments: { a: '1', b: '2' } } },
-  { jsonrpc: '2.0', id: 7, method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'explain-product' }, argument: { name: 'audience', value: 's' } } },
+  {
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'completion/complete',
+    params: { ref: { type: 'ref/prompt', name: 'explain-product' }, argument: { name: 'audience', value: 's' } },
+  },
   { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4 } },
   { jsonrpc: '2.0', id: 8, result: {} },
-  [{ jsonrpc: '2.0', id: 9, method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }],
+  [
+    { jsonrpc: '2.0', id: 9, method: 'ping' },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+  ],
 ];
 
 function pick<T>(next: () => number, items: readonly T[]): T {
@@ -47,10 +64,27 @@ function pick<T>(next: () => number, items: readonly T[]): T {
 
 function randomJson(next: () => number, depth = 0): unknown {
   const roll = next();
-  if (depth > 6 || roll < 0.3) return pick(next, [null, true, false, 0, -1, 1e308, 2 ** 53 + 1, '', 'x'.repeat(Math.floor(next() * 5000)), '\u0000\ud800', '__proto__']);
+  if (depth > 6 || roll < 0.3)
+    return pick(next, [
+      null,
+      true,
+      false,
+      0,
+      -1,
+      1e308,
+      2 ** 53 + 1,
+      '',
+      'x'.repeat(Math.floor(next() * 5000)),
+      '\u0000\ud800',
+      '__proto__',
+    ]);
   if (roll < 0.65) return Array.from({ length: Math.floor(next() * 5) }, () => randomJson(next, depth + 1));
   const object: Record<string, unknown> = {};
-  for (let index = Math.floor(next() * 5); index > 0; index -= 1) object[pick(next, ['jsonrpc', 'id', 'method', 'params', 'result', 'error', 'constructor', 'k'])] = randomJson(next, depth + 1);
+  for (let index = Math.floor(next() * 5); index > 0; index -= 1)
+    object[pick(next, ['jsonrpc', 'id', 'method', 'params', 'result', 'error', 'constructor', 'k'])] = randomJson(
+      next,
+      depth + 1,
+    );
   return object;
 }
 
@@ -60,7 +94,8 @@ function mutate(next: () => number, text: string): Buffer {
   if (roll < 0.25) return bytes.subarray(0, Math.floor(next() * bytes.length));
   if (roll < 0.5) {
     const copy = Buffer.from(bytes);
-    for (let flips = 1 + Math.floor(next() * 4); flips > 0; flips -= 1) copy[Math.floor(next() * copy.length)] = Math.floor(next() * 256);
+    for (let flips = 1 + Math.floor(next() * 4); flips > 0; flips -= 1)
+      copy[Math.floor(next() * copy.length)] = Math.floor(next() * 256);
     return copy;
   }
   if (roll < 0.6) return Buffer.from(`${'['.repeat(5000)}${']'.repeat(5000)}`);
@@ -78,42 +113,95 @@ interface FuzzRequest {
 function makeRequest(next: () => number): FuzzRequest {
   const seed = pick(next, SEEDS);
   const roll = next();
-  const body = roll < 0.3 ? Buffer.from(JSON.stringify(seed)) : roll < 0.5 ? Buffer.from(JSON.stringify(randomJson(next))) : mutate(next, JSON.stringify(seed));
-  const headers: Record<string, string> = { host: next() < 0.95 ? `127.0.0.1:${server.port}` : pick(next, ['evil.example', `localhost:${server.port}`, `[::1]:${server.port}`, 'x:1']) };
-  const contentType = pick(next, ['application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/jsonx', '', undefined]);
+  const body =
+    roll < 0.3
+      ? Buffer.from(JSON.stringify(seed))
+      : roll < 0.5
+        ? Buffer.from(JSON.stringify(randomJson(next)))
+        : mutate(next, JSON.stringify(seed));
+  const headers: Record<string, string> = {
+    host:
+      next() < 0.95
+        ? `127.0.0.1:${server.port}`
+        : pick(next, ['evil.example', `localhost:${server.port}`, `[::1]:${server.port}`, 'x:1']),
+  };
+  const contentType = pick(next, [
+    'application/json',
+    'application/json',
+    'application/json; charset=utf-8',
+    'text/plain',
+    'application/jsonx',
+    '',
+    undefined,
+  ]);
   if (contentType !== undefined) headers['content-type'] = contentType;
-  const accept = pick(next, ['application/json, text/event-stream', 'application/json, text/event-stream', 'application/json', 'text/event-stream', '*/*', 'text/html', undefined]);
+  const accept = pick(next, [
+    'application/json, text/event-stream',
+    'application/json, text/event-stream',
+    'application/json',
+    'text/event-stream',
+    '*/*',
+    'text/html',
+    undefined,
+  ]);
   if (accept !== undefined) headers.accept = accept;
   const sessionId = pick(next, [session, session, session, 'nope', '', 'x'.repeat(300), undefined]);
   if (sessionId !== undefined) headers['mcp-session-id'] = sessionId;
   const version = pick(next, [LATEST, '2025-03-26', '2024-11-05', '2025-06-18', '1999-01-01', 'garbage', undefined]);
   if (version !== undefined) headers['mcp-protocol-version'] = version;
-  const origin = pick(next, [undefined, undefined, undefined, 'http://localhost:3000', 'https://evil.example', 'null', 'not a url']);
+  const origin = pick(next, [
+    undefined,
+    undefined,
+    undefined,
+    'http://localhost:3000',
+    'https://evil.example',
+    'null',
+    'not a url',
+  ]);
   if (origin !== undefined) headers.origin = origin;
   const method = next() < 0.85 ? 'POST' : pick(next, ['GET', 'DELETE', 'PUT', 'OPTIONS', 'PATCH', 'HEAD']);
-  return { method, path: next() < 0.95 ? '/mcp' : '/mcp?x=1', headers, body: method === 'GET' || method === 'HEAD' ? undefined : body };
+  return {
+    method,
+    path: next() < 0.95 ? '/mcp' : '/mcp?x=1',
+    headers,
+    body: method === 'GET' || method === 'HEAD' ? undefined : body,
+  };
 }
 
 /** Resolves with the status of the one response (or throws when there was none); SSE streams are cut after their headers. */
-function send(port: number, request: FuzzRequest): Promise<{ status: number; contentType: string; text: string; responses: number }> {
+function send(
+  port: number,
+  request: FuzzRequest,
+): Promise<{ status: number; contentType: string; text: string; responses: number }> {
   return new Promise((resolve, reject) => {
     let responses = 0;
-    const outgoing = http.request({ host: '127.0.0.1', port, method: request.method, path: request.path, headers: request.headers, setHost: false, agent: false }, (incoming) => {
-      responses += 1;
-      const contentType = String(incoming.headers['content-type'] ?? '');
-      let text = '';
-      if (contentType === 'text/event-stream') {
-        incoming.destroy();
-        resolve({ status: incoming.statusCode ?? 0, contentType, text, responses });
-        return;
-      }
-      incoming.setEncoding('utf8');
-      incoming.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, contentType, text, responses }));
-      incoming.on('error', () => resolve({ status: incoming.statusCode ?? 0, contentType, text, responses }));
-    });
+    const outgoing = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: request.method,
+        path: request.path,
+        headers: request.headers,
+        setHost: false,
+        agent: false,
+      },
+      (incoming) => {
+        responses += 1;
+        const contentType = String(incoming.headers['content-type'] ?? '');
+        let text = '';
+        if (contentType === 'text/event-stream') {
+          incoming.destroy();
+          resolve({ status: incoming.statusCode ?? 0, contentType, text, responses });
+          return;
+        }
+        incoming.setEncoding('utf8');
+        incoming.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, contentType, text, responses }));
+        incoming.on('error', () => resolve({ status: incoming.statusCode ?? 0, contentType, text, responses }));
+      },
+    );
     outgoing.on('error', (error) => reject(error));
     outgoing.end(request.body);
   });
@@ -132,10 +220,14 @@ it('survives thousands of random and mutated requests, answering each exactly on
       try {
         const answer = await send(server.port, request);
         if (answer.responses !== 1) problems.push(`${answer.responses} responses`);
-        if (!ALLOWED_STATUSES.has(answer.status)) problems.push(`status ${answer.status} for ${request.method} ${JSON.stringify(request.headers)} ${request.body?.toString('utf8').slice(0, 200)}: ${answer.text.slice(0, 300)}`);
+        if (!ALLOWED_STATUSES.has(answer.status))
+          problems.push(
+            `status ${answer.status} for ${request.method} ${JSON.stringify(request.headers)} ${request.body?.toString('utf8').slice(0, 200)}: ${answer.text.slice(0, 300)}`,
+          );
         if (answer.contentType === 'application/json' && request.method !== 'HEAD') {
           const parsed = JSON.parse(answer.text) as { jsonrpc?: unknown } | { jsonrpc?: unknown }[];
-          for (const message of Array.isArray(parsed) ? parsed : [parsed]) if (message.jsonrpc !== '2.0') problems.push(`not JSON-RPC: ${answer.text.slice(0, 200)}`);
+          for (const message of Array.isArray(parsed) ? parsed : [parsed])
+            if (message.jsonrpc !== '2.0') problems.push(`not JSON-RPC: ${answer.text.slice(0, 200)}`);
         }
       } catch (error) {
         problems.push(`no answer to ${request.method} ${JSON.stringify(request.headers)}: ${(error as Error).message}`);
@@ -148,6 +240,10 @@ it('survives thousands of random and mutated requests, answering each exactly on
   expect(server.child.exitCode).toBeNull();
   expect(server.stderr).not.toMatch(/failed|Error:|at .*\.js:\d+/);
   // Still a working server for a normal client.
-  const ping = await post(server.port, { jsonrpc: '2.0', id: 'after', method: 'ping' }, { 'mcp-session-id': await openSession(server.port), 'mcp-protocol-version': LATEST });
+  const ping = await post(
+    server.port,
+    { jsonrpc: '2.0', id: 'after', method: 'ping' },
+    { 'mcp-session-id': await openSession(server.port), 'mcp-protocol-version': LATEST },
+  );
   expect(ping.json()).toEqual({ jsonrpc: '2.0', id: 'after', result: {} });
 }, 120_000);

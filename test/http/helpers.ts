@@ -25,7 +25,10 @@ export class HttpServe {
 
   /** Starts `serve <args> --http --port 0` and waits for the endpoint line. */
   static async start(args: string[], timeoutMs = 20_000): Promise<HttpServe> {
-    const child = spawn(process.execPath, [CLI, 'serve', ...args, '--http', '--port', '0'], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'serve', ...args, '--http', '--port', '0'], {
+      cwd: REPO_ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const serve = new HttpServe(child);
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -34,7 +37,8 @@ export class HttpServe {
         serve.port = Number(match[1]);
         return serve;
       }
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve --http did not start: ${serve.stderr}`);
+      if (child.exitCode !== null || Date.now() > deadline)
+        throw new Error(`serve --http did not start: ${serve.stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
@@ -57,7 +61,12 @@ export interface RawAnswer {
   status: number;
   headers: http.IncomingHttpHeaders;
   text: string;
-  json(): { jsonrpc?: string; id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } };
+  json(): {
+    jsonrpc?: string;
+    id?: unknown;
+    result?: Record<string, unknown>;
+    error?: { code: number; message: string };
+  };
 }
 
 export interface RawRequest {
@@ -78,35 +87,46 @@ export function rawRequest(port: number, request: RawRequest): Promise<RawAnswer
       if (value === undefined) delete headers[name.toLowerCase()];
       else headers[name.toLowerCase()] = value;
     }
-    const outgoing = http.request({
-      host: '127.0.0.1', port, method: request.method ?? 'GET', path: request.path ?? '/mcp', headers,
-      setHost: false, agent: request.agent ?? false,
-    }, (incoming) => {
-      let text = '';
-      incoming.setEncoding('utf8');
-      const finish = (): void => resolve({
-        status: incoming.statusCode ?? 0, headers: incoming.headers, text,
-        json: () => JSON.parse(text),
-      });
-      let timer: NodeJS.Timeout | undefined;
-      if (request.readMs !== undefined) {
-        timer = setTimeout(() => {
-          incoming.destroy();
+    const outgoing = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: request.method ?? 'GET',
+        path: request.path ?? '/mcp',
+        headers,
+        setHost: false,
+        agent: request.agent ?? false,
+      },
+      (incoming) => {
+        let text = '';
+        incoming.setEncoding('utf8');
+        const finish = (): void =>
+          resolve({
+            status: incoming.statusCode ?? 0,
+            headers: incoming.headers,
+            text,
+            json: () => JSON.parse(text),
+          });
+        let timer: NodeJS.Timeout | undefined;
+        if (request.readMs !== undefined) {
+          timer = setTimeout(() => {
+            incoming.destroy();
+            finish();
+          }, request.readMs);
+        }
+        incoming.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        incoming.on('end', () => {
+          clearTimeout(timer);
           finish();
-        }, request.readMs);
-      }
-      incoming.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      incoming.on('end', () => {
-        clearTimeout(timer);
-        finish();
-      });
-      incoming.on('error', () => {
-        clearTimeout(timer);
-        finish();
-      });
-    });
+        });
+        incoming.on('error', () => {
+          clearTimeout(timer);
+          finish();
+        });
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(request.body);
   });
@@ -115,19 +135,35 @@ export function rawRequest(port: number, request: RawRequest): Promise<RawAnswer
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 /** POSTs one JSON-RPC body (a value, or raw text) to /mcp with the usual headers plus `headers`. */
-export function post(port: number, body: unknown, headers: Record<string, string | undefined> = {}, readMs?: number): Promise<RawAnswer> {
+export function post(
+  port: number,
+  body: unknown,
+  headers: Record<string, string | undefined> = {},
+  readMs?: number,
+): Promise<RawAnswer> {
   return rawRequest(port, {
-    method: 'POST', headers: { ...JSON_HEADERS, ...headers }, readMs,
+    method: 'POST',
+    headers: { ...JSON_HEADERS, ...headers },
+    readMs,
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
 
 /** Opens a session by hand: initialize + initialized; returns its id. */
 export async function openSession(port: number, protocolVersion = LATEST): Promise<string> {
-  const init = await post(port, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  const init = await post(port, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
   const id = init.headers['mcp-session-id'];
   if (init.status !== 200 || typeof id !== 'string') throw new Error(`initialize failed: ${init.status} ${init.text}`);
-  const initialized = await post(port, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': id, 'mcp-protocol-version': protocolVersion });
+  const initialized = await post(
+    port,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { 'mcp-session-id': id, 'mcp-protocol-version': protocolVersion },
+  );
   if (initialized.status !== 202) throw new Error(`initialized: ${initialized.status}`);
   return id;
 }
@@ -135,7 +171,11 @@ export async function openSession(port: number, protocolVersion = LATEST): Promi
 /** The JSON-RPC messages of an SSE body, in order. */
 export function sseMessages(text: string): Record<string, unknown>[] {
   return text.split('\n\n').flatMap((event) => {
-    const data = event.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim()).join('\n');
+    const data = event
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).trim())
+      .join('\n');
     return data ? [JSON.parse(data) as Record<string, unknown>] : [];
   });
 }
@@ -149,7 +189,11 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-export async function waitUntil<T>(check: () => T | undefined | false, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+export async function waitUntil<T>(
+  check: () => T | undefined | false,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = check();
@@ -160,9 +204,15 @@ export async function waitUntil<T>(check: () => T | undefined | false, timeoutMs
 }
 
 /** Runs the CLI to its end (a refusal): exit code and output. */
-export function runServe(args: string[], timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runServe(
+  args: string[],
+  timeoutMs = 20_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'serve', ...args], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => {

@@ -9,7 +9,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { buildFixtureProject, buildProjectTree, listEveryTool, RawBridge, writeTree } from '../bridge/helpers.js';
-import { ensureBuilt, HttpServe, isAlive, LATEST, openSession, post, rawRequest, sseMessages, waitUntil } from './helpers.js';
+import {
+  ensureBuilt,
+  HttpServe,
+  isAlive,
+  LATEST,
+  openSession,
+  post,
+  rawRequest,
+  sseMessages,
+  waitUntil,
+} from './helpers.js';
 
 let example: string;
 let project: string;
@@ -65,7 +75,11 @@ afterAll(async () => {
 
 describe('the SDK client over Streamable HTTP', () => {
   it('prints the endpoint and the site on stderr, nothing on stdout', () => {
-    expect(exampleServer.stderr).toMatch(new RegExp(`^MCP endpoint: http://127\\.0\\.0\\.1:${exampleServer.port}/mcp\\nStatic site: http://127\\.0\\.0\\.1:${exampleServer.port}/\\n`));
+    expect(exampleServer.stderr).toMatch(
+      new RegExp(
+        `^MCP endpoint: http://127\\.0\\.0\\.1:${exampleServer.port}/mcp\\nStatic site: http://127\\.0\\.0\\.1:${exampleServer.port}/\\n`,
+      ),
+    );
   });
 
   it('initializes, lists tools and answers a precomputed call', async () => {
@@ -85,14 +99,27 @@ describe('the SDK client over Streamable HTTP', () => {
     expect(guide.contents[0]).toMatchObject({ uri: 'resource://guide.md', mimeType: 'text/markdown' });
     const prompt = await client.getPrompt({ name: 'explain-product', arguments: { a: '6', b: '7' } });
     expect(JSON.stringify(prompt.messages)).toMatch(/6.*7/);
-    const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'explain-product' }, argument: { name: 'audience', value: 'st' } });
+    const completion = await client.complete({
+      ref: { type: 'ref/prompt', name: 'explain-product' },
+      argument: { name: 'audience', value: 'st' },
+    });
     expect(completion.completion.values).toEqual(['student']);
     await client.close();
   });
 
   it('walks every page of a long tool list', async () => {
-    const tools = Array.from({ length: 250 }, (_, index) => ({ name: `tool_${String(index).padStart(3, '0')}`, description: 'd', inputSchema: { type: 'object' } }));
-    const tree = await writeTree({ 'mcp.json': { protocolVersion: '2025-06-18', serverInfo: { name: 'long', version: '1' }, capabilities: { tools, resources: [] } } });
+    const tools = Array.from({ length: 250 }, (_, index) => ({
+      name: `tool_${String(index).padStart(3, '0')}`,
+      description: 'd',
+      inputSchema: { type: 'object' },
+    }));
+    const tree = await writeTree({
+      'mcp.json': {
+        protocolVersion: '2025-06-18',
+        serverInfo: { name: 'long', version: '1' },
+        capabilities: { tools, resources: [] },
+      },
+    });
     const server = await HttpServe.start([tree]);
     servers.push(server);
     const { client } = await connect(server);
@@ -106,7 +133,9 @@ describe('the SDK client over Streamable HTTP', () => {
     const { client } = await connect(projectServer);
     await client.setLoggingLevel('debug');
     const progress: number[] = [];
-    const result = await client.callTool({ name: 'reporting', arguments: { word: 'gamma' } }, undefined, { onprogress: (event) => progress.push(event.progress) });
+    const result = await client.callTool({ name: 'reporting', arguments: { word: 'gamma' } }, undefined, {
+      onprogress: (event) => progress.push(event.progress),
+    });
     expect(textOf(result)).toBe('word=gamma\n');
     expect(readFileSync(path.join(project, 'marker.log'), 'utf8')).toBe('gamma\n');
     expect(progress).toEqual([1, 2]);
@@ -116,20 +145,39 @@ describe('the SDK client over Streamable HTTP', () => {
   it('answers with an SSE stream exactly when the call has notifications to send', async () => {
     const session = await openSession(projectServer.port);
     const headers = { 'mcp-session-id': session, 'mcp-protocol-version': LATEST };
-    const quiet = await post(projectServer.port, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'marked', arguments: { word: 'alpha' } } }, headers);
+    const quiet = await post(
+      projectServer.port,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'marked', arguments: { word: 'alpha' } } },
+      headers,
+    );
     expect(quiet.headers['content-type']).toBe('application/json');
     expect(quiet.json().result).toEqual({ content: [{ type: 'text', text: 'word=alpha\n' }] });
-    const chatty = await post(projectServer.port, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'reporting', arguments: { word: 'delta' }, _meta: { progressToken: 'p' } } }, headers);
+    const chatty = await post(
+      projectServer.port,
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'reporting', arguments: { word: 'delta' }, _meta: { progressToken: 'p' } },
+      },
+      headers,
+    );
     expect(chatty.headers['content-type']).toBe('text/event-stream');
     const messages = sseMessages(chatty.text);
     expect(messages[0]).toMatchObject({ method: 'notifications/progress', params: { progressToken: 'p' } });
-    expect(messages.at(-1)).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'word=delta\n' }] } });
+    expect(messages.at(-1)).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      result: { content: [{ type: 'text', text: 'word=delta\n' }] },
+    });
   });
 
   it('kills the live script when the client cancels the call', async () => {
     const { client } = await connect(projectServer);
     const abort = new AbortController();
-    const call = client.callTool({ name: 'slow', arguments: { label: 'sdk-cancel' } }, undefined, { signal: abort.signal });
+    const call = client.callTool({ name: 'slow', arguments: { label: 'sdk-cancel' } }, undefined, {
+      signal: abort.signal,
+    });
     const pid = await waitUntil(() => pidOf('sdk-cancel'), 15_000, 'the slow script to start');
     expect(isAlive(pid)).toBe(true);
     abort.abort('user');
@@ -141,8 +189,17 @@ describe('the SDK client over Streamable HTTP', () => {
 
   it('kills the live script when the client closes the HTTP request', async () => {
     const session = await openSession(projectServer.port);
-    const pending = post(projectServer.port, { jsonrpc: '2.0', id: 'gone', method: 'tools/call', params: { name: 'slow', arguments: { label: 'disconnect' } } },
-      { 'mcp-session-id': session, 'mcp-protocol-version': LATEST }, 100);
+    const pending = post(
+      projectServer.port,
+      {
+        jsonrpc: '2.0',
+        id: 'gone',
+        method: 'tools/call',
+        params: { name: 'slow', arguments: { label: 'disconnect' } },
+      },
+      { 'mcp-session-id': session, 'mcp-protocol-version': LATEST },
+      100,
+    );
     const pid = await waitUntil(() => pidOf('disconnect'), 15_000, 'the slow script to start');
     await pending;
     await waitUntil(() => !isAlive(pid), 10_000, 'the script to be killed');
@@ -157,10 +214,18 @@ describe('sessions', () => {
     const without = await post(exampleServer.port, { jsonrpc: '2.0', id: 1, method: 'ping' }, headers);
     expect(without.status).toBe(400);
     expect(without.json().error?.message).toMatch(/Mcp-Session-Id/);
-    const withId = await post(exampleServer.port, { jsonrpc: '2.0', id: 2, method: 'ping' }, { ...headers, 'mcp-session-id': id });
+    const withId = await post(
+      exampleServer.port,
+      { jsonrpc: '2.0', id: 2, method: 'ping' },
+      { ...headers, 'mcp-session-id': id },
+    );
     expect(withId.json()).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
     await transport.terminateSession();
-    const after = await post(exampleServer.port, { jsonrpc: '2.0', id: 3, method: 'ping' }, { ...headers, 'mcp-session-id': id });
+    const after = await post(
+      exampleServer.port,
+      { jsonrpc: '2.0', id: 3, method: 'ping' },
+      { ...headers, 'mcp-session-id': id },
+    );
     expect(after.status).toBe(404);
     expect(after.json().error?.code).toBe(-32001);
     await client.close();
@@ -168,7 +233,10 @@ describe('sessions', () => {
 
   it('opens the server-to-client stream on GET', async () => {
     const id = await openSession(exampleServer.port);
-    const stream = await rawRequest(exampleServer.port, { headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': LATEST }, readMs: 300 });
+    const stream = await rawRequest(exampleServer.port, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': LATEST },
+      readMs: 300,
+    });
     expect(stream.status).toBe(200);
     expect(stream.headers['content-type']).toBe('text/event-stream');
   });
@@ -193,8 +261,11 @@ describe('stopping', () => {
       servers.push(server);
       const session = await openSession(server.port);
       const label = `stop-${signal}`;
-      const pending = post(server.port, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { label } } },
-        { 'mcp-session-id': session, 'mcp-protocol-version': LATEST }).catch(() => undefined);
+      const pending = post(
+        server.port,
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { label } } },
+        { 'mcp-session-id': session, 'mcp-protocol-version': LATEST },
+      ).catch(() => undefined);
       const pid = await waitUntil(() => pidOf(label), 15_000, 'the slow script to start');
       expect(await server.stop(signal)).toBe(0);
       await pending;

@@ -19,7 +19,11 @@ const handlers: McpHttpHandler[] = [];
 beforeAll(async () => {
   ensureBuilt();
   project = buildFixtureProject('bridge-project');
-  context = await createNodeServerContext({ source: new FolderSource(path.join(project, 'dist'), 'dist'), projectRoot: project, logProblem: () => {} });
+  context = await createNodeServerContext({
+    source: new FolderSource(path.join(project, 'dist'), 'dist'),
+    projectRoot: project,
+    logProblem: () => {},
+  });
 });
 
 afterAll(async () => {
@@ -27,22 +31,39 @@ afterAll(async () => {
 });
 
 function open(options: { maxSessions?: number; maxLiveRunsPerSession?: number }): McpHttpHandler {
-  const handler = createMcpHttpHandler({ server: () => context, sessions: true, isAllowedOrigin: () => false, ...options });
+  const handler = createMcpHttpHandler({
+    server: () => context,
+    sessions: true,
+    isAllowedOrigin: () => false,
+    ...options,
+  });
   handlers.push(handler);
   return handler;
 }
 
 function post(handler: McpHttpHandler, body: unknown, session?: string, signal?: AbortSignal): Promise<Response> {
-  return handler.handle(new Request('http://127.0.0.1/mcp', {
-    method: 'POST',
-    body: JSON.stringify(body),
-    signal,
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST, ...(session ? { 'mcp-session-id': session } : {}) },
-  }));
+  return handler.handle(
+    new Request('http://127.0.0.1/mcp', {
+      method: 'POST',
+      body: JSON.stringify(body),
+      signal,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': LATEST,
+        ...(session ? { 'mcp-session-id': session } : {}),
+      },
+    }),
+  );
 }
 
 async function initialize(handler: McpHttpHandler): Promise<Response> {
-  return post(handler, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  return post(handler, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
 }
 
 function pidOf(label: string): number | undefined {
@@ -66,7 +87,19 @@ describe('session cap', () => {
 
     // Both sessions busy with a live call: a new one is refused instead of breaking one.
     const aborts = [new AbortController(), new AbortController()];
-    const calls = [first, third].map((session, index) => post(handler, { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'slow', arguments: { label: `busy-${index}` } } }, session, aborts[index].signal));
+    const calls = [first, third].map((session, index) =>
+      post(
+        handler,
+        {
+          jsonrpc: '2.0',
+          id: 5,
+          method: 'tools/call',
+          params: { name: 'slow', arguments: { label: `busy-${index}` } },
+        },
+        session,
+        aborts[index].signal,
+      ),
+    );
     await waitUntil(() => pidOf('busy-0') && pidOf('busy-1'), 15_000, 'both scripts to start');
     const refused = await initialize(handler);
     expect(refused.status).toBe(503);
@@ -82,9 +115,19 @@ describe('live runs per session', () => {
     const session = (await initialize(handler)).headers.get('mcp-session-id')!;
     const firstAbort = new AbortController();
     const secondAbort = new AbortController();
-    const first = post(handler, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { label: 'gate-1' } } }, session, firstAbort.signal);
+    const first = post(
+      handler,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { label: 'gate-1' } } },
+      session,
+      firstAbort.signal,
+    );
     await waitUntil(() => pidOf('gate-1'), 15_000, 'the first script to start');
-    const second = post(handler, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: { label: 'gate-2' } } }, session, secondAbort.signal);
+    const second = post(
+      handler,
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: { label: 'gate-2' } } },
+      session,
+      secondAbort.signal,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(pidOf('gate-2')).toBeUndefined();
     firstAbort.abort();

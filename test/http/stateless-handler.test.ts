@@ -16,8 +16,15 @@ let context: ServerContext;
 beforeAll(async () => {
   ensureBuilt();
   const project = buildFixtureProject('fixtures/example');
-  context = await createNodeServerContext({ source: new FolderSource(path.join(project, 'dist'), 'dist'), logProblem: () => {} });
-  handler = createMcpHttpHandler({ server: () => context, sessions: false, isAllowedOrigin: (origin) => origin === 'https://site.example' });
+  context = await createNodeServerContext({
+    source: new FolderSource(path.join(project, 'dist'), 'dist'),
+    logProblem: () => {},
+  });
+  handler = createMcpHttpHandler({
+    server: () => context,
+    sessions: false,
+    isAllowedOrigin: (origin) => origin === 'https://site.example',
+  });
 });
 
 afterAll(async () => {
@@ -25,33 +32,55 @@ afterAll(async () => {
 });
 
 function call(body: unknown, headers: Record<string, string> = {}, method = 'POST'): Promise<Response> {
-  return handler.handle(new Request('https://site.example/mcp', {
-    method,
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
-  }));
+  return handler.handle(
+    new Request('https://site.example/mcp', {
+      method,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
+    }),
+  );
 }
 
 describe('stateless Streamable HTTP', () => {
   it('answers initialize without issuing a session id', async () => {
-    const answer = await call({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    const answer = await call({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     expect(answer.status).toBe(200);
     expect(answer.headers.get('mcp-session-id')).toBeNull();
     expect((await answer.json()).result.protocolVersion).toBe('2025-06-18');
   });
 
   it('answers a call on its own, shaped for the version in the header', async () => {
-    const listed = await (await call({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': '2025-06-18' })).json();
+    const listed = await (
+      await call({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': '2025-06-18' })
+    ).json();
     expect(listed.result.tools.find((tool: { name: string }) => tool.name === 'greet').title).toBeDefined();
-    const old = await (await call({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-protocol-version': '2024-11-05' })).json();
+    const old = await (
+      await call({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-protocol-version': '2024-11-05' })
+    ).json();
     expect(old.result.tools.find((tool: { name: string }) => tool.name === 'greet').title).toBeUndefined();
-    const greeting = await (await call({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'greet', arguments: { language: 'fr' } } }, { 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': 'ignored' })).json();
+    const greeting = await (
+      await call(
+        { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'greet', arguments: { language: 'fr' } } },
+        { 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': 'ignored' },
+      )
+    ).json();
     expect(greeting.result).toEqual({ content: [{ type: 'text', text: 'Bonjour !\n' }] });
   });
 
   it('treats a request without MCP-Protocol-Version as 2025-03-26, batches included', async () => {
-    const answer = await call([{ jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', id: 'b', method: 'ping' }]);
-    expect(await answer.json()).toEqual([{ jsonrpc: '2.0', id: 'a', result: {} }, { jsonrpc: '2.0', id: 'b', result: {} }]);
+    const answer = await call([
+      { jsonrpc: '2.0', id: 'a', method: 'ping' },
+      { jsonrpc: '2.0', id: 'b', method: 'ping' },
+    ]);
+    expect(await answer.json()).toEqual([
+      { jsonrpc: '2.0', id: 'a', result: {} },
+      { jsonrpc: '2.0', id: 'b', result: {} },
+    ]);
   });
 
   it('refuses GET and DELETE with 405 and Allow: POST', async () => {
@@ -65,6 +94,8 @@ describe('stateless Streamable HTTP', () => {
   it('lets the allowed origin call with CORS headers and refuses others', async () => {
     const allowed = await call({ jsonrpc: '2.0', id: 5, method: 'ping' }, { origin: 'https://site.example' });
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://site.example');
-    expect((await call({ jsonrpc: '2.0', id: 6, method: 'ping' }, { origin: 'https://evil.example' })).status).toBe(403);
+    expect((await call({ jsonrpc: '2.0', id: 6, method: 'ping' }, { origin: 'https://evil.example' })).status).toBe(
+      403,
+    );
   });
 });

@@ -19,8 +19,13 @@ beforeAll(async () => {
   mkdirSync(path.join(outside, 'folder'));
   writeFileSync(path.join(outside, 'folder', 'inner.json'), JSON.stringify({ SECRET }));
   const tree = await writeTree({
-    'mcp.json': { protocolVersion: '2025-06-18', serverInfo: { name: 'hand', version: '1' }, capabilities: { tools: [], resources: [] } },
-    '_headers': '# a comment\n/*\n  X-Everywhere: yes\n\n/tools/*\n  X-Tools: nested\n  Cache-Control: no-store\n\n/notes/:name.txt\n  X-Note: one-segment\n',
+    'mcp.json': {
+      protocolVersion: '2025-06-18',
+      serverInfo: { name: 'hand', version: '1' },
+      capabilities: { tools: [], resources: [] },
+    },
+    _headers:
+      '# a comment\n/*\n  X-Everywhere: yes\n\n/tools/*\n  X-Tools: nested\n  Cache-Control: no-store\n\n/notes/:name.txt\n  X-Note: one-segment\n',
     'tools/deep/er/answer.json': { content: [{ type: 'text', text: '42' }] },
     'notes/a.txt': 'note a',
     'notes/sub/b.txt': 'note b',
@@ -43,7 +48,7 @@ describe('the built tree', () => {
     expect(page.text).toContain('staticmcp example server');
   });
 
-  it('serves mcp.json and call files as JSON with the cache rules of the tree\'s _headers', async () => {
+  it("serves mcp.json and call files as JSON with the cache rules of the tree's _headers", async () => {
     const manifest = await rawRequest(example.port, { path: '/mcp.json' });
     expect(manifest.status).toBe(200);
     expect(manifest.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -63,10 +68,12 @@ describe('the built tree', () => {
     const again = await rawRequest(example.port, { path: '/mcp.json', headers: { 'if-none-match': etag } });
     expect(again.status).toBe(304);
     expect(again.text).toBe('');
-    expect((await rawRequest(example.port, { path: '/mcp.json', headers: { 'if-none-match': '"stale"' } })).status).toBe(200);
+    expect(
+      (await rawRequest(example.port, { path: '/mcp.json', headers: { 'if-none-match': '"stale"' } })).status,
+    ).toBe(200);
   });
 
-  it('lists no folders and hides the hosts\' control files', async () => {
+  it("lists no folders and hides the hosts' control files", async () => {
     for (const folder of ['/tools/', '/tools', '/resources/', '/tools/greet/']) {
       const answer = await rawRequest(example.port, { path: folder });
       expect(answer.status, folder).toBe(404);
@@ -96,7 +103,14 @@ describe('a hand-made tree', () => {
   });
 
   it('never serves a file outside the tree: not by .., not through a symlink', async () => {
-    for (const target of ['/../package.json', '/%2e%2e/%2e%2e/%2e%2e/etc/passwd', '/..%2f..%2f..%2fetc%2fpasswd', '/leak.json', '/linked/inner.json', '/linked/']) {
+    for (const target of [
+      '/../package.json',
+      '/%2e%2e/%2e%2e/%2e%2e/etc/passwd',
+      '/..%2f..%2f..%2fetc%2fpasswd',
+      '/leak.json',
+      '/linked/inner.json',
+      '/linked/',
+    ]) {
       const answer = await rawRequest(handMade.port, { path: target });
       expect(answer.status, target).toBeGreaterThanOrEqual(400);
       expect(answer.text, target).not.toContain(SECRET);

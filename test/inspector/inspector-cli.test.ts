@@ -14,7 +14,11 @@ import { HttpServe } from '../http/helpers.js';
 const require = createRequire(import.meta.url);
 const INSPECTOR_PACKAGE = path.dirname(require.resolve('@modelcontextprotocol/inspector/package.json'));
 /** The `inspector` bin, the launcher `npx @modelcontextprotocol/inspector` starts. */
-const INSPECTOR = path.join(INSPECTOR_PACKAGE, (JSON.parse(readFileSync(path.join(INSPECTOR_PACKAGE, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin.inspector);
+const INSPECTOR = path.join(
+  INSPECTOR_PACKAGE,
+  (JSON.parse(readFileSync(path.join(INSPECTOR_PACKAGE, 'package.json'), 'utf8')) as { bin: Record<string, string> })
+    .bin.inspector,
+);
 
 ensureBuilt();
 const project = buildFixtureProject('fixtures/example');
@@ -40,24 +44,31 @@ interface InspectorRun {
 function inspector(options: string[], target: string[]): Promise<InspectorRun> {
   return new Promise((resolve) => {
     // The target comes first: options such as --tool-arg take every word after them.
-    execFile(process.execPath, [INSPECTOR, '--cli', ...target, '--format', 'json', '--connect-timeout', '15000', ...options], {
-      cwd: makeTempDir('staticmcp-inspector-cwd-'),
-      env: { ...process.env, HOME: inspectorHome, NO_COLOR: '1' },
-      timeout: 45_000,
-      maxBuffer: 16 * 1024 * 1024,
-    }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-      resolve({
-        code, stdout, stderr,
-        json: () => {
-          try {
-            return JSON.parse(stdout.trim() === '' ? stderr : stdout) as ReturnType<InspectorRun['json']>;
-          } catch {
-            throw new Error(`inspector printed no JSON (exit ${code}): ${stdout}${stderr}`);
-          }
-        },
-      });
-    });
+    execFile(
+      process.execPath,
+      [INSPECTOR, '--cli', ...target, '--format', 'json', '--connect-timeout', '15000', ...options],
+      {
+        cwd: makeTempDir('staticmcp-inspector-cwd-'),
+        env: { ...process.env, HOME: inspectorHome, NO_COLOR: '1' },
+        timeout: 45_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        resolve({
+          code,
+          stdout,
+          stderr,
+          json: () => {
+            try {
+              return JSON.parse(stdout.trim() === '' ? stderr : stdout) as ReturnType<InspectorRun['json']>;
+            } catch {
+              throw new Error(`inspector printed no JSON (exit ${code}): ${stdout}${stderr}`);
+            }
+          },
+        });
+      },
+    );
   });
 }
 
@@ -86,30 +97,59 @@ for (const era of ['legacy', 'auto', 'modern'] as const) {
 
       it('lists the example tools', async () => {
         const result = await resultOf([...era_, '--method', 'tools/list'], target());
-        expect((result.tools as { name: string }[]).map((tool) => tool.name).sort()).toEqual(['capital', 'counter', 'divide', 'greet', 'math_multiply', 'word-count']);
+        expect((result.tools as { name: string }[]).map((tool) => tool.name).sort()).toEqual([
+          'capital',
+          'counter',
+          'divide',
+          'greet',
+          'math_multiply',
+          'word-count',
+        ]);
       });
 
       it('calls a precomputed tool (math_multiply 6 × 7, answered from the tree)', async () => {
-        const result = await resultOf([...era_, '--method', 'tools/call', '--tool-name', 'math_multiply', '--tool-arg', 'a=6', 'b=7'], target());
+        const result = await resultOf(
+          [...era_, '--method', 'tools/call', '--tool-name', 'math_multiply', '--tool-arg', 'a=6', 'b=7'],
+          target(),
+        );
         expect(textOf(result)).toBe('42\n');
         expect(result.isError).toBeFalsy();
       });
 
       it('calls a live tool (divide 1 / 4, never precomputed: the script runs)', async () => {
-        const result = await resultOf([...era_, '--method', 'tools/call', '--tool-name', 'divide', '--tool-arg', 'a=1', 'b=4'], target());
+        const result = await resultOf(
+          [...era_, '--method', 'tools/call', '--tool-name', 'divide', '--tool-arg', 'a=1', 'b=4'],
+          target(),
+        );
         expect(textOf(result)).toBe('0.25\n');
         expect(result.isError).toBeFalsy();
       });
 
       it('reads a resource', async () => {
-        const result = await resultOf([...era_, '--method', 'resources/read', '--uri', 'resource://guide.md'], target());
+        const result = await resultOf(
+          [...era_, '--method', 'resources/read', '--uri', 'resource://guide.md'],
+          target(),
+        );
         const [content] = result.contents as { uri: string; mimeType: string; text: string }[];
         expect(content).toMatchObject({ uri: 'resource://guide.md', mimeType: 'text/markdown' });
         expect(content.text).toMatch(/^# Example guide\n/);
       });
 
       it('gets a prompt with its arguments filled in', async () => {
-        const result = await resultOf([...era_, '--method', 'prompts/get', '--prompt-name', 'explain-product', '--prompt-args', 'a=6', 'b=7', 'audience=child'], target());
+        const result = await resultOf(
+          [
+            ...era_,
+            '--method',
+            'prompts/get',
+            '--prompt-name',
+            'explain-product',
+            '--prompt-args',
+            'a=6',
+            'b=7',
+            'audience=child',
+          ],
+          target(),
+        );
         const [message] = result.messages as { role: string; content: { type: string; text: string } }[];
         expect(message.role).toBe('user');
         expect(message.content.text).toContain('Explain to a child how to compute 6 times 7 by hand');
@@ -117,4 +157,3 @@ for (const era of ['legacy', 'auto', 'modern'] as const) {
     });
   }
 }
-

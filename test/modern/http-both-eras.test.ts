@@ -21,7 +21,12 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function modernPost(id: number, method: string, params: Record<string, unknown>, headers: Record<string, string | undefined> = {}) {
+function modernPost(
+  id: number,
+  method: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string | undefined> = {},
+) {
   return post(server.port, { jsonrpc: '2.0', id, method, params }, { ...modernHeaders(method, params), ...headers });
 }
 
@@ -50,34 +55,57 @@ describe('2026-07-28 over Streamable HTTP', () => {
       expect(answer.json(), JSON.stringify(headers)).toMatchObject({ id: 10 + index, error: { code: -32020 } });
     }
     // Surrounding whitespace is not part of a header value, and the Base64 form is decoded.
-    expect((await modernPost(20, 'tools/call', call, { 'mcp-name': '  greet  ' })).json().result?.resultType).toBe('complete');
+    expect((await modernPost(20, 'tools/call', call, { 'mcp-name': '  greet  ' })).json().result?.resultType).toBe(
+      'complete',
+    );
     const encoded = `=?base64?${Buffer.from('greet').toString('base64')}?=`;
-    expect((await modernPost(21, 'tools/call', call, { 'mcp-name': encoded })).json().result?.resultType).toBe('complete');
+    expect((await modernPost(21, 'tools/call', call, { 'mcp-name': encoded })).json().result?.resultType).toBe(
+      'complete',
+    );
   });
 
   it('gives the spec statuses: -32602 and -32022 are 400, -32601 is 404', async () => {
     const missing = await modernPost(30, 'server/discover', {});
     expect([missing.status, missing.json().error?.code]).toEqual([400, -32602]);
-    const noMetaList = await post(server.port, { jsonrpc: '2.0', id: 31, method: 'tools/list' }, modernHeaders('tools/list', undefined));
+    const noMetaList = await post(
+      server.port,
+      { jsonrpc: '2.0', id: 31, method: 'tools/list' },
+      modernHeaders('tools/list', undefined),
+    );
     expect([noMetaList.status, noMetaList.json().error?.code]).toEqual([400, -32602]);
     const future = { _meta: { ...MODERN_META, 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' } };
     const unsupported = await modernPost(32, 'server/discover', future);
-    expect([unsupported.status, unsupported.json().error]).toEqual([400, expect.objectContaining({ code: -32022, data: { supported: ['2026-07-28'], requested: 'v999.0.0' } })]);
+    expect([unsupported.status, unsupported.json().error]).toEqual([
+      400,
+      expect.objectContaining({ code: -32022, data: { supported: ['2026-07-28'], requested: 'v999.0.0' } }),
+    ]);
     const mismatched = await modernPost(33, 'server/discover', future, { 'mcp-protocol-version': '2026-07-28' });
     expect([mismatched.status, mismatched.json().error?.code]).toEqual([400, -32020]);
     for (const method of ['initialize', 'ping', 'logging/setLevel', 'unknown/method']) {
       const answer = await modernPost(34, method, { _meta: MODERN_META });
       expect([method, answer.status, answer.json().error?.code]).toEqual([method, 404, -32601]);
     }
-    const get = await rawRequest(server.port, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2026-07-28' } });
+    const get = await rawRequest(server.port, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2026-07-28' },
+    });
     expect(get.status).toBe(405);
   });
 
   it('a listen stream on a served tree is acknowledged, then closed gracefully', async () => {
-    const answer = await modernPost(40, 'subscriptions/listen', { notifications: { toolsListChanged: true }, _meta: MODERN_META });
+    const answer = await modernPost(40, 'subscriptions/listen', {
+      notifications: { toolsListChanged: true },
+      _meta: MODERN_META,
+    });
     expect(answer.status).toBe(200);
-    const frames = answer.text.split('\n').filter((line) => line.startsWith('data:')).map((line) => JSON.parse(line.slice(5)));
-    expect(frames[0]).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: {}, _meta: { 'io.modelcontextprotocol/subscriptionId': 40 } } });
+    const frames = answer.text
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => JSON.parse(line.slice(5)));
+    expect(frames[0]).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: {}, _meta: { 'io.modelcontextprotocol/subscriptionId': 40 } },
+    });
     expect(frames.at(-1)).toMatchObject({ id: 40, result: { resultType: 'complete' } });
   });
 
@@ -85,7 +113,11 @@ describe('2026-07-28 over Streamable HTTP', () => {
     const client = new Client({ name: 'legacy', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`)));
     try {
-      const modern = await modernPost(50, 'tools/call', { name: 'greet', arguments: { language: 'fr' }, _meta: MODERN_META });
+      const modern = await modernPost(50, 'tools/call', {
+        name: 'greet',
+        arguments: { language: 'fr' },
+        _meta: MODERN_META,
+      });
       expect(modern.json().result?.resultType).toBe('complete');
       const tools = await client.listTools();
       expect(tools.tools.map((tool) => tool.name)).toContain('greet');

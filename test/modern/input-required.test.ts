@@ -54,7 +54,9 @@ esac
 printf '%s\\n%s' "$refused" "$answer"
 `;
 
-const meta = (capabilities: Record<string, unknown> = { elicitation: {}, sampling: {}, roots: {} }): Record<string, unknown> => ({
+const meta = (
+  capabilities: Record<string, unknown> = { elicitation: {}, sampling: {}, roots: {} },
+): Record<string, unknown> => ({
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': capabilities,
 });
@@ -70,7 +72,11 @@ let bridge: RawBridge;
 
 beforeAll(async () => {
   ensureBuilt();
-  project = await writeProject({ 'tools/profile': { script: PROFILE }, 'tools/together': { script: TOGETHER }, 'tools/fallback': { script: FALLBACK } });
+  project = await writeProject({
+    'tools/profile': { script: PROFILE },
+    'tools/together': { script: TOGETHER },
+    'tools/fallback': { script: FALLBACK },
+  });
   buildProjectTree(project);
   bridge = new RawBridge([project]);
 });
@@ -79,29 +85,53 @@ afterAll(async () => {
   await bridge?.close();
 });
 
-const call = (name: string, extra: Record<string, unknown> = {}, args: Record<string, unknown> = {}): Promise<JsonRpcMessage> =>
-  bridge.request('tools/call', { name, arguments: args, _meta: meta(), ...extra });
+const call = (
+  name: string,
+  extra: Record<string, unknown> = {},
+  args: Record<string, unknown> = {},
+): Promise<JsonRpcMessage> => bridge.request('tools/call', { name, arguments: args, _meta: meta(), ...extra });
 
 const elicited = (content: Record<string, unknown>): Record<string, unknown> => ({ action: 'accept', content });
 
 describe('InputRequiredResult (2026-07-28)', () => {
   it('asks round by round, carrying the answers in a requestState that changes each round', async () => {
     const first = (await call('profile', {}, { greeting: 'hi' })).result as unknown as InputRequired;
-    expect(first).toMatchObject({ resultType: 'input_required', inputRequests: { name: { method: 'elicitation/create', params: { message: 'Name?' } } } });
+    expect(first).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { name: { method: 'elicitation/create', params: { message: 'Name?' } } },
+    });
     expect(Object.keys(first.inputRequests)).toEqual(['name']);
     expect(typeof first.requestState).toBe('string');
     expect(first).not.toHaveProperty('content');
 
-    const second = (await call('profile', { inputResponses: { name: elicited({ name: 'Ada' }) }, requestState: first.requestState }, { greeting: 'hi' })).result as unknown as InputRequired;
-    expect(second).toMatchObject({ resultType: 'input_required', inputRequests: { color: { method: 'elicitation/create' } } });
+    const second = (
+      await call(
+        'profile',
+        { inputResponses: { name: elicited({ name: 'Ada' }) }, requestState: first.requestState },
+        { greeting: 'hi' },
+      )
+    ).result as unknown as InputRequired;
+    expect(second).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { color: { method: 'elicitation/create' } },
+    });
     expect(Object.keys(second.inputRequests)).toEqual(['color']);
     expect(second.requestState).not.toBe(first.requestState);
 
     // The name lives in the state now: the last round brings only the colour (and an extra key, ignored).
-    const done = await call('profile', { inputResponses: { color: elicited({ color: 'blue' }), unasked: { action: 'cancel' } }, requestState: second.requestState }, { greeting: 'hi' });
+    const done = await call(
+      'profile',
+      {
+        inputResponses: { color: elicited({ color: 'blue' }), unasked: { action: 'cancel' } },
+        requestState: second.requestState,
+      },
+      { greeting: 'hi' },
+    );
     expect(done.result).toMatchObject({ resultType: 'complete' });
     const text = (done.result as { content: { text: string }[] }).content[0].text;
-    expect(text).toBe('hi|{"result":{"action":"accept","content":{"name":"Ada"}}}|{"result":{"action":"accept","content":{"color":"blue"}}}');
+    expect(text).toBe(
+      'hi|{"result":{"action":"accept","content":{"name":"Ada"}}}|{"result":{"action":"accept","content":{"color":"blue"}}}',
+    );
   });
 
   it('re-requests what is still missing when the answers given do not fit the questions', async () => {
@@ -112,15 +142,27 @@ describe('InputRequiredResult (2026-07-28)', () => {
   it('sends questions written together in one result, keyed by their order when the script names no key', async () => {
     const first = (await call('together')).result as unknown as InputRequired;
     expect(first.inputRequests).toEqual({
-      'input-1': { method: 'elicitation/create', params: { message: 'Name?', requestedSchema: { type: 'object', properties: {} } } },
+      'input-1': {
+        method: 'elicitation/create',
+        params: { message: 'Name?', requestedSchema: { type: 'object', properties: {} } },
+      },
       'input-2': { method: 'roots/list', params: {} },
     });
-    const done = await call('together', { inputResponses: { 'input-1': elicited({}), 'input-2': { roots: [{ uri: 'file:///r' }] } }, requestState: first.requestState });
-    expect((done.result as { content: { text: string }[] }).content[0].text).toBe('{"result":{"action":"accept","content":{}}}\n{"result":{"roots":[{"uri":"file:///r"}]}}');
+    const done = await call('together', {
+      inputResponses: { 'input-1': elicited({}), 'input-2': { roots: [{ uri: 'file:///r' }] } },
+      requestState: first.requestState,
+    });
+    expect((done.result as { content: { text: string }[] }).content[0].text).toBe(
+      '{"result":{"action":"accept","content":{}}}\n{"result":{"roots":[{"uri":"file:///r"}]}}',
+    );
   });
 
   it('asks only for what the client declared; the script hears at once about the rest', async () => {
-    const samplingOnly = await bridge.request('tools/call', { name: 'fallback', arguments: {}, _meta: meta({ sampling: {} }) });
+    const samplingOnly = await bridge.request('tools/call', {
+      name: 'fallback',
+      arguments: {},
+      _meta: meta({ sampling: {} }),
+    });
     const result = samplingOnly.result as unknown as InputRequired;
     expect(Object.keys(result.inputRequests)).toEqual(['llm']);
     expect(result.inputRequests.llm.method).toBe('sampling/createMessage');
@@ -135,11 +177,17 @@ describe('InputRequiredResult (2026-07-28)', () => {
   it('refuses a changed, foreign or malformed requestState and malformed inputResponses with -32602', async () => {
     const first = (await call('profile', {}, { greeting: 'hi' })).result as unknown as InputRequired;
     const answers = { inputResponses: { name: elicited({ name: 'Ada' }) } };
-    const tampered = await call('profile', { ...answers, requestState: `${first.requestState}-TAMPERED` }, { greeting: 'hi' });
+    const tampered = await call(
+      'profile',
+      { ...answers, requestState: `${first.requestState}-TAMPERED` },
+      { greeting: 'hi' },
+    );
     expect(tampered.error).toMatchObject({ code: -32602 });
     expect(tampered.error?.message).toMatch(/integrity/);
     const [body] = first.requestState.split('.');
-    expect((await call('profile', { ...answers, requestState: `${body}.AAAA` }, { greeting: 'hi' })).error?.code).toBe(-32602);
+    expect((await call('profile', { ...answers, requestState: `${body}.AAAA` }, { greeting: 'hi' })).error?.code).toBe(
+      -32602,
+    );
     const otherArgs = await call('profile', { ...answers, requestState: first.requestState }, { greeting: 'bye' });
     expect(otherArgs.error?.message).toMatch(/another call/);
     expect((await call('together', { ...answers, requestState: first.requestState })).error?.code).toBe(-32602);
@@ -154,10 +202,17 @@ describe('InputRequiredResult (2026-07-28)', () => {
   it('a legacy session still gets the questions as requests on the call, one at a time in order', async () => {
     const legacy = new RawBridge([project]);
     try {
-      await legacy.request('initialize', { protocolVersion: '2025-06-18', capabilities: { elicitation: {}, roots: {} }, clientInfo: { name: 't', version: '1' } });
+      await legacy.request('initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: { elicitation: {}, roots: {} },
+        clientInfo: { name: 't', version: '1' },
+      });
       legacy.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       legacy.send({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'together', arguments: {} } });
-      const asked = (method: string) => legacy.waitFor((frames) => frames.find((frame) => (frame as JsonRpcMessage).method === method) as JsonRpcMessage | undefined);
+      const asked = (method: string) =>
+        legacy.waitFor(
+          (frames) => frames.find((frame) => (frame as JsonRpcMessage).method === method) as JsonRpcMessage | undefined,
+        );
       const first = await asked('elicitation/create');
       // The second question waits for the first answer.
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -167,7 +222,9 @@ describe('InputRequiredResult (2026-07-28)', () => {
       legacy.send({ jsonrpc: '2.0', id: second.id, result: { roots: [] } });
       const done = await legacy.responseTo('c1');
       expect(done.result).not.toHaveProperty('resultType');
-      expect((done.result as { content: { text: string }[] }).content[0].text).toBe('{"result":{"action":"decline"}}\n{"result":{"roots":[]}}');
+      expect((done.result as { content: { text: string }[] }).content[0].text).toBe(
+        '{"result":{"action":"decline"}}\n{"result":{"roots":[]}}',
+      );
     } finally {
       await legacy.close();
     }

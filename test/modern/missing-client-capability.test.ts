@@ -42,7 +42,10 @@ let serve: HttpServe;
 beforeAll(async () => {
   ensureBuilt();
   marker = path.join(makeTempDir('staticmcp-marker-'), 'ran.marker');
-  project = await writeProject({ 'tools/needs_sampling': { script: needsSampling(marker) }, 'tools/bad_needs': { script: BAD_METADATA } });
+  project = await writeProject({
+    'tools/needs_sampling': { script: needsSampling(marker) },
+    'tools/bad_needs': { script: BAD_METADATA },
+  });
   // The bad tool fails the build (exit 1) and is left out; everything else is written.
   buildOutput = spawnSync(process.execPath, [CLI, 'build', project], { encoding: 'utf8' }).stderr;
   bridge = new RawBridge([project]);
@@ -63,21 +66,40 @@ describe('requiredClientCapabilities', () => {
   });
 
   it('refuses a modern call whose _meta lacks the capability with -32021, before the script runs', async () => {
-    const refused = await bridge.request('tools/call', { name: 'needs_sampling', arguments: {}, _meta: metaWith({ elicitation: {} }) });
+    const refused = await bridge.request('tools/call', {
+      name: 'needs_sampling',
+      arguments: {},
+      _meta: metaWith({ elicitation: {} }),
+    });
     expect(refused.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { sampling: {} } } });
     expect(refused.error?.message).toMatch(/needs_sampling needs sampling/);
     expect(existsSync(marker)).toBe(false);
 
-    const allowed = await bridge.request('tools/call', { name: 'needs_sampling', arguments: {}, _meta: metaWith({ sampling: {} }) });
+    const allowed = await bridge.request('tools/call', {
+      name: 'needs_sampling',
+      arguments: {},
+      _meta: metaWith({ sampling: {} }),
+    });
     expect(allowed.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'ran' }] });
     expect(existsSync(marker)).toBe(true);
   });
 
   it('answers -32021 with HTTP 400 over Streamable HTTP', async () => {
-    const answer = await post(serve.port, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'needs_sampling', arguments: {}, _meta: metaWith({}) } },
-      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'needs_sampling' });
+    const answer = await post(
+      serve.port,
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'needs_sampling', arguments: {}, _meta: metaWith({}) },
+      },
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'needs_sampling' },
+    );
     expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.text)).toMatchObject({ id: 7, error: { code: -32021, data: { requiredCapabilities: { sampling: {} } } } });
+    expect(JSON.parse(answer.text)).toMatchObject({
+      id: 7,
+      error: { code: -32021, data: { requiredCapabilities: { sampling: {} } } },
+    });
   });
 
   it('refuses a legacy session whose initialize did not declare it, and serves one that did', async () => {
@@ -91,7 +113,11 @@ describe('requiredClientCapabilities', () => {
     }
     const declared = new RawBridge([project]);
     try {
-      await declared.request('initialize', { protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: 't', version: '1' } });
+      await declared.request('initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: { sampling: {} },
+        clientInfo: { name: 't', version: '1' },
+      });
       const served = await declared.request('tools/call', { name: 'needs_sampling', arguments: {} });
       expect(served.result).toMatchObject({ content: [{ type: 'text', text: 'ran' }] });
     } finally {
@@ -100,8 +126,14 @@ describe('requiredClientCapabilities', () => {
   });
 
   it('keeps serving after a refusal and after bad _meta', async () => {
-    const bad = await bridge.request('tools/call', { name: 'needs_sampling', arguments: {}, _meta: metaWith({ sampling: 'yes' }) });
+    const bad = await bridge.request('tools/call', {
+      name: 'needs_sampling',
+      arguments: {},
+      _meta: metaWith({ sampling: 'yes' }),
+    });
     expect(bad.error?.code).toBe(-32021);
-    expect((await bridge.request('tools/list', { _meta: metaWith({}) })).result).toMatchObject({ resultType: 'complete' });
+    expect((await bridge.request('tools/list', { _meta: metaWith({}) })).result).toMatchObject({
+      resultType: 'complete',
+    });
   });
 });

@@ -44,12 +44,20 @@ afterAll(async () => {
 describe('one stdio process, both eras', () => {
   it('answers a legacy handshake and modern requests side by side, each in its own era', async () => {
     const discovered = await bridge.request('server/discover', { _meta: META });
-    expect(discovered.result).toMatchObject({ resultType: 'complete', supportedVersions: ['2026-07-28'], ttlMs: 42_000, cacheScope: 'public' });
+    expect(discovered.result).toMatchObject({
+      resultType: 'complete',
+      supportedVersions: ['2026-07-28'],
+      ttlMs: 42_000,
+      cacheScope: 'public',
+    });
 
     const init = await bridge.initialize('2025-06-18');
     expect((init.result as { protocolVersion: string }).protocolVersion).toBe('2025-06-18');
 
-    const [legacyList, modernList] = await Promise.all([bridge.request('tools/list'), bridge.request('tools/list', { _meta: META })]);
+    const [legacyList, modernList] = await Promise.all([
+      bridge.request('tools/list'),
+      bridge.request('tools/list', { _meta: META }),
+    ]);
     expect(legacyList.result).not.toHaveProperty('resultType');
     expect(modernList.result).toMatchObject({ resultType: 'complete', ttlMs: 42_000, cacheScope: 'public' });
     expect((await bridge.request('ping')).result).toEqual({});
@@ -67,23 +75,51 @@ describe('one stdio process, both eras', () => {
     const before = bridge.frames.length;
     const quiet = await bridge.request('tools/call', { name: 'say', arguments: { word: 'hush' }, _meta: META });
     expect(quiet.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'said hush\n' }] });
-    expect(bridge.frames.slice(before).some((frame) => (frame as { method?: string }).method === 'notifications/message')).toBe(false);
+    expect(
+      bridge.frames.slice(before).some((frame) => (frame as { method?: string }).method === 'notifications/message'),
+    ).toBe(false);
 
-    const loud = await bridge.request('tools/call', { name: 'say', arguments: { word: 'hi' }, _meta: { ...META, 'io.modelcontextprotocol/logLevel': 'info' } });
+    const loud = await bridge.request('tools/call', {
+      name: 'say',
+      arguments: { word: 'hi' },
+      _meta: { ...META, 'io.modelcontextprotocol/logLevel': 'info' },
+    });
     expect(loud.result?.resultType).toBe('complete');
     const messages = bridge.frames.filter((frame) => (frame as { method?: string }).method === 'notifications/message');
     expect(JSON.stringify(messages)).toContain('saying hi');
   });
 
   it('answers bad input with the code the spec names and keeps serving', async () => {
-    expect((await bridge.request('tools/list', { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } })).error)
-      .toMatchObject({ code: -32022, data: { supported: ['2026-07-28'], requested: '2099-01-01' } });
+    expect(
+      (
+        await bridge.request('tools/list', {
+          _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
+        })
+      ).error,
+    ).toMatchObject({ code: -32022, data: { supported: ['2026-07-28'], requested: '2099-01-01' } });
     expect((await bridge.request('server/discover')).error?.code).toBe(-32602);
     expect((await bridge.request('subscriptions/listen', { notifications: {} })).error?.code).toBe(-32602);
-    expect((await bridge.request('tools/list', { _meta: { 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1' } } })).error?.code).toBe(-32602);
-    expect((await bridge.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' }, _meta: META })).error?.code).toBe(-32601);
+    expect(
+      (
+        await bridge.request('tools/list', {
+          _meta: { 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1' } },
+        })
+      ).error?.code,
+    ).toBe(-32602);
+    expect(
+      (
+        await bridge.request('initialize', {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'x', version: '1' },
+          _meta: META,
+        })
+      ).error?.code,
+    ).toBe(-32601);
     expect((await bridge.request('resources/subscribe', { uri: 'x://y', _meta: META })).error?.code).toBe(-32601);
-    expect((await bridge.request('subscriptions/listen', { notifications: 'all', _meta: META })).error?.code).toBe(-32602);
+    expect((await bridge.request('subscriptions/listen', { notifications: 'all', _meta: META })).error?.code).toBe(
+      -32602,
+    );
     // Still serving both eras.
     expect((await bridge.request('tools/list')).result).toHaveProperty('tools');
     expect((await bridge.request('tools/list', { _meta: META })).result?.resultType).toBe('complete');

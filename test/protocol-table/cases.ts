@@ -39,7 +39,14 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     method: 'tools/list',
     check: (response) => {
       const tools = response.result?.tools as { name: string; inputSchema: { type: string } }[];
-      expect(tools.map((tool) => tool.name)).toEqual(['capital', 'counter', 'divide', 'greet', 'math_multiply', 'word-count']);
+      expect(tools.map((tool) => tool.name)).toEqual([
+        'capital',
+        'counter',
+        'divide',
+        'greet',
+        'math_multiply',
+        'word-count',
+      ]);
       expect(tools.every((tool) => tool.inputSchema.type === 'object')).toBe(true);
       expect(response.result?.nextCursor).toBeUndefined();
     },
@@ -107,7 +114,9 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     method: 'resources/list',
     check: (response) => {
       const uris = (response.result?.resources as { uri: string }[]).map((resource) => resource.uri);
-      expect(uris).toEqual(expect.arrayContaining(['resource://guide.md', 'example://data/planets', 'resource://logo.png']));
+      expect(uris).toEqual(
+        expect.arrayContaining(['resource://guide.md', 'example://data/planets', 'resource://logo.png']),
+      );
     },
   },
   {
@@ -151,13 +160,18 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     name: 'resources/templates/list lists the templates',
     method: 'resources/templates/list',
     check: (response) => {
-      expect((response.result?.resourceTemplates as { uriTemplate: string }[]).map((template) => template.uriTemplate)).toEqual(['example://planets/{planet}']);
+      expect(
+        (response.result?.resourceTemplates as { uriTemplate: string }[]).map((template) => template.uriTemplate),
+      ).toEqual(['example://planets/{planet}']);
     },
   },
   {
     name: 'prompts/list lists the prompts',
     method: 'prompts/list',
-    check: (response) => expect((response.result?.prompts as { name: string }[]).map((prompt) => prompt.name)).toEqual(['explain-product']),
+    check: (response) =>
+      expect((response.result?.prompts as { name: string }[]).map((prompt) => prompt.name)).toEqual([
+        'explain-product',
+      ]),
   },
   {
     name: 'prompts/get renders the template with the arguments',
@@ -185,8 +199,12 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
   {
     name: 'completion/complete of a template variable',
     method: 'completion/complete',
-    params: { ref: { type: 'ref/resource', uri: 'example://planets/{planet}' }, argument: { name: 'planet', value: 'm' } },
-    check: (response) => expect(response.result?.completion).toEqual({ values: ['mercury', 'mars'], total: 2, hasMore: false }),
+    params: {
+      ref: { type: 'ref/resource', uri: 'example://planets/{planet}' },
+      argument: { name: 'planet', value: 'm' },
+    },
+    check: (response) =>
+      expect(response.result?.completion).toEqual({ values: ['mercury', 'mars'], total: 2, hasMore: false }),
   },
   {
     name: 'a second initialize on an initialized connection is refused, keeping the agreed version',

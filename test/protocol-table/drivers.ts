@@ -15,7 +15,12 @@ export const TABLE_PROTOCOL_VERSION = '2025-11-25';
 export function modernHeaders(method: string, params: Record<string, unknown> | undefined): Record<string, string> {
   const meta = params?._meta as Record<string, unknown> | undefined;
   const version = meta?.['io.modelcontextprotocol/protocolVersion'];
-  const name = method === 'resources/read' ? params?.uri : method === 'tools/call' || method === 'prompts/get' ? params?.name : undefined;
+  const name =
+    method === 'resources/read'
+      ? params?.uri
+      : method === 'tools/call' || method === 'prompts/get'
+        ? params?.name
+        : undefined;
   return {
     'mcp-protocol-version': typeof version === 'string' ? version : '2026-07-28',
     'mcp-method': method,
@@ -23,7 +28,11 @@ export function modernHeaders(method: string, params: Record<string, unknown> | 
   };
 }
 
-const INITIALIZE_PARAMS = { protocolVersion: TABLE_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'protocol-table', version: '1' } };
+const INITIALIZE_PARAMS = {
+  protocolVersion: TABLE_PROTOCOL_VERSION,
+  capabilities: {},
+  clientInfo: { name: 'protocol-table', version: '1' },
+};
 
 export interface Connection {
   /** `modern`: a 2026-07-28 request (over HTTP: no session, MCP-Protocol-Version/Mcp-Method/Mcp-Name from the body). */
@@ -43,9 +52,13 @@ export interface Driver {
 export const inProcessDriver: Driver = {
   name: 'in-process',
   async open(treeRoot) {
-    const server = await createNodeServerContext({ source: new FolderSource(treeRoot, path.basename(treeRoot)), logProblem: () => {} });
+    const server = await createNodeServerContext({
+      source: new FolderSource(treeRoot, path.basename(treeRoot)),
+      logProblem: () => {},
+    });
     const session = new McpSession(server, () => {});
-    const ask = async (message: Record<string, unknown>): Promise<ProtocolResponse> => (await session.handleParsed(message, () => {})) as unknown as ProtocolResponse;
+    const ask = async (message: Record<string, unknown>): Promise<ProtocolResponse> =>
+      (await session.handleParsed(message, () => {})) as unknown as ProtocolResponse;
     await ask({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: INITIALIZE_PARAMS });
     await session.handleParsed({ jsonrpc: '2.0', method: 'notifications/initialized' }, () => {});
     return {
@@ -81,9 +94,14 @@ export const nodeHttpDriver: Driver = {
     const sessionId = await openSession(serve.port, TABLE_PROTOCOL_VERSION);
     return {
       request: async (id, method, params, era) => {
-        const headers = era === 'modern' ? modernHeaders(method, params) : { 'mcp-session-id': sessionId, 'mcp-protocol-version': TABLE_PROTOCOL_VERSION };
+        const headers =
+          era === 'modern'
+            ? modernHeaders(method, params)
+            : { 'mcp-session-id': sessionId, 'mcp-protocol-version': TABLE_PROTOCOL_VERSION };
         const answer = await post(serve.port, { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, headers);
-        const messages = String(answer.headers['content-type']).startsWith('text/event-stream') ? sseMessages(answer.text) : [answer.json()];
+        const messages = String(answer.headers['content-type']).startsWith('text/event-stream')
+          ? sseMessages(answer.text)
+          : [answer.json()];
         return messages.at(-1) as unknown as ProtocolResponse;
       },
       close: async () => {
@@ -101,16 +119,23 @@ export const workerdDriver: Driver = {
     const site = await startWorkerdSite(treeRoot);
     const endpoint = new URL('mcp', site.url);
     const send = async (message: Record<string, unknown>, era?: 'modern'): Promise<ProtocolResponse> => {
-      const versionHeaders = era === 'modern'
-        ? modernHeaders(message.method as string, message.params as Record<string, unknown> | undefined)
-        : { 'mcp-protocol-version': TABLE_PROTOCOL_VERSION };
+      const versionHeaders =
+        era === 'modern'
+          ? modernHeaders(message.method as string, message.params as Record<string, unknown> | undefined)
+          : { 'mcp-protocol-version': TABLE_PROTOCOL_VERSION };
       const answer = await fetch(endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...versionHeaders },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...versionHeaders,
+        },
         body: JSON.stringify(message),
       });
       const text = await answer.text();
-      const messages = (answer.headers.get('content-type') ?? '').startsWith('text/event-stream') ? sseMessages(text) : [JSON.parse(text)];
+      const messages = (answer.headers.get('content-type') ?? '').startsWith('text/event-stream')
+        ? sseMessages(text)
+        : [JSON.parse(text)];
       return messages.at(-1) as ProtocolResponse;
     };
     await send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: INITIALIZE_PARAMS });

@@ -21,7 +21,9 @@ const text = (response: ProtocolResponse): string =>
 function expectComplete(response: ProtocolResponse, cache: 'public' | 'none'): void {
   expect(response.error, JSON.stringify(response.error)).toBeUndefined();
   expect(response.result?.resultType).toBe('complete');
-  expect((response.result?._meta as Record<string, { name?: string }>)['io.modelcontextprotocol/serverInfo']?.name).toBeTypeOf('string');
+  expect(
+    (response.result?._meta as Record<string, { name?: string }>)['io.modelcontextprotocol/serverInfo']?.name,
+  ).toBeTypeOf('string');
   if (cache === 'public') {
     expect(response.result?.ttlMs).toBe(DEFAULT_TTL_MS);
     expect(response.result?.cacheScope).toBe('public');
@@ -40,7 +42,13 @@ export const MODERN_CASES: ProtocolCase[] = [
     check: (response) => {
       expectComplete(response, 'public');
       expect(response.result?.supportedVersions).toEqual([MODERN_VERSION]);
-      expect(Object.keys(response.result?.capabilities as object).sort()).toEqual(['completions', 'logging', 'prompts', 'resources', 'tools']);
+      expect(Object.keys(response.result?.capabilities as object).sort()).toEqual([
+        'completions',
+        'logging',
+        'prompts',
+        'resources',
+        'tools',
+      ]);
       expect(response.result?.capabilities).toMatchObject({ resources: {} });
       expect((response.result?.capabilities as { resources: object }).resources).not.toHaveProperty('subscribe');
     },
@@ -118,7 +126,10 @@ export const MODERN_CASES: ProtocolCase[] = [
     name: 'modern: completion/complete answers',
     era: 'modern',
     method: 'completion/complete',
-    params: modern({ ref: { type: 'ref/prompt', name: 'explain-product' }, argument: { name: 'audience', value: 'st' } }),
+    params: modern({
+      ref: { type: 'ref/prompt', name: 'explain-product' },
+      argument: { name: 'audience', value: 'st' },
+    }),
     check: (response) => {
       expectComplete(response, 'none');
       expect((response.result?.completion as { values: string[] }).values.length).toBeGreaterThan(0);
@@ -131,16 +142,26 @@ export const MODERN_CASES: ProtocolCase[] = [
     params: modern({ notifications: { toolsListChanged: true, resourceSubscriptions: ['resource://guide.md'] } }),
     check: (response) => {
       expect(response.result?.resultType).toBe('complete');
-      expect((response.result?._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId']).toBe(response.id);
+      expect((response.result?._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId']).toBe(
+        response.id,
+      );
     },
   },
-  ...['ping', 'initialize', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'no/such-method'].map((method): ProtocolCase => ({
-    name: `modern: ${method} does not exist in 2026-07-28 (-32601)`,
-    era: 'modern',
-    method,
-    params: modern(method === 'logging/setLevel' ? { level: 'debug' } : method.startsWith('resources/') ? { uri: 'resource://guide.md' } : {}),
-    check: (response) => expect(response.error?.code).toBe(-32601),
-  })),
+  ...['ping', 'initialize', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'no/such-method'].map(
+    (method): ProtocolCase => ({
+      name: `modern: ${method} does not exist in 2026-07-28 (-32601)`,
+      era: 'modern',
+      method,
+      params: modern(
+        method === 'logging/setLevel'
+          ? { level: 'debug' }
+          : method.startsWith('resources/')
+            ? { uri: 'resource://guide.md' }
+            : {},
+      ),
+      check: (response) => expect(response.error?.code).toBe(-32601),
+    }),
+  ),
   {
     name: 'bad input: a _meta version we do not speak is -32022 with supported and requested',
     era: 'modern',

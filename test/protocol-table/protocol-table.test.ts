@@ -38,7 +38,9 @@ describe.each(DRIVERS)('the protocol table through $name', (driver) => {
         try {
           testCase.check(response);
         } catch (error) {
-          throw new Error(`${driver.name}: ${testCase.name}: ${(error as Error).message}\nresponse: ${JSON.stringify(response).slice(0, 1000)}`);
+          throw new Error(
+            `${driver.name}: ${testCase.name}: ${(error as Error).message}\nresponse: ${JSON.stringify(response).slice(0, 1000)}`,
+          );
         }
         responses.push(response);
       }

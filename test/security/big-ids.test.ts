@@ -35,15 +35,22 @@ describe('request ids beyond 2^53', () => {
       '[{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"},{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"math_multiply","arguments":{"a":6,"b":7},"_meta":{"id":9007199254740993}}}]',
     ]);
     expect(lines[0]).toBe('{"jsonrpc":"2.0","id":12345678901234567890,"result":{}}');
-    expect(lines[1]).toMatch(/^\{"jsonrpc":"2\.0","id":-98765432109876543210,"result":\{"protocolVersion":"2025-03-26"/);
-    expect(lines[2]).toMatch(/^\[\{"jsonrpc":"2\.0","id":9007199254740993,"result":\{\}\},\{"jsonrpc":"2\.0","id":7,"result":\{"content":\[\{"type":"text","text":"42\\n"\}\]\}\}\]$/);
+    expect(lines[1]).toMatch(
+      /^\{"jsonrpc":"2\.0","id":-98765432109876543210,"result":\{"protocolVersion":"2025-03-26"/,
+    );
+    expect(lines[2]).toMatch(
+      /^\[\{"jsonrpc":"2\.0","id":9007199254740993,"result":\{\}\},\{"jsonrpc":"2\.0","id":7,"result":\{"content":\[\{"type":"text","text":"42\\n"\}\]\}\}\]$/,
+    );
   });
 
   it('are answered exactly over HTTP too', async () => {
     const serve = await HttpServe.start([tree]);
     try {
       const session = await openSession(serve.port);
-      const answer = await post(serve.port, '{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}', { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+      const answer = await post(serve.port, '{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}', {
+        'mcp-session-id': session,
+        'mcp-protocol-version': '2025-11-25',
+      });
       expect(answer.text).toBe('{"jsonrpc":"2.0","id":12345678901234567890,"result":{}}');
     } finally {
       await serve.stop();

@@ -13,9 +13,16 @@ let tree: string;
 beforeAll(() => {
   ensureBuilt();
   tree = path.join(buildFixtureProject('fixtures/example'), 'dist');
-  writeFileSync(Buffer.concat([Buffer.from(`${tree}/tools/`), Buffer.from([0x66, 0xff, 0xfe, 0x2e, 0x6a, 0x73, 0x6f, 0x6e])]), '{}');
+  writeFileSync(
+    Buffer.concat([Buffer.from(`${tree}/tools/`), Buffer.from([0x66, 0xff, 0xfe, 0x2e, 0x6a, 0x73, 0x6f, 0x6e])]),
+    '{}',
+  );
   // Made one level at a time: the full path is far longer than the system's path limit.
-  execFileSync(process.execPath, ['-e', "const fs = require('fs'); for (let i = 0; i < 3000; i++) { fs.mkdirSync('n'); process.chdir('n'); }"], { cwd: tree });
+  execFileSync(
+    process.execPath,
+    ['-e', "const fs = require('fs'); for (let i = 0; i < 3000; i++) { fs.mkdirSync('n'); process.chdir('n'); }"],
+    { cwd: tree },
+  );
 });
 
 afterAll(() => {
@@ -28,11 +35,16 @@ describe('check on strange trees', () => {
     const { code, stdout, stderr } = await runCli(['check', tree, '--json']);
     expect(code).toBe(1);
     expect(stderr).not.toMatch(/\n\s+at .*\.js:\d+/);
-    const report = JSON.parse(stdout) as { problems: { path: string; message: string; hint: string }[]; checked: { tools: number; callFiles: number } };
+    const report = JSON.parse(stdout) as {
+      problems: { path: string; message: string; hint: string }[];
+      checked: { tools: number; callFiles: number };
+    };
     const byPath = new Map(report.problems.map((problem) => [problem.path, problem]));
     expect(byPath.get('tools/f\\xff\\xfe.json')?.message).toMatch(/not UTF-8/);
     expect(byPath.get('tools/f\\xff\\xfe.json')?.hint).toMatch(/rename it/);
-    expect(report.problems.find((problem) => /nested deeper than 64 folders/.test(problem.message))?.path).toMatch(/^n(\/n){63}$/);
+    expect(report.problems.find((problem) => /nested deeper than 64 folders/.test(problem.message))?.path).toMatch(
+      /^n(\/n){63}$/,
+    );
     expect(report.checked.tools).toBe(6);
     expect(report.checked.callFiles).toBeGreaterThan(100);
   });

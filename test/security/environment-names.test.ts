@@ -7,19 +7,55 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProjectTree, ensureBuilt, RawBridge, writeProject } from '../bridge/helpers.js';
 
 const DENIED = [
-  'PYTHONWARNINGS', 'PYTHONSTARTUP', 'PYTHONPATH', 'PYTHONHOME', 'GLIBC_TUNABLES', 'LUA_INIT', 'LUA_INIT_5_4',
-  'JAVA_TOOL_OPTIONS', '_JAVA_OPTIONS', 'PERL5LIB', 'PERLLIB', 'PERL5OPT', 'RUBYOPT', 'RUBYLIB', 'GCONV_PATH',
-  'HOSTALIASES', 'SHELLOPTS', 'PS4', 'PROMPT_COMMAND', 'GIT_SSH_COMMAND', 'GIT_CONFIG_GLOBAL', 'SSL_CERT_FILE',
-  'SSL_CERT_DIR', 'OPENSSL_CONF', 'CURL_HOME', 'NODE_OPTIONS', 'npm_config_script_shell', 'LD_PRELOAD',
-  'LD_LIBRARY_PATH', 'BASH_ENV', 'PATH', 'HOME', 'IFS',
+  'PYTHONWARNINGS',
+  'PYTHONSTARTUP',
+  'PYTHONPATH',
+  'PYTHONHOME',
+  'GLIBC_TUNABLES',
+  'LUA_INIT',
+  'LUA_INIT_5_4',
+  'JAVA_TOOL_OPTIONS',
+  '_JAVA_OPTIONS',
+  'PERL5LIB',
+  'PERLLIB',
+  'PERL5OPT',
+  'RUBYOPT',
+  'RUBYLIB',
+  'GCONV_PATH',
+  'HOSTALIASES',
+  'SHELLOPTS',
+  'PS4',
+  'PROMPT_COMMAND',
+  'GIT_SSH_COMMAND',
+  'GIT_CONFIG_GLOBAL',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'OPENSSL_CONF',
+  'CURL_HOME',
+  'NODE_OPTIONS',
+  'npm_config_script_shell',
+  'LD_PRELOAD',
+  'LD_LIBRARY_PATH',
+  'BASH_ENV',
+  'PATH',
+  'HOME',
+  'IFS',
 ];
 const VALUE = 'attacker-chosen';
 
 /** A script declaring every denied name plus `language`, printing which ones it got with our value. */
 function envScript(valueType: unknown, precompute: boolean): string {
-  const options = Object.fromEntries([...DENIED, 'language'].map((name) => [name, {
-    description: name, required: false, value_type: valueType, default_value: VALUE,
-  }]));
+  const options = Object.fromEntries(
+    [...DENIED, 'language'].map((name) => [
+      name,
+      {
+        description: name,
+        required: false,
+        value_type: valueType,
+        default_value: VALUE,
+      },
+    ]),
+  );
   return `#!/bin/sh
 if [ "$1" = "--help" ]; then
   echo '{"description": "Shows which options became variables"${precompute ? '' : ', "precompute": false'}}'

@@ -18,7 +18,8 @@ echo "done $n"
 `;
 }
 
-const textOf = (message: { result?: Record<string, unknown> }): string => (message.result?.content as { text: string }[])[0].text;
+const textOf = (message: { result?: Record<string, unknown> }): string =>
+  (message.result?.content as { text: string }[])[0].text;
 
 beforeAll(() => {
   ensureBuilt();
@@ -34,7 +35,9 @@ describe('live calls under load', () => {
     const bridge = new RawBridge([project]);
     await bridge.initialize();
     const startedAt = Date.now();
-    const answers = await Promise.all(Array.from({ length: 100 }, (_, n) => bridge.request('tools/call', { name: 'nap', arguments: { n } })));
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, n) => bridge.request('tools/call', { name: 'nap', arguments: { n } })),
+    );
     const elapsedMs = Date.now() - startedAt;
     answers.forEach((answer, n) => expect(textOf(answer)).toBe(`done ${n}\n`));
     // Two slots (the old fixed pool on two cores) needed 50 s; 50 slots need about 2.

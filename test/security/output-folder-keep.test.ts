@@ -9,7 +9,7 @@ import { buildJson, makeProject, problemsOf, removeTemporaryFolders, runCli } fr
 afterAll(removeTemporaryFolders);
 
 const USER_FILES: Record<string, string> = {
-  'CNAME': 'mcp.example.org\n',
+  CNAME: 'mcp.example.org\n',
   'robots.txt': 'User-agent: *\n',
   '.git/HEAD': 'ref: refs/heads/gh-pages\n',
   '.git/objects/ab/cdef': 'object',

@@ -5,7 +5,14 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildJson, makeProject, problemsOf, readTree, removeTemporaryFolders, temporaryFolder } from '../build/helpers.js';
+import {
+  buildJson,
+  makeProject,
+  problemsOf,
+  readTree,
+  removeTemporaryFolders,
+  temporaryFolder,
+} from '../build/helpers.js';
 
 const SECRET = 'ssh-ed25519 PRIVATE-KEY-MATERIAL-THAT-MUST-NOT-BE-PUBLISHED';
 
@@ -17,18 +24,26 @@ async function buildWithAttack(setup: (project: string, secrets: string) => Prom
   const secrets = path.join(parent, 'home-ssh');
   await fs.mkdir(secrets);
   await fs.writeFile(path.join(secrets, 'id_ed25519'), SECRET);
-  const project = await makeProject({ tools: { ok: 'ok' }, files: { 'resources/doc.md': '# Doc\n\nPublic text.\n' } }, parent);
+  const project = await makeProject(
+    { tools: { ok: 'ok' }, files: { 'resources/doc.md': '# Doc\n\nPublic text.\n' } },
+    parent,
+  );
   await setup(project, secrets);
   const result = await buildJson(project);
   const tree = await readTree(path.join(project, 'dist'));
-  const published = [...tree.values()].some((bytes) => bytes.toString('utf8').includes(SECRET) || bytes.toString('utf8').includes(Buffer.from(SECRET).toString('base64')));
+  const published = [...tree.values()].some(
+    (bytes) =>
+      bytes.toString('utf8').includes(SECRET) ||
+      bytes.toString('utf8').includes(Buffer.from(SECRET).toString('base64')),
+  );
   return { ...result, tree, published, project };
 }
 
 describe('files from outside the project', () => {
   it('refuses a symlink in resources/ to a file outside, naming the link, and builds the rest', async () => {
     const { published, report, tree, code } = await buildWithAttack((project, secrets) =>
-      fs.symlink(path.join(secrets, 'id_ed25519'), path.join(project, 'resources', 'key.txt')));
+      fs.symlink(path.join(secrets, 'id_ed25519'), path.join(project, 'resources', 'key.txt')),
+    );
     expect(published).toBe(false);
     expect(problemsOf(report)).toMatch(/key\.txt.*symlink that leads outside the project/);
     expect(code).toBe(1);
@@ -37,7 +52,8 @@ describe('files from outside the project', () => {
 
   it('refuses a symlink in resources/ to a folder outside', async () => {
     const { published, report } = await buildWithAttack((project, secrets) =>
-      fs.symlink(secrets, path.join(project, 'resources', 'ssh')));
+      fs.symlink(secrets, path.join(project, 'resources', 'ssh')),
+    );
     expect(published).toBe(false);
     expect(problemsOf(report)).toMatch(/ssh\/id_ed25519.*symlink that leads outside the project/);
   });
@@ -64,12 +80,24 @@ describe('files from outside the project', () => {
   it('refuses a template provider outside the project and never records a machine path', async () => {
     const { tree, report, published } = await buildWithAttack(async (project, secrets) => {
       await fs.writeFile(path.join(secrets, 'provider'), '#!/bin/sh\necho leaked\n', { mode: 0o755 });
-      await fs.writeFile(path.join(project, 'resources', 'by-id.meta.json'), JSON.stringify({
-        name: 'by-id', uriTemplate: 'item://{id}', provider: path.join(secrets, 'provider'), values: { id: ['1'] },
-      }));
-      await fs.writeFile(path.join(project, 'resources', 'by-key.meta.json'), JSON.stringify({
-        name: 'by-key', uriTemplate: 'key://{id}', provider: '../home-ssh/provider', values: { id: ['1'] },
-      }));
+      await fs.writeFile(
+        path.join(project, 'resources', 'by-id.meta.json'),
+        JSON.stringify({
+          name: 'by-id',
+          uriTemplate: 'item://{id}',
+          provider: path.join(secrets, 'provider'),
+          values: { id: ['1'] },
+        }),
+      );
+      await fs.writeFile(
+        path.join(project, 'resources', 'by-key.meta.json'),
+        JSON.stringify({
+          name: 'by-key',
+          uriTemplate: 'key://{id}',
+          provider: '../home-ssh/provider',
+          values: { id: ['1'] },
+        }),
+      );
     });
     expect(published).toBe(false);
     const manifest = tree.get('mcp.json')!.toString('utf8');
@@ -83,9 +111,12 @@ describe('files from outside the project', () => {
       await fs.mkdir(path.join(project, 'prompts'));
       await fs.symlink(path.join(secrets, 'id_ed25519'), path.join(project, 'prompts', 'leak.md'));
       await fs.symlink(path.join(secrets, 'id_ed25519'), path.join(project, 'prompts', 'pixel.png'));
-      await fs.writeFile(path.join(project, 'prompts', 'look.json'), JSON.stringify({
-        messages: [{ role: 'user', content: { type: 'image', file: 'pixel.png' } }],
-      }));
+      await fs.writeFile(
+        path.join(project, 'prompts', 'look.json'),
+        JSON.stringify({
+          messages: [{ role: 'user', content: { type: 'image', file: 'pixel.png' } }],
+        }),
+      );
     });
     expect(published).toBe(false);
     expect(JSON.stringify(report)).toMatch(/leak\.md.*symlink that leads outside the project/);

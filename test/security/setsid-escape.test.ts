@@ -59,7 +59,12 @@ describe('a child that escaped with setsid', () => {
     buildProjectTree(project);
     const bridge = new RawBridge([project]);
     await bridge.initialize();
-    bridge.send({ jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'escape', arguments: { label: 'cancel' } } });
+    bridge.send({
+      jsonrpc: '2.0',
+      id: 'c',
+      method: 'tools/call',
+      params: { name: 'escape', arguments: { label: 'cancel' } },
+    });
     const escaped = await pidFrom(path.join(project, 'cancel.pid'));
     bridge.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c' } });
     expect(await waitUntilDead(escaped)).toBe(true);

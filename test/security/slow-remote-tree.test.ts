@@ -39,14 +39,17 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const textOf = (message: { result?: Record<string, unknown> }): string => (message.result?.content as { text: string }[])[0].text;
+const textOf = (message: { result?: Record<string, unknown> }): string =>
+  (message.result?.content as { text: string }[])[0].text;
 
 describe('a remote tree that drips bytes', () => {
   it('fails the slow file at the deadline while other files are answered at once', async () => {
     const bridge = new RawBridge([baseUrl, '--fetch-deadline-ms', '2000']);
     await bridge.initialize();
     const startedAt = Date.now();
-    const slowCalls = Array.from({ length: 40 }, () => bridge.request('tools/call', { name: 'greet', arguments: { language: 'fr' } }));
+    const slowCalls = Array.from({ length: 40 }, () =>
+      bridge.request('tools/call', { name: 'greet', arguments: { language: 'fr' } }),
+    );
     const fast = await bridge.request('tools/call', { name: 'greet', arguments: { language: 'de' } });
     expect(textOf(fast)).toMatch(/Hallo/);
     expect(Date.now() - startedAt).toBeLessThan(1_500);
@@ -61,7 +64,12 @@ describe('a remote tree that drips bytes', () => {
   it('lets serve exit when stdin closes while the slow download is in flight', async () => {
     const bridge = new RawBridge([baseUrl, '--fetch-deadline-ms', '600000']);
     await bridge.initialize();
-    bridge.send({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'greet', arguments: { language: 'fr' } } });
+    bridge.send({
+      jsonrpc: '2.0',
+      id: 'slow',
+      method: 'tools/call',
+      params: { name: 'greet', arguments: { language: 'fr' } },
+    });
     await new Promise((resolve) => setTimeout(resolve, 300));
     const closedAt = Date.now();
     expect(await bridge.close()).toBe(0);

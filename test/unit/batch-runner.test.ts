@@ -10,7 +10,13 @@ let runner: BatchRunner | undefined;
 afterEach(async () => runner?.close());
 
 function job(script: string, env: Record<string, string> = {}, stdin = '{}', timeoutMs = 10_000) {
-  return { file: path.join(scripts, script), env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdin, timeoutMs, displayName: script };
+  return {
+    file: path.join(scripts, script),
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    stdin,
+    timeoutMs,
+    displayName: script,
+  };
 }
 
 describe('BatchRunner', () => {
@@ -32,7 +38,12 @@ describe('BatchRunner', () => {
   });
 
   it('kills a call at its timeout and still runs the next call on a fresh launcher', async () => {
-    runner = await BatchRunner.open({ cwd: await import('node:os').then((os) => os.tmpdir()), concurrency: 1, maxOutputBytes: 1024 * 1024, killGraceMs: 100 });
+    runner = await BatchRunner.open({
+      cwd: await import('node:os').then((os) => os.tmpdir()),
+      concurrency: 1,
+      maxOutputBytes: 1024 * 1024,
+      killGraceMs: 100,
+    });
     const slow = await runner.run(job('slow', {}, '{}', 300));
     expect(slow).toMatchObject({ timedOut: true, failed: true });
     expect(slow.message).toMatch(/timed out after 300 ms/);

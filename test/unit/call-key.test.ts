@@ -8,8 +8,12 @@ describe('callFilePath', () => {
   });
 
   it('uses one segment per parameter in declaration order, not key order', () => {
-    expect(callFilePath('greet', ['language', 'shout'], { shout: true, language: 'fr' })).toBe('tools/greet/fr/true.json');
-    expect(callFilePath('greet', ['shout', 'language'], { shout: true, language: 'fr' })).toBe('tools/greet/true/fr.json');
+    expect(callFilePath('greet', ['language', 'shout'], { shout: true, language: 'fr' })).toBe(
+      'tools/greet/fr/true.json',
+    );
+    expect(callFilePath('greet', ['shout', 'language'], { shout: true, language: 'fr' })).toBe(
+      'tools/greet/true/fr.json',
+    );
   });
 
   it('renders integers in decimal, booleans as words and anything else as canonical JSON', () => {
@@ -28,7 +32,9 @@ describe('callFilePath', () => {
   });
 
   it('shortens long values with the hash of the original value', () => {
-    expect(callFilePath('echo', ['value'], { value: 'A'.repeat(250) })).toBe(`tools/echo/${'a'.repeat(183)}_6caae0a338faa11c.json`);
+    expect(callFilePath('echo', ['value'], { value: 'A'.repeat(250) })).toBe(
+      `tools/echo/${'a'.repeat(183)}_6caae0a338faa11c.json`,
+    );
   });
 
   it('encodes path separators and dots, so a value can never leave the tool folder', () => {

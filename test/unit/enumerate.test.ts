@@ -12,12 +12,32 @@ describe('findParameterDomain', () => {
   it.each<[string, ParameterSchema, Partial<DomainInput>, unknown]>([
     ['an enum', { type: 'string', enum: ['en', 'fr'] }, {}, { kind: 'enumerated', values: ['en', 'fr'] }],
     ['a boolean', { type: 'boolean' }, {}, { kind: 'enumerated', values: [false, true] }],
-    ['a small integer range', { type: 'integer', minimum: -1, maximum: 2 }, {}, { kind: 'enumerated', values: [-1, 0, 1, 2] }],
+    [
+      'a small integer range',
+      { type: 'integer', minimum: -1, maximum: 2 },
+      {},
+      { kind: 'enumerated', values: [-1, 0, 1, 2] },
+    ],
     ['a one-value integer range', { type: 'integer', minimum: 7, maximum: 7 }, {}, { kind: 'enumerated', values: [7] }],
-    ['a value list (over any type)', { type: 'string' }, { valueLists: { p: ['a', 'b'] } }, { kind: 'enumerated', values: ['a', 'b'] }],
-    ['a value list that overrides an enum', { type: 'string', enum: ['a', 'b', 'c'] }, { valueLists: { p: ['c'] } }, { kind: 'enumerated', values: ['c'] }],
+    [
+      'a value list (over any type)',
+      { type: 'string' },
+      { valueLists: { p: ['a', 'b'] } },
+      { kind: 'enumerated', values: ['a', 'b'] },
+    ],
+    [
+      'a value list that overrides an enum',
+      { type: 'string', enum: ['a', 'b', 'c'] },
+      { valueLists: { p: ['c'] } },
+      { kind: 'enumerated', values: ['c'] },
+    ],
     ['an optional string', { type: 'string', default: 'x' }, { required: [] }, { kind: 'default', values: ['x'] }],
-    ['an optional range over the limit', { type: 'integer', minimum: 0, maximum: 5000, default: 3 }, { required: [] }, { kind: 'default', values: [3] }],
+    [
+      'an optional range over the limit',
+      { type: 'integer', minimum: 0, maximum: 5000, default: 3 },
+      { required: [] },
+      { kind: 'default', values: [3] },
+    ],
     ['an optional parameter without default', { type: 'number' }, { required: [] }, { kind: 'omitted' }],
   ])('enumerates %s', (_, schema, fields, expected) => {
     expect(findParameterDomain('p', schema, input({ p: schema }, fields))).toEqual(expected);
@@ -32,7 +52,8 @@ describe('findParameterDomain', () => {
   ])('makes the tool live-only for %s, saying which parameter and what to do', (_, schema, fields) => {
     expect(findParameterDomain('p', schema, input({ p: schema }, fields))).toEqual({
       kind: 'infinite',
-      reason: 'parameter "p" is required and has no finite domain (give it a value list under tools.<tool>.values in staticmcp.json)',
+      reason:
+        'parameter "p" is required and has no finite domain (give it a value list under tools.<tool>.values in staticmcp.json)',
     });
   });
 
@@ -45,10 +66,18 @@ describe('findParameterDomain', () => {
 
 describe('expandArgumentSets', () => {
   it('expands in declaration order, the first parameter varying slowest, defaults applied', () => {
-    const result = expandArgumentSets(input(
-      { lang: { enum: ['en', 'fr'] }, loud: { type: 'boolean' }, name: { type: 'string', default: 'you' }, extra: { type: 'number' } },
-      { required: ['lang'] },
-    ), 100);
+    const result = expandArgumentSets(
+      input(
+        {
+          lang: { enum: ['en', 'fr'] },
+          loud: { type: 'boolean' },
+          name: { type: 'string', default: 'you' },
+          extra: { type: 'number' },
+        },
+        { required: ['lang'] },
+      ),
+      100,
+    );
     expect(result).toEqual({
       precomputable: true,
       enumerated: ['lang', 'loud'],
@@ -67,7 +96,9 @@ describe('expandArgumentSets', () => {
 
   it('gives an empty value list no argument sets at all', () => {
     expect(expandArgumentSets(input({ p: { type: 'string' } }, { valueLists: { p: [] } }), 10)).toEqual({
-      precomputable: true, argumentSets: [], enumerated: ['p'],
+      precomputable: true,
+      argumentSets: [],
+      enumerated: ['p'],
     });
   });
 
@@ -77,7 +108,8 @@ describe('expandArgumentSets', () => {
     const result = expandArgumentSets(input({ a: big, b: big, c: big, d: big }), 10_000);
     expect(result).toEqual({
       precomputable: false,
-      reason: '1,000,000,000,000 argument sets exceed the limit of 10,000 (raise limits.maxCallsPerTool in staticmcp.json, or shorten value lists)',
+      reason:
+        '1,000,000,000,000 argument sets exceed the limit of 10,000 (raise limits.maxCallsPerTool in staticmcp.json, or shorten value lists)',
       enumerated: ['a', 'b', 'c', 'd'],
       count: 1e12,
     });
@@ -99,7 +131,13 @@ describe('expandArgumentSets', () => {
   });
 
   it('counts omitted parameters as a factor of one', () => {
-    expect(countArgumentSets([{ kind: 'omitted' }, { kind: 'enumerated', values: [1, 2, 3] }, { kind: 'default', values: ['x'] }])).toBe(3);
+    expect(
+      countArgumentSets([
+        { kind: 'omitted' },
+        { kind: 'enumerated', values: [1, 2, 3] },
+        { kind: 'default', values: ['x'] },
+      ]),
+    ).toBe(3);
     expect(countArgumentSets([{ kind: 'infinite', reason: '' }])).toBe(Infinity);
   });
 });

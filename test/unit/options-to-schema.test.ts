@@ -44,7 +44,12 @@ describe('optionsToInputSchema', () => {
 
   it('keeps description and the default of optional options, and drops the default of required ones', () => {
     const schema = optionsToInputSchema([
-      option('lang', { description: 'Language', required: false, valueType: { enum: ['en', 'fr'] }, defaultValue: 'en' }),
+      option('lang', {
+        description: 'Language',
+        required: false,
+        valueType: { enum: ['en', 'fr'] },
+        defaultValue: 'en',
+      }),
       option('name', { description: 'Who', required: true, defaultValue: 'ignored' }),
       option('loud', { required: false, valueType: 'boolean', defaultValue: false }),
     ]);
@@ -60,11 +65,16 @@ describe('optionsToInputSchema', () => {
   });
 
   it('lists properties and required names in declaration order, and omits required when nothing is', () => {
-    const schema = optionsToInputSchema([option('zeta', {}), option('alpha', { required: false, defaultValue: 'a' }), option('mid', {})]);
+    const schema = optionsToInputSchema([
+      option('zeta', {}),
+      option('alpha', { required: false, defaultValue: 'a' }),
+      option('mid', {}),
+    ]);
     expect(Object.keys(schema.properties!)).toEqual(['zeta', 'alpha', 'mid']);
     expect(schema.required).toEqual(['zeta', 'mid']);
     expect(optionsToInputSchema([option('x', { required: false, defaultValue: 'x' })])).toEqual({
-      type: 'object', properties: { x: { type: 'string', default: 'x' } },
+      type: 'object',
+      properties: { x: { type: 'string', default: 'x' } },
     });
     expect(optionsToInputSchema([])).toEqual({ type: 'object', properties: {} });
   });

@@ -42,18 +42,32 @@ describe('parseMcpOutput', () => {
     expect(problemOf('{"content": [], "contents": []}')).toMatch(/unknown key "contents"/);
     expect(problemOf('{"content": {}}')).toMatch(/"content" must be an array/);
     expect(problemOf('{"content": [{"type": "video"}]}')).toMatch(/content\[0\]\.type must be one of/);
-    expect(problemOf('{"content": [{"type": "image", "data": "not base64!", "mimeType": "image/png"}]}')).toMatch(/content\[0\]\.data is not base64/);
-    expect(problemOf(`{"content": [{"type": "image", "data": "${PIXEL}"}]}`)).toMatch(/content\[0\]\.mimeType must be a MIME type/);
-    expect(problemOf(`{"content": [{"type": "image", "data": "${PIXEL}", "mime_type": "image/png"}]}`)).toMatch(/unknown key "mime_type"/);
-    expect(problemOf('{"content": [{"type": "resource", "resource": {"uri": "test://a", "text": "x", "blob": "eA=="}}]}')).toMatch(/exactly one of "text"/);
-    expect(problemOf('{"content": [{"type": "resource", "resource": {"uri": "no scheme", "text": "x"}}]}')).toMatch(/uri must be a URI/);
+    expect(problemOf('{"content": [{"type": "image", "data": "not base64!", "mimeType": "image/png"}]}')).toMatch(
+      /content\[0\]\.data is not base64/,
+    );
+    expect(problemOf(`{"content": [{"type": "image", "data": "${PIXEL}"}]}`)).toMatch(
+      /content\[0\]\.mimeType must be a MIME type/,
+    );
+    expect(problemOf(`{"content": [{"type": "image", "data": "${PIXEL}", "mime_type": "image/png"}]}`)).toMatch(
+      /unknown key "mime_type"/,
+    );
+    expect(
+      problemOf('{"content": [{"type": "resource", "resource": {"uri": "test://a", "text": "x", "blob": "eA=="}}]}'),
+    ).toMatch(/exactly one of "text"/);
+    expect(problemOf('{"content": [{"type": "resource", "resource": {"uri": "no scheme", "text": "x"}}]}')).toMatch(
+      /uri must be a URI/,
+    );
     expect(problemOf('{"content": [], "isError": "yes"}')).toMatch(/"isError" must be true or false/);
   });
 });
 
 describe('parseProgressLine', () => {
   it('reads done, an optional total and an optional message', () => {
-    expect(parseProgressLine('PROGRESS 50 100 halfway there')).toEqual({ progress: 50, total: 100, message: 'halfway there' });
+    expect(parseProgressLine('PROGRESS 50 100 halfway there')).toEqual({
+      progress: 50,
+      total: 100,
+      message: 'halfway there',
+    });
     expect(parseProgressLine('PROGRESS 3')).toEqual({ progress: 3 });
     expect(parseProgressLine('PROGRESS 2.5 10\r')).toEqual({ progress: 2.5, total: 10 });
     expect(parseProgressLine('PROGRESS 7 files copied')).toEqual({ progress: 7, message: 'files copied' });
@@ -61,7 +75,14 @@ describe('parseProgressLine', () => {
   });
 
   it('ignores lines that are not well-formed progress', () => {
-    for (const line of ['PROGRESS', 'PROGRESS half', 'PROGRESS -1 10', 'progress 1 2', 'INFO PROGRESS 1 2', 'PROGRESSING 1']) {
+    for (const line of [
+      'PROGRESS',
+      'PROGRESS half',
+      'PROGRESS -1 10',
+      'progress 1 2',
+      'INFO PROGRESS 1 2',
+      'PROGRESSING 1',
+    ]) {
       expect(parseProgressLine(line), line).toBeNull();
     }
   });

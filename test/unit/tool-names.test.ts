@@ -20,7 +20,14 @@ describe('deriveToolName', () => {
   });
 
   it('always matches ^[a-zA-Z0-9_-]{1,64}$', () => {
-    for (const relativePath of ['日本語', '!!!', 'x'.repeat(200), `${'deep/'.repeat(4)}${'y'.repeat(80)}`, 'a b/c d', '.hidden']) {
+    for (const relativePath of [
+      '日本語',
+      '!!!',
+      'x'.repeat(200),
+      `${'deep/'.repeat(4)}${'y'.repeat(80)}`,
+      'a b/c d',
+      '.hidden',
+    ]) {
       expect(deriveToolName(relativePath)).toMatch(TOOL_NAME_PATTERN);
     }
   });

@@ -45,21 +45,24 @@ export function toWebRequest(incoming: IncomingMessage, response: ServerResponse
   let chunks: AsyncIterator<unknown> | undefined;
   if (!ended) {
     chunks = incoming[Symbol.asyncIterator]();
-    body = new ReadableStream<Uint8Array>({
-      async pull(stream) {
-        try {
-          const next = await chunks!.next();
-          if (next.done) {
-            ended = true;
-            stream.close();
-          } else {
-            stream.enqueue(new Uint8Array(next.value as Buffer));
+    body = new ReadableStream<Uint8Array>(
+      {
+        async pull(stream) {
+          try {
+            const next = await chunks!.next();
+            if (next.done) {
+              ended = true;
+              stream.close();
+            } else {
+              stream.enqueue(new Uint8Array(next.value as Buffer));
+            }
+          } catch (error) {
+            stream.error(error);
           }
-        } catch (error) {
-          stream.error(error);
-        }
+        },
       },
-    }, { highWaterMark: 0 });
+      { highWaterMark: 0 },
+    );
   }
   const request = new Request(url, {
     method,
@@ -85,7 +88,11 @@ export function toWebRequest(incoming: IncomingMessage, response: ServerResponse
 }
 
 /** Writes a Web Response to Node's response, respecting back-pressure; stops when the client leaves. */
-export async function writeWebResponse(response: Response, outgoing: ServerResponse, closeConnection: boolean): Promise<void> {
+export async function writeWebResponse(
+  response: Response,
+  outgoing: ServerResponse,
+  closeConnection: boolean,
+): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;

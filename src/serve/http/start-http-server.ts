@@ -51,14 +51,26 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
   const logProblem = (text: string): void => {
     process.stderr.write(`${prefix}: ${text}\n`);
   };
-  const context = await createNodeServerContext({ source: options.source, projectRoot: options.projectRoot, liveConcurrency: options.liveConcurrency, logProblem });
-  const staticTree = options.treeRoot === undefined ? undefined : await (await import('./static-tree.js')).openStaticTree(options.treeRoot, logProblem);
+  const context = await createNodeServerContext({
+    source: options.source,
+    projectRoot: options.projectRoot,
+    liveConcurrency: options.liveConcurrency,
+    logProblem,
+  });
+  const staticTree =
+    options.treeRoot === undefined
+      ? undefined
+      : await (await import('./static-tree.js')).openStaticTree(options.treeRoot, logProblem);
 
   // Both known once the server listens (the port may be 0 until then).
   let allowedHosts: string[] = [];
   let mcp!: McpHttpHandler;
 
-  const server = http.createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS });
+  const server = http.createServer({
+    headersTimeout: HEADERS_TIMEOUT_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+  });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   let baseUrl = '';
 
@@ -77,7 +89,8 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
   // half-closed: a client that never closes its side must not keep the socket), never a crash.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
-    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`, () => socket.destroy());
+    if (socket.writable)
+      socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`, () => socket.destroy());
     else socket.destroy();
   });
 
@@ -123,7 +136,11 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
   } catch (error) {
     options.source.close();
     const code = (error as NodeJS.ErrnoException).code;
-    throw new Error(code === 'EADDRINUSE' ? `port ${options.port} on ${options.host} is already in use` : `cannot listen on ${options.host}:${options.port} (${code ?? (error as Error).message})`);
+    throw new Error(
+      code === 'EADDRINUSE'
+        ? `port ${options.port} on ${options.host} is already in use`
+        : `cannot listen on ${options.host}:${options.port} (${code ?? (error as Error).message})`,
+    );
   }
   const { port } = server.address() as AddressInfo;
   allowedHosts = allowedHostsFor(options.host, port, options.allowedHosts);
@@ -131,17 +148,23 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
     server: () => context,
     sessions: true,
     allowedHosts,
-    isAllowedOrigin: (origin) => isAllowedOrigin(origin, allowedHosts) || treeAllowsOrigin(context.tree, origin, options.projectRoot !== undefined),
+    isAllowedOrigin: (origin) =>
+      isAllowedOrigin(origin, allowedHosts) ||
+      treeAllowsOrigin(context.tree, origin, options.projectRoot !== undefined),
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     logProblem,
   });
   baseUrl = `http://${bracketIpv6(options.host)}:${port}`;
   process.stderr.write(`MCP endpoint: ${baseUrl}${MCP_PATH}\n`);
-  process.stderr.write(options.treeRoot === undefined
-    ? `Static site: not served (the tree is at ${options.source.displayName})\n`
-    : `Static site: ${baseUrl}/\n`);
+  process.stderr.write(
+    options.treeRoot === undefined
+      ? `Static site: not served (the tree is at ${options.source.displayName})\n`
+      : `Static site: ${baseUrl}/\n`,
+  );
   if (!isLoopbackHost(options.host)) {
-    process.stderr.write(`${prefix}: warning: listening on ${options.host}, not a loopback address: anyone who can reach it may call this server${options.projectRoot ? ' and run its live scripts' : ''}; there is no authentication\n`);
+    process.stderr.write(
+      `${prefix}: warning: listening on ${options.host}, not a loopback address: anyone who can reach it may call this server${options.projectRoot ? ' and run its live scripts' : ''}; there is no authentication\n`,
+    );
   }
 
   return new Promise<number>((resolve) => {

@@ -28,7 +28,11 @@ function notFound(): NodeJS.ErrnoException {
 }
 
 function sendPlain(response: ServerResponse, status: number, text: string, extra: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', ...extra });
+  response.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'x-content-type-options': 'nosniff',
+    ...extra,
+  });
   response.end(`${text}\n`);
 }
 
@@ -39,7 +43,9 @@ function titleCase(name: string): string {
 export async function openStaticTree(root: string, logProblem: (text: string) => void): Promise<StaticTree> {
   const realRoot = await fs.realpath(root);
   // Read once: the file belongs to the build, and a rebuild under `serve` also restarts it.
-  const rules: HeaderRule[] = parseHeadersFile(await fs.readFile(path.join(realRoot, '_headers'), 'utf8').catch(() => ''));
+  const rules: HeaderRule[] = parseHeadersFile(
+    await fs.readFile(path.join(realRoot, '_headers'), 'utf8').catch(() => ''),
+  );
 
   /** lstat, but a path whose real location is outside the tree does not exist. */
   const lstatInside = async (file: string): Promise<Stats> => {
@@ -67,26 +73,38 @@ export async function openStaticTree(root: string, logProblem: (text: string) =>
         return;
       }
       // serve-handler's own headers are Title-Case (Content-Type): the same spelling replaces them.
-      const headers = Object.entries(headersFor(rules, urlPath)).map(([key, value]) => ({ key: titleCase(key), value }));
-      await serveHandler(request, response, {
-        public: realRoot,
-        directoryListing: false,
-        etag: true,
-        symlinks: true,
-        // `/` → index.html, and `/index.html` redirects to `/`, as on Cloudflare Pages.
-        cleanUrls: true,
-        headers: headers.length > 0 ? [{ source: '**', headers }] : [],
-      }, {
-        lstat: lstatInside,
-        realpath: (file: string) => fs.realpath(file),
-        // Fixed texts: an error page must not show where the tree lives.
-        sendError: async (...args: unknown[]) => {
-          const errorResponse = args[1] as ServerResponse;
-          const spec = args[6] as ErrorSpec;
-          if (spec.statusCode >= 500) logProblem(`serving ${urlPath} failed: ${String(spec.err ?? spec.message)}`);
-          sendPlain(errorResponse, spec.statusCode, spec.statusCode === 404 ? 'Not Found' : spec.statusCode === 400 ? 'Bad Request' : 'Internal Server Error');
+      const headers = Object.entries(headersFor(rules, urlPath)).map(([key, value]) => ({
+        key: titleCase(key),
+        value,
+      }));
+      await serveHandler(
+        request,
+        response,
+        {
+          public: realRoot,
+          directoryListing: false,
+          etag: true,
+          symlinks: true,
+          // `/` → index.html, and `/index.html` redirects to `/`, as on Cloudflare Pages.
+          cleanUrls: true,
+          headers: headers.length > 0 ? [{ source: '**', headers }] : [],
         },
-      } as unknown as ServeHandlerMethods);
+        {
+          lstat: lstatInside,
+          realpath: (file: string) => fs.realpath(file),
+          // Fixed texts: an error page must not show where the tree lives.
+          sendError: async (...args: unknown[]) => {
+            const errorResponse = args[1] as ServerResponse;
+            const spec = args[6] as ErrorSpec;
+            if (spec.statusCode >= 500) logProblem(`serving ${urlPath} failed: ${String(spec.err ?? spec.message)}`);
+            sendPlain(
+              errorResponse,
+              spec.statusCode,
+              spec.statusCode === 404 ? 'Not Found' : spec.statusCode === 400 ? 'Bad Request' : 'Internal Server Error',
+            );
+          },
+        } as unknown as ServeHandlerMethods,
+      );
     },
   };
 }

@@ -18,7 +18,11 @@ export class LiveProject implements LiveRunner {
   private readonly realRoot: Promise<string>;
   private readonly reportedProblems = new Set<string>();
 
-  constructor(readonly root: string, private readonly concurrency: number | undefined, private readonly logProblem: (text: string) => void = () => {}) {
+  constructor(
+    readonly root: string,
+    private readonly concurrency: number | undefined,
+    private readonly logProblem: (text: string) => void = () => {},
+  ) {
     this.realRoot = fs.realpath(root);
   }
 
@@ -26,20 +30,26 @@ export class LiveProject implements LiveRunner {
   private toolsRoot(realRoot: string, toolsFolder: string | undefined): string {
     const folder = toolsFolder ?? DEFAULT_TOOLS_FOLDER;
     if (folder === '') return realRoot;
-    return checkTreePath(folder) ? path.join(realRoot, DEFAULT_TOOLS_FOLDER) : path.join(realRoot, ...folder.split('/'));
+    return checkTreePath(folder)
+      ? path.join(realRoot, DEFAULT_TOOLS_FOLDER)
+      : path.join(realRoot, ...folder.split('/'));
   }
 
   /** The script file inside the project, or a reason it cannot be run (no absolute paths in it). */
   private async resolveScript(scriptPath: string): Promise<{ file: string } | { problem: string }> {
-    if (checkTreePath(scriptPath)) return { problem: `the tree names the script "${scriptPath}", which is not a plain path inside the project` };
+    if (checkTreePath(scriptPath))
+      return { problem: `the tree names the script "${scriptPath}", which is not a plain path inside the project` };
     const realRoot = await this.realRoot;
     let file: string;
     try {
       file = await fs.realpath(path.join(realRoot, ...scriptPath.split('/')));
     } catch {
-      return { problem: `the script ${scriptPath} is not in the live project; rebuild the tree or pass the right --live folder` };
+      return {
+        problem: `the script ${scriptPath} is not in the live project; rebuild the tree or pass the right --live folder`,
+      };
     }
-    if (!file.startsWith(`${realRoot}${path.sep}`)) return { problem: `the script ${scriptPath} leads outside the live project; it was not run` };
+    if (!file.startsWith(`${realRoot}${path.sep}`))
+      return { problem: `the script ${scriptPath} leads outside the live project; it was not run` };
     return { file };
   }
 
@@ -64,11 +74,18 @@ export class LiveProject implements LiveRunner {
       release = await this.gate.acquire(request.signal ? AbortSignal.any([request.signal, waitLimit]) : waitLimit);
     } catch {
       if (request.signal?.aborted) return { problem: `${request.scriptPath} was cancelled before it started` };
-      return { problem: `${request.scriptPath} did not start: all ${slots} live-run slots stayed busy for its whole timeout (${timeoutMs} ms); try again, or raise limits.liveConcurrency in staticmcp.json (or --live-concurrency)` };
+      return {
+        problem: `${request.scriptPath} did not start: all ${slots} live-run slots stayed busy for its whole timeout (${timeoutMs} ms); try again, or raise limits.liveConcurrency in staticmcp.json (or --live-concurrency)`,
+      };
     }
     try {
       const toolsRoot = this.toolsRoot(realRoot, request.toolsFolder);
-      const env = createBaseEnvironment({ projectRoot: realRoot, toolsRoot, phase: request.phase, toolName: request.toolName });
+      const env = createBaseEnvironment({
+        projectRoot: realRoot,
+        toolsRoot,
+        phase: request.phase,
+        toolName: request.toolName,
+      });
       if (request.args) addOptionVariables(env, request.declaredOptions ?? [], request.args);
       // Tells the script it may ask the client questions on this descriptor (live tool calls only).
       if (request.onClientLine) env.STATICMCP_CLIENT_FD = String(CLIENT_CHANNEL_FD);

@@ -19,7 +19,11 @@ export interface LiveLimits {
  * as before, made the hundredth of 100 concurrent one-second calls answer after 50 s.
  */
 export const DEFAULT_LIVE_CONCURRENCY = Math.max(8, 4 * availableParallelism());
-export const DEFAULT_LIVE_LIMITS: LiveLimits = { timeoutMs: DEFAULT_LIVE_TIMEOUT_MS, maxOutputBytes: LIVE_MAX_OUTPUT_BYTES, liveConcurrency: DEFAULT_LIVE_CONCURRENCY };
+export const DEFAULT_LIVE_LIMITS: LiveLimits = {
+  timeoutMs: DEFAULT_LIVE_TIMEOUT_MS,
+  maxOutputBytes: LIVE_MAX_OUTPUT_BYTES,
+  liveConcurrency: DEFAULT_LIVE_CONCURRENCY,
+};
 const CONFIG_FILE = 'staticmcp.json';
 
 function isPositiveInteger(value: unknown): value is number {
@@ -34,13 +38,19 @@ export async function readProjectLimits(projectRoot: string): Promise<{ limits: 
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { limits: DEFAULT_LIVE_LIMITS };
-    return { limits: DEFAULT_LIVE_LIMITS, problem: `${CONFIG_FILE} cannot be read (${code ?? 'error'}); live runs use the default limits` };
+    return {
+      limits: DEFAULT_LIVE_LIMITS,
+      problem: `${CONFIG_FILE} cannot be read (${code ?? 'error'}); live runs use the default limits`,
+    };
   }
   let config: unknown;
   try {
     config = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch {
-    return { limits: DEFAULT_LIVE_LIMITS, problem: `${CONFIG_FILE} is not valid JSON; live runs use the default limits` };
+    return {
+      limits: DEFAULT_LIVE_LIMITS,
+      problem: `${CONFIG_FILE} is not valid JSON; live runs use the default limits`,
+    };
   }
   const raw = config && typeof config === 'object' ? (config as { limits?: unknown }).limits : undefined;
   if (raw === undefined) return { limits: DEFAULT_LIVE_LIMITS };
@@ -53,6 +63,9 @@ export async function readProjectLimits(projectRoot: string): Promise<{ limits: 
     else ignored.push(`limits.${key}`);
   }
   return ignored.length > 0
-    ? { limits, problem: `${CONFIG_FILE}: ${ignored.join(' and ')} must be a whole number above 0; the default is used for live runs` }
+    ? {
+        limits,
+        problem: `${CONFIG_FILE}: ${ignored.join(' and ')} must be a whole number above 0; the default is used for live runs`,
+      }
     : { limits };
 }
