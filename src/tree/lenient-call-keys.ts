@@ -8,7 +8,12 @@
 // - StaticMCP/claude_web_bridge (src/bridge.ts, `executeStaticTool`): arguments in key-sorted
 //   order, each segment the encoded value or else the raw one.
 // - The standard (§2) and our own profile: declaration order, encoded values.
-// So: raw before encoded, then declaration, key-sorted and value-sorted orders, then base64.
+// - StaticMCP/docusaurus-smg (`createBridgeCompatiblePaths`): one file per document at the
+//   document's path, so a raw value such as `docs/intro` is nested folders, and a value with a
+//   URI scheme (`docs://docs/intro`) is stored without it (`*?"<>|` become `_`).
+// So: raw before encoded, then declaration, key-sorted and value-sorted orders, then base64; a
+// raw value with `/` is nested folders when every piece is a safe segment, tried as sent and
+// without its `scheme://`.
 import { encodeFilename } from './encode-filename.js';
 import { renderArgumentValue } from './call-key.js';
 import { base64FromText, compareUtf8 } from './utf8.js';
@@ -16,6 +21,22 @@ import { base64FromText, compareUtf8 } from './utf8.js';
 /** A raw value can be a path segment only when it cannot climb or split the path. */
 function isSafeRawSegment(text: string): boolean {
   return text !== '' && text !== '.' && text !== '..' && !/[/\\\0]/.test(text) && text.length <= 255;
+}
+
+/**
+ * A raw value as nested folders: every `/`-separated piece a safe segment (no `..`, no empty
+ * piece, so nothing absolute or climbing out of the tool's folder). Undefined when it is not.
+ */
+function rawPieces(text: string): string[] | undefined {
+  const pieces = text.split('/');
+  return pieces.every(isSafeRawSegment) ? pieces : undefined;
+}
+
+const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+
+/** What docusaurus-smg makes of a value: the part after `scheme://`, with `*?"<>|` as `_`. */
+function withoutScheme(text: string): string {
+  return text.replace(URI_SCHEME, '').replace(/[*?"<>|]/g, '_');
 }
 
 function pathOf(toolName: string, segments: string[]): string {
@@ -63,7 +84,10 @@ export function lenientCallFilePaths(
     ];
     for (const order of orders) {
       const raw = order.map((name) => renderArgumentValue(args[name]));
-      if (raw.every(isSafeRawSegment)) add(pathOf(toolName, raw));
+      for (const variant of raw.some((text) => URI_SCHEME.test(text)) ? [raw, raw.map(withoutScheme)] : [raw]) {
+        const pieces = variant.map(rawPieces);
+        if (pieces.every((piece) => piece !== undefined)) add(pathOf(toolName, pieces.flat()));
+      }
       add(
         pathOf(
           toolName,
