@@ -52,7 +52,8 @@ describe.each(DRIVERS)('a docusaurus-smg tree through $name', (driver) => {
         expect(text(response)).toBe(documentAnswer(uri));
       }
       const read = await connection.request(`c${++id}`, 'resources/read', { uri: 'docs://docs/guides/setup' });
-      expect((read.result?.contents as { text: string }[])[0].text).toMatch(/Install it/);
+      const contents = read.result?.contents as { text: string }[];
+      expect(contents[0]?.text).toMatch(/Install it/);
       const list = await connection.request(`c${++id}`, 'tools/call', { name: 'list_resources', arguments: {} });
       expect(JSON.parse(text(list))).toContain('docs/guides/setup');
 
