@@ -40,6 +40,7 @@ import {
 } from './server-context.js';
 import type { LogLevel } from '../script/log-lines.js';
 import type { ListChanges } from './tree-changes.js';
+import { refuseBeforeInitialize } from './session-lifecycle.js';
 
 type JsonObject = Record<string, unknown>;
 type Handlers = typeof import('./request-handlers.js');
@@ -334,6 +335,7 @@ export class McpSession {
 
   private async dispatch(request: JsonRpcRequest, signal: AbortSignal, notify: Send): Promise<unknown> {
     const { params } = request;
+    refuseBeforeInitialize(request.method, this.version);
     // A client that skips `notifications/initialized` but goes on working is initialized too.
     if (this.version !== undefined && request.method !== 'initialize' && request.method !== 'ping')
       this.initialized = true;

@@ -75,6 +75,43 @@ describe('version negotiation', () => {
   });
 });
 
+describe('the lifecycle', () => {
+  it('answers a request before initialize with -32600 and what to send, pings, then serves after initialize', async () => {
+    const bridge = new RawBridge([example]);
+    for (const [id, method, params] of [
+      [1, 'tools/list', undefined],
+      [2, 'tools/call', { name: 'greet', arguments: {} }],
+      [3, 'resources/read', { uri: 'resource://guide.md' }],
+      [4, 'logging/setLevel', { level: 'debug' }],
+    ] as const) {
+      bridge.send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+      const refused = await bridge.responseTo(id);
+      expect(refused.result, method).toBeUndefined();
+      expect(refused.error?.code, method).toBe(-32600);
+      expect(refused.error?.message, method).toMatch(/send initialize first/);
+    }
+    // An unknown method is still just unknown (a client probing server/discover falls back to initialize).
+    expect((await bridge.request('server/discovery')).error?.code).toBe(-32601);
+    expect((await bridge.request('ping')).result).toEqual({});
+    await bridge.initialize();
+    const tools = (await bridge.request('tools/list')).result?.tools as unknown[];
+    expect(tools.length).toBeGreaterThan(0);
+    expect(await bridge.close()).toBe(0);
+  });
+
+  it('needs no handshake for a 2026-07-28 request, which carries its version in _meta', async () => {
+    const bridge = new RawBridge([example]);
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const answer = await bridge.request('tools/call', { name: 'greet', arguments: {}, _meta: meta });
+    expect(answer.error).toBeUndefined();
+    expect(answer.result?.resultType).toBe('complete');
+    await bridge.close();
+  });
+});
+
 describe('bad input', () => {
   it('treats names every object inherits (constructor, __proto__) as unknown methods', async () => {
     const bridge = new RawBridge([example]);
