@@ -2,6 +2,8 @@
 // another list, another tree or another build is refused (-32602) instead of silently skipping items.
 import { base64UrlFromText, textFromBase64Url } from '../tree/utf8.js';
 import { INVALID_PARAMS, RpcError } from './json-rpc.js';
+import type { ProtocolVersion } from './protocol-versions.js';
+import type { RequestContext, ServerContext } from './server-context.js';
 
 export const PAGE_SIZE = 100;
 export const TOTAL_META_KEY = 'staticmcp/total';
@@ -48,21 +50,33 @@ function decodeCursor(cursor: unknown, list: string, manifestHash: string, total
   return data.o;
 }
 
-/** One page of `items`, with `nextCursor` only when more follow and the total in `_meta`. */
-export function paginate<T>(
-  items: readonly T[],
-  params: Record<string, unknown> | undefined,
+/**
+ * A list method (`tools/list`, `prompts/list` …): one page of `itemsOf(tree)`, each shaped for the
+ * request's version, as `{[field]: page; nextCursor (only when more follow); _meta with the total}`.
+ * `list` names the list in the cursor, so a cursor from another list, another tree or another
+ * build is refused (-32602).
+ */
+export function listHandler<T>(
+  field: string,
   list: string,
-  manifestHash: string,
+  itemsOf: (server: ServerContext) => readonly T[],
+  shape: (item: T, version: ProtocolVersion) => unknown,
   pageSize = PAGE_SIZE,
-): { page: T[]; nextCursor?: string; _meta: Record<string, unknown> } {
-  const cursor = params?.cursor;
-  const offset = cursor === undefined ? 0 : decodeCursor(cursor, list, manifestHash, items.length);
-  const page = items.slice(offset, offset + pageSize);
-  const next = offset + pageSize;
-  return {
-    page,
-    ...(next < items.length ? { nextCursor: encodeCursor({ l: list, h: hashTag(manifestHash), o: next }) } : {}),
-    _meta: { [TOTAL_META_KEY]: items.length },
+): (
+  server: ServerContext,
+  params: Record<string, unknown> | undefined,
+  request: RequestContext,
+) => Record<string, unknown> {
+  return (server, params, request) => {
+    const items = itemsOf(server);
+    const { manifestHash } = server.tree;
+    const cursor = params?.cursor;
+    const offset = cursor === undefined ? 0 : decodeCursor(cursor, list, manifestHash, items.length);
+    const next = offset + pageSize;
+    return {
+      [field]: items.slice(offset, next).map((item) => shape(item, request.version)),
+      ...(next < items.length ? { nextCursor: encodeCursor({ l: list, h: hashTag(manifestHash), o: next }) } : {}),
+      _meta: { [TOTAL_META_KEY]: items.length },
+    };
   };
 }

@@ -4,7 +4,7 @@
 // the stored JSON Schema.
 import { promptFilePath } from '../tree/manifest.js';
 import { INTERNAL_ERROR, INVALID_PARAMS, RpcError } from './json-rpc.js';
-import { paginate } from './pagination.js';
+import { listHandler } from './pagination.js';
 import { shapeContentBlock, shapePrompt } from './protocol-versions.js';
 import { validatorFor } from './schema-validators.js';
 import type { ServerContext, RequestContext } from './server-context.js';
@@ -18,18 +18,12 @@ function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-export function listPrompts(
-  server: ServerContext,
-  params: JsonObject | undefined,
-  request: RequestContext,
-): JsonObject {
-  const { page, nextCursor, _meta } = paginate(server.tree.prompts, params, 'prompts', server.tree.manifestHash);
-  return {
-    prompts: page.map((prompt) => shapePrompt(prompt.definition, request.version)),
-    ...(nextCursor ? { nextCursor } : {}),
-    _meta,
-  };
-}
+export const listPrompts = listHandler(
+  'prompts',
+  'prompts',
+  (server) => server.tree.prompts,
+  (prompt, version) => shapePrompt(prompt.definition, version),
+);
 
 /** Replaces each `{{name}}` with its value; a placeholder without a value becomes the empty string. */
 export function renderPromptTemplate(template: string, values: Record<string, string>): string {

@@ -4,41 +4,29 @@
 import { resourceFilePath } from '../tree/resource-key.js';
 import { DEFAULT_TOOLS_FOLDER } from '../tree/manifest.js';
 import { readResourceFile } from '../tree/lenient-files.js';
-import { decodeOutput } from '../script/tool-result.js';
 import { INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError } from './json-rpc.js';
-import { paginate } from './pagination.js';
+import { listHandler } from './pagination.js';
 import { shapeResource, shapeTemplate } from './protocol-versions.js';
 import { checkTreePath } from './tree-source.js';
 import { readTemplateInstance } from './template-reads.js';
-import { RequestCancelled, type ServerContext, type RequestContext } from './server-context.js';
+import type { ServerContext, RequestContext } from './server-context.js';
+import { readLive } from './live-read.js';
 
 type JsonObject = Record<string, unknown>;
 
-export function listResources(
-  server: ServerContext,
-  params: JsonObject | undefined,
-  request: RequestContext,
-): JsonObject {
-  const { page, nextCursor, _meta } = paginate(server.tree.resources, params, 'resources', server.tree.manifestHash);
-  return {
-    resources: page.map((resource) => shapeResource(resource.definition, request.version)),
-    ...(nextCursor ? { nextCursor } : {}),
-    _meta,
-  };
-}
+export const listResources = listHandler(
+  'resources',
+  'resources',
+  (server) => server.tree.resources,
+  (resource, version) => shapeResource(resource.definition, version),
+);
 
-export function listResourceTemplates(
-  server: ServerContext,
-  params: JsonObject | undefined,
-  request: RequestContext,
-): JsonObject {
-  const { page, nextCursor, _meta } = paginate(server.tree.templates, params, 'templates', server.tree.manifestHash);
-  return {
-    resourceTemplates: page.map((template) => shapeTemplate(template, request.version)),
-    ...(nextCursor ? { nextCursor } : {}),
-    _meta,
-  };
-}
+export const listResourceTemplates = listHandler(
+  'resourceTemplates',
+  'templates',
+  (server) => server.tree.templates,
+  shapeTemplate,
+);
 
 /** Where other generators put a resource: the part after `scheme://` as is (sse_bridge), then encoded. */
 export function resourceFilePaths(uri: string, ours: boolean): string[] {
@@ -70,23 +58,14 @@ async function readState(
     throw new RpcError(INTERNAL_ERROR, `${uri} is read live from the project; ${server.liveHint}`);
   }
   const scriptPath = stateScriptPath(server, script);
-  const outcome = await server.live.run({
-    scriptPath,
-    phase: 'state',
-    toolsFolder: server.tree.extension?.toolsFolder,
-    signal: request.signal,
-  });
-  if (request.signal.aborted) throw new RequestCancelled();
-  if ('problem' in outcome) throw new RpcError(INTERNAL_ERROR, `${uri}: ${outcome.problem}`);
-  const { run } = outcome;
-  if (run.failed || run.exitCode !== 0) {
-    const said = decodeOutput(run.stderr).text.trim().split('\n').slice(-3).join(' ');
-    throw new RpcError(
-      INTERNAL_ERROR,
-      `${uri}: ${scriptPath} --state ${run.failed ? run.message.slice(scriptPath.length + 1) : `failed with exit code ${run.exitCode}`}${said ? `: ${said}` : ''}`,
-    );
-  }
-  return { contents: [{ uri, mimeType: mimeType ?? 'application/json', text: decodeOutput(run.stdout).text }] };
+  const text = await readLive(
+    server,
+    request,
+    uri,
+    { scriptPath, phase: 'state', toolsFolder: server.tree.extension?.toolsFolder },
+    `its state script (${scriptPath} --state)`,
+  );
+  return { contents: [{ uri, mimeType: mimeType ?? 'application/json', text }] };
 }
 
 export async function readResource(

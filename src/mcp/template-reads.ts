@@ -6,9 +6,9 @@
 import { resourceFilePath } from '../tree/resource-key.js';
 import { readResourceFile } from '../tree/lenient-files.js';
 import { matchUriTemplate } from '../tree/uri-template.js';
-import { decodeOutput } from '../script/tool-result.js';
-import { INTERNAL_ERROR, RESOURCE_NOT_FOUND, RpcError } from './json-rpc.js';
-import { RequestCancelled, type ServerContext, type RequestContext } from './server-context.js';
+import { RESOURCE_NOT_FOUND, RpcError } from './json-rpc.js';
+import type { ServerContext, RequestContext } from './server-context.js';
+import { readLive } from './live-read.js';
 import type { LoadedTree } from './loaded-tree.js';
 
 type JsonObject = Record<string, unknown>;
@@ -63,25 +63,18 @@ export async function readTemplateInstance(
       { uri },
     );
   }
-  const outcome = await server.live.run({
-    scriptPath: provider,
-    phase: 'live',
-    args: variables,
-    declaredOptions: Object.keys(variables),
-    toolsFolder: tree.extension?.toolsFolder,
-    signal: request.signal,
-  });
-  if (request.signal.aborted) throw new RequestCancelled();
-  if ('problem' in outcome) throw new RpcError(INTERNAL_ERROR, `${uri}: ${outcome.problem}`);
-  const { run } = outcome;
-  if (run.failed || run.exitCode !== 0) {
-    const said = decodeOutput(run.stderr).text.trim().split('\n').slice(-3).join(' ');
-    const how = run.failed ? run.message : `${provider} failed with exit code ${run.exitCode}`;
-    throw new RpcError(
-      INTERNAL_ERROR,
-      `${uri}: the template's provider could not read it: ${how}${said ? `: ${said}` : ''}`,
-      { uri },
-    );
-  }
-  return { contents: [{ uri, mimeType: mimeType ?? 'text/plain', text: decodeOutput(run.stdout).text }] };
+  const text = await readLive(
+    server,
+    request,
+    uri,
+    {
+      scriptPath: provider,
+      phase: 'live',
+      args: variables,
+      declaredOptions: Object.keys(variables),
+      toolsFolder: tree.extension?.toolsFolder,
+    },
+    "the template's provider",
+  );
+  return { contents: [{ uri, mimeType: mimeType ?? 'text/plain', text }] };
 }

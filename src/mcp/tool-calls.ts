@@ -8,7 +8,7 @@ import { readCallFile } from '../tree/lenient-files.js';
 import type { Validator } from '../tree/validator.js';
 import { toToolResult } from '../script/tool-result.js';
 import { INVALID_PARAMS, METHOD_NOT_FOUND, RpcError } from './json-rpc.js';
-import { paginate } from './pagination.js';
+import { listHandler } from './pagination.js';
 import { shapeCallResult, shapeTool } from './protocol-versions.js';
 import { RequestCancelled, type ServerContext, type RequestContext } from './server-context.js';
 import type { LoadedTree, TreeTool } from './loaded-tree.js';
@@ -46,14 +46,12 @@ function errorResult(text: string): JsonObject {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-export function listTools(server: ServerContext, params: JsonObject | undefined, request: RequestContext): JsonObject {
-  const { page, nextCursor, _meta } = paginate(server.tree.tools, params, 'tools', server.tree.manifestHash);
-  return {
-    tools: page.map((tool) => shapeTool(tool.definition, request.version)),
-    ...(nextCursor ? { nextCursor } : {}),
-    _meta,
-  };
-}
+export const listTools = listHandler(
+  'tools',
+  'tools',
+  (server) => server.tree.tools,
+  (tool, version) => shapeTool(tool.definition, version),
+);
 
 /** The declared arguments only (a schema without properties keeps everything). */
 function declaredOnly(tool: TreeTool, args: JsonObject): JsonObject {
