@@ -203,6 +203,7 @@ export function assembleTree(input: AssembleInput): AssembledTree {
     packageName: packageInfo().name,
     packageVersion: packageInfo().version,
     ...(cacheTtl !== undefined ? { cacheTtlSeconds: cacheTtl } : {}),
+    liveOnlyTools: Object.keys(tools).filter((name) => tools[name]?.precomputed === 0),
   };
   for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions)) files.set(filePath, content);
   const contentHash = hashTreeFiles(files);

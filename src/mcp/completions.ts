@@ -79,7 +79,7 @@ function resolveReference(
 }
 
 /** The tree's completion table; an absent or unreadable file is an empty one (reported once per read). */
-async function readCompletionTable(server: ServerContext, tree: LoadedTree): Promise<CompletionTable> {
+export async function readCompletionTable(server: ServerContext, tree: LoadedTree): Promise<CompletionTable> {
   const file = tree.extension?.completions;
   if (typeof file !== 'string') return {};
   const read = await server.reader.readJson(file);

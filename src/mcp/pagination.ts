@@ -59,17 +59,17 @@ function decodeCursor(cursor: unknown, list: string, manifestHash: string, total
 export function listHandler<T>(
   field: string,
   list: string,
-  itemsOf: (server: ServerContext) => readonly T[],
+  itemsOf: (server: ServerContext) => readonly T[] | Promise<readonly T[]>,
   shape: (item: T, version: ProtocolVersion) => unknown,
   pageSize = PAGE_SIZE,
 ): (
   server: ServerContext,
   params: Record<string, unknown> | undefined,
   request: RequestContext,
-) => Record<string, unknown> {
-  return (server, params, request) => {
-    const items = itemsOf(server);
+) => Promise<Record<string, unknown>> {
+  return async (server, params, request) => {
     const { manifestHash } = server.tree;
+    const items = await itemsOf(server);
     const cursor = params?.cursor;
     const offset = cursor === undefined ? 0 : decodeCursor(cursor, list, manifestHash, items.length);
     const next = offset + pageSize;

@@ -6,6 +6,7 @@ import { DEFAULT_TOOLS_FOLDER } from '../tree/manifest.js';
 import { readResourceFile } from '../tree/lenient-files.js';
 import { INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError } from './json-rpc.js';
 import { listHandler } from './pagination.js';
+import { answerableLists } from './answerable-lists.js';
 import { shapeResource, shapeTemplate } from './protocol-versions.js';
 import { checkTreePath } from './tree-source.js';
 import { readTemplateInstance } from './template-reads.js';
@@ -17,7 +18,7 @@ type JsonObject = Record<string, unknown>;
 export const listResources = listHandler(
   'resources',
   'resources',
-  (server) => server.tree.resources,
+  async (server) => (await answerableLists(server)).resources,
   (resource, version) => shapeResource(resource.definition, version),
 );
 

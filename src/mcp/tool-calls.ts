@@ -9,6 +9,7 @@ import type { Validator } from '../tree/validator.js';
 import { toToolResult } from '../script/tool-result.js';
 import { INVALID_PARAMS, METHOD_NOT_FOUND, RpcError } from './json-rpc.js';
 import { listHandler } from './pagination.js';
+import { answerableLists } from './answerable-lists.js';
 import { shapeCallResult, shapeTool } from './protocol-versions.js';
 import { RequestCancelled, type ServerContext, type RequestContext } from './server-context.js';
 import type { LoadedTree, TreeTool } from './loaded-tree.js';
@@ -49,7 +50,7 @@ function errorResult(text: string): JsonObject {
 export const listTools = listHandler(
   'tools',
   'tools',
-  (server) => server.tree.tools,
+  async (server) => (await answerableLists(server)).tools,
   (tool, version) => shapeTool(tool.definition, version),
 );
 

@@ -4,6 +4,7 @@
 import { CachedTreeReader } from '../mcp/cached-tree-reader.js';
 import type { LiveRunner } from '../mcp/live-port.js';
 import { loadTree } from '../mcp/loaded-tree.js';
+import { answerableLists } from '../mcp/answerable-lists.js';
 import { DEFAULT_LIVE_HINT, type ServerContext } from '../mcp/server-context.js';
 import type { TreeSource } from '../mcp/tree-source.js';
 import type { CompileValidator } from '../tree/validator.js';
@@ -40,9 +41,30 @@ async function loadAjvCompiler(): Promise<CompileValidator> {
   return (schema, rootName) => compileValidator(schema, rootName);
 }
 
+/**
+ * Without a project, the lists leave out what only a live run answers (mcp/answerable-lists.ts):
+ * one stderr line says what, and how to get it back, so a missing tool is never a mystery.
+ */
+async function reportLiveOnly(server: ServerContext): Promise<void> {
+  const { hiddenTools, resources } = await answerableLists(server);
+  const hiddenResources = server.tree.resources.length - resources.length;
+  if (hiddenTools.length === 0 && hiddenResources === 0) return;
+  const what = [
+    ...(hiddenTools.length > 0
+      ? [
+          `${hiddenTools.length} tool${hiddenTools.length === 1 ? '' : 's'} with no precomputed call (${hiddenTools.join(', ')})`,
+        ]
+      : []),
+    ...(hiddenResources > 0 ? [`${hiddenResources} state resource${hiddenResources === 1 ? '' : 's'}`] : []),
+  ].join(' and ');
+  server.logProblem(
+    `not listing ${what}: they are answered only by running the project's scripts; add --live <project folder> to list and run them`,
+  );
+}
+
 export async function createNodeServerContext(options: NodeServerOptions): Promise<ServerContext> {
   const tree = await loadTree(options.source);
-  return {
+  const server: ServerContext = {
     tree,
     reader: new CachedTreeReader(options.source),
     live: options.projectRoot
@@ -53,4 +75,6 @@ export async function createNodeServerContext(options: NodeServerOptions): Promi
     loadValidatorCompiler: loadAjvCompiler,
     logProblem: options.logProblem,
   };
+  if (!server.live) await reportLiveOnly(server);
+  return server;
 }

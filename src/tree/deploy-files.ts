@@ -59,23 +59,30 @@ export interface DeployOptions {
   packageVersion: string;
   /** `cache.ttlSeconds` from staticmcp.json (default DEFAULT_CACHE_TTL_SECONDS). */
   cacheTtlSeconds?: number;
+  /** Tools with no precomputed call: index.html marks them live only. */
+  liveOnlyTools?: readonly string[];
 }
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
 
-function definitionList(items: { term: string; text?: string }[]): string {
+function definitionList(items: { term: string; text?: string; mark?: string }[]): string {
   if (items.length === 0) return '<dt>none</dt>';
   return items
-    .map((item) => `<dt><code>${escapeHtml(item.term)}</code></dt><dd>${escapeHtml(item.text ?? '')}</dd>`)
+    .map(
+      (item) =>
+        `<dt><code>${escapeHtml(item.term)}</code>${item.mark ? ` <em>${escapeHtml(item.mark)}</em>` : ''}</dt><dd>${escapeHtml(item.text ?? '')}</dd>`,
+    )
     .join('\n');
 }
 
-export function renderIndexHtml(manifest: Manifest, publicUrl?: string): string {
+/** `liveOnlyTools`: tools with no precomputed call (only `serve --live` answers them, never this site's /mcp). */
+export function renderIndexHtml(manifest: Manifest, publicUrl?: string, liveOnlyTools: readonly string[] = []): string {
   template ??= readFileSync(new URL('../../templates/index.html', import.meta.url), 'utf8');
   const { serverInfo, capabilities } = manifest;
   const site = publicUrl !== undefined ? escapeHtml(publicUrl) : 'https://&lt;where-you-deployed-this-folder&gt;';
+  const liveOnly = new Set(liveOnlyTools);
   const values: Record<string, string> = {
     title: escapeHtml(serverInfo.title ?? serverInfo.name),
     name: escapeHtml(serverInfo.name),
@@ -90,8 +97,14 @@ export function renderIndexHtml(manifest: Manifest, publicUrl?: string): string 
       capabilities.tools.map((tool) => ({
         term: tool.name,
         text: tool.title ? `${tool.title}: ${tool.description ?? ''}` : tool.description,
+        mark: liveOnly.has(tool.name) ? 'live only' : undefined,
       })),
     ),
+    liveOnlyNote:
+      liveOnly.size === 0
+        ? ''
+        : "<p>Tools marked <em>live only</em> have no precomputed answer: the remote URL cannot answer them. Run the project's scripts with <code>staticmcp serve " +
+          `${site}/ --live &lt;project folder&gt;</code> to use them.</p>`,
     resources: definitionList(
       capabilities.resources.map((resource) => ({ term: resource.uri, text: resource.description })),
     ),
@@ -120,7 +133,7 @@ export function deployFiles(manifest: Manifest, options: DeployOptions): Map<str
     ['_headers', renderHeaders(options.cacheTtlSeconds ?? DEFAULT_CACHE_TTL_SECONDS)],
     // Cloudflare Workers static assets: the worker's code and Pages' routing file are not assets to publish.
     ['.assetsignore', `${WORKER_FILE}\n${ROUTES_FILE}\n`],
-    ['index.html', renderIndexHtml(manifest, options.publicUrl)],
+    ['index.html', renderIndexHtml(manifest, options.publicUrl, options.liveOnlyTools)],
     [ROUTES_FILE, ROUTES],
   ]);
   if (options.publicUrl !== undefined) {

@@ -35,20 +35,30 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     check: (response) => expect(response.result).toEqual({}),
   },
   {
-    name: 'tools/list lists every tool with its schema',
+    name: 'tools/list without a live project lists only what the tree answers, schemas narrowed to its values',
     method: 'tools/list',
     check: (response) => {
-      const tools = response.result?.tools as { name: string; inputSchema: { type: string } }[];
-      expect(tools.map((tool) => tool.name)).toEqual([
-        'capital',
-        'counter',
-        'divide',
-        'greet',
-        'math_multiply',
-        'word-count',
-      ]);
+      const tools = response.result?.tools as {
+        name: string;
+        inputSchema: { type: string; properties: Record<string, { enum?: unknown[] }> };
+      }[];
+      // counter (stateful) and divide (free numbers) have no precomputed call: only --live answers them.
+      expect(tools.map((tool) => tool.name)).toEqual(['capital', 'greet', 'math_multiply', 'word-count']);
       expect(tools.every((tool) => tool.inputSchema.type === 'object')).toBe(true);
+      const byName = new Map(tools.map((tool) => [tool.name, tool.inputSchema.properties]));
+      // A free string precomputed for its value list is offered with exactly those values.
+      expect(byName.get('capital')?.country?.enum).toEqual([
+        'France',
+        'Japan',
+        'Brazil',
+        "Côte d'Ivoire",
+        'New Zealand',
+      ]);
+      expect(byName.get('word-count')?.document?.enum).toEqual(['changelog.md', 'guide.md']);
+      // Already finite domains stay as declared.
+      expect(byName.get('math_multiply')?.a?.enum).toBeUndefined();
       expect(response.result?.nextCursor).toBeUndefined();
+      expect(response.result?._meta).toEqual({ 'staticmcp/total': 4 });
     },
   },
   {
@@ -117,6 +127,8 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
       expect(uris).toEqual(
         expect.arrayContaining(['resource://guide.md', 'example://data/planets', 'resource://logo.png']),
       );
+      // The state resource is read by running its script: without a live project it is not offered.
+      expect(uris).not.toContain('mcpd://counter/state');
     },
   },
   {
