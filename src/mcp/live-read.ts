@@ -4,24 +4,21 @@
 // pass for the resource's content.
 import { decodeOutput } from '../script/tool-result.js';
 import { INTERNAL_ERROR, RpcError } from './json-rpc.js';
-import type { LiveRunRequest } from './live-port.js';
-import { RequestCancelled, type RequestContext, type ServerContext } from './server-context.js';
+import type { LiveRunner, LiveRunRequest } from './live-port.js';
+import { RequestCancelled, type RequestContext } from './server-context.js';
 
 /** How many stderr lines a failed read quotes. */
 const STDERR_TAIL_LINES = 3;
 
-/**
- * Runs `run` for `uri` (the caller has checked `server.live`) and resolves with its stdout text.
- * `who` names the script in the error ("the template's provider").
- */
+/** Runs `run` for `uri` and resolves with its stdout text; `who` names the script in the error ("the template's provider"). */
 export async function readLive(
-  server: ServerContext,
+  live: LiveRunner,
   request: RequestContext,
   uri: string,
   run: Omit<LiveRunRequest, 'signal'>,
   who: string,
 ): Promise<string> {
-  const outcome = await server.live!.run({ ...run, signal: request.signal });
+  const outcome = await live.run({ ...run, signal: request.signal });
   if (request.signal.aborted) throw new RequestCancelled();
   if ('problem' in outcome) throw new RpcError(INTERNAL_ERROR, `${uri}: ${outcome.problem}`, { uri });
   const finished = outcome.run;

@@ -60,7 +60,7 @@ async function readState(
   }
   const scriptPath = stateScriptPath(server, script);
   const text = await readLive(
-    server,
+    server.live,
     request,
     uri,
     { scriptPath, phase: 'state', toolsFolder: server.tree.extension?.toolsFolder },

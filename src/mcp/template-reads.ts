@@ -64,7 +64,7 @@ export async function readTemplateInstance(
     );
   }
   const text = await readLive(
-    server,
+    server.live,
     request,
     uri,
     {
