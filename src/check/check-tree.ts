@@ -8,6 +8,7 @@ import { callFilePath } from '../tree/call-key.js';
 import { createTreeHash, sortTreePaths } from '../tree/content-hash.js';
 import { isBuildOwnedPath } from '../tree/tree-ownership.js';
 import { readCallFile } from '../tree/lenient-files.js';
+import { whyNeverServed } from './servable-call-files.js';
 import {
   DEFAULT_CACHE_TTL_SECONDS,
   EXTENSION_KEY,
@@ -221,6 +222,7 @@ interface CheckedTool {
   name: string;
   /** Parameters in the order of key segments: our extension's, else the inputSchema's. */
   parameterOrder: string[];
+  inputSchema: JsonObject;
 }
 
 function checkTools(manifest: JsonObject, report: Report): CheckedTool[] {
@@ -262,7 +264,7 @@ function checkTools(manifest: JsonObject, report: Report): CheckedTool[] {
       );
     }
     const properties = isObject(schema) && isObject(schema.properties) ? Object.keys(schema.properties) : [];
-    tools.push({ name, parameterOrder: properties });
+    tools.push({ name, parameterOrder: properties, inputSchema: isObject(schema) ? schema : { type: 'object' } });
   });
   return tools;
 }
@@ -462,6 +464,7 @@ async function checkListedFiles(
   checked: CheckCounts,
 ): Promise<number> {
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
+  const listed = new Set(files);
   const callFilesPerTool = new Map<string, number>();
   const hash = createTreeHash();
   let callFiles = 0;
@@ -500,7 +503,8 @@ async function checkListedFiles(
     }
     const toolName = toolOfCallFile(filePath);
     callFilesPerTool.set(toolName, (callFilesPerTool.get(toolName) ?? 0) + 1);
-    checkCallFile(filePath, text, toolsByName.get(toolName), toolName, extension !== undefined, report);
+    const parsed = checkCallFile(filePath, text, toolsByName.get(toolName), toolName, extension !== undefined, report);
+    if (parsed && !extension) checkServable(filePath, toolsByName.get(toolName), toolName, listed, report);
   }
   if (!extension) return callFiles;
 
@@ -531,6 +535,31 @@ async function checkListedFiles(
   return callFiles;
 }
 
+/** Another generator's call file: reported when no call the bridge can receive is answered from it. */
+function checkServable(
+  filePath: string,
+  tool: CheckedTool | undefined,
+  toolName: string,
+  listed: ReadonlySet<string>,
+  report: Report,
+): void {
+  if (!tool) {
+    report(
+      filePath,
+      `answers tool ${JSON.stringify(toolName)}, which mcp.json does not list, so no call ever reads it`,
+      'list the tool in mcp.json, or delete the file',
+    );
+    return;
+  }
+  const why = whyNeverServed(filePath, tool, listed);
+  if (why === undefined) return;
+  report(
+    filePath,
+    `is never served: ${why}`,
+    'put it where the bridge looks for its arguments (tools/<tool>/<value>/….json, a folder per argument, raw or encoded values; README "Checking a tree"), or widen the tool\'s inputSchema',
+  );
+}
+
 function checkCallFile(
   filePath: string,
   text: string,
@@ -538,7 +567,7 @@ function checkCallFile(
   toolName: string,
   ours: boolean,
   report: Report,
-): void {
+): boolean {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -548,13 +577,13 @@ function checkCallFile(
       `is not valid JSON (${(error as Error).message}), so the call it answers fails`,
       `fix or delete it, or ${REBUILD}`,
     );
-    return;
+    return false;
   }
   // Other generators' files are read leniently (raw JSON becomes text); only our profile is stricter.
-  if (!ours) return;
+  if (!ours) return true;
   if (!isObject(value) || !Array.isArray(value.content)) {
     report(filePath, 'has no "content" array, so it is not a CallToolResult', REBUILD);
-    return;
+    return true;
   }
   if (!tool) {
     report(
@@ -562,7 +591,7 @@ function checkCallFile(
       `answers tool ${JSON.stringify(toolName)}, which mcp.json does not list`,
       `delete it, or ${REBUILD}`,
     );
-    return;
+    return true;
   }
   const { recordedArguments } = readCallFile(value);
   if (!recordedArguments) {
@@ -571,7 +600,7 @@ function checkCallFile(
       'does not record the arguments it answers (_meta["staticmcp/arguments"]), so the bridge will not serve it',
       REBUILD,
     );
-    return;
+    return true;
   }
   const expected = callFilePath(tool.name, tool.parameterOrder, recordedArguments);
   if (expected !== filePath) {
@@ -581,4 +610,5 @@ function checkCallFile(
       `move it back to ${expected}, or ${REBUILD}`,
     );
   }
+  return true;
 }

@@ -69,7 +69,8 @@ async function openSource(
   };
 }
 
-function printHuman(name: string, report: CheckReport): void {
+/** The summary for humans: a clean result on stdout (unless stdout carries --json), problems on stderr. */
+function printHuman(name: string, report: CheckReport, json: boolean): void {
   const { checked } = report;
   const counts = [
     `${checked.tools} tool${checked.tools === 1 ? '' : 's'}`,
@@ -80,7 +81,9 @@ function printHuman(name: string, report: CheckReport): void {
   const kind = report.staticmcpProfile ? 'staticmcp profile' : 'StaticMCP standard';
   const lines: string[] = [];
   if (report.ok) {
-    lines.push(`✓ ${name}: no problems (${kind}; ${counts}${checked.hashedFiles > 0 ? '; content hash matches' : ''})`);
+    const success = `✓ ${name}: no problems (${kind}; ${counts}${checked.hashedFiles > 0 ? '; content hash matches' : ''})`;
+    if (json) lines.push(success);
+    else process.stdout.write(`${success}\n`);
   } else {
     lines.push(
       `✗ ${name}: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'} (${kind}; ${counts})`,
@@ -89,7 +92,7 @@ function printHuman(name: string, report: CheckReport): void {
       lines.push(`  ✗ ${problem.path}: ${problem.message}`, `      what to do: ${problem.hint}`);
   }
   for (const note of report.skipped) lines.push(`  not checked: ${note}`);
-  process.stderr.write(`${lines.join('\n')}\n`);
+  if (lines.length > 0) process.stderr.write(`${lines.join('\n')}\n`);
 }
 
 export async function runCheckCommand(options: CheckOptions): Promise<number> {
@@ -105,7 +108,7 @@ export async function runCheckCommand(options: CheckOptions): Promise<number> {
     const { checkTree } = await import('../check/check-tree.js');
     const report = await checkTree({ source, files, listingProblems });
     if (options.json) process.stdout.write(`${JSON.stringify({ tree: source.displayName, ...report }, null, 2)}\n`);
-    printHuman(source.displayName, report);
+    printHuman(source.displayName, report, options.json);
     return report.ok ? 0 : 1;
   } catch (error) {
     printError(error);

@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { REPO_ROOT, buildJson, readJson, removeTemporaryFolders, runCli, temporaryFolder } from '../build/helpers.js';
+import { writeDocusaurusTree } from '../bridge/docusaurus-tree.js';
 
 interface CheckJson {
   ok: boolean;
@@ -58,7 +59,9 @@ describe('staticmcp check on our own trees', () => {
     await fs.cp(tree, path.join(project, 'dist'), { recursive: true });
     const result = await runCli(['check'], { cwd: project });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain('✓ dist: no problems');
+    // A clean result is the command's output (stdout); problems go to stderr.
+    expect(result.stdout).toContain('✓ dist: no problems');
+    expect(result.stderr).not.toContain('✓');
   });
 
   it('reports a missing resource file', async () => {
@@ -195,6 +198,40 @@ describe('staticmcp check on other trees', () => {
       staticmcpProfile: false,
       checked: { tools: 1, resources: 1, callFiles: 2, hashedFiles: 0 },
     });
+  });
+
+  it("reports a docusaurus-smg tree's call files that no call reaches, and passes the ones the bridge serves", async () => {
+    const docs = await writeDocusaurusTree({
+      // get_resource requires uri: a call without arguments is refused, so this file is never read.
+      'tools/get_resource.json': { content: [{ type: 'text', text: 'never' }] },
+      // list_resources takes no arguments: only tools/list_resources.json is ever read.
+      'tools/list_resources/all.json': { content: [{ type: 'text', text: 'never' }] },
+      'tools/not_listed/x.json': { content: [{ type: 'text', text: 'never' }] },
+    });
+    try {
+      const { code, report, stderr } = await check(docs);
+      expect(code, stderr).toBe(1);
+      expect(report.problems.map((problem) => problem.path).sort()).toEqual([
+        'tools/get_resource.json',
+        'tools/list_resources/all.json',
+        'tools/not_listed/x.json',
+      ]);
+      expect(report.problems.find((problem) => problem.path === 'tools/get_resource.json')?.message).toMatch(
+        /never served.*uri/,
+      );
+      // The documents' own files (nested raw values) are served, so they are not reported.
+      expect(report.checked.callFiles).toBe(7);
+      expect(stderr).toMatch(/✗ .*3 problems/);
+
+      // Without the three strays the tree passes, and says so on stdout.
+      for (const stray of ['tools/get_resource.json', 'tools/list_resources', 'tools/not_listed'])
+        await fs.rm(path.join(docs, stray), { recursive: true });
+      const clean = await runCli(['check', docs]);
+      expect(clean.code, clean.stderr).toBe(0);
+      expect(clean.stdout).toMatch(/✓ .*no problems/);
+    } finally {
+      await fs.rm(path.dirname(docs), { recursive: true, force: true });
+    }
   });
 
   it('checks a deployed tree over http: the manifest and resource files, saying call files were not crawled', async () => {

@@ -35,7 +35,7 @@ describe('the output folder', () => {
     await expect(fs.access(path.join(dist, 'resources', 'old_md.json'))).rejects.toThrow();
     await fs.access(path.join(dist, 'resources', 'new_md.json'));
     const checked = await runCli(['check', dist]);
-    expect(checked.stderr).toMatch(/no problems/);
+    expect(checked.stdout).toMatch(/no problems/);
     expect(checked.code).toBe(0);
   });
 
