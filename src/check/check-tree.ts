@@ -18,7 +18,7 @@ import {
   WORKER_FILE,
 } from '../tree/manifest.js';
 import { CachedTreeReader } from '../mcp/cached-tree-reader.js';
-import type { TreeSource } from '../mcp/tree-source.js';
+import type { ReadOutcome, TreeSource } from '../mcp/tree-source.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -80,7 +80,7 @@ function toolOfCallFile(filePath: string): string {
 }
 
 async function readManifest(source: TreeSource): Promise<string> {
-  let outcome;
+  let outcome: ReadOutcome;
   try {
     outcome = await source.read(MANIFEST_FILE);
   } catch (error) {

@@ -96,7 +96,7 @@ function printHuman(name: string, report: CheckReport, json: boolean): void {
 }
 
 export async function runCheckCommand(options: CheckOptions): Promise<number> {
-  let opened;
+  let opened: Awaited<ReturnType<typeof openSource>>;
   try {
     opened = await openSource(options.source);
   } catch (error) {
