@@ -1,8 +1,10 @@
 // The protocol core, the same on every host: one parsed message (or batch) in, the response out,
-// notifications through callbacks the transport gives (stdout, an SSE stream). Owns the negotiated
-// version, the log level, the requests in flight (so `notifications/cancelled` can stop one) and,
-// under `staticmcp dev`, the resource subscriptions and the notifications a reloaded tree causes.
-// It never throws on bad input: every request with an id gets exactly one answer, unless cancelled.
+// notifications through callbacks the transport gives (stdout, an SSE stream). Each request's own
+// _meta decides its era: a 2026-07-28 request goes to modern-dispatch.ts; this file answers the
+// legacy era (handshake, negotiated version, log level, resource subscriptions) and owns what both
+// share: the requests in flight (so `notifications/cancelled` can stop one) and, under
+// `staticmcp dev`, the notifications a reloaded tree causes. It never throws on bad input: every
+// request with an id gets exactly one answer, unless cancelled.
 import { parseJsonRpcText } from './exact-ids.js';
 import {
   classifyMessage,
@@ -20,74 +22,33 @@ import {
 } from './json-rpc.js';
 import {
   acceptsBatches,
-  CAPABILITY_BY_METHOD,
   LATEST_VERSION,
-  LEGACY_ONLY_METHODS,
   negotiateVersion,
   shapeServerInfo,
   type ProtocolVersion,
 } from './protocol-versions.js';
-import { META_SERVER_INFO, META_SUBSCRIPTION_ID, readRequestEra, type ModernRequest } from './request-meta.js';
-import { completeModernResult, discoverResult, serverCapabilities, type AnswerSource } from './modern-results.js';
-import { CLIENT_CAPABILITY_BY_METHOD } from './client-capabilities.js';
-import type { LiveRunner } from './live-port.js';
-import {
-  LOG_LEVELS,
-  RequestCancelled,
-  type ClientAnswer,
-  type ServerContext,
-  type RequestContext,
-} from './server-context.js';
+import { readRequestEra } from './request-meta.js';
+import { serverCapabilities } from './modern-results.js';
+import { ClientQuestions, type Send } from './client-questions.js';
+import { ModernListeners, MAX_SUBSCRIPTIONS } from './modern-listeners.js';
+import { LOG_LEVELS, RequestCancelled, type ServerContext, type RequestContext } from './server-context.js';
 import type { LogLevel } from '../script/log-lines.js';
 import type { ListChanges } from './tree-changes.js';
 import { refuseBeforeInitialize } from './session-lifecycle.js';
+import { HANDLER_BY_METHOD, loadHandlers } from './handler-table.js';
+import { dispatchModern } from './modern-dispatch.js';
 
 type JsonObject = Record<string, unknown>;
-type Handlers = typeof import('./request-handlers.js');
-
-let handlersLoading: Promise<Handlers> | undefined;
-function loadHandlers(): Promise<Handlers> {
-  handlersLoading ??= import('./request-handlers.js');
-  return handlersLoading;
-}
 /** Only `staticmcp dev` needs these (and node:crypto): loaded on the first subscription or reload. */
 const loadTreeChanges = (): Promise<typeof import('./tree-changes.js')> => import('./tree-changes.js');
 type Outgoing = Record<string, unknown>;
-/** Subscriptions one session may hold at once. */
-const MAX_SUBSCRIPTIONS = 1000;
-/** What a script may ask the client, and the client capability each needs. */
-/** JSON-RPC's "request cancelled" code (used by MCP SDKs), for a question abandoned before its answer. */
-const REQUEST_CANCELLED = -32800;
-
-/** Methods answered by the lazily loaded handlers (a Map: a method named `constructor` is just unknown). */
-const HANDLER_BY_METHOD = new Map<string, keyof Handlers>([
-  ['tools/list', 'listTools'],
-  ['tools/call', 'callTool'],
-  ['resources/list', 'listResources'],
-  ['resources/templates/list', 'listResourceTemplates'],
-  ['resources/read', 'readResource'],
-  ['prompts/list', 'listPrompts'],
-  ['prompts/get', 'getPrompt'],
-  ['completion/complete', 'complete'],
-]);
-
-/** One open `subscriptions/listen` (modern era, under dev): what it asked for and where it goes. */
-interface Listener {
-  id: RequestId;
-  tools: boolean;
-  prompts: boolean;
-  resources: boolean;
-  /** Subscribed URIs → a fingerprint of what a read answered at the last check. */
-  uris: Map<string, string>;
-  notify: Send;
-}
 
 interface InFlight {
   controller: AbortController;
   promise: Promise<unknown>;
 }
 
-export type Send = (message: Outgoing | Outgoing[]) => void;
+export type { Send };
 
 export interface SessionOptions {
   /**
@@ -110,11 +71,10 @@ export class McpSession {
   private readonly subscriptions = new Map<string, string>();
   /** The capabilities the client declared in initialize: what a script may ask it. */
   private clientCapabilities: JsonObject = {};
-  private clientRequestCount = 0;
   /** Open `subscriptions/listen` requests (only under dev: a served tree never changes). */
-  private readonly listeners = new Set<Listener>();
-  /** Our requests to the client still waiting for an answer, by id → how to deliver it. */
-  private readonly clientRequests = new Map<string, (answer: ClientAnswer) => void>();
+  private readonly listeners = new ModernListeners();
+  /** Our requests to the client (a live script's questions) still waiting for an answer. */
+  private readonly questions = new ClientQuestions();
 
   /** `send` carries what no request is waiting for: list changes, resource updates, dev warnings. */
   constructor(
@@ -188,7 +148,7 @@ export class McpSession {
       case 'invalid':
         return errorResponse(classified.id, INVALID_REQUEST, `Invalid request: ${classified.reason}`);
       case 'response':
-        this.deliverClientAnswer(classified.id, classified.result, classified.error);
+        this.questions.deliver(classified.id, classified.result, classified.error);
         return undefined;
       case 'notification':
         this.handleNotification(classified.message.method, classified.message.params);
@@ -219,7 +179,10 @@ export class McpSession {
     const work =
       era.era === 'legacy'
         ? this.dispatch(request, controller.signal, notify)
-        : this.dispatchModern(request, era, controller.signal, notify);
+        : dispatchModern(this.server, request, era, controller.signal, notify, {
+            isClosing: () => this.closing,
+            listen: (signal) => this.listeners.listen(this.server, request, era, signal, notify),
+          });
     // A client may reuse an id while the first request still runs; only the newest is cancellable.
     const entry = { controller, promise: work.catch(() => undefined) };
     this.inFlight.set(key, entry);
@@ -252,85 +215,11 @@ export class McpSession {
         if (!signal.aborted && !this.closing) notify({ jsonrpc: '2.0', method, params: notificationParams });
       },
       wantsLog: (level) => LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(this.minimumLogLevel),
-      askClient: (method, askParams, askSignal) => this.askClient(method, askParams, notify, [signal, askSignal]),
+      askClient: (method, askParams, askSignal) =>
+        this.questions.ask(method, askParams, this.clientCapabilities, notify, [signal, askSignal]),
       // Known once this session's initialize declared them (a stateless POST never knows them).
       ...(this.handshakeDone ? { clientCapabilities: this.clientCapabilities } : {}),
     };
-  }
-
-  /**
-   * One request to the client, sent on the stream of the request that caused it (the POST's SSE
-   * stream over HTTP, stdout over stdio). Only what MCP lets a server ask, and only when the client
-   * declared the capability; otherwise the answer is an error at once and nothing is sent.
-   */
-  private askClient(
-    method: string,
-    params: JsonObject,
-    notify: Send,
-    signals: (AbortSignal | undefined)[],
-  ): Promise<ClientAnswer> {
-    const capability = CLIENT_CAPABILITY_BY_METHOD.get(method);
-    if (capability === undefined) {
-      return Promise.resolve({
-        error: {
-          code: METHOD_NOT_FOUND,
-          message: `a script may ask the client ${[...CLIENT_CAPABILITY_BY_METHOD.keys()].join(', ')}; not ${method}`,
-        },
-      });
-    }
-    if (!isObject(this.clientCapabilities[capability])) {
-      return Promise.resolve({
-        error: {
-          code: METHOD_NOT_FOUND,
-          message: `the client did not declare the ${capability} capability, so it cannot be asked ${method}`,
-        },
-      });
-    }
-    if (this.closing || signals.some((signal) => signal?.aborted)) {
-      return Promise.resolve({
-        error: { code: REQUEST_CANCELLED, message: `${method} was not sent: the call was cancelled` },
-      });
-    }
-    this.clientRequestCount += 1;
-    const id = `staticmcp-${this.clientRequestCount}`;
-    return new Promise((resolve) => {
-      const settle = (answer: ClientAnswer): void => {
-        this.clientRequests.delete(id);
-        for (const signal of signals) signal?.removeEventListener('abort', abandon);
-        resolve(answer);
-      };
-      const abandon = (): void => {
-        if (!this.clientRequests.has(id)) return;
-        // Tell the client it need not answer any more (the call ended or was cancelled).
-        notify({
-          jsonrpc: '2.0',
-          method: 'notifications/cancelled',
-          params: { requestId: id, reason: 'the script that asked is no longer running' },
-        });
-        settle({ error: { code: REQUEST_CANCELLED, message: `${method} was abandoned before the client answered` } });
-      };
-      this.clientRequests.set(id, settle);
-      for (const signal of signals) signal?.addEventListener('abort', abandon, { once: true });
-      notify({ jsonrpc: '2.0', id, method, params });
-    });
-  }
-
-  /** The client's response to one of our requests; a response to nothing we asked is ignored. */
-  private deliverClientAnswer(id: RequestId | null, result: unknown, error: unknown): void {
-    const settle = id === null ? undefined : this.clientRequests.get(String(id));
-    if (!settle) return;
-    if (error !== undefined) {
-      const given = isObject(error) ? error : {};
-      settle({
-        error: {
-          code: typeof given.code === 'number' ? given.code : INTERNAL_ERROR,
-          message: typeof given.message === 'string' ? given.message : 'the client answered with an error',
-          ...(given.data !== undefined ? { data: given.data } : {}),
-        },
-      });
-    } else {
-      settle({ result });
-    }
   }
 
   private async dispatch(request: JsonRpcRequest, signal: AbortSignal, notify: Send): Promise<unknown> {
@@ -362,153 +251,6 @@ export class McpSession {
         return (await loadHandlers())[handlerName](this.server, params, this.requestContext(params, signal, notify));
       }
     }
-  }
-
-  /**
-   * A 2026-07-28 request: stateless, answered from its own _meta (version, capabilities, log level);
-   * the handshake-only methods do not exist, and neither does a method whose capability this
-   * server does not declare (so server/discover and the methods always agree).
-   */
-  private async dispatchModern(
-    request: JsonRpcRequest,
-    era: ModernRequest,
-    signal: AbortSignal,
-    notify: Send,
-  ): Promise<unknown> {
-    const { method, params } = request;
-    if (LEGACY_ONLY_METHODS.has(method)) {
-      throw new RpcError(
-        METHOD_NOT_FOUND,
-        `Method not found: ${method} does not exist in protocol version ${era.version} (it needs an initialize handshake)`,
-      );
-    }
-    if (method === 'server/discover')
-      return completeModernResult(this.server, method, era.version, discoverResult(this.server, era.version), 'tree');
-    if (method === 'subscriptions/listen') return this.listen(request, era, signal, notify);
-    const handlerName = HANDLER_BY_METHOD.get(method);
-    if (!handlerName) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
-    const capability = CAPABILITY_BY_METHOD.get(method);
-    if (capability !== undefined && !(capability in serverCapabilities(this.server, era.version, true))) {
-      throw new RpcError(
-        METHOD_NOT_FOUND,
-        `Method not found: ${method} (this server declares no ${capability} capability)`,
-      );
-    }
-    // Whether a script ran decides the cache hints: a live answer is nobody else's to reuse.
-    let source: AnswerSource = 'tree';
-    const live = this.server.live;
-    const server = live
-      ? { ...this.server, live: { run: (run) => ((source = 'live'), live.run(run)) } satisfies LiveRunner }
-      : this.server;
-    const result = await (await loadHandlers())[handlerName](
-      server,
-      params,
-      this.modernContext(params, era, signal, notify),
-    );
-    return completeModernResult(this.server, method, era.version, result, source);
-  }
-
-  private modernContext(
-    params: JsonObject | undefined,
-    era: ModernRequest,
-    signal: AbortSignal,
-    notify: Send,
-  ): RequestContext {
-    const meta = params?._meta as JsonObject;
-    const token = meta.progressToken;
-    const minimum = era.logLevel === undefined ? -1 : LOG_LEVELS.indexOf(era.logLevel);
-    return {
-      version: era.version,
-      signal,
-      progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
-      notify: (method, notificationParams) => {
-        if (!signal.aborted && !this.closing) notify({ jsonrpc: '2.0', method, params: notificationParams });
-      },
-      // Only a request that names a level gets notifications/message (never by default).
-      wantsLog: (level) => minimum >= 0 && LOG_LEVELS.indexOf(level) >= minimum,
-      // Server-to-client requests do not exist in this era: a tool call turns a script's question
-      // into an InputRequiredResult instead (multiRoundTrip); anything else that asks is refused.
-      askClient: (method) =>
-        Promise.resolve({
-          error: {
-            code: METHOD_NOT_FOUND,
-            message: `${method} cannot be sent as a request in protocol version ${era.version}: questions travel in an InputRequiredResult of tools/call`,
-          },
-        }),
-      clientCapabilities: era.clientCapabilities,
-      multiRoundTrip: true,
-    };
-  }
-
-  /**
-   * `subscriptions/listen`: acknowledged with the subset honoured. A served tree never changes, so
-   * it honours nothing and ends the subscription at once (a graceful close, as the spec allows);
-   * under dev the request stays open and carries list changes and resource updates until the
-   * client cancels it.
-   */
-  private async listen(
-    request: JsonRpcRequest,
-    era: ModernRequest,
-    signal: AbortSignal,
-    notify: Send,
-  ): Promise<unknown> {
-    const filter = request.params?.notifications;
-    if (!isObject(filter))
-      throw new RpcError(
-        INVALID_PARAMS,
-        'subscriptions/listen needs params.notifications (an object such as {"toolsListChanged": true})',
-      );
-    const wanted = filter.resourceSubscriptions;
-    if (wanted !== undefined && (!Array.isArray(wanted) || wanted.some((uri) => typeof uri !== 'string'))) {
-      throw new RpcError(
-        INVALID_PARAMS,
-        'subscriptions/listen: notifications.resourceSubscriptions must be an array of URI strings',
-      );
-    }
-    const listener: Listener = {
-      id: request.id,
-      tools: false,
-      prompts: false,
-      resources: false,
-      uris: new Map(),
-      notify,
-    };
-    const honoured: JsonObject = {};
-    if (this.server.dev) {
-      listener.tools = filter.toolsListChanged === true;
-      listener.prompts = filter.promptsListChanged === true;
-      listener.resources = filter.resourcesListChanged === true;
-      if (listener.tools) honoured.toolsListChanged = true;
-      if (listener.prompts) honoured.promptsListChanged = true;
-      if (listener.resources) honoured.resourcesListChanged = true;
-      if (wanted !== undefined) {
-        const { fingerprintResource } = await loadTreeChanges();
-        for (const uri of (wanted as string[]).slice(0, MAX_SUBSCRIPTIONS))
-          listener.uris.set(uri, await fingerprintResource(this.server.tree, uri));
-        honoured.resourceSubscriptions = [...listener.uris.keys()];
-      }
-    }
-    const subscriptionMeta = { [META_SUBSCRIPTION_ID]: request.id };
-    notify({
-      jsonrpc: '2.0',
-      method: 'notifications/subscriptions/acknowledged',
-      params: { _meta: subscriptionMeta, notifications: honoured },
-    });
-    const closed = {
-      resultType: 'complete',
-      _meta: { ...subscriptionMeta, [META_SERVER_INFO]: shapeServerInfo(this.server.tree.serverInfo, era.version) },
-    };
-    if (Object.keys(honoured).length === 0) return closed;
-    this.listeners.add(listener);
-    try {
-      await new Promise<void>((resolve) => {
-        if (signal.aborted) resolve();
-        else signal.addEventListener('abort', () => resolve(), { once: true });
-      });
-    } finally {
-      this.listeners.delete(listener);
-    }
-    throw new RequestCancelled();
   }
 
   private initialize(params: JsonObject | undefined): JsonObject {
@@ -591,7 +333,7 @@ export class McpSession {
       this.subscriptions.set(uri, current);
       updated.push(uri);
     }
-    if (!this.closing) await this.notifyListeners(changes);
+    if (!this.closing) await this.listeners.notifyChanges(this.server, changes);
     if (!this.initialized || this.closing) return updated;
     if (changes.tools) this.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     if (changes.resources) this.send({ jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
@@ -599,30 +341,6 @@ export class McpSession {
     for (const uri of updated)
       this.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
     return updated;
-  }
-
-  /** The modern subscribers: what each opted in to, tagged with its subscription id. */
-  private async notifyListeners(changes: ListChanges): Promise<void> {
-    if (this.listeners.size === 0) return;
-    const { fingerprintResource } = await loadTreeChanges();
-    for (const listener of this.listeners) {
-      const tag = (params: JsonObject = {}): JsonObject => ({
-        ...params,
-        _meta: { [META_SUBSCRIPTION_ID]: listener.id },
-      });
-      if (changes.tools && listener.tools)
-        listener.notify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: tag() });
-      if (changes.resources && listener.resources)
-        listener.notify({ jsonrpc: '2.0', method: 'notifications/resources/list_changed', params: tag() });
-      if (changes.prompts && listener.prompts)
-        listener.notify({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: tag() });
-      for (const [uri, previous] of listener.uris) {
-        const current = await fingerprintResource(this.server.tree, uri);
-        if (current === previous) continue;
-        listener.uris.set(uri, current);
-        listener.notify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: tag({ uri }) });
-      }
-    }
   }
 
   /** A log message for the client (`notifications/message`), when initialized and at the level it asked for. */
@@ -641,8 +359,7 @@ export class McpSession {
     await Promise.race([this.pending(), delay(graceMs)]);
     this.closing = true;
     for (const entry of this.inFlight.values()) entry.controller.abort();
-    for (const settle of [...this.clientRequests.values()])
-      settle({ error: { code: REQUEST_CANCELLED, message: 'the session ended' } });
+    this.questions.close();
     await Promise.race([this.pending(), delay(waitMs)]);
   }
 

@@ -1,0 +1,108 @@
+// The 2026-07-28 era's dispatch: each request stands alone, answered from its own _meta (version,
+// capabilities, log level) with no handshake and no session; the handshake-only methods do not
+// exist, and neither does a method whose capability this server does not declare (so
+// server/discover and the methods always agree). Results carry resultType, serverInfo and the
+// cache hints (public for tree answers, private when a script ran).
+import type { Send } from './client-questions.js';
+import { HANDLER_BY_METHOD, loadHandlers } from './handler-table.js';
+import { METHOD_NOT_FOUND, RpcError, type JsonRpcRequest } from './json-rpc.js';
+import type { LiveRunner } from './live-port.js';
+import { completeModernResult, discoverResult, serverCapabilities, type AnswerSource } from './modern-results.js';
+import { CAPABILITY_BY_METHOD, LEGACY_ONLY_METHODS } from './protocol-versions.js';
+import type { ModernRequest } from './request-meta.js';
+import { LOG_LEVELS, type RequestContext, type ServerContext } from './server-context.js';
+
+type JsonObject = Record<string, unknown>;
+
+/** What the session lends a modern request: whether it is closing, and `subscriptions/listen`. */
+export interface ModernHooks {
+  isClosing(): boolean;
+  listen(signal: AbortSignal): Promise<unknown>;
+}
+
+/**
+ * A 2026-07-28 request: stateless, answered from its own _meta (version, capabilities, log level);
+ * the handshake-only methods do not exist, and neither does a method whose capability this
+ * server does not declare (so server/discover and the methods always agree).
+ */
+export async function dispatchModern(
+  session: ServerContext,
+  request: JsonRpcRequest,
+  era: ModernRequest,
+  signal: AbortSignal,
+  notify: Send,
+  hooks: ModernHooks,
+): Promise<unknown> {
+  const { method, params } = request;
+  if (LEGACY_ONLY_METHODS.has(method)) {
+    throw new RpcError(
+      METHOD_NOT_FOUND,
+      `Method not found: ${method} does not exist in protocol version ${era.version} (it needs an initialize handshake)`,
+    );
+  }
+  if (method === 'server/discover')
+    return completeModernResult(session, method, era.version, discoverResult(session, era.version), 'tree');
+  if (method === 'subscriptions/listen') return hooks.listen(signal);
+  const handlerName = HANDLER_BY_METHOD.get(method);
+  if (!handlerName) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
+  const capability = CAPABILITY_BY_METHOD.get(method);
+  if (capability !== undefined && !(capability in serverCapabilities(session, era.version, true))) {
+    throw new RpcError(
+      METHOD_NOT_FOUND,
+      `Method not found: ${method} (this server declares no ${capability} capability)`,
+    );
+  }
+  // Whether a script ran decides the cache hints: a live answer is nobody else's to reuse.
+  let source: AnswerSource = 'tree';
+  const live = session.live;
+  const server = live
+    ? {
+        ...session,
+        live: {
+          run: (run) => {
+            source = 'live';
+            return live.run(run);
+          },
+        } satisfies LiveRunner,
+      }
+    : session;
+  const result = await (await loadHandlers())[handlerName](
+    server,
+    params,
+    modernContext(params, era, signal, notify, hooks),
+  );
+  return completeModernResult(session, method, era.version, result, source);
+}
+
+function modernContext(
+  params: JsonObject | undefined,
+  era: ModernRequest,
+  signal: AbortSignal,
+  notify: Send,
+  hooks: ModernHooks,
+): RequestContext {
+  const meta = params?._meta as JsonObject;
+  const token = meta.progressToken;
+  const minimum = era.logLevel === undefined ? -1 : LOG_LEVELS.indexOf(era.logLevel);
+  return {
+    version: era.version,
+    signal,
+    progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
+    notify: (method, notificationParams) => {
+      if (!signal.aborted && !hooks.isClosing()) notify({ jsonrpc: '2.0', method, params: notificationParams });
+    },
+    // Only a request that names a level gets notifications/message (never by default).
+    wantsLog: (level) => minimum >= 0 && LOG_LEVELS.indexOf(level) >= minimum,
+    // Server-to-client requests do not exist in this era: a tool call turns a script's question
+    // into an InputRequiredResult instead (multiRoundTrip); anything else that asks is refused.
+    askClient: (method) =>
+      Promise.resolve({
+        error: {
+          code: METHOD_NOT_FOUND,
+          message: `${method} cannot be sent as a request in protocol version ${era.version}: questions travel in an InputRequiredResult of tools/call`,
+        },
+      }),
+    clientCapabilities: era.clientCapabilities,
+    multiRoundTrip: true,
+  };
+}
