@@ -169,7 +169,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
   const prompts = await discoverPrompts(path.join(projectRoot, 'prompts'), registration.prompts, projectRoot);
   const templates =
     registration.resourceTemplates?.length === 0
-      ? { templates: [], warnings: [] }
+      ? { templates: [], problems: [] }
       : await discoverResourceTemplates(
           resourcesRoot,
           new Set(resources.resources.map((resource) => resource.name)),
@@ -233,6 +233,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     ...planned.failures,
     ...resources.problems.map((problem) => ({ path: `resources/${problem.relativePath}`, message: problem.message })),
     ...prompts.problems.map((problem) => ({ path: `prompts/${problem.relativePath}`, message: problem.message })),
+    ...templates.problems.map((problem) => ({ path: problem.relativePath, message: problem.message })),
     ...publicFiles.problems.map((problem) => ({
       path: `${PUBLIC_FOLDER}/${problem.relativePath}`,
       message: problem.message,
@@ -251,7 +252,8 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
         ]
       : []),
     ...discovery.skipped.map((notice) => ({ path: displayPath(notice.relativePath), message: notice.message })),
-    ...templates.warnings.map((warning) => ({ path: warning.relativePath, message: warning.message })),
+    ...resources.warnings.map((warning) => ({ path: `resources/${warning.relativePath}`, message: warning.message })),
+    ...prompts.warnings.map((warning) => ({ path: `prompts/${warning.relativePath}`, message: warning.message })),
     ...expansion.warnings,
     ...tree.warnings,
   ];

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
 import { StaticMcpError } from '../staticmcp-error.js';
 import { readFailureReason, readRegularFile } from '../read-regular-file.js';
+import { PROMPT_NAME } from './discover-prompts.js';
 
 export const REGISTER_FILE = 'server.d/register.json';
 export const MAX_REGISTER_BYTES = 1024 * 1024;
@@ -50,25 +51,12 @@ const entrySchemas: Record<RegisterKind, object> = {
       mimeType: { type: 'string' },
     },
   },
-  resourceTemplates: {
-    type: 'object',
-    required: ['name', 'uriTemplate'],
-    properties: {
-      name: { type: 'string', minLength: 1 },
-      uriTemplate: { type: 'string', minLength: 1 },
-      title: { type: 'string' },
-      description: { type: 'string' },
-      mimeType: { type: 'string' },
-      provider: RELATIVE_PATH,
-      values: { type: 'object' },
-    },
-    not: { required: ['uri'] },
-  },
+  resourceTemplates: {},
   prompts: {
     type: 'object',
     required: ['name', 'path'],
     properties: {
-      name: NAME,
+      name: { type: 'string', pattern: PROMPT_NAME.source },
       path: RELATIVE_PATH,
       title: { type: 'string' },
       description: { type: 'string' },
@@ -111,7 +99,6 @@ const PATH_BASES: Partial<Record<RegisterKind, string>> = {
   tools: 'tools',
   resources: 'resources',
   prompts: 'prompts',
-  resourceTemplates: '.',
 };
 
 function fail(
@@ -122,6 +109,9 @@ function fail(
 }
 
 function checkEntries(kind: RegisterKind, entries: unknown[], projectRoot: string): RegisterEntry[] {
+  // 003_* skips an invalid template with a warning instead of refusing the file: the template
+  // reader checks each entry and reports the ones it skips (discover-resource-templates.ts).
+  if (kind === 'resourceTemplates') return entries as RegisterEntry[];
   let validate = validators.get(kind);
   if (!validate) {
     validate = compileValidator(entrySchemas[kind], 'entry', { trusted: true });
