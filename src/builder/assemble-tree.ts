@@ -26,6 +26,7 @@ import type { ProjectResource } from '../project/discover-resources.js';
 import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
 import { COMPLETIONS_FILE } from './collect-completions.js';
+import type { CompletionProviders } from '../tree/completion-provider.js';
 import type { TemplateInstance } from './expand-resource-templates.js';
 import type { BuildProblem, ToolReport } from './build-report.js';
 import type { CallOutcome } from './run-calls.js';
@@ -44,6 +45,8 @@ export interface AssembleInput {
   templates: ProjectResourceTemplate[];
   templateInstances: TemplateInstance[];
   completions: CompletionTable;
+  /** Script-backed completion providers, recorded for bridges to run live. */
+  completionProviders?: CompletionProviders;
 }
 
 /** Above this many items of one kind, clients page slowly and people lose track (000_* guardrail). */
@@ -230,6 +233,9 @@ export function assembleTree(input: AssembleInput): AssembledTree {
           }
         : {}),
       ...(hasCompletions ? { completions: COMPLETIONS_FILE } : {}),
+      ...(Object.keys(input.completionProviders ?? {}).length > 0
+        ? { completionProviders: input.completionProviders }
+        : {}),
       ...(input.toolsFolder !== DEFAULT_TOOLS_FOLDER ? { toolsFolder: input.toolsFolder } : {}),
       ...(generatedAt ? { generatedAt } : {}),
       ...(allowedOrigins !== undefined ? { http: { allowedOrigins } } : {}),

@@ -9,6 +9,7 @@ import { readRegistration, REGISTER_FILE, type RegisterEntry } from '../project/
 import { discoverPrompts } from '../project/discover-prompts.js';
 import { discoverResourceTemplates } from '../project/discover-resource-templates.js';
 import { collectCompletions } from './collect-completions.js';
+import { isProviderEntry, runCompletionProviders } from './run-completion-providers.js';
 import { discoverResources } from '../project/discover-resources.js';
 import { checkOutputFolder } from '../tree/check-output-folder.js';
 import { recoverInterruptedWrite, writeTreeAtomically } from '../tree/write-tree.js';
@@ -189,13 +190,20 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
           volatileInputs,
           maxOutputBytes: config.limits.maxOutputBytes,
         });
+  const providers = registration.completions?.some(isProviderEntry)
+    ? await runCompletionProviders(
+        registration.completions,
+        { plans: planned.plans, prompts: prompts.prompts, templates: templates.templates },
+        { projectRoot, toolsRoot, maxOutputBytes: config.limits.maxOutputBytes, concurrency, signal },
+      )
+    : { providers: {}, lists: [], failures: [], warnings: [] };
   stopIfInterrupted(signal);
   const completions = collectCompletions(
     planned.plans,
     prompts.prompts,
     templates.templates,
     expansion.valuesByTemplate,
-    registration.completions ?? [],
+    registration.completions && [...registration.completions, ...providers.lists],
   );
   const tree = assembleTree({
     serverName: path.basename(projectRoot),
@@ -209,6 +217,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     templates: templates.templates,
     templateInstances: expansion.instances,
     completions,
+    completionProviders: providers.providers,
   });
 
   const manifestBytes = Buffer.byteLength(tree.files.get(MANIFEST_FILE)!);
@@ -239,6 +248,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       message: problem.message,
     })),
     ...expansion.failures,
+    ...providers.failures,
     ...tree.failures,
   ];
   const warnings = [
@@ -255,6 +265,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     ...resources.warnings.map((warning) => ({ path: `resources/${warning.relativePath}`, message: warning.message })),
     ...prompts.warnings.map((warning) => ({ path: `prompts/${warning.relativePath}`, message: warning.message })),
     ...expansion.warnings,
+    ...providers.warnings,
     ...tree.warnings,
   ];
   const report: BuildReport = {

@@ -53,7 +53,6 @@ const promptMetaSchema = {
 };
 let validatePromptMeta: Validator | undefined;
 
-
 async function readMeta(
   file: string,
   relativePath: string,

@@ -64,32 +64,49 @@ const entrySchemas: Record<RegisterKind, object> = {
       role: { enum: ['user', 'assistant'] },
     },
   },
+  // Two shapes: a static list `{ref, argument, values}`, or mcp-bash's script-backed provider
+  // `{name, path, timeoutSecs?}` (a script under the project root that computes completions for
+  // the prompt, resource template or tool of that name).
   completions: {
-    type: 'object',
-    required: ['ref', 'argument', 'values'],
-    properties: {
-      ref: {
-        oneOf: [
-          {
-            type: 'object',
-            required: ['type', 'name'],
-            properties: { type: { const: 'ref/prompt' }, name: { type: 'string' } },
+    oneOf: [
+      {
+        type: 'object',
+        required: ['ref', 'argument', 'values'],
+        properties: {
+          ref: {
+            oneOf: [
+              {
+                type: 'object',
+                required: ['type', 'name'],
+                properties: { type: { const: 'ref/prompt' }, name: { type: 'string' } },
+              },
+              {
+                type: 'object',
+                required: ['type', 'uri'],
+                properties: { type: { const: 'ref/resource' }, uri: { type: 'string' } },
+              },
+              {
+                type: 'object',
+                required: ['type', 'name'],
+                properties: { type: { const: 'ref/tool' }, name: { type: 'string' } },
+              },
+            ],
           },
-          {
-            type: 'object',
-            required: ['type', 'uri'],
-            properties: { type: { const: 'ref/resource' }, uri: { type: 'string' } },
-          },
-          {
-            type: 'object',
-            required: ['type', 'name'],
-            properties: { type: { const: 'ref/tool' }, name: { type: 'string' } },
-          },
-        ],
+          argument: { type: 'string', minLength: 1 },
+          values: { type: 'array', items: { type: 'string' } },
+        },
       },
-      argument: { type: 'string', minLength: 1 },
-      values: { type: 'array', items: { type: 'string' } },
-    },
+      {
+        type: 'object',
+        required: ['name', 'path'],
+        properties: {
+          name: { type: 'string', minLength: 1 },
+          path: RELATIVE_PATH,
+          timeoutSecs: { type: 'number', exclusiveMinimum: 0, maximum: 300 },
+        },
+        not: { anyOf: [{ required: ['ref'] }, { required: ['values'] }] },
+      },
+    ],
   },
 };
 const validators = new Map<RegisterKind, Validator>();
@@ -99,6 +116,7 @@ const PATH_BASES: Partial<Record<RegisterKind, string>> = {
   tools: 'tools',
   resources: 'resources',
   prompts: 'prompts',
+  completions: '.',
 };
 
 function fail(
@@ -122,9 +140,9 @@ function checkEntries(kind: RegisterKind, entries: unknown[], projectRoot: strin
     const problems = validate!(entry);
     if (problems.length > 0) fail(`${kind}[${index}]: ${problems.join('; ')}`);
     const record = entry as RegisterEntry;
-    const identity = kind === 'completions' ? JSON.stringify([record.ref, record.argument]) : String(record.name);
-    if (seen.has(identity))
-      fail(`${kind}[${index}]: duplicate ${kind === 'completions' ? 'completion' : `name "${record.name}"`}`);
+    const isList = kind === 'completions' && record.ref !== undefined;
+    const identity = isList ? JSON.stringify([record.ref, record.argument]) : String(record.name);
+    if (seen.has(identity)) fail(`${kind}[${index}]: duplicate ${isList ? 'completion' : `name "${record.name}"`}`);
     seen.add(identity);
     for (const key of ['path', 'provider'] as const) {
       const value = record[key];

@@ -21,7 +21,8 @@ function tagSpan(template: string, start: number, end: number, cursor: number): 
   const lineEnd = newline < 0 ? template.length : newline + 1;
   const before = template.slice(lineStart, start);
   const after = template.slice(end, newline < 0 ? template.length : newline);
-  if (lineStart >= cursor && before.trim() === '' && after.replace(/\r$/, '').trim() === '') return [lineStart, lineEnd];
+  if (lineStart >= cursor && before.trim() === '' && after.replace(/\r$/, '').trim() === '')
+    return [lineStart, lineEnd];
   return [start, end];
 }
 
@@ -33,7 +34,8 @@ export function parsePromptTemplate(template: string): ParsedTemplate {
   for (const match of template.matchAll(TAG)) {
     const [whole, sigil, name] = match;
     const start = match.index;
-    const [spanStart, spanEnd] = sigil === '' ? [start, start + whole.length] : tagSpan(template, start, start + whole.length, cursor);
+    const [spanStart, spanEnd] =
+      sigil === '' ? [start, start + whole.length] : tagSpan(template, start, start + whole.length, cursor);
     const current = open[open.length - 1];
     if (spanStart > cursor) current.children.push({ kind: 'text', text: template.slice(cursor, spanStart) });
     cursor = spanEnd;
@@ -54,7 +56,8 @@ export function parsePromptTemplate(template: string): ParsedTemplate {
       open.push({ name, children: section.children });
     }
   }
-  if (open.length > 1) return { problem: `{{#${open[open.length - 1].name}}} is never closed; add {{/${open[open.length - 1].name}}}` };
+  if (open.length > 1)
+    return { problem: `{{#${open[open.length - 1].name}}} is never closed; add {{/${open[open.length - 1].name}}}` };
   if (cursor < template.length) root.push({ kind: 'text', text: template.slice(cursor) });
   return { nodes: root, names: [...names] };
 }

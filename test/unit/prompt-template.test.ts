@@ -24,7 +24,9 @@ describe('renderPromptTemplate', () => {
   it('drops the line of a section tag that stands alone on it', () => {
     const template = 'Review this code.\n{{#focus}}\nFocus on {{focus}}.\n{{/focus}}\nBe brief.\n';
     expect(renderPromptTemplate(template, {})).toBe('Review this code.\nBe brief.\n');
-    expect(renderPromptTemplate(template, { focus: 'naming' })).toBe('Review this code.\nFocus on naming.\nBe brief.\n');
+    expect(renderPromptTemplate(template, { focus: 'naming' })).toBe(
+      'Review this code.\nFocus on naming.\nBe brief.\n',
+    );
   });
 
   it('never escapes values (a prompt is not HTML) and still renders plain placeholders of a template that does not parse', () => {
