@@ -4,7 +4,7 @@
 // others only to the StaticMCP standard.
 import { StaticMcpError } from '../staticmcp-error.js';
 import { resourceFilePaths } from '../mcp/resource-reads.js';
-import { callFilePath } from '../tree/call-key.js';
+import { callFilePath, omittedDefaultCallFilePaths } from '../tree/call-key.js';
 import { createTreeHash, sortTreePaths } from '../tree/content-hash.js';
 import { isBuildOwnedPath } from '../tree/tree-ownership.js';
 import { readCallFile } from '../tree/lenient-files.js';
@@ -221,6 +221,7 @@ interface CheckedTool {
   name: string;
   /** Parameters in the order of key segments: our extension's, else the inputSchema's. */
   parameterOrder: string[];
+  inputSchema?: JsonObject;
 }
 
 function checkTools(manifest: JsonObject, report: Report): CheckedTool[] {
@@ -262,7 +263,7 @@ function checkTools(manifest: JsonObject, report: Report): CheckedTool[] {
       );
     }
     const properties = isObject(schema) && isObject(schema.properties) ? Object.keys(schema.properties) : [];
-    tools.push({ name, parameterOrder: properties });
+    tools.push({ name, parameterOrder: properties, ...(isObject(schema) ? { inputSchema: schema } : {}) });
   });
   return tools;
 }
@@ -499,8 +500,9 @@ async function checkListedFiles(
       continue;
     }
     const toolName = toolOfCallFile(filePath);
-    callFilesPerTool.set(toolName, (callFilesPerTool.get(toolName) ?? 0) + 1);
-    checkCallFile(filePath, text, toolsByName.get(toolName), toolName, extension !== undefined, report);
+    const copy = checkCallFile(filePath, text, toolsByName.get(toolName), toolName, extension !== undefined, report);
+    // A copy at a left-out-defaults key (for other bridges) is not one more precomputed call.
+    if (!copy) callFilesPerTool.set(toolName, (callFilesPerTool.get(toolName) ?? 0) + 1);
   }
   if (!extension) return callFiles;
 
@@ -531,6 +533,7 @@ async function checkListedFiles(
   return callFiles;
 }
 
+/** Checks one call file; true when it is a copy at a key with defaulted arguments left out (for other bridges). */
 function checkCallFile(
   filePath: string,
   text: string,
@@ -538,7 +541,7 @@ function checkCallFile(
   toolName: string,
   ours: boolean,
   report: Report,
-): void {
+): boolean {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -548,13 +551,13 @@ function checkCallFile(
       `is not valid JSON (${(error as Error).message}), so the call it answers fails`,
       `fix or delete it, or ${REBUILD}`,
     );
-    return;
+    return false;
   }
   // Other generators' files are read leniently (raw JSON becomes text); only our profile is stricter.
-  if (!ours) return;
+  if (!ours) return false;
   if (!isObject(value) || !Array.isArray(value.content)) {
     report(filePath, 'has no "content" array, so it is not a CallToolResult', REBUILD);
-    return;
+    return false;
   }
   if (!tool) {
     report(
@@ -562,7 +565,7 @@ function checkCallFile(
       `answers tool ${JSON.stringify(toolName)}, which mcp.json does not list`,
       `delete it, or ${REBUILD}`,
     );
-    return;
+    return false;
   }
   const { recordedArguments } = readCallFile(value);
   if (!recordedArguments) {
@@ -571,14 +574,16 @@ function checkCallFile(
       'does not record the arguments it answers (_meta["staticmcp/arguments"]), so the bridge will not serve it',
       REBUILD,
     );
-    return;
+    return false;
   }
   const expected = callFilePath(tool.name, tool.parameterOrder, recordedArguments);
-  if (expected !== filePath) {
-    report(
-      filePath,
-      `records arguments ${JSON.stringify(recordedArguments)}, which belong at ${expected}: the bridge never serves it for the call this path stands for`,
-      `move it back to ${expected}, or ${REBUILD}`,
-    );
-  }
+  if (expected === filePath) return false;
+  const copies = omittedDefaultCallFilePaths(tool.name, tool.parameterOrder, tool.inputSchema, recordedArguments, true);
+  if (copies.includes(filePath)) return true;
+  report(
+    filePath,
+    `records arguments ${JSON.stringify(recordedArguments)}, which belong at ${expected}: the bridge never serves it for the call this path stands for`,
+    `move it back to ${expected}, or ${REBUILD}`,
+  );
+  return false;
 }
