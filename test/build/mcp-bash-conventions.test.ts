@@ -184,6 +184,30 @@ describe('register.json: resources replace, resourceTemplates merge (000_*, 003_
   });
 });
 
+describe('register.json completions: [] (000_*: an empty kind is switched off)', () => {
+  it('writes no completions at all, not even the ones derived from enums; absent, they are derived', async () => {
+    const files = {
+      'prompts/level.md': 'Explain {{topic}} to a {{level}} reader.',
+      'prompts/level.md.meta.json': JSON.stringify({
+        arguments: {
+          type: 'object',
+          properties: { topic: { type: 'string' }, level: { type: 'string', enum: ['new', 'expert'] } },
+        },
+      }),
+    };
+    const off = await makeProject({
+      files: { ...files, 'server.d/register.json': JSON.stringify({ version: 1, completions: [] }) },
+    });
+    expect((await buildJson(off)).code).toBe(0);
+    await expect(fs.access(path.join(off, 'dist/completions.json'))).rejects.toThrow();
+    const derived = await makeProject({ files });
+    expect((await buildJson(derived)).code).toBe(0);
+    expect(await readJson(path.join(derived, 'dist/completions.json'))).toMatchObject({
+      'ref/prompt': { level: { level: ['new', 'expert'] } },
+    });
+  });
+});
+
 describe('invalid template entries (003_*: skipped with a warning)', () => {
   it('skips each invalid entry with its reason, builds the rest, and exits 1', async () => {
     const project = await makeProject({

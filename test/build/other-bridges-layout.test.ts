@@ -36,23 +36,22 @@ function readAsReferenceBridge(file: Record<string, unknown>, uri: string): unkn
   return [{ uri, mimeType: 'application/json', text: JSON.stringify(file, null, 2) }];
 }
 
-const GREET = `#!/bin/sh
-if [ "$1" = "--help" ]; then
-  echo '{"description": "Greets"}'
-  echo '{"language": {"description": "Language", "required": false, "value_type": {"enum": ["en", "fr", "de"]}, "default_value": "en"}, "shout": {"description": "Capitals", "required": false, "value_type": "boolean", "default_value": false}}' >&2
-  exit 0
-fi
-echo "$language $shout"
-`;
+/** A script with optional options (name → [value_type, default]) that echoes `answer`. */
+function optionsScript(options: Record<string, [unknown, unknown]>, answer: string): string {
+  const declared = Object.fromEntries(
+    Object.entries(options).map(([name, [type, value]]) => [
+      name,
+      { description: name, required: false, value_type: type, default_value: value },
+    ]),
+  );
+  return `#!/bin/sh\nif [ "$1" = "--help" ]; then\n  echo '{"description": "test"}'\n  echo '${JSON.stringify(declared)}' >&2\n  exit 0\nfi\necho "${answer}"\n`;
+}
 
-const TWO_FLAGS = `#!/bin/sh
-if [ "$1" = "--help" ]; then
-  echo '{"description": "Two flags"}'
-  echo '{"a": {"description": "A", "required": false, "value_type": "boolean", "default_value": false}, "b": {"description": "B", "required": false, "value_type": "boolean", "default_value": false}}' >&2
-  exit 0
-fi
-echo "a=$a b=$b"
-`;
+const GREET = optionsScript(
+  { language: [{ enum: ['en', 'fr', 'de'] }, 'en'], shout: ['boolean', false] },
+  '$language $shout',
+);
+const TWO_FLAGS = optionsScript({ a: ['boolean', false], b: ['boolean', false] }, 'a=$a b=$b');
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==',
