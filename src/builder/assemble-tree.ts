@@ -2,8 +2,10 @@
 // collisions between keys detected here: the first argument set keeps the file, the others are
 // reported and served live.
 import { callFilePath } from '../tree/call-key.js';
+import { OmittedDefaultKeys } from './omitted-default-keys.js';
 import { treeJsonFile } from '../tree/canonical-json.js';
-import { resourceFilePath } from '../tree/resource-key.js';
+import { rawResourceFilePath, resourceFilePath } from '../tree/resource-key.js';
+import { ExtraCopies } from './extra-copies.js';
 import { hashTreeFiles } from '../tree/content-hash.js';
 import { deployFiles, runtimeFiles } from '../tree/deploy-files.js';
 import { checkHostLimits } from './host-limits.js';
@@ -26,6 +28,7 @@ import type { ProjectResource } from '../project/discover-resources.js';
 import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
 import { COMPLETIONS_FILE } from './collect-completions.js';
+import type { CompletionProviders } from '../tree/completion-provider.js';
 import type { TemplateInstance } from './expand-resource-templates.js';
 import type { BuildProblem, ToolReport } from './build-report.js';
 import type { CallOutcome } from './run-calls.js';
@@ -44,6 +47,8 @@ export interface AssembleInput {
   templates: ProjectResourceTemplate[];
   templateInstances: TemplateInstance[];
   completions: CompletionTable;
+  /** Script-backed completion providers, recorded for bridges to run live. */
+  completionProviders?: CompletionProviders;
 }
 
 /** Above this many items of one kind, clients page slowly and people lose track (000_* guardrail). */
@@ -62,11 +67,22 @@ export function stateResourceUri(scriptPath: string): string {
   return `mcpd://${scriptPath}/state`;
 }
 
+/**
+ * A resource's file: `{uri, mimeType, text}`, or for binary content `{uri, mimeType, blob}` plus
+ * the same item under `contents`, the shape bridges that only know `text` pass on as it is (the
+ * reference sse_bridge would otherwise wrap the whole file as text).
+ */
+function resourceFileContent(resource: ProjectResource): Record<string, unknown> {
+  const item = { uri: resource.uri, mimeType: resource.mimeType, ...resource.content };
+  return 'blob' in resource.content ? { ...item, contents: [item] } : item;
+}
+
 export function assembleTree(input: AssembleInput): AssembledTree {
   const files = new Map<string, string>();
   const failures: BuildProblem[] = [];
   const reports = new Map<string, ToolReport>();
   const owners = new Map<string, string>();
+  const omittedDefaults = new OmittedDefaultKeys();
   for (const plan of input.plans) {
     reports.set(plan.name, {
       name: plan.name,
@@ -104,13 +120,19 @@ export function assembleTree(input: AssembleInput): AssembledTree {
     owners.set(filePath, JSON.stringify(outcome.arguments));
     // A rich result's own _meta is kept beside the recorded arguments (the bridge strips only those).
     const callFile = { ...outcome.result, _meta: { ...outcome.result._meta, [ARGUMENTS_META_KEY]: outcome.arguments } };
-    files.set(filePath, treeJsonFile(callFile));
+    const content = treeJsonFile(callFile);
+    files.set(filePath, content);
+    omittedDefaults.add(outcome.plan, outcome.arguments, filePath, content);
     report.precomputed += 1;
     if (outcome.result.isError) report.errorResults += 1;
   }
 
+  omittedDefaults.writeInto(files);
+
   const resourceDefinitions: ResourceDefinition[] = [];
   const resourceOwners = new Map<string, string>();
+  // Also at the standard's raw name (`resources/changelog.md.json`), where other bridges look.
+  const rawResourceCopies = new ExtraCopies();
   for (const resource of input.resources) {
     const filePath = resourceFilePath(resource.uri);
     const owner = resourceOwners.get(filePath);
@@ -130,7 +152,10 @@ export function assembleTree(input: AssembleInput): AssembledTree {
       mimeType: resource.mimeType,
       size: resource.size,
     });
-    files.set(filePath, treeJsonFile({ uri: resource.uri, mimeType: resource.mimeType, ...resource.content }));
+    const content = treeJsonFile(resourceFileContent(resource));
+    files.set(filePath, content);
+    const raw = rawResourceFilePath(resource.uri);
+    if (raw) rawResourceCopies.claim(raw, filePath, content);
   }
 
   for (const instance of input.templateInstances) {
@@ -144,8 +169,12 @@ export function assembleTree(input: AssembleInput): AssembledTree {
       continue;
     }
     resourceOwners.set(filePath, instance.uri);
-    files.set(filePath, treeJsonFile(instance));
+    const content = treeJsonFile(instance);
+    files.set(filePath, content);
+    const raw = rawResourceFilePath(instance.uri);
+    if (raw) rawResourceCopies.claim(raw, filePath, content);
   }
+  rawResourceCopies.writeInto(files);
   for (const prompt of input.prompts) files.set(`prompts/${prompt.definition.name}.json`, treeJsonFile(prompt.file));
   const hasCompletions = Object.values(input.completions).some((references) => Object.keys(references).length > 0);
   if (hasCompletions) files.set(COMPLETIONS_FILE, treeJsonFile(input.completions));
@@ -231,6 +260,9 @@ export function assembleTree(input: AssembleInput): AssembledTree {
           }
         : {}),
       ...(hasCompletions ? { completions: COMPLETIONS_FILE } : {}),
+      ...(Object.keys(input.completionProviders ?? {}).length > 0
+        ? { completionProviders: input.completionProviders }
+        : {}),
       ...(input.toolsFolder !== DEFAULT_TOOLS_FOLDER ? { toolsFolder: input.toolsFolder } : {}),
       ...(generatedAt ? { generatedAt } : {}),
       ...(allowedOrigins !== undefined ? { http: { allowedOrigins } } : {}),

@@ -9,6 +9,7 @@ import { readRegistration, REGISTER_FILE, type RegisterEntry } from '../project/
 import { discoverPrompts } from '../project/discover-prompts.js';
 import { discoverResourceTemplates } from '../project/discover-resource-templates.js';
 import { collectCompletions } from './collect-completions.js';
+import { isProviderEntry, runCompletionProviders } from './run-completion-providers.js';
 import { discoverResources } from '../project/discover-resources.js';
 import { checkOutputFolder } from '../tree/check-output-folder.js';
 import { recoverInterruptedWrite, writeTreeAtomically } from '../tree/write-tree.js';
@@ -169,7 +170,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
   const prompts = await discoverPrompts(path.join(projectRoot, 'prompts'), registration.prompts, projectRoot);
   const templates =
     registration.resourceTemplates?.length === 0
-      ? { templates: [], warnings: [] }
+      ? { templates: [], problems: [] }
       : await discoverResourceTemplates(
           resourcesRoot,
           new Set(resources.resources.map((resource) => resource.name)),
@@ -189,13 +190,20 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
           volatileInputs,
           maxOutputBytes: config.limits.maxOutputBytes,
         });
+  const providers = registration.completions?.some(isProviderEntry)
+    ? await runCompletionProviders(
+        registration.completions,
+        { plans: planned.plans, prompts: prompts.prompts, templates: templates.templates },
+        { projectRoot, toolsRoot, maxOutputBytes: config.limits.maxOutputBytes, concurrency, signal },
+      )
+    : { providers: {}, lists: [], failures: [], warnings: [] };
   stopIfInterrupted(signal);
   const completions = collectCompletions(
     planned.plans,
     prompts.prompts,
     templates.templates,
     expansion.valuesByTemplate,
-    registration.completions ?? [],
+    registration.completions && [...registration.completions, ...providers.lists],
   );
   const tree = assembleTree({
     serverName: path.basename(projectRoot),
@@ -209,6 +217,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     templates: templates.templates,
     templateInstances: expansion.instances,
     completions,
+    completionProviders: providers.providers,
   });
 
   const manifestBytes = Buffer.byteLength(tree.files.get(MANIFEST_FILE)!);
@@ -233,11 +242,13 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     ...planned.failures,
     ...resources.problems.map((problem) => ({ path: `resources/${problem.relativePath}`, message: problem.message })),
     ...prompts.problems.map((problem) => ({ path: `prompts/${problem.relativePath}`, message: problem.message })),
+    ...templates.problems.map((problem) => ({ path: problem.relativePath, message: problem.message })),
     ...publicFiles.problems.map((problem) => ({
       path: `${PUBLIC_FOLDER}/${problem.relativePath}`,
       message: problem.message,
     })),
     ...expansion.failures,
+    ...providers.failures,
     ...tree.failures,
   ];
   const warnings = [
@@ -251,8 +262,10 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
         ]
       : []),
     ...discovery.skipped.map((notice) => ({ path: displayPath(notice.relativePath), message: notice.message })),
-    ...templates.warnings.map((warning) => ({ path: warning.relativePath, message: warning.message })),
+    ...resources.warnings.map((warning) => ({ path: `resources/${warning.relativePath}`, message: warning.message })),
+    ...prompts.warnings.map((warning) => ({ path: `prompts/${warning.relativePath}`, message: warning.message })),
     ...expansion.warnings,
+    ...providers.warnings,
     ...tree.warnings,
   ];
   const report: BuildReport = {

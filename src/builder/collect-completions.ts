@@ -1,6 +1,8 @@
 // What `completion/complete` can offer, from what the build knows: enum values and value lists of
 // tool parameters, enum values and string `examples` of prompt arguments, precomputed template variables, and register.json
-// completions. Written to the tree as `completions.json`; values are strings, as MCP sends them.
+// completions (static lists, and the precomputed answers of script providers). Written to the tree as
+// `completions.json`; values are strings, as MCP sends them. register.json `"completions": []`
+// disables completions (000_*: an empty kind is switched off), derived ones included.
 import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
 import type { RegisterEntry } from '../project/register-json.js';
@@ -32,9 +34,10 @@ export function collectCompletions(
   prompts: readonly ProjectPrompt[],
   templates: readonly ProjectResourceTemplate[],
   templateValues: Record<string, Record<string, string[]>>,
-  registered: readonly RegisterEntry[],
+  registered: readonly RegisterEntry[] | undefined,
 ): CompletionTable {
   const table: CompletionTable = { 'ref/prompt': {}, 'ref/resource': {}, 'ref/tool': {} };
+  if (registered?.length === 0) return table;
   for (const plan of plans) {
     for (const [parameter, schema] of Object.entries(plan.definition.inputSchema.properties ?? {})) {
       if (Array.isArray(schema.enum)) addValues(table, 'ref/tool', plan.name, parameter, schema.enum);
@@ -72,7 +75,9 @@ export function collectCompletions(
       addValues(table, 'ref/resource', template.definition.uriTemplate, variable, values);
     }
   }
-  for (const entry of registered) {
+  for (const entry of registered ?? []) {
+    // Script providers are run by run-completion-providers.ts, which adds their answers as lists.
+    if (entry.ref === undefined) continue;
     const ref = entry.ref as { type: keyof CompletionTable; name?: string; uri?: string };
     addValues(table, ref.type, (ref.name ?? ref.uri)!, entry.argument as string, entry.values as string[]);
   }

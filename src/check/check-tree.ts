@@ -4,7 +4,7 @@
 // others only to the StaticMCP standard.
 import { StaticMcpError } from '../staticmcp-error.js';
 import { resourceFilePaths } from '../mcp/resource-reads.js';
-import { callFilePath } from '../tree/call-key.js';
+import { callFilePath, omittedDefaultCallFilePaths } from '../tree/call-key.js';
 import { createTreeHash, sortTreePaths } from '../tree/content-hash.js';
 import { isBuildOwnedPath } from '../tree/tree-ownership.js';
 import { readCallFile } from '../tree/lenient-files.js';
@@ -503,8 +503,10 @@ async function checkListedFiles(
     }
     const toolName = toolOfCallFile(filePath);
     callFilesPerTool.set(toolName, (callFilesPerTool.get(toolName) ?? 0) + 1);
-    const parsed = checkCallFile(filePath, text, toolsByName.get(toolName), toolName, extension !== undefined, report);
-    if (parsed && !extension) checkServable(filePath, toolsByName.get(toolName), toolName, listed, report);
+    const kind = checkCallFile(filePath, text, toolsByName.get(toolName), toolName, extension !== undefined, report);
+    // A copy at a left-out-defaults key (for other bridges) is not one more precomputed call.
+    if (kind === 'copy') callFilesPerTool.set(toolName, (callFilesPerTool.get(toolName) ?? 1) - 1);
+    if (kind !== 'unreadable' && !extension) checkServable(filePath, toolsByName.get(toolName), toolName, listed, report);
   }
   if (!extension) return callFiles;
 
@@ -560,6 +562,7 @@ function checkServable(
   );
 }
 
+/** Checks one call file: 'copy' when it sits at a key with defaulted arguments left out (for other bridges). */
 function checkCallFile(
   filePath: string,
   text: string,
@@ -567,7 +570,7 @@ function checkCallFile(
   toolName: string,
   ours: boolean,
   report: Report,
-): boolean {
+): 'call' | 'copy' | 'unreadable' {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -577,13 +580,13 @@ function checkCallFile(
       `is not valid JSON (${(error as Error).message}), so the call it answers fails`,
       `fix or delete it, or ${REBUILD}`,
     );
-    return false;
+    return 'unreadable';
   }
   // Other generators' files are read leniently (raw JSON becomes text); only our profile is stricter.
-  if (!ours) return true;
+  if (!ours) return 'call';
   if (!isObject(value) || !Array.isArray(value.content)) {
     report(filePath, 'has no "content" array, so it is not a CallToolResult', REBUILD);
-    return true;
+    return 'call';
   }
   if (!tool) {
     report(
@@ -591,7 +594,7 @@ function checkCallFile(
       `answers tool ${JSON.stringify(toolName)}, which mcp.json does not list`,
       `delete it, or ${REBUILD}`,
     );
-    return true;
+    return 'call';
   }
   const { recordedArguments } = readCallFile(value);
   if (!recordedArguments) {
@@ -600,15 +603,16 @@ function checkCallFile(
       'does not record the arguments it answers (_meta["staticmcp/arguments"]), so the bridge will not serve it',
       REBUILD,
     );
-    return true;
+    return 'call';
   }
   const expected = callFilePath(tool.name, tool.parameterOrder, recordedArguments);
-  if (expected !== filePath) {
-    report(
-      filePath,
-      `records arguments ${JSON.stringify(recordedArguments)}, which belong at ${expected}: the bridge never serves it for the call this path stands for`,
-      `move it back to ${expected}, or ${REBUILD}`,
-    );
-  }
-  return true;
+  if (expected === filePath) return 'call';
+  const copies = omittedDefaultCallFilePaths(tool.name, tool.parameterOrder, tool.inputSchema, recordedArguments, true);
+  if (copies.includes(filePath)) return 'copy';
+  report(
+    filePath,
+    `records arguments ${JSON.stringify(recordedArguments)}, which belong at ${expected}: the bridge never serves it for the call this path stands for`,
+    `move it back to ${expected}, or ${REBUILD}`,
+  );
+  return 'call';
 }

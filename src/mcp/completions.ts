@@ -2,7 +2,12 @@
 // (`ref/prompt`), a resource template variable (`ref/resource`, by its uriTemplate) or, as an
 // extension some clients send, a tool parameter (`ref/tool`). Case-insensitive prefix match, at
 // most 100 values, with `total` and `hasMore`. A reference the tree does not define is -32602.
+// A reference with a script provider (register.json `{name, path}`) is answered by running it live
+// when the project is there; otherwise, or when the run fails, from its precomputed answer.
 import { templateVariables } from '../tree/uri-template.js';
+import { type CompletionProvider, completionRunInput, parseCompletionOutput } from '../tree/completion-provider.js';
+import { decodeOutput } from '../script/tool-result.js';
+import { RequestCancelled } from './server-context.js';
 import type { CompletionTable } from '../tree/manifest.js';
 import { INVALID_PARAMS, RpcError } from './json-rpc.js';
 import type { ServerContext, RequestContext } from './server-context.js';
@@ -27,6 +32,9 @@ function resolveReference(
       if (typeof ref.name !== 'string')
         throw new RpcError(INVALID_PARAMS, 'completion/complete: a ref/prompt reference needs a "name"');
       const prompt = tree.promptsByName.get(ref.name);
+      // mcp-bash routes a provider's own name as a prompt reference, prompt or not.
+      if (!prompt && tree.extension?.completionProviders?.['ref/prompt']?.[ref.name])
+        return { kind: 'ref/prompt', key: ref.name, argumentNames: [] };
       if (!prompt)
         throw new RpcError(
           INVALID_PARAMS,
@@ -88,6 +96,57 @@ export async function readCompletionTable(server: ServerContext, tree: LoadedTre
   return {};
 }
 
+function providerFor(tree: LoadedTree, kind: ReferenceKind, key: string): CompletionProvider | undefined {
+  const provider = tree.extension?.completionProviders?.[kind]?.[key];
+  return isObject(provider) && typeof provider.script === 'string' ? provider : undefined;
+}
+
+/** The provider's own answer, or undefined (after logging why) when it could not give one. */
+async function runProvider(
+  server: ServerContext,
+  provider: CompletionProvider,
+  asked: { ref: JsonObject; argument: string; value: string; context: JsonObject },
+  request: RequestContext,
+): Promise<JsonObject | undefined> {
+  const input = completionRunInput({
+    name: typeof provider.name === 'string' ? provider.name : '',
+    ref: asked.ref,
+    argument: asked.argument,
+    value: asked.value,
+    contextArguments: asked.context,
+  });
+  const outcome = await server.live!.run({
+    scriptPath: provider.script,
+    phase: 'live',
+    args: input.args,
+    declaredOptions: [],
+    environment: input.environment,
+    toolsFolder: server.tree.extension?.toolsFolder,
+    ...(typeof provider.timeoutMs === 'number' ? { timeoutMs: provider.timeoutMs } : {}),
+    signal: request.signal,
+  });
+  if (request.signal.aborted) throw new RequestCancelled();
+  const failed = (why: string): undefined => {
+    server.logProblem(`completion/complete: ${provider.script} ${why}; answering from the tree instead`);
+    return undefined;
+  };
+  if ('problem' in outcome) return failed(outcome.problem);
+  const { run } = outcome;
+  if (run.failed || run.exitCode !== 0) {
+    const said = decodeOutput(run.stderr).text.trim().split('\n').slice(-1).join('');
+    return failed(`${run.failed ? run.message : `failed with exit code ${run.exitCode}`}${said ? `: ${said}` : ''}`);
+  }
+  const parsed = parseCompletionOutput(decodeOutput(run.stdout).text);
+  if ('problem' in parsed) return failed(parsed.problem);
+  return {
+    completion: {
+      values: parsed.values.slice(0, MAX_COMPLETION_VALUES),
+      total: parsed.values.length,
+      hasMore: parsed.hasMore || parsed.values.length > MAX_COMPLETION_VALUES,
+    },
+  };
+}
+
 /** Values starting with `prefix`, ignoring case, in the table's order. */
 export function matchCompletionValues(values: readonly unknown[], prefix: string): string[] {
   const wanted = prefix.toLowerCase();
@@ -97,7 +156,7 @@ export function matchCompletionValues(values: readonly unknown[], prefix: string
 export async function complete(
   server: ServerContext,
   params: JsonObject | undefined,
-  _request: RequestContext,
+  request: RequestContext,
 ): Promise<JsonObject> {
   const { tree } = server;
   const ref = params?.ref;
@@ -114,10 +173,16 @@ export async function complete(
   if (typeof typed !== 'string')
     throw new RpcError(INVALID_PARAMS, 'completion/complete params.argument.value must be a string');
   const { kind, key, argumentNames } = resolveReference(tree, ref);
+  const provider = providerFor(tree, kind, key);
+  if (provider && server.live) {
+    const context = isObject(params?.context) && isObject(params.context.arguments) ? params.context.arguments : {};
+    const live = await runProvider(server, provider, { ref, argument: argument.name, value: typed, context }, request);
+    if (live) return live;
+  }
   const table = await readCompletionTable(server, tree);
   const byReference = isObject(table[kind]) ? table[kind] : {};
   const byArgument = isObject(byReference[key]) ? byReference[key] : {};
-  if (!argumentNames.includes(argument.name) && !(argument.name in byArgument)) {
+  if (!provider && !argumentNames.includes(argument.name) && !(argument.name in byArgument)) {
     const known =
       argumentNames.length > 0 ? `; it has ${argumentNames.map((name) => `"${name}"`).join(', ')}` : '; it has none';
     throw new RpcError(INVALID_PARAMS, `completion/complete: ${key} has no argument "${argument.name}"${known}`);

@@ -17,6 +17,8 @@ export interface LiveRunRequest {
   toolsFolder?: string;
   /** A per-tool timeout from the tree; without one, the project's `limits.timeoutMs` applies. */
   timeoutMs?: number;
+  /** Variables set beside the base environment (a completion provider's MCP_COMPLETION_*). */
+  environment?: Record<string, string>;
   signal?: AbortSignal;
   onLogLine?: (line: LogLine) => void;
   /** The script's own `PROGRESS` lines, as they arrive. */

@@ -38,7 +38,11 @@ export function serverCapabilities(server: ServerContext, version: ProtocolVersi
     if (tree.prompts.length > 0) capabilities.prompts = {};
   }
   const completable =
-    dev || tree.prompts.length > 0 || tree.templates.length > 0 || tree.extension?.completions !== undefined;
+    dev ||
+    tree.prompts.length > 0 ||
+    tree.templates.length > 0 ||
+    tree.extension?.completions !== undefined ||
+    tree.extension?.completionProviders !== undefined;
   if (completable && knowsCompletionsCapability(version)) capabilities.completions = {};
   return capabilities;
 }

@@ -1,8 +1,9 @@
 // `prompts/list` and `prompts/get`: definitions from the manifest (paginated like tools/list), and
 // a prompt rendered from its stored file (`prompts/<name>.json`: a text template, or messages with
-// content blocks) by replacing `{{name}}` placeholders, after the arguments are checked against
+// content blocks) by rendering `{{name}}` placeholders and `{{#name}}…{{/name}}` sections, after the arguments are checked against
 // the stored JSON Schema.
 import { promptFilePath } from '../tree/manifest.js';
+import { renderPromptTemplate } from '../tree/prompt-template.js';
 import { INTERNAL_ERROR, INVALID_PARAMS, RpcError } from './json-rpc.js';
 import { listHandler } from './pagination.js';
 import { shapeContentBlock, shapePrompt } from './protocol-versions.js';
@@ -11,8 +12,6 @@ import type { ServerContext, RequestContext } from './server-context.js';
 import type { TreePrompt } from './loaded-tree.js';
 
 type JsonObject = Record<string, unknown>;
-
-const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}/g;
 
 function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -24,11 +23,6 @@ export const listPrompts = listHandler(
   (server) => server.tree.prompts,
   (prompt, version) => shapePrompt(prompt.definition, version),
 );
-
-/** Replaces each `{{name}}` with its value; a placeholder without a value becomes the empty string. */
-export function renderPromptTemplate(template: string, values: Record<string, string>): string {
-  return template.replace(PLACEHOLDER, (_whole, name: string) => values[name] ?? '');
-}
 
 /** Every string inside a stored message rendered (texts, an embedded resource's uri, …). */
 function renderDeep(value: unknown, values: Record<string, string>): unknown {

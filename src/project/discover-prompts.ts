@@ -1,15 +1,17 @@
-// Prompts from `prompts/`: a template file with `{{name}}` placeholders, or a `.json` file of
+// Prompts from `prompts/`: a template file with `{{name}}` placeholders and `{{#name}}…{{/name}}`
+// sections (tree/prompt-template.ts), or a `.json` file of
 // messages with content blocks (message-prompts.ts), and a `<file>.meta.json` sidecar (name,
 // title, description, role, arguments as a JSON Schema). A placeholder the arguments do not
 // declare is an error for that prompt only.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { readJsonSidecar } from './read-json-sidecar.js';
+import { readEitherSidecar } from './read-json-sidecar.js';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
 import type { PromptDefinition } from '../tree/manifest.js';
 import type { RegisterEntry } from './register-json.js';
 import { isMessagePromptFile, readMessagePrompt, stringsOf, type PromptMessage } from './message-prompts.js';
 import { readFailureReason, readProjectFile } from '../read-regular-file.js';
+import { parsePromptTemplate } from '../tree/prompt-template.js';
 
 /** What the tree stores for the bridge to render: one text template, or messages with content blocks. */
 export type PromptFile =
@@ -24,10 +26,14 @@ export interface ProjectPrompt {
 export interface PromptDiscovery {
   prompts: ProjectPrompt[];
   problems: { relativePath: string; message: string }[];
+  warnings: { relativePath: string; message: string }[];
 }
 
-const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_-]*)\s*\}\}/g;
-const PROMPT_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/**
+ * Prompt names may hold dots (`review.code`, as mcp-bash projects name them): only tool names
+ * need the client-safe `^[a-zA-Z0-9_-]{1,64}$`. No leading dot, so the stored file is never hidden.
+ */
+export const PROMPT_NAME = /^[a-zA-Z0-9_-][a-zA-Z0-9_.-]{0,63}$/;
 const promptMetaSchema = {
   type: 'object',
   properties: {
@@ -47,22 +53,18 @@ const promptMetaSchema = {
 };
 let validatePromptMeta: Validator | undefined;
 
-export function placeholdersOf(template: string): string[] {
-  return [...new Set([...template.matchAll(PLACEHOLDER)].map((match) => match[1]))];
-}
-
-async function readMeta(file: string): Promise<{ meta: Record<string, unknown>; problem?: string }> {
-  const candidates = [`${file}.meta.json`, `${file.replace(/\.[^./]+$/, '')}.meta.json`];
-  for (const candidate of [...new Set(candidates)]) {
-    const sidecar = await readJsonSidecar(
-      candidate,
-      path.basename(candidate),
-      () => (validatePromptMeta ??= compileValidator(promptMetaSchema, 'meta', { trusted: true })),
-    );
-    if (!sidecar.found) continue;
-    return 'problem' in sidecar ? { meta: {}, problem: sidecar.problem } : { meta: sidecar.meta };
-  }
-  return { meta: {} };
+async function readMeta(
+  file: string,
+  relativePath: string,
+): Promise<{ meta: Record<string, unknown>; problem?: string; notice?: string }> {
+  const sidecar = await readEitherSidecar(
+    file,
+    relativePath,
+    () => (validatePromptMeta ??= compileValidator(promptMetaSchema, 'meta', { trusted: true })),
+  );
+  const notice = sidecar.notice !== undefined ? { notice: sidecar.notice } : {};
+  if (!sidecar.found) return { meta: {}, ...notice };
+  return 'problem' in sidecar ? { meta: {}, problem: sidecar.problem, ...notice } : { meta: sidecar.meta, ...notice };
 }
 
 /**
@@ -75,12 +77,18 @@ export function createPrompt(
   meta: Record<string, unknown>,
 ): ProjectPrompt | string {
   if (!PROMPT_NAME.test(name))
-    return `prompt name "${name}" must match ^[a-zA-Z0-9_-]{1,64}$; set "name" in its .meta.json`;
+    return `prompt name "${name}" must match ${PROMPT_NAME.source} (letters, digits, _ - and dots, not first); set "name" in its .meta.json`;
   const schema = (meta.arguments as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} };
   const properties = (schema.properties as Record<string, { description?: string }> | undefined) ?? {};
   const required = (schema.required as string[] | undefined) ?? [];
   const texts = typeof template === 'string' ? [template] : stringsOf(template);
-  const unknown = [...new Set(texts.flatMap(placeholdersOf))].filter((placeholder) => !(placeholder in properties));
+  const used = new Set<string>();
+  for (const text of texts) {
+    const parsed = parsePromptTemplate(text);
+    if ('problem' in parsed) return `the template does not parse: ${parsed.problem}`;
+    for (const name of parsed.names) used.add(name);
+  }
+  const unknown = [...used].filter((placeholder) => !(placeholder in properties));
   if (unknown.length > 0) {
     return `the template uses {{${unknown.join('}}, {{')}}} but its arguments do not declare ${unknown.length > 1 ? 'them' : 'it'}; add ${unknown.length > 1 ? 'them' : 'it'} to "arguments" in the .meta.json`;
   }
@@ -109,6 +117,7 @@ export async function discoverPrompts(
 ): Promise<PromptDiscovery> {
   const prompts: ProjectPrompt[] = [];
   const problems: PromptDiscovery['problems'] = [];
+  const warnings: PromptDiscovery['warnings'] = [];
   let sources: { relativePath: string; meta?: Record<string, unknown> }[];
   if (registered) {
     sources = registered.map((entry) => ({ relativePath: entry.path!, meta: entry }));
@@ -117,7 +126,7 @@ export async function discoverPrompts(
     try {
       names = (await fs.readdir(promptsRoot)).sort();
     } catch {
-      return { prompts, problems };
+      return { prompts, problems, warnings };
     }
     sources = names
       .filter((name) => !name.startsWith('.') && !name.endsWith('.meta.json'))
@@ -135,7 +144,8 @@ export async function discoverPrompts(
       problems.push({ relativePath: source.relativePath, message: `cannot be read (${readFailureReason(error)})` });
       continue;
     }
-    const sidecar = await readMeta(file);
+    const sidecar = await readMeta(file, source.relativePath);
+    if (sidecar.notice) warnings.push({ relativePath: source.relativePath, message: sidecar.notice });
     if (sidecar.problem) {
       problems.push({ relativePath: source.relativePath, message: sidecar.problem });
       continue;
@@ -176,5 +186,5 @@ export async function discoverPrompts(
     seen.add(name);
     prompts.push(prompt);
   }
-  return { prompts, problems };
+  return { prompts, problems, warnings };
 }

@@ -1,6 +1,6 @@
 // Resource templates (003_*): `resources/*.meta.json` with a `uriTemplate` (and no `uri`), merged
-// with register.json entries (registered wins on a shared name). Invalid entries are skipped
-// with a warning that says why; they never stop the build.
+// with register.json entries (registered wins on a shared name). An invalid entry is skipped and
+// reported as a problem that says why (the build still writes the rest, and exits 1 so CI notices).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { ResourceTemplateDefinition } from '../tree/manifest.js';
@@ -19,29 +19,35 @@ export interface ProjectResourceTemplate {
 
 export interface TemplateDiscovery {
   templates: ProjectResourceTemplate[];
-  warnings: { relativePath: string; message: string }[];
+  /** Entries that were skipped (or lost their provider), each with why. */
+  problems: { relativePath: string; message: string }[];
 }
 
 function toTemplate(
-  meta: Record<string, unknown>,
+  entry: unknown,
   where: string,
-  warnings: TemplateDiscovery['warnings'],
+  problems: TemplateDiscovery['problems'],
 ): ProjectResourceTemplate | undefined {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
+    problems.push({ relativePath: where, message: 'must be an object with "name" and "uriTemplate"; skipped' });
+    return undefined;
+  }
+  const meta = entry as Record<string, unknown>;
   if (meta.uri !== undefined) {
-    warnings.push({
+    problems.push({
       relativePath: where,
       message: 'sets both "uri" and "uriTemplate"; skipped (a resource has one or the other)',
     });
     return undefined;
   }
   if (typeof meta.uriTemplate !== 'string' || typeof meta.name !== 'string' || meta.name === '') {
-    warnings.push({ relativePath: where, message: '"uriTemplate" and "name" must be non-empty strings; skipped' });
+    problems.push({ relativePath: where, message: '"uriTemplate" and "name" must be non-empty strings; skipped' });
     return undefined;
   }
   try {
     parseUriTemplate(meta.uriTemplate);
   } catch (error) {
-    warnings.push({ relativePath: where, message: `uriTemplate ${(error as Error).message}; skipped` });
+    problems.push({ relativePath: where, message: `uriTemplate ${(error as Error).message}; skipped` });
     return undefined;
   }
   const definition: ResourceTemplateDefinition = { uriTemplate: meta.uriTemplate, name: meta.name };
@@ -55,7 +61,7 @@ function toTemplate(
     provider = projectRelativePath(meta.provider);
     if (provider === undefined) {
       // The tree records the provider's path: an absolute one would publish where the project lives.
-      warnings.push({
+      problems.push({
         relativePath: where,
         message: `provider "${meta.provider}" is not a path inside the project (relative to its root, without ".."); the template is served without a provider`,
       });
@@ -80,7 +86,7 @@ export async function discoverResourceTemplates(
   resourceNames: ReadonlySet<string>,
   registered?: RegisterEntry[],
 ): Promise<TemplateDiscovery> {
-  const warnings: TemplateDiscovery['warnings'] = [];
+  const problems: TemplateDiscovery['problems'] = [];
   const byName = new Map<string, ProjectResourceTemplate>();
   let names: string[] = [];
   try {
@@ -98,10 +104,10 @@ export async function discoverResourceTemplates(
       continue; // A broken sidecar is reported with its resource.
     }
     if (!meta || typeof meta !== 'object' || (meta as Record<string, unknown>).uriTemplate === undefined) continue;
-    const template = toTemplate(meta as Record<string, unknown>, `resources/${name}`, warnings);
+    const template = toTemplate(meta as Record<string, unknown>, `resources/${name}`, problems);
     if (!template) continue;
     if (byName.has(template.definition.name)) {
-      warnings.push({
+      problems.push({
         relativePath: `resources/${name}`,
         message: `another template is already named "${template.definition.name}"; skipped`,
       });
@@ -109,14 +115,26 @@ export async function discoverResourceTemplates(
     }
     byName.set(template.definition.name, template);
   }
+  // Registered entries override discovered ones of the same name; among themselves the first wins.
+  const registeredNames = new Set<string>();
   for (const [index, entry] of (registered ?? []).entries()) {
-    const template = toTemplate(entry, `server.d/register.json resourceTemplates[${index}]`, warnings);
-    if (template) byName.set(template.definition.name, template);
+    const where = `server.d/register.json resourceTemplates[${index}]`;
+    const template = toTemplate(entry, where, problems);
+    if (!template) continue;
+    if (registeredNames.has(template.definition.name)) {
+      problems.push({
+        relativePath: where,
+        message: `an earlier entry is already named "${template.definition.name}"; skipped`,
+      });
+      continue;
+    }
+    registeredNames.add(template.definition.name);
+    byName.set(template.definition.name, template);
   }
   const templates: ProjectResourceTemplate[] = [];
   for (const template of byName.values()) {
     if (resourceNames.has(template.definition.name)) {
-      warnings.push({
+      problems.push({
         relativePath: template.definition.name,
         message: 'a resource already has this name; the template was skipped',
       });
@@ -127,5 +145,5 @@ export async function discoverResourceTemplates(
   templates.sort((left, right) =>
     left.definition.name < right.definition.name ? -1 : left.definition.name > right.definition.name ? 1 : 0,
   );
-  return { templates, warnings };
+  return { templates, problems };
 }

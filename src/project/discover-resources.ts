@@ -1,7 +1,8 @@
 // Files under `resources/` → resource definitions with their content, plus `.meta.json` sidecars
-// for name, title, description, uri and mimeType. Sidecars with `uriTemplate` are templates.
+// for name, title, description, uri and mimeType, named `<file>.meta.json` or, as mcp-bash names
+// them, `<name>.meta.json` (`foo.meta.json` for `foo.md`). Sidecars with `uriTemplate` are templates.
 import path from 'node:path';
-import { readJsonSidecar } from './read-json-sidecar.js';
+import { readEitherSidecar, sidecarCandidates } from './read-json-sidecar.js';
 import { walkFolder } from './walk-folder.js';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
 import type { RegisterEntry } from './register-json.js';
@@ -21,6 +22,8 @@ export interface ProjectResource {
 export interface ResourceDiscovery {
   resources: ProjectResource[];
   problems: { relativePath: string; message: string }[];
+  /** Worth saying, not failing the build: a sidecar ignored because another one wins. */
+  warnings: { relativePath: string; message: string }[];
 }
 
 const MAX_RESOURCE_DEPTH = 8;
@@ -46,14 +49,36 @@ export function defaultResourceUri(relativePath: string): string {
 async function readSidecar(
   file: string,
   relativePath: string,
-): Promise<{ meta?: Record<string, unknown>; problem?: string }> {
-  const sidecar = await readJsonSidecar(
-    `${file}.meta.json`,
-    `${relativePath}.meta.json`,
+  sharedStems: ReadonlySet<string>,
+): Promise<{ meta?: Record<string, unknown>; problem?: string; notice?: string }> {
+  const sidecar = await readEitherSidecar(
+    file,
+    relativePath,
     () => (validateSidecar ??= compileValidator(sidecarSchema, 'meta', { trusted: true })),
+    (meta) => {
+      // A stem file with a uriTemplate declares a template, not this file's metadata.
+      if (meta.uriTemplate !== undefined) return '';
+      if (sharedStems.has(sidecarCandidates(file).stem!))
+        return `${sidecarCandidates(relativePath).stem} would describe every file named like it; it is ignored for ${relativePath} (name it ${relativePath}.meta.json)`;
+      return undefined;
+    },
   );
-  if (!sidecar.found) return {};
-  return 'problem' in sidecar ? { problem: sidecar.problem } : { meta: sidecar.meta };
+  const notice = sidecar.notice !== undefined ? { notice: sidecar.notice } : {};
+  if (!sidecar.found) return notice;
+  return 'problem' in sidecar ? { problem: sidecar.problem, ...notice } : { meta: sidecar.meta, ...notice };
+}
+
+/** mcp-bash-style sidecar paths (`<folder>/<stem>.meta.json`) that more than one file would claim. */
+function findSharedStems(files: readonly { file: string }[]): Set<string> {
+  const seen = new Set<string>();
+  const shared = new Set<string>();
+  for (const { file } of files) {
+    const { stem } = sidecarCandidates(file);
+    if (stem === undefined) continue;
+    if (seen.has(stem)) shared.add(stem);
+    seen.add(stem);
+  }
+  return shared;
 }
 
 /** One resource file with its metadata; `meta` fields win over what the content suggests. */
@@ -102,6 +127,7 @@ export async function discoverResources(
 ): Promise<ResourceDiscovery> {
   const resources: ProjectResource[] = [];
   const problems: ResourceDiscovery['problems'] = [];
+  const warnings: ResourceDiscovery['warnings'] = [];
   if (registered) {
     for (const entry of registered) {
       const loaded = await loadResource(path.join(resourcesRoot, entry.path!), entry.path!, entry, projectRoot);
@@ -112,7 +138,7 @@ export async function discoverResources(
         });
       else resources.push(loaded);
     }
-    return { resources, problems };
+    return { resources, problems, warnings };
   }
 
   const { files, notices } = await walkFolder(resourcesRoot, {
@@ -120,8 +146,10 @@ export async function discoverResources(
     tooDeepMessage: `is deeper than ${MAX_RESOURCE_DEPTH} levels; skipped`,
   });
   problems.push(...notices);
+  const sharedStems = findSharedStems(files);
   for (const { file, relativePath } of files) {
-    const { meta, problem } = await readSidecar(file, relativePath);
+    const { meta, problem, notice } = await readSidecar(file, relativePath, sharedStems);
+    if (notice) warnings.push({ relativePath, message: notice });
     if (problem) {
       problems.push({ relativePath, message: problem });
       continue;
@@ -131,5 +159,5 @@ export async function discoverResources(
     if ('problem' in loaded) problems.push({ relativePath, message: loaded.problem });
     else resources.push(loaded);
   }
-  return { resources, problems };
+  return { resources, problems, warnings };
 }

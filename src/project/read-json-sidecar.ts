@@ -33,3 +33,40 @@ export async function readJsonSidecar(
   if (problems.length > 0) return { found: true, problem: problems.join('; ') };
   return { found: true, meta: meta as Record<string, unknown> };
 }
+
+/** The two sidecar namings, ours first: `<file>.meta.json`, and mcp-bash's `<name>.meta.json` (the file without its extension). */
+export function sidecarCandidates(file: string): { own: string; stem?: string } {
+  const stem = file.replace(/(?<=[^/\\])\.[^./\\]+$/, '');
+  return { own: `${file}.meta.json`, ...(stem !== file ? { stem: `${stem}.meta.json` } : {}) };
+}
+
+export type EitherSidecarResult = SidecarResult & { notice?: string };
+
+/**
+ * Reads a file's sidecar under either naming. When both exist, `<file>.meta.json` wins (it names
+ * exactly one file) and `notice` says the other was ignored. `useStem` may refuse the stem file
+ * (a template declaration, or a stem several files share): `notice` then says why, when it is worth saying.
+ */
+export async function readEitherSidecar(
+  file: string,
+  displayFile: string,
+  validate: () => Validator,
+  useStem: (meta: Record<string, unknown>) => string | undefined = () => undefined,
+): Promise<EitherSidecarResult> {
+  const { own, stem } = sidecarCandidates(file);
+  const ownResult = await readJsonSidecar(own, `${displayFile}.meta.json`, validate);
+  if (!stem) return ownResult;
+  const stemDisplay = `${sidecarCandidates(displayFile).stem}`;
+  const stemResult = await readJsonSidecar(stem, stemDisplay, () => () => []);
+  if (!stemResult.found) return ownResult;
+  if ('meta' in stemResult) {
+    const refusal = useStem(stemResult.meta);
+    if (refusal !== undefined) return refusal === '' ? ownResult : { ...ownResult, notice: refusal };
+  }
+  if (ownResult.found)
+    return {
+      ...ownResult,
+      notice: `has two sidecars, ${displayFile}.meta.json and ${stemDisplay}; ${displayFile}.meta.json is used and ${stemDisplay} is ignored (merge them into one)`,
+    };
+  return readJsonSidecar(stem, stemDisplay, validate);
+}

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { compileValidator, type Validator } from '../tree/json-validator.js';
 import { StaticMcpError } from '../staticmcp-error.js';
 import { readFailureReason, readRegularFile } from '../read-regular-file.js';
+import { PROMPT_NAME } from './discover-prompts.js';
 
 export const REGISTER_FILE = 'server.d/register.json';
 export const MAX_REGISTER_BYTES = 1024 * 1024;
@@ -50,25 +51,12 @@ const entrySchemas: Record<RegisterKind, object> = {
       mimeType: { type: 'string' },
     },
   },
-  resourceTemplates: {
-    type: 'object',
-    required: ['name', 'uriTemplate'],
-    properties: {
-      name: { type: 'string', minLength: 1 },
-      uriTemplate: { type: 'string', minLength: 1 },
-      title: { type: 'string' },
-      description: { type: 'string' },
-      mimeType: { type: 'string' },
-      provider: RELATIVE_PATH,
-      values: { type: 'object' },
-    },
-    not: { required: ['uri'] },
-  },
+  resourceTemplates: {},
   prompts: {
     type: 'object',
     required: ['name', 'path'],
     properties: {
-      name: NAME,
+      name: { type: 'string', pattern: PROMPT_NAME.source },
       path: RELATIVE_PATH,
       title: { type: 'string' },
       description: { type: 'string' },
@@ -76,32 +64,49 @@ const entrySchemas: Record<RegisterKind, object> = {
       role: { enum: ['user', 'assistant'] },
     },
   },
+  // Two shapes: a static list `{ref, argument, values}`, or mcp-bash's script-backed provider
+  // `{name, path, timeoutSecs?}` (a script under the project root that computes completions for
+  // the prompt, resource template or tool of that name).
   completions: {
-    type: 'object',
-    required: ['ref', 'argument', 'values'],
-    properties: {
-      ref: {
-        oneOf: [
-          {
-            type: 'object',
-            required: ['type', 'name'],
-            properties: { type: { const: 'ref/prompt' }, name: { type: 'string' } },
+    oneOf: [
+      {
+        type: 'object',
+        required: ['ref', 'argument', 'values'],
+        properties: {
+          ref: {
+            oneOf: [
+              {
+                type: 'object',
+                required: ['type', 'name'],
+                properties: { type: { const: 'ref/prompt' }, name: { type: 'string' } },
+              },
+              {
+                type: 'object',
+                required: ['type', 'uri'],
+                properties: { type: { const: 'ref/resource' }, uri: { type: 'string' } },
+              },
+              {
+                type: 'object',
+                required: ['type', 'name'],
+                properties: { type: { const: 'ref/tool' }, name: { type: 'string' } },
+              },
+            ],
           },
-          {
-            type: 'object',
-            required: ['type', 'uri'],
-            properties: { type: { const: 'ref/resource' }, uri: { type: 'string' } },
-          },
-          {
-            type: 'object',
-            required: ['type', 'name'],
-            properties: { type: { const: 'ref/tool' }, name: { type: 'string' } },
-          },
-        ],
+          argument: { type: 'string', minLength: 1 },
+          values: { type: 'array', items: { type: 'string' } },
+        },
       },
-      argument: { type: 'string', minLength: 1 },
-      values: { type: 'array', items: { type: 'string' } },
-    },
+      {
+        type: 'object',
+        required: ['name', 'path'],
+        properties: {
+          name: { type: 'string', minLength: 1 },
+          path: RELATIVE_PATH,
+          timeoutSecs: { type: 'number', exclusiveMinimum: 0, maximum: 300 },
+        },
+        not: { anyOf: [{ required: ['ref'] }, { required: ['values'] }] },
+      },
+    ],
   },
 };
 const validators = new Map<RegisterKind, Validator>();
@@ -111,7 +116,7 @@ const PATH_BASES: Partial<Record<RegisterKind, string>> = {
   tools: 'tools',
   resources: 'resources',
   prompts: 'prompts',
-  resourceTemplates: '.',
+  completions: '.',
 };
 
 function fail(
@@ -122,6 +127,9 @@ function fail(
 }
 
 function checkEntries(kind: RegisterKind, entries: unknown[], projectRoot: string): RegisterEntry[] {
+  // 003_* skips an invalid template with a warning instead of refusing the file: the template
+  // reader checks each entry and reports the ones it skips (discover-resource-templates.ts).
+  if (kind === 'resourceTemplates') return entries as RegisterEntry[];
   let validate = validators.get(kind);
   if (!validate) {
     validate = compileValidator(entrySchemas[kind], 'entry', { trusted: true });
@@ -132,9 +140,9 @@ function checkEntries(kind: RegisterKind, entries: unknown[], projectRoot: strin
     const problems = validate!(entry);
     if (problems.length > 0) fail(`${kind}[${index}]: ${problems.join('; ')}`);
     const record = entry as RegisterEntry;
-    const identity = kind === 'completions' ? JSON.stringify([record.ref, record.argument]) : String(record.name);
-    if (seen.has(identity))
-      fail(`${kind}[${index}]: duplicate ${kind === 'completions' ? 'completion' : `name "${record.name}"`}`);
+    const isList = kind === 'completions' && record.ref !== undefined;
+    const identity = isList ? JSON.stringify([record.ref, record.argument]) : String(record.name);
+    if (seen.has(identity)) fail(`${kind}[${index}]: duplicate ${isList ? 'completion' : `name "${record.name}"`}`);
     seen.add(identity);
     for (const key of ['path', 'provider'] as const) {
       const value = record[key];

@@ -39,7 +39,7 @@ const MIME_TYPE = /^[^/\s]+\/[^/\s]+$/;
 const URI = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 /** A string with a `{{name}}` placeholder (a prompt message before rendering): its format is checked once rendered, by the client. */
-const PLACEHOLDER = /\{\{\s*[A-Za-z_][A-Za-z0-9_-]*\s*\}\}/;
+const PLACEHOLDER = /\{\{\s*[#^/]?\s*[A-Za-z_][A-Za-z0-9_-]*\s*\}\}/;
 let placeholdersAllowed = false;
 function isTemplated(value: unknown): boolean {
   return placeholdersAllowed && typeof value === 'string' && PLACEHOLDER.test(value);

@@ -1,6 +1,6 @@
 // Keys of precomputed calls: which file inside a tree answers `tools/call` for given arguments.
 // The build writes at these paths and the bridge looks them up with the same functions.
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson, sameJson } from './canonical-json.js';
 import { encodeKeySegment } from './encode-filename.js';
 
 /** Renders one argument value as the text that gets encoded into a key segment. */
@@ -39,4 +39,41 @@ export function applyDefaults(
     }
   }
   return withDefaults;
+}
+
+/**
+ * The keys other StaticMCP bridges compute for this call when the client leaves out optional
+ * arguments that hold their default (they key on the arguments as sent: `greet {}` →
+ * `tools/greet.json`): one per non-empty subset of those parameters left out (`every`), or only
+ * the one with all of them left out. Never the full key itself. Keys are in declaration order.
+ */
+export function omittedDefaultCallFilePaths(
+  toolName: string,
+  parameterOrder: readonly string[],
+  inputSchema: { properties?: Record<string, unknown>; required?: readonly string[] } | undefined,
+  args: Record<string, unknown>,
+  every: boolean,
+): string[] {
+  const required = new Set(inputSchema?.required ?? []);
+  const defaulted = parameterOrder.filter((name) => {
+    const property = inputSchema?.properties?.[name] as { default?: unknown } | undefined;
+    return (
+      !required.has(name) &&
+      property !== undefined &&
+      'default' in property &&
+      args[name] !== undefined &&
+      sameJson(args[name], property.default)
+    );
+  });
+  if (defaulted.length === 0) return [];
+  const subsets: string[][] = [];
+  if (every) {
+    for (let mask = 1; mask < 1 << defaulted.length; mask++)
+      subsets.push(defaulted.filter((_name, index) => (mask & (1 << index)) !== 0));
+  } else subsets.push(defaulted);
+  const paths = subsets.map((left) => {
+    const kept = parameterOrder.filter((name) => !left.includes(name));
+    return callFilePath(toolName, kept, args);
+  });
+  return [...new Set(paths)];
 }

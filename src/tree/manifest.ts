@@ -1,5 +1,6 @@
 // The shape of `mcp.json` in our StaticMCP profile, and the names of our extension inside it.
 // Other generators' manifests are read through the same types, with every extra field optional.
+import type { CompletionProviders } from './completion-provider.js';
 
 /** Bumped when the layout of trees we write changes in a way readers must know about. */
 export const PROFILE_VERSION = 1;
@@ -90,6 +91,8 @@ export interface ManifestExtension {
   templateProviders?: Record<string, string>;
   /** Tree-relative path of the completion table (`completions.json`), when there is one. */
   completions?: string;
+  /** Script-backed completion providers, run live by a bridge with the project (completion-provider.ts). */
+  completionProviders?: CompletionProviders;
   /**
    * The tools folder relative to the project root, `/`-separated (`''` = the project root itself),
    * for MCPD_CONFIG_COMMANDS_ROOT_DIRECTORY on live runs; written only when it is not `tools`.

@@ -11,3 +11,25 @@ export function resourceFilePath(uri: string): string {
   const last = segments.pop()!;
   return ['resources', ...segments, `${last}.json`].join('/');
 }
+
+/** A segment a static host serves as it is: URL-unreserved characters only, never `.` or `..`. */
+const PLAIN_SEGMENT = /^[A-Za-z0-9._~-]+$/;
+
+/**
+ * Where the standard's file naming (§2: drop `scheme://`, `/` is a folder, keep simple URIs as is)
+ * and the reference bridges (sse_bridge's `uri_to_path`) look for a resource:
+ * `resource://changelog.md` → `resources/changelog.md.json`. Undefined when the URI has a segment
+ * that is not plain, or when that path is the encoded one anyway.
+ */
+export function rawResourceFilePath(uri: string): string | undefined {
+  const schemeEnd = uri.indexOf('://');
+  if (schemeEnd < 0) return undefined;
+  const segments = uri
+    .slice(schemeEnd + 3)
+    .replace(/^\/+/, '')
+    .split('/');
+  if (!segments.every((segment) => PLAIN_SEGMENT.test(segment) && segment !== '.' && segment !== '..'))
+    return undefined;
+  const raw = `resources/${segments.join('/')}.json`;
+  return raw === resourceFilePath(uri) ? undefined : raw;
+}

@@ -400,7 +400,7 @@ describe('the report and the command line', () => {
       failures: [{ path: 'tools/help-not-json', message: expect.stringContaining('is not JSON') }],
       warnings: [],
       resources: 2,
-      files: 12, // mcp.json, index.html, _headers, .nojekyll, .assetsignore, _routes.json, _worker.js, completions.json, a.md, 3 divide answers
+      files: 13, // mcp.json, index.html, _headers, .nojekyll, .assetsignore, _routes.json, _worker.js, completions.json, a_md and its raw-name copy a.md, 3 divide answers
       contentHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       durationMs: expect.any(Number),
     });

@@ -278,7 +278,7 @@ describe('prompts', () => {
 });
 
 describe('resource templates and Markdown resources', () => {
-  it('precomputes template instances from a provider, and skips a template without a variable or with both uri and uriTemplate', async () => {
+  it('precomputes template instances from a provider, and skips (and reports) a template without a variable or with both uri and uriTemplate', async () => {
     const project = await makeProject({
       tools: { 'p/echo': 'echo-value' },
       files: {
@@ -295,8 +295,9 @@ describe('resource templates and Markdown resources', () => {
       },
     });
     const { code, report } = await buildJson(project);
-    expect(code).toBe(0);
-    expect(report.warnings).toEqual(
+    // 003_*: an invalid template is skipped, the rest is built, and the exit code tells CI.
+    expect(code).toBe(1);
+    expect(report.failures).toEqual(
       expect.arrayContaining([
         { path: 'resources/static.meta.json', message: expect.stringContaining('has no {variable}') },
         { path: 'resources/both.meta.json', message: expect.stringContaining('sets both "uri" and "uriTemplate"') },

@@ -87,6 +87,7 @@ export class LiveProject implements LiveRunner {
         toolName: request.toolName,
       });
       if (request.args) addOptionVariables(env, request.declaredOptions ?? [], request.args);
+      Object.assign(env, request.environment);
       // Tells the script it may ask the client questions on this descriptor (live tool calls only).
       if (request.onClientLine) env.STATICMCP_CLIENT_FD = String(CLIENT_CHANNEL_FD);
       const run = await runScript({
