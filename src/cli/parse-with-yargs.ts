@@ -4,21 +4,24 @@
 // same arguments through runCommand. Exit codes: 0 ok, 1 something failed, 2 bad usage.
 import yargs from 'yargs';
 import { packageInfo } from '../version.js';
-import { COMMAND_NAMES, loadAllCommands } from './command-list.js';
-import { EXIT_USAGE, helpHint, printUsageError, runCommand, UsageError } from './command-spec.js';
+import { loadAllCommands } from './command-list.js';
+import { type CommandSpec, EXIT_USAGE, helpHint, printUsageError, runCommand, UsageError } from './command-spec.js';
 
 /** Help is printed for this many columns at most (and exactly this many off a terminal, so it is stable). */
 const HELP_COLUMNS = 100;
 
-export async function parseWithYargs(argv: string[]): Promise<number> {
-  const commandName = COMMAND_NAMES.includes(argv[0] ?? '') ? argv[0] : undefined;
+/** Parses and runs a command line; `commands` defaults to every command (tests pass their own). */
+export async function parseWithYargs(argv: string[], commands?: readonly CommandSpec[]): Promise<number> {
+  const specs = commands ?? (await loadAllCommands());
+  const names = specs.map((spec) => spec.name);
+  const commandName = names.includes(argv[0] ?? '') ? argv[0] : undefined;
   let exitCode = 0;
   const parser = yargs(argv)
     .scriptName('staticmcp')
     .usage('$0 <command> [options]\n\nBuild a folder of scripts into a StaticMCP tree, and serve it over MCP.')
     .strict()
     .exitProcess(false)
-    .demandCommand(1, `Give a command: ${COMMAND_NAMES.join(', ')} (see --help).`)
+    .demandCommand(1, `Give a command: ${names.join(', ')} (see --help).`)
     .version(packageInfo().version)
     .help()
     .alias('h', 'help')
@@ -32,7 +35,7 @@ export async function parseWithYargs(argv: string[]): Promise<number> {
       );
     })
     .wrap(Math.min(HELP_COLUMNS, process.stdout.columns ?? HELP_COLUMNS));
-  for (const spec of await loadAllCommands()) {
+  for (const spec of specs) {
     const { positional } = spec;
     parser.command(
       `${spec.name} [${positional.name}]`,

@@ -8,6 +8,7 @@ import type { CheckReport, TreeProblem } from '../../check/check-tree.js';
 import type { TreeSource } from '../../mcp/tree-source.js';
 import type { ProjectConfig } from '../../project/config.js';
 import { defineCommand } from '../command-spec.js';
+import { commandLine } from '../invocation.js';
 import { printError } from '../print-error.js';
 
 export const command = defineCommand({
@@ -62,7 +63,7 @@ async function findTreeFolder(given: string): Promise<{ root: string; project?: 
   throw new StaticMcpError(
     'CHECK_NO_TREE',
     `${given} holds no mcp.json (nor ${path.relative(folder, output)}/mcp.json), so it is not a StaticMCP tree`,
-    `run staticmcp build ${given} first, or point staticmcp check at a tree folder or URL`,
+    `run ${commandLine(['build', given])} first, or point staticmcp check at a tree folder or URL`,
   );
 }
 

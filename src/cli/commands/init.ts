@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StaticMcpError } from '../../staticmcp-error.js';
 import { defineCommand } from '../command-spec.js';
+import { commandLine } from '../invocation.js';
 import { printError } from '../print-error.js';
 
 const TEMPLATE_ROOT = fileURLToPath(new URL('../../../templates/project', import.meta.url));
@@ -55,13 +56,13 @@ async function runInitCommand(folder: string): Promise<number> {
       throw new StaticMcpError(
         'INIT_NOT_EMPTY',
         `${folder} is not empty; init never overwrites files`,
-        'Run it with a new folder name: staticmcp init my-server',
+        `Run it with a new folder name: ${commandLine(['init', 'my-server'])}`,
       );
     }
     const written = await copyFolder(TEMPLATE_ROOT, target);
     const relative = path.relative(process.cwd(), target) || '.';
     process.stderr.write(
-      `staticmcp: created ${written.length} files in ${relative}\n  next: staticmcp build ${relative} && staticmcp serve ${relative}\n` +
+      `staticmcp: created ${written.length} files in ${relative}\n  next: ${commandLine(['build', relative])} && ${commandLine(['serve', relative])}\n` +
         `  to deploy: see ${path.join(relative, 'deploy', 'README.md')} (delete the deploy files of hosts you do not use)\n`,
     );
     return 0;

@@ -6,6 +6,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { type CommandArguments, defineCommand, type OptionSpec, UsageError } from '../command-spec.js';
+import { commandLine } from '../invocation.js';
 
 const DEFAULT_PORT = 8080;
 const DEFAULT_HOST = '127.0.0.1';
@@ -132,7 +133,7 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
       if (!(await isFile(path.join(output, 'mcp.json')))) {
         throw new UsageError(
           `${sourceArgument} is neither a tree (no mcp.json) nor a built project (no ${path.relative(given, output) || '.'}/mcp.json)`,
-          `run staticmcp build ${sourceArgument} first, or point serve at a tree folder or URL`,
+          `run ${commandLine(['build', sourceArgument])} first, or point serve at a tree folder or URL`,
         );
       }
       treeRoot = output;
@@ -184,21 +185,14 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
   }
 }
 
-/** A word safe in a POSIX shell as it is, or the word in single quotes. */
-function quoteForShell(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
-}
-
 /**
  * The one line `serve` prints on a terminal: what it is waiting for, and a command line that
  * starts this same server, for a client's configuration (absolute paths, so it works from anywhere).
  */
 export function describeWaiting(source: string, isUrl: boolean, live: string | undefined): string {
-  const entry = path.resolve(process.argv[1] ?? 'staticmcp');
-  const launcher = path.basename(entry) === 'staticmcp' ? [entry] : ['node', entry];
-  const words = [...launcher, 'serve', isUrl ? source : path.resolve(source)];
+  const words = ['serve', isUrl ? source : path.resolve(source)];
   if (live !== undefined) words.push('--live', path.resolve(live));
-  const commandLine = words.map(quoteForShell).join(' ');
+  const line = commandLine(words, { absolute: true });
   const name = (isUrl ? 'staticmcp' : path.basename(path.resolve(source))).replace(/[^\w-]/g, '-') || 'staticmcp';
-  return `staticmcp serve: an MCP server is waiting for a client on stdin (typing here does nothing; Ctrl-C ends it). Let a client start it with: ${commandLine} (Claude Code: claude mcp add ${name} -- ${commandLine}; try it: npx @modelcontextprotocol/inspector ${commandLine}), or add --http to serve it at http://${DEFAULT_HOST}:${DEFAULT_PORT}/mcp`;
+  return `staticmcp serve: an MCP server is waiting for a client on stdin (typing here does nothing; Ctrl-C ends it). Let a client start it with: ${line} (Claude Code: claude mcp add ${name} -- ${line}; try it: npx @modelcontextprotocol/inspector ${line}), or add --http to serve it at http://${DEFAULT_HOST}:${DEFAULT_PORT}/mcp`;
 }
