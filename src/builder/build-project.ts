@@ -96,7 +96,9 @@ function toolNamesOf(plans: readonly ToolPlan[], scripts: readonly DiscoveredScr
   const planned = new Set(plans.map((plan) => plan.script.relativePath));
   return [
     ...plans.map((plan) => plan.name),
-    ...scripts.filter((script) => !planned.has(script.relativePath)).map((script) => deriveToolName(script.relativePath)),
+    ...scripts
+      .filter((script) => !planned.has(script.relativePath))
+      .map((script) => deriveToolName(script.relativePath)),
   ];
 }
 

@@ -19,7 +19,7 @@ export function parseFast(spec: CommandSpec, argv: readonly string[]): FastParse
   for (const [name, option] of Object.entries(spec.options)) {
     options[name] = { type: option.type === 'boolean' ? 'boolean' : 'string', multiple: true };
   }
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
   } catch {

@@ -41,10 +41,18 @@ export async function parseWithYargs(argv: string[], commands?: readonly Command
       `${spec.name} [${positional.name}]`,
       spec.describe,
       (command) => {
-        command.positional(positional.name, { type: 'string', describe: positional.describe, default: positional.default });
+        command.positional(positional.name, {
+          type: 'string',
+          describe: positional.describe,
+          default: positional.default,
+        });
         for (const [name, option] of Object.entries(spec.options)) {
           // requiresArg: `--out` with nothing after it is an error, never an empty folder name.
-          command.option(name, { type: option.type, describe: option.describe, requiresArg: option.type !== 'boolean' });
+          command.option(name, {
+            type: option.type,
+            describe: option.describe,
+            requiresArg: option.type !== 'boolean',
+          });
         }
         return command;
       },

@@ -35,7 +35,10 @@ describe('one declaration, two parsers', () => {
     ['build', ['my-server', '--out', 'site', '--concurrency', '4', '--force', '--json']],
     ['build', ['--tools', './scripts']],
     ['build', ['--out=site', 'p', '--out', 'last']],
-    ['serve', ['tree', '--http', '--port', '0', '--host', '::1', '--allowed-host', 'a.lan', '--allowed-host', 'b.lan:81']],
+    [
+      'serve',
+      ['tree', '--http', '--port', '0', '--host', '::1', '--allowed-host', 'a.lan', '--allowed-host', 'b.lan:81'],
+    ],
     ['serve', ['--live', 'project', '--live-concurrency', '3']],
     ['serve', ['https://example.com/', '--fetch-deadline-ms', '500']],
     ['dev', ['project', '--debounce-ms', '10', '--concurrency', '2']],
@@ -75,7 +78,9 @@ describe('usage errors', () => {
     const { code, stdout, stderr } = await runCli([name, '--bogus']);
     expect(code).toBe(2);
     expect(stdout).toBe('');
-    expect(stderr).toBe(`staticmcp: Unknown argument: bogus\n  what to do: run staticmcp ${name} --help for its options\n`);
+    expect(stderr).toBe(
+      `staticmcp: Unknown argument: bogus\n  what to do: run staticmcp ${name} --help for its options\n`,
+    );
   });
 
   it('no command, an unknown one, and --version', async () => {
@@ -120,7 +125,9 @@ describe('what the CLI suggests exists', () => {
       const spec = commands.get(name)!;
       for (const [flag] of rest.matchAll(/--[a-z][a-z-]*/g)) {
         flagsSeen += 1;
-        expect(['--help', '--version', ...Object.keys(spec.options).map((option) => `--${option}`)], whole).toContain(flag);
+        expect(['--help', '--version', ...Object.keys(spec.options).map((option) => `--${option}`)], whole).toContain(
+          flag,
+        );
       }
     }
     expect(flagsSeen).toBeGreaterThan(3);
@@ -143,7 +150,9 @@ describe('serve on a terminal', () => {
     });
     const lines = onTerminal.stdout.split(/\r?\n/).filter((line) => line.startsWith('staticmcp serve:'));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/an MCP server is waiting for a client on stdin .*Let a client start it with: node \S+ serve \S+/);
+    expect(lines[0]).toMatch(
+      /an MCP server is waiting for a client on stdin .*Let a client start it with: node \S+ serve \S+/,
+    );
 
     // The command line it printed, run by a shell as a client would, answers MCP.
     const printed = /start it with: (.*?) \(Claude Code/.exec(lines[0])![1];
@@ -155,7 +164,10 @@ describe('serve on a terminal', () => {
       timeout: 30_000,
     });
     expect(client.status, client.stderr).toBe(0);
-    const answers = client.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const answers = client.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(answers[1]).toMatchObject({ id: 2, result: { tools: [{ name: 'ok' }] } });
     expect(client.stderr).not.toContain('waiting for a client');
   });

@@ -114,7 +114,13 @@ describe('staticmcp.schema.json', () => {
   it('holds the defaults the commands use, and ships in the package', () => {
     const limits = schema.properties.limits.properties as Record<string, { default?: unknown }>;
     const { liveConcurrency, ...fixed } = defaultLimits();
-    expect(Object.fromEntries(Object.entries(limits).filter(([, value]) => 'default' in value).map(([key, value]) => [key, value.default]))).toEqual(fixed);
+    expect(
+      Object.fromEntries(
+        Object.entries(limits)
+          .filter(([, value]) => 'default' in value)
+          .map(([key, value]) => [key, value.default]),
+      ),
+    ).toEqual(fixed);
     expect(liveConcurrency).toBeGreaterThanOrEqual(8);
     expect(fixed.maxCacheBytes).toBe(256 * 1024 * 1024);
     expect(schema.properties.cache.properties.ttlSeconds).toMatchObject({

@@ -18,7 +18,11 @@ describe('staticmcp init', () => {
     // The "next:" hint is a command line that works as printed (from where init ran).
     const next = /next: (.*)\n/.exec(init.stderr)?.[1];
     expect(next).toMatch(/ build .*my-server && .* serve .*my-server$/);
-    const hinted = spawnSync('sh', ['-c', next!], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    const hinted = spawnSync('sh', ['-c', next!], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      encoding: 'utf8',
+    });
     expect(hinted.status, hinted.stderr).toBe(0);
     expect(await readJson(path.join(project, 'dist/mcp.json'))).toMatchObject({ serverInfo: { name: 'my-server' } });
     expect((await fs.stat(path.join(project, 'tools/hello'))).mode & 0o111).not.toBe(0);

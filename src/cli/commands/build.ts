@@ -8,20 +8,14 @@ import type { BuildEvent, BuildReport, ToolReport } from '../../builder/build-re
 import { printError } from '../print-error.js';
 import { StaticMcpError } from '../../staticmcp-error.js';
 import { defineCommand } from '../command-spec.js';
-import { checkConcurrency } from '../option-checks.js';
+import { BUILD_OPTIONS } from '../build-options.js';
 
 export const command = defineCommand({
   name: 'build',
   describe: "run the project's scripts and write the StaticMCP tree",
   positional: { name: 'project', describe: 'project folder (holds tools/, resources/, staticmcp.json)', default: '.' },
   options: {
-    out: { type: 'string', describe: 'output folder (default: "out" in staticmcp.json, else <project>/dist)' },
-    tools: { type: 'string', describe: 'a bare folder of scripts to use instead of <project>/tools' },
-    concurrency: {
-      type: 'number',
-      describe: 'scripts run at once (default: number of cores)',
-      check: checkConcurrency,
-    },
+    ...BUILD_OPTIONS,
     force: { type: 'boolean', describe: 'ignore the build cache and run every script again' },
     json: { type: 'boolean', describe: 'print a machine-readable report on stdout' },
   },

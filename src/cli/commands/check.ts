@@ -16,7 +16,7 @@ export const command = defineCommand({
   describe: "validate a tree (ours or another generator's, a folder or a URL) and report what is wrong",
   positional: {
     name: 'source',
-    describe: "tree folder, project folder (checks its tree and its staticmcp.json), or http(s) URL of a deployed tree",
+    describe: 'tree folder, project folder (checks its tree and its staticmcp.json), or http(s) URL of a deployed tree',
     default: '.',
   },
   options: {
@@ -143,7 +143,7 @@ function printHuman(name: string, report: CheckReport): void {
 }
 
 async function runCheckCommand(options: CheckOptions): Promise<number> {
-  let opened;
+  let opened: OpenedSource;
   try {
     opened = await openSource(options.source);
   } catch (error) {

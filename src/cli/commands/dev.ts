@@ -9,7 +9,7 @@ import type { BuildReport } from '../../builder/build-report.js';
 import type { RunningBridge } from '../../serve/start-bridge.js';
 import { StaticMcpError } from '../../staticmcp-error.js';
 import { type CommandArguments, defineCommand, type OptionSpec, UsageError } from '../command-spec.js';
-import { checkConcurrency } from '../option-checks.js';
+import { BUILD_OPTIONS } from '../build-options.js';
 import { isNoise, watchProject } from '../watch-project.js';
 
 /** Quiet time after the last change before a rebuild starts: editors write a file in several steps. */
@@ -58,13 +58,7 @@ function outputMatcher(projectRoot: string, outDir: string): (relativePath: stri
 }
 
 const options = {
-  out: { type: 'string', describe: 'output folder (default: "out" in staticmcp.json, else <project>/dist)' },
-  tools: { type: 'string', describe: 'a bare folder of scripts to use instead of <project>/tools' },
-  concurrency: {
-    type: 'number',
-    describe: 'scripts run at once while building (default: number of cores)',
-    check: checkConcurrency,
-  },
+  ...BUILD_OPTIONS,
   'debounce-ms': {
     type: 'number',
     describe: `quiet time after a change before rebuilding (default: ${DEFAULT_DEBOUNCE_MS})`,

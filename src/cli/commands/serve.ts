@@ -7,6 +7,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { type CommandArguments, defineCommand, type OptionSpec, UsageError } from '../command-spec.js';
 import { commandLine } from '../invocation.js';
+import type { TreeSource } from '../../mcp/tree-source.js';
 
 const DEFAULT_PORT = 8080;
 const DEFAULT_HOST = '127.0.0.1';
@@ -94,7 +95,10 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
     name === 'allowed-host' ? options[name].length > 0 : options[name] !== undefined && options[name] !== false,
   );
   if (!http && stray)
-    throw new UsageError(`--${stray} only applies with --http`, `add --http to serve MCP over HTTP, or drop --${stray}`);
+    throw new UsageError(
+      `--${stray} only applies with --http`,
+      `add --http to serve MCP over HTTP, or drop --${stray}`,
+    );
   const port = options.port ?? DEFAULT_PORT;
   const host = options.host ?? DEFAULT_HOST;
   const liveArgument = options.live;
@@ -108,10 +112,13 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
   if (projectRoot !== undefined) {
     const stat = await fs.stat(projectRoot).catch(() => undefined);
     if (!stat?.isDirectory())
-      throw new UsageError(`--live ${liveArgument} is not a folder`, 'pass the project folder whose tools/ answer live calls');
+      throw new UsageError(
+        `--live ${liveArgument} is not a folder`,
+        'pass the project folder whose tools/ answer live calls',
+      );
   }
 
-  let source;
+  let source: TreeSource;
   /** The tree's folder (HTTP mode serves its files); undefined for a URL source. */
   let treeRoot: string | undefined;
   if (isUrl) {
