@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { compileValidator, type Validator } from '../tree/json-validator.js';
+import { compileValidator, type Validator, validatorOf } from '../tree/json-validator.js';
 import { StaticMcpError } from '../staticmcp-error.js';
 import { readFailureReason, readRegularFile } from '../read-regular-file.js';
 import { findClosestName } from './closest-name.js';
@@ -88,6 +88,24 @@ function loadSchema(): SchemaNode {
   return schema;
 }
 
+/**
+ * The validator compiled ahead of time by `npm run build` (scripts/compile-config-validator.mjs),
+ * beside this module in dist/: loading ajv and compiling the schema would cost `serve my-server`
+ * more than Node's own start. From src/ (unit tests) the schema is compiled here, with the same
+ * options and the same messages.
+ */
+async function loadValidator(): Promise<Validator> {
+  try {
+    const compiled = (await import(new URL('./config-validator.js', import.meta.url).href)) as {
+      default: Parameters<typeof validatorOf>[0];
+    };
+    return validatorOf(compiled.default, CONFIG_FILE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    return compileValidator(loadSchema(), CONFIG_FILE, { trusted: true });
+  }
+}
+
 /** The limits a project gets for every key it does not set: the schema's `default`s, declared once there. */
 export function defaultLimits(): Limits {
   if (!limitDefaults) {
@@ -136,7 +154,7 @@ export async function readConfig(projectRoot: string, memory?: ValidationMemory)
     );
   }
   if (!memory?.isKnownValid(text)) {
-    validator ??= compileValidator(loadSchema(), CONFIG_FILE, { trusted: true });
+    validator ??= await loadValidator();
     const problems = validator(raw);
     if (problems.length > 0) {
       throw new StaticMcpError(
