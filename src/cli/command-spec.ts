@@ -7,8 +7,11 @@ export interface OptionSpec {
   describe: string;
   /** May be given several times (string options only); the handler gets every value, in order. */
   repeatable?: boolean;
-  /** What is wrong with a given value (the whole message), or undefined when it is fine. */
-  check?: (value: never) => string | undefined;
+  /**
+   * What is wrong with a given value (the whole message, quoting `text`, the value as typed), or
+   * undefined when it is fine. A number option's value is NaN when its text is not a plain number.
+   */
+  check?: (value: never, text: string) => string | undefined;
   /** What to do when `check` refuses a value (default: see the command's --help). */
   hint?: string;
 }
@@ -67,6 +70,11 @@ export function helpHint(command: string): string {
   return `run staticmcp ${command} --help for its options`;
 }
 
+/** A plain decimal number (`8080`, `-1`, `0.5`); anything else (`0x10`, `1e3`, `soon`, empty) is NaN. */
+function toNumber(text: string): number {
+  return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+}
+
 /**
  * The handler's arguments from what a parser found (`found` may hold more keys than the command
  * declares, as yargs' camel-case copies): declared options only, booleans false when absent,
@@ -81,9 +89,17 @@ export function readArguments<Options extends Record<string, OptionSpec>>(
   const options: Record<string, unknown> = {};
   for (const [name, option] of Object.entries(spec.options)) {
     const given = found[name];
-    const values = given === undefined ? [] : Array.isArray(given) ? given : [given];
-    const value = option.repeatable ? values : option.type === 'boolean' ? values.at(-1) === true : values.at(-1);
-    const problem = value === undefined ? undefined : option.check?.(value as never);
+    const values: unknown[] = given === undefined ? [] : Array.isArray(given) ? given : [given];
+    const last = values.at(-1);
+    // Both parsers hand over a number option as its text: converted here, once, for both.
+    const value = option.repeatable
+      ? values
+      : option.type === 'boolean'
+        ? last === true
+        : option.type === 'number' && last !== undefined
+          ? toNumber(String(last))
+          : last;
+    const problem = value === undefined ? undefined : option.check?.(value as never, String(last));
     if (problem !== undefined) throw new UsageError(problem, option.hint ?? helpHint(spec.name));
     options[name] = value;
   }

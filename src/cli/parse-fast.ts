@@ -1,12 +1,10 @@
 // An ordinary command line read without yargs, which costs ~150 ms to load: more than Node's own
 // start, and more than a no-op rebuild's whole work. It reads the same declarations yargs does
-// (command-spec.ts); anything unusual (help, --version, an unknown or repeated-wrong option, a
-// missing value, a number written oddly, a second positional) returns null, and main.ts hands
+// (command-spec.ts); anything unusual (help, --version, an unknown option, a missing value, a
+// second positional) returns null, and main.ts hands
 // the line to yargs, which owns help texts and usage errors.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { CommandSpec } from './command-spec.js';
-
-const PLAIN_NUMBER = /^-?\d+(\.\d+)?$/;
 
 export interface FastParse {
   positional: string | undefined;
@@ -26,15 +24,5 @@ export function parseFast(spec: CommandSpec, argv: readonly string[]): FastParse
     return null;
   }
   if (parsed.positionals.length > 1) return null;
-  const found: Record<string, unknown> = {};
-  for (const [name, given] of Object.entries(parsed.values)) {
-    const values = given as (string | boolean)[];
-    if (spec.options[name]?.type !== 'number') {
-      found[name] = values;
-      continue;
-    }
-    if (!values.every((value) => typeof value === 'string' && PLAIN_NUMBER.test(value))) return null;
-    found[name] = values.map(Number);
-  }
-  return { positional: parsed.positionals[0], found };
+  return { positional: parsed.positionals[0], found: parsed.values };
 }

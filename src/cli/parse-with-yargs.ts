@@ -48,8 +48,9 @@ export async function parseWithYargs(argv: string[], commands?: readonly Command
         });
         for (const [name, option] of Object.entries(spec.options)) {
           // requiresArg: `--out` with nothing after it is an error, never an empty folder name.
+          // A number is taken as its text (readArguments converts it), so a refusal can quote it.
           command.option(name, {
-            type: option.type,
+            type: option.type === 'boolean' ? 'boolean' : 'string',
             describe: option.describe,
             requiresArg: option.type !== 'boolean',
           });

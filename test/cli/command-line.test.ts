@@ -51,18 +51,12 @@ describe('one declaration, two parsers', () => {
     expect(readArguments(spec, fast!.positional, fast!.found)).toEqual(await readWithYargs(spec, argv));
   });
 
-  it.each([
-    [['--help']],
-    [['-h']],
-    [['--version']],
-    [['--bogus']],
-    [['a', 'b']],
-    [['--concurrency', '0x10']],
-    [['--out']],
-    [['--no-force']],
-  ])('build %j is left to yargs, which explains help and errors', async (argv) => {
-    expect(parseFast((await loadCommand('build'))!, argv)).toBeNull();
-  });
+  it.each([[['--help']], [['-h']], [['--version']], [['--bogus']], [['a', 'b']], [['--out']], [['--no-force']]])(
+    'build %j is left to yargs, which explains help and errors',
+    async (argv) => {
+      expect(parseFast((await loadCommand('build'))!, argv)).toBeNull();
+    },
+  );
 });
 
 describe('help texts', () => {
@@ -99,6 +93,9 @@ describe('usage errors', () => {
     const concurrency = await runCli(['dev', '.', '--concurrency', '0']);
     expect(concurrency.code).toBe(2);
     expect(concurrency.stderr).toMatch(/^staticmcp dev: --concurrency must be a whole number of at least 1\n/);
+    // Quoted as typed, by either parser.
+    const port = await runCli(['serve', '--http', '--port', '0x10']);
+    expect(port.stderr).toMatch(/^staticmcp serve: --port 0x10 is not a port number\n/);
     const out = await runCli(['build', '--out']);
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/Not enough arguments following: out/);

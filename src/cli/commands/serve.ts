@@ -23,21 +23,21 @@ const options = {
   'live-concurrency': {
     type: 'number',
     describe: 'live runs at once (default: limits.liveConcurrency in staticmcp.json, else 4 per core, at least 8)',
-    check: (value: number) =>
-      isWholeAbove0(value) ? undefined : `--live-concurrency ${value} is not a whole number above 0`,
+    check: (value: number, text: string) =>
+      isWholeAbove0(value) ? undefined : `--live-concurrency ${text} is not a whole number above 0`,
   },
   'fetch-deadline-ms': {
     type: 'number',
     describe: 'for a URL source: milliseconds one file may take to download (default: 30000)',
-    check: (value: number) =>
-      isWholeAbove0(value) ? undefined : `--fetch-deadline-ms ${value} is not a whole number of milliseconds above 0`,
+    check: (value: number, text: string) =>
+      isWholeAbove0(value) ? undefined : `--fetch-deadline-ms ${text} is not a whole number of milliseconds above 0`,
   },
   http: { type: 'boolean', describe: 'serve MCP over Streamable HTTP at /mcp (and the tree at /) instead of stdio' },
   port: {
     type: 'number',
     describe: `with --http: the port (default: ${DEFAULT_PORT}; 0 picks a free one)`,
-    check: (value: number) =>
-      Number.isInteger(value) && value >= 0 && value <= 65535 ? undefined : `--port ${value} is not a port number`,
+    check: (value: number, text: string) =>
+      Number.isInteger(value) && value >= 0 && value <= 65535 ? undefined : `--port ${text} is not a port number`,
     hint: 'pass a number from 0 to 65535 (0 picks a free port)',
   },
   host: {
