@@ -24,6 +24,9 @@ export class LiveProject implements LiveRunner {
     private readonly logProblem: (text: string) => void = () => {},
   ) {
     this.realRoot = fs.realpath(root);
+    // Loads the config reader and its validator now, off the first live call's clock (a client
+    // may give a streamed answer's first frame well under a second).
+    this.realRoot.then((realRoot) => readConfigOrDefaults(realRoot)).catch(() => {});
   }
 
   /** The tools folder for MCPD_CONFIG_COMMANDS_ROOT_DIRECTORY: the recorded one when it is a plain path inside the project. */
