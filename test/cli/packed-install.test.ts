@@ -136,13 +136,16 @@ describe('the packed package, installed globally', () => {
     expect(packedFiles).toContain('dist/edge/_worker.js');
     expect(packedFiles).toContain('templates/index.html');
     expect(packedFiles).toContain('templates/project/tools/hello');
+    // The schema init's staticmcp.json names, and the validator compiled from it.
+    expect(packedFiles).toContain('staticmcp.schema.json');
+    expect(packedFiles).toContain('dist/project/config-validator.js');
     const unexpected = packedFiles.filter(
       (file) =>
-        !['LICENSE', 'README.md', 'package.json'].includes(file) &&
+        !['LICENSE', 'README.md', 'package.json', 'staticmcp.schema.json'].includes(file) &&
         !/^templates\//.test(file) &&
         !(/^dist\/.+\.js$/.test(file) && !/^dist\/edge\/(?!_worker\.js$)/.test(file)),
     );
-    expect(unexpected, 'only the compiled CLI, the worker bundle and the templates ship').toEqual([]);
+    expect(unexpected, 'only the compiled CLI, the worker bundle, the config schema and the templates ship').toEqual([]);
   });
 
   it('needs no install script: npm runs none for its users and asks them to allow none', async () => {
