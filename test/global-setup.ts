@@ -1,6 +1,7 @@
 // Shared by every test folder that runs the real CLI (test/build, test/bridge): compiles src/ once
 // per `vitest run` into a private folder beside dist/ (`.test-dist-<pid>/`, removed afterwards),
-// with the edge worker bundled beside it exactly as `npm run build` does (edge/_worker.js), so
+// with the edge worker bundled beside it exactly as `npm run build` does (edge/_worker.js, and the
+// precompiled staticmcp.json validator, project/config-validator.js), so
 // integration tests exercise exactly what `npm install` ships, and a `npm run build` or a second
 // test run in the same checkout can never swap files under a running test.
 // Tests get the CLI path with `inject('cli')`.
@@ -30,10 +31,12 @@ export default function setup(project: TestProject): () => void {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
-    execFileSync(process.execPath, [path.join(root, 'scripts/bundle-edge-worker.mjs'), outDir], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    for (const script of ['scripts/bundle-edge-worker.mjs', 'scripts/compile-config-validator.mjs']) {
+      execFileSync(process.execPath, [path.join(root, script), outDir], {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    }
   } catch (error) {
     rmSync(outDir, { recursive: true, force: true });
     const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };

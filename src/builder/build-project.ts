@@ -3,7 +3,8 @@
 import { accessSync, constants as fsConstants, promises as fs, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { readConfig } from '../project/config.js';
+import { CONFIG_FILE, findUnknownToolKeys, readConfig, resolveOutputFolder } from '../project/config.js';
+import { deriveToolName } from '../project/tool-names.js';
 import { discoverScripts, type DiscoveredScript, type Discovery } from '../project/discover-scripts.js';
 import { readRegistration, REGISTER_FILE, type RegisterEntry } from '../project/register-json.js';
 import { discoverPrompts } from '../project/discover-prompts.js';
@@ -18,7 +19,7 @@ import { StaticMcpError } from '../staticmcp-error.js';
 import { generatorName } from '../version.js';
 import { readRegularFile } from '../read-regular-file.js';
 import { BuildCache, CACHE_FOLDER } from './build-cache.js';
-import { planTools } from './plan-tools.js';
+import { planTools, type ToolPlan } from './plan-tools.js';
 import { runCalls } from './run-calls.js';
 import { assembleTree } from './assemble-tree.js';
 import { fingerprintInputs, forgetUpToDate, recordUpToDate } from './up-to-date.js';
@@ -91,6 +92,17 @@ function registeredScripts(entries: RegisterEntry[], toolsRoot: string): Discove
   return { scripts, skipped };
 }
 
+/** Every tool name a staticmcp.json key may mean: the planned tools, and the path names of scripts that failed before a plan. */
+function toolNamesOf(plans: readonly ToolPlan[], scripts: readonly DiscoveredScript[]): string[] {
+  const planned = new Set(plans.map((plan) => plan.script.relativePath));
+  return [
+    ...plans.map((plan) => plan.name),
+    ...scripts
+      .filter((script) => !planned.has(script.relativePath))
+      .map((script) => deriveToolName(script.relativePath)),
+  ];
+}
+
 export async function buildProject(options: BuildOptions): Promise<BuildReport> {
   const startedAt = performance.now();
   const projectRoot = path.resolve(options.projectRoot);
@@ -111,9 +123,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       'Pass the folder that holds your scripts.',
     );
   }
-  const outDir = path.resolve(
-    options.outDir ?? (config.out ? path.join(projectRoot, config.out) : path.join(projectRoot, 'dist')),
-  );
+  const outDir = options.outDir !== undefined ? path.resolve(options.outDir) : resolveOutputFolder(projectRoot, config);
   const resourcesRoot = path.join(projectRoot, 'resources');
   await recoverInterruptedWrite(outDir);
   await checkOutputFolder(outDir, [
@@ -264,6 +274,10 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     ...discovery.skipped.map((notice) => ({ path: displayPath(notice.relativePath), message: notice.message })),
     ...resources.warnings.map((warning) => ({ path: `resources/${warning.relativePath}`, message: warning.message })),
     ...prompts.warnings.map((warning) => ({ path: `prompts/${warning.relativePath}`, message: warning.message })),
+    ...findUnknownToolKeys(config, toolNamesOf(planned.plans, scripts)).map((unknown) => ({
+      path: CONFIG_FILE,
+      message: unknown.message,
+    })),
     ...expansion.warnings,
     ...providers.warnings,
     ...tree.warnings,

@@ -1,21 +1,22 @@
 #!/usr/bin/env node
-// Entry point of the `staticmcp` command. `serve`, `dev` and ordinary `build` command lines are
-// dispatched before yargs loads, so the bridge starts as fast as Node itself and a no-op rebuild
-// stays cheap; everything else (help, usage errors, other commands) goes through yargs.
+// Entry point of the `staticmcp` command, and the only place that decides the process's exit
+// code. An ordinary command line is read without yargs (parse-fast.ts), so `serve` starts about as
+// fast as Node itself and a no-op rebuild stays cheap; help, --version and anything unusual go
+// through yargs (parse-with-yargs.ts). Both read the options each command declares once.
+import { loadCommand } from './command-list.js';
+import { EXIT_FAILED, runCommand } from './command-spec.js';
+import { parseFast } from './parse-fast.js';
+import { printError } from './print-error.js';
 
-const fastBuild =
-  process.argv[2] === 'build' ? (await import('./parse-build-argv.js')).parseBuildArgv(process.argv.slice(3)) : null;
-
-if (process.argv[2] === 'serve' && !process.argv.includes('--help')) {
-  const { runServeCommand } = await import('./serve-command.js');
-  process.exitCode = await runServeCommand(process.argv.slice(3));
-} else if (process.argv[2] === 'dev' && !process.argv.includes('--help')) {
-  const { runDevCommand } = await import('./dev-command.js');
-  process.exitCode = await runDevCommand(process.argv.slice(3));
-} else if (fastBuild) {
-  const { runBuildCommand } = await import('./build-command.js');
-  process.exitCode = await runBuildCommand(fastBuild);
-} else {
-  const { runCli } = await import('./yargs-cli.js');
-  await runCli(process.argv.slice(2));
+const argv = process.argv.slice(2);
+try {
+  const command = await loadCommand(argv[0]);
+  const fast = command ? parseFast(command, argv.slice(1)) : null;
+  process.exitCode =
+    command && fast
+      ? await runCommand(command, fast.positional, fast.found)
+      : await (await import('./parse-with-yargs.js')).parseWithYargs(argv);
+} catch (error) {
+  printError(error);
+  process.exitCode = EXIT_FAILED;
 }

@@ -1,10 +1,14 @@
-// `staticmcp.json`: the optional project configuration, validated strictly (a typo here would
-// otherwise silently change what gets precomputed).
+// `staticmcp.json`, the optional project configuration: the one reader every command asks. It is
+// validated strictly against staticmcp.schema.json (the schema editors get through "$schema"; a
+// typo here would otherwise silently change what gets precomputed), and this module owns the
+// defaults, so the build, serve, dev and check can never disagree about a value or a folder.
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { compileValidator } from '../tree/json-validator.js';
+import { compileValidator, type Validator, validatorOf } from '../tree/json-validator.js';
 import { StaticMcpError } from '../staticmcp-error.js';
 import { readFailureReason, readRegularFile } from '../read-regular-file.js';
-import { MAX_CACHE_TTL_SECONDS } from '../tree/manifest.js';
+import { findClosestName } from './closest-name.js';
 
 /** Literal values, or a command (run in the project root) that prints one value per line. */
 export type ValueListSpec = unknown[] | { command: string };
@@ -23,6 +27,10 @@ export interface Limits {
   maxOutputBytes: number;
   maxIntegerRange: number;
   maxManifestBytes: number;
+  /** Bytes of results the build cache keeps from earlier builds. */
+  maxCacheBytes: number;
+  /** Live runs at once in `serve`; more wait their turn, the wait counting against their timeout. */
+  liveConcurrency: number;
 }
 
 /** What the edge worker and `serve --http` need to know about browsers that call `/mcp`. */
@@ -55,88 +63,65 @@ export interface ProjectConfig {
 }
 
 export const CONFIG_FILE = 'staticmcp.json';
+/** The published schema, at the package root (beside package.json, in the package's "files"). */
+export const CONFIG_SCHEMA_URL = new URL('../../staticmcp.schema.json', import.meta.url);
+/** The output folder when staticmcp.json names none. */
+export const DEFAULT_OUT = 'dist';
+/**
+ * Live scripts mostly wait (on the network, a database, a disk), so a few per core: two at once
+ * made the hundredth of 100 concurrent one-second calls answer after 50 s.
+ */
+const DEFAULT_LIVE_CONCURRENCY = Math.max(8, 4 * availableParallelism());
 
-export const DEFAULT_LIMITS: Limits = {
-  maxCallsPerTool: 10_000,
-  timeoutMs: 30_000,
-  helpTimeoutMs: 10_000,
-  maxOutputBytes: 10 * 1024 * 1024,
-  maxIntegerRange: 1_000,
-  maxManifestBytes: 10 * 1024 * 1024,
-};
+interface SchemaNode {
+  default?: unknown;
+  properties?: Record<string, SchemaNode>;
+}
 
-const valueListSchema = {
-  oneOf: [
-    { type: 'array' },
-    {
-      type: 'object',
-      required: ['command'],
-      additionalProperties: false,
-      properties: { command: { type: 'string', minLength: 1 } },
-    },
-  ],
-};
+let schema: SchemaNode | undefined;
+let validator: Validator | undefined;
+let limitDefaults: Limits | undefined;
 
-const configSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    $schema: { type: 'string' },
-    name: { type: 'string', minLength: 1 },
-    version: { type: 'string', minLength: 1 },
-    title: { type: 'string' },
-    description: { type: 'string' },
-    instructions: { type: 'string' },
-    out: { type: 'string', minLength: 1 },
-    // An http(s) address without query or fragment; a trailing slash is dropped when it is used.
-    publicUrl: { type: 'string', pattern: '^https?://[^/?#\\s]+(/[^?#\\s]*)?$' },
-    registryName: { type: 'string', maxLength: 200, pattern: '^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$' },
-    http: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        // Origins as browsers send them: scheme://host[:port], no path or trailing slash.
-        allowedOrigins: {
-          type: 'array',
-          items: { type: 'string', pattern: '^(\\*|[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#\\s]+)$' },
-        },
-      },
-    },
-    cache: {
-      type: 'object',
-      additionalProperties: false,
-      // At most a year: what HTTP caches are expected to honour as a max-age.
-      properties: { ttlSeconds: { type: 'integer', minimum: 0, maximum: MAX_CACHE_TTL_SECONDS } },
-    },
-    limits: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        maxCallsPerTool: { type: 'integer', minimum: 0 },
-        timeoutMs: { type: 'integer', minimum: 1 },
-        helpTimeoutMs: { type: 'integer', minimum: 1 },
-        maxOutputBytes: { type: 'integer', minimum: 1 },
-        maxIntegerRange: { type: 'integer', minimum: 0 },
-        maxManifestBytes: { type: 'integer', minimum: 1024 },
-        // Read by serve's live runner (serve/live/project-limits.ts); the build runs nothing live.
-        liveConcurrency: { type: 'integer', minimum: 1 },
-      },
-    },
-    tools: {
-      type: 'object',
-      additionalProperties: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          values: { type: 'object', additionalProperties: valueListSchema },
-          precompute: { type: 'boolean' },
-          live: { type: 'boolean' },
-          timeoutSecs: { type: 'number', exclusiveMinimum: 0 },
-        },
-      },
-    },
-  },
-};
+/** Read on first use only: `serve` of a tree folder never needs it. */
+function loadSchema(): SchemaNode {
+  schema ??= JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as SchemaNode;
+  return schema;
+}
+
+/**
+ * The validator compiled ahead of time by `npm run build` (scripts/compile-config-validator.mjs),
+ * beside this module in dist/: loading ajv and compiling the schema would cost `serve my-server`
+ * more than Node's own start. From src/ (unit tests) the schema is compiled here, with the same
+ * options and the same messages.
+ */
+async function loadValidator(): Promise<Validator> {
+  try {
+    const compiled = (await import(new URL('./config-validator.js', import.meta.url).href)) as {
+      default: Parameters<typeof validatorOf>[0];
+    };
+    return validatorOf(compiled.default, CONFIG_FILE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    return compileValidator(loadSchema(), CONFIG_FILE, { trusted: true });
+  }
+}
+
+/** The limits a project gets for every key it does not set: the schema's `default`s, declared once there. */
+export function defaultLimits(): Limits {
+  if (!limitDefaults) {
+    const defaults: Record<string, unknown> = { liveConcurrency: DEFAULT_LIVE_CONCURRENCY };
+    for (const [key, property] of Object.entries(loadSchema().properties?.limits?.properties ?? {})) {
+      if (property.default !== undefined) defaults[key] = property.default;
+    }
+    limitDefaults = defaults as unknown as Limits;
+  }
+  return { ...limitDefaults };
+}
+
+/** The configuration of a project without staticmcp.json. */
+export function defaultConfig(): ProjectConfig {
+  return { limits: defaultLimits(), tools: {} };
+}
 
 /** Remembers configuration texts that passed validation, so an unchanged one is not checked again. */
 export interface ValidationMemory {
@@ -144,13 +129,14 @@ export interface ValidationMemory {
   rememberValid(text: string): void;
 }
 
+/** The project's configuration, defaults applied; throws a StaticMcpError that says what to fix. */
 export async function readConfig(projectRoot: string, memory?: ValidationMemory): Promise<ProjectConfig> {
   const file = path.join(projectRoot, CONFIG_FILE);
   let text: string;
   try {
     text = await readRegularFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { limits: { ...DEFAULT_LIMITS }, tools: {} };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return defaultConfig();
     throw new StaticMcpError(
       'CONFIG_UNREADABLE',
       `${CONFIG_FILE} cannot be read (${readFailureReason(error)})`,
@@ -168,16 +154,54 @@ export async function readConfig(projectRoot: string, memory?: ValidationMemory)
     );
   }
   if (!memory?.isKnownValid(text)) {
-    const problems = compileValidator(configSchema, CONFIG_FILE, { trusted: true })(raw);
+    validator ??= await loadValidator();
+    const problems = validator(raw);
     if (problems.length > 0) {
       throw new StaticMcpError(
         'CONFIG_INVALID',
         `${CONFIG_FILE} is invalid: ${problems.join('; ')}`,
-        'See the README section "staticmcp.json" for the accepted keys.',
+        'See the README section "staticmcp.json" for the accepted keys (staticmcp.schema.json in the package describes each one).',
       );
     }
     memory?.rememberValid(text);
   }
   const config = raw as Partial<ProjectConfig>;
-  return { ...config, limits: { ...DEFAULT_LIMITS, ...config.limits }, tools: config.tools ?? {} };
+  return { ...config, limits: { ...defaultLimits(), ...config.limits }, tools: config.tools ?? {} };
+}
+
+/**
+ * For commands that must keep working when the file is broken (a `serve` or `dev` session whose
+ * config is being edited): the defaults, and the reason they were used.
+ */
+export async function readConfigOrDefaults(projectRoot: string): Promise<{ config: ProjectConfig; problem?: string }> {
+  try {
+    return { config: await readConfig(projectRoot) };
+  } catch (error) {
+    if (!(error instanceof StaticMcpError)) throw error;
+    return { config: defaultConfig(), problem: error.message };
+  }
+}
+
+/** The tree's folder: `out` relative to the project, an absolute `out` as it is, else `<project>/dist`. */
+export function resolveOutputFolder(projectRoot: string, config: Pick<ProjectConfig, 'out'>): string {
+  return path.resolve(projectRoot, config.out ?? DEFAULT_OUT);
+}
+
+/** A `tools` key that names no tool, with what to do (the closest tool name, when one is close). */
+export interface UnknownToolKey {
+  key: string;
+  message: string;
+}
+
+export function findUnknownToolKeys(config: ProjectConfig, toolNames: Iterable<string>): UnknownToolKey[] {
+  const known = new Set(toolNames);
+  return Object.keys(config.tools)
+    .filter((key) => !known.has(key))
+    .map((key) => {
+      const closest = findClosestName(key, [...known]);
+      return {
+        key,
+        message: `tools.${key} names no tool, so its settings apply to nothing; ${closest ? `did you mean "${closest}"?` : `the tools are ${[...known].sort().join(', ') || '(none)'}`} (keys are tool names, as tools/list shows them)`,
+      };
+    });
 }

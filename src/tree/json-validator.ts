@@ -19,8 +19,12 @@ let trustingAjv: AjvInstance | undefined;
  * not, which saves the ~40 ms that compiling the meta-schema costs every command.
  */
 function getAjv(trusted: boolean): AjvInstance {
-  if (trusted) return (trustingAjv ??= new (loadAjv())({ allErrors: true, strict: false, validateSchema: false }));
-  return (checkingAjv ??= new (loadAjv())({ allErrors: true, strict: false, validateSchema: true }));
+  if (trusted) {
+    trustingAjv ??= new (loadAjv())({ allErrors: true, strict: false, validateSchema: false });
+    return trustingAjv;
+  }
+  checkingAjv ??= new (loadAjv())({ allErrors: true, strict: false, validateSchema: true });
+  return checkingAjv;
 }
 
 function describeError(error: ErrorObject, rootName: string): string {
@@ -55,6 +59,14 @@ export function compileValidator(schema: object, rootName = 'value', options: { 
   } catch (error) {
     throw new Error(`invalid JSON Schema: ${(error as Error).message}`);
   }
+  return validatorOf(validate, rootName);
+}
+
+/** A Validator around an ajv validate function (compiled here, or ahead of time by ajv's standalone code). */
+export function validatorOf(
+  validate: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null },
+  rootName = 'value',
+): Validator {
   return (data: unknown, name = rootName) => {
     if (validate(data)) return [];
     return (validate.errors ?? []).map((error) => describeError(error, name));

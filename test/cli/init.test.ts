@@ -1,10 +1,11 @@
 // `staticmcp init`: a starter project that builds as it is, with deploy files that work as they
 // are, and never a file overwritten.
 import { afterAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildJson, readJson, removeTemporaryFolders, runCli, temporaryFolder } from '../build/helpers.js';
+import { REPO_ROOT, buildJson, readJson, removeTemporaryFolders, runCli, temporaryFolder } from '../build/helpers.js';
 import { HttpServe } from '../http/helpers.js';
 
 afterAll(removeTemporaryFolders);
@@ -14,7 +15,16 @@ describe('staticmcp init', () => {
     const project = path.join(await temporaryFolder(), 'my-server');
     const init = await runCli(['init', project]);
     expect(init.code).toBe(0);
-    expect(init.stderr).toContain('next: staticmcp build');
+    // The "next:" hint is a command line that works as printed (from where init ran).
+    const next = /next: (.*)\n/.exec(init.stderr)?.[1];
+    expect(next).toMatch(/ build .*my-server && .* serve .*my-server$/);
+    const hinted = spawnSync('sh', ['-c', next!], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      encoding: 'utf8',
+    });
+    expect(hinted.status, hinted.stderr).toBe(0);
+    expect(await readJson(path.join(project, 'dist/mcp.json'))).toMatchObject({ serverInfo: { name: 'my-server' } });
     expect((await fs.stat(path.join(project, 'tools/hello'))).mode & 0o111).not.toBe(0);
     expect(await fs.readFile(path.join(project, '.gitignore'), 'utf8')).toContain('.staticmcp/');
     const { code, report } = await buildJson(project);

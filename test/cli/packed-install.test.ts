@@ -85,6 +85,7 @@ describe('the packed package, installed globally', () => {
   const packageJson = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
     name: string;
     version: string;
+    files: string[];
   };
   let tarball = '';
   let packedFiles: string[] = [];
@@ -97,7 +98,9 @@ describe('the packed package, installed globally', () => {
     // same worker bundle), so the tarball holds the code under test, never a stale dist/.
     const stage = path.join(work, 'stage');
     await fs.mkdir(stage);
-    for (const entry of ['package.json', 'README.md', 'LICENSE', 'templates']) {
+    // package.json "files" besides dist/ (staged from this run's build below): templates, the config schema.
+    const shipped = packageJson.files.filter((entry) => !entry.startsWith('dist') && !entry.startsWith('!'));
+    for (const entry of ['package.json', 'README.md', 'LICENSE', ...shipped]) {
       await fs.cp(path.join(REPO_ROOT, entry), path.join(stage, entry), { recursive: true });
     }
     await fs.cp(path.dirname(path.dirname(CLI)), path.join(stage, 'dist'), { recursive: true });
@@ -136,13 +139,18 @@ describe('the packed package, installed globally', () => {
     expect(packedFiles).toContain('dist/edge/_worker.js');
     expect(packedFiles).toContain('templates/index.html');
     expect(packedFiles).toContain('templates/project/tools/hello');
+    // The schema init's staticmcp.json names, and the validator compiled from it.
+    expect(packedFiles).toContain('staticmcp.schema.json');
+    expect(packedFiles).toContain('dist/project/config-validator.js');
     const unexpected = packedFiles.filter(
       (file) =>
-        !['LICENSE', 'README.md', 'package.json'].includes(file) &&
+        !['LICENSE', 'README.md', 'package.json', 'staticmcp.schema.json'].includes(file) &&
         !/^templates\//.test(file) &&
         !(/^dist\/.+\.js$/.test(file) && !/^dist\/edge\/(?!_worker\.js$)/.test(file)),
     );
-    expect(unexpected, 'only the compiled CLI, the worker bundle and the templates ship').toEqual([]);
+    expect(unexpected, 'only the compiled CLI, the worker bundle, the config schema and the templates ship').toEqual(
+      [],
+    );
   });
 
   it('needs no install script: npm runs none for its users and asks them to allow none', async () => {

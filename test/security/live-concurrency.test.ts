@@ -57,7 +57,7 @@ describe('live calls under load', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const queuedAt = Date.now();
     const quick = await bridge.request('tools/call', { name: 'quick', arguments: { n: 2 } });
-    expect(quick.result?.isError).toBe(true);
+    expect(quick.result?.isError, JSON.stringify(quick)).toBe(true);
     expect(textOf(quick)).toMatch(/did not start: all 1 live-run slots stayed busy for its whole timeout \(1000 ms\)/);
     expect(Date.now() - queuedAt).toBeLessThan(2_500);
     expect(textOf(await hog)).toBe('done 1\n');

@@ -10,7 +10,7 @@ import type { LiveRunner, LiveRunOutcome, LiveRunRequest } from '../../mcp/live-
 import { DEFAULT_TOOLS_FOLDER } from '../../tree/manifest.js';
 import { checkTreePath } from '../../mcp/tree-source.js';
 import { ConcurrencyGate } from '../../mcp/concurrency-gate.js';
-import { readProjectLimits } from './project-limits.js';
+import { readConfigOrDefaults } from '../../project/config.js';
 
 export class LiveProject implements LiveRunner {
   /** Made on the first run, from --live-concurrency or the project's limits.liveConcurrency. */
@@ -24,6 +24,9 @@ export class LiveProject implements LiveRunner {
     private readonly logProblem: (text: string) => void = () => {},
   ) {
     this.realRoot = fs.realpath(root);
+    // Loads the config reader and its validator now, off the first live call's clock (a client
+    // may give a streamed answer's first frame well under a second).
+    this.realRoot.then((realRoot) => readConfigOrDefaults(realRoot)).catch(() => {});
   }
 
   /** The tools folder for MCPD_CONFIG_COMMANDS_ROOT_DIRECTORY: the recorded one when it is a plain path inside the project. */
@@ -57,10 +60,13 @@ export class LiveProject implements LiveRunner {
     const resolved = await this.resolveScript(request.scriptPath);
     if ('problem' in resolved) return resolved;
     const realRoot = await this.realRoot;
-    const { limits, problem } = await readProjectLimits(realRoot);
+    // Read on each run, so a `staticmcp dev` session sees an edited staticmcp.json at once; a broken
+    // one must not stop live calls: they use the defaults, and say so once.
+    const { config, problem } = await readConfigOrDefaults(realRoot);
+    const limits = config.limits;
     if (problem && !this.reportedProblems.has(problem)) {
       this.reportedProblems.add(problem);
-      this.logProblem(problem);
+      this.logProblem(`${problem}; live runs use the default limits until it is fixed`);
     }
     const slots = this.concurrency ?? limits.liveConcurrency;
     this.gate ??= new ConcurrencyGate(slots);

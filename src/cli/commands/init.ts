@@ -1,13 +1,15 @@
-// `staticmcp init [dir]`: copies the starter project from templates/project into a new or empty
+// `staticmcp init [folder]`: its declaration, and the handler that copies the starter project from templates/project into a new or empty
 // folder, keeping the executable bit of scripts, with deploy files for the common hosts (deploy/,
 // netlify.toml, a GitHub Pages workflow) that a user keeps or deletes. Never overwrites anything.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { StaticMcpError } from '../staticmcp-error.js';
-import { printError } from './print-error.js';
+import { StaticMcpError } from '../../staticmcp-error.js';
+import { defineCommand } from '../command-spec.js';
+import { commandLine } from '../invocation.js';
+import { printError } from '../print-error.js';
 
-const TEMPLATE_ROOT = fileURLToPath(new URL('../../templates/project', import.meta.url));
+const TEMPLATE_ROOT = fileURLToPath(new URL('../../../templates/project', import.meta.url));
 /**
  * npm drops `.gitignore` from published packages, and a `.github` folder in this repository would
  * read as its own CI: the template stores both without the dot.
@@ -31,7 +33,15 @@ async function copyFolder(from: string, to: string): Promise<string[]> {
   return written;
 }
 
-export async function runInitCommand(folder: string): Promise<number> {
+export const command = defineCommand({
+  name: 'init',
+  describe: 'create a starter project (a tool, a resource, a prompt, staticmcp.json) in a new folder',
+  positional: { name: 'folder', describe: 'a new or empty folder', default: '.' },
+  options: {},
+  run: ({ positional }) => runInitCommand(positional ?? '.'),
+});
+
+async function runInitCommand(folder: string): Promise<number> {
   try {
     const target = path.resolve(folder);
     const existing = await fs.readdir(target).catch((error: NodeJS.ErrnoException) => {
@@ -46,13 +56,13 @@ export async function runInitCommand(folder: string): Promise<number> {
       throw new StaticMcpError(
         'INIT_NOT_EMPTY',
         `${folder} is not empty; init never overwrites files`,
-        'Run it with a new folder name: staticmcp init my-server',
+        `Run it with a new folder name: ${commandLine(['init', 'my-server'])}`,
       );
     }
     const written = await copyFolder(TEMPLATE_ROOT, target);
     const relative = path.relative(process.cwd(), target) || '.';
     process.stderr.write(
-      `staticmcp: created ${written.length} files in ${relative}\n  next: staticmcp build ${relative} && staticmcp serve ${relative}\n` +
+      `staticmcp: created ${written.length} files in ${relative}\n  next: ${commandLine(['build', relative])} && ${commandLine(['serve', relative])}\n` +
         `  to deploy: see ${path.join(relative, 'deploy', 'README.md')} (delete the deploy files of hosts you do not use)\n`,
     );
     return 0;

@@ -1,18 +1,17 @@
-// `staticmcp dev [project]`: builds the project, serves the tree over stdio, and on every change
+// `staticmcp dev [project]`: its options, and the handler that builds the project, serves the tree over stdio, and on every change
 // to the project rebuilds (incrementally: the build cache makes unchanged calls free) and reloads
 // the tree in the bridge, which tells the client what changed. stdout carries protocol frames
 // only; build logs go to stderr. A failed rebuild is reported (stderr, and the client as a
-// warning) and the previous tree keeps being served. Loaded without yargs, like serve.
+// warning) and the previous tree keeps being served. Read without yargs, like serve.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import type { BuildReport } from '../builder/build-report.js';
-import type { RunningBridge } from '../serve/start-bridge.js';
-import { StaticMcpError } from '../staticmcp-error.js';
-import { outputFolderOf } from './serve-command.js';
-import { isNoise, watchProject } from './watch-project.js';
+import type { BuildReport } from '../../builder/build-report.js';
+import type { RunningBridge } from '../../serve/start-bridge.js';
+import { StaticMcpError } from '../../staticmcp-error.js';
+import { type CommandArguments, defineCommand, type OptionSpec, UsageError } from '../command-spec.js';
+import { BUILD_OPTIONS } from '../build-options.js';
+import { isNoise, watchProject } from '../watch-project.js';
 
-const USAGE = 'usage: staticmcp dev [project] [--out DIR] [--tools DIR] [--concurrency N]';
 /** Quiet time after the last change before a rebuild starts: editors write a file in several steps. */
 const DEFAULT_DEBOUNCE_MS = 50;
 /** The markers writeTreeAtomically puts after the output folder's name for its sibling folders. */
@@ -58,50 +57,53 @@ function outputMatcher(projectRoot: string, outDir: string): (relativePath: stri
     relativePath.startsWith(`${relativeOut}${TREE_SWAP_MARK}`);
 }
 
-export async function runDevCommand(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        out: { type: 'string' },
-        tools: { type: 'string' },
-        concurrency: { type: 'string' },
-        'debounce-ms': { type: 'string' },
-      },
-    });
-  } catch (error) {
-    return fail((error as Error).message, USAGE, 2);
-  }
-  if (parsed.positionals.length > 1) return fail(`one project at most, got ${parsed.positionals.length}`, USAGE, 2);
-  const projectRoot = path.resolve(parsed.positionals[0] ?? '.');
+const options = {
+  ...BUILD_OPTIONS,
+  'debounce-ms': {
+    type: 'number',
+    describe: `quiet time after a change before rebuilding (default: ${DEFAULT_DEBOUNCE_MS})`,
+    check: (value: number) =>
+      Number.isFinite(value) && value >= 0 ? undefined : '--debounce-ms must be a number of milliseconds',
+  },
+} as const satisfies Record<string, OptionSpec>;
+
+type DevOptions = CommandArguments<typeof options>['options'];
+
+export const command = defineCommand({
+  name: 'dev',
+  describe: 'build the project, serve it over stdio, and rebuild and reload it on every change (clients are notified)',
+  positional: { name: 'project', describe: 'project folder (holds tools/, resources/, prompts/)', default: '.' },
+  options,
+  run: ({ positional, options }) => runDevCommand(positional ?? '.', options),
+});
+
+async function runDevCommand(projectGiven: string, options: DevOptions): Promise<number> {
+  const projectRoot = path.resolve(projectGiven);
   const stat = await fs.stat(projectRoot).catch(() => undefined);
   if (!stat?.isDirectory())
-    return fail(
-      `${parsed.positionals[0] ?? '.'} is not a folder`,
+    throw new UsageError(
+      `${projectGiven} is not a folder`,
       'pass the project folder (the one that holds tools/, resources/, prompts/)',
-      2,
     );
-  const concurrency = parsed.values.concurrency === undefined ? undefined : Number(parsed.values.concurrency);
-  if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1))
-    return fail('--concurrency must be a whole number of at least 1', USAGE, 2);
-  const debounceMs =
-    parsed.values['debounce-ms'] === undefined ? DEFAULT_DEBOUNCE_MS : Number(parsed.values['debounce-ms']);
-  if (!Number.isFinite(debounceMs) || debounceMs < 0)
-    return fail('--debounce-ms must be a number of milliseconds', USAGE, 2);
+  const { concurrency } = options;
+  const debounceMs = options['debounce-ms'] ?? DEFAULT_DEBOUNCE_MS;
   // Fixed for the session: a changed "out" in staticmcp.json takes effect on the next `staticmcp dev`.
-  const outDir = parsed.values.out !== undefined ? path.resolve(parsed.values.out) : await outputFolderOf(projectRoot);
-  const toolsDir = parsed.values.tools !== undefined ? path.resolve(parsed.values.tools) : undefined;
+  // A broken staticmcp.json fails the first build with the reason; the defaults stand in until then.
+  const { readConfigOrDefaults, resolveOutputFolder } = await import('../../project/config.js');
+  const outDir =
+    options.out !== undefined
+      ? path.resolve(options.out)
+      : resolveOutputFolder(projectRoot, (await readConfigOrDefaults(projectRoot)).config);
+  const toolsDir = options.tools !== undefined ? path.resolve(options.tools) : undefined;
 
-  const { buildProject } = await import('../builder/build-project.js');
+  const { buildProject } = await import('../../builder/build-project.js');
   // Rebuilds hard-link the files an edit did not change instead of rewriting the whole tree.
-  (await import('../tree/write-tree.js')).reuseUnchangedTreeFiles();
+  (await import('../../tree/write-tree.js')).reuseUnchangedTreeFiles();
   const stopping = new AbortController();
   const build = (): Promise<BuildReport> =>
     buildProject({ projectRoot, outDir, toolsDir, concurrency, signal: stopping.signal });
 
-  log(`building ${parsed.positionals[0] ?? '.'}`);
+  log(`building ${projectGiven}`);
   // Scripts run in their own process groups: a Ctrl-C during the first build must end them here.
   let interruptedBy: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -133,8 +135,8 @@ export async function runDevCommand(argv: string[]): Promise<number> {
   process.off('SIGTERM', onSignal);
   if (interruptedBy) return interruptedBy === 'SIGINT' ? 130 : 143;
 
-  const { FolderSource } = await import('../serve/folder-source.js');
-  const { openBridge } = await import('../serve/start-bridge.js');
+  const { FolderSource } = await import('../../serve/folder-source.js');
+  const { openBridge } = await import('../../serve/start-bridge.js');
   const source = new FolderSource(outDir, path.relative(process.cwd(), outDir) || '.');
   let bridge: RunningBridge;
   try {

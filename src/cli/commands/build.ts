@@ -1,13 +1,28 @@
-// `staticmcp build`: runs the build, shows progress on a TTY (plain lines otherwise), prints the
-// per-tool summary on stderr, or the whole report as JSON on stdout with --json.
+// `staticmcp build [project]`: its options, and the handler that runs the build, shows progress on
+// a TTY (plain lines otherwise), prints the per-tool summary on stderr, or the whole report as
+// JSON on stdout with --json.
 import path from 'node:path';
-import { readUpToDateReport } from '../builder/up-to-date.js';
-import { generatorName } from '../version.js';
-import type { BuildEvent, BuildReport, ToolReport } from '../builder/build-report.js';
-import { printError } from './print-error.js';
-import { StaticMcpError } from '../staticmcp-error.js';
+import { readUpToDateReport } from '../../builder/up-to-date.js';
+import { generatorName } from '../../version.js';
+import type { BuildEvent, BuildReport, ToolReport } from '../../builder/build-report.js';
+import { printError } from '../print-error.js';
+import { StaticMcpError } from '../../staticmcp-error.js';
+import { defineCommand } from '../command-spec.js';
+import { BUILD_OPTIONS } from '../build-options.js';
 
-export interface BuildCommandOptions {
+export const command = defineCommand({
+  name: 'build',
+  describe: "run the project's scripts and write the StaticMCP tree",
+  positional: { name: 'project', describe: 'project folder (holds tools/, resources/, staticmcp.json)', default: '.' },
+  options: {
+    ...BUILD_OPTIONS,
+    force: { type: 'boolean', describe: 'ignore the build cache and run every script again' },
+    json: { type: 'boolean', describe: 'print a machine-readable report on stdout' },
+  },
+  run: ({ positional, options }) => runBuildCommand({ project: positional ?? '.', ...options }),
+});
+
+interface BuildCommandOptions {
   project: string;
   out?: string;
   tools?: string;
@@ -95,7 +110,7 @@ function printSummary(report: BuildReport): void {
 /** Exit status of a build ended by SIGINT/SIGTERM, as shells report a death by that signal. */
 const INTERRUPTED_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
-export async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
+async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
   // Scripts run in their own process groups, so a Ctrl-C on the terminal does not reach them: end
   // them ourselves. A second signal falls through to Node's default and exits at once.
   const interruption = new AbortController();
@@ -128,7 +143,7 @@ export async function runBuildCommand(options: BuildCommandOptions): Promise<num
       return 0;
     }
     // The pipeline (and its dependencies) loads only when something may have changed.
-    const { buildProject } = await import('../builder/build-project.js');
+    const { buildProject } = await import('../../builder/build-project.js');
     const report = await buildProject({
       projectRoot: options.project,
       outDir: options.out,

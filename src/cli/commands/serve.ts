@@ -1,0 +1,205 @@
+// `staticmcp serve [project|tree|URL] [--live PROJECT] [--http …]`: its options, and the handler
+// that works out where the tree and the live project are, then runs the bridge on stdio, or with
+// --http as a Streamable HTTP server that also serves the tree's files. Read without yargs (see
+// main.ts), so the bridge starts about as fast as Node itself; stdout belongs to the protocol,
+// messages go to stderr (in HTTP mode too).
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { type CommandArguments, defineCommand, type OptionSpec, UsageError } from '../command-spec.js';
+import { commandLine } from '../invocation.js';
+import type { TreeSource } from '../../mcp/tree-source.js';
+
+const DEFAULT_PORT = 8080;
+const DEFAULT_HOST = '127.0.0.1';
+const HTTP_ONLY = ['port', 'host', 'allowed-host', 'allow-remote-live'] as const;
+const USAGE_HINT = 'run staticmcp serve --help for its options';
+
+function isWholeAbove0(value: number): boolean {
+  return Number.isSafeInteger(value) && value > 0;
+}
+
+const options = {
+  live: { type: 'string', describe: 'project whose scripts answer calls the tree does not hold' },
+  'live-concurrency': {
+    type: 'number',
+    describe: 'live runs at once (default: limits.liveConcurrency in staticmcp.json, else 4 per core, at least 8)',
+    check: (value: number, text: string) =>
+      isWholeAbove0(value) ? undefined : `--live-concurrency ${text} is not a whole number above 0`,
+  },
+  'fetch-deadline-ms': {
+    type: 'number',
+    describe: 'for a URL source: milliseconds one file may take to download (default: 30000)',
+    check: (value: number, text: string) =>
+      isWholeAbove0(value) ? undefined : `--fetch-deadline-ms ${text} is not a whole number of milliseconds above 0`,
+  },
+  http: { type: 'boolean', describe: 'serve MCP over Streamable HTTP at /mcp (and the tree at /) instead of stdio' },
+  port: {
+    type: 'number',
+    describe: `with --http: the port (default: ${DEFAULT_PORT}; 0 picks a free one)`,
+    check: (value: number, text: string) =>
+      Number.isInteger(value) && value >= 0 && value <= 65535 ? undefined : `--port ${text} is not a port number`,
+    hint: 'pass a number from 0 to 65535 (0 picks a free port)',
+  },
+  host: {
+    type: 'string',
+    describe: `with --http: the address to listen on (default: ${DEFAULT_HOST})`,
+    check: (value: string) =>
+      value === '' || /[\s/]/.test(value) ? `--host ${JSON.stringify(value)} is not an address` : undefined,
+    hint: 'pass an address to listen on, such as 127.0.0.1 or ::1',
+  },
+  'allowed-host': {
+    type: 'string',
+    repeatable: true,
+    describe: 'with --http: another Host header to answer to, NAME[:PORT] (repeatable)',
+    check: (values: string[]) => {
+      const bad = values.find((name) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i.test(name));
+      return bad === undefined ? undefined : `--allowed-host ${JSON.stringify(bad)} is not a host name`;
+    },
+    hint: 'pass a name as clients write it in the Host header: example.lan or example.lan:8080',
+  },
+  'allow-remote-live': {
+    type: 'boolean',
+    describe: 'with --http on an address that is not loopback: let anyone who can reach it run live scripts',
+  },
+} as const satisfies Record<string, OptionSpec>;
+
+type ServeOptions = CommandArguments<typeof options>['options'];
+
+export const command = defineCommand({
+  name: 'serve',
+  describe: 'serve a tree (folder or URL) as an MCP server over stdio, running scripts live on a miss',
+  positional: {
+    name: 'source',
+    describe: 'project folder, tree folder, or http(s) URL of a deployed tree (default: --live, else .)',
+  },
+  options,
+  run: ({ positional, options }) => runServeCommand(positional, options),
+});
+
+function fail(message: string, hint: string, code: number): number {
+  process.stderr.write(`staticmcp serve: ${message}\n  what to do: ${hint}\n`);
+  return code;
+}
+
+async function isFile(file: string): Promise<boolean> {
+  try {
+    return (await fs.stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function runServeCommand(sourceGiven: string | undefined, options: ServeOptions): Promise<number> {
+  const http = options.http;
+  const stray = HTTP_ONLY.find((name) =>
+    name === 'allowed-host' ? options[name].length > 0 : options[name] !== undefined && options[name] !== false,
+  );
+  if (!http && stray)
+    throw new UsageError(
+      `--${stray} only applies with --http`,
+      `add --http to serve MCP over HTTP, or drop --${stray}`,
+    );
+  const port = options.port ?? DEFAULT_PORT;
+  const host = options.host ?? DEFAULT_HOST;
+  const liveArgument = options.live;
+  const deadlineMs = options['fetch-deadline-ms'];
+  const liveConcurrency = options['live-concurrency'];
+  // `serve --live my-server` alone serves that project's own tree: the project is both.
+  const sourceArgument = sourceGiven ?? liveArgument ?? '.';
+  const isUrl = /^https?:\/\//i.test(sourceArgument);
+
+  let projectRoot = liveArgument !== undefined ? path.resolve(liveArgument) : undefined;
+  if (projectRoot !== undefined) {
+    const stat = await fs.stat(projectRoot).catch(() => undefined);
+    if (!stat?.isDirectory())
+      throw new UsageError(
+        `--live ${liveArgument} is not a folder`,
+        'pass the project folder whose tools/ answer live calls',
+      );
+  }
+
+  let source: TreeSource;
+  /** The tree's folder (HTTP mode serves its files); undefined for a URL source. */
+  let treeRoot: string | undefined;
+  if (isUrl) {
+    const { UrlSource } = await import('../../serve/url-source.js');
+    try {
+      source = new UrlSource(sourceArgument, { deadlineMs });
+    } catch {
+      throw new UsageError(`${sourceArgument} is not a valid URL`, USAGE_HINT);
+    }
+  } else {
+    const given = path.resolve(sourceArgument);
+    if (await isFile(path.join(given, 'mcp.json'))) {
+      treeRoot = given;
+    } else {
+      const { readConfigOrDefaults, resolveOutputFolder } = await import('../../project/config.js');
+      const { config, problem } = await readConfigOrDefaults(given);
+      if (problem) process.stderr.write(`staticmcp serve: ${problem}; looking for the tree in the default folder\n`);
+      const output = resolveOutputFolder(given, config);
+      if (!(await isFile(path.join(output, 'mcp.json')))) {
+        throw new UsageError(
+          `${sourceArgument} is neither a tree (no mcp.json) nor a built project (no ${path.relative(given, output) || '.'}/mcp.json)`,
+          `run ${commandLine(['build', sourceArgument])} first, or point serve at a tree folder or URL`,
+        );
+      }
+      treeRoot = output;
+      // `serve my-server`: the project that built the tree answers its misses.
+      projectRoot ??= given;
+    }
+    const { FolderSource } = await import('../../serve/folder-source.js');
+    source = new FolderSource(treeRoot, path.relative(process.cwd(), treeRoot) || '.');
+  }
+
+  if (http) {
+    const { isLoopbackHost } = await import('../../serve/http/host-rules.js');
+    if (projectRoot !== undefined && !isLoopbackHost(host) && !options['allow-remote-live']) {
+      source.close();
+      throw new UsageError(
+        `live scripts over ${host}, which is not a loopback address, would let anyone who can reach it run them`,
+        'add --allow-remote-live if that is what you want, or serve on 127.0.0.1 (the default), or serve the tree without --live',
+      );
+    }
+    const { startHttpServer } = await import('../../serve/http/start-http-server.js');
+    try {
+      return await startHttpServer({
+        source,
+        projectRoot,
+        liveConcurrency,
+        host,
+        port,
+        allowedHosts: options['allowed-host'],
+        treeRoot,
+      });
+    } catch (error) {
+      source.close();
+      return fail(
+        (error as Error).message,
+        'pick another --port (0 picks a free one), or check the tree and try again',
+        1,
+      );
+    }
+  }
+
+  // Started by hand on a terminal, a stdio server would sit silent and look hung.
+  if (process.stdin.isTTY) process.stderr.write(`${describeWaiting(sourceArgument, isUrl, liveArgument)}\n`);
+  const { startBridge } = await import('../../serve/start-bridge.js');
+  try {
+    return await startBridge({ source, projectRoot, liveConcurrency });
+  } catch (error) {
+    source.close();
+    return fail((error as Error).message, 'check the tree (staticmcp build writes one) and try again', 1);
+  }
+}
+
+/**
+ * The one line `serve` prints on a terminal: what it is waiting for, and a command line that
+ * starts this same server, for a client's configuration (absolute paths, so it works from anywhere).
+ */
+export function describeWaiting(source: string, isUrl: boolean, live: string | undefined): string {
+  const words = ['serve', isUrl ? source : path.resolve(source)];
+  if (live !== undefined) words.push('--live', path.resolve(live));
+  const line = commandLine(words, { absolute: true });
+  const name = (isUrl ? 'staticmcp' : path.basename(path.resolve(source))).replace(/[^\w-]/g, '-') || 'staticmcp';
+  return `staticmcp serve: an MCP server is waiting for a client on stdin (typing here does nothing; Ctrl-C ends it). Let a client start it with: ${line} (Claude Code: claude mcp add ${name} -- ${line}; try it: npx @modelcontextprotocol/inspector ${line}), or add --http to serve it at http://${DEFAULT_HOST}:${DEFAULT_PORT}/mcp`;
+}

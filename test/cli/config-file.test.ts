@@ -1,0 +1,148 @@
+// staticmcp.json through its one reader: an absolute "out" is the same folder for build, serve
+// and check; a `tools` key that names no tool is a warning at build (with the closest name) and a
+// problem under check; a broken file does not stop a running server; the published schema is the
+// one the commands validate with, and carries their defaults.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promises as fs, readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  REPO_ROOT,
+  buildJson,
+  exists,
+  makeProject,
+  readJson,
+  removeTemporaryFolders,
+  runCli,
+  temporaryFolder,
+} from '../build/helpers.js';
+import { RawBridge, ensureBuilt } from '../bridge/helpers.js';
+import { defaultLimits, readConfig } from '../../src/project/config.js';
+import { DEFAULT_CACHE_TTL_SECONDS, MAX_CACHE_TTL_SECONDS } from '../../src/tree/manifest.js';
+
+beforeAll(ensureBuilt);
+afterAll(removeTemporaryFolders);
+
+function textOf(answer: { result?: unknown }): string {
+  return (answer.result as { content: { text: string }[] }).content[0].text;
+}
+
+describe('an absolute "out"', () => {
+  it('is used as it is by build, serve and check', async () => {
+    const out = path.join(await temporaryFolder(), 'site');
+    const project = await makeProject({ tools: { ok: 'ok' }, config: { out } });
+    const build = await buildJson(project);
+    expect(build.code, build.stderr).toBe(0);
+    expect(build.report.outDir).toBe(out);
+    expect(await exists(path.join(out, 'mcp.json'))).toBe(true);
+    // Not re-rooted under the project (`<project>/tmp/…/site`), which is where it used to land.
+    expect(await fs.readdir(project)).not.toContain(out.split(path.sep)[1]);
+
+    const bridge = new RawBridge([project]);
+    await bridge.initialize();
+    expect(textOf(await bridge.request('tools/call', { name: 'ok', arguments: {} }))).toBe('ok\n');
+    expect(await bridge.close()).toBe(0);
+
+    const check = await runCli(['check', project, '--json']);
+    expect(check.code, check.stderr).toBe(0);
+    expect(JSON.parse(check.stdout)).toMatchObject({ ok: true, tree: path.relative(REPO_ROOT, out) });
+  });
+});
+
+describe('a tools key that names no tool', () => {
+  let project: string;
+  beforeAll(async () => {
+    project = await makeProject({
+      tools: { 'echo-value': 'echo-value' },
+      config: { tools: { 'echo-valeu': { values: { value: ['a'] } }, zzzzzzzzzz: { live: false } } },
+    });
+  });
+
+  it('is a warning at build naming the closest tool, and the rest builds', async () => {
+    const { code, report } = await buildJson(project);
+    expect(code).toBe(0);
+    expect(report.warnings).toContainEqual({
+      path: 'staticmcp.json',
+      message: expect.stringMatching(/^tools\.echo-valeu names no tool, .*did you mean "echo-value"\?/),
+    });
+    // Nothing close: the tools are listed instead of a guess.
+    expect(report.warnings).toContainEqual({
+      path: 'staticmcp.json',
+      message: expect.stringMatching(/^tools\.zzzzzzzzzz names no tool, .*the tools are echo-value/),
+    });
+    const human = await runCli(['build', project, '--force']);
+    expect(human.stderr).toContain('warning: staticmcp.json tools.echo-valeu names no tool');
+  });
+
+  it('is a problem under check given the project, not given its tree', async () => {
+    await buildJson(project);
+    const given = await runCli(['check', project, '--json']);
+    expect(given.code).toBe(1);
+    const report = JSON.parse(given.stdout) as { ok: boolean; problems: { path: string; message: string }[] };
+    expect(report.ok).toBe(false);
+    expect(report.problems.map((problem) => problem.path)).toEqual([
+      expect.stringMatching(/staticmcp\.json#\/tools\/echo-valeu$/),
+      expect.stringMatching(/staticmcp\.json#\/tools\/zzzzzzzzzz$/),
+    ]);
+    expect(given.stderr).toMatch(/did you mean "echo-value"\?.*\n\s+what to do: rename the key/);
+    const tree = await runCli(['check', path.join(project, 'dist')]);
+    expect(tree.code, tree.stderr).toBe(0);
+  });
+});
+
+describe('a broken staticmcp.json', () => {
+  it('is refused by check with the key and what to do, and does not stop serve', async () => {
+    const project = await makeProject({ tools: { ok: 'ok' } });
+    expect((await buildJson(project)).code).toBe(0);
+    await fs.writeFile(path.join(project, 'staticmcp.json'), JSON.stringify({ limits: { timeoutMs: 'soon' } }));
+
+    const check = await runCli(['check', project]);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toMatch(/CONFIG_INVALID.*staticmcp\.json\.limits\.timeoutMs must be integer/);
+    expect(check.stderr).toContain('what to do:');
+
+    const bridge = new RawBridge([project]);
+    await bridge.initialize();
+    expect(textOf(await bridge.request('tools/call', { name: 'ok', arguments: {} }))).toBe('ok\n');
+    await bridge.close();
+    expect(bridge.stderr).toMatch(/staticmcp\.json is invalid: .*timeoutMs must be integer; looking for the tree/);
+  });
+});
+
+describe('staticmcp.schema.json', () => {
+  const schema = JSON.parse(readFileSync(path.join(REPO_ROOT, 'staticmcp.schema.json'), 'utf8'));
+
+  it('holds the defaults the commands use, and ships in the package', () => {
+    const limits = schema.properties.limits.properties as Record<string, { default?: unknown }>;
+    const { liveConcurrency, ...fixed } = defaultLimits();
+    expect(
+      Object.fromEntries(
+        Object.entries(limits)
+          .filter(([, value]) => 'default' in value)
+          .map(([key, value]) => [key, value.default]),
+      ),
+    ).toEqual(fixed);
+    expect(liveConcurrency).toBeGreaterThanOrEqual(8);
+    expect(fixed.maxCacheBytes).toBe(256 * 1024 * 1024);
+    expect(schema.properties.cache.properties.ttlSeconds).toMatchObject({
+      default: DEFAULT_CACHE_TTL_SECONDS,
+      maximum: MAX_CACHE_TTL_SECONDS,
+    });
+    const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
+    expect(pkg.files).toContain('staticmcp.schema.json');
+  });
+
+  it("is what init's staticmcp.json points editors at, and that file passes it", async () => {
+    const template = path.join(REPO_ROOT, 'templates/project');
+    const written = await readJson<{ $schema: string }>(path.join(template, 'staticmcp.json'));
+    // Relative to a project that installed staticmcp: node_modules/staticmcp/<the file at our root>.
+    expect(written.$schema).toBe('./node_modules/staticmcp/staticmcp.schema.json');
+    await expect(readConfig(template)).resolves.toMatchObject({ name: 'my-server' });
+  });
+
+  it('refuses what the commands refuse, naming the key', async () => {
+    const project = await makeProject({ config: { limits: { maxCacheBytes: 1.5 }, outt: 'x' } });
+    await expect(readConfig(project)).rejects.toThrow(
+      /staticmcp\.json is invalid: .*unknown field "outt".*limits\.maxCacheBytes must be integer/,
+    );
+  });
+});
