@@ -39,13 +39,7 @@ export function collectCompletions(
     for (const [parameter, schema] of Object.entries(plan.definition.inputSchema.properties ?? {})) {
       if (Array.isArray(schema.enum)) addValues(table, 'ref/tool', plan.name, parameter, schema.enum);
       if (plan.enumeration.precomputable && plan.enumeration.enumerated.includes(parameter)) {
-        addValues(
-          table,
-          'ref/tool',
-          plan.name,
-          parameter,
-          plan.enumeration.argumentSets.map((args) => args[parameter]),
-        );
+        addValues(table, 'ref/tool', plan.name, parameter, plan.enumeration.values[parameter] ?? []);
       }
     }
   }

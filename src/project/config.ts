@@ -23,6 +23,8 @@ export interface Limits {
   maxOutputBytes: number;
   maxIntegerRange: number;
   maxManifestBytes: number;
+  /** Size of the build cache (.staticmcp/) above which results no build used lately are evicted. */
+  maxCacheBytes: number;
 }
 
 /** What the edge worker and `serve --http` need to know about browsers that call `/mcp`. */
@@ -63,6 +65,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxOutputBytes: 10 * 1024 * 1024,
   maxIntegerRange: 1_000,
   maxManifestBytes: 10 * 1024 * 1024,
+  maxCacheBytes: 512 * 1024 * 1024,
 };
 
 const valueListSchema = {
@@ -118,6 +121,7 @@ const configSchema = {
         maxOutputBytes: { type: 'integer', minimum: 1 },
         maxIntegerRange: { type: 'integer', minimum: 0 },
         maxManifestBytes: { type: 'integer', minimum: 1024 },
+        maxCacheBytes: { type: 'integer', minimum: 0 },
         // Read by serve's live runner (serve/live/project-limits.ts); the build runs nothing live.
         liveConcurrency: { type: 'integer', minimum: 1 },
       },

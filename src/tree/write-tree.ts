@@ -1,16 +1,17 @@
-// Writes a whole tree atomically: files go into a sibling folder, which is swapped in at the end
-// with two renames, so a build killed at any moment leaves the previous tree in place (or, in the
-// microseconds between the renames, beside it, where the next build puts it back).
+// Writes a tree atomically: files go into a sibling folder as they are produced (a build streams
+// its call files in while scripts still run), which is swapped in at the end with two renames, so a
+// build killed at any moment leaves the previous tree in place (or, in the microseconds between
+// the renames, beside it, where the next build puts it back).
 // A long-lived process (`staticmcp dev`) can ask for unchanged files to be hard-linked from the
 // tree it wrote last instead of written again: the swap stays atomic, and a rebuild after a
 // one-file edit no longer rewrites every call file (writes dominate such a rebuild).
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, linkSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { createTreeHash, sortTreePaths } from './content-hash.js';
 
 const TEMP_MARK = '.staticmcp-tmp-';
 const OLD_MARK = '.staticmcp-old-';
-const WRITE_CONCURRENCY = 64;
 
 function isProcessAlive(pid: number): boolean {
   try {
@@ -93,65 +94,35 @@ function hashContent(content: string | Buffer): string {
  * Hard-links `relativePath` from the previous tree when it is unchanged and untouched, and returns
  * what is known of it then; undefined when it has to be written. Without a record of the previous
  * write (the first write of this process), a file of the same size is read and compared instead.
+ * Synchronous, like every write here: small files on a hot path cost a few microseconds each,
+ * a thread-pool round trip more.
  */
-async function linkUnchanged(
+function linkUnchanged(
   previousRoot: string,
   previous: Map<string, WrittenFile> | undefined,
   relativePath: string,
   content: string | Buffer,
   hash: string,
   target: string,
-): Promise<WrittenFile | undefined> {
+): WrittenFile | undefined {
   const recorded = previous?.get(relativePath);
   if (previous && recorded?.hash !== hash) return undefined;
   const source = path.join(previousRoot, relativePath);
   try {
-    const stat = await fs.lstat(source);
+    const stat = lstatSync(source);
     if (!stat.isFile()) return undefined;
     if (recorded) {
       if (stat.ino !== recorded.inode || stat.size !== recorded.size || stat.mtimeMs !== recorded.mtimeMs)
         return undefined;
     } else {
       const bytes = typeof content === 'string' ? Buffer.from(content) : content;
-      if (stat.size !== bytes.length || !(await fs.readFile(source)).equals(bytes)) return undefined;
+      if (stat.size !== bytes.length || !readFileSync(source).equals(bytes)) return undefined;
     }
-    await fs.link(source, target);
+    linkSync(source, target);
     return { hash, inode: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
   } catch {
     return undefined;
   }
-}
-
-async function writeAll(
-  root: string,
-  files: ReadonlyMap<string, string | Buffer>,
-  reuse?: { previousRoot: string; previous: Map<string, WrittenFile> | undefined; record: Map<string, WrittenFile> },
-): Promise<void> {
-  const folders = new Set<string>();
-  for (const relativePath of files.keys()) folders.add(path.dirname(relativePath));
-  for (const folder of [...folders].sort()) await fs.mkdir(path.join(root, folder), { recursive: true });
-  const entries = [...files.entries()];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < entries.length) {
-      const [relativePath, content] = entries[next++];
-      const target = path.join(root, relativePath);
-      if (!reuse) {
-        await fs.writeFile(target, content, { mode: 0o644 });
-        continue;
-      }
-      const hash = hashContent(content);
-      const linked = await linkUnchanged(reuse.previousRoot, reuse.previous, relativePath, content, hash, target);
-      if (linked) {
-        reuse.record.set(relativePath, linked);
-        continue;
-      }
-      await fs.writeFile(target, content, { mode: 0o644 });
-      const stat = await fs.lstat(target);
-      reuse.record.set(relativePath, { hash, inode: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, entries.length) }, worker));
 }
 
 /** A copy that shares the files' data: hard links (a copy where linking fails), folders made anew. */
@@ -167,36 +138,151 @@ async function linkCopy(source: string, target: string): Promise<void> {
   }
 }
 
-/**
- * Carries the entries `keep` accepts from the previous `outDir` into the new tree, unless the new
- * tree has one of that name. Linked before the swap, so a build killed at any point has lost
- * nothing: the previous tree still holds them. Returns the names carried over.
- */
-async function carryOver(
-  outDir: string,
-  tempDir: string,
-  files: ReadonlyMap<string, string | Buffer>,
-  keep: (name: string) => boolean,
-): Promise<string[]> {
-  let names: string[];
-  try {
-    names = (await fs.readdir(outDir)).sort();
-  } catch {
-    return [];
-  }
-  const written = new Set([...files.keys()].map((filePath) => filePath.split('/', 1)[0]));
-  const kept: string[] = [];
-  for (const name of names) {
-    if (!keep(name) || written.has(name)) continue;
-    await linkCopy(path.join(outDir, name), path.join(tempDir, name));
-    kept.push(name);
-  }
-  return kept;
-}
-
 export interface WriteTreeOptions {
   /** Top-level entries of the previous tree to keep (the user's, not the build's). */
   keep?: (topLevelName: string) => boolean;
+}
+
+/**
+ * A tree being written beside `outDir`. Files go in one at a time (`write`), each path once; the
+ * paths are the only thing held in memory. `commit` swaps the tree in; `discard` drops it and
+ * leaves the previous tree as it was.
+ */
+export class TreeWriter {
+  private readonly written = new Set<string>();
+  private readonly folders = new Set<string>();
+  private readonly reuse:
+    | { previous: Map<string, WrittenFile> | undefined; record: Map<string, WrittenFile> }
+    | undefined;
+  private readonly previousRecord: Map<string, WrittenFile> | undefined;
+
+  private constructor(
+    readonly outDir: string,
+    readonly tempDir: string,
+  ) {
+    this.previousRecord = writtenTrees.get(outDir);
+    this.reuse = reuseUnchangedFiles ? { previous: this.previousRecord, record: new Map() } : undefined;
+    // Until the swap is done, nothing may be linked from a tree that is half replaced.
+    writtenTrees.delete(outDir);
+  }
+
+  static async open(outDir: string): Promise<TreeWriter> {
+    const tempDir = `${outDir}${TEMP_MARK}${process.pid}`;
+    await fs.rm(tempDir, { recursive: true, force: true });
+    await fs.mkdir(tempDir, { recursive: true });
+    return new TreeWriter(outDir, tempDir);
+  }
+
+  has(relativePath: string): boolean {
+    return this.written.has(relativePath);
+  }
+
+  /** Every path written so far (tree-relative, `/`-separated). */
+  paths(): ReadonlySet<string> {
+    return this.written;
+  }
+
+  /** Writes one file (tree-relative `/` path); returns its size in bytes. */
+  write(relativePath: string, content: string | Buffer): number {
+    const folder = path.dirname(relativePath);
+    if (!this.folders.has(folder)) {
+      mkdirSync(path.join(this.tempDir, folder), { recursive: true });
+      this.folders.add(folder);
+    }
+    const target = path.join(this.tempDir, relativePath);
+    this.written.add(relativePath);
+    if (!this.reuse) {
+      writeFileSync(target, content, { mode: 0o644 });
+      return typeof content === 'string' ? Buffer.byteLength(content) : content.length;
+    }
+    const hash = hashContent(content);
+    const linked = linkUnchanged(this.outDir, this.reuse.previous, relativePath, content, hash, target);
+    if (linked) {
+      this.reuse.record.set(relativePath, linked);
+      return linked.size;
+    }
+    writeFileSync(target, content, { mode: 0o644 });
+    const stat = lstatSync(target);
+    this.reuse.record.set(relativePath, { hash, inode: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs });
+    return stat.size;
+  }
+
+  /** What an earlier `write` put at `relativePath`. */
+  read(relativePath: string): Buffer {
+    return readFileSync(path.join(this.tempDir, relativePath));
+  }
+
+  /** The tree's content hash (content-hash.ts) over what is written so far, read back in path order. */
+  hashWritten(): string {
+    const hash = createTreeHash();
+    for (const relativePath of sortTreePaths(this.written)) hash.add(relativePath, this.read(relativePath));
+    return hash.digest();
+  }
+
+  /** True when `outDir` holds these same files at the same sizes, and `manifestPath` byte for byte. */
+  matchesPrevious(manifestPath: string): boolean {
+    try {
+      if (!readFileSync(path.join(this.outDir, manifestPath)).equals(this.read(manifestPath))) return false;
+      for (const relativePath of this.written) {
+        if (statSync(path.join(this.outDir, relativePath)).size !== statSync(path.join(this.tempDir, relativePath)).size)
+          return false;
+      }
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Drops what was written; the previous tree stays as it was. */
+  async discard(): Promise<void> {
+    await fs.rm(this.tempDir, { recursive: true, force: true });
+    if (this.previousRecord) writtenTrees.set(this.outDir, this.previousRecord);
+  }
+
+  /**
+   * Swaps the written tree in, with the previous tree's top-level entries that `options.keep`
+   * accepts (linked before the swap, so a build killed at any point has lost nothing); returns
+   * the names of those.
+   */
+  async commit(options: WriteTreeOptions = {}): Promise<string[]> {
+    let kept: string[] = [];
+    try {
+      if (options.keep) kept = await this.carryOver(options.keep);
+    } catch (error) {
+      await this.discard();
+      throw error;
+    }
+    const oldDir = `${this.outDir}${OLD_MARK}${process.pid}`;
+    let hadPrevious = true;
+    try {
+      await fs.rename(this.outDir, oldDir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      hadPrevious = false;
+    }
+    await fs.rename(this.tempDir, this.outDir);
+    if (this.reuse) writtenTrees.set(this.outDir, this.reuse.record);
+    if (hadPrevious) await fs.rm(oldDir, { recursive: true, force: true });
+    return kept;
+  }
+
+  private async carryOver(keep: (name: string) => boolean): Promise<string[]> {
+    let names: string[];
+    try {
+      names = (await fs.readdir(this.outDir)).sort();
+    } catch {
+      return [];
+    }
+    const writtenTop = new Set<string>();
+    for (const filePath of this.written) writtenTop.add(filePath.split('/', 1)[0]);
+    const kept: string[] = [];
+    for (const name of names) {
+      if (!keep(name) || writtenTop.has(name)) continue;
+      await linkCopy(path.join(this.outDir, name), path.join(this.tempDir, name));
+      kept.push(name);
+    }
+    return kept;
+  }
 }
 
 /**
@@ -208,32 +294,12 @@ export async function writeTreeAtomically(
   files: ReadonlyMap<string, string | Buffer>,
   options: WriteTreeOptions = {},
 ): Promise<string[]> {
-  const tempDir = `${outDir}${TEMP_MARK}${process.pid}`;
-  const oldDir = `${outDir}${OLD_MARK}${process.pid}`;
-  await fs.rm(tempDir, { recursive: true, force: true });
-  await fs.mkdir(tempDir, { recursive: true });
-  const reuse = reuseUnchangedFiles
-    ? { previousRoot: outDir, previous: writtenTrees.get(outDir), record: new Map<string, WrittenFile>() }
-    : undefined;
-  // Until the swap is done, nothing may be linked from a tree that is half replaced.
-  writtenTrees.delete(outDir);
-  let kept: string[] = [];
+  const writer = await TreeWriter.open(outDir);
   try {
-    await writeAll(tempDir, files, reuse);
-    if (options.keep) kept = await carryOver(outDir, tempDir, files, options.keep);
+    for (const [relativePath, content] of files) writer.write(relativePath, content);
   } catch (error) {
-    await fs.rm(tempDir, { recursive: true, force: true });
+    await writer.discard();
     throw error;
   }
-  let hadPrevious = true;
-  try {
-    await fs.rename(outDir, oldDir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    hadPrevious = false;
-  }
-  await fs.rename(tempDir, outDir);
-  if (reuse) writtenTrees.set(outDir, reuse.record);
-  if (hadPrevious) await fs.rm(oldDir, { recursive: true, force: true });
-  return kept;
+  return writer.commit(options);
 }
