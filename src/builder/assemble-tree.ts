@@ -61,7 +61,7 @@ export function stateResourceUri(scriptPath: string): string {
   return `mcpd://${scriptPath}/state`;
 }
 
-export function assembleTree(input: AssembleInput): AssembledTree {
+export async function assembleTree(input: AssembleInput): Promise<AssembledTree> {
   const { output } = input;
   const failures: BuildProblem[] = [];
   const reports = new Map(input.toolReports.map((report) => [report.name, report]));
@@ -87,7 +87,7 @@ export function assembleTree(input: AssembleInput): AssembledTree {
       mimeType: resource.mimeType,
       size: resource.size,
     });
-    output.write(filePath, treeJsonFile({ uri: resource.uri, mimeType: resource.mimeType, ...resource.content }));
+    await output.write(filePath, treeJsonFile({ uri: resource.uri, mimeType: resource.mimeType, ...resource.content }));
   }
 
   for (const instance of input.templateInstances) {
@@ -101,11 +101,11 @@ export function assembleTree(input: AssembleInput): AssembledTree {
       continue;
     }
     resourceOwners.set(filePath, instance.uri);
-    output.write(filePath, treeJsonFile(instance));
+    await output.write(filePath, treeJsonFile(instance));
   }
-  for (const prompt of input.prompts) output.write(`prompts/${prompt.definition.name}.json`, treeJsonFile(prompt.file));
+  for (const prompt of input.prompts) await output.write(`prompts/${prompt.definition.name}.json`, treeJsonFile(prompt.file));
   const hasCompletions = Object.values(input.completions).some((references) => Object.keys(references).length > 0);
-  if (hasCompletions) output.write(COMPLETIONS_FILE, treeJsonFile(input.completions));
+  if (hasCompletions) await output.write(COMPLETIONS_FILE, treeJsonFile(input.completions));
 
   const stateResources: Record<string, string> = {};
   for (const plan of input.plans.filter((candidate) => candidate.state)) {
@@ -161,8 +161,8 @@ export function assembleTree(input: AssembleInput): AssembledTree {
     packageVersion: packageInfo().version,
     ...(cacheTtl !== undefined ? { cacheTtlSeconds: cacheTtl } : {}),
   };
-  for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions)) output.write(filePath, content);
-  const contentHash = output.writer.hashWritten();
+  for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions)) await output.write(filePath, content);
+  const contentHash = await output.writer.hashWritten();
   const allowedOrigins = config.http?.allowedOrigins;
   const sourceDateEpoch = process.env.SOURCE_DATE_EPOCH;
   const generatedAt =
@@ -195,12 +195,12 @@ export function assembleTree(input: AssembleInput): AssembledTree {
     },
   };
   const manifestText = treeJsonFile(manifest);
-  output.write(MANIFEST_FILE, manifestText);
+  await output.write(MANIFEST_FILE, manifestText);
   const warnings: BuildProblem[] = [];
   // Added after hashing: the worker is the generator's code, not the tree's content.
   const runtime = runtimeFiles();
   if (runtime) {
-    for (const [filePath, content] of runtime) output.write(filePath, content);
+    for (const [filePath, content] of runtime) await output.write(filePath, content);
   } else {
     warnings.push({
       path: WORKER_FILE,

@@ -131,7 +131,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       project.registration.completions ?? [],
     );
     const toolReports = sink.toolReports();
-    const tree = assembleTree({
+    const tree = await assembleTree({
       serverName: path.basename(projectRoot),
       generator: generatorName(),
       config,
@@ -157,8 +157,8 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     const files = writer.paths().size;
     // public/ is copied as it is, beside the tree's content (and outside its content hash).
     const publicFiles = await discoverPublicFiles(projectRoot);
-    for (const [filePath, fileContent] of publicFiles.files) output.write(filePath, fileContent);
-    unchanged = writer.matchesPrevious(MANIFEST_FILE);
+    for (const [filePath, fileContent] of publicFiles.files) await output.write(filePath, fileContent);
+    unchanged = await writer.matchesPrevious(MANIFEST_FILE);
     // What the user added to the output folder (.git, CNAME …) is carried into the new tree.
     swapped = true;
     if (unchanged) await writer.discard();

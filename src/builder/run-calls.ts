@@ -20,6 +20,9 @@ import {
 
 export type { CallOutcome };
 
+/** Where outcomes go as they exist; it may make the stream wait (back-pressure from the tree's writes). */
+export type CallSink = (outcome: CallOutcome) => Promise<void>;
+
 export interface RunContext extends CallRunContext {
   maxOutputBytes: number;
   concurrency: number;
@@ -80,12 +83,12 @@ interface Job {
 }
 
 /** Stage 3's source: cache hits go straight to the sink; calls to run are yielded as runners free up. */
-function* generateJobs(
+async function* generateJobs(
   plans: readonly ToolPlan[],
   tallies: ReadonlyMap<ToolPlan, ToolTally>,
   context: RunContext,
-  sink: (outcome: CallOutcome) => void,
-): Generator<Job> {
+  sink: CallSink,
+): AsyncGenerator<Job> {
   for (const plan of plans) {
     const tally = tallies.get(plan);
     if (!plan.enumeration.precomputable || !tally) continue;
@@ -96,7 +99,7 @@ function* generateJobs(
       const key = RunBucket.keyOf(args);
       if (key === tally.sampleKey) continue;
       const cached = bucket.get(key);
-      if (cached) sink(cachedOutcome(plan, args, cached));
+      if (cached) await sink(cachedOutcome(plan, args, cached));
       else {
         stream.inFlight += 1;
         yield { plan, args, key, stream };
@@ -111,7 +114,7 @@ function* generateJobs(
 export async function runCalls(
   plans: readonly ToolPlan[],
   context: RunContext,
-  sink: (outcome: CallOutcome) => void,
+  sink: CallSink,
 ): Promise<void> {
   const tallies = countCalls(plans, context);
   let runner: BatchRunner | undefined;
@@ -152,7 +155,7 @@ export async function runCalls(
             ? invalidSchemaOutcome(job.plan, job.args, validator.problem)
             : (await runOneCall(runner!, job.plan, job.args, validator.validate, context)).outcome;
           remember(outcome, job.key, context);
-          sink(outcome);
+          await sink(outcome);
           done += 1;
           context.onEvent?.({ type: 'run', done, totalRuns, tool: job.plan.name });
         } finally {
@@ -173,7 +176,7 @@ async function probeTools(
   tallies: Map<ToolPlan, ToolTally>,
   validatorOf: (plan: ToolPlan) => ReturnType<typeof outputValidatorFor>,
   context: RunContext,
-  sink: (outcome: CallOutcome) => void,
+  sink: CallSink,
 ): Promise<void> {
   const probed = [...tallies].filter(([plan, tally]) => tally.sample && !plan.forcePrecompute);
   await mapConcurrent(
@@ -189,7 +192,7 @@ async function probeTools(
       }
       tally.sampleKey = RunBucket.keyOf(args);
       remember(outcome, tally.sampleKey, context);
-      sink(outcome);
+      await sink(outcome);
     },
     context.concurrency,
   );

@@ -28,13 +28,14 @@ export class TreeOutput {
 
   constructor(readonly writer: TreeWriter) {}
 
-  write(filePath: string, content: string | Buffer): void {
+  async write(filePath: string, content: string | Buffer): Promise<void> {
     if (this.writer.has(filePath)) {
+      await this.writer.flush();
       // Replaced, not added: the tally counts the file once, at its new size.
       this.tally.files -= 1;
       this.tally.bytes -= this.writer.read(filePath).length;
     }
-    addToTally(this.tally, filePath, this.writer.write(filePath, content));
+    addToTally(this.tally, filePath, await this.writer.write(filePath, content));
   }
 }
 
@@ -51,7 +52,7 @@ export class CallFileSink {
     for (const plan of plans) this.reports.set(plan, openToolReport(plan));
   }
 
-  readonly add = (outcome: CallOutcome): void => {
+  readonly add = async (outcome: CallOutcome): Promise<void> => {
     const { plan } = outcome;
     const report = this.reports.get(plan)!;
     addLogLines(report, outcome.logLines);
@@ -66,6 +67,7 @@ export class CallFileSink {
     if (this.output.writer.has(filePath)) {
       // Outcomes arrive in completion order; the set that comes first in the enumeration keeps the
       // file whatever the order, so the tree is the same on every run.
+      await this.output.writer.flush();
       const owner = this.ownerOf(filePath);
       const ownerArguments = owner.arguments;
       const position = positionOf(plan, outcome.arguments);
@@ -78,7 +80,7 @@ export class CallFileSink {
     }
     // A rich result's own _meta is kept beside the recorded arguments (the bridge strips only those).
     const callFile = { ...outcome.result, _meta: { ...outcome.result._meta, [ARGUMENTS_META_KEY]: outcome.arguments } };
-    this.output.write(filePath, treeJsonFile(callFile));
+    await this.output.write(filePath, treeJsonFile(callFile));
     report.precomputed += 1;
     if (outcome.result.isError) report.errorResults += 1;
   };

@@ -6,12 +6,14 @@
 // tree it wrote last instead of written again: the swap stays atomic, and a rebuild after a
 // one-file edit no longer rewrites every call file (writes dominate such a rebuild).
 import { createHash } from 'node:crypto';
-import { promises as fs, linkSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { promises as fs, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createTreeHash, sortTreePaths } from './content-hash.js';
 
 const TEMP_MARK = '.staticmcp-tmp-';
 const OLD_MARK = '.staticmcp-old-';
+/** Writes (and reads back) in flight at once: on a busy disk one file create can take milliseconds. */
+const IO_CONCURRENCY = 64;
 
 function isProcessAlive(pid: number): boolean {
   try {
@@ -94,31 +96,29 @@ function hashContent(content: string | Buffer): string {
  * Hard-links `relativePath` from the previous tree when it is unchanged and untouched, and returns
  * what is known of it then; undefined when it has to be written. Without a record of the previous
  * write (the first write of this process), a file of the same size is read and compared instead.
- * Synchronous, like every write here: small files on a hot path cost a few microseconds each,
- * a thread-pool round trip more.
  */
-function linkUnchanged(
+async function linkUnchanged(
   previousRoot: string,
   previous: Map<string, WrittenFile> | undefined,
   relativePath: string,
   content: string | Buffer,
   hash: string,
   target: string,
-): WrittenFile | undefined {
+): Promise<WrittenFile | undefined> {
   const recorded = previous?.get(relativePath);
   if (previous && recorded?.hash !== hash) return undefined;
   const source = path.join(previousRoot, relativePath);
   try {
-    const stat = lstatSync(source);
+    const stat = await fs.lstat(source);
     if (!stat.isFile()) return undefined;
     if (recorded) {
       if (stat.ino !== recorded.inode || stat.size !== recorded.size || stat.mtimeMs !== recorded.mtimeMs)
         return undefined;
     } else {
       const bytes = typeof content === 'string' ? Buffer.from(content) : content;
-      if (stat.size !== bytes.length || !readFileSync(source).equals(bytes)) return undefined;
+      if (stat.size !== bytes.length || !(await fs.readFile(source)).equals(bytes)) return undefined;
     }
-    linkSync(source, target);
+    await fs.link(source, target);
     return { hash, inode: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
   } catch {
     return undefined;
@@ -155,6 +155,9 @@ export class TreeWriter {
     | { previous: Map<string, WrittenFile> | undefined; record: Map<string, WrittenFile> }
     | undefined;
   private readonly previousRecord: Map<string, WrittenFile> | undefined;
+  private inFlight = 0;
+  private readonly waiters: (() => void)[] = [];
+  private failure: unknown;
 
   private constructor(
     readonly outDir: string,
@@ -182,46 +185,91 @@ export class TreeWriter {
     return this.written;
   }
 
-  /** Writes one file (tree-relative `/` path); returns its size in bytes. */
-  write(relativePath: string, content: string | Buffer): number {
+  /** Waits until fewer than IO_CONCURRENCY writes are in flight. */
+  private async slot(): Promise<void> {
+    while (this.inFlight >= IO_CONCURRENCY) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  /**
+   * Starts writing one file (tree-relative `/` path) and returns its size in bytes once the write is
+   * under way; `flush` waits for every write. Back-pressure: with IO_CONCURRENCY writes in flight,
+   * the next one waits for a slot, so a fast producer never piles up file contents in memory.
+   */
+  async write(relativePath: string, content: string | Buffer): Promise<number> {
+    if (this.failure) throw this.failure;
+    // Claimed at once, so a second write of the same path sees it while this one waits for a slot.
+    this.written.add(relativePath);
+    await this.slot();
     const folder = path.dirname(relativePath);
     if (!this.folders.has(folder)) {
+      // Synchronous: a handful of folders, and a file's write must find its folder there.
       mkdirSync(path.join(this.tempDir, folder), { recursive: true });
       this.folders.add(folder);
     }
-    const target = path.join(this.tempDir, relativePath);
-    this.written.add(relativePath);
-    if (!this.reuse) {
-      writeFileSync(target, content, { mode: 0o644 });
-      return typeof content === 'string' ? Buffer.byteLength(content) : content.length;
-    }
-    const hash = hashContent(content);
-    const linked = linkUnchanged(this.outDir, this.reuse.previous, relativePath, content, hash, target);
-    if (linked) {
-      this.reuse.record.set(relativePath, linked);
-      return linked.size;
-    }
-    writeFileSync(target, content, { mode: 0o644 });
-    const stat = lstatSync(target);
-    this.reuse.record.set(relativePath, { hash, inode: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs });
-    return stat.size;
+    this.inFlight += 1;
+    this.writeOne(relativePath, content)
+      .catch((error: unknown) => {
+        this.failure ??= error;
+      })
+      .finally(() => {
+        this.inFlight -= 1;
+        this.waiters.shift()?.();
+      });
+    return typeof content === 'string' ? Buffer.byteLength(content) : content.length;
   }
 
-  /** What an earlier `write` put at `relativePath`. */
+  private async writeOne(relativePath: string, content: string | Buffer): Promise<void> {
+    const target = path.join(this.tempDir, relativePath);
+    if (!this.reuse) {
+      await fs.writeFile(target, content, { mode: 0o644 });
+      return;
+    }
+    const hash = hashContent(content);
+    const linked = await linkUnchanged(this.outDir, this.reuse.previous, relativePath, content, hash, target);
+    if (linked) {
+      this.reuse.record.set(relativePath, linked);
+      return;
+    }
+    await fs.writeFile(target, content, { mode: 0o644 });
+    const stat = await fs.lstat(target);
+    this.reuse.record.set(relativePath, { hash, inode: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs });
+  }
+
+  /** Waits for every write started so far; throws the first that failed. */
+  async flush(): Promise<void> {
+    while (this.inFlight > 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    if (this.failure) throw this.failure;
+  }
+
+  /** What an earlier `write` put at `relativePath` (after a `flush`). */
   read(relativePath: string): Buffer {
     return readFileSync(path.join(this.tempDir, relativePath));
   }
 
   /** The tree's content hash (content-hash.ts) over what is written so far, read back in path order. */
-  hashWritten(): string {
+  async hashWritten(): Promise<string> {
+    await this.flush();
     const hash = createTreeHash();
-    for (const relativePath of sortTreePaths(this.written)) hash.add(relativePath, this.read(relativePath));
+    const paths = sortTreePaths(this.written);
+    // Reads run ahead in a window, in parallel; the hash takes them in order.
+    const reads: Promise<Buffer>[] = [];
+    const readAt = (index: number): void => {
+      if (index < paths.length) reads[index] = fs.readFile(path.join(this.tempDir, paths[index]));
+    };
+    for (let index = 0; index < IO_CONCURRENCY; index++) readAt(index);
+    for (let index = 0; index < paths.length; index++) {
+      const content = await reads[index];
+      delete reads[index];
+      readAt(index + IO_CONCURRENCY);
+      hash.add(paths[index], content);
+    }
     return hash.digest();
   }
 
   /** True when `outDir` holds these same files at the same sizes, and `manifestPath` byte for byte. */
-  matchesPrevious(manifestPath: string): boolean {
+  async matchesPrevious(manifestPath: string): Promise<boolean> {
     try {
+      await this.flush();
       if (!readFileSync(path.join(this.outDir, manifestPath)).equals(this.read(manifestPath))) return false;
       for (const relativePath of this.written) {
         if (statSync(path.join(this.outDir, relativePath)).size !== statSync(path.join(this.tempDir, relativePath)).size)
@@ -235,6 +283,7 @@ export class TreeWriter {
 
   /** Drops what was written; the previous tree stays as it was. */
   async discard(): Promise<void> {
+    await this.flush().catch(() => {});
     await fs.rm(this.tempDir, { recursive: true, force: true });
     if (this.previousRecord) writtenTrees.set(this.outDir, this.previousRecord);
   }
@@ -247,6 +296,7 @@ export class TreeWriter {
   async commit(options: WriteTreeOptions = {}): Promise<string[]> {
     let kept: string[] = [];
     try {
+      await this.flush();
       if (options.keep) kept = await this.carryOver(options.keep);
     } catch (error) {
       await this.discard();
@@ -296,7 +346,8 @@ export async function writeTreeAtomically(
 ): Promise<string[]> {
   const writer = await TreeWriter.open(outDir);
   try {
-    for (const [relativePath, content] of files) writer.write(relativePath, content);
+    for (const [relativePath, content] of files) await writer.write(relativePath, content);
+    await writer.flush();
   } catch (error) {
     await writer.discard();
     throw error;

@@ -79,12 +79,12 @@ describe('expandArgumentSets', () => {
       100,
     );
     expect(result.precomputable && result.count).toBe(4);
-    expect(result.precomputable && [...result.argumentSets()]).toEqual(
-        { lang: 'en', loud: false, name: 'you' },
-        { lang: 'en', loud: true, name: 'you' },
-        { lang: 'fr', loud: false, name: 'you' },
-        { lang: 'fr', loud: true, name: 'you' },
-      ]);
+    expect(result.precomputable && [...result.argumentSets()]).toEqual([
+      { lang: 'en', loud: false, name: 'you' },
+      { lang: 'en', loud: true, name: 'you' },
+      { lang: 'fr', loud: false, name: 'you' },
+      { lang: 'fr', loud: true, name: 'you' },
+    ]);
     expect(result.enumerated).toEqual(['lang', 'loud']);
   });
 
@@ -110,6 +110,14 @@ describe('expandArgumentSets', () => {
       enumerated: ['a', 'b', 'c', 'd'],
       count: 1e12,
     });
+  });
+
+  it('knows where a set comes in the enumeration, and that a foreign one does not', () => {
+    const ten = { type: 'integer', minimum: 1, maximum: 10 };
+    const result = expandArgumentSets(input({ a: ten, b: ten }), 100);
+    if (!result.precomputable) throw new Error('expected a precomputable enumeration');
+    [...result.argumentSets()].forEach((args, index) => expect(result.positionOf(args)).toBe(index));
+    expect(result.positionOf({ a: 11, b: 1 })).toBe(-1);
   });
 
   it('allows a product exactly at the limit', () => {
