@@ -35,7 +35,10 @@ echo "$a x $b"
 `,
   );
   chmodSync(script, 0o755);
-  writeFileSync(path.join(project, 'staticmcp.json'), JSON.stringify({ limits: { maxCallsPerTool: first * SECOND_VALUES } }));
+  writeFileSync(
+    path.join(project, 'staticmcp.json'),
+    JSON.stringify({ limits: { maxCallsPerTool: first * SECOND_VALUES } }),
+  );
   const pairs = [];
   for (let a = 1; a <= first; a++) for (let b = 1; b <= SECOND_VALUES; b++) pairs.push(`${a} ${b}`);
   writeFileSync(path.join(root, 'pairs.txt'), `${pairs.join('\n')}\n`);
@@ -52,9 +55,13 @@ function run(command, args, env = {}) {
 
 function build(root, project, extra = []) {
   const rssFile = path.join(root, 'rss');
-  const ms = run(process.execPath, ['--import', PEAK_RSS_HOOK, cli, 'build', project, '--out', path.join(root, 'tree'), ...extra], {
-    BENCH_RSS_FILE: rssFile,
-  });
+  const ms = run(
+    process.execPath,
+    ['--import', PEAK_RSS_HOOK, cli, 'build', project, '--out', path.join(root, 'tree'), ...extra],
+    {
+      BENCH_RSS_FILE: rssFile,
+    },
+  );
   return { ms, rssMb: Number(readFileSync(rssFile, 'utf8')) / 1024 };
 }
 
@@ -85,5 +92,7 @@ for (const size of sizes) {
 }
 if (peaks.length > 1) {
   const [smallest, largest] = [peaks[0], peaks[peaks.length - 1]];
-  console.log(`peak RSS ${largest.calls} calls / ${smallest.calls} calls: ${(largest.rssMb / smallest.rssMb).toFixed(2)} (target ≤ 1.3)`);
+  console.log(
+    `peak RSS ${largest.calls} calls / ${smallest.calls} calls: ${(largest.rssMb / smallest.rssMb).toFixed(2)} (target ≤ 1.3)`,
+  );
 }

@@ -103,7 +103,8 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     resourceOwners.set(filePath, instance.uri);
     await output.write(filePath, treeJsonFile(instance));
   }
-  for (const prompt of input.prompts) await output.write(`prompts/${prompt.definition.name}.json`, treeJsonFile(prompt.file));
+  for (const prompt of input.prompts)
+    await output.write(`prompts/${prompt.definition.name}.json`, treeJsonFile(prompt.file));
   const hasCompletions = Object.values(input.completions).some((references) => Object.keys(references).length > 0);
   if (hasCompletions) await output.write(COMPLETIONS_FILE, treeJsonFile(input.completions));
 
@@ -161,7 +162,8 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     packageVersion: packageInfo().version,
     ...(cacheTtl !== undefined ? { cacheTtlSeconds: cacheTtl } : {}),
   };
-  for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions)) await output.write(filePath, content);
+  for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions))
+    await output.write(filePath, content);
   const contentHash = await output.writer.hashWritten();
   const allowedOrigins = config.http?.allowedOrigins;
   const sourceDateEpoch = process.env.SOURCE_DATE_EPOCH;

@@ -185,7 +185,10 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
             },
           ]
         : []),
-      ...project.discovery.skipped.map((notice) => ({ path: displayPath(notice.relativePath), message: notice.message })),
+      ...project.discovery.skipped.map((notice) => ({
+        path: displayPath(notice.relativePath),
+        message: notice.message,
+      })),
       ...templates.warnings.map((warning) => ({ path: warning.relativePath, message: warning.message })),
       ...expansion.warnings,
       ...tree.warnings,

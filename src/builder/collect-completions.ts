@@ -21,7 +21,8 @@ function addValues(
   values: readonly unknown[],
 ): void {
   if (values.length === 0) return;
-  const byArgument = (table[kind][reference] ??= {});
+  table[kind][reference] ??= {};
+  const byArgument = table[kind][reference];
   const merged = new Set(byArgument[argument] ?? []);
   for (const value of values) merged.add(typeof value === 'string' ? value : renderArgumentValue(value));
   byArgument[argument] = [...merged];

@@ -63,7 +63,10 @@ export function checkHostLimits(tally: TreeTally): BuildProblem[] {
     });
   }
   if (tally.oversizedCount > tally.oversized.length) {
-    warnings.push({ path: '.', message: `${tally.oversizedCount - tally.oversized.length} more files are over 25 MiB` });
+    warnings.push({
+      path: '.',
+      message: `${tally.oversizedCount - tally.oversized.length} more files are over 25 MiB`,
+    });
   }
   return warnings;
 }

@@ -59,7 +59,8 @@ export class RunBucket<Value> {
         const found = chunk.indexOf(NEWLINE, cursor);
         const end = found < 0 || found >= bytesRead ? bytesRead : found;
         // Only the key's bytes of a line are kept, however long the record is.
-        if (headLength < head.length) headLength += chunk.copy(head, headLength, cursor, Math.min(end, cursor + head.length - headLength));
+        if (headLength < head.length)
+          headLength += chunk.copy(head, headLength, cursor, Math.min(end, cursor + head.length - headLength));
         if (end === bytesRead) break;
         const lineEnd = position + end;
         if (headLength === head.length && head[KEY_LENGTH] === TAB)

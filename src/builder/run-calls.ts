@@ -111,18 +111,16 @@ async function* generateJobs(
   }
 }
 
-export async function runCalls(
-  plans: readonly ToolPlan[],
-  context: RunContext,
-  sink: CallSink,
-): Promise<void> {
+export async function runCalls(plans: readonly ToolPlan[], context: RunContext, sink: CallSink): Promise<void> {
   const tallies = countCalls(plans, context);
   let runner: BatchRunner | undefined;
   const validators = new Map<ToolPlan, ReturnType<typeof outputValidatorFor>>();
   // Compiled only for tools with something to run, so a rebuild from the cache never loads ajv for them.
   const validatorOf = (plan: ToolPlan): ReturnType<typeof outputValidatorFor> => {
-    let validator = validators.get(plan);
-    if (!validator) validators.set(plan, (validator = outputValidatorFor(plan)));
+    const known = validators.get(plan);
+    if (known) return known;
+    const validator = outputValidatorFor(plan);
+    validators.set(plan, validator);
     return validator;
   };
   try {

@@ -52,7 +52,8 @@ export function closeToolReport(report: ToolReport, plan: ToolPlan): ToolReport 
   // The plan's own warnings first, read now: the determinism probe may have added one during the build.
   report.warnings.unshift(...plan.warnings);
   if (left.warnings > 0) report.warnings.push(`… and ${left.warnings} more warning(s) like these, not listed`);
-  if (left.logLines > 0) report.logLines.push({ level: 'info', message: `… and ${left.logLines} more log line(s), not kept` });
+  if (left.logLines > 0)
+    report.logLines.push({ level: 'info', message: `… and ${left.logLines} more log line(s), not kept` });
   // Set at the end: the determinism probe may have turned the tool live during the build.
   if (!plan.enumeration.precomputable) report.liveReason = plan.enumeration.reason;
   overflow.delete(report);

@@ -72,7 +72,8 @@ export class CallFileSink {
       const ownerArguments = owner.arguments;
       const position = positionOf(plan, outcome.arguments);
       const ownerPosition = positionOf(plan, ownerArguments);
-      const [first, other] = position < ownerPosition ? [outcome.arguments, ownerArguments] : [ownerArguments, outcome.arguments];
+      const [first, other] =
+        position < ownerPosition ? [outcome.arguments, ownerArguments] : [ownerArguments, outcome.arguments];
       this.noteCollision(plan, Math.max(position, ownerPosition), first, other, filePath);
       if (position > ownerPosition) return;
       if (owner.isError) report.errorResults -= 1;
@@ -91,7 +92,10 @@ export class CallFileSink {
       isError?: boolean;
       _meta?: Record<string, unknown>;
     };
-    return { arguments: written._meta?.[ARGUMENTS_META_KEY] as Record<string, unknown>, isError: written.isError === true };
+    return {
+      arguments: written._meta?.[ARGUMENTS_META_KEY] as Record<string, unknown>,
+      isError: written.isError === true,
+    };
   }
 
   private noteCollision(

@@ -4,7 +4,7 @@
 // can have changed, so the report is replayed without loading the build pipeline or running
 // anything. Deliberately light (node built-ins only): it runs before the pipeline is imported.
 import { createHash } from 'node:crypto';
-import { promises as fs, readdirSync, statSync } from 'node:fs';
+import { type Dirent, promises as fs, readdirSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
 import type { BuildReport } from './build-report.js';
 
@@ -50,7 +50,7 @@ class LineDigest {
  * than their promises.
  */
 function listMetadata(root: string, excluded: readonly string[], lines: LineDigest, relative = '', depth = 0): void {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = readdirSync(path.join(root, relative), { withFileTypes: true });
   } catch {
@@ -67,7 +67,7 @@ function listMetadata(root: string, excluded: readonly string[], lines: LineDige
     )
       continue;
     // statSync follows file symlinks, so an edited target still changes the fingerprint.
-    let stats;
+    let stats: Stats;
     try {
       stats = statSync(absolute);
     } catch (error) {

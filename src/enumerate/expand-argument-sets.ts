@@ -28,7 +28,10 @@ export function countArgumentSets(domains: readonly ParameterDomain[]): number {
 }
 
 /** The cartesian product as an odometer: the last parameter turns fastest. */
-function* generateProduct(names: readonly string[], values: readonly (readonly unknown[])[]): Generator<Record<string, unknown>> {
+function* generateProduct(
+  names: readonly string[],
+  values: readonly (readonly unknown[])[],
+): Generator<Record<string, unknown>> {
   if (values.some((list) => list.length === 0)) return;
   const positions = names.map(() => 0);
   while (true) {

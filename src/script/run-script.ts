@@ -67,7 +67,11 @@ export interface ScriptRun {
 const PIPE_CLOSE_GRACE_MS = 200;
 
 /** A run that never started (cancelled before, or refused by spawn). */
-function runNotStarted(options: RunScriptOptions, reason: { cancelled?: true; spawnError?: string }, durationMs: number): ScriptRun {
+function runNotStarted(
+  options: RunScriptOptions,
+  reason: { cancelled?: true; spawnError?: string },
+  durationMs: number,
+): ScriptRun {
   const run = {
     displayName: options.displayName,
     exitCode: null,

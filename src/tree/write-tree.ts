@@ -272,7 +272,9 @@ export class TreeWriter {
       await this.flush();
       if (!readFileSync(path.join(this.outDir, manifestPath)).equals(this.read(manifestPath))) return false;
       for (const relativePath of this.written) {
-        if (statSync(path.join(this.outDir, relativePath)).size !== statSync(path.join(this.tempDir, relativePath)).size)
+        if (
+          statSync(path.join(this.outDir, relativePath)).size !== statSync(path.join(this.tempDir, relativePath)).size
+        )
           return false;
       }
       return true;

@@ -161,7 +161,9 @@ describe('host limits', () => {
     expect(checkHostLimits(tenMegabytes(100, 1))).toEqual([
       {
         path: '.',
-        message: expect.stringMatching(/^1,000,000,001 bytes: over the 1 GB GitHub Pages publishes for one site; lower/),
+        message: expect.stringMatching(
+          /^1,000,000,001 bytes: over the 1 GB GitHub Pages publishes for one site; lower/,
+        ),
       },
     ]);
   });

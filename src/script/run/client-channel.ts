@@ -8,7 +8,11 @@ import { formatClientAnswer, MAX_CLIENT_REQUEST_BYTES, refusedAnswer } from '../
  * (a script asks, then reads its answer), and refuses a line longer than the cap without reading
  * it into memory. Writes stop once the run is over.
  */
-export function readClientChannel(channel: Duplex, answer: (line: string) => Promise<string>, isOver: () => boolean): void {
+export function readClientChannel(
+  channel: Duplex,
+  answer: (line: string) => Promise<string>,
+  isOver: () => boolean,
+): void {
   const decoder = new TextDecoder();
   let pending = '';
   let skippingLongLine = false;
