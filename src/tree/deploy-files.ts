@@ -4,6 +4,7 @@
 // (`_worker.js`, bundled when the package was built) with `_routes.json` so only `/mcp` runs
 // code, and `server.json` for the MCP Registry when the project names its public URL.
 import { readFileSync } from 'node:fs';
+import { INSTALL_HINT, STATICMCP_COMMAND } from '../staticmcp-command.js';
 import { DEFAULT_CACHE_TTL_SECONDS, ROUTES_FILE, WORKER_FILE, type Manifest } from './manifest.js';
 import { renderServerJson, SERVER_JSON_FILE } from './registry-server-json.js';
 import { treeJsonFile } from './canonical-json.js';
@@ -84,6 +85,12 @@ export function renderIndexHtml(manifest: Manifest, publicUrl?: string): string 
     treeUrl: `${site}/`,
     // Without a known address the page fills in the one it is served from.
     fillAddress: publicUrl === undefined ? 'true' : 'false',
+    // The local bridge's command line and its client-config form ("command" plus the leading "args");
+    // our own words, free of HTML specials, so the quotes stay readable in the page source.
+    runCommand: STATICMCP_COMMAND.join(' '),
+    stdioCommand: JSON.stringify(STATICMCP_COMMAND[0]),
+    stdioArgs: [...STATICMCP_COMMAND.slice(1), 'serve'].map((word) => JSON.stringify(word)).join(', '),
+    installHint: escapeHtml(INSTALL_HINT),
     toolCount: String(capabilities.tools.length),
     resourceCount: String(capabilities.resources.length),
     tools: definitionList(

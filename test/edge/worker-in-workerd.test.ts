@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { PUBLISHED_ON_NPM } from '../../src/staticmcp-command.js';
 import { CLI, REPO_ROOT, removeTemporaryFolders, runCli, temporaryFolder } from '../build/helpers.js';
 import { listEveryTool } from '../bridge/helpers.js';
 import { startWorkerdSite, type WorkerdSite } from './workerd-site.js';
@@ -267,8 +268,11 @@ describe('the static site around it', () => {
     expect(serverJson).toMatchObject({
       name: 'dev.pages.example/example',
       remotes: [{ type: 'streamable-http', url: 'https://example.pages.dev/mcp' }],
-      packages: [{ registryType: 'npm', identifier: 'staticmcp', transport: { type: 'stdio' } }],
     });
+    // The npm package only once staticmcp is published: the registry checks each package it lists.
+    expect(serverJson.packages).toEqual(
+      PUBLISHED_ON_NPM ? [expect.objectContaining({ registryType: 'npm', identifier: 'staticmcp' })] : undefined,
+    );
   });
 
   it('fetches only the file a call needs (mcp.json is kept by the isolate)', async () => {
