@@ -15,6 +15,40 @@ const OLD_MARK = '.staticmcp-old-';
 /** Writes (and reads back) in flight at once: on a busy disk one file create can take milliseconds. */
 const IO_CONCURRENCY = 64;
 
+/**
+ * Removes a folder and everything in it, in bounded memory: `fs.rm` starts an operation for every
+ * entry at once (a 100,000-file tree took hundreds of MB), here at most IO_CONCURRENCY per folder
+ * are in flight while its entries are read as a stream. A missing folder is not an error.
+ */
+export async function removeTree(target: string): Promise<void> {
+  let folder: Awaited<ReturnType<typeof fs.opendir>>;
+  try {
+    folder = await fs.opendir(target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    if (code === 'ENOTDIR') return fs.rm(target, { force: true });
+    throw error;
+  }
+  const pending = new Set<Promise<void>>();
+  for await (const entry of folder) {
+    const entryPath = path.join(target, entry.name);
+    const removal: Promise<void> = (
+      entry.isDirectory() ? removeTree(entryPath) : fs.rm(entryPath, { force: true })
+    ).finally(() => pending.delete(removal));
+    pending.add(removal);
+    if (pending.size >= IO_CONCURRENCY) await Promise.race(pending);
+  }
+  await Promise.all(pending);
+  try {
+    await fs.rmdir(target);
+  } catch (error) {
+    // Entries made (or missed by the listing) while it was read: one more pass.
+    if ((error as NodeJS.ErrnoException).code === 'ENOTEMPTY') return removeTree(target);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
 function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -56,12 +90,12 @@ export async function recoverInterruptedWrite(outDir: string): Promise<string[]>
       await fs.rename(old.file, outDir);
       notes.push(`restored the previous tree that an interrupted build left at ${path.basename(old.file)}`);
     } else {
-      await fs.rm(old.file, { recursive: true, force: true });
+      await removeTree(old.file);
     }
   }
   for (const temp of await siblingsMarked(outDir, TEMP_MARK)) {
     if (isProcessAlive(temp.pid) && temp.pid !== process.pid) continue;
-    await fs.rm(temp.file, { recursive: true, force: true });
+    await removeTree(temp.file);
     notes.push(`removed ${path.basename(temp.file)}, left by an interrupted build`);
   }
   return notes;
@@ -171,7 +205,7 @@ export class TreeWriter {
 
   static async open(outDir: string): Promise<TreeWriter> {
     const tempDir = `${outDir}${TEMP_MARK}${process.pid}`;
-    await fs.rm(tempDir, { recursive: true, force: true });
+    await removeTree(tempDir);
     await fs.mkdir(tempDir, { recursive: true });
     return new TreeWriter(outDir, tempDir);
   }
@@ -286,7 +320,7 @@ export class TreeWriter {
   /** Drops what was written; the previous tree stays as it was. */
   async discard(): Promise<void> {
     await this.flush().catch(() => {});
-    await fs.rm(this.tempDir, { recursive: true, force: true });
+    await removeTree(this.tempDir);
     if (this.previousRecord) writtenTrees.set(this.outDir, this.previousRecord);
   }
 
@@ -314,7 +348,7 @@ export class TreeWriter {
     }
     await fs.rename(this.tempDir, this.outDir);
     if (this.reuse) writtenTrees.set(this.outDir, this.reuse.record);
-    if (hadPrevious) await fs.rm(oldDir, { recursive: true, force: true });
+    if (hadPrevious) await removeTree(oldDir);
     return kept;
   }
 
