@@ -99,8 +99,9 @@ export class RunBucket<Value> {
     const descriptor = this.open();
     const slot = this.index.get(key);
     if (slot === undefined) return undefined;
-    const line = Buffer.alloc(this.lengths[slot]);
-    readSync(descriptor, line, 0, line.length, this.offsets[slot]);
+    // Pooled for small records (no native allocation per lookup); every byte is read into it.
+    const line = Buffer.allocUnsafe(this.lengths[slot]);
+    if (readSync(descriptor, line, 0, line.length, this.offsets[slot]) !== line.length) return undefined;
     try {
       const value = JSON.parse(line.toString('utf8', KEY_LENGTH + 1)) as Value;
       this.used = true;
