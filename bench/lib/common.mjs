@@ -5,7 +5,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const cliPath = path.join(repoRoot, 'dist/cli/main.js');
+// STATICMCP_CLI measures another compiled CLI (e.g. main's, for before/after figures).
+export const cliPath = process.env.STATICMCP_CLI
+  ? path.resolve(process.env.STATICMCP_CLI)
+  : path.join(repoRoot, 'dist/cli/main.js');
 
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);

@@ -1,16 +1,11 @@
-// Plans, call outcomes and resources → every file of the tree (path → content), in memory, with
-// collisions between keys detected here: the first argument set keeps the file, the others are
-// reported and served live.
-import { callFilePath } from '../tree/call-key.js';
-import { OmittedDefaultKeys } from './omitted-default-keys.js';
+// The rest of the tree once the call files are in (tree-output.ts streams those): resources,
+// template instances, prompts, completions and deploy files, then the content hash over everything
+// written (read back in path order), the manifest with the tools' counters, and the edge runtime.
 import { treeJsonFile } from '../tree/canonical-json.js';
 import { rawResourceFilePath, resourceFilePath } from '../tree/resource-key.js';
 import { ExtraCopies } from './extra-copies.js';
-import { hashTreeFiles } from '../tree/content-hash.js';
 import { deployFiles, runtimeFiles } from '../tree/deploy-files.js';
-import { checkHostLimits } from './host-limits.js';
 import {
-  ARGUMENTS_META_KEY,
   DEFAULT_TOOLS_FOLDER,
   EXTENSION_KEY,
   LATEST_PROTOCOL_VERSION,
@@ -31,8 +26,8 @@ import { COMPLETIONS_FILE } from './collect-completions.js';
 import type { CompletionProviders } from '../tree/completion-provider.js';
 import type { TemplateInstance } from './expand-resource-templates.js';
 import type { BuildProblem, ToolReport } from './build-report.js';
-import type { CallOutcome } from './run-calls.js';
 import type { ToolPlan } from './plan-tools.js';
+import type { TreeOutput } from './tree-output.js';
 
 export interface AssembleInput {
   serverName: string;
@@ -41,7 +36,10 @@ export interface AssembleInput {
   /** The tools folder relative to the project root, `/`-separated, for live runs. */
   toolsFolder: string;
   plans: ToolPlan[];
-  outcomes: CallOutcome[];
+  /** Where the call files already are; the rest goes there too. */
+  output: TreeOutput;
+  /** Per tool, in plan order (CallFileSink.toolReports). */
+  toolReports: ToolReport[];
   resources: ProjectResource[];
   prompts: ProjectPrompt[];
   templates: ProjectResourceTemplate[];
@@ -55,10 +53,10 @@ export interface AssembleInput {
 export const MANY_ITEMS_WARNING = 500;
 
 export interface AssembledTree {
-  files: Map<string, string>;
   manifest: Manifest;
+  /** The manifest as written. */
+  manifestText: string;
   contentHash: string;
-  toolReports: ToolReport[];
   failures: BuildProblem[];
   warnings: BuildProblem[];
 }
@@ -77,57 +75,10 @@ function resourceFileContent(resource: ProjectResource): Record<string, unknown>
   return 'blob' in resource.content ? { ...item, contents: [item] } : item;
 }
 
-export function assembleTree(input: AssembleInput): AssembledTree {
-  const files = new Map<string, string>();
+export async function assembleTree(input: AssembleInput): Promise<AssembledTree> {
+  const { output } = input;
   const failures: BuildProblem[] = [];
-  const reports = new Map<string, ToolReport>();
-  const owners = new Map<string, string>();
-  const omittedDefaults = new OmittedDefaultKeys();
-  for (const plan of input.plans) {
-    reports.set(plan.name, {
-      name: plan.name,
-      script: plan.script.relativePath,
-      precomputed: 0,
-      errorResults: 0,
-      cached: 0,
-      live: plan.live,
-      liveReason: plan.enumeration.precomputable ? undefined : plan.enumeration.reason,
-      failures: [],
-      warnings: [...plan.warnings],
-      logLines: [],
-    });
-  }
-
-  for (const outcome of input.outcomes) {
-    const report = reports.get(outcome.plan.name)!;
-    report.logLines.push(...outcome.logLines);
-    report.warnings.push(...outcome.warnings);
-    if (outcome.fromCache) report.cached += 1;
-    if (outcome.failure || !outcome.result) {
-      report.failures.push(outcome.failure!);
-      continue;
-    }
-    const order = Object.keys(outcome.plan.definition.inputSchema.properties ?? {});
-    const filePath = callFilePath(outcome.plan.name, order, outcome.arguments);
-    const owner = owners.get(filePath);
-    if (owner !== undefined) {
-      report.warnings.push(
-        `arguments ${JSON.stringify(outcome.arguments)} and ${owner} both encode to ${filePath}; the first keeps the file, ` +
-          `the other is ${outcome.plan.live ? 'served live' : 'not served (live calls are off for this tool)'}`,
-      );
-      continue;
-    }
-    owners.set(filePath, JSON.stringify(outcome.arguments));
-    // A rich result's own _meta is kept beside the recorded arguments (the bridge strips only those).
-    const callFile = { ...outcome.result, _meta: { ...outcome.result._meta, [ARGUMENTS_META_KEY]: outcome.arguments } };
-    const content = treeJsonFile(callFile);
-    files.set(filePath, content);
-    omittedDefaults.add(outcome.plan, outcome.arguments, filePath, content);
-    report.precomputed += 1;
-    if (outcome.result.isError) report.errorResults += 1;
-  }
-
-  omittedDefaults.writeInto(files);
+  const reports = new Map(input.toolReports.map((report) => [report.name, report]));
 
   const resourceDefinitions: ResourceDefinition[] = [];
   const resourceOwners = new Map<string, string>();
@@ -153,9 +104,9 @@ export function assembleTree(input: AssembleInput): AssembledTree {
       size: resource.size,
     });
     const content = treeJsonFile(resourceFileContent(resource));
-    files.set(filePath, content);
+    await output.write(filePath, content);
     const raw = rawResourceFilePath(resource.uri);
-    if (raw) rawResourceCopies.claim(raw, filePath, content);
+    if (raw) rawResourceCopies.claim(raw, filePath);
   }
 
   for (const instance of input.templateInstances) {
@@ -169,15 +120,15 @@ export function assembleTree(input: AssembleInput): AssembledTree {
       continue;
     }
     resourceOwners.set(filePath, instance.uri);
-    const content = treeJsonFile(instance);
-    files.set(filePath, content);
+    await output.write(filePath, treeJsonFile(instance));
     const raw = rawResourceFilePath(instance.uri);
-    if (raw) rawResourceCopies.claim(raw, filePath, content);
+    if (raw) rawResourceCopies.claim(raw, filePath);
   }
-  rawResourceCopies.writeInto(files);
-  for (const prompt of input.prompts) files.set(`prompts/${prompt.definition.name}.json`, treeJsonFile(prompt.file));
+  await rawResourceCopies.writeInto(output);
+  for (const prompt of input.prompts)
+    await output.write(`prompts/${prompt.definition.name}.json`, treeJsonFile(prompt.file));
   const hasCompletions = Object.values(input.completions).some((references) => Object.keys(references).length > 0);
-  if (hasCompletions) files.set(COMPLETIONS_FILE, treeJsonFile(input.completions));
+  if (hasCompletions) await output.write(COMPLETIONS_FILE, treeJsonFile(input.completions));
 
   const stateResources: Record<string, string> = {};
   for (const plan of input.plans.filter((candidate) => candidate.state)) {
@@ -234,8 +185,9 @@ export function assembleTree(input: AssembleInput): AssembledTree {
     ...(cacheTtl !== undefined ? { cacheTtlSeconds: cacheTtl } : {}),
     liveOnlyTools: Object.keys(tools).filter((name) => tools[name]?.precomputed === 0),
   };
-  for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions)) files.set(filePath, content);
-  const contentHash = hashTreeFiles(files);
+  for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions))
+    await output.write(filePath, content);
+  const contentHash = await output.writer.hashWritten();
   const allowedOrigins = config.http?.allowedOrigins;
   const sourceDateEpoch = process.env.SOURCE_DATE_EPOCH;
   const generatedAt =
@@ -270,12 +222,13 @@ export function assembleTree(input: AssembleInput): AssembledTree {
       ...(cacheTtl !== undefined ? { cache: { ttlSeconds: cacheTtl } } : {}),
     },
   };
-  files.set(MANIFEST_FILE, treeJsonFile(manifest));
+  const manifestText = treeJsonFile(manifest);
+  await output.write(MANIFEST_FILE, manifestText);
   const warnings: BuildProblem[] = [];
   // Added after hashing: the worker is the generator's code, not the tree's content.
   const runtime = runtimeFiles();
   if (runtime) {
-    for (const [filePath, content] of runtime) files.set(filePath, content);
+    for (const [filePath, content] of runtime) await output.write(filePath, content);
   } else {
     warnings.push({
       path: WORKER_FILE,
@@ -283,7 +236,6 @@ export function assembleTree(input: AssembleInput): AssembledTree {
         'not written: this staticmcp was compiled without its edge worker bundle, so the tree has no /mcp endpoint on edge hosts; run npm run build in the staticmcp package',
     });
   }
-  warnings.push(...checkHostLimits(files));
   const kinds = {
     tools: manifest.capabilities.tools,
     resources: resourceDefinitions,
@@ -298,5 +250,5 @@ export function assembleTree(input: AssembleInput): AssembledTree {
       });
     }
   }
-  return { files, manifest, contentHash, toolReports: [...reports.values()], failures, warnings };
+  return { manifest, manifestText, contentHash, failures, warnings };
 }

@@ -1,16 +1,28 @@
-// The incremental-build cache: `--help` output by script content, and call results by everything
-// that reaches a run (script, --help, arguments, configuration, declared inputs). Stored as one
-// JSON file under `<project>/.staticmcp/`; a corrupt cache is ignored, never trusted.
-import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+// The incremental-build cache under `<project>/.staticmcp/cache/`: `--help` output by script
+// content and validated configuration texts in one small JSON file, and call results in one
+// append-only bucket per tool version (run-bucket.ts), so a build reads only the results it looks
+// up and writes only the new ones. Results of earlier builds are kept (switching a value list back
+// and forth reruns nothing) until the cache passes `limits.maxCacheBytes`; then the buckets used
+// longest ago go first, never one this build used. A corrupt cache is ignored, never trusted.
+import { promises as fs, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { canonicalJson } from '../tree/canonical-json.js';
 import type { ToolResult } from '../script/tool-result.js';
 import type { ValidationMemory } from '../project/config.js';
+import { hashParts } from './cache-keys.js';
+import { RunBucket } from './run-bucket.js';
 
-const CACHE_VERSION = 1;
+export { hashParts };
+
+const CACHE_VERSION = 2;
 export const CACHE_FOLDER = '.staticmcp';
-const CACHE_FILE = 'build-cache.json';
+const CACHE_SUBFOLDER = 'cache';
+const META_FILE = 'meta.json';
+const RUNS_FOLDER = 'runs';
+const BUCKET_EXTENSION = '.log';
+/** The single-file cache of earlier versions: removed once this one is written. */
+const LEGACY_FILE = 'build-cache.json';
+/** Help outputs kept besides the ones this build used (scripts edited back and forth). */
+const KEPT_UNUSED_HELP = 1000;
 
 export interface CachedHelp {
   stdout: string;
@@ -23,94 +35,122 @@ export interface CachedRun {
   warnings: string[];
 }
 
-interface CacheFile {
+interface MetaFile {
   version: number;
   help: Record<string, CachedHelp>;
-  runs: Record<string, CachedRun>;
   /** Hashes of configuration texts that passed validation. */
-  valid?: Record<string, true>;
+  valid: Record<string, true>;
 }
 
-export function hashParts(...parts: unknown[]): string {
-  const hash = createHash('sha256');
-  for (const part of parts) {
-    hash.update(typeof part === 'string' || Buffer.isBuffer(part) ? part : canonicalJson(part));
-    hash.update('\0');
+function readMeta(file: string): MetaFile | undefined {
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as MetaFile;
+    if (parsed?.version === CACHE_VERSION && parsed.help && parsed.valid) return parsed;
+  } catch {
+    // Missing or corrupt: start empty.
   }
-  return hash.digest('hex');
+  return undefined;
 }
 
 export class BuildCache implements ValidationMemory {
-  private readonly usedHelp: Record<string, CachedHelp> = {};
-  private readonly usedRuns: Record<string, CachedRun> = {};
-  private readonly usedValid: Record<string, true> = {};
+  private readonly buckets = new Map<string, RunBucket<CachedRun>>();
+  private readonly usedHelp = new Set<string>();
   private changed = false;
 
   private constructor(
-    private readonly file: string,
-    private readonly previous: CacheFile,
+    private readonly folder: string,
+    private readonly meta: MetaFile,
+    private readonly ignorePrevious: boolean,
   ) {}
 
   static async open(projectRoot: string, ignorePrevious: boolean): Promise<BuildCache> {
-    const file = path.join(projectRoot, CACHE_FOLDER, CACHE_FILE);
-    const empty: CacheFile = { version: CACHE_VERSION, help: {}, runs: {} };
-    if (ignorePrevious) return new BuildCache(file, empty);
-    try {
-      const parsed = JSON.parse(await fs.readFile(file, 'utf8')) as CacheFile;
-      if (parsed?.version === CACHE_VERSION && parsed.help && parsed.runs) return new BuildCache(file, parsed);
-    } catch {
-      // Missing or corrupt: start empty.
-    }
-    return new BuildCache(file, empty);
+    const folder = path.join(projectRoot, CACHE_FOLDER, CACHE_SUBFOLDER);
+    const previous = ignorePrevious ? undefined : readMeta(path.join(folder, META_FILE));
+    return new BuildCache(folder, previous ?? { version: CACHE_VERSION, help: {}, valid: {} }, ignorePrevious);
   }
 
   isKnownValid(text: string): boolean {
-    const key = hashParts(text);
-    if (!this.previous.valid?.[key]) return false;
-    this.usedValid[key] = true;
-    return true;
+    return this.meta.valid[hashParts(text)] === true;
   }
 
   rememberValid(text: string): void {
-    this.usedValid[hashParts(text)] = true;
+    this.meta.valid = { [hashParts(text)]: true };
     this.changed = true;
   }
 
   getHelp(key: string): CachedHelp | undefined {
-    const hit = this.previous.help[key];
-    if (hit) this.usedHelp[key] = hit;
+    const hit = this.meta.help[key];
+    if (hit) this.usedHelp.add(key);
     return hit;
   }
 
   setHelp(key: string, help: CachedHelp): void {
-    this.usedHelp[key] = help;
+    delete this.meta.help[key];
+    this.meta.help[key] = help;
+    this.usedHelp.add(key);
     this.changed = true;
   }
 
-  getRun(key: string): CachedRun | undefined {
-    const hit = this.previous.runs[key];
-    if (hit) this.usedRuns[key] = hit;
-    return hit;
+  /** The results of one tool version; `seed` hashes everything that reaches a run but the arguments. */
+  bucket(seed: string): RunBucket<CachedRun> {
+    let bucket = this.buckets.get(seed);
+    if (!bucket) {
+      bucket = new RunBucket(path.join(this.folder, RUNS_FOLDER, `${seed}${BUCKET_EXTENSION}`), this.ignorePrevious);
+      this.buckets.set(seed, bucket);
+    }
+    return bucket;
   }
 
-  setRun(key: string, run: CachedRun): void {
-    this.usedRuns[key] = run;
-    this.changed = true;
+  /** Closes the buckets, writes the small file if it changed, and evicts down to `maxCacheBytes`. */
+  async save(maxCacheBytes: number): Promise<void> {
+    const now = new Date();
+    for (const bucket of this.buckets.values()) {
+      bucket.release();
+      // The bucket's mtime is its last use: eviction takes the oldest first.
+      if (bucket.used) await fs.utimes(bucket.file, now, now).catch(() => {});
+    }
+    const unusedHelp = Object.keys(this.meta.help).filter((key) => !this.usedHelp.has(key));
+    for (const key of unusedHelp.slice(0, Math.max(0, unusedHelp.length - KEPT_UNUSED_HELP))) {
+      delete this.meta.help[key];
+      this.changed = true;
+    }
+    if (this.changed) {
+      await fs.mkdir(this.folder, { recursive: true });
+      const file = path.join(this.folder, META_FILE);
+      const temp = `${file}.${process.pid}.tmp`;
+      await fs.writeFile(temp, JSON.stringify(this.meta));
+      await fs.rename(temp, file);
+      await fs.rm(path.join(this.folder, '..', LEGACY_FILE), { force: true });
+    }
+    await this.evict(maxCacheBytes);
   }
 
-  /** Writes only what this build used (so the cache never grows without bound), atomically. */
-  async save(): Promise<void> {
-    const dropped =
-      Object.keys(this.previous.runs).length !== Object.keys(this.usedRuns).length ||
-      Object.keys(this.previous.help).length !== Object.keys(this.usedHelp).length ||
-      Object.keys(this.previous.valid ?? {}).length !== Object.keys(this.usedValid).length;
-    if (!this.changed && !dropped) return;
-    await fs.mkdir(path.dirname(this.file), { recursive: true });
-    const temp = `${this.file}.${process.pid}.tmp`;
-    await fs.writeFile(
-      temp,
-      JSON.stringify({ version: CACHE_VERSION, help: this.usedHelp, runs: this.usedRuns, valid: this.usedValid }),
-    );
-    await fs.rename(temp, this.file);
+  private async evict(maxCacheBytes: number): Promise<void> {
+    const runsFolder = path.join(this.folder, RUNS_FOLDER);
+    let names: string[];
+    try {
+      names = readdirSync(runsFolder).filter((name) => name.endsWith(BUCKET_EXTENSION));
+    } catch {
+      return;
+    }
+    const used = new Set([...this.buckets.values()].filter((bucket) => bucket.used).map((bucket) => bucket.file));
+    let total = 0;
+    const candidates: { file: string; bytes: number; usedAtMs: number }[] = [];
+    for (const name of names) {
+      const file = path.join(runsFolder, name);
+      try {
+        const stats = statSync(file);
+        total += stats.size;
+        if (!used.has(file)) candidates.push({ file, bytes: stats.size, usedAtMs: stats.mtimeMs });
+      } catch {
+        // Removed meanwhile (another build evicting): nothing to count.
+      }
+    }
+    candidates.sort((left, right) => left.usedAtMs - right.usedAtMs);
+    for (const candidate of candidates) {
+      if (total <= maxCacheBytes) break;
+      await fs.rm(candidate.file, { force: true });
+      total -= candidate.bytes;
+    }
   }
 }

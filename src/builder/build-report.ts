@@ -19,6 +19,8 @@ export interface ToolReport {
   /** Whether calls that miss the tree are served by running the script. */
   live: boolean;
   liveReason?: string;
+  /** Calls that failed; `failures` lists the first of them (tool-report.ts caps every list). */
+  failedRuns: number;
   failures: RunFailure[];
   warnings: string[];
   logLines: { level: string; message: string }[];

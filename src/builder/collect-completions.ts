@@ -23,7 +23,8 @@ function addValues(
   values: readonly unknown[],
 ): void {
   if (values.length === 0) return;
-  const byArgument = (table[kind][reference] ??= {});
+  table[kind][reference] ??= {};
+  const byArgument = table[kind][reference];
   const merged = new Set(byArgument[argument] ?? []);
   for (const value of values) merged.add(typeof value === 'string' ? value : renderArgumentValue(value));
   byArgument[argument] = [...merged];
@@ -42,13 +43,7 @@ export function collectCompletions(
     for (const [parameter, schema] of Object.entries(plan.definition.inputSchema.properties ?? {})) {
       if (Array.isArray(schema.enum)) addValues(table, 'ref/tool', plan.name, parameter, schema.enum);
       if (plan.enumeration.precomputable && plan.enumeration.enumerated.includes(parameter)) {
-        addValues(
-          table,
-          'ref/tool',
-          plan.name,
-          parameter,
-          plan.enumeration.argumentSets.map((args) => args[parameter]),
-        );
+        addValues(table, 'ref/tool', plan.name, parameter, plan.enumeration.values[parameter] ?? []);
       }
     }
   }

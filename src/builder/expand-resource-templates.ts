@@ -11,6 +11,7 @@ import { expandUriTemplate, templateVariables } from '../tree/uri-template.js';
 import { readFailureReason, readProjectFile } from '../read-regular-file.js';
 import { generatorName } from '../version.js';
 import { type BuildCache, hashParts } from './build-cache.js';
+import { RunBucket } from './run-bucket.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { resolveValueList, type PlanContext } from './plan-tools.js';
 import type { BuildProblem } from './build-report.js';
@@ -68,13 +69,16 @@ export async function expandResourceTemplates(
       });
       continue;
     }
+    const bucket = context.cache.bucket(
+      hashParts('template', generatorName(), providerHash, context.config.limits.timeoutMs),
+    );
     const results = await mapConcurrent(
-      enumeration.argumentSets,
+      enumeration.argumentSets(),
       async (args) => {
         const values = args as Record<string, string>;
         const uri = expandUriTemplate(uriTemplate, values);
-        const cacheKey = hashParts('template', generatorName(), providerHash, uri, context.config.limits.timeoutMs);
-        const cached = context.cache.getRun(cacheKey);
+        const cacheKey = RunBucket.keyOf(uri);
+        const cached = bucket.get(cacheKey);
         if (cached) {
           const first = cached.result.content[0];
           return { uri, text: typeof first?.text === 'string' ? first.text : '' };
@@ -101,7 +105,7 @@ export async function expandResourceTemplates(
           };
         }
         const text = decodeOutput(run.stdout).text;
-        context.cache.setRun(cacheKey, { result: { content: [{ type: 'text', text }] }, logLines: [], warnings: [] });
+        bucket.set(cacheKey, { result: { content: [{ type: 'text', text }] }, logLines: [], warnings: [] });
         return { uri, text };
       },
       context.concurrency,

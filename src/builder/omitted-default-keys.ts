@@ -19,21 +19,25 @@ export class OmittedDefaultKeys extends ExtraCopies {
     if (every === undefined) {
       const schema = plan.definition.inputSchema;
       const order = Object.keys(schema.properties ?? {});
-      const argumentSets = plan.enumeration.precomputable ? plan.enumeration.argumentSets : [];
       let extra = 0;
-      for (const args of argumentSets)
-        extra += omittedDefaultCallFilePaths(plan.name, order, schema, args, true).length;
-      every = extra <= argumentSets.length;
+      let calls = 0;
+      if (plan.enumeration.precomputable) {
+        for (const args of plan.enumeration.argumentSets()) {
+          calls += 1;
+          extra += omittedDefaultCallFilePaths(plan.name, order, schema, args, true).length;
+        }
+      }
+      every = extra <= calls;
       this.everyByTool.set(plan.name, every);
     }
     return every;
   }
 
-  /** Records the keys of one written call file (`canonicalPath`, holding `content`). */
-  add(plan: ToolPlan, args: Record<string, unknown>, canonicalPath: string, content: string): void {
+  /** Records the keys of one written call file (`canonicalPath`). */
+  add(plan: ToolPlan, args: Record<string, unknown>, canonicalPath: string): void {
     const schema = plan.definition.inputSchema;
     const order = Object.keys(schema.properties ?? {});
     for (const alias of omittedDefaultCallFilePaths(plan.name, order, schema, args, this.everyFor(plan)))
-      this.claim(alias, canonicalPath, content);
+      this.claim(alias, canonicalPath);
   }
 }

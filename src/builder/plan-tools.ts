@@ -33,6 +33,8 @@ export interface ToolPlan {
   requiredClientCapabilities?: Record<string, Record<string, unknown>>;
   state: boolean;
   live: boolean;
+  /** `precompute: true` in the metadata or staticmcp.json: precomputed without the determinism probe. */
+  forcePrecompute: boolean;
   enumeration: Enumeration;
   /** Hash of everything besides the arguments that reaches a run. */
   runSeed: string;
@@ -247,12 +249,15 @@ async function planTool(loaded: LoadedScript, name: string, context: PlanContext
       : {}),
     state: meta.state === true,
     live: toolConfig.live !== false,
+    forcePrecompute: (toolConfig.precompute ?? meta.precompute) === true,
     enumeration,
     // Only what can change the answer to one argument set: a new title, description or icon
     // in a sidecar must not rerun thousands of calls (value lists change which sets exist, not
     // what one set answers, so they are left out too).
     runSeed: hashParts(
       generatorName(),
+      // The name reaches the run (STATICMCP_TOOL): two tools of one script must not share results.
+      name,
       loaded.contentHash,
       help.stdout,
       help.stderr,

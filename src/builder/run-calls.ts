@@ -1,151 +1,197 @@
-// Runs every argument set of every precomputable tool through one bounded pool, answering from the
-// cache where nothing that reaches the run has changed.
+// ArgumentSet stream → outcomes: counts what must run, probes each tool for nondeterminism, then
+// streams every call of every precomputable tool through one bounded pool, answering from the
+// cache where nothing that reaches the run has changed. Calls are generated as runners free up
+// and each outcome goes to `sink` as soon as it exists: nothing grows with the number of calls.
 import type { BatchRunner } from '../script/batch-runner.js';
-import { addOptionVariables, createBaseEnvironment } from '../script/script-environment.js';
-import { decodeOutput, toToolResult, type ToolResult } from '../script/tool-result.js';
-import { parseLogLines } from '../script/log-lines.js';
-import { compileValidator, type Validator } from '../tree/json-validator.js';
-import { type BuildCache, hashParts, type CachedRun } from './build-cache.js';
-import { mapConcurrent } from './map-concurrent.js';
-import type { BuildEvent, RunFailure } from './build-report.js';
+import type { BuildCache, CachedRun } from './build-cache.js';
+import type { BuildEvent } from './build-report.js';
+import { type CallFilter, streamToolCalls } from './call-stream.js';
+import { forEachConcurrent, mapConcurrent } from './map-concurrent.js';
 import type { ToolPlan } from './plan-tools.js';
+import { probeDeterminism, serveLiveInstead } from './probe-determinism.js';
+import { RunBucket } from './run-bucket.js';
+import {
+  type CallOutcome,
+  type CallRunContext,
+  invalidSchemaOutcome,
+  outputValidatorFor,
+  runOneCall,
+} from './run-one-call.js';
 
-export interface CallOutcome {
-  plan: ToolPlan;
-  arguments: Record<string, unknown>;
-  result?: ToolResult;
-  failure?: RunFailure;
-  fromCache: boolean;
-  logLines: CachedRun['logLines'];
-  warnings: string[];
-}
+export type { CallOutcome };
 
-export interface RunContext {
-  projectRoot: string;
-  toolsRoot: string;
+/** Where outcomes go as they exist; it may make the stream wait (back-pressure from the tree's writes). */
+export type CallSink = (outcome: CallOutcome) => Promise<void>;
+
+export interface RunContext extends CallRunContext {
   maxOutputBytes: number;
   concurrency: number;
   cache: BuildCache;
   onEvent?: (event: BuildEvent) => void;
   /** Aborted when the build is interrupted: running scripts are ended, the rest never start. */
   signal?: AbortSignal;
+  /** Which calls this build makes (all when absent); applied in streamToolCalls. */
+  callFilter?: CallFilter;
 }
 
-function headOf(text: string, lines = 5): string {
-  return text.trim().split('\n').slice(0, lines).join('\n').slice(0, 1000);
+/** What the count stage learns of one tool. */
+interface ToolTally {
+  toRun: number;
+  cached: number;
+  /** The first call that has to run: the one the determinism probe runs twice. */
+  sample?: Record<string, unknown>;
+  /** Set once the sample ran: the stream skips it. */
+  sampleKey?: string;
 }
 
-async function runOne(
-  runner: BatchRunner,
-  plan: ToolPlan,
-  args: Record<string, unknown>,
-  cacheKey: string,
-  validateOutput: Validator | undefined,
-  context: RunContext,
-): Promise<CallOutcome> {
-  const env = createBaseEnvironment({
-    projectRoot: context.projectRoot,
-    toolsRoot: context.toolsRoot,
-    phase: 'build',
-    toolName: plan.name,
-  });
-  addOptionVariables(env, plan.declaredOptions, args);
-  const run = await runner.run({
-    file: plan.script.file,
-    env,
-    stdin: JSON.stringify(args),
-    timeoutMs: plan.timeoutMs,
-    displayName: plan.script.relativePath,
-  });
-  const stderrText = decodeOutput(run.stderr).text;
-  const logLines = parseLogLines(stderrText);
-  if (run.failed) {
-    return {
-      plan,
-      arguments: args,
-      failure: { arguments: args, message: run.message, stderrHead: headOf(stderrText) },
-      fromCache: false,
-      logLines,
-      warnings: [],
-    };
-  }
-  const warnings: string[] = [];
-  if (decodeOutput(run.stdout).replaced) {
-    warnings.push(`output for ${JSON.stringify(args)} is not valid UTF-8; invalid bytes were replaced with U+FFFD`);
-  }
-  const result = toToolResult(run, { toolName: plan.name, validateOutput, outputFormat: plan.outputFormat });
-  context.cache.setRun(cacheKey, { result, logLines, warnings });
-  return { plan, arguments: args, result, fromCache: false, logLines, warnings };
-}
-
-/** Compiles a tool's outputSchema once; an invalid schema fails every run of that tool, not the build. */
-function outputValidatorFor(plan: ToolPlan): { validate?: Validator; problem?: string } {
-  if (!plan.definition.outputSchema) return {};
-  try {
-    return { validate: compileValidator(plan.definition.outputSchema, 'output') };
-  } catch (error) {
-    return {
-      problem: `the outputSchema of ${plan.name} is ${(error as Error).message}; fix it in the tool's metadata`,
-    };
-  }
-}
-
-export async function runCalls(plans: readonly ToolPlan[], context: RunContext): Promise<CallOutcome[]> {
-  const outcomes: CallOutcome[] = [];
-  const jobs: { index: number; plan: ToolPlan; args: Record<string, unknown>; cacheKey: string }[] = [];
+/** Stage 1: how many calls of each tool run and how many come from the cache, holding nothing per call. */
+function countCalls(plans: readonly ToolPlan[], context: RunContext): Map<ToolPlan, ToolTally> {
+  const tallies = new Map<ToolPlan, ToolTally>();
   for (const plan of plans) {
     if (!plan.enumeration.precomputable) continue;
-    for (const args of plan.enumeration.argumentSets) {
-      const cacheKey = hashParts(plan.runSeed, args);
-      const cached = context.cache.getRun(cacheKey);
-      if (cached)
-        outcomes.push({
-          plan,
-          arguments: args,
-          result: cached.result,
-          fromCache: true,
-          logLines: cached.logLines,
-          warnings: cached.warnings,
-        });
-      else jobs.push({ index: outcomes.push(undefined as unknown as CallOutcome) - 1, plan, args, cacheKey });
+    const bucket = context.cache.bucket(plan.runSeed);
+    const tally: ToolTally = { toRun: 0, cached: 0 };
+    for (const args of streamToolCalls(plan, context.callFilter)) {
+      if (bucket.has(RunBucket.keyOf(args))) tally.cached += 1;
+      else {
+        tally.toRun += 1;
+        tally.sample ??= args;
+      }
     }
+    bucket.release();
+    tallies.set(plan, tally);
   }
-  context.onEvent?.({ type: 'plan', totalRuns: jobs.length, cachedRuns: outcomes.length - jobs.length });
-  // Compiled only for tools with something to run, so a no-op rebuild never loads ajv for them.
-  if (jobs.length === 0) return outcomes;
+  return tallies;
+}
+
+function cachedOutcome(plan: ToolPlan, args: Record<string, unknown>, cached: CachedRun): CallOutcome {
+  const { result, logLines, warnings } = cached;
+  return { plan, arguments: args, result, fromCache: true, logLines, warnings };
+}
+
+function remember(outcome: CallOutcome, key: string, context: RunContext): void {
+  if (!outcome.result) return;
+  const { result, logLines, warnings } = outcome;
+  context.cache.bucket(outcome.plan.runSeed).set(key, { result, logLines, warnings });
+}
+
+interface Job {
+  plan: ToolPlan;
+  args: Record<string, unknown>;
+  key: string;
+  stream: { inFlight: number; exhausted: boolean };
+}
+
+/** Stage 3's source: cache hits go straight to the sink; calls to run are yielded as runners free up. */
+async function* generateJobs(
+  plans: readonly ToolPlan[],
+  tallies: ReadonlyMap<ToolPlan, ToolTally>,
+  context: RunContext,
+  sink: CallSink,
+): AsyncGenerator<Job> {
+  for (const plan of plans) {
+    const tally = tallies.get(plan);
+    if (!plan.enumeration.precomputable || !tally) continue;
+    const bucket = context.cache.bucket(plan.runSeed);
+    const stream = { inFlight: 0, exhausted: false };
+    for (const args of streamToolCalls(plan, context.callFilter)) {
+      if (context.signal?.aborted) return;
+      const key = RunBucket.keyOf(args);
+      if (key === tally.sampleKey) continue;
+      const cached = bucket.get(key);
+      if (cached) await sink(cachedOutcome(plan, args, cached));
+      else {
+        stream.inFlight += 1;
+        yield { plan, args, key, stream };
+      }
+    }
+    stream.exhausted = true;
+    // The bucket's index is dropped once the tool is done: only tools in flight hold one.
+    if (stream.inFlight === 0) bucket.release();
+  }
+}
+
+export async function runCalls(plans: readonly ToolPlan[], context: RunContext, sink: CallSink): Promise<void> {
+  const tallies = countCalls(plans, context);
+  let runner: BatchRunner | undefined;
   const validators = new Map<ToolPlan, ReturnType<typeof outputValidatorFor>>();
-  // Loaded only when something runs: a no-op rebuild never needs the launchers.
-  const { BatchRunner } = await import('../script/batch-runner.js');
-  const runner = await BatchRunner.open({
-    cwd: context.projectRoot,
-    concurrency: context.concurrency,
-    maxOutputBytes: context.maxOutputBytes,
-    signal: context.signal,
-  });
-  let done = 0;
+  // Compiled only for tools with something to run, so a rebuild from the cache never loads ajv for them.
+  const validatorOf = (plan: ToolPlan): ReturnType<typeof outputValidatorFor> => {
+    const known = validators.get(plan);
+    if (known) return known;
+    const validator = outputValidatorFor(plan);
+    validators.set(plan, validator);
+    return validator;
+  };
   try {
-    await mapConcurrent(
-      jobs,
+    if ([...tallies.values()].some((tally) => tally.toRun > 0)) {
+      // Loaded only when something runs: a rebuild from the cache never needs the launchers.
+      const { BatchRunner } = await import('../script/batch-runner.js');
+      runner = await BatchRunner.open({
+        cwd: context.projectRoot,
+        concurrency: context.concurrency,
+        maxOutputBytes: context.maxOutputBytes,
+        signal: context.signal,
+      });
+      await probeTools(runner, tallies, validatorOf, context, sink);
+    }
+    let totalRuns = 0;
+    let cachedRuns = 0;
+    for (const [plan, tally] of tallies) {
+      if (!plan.enumeration.precomputable) continue;
+      totalRuns += tally.toRun - (tally.sampleKey ? 1 : 0);
+      cachedRuns += tally.cached;
+    }
+    context.onEvent?.({ type: 'plan', totalRuns, cachedRuns });
+    let done = 0;
+    await forEachConcurrent(
+      generateJobs(plans, tallies, context, sink),
       async (job) => {
-        let validator = validators.get(job.plan);
-        if (!validator) validators.set(job.plan, (validator = outputValidatorFor(job.plan)));
-        outcomes[job.index] = validator.problem
-          ? {
-              plan: job.plan,
-              arguments: job.args,
-              failure: { arguments: job.args, message: validator.problem, stderrHead: '' },
-              fromCache: false,
-              logLines: [],
-              warnings: [],
-            }
-          : await runOne(runner, job.plan, job.args, job.cacheKey, validator.validate, context);
-        done += 1;
-        context.onEvent?.({ type: 'run', done, totalRuns: jobs.length, tool: job.plan.name });
+        try {
+          const validator = validatorOf(job.plan);
+          const outcome = validator.problem
+            ? invalidSchemaOutcome(job.plan, job.args, validator.problem)
+            : (await runOneCall(runner!, job.plan, job.args, validator.validate, context)).outcome;
+          remember(outcome, job.key, context);
+          await sink(outcome);
+          done += 1;
+          context.onEvent?.({ type: 'run', done, totalRuns, tool: job.plan.name });
+        } finally {
+          job.stream.inFlight -= 1;
+          if (job.stream.exhausted && job.stream.inFlight === 0) context.cache.bucket(job.plan.runSeed).release();
+        }
       },
       context.concurrency,
     );
   } finally {
-    await runner.close();
+    await runner?.close();
   }
-  return outcomes;
+}
+
+/** Stage 2: one sample call of every tool with something to run, twice; tools whose output differs go live. */
+async function probeTools(
+  runner: BatchRunner,
+  tallies: Map<ToolPlan, ToolTally>,
+  validatorOf: (plan: ToolPlan) => ReturnType<typeof outputValidatorFor>,
+  context: RunContext,
+  sink: CallSink,
+): Promise<void> {
+  const probed = [...tallies].filter(([plan, tally]) => tally.sample && !plan.forcePrecompute);
+  await mapConcurrent(
+    probed,
+    async ([plan, tally]) => {
+      const validator = validatorOf(plan);
+      if (validator.problem || context.signal?.aborted) return;
+      const args = tally.sample!;
+      const { outcome, differs } = await probeDeterminism(runner, plan, args, validator.validate, context);
+      if (differs) {
+        serveLiveInstead(plan, args);
+        return;
+      }
+      tally.sampleKey = RunBucket.keyOf(args);
+      remember(outcome, tally.sampleKey, context);
+      await sink(outcome);
+    },
+    context.concurrency,
+  );
 }

@@ -4,7 +4,7 @@
 // can have changed, so the report is replayed without loading the build pipeline or running
 // anything. Deliberately light (node built-ins only): it runs before the pipeline is imported.
 import { createHash } from 'node:crypto';
-import { promises as fs, readdirSync, statSync } from 'node:fs';
+import { type Dirent, promises as fs, readdirSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
 import type { BuildReport } from './build-report.js';
 
@@ -28,13 +28,29 @@ interface UpToDateRecord {
   report: BuildReport;
 }
 
+/** Lines joined by newlines into one sha256, fed one at a time: no list of every path is held. */
+class LineDigest {
+  private readonly hash = createHash('sha256');
+  private first = true;
+
+  push(line: string): void {
+    if (!this.first) this.hash.update('\n');
+    this.first = false;
+    this.hash.update(line);
+  }
+
+  digest(): string {
+    return this.hash.digest('hex');
+  }
+}
+
 /**
  * Metadata lines of everything below `root` (not following folder symlinks), skipping `excluded`.
  * Synchronous on purpose: thousands of stats of cached metadata cost microseconds each, far less
  * than their promises.
  */
-function listMetadata(root: string, excluded: readonly string[], lines: string[], relative = '', depth = 0): void {
-  let entries;
+function listMetadata(root: string, excluded: readonly string[], lines: LineDigest, relative = '', depth = 0): void {
+  let entries: Dirent[];
   try {
     entries = readdirSync(path.join(root, relative), { withFileTypes: true });
   } catch {
@@ -51,7 +67,7 @@ function listMetadata(root: string, excluded: readonly string[], lines: string[]
     )
       continue;
     // statSync follows file symlinks, so an edited target still changes the fingerprint.
-    let stats;
+    let stats: Stats;
     try {
       stats = statSync(absolute);
     } catch (error) {
@@ -63,25 +79,23 @@ function listMetadata(root: string, excluded: readonly string[], lines: string[]
   }
 }
 
-function digest(lines: readonly string[]): string {
-  return createHash('sha256').update(lines.join('\n')).digest('hex');
-}
-
 /** Fingerprint of what a build reads (taken before it starts, so an edit during the build is never recorded as built). */
 export async function fingerprintInputs(scope: FingerprintScope): Promise<string> {
-  const lines = [scope.generator, scope.outDir, scope.toolsRoot, process.env.SOURCE_DATE_EPOCH ?? ''];
+  const lines = new LineDigest();
+  for (const line of [scope.generator, scope.outDir, scope.toolsRoot, process.env.SOURCE_DATE_EPOCH ?? ''])
+    lines.push(line);
   listMetadata(scope.projectRoot, [scope.outDir], lines);
   const toolsRelative = path.relative(scope.projectRoot, scope.toolsRoot);
   if (toolsRelative.startsWith('..') || path.isAbsolute(toolsRelative))
     listMetadata(scope.toolsRoot, [scope.outDir], lines);
-  return digest(lines);
+  return lines.digest();
 }
 
 /** Fingerprint of the tree on disk (taken after the build wrote it). */
 export async function fingerprintTree(outDir: string): Promise<string> {
-  const lines: string[] = [];
+  const lines = new LineDigest();
   listMetadata(outDir, [], lines);
-  return digest(lines);
+  return lines.digest();
 }
 
 /**

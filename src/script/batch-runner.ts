@@ -277,7 +277,10 @@ export class BatchRunner {
       return Buffer.alloc(0);
     }
     try {
-      const buffer = Buffer.alloc(Math.min(fstatSync(descriptor).size, this.options.maxOutputBytes + 1));
+      // allocUnsafe: small outputs are slices of Node's shared pool, not a native allocation each,
+      // which piled up between garbage collections at tens of thousands of calls. Only the bytes
+      // read are kept.
+      const buffer = Buffer.allocUnsafe(Math.min(fstatSync(descriptor).size, this.options.maxOutputBytes + 1));
       const bytesRead = buffer.length > 0 ? readSync(descriptor, buffer, 0, buffer.length, 0) : 0;
       return buffer.subarray(0, bytesRead);
     } finally {

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 
 export interface TreeHash {
   /** Adds one file; callers add files in `sortTreePaths` order. */
-  add(filePath: string, content: string): void;
+  add(filePath: string, content: string | Uint8Array): void;
   /** `sha256:<hex>`. */
   digest(): string;
 }

@@ -1,16 +1,53 @@
-// Writes a whole tree atomically: files go into a sibling folder, which is swapped in at the end
-// with two renames, so a build killed at any moment leaves the previous tree in place (or, in the
-// microseconds between the renames, beside it, where the next build puts it back).
+// Writes a tree atomically: files go into a sibling folder as they are produced (a build streams
+// its call files in while scripts still run), which is swapped in at the end with two renames, so a
+// build killed at any moment leaves the previous tree in place (or, in the microseconds between
+// the renames, beside it, where the next build puts it back).
 // A long-lived process (`staticmcp dev`) can ask for unchanged files to be hard-linked from the
 // tree it wrote last instead of written again: the swap stays atomic, and a rebuild after a
 // one-file edit no longer rewrites every call file (writes dominate such a rebuild).
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { createTreeHash, sortTreePaths } from './content-hash.js';
 
 const TEMP_MARK = '.staticmcp-tmp-';
 const OLD_MARK = '.staticmcp-old-';
-const WRITE_CONCURRENCY = 64;
+/** Writes (and reads back) in flight at once: on a busy disk one file create can take milliseconds. */
+const IO_CONCURRENCY = 64;
+
+/**
+ * Removes a folder and everything in it, in bounded memory: `fs.rm` starts an operation for every
+ * entry at once (a 100,000-file tree took hundreds of MB), here at most IO_CONCURRENCY per folder
+ * are in flight while its entries are read as a stream. A missing folder is not an error.
+ */
+export async function removeTree(target: string): Promise<void> {
+  let folder: Awaited<ReturnType<typeof fs.opendir>>;
+  try {
+    folder = await fs.opendir(target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    if (code === 'ENOTDIR') return fs.rm(target, { force: true });
+    throw error;
+  }
+  const pending = new Set<Promise<void>>();
+  for await (const entry of folder) {
+    const entryPath = path.join(target, entry.name);
+    const removal: Promise<void> = (
+      entry.isDirectory() ? removeTree(entryPath) : fs.rm(entryPath, { force: true })
+    ).finally(() => pending.delete(removal));
+    pending.add(removal);
+    if (pending.size >= IO_CONCURRENCY) await Promise.race(pending);
+  }
+  await Promise.all(pending);
+  try {
+    await fs.rmdir(target);
+  } catch (error) {
+    // Entries made (or missed by the listing) while it was read: one more pass.
+    if ((error as NodeJS.ErrnoException).code === 'ENOTEMPTY') return removeTree(target);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
 
 function isProcessAlive(pid: number): boolean {
   try {
@@ -53,12 +90,12 @@ export async function recoverInterruptedWrite(outDir: string): Promise<string[]>
       await fs.rename(old.file, outDir);
       notes.push(`restored the previous tree that an interrupted build left at ${path.basename(old.file)}`);
     } else {
-      await fs.rm(old.file, { recursive: true, force: true });
+      await removeTree(old.file);
     }
   }
   for (const temp of await siblingsMarked(outDir, TEMP_MARK)) {
     if (isProcessAlive(temp.pid) && temp.pid !== process.pid) continue;
-    await fs.rm(temp.file, { recursive: true, force: true });
+    await removeTree(temp.file);
     notes.push(`removed ${path.basename(temp.file)}, left by an interrupted build`);
   }
   return notes;
@@ -122,38 +159,6 @@ async function linkUnchanged(
   }
 }
 
-async function writeAll(
-  root: string,
-  files: ReadonlyMap<string, string | Buffer>,
-  reuse?: { previousRoot: string; previous: Map<string, WrittenFile> | undefined; record: Map<string, WrittenFile> },
-): Promise<void> {
-  const folders = new Set<string>();
-  for (const relativePath of files.keys()) folders.add(path.dirname(relativePath));
-  for (const folder of [...folders].sort()) await fs.mkdir(path.join(root, folder), { recursive: true });
-  const entries = [...files.entries()];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < entries.length) {
-      const [relativePath, content] = entries[next++];
-      const target = path.join(root, relativePath);
-      if (!reuse) {
-        await fs.writeFile(target, content, { mode: 0o644 });
-        continue;
-      }
-      const hash = hashContent(content);
-      const linked = await linkUnchanged(reuse.previousRoot, reuse.previous, relativePath, content, hash, target);
-      if (linked) {
-        reuse.record.set(relativePath, linked);
-        continue;
-      }
-      await fs.writeFile(target, content, { mode: 0o644 });
-      const stat = await fs.lstat(target);
-      reuse.record.set(relativePath, { hash, inode: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, entries.length) }, worker));
-}
-
 /** A copy that shares the files' data: hard links (a copy where linking fails), folders made anew. */
 async function linkCopy(source: string, target: string): Promise<void> {
   const stat = await fs.lstat(source);
@@ -167,36 +172,203 @@ async function linkCopy(source: string, target: string): Promise<void> {
   }
 }
 
-/**
- * Carries the entries `keep` accepts from the previous `outDir` into the new tree, unless the new
- * tree has one of that name. Linked before the swap, so a build killed at any point has lost
- * nothing: the previous tree still holds them. Returns the names carried over.
- */
-async function carryOver(
-  outDir: string,
-  tempDir: string,
-  files: ReadonlyMap<string, string | Buffer>,
-  keep: (name: string) => boolean,
-): Promise<string[]> {
-  let names: string[];
-  try {
-    names = (await fs.readdir(outDir)).sort();
-  } catch {
-    return [];
-  }
-  const written = new Set([...files.keys()].map((filePath) => filePath.split('/', 1)[0]));
-  const kept: string[] = [];
-  for (const name of names) {
-    if (!keep(name) || written.has(name)) continue;
-    await linkCopy(path.join(outDir, name), path.join(tempDir, name));
-    kept.push(name);
-  }
-  return kept;
-}
-
 export interface WriteTreeOptions {
   /** Top-level entries of the previous tree to keep (the user's, not the build's). */
   keep?: (topLevelName: string) => boolean;
+}
+
+/**
+ * A tree being written beside `outDir`. Files go in one at a time (`write`), each path once; the
+ * paths are the only thing held in memory. `commit` swaps the tree in; `discard` drops it and
+ * leaves the previous tree as it was.
+ */
+export class TreeWriter {
+  private readonly written = new Set<string>();
+  private readonly folders = new Set<string>();
+  private readonly reuse:
+    | { previous: Map<string, WrittenFile> | undefined; record: Map<string, WrittenFile> }
+    | undefined;
+  private readonly previousRecord: Map<string, WrittenFile> | undefined;
+  private inFlight = 0;
+  private readonly waiters: (() => void)[] = [];
+  private failure: unknown;
+
+  private constructor(
+    readonly outDir: string,
+    readonly tempDir: string,
+  ) {
+    this.previousRecord = writtenTrees.get(outDir);
+    this.reuse = reuseUnchangedFiles ? { previous: this.previousRecord, record: new Map() } : undefined;
+    // Until the swap is done, nothing may be linked from a tree that is half replaced.
+    writtenTrees.delete(outDir);
+  }
+
+  static async open(outDir: string): Promise<TreeWriter> {
+    const tempDir = `${outDir}${TEMP_MARK}${process.pid}`;
+    await removeTree(tempDir);
+    await fs.mkdir(tempDir, { recursive: true });
+    return new TreeWriter(outDir, tempDir);
+  }
+
+  has(relativePath: string): boolean {
+    return this.written.has(relativePath);
+  }
+
+  /** Every path written so far (tree-relative, `/`-separated). */
+  paths(): ReadonlySet<string> {
+    return this.written;
+  }
+
+  /** Waits until fewer than IO_CONCURRENCY writes are in flight. */
+  private async slot(): Promise<void> {
+    while (this.inFlight >= IO_CONCURRENCY) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  /**
+   * Starts writing one file (tree-relative `/` path) and returns its size in bytes once the write is
+   * under way; `flush` waits for every write. Back-pressure: with IO_CONCURRENCY writes in flight,
+   * the next one waits for a slot, so a fast producer never piles up file contents in memory.
+   */
+  async write(relativePath: string, content: string | Buffer): Promise<number> {
+    if (this.failure) throw this.failure;
+    // Claimed at once, so a second write of the same path sees it while this one waits for a slot.
+    this.written.add(relativePath);
+    await this.slot();
+    const folder = path.dirname(relativePath);
+    if (!this.folders.has(folder)) {
+      // Synchronous: a handful of folders, and a file's write must find its folder there.
+      mkdirSync(path.join(this.tempDir, folder), { recursive: true });
+      this.folders.add(folder);
+    }
+    this.inFlight += 1;
+    this.writeOne(relativePath, content)
+      .catch((error: unknown) => {
+        this.failure ??= error;
+      })
+      .finally(() => {
+        this.inFlight -= 1;
+        this.waiters.shift()?.();
+      });
+    return typeof content === 'string' ? Buffer.byteLength(content) : content.length;
+  }
+
+  private async writeOne(relativePath: string, content: string | Buffer): Promise<void> {
+    const target = path.join(this.tempDir, relativePath);
+    if (!this.reuse) {
+      await fs.writeFile(target, content, { mode: 0o644 });
+      return;
+    }
+    const hash = hashContent(content);
+    const linked = await linkUnchanged(this.outDir, this.reuse.previous, relativePath, content, hash, target);
+    if (linked) {
+      this.reuse.record.set(relativePath, linked);
+      return;
+    }
+    await fs.writeFile(target, content, { mode: 0o644 });
+    const stat = await fs.lstat(target);
+    this.reuse.record.set(relativePath, { hash, inode: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs });
+  }
+
+  /** Waits for every write started so far; throws the first that failed. */
+  async flush(): Promise<void> {
+    while (this.inFlight > 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    if (this.failure) throw this.failure;
+  }
+
+  /** What an earlier `write` put at `relativePath` (after a `flush`). */
+  read(relativePath: string): Buffer {
+    return readFileSync(path.join(this.tempDir, relativePath));
+  }
+
+  /** The tree's content hash (content-hash.ts) over what is written so far, read back in path order. */
+  async hashWritten(): Promise<string> {
+    await this.flush();
+    const hash = createTreeHash();
+    const paths = sortTreePaths(this.written);
+    // Reads run ahead in a window, in parallel; the hash takes them in order.
+    const reads: Promise<Buffer>[] = [];
+    const readAt = (index: number): void => {
+      if (index < paths.length) reads[index] = fs.readFile(path.join(this.tempDir, paths[index]));
+    };
+    for (let index = 0; index < IO_CONCURRENCY; index++) readAt(index);
+    for (let index = 0; index < paths.length; index++) {
+      const content = await reads[index];
+      delete reads[index];
+      readAt(index + IO_CONCURRENCY);
+      hash.add(paths[index], content);
+    }
+    return hash.digest();
+  }
+
+  /** True when `outDir` holds these same files at the same sizes, and `manifestPath` byte for byte. */
+  async matchesPrevious(manifestPath: string): Promise<boolean> {
+    try {
+      await this.flush();
+      if (!readFileSync(path.join(this.outDir, manifestPath)).equals(this.read(manifestPath))) return false;
+      for (const relativePath of this.written) {
+        if (
+          statSync(path.join(this.outDir, relativePath)).size !== statSync(path.join(this.tempDir, relativePath)).size
+        )
+          return false;
+      }
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Drops what was written; the previous tree stays as it was. */
+  async discard(): Promise<void> {
+    await this.flush().catch(() => {});
+    await removeTree(this.tempDir);
+    if (this.previousRecord) writtenTrees.set(this.outDir, this.previousRecord);
+  }
+
+  /**
+   * Swaps the written tree in, with the previous tree's top-level entries that `options.keep`
+   * accepts (linked before the swap, so a build killed at any point has lost nothing); returns
+   * the names of those.
+   */
+  async commit(options: WriteTreeOptions = {}): Promise<string[]> {
+    let kept: string[] = [];
+    try {
+      await this.flush();
+      if (options.keep) kept = await this.carryOver(options.keep);
+    } catch (error) {
+      await this.discard();
+      throw error;
+    }
+    const oldDir = `${this.outDir}${OLD_MARK}${process.pid}`;
+    let hadPrevious = true;
+    try {
+      await fs.rename(this.outDir, oldDir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      hadPrevious = false;
+    }
+    await fs.rename(this.tempDir, this.outDir);
+    if (this.reuse) writtenTrees.set(this.outDir, this.reuse.record);
+    if (hadPrevious) await removeTree(oldDir);
+    return kept;
+  }
+
+  private async carryOver(keep: (name: string) => boolean): Promise<string[]> {
+    let names: string[];
+    try {
+      names = (await fs.readdir(this.outDir)).sort();
+    } catch {
+      return [];
+    }
+    const writtenTop = new Set<string>();
+    for (const filePath of this.written) writtenTop.add(filePath.split('/', 1)[0]);
+    const kept: string[] = [];
+    for (const name of names) {
+      if (!keep(name) || writtenTop.has(name)) continue;
+      await linkCopy(path.join(this.outDir, name), path.join(this.tempDir, name));
+      kept.push(name);
+    }
+    return kept;
+  }
 }
 
 /**
@@ -208,32 +380,13 @@ export async function writeTreeAtomically(
   files: ReadonlyMap<string, string | Buffer>,
   options: WriteTreeOptions = {},
 ): Promise<string[]> {
-  const tempDir = `${outDir}${TEMP_MARK}${process.pid}`;
-  const oldDir = `${outDir}${OLD_MARK}${process.pid}`;
-  await fs.rm(tempDir, { recursive: true, force: true });
-  await fs.mkdir(tempDir, { recursive: true });
-  const reuse = reuseUnchangedFiles
-    ? { previousRoot: outDir, previous: writtenTrees.get(outDir), record: new Map<string, WrittenFile>() }
-    : undefined;
-  // Until the swap is done, nothing may be linked from a tree that is half replaced.
-  writtenTrees.delete(outDir);
-  let kept: string[] = [];
+  const writer = await TreeWriter.open(outDir);
   try {
-    await writeAll(tempDir, files, reuse);
-    if (options.keep) kept = await carryOver(outDir, tempDir, files, options.keep);
+    for (const [relativePath, content] of files) await writer.write(relativePath, content);
+    await writer.flush();
   } catch (error) {
-    await fs.rm(tempDir, { recursive: true, force: true });
+    await writer.discard();
     throw error;
   }
-  let hadPrevious = true;
-  try {
-    await fs.rename(outDir, oldDir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    hadPrevious = false;
-  }
-  await fs.rename(tempDir, outDir);
-  if (reuse) writtenTrees.set(outDir, reuse.record);
-  if (hadPrevious) await fs.rm(oldDir, { recursive: true, force: true });
-  return kept;
+  return writer.commit(options);
 }

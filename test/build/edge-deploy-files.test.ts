@@ -4,7 +4,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkHostLimits } from '../../src/builder/host-limits.js';
+import { addToTally, checkHostLimits, createTreeTally } from '../../src/builder/host-limits.js';
 import { PUBLISHED_ON_NPM, STATICMCP_COMMAND } from '../../src/staticmcp-command.js';
 import { buildJson, makeProject, removeTemporaryFolders, runCli } from './helpers.js';
 
@@ -135,8 +135,13 @@ describe('deploy settings in staticmcp.json', () => {
 });
 
 describe('host limits', () => {
-  const files = (count: number): Map<string, string> =>
-    new Map(Array.from({ length: count }, (_, index) => [`tools/t/${index}.json`, '{}']));
+  const tallyOf = (entries: [string, number][]) => {
+    const tally = createTreeTally();
+    for (const [filePath, bytes] of entries) addToTally(tally, filePath, bytes);
+    return tally;
+  };
+  const files = (count: number) =>
+    tallyOf(Array.from({ length: count }, (_, index): [string, number] => [`tools/t/${index}.json`, 2]));
 
   it('says nothing for a tree every plan takes', () => {
     expect(checkHostLimits(files(20_000))).toEqual([]);
@@ -160,14 +165,32 @@ describe('host limits', () => {
   });
 
   it('names files over 25 MiB', () => {
-    const big = new Map([
-      ['resources/huge.json', 'x'.repeat(25 * 1024 * 1024 + 1)],
-      ['resources/fine.json', 'x'.repeat(25 * 1024 * 1024)],
+    const big = tallyOf([
+      ['resources/huge.json', 25 * 1024 * 1024 + 1],
+      ['resources/fine.json', 25 * 1024 * 1024],
     ]);
     expect(checkHostLimits(big)).toEqual([
       {
         path: 'resources/huge.json',
         message: expect.stringContaining('over 25 MiB, the largest file Cloudflare Pages and Workers serve'),
+      },
+    ]);
+  });
+
+  it('warns past the 1 GB GitHub Pages publishes, with what to do', () => {
+    const tenMegabytes = (count: number, extraBytes = 0) =>
+      tallyOf(
+        Array.from({ length: count }, (_, index): [string, number] => [`resources/${index}.json`, 10_000_000]).concat([
+          ['resources/last.json', extraBytes],
+        ]),
+      );
+    expect(checkHostLimits(tenMegabytes(100))).toEqual([]);
+    expect(checkHostLimits(tenMegabytes(100, 1))).toEqual([
+      {
+        path: '.',
+        message: expect.stringMatching(
+          /^1,000,000,001 bytes: over the 1 GB GitHub Pages publishes for one site; lower/,
+        ),
       },
     ]);
   });

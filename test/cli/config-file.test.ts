@@ -122,7 +122,7 @@ describe('staticmcp.schema.json', () => {
       ),
     ).toEqual(fixed);
     expect(liveConcurrency).toBeGreaterThanOrEqual(8);
-    expect(fixed.maxCacheBytes).toBe(256 * 1024 * 1024);
+    expect(fixed.maxCacheBytes).toBe(512 * 1024 * 1024);
     expect(schema.properties.cache.properties.ttlSeconds).toMatchObject({
       default: DEFAULT_CACHE_TTL_SECONDS,
       maximum: MAX_CACHE_TTL_SECONDS,

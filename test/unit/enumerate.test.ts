@@ -78,28 +78,25 @@ describe('expandArgumentSets', () => {
       ),
       100,
     );
-    expect(result).toEqual({
-      precomputable: true,
-      enumerated: ['lang', 'loud'],
-      argumentSets: [
-        { lang: 'en', loud: false, name: 'you' },
-        { lang: 'en', loud: true, name: 'you' },
-        { lang: 'fr', loud: false, name: 'you' },
-        { lang: 'fr', loud: true, name: 'you' },
-      ],
-    });
+    expect(result.precomputable && result.count).toBe(4);
+    expect(result.precomputable && [...result.argumentSets()]).toEqual([
+      { lang: 'en', loud: false, name: 'you' },
+      { lang: 'en', loud: true, name: 'you' },
+      { lang: 'fr', loud: false, name: 'you' },
+      { lang: 'fr', loud: true, name: 'you' },
+    ]);
+    expect(result.enumerated).toEqual(['lang', 'loud']);
   });
 
   it('gives a tool without parameters exactly one empty argument set', () => {
-    expect(expandArgumentSets(input({}), 10)).toEqual({ precomputable: true, argumentSets: [{}], enumerated: [] });
+    const result = expandArgumentSets(input({}), 10);
+    expect(result.precomputable && [...result.argumentSets()]).toEqual([{}]);
   });
 
   it('gives an empty value list no argument sets at all', () => {
-    expect(expandArgumentSets(input({ p: { type: 'string' } }, { valueLists: { p: [] } }), 10)).toEqual({
-      precomputable: true,
-      argumentSets: [],
-      enumerated: ['p'],
-    });
+    const result = expandArgumentSets(input({ p: { type: 'string' } }, { valueLists: { p: [] } }), 10);
+    expect(result.precomputable && [...result.argumentSets()]).toEqual([]);
+    expect(result.enumerated).toEqual(['p']);
   });
 
   it('refuses a product over the limit from the count alone, before expanding anything', () => {
@@ -115,10 +112,19 @@ describe('expandArgumentSets', () => {
     });
   });
 
+  it('knows where a set comes in the enumeration, and that a foreign one does not', () => {
+    const ten = { type: 'integer', minimum: 1, maximum: 10 };
+    const result = expandArgumentSets(input({ a: ten, b: ten }), 100);
+    if (!result.precomputable) throw new Error('expected a precomputable enumeration');
+    const positions = [...result.argumentSets()].map((args) => result.positionOf(args));
+    expect(positions).toEqual(Array.from({ length: 100 }, (_, index) => index));
+    expect(result.positionOf({ a: 11, b: 1 })).toBe(-1);
+  });
+
   it('allows a product exactly at the limit', () => {
     const ten = { type: 'integer', minimum: 1, maximum: 10 };
     const result = expandArgumentSets(input({ a: ten, b: ten }), 100);
-    expect(result.precomputable && result.argumentSets.length).toBe(100);
+    expect(result.precomputable && [...result.argumentSets()].length).toBe(100);
     expect(expandArgumentSets(input({ a: ten, b: ten }), 99).precomputable).toBe(false);
   });
 

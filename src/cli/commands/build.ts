@@ -73,15 +73,16 @@ function describeTool(tool: ToolReport): string {
   if (tool.errorResults > 0) parts.push(`${tool.errorResults} answered with isError`);
   if (tool.liveReason) parts.push(`live-only: ${tool.liveReason}`);
   else if (tool.live) parts.push('misses run live');
-  if (tool.failures.length > 0) parts.push(`${tool.failures.length} FAILED`);
-  const lines = [`  ${tool.failures.length > 0 ? '✗' : '✓'} ${tool.name} (${tool.script}): ${parts.join(', ')}`];
+  if (tool.failedRuns > 0) parts.push(`${tool.failedRuns} FAILED`);
+  const lines = [`  ${tool.failedRuns > 0 ? '✗' : '✓'} ${tool.name} (${tool.script}): ${parts.join(', ')}`];
   for (const warning of tool.warnings.slice(0, 5)) lines.push(`      warning: ${warning}`);
   if (tool.warnings.length > 5) lines.push(`      … ${tool.warnings.length - 5} more warning(s) (see --json)`);
   for (const failure of tool.failures.slice(0, 3)) {
     lines.push(`      failed ${JSON.stringify(failure.arguments)}: ${failure.message}`);
     if (failure.stderrHead) lines.push(indent(failure.stderrHead, '        | '));
   }
-  if (tool.failures.length > 3) lines.push(`      … ${tool.failures.length - 3} more failure(s) (see --json)`);
+  if (tool.failedRuns > 3)
+    lines.push(`      … ${tool.failedRuns - 3} more failure(s) (see --json for the first ${tool.failures.length})`);
   return lines.join('\n');
 }
 
@@ -98,7 +99,7 @@ function printSummary(report: BuildReport): void {
   lines.push(`  ${report.resources} resource(s)`);
   for (const warning of report.warnings) lines.push(`  warning: ${warning.path} ${warning.message}`);
   for (const failure of report.failures) lines.push(`  ✗ ${failure.path}: ${failure.message}`);
-  const failedRuns = report.tools.reduce((sum, tool) => sum + tool.failures.length, 0);
+  const failedRuns = report.tools.reduce((sum, tool) => sum + tool.failedRuns, 0);
   lines.push(
     report.ok
       ? `staticmcp: build succeeded in ${Math.round(report.durationMs)} ms`

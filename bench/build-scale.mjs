@@ -1,0 +1,98 @@
+// Benchmark: build time and peak RSS of `staticmcp build` at 4,000 and 40,000 calls (and 100,000
+// with BENCH_SCALE_SIZES=4000,40000,100000) of one shell tool with two integer parameters,
+// against `xargs -P <cores>` running the same invocations in the same run. Also times the no-op
+// rebuild and a rebuild answered wholly from the cache. Run `npm run build` first.
+// STATICMCP_CLI=path/to/main.js measures another build of the CLI (e.g. main's, for a before/after).
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { cliPath as cli, cores } from './lib/bench-project.mjs';
+import { tempDir } from './lib/common.mjs';
+
+const sizes = (process.env.BENCH_SCALE_SIZES ?? '4000,40000').split(',').map(Number);
+const cpuCount = cores();
+/** Values of the second parameter; the first gets size / this many. */
+const SECOND_VALUES = 100;
+// Records the child's own peak RSS (not its scripts') when it exits.
+const PEAK_RSS_HOOK = `data:text/javascript,${encodeURIComponent(
+  'import{writeFileSync}from"node:fs";process.on("exit",()=>writeFileSync(process.env.BENCH_RSS_FILE,String(process.resourceUsage().maxRSS)))',
+)}`;
+
+function createGridProject(root, size) {
+  const first = Math.ceil(size / SECOND_VALUES);
+  const project = path.join(root, 'project');
+  mkdirSync(path.join(project, 'tools'), { recursive: true });
+  const script = path.join(project, 'tools', 'grid');
+  writeFileSync(
+    script,
+    `#!/bin/sh
+if [ "$1" = "--help" ]; then
+  echo '{"description": "Multiply two numbers"}'
+  echo '{"a": {"required": true, "value_type": "integer", "size": {"min": 1, "max": ${first}}}, "b": {"required": true, "value_type": "integer", "size": {"min": 1, "max": ${SECOND_VALUES}}}}' >&2
+  exit 0
+fi
+echo "$a x $b"
+`,
+  );
+  chmodSync(script, 0o755);
+  writeFileSync(
+    path.join(project, 'staticmcp.json'),
+    JSON.stringify({ limits: { maxCallsPerTool: first * SECOND_VALUES } }),
+  );
+  const pairs = [];
+  for (let a = 1; a <= first; a++) for (let b = 1; b <= SECOND_VALUES; b++) pairs.push(`${a} ${b}`);
+  writeFileSync(path.join(root, 'pairs.txt'), `${pairs.join('\n')}\n`);
+  return { project, script, calls: first * SECOND_VALUES };
+}
+
+function run(command, args, env = {}) {
+  const startedAt = process.hrtime.bigint();
+  const result = spawnSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+  const ms = Number(process.hrtime.bigint() - startedAt) / 1e6;
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
+  return ms;
+}
+
+function build(root, project, extra = []) {
+  const rssFile = path.join(root, 'rss');
+  const ms = run(
+    process.execPath,
+    ['--import', PEAK_RSS_HOOK, cli, 'build', project, '--out', path.join(root, 'tree'), ...extra],
+    {
+      BENCH_RSS_FILE: rssFile,
+    },
+  );
+  return { ms, rssMb: Number(readFileSync(rssFile, 'utf8')) / 1024 };
+}
+
+console.log(`cores: ${cpuCount}, cli: ${path.relative(process.cwd(), cli) || cli}`);
+console.log('calls    xargs ms   build ms  ratio  peak RSS  cached rebuild (RSS)  no-op rebuild');
+const peaks = [];
+for (const size of sizes) {
+  const root = tempDir('staticmcp-bench-scale-');
+  try {
+    const { project, script, calls } = createGridProject(root, size);
+    const out = path.join(root, 'xargs-out');
+    mkdirSync(out);
+    const baseline = run('sh', [
+      '-c',
+      `xargs -P ${cpuCount} -n 2 sh -c 'printf "{\\"a\\":%s,\\"b\\":%s}" "$1" "$2" | a=$1 b=$2 "$0" > "${out}/$1_$2.json"' '${script}' < '${root}/pairs.txt'`,
+    ]);
+    const cold = build(root, project, ['--force']);
+    utimesSync(script, new Date(), new Date());
+    const cached = build(root, project);
+    const noop = build(root, project);
+    peaks.push({ calls, rssMb: cold.rssMb });
+    console.log(
+      `${String(calls).padStart(6)} ${baseline.toFixed(0).padStart(10)} ${cold.ms.toFixed(0).padStart(10)} ${(cold.ms / baseline).toFixed(2).padStart(6)} ${`${cold.rssMb.toFixed(0)} MB`.padStart(9)}  ${`${cached.ms.toFixed(0)} ms (${cached.rssMb.toFixed(0)} MB)`.padStart(20)}  ${`${noop.ms.toFixed(0)} ms`.padStart(13)}`,
+    );
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+if (peaks.length > 1) {
+  const [smallest, largest] = [peaks[0], peaks[peaks.length - 1]];
+  console.log(
+    `peak RSS ${largest.calls} calls / ${smallest.calls} calls: ${(largest.rssMb / smallest.rssMb).toFixed(2)} (target ≤ 1.3)`,
+  );
+}

@@ -1,0 +1,132 @@
+// The Project stage of the build: resolves the project's folders and configuration, refuses an
+// output folder that would overwrite or publish the project, fingerprints the inputs, and lists
+// the scripts (discovered, or registered in server.d/register.json).
+import { accessSync, constants as fsConstants, promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type ProjectConfig, readConfig, resolveOutputFolder } from '../project/config.js';
+import { discoverScripts, type DiscoveredScript, type Discovery } from '../project/discover-scripts.js';
+import { readRegistration, REGISTER_FILE, type RegisterEntry, type Registration } from '../project/register-json.js';
+import { checkOutputFolder } from '../tree/check-output-folder.js';
+import { recoverInterruptedWrite } from '../tree/write-tree.js';
+import { StaticMcpError } from '../staticmcp-error.js';
+import { generatorName } from '../version.js';
+import { BuildCache, CACHE_FOLDER } from './build-cache.js';
+import { type FingerprintScope, fingerprintInputs } from './up-to-date.js';
+
+export interface OpenProjectOptions {
+  projectRoot: string;
+  toolsDir?: string;
+  outDir?: string;
+  concurrency?: number;
+  force?: boolean;
+}
+
+export interface OpenedProject {
+  projectRoot: string;
+  toolsRoot: string;
+  resourcesRoot: string;
+  outDir: string;
+  config: ProjectConfig;
+  cache: BuildCache;
+  concurrency: number;
+  registration: Registration;
+  discovery: Discovery;
+  /** The tools folder relative to the project root, `/`-separated. */
+  toolsFolder: string;
+  /** How a script path (relative to the tools folder) is shown in failures: relative to the project. */
+  displayPath: (relativePath: string) => string;
+  fingerprintScope: FingerprintScope;
+  inputsFingerprint: string;
+}
+
+async function isFolder(folder: string): Promise<boolean> {
+  try {
+    return (await fs.stat(folder)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** register.json's tool entries as scripts; an entry whose file is not an executable is reported. */
+function registeredScripts(entries: RegisterEntry[], toolsRoot: string): Discovery {
+  const scripts: DiscoveredScript[] = [];
+  const skipped: Discovery['skipped'] = [];
+  for (const entry of entries) {
+    const file = path.join(toolsRoot, entry.path!);
+    try {
+      accessSync(file, fsConstants.X_OK);
+      scripts.push({ file, relativePath: entry.path!.split(path.sep).join('/'), registeredMeta: entry });
+    } catch {
+      skipped.push({
+        relativePath: entry.path!,
+        message: `is registered in ${REGISTER_FILE} as tool "${entry.name}" but is not an executable file`,
+      });
+    }
+  }
+  return { scripts, skipped };
+}
+
+export async function openProject(options: OpenProjectOptions): Promise<OpenedProject> {
+  const projectRoot = path.resolve(options.projectRoot);
+  if (!(await isFolder(projectRoot))) {
+    throw new StaticMcpError(
+      'PROJECT_NOT_FOUND',
+      `project folder ${options.projectRoot} does not exist`,
+      'Pass the folder that holds tools/ (or use --tools DIR for a bare folder of scripts).',
+    );
+  }
+  const cache = await BuildCache.open(projectRoot, options.force === true);
+  const config = await readConfig(projectRoot, cache);
+  const toolsRoot = path.resolve(options.toolsDir ?? path.join(projectRoot, 'tools'));
+  if (options.toolsDir !== undefined && !(await isFolder(toolsRoot))) {
+    throw new StaticMcpError(
+      'TOOLS_NOT_FOUND',
+      `--tools ${options.toolsDir} is not a folder`,
+      'Pass the folder that holds your scripts.',
+    );
+  }
+  const outDir = options.outDir !== undefined ? path.resolve(options.outDir) : resolveOutputFolder(projectRoot, config);
+  const resourcesRoot = path.join(projectRoot, 'resources');
+  await recoverInterruptedWrite(outDir);
+  await checkOutputFolder(outDir, [
+    { folder: projectRoot, what: 'project folder' },
+    { folder: toolsRoot, what: 'tools folder', input: true },
+    { folder: resourcesRoot, what: 'resources folder', input: true },
+    { folder: path.join(projectRoot, 'prompts'), what: 'prompts folder', input: true },
+    {
+      folder: path.join(projectRoot, CACHE_FOLDER),
+      what: `build cache (${CACHE_FOLDER})`,
+      privateReason: 'a deployed tree would publish the cached results and fingerprints of the project',
+    },
+  ]);
+
+  const fingerprintScope = { projectRoot, toolsRoot, outDir, generator: generatorName() };
+  const inputsFingerprint = await fingerprintInputs(fingerprintScope);
+  const registration = (await readRegistration(projectRoot)) ?? {};
+  const discovered = registration.tools
+    ? registeredScripts(registration.tools, toolsRoot)
+    : (await isFolder(toolsRoot))
+      ? await discoverScripts(toolsRoot)
+      : { scripts: [], skipped: [] };
+  const discovery = {
+    ...discovered,
+    scripts: discovered.scripts.filter((script) => !path.resolve(script.file).startsWith(`${outDir}${path.sep}`)),
+  };
+  const toolsFolder = path.relative(projectRoot, toolsRoot).split(path.sep).join('/');
+  return {
+    projectRoot,
+    toolsRoot,
+    resourcesRoot,
+    outDir,
+    config,
+    cache,
+    concurrency: options.concurrency ?? os.availableParallelism(),
+    registration,
+    discovery,
+    toolsFolder,
+    displayPath: (relativePath) => `${toolsFolder ? `${toolsFolder}/` : ''}${relativePath}`,
+    fingerprintScope,
+    inputsFingerprint,
+  };
+}

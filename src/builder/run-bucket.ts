@@ -1,0 +1,132 @@
+// One bucket of the build cache: the results of one tool version (everything that reaches a run
+// but the arguments), as an append-only log of `<key>\t<json>\n` lines. Opening a bucket scans it
+// once for an index (key → where its line is), never holding the results themselves; a lookup
+// reads one line; a new result is one append. A torn last line (a killed build) is cut off, a
+// line that does not parse is a miss, and of two lines for one key the later wins.
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { hashParts } from './cache-keys.js';
+
+const SCAN_CHUNK_BYTES = 1024 * 1024;
+const NEWLINE = 0x0a;
+const TAB = 0x09;
+/** Hex characters of the key kept per record: 128 bits of the argument hash. */
+const KEY_LENGTH = 32;
+
+export class RunBucket<Value> {
+  private readonly index = new Map<string, number>();
+  private offsets: number[] = [];
+  private lengths: number[] = [];
+  private descriptor: number | undefined;
+  private size = 0;
+  /** Whether this build read or wrote anything here (so eviction spares it). */
+  used = false;
+
+  constructor(
+    readonly file: string,
+    /** Start this bucket empty (`--force`). */
+    private readonly ignorePrevious: boolean,
+  ) {}
+
+  private open(): number {
+    if (this.descriptor !== undefined) return this.descriptor;
+    mkdirSync(path.dirname(this.file), { recursive: true });
+    const descriptor = openSync(this.file, 'a+');
+    this.descriptor = descriptor;
+    // --force: this tool version's earlier results are dropped, not just skipped (they would be duplicated).
+    if (this.ignorePrevious) ftruncateSync(descriptor, 0);
+    this.size = fstatSync(descriptor).size;
+    const complete = this.scan(descriptor);
+    // A killed build may have left half a line: cut it so the next append starts a line of its own.
+    if (complete < this.size) {
+      ftruncateSync(descriptor, complete);
+      this.size = complete;
+    }
+    return descriptor;
+  }
+
+  /** Indexes every complete line; returns the length of the file up to its last newline. */
+  private scan(descriptor: number): number {
+    const chunk = Buffer.alloc(SCAN_CHUNK_BYTES);
+    const head = Buffer.alloc(KEY_LENGTH + 1);
+    let headLength = 0;
+    let lineStart = 0;
+    for (let position = 0; position < this.size; ) {
+      const bytesRead = readSync(descriptor, chunk, 0, Math.min(chunk.length, this.size - position), position);
+      if (bytesRead === 0) break;
+      let cursor = 0;
+      while (cursor < bytesRead) {
+        const found = chunk.indexOf(NEWLINE, cursor);
+        const end = found < 0 || found >= bytesRead ? bytesRead : found;
+        // Only the key's bytes of a line are kept, however long the record is.
+        if (headLength < head.length)
+          headLength += chunk.copy(head, headLength, cursor, Math.min(end, cursor + head.length - headLength));
+        if (end === bytesRead) break;
+        const lineEnd = position + end;
+        if (headLength === head.length && head[KEY_LENGTH] === TAB)
+          this.remember(head.toString('latin1', 0, KEY_LENGTH), lineStart, lineEnd - lineStart);
+        headLength = 0;
+        lineStart = lineEnd + 1;
+        cursor = end + 1;
+      }
+      position += bytesRead;
+    }
+    return lineStart;
+  }
+
+  private remember(key: string, offset: number, length: number): void {
+    const slot = this.index.get(key);
+    if (slot !== undefined) {
+      this.offsets[slot] = offset;
+      this.lengths[slot] = length;
+      return;
+    }
+    this.index.set(key, this.offsets.length);
+    this.offsets.push(offset);
+    this.lengths.push(length);
+  }
+
+  static keyOf(args: unknown): string {
+    return hashParts(args).slice(0, KEY_LENGTH);
+  }
+
+  has(key: string): boolean {
+    this.open();
+    return this.index.has(key);
+  }
+
+  get(key: string): Value | undefined {
+    const descriptor = this.open();
+    const slot = this.index.get(key);
+    if (slot === undefined) return undefined;
+    // Pooled for small records (no native allocation per lookup); every byte is read into it.
+    const line = Buffer.allocUnsafe(this.lengths[slot]);
+    if (readSync(descriptor, line, 0, line.length, this.offsets[slot]) !== line.length) return undefined;
+    try {
+      const value = JSON.parse(line.toString('utf8', KEY_LENGTH + 1)) as Value;
+      this.used = true;
+      return value;
+    } catch {
+      return undefined;
+    }
+  }
+
+  set(key: string, value: Value): void {
+    const descriptor = this.open();
+    const line = Buffer.from(`${key}\t${JSON.stringify(value)}\n`);
+    // One write per record, in append mode: a crash loses at most this line, never an earlier one.
+    writeSync(descriptor, line);
+    this.remember(key, this.size, line.length - 1);
+    this.size += line.length;
+    this.used = true;
+  }
+
+  /** Drops the index and closes the file; the bucket reopens (and rescans) if used again. */
+  release(): void {
+    if (this.descriptor !== undefined) closeSync(this.descriptor);
+    this.descriptor = undefined;
+    this.index.clear();
+    this.offsets = [];
+    this.lengths = [];
+  }
+}

@@ -1,0 +1,168 @@
+// What the build cache keeps across builds (earlier builds' results up to limits.maxCacheBytes),
+// how it survives a build killed mid-write, the determinism probe that serves a tool live when two
+// runs of one call print different output, and reports that stay bounded at any number of calls.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  buildJson,
+  exists,
+  makeProject,
+  problemsOf,
+  readJson,
+  removeTemporaryFolders,
+  runCli,
+  toolReport,
+} from './helpers.js';
+
+afterAll(removeTemporaryFolders);
+
+async function runsLogged(project: string): Promise<string[]> {
+  try {
+    return (await fs.readFile(path.join(project, 'runs.log'), 'utf8')).split('\n').filter(Boolean).sort();
+  } catch {
+    return [];
+  }
+}
+
+async function buildAndCountRuns(project: string, config?: unknown): Promise<string[]> {
+  if (config !== undefined) await fs.writeFile(path.join(project, 'staticmcp.json'), JSON.stringify(config));
+  await fs.rm(path.join(project, 'runs.log'), { force: true });
+  const { code, report } = await buildJson(project);
+  expect(code, problemsOf(report)).toBe(0);
+  return runsLogged(project);
+}
+
+describe('the build cache across builds', () => {
+  it('keeps the results of earlier builds: switching a value list back and forth reruns nothing', async () => {
+    const project = await makeProject({ tools: { counted: 'count-runs' } });
+    const only = (values: number[]) => ({ tools: { counted: { values: { n: values } } } });
+    expect(await buildAndCountRuns(project, only([1]))).toEqual(['counted 1', 'counted 1']);
+    expect(await buildAndCountRuns(project, only([2]))).toEqual(['counted 2', 'counted 2']);
+    expect(await buildAndCountRuns(project, only([1]))).toEqual([]);
+    expect(await buildAndCountRuns(project, only([2]))).toEqual([]);
+    expect(await readJson(path.join(project, 'dist/tools/counted/2.json'))).toMatchObject({
+      content: [{ text: 'n=2\n' }],
+    });
+  });
+
+  it('evicts the results no recent build used once the cache passes limits.maxCacheBytes', async () => {
+    const project = await makeProject({ tools: { counted: 'count-runs' } });
+    const script = path.join(project, 'tools', 'counted');
+    const original = await fs.readFile(script, 'utf8');
+    const everything = ['counted 1', 'counted 1', 'counted 2', 'counted 3'];
+    // The default cap keeps both versions of the script.
+    expect(await buildAndCountRuns(project)).toEqual(everything);
+    await fs.writeFile(script, `${original}# edited\n`);
+    expect(await buildAndCountRuns(project)).toEqual(everything);
+    await fs.writeFile(script, original);
+    expect(await buildAndCountRuns(project)).toEqual([]);
+    // A cap of 0 keeps only what the last build used: going back runs everything again.
+    await fs.writeFile(script, `${original}# edited\n`);
+    expect(await buildAndCountRuns(project, { limits: { maxCacheBytes: 0 } })).toEqual([]);
+    await fs.writeFile(script, original);
+    expect(await buildAndCountRuns(project)).toEqual(everything);
+  });
+
+  it('reruns only the call whose cached result a killed build left half-written', async () => {
+    const project = await makeProject({ tools: { counted: 'count-runs' } });
+    expect(await buildAndCountRuns(project)).toHaveLength(4);
+    const runsFolder = path.join(project, '.staticmcp', 'cache', 'runs');
+    const [bucket] = await fs.readdir(runsFolder);
+    const lines = (await fs.readFile(path.join(runsFolder, bucket), 'utf8')).split('\n').filter(Boolean);
+    expect(lines).toHaveLength(3);
+    // Cut the last record in half, as a build killed in the middle of its append leaves it.
+    const torn = `${lines.slice(0, 2).join('\n')}\n${lines[2].slice(0, 20)}`;
+    await fs.writeFile(path.join(runsFolder, bucket), torn);
+    await fs.rm(path.join(project, 'dist'), { recursive: true });
+    const runs = await buildAndCountRuns(project);
+    expect(runs).toHaveLength(2);
+    expect(new Set(runs).size).toBe(1);
+    for (const n of [1, 2, 3])
+      expect(await readJson(path.join(project, `dist/tools/counted/${n}.json`))).toMatchObject({
+        content: [{ text: `n=${n}\n` }],
+      });
+    // The torn line was cut off, not kept: the bucket holds three whole records again.
+    const repaired = (await fs.readFile(path.join(runsFolder, bucket), 'utf8')).split('\n').filter(Boolean);
+    expect(repaired.map((line) => JSON.parse(line.slice(33)).result.content[0].text).sort()).toEqual([
+      'n=1\n',
+      'n=2\n',
+      'n=3\n',
+    ]);
+  });
+
+  it('ignores a cache file that is not JSON, and drops the single-file cache of earlier versions', async () => {
+    const project = await makeProject({
+      tools: { counted: 'count-runs' },
+      files: { '.staticmcp/build-cache.json': '{"version":1,"help":{},"runs":{}}', '.staticmcp/cache/meta.json': '{' },
+    });
+    expect(await buildAndCountRuns(project)).toHaveLength(4);
+    expect(await exists(path.join(project, '.staticmcp', 'build-cache.json'))).toBe(false);
+    expect(await buildAndCountRuns(project)).toEqual([]);
+  });
+});
+
+describe('the determinism probe', () => {
+  it('serves a tool live when two runs of the same call print different output, and says how to force it', async () => {
+    const project = await makeProject({ tools: { 'current-time': 'current-time', ok: 'ok' } });
+    const { code, report } = await buildJson(project);
+    expect(code, problemsOf(report)).toBe(0);
+    const tool = toolReport(report, 'current-time');
+    expect(tool).toMatchObject({ precomputed: 0, live: true, liveReason: expect.stringContaining('different output') });
+    expect(tool.warnings).toEqual([
+      expect.stringMatching(
+        /^two runs of \{\} printed different output, so nothing is precomputed and calls are served live; .*"precompute": true/,
+      ),
+    ]);
+    expect(toolReport(report, 'ok')).toMatchObject({ precomputed: 1, warnings: [] });
+    expect(await exists(path.join(project, 'dist', 'tools', 'current-time.json'))).toBe(false);
+    expect(await exists(path.join(project, 'dist', 'tools', 'ok.json'))).toBe(true);
+    const manifest = await readJson<{ staticmcp: { tools: Record<string, { live: boolean; precomputed: number }> } }>(
+      path.join(project, 'dist', 'mcp.json'),
+    );
+    expect(manifest.staticmcp.tools['current-time']).toMatchObject({ live: true, precomputed: 0 });
+  });
+
+  it('precomputes such a tool anyway with "precompute": true, and without the second run', async () => {
+    const project = await makeProject({
+      tools: { 'current-time': 'current-time', counted: 'count-runs' },
+      config: { tools: { 'current-time': { precompute: true }, counted: { precompute: true } } },
+    });
+    const { code, report } = await buildJson(project);
+    expect(code, problemsOf(report)).toBe(0);
+    expect(toolReport(report, 'current-time')).toMatchObject({ precomputed: 1, warnings: [] });
+    expect(await runsLogged(project)).toEqual(['counted 1', 'counted 2', 'counted 3']);
+    const answer = await readJson<{ content: { text: string }[] }>(path.join(project, 'dist/tools/current-time.json'));
+    expect(answer.content[0].text).toMatch(/^\d+\n$/);
+  });
+});
+
+describe('reports at any number of calls', () => {
+  it('counts every failed call but lists only the first few', async () => {
+    const project = await makeProject({
+      files: {
+        'tools/always-fails': `#!/bin/sh
+if [ "$1" = "--help" ]; then
+  echo '{"description": "Dies on every call"}'
+  echo '{"n": {"required": true, "value_type": "integer", "size": {"min": 1, "max": 60}}}' >&2
+  exit 0
+fi
+echo "dying on $n" >&2
+kill -9 $$
+`,
+      },
+    });
+    await fs.chmod(path.join(project, 'tools', 'always-fails'), 0o755);
+    const { code, report } = await buildJson(project);
+    expect(code).toBe(1);
+    const tool = toolReport(report, 'always-fails');
+    expect(tool.failedRuns).toBe(60);
+    expect(tool.failures).toHaveLength(20);
+    expect(tool.failures[0]).toMatchObject({ message: 'always-fails was killed by SIGKILL' });
+    const human = await runCli(['build', project]);
+    expect(human.code).toBe(1);
+    expect(human.stderr).toContain('60 FAILED');
+    expect(human.stderr).toContain('… 57 more failure(s) (see --json for the first 20)');
+    expect(human.stderr).toContain('and 60 failed run(s)');
+  });
+});
