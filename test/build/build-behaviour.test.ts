@@ -4,25 +4,13 @@
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  CLI,
-  buildJson,
-  copyFixtureScript,
-  exists,
-  isAlive,
-  makeProject,
-  readJson,
-  readTree,
-  removeTemporaryFolders,
-  runCli,
-  problemsOf,
-  temporaryFolder,
-  toolReport,
-  waitForFile,
-} from './helpers.js';
-
-afterAll(removeTemporaryFolders);
+import { describe, expect, it } from 'vitest';
+import { buildJson, problemsOf, runCli, toolReport } from '../helpers/cli.js';
+import { exists, readJson, readTree, waitForFile } from '../helpers/files.js';
+import { CLI } from '../helpers/paths.js';
+import { isAlive } from '../helpers/processes.js';
+import { copyFixtureScript, makeProject } from '../helpers/projects.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
 
 function textOf(callFile: unknown): string {
   return (callFile as { content: { text: string }[] }).content[0].text;

@@ -9,7 +9,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildFixtureProject, ensureBuilt, makeTempDir } from '../bridge/helpers.js';
+import { buildFixtureProject } from '../helpers/projects.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
 import { startWorkerdSite, type WorkerdSite } from '../edge/workerd-site.js';
 
 const STATIC_SCENARIOS = [
@@ -62,7 +63,6 @@ function runScenario(url: string, scenario: string, outputDir: string): Promise<
 }
 
 beforeAll(async () => {
-  ensureBuilt();
   site = await startWorkerdSite(path.join(buildFixtureProject('fixtures/conformance'), 'dist'));
 });
 
@@ -71,7 +71,7 @@ afterAll(async () => {
 });
 
 it('passes every scenario a precomputed-only server can answer, in workerd', { timeout: 180_000 }, async () => {
-  const outputDir = makeTempDir('staticmcp-conformance-worker-');
+  const outputDir = temporaryFolderSync('staticmcp-conformance-worker-');
   const endpoint = new URL('mcp', site.url).href;
   const failed: string[] = [];
   for (const scenario of STATIC_SCENARIOS) {
