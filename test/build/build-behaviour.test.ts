@@ -26,7 +26,11 @@ async function startBuildThatHangs() {
   expect((await buildJson(project)).code).toBe(0);
   const before = await readTree(out);
   await copyFixtureScript('slow', path.join(project, 'tools', 'slow'));
-  const child = spawn(process.execPath, [CLI, 'build', project], { stdio: 'ignore' });
+  // Its own TMPDIR: a SIGKILLed build cannot remove its run folder, so it must land in one of ours.
+  const child = spawn(process.execPath, [CLI, 'build', project], {
+    env: { ...process.env, TMPDIR: await temporaryFolder('staticmcp-build-tmp-') },
+    stdio: 'ignore',
+  });
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
     child.on('exit', (code, sig) => resolve([code, sig])),
   );

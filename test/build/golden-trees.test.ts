@@ -96,6 +96,10 @@ describe('golden tree of fixtures/example', () => {
     const logo = JSON.parse(await fs.readFile(path.join(GOLDEN_EXAMPLE, 'resources', 'logo_png.json'), 'utf8')) as {
       blob?: string;
     };
-    expect(Buffer.from(logo.blob ?? '', 'base64').subarray(1, 4).toString()).toBe('PNG');
+    expect(
+      Buffer.from(logo.blob ?? '', 'base64')
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
   });
 });
