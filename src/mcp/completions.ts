@@ -12,15 +12,11 @@ import type { CompletionTable } from '../tree/manifest.js';
 import { INVALID_PARAMS, RpcError } from './json-rpc.js';
 import type { ServerContext, RequestContext } from './server-context.js';
 import type { LoadedTree } from './loaded-tree.js';
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
-type JsonObject = Record<string, unknown>;
 type ReferenceKind = keyof CompletionTable;
 
 export const MAX_COMPLETION_VALUES = 100;
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** The referenced thing's kind, key in completions.json, and the argument names it has. */
 function resolveReference(

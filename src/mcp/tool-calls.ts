@@ -26,8 +26,7 @@ import {
   type RoundTripInput,
 } from './input-required.js';
 import { formatClientAnswer, parseClientQuestion, refusedAnswer } from '../script/client-requests.js';
-
-type JsonObject = Record<string, unknown>;
+import type { JsonObject } from '../tree/json-object.js';
 
 function toolValidator(
   server: ServerContext,

@@ -6,6 +6,7 @@ import remarkFrontmatter from 'remark-frontmatter';
 import { toString } from 'mdast-util-to-string';
 import { parse as parseYaml } from 'yaml';
 import type { Root, RootContent } from 'mdast';
+import { isObject } from '../tree/json-object.js';
 
 export interface MarkdownSummary {
   title?: string;
@@ -18,7 +19,7 @@ function readFrontMatter(node: RootContent | undefined): Record<string, unknown>
   if (!node || node.type !== 'yaml') return {};
   try {
     const data: unknown = parseYaml(node.value);
-    return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+    return isObject(data) ? data : {};
   } catch {
     // Broken front matter is the author's text, not ours to reject: fall back to the headings.
     return {};
