@@ -326,8 +326,9 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       const room = makeRoomForSession();
       if (room) return room;
       const id = crypto.randomUUID();
-      const created: OpenSession = { id, session: undefined as unknown as McpSession, busy: 0, lastUsedMs: Date.now() };
-      created.session = openSession((message) => created.standalone?.send(message));
+      // The session sends nothing while it is constructed, so `created` exists by its first message.
+      const session = openSession((message) => created.standalone?.send(message));
+      const created: OpenSession = { id, session, busy: 0, lastUsedMs: Date.now() };
       sessions.set(id, created);
       open = created;
       extraHeaders['mcp-session-id'] = id;
