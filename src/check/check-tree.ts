@@ -342,11 +342,14 @@ async function checkResourceFile(uri: string, ours: boolean, reader: CachedTreeR
     }
     return;
   }
-  report(
-    candidates[candidates.length - 1],
-    `is missing: resource ${uri} has no file, so resources/read fails`,
-    `${REBUILD}, or remove the resource from mcp.json`,
-  );
+  // The last candidate is the encoded path, where our profile writes the file.
+  const expected = candidates.at(-1);
+  if (expected !== undefined)
+    report(
+      expected,
+      `is missing: resource ${uri} has no file, so resources/read fails`,
+      `${REBUILD}, or remove the resource from mcp.json`,
+    );
 }
 
 function checkTemplates(manifest: JsonObject, report: Report): number {

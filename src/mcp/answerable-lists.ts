@@ -88,7 +88,8 @@ function typedValue(text: string, schema: JsonObject): unknown {
 function narrowTool(tool: TreeTool, extension: ToolExtension, table: CompletionTable): TreeTool {
   const schema = tool.definition.inputSchema;
   const properties = isObject(schema.properties) ? schema.properties : {};
-  const held = isObject(table['ref/tool']?.[tool.definition.name]) ? table['ref/tool'][tool.definition.name] : {};
+  const toolValues = table['ref/tool']?.[tool.definition.name];
+  const held = isObject(toolValues) ? toolValues : {};
   let changed = false;
   const narrowed: JsonObject = {};
   for (const [name, property] of Object.entries(properties)) {

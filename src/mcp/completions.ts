@@ -183,7 +183,8 @@ export async function complete(
       argumentNames.length > 0 ? `; it has ${argumentNames.map((name) => `"${name}"`).join(', ')}` : '; it has none';
     throw new RpcError(INVALID_PARAMS, `completion/complete: ${key} has no argument "${argument.name}"${known}`);
   }
-  const values = Array.isArray(byArgument[argument.name]) ? byArgument[argument.name] : [];
+  const listed = byArgument[argument.name];
+  const values = Array.isArray(listed) ? listed : [];
   const matches = matchCompletionValues(values, typed);
   return {
     completion: {

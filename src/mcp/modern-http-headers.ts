@@ -28,7 +28,7 @@ export function readMirroredHeader(headers: Headers, name: string): string | und
   const encoded = BASE64_SENTINEL.exec(value);
   if (!encoded) return value;
   try {
-    const binary = atob(encoded[1]);
+    const binary = atob(encoded[1] ?? '');
     const bytes = Uint8Array.from(binary, (character) => character.charCodeAt(0));
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {

@@ -575,7 +575,7 @@ interface Accepts {
  */
 function parseAccept(header: string | null): Accepts {
   if (header === null || header.trim() === '') return { json: true, sse: true };
-  const types = header.split(',').map((part) => part.split(';')[0].trim().toLowerCase());
+  const types = header.split(',').map((part) => (part.split(';')[0] ?? '').trim().toLowerCase());
   const any = types.includes('*/*');
   return {
     json: any || types.includes('application/json') || types.includes('application/*'),
@@ -585,14 +585,14 @@ function parseAccept(header: string | null): Accepts {
 
 /** The media type, not a substring: `application/json; charset=utf-8` yes, `application/jsonx` no. */
 function isJsonContentType(header: string | null): boolean {
-  return header !== null && header.split(';')[0].trim().toLowerCase() === 'application/json';
+  return header !== null && (header.split(';')[0] ?? '').trim().toLowerCase() === 'application/json';
 }
 
 /** `allowed` entries are `host` (any port) or `host:port`; `[::1]:8080` style for IPv6. */
 function isAllowedHost(host: string, allowed: readonly string[]): boolean {
   if (host === '') return false;
   if (allowed.includes(host)) return true;
-  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? '');
   return name !== '' && allowed.includes(name);
 }
 

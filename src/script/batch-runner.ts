@@ -212,9 +212,9 @@ export class BatchRunner {
       });
     }
     const id = `${++this.sequence}`;
-    const [jobFile, outFile, errFile] = ['sh', 'out', 'err'].map((extension) =>
-      path.join(this.folder, `${id}.${extension}`),
-    );
+    const jobFile = path.join(this.folder, `${id}.sh`);
+    const outFile = path.join(this.folder, `${id}.out`);
+    const errFile = path.join(this.folder, `${id}.err`);
     // Small files on a hot path: synchronous calls cost a few microseconds, a thread-pool round trip more.
     writeFileSync(jobFile, this.jobFile(job, outFile, errFile));
     let timedOut = false;
@@ -234,7 +234,8 @@ export class BatchRunner {
     });
     const cancelled = !timedOut && (this.options.signal?.aborted === true || this.closed);
     this.release(launcher);
-    const [stdout, stderr] = [outFile, errFile].map((file) => this.readCapped(file));
+    const stdout = this.readCapped(outFile);
+    const stderr = this.readCapped(errFile);
     // A daemon a script left behind may still hold these files: unlinking keeps it from writing into the next job's.
     for (const file of [jobFile, outFile, errFile]) rmSync(file, { force: true });
     const outputTooLarge =
