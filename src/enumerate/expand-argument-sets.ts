@@ -61,13 +61,14 @@ function* generateProduct(columns: readonly Column[]): Generator<Record<string, 
 function createPositionOf(columns: readonly Column[]): (args: Record<string, unknown>) => number {
   let indexes: Map<string, number>[] | undefined;
   return (args) => {
-    const byColumn = (indexes ??= columns.map((column) => {
+    indexes ??= columns.map((column) => {
       const byJson = new Map<string, number>();
       column.values.forEach((value, index) => {
         if (!byJson.has(JSON.stringify(value))) byJson.set(JSON.stringify(value), index);
       });
       return byJson;
-    }));
+    });
+    const byColumn = indexes;
     let position = 0;
     for (const [index, column] of columns.entries()) {
       const found = byColumn[index]!.get(JSON.stringify(args[column.name]));

@@ -3,7 +3,7 @@
 import { unified } from 'unified';
 import remarkParse from 'remark-parse';
 import remarkFrontmatter from 'remark-frontmatter';
-import { toString } from 'mdast-util-to-string';
+import { toString as textOf } from 'mdast-util-to-string';
 import { parse as parseYaml } from 'yaml';
 import type { Root, RootContent } from 'mdast';
 import { isObject } from '../tree/json-object.js';
@@ -16,7 +16,7 @@ export interface MarkdownSummary {
 const MAX_DESCRIPTION_LENGTH = 300;
 
 function readFrontMatter(node: RootContent | undefined): Record<string, unknown> {
-  if (!node || node.type !== 'yaml') return {};
+  if (node?.type !== 'yaml') return {};
   try {
     const data: unknown = parseYaml(node.value);
     return isObject(data) ? data : {};
@@ -36,9 +36,9 @@ export function summarizeMarkdown(markdown: string): MarkdownSummary {
   const frontMatter = readFrontMatter(tree.children[0]);
   const heading = tree.children.find((node) => node.type === 'heading');
   const paragraph = tree.children.find((node) => node.type === 'paragraph');
-  const title = typeof frontMatter.title === 'string' ? frontMatter.title : heading ? toString(heading) : undefined;
+  const title = typeof frontMatter.title === 'string' ? frontMatter.title : heading ? textOf(heading) : undefined;
   const description =
-    typeof frontMatter.description === 'string' ? frontMatter.description : paragraph ? toString(paragraph) : undefined;
+    typeof frontMatter.description === 'string' ? frontMatter.description : paragraph ? textOf(paragraph) : undefined;
   return {
     ...(title ? { title: shorten(title) } : {}),
     ...(description ? { description: shorten(description) } : {}),

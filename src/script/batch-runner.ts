@@ -86,7 +86,8 @@ export class BatchRunner {
 
   private startLauncher(): Launcher {
     // An empty environment but the launcher's marker: every other variable a job sees comes from its job file.
-    const marker = `${this.marker}-${(this.launchersStarted += 1)}.`;
+    this.launchersStarted += 1;
+    const marker = `${this.marker}-${this.launchersStarted}.`;
     const child = spawn('/bin/sh', ['-c', LAUNCHER], {
       cwd: this.options.cwd,
       env: { [RUN_MARKER_VARIABLE]: marker },
@@ -100,8 +101,7 @@ export class BatchRunner {
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (text: string) => {
       launcher.lineBuffer += text;
-      let newline: number;
-      while ((newline = launcher.lineBuffer.indexOf('\n')) >= 0) {
+      for (let newline = launcher.lineBuffer.indexOf('\n'); newline >= 0; newline = launcher.lineBuffer.indexOf('\n')) {
         const line = launcher.lineBuffer.slice(0, newline);
         launcher.lineBuffer = launcher.lineBuffer.slice(newline + 1);
         const pending = launcher.pending;

@@ -53,13 +53,19 @@ export function parsePromptTemplate(template: string): ParsedTemplate {
         };
       open.pop();
     } else {
-      const section: Extract<Node, { kind: 'section' }> = { kind: 'section', name, inverted: sigil === '^', children: [] };
+      const section: Extract<Node, { kind: 'section' }> = {
+        kind: 'section',
+        name,
+        inverted: sigil === '^',
+        children: [],
+      };
       current.children.push(section);
       open.push({ name, children: section.children });
     }
   }
   const unclosed = open[open.length - 1];
-  if (open.length > 1 && unclosed) return { problem: `{{#${unclosed.name}}} is never closed; add {{/${unclosed.name}}}` };
+  if (open.length > 1 && unclosed)
+    return { problem: `{{#${unclosed.name}}} is never closed; add {{/${unclosed.name}}}` };
   if (cursor < template.length) root.push({ kind: 'text', text: template.slice(cursor) });
   return { nodes: root, names: [...names] };
 }

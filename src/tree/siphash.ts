@@ -33,7 +33,12 @@ function sipRound(v: SipState): void {
 export function sipHash13(bytes: Uint8Array): bigint {
   const k0 = 0n;
   const k1 = 0n;
-  const v: SipState = [k0 ^ 0x736f6d6570736575n, k1 ^ 0x646f72616e646f6dn, k0 ^ 0x6c7967656e657261n, k1 ^ 0x7465646279746573n];
+  const v: SipState = [
+    k0 ^ 0x736f6d6570736575n,
+    k1 ^ 0x646f72616e646f6dn,
+    k0 ^ 0x6c7967656e657261n,
+    k1 ^ 0x7465646279746573n,
+  ];
   const length = bytes.length;
   const wholeWordsEnd = length - (length % 8);
   for (let offset = 0; offset < wholeWordsEnd; offset += 8) {
