@@ -18,8 +18,7 @@ export class LineClient {
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (text) => {
       buffered += text;
-      let newline;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
+      for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
         const line = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
         if (!line.trim()) continue;

@@ -220,11 +220,12 @@ async function planTool(loaded: LoadedScript, name: string, context: PlanContext
   const valueSpecs = { ...(meta.values ?? {}), ...(toolConfig.values ?? {}) };
   const valueLists: Record<string, unknown[]> = {};
   for (const [parameter, spec] of Object.entries(valueSpecs)) {
-    if (!(parameter in properties)) {
+    const schema = Object.hasOwn(properties, parameter) ? properties[parameter] : undefined;
+    if (schema === undefined) {
       warnings.push(`a value list is given for "${parameter}", which is not a parameter of this tool; ignored`);
       continue;
     }
-    const values = await resolveValueList(parameter, spec as ValueListSpec, properties[parameter], context, warnings);
+    const values = await resolveValueList(parameter, spec as ValueListSpec, schema, context, warnings);
     if (values) valueLists[parameter] = values;
   }
   const impure = impurityReason(meta, toolConfig.precompute);
@@ -292,7 +293,8 @@ export async function planTools(
   for (const [name, entries] of [...byName.entries()].sort(([left], [right]) =>
     left < right ? -1 : left > right ? 1 : 0,
   )) {
-    if (entries.length > 1) {
+    const [only, ...others] = entries;
+    if (others.length > 0) {
       const paths = entries.map((entry) => context.displayPath(entry.script.relativePath));
       failures.push({
         path: paths.join(', '),
@@ -300,7 +302,7 @@ export async function planTools(
       });
       continue;
     }
-    plans.push(await planTool(entries[0], name, context));
+    if (only) plans.push(await planTool(only, name, context));
   }
   return { plans, failures };
 }

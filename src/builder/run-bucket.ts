@@ -99,9 +99,12 @@ export class RunBucket<Value> {
     const descriptor = this.open();
     const slot = this.index.get(key);
     if (slot === undefined) return undefined;
+    const length = this.lengths[slot];
+    const offset = this.offsets[slot];
+    if (length === undefined || offset === undefined) return undefined;
     // Pooled for small records (no native allocation per lookup); every byte is read into it.
-    const line = Buffer.allocUnsafe(this.lengths[slot]);
-    if (readSync(descriptor, line, 0, line.length, this.offsets[slot]) !== line.length) return undefined;
+    const line = Buffer.allocUnsafe(length);
+    if (readSync(descriptor, line, 0, line.length, offset) !== line.length) return undefined;
     try {
       const value = JSON.parse(line.toString('utf8', KEY_LENGTH + 1)) as Value;
       this.used = true;

@@ -138,7 +138,9 @@ export async function runCompletionProviders(
       targets = [{ kind: 'ref/prompt', key: name, ref: { type: 'ref/prompt', name }, argumentNames: [] }];
     }
     for (const target of targets) {
-      (results.providers[target.kind] ??= {})[target.key] = { name, script, timeoutMs };
+      const byKey = results.providers[target.kind] ?? {};
+      results.providers[target.kind] = byKey;
+      byKey[target.key] = { name, script, timeoutMs };
       for (const argument of target.argumentNames) runs.push({ entry, script, file, target, argument, timeoutMs });
     }
   }

@@ -19,8 +19,7 @@ import {
 } from '../tree/manifest.js';
 import { CachedTreeReader } from '../mcp/cached-tree-reader.js';
 import type { ReadOutcome, TreeSource } from '../mcp/tree-source.js';
-
-type JsonObject = Record<string, unknown>;
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
 export interface TreeProblem {
   /** A tree-relative file, or a place in the manifest as `mcp.json#/json/pointer`. */
@@ -62,10 +61,6 @@ export interface CheckInput {
 /** MCP clients reject the whole server when one tool name breaks this. */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const REBUILD = 'rebuild the tree with staticmcp build';
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** A place in the manifest, as a JSON Pointer. */
 function at(...parts: (string | number)[]): string {
@@ -347,11 +342,14 @@ async function checkResourceFile(uri: string, ours: boolean, reader: CachedTreeR
     }
     return;
   }
-  report(
-    candidates[candidates.length - 1],
-    `is missing: resource ${uri} has no file, so resources/read fails`,
-    `${REBUILD}, or remove the resource from mcp.json`,
-  );
+  // The last candidate is the encoded path, where our profile writes the file.
+  const expected = candidates.at(-1);
+  if (expected !== undefined)
+    report(
+      expected,
+      `is missing: resource ${uri} has no file, so resources/read fails`,
+      `${REBUILD}, or remove the resource from mcp.json`,
+    );
 }
 
 function checkTemplates(manifest: JsonObject, report: Report): number {
@@ -506,7 +504,8 @@ async function checkListedFiles(
     const kind = checkCallFile(filePath, text, toolsByName.get(toolName), toolName, extension !== undefined, report);
     // A copy at a left-out-defaults key (for other bridges) is not one more precomputed call.
     if (kind === 'copy') callFilesPerTool.set(toolName, (callFilesPerTool.get(toolName) ?? 1) - 1);
-    if (kind !== 'unreadable' && !extension) checkServable(filePath, toolsByName.get(toolName), toolName, listed, report);
+    if (kind !== 'unreadable' && !extension)
+      checkServable(filePath, toolsByName.get(toolName), toolName, listed, report);
   }
   if (!extension) return callFiles;
 

@@ -2,7 +2,7 @@
 // listed is a finding, never a crash: a name that is not UTF-8 (no client could ask for it, and
 // Node would silently turn it into another name), folders nested past any real tree's depth, and
 // folders that cannot be read. Links are listed and left to the tree source to refuse.
-import { promises as fs } from 'node:fs';
+import { type Dirent, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { TreeProblem } from './check-tree.js';
 
@@ -24,7 +24,7 @@ export async function listTreeFiles(root: string): Promise<{ files: string[]; pr
   const files: string[] = [];
   const problems: TreeProblem[] = [];
   async function walk(folder: string, prefix: string, depth: number): Promise<void> {
-    let entries;
+    let entries: Dirent<Buffer>[];
     try {
       entries = await fs.readdir(folder, { withFileTypes: true, encoding: 'buffer' });
     } catch (error) {

@@ -8,8 +8,7 @@ import { applyDefaults } from '../tree/call-key.js';
 import { compileValidator } from '../tree/json-validator.js';
 import { lenientCallFilePaths } from '../tree/lenient-call-keys.js';
 import type { Validator } from '../tree/validator.js';
-
-type JsonObject = Record<string, unknown>;
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
 export interface CheckedToolSchema {
   name: string;
@@ -20,10 +19,6 @@ export interface CheckedToolSchema {
 const MAX_ARGUMENT_SETS = 4_000;
 /** `_` of a base64 key may stand for `/` or `+`: tried both ways for at most this many. */
 const MAX_AMBIGUOUS_BASE64 = 10;
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** A segment read back as its parameter's value (undefined when the type cannot hold it). */
 function typedValues(text: string, schema: unknown): unknown[] {

@@ -18,5 +18,5 @@ export async function loadCommand(name: string | undefined): Promise<CommandSpec
 }
 
 export async function loadAllCommands(): Promise<CommandSpec[]> {
-  return Promise.all(COMMAND_NAMES.map(async (name) => (await LOADERS[name]()).command));
+  return Promise.all(Object.values(LOADERS).map(async (load) => (await load()).command));
 }

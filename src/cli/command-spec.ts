@@ -2,6 +2,9 @@
 // one in parse-fast.ts and yargs in parse-with-yargs.ts) read these declarations and hand the
 // handler the same values through readArguments, so they cannot disagree about an option.
 
+/** What a handler gets for an option: the option's own type, a list for a repeatable one. */
+type OptionValue = string | number | boolean | string[];
+
 export interface OptionSpec {
   type: 'string' | 'number' | 'boolean';
   describe: string;
@@ -10,8 +13,9 @@ export interface OptionSpec {
   /**
    * What is wrong with a given value (the whole message, quoting `text`, the value as typed), or
    * undefined when it is fine. A number option's value is NaN when its text is not a plain number.
+   * A method, so a declaration may take just its own type's value (`(value: number) => …`).
    */
-  check?: (value: never, text: string) => string | undefined;
+  check?(value: OptionValue, text: string): string | undefined;
   /** What to do when `check` refuses a value (default: see the command's --help). */
   hint?: string;
 }
@@ -92,14 +96,16 @@ export function readArguments<Options extends Record<string, OptionSpec>>(
     const values: unknown[] = given === undefined ? [] : Array.isArray(given) ? given : [given];
     const last = values.at(-1);
     // Both parsers hand over a number option as its text: converted here, once, for both.
-    const value = option.repeatable
-      ? values
+    const value: OptionValue | undefined = option.repeatable
+      ? values.map(String)
       : option.type === 'boolean'
         ? last === true
-        : option.type === 'number' && last !== undefined
-          ? toNumber(String(last))
-          : last;
-    const problem = value === undefined ? undefined : option.check?.(value as never, String(last));
+        : last === undefined
+          ? undefined
+          : option.type === 'number'
+            ? toNumber(String(last))
+            : String(last);
+    const problem = value === undefined ? undefined : option.check?.(value, String(last));
     if (problem !== undefined) throw new UsageError(problem, option.hint ?? helpHint(spec.name));
     options[name] = value;
   }

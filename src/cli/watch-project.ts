@@ -3,7 +3,7 @@
 // node_modules), so writing a 100,000-file tree costs no events at all. Node 20's recursive mode
 // would watch those too. New folders are picked up as they appear; changes are debounced and
 // handed over as one batch of project-relative paths.
-import { watch, promises as fs, type FSWatcher } from 'node:fs';
+import { type Dirent, watch, promises as fs, type FSWatcher, type Stats } from 'node:fs';
 import path from 'node:path';
 
 export interface WatchOptions {
@@ -90,7 +90,7 @@ export async function watchProject(root: string, options: WatchOptions): Promise
     }
     watcher.on('error', () => unwatch(folder));
     watchers.set(folder, { watcher, inode: inode! });
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await fs.readdir(folder, { withFileTypes: true });
     } catch {
@@ -103,7 +103,7 @@ export async function watchProject(root: string, options: WatchOptions): Promise
   };
 
   const refreshFolder = async (file: string): Promise<void> => {
-    let stat;
+    let stat: Stats;
     try {
       stat = await fs.lstat(file);
     } catch {

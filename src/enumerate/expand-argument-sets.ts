@@ -27,44 +27,53 @@ export function countArgumentSets(domains: readonly ParameterDomain[]): number {
   return count;
 }
 
+/** One parameter of the product and the values it takes, in order. */
+interface Column {
+  name: string;
+  values: readonly unknown[];
+}
+
 /** The cartesian product as an odometer: the last parameter turns fastest. */
-function* generateProduct(
-  names: readonly string[],
-  values: readonly (readonly unknown[])[],
-): Generator<Record<string, unknown>> {
-  if (values.some((list) => list.length === 0)) return;
-  const positions = names.map(() => 0);
+function* generateProduct(columns: readonly Column[]): Generator<Record<string, unknown>> {
+  if (columns.some((column) => column.values.length === 0)) return;
+  const positions = columns.map(() => 0);
   while (true) {
     const args: Record<string, unknown> = {};
-    names.forEach((name, index) => {
-      args[name] = values[index][positions[index]];
+    columns.forEach((column, index) => {
+      args[column.name] = column.values[positions[index]!];
     });
     yield args;
-    let turning = names.length - 1;
-    while (turning >= 0 && ++positions[turning] === values[turning].length) positions[turning--] = 0;
+    let turning = columns.length - 1;
+    for (; turning >= 0; turning--) {
+      // positions and columns have the same length, and turning is within it.
+      const next = positions[turning]! + 1;
+      if (next < columns[turning]!.values.length) {
+        positions[turning] = next;
+        break;
+      }
+      positions[turning] = 0;
+    }
     if (turning < 0) return;
   }
 }
 
 /** The odometer reading of `args`: value indexes looked up by their JSON, built on first use. */
-function createPositionOf(
-  names: readonly string[],
-  values: readonly (readonly unknown[])[],
-): (args: Record<string, unknown>) => number {
+function createPositionOf(columns: readonly Column[]): (args: Record<string, unknown>) => number {
   let indexes: Map<string, number>[] | undefined;
   return (args) => {
-    indexes ??= values.map((list) => {
+    indexes ??= columns.map((column) => {
       const byJson = new Map<string, number>();
-      list.forEach((value, index) => {
+      column.values.forEach((value, index) => {
         if (!byJson.has(JSON.stringify(value))) byJson.set(JSON.stringify(value), index);
       });
       return byJson;
     });
+    const byColumn = indexes;
     let position = 0;
-    for (let index = 0; index < names.length; index++) {
-      const found = indexes[index].get(JSON.stringify(args[names[index]]));
+    for (const [index, column] of columns.entries()) {
+      const found = byColumn[index]!.get(JSON.stringify(args[column.name]));
       if (found === undefined) return -1;
-      position = position * values[index].length + found;
+      position = position * column.values.length + found;
     }
     return position;
   };
@@ -72,9 +81,12 @@ function createPositionOf(
 
 /** Every argument set for the parameters in declaration order; the first parameter varies slowest. */
 export function expandArgumentSets(input: DomainInput, maxArgumentSets: number): Enumeration {
-  const names = Object.keys(input.properties);
-  const domains = names.map((name) => findParameterDomain(name, input.properties[name], input));
-  const enumerated = names.filter((_, index) => domains[index].kind === 'enumerated');
+  const parameters = Object.entries(input.properties).map(([name, schema]) => ({
+    name,
+    domain: findParameterDomain(name, schema, input),
+  }));
+  const domains = parameters.map((parameter) => parameter.domain);
+  const enumerated = parameters.filter((parameter) => parameter.domain.kind === 'enumerated').map(({ name }) => name);
   const infinite = domains.find((domain) => domain.kind === 'infinite');
   if (infinite && infinite.kind === 'infinite') return { precomputable: false, reason: infinite.reason, enumerated };
   const count = countArgumentSets(domains);
@@ -86,21 +98,19 @@ export function expandArgumentSets(input: DomainInput, maxArgumentSets: number):
       count,
     };
   }
-  const included: string[] = [];
-  const values: Record<string, readonly unknown[]> = {};
-  names.forEach((name, index) => {
-    const domain = domains[index];
-    if (domain.kind === 'omitted' || domain.kind === 'infinite') return;
-    included.push(name);
-    values[name] = domain.values;
-  });
-  const lists = included.map((name) => values[name]);
+  const columns: Column[] = [];
+  const enumeratedValues: [string, readonly unknown[]][] = [];
+  for (const { name, domain } of parameters) {
+    if (domain.kind === 'omitted' || domain.kind === 'infinite') continue;
+    columns.push({ name, values: domain.values });
+    if (domain.kind === 'enumerated') enumeratedValues.push([name, domain.values]);
+  }
   return {
     precomputable: true,
     count,
-    argumentSets: () => generateProduct(included, lists),
-    positionOf: createPositionOf(included, lists),
-    values: count === 0 ? {} : Object.fromEntries(enumerated.map((name) => [name, values[name]])),
+    argumentSets: () => generateProduct(columns),
+    positionOf: createPositionOf(columns),
+    values: count === 0 ? {} : Object.fromEntries(enumeratedValues),
     enumerated,
   };
 }

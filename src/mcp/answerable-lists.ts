@@ -10,18 +10,13 @@ import type { CompletionTable, ToolExtension } from '../tree/manifest.js';
 import { readCompletionTable } from './completions.js';
 import type { LoadedTree, TreeResource, TreeTool } from './loaded-tree.js';
 import type { ServerContext } from './server-context.js';
-
-type JsonObject = Record<string, unknown>;
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
 export interface AnswerableLists {
   tools: TreeTool[];
   resources: TreeResource[];
   /** Tools left out because nothing of theirs is precomputed, by name. */
   hiddenTools: string[];
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The lists of a tree without live runs, worked out once per tree (a reload under dev makes a new one). */
@@ -93,7 +88,8 @@ function typedValue(text: string, schema: JsonObject): unknown {
 function narrowTool(tool: TreeTool, extension: ToolExtension, table: CompletionTable): TreeTool {
   const schema = tool.definition.inputSchema;
   const properties = isObject(schema.properties) ? schema.properties : {};
-  const held = isObject(table['ref/tool']?.[tool.definition.name]) ? table['ref/tool'][tool.definition.name] : {};
+  const toolValues = table['ref/tool']?.[tool.definition.name];
+  const held = isObject(toolValues) ? toolValues : {};
   let changed = false;
   const narrowed: JsonObject = {};
   for (const [name, property] of Object.entries(properties)) {

@@ -3,8 +3,7 @@
 // MissingRequiredClientCapabilityError (-32021) for a tool whose metadata names capabilities the
 // request did not declare. Pure and portable: every host (Node, the edge worker) refuses alike.
 import { RpcError } from './json-rpc.js';
-
-type JsonObject = Record<string, unknown>;
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
 /** MissingRequiredClientCapabilityError (2026-07-28); HTTP answers it with 400. */
 export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
@@ -15,10 +14,6 @@ export const CLIENT_CAPABILITY_BY_METHOD: ReadonlyMap<string, string> = new Map(
   ['elicitation/create', 'elicitation'],
   ['roots/list', 'roots'],
 ]);
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /**
  * The part of `required` that `declared` lacks, as a ClientCapabilities object (`{"sampling": {}}`);

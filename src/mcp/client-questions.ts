@@ -4,16 +4,12 @@
 import { CLIENT_CAPABILITY_BY_METHOD } from './client-capabilities.js';
 import { INTERNAL_ERROR, METHOD_NOT_FOUND, type RequestId } from './json-rpc.js';
 import type { ClientAnswer } from './server-context.js';
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
-type JsonObject = Record<string, unknown>;
 export type Send = (message: Record<string, unknown> | Record<string, unknown>[]) => void;
 
 /** JSON-RPC's "request cancelled" code (used by MCP SDKs), for a question abandoned before its answer. */
 export const REQUEST_CANCELLED = -32800;
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 export class ClientQuestions {
   private count = 0;

@@ -12,15 +12,11 @@ import type { CompletionTable } from '../tree/manifest.js';
 import { INVALID_PARAMS, RpcError } from './json-rpc.js';
 import type { ServerContext, RequestContext } from './server-context.js';
 import type { LoadedTree } from './loaded-tree.js';
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
-type JsonObject = Record<string, unknown>;
 type ReferenceKind = keyof CompletionTable;
 
 export const MAX_COMPLETION_VALUES = 100;
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** The referenced thing's kind, key in completions.json, and the argument names it has. */
 function resolveReference(
@@ -187,7 +183,8 @@ export async function complete(
       argumentNames.length > 0 ? `; it has ${argumentNames.map((name) => `"${name}"`).join(', ')}` : '; it has none';
     throw new RpcError(INVALID_PARAMS, `completion/complete: ${key} has no argument "${argument.name}"${known}`);
   }
-  const values = Array.isArray(byArgument[argument.name]) ? byArgument[argument.name] : [];
+  const listed = byArgument[argument.name];
+  const values = Array.isArray(listed) ? listed : [];
   const matches = matchCompletionValues(values, typed);
   return {
     completion: {

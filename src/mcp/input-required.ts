@@ -10,8 +10,7 @@
 import { INVALID_PARAMS, RpcError } from './json-rpc.js';
 import { base64FromBytes, base64UrlFromText, textFromBase64Url, utf8Bytes } from '../tree/utf8.js';
 import { sameJson } from '../tree/canonical-json.js';
-
-type JsonObject = Record<string, unknown>;
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
 /** How long a requestState stays good: a person answering an elicitation may take a while. */
 export const REQUEST_STATE_TTL_MS = 60 * 60 * 1000;
@@ -42,10 +41,6 @@ interface StatePayload {
   args: JsonObject;
   answers: JsonObject;
   exp: number;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Web Crypto's key type, named without a DOM or Node lib (both compile this file). */

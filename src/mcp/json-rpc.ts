@@ -1,5 +1,6 @@
 // JSON-RPC 2.0 as MCP uses it: message shapes, error codes, and the classification of one parsed
 // frame into request / notification / response / invalid (with the id recovered when possible).
+import { isObject } from '../tree/json-object.js';
 
 export type RequestId = string | number;
 
@@ -52,13 +53,9 @@ function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** Sorts one parsed JSON value (not an array: batches are split by the caller) into its kind. */
 export function classifyMessage(value: unknown): ClassifiedMessage {
-  if (!isPlainObject(value)) return { kind: 'invalid', id: null, reason: 'a JSON-RPC message must be an object' };
+  if (!isObject(value)) return { kind: 'invalid', id: null, reason: 'a JSON-RPC message must be an object' };
   const id = isRequestId(value.id) ? value.id : null;
   if (value.jsonrpc !== '2.0') return { kind: 'invalid', id, reason: 'jsonrpc must be "2.0"' };
   if (!('method' in value)) {
@@ -70,7 +67,7 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
   }
   if (typeof value.method !== 'string' || value.method === '')
     return { kind: 'invalid', id, reason: 'method must be a non-empty string' };
-  if ('params' in value && value.params !== undefined && !isPlainObject(value.params)) {
+  if ('params' in value && value.params !== undefined && !isObject(value.params)) {
     return { kind: 'invalid', id, reason: 'params must be an object' };
   }
   const params = value.params as Record<string, unknown> | undefined;

@@ -3,8 +3,7 @@
 import { EXTENSION_KEY, MANIFEST_FILE, type ManifestExtension, type ToolExtension } from '../tree/manifest.js';
 import type { TreeSource } from './tree-source.js';
 import { sha256Hex } from './sha256.js';
-
-type JsonObject = Record<string, unknown>;
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
 export interface TreeTool {
   definition: JsonObject & { name: string; inputSchema: JsonObject };
@@ -35,10 +34,6 @@ export interface LoadedTree {
   extension?: ManifestExtension;
   /** Identifies this build of the tree (cursors are bound to it). */
   manifestHash: string;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Reads and indexes `mcp.json`; throws an Error with a readable message when it is unusable. */

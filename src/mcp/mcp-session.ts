@@ -37,8 +37,8 @@ import type { ListChanges } from './tree-changes.js';
 import { refuseBeforeInitialize } from './session-lifecycle.js';
 import { HANDLER_BY_METHOD, loadHandlers } from './handler-table.js';
 import { dispatchModern } from './modern-dispatch.js';
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
-type JsonObject = Record<string, unknown>;
 /** Only `staticmcp dev` needs these (and node:crypto): loaded on the first subscription or reload. */
 const loadTreeChanges = (): Promise<typeof import('./tree-changes.js')> => import('./tree-changes.js');
 type Outgoing = Record<string, unknown>;
@@ -366,10 +366,6 @@ export class McpSession {
   private pending(): Promise<unknown> {
     return Promise.allSettled([...this.inFlight.values()].map((entry) => entry.promise));
   }
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function inFlightKey(id: RequestId): string {

@@ -11,8 +11,7 @@ import { completeModernResult, discoverResult, serverCapabilities, type AnswerSo
 import { CAPABILITY_BY_METHOD, LEGACY_ONLY_METHODS } from './protocol-versions.js';
 import type { ModernRequest } from './request-meta.js';
 import { LOG_LEVELS, type RequestContext, type ServerContext } from './server-context.js';
-
-type JsonObject = Record<string, unknown>;
+import type { JsonObject } from '../tree/json-object.js';
 
 /** What the session lends a modern request: whether it is closing, and `subscriptions/listen`. */
 export interface ModernHooks {

@@ -7,6 +7,7 @@
 import { RpcError } from './json-rpc.js';
 import { MCP_NAME_FIELD_BY_METHOD } from './protocol-versions.js';
 import { META_PROTOCOL_VERSION } from './request-meta.js';
+import type { JsonObject } from '../tree/json-object.js';
 
 export const HEADER_MISMATCH = -32020;
 
@@ -14,8 +15,6 @@ export const HEADER_MISMATCH = -32020;
 const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 /** Visible ASCII, space and tab: what RFC 9110 allows in a field value. */
 const HEADER_SAFE = /^[\x20-\x7e\t]*$/;
-
-type JsonObject = Record<string, unknown>;
 
 /**
  * A header's value as the client meant it: surrounding whitespace removed (RFC 9110 OWS), the
@@ -29,7 +28,7 @@ export function readMirroredHeader(headers: Headers, name: string): string | und
   const encoded = BASE64_SENTINEL.exec(value);
   if (!encoded) return value;
   try {
-    const binary = atob(encoded[1]);
+    const binary = atob(encoded[1] ?? '');
     const bytes = Uint8Array.from(binary, (character) => character.charCodeAt(0));
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {

@@ -8,18 +8,13 @@ import { META_SERVER_INFO, META_SUBSCRIPTION_ID, type ModernRequest } from './re
 import { RequestCancelled, type ServerContext } from './server-context.js';
 import type { Send } from './client-questions.js';
 import type { ListChanges } from './tree-changes.js';
-
-type JsonObject = Record<string, unknown>;
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
 /** Resource URIs one listener may follow. */
 export const MAX_SUBSCRIPTIONS = 1000;
 
 /** Only `staticmcp dev` needs these (and node:crypto): loaded on the first subscription or reload. */
 const loadTreeChanges = (): Promise<typeof import('./tree-changes.js')> => import('./tree-changes.js');
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** One open `subscriptions/listen` (modern era, under dev): what it asked for and where it goes. */
 interface Listener {

@@ -14,8 +14,7 @@ import {
 import { META_SERVER_INFO, supportedModernVersions } from './request-meta.js';
 import type { ServerContext } from './server-context.js';
 import { INPUT_REQUIRED } from './input-required.js';
-
-type JsonObject = Record<string, unknown>;
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
 /** Where an answer came from, for its cache hints. */
 export type AnswerSource = 'tree' | 'live';
@@ -73,11 +72,8 @@ export function completeModernResult(
   result: unknown,
   source: AnswerSource,
 ): JsonObject {
-  const body = (result !== null && typeof result === 'object' && !Array.isArray(result) ? result : {}) as JsonObject;
-  const givenMeta =
-    body._meta !== null && typeof body._meta === 'object' && !Array.isArray(body._meta)
-      ? (body._meta as JsonObject)
-      : {};
+  const body = isObject(result) ? result : {};
+  const givenMeta = isObject(body._meta) ? body._meta : {};
   return {
     ...body,
     // complete, unless a live tool call stopped for its client's input (SEP-2322).

@@ -10,12 +10,7 @@ import { shapeContentBlock, shapePrompt } from './protocol-versions.js';
 import { validatorFor } from './schema-validators.js';
 import type { ServerContext, RequestContext } from './server-context.js';
 import type { TreePrompt } from './loaded-tree.js';
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
 export const listPrompts = listHandler(
   'prompts',

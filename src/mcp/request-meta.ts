@@ -8,6 +8,7 @@ import { INVALID_PARAMS, RpcError } from './json-rpc.js';
 import { isModernVersion, MODERN_ONLY_METHODS, MODERN_VERSIONS, type ModernVersion } from './protocol-versions.js';
 import { LOG_LEVELS } from './server-context.js';
 import type { LogLevel } from '../script/log-lines.js';
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
@@ -21,8 +22,6 @@ const MODERN_REQUEST_KEYS = [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, ME
 /** UnsupportedProtocolVersion (2026-07-28): a modern request naming a version we do not serve. */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
-type JsonObject = Record<string, unknown>;
-
 export interface ModernRequest {
   era: 'modern';
   version: ModernVersion;
@@ -34,10 +33,6 @@ export interface ModernRequest {
 export type RequestEra = { era: 'legacy' } | ModernRequest | { era: 'invalid'; error: RpcError };
 
 const LEGACY: RequestEra = { era: 'legacy' };
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Whether this request's body claims the modern era (before any of it is validated). */
 export function claimsModernEra(method: string, params: JsonObject | undefined): boolean {

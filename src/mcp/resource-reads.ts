@@ -12,8 +12,7 @@ import { checkTreePath } from './tree-source.js';
 import { readTemplateInstance } from './template-reads.js';
 import type { ServerContext, RequestContext } from './server-context.js';
 import { readLive } from './live-read.js';
-
-type JsonObject = Record<string, unknown>;
+import type { JsonObject } from '../tree/json-object.js';
 
 export const listResources = listHandler(
   'resources',

@@ -326,8 +326,9 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       const room = makeRoomForSession();
       if (room) return room;
       const id = crypto.randomUUID();
-      const created: OpenSession = { id, session: undefined as unknown as McpSession, busy: 0, lastUsedMs: Date.now() };
-      created.session = openSession((message) => created.standalone?.send(message));
+      // The session sends nothing while it is constructed, so `created` exists by its first message.
+      const session = openSession((message) => created.standalone?.send(message));
+      const created: OpenSession = { id, session, busy: 0, lastUsedMs: Date.now() };
       sessions.set(id, created);
       open = created;
       extraHeaders['mcp-session-id'] = id;
@@ -574,7 +575,7 @@ interface Accepts {
  */
 function parseAccept(header: string | null): Accepts {
   if (header === null || header.trim() === '') return { json: true, sse: true };
-  const types = header.split(',').map((part) => part.split(';')[0].trim().toLowerCase());
+  const types = header.split(',').map((part) => (part.split(';')[0] ?? '').trim().toLowerCase());
   const any = types.includes('*/*');
   return {
     json: any || types.includes('application/json') || types.includes('application/*'),
@@ -584,14 +585,14 @@ function parseAccept(header: string | null): Accepts {
 
 /** The media type, not a substring: `application/json; charset=utf-8` yes, `application/jsonx` no. */
 function isJsonContentType(header: string | null): boolean {
-  return header !== null && header.split(';')[0].trim().toLowerCase() === 'application/json';
+  return header !== null && (header.split(';')[0] ?? '').trim().toLowerCase() === 'application/json';
 }
 
 /** `allowed` entries are `host` (any port) or `host:port`; `[::1]:8080` style for IPv6. */
 function isAllowedHost(host: string, allowed: readonly string[]): boolean {
   if (host === '') return false;
   if (allowed.includes(host)) return true;
-  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? '');
   return name !== '' && allowed.includes(name);
 }
 

@@ -10,12 +10,7 @@ import { RESOURCE_NOT_FOUND, RpcError } from './json-rpc.js';
 import type { ServerContext, RequestContext } from './server-context.js';
 import { readLive } from './live-read.js';
 import type { LoadedTree } from './loaded-tree.js';
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
 /** The first template (in manifest order) that `uri` is an instance of, with its variables. */
 export function findTemplateFor(

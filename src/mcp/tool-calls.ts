@@ -26,8 +26,7 @@ import {
   type RoundTripInput,
 } from './input-required.js';
 import { formatClientAnswer, parseClientQuestion, refusedAnswer } from '../script/client-requests.js';
-
-type JsonObject = Record<string, unknown>;
+import type { JsonObject } from '../tree/json-object.js';
 
 function toolValidator(
   server: ServerContext,
@@ -115,7 +114,7 @@ export async function callTool(
   const problems = validate ? validate(given) : [];
   if (problems.length > 0) return errorResult(`Invalid arguments for tool ${name}: ${problems.join('; ')}`);
 
-  const withDefaults = declaredOnly(tool, applyDefaults(tool.definition.inputSchema as never, given));
+  const withDefaults = declaredOnly(tool, applyDefaults(tool.definition.inputSchema, given));
   // 2026-07-28: what a re-sent call brings back (checked before anything runs; bad input is -32602).
   const roundTrip = request.multiRoundTrip ? await readRoundTripInput(params, name, withDefaults) : undefined;
   const lookup = await lookUpPrecomputed(server, tool, declaredOnly(tool, given), withDefaults);
@@ -283,5 +282,5 @@ async function runLive(
     toolName: name,
     validateOutput,
     outputFormat: extension.outputFormat === 'mcp' ? 'mcp' : 'text',
-  }) as unknown as JsonObject;
+  });
 }

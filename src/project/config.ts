@@ -108,14 +108,25 @@ async function loadValidator(): Promise<Validator> {
 
 /** The limits a project gets for every key it does not set: the schema's `default`s, declared once there. */
 export function defaultLimits(): Limits {
-  if (!limitDefaults) {
-    const defaults: Record<string, unknown> = { liveConcurrency: DEFAULT_LIVE_CONCURRENCY };
-    for (const [key, property] of Object.entries(loadSchema().properties?.limits?.properties ?? {})) {
-      if (property.default !== undefined) defaults[key] = property.default;
-    }
-    limitDefaults = defaults as unknown as Limits;
-  }
+  limitDefaults ??= {
+    maxCallsPerTool: schemaLimitDefault('maxCallsPerTool'),
+    timeoutMs: schemaLimitDefault('timeoutMs'),
+    helpTimeoutMs: schemaLimitDefault('helpTimeoutMs'),
+    maxOutputBytes: schemaLimitDefault('maxOutputBytes'),
+    maxIntegerRange: schemaLimitDefault('maxIntegerRange'),
+    maxManifestBytes: schemaLimitDefault('maxManifestBytes'),
+    maxCacheBytes: schemaLimitDefault('maxCacheBytes'),
+    // Depends on the machine, so it cannot be a schema default.
+    liveConcurrency: DEFAULT_LIVE_CONCURRENCY,
+  };
   return { ...limitDefaults };
+}
+
+function schemaLimitDefault(key: keyof Limits): number {
+  const value = loadSchema().properties?.limits?.properties?.[key]?.default;
+  if (typeof value !== 'number')
+    throw new Error(`${CONFIG_SCHEMA_URL.pathname} declares no number default for limits.${key}`);
+  return value;
 }
 
 /** The configuration of a project without staticmcp.json. */

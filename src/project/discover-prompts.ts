@@ -53,15 +53,17 @@ const promptMetaSchema = {
 };
 let validatePromptMeta: Validator | undefined;
 
+/** Compiled on first use: most projects have no prompts. */
+function promptMetaValidator(): Validator {
+  validatePromptMeta ??= compileValidator(promptMetaSchema, 'meta', { trusted: true });
+  return validatePromptMeta;
+}
+
 async function readMeta(
   file: string,
   relativePath: string,
 ): Promise<{ meta: Record<string, unknown>; problem?: string; notice?: string }> {
-  const sidecar = await readEitherSidecar(
-    file,
-    relativePath,
-    () => (validatePromptMeta ??= compileValidator(promptMetaSchema, 'meta', { trusted: true })),
-  );
+  const sidecar = await readEitherSidecar(file, relativePath, promptMetaValidator);
   const notice = sidecar.notice !== undefined ? { notice: sidecar.notice } : {};
   if (!sidecar.found) return { meta: {}, ...notice };
   return 'problem' in sidecar ? { meta: {}, problem: sidecar.problem, ...notice } : { meta: sidecar.meta, ...notice };
@@ -158,10 +160,7 @@ export async function discoverPrompts(
         problems.push({ relativePath: source.relativePath, message: read.problem });
         continue;
       }
-      const inlineProblems = (validatePromptMeta ??= compileValidator(promptMetaSchema, 'meta', { trusted: true }))(
-        read.meta,
-        source.relativePath,
-      );
+      const inlineProblems = promptMetaValidator()(read.meta, source.relativePath);
       if (inlineProblems.length > 0) {
         problems.push({ relativePath: source.relativePath, message: inlineProblems.join('; ') });
         continue;

@@ -3,9 +3,10 @@
 import { unified } from 'unified';
 import remarkParse from 'remark-parse';
 import remarkFrontmatter from 'remark-frontmatter';
-import { toString } from 'mdast-util-to-string';
+import { toString as textOf } from 'mdast-util-to-string';
 import { parse as parseYaml } from 'yaml';
 import type { Root, RootContent } from 'mdast';
+import { isObject } from '../tree/json-object.js';
 
 export interface MarkdownSummary {
   title?: string;
@@ -15,10 +16,10 @@ export interface MarkdownSummary {
 const MAX_DESCRIPTION_LENGTH = 300;
 
 function readFrontMatter(node: RootContent | undefined): Record<string, unknown> {
-  if (!node || node.type !== 'yaml') return {};
+  if (node?.type !== 'yaml') return {};
   try {
     const data: unknown = parseYaml(node.value);
-    return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+    return isObject(data) ? data : {};
   } catch {
     // Broken front matter is the author's text, not ours to reject: fall back to the headings.
     return {};
@@ -35,9 +36,9 @@ export function summarizeMarkdown(markdown: string): MarkdownSummary {
   const frontMatter = readFrontMatter(tree.children[0]);
   const heading = tree.children.find((node) => node.type === 'heading');
   const paragraph = tree.children.find((node) => node.type === 'paragraph');
-  const title = typeof frontMatter.title === 'string' ? frontMatter.title : heading ? toString(heading) : undefined;
+  const title = typeof frontMatter.title === 'string' ? frontMatter.title : heading ? textOf(heading) : undefined;
   const description =
-    typeof frontMatter.description === 'string' ? frontMatter.description : paragraph ? toString(paragraph) : undefined;
+    typeof frontMatter.description === 'string' ? frontMatter.description : paragraph ? textOf(paragraph) : undefined;
   return {
     ...(title ? { title: shorten(title) } : {}),
     ...(description ? { description: shorten(description) } : {}),

@@ -7,8 +7,7 @@
 import path from 'node:path';
 import { checkContentBlock } from '../script/mcp-output.js';
 import { readFailureReason, readProjectFile } from '../read-regular-file.js';
-
-type JsonObject = Record<string, unknown>;
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
 export interface PromptMessage {
   role: 'user' | 'assistant';
@@ -16,10 +15,6 @@ export interface PromptMessage {
 }
 
 const META_KEYS = new Set(['name', 'title', 'description', 'arguments']);
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Whether a prompt file is a message prompt (by its name; every other file is a text template). */
 export function isMessagePromptFile(fileName: string): boolean {

@@ -1,7 +1,7 @@
 // Walks a project folder (tools/, resources/) in code-unit order, so results never depend on the
 // file system: dotfiles, dot-folders and `*.meta.json` skipped, symlinks followed once, and every
 // entry that cannot be used (a loop, a dangling link, a pipe, a folder too deep) reported, never fatal.
-import { promises as fs } from 'node:fs';
+import { promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 
 export interface WalkedFile {
@@ -68,7 +68,7 @@ export async function walkFolder(
       if (!options.everyName && (name.startsWith('.') || name.endsWith('.meta.json'))) continue;
       const file = path.join(folder, name);
       const relativePath = relativeFolder ? `${relativeFolder}/${name}` : name;
-      let stats;
+      let stats: Stats;
       try {
         stats = await fs.stat(file);
       } catch (error) {

@@ -86,7 +86,8 @@ export class BatchRunner {
 
   private startLauncher(): Launcher {
     // An empty environment but the launcher's marker: every other variable a job sees comes from its job file.
-    const marker = `${this.marker}-${(this.launchersStarted += 1)}.`;
+    this.launchersStarted += 1;
+    const marker = `${this.marker}-${this.launchersStarted}.`;
     const child = spawn('/bin/sh', ['-c', LAUNCHER], {
       cwd: this.options.cwd,
       env: { [RUN_MARKER_VARIABLE]: marker },
@@ -100,8 +101,7 @@ export class BatchRunner {
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (text: string) => {
       launcher.lineBuffer += text;
-      let newline: number;
-      while ((newline = launcher.lineBuffer.indexOf('\n')) >= 0) {
+      for (let newline = launcher.lineBuffer.indexOf('\n'); newline >= 0; newline = launcher.lineBuffer.indexOf('\n')) {
         const line = launcher.lineBuffer.slice(0, newline);
         launcher.lineBuffer = launcher.lineBuffer.slice(newline + 1);
         const pending = launcher.pending;
@@ -212,9 +212,9 @@ export class BatchRunner {
       });
     }
     const id = `${++this.sequence}`;
-    const [jobFile, outFile, errFile] = ['sh', 'out', 'err'].map((extension) =>
-      path.join(this.folder, `${id}.${extension}`),
-    );
+    const jobFile = path.join(this.folder, `${id}.sh`);
+    const outFile = path.join(this.folder, `${id}.out`);
+    const errFile = path.join(this.folder, `${id}.err`);
     // Small files on a hot path: synchronous calls cost a few microseconds, a thread-pool round trip more.
     writeFileSync(jobFile, this.jobFile(job, outFile, errFile));
     let timedOut = false;
@@ -234,7 +234,8 @@ export class BatchRunner {
     });
     const cancelled = !timedOut && (this.options.signal?.aborted === true || this.closed);
     this.release(launcher);
-    const [stdout, stderr] = [outFile, errFile].map((file) => this.readCapped(file));
+    const stdout = this.readCapped(outFile);
+    const stderr = this.readCapped(errFile);
     // A daemon a script left behind may still hold these files: unlinking keeps it from writing into the next job's.
     for (const file of [jobFile, outFile, errFile]) rmSync(file, { force: true });
     const outputTooLarge =

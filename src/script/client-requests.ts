@@ -4,6 +4,7 @@
 // line back: `{"result": {…}}` or `{"error": {"code": …, "message": …}}`. This turns those lines
 // into questions for the session and answers into lines; portable, like the rest of the core.
 import type { ClientAnswer } from '../mcp/server-context.js';
+import { isObject } from '../tree/json-object.js';
 
 /** The file descriptor the channel is on, also given to scripts as STATICMCP_CLIENT_FD. */
 export const CLIENT_CHANNEL_FD = 3;
@@ -12,10 +13,6 @@ export const MAX_CLIENT_REQUEST_BYTES = 1024 * 1024;
 
 /** `key` (optional, any JSON as written) names the question in a 2026-07-28 InputRequiredResult. */
 export type ClientQuestion = { method: string; params: Record<string, unknown>; key?: unknown };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** One line a script wrote → its question, or why it cannot be asked (answered to the script as an error). */
 export function parseClientQuestion(line: string): ClientQuestion | { problem: string } {

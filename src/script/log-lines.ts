@@ -19,9 +19,10 @@ const LEVEL_BY_PREFIX: Record<string, LogLevel> = {
 
 /** The log line a stderr line carries, or null when it has no recognised prefix. */
 export function parseLogLine(line: string): LogLine | null {
-  const match = PREFIX.exec(line);
-  if (!match) return null;
-  return { level: LEVEL_BY_PREFIX[match[1]], message: match[2].replace(/\r$/, '') };
+  const [, prefix = '', message = ''] = PREFIX.exec(line) ?? [];
+  const level = LEVEL_BY_PREFIX[prefix];
+  if (!level) return null;
+  return { level, message: message.replace(/\r$/, '') };
 }
 
 /** Every prefixed line of a whole stderr text. */

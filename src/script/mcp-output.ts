@@ -4,7 +4,7 @@
 // (portable: the bridge runs it on every host, and ajv's messages would name schema paths rather
 // than say what to fix) and returns it, or one sentence a script author can act on.
 
-type JsonObject = Record<string, unknown>;
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
 /** How a script's stdout becomes a result: as text (the default) or as a CallToolResult it printed. */
 export type OutputFormat = 'text' | 'mcp';
@@ -43,10 +43,6 @@ const PLACEHOLDER = /\{\{\s*[#^/]?\s*[A-Za-z_][A-Za-z0-9_-]*\s*\}\}/;
 let placeholdersAllowed = false;
 function isTemplated(value: unknown): boolean {
   return placeholdersAllowed && typeof value === 'string' && PLACEHOLDER.test(value);
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function unknownKey(value: JsonObject, allowed: Iterable<string>): string | undefined {

@@ -7,12 +7,13 @@ import { parseMcpOutput, type ContentBlock, type OutputFormat } from './mcp-outp
 import { decodeUtf8 } from '../tree/utf8.js';
 import type { Validator } from '../tree/validator.js';
 
-export interface ToolResult {
+/** A type, not an interface, so it is a JsonObject too (answers are built as JsonObjects). */
+export type ToolResult = {
   content: ContentBlock[];
   isError?: boolean;
   structuredContent?: Record<string, unknown>;
   _meta?: Record<string, unknown>;
-}
+};
 
 export interface ToolResultOptions {
   toolName: string;

@@ -1,6 +1,6 @@
 // Refuses output folders that a build could damage: the project itself, a folder that contains
 // it, or a non-empty folder that is not a tree we wrote. Nothing outside the tree is ever deleted.
-import { promises as fs } from 'node:fs';
+import { promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import { StaticMcpError } from '../staticmcp-error.js';
 import { EXTENSION_KEY, MANIFEST_FILE } from './manifest.js';
@@ -59,7 +59,7 @@ export async function checkOutputFolder(outDir: string, protectedFolders: readon
       );
     }
   }
-  let stats;
+  let stats: Stats;
   try {
     stats = await fs.lstat(realOut);
   } catch {

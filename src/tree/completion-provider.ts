@@ -6,6 +6,7 @@
 // (`{"query", "prefix", "argument", "ref", "context": {"arguments"}}`, also on stdin),
 // MCP_COMPLETION_LIMIT (100) and MCP_COMPLETION_OFFSET (0). It prints a JSON array of strings, or
 // `{"suggestions": [...], "hasMore": bool}`.
+import { isObject } from './json-object.js';
 
 export type CompletionKind = 'ref/prompt' | 'ref/resource' | 'ref/tool';
 
@@ -65,10 +66,7 @@ export function parseCompletionOutput(text: string): { values: string[]; hasMore
       problem: 'printed something that is not JSON; print ["a", "b"] or {"suggestions": [...], "hasMore": false}',
     };
   }
-  const object =
-    value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
+  const object = isObject(value) ? value : undefined;
   const suggestions = Array.isArray(value) ? value : object?.suggestions;
   if (!Array.isArray(suggestions) || !suggestions.every((item) => typeof item === 'string'))
     return { problem: 'must print a JSON array of strings, or {"suggestions": [strings], "hasMore": bool}' };

@@ -1,12 +1,7 @@
 // Reading call files and resource files leniently: our own shapes, the shapes other StaticMCP
 // generators write, and plain JSON (wrapped as text), so any tree serves.
 import { ARGUMENTS_META_KEY } from './manifest.js';
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+import { isObject, type JsonObject } from './json-object.js';
 
 export interface ReadCallFile {
   /** The CallToolResult to send, internal `_meta` keys removed. */

@@ -1,6 +1,7 @@
 // The shape of `mcp.json` in our StaticMCP profile, and the names of our extension inside it.
 // Other generators' manifests are read through the same types, with every extra field optional.
 import type { CompletionProviders } from './completion-provider.js';
+import type { JsonObject } from './json-object.js';
 
 /** Bumped when the layout of trees we write changes in a way readers must know about. */
 export const PROFILE_VERSION = 1;
@@ -14,8 +15,6 @@ export const WORKER_FILE = '_worker.js';
 /** Cloudflare Pages' routing file: which paths run the worker. */
 export const ROUTES_FILE = '_routes.json';
 export const LATEST_PROTOCOL_VERSION = '2025-11-25';
-
-export type JsonObject = Record<string, unknown>;
 
 export interface ToolDefinition {
   name: string;

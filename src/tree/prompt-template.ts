@@ -32,11 +32,13 @@ export function parsePromptTemplate(template: string): ParsedTemplate {
   const names = new Set<string>();
   let cursor = 0;
   for (const match of template.matchAll(TAG)) {
-    const [whole, sigil, name] = match;
+    // Both groups take part in every match (the sigil may be empty).
+    const [whole, sigil = '', name = ''] = match;
     const start = match.index;
     const [spanStart, spanEnd] =
       sigil === '' ? [start, start + whole.length] : tagSpan(template, start, start + whole.length, cursor);
-    const current = open[open.length - 1];
+    // Never empty: the root's name is '', which no closing tag has.
+    const current = open[open.length - 1]!;
     if (spanStart > cursor) current.children.push({ kind: 'text', text: template.slice(cursor, spanStart) });
     cursor = spanEnd;
     names.add(name);
@@ -51,13 +53,19 @@ export function parsePromptTemplate(template: string): ParsedTemplate {
         };
       open.pop();
     } else {
-      const section: Node = { kind: 'section', name, inverted: sigil === '^', children: [] };
+      const section: Extract<Node, { kind: 'section' }> = {
+        kind: 'section',
+        name,
+        inverted: sigil === '^',
+        children: [],
+      };
       current.children.push(section);
       open.push({ name, children: section.children });
     }
   }
-  if (open.length > 1)
-    return { problem: `{{#${open[open.length - 1].name}}} is never closed; add {{/${open[open.length - 1].name}}}` };
+  const unclosed = open[open.length - 1];
+  if (open.length > 1 && unclosed)
+    return { problem: `{{#${unclosed.name}}} is never closed; add {{/${unclosed.name}}}` };
   if (cursor < template.length) root.push({ kind: 'text', text: template.slice(cursor) });
   return { nodes: root, names: [...names] };
 }

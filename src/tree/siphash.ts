@@ -9,7 +9,10 @@ function rotl(x: bigint, b: bigint): bigint {
   return ((x << b) | (x >> (64n - b))) & MASK;
 }
 
-function sipRound(v: bigint[]): void {
+/** v0..v3 of SipHash's state. */
+type SipState = [bigint, bigint, bigint, bigint];
+
+function sipRound(v: SipState): void {
   v[0] = (v[0] + v[1]) & MASK;
   v[1] = rotl(v[1], 13n);
   v[1] ^= v[0];
@@ -30,19 +33,24 @@ function sipRound(v: bigint[]): void {
 export function sipHash13(bytes: Uint8Array): bigint {
   const k0 = 0n;
   const k1 = 0n;
-  const v = [k0 ^ 0x736f6d6570736575n, k1 ^ 0x646f72616e646f6dn, k0 ^ 0x6c7967656e657261n, k1 ^ 0x7465646279746573n];
+  const v: SipState = [
+    k0 ^ 0x736f6d6570736575n,
+    k1 ^ 0x646f72616e646f6dn,
+    k0 ^ 0x6c7967656e657261n,
+    k1 ^ 0x7465646279746573n,
+  ];
   const length = bytes.length;
   const wholeWordsEnd = length - (length % 8);
   for (let offset = 0; offset < wholeWordsEnd; offset += 8) {
     let m = 0n;
-    for (let i = 7; i >= 0; i--) m = (m << 8n) | BigInt(bytes[offset + i]);
+    for (let i = 7; i >= 0; i--) m = (m << 8n) | BigInt(bytes[offset + i]!);
     v[3] ^= m;
     sipRound(v);
     v[0] ^= m;
   }
   let last = BigInt(length & 0xff) << 56n;
   for (let i = length - 1; i >= wholeWordsEnd; i--) {
-    last |= BigInt(bytes[i]) << BigInt(8 * (i - wholeWordsEnd));
+    last |= BigInt(bytes[i]!) << BigInt(8 * (i - wholeWordsEnd));
   }
   v[3] ^= last;
   sipRound(v);

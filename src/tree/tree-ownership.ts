@@ -21,7 +21,7 @@ export const BUILD_OWNED_TOP_LEVEL: ReadonlySet<string> = new Set([
 
 /** Whether a tree-relative path (`/`-separated) lies under a name the build owns. */
 export function isBuildOwnedPath(treePath: string): boolean {
-  return BUILD_OWNED_TOP_LEVEL.has(treePath.split('/', 1)[0]);
+  return BUILD_OWNED_TOP_LEVEL.has(treePath.split('/', 1)[0] ?? '');
 }
 
 /**

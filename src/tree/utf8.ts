@@ -52,6 +52,7 @@ export function compareUtf8(left: string, right: string): number {
   const a = utf8Bytes(left);
   const b = utf8Bytes(right);
   const length = Math.min(a.length, b.length);
-  for (let index = 0; index < length; index += 1) if (a[index] !== b[index]) return a[index] - b[index];
+  // index < length, the shorter array's: both bytes exist.
+  for (let index = 0; index < length; index += 1) if (a[index] !== b[index]) return a[index]! - b[index]!;
   return a.length - b.length;
 }

@@ -288,14 +288,16 @@ export class TreeWriter {
     // Reads run ahead in a window, in parallel; the hash takes them in order.
     const reads: Promise<Buffer>[] = [];
     const readAt = (index: number): void => {
-      if (index < paths.length) reads[index] = fs.readFile(path.join(this.tempDir, paths[index]));
+      const treePath = paths[index];
+      if (treePath !== undefined) reads[index] = fs.readFile(path.join(this.tempDir, treePath));
     };
     for (let index = 0; index < IO_CONCURRENCY; index++) readAt(index);
-    for (let index = 0; index < paths.length; index++) {
-      const content = await reads[index];
+    for (const [index, treePath] of paths.entries()) {
+      // Started by readAt(index) above: the window runs IO_CONCURRENCY ahead of this loop.
+      const content = await reads[index]!;
       delete reads[index];
       readAt(index + IO_CONCURRENCY);
-      hash.add(paths[index], content);
+      hash.add(treePath, content);
     }
     return hash.digest();
   }
@@ -360,7 +362,7 @@ export class TreeWriter {
       return [];
     }
     const writtenTop = new Set<string>();
-    for (const filePath of this.written) writtenTop.add(filePath.split('/', 1)[0]);
+    for (const filePath of this.written) writtenTop.add(filePath.split('/', 1)[0] ?? '');
     const kept: string[] = [];
     for (const name of names) {
       if (!keep(name) || writtenTop.has(name)) continue;

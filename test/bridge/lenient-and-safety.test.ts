@@ -127,7 +127,7 @@ describe("lenient reading of other generators' trees", () => {
     expect(raw[0].mimeType).toBe('application/json');
     expect(
       (
-        (await bridge.request('resources/read', { uri: 'res://Mixed Case/Path' })).result?.contents as {
+        (await bridge.request('resources/read', { uri: 'res://Mixed Case/Path' })).result!.contents as {
           text: string;
         }[]
       )[0].text,

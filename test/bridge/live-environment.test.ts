@@ -21,7 +21,7 @@ async function liveAnswer(project: string): Promise<string> {
   await bridge.initialize();
   const answer = await bridge.request('tools/call', { name: 'where', arguments: { x: 'live' } });
   await bridge.close();
-  return (answer.result?.content as { text: string }[])[0].text;
+  return (answer.result!.content as { text: string }[])[0].text;
 }
 
 describe('live runs', () => {
@@ -37,7 +37,7 @@ describe('live runs', () => {
     await other.initialize();
     const answer = await other.request('tools/call', { name, arguments: { x: 'live' } });
     await other.close();
-    expect((answer.result?.content as { text: string }[])[0].text).toBe(path.join(project, 'tools'));
+    expect((answer.result!.content as { text: string }[])[0].text).toBe(path.join(project, 'tools'));
   });
 
   it('get the --tools folder the tree was built from, however deep it is', async () => {

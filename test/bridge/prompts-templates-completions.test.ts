@@ -97,7 +97,7 @@ describe('prompts', () => {
       messages: [{ role: 'user', content: { type: 'text', text: 'Hello Ada, welcome to Paris.' } }],
     });
     const defaulted = await bridge.request('prompts/get', { name: 'welcome', arguments: { name: 'Ada' } });
-    expect((defaulted.result?.messages as { content: { text: string } }[])[0].content.text).toBe(
+    expect((defaulted.result!.messages as { content: { text: string } }[])[0].content.text).toBe(
       'Hello Ada, welcome to Lyon.',
     );
     await bridge.close();
@@ -131,12 +131,12 @@ describe('prompts/list pagination', () => {
     const bridge = new RawBridge([many]);
     await bridge.initialize();
     const first = await bridge.request('prompts/list');
-    expect((first.result?.prompts as unknown[]).length).toBe(100);
+    expect((first.result!.prompts as unknown[]).length).toBe(100);
     expect(first.result?._meta).toEqual({ 'staticmcp/total': 120 });
     const second = await bridge.request('prompts/list', { cursor: first.result?.nextCursor });
     const names = [
-      ...(first.result?.prompts as { name: string }[]),
-      ...(second.result?.prompts as { name: string }[]),
+      ...(first.result!.prompts as { name: string }[]),
+      ...(second.result!.prompts as { name: string }[]),
     ].map((prompt) => prompt.name);
     expect(names).toEqual(Array.from({ length: 120 }, (_, index) => `p${String(index).padStart(3, '0')}`));
     expect(second.result?.nextCursor).toBeUndefined();
@@ -155,7 +155,7 @@ describe('resource templates', () => {
       { name: 'animal-facts', uriTemplate: 'facts://animals/{animal}', mimeType: 'text/plain' },
     ]);
     const read = await bridge.request('resources/read', { uri: 'facts://animals/cat' });
-    const [content] = read.result?.contents as { uri: string; mimeType: string; text: string }[];
+    const [content] = read.result!.contents as { uri: string; mimeType: string; text: string }[];
     expect(content).toMatchObject({ uri: 'facts://animals/cat', mimeType: 'text/plain' });
     expect(content.text).toMatch(/^cat fact/);
     await bridge.close();
@@ -222,7 +222,7 @@ describe('resource templates', () => {
     expect(owl.error?.code).toBe(-32002);
     expect(owl.error?.message).toContain('--live');
     const dog = await treeOnly.request('resources/read', { uri: 'facts://animals/dog' });
-    expect((dog.result?.contents as { text: string }[])[0].text).toMatch(/^dog fact/);
+    expect((dog.result!.contents as { text: string }[])[0].text).toMatch(/^dog fact/);
     expect((await providerRuns()).length).toBe(before);
     await treeOnly.close();
   });

@@ -53,7 +53,7 @@ describe('a tree at an http URL', () => {
   it('serves hits from the URL, runs misses with --live, and fetches each file once', async () => {
     const bridge = new RawBridge([baseUrl, '--live', project]);
     const init = await bridge.initialize();
-    expect((init.result?.serverInfo as { name: string }).name).toBe('example');
+    expect((init.result!.serverInfo as { name: string }).name).toBe('example');
     for (let round = 0; round < 3; round += 1) {
       const hit = await bridge.request('tools/call', { name: 'capital', arguments: { country: "Côte d'Ivoire" } });
       expect(hit.result?.content).toEqual([{ type: 'text', text: 'Yamoussoukro\n' }]);
@@ -62,7 +62,7 @@ describe('a tree at an http URL', () => {
     const live = await bridge.request('tools/call', { name: 'divide', arguments: { a: 9, b: 3 } });
     expect(live.result?.content).toEqual([{ type: 'text', text: '3\n' }]);
     const resource = await bridge.request('resources/read', { uri: 'resource://guide.md' });
-    expect((resource.result?.contents as { mimeType: string }[])[0].mimeType).toBe('text/markdown');
+    expect((resource.result!.contents as { mimeType: string }[])[0].mimeType).toBe('text/markdown');
     expect(await bridge.close()).toBe(0);
   });
 

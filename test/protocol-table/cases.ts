@@ -123,7 +123,7 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     name: 'resources/list lists the listed resources',
     method: 'resources/list',
     check: (response) => {
-      const uris = (response.result?.resources as { uri: string }[]).map((resource) => resource.uri);
+      const uris = (response.result!.resources as { uri: string }[]).map((resource) => resource.uri);
       expect(uris).toEqual(
         expect.arrayContaining(['resource://guide.md', 'example://data/planets', 'resource://logo.png']),
       );
@@ -136,7 +136,7 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     method: 'resources/read',
     params: { uri: 'resource://guide.md' },
     check: (response) => {
-      const [content] = response.result?.contents as { uri: string; mimeType: string; text: string }[];
+      const [content] = response.result!.contents as { uri: string; mimeType: string; text: string }[];
       expect(content.uri).toBe('resource://guide.md');
       expect(content.mimeType).toBe('text/markdown');
       expect(content.text.length).toBeGreaterThan(0);
@@ -147,7 +147,7 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     method: 'resources/read',
     params: { uri: 'resource://logo.png' },
     check: (response) => {
-      const [content] = response.result?.contents as { mimeType: string; blob: string }[];
+      const [content] = response.result!.contents as { mimeType: string; blob: string }[];
       expect(content.mimeType).toBe('image/png');
       expect(atob(content.blob).startsWith('\x89PNG')).toBe(true);
     },
@@ -157,7 +157,7 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     method: 'resources/read',
     params: { uri: 'example://planets/mars' },
     check: (response) => {
-      const [content] = response.result?.contents as { uri: string; text: string }[];
+      const [content] = response.result!.contents as { uri: string; text: string }[];
       expect(content.uri).toBe('example://planets/mars');
       expect(content.text).toMatch(/Mars/i);
     },
@@ -173,7 +173,7 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     method: 'resources/templates/list',
     check: (response) => {
       expect(
-        (response.result?.resourceTemplates as { uriTemplate: string }[]).map((template) => template.uriTemplate),
+        (response.result!.resourceTemplates as { uriTemplate: string }[]).map((template) => template.uriTemplate),
       ).toEqual(['example://planets/{planet}']);
     },
   },
@@ -181,7 +181,7 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     name: 'prompts/list lists the prompts',
     method: 'prompts/list',
     check: (response) =>
-      expect((response.result?.prompts as { name: string }[]).map((prompt) => prompt.name)).toEqual([
+      expect((response.result!.prompts as { name: string }[]).map((prompt) => prompt.name)).toEqual([
         'explain-product',
       ]),
   },
@@ -190,7 +190,7 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     method: 'prompts/get',
     params: { name: 'explain-product', arguments: { a: '6', b: '7', audience: 'child' } },
     check: (response) => {
-      const [message] = response.result?.messages as { role: string; content: { type: string; text: string } }[];
+      const [message] = response.result!.messages as { role: string; content: { type: string; text: string } }[];
       expect(message.role).toBe('user');
       expect(message.content.text).toMatch(/6/);
       expect(message.content.text).toMatch(/7/);

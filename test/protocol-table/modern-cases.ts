@@ -22,7 +22,7 @@ function expectComplete(response: ProtocolResponse, cache: 'public' | 'none'): v
   expect(response.error, JSON.stringify(response.error)).toBeUndefined();
   expect(response.result?.resultType).toBe('complete');
   expect(
-    (response.result?._meta as Record<string, { name?: string }>)['io.modelcontextprotocol/serverInfo']?.name,
+    (response.result!._meta as Record<string, { name?: string }>)['io.modelcontextprotocol/serverInfo']?.name,
   ).toBeTypeOf('string');
   if (cache === 'public') {
     expect(response.result?.ttlMs).toBe(DEFAULT_TTL_MS);
@@ -50,7 +50,7 @@ export const MODERN_CASES: ProtocolCase[] = [
         'tools',
       ]);
       expect(response.result?.capabilities).toMatchObject({ resources: {} });
-      expect((response.result?.capabilities as { resources: object }).resources).not.toHaveProperty('subscribe');
+      expect((response.result!.capabilities as { resources: object }).resources).not.toHaveProperty('subscribe');
     },
   },
   {
@@ -60,7 +60,7 @@ export const MODERN_CASES: ProtocolCase[] = [
     params: modern(),
     check: (response) => {
       expectComplete(response, 'public');
-      expect((response.result?.tools as { name: string }[]).map((tool) => tool.name)).toContain('greet');
+      expect((response.result!.tools as { name: string }[]).map((tool) => tool.name)).toContain('greet');
     },
   },
   {
@@ -91,7 +91,7 @@ export const MODERN_CASES: ProtocolCase[] = [
     params: modern({ uri: 'resource://guide.md' }),
     check: (response) => {
       expectComplete(response, 'public');
-      expect((response.result?.contents as { uri: string }[])[0].uri).toBe('resource://guide.md');
+      expect((response.result!.contents as { uri: string }[])[0].uri).toBe('resource://guide.md');
     },
   },
   {
@@ -132,7 +132,7 @@ export const MODERN_CASES: ProtocolCase[] = [
     }),
     check: (response) => {
       expectComplete(response, 'none');
-      expect((response.result?.completion as { values: string[] }).values.length).toBeGreaterThan(0);
+      expect((response.result!.completion as { values: string[] }).values.length).toBeGreaterThan(0);
     },
   },
   {
@@ -142,7 +142,7 @@ export const MODERN_CASES: ProtocolCase[] = [
     params: modern({ notifications: { toolsListChanged: true, resourceSubscriptions: ['resource://guide.md'] } }),
     check: (response) => {
       expect(response.result?.resultType).toBe('complete');
-      expect((response.result?._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId']).toBe(
+      expect((response.result!._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId']).toBe(
         response.id,
       );
     },

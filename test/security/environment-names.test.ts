@@ -77,7 +77,7 @@ describe('option names that change how programs load', () => {
     const args = Object.fromEntries([...DENIED, 'language'].map((name) => [name, VALUE]));
     const answer = await bridge.request('tools/call', { name: 'show-env', arguments: args });
     await bridge.close();
-    const exported = (answer.result?.content as { text: string }[])[0].text.trim().split('\n');
+    const exported = (answer.result!.content as { text: string }[])[0].text.trim().split('\n');
     expect(exported).toEqual(['language']);
   });
 

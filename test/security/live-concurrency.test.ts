@@ -20,7 +20,7 @@ echo "done $n"
 }
 
 const textOf = (message: { result?: Record<string, unknown> }): string =>
-  (message.result?.content as { text: string }[])[0].text;
+  (message.result!.content as { text: string }[])[0].text;
 
 describe('live calls under load', () => {
   it('answers 100 concurrent one-second calls within seconds when the project allows 50 at once', async () => {
@@ -36,7 +36,7 @@ describe('live calls under load', () => {
       Array.from({ length: 100 }, (_, n) => bridge.request('tools/call', { name: 'nap', arguments: { n } })),
     );
     const elapsedMs = Date.now() - startedAt;
-    answers.forEach((answer, n) => expect(textOf(answer)).toBe(`done ${n}\n`));
+    for (const [n, answer] of answers.entries()) expect(textOf(answer)).toBe(`done ${n}\n`);
     // Two slots (the old fixed pool on two cores) needed 50 s; 50 slots need about 2.
     expect(elapsedMs).toBeLessThan(20_000);
     await bridge.close();

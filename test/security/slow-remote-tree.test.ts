@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 const textOf = (message: { result?: Record<string, unknown> }): string =>
-  (message.result?.content as { text: string }[])[0].text;
+  (message.result!.content as { text: string }[])[0].text;
 
 describe('a remote tree that drips bytes', () => {
   it('fails the slow file at the deadline while other files are answered at once', async () => {

@@ -1,6 +1,7 @@
 // `staticmcp build [project]`: its options, and the handler that runs the build, shows progress on
 // a TTY (plain lines otherwise), prints the per-tool summary on stderr, or the whole report as
 // JSON on stdout with --json.
+import { constants } from 'node:os';
 import path from 'node:path';
 import { readUpToDateReport } from '../../builder/up-to-date.js';
 import { generatorName } from '../../version.js';
@@ -108,8 +109,10 @@ function printSummary(report: BuildReport): void {
   process.stderr.write(`${lines.join('\n')}\n`);
 }
 
-/** Exit status of a build ended by SIGINT/SIGTERM, as shells report a death by that signal. */
-const INTERRUPTED_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+/** Exit status of a build ended by a signal, as shells report a death by it: 130 for SIGINT, 143 for SIGTERM. */
+function interruptedExit(signal: NodeJS.Signals): number {
+  return 128 + constants.signals[signal];
+}
 
 async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
   // Scripts run in their own process groups, so a Ctrl-C on the terminal does not reach them: end
@@ -165,7 +168,7 @@ async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
         `${JSON.stringify({ ok: false, error: { code: error.code, message: error.message, hint: error.hint } }, null, 2)}\n`,
       );
     }
-    if (interruptedBy) return INTERRUPTED_EXIT[interruptedBy];
+    if (interruptedBy) return interruptedExit(interruptedBy);
     return (error as { code?: string }).code?.startsWith('OUT_') ||
       (error as { code?: string }).code === 'PROJECT_NOT_FOUND' ||
       (error as { code?: string }).code === 'TOOLS_NOT_FOUND'

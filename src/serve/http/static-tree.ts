@@ -9,14 +9,6 @@ import path from 'node:path';
 import serveHandler from 'serve-handler';
 import { headersFor, parseHeadersFile, type HeaderRule } from './headers-file.js';
 
-/** serve-handler awaits its methods (its types still describe callbacks) and passes this last to sendError. */
-type ServeHandlerMethods = NonNullable<Parameters<typeof serveHandler>[3]>;
-interface ErrorSpec {
-  statusCode: number;
-  message: string;
-  err?: unknown;
-}
-
 const CONTROL_FILES = new Set(['/_headers', '/_worker.js', '/_routes.json', '/_redirects']);
 
 export interface StaticTree {
@@ -93,9 +85,7 @@ export async function openStaticTree(root: string, logProblem: (text: string) =>
           lstat: lstatInside,
           realpath: (file: string) => fs.realpath(file),
           // Fixed texts: an error page must not show where the tree lives.
-          sendError: async (...args: unknown[]) => {
-            const errorResponse = args[1] as ServerResponse;
-            const spec = args[6] as ErrorSpec;
+          sendError: async (_absolutePath, errorResponse, _acceptsJson, _current, _handlers, _config, spec) => {
             if (spec.statusCode >= 500) logProblem(`serving ${urlPath} failed: ${String(spec.err ?? spec.message)}`);
             sendPlain(
               errorResponse,
@@ -103,7 +93,7 @@ export async function openStaticTree(root: string, logProblem: (text: string) =>
               spec.statusCode === 404 ? 'Not Found' : spec.statusCode === 400 ? 'Bad Request' : 'Internal Server Error',
             );
           },
-        } as unknown as ServeHandlerMethods,
+        },
       );
     },
   };

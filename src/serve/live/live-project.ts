@@ -1,6 +1,6 @@
 // The project whose scripts answer live calls and state reads: resolves a script path from the
 // manifest inside the project (never outside it, whatever a remote manifest says) and runs it
-// through the one spawning module, with bounded concurrency and the project's own limits.
+// through run-script.ts, with bounded concurrency and the project's own limits.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { runScript } from '../../script/run-script.js';
