@@ -187,8 +187,9 @@ export class BatchRunner {
       const complete = { ...run, durationMs: performance.now() - startedAt };
       return { ...complete, message: describeRun(complete, job.timeoutMs, this.options.maxOutputBytes) };
     };
-    if (this.closed || this.options.signal?.aborted) {
-      return finishWith({
+    // A run that never started: the runner was closed or the build interrupted.
+    const notStarted = (): ScriptRun =>
+      finishWith({
         ...base,
         cancelled: true,
         exitCode: null,
@@ -197,19 +198,13 @@ export class BatchRunner {
         stderr: Buffer.alloc(0),
         failed: true,
       });
+    if (this.closed || this.options.signal?.aborted) {
+      return notStarted();
     }
     const launcher = await this.acquire();
     if (!launcher.alive || launcher.retiring) {
       this.release(launcher);
-      return finishWith({
-        ...base,
-        cancelled: true,
-        exitCode: null,
-        signal: null,
-        stdout: Buffer.alloc(0),
-        stderr: Buffer.alloc(0),
-        failed: true,
-      });
+      return notStarted();
     }
     const id = `${++this.sequence}`;
     const jobFile = path.join(this.folder, `${id}.sh`);
