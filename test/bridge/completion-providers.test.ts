@@ -7,7 +7,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CLI, ensureBuilt, writeProject } from './helpers.js';
+import { CLI } from '../helpers/paths.js';
+import { writeProject } from '../helpers/projects.js';
 import { execFileSync, spawnSync } from 'node:child_process';
 
 // Matches anywhere in the word (not only at the start), so an answer shows whether the script or
@@ -54,7 +55,6 @@ const complete = (client: Client, value: string, context?: Record<string, string
   });
 
 beforeAll(async () => {
-  ensureBuilt();
   project = await writeProject({
     'prompts/pick.fruit.md': 'Pick {{fruit}}.',
     'prompts/pick.fruit.meta.json': JSON.stringify({

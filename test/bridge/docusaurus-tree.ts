@@ -4,7 +4,8 @@
 // document's path without the scheme, so its raw `uri` values hold `/`.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { CLI, writeTree } from './helpers.js';
+import { CLI } from '../helpers/paths.js';
+import { writeTree } from '../helpers/projects.js';
 
 /** The documents of the fixture: URI → markdown. */
 export const DOCUMENTS: Record<string, string> = {
@@ -69,7 +70,7 @@ export async function writeDocusaurusTree(extra: Record<string, unknown> = {}): 
   const root = await writeTree(files);
   const tree = path.join(root, 'tree');
   // Deployed beside an edge host's static files, the worker is the one our build bundles (the
-  // compiled CLI's sibling: call ensureBuilt first).
+  // compiled CLI's sibling).
   await fs.copyFile(path.join(path.dirname(CLI), '../edge/_worker.js'), path.join(tree, '_worker.js'));
   return tree;
 }

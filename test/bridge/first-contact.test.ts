@@ -5,12 +5,12 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureProject, ensureBuilt, RawBridge } from './helpers.js';
+import { buildFixtureProject } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
 
 let project: string;
 
 beforeAll(() => {
-  ensureBuilt();
   project = buildFixtureProject('fixtures/example');
 });
 

@@ -1,12 +1,13 @@
 // 10,000 random and mutated JSON-RPC lines: the bridge stays up, and every request that has a
 // usable id gets exactly one response (or, for malformed lines, an error with id null).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureProject, ensureBuilt, random, RawBridge, type JsonRpcMessage } from './helpers.js';
+import { buildFixtureProject } from '../helpers/projects.js';
+import { random } from '../helpers/random.js';
+import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
 
 let example: string;
 
 beforeAll(() => {
-  ensureBuilt();
   example = buildFixtureProject('fixtures/example');
 });
 

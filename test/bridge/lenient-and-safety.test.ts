@@ -3,7 +3,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureProject, ensureBuilt, RawBridge, writeTree } from './helpers.js';
+import { buildFixtureProject, writeTree } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
 
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 const schema = (...names: string[]) => ({
@@ -23,7 +24,6 @@ async function call(name: string, args: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  ensureBuilt();
   const base64Key = Buffer.from('x=1&y=two&z=true').toString('base64').replace(/[/+=]/g, '_');
   treeRoot = await writeTree({
     'tree/mcp.json': {

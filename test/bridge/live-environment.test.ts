@@ -2,8 +2,10 @@
 // scripts from (recorded in the tree when it is not `tools`), not the script's own first path segment.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { CLI, ensureBuilt, RawBridge, writeProject } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { CLI } from '../helpers/paths.js';
+import { writeProject } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
 
 const WHERE = `#!/bin/sh
 if [ "$1" = "--help" ]; then
@@ -13,10 +15,6 @@ if [ "$1" = "--help" ]; then
 fi
 printf '%s' "$MCPD_CONFIG_COMMANDS_ROOT_DIRECTORY"
 `;
-
-beforeAll(() => {
-  ensureBuilt();
-});
 
 async function liveAnswer(project: string): Promise<string> {
   const bridge = new RawBridge([project]);

@@ -4,7 +4,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildProjectTree, ensureBuilt, RawBridge, writeProject } from './helpers.js';
+import { buildProjectTree, writeProject } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
 
 const CITIES = Array.from({ length: 150 }, (_, index) => `city-${String(index).padStart(3, '0')}`);
 
@@ -32,7 +33,6 @@ let project: string;
 let runsLog: string;
 
 beforeAll(async () => {
-  ensureBuilt();
   project = await writeProject({
     'staticmcp.json': JSON.stringify({ limits: { timeoutMs: 1500, maxOutputBytes: 1000 } }),
     'prompts/welcome.md': 'Hello {{name}}, welcome to {{place}}.{{ note }}',

@@ -1,12 +1,12 @@
 // The protocol core over real stdio with raw JSON-RPC lines: version negotiation, what each
 // version may see, batches, errors for bad input, and a clean exit when stdin closes.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureProject, ensureBuilt, RawBridge, type JsonRpcMessage } from './helpers.js';
+import { buildFixtureProject } from '../helpers/projects.js';
+import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
 
 let example: string;
 
 beforeAll(() => {
-  ensureBuilt();
   example = buildFixtureProject('fixtures/example');
 });
 

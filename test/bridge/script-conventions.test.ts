@@ -9,7 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { buildFixtureProject, CLI, ensureBuilt, makeTempDir, RawBridge, REPO_ROOT } from './helpers.js';
+import { CLI, REPO_ROOT } from '../helpers/paths.js';
+import { buildFixtureProject } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
 const PIXEL = readFileSync(path.join(REPO_ROOT, 'test/fixtures/conventions-project/resources/dot.png')).toString(
   'base64',
@@ -24,7 +27,6 @@ function runs(): string[] {
 }
 
 beforeAll(async () => {
-  ensureBuilt();
   project = buildFixtureProject('conventions-project');
   client = new Client({ name: 'conventions-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -136,7 +138,7 @@ describe('message prompts', () => {
   });
 
   it('reports a malformed message prompt by name and still builds the rest', () => {
-    const broken = path.join(makeTempDir(), 'broken');
+    const broken = path.join(temporaryFolderSync(), 'broken');
     cpSync(path.join(REPO_ROOT, 'test/fixtures/conventions-project'), broken, { recursive: true });
     mkdirSync(path.join(broken, 'prompts'), { recursive: true });
     writeFileSync(

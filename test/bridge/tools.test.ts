@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { buildFixtureProject, CLI, ensureBuilt, RawBridge, writeTree, type JsonRpcMessage } from './helpers.js';
+import { CLI } from '../helpers/paths.js';
+import { buildFixtureProject, writeTree } from '../helpers/projects.js';
+import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
 
 let project: string;
 let client: Client;
@@ -34,7 +36,6 @@ function isAlive(pid: number): boolean {
 }
 
 beforeAll(async () => {
-  ensureBuilt();
   project = buildFixtureProject('bridge-project');
   writeFileSync(path.join(project, 'marker.log'), '');
   client = await connect([project]);

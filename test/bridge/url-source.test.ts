@@ -8,7 +8,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CachedTreeReader } from '../../src/mcp/cached-tree-reader.js';
 import { UrlSource } from '../../src/serve/url-source.js';
-import { buildFixtureProject, ensureBuilt, RawBridge } from './helpers.js';
+import { buildFixtureProject } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
 
 let project: string;
 let server: http.Server;
@@ -17,7 +18,6 @@ const requests: { url: string; conditional: boolean; status: number }[] = [];
 const sockets = new Set<unknown>();
 
 beforeAll(async () => {
-  ensureBuilt();
   project = buildFixtureProject('fixtures/example');
   const root = path.join(project, 'dist');
   server = http.createServer(async (request, response) => {

@@ -4,21 +4,11 @@
 // output tree changes.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildJson,
-  fingerprint,
-  makeProject,
-  readJson,
-  removeTemporaryFolders,
-  runCli,
-  temporaryFolder,
-  toolReport,
-  type BuildReportJson,
-  type CliResult,
-} from './helpers.js';
-
-afterAll(removeTemporaryFolders);
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildJson, type BuildReportJson, type CliResult, runCli, toolReport } from '../helpers/cli.js';
+import { fingerprint, readJson } from '../helpers/files.js';
+import { makeProject } from '../helpers/projects.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
 
 describe('a project full of broken scripts', () => {
   let project: string;

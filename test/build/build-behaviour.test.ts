@@ -4,25 +4,13 @@
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  CLI,
-  buildJson,
-  copyFixtureScript,
-  exists,
-  isAlive,
-  makeProject,
-  readJson,
-  readTree,
-  removeTemporaryFolders,
-  runCli,
-  problemsOf,
-  temporaryFolder,
-  toolReport,
-  waitForFile,
-} from './helpers.js';
-
-afterAll(removeTemporaryFolders);
+import { describe, expect, it } from 'vitest';
+import { buildJson, problemsOf, runCli, toolReport } from '../helpers/cli.js';
+import { exists, readJson, readTree, waitForFile } from '../helpers/files.js';
+import { CLI } from '../helpers/paths.js';
+import { isAlive } from '../helpers/processes.js';
+import { copyFixtureScript, makeProject } from '../helpers/projects.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
 
 function textOf(callFile: unknown): string {
   return (callFile as { content: { text: string }[] }).content[0].text;
@@ -38,7 +26,11 @@ async function startBuildThatHangs() {
   expect((await buildJson(project)).code).toBe(0);
   const before = await readTree(out);
   await copyFixtureScript('slow', path.join(project, 'tools', 'slow'));
-  const child = spawn(process.execPath, [CLI, 'build', project], { stdio: 'ignore' });
+  // Its own TMPDIR: a SIGKILLed build cannot remove its run folder, so it must land in one of ours.
+  const child = spawn(process.execPath, [CLI, 'build', project], {
+    env: { ...process.env, TMPDIR: await temporaryFolder('staticmcp-build-tmp-') },
+    stdio: 'ignore',
+  });
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
     child.on('exit', (code, sig) => resolve([code, sig])),
   );

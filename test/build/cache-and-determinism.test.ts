@@ -3,19 +3,10 @@
 // runs of one call print different output, and reports that stay bounded at any number of calls.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  buildJson,
-  exists,
-  makeProject,
-  problemsOf,
-  readJson,
-  removeTemporaryFolders,
-  runCli,
-  toolReport,
-} from './helpers.js';
-
-afterAll(removeTemporaryFolders);
+import { describe, expect, it } from 'vitest';
+import { buildJson, problemsOf, runCli, toolReport } from '../helpers/cli.js';
+import { exists, readJson } from '../helpers/files.js';
+import { makeProject } from '../helpers/projects.js';
 
 async function runsLogged(project: string): Promise<string[]> {
   try {

@@ -3,12 +3,11 @@
 // when the tree passes Cloudflare's limits.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addToTally, checkHostLimits, createTreeTally } from '../../src/builder/host-limits.js';
 import { PUBLISHED_ON_NPM, STATICMCP_COMMAND } from '../../src/staticmcp-command.js';
-import { buildJson, makeProject, removeTemporaryFolders, runCli } from './helpers.js';
-
-afterAll(removeTemporaryFolders);
+import { buildJson, runCli } from '../helpers/cli.js';
+import { makeProject } from '../helpers/projects.js';
 
 describe('deploy settings in staticmcp.json', () => {
   it('writes server.json for the MCP Registry and leads index.html with the remote URL', async () => {

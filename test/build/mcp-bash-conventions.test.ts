@@ -1,12 +1,12 @@
 // Projects laid out the way mcp-bash lays them out (the 000_* and 003_* conventions), built as
 // they are: dotted prompt names, `<name>.meta.json` resource sidecars, register.json's replace and
 // merge rules, invalid template entries skipped (exit 1), and scripts that are not executable.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { buildJson, makeProject, readJson, removeTemporaryFolders } from './helpers.js';
-
-afterAll(removeTemporaryFolders);
+import { buildJson } from '../helpers/cli.js';
+import { readJson } from '../helpers/files.js';
+import { makeProject } from '../helpers/projects.js';
 
 interface ManifestJson {
   capabilities: {

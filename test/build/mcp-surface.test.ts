@@ -1,12 +1,12 @@
 // The whole MCP surface a project can declare, as the build writes it: sidecars, icons, output
 // schemas, register.json, prompts, resource templates (with precomputed instances), completions,
 // Markdown titles — and the bad input each must survive without breaking anything else.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { buildJson, makeProject, readJson, exists, removeTemporaryFolders } from './helpers.js';
-
-afterAll(removeTemporaryFolders);
+import { buildJson } from '../helpers/cli.js';
+import { exists, readJson } from '../helpers/files.js';
+import { makeProject } from '../helpers/projects.js';
 
 const PNG_1X1 = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==',

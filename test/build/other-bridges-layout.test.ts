@@ -3,12 +3,11 @@
 // two → the values sorted), and a resource's file from its URI with the scheme dropped (§2 of the
 // standard: `resource://changelog.md` → `resources/changelog.md.json`). The functions below model
 // that lookup, so these tests read our tree the way that bridge does.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { buildJson, makeProject, removeTemporaryFolders, runCli } from './helpers.js';
-
-afterAll(removeTemporaryFolders);
+import { buildJson, runCli } from '../helpers/cli.js';
+import { makeProject } from '../helpers/projects.js';
 
 function render(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);

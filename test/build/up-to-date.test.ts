@@ -1,12 +1,13 @@
 // The no-op fast path: an identical rerun replays the last clean build's report without running
 // anything, and any change it cannot see through file metadata (a value-list command, a damaged
 // tree, a failed build) sends the build down the full path.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { buildJson, exists, makeProject, readJson, removeTemporaryFolders, temporaryFolder } from './helpers.js';
-
-afterAll(removeTemporaryFolders);
+import { buildJson } from '../helpers/cli.js';
+import { exists, readJson } from '../helpers/files.js';
+import { makeProject } from '../helpers/projects.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
 
 describe('rebuilding an unchanged project', () => {
   it('replays the report, and rebuilds as soon as a resource changes or a tree file goes missing', async () => {

@@ -1,11 +1,14 @@
 // `staticmcp check`: a freshly built tree passes; each kind of damage is reported with its path
 // and exit 1; a tree from another generator is held only to the standard; no tree at all is exit 2.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { REPO_ROOT, buildJson, readJson, removeTemporaryFolders, runCli, temporaryFolder } from '../build/helpers.js';
+import { buildJson, runCli } from '../helpers/cli.js';
+import { readJson } from '../helpers/files.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
 import { writeDocusaurusTree } from '../bridge/docusaurus-tree.js';
 
 interface CheckJson {
@@ -23,8 +26,6 @@ beforeAll(async () => {
   const { code, stderr } = await buildJson(path.join(REPO_ROOT, 'fixtures/example'), '--out', tree);
   expect(code, stderr).toBe(0);
 });
-
-afterAll(removeTemporaryFolders);
 
 async function check(...args: string[]): Promise<{ code: number | null; stderr: string; report: CheckJson }> {
   const result = await runCli(['check', ...args, '--json']);

@@ -2,19 +2,18 @@
 // fast parser and yargs hand a handler the same values; help texts are snapshots; usage errors
 // exit 2 with what to do; every command and flag the CLI suggests exists; `serve` on a terminal
 // says what it is waiting for, and the command line it prints starts a working server.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CLI, REPO_ROOT, makeProject, removeTemporaryFolders, runCli } from '../build/helpers.js';
-import { RawBridge, ensureBuilt } from '../bridge/helpers.js';
+import { runCli } from '../helpers/cli.js';
+import { CLI, REPO_ROOT } from '../helpers/paths.js';
+import { makeProject } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
 import { COMMAND_NAMES, loadAllCommands, loadCommand } from '../../src/cli/command-list.js';
 import { type CommandSpec, readArguments } from '../../src/cli/command-spec.js';
 import { parseFast } from '../../src/cli/parse-fast.js';
 import { parseWithYargs } from '../../src/cli/parse-with-yargs.js';
-
-beforeAll(ensureBuilt);
-afterAll(removeTemporaryFolders);
 
 /** What yargs hands the handler of `spec` for `argv` (the command runs nothing: it records). */
 async function readWithYargs(spec: CommandSpec, argv: string[]): Promise<unknown> {

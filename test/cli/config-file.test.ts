@@ -2,25 +2,17 @@
 // and check; a `tools` key that names no tool is a warning at build (with the closest name) and a
 // problem under check; a broken file does not stop a running server; the published schema is the
 // one the commands validate with, and carries their defaults.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  REPO_ROOT,
-  buildJson,
-  exists,
-  makeProject,
-  readJson,
-  removeTemporaryFolders,
-  runCli,
-  temporaryFolder,
-} from '../build/helpers.js';
-import { RawBridge, ensureBuilt } from '../bridge/helpers.js';
+import { buildJson, runCli } from '../helpers/cli.js';
+import { exists, readJson } from '../helpers/files.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { makeProject } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
 import { defaultLimits, readConfig } from '../../src/project/config.js';
 import { DEFAULT_CACHE_TTL_SECONDS, MAX_CACHE_TTL_SECONDS } from '../../src/tree/manifest.js';
-
-beforeAll(ensureBuilt);
-afterAll(removeTemporaryFolders);
 
 function textOf(answer: { result?: unknown }): string {
   return (answer.result as { content: { text: string }[] }).content[0].text;

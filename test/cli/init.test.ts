@@ -1,14 +1,15 @@
 // `staticmcp init`: a starter project that builds as it is, with deploy files that work as they
 // are, and never a file overwritten.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REPO_ROOT, buildJson, readJson, removeTemporaryFolders, runCli, temporaryFolder } from '../build/helpers.js';
-import { HttpServe } from '../http/helpers.js';
-
-afterAll(removeTemporaryFolders);
+import { buildJson, runCli } from '../helpers/cli.js';
+import { readJson } from '../helpers/files.js';
+import { HttpServe } from '../helpers/http-serve.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
 
 describe('staticmcp init', () => {
   it('creates a project that builds at once, with an executable tool and a .gitignore', async () => {

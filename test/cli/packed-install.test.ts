@@ -10,10 +10,9 @@
 import { execFile, spawn } from 'node:child_process';
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, REPO_ROOT, removeTemporaryFolders, temporaryFolder } from '../build/helpers.js';
-
-afterAll(removeTemporaryFolders);
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CLI, REPO_ROOT } from '../helpers/paths.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
 
 /** npm's own settings from a surrounding `npm test` (prefix, dry-run, …) must not steer the install. */
 const ENV = Object.fromEntries(

@@ -14,9 +14,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildFixtureProject, ensureBuilt, makeTempDir } from '../bridge/helpers.js';
+import { HttpServe } from '../helpers/http-serve.js';
+import { buildFixtureProject } from '../helpers/projects.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
 import { startWorkerdSite } from '../edge/workerd-site.js';
-import { HttpServe } from '../http/helpers.js';
 import { findNode22 } from './node-22.js';
 
 const require = createRequire(import.meta.url);
@@ -127,7 +128,6 @@ interface Check {
   errorMessage?: string | null;
 }
 
-ensureBuilt();
 const project = buildFixtureProject('fixtures/conformance');
 const serve = await HttpServe.start(['--live', project]);
 const worker = await startWorkerdSite(path.join(project, 'dist'));
@@ -140,7 +140,7 @@ afterAll(async () => {
 
 /** Runs the suite (bounded: 20 s per scenario, killed after 4 minutes) and reads every checks.json. */
 async function runSuite(endpoint: URL): Promise<{ code: number | null; output: string; checks: Map<string, Check[]> }> {
-  const outputDir = makeTempDir('staticmcp-conformance-next-');
+  const outputDir = temporaryFolderSync('staticmcp-conformance-next-');
   const args = [
     SUITE_CLI,
     'server',

@@ -7,7 +7,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildFixtureProject, CLI, ensureBuilt, makeTempDir } from '../bridge/helpers.js';
+import { CLI } from '../helpers/paths.js';
+import { buildFixtureProject } from '../helpers/projects.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
 /** The active server scenarios of version 0.1.13, in the order the suite runs them. */
 const ACTIVE_SCENARIOS = [
@@ -100,7 +102,6 @@ function readChecks(outputDir: string): Map<string, Check[]> {
 }
 
 beforeAll(async () => {
-  ensureBuilt();
   endpoint = await startServer(buildFixtureProject('fixtures/conformance'));
 });
 
@@ -109,7 +110,7 @@ afterAll(() => {
 });
 
 it('passes every active scenario of the official conformance suite', { timeout: 120_000 }, async () => {
-  const outputDir = makeTempDir('staticmcp-conformance-');
+  const outputDir = temporaryFolderSync('staticmcp-conformance-');
   const { code, output } = await runSuite(endpoint, outputDir);
   const checks = readChecks(outputDir);
   expect([...checks.keys()].sort()).toEqual([...ACTIVE_SCENARIOS].sort());

@@ -9,7 +9,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildFixtureProject, ensureBuilt, makeTempDir } from '../bridge/helpers.js';
+import { buildFixtureProject } from '../helpers/projects.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
 import { startWorkerdSite, type WorkerdSite } from '../edge/workerd-site.js';
 
 const STATIC_SCENARIOS = [
@@ -50,19 +51,20 @@ const SUITE_CLI = path.join(
 
 let site: WorkerdSite;
 
-function runScenario(url: string, scenario: string, outputDir: string): Promise<number | null> {
+/** Runs the whole active suite in one process (one Node start instead of one per scenario; the
+ * scenarios that need a live project fail and are not read), killed after two minutes. */
+function runSuite(url: string, outputDir: string): Promise<number | null> {
   return new Promise((resolve) => {
-    const suite = spawn(
-      process.execPath,
-      [SUITE_CLI, 'server', '--url', url, '--scenario', scenario, '-o', outputDir],
-      { stdio: 'ignore' },
-    );
-    suite.on('exit', (code) => resolve(code));
+    const suite = spawn(process.execPath, [SUITE_CLI, 'server', '--url', url, '-o', outputDir], { stdio: 'ignore' });
+    const timer = setTimeout(() => suite.kill('SIGKILL'), 120_000);
+    suite.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
   });
 }
 
 beforeAll(async () => {
-  ensureBuilt();
   site = await startWorkerdSite(path.join(buildFixtureProject('fixtures/conformance'), 'dist'));
 });
 
@@ -71,19 +73,20 @@ afterAll(async () => {
 });
 
 it('passes every scenario a precomputed-only server can answer, in workerd', { timeout: 180_000 }, async () => {
-  const outputDir = makeTempDir('staticmcp-conformance-worker-');
+  const outputDir = temporaryFolderSync('staticmcp-conformance-worker-');
   const endpoint = new URL('mcp', site.url).href;
+  await runSuite(endpoint, outputDir);
+  const folders = readdirSync(outputDir);
   const failed: string[] = [];
   for (const scenario of STATIC_SCENARIOS) {
-    const code = await runScenario(endpoint, scenario, outputDir);
-    const folder = readdirSync(outputDir).find((name) => name.startsWith(`server-${scenario}-`));
+    const folder = folders.find((name) => /^server-(.*)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(name)?.[1] === scenario);
     const checks = folder
       ? (JSON.parse(readFileSync(path.join(outputDir, folder, 'checks.json'), 'utf8')) as Check[])
       : [];
     const bad = checks.filter((check) => check.status !== 'SUCCESS' && check.status !== 'INFO');
-    if (code !== 0 || checks.length === 0 || bad.length > 0) {
+    if (checks.length === 0 || bad.length > 0) {
       failed.push(
-        `${scenario} (exit ${code}): ${bad.map((check) => `${check.id} ${check.status} ${check.errorMessage ?? ''}`).join('; ') || 'no checks'}`,
+        `${scenario}: ${bad.map((check) => `${check.id} ${check.status} ${check.errorMessage ?? ''}`).join('; ') || 'not run, or no checks'}`,
       );
     }
   }

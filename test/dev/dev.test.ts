@@ -4,7 +4,7 @@
 // kind), new definitions, resources/updated for subscriptions, warnings for broken edits.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -12,7 +12,9 @@ import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, ensureBuilt, RawBridge, writeProject, type JsonRpcMessage, type ProjectFile } from '../bridge/helpers.js';
+import { CLI } from '../helpers/paths.js';
+import { type ProjectFile, writeProject } from '../helpers/projects.js';
+import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
 
 const TOOL = (description: string, option = 'word'): string => `#!/bin/sh
 if [ "$1" = "--help" ]; then
@@ -36,10 +38,6 @@ function baseProject(extra: Record<string, ProjectFile> = {}): Promise<string> {
 const running: { close(): Promise<unknown> }[] = [];
 afterEach(async () => {
   for (const process of running.splice(0)) await process.close();
-});
-
-beforeAll(() => {
-  ensureBuilt();
 });
 
 function startDev(project: string, extraArgs: string[] = []): RawBridge {

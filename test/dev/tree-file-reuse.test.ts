@@ -2,15 +2,10 @@
 // the previous tree, changed ones written, and a file someone touched in the output is never
 // carried over, whatever its content.
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reuseUnchangedTreeFiles, writeTreeAtomically } from '../../src/tree/write-tree.js';
-
-const folders: string[] = [];
-afterAll(async () => {
-  for (const folder of folders) await fs.rm(folder, { recursive: true, force: true });
-});
+import { temporaryFolder } from '../helpers/temp-folders.js';
 
 async function inode(file: string): Promise<number> {
   return (await fs.lstat(file)).ino;
@@ -18,8 +13,7 @@ async function inode(file: string): Promise<number> {
 
 describe('writeTreeAtomically with reuse', () => {
   it('links unchanged files, writes changed ones, and never links a file edited in the output', async () => {
-    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'staticmcp-reuse-'));
-    folders.push(root);
+    const root = await temporaryFolder('staticmcp-reuse-');
     const out = path.join(root, 'dist');
     // A tree this process did not write: files are compared by content.
     await writeTreeAtomically(

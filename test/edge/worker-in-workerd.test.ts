@@ -10,8 +10,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PUBLISHED_ON_NPM } from '../../src/staticmcp-command.js';
-import { CLI, REPO_ROOT, removeTemporaryFolders, runCli, temporaryFolder } from '../build/helpers.js';
-import { listEveryTool } from '../bridge/helpers.js';
+import { runCli } from '../helpers/cli.js';
+import { listEveryTool } from '../helpers/list-every-tool.js';
+import { CLI, REPO_ROOT } from '../helpers/paths.js';
+import { removeTemporaryFolders, temporaryFolder } from '../helpers/temp-folders.js';
 import { startWorkerdSite, type WorkerdSite } from './workerd-site.js';
 
 const ALLOWED_ORIGIN = 'https://app.example';

@@ -3,8 +3,8 @@
 // make this machine run them.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProjectTree, writeProject } from '../bridge/helpers.js';
-import { ensureBuilt, HttpServe, LATEST, post } from './helpers.js';
+import { HttpServe, LATEST, post } from '../helpers/http-serve.js';
+import { buildProjectTree, writeProject } from '../helpers/projects.js';
 
 let project: string;
 const running: HttpServe[] = [];
@@ -15,7 +15,6 @@ echo hi
 `;
 
 beforeAll(async () => {
-  ensureBuilt();
   project = await writeProject({
     'tools/hi': { script: TOOL },
     'staticmcp.json': JSON.stringify({ http: { allowedOrigins: ['https://app.example', '*'] } }),

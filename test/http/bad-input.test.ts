@@ -4,8 +4,9 @@
 // listening) and a client that sends its headers one byte at a time.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureProject } from '../bridge/helpers.js';
-import { ensureBuilt, HttpServe, LATEST, openSession, post, rawRequest, runServe, type RawAnswer } from './helpers.js';
+import { runCli } from '../helpers/cli.js';
+import { HttpServe, LATEST, openSession, post, type RawAnswer, rawRequest } from '../helpers/http-serve.js';
+import { buildFixtureProject } from '../helpers/projects.js';
 
 let project: string;
 let server: HttpServe;
@@ -33,7 +34,6 @@ function expectRpcError(answer: RawAnswer, status: number, code: number, message
 }
 
 beforeAll(async () => {
-  ensureBuilt();
   project = buildFixtureProject('fixtures/example');
   server = await HttpServe.start([project]);
   session = await openSession(server.port);
@@ -322,7 +322,9 @@ describe('slow clients', () => {
 
 describe('command-line refusals', () => {
   it('refuses live scripts on a non-loopback address without --allow-remote-live', async () => {
-    const result = await runServe([project, '--http', '--host', '0.0.0.0', '--port', '0']);
+    const result = await runCli(['serve', project, '--http', '--host', '0.0.0.0', '--port', '0'], {
+      timeoutMs: 20_000,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/not a loopback address.*run them/);
     expect(result.stderr).toContain('--allow-remote-live');
@@ -331,16 +333,16 @@ describe('command-line refusals', () => {
   });
 
   it('refuses HTTP options without --http, and a bad port', async () => {
-    const stray = await runServe([project, '--port', '8080']);
+    const stray = await runCli(['serve', project, '--port', '8080'], { timeoutMs: 20_000 });
     expect(stray.code).toBe(2);
     expect(stray.stderr).toMatch(/--port only applies with --http/);
-    const badPort = await runServe([project, '--http', '--port', '70000']);
+    const badPort = await runCli(['serve', project, '--http', '--port', '70000'], { timeoutMs: 20_000 });
     expect(badPort.code).toBe(2);
     expect(badPort.stderr).toMatch(/--port 70000 is not a port number/);
   });
 
   it('says so when the port is taken (exit 1)', async () => {
-    const result = await runServe([project, '--http', '--port', String(server.port)]);
+    const result = await runCli(['serve', project, '--http', '--port', String(server.port)], { timeoutMs: 20_000 });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(new RegExp(`port ${server.port} on 127\\.0\\.0\\.1 is already in use`));
   });

@@ -4,8 +4,9 @@
 // still serves a normal client. Seeded: a failure prints the seed to replay it (FUZZ_SEED=…).
 import http from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildFixtureProject, random } from '../bridge/helpers.js';
-import { ensureBuilt, HttpServe, LATEST, openSession, post } from './helpers.js';
+import { HttpServe, LATEST, openSession, post } from '../helpers/http-serve.js';
+import { buildFixtureProject } from '../helpers/projects.js';
+import { random } from '../helpers/random.js';
 
 const REQUESTS = 3_000;
 const CONCURRENCY = 8;
@@ -16,7 +17,6 @@ let server: HttpServe;
 let session: string;
 
 beforeAll(async () => {
-  ensureBuilt();
   const project = buildFixtureProject('fixtures/example');
   // The tree alone: no live scripts, so a random call cannot start a slow process.
   server = await HttpServe.start([`${project}/dist`]);

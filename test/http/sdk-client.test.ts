@@ -8,18 +8,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { buildFixtureProject, buildProjectTree, listEveryTool, RawBridge, writeTree } from '../bridge/helpers.js';
-import {
-  ensureBuilt,
-  HttpServe,
-  isAlive,
-  LATEST,
-  openSession,
-  post,
-  rawRequest,
-  sseMessages,
-  waitUntil,
-} from './helpers.js';
+import { HttpServe, LATEST, openSession, post, rawRequest, sseMessages } from '../helpers/http-serve.js';
+import { listEveryTool } from '../helpers/list-every-tool.js';
+import { isAlive, waitUntil } from '../helpers/processes.js';
+import { buildFixtureProject, buildProjectTree, writeTree } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
 
 let example: string;
 let project: string;
@@ -58,7 +51,6 @@ function pidOf(label: string): number | undefined {
 }
 
 beforeAll(async () => {
-  ensureBuilt();
   example = buildFixtureProject('fixtures/example');
   project = buildFixtureProject('bridge-project');
   // A live tool that reports its own progress (PROGRESS lines) and logs, for the SSE answers.

@@ -9,15 +9,15 @@ import { createMcpHttpHandler, type McpHttpHandler } from '../../src/mcp/streama
 import type { ServerContext } from '../../src/mcp/server-context.js';
 import { createNodeServerContext } from '../../src/serve/node-server-context.js';
 import { FolderSource } from '../../src/serve/folder-source.js';
-import { buildFixtureProject } from '../bridge/helpers.js';
-import { ensureBuilt, isAlive, LATEST, waitUntil } from './helpers.js';
+import { LATEST } from '../helpers/http-serve.js';
+import { isAlive, waitUntil } from '../helpers/processes.js';
+import { buildFixtureProject } from '../helpers/projects.js';
 
 let project: string;
 let context: ServerContext;
 const handlers: McpHttpHandler[] = [];
 
 beforeAll(async () => {
-  ensureBuilt();
   project = buildFixtureProject('bridge-project');
   context = await createNodeServerContext({
     source: new FolderSource(path.join(project, 'dist'), 'dist'),

@@ -7,14 +7,12 @@ import { createMcpHttpHandler, type McpHttpHandler } from '../../src/mcp/streama
 import type { ServerContext } from '../../src/mcp/server-context.js';
 import { createNodeServerContext } from '../../src/serve/node-server-context.js';
 import { FolderSource } from '../../src/serve/folder-source.js';
-import { buildFixtureProject } from '../bridge/helpers.js';
-import { ensureBuilt } from './helpers.js';
+import { buildFixtureProject } from '../helpers/projects.js';
 
 let handler: McpHttpHandler;
 let context: ServerContext;
 
 beforeAll(async () => {
-  ensureBuilt();
   const project = buildFixtureProject('fixtures/example');
   context = await createNodeServerContext({
     source: new FolderSource(path.join(project, 'dist'), 'dist'),

@@ -4,17 +4,17 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureProject, makeTempDir, writeTree } from '../bridge/helpers.js';
-import { ensureBuilt, HttpServe, rawRequest } from './helpers.js';
+import { HttpServe, rawRequest } from '../helpers/http-serve.js';
+import { buildFixtureProject, writeTree } from '../helpers/projects.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
 let example: HttpServe;
 let handMade: HttpServe;
 const SECRET = 'secret-outside-the-tree';
 
 beforeAll(async () => {
-  ensureBuilt();
   const project = buildFixtureProject('fixtures/example');
-  const outside = makeTempDir('staticmcp-outside-');
+  const outside = temporaryFolderSync('staticmcp-outside-');
   writeFileSync(path.join(outside, 'secret.json'), JSON.stringify({ SECRET }));
   mkdirSync(path.join(outside, 'folder'));
   writeFileSync(path.join(outside, 'folder', 'inner.json'), JSON.stringify({ SECRET }));

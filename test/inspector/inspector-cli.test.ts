@@ -8,8 +8,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildFixtureProject, CLI, ensureBuilt, makeTempDir } from '../bridge/helpers.js';
-import { HttpServe } from '../http/helpers.js';
+import { HttpServe } from '../helpers/http-serve.js';
+import { CLI } from '../helpers/paths.js';
+import { buildFixtureProject } from '../helpers/projects.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
 const require = createRequire(import.meta.url);
 const INSPECTOR_PACKAGE = path.dirname(require.resolve('@modelcontextprotocol/inspector/package.json'));
@@ -20,13 +22,12 @@ const INSPECTOR = path.join(
     .bin.inspector,
 );
 
-ensureBuilt();
 const project = buildFixtureProject('fixtures/example');
 const server = await HttpServe.start([project]);
 
 // The Inspector keeps a catalog and client settings under ~/.mcp-inspector: give it its own home
 // so a test run neither reads nor writes the user's.
-const inspectorHome = makeTempDir('staticmcp-inspector-home-');
+const inspectorHome = temporaryFolderSync('staticmcp-inspector-home-');
 
 afterAll(async () => {
   await server.stop();
@@ -48,7 +49,7 @@ function inspector(options: string[], target: string[]): Promise<InspectorRun> {
       process.execPath,
       [INSPECTOR, '--cli', ...target, '--format', 'json', '--connect-timeout', '15000', ...options],
       {
-        cwd: makeTempDir('staticmcp-inspector-cwd-'),
+        cwd: temporaryFolderSync('staticmcp-inspector-cwd-'),
         env: { ...process.env, HOME: inspectorHome, NO_COLOR: '1' },
         timeout: 45_000,
         maxBuffer: 16 * 1024 * 1024,

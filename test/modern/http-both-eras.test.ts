@@ -5,15 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { buildFixtureProject } from '../bridge/helpers.js';
-import { ensureBuilt, HttpServe, post, rawRequest } from '../http/helpers.js';
+import { HttpServe, post, rawRequest } from '../helpers/http-serve.js';
+import { buildFixtureProject } from '../helpers/projects.js';
 import { modernHeaders } from '../protocol-table/drivers.js';
 import { MODERN_META } from '../protocol-table/modern-cases.js';
 
 let server: HttpServe;
 
 beforeAll(async () => {
-  ensureBuilt();
   server = await HttpServe.start([buildFixtureProject('fixtures/example')]);
 });
 

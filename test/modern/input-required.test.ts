@@ -5,7 +5,8 @@
 // together; only what the client declared is asked; a changed, foreign or malformed state or
 // answer is -32602; a legacy session still gets the questions as requests, one at a time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProjectTree, ensureBuilt, RawBridge, writeProject, type JsonRpcMessage } from '../bridge/helpers.js';
+import { buildProjectTree, writeProject } from '../helpers/projects.js';
+import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
 
 const PROFILE = `#!/bin/sh
 # Two rounds: the colour question is only asked once the name is in.
@@ -71,7 +72,6 @@ let project: string;
 let bridge: RawBridge;
 
 beforeAll(async () => {
-  ensureBuilt();
   project = await writeProject({
     'tools/profile': { script: PROFILE },
     'tools/together': { script: TOGETHER },

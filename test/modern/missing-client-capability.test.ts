@@ -7,8 +7,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, ensureBuilt, makeTempDir, RawBridge, writeProject } from '../bridge/helpers.js';
-import { HttpServe, post } from '../http/helpers.js';
+import { HttpServe, post } from '../helpers/http-serve.js';
+import { CLI } from '../helpers/paths.js';
+import { writeProject } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
 const metaWith = (capabilities: Record<string, unknown>): Record<string, unknown> => ({
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -40,8 +43,7 @@ let bridge: RawBridge;
 let serve: HttpServe;
 
 beforeAll(async () => {
-  ensureBuilt();
-  marker = path.join(makeTempDir('staticmcp-marker-'), 'ran.marker');
+  marker = path.join(temporaryFolderSync('staticmcp-marker-'), 'ran.marker');
   project = await writeProject({
     'tools/needs_sampling': { script: needsSampling(marker) },
     'tools/bad_needs': { script: BAD_METADATA },

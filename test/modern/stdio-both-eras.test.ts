@@ -6,7 +6,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureProject, buildProjectTree, ensureBuilt, RawBridge } from '../bridge/helpers.js';
+import { buildFixtureProject, buildProjectTree } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -28,7 +29,6 @@ let project: string;
 let bridge: RawBridge;
 
 beforeAll(() => {
-  ensureBuilt();
   project = buildFixtureProject('bridge-project');
   const config = JSON.parse(readFileSync(path.join(project, 'staticmcp.json'), 'utf8'));
   writeFileSync(path.join(project, 'staticmcp.json'), JSON.stringify({ ...config, cache: { ttlSeconds: 42 } }));

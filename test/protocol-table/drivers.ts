@@ -4,8 +4,8 @@ import path from 'node:path';
 import { McpSession } from '../../src/mcp/mcp-session.js';
 import { FolderSource } from '../../src/serve/folder-source.js';
 import { createNodeServerContext } from '../../src/serve/node-server-context.js';
-import { RawBridge } from '../bridge/helpers.js';
-import { HttpServe, openSession, post, sseMessages } from '../http/helpers.js';
+import { HttpServe, openSession, post, sseMessages } from '../helpers/http-serve.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
 import { startWorkerdSite } from '../edge/workerd-site.js';
 import type { ProtocolResponse } from './cases.js';
 

@@ -5,7 +5,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt } from '../bridge/helpers.js';
 import { documentAnswer, writeDocusaurusTree } from '../bridge/docusaurus-tree.js';
 import { inProcessDriver, nodeHttpDriver, stdioDriver, workerdDriver, type Driver } from './drivers.js';
 import type { ProtocolResponse } from './cases.js';
@@ -15,7 +14,6 @@ const DRIVERS: Driver[] = [inProcessDriver, stdioDriver, nodeHttpDriver, workerd
 let tree: string;
 
 beforeAll(async () => {
-  ensureBuilt();
   tree = await writeDocusaurusTree({
     // Bait beside and above the tool's folder: a value that climbs must never reach them.
     'tools/secret.json': { content: [{ type: 'text', text: 'SECRET' }] },

@@ -2,7 +2,7 @@
 // checked against what a client expects, and every host's answers equal to the core's own.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureProject, ensureBuilt } from '../bridge/helpers.js';
+import { buildFixtureProject } from '../helpers/projects.js';
 import { PROTOCOL_CASES as LEGACY_CASES, type ProtocolResponse } from './cases.js';
 import { MODERN_CASES } from './modern-cases.js';
 import { inProcessDriver, nodeHttpDriver, stdioDriver, workerdDriver, type Driver } from './drivers.js';
@@ -15,7 +15,6 @@ let treeRoot: string;
 const answers = new Map<string, ProtocolResponse[]>();
 
 beforeAll(() => {
-  ensureBuilt();
   treeRoot = path.join(buildFixtureProject('fixtures/example'), 'dist');
 });
 

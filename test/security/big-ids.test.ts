@@ -3,13 +3,13 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureProject, CLI, ensureBuilt } from '../bridge/helpers.js';
-import { HttpServe, openSession, post } from '../http/helpers.js';
+import { HttpServe, openSession, post } from '../helpers/http-serve.js';
+import { CLI } from '../helpers/paths.js';
+import { buildFixtureProject } from '../helpers/projects.js';
 
 let tree: string;
 
 beforeAll(() => {
-  ensureBuilt();
   tree = path.join(buildFixtureProject('fixtures/example'), 'dist');
 });
 

@@ -5,13 +5,12 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureProject, ensureBuilt } from '../bridge/helpers.js';
-import { runCli } from '../build/helpers.js';
+import { runCli } from '../helpers/cli.js';
+import { buildFixtureProject } from '../helpers/projects.js';
 
 let tree: string;
 
 beforeAll(() => {
-  ensureBuilt();
   tree = path.join(buildFixtureProject('fixtures/example'), 'dist');
   writeFileSync(
     Buffer.concat([Buffer.from(`${tree}/tools/`), Buffer.from([0x66, 0xff, 0xfe, 0x2e, 0x6a, 0x73, 0x6f, 0x6e])]),

@@ -3,8 +3,9 @@
 // script on stdin, and an ordinary option next to it is still exported.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { buildProjectTree, ensureBuilt, RawBridge, writeProject } from '../bridge/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { buildProjectTree, writeProject } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
 
 const DENIED = [
   'PYTHONWARNINGS',
@@ -66,10 +67,6 @@ cat > /dev/null
 env | grep '=${VALUE}$' | cut -d= -f1 | sort
 `;
 }
-
-beforeAll(() => {
-  ensureBuilt();
-});
 
 describe('option names that change how programs load', () => {
   it('are never exported to a live script, while an ordinary option is', async () => {

@@ -3,8 +3,9 @@
 // than its own timeout is answered with an isError result that says why, not left hanging.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { buildProjectTree, ensureBuilt, RawBridge, writeProject } from '../bridge/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { buildProjectTree, writeProject } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
 
 function sleeper(seconds: number, timeoutSecs: number): string {
   return `#!/bin/sh
@@ -20,10 +21,6 @@ echo "done $n"
 
 const textOf = (message: { result?: Record<string, unknown> }): string =>
   (message.result?.content as { text: string }[])[0].text;
-
-beforeAll(() => {
-  ensureBuilt();
-});
 
 describe('live calls under load', () => {
   it('answers 100 concurrent one-second calls within seconds when the project allows 50 at once', async () => {

@@ -3,10 +3,9 @@
 // folder are copied in, and `check` holds neither against the tree's content hash.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { buildJson, makeProject, problemsOf, removeTemporaryFolders, runCli } from '../build/helpers.js';
-
-afterAll(removeTemporaryFolders);
+import { describe, expect, it } from 'vitest';
+import { buildJson, problemsOf, runCli } from '../helpers/cli.js';
+import { makeProject } from '../helpers/projects.js';
 
 const USER_FILES: Record<string, string> = {
   CNAME: 'mcp.example.org\n',

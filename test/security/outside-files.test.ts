@@ -4,19 +4,13 @@
 // everything else still builds. A symlink that stays inside the project keeps working.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  buildJson,
-  makeProject,
-  problemsOf,
-  readTree,
-  removeTemporaryFolders,
-  temporaryFolder,
-} from '../build/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { buildJson, problemsOf } from '../helpers/cli.js';
+import { readTree } from '../helpers/files.js';
+import { makeProject } from '../helpers/projects.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
 
 const SECRET = 'ssh-ed25519 PRIVATE-KEY-MATERIAL-THAT-MUST-NOT-BE-PUBLISHED';
-
-afterAll(removeTemporaryFolders);
 
 /** A project beside a folder of secrets, with `setup` adding the attack; builds it and reads the tree. */
 async function buildWithAttack(setup: (project: string, secrets: string) => Promise<void>) {

@@ -3,9 +3,10 @@
 // killed too, and the server keeps answering.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { buildProjectTree, ensureBuilt, RawBridge, writeProject } from '../bridge/helpers.js';
-import { isAlive } from '../build/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { isAlive } from '../helpers/processes.js';
+import { buildProjectTree, writeProject } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
 
 /** Leaves a setsid sleeper (its pid in <label>.pid), then hangs until killed. */
 function escapingScript(precompute: boolean): string {
@@ -34,10 +35,6 @@ async function waitUntilDead(pid: number): Promise<boolean> {
   while (isAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   return !isAlive(pid);
 }
-
-beforeAll(() => {
-  ensureBuilt();
-});
 
 describe('a child that escaped with setsid', () => {
   it('dies with a live run that timed out, and the bridge keeps answering', async () => {

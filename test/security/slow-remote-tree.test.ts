@@ -7,14 +7,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureProject, ensureBuilt, RawBridge } from '../bridge/helpers.js';
+import { buildFixtureProject } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
 
 const SLOW_FILE = '/tools/greet/fr/false.json';
 let server: http.Server;
 let baseUrl: string;
 
 beforeAll(async () => {
-  ensureBuilt();
   const root = path.join(buildFixtureProject('fixtures/example'), 'dist');
   server = http.createServer(async (request, response) => {
     const relative = decodeURIComponent(new URL(request.url!, 'http://x').pathname);

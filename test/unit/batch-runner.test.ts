@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatchRunner } from '../../src/script/batch-runner.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
 
 const scripts = fileURLToPath(new URL('../fixtures/scripts/', import.meta.url));
 let runner: BatchRunner | undefined;
@@ -39,7 +40,8 @@ describe('BatchRunner', () => {
 
   it('kills a call at its timeout and still runs the next call on a fresh launcher', async () => {
     runner = await BatchRunner.open({
-      cwd: await import('node:os').then((os) => os.tmpdir()),
+      // The slow script writes started.pid into its working folder.
+      cwd: await temporaryFolder('staticmcp-runner-cwd-'),
       concurrency: 1,
       maxOutputBytes: 1024 * 1024,
       killGraceMs: 100,

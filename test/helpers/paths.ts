@@ -1,0 +1,10 @@
+// Where the tests find things: the repository, the CLI compiled for this run by
+// test/global-setup.ts, and the one-purpose fixture scripts.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The compiled `staticmcp` entry point to run with node (see test/global-setup.ts). */
+export const CLI = inject('cli');
+export const FIXTURE_SCRIPTS = path.join(REPO_ROOT, 'test', 'fixtures', 'scripts');

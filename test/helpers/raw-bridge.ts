@@ -1,0 +1,107 @@
+// A raw JSON-RPC line client for a real `staticmcp serve` (or `dev`) process over stdio: every
+// frame it prints is collected, so tests can assert exactly what went over the wire.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { CLI, REPO_ROOT } from './paths.js';
+
+export interface JsonRpcMessage {
+  jsonrpc: '2.0';
+  id?: string | number | null;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+/** A `staticmcp serve` (or `dev`) process driven by raw lines; collects every frame it prints. */
+export class RawBridge {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly frames: unknown[] = [];
+  stderr = '';
+  private buffered = '';
+  private waiters: (() => void)[] = [];
+  readonly exited: Promise<number | null>;
+  private nextId = 1;
+
+  constructor(args: string[], options: { cwd?: string; command?: 'serve' | 'dev' } = {}) {
+    this.child = spawn(process.execPath, [CLI, options.command ?? 'serve', ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (text: string) => {
+      this.buffered += text;
+      const lines = this.buffered.split('\n');
+      this.buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line.trim() === '') continue;
+        // A frame that is not JSON would fail the test that reads it.
+        this.frames.push(JSON.parse(line));
+      }
+      for (const waiter of this.waiters.splice(0)) waiter();
+    });
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (text: string) => {
+      this.stderr += text;
+    });
+    this.child.stdin.on('error', () => {});
+    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
+  }
+
+  sendLine(line: string): void {
+    this.child.stdin.write(`${line}\n`);
+  }
+
+  send(message: unknown): void {
+    this.sendLine(JSON.stringify(message));
+  }
+
+  /** Waits until `predicate` holds for the frames received so far. */
+  async waitFor<T>(find: (frames: unknown[]) => T | undefined, timeoutMs = 20_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = find(this.frames);
+      if (found !== undefined) return found;
+      if (Date.now() > deadline)
+        throw new Error(
+          `timed out; frames so far: ${JSON.stringify(this.frames).slice(0, 2000)}; stderr: ${this.stderr.slice(0, 2000)}`,
+        );
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 100);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  responseTo(id: string | number | null): Promise<JsonRpcMessage> {
+    return this.waitFor(
+      (frames) =>
+        frames.find((frame) => (frame as JsonRpcMessage).id === id && (frame as JsonRpcMessage).method === undefined) as
+          | JsonRpcMessage
+          | undefined,
+    );
+  }
+
+  async request(method: string, params?: Record<string, unknown>): Promise<JsonRpcMessage> {
+    const id = `r${this.nextId++}`;
+    this.send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+    return this.responseTo(id);
+  }
+
+  async initialize(protocolVersion = '2025-11-25'): Promise<JsonRpcMessage> {
+    const response = await this.request('initialize', {
+      protocolVersion,
+      capabilities: {},
+      clientInfo: { name: 'test', version: '1' },
+    });
+    this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    return response;
+  }
+
+  async close(): Promise<number | null> {
+    this.child.stdin.end();
+    return this.exited;
+  }
+}
