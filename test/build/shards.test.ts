@@ -5,22 +5,13 @@
 import { spawn } from 'node:child_process';
 import { promises as fs, watch } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildJson,
-  CLI,
-  exists,
-  fingerprint,
-  readTree,
-  removeTemporaryFolders,
-  runCli,
-  temporaryFolder,
-  type CliResult,
-} from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildJson, type CliResult, runCli } from '../helpers/cli.js';
+import { exists, fingerprint, readTree } from '../helpers/files.js';
+import { CLI } from '../helpers/paths.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
 import { shardOfCallKey } from '../../src/builder/shard-of-call.js';
 import { callFilePath } from '../../src/tree/call-key.js';
-
-afterAll(removeTemporaryFolders);
 
 const HELP = 'if [ "$1" = "--help" ]; then';
 

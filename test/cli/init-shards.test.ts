@@ -4,11 +4,11 @@
 // merged tree must be the one a one-machine build writes.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { buildJson, readTree, removeTemporaryFolders, runCli, temporaryFolder } from '../build/helpers.js';
-
-afterAll(removeTemporaryFolders);
+import { buildJson, runCli } from '../helpers/cli.js';
+import { readTree } from '../helpers/files.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
 
 interface Step {
   run?: string;
