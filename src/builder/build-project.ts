@@ -27,6 +27,8 @@ import { type OpenedProject, type OpenProjectOptions, openProject } from './open
 import { planTools, type ToolPlan } from './plan-tools.js';
 import { isProviderEntry, runCompletionProviders } from './run-completion-providers.js';
 import { runCalls } from './run-calls.js';
+import { type ShardSpec, shardCallFilter } from './shard-of-call.js';
+import { ShardOutput } from './shard-part.js';
 import { CallFileSink, TreeOutput } from './tree-output.js';
 import { forgetUpToDate, recordUpToDate } from './up-to-date.js';
 
@@ -43,6 +45,16 @@ export interface BuildOptions extends OpenProjectOptions {
   signal?: AbortSignal;
   /** Which calls this build makes (all when absent). */
   callFilter?: CallFilter;
+  /** Run only this shard's calls and write a part for `staticmcp merge` (see shard-part.ts). */
+  shard?: ShardSpec;
+}
+
+/** The build's calls: those of `callFilter`, narrowed to the shard's. */
+function selectCalls(options: BuildOptions, plans: readonly ToolPlan[]): CallFilter | undefined {
+  const { shard, callFilter } = options;
+  if (!shard) return callFilter;
+  const inShard = shardCallFilter(plans, shard);
+  return callFilter ? (toolName, args) => inShard(toolName, args) && callFilter(toolName, args) : inShard;
 }
 
 function stopIfInterrupted(signal: AbortSignal | undefined): void {
@@ -117,7 +129,8 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
   let unchanged = false;
   let swapped = false;
   try {
-    const output = new TreeOutput(writer);
+    const { shard } = options;
+    const output = shard ? new ShardOutput(writer, shard) : new TreeOutput(writer);
     const sink = new CallFileSink(output, planned.plans);
     await runCalls(
       planned.plans,
@@ -129,10 +142,11 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
         cache,
         onEvent: options.onEvent,
         signal,
-        callFilter: options.callFilter,
+        callFilter: selectCalls(options, planned.plans),
       },
       sink.add,
     );
+    if (output instanceof ShardOutput) output.endCalls();
     // Nothing is swapped in after an interruption (the cache keeps the results that did arrive).
     stopIfInterrupted(signal);
     const content = await discoverContent(project, signal, volatileInputs);
@@ -154,7 +168,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       expansion.valuesByTemplate,
       registeredCompletions && [...registeredCompletions, ...providers.lists],
     );
-    await sink.writeCopies();
+    if (!shard) await sink.writeCopies();
     const toolReports = sink.toolReports();
     const tree = await assembleTree({
       serverName: path.basename(projectRoot),
@@ -184,12 +198,6 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     // public/ is copied as it is, beside the tree's content (and outside its content hash).
     const publicFiles = await discoverPublicFiles(projectRoot);
     for (const [filePath, fileContent] of publicFiles.files) await output.write(filePath, fileContent);
-    unchanged = await writer.matchesPrevious(MANIFEST_FILE);
-    // What the user added to the output folder (.git, CNAME …) is carried into the new tree.
-    swapped = true;
-    if (unchanged) await writer.discard();
-    else await writer.commit({ keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name) });
-
     const failures: BuildProblem[] = [
       ...planned.failures,
       ...resources.problems.map((problem) => ({ path: `resources/${problem.relativePath}`, message: problem.message })),
@@ -226,10 +234,31 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       ...expansion.warnings,
       ...providers.warnings,
       ...tree.warnings,
-      ...checkHostLimits(output.tally),
     ];
+    const ok = failures.length === 0 && toolReports.every((toolReport) => toolReport.failedRuns === 0);
+    if (output instanceof ShardOutput) {
+      await output.writeRecord({
+        generator: generatorName(),
+        plans: planned.plans,
+        manifest: tree.manifest,
+        publicUrl: config.publicUrl?.replace(/\/+$/, ''),
+        copies: sink.claimedCopies(),
+        report: { ok, tools: toolReports, failures, warnings },
+      });
+    } else {
+      // Host limits are about the whole tree: a part's are checked by the merge.
+      warnings.push(...checkHostLimits(output.tally));
+    }
+    // A part's record holds its run's report (cache counts too), so a part is always written again.
+    unchanged = !shard && (await writer.matchesPrevious(MANIFEST_FILE));
+    // What the user added to the output folder (.git, CNAME …) is carried into the new tree (a
+    // shard part is the build's alone).
+    swapped = true;
+    if (unchanged) await writer.discard();
+    else await writer.commit(shard ? {} : { keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name) });
+
     const report: BuildReport = {
-      ok: failures.length === 0 && toolReports.every((toolReport) => toolReport.failedRuns === 0),
+      ok,
       outDir,
       unchanged,
       tools: toolReports,
@@ -239,8 +268,11 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       files,
       contentHash: tree.contentHash,
       durationMs: performance.now() - startedAt,
+      ...(shard ? { shard } : {}),
     };
-    // Only a clean build whose every input is a file may be replayed by the next identical run.
+    // Only a clean build whose every input is a file may be replayed by the next identical run (a
+    // shard part is never replayed: the record describes the project's one whole tree).
+    if (shard) return report;
     if (report.ok && volatileInputs.length === 0)
       await recordUpToDate(project.fingerprintScope, project.inputsFingerprint, report);
     else await forgetUpToDate(projectRoot);

@@ -45,6 +45,8 @@ export interface BuildReport {
   files: number;
   contentHash: string;
   durationMs: number;
+  /** Set by `build --shard I/N`: the tree is a part for `staticmcp merge`, holding this shard's calls. */
+  shard?: { index: number; count: number };
 }
 
 export type BuildEvent =

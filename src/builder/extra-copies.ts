@@ -8,10 +8,20 @@ export class ExtraCopies {
   /** Extra path → the tree path it copies; null once two files claim it. */
   private readonly owners = new Map<string, string | null>();
 
-  claim(extraPath: string, ownerPath: string): void {
+  /** `ownerPath` null: a claim already found ambiguous elsewhere (a shard's, see claimed()). */
+  claim(extraPath: string, ownerPath: string | null): void {
     const owner = this.owners.get(extraPath);
     if (owner === undefined) this.owners.set(extraPath, ownerPath);
     else if (owner !== ownerPath) this.owners.set(extraPath, null);
+  }
+
+  /**
+   * Every claim so far (null where ambiguous). A shard build records these instead of writing its
+   * copies: two calls claiming one path may fall in different shards, so only the merge, which
+   * claims them all again, knows which copies a whole build writes.
+   */
+  claimed(): [string, string | null][] {
+    return [...this.owners];
   }
 
   /** Writes every unambiguous copy into the tree; returns how many. */
@@ -19,8 +29,8 @@ export class ExtraCopies {
     await output.writer.flush();
     let written = 0;
     for (const [extraPath, ownerPath] of this.owners) {
-      if (ownerPath === null || output.writer.has(extraPath) || !output.writer.has(ownerPath)) continue;
-      await output.write(extraPath, output.writer.read(ownerPath));
+      if (ownerPath === null || output.has(extraPath) || !output.has(ownerPath)) continue;
+      await output.copy(ownerPath, extraPath);
       written += 1;
     }
     this.owners.clear();

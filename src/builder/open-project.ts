@@ -8,6 +8,7 @@ import { type ProjectConfig, readConfig, resolveOutputFolder } from '../project/
 import { discoverScripts, type DiscoveredScript, type Discovery } from '../project/discover-scripts.js';
 import { readRegistration, REGISTER_FILE, type RegisterEntry, type Registration } from '../project/register-json.js';
 import { checkOutputFolder } from '../tree/check-output-folder.js';
+import type { ShardSpec } from './shard-of-call.js';
 import { recoverInterruptedWrite } from '../tree/write-tree.js';
 import { StaticMcpError } from '../staticmcp-error.js';
 import { generatorName } from '../version.js';
@@ -20,6 +21,8 @@ export interface OpenProjectOptions {
   outDir?: string;
   concurrency?: number;
   force?: boolean;
+  /** `build --shard I/N`: the output folder receives a part (check-output-folder.ts tells parts and trees apart). */
+  shard?: ShardSpec;
 }
 
 export interface OpenedProject {
@@ -89,17 +92,21 @@ export async function openProject(options: OpenProjectOptions): Promise<OpenedPr
   const outDir = options.outDir !== undefined ? path.resolve(options.outDir) : resolveOutputFolder(projectRoot, config);
   const resourcesRoot = path.join(projectRoot, 'resources');
   await recoverInterruptedWrite(outDir);
-  await checkOutputFolder(outDir, [
-    { folder: projectRoot, what: 'project folder' },
-    { folder: toolsRoot, what: 'tools folder', input: true },
-    { folder: resourcesRoot, what: 'resources folder', input: true },
-    { folder: path.join(projectRoot, 'prompts'), what: 'prompts folder', input: true },
-    {
-      folder: path.join(projectRoot, CACHE_FOLDER),
-      what: `build cache (${CACHE_FOLDER})`,
-      privateReason: 'a deployed tree would publish the cached results and fingerprints of the project',
-    },
-  ]);
+  await checkOutputFolder(
+    outDir,
+    [
+      { folder: projectRoot, what: 'project folder' },
+      { folder: toolsRoot, what: 'tools folder', input: true },
+      { folder: resourcesRoot, what: 'resources folder', input: true },
+      { folder: path.join(projectRoot, 'prompts'), what: 'prompts folder', input: true },
+      {
+        folder: path.join(projectRoot, CACHE_FOLDER),
+        what: `build cache (${CACHE_FOLDER})`,
+        privateReason: 'a deployed tree would publish the cached results and fingerprints of the project',
+      },
+    ],
+    { shardPart: options.shard !== undefined },
+  );
 
   const fingerprintScope = { projectRoot, toolsRoot, outDir, generator: generatorName() };
   const inputsFingerprint = await fingerprintInputs(fingerprintScope);

@@ -38,6 +38,16 @@ export class TreeOutput {
     }
     addToTally(this.tally, filePath, await this.writer.write(filePath, content));
   }
+
+  /** Whether the tree has a file at `filePath` (written, or for a shard part, left to shard 1). */
+  has(filePath: string): boolean {
+    return this.writer.has(filePath);
+  }
+
+  /** Writes at `toPath` a copy of the file written at `fromPath` (after a flush). */
+  async copy(fromPath: string, toPath: string): Promise<void> {
+    await this.write(toPath, this.writer.read(fromPath));
+  }
 }
 
 /** Where each call's outcome goes: a call file in the tree, and counters in its tool's report. */
@@ -123,6 +133,11 @@ export class CallFileSink {
   /** Writes the left-out-defaults copies of the call files, once every call is in. */
   async writeCopies(): Promise<void> {
     await this.omittedDefaults.writeInto(this.output);
+  }
+
+  /** The left-out-defaults copies claimed so far, unwritten (a shard part's, for the merge). */
+  claimedCopies(): [string, string | null][] {
+    return this.omittedDefaults.claimed();
   }
 
   /** Every tool's report, in plan order, with what did not fit in its lists counted. */

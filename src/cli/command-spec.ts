@@ -25,6 +25,8 @@ export interface PositionalSpec {
   describe: string;
   /** The value when none is given (shown in --help). */
   default?: string;
+  /** Takes any number of values (`merge PART…`), handed over in order as `positionals`. */
+  variadic?: boolean;
 }
 
 type ValueOf<Option extends OptionSpec> = Option['type'] extends 'boolean'
@@ -36,7 +38,10 @@ type ValueOf<Option extends OptionSpec> = Option['type'] extends 'boolean'
       : string | undefined;
 
 export interface CommandArguments<Options extends Record<string, OptionSpec>> {
+  /** The first of `positionals`. */
   positional: string | undefined;
+  /** Every positional given (more than one only for a variadic positional), else the default alone. */
+  positionals: string[];
   options: { [Name in keyof Options]: ValueOf<Options[Name]> };
 }
 
@@ -87,7 +92,7 @@ function toNumber(text: string): number {
  */
 export function readArguments<Options extends Record<string, OptionSpec>>(
   spec: CommandSpec<Options>,
-  positional: string | undefined,
+  positionals: readonly string[],
   found: Record<string, unknown>,
 ): CommandArguments<Options> {
   const options: Record<string, unknown> = {};
@@ -109,8 +114,11 @@ export function readArguments<Options extends Record<string, OptionSpec>>(
     if (problem !== undefined) throw new UsageError(problem, option.hint ?? helpHint(spec.name));
     options[name] = value;
   }
+  const fallback = spec.positional.default;
+  const given = positionals.length === 0 && fallback !== undefined ? [fallback] : [...positionals];
   return {
-    positional: positional ?? spec.positional.default,
+    positional: given[0],
+    positionals: given,
     options: options as CommandArguments<Options>['options'],
   };
 }
@@ -118,11 +126,11 @@ export function readArguments<Options extends Record<string, OptionSpec>>(
 /** Runs a command with parsed arguments: its exit code, or 2 with the reason for bad usage. */
 export async function runCommand(
   spec: CommandSpec,
-  positional: string | undefined,
+  positionals: readonly string[],
   found: Record<string, unknown>,
 ): Promise<number> {
   try {
-    return await spec.run(readArguments(spec, positional, found));
+    return await spec.run(readArguments(spec, positionals, found));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     printUsageError(spec.name, error);

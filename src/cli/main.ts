@@ -14,7 +14,7 @@ try {
   const fast = command ? parseFast(command, argv.slice(1)) : null;
   process.exitCode =
     command && fast
-      ? await runCommand(command, fast.positional, fast.found)
+      ? await runCommand(command, fast.positionals, fast.found)
       : await (await import('./parse-with-yargs.js')).parseWithYargs(argv);
 } catch (error) {
   printError(error);

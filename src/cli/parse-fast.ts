@@ -1,13 +1,13 @@
 // An ordinary command line read without yargs, which costs ~150 ms to load: more than Node's own
 // start, and more than a no-op rebuild's whole work. It reads the same declarations yargs does
 // (command-spec.ts); anything unusual (help, --version, an unknown option, a missing value, a
-// second positional) returns null, and main.ts hands
+// second positional where one is declared) returns null, and main.ts hands
 // the line to yargs, which owns help texts and usage errors.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { CommandSpec } from './command-spec.js';
 
 export interface FastParse {
-  positional: string | undefined;
+  positionals: string[];
   found: Record<string, unknown>;
 }
 
@@ -23,6 +23,6 @@ export function parseFast(spec: CommandSpec, argv: readonly string[]): FastParse
   } catch {
     return null;
   }
-  if (parsed.positionals.length > 1) return null;
-  return { positional: parsed.positionals[0], found: parsed.values };
+  if (parsed.positionals.length > 1 && !spec.positional.variadic) return null;
+  return { positionals: parsed.positionals, found: parsed.values };
 }

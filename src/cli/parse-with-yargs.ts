@@ -38,7 +38,7 @@ export async function parseWithYargs(argv: string[], commands?: readonly Command
   for (const spec of specs) {
     const { positional } = spec;
     parser.command(
-      `${spec.name} [${positional.name}]`,
+      `${spec.name} [${positional.name}${positional.variadic ? '..' : ''}]`,
       spec.describe,
       (command) => {
         command.positional(positional.name, {
@@ -58,7 +58,10 @@ export async function parseWithYargs(argv: string[], commands?: readonly Command
         return command;
       },
       async (args) => {
-        exitCode = await runCommand(spec, args[positional.name] as string | undefined, args);
+        // A variadic positional given nothing arrives as [] or [undefined].
+        const given: unknown[] = [args[positional.name]].flat();
+        const positionals = given.filter((value) => value !== undefined).map(String);
+        exitCode = await runCommand(spec, positionals, args);
       },
     );
   }

@@ -6,6 +6,7 @@ import { StaticMcpError } from '../staticmcp-error.js';
 import { EXTENSION_KEY, MANIFEST_FILE } from './manifest.js';
 import { DEPLOY_TARGET_FILES } from './tree-ownership.js';
 import { readRegularFile } from '../read-regular-file.js';
+import { readShardRecord, SHARD_RECORD_FILE } from './shard-record.js';
 
 function contains(parent: string, child: string): boolean {
   const relative = path.relative(parent, child);
@@ -32,8 +33,16 @@ export interface ProtectedFolder {
   privateReason?: string;
 }
 
-/** Throws a StaticMcpError when writing the tree to `outDir` could harm something else. */
-export async function checkOutputFolder(outDir: string, protectedFolders: readonly ProtectedFolder[]): Promise<void> {
+/**
+ * Throws a StaticMcpError when writing the tree to `outDir` could harm something else. A shard part
+ * (`shardPart`, from `build --shard`) may replace only an empty folder or an earlier part; a whole
+ * tree may replace anything but a part (whose record would otherwise be carried into it as the user's).
+ */
+export async function checkOutputFolder(
+  outDir: string,
+  protectedFolders: readonly ProtectedFolder[],
+  options: { shardPart?: boolean } = {},
+): Promise<void> {
   const realOut = await realpathOrSelf(path.resolve(outDir));
   for (const { folder, what, input, privateReason } of protectedFolders) {
     const realProtected = await realpathOrSelf(path.resolve(folder));
@@ -74,6 +83,22 @@ export async function checkOutputFolder(outDir: string, protectedFolders: readon
   }
   const entries = await fs.readdir(realOut);
   if (entries.length === 0) return;
+  const isPart = entries.includes(SHARD_RECORD_FILE) && (await readShardRecord(realOut)).status === 'ok';
+  if (options.shardPart) {
+    if (isPart) return;
+    throw new StaticMcpError(
+      'OUT_NOT_A_PART',
+      `--out ${outDir} is a non-empty folder that is not a shard part (no ${SHARD_RECORD_FILE}); a shard build replaces its whole output folder`,
+      'Give each shard an empty or new folder of its own (such as part-1), and staticmcp merge those folders into your tree.',
+    );
+  }
+  if (isPart) {
+    throw new StaticMcpError(
+      'OUT_IS_A_PART',
+      `--out ${outDir} holds a shard part (${SHARD_RECORD_FILE}) that a whole tree would replace`,
+      'Choose another output folder, or delete the part if it is no longer needed (merge it first with staticmcp merge).',
+    );
+  }
   // A deploy target not built into yet (a fresh gh-pages worktree: .git, CNAME): all of it is kept.
   if (entries.every((name) => DEPLOY_TARGET_FILES.has(name))) return;
   try {

@@ -26,7 +26,7 @@ export function createTreeHash(): TreeHash {
   };
 }
 
-export function hashTreeFiles(files: ReadonlyMap<string, string>): string {
+export function hashTreeFiles(files: ReadonlyMap<string, string | Uint8Array>): string {
   const hash = createTreeHash();
   for (const filePath of sortTreePaths(files.keys())) hash.add(filePath, files.get(filePath)!);
   return hash.digest();

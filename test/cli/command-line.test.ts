@@ -43,11 +43,15 @@ describe('one declaration, two parsers', () => {
     ['dev', ['project', '--debounce-ms', '10', '--concurrency', '2']],
     ['check', ['tree', '--json']],
     ['init', []],
+    ['init', ['site', '--shards', '3']],
+    ['build', ['p', '--shard', '2/3', '--out', 'part-2']],
+    ['merge', ['part-1', 'part-2', '--out', 'site', 'part-3', '--json']],
+    ['merge', ['--out', 'site']],
   ])('%s %j: the same arguments either way', async (name, argv) => {
     const spec = (await loadCommand(name))!;
     const fast = parseFast(spec, argv);
     expect(fast).not.toBeNull();
-    expect(readArguments(spec, fast!.positional, fast!.found)).toEqual(await readWithYargs(spec, argv));
+    expect(readArguments(spec, fast!.positionals, fast!.found)).toEqual(await readWithYargs(spec, argv));
   });
 
   it.each([[['--help']], [['-h']], [['--version']], [['--bogus']], [['a', 'b']], [['--out']], [['--no-force']]])(
@@ -79,7 +83,7 @@ describe('usage errors', () => {
   it('no command, an unknown one, and --version', async () => {
     const none = await runCli([]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/Give a command: build, serve, dev, check, init/);
+    expect(none.stderr).toMatch(/Give a command: build, merge, serve, dev, check, init/);
     const unknown = await runCli(['bild']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/Unknown argument: bild/);
@@ -98,6 +102,9 @@ describe('usage errors', () => {
     const out = await runCli(['build', '--out']);
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/Not enough arguments following: out/);
+    const mergeWithoutOut = await runCli(['merge', 'part-1', 'part-2']);
+    expect(mergeWithoutOut.code).toBe(2);
+    expect(mergeWithoutOut.stderr).toMatch(/^staticmcp merge: merge needs --out, the folder of the merged tree\n/);
   });
 });
 

@@ -5,11 +5,13 @@ import { constants } from 'node:os';
 import path from 'node:path';
 import { readUpToDateReport } from '../../builder/up-to-date.js';
 import { generatorName } from '../../version.js';
-import type { BuildEvent, BuildReport, ToolReport } from '../../builder/build-report.js';
+import type { BuildEvent, BuildReport } from '../../builder/build-report.js';
 import { printError } from '../print-error.js';
 import { StaticMcpError } from '../../staticmcp-error.js';
 import { defineCommand } from '../command-spec.js';
 import { BUILD_OPTIONS } from '../build-options.js';
+import { countFailedRuns, describeReportBody } from '../describe-report.js';
+import { commandLine } from '../invocation.js';
 
 export const command = defineCommand({
   name: 'build',
@@ -19,6 +21,10 @@ export const command = defineCommand({
     ...BUILD_OPTIONS,
     force: { type: 'boolean', describe: 'ignore the build cache and run every script again' },
     json: { type: 'boolean', describe: 'print a machine-readable report on stdout' },
+    shard: {
+      type: 'string',
+      describe: 'I/N: run only shard I of N of the calls and write a part to --out for staticmcp merge',
+    },
   },
   run: ({ positional, options }) => runBuildCommand({ project: positional ?? '.', ...options }),
 });
@@ -30,6 +36,8 @@ interface BuildCommandOptions {
   concurrency?: number;
   force?: boolean;
   json?: boolean;
+  /** `I/N`: build one shard of the calls into a part for `staticmcp merge`. */
+  shard?: string;
 }
 
 function createProgress(): (event: BuildEvent) => void {
@@ -61,46 +69,20 @@ function createProgress(): (event: BuildEvent) => void {
   };
 }
 
-function indent(text: string, prefix: string): string {
-  return text
-    .split('\n')
-    .map((line) => `${prefix}${line}`)
-    .join('\n');
-}
-
-function describeTool(tool: ToolReport): string {
-  const parts = [`${tool.precomputed} precomputed`];
-  if (tool.cached > 0) parts.push(`${tool.cached} from cache`);
-  if (tool.errorResults > 0) parts.push(`${tool.errorResults} answered with isError`);
-  if (tool.liveReason) parts.push(`live-only: ${tool.liveReason}`);
-  else if (tool.live) parts.push('misses run live');
-  if (tool.failedRuns > 0) parts.push(`${tool.failedRuns} FAILED`);
-  const lines = [`  ${tool.failedRuns > 0 ? '✗' : '✓'} ${tool.name} (${tool.script}): ${parts.join(', ')}`];
-  for (const warning of tool.warnings.slice(0, 5)) lines.push(`      warning: ${warning}`);
-  if (tool.warnings.length > 5) lines.push(`      … ${tool.warnings.length - 5} more warning(s) (see --json)`);
-  for (const failure of tool.failures.slice(0, 3)) {
-    lines.push(`      failed ${JSON.stringify(failure.arguments)}: ${failure.message}`);
-    if (failure.stderrHead) lines.push(indent(failure.stderrHead, '        | '));
-  }
-  if (tool.failedRuns > 3)
-    lines.push(`      … ${tool.failedRuns - 3} more failure(s) (see --json for the first ${tool.failures.length})`);
-  return lines.join('\n');
-}
-
 function printSummary(report: BuildReport): void {
   const lines: string[] = [];
   const where = path.relative(process.cwd(), report.outDir) || '.';
   lines.push(
     report.unchanged
       ? `staticmcp: ${where} is already up to date`
-      : `staticmcp: wrote ${report.files} files to ${where}`,
+      : report.shard
+        ? `staticmcp: wrote shard ${report.shard.index} of ${report.shard.count} (${report.files} files) to ${where}; staticmcp merge puts the ${report.shard.count} parts together`
+        : `staticmcp: wrote ${report.files} files to ${where}`,
   );
-  for (const tool of report.tools) lines.push(describeTool(tool));
-  if (report.tools.length === 0) lines.push('  (no tools: put executable scripts in tools/, or pass --tools DIR)');
-  lines.push(`  ${report.resources} resource(s)`);
-  for (const warning of report.warnings) lines.push(`  warning: ${warning.path} ${warning.message}`);
-  for (const failure of report.failures) lines.push(`  ✗ ${failure.path}: ${failure.message}`);
-  const failedRuns = report.tools.reduce((sum, tool) => sum + tool.failedRuns, 0);
+  const noTools =
+    report.tools.length === 0 ? ['  (no tools: put executable scripts in tools/, or pass --tools DIR)'] : [];
+  lines.push(...describeReportBody(report, [...noTools, `  ${report.resources} resource(s)`]));
+  const failedRuns = countFailedRuns(report.tools);
   lines.push(
     report.ok
       ? `staticmcp: build succeeded in ${Math.round(report.durationMs)} ms`
@@ -128,16 +110,29 @@ async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
   process.once('SIGTERM', onSignal);
   try {
     const startedAt = performance.now();
-    const recorded = options.force
-      ? null
-      : await readUpToDateReport(
-          path.resolve(options.project),
-          {
-            outDir: options.out === undefined ? undefined : path.resolve(options.out),
-            toolsRoot: options.tools === undefined ? undefined : path.resolve(options.tools),
-          },
-          generatorName(),
-        );
+    const shard =
+      options.shard === undefined
+        ? undefined
+        : (await import('../../builder/shard-of-call.js')).parseShardSpec(options.shard);
+    if (shard && options.out === undefined) {
+      throw new StaticMcpError(
+        'SHARD_NEEDS_OUT',
+        "--shard needs --out: a shard writes a part, which must never replace the project's tree",
+        `Give the part a folder of its own: ${commandLine(['build', options.project, '--shard', options.shard!, '--out', `part-${shard.index}`])}`,
+      );
+    }
+    // A part is never replayed from the up-to-date record: that record describes the whole tree.
+    const recorded =
+      options.force || shard
+        ? null
+        : await readUpToDateReport(
+            path.resolve(options.project),
+            {
+              outDir: options.out === undefined ? undefined : path.resolve(options.out),
+              toolsRoot: options.tools === undefined ? undefined : path.resolve(options.tools),
+            },
+            generatorName(),
+          );
     if (recorded) {
       // Nothing ran this time: every answer came from what the recorded build left.
       const tools = recorded.tools.map((tool) => ({ ...tool, cached: tool.precomputed }));
@@ -156,6 +151,7 @@ async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
       force: options.force,
       onEvent: options.json ? undefined : createProgress(),
       signal: interruption.signal,
+      shard,
     });
     if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else printSummary(report);
@@ -171,7 +167,8 @@ async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
     if (interruptedBy) return interruptedExit(interruptedBy);
     return (error as { code?: string }).code?.startsWith('OUT_') ||
       (error as { code?: string }).code === 'PROJECT_NOT_FOUND' ||
-      (error as { code?: string }).code === 'TOOLS_NOT_FOUND'
+      (error as { code?: string }).code === 'TOOLS_NOT_FOUND' ||
+      (error as { code?: string }).code?.startsWith('SHARD_')
       ? 2
       : 1;
   }

@@ -1,0 +1,136 @@
+// What a shard build (`build --shard I/N`) writes instead of a whole tree: its own call files, and,
+// in shard 1 only, the files every shard computes alike (mcp.json, index.html, resources, prompts,
+// completions, the deploy files, public/ copies), plus the record `staticmcp merge` reads (see
+// tree/shard-record.ts). Every shard still computes the shared files and digests them into the
+// project state that tells the merge whether all parts were built from the same project.
+// No shard writes left-out-defaults copies: two calls claiming one copy path may fall in different
+// shards, so the record lists the claims and the merge writes the copies a whole build writes.
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../tree/canonical-json.js';
+import { createTreeHash, sortTreePaths } from '../tree/content-hash.js';
+import { EXTENSION_KEY, type Manifest, MANIFEST_FILE } from '../tree/manifest.js';
+import { SHARD_FORMAT, SHARD_RECORD_FILE, type ShardRecord } from '../tree/shard-record.js';
+import type { TreeWriter } from '../tree/write-tree.js';
+import type { BuildProblem, ToolReport } from './build-report.js';
+import type { ToolPlan } from './plan-tools.js';
+import type { ShardSpec } from './shard-of-call.js';
+import { TreeOutput } from './tree-output.js';
+
+export const INDEX_FILE = 'index.html';
+
+export interface ShardRecordInput {
+  generator: string;
+  /** The whole plans (not narrowed to the shard): every shard hashes the same ones. */
+  plans: readonly ToolPlan[];
+  manifest: Manifest;
+  /** staticmcp.json's publicUrl without trailing slashes: the merge renders index.html with it. */
+  publicUrl?: string;
+  /** The left-out-defaults copies this shard's calls claim (CallFileSink.claimedCopies). */
+  copies: [string, string | null][];
+  report: { ok: boolean; tools: ToolReport[]; failures: BuildProblem[]; warnings: BuildProblem[] };
+}
+
+function digest(content: string | Uint8Array): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+/**
+ * The manifest without what depends on the shard (its call counts and the content hash over its
+ * files), so equal projects give equal text on every machine.
+ */
+function shardIndependentManifest(manifest: Manifest): Manifest {
+  const extension = manifest[EXTENSION_KEY];
+  if (!extension) return manifest;
+  const tools = Object.fromEntries(
+    Object.entries(extension.tools).map(([name, tool]) => [name, { ...tool, precomputed: 0 }]),
+  );
+  return { ...manifest, [EXTENSION_KEY]: { ...extension, contentHash: '', tools } };
+}
+
+/** A tool's argument sets, hashed as they are generated (value lists can be long). */
+function digestArgumentSets(plan: ToolPlan): string {
+  const hash = createHash('sha256');
+  if (plan.enumeration.precomputable)
+    for (const args of plan.enumeration.argumentSets()) hash.update(`${canonicalJson(args)}\n`);
+  return hash.digest('hex');
+}
+
+/**
+ * The tree output of a shard build. Once the calls are in (`endCalls`), every file written is a
+ * shared one: digested on every shard, written into the part by shard 1 only.
+ */
+export class ShardOutput extends TreeOutput {
+  /** Shared file path → sha256 of its content, whether this shard writes it or not. */
+  private readonly shared = new Map<string, string>();
+  private callsDone = false;
+
+  constructor(
+    writer: TreeWriter,
+    readonly shard: ShardSpec,
+  ) {
+    super(writer);
+  }
+
+  endCalls(): void {
+    this.callsDone = true;
+  }
+
+  override async write(filePath: string, content: string | Buffer): Promise<void> {
+    if (this.callsDone) {
+      this.shared.set(filePath, digest(content));
+      if (this.shard.index !== 1) return;
+    }
+    await super.write(filePath, content);
+  }
+
+  override has(filePath: string): boolean {
+    return this.shared.has(filePath) || super.has(filePath);
+  }
+
+  override async copy(fromPath: string, toPath: string): Promise<void> {
+    if (super.has(fromPath)) return super.copy(fromPath, toPath);
+    // Left to shard 1: the copy is only digested, as the original was.
+    const original = this.shared.get(fromPath);
+    if (original !== undefined) this.shared.set(toPath, original);
+  }
+
+  /** Everything a shard computes that must be equal on every machine building the same project state. */
+  private hashProjectState(input: ShardRecordInput): string {
+    const hash = createTreeHash();
+    hash.add('format', String(SHARD_FORMAT));
+    hash.add('generator', input.generator);
+    hash.add(MANIFEST_FILE, canonicalJson(shardIndependentManifest(input.manifest)));
+    for (const plan of input.plans) {
+      // The run seed covers the script, its --help, inputs and limits; the argument sets cover value lists.
+      hash.add(`plan:${plan.name}`, plan.runSeed);
+      hash.add(`calls:${plan.name}`, digestArgumentSets(plan));
+    }
+    // index.html names the tools no shard precomputed, so it depends on the shard: the merge renders it.
+    for (const filePath of sortTreePaths(this.shared.keys())) {
+      const sha256 = this.shared.get(filePath);
+      if (sha256 !== undefined && filePath !== MANIFEST_FILE && filePath !== INDEX_FILE) hash.add(filePath, sha256);
+    }
+    hash.add('publicUrl', input.publicUrl ?? '');
+    return hash.digest();
+  }
+
+  /** Writes the part's record, last: the count and hash of every file written before it. */
+  async writeRecord(input: ShardRecordInput): Promise<void> {
+    const { shard } = this;
+    const filesHash = await this.writer.hashWritten();
+    const record: ShardRecord = {
+      staticmcpShard: SHARD_FORMAT,
+      index: shard.index,
+      count: shard.count,
+      generator: input.generator,
+      projectState: this.hashProjectState(input),
+      ...(input.publicUrl !== undefined ? { publicUrl: input.publicUrl } : {}),
+      filesHash,
+      files: this.writer.paths().size,
+      precomputed: Object.fromEntries(input.report.tools.map((tool) => [tool.name, tool.precomputed])),
+      copies: input.copies,
+      report: input.report,
+    };
+    await this.writer.write(SHARD_RECORD_FILE, `${JSON.stringify(record, null, 2)}\n`);
+  }
+}

@@ -1,0 +1,64 @@
+// `staticmcp merge PART… --out DIR`: its declaration, and the handler that puts the parts of
+// `build --shard I/N` together into one tree and prints what the shards reported (or the report as
+// JSON on stdout with --json). Exit 0 ok, 1 when a shard reported failures (the tree is still
+// written, as a one-machine build would), 2 when the parts are refused (nothing is written).
+import path from 'node:path';
+import type { MergeReport } from '../../merge/merge-parts.js';
+import { StaticMcpError } from '../../staticmcp-error.js';
+import { defineCommand, helpHint, UsageError } from '../command-spec.js';
+import { countFailedRuns, describeReportBody } from '../describe-report.js';
+import { printError } from '../print-error.js';
+
+export const command = defineCommand({
+  name: 'merge',
+  describe: 'merge the parts of staticmcp build --shard I/N into the tree a one-machine build writes',
+  positional: { name: 'parts', describe: 'the --out folders of every shard build', variadic: true },
+  options: {
+    out: { type: 'string', describe: 'output folder of the merged tree' },
+    json: { type: 'boolean', describe: 'print a machine-readable report on stdout' },
+  },
+  run: ({ positionals, options }) => {
+    if (options.out === undefined) {
+      throw new UsageError('merge needs --out, the folder of the merged tree', helpHint('merge'));
+    }
+    return runMergeCommand({ parts: positionals, out: options.out, json: options.json });
+  },
+});
+
+interface MergeCommandOptions {
+  parts: string[];
+  out: string;
+  json?: boolean;
+}
+
+function printSummary(report: MergeReport): void {
+  const where = path.relative(process.cwd(), report.outDir) || '.';
+  const lines = [`staticmcp: merged ${report.shards} shard(s) into ${where}: ${report.files} files`];
+  lines.push(...describeReportBody(report));
+  const failedRuns = countFailedRuns(report.tools);
+  lines.push(
+    report.ok
+      ? `staticmcp: merge succeeded in ${Math.round(report.durationMs)} ms`
+      : `staticmcp: merged, but the shards reported ${report.failures.length} failed item(s) and ${failedRuns} failed run(s); the tree holds everything else`,
+  );
+  process.stderr.write(`${lines.join('\n')}\n`);
+}
+
+async function runMergeCommand(options: MergeCommandOptions): Promise<number> {
+  try {
+    const { mergeParts } = await import('../../merge/merge-parts.js');
+    const report = await mergeParts({ parts: options.parts, outDir: options.out });
+    if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    else printSummary(report);
+    return report.ok ? 0 : 1;
+  } catch (error) {
+    printError(error);
+    if (!(error instanceof StaticMcpError)) return 1;
+    if (options.json) {
+      process.stdout.write(
+        `${JSON.stringify({ ok: false, error: { code: error.code, message: error.message, hint: error.hint } }, null, 2)}\n`,
+      );
+    }
+    return 2;
+  }
+}

@@ -1,0 +1,48 @@
+// The body of the summary `build` and `merge` print on stderr: a line per tool with its first
+// warnings and failures, then the build's warnings and failures. Shared here because commands
+// never import each other.
+import type { BuildReport, ToolReport } from '../builder/build-report.js';
+
+function indent(text: string, prefix: string): string {
+  return text
+    .split('\n')
+    .map((line) => `${prefix}${line}`)
+    .join('\n');
+}
+
+/** One tool's line of the summary (and its first warnings and failures). */
+function describeTool(tool: ToolReport): string {
+  const parts = [`${tool.precomputed} precomputed`];
+  if (tool.cached > 0) parts.push(`${tool.cached} from cache`);
+  if (tool.errorResults > 0) parts.push(`${tool.errorResults} answered with isError`);
+  if (tool.liveReason) parts.push(`live-only: ${tool.liveReason}`);
+  else if (tool.live) parts.push('misses run live');
+  if (tool.failedRuns > 0) parts.push(`${tool.failedRuns} FAILED`);
+  const lines = [`  ${tool.failedRuns > 0 ? '✗' : '✓'} ${tool.name} (${tool.script}): ${parts.join(', ')}`];
+  for (const warning of tool.warnings.slice(0, 5)) lines.push(`      warning: ${warning}`);
+  if (tool.warnings.length > 5) lines.push(`      … ${tool.warnings.length - 5} more warning(s) (see --json)`);
+  for (const failure of tool.failures.slice(0, 3)) {
+    lines.push(`      failed ${JSON.stringify(failure.arguments)}: ${failure.message}`);
+    if (failure.stderrHead) lines.push(indent(failure.stderrHead, '        | '));
+  }
+  if (tool.failedRuns > 3)
+    lines.push(`      … ${tool.failedRuns - 3} more failure(s) (see --json for the first ${tool.failures.length})`);
+  return lines.join('\n');
+}
+
+/** The body of a build's (or merge's) summary: a line per tool, `afterTools`, then warnings and failures. */
+export function describeReportBody(
+  report: Pick<BuildReport, 'tools' | 'warnings' | 'failures'>,
+  afterTools: readonly string[] = [],
+): string[] {
+  return [
+    ...report.tools.map(describeTool),
+    ...afterTools,
+    ...report.warnings.map((warning) => `  warning: ${warning.path} ${warning.message}`),
+    ...report.failures.map((failure) => `  ✗ ${failure.path}: ${failure.message}`),
+  ];
+}
+
+export function countFailedRuns(tools: readonly ToolReport[]): number {
+  return tools.reduce((sum, tool) => sum + tool.failedRuns, 0);
+}

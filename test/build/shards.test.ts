@@ -1,0 +1,400 @@
+// Shards on many machines (issue 14): a generated project (several sh tools, a few hundred calls,
+// collisions, error results, a template, a prompt, public files) built whole and as 3 shards merges
+// into the same tree byte for byte; a shard reuses its cache like a full build; and every bad set of
+// parts is refused with what happened and what to do, leaving the output folder as it was.
+import { spawn } from 'node:child_process';
+import { promises as fs, watch } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildJson, type CliResult, runCli } from '../helpers/cli.js';
+import { exists, fingerprint, readTree } from '../helpers/files.js';
+import { CLI } from '../helpers/paths.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
+import { shardOfCallKey } from '../../src/builder/shard-of-call.js';
+import { callFilePath } from '../../src/tree/call-key.js';
+
+const HELP = 'if [ "$1" = "--help" ]; then';
+
+/** Every script logs its runs to runs.log beside the project, so a test sees what really ran. */
+const LOG_RUN = 'echo "$STATICMCP_TOOL" >> "$STATICMCP_PROJECT_ROOT/../runs.log"';
+
+const SCRIPTS: Record<string, string> = {
+  // 15 × 15 = 225 calls.
+  'tools/math/add': `#!/bin/sh
+${HELP}
+  echo '{"description": "Add two numbers"}'
+  echo '{"a": {"description": "first", "required": true, "value_type": "integer", "size": {"min": 0, "max": 14}}, "b": {"description": "second", "required": true, "value_type": "integer", "size": {"min": 0, "max": 14}}}' >&2
+  exit 0
+fi
+${LOG_RUN}
+echo $((a + b))
+`,
+  // 3 × 6 × 2 = 36 calls; "Ada" and "ada" encode to one file (the first keeps it), Linus exits 3.
+  'tools/greet': `#!/bin/sh
+${HELP}
+  echo '{"description": "Greet someone", "values": {"name": ["Ada", "ada", "Grace", "Linus", "Ørsted", ""]}}'
+  echo '{"language": {"description": "Language", "required": true, "value_type": {"enum": ["en", "fr", "de"]}}, "name": {"description": "who", "required": true, "value_type": "string"}, "loud": {"description": "shout", "required": true, "value_type": "boolean"}}' >&2
+  exit 0
+fi
+${LOG_RUN}
+case "$language" in fr) word=Bonjour ;; de) word=Hallo ;; *) word=Hello ;; esac
+if [ "$loud" = "true" ]; then echo "$word $name!" | tr a-z A-Z; else echo "$word $name"; fi
+[ "$name" = "Linus" ] && exit 3
+exit 0
+`,
+  // 40 calls answering with a rich result.
+  'tools/square': `#!/bin/sh
+${HELP}
+  echo '{"description": "Square a number", "outputFormat": "mcp"}'
+  echo '{"n": {"description": "n", "required": true, "value_type": "integer", "size": {"min": -20, "max": 19}}}' >&2
+  exit 0
+fi
+${LOG_RUN}
+printf '{"content": [{"type": "text", "text": "%s"}], "structuredContent": {"square": %s}}\\n' $((n * n)) $((n * n))
+`,
+  'tools/answer': `#!/bin/sh
+${HELP} echo '{"description": "The answer"}'; exit 0; fi
+${LOG_RUN}
+echo 42
+`,
+  'providers/city': `#!/bin/sh
+echo "About $name"
+`,
+  'resources/about.md': '# About\n\nA generated project.\n',
+  'resources/city.meta.json': JSON.stringify({
+    name: 'city',
+    uriTemplate: 'city://{name}',
+    mimeType: 'text/plain',
+    provider: 'providers/city',
+    values: { name: ['paris', 'rome', 'oslo'] },
+  }),
+  'prompts/review.md': 'Review {{code}}\n',
+  'prompts/review.md.meta.json': JSON.stringify({
+    arguments: { type: 'object', properties: { code: { type: 'string', examples: ['x = 1'] } }, required: ['code'] },
+  }),
+  'public/CNAME': 'shards.example.org\n',
+  'public/.well-known/security.txt': 'Contact: mailto:a@example.org\n',
+  'staticmcp.json': JSON.stringify({ name: 'shards', publicUrl: 'https://shards.example.org' }),
+};
+
+const TOTAL_CALLS = 225 + 36 + 40 + 1;
+
+/** Writes the generated project into `<parent>/project` and returns its path. */
+async function makeShardedProject(parent: string): Promise<string> {
+  const root = path.join(parent, 'project');
+  for (const [file, content] of Object.entries(SCRIPTS)) {
+    await fs.mkdir(path.dirname(path.join(root, file)), { recursive: true });
+    await fs.writeFile(path.join(root, file), content, { mode: /^(tools|providers)\//.test(file) ? 0o755 : 0o644 });
+  }
+  return root;
+}
+
+async function runsLogged(parent: string): Promise<string[]> {
+  const text = await fs.readFile(path.join(parent, 'runs.log'), 'utf8').catch(() => '');
+  return text.split('\n').filter(Boolean);
+}
+
+async function buildShard(project: string, shard: string, out: string): Promise<CliResult> {
+  const result = await runCli(['build', project, '--shard', shard, '--out', out]);
+  if (result.code !== 0 && result.code !== 1) throw new Error(`shard ${shard} failed:\n${result.stderr}`);
+  return result;
+}
+
+function callFiles(tree: Map<string, Buffer>): string[] {
+  return [...tree.keys()].filter((file) => file.startsWith('tools/'));
+}
+
+/** A refusal: exit 2, the code and message on stderr with what to do, and --out exactly as before. */
+async function refusesMerge(args: string[], out: string, code: string, message: RegExp): Promise<string> {
+  const before = await fingerprint(out);
+  const result = await runCli(['merge', ...args, '--out', out]);
+  expect(result.stderr, result.stderr).toContain(`error [${code}]`);
+  expect(result.stderr).toMatch(message);
+  expect(result.stderr).toContain('what to do:');
+  expect(result.code).toBe(2);
+  expect(result.stdout).toBe('');
+  expect(await fingerprint(out)).toEqual(before);
+  return result.stderr;
+}
+
+describe('a project built whole and as 3 shards', () => {
+  let work: string;
+  let project: string;
+  let whole: string;
+  let parts: string[];
+  let merged: string;
+  let mergeResult: CliResult;
+
+  beforeAll(async () => {
+    work = await temporaryFolder();
+    project = await makeShardedProject(work);
+    whole = path.join(work, 'whole');
+    expect((await buildJson(project, '--out', whole, '--force')).report.tools).toHaveLength(4);
+    parts = [1, 2, 3].map((index) => path.join(work, `part-${index}`));
+    // Each shard from a fresh cache, as on its own machine.
+    for (const [index, part] of parts.entries()) {
+      await fs.rm(path.join(project, '.staticmcp'), { recursive: true, force: true });
+      await buildShard(project, `${index + 1}/3`, part);
+    }
+    merged = path.join(work, 'merged');
+    mergeResult = await runCli(['merge', ...parts, '--out', merged]);
+  }, 120_000);
+
+  it('merges into the tree the one-machine build wrote, byte for byte (diff -r clean)', async () => {
+    expect(mergeResult.code, mergeResult.stderr).toBe(0);
+    const wholeTree = await readTree(whole);
+    const mergedTree = await readTree(merged);
+    expect([...mergedTree.keys()]).toEqual([...wholeTree.keys()]);
+    for (const [file, bytes] of wholeTree) expect(mergedTree.get(file)?.equals(bytes), file).toBe(true);
+    const diff = await new Promise<number | null>((resolve) =>
+      spawn('diff', ['-r', whole, merged], { stdio: 'ignore' }).on('close', resolve),
+    );
+    expect(diff).toBe(0);
+    // Every kind of file is there, and the tree holds every call (less the one collision per pair).
+    for (const file of ['mcp.json', 'index.html', 'completions.json', '_headers', '_worker.js', 'server.json', 'CNAME'])
+      expect(mergedTree.has(file), file).toBe(true);
+    expect(mergedTree.has('.well-known/security.txt')).toBe(true);
+    expect(callFiles(mergedTree)).toHaveLength(TOTAL_CALLS - 6);
+    expect((await runCli(['check', merged])).code).toBe(0);
+  });
+
+  it('splits the calls over all shards; only shard 1 carries the shared files', async () => {
+    const trees = await Promise.all(parts.map(readTree));
+    const counts = trees.map((tree) => callFiles(tree).length);
+    expect(counts.reduce((sum, count) => sum + count, 0)).toBe(TOTAL_CALLS - 6);
+    for (const count of counts) expect(count).toBeGreaterThan(TOTAL_CALLS / 6);
+    expect(trees[0].has('mcp.json')).toBe(true);
+    expect([...trees[0].keys()].filter((file) => file.startsWith('resources/')).length).toBeGreaterThanOrEqual(4);
+    for (const tree of trees.slice(1))
+      expect([...tree.keys()].filter((file) => !file.startsWith('tools/'))).toEqual(['staticmcp-shard.json']);
+  });
+
+  it('reports the merged counts, the collisions and the failed calls as the whole build does', async () => {
+    const report = JSON.parse((await runCli(['merge', ...parts, '--out', merged, '--json'])).stdout) as {
+      ok: boolean;
+      tools: { name: string; precomputed: number; errorResults: number; warnings: string[] }[];
+    };
+    const wholeReport = (await buildJson(project, '--out', whole)).report;
+    expect(report.ok).toBe(wholeReport.ok);
+    for (const tool of wholeReport.tools) {
+      const mergedTool = report.tools.find((entry) => entry.name === tool.name)!;
+      expect(mergedTool.precomputed, tool.name).toBe(tool.precomputed);
+      expect(mergedTool.errorResults, tool.name).toBe(tool.errorResults);
+      expect([...mergedTool.warnings].sort(), tool.name).toEqual([...tool.warnings].sort());
+    }
+    expect(mergeResult.stderr).toContain('merged 3 shard(s)');
+  });
+
+  it('keeps what the user put in --out (a gh-pages CNAME) and replaces the rest atomically', async () => {
+    const out = path.join(work, 'site');
+    await fs.mkdir(path.join(out, '.git'), { recursive: true });
+    await fs.writeFile(path.join(out, '.git', 'HEAD'), 'ref: refs/heads/gh-pages\n');
+    const result = await runCli(['merge', ...parts, '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await fs.readFile(path.join(out, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/gh-pages\n');
+    expect(await fs.readFile(path.join(out, 'mcp.json'))).toEqual(await fs.readFile(path.join(whole, 'mcp.json')));
+  });
+
+  describe('refuses', () => {
+    let target: string;
+    beforeAll(async () => {
+      // The previous tree every refusal must leave as it was.
+      target = path.join(work, 'target');
+      await fs.cp(merged, target, { recursive: true });
+    });
+
+    it('a missing shard', async () => {
+      const stderr = await refusesMerge([parts[0], parts[2]], target, 'PART_MISSING', /shard 2 of 3 is missing/);
+      expect(stderr).toContain('--shard 2/3');
+    });
+
+    it('a duplicated shard', async () => {
+      const copy = path.join(work, 'part-2-again');
+      await fs.cp(parts[1], copy, { recursive: true });
+      await refusesMerge(
+        [...parts, copy],
+        target,
+        'PART_DUPLICATED',
+        /part-2 and .*part-2-again are both shard 2 of 3/,
+      );
+    });
+
+    it('parts built from different project states', async () => {
+      const other = path.join(work, 'other');
+      const changed = await makeShardedProject(other);
+      await fs.writeFile(
+        path.join(changed, 'tools/answer'),
+        SCRIPTS['tools/answer'].replace('The answer', 'The answer, edited'),
+      );
+      const stale = path.join(work, 'part-3-changed');
+      await buildShard(changed, '3/3', stale);
+      await refusesMerge(
+        [parts[0], parts[1], stale],
+        target,
+        'PARTS_STATE_DIFFERS',
+        /were built from different project states/,
+      );
+    });
+
+    it('parts of different splits', async () => {
+      const ofTwo = path.join(work, 'part-2-of-2');
+      await buildShard(project, '2/2', ofTwo);
+      await refusesMerge([parts[0], ofTwo], target, 'PARTS_SPLIT_DIFFERS', /shard 1 of 3 but .* is shard 2 of 2/);
+    });
+
+    it('overlapping files (a call file copied into another part)', async () => {
+      const copy = path.join(work, 'part-3-overlap');
+      await fs.cp(parts[2], copy, { recursive: true });
+      const borrowed = callFiles(await readTree(parts[1]))[0];
+      await fs.mkdir(path.dirname(path.join(copy, borrowed)), { recursive: true });
+      await fs.copyFile(path.join(parts[1], borrowed), path.join(copy, borrowed));
+      await refusesMerge(
+        [parts[0], parts[1], copy],
+        target,
+        'PARTS_OVERLAP',
+        new RegExp(
+          `${borrowed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in both .*part-2 \\(shard 2\\) and .*part-3-overlap`,
+        ),
+      );
+    });
+
+    it('a part whose files were edited or lost after its build (an artifact without hidden files)', async () => {
+      const edited = path.join(work, 'part-2-edited');
+      await fs.cp(parts[1], edited, { recursive: true });
+      const file = callFiles(await readTree(edited))[0];
+      await fs.writeFile(path.join(edited, file), '{"content": []}\n');
+      await refusesMerge([parts[0], edited, parts[2]], target, 'PART_CHANGED', /with other contents/);
+      const hiddenLost = path.join(work, 'part-1-no-dotfiles');
+      await fs.cp(parts[0], hiddenLost, { recursive: true });
+      await fs.rm(path.join(hiddenLost, '.nojekyll'));
+      await refusesMerge(
+        [hiddenLost, parts[1], parts[2]],
+        target,
+        'PART_CHANGED',
+        /holds \d+ files but its build wrote/,
+      );
+    });
+
+    it('a folder that is not a part, and --out being one of the parts', async () => {
+      await refusesMerge([whole, parts[1], parts[2]], target, 'NOT_A_PART', /whole is not a shard part/);
+      await refusesMerge(
+        parts,
+        parts[0],
+        'OUT_OVERLAPS_PART',
+        /part-1 is the part .*part-1; the merged tree would replace/,
+      );
+    });
+
+    it('a shard build without --out, a bad shard, and a shard written over a whole tree (or the reverse)', async () => {
+      const noOut = await runCli(['build', project, '--shard', '1/3']);
+      expect(noOut.code).toBe(2);
+      expect(noOut.stderr).toContain('error [SHARD_NEEDS_OUT]');
+      for (const bad of ['4/3', '0/3', '1/0', 'two/3', '1/1001']) {
+        const result = await runCli(['build', project, '--shard', bad, '--out', path.join(work, 'unused')]);
+        expect(result.code, bad).toBe(2);
+        expect(result.stderr, bad).toContain('error [SHARD_INVALID]');
+      }
+      expect(await exists(path.join(work, 'unused'))).toBe(false);
+      const wholeBefore = await fingerprint(whole);
+      const overWhole = await runCli(['build', project, '--shard', '1/3', '--out', whole]);
+      expect(overWhole.code).toBe(2);
+      expect(overWhole.stderr).toContain('error [OUT_NOT_A_PART]');
+      expect(await fingerprint(whole)).toEqual(wholeBefore);
+      const partBefore = await fingerprint(parts[1]);
+      const overPart = await runCli(['build', project, '--out', parts[1]]);
+      expect(overPart.code).toBe(2);
+      expect(overPart.stderr).toContain('error [OUT_IS_A_PART]');
+      expect(await fingerprint(parts[1])).toEqual(partBefore);
+    });
+  });
+
+  it('a merge killed while writing leaves the previous tree, and the next merge cleans up', async () => {
+    const out = path.join(work, 'killed');
+    await fs.cp(whole, out, { recursive: true });
+    await fs.writeFile(path.join(out, 'index.html'), 'the previous tree\n');
+    const before = await fingerprint(out);
+    const child = spawn(process.execPath, [CLI, 'merge', ...parts, '--out', out], { stdio: 'ignore' });
+    // Killed the moment its temporary tree appears beside --out, long before the swap.
+    const watcher = watch(work, (_event, name) => {
+      if (name?.startsWith('killed.staticmcp-tmp-')) child.kill('SIGKILL');
+    });
+    const signal = await new Promise((resolve) => child.on('close', (_code, killedBy) => resolve(killedBy)));
+    watcher.close();
+    expect(signal).toBe('SIGKILL');
+    expect(await fingerprint(out)).toEqual(before);
+    expect((await runCli(['merge', ...parts, '--out', out])).code).toBe(0);
+    expect((await fs.readdir(work)).filter((name) => name.startsWith('killed.'))).toEqual([]);
+    expect(await fs.readFile(path.join(out, 'index.html'))).toEqual(await fs.readFile(path.join(whole, 'index.html')));
+  });
+});
+
+describe('a shard rebuilt in place', () => {
+  it('reuses its build cache like a full build: nothing reruns, then only what changed', async () => {
+    const work = await temporaryFolder();
+    const project = await makeShardedProject(work);
+    const part = path.join(work, 'part-2');
+    const first = await buildJson(project, '--shard', '2/3', '--out', part);
+    const firstRuns = (await runsLogged(work)).length;
+    const inPart = callFiles(await readTree(part)).length;
+    // Each call of this shard ran once (a colliding argument set runs too, then loses its file).
+    expect(firstRuns).toBeGreaterThanOrEqual(inPart);
+    expect(firstRuns).toBeLessThan(TOTAL_CALLS / 2);
+    expect(first.report.shard).toEqual({ index: 2, count: 3 });
+
+    const again = await buildJson(project, '--shard', '2/3', '--out', part);
+    expect((await runsLogged(work)).length).toBe(firstRuns);
+    // A colliding argument set is answered from the cache too, then loses its file: cached ≥ files.
+    for (const tool of again.report.tools) expect(tool.cached, tool.name).toBeGreaterThanOrEqual(tool.precomputed);
+
+    await fs.writeFile(
+      path.join(project, 'tools/math/add'),
+      SCRIPTS['tools/math/add'].replace('$((a + b))', '$((b + a))'),
+    );
+    const edited = await buildJson(project, '--shard', '2/3', '--out', part);
+    const rerun = (await runsLogged(work)).slice(firstRuns);
+    expect(new Set(rerun)).toEqual(new Set(['math_add']));
+    // Each of the shard's calls once, plus the determinism probe's second run of one of them.
+    expect(rerun).toHaveLength(edited.report.tools.find((tool) => tool.name === 'math_add')!.precomputed + 1);
+  });
+});
+
+describe('left-out-defaults copies (the keys other bridges compute when defaults are left out)', () => {
+  // {a: true, b: false} and {a: false, b: true} both leave one default out and claim flags/true.json:
+  // the whole build writes no copy there, so neither may the merge, whichever shards they fall in.
+  const FLAGS = `#!/bin/sh
+${HELP}
+  echo '{"description": "Two flags"}'
+  echo '{"a": {"description": "a", "required": false, "value_type": "boolean", "default_value": false}, "b": {"description": "b", "required": false, "value_type": "boolean", "default_value": false}}' >&2
+  exit 0
+fi
+echo "a=$a b=$b"
+`;
+
+  it('are the whole build’s, even when two calls claiming one copy fall in different shards', async () => {
+    const work = await temporaryFolder();
+    const project = path.join(work, 'project');
+    await fs.mkdir(path.join(project, 'tools'), { recursive: true });
+    await fs.writeFile(path.join(project, 'tools/flags'), FLAGS, { mode: 0o755 });
+    const keyOf = (args: Record<string, unknown>): string => callFilePath('flags', ['a', 'b'], args);
+    // The smallest split that puts the two claimants in different shards.
+    const count = [2, 3, 4, 5, 6, 7, 8].find(
+      (candidate) =>
+        shardOfCallKey(keyOf({ a: true, b: false }), candidate) !==
+        shardOfCallKey(keyOf({ a: false, b: true }), candidate),
+    )!;
+    expect(count).toBeDefined();
+    const whole = path.join(work, 'whole');
+    expect((await buildJson(project, '--out', whole)).code).toBe(0);
+    const parts = Array.from({ length: count }, (_, index) => path.join(work, `part-${index + 1}`));
+    for (const [index, part] of parts.entries()) await buildShard(project, `${index + 1}/${count}`, part);
+    const merged = path.join(work, 'merged');
+    const result = await runCli(['merge', ...parts, '--out', merged]);
+    expect(result.code, result.stderr).toBe(0);
+    const wholeTree = await readTree(whole);
+    const mergedTree = await readTree(merged);
+    expect(wholeTree.has('tools/flags.json')).toBe(true);
+    expect(wholeTree.has('tools/flags/true.json')).toBe(false);
+    expect([...mergedTree.keys()]).toEqual([...wholeTree.keys()]);
+    for (const [file, bytes] of wholeTree) expect(mergedTree.get(file)?.equals(bytes), file).toBe(true);
+  });
+});

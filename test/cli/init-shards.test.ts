@@ -1,0 +1,117 @@
+// `staticmcp init --shards N`: a GitHub Pages workflow that builds the project as an N-job matrix
+// and merges the parts. Its steps are run here as GitHub would run them (each shard's command in
+// its own checkout, the artifacts downloaded side by side, the merge command over them), and the
+// merged tree must be the one a one-machine build writes.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { buildJson, runCli } from '../helpers/cli.js';
+import { readTree } from '../helpers/files.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
+
+interface Step {
+  run?: string;
+  uses?: string;
+  with?: Record<string, unknown>;
+}
+interface Workflow {
+  jobs: Record<string, { needs?: string; strategy?: { matrix: { shard: number[] } }; steps: Step[] }>;
+}
+
+/** GitHub's expression for the job's matrix value, as the workflow spells it. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template literal
+const MATRIX_SHARD = '${{ matrix.shard }}';
+
+/** A workflow `run:` line as our CLI's arguments: the pinned `npx --yes staticmcp@x` is this checkout's build. */
+function cliArguments(run: string, matrixShard?: number): string[] {
+  const words = run.replaceAll(MATRIX_SHARD, String(matrixShard)).split(/\s+/);
+  expect(words.slice(0, 2)).toEqual(['npx', '--yes']);
+  expect(words[2]).toMatch(/^staticmcp@\d+\.\d+\.\d+/);
+  return words.slice(3);
+}
+
+function stepUsing(steps: Step[], action: string): Step {
+  const step = steps.find((candidate) => candidate.uses?.startsWith(action));
+  if (!step) throw new Error(`no ${action} step`);
+  return step;
+}
+
+describe('staticmcp init --shards', () => {
+  it('writes a matrix workflow whose steps, run as GitHub runs them, publish the one-machine tree', async () => {
+    const work = await temporaryFolder();
+    const project = path.join(work, 'my-server');
+    const init = await runCli(['init', project, '--shards', '3']);
+    expect(init.code, init.stderr).toBe(0);
+    expect(await fs.readdir(path.join(project, '.github/workflows'))).toEqual(['staticmcp-pages.yml']);
+    const workflow = parse(
+      await fs.readFile(path.join(project, '.github/workflows/staticmcp-pages.yml'), 'utf8'),
+    ) as Workflow;
+    const { shard, merge, deploy } = workflow.jobs;
+    expect(shard.strategy?.matrix.shard).toEqual([1, 2, 3]);
+    expect(merge.needs).toBe('shard');
+    expect(deploy.needs).toBe('merge');
+    const cache = stepUsing(shard.steps, 'actions/cache@');
+    expect(cache.with?.path).toBe('.staticmcp');
+    expect(String(cache.with?.key)).toContain(`${MATRIX_SHARD}-of-3`);
+    const upload = stepUsing(shard.steps, 'actions/upload-artifact@');
+    expect(upload.with?.['include-hidden-files']).toBe(true);
+
+    // Each shard job: its own copy of the repository, its command, its artifact.
+    const buildRun = shard.steps.find((step) => step.run)!.run!;
+    const download = stepUsing(merge.steps, 'actions/download-artifact@');
+    const downloaded = path.join(work, 'merge-job', String(download.with?.path));
+    for (const index of [1, 2, 3]) {
+      const checkout = path.join(work, `shard-job-${index}`);
+      await fs.cp(project, checkout, { recursive: true });
+      const args = cliArguments(buildRun, index);
+      expect(args[0]).toBe('build');
+      const result = await runCli(args, { cwd: checkout });
+      expect(result.code, result.stderr).toBe(0);
+      const artifact = String(upload.with?.name).replaceAll(MATRIX_SHARD, String(index));
+      expect(artifact).toMatch(new RegExp(`^${String(download.with?.pattern).replace('*', '.*')}$`));
+      await fs.cp(path.join(checkout, String(upload.with?.path)), path.join(downloaded, artifact), { recursive: true });
+    }
+    const mergeArgs = cliArguments(merge.steps.find((step) => step.run)!.run!);
+    expect(mergeArgs.slice(0, 2)).toEqual(['merge', `${download.with?.path}/*`]);
+    const parts = (await fs.readdir(downloaded)).map((name) => path.join(String(download.with?.path), name));
+    const merged = await runCli(['merge', ...parts, ...mergeArgs.slice(2)], { cwd: path.join(work, 'merge-job') });
+    expect(merged.code, merged.stderr).toBe(0);
+    const published = path.join(
+      work,
+      'merge-job',
+      String(stepUsing(merge.steps, 'actions/upload-pages-artifact@').with?.path),
+    );
+
+    const whole = path.join(work, 'whole');
+    expect((await buildJson(project, '--out', whole)).code).toBe(0);
+    const [wholeTree, publishedTree] = await Promise.all([readTree(whole), readTree(published)]);
+    expect([...publishedTree.keys()]).toEqual([...wholeTree.keys()]);
+    for (const [file, bytes] of wholeTree) expect(publishedTree.get(file)?.equals(bytes), file).toBe(true);
+  });
+
+  it('adds only the workflow to an existing project, and never replaces one', async () => {
+    const project = path.join(await temporaryFolder(), 'my-server');
+    expect((await runCli(['init', project])).code).toBe(0);
+    const before = await fs.readFile(path.join(project, '.github/workflows/staticmcp-pages.yml'), 'utf8');
+    const refused = await runCli(['init', project, '--shards', '4']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('error [INIT_WORKFLOW_EXISTS]');
+    expect(refused.stderr).toContain('what to do: Delete or rename it first');
+    expect(await fs.readFile(path.join(project, '.github/workflows/staticmcp-pages.yml'), 'utf8')).toBe(before);
+
+    await fs.rm(path.join(project, '.github'), { recursive: true });
+    const files = (await readTree(project)).size;
+    const added = await runCli(['init', project, '--shards', '4']);
+    expect(added.code, added.stderr).toBe(0);
+    expect((await readTree(project)).size).toBe(files + 1);
+    const workflow = parse(
+      await fs.readFile(path.join(project, '.github/workflows/staticmcp-pages.yml'), 'utf8'),
+    ) as Workflow;
+    expect(workflow.jobs.shard.strategy?.matrix.shard).toEqual([1, 2, 3, 4]);
+
+    const bad = await runCli(['init', path.join(project, 'new'), '--shards', '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--shards must be a whole number from 1 to 256');
+  });
+});
