@@ -57,8 +57,8 @@ const REBUILD_PART =
 /** The paths of one part's files besides its record. */
 async function listPartFiles(part: ShardPart): Promise<string[]> {
   const listed = await listTreeFiles(part.folder);
-  if (listed.problems.length > 0) {
-    const [problem] = listed.problems;
+  const [problem] = listed.problems;
+  if (problem) {
     throw new StaticMcpError('PART_CHANGED', `${part.given}/${problem.path} ${problem.message}`, REBUILD_PART);
   }
   return listed.files.filter((filePath) => filePath !== SHARD_RECORD_FILE);
@@ -71,7 +71,8 @@ async function readPartFiles(part: ShardPart, paths: readonly string[]): Promise
     (filePath) => readRegularFile(path.join(part.folder, filePath)),
     READ_CONCURRENCY,
   );
-  const files = new Map(paths.map((filePath, index) => [filePath, contents[index]]));
+  // mapConcurrent keeps the order of its input: contents[index] is the file at paths[index].
+  const files = new Map(paths.map((filePath, index) => [filePath, contents[index]!]));
   const { record } = part;
   if (files.size !== record.files || hashTreeFiles(files) !== record.filesHash) {
     throw new StaticMcpError(
@@ -103,12 +104,14 @@ function mergeManifest(files: Map<string, Buffer>, parts: readonly ShardPart[]):
   for (const tool of Object.values(extension.tools)) tool.precomputed = 0;
   for (const part of parts) {
     for (const [name, count] of Object.entries(part.record.precomputed)) {
-      if (extension.tools[name]) extension.tools[name].precomputed += count;
+      const tool = extension.tools[name];
+      if (tool) tool.precomputed += count;
     }
   }
   // index.html lists the tools no shard precomputed: rendered again from the whole counts.
   const liveOnlyTools = Object.keys(extension.tools).filter((name) => extension.tools[name]?.precomputed === 0);
-  files.set(INDEX_FILE, Buffer.from(renderIndexHtml(manifest, parts[0].record.publicUrl, liveOnlyTools)));
+  const publicUrl = parts[0]?.record.publicUrl;
+  files.set(INDEX_FILE, Buffer.from(renderIndexHtml(manifest, publicUrl, liveOnlyTools)));
   // The build hashes every file it owns but mcp.json and the worker (the generator's code).
   const hash = createTreeHash();
   for (const filePath of sortTreePaths(files.keys())) {
@@ -183,7 +186,7 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
   const listed = await Promise.all(parts.map(listPartFiles));
   const owners = new Map<string, ShardPart>();
   parts.forEach((part, index) => {
-    for (const filePath of listed[index]) {
+    for (const filePath of listed[index] ?? []) {
       const owner = owners.get(filePath);
       if (owner) {
         throw new StaticMcpError(
@@ -197,10 +200,10 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
   });
   const files = new Map<string, Buffer | string>();
   for (const [index, part] of parts.entries()) {
-    for (const [filePath, content] of await readPartFiles(part, listed[index])) files.set(filePath, content);
+    for (const [filePath, content] of await readPartFiles(part, listed[index] ?? [])) files.set(filePath, content);
   }
   if (!files.has(MANIFEST_FILE)) {
-    throw new StaticMcpError('PART_CHANGED', `${parts[0].given} (shard 1) has no ${MANIFEST_FILE}`, REBUILD_PART);
+    throw new StaticMcpError('PART_CHANGED', `${parts[0]?.given} (shard 1) has no ${MANIFEST_FILE}`, REBUILD_PART);
   }
   addCopies(files, parts);
   const manifestText = mergeManifest(files as Map<string, Buffer>, parts);

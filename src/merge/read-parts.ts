@@ -57,7 +57,8 @@ export async function readParts(given: readonly string[]): Promise<ShardPart[]> 
   }
   const parts: ShardPart[] = [];
   for (const folder of given) parts.push(await readPart(folder));
-  const [first] = parts;
+  // `given` is not empty (refused above), so neither is `parts`.
+  const first = parts[0]!;
   for (const part of parts.slice(1)) {
     if (part.record.count !== first.record.count) {
       throw new StaticMcpError(

@@ -99,15 +99,13 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
     if (pathname === MCP_PATH) {
       const exchange = toWebRequest(incoming, outgoing, baseUrl);
       const response = await mcp.handle(exchange.request);
-      // A body the handler refused (413, 415 …): the answer goes out, the rest of the body is
-      // read and dropped up to a cap so the client can read the answer, then the connection closes.
+      // A body the handler refused (413, 415 …): the rest of it is read and dropped (up to a cap)
+      // before the answer ends, since a connection closed while the client still sends makes its
+      // write fail before it reads the answer; then the connection closes.
       const refusedBody = exchange.bodyLeftUnread();
-      const written = writeWebResponse(response, outgoing, refusedBody);
-      if (refusedBody) {
-        const drainedAll = await exchange.drainBody(MAX_DRAINED_BODY_BYTES);
-        if (!drainedAll) incoming.socket?.destroy();
-      }
-      await written;
+      const drainedAll = refusedBody ? await exchange.drainBody(MAX_DRAINED_BODY_BYTES) : true;
+      await writeWebResponse(response, outgoing, refusedBody);
+      if (!drainedAll) incoming.socket?.destroy();
       return;
     }
     // The static site: same Host rule as /mcp (a rebinding page must not read it either).
