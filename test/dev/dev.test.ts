@@ -148,7 +148,7 @@ describe('staticmcp dev', () => {
     );
     expect(updated.params).toEqual({ uri });
     const read = await dev.request('resources/read', { uri });
-    expect((read.result!.contents as { text: string }[])[0].text).toContain('"version": 2');
+    expect((read.result!.contents as { text: string }[])[0]?.text).toContain('"version": 2');
 
     // Another resource changing is no update for this subscription.
     await fs.writeFile(path.join(project, 'resources/notes.md'), '# Notes\n\nFirst version.\n\nMore.\n');
@@ -183,7 +183,7 @@ describe('staticmcp dev', () => {
     const tools = (await dev.request('tools/list')).result?.tools as { name: string; description: string }[];
     expect(tools.find((tool) => tool.name === 'echo')?.description).toBe('Edited during a rebuild');
     const read = await dev.request('resources/read', { uri: 'resource://data.json' });
-    expect((read.result!.contents as { text: string }[])[0].text).toContain('"version": 2');
+    expect((read.result!.contents as { text: string }[])[0]?.text).toContain('"version": 2');
     expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(1);
   });
 
