@@ -179,8 +179,11 @@ const LINK_REFUSED = new Set(['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP', 'EOPNOTSUPP
  */
 async function linkOrWrite(source: string, target: string, content: string | Buffer): Promise<void> {
   try {
-    // A symlink would be linked as a link; its content is written instead.
-    if ((await fs.lstat(source)).isFile()) {
+    // A link shares the source's mode: only a plain rw-r--r-- file is linked (a file with other
+    // permissions, say from an unpacked artifact, is written as the build writes it). A symlink
+    // would be linked as a link; its content is written instead.
+    const stat = await fs.lstat(source);
+    if (stat.isFile() && (stat.mode & 0o7777) === 0o644) {
       await fs.link(source, target);
       return;
     }

@@ -207,11 +207,19 @@ describe('a project built whole and as 3 shards', () => {
 
   // /dev/shm is a tmpfs where there is one: a link from there into the temporary folder fails (EXDEV).
   it.skipIf(!partsElsewhereCanBeTried)(
-    'links the parts’ files into the merged tree, and copies them from parts on another filesystem',
+    'links the parts’ files into the merged tree, but writes those with other permissions and those on another filesystem',
     async () => {
-      const [callFile = ''] = callFiles(await readTree(parts[1]));
+      const [callFile = '', otherFile = ''] = callFiles(await readTree(parts[1]));
       // Same filesystem: the merged tree shares the part's file instead of writing it again.
       expect((await fs.stat(path.join(merged, callFile))).ino).toBe((await fs.stat(path.join(parts[1], callFile))).ino);
+      // ...unless its permissions are not the build's (a link would publish them): then it is written.
+      const unpacked = path.join(work, 'part-2-unpacked');
+      await fs.cp(parts[1], unpacked, { recursive: true });
+      await fs.chmod(path.join(unpacked, otherFile), 0o600);
+      const fromUnpacked = path.join(work, 'merged-unpacked');
+      expect((await runCli(['merge', parts[0], unpacked, parts[2], '--out', fromUnpacked])).code).toBe(0);
+      expect(await fingerprint(fromUnpacked)).toEqual(await fingerprint(whole));
+      expect((await fs.stat(path.join(fromUnpacked, otherFile))).nlink).toBe(1);
       const elsewhere = await fs.mkdtemp(path.join(OTHER_FILESYSTEM, 'staticmcp-parts-'));
       try {
         const moved = [];
