@@ -6,7 +6,9 @@
 // needs no read-back.
 // A long-lived process (`staticmcp dev`) can ask for unchanged files to be hard-linked from the
 // tree it wrote last instead of written again: the swap stays atomic, and a rebuild after a
-// one-file edit no longer rewrites every call file (writes dominate such a rebuild).
+// one-file edit no longer rewrites every call file (writes dominate such a rebuild). A one-shot
+// `build` does not: it has no record of the previous write, so every candidate would be read and
+// compared first, and bench/build-scale.mjs measured no gain for a rebuild from the cache.
 import { promises as fs, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createTreeHash, digestFile, sortTreePaths } from './content-hash.js';
