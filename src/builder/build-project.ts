@@ -194,7 +194,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       );
     }
     stopIfInterrupted(signal);
-    const files = writer.paths().size;
+    const files = writer.fileCount();
     // public/ is copied as it is, beside the tree's content (and outside its content hash).
     const publicFiles = await discoverPublicFiles(projectRoot);
     for (const [filePath, fileContent] of publicFiles.files) await output.write(filePath, fileContent);

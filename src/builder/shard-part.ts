@@ -7,7 +7,7 @@
 // shards, so the record lists the claims and the merge writes the copies a whole build writes.
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../tree/canonical-json.js';
-import { createTreeHash, sortTreePaths } from '../tree/content-hash.js';
+import { createTreeHash, digestFile, sortTreePaths } from '../tree/content-hash.js';
 import { EXTENSION_KEY, type Manifest, MANIFEST_FILE } from '../tree/manifest.js';
 import { SHARD_FORMAT, SHARD_RECORD_FILE, type ShardRecord } from '../tree/shard-record.js';
 import type { TreeWriter } from '../tree/write-tree.js';
@@ -28,10 +28,6 @@ export interface ShardRecordInput {
   /** The left-out-defaults copies this shard's calls claim (CallFileSink.claimedCopies). */
   copies: [string, string | null][];
   report: { ok: boolean; tools: ToolReport[]; failures: BuildProblem[]; warnings: BuildProblem[] };
-}
-
-function digest(content: string | Uint8Array): string {
-  return createHash('sha256').update(content).digest('hex');
 }
 
 /**
@@ -61,7 +57,7 @@ function digestArgumentSets(plan: ToolPlan): string {
  */
 export class ShardOutput extends TreeOutput {
   /** Shared file path → sha256 of its content, whether this shard writes it or not. */
-  private readonly shared = new Map<string, string>();
+  private readonly shared = new Map<string, Buffer>();
   private callsDone = false;
 
   constructor(
@@ -77,7 +73,7 @@ export class ShardOutput extends TreeOutput {
 
   override async write(filePath: string, content: string | Buffer): Promise<void> {
     if (this.callsDone) {
-      this.shared.set(filePath, digest(content));
+      this.shared.set(filePath, digestFile(content));
       if (this.shard.index !== 1) return;
     }
     await super.write(filePath, content);
@@ -107,8 +103,9 @@ export class ShardOutput extends TreeOutput {
     }
     // index.html names the tools no shard precomputed, so it depends on the shard: the merge renders it.
     for (const filePath of sortTreePaths(this.shared.keys())) {
-      const sha256 = this.shared.get(filePath);
-      if (sha256 !== undefined && filePath !== MANIFEST_FILE && filePath !== INDEX_FILE) hash.add(filePath, sha256);
+      const digest = this.shared.get(filePath);
+      if (digest !== undefined && filePath !== MANIFEST_FILE && filePath !== INDEX_FILE)
+        hash.addDigest(filePath, digest);
     }
     hash.add('publicUrl', input.publicUrl ?? '');
     return hash.digest();
@@ -126,7 +123,7 @@ export class ShardOutput extends TreeOutput {
       projectState: this.hashProjectState(input),
       ...(input.publicUrl !== undefined ? { publicUrl: input.publicUrl } : {}),
       filesHash,
-      files: this.writer.paths().size,
+      files: this.writer.fileCount(),
       precomputed: Object.fromEntries(input.report.tools.map((tool) => [tool.name, tool.precomputed])),
       copies: input.copies,
       report: input.report,

@@ -4,25 +4,27 @@
 // as the build computes it: each tool's `precomputed` count (the sum of the parts'), index.html
 // (which lists the tools no shard precomputed), the left-out-defaults copies (claimed by every
 // shard's calls, written when no two calls claim one path: extra-copies.ts) and the content hash
-// (over the merged files, by the rule in tree/content-hash.ts).
-// Written atomically like a build, so a killed merge leaves the previous tree.
+// (over the merged files, by the rule in tree/content-hash.ts, from the digests taken as each file
+// is copied). It streams: no part's files are held, each is read once (to check the part against
+// its record) and hard-linked into the merged tree, or copied where the parts are on another
+// filesystem. Written atomically like a build, so a killed merge leaves the previous tree.
 import path from 'node:path';
 import type { BuildProblem, ToolReport } from '../builder/build-report.js';
 import { ExtraCopies } from '../builder/extra-copies.js';
 import { addToTally, checkHostLimits, createTreeTally } from '../builder/host-limits.js';
-import { mapConcurrent } from '../builder/map-concurrent.js';
+import { forEachConcurrent } from '../builder/map-concurrent.js';
 import { listTreeFiles } from '../check/list-tree-files.js';
-import { readRegularFile } from '../read-regular-file.js';
+import { readFailureReason, readRegularFile } from '../read-regular-file.js';
 import { StaticMcpError } from '../staticmcp-error.js';
 import { treeJsonFile } from '../tree/canonical-json.js';
 import { checkOutputFolder } from '../tree/check-output-folder.js';
-import { createTreeHash, hashTreeFiles, sortTreePaths } from '../tree/content-hash.js';
+import { createTreeHash, sortTreePaths } from '../tree/content-hash.js';
 import { renderIndexHtml } from '../tree/deploy-files.js';
 import { INDEX_FILE } from '../builder/shard-part.js';
 import { EXTENSION_KEY, type Manifest, MANIFEST_FILE, WORKER_FILE } from '../tree/manifest.js';
 import { SHARD_RECORD_FILE } from '../tree/shard-record.js';
 import { BUILD_OWNED_TOP_LEVEL, isBuildOwnedPath } from '../tree/tree-ownership.js';
-import { recoverInterruptedWrite, writeTreeAtomically } from '../tree/write-tree.js';
+import { recoverInterruptedWrite, TreeWriter } from '../tree/write-tree.js';
 import { readParts, type ShardPart } from './read-parts.js';
 
 export interface MergeOptions {
@@ -53,53 +55,118 @@ interface PartReport {
 const READ_CONCURRENCY = 32;
 const REBUILD_PART =
   'Build that shard again and merge the fresh folder; parts must reach the merge as their build wrote them (in CI, upload the whole folder, hidden files included).';
+/** Part files the merge computes again instead of copying: read, checked, then replaced. */
+const RECOMPUTED = new Set([MANIFEST_FILE, INDEX_FILE]);
 
-/** The paths of one part's files besides its record. */
+/** The paths of one part's files besides its record, in content-hash order. */
 async function listPartFiles(part: ShardPart): Promise<string[]> {
   const listed = await listTreeFiles(part.folder);
   const [problem] = listed.problems;
   if (problem) {
     throw new StaticMcpError('PART_CHANGED', `${part.given}/${problem.path} ${problem.message}`, REBUILD_PART);
   }
-  return listed.files.filter((filePath) => filePath !== SHARD_RECORD_FILE);
+  return sortTreePaths(listed.files.filter((filePath) => filePath !== SHARD_RECORD_FILE));
 }
 
-/** Reads one part's files and checks them against the count and hash its build recorded. */
-async function readPartFiles(part: ShardPart, paths: readonly string[]): Promise<Map<string, Buffer>> {
-  const contents = await mapConcurrent(
-    paths,
-    (filePath) => readRegularFile(path.join(part.folder, filePath)),
-    READ_CONCURRENCY,
-  );
-  // mapConcurrent keeps the order of its input: contents[index] is the file at paths[index].
-  const files = new Map(paths.map((filePath, index) => [filePath, contents[index]!]));
-  const { record } = part;
-  if (files.size !== record.files || hashTreeFiles(files) !== record.filesHash) {
+/** Refuses a file that two parts hold; `listed` holds each part's paths, sorted. */
+function refuseOverlaps(parts: readonly ShardPart[], listed: readonly string[][]): void {
+  // One sorted list of every path puts a path two parts hold side by side, without a map of them all.
+  const every = sortTreePaths(listed.flat());
+  for (let index = 1; index < every.length; index++) {
+    const filePath = every[index]!;
+    if (filePath !== every[index - 1]) continue;
+    const [owner, part] = parts.filter((_, partIndex) => listed[partIndex]!.includes(filePath));
     throw new StaticMcpError(
-      'PART_CHANGED',
-      `${part.given} (shard ${record.index} of ${record.count}) holds ${files.size} files but its build wrote ${record.files}${files.size === record.files ? ' with other contents' : ''}: files were added, removed or edited since`,
-      REBUILD_PART,
+      'PARTS_OVERLAP',
+      `${filePath} is in both ${owner?.given} (shard ${owner?.record.index}) and ${part?.given} (shard ${part?.record.index}); every file belongs to exactly one shard`,
+      'Merge the folders the shard builds wrote, unchanged; a part that received files from elsewhere must be built again.',
     );
   }
-  return files;
+}
+
+function partChanged(part: ShardPart, found: number, sameCount: boolean): StaticMcpError {
+  const { record } = part;
+  return new StaticMcpError(
+    'PART_CHANGED',
+    `${part.given} (shard ${record.index} of ${record.count}) holds ${found} files but its build wrote ${record.files}${sameCount ? ' with other contents' : ''}: files were added, removed or edited since`,
+    REBUILD_PART,
+  );
+}
+
+/**
+ * Copies one part's files into the merged tree (hard links where the filesystem allows), reading
+ * each once, a bounded number at a time, and checks them against the count and hash its build
+ * recorded. The files the merge computes again are handed back instead.
+ */
+async function copyPart(part: ShardPart, paths: readonly string[], into: MergedTree): Promise<Map<string, Buffer>> {
+  if (paths.length !== part.record.files) throw partChanged(part, paths.length, false);
+  const recomputed = new Map<string, Buffer>();
+  await forEachConcurrent(
+    paths,
+    async (filePath) => {
+      const source = path.join(part.folder, filePath);
+      let content: Buffer;
+      try {
+        content = await readRegularFile(source);
+      } catch (error) {
+        throw new StaticMcpError(
+          'PART_CHANGED',
+          `${part.given}/${filePath} cannot be read (${readFailureReason(error)})`,
+          REBUILD_PART,
+        );
+      }
+      if (RECOMPUTED.has(filePath)) recomputed.set(filePath, content);
+      else await into.add(filePath, content, source);
+    },
+    READ_CONCURRENCY,
+  );
+  const hash = createTreeHash();
+  for (const filePath of paths) {
+    const content = recomputed.get(filePath);
+    if (content !== undefined) hash.add(filePath, content);
+    else hash.addDigest(filePath, into.writer.digestOf(filePath)!);
+  }
+  if (hash.digest() !== part.record.filesHash) throw partChanged(part, paths.length, true);
+  return recomputed;
+}
+
+/** The merged tree being written, with the tally the host limits are checked against. */
+class MergedTree {
+  readonly tally = createTreeTally();
+  /** Files under names the build owns (what the report counts). */
+  owned = 0;
+
+  constructor(readonly writer: TreeWriter) {}
+
+  async add(filePath: string, content: string | Buffer, linkFrom?: string): Promise<void> {
+    addToTally(this.tally, filePath, await this.writer.write(filePath, content, linkFrom));
+    if (isBuildOwnedPath(filePath)) this.owned += 1;
+  }
 }
 
 /**
  * The left-out-defaults copies a whole build writes: every shard's claims claimed again, so a path
  * two calls of different shards claim is left out, as the whole build leaves it out.
  */
-function addCopies(files: Map<string, Buffer | string>, parts: readonly ShardPart[]): void {
+async function addCopies(tree: MergedTree, parts: readonly ShardPart[]): Promise<void> {
   const copies = new ExtraCopies();
   for (const part of parts) for (const [extraPath, ownerPath] of part.record.copies) copies.claim(extraPath, ownerPath);
-  for (const [extraPath, ownerPath] of copies.claimed()) {
-    const owner = ownerPath === null ? undefined : files.get(ownerPath);
-    if (owner !== undefined && !files.has(extraPath)) files.set(extraPath, owner);
-  }
+  await tree.writer.flush();
+  const { writer } = tree;
+  await forEachConcurrent(
+    copies.claimed(),
+    async ([extraPath, ownerPath]) => {
+      if (ownerPath === null || !writer.has(ownerPath) || writer.has(extraPath)) return;
+      const owner = path.join(writer.tempDir, ownerPath);
+      await tree.add(extraPath, await readRegularFile(owner), owner);
+    },
+    READ_CONCURRENCY,
+  );
 }
 
 /** The merged manifest: shard 1's, with the whole tree's call counts and content hash. */
-function mergeManifest(files: Map<string, Buffer>, parts: readonly ShardPart[]): string {
-  const manifest = JSON.parse(files.get(MANIFEST_FILE)!.toString('utf8')) as Manifest;
+async function writeManifest(tree: MergedTree, manifestBytes: Buffer, parts: readonly ShardPart[]): Promise<string> {
+  const manifest = JSON.parse(manifestBytes.toString('utf8')) as Manifest;
   const extension = manifest[EXTENSION_KEY]!;
   for (const tool of Object.values(extension.tools)) tool.precomputed = 0;
   for (const part of parts) {
@@ -111,15 +178,13 @@ function mergeManifest(files: Map<string, Buffer>, parts: readonly ShardPart[]):
   // index.html lists the tools no shard precomputed: rendered again from the whole counts.
   const liveOnlyTools = Object.keys(extension.tools).filter((name) => extension.tools[name]?.precomputed === 0);
   const publicUrl = parts[0]?.record.publicUrl;
-  files.set(INDEX_FILE, Buffer.from(renderIndexHtml(manifest, publicUrl, liveOnlyTools)));
+  await tree.add(INDEX_FILE, renderIndexHtml(manifest, publicUrl, liveOnlyTools));
   // The build hashes every file it owns but mcp.json and the worker (the generator's code).
-  const hash = createTreeHash();
-  for (const filePath of sortTreePaths(files.keys())) {
-    if (filePath === MANIFEST_FILE || filePath === WORKER_FILE || !isBuildOwnedPath(filePath)) continue;
-    hash.add(filePath, files.get(filePath)!);
-  }
-  extension.contentHash = hash.digest();
-  return treeJsonFile(manifest);
+  extension.contentHash = await tree.writer.hashWritten(
+    (filePath) => filePath !== MANIFEST_FILE && filePath !== WORKER_FILE && isBuildOwnedPath(filePath),
+  );
+  await tree.add(MANIFEST_FILE, treeJsonFile(manifest));
+  return extension.contentHash;
 }
 
 /** One tool report from every shard's: counts added up, failures kept, repeated warnings once. */
@@ -184,50 +249,38 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
 
   // Overlaps first: a file copied from one part into another is named as such, not as an edit.
   const listed = await Promise.all(parts.map(listPartFiles));
-  const owners = new Map<string, ShardPart>();
-  parts.forEach((part, index) => {
-    for (const filePath of listed[index] ?? []) {
-      const owner = owners.get(filePath);
-      if (owner) {
-        throw new StaticMcpError(
-          'PARTS_OVERLAP',
-          `${filePath} is in both ${owner.given} (shard ${owner.record.index}) and ${part.given} (shard ${part.record.index}); every file belongs to exactly one shard`,
-          'Merge the folders the shard builds wrote, unchanged; a part that received files from elsewhere must be built again.',
-        );
-      }
-      owners.set(filePath, part);
+  refuseOverlaps(parts, listed);
+  const writer = await TreeWriter.open(outDir);
+  const tree = new MergedTree(writer);
+  let contentHash: string;
+  try {
+    let manifestBytes: Buffer | undefined;
+    for (const [index, part] of parts.entries()) {
+      const recomputed = await copyPart(part, listed[index] ?? [], tree);
+      manifestBytes ??= recomputed.get(MANIFEST_FILE);
     }
-  });
-  const files = new Map<string, Buffer | string>();
-  for (const [index, part] of parts.entries()) {
-    for (const [filePath, content] of await readPartFiles(part, listed[index] ?? [])) files.set(filePath, content);
+    if (!manifestBytes) {
+      throw new StaticMcpError('PART_CHANGED', `${parts[0]?.given} (shard 1) has no ${MANIFEST_FILE}`, REBUILD_PART);
+    }
+    await addCopies(tree, parts);
+    contentHash = await writeManifest(tree, manifestBytes, parts);
+    await writer.flush();
+  } catch (error) {
+    await writer.discard();
+    throw error;
   }
-  if (!files.has(MANIFEST_FILE)) {
-    throw new StaticMcpError('PART_CHANGED', `${parts[0]?.given} (shard 1) has no ${MANIFEST_FILE}`, REBUILD_PART);
-  }
-  addCopies(files, parts);
-  const manifestText = mergeManifest(files as Map<string, Buffer>, parts);
-  files.set(MANIFEST_FILE, manifestText);
-  // Every file the merge writes counts against the hosts' limits, as every file a build writes does.
-  const tally = createTreeTally();
-  let owned = 0;
-  for (const [filePath, content] of files) {
-    addToTally(tally, filePath, typeof content === 'string' ? Buffer.byteLength(content) : content.length);
-    if (isBuildOwnedPath(filePath)) owned += 1;
-  }
-  await writeTreeAtomically(outDir, files, { keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name) });
+  await writer.commit({ keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name) });
 
   const reports = parts.map((part) => part.record.report as PartReport);
-  const manifest = JSON.parse(manifestText) as Manifest;
   return {
     ok: reports.every((report) => report.ok),
     outDir,
     shards: parts.length,
-    files: owned,
-    contentHash: manifest[EXTENSION_KEY]!.contentHash,
+    files: tree.owned,
+    contentHash,
     tools: mergeToolReports(reports),
     failures: uniqueProblems(reports.flatMap((report) => report.failures)),
-    warnings: uniqueProblems([...reports.flatMap((report) => report.warnings), ...checkHostLimits(tally)]),
+    warnings: uniqueProblems([...reports.flatMap((report) => report.warnings), ...checkHostLimits(tree.tally)]),
     durationMs: performance.now() - startedAt,
   };
 }

@@ -1,11 +1,23 @@
-// The content hash a tree records in `staticmcp.contentHash`: sha256 over every file except
-// mcp.json, in path order, as `path \0 content \0`. The build writes it and `staticmcp check`
-// recomputes it, so both must use this one definition.
+// The content hash a tree records in `staticmcp.contentHash` (and a shard part in its record's
+// `filesHash`): sha256 over every hashed file, in path order, as `path \0 <sha256 of the content,
+// 64 lowercase hex digits> \0`. Hashing each file's digest rather than its bytes lets whoever wrote
+// or linked a file keep 32 bytes for it and hash the tree at the end without reading it back
+// (`sha256sum` gives the same digests, so the hash can be recomputed with shell tools). The build,
+// the merge, shard parts and `staticmcp check` all use this one definition.
 import { createHash } from 'node:crypto';
 
+/** The raw sha256 of one file's content: what the tree hash takes per file. */
+export const FILE_DIGEST_BYTES = 32;
+
+export function digestFile(content: string | Uint8Array): Buffer {
+  return createHash('sha256').update(content).digest();
+}
+
 export interface TreeHash {
-  /** Adds one file; callers add files in `sortTreePaths` order. */
+  /** Adds one file by its content; callers add files in `sortTreePaths` order. */
   add(filePath: string, content: string | Uint8Array): void;
+  /** Adds one file by its `digestFile` digest, in the same order. */
+  addDigest(filePath: string, digest: Uint8Array): void;
   /** `sha256:<hex>`. */
   digest(): string;
 }
@@ -18,16 +30,16 @@ export function sortTreePaths(paths: Iterable<string>): string[] {
 /** An incremental hash, so a checker can stream a big tree instead of holding every file. */
 export function createTreeHash(): TreeHash {
   const hash = createHash('sha256');
+  const addDigest = (filePath: string, digest: Uint8Array): void => {
+    hash
+      .update(filePath)
+      .update('\0')
+      .update(Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('hex'))
+      .update('\0');
+  };
   return {
-    add(filePath, content) {
-      hash.update(filePath).update('\0').update(content).update('\0');
-    },
+    add: (filePath, content) => addDigest(filePath, digestFile(content)),
+    addDigest,
     digest: () => `sha256:${hash.digest('hex')}`,
   };
-}
-
-export function hashTreeFiles(files: ReadonlyMap<string, string | Uint8Array>): string {
-  const hash = createTreeHash();
-  for (const filePath of sortTreePaths(files.keys())) hash.add(filePath, files.get(filePath)!);
-  return hash.digest();
 }

@@ -8,7 +8,7 @@ import { readRegularFile } from '../read-regular-file.js';
 
 export const SHARD_RECORD_FILE = 'staticmcp-shard.json';
 /** Bumped when the record or the split changes meaning: parts of different formats never merge. */
-export const SHARD_FORMAT = 2;
+export const SHARD_FORMAT = 3;
 
 export interface ShardRecord {
   /** Marks the file as ours and says how to read it. */
@@ -19,7 +19,7 @@ export interface ShardRecord {
   generator: string;
   /** Hash of everything every shard computes alike (manifest, shared files, plans); equal across parts of one build. */
   projectState: string;
-  /** The content hash (tree rule) of every file in the part besides this record. */
+  /** The content hash (tree/content-hash.ts) of every file in the part besides this record. */
   filesHash: string;
   /** How many files the part holds besides this record. */
   files: number;

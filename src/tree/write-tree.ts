@@ -2,17 +2,21 @@
 // its call files in while scripts still run), which is swapped in at the end with two renames, so a
 // build killed at any moment leaves the previous tree in place (or, in the microseconds between
 // the renames, beside it, where the next build puts it back).
+// Each file's sha256 is recorded as it goes in (tree/file-digests.ts), so the tree's content hash
+// needs no read-back.
 // A long-lived process (`staticmcp dev`) can ask for unchanged files to be hard-linked from the
 // tree it wrote last instead of written again: the swap stays atomic, and a rebuild after a
-// one-file edit no longer rewrites every call file (writes dominate such a rebuild).
-import { createHash } from 'node:crypto';
+// one-file edit no longer rewrites every call file (writes dominate such a rebuild). A one-shot
+// `build` does not: it has no record of the previous write, so every candidate would be read and
+// compared first, and bench/build-scale.mjs measured no gain for a rebuild from the cache.
 import { promises as fs, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { createTreeHash, sortTreePaths } from './content-hash.js';
+import { createTreeHash, digestFile, sortTreePaths } from './content-hash.js';
+import { FileDigests } from './file-digests.js';
 
 const TEMP_MARK = '.staticmcp-tmp-';
 const OLD_MARK = '.staticmcp-old-';
-/** Writes (and reads back) in flight at once: on a busy disk one file create can take milliseconds. */
+/** Writes in flight at once: on a busy disk one file create can take milliseconds. */
 const IO_CONCURRENCY = 64;
 
 /**
@@ -101,7 +105,7 @@ export async function recoverInterruptedWrite(outDir: string): Promise<string[]>
   return notes;
 }
 
-/** What this process wrote at one tree path: its content hash and the file's identity right after. */
+/** What this process wrote at one tree path: its content's sha256 (hex) and the file's identity right after. */
 interface WrittenFile {
   hash: string;
   inode: number;
@@ -120,10 +124,6 @@ let reuseUnchangedFiles = false;
  */
 export function reuseUnchangedTreeFiles(): void {
   reuseUnchangedFiles = true;
-}
-
-function hashContent(content: string | Buffer): string {
-  return createHash('sha1').update(content).digest('hex');
 }
 
 /**
@@ -172,6 +172,29 @@ async function linkCopy(source: string, target: string): Promise<void> {
   }
 }
 
+/** Errors of `link` that only say this source cannot be linked here: the file is copied instead. */
+const LINK_REFUSED = new Set(['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP', 'EOPNOTSUPP']);
+
+/**
+ * Hard-links `source` (a regular file holding `content`) at `target`, or writes `content` there
+ * when the two are on different filesystems or the filesystem refuses links.
+ */
+async function linkOrWrite(source: string, target: string, content: string | Buffer): Promise<void> {
+  try {
+    // A link shares the source's mode: only a plain rw-r--r-- file is linked (a file with other
+    // permissions, say from an unpacked artifact, is written as the build writes it). A symlink
+    // would be linked as a link; its content is written instead.
+    const stat = await fs.lstat(source);
+    if (stat.isFile() && (stat.mode & 0o7777) === 0o644) {
+      await fs.link(source, target);
+      return;
+    }
+  } catch (error) {
+    if (!LINK_REFUSED.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  }
+  await fs.writeFile(target, content, { mode: 0o644 });
+}
+
 export interface WriteTreeOptions {
   /** Top-level entries of the previous tree to keep (the user's, not the build's). */
   keep?: (topLevelName: string) => boolean;
@@ -179,11 +202,11 @@ export interface WriteTreeOptions {
 
 /**
  * A tree being written beside `outDir`. Files go in one at a time (`write`), each path once; the
- * paths are the only thing held in memory. `commit` swaps the tree in; `discard` drops it and
- * leaves the previous tree as it was.
+ * paths and the files' digests are the only things held in memory. `commit` swaps the tree in;
+ * `discard` drops it and leaves the previous tree as it was.
  */
 export class TreeWriter {
-  private readonly written = new Set<string>();
+  private readonly written = new FileDigests();
   private readonly folders = new Set<string>();
   private readonly reuse:
     | { previous: Map<string, WrittenFile> | undefined; record: Map<string, WrittenFile> }
@@ -214,9 +237,9 @@ export class TreeWriter {
     return this.written.has(relativePath);
   }
 
-  /** Every path written so far (tree-relative, `/`-separated). */
-  paths(): ReadonlySet<string> {
-    return this.written;
+  /** How many files are written so far. */
+  fileCount(): number {
+    return this.written.size;
   }
 
   /** Waits until fewer than IO_CONCURRENCY writes are in flight. */
@@ -228,11 +251,13 @@ export class TreeWriter {
    * Starts writing one file (tree-relative `/` path) and returns its size in bytes once the write is
    * under way; `flush` waits for every write. Back-pressure: with IO_CONCURRENCY writes in flight,
    * the next one waits for a slot, so a fast producer never piles up file contents in memory.
+   * With `linkFrom` (a file holding `content`), the file is hard-linked from there when it can be.
    */
-  async write(relativePath: string, content: string | Buffer): Promise<number> {
+  async write(relativePath: string, content: string | Buffer, linkFrom?: string): Promise<number> {
     if (this.failure) throw this.failure;
     // Claimed at once, so a second write of the same path sees it while this one waits for a slot.
-    this.written.add(relativePath);
+    const digest = digestFile(content);
+    this.written.set(relativePath, digest);
     await this.slot();
     const folder = path.dirname(relativePath);
     if (!this.folders.has(folder)) {
@@ -241,7 +266,7 @@ export class TreeWriter {
       this.folders.add(folder);
     }
     this.inFlight += 1;
-    this.writeOne(relativePath, content)
+    this.writeOne(relativePath, content, digest, linkFrom)
       .catch((error: unknown) => {
         this.failure ??= error;
       })
@@ -252,13 +277,19 @@ export class TreeWriter {
     return typeof content === 'string' ? Buffer.byteLength(content) : content.length;
   }
 
-  private async writeOne(relativePath: string, content: string | Buffer): Promise<void> {
+  private async writeOne(
+    relativePath: string,
+    content: string | Buffer,
+    digest: Buffer,
+    linkFrom: string | undefined,
+  ): Promise<void> {
     const target = path.join(this.tempDir, relativePath);
+    if (linkFrom !== undefined) return linkOrWrite(linkFrom, target, content);
     if (!this.reuse) {
       await fs.writeFile(target, content, { mode: 0o644 });
       return;
     }
-    const hash = hashContent(content);
+    const hash = digest.toString('hex');
     const linked = await linkUnchanged(this.outDir, this.reuse.previous, relativePath, content, hash, target);
     if (linked) {
       this.reuse.record.set(relativePath, linked);
@@ -280,24 +311,20 @@ export class TreeWriter {
     return readFileSync(path.join(this.tempDir, relativePath));
   }
 
-  /** The tree's content hash (content-hash.ts) over what is written so far, read back in path order. */
-  async hashWritten(): Promise<string> {
+  /** The digest (content-hash.ts `digestFile`) of what was last written at `relativePath`. */
+  digestOf(relativePath: string): Buffer | undefined {
+    return this.written.get(relativePath);
+  }
+
+  /**
+   * The tree's content hash (content-hash.ts) over the files written so far that `include` accepts
+   * (all of them without it), from the digests recorded as they were written.
+   */
+  async hashWritten(include: (relativePath: string) => boolean = () => true): Promise<string> {
     await this.flush();
     const hash = createTreeHash();
-    const paths = sortTreePaths(this.written);
-    // Reads run ahead in a window, in parallel; the hash takes them in order.
-    const reads: Promise<Buffer>[] = [];
-    const readAt = (index: number): void => {
-      const treePath = paths[index];
-      if (treePath !== undefined) reads[index] = fs.readFile(path.join(this.tempDir, treePath));
-    };
-    for (let index = 0; index < IO_CONCURRENCY; index++) readAt(index);
-    for (const [index, treePath] of paths.entries()) {
-      // Started by readAt(index) above: the window runs IO_CONCURRENCY ahead of this loop.
-      const content = await reads[index]!;
-      delete reads[index];
-      readAt(index + IO_CONCURRENCY);
-      hash.add(treePath, content);
+    for (const treePath of sortTreePaths(this.written.paths())) {
+      if (include(treePath)) hash.addDigest(treePath, this.written.get(treePath)!);
     }
     return hash.digest();
   }
@@ -307,7 +334,7 @@ export class TreeWriter {
     try {
       await this.flush();
       if (!readFileSync(path.join(this.outDir, manifestPath)).equals(this.read(manifestPath))) return false;
-      for (const relativePath of this.written) {
+      for (const relativePath of this.written.paths()) {
         if (
           statSync(path.join(this.outDir, relativePath)).size !== statSync(path.join(this.tempDir, relativePath)).size
         )
@@ -362,7 +389,7 @@ export class TreeWriter {
       return [];
     }
     const writtenTop = new Set<string>();
-    for (const filePath of this.written) writtenTop.add(filePath.split('/', 1)[0] ?? '');
+    for (const filePath of this.written.paths()) writtenTop.add(filePath.split('/', 1)[0] ?? '');
     const kept: string[] = [];
     for (const name of names) {
       if (!keep(name) || writtenTop.has(name)) continue;

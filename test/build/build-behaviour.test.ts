@@ -2,6 +2,7 @@
 // atomic and reproducible tree, stale files removed, incremental rebuilds, the --json report and
 // a bare --tools folder. Every test runs the real CLI on a throwaway project.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -348,7 +349,7 @@ describe('what is not precomputed', () => {
 });
 
 describe('the report and the command line', () => {
-  it('prints a machine-readable report with --json, and nothing else on stdout', async () => {
+  it('prints a machine-readable report with --json, and nothing else on stdout; the content hash follows the README', async () => {
     const project = await makeProject({
       tools: {
         divide: 'divide',
@@ -400,6 +401,13 @@ describe('the report and the command line', () => {
     });
     const manifest = await readJson<{ staticmcp: { contentHash: string } }>(path.join(project, 'dist', 'mcp.json'));
     expect(manifest.staticmcp.contentHash).toBe(report.contentHash);
+    // The README's rule, recomputed from the files: sha256 over `path \0 <sha256 hex of the content> \0`
+    // in path order, for every file but mcp.json and the worker.
+    const tree = await readTree(path.join(project, 'dist'));
+    const rule = createHash('sha256');
+    for (const file of [...tree.keys()].filter((name) => name !== 'mcp.json' && name !== '_worker.js').sort())
+      rule.update(`${file}\0${createHash('sha256').update(tree.get(file)!).digest('hex')}\0`);
+    expect(report.contentHash).toBe(`sha256:${rule.digest('hex')}`);
   });
 
   it('builds a bare folder of scripts with --tools', async () => {

@@ -3,7 +3,8 @@
 // into the same tree byte for byte; a shard reuses its cache like a full build; and every bad set of
 // parts is refused with what happened and what to do, leaving the output folder as it was.
 import { spawn } from 'node:child_process';
-import { promises as fs, watch } from 'node:fs';
+import { promises as fs, statSync, watch } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildJson, type CliResult, runCli } from '../helpers/cli.js';
@@ -14,6 +15,15 @@ import { shardOfCallKey } from '../../src/builder/shard-of-call.js';
 import { callFilePath } from '../../src/tree/call-key.js';
 
 const HELP = 'if [ "$1" = "--help" ]; then';
+
+const OTHER_FILESYSTEM = '/dev/shm';
+const partsElsewhereCanBeTried = (() => {
+  try {
+    return statSync(OTHER_FILESYSTEM).dev !== statSync(os.tmpdir()).dev;
+  } catch {
+    return false;
+  }
+})();
 
 /** Every script logs its runs to runs.log beside the project, so a test sees what really ran. */
 const LOG_RUN = 'echo "$STATICMCP_TOOL" >> "$STATICMCP_PROJECT_ROOT/../runs.log"';
@@ -202,6 +212,39 @@ describe('a project built whole and as 3 shards', () => {
     expect(await fs.readFile(path.join(out, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/gh-pages\n');
     expect(await fs.readFile(path.join(out, 'mcp.json'))).toEqual(await fs.readFile(path.join(whole, 'mcp.json')));
   });
+
+  // /dev/shm is a tmpfs where there is one: a link from there into the temporary folder fails (EXDEV).
+  it.skipIf(!partsElsewhereCanBeTried)(
+    'links the parts’ files into the merged tree, but writes those with other permissions and those on another filesystem',
+    async () => {
+      const [callFile = '', otherFile = ''] = callFiles(await readTree(parts[1]));
+      // Same filesystem: the merged tree shares the part's file instead of writing it again.
+      expect((await fs.stat(path.join(merged, callFile))).ino).toBe((await fs.stat(path.join(parts[1], callFile))).ino);
+      // ...unless its permissions are not the build's (a link would publish them): then it is written.
+      const unpacked = path.join(work, 'part-2-unpacked');
+      await fs.cp(parts[1], unpacked, { recursive: true });
+      await fs.chmod(path.join(unpacked, otherFile), 0o600);
+      const fromUnpacked = path.join(work, 'merged-unpacked');
+      expect((await runCli(['merge', parts[0], unpacked, parts[2], '--out', fromUnpacked])).code).toBe(0);
+      expect(await fingerprint(fromUnpacked)).toEqual(await fingerprint(whole));
+      expect((await fs.stat(path.join(fromUnpacked, otherFile))).nlink).toBe(1);
+      const elsewhere = await fs.mkdtemp(path.join(OTHER_FILESYSTEM, 'staticmcp-parts-'));
+      try {
+        const moved = [];
+        for (const [index, part] of parts.entries()) {
+          moved.push(path.join(elsewhere, `part-${index + 1}`));
+          await fs.cp(part, moved[index], { recursive: true });
+        }
+        const out = path.join(work, 'merged-across');
+        const result = await runCli(['merge', ...moved, '--out', out]);
+        expect(result.code, result.stderr).toBe(0);
+        expect(await fingerprint(out)).toEqual(await fingerprint(whole));
+        expect((await fs.stat(path.join(out, callFile))).nlink).toBe(1);
+      } finally {
+        await fs.rm(elsewhere, { recursive: true, force: true });
+      }
+    },
+  );
 
   describe('refuses', () => {
     let target: string;

@@ -1,0 +1,36 @@
+// The tree writer hashes what it wrote from the digests it recorded while writing, without reading
+// the files back: the hash must still be the one the files on disk give (README "The content
+// hash"), also after a file is replaced or copied, as the build does for collisions and for the
+// copies other bridges read.
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TreeOutput } from '../../src/builder/tree-output.js';
+import { TreeWriter } from '../../src/tree/write-tree.js';
+import { readTree } from '../helpers/files.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
+
+function hashByTheRule(files: Map<string, Buffer>): string {
+  const hash = createHash('sha256');
+  for (const file of [...files.keys()].sort())
+    hash.update(`${file}\0${createHash('sha256').update(files.get(file)!).digest('hex')}\0`);
+  return `sha256:${hash.digest('hex')}`;
+}
+
+describe('the tree writer’s content hash', () => {
+  it('is the hash of the files on disk after writes, replacements and copies', async () => {
+    const out = path.join(await temporaryFolder('staticmcp-digests-'), 'dist');
+    const writer = await TreeWriter.open(out);
+    const output = new TreeOutput(writer);
+    for (let index = 0; index < 300; index++) await output.write(`tools/t/${index}.json`, `{"n":${index}}\n`);
+    await output.write('tools/t/7.json', '{"replaced":true}\n');
+    await output.copy('tools/t/7.json', 'tools/t.json');
+    await output.write('index.html', Buffer.from('<p>é</p>\n'));
+    const hash = await writer.hashWritten();
+    await writer.commit();
+    const files = await readTree(out);
+    expect(files.size).toBe(302);
+    expect(hash).toBe(hashByTheRule(files));
+    expect(output.tally.files).toBe(302);
+  });
+});
