@@ -230,10 +230,11 @@ describe('a project built whole and as 3 shards', () => {
       expect((await fs.stat(path.join(fromUnpacked, otherFile))).nlink).toBe(1);
       const elsewhere = await fs.mkdtemp(path.join(OTHER_FILESYSTEM, 'staticmcp-parts-'));
       try {
-        const moved = [];
+        const moved: string[] = [];
         for (const [index, part] of parts.entries()) {
-          moved.push(path.join(elsewhere, `part-${index + 1}`));
-          await fs.cp(part, moved[index], { recursive: true });
+          const copy = path.join(elsewhere, `part-${index + 1}`);
+          await fs.cp(part, copy, { recursive: true });
+          moved.push(copy);
         }
         const out = path.join(work, 'merged-across');
         const result = await runCli(['merge', ...moved, '--out', out]);
