@@ -5,13 +5,14 @@
 // A reference with a script provider (register.json `{name, path}`) is answered by running it live
 // when the project is there; otherwise, or when the run fails, from its precomputed answer.
 import { templateVariables } from '../tree/uri-template.js';
-import { type CompletionProvider, completionRunInput, parseCompletionOutput } from '../tree/completion-provider.js';
+import { completionRunInput, parseCompletionOutput } from '../tree/completion-provider.js';
 import { decodeOutput } from '../script/tool-result.js';
 import { RequestCancelled } from './server-context.js';
 import type { CompletionTable } from '../tree/manifest.js';
 import { INVALID_PARAMS, RpcError } from './json-rpc.js';
 import type { ServerContext, RequestContext } from './server-context.js';
 import type { LoadedTree } from './loaded-tree.js';
+import type { TreeCompletionProvider } from './tree-extension.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 
 type ReferenceKind = keyof CompletionTable;
@@ -92,20 +93,19 @@ export async function readCompletionTable(server: ServerContext, tree: LoadedTre
   return {};
 }
 
-function providerFor(tree: LoadedTree, kind: ReferenceKind, key: string): CompletionProvider | undefined {
-  const provider = tree.extension?.completionProviders?.[kind]?.[key];
-  return isObject(provider) && typeof provider.script === 'string' ? provider : undefined;
+function providerFor(tree: LoadedTree, kind: ReferenceKind, key: string): TreeCompletionProvider | undefined {
+  return tree.extension?.completionProviders?.[kind]?.[key];
 }
 
 /** The provider's own answer, or undefined (after logging why) when it could not give one. */
 async function runProvider(
   server: ServerContext,
-  provider: CompletionProvider,
+  provider: TreeCompletionProvider,
   asked: { ref: JsonObject; argument: string; value: string; context: JsonObject },
   request: RequestContext,
 ): Promise<JsonObject | undefined> {
   const input = completionRunInput({
-    name: typeof provider.name === 'string' ? provider.name : '',
+    name: provider.name,
     ref: asked.ref,
     argument: asked.argument,
     value: asked.value,
@@ -118,7 +118,7 @@ async function runProvider(
     declaredOptions: [],
     environment: input.environment,
     toolsFolder: server.tree.extension?.toolsFolder,
-    ...(typeof provider.timeoutMs === 'number' ? { timeoutMs: provider.timeoutMs } : {}),
+    ...(provider.timeoutMs !== undefined ? { timeoutMs: provider.timeoutMs } : {}),
     signal: request.signal,
   });
   if (request.signal.aborted) throw new RequestCancelled();

@@ -1,9 +1,10 @@
 // The manifest of a tree, read once at start and indexed: tools by name, resources by their exact
 // URI string (never normalised by a URL parser), prompts by name, our extension when the tree is ours.
-import { EXTENSION_KEY, MANIFEST_FILE, type ManifestExtension, type ToolExtension } from '../tree/manifest.js';
+import { EXTENSION_KEY, MANIFEST_FILE, type ToolExtension } from '../tree/manifest.js';
 import type { TreeSource } from './tree-source.js';
 import { sha256Hex } from './sha256.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
+import { readTreeExtension, type TreeExtension } from './tree-extension.js';
 
 export interface TreeTool {
   definition: JsonObject & { name: string; inputSchema: JsonObject };
@@ -31,7 +32,7 @@ export interface LoadedTree {
   templates: JsonObject[];
   prompts: TreePrompt[];
   promptsByName: Map<string, TreePrompt>;
-  extension?: ManifestExtension;
+  extension?: TreeExtension;
   /** Identifies this build of the tree (cursors are bound to it). */
   manifestHash: string;
 }
@@ -56,11 +57,6 @@ export async function loadTree(source: TreeSource): Promise<LoadedTree> {
     const list = Array.isArray(capabilities[key]) ? capabilities[key] : manifest[key as keyof typeof manifest];
     return Array.isArray(list) ? list : [];
   };
-  const extension = isObject(manifest[EXTENSION_KEY])
-    ? (manifest[EXTENSION_KEY] as unknown as ManifestExtension)
-    : undefined;
-  const extensionTools = extension && isObject(extension.tools) ? extension.tools : {};
-
   const tools: TreeTool[] = [];
   const toolsByName = new Map<string, TreeTool>();
   for (const raw of listOf('tools')) {
@@ -72,11 +68,15 @@ export async function loadTree(source: TreeSource): Promise<LoadedTree> {
       inputSchema: isObject(raw.inputSchema) ? raw.inputSchema : { type: 'object', properties: {} },
     };
     const properties = isObject(inputSchema.properties) ? inputSchema.properties : {};
-    const toolExtension = isObject(extensionTools[raw.name]) ? extensionTools[raw.name] : undefined;
-    const tool: TreeTool = { definition, declaredParameters: Object.keys(properties), extension: toolExtension };
+    const tool: TreeTool = { definition, declaredParameters: Object.keys(properties) };
     tools.push(tool);
     toolsByName.set(raw.name, tool);
   }
+  const extension = readTreeExtension(
+    manifest[EXTENSION_KEY],
+    (name) => toolsByName.get(name)?.declaredParameters ?? [],
+  );
+  for (const tool of tools) tool.extension = extension?.tools[tool.definition.name];
 
   const resources: TreeResource[] = [];
   const resourcesByUri = new Map<string, TreeResource>();
@@ -110,7 +110,7 @@ export async function loadTree(source: TreeSource): Promise<LoadedTree> {
           ? manifest.version
           : '0.0.0',
   };
-  const contentHash = extension && typeof extension.contentHash === 'string' ? extension.contentHash : undefined;
+  const contentHash = extension?.contentHash;
   return {
     source,
     serverInfo,

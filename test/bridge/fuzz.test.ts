@@ -2,7 +2,7 @@
 // usable id gets exactly one response (or, for malformed lines, an error with id null).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureProject } from '../helpers/projects.js';
-import { random } from '../helpers/random.js';
+import { pick as pickFrom, random } from '../helpers/random.js';
 import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
 
 let example: string;
@@ -46,7 +46,7 @@ const ODD_VALUES: unknown[] = [
 
 function mutate(next: () => number, value: Record<string, unknown>): unknown {
   const copy: Record<string, unknown> = structuredClone(value);
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
+  const pick = <T>(items: readonly T[]): T => pickFrom(next, items);
   const operations = Math.floor(next() * 3);
   for (let index = 0; index < operations; index += 1) {
     const choice = next();
@@ -82,7 +82,7 @@ describe('fuzz', () => {
         expectedNullErrors += 1;
         continue;
       }
-      const message = mutate(next, SEEDS[Math.floor(next() * SEEDS.length)]) as Record<string, unknown>;
+      const message = mutate(next, pickFrom(next, SEEDS)) as Record<string, unknown>;
       const idChoice = next();
       if (idChoice < 0.8) message.id = `f${index}`;
       else if (idChoice < 0.9) message.id = index;

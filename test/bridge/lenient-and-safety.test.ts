@@ -119,17 +119,16 @@ describe("lenient reading of other generators' trees", () => {
     expect((await bridge.request('resources/read', { uri: 'res://contents' })).result?.contents).toEqual([
       { uri: 'res://contents', mimeType: 'text/markdown', text: '# contents' },
     ]);
-    const raw = (await bridge.request('resources/read', { uri: 'res://raw' })).result?.contents as {
-      text: string;
-      mimeType: string;
-    }[];
+    const raw = (await bridge.request('resources/read', { uri: 'res://raw' })).result?.contents as [
+      { text: string; mimeType: string },
+    ];
     expect(JSON.parse(raw[0].text)).toEqual({ planets: 8 });
     expect(raw[0].mimeType).toBe('application/json');
     expect(
       (
-        (await bridge.request('resources/read', { uri: 'res://Mixed Case/Path' })).result!.contents as {
-          text: string;
-        }[]
+        (await bridge.request('resources/read', { uri: 'res://Mixed Case/Path' })).result!.contents as [
+          { text: string },
+        ]
       )[0].text,
     ).toBe('encoded path');
   });
@@ -169,19 +168,18 @@ describe('resources of our own trees', () => {
     const list = (await ours.request('resources/list')).result!;
     expect((list.resources as { uri: string }[]).map((resource) => resource.uri)).toContain('example://data/planets');
     expect(list.nextCursor).toBeUndefined();
-    const logo = (await ours.request('resources/read', { uri: 'resource://logo.png' })).result?.contents as {
-      blob: string;
-      mimeType: string;
-    }[];
+    const logo = (await ours.request('resources/read', { uri: 'resource://logo.png' })).result?.contents as [
+      { blob: string; mimeType: string },
+    ];
     expect(logo[0].mimeType).toBe('image/png');
     expect(Buffer.from(logo[0].blob, 'base64').subarray(1, 4).toString()).toBe('PNG');
     const planets = (await ours.request('resources/read', { uri: 'example://data/planets' })).result?.contents as {
       text: string;
     }[];
-    expect(planets[0].text).toContain('Mercury');
-    const state = (await ours.request('resources/read', { uri: 'mcpd://counter/state' })).result?.contents as {
-      text: string;
-    }[];
+    expect(planets[0]?.text).toContain('Mercury');
+    const state = (await ours.request('resources/read', { uri: 'mcpd://counter/state' })).result?.contents as [
+      { text: string },
+    ];
     expect(JSON.parse(state[0].text)).toHaveProperty('count');
     const manifest = JSON.parse(await fs.readFile(path.join(project, 'dist/mcp.json'), 'utf8'));
     expect((await ours.request('resources/templates/list')).result?.resourceTemplates).toEqual(

@@ -97,7 +97,7 @@ describe('prompts', () => {
       messages: [{ role: 'user', content: { type: 'text', text: 'Hello Ada, welcome to Paris.' } }],
     });
     const defaulted = await bridge.request('prompts/get', { name: 'welcome', arguments: { name: 'Ada' } });
-    expect((defaulted.result!.messages as { content: { text: string } }[])[0].content.text).toBe(
+    expect((defaulted.result!.messages as { content: { text: string } }[])[0]?.content.text).toBe(
       'Hello Ada, welcome to Lyon.',
     );
     await bridge.close();
@@ -157,7 +157,7 @@ describe('resource templates', () => {
     const read = await bridge.request('resources/read', { uri: 'facts://animals/cat' });
     const [content] = read.result!.contents as { uri: string; mimeType: string; text: string }[];
     expect(content).toMatchObject({ uri: 'facts://animals/cat', mimeType: 'text/plain' });
-    expect(content.text).toMatch(/^cat fact/);
+    expect(content?.text).toMatch(/^cat fact/);
     await bridge.close();
     expect(await providerRuns()).not.toContain('cat');
   });
@@ -222,7 +222,7 @@ describe('resource templates', () => {
     expect(owl.error?.code).toBe(-32002);
     expect(owl.error?.message).toContain('--live');
     const dog = await treeOnly.request('resources/read', { uri: 'facts://animals/dog' });
-    expect((dog.result!.contents as { text: string }[])[0].text).toMatch(/^dog fact/);
+    expect((dog.result!.contents as { text: string }[])[0]?.text).toMatch(/^dog fact/);
     expect((await providerRuns()).length).toBe(before);
     await treeOnly.close();
   });

@@ -126,7 +126,7 @@ describe('message prompts', () => {
       },
     ]);
     const withDefault = await client.getPrompt({ name: 'look', arguments: { subject: 'x' } });
-    expect(withDefault.messages[2].content).toMatchObject({ resource: { uri: 'test://default' } });
+    expect(withDefault.messages[2]?.content).toMatchObject({ resource: { uri: 'test://default' } });
   });
 
   it('offers the argument examples as completions', async () => {
@@ -177,7 +177,7 @@ describe('the client channel', () => {
     const bridge = new RawBridge([project]);
     await bridge.initialize();
     const response = await bridge.request('tools/call', { name: 'ask', arguments: {} });
-    const text = (response.result!.content as { text: string }[])[0].text;
+    const text = (response.result!.content as { text: string }[])[0]?.text;
     expect(text).toMatch(
       /^answer: \{"error":\{"code":-32601,"message":"the client did not declare the elicitation capability/,
     );

@@ -62,7 +62,7 @@ describe('a tree at an http URL', () => {
     const live = await bridge.request('tools/call', { name: 'divide', arguments: { a: 9, b: 3 } });
     expect(live.result?.content).toEqual([{ type: 'text', text: '3\n' }]);
     const resource = await bridge.request('resources/read', { uri: 'resource://guide.md' });
-    expect((resource.result!.contents as { mimeType: string }[])[0].mimeType).toBe('text/markdown');
+    expect((resource.result!.contents as { mimeType: string }[])[0]?.mimeType).toBe('text/markdown');
     expect(await bridge.close()).toBe(0);
   });
 

@@ -12,10 +12,9 @@ import { CLI } from '../helpers/paths.js';
 import { isAlive } from '../helpers/processes.js';
 import { copyFixtureScript, makeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
+import { firstText } from '../helpers/results.js';
 
-function textOf(callFile: unknown): string {
-  return (callFile as { content: { text: string }[] }).content[0].text;
-}
+const textOf = firstText;
 
 /**
  * A project built once (its tree is `before`), then rebuilt with a script that hangs: resolves
@@ -72,7 +71,7 @@ describe('what a script receives', () => {
     const file = await readJson(
       path.join(project, 'dist/tools/print-env/ada_lovelace/_nowhere/_tmp_evil_so/dash/true/sneaky.json'),
     );
-    const [envText, stdinText] = textOf(file).split('--- stdin\n');
+    const [envText = '', stdinText = ''] = textOf(file).split('--- stdin\n');
     const env = Object.fromEntries(
       envText
         .trim()
@@ -424,7 +423,7 @@ describe('the report and the command line', () => {
       staticmcp: { tools: Record<string, { script: string }> };
     }>(path.join(folder, 'dist', 'mcp.json'));
     expect(manifest.capabilities.tools.map((tool) => tool.name)).toEqual(['math_divide', 'ok']);
-    expect(manifest.staticmcp.tools.math_divide.script).toBe('scripts/math/divide');
+    expect(manifest.staticmcp.tools.math_divide?.script).toBe('scripts/math/divide');
     expect(await readJson(path.join(folder, 'dist', 'tools', 'ok.json'))).toMatchObject({
       content: [{ text: 'ok\n' }],
     });

@@ -74,12 +74,12 @@ describe('deploy settings in staticmcp.json', () => {
     expect(page).toContain(`<pre>${commandLine.join(' ')}</pre>`);
     expect(page).toContain(`claude mcp add weather -- ${commandLine.join(' ')}</pre>`);
     const configs = [...page.matchAll(/<pre>(\{ "(?:mcpServers|servers)".*?)<\/pre>/g)].map(
-      ([, json]) => JSON.parse(json) as Record<string, Record<string, { command: string; args: string[] }>>,
+      ([, json]) => JSON.parse(json ?? '') as Record<string, { weather: { command: string; args: string[] } }>,
     );
     expect(configs).toHaveLength(2);
     for (const config of configs) {
-      const { command, args } = Object.values(config)[0].weather;
-      expect([command, ...args]).toEqual(commandLine);
+      const [servers] = Object.values(config);
+      expect([servers?.weather.command, ...(servers?.weather.args ?? [])]).toEqual(commandLine);
     }
   });
 

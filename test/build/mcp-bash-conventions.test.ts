@@ -263,9 +263,10 @@ describe('a script in tools/ that is not executable', () => {
     expect(code).toBe(0);
     const notices = report.warnings.filter((warning) => warning.message.includes('not executable'));
     expect(notices.map((notice) => notice.path)).toEqual(['tools/forgotten.sh', 'tools/nested/no-extension']);
-    const chmod = /run: chmod \+x (\S+)$/.exec(notices[0].message)![1];
+    const chmod = /run: chmod \+x (\S+)$/.exec(notices[0]?.message ?? '')?.[1];
+    expect(chmod).toBeDefined();
     // The hint works as written from where the build ran.
-    await fs.chmod(path.resolve(chmod), 0o755);
+    await fs.chmod(path.resolve(chmod ?? ''), 0o755);
     const again = await buildJson(project);
     expect(again.report.tools.map((tool) => tool.name).sort()).toEqual(['forgotten', 'hello']);
     expect(stderr).not.toContain('README');

@@ -126,7 +126,7 @@ describe('editing a sidecar', () => {
 
     await fs.writeFile(path.join(project, 'tools/counted.meta.json'), JSON.stringify({ description: 'second' }));
     const edited = await buildJson(project);
-    expect(edited.report.tools[0]).toMatchObject({ cached: edited.report.tools[0].precomputed });
+    expect(edited.report.tools[0]).toMatchObject({ cached: edited.report.tools[0]?.precomputed });
     expect((await fs.readFile(runsLog, 'utf8')).split('\n').filter(Boolean).length).toBe(runsAfterFirstBuild);
     const manifest = await readJson<ManifestJson>(path.join(project, 'dist/mcp.json'));
     expect(manifest.capabilities.tools[0]).toMatchObject({ description: 'second' });

@@ -28,7 +28,7 @@ const partsElsewhereCanBeTried = (() => {
 /** Every script logs its runs to runs.log beside the project, so a test sees what really ran. */
 const LOG_RUN = 'echo "$STATICMCP_TOOL" >> "$STATICMCP_PROJECT_ROOT/../runs.log"';
 
-const SCRIPTS: Record<string, string> = {
+const SCRIPTS = {
   // 15 × 15 = 225 calls.
   'tools/math/add': `#!/bin/sh
 ${HELP}
@@ -85,7 +85,7 @@ echo "About $name"
   'public/CNAME': 'shards.example.org\n',
   'public/.well-known/security.txt': 'Contact: mailto:a@example.org\n',
   'staticmcp.json': JSON.stringify({ name: 'shards', publicUrl: 'https://shards.example.org' }),
-};
+} satisfies Record<string, string>;
 
 const TOTAL_CALLS = 225 + 36 + 40 + 1;
 
@@ -114,6 +114,12 @@ function callFiles(tree: Map<string, Buffer>): string[] {
   return [...tree.keys()].filter((file) => file.startsWith('tools/'));
 }
 
+function firstCallFile(tree: Map<string, Buffer>): string {
+  const [file] = callFiles(tree);
+  if (file === undefined) throw new Error('the tree holds no call file');
+  return file;
+}
+
 /** A refusal: exit 2, the code and message on stderr with what to do, and --out exactly as before. */
 async function refusesMerge(args: string[], out: string, code: string, message: RegExp): Promise<string> {
   const before = await fingerprint(out);
@@ -131,7 +137,7 @@ describe('a project built whole and as 3 shards', () => {
   let work: string;
   let project: string;
   let whole: string;
-  let parts: string[];
+  let parts: [string, string, string];
   let merged: string;
   let mergeResult: CliResult;
 
@@ -140,7 +146,7 @@ describe('a project built whole and as 3 shards', () => {
     project = await makeShardedProject(work);
     whole = path.join(work, 'whole');
     expect((await buildJson(project, '--out', whole, '--force')).report.tools).toHaveLength(4);
-    parts = [1, 2, 3].map((index) => path.join(work, `part-${index}`));
+    parts = [path.join(work, 'part-1'), path.join(work, 'part-2'), path.join(work, 'part-3')];
     // Each shard from a fresh cache, as on its own machine.
     for (const [index, part] of parts.entries()) {
       await fs.rm(path.join(project, '.staticmcp'), { recursive: true, force: true });
@@ -173,8 +179,10 @@ describe('a project built whole and as 3 shards', () => {
     const counts = trees.map((tree) => callFiles(tree).length);
     expect(counts.reduce((sum, count) => sum + count, 0)).toBe(TOTAL_CALLS - 6);
     for (const count of counts) expect(count).toBeGreaterThan(TOTAL_CALLS / 6);
-    expect(trees[0].has('mcp.json')).toBe(true);
-    expect([...trees[0].keys()].filter((file) => file.startsWith('resources/')).length).toBeGreaterThanOrEqual(4);
+    expect(trees[0]?.has('mcp.json')).toBe(true);
+    expect([...(trees[0]?.keys() ?? [])].filter((file) => file.startsWith('resources/')).length).toBeGreaterThanOrEqual(
+      4,
+    );
     for (const tree of trees.slice(1))
       expect([...tree.keys()].filter((file) => !file.startsWith('tools/'))).toEqual(['staticmcp-shard.json']);
   });
@@ -222,10 +230,11 @@ describe('a project built whole and as 3 shards', () => {
       expect((await fs.stat(path.join(fromUnpacked, otherFile))).nlink).toBe(1);
       const elsewhere = await fs.mkdtemp(path.join(OTHER_FILESYSTEM, 'staticmcp-parts-'));
       try {
-        const moved = [];
+        const moved: string[] = [];
         for (const [index, part] of parts.entries()) {
-          moved.push(path.join(elsewhere, `part-${index + 1}`));
-          await fs.cp(part, moved[index], { recursive: true });
+          const copy = path.join(elsewhere, `part-${index + 1}`);
+          await fs.cp(part, copy, { recursive: true });
+          moved.push(copy);
         }
         const out = path.join(work, 'merged-across');
         const result = await runCli(['merge', ...moved, '--out', out]);
@@ -288,7 +297,7 @@ describe('a project built whole and as 3 shards', () => {
     it('overlapping files (a call file copied into another part)', async () => {
       const copy = path.join(work, 'part-3-overlap');
       await fs.cp(parts[2], copy, { recursive: true });
-      const borrowed = callFiles(await readTree(parts[1]))[0];
+      const borrowed = firstCallFile(await readTree(parts[1]));
       await fs.mkdir(path.dirname(path.join(copy, borrowed)), { recursive: true });
       await fs.copyFile(path.join(parts[1], borrowed), path.join(copy, borrowed));
       await refusesMerge(
@@ -304,7 +313,7 @@ describe('a project built whole and as 3 shards', () => {
     it('a part whose files were edited or lost after its build (an artifact without hidden files)', async () => {
       const edited = path.join(work, 'part-2-edited');
       await fs.cp(parts[1], edited, { recursive: true });
-      const file = callFiles(await readTree(edited))[0];
+      const file = firstCallFile(await readTree(edited));
       await fs.writeFile(path.join(edited, file), '{"content": []}\n');
       await refusesMerge([parts[0], edited, parts[2]], target, 'PART_CHANGED', /with other contents/);
       const hiddenLost = path.join(work, 'part-1-no-dotfiles');

@@ -143,7 +143,9 @@ describe('staticmcp check on our own trees', () => {
       staticmcp: { tools: Record<string, unknown> };
     }>(manifestFile);
     const index = manifest.capabilities.tools.findIndex((tool) => tool.name === 'counter');
-    manifest.capabilities.tools[index].name = 'bad.name';
+    const counter = manifest.capabilities.tools[index];
+    if (!counter) throw new Error('the example tree has no counter tool');
+    counter.name = 'bad.name';
     manifest.staticmcp.tools['bad.name'] = manifest.staticmcp.tools.counter;
     delete manifest.staticmcp.tools.counter;
     await fs.writeFile(manifestFile, JSON.stringify(manifest, null, 2));

@@ -124,7 +124,8 @@ describe('what the CLI suggests exists', () => {
       .join('\n')
       .matchAll(/staticmcp (build|serve|dev|check|init)\b([^'`"\n;)]*)/g);
     let flagsSeen = 0;
-    for (const [whole, name, rest] of suggestions) {
+    // Both groups always take part in a match.
+    for (const [whole, name = '', rest = ''] of suggestions) {
       const spec = commands.get(name)!;
       for (const [flag] of rest.matchAll(/--[a-z][a-z-]*/g)) {
         flagsSeen += 1;
@@ -158,7 +159,7 @@ describe('serve on a terminal', () => {
     );
 
     // The command line it printed, run by a shell as a client would, answers MCP.
-    const printed = /start it with: (.*?) \(Claude Code/.exec(lines[0])![1];
+    const printed = /start it with: (.*?) \(Claude Code/.exec(lines[0] ?? '')?.[1] ?? '';
     expect(printed).toContain(project);
     const initialize = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } };
     const client = spawnSync('sh', ['-c', printed], {

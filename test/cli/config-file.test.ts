@@ -13,9 +13,10 @@ import { RawBridge } from '../helpers/raw-bridge.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 import { defaultLimits, readConfig } from '../../src/project/config.js';
 import { DEFAULT_CACHE_TTL_SECONDS, MAX_CACHE_TTL_SECONDS } from '../../src/tree/manifest.js';
+import { firstText } from '../helpers/results.js';
 
 function textOf(answer: { result?: unknown }): string {
-  return (answer.result as { content: { text: string }[] }).content[0].text;
+  return firstText(answer.result);
 }
 
 describe('an absolute "out"', () => {

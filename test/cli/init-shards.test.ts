@@ -15,8 +15,15 @@ interface Step {
   uses?: string;
   with?: Record<string, unknown>;
 }
+interface Job {
+  needs?: string;
+  strategy?: { matrix: { shard: number[] } };
+  steps: Step[];
+}
+
+/** The jobs the sharded workflow must have (a missing one fails the test where it is read). */
 interface Workflow {
-  jobs: Record<string, { needs?: string; strategy?: { matrix: { shard: number[] } }; steps: Step[] }>;
+  jobs: { shard: Job; merge: Job; deploy: Job };
 }
 
 /** GitHub's expression for the job's matrix value, as the workflow spells it. */

@@ -98,7 +98,7 @@ describe('staticmcp init', () => {
         })
       ).json()) as { result: { isError: boolean; content: { text: string }[] } };
       expect(miss.result.isError).toBe(true);
-      expect(miss.result.content[0].text).toContain(
+      expect(miss.result.content[0]?.text).toContain(
         `staticmcp serve http://127.0.0.1:${site.port}/ --live <project folder>`,
       );
     } finally {

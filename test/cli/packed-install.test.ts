@@ -105,7 +105,7 @@ describe('the packed package, installed globally', () => {
     await fs.cp(path.dirname(path.dirname(CLI)), path.join(stage, 'dist'), { recursive: true });
     const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], stage);
     expect(pack.code, pack.stderr).toBe(0);
-    const [report] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
+    const [report] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }];
     tarball = path.join(work, report.filename);
     packedFiles = report.files.map((file) => file.path).sort();
 

@@ -117,7 +117,7 @@ function unexpected(found: string[], applicable: string[]): { problems: string[]
   return {
     problems: found.filter((line) => !(keyOf(line) in KNOWN_FAILURES)),
     nowPassing: Object.keys(KNOWN_FAILURES).filter(
-      (key) => applicable.includes(key.split(':')[0]) && !foundKeys.has(key),
+      (key) => applicable.includes(key.split(':')[0] ?? '') && !foundKeys.has(key),
     ),
   };
 }

@@ -68,8 +68,8 @@ function startServer(project: string): Promise<string> {
     let stderr = '';
     server.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
-      const match = /MCP endpoint: (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (match) resolve(match[1]);
+      const endpoint = /MCP endpoint: (http:\/\/\S+\/mcp)/.exec(stderr)?.[1];
+      if (endpoint) resolve(endpoint);
     });
     server.on('exit', (code) => reject(new Error(`serve exited with ${code} before printing its endpoint: ${stderr}`)));
   });

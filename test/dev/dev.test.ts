@@ -1,10 +1,11 @@
 // `staticmcp dev` as a user runs it: a real process on a temp project, driven over stdio (the
 // official SDK client, and raw lines), while the test edits the project like an editor would.
 // Each test checks what the client notices: list_changed notifications (once, for the right
-// kind), new definitions, resources/updated for subscriptions, warnings for broken edits.
+// kind), new definitions, resources/updated for subscriptions, warnings for broken edits. Each test
+// has its own project and dev process, so they run concurrently (each with its own `expect`).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -35,14 +36,12 @@ function baseProject(extra: Record<string, ProjectFile> = {}): Promise<string> {
   });
 }
 
-const running: { close(): Promise<unknown> }[] = [];
-afterEach(async () => {
-  for (const process of running.splice(0)) await process.close();
-});
-
-function startDev(project: string, extraArgs: string[] = []): RawBridge {
+/** Starts `staticmcp dev` on the project; it is closed when the test ends. */
+function startDev(test: TestContext, project: string, extraArgs: string[] = []): RawBridge {
   const dev = new RawBridge([project, ...extraArgs], { command: 'dev' });
-  running.push(dev);
+  test.onTestFinished(async () => {
+    await dev.close();
+  });
   return dev;
 }
 
@@ -69,8 +68,9 @@ async function initialized(dev: RawBridge): Promise<JsonRpcMessage> {
 const quietMs = 600;
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, quietMs));
 
-describe('staticmcp dev', () => {
-  it('sends exactly one tools/list_changed for a new sidecar description, and tools/list shows it (SDK client)', async () => {
+describe.concurrent('staticmcp dev', () => {
+  it('sends exactly one tools/list_changed for a new sidecar description, and tools/list shows it (SDK client)', async (test) => {
+    const { expect } = test;
     const project = await baseProject();
     const client = new Client({ name: 'dev-test', version: '1.0.0' });
     const transport = new StdioClientTransport({
@@ -87,7 +87,9 @@ describe('staticmcp dev', () => {
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void seen.push('resources'));
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => void seen.push('prompts'));
     await client.connect(transport);
-    running.push({ close: () => client.close() });
+    test.onTestFinished(async () => {
+      await client.close();
+    });
     expect(client.getServerCapabilities()).toMatchObject({
       tools: { listChanged: true },
       prompts: { listChanged: true },
@@ -109,8 +111,9 @@ describe('staticmcp dev', () => {
     );
   });
 
-  it('sends prompts/list_changed (and nothing else) when a prompt is added', async () => {
-    const dev = startDev(await baseProject());
+  it('sends prompts/list_changed (and nothing else) when a prompt is added', async (test) => {
+    const { expect } = test;
+    const dev = startDev(test, await baseProject());
     await initialized(dev);
     expect((await dev.request('prompts/list')).result?.prompts).toEqual([]);
     const project = dev.child.spawnargs.at(-1)!;
@@ -136,8 +139,9 @@ describe('staticmcp dev', () => {
     ]);
   });
 
-  it('sends resources/updated for a subscribed resource that changed, and stops after unsubscribe', async () => {
-    const dev = startDev(await baseProject());
+  it('sends resources/updated for a subscribed resource that changed, and stops after unsubscribe', async (test) => {
+    const { expect } = test;
+    const dev = startDev(test, await baseProject());
     await initialized(dev);
     const project = dev.child.spawnargs.at(-1)!;
     const uri = 'resource://data.json';
@@ -148,7 +152,7 @@ describe('staticmcp dev', () => {
     );
     expect(updated.params).toEqual({ uri });
     const read = await dev.request('resources/read', { uri });
-    expect((read.result!.contents as { text: string }[])[0].text).toContain('"version": 2');
+    expect((read.result!.contents as { text: string }[])[0]?.text).toContain('"version": 2');
 
     // Another resource changing is no update for this subscription.
     await fs.writeFile(path.join(project, 'resources/notes.md'), '# Notes\n\nFirst version.\n\nMore.\n');
@@ -162,12 +166,13 @@ describe('staticmcp dev', () => {
     expect(notifications(dev, 'notifications/resources/updated')).toHaveLength(1);
   });
 
-  it('rebuilds once more when a file changes while a rebuild runs', async () => {
+  it('rebuilds once more when a file changes while a rebuild runs', async (test) => {
+    const { expect } = test;
     const project = await baseProject({
       // A value list command that takes a second: every build is slow enough to edit during it.
       'staticmcp.json': JSON.stringify({ tools: { other: { values: { word: { command: 'sleep 1; echo a' } } } } }),
     });
-    const dev = startDev(project);
+    const dev = startDev(test, project);
     await initialized(dev);
     await fs.writeFile(path.join(project, 'resources/data.json'), '{"version": 2}\n');
     await stderrSays(dev, 'changed; rebuilding');
@@ -183,12 +188,13 @@ describe('staticmcp dev', () => {
     const tools = (await dev.request('tools/list')).result?.tools as { name: string; description: string }[];
     expect(tools.find((tool) => tool.name === 'echo')?.description).toBe('Edited during a rebuild');
     const read = await dev.request('resources/read', { uri: 'resource://data.json' });
-    expect((read.result!.contents as { text: string }[])[0].text).toContain('"version": 2');
+    expect((read.result!.contents as { text: string }[])[0]?.text).toContain('"version": 2');
     expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(1);
   });
 
-  it('keeps serving the previous tree after a broken edit, warns the client, and recovers', async () => {
-    const dev = startDev(await baseProject());
+  it('keeps serving the previous tree after a broken edit, warns the client, and recovers', async (test) => {
+    const { expect } = test;
+    const dev = startDev(test, await baseProject());
     await initialized(dev);
     const project = dev.child.spawnargs.at(-1)!;
     await fs.mkdir(path.join(project, 'server.d'));
@@ -214,9 +220,10 @@ describe('staticmcp dev', () => {
     expect(dev.frames.some((frame) => JSON.stringify(frame).includes('list_changed'))).toBe(false);
   });
 
-  it('sends nothing before the client has initialized', async () => {
+  it('sends nothing before the client has initialized', async (test) => {
+    const { expect } = test;
     const project = await baseProject();
-    const dev = startDev(project);
+    const dev = startDev(test, project);
     await stderrSays(dev, 'watching for changes');
     await fs.writeFile(
       path.join(project, 'tools/echo.meta.json'),
@@ -231,8 +238,9 @@ describe('staticmcp dev', () => {
     expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);
   });
 
-  it('ignores changes to the output tree and dot-files, and exits 0 when stdin closes', async () => {
-    const dev = startDev(await baseProject());
+  it('ignores changes to the output tree and dot-files, and exits 0 when stdin closes', async (test) => {
+    const { expect } = test;
+    const dev = startDev(test, await baseProject());
     await initialized(dev);
     const project = dev.child.spawnargs.at(-1)!;
     await fs.writeFile(path.join(project, 'dist/extra.json'), '{}');
@@ -242,9 +250,10 @@ describe('staticmcp dev', () => {
     expect(await dev.close()).toBe(0);
   });
 
-  it('keeps serving the previous tools when tools/ is deleted, and says why', async () => {
+  it('keeps serving the previous tools when tools/ is deleted, and says why', async (test) => {
+    const { expect } = test;
     const project = await baseProject();
-    const dev = startDev(project);
+    const dev = startDev(test, project);
     await initialized(dev);
     await fs.rm(path.join(project, 'tools'), { recursive: true });
     await stderrSays(dev, 'is gone, so a rebuild would serve no tools');

@@ -11,3 +11,10 @@ export function random(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** One of `items`, chosen with `next` (a generator from `random`); the list must not be empty. */
+export function pick<T>(next: () => number, items: readonly T[]): T {
+  const item = items[Math.floor(next() * items.length)];
+  if (item === undefined && items.length === 0) throw new Error('pick from an empty list');
+  return item as T;
+}

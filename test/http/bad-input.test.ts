@@ -308,7 +308,7 @@ describe('slow clients', () => {
     const request = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nX-Slow: ${'a'.repeat(200)}`;
     let index = 0;
     const drip = setInterval(() => {
-      if (index < request.length && !socket.destroyed) socket.write(request[index++]);
+      if (index < request.length && !socket.destroyed) socket.write(request.charAt(index++));
     }, 200);
     const ping = await post(server.port, { jsonrpc: '2.0', id: 1, method: 'ping' }, sessionHeaders());
     expect(ping.status).toBe(200);

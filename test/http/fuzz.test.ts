@@ -6,7 +6,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HttpServe, LATEST, openSession, post } from '../helpers/http-serve.js';
 import { buildFixtureProject } from '../helpers/projects.js';
-import { random } from '../helpers/random.js';
+import { pick, random } from '../helpers/random.js';
 
 const REQUESTS = 3_000;
 const CONCURRENCY = 8;
@@ -57,10 +57,6 @@ const SEEDS: unknown[] = [
     { jsonrpc: '2.0', method: 'notifications/initialized' },
   ],
 ];
-
-function pick<T>(next: () => number, items: readonly T[]): T {
-  return items[Math.floor(next() * items.length)];
-}
 
 function randomJson(next: () => number, depth = 0): unknown {
   const roll = next();

@@ -91,7 +91,7 @@ describe('the SDK client over Streamable HTTP', () => {
     expect(guide.contents[0]).toMatchObject({ uri: 'resource://guide.md', mimeType: 'text/markdown' });
     const prompt = await client.getPrompt({ name: 'explain-product', arguments: { a: '6', b: '7' } });
     // The optional audience is left out with its section: no "to a  how" gap.
-    expect(prompt.messages[0].content).toMatchObject({
+    expect(prompt.messages[0]?.content).toMatchObject({
       type: 'text',
       text: expect.stringMatching(/^Explain how to compute 6 times 7 by hand/),
     });

@@ -97,7 +97,7 @@ describe('session cap', () => {
           params: { name: 'slow', arguments: { label: `busy-${index}` } },
         },
         session,
-        aborts[index].signal,
+        aborts[index]?.signal,
       ),
     );
     await waitUntil(() => pidOf('busy-0') && pidOf('busy-1'), 15_000, 'both scripts to start');

@@ -39,6 +39,15 @@ function call(body: unknown, headers: Record<string, string> = {}, method = 'POS
   );
 }
 
+/** The parts of the answers these tests read. */
+interface Answer {
+  result: { protocolVersion?: string; tools?: { name: string; title?: string }[] };
+}
+
+async function answerOf(response: Response): Promise<Answer> {
+  return (await response.json()) as Answer;
+}
+
 describe('stateless Streamable HTTP', () => {
   it('answers initialize without issuing a session id', async () => {
     const answer = await call({
@@ -49,24 +58,28 @@ describe('stateless Streamable HTTP', () => {
     });
     expect(answer.status).toBe(200);
     expect(answer.headers.get('mcp-session-id')).toBeNull();
-    expect((await answer.json()).result.protocolVersion).toBe('2025-06-18');
+    expect((await answerOf(answer)).result.protocolVersion).toBe('2025-06-18');
   });
 
   it('answers a call on its own, shaped for the version in the header', async () => {
-    const listed = await (
-      await call({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': '2025-06-18' })
-    ).json();
-    expect(listed.result.tools.find((tool: { name: string }) => tool.name === 'greet').title).toBeDefined();
-    const old = await (
-      await call({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-protocol-version': '2024-11-05' })
-    ).json();
-    expect(old.result.tools.find((tool: { name: string }) => tool.name === 'greet').title).toBeUndefined();
-    const greeting = await (
+    const listed = await answerOf(
+      await call({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': '2025-06-18' }),
+    );
+    const greet = listed.result.tools?.find((tool) => tool.name === 'greet');
+    expect(greet).toBeDefined();
+    expect(greet?.title).toBeDefined();
+    const old = await answerOf(
+      await call({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-protocol-version': '2024-11-05' }),
+    );
+    const oldGreet = old.result.tools?.find((tool) => tool.name === 'greet');
+    expect(oldGreet).toBeDefined();
+    expect(oldGreet).not.toHaveProperty('title');
+    const greeting = await answerOf(
       await call(
         { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'greet', arguments: { language: 'fr' } } },
         { 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': 'ignored' },
-      )
-    ).json();
+      ),
+    );
     expect(greeting.result).toEqual({ content: [{ type: 'text', text: 'Bonjour !\n' }] });
   });
 

@@ -2,12 +2,14 @@
 // it (`inspector --cli … --format json`), against a built copy of fixtures/example: over stdio
 // (`serve <project>` as the command it spawns) and over `serve --http` (the /mcp URL), in each of
 // its three protocol eras. Each run lists tools, calls a precomputed tool and a live one, reads a
-// resource and gets a prompt, and we check what the user sees in its JSON output.
+// resource and gets a prompt, and we check what the user sees in its JSON output. The 30 runs are
+// independent (each its own Inspector process; the stdio ones each their own server), so they run
+// concurrently, at most vitest's maxConcurrency (5) at a time.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, type ExpectStatic, it } from 'vitest';
 import { HttpServe } from '../helpers/http-serve.js';
 import { CLI } from '../helpers/paths.js';
 import { buildFixtureProject } from '../helpers/projects.js';
@@ -18,8 +20,8 @@ const INSPECTOR_PACKAGE = path.dirname(require.resolve('@modelcontextprotocol/in
 /** The `inspector` bin, the launcher `npx @modelcontextprotocol/inspector` starts. */
 const INSPECTOR = path.join(
   INSPECTOR_PACKAGE,
-  (JSON.parse(readFileSync(path.join(INSPECTOR_PACKAGE, 'package.json'), 'utf8')) as { bin: Record<string, string> })
-    .bin.inspector,
+  (JSON.parse(readFileSync(path.join(INSPECTOR_PACKAGE, 'package.json'), 'utf8')) as { bin: { inspector: string } }).bin
+    .inspector,
 );
 
 const project = buildFixtureProject('fixtures/example');
@@ -73,8 +75,11 @@ function inspector(options: string[], target: string[]): Promise<InspectorRun> {
   });
 }
 
-/** A successful run's `result`; a failed one fails the test with what the Inspector said. */
-async function resultOf(options: string[], target: string[]): Promise<Record<string, unknown>> {
+/**
+ * A successful run's `result`; a failed one fails the test with what the Inspector said (through
+ * the test's own `expect`, as concurrent tests must).
+ */
+async function resultOf(expect: ExpectStatic, options: string[], target: string[]): Promise<Record<string, unknown>> {
   const run = await inspector(options, target);
   const output = run.json();
   expect(output.error, `${options.join(' ')}: ${run.stdout}${run.stderr}`).toBeUndefined();
@@ -91,70 +96,76 @@ const TRANSPORTS = {
   http: (): string[] => [server.endpoint.href, '--transport', 'http'],
 };
 
-for (const era of ['legacy', 'auto', 'modern'] as const) {
-  for (const [transport, target] of Object.entries(TRANSPORTS)) {
-    describe(`Inspector --protocol-era ${era} over ${transport}`, () => {
-      const era_ = ['--protocol-era', era];
+describe.concurrent('the Inspector CLI', () => {
+  for (const era of ['legacy', 'auto', 'modern'] as const) {
+    for (const [transport, target] of Object.entries(TRANSPORTS)) {
+      describe(`Inspector --protocol-era ${era} over ${transport}`, () => {
+        const era_ = ['--protocol-era', era];
 
-      it('lists the example tools', async () => {
-        const result = await resultOf([...era_, '--method', 'tools/list'], target());
-        expect((result.tools as { name: string }[]).map((tool) => tool.name).sort()).toEqual([
-          'capital',
-          'counter',
-          'divide',
-          'greet',
-          'math_multiply',
-          'word-count',
-        ]);
-      });
+        it('lists the example tools', async ({ expect }) => {
+          const result = await resultOf(expect, [...era_, '--method', 'tools/list'], target());
+          expect((result.tools as { name: string }[]).map((tool) => tool.name).sort()).toEqual([
+            'capital',
+            'counter',
+            'divide',
+            'greet',
+            'math_multiply',
+            'word-count',
+          ]);
+        });
 
-      it('calls a precomputed tool (math_multiply 6 × 7, answered from the tree)', async () => {
-        const result = await resultOf(
-          [...era_, '--method', 'tools/call', '--tool-name', 'math_multiply', '--tool-arg', 'a=6', 'b=7'],
-          target(),
-        );
-        expect(textOf(result)).toBe('42\n');
-        expect(result.isError).toBeFalsy();
-      });
+        it('calls a precomputed tool (math_multiply 6 × 7, answered from the tree)', async ({ expect }) => {
+          const result = await resultOf(
+            expect,
+            [...era_, '--method', 'tools/call', '--tool-name', 'math_multiply', '--tool-arg', 'a=6', 'b=7'],
+            target(),
+          );
+          expect(textOf(result)).toBe('42\n');
+          expect(result.isError).toBeFalsy();
+        });
 
-      it('calls a live tool (divide 1 / 4, never precomputed: the script runs)', async () => {
-        const result = await resultOf(
-          [...era_, '--method', 'tools/call', '--tool-name', 'divide', '--tool-arg', 'a=1', 'b=4'],
-          target(),
-        );
-        expect(textOf(result)).toBe('0.25\n');
-        expect(result.isError).toBeFalsy();
-      });
+        it('calls a live tool (divide 1 / 4, never precomputed: the script runs)', async ({ expect }) => {
+          const result = await resultOf(
+            expect,
+            [...era_, '--method', 'tools/call', '--tool-name', 'divide', '--tool-arg', 'a=1', 'b=4'],
+            target(),
+          );
+          expect(textOf(result)).toBe('0.25\n');
+          expect(result.isError).toBeFalsy();
+        });
 
-      it('reads a resource', async () => {
-        const result = await resultOf(
-          [...era_, '--method', 'resources/read', '--uri', 'resource://guide.md'],
-          target(),
-        );
-        const [content] = result.contents as { uri: string; mimeType: string; text: string }[];
-        expect(content).toMatchObject({ uri: 'resource://guide.md', mimeType: 'text/markdown' });
-        expect(content.text).toMatch(/^# Example guide\n/);
-      });
+        it('reads a resource', async ({ expect }) => {
+          const result = await resultOf(
+            expect,
+            [...era_, '--method', 'resources/read', '--uri', 'resource://guide.md'],
+            target(),
+          );
+          const [content] = result.contents as { uri: string; mimeType: string; text: string }[];
+          expect(content).toMatchObject({ uri: 'resource://guide.md', mimeType: 'text/markdown' });
+          expect(content?.text).toMatch(/^# Example guide\n/);
+        });
 
-      it('gets a prompt with its arguments filled in', async () => {
-        const result = await resultOf(
-          [
-            ...era_,
-            '--method',
-            'prompts/get',
-            '--prompt-name',
-            'explain-product',
-            '--prompt-args',
-            'a=6',
-            'b=7',
-            'audience=child',
-          ],
-          target(),
-        );
-        const [message] = result.messages as { role: string; content: { type: string; text: string } }[];
-        expect(message.role).toBe('user');
-        expect(message.content.text).toContain('Explain to a child how to compute 6 times 7 by hand');
+        it('gets a prompt with its arguments filled in', async ({ expect }) => {
+          const result = await resultOf(
+            expect,
+            [
+              ...era_,
+              '--method',
+              'prompts/get',
+              '--prompt-name',
+              'explain-product',
+              '--prompt-args',
+              'a=6',
+              'b=7',
+              'audience=child',
+            ],
+            target(),
+          );
+          const [message] = result.messages as { role: string; content: { type: string; text: string } }[];
+          expect(message?.role).toBe('user');
+          expect(message?.content.text).toContain('Explain to a child how to compute 6 times 7 by hand');
+        });
       });
-    });
+    }
   }
-}
+});

@@ -128,7 +128,7 @@ describe('InputRequiredResult (2026-07-28)', () => {
       { greeting: 'hi' },
     );
     expect(done.result).toMatchObject({ resultType: 'complete' });
-    const text = (done.result as { content: { text: string }[] }).content[0].text;
+    const text = (done.result as { content: { text: string }[] }).content[0]?.text;
     expect(text).toBe(
       'hi|{"result":{"action":"accept","content":{"name":"Ada"}}}|{"result":{"action":"accept","content":{"color":"blue"}}}',
     );
@@ -152,7 +152,7 @@ describe('InputRequiredResult (2026-07-28)', () => {
       inputResponses: { 'input-1': elicited({}), 'input-2': { roots: [{ uri: 'file:///r' }] } },
       requestState: first.requestState,
     });
-    expect((done.result as { content: { text: string }[] }).content[0].text).toBe(
+    expect((done.result as { content: { text: string }[] }).content[0]?.text).toBe(
       '{"result":{"action":"accept","content":{}}}\n{"result":{"roots":[{"uri":"file:///r"}]}}',
     );
   });
@@ -165,10 +165,10 @@ describe('InputRequiredResult (2026-07-28)', () => {
     });
     const result = samplingOnly.result as unknown as InputRequired;
     expect(Object.keys(result.inputRequests)).toEqual(['llm']);
-    expect(result.inputRequests.llm.method).toBe('sampling/createMessage');
+    expect(result.inputRequests.llm?.method).toBe('sampling/createMessage');
 
     const nothing = await bridge.request('tools/call', { name: 'fallback', arguments: {}, _meta: meta({}) });
-    const text = (nothing.result as { content: { text: string }[] }).content[0].text;
+    const text = (nothing.result as { content: { text: string }[] }).content[0]?.text;
     expect(nothing.result).toMatchObject({ resultType: 'complete' });
     expect(text).toMatch(/^\{"error":\{"code":-32600,"message":"\\"key\\" must be a string/);
     expect(text).toMatch(/did not declare the sampling capability/);
@@ -222,7 +222,7 @@ describe('InputRequiredResult (2026-07-28)', () => {
       legacy.send({ jsonrpc: '2.0', id: second.id, result: { roots: [] } });
       const done = await legacy.responseTo('c1');
       expect(done.result).not.toHaveProperty('resultType');
-      expect((done.result as { content: { text: string }[] }).content[0].text).toBe(
+      expect((done.result as { content: { text: string }[] }).content[0]?.text).toBe(
         '{"result":{"action":"decline"}}\n{"result":{"roots":[]}}',
       );
     } finally {

@@ -136,7 +136,7 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     method: 'resources/read',
     params: { uri: 'resource://guide.md' },
     check: (response) => {
-      const [content] = response.result!.contents as { uri: string; mimeType: string; text: string }[];
+      const [content] = response.result!.contents as [{ uri: string; mimeType: string; text: string }];
       expect(content.uri).toBe('resource://guide.md');
       expect(content.mimeType).toBe('text/markdown');
       expect(content.text.length).toBeGreaterThan(0);
@@ -147,7 +147,7 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     method: 'resources/read',
     params: { uri: 'resource://logo.png' },
     check: (response) => {
-      const [content] = response.result!.contents as { mimeType: string; blob: string }[];
+      const [content] = response.result!.contents as [{ mimeType: string; blob: string }];
       expect(content.mimeType).toBe('image/png');
       expect(atob(content.blob).startsWith('\x89PNG')).toBe(true);
     },
@@ -157,7 +157,7 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     method: 'resources/read',
     params: { uri: 'example://planets/mars' },
     check: (response) => {
-      const [content] = response.result!.contents as { uri: string; text: string }[];
+      const [content] = response.result!.contents as [{ uri: string; text: string }];
       expect(content.uri).toBe('example://planets/mars');
       expect(content.text).toMatch(/Mars/i);
     },
@@ -190,7 +190,7 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     method: 'prompts/get',
     params: { name: 'explain-product', arguments: { a: '6', b: '7', audience: 'child' } },
     check: (response) => {
-      const [message] = response.result!.messages as { role: string; content: { type: string; text: string } }[];
+      const [message] = response.result!.messages as [{ role: string; content: { type: string; text: string } }];
       expect(message.role).toBe('user');
       expect(message.content.text).toMatch(/6/);
       expect(message.content.text).toMatch(/7/);

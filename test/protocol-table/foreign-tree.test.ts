@@ -44,7 +44,7 @@ describe.each(DRIVERS)('a docusaurus-smg tree through $name', (driver) => {
         ['docs/intro', 'docs://docs/intro'],
         ['docs://docs/guides/setup', 'docs://docs/guides/setup'],
         ['blog/launch', 'docs://blog/launch'],
-      ]) {
+      ] as const) {
         const response = await call(sent);
         expect(response.result?.isError, `${sent}: ${text(response)}`).toBeUndefined();
         expect(text(response)).toBe(documentAnswer(uri));

@@ -91,7 +91,7 @@ export const MODERN_CASES: ProtocolCase[] = [
     params: modern({ uri: 'resource://guide.md' }),
     check: (response) => {
       expectComplete(response, 'public');
-      expect((response.result!.contents as { uri: string }[])[0].uri).toBe('resource://guide.md');
+      expect((response.result!.contents as { uri: string }[])[0]?.uri).toBe('resource://guide.md');
     },
   },
   {

@@ -77,7 +77,7 @@ describe('option names that change how programs load', () => {
     const args = Object.fromEntries([...DENIED, 'language'].map((name) => [name, VALUE]));
     const answer = await bridge.request('tools/call', { name: 'show-env', arguments: args });
     await bridge.close();
-    const exported = (answer.result!.content as { text: string }[])[0].text.trim().split('\n');
+    const exported = (answer.result!.content as { text: string }[])[0]?.text.trim().split('\n');
     expect(exported).toEqual(['language']);
   });
 
@@ -88,6 +88,6 @@ describe('option names that change how programs load', () => {
     // One enumerated value per parameter: exactly one call file, one path segment per parameter.
     const file = path.join(calls, ...[...DENIED, 'language'].map(() => VALUE));
     const result = JSON.parse(readFileSync(`${file}.json`, 'utf8')) as { content: { text: string }[] };
-    expect(result.content[0].text.trim().split('\n')).toEqual(['language']);
+    expect(result.content[0]?.text.trim().split('\n')).toEqual(['language']);
   });
 });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildProjectTree, writeProject } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
+import { firstText } from '../helpers/results.js';
 
 function sleeper(seconds: number, timeoutSecs: number): string {
   return `#!/bin/sh
@@ -19,8 +20,7 @@ echo "done $n"
 `;
 }
 
-const textOf = (message: { result?: Record<string, unknown> }): string =>
-  (message.result!.content as { text: string }[])[0].text;
+const textOf = (message: { result?: Record<string, unknown> }): string => firstText(message.result);
 
 describe('live calls under load', () => {
   it('answers 100 concurrent one-second calls within seconds when the project allows 50 at once', async () => {

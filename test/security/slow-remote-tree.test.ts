@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureProject } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
+import { firstText } from '../helpers/results.js';
 
 const SLOW_FILE = '/tools/greet/fr/false.json';
 let server: http.Server;
@@ -39,8 +40,7 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const textOf = (message: { result?: Record<string, unknown> }): string =>
-  (message.result!.content as { text: string }[])[0].text;
+const textOf = (message: { result?: Record<string, unknown> }): string => firstText(message.result);
 
 describe('a remote tree that drips bytes', () => {
   it('fails the slow file at the deadline while other files are answered at once', async () => {

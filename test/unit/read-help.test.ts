@@ -95,7 +95,7 @@ describe('parseHelpOutput', () => {
     const parsed = help(
       parseHelpOutput(META, options({ n: { required: true, value_type: 'integer', default_value: 'nonsense' } })),
     );
-    expect(parsed.options[0].defaultValue).toBeUndefined();
+    expect(parsed.options[0]?.defaultValue).toBeUndefined();
   });
 
   it('requires sizes to be numbers, min ≤ max, and whole for strings', () => {
@@ -148,7 +148,7 @@ describe('parseHelpOutput', () => {
     const parsed = help(
       parseHelpOutput(META, options({ r: { required: false, value_type: 'float', default_value: 1 } })),
     );
-    expect(parsed.options[0].defaultValue).toBe(1);
+    expect(parsed.options[0]?.defaultValue).toBe(1);
   });
 
   it('strips log lines mixed into the options JSON, with a warning', () => {
