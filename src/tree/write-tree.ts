@@ -213,7 +213,14 @@ export class TreeWriter {
     | undefined;
   private readonly previousRecord: Map<string, WrittenFile> | undefined;
   private inFlight = 0;
-  private readonly waiters: (() => void)[] = [];
+  /** Writes waiting for a slot: each finished write lets the next one go. */
+  private readonly slotWaiters: (() => void)[] = [];
+  /**
+   * Flushes waiting for every write to finish: all of them go when the last one does (waking one
+   * per finished write, as for slots, left a second flusher waiting forever: a build whose call
+   * files collided hung under load).
+   */
+  private readonly idleWaiters: (() => void)[] = [];
   private failure: unknown;
 
   private constructor(
@@ -244,7 +251,7 @@ export class TreeWriter {
 
   /** Waits until fewer than IO_CONCURRENCY writes are in flight. */
   private async slot(): Promise<void> {
-    while (this.inFlight >= IO_CONCURRENCY) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    while (this.inFlight >= IO_CONCURRENCY) await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
   }
 
   /**
@@ -272,7 +279,8 @@ export class TreeWriter {
       })
       .finally(() => {
         this.inFlight -= 1;
-        this.waiters.shift()?.();
+        this.slotWaiters.shift()?.();
+        if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
       });
     return typeof content === 'string' ? Buffer.byteLength(content) : content.length;
   }
@@ -302,7 +310,7 @@ export class TreeWriter {
 
   /** Waits for every write started so far; throws the first that failed. */
   async flush(): Promise<void> {
-    while (this.inFlight > 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    while (this.inFlight > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     if (this.failure) throw this.failure;
   }
 
