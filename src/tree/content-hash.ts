@@ -1,5 +1,5 @@
 // The content hash a tree records in `staticmcp.contentHash` (and a shard part in its record's
-// `filesHash`): sha256 over every hashed file, in path order, as `path \0 <sha256 of the content,
+// `filesHash`): sha256 over every hashed file, in the byte order of the paths' UTF-8, as `path \0 <sha256 of the content,
 // 64 lowercase hex digits> \0`. Hashing each file's digest rather than its bytes lets whoever wrote
 // or linked a file keep 32 bytes for it and hash the tree at the end without reading it back
 // (`sha256sum` gives the same digests, so the hash can be recomputed with shell tools). The build,
@@ -22,9 +22,30 @@ export interface TreeHash {
   digest(): string;
 }
 
-/** The order files enter the hash: JavaScript's default string sort (UTF-16 code units). */
+/**
+ * Orders two paths as their UTF-8 bytes order (Unicode code point order, what `LC_ALL=C sort`
+ * gives), not as JavaScript's default sort (UTF-16 code units), so a writer can sort the bytes it
+ * holds and any tool can reproduce the order. The two differ only where a character above U+FFFF
+ * (a surrogate pair here) meets one of U+E000–U+FFFF: surrogates are moved above those.
+ */
+export function compareTreePaths(left: string, right: string): number {
+  const shared = Math.min(left.length, right.length);
+  for (let index = 0; index < shared; index++) {
+    const leftUnit = left.charCodeAt(index);
+    const rightUnit = right.charCodeAt(index);
+    if (leftUnit !== rightUnit) return codePointRank(leftUnit) - codePointRank(rightUnit);
+  }
+  return left.length - right.length;
+}
+
+function codePointRank(unit: number): number {
+  if (unit >= 0xd800 && unit <= 0xdfff) return unit + 0x2000;
+  return unit >= 0xe000 ? unit - 0x800 : unit;
+}
+
+/** The order files enter the hash: by their paths' UTF-8 bytes (compareTreePaths). */
 export function sortTreePaths(paths: Iterable<string>): string[] {
-  return [...paths].sort();
+  return [...paths].sort(compareTreePaths);
 }
 
 /** An incremental hash, so a checker can stream a big tree instead of holding every file. */

@@ -1,46 +1,136 @@
 // What a tree writer knows of each file it wrote: its path and the sha256 of its content
 // (tree/content-hash.ts), so the tree's content hash is computed at the end without reading a
-// single file back. Kept flat for trees of hundreds of thousands of files: the digests sit side by
-// side in one growing buffer (32 bytes a file), the map holds only each path's slot number.
+// single file back. Kept out of the JavaScript heap for trees of hundreds of thousands of files: the
+// paths' UTF-8 bytes sit side by side in one growing buffer, the digests in another (32 bytes a
+// file), and an open-addressing table of slot numbers finds a path again. A Map of path strings
+// cost ~100 bytes of heap a file, and the heap grows to a multiple of what it holds: a 40,000-call
+// build peaked ~25 MB above a 4,000-call one.
 import { FILE_DIGEST_BYTES } from './content-hash.js';
 
 const INITIAL_SLOTS = 1024;
+const EMPTY = 0;
+
+/** FNV-1a over the string's UTF-16 code units (the same string always lands in the same place). */
+function hashPath(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+function grown<T extends Uint32Array | Buffer>(array: T, length: number, make: (length: number) => T): T {
+  if (array.length >= length) return array;
+  const bigger = make(Math.max(length, array.length * 2));
+  bigger.set(array);
+  return bigger;
+}
 
 export class FileDigests {
-  private readonly slots = new Map<string, number>();
+  private count = 0;
+  private pathBytes = Buffer.alloc(INITIAL_SLOTS * 32);
+  private pathBytesUsed = 0;
+  private starts = new Uint32Array(INITIAL_SLOTS);
+  private lengths = new Uint32Array(INITIAL_SLOTS);
+  private hashes = new Uint32Array(INITIAL_SLOTS);
   private digests = Buffer.alloc(INITIAL_SLOTS * FILE_DIGEST_BYTES);
+  /** Slot number + 1 of each path, EMPTY where none; at most half full. */
+  private table = new Uint32Array(INITIAL_SLOTS * 2);
 
   get size(): number {
-    return this.slots.size;
+    return this.count;
+  }
+
+  private pathAt(slot: number): string {
+    const start = this.starts[slot]!;
+    return this.pathBytes.toString('utf8', start, start + this.lengths[slot]!);
+  }
+
+  /** The slot of `filePath`, or where in the table it would go (as a negative number - 1). */
+  private find(filePath: string, hash: number): number {
+    const mask = this.table.length - 1;
+    for (let position = hash & mask; ; position = (position + 1) & mask) {
+      const entry = this.table[position]!;
+      if (entry === EMPTY) return -position - 1;
+      const slot = entry - 1;
+      if (this.hashes[slot] === hash && this.pathAt(slot) === filePath) return slot;
+    }
+  }
+
+  private placeInTable(slot: number): void {
+    const mask = this.table.length - 1;
+    let position = this.hashes[slot]! & mask;
+    while (this.table[position] !== EMPTY) position = (position + 1) & mask;
+    this.table[position] = slot + 1;
   }
 
   has(filePath: string): boolean {
-    return this.slots.has(filePath);
-  }
-
-  paths(): IterableIterator<string> {
-    return this.slots.keys();
+    return this.find(filePath, hashPath(filePath)) >= 0;
   }
 
   /** Records (or, for a path written again, replaces) the digest of the file at `filePath`. */
   set(filePath: string, digest: Uint8Array): void {
-    let slot = this.slots.get(filePath);
-    if (slot === undefined) {
-      slot = this.slots.size;
-      if ((slot + 1) * FILE_DIGEST_BYTES > this.digests.length) {
-        const grown = Buffer.alloc(this.digests.length * 2);
-        this.digests.copy(grown);
-        this.digests = grown;
+    const hash = hashPath(filePath);
+    let slot = this.find(filePath, hash);
+    if (slot < 0) {
+      slot = this.count;
+      this.count += 1;
+      const slots = this.count;
+      this.starts = grown(this.starts, slots, (length) => new Uint32Array(length));
+      this.lengths = grown(this.lengths, slots, (length) => new Uint32Array(length));
+      this.hashes = grown(this.hashes, slots, (length) => new Uint32Array(length));
+      this.digests = grown(this.digests, slots * FILE_DIGEST_BYTES, (length) => Buffer.alloc(length));
+      // A UTF-8 character takes at most 3 bytes per UTF-16 code unit.
+      this.pathBytes = grown(this.pathBytes, this.pathBytesUsed + filePath.length * 3, (length) =>
+        Buffer.alloc(length),
+      );
+      const written = this.pathBytes.write(filePath, this.pathBytesUsed, 'utf8');
+      this.starts[slot] = this.pathBytesUsed;
+      this.lengths[slot] = written;
+      this.pathBytesUsed += written;
+      this.hashes[slot] = hash;
+      if (this.count * 2 > this.table.length) {
+        this.table = new Uint32Array(this.table.length * 2);
+        for (let placed = 0; placed < this.count; placed++) this.placeInTable(placed);
+      } else {
+        this.placeInTable(slot);
       }
-      this.slots.set(filePath, slot);
     }
     this.digests.set(digest, slot * FILE_DIGEST_BYTES);
   }
 
   /** The digest recorded for `filePath` (a view: copy it to keep it past the next `set`). */
   get(filePath: string): Buffer | undefined {
-    const slot = this.slots.get(filePath);
-    if (slot === undefined) return undefined;
+    const slot = this.find(filePath, hashPath(filePath));
+    if (slot < 0) return undefined;
     return this.digests.subarray(slot * FILE_DIGEST_BYTES, (slot + 1) * FILE_DIGEST_BYTES);
+  }
+
+  /** Every path, in the order first written. */
+  *paths(): IterableIterator<string> {
+    for (let slot = 0; slot < this.count; slot++) yield this.pathAt(slot);
+  }
+
+  /**
+   * Every path with its digest, in the content hash's order (tree/content-hash.ts: by UTF-8 bytes),
+   * sorted here on the bytes themselves so no list of path strings is ever built.
+   */
+  *sorted(): IterableIterator<[string, Buffer]> {
+    const order = Array.from({ length: this.count }, (_, slot) => slot);
+    const bytes = this.pathBytes;
+    order.sort((left, right) => {
+      const leftStart = this.starts[left]!;
+      const rightStart = this.starts[right]!;
+      return bytes.compare(
+        bytes,
+        rightStart,
+        rightStart + this.lengths[right]!,
+        leftStart,
+        leftStart + this.lengths[left]!,
+      );
+    });
+    for (const slot of order)
+      yield [this.pathAt(slot), this.digests.subarray(slot * FILE_DIGEST_BYTES, (slot + 1) * FILE_DIGEST_BYTES)];
   }
 }

@@ -11,7 +11,7 @@
 // compared first, and bench/build-scale.mjs measured no gain for a rebuild from the cache.
 import { promises as fs, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { createTreeHash, digestFile, sortTreePaths } from './content-hash.js';
+import { createTreeHash, digestFile } from './content-hash.js';
 import { FileDigests } from './file-digests.js';
 
 const TEMP_MARK = '.staticmcp-tmp-';
@@ -331,9 +331,7 @@ export class TreeWriter {
   async hashWritten(include: (relativePath: string) => boolean = () => true): Promise<string> {
     await this.flush();
     const hash = createTreeHash();
-    for (const treePath of sortTreePaths(this.written.paths())) {
-      if (include(treePath)) hash.addDigest(treePath, this.written.get(treePath)!);
-    }
+    for (const [treePath, digest] of this.written.sorted()) if (include(treePath)) hash.addDigest(treePath, digest);
     return hash.digest();
   }
 

@@ -405,7 +405,9 @@ describe('the report and the command line', () => {
     // in path order, for every file but mcp.json and the worker.
     const tree = await readTree(path.join(project, 'dist'));
     const rule = createHash('sha256');
-    for (const file of [...tree.keys()].filter((name) => name !== 'mcp.json' && name !== '_worker.js').sort())
+    for (const file of [...tree.keys()]
+      .filter((name) => name !== 'mcp.json' && name !== '_worker.js')
+      .sort((left, right) => Buffer.compare(Buffer.from(left), Buffer.from(right))))
       rule.update(`${file}\0${createHash('sha256').update(tree.get(file)!).digest('hex')}\0`);
     expect(report.contentHash).toBe(`sha256:${rule.digest('hex')}`);
   });
