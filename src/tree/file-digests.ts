@@ -20,7 +20,7 @@ function hashPath(text: string): number {
   return hash >>> 0;
 }
 
-function grown<T extends Uint32Array | Buffer>(array: T, length: number, make: (length: number) => T): T {
+function grown<T extends Uint32Array | Uint8Array>(array: T, length: number, make: (length: number) => T): T {
   if (array.length >= length) return array;
   const bigger = make(Math.max(length, array.length * 2));
   bigger.set(array);
@@ -35,6 +35,8 @@ export class FileDigests {
   private lengths = new Uint32Array(INITIAL_SLOTS);
   private hashes = new Uint32Array(INITIAL_SLOTS);
   private digests = Buffer.alloc(INITIAL_SLOTS * FILE_DIGEST_BYTES);
+  /** 1 where the file was left in the previous tree instead of written (write-tree.ts). */
+  private unchanged = new Uint8Array(INITIAL_SLOTS);
   /** Slot number + 1 of each path, EMPTY where none; at most half full. */
   private table = new Uint32Array(INITIAL_SLOTS * 2);
 
@@ -81,6 +83,7 @@ export class FileDigests {
       this.lengths = grown(this.lengths, slots, (length) => new Uint32Array(length));
       this.hashes = grown(this.hashes, slots, (length) => new Uint32Array(length));
       this.digests = grown(this.digests, slots * FILE_DIGEST_BYTES, (length) => Buffer.alloc(length));
+      this.unchanged = grown(this.unchanged, slots, (length) => new Uint8Array(length));
       // A UTF-8 character takes at most 3 bytes per UTF-16 code unit.
       this.pathBytes = grown(this.pathBytes, this.pathBytesUsed + filePath.length * 3, (length) =>
         Buffer.alloc(length),
@@ -105,6 +108,22 @@ export class FileDigests {
     const slot = this.find(filePath, hashPath(filePath));
     if (slot < 0) return undefined;
     return this.digests.subarray(slot * FILE_DIGEST_BYTES, (slot + 1) * FILE_DIGEST_BYTES);
+  }
+
+  /** Marks a recorded file as left where the previous tree has it, byte for byte (or as written after all). */
+  setUnchanged(filePath: string, unchanged: boolean): void {
+    const slot = this.find(filePath, hashPath(filePath));
+    if (slot >= 0) this.unchanged[slot] = unchanged ? 1 : 0;
+  }
+
+  isUnchanged(filePath: string): boolean {
+    const slot = this.find(filePath, hashPath(filePath));
+    return slot >= 0 && this.unchanged[slot] === 1;
+  }
+
+  /** Every path marked unchanged. */
+  *unchangedPaths(): IterableIterator<string> {
+    for (let slot = 0; slot < this.count; slot++) if (this.unchanged[slot] === 1) yield this.pathAt(slot);
   }
 
   /** Every path, in the order first written. */

@@ -1,0 +1,34 @@
+// A tree written over a previous one leaves the files that did not change where they are (linked
+// into the new tree at the swap instead of written again): a rebuild of an unchanged project
+// writes almost nothing. What changed is written; a file whose mode is not the writer's is written
+// again rather than linked, so the new tree never inherits a permission someone set by hand.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TreeWriter } from '../../src/tree/write-tree.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
+
+async function writeTree(out: string, files: Record<string, string>): Promise<void> {
+  const writer = await TreeWriter.open(out);
+  for (const [file, content] of Object.entries(files)) await writer.write(file, content);
+  await writer.commit();
+}
+
+describe('a tree written over the previous one', () => {
+  it('keeps unchanged files (same inode), writes changed ones, and rewrites a file of another mode', async () => {
+    const out = path.join(await temporaryFolder('staticmcp-unchanged-'), 'dist');
+    await writeTree(out, { 'tools/a.json': 'same\n', 'tools/b.json': 'old\n', 'tools/c.json': 'same too\n' });
+    const before = {
+      a: (await fs.stat(path.join(out, 'tools/a.json'))).ino,
+      c: (await fs.stat(path.join(out, 'tools/c.json'))).ino,
+    };
+    await fs.chmod(path.join(out, 'tools/c.json'), 0o600);
+    await writeTree(out, { 'tools/a.json': 'same\n', 'tools/b.json': 'new\n', 'tools/c.json': 'same too\n' });
+    expect((await fs.stat(path.join(out, 'tools/a.json'))).ino).toBe(before.a);
+    expect(await fs.readFile(path.join(out, 'tools/b.json'), 'utf8')).toBe('new\n');
+    const c = await fs.stat(path.join(out, 'tools/c.json'));
+    expect(c.ino).not.toBe(before.c);
+    expect(c.mode & 0o777).toBe(0o644);
+    expect((await fs.readdir(path.dirname(out))).sort()).toEqual(['dist']);
+  });
+});
