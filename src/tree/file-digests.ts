@@ -71,7 +71,7 @@ export class FileDigests {
     return this.find(filePath, hashPath(filePath)) >= 0;
   }
 
-  /** Records (or, for a path written again, replaces) the digest of the file at `filePath`. */
+  /** Records (or, for a path written again, replaces) the digest of the file at `filePath`, as not unchanged. */
   set(filePath: string, digest: Uint8Array): void {
     const hash = hashPath(filePath);
     let slot = this.find(filePath, hash);
@@ -101,6 +101,8 @@ export class FileDigests {
       }
     }
     this.digests.set(digest, slot * FILE_DIGEST_BYTES);
+    // New content is written until the writer finds it unchanged.
+    this.unchanged[slot] = 0;
   }
 
   /** The digest recorded for `filePath` (a view: copy it to keep it past the next `set`). */
@@ -110,10 +112,10 @@ export class FileDigests {
     return this.digests.subarray(slot * FILE_DIGEST_BYTES, (slot + 1) * FILE_DIGEST_BYTES);
   }
 
-  /** Marks a recorded file as left where the previous tree has it, byte for byte (or as written after all). */
-  setUnchanged(filePath: string, unchanged: boolean): void {
+  /** Marks a recorded file as left where the previous tree has it, byte for byte. */
+  setUnchanged(filePath: string): void {
     const slot = this.find(filePath, hashPath(filePath));
-    if (slot >= 0) this.unchanged[slot] = unchanged ? 1 : 0;
+    if (slot >= 0) this.unchanged[slot] = 1;
   }
 
   isUnchanged(filePath: string): boolean {

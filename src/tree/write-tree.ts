@@ -150,9 +150,8 @@ async function linkUnchanged(
     if (recorded) {
       if (stat.ino !== recorded.inode || stat.size !== recorded.size || stat.mtimeMs !== recorded.mtimeMs)
         return undefined;
-    } else {
-      const bytes = typeof content === 'string' ? Buffer.from(content) : content;
-      if (stat.size !== bytes.length || !(await fs.readFile(source)).equals(bytes)) return undefined;
+    } else if (!(await holdsSameBytes(source, content))) {
+      return undefined;
     }
     await fs.link(source, target);
     return { hash, inode: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
@@ -224,6 +223,7 @@ export interface WriteTreeOptions {
 export class TreeWriter {
   private readonly written = new FileDigests();
   private readonly folders = new Set<string>();
+  private readonly ownPreviousFolders = new Map<string, Promise<boolean>>();
   private readonly reuse:
     | { previous: Map<string, WrittenFile> | undefined; record: Map<string, WrittenFile> }
     | undefined;
@@ -289,7 +289,6 @@ export class TreeWriter {
     // A path written again is written (its first write may already be in the temporary tree).
     const compare = this.previousExists && !this.reuse && linkFrom === undefined && !this.written.has(relativePath);
     this.written.set(relativePath, digest);
-    this.written.setUnchanged(relativePath, false);
     await this.slot();
     const folder = path.dirname(relativePath);
     if (!this.folders.has(folder)) {
@@ -319,8 +318,9 @@ export class TreeWriter {
   ): Promise<void> {
     const target = path.join(this.tempDir, relativePath);
     if (linkFrom !== undefined) return linkOrWrite(linkFrom, target, content);
-    if (compare && (await holdsSameBytes(path.join(this.outDir, relativePath), content))) {
-      this.written.setUnchanged(relativePath, true);
+    const ownFolder = (compare || this.reuse) && (await this.isOwnPreviousFolder(path.dirname(relativePath)));
+    if (compare && ownFolder && (await holdsSameBytes(path.join(this.outDir, relativePath), content))) {
+      this.written.setUnchanged(relativePath);
       return;
     }
     if (!this.reuse) {
@@ -328,7 +328,8 @@ export class TreeWriter {
       return;
     }
     const hash = digest.toString('hex');
-    const linked = await linkUnchanged(this.outDir, this.reuse.previous, relativePath, content, hash, target);
+    const linked =
+      ownFolder && (await linkUnchanged(this.outDir, this.reuse.previous, relativePath, content, hash, target));
     if (linked) {
       this.reuse.record.set(relativePath, linked);
       return;
@@ -336,6 +337,23 @@ export class TreeWriter {
     await fs.writeFile(target, content, { mode: 0o644 });
     const stat = await fs.lstat(target);
     this.reuse.record.set(relativePath, { hash, inode: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs });
+  }
+
+  /**
+   * Whether the previous tree's `folder` is a real folder of that tree: a symlink in the output
+   * folder (say `tools` → elsewhere) must not make a file outside the tree a link of the new one.
+   * Asked once per folder.
+   */
+  private isOwnPreviousFolder(folder: string): Promise<boolean> {
+    let answer = this.ownPreviousFolders.get(folder);
+    if (!answer) {
+      answer = Promise.all([fs.realpath(this.outDir), fs.realpath(path.join(this.outDir, folder))]).then(
+        ([root, real]) => real === path.join(root, folder),
+        () => false,
+      );
+      this.ownPreviousFolders.set(folder, answer);
+    }
+    return answer;
   }
 
   /** Waits for every write started so far; throws the first that failed. */

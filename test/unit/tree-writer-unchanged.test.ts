@@ -1,7 +1,8 @@
 // A tree written over a previous one leaves the files that did not change where they are (linked
 // into the new tree at the swap instead of written again): a rebuild of an unchanged project
 // writes almost nothing. What changed is written; a file whose mode is not the writer's is written
-// again rather than linked, so the new tree never inherits a permission someone set by hand.
+// again rather than linked, so the new tree never inherits a permission someone set by hand, and
+// nothing is linked through a symlinked folder (it would tie the tree to a file outside it).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -30,5 +31,20 @@ describe('a tree written over the previous one', () => {
     expect(c.ino).not.toBe(before.c);
     expect(c.mode & 0o777).toBe(0o644);
     expect((await fs.readdir(path.dirname(out))).sort()).toEqual(['dist']);
+  });
+
+  it('never links a file reached through a symlinked folder of the output folder', async () => {
+    const parent = await temporaryFolder('staticmcp-unchanged-');
+    const outside = path.join(parent, 'outside');
+    await fs.mkdir(outside);
+    await fs.writeFile(path.join(outside, 'a.json'), 'same\n', { mode: 0o644 });
+    const out = path.join(parent, 'dist');
+    await fs.mkdir(out);
+    await fs.symlink(outside, path.join(out, 'tools'));
+    await writeTree(out, { 'tools/a.json': 'same\n' });
+    const published = await fs.lstat(path.join(out, 'tools/a.json'));
+    expect((await fs.lstat(path.join(out, 'tools'))).isDirectory()).toBe(true);
+    expect(published.ino).not.toBe((await fs.stat(path.join(outside, 'a.json'))).ino);
+    expect(await fs.readFile(path.join(outside, 'a.json'), 'utf8')).toBe('same\n');
   });
 });
