@@ -11,7 +11,18 @@
 // leaves an identical one where it is: those are hard-linked into the new tree just before the
 // swap, and when nothing changed the new tree is dropped having written almost nothing (a
 // `build --force` of an unchanged 2,000-call project created and then deleted 2,000 files).
-import { promises as fs, mkdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants as fsConstants,
+  fstatSync,
+  promises as fs,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { createTreeHash, digestFile } from './content-hash.js';
 import { FileDigests } from './file-digests.js';
@@ -150,7 +161,7 @@ async function linkUnchanged(
     if (recorded) {
       if (stat.ino !== recorded.inode || stat.size !== recorded.size || stat.mtimeMs !== recorded.mtimeMs)
         return undefined;
-    } else if (!(await holdsSameBytes(source, content))) {
+    } else if (!holdsSameBytes(source, content)) {
       return undefined;
     }
     await fs.link(source, target);
@@ -160,17 +171,35 @@ async function linkUnchanged(
   }
 }
 
-/** Whether `file` is a regular file holding exactly `content` (false when it cannot be read). */
-async function holdsSameBytes(file: string, content: string | Buffer): Promise<boolean> {
+/**
+ * Whether `file` is a regular file holding exactly `content` (false when it cannot be read).
+ * Synchronous: it runs for every file of a rebuild, and for small files four system calls cost
+ * less than the thread-pool round trips of `lstat` + `readFile` (~0.3 s of a 2,000-call build).
+ * O_NOFOLLOW keeps a symlink from standing for a file; O_NONBLOCK keeps a FIFO from blocking the open.
+ */
+function holdsSameBytes(file: string, content: string | Buffer): boolean {
+  let descriptor: number;
   try {
-    const stat = await fs.lstat(file);
+    descriptor = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = fstatSync(descriptor);
     const size = typeof content === 'string' ? Buffer.byteLength(content) : content.length;
     // Linked as it is: only a file with the mode the writer gives its files may stand for a new one.
     if (!stat.isFile() || stat.size !== size || (stat.mode & 0o777) !== 0o644) return false;
-    const bytes = await fs.readFile(file);
+    const bytes = Buffer.allocUnsafe(size);
+    for (let offset = 0; offset < size; ) {
+      const bytesRead = readSync(descriptor, bytes, offset, size - offset, offset);
+      if (bytesRead === 0) return false;
+      offset += bytesRead;
+    }
     return typeof content === 'string' ? bytes.toString('utf8') === content : bytes.equals(content);
   } catch {
     return false;
+  } finally {
+    closeSync(descriptor);
   }
 }
 
@@ -319,12 +348,12 @@ export class TreeWriter {
     const target = path.join(this.tempDir, relativePath);
     if (linkFrom !== undefined) return linkOrWrite(linkFrom, target, content);
     const ownFolder = (compare || this.reuse) && (await this.isOwnPreviousFolder(path.dirname(relativePath)));
-    if (compare && ownFolder && (await holdsSameBytes(path.join(this.outDir, relativePath), content))) {
+    if (compare && ownFolder && holdsSameBytes(path.join(this.outDir, relativePath), content)) {
       this.written.setUnchanged(relativePath);
       return;
     }
     if (!this.reuse) {
-      await fs.writeFile(target, content, { mode: 0o644 });
+      writeFileSync(target, content, { mode: 0o644 });
       return;
     }
     const hash = digest.toString('hex');

@@ -3,6 +3,7 @@
 // writes almost nothing. What changed is written; a file whose mode is not the writer's is written
 // again rather than linked, so the new tree never inherits a permission someone set by hand, and
 // nothing is linked through a symlinked folder (it would tie the tree to a file outside it).
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -46,5 +47,24 @@ describe('a tree written over the previous one', () => {
     expect((await fs.lstat(path.join(out, 'tools'))).isDirectory()).toBe(true);
     expect(published.ino).not.toBe((await fs.stat(path.join(outside, 'a.json'))).ino);
     expect(await fs.readFile(path.join(outside, 'a.json'), 'utf8')).toBe('same\n');
+  });
+
+  it('writes a file over a symlink or a FIFO of the previous tree (neither is followed, the FIFO never blocks)', async () => {
+    const parent = await temporaryFolder('staticmcp-unchanged-');
+    const outside = path.join(parent, 'outside.json');
+    await fs.writeFile(outside, 'same\n', { mode: 0o644 });
+    const out = path.join(parent, 'dist');
+    await writeTree(out, { 'tools/a.json': 'same\n', 'tools/b.json': 'same\n' });
+    await fs.rm(path.join(out, 'tools/a.json'));
+    await fs.symlink(outside, path.join(out, 'tools/a.json'));
+    await fs.rm(path.join(out, 'tools/b.json'));
+    execFileSync('mkfifo', ['-m', '644', path.join(out, 'tools/b.json')]);
+    await writeTree(out, { 'tools/a.json': 'same\n', 'tools/b.json': 'same\n' });
+    for (const name of ['a.json', 'b.json']) {
+      const published = await fs.lstat(path.join(out, 'tools', name));
+      expect(published.isFile()).toBe(true);
+      expect(published.ino).not.toBe((await fs.stat(outside)).ino);
+      expect(await fs.readFile(path.join(out, 'tools', name), 'utf8')).toBe('same\n');
+    }
   });
 });
