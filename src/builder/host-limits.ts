@@ -2,6 +2,7 @@
 // deployment on the free plan (100,000 on paid plans), Pages and Workers static assets serve no
 // file over 25 MiB, and GitHub Pages publishes sites of at most 1 GB. A deploy that fails on upload
 // is a worse place to learn it. Computed from a running tally, never from the files themselves.
+import { formatCount } from '../format-count.js';
 import type { BuildProblem } from './build-report.js';
 
 export const CLOUDFLARE_FREE_FILE_LIMIT = 20_000;
@@ -41,18 +42,18 @@ export function checkHostLimits(tally: TreeTally): BuildProblem[] {
   if (count > CLOUDFLARE_PAID_FILE_LIMIT) {
     warnings.push({
       path: '.',
-      message: `${count} files: over the ${CLOUDFLARE_PAID_FILE_LIMIT.toLocaleString('en')} files Cloudflare Pages accepts in one deployment on any plan; ${FEWER_FILES}`,
+      message: `${count} files: over the ${formatCount(CLOUDFLARE_PAID_FILE_LIMIT)} files Cloudflare Pages accepts in one deployment on any plan; ${FEWER_FILES}`,
     });
   } else if (count > CLOUDFLARE_FREE_FILE_LIMIT) {
     warnings.push({
       path: '.',
-      message: `${count} files: over the ${CLOUDFLARE_FREE_FILE_LIMIT.toLocaleString('en')} files Cloudflare Pages accepts on the free plan (${CLOUDFLARE_PAID_FILE_LIMIT.toLocaleString('en')} on paid plans); ${FEWER_FILES}`,
+      message: `${count} files: over the ${formatCount(CLOUDFLARE_FREE_FILE_LIMIT)} files Cloudflare Pages accepts on the free plan (${formatCount(CLOUDFLARE_PAID_FILE_LIMIT)} on paid plans); ${FEWER_FILES}`,
     });
   }
   if (tally.bytes > GITHUB_PAGES_MAX_SITE_BYTES) {
     warnings.push({
       path: '.',
-      message: `${tally.bytes.toLocaleString('en')} bytes: over the 1 GB GitHub Pages publishes for one site; lower limits.maxCallsPerTool or limits.maxOutputBytes, enumerate fewer values (staticmcp.json), or deploy to Cloudflare Pages, Netlify or S3`,
+      message: `${formatCount(tally.bytes)} bytes: over the 1 GB GitHub Pages publishes for one site; lower limits.maxCallsPerTool or limits.maxOutputBytes, enumerate fewer values (staticmcp.json), or deploy to Cloudflare Pages, Netlify or S3`,
     });
   }
   for (const filePath of [...tally.oversized].sort()) {

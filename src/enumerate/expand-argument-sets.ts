@@ -1,6 +1,7 @@
 // Expands parameter domains into argument sets (pure), counting the cartesian product first so a
 // huge domain is refused before a single set is built. The sets are generated lazily, one at a
 // time: a build of a million calls never holds a million argument objects.
+import { formatCount } from '../format-count.js';
 import { findParameterDomain, type DomainInput, type ParameterDomain } from './parameter-domains.js';
 
 export type Enumeration =
@@ -93,7 +94,7 @@ export function expandArgumentSets(input: DomainInput, maxArgumentSets: number):
   if (count > maxArgumentSets) {
     return {
       precomputable: false,
-      reason: `${count.toLocaleString('en-US')} argument sets exceed the limit of ${maxArgumentSets.toLocaleString('en-US')} (raise limits.maxCallsPerTool in staticmcp.json, or shorten value lists)`,
+      reason: `${formatCount(count)} argument sets exceed the limit of ${formatCount(maxArgumentSets)} (raise limits.maxCallsPerTool in staticmcp.json, or shorten value lists)`,
       enumerated,
       count,
     };
