@@ -60,4 +60,14 @@ describe('BatchRunner', () => {
     expect(run).toMatchObject({ outputTooLarge: true, failed: true });
     expect(run.stdout.length).toBeLessThanOrEqual(64 * 1024);
   });
+
+  it('returns outputs of every size up to the cap byte for byte, around its read buffer of 64 KiB too', async () => {
+    runner = await BatchRunner.open({ cwd: scripts, concurrency: 2, maxOutputBytes: 1024 * 1024 });
+    const numbers = Buffer.from(`${Array.from({ length: 200_000 }, (_, index) => index + 1).join('\n')}\n`);
+    for (const size of [0, 1, 65_535, 65_536, 65_537, 131_072, 300_000]) {
+      const run = await runner.run(job('sized-output', { size: String(size) }));
+      expect(run).toMatchObject({ exitCode: 0, failed: false, outputTooLarge: false });
+      expect(run.stdout.equals(numbers.subarray(0, size)), `output of ${size} bytes`).toBe(true);
+    }
+  });
 });

@@ -12,6 +12,7 @@ import { defineCommand } from '../command-spec.js';
 import { BUILD_OPTIONS } from '../build-options.js';
 import { countFailedRuns, describeReportBody } from '../describe-report.js';
 import { commandLine } from '../invocation.js';
+import { keepYoungGenerationSmall } from '../young-generation.js';
 
 export const command = defineCommand({
   name: 'build',
@@ -142,6 +143,7 @@ async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
       return 0;
     }
     // The pipeline (and its dependencies) loads only when something may have changed.
+    keepYoungGenerationSmall();
     const { buildProject } = await import('../../builder/build-project.js');
     const report = await buildProject({
       projectRoot: options.project,

@@ -8,6 +8,7 @@ import { StaticMcpError } from '../../staticmcp-error.js';
 import { defineCommand, helpHint, UsageError } from '../command-spec.js';
 import { countFailedRuns, describeReportBody } from '../describe-report.js';
 import { printError } from '../print-error.js';
+import { keepYoungGenerationSmall } from '../young-generation.js';
 
 export const command = defineCommand({
   name: 'merge',
@@ -46,6 +47,7 @@ function printSummary(report: MergeReport): void {
 
 async function runMergeCommand(options: MergeCommandOptions): Promise<number> {
   try {
+    keepYoungGenerationSmall();
     const { mergeParts } = await import('../../merge/merge-parts.js');
     const report = await mergeParts({ parts: options.parts, outDir: options.out });
     if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
