@@ -6,6 +6,7 @@
 import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { hashParts } from './cache-keys.js';
+import { RunIndex } from './run-index.js';
 
 const SCAN_CHUNK_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
@@ -14,9 +15,7 @@ const TAB = 0x09;
 const KEY_LENGTH = 32;
 
 export class RunBucket<Value> {
-  private readonly index = new Map<string, number>();
-  private offsets: number[] = [];
-  private lengths: number[] = [];
+  private readonly index = new RunIndex();
   private descriptor: number | undefined;
   private size = 0;
   /** Whether this build read or wrote anything here (so eviction spares it). */
@@ -64,7 +63,7 @@ export class RunBucket<Value> {
         if (end === bytesRead) break;
         const lineEnd = position + end;
         if (headLength === head.length && head[KEY_LENGTH] === TAB)
-          this.remember(head.toString('latin1', 0, KEY_LENGTH), lineStart, lineEnd - lineStart);
+          this.index.set(head.toString('latin1', 0, KEY_LENGTH), lineStart, lineEnd - lineStart);
         headLength = 0;
         lineStart = lineEnd + 1;
         cursor = end + 1;
@@ -72,18 +71,6 @@ export class RunBucket<Value> {
       position += bytesRead;
     }
     return lineStart;
-  }
-
-  private remember(key: string, offset: number, length: number): void {
-    const slot = this.index.get(key);
-    if (slot !== undefined) {
-      this.offsets[slot] = offset;
-      this.lengths[slot] = length;
-      return;
-    }
-    this.index.set(key, this.offsets.length);
-    this.offsets.push(offset);
-    this.lengths.push(length);
   }
 
   static keyOf(args: unknown): string {
@@ -97,11 +84,9 @@ export class RunBucket<Value> {
 
   get(key: string): Value | undefined {
     const descriptor = this.open();
-    const slot = this.index.get(key);
-    if (slot === undefined) return undefined;
-    const length = this.lengths[slot];
-    const offset = this.offsets[slot];
-    if (length === undefined || offset === undefined) return undefined;
+    const where = this.index.get(key);
+    if (!where) return undefined;
+    const { offset, length } = where;
     // Pooled for small records (no native allocation per lookup); every byte is read into it.
     const line = Buffer.allocUnsafe(length);
     if (readSync(descriptor, line, 0, line.length, offset) !== line.length) return undefined;
@@ -125,11 +110,7 @@ export class RunBucket<Value> {
     const line = Buffer.from(`${key}\t${JSON.stringify(value)}\n`);
     // One write per record, in append mode: a crash loses at most this line, never an earlier one.
     writeSync(descriptor, line);
-    const slot = this.index.get(key);
-    if (slot !== undefined) {
-      this.offsets[slot] = this.size;
-      this.lengths[slot] = line.length - 1;
-    }
+    this.index.set(key, this.size, line.length - 1, true);
     this.size += line.length;
     this.used = true;
   }
@@ -139,7 +120,5 @@ export class RunBucket<Value> {
     if (this.descriptor !== undefined) closeSync(this.descriptor);
     this.descriptor = undefined;
     this.index.clear();
-    this.offsets = [];
-    this.lengths = [];
   }
 }

@@ -1,0 +1,106 @@
+// Where each result of a cache bucket's log is (its line's offset and length), by key, kept out of
+// the JavaScript heap: the 128-bit keys side by side in one buffer, offsets and lengths in typed
+// arrays, and an open-addressing table of slot numbers. A Map of 32-character keys cost ~100 bytes
+// of heap a call, so a rebuild answered from the cache peaked well above the cold build of the
+// same project (98 against 83 MB at 40,000 calls).
+const KEY_BYTES = 16;
+const INITIAL_SLOTS = 1024;
+const EMPTY = 0;
+const ABSENT = -1;
+const INVALID = -2;
+
+export class RunIndex {
+  private count = 0;
+  private keys = Buffer.alloc(INITIAL_SLOTS * KEY_BYTES);
+  private offsets = new Float64Array(INITIAL_SLOTS);
+  private lengths = new Uint32Array(INITIAL_SLOTS);
+  /** Slot number + 1 of each key, EMPTY where none; at most half full. */
+  private table = new Uint32Array(INITIAL_SLOTS * 2);
+  /** The key being looked up, as bytes. */
+  private readonly probe = Buffer.alloc(KEY_BYTES);
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Where in the table the key last looked up and not found would go. */
+  private freePosition = 0;
+
+  /**
+   * The slot of `hexKey` (32 hex characters); ABSENT when it is not there (freePosition is then
+   * where it would go), INVALID when it is no such key (a damaged log line): never found.
+   */
+  private find(hexKey: string): number {
+    if (hexKey.length !== KEY_BYTES * 2 || this.probe.write(hexKey, 'hex') !== KEY_BYTES) return INVALID;
+    const mask = this.table.length - 1;
+    // The key is a sha256 prefix: its first bytes are already uniformly spread.
+    for (let position = this.probe.readUInt32LE(0) & mask; ; position = (position + 1) & mask) {
+      const entry = this.table[position]!;
+      if (entry === EMPTY) {
+        this.freePosition = position;
+        return ABSENT;
+      }
+      const start = (entry - 1) * KEY_BYTES;
+      if (this.keys.compare(this.probe, 0, KEY_BYTES, start, start + KEY_BYTES) === 0) return entry - 1;
+    }
+  }
+
+  has(hexKey: string): boolean {
+    return this.find(hexKey) >= 0;
+  }
+
+  /** Where the line of `hexKey` is, or undefined. */
+  get(hexKey: string): { offset: number; length: number } | undefined {
+    const slot = this.find(hexKey);
+    if (slot < 0) return undefined;
+    return { offset: this.offsets[slot]!, length: this.lengths[slot]! };
+  }
+
+  /** Points `hexKey` at a line; `onlyIfPresent`: moves a known key, never adds one. */
+  set(hexKey: string, offset: number, length: number, onlyIfPresent = false): void {
+    let slot = this.find(hexKey);
+    if (slot === INVALID || (slot === ABSENT && onlyIfPresent)) return;
+    if (slot === ABSENT) {
+      slot = this.count++;
+      this.ensureCapacity(this.count);
+      this.probe.copy(this.keys, slot * KEY_BYTES);
+      this.table[this.freePosition] = slot + 1;
+      if (this.count * 2 > this.table.length) this.rebuildTable(this.table.length * 2);
+    }
+    this.offsets[slot] = offset;
+    this.lengths[slot] = length;
+  }
+
+  clear(): void {
+    this.count = 0;
+    this.keys = Buffer.alloc(INITIAL_SLOTS * KEY_BYTES);
+    this.offsets = new Float64Array(INITIAL_SLOTS);
+    this.lengths = new Uint32Array(INITIAL_SLOTS);
+    this.table = new Uint32Array(INITIAL_SLOTS * 2);
+  }
+
+  private ensureCapacity(slots: number): void {
+    if (slots <= this.offsets.length) return;
+    const capacity = this.offsets.length * 2;
+    const keys = Buffer.alloc(capacity * KEY_BYTES);
+    this.keys.copy(keys);
+    this.keys = keys;
+    const offsets = new Float64Array(capacity);
+    offsets.set(this.offsets);
+    this.offsets = offsets;
+    const lengths = new Uint32Array(capacity);
+    lengths.set(this.lengths);
+    this.lengths = lengths;
+  }
+
+  private rebuildTable(size: number): void {
+    const table = new Uint32Array(size);
+    const mask = size - 1;
+    for (let slot = 0; slot < this.count; slot++) {
+      let position = this.keys.readUInt32LE(slot * KEY_BYTES) & mask;
+      while (table[position] !== EMPTY) position = (position + 1) & mask;
+      table[position] = slot + 1;
+    }
+    this.table = table;
+  }
+}

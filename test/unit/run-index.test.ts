@@ -1,0 +1,39 @@
+// The cache bucket's index of result lines, kept off the heap: every key finds its own line
+// through the table's growth, a later line of a key wins, a key that is not 32 hex characters (a
+// damaged log line) is never stored or found, and appends never add keys (run-bucket.ts).
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { RunIndex } from '../../src/builder/run-index.js';
+
+const keyOf = (index: number): string => createHash('sha256').update(String(index)).digest('hex').slice(0, 32);
+
+describe('RunIndex', () => {
+  it('finds each of 5,000 keys at its own line, and the later line of a key set twice', () => {
+    const index = new RunIndex();
+    for (let call = 0; call < 5_000; call++) index.set(keyOf(call), call * 100, call + 1);
+    index.set(keyOf(7), 999_999, 3);
+    expect(index.size).toBe(5_000);
+    for (let call = 0; call < 5_000; call++) {
+      expect(index.get(keyOf(call))).toEqual(
+        call === 7 ? { offset: 999_999, length: 3 } : { offset: call * 100, length: call + 1 },
+      );
+    }
+    expect(index.has(keyOf(5_000))).toBe(false);
+    expect(index.get(keyOf(5_001))).toBeUndefined();
+  });
+
+  it('never stores or finds a key that is not 32 hex characters, and moves only known keys when asked', () => {
+    const index = new RunIndex();
+    index.set('zz'.repeat(16), 1, 1);
+    index.set(keyOf(1).slice(0, 31), 1, 1);
+    expect(index.size).toBe(0);
+    expect(index.has('zz'.repeat(16))).toBe(false);
+    index.set(keyOf(2), 10, 5, true);
+    expect(index.has(keyOf(2))).toBe(false);
+    index.set(keyOf(2), 10, 5);
+    index.set(keyOf(2), 20, 6, true);
+    expect(index.get(keyOf(2))).toEqual({ offset: 20, length: 6 });
+    index.clear();
+    expect(index.has(keyOf(2))).toBe(false);
+  });
+});
