@@ -10,8 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { constants as osConstants } from 'node:os';
 import { closeSync, openSync, promises as fs, readSync, unlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { createJobFolder } from './job-folder.js';
 import { createRunMarker, killMarkedProcesses, RUN_MARKER_VARIABLE } from './kill-marked-processes.js';
 import { describeRun, type ScriptRun } from './run-script.js';
 
@@ -97,7 +96,8 @@ export class BatchRunner {
   }
 
   static async open(options: BatchRunnerOptions): Promise<BatchRunner> {
-    const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'staticmcp-run-'));
+    // Room for a full stdout and stderr of every job running at once.
+    const folder = await createJobFolder(options.concurrency * 2 * (options.maxOutputBytes + 1));
     return new BatchRunner(folder, options);
   }
 

@@ -24,6 +24,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import { isProcessAlive } from '../process-alive.js';
 import { createTreeHash, digestFile } from './content-hash.js';
 import { FileDigests } from './file-digests.js';
 
@@ -63,15 +64,6 @@ export async function removeTree(target: string): Promise<void> {
     // Entries made (or missed by the listing) while it was read: one more pass.
     if ((error as NodeJS.ErrnoException).code === 'ENOTEMPTY') return removeTree(target);
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

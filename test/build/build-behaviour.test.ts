@@ -27,8 +27,9 @@ async function startBuildThatHangs() {
   const before = await readTree(out);
   await copyFixtureScript('slow', path.join(project, 'tools', 'slow'));
   // Its own TMPDIR: a SIGKILLed build cannot remove its run folder, so it must land in one of ours.
+  const tmpdir = await temporaryFolder('staticmcp-build-tmp-');
   const child = spawn(process.execPath, [CLI, 'build', project], {
-    env: { ...process.env, TMPDIR: await temporaryFolder('staticmcp-build-tmp-') },
+    env: { ...process.env, TMPDIR: tmpdir },
     stdio: 'ignore',
   });
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
@@ -39,7 +40,7 @@ async function startBuildThatHangs() {
     child.kill(signal);
     return exited;
   };
-  return { project, out, before, killBuild };
+  return { project, out, before, killBuild, tmpdir };
 }
 
 describe('what a script receives', () => {
@@ -200,7 +201,7 @@ describe('the tree on disk', () => {
   });
 
   it('leaves the previous tree intact when the build is killed mid-run', async () => {
-    const { project, out, before, killBuild } = await startBuildThatHangs();
+    const { project, out, before, killBuild, tmpdir } = await startBuildThatHangs();
     await killBuild('SIGKILL');
     // A SIGKILLed build cannot clean up after itself: end the script it left behind.
     const scriptPid = Number(await fs.readFile(path.join(project, 'started.pid'), 'utf8'));
@@ -212,10 +213,19 @@ describe('the tree on disk', () => {
     const after = await readTree(out);
     expect([...after.keys()]).toEqual([...before.keys()]);
     for (const [file, bytes] of before) expect(after.get(file)!.equals(bytes), file).toBe(true);
-    // The next build cleans up the half-written folder the killed one left beside the tree.
+    // The next build cleans up the half-written folder the killed one left beside the tree, and
+    // its folder of job files once nothing has touched it for ten minutes (made so here).
+    const [leftover, ...others] = (await fs.readdir(tmpdir)).filter((name) => name.startsWith('staticmcp-run-'));
+    expect(leftover, 'the killed build left its job folder').toBeDefined();
+    expect(others).toEqual([]);
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    await fs.utimes(path.join(tmpdir, leftover!), hourAgo, hourAgo);
     await fs.rm(path.join(project, 'tools', 'slow'));
-    expect((await buildJson(project)).code).toBe(0);
+    // --force: the folder is cleaned by the next build that runs a script.
+    const rebuilt = await runCli(['build', project, '--force'], { env: { TMPDIR: tmpdir } });
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
     expect((await fs.readdir(project)).filter((name) => name.startsWith('dist'))).toEqual(['dist']);
+    expect(await fs.readdir(tmpdir)).toEqual([]);
   });
 
   it('ends the running scripts when the build is interrupted (SIGINT or SIGTERM), keeping the previous tree', async () => {
