@@ -3,23 +3,18 @@
 // tool that has something to run is run twice (one extra run per tool, not per call); when the two
 // outputs differ, the tool is served live instead, with a warning that says why and how to
 // precompute it anyway (`"precompute": true`).
-import type { BatchRunner } from '../script/batch-runner.js';
-import type { Validator } from '../tree/json-validator.js';
-import { type CallOutcome, type CallRunContext, runOneCall } from './run-one-call.js';
+import type { ScriptRun } from '../script/run-script.js';
+import type { CallOutcome } from './run-one-call.js';
 import type { ToolPlan } from './plan-tools.js';
 
-/** Runs `args` twice; returns the first outcome and whether the second printed something else. */
+/** Makes the sample call twice; returns the first outcome and whether the second printed something else. */
 export async function probeDeterminism(
-  runner: BatchRunner,
-  plan: ToolPlan,
-  args: Record<string, unknown>,
-  validateOutput: Validator | undefined,
-  context: CallRunContext,
+  runSample: () => Promise<{ outcome: CallOutcome; run: ScriptRun }>,
 ): Promise<{ outcome: CallOutcome; differs: boolean }> {
-  const first = await runOneCall(runner, plan, args, validateOutput, context);
+  const first = await runSample();
   // A call that failed (timeout, cap, signal) says nothing about determinism.
   if (first.run.failed) return { outcome: first.outcome, differs: false };
-  const second = await runOneCall(runner, plan, args, validateOutput, context);
+  const second = await runSample();
   if (second.run.failed) return { outcome: first.outcome, differs: false };
   const differs = second.run.exitCode !== first.run.exitCode || !second.run.stdout.equals(first.run.stdout);
   return { outcome: first.outcome, differs };

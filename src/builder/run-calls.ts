@@ -183,7 +183,9 @@ async function probeTools(
       const validator = validatorOf(plan);
       if (validator.problem || context.signal?.aborted) return;
       const args = tally.sample!;
-      const { outcome, differs } = await probeDeterminism(runner, plan, args, validator.validate, context);
+      const { outcome, differs } = await probeDeterminism(() =>
+        runOneCall(runner, plan, args, validator.validate, context),
+      );
       if (differs) {
         serveLiveInstead(plan, args);
         return;

@@ -72,11 +72,34 @@ function childPlace(parent: string, key: string): string {
   return `${parent}/${encodeURI(key.replace(/~/g, '~0').replace(/\//g, '~1')).replace(/#/g, '%23')}`;
 }
 
+/** ajv's wording for the keywords that compare a number with the schema's. */
+const COMPARISONS: Record<string, string | undefined> = {
+  minimum: '>=',
+  maximum: '<=',
+  exclusiveMinimum: '>',
+  exclusiveMaximum: '<',
+  multipleOf: 'multiple of',
+};
+
+/** ajv's wording for the keywords that bound how many characters, items or properties there are. */
+const COUNT_LIMITS: Record<string, { than: 'fewer' | 'more'; unit: string } | undefined> = {
+  minLength: { than: 'fewer', unit: 'characters' },
+  maxLength: { than: 'more', unit: 'characters' },
+  minItems: { than: 'fewer', unit: 'items' },
+  maxItems: { than: 'more', unit: 'items' },
+  minProperties: { than: 'fewer', unit: 'properties' },
+  maxProperties: { than: 'more', unit: 'properties' },
+};
+
 function describeUnit(unit: OutputUnit, schema: unknown, rootName: string): string | undefined {
   const where = placeName(rootName, unit.instanceLocation);
   const noun = rootName === 'arguments' ? 'argument' : 'field';
   const value = keywordValue(schema, unit.keywordLocation);
   const limit = typeof value === 'number' ? value : Number(/(-?[\d.e+-]+)\)?\.?$/.exec(unit.error)?.[1]);
+  const comparison = COMPARISONS[unit.keyword];
+  if (comparison) return `${where} must be ${comparison} ${limit}`;
+  const count = COUNT_LIMITS[unit.keyword];
+  if (count) return `${where} must NOT have ${count.than} than ${limit} ${count.unit}`;
   switch (unit.keyword) {
     case 'required':
       return `${where === rootName ? '' : `${where}: `}missing required ${noun} "${quotedProperty(unit.error)}"`;
@@ -93,28 +116,6 @@ function describeUnit(unit: OutputUnit, schema: unknown, rootName: string): stri
       return `${where} must be one of ${JSON.stringify(Array.isArray(value) ? value : [])}`;
     case 'const':
       return `${where} must be equal to constant`;
-    case 'minimum':
-      return `${where} must be >= ${limit}`;
-    case 'maximum':
-      return `${where} must be <= ${limit}`;
-    case 'exclusiveMinimum':
-      return `${where} must be > ${limit}`;
-    case 'exclusiveMaximum':
-      return `${where} must be < ${limit}`;
-    case 'multipleOf':
-      return `${where} must be multiple of ${limit}`;
-    case 'minLength':
-      return `${where} must NOT have fewer than ${limit} characters`;
-    case 'maxLength':
-      return `${where} must NOT have more than ${limit} characters`;
-    case 'minItems':
-      return `${where} must NOT have fewer than ${limit} items`;
-    case 'maxItems':
-      return `${where} must NOT have more than ${limit} items`;
-    case 'minProperties':
-      return `${where} must NOT have fewer than ${limit} properties`;
-    case 'maxProperties':
-      return `${where} must NOT have more than ${limit} properties`;
     case 'uniqueItems':
       return `${where} must NOT have duplicate items`;
     case 'pattern':
