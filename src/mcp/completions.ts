@@ -13,6 +13,7 @@ import { INVALID_PARAMS, RpcError } from './json-rpc.js';
 import type { ServerContext, RequestContext } from './server-context.js';
 import type { LoadedTree } from './loaded-tree.js';
 import type { TreeCompletionProvider } from './tree-extension.js';
+import { readCompletionTable } from './completion-table.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 
 type ReferenceKind = keyof CompletionTable;
@@ -81,16 +82,6 @@ function resolveReference(
         `completion/complete: unknown reference type ${JSON.stringify(ref.type)}; use ref/prompt or ref/resource (ref/tool is accepted too)`,
       );
   }
-}
-
-/** The tree's completion table; an absent or unreadable file is an empty one (reported once per read). */
-export async function readCompletionTable(server: ServerContext, tree: LoadedTree): Promise<CompletionTable> {
-  const file = tree.extension?.completions;
-  if (typeof file !== 'string') return {};
-  const read = await server.reader.readJson(file);
-  if (read.kind === 'ok' && isObject(read.value)) return read.value as CompletionTable;
-  if (read.kind === 'broken') server.logProblem(`completion/complete: ${read.reason}`);
-  return {};
 }
 
 function providerFor(tree: LoadedTree, kind: ReferenceKind, key: string): TreeCompletionProvider | undefined {
