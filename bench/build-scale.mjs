@@ -94,5 +94,7 @@ for (const size of sizes) {
 const [smallest] = peaks;
 for (const peak of peaks.slice(1)) {
   const target = peak.calls === 40000 ? ' (target ≤ 1.3)' : '';
-  console.log(`peak RSS ${peak.calls} calls / ${smallest.calls} calls: ${(peak.rssMb / smallest.rssMb).toFixed(2)}${target}`);
+  console.log(
+    `peak RSS ${peak.calls} calls / ${smallest.calls} calls: ${(peak.rssMb / smallest.rssMb).toFixed(2)}${target}`,
+  );
 }
