@@ -1,10 +1,10 @@
 // Shared by the build benchmarks: a project with one trivial shell script whose integer
 // parameter has 2,000 values, and helpers to time whole commands.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync, chmodSync } from 'node:fs';
+import { mkdirSync, writeFileSync, chmodSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cliPath, median, repoRoot } from './common.mjs';
+import { cliPath, median, repoRoot, tempDir } from './common.mjs';
 
 export { cliPath, median, repoRoot };
 
@@ -19,7 +19,7 @@ echo "$n"
 
 /** Creates `<tmp>/project/tools/echo-n`; returns the paths a benchmark needs. */
 export function createBenchProject(argumentSets = 2000) {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'staticmcp-bench-'));
+  const root = tempDir('staticmcp-bench-');
   const project = path.join(root, 'project');
   mkdirSync(path.join(project, 'tools'), { recursive: true });
   const script = path.join(project, 'tools', 'echo-n');

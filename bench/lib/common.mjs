@@ -1,5 +1,5 @@
 // What every benchmark shares: where the compiled CLI is, medians, and throwaway folders.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,14 @@ export function median(values) {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
+const madeFolders = [];
+// Removed when the bench exits, however it ends (a bench that throws left its trees in /tmp).
+process.on('exit', () => {
+  for (const folder of madeFolders) rmSync(folder, { recursive: true, force: true });
+});
+
 export function tempDir(prefix) {
-  return mkdtempSync(path.join(os.tmpdir(), prefix));
+  const folder = mkdtempSync(path.join(os.tmpdir(), prefix));
+  madeFolders.push(folder);
+  return folder;
 }
