@@ -14,6 +14,7 @@ const TMPFS_MAGIC = 0x01021994;
 const PREFIX = 'staticmcp-run-';
 /** A folder of a dead build untouched this long is a leftover (a running build touches its folder every call). */
 const STALE_AFTER_MS = 10 * 60_000;
+const LEFTOVER_NAME = new RegExp(`^${PREFIX}(\\d+)-`);
 
 /** Creates the job folder of this process; `neededBytes`: what the jobs may hold there at once. */
 export async function createJobFolder(neededBytes: number): Promise<string> {
@@ -23,14 +24,17 @@ export async function createJobFolder(neededBytes: number): Promise<string> {
 }
 
 function chooseRoot(neededBytes: number): string {
-  if (process.env.TMPDIR) return os.tmpdir();
+  // Absolute: the launchers run in the project folder, so a relative TMPDIR would name another
+  // folder there (every job then failed with exit code 2 and the tree held those errors).
+  const temporaryFolder = path.resolve(os.tmpdir());
+  if (process.env.TMPDIR) return temporaryFolder;
   try {
     const stats = statfsSync(SHARED_MEMORY);
-    if (stats.type !== TMPFS_MAGIC || stats.bavail * stats.bsize < neededBytes) return os.tmpdir();
+    if (stats.type !== TMPFS_MAGIC || stats.bavail * stats.bsize < neededBytes) return temporaryFolder;
     accessSync(SHARED_MEMORY, constants.W_OK);
     return SHARED_MEMORY;
   } catch {
-    return os.tmpdir();
+    return temporaryFolder;
   }
 }
 
@@ -42,7 +46,7 @@ async function removeLeftovers(root: string): Promise<void> {
     return;
   }
   for (const name of names) {
-    const pid = /^staticmcp-run-(\d+)-/.exec(name)?.[1];
+    const pid = LEFTOVER_NAME.exec(name)?.[1];
     if (pid === undefined || Number(pid) === process.pid || isProcessAlive(Number(pid))) continue;
     const folder = path.join(root, name);
     try {

@@ -242,6 +242,16 @@ describe('the tree on disk', () => {
     }
   });
 
+  it('runs every script with a relative TMPDIR, which the launchers (running in the project) would resolve elsewhere', async () => {
+    const project = await makeProject({ tools: { ok: 'ok' } });
+    const parent = await temporaryFolder('staticmcp-relative-tmp-');
+    await fs.mkdir(path.join(parent, 'tmp'));
+    const result = await runCli(['build', project, '--force', '--json'], { cwd: parent, env: { TMPDIR: 'tmp' } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(textOf(await readJson(path.join(project, 'dist', 'tools', 'ok.json')))).toBe('ok\n');
+    expect(await fs.readdir(path.join(parent, 'tmp'))).toEqual([]);
+  });
+
   it('puts back a previous tree that a build killed between its two renames left beside the output', async () => {
     const project = await makeProject({ tools: { ok: 'ok' } });
     const out = path.join(project, 'dist');
