@@ -284,7 +284,7 @@ export class BatchRunner {
         stdout: cappedStdout,
         stderr: cappedStderr,
         failed: true,
-        ...(timedOut || cancelled ? {} : { spawnError: 'the launcher shell ended unexpectedly' }),
+        spawnError: timedOut || cancelled ? undefined : 'the launcher shell ended unexpectedly',
       });
     }
     // The shell reports a death by signal N as 128 + N, the convention scripts and shells share.
@@ -303,8 +303,8 @@ export class BatchRunner {
 
   /**
    * The first maxOutputBytes + 1 bytes of `file` (empty when it is missing). Read without a stat:
-   * each `fstat` allocates a Stats object (~1 KB of heap), and at thousands of calls a second that
-   * garbage is what made V8 grow its young generation (peak RSS grew with the number of calls).
+   * each `fstat` allocates a Stats object (~1 KB of heap), garbage that at thousands of calls a
+   * second kept the young generation busy.
    */
   private readCapped(file: string): Buffer {
     let descriptor: number;

@@ -1,12 +1,5 @@
 // Watching processes and conditions from a test: liveness of a pid, polling with a deadline.
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export { isProcessAlive as isAlive } from '../../src/process-alive.js';
 
 export const isRoot = process.getuid?.() === 0;
 
