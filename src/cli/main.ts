@@ -6,7 +6,6 @@
 import { loadCommand } from './command-list.js';
 import { EXIT_FAILED, runCommand } from './command-spec.js';
 import { parseFast } from './parse-fast.js';
-import { printError } from './print-error.js';
 
 const argv = process.argv.slice(2);
 try {
@@ -17,6 +16,7 @@ try {
       ? await runCommand(command, fast.positionals, fast.found)
       : await (await import('./parse-with-yargs.js')).parseWithYargs(argv);
 } catch (error) {
-  printError(error);
+  // Loaded only now: a command that succeeds never pays for it.
+  (await import('./print-error.js')).printError(error);
   process.exitCode = EXIT_FAILED;
 }

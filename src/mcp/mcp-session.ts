@@ -1,6 +1,7 @@
 // The protocol core, the same on every host: one parsed message (or batch) in, the response out,
 // notifications through callbacks the transport gives (stdout, an SSE stream). Each request's own
-// _meta decides its era: a 2026-07-28 request goes to modern-dispatch.ts; this file answers the
+// _meta decides its era: a 2026-07-28 request goes to modern-dispatch.ts (loaded on the first
+// one, so a legacy client's start never waits for it); this file answers the
 // legacy era (handshake, negotiated version, log level, resource subscriptions) and owns what both
 // share: the requests in flight (so `notifications/cancelled` can stop one) and, under
 // `staticmcp dev`, the notifications a reloaded tree causes. It never throws on bad input: every
@@ -27,20 +28,33 @@ import {
   shapeServerInfo,
   type ProtocolVersion,
 } from './protocol-versions.js';
-import { readRequestEra } from './request-meta.js';
-import { serverCapabilities } from './modern-results.js';
-import { ClientQuestions, type Send } from './client-questions.js';
-import { ModernListeners, MAX_SUBSCRIPTIONS } from './modern-listeners.js';
-import { LOG_LEVELS, RequestCancelled, type ServerContext, type RequestContext } from './server-context.js';
+import { readRequestEra, type ModernRequest } from './request-meta.js';
+import { serverCapabilities } from './server-capabilities.js';
+import type { ClientQuestions, Send } from './client-questions.js';
+import type { ModernListeners } from './modern-listeners.js';
+import {
+  LOG_LEVELS,
+  MAX_SUBSCRIPTIONS,
+  RequestCancelled,
+  type ServerContext,
+  type RequestContext,
+} from './server-context.js';
 import type { LogLevel } from '../script/log-lines.js';
 import type { ListChanges } from './tree-changes.js';
 import { refuseBeforeInitialize } from './session-lifecycle.js';
 import { HANDLER_BY_METHOD, loadHandlers } from './handler-table.js';
-import { dispatchModern } from './modern-dispatch.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 
 /** Only `staticmcp dev` needs these (and node:crypto): loaded on the first subscription or reload. */
 const loadTreeChanges = (): Promise<typeof import('./tree-changes.js')> => import('./tree-changes.js');
+
+type ModernEra = [typeof import('./modern-dispatch.js'), typeof import('./modern-listeners.js')];
+let modernEraLoading: Promise<ModernEra> | undefined;
+/** The 2026-07-28 dispatch and its listeners, loaded once, on the first request of that era. */
+function loadModernEra(): Promise<ModernEra> {
+  modernEraLoading ??= Promise.all([import('./modern-dispatch.js'), import('./modern-listeners.js')]);
+  return modernEraLoading;
+}
 type Outgoing = Record<string, unknown>;
 
 interface InFlight {
@@ -71,10 +85,10 @@ export class McpSession {
   private readonly subscriptions = new Map<string, string>();
   /** The capabilities the client declared in initialize: what a script may ask it. */
   private clientCapabilities: JsonObject = {};
-  /** Open `subscriptions/listen` requests (only under dev: a served tree never changes). */
-  private readonly listeners = new ModernListeners();
-  /** Our requests to the client (a live script's questions) still waiting for an answer. */
-  private readonly questions = new ClientQuestions();
+  /** Open `subscriptions/listen` requests (only under dev: a served tree never changes); made with the first modern request. */
+  private listeners: ModernListeners | undefined;
+  /** Our requests to the client (a live script's questions) still waiting for an answer; made with the first question. */
+  private questions: ClientQuestions | undefined;
 
   /** `send` carries what no request is waiting for: list changes, resource updates, dev warnings. */
   constructor(
@@ -148,7 +162,7 @@ export class McpSession {
       case 'invalid':
         return errorResponse(classified.id, INVALID_REQUEST, `Invalid request: ${classified.reason}`);
       case 'response':
-        this.questions.deliver(classified.id, classified.result, classified.error);
+        this.questions?.deliver(classified.id, classified.result, classified.error);
         return undefined;
       case 'notification':
         this.handleNotification(classified.message.method, classified.message.params);
@@ -179,10 +193,7 @@ export class McpSession {
     const work =
       era.era === 'legacy'
         ? this.dispatch(request, controller.signal, notify)
-        : dispatchModern(this.server, request, era, controller.signal, notify, {
-            isClosing: () => this.closing,
-            listen: (signal) => this.listeners.listen(this.server, request, era, signal, notify),
-          });
+        : this.dispatchModern(request, era, controller.signal, notify);
     // A client may reuse an id while the first request still runs; only the newest is cancellable.
     const entry = { controller, promise: work.catch(() => undefined) };
     this.inFlight.set(key, entry);
@@ -204,6 +215,21 @@ export class McpSession {
     }
   }
 
+  private async dispatchModern(
+    request: JsonRpcRequest,
+    era: ModernRequest,
+    signal: AbortSignal,
+    notify: Send,
+  ): Promise<unknown> {
+    const [{ dispatchModern }, { ModernListeners }] = await loadModernEra();
+    this.listeners ??= new ModernListeners();
+    const listeners = this.listeners;
+    return dispatchModern(this.server, request, era, signal, notify, {
+      isClosing: () => this.closing,
+      listen: (listenSignal) => listeners.listen(this.server, request, era, listenSignal, notify),
+    });
+  }
+
   private requestContext(params: JsonObject | undefined, signal: AbortSignal, notify: Send): RequestContext {
     const meta = params?._meta;
     const token = meta && typeof meta === 'object' ? (meta as JsonObject).progressToken : undefined;
@@ -215,11 +241,20 @@ export class McpSession {
         if (!signal.aborted && !this.closing) notify({ jsonrpc: '2.0', method, params: notificationParams });
       },
       wantsLog: (level) => LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(this.minimumLogLevel),
-      askClient: (method, askParams, askSignal) =>
-        this.questions.ask(method, askParams, this.clientCapabilities, notify, [signal, askSignal]),
+      askClient: async (method, askParams, askSignal) =>
+        (await this.clientQuestions()).ask(method, askParams, this.clientCapabilities, notify, [signal, askSignal]),
       // Known once this session's initialize declared them (a stateless POST never knows them).
       ...(this.handshakeDone ? { clientCapabilities: this.clientCapabilities } : {}),
     };
+  }
+
+  private async clientQuestions(): Promise<ClientQuestions> {
+    const { ClientQuestions } = await import('./client-questions.js');
+    if (!this.questions) {
+      this.questions = new ClientQuestions();
+      if (this.closing) this.questions?.close();
+    }
+    return this.questions;
   }
 
   private async dispatch(request: JsonRpcRequest, signal: AbortSignal, notify: Send): Promise<unknown> {
@@ -333,7 +368,7 @@ export class McpSession {
       this.subscriptions.set(uri, current);
       updated.push(uri);
     }
-    if (!this.closing) await this.listeners.notifyChanges(this.server, changes);
+    if (!this.closing) await this.listeners?.notifyChanges(this.server, changes);
     if (!this.initialized || this.closing) return updated;
     if (changes.tools) this.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     if (changes.resources) this.send({ jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
@@ -359,7 +394,7 @@ export class McpSession {
     await Promise.race([this.pending(), delay(graceMs)]);
     this.closing = true;
     for (const entry of this.inFlight.values()) entry.controller.abort();
-    this.questions.close();
+    this.questions?.close();
     await Promise.race([this.pending(), delay(waitMs)]);
   }
 

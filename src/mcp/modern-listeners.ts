@@ -5,13 +5,12 @@
 import { INVALID_PARAMS, RpcError, type JsonRpcRequest, type RequestId } from './json-rpc.js';
 import { shapeServerInfo } from './protocol-versions.js';
 import { META_SERVER_INFO, META_SUBSCRIPTION_ID, type ModernRequest } from './request-meta.js';
-import { RequestCancelled, type ServerContext } from './server-context.js';
+import { MAX_SUBSCRIPTIONS, RequestCancelled, type ServerContext } from './server-context.js';
 import type { Send } from './client-questions.js';
 import type { ListChanges } from './tree-changes.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 
 /** Resource URIs one listener may follow. */
-export const MAX_SUBSCRIPTIONS = 1000;
 
 /** Only `staticmcp dev` needs these (and node:crypto): loaded on the first subscription or reload. */
 const loadTreeChanges = (): Promise<typeof import('./tree-changes.js')> => import('./tree-changes.js');

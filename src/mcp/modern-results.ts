@@ -1,50 +1,18 @@
-// What the 2026-07-28 era adds to answers, in one place for every host: the capabilities both
-// `initialize` and `server/discover` declare, the discover result itself, and the fields every
-// modern result carries (`resultType`, `serverInfo` in `_meta`, and on cacheable results `ttlMs`
-// and `cacheScope`). Precomputed answers are the same for everyone until the tree changes, so they
+// What the 2026-07-28 era adds to answers, in one place for every host: the discover result, and
+// the fields every modern result carries (`resultType`, `serverInfo` in `_meta`, and on cacheable
+// results `ttlMs` and `cacheScope`). Precomputed answers are the same for everyone until the tree changes, so they
 // are `public` with the owner's TTL; anything a script produced live (or a tree under `dev`, which
 // changes on every edit) is `private` with 0.
 import { cacheTtlSeconds } from '../tree/manifest.js';
-import {
-  CACHEABLE_METHODS,
-  knowsCompletionsCapability,
-  shapeServerInfo,
-  type ProtocolVersion,
-} from './protocol-versions.js';
+import { CACHEABLE_METHODS, shapeServerInfo, type ProtocolVersion } from './protocol-versions.js';
 import { META_SERVER_INFO, supportedModernVersions } from './request-meta.js';
 import type { ServerContext } from './server-context.js';
+import { serverCapabilities } from './server-capabilities.js';
 import { INPUT_REQUIRED } from './input-required.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 
 /** Where an answer came from, for its cache hints. */
 export type AnswerSource = 'tree' | 'live';
-
-/** The capabilities this server declares (initialize and server/discover agree by construction). */
-export function serverCapabilities(server: ServerContext, version: ProtocolVersion, modern: boolean): JsonObject {
-  const { tree, dev } = server;
-  const capabilities: JsonObject = { logging: {} };
-  // Under dev every kind is offered, even when empty: the next edit may add the first one.
-  if (dev) {
-    capabilities.tools = { listChanged: true };
-    capabilities.resources = { subscribe: true, listChanged: true };
-    capabilities.prompts = { listChanged: true };
-  } else {
-    if (tree.tools.length > 0) capabilities.tools = {};
-    // Legacy: subscriptions are accepted for every known resource (a served tree never changes, so
-    // none is ever updated). Modern: subscriptions/listen would honour nothing, so none is claimed.
-    if (tree.resources.length > 0 || tree.templates.length > 0)
-      capabilities.resources = modern ? {} : { subscribe: true };
-    if (tree.prompts.length > 0) capabilities.prompts = {};
-  }
-  const completable =
-    dev ||
-    tree.prompts.length > 0 ||
-    tree.templates.length > 0 ||
-    tree.extension?.completions !== undefined ||
-    tree.extension?.completionProviders !== undefined;
-  if (completable && knowsCompletionsCapability(version)) capabilities.completions = {};
-  return capabilities;
-}
 
 export function discoverResult(server: ServerContext, version: ProtocolVersion): JsonObject {
   const { tree } = server;

@@ -9,6 +9,9 @@ import type { LiveRunner } from './live-port.js';
 import type { LoadedTree } from './loaded-tree.js';
 import type { ProtocolVersion } from './protocol-versions.js';
 
+/** Resource subscriptions one session may hold, in either era (template instances are unbounded). */
+export const MAX_SUBSCRIPTIONS = 1000;
+
 export interface ServerContext {
   tree: LoadedTree;
   reader: CachedTreeReader;

@@ -4,7 +4,6 @@
 import { CachedTreeReader } from '../mcp/cached-tree-reader.js';
 import type { LiveRunner } from '../mcp/live-port.js';
 import { loadTree } from '../mcp/loaded-tree.js';
-import { answerableLists } from '../mcp/answerable-lists.js';
 import { DEFAULT_LIVE_HINT, type ServerContext } from '../mcp/server-context.js';
 import type { TreeSource } from '../mcp/tree-source.js';
 import type { CompileValidator } from '../tree/validator.js';
@@ -46,6 +45,7 @@ async function loadAjvCompiler(): Promise<CompileValidator> {
  * one stderr line says what, and how to get it back, so a missing tool is never a mystery.
  */
 async function reportLiveOnly(server: ServerContext): Promise<void> {
+  const { answerableLists } = await import('../mcp/answerable-lists.js');
   const { hiddenTools, resources } = await answerableLists(server);
   const hiddenResources = server.tree.resources.length - resources.length;
   if (hiddenTools.length === 0 && hiddenResources === 0) return;
@@ -75,6 +75,13 @@ export async function createNodeServerContext(options: NodeServerOptions): Promi
     loadValidatorCompiler: loadAjvCompiler,
     logProblem: options.logProblem,
   };
-  if (!server.live) await reportLiveOnly(server);
+  // Worked out just after start-up, not before it: the client's first answer never waits for the
+  // narrowing, and tools/list finds it done.
+  if (!server.live)
+    setTimeout(() => {
+      reportLiveOnly(server).catch((error: Error) =>
+        server.logProblem(`could not work out the lists: ${error.message}`),
+      );
+    }, 0);
   return server;
 }

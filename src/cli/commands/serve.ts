@@ -6,7 +6,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { type CommandArguments, defineCommand, type OptionSpec, UsageError } from '../command-spec.js';
-import { commandLine } from '../invocation.js';
 import type { TreeSource } from '../../mcp/tree-source.js';
 
 const DEFAULT_PORT = 8080;
@@ -107,6 +106,10 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
   // `serve --live my-server` alone serves that project's own tree: the project is both.
   const sourceArgument = sourceGiven ?? liveArgument ?? '.';
   const isUrl = /^https?:\/\//i.test(sourceArgument);
+  // The bridge's modules load while the source is checked below, not after (a faster first answer).
+  const bridgeLoading = http ? undefined : import('../../serve/start-bridge.js');
+  // A usage error below leaves it unawaited; its own failure, if any, surfaces at the await.
+  bridgeLoading?.catch(() => undefined);
 
   let projectRoot = liveArgument !== undefined ? path.resolve(liveArgument) : undefined;
   if (projectRoot !== undefined) {
@@ -138,6 +141,7 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
       if (problem) process.stderr.write(`staticmcp serve: ${problem}; looking for the tree in the default folder\n`);
       const output = resolveOutputFolder(given, config);
       if (!(await isFile(path.join(output, 'mcp.json')))) {
+        const { commandLine } = await import('../invocation.js');
         throw new UsageError(
           `${sourceArgument} is neither a tree (no mcp.json) nor a built project (no ${path.relative(given, output) || '.'}/mcp.json)`,
           `run ${commandLine(['build', sourceArgument])} first, or point serve at a tree folder or URL`,
@@ -182,8 +186,8 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
   }
 
   // Started by hand on a terminal, a stdio server would sit silent and look hung.
-  if (process.stdin.isTTY) process.stderr.write(`${describeWaiting(sourceArgument, isUrl, liveArgument)}\n`);
-  const { startBridge } = await import('../../serve/start-bridge.js');
+  if (process.stdin.isTTY) process.stderr.write(`${await describeWaiting(sourceArgument, isUrl, liveArgument)}\n`);
+  const { startBridge } = await (bridgeLoading ?? import('../../serve/start-bridge.js'));
   try {
     return await startBridge({ source, projectRoot, liveConcurrency });
   } catch (error) {
@@ -196,7 +200,9 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
  * The one line `serve` prints on a terminal: what it is waiting for, and a command line that
  * starts this same server, for a client's configuration (absolute paths, so it works from anywhere).
  */
-export function describeWaiting(source: string, isUrl: boolean, live: string | undefined): string {
+async function describeWaiting(source: string, isUrl: boolean, live: string | undefined): Promise<string> {
+  // Loaded here and for the one usage error that needs it: a client starting serve never waits for it.
+  const { commandLine } = await import('../invocation.js');
   const words = ['serve', isUrl ? source : path.resolve(source)];
   if (live !== undefined) words.push('--live', path.resolve(live));
   const line = commandLine(words, { absolute: true });

@@ -1,0 +1,33 @@
+// The capabilities this server declares, for both eras: `initialize` (legacy) and `server/discover`
+// (2026-07-28) build them here, so they agree by construction. Its own module so a legacy client's
+// start never loads the 2026-07-28 result shaping.
+import { knowsCompletionsCapability, type ProtocolVersion } from './protocol-versions.js';
+import type { ServerContext } from './server-context.js';
+import type { JsonObject } from '../tree/json-object.js';
+
+/** The capabilities this server declares (initialize and server/discover agree by construction). */
+export function serverCapabilities(server: ServerContext, version: ProtocolVersion, modern: boolean): JsonObject {
+  const { tree, dev } = server;
+  const capabilities: JsonObject = { logging: {} };
+  // Under dev every kind is offered, even when empty: the next edit may add the first one.
+  if (dev) {
+    capabilities.tools = { listChanged: true };
+    capabilities.resources = { subscribe: true, listChanged: true };
+    capabilities.prompts = { listChanged: true };
+  } else {
+    if (tree.tools.length > 0) capabilities.tools = {};
+    // Legacy: subscriptions are accepted for every known resource (a served tree never changes, so
+    // none is ever updated). Modern: subscriptions/listen would honour nothing, so none is claimed.
+    if (tree.resources.length > 0 || tree.templates.length > 0)
+      capabilities.resources = modern ? {} : { subscribe: true };
+    if (tree.prompts.length > 0) capabilities.prompts = {};
+  }
+  const completable =
+    dev ||
+    tree.prompts.length > 0 ||
+    tree.templates.length > 0 ||
+    tree.extension?.completions !== undefined ||
+    tree.extension?.completionProviders !== undefined;
+  if (completable && knowsCompletionsCapability(version)) capabilities.completions = {};
+  return capabilities;
+}
