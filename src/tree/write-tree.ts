@@ -15,6 +15,8 @@ import {
   closeSync,
   constants as fsConstants,
   fstatSync,
+  linkSync,
+  lstatSync,
   promises as fs,
   mkdirSync,
   openSync,
@@ -51,9 +53,9 @@ export async function removeTree(target: string): Promise<void> {
   const pending = new Set<Promise<void>>();
   for await (const entry of folder) {
     const entryPath = path.join(target, entry.name);
-    const removal: Promise<void> = (
-      entry.isDirectory() ? removeTree(entryPath) : fs.rm(entryPath, { force: true })
-    ).finally(() => pending.delete(removal));
+    const removal: Promise<void> = (entry.isDirectory() ? removeTree(entryPath) : unlinkIfThere(entryPath)).finally(
+      () => pending.delete(removal),
+    );
     pending.add(removal);
     if (pending.size >= IO_CONCURRENCY) await Promise.race(pending);
   }
@@ -63,6 +65,15 @@ export async function removeTree(target: string): Promise<void> {
   } catch (error) {
     // Entries made (or missed by the listing) while it was read: one more pass.
     if ((error as NodeJS.ErrnoException).code === 'ENOTEMPTY') return removeTree(target);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/** One system call, where `fs.rm` checks the entry first (a rebuild removes thousands of files). */
+async function unlinkIfThere(file: string): Promise<void> {
+  try {
+    await fs.unlink(file);
+  } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
 }
@@ -148,7 +159,10 @@ async function linkUnchanged(
   if (previous && recorded?.hash !== hash) return undefined;
   const source = path.join(previousRoot, relativePath);
   try {
-    const stat = await fs.lstat(source);
+    // Synchronous, as holdsSameBytes below: two small system calls for each file of every dev
+    // rebuild cost less than two thread-pool round trips (bench/dev-rebuild with removeTree's
+    // unlink: 122 → 80 ms).
+    const stat = lstatSync(source);
     if (!stat.isFile()) return undefined;
     if (recorded) {
       if (stat.ino !== recorded.inode || stat.size !== recorded.size || stat.mtimeMs !== recorded.mtimeMs)
@@ -156,7 +170,7 @@ async function linkUnchanged(
     } else if (!holdsSameBytes(source, content)) {
       return undefined;
     }
-    await fs.link(source, target);
+    linkSync(source, target);
     return { hash, inode: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
   } catch {
     return undefined;
