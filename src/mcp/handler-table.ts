@@ -1,11 +1,52 @@
-// The handlers behind tools/*, resources/*, prompts/* and completion/complete, by method, loaded
-// on first use (request-handlers.ts): both eras' dispatch look methods up here.
+// What request handling loads on first use, so that start-up does not wait for it: the handlers
+// behind tools/*, resources/*, prompts/* and completion/complete, by method (request-handlers.ts;
+// both eras' dispatch look methods up here), and the 2026-07-28 dispatch. preloadRequestHandling
+// loads them, with the host's schema compiler, once a server is ready and before a client needs them.
+import type { ServerContext } from './server-context.js';
+
 export type Handlers = typeof import('./request-handlers.js');
+type ModernEra = [typeof import('./modern-dispatch.js'), typeof import('./modern-listeners.js')];
 
 let handlersLoading: Promise<Handlers> | undefined;
 export function loadHandlers(): Promise<Handlers> {
   handlersLoading ??= import('./request-handlers.js');
   return handlersLoading;
+}
+
+let modernEraLoading: Promise<ModernEra> | undefined;
+/** The 2026-07-28 dispatch and its listeners, loaded once, on the first request of that era. */
+export function loadModernEra(): Promise<ModernEra> {
+  modernEraLoading ??= Promise.all([import('./modern-dispatch.js'), import('./modern-listeners.js')]);
+  return modernEraLoading;
+}
+
+/**
+ * How long after a session is ready the rest is preloaded: after the lists a client asks for as
+ * it connects, before a model has decided on its first tool call (preloading takes ~45 ms of the
+ * main thread, which a request arriving meanwhile would wait for).
+ */
+export const PRELOAD_AFTER_MS = 250;
+
+let preloading: Promise<void> | undefined;
+/**
+ * Loads what the first requests would otherwise wait for: the handlers, the host's schema
+ * compiler made ready (the first tools/call of a process spent ~45 ms loading ajv and compiling
+ * its meta-schema), and with `modern`, the 2026-07-28 dispatch. Once per process: hosts call it
+ * whenever a session is ready. A failure is left to the request that meets it.
+ */
+export function preloadRequestHandling(server: ServerContext, modern: boolean): Promise<void> {
+  preloading ??= (async () => {
+    await loadHandlers();
+    if (server.tree.tools.length > 0) (await server.loadValidatorCompiler())({ type: 'object' }, 'arguments');
+  })().catch(() => undefined);
+  return modern
+    ? preloading
+        .then(() => loadModernEra())
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+    : preloading;
 }
 
 /** Methods answered by the lazily loaded handlers (a Map: a method named `constructor` is just unknown). */

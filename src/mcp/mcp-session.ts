@@ -42,19 +42,17 @@ import {
 import type { LogLevel } from '../script/log-lines.js';
 import type { ListChanges } from './tree-changes.js';
 import { refuseBeforeInitialize } from './session-lifecycle.js';
-import { HANDLER_BY_METHOD, loadHandlers } from './handler-table.js';
+import {
+  HANDLER_BY_METHOD,
+  loadHandlers,
+  loadModernEra,
+  PRELOAD_AFTER_MS,
+  preloadRequestHandling,
+} from './handler-table.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 
 /** Only `staticmcp dev` needs these (and node:crypto): loaded on the first subscription or reload. */
 const loadTreeChanges = (): Promise<typeof import('./tree-changes.js')> => import('./tree-changes.js');
-
-type ModernEra = [typeof import('./modern-dispatch.js'), typeof import('./modern-listeners.js')];
-let modernEraLoading: Promise<ModernEra> | undefined;
-/** The 2026-07-28 dispatch and its listeners, loaded once, on the first request of that era. */
-function loadModernEra(): Promise<ModernEra> {
-  modernEraLoading ??= Promise.all([import('./modern-dispatch.js'), import('./modern-listeners.js')]);
-  return modernEraLoading;
-}
 type Outgoing = Record<string, unknown>;
 
 interface InFlight {
@@ -222,7 +220,11 @@ export class McpSession {
     notify: Send,
   ): Promise<unknown> {
     const [{ dispatchModern }, { ModernListeners }] = await loadModernEra();
-    this.listeners ??= new ModernListeners();
+    if (!this.listeners) {
+      this.listeners = new ModernListeners();
+      // A 2026-07-28 client sends no initialize: its first request is when to plan loading the rest.
+      unrefTimer(setTimeout(() => void preloadRequestHandling(this.server, true), PRELOAD_AFTER_MS));
+    }
     const listeners = this.listeners;
     return dispatchModern(this.server, request, era, signal, notify, {
       isClosing: () => this.closing,
@@ -304,8 +306,9 @@ export class McpSession {
     const version = negotiateVersion(params?.protocolVersion);
     this.version = version;
     this.clientCapabilities = isObject(params?.capabilities) ? params.capabilities : {};
-    // Compile the handlers once this answer is out, before the client's next request arrives.
+    // The handlers once this answer is out, before the client's next request arrives; the rest later.
     setTimeout(() => void loadHandlers(), 0);
+    unrefTimer(setTimeout(() => void preloadRequestHandling(this.server, false), PRELOAD_AFTER_MS));
     const { tree } = this.server;
     return {
       protocolVersion: version,
@@ -409,8 +412,11 @@ function inFlightKey(id: RequestId): string {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => {
-    const timer: unknown = setTimeout(resolve, ms);
-    // On Node, a pending grace period must not keep the process alive.
-    (timer as { unref?: () => void }).unref?.();
+    unrefTimer(setTimeout(resolve, ms));
   });
+}
+
+/** On Node, a pending grace period or preload must not keep the process alive. */
+function unrefTimer(timer: unknown): void {
+  (timer as { unref?: () => void }).unref?.();
 }

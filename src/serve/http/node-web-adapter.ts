@@ -4,6 +4,14 @@
 // goes away before the answer is complete, which cancels the work behind it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+/**
+ * Node loads fetch's Request and Response (undici) the first time either is touched, ~18 ms that
+ * the first request to a new server would otherwise wait for.
+ */
+export function preloadWebClasses(): void {
+  void globalThis.Request;
+}
+
 /** Methods whose body the MCP handler reads; any other body is left unread. */
 const METHODS_WITH_BODY = new Set(['POST']);
 

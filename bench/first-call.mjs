@@ -1,0 +1,99 @@
+// The first tools/call a new server answers, against the calls after it: over stdio (initialize,
+// then a pause as a client's model thinks, then the call) and over `serve --http` (a 2026-07-28
+// POST a second after the server listens). What a process loads on first use (handlers, the schema
+// compiler, fetch's Request class) shows up here as a first call many times slower than the rest.
+// Target: first ÷ later ≤ 20 (a first call still compiles its own tool's input schema, ~2 ms, and a
+// stdio call takes ~0.2 ms). Run: npm run build && node bench/first-call.mjs
+import { spawn } from 'node:child_process';
+import { cliPath, LineClient, median, writeLookupTree } from './lib/bridge-lib.mjs';
+
+const RUNS = Number(process.env.RUNS ?? 7);
+const LATER = 20;
+const PAUSE_MS = 1000;
+const tree = writeLookupTree(10);
+const pause = () => new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+
+/** Times the first call and the median of the next LATER, given one call as a function. */
+async function timeCalls(call) {
+  let startedAt = performance.now();
+  await call(0);
+  const first = performance.now() - startedAt;
+  const later = [];
+  for (let index = 1; index <= LATER; index += 1) {
+    startedAt = performance.now();
+    await call(index % 10);
+    later.push(performance.now() - startedAt);
+  }
+  return { first, later: median(later) };
+}
+
+async function overStdio() {
+  const client = new LineClient(process.execPath, [cliPath, 'serve', tree]);
+  await client.initialize();
+  await pause();
+  const times = await timeCalls(async (n) => {
+    const response = await client.request('tools/call', { name: 'lookup', arguments: { n } });
+    if (response.result?.content?.[0]?.text !== `value ${n}`)
+      throw new Error(`stdio answered ${JSON.stringify(response)}`);
+  });
+  await client.close();
+  return times;
+}
+
+async function overHttp() {
+  const child = spawn(process.execPath, [cliPath, 'serve', tree, '--http', '--port', '0'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const endpoint = await new Promise((resolve, reject) => {
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text) => {
+      stderr += text;
+      const found = /MCP endpoint: (\S+)/.exec(stderr);
+      if (found) resolve(found[1]);
+    });
+    child.on('exit', () => reject(new Error(`serve --http ended: ${stderr}`)));
+  });
+  await pause();
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const times = await timeCalls(async (n) => {
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'lookup',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: n,
+        method: 'tools/call',
+        params: { name: 'lookup', arguments: { n }, _meta: meta },
+      }),
+    });
+    const body = await response.json();
+    if (body.result?.content?.[0]?.text !== `value ${n}`) throw new Error(`http answered ${JSON.stringify(body)}`);
+  });
+  child.removeAllListeners('exit');
+  child.kill('SIGTERM');
+  return times;
+}
+
+// The client's own first fetch loads undici too: warm it, so only the server's first call is timed.
+await fetch('data:,warm').catch(() => undefined);
+for (const [label, measure] of [
+  ['stdio', overStdio],
+  ['serve --http', overHttp],
+]) {
+  const runs = [];
+  for (let run = 0; run < RUNS; run += 1) runs.push(await measure());
+  const first = median(runs.map((times) => times.first));
+  const later = median(runs.map((times) => times.later));
+  console.log(
+    `${label.padEnd(13)} first call ${first.toFixed(1)} ms, later calls ${later.toFixed(2)} ms: ratio ${(first / later).toFixed(1)} (target ≤ 20; median of ${RUNS} servers)`,
+  );
+}
