@@ -25,28 +25,38 @@ export function loadModernEra(): Promise<ModernEra> {
  * it connects, before a model has decided on its first tool call (preloading takes ~45 ms of the
  * main thread, which a request arriving meanwhile would wait for).
  */
-export const PRELOAD_AFTER_MS = 250;
+const PRELOAD_AFTER_MS = 250;
 
 let preloading: Promise<void> | undefined;
 /**
  * Loads what the first requests would otherwise wait for: the handlers, the host's schema
  * compiler made ready (the first tools/call of a process spent ~45 ms loading ajv and compiling
- * its meta-schema), and with `modern`, the 2026-07-28 dispatch. Once per process: hosts call it
- * whenever a session is ready. A failure is left to the request that meets it.
+ * its meta-schema), and with `modern`, the 2026-07-28 dispatch. Once per process. A failure is
+ * left to the request that meets it.
  */
 export function preloadRequestHandling(server: ServerContext, modern: boolean): Promise<void> {
   preloading ??= (async () => {
     await loadHandlers();
     if (server.tree.tools.length > 0) (await server.loadValidatorCompiler())({ type: 'object' }, 'arguments');
   })().catch(() => undefined);
-  return modern
-    ? preloading
-        .then(() => loadModernEra())
-        .then(
-          () => undefined,
-          () => undefined,
-        )
-    : preloading;
+  if (!modern) return preloading;
+  return preloading.then(loadModernEra).then(
+    () => undefined,
+    () => undefined,
+  );
+}
+
+let preloadPlanned = false;
+/**
+ * Runs preloadRequestHandling a moment from now, the first time a session is ready (a stateless
+ * HTTP host makes a session per request: only the first plans anything).
+ */
+export function planPreload(server: ServerContext, modern: boolean): void {
+  if (preloadPlanned) return;
+  preloadPlanned = true;
+  const timer: unknown = setTimeout(() => void preloadRequestHandling(server, modern), PRELOAD_AFTER_MS);
+  // On Node, a planned preload must not keep the process alive.
+  (timer as { unref?: () => void }).unref?.();
 }
 
 /** Methods answered by the lazily loaded handlers (a Map: a method named `constructor` is just unknown). */

@@ -42,13 +42,7 @@ import {
 import type { LogLevel } from '../script/log-lines.js';
 import type { ListChanges } from './tree-changes.js';
 import { refuseBeforeInitialize } from './session-lifecycle.js';
-import {
-  HANDLER_BY_METHOD,
-  loadHandlers,
-  loadModernEra,
-  PRELOAD_AFTER_MS,
-  preloadRequestHandling,
-} from './handler-table.js';
+import { HANDLER_BY_METHOD, loadHandlers, loadModernEra, planPreload } from './handler-table.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 
 /** Only `staticmcp dev` needs these (and node:crypto): loaded on the first subscription or reload. */
@@ -223,7 +217,7 @@ export class McpSession {
     if (!this.listeners) {
       this.listeners = new ModernListeners();
       // A 2026-07-28 client sends no initialize: its first request is when to plan loading the rest.
-      unrefTimer(setTimeout(() => void preloadRequestHandling(this.server, true), PRELOAD_AFTER_MS));
+      planPreload(this.server, true);
     }
     const listeners = this.listeners;
     return dispatchModern(this.server, request, era, signal, notify, {
@@ -254,7 +248,7 @@ export class McpSession {
     const { ClientQuestions } = await import('./client-questions.js');
     if (!this.questions) {
       this.questions = new ClientQuestions();
-      if (this.closing) this.questions?.close();
+      if (this.closing) this.questions.close();
     }
     return this.questions;
   }
@@ -308,7 +302,7 @@ export class McpSession {
     this.clientCapabilities = isObject(params?.capabilities) ? params.capabilities : {};
     // The handlers once this answer is out, before the client's next request arrives; the rest later.
     setTimeout(() => void loadHandlers(), 0);
-    unrefTimer(setTimeout(() => void preloadRequestHandling(this.server, false), PRELOAD_AFTER_MS));
+    planPreload(this.server, false);
     const { tree } = this.server;
     return {
       protocolVersion: version,
@@ -412,11 +406,8 @@ function inFlightKey(id: RequestId): string {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => {
-    unrefTimer(setTimeout(resolve, ms));
+    const timer: unknown = setTimeout(resolve, ms);
+    // On Node, a pending grace period must not keep the process alive.
+    (timer as { unref?: () => void }).unref?.();
   });
-}
-
-/** On Node, a pending grace period or preload must not keep the process alive. */
-function unrefTimer(timer: unknown): void {
-  (timer as { unref?: () => void }).unref?.();
 }
