@@ -110,9 +110,22 @@ const NOT_APPLICABLE_ON_WORKER: Record<string, string> = {
  */
 const KNOWN_FAILURES: Record<string, string> = {};
 
+/**
+ * Checks in which the suite gives a live script's run a fixed window to show its first frame: on a
+ * loaded machine (CI runs three test files at once on two cores) a correct server can miss it. A
+ * run whose only problems are among these runs those scenarios once more, and that run must pass.
+ */
+const TIMING_WINDOW_CHECKS: Record<string, string> = {
+  'server-stateless: sep-2575-http-server-no-independent-requests-on-stream':
+    'reads the tools/call stream for 600 ms, while the script is started, asks, and its question is gathered for 150 ms (QUESTION_SETTLE_MS) before the InputRequiredResult goes out',
+  'server-stateless: sep-2575-server-no-log-without-loglevel':
+    'reads the stream of a live logging tool for 500 ms, the script started and run inside that time',
+};
+
+const keyOf = (line: string): string => line.replace(/ (FAILURE|WARNING) .*$/, '');
+
 /** The problems of a run, minus the known failures; and the known failures that did not happen. */
 function unexpected(found: string[], applicable: string[]): { problems: string[]; nowPassing: string[] } {
-  const keyOf = (line: string): string => line.replace(/ (FAILURE|WARNING) .*$/, '');
   const foundKeys = new Set(found.map(keyOf));
   return {
     problems: found.filter((line) => !(keyOf(line) in KNOWN_FAILURES)),
@@ -138,16 +151,23 @@ afterAll(async () => {
   await worker.close();
 });
 
-/** Runs the suite (bounded: 20 s per scenario, killed after 4 minutes) and reads every checks.json. */
-async function runSuite(endpoint: URL): Promise<{ code: number | null; output: string; checks: Map<string, Check[]> }> {
+/**
+ * Runs the suite (bounded: 20 s per scenario, killed after 4 minutes) and reads every checks.json:
+ * the scenarios 2026-07-28 requires, or the one named.
+ */
+async function runSuite(
+  endpoint: URL,
+  scenario?: string,
+): Promise<{ code: number | null; output: string; checks: Map<string, Check[]> }> {
   const outputDir = temporaryFolderSync('staticmcp-conformance-next-');
   const args = [
     SUITE_CLI,
     'server',
     '--url',
     endpoint.href,
-    '--requirements',
-    '2026-07-28',
+    ...(scenario === undefined
+      ? ['--requirements', '2026-07-28']
+      : ['--scenario', scenario, '--spec-version', '2026-07-28']),
     '--timeout',
     '20000',
     '-o',
@@ -207,7 +227,15 @@ describe('conformance 0.2.0-alpha --requirements 2026-07-28', () => {
   }, async () => {
     const { output, checks } = await runSuite(serve.endpoint);
     expect([...checks.keys()].sort(), output).toEqual([...REQUIRED, ...UNSCORED].sort());
-    expect(unexpected(problems(checks, applicableOnServe), applicableOnServe)).toEqual({
+    let found = problems(checks, applicableOnServe);
+    if (found.length > 0 && found.every((line) => keyOf(line) in TIMING_WINDOW_CHECKS)) {
+      process.stderr.write(`conformance 2026-07-28: running again after a timing-window miss: ${found.join('; ')}\n`);
+      const scenarios = [...new Set(found.map((line) => line.slice(0, line.indexOf(':'))))];
+      found = [];
+      for (const scenario of scenarios)
+        found.push(...problems((await runSuite(serve.endpoint, scenario)).checks, [scenario]));
+    }
+    expect(unexpected(found, applicableOnServe)).toEqual({
       problems: [],
       nowPassing: [],
     });
