@@ -74,7 +74,12 @@ async function unlinkIfThere(file: string): Promise<void> {
   try {
     await fs.unlink(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    // A folder after all (made since the listing, or a file system that did not say): EISDIR on
+    // Linux, EPERM elsewhere.
+    if (code === 'EISDIR' || code === 'EPERM') return removeTree(file);
+    throw error;
   }
 }
 
