@@ -28,6 +28,8 @@ describe('a tree served without --live', () => {
     const tools = (await bridge.request('tools/list')).result?.tools;
     expect(names(tools)).toEqual(['capital', 'greet', 'math_multiply', 'word-count']);
     expect(uris((await bridge.request('resources/list')).result?.resources)).not.toContain('mcpd://counter/state');
+    // Printed once the lists are worked out, just after start-up (not before the first answer).
+    await bridge.waitForStderr(/not listing/);
     const lines = bridge.stderr.split('\n').filter((line) => line.includes('not listing'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/counter, divide/);

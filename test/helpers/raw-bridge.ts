@@ -42,6 +42,7 @@ export class RawBridge {
     this.child.stderr.setEncoding('utf8');
     this.child.stderr.on('data', (text: string) => {
       this.stderr += text;
+      for (const waiter of this.waiters.splice(0)) waiter();
     });
     this.child.stdin.on('error', () => {});
     this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
@@ -73,6 +74,11 @@ export class RawBridge {
         });
       });
     }
+  }
+
+  /** Waits until stderr holds `pattern` (a line the bridge prints beside the protocol, in its own time). */
+  async waitForStderr(pattern: RegExp, timeoutMs = 20_000): Promise<void> {
+    await this.waitFor(() => (pattern.test(this.stderr) ? true : undefined), timeoutMs);
   }
 
   responseTo(id: string | number | null): Promise<JsonRpcMessage> {
