@@ -1,8 +1,8 @@
 // The protocol core, the same on every host: one parsed message (or batch) in, the response out,
 // notifications through callbacks the transport gives (stdout, an SSE stream). Each request's own
 // _meta decides its era: a 2026-07-28 request goes to modern-dispatch.ts (loaded on the first
-// one, so a legacy client's start never waits for it); this file answers the
-// legacy era (handshake, negotiated version, log level, resource subscriptions) and owns what both
+// one, so a legacy client's start never waits for it); this file answers the legacy era
+// (handshake, negotiated version, log level, resource subscriptions) and owns what both
 // share: the requests in flight (so `notifications/cancelled` can stop one) and, under
 // `staticmcp dev`, the notifications a reloaded tree causes. It never throws on bad input: every
 // request with an id gets exactly one answer, unless cancelled.
@@ -245,9 +245,9 @@ export class McpSession {
   }
 
   private async clientQuestions(): Promise<ClientQuestions> {
-    const { ClientQuestions } = await import('./client-questions.js');
     if (!this.questions) {
-      this.questions = new ClientQuestions();
+      const { ClientQuestions } = await import('./client-questions.js');
+      this.questions ??= new ClientQuestions();
       if (this.closing) this.questions.close();
     }
     return this.questions;

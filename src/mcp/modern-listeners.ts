@@ -10,8 +10,6 @@ import type { Send } from './client-questions.js';
 import type { ListChanges } from './tree-changes.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 
-/** Resource URIs one listener may follow. */
-
 /** Only `staticmcp dev` needs these (and node:crypto): loaded on the first subscription or reload. */
 const loadTreeChanges = (): Promise<typeof import('./tree-changes.js')> => import('./tree-changes.js');
 

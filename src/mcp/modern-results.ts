@@ -1,8 +1,8 @@
 // What the 2026-07-28 era adds to answers, in one place for every host: the discover result, and
 // the fields every modern result carries (`resultType`, `serverInfo` in `_meta`, and on cacheable
-// results `ttlMs` and `cacheScope`). Precomputed answers are the same for everyone until the tree changes, so they
-// are `public` with the owner's TTL; anything a script produced live (or a tree under `dev`, which
-// changes on every edit) is `private` with 0.
+// results `ttlMs` and `cacheScope`). Precomputed answers are the same for everyone until the tree
+// changes, so they are `public` with the owner's TTL; anything a script produced live (or a tree
+// under `dev`, which changes on every edit) is `private` with 0.
 import { cacheTtlSeconds } from '../tree/manifest.js';
 import { CACHEABLE_METHODS, shapeServerInfo, type ProtocolVersion } from './protocol-versions.js';
 import { META_SERVER_INFO, supportedModernVersions } from './request-meta.js';

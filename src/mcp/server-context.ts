@@ -9,7 +9,10 @@ import type { LiveRunner } from './live-port.js';
 import type { LoadedTree } from './loaded-tree.js';
 import type { ProtocolVersion } from './protocol-versions.js';
 
-/** Resource subscriptions one session may hold, in either era (template instances are unbounded). */
+/**
+ * Resource URIs one legacy session may subscribe to, and one 2026-07-28 listener may follow
+ * (template instances are unbounded).
+ */
 export const MAX_SUBSCRIPTIONS = 1000;
 
 export interface ServerContext {
