@@ -124,4 +124,32 @@ describe('one stdio process, both eras', () => {
     expect((await bridge.request('tools/list')).result).toHaveProperty('tools');
     expect((await bridge.request('tools/list', { _meta: META })).result?.resultType).toBe('complete');
   });
+
+  it('answers a burst of 2026-07-28 requests that are the first a process sees (their dispatch loads on the first one), one cancelled at once', async () => {
+    const fresh = new RawBridge([project]);
+    const ids = Array.from({ length: 40 }, (_, index) => `m${index}`);
+    // One write: the requests and the cancellation arrive before the 2026-07-28 code has loaded.
+    fresh.sendLine(
+      [
+        ...ids.map((id, index) =>
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            method: index % 2 === 0 ? 'tools/list' : 'server/discover',
+            params: { _meta: META },
+          }),
+        ),
+        JSON.stringify({ jsonrpc: '2.0', id: 'gone', method: 'tools/list', params: { _meta: META } }),
+        JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'gone' } }),
+      ].join('\n'),
+    );
+    const answers = await Promise.all(ids.map((id) => fresh.responseTo(id)));
+    expect(answers.map((answer) => answer.result?.resultType)).toEqual(ids.map(() => 'complete'));
+    expect(answers.filter((answer) => answer.result && 'tools' in answer.result)).toHaveLength(20);
+    // The same connection then does a legacy handshake; the cancelled request was never answered.
+    expect((await fresh.initialize('2025-06-18')).result).toHaveProperty('protocolVersion', '2025-06-18');
+    expect((await fresh.request('tools/list')).result).toHaveProperty('tools');
+    expect(fresh.frames.some((frame) => (frame as { id?: unknown }).id === 'gone')).toBe(false);
+    expect(await fresh.close()).toBe(0);
+  });
 });
