@@ -69,7 +69,8 @@ async function answerMcp(request: Request, env: WorkerEnv | undefined, url: URL)
     sessions: false,
     isAllowedOrigin: originRule(tree, url.origin),
   });
-  const response = await handler.handle(request);
+  // Cloudflare's front end sets CF-Connecting-IP (replacing any copy the client sent): the peer.
+  const response = await handler.handle(request, { peerAddress: request.headers.get('cf-connecting-ip') ?? undefined });
   if (response.status === 413) await drainBody(request);
   return response;
 }

@@ -7,6 +7,15 @@
 // Never throws and never answers with anything of the machine (paths, stacks): problems go to
 // `logProblem`, the client gets a JSON-RPC error with a fixed message.
 import { ConcurrencyGate } from './concurrency-gate.js';
+import { ClientLiveGates, DEFAULT_MAX_LIVE_RUNS_PER_CLIENT } from './client-live-gates.js';
+import {
+  chooseRoomForSession,
+  type ClientId,
+  type ClientOf,
+  clientOfRequest,
+  type ConnectionInfo,
+  DEFAULT_MAX_SESSIONS_PER_CLIENT,
+} from './client-quotas.js';
 import { parseJsonRpcText, stringifyJsonRpc } from './exact-ids.js';
 import {
   classifyMessage,
@@ -45,12 +54,19 @@ export interface McpHttpOptions {
   maxSessions?: number;
   /** Live script runs one session may have at once; more wait their turn (default 4). */
   maxLiveRunsPerSession?: number;
+  /** Sessions one client may hold (default 32): at it, the client's own least recently used makes room. */
+  maxSessionsPerClient?: number;
+  /** Live script runs one client may have at once, in both eras (default 4); more wait their turn. */
+  maxLiveRunsPerClient?: number;
+  /** Who sent a request (quotas are per client); default: the peer address plus the Origin. */
+  clientOf?: ClientOf;
   /** A line for the operator (stderr, the console); defaults to the session context's logProblem. */
   logProblem?(text: string): void;
 }
 
 export interface McpHttpHandler {
-  handle(request: Request): Promise<Response>;
+  /** `connection`: what the host knows of the request's connection (the peer address). */
+  handle(request: Request, connection?: ConnectionInfo): Promise<Response>;
   /** Ends every session (live scripts killed, streams closed); later requests get 503. */
   close(): Promise<void>;
 }
@@ -140,6 +156,8 @@ interface OpenSession {
   /** POSTs being answered: a busy session is never evicted. */
   busy: number;
   lastUsedMs: number;
+  /** Who opened it: its sessions count against that client's quota, its live runs too. */
+  client: ClientId;
 }
 
 /** What a POST body turned out to be, before any session sees it. */
@@ -156,6 +174,11 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const maxLiveRuns = options.maxLiveRunsPerSession ?? DEFAULT_MAX_LIVE_RUNS_PER_SESSION;
+  const maxSessionsPerClient = options.maxSessionsPerClient ?? DEFAULT_MAX_SESSIONS_PER_CLIENT;
+  const liveGates = new ClientLiveGates(options.maxLiveRunsPerClient ?? DEFAULT_MAX_LIVE_RUNS_PER_CLIENT);
+  /** The client of each request being handled (set once by `handle`). */
+  const clients = new WeakMap<Request, ClientId>();
+  const clientOf = (request: Request): ClientId => clients.get(request) ?? { key: '', address: '' };
   const allowedHosts = options.allowedHosts?.map((host) => host.toLowerCase());
   const sessions = new Map<string, OpenSession>();
   let closed = false;
@@ -168,19 +191,20 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     }
   };
 
-  /** A session's context: the host's, with live runs limited per session. */
-  function sessionContext(): ServerContext {
+  /** A session's context: the host's, with live runs limited per session and per client. */
+  function sessionContext(client: ClientId): ServerContext {
     const server = options.server();
     if (!server.live) return server;
-    return { ...server, live: limitLiveRuns(server.live, maxLiveRuns) };
+    return { ...server, live: limitLiveRuns(liveGates.limitRuns(server.live, client.key), maxLiveRuns) };
   }
 
-  function openSession(send: Send, version?: ProtocolVersion): McpSession {
-    return new McpSession(sessionContext(), send, version === undefined ? {} : { version });
+  function openSession(client: ClientId, send: Send, version?: ProtocolVersion): McpSession {
+    return new McpSession(sessionContext(client), send, version === undefined ? {} : { version });
   }
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, connection: ConnectionInfo = {}): Promise<Response> {
     try {
+      clients.set(request, (options.clientOf ?? clientOfRequest)(request, connection));
       const refused = checkHostAndOrigin(request);
       if (refused) return refused;
       const response = await route(request);
@@ -312,7 +336,11 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
 
     if (!options.sessions) {
       // Stateless: this POST is the whole session; initialize negotiates, anything else uses the header.
-      const session = openSession(() => {}, parsed.isInitialize ? undefined : (version ?? VERSION_WITHOUT_HEADER));
+      const session = openSession(
+        clientOf(request),
+        () => {},
+        parsed.isInitialize ? undefined : (version ?? VERSION_WITHOUT_HEADER),
+      );
       return answerPost(request, parsed, session, accepts, {}, () => void session.close(0, CLOSE_WAIT_MS));
     }
 
@@ -323,12 +351,13 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     if (parsed.isInitialize && !namedOpen) {
       // initialize starts a new session (a client that lost its session re-initializes); sent on a
       // session that is still open, it reaches that session, which refuses a second handshake.
-      const room = makeRoomForSession();
+      const client = clientOf(request);
+      const room = makeRoomForSession(client);
       if (room) return room;
       const id = crypto.randomUUID();
       // The session sends nothing while it is constructed, so `created` exists by its first message.
-      const session = openSession((message) => created.standalone?.send(message));
-      const created: OpenSession = { id, session, busy: 0, lastUsedMs: Date.now() };
+      const session = openSession(client, (message) => created.standalone?.send(message));
+      const created: OpenSession = { id, session, busy: 0, lastUsedMs: Date.now(), client };
       sessions.set(id, created);
       open = created;
       extraHeaders['mcp-session-id'] = id;
@@ -377,7 +406,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     if (mismatch) return jsonResponse(400, errorResponse(message.id, mismatch.code, mismatch.message));
     if (era.era === 'invalid')
       return jsonResponse(400, errorResponse(message.id, era.error.code, era.error.message, era.error.data));
-    const session = openSession(() => {});
+    const session = openSession(clientOf(request), () => {});
     return answerPost(
       request,
       parsed,
@@ -484,21 +513,35 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     return responded;
   }
 
-  /** At the session cap: end the least recently used session nobody is using; none → 503. */
-  function makeRoomForSession(): Response | undefined {
-    if (sessions.size < maxSessions) return undefined;
-    let oldest: OpenSession | undefined;
-    for (const open of sessions.values()) {
-      if (open.busy > 0 || (open.standalone && !open.standalone.closed)) continue;
-      if (!oldest || open.lastUsedMs < oldest.lastUsedMs) oldest = open;
-    }
-    if (!oldest)
+  /**
+   * At the client's quota or the table's cap, a session that makes room is ended (client-quotas.ts
+   * picks it: never another client's when this one is the flood); none may be → 429 or 503.
+   */
+  function makeRoomForSession(client: ClientId): Response | undefined {
+    const room = chooseRoomForSession(
+      sessions.values(),
+      (open) => ({
+        client: open.client,
+        busy: open.busy,
+        lastUsedMs: open.lastUsedMs,
+        holdsStream: open.standalone !== undefined && !open.standalone.closed,
+      }),
+      client,
+      { maxSessions, maxSessionsPerClient },
+    );
+    if (room.kind === 'end') void endOpenSession(room.session);
+    if (room.kind === 'client full')
+      return jsonError(
+        429,
+        SERVER_ERROR,
+        `Too Many Requests: this client already has ${maxSessionsPerClient} sessions, all answering requests; end one (DELETE) or wait for one to finish`,
+      );
+    if (room.kind === 'server full')
       return jsonError(
         503,
         SERVER_ERROR,
         'Service unavailable: too many open sessions; end one (DELETE) or try again later',
       );
-    endOpenSession(oldest);
     return undefined;
   }
 

@@ -75,6 +75,8 @@ export interface RawRequest {
   /** Stop reading after this long (an open SSE stream): the answer then holds what came so far. */
   readMs?: number;
   agent?: http.Agent;
+  /** The address to connect from (127.0.0.2 … are loopback too on Linux: another client's peer address). */
+  localAddress?: string;
 }
 
 /** One HTTP exchange with exactly the headers given (undefined removes a default). */
@@ -95,6 +97,7 @@ export function rawRequest(port: number, request: RawRequest): Promise<RawAnswer
         headers,
         setHost: false,
         agent: request.agent ?? false,
+        ...(request.localAddress ? { localAddress: request.localAddress } : {}),
       },
       (incoming) => {
         responded = true;

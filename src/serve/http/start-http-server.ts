@@ -33,6 +33,9 @@ export interface HttpServeOptions {
   port: number;
   allowedHosts: readonly string[];
   logPrefix?: string;
+  /** Per-client caps (--max-sessions-per-client, --live-runs-per-client); undefined = the handler's defaults. */
+  maxSessionsPerClient?: number;
+  maxLiveRunsPerClient?: number;
 }
 
 /**
@@ -99,7 +102,8 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
     const pathname = (incoming.url ?? '/').split('?')[0];
     if (pathname === MCP_PATH) {
       const exchange = toWebRequest(incoming, outgoing, baseUrl);
-      const response = await mcp.handle(exchange.request);
+      // The TCP peer: the client's address for its quotas (a header could be forged, the socket not).
+      const response = await mcp.handle(exchange.request, { peerAddress: incoming.socket?.remoteAddress });
       // A body the handler refused (413, 415 …): the rest of it is read and dropped (up to a cap)
       // before the answer ends, since a connection closed while the client still sends makes its
       // write fail before it reads the answer; then the connection closes.
@@ -151,6 +155,8 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
       isAllowedOrigin(origin, allowedHosts) ||
       treeAllowsOrigin(context.tree, origin, options.projectRoot !== undefined),
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    maxSessionsPerClient: options.maxSessionsPerClient,
+    maxLiveRunsPerClient: options.maxLiveRunsPerClient,
     logProblem,
   });
   baseUrl = `http://${bracketIpv6(options.host)}:${port}`;
