@@ -1,10 +1,17 @@
 // Live calls are not starved by a small fixed pool: 100 concurrent one-second calls finish in a
 // few seconds with the project's limits.liveConcurrency, and a call that waits for a slot longer
-// than its own timeout is answered with an isError result that says why, not left hanging.
-import { promises as fs } from 'node:fs';
+// than its own timeout is answered with an isError result that says why, not left hanging. Nor by
+// one client: over HTTP each client (peer address, plus Origin) gets at most 4 live runs at once in
+// both protocol eras, so another client's call still finds a global slot (issue 21, item 7).
+import { existsSync, promises as fs, readdirSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { HttpServe, post, sseMessages } from '../helpers/http-serve.js';
+import { waitUntil } from '../helpers/processes.js';
 import { buildProjectTree, writeProject } from '../helpers/projects.js';
+import { modernHeaders } from '../protocol-table/drivers.js';
+import { MODERN_META } from '../protocol-table/modern-cases.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 import { firstText } from '../helpers/results.js';
 
@@ -68,5 +75,76 @@ describe('live calls under load', () => {
     const bridge = new RawBridge([project, '--live-concurrency', '0']);
     expect(await bridge.exited).toBe(2);
     expect(bridge.stderr).toMatch(/--live-concurrency 0 is not a whole number above 0/);
+  });
+});
+
+/** A live-only tool that marks that it started (a file named after its argument), then holds its slot. */
+const HOLDER = `#!/bin/sh
+if [ "$1" = "--help" ]; then
+  echo '{"description": "Holds a live slot", "precompute": false, "timeoutSecs": 60}'
+  echo '{"n": {"description": "Names the marker", "required": true, "value_type": "integer"}}' >&2
+  exit 0
+fi
+mkdir -p "$STATICMCP_PROJECT_ROOT/started"
+touch "$STATICMCP_PROJECT_ROOT/started/$n"
+sleep 60
+`;
+
+/** A 2026-07-28 tools/call POSTed from `localAddress`, answered or abandoned (which cancels it). */
+function modernCallFrom(port: number, localAddress: string, name: string, n: number) {
+  const params = { name, arguments: { n }, _meta: MODERN_META };
+  const outgoing = http.request({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path: '/mcp',
+    localAddress,
+    agent: false,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...modernHeaders('tools/call', params),
+    },
+  });
+  outgoing.on('error', () => {});
+  outgoing.end(JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tools/call', params }));
+  return { abandon: () => outgoing.destroy() };
+}
+
+describe('live runs per client over HTTP', () => {
+  it("runs another client's call while one client's 2026-07-28 calls outnumber the global slots", async () => {
+    const project = await writeProject({
+      'tools/hold': { script: HOLDER },
+      'tools/quick': { script: sleeper(0, 2) },
+    });
+    buildProjectTree(project);
+    // Six global slots; the greedy client (127.0.0.2) asks for eight runs at once.
+    const server = await HttpServe.start([project, '--live-concurrency', '6']);
+    const started = path.join(project, 'started');
+    const countStarted = (): number => (existsSync(started) ? readdirSync(started).length : 0);
+    const greedy = Array.from({ length: 8 }, (_, n) => modernCallFrom(server.port, '127.0.0.2', 'hold', n));
+    try {
+      await waitUntil(() => countStarted() >= 4, 15_000, "the greedy client's runs to start");
+      // Time for any further run to start, had the greedy client more slots than its own four.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Another client (this machine's agent, 127.0.0.1) gets a slot at once; before the per-client
+      // cap it waited out its 2 s timeout and was told that all 6 slots stayed busy.
+      const params = { name: 'quick', arguments: { n: 7 }, _meta: MODERN_META };
+      const answer = await post(
+        server.port,
+        { jsonrpc: '2.0', id: 99, method: 'tools/call', params },
+        modernHeaders('tools/call', params),
+      );
+      const message = answer.headers['content-type']?.startsWith('text/event-stream')
+        ? (sseMessages(answer.text).at(-1) as { result?: Record<string, unknown> })
+        : answer.json();
+      expect(message.result?.isError, answer.text).not.toBe(true);
+      expect(textOf(message)).toBe('done 7\n');
+      // The greedy client got its four, the rest of its calls wait for them.
+      expect(countStarted()).toBe(4);
+    } finally {
+      for (const call of greedy) call.abandon();
+      await server.stop();
+    }
   });
 });
