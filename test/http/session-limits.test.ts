@@ -1,7 +1,9 @@
 // The caps a long-running `serve --http` relies on, through the portable handler in-process with
 // the real live runner: at most `maxSessions` sessions (the least recently used idle one makes
 // room; none idle → 503), and at most `maxLiveRunsPerSession` live scripts at once per session
-// (the next waits, and starts when a slot frees).
+// (the next waits, and starts when a slot frees). Per client (the peer address the host hands in,
+// plus the Origin): a client at its session quota ends only its own sessions (all busy → 429), and
+// a full table ends a session of the address holding the most, not the least recently used one.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +32,11 @@ afterAll(async () => {
   await Promise.all(handlers.map((handler) => handler.close()));
 });
 
-function open(options: { maxSessions?: number; maxLiveRunsPerSession?: number }): McpHttpHandler {
+function open(options: {
+  maxSessions?: number;
+  maxLiveRunsPerSession?: number;
+  maxSessionsPerClient?: number;
+}): McpHttpHandler {
   const handler = createMcpHttpHandler({
     server: () => context,
     sessions: true,
@@ -41,7 +47,13 @@ function open(options: { maxSessions?: number; maxLiveRunsPerSession?: number })
   return handler;
 }
 
-function post(handler: McpHttpHandler, body: unknown, session?: string, signal?: AbortSignal): Promise<Response> {
+function post(
+  handler: McpHttpHandler,
+  body: unknown,
+  session?: string,
+  signal?: AbortSignal,
+  peerAddress = '127.0.0.1',
+): Promise<Response> {
   return handler.handle(
     new Request('http://127.0.0.1/mcp', {
       method: 'POST',
@@ -54,17 +66,28 @@ function post(handler: McpHttpHandler, body: unknown, session?: string, signal?:
         ...(session ? { 'mcp-session-id': session } : {}),
       },
     }),
+    { peerAddress },
   );
 }
 
-async function initialize(handler: McpHttpHandler): Promise<Response> {
-  return post(handler, {
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: 't', version: '1' } },
-  });
+async function initialize(handler: McpHttpHandler, peerAddress?: string): Promise<Response> {
+  return post(
+    handler,
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    },
+    undefined,
+    undefined,
+    peerAddress,
+  );
 }
+
+const sessionOf = (response: Response): string => response.headers.get('mcp-session-id')!;
+const ping = (handler: McpHttpHandler, session: string) =>
+  post(handler, { jsonrpc: '2.0', id: 1, method: 'ping' }, session).then((answer) => answer.status);
 
 function pidOf(label: string): number | undefined {
   const file = path.join(project, `slow-${label}.pid`);
@@ -136,5 +159,59 @@ describe('live runs per session', () => {
     secondAbort.abort();
     await second;
     await waitUntil(() => !isAlive(pidOf('gate-2')!), 10_000, 'the second script to be killed');
+  });
+});
+
+describe('sessions per client', () => {
+  it("ends a client's own oldest session at its quota, never another's, and answers 429 when all its are busy", async () => {
+    const handler = open({ maxSessions: 10, maxSessionsPerClient: 2 });
+    const other = sessionOf(await initialize(handler, '10.0.0.2'));
+    const first = sessionOf(await initialize(handler, '10.0.0.1'));
+    const second = sessionOf(await initialize(handler, '10.0.0.1'));
+    const third = sessionOf(await initialize(handler, '10.0.0.1'));
+    expect(await ping(handler, first)).toBe(404);
+    expect(await ping(handler, other)).toBe(200);
+    expect(await ping(handler, second)).toBe(200);
+
+    // Both of its sessions busy with a live call: its next initialize is refused, another client's is not.
+    const aborts = [new AbortController(), new AbortController()];
+    const calls = [second, third].map((session, index) =>
+      post(
+        handler,
+        {
+          jsonrpc: '2.0',
+          id: 5,
+          method: 'tools/call',
+          params: { name: 'slow', arguments: { label: `quota-${index}` } },
+        },
+        session,
+        aborts[index]?.signal,
+        '10.0.0.1',
+      ),
+    );
+    await waitUntil(() => pidOf('quota-0') && pidOf('quota-1'), 15_000, 'both scripts to start');
+    const refused = await initialize(handler, '10.0.0.1');
+    expect(refused.status).toBe(429);
+    expect(await refused.text()).toMatch(/this client already has 2 sessions/);
+    expect((await initialize(handler, '10.0.0.2')).status).toBe(200);
+    for (const abort of aborts) abort.abort();
+    await Promise.all(calls);
+    await waitUntil(
+      () => !isAlive(pidOf('quota-0')!) && !isAlive(pidOf('quota-1')!),
+      10_000,
+      'the scripts to be killed',
+    );
+  });
+
+  it('makes room in a full table from the address holding the most sessions, not the oldest session', async () => {
+    const handler = open({ maxSessions: 4 });
+    const lone = sessionOf(await initialize(handler, '10.0.0.9'));
+    const crowd = [];
+    for (let index = 0; index < 3; index++) crowd.push(sessionOf(await initialize(handler, '10.0.0.8')));
+    // A new client: the table is full; the lone client's session is the least recently used, but
+    // the crowd's address holds three.
+    expect((await initialize(handler, '10.0.0.7')).status).toBe(200);
+    expect(await ping(handler, lone)).toBe(200);
+    expect(await ping(handler, crowd[0]!)).toBe(404);
   });
 });
