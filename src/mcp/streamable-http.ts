@@ -50,7 +50,7 @@ export interface McpHttpOptions {
   isAllowedOrigin(origin: string, request: Request): boolean;
   /** Larger bodies get 413 (default 4 MiB). */
   maxBodyBytes?: number;
-  /** Cap on open sessions (sessions: true; default 256): the least recently used idle one makes room, else 503. */
+  /** Cap on open sessions (sessions: true; default 256): one of the biggest holder's makes room (client-quotas.ts), else 503. */
   maxSessions?: number;
   /** Live script runs one session may have at once; more wait their turn (default 4). */
   maxLiveRunsPerSession?: number;
