@@ -339,6 +339,12 @@ describe('command-line refusals', () => {
     const badPort = await runCli(['serve', project, '--http', '--port', '70000'], { timeoutMs: 20_000 });
     expect(badPort.code).toBe(2);
     expect(badPort.stderr).toMatch(/--port 70000 is not a port number/);
+    const noSessions = await runCli(['serve', project, '--http', '--client-sessions', '0'], { timeoutMs: 20_000 });
+    expect(noSessions.code).toBe(2);
+    expect(noSessions.stderr).toMatch(/--client-sessions 0 is not a whole number above 0/);
+    const strayQuota = await runCli(['serve', project, '--client-live-runs', '2'], { timeoutMs: 20_000 });
+    expect(strayQuota.code).toBe(2);
+    expect(strayQuota.stderr).toMatch(/--client-live-runs only applies with --http/);
   });
 
   it('says so when the port is taken (exit 1)', async () => {

@@ -10,14 +10,7 @@ import type { TreeSource } from '../../mcp/tree-source.js';
 
 const DEFAULT_PORT = 8080;
 const DEFAULT_HOST = '127.0.0.1';
-const HTTP_ONLY = [
-  'port',
-  'host',
-  'allowed-host',
-  'allow-remote-live',
-  'max-sessions-per-client',
-  'live-runs-per-client',
-] as const;
+const HTTP_ONLY = ['port', 'host', 'allowed-host', 'allow-remote-live', 'client-sessions', 'client-live-runs'] as const;
 const USAGE_HINT = 'run staticmcp serve --help for its options';
 
 function isWholeAbove0(value: number): boolean {
@@ -67,18 +60,18 @@ const options = {
     type: 'boolean',
     describe: 'with --http on an address that is not loopback: let anyone who can reach it run live scripts',
   },
-  'max-sessions-per-client': {
+  'client-sessions': {
     type: 'number',
     describe:
       'with --http: sessions one client (its address, plus the Origin of a web page) may hold; at it, its own oldest ends (default: 32)',
     check: (value: number, text: string) =>
-      isWholeAbove0(value) ? undefined : `--max-sessions-per-client ${text} is not a whole number above 0`,
+      isWholeAbove0(value) ? undefined : `--client-sessions ${text} is not a whole number above 0`,
   },
-  'live-runs-per-client': {
+  'client-live-runs': {
     type: 'number',
     describe: 'with --http: live runs one client may have at once, in every protocol version; more wait (default: 4)',
     check: (value: number, text: string) =>
-      isWholeAbove0(value) ? undefined : `--live-runs-per-client ${text} is not a whole number above 0`,
+      isWholeAbove0(value) ? undefined : `--client-live-runs ${text} is not a whole number above 0`,
   },
 } as const satisfies Record<string, OptionSpec>;
 
@@ -194,8 +187,8 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
         port,
         allowedHosts: options['allowed-host'],
         treeRoot,
-        maxSessionsPerClient: options['max-sessions-per-client'],
-        maxLiveRunsPerClient: options['live-runs-per-client'],
+        maxSessionsPerClient: options['client-sessions'],
+        maxLiveRunsPerClient: options['client-live-runs'],
       });
     } catch (error) {
       source.close();

@@ -33,7 +33,7 @@ export interface HttpServeOptions {
   port: number;
   allowedHosts: readonly string[];
   logPrefix?: string;
-  /** Per-client caps (--max-sessions-per-client, --live-runs-per-client); undefined = the handler's defaults. */
+  /** Per-client caps (--client-sessions, --client-live-runs); undefined = the handler's defaults. */
   maxSessionsPerClient?: number;
   maxLiveRunsPerClient?: number;
 }
