@@ -47,7 +47,7 @@ export async function readJsonSidecar(
   } catch (error) {
     return {
       found: true,
-      problem: `${displayName} is not JSON (a syntax error${describeJsonErrorPlace(error)}); fix it, or check it with \`jq . ${displayName}\``,
+      problem: `${displayName} is not JSON (a syntax error${describeJsonErrorPlace(error)}); fix its syntax (\`jq .\` on the file shows where)`,
     };
   }
   if (meta === null || typeof meta !== 'object' || Array.isArray(meta))
