@@ -81,7 +81,7 @@ function toolNamesOf(plans: readonly ToolPlan[], scripts: readonly DiscoveredScr
 /** Resources, prompts and resource templates (the last expanded through their providers). */
 async function discoverContent(project: OpenedProject, signal: AbortSignal | undefined, volatileInputs: string[]) {
   const { projectRoot, registration, resourcesRoot, config, cache } = project;
-  const resources = await discoverResources(resourcesRoot, registration.resources);
+  const resources = await discoverResources(resourcesRoot, registration.resources, projectRoot);
   const prompts = await discoverPrompts(path.join(projectRoot, 'prompts'), registration.prompts, projectRoot);
   const templates =
     registration.resourceTemplates?.length === 0
@@ -90,6 +90,7 @@ async function discoverContent(project: OpenedProject, signal: AbortSignal | und
           resourcesRoot,
           new Set(resources.resources.map((resource) => resource.name)),
           registration.resourceTemplates,
+          projectRoot,
         );
   const expansion =
     templates.templates.length === 0

@@ -72,7 +72,7 @@ async function loadScript(script: DiscoveredScript, context: PlanContext): Promi
       message: `cannot be read (${readFailureReason(error)}); make it a readable file`,
     };
   }
-  const sidecar = await readToolSidecar(script.file, script.relativePath);
+  const sidecar = await readToolSidecar(script.file, script.relativePath, context.projectRoot);
   if (sidecar.problem)
     return {
       path: context.displayPath(script.relativePath),

@@ -5,16 +5,20 @@
 // (which lists the tools no shard precomputed), the left-out-defaults copies (claimed by every
 // shard's calls, written when no two calls claim one path: extra-copies.ts) and the content hash
 // (over the merged files, by the rule in tree/content-hash.ts, from the digests taken as each file
-// is copied). It streams: no part's files are held, each is read once (to check the part against
-// its record) and hard-linked into the merged tree, or copied where the parts are on another
-// filesystem. Written atomically like a build, so a killed merge leaves the previous tree.
+// is copied). It streams: no part's files are held, each is read once in fixed chunks (to check
+// the part against its record) and hard-linked into the merged tree, or copied where the parts are
+// on another filesystem. A part is an artifact that may have been tampered with: every path it or
+// its record names is a plain path inside the tree (tree/tree-path.ts, checked before anything is
+// read or written), no link in it is ever followed, and no file over the cap is read
+// (read-part-file.ts). Written atomically like a build, so a killed or refused merge leaves the
+// previous tree.
 import path from 'node:path';
 import type { BuildProblem, ToolReport } from '../builder/build-report.js';
 import { ExtraCopies } from '../builder/extra-copies.js';
 import { addToTally, checkHostLimits, createTreeTally } from '../builder/host-limits.js';
 import { forEachConcurrent } from '../builder/map-concurrent.js';
 import { listTreeFiles } from '../check/list-tree-files.js';
-import { readFailureReason, readRegularFile } from '../read-regular-file.js';
+import { promises as fs } from 'node:fs';
 import { StaticMcpError } from '../staticmcp-error.js';
 import { treeJsonFile } from '../tree/canonical-json.js';
 import { checkOutputFolder } from '../tree/check-output-folder.js';
@@ -24,12 +28,16 @@ import { INDEX_FILE } from '../builder/shard-part.js';
 import { EXTENSION_KEY, type Manifest, MANIFEST_FILE, WORKER_FILE } from '../tree/manifest.js';
 import { SHARD_RECORD_FILE } from '../tree/shard-record.js';
 import { BUILD_OWNED_TOP_LEVEL, isBuildOwnedPath } from '../tree/tree-ownership.js';
+import { findTreePathProblem, showTreePath } from '../tree/tree-path.js';
 import { recoverInterruptedWrite, TreeWriter } from '../tree/write-tree.js';
+import { DEFAULT_MAX_PART_FILE_BYTES, readPartFile } from './read-part-file.js';
 import { readParts, type ShardPart } from './read-parts.js';
 
 export interface MergeOptions {
   parts: readonly string[];
   outDir: string;
+  /** The largest part file read (read-part-file.ts); DEFAULT_MAX_PART_FILE_BYTES when not given. */
+  maxFileBytes?: number;
 }
 
 /** What the shards reported, put together (the per-tool counts are the merged tree's). */
@@ -65,7 +73,18 @@ async function listPartFiles(part: ShardPart): Promise<string[]> {
   if (problem) {
     throw new StaticMcpError('PART_CHANGED', `${part.given}/${problem.path} ${problem.message}`, REBUILD_PART);
   }
-  return sortTreePaths(listed.files.filter((filePath) => filePath !== SHARD_RECORD_FILE));
+  const files = listed.files.filter((filePath) => filePath !== SHARD_RECORD_FILE);
+  for (const filePath of files) {
+    const problem = findTreePathProblem(filePath);
+    if (problem !== undefined) {
+      throw new StaticMcpError(
+        'PART_PATH_REFUSED',
+        `${part.given}/${showTreePath(filePath)} is not a file a tree can hold (${problem})`,
+        REBUILD_PART,
+      );
+    }
+  }
+  return sortTreePaths(files);
 }
 
 /** Refuses a file that two parts hold; `listed` holds each part's paths, sorted. */
@@ -95,28 +114,25 @@ function partChanged(part: ShardPart, found: number, sameCount: boolean): Static
 
 /**
  * Copies one part's files into the merged tree (hard links where the filesystem allows), reading
- * each once, a bounded number at a time, and checks them against the count and hash its build
- * recorded. The files the merge computes again are handed back instead.
+ * each once in fixed chunks, a bounded number at a time, and checks them against the count and
+ * hash its build recorded. The files the merge computes again are handed back instead.
  */
-async function copyPart(part: ShardPart, paths: readonly string[], into: MergedTree): Promise<Map<string, Buffer>> {
+async function copyPart(
+  part: ShardPart,
+  paths: readonly string[],
+  into: MergedTree,
+  maxFileBytes: number,
+): Promise<Map<string, Buffer>> {
   if (paths.length !== part.record.files) throw partChanged(part, paths.length, false);
   const recomputed = new Map<string, Buffer>();
   await forEachConcurrent(
     paths,
     async (filePath) => {
       const source = path.join(part.folder, filePath);
-      let content: Buffer;
-      try {
-        content = await readRegularFile(source);
-      } catch (error) {
-        throw new StaticMcpError(
-          'PART_CHANGED',
-          `${part.given}/${filePath} cannot be read (${readFailureReason(error)})`,
-          REBUILD_PART,
-        );
-      }
-      if (RECOMPUTED.has(filePath)) recomputed.set(filePath, content);
-      else await into.add(filePath, content, source);
+      const keep = RECOMPUTED.has(filePath);
+      const file = await readPartFile(source, part.given, filePath, maxFileBytes, keep);
+      if (file.content !== undefined) recomputed.set(filePath, file.content);
+      else await into.addFile(filePath, source, file.digest, file.size);
     },
     READ_CONCURRENCY,
   );
@@ -138,8 +154,18 @@ class MergedTree {
 
   constructor(readonly writer: TreeWriter) {}
 
-  async add(filePath: string, content: string | Buffer, linkFrom?: string): Promise<void> {
-    addToTally(this.tally, filePath, await this.writer.write(filePath, content, linkFrom));
+  async add(filePath: string, content: string | Buffer): Promise<void> {
+    this.count(filePath, await this.writer.write(filePath, content));
+  }
+
+  /** Adds the regular file `source` (already digested) without reading it again. */
+  async addFile(filePath: string, source: string, digest: Buffer, size: number): Promise<void> {
+    await this.writer.writeFromFile(filePath, source, digest);
+    this.count(filePath, size);
+  }
+
+  private count(filePath: string, size: number): void {
+    addToTally(this.tally, filePath, size);
     if (isBuildOwnedPath(filePath)) this.owned += 1;
   }
 }
@@ -157,8 +183,9 @@ async function addCopies(tree: MergedTree, parts: readonly ShardPart[]): Promise
     copies.claimed(),
     async ([extraPath, ownerPath]) => {
       if (ownerPath === null || !writer.has(ownerPath) || writer.has(extraPath)) return;
+      // The owner is a call file this merge wrote (both paths are plain: read-parts.ts checked them).
       const owner = path.join(writer.tempDir, ownerPath);
-      await tree.add(extraPath, await readRegularFile(owner), owner);
+      await tree.addFile(extraPath, owner, writer.digestOf(ownerPath)!, (await fs.lstat(owner)).size);
     },
     READ_CONCURRENCY,
   );
@@ -166,12 +193,25 @@ async function addCopies(tree: MergedTree, parts: readonly ShardPart[]): Promise
 
 /** The merged manifest: shard 1's, with the whole tree's call counts and content hash. */
 async function writeManifest(tree: MergedTree, manifestBytes: Buffer, parts: readonly ShardPart[]): Promise<string> {
-  const manifest = JSON.parse(manifestBytes.toString('utf8')) as Manifest;
-  const extension = manifest[EXTENSION_KEY]!;
+  let manifest: Manifest | undefined;
+  try {
+    manifest = JSON.parse(manifestBytes.toString('utf8')) as Manifest;
+  } catch {
+    // Refused below, without echoing the bytes.
+  }
+  const extension = manifest?.[EXTENSION_KEY];
+  if (!manifest || typeof extension?.tools !== 'object' || extension.tools === null) {
+    throw new StaticMcpError(
+      'PART_CHANGED',
+      `${parts[0]?.given}/${MANIFEST_FILE} is not a manifest staticmcp wrote`,
+      REBUILD_PART,
+    );
+  }
   for (const tool of Object.values(extension.tools)) tool.precomputed = 0;
   for (const part of parts) {
     for (const [name, count] of Object.entries(part.record.precomputed)) {
-      const tool = extension.tools[name];
+      // Own keys only: a record naming `__proto__` or `constructor` must not reach Object.prototype.
+      const tool = Object.hasOwn(extension.tools, name) ? extension.tools[name] : undefined;
       if (tool) tool.precomputed += count;
     }
   }
@@ -226,6 +266,7 @@ function uniqueProblems(problems: readonly BuildProblem[]): BuildProblem[] {
 
 export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
   const startedAt = performance.now();
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_PART_FILE_BYTES;
   const parts = await readParts(options.parts);
   const outDir = path.resolve(options.outDir);
   for (const part of parts) {
@@ -256,7 +297,7 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
   try {
     let manifestBytes: Buffer | undefined;
     for (const [index, part] of parts.entries()) {
-      const recomputed = await copyPart(part, listed[index] ?? [], tree);
+      const recomputed = await copyPart(part, listed[index] ?? [], tree, maxFileBytes);
       manifestBytes ??= recomputed.get(MANIFEST_FILE);
     }
     if (!manifestBytes) {

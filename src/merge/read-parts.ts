@@ -3,7 +3,9 @@
 // every shard exactly once. Each refusal says which folders disagree and how to get a good set.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { MAX_SHARDS } from '../builder/shard-of-call.js';
 import { StaticMcpError } from '../staticmcp-error.js';
+import { findTreePathProblem, showTreePath } from '../tree/tree-path.js';
 import { readShardRecord, SHARD_FORMAT, SHARD_RECORD_FILE, type ShardRecord } from '../tree/shard-record.js';
 
 export interface ShardPart {
@@ -11,6 +13,53 @@ export interface ShardPart {
   given: string;
   folder: string;
   record: ShardRecord;
+}
+
+/**
+ * What in a record (read but not written by the merge, and not covered by its files hash) could
+ * make the merge reach outside its folders or misbehave: why it is unusable, or undefined. Paths
+ * in `copies` follow the tree-path rule, checked here before anything is read or written; the
+ * shard numbers stay within what `build --shard` accepts (a count of 10⁹ would make the merge list
+ * 10⁹ missing shards); per-tool counts are plain numbers; the report has the lists it is read for.
+ */
+function findRecordProblem(record: ShardRecord): string | undefined {
+  if (record.count < 1 || record.count > MAX_SHARDS || record.index < 1 || record.index > record.count)
+    return `it says shard ${record.index} of ${record.count} (a split has 1 to ${MAX_SHARDS} shards)`;
+  if (!Number.isSafeInteger(record.files) || record.files < 0) return 'its file count is not a count';
+  for (const [name, count] of Object.entries(record.precomputed)) {
+    if (!Number.isSafeInteger(count) || (count as number) < 0)
+      return `its call count for ${showTreePath(name)} is not a count`;
+  }
+  if (!Array.isArray(record.copies)) return 'its copies are not a list';
+  for (const [index, entry] of (record.copies as unknown[]).entries()) {
+    if (!Array.isArray(entry) || entry.length !== 2) return `copies[${index}] is not a [copy, call file] pair`;
+    const [copyPath, ownerPath] = entry as unknown[];
+    for (const named of ownerPath === null ? [copyPath] : [copyPath, ownerPath]) {
+      const problem = findTreePathProblem(named);
+      if (problem !== undefined)
+        return `copies[${index}] names ${showTreePath(named)}, not a plain path inside the tree (${problem})`;
+    }
+  }
+  const report = record.report as { ok?: unknown; tools?: unknown; failures?: unknown; warnings?: unknown } | null;
+  if (
+    typeof report !== 'object' ||
+    report === null ||
+    typeof report.ok !== 'boolean' ||
+    !Array.isArray(report.failures) ||
+    !Array.isArray(report.warnings) ||
+    !Array.isArray(report.tools) ||
+    !report.tools.every(
+      (tool: { name?: unknown; failures?: unknown; warnings?: unknown; logLines?: unknown } | null) =>
+        typeof tool === 'object' &&
+        tool !== null &&
+        typeof tool.name === 'string' &&
+        Array.isArray(tool.failures) &&
+        Array.isArray(tool.warnings) &&
+        Array.isArray(tool.logLines),
+    )
+  )
+    return 'its report lacks the fields staticmcp writes';
+  return undefined;
 }
 
 const REBUILD_ALL = 'Build every shard again from the same commit (same --shard …/N), then merge all N --out folders.';
@@ -45,6 +94,14 @@ async function readPart(given: string): Promise<ShardPart> {
       'PART_FORMAT',
       `${given} was written by a staticmcp (${read.record.generator}) whose shard format (${read.record.staticmcpShard}) this one (${SHARD_FORMAT}) does not read`,
       'Build and merge with the same staticmcp version (pin it: npx staticmcp@<version>).',
+    );
+  }
+  const problem = findRecordProblem(read.record);
+  if (problem !== undefined) {
+    throw new StaticMcpError(
+      'PART_RECORD_BROKEN',
+      `${given}/${SHARD_RECORD_FILE} cannot be used: ${problem}; nothing was read from the part or written`,
+      'Build that shard again; the record is written by staticmcp build --shard and must not be edited.',
     );
   }
   return { given, folder, record: read.record };

@@ -62,8 +62,9 @@ function promptMetaValidator(): Validator {
 async function readMeta(
   file: string,
   relativePath: string,
+  projectRoot: string,
 ): Promise<{ meta: Record<string, unknown>; problem?: string; notice?: string }> {
-  const sidecar = await readEitherSidecar(file, relativePath, promptMetaValidator);
+  const sidecar = await readEitherSidecar(file, relativePath, promptMetaValidator, projectRoot);
   const notice = sidecar.notice !== undefined ? { notice: sidecar.notice } : {};
   if (!sidecar.found) return { meta: {}, ...notice };
   return 'problem' in sidecar ? { meta: {}, problem: sidecar.problem, ...notice } : { meta: sidecar.meta, ...notice };
@@ -146,7 +147,7 @@ export async function discoverPrompts(
       problems.push({ relativePath: source.relativePath, message: `cannot be read (${readFailureReason(error)})` });
       continue;
     }
-    const sidecar = await readMeta(file, source.relativePath);
+    const sidecar = await readMeta(file, source.relativePath, projectRoot);
     if (sidecar.notice) warnings.push({ relativePath: source.relativePath, message: sidecar.notice });
     if (sidecar.problem) {
       problems.push({ relativePath: source.relativePath, message: sidecar.problem });

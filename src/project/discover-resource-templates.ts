@@ -7,7 +7,7 @@ import type { ResourceTemplateDefinition } from '../tree/manifest.js';
 import { parseUriTemplate } from '../tree/uri-template.js';
 import type { ValueListSpec } from './config.js';
 import type { RegisterEntry } from './register-json.js';
-import { readRegularFile } from '../read-regular-file.js';
+import { OUTSIDE_PROJECT, readFailureReason, readProjectFile } from '../read-regular-file.js';
 
 export interface ProjectResourceTemplate {
   definition: ResourceTemplateDefinition;
@@ -85,6 +85,7 @@ export async function discoverResourceTemplates(
   resourcesRoot: string,
   resourceNames: ReadonlySet<string>,
   registered?: RegisterEntry[],
+  projectRoot = path.dirname(resourcesRoot),
 ): Promise<TemplateDiscovery> {
   const problems: TemplateDiscovery['problems'] = [];
   const byName = new Map<string, ProjectResourceTemplate>();
@@ -99,9 +100,13 @@ export async function discoverResourceTemplates(
   for (const name of names) {
     let meta: unknown;
     try {
-      meta = JSON.parse(await readRegularFile(path.join(resourcesRoot, name), 'utf8'));
-    } catch {
-      continue; // A broken sidecar is reported with its resource.
+      // Confined like every published file: a template's fields end up in mcp.json.
+      meta = JSON.parse((await readProjectFile(path.join(resourcesRoot, name), projectRoot)).toString('utf8'));
+    } catch (error) {
+      // One leading out of the project may describe no resource file, so it is reported here.
+      if ((error as NodeJS.ErrnoException).code === OUTSIDE_PROJECT)
+        problems.push({ relativePath: `resources/${name}`, message: `cannot be read (${readFailureReason(error)})` });
+      continue; // Any other broken sidecar is reported with its resource.
     }
     if (!meta || typeof meta !== 'object' || (meta as Record<string, unknown>).uriTemplate === undefined) continue;
     const template = toTemplate(meta as Record<string, unknown>, `resources/${name}`, problems);

@@ -50,11 +50,13 @@ async function readSidecar(
   file: string,
   relativePath: string,
   sharedStems: ReadonlySet<string>,
+  projectRoot: string,
 ): Promise<{ meta?: Record<string, unknown>; problem?: string; notice?: string }> {
   const sidecar = await readEitherSidecar(
     file,
     relativePath,
     () => (validateSidecar ??= compileValidator(sidecarSchema, 'meta', { trusted: true })),
+    projectRoot,
     (meta) => {
       // A stem file with a uriTemplate declares a template, not this file's metadata.
       if (meta.uriTemplate !== undefined) return '';
@@ -148,7 +150,7 @@ export async function discoverResources(
   problems.push(...notices);
   const sharedStems = findSharedStems(files);
   for (const { file, relativePath } of files) {
-    const { meta, problem, notice } = await readSidecar(file, relativePath, sharedStems);
+    const { meta, problem, notice } = await readSidecar(file, relativePath, sharedStems, projectRoot);
     if (notice) warnings.push({ relativePath, message: notice });
     if (problem) {
       problems.push({ relativePath, message: problem });

@@ -70,11 +70,13 @@ let validateToolMeta: Validator | undefined;
 export async function readToolSidecar(
   scriptFile: string,
   displayPath: string,
+  projectRoot: string,
 ): Promise<{ meta?: ToolMeta; problem?: string }> {
   const sidecar = await readJsonSidecar(
     `${scriptFile}.meta.json`,
     `${displayPath}.meta.json`,
     () => (validateToolMeta ??= compileValidator(toolMetaSchema, 'meta', { trusted: true })),
+    projectRoot,
   );
   if (!sidecar.found) return {};
   return 'problem' in sidecar ? { problem: sidecar.problem } : { meta: sidecar.meta as ToolMeta };

@@ -26,9 +26,11 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { isProcessAlive } from '../process-alive.js';
 import { createTreeHash, digestFile } from './content-hash.js';
 import { FileDigests } from './file-digests.js';
+import { assertPlainTreePath } from './tree-path.js';
 
 const TEMP_MARK = '.staticmcp-tmp-';
 const OLD_MARK = '.staticmcp-old-';
@@ -231,14 +233,15 @@ async function linkCopy(source: string, target: string): Promise<void> {
 const LINK_REFUSED = new Set(['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP', 'EOPNOTSUPP']);
 
 /**
- * Hard-links `source` (a regular file holding `content`) at `target`, or writes `content` there
- * when the two are on different filesystems or the filesystem refuses links.
+ * Hard-links `source` (a regular file) at `target`, or copies it there when the two are on
+ * different filesystems or the filesystem refuses links. Never through a symlink: a link in
+ * `source`'s place (say, swapped in since it was digested) is refused, not followed. The copy
+ * streams, so memory does not grow with the file's size.
  */
-async function linkOrWrite(source: string, target: string, content: string | Buffer): Promise<void> {
+async function linkOrCopy(source: string, target: string): Promise<void> {
   try {
     // A link shares the source's mode: only a plain rw-r--r-- file is linked (a file with other
-    // permissions, say from an unpacked artifact, is written as the build writes it). A symlink
-    // would be linked as a link; its content is written instead.
+    // permissions, say from an unpacked artifact, is copied with the mode the build gives its files).
     const stat = await fs.lstat(source);
     if (stat.isFile() && (stat.mode & 0o7777) === 0o644) {
       await fs.link(source, target);
@@ -247,7 +250,15 @@ async function linkOrWrite(source: string, target: string, content: string | Buf
   } catch (error) {
     if (!LINK_REFUSED.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
   }
-  await fs.writeFile(target, content, { mode: 0o644 });
+  const handle = await fs.open(source, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+  try {
+    if (!(await handle.stat()).isFile())
+      throw Object.assign(new Error(`${source} is not a regular file`), { code: 'ENOTREGULAR' });
+    const output = await fs.open(target, 'wx', 0o644);
+    await pipeline(handle.createReadStream({ autoClose: false }), output.createWriteStream());
+  } finally {
+    await handle.close();
+  }
 }
 
 export interface WriteTreeOptions {
@@ -320,15 +331,35 @@ export class TreeWriter {
    * Starts writing one file (tree-relative `/` path) and returns its size in bytes once the write is
    * under way; `flush` waits for every write. Back-pressure: with IO_CONCURRENCY writes in flight,
    * the next one waits for a slot, so a fast producer never piles up file contents in memory.
-   * With `linkFrom` (a file holding `content`), the file is hard-linked from there when it can be.
+   * Any path but a plain relative one (tree-path.ts) is refused before anything is written, so
+   * no caller can make the writer reach outside the tree.
    */
-  async write(relativePath: string, content: string | Buffer, linkFrom?: string): Promise<number> {
+  async write(relativePath: string, content: string | Buffer): Promise<number> {
+    assertPlainTreePath(relativePath, 'the tree path');
     if (this.failure) throw this.failure;
     // Claimed at once, so a second write of the same path sees it while this one waits for a slot.
     const digest = digestFile(content);
     // A path written again is written (its first write may already be in the temporary tree).
-    const compare = this.previousExists && !this.reuse && linkFrom === undefined && !this.written.has(relativePath);
+    const compare = this.previousExists && !this.reuse && !this.written.has(relativePath);
     this.written.set(relativePath, digest);
+    await this.start(relativePath, () => this.writeOne(relativePath, content, digest, compare));
+    return typeof content === 'string' ? Buffer.byteLength(content) : content.length;
+  }
+
+  /**
+   * Starts putting the regular file `source`, whose content has the digest `digest` (taken by the
+   * caller as it read it), at `relativePath`: hard-linked where the filesystem allows, copied
+   * (streamed, never through a symlink) otherwise. Nothing of the file is held in memory.
+   */
+  async writeFromFile(relativePath: string, source: string, digest: Buffer): Promise<void> {
+    assertPlainTreePath(relativePath, 'the tree path');
+    if (this.failure) throw this.failure;
+    this.written.set(relativePath, digest);
+    await this.start(relativePath, () => linkOrCopy(source, path.join(this.tempDir, relativePath)));
+  }
+
+  /** Waits for a slot, makes the file's folder, and starts `writing` it; its failure fails the tree. */
+  private async start(relativePath: string, writing: () => Promise<void>): Promise<void> {
     await this.slot();
     const folder = path.dirname(relativePath);
     if (!this.folders.has(folder)) {
@@ -337,7 +368,7 @@ export class TreeWriter {
       this.folders.add(folder);
     }
     this.inFlight += 1;
-    this.writeOne(relativePath, content, digest, linkFrom, compare)
+    writing()
       .catch((error: unknown) => {
         this.failure ??= error;
       })
@@ -346,18 +377,15 @@ export class TreeWriter {
         this.slotWaiters.shift()?.();
         if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
       });
-    return typeof content === 'string' ? Buffer.byteLength(content) : content.length;
   }
 
   private async writeOne(
     relativePath: string,
     content: string | Buffer,
     digest: Buffer,
-    linkFrom: string | undefined,
     compare: boolean,
   ): Promise<void> {
     const target = path.join(this.tempDir, relativePath);
-    if (linkFrom !== undefined) return linkOrWrite(linkFrom, target, content);
     const ownFolder = (compare || this.reuse) && (await this.isOwnPreviousFolder(path.dirname(relativePath)));
     if (compare && ownFolder && holdsSameBytes(path.join(this.outDir, relativePath), content)) {
       this.written.setUnchanged(relativePath);
@@ -404,6 +432,7 @@ export class TreeWriter {
 
   /** What an earlier `write` put at `relativePath` (after a `flush`). */
   read(relativePath: string): Buffer {
+    assertPlainTreePath(relativePath, 'the tree path');
     const root = this.written.isUnchanged(relativePath) ? this.outDir : this.tempDir;
     return readFileSync(path.join(root, relativePath));
   }

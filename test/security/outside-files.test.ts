@@ -116,4 +116,34 @@ describe('files from outside the project', () => {
     expect(JSON.stringify(report)).toMatch(/leak\.md.*symlink that leads outside the project/);
     expect(JSON.stringify(report)).toMatch(/pixel\.png.*symlink that leads outside the project/);
   });
+
+  it('refuses sidecars that are symlinks to files outside, for a tool, a resource and a template, and publishes none of their fields', async () => {
+    const { published, report, tree } = await buildWithAttack(async (project, secrets) => {
+      const outsideMeta = path.join(secrets, 'meta.json');
+      await fs.writeFile(
+        outsideMeta,
+        JSON.stringify({ description: SECRET, name: 'leak', uriTemplate: 'leak://{id}', values: { id: ['1'] } }),
+      );
+      await fs.symlink(outsideMeta, path.join(project, 'tools', 'ok.meta.json'));
+      await fs.symlink(outsideMeta, path.join(project, 'resources', 'doc.md.meta.json'));
+      await fs.symlink(outsideMeta, path.join(project, 'resources', 'leak.meta.json'));
+    });
+    expect(published).toBe(false);
+    const problems = JSON.stringify(report);
+    expect(problems).toMatch(/ok\.meta\.json cannot be read \(it is a symlink that leads outside the project/);
+    expect(problems).toMatch(/doc\.md\.meta\.json cannot be read \(it is a symlink that leads outside the project/);
+    expect(problems).toMatch(/leak\.meta\.json.*symlink that leads outside the project/);
+    expect(tree.get('mcp.json')!.toString('utf8')).not.toContain('leak://');
+  });
+
+  it('reports a sidecar that is not JSON without quoting its bytes', async () => {
+    const { report, stderr, code } = await buildWithAttack(async (project) => {
+      // A key pasted where a sidecar was meant to be, inside the project.
+      await fs.writeFile(path.join(project, 'resources', 'doc.md.meta.json'), `${SECRET}\n`);
+    });
+    expect(code).toBe(1);
+    const problems = problemsOf(report);
+    expect(problems).toMatch(/doc\.md\.meta\.json is not JSON \(a syntax error/);
+    for (const printed of [JSON.stringify(report), stderr]) expect(printed).not.toContain('ssh-ed');
+  });
 });

@@ -17,12 +17,27 @@ export const command = defineCommand({
   options: {
     out: { type: 'string', describe: 'output folder of the merged tree' },
     json: { type: 'boolean', describe: 'print a machine-readable report on stdout' },
+    'max-file-bytes': {
+      type: 'number',
+      // The default is merge/read-part-file.ts DEFAULT_MAX_PART_FILE_BYTES (not imported: this
+      // declaration loads with every command).
+      describe: 'refuse a part file bigger than this, from its size, before reading it (default: 104857600, 100 MiB)',
+      check: (value: number, text: string) =>
+        Number.isSafeInteger(value) && value >= 1
+          ? undefined
+          : `--max-file-bytes ${text} is not a whole number of bytes above 0`,
+    },
   },
   run: ({ positionals, options }) => {
     if (options.out === undefined) {
       throw new UsageError('merge needs --out, the folder of the merged tree', helpHint('merge'));
     }
-    return runMergeCommand({ parts: positionals, out: options.out, json: options.json });
+    return runMergeCommand({
+      parts: positionals,
+      out: options.out,
+      json: options.json,
+      maxFileBytes: options['max-file-bytes'],
+    });
   },
 });
 
@@ -30,6 +45,7 @@ interface MergeCommandOptions {
   parts: string[];
   out: string;
   json?: boolean;
+  maxFileBytes?: number | undefined;
 }
 
 function printSummary(report: MergeReport): void {
@@ -49,7 +65,11 @@ async function runMergeCommand(options: MergeCommandOptions): Promise<number> {
   try {
     keepYoungGenerationSmall();
     const { mergeParts } = await import('../../merge/merge-parts.js');
-    const report = await mergeParts({ parts: options.parts, outDir: options.out });
+    const report = await mergeParts({
+      parts: options.parts,
+      outDir: options.out,
+      ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}),
+    });
     if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else printSummary(report);
     return report.ok ? 0 : 1;

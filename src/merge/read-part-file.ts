@@ -1,0 +1,95 @@
+// Reads one file of a shard part for `merge`, in bounded memory and never through a link. A part
+// is an artifact downloaded in CI: whoever could tamper with it could put a symlink to the merge
+// machine's files in it (it would be read and published), or sparse files of many GiB (which cost
+// nothing to upload and everything to read). So the file is opened with O_NOFOLLOW (a symlink is
+// refused, not followed), checked to be a regular file and no bigger than the cap from its size
+// (before a byte is read), and digested in fixed chunks: what is held is one chunk per file being
+// read, whatever the files' sizes.
+import { createHash } from 'node:crypto';
+import { constants, promises as fs } from 'node:fs';
+import { StaticMcpError } from '../staticmcp-error.js';
+import { showTreePath } from '../tree/tree-path.js';
+
+/**
+ * The largest part file merge accepts by default. GitHub refuses files over 100 MiB in a repository
+ * (a tree is often pushed to a gh-pages branch) and Cloudflare Pages serves none over 25 MiB (the
+ * build warns from there), so no tree any host publishes holds a bigger one; it is well above the
+ * call files a default build writes (limits.maxOutputBytes, 10 MiB, as JSON). `--max-file-bytes`
+ * raises it for a project that needs more.
+ */
+export const DEFAULT_MAX_PART_FILE_BYTES = 100 * 1024 * 1024;
+
+/** Bytes read at a time while digesting: small enough that 32 files read at once hold 8 MiB. */
+const CHUNK_BYTES = 256 * 1024;
+
+const REBUILD_PART =
+  'Build that shard again and merge the fresh folder; parts must reach the merge as their build wrote them (in CI, upload the whole folder, hidden files included).';
+
+export interface PartFile {
+  /** sha256 of the content (content-hash.ts digestFile). */
+  digest: Buffer;
+  size: number;
+  /** The whole content, only when asked for (the few files the merge computes again). */
+  content?: Buffer;
+}
+
+function refuse(given: string, filePath: string, why: string, code = 'PART_FILE_REFUSED'): never {
+  throw new StaticMcpError(code, `${given}/${showTreePath(filePath)} ${why}`, REBUILD_PART);
+}
+
+/**
+ * Digests the part file at `source` (`filePath` inside the part `given`), or reads it whole with
+ * `keepContent`. Refuses a symlink, anything but a regular file, and a file over `maxFileBytes`.
+ */
+export async function readPartFile(
+  source: string,
+  given: string,
+  filePath: string,
+  maxFileBytes: number,
+  keepContent: boolean,
+): Promise<PartFile> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(source, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'EMLINK')
+      refuse(
+        given,
+        filePath,
+        'is a symlink: a part holds only the regular files its build wrote, and merge never follows a link (it could lead to any file of this machine)',
+      );
+    if (code === 'ENXIO') refuse(given, filePath, 'is not a regular file (a socket or device)');
+    refuse(given, filePath, `cannot be read (${code ?? (error as Error).message})`, 'PART_CHANGED');
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) refuse(given, filePath, 'is not a regular file (a pipe, socket, device or folder)');
+    if (stat.size > maxFileBytes) {
+      refuse(
+        given,
+        filePath,
+        `is ${stat.size} bytes, over the ${maxFileBytes} bytes merge accepts for one file (--max-file-bytes); it was not read`,
+        'PART_FILE_TOO_BIG',
+      );
+    }
+    const hash = createHash('sha256');
+    const kept: Buffer[] = [];
+    const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(stat.size, 1)));
+    let size = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      size += bytesRead;
+      // A file growing while it is read is refused at the cap all the same.
+      if (size > maxFileBytes)
+        refuse(given, filePath, `grew past ${maxFileBytes} bytes while it was read`, 'PART_FILE_TOO_BIG');
+      const bytes = chunk.subarray(0, bytesRead);
+      hash.update(bytes);
+      if (keepContent) kept.push(Buffer.from(bytes));
+    }
+    return { digest: hash.digest(), size, ...(keepContent ? { content: Buffer.concat(kept) } : {}) };
+  } finally {
+    await handle.close();
+  }
+}
