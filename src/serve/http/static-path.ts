@@ -19,7 +19,13 @@ import { SHARD_RECORD_FILE } from '../../tree/shard-record.js';
  * `_routes.json`, and a shard part's record. Dotted ones (`.assetsignore`, `.nojekyll`) are
  * hidden by the dotfile rule.
  */
-const CONTROL_FILES: ReadonlySet<string> = new Set(['_headers', '_redirects', WORKER_FILE, ROUTES_FILE, SHARD_RECORD_FILE]);
+const CONTROL_FILES: ReadonlySet<string> = new Set([
+  '_headers',
+  '_redirects',
+  WORKER_FILE,
+  ROUTES_FILE,
+  SHARD_RECORD_FILE,
+]);
 
 export const WELL_KNOWN_FOLDER = '.well-known';
 /** A server card, should a tree ship one beside /mcp (the static site answers `/mcp/…`, /mcp itself is MCP). */

@@ -11,7 +11,17 @@
 // (not merely a missing CORS header): the file's bytes never reach that browser at all, and the
 // developer sees why and what to change. Discovery documents (`/.well-known/…`, a server card)
 // stay readable by every page.
-import { close, constants, createReadStream, fstat, promises as fs, open, type ReadStream, read, type Stats } from 'node:fs';
+import {
+  close,
+  constants,
+  createReadStream,
+  fstat,
+  promises as fs,
+  open,
+  type ReadStream,
+  read,
+  type Stats,
+} from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import serveHandler from 'serve-handler';
@@ -86,7 +96,12 @@ export async function openStaticTree(root: string, { origins, logProblem }: Stat
     createReadStream(file, {
       ...options,
       fs: {
-        open: (_path: string, _flags: unknown, _mode: unknown, callback: (error: Error | null, fd?: number) => void) => {
+        open: (
+          _path: string,
+          _flags: unknown,
+          _mode: unknown,
+          callback: (error: Error | null, fd?: number) => void,
+        ) => {
           realServablePath(file).then((real) => {
             // A raw descriptor (not a FileHandle, which would close it when collected): the stream owns it.
             open(real, OPEN_FLAGS, (openError, fd) => {
@@ -179,7 +194,9 @@ function refuseReader(request: IncomingMessage, origins: OriginRule): string | u
   const origin = request.headers.origin;
   const hint = 'add the origin to http.allowedOrigins in staticmcp.json and build again (as for /mcp)';
   if (origin !== undefined) {
-    return origins.allows(origin, false) ? undefined : `Forbidden: pages from ${origin} may not read this site; ${hint}`;
+    return origins.allows(origin, false)
+      ? undefined
+      : `Forbidden: pages from ${origin} may not read this site; ${hint}`;
   }
   if (request.headers['sec-fetch-site'] === 'cross-site' && request.headers['sec-fetch-mode'] !== 'navigate')
     return `Forbidden: pages of other sites may not load this site's files; ${hint}`;
