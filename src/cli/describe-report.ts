@@ -3,11 +3,9 @@
 // never import each other.
 import type { BuildReport, ToolReport } from '../builder/build-report.js';
 
-function indent(text: string, prefix: string): string {
-  return text
-    .split('\n')
-    .map((line) => `${prefix}${line}`)
-    .join('\n');
+/** Each line of `text` as its own line of the summary (the printer escapes each line whole). */
+function indent(text: string, prefix: string): string[] {
+  return text.split('\n').map((line) => `${prefix}${line}`);
 }
 
 /** One tool's line of the summary (and its first warnings and failures). */
@@ -23,7 +21,7 @@ function describeTool(tool: ToolReport): string {
   if (tool.warnings.length > 5) lines.push(`      … ${tool.warnings.length - 5} more warning(s) (see --json)`);
   for (const failure of tool.failures.slice(0, 3)) {
     lines.push(`      failed ${JSON.stringify(failure.arguments)}: ${failure.message}`);
-    if (failure.stderrHead) lines.push(indent(failure.stderrHead, '        | '));
+    if (failure.stderrHead) lines.push(...indent(failure.stderrHead, '        | '));
   }
   if (tool.failedRuns > 3)
     lines.push(`      … ${tool.failedRuns - 3} more failure(s) (see --json for the first ${tool.failures.length})`);

@@ -1,13 +1,18 @@
 // How a command-stopping error reaches a human: what happened, then what to do, on stderr.
 import { StaticMcpError } from '../staticmcp-error.js';
+import { writeHumanLines } from './terminal-text.js';
 
 export function printError(error: unknown): void {
   if (error instanceof StaticMcpError) {
-    process.stderr.write(`staticmcp: error [${error.code}]: ${error.message}\n  what to do: ${error.hint}\n`);
+    writeHumanLines(process.stderr, [
+      `staticmcp: error [${error.code}]: ${error.message}`,
+      `  what to do: ${error.hint}`,
+    ]);
     return;
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(
-    `staticmcp: unexpected error: ${message}\n  what to do: this is a bug in staticmcp; please report it with the command you ran\n`,
-  );
+  writeHumanLines(process.stderr, [
+    `staticmcp: unexpected error: ${message}`,
+    '  what to do: this is a bug in staticmcp; please report it with the command you ran',
+  ]);
 }

@@ -1,10 +1,15 @@
 // A tree in a local folder: files read on demand, and never from outside the folder (a symlink
 // that leaves the root reads as missing, like a file that is not there). Reads are synchronous:
 // tree files are small and local, and the promise API's per-read objects were most of the
-// garbage of a precomputed call (resident memory, bench/bridge-big-tree.mjs).
-import { readFileSync, realpathSync } from 'node:fs';
+// garbage of a precomputed call (resident memory, bench/bridge-big-tree.mjs). Synchronous but
+// never blocking: a file is opened without waiting (O_NONBLOCK) and read only when it is a regular
+// file, since reading a named pipe in the tree would wait for a writer and freeze every client.
+import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { ReadOutcome, TreeSource } from '../mcp/tree-source.js';
+
+/** The real path is already resolved: a link put there since is refused (ELOOP), not followed. */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
 
 export class FolderSource implements TreeSource {
   readonly revalidateAfterMs = undefined;
@@ -28,8 +33,21 @@ export class FolderSource implements TreeSource {
     }
     if (!realFile.startsWith(`${realRoot}${path.sep}`)) return { status: 'missing' };
     try {
-      return { status: 'ok', text: readFileSync(realFile, 'utf8') };
+      const fd = openSync(realFile, OPEN_FLAGS);
+      try {
+        const stats = fstatSync(fd);
+        if (stats.isDirectory()) return { status: 'missing' };
+        if (!stats.isFile()) {
+          throw new Error(
+            `${relativePath} is not a regular file (a named pipe, socket or device); rebuild the tree to replace it`,
+          );
+        }
+        return { status: 'ok', text: readFileSync(fd, 'utf8') };
+      } finally {
+        closeSync(fd);
+      }
     } catch (error) {
+      if (!(error as NodeJS.ErrnoException).code) throw error;
       if (isMissingError(error)) return { status: 'missing' };
       // The code alone: the error's own message names the absolute path.
       throw new Error(`${relativePath} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);

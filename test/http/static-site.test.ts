@@ -53,7 +53,9 @@ describe('the built tree', () => {
     expect(manifest.status).toBe(200);
     expect(manifest.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(manifest.headers['cache-control']).toBe('public, max-age=60, must-revalidate');
-    expect(manifest.headers['access-control-allow-origin']).toBe('*');
+    // The tree's `/*` CORS rule is for the deployed site; here /mcp's origin rule decides
+    // (test/security/static-site-access.test.ts).
+    expect(manifest.headers['access-control-allow-origin']).toBeUndefined();
     expect(JSON.parse(manifest.text).serverInfo.name).toBe('example');
     const call = await rawRequest(example.port, { path: '/tools/capital/japan.json' });
     expect(call.status).toBe(200);

@@ -7,6 +7,7 @@ import { readUpToDateReport } from '../../builder/up-to-date.js';
 import { generatorName } from '../../version.js';
 import type { BuildEvent, BuildReport } from '../../builder/build-report.js';
 import { printError } from '../print-error.js';
+import { escapeTerminalText, writeHumanLines } from '../terminal-text.js';
 import { StaticMcpError } from '../../staticmcp-error.js';
 import { defineCommand } from '../command-spec.js';
 import { BUILD_OPTIONS } from '../build-options.js';
@@ -60,7 +61,7 @@ function createProgress(): (event: BuildEvent) => void {
       const width = 30;
       const filled = Math.round((event.done / event.totalRuns) * width);
       process.stderr.write(
-        `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${event.done}/${event.totalRuns} ${event.tool.slice(0, 30).padEnd(30)}`,
+        `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${event.done}/${event.totalRuns} ${escapeTerminalText(event.tool).slice(0, 30).padEnd(30)}`,
       );
       if (event.done === event.totalRuns) process.stderr.write('\n');
     } else if (percent >= lastPercent + 25 || event.done === event.totalRuns) {
@@ -89,7 +90,7 @@ function printSummary(report: BuildReport): void {
       ? `staticmcp: build succeeded in ${Math.round(report.durationMs)} ms`
       : `staticmcp: build finished with ${report.failures.length} failed item(s) and ${failedRuns} failed run(s); the tree holds everything else`,
   );
-  process.stderr.write(`${lines.join('\n')}\n`);
+  writeHumanLines(process.stderr, lines);
 }
 
 /** Exit status of a build ended by a signal, as shells report a death by it: 130 for SIGINT, 143 for SIGTERM. */

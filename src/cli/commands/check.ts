@@ -10,6 +10,7 @@ import type { ProjectConfig } from '../../project/config.js';
 import { defineCommand } from '../command-spec.js';
 import { commandLine } from '../invocation.js';
 import { printError } from '../print-error.js';
+import { writeHumanLines } from '../terminal-text.js';
 
 export const command = defineCommand({
   name: 'check',
@@ -133,7 +134,7 @@ function printHuman(name: string, report: CheckReport, json: boolean): void {
   if (report.ok) {
     const success = `✓ ${name}: no problems (${kind}; ${counts}${checked.hashedFiles > 0 ? '; content hash matches' : ''})`;
     if (json) lines.push(success);
-    else process.stdout.write(`${success}\n`);
+    else writeHumanLines(process.stdout, [success]);
   } else {
     lines.push(
       `✗ ${name}: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'} (${kind}; ${counts})`,
@@ -142,7 +143,7 @@ function printHuman(name: string, report: CheckReport, json: boolean): void {
       lines.push(`  ✗ ${problem.path}: ${problem.message}`, `      what to do: ${problem.hint}`);
   }
   for (const note of report.skipped) lines.push(`  not checked: ${note}`);
-  if (lines.length > 0) process.stderr.write(`${lines.join('\n')}\n`);
+  writeHumanLines(process.stderr, lines);
 }
 
 async function runCheckCommand(options: CheckOptions): Promise<number> {

@@ -8,6 +8,7 @@ import { StaticMcpError } from '../../staticmcp-error.js';
 import { defineCommand, helpHint, UsageError } from '../command-spec.js';
 import { countFailedRuns, describeReportBody } from '../describe-report.js';
 import { printError } from '../print-error.js';
+import { writeHumanLines } from '../terminal-text.js';
 import { keepYoungGenerationSmall } from '../young-generation.js';
 
 export const command = defineCommand({
@@ -58,7 +59,7 @@ function printSummary(report: MergeReport): void {
       ? `staticmcp: merge succeeded in ${Math.round(report.durationMs)} ms`
       : `staticmcp: merged, but the shards reported ${report.failures.length} failed item(s) and ${failedRuns} failed run(s); the tree holds everything else`,
   );
-  process.stderr.write(`${lines.join('\n')}\n`);
+  writeHumanLines(process.stderr, lines);
 }
 
 async function runMergeCommand(options: MergeCommandOptions): Promise<number> {

@@ -1,7 +1,7 @@
 // serve-handler's types as it behaves, for static-tree.ts (its only user). They replace
 // @types/serve-handler, whose methods still describe Node callbacks while serve-handler awaits them.
 declare module 'serve-handler' {
-  import type { Stats } from 'node:fs';
+  import type { ReadStream, Stats } from 'node:fs';
   import type { IncomingMessage, ServerResponse } from 'node:http';
 
   namespace serveHandler {
@@ -27,6 +27,8 @@ declare module 'serve-handler' {
     interface Methods {
       lstat?(file: string, isDirectoryListing?: boolean): Promise<Stats>;
       realpath?(file: string): Promise<string>;
+      /** Awaited when serving a file, but called without await for an ETag: it must return the stream itself. */
+      createReadStream?(file: string, options?: { start?: number; end?: number }): ReadStream;
       sendError?(
         absolutePath: string,
         response: ServerResponse,

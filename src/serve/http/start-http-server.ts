@@ -6,10 +6,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpHttpHandler, DEFAULT_MAX_BODY_BYTES, type McpHttpHandler } from '../../mcp/streamable-http.js';
 import { preloadRequestHandling } from '../../mcp/handler-table.js';
-import type { LoadedTree } from '../../mcp/loaded-tree.js';
 import type { TreeSource } from '../../mcp/tree-source.js';
 import { createNodeServerContext } from '../node-server-context.js';
-import { allowedHostsFor, bracketIpv6, isAllowedOrigin, isLoopbackHost } from './host-rules.js';
+import { allowedHostsFor, bracketIpv6, isLoopbackHost } from './host-rules.js';
+import { createOriginRule } from './origin-rule.js';
 import { preloadWebClasses, toWebRequest, writeWebResponse } from './node-web-adapter.js';
 
 export const MCP_PATH = '/mcp';
@@ -38,17 +38,6 @@ export interface HttpServeOptions {
   maxLiveRunsPerClient?: number;
 }
 
-/**
- * The origins the tree's project allows (staticmcp.json `http.allowedOrigins`, as the edge worker
- * honours them). `"*"` is honoured only without live scripts: any web page may then read the
- * precomputed answers, but it must never make this machine run a script.
- */
-function treeAllowsOrigin(tree: LoadedTree, origin: string, live: boolean): boolean {
-  const listed = tree.extension?.http?.allowedOrigins;
-  if (!Array.isArray(listed)) return false;
-  return listed.includes(origin) || (!live && listed.includes('*'));
-}
-
 /** Listens, prints the endpoint, and resolves with the exit code once a signal stopped it. */
 export async function startHttpServer(options: HttpServeOptions): Promise<number> {
   const prefix = options.logPrefix ?? 'staticmcp serve';
@@ -61,13 +50,18 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
     liveConcurrency: options.liveConcurrency,
     logProblem,
   });
+  // Both known once the server listens (the port may be 0 until then).
+  let allowedHosts: string[] = [];
+  // One origin rule for /mcp and the static site.
+  const origins = createOriginRule(
+    () => allowedHosts,
+    () => context.tree,
+  );
   const staticTree =
     options.treeRoot === undefined
       ? undefined
-      : await (await import('./static-tree.js')).openStaticTree(options.treeRoot, logProblem);
+      : await (await import('./static-tree.js')).openStaticTree(options.treeRoot, { origins, logProblem });
 
-  // Both known once the server listens (the port may be 0 until then).
-  let allowedHosts: string[] = [];
   let mcp!: McpHttpHandler;
 
   const server = http.createServer({
@@ -151,9 +145,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
     server: () => context,
     sessions: true,
     allowedHosts,
-    isAllowedOrigin: (origin) =>
-      isAllowedOrigin(origin, allowedHosts) ||
-      treeAllowsOrigin(context.tree, origin, options.projectRoot !== undefined),
+    isAllowedOrigin: (origin) => origins.allows(origin, options.projectRoot !== undefined),
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     maxSessionsPerClient: options.maxSessionsPerClient,
     maxLiveRunsPerClient: options.maxLiveRunsPerClient,

@@ -1,0 +1,52 @@
+// Names a tree or a project supplies reach a terminal escaped: `check` and `build` once printed a
+// file named `\x1b[2J…` (clear the screen), an OSC title sequence or a bidi override raw on stderr,
+// so checking a downloaded tree could rewrite what the terminal shows. Now every human line is
+// printed with its control characters as visible escapes; --json output is unchanged.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { writeProject, writeTree } from '../helpers/projects.js';
+
+const CLEAR_SCREEN = '\x1b[2J';
+const SET_TITLE = '\x1b]0;pwned\x07';
+const RIGHT_TO_LEFT = '\u202e';
+/** What a terminal would act on, raw: control characters (ESC, BEL, C1 …) but newline and tab, bidi overrides. */
+function rawControlsIn(text: string): string[] {
+  return [...text].filter((character) => !'\n\t'.includes(character) && /[\p{Cc}\p{Bidi_Control}]/u.test(character));
+}
+
+describe('names with terminal escape sequences', () => {
+  it('check prints a file name and a URI from the tree escaped', async () => {
+    const tree = await writeTree({
+      'mcp.json': {
+        protocolVersion: '2025-06-18',
+        serverInfo: { name: 'strange', version: '1' },
+        capabilities: {
+          tools: [],
+          resources: [{ uri: `file:///notes${CLEAR_SCREEN}${RIGHT_TO_LEFT}.txt`, name: 'notes' }],
+        },
+      },
+    });
+    mkdirSync(path.join(tree, 'tools'));
+    writeFileSync(path.join(tree, 'tools', `${CLEAR_SCREEN}${SET_TITLE}evil.json`), '{}');
+    const { code, stderr } = await runCli(['check', tree]);
+    expect(code).toBe(1);
+    expect(rawControlsIn(stderr)).toEqual([]);
+    expect(stderr).toContain('tools/\\x1b[2J\\x1b]0;pwned\\x07evil.json');
+    expect(stderr).toContain('file:///notes\\x1b[2J\\u202e.txt');
+    // One problem, one line: a newline in a name cannot forge a line of its own.
+    expect(stderr.split('\n').filter((line) => line.includes('evil.json'))).toHaveLength(1);
+  });
+
+  it('build prints a tool file name from the project escaped', async () => {
+    const project = await writeProject({
+      [`tools/e${CLEAR_SCREEN}vil`]: { script: '#!/bin/sh\necho not-json\n' },
+      [`tools/t${SET_TITLE}`]: { script: '#!/bin/sh\necho not-json\n' },
+    });
+    const { stderr } = await runCli(['build', project]);
+    expect(rawControlsIn(stderr)).toEqual([]);
+    expect(stderr).toContain('tools/e\\x1b[2Jvil');
+    expect(stderr).toContain('tools/t\\x1b]0;pwned\\x07');
+  });
+});
