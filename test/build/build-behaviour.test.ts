@@ -191,6 +191,7 @@ describe('the tree on disk', () => {
     expect([...(await readTree(out)).keys()]).toEqual([
       '.assetsignore',
       '.nojekyll',
+      '404.html',
       '_headers',
       '_routes.json',
       '_worker.js',
@@ -416,7 +417,7 @@ describe('the report and the command line', () => {
       failures: [{ path: 'tools/help-not-json', message: expect.stringContaining('is not JSON') }],
       warnings: [],
       resources: 2,
-      files: 13, // mcp.json, index.html, _headers, .nojekyll, .assetsignore, _routes.json, _worker.js, completions.json, a_md and its raw-name copy a.md, 3 divide answers
+      files: 14, // mcp.json, index.html, 404.html, _headers, .nojekyll, .assetsignore, _routes.json, _worker.js, completions.json, a_md and its raw-name copy a.md, 3 divide answers
       contentHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       durationMs: expect.any(Number),
     });
