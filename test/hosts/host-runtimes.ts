@@ -4,11 +4,13 @@
 // <URL>` reads. Each listens on loopback only, with telemetry off and a throwaway HOME, and is
 // ended with its whole process group.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from '../helpers/paths.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 export interface RunningHost {
@@ -30,39 +32,68 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+const require = createRequire(import.meta.url);
+
 function wranglerBin(): string {
-  const require = createRequire(import.meta.url);
   return path.join(path.dirname(require.resolve('wrangler/package.json')), 'bin', 'wrangler.js');
 }
 
-/** Runs wrangler with `args` and resolves once it says it is ready on `port`. */
+/**
+ * The Deno binary of the npm package `deno`: its install script links it into the package, and
+ * where install scripts did not run, its platform package still holds it.
+ */
+function findDeno(): string {
+  const linked = path.join(path.dirname(require.resolve('deno/package.json')), 'deno');
+  if (existsSync(linked)) return linked;
+  const platform = `@deno/${process.platform}-${process.arch}${process.platform === 'linux' ? '-glibc' : ''}`;
+  return path.join(path.dirname(require.resolve(`${platform}/package.json`)), 'deno');
+}
+const DENO = findDeno();
+
+/** Copies the deploy files `staticmcp init` writes (deploy/, netlify.toml) into a built project, as they are. */
+export async function addInitDeployFiles(projectDir: string): Promise<void> {
+  await fs.cp(path.join(REPO_ROOT, 'templates', 'project', 'deploy'), path.join(projectDir, 'deploy'), {
+    recursive: true,
+  });
+  await fs.copyFile(
+    path.join(REPO_ROOT, 'templates', 'project', 'netlify.toml'),
+    path.join(projectDir, 'netlify.toml'),
+  );
+}
+
+/** Runs wrangler with `args` and resolves once it says it is ready. */
 async function startWrangler(args: string[], cwd: string): Promise<RunningHost> {
-  const home = await temporaryFolder('staticmcp-wrangler-home-');
   const port = await freePort();
   const inspectorPort = await freePort();
-  const child = spawn(
-    process.execPath,
+  return startRuntime(
+    `wrangler ${args[0]}`,
     [wranglerBin(), ...args, '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort)],
-    {
-      cwd,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        HOME: home,
-        XDG_CONFIG_HOME: path.join(home, '.config'),
-        WRANGLER_SEND_METRICS: 'false',
-        CI: 'true',
-        NO_COLOR: '1',
-      },
-    },
+    cwd,
+    port,
   );
+}
+
+/** Runs `node <args>` in its own process group, resolving once it prints that it is ready on `port`. */
+async function startRuntime(name: string, args: string[], cwd: string, port: number): Promise<RunningHost> {
+  const home = await temporaryFolder('staticmcp-host-home-');
+  const child = spawn(args[0] === DENO ? DENO : process.execPath, args[0] === DENO ? args.slice(1) : args, {
+    cwd,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+      DENO_DIR: path.join(home, 'deno'),
+      DENO_NO_UPDATE_CHECK: '1',
+      WRANGLER_SEND_METRICS: 'false',
+      CI: 'true',
+      NO_COLOR: '1',
+    },
+  });
   let output = '';
   const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`wrangler ${args[0]} did not start:\n${output}`)),
-      STARTUP_TIMEOUT_MS,
-    );
+    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), STARTUP_TIMEOUT_MS);
     const read = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
       if (output.includes(`Ready on http://127.0.0.1:${port}`)) {
@@ -74,7 +105,7 @@ async function startWrangler(args: string[], cwd: string): Promise<RunningHost> 
     child.stderr!.on('data', read);
     child.on('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`wrangler ${args[0]} exited with ${code}:\n${output}`));
+      reject(new Error(`${name} exited with ${code}:\n${output}`));
     });
   });
   try {
@@ -113,6 +144,22 @@ export async function startPagesDev(treeDir: string): Promise<RunningHost> {
 export async function startWranglerDev(projectDir: string): Promise<RunningHost> {
   const state = await temporaryFolder('staticmcp-wrangler-state-');
   return startWrangler(['dev', '-c', 'deploy/wrangler.jsonc', '--persist-to', state], projectDir);
+}
+
+/**
+ * Netlify: the netlify.toml and deploy/netlify/ that init wrote in `projectDir`, the edge function
+ * run by Deno (Netlify's edge runtime) behind a static server that routes as netlify.toml says.
+ */
+export async function startNetlifyUnderDeno(projectDir: string): Promise<RunningHost> {
+  const port = await freePort();
+  const harness = fileURLToPath(new URL('netlify-under-deno.mjs', import.meta.url));
+  const project = path.resolve(projectDir);
+  return startRuntime(
+    'deno (netlify edge function)',
+    [DENO, 'run', '--quiet', '--allow-net=127.0.0.1', `--allow-read=${project}`, harness, project, String(port)],
+    project,
+    port,
+  );
 }
 
 const CONTENT_TYPES: Record<string, string> = {

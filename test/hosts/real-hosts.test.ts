@@ -12,9 +12,14 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/paths.js';
 import { buildFixtureProject } from '../helpers/projects.js';
-import { type RunningHost, startPagesDev, startStaticHost, startWranglerDev } from './host-runtimes.js';
-import { copyFile, mkdir } from 'node:fs/promises';
-import { REPO_ROOT } from '../helpers/paths.js';
+import {
+  addInitDeployFiles,
+  type RunningHost,
+  startNetlifyUnderDeno,
+  startPagesDev,
+  startStaticHost,
+  startWranglerDev,
+} from './host-runtimes.js';
 
 interface HostCase {
   name: string;
@@ -23,6 +28,8 @@ interface HostCase {
   transport(host: RunningHost): Transport;
   /** Whether the host applies the tree's `_headers` file. */
   appliesHeaders: boolean;
+  /** Whether the host keeps `_worker.js` and `_headers` from visitors (Cloudflare does; Netlify publishes every file). */
+  hidesControlFiles: boolean;
 }
 
 const edgeTransport = (host: RunningHost): Transport => new StreamableHTTPClientTransport(new URL('mcp', host.url));
@@ -33,19 +40,27 @@ const HOSTS: HostCase[] = [
     start: (project) => startPagesDev(path.join(project, 'dist')),
     transport: edgeTransport,
     appliesHeaders: true,
+    hidesControlFiles: true,
   },
   {
     name: 'Cloudflare Workers static assets (wrangler dev, deploy/wrangler.jsonc)',
     async start(project) {
-      await mkdir(path.join(project, 'deploy'), { recursive: true });
-      await copyFile(
-        path.join(REPO_ROOT, 'templates/project/deploy/wrangler.jsonc'),
-        path.join(project, 'deploy/wrangler.jsonc'),
-      );
+      await addInitDeployFiles(project);
       return startWranglerDev(project);
     },
     transport: edgeTransport,
     appliesHeaders: true,
+    hidesControlFiles: true,
+  },
+  {
+    name: 'Netlify (the edge function under Deno, routed by netlify.toml)',
+    async start(project) {
+      await addInitDeployFiles(project);
+      return startNetlifyUnderDeno(project);
+    },
+    transport: edgeTransport,
+    appliesHeaders: true,
+    hidesControlFiles: false,
   },
   {
     name: 'a plain static host read by staticmcp serve <URL>',
@@ -53,6 +68,7 @@ const HOSTS: HostCase[] = [
     transport: (host) =>
       new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', host.url.href], stderr: 'pipe' }),
     appliesHeaders: false,
+    hidesControlFiles: false,
   },
 ];
 
@@ -120,7 +136,7 @@ describe.each(HOSTS)('the example tree on $name', (hostCase) => {
     expect(call.headers.get('cache-control')).toBe('public, max-age=300, must-revalidate');
   });
 
-  it.runIf(hostCase.appliesHeaders)("never serves the worker's code or the host's _headers file", async () => {
+  it.runIf(hostCase.hidesControlFiles)("never serves the worker's code or the host's _headers file", async () => {
     // Pages answers these 404 in production and 502 under wrangler pages dev; Workers static assets
     // leave them out through .assetsignore. _routes.json and .assetsignore only name paths, and are
     // harmless where a host serves them (README, "The tree").

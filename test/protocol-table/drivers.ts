@@ -4,10 +4,14 @@ import path from 'node:path';
 import { McpSession } from '../../src/mcp/mcp-session.js';
 import { FolderSource } from '../../src/serve/folder-source.js';
 import { createNodeServerContext } from '../../src/serve/node-server-context.js';
-import { promises as fs } from 'node:fs';
 import { HttpServe, openSession, post, sseMessages } from '../helpers/http-serve.js';
-import { REPO_ROOT } from '../helpers/paths.js';
-import { startPagesDev, startStaticHost, startWranglerDev } from '../hosts/host-runtimes.js';
+import {
+  addInitDeployFiles,
+  startNetlifyUnderDeno,
+  startPagesDev,
+  startStaticHost,
+  startWranglerDev,
+} from '../hosts/host-runtimes.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 import { startWorkerdSite } from '../edge/workerd-site.js';
 import type { ProtocolResponse } from './cases.js';
@@ -149,15 +153,20 @@ export const workerdDriver = edgeDriver('workerd', startWorkerdSite);
 export const pagesDevDriver = edgeDriver('wrangler-pages-dev', startPagesDev);
 /** Cloudflare Workers static assets: `wrangler dev` with the deploy/wrangler.jsonc init writes, beside the tree. */
 export const wranglerDevDriver = edgeDriver('wrangler-dev', async (treeRoot) => {
-  const project = path.dirname(treeRoot);
-  if (path.basename(treeRoot) !== 'dist') throw new Error('deploy/wrangler.jsonc serves ../dist: build into dist/');
-  await fs.mkdir(path.join(project, 'deploy'), { recursive: true });
-  await fs.copyFile(
-    path.join(REPO_ROOT, 'templates', 'project', 'deploy', 'wrangler.jsonc'),
-    path.join(project, 'deploy', 'wrangler.jsonc'),
-  );
-  return startWranglerDev(project);
+  await addInitDeployFiles(projectOf(treeRoot));
+  return startWranglerDev(projectOf(treeRoot));
 });
+/** Netlify: the edge function init writes, run by Deno behind a static server routed by netlify.toml. */
+export const netlifyDenoDriver = edgeDriver('netlify-deno', async (treeRoot) => {
+  await addInitDeployFiles(projectOf(treeRoot));
+  return startNetlifyUnderDeno(projectOf(treeRoot));
+});
+
+/** The project a tree was built from, where the deploy files init writes expect it (../dist). */
+function projectOf(treeRoot: string): string {
+  if (path.basename(treeRoot) !== 'dist') throw new Error('the deploy files serve ../dist: build into dist/');
+  return path.dirname(treeRoot);
+}
 
 /** Every POST carries the version header: an edge host keeps no session. */
 async function openEdgeConnection(site: { url: URL; close(): Promise<void> }): Promise<Connection> {

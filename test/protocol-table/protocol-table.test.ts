@@ -8,6 +8,7 @@ import { MODERN_CASES } from './modern-cases.js';
 import {
   type Driver,
   inProcessDriver,
+  netlifyDenoDriver,
   nodeHttpDriver,
   pagesDevDriver,
   serveUrlDriver,
@@ -26,6 +27,7 @@ const DRIVERS: Driver[] = [
   workerdDriver,
   pagesDevDriver,
   wranglerDevDriver,
+  netlifyDenoDriver,
 ];
 
 let treeRoot: string;
