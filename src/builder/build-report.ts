@@ -16,6 +16,8 @@ export interface ToolReport {
   errorResults: number;
   /** Argument sets answered from the cache, without running the script. */
   cached: number;
+  /** Time the tool's script ran in this build, summed over its runs (runs overlap, so this can exceed the build's). */
+  scriptMs: number;
   /** Whether calls that miss the tree are served by running the script. */
   live: boolean;
   liveReason?: string;

@@ -135,15 +135,18 @@ export async function runCalls(plans: readonly ToolPlan[], context: RunContext, 
       });
       await probeTools(runner, tallies, validatorOf, context, sink);
     }
+    // The sample calls the probe already ran count as run and done, so the plan line names every
+    // call the build runs (it said 4,999 for a build that ran 5,000).
     let totalRuns = 0;
     let cachedRuns = 0;
+    let done = 0;
     for (const [plan, tally] of tallies) {
       if (!plan.enumeration.precomputable) continue;
-      totalRuns += tally.toRun - (tally.sampleKey ? 1 : 0);
+      totalRuns += tally.toRun;
       cachedRuns += tally.cached;
+      if (tally.sampleKey) done += 1;
     }
     context.onEvent?.({ type: 'plan', totalRuns, cachedRuns });
-    let done = 0;
     await forEachConcurrent(
       generateJobs(plans, tallies, context, sink),
       async (job) => {

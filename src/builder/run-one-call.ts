@@ -18,6 +18,8 @@ export interface CallOutcome {
   fromCache: boolean;
   logLines: CachedRun['logLines'];
   warnings: string[];
+  /** How long the script ran for this call; absent when nothing ran (the cache, an invalid schema). */
+  durationMs?: number;
 }
 
 export interface CallRunContext {
@@ -55,14 +57,20 @@ export async function runOneCall(
   const logLines = parseLogLines(stderrText);
   if (run.failed) {
     const failure = { arguments: args, message: run.message, stderrHead: headOf(stderrText) };
-    return { run, outcome: { plan, arguments: args, failure, fromCache: false, logLines, warnings: [] } };
+    return {
+      run,
+      outcome: { plan, arguments: args, failure, fromCache: false, logLines, warnings: [], durationMs: run.durationMs },
+    };
   }
   const warnings: string[] = [];
   if (decodeOutput(run.stdout).replaced) {
     warnings.push(`output for ${JSON.stringify(args)} is not valid UTF-8; invalid bytes were replaced with U+FFFD`);
   }
   const result = toToolResult(run, { toolName: plan.name, validateOutput, outputFormat: plan.outputFormat });
-  return { run, outcome: { plan, arguments: args, result, fromCache: false, logLines, warnings } };
+  return {
+    run,
+    outcome: { plan, arguments: args, result, fromCache: false, logLines, warnings, durationMs: run.durationMs },
+  };
 }
 
 /** Compiles a tool's outputSchema once; an invalid schema fails every run of that tool, not the build. */

@@ -17,6 +17,7 @@ export function openToolReport(plan: ToolPlan): ToolReport {
     precomputed: 0,
     errorResults: 0,
     cached: 0,
+    scriptMs: 0,
     live: plan.live,
     failedRuns: 0,
     failures: [],
@@ -56,6 +57,7 @@ export function closeToolReport(report: ToolReport, plan: ToolPlan): ToolReport 
     report.logLines.push({ level: 'info', message: `… and ${left.logLines} more log line(s), not kept` });
   // Set at the end: the determinism probe may have turned the tool live during the build.
   if (!plan.enumeration.precomputable) report.liveReason = plan.enumeration.reason;
+  report.scriptMs = Math.round(report.scriptMs);
   overflow.delete(report);
   return report;
 }

@@ -71,6 +71,7 @@ export class CallFileSink {
     addLogLines(report, outcome.logLines);
     addWarnings(report, outcome.warnings);
     if (outcome.fromCache) report.cached += 1;
+    if (outcome.durationMs !== undefined) report.scriptMs += outcome.durationMs;
     if (outcome.failure || !outcome.result) {
       addFailure(report, outcome.failure!);
       return;

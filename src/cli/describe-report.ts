@@ -8,10 +8,16 @@ function indent(text: string, prefix: string): string[] {
   return text.split('\n').map((line) => `${prefix}${line}`);
 }
 
+function describeDuration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
 /** One tool's line of the summary (and its first warnings and failures). */
 function describeTool(tool: ToolReport): string {
   const parts = [`${tool.precomputed} precomputed`];
   if (tool.cached > 0) parts.push(`${tool.cached} from cache`);
+  // Which tool a long build spent its time on (a report from an older version has no figure).
+  if (tool.scriptMs > 0) parts.push(`${describeDuration(tool.scriptMs)} of script time`);
   if (tool.errorResults > 0) parts.push(`${tool.errorResults} answered with isError`);
   if (tool.liveReason) parts.push(`live-only: ${tool.liveReason}`);
   else if (tool.live) parts.push('misses run live');

@@ -1,6 +1,7 @@
 // The tree as the worker sees it: files fetched from the static site it is deployed with, through
 // the host's asset binding (`env.ASSETS`, Cloudflare Pages and Workers static assets) or, where
 // there is none (Netlify edge functions), an ordinary fetch of the same origin.
+import { isHostFallback } from '../mcp/host-fallback.js';
 import type { ReadOutcome, TreeSource } from '../mcp/tree-source.js';
 
 /** What `env.ASSETS` offers, and what the global `fetch` offers too. */
@@ -15,8 +16,8 @@ function encodePath(relativePath: string): string {
 
 /**
  * Reads tree files below `siteRoot` (a URL ending in `/`). A 404 or a redirect is a missing file;
- * so is an HTML page answering a `.json` path (Pages serves index.html for unknown paths when a
- * site has no 404.html, as a single-page app); other failures throw, so they are not cached.
+ * so is a page that stands in for a `.json` path (host-fallback.ts: Pages serves index.html for
+ * unknown paths when a site has no 404.html); other failures throw, so they are not cached.
  */
 export function createAssetTreeSource(fetcher: AssetFetcher, siteRoot: URL): TreeSource {
   return {
@@ -42,7 +43,9 @@ export function createAssetTreeSource(fetcher: AssetFetcher, siteRoot: URL): Tre
         await response.body?.cancel();
         return { status: 'missing' };
       }
-      return { status: 'ok', text: await response.text(), etag: response.headers.get('etag') ?? undefined };
+      const text = await response.text();
+      if (isHostFallback(relativePath, text)) return { status: 'missing' };
+      return { status: 'ok', text, etag: response.headers.get('etag') ?? undefined };
     },
     close() {},
   };

@@ -246,6 +246,7 @@ function mergeToolReports(reports: readonly PartReport[]): ToolReport[] {
       merged.errorResults += tool.errorResults;
       merged.failedRuns += tool.failedRuns;
       merged.cached += tool.cached;
+      merged.scriptMs += tool.scriptMs;
       merged.failures.push(...tool.failures);
       merged.logLines.push(...tool.logLines);
       for (const warning of tool.warnings) if (!merged.warnings.includes(warning)) merged.warnings.push(warning);

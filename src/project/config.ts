@@ -76,6 +76,7 @@ const DEFAULT_LIVE_CONCURRENCY = Math.max(8, 4 * availableParallelism());
 interface SchemaNode {
   default?: unknown;
   properties?: Record<string, SchemaNode>;
+  additionalProperties?: SchemaNode | boolean;
 }
 
 let schema: SchemaNode | undefined;
@@ -104,6 +105,22 @@ async function loadValidator(): Promise<Validator> {
     if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
     return compileValidator(loadSchema(), CONFIG_FILE, { trusted: true });
   }
+}
+
+/**
+ * An unknown-key problem with the closest key the schema accepts at that place, as unknown tool
+ * keys already get (`"outt"` → did you mean "out"?). Keys under `tools` are tool names, checked elsewhere.
+ */
+function suggestKnownKey(problem: string): string {
+  const unknown = /^staticmcp\.json((?:\.[^:]+)?): unknown field "(.*)"$/.exec(problem);
+  if (!unknown) return problem;
+  let node: SchemaNode | undefined = loadSchema();
+  for (const segment of (unknown[1] ?? '').split('.').slice(1)) {
+    const rest: SchemaNode | boolean | undefined = node?.additionalProperties;
+    node = node?.properties?.[segment] ?? (typeof rest === 'object' ? rest : undefined);
+  }
+  const closest = findClosestName(unknown[2] ?? '', Object.keys(node?.properties ?? {}));
+  return closest ? `${problem} (did you mean "${closest}"?)` : problem;
 }
 
 /** The limits a project gets for every key it does not set: the schema's `default`s, declared once there. */
@@ -170,7 +187,7 @@ export async function readConfig(projectRoot: string, memory?: ValidationMemory)
     if (problems.length > 0) {
       throw new StaticMcpError(
         'CONFIG_INVALID',
-        `${CONFIG_FILE} is invalid: ${problems.join('; ')}`,
+        `${CONFIG_FILE} is invalid: ${problems.map(suggestKnownKey).join('; ')}`,
         'See the README section "staticmcp.json" for the accepted keys (staticmcp.schema.json in the package describes each one).',
       );
     }

@@ -113,7 +113,7 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
         stdio: options.onClientLine ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
       });
     } catch (error) {
-      const reason = { spawnError: spawnErrorText(error as NodeJS.ErrnoException) };
+      const reason = { spawnError: spawnErrorText(error as NodeJS.ErrnoException, options.file) };
       resolve(runNotStarted(options, reason, performance.now() - startedAt));
       return;
     }
@@ -171,7 +171,7 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
     child.stdin!.end(options.stdin ?? '');
 
     child.on('error', (error: NodeJS.ErrnoException) => {
-      spawnError = spawnErrorText(error);
+      spawnError = spawnErrorText(error, options.file);
       finish();
     });
     child.on('exit', (code, signal) => {

@@ -5,6 +5,8 @@
 // per file at a time (a hundred calls waiting on one slow file hold one connection, not the pool).
 import http from 'node:http';
 import https from 'node:https';
+import { isHostFallback } from '../mcp/host-fallback.js';
+import { MANIFEST_FILE } from '../tree/manifest.js';
 import type { ReadOutcome, TreeSource } from '../mcp/tree-source.js';
 
 export interface UrlSourceOptions {
@@ -97,6 +99,14 @@ export class UrlSource implements TreeSource {
             resolve({ status: 'missing' });
             return;
           }
+          // What hosts answer for a file they do not have besides 404: a redirect to the landing
+          // page, or 403 (S3 and buckets like it when listing is not allowed). For mcp.json the
+          // same answers mean the URL itself is wrong, which the errors below say.
+          if (relativePath !== MANIFEST_FILE && (status === 403 || (status >= 300 && status < 400))) {
+            response.resume();
+            resolve({ status: 'missing' });
+            return;
+          }
           if (status >= 300 && status < 400) {
             response.resume();
             const target = response.headers.location;
@@ -124,11 +134,12 @@ export class UrlSource implements TreeSource {
           });
           response.on('end', () => {
             const header = response.headers.etag;
-            resolve({
-              status: 'ok',
-              text: Buffer.concat(chunks).toString('utf8'),
-              ...(header ? { etag: header } : {}),
-            });
+            const text = Buffer.concat(chunks).toString('utf8');
+            if (isHostFallback(relativePath, text)) {
+              resolve({ status: 'missing' });
+              return;
+            }
+            resolve({ status: 'ok', text, ...(header ? { etag: header } : {}) });
           });
           response.on('error', rejectOnce);
         },

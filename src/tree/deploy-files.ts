@@ -1,6 +1,6 @@
 // Files that make a tree pleasant on static hosts: `.nojekyll` (GitHub Pages must not hide
-// anything), `_headers` (Netlify/Cloudflare Pages: JSON content type, cache rules), an
-// `index.html` telling a human what this server offers and how to connect, the edge worker
+// anything), `_headers` (Netlify/Cloudflare Pages: cache rules), an `index.html` telling a human
+// what this server offers and how to connect, a `404.html` so a miss is a 404 on every host, the edge worker
 // (`_worker.js`, bundled when the package was built) with `_routes.json` so only `/mcp` runs
 // code, and `server.json` for the MCP Registry when the project names its public URL.
 import { readFileSync } from 'node:fs';
@@ -9,27 +9,50 @@ import { DEFAULT_CACHE_TTL_SECONDS, ROUTES_FILE, WORKER_FILE, type Manifest } fr
 import { renderServerJson, SERVER_JSON_FILE } from './registry-server-json.js';
 import { treeJsonFile } from './canonical-json.js';
 
+/** The tree's folders and files answered from the build (each fresh for the owner's TTL). */
+const CACHED_PATHS = ['/tools/*', '/resources/*', '/prompts/*', '/completions.json'];
+
 /**
  * The `_headers` file: call and resource files are fresh for the owner's TTL (`cache.ttlSeconds`,
  * the same number the MCP answers give as `ttlMs`); mcp.json for at most a minute, because it is
  * how the edge worker and other bridges notice a new build.
+ *
+ * Cloudflare and Netlify join the values of every rule that matches a path, so no header is set
+ * by two rules that can match one path: a `/*.json` rule beside `/mcp.json` gave mcp.json two
+ * Cache-Control values (a cache reading the first kept it 300 s). No rule sets Content-Type: the
+ * hosts already serve `.json` as JSON, and a rule would label a host's HTML fallback page JSON.
  */
 function renderHeaders(ttlSeconds: number): string {
-  return `/*
-  Access-Control-Allow-Origin: *
-  X-Content-Type-Options: nosniff
+  const cached = (pattern: string): string =>
+    `${pattern}\n  Cache-Control: public, max-age=${ttlSeconds}, must-revalidate\n`;
+  return [
+    '/*\n  Access-Control-Allow-Origin: *\n  X-Content-Type-Options: nosniff\n',
+    `/mcp.json\n  Cache-Control: public, max-age=${Math.min(ttlSeconds, MANIFEST_MAX_AGE_SECONDS)}, must-revalidate\n`,
+    ...CACHED_PATHS.map(cached),
+  ].join('\n');
+}
 
-/*.json
-  Content-Type: application/json; charset=utf-8
-  Cache-Control: public, max-age=${ttlSeconds}, must-revalidate
-
-/mcp.json
-  Content-Type: application/json; charset=utf-8
-  Cache-Control: public, max-age=${Math.min(ttlSeconds, MANIFEST_MAX_AGE_SECONDS)}, must-revalidate
+/**
+ * The page a host serves for a path that is not in the tree. Without one, Cloudflare Pages
+ * answers every missing path with index.html and status 200, which a reader of the tree can
+ * only take for a broken file; with it, a miss is a 404 everywhere.
+ */
+function renderNotFoundHtml(manifest: Manifest): string {
+  const title = escapeHtml(manifest.serverInfo.title ?? manifest.serverInfo.name);
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Not found — ${title}</title></head>
+<body>
+<h1>Not found</h1>
+<p>This address is not part of the MCP server <strong>${title}</strong>: no precomputed answer, resource or page is stored here. The front page of this site says what the server offers and how to connect to it.</p>
+</body>
+</html>
 `;
 }
 
 const MANIFEST_MAX_AGE_SECONDS = 60;
+
+export const NOT_FOUND_FILE = '404.html';
 
 /** Cloudflare Pages: run `_worker.js` for `/mcp` only; every other path is served as a static file, free and uncounted. */
 const ROUTES = treeJsonFile({ version: 1, include: ['/mcp'], exclude: [] });
@@ -141,6 +164,7 @@ export function deployFiles(manifest: Manifest, options: DeployOptions): Map<str
     // Cloudflare Workers static assets: the worker's code and Pages' routing file are not assets to publish.
     ['.assetsignore', `${WORKER_FILE}\n${ROUTES_FILE}\n`],
     ['index.html', renderIndexHtml(manifest, options.publicUrl, options.liveOnlyTools)],
+    [NOT_FOUND_FILE, renderNotFoundHtml(manifest)],
     [ROUTES_FILE, ROUTES],
   ]);
   if (options.publicUrl !== undefined) {

@@ -9,6 +9,7 @@ export const BUILD_OWNED_TOP_LEVEL: ReadonlySet<string> = new Set([
   WORKER_FILE,
   ROUTES_FILE,
   'index.html',
+  '404.html',
   '_headers',
   '.nojekyll',
   '.assetsignore',

@@ -117,6 +117,24 @@ describe('a project full of broken scripts', () => {
     });
   });
 
+  it('names the carriage return in a script saved with CRLF line endings, which no system can start', async () => {
+    const project = await makeProject({});
+    const script = path.join(project, 'tools', 'windows');
+    await fs.writeFile(script, '#!/bin/sh\r\nif [ "$1" = "--help" ]; then echo "{}"; exit 0; fi\r\necho hi\r\n', {
+      mode: 0o755,
+    });
+    const { code, report } = await buildJson(project);
+    expect(code).toBe(1);
+    expect(report.failures).toEqual([
+      {
+        path: 'tools/windows',
+        message: expect.stringContaining(
+          `its #! line ends with a carriage return (the file has Windows CRLF line endings), so the system looks for an interpreter whose name ends in \\r; save it with LF line endings (your editor's line-ending setting, or: sed -i 's/\\r$//' ${script})`,
+        ),
+      },
+    ]);
+  });
+
   it('skips a script with an unknown value_type, naming the option and the type', () => {
     expect(failureFor('help-unknown-type')).toMatch(/option "when": unknown value_type "date"/);
   });

@@ -191,6 +191,7 @@ describe('the tree on disk', () => {
     expect([...(await readTree(out)).keys()]).toEqual([
       '.assetsignore',
       '.nojekyll',
+      '404.html',
       '_headers',
       '_routes.json',
       '_worker.js',
@@ -401,6 +402,7 @@ describe('the report and the command line', () => {
           precomputed: 3,
           errorResults: 1,
           cached: 0,
+          scriptMs: expect.any(Number),
           live: true,
           failures: [],
           warnings: [],
@@ -415,7 +417,7 @@ describe('the report and the command line', () => {
       failures: [{ path: 'tools/help-not-json', message: expect.stringContaining('is not JSON') }],
       warnings: [],
       resources: 2,
-      files: 13, // mcp.json, index.html, _headers, .nojekyll, .assetsignore, _routes.json, _worker.js, completions.json, a_md and its raw-name copy a.md, 3 divide answers
+      files: 14, // mcp.json, index.html, 404.html, _headers, .nojekyll, .assetsignore, _routes.json, _worker.js, completions.json, a_md and its raw-name copy a.md, 3 divide answers
       contentHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       durationMs: expect.any(Number),
     });
@@ -430,6 +432,19 @@ describe('the report and the command line', () => {
       .sort((left, right) => Buffer.compare(Buffer.from(left), Buffer.from(right))))
       rule.update(`${file}\0${createHash('sha256').update(tree.get(file)!).digest('hex')}\0`);
     expect(report.contentHash).toBe(`sha256:${rule.digest('hex')}`);
+  });
+
+  it('counts every call it runs in its plan line, and names the script time each tool took', async () => {
+    const project = await makeProject({ tools: { divide: 'divide' } });
+    const first = await runCli(['build', project]);
+    expect(first.code).toBe(0);
+    // Three argument sets: the sample the determinism probe runs first is one of them, not extra.
+    expect(first.stderr).toContain('staticmcp: 3 call(s) to run\n');
+    expect(first.stderr).toContain('staticmcp: 3/3 calls done\n');
+    expect(first.stderr).toMatch(/✓ divide \(divide\): 3 precomputed, \d+(?: ms|\.\d s) of script time, /);
+    // An unchanged project runs nothing on its next build, so that summary names no script time.
+    const again = await runCli(['build', project]);
+    expect(again.stderr).not.toContain('script time');
   });
 
   it('builds a bare folder of scripts with --tools', async () => {

@@ -102,6 +102,11 @@ describe('usage errors', () => {
     const out = await runCli(['build', '--out']);
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/Not enough arguments following: out/);
+    // A mistyped folder is named as missing, not as a project to build.
+    const missing = await runCli(['serve', 'no-such-folder']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^staticmcp serve: no-such-folder does not exist \(or is not a folder\)\n/);
+    expect(missing.stderr).not.toContain('build');
     const mergeWithoutOut = await runCli(['merge', 'part-1', 'part-2']);
     expect(mergeWithoutOut.code).toBe(2);
     expect(mergeWithoutOut.stderr).toMatch(/^staticmcp merge: merge needs --out, the folder of the merged tree\n/);

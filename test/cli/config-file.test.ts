@@ -138,4 +138,20 @@ describe('staticmcp.schema.json', () => {
       /staticmcp\.json is invalid: .*unknown field "outt".*limits\.maxCacheBytes must be integer/,
     );
   });
+
+  it('names the closest key the schema accepts for a mistyped one, at any depth', async () => {
+    const project = await makeProject({
+      config: { outt: 'x', zzzzzzzz: 1, http: { allowedOrigin: [] }, tools: { hello: { valuse: {} } } },
+    });
+    const refusal = readConfig(project);
+    await expect(refusal).rejects.toThrow('unknown field "outt" (did you mean "out"?)');
+    await expect(refusal).rejects.toThrow(
+      'staticmcp.json.http: unknown field "allowedOrigin" (did you mean "allowedOrigins"?)',
+    );
+    await expect(refusal).rejects.toThrow(
+      'staticmcp.json.tools.hello: unknown field "valuse" (did you mean "values"?)',
+    );
+    // Nothing close: no guess.
+    await expect(refusal).rejects.toThrow(/unknown field "zzzzzzzz"(;|$)/);
+  });
 });

@@ -351,5 +351,8 @@ describe('command-line refusals', () => {
     const result = await runCli(['serve', project, '--http', '--port', String(server.port)], { timeoutMs: 20_000 });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(new RegExp(`port ${server.port} on 127\\.0\\.0\\.1 is already in use`));
+    // The hint is about the port: nothing is wrong with the tree.
+    expect(result.stderr).toContain('pick another --port (0 picks a free one), or stop the program that holds it');
+    expect(result.stderr).not.toContain('tree');
   });
 });

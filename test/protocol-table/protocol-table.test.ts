@@ -5,11 +5,30 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureProject } from '../helpers/projects.js';
 import { PROTOCOL_CASES as LEGACY_CASES, type ProtocolResponse } from './cases.js';
 import { MODERN_CASES } from './modern-cases.js';
-import { inProcessDriver, nodeHttpDriver, stdioDriver, workerdDriver, type Driver } from './drivers.js';
+import {
+  type Driver,
+  inProcessDriver,
+  netlifyDenoDriver,
+  nodeHttpDriver,
+  pagesDevDriver,
+  serveUrlDriver,
+  stdioDriver,
+  workerdDriver,
+  wranglerDevDriver,
+} from './drivers.js';
 
 /** Both eras on one connection: the legacy rows first (after initialize), then the modern ones. */
 const PROTOCOL_CASES = [...LEGACY_CASES, ...MODERN_CASES];
-const DRIVERS: Driver[] = [inProcessDriver, stdioDriver, nodeHttpDriver, workerdDriver];
+const DRIVERS: Driver[] = [
+  inProcessDriver,
+  stdioDriver,
+  nodeHttpDriver,
+  serveUrlDriver,
+  workerdDriver,
+  pagesDevDriver,
+  wranglerDevDriver,
+  netlifyDenoDriver,
+];
 
 let treeRoot: string;
 const answers = new Map<string, ProtocolResponse[]>();

@@ -74,13 +74,16 @@ interface OpenedSource {
   listingProblems?: TreeProblem[];
   treeRoot?: string;
   project?: CheckedProject;
+  /** The tree's address, for a URL (its host's answer to a missing file is checked too). */
+  siteUrl?: URL;
 }
 
 async function openSource(given: string): Promise<OpenedSource> {
   if (/^https?:\/\//i.test(given)) {
     const { UrlSource } = await import('../../serve/url-source.js');
     try {
-      return { source: new UrlSource(given) };
+      const source = new UrlSource(given);
+      return { source, siteUrl: source.urlOf('') };
     } catch {
       throw new StaticMcpError(
         'CHECK_BAD_URL',
@@ -156,13 +159,18 @@ async function runCheckCommand(options: CheckOptions): Promise<number> {
     if (error instanceof StaticMcpError && error.code.startsWith('CONFIG_')) return 1;
     return error instanceof StaticMcpError ? 2 : 1;
   }
-  const { source, files, listingProblems, treeRoot, project } = opened;
+  const { source, files, listingProblems, treeRoot, project, siteUrl } = opened;
   try {
     const { checkTree } = await import('../../check/check-tree.js');
     const report = await checkTree({ source, files, listingProblems });
-    const projectProblems = project && treeRoot ? await checkToolKeys(project, treeRoot) : [];
-    if (projectProblems.length > 0) {
-      report.problems.push(...projectProblems);
+    const extraProblems = project && treeRoot ? await checkToolKeys(project, treeRoot) : [];
+    if (siteUrl) {
+      const { probeMissingFile } = await import('../../check/probe-missing-file.js');
+      const fallback = await probeMissingFile(siteUrl);
+      if (fallback) extraProblems.push(fallback);
+    }
+    if (extraProblems.length > 0) {
+      report.problems.push(...extraProblems);
       report.ok = false;
     }
     if (options.json) process.stdout.write(`${JSON.stringify({ tree: source.displayName, ...report }, null, 2)}\n`);

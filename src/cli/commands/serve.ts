@@ -93,11 +93,13 @@ function fail(message: string, hint: string, code: number): number {
   return code;
 }
 
-async function isFile(file: string): Promise<boolean> {
+/** What is at `entry`, following links: a serve argument is a tree, a project, or a mistake. */
+async function kindOf(entry: string): Promise<'file' | 'folder' | 'other' | 'missing'> {
   try {
-    return (await fs.stat(file)).isFile();
+    const stats = await fs.stat(entry);
+    return stats.isFile() ? 'file' : stats.isDirectory() ? 'folder' : 'other';
   } catch {
-    return false;
+    return 'missing';
   }
 }
 
@@ -146,15 +148,22 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
     }
   } else {
     const given = path.resolve(sourceArgument);
-    if (await isFile(path.join(given, 'mcp.json'))) {
+    if ((await kindOf(path.join(given, 'mcp.json'))) === 'file') {
       treeRoot = given;
     } else {
       const { readConfigOrDefaults, resolveOutputFolder } = await import('../../project/config.js');
       const { config, problem } = await readConfigOrDefaults(given);
       if (problem) process.stderr.write(`staticmcp serve: ${problem}; looking for the tree in the default folder\n`);
       const output = resolveOutputFolder(given, config);
-      if (!(await isFile(path.join(output, 'mcp.json')))) {
+      if ((await kindOf(path.join(output, 'mcp.json'))) !== 'file') {
         const { commandLine } = await import('../invocation.js');
+        // A mistyped folder is not a project to build: advising a build of it sent users in circles.
+        if ((await kindOf(given)) !== 'folder') {
+          throw new UsageError(
+            `${sourceArgument} does not exist (or is not a folder)`,
+            'check the path: give serve a tree folder (holding mcp.json), a project folder, or a URL',
+          );
+        }
         throw new UsageError(
           `${sourceArgument} is neither a tree (no mcp.json) nor a built project (no ${path.relative(given, output) || '.'}/mcp.json)`,
           `run ${commandLine(['build', sourceArgument])} first, or point serve at a tree folder or URL`,
@@ -194,7 +203,9 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
       source.close();
       return fail(
         (error as Error).message,
-        'pick another --port (0 picks a free one), or check the tree and try again',
+        /already in use/.test((error as Error).message)
+          ? 'pick another --port (0 picks a free one), or stop the program that holds it'
+          : 'check --host and --port, then try again',
         1,
       );
     }

@@ -1,0 +1,151 @@
+// The bundled example's tree on each host's own local runtime, as a user's client meets it: the
+// official SDK client connects, a precomputed call is answered, a call nobody precomputed and a
+// live-only tool answer "not precomputed" (never "broken"), a missing resource is -32002, a missing
+// static path is a 404, and mcp.json and a call file carry one Cache-Control each (the hosts join
+// every `_headers` rule that matches). The protocol table runs through the same hosts
+// (test/protocol-table/drivers.ts).
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI } from '../helpers/paths.js';
+import { buildFixtureProject } from '../helpers/projects.js';
+import {
+  addInitDeployFiles,
+  type RunningHost,
+  startNetlifyUnderDeno,
+  startPagesDev,
+  startStaticHost,
+  startWranglerDev,
+} from './host-runtimes.js';
+
+interface HostCase {
+  name: string;
+  start(project: string): Promise<RunningHost>;
+  /** How a client reaches the tree there: the host's own /mcp, or the bridge reading its files. */
+  transport(host: RunningHost): Transport;
+  /** Whether the host applies the tree's `_headers` file. */
+  appliesHeaders: boolean;
+  /** Whether the host keeps `_worker.js` and `_headers` from visitors (Cloudflare does; Netlify publishes every file). */
+  hidesControlFiles: boolean;
+}
+
+const edgeTransport = (host: RunningHost): Transport => new StreamableHTTPClientTransport(new URL('mcp', host.url));
+
+const HOSTS: HostCase[] = [
+  {
+    name: 'Cloudflare Pages (wrangler pages dev)',
+    start: (project) => startPagesDev(path.join(project, 'dist')),
+    transport: edgeTransport,
+    appliesHeaders: true,
+    hidesControlFiles: true,
+  },
+  {
+    name: 'Cloudflare Workers static assets (wrangler dev, deploy/wrangler.jsonc)',
+    async start(project) {
+      await addInitDeployFiles(project);
+      return startWranglerDev(project);
+    },
+    transport: edgeTransport,
+    appliesHeaders: true,
+    hidesControlFiles: true,
+  },
+  {
+    name: 'Netlify (the edge function under Deno, routed by netlify.toml)',
+    async start(project) {
+      await addInitDeployFiles(project);
+      return startNetlifyUnderDeno(project);
+    },
+    transport: edgeTransport,
+    appliesHeaders: true,
+    hidesControlFiles: false,
+  },
+  {
+    name: 'a plain static host read by staticmcp serve <URL>',
+    start: (project) => startStaticHost(path.join(project, 'dist')),
+    transport: (host) =>
+      new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', host.url.href], stderr: 'pipe' }),
+    appliesHeaders: false,
+    hidesControlFiles: false,
+  },
+];
+
+function textOf(result: unknown): string {
+  return ((result as { content?: { text?: string }[] }).content ?? []).map((item) => item.text ?? '').join('');
+}
+
+describe.each(HOSTS)('the example tree on $name', (hostCase) => {
+  let host: RunningHost;
+  let client: Client;
+
+  beforeAll(async () => {
+    const project = buildFixtureProject('fixtures/example');
+    host = await hostCase.start(project);
+    client = new Client({ name: 'real-hosts', version: '1.0.0' });
+    await client.connect(hostCase.transport(host));
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await host?.close();
+  });
+
+  it('connects the SDK client and answers a precomputed call', async () => {
+    expect(client.getServerVersion()?.name).toBe('example');
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('capital');
+    const hit = await client.callTool({ name: 'capital', arguments: { country: 'Japan' } });
+    expect(hit.isError).toBeFalsy();
+    expect(textOf(hit)).toBe('Tokyo\n');
+  });
+
+  it('answers a call nobody precomputed, and a live-only tool, as not precomputed', async () => {
+    for (const call of [
+      { name: 'capital', arguments: { country: 'Peru' } },
+      { name: 'divide', arguments: { a: 1, b: 2 } },
+    ]) {
+      const miss = await client.callTool(call);
+      expect(miss.isError, call.name).toBe(true);
+      expect(textOf(miss), call.name).toContain('this call was not precomputed');
+      expect(textOf(miss), call.name).not.toContain('cannot be read');
+    }
+  });
+
+  it('answers a missing resource with -32002', async () => {
+    await expect(client.readResource({ uri: 'resource://no-such-document.md' })).rejects.toMatchObject({
+      code: -32002,
+    });
+  });
+
+  it('answers a missing static path with 404, and mcp.json and a call file with one Cache-Control each', async () => {
+    const missing = await fetch(new URL('tools/capital/peru.json', host.url));
+    expect(missing.status).toBe(404);
+    await missing.body?.cancel();
+    const manifest = await fetch(new URL('mcp.json', host.url));
+    const call = await fetch(new URL('tools/capital/japan.json', host.url));
+    expect(manifest.status).toBe(200);
+    expect(call.status).toBe(200);
+    expect(manifest.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(call.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(JSON.parse(await manifest.text()).serverInfo.name).toBe('example');
+    expect(JSON.parse(await call.text()).content[0].text).toBe('Tokyo\n');
+    if (!hostCase.appliesHeaders) return;
+    expect(manifest.headers.get('cache-control')).toBe('public, max-age=60, must-revalidate');
+    expect(call.headers.get('cache-control')).toBe('public, max-age=300, must-revalidate');
+  });
+
+  it.runIf(hostCase.hidesControlFiles)("never serves the worker's code or the host's _headers file", async () => {
+    // Pages answers these 404 in production and 502 under wrangler pages dev; Workers static assets
+    // leave them out through .assetsignore. _routes.json and .assetsignore only name paths, and are
+    // harmless where a host serves them (README, "The tree").
+    for (const file of ['_worker.js', '_headers']) {
+      const answer = await fetch(new URL(file, host.url));
+      const text = await answer.text();
+      expect(answer.status, file).not.toBe(200);
+      expect(text, file).not.toContain('Cache-Control');
+      expect(text, file).not.toContain('export');
+    }
+  });
+});
