@@ -9,6 +9,8 @@ import { preloadRequestHandling } from '../../mcp/handler-table.js';
 import type { LoadedTree } from '../../mcp/loaded-tree.js';
 import type { TreeSource } from '../../mcp/tree-source.js';
 import { createNodeServerContext } from '../node-server-context.js';
+import { readHttpLimits } from './http-limits.js';
+import { guardHttpProcess } from './process-guard.js';
 import { allowedHostsFor, bracketIpv6, isAllowedOrigin, isLoopbackHost } from './host-rules.js';
 import { preloadWebClasses, toWebRequest, writeWebResponse } from './node-web-adapter.js';
 
@@ -52,6 +54,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
   const logProblem = (text: string): void => {
     process.stderr.write(`${prefix}: ${text}\n`);
   };
+  const limits = readHttpLimits();
   const context = await createNodeServerContext({
     source: options.source,
     projectRoot: options.projectRoot,
@@ -105,7 +108,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
       // write fail before it reads the answer; then the connection closes.
       const refusedBody = exchange.bodyLeftUnread();
       const drainedAll = refusedBody ? await exchange.drainBody(MAX_DRAINED_BODY_BYTES) : true;
-      await writeWebResponse(response, outgoing, refusedBody);
+      await writeWebResponse(response, outgoing, refusedBody, limits.writeTimeoutMs);
       if (!drainedAll) incoming.socket?.destroy();
       return;
     }
@@ -151,6 +154,8 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
       isAllowedOrigin(origin, allowedHosts) ||
       treeAllowsOrigin(context.tree, origin, options.projectRoot !== undefined),
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    answerLimits: limits.answerLimits,
+    ...(limits.maxQueuedStreamBytes !== undefined ? { maxQueuedStreamBytes: limits.maxQueuedStreamBytes } : {}),
     logProblem,
   });
   baseUrl = `http://${bracketIpv6(options.host)}:${port}`;
@@ -185,5 +190,6 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    guardHttpProcess(logProblem, stop);
   });
 }
