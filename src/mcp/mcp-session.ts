@@ -6,7 +6,9 @@
 // share: the requests in flight (so `notifications/cancelled` can stop one) and, under
 // `staticmcp dev`, the notifications a reloaded tree causes. It never throws on bad input: every
 // request with an id gets exactly one answer, unless cancelled.
+import { AnswerBudget, DEFAULT_ANSWER_LIMITS, refuseLongBatch, type AnswerLimits } from './answer-budget.js';
 import { parseJsonRpcText } from './exact-ids.js';
+import { readProgressToken } from './progress-token.js';
 import {
   classifyMessage,
   errorResponse,
@@ -62,6 +64,8 @@ export interface SessionOptions {
    * header): the session then counts as initialized.
    */
   version?: ProtocolVersion;
+  /** Caps on one batch: its length and its answers' bytes (answer-budget.ts has the defaults). */
+  answerLimits?: Partial<AnswerLimits>;
 }
 
 export class McpSession {
@@ -81,6 +85,7 @@ export class McpSession {
   private listeners: ModernListeners | undefined;
   /** Our requests to the client (a live script's questions) still waiting for an answer; made with the first question. */
   private questions: ClientQuestions | undefined;
+  private readonly answerLimits: AnswerLimits;
 
   /** `send` carries what no request is waiting for: list changes, resource updates, dev warnings. */
   constructor(
@@ -88,6 +93,7 @@ export class McpSession {
     private readonly send: Send,
     options: SessionOptions = {},
   ) {
+    this.answerLimits = { ...DEFAULT_ANSWER_LIMITS, ...options.answerLimits };
     if (options.version !== undefined) {
       this.version = options.version;
       this.initialized = true;
@@ -109,14 +115,22 @@ export class McpSession {
       return;
     }
     if (Array.isArray(parsed)) {
-      void this.handleBatch(parsed).then((responses) => {
-        if (responses) this.send(responses);
-      });
+      void this.handleBatch(parsed)
+        .then((responses) => {
+          if (responses) this.send(responses);
+        })
+        .catch((error: unknown) =>
+          this.server.logProblem(`a batch failed: ${(error as Error)?.stack ?? String(error)}`),
+        );
       return;
     }
-    void this.handleMessage(parsed, this.send).then((response) => {
-      if (response) this.send(response);
-    });
+    void this.handleMessage(parsed, this.send)
+      .then((response) => {
+        if (response) this.send(response);
+      })
+      .catch((error: unknown) =>
+        this.server.logProblem(`a request failed: ${(error as Error)?.stack ?? String(error)}`),
+      );
   }
 
   /**
@@ -142,7 +156,13 @@ export class McpSession {
       );
     }
     if (items.length === 0) return errorResponse(null, INVALID_REQUEST, 'Invalid request: empty batch');
-    const responses = await Promise.all(items.map((item) => this.handleMessage(item, notify)));
+    const refused = refuseLongBatch(items.length, this.answerLimits);
+    if (refused) return refused;
+    // Each answer is counted as it arrives, so one over the budget is dropped before the rest pile up.
+    const budget = new AnswerBudget(this.answerLimits.maxAnswerBytes);
+    const responses = await Promise.all(
+      items.map((item) => this.handleMessage(item, notify).then((response) => response && budget.admit(response))),
+    );
     const answered = responses.filter((response): response is Outgoing => response !== undefined);
     return answered.length > 0 ? answered : undefined;
   }
@@ -227,12 +247,10 @@ export class McpSession {
   }
 
   private requestContext(params: JsonObject | undefined, signal: AbortSignal, notify: Send): RequestContext {
-    const meta = params?._meta;
-    const token = meta && typeof meta === 'object' ? (meta as JsonObject).progressToken : undefined;
     return {
       version: this.version ?? LATEST_VERSION,
       signal,
-      progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
+      progressToken: readProgressToken(params?._meta),
       notify: (method, notificationParams) => {
         if (!signal.aborted && !this.closing) notify({ jsonrpc: '2.0', method, params: notificationParams });
       },

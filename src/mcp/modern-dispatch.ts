@@ -8,6 +8,7 @@ import { HANDLER_BY_METHOD, loadHandlers } from './handler-table.js';
 import { METHOD_NOT_FOUND, RpcError, type JsonRpcRequest } from './json-rpc.js';
 import type { LiveRunner } from './live-port.js';
 import { completeModernResult, discoverResult, type AnswerSource } from './modern-results.js';
+import { readProgressToken } from './progress-token.js';
 import { serverCapabilities } from './server-capabilities.js';
 import { CAPABILITY_BY_METHOD, LEGACY_ONLY_METHODS } from './protocol-versions.js';
 import type { ModernRequest } from './request-meta.js';
@@ -82,12 +83,11 @@ function modernContext(
   hooks: ModernHooks,
 ): RequestContext {
   const meta = params?._meta as JsonObject;
-  const token = meta.progressToken;
   const minimum = era.logLevel === undefined ? -1 : LOG_LEVELS.indexOf(era.logLevel);
   return {
     version: era.version,
     signal,
-    progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
+    progressToken: readProgressToken(meta),
     notify: (method, notificationParams) => {
       if (!signal.aborted && !hooks.isClosing()) notify({ jsonrpc: '2.0', method, params: notificationParams });
     },

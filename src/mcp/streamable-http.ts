@@ -6,6 +6,8 @@
 // Routing is the host's job: every request handed in is a request to the MCP endpoint.
 // Never throws and never answers with anything of the machine (paths, stacks): problems go to
 // `logProblem`, the client gets a JSON-RPC error with a fixed message.
+import type { AnswerLimits } from './answer-budget.js';
+import { BoundedEventStream as EventStream } from './bounded-event-stream.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import { ClientLiveGates, DEFAULT_MAX_LIVE_RUNS_PER_CLIENT } from './client-live-gates.js';
 import {
@@ -16,6 +18,7 @@ import {
   type ConnectionInfo,
   DEFAULT_MAX_SESSIONS_PER_CLIENT,
 } from './client-quotas.js';
+import { discardUnreadBody } from './unread-body.js';
 import { parseJsonRpcText, stringifyJsonRpc } from './exact-ids.js';
 import {
   classifyMessage,
@@ -60,6 +63,10 @@ export interface McpHttpOptions {
   maxLiveRunsPerClient?: number;
   /** Who sent a request (quotas are per client); default: the peer address plus the Origin. */
   clientOf?: ClientOf;
+  /** Caps on one 2025-03-26 batch: its length and its answers' bytes (answer-budget.ts has the defaults). */
+  answerLimits?: Partial<AnswerLimits>;
+  /** Unread bytes an SSE stream may hold before its notifications are dropped (bounded-event-stream.ts). */
+  maxQueuedStreamBytes?: number;
   /** A line for the operator (stderr, the console); defaults to the session context's logProblem. */
   logProblem?(text: string): void;
 }
@@ -76,8 +83,6 @@ const DEFAULT_MAX_SESSIONS = 256;
 const DEFAULT_MAX_LIVE_RUNS_PER_SESSION = 4;
 /** The version a request without MCP-Protocol-Version speaks (the spec's rule for old clients). */
 const VERSION_WITHOUT_HEADER: ProtocolVersion = '2025-03-26';
-/** An idle SSE stream gets a comment this often, so proxies and idle timeouts keep it open. */
-const KEEP_ALIVE_MS = 15_000;
 /** Closing a session: answers being prepared may finish, then live scripts get this long to go. */
 const CLOSE_GRACE_MS = 0;
 const CLOSE_WAIT_MS = 3_000;
@@ -95,58 +100,6 @@ const ALLOWED_REQUEST_HEADERS =
 const EXPOSED_HEADERS = 'mcp-session-id, mcp-protocol-version';
 
 type Outgoing = Record<string, unknown>;
-
-/** One SSE stream we write to: a POST's answer or a session's GET stream. */
-class EventStream {
-  readonly body: ReadableStream<Uint8Array>;
-  private controller!: ReadableStreamDefaultController<Uint8Array>;
-  private readonly encoder = new TextEncoder();
-  private keepAlive: ReturnType<typeof setInterval> | undefined;
-  closed = false;
-
-  constructor(onCancel: () => void) {
-    this.body = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        this.controller = controller;
-      },
-      cancel: () => {
-        this.markClosed();
-        onCancel();
-      },
-    });
-    this.keepAlive = setInterval(() => this.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
-    (this.keepAlive as { unref?: () => void }).unref?.();
-  }
-
-  send(message: Outgoing | Outgoing[]): void {
-    this.write(`event: message\ndata: ${stringifyJsonRpc(message)}\n\n`);
-  }
-
-  close(): void {
-    if (this.closed) return;
-    this.markClosed();
-    try {
-      this.controller.close();
-    } catch {
-      // Already cancelled by the reader.
-    }
-  }
-
-  private write(text: string): void {
-    if (this.closed) return;
-    try {
-      this.controller.enqueue(this.encoder.encode(text));
-    } catch {
-      this.markClosed();
-    }
-  }
-
-  private markClosed(): void {
-    this.closed = true;
-    if (this.keepAlive !== undefined) clearInterval(this.keepAlive);
-    this.keepAlive = undefined;
-  }
-}
 
 interface OpenSession {
   id: string;
@@ -172,6 +125,8 @@ interface ParsedBody {
 
 export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  // A refused body is still read, and dropped, up to this much (unread-body.ts says why).
+  const maxDrainedBodyBytes = 4 * maxBodyBytes;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const maxLiveRuns = options.maxLiveRunsPerSession ?? DEFAULT_MAX_LIVE_RUNS_PER_SESSION;
   const maxSessionsPerClient = options.maxSessionsPerClient ?? DEFAULT_MAX_SESSIONS_PER_CLIENT;
@@ -199,10 +154,21 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   }
 
   function openSession(client: ClientId, send: Send, version?: ProtocolVersion): McpSession {
-    return new McpSession(sessionContext(client), send, version === undefined ? {} : { version });
+    const answerLimits = options.answerLimits ?? {};
+    return new McpSession(
+      sessionContext(client),
+      send,
+      version === undefined ? { answerLimits } : { version, answerLimits },
+    );
   }
 
   async function handle(request: Request, connection: ConnectionInfo = {}): Promise<Response> {
+    const response = await answer(request, connection);
+    await discardUnreadBody(request, maxDrainedBodyBytes);
+    return response;
+  }
+
+  async function answer(request: Request, connection: ConnectionInfo): Promise<Response> {
     try {
       clients.set(request, (options.clientOf ?? clientOfRequest)(request, connection));
       const refused = checkHostAndOrigin(request);
@@ -473,7 +439,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       }
     };
     const startStream = (): EventStream => {
-      stream = new EventStream(cancel);
+      stream = new EventStream(cancel, options.maxQueuedStreamBytes);
       settle(new Response(stream.body, { status: 200, headers: { ...SSE_HEADERS, ...extraHeaders } }));
       return stream;
     };
@@ -484,8 +450,14 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     const onAbort = (): void => cancel();
     request.signal?.addEventListener('abort', onAbort, { once: true });
 
-    const work = session.handleParsed(parsed.value, notify).then(
-      (answer) => {
+    const failed = (error: unknown): void => {
+      logProblem(`an HTTP request failed: ${(error as Error)?.stack ?? String(error)}`);
+      if (stream) stream.close();
+      else settle(jsonError(500, INTERNAL_ERROR, 'Internal error'));
+    };
+    const work = session
+      .handleParsed(parsed.value, notify)
+      .then((answer) => {
         if (stream) {
           if (answer !== undefined) stream.send(answer);
           stream.close();
@@ -499,17 +471,16 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
           // Every request was cancelled: nothing to answer, and the HTTP exchange must still end.
           settle(new Response(null, { status: 204, headers: extraHeaders }));
         }
-      },
-      (error: unknown) => {
-        logProblem(`an HTTP request failed: ${(error as Error)?.stack ?? String(error)}`);
-        if (stream) stream.close();
-        else settle(jsonError(500, INTERNAL_ERROR, 'Internal error'));
-      },
-    );
-    void work.finally(() => {
-      request.signal?.removeEventListener('abort', onAbort);
-      finished();
-    });
+      }, failed)
+      // Writing the answer failed (one too large to serialise): this request alone fails, with a
+      // 500 or its stream closed, never a rejection nobody handles.
+      .catch(failed);
+    void work
+      .finally(() => {
+        request.signal?.removeEventListener('abort', onAbort);
+        finished();
+      })
+      .catch(failed);
     return responded;
   }
 
@@ -563,7 +534,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     found.standalone?.close();
     const stream = new EventStream(() => {
       if (found.standalone === stream) found.standalone = undefined;
-    });
+    }, options.maxQueuedStreamBytes);
     found.standalone = stream;
     return new Response(stream.body, { status: 200, headers: { ...SSE_HEADERS, 'mcp-session-id': found.id } });
   }

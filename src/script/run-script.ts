@@ -13,6 +13,7 @@ import type { ProgressLine } from './progress-lines.js';
 import { captureOutput } from './run/capture-output.js';
 import { readClientChannel } from './run/client-channel.js';
 import { describeRun, spawnErrorText } from './run/describe-run.js';
+import { trackRunningRun } from './run/running-runs.js';
 import { createTerminator, killGroup } from './run/terminate.js';
 import { watchTimeoutAndCancel } from './run/timeout.js';
 
@@ -119,6 +120,7 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
     }
 
     const terminator = createTerminator(child.pid, marker, options.killGraceMs);
+    const untrack = trackRunningRun(child.pid, marker);
     const output = captureOutput({
       maxOutputBytes,
       onOverflow: () => {
@@ -143,6 +145,7 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
     const finish = (): void => {
       if (settled) return;
       settled = true;
+      untrack();
       limits.dispose();
       terminator.dispose();
       clearTimeout(closeTimer);

@@ -21,11 +21,12 @@ export class HttpServe {
     this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
   }
 
-  /** Starts `serve <args> --http --port 0` and waits for the endpoint line. */
-  static async start(args: string[], timeoutMs = 20_000): Promise<HttpServe> {
+  /** Starts `serve <args> --http --port 0` (with `env` added to ours) and waits for the endpoint line. */
+  static async start(args: string[], timeoutMs = 20_000, env: Record<string, string> = {}): Promise<HttpServe> {
     const child = spawn(process.execPath, [CLI, 'serve', ...args, '--http', '--port', '0'], {
       cwd: REPO_ROOT,
       stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
     });
     const serve = new HttpServe(child);
     const deadline = Date.now() + timeoutMs;

@@ -95,11 +95,15 @@ export function toWebRequest(incoming: IncomingMessage, response: ServerResponse
   return { request, bodyLeftUnread: () => !ended && !incoming.readableEnded, drainBody };
 }
 
-/** Writes a Web Response to Node's response, respecting back-pressure; stops when the client leaves. */
+/**
+ * Writes a Web Response to Node's response, respecting back-pressure; stops when the client leaves,
+ * and cuts a client that takes none of its answer for `writeTimeoutMs` (its buffered answer freed).
+ */
 export async function writeWebResponse(
   response: Response,
   outgoing: ServerResponse,
   closeConnection: boolean,
+  writeTimeoutMs = Number.POSITIVE_INFINITY,
 ): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
@@ -123,22 +127,40 @@ export async function writeWebResponse(
       const { done, value } = await reader.read();
       if (done) break;
       if (outgoing.destroyed) break;
-      if (!outgoing.write(value)) {
-        await new Promise<void>((resolve) => {
-          const settle = (): void => {
-            outgoing.off('drain', settle);
-            outgoing.off('close', settle);
-            resolve();
-          };
-          outgoing.on('drain', settle);
-          outgoing.on('close', settle);
-        });
-      }
+      if (!outgoing.write(value)) await waitForDrain(outgoing, writeTimeoutMs);
     }
   } catch {
     // The stream failed or was cancelled: end what we have.
   } finally {
     outgoing.off('close', onClose);
-    if (!outgoing.destroyed) outgoing.end();
+    if (!outgoing.destroyed) {
+      outgoing.end();
+      // The last chunks may still wait in our buffer for a client that does not read.
+      if (!outgoing.writableFinished) void waitForDrain(outgoing, writeTimeoutMs, 'finish');
+    }
   }
+}
+
+/**
+ * Resolves once `outgoing` takes more (`drain`), finishes, or closes; after `timeoutMs` without
+ * that, the connection is destroyed: a client that stopped reading must not hold its answer in
+ * this process's memory (nor the socket) for longer.
+ */
+function waitForDrain(outgoing: ServerResponse, timeoutMs: number, event: 'drain' | 'finish' = 'drain'): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = Number.isFinite(timeoutMs)
+      ? setTimeout(() => {
+          outgoing.destroy();
+          settle();
+        }, timeoutMs)
+      : undefined;
+    const settle = (): void => {
+      clearTimeout(timer);
+      outgoing.off(event, settle);
+      outgoing.off('close', settle);
+      resolve();
+    };
+    outgoing.on(event, settle);
+    outgoing.on('close', settle);
+  });
 }

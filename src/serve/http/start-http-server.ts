@@ -8,6 +8,8 @@ import { createMcpHttpHandler, DEFAULT_MAX_BODY_BYTES, type McpHttpHandler } fro
 import { preloadRequestHandling } from '../../mcp/handler-table.js';
 import type { TreeSource } from '../../mcp/tree-source.js';
 import { createNodeServerContext } from '../node-server-context.js';
+import { readHttpLimits } from './http-limits.js';
+import { guardHttpProcess } from './process-guard.js';
 import { allowedHostsFor, bracketIpv6, isLoopbackHost } from './host-rules.js';
 import { createOriginRule } from './origin-rule.js';
 import { preloadWebClasses, toWebRequest, writeWebResponse } from './node-web-adapter.js';
@@ -44,6 +46,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
   const logProblem = (text: string): void => {
     process.stderr.write(`${prefix}: ${text}\n`);
   };
+  const limits = readHttpLimits();
   const context = await createNodeServerContext({
     source: options.source,
     projectRoot: options.projectRoot,
@@ -103,7 +106,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
       // write fail before it reads the answer; then the connection closes.
       const refusedBody = exchange.bodyLeftUnread();
       const drainedAll = refusedBody ? await exchange.drainBody(MAX_DRAINED_BODY_BYTES) : true;
-      await writeWebResponse(response, outgoing, refusedBody);
+      await writeWebResponse(response, outgoing, refusedBody, limits.writeTimeoutMs);
       if (!drainedAll) incoming.socket?.destroy();
       return;
     }
@@ -149,6 +152,8 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     maxSessionsPerClient: options.maxSessionsPerClient,
     maxLiveRunsPerClient: options.maxLiveRunsPerClient,
+    answerLimits: limits.answerLimits,
+    ...(limits.maxQueuedStreamBytes !== undefined ? { maxQueuedStreamBytes: limits.maxQueuedStreamBytes } : {}),
     logProblem,
   });
   baseUrl = `http://${bracketIpv6(options.host)}:${port}`;
@@ -183,5 +188,6 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    guardHttpProcess(logProblem, stop);
   });
 }
