@@ -8,7 +8,8 @@ import { readResourceFile } from '../tree/lenient-files.js';
 import { matchUriTemplate } from '../tree/uri-template.js';
 import { RESOURCE_NOT_FOUND, RpcError } from './json-rpc.js';
 import type { ServerContext, RequestContext } from './server-context.js';
-import { readLive } from './live-read.js';
+import { readLiveBytes } from './live-read.js';
+import { resourceContentOf } from '../tree/resource-content.js';
 import type { LoadedTree } from './loaded-tree.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 
@@ -81,7 +82,7 @@ export async function readTemplateInstance(
       { uri },
     );
   }
-  const text = await readLive(
+  const bytes = await readLiveBytes(
     server.live,
     request,
     uri,
@@ -94,5 +95,6 @@ export async function readTemplateInstance(
     },
     "the template's provider",
   );
-  return { contents: [{ uri, mimeType: mimeType ?? 'text/plain', text }] };
+  // Text or base64 blob by the rule the build used for the precomputed instances.
+  return { contents: [resourceContentOf(uri, mimeType ?? 'text/plain', bytes)] };
 }
