@@ -66,11 +66,16 @@ function declaredOnly(tool: TreeTool, args: JsonObject): JsonObject {
  */
 const QUOTED_ARGUMENTS_LENGTH = 1000;
 
+/** Strings longer than this are cut in the quote before the whole is written out. */
+const QUOTED_STRING_LENGTH = 200;
+
 function quoteArguments(args: JsonObject): string {
-  const text = JSON.stringify(args);
-  return text.length <= QUOTED_ARGUMENTS_LENGTH
-    ? text
-    : `${text.slice(0, QUOTED_ARGUMENTS_LENGTH)}… (${text.length} characters)`;
+  const text = JSON.stringify(args, (_key, value: unknown) =>
+    typeof value === 'string' && value.length > QUOTED_STRING_LENGTH
+      ? `${value.slice(0, QUOTED_STRING_LENGTH)}… (${value.length} characters)`
+      : value,
+  );
+  return text.length <= QUOTED_ARGUMENTS_LENGTH ? text : `${text.slice(0, QUOTED_ARGUMENTS_LENGTH)}…`;
 }
 
 type Lookup = { hit: JsonObject } | { miss: true } | { broken: string };
