@@ -120,7 +120,8 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       continue;
     }
     resourceOwners.set(filePath, instance.uri);
-    await output.write(filePath, treeJsonFile(instance));
+    // A blob instance also under `contents`, as resource files have it (resourceFileContent).
+    await output.write(filePath, treeJsonFile('blob' in instance ? { ...instance, contents: [instance] } : instance));
     const raw = rawResourceFilePath(instance.uri);
     if (raw) rawResourceCopies.claim(raw, filePath);
   }

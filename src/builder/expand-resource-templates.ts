@@ -6,6 +6,7 @@ import type { ProjectResourceTemplate } from '../project/discover-resource-templ
 import { runScript } from '../script/run-script.js';
 import { addOptionVariables, createBaseEnvironment } from '../script/script-environment.js';
 import { decodeOutput } from '../script/tool-result.js';
+import { resourceContentOf } from '../tree/resource-content.js';
 import { expandArgumentSets } from '../enumerate/expand-argument-sets.js';
 import { expandUriTemplate, templateVariables } from '../tree/uri-template.js';
 import { readFailureReason, readProjectFile } from '../read-regular-file.js';
@@ -16,11 +17,8 @@ import { mapConcurrent } from './map-concurrent.js';
 import { resolveValueList, type PlanContext } from './plan-tools.js';
 import type { BuildProblem } from './build-report.js';
 
-export interface TemplateInstance {
-  uri: string;
-  mimeType: string;
-  text: string;
-}
+/** A precomputed instance's file: text, or base64 `blob` when the provider printed bytes that are not text. */
+export type TemplateInstance = ReturnType<typeof resourceContentOf>;
 
 export interface TemplateExpansion {
   instances: TemplateInstance[];
@@ -70,7 +68,8 @@ export async function expandResourceTemplates(
       continue;
     }
     const bucket = context.cache.bucket(
-      hashParts('template', generatorName(), providerHash, context.config.limits.timeoutMs),
+      // 'bytes': entries hold the provider's stdout as base64 (they held decoded text before).
+      hashParts('template', 'bytes', generatorName(), providerHash, context.config.limits.timeoutMs),
     );
     const results = await mapConcurrent(
       enumeration.argumentSets(),
@@ -81,7 +80,7 @@ export async function expandResourceTemplates(
         const cached = bucket.get(cacheKey);
         if (cached) {
           const first = cached.result.content[0];
-          return { uri, text: typeof first?.text === 'string' ? first.text : '' };
+          return { uri, bytes: Buffer.from(typeof first?.text === 'string' ? first.text : '', 'base64') };
         }
         const env = createBaseEnvironment({
           projectRoot: context.projectRoot,
@@ -104,20 +103,21 @@ export async function expandResourceTemplates(
             failure: `${run.message} for ${uri}: ${decodeOutput(run.stderr).text.trim().split('\n').slice(0, 3).join(' | ')}`,
           };
         }
-        const text = decodeOutput(run.stdout).text;
-        bucket.set(cacheKey, { result: { content: [{ type: 'text', text }] }, logLines: [], warnings: [] });
-        return { uri, text };
+        // The bytes as printed: whether they are text is decided with the template's mimeType,
+        // by the rule live reads use too (resource-content.ts).
+        const bytes = run.stdout;
+        const base64 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+        bucket.set(cacheKey, { result: { content: [{ type: 'text', text: base64 }] }, logLines: [], warnings: [] });
+        return { uri, bytes };
       },
       context.concurrency,
     );
     for (const result of results) {
       if ('failure' in result) expansion.failures.push({ path: template.provider, message: result.failure! });
       else
-        expansion.instances.push({
-          uri: result.uri,
-          mimeType: template.definition.mimeType ?? 'text/plain',
-          text: result.text!,
-        });
+        expansion.instances.push(
+          resourceContentOf(result.uri, template.definition.mimeType ?? 'text/plain', result.bytes!),
+        );
     }
   }
   return expansion;

@@ -47,7 +47,32 @@ export type ClassifiedMessage =
   | { kind: 'request'; message: JsonRpcRequest }
   | { kind: 'notification'; message: JsonRpcNotification }
   | { kind: 'response'; id: RequestId | null; result?: unknown; error?: unknown }
-  | { kind: 'invalid'; id: RequestId | null; reason: string };
+  /** `code` when it is not Invalid Request (a message nested too deep is Invalid Params). */
+  | { kind: 'invalid'; id: RequestId | null; reason: string; code?: number };
+
+/**
+ * How deeply a message may nest arrays and objects, the message object itself being level 1.
+ * 128 is serde_json's default recursion limit, so a Rust client or bridge (the reference StaticMCP
+ * one among them) could neither write nor read a deeper message; and every walker here that
+ * recurses over a value (canonical JSON for keys, schema validation, JSON.stringify of an echo)
+ * takes a few stack frames per level, so 128 levels stay far below Node's ~10,000 frames, where a
+ * 100,000-deep `[[[…]]]` overflowed and printed a stack trace per request (issue 21, item 9).
+ */
+export const MAX_MESSAGE_NESTING = 128;
+
+/** True when `value` nests arrays and objects deeper than `limit`; no recursion, stops early. */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
 
 function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
@@ -57,6 +82,15 @@ function isRequestId(value: unknown): value is RequestId {
 export function classifyMessage(value: unknown): ClassifiedMessage {
   if (!isObject(value)) return { kind: 'invalid', id: null, reason: 'a JSON-RPC message must be an object' };
   const id = isRequestId(value.id) ? value.id : null;
+  // Before anything walks it: a deeper value would overflow the recursive walkers.
+  if (nestsDeeperThan(value, MAX_MESSAGE_NESTING)) {
+    return {
+      kind: 'invalid',
+      id,
+      code: INVALID_PARAMS,
+      reason: `the message nests arrays and objects more than ${MAX_MESSAGE_NESTING} levels deep; send a flatter value`,
+    };
+  }
   if (value.jsonrpc !== '2.0') return { kind: 'invalid', id, reason: 'jsonrpc must be "2.0"' };
   if (!('method' in value)) {
     // The client's answer to a request of ours (a script asking it something); one we never sent

@@ -18,11 +18,22 @@ export async function readLive(
   run: Omit<LiveRunRequest, 'signal'>,
   who: string,
 ): Promise<string> {
+  return decodeOutput(await readLiveBytes(live, request, uri, run, who)).text;
+}
+
+/** Like readLive, resolving with the bytes the script printed (a template instance may be binary). */
+export async function readLiveBytes(
+  live: LiveRunner,
+  request: RequestContext,
+  uri: string,
+  run: Omit<LiveRunRequest, 'signal'>,
+  who: string,
+): Promise<Uint8Array> {
   const outcome = await live.run({ ...run, signal: request.signal });
   if (request.signal.aborted) throw new RequestCancelled();
   if ('problem' in outcome) throw new RpcError(INTERNAL_ERROR, `${uri}: ${outcome.problem}`, { uri });
   const finished = outcome.run;
-  if (!finished.failed && finished.exitCode === 0) return decodeOutput(finished.stdout).text;
+  if (!finished.failed && finished.exitCode === 0) return finished.stdout;
   const said = decodeOutput(finished.stderr).text.trim().split('\n').slice(-STDERR_TAIL_LINES).join(' ');
   const how = finished.failed ? finished.message : `${run.scriptPath} failed with exit code ${finished.exitCode}`;
   throw new RpcError(INTERNAL_ERROR, `${uri}: ${who} could not read it: ${how}${said ? `: ${said}` : ''}`, { uri });

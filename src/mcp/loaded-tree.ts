@@ -1,16 +1,16 @@
 // The manifest of a tree, read once at start and indexed: tools by name, resources by their exact
 // URI string (never normalised by a URL parser), prompts by name, our extension when the tree is ours.
-import { EXTENSION_KEY, MANIFEST_FILE, type ToolExtension } from '../tree/manifest.js';
+import { EXTENSION_KEY, MANIFEST_FILE } from '../tree/manifest.js';
 import type { TreeSource } from './tree-source.js';
 import { sha256Hex } from './sha256.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
-import { readTreeExtension, type TreeExtension } from './tree-extension.js';
+import { readTreeExtension, type TreeExtension, type TreeToolExtension } from './tree-extension.js';
 
 export interface TreeTool {
   definition: JsonObject & { name: string; inputSchema: JsonObject };
   /** Property names in declaration order. */
   declaredParameters: string[];
-  extension?: ToolExtension;
+  extension?: TreeToolExtension;
 }
 
 export interface TreeResource {

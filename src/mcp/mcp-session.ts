@@ -172,7 +172,9 @@ export class McpSession {
     const classified = classifyMessage(value);
     switch (classified.kind) {
       case 'invalid':
-        return errorResponse(classified.id, INVALID_REQUEST, `Invalid request: ${classified.reason}`);
+        return classified.code === undefined
+          ? errorResponse(classified.id, INVALID_REQUEST, `Invalid request: ${classified.reason}`)
+          : errorResponse(classified.id, classified.code, `Invalid params: ${classified.reason}`);
       case 'response':
         this.questions?.deliver(classified.id, classified.result, classified.error);
         return undefined;

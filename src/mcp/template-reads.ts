@@ -8,15 +8,39 @@ import { readResourceFile } from '../tree/lenient-files.js';
 import { matchUriTemplate } from '../tree/uri-template.js';
 import { RESOURCE_NOT_FOUND, RpcError } from './json-rpc.js';
 import type { ServerContext, RequestContext } from './server-context.js';
-import { readLive } from './live-read.js';
+import { readLiveBytes } from './live-read.js';
+import { resourceContentOf } from '../tree/resource-content.js';
 import type { LoadedTree } from './loaded-tree.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 
-/** The first template (in manifest order) that `uri` is an instance of, with its variables. */
+/**
+ * The longest URI matched against the templates, in UTF-16 code units. 8192 because RFC 9110
+ * (§4.1) asks only that URIs of 8000 octets be supported and the usual front servers stop there
+ * (nginx's 8 KiB header buffer, Apache's LimitRequestLine 8190): a template instance longer than
+ * that could not be a link on the web. Matching is linear (uri-template-matcher.ts); the cap also
+ * keeps the per-read work, and the URI quoted back, small whatever a client sends.
+ */
+export const MAX_TEMPLATE_URI_LENGTH = 8192;
+
+/** How much of a refused URI an error quotes. */
+const QUOTED_URI_LENGTH = 100;
+
+/**
+ * The first template (in manifest order) that `uri` is an instance of, with its variables. A URI
+ * over MAX_TEMPLATE_URI_LENGTH is refused as not found (-32002; -32602 in 2026-07-28).
+ */
 export function findTemplateFor(
   tree: LoadedTree,
   uri: string,
 ): { template: JsonObject & { uriTemplate: string }; variables: Record<string, string> } | undefined {
+  if (tree.templates.length === 0) return undefined;
+  if (uri.length > MAX_TEMPLATE_URI_LENGTH) {
+    throw new RpcError(
+      RESOURCE_NOT_FOUND,
+      `Resource not found: the URI ${JSON.stringify(uri.slice(0, QUOTED_URI_LENGTH))}… is ${uri.length} characters long; resource templates match URIs of at most ${MAX_TEMPLATE_URI_LENGTH} characters`,
+      { uriLength: uri.length },
+    );
+  }
   for (const template of tree.templates) {
     const variables = matchUriTemplate(template.uriTemplate as string, uri);
     if (variables) return { template: template as JsonObject & { uriTemplate: string }, variables };
@@ -58,7 +82,7 @@ export async function readTemplateInstance(
       { uri },
     );
   }
-  const text = await readLive(
+  const bytes = await readLiveBytes(
     server.live,
     request,
     uri,
@@ -71,5 +95,6 @@ export async function readTemplateInstance(
     },
     "the template's provider",
   );
-  return { contents: [{ uri, mimeType: mimeType ?? 'text/plain', text }] };
+  // Text or base64 blob by the rule the build used for the precomputed instances.
+  return { contents: [resourceContentOf(uri, mimeType ?? 'text/plain', bytes)] };
 }

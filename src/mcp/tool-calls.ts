@@ -14,6 +14,7 @@ import { shapeCallResult, shapeTool } from './protocol-versions.js';
 import { RequestCancelled, type ServerContext, type RequestContext } from './server-context.js';
 import type { LoadedTree, TreeTool } from './loaded-tree.js';
 import { validatorFor } from './schema-validators.js';
+import { couldBePrecomputed } from './precomputable-call.js';
 import { ProgressReporter } from './progress-reporter.js';
 import { CLIENT_CAPABILITY_BY_METHOD, findMissingCapabilities, missingCapabilityError } from './client-capabilities.js';
 import {
@@ -57,6 +58,24 @@ export const listTools = listHandler(
 function declaredOnly(tool: TreeTool, args: JsonObject): JsonObject {
   if (tool.declaredParameters.length === 0 && !tool.extension) return args;
   return Object.fromEntries(Object.entries(args).filter(([name]) => tool.declaredParameters.includes(name)));
+}
+
+/**
+ * How much of the arguments a "not precomputed" answer quotes: enough to recognise the call, while
+ * a 4 MB argument is not sent back whole.
+ */
+const QUOTED_ARGUMENTS_LENGTH = 1000;
+
+/** Strings longer than this are cut in the quote before the whole is written out. */
+const QUOTED_STRING_LENGTH = 200;
+
+function quoteArguments(args: JsonObject): string {
+  const text = JSON.stringify(args, (_key, value: unknown) =>
+    typeof value === 'string' && value.length > QUOTED_STRING_LENGTH
+      ? `${value.slice(0, QUOTED_STRING_LENGTH)}… (${value.length} characters)`
+      : value,
+  );
+  return text.length <= QUOTED_ARGUMENTS_LENGTH ? text : `${text.slice(0, QUOTED_ARGUMENTS_LENGTH)}…`;
 }
 
 type Lookup = { hit: JsonObject } | { miss: true } | { broken: string };
@@ -117,7 +136,10 @@ export async function callTool(
   const withDefaults = declaredOnly(tool, applyDefaults(tool.definition.inputSchema, given));
   // 2026-07-28: what a re-sent call brings back (checked before anything runs; bad input is -32602).
   const roundTrip = request.multiRoundTrip ? await readRoundTripInput(params, name, withDefaults) : undefined;
-  const lookup = await lookUpPrecomputed(server, tool, declaredOnly(tool, given), withDefaults);
+  // No key is computed for a value no build could have used (a long free-text argument).
+  const lookup: Lookup = couldBePrecomputed(tool, withDefaults)
+    ? await lookUpPrecomputed(server, tool, declaredOnly(tool, given), withDefaults)
+    : { miss: true };
   if ('hit' in lookup) return shapeCallResult(lookup.hit, request.version);
 
   const extension = tool.extension;
@@ -129,7 +151,7 @@ export async function callTool(
       : extension?.liveReason
         ? ` (${extension.liveReason}; live calls are off for this tool)`
         : '';
-    return errorResult(`${name} with arguments ${JSON.stringify(withDefaults)}: ${why}.${hint}`);
+    return errorResult(`${name} with arguments ${quoteArguments(withDefaults)}: ${why}.${hint}`);
   }
   const result = await runLive(server, tree, tool, withDefaults, request, roundTrip);
   return INPUT_REQUIRED in result ? result : shapeCallResult(result, request.version);

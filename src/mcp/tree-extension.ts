@@ -11,13 +11,19 @@ import type { ManifestExtension, ToolExtension } from '../tree/manifest.js';
  * and for each tool a whole ToolExtension (readToolExtension fills what a tree left out).
  */
 export type TreeExtension = Partial<Omit<ManifestExtension, 'tools' | 'completionProviders'>> & {
-  tools: Record<string, ToolExtension>;
+  tools: Record<string, TreeToolExtension>;
   completionProviders?: TreeCompletionProviders;
 };
 
 /** A provider as a tree records it; without `timeoutMs` it runs with the live runner's timeout. */
 export type TreeCompletionProvider = Omit<CompletionProvider, 'timeoutMs'> & { timeoutMs?: number };
 export type TreeCompletionProviders = Partial<Record<CompletionKind, Record<string, TreeCompletionProvider>>>;
+
+/**
+ * A tool's facts as read; `recordsEnumerated` when the tree really listed the enumerated
+ * parameters (an absent list reads as [] but says nothing about what was precomputed).
+ */
+export type TreeToolExtension = ToolExtension & { recordsEnumerated?: true };
 
 /**
  * The extension of a manifest, or undefined when it has none (or not an object). `declaredParametersOf`
@@ -29,7 +35,7 @@ export function readTreeExtension(
   declaredParametersOf: (toolName: string) => string[],
 ): TreeExtension | undefined {
   if (!isObject(raw)) return undefined;
-  const tools: Record<string, ToolExtension> = {};
+  const tools: Record<string, TreeToolExtension> = {};
   for (const [name, entry] of Object.entries(isObject(raw.tools) ? raw.tools : {})) {
     if (isObject(entry)) tools[name] = readToolExtension(entry, declaredParametersOf(name));
   }
@@ -57,7 +63,7 @@ export function readTreeExtension(
  * One tool's facts. What a tree leaves out means "not known": no live runs (a live run needs the
  * script), nothing enumerated or precomputed, no timeout of its own, plain text output.
  */
-function readToolExtension(raw: JsonObject, declaredParameters: string[]): ToolExtension {
+function readToolExtension(raw: JsonObject, declaredParameters: string[]): TreeToolExtension {
   const script = typeof raw.script === 'string' ? raw.script : '';
   const requiredClientCapabilities = isObject(raw.requiredClientCapabilities)
     ? objectValuesOf(raw.requiredClientCapabilities)
@@ -65,6 +71,7 @@ function readToolExtension(raw: JsonObject, declaredParameters: string[]): ToolE
   return {
     parameterOrder: stringsOf(raw.parameterOrder) ?? declaredParameters,
     enumerated: stringsOf(raw.enumerated) ?? [],
+    ...(Array.isArray(raw.enumerated) ? { recordsEnumerated: true as const } : {}),
     live: raw.live === true && script !== '',
     ...(typeof raw.liveReason === 'string' ? { liveReason: raw.liveReason } : {}),
     timeoutMs: typeof raw.timeoutMs === 'number' ? raw.timeoutMs : 0,

@@ -21,6 +21,43 @@ export function treeJsonFile(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
+/**
+ * sameJson(value, expected) without writing out more of `value` than `expected` has: a 4 MB
+ * argument compared with a short default costs nothing (issue 21, item 5). `expected` is small
+ * (a schema's default), so canonicalJson of it is cheap; `value` is cut short by its size.
+ */
+export function isSameJsonAs(value: unknown, expected: unknown): boolean {
+  if (typeof value === 'string' || typeof expected === 'string') return value === expected;
+  const expectedText = canonicalJson(expected);
+  if (value !== null && typeof value === 'object' && !fitsInCharacters(value, expectedText.length)) return false;
+  return canonicalJson(value) === expectedText;
+}
+
+/**
+ * False as soon as `value`'s canonical JSON surely exceeds `maxCharacters`: a lower bound that
+ * counts each string's length + 2 quotes, each array's brackets and commas, each object's braces,
+ * each other scalar one character (undefined nothing, it may be left out); no recursion.
+ */
+function fitsInCharacters(value: object, maxCharacters: number): boolean {
+  let budget = maxCharacters;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') budget -= item.length + 2;
+    else if (Array.isArray(item)) {
+      budget -= 1 + Math.max(1, item.length);
+      if (budget < 0) return false;
+      for (const child of item) pending.push(child);
+    } else if (item !== null && typeof item === 'object') {
+      budget -= 2;
+      if (budget < 0) return false;
+      for (const child of Object.values(item)) pending.push(child);
+    } else if (item !== undefined) budget -= 1;
+    if (budget < 0) return false;
+  }
+  return true;
+}
+
 /** True when two JSON values are the same data (key order ignored). */
 export function sameJson(left: unknown, right: unknown): boolean {
   return canonicalJson(left) === canonicalJson(right);

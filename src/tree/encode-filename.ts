@@ -6,6 +6,8 @@ import { hashLikeRustDefaultHasher } from './siphash.js';
 const MAX_NAME_LENGTH = 200;
 const KEPT_PREFIX_LENGTH = 183;
 const COMBINING_MARKS = /\p{M}/gu;
+/** One code point outside the kept set (a surrogate pair is one match, as `for…of` reads it). */
+const NOT_KEPT = /[^a-z0-9_-]/gu;
 
 /**
  * Encodes one value into a file-name segment: NFD, combining marks dropped, lowercase, every code
@@ -14,10 +16,8 @@ const COMBINING_MARKS = /\p{M}/gu;
  */
 export function encodeFilename(value: string): string {
   const stripped = value.normalize('NFD').replace(COMBINING_MARKS, '').toLowerCase();
-  let safe = '';
-  for (const codePoint of stripped) {
-    safe += /^[a-z0-9_-]$/.test(codePoint) ? codePoint : '_';
-  }
+  // One replace, not a test per code point: a 4 MB value took 1.4 s that way (issue 21, item 5).
+  const safe = stripped.replace(NOT_KEPT, '_');
   if (safe.length <= MAX_NAME_LENGTH) return safe;
   return `${safe.slice(0, KEPT_PREFIX_LENGTH)}_${hashLikeRustDefaultHasher(value)}`;
 }

@@ -2,6 +2,7 @@
 // templates: expansion for the build's precomputed instances, and matching a concrete URI back
 // to its variables for the bridge. Written here because the maintained libraries expand only.
 import { utf8Bytes } from './utf8.js';
+import { type CompiledTemplate, compileTemplateParts, runTemplateMatcher } from './uri-template-matcher.js';
 
 export interface TemplatePart {
   literal?: string;
@@ -73,33 +74,41 @@ export function expandUriTemplate(template: string, values: Record<string, strin
     .join('');
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * Compiled templates by their text: a tree has a handful, and every read of an unlisted URI tries
+ * each of them. Cleared when full, so templates of many reloaded trees (dev) cannot pile up.
+ */
+const compiledTemplates = new Map<string, CompiledTemplate | null>();
+const MAX_COMPILED_TEMPLATES = 256;
+
+function compileTemplate(template: string): CompiledTemplate | null {
+  let compiled = compiledTemplates.get(template);
+  if (compiled !== undefined) return compiled;
+  try {
+    compiled = compileTemplateParts(parseUriTemplate(template));
+  } catch {
+    compiled = null;
+  }
+  if (compiledTemplates.size >= MAX_COMPILED_TEMPLATES) compiledTemplates.clear();
+  compiledTemplates.set(template, compiled);
+  return compiled;
 }
 
-/** The variables of `uri` when it is an instance of `template`, else null. */
+/**
+ * The variables of `uri` when it is an instance of `template`, else null. Linear in the URI's
+ * length (uri-template-matcher.ts): a `{var}` holds no `/`, `?` or `#` and takes as much as it
+ * can, a `{+var}` takes as little as it can, a `{#var}` is the rest after a `#` (or '' without
+ * one); values are percent-decoded, and a repeated name keeps its last value.
+ */
 export function matchUriTemplate(template: string, uri: string): Record<string, string> | null {
-  let parts: TemplatePart[];
-  try {
-    parts = parseUriTemplate(template);
-  } catch {
-    return null;
-  }
-  const names: string[] = [];
-  const pattern = parts
-    .map((part) => {
-      if (part.literal !== undefined) return escapeRegExp(part.literal);
-      names.push(part.variable!);
-      if (part.operator === '#') return '(?:#(.*))?';
-      return part.operator === '+' ? '(.*?)' : '([^/?#]*)';
-    })
-    .join('');
-  const match = new RegExp(`^${pattern}$`, 's').exec(uri);
-  if (!match) return null;
+  const compiled = compileTemplate(template);
+  if (!compiled) return null;
+  const captured = runTemplateMatcher(compiled, uri);
+  if (!captured) return null;
   const values: Record<string, string> = {};
-  for (const [index, name] of names.entries()) {
+  for (const [index, name] of compiled.names.entries()) {
     try {
-      values[name] = decodeURIComponent(match[index + 1] ?? '');
+      values[name] = decodeURIComponent(captured[index] ?? '');
     } catch {
       return null;
     }
