@@ -5,7 +5,7 @@
 // Precomputed answers only: a miss says how to run `staticmcp serve <site> --live <project>`.
 import { CachedTreeReader } from '../mcp/cached-tree-reader.js';
 import { errorResponse, INTERNAL_ERROR } from '../mcp/json-rpc.js';
-import { createMcpHttpHandler, DEFAULT_MAX_BODY_BYTES } from '../mcp/streamable-http.js';
+import { createMcpHttpHandler } from '../mcp/streamable-http.js';
 import type { LoadedTree } from '../mcp/loaded-tree.js';
 import type { ServerContext } from '../mcp/server-context.js';
 import type { TreeSource } from '../mcp/tree-source.js';
@@ -15,8 +15,6 @@ import { loadTreeForIsolate } from './isolate-tree-cache.js';
 
 // Not exported: workerd takes every named export of the entry module for an entrypoint.
 const MCP_PATH = '/mcp';
-/** A refused body is still read, and dropped, up to this much, so the client sees the 413 rather than a reset connection. */
-const MAX_DRAINED_BYTES = 4 * DEFAULT_MAX_BODY_BYTES;
 
 export interface WorkerEnv {
   /** The static files, on hosts that bind them (Cloudflare); absent elsewhere (then: fetch of the same origin). */
@@ -70,30 +68,9 @@ async function answerMcp(request: Request, env: WorkerEnv | undefined, url: URL)
     isAllowedOrigin: originRule(tree, url.origin),
   });
   // Cloudflare's front end sets CF-Connecting-IP (replacing any copy the client sent): the peer.
-  const response = await handler.handle(request, { peerAddress: request.headers.get('cf-connecting-ip') ?? undefined });
-  if (response.status === 413) await drainBody(request);
-  return response;
-}
-
-/**
- * Reads what is left of a refused body (bounded). Cloudflare's front end buffers bodies before the
- * worker runs, but workerd alone and other edge runtimes stream them: answering while the client
- * is still sending resets the connection, and the client never sees the 413.
- */
-async function drainBody(request: Request): Promise<void> {
-  if (!request.body || request.bodyUsed || request.body.locked) return;
-  const reader = request.body.getReader();
-  let total = 0;
-  try {
-    while (total <= MAX_DRAINED_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      total += value.byteLength;
-    }
-    await reader.cancel();
-  } catch {
-    // The client went away: nothing left to drain.
-  }
+  // The handler reads what is left of a refused body first (unread-body.ts), so the client sees
+  // the refusal instead of a reset connection.
+  return handler.handle(request, { peerAddress: request.headers.get('cf-connecting-ip') ?? undefined });
 }
 
 export default {

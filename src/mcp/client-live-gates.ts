@@ -3,6 +3,7 @@
 // one client could take every global live slot; this gate is keyed by the client (client-quotas.ts)
 // and sits on top of the per-session cap and of the host's global slots. Portable.
 import { ConcurrencyGate } from './concurrency-gate.js';
+import { gateLiveRuns } from './gated-live-runner.js';
 import type { LiveRunner } from './live-port.js';
 
 /**
@@ -24,17 +25,7 @@ export class ClientLiveGates {
       run: async (request) => {
         const entry = this.enter(clientKey);
         try {
-          let release: () => void;
-          try {
-            release = await entry.gate.acquire(request.signal);
-          } catch {
-            return { problem: 'cancelled before it started' };
-          }
-          try {
-            return await live.run(request);
-          } finally {
-            release();
-          }
+          return await gateLiveRuns(live, entry.gate).run(request);
         } finally {
           this.leave(clientKey, entry);
         }

@@ -19,6 +19,7 @@ import {
   DEFAULT_MAX_SESSIONS_PER_CLIENT,
 } from './client-quotas.js';
 import { discardUnreadBody } from './unread-body.js';
+import { gateLiveRuns } from './gated-live-runner.js';
 import { parseJsonRpcText, stringifyJsonRpc } from './exact-ids.js';
 import {
   classifyMessage,
@@ -559,22 +560,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
 
 /** Per-session cap on concurrent live runs; a waiting run that is cancelled never starts. */
 function limitLiveRuns(live: LiveRunner, limit: number): LiveRunner {
-  const gate = new ConcurrencyGate(limit);
-  return {
-    async run(request) {
-      let release: () => void;
-      try {
-        release = await gate.acquire(request.signal);
-      } catch {
-        return { problem: 'cancelled before it started' };
-      }
-      try {
-        return await live.run(request);
-      } finally {
-        release();
-      }
-    },
-  };
+  return gateLiveRuns(live, new ConcurrencyGate(limit));
 }
 
 interface Accepts {

@@ -1,5 +1,6 @@
 // One interface over the places a tree can live (a local folder, an http(s) URL): read one file by
 // its tree-relative path. Parsing and caching are layered on top (cached-tree-reader.ts).
+import { findTreePathProblem } from '../tree/tree-path.js';
 
 export type ReadOutcome =
   | { status: 'ok'; text: string; etag?: string }
@@ -17,16 +18,14 @@ export interface TreeSource {
   close(): void;
 }
 
+/** Longer paths are refused before anything looks at them: no tree file has such a name. */
+const MAX_TREE_PATH_LENGTH = 4096;
+
 /**
- * Why a tree-relative path is unsafe, or undefined when it is fine: only plain `/`-separated
- * segments, never `..`, `.`, empty segments, backslashes, NUL, or a leading slash.
+ * Why a tree-relative path is unsafe to read, or undefined when it is fine: the one rule the
+ * writer and merge hold paths to too (tree/tree-path.ts), plus a length cap.
  */
 export function checkTreePath(relativePath: string): string | undefined {
-  if (relativePath.length === 0 || relativePath.length > 4096) return 'empty or too long';
-  if (relativePath.startsWith('/')) return 'absolute';
-  if (/[\\\0]/.test(relativePath)) return 'contains a backslash or NUL';
-  for (const segment of relativePath.split('/')) {
-    if (segment === '' || segment === '.' || segment === '..') return 'contains an empty, "." or ".." segment';
-  }
-  return undefined;
+  if (relativePath.length > MAX_TREE_PATH_LENGTH) return 'it is too long';
+  return findTreePathProblem(relativePath);
 }
