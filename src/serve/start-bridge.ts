@@ -8,6 +8,7 @@ import { McpSession } from '../mcp/mcp-session.js';
 import type { ServerContext } from '../mcp/server-context.js';
 import type { ListChanges } from '../mcp/tree-changes.js';
 import { createNodeServerContext, type NodeServerOptions } from './node-server-context.js';
+import { guardServerProcess } from './process-guard.js';
 import { startStdioTransport } from './stdio-transport.js';
 
 export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
@@ -54,6 +55,7 @@ export async function openBridge(options: BridgeOptions): Promise<RunningBridge>
     closing = true;
     void session!.close(CLOSE_GRACE_MS, CLOSE_WAIT_MS).then(() => {
       options.source.close();
+      transport.stopReading();
       finish(0);
     });
   };
@@ -66,6 +68,7 @@ export async function openBridge(options: BridgeOptions): Promise<RunningBridge>
   session = new McpSession(bridge, (message) => transport.send(message));
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
+  guardServerProcess(logProblem, shutdown);
 
   let reloading = Promise.resolve<unknown>(undefined);
   const reloadOnce = async (): Promise<TreeReload> => {

@@ -6,7 +6,7 @@
 import { stringifyJsonRpc } from '../mcp/exact-ids.js';
 
 export interface StdioTransportOptions {
-  input?: NodeJS.ReadableStream & { pause(): unknown; resume(): unknown };
+  input?: NodeJS.ReadableStream & { pause(): unknown; resume(): unknown; destroy(): unknown };
   output?: NodeJS.WritableStream & { destroyed: boolean; once(event: 'drain', listener: () => void): unknown };
   maxFrameBytes: number;
   onFrame(text: string): void;
@@ -16,6 +16,8 @@ export interface StdioTransportOptions {
 
 export interface StdioTransport {
   send(message: unknown): void;
+  /** No more frames: the input is let go, so a server told to stop by a signal exits with its client still attached. */
+  stopReading(): void;
 }
 
 const NEWLINE = 0x0a;
@@ -86,6 +88,10 @@ export function startStdioTransport(options: StdioTransportOptions): StdioTransp
   stdout.on('error', close);
 
   return {
+    stopReading(): void {
+      closed = true;
+      stdin.destroy();
+    },
     send(message: unknown): void {
       if (closed && stdout.destroyed) return;
       if (stdout.write(`${stringifyJsonRpc(message)}\n`) || waitingForDrain) return;

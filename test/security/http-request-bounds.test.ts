@@ -2,16 +2,17 @@
 // batches are capped in length (no live script starts for a refused batch) and in answer bytes,
 // a client that does not read its answer is cut after the write timeout, an over-long progressToken
 // is refused, a stream nobody reads drops notifications but keeps the result, and a server that is
-// made to end (SIGHUP) takes its live scripts with it. Caps are lowered through the STATICMCP_HTTP_*
+// made to end (SIGHUP), over HTTP or stdio, takes its live scripts with it and exits. Caps are lowered through the STATICMCP_HTTP_*
 // variables so no test needs gigabytes. Throughout, a probe client on its own session is answered
 // within 2 s (answered, not blocked: the normal answer takes milliseconds).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HttpServe, openSession, post, sseMessages } from '../helpers/http-serve.js';
 import { isAlive, waitUntil } from '../helpers/processes.js';
 import { buildProjectTree, writeProject } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
 
 const VERSION = '2025-03-26';
 const PROBE_BOUND_MS = 2_000;
@@ -261,6 +262,30 @@ describe('serve --http under one hostile request', () => {
       serve.child.kill('SIGHUP');
       expect(await serve.exited).toBe(0);
       await waitUntil(() => !isAlive(pid), 5_000, 'the live script to end with the server');
+    } finally {
+      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  });
+});
+
+describe('the stdio bridge', () => {
+  it('kills its running live scripts when it is made to end (SIGHUP), like serve --http', async () => {
+    const bridge = new RawBridge([project]);
+    await bridge.initialize();
+    const pidFile = path.join(project, 'hang.pid');
+    rmSync(pidFile, { force: true });
+    bridge.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hang', arguments: {} } });
+    const pid = await waitUntil(
+      () => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')),
+      15_000,
+      'the live script to start',
+    );
+    try {
+      // Answered meanwhile: the hanging run holds no one else up.
+      expect((await bridge.request('ping')).result).toEqual({});
+      bridge.child.kill('SIGHUP');
+      expect(await bridge.exited).toBe(0);
+      await waitUntil(() => !isAlive(pid), 5_000, 'the live script to end with the bridge');
     } finally {
       if (isAlive(pid)) process.kill(pid, 'SIGKILL');
     }

@@ -9,7 +9,7 @@ import { preloadRequestHandling } from '../../mcp/handler-table.js';
 import type { TreeSource } from '../../mcp/tree-source.js';
 import { createNodeServerContext } from '../node-server-context.js';
 import { readHttpLimits } from './http-limits.js';
-import { guardHttpProcess } from './process-guard.js';
+import { guardServerProcess } from '../process-guard.js';
 import { allowedHostsFor, bracketIpv6, isLoopbackHost } from './host-rules.js';
 import { createOriginRule } from './origin-rule.js';
 import { preloadWebClasses, toWebRequest, writeWebResponse } from './node-web-adapter.js';
@@ -188,6 +188,6 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
-    guardHttpProcess(logProblem, stop);
+    guardServerProcess(logProblem, stop);
   });
 }

@@ -1,14 +1,15 @@
-// The last line of defence of `serve --http`, a long-running process that strangers may talk to.
-// Each request already fails alone (a 500 for that request); what escapes every request (a promise
-// rejected where nobody waits) is logged and the server keeps serving. What cannot be survived (an
+// The last line of defence of `serve` (stdio and --http) and `dev`: long-running processes that
+// clients, and over HTTP strangers, talk to. Each request already fails alone (an error answer, a
+// 500 over HTTP); what escapes every request (a promise rejected where nobody waits) is logged and
+// the server keeps serving. What cannot be survived (an
 // uncaught exception leaves the process in an unknown state) ends it, but first kills every live
 // script it runs: they live in process groups of their own, and would otherwise be reparented to
 // PID 1 and run on. SIGHUP (the terminal closed) stops the server like SIGTERM instead of killing
 // it outright, for the same reason.
-import { killEveryRunningRun } from '../../script/run/running-runs.js';
+import { killEveryRunningRun } from '../script/run/running-runs.js';
 
 /** Installs the guard; `stop` is the server's orderly shutdown (sessions ended, then exit 0). */
-export function guardHttpProcess(logProblem: (text: string) => void, stop: () => void): void {
+export function guardServerProcess(logProblem: (text: string) => void, stop: () => void): void {
   process.on('unhandledRejection', (reason) => {
     logProblem(`a task failed outside any request (the server goes on): ${describe(reason)}`);
   });
