@@ -7,6 +7,7 @@ import { shapeServerInfo } from './protocol-versions.js';
 import { META_SERVER_INFO, META_SUBSCRIPTION_ID, type ModernRequest } from './request-meta.js';
 import { MAX_SUBSCRIPTIONS, RequestCancelled, type ServerContext } from './server-context.js';
 import type { Send } from './client-questions.js';
+import { MAX_TEMPLATE_URI_LENGTH } from './template-reads.js';
 import type { ListChanges } from './tree-changes.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 
@@ -22,6 +23,28 @@ interface Listener {
   /** Subscribed URIs → a fingerprint of what a read answered at the last check. */
   uris: Map<string, string>;
   notify: Send;
+}
+
+/**
+ * The request id tags every notification of a subscription, and a subscribed URI goes into each of
+ * its updates: both are capped, so a small request cannot buy large notifications for as long as it
+ * stays open. 256 characters hold any id a client makes (counters, UUIDs); URIs get the length
+ * every URI-template read allows.
+ */
+const MAX_SUBSCRIPTION_ID_CHARS = 256;
+
+function refuseLongCopiedValues(id: RequestId, uris: readonly string[] | undefined): void {
+  if (typeof id === 'string' && id.length > MAX_SUBSCRIPTION_ID_CHARS)
+    throw new RpcError(
+      INVALID_PARAMS,
+      `subscriptions/listen: the request id is ${id.length} characters long, more than the ${MAX_SUBSCRIPTION_ID_CHARS} this server copies into each notification of the subscription; use a shorter id`,
+    );
+  const long = uris?.find((uri) => uri.length > MAX_TEMPLATE_URI_LENGTH);
+  if (long !== undefined)
+    throw new RpcError(
+      INVALID_PARAMS,
+      `subscriptions/listen: a subscribed URI is ${long.length} characters long, more than the ${MAX_TEMPLATE_URI_LENGTH} this server reads`,
+    );
 }
 
 export class ModernListeners {
@@ -53,6 +76,7 @@ export class ModernListeners {
         'subscriptions/listen: notifications.resourceSubscriptions must be an array of URI strings',
       );
     }
+    refuseLongCopiedValues(request.id, wanted as string[] | undefined);
     const listener: Listener = {
       id: request.id,
       tools: false,

@@ -125,6 +125,25 @@ describe('one stdio process, both eras', () => {
     expect((await bridge.request('tools/list', { _meta: META })).result?.resultType).toBe('complete');
   });
 
+  it('refuses a subscription whose id or URIs would be copied, too long, into each of its notifications', async () => {
+    const longId = 'i'.repeat(300);
+    bridge.send({
+      jsonrpc: '2.0',
+      id: longId,
+      method: 'subscriptions/listen',
+      params: { notifications: { toolsListChanged: true }, _meta: META },
+    });
+    const byId = (await bridge.responseTo(longId)) as { error?: { code: number; message: string } };
+    expect(byId.error?.code).toBe(-32602);
+    expect(byId.error?.message).toContain('the request id is 300 characters long');
+    const byUri = await bridge.request('subscriptions/listen', {
+      notifications: { resourceSubscriptions: [`file:///${'u'.repeat(9000)}`] },
+      _meta: META,
+    });
+    expect(byUri.error?.code).toBe(-32602);
+    expect((await bridge.request('tools/list', { _meta: META })).result?.resultType).toBe('complete');
+  });
+
   it('answers a burst of 2026-07-28 requests that are the first a process sees (their dispatch loads on the first one), one cancelled at once', async () => {
     const fresh = new RawBridge([project]);
     const ids = Array.from({ length: 40 }, (_, index) => `m${index}`);
