@@ -10,6 +10,7 @@ import type { ListChanges } from '../mcp/tree-changes.js';
 import { createNodeServerContext, type NodeServerOptions } from './node-server-context.js';
 import { guardServerProcess } from './process-guard.js';
 import { startStdioTransport } from './stdio-transport.js';
+import { escapeTerminalText } from '../terminal-text.js';
 
 export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
 /** After stdin closes: how long answers already being prepared may still be sent. */
@@ -41,7 +42,8 @@ export interface RunningBridge {
 export async function openBridge(options: BridgeOptions): Promise<RunningBridge> {
   const prefix = options.logPrefix ?? 'staticmcp serve';
   const logProblem = (text: string): void => {
-    process.stderr.write(`${prefix}: ${text}\n`);
+    // Text from clients (a URI, a tool name) and trees reaches this line: never raw escapes.
+    process.stderr.write(`${prefix}: ${escapeTerminalText(text)}\n`);
   };
   const bridge: ServerContext = await createNodeServerContext({ ...options, logProblem });
   let session: McpSession | undefined;

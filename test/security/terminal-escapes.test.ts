@@ -1,12 +1,14 @@
 // Names a tree or a project supplies reach a terminal escaped: `check` and `build` once printed a
 // file named `\x1b[2J…` (clear the screen), an OSC title sequence or a bidi override raw on stderr,
-// so checking a downloaded tree could rewrite what the terminal shows. Now every human line is
+// so checking a downloaded tree could rewrite what the terminal shows, and serve logged URIs raw. Now every human line is
 // printed with its control characters as visible escapes; --json output is unchanged.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { resourceFilePath } from '../../src/tree/resource-key.js';
 import { writeProject, writeTree } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
 
 const CLEAR_SCREEN = '\x1b[2J';
 const SET_TITLE = '\x1b]0;pwned\x07';
@@ -37,6 +39,25 @@ describe('names with terminal escape sequences', () => {
     expect(stderr).toContain('file:///notes\\x1b[2J\\u202e.txt');
     // One problem, one line: a newline in a name cannot forge a line of its own.
     expect(stderr.split('\n').filter((line) => line.includes('evil.json'))).toHaveLength(1);
+  });
+
+  it('serve logs a URI from the tree and the client escaped', async () => {
+    const uri = `file:///notes${CLEAR_SCREEN}${SET_TITLE}.txt`;
+    const tree = await writeTree({
+      'mcp.json': {
+        protocolVersion: '2025-06-18',
+        serverInfo: { name: 'strange', version: '1' },
+        capabilities: { tools: [], resources: [{ uri, name: 'notes' }] },
+      },
+      // Listed but not JSON: the read fails, and the bridge says so on stderr, naming the URI.
+      [resourceFilePath(uri)]: 'not json',
+    });
+    const bridge = new RawBridge([tree]);
+    await bridge.initialize();
+    expect((await bridge.request('resources/read', { uri })).error?.code).toBe(-32603);
+    expect(await bridge.close()).toBe(0);
+    expect(bridge.stderr).toContain('resources/read file:///notes\\x1b[2J\\x1b]0;pwned\\x07.txt');
+    expect(rawControlsIn(bridge.stderr)).toEqual([]);
   });
 
   it('build prints a tool file name from the project escaped', async () => {

@@ -7,7 +7,7 @@ import { readUpToDateReport } from '../../builder/up-to-date.js';
 import { generatorName } from '../../version.js';
 import type { BuildEvent, BuildReport } from '../../builder/build-report.js';
 import { printError } from '../print-error.js';
-import { escapeTerminalText, writeHumanLines } from '../terminal-text.js';
+import { escapeTerminalText, writeHumanLines } from '../../terminal-text.js';
 import { StaticMcpError } from '../../staticmcp-error.js';
 import { defineCommand } from '../command-spec.js';
 import { BUILD_OPTIONS } from '../build-options.js';

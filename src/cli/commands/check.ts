@@ -10,7 +10,7 @@ import type { ProjectConfig } from '../../project/config.js';
 import { defineCommand } from '../command-spec.js';
 import { commandLine } from '../invocation.js';
 import { printError } from '../print-error.js';
-import { writeHumanLines } from '../terminal-text.js';
+import { writeHumanLines } from '../../terminal-text.js';
 
 export const command = defineCommand({
   name: 'check',

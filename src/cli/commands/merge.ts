@@ -8,7 +8,7 @@ import { StaticMcpError } from '../../staticmcp-error.js';
 import { defineCommand, helpHint, UsageError } from '../command-spec.js';
 import { countFailedRuns, describeReportBody } from '../describe-report.js';
 import { printError } from '../print-error.js';
-import { writeHumanLines } from '../terminal-text.js';
+import { writeHumanLines } from '../../terminal-text.js';
 import { keepYoungGenerationSmall } from '../young-generation.js';
 
 export const command = defineCommand({

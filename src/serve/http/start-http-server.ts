@@ -13,6 +13,7 @@ import { guardServerProcess } from '../process-guard.js';
 import { allowedHostsFor, bracketIpv6, isLoopbackHost } from './host-rules.js';
 import { createOriginRule } from './origin-rule.js';
 import { preloadWebClasses, toWebRequest, writeWebResponse } from './node-web-adapter.js';
+import { escapeTerminalText } from '../../terminal-text.js';
 
 export const MCP_PATH = '/mcp';
 /** A client gets this long to send its request headers, and this long for the whole request. */
@@ -44,7 +45,8 @@ export interface HttpServeOptions {
 export async function startHttpServer(options: HttpServeOptions): Promise<number> {
   const prefix = options.logPrefix ?? 'staticmcp serve';
   const logProblem = (text: string): void => {
-    process.stderr.write(`${prefix}: ${text}\n`);
+    // Text from clients (a URI, a tool name) and trees reaches this line: never raw escapes.
+    process.stderr.write(`${prefix}: ${escapeTerminalText(text)}\n`);
   };
   const limits = readHttpLimits();
   const context = await createNodeServerContext({
