@@ -4,7 +4,7 @@
 // is refused, a stream nobody reads drops notifications but keeps the result, and a server that is
 // made to end (SIGHUP), over HTTP or stdio, takes its live scripts with it and exits. Caps are lowered through the STATICMCP_HTTP_*
 // variables so no test needs gigabytes. Throughout, a probe client on its own session is answered
-// within 2 s (answered, not blocked: the normal answer takes milliseconds).
+// within 5 s (answered, not blocked: the normal answer takes milliseconds).
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -15,7 +15,8 @@ import { buildProjectTree, writeProject } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 
 const VERSION = '2025-03-26';
-const PROBE_BOUND_MS = 2_000;
+/** "Answered, not blocked" on two cores shared with the rest of the suite (a ping took 2.04 s once); the attacks blocked 6-10 s or killed the server. */
+const PROBE_BOUND_MS = 5_000;
 const RESOURCE_BYTES = 100 * 1024;
 /** More than the socket buffers of both ends hold on loopback (a few MB). */
 const HUGE_RESOURCE_BYTES = 12 * 1024 * 1024;
