@@ -256,7 +256,10 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     // shard part is the build's alone).
     swapped = true;
     if (unchanged) await writer.discard();
-    else await writer.commit(shard ? {} : { keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name), dropInsideKept: BUILD_OWNED_NESTED_PATHS });
+    else
+      await writer.commit(
+        shard ? {} : { keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name), dropInsideKept: BUILD_OWNED_NESTED_PATHS },
+      );
 
     const report: BuildReport = {
       ok,

@@ -15,7 +15,13 @@ import {
   resolveRegistryName,
   SERVER_JSON_FILE,
 } from './registry-server-json.js';
-import { AI_CATALOG_FILE, REGISTRY_AUTH_FILE, renderAiCatalog, renderServerCard, SERVER_CARD_FILE } from './server-card.js';
+import {
+  AI_CATALOG_FILE,
+  REGISTRY_AUTH_FILE,
+  renderAiCatalog,
+  renderServerCard,
+  SERVER_CARD_FILE,
+} from './server-card.js';
 
 export interface DiscoveryOptions {
   /** The site's public address, without a trailing slash. */
@@ -44,7 +50,8 @@ export interface DiscoveryFiles {
 }
 
 const CONFIG = 'staticmcp.json';
-const FROM_CONFIG = 'its values come from staticmcp.json (name, title, description, version, publicUrl, registryName, githubOwner): fix them there';
+const FROM_CONFIG =
+  'its values come from staticmcp.json (name, title, description, version, publicUrl, registryName, githubOwner): fix them there';
 
 export function discoveryFiles(manifest: Manifest, options: DiscoveryOptions): DiscoveryFiles {
   const result: DiscoveryFiles = { files: new Map(), failures: [], warnings: [], card: false };
