@@ -5,6 +5,7 @@ import { treeJsonFile } from '../tree/canonical-json.js';
 import { rawResourceFilePath, resourceFilePath } from '../tree/resource-key.js';
 import { ExtraCopies } from './extra-copies.js';
 import { deployFiles, runtimeFiles } from '../tree/deploy-files.js';
+import { discoveryFiles } from '../tree/discovery-files.js';
 import {
   DEFAULT_TOOLS_FOLDER,
   EXTENSION_KEY,
@@ -178,16 +179,23 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   };
   const publicUrl = config.publicUrl?.replace(/\/+$/, '');
   const cacheTtl = config.cache?.ttlSeconds;
-  const deployOptions = {
+  const discovery = discoveryFiles(manifestWithoutHash, {
     publicUrl,
     registryName: config.registryName,
+    githubOwner: config.githubOwner,
+    registryAuth: config.registryAuth,
     packageName: packageInfo().name,
     packageVersion: packageInfo().version,
+  });
+  const deployOptions = {
+    publicUrl,
+    discovery: { card: discovery.card, registryAuth: config.registryAuth !== undefined },
     ...(cacheTtl !== undefined ? { cacheTtlSeconds: cacheTtl } : {}),
     liveOnlyTools: Object.keys(tools).filter((name) => tools[name]?.precomputed === 0),
   };
   for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions))
     await output.write(filePath, content);
+  for (const [filePath, content] of discovery.files) await output.write(filePath, content);
   const contentHash = await output.writer.hashWritten();
   const allowedOrigins = config.http?.allowedOrigins;
   const sourceDateEpoch = process.env.SOURCE_DATE_EPOCH;
@@ -225,7 +233,8 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   };
   const manifestText = treeJsonFile(manifest);
   await output.write(MANIFEST_FILE, manifestText);
-  const warnings: BuildProblem[] = [];
+  const warnings: BuildProblem[] = [...discovery.warnings];
+  failures.push(...discovery.failures);
   // Added after hashing: the worker is the generator's code, not the tree's content.
   const runtime = runtimeFiles();
   if (runtime) {

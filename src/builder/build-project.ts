@@ -15,7 +15,7 @@ import { discoverResources } from '../project/discover-resources.js';
 import { discoverResourceTemplates } from '../project/discover-resource-templates.js';
 import { StaticMcpError } from '../staticmcp-error.js';
 import { MANIFEST_FILE } from '../tree/manifest.js';
-import { BUILD_OWNED_TOP_LEVEL } from '../tree/tree-ownership.js';
+import { BUILD_OWNED_NESTED_PATHS, BUILD_OWNED_TOP_LEVEL } from '../tree/tree-ownership.js';
 import { TreeWriter } from '../tree/write-tree.js';
 import { generatorName } from '../version.js';
 import { assembleTree } from './assemble-tree.js';
@@ -256,7 +256,10 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     // shard part is the build's alone).
     swapped = true;
     if (unchanged) await writer.discard();
-    else await writer.commit(shard ? {} : { keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name) });
+    else
+      await writer.commit(
+        shard ? {} : { keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name), dropInsideKept: BUILD_OWNED_NESTED_PATHS },
+      );
 
     const report: BuildReport = {
       ok,

@@ -9,6 +9,7 @@ import { createTreeHash, sortTreePaths } from '../tree/content-hash.js';
 import { isBuildOwnedPath } from '../tree/tree-ownership.js';
 import { readCallFile } from '../tree/lenient-files.js';
 import { whyNeverServed } from './servable-call-files.js';
+import { checkDiscoveryFiles } from './check-discovery-files.js';
 import {
   DEFAULT_CACHE_TTL_SECONDS,
   EXTENSION_KEY,
@@ -146,6 +147,7 @@ export async function checkTree(input: CheckInput): Promise<CheckReport> {
   checked.resourceTemplates = checkTemplates(manifest, report);
   checked.prompts = await checkPrompts(manifest, ours, reader, report);
   if (extension) await checkExtensionFiles(extension, tools, reader, report);
+  await checkDiscoveryFiles(source, manifest, ours, report);
 
   if (input.files === undefined) {
     skipped.push(

@@ -27,7 +27,7 @@ import { renderIndexHtml } from '../tree/deploy-files.js';
 import { INDEX_FILE } from '../builder/shard-part.js';
 import { EXTENSION_KEY, type Manifest, MANIFEST_FILE, WORKER_FILE } from '../tree/manifest.js';
 import { SHARD_RECORD_FILE } from '../tree/shard-record.js';
-import { BUILD_OWNED_TOP_LEVEL, isBuildOwnedPath } from '../tree/tree-ownership.js';
+import { BUILD_OWNED_NESTED_PATHS, BUILD_OWNED_TOP_LEVEL, isBuildOwnedPath } from '../tree/tree-ownership.js';
 import { findTreePathProblem, showTreePath } from '../tree/tree-path.js';
 import { recoverInterruptedWrite, TreeWriter } from '../tree/write-tree.js';
 import { DEFAULT_MAX_PART_FILE_BYTES, readPartFile } from './read-part-file.js';
@@ -311,7 +311,7 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
     await writer.discard();
     throw error;
   }
-  await writer.commit({ keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name) });
+  await writer.commit({ keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name), dropInsideKept: BUILD_OWNED_NESTED_PATHS });
 
   const reports = parts.map((part) => part.record.report as PartReport);
   return {

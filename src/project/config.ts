@@ -55,6 +55,10 @@ export interface ProjectConfig {
   publicUrl?: string;
   /** The MCP Registry name for server.json (`com.example/weather`); derived from publicUrl when absent. */
   registryName?: string;
+  /** The GitHub user or organisation publishing to the MCP Registry: server.json's name is `io.github.<owner>/<name>`. */
+  githubOwner?: string;
+  /** The MCP Registry's HTTP proof record, written to `/.well-known/mcp-registry-auth` (a custom domain's proof). */
+  registryAuth?: string;
   http?: HttpConfig;
   /** How long precomputed answers stay fresh for clients and CDNs. */
   cache?: CacheConfig;

@@ -28,7 +28,10 @@ export async function discoverPublicFiles(projectRoot: string): Promise<PublicDi
     if (isBuildOwnedPath(relativePath)) {
       problems.push({
         relativePath,
-        message: `is not copied: ${relativePath.split('/', 1)[0]} at the top of the tree belongs to the build; give it another name`,
+        message:
+          relativePath.includes('/') && !isBuildOwnedPath(relativePath.split('/', 1)[0] ?? '')
+            ? `is not copied: the build writes ${relativePath} itself (from publicUrl and registryAuth in staticmcp.json); remove it from public/`
+            : `is not copied: ${relativePath.split('/', 1)[0]} at the top of the tree belongs to the build; give it another name`,
       });
       continue;
     }

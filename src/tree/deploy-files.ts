@@ -2,11 +2,18 @@
 // anything), `_headers` (Netlify/Cloudflare Pages: cache rules), an `index.html` telling a human
 // what this server offers and how to connect, a `404.html` so a miss is a 404 on every host, the edge worker
 // (`_worker.js`, bundled when the package was built) with `_routes.json` so only `/mcp` runs
-// code, and `server.json` for the MCP Registry when the project names its public URL.
+// code. The discovery files (server.json, the server card, the AI Catalog) are discovery-files.ts's;
+// this file gives them their `_headers` rules.
 import { readFileSync } from 'node:fs';
 import { INSTALL_HINT, STATICMCP_COMMAND } from '../staticmcp-command.js';
 import { DEFAULT_CACHE_TTL_SECONDS, ROUTES_FILE, WORKER_FILE, type Manifest } from './manifest.js';
-import { renderServerJson, SERVER_JSON_FILE } from './registry-server-json.js';
+import {
+  AI_CATALOG_FILE,
+  AI_CATALOG_MEDIA_TYPE,
+  REGISTRY_AUTH_FILE,
+  SERVER_CARD_FILE,
+  SERVER_CARD_MEDIA_TYPE,
+} from './server-card.js';
 import { treeJsonFile } from './canonical-json.js';
 
 /** The tree's folders and files answered from the build (each fresh for the owner's TTL). */
@@ -22,15 +29,43 @@ const CACHED_PATHS = ['/tools/*', '/resources/*', '/prompts/*', '/completions.js
  * Cache-Control values (a cache reading the first kept it 300 s). No rule sets Content-Type: the
  * hosts already serve `.json` as JSON, and a rule would label a host's HTML fallback page JSON.
  */
-function renderHeaders(ttlSeconds: number): string {
+function renderHeaders(ttlSeconds: number, discovery: DiscoveryHeaders): string {
   const cached = (pattern: string): string =>
     `${pattern}\n  Cache-Control: public, max-age=${ttlSeconds}, must-revalidate\n`;
   return [
     '/*\n  Access-Control-Allow-Origin: *\n  X-Content-Type-Options: nosniff\n',
     `/mcp.json\n  Cache-Control: public, max-age=${Math.min(ttlSeconds, MANIFEST_MAX_AGE_SECONDS)}, must-revalidate\n`,
     ...CACHED_PATHS.map(cached),
+    ...discoveryHeaderRules(discovery),
   ].join('\n');
 }
+
+/** Which discovery files the tree has, so `_headers` types exactly those. */
+export interface DiscoveryHeaders {
+  card: boolean;
+  registryAuth: boolean;
+}
+
+/**
+ * The discovery files' own media types, which no host infers (the card has no extension; the
+ * catalog is `.json` but has its own type): written only beside the files, so a rule never labels
+ * a host's page for a miss. Cached for an hour, as the server-card draft recommends (the card is
+ * advisory: a client checks it against server/discover). `Access-Control-Allow-Origin: *` comes
+ * from `/*` (set twice, the hosts would join the values); the card also lets pages read its ETag.
+ */
+function discoveryHeaderRules({ card, registryAuth }: DiscoveryHeaders): string[] {
+  const rules: string[] = [];
+  if (card) {
+    rules.push(
+      `/${SERVER_CARD_FILE}\n  Content-Type: ${SERVER_CARD_MEDIA_TYPE}\n  Cache-Control: public, max-age=${DISCOVERY_MAX_AGE_SECONDS}\n  Access-Control-Expose-Headers: ETag\n`,
+      `/${AI_CATALOG_FILE}\n  Content-Type: ${AI_CATALOG_MEDIA_TYPE}\n  Cache-Control: public, max-age=${DISCOVERY_MAX_AGE_SECONDS}\n`,
+    );
+  }
+  if (registryAuth) rules.push(`/${REGISTRY_AUTH_FILE}\n  Content-Type: text/plain; charset=utf-8\n`);
+  return rules;
+}
+
+const DISCOVERY_MAX_AGE_SECONDS = 3600;
 
 /**
  * The page a host serves for a path that is not in the tree. Without one, Cloudflare Pages
@@ -78,9 +113,8 @@ function readWorkerBundle(): string | null {
 export interface DeployOptions {
   /** The site's public address from staticmcp.json, without a trailing slash. */
   publicUrl?: string;
-  registryName?: string;
-  packageName: string;
-  packageVersion: string;
+  /** The discovery files this tree has (discovery-files.ts writes them). */
+  discovery?: DiscoveryHeaders;
   /** `cache.ttlSeconds` from staticmcp.json (default DEFAULT_CACHE_TTL_SECONDS). */
   cacheTtlSeconds?: number;
   /** Tools with no precomputed call: index.html marks them live only. */
@@ -160,26 +194,19 @@ export function renderIndexHtml(manifest: Manifest, publicUrl?: string, liveOnly
 export function deployFiles(manifest: Manifest, options: DeployOptions): Map<string, string> {
   const files = new Map([
     ['.nojekyll', ''],
-    ['_headers', renderHeaders(options.cacheTtlSeconds ?? DEFAULT_CACHE_TTL_SECONDS)],
+    [
+      '_headers',
+      renderHeaders(options.cacheTtlSeconds ?? DEFAULT_CACHE_TTL_SECONDS, {
+        card: options.discovery?.card === true,
+        registryAuth: options.discovery?.registryAuth === true,
+      }),
+    ],
     // Cloudflare Workers static assets: the worker's code and Pages' routing file are not assets to publish.
     ['.assetsignore', `${WORKER_FILE}\n${ROUTES_FILE}\n`],
     ['index.html', renderIndexHtml(manifest, options.publicUrl, options.liveOnlyTools)],
     [NOT_FOUND_FILE, renderNotFoundHtml(manifest)],
     [ROUTES_FILE, ROUTES],
   ]);
-  if (options.publicUrl !== undefined) {
-    files.set(
-      SERVER_JSON_FILE,
-      treeJsonFile(
-        renderServerJson(manifest, {
-          publicUrl: options.publicUrl,
-          registryName: options.registryName,
-          packageName: options.packageName,
-          packageVersion: options.packageVersion,
-        }),
-      ),
-    );
-  }
   return files;
 }
 

@@ -47,6 +47,25 @@ function describeError(error: ErrorObject, rootName: string): string {
   }
 }
 
+const vendoredAjv: { draft7?: AjvInstance; draft2020?: AjvInstance } = {};
+
+/**
+ * A published schema we vendor (schemas/): trusted, in its own JSON Schema draft, with `format`
+ * keywords not enforced (ajv knows no formats without ajv-formats, and would warn on stderr for
+ * each; the callers check the URLs that matter themselves).
+ */
+export function compileVendoredValidator(schema: object, rootName: string, draft: '07' | '2020-12'): Validator {
+  const require = createRequire(import.meta.url);
+  const options = { allErrors: true, strict: false, validateSchema: false, validateFormats: false };
+  let ajv: AjvInstance;
+  if (draft === '07') ajv = vendoredAjv.draft7 ??= new (loadAjv())(options);
+  else
+    ajv = vendoredAjv.draft2020 ??= new (require('ajv/dist/2020') as { Ajv2020: typeof import('ajv').Ajv }).Ajv2020(
+      options,
+    );
+  return validatorOf(ajv.compile(schema), rootName);
+}
+
 /**
  * Compiles a schema once; the returned function lists what is wrong with a value (empty when
  * valid). `rootName` names the checked value in messages ("arguments", "options", …).

@@ -2,7 +2,14 @@
 // build writes each one); everything else there is the user's: a gh-pages worktree's `.git`,
 // `CNAME`, `robots.txt`, a favicon, files copied from the project's `public/` folder. A rebuild
 // keeps the user's entries, the content hash leaves them out, and `check` does not flag them.
+//
+// `mcp/` is the build's (the MCP endpoint's own namespace: the server card lives at
+// /mcp/server-card). `.well-known/` is the user's (public/.well-known/ is copied, a deploy target
+// may hold one), except the discovery files the build writes there (BUILD_OWNED_NESTED_PATHS):
+// those are the build's wherever they appear, so a stale one is never kept and a user's copy in
+// public/ is refused with a message rather than silently replacing the build's.
 import { MANIFEST_FILE, ROUTES_FILE, WORKER_FILE } from './manifest.js';
+import { AI_CATALOG_FILE, REGISTRY_AUTH_FILE } from './server-card.js';
 
 export const BUILD_OWNED_TOP_LEVEL: ReadonlySet<string> = new Set([
   MANIFEST_FILE,
@@ -15,14 +22,18 @@ export const BUILD_OWNED_TOP_LEVEL: ReadonlySet<string> = new Set([
   '.assetsignore',
   'completions.json',
   'server.json',
+  'mcp',
   'tools',
   'resources',
   'prompts',
 ]);
 
+/** Files the build owns inside folders that are otherwise the user's. */
+export const BUILD_OWNED_NESTED_PATHS: readonly string[] = [AI_CATALOG_FILE, REGISTRY_AUTH_FILE];
+
 /** Whether a tree-relative path (`/`-separated) lies under a name the build owns. */
 export function isBuildOwnedPath(treePath: string): boolean {
-  return BUILD_OWNED_TOP_LEVEL.has(treePath.split('/', 1)[0] ?? '');
+  return BUILD_OWNED_TOP_LEVEL.has(treePath.split('/', 1)[0] ?? '') || BUILD_OWNED_NESTED_PATHS.includes(treePath);
 }
 
 /**

@@ -264,6 +264,12 @@ async function linkOrCopy(source: string, target: string): Promise<void> {
 export interface WriteTreeOptions {
   /** Top-level entries of the previous tree to keep (the user's, not the build's). */
   keep?: (topLevelName: string) => boolean;
+  /**
+   * Paths inside kept folders that are the build's all the same (`.well-known/ai-catalog.json` in
+   * the user's `.well-known/`): left out of what is kept, so a file this build no longer writes
+   * does not live on.
+   */
+  dropInsideKept?: readonly string[];
 }
 
 /**
@@ -488,7 +494,7 @@ export class TreeWriter {
     try {
       await this.flush();
       await this.linkUnchangedFiles();
-      if (options.keep) kept = await this.carryOver(options.keep);
+      if (options.keep) kept = await this.carryOver(options.keep, options.dropInsideKept ?? []);
     } catch (error) {
       await this.discard();
       throw error;
@@ -523,7 +529,7 @@ export class TreeWriter {
     await Promise.all(pending);
   }
 
-  private async carryOver(keep: (name: string) => boolean): Promise<string[]> {
+  private async carryOver(keep: (name: string) => boolean, dropInside: readonly string[]): Promise<string[]> {
     let names: string[];
     try {
       names = (await fs.readdir(this.outDir)).sort();
@@ -536,6 +542,8 @@ export class TreeWriter {
     for (const name of names) {
       if (!keep(name) || writtenTop.has(name)) continue;
       await linkCopy(path.join(this.outDir, name), path.join(this.tempDir, name));
+      for (const dropped of dropInside)
+        if (dropped.startsWith(`${name}/`)) await fs.rm(path.join(this.tempDir, dropped), { force: true });
       kept.push(name);
     }
     return kept;

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseHeadersFile } from '../../src/serve/http/headers-file.js';
 import { readTree } from '../helpers/files.js';
-import { buildFixtureProject } from '../helpers/projects.js';
+import { buildJson } from '../helpers/cli.js';
+import { buildFixtureProject, makeProject } from '../helpers/projects.js';
 
 /** Each header name a path gets, with every value the matching rules give it. */
 function headersAsHostsApplyThem(headersFile: string, urlPath: string): Map<string, string[]> {
@@ -56,5 +57,46 @@ describe("the tree's _headers on Cloudflare and Netlify", () => {
     const notFound = readFileSync(path.join(tree, '404.html'), 'utf8');
     expect(notFound).toContain('<h1>Not found</h1>');
     expect(notFound).toContain('staticmcp example server');
+  });
+});
+
+describe('_headers of a tree with discovery files', () => {
+  let discoveryHeaders: string;
+  let discoveryPaths: string[];
+  beforeAll(async () => {
+    const project = await makeProject({
+      tools: { ok: 'ok' },
+      config: {
+        name: 'weather',
+        publicUrl: 'https://mcp.example.com',
+        registryAuth: 'v=MCPv1; k=ed25519; p=O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik=',
+      },
+    });
+    expect((await buildJson(project)).code).toBe(0);
+    const built = path.join(project, 'dist');
+    discoveryHeaders = readFileSync(path.join(built, '_headers'), 'utf8');
+    discoveryPaths = [...(await readTree(built)).keys()].map((file) => `/${file}`);
+  });
+
+  it('types the card and the catalog, lets any origin read them, and still sets each header once per path', () => {
+    expect(discoveryPaths).toEqual(
+      expect.arrayContaining(['/mcp/server-card', '/.well-known/ai-catalog.json', '/.well-known/mcp-registry-auth']),
+    );
+    for (const urlPath of [...discoveryPaths, '/mcp', '/mcp/other', '/.well-known/security.txt'])
+      for (const [name, values] of headersAsHostsApplyThem(discoveryHeaders, urlPath))
+        expect(values, `${name} of ${urlPath}`).toHaveLength(1);
+    const card = headersAsHostsApplyThem(discoveryHeaders, '/mcp/server-card');
+    expect(card.get('content-type')).toEqual(['application/mcp-server-card+json']);
+    expect(card.get('access-control-allow-origin')).toEqual(['*']);
+    expect(card.get('access-control-expose-headers')).toEqual(['ETag']);
+    expect(card.get('cache-control')).toEqual(['public, max-age=3600']);
+    const catalog = headersAsHostsApplyThem(discoveryHeaders, '/.well-known/ai-catalog.json');
+    expect(catalog.get('content-type')).toEqual(['application/ai-catalog+json']);
+    expect(catalog.get('access-control-allow-origin')).toEqual(['*']);
+    expect(headersAsHostsApplyThem(discoveryHeaders, '/.well-known/mcp-registry-auth').get('content-type')).toEqual([
+      'text/plain; charset=utf-8',
+    ]);
+    // Only the discovery files are typed by a rule: a miss elsewhere keeps the host's own type.
+    expect(headersAsHostsApplyThem(discoveryHeaders, '/mcp/other').has('content-type')).toBe(false);
   });
 });

@@ -145,11 +145,12 @@ describe('the packed package, installed globally', () => {
       (file) =>
         !['LICENSE', 'README.md', 'package.json', 'staticmcp.schema.json'].includes(file) &&
         !/^templates\//.test(file) &&
+        // The pinned registry and server-card schemas discovery files are validated against, with their sources.
+        !/^schemas\/(README\.md|[a-z0-9.-]+\.schema\.json)$/.test(file) &&
         !(/^dist\/.+\.js$/.test(file) && !/^dist\/edge\/(?!_worker\.js$)/.test(file)),
     );
-    expect(unexpected, 'only the compiled CLI, the worker bundle, the config schema and the templates ship').toEqual(
-      [],
-    );
+    expect(packedFiles).toContain('schemas/registry-server.2025-12-11.schema.json');
+    expect(unexpected, 'only the compiled CLI, the worker bundle, the schemas and the templates ship').toEqual([]);
   });
 
   it('needs no install script: npm runs none for its users and asks them to allow none', async () => {

@@ -58,7 +58,12 @@ beforeAll(async () => {
   const config = JSON.parse(await fs.readFile(configFile, 'utf8')) as Record<string, unknown>;
   await fs.writeFile(
     configFile,
-    JSON.stringify({ ...config, publicUrl: 'https://example.pages.dev', http: { allowedOrigins: [ALLOWED_ORIGIN] } }),
+    JSON.stringify({
+      ...config,
+      publicUrl: 'https://example.pages.dev',
+      githubOwner: 'example-owner',
+      http: { allowedOrigins: [ALLOWED_ORIGIN] },
+    }),
   );
   tree = path.join(await temporaryFolder(), 'tree');
   const build = await runCli(['build', project, '--out', tree]);
@@ -262,7 +267,8 @@ describe('the static site around it', () => {
     });
     const serverJson = JSON.parse(await fs.readFile(path.join(tree, 'server.json'), 'utf8')) as Record<string, unknown>;
     expect(serverJson).toMatchObject({
-      name: 'dev.pages.example/example',
+      // A pages.dev host is not the user's: the name is the GitHub owner's, which the registry verifies.
+      name: 'io.github.example-owner/example',
       remotes: [{ type: 'streamable-http', url: 'https://example.pages.dev/mcp' }],
     });
     // The npm package only once staticmcp is published: the registry checks each package it lists.
