@@ -31,7 +31,10 @@ export async function discoverPublicFiles(projectRoot: string): Promise<PublicDi
         message:
           relativePath.includes('/') && !isBuildOwnedPath(relativePath.split('/', 1)[0] ?? '')
             ? `is not copied: the build writes ${relativePath} itself (from publicUrl and registryAuth in staticmcp.json); remove it from public/`
-            : `is not copied: ${relativePath.split('/', 1)[0]} at the top of the tree belongs to the build; give it another name`,
+            : relativePath === '_headers'
+              ? // Renaming would not help: the hosts read only this name, and join every rule that matches.
+                "is not copied: the build writes _headers itself, and Cloudflare and Netlify would join rules of yours with its own (two values for one header); set cache.ttlSeconds in staticmcp.json for the cache rules, or set other headers in the host's settings"
+              : `is not copied: ${relativePath.split('/', 1)[0]} at the top of the tree belongs to the build; give it another name`,
       });
       continue;
     }

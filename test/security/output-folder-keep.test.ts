@@ -46,11 +46,14 @@ describe('the output folder', () => {
         'public/.well-known/security.txt': 'Contact: mailto:security@example.org\n',
         'public/favicon.ico': Buffer.from([0, 0, 1, 0, 0xff]),
         'public/mcp.json': '{"not": "ours"}',
+        'public/_headers': '/*.json\n  Cache-Control: no-store\n',
       },
     });
     const { report, code } = await buildJson(project);
     expect(code).toBe(1);
     expect(problemsOf(report)).toMatch(/public\/mcp\.json.*belongs to the build/);
+    // Rules of the user's would join the build's on the hosts: refused, with where such settings go.
+    expect(problemsOf(report)).toMatch(/public\/_headers.*would join rules of yours with its own.*cache\.ttlSeconds/);
     const dist = path.join(project, 'dist');
     expect(await fs.readFile(path.join(dist, 'CNAME'), 'utf8')).toBe('mcp.example.org\n');
     expect(await fs.readFile(path.join(dist, '.well-known', 'security.txt'), 'utf8')).toMatch(/Contact/);
