@@ -20,7 +20,9 @@ let source;
 try {
   source = readFileSync(file, 'utf8');
 } catch (error) {
-  process.stderr.write(`mark-published: cannot read ${file} (${error.code}): name the file that declares PUBLISHED_ON_NPM\n`);
+  process.stderr.write(
+    `mark-published: cannot read ${file} (${error.code}): name the file that declares PUBLISHED_ON_NPM\n`,
+  );
   process.exit(1);
 }
 const found = source.match(SWITCH)?.length ?? 0;

@@ -7,15 +7,12 @@
 // The install resolves the dependencies as a user's does (their newest matching versions, not the
 // lockfile's), preferring the npm cache that `npm ci` filled; what the cache lacks comes from the
 // registry, so the first run on a machine needs it.
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NPM_ENV, PACKAGE_JSON, packThisBuild, runCommand } from '../helpers/npm-package.js';
+import { initializeOverStdio, PACKAGE_JSON, packThisBuild, runCommand } from '../helpers/npm-package.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
-
-const ENV = NPM_ENV;
 
 function run(command: string, args: readonly string[], cwd: string) {
   return runCommand(command, args, { cwd });
@@ -39,46 +36,6 @@ async function listInstalledPackages(root: string): Promise<Set<string>> {
   };
   await visit(root);
   return names;
-}
-
-/** Starts `staticmcp serve <project>`, sends initialize on stdin and returns the first line it answers. */
-function initializeOverStdio(
-  bin: string,
-  project: string,
-): Promise<{ answer: Record<string, unknown>; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, ['serve', project], { env: ENV, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`no answer to initialize within 30 s; stderr: ${stderr}`));
-    }, 30_000);
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-      const newline = stdout.indexOf('\n');
-      if (newline < 0) return;
-      clearTimeout(timer);
-      child.stdin.end();
-      child.on('exit', () => resolve({ answer: JSON.parse(stdout.slice(0, newline)), stderr }));
-    });
-    child.on('error', reject);
-    child.stdin.write(
-      `${JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'packed-install', version: '1' },
-        },
-      })}\n`,
-    );
-  });
 }
 
 describe('the packed package, installed globally', () => {
@@ -148,12 +105,14 @@ describe('the packed package, installed globally', () => {
     expect(installScripts).toEqual([]);
   });
 
-  it("pulls only the runtime dependencies, quietly: no dev tool, no warning on the oldest Node engines allows", async () => {
+  it('pulls only the runtime dependencies, quietly: no dev tool, no warning on the oldest Node engines allows', async () => {
     const installed = await listInstalledPackages(path.join(prefix, 'lib', 'node_modules', 'staticmcp'));
     const devOnly = Object.keys(
-      (JSON.parse(await fs.readFile(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
-        devDependencies: Record<string, string>;
-      }).devDependencies,
+      (
+        JSON.parse(await fs.readFile(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+          devDependencies: Record<string, string>;
+        }
+      ).devDependencies,
     );
     // @types/mdast is also a dependency of the remark packages (they ship their types that way).
     expect(devOnly.filter((name) => installed.has(name) && !name.startsWith('@types/'))).toEqual([]);
@@ -192,7 +151,7 @@ describe('the packed package, installed globally', () => {
     const check = await run(bin, ['check', tree], work);
     expect(check.code, check.stderr).toBe(0);
 
-    const { answer, stderr } = await initializeOverStdio(bin, project);
+    const { answer, stderr } = await initializeOverStdio(bin, ['serve', project]);
     expect(answer, stderr).toMatchObject({
       jsonrpc: '2.0',
       id: 1,
@@ -228,8 +187,8 @@ describe('the packed package, installed globally', () => {
     // Bytes that depend only on the installation: init again, same tarball, nothing new to commit.
     const again = path.join(work, 'packed-again');
     expect((await run(bin, ['init', again], work)).code).toBe(0);
-    expect((await fs.readFile(path.join(again, 'deploy', path.basename(tarball)))).equals(await fs.readFile(copy))).toBe(
-      true,
-    );
+    expect(
+      (await fs.readFile(path.join(again, 'deploy', path.basename(tarball)))).equals(await fs.readFile(copy)),
+    ).toBe(true);
   });
 });

@@ -3,7 +3,7 @@
 // test, never a stale dist/), optionally with PUBLISHED_ON_NPM flipped by the release's own script
 // (scripts/mark-published.mjs) on the staged dist; and the npm commands the tests run around it,
 // in an environment free of a surrounding `npm test`'s settings.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CLI, REPO_ROOT } from './paths.js';
@@ -12,7 +12,8 @@ import { CLI, REPO_ROOT } from './paths.js';
 export const NPM_ENV: Record<string, string> = Object.fromEntries(
   Object.entries(process.env).filter(
     (entry): entry is [string, string] =>
-      entry[1] !== undefined && (!/^npm_/i.test(entry[0]) || /^npm_config_(cache|userconfig|registry)$/i.test(entry[0])),
+      entry[1] !== undefined &&
+      (!/^npm_/i.test(entry[0]) || /^npm_config_(cache|userconfig|registry)$/i.test(entry[0])),
   ),
 );
 
@@ -84,4 +85,54 @@ export async function packThisBuild(work: string, options: { published?: boolean
     tarball: path.join(stage, report.filename),
     files: report.files.map((file) => file.path).sort(),
   };
+}
+
+/**
+ * Starts `command args…` as an MCP client starts a stdio server, sends initialize on stdin and
+ * returns the first line it answers (then closes stdin, and waits for the process to end).
+ */
+export function initializeOverStdio(
+  command: string,
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): Promise<{ answer: Record<string, unknown>; stderr: string }> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      env: options.env ?? NPM_ENV,
+      cwd: options.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const exited = new Promise((done) => child.on('exit', done));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no answer to initialize within ${timeoutMs} ms; stderr: ${stderr}`));
+    }, timeoutMs);
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      const newline = stdout.indexOf('\n');
+      if (newline < 0) return;
+      clearTimeout(timer);
+      child.stdin.end();
+      void exited.then(() => resolve({ answer: JSON.parse(stdout.slice(0, newline)), stderr }));
+    });
+    child.on('error', reject);
+    child.stdin.write(
+      `${JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'staticmcp-tests', version: '1' },
+        },
+      })}\n`,
+    );
+  });
 }
