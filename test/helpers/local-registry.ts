@@ -127,6 +127,11 @@ export class LocalRegistry {
       npm_config_registry: this.url,
       npm_config_userconfig: path.join(this.folder, 'npmrc'),
       npm_config_cache: path.join(this.folder, 'npm-cache'),
+      // A host's build starts with an empty cache and fetches each package's metadata once, as the
+      // first install here does; later commands use what it fetched seconds ago instead of asking
+      // again (each question costs verdaccio a parse of the whole document: 10 s an install).
+      npm_config_prefer_offline: 'true',
+      // Neither is part of a build; both would ask the registry (and verdaccio its upstream).
       npm_config_update_notifier: 'false',
       npm_config_audit: 'false',
       npm_config_fund: 'false',
