@@ -112,10 +112,15 @@ describe('staticmcp init --shards', () => {
     expect(await fs.readFile(path.join(project, '.github/workflows/staticmcp-pages.yml'), 'utf8')).toBe(before);
 
     await fs.rm(path.join(project, '.github'), { recursive: true });
+    // The workflow's command installs the tarball init packed (before publication): put back when missing.
+    const [, , tarball] = deployCommandWords();
+    const needsTarball = tarball?.startsWith('./') === true;
+    if (needsTarball) await fs.rm(path.join(project, String(tarball)));
     const files = (await readTree(project)).size;
     const added = await runCli(['init', project, '--shards', '4']);
     expect(added.code, added.stderr).toBe(0);
-    expect((await readTree(project)).size).toBe(files + 1);
+    expect((await readTree(project)).size).toBe(files + (needsTarball ? 2 : 1));
+    if (needsTarball) await expect(fs.access(path.join(project, String(tarball)))).resolves.toBeUndefined();
     const workflow = parse(
       await fs.readFile(path.join(project, '.github/workflows/staticmcp-pages.yml'), 'utf8'),
     ) as Workflow;
