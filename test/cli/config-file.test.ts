@@ -124,12 +124,16 @@ describe('staticmcp.schema.json', () => {
     expect(pkg.files).toContain('staticmcp.schema.json');
   });
 
-  it("is what init's staticmcp.json points editors at, and that file passes it", async () => {
-    const template = path.join(REPO_ROOT, 'templates/project');
-    const written = await readJson<{ $schema: string }>(path.join(template, 'staticmcp.json'));
-    // Relative to a project that installed staticmcp: node_modules/staticmcp/<the file at our root>.
-    expect(written.$schema).toBe('./node_modules/staticmcp/staticmcp.schema.json');
-    await expect(readConfig(template)).resolves.toMatchObject({ name: 'my-server' });
+  it("is what init's staticmcp.json points editors at, copied beside it, and that file passes it", async () => {
+    const project = path.join(await temporaryFolder(), 'my-server');
+    expect((await runCli(['init', project])).code).toBe(0);
+    const written = await readJson<{ $schema: string }>(path.join(project, 'staticmcp.json'));
+    // A fresh project has no node_modules/staticmcp: the schema of the staticmcp that wrote it is a file beside it.
+    expect(written.$schema).toBe('./staticmcp.schema.json');
+    expect(await readJson(path.join(project, written.$schema))).toEqual(
+      await readJson(path.join(REPO_ROOT, 'staticmcp.schema.json')),
+    );
+    await expect(readConfig(project)).resolves.toMatchObject({ name: 'my-server' });
   });
 
   it('refuses what the commands refuse, naming the key', async () => {

@@ -6,6 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { deployCommandWords } from '../../src/staticmcp-command.js';
 import { buildJson, runCli } from '../helpers/cli.js';
 import { readTree } from '../helpers/files.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
@@ -30,11 +31,14 @@ interface Workflow {
 // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template literal
 const MATRIX_SHARD = '${{ matrix.shard }}';
 
-/** A workflow `run:` line as our CLI's arguments: the pinned `npx --yes staticmcp@x` is this checkout's build. */
+/**
+ * A workflow `run:` line as our CLI's arguments: its command is this exact staticmcp (the
+ * tarball init packed, or `staticmcp@<version>` once published), which here is this checkout's
+ * build; test/cli/deploy-commands.test.ts runs the command itself.
+ */
 function cliArguments(run: string, matrixShard?: number): string[] {
   const words = run.replaceAll(MATRIX_SHARD, String(matrixShard)).split(/\s+/);
-  expect(words.slice(0, 2)).toEqual(['npx', '--yes']);
-  expect(words[2]).toMatch(/^staticmcp@\d+\.\d+\.\d+/);
+  expect(words.slice(0, 3)).toEqual(deployCommandWords());
   return words.slice(3);
 }
 
@@ -108,10 +112,15 @@ describe('staticmcp init --shards', () => {
     expect(await fs.readFile(path.join(project, '.github/workflows/staticmcp-pages.yml'), 'utf8')).toBe(before);
 
     await fs.rm(path.join(project, '.github'), { recursive: true });
+    // The workflow's command installs the tarball init packed (before publication): put back when missing.
+    const [, , tarball] = deployCommandWords();
+    const needsTarball = tarball?.startsWith('./') === true;
+    if (needsTarball) await fs.rm(path.join(project, String(tarball)));
     const files = (await readTree(project)).size;
     const added = await runCli(['init', project, '--shards', '4']);
     expect(added.code, added.stderr).toBe(0);
-    expect((await readTree(project)).size).toBe(files + 1);
+    expect((await readTree(project)).size).toBe(files + (needsTarball ? 2 : 1));
+    if (needsTarball) await expect(fs.access(path.join(project, String(tarball)))).resolves.toBeUndefined();
     const workflow = parse(
       await fs.readFile(path.join(project, '.github/workflows/staticmcp-pages.yml'), 'utf8'),
     ) as Workflow;

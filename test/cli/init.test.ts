@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { deployCommandWords } from '../../src/staticmcp-command.js';
 import { buildJson, runCli } from '../helpers/cli.js';
 import { readJson } from '../helpers/files.js';
 import { HttpServe } from '../helpers/http-serve.js';
@@ -54,7 +55,9 @@ describe('staticmcp init', () => {
     const wrangler = await fs.readFile(path.join(project, 'deploy/wrangler.jsonc'), 'utf8');
     expect(wrangler).toContain('"run_worker_first": ["/mcp"]');
     const workflow = await fs.readFile(path.join(project, '.github/workflows/staticmcp-pages.yml'), 'utf8');
-    expect(workflow).toMatch(/staticmcp build[\s\S]*upload-pages-artifact[\s\S]*path: dist/);
+    // The build step runs this exact staticmcp (test/cli/deploy-commands.test.ts runs it as GitHub does).
+    expect(workflow).toContain(`- run: ${deployCommandWords().join(' ')} build\n`);
+    expect(workflow).toMatch(/ build\n[\s\S]*upload-pages-artifact[\s\S]*path: dist/);
   });
 
   it("the Netlify edge function answers MCP with the tree's worker, reading the tree from the site itself", async () => {

@@ -7,109 +7,51 @@
 // The install resolves the dependencies as a user's does (their newest matching versions, not the
 // lockfile's), preferring the npm cache that `npm ci` filled; what the cache lacks comes from the
 // registry, so the first run on a machine needs it.
-import { execFile, spawn } from 'node:child_process';
-import { promises as fs, readFileSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLI, REPO_ROOT } from '../helpers/paths.js';
+import { initializeOverStdio, PACKAGE_JSON, packThisBuild, runCommand } from '../helpers/npm-package.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
-/** npm's own settings from a surrounding `npm test` (prefix, dry-run, …) must not steer the install. */
-const ENV = Object.fromEntries(
-  Object.entries(process.env).filter(
-    ([name]) => !/^npm_/i.test(name) || /^npm_config_(cache|userconfig|registry)$/i.test(name),
-  ),
-);
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+function run(command: string, args: readonly string[], cwd: string) {
+  return runCommand(command, args, { cwd });
 }
 
-function run(command: string, args: readonly string[], cwd: string): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      command,
-      args,
-      { cwd, env: ENV, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
-
-/** Starts `staticmcp serve <project>`, sends initialize on stdin and returns the first line it answers. */
-function initializeOverStdio(
-  bin: string,
-  project: string,
-): Promise<{ answer: Record<string, unknown>; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, ['serve', project], { env: ENV, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`no answer to initialize within 30 s; stderr: ${stderr}`));
-    }, 30_000);
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-      const newline = stdout.indexOf('\n');
-      if (newline < 0) return;
-      clearTimeout(timer);
-      child.stdin.end();
-      child.on('exit', () => resolve({ answer: JSON.parse(stdout.slice(0, newline)), stderr }));
-    });
-    child.on('error', reject);
-    child.stdin.write(
-      `${JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'packed-install', version: '1' },
-        },
-      })}\n`,
-    );
-  });
+/** Every package folder under `root`'s node_modules (nested ones too), by name. */
+async function listInstalledPackages(root: string): Promise<Set<string>> {
+  const names = new Set<string>();
+  const visit = async (folder: string): Promise<void> => {
+    const modules = path.join(folder, 'node_modules');
+    for (const entry of await fs.readdir(modules).catch(() => [] as string[])) {
+      if (entry.startsWith('.')) continue;
+      const packages = entry.startsWith('@')
+        ? (await fs.readdir(path.join(modules, entry))).map((name) => `${entry}/${name}`)
+        : [entry];
+      for (const name of packages) {
+        names.add(name);
+        await visit(path.join(modules, name));
+      }
+    }
+  };
+  await visit(root);
+  return names;
 }
 
 describe('the packed package, installed globally', () => {
-  const packageJson = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
-    name: string;
-    version: string;
-    files: string[];
-  };
+  const packageJson = PACKAGE_JSON;
   let tarball = '';
   let packedFiles: string[] = [];
   let bin = '';
+  let prefix = '';
   let work = '';
+  let installOutput = '';
 
   beforeAll(async () => {
     work = await temporaryFolder('staticmcp-packed-');
-    // What `npm run build` writes to dist/ is what global setup compiled for this run (same tsc,
-    // same worker bundle), so the tarball holds the code under test, never a stale dist/.
-    const stage = path.join(work, 'stage');
-    await fs.mkdir(stage);
-    // package.json "files" besides dist/ (staged from this run's build below): templates, the config schema.
-    const shipped = packageJson.files.filter((entry) => !entry.startsWith('dist') && !entry.startsWith('!'));
-    for (const entry of ['package.json', 'README.md', 'LICENSE', ...shipped]) {
-      await fs.cp(path.join(REPO_ROOT, entry), path.join(stage, entry), { recursive: true });
-    }
-    await fs.cp(path.dirname(path.dirname(CLI)), path.join(stage, 'dist'), { recursive: true });
-    const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], stage);
-    expect(pack.code, pack.stderr).toBe(0);
-    const [report] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }];
-    tarball = path.join(work, report.filename);
-    packedFiles = report.files.map((file) => file.path).sort();
+    ({ tarball, files: packedFiles } = await packThisBuild(work));
 
-    const prefix = path.join(work, 'prefix');
+    prefix = path.join(work, 'prefix');
     const install = await run(
       'npm',
       [
@@ -126,6 +68,7 @@ describe('the packed package, installed globally', () => {
       work,
     );
     expect(install.code, install.stderr).toBe(0);
+    installOutput = install.stdout + install.stderr;
     bin = path.join(prefix, 'bin', 'staticmcp');
   }, 240_000);
 
@@ -163,6 +106,26 @@ describe('the packed package, installed globally', () => {
     expect(installScripts).toEqual([]);
   });
 
+  it('pulls only the runtime dependencies, quietly: no dev tool, no warning on the oldest Node engines allows', async () => {
+    const installed = await listInstalledPackages(path.join(prefix, 'lib', 'node_modules', 'staticmcp'));
+    const devOnly = Object.keys(
+      (
+        JSON.parse(await fs.readFile(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+          devDependencies: Record<string, string>;
+        }
+      ).devDependencies,
+    );
+    // @types/mdast is also a dependency of the remark packages (they ship their types that way).
+    expect(devOnly.filter((name) => installed.has(name) && !name.startsWith('@types/'))).toEqual([]);
+    for (const name of Object.keys(packageJson.dependencies)) expect(installed.has(name), name).toBe(true);
+    // README "Installing" gives the figures (93 packages, 5.8 MiB of files on 2026-11-26); this
+    // bound notices a dependency that brings a crowd, not the drift of patch releases.
+    expect(installed.size).toBeLessThan(130);
+    // This suite runs on the oldest Node `engines` allows: a dependency that wants a newer one
+    // would print EBADENGINE here, and any other npm warning would reach every user too.
+    expect(installOutput).not.toMatch(/EBADENGINE|npm warn/i);
+  });
+
   it('prints its version', async () => {
     const version = await run(bin, ['--version'], work);
     expect(version.code, version.stderr).toBe(0);
@@ -189,7 +152,7 @@ describe('the packed package, installed globally', () => {
     const check = await run(bin, ['check', tree], work);
     expect(check.code, check.stderr).toBe(0);
 
-    const { answer, stderr } = await initializeOverStdio(bin, project);
+    const { answer, stderr } = await initializeOverStdio(bin, ['serve', project]);
     expect(answer, stderr).toMatchObject({
       jsonrpc: '2.0',
       id: 1,
@@ -203,5 +166,30 @@ describe('the packed package, installed globally', () => {
     expect(init.code, init.stderr).toBe(0);
     expect((await fs.stat(path.join(starter, 'tools', 'hello'))).mode & 0o111).not.toBe(0);
     await expect(fs.access(path.join(starter, '.gitignore'))).resolves.toBeUndefined();
+  });
+
+  it("packs itself for a project's deploy files exactly as npm pack packs it", async () => {
+    const starter = path.join(work, 'packed-by-init');
+    const init = await run(bin, ['init', starter], work);
+    expect(init.code, init.stderr).toBe(0);
+    const copy = path.join(starter, 'deploy', path.basename(tarball));
+    const listing = await run('tar', ['-tzvf', copy], work);
+    expect(listing.code, listing.stderr).toBe(0);
+    const entries = listing.stdout
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [mode, , , , , name] = line.split(/\s+/);
+        return { mode, name: String(name).replace(/^package\//, '') };
+      });
+    expect(entries.map((entry) => entry.name).sort()).toEqual(packedFiles);
+    // The starter tool keeps its executable bit, as init copies it from the unpacked package.
+    expect(entries.find((entry) => entry.name === 'templates/project/tools/hello')?.mode).toBe('-rwxr-xr-x');
+    // Bytes that depend only on the installation: init again, same tarball, nothing new to commit.
+    const again = path.join(work, 'packed-again');
+    expect((await run(bin, ['init', again], work)).code).toBe(0);
+    expect(
+      (await fs.readFile(path.join(again, 'deploy', path.basename(tarball)))).equals(await fs.readFile(copy)),
+    ).toBe(true);
   });
 });
