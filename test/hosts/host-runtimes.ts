@@ -3,14 +3,14 @@
 // the file `init` writes), and a plain static host (files, 404 for the rest) that `staticmcp serve
 // <URL>` reads. Each listens on loopback only, with telemetry off and a throwaway HOME, and is
 // ended with its whole process group.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { CLI } from '../helpers/paths.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 export interface RunningHost {
@@ -50,15 +50,13 @@ function findDeno(): string {
 }
 const DENO = findDeno();
 
-/** Copies the deploy files `staticmcp init` writes (deploy/, netlify.toml) into a built project, as they are. */
+/** Copies the deploy files `staticmcp init` writes (deploy/, netlify.toml) into a built project, as init renders them. */
 export async function addInitDeployFiles(projectDir: string): Promise<void> {
-  await fs.cp(path.join(REPO_ROOT, 'templates', 'project', 'deploy'), path.join(projectDir, 'deploy'), {
-    recursive: true,
-  });
-  await fs.copyFile(
-    path.join(REPO_ROOT, 'templates', 'project', 'netlify.toml'),
-    path.join(projectDir, 'netlify.toml'),
-  );
+  const scaffold = path.join(await temporaryFolder('staticmcp-init-'), 'project');
+  const init = spawnSync(process.execPath, [CLI, 'init', scaffold], { encoding: 'utf8' });
+  if (init.status !== 0) throw new Error(`staticmcp init failed: ${init.stderr}`);
+  await fs.cp(path.join(scaffold, 'deploy'), path.join(projectDir, 'deploy'), { recursive: true });
+  await fs.copyFile(path.join(scaffold, 'netlify.toml'), path.join(projectDir, 'netlify.toml'));
 }
 
 /** Runs wrangler with `args` and resolves once it says it is ready. */
