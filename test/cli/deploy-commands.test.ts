@@ -178,11 +178,16 @@ describe('the deploy files init writes, run as each host runs them against an np
     expect(specs.length).toBeGreaterThan(3);
     expect(specs.filter((spec) => spec !== REGISTRY_SPEC)).toEqual([]);
 
-    // A public URL makes the build write server.json and put the real address on the landing page.
+    // A public URL (with the GitHub owner the registry verifies a pages.dev site by) makes the build
+    // write server.json and put the real address on the landing page.
     const configFile = path.join(project, 'staticmcp.json');
     await fs.writeFile(
       configFile,
-      JSON.stringify({ ...(await readJson(configFile)), publicUrl: 'https://my-server.pages.dev' }, null, 2),
+      JSON.stringify(
+        { ...(await readJson(configFile)), publicUrl: 'https://my-server.pages.dev', githubOwner: 'example-owner' },
+        null,
+        2,
+      ),
     );
     const builds = await readHostBuilds(project);
     for (const build of builds) expect(build.commands, build.host).toEqual([`npx --yes ${REGISTRY_SPEC} build`]);
