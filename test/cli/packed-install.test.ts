@@ -4,41 +4,20 @@
 // serve answering initialize over stdio. Also: the tarball holds only what runs, and the README's
 // install line names the tarball npm pack really writes.
 //
-// The install resolves the dependencies as a user's does (their newest matching versions, not the
-// lockfile's), preferring the npm cache that `npm ci` filled; what the cache lacks comes from the
-// registry, so the first run on a machine needs it.
-import { execFile, spawn } from 'node:child_process';
-import { promises as fs, readFileSync } from 'node:fs';
+// Packing and installing: test/helpers/packed-package.ts (shared with readme-walkthrough.test.ts).
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLI, REPO_ROOT } from '../helpers/paths.js';
+import {
+  installGlobally,
+  NPM_ENVIRONMENT as ENV,
+  PACKAGE_JSON,
+  packPackage,
+  runCommand as run,
+} from '../helpers/packed-package.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
-
-/** npm's own settings from a surrounding `npm test` (prefix, dry-run, …) must not steer the install. */
-const ENV = Object.fromEntries(
-  Object.entries(process.env).filter(
-    ([name]) => !/^npm_/i.test(name) || /^npm_config_(cache|userconfig|registry)$/i.test(name),
-  ),
-);
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: readonly string[], cwd: string): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      command,
-      args,
-      { cwd, env: ENV, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
 
 /** Starts `staticmcp serve <project>`, sends initialize on stdin and returns the first line it answers. */
 function initializeOverStdio(
@@ -81,11 +60,7 @@ function initializeOverStdio(
 }
 
 describe('the packed package, installed globally', () => {
-  const packageJson = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
-    name: string;
-    version: string;
-    files: string[];
-  };
+  const packageJson = PACKAGE_JSON;
   let tarball = '';
   let packedFiles: string[] = [];
   let bin = '';
@@ -93,40 +68,8 @@ describe('the packed package, installed globally', () => {
 
   beforeAll(async () => {
     work = await temporaryFolder('staticmcp-packed-');
-    // What `npm run build` writes to dist/ is what global setup compiled for this run (same tsc,
-    // same worker bundle), so the tarball holds the code under test, never a stale dist/.
-    const stage = path.join(work, 'stage');
-    await fs.mkdir(stage);
-    // package.json "files" besides dist/ (staged from this run's build below): templates, the config schema.
-    const shipped = packageJson.files.filter((entry) => !entry.startsWith('dist') && !entry.startsWith('!'));
-    for (const entry of ['package.json', 'README.md', 'LICENSE', ...shipped]) {
-      await fs.cp(path.join(REPO_ROOT, entry), path.join(stage, entry), { recursive: true });
-    }
-    await fs.cp(path.dirname(path.dirname(CLI)), path.join(stage, 'dist'), { recursive: true });
-    const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], stage);
-    expect(pack.code, pack.stderr).toBe(0);
-    const [report] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }];
-    tarball = path.join(work, report.filename);
-    packedFiles = report.files.map((file) => file.path).sort();
-
-    const prefix = path.join(work, 'prefix');
-    const install = await run(
-      'npm',
-      [
-        'install',
-        '--global',
-        '--prefix',
-        prefix,
-        '--ignore-scripts',
-        '--prefer-offline',
-        '--no-audit',
-        '--no-fund',
-        tarball,
-      ],
-      work,
-    );
-    expect(install.code, install.stderr).toBe(0);
-    bin = path.join(prefix, 'bin', 'staticmcp');
+    ({ tarball, files: packedFiles } = await packPackage(work));
+    bin = await installGlobally(tarball, path.join(work, 'prefix'));
   }, 240_000);
 
   it('is named as the README says to install it, and holds only what runs', async () => {
