@@ -56,15 +56,18 @@ describe('the README walkthrough, run as written', () => {
   let clone = '';
   let work = '';
   let environment: Record<string, string | undefined> = {};
+  /** Where step 1's `npm install -g` installs: npm's global prefix for that one command. */
+  let prefix = '';
   let pagesDev: RunningHost | undefined;
 
   /** Runs a block with bash as the user's shell would, stopping at its first failing command. */
-  const runBlock = (block: string, cwd = work) => runCommand('bash', ['-e', '-c', block], cwd, environment);
+  const runBlock = (block: string, cwd = work, extra: Record<string, string> = {}) =>
+    runCommand('bash', ['-e', '-c', block], cwd, { ...environment, ...extra });
 
   beforeAll(async () => {
     clone = await temporaryFolder('staticmcp-walkthrough-clone-');
     work = await temporaryFolder('staticmcp-walkthrough-');
-    const prefix = await temporaryFolder('staticmcp-walkthrough-prefix-');
+    prefix = await temporaryFolder('staticmcp-walkthrough-prefix-');
     const home = await temporaryFolder('staticmcp-walkthrough-home-');
     // A user's shell: the installed staticmcp first on PATH, nothing of this repository's node_modules.
     const userPath = (process.env.PATH ?? '')
@@ -76,7 +79,6 @@ describe('the README walkthrough, run as written', () => {
       // The Inspector keeps a catalog in ~/.mcp-inspector: a home of its own; npm keeps its cache.
       HOME: home,
       npm_config_cache: process.env.npm_config_cache ?? path.join(os.homedir(), '.npm'),
-      npm_config_prefix: prefix,
       npm_config_prefer_offline: 'true',
       npm_config_update_notifier: 'false',
       NO_COLOR: '1',
@@ -97,7 +99,7 @@ describe('the README walkthrough, run as written', () => {
     const tarball = `${PACKAGE_JSON.name}-${PACKAGE_JSON.version}.tgz`;
     expect(commandLines(install)).toEqual(['npm install', 'npm pack', `npm install -g ./${tarball}`]);
     expect(existsSync(path.join(clone, tarball)), 'this run packed the tarball the README names').toBe(true);
-    const installed = await runBlock(commandLines(install)[2]!, clone);
+    const installed = await runBlock(commandLines(install)[2]!, clone, { npm_config_prefix: prefix });
     expect(installed.code, installed.stderr).toBe(0);
     const version = await runBlock('staticmcp --version');
     expect(version.stdout.trim()).toBe(PACKAGE_JSON.version);
