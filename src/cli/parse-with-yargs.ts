@@ -48,9 +48,12 @@ export async function parseWithYargs(argv: string[], commands?: readonly Command
         });
         for (const [name, option] of Object.entries(spec.options)) {
           // requiresArg: `--out` with nothing after it is an error, never an empty folder name.
-          // A number is taken as its text (readArguments converts it), so a refusal can quote it.
+          // A number is taken as its text (readArguments converts it), so a refusal can quote it
+          // as typed (`--port 0x10`, never 16): declared a string AND a number, yargs' parser keeps
+          // the text (a string flag is never coerced) while help labels it [number] (the number
+          // label is written after the string one). test/cli/command-line.test.ts holds both.
           command.option(name, {
-            type: option.type === 'boolean' ? 'boolean' : 'string',
+            ...(option.type === 'boolean' ? { type: 'boolean' } : { string: true, number: option.type === 'number' }),
             describe: option.describe,
             requiresArg: option.type !== 'boolean',
           });

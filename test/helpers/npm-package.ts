@@ -2,7 +2,8 @@
 // package.json `files`, with the dist/ this test run compiled, so the tarball holds the code under
 // test, never a stale dist/), optionally with PUBLISHED_ON_NPM flipped by the release's own script
 // (scripts/mark-published.mjs) on the staged dist; and the npm commands the tests run around it,
-// in an environment free of a surrounding `npm test`'s settings.
+// in an environment free of a surrounding `npm test`'s settings. Shared by the packed-install,
+// deploy-commands, release-flip and readme-walkthrough tests.
 import { execFile, spawn } from 'node:child_process';
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -85,6 +86,27 @@ export async function packThisBuild(work: string, options: { published?: boolean
     tarball: path.join(stage, report.filename),
     files: report.files.map((file) => file.path).sort(),
   };
+}
+
+/** Installs `tarball` globally into `prefix` with every install script refused; the path of its `staticmcp` bin. */
+export async function installGlobally(tarball: string, prefix: string): Promise<string> {
+  const install = await runCommand(
+    'npm',
+    [
+      'install',
+      '--global',
+      '--prefix',
+      prefix,
+      '--ignore-scripts',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      tarball,
+    ],
+    { cwd: path.dirname(tarball) },
+  );
+  if (install.code !== 0) throw new Error(`npm install -g failed (exit ${install.code}):\n${install.stderr}`);
+  return path.join(prefix, 'bin', 'staticmcp');
 }
 
 /**

@@ -1,0 +1,168 @@
+// The README's "The first hour", run as a new user runs it: its ```sh blocks, read from README.md
+// between the two walkthrough markers, each run by bash exactly as written, in order, in a fresh
+// folder, with the staticmcp from the packed tarball installed on PATH. Three substitutions, each
+// because nothing here should reach beyond the machine or repeat what other tests do:
+// - step 1 (install) must read exactly `npm install`, `npm pack`, `npm install -g ./<tarball>`:
+//   the tarball is packed from this run's build (test/helpers/npm-package.ts; a clone's
+//   `npm install` is the 2-minute contributor install), then the `npm install -g` line runs as
+//   written, into a temporary prefix (npm_config_prefix) instead of the user's global folder;
+// - step 7 (deploy) must read `npx wrangler pages deploy <tree> --project-name <name>`; the tree
+//   is served by Cloudflare's local runtime instead (`wrangler pages dev <tree>
+//   --compatibility-date 2025-09-01`, test/hosts/host-runtimes.ts), and the client command after
+//   it runs as written with that runtime's address in place of https://my-server.pages.dev/;
+// - `npx @modelcontextprotocol/inspector@2.12.0` finds the pinned Inspector (a dev dependency) in
+//   the folder's node_modules, as it would in npx's cache after a first download: no network.
+// Step 5 (`staticmcp serve my-server`) is the command the MCP TypeScript SDK client starts over
+// stdio; it lists the tools and gets a precomputed and a live answer.
+import { existsSync, promises as fs, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningHost, startPagesDev } from '../hosts/host-runtimes.js';
+import { NPM_ENV, PACKAGE_JSON, packThisBuild, runCommand } from '../helpers/npm-package.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { firstText } from '../helpers/results.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
+
+const START_MARKER = '<!-- walkthrough:';
+const END_MARKER = '<!-- walkthrough end -->';
+
+/** The ```sh blocks between the walkthrough markers of the README, in order. */
+function readWalkthroughBlocks(readme: string): string[] {
+  const start = readme.indexOf(START_MARKER);
+  const end = readme.indexOf(END_MARKER);
+  expect(start, 'README.md marks where the walkthrough starts').toBeGreaterThanOrEqual(0);
+  expect(end, 'and where it ends').toBeGreaterThan(start);
+  return [...readme.slice(start, end).matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map(([, body = '']) => body);
+}
+
+/** A block's command lines, comments and blank lines left out. */
+function commandLines(block: string): string[] {
+  return block
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+}
+
+const ANSWER_37 = '37 °C is 98.6 °F';
+
+describe('the README walkthrough, run as written', () => {
+  const blocks = readWalkthroughBlocks(readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8'));
+  const [install = '', init = '', writeTool = '', build = '', serve = '', connect = '', deploy = '', remote = ''] =
+    blocks;
+  /** The clone where step 1 runs, and the folder of every later step. */
+  let clone = '';
+  let work = '';
+  let environment: Record<string, string> = {};
+  /** Where step 1's `npm install -g` installs: npm's global prefix for that one command. */
+  let prefix = '';
+  let pagesDev: RunningHost | undefined;
+
+  /** Runs a block with bash as the user's shell would, stopping at its first failing command. */
+  const runBlock = (block: string, cwd = work, extra: Record<string, string> = {}) =>
+    runCommand('bash', ['-e', '-c', block], { cwd, env: { ...environment, ...extra } });
+
+  beforeAll(async () => {
+    clone = await temporaryFolder('staticmcp-walkthrough-clone-');
+    work = await temporaryFolder('staticmcp-walkthrough-');
+    prefix = await temporaryFolder('staticmcp-walkthrough-prefix-');
+    const home = await temporaryFolder('staticmcp-walkthrough-home-');
+    // A user's shell: the installed staticmcp first on PATH, nothing of this repository's node_modules.
+    const userPath = (process.env.PATH ?? '')
+      .split(path.delimiter)
+      .filter((entry) => !entry.endsWith(path.join('node_modules', '.bin')));
+    environment = {
+      ...NPM_ENV,
+      PATH: [path.join(prefix, 'bin'), ...userPath].join(path.delimiter),
+      // The Inspector keeps a catalog in ~/.mcp-inspector: a home of its own; npm keeps its cache.
+      HOME: home,
+      npm_config_cache: process.env.npm_config_cache ?? path.join(os.homedir(), '.npm'),
+      npm_config_prefer_offline: 'true',
+      npm_config_update_notifier: 'false',
+      NO_COLOR: '1',
+    };
+    await fs.symlink(path.join(REPO_ROOT, 'node_modules'), path.join(work, 'node_modules'));
+    // The README's `npm pack` in a clone: the tarball this run packed, where that command writes it.
+    const { tarball } = await packThisBuild(work);
+    await fs.copyFile(tarball, path.join(clone, path.basename(tarball)));
+  }, 120_000);
+
+  afterAll(async () => {
+    await pagesDev?.close();
+  });
+
+  it('has the eight blocks of its seven steps', () => {
+    expect(blocks).toHaveLength(8);
+  });
+
+  it('1. installs the package npm pack wrote, and puts staticmcp on PATH', async () => {
+    const tarball = `${PACKAGE_JSON.name}-${PACKAGE_JSON.version}.tgz`;
+    expect(commandLines(install)).toEqual(['npm install', 'npm pack', `npm install -g ./${tarball}`]);
+    expect(existsSync(path.join(clone, tarball)), 'this run packed the tarball the README names').toBe(true);
+    const installed = await runBlock(commandLines(install)[2]!, clone, { npm_config_prefix: prefix });
+    expect(installed.code, installed.stderr).toBe(0);
+    const version = await runBlock('staticmcp --version');
+    expect(version.stdout.trim()).toBe(PACKAGE_JSON.version);
+  }, 180_000);
+
+  it('2-4. init, a tool of its own, build: every temperature precomputed', async () => {
+    let output = '';
+    for (const block of [init, writeTool, build]) {
+      const step = await runBlock(block);
+      expect(step.code, `${block}\n${step.stdout}${step.stderr}`).toBe(0);
+      output = step.stdout + step.stderr;
+    }
+    // What step 4 says the build does, as its summary tells the user.
+    expect(output).toMatch(/celsius-to-fahrenheit \(celsius-to-fahrenheit\): 141 precomputed/);
+    expect(output).toMatch(/hello \(hello\): 4 precomputed/);
+    const manifest = JSON.parse(await fs.readFile(path.join(work, 'my-server', 'dist', 'mcp.json'), 'utf8')) as {
+      capabilities: { tools: { name: string }[] };
+    };
+    expect(manifest.capabilities.tools.map((tool) => tool.name).sort()).toEqual(['celsius-to-fahrenheit', 'hello']);
+  });
+
+  it('5. serve is the command a client starts: precomputed and live answers over stdio', async () => {
+    const client = new Client({ name: 'readme-walkthrough', version: '1' });
+    await client.connect(
+      new StdioClientTransport({
+        command: 'bash',
+        args: ['-c', serve],
+        cwd: work,
+        env: environment as Record<string, string>,
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(['celsius-to-fahrenheit', 'hello']);
+      expect(
+        firstText(await client.callTool({ name: 'celsius-to-fahrenheit', arguments: { celsius: 37 } })).trim(),
+      ).toBe(ANSWER_37);
+      // A name staticmcp.json does not list: the script runs live.
+      expect(firstText(await client.callTool({ name: 'hello', arguments: { name: 'Ada' } })).trim()).toBe(
+        'Hello, Ada.',
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('6. the Inspector CLI starts the server and prints the answer', async () => {
+    const inspector = await runBlock(connect);
+    expect(inspector.code, inspector.stderr).toBe(0);
+    expect(inspector.stdout).toContain(ANSWER_37);
+  });
+
+  it('7. deployed to Cloudflare Pages (its local runtime), the tree answers MCP at /mcp', async () => {
+    const [command] = commandLines(deploy);
+    const deployed = /^npx wrangler pages deploy (\S+) --project-name \S+$/.exec(command ?? '');
+    expect(deployed, command).not.toBeNull();
+    pagesDev = await startPagesDev(path.join(work, deployed![1]!));
+    expect(remote).toContain('https://my-server.pages.dev/');
+    const inspector = await runBlock(remote.replaceAll('https://my-server.pages.dev/', pagesDev.url.href));
+    expect(inspector.code, inspector.stderr).toBe(0);
+    expect(inspector.stdout).toContain(ANSWER_37);
+  }, 120_000);
+});
