@@ -10,7 +10,13 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initializeOverStdio, PACKAGE_JSON, packThisBuild, runCommand } from '../helpers/npm-package.js';
+import {
+  initializeOverStdio,
+  installGlobally,
+  PACKAGE_JSON,
+  packThisBuild,
+  runCommand,
+} from '../helpers/npm-package.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
@@ -52,24 +58,7 @@ describe('the packed package, installed globally', () => {
     ({ tarball, files: packedFiles } = await packThisBuild(work));
 
     prefix = path.join(work, 'prefix');
-    const install = await run(
-      'npm',
-      [
-        'install',
-        '--global',
-        '--prefix',
-        prefix,
-        '--ignore-scripts',
-        '--prefer-offline',
-        '--no-audit',
-        '--no-fund',
-        tarball,
-      ],
-      work,
-    );
-    expect(install.code, install.stderr).toBe(0);
-    installOutput = install.stdout + install.stderr;
-    bin = path.join(prefix, 'bin', 'staticmcp');
+    ({ bin, output: installOutput } = await installGlobally(tarball, prefix));
   }, 240_000);
 
   it('is named as the README says to install it, and holds only what runs', async () => {

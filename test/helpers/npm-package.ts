@@ -88,8 +88,11 @@ export async function packThisBuild(work: string, options: { published?: boolean
   };
 }
 
-/** Installs `tarball` globally into `prefix` with every install script refused; the path of its `staticmcp` bin. */
-export async function installGlobally(tarball: string, prefix: string): Promise<string> {
+/**
+ * Installs `tarball` globally into `prefix` with every install script refused, as a user would;
+ * the path of its `staticmcp` bin, and what npm printed (a user's install must print no warning).
+ */
+export async function installGlobally(tarball: string, prefix: string): Promise<{ bin: string; output: string }> {
   const install = await runCommand(
     'npm',
     [
@@ -106,7 +109,7 @@ export async function installGlobally(tarball: string, prefix: string): Promise<
     { cwd: path.dirname(tarball) },
   );
   if (install.code !== 0) throw new Error(`npm install -g failed (exit ${install.code}):\n${install.stderr}`);
-  return path.join(prefix, 'bin', 'staticmcp');
+  return { bin: path.join(prefix, 'bin', 'staticmcp'), output: install.stdout + install.stderr };
 }
 
 /**
