@@ -472,16 +472,14 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
           // Every request was cancelled: nothing to answer, and the HTTP exchange must still end.
           settle(new Response(null, { status: 204, headers: extraHeaders }));
         }
-      }, failed)
-      // Writing the answer failed (one too large to serialise): this request alone fails, with a
-      // 500 or its stream closed, never a rejection nobody handles.
-      .catch(failed);
-    void work
-      .finally(() => {
-        request.signal?.removeEventListener('abort', onAbort);
-        finished();
       })
+      // The request failed, or writing its answer did (one too large to serialise): this request
+      // alone fails, with a 500 or its stream closed, never a rejection nobody handles.
       .catch(failed);
+    void work.finally(() => {
+      request.signal?.removeEventListener('abort', onAbort);
+      finished();
+    });
     return responded;
   }
 
