@@ -1,4 +1,4 @@
-// Bundles the edge worker (src/edge/worker.ts and the portable MCP core it imports) into one
+// Bundles the edge worker (src/hosts/edge/worker.ts and the portable MCP core it imports) into one
 // self-contained ES module, `<outDir>/edge/_worker.js`, which `staticmcp build` copies into every
 // tree. Run by `npm run build` (outDir = dist) and by the test setup (a private outDir).
 // The bundle must not need anything at run time: a Node built-in reaching it fails the bundle here,
@@ -22,7 +22,7 @@ const refuseNodeBuiltins = {
     pluginBuild.onResolve({ filter: NODE_BUILTIN }, (args) => ({
       errors: [
         {
-          text: `${args.path} is a Node built-in, imported by ${path.relative(REPO_ROOT, args.importer)}: the edge worker must stay portable (src/mcp, src/tree and src/edge may not use Node APIs)`,
+          text: `${args.path} is a Node built-in, imported by ${path.relative(REPO_ROOT, args.importer)}: the edge worker must stay portable (src/core, src/hosts/edge and the validators they import may not use Node APIs)`,
         },
       ],
     }));
@@ -33,7 +33,7 @@ export async function bundleEdgeWorker(outDir) {
   const outfile = path.join(path.resolve(REPO_ROOT, outDir), WORKER_BUNDLE_PATH);
   await build({
     absWorkingDir: REPO_ROOT,
-    entryPoints: ['src/edge/worker.ts'],
+    entryPoints: ['src/hosts/edge/worker.ts'],
     outfile,
     bundle: true,
     format: 'esm',

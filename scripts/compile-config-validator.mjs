@@ -2,7 +2,7 @@
 // validator src/project/config.ts uses when it is there: loading ajv and compiling the schema at
 // run time costs more than Node's own start, which `serve my-server` would pay on every launch.
 // Run by `npm run build` (outDir = dist) and by the test setup (a private outDir). The same ajv
-// options as src/tree/json-validator.ts, so messages are the same either way.
+// options as src/validators/ajv-validator.ts, so messages are the same either way.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';

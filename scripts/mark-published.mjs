@@ -1,4 +1,4 @@
-// Flips the PUBLISHED_ON_NPM switch to true in the file it is given: src/staticmcp-command.ts
+// Flips the PUBLISHED_ON_NPM switch to true in the file it is given: src/shared/staticmcp-command.ts
 // before `npm publish` builds it (the release workflow, .github/workflows/release.yml), or the
 // compiled dist/staticmcp-command.js (the tests publish a copy of a test build to a local
 // registry). The switch is flipped by the release only, never by hand, so a checkout always tells
@@ -6,14 +6,16 @@
 // `PUBLISHED_ON_NPM = false` (already flipped, renamed, or the wrong file): a release must never
 // publish a package whose deploy files still install a tarball nobody has.
 //
-//   node scripts/mark-published.mjs src/staticmcp-command.ts
+//   node scripts/mark-published.mjs src/shared/staticmcp-command.ts
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const SWITCH = /\bPUBLISHED_ON_NPM = false;/g;
 
 const file = process.argv[2];
 if (file === undefined || process.argv.length > 3) {
-  process.stderr.write('usage: node scripts/mark-published.mjs <src/staticmcp-command.ts or its compiled .js>\n');
+  process.stderr.write(
+    'usage: node scripts/mark-published.mjs <src/shared/staticmcp-command.ts or its compiled .js>\n',
+  );
   process.exit(2);
 }
 let source;

@@ -1,11 +1,11 @@
 // The rest of the tree once the call files are in (tree-output.ts streams those): resources,
 // template instances, prompts, completions and deploy files, then the content hash over everything
 // written (read back in path order), the manifest with the tools' counters, and the edge runtime.
-import { treeJsonFile } from '../tree/canonical-json.js';
-import { rawResourceFilePath, resourceFilePath } from '../tree/resource-key.js';
+import { treeJsonFile } from '../core/tree/canonical-json.js';
+import { rawResourceFilePath, resourceFilePath } from '../core/tree/resource-key.js';
 import { ExtraCopies } from './extra-copies.js';
-import { deployFiles, runtimeFiles } from '../tree/deploy-files.js';
-import { discoveryFiles } from '../tree/discovery-files.js';
+import { deployFiles, runtimeFiles } from '../tree-writer/deploy-files.js';
+import { discoveryFiles } from '../tree-writer/discovery-files.js';
 import {
   DEFAULT_TOOLS_FOLDER,
   EXTENSION_KEY,
@@ -17,14 +17,14 @@ import {
   type Manifest,
   type ResourceDefinition,
   type ToolExtension,
-} from '../tree/manifest.js';
+} from '../core/tree/manifest.js';
 import type { ProjectConfig } from '../project/config.js';
-import { packageInfo } from '../version.js';
+import { packageInfo } from '../shared/version.js';
 import type { ProjectResource } from '../project/discover-resources.js';
 import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
 import { COMPLETIONS_FILE } from './collect-completions.js';
-import type { CompletionProviders } from '../tree/completion-provider.js';
+import type { CompletionProviders } from '../core/tree/completion-provider.js';
 import type { TemplateInstance } from './expand-resource-templates.js';
 import type { BuildProblem, ToolReport } from './build-report.js';
 import type { ToolPlan } from './plan-tools.js';

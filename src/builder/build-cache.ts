@@ -6,7 +6,7 @@
 // longest ago go first, never one this build used. A corrupt cache is ignored, never trusted.
 import { promises as fs, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { ToolResult } from '../script/tool-result.js';
+import type { ToolResult } from '../core/results/tool-result.js';
 import type { ValidationMemory } from '../project/config.js';
 import { hashParts } from './cache-keys.js';
 import { RunBucket } from './run-bucket.js';

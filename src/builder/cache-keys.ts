@@ -1,7 +1,7 @@
 // The one hash behind every cache key of the build: parts joined unambiguously, objects in
 // canonical JSON so key order never matters.
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../tree/canonical-json.js';
+import { canonicalJson } from '../core/tree/canonical-json.js';
 
 export function hashParts(...parts: unknown[]): string {
   const hash = createHash('sha256');

@@ -6,8 +6,8 @@
 import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
 import type { RegisterEntry } from '../project/register-json.js';
-import { renderArgumentValue } from '../tree/call-key.js';
-import type { CompletionTable as TreeCompletionTable } from '../tree/manifest.js';
+import { renderArgumentValue } from '../core/tree/call-key.js';
+import type { CompletionTable as TreeCompletionTable } from '../core/tree/manifest.js';
 import type { ToolPlan } from './plan-tools.js';
 
 export const COMPLETIONS_FILE = 'completions.json';

@@ -2,7 +2,7 @@
 // deployment on the free plan (100,000 on paid plans), Pages and Workers static assets serve no
 // file over 25 MiB, and GitHub Pages publishes sites of at most 1 GB. A deploy that fails on upload
 // is a worse place to learn it. Computed from a running tally, never from the files themselves.
-import { formatCount } from '../format-count.js';
+import { formatCount } from '../shared/format-count.js';
 import type { BuildProblem } from './build-report.js';
 
 export const CLOUDFLARE_FREE_FILE_LIMIT = 20_000;

@@ -6,7 +6,7 @@
 // files, else only the key with all of them left out (at most one extra file per call). A key two
 // argument sets would share (`t/true.json` from {a: true, b: false} and {a: false, b: true}) is
 // ambiguous and not written.
-import { omittedDefaultCallFilePaths } from '../tree/call-key.js';
+import { omittedDefaultCallFilePaths } from '../core/tree/call-key.js';
 import { ExtraCopies } from './extra-copies.js';
 import type { ToolPlan } from './plan-tools.js';
 

@@ -7,11 +7,11 @@ import path from 'node:path';
 import { type ProjectConfig, readConfig, resolveOutputFolder } from '../project/config.js';
 import { discoverScripts, type DiscoveredScript, type Discovery } from '../project/discover-scripts.js';
 import { readRegistration, REGISTER_FILE, type RegisterEntry, type Registration } from '../project/register-json.js';
-import { checkOutputFolder } from '../tree/check-output-folder.js';
+import { checkOutputFolder } from '../tree-writer/check-output-folder.js';
 import type { ShardSpec } from './shard-of-call.js';
-import { recoverInterruptedWrite } from '../tree/write-tree.js';
-import { StaticMcpError } from '../staticmcp-error.js';
-import { generatorName } from '../version.js';
+import { recoverInterruptedWrite } from '../tree-writer/write-tree.js';
+import { StaticMcpError } from '../core/staticmcp-error.js';
+import { generatorName } from '../shared/version.js';
 import { BuildCache, CACHE_FOLDER } from './build-cache.js';
 import { type FingerprintScope, fingerprintInputs } from './up-to-date.js';
 

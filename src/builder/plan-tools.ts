@@ -11,13 +11,13 @@ import { optionsToInputSchema } from '../script/options-to-schema.js';
 import { createBaseEnvironment } from '../script/script-environment.js';
 import { expandArgumentSets, type Enumeration } from '../enumerate/expand-argument-sets.js';
 import type { ParameterSchema } from '../enumerate/parameter-domains.js';
-import { compileValidator } from '../tree/json-validator.js';
-import type { OutputFormat } from '../script/mcp-output.js';
-import type { ToolDefinition } from '../tree/manifest.js';
+import { compileValidator } from '../validators/ajv-validator.js';
+import type { OutputFormat } from '../core/results/mcp-output.js';
+import type { ToolDefinition } from '../core/tree/manifest.js';
 import { type BuildCache, hashParts } from './build-cache.js';
 import { mapConcurrent } from './map-concurrent.js';
-import { generatorName } from '../version.js';
-import { readFailureReason, readProjectFile, readRegularFile } from '../read-regular-file.js';
+import { generatorName } from '../shared/version.js';
+import { readFailureReason, readProjectFile, readRegularFile } from '../shared/read-regular-file.js';
 import type { BuildProblem } from './build-report.js';
 
 export interface ToolPlan {

@@ -10,15 +10,15 @@ import type { ProjectResourceTemplate } from '../project/discover-resource-templ
 import type { RegisterEntry } from '../project/register-json.js';
 import { runScript } from '../script/run-script.js';
 import { createBaseEnvironment } from '../script/script-environment.js';
-import { decodeOutput } from '../script/tool-result.js';
+import { decodeOutput } from '../core/results/tool-result.js';
 import {
   type CompletionKind,
   type CompletionProviders,
   completionRunInput,
   DEFAULT_COMPLETION_TIMEOUT_MS,
   parseCompletionOutput,
-} from '../tree/completion-provider.js';
-import { templateVariables } from '../tree/uri-template.js';
+} from '../core/tree/completion-provider.js';
+import { templateVariables } from '../core/tree/uri-template.js';
 import type { BuildProblem } from './build-report.js';
 import { mapConcurrent } from './map-concurrent.js';
 import type { ToolPlan } from './plan-tools.js';

@@ -3,9 +3,9 @@
 import type { BatchRunner } from '../script/batch-runner.js';
 import type { ScriptRun } from '../script/run-script.js';
 import { addOptionVariables, createBaseEnvironment } from '../script/script-environment.js';
-import { decodeOutput, toToolResult, type ToolResult } from '../script/tool-result.js';
-import { parseLogLines } from '../script/log-lines.js';
-import { compileValidator, type Validator } from '../tree/json-validator.js';
+import { decodeOutput, toToolResult, type ToolResult } from '../core/results/tool-result.js';
+import { parseLogLines } from '../core/results/log-lines.js';
+import { compileValidator, type Validator } from '../validators/ajv-validator.js';
 import type { CachedRun } from './build-cache.js';
 import type { RunFailure } from './build-report.js';
 import type { ToolPlan } from './plan-tools.js';

@@ -5,8 +5,8 @@
 // resolved exactly as a one-machine build resolves them. Jump consistent hashing (Lamping and
 // Veach, 2014) maps a hash of the key to a shard: going from N to N+1 shards moves only 1/(N+1) of the calls,
 // so the per-shard build caches of a CI matrix stay mostly warm when N changes.
-import { StaticMcpError } from '../staticmcp-error.js';
-import { callFilePath } from '../tree/call-key.js';
+import { StaticMcpError } from '../core/staticmcp-error.js';
+import { callFilePath } from '../core/tree/call-key.js';
 import type { CallFilter } from './call-stream.js';
 import type { ToolPlan } from './plan-tools.js';
 

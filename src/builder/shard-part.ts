@@ -6,11 +6,11 @@
 // No shard writes left-out-defaults copies: two calls claiming one copy path may fall in different
 // shards, so the record lists the claims and the merge writes the copies a whole build writes.
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../tree/canonical-json.js';
-import { createTreeHash, digestFile, sortTreePaths } from '../tree/content-hash.js';
-import { EXTENSION_KEY, type Manifest, MANIFEST_FILE } from '../tree/manifest.js';
-import { SHARD_FORMAT, SHARD_RECORD_FILE, type ShardRecord } from '../tree/shard-record.js';
-import type { TreeWriter } from '../tree/write-tree.js';
+import { canonicalJson } from '../core/tree/canonical-json.js';
+import { createTreeHash, digestFile, sortTreePaths } from '../tree-writer/content-hash.js';
+import { EXTENSION_KEY, type Manifest, MANIFEST_FILE } from '../core/tree/manifest.js';
+import { SHARD_FORMAT, SHARD_RECORD_FILE, type ShardRecord } from '../tree-writer/shard-record.js';
+import type { TreeWriter } from '../tree-writer/write-tree.js';
 import type { BuildProblem, ToolReport } from './build-report.js';
 import type { ToolPlan } from './plan-tools.js';
 import type { ShardSpec } from './shard-of-call.js';

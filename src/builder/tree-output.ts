@@ -2,10 +2,10 @@
 // tally the host limits are checked against, and the call-file sink that turns each outcome into
 // its file (collisions between keys detected here: the first argument set keeps the file, the
 // others are reported and served live) and into counters of its tool's report.
-import { callFilePath } from '../tree/call-key.js';
-import { treeJsonFile } from '../tree/canonical-json.js';
-import { ARGUMENTS_META_KEY } from '../tree/manifest.js';
-import type { TreeWriter } from '../tree/write-tree.js';
+import { callFilePath } from '../core/tree/call-key.js';
+import { treeJsonFile } from '../core/tree/canonical-json.js';
+import { ARGUMENTS_META_KEY } from '../core/tree/manifest.js';
+import type { TreeWriter } from '../tree-writer/write-tree.js';
 import type { ToolReport } from './build-report.js';
 import { addToTally, createTreeTally, type TreeTally } from './host-limits.js';
 import { OmittedDefaultKeys } from './omitted-default-keys.js';

@@ -4,18 +4,18 @@
 // connects, so one that contradicts server.json or mcp.json (what `server/discover` and initialize
 // answer) is stale or tampered: a problem whose fix is a rebuild. In our trees, a server.json
 // without its card and catalog is one too (the build writes the three together).
-import { validateServerCard, validateServerJson } from '../tree/discovery-schemas.js';
-import { isObject, type JsonObject } from '../tree/json-object.js';
-import { MANIFEST_FILE } from '../tree/manifest.js';
-import { registryRuleProblems, SERVER_JSON_FILE } from '../tree/registry-server-json.js';
+import { validateServerCard, validateServerJson } from '../tree-writer/discovery-schemas.js';
+import { isObject, type JsonObject } from '../core/tree/json-object.js';
+import { MANIFEST_FILE } from '../core/tree/manifest.js';
+import { registryRuleProblems, SERVER_JSON_FILE } from '../tree-writer/registry-server-json.js';
 import {
   AI_CATALOG_FILE,
   endpointProtocolVersions,
   SERVER_CARD_FILE,
   SERVER_CARD_MEDIA_TYPE,
-} from '../tree/server-card.js';
-import { MODERN_VERSIONS } from '../mcp/protocol-versions.js';
-import type { TreeSource } from '../mcp/tree-source.js';
+} from '../tree-writer/server-card.js';
+import { MODERN_VERSIONS } from '../core/mcp/protocol-versions.js';
+import type { TreeSource } from '../core/mcp/tree-source.js';
 
 type Report = (path: string, message: string, hint: string) => void;
 

@@ -2,12 +2,12 @@
 // bridge's own sources and lenient readers, so "check passes" means "serve can use it". Trees
 // with our extension are held to our profile (call keys, recorded arguments, content hash);
 // others only to the StaticMCP standard.
-import { StaticMcpError } from '../staticmcp-error.js';
-import { resourceFilePaths } from '../mcp/resource-reads.js';
-import { callFilePath, omittedDefaultCallFilePaths } from '../tree/call-key.js';
-import { createTreeHash, sortTreePaths } from '../tree/content-hash.js';
-import { isBuildOwnedPath } from '../tree/tree-ownership.js';
-import { readCallFile } from '../tree/lenient-files.js';
+import { StaticMcpError } from '../core/staticmcp-error.js';
+import { resourceFilePaths } from '../core/mcp/resource-reads.js';
+import { callFilePath, omittedDefaultCallFilePaths } from '../core/tree/call-key.js';
+import { createTreeHash, sortTreePaths } from '../tree-writer/content-hash.js';
+import { isBuildOwnedPath } from '../tree-writer/tree-ownership.js';
+import { readCallFile } from '../core/tree/lenient-files.js';
 import { whyNeverServed } from './servable-call-files.js';
 import { checkDiscoveryFiles } from './check-discovery-files.js';
 import {
@@ -17,10 +17,10 @@ import {
   MAX_CACHE_TTL_SECONDS,
   promptFilePath,
   WORKER_FILE,
-} from '../tree/manifest.js';
-import { CachedTreeReader } from '../mcp/cached-tree-reader.js';
-import type { ReadOutcome, TreeSource } from '../mcp/tree-source.js';
-import { isObject, type JsonObject } from '../tree/json-object.js';
+} from '../core/tree/manifest.js';
+import { CachedTreeReader } from '../core/mcp/cached-tree-reader.js';
+import type { ReadOutcome, TreeSource } from '../core/mcp/tree-source.js';
+import { isObject, type JsonObject } from '../core/tree/json-object.js';
 
 export interface TreeProblem {
   /** A tree-relative file, or a place in the manifest as `mcp.json#/json/pointer`. */

@@ -4,11 +4,11 @@
 // tries, typed by the schema; or the base64 key of three or more arguments), and each set is
 // looked up exactly as the bridge does: checked against the tool's inputSchema, then the first
 // listed file among the bridge's candidate paths. A file no set leads to is never served.
-import { applyDefaults } from '../tree/call-key.js';
-import { compileValidator } from '../tree/json-validator.js';
-import { lenientCallFilePaths } from '../tree/lenient-call-keys.js';
-import type { Validator } from '../tree/validator.js';
-import { isObject, type JsonObject } from '../tree/json-object.js';
+import { applyDefaults } from '../core/tree/call-key.js';
+import { compileValidator } from '../validators/ajv-validator.js';
+import { lenientCallFilePaths } from '../core/tree/lenient-call-keys.js';
+import type { Validator } from '../validators/validator.js';
+import { isObject, type JsonObject } from '../core/tree/json-object.js';
 
 export interface CheckedToolSchema {
   name: string;

@@ -3,7 +3,7 @@
 // never come here (parse-fast.ts reads them without loading yargs); both hand the handler the
 // same arguments through runCommand. Exit codes: 0 ok, 1 something failed, 2 bad usage.
 import yargs from 'yargs';
-import { packageInfo } from '../version.js';
+import { packageInfo } from '../shared/version.js';
 import { loadAllCommands } from './command-list.js';
 import { type CommandSpec, EXIT_USAGE, helpHint, printUsageError, runCommand, UsageError } from './command-spec.js';
 

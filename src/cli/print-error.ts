@@ -1,6 +1,6 @@
 // How a command-stopping error reaches a human: what happened, then what to do, on stderr.
-import { StaticMcpError } from '../staticmcp-error.js';
-import { writeHumanLines } from '../terminal-text.js';
+import { StaticMcpError } from '../core/staticmcp-error.js';
+import { writeHumanLines } from '../shared/terminal-text.js';
 
 export function printError(error: unknown): void {
   if (error instanceof StaticMcpError) {

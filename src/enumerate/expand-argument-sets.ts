@@ -1,7 +1,7 @@
 // Expands parameter domains into argument sets (pure), counting the cartesian product first so a
 // huge domain is refused before a single set is built. The sets are generated lazily, one at a
 // time: a build of a million calls never holds a million argument objects.
-import { formatCount } from '../format-count.js';
+import { formatCount } from '../shared/format-count.js';
 import { findParameterDomain, type DomainInput, type ParameterDomain } from './parameter-domains.js';
 
 export type Enumeration =

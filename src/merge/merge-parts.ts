@@ -19,17 +19,17 @@ import { addToTally, checkHostLimits, createTreeTally } from '../builder/host-li
 import { forEachConcurrent } from '../builder/map-concurrent.js';
 import { listTreeFiles } from '../check/list-tree-files.js';
 import { promises as fs } from 'node:fs';
-import { StaticMcpError } from '../staticmcp-error.js';
-import { treeJsonFile } from '../tree/canonical-json.js';
-import { checkOutputFolder } from '../tree/check-output-folder.js';
-import { createTreeHash, sortTreePaths } from '../tree/content-hash.js';
-import { renderIndexHtml } from '../tree/deploy-files.js';
+import { StaticMcpError } from '../core/staticmcp-error.js';
+import { treeJsonFile } from '../core/tree/canonical-json.js';
+import { checkOutputFolder } from '../tree-writer/check-output-folder.js';
+import { createTreeHash, sortTreePaths } from '../tree-writer/content-hash.js';
+import { renderIndexHtml } from '../tree-writer/deploy-files.js';
 import { INDEX_FILE } from '../builder/shard-part.js';
-import { EXTENSION_KEY, type Manifest, MANIFEST_FILE, WORKER_FILE } from '../tree/manifest.js';
-import { SHARD_RECORD_FILE } from '../tree/shard-record.js';
-import { BUILD_OWNED_NESTED_PATHS, BUILD_OWNED_TOP_LEVEL, isBuildOwnedPath } from '../tree/tree-ownership.js';
-import { findTreePathProblem, showTreePath } from '../tree/tree-path.js';
-import { recoverInterruptedWrite, TreeWriter } from '../tree/write-tree.js';
+import { EXTENSION_KEY, type Manifest, MANIFEST_FILE, WORKER_FILE } from '../core/tree/manifest.js';
+import { SHARD_RECORD_FILE } from '../tree-writer/shard-record.js';
+import { BUILD_OWNED_NESTED_PATHS, BUILD_OWNED_TOP_LEVEL, isBuildOwnedPath } from '../tree-writer/tree-ownership.js';
+import { findTreePathProblem, showTreePath } from '../core/tree/tree-path.js';
+import { recoverInterruptedWrite, TreeWriter } from '../tree-writer/write-tree.js';
 import { DEFAULT_MAX_PART_FILE_BYTES, readPartFile } from './read-part-file.js';
 import { readParts, type ShardPart } from './read-parts.js';
 

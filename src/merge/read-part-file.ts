@@ -7,8 +7,8 @@
 // read, whatever the files' sizes.
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, read, readSync } from 'node:fs';
-import { StaticMcpError } from '../staticmcp-error.js';
-import { showTreePath } from '../tree/tree-path.js';
+import { StaticMcpError } from '../core/staticmcp-error.js';
+import { showTreePath } from '../core/tree/tree-path.js';
 
 /**
  * The largest part file merge accepts by default. GitHub refuses files over 100 MiB in a repository

@@ -4,9 +4,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { MAX_SHARDS } from '../builder/shard-of-call.js';
-import { StaticMcpError } from '../staticmcp-error.js';
-import { findTreePathProblem, showTreePath } from '../tree/tree-path.js';
-import { readShardRecord, SHARD_FORMAT, SHARD_RECORD_FILE, type ShardRecord } from '../tree/shard-record.js';
+import { StaticMcpError } from '../core/staticmcp-error.js';
+import { findTreePathProblem, showTreePath } from '../core/tree/tree-path.js';
+import { readShardRecord, SHARD_FORMAT, SHARD_RECORD_FILE, type ShardRecord } from '../tree-writer/shard-record.js';
 
 export interface ShardPart {
   /** As the user gave it, for messages. */

@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { compileValidator, type Validator, validatorOf } from '../tree/json-validator.js';
-import { StaticMcpError } from '../staticmcp-error.js';
-import { readFailureReason, readRegularFile } from '../read-regular-file.js';
+import { compileValidator, type Validator, validatorOf } from '../validators/ajv-validator.js';
+import { StaticMcpError } from '../core/staticmcp-error.js';
+import { readFailureReason, readRegularFile } from '../shared/read-regular-file.js';
 import { findClosestName } from './closest-name.js';
 
 /** Literal values, or a command (run in the project root) that prints one value per line. */

@@ -6,12 +6,12 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { readEitherSidecar } from './read-json-sidecar.js';
-import { compileValidator, type Validator } from '../tree/json-validator.js';
-import type { PromptDefinition } from '../tree/manifest.js';
+import { compileValidator, type Validator } from '../validators/ajv-validator.js';
+import type { PromptDefinition } from '../core/tree/manifest.js';
 import type { RegisterEntry } from './register-json.js';
 import { isMessagePromptFile, readMessagePrompt, stringsOf, type PromptMessage } from './message-prompts.js';
-import { readFailureReason, readProjectFile } from '../read-regular-file.js';
-import { parsePromptTemplate } from '../tree/prompt-template.js';
+import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
+import { parsePromptTemplate } from '../core/tree/prompt-template.js';
 
 /** What the tree stores for the bridge to render: one text template, or messages with content blocks. */
 export type PromptFile =

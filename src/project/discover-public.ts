@@ -3,8 +3,8 @@
 // project (a symlink leading out is refused, like everywhere the build publishes), and none may
 // use a name the build owns at the top of the tree (tools/, mcp.json, index.html …).
 import path from 'node:path';
-import { readFailureReason, readProjectFile } from '../read-regular-file.js';
-import { isBuildOwnedPath } from '../tree/tree-ownership.js';
+import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
+import { isBuildOwnedPath } from '../tree-writer/tree-ownership.js';
 import { walkFolder } from './walk-folder.js';
 
 export const PUBLIC_FOLDER = 'public';

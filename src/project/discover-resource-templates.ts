@@ -3,11 +3,11 @@
 // reported as a problem that says why (the build still writes the rest, and exits 1 so CI notices).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { ResourceTemplateDefinition } from '../tree/manifest.js';
-import { parseUriTemplate } from '../tree/uri-template.js';
+import type { ResourceTemplateDefinition } from '../core/tree/manifest.js';
+import { parseUriTemplate } from '../core/tree/uri-template.js';
 import type { ValueListSpec } from './config.js';
 import type { RegisterEntry } from './register-json.js';
-import { OUTSIDE_PROJECT, readFailureReason, readProjectFile } from '../read-regular-file.js';
+import { OUTSIDE_PROJECT, readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
 
 export interface ProjectResourceTemplate {
   definition: ResourceTemplateDefinition;

@@ -4,9 +4,9 @@
 import path from 'node:path';
 import { readEitherSidecar, sidecarCandidates } from './read-json-sidecar.js';
 import { walkFolder } from './walk-folder.js';
-import { compileValidator, type Validator } from '../tree/json-validator.js';
+import { compileValidator, type Validator } from '../validators/ajv-validator.js';
 import type { RegisterEntry } from './register-json.js';
-import { readFailureReason, readProjectFile } from '../read-regular-file.js';
+import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
 
 export interface ProjectResource {
   uri: string;

@@ -6,7 +6,7 @@ import remarkFrontmatter from 'remark-frontmatter';
 import { toString as textOf } from 'mdast-util-to-string';
 import { parse as parseYaml } from 'yaml';
 import type { Root, RootContent } from 'mdast';
-import { isObject } from '../tree/json-object.js';
+import { isObject } from '../core/tree/json-object.js';
 
 export interface MarkdownSummary {
   title?: string;

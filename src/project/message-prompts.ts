@@ -5,9 +5,9 @@
 // name a file (`"file": "pixel.png"`, relative to the prompt file, inside the project) instead of
 // carrying base64 `data`: the build embeds it.
 import path from 'node:path';
-import { checkContentBlock } from '../script/mcp-output.js';
-import { readFailureReason, readProjectFile } from '../read-regular-file.js';
-import { isObject, type JsonObject } from '../tree/json-object.js';
+import { checkContentBlock } from '../core/results/mcp-output.js';
+import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
+import { isObject, type JsonObject } from '../core/tree/json-object.js';
 
 export interface PromptMessage {
   role: 'user' | 'assistant';

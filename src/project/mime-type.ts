@@ -6,4 +6,4 @@ export function mimeTypeFor(fileName: string): string {
 }
 
 // Text or bytes: the portable rule, shared with template instances and live reads.
-export { isTextContent } from '../tree/resource-content.js';
+export { isTextContent } from '../core/tree/resource-content.js';

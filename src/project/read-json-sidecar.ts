@@ -4,8 +4,8 @@
 // like every other file the build publishes (read-regular-file.ts readProjectFile: a symlink that
 // leads out is refused). A problem never quotes the file's bytes: a symlinked or mistaken sidecar
 // may hold a secret, and build errors end up in CI logs; a syntax error is placed by line and column.
-import { readFailureReason, readProjectFile } from '../read-regular-file.js';
-import type { Validator } from '../tree/json-validator.js';
+import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
+import type { Validator } from '../validators/ajv-validator.js';
 
 export type SidecarResult =
   | { found: false }

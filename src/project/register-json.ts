@@ -3,9 +3,9 @@
 // when invalid), plus per-entry checks: names, duplicates, required fields, paths inside the project.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { compileValidator, type Validator } from '../tree/json-validator.js';
-import { StaticMcpError } from '../staticmcp-error.js';
-import { readFailureReason, readRegularFile } from '../read-regular-file.js';
+import { compileValidator, type Validator } from '../validators/ajv-validator.js';
+import { StaticMcpError } from '../core/staticmcp-error.js';
+import { readFailureReason, readRegularFile } from '../shared/read-regular-file.js';
 import { PROMPT_NAME } from './discover-prompts.js';
 
 export const REGISTER_FILE = 'server.d/register.json';

@@ -3,7 +3,7 @@
 // item that names it, never for the build.
 import path from 'node:path';
 import { mimeTypeFor } from './mime-type.js';
-import { readFailureReason, readProjectFile } from '../read-regular-file.js';
+import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
 
 export const MAX_ICON_BYTES = 256 * 1024;
 

@@ -2,8 +2,8 @@
 // stdout JSON (sidecar wins, as 000_* orders them). Validated with ajv; a bad sidecar affects
 // only its own tool.
 import { readJsonSidecar } from './read-json-sidecar.js';
-import { compileValidator, type Validator } from '../tree/json-validator.js';
-import { OUTPUT_FORMATS, type OutputFormat } from '../script/mcp-output.js';
+import { compileValidator, type Validator } from '../validators/ajv-validator.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../core/results/mcp-output.js';
 
 export interface ToolMeta {
   name?: string;

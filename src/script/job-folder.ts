@@ -7,7 +7,7 @@
 import { accessSync, constants, promises as fs, statfsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isProcessAlive } from '../process-alive.js';
+import { isProcessAlive } from '../shared/process-alive.js';
 
 const SHARED_MEMORY = '/dev/shm';
 const TMPFS_MAGIC = 0x01021994;

@@ -1,6 +1,6 @@
 // Script options (script convention) → the MCP tool's `inputSchema` (JSON Schema), as DESIGN.md maps them.
 import type { ScriptOption } from './read-help.js';
-import type { ToolDefinition } from '../tree/manifest.js';
+import type { ToolDefinition } from '../core/tree/manifest.js';
 
 function propertyFor(option: ScriptOption): Record<string, unknown> {
   const property: Record<string, unknown> = {};

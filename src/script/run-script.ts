@@ -6,10 +6,10 @@
 // describe-run.ts says what happened. No child can hang or flood the caller.
 import { spawn } from 'node:child_process';
 import type { Duplex } from 'node:stream';
-import { CLIENT_CHANNEL_FD } from './client-requests.js';
+import { CLIENT_CHANNEL_FD } from '../core/mcp/client-requests.js';
 import { createRunMarker, killMarkedProcesses, RUN_MARKER_VARIABLE } from './kill-marked-processes.js';
-import type { LogLine } from './log-lines.js';
-import type { ProgressLine } from './progress-lines.js';
+import type { LogLine } from '../core/results/log-lines.js';
+import type { ProgressLine } from '../core/results/progress-lines.js';
 import { captureOutput } from './run/capture-output.js';
 import { readClientChannel } from './run/client-channel.js';
 import { describeRun, spawnErrorText } from './run/describe-run.js';

@@ -6,8 +6,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SUPPORTED_VERSIONS } from '../../src/mcp/protocol-versions.js';
-import { validateServerCard, validateServerJson } from '../../src/tree/discovery-schemas.js';
+import { SUPPORTED_VERSIONS } from '../../src/core/mcp/protocol-versions.js';
+import { validateServerCard, validateServerJson } from '../../src/tree-writer/discovery-schemas.js';
 import { buildJson, runCli } from '../helpers/cli.js';
 import { HttpServe, post, rawRequest } from '../helpers/http-serve.js';
 import { makeProject } from '../helpers/projects.js';

@@ -5,7 +5,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addToTally, checkHostLimits, createTreeTally } from '../../src/builder/host-limits.js';
-import { PUBLISHED_ON_NPM, STATICMCP_COMMAND } from '../../src/staticmcp-command.js';
+import { PUBLISHED_ON_NPM, STATICMCP_COMMAND } from '../../src/shared/staticmcp-command.js';
 import { buildJson, runCli } from '../helpers/cli.js';
 import { makeProject } from '../helpers/projects.js';
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseHeadersFile } from '../../src/serve/http/headers-file.js';
+import { parseHeadersFile } from '../../src/hosts/node/http/headers-file.js';
 import { readTree } from '../helpers/files.js';
 import { buildJson } from '../helpers/cli.js';
 import { buildFixtureProject, makeProject } from '../helpers/projects.js';

@@ -12,7 +12,7 @@ import { exists, fingerprint, readTree } from '../helpers/files.js';
 import { CLI } from '../helpers/paths.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 import { shardOfCallKey } from '../../src/builder/shard-of-call.js';
-import { callFilePath } from '../../src/tree/call-key.js';
+import { callFilePath } from '../../src/core/tree/call-key.js';
 
 const HELP = 'if [ "$1" = "--help" ]; then';
 

@@ -12,7 +12,7 @@ import { makeProject } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 import { defaultLimits, readConfig } from '../../src/project/config.js';
-import { DEFAULT_CACHE_TTL_SECONDS, MAX_CACHE_TTL_SECONDS } from '../../src/tree/manifest.js';
+import { DEFAULT_CACHE_TTL_SECONDS, MAX_CACHE_TTL_SECONDS } from '../../src/core/tree/manifest.js';
 import { firstText } from '../helpers/results.js';
 
 function textOf(answer: { result?: unknown }): string {

@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { deployCommandWords } from '../../src/staticmcp-command.js';
+import { deployCommandWords } from '../../src/shared/staticmcp-command.js';
 import { buildJson, runCli } from '../helpers/cli.js';
 import { readTree } from '../helpers/files.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';

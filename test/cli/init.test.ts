@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { deployCommandWords } from '../../src/staticmcp-command.js';
+import { deployCommandWords } from '../../src/shared/staticmcp-command.js';
 import { buildJson, runCli } from '../helpers/cli.js';
 import { readJson } from '../helpers/files.js';
 import { HttpServe } from '../helpers/http-serve.js';

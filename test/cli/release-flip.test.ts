@@ -1,5 +1,5 @@
 // The release flips PUBLISHED_ON_NPM, never a person: scripts/mark-published.mjs on a copy of
-// src/staticmcp-command.ts turns exactly that switch on and nothing else, refuses a file it cannot
+// src/shared/staticmcp-command.ts turns exactly that switch on and nothing else, refuses a file it cannot
 // flip exactly once (a second release step, a renamed switch), and the release workflow runs it
 // before `npm publish --provenance` builds the package. test/cli/deploy-commands.test.ts runs the
 // same script on a compiled dist/ and publishes the result to a local registry.
@@ -50,7 +50,7 @@ describe('the release switch', () => {
     expect(workflow.on.push.tags).toEqual(['v*']);
     expect(workflow.permissions['id-token']).toBe('write');
     const runs = workflow.jobs.publish.steps.flatMap((step) => (step.run ? [step.run] : []));
-    const flip = runs.indexOf('node scripts/mark-published.mjs src/staticmcp-command.ts');
+    const flip = runs.indexOf('node scripts/mark-published.mjs src/shared/staticmcp-command.ts');
     const publish = runs.indexOf('npm publish --provenance --access public');
     expect(flip).toBeGreaterThan(-1);
     expect(publish).toBeGreaterThan(flip);

@@ -4,7 +4,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { reuseUnchangedTreeFiles, writeTreeAtomically } from '../../src/tree/write-tree.js';
+import { reuseUnchangedTreeFiles, writeTreeAtomically } from '../../src/tree-writer/write-tree.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 async function inode(file: string): Promise<number> {

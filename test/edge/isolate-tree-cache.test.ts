@@ -1,8 +1,8 @@
 // The worker keeps only mcp.json between requests: served from the isolate's copy for a minute,
 // then revalidated with its ETag, so a redeployed site is noticed without a fetch per request.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ReadOutcome, TreeSource } from '../../src/mcp/tree-source.js';
-import { forgetIsolateTree, loadTreeForIsolate, MANIFEST_RECHECK_MS } from '../../src/edge/isolate-tree-cache.js';
+import type { ReadOutcome, TreeSource } from '../../src/core/mcp/tree-source.js';
+import { forgetIsolateTree, loadTreeForIsolate, MANIFEST_RECHECK_MS } from '../../src/hosts/edge/isolate-tree-cache.js';
 
 /** A site whose mcp.json can be replaced, answering If-None-Match like a static host. */
 function site(): { source: TreeSource; reads: string[]; publish(name: string): void } {

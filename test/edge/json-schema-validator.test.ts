@@ -1,8 +1,8 @@
 // The edge validator (no code generation) must word every problem exactly as ajv does on Node, so
 // a bad tools/call gets the same isError text from `staticmcp serve` and from the deployed worker.
 import { describe, expect, it } from 'vitest';
-import { compileEdgeValidator } from '../../src/edge/json-schema-validator.js';
-import { compileValidator } from '../../src/tree/json-validator.js';
+import { compileEdgeValidator } from '../../src/validators/cfworker-validator.js';
+import { compileValidator } from '../../src/validators/ajv-validator.js';
 
 const toolSchema = {
   type: 'object',

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { PUBLISHED_ON_NPM } from '../../src/staticmcp-command.js';
+import { PUBLISHED_ON_NPM } from '../../src/shared/staticmcp-command.js';
 import { runCli } from '../helpers/cli.js';
 import { listEveryTool } from '../helpers/list-every-tool.js';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';

@@ -1,5 +1,5 @@
 // Watching processes and conditions from a test: liveness of a pid, polling with a deadline.
-export { isProcessAlive as isAlive } from '../../src/process-alive.js';
+export { isProcessAlive as isAlive } from '../../src/shared/process-alive.js';
 
 export const isRoot = process.getuid?.() === 0;
 

@@ -7,10 +7,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpHttpHandler, type McpHttpHandler } from '../../src/mcp/streamable-http.js';
-import type { ServerContext } from '../../src/mcp/server-context.js';
-import { createNodeServerContext } from '../../src/serve/node-server-context.js';
-import { FolderSource } from '../../src/serve/folder-source.js';
+import { createMcpHttpHandler, type McpHttpHandler } from '../../src/core/mcp/streamable-http.js';
+import type { ServerContext } from '../../src/core/mcp/server-context.js';
+import { createNodeServerContext } from '../../src/hosts/node/node-server-context.js';
+import { FolderSource } from '../../src/hosts/node/folder-source.js';
 import { LATEST } from '../helpers/http-serve.js';
 import { isAlive, waitUntil } from '../helpers/processes.js';
 import { buildFixtureProject } from '../helpers/projects.js';

@@ -1,9 +1,9 @@
 // The hosts the protocol table is replayed through. Each driver opens one client connection to a
 // tree (initialize done) and sends one request at a time; a new host is one more driver here.
 import path from 'node:path';
-import { McpSession } from '../../src/mcp/mcp-session.js';
-import { FolderSource } from '../../src/serve/folder-source.js';
-import { createNodeServerContext } from '../../src/serve/node-server-context.js';
+import { McpSession } from '../../src/core/mcp/mcp-session.js';
+import { FolderSource } from '../../src/hosts/node/folder-source.js';
+import { createNodeServerContext } from '../../src/hosts/node/node-server-context.js';
 import { HttpServe, openSession, post, sseMessages } from '../helpers/http-serve.js';
 import {
   addInitDeployFiles,

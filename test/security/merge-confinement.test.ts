@@ -13,7 +13,7 @@ import { fingerprint } from '../helpers/files.js';
 import { CLI } from '../helpers/paths.js';
 import { writeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
-import { createTreeHash, sortTreePaths } from '../../src/tree/content-hash.js';
+import { createTreeHash, sortTreePaths } from '../../src/tree-writer/content-hash.js';
 
 const SECRET = 'ssh-ed25519 PRIVATE-KEY-MATERIAL-THAT-MUST-NOT-BE-PUBLISHED';
 const VICTIM = '# the merge user\'s shell start-up file\nalias ls="ls -F"\n';

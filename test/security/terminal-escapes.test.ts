@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { resourceFilePath } from '../../src/tree/resource-key.js';
+import { resourceFilePath } from '../../src/core/tree/resource-key.js';
 import { writeProject, writeTree } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 

@@ -1,6 +1,6 @@
 // Keys of precomputed calls: the file inside a tree that answers a tool call.
 import { describe, expect, it } from 'vitest';
-import { applyDefaults, callFilePath, renderArgumentValue } from '../../src/tree/call-key.js';
+import { applyDefaults, callFilePath, renderArgumentValue } from '../../src/core/tree/call-key.js';
 
 describe('callFilePath', () => {
   it('puts a tool without parameters at tools/<name>.json', () => {

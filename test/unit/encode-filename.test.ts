@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encodeFilename, encodeKeySegment } from '../../src/tree/encode-filename.js';
-import { hashLikeRustDefaultHasher } from '../../src/tree/siphash.js';
+import { encodeFilename, encodeKeySegment } from '../../src/core/tree/encode-filename.js';
+import { hashLikeRustDefaultHasher } from '../../src/core/tree/siphash.js';
 
 describe('hashLikeRustDefaultHasher (SipHash-1-3, key 0, str terminator 0xFF)', () => {
   it.each([

@@ -1,7 +1,7 @@
 // Prompt templates with Mustache-style optional sections: what a user reads once an optional
 // argument is left out (no gap), and the templates the build refuses with a reason.
 import { describe, expect, it } from 'vitest';
-import { parsePromptTemplate, renderPromptTemplate } from '../../src/tree/prompt-template.js';
+import { parsePromptTemplate, renderPromptTemplate } from '../../src/core/tree/prompt-template.js';
 
 const EXPLAIN = 'Explain {{#audience}}to a {{audience}} {{/audience}}how to compute {{a}} times {{b}}.';
 

@@ -1,8 +1,8 @@
 // The pure parts of the rich-output and progress conventions: what a script prints under
 // `"outputFormat": "mcp"` and which stderr lines count as progress.
 import { describe, expect, it } from 'vitest';
-import { parseMcpOutput } from '../../src/script/mcp-output.js';
-import { parseProgressLine } from '../../src/script/progress-lines.js';
+import { parseMcpOutput } from '../../src/core/results/mcp-output.js';
+import { parseProgressLine } from '../../src/core/results/progress-lines.js';
 
 const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
 

@@ -4,7 +4,7 @@
 // seeded random paths mixing ASCII, U+E000–U+FFFF and characters above U+FFFF (where JavaScript's
 // default sort disagrees).
 import { describe, expect, it } from 'vitest';
-import { compareTreePaths, sortTreePaths } from '../../src/tree/content-hash.js';
+import { compareTreePaths, sortTreePaths } from '../../src/tree-writer/content-hash.js';
 import { pick, random } from '../helpers/random.js';
 
 const PIECES = ['a', 'b', 'Z', '/', '.', '-', 'é', '\u{e000}', '\u{ff01}', '\u{fffd}', '\u{1f600}', '\u{10000}', '日'];

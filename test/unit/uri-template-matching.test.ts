@@ -3,7 +3,7 @@
 // the specification and compared on seeded random templates and URIs), and the URI shapes that
 // made the RegExp quadratic are answered correctly.
 import { describe, expect, it } from 'vitest';
-import { matchUriTemplate, parseUriTemplate } from '../../src/tree/uri-template.js';
+import { matchUriTemplate, parseUriTemplate } from '../../src/core/tree/uri-template.js';
 import { pick, random } from '../helpers/random.js';
 
 /** The matcher of 050d520, verbatim in behaviour: the reference for every answer. */

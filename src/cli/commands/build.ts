@@ -4,11 +4,11 @@
 import { constants } from 'node:os';
 import path from 'node:path';
 import { readUpToDateReport } from '../../builder/up-to-date.js';
-import { generatorName } from '../../version.js';
+import { generatorName } from '../../shared/version.js';
 import type { BuildEvent, BuildReport } from '../../builder/build-report.js';
 import { printError } from '../print-error.js';
-import { escapeTerminalText, writeHumanLines } from '../../terminal-text.js';
-import { StaticMcpError } from '../../staticmcp-error.js';
+import { escapeTerminalText, writeHumanLines } from '../../shared/terminal-text.js';
+import { StaticMcpError } from '../../core/staticmcp-error.js';
 import { defineCommand } from '../command-spec.js';
 import { BUILD_OPTIONS } from '../build-options.js';
 import { countFailedRuns, describeReportBody } from '../describe-report.js';

@@ -3,14 +3,14 @@
 // stderr or as JSON on stdout. Exit 0 ok, 1 problems found, 2 nothing to check (bad usage).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { StaticMcpError } from '../../staticmcp-error.js';
+import { StaticMcpError } from '../../core/staticmcp-error.js';
 import type { CheckReport, TreeProblem } from '../../check/check-tree.js';
-import type { TreeSource } from '../../mcp/tree-source.js';
+import type { TreeSource } from '../../core/mcp/tree-source.js';
 import type { ProjectConfig } from '../../project/config.js';
 import { defineCommand } from '../command-spec.js';
 import { commandLine } from '../invocation.js';
 import { printError } from '../print-error.js';
-import { writeHumanLines } from '../../terminal-text.js';
+import { writeHumanLines } from '../../shared/terminal-text.js';
 
 export const command = defineCommand({
   name: 'check',
@@ -80,7 +80,7 @@ interface OpenedSource {
 
 async function openSource(given: string): Promise<OpenedSource> {
   if (/^https?:\/\//i.test(given)) {
-    const { UrlSource } = await import('../../serve/url-source.js');
+    const { UrlSource } = await import('../../hosts/node/url-source.js');
     try {
       const source = new UrlSource(given);
       return { source, siteUrl: source.urlOf('') };
@@ -93,7 +93,7 @@ async function openSource(given: string): Promise<OpenedSource> {
     }
   }
   const { root, project } = await findTreeFolder(given);
-  const { FolderSource } = await import('../../serve/folder-source.js');
+  const { FolderSource } = await import('../../hosts/node/folder-source.js');
   const { listTreeFiles } = await import('../../check/list-tree-files.js');
   const { files, problems } = await listTreeFiles(root);
   return {

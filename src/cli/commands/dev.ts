@@ -6,8 +6,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { BuildReport } from '../../builder/build-report.js';
-import type { RunningBridge } from '../../serve/start-bridge.js';
-import { StaticMcpError } from '../../staticmcp-error.js';
+import type { RunningBridge } from '../../hosts/node/start-bridge.js';
+import { StaticMcpError } from '../../core/staticmcp-error.js';
 import { type CommandArguments, defineCommand, type OptionSpec, UsageError } from '../command-spec.js';
 import { BUILD_OPTIONS } from '../build-options.js';
 import { isNoise, watchProject } from '../watch-project.js';
@@ -98,7 +98,7 @@ async function runDevCommand(projectGiven: string, options: DevOptions): Promise
 
   const { buildProject } = await import('../../builder/build-project.js');
   // Rebuilds hard-link the files an edit did not change instead of rewriting the whole tree.
-  (await import('../../tree/write-tree.js')).reuseUnchangedTreeFiles();
+  (await import('../../tree-writer/write-tree.js')).reuseUnchangedTreeFiles();
   const stopping = new AbortController();
   const build = (): Promise<BuildReport> =>
     buildProject({ projectRoot, outDir, toolsDir, concurrency, signal: stopping.signal });
@@ -135,8 +135,8 @@ async function runDevCommand(projectGiven: string, options: DevOptions): Promise
   process.off('SIGTERM', onSignal);
   if (interruptedBy) return interruptedBy === 'SIGINT' ? 130 : 143;
 
-  const { FolderSource } = await import('../../serve/folder-source.js');
-  const { openBridge } = await import('../../serve/start-bridge.js');
+  const { FolderSource } = await import('../../hosts/node/folder-source.js');
+  const { openBridge } = await import('../../hosts/node/start-bridge.js');
   const source = new FolderSource(outDir, path.relative(process.cwd(), outDir) || '.');
   let bridge: RunningBridge;
   try {

@@ -1,16 +1,21 @@
 // `staticmcp init [folder]`: its declaration, and the handler that copies the starter project from templates/project into a new or empty
 // folder, keeping the executable bit of scripts, with deploy files for the common hosts (deploy/,
 // netlify.toml, a GitHub Pages workflow) that a user keeps or deletes. Every command those files run
-// names this exact staticmcp (src/staticmcp-command.ts); before staticmcp is on the npm registry
+// names this exact staticmcp (src/shared/staticmcp-command.ts); before staticmcp is on the npm registry
 // they install it from a tarball of this installation that init writes to deploy/. With
 // `--shards N` the Pages workflow builds the calls as an N-job matrix and merges the parts; in an
 // existing project, that workflow (and the tarball, if missing) is all it adds. Never overwrites anything.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deployCommandWords, PUBLISHED_ON_NPM, pinnedPackage, projectTarballPath } from '../../staticmcp-command.js';
-import { StaticMcpError } from '../../staticmcp-error.js';
-import { packageInfo } from '../../version.js';
+import {
+  deployCommandWords,
+  PUBLISHED_ON_NPM,
+  pinnedPackage,
+  projectTarballPath,
+} from '../../shared/staticmcp-command.js';
+import { StaticMcpError } from '../../core/staticmcp-error.js';
+import { packageInfo } from '../../shared/version.js';
 import { defineCommand } from '../command-spec.js';
 import { commandLine } from '../invocation.js';
 import { packRunningPackage } from '../pack-running-package.js';

@@ -4,11 +4,11 @@
 // written, as a one-machine build would), 2 when the parts are refused (nothing is written).
 import path from 'node:path';
 import type { MergeReport } from '../../merge/merge-parts.js';
-import { StaticMcpError } from '../../staticmcp-error.js';
+import { StaticMcpError } from '../../core/staticmcp-error.js';
 import { defineCommand, helpHint, UsageError } from '../command-spec.js';
 import { countFailedRuns, describeReportBody } from '../describe-report.js';
 import { printError } from '../print-error.js';
-import { writeHumanLines } from '../../terminal-text.js';
+import { writeHumanLines } from '../../shared/terminal-text.js';
 import { keepYoungGenerationSmall } from '../young-generation.js';
 
 export const command = defineCommand({

@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { type CommandArguments, defineCommand, type OptionSpec, UsageError } from '../command-spec.js';
-import type { TreeSource } from '../../mcp/tree-source.js';
+import type { TreeSource } from '../../core/mcp/tree-source.js';
 
 const DEFAULT_PORT = 8080;
 const DEFAULT_HOST = '127.0.0.1';
@@ -122,7 +122,7 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
   const sourceArgument = sourceGiven ?? liveArgument ?? '.';
   const isUrl = /^https?:\/\//i.test(sourceArgument);
   // The bridge's modules load while the source is checked below, not after (a faster first answer).
-  const bridgeLoading = http ? undefined : import('../../serve/start-bridge.js');
+  const bridgeLoading = http ? undefined : import('../../hosts/node/start-bridge.js');
   // A usage error below leaves it unawaited; its own failure, if any, surfaces at the await.
   bridgeLoading?.catch(() => undefined);
 
@@ -140,7 +140,7 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
   /** The tree's folder (HTTP mode serves its files); undefined for a URL source. */
   let treeRoot: string | undefined;
   if (isUrl) {
-    const { UrlSource } = await import('../../serve/url-source.js');
+    const { UrlSource } = await import('../../hosts/node/url-source.js');
     try {
       source = new UrlSource(sourceArgument, { deadlineMs });
     } catch {
@@ -173,12 +173,12 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
       // `serve my-server`: the project that built the tree answers its misses.
       projectRoot ??= given;
     }
-    const { FolderSource } = await import('../../serve/folder-source.js');
+    const { FolderSource } = await import('../../hosts/node/folder-source.js');
     source = new FolderSource(treeRoot, path.relative(process.cwd(), treeRoot) || '.');
   }
 
   if (http) {
-    const { isLoopbackHost } = await import('../../serve/http/host-rules.js');
+    const { isLoopbackHost } = await import('../../hosts/node/http/host-rules.js');
     if (projectRoot !== undefined && !isLoopbackHost(host) && !options['allow-remote-live']) {
       source.close();
       throw new UsageError(
@@ -186,7 +186,7 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
         'add --allow-remote-live if that is what you want, or serve on 127.0.0.1 (the default), or serve the tree without --live',
       );
     }
-    const { startHttpServer } = await import('../../serve/http/start-http-server.js');
+    const { startHttpServer } = await import('../../hosts/node/http/start-http-server.js');
     try {
       return await startHttpServer({
         source,
@@ -213,7 +213,7 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
 
   // Started by hand on a terminal, a stdio server would sit silent and look hung.
   if (process.stdin.isTTY) process.stderr.write(`${await describeWaiting(sourceArgument, isUrl, liveArgument)}\n`);
-  const { startBridge } = await (bridgeLoading ?? import('../../serve/start-bridge.js'));
+  const { startBridge } = await (bridgeLoading ?? import('../../hosts/node/start-bridge.js'));
   try {
     return await startBridge({ source, projectRoot, liveConcurrency });
   } catch (error) {

@@ -1,8 +1,8 @@
 // A run's stdout and stderr, drained always and kept up to a cap each; the first byte past the cap
 // is reported once (the caller kills the run). Whole stderr lines are handed to the log and
 // progress callbacks as they arrive.
-import { parseLogLine, type LogLine } from '../log-lines.js';
-import { parseProgressLine, type ProgressLine } from '../progress-lines.js';
+import { parseLogLine, type LogLine } from '../../core/results/log-lines.js';
+import { parseProgressLine, type ProgressLine } from '../../core/results/progress-lines.js';
 
 export interface OutputCapture {
   onStdout(chunk: Buffer): void;

@@ -1,7 +1,7 @@
 // The client channel of a live run (file descriptor 3, see client-requests.ts): what the script
 // writes there is split into lines and answered in order, each answer written back as a line.
 import type { Duplex } from 'node:stream';
-import { formatClientAnswer, MAX_CLIENT_REQUEST_BYTES, refusedAnswer } from '../client-requests.js';
+import { formatClientAnswer, MAX_CLIENT_REQUEST_BYTES, refusedAnswer } from '../../core/mcp/client-requests.js';
 
 /**
  * Serves the client channel: splits what the script writes into lines, answers them in order

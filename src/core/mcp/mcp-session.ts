@@ -1,0 +1,433 @@
+// The protocol core, the same on every host: one parsed message (or batch) in, the response out,
+// notifications through callbacks the transport gives (stdout, an SSE stream). Each request's own
+// _meta decides its era: a 2026-07-28 request goes to modern-dispatch.ts (loaded on the first
+// one, so a legacy client's start never waits for it); this file answers the legacy era
+// (handshake, negotiated version, log level, resource subscriptions) and owns what both
+// share: the requests in flight (so `notifications/cancelled` can stop one) and, under
+// `staticmcp dev`, the notifications a reloaded tree causes. It never throws on bad input: every
+// request with an id gets exactly one answer, unless cancelled.
+import { AnswerBudget, DEFAULT_ANSWER_LIMITS, refuseLongBatch, type AnswerLimits } from './answer-budget.js';
+import { parseJsonRpcText } from './exact-ids.js';
+import { readProgressToken } from './progress-token.js';
+import {
+  classifyMessage,
+  errorResponse,
+  resultResponse,
+  RpcError,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  RESOURCE_NOT_FOUND,
+  type JsonRpcRequest,
+  type RequestId,
+} from './json-rpc.js';
+import {
+  acceptsBatches,
+  LATEST_VERSION,
+  negotiateVersion,
+  shapeServerInfo,
+  type ProtocolVersion,
+} from './protocol-versions.js';
+import { readRequestEra, type ModernRequest } from './request-meta.js';
+import { serverCapabilities } from './server-capabilities.js';
+import type { ClientQuestions, Send } from './client-questions.js';
+import type { ModernListeners } from './modern-listeners.js';
+import {
+  LOG_LEVELS,
+  MAX_SUBSCRIPTIONS,
+  RequestCancelled,
+  type ServerContext,
+  type RequestContext,
+} from './server-context.js';
+import type { LogLevel } from '../results/log-lines.js';
+import type { ListChanges } from './tree-changes.js';
+import { refuseBeforeInitialize } from './session-lifecycle.js';
+import { HANDLER_BY_METHOD, loadHandlers, loadModernEra, planPreload } from './handler-table.js';
+import { isObject, type JsonObject } from '../tree/json-object.js';
+
+/** Only `staticmcp dev` needs these (and node:crypto): loaded on the first subscription or reload. */
+const loadTreeChanges = (): Promise<typeof import('./tree-changes.js')> => import('./tree-changes.js');
+type Outgoing = Record<string, unknown>;
+
+interface InFlight {
+  controller: AbortController;
+  promise: Promise<unknown>;
+}
+
+export type { Send };
+
+export interface SessionOptions {
+  /**
+   * A version already agreed outside this session (a stateless HTTP request's MCP-Protocol-Version
+   * header): the session then counts as initialized.
+   */
+  version?: ProtocolVersion;
+  /** Caps on one batch: its length and its answers' bytes (answer-budget.ts has the defaults). */
+  answerLimits?: Partial<AnswerLimits>;
+}
+
+export class McpSession {
+  private version: ProtocolVersion | undefined;
+  private minimumLogLevel: LogLevel = 'info';
+  private readonly inFlight = new Map<string, InFlight>();
+  private closing = false;
+  /** Set by `notifications/initialized` (or the client's first request after initialize). */
+  private initialized = false;
+  /** Set once `initialize` was answered on this session (a version given by the transport is not a handshake). */
+  private handshakeDone = false;
+  /** Subscribed resource URIs → a fingerprint of what a read answered at the last check. */
+  private readonly subscriptions = new Map<string, string>();
+  /** The capabilities the client declared in initialize: what a script may ask it. */
+  private clientCapabilities: JsonObject = {};
+  /** Open `subscriptions/listen` requests (only under dev: a served tree never changes); made with the first modern request. */
+  private listeners: ModernListeners | undefined;
+  /** Our requests to the client (a live script's questions) still waiting for an answer; made with the first question. */
+  private questions: ClientQuestions | undefined;
+  private readonly answerLimits: AnswerLimits;
+
+  /** `send` carries what no request is waiting for: list changes, resource updates, dev warnings. */
+  constructor(
+    private readonly server: ServerContext,
+    private readonly send: Send,
+    options: SessionOptions = {},
+  ) {
+    this.answerLimits = { ...DEFAULT_ANSWER_LIMITS, ...options.answerLimits };
+    if (options.version !== undefined) {
+      this.version = options.version;
+      this.initialized = true;
+    }
+  }
+
+  /** The version agreed by initialize (or given at construction); undefined before. */
+  get negotiatedVersion(): ProtocolVersion | undefined {
+    return this.version;
+  }
+
+  /** One line from a stream transport (already without its newline); answers go out through `send`. */
+  handleFrame(text: string): void {
+    let parsed: unknown;
+    try {
+      parsed = parseJsonRpcText(text);
+    } catch {
+      this.send(errorResponse(null, PARSE_ERROR, 'Parse error: the line is not valid JSON'));
+      return;
+    }
+    if (Array.isArray(parsed)) {
+      void this.handleBatch(parsed)
+        .then((responses) => {
+          if (responses) this.send(responses);
+        })
+        .catch((error: unknown) =>
+          this.server.logProblem(`a batch failed: ${(error as Error)?.stack ?? String(error)}`),
+        );
+      return;
+    }
+    void this.handleMessage(parsed, this.send)
+      .then((response) => {
+        if (response) this.send(response);
+      })
+      .catch((error: unknown) =>
+        this.server.logProblem(`a request failed: ${(error as Error)?.stack ?? String(error)}`),
+      );
+  }
+
+  /**
+   * One parsed body (a message or a batch) from a request/response transport. Resolves with what
+   * to answer (undefined when nothing: notifications and responses only); `notify` carries the
+   * notifications that belong to these requests (progress, log messages) while they run.
+   */
+  handleParsed(parsed: unknown, notify: Send): Promise<Outgoing | Outgoing[] | undefined> {
+    return Array.isArray(parsed) ? this.handleBatch(parsed, notify) : this.handleMessage(parsed, notify);
+  }
+
+  /** A frame larger than the transport accepts: answered like any invalid message. */
+  handleOversizedFrame(limitBytes: number): void {
+    this.send(errorResponse(null, INVALID_REQUEST, `Invalid request: the message is larger than ${limitBytes} bytes`));
+  }
+
+  private async handleBatch(items: unknown[], notify: Send = this.send): Promise<Outgoing | Outgoing[] | undefined> {
+    if (!acceptsBatches(this.version)) {
+      return errorResponse(
+        null,
+        INVALID_REQUEST,
+        `Invalid request: batches are not supported in protocol version ${this.version ?? 'before initialize'}`,
+      );
+    }
+    if (items.length === 0) return errorResponse(null, INVALID_REQUEST, 'Invalid request: empty batch');
+    const refused = refuseLongBatch(items.length, this.answerLimits);
+    if (refused) return refused;
+    // Each answer is counted as it arrives, so one over the budget is dropped before the rest pile up.
+    const budget = new AnswerBudget(this.answerLimits.maxAnswerBytes);
+    const responses = await Promise.all(
+      items.map((item) => this.handleMessage(item, notify).then((response) => response && budget.admit(response))),
+    );
+    const answered = responses.filter((response): response is Outgoing => response !== undefined);
+    return answered.length > 0 ? answered : undefined;
+  }
+
+  /** Resolves with the response to send, or undefined (notification, response, cancelled). */
+  private async handleMessage(value: unknown, notify: Send): Promise<Outgoing | undefined> {
+    const classified = classifyMessage(value);
+    switch (classified.kind) {
+      case 'invalid':
+        return classified.code === undefined
+          ? errorResponse(classified.id, INVALID_REQUEST, `Invalid request: ${classified.reason}`)
+          : errorResponse(classified.id, classified.code, `Invalid params: ${classified.reason}`);
+      case 'response':
+        this.questions?.deliver(classified.id, classified.result, classified.error);
+        return undefined;
+      case 'notification':
+        this.handleNotification(classified.message.method, classified.message.params);
+        return undefined;
+      case 'request':
+        return this.handleRequest(classified.message, notify);
+    }
+  }
+
+  private handleNotification(method: string, params: JsonObject | undefined): void {
+    if (method === 'notifications/cancelled') {
+      const requestId = params?.requestId;
+      if (typeof requestId === 'string' || typeof requestId === 'number') {
+        this.inFlight.get(inFlightKey(requestId))?.controller.abort();
+      }
+    } else if (method === 'notifications/initialized' && this.version !== undefined) {
+      this.initialized = true;
+    }
+    // notifications/initialized and anything else: nothing to do, and never an answer.
+  }
+
+  private async handleRequest(request: JsonRpcRequest, notify: Send): Promise<Outgoing | undefined> {
+    // Each request's own _meta decides its era: nothing about the connection is assumed.
+    const era = readRequestEra(request.method, request.params);
+    if (era.era === 'invalid') return errorResponse(request.id, era.error.code, era.error.message, era.error.data);
+    const key = inFlightKey(request.id);
+    const controller = new AbortController();
+    const work =
+      era.era === 'legacy'
+        ? this.dispatch(request, controller.signal, notify)
+        : this.dispatchModern(request, era, controller.signal, notify);
+    // A client may reuse an id while the first request still runs; only the newest is cancellable.
+    const entry = { controller, promise: work.catch(() => undefined) };
+    this.inFlight.set(key, entry);
+    try {
+      const result = await work;
+      if (controller.signal.aborted || this.closing) return undefined;
+      return resultResponse(request.id, result);
+    } catch (error) {
+      if (error instanceof RequestCancelled || controller.signal.aborted || this.closing) return undefined;
+      if (error instanceof RpcError) {
+        // 2026-07-28 answers an unknown resource with Invalid Params; -32002 is legacy only.
+        const code = era.era === 'modern' && error.code === RESOURCE_NOT_FOUND ? INVALID_PARAMS : error.code;
+        return errorResponse(request.id, code, error.message, error.data);
+      }
+      this.server.logProblem(`${request.method} failed: ${(error as Error).stack ?? String(error)}`);
+      return errorResponse(request.id, INTERNAL_ERROR, `Internal error while handling ${request.method}`);
+    } finally {
+      if (this.inFlight.get(key) === entry) this.inFlight.delete(key);
+    }
+  }
+
+  private async dispatchModern(
+    request: JsonRpcRequest,
+    era: ModernRequest,
+    signal: AbortSignal,
+    notify: Send,
+  ): Promise<unknown> {
+    const [{ dispatchModern }, { ModernListeners }] = await loadModernEra();
+    if (!this.listeners) {
+      this.listeners = new ModernListeners();
+      // A 2026-07-28 client sends no initialize: its first request is when to plan loading the rest.
+      planPreload(this.server, true);
+    }
+    const listeners = this.listeners;
+    return dispatchModern(this.server, request, era, signal, notify, {
+      isClosing: () => this.closing,
+      listen: (listenSignal) => listeners.listen(this.server, request, era, listenSignal, notify),
+    });
+  }
+
+  private requestContext(params: JsonObject | undefined, signal: AbortSignal, notify: Send): RequestContext {
+    return {
+      version: this.version ?? LATEST_VERSION,
+      signal,
+      progressToken: readProgressToken(params?._meta),
+      notify: (method, notificationParams) => {
+        if (!signal.aborted && !this.closing) notify({ jsonrpc: '2.0', method, params: notificationParams });
+      },
+      wantsLog: (level) => LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(this.minimumLogLevel),
+      askClient: async (method, askParams, askSignal) =>
+        (await this.clientQuestions()).ask(method, askParams, this.clientCapabilities, notify, [signal, askSignal]),
+      // Known once this session's initialize declared them (a stateless POST never knows them).
+      ...(this.handshakeDone ? { clientCapabilities: this.clientCapabilities } : {}),
+    };
+  }
+
+  private async clientQuestions(): Promise<ClientQuestions> {
+    if (!this.questions) {
+      const { ClientQuestions } = await import('./client-questions.js');
+      this.questions ??= new ClientQuestions();
+      if (this.closing) this.questions.close();
+    }
+    return this.questions;
+  }
+
+  private async dispatch(request: JsonRpcRequest, signal: AbortSignal, notify: Send): Promise<unknown> {
+    const { params } = request;
+    refuseBeforeInitialize(request.method, this.version);
+    // A client that skips `notifications/initialized` but goes on working is initialized too.
+    if (this.version !== undefined && request.method !== 'initialize' && request.method !== 'ping')
+      this.initialized = true;
+    switch (request.method) {
+      case 'initialize':
+        return this.initialize(params);
+      case 'ping':
+        return {};
+      case 'resources/subscribe':
+        return this.subscribe(params);
+      case 'resources/unsubscribe':
+        return this.unsubscribe(params);
+      case 'logging/setLevel': {
+        const level = params?.level;
+        if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level)) {
+          throw new RpcError(INVALID_PARAMS, `logging/setLevel needs params.level, one of ${LOG_LEVELS.join(', ')}`);
+        }
+        this.minimumLogLevel = level as LogLevel;
+        return {};
+      }
+      default: {
+        const handlerName = HANDLER_BY_METHOD.get(request.method);
+        if (!handlerName) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
+        return (await loadHandlers())[handlerName](this.server, params, this.requestContext(params, signal, notify));
+      }
+    }
+  }
+
+  private initialize(params: JsonObject | undefined): JsonObject {
+    // The version is agreed once per connection; a second handshake would change it under
+    // requests still in flight, so it is refused as the lifecycle requires.
+    if (this.handshakeDone) {
+      throw new RpcError(
+        INVALID_REQUEST,
+        `Invalid request: this connection is already initialized (protocol version ${this.version}); open a new connection to initialize again`,
+      );
+    }
+    if (params !== undefined && params.protocolVersion !== undefined && typeof params.protocolVersion !== 'string') {
+      throw new RpcError(INVALID_PARAMS, 'initialize needs params.protocolVersion (a string)');
+    }
+    this.handshakeDone = true;
+    const version = negotiateVersion(params?.protocolVersion);
+    this.version = version;
+    this.clientCapabilities = isObject(params?.capabilities) ? params.capabilities : {};
+    // The handlers once this answer is out, before the client's next request arrives; the rest later.
+    setTimeout(() => void loadHandlers(), 0);
+    planPreload(this.server, false);
+    const { tree } = this.server;
+    return {
+      protocolVersion: version,
+      capabilities: serverCapabilities(this.server, version, false),
+      serverInfo: shapeServerInfo(tree.serverInfo, version),
+      ...(tree.instructions !== undefined ? { instructions: tree.instructions } : {}),
+    };
+  }
+
+  /**
+   * Any known resource (listed, a state resource, or an instance of a template) can be subscribed.
+   * Only under dev is a fingerprint of its content kept, to tell after a rebuild whether it changed;
+   * a statically served tree never changes, so its subscribers are simply never notified.
+   */
+  private async subscribe(params: JsonObject | undefined): Promise<JsonObject> {
+    const uri = params?.uri;
+    if (typeof uri !== 'string') throw new RpcError(INVALID_PARAMS, 'resources/subscribe needs params.uri (a string)');
+    const { tree } = this.server;
+    const known =
+      tree.resourcesByUri.has(uri) ||
+      tree.extension?.stateResources?.[uri] !== undefined ||
+      (await import('./template-reads.js')).findTemplateFor(tree, uri) !== undefined;
+    if (!known) throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    // Template instances are unbounded: one session must not grow this map without end.
+    if (!this.subscriptions.has(uri) && this.subscriptions.size >= MAX_SUBSCRIPTIONS) {
+      throw new RpcError(
+        INVALID_PARAMS,
+        `resources/subscribe: at most ${MAX_SUBSCRIPTIONS} subscriptions per session; unsubscribe from some first`,
+      );
+    }
+    if (!this.server.dev) {
+      this.subscriptions.set(uri, '');
+      return {};
+    }
+    const { fingerprintResource } = await loadTreeChanges();
+    this.subscriptions.set(uri, await fingerprintResource(tree, uri));
+    return {};
+  }
+
+  private unsubscribe(params: JsonObject | undefined): JsonObject {
+    const uri = params?.uri;
+    if (typeof uri !== 'string')
+      throw new RpcError(INVALID_PARAMS, 'resources/unsubscribe needs params.uri (a string)');
+    this.subscriptions.delete(uri);
+    return {};
+  }
+
+  /**
+   * After the bridge swapped in a reloaded tree: one list_changed per kind whose list changed, and
+   * `resources/updated` for each subscribed resource whose content changed. Nothing is sent before
+   * the client is initialized (it lists everything then anyway). Returns the updated URIs.
+   */
+  async treeReloaded(changes: ListChanges): Promise<string[]> {
+    const { fingerprintResource } = await loadTreeChanges();
+    const { tree } = this.server;
+    const updated: string[] = [];
+    for (const [uri, previous] of this.subscriptions) {
+      const current = await fingerprintResource(tree, uri);
+      if (current === previous) continue;
+      this.subscriptions.set(uri, current);
+      updated.push(uri);
+    }
+    if (!this.closing) await this.listeners?.notifyChanges(this.server, changes);
+    if (!this.initialized || this.closing) return updated;
+    if (changes.tools) this.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    if (changes.resources) this.send({ jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
+    if (changes.prompts) this.send({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed' });
+    for (const uri of updated)
+      this.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+    return updated;
+  }
+
+  /** A log message for the client (`notifications/message`), when initialized and at the level it asked for. */
+  logToClient(level: LogLevel, logger: string, data: unknown): void {
+    if (!this.initialized || this.closing) return;
+    if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(this.minimumLogLevel)) return;
+    this.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level, logger, data } });
+  }
+
+  /**
+   * Ends the session: requests in flight get `graceMs` to answer (a client that pipes a few
+   * requests and closes stdin still gets its answers), then the rest are cancelled (live scripts
+   * killed) and awaited for at most `waitMs`.
+   */
+  async close(graceMs: number, waitMs: number): Promise<void> {
+    await Promise.race([this.pending(), delay(graceMs)]);
+    this.closing = true;
+    for (const entry of this.inFlight.values()) entry.controller.abort();
+    this.questions?.close();
+    await Promise.race([this.pending(), delay(waitMs)]);
+  }
+
+  private pending(): Promise<unknown> {
+    return Promise.allSettled([...this.inFlight.values()].map((entry) => entry.promise));
+  }
+}
+
+function inFlightKey(id: RequestId): string {
+  return `${typeof id}:${id}`;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer: unknown = setTimeout(resolve, ms);
+    // On Node, a pending grace period must not keep the process alive.
+    (timer as { unref?: () => void }).unref?.();
+  });
+}

@@ -1,0 +1,79 @@
+// What every handler gets: the tree and its reader (replaced together when `staticmcp dev` reloads
+// the tree, so a handler reads `server.tree` once and keeps it), the ports a host plugs in (live
+// runs, schema compilation, the operator's log), and the per-request view (negotiated version,
+// cancellation, notifications to the client).
+import type { LogLevel } from '../results/log-lines.js';
+import type { CompileValidator } from '../../validators/validator.js';
+import type { CachedTreeReader } from './cached-tree-reader.js';
+import type { LiveRunner } from './live-port.js';
+import type { LoadedTree } from './loaded-tree.js';
+import type { ProtocolVersion } from './protocol-versions.js';
+
+/**
+ * Resource URIs one legacy session may subscribe to, and one 2026-07-28 listener may follow
+ * (template instances are unbounded).
+ */
+export const MAX_SUBSCRIPTIONS = 1000;
+
+export interface ServerContext {
+  tree: LoadedTree;
+  reader: CachedTreeReader;
+  /** Runs project scripts for misses; absent = precomputed answers only. */
+  live?: LiveRunner;
+  /** What a miss tells the client to do to get live answers (the edge names its own URL). */
+  liveHint: string;
+  /** True under `staticmcp dev`: the tree can change, so list changes and subscriptions are offered. */
+  dev: boolean;
+  /** Loads the JSON Schema compiler (ajv on Node, on first use; one without code generation on the edge). */
+  loadValidatorCompiler(): Promise<CompileValidator>;
+  /** A line for the operator (stderr on Node, the console on the edge), never the protocol stream. */
+  logProblem(text: string): void;
+}
+
+export interface RequestContext {
+  version: ProtocolVersion;
+  signal: AbortSignal;
+  progressToken?: string | number;
+  notify(method: string, params: Record<string, unknown>): void;
+  /** Whether the client asked for messages at this level (logging/setLevel). */
+  wantsLog(level: LogLevel): boolean;
+  /**
+   * Sends a request to the client (sampling/createMessage, elicitation/create, roots/list) on
+   * this request's stream and resolves with its answer; never rejects. `signal` abandons the wait.
+   */
+  askClient(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<ClientAnswer>;
+  /**
+   * The capabilities the client declared, when this request knows them: its own `_meta` (2026-07-28)
+   * or the session's initialize. Absent (a stateless legacy POST) = unknown, so nothing is refused.
+   */
+  clientCapabilities?: Record<string, unknown>;
+  /**
+   * True in 2026-07-28: a script's question is not sent to the client but answered with an
+   * InputRequiredResult, and the client re-sends the call with `inputResponses` (SEP-2322).
+   */
+  multiRoundTrip?: boolean;
+}
+
+/** What the client answered: its result, or an error (its own, or ours when it could not be asked). */
+export type ClientAnswer = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
+
+/** Thrown when a request was cancelled: no response is sent for it. */
+export class RequestCancelled extends Error {
+  constructor() {
+    super('cancelled');
+    this.name = 'RequestCancelled';
+  }
+}
+
+export const DEFAULT_LIVE_HINT = 'run staticmcp serve with --live <project folder>';
+
+export const LOG_LEVELS: readonly LogLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];

@@ -1,0 +1,50 @@
+// The one thing the worker keeps between requests: the loaded `mcp.json` of its site, per isolate.
+// Every request would otherwise fetch and index the manifest before answering. The copy is
+// revalidated with its ETag once a minute (the `_headers` rule gives mcp.json max-age=60), so a
+// host that swaps the static files under a running isolate is noticed. Requests never share a
+// pending load: workerd warns when one request's promise settles in another's context.
+import { loadTree, type LoadedTree } from '../../core/mcp/loaded-tree.js';
+import type { ReadOutcome, TreeSource } from '../../core/mcp/tree-source.js';
+import { MANIFEST_FILE } from '../../core/tree/manifest.js';
+
+export const MANIFEST_RECHECK_MS = 60_000;
+
+interface CachedTree {
+  /** Which site the tree came from (the asset binding, or an origin when fetching). */
+  siteKey: string;
+  tree: LoadedTree;
+  etag?: string;
+  checkedAtMs: number;
+}
+
+let cached: CachedTree | undefined;
+
+/** A source that answers the manifest from a read already made, and everything else as `source` does. */
+function withManifest(source: TreeSource, manifest: ReadOutcome): TreeSource {
+  return {
+    displayName: source.displayName,
+    revalidateAfterMs: source.revalidateAfterMs,
+    read: (relativePath, etag) =>
+      relativePath === MANIFEST_FILE ? Promise.resolve(manifest) : source.read(relativePath, etag),
+    close: () => source.close(),
+  };
+}
+
+/** The site's tree, from this isolate's copy when it is fresh; throws a readable Error when mcp.json is unusable. */
+export async function loadTreeForIsolate(source: TreeSource, siteKey: string, nowMs = Date.now()): Promise<LoadedTree> {
+  const previous = cached?.siteKey === siteKey ? cached : undefined;
+  if (previous && nowMs - previous.checkedAtMs < MANIFEST_RECHECK_MS) return previous.tree;
+  const outcome = await source.read(MANIFEST_FILE, previous?.etag);
+  if (outcome.status === 'not-modified' && previous) {
+    previous.checkedAtMs = nowMs;
+    return previous.tree;
+  }
+  const tree = await loadTree(withManifest(source, outcome));
+  cached = { siteKey, tree, etag: outcome.status === 'ok' ? outcome.etag : undefined, checkedAtMs: nowMs };
+  return tree;
+}
+
+/** Forgets the cached tree (tests, and a tree that proved unreadable). */
+export function forgetIsolateTree(): void {
+  cached = undefined;
+}

@@ -1,0 +1,91 @@
+// The edge entry, bundled into every tree as `_worker.js`: the tree answers MCP by itself wherever
+// it is hosted with code next to it (Cloudflare Pages advanced mode, Workers static assets, a
+// Netlify edge function). `/mcp` is Streamable HTTP, stateless (every POST stands alone, nothing
+// is kept between requests but the site's mcp.json); every other path is the static site.
+// Precomputed answers only: a miss says how to run `staticmcp serve <site> --live <project>`.
+import { CachedTreeReader } from '../../core/mcp/cached-tree-reader.js';
+import { errorResponse, INTERNAL_ERROR } from '../../core/mcp/json-rpc.js';
+import { createMcpHttpHandler } from '../../core/mcp/streamable-http.js';
+import type { LoadedTree } from '../../core/mcp/loaded-tree.js';
+import type { ServerContext } from '../../core/mcp/server-context.js';
+import type { TreeSource } from '../../core/mcp/tree-source.js';
+import { createAssetTreeSource, type AssetFetcher } from './asset-tree-source.js';
+import { compileEdgeValidator } from '../../validators/cfworker-validator.js';
+import { loadTreeForIsolate } from './isolate-tree-cache.js';
+
+// Not exported: workerd takes every named export of the entry module for an entrypoint.
+const MCP_PATH = '/mcp';
+
+export interface WorkerEnv {
+  /** The static files, on hosts that bind them (Cloudflare); absent elsewhere (then: fetch of the same origin). */
+  ASSETS?: AssetFetcher;
+}
+
+/** The host's view of the static site: its asset binding, or the network. */
+function siteFetcher(env: WorkerEnv | undefined): AssetFetcher {
+  return env?.ASSETS ?? { fetch: (request) => fetch(request) };
+}
+
+/** The site's own origin always passes; the project adds others (`http.allowedOrigins` in staticmcp.json, `"*"` for any). */
+function originRule(tree: LoadedTree, siteOrigin: string): (origin: string) => boolean {
+  const listed = tree.extension?.http?.allowedOrigins;
+  const allowed = new Set(
+    Array.isArray(listed) ? listed.filter((item): item is string => typeof item === 'string') : [],
+  );
+  return (origin) => origin === siteOrigin || allowed.has('*') || allowed.has(origin);
+}
+
+function serverContext(tree: LoadedTree, source: TreeSource, siteRoot: URL): ServerContext {
+  return {
+    tree,
+    reader: new CachedTreeReader(source),
+    liveHint: `run staticmcp serve ${siteRoot.href} --live <project folder>`,
+    dev: false,
+    loadValidatorCompiler: async () => compileEdgeValidator,
+    logProblem: (text) => console.error(`staticmcp worker: ${text}`),
+  };
+}
+
+async function answerMcp(request: Request, env: WorkerEnv | undefined, url: URL): Promise<Response> {
+  const siteRoot = new URL('/', url);
+  const source = createAssetTreeSource(siteFetcher(env), siteRoot);
+  let tree: LoadedTree;
+  try {
+    tree = await loadTreeForIsolate(source, env?.ASSETS ? 'assets' : siteRoot.origin);
+  } catch (error) {
+    console.error(`staticmcp worker: ${(error as Error).message}`);
+    const body = errorResponse(
+      null,
+      INTERNAL_ERROR,
+      `This site's MCP tree cannot be loaded (${(error as Error).message}); redeploy the output of staticmcp build`,
+    );
+    return new Response(JSON.stringify(body), { status: 503, headers: { 'content-type': 'application/json' } });
+  }
+  const context = serverContext(tree, source, siteRoot);
+  const handler = createMcpHttpHandler({
+    server: () => context,
+    sessions: false,
+    isAllowedOrigin: originRule(tree, url.origin),
+  });
+  // Cloudflare's front end sets CF-Connecting-IP (replacing any copy the client sent): the peer.
+  // The handler reads what is left of a refused body first (unread-body.ts), so the client sees
+  // the refusal instead of a reset connection.
+  return handler.handle(request, { peerAddress: request.headers.get('cf-connecting-ip') ?? undefined });
+}
+
+export default {
+  async fetch(request: Request, env?: WorkerEnv, _context?: unknown): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname !== MCP_PATH) return siteFetcher(env).fetch(request);
+    try {
+      return await answerMcp(request, env, url);
+    } catch (error) {
+      // A client that hangs up mid-body, a host failure: one request fails, the isolate goes on.
+      console.error(`staticmcp worker: ${(error as Error).stack ?? String(error)}`);
+      return new Response(JSON.stringify(errorResponse(null, INTERNAL_ERROR, 'Internal error')), {
+        status: 500,
+        headers: { 'content-type': 'application/json' },
+      });
+    }
+  },
+};

@@ -1,0 +1,64 @@
+// A tree in a local folder: files read on demand, and never from outside the folder (a symlink
+// that leaves the root reads as missing, like a file that is not there). Reads are synchronous:
+// tree files are small and local, and the promise API's per-read objects were most of the
+// garbage of a precomputed call (resident memory, bench/bridge-big-tree.mjs). Synchronous but
+// never blocking: a file is opened without waiting (O_NONBLOCK) and read only when it is a regular
+// file, since reading a named pipe in the tree would wait for a writer and freeze every client.
+import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import type { ReadOutcome, TreeSource } from '../../core/mcp/tree-source.js';
+
+/** The real path is already resolved: a link put there since is refused (ELOOP), not followed. */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
+
+export class FolderSource implements TreeSource {
+  readonly revalidateAfterMs = undefined;
+  private realRoot: string | undefined;
+
+  constructor(
+    private readonly root: string,
+    readonly displayName: string,
+  ) {}
+
+  async read(relativePath: string): Promise<ReadOutcome> {
+    this.realRoot ??= realpathSync.native(this.root);
+    const realRoot = this.realRoot;
+    const file = path.join(realRoot, ...relativePath.split('/'));
+    let realFile: string;
+    try {
+      realFile = realpathSync.native(file);
+    } catch (error) {
+      if (isMissingError(error)) return { status: 'missing' };
+      throw new Error(`${relativePath} cannot be opened (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    if (!realFile.startsWith(`${realRoot}${path.sep}`)) return { status: 'missing' };
+    try {
+      const fd = openSync(realFile, OPEN_FLAGS);
+      try {
+        const stats = fstatSync(fd);
+        if (stats.isDirectory()) return { status: 'missing' };
+        if (!stats.isFile()) {
+          throw new Error(
+            `${relativePath} is not a regular file (a named pipe, socket or device); rebuild the tree to replace it`,
+          );
+        }
+        return { status: 'ok', text: readFileSync(fd, 'utf8') };
+      } finally {
+        closeSync(fd);
+      }
+    } catch (error) {
+      if (!(error as NodeJS.ErrnoException).code) throw error;
+      if (isMissingError(error)) return { status: 'missing' };
+      // The code alone: the error's own message names the absolute path.
+      throw new Error(`${relativePath} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+
+  close(): void {}
+}
+
+function isMissingError(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  // EISDIR: `tools/<name>.json` asked for while only a folder exists; ENOTDIR: a segment is a file.
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ENAMETOOLONG';
+}

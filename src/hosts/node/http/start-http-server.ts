@@ -1,0 +1,199 @@
+// `staticmcp serve … --http`: one node:http server with MCP Streamable HTTP at /mcp (sessions,
+// live runs) and the tree's files everywhere else. Slow clients cannot hold it (header, request
+// and keep-alive timeouts), the Host header is checked on every request (DNS rebinding), and
+// SIGINT/SIGTERM end every session (live scripts killed) before the process exits 0.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  createMcpHttpHandler,
+  DEFAULT_MAX_BODY_BYTES,
+  type McpHttpHandler,
+} from '../../../core/mcp/streamable-http.js';
+import { preloadRequestHandling } from '../../../core/mcp/handler-table.js';
+import type { TreeSource } from '../../../core/mcp/tree-source.js';
+import { createNodeServerContext } from '../node-server-context.js';
+import { readHttpLimits } from './http-limits.js';
+import { guardServerProcess } from '../process-guard.js';
+import { allowedHostsFor, bracketIpv6, isLoopbackHost } from './host-rules.js';
+import { createOriginRule } from './origin-rule.js';
+import { preloadWebClasses, toWebRequest, writeWebResponse } from './node-web-adapter.js';
+import { escapeTerminalText } from '../../../shared/terminal-text.js';
+
+export const MCP_PATH = '/mcp';
+/** A client gets this long to send its request headers, and this long for the whole request. */
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+/** How often Node looks for requests past those timeouts. */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+/** What a refused body may still send before the connection is cut rather than drained. */
+const MAX_DRAINED_BODY_BYTES = 16 * 1024 * 1024;
+/** An idle keep-alive connection is closed after this. */
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+export interface HttpServeOptions {
+  source: TreeSource;
+  /** The tree's folder, served at `/`; undefined for a URL source (then `/` only names the endpoint). */
+  treeRoot?: string;
+  projectRoot?: string;
+  liveConcurrency?: number;
+  host: string;
+  port: number;
+  allowedHosts: readonly string[];
+  logPrefix?: string;
+  /** Per-client caps (--client-sessions, --client-live-runs); undefined = the handler's defaults. */
+  maxSessionsPerClient?: number;
+  maxLiveRunsPerClient?: number;
+}
+
+/** Listens, prints the endpoint, and resolves with the exit code once a signal stopped it. */
+export async function startHttpServer(options: HttpServeOptions): Promise<number> {
+  const prefix = options.logPrefix ?? 'staticmcp serve';
+  const logProblem = (text: string): void => {
+    // Text from clients (a URI, a tool name) and trees reaches this line: never raw escapes.
+    process.stderr.write(`${prefix}: ${escapeTerminalText(text)}\n`);
+  };
+  const limits = readHttpLimits();
+  const context = await createNodeServerContext({
+    source: options.source,
+    projectRoot: options.projectRoot,
+    liveConcurrency: options.liveConcurrency,
+    logProblem,
+  });
+  // Both known once the server listens (the port may be 0 until then).
+  let allowedHosts: string[] = [];
+  // One origin rule for /mcp and the static site.
+  const origins = createOriginRule(
+    () => allowedHosts,
+    () => context.tree,
+  );
+  const staticTree =
+    options.treeRoot === undefined
+      ? undefined
+      : await (await import('./static-tree.js')).openStaticTree(options.treeRoot, { origins, logProblem });
+
+  let mcp!: McpHttpHandler;
+
+  const server = http.createServer({
+    headersTimeout: HEADERS_TIMEOUT_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+  });
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  let baseUrl = '';
+
+  server.on('request', (incoming: http.IncomingMessage, outgoing: http.ServerResponse) => {
+    void answer(incoming, outgoing).catch((error: unknown) => {
+      logProblem(`a request failed: ${(error as Error)?.stack ?? String(error)}`);
+      if (!outgoing.headersSent) {
+        outgoing.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        outgoing.end('Internal Server Error\n');
+      } else {
+        outgoing.destroy();
+      }
+    });
+  });
+  // A malformed request, or one too slow to arrive: a plain 400 and the connection closed (not
+  // half-closed: a client that never closes its side must not keep the socket), never a crash.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    if (socket.writable)
+      socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`, () => socket.destroy());
+    else socket.destroy();
+  });
+
+  async function answer(incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> {
+    const pathname = (incoming.url ?? '/').split('?')[0];
+    if (pathname === MCP_PATH) {
+      const exchange = toWebRequest(incoming, outgoing, baseUrl);
+      // The TCP peer: the client's address for its quotas (a header could be forged, the socket not).
+      const response = await mcp.handle(exchange.request, { peerAddress: incoming.socket?.remoteAddress });
+      // A body the handler refused (413, 415 …): the rest of it is read and dropped (up to a cap)
+      // before the answer ends, since a connection closed while the client still sends makes its
+      // write fail before it reads the answer; then the connection closes.
+      const refusedBody = exchange.bodyLeftUnread();
+      const drainedAll = refusedBody ? await exchange.drainBody(MAX_DRAINED_BODY_BYTES) : true;
+      await writeWebResponse(response, outgoing, refusedBody, limits.writeTimeoutMs);
+      if (!drainedAll) incoming.socket?.destroy();
+      return;
+    }
+    // The static site: same Host rule as /mcp (a rebinding page must not read it either).
+    const host = (incoming.headers.host ?? '').toLowerCase();
+    if (!allowedHosts.includes(host) && !allowedHosts.includes(host.replace(/:\d+$/, ''))) {
+      outgoing.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
+      outgoing.end('Forbidden: this server does not answer to that Host header\n');
+      return;
+    }
+    if (staticTree) {
+      await staticTree.serve(incoming, outgoing);
+      return;
+    }
+    outgoing.writeHead(pathname === '/' ? 200 : 404, { 'content-type': 'text/plain; charset=utf-8' });
+    outgoing.end(pathname === '/' ? `MCP endpoint: ${baseUrl}${MCP_PATH}\n` : 'Not Found\n');
+  }
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    options.source.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(
+      code === 'EADDRINUSE'
+        ? `port ${options.port} on ${options.host} is already in use`
+        : `cannot listen on ${options.host}:${options.port} (${code ?? (error as Error).message})`,
+    );
+  }
+  const { port } = server.address() as AddressInfo;
+  allowedHosts = allowedHostsFor(options.host, port, options.allowedHosts);
+  mcp = createMcpHttpHandler({
+    server: () => context,
+    sessions: true,
+    allowedHosts,
+    isAllowedOrigin: (origin) => origins.allows(origin, options.projectRoot !== undefined),
+    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    maxSessionsPerClient: options.maxSessionsPerClient,
+    maxLiveRunsPerClient: options.maxLiveRunsPerClient,
+    answerLimits: limits.answerLimits,
+    ...(limits.maxQueuedStreamBytes !== undefined ? { maxQueuedStreamBytes: limits.maxQueuedStreamBytes } : {}),
+    logProblem,
+  });
+  baseUrl = `http://${bracketIpv6(options.host)}:${port}`;
+  // Loaded now rather than by the first request (its answer took ~80 ms instead of ~2 ms).
+  setTimeout(() => {
+    preloadWebClasses();
+    void preloadRequestHandling(context, true);
+  }, 0);
+  process.stderr.write(`MCP endpoint: ${baseUrl}${MCP_PATH}\n`);
+  process.stderr.write(
+    options.treeRoot === undefined
+      ? `Static site: not served (the tree is at ${options.source.displayName})\n`
+      : `Static site: ${baseUrl}/\n`,
+  );
+  if (!isLoopbackHost(options.host)) {
+    process.stderr.write(
+      `${prefix}: warning: listening on ${options.host}, not a loopback address: anyone who can reach it may call this server${options.projectRoot ? ' and run its live scripts' : ''}; there is no authentication\n`,
+    );
+  }
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (): void => {
+      if (stopping) return;
+      stopping = true;
+      server.close();
+      void mcp.close().then(() => {
+        server.closeAllConnections();
+        options.source.close();
+        resolve(0);
+      });
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    guardServerProcess(logProblem, stop);
+  });
+}

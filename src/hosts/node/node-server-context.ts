@@ -1,0 +1,87 @@
+// The core's ports as Node fills them: the tree from a folder or URL source, ajv for schemas
+// (loaded on the first check), and the project's scripts for live runs (the spawning module and
+// node:child_process load on the first live run, not at start-up). Shared by stdio and HTTP.
+import { CachedTreeReader } from '../../core/mcp/cached-tree-reader.js';
+import type { LiveRunner } from '../../core/mcp/live-port.js';
+import { loadTree } from '../../core/mcp/loaded-tree.js';
+import { DEFAULT_LIVE_HINT, type ServerContext } from '../../core/mcp/server-context.js';
+import type { TreeSource } from '../../core/mcp/tree-source.js';
+import type { CompileValidator } from '../../validators/validator.js';
+
+export interface NodeServerOptions {
+  source: TreeSource;
+  /** Absolute path of the project whose scripts answer misses; none = precomputed answers only. */
+  projectRoot?: string;
+  /** Live runs at once (--live-concurrency); undefined = the project's limits.liveConcurrency or the default. */
+  liveConcurrency?: number;
+  /** `staticmcp dev`: the tree is reloaded on change (list changes and subscriptions are offered). */
+  dev?: boolean;
+  logProblem(text: string): void;
+}
+
+function lazyLiveProject(
+  root: string,
+  concurrency: number | undefined,
+  logProblem: (text: string) => void,
+): LiveRunner {
+  let loaded: Promise<LiveRunner> | undefined;
+  return {
+    run: async (request) => {
+      loaded ??= import('./live/live-project.js').then(
+        (module) => new module.LiveProject(root, concurrency, logProblem),
+      );
+      return (await loaded).run(request);
+    },
+  };
+}
+
+async function loadAjvCompiler(): Promise<CompileValidator> {
+  const { compileValidator } = await import('../../validators/ajv-validator.js');
+  return (schema, rootName) => compileValidator(schema, rootName);
+}
+
+/**
+ * Without a project, the lists leave out what only a live run answers (mcp/answerable-lists.ts):
+ * one stderr line says what, and how to get it back, so a missing tool is never a mystery.
+ */
+async function reportLiveOnly(server: ServerContext): Promise<void> {
+  const { answerableLists } = await import('../../core/mcp/answerable-lists.js');
+  const { hiddenTools, resources } = await answerableLists(server);
+  const hiddenResources = server.tree.resources.length - resources.length;
+  if (hiddenTools.length === 0 && hiddenResources === 0) return;
+  const what = [
+    ...(hiddenTools.length > 0
+      ? [
+          `${hiddenTools.length} tool${hiddenTools.length === 1 ? '' : 's'} with no precomputed call (${hiddenTools.join(', ')})`,
+        ]
+      : []),
+    ...(hiddenResources > 0 ? [`${hiddenResources} state resource${hiddenResources === 1 ? '' : 's'}`] : []),
+  ].join(' and ');
+  server.logProblem(
+    `not listing ${what}: they are answered only by running the project's scripts; add --live <project folder> to list and run them`,
+  );
+}
+
+export async function createNodeServerContext(options: NodeServerOptions): Promise<ServerContext> {
+  const tree = await loadTree(options.source);
+  const server: ServerContext = {
+    tree,
+    reader: new CachedTreeReader(options.source),
+    live: options.projectRoot
+      ? lazyLiveProject(options.projectRoot, options.liveConcurrency, options.logProblem)
+      : undefined,
+    liveHint: DEFAULT_LIVE_HINT,
+    dev: options.dev === true,
+    loadValidatorCompiler: loadAjvCompiler,
+    logProblem: options.logProblem,
+  };
+  // Worked out just after start-up, not before it: the client's first answer never waits for the
+  // narrowing, and tools/list finds it done.
+  if (!server.live)
+    setTimeout(() => {
+      reportLiveOnly(server).catch((error: Error) =>
+        server.logProblem(`could not work out the lists: ${error.message}`),
+      );
+    }, 0);
+  return server;
+}

@@ -1,0 +1,104 @@
+// Wires a tree source, the optional live project and the stdio transport into a running bridge.
+// `startBridge` resolves with the exit code once stdin closes (or a signal arrives) and live
+// children are gone; `openBridge` also hands back the controls `staticmcp dev` needs: reload the
+// tree (and notify the client of what changed) and warn the client.
+import { CachedTreeReader } from '../../core/mcp/cached-tree-reader.js';
+import { loadTree } from '../../core/mcp/loaded-tree.js';
+import { McpSession } from '../../core/mcp/mcp-session.js';
+import type { ServerContext } from '../../core/mcp/server-context.js';
+import type { ListChanges } from '../../core/mcp/tree-changes.js';
+import { createNodeServerContext, type NodeServerOptions } from './node-server-context.js';
+import { guardServerProcess } from './process-guard.js';
+import { startStdioTransport } from './stdio-transport.js';
+import { escapeTerminalText } from '../../shared/terminal-text.js';
+
+export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
+/** After stdin closes: how long answers already being prepared may still be sent. */
+const CLOSE_GRACE_MS = 500;
+/** Then how long killed live scripts get to go away before we exit anyway. */
+const CLOSE_WAIT_MS = 3_000;
+
+export interface BridgeOptions extends Omit<NodeServerOptions, 'logProblem'> {
+  /** How stderr lines start (`staticmcp serve`, `staticmcp dev`). */
+  logPrefix?: string;
+}
+
+export interface TreeReload extends ListChanges {
+  /** Subscribed resources whose content changed (each got `notifications/resources/updated`). */
+  updated: string[];
+}
+
+export interface RunningBridge {
+  /** Resolves with the exit code once the client went away and live children are gone. */
+  finished: Promise<number>;
+  /** Reads the tree again and tells the client what changed; throws (keeping the old tree) when it cannot be loaded. */
+  reloadTree(): Promise<TreeReload>;
+  /** A warning for the operator (stderr) and the client (`notifications/message`). */
+  warn(text: string): void;
+  /** How many tools the served tree has. */
+  toolCount(): number;
+}
+
+export async function openBridge(options: BridgeOptions): Promise<RunningBridge> {
+  const prefix = options.logPrefix ?? 'staticmcp serve';
+  const logProblem = (text: string): void => {
+    // Text from clients (a URI, a tool name) and trees reaches this line: never raw escapes.
+    process.stderr.write(`${prefix}: ${escapeTerminalText(text)}\n`);
+  };
+  const bridge: ServerContext = await createNodeServerContext({ ...options, logProblem });
+  let session: McpSession | undefined;
+  let finish!: (code: number) => void;
+  const finished = new Promise<number>((resolve) => {
+    finish = resolve;
+  });
+  let closing = false;
+  const shutdown = (): void => {
+    if (closing) return;
+    closing = true;
+    void session!.close(CLOSE_GRACE_MS, CLOSE_WAIT_MS).then(() => {
+      options.source.close();
+      transport.stopReading();
+      finish(0);
+    });
+  };
+  const transport = startStdioTransport({
+    maxFrameBytes: MAX_FRAME_BYTES,
+    onFrame: (text) => session!.handleFrame(text),
+    onOversizedFrame: () => session!.handleOversizedFrame(MAX_FRAME_BYTES),
+    onClose: shutdown,
+  });
+  session = new McpSession(bridge, (message) => transport.send(message));
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+  guardServerProcess(logProblem, shutdown);
+
+  let reloading = Promise.resolve<unknown>(undefined);
+  const reloadOnce = async (): Promise<TreeReload> => {
+    const next = await loadTree(options.source);
+    const { compareTreeLists } = await import('../../core/mcp/tree-changes.js');
+    const changes = compareTreeLists(bridge.tree, next);
+    // Swapped together: a new tree's files must never be answered from the old tree's cache.
+    bridge.tree = next;
+    bridge.reader = new CachedTreeReader(options.source);
+    const updated = await session!.treeReloaded(changes);
+    return { ...changes, updated };
+  };
+  return {
+    finished,
+    reloadTree: () => {
+      // One reload at a time, in order, so notifications follow the order of the trees.
+      const result = reloading.then(reloadOnce, reloadOnce);
+      reloading = result.catch(() => undefined);
+      return result;
+    },
+    toolCount: () => bridge.tree.tools.length,
+    warn: (text) => {
+      logProblem(text);
+      session!.logToClient('warning', 'staticmcp', text);
+    },
+  };
+}
+
+export async function startBridge(options: BridgeOptions): Promise<number> {
+  return (await openBridge(options)).finished;
+}

@@ -1,0 +1,160 @@
+// A tree served over http(s) (a CDN, GitHub Pages, …): keep-alive connections, conditional GETs
+// (If-None-Match) so a cached file is revalidated, not downloaded again, and limits a hostile or
+// broken host cannot stretch: an idle timeout, a total deadline per file (a host that drips one
+// byte every few seconds never resets it), a size cap counted while streaming, and one download
+// per file at a time (a hundred calls waiting on one slow file hold one connection, not the pool).
+import http from 'node:http';
+import https from 'node:https';
+import { isHostFallback } from '../../core/mcp/host-fallback.js';
+import { MANIFEST_FILE } from '../../core/tree/manifest.js';
+import type { ReadOutcome, TreeSource } from '../../core/mcp/tree-source.js';
+
+export interface UrlSourceOptions {
+  /** Silence on the connection this long fails the read. */
+  timeoutMs?: number;
+  /** The whole read (connect, headers, body) must finish within this. */
+  deadlineMs?: number;
+  revalidateAfterMs?: number;
+  /** Larger files are refused rather than buffered. */
+  maxFileBytes?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 15_000;
+export const DEFAULT_FETCH_DEADLINE_MS = 30_000;
+/** Distinct files fetched at once; reads of one file share a download, so a slow file holds one. */
+const MAX_SOCKETS = 32;
+const DEFAULT_REVALIDATE_AFTER_MS = 60_000;
+const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+export class UrlSource implements TreeSource {
+  readonly displayName: string;
+  readonly revalidateAfterMs: number;
+  private readonly base: URL;
+  private readonly agent: http.Agent;
+  private readonly timeoutMs: number;
+  private readonly deadlineMs: number;
+  private readonly maxFileBytes: number;
+  private readonly downloads = new Map<string, Promise<ReadOutcome>>();
+
+  constructor(baseUrl: string, options: UrlSourceOptions = {}) {
+    this.base = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+    this.base.search = '';
+    this.base.hash = '';
+    this.displayName = this.base.href;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.deadlineMs = options.deadlineMs ?? DEFAULT_FETCH_DEADLINE_MS;
+    this.revalidateAfterMs = options.revalidateAfterMs ?? DEFAULT_REVALIDATE_AFTER_MS;
+    this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    const AgentClass = this.base.protocol === 'https:' ? https.Agent : http.Agent;
+    this.agent = new AgentClass({ keepAlive: true, maxSockets: MAX_SOCKETS });
+  }
+
+  /** Each segment percent-encoded, so a raw value with `?`, `#` or `%` stays one path segment. */
+  urlOf(relativePath: string): URL {
+    return new URL(relativePath.split('/').map(encodeURIComponent).join('/'), this.base);
+  }
+
+  read(relativePath: string, etag?: string): Promise<ReadOutcome> {
+    const key = `${etag ?? ''} ${relativePath}`;
+    let download = this.downloads.get(key);
+    if (!download) {
+      download = this.download(relativePath, etag).finally(() => this.downloads.delete(key));
+      this.downloads.set(key, download);
+    }
+    return download;
+  }
+
+  private download(relativePath: string, etag?: string): Promise<ReadOutcome> {
+    const url = this.urlOf(relativePath);
+    const client = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      // The first reason a read failed wins: destroying the request also fails the response.
+      let failure: Error | undefined;
+      const fail = (reason: string): void => {
+        failure ??= new Error(`${relativePath}: ${reason}`);
+        request.destroy(failure);
+      };
+      const rejectOnce = (error: Error): void => {
+        reject(
+          failure ??
+            new Error(error.message.startsWith(relativePath) ? error.message : `${relativePath}: ${error.message}`),
+        );
+      };
+      const request = client.get(
+        url,
+        {
+          agent: this.agent,
+          headers: { accept: 'application/json', ...(etag ? { 'if-none-match': etag } : {}) },
+          timeout: this.timeoutMs,
+        },
+        (response) => {
+          const status = response.statusCode ?? 0;
+          if (status === 304) {
+            response.resume();
+            resolve({ status: 'not-modified' });
+            return;
+          }
+          if (status === 404 || status === 410) {
+            response.resume();
+            resolve({ status: 'missing' });
+            return;
+          }
+          // What hosts answer for a file they do not have besides 404: a redirect to the landing
+          // page, or 403 (S3 and buckets like it when listing is not allowed). For mcp.json the
+          // same answers mean the URL itself is wrong, which the errors below say.
+          if (relativePath !== MANIFEST_FILE && (status === 403 || (status >= 300 && status < 400))) {
+            response.resume();
+            resolve({ status: 'missing' });
+            return;
+          }
+          if (status >= 300 && status < 400) {
+            response.resume();
+            const target = response.headers.location;
+            reject(
+              new Error(
+                `${relativePath}: the server answered HTTP ${status}, a redirect ${target ? `to ${target}` : 'without a target'}; serve the tree from its final URL`,
+              ),
+            );
+            return;
+          }
+          if (status < 200 || status >= 300) {
+            response.resume();
+            reject(new Error(`${relativePath}: the server answered HTTP ${status}`));
+            return;
+          }
+          const chunks: Buffer[] = [];
+          let bytes = 0;
+          response.on('data', (chunk: Buffer) => {
+            bytes += chunk.length;
+            if (bytes > this.maxFileBytes) {
+              fail(`larger than ${this.maxFileBytes} bytes`);
+              return;
+            }
+            chunks.push(chunk);
+          });
+          response.on('end', () => {
+            const header = response.headers.etag;
+            const text = Buffer.concat(chunks).toString('utf8');
+            if (isHostFallback(relativePath, text)) {
+              resolve({ status: 'missing' });
+              return;
+            }
+            resolve({ status: 'ok', text, ...(header ? { etag: header } : {}) });
+          });
+          response.on('error', rejectOnce);
+        },
+      );
+      request.on('timeout', () => fail(`no answer within ${this.timeoutMs} ms`));
+      const deadline = setTimeout(
+        () => fail(`the host did not send the whole file within ${this.deadlineMs} ms`),
+        this.deadlineMs,
+      );
+      request.on('close', () => clearTimeout(deadline));
+      request.on('error', rejectOnce);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}

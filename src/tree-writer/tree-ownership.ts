@@ -1,0 +1,50 @@
+// Who owns what at the top of an output folder. The build owns these names (whether or not this
+// build writes each one); everything else there is the user's: a gh-pages worktree's `.git`,
+// `CNAME`, `robots.txt`, a favicon, files copied from the project's `public/` folder. A rebuild
+// keeps the user's entries, the content hash leaves them out, and `check` does not flag them.
+//
+// `mcp/` is the build's (the MCP endpoint's own namespace: the server card lives at
+// /mcp/server-card). `.well-known/` is the user's (public/.well-known/ is copied, a deploy target
+// may hold one), except the discovery files the build writes there (BUILD_OWNED_NESTED_PATHS):
+// those are the build's wherever they appear, so a stale one is never kept and a user's copy in
+// public/ is refused with a message rather than silently replacing the build's.
+import { MANIFEST_FILE, ROUTES_FILE, WORKER_FILE } from '../core/tree/manifest.js';
+import { AI_CATALOG_FILE, REGISTRY_AUTH_FILE } from './server-card.js';
+
+export const BUILD_OWNED_TOP_LEVEL: ReadonlySet<string> = new Set([
+  MANIFEST_FILE,
+  WORKER_FILE,
+  ROUTES_FILE,
+  'index.html',
+  '404.html',
+  '_headers',
+  '.nojekyll',
+  '.assetsignore',
+  'completions.json',
+  'server.json',
+  'mcp',
+  'tools',
+  'resources',
+  'prompts',
+]);
+
+/** Files the build owns inside folders that are otherwise the user's. */
+export const BUILD_OWNED_NESTED_PATHS: readonly string[] = [AI_CATALOG_FILE, REGISTRY_AUTH_FILE];
+
+/** Whether a tree-relative path (`/`-separated) lies under a name the build owns. */
+export function isBuildOwnedPath(treePath: string): boolean {
+  return BUILD_OWNED_TOP_LEVEL.has(treePath.split('/', 1)[0] ?? '') || BUILD_OWNED_NESTED_PATHS.includes(treePath);
+}
+
+/**
+ * What a deploy target holds before any tree was built into it (a gh-pages worktree, a host's
+ * files): an output folder holding only these may be built into, and they are kept.
+ */
+export const DEPLOY_TARGET_FILES: ReadonlySet<string> = new Set([
+  '.git',
+  'CNAME',
+  'robots.txt',
+  '_redirects',
+  'favicon.ico',
+  '.well-known',
+]);

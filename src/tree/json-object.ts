@@ -1,8 +1,0 @@
-// The JSON object type and its guard, shared by every layer (portable: src/mcp and src/edge use it).
-
-export type JsonObject = Record<string, unknown>;
-
-/** True for a plain JSON object: not null, not an array. */
-export function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
