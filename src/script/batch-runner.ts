@@ -196,7 +196,11 @@ export class BatchRunner {
 
   async run(job: BatchJob): Promise<ScriptRun> {
     const startedAt = performance.now();
-    const limits: RunLimits = { displayName: job.displayName, timeoutMs: job.timeoutMs, maxOutputBytes: this.options.maxOutputBytes };
+    const limits: RunLimits = {
+      displayName: job.displayName,
+      timeoutMs: job.timeoutMs,
+      maxOutputBytes: this.options.maxOutputBytes,
+    };
     const finish = (end: RunEnd): ScriptRun => createScriptRun(end, startedAt, limits);
     // A run that never started: the runner was closed or the build interrupted.
     const notStarted = (): ScriptRun => createUnstartedRun({ cancelled: true }, startedAt, limits);

@@ -12,7 +12,13 @@ import type { LogLine } from '../core/results/log-lines.js';
 import type { ProgressLine } from '../core/results/progress-lines.js';
 import { captureOutput } from './run/capture-output.js';
 import { readClientChannel } from './run/client-channel.js';
-import { createScriptRun, createUnstartedRun, type RunLimits, type ScriptRun, spawnErrorText } from './run/script-run.js';
+import {
+  createScriptRun,
+  createUnstartedRun,
+  type RunLimits,
+  type ScriptRun,
+  spawnErrorText,
+} from './run/script-run.js';
 import { trackRunningRun } from './run/running-runs.js';
 import { createTerminator, killGroup } from './run/terminate.js';
 import { watchTimeoutAndCancel } from './run/timeout.js';
@@ -51,7 +57,11 @@ const PIPE_CLOSE_GRACE_MS = 200;
 export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
   const startedAt = performance.now();
   const { timeoutMs, maxOutputBytes } = options;
-  const runLimits: RunLimits = { displayName: options.displayName, timeoutMs: options.budgetMs ?? timeoutMs, maxOutputBytes };
+  const runLimits: RunLimits = {
+    displayName: options.displayName,
+    timeoutMs: options.budgetMs ?? timeoutMs,
+    maxOutputBytes,
+  };
   if (options.signal?.aborted) return Promise.resolve(createUnstartedRun({ cancelled: true }, startedAt, runLimits));
   return new Promise((resolve) => {
     let timedOut = false;
