@@ -5,7 +5,8 @@
 // environment, caps output size with `ulimit -f`, and `exec`s the script with its JSON on stdin
 // (a here-document) and stdout/stderr in files. Each launcher runs one job at a time in its own
 // process group, so a timeout or an interruption kills exactly that job's processes (and the
-// launcher, which is started again). Results have the same shape as `runScript`'s.
+// launcher, which is started again). Each result is a ScriptRun built by run/script-run.ts, as
+// runScript's are.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { constants as osConstants } from 'node:os';

@@ -12,7 +12,7 @@ import { REPO_ROOT } from '../helpers/paths.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 const SCRIPT = path.join(REPO_ROOT, 'scripts', 'mark-published.mjs');
-const SOURCE = path.join(REPO_ROOT, 'src', 'staticmcp-command.ts');
+const SOURCE = path.join(REPO_ROOT, 'src', 'shared', 'staticmcp-command.ts');
 
 describe('the release switch', () => {
   it('flips PUBLISHED_ON_NPM in a copy of the source, and refuses to flip it twice', async () => {

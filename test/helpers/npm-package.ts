@@ -58,7 +58,7 @@ export interface PackedPackage {
 
 /**
  * Stages the package in `work/stage` and packs it into `work`. With `published`, the staged
- * dist/staticmcp-command.js is flipped as the release workflow flips the source before it builds.
+ * dist/shared/staticmcp-command.js is flipped as the release workflow flips the source before it builds.
  */
 export async function packThisBuild(work: string, options: { published?: boolean } = {}): Promise<PackedPackage> {
   const stage = path.join(work, options.published ? 'stage-published' : 'stage');
@@ -72,7 +72,10 @@ export async function packThisBuild(work: string, options: { published?: boolean
   if (options.published) {
     const flip = await runCommand(
       process.execPath,
-      [path.join(REPO_ROOT, 'scripts', 'mark-published.mjs'), path.join(stage, 'dist', 'staticmcp-command.js')],
+      [
+        path.join(REPO_ROOT, 'scripts', 'mark-published.mjs'),
+        path.join(stage, 'dist', 'shared', 'staticmcp-command.js'),
+      ],
       { cwd: stage },
     );
     if (flip.code !== 0) throw new Error(`mark-published failed on the staged dist: ${flip.stderr}`);
