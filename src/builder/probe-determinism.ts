@@ -3,7 +3,7 @@
 // tool that has something to run is run twice (one extra run per tool, not per call); when the two
 // outputs differ, the tool is served live instead, with a warning that says why and how to
 // precompute it anyway (`"precompute": true`).
-import type { ScriptRun } from '../script/run-script.js';
+import type { ScriptRun } from '../script/run/script-run.js';
 import type { CallOutcome } from './run-one-call.js';
 import type { ToolPlan } from './plan-tools.js';
 

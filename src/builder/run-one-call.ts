@@ -1,7 +1,7 @@
 // ArgumentSet → RunResult: one call of a tool through the batch runner, as an outcome (a result,
 // or a failure with the head of stderr). The result is what the tree and the cache store.
 import type { BatchRunner } from '../script/batch-runner.js';
-import type { ScriptRun } from '../script/run-script.js';
+import type { ScriptRun } from '../script/run/script-run.js';
 import { addOptionVariables, createBaseEnvironment } from '../script/script-environment.js';
 import { decodeOutput, toToolResult, type ToolResult } from '../core/results/tool-result.js';
 import { parseLogLines } from '../core/results/log-lines.js';

@@ -8,6 +8,7 @@ import { callFilePath, omittedDefaultCallFilePaths } from '../core/tree/call-key
 import { createTreeHash, sortTreePaths } from '../tree-writer/content-hash.js';
 import { isBuildOwnedPath } from '../tree-writer/tree-ownership.js';
 import { readCallFile } from '../core/tree/lenient-files.js';
+import { TOOL_NAME, TOOL_NAME_IN_WORDS } from '../core/tree/name-rules.js';
 import { whyNeverServed } from './servable-call-files.js';
 import { checkDiscoveryFiles } from './check-discovery-files.js';
 import {
@@ -59,8 +60,6 @@ export interface CheckInput {
   listingProblems?: readonly TreeProblem[];
 }
 
-/** MCP clients reject the whole server when one tool name breaks this. */
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const REBUILD = 'rebuild the tree with staticmcp build';
 
 /** A place in the manifest, as a JSON Pointer. */
@@ -239,8 +238,8 @@ function checkTools(manifest: JsonObject, report: Report): CheckedTool[] {
     if (!TOOL_NAME.test(name)) {
       report(
         at(...base, index, 'name'),
-        `tool name ${JSON.stringify(name)} does not match ^[a-zA-Z0-9_-]{1,64}$, and MCP clients reject the whole server over one such name`,
-        'rename the tool using only letters, digits, _ and - (at most 64 characters); for a staticmcp project, rename the script or set "name" in its .meta.json',
+        `tool name ${JSON.stringify(name)} does not match ${TOOL_NAME.source}, and MCP clients reject the whole server over one such name`,
+        `rename the tool using only ${TOOL_NAME_IN_WORDS}; for a staticmcp project, rename the script or set "name" in its .meta.json`,
       );
     }
     if (seen.has(name)) {

@@ -1,6 +1,7 @@
 // What a command is: its options declared once, as data, and its handler. Both parsers (the fast
 // one in parse-fast.ts and yargs in parse-with-yargs.ts) read these declarations and hand the
 // handler the same values through readArguments, so they cannot disagree about an option.
+import { EXIT_USAGE, UsageError } from './exit-codes.js';
 
 /** What a handler gets for an option: the option's own type, a list for a repeatable one. */
 type OptionValue = string | number | boolean | string[];
@@ -50,7 +51,7 @@ export interface CommandSpec<Options extends Record<string, OptionSpec> = Record
   describe: string;
   positional: PositionalSpec;
   options: Options;
-  /** Runs the command; resolves to the exit code (0 ok, 1 failed, 2 bad usage). */
+  /** Runs the command; resolves to the exit code (exit-codes.ts: 0 ok, 1 failed, 2 bad usage) or throws a UsageError. */
   run(args: CommandArguments<Options>): Promise<number>;
 }
 
@@ -60,20 +61,6 @@ export function defineCommand<const Options extends Record<string, OptionSpec>>(
 ): CommandSpec<Options> {
   return spec;
 }
-
-/** A command line that cannot run as given: exit 2, with what to do. */
-export class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly hint: string,
-  ) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
-
-export const EXIT_FAILED = 1;
-export const EXIT_USAGE = 2;
 
 export function helpHint(command: string): string {
   return `run staticmcp ${command} --help for its options`;

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// Entry point of the `staticmcp` command, and the only place that decides the process's exit
-// code. An ordinary command line is read without yargs (parse-fast.ts), so `serve` starts about as
+// Entry point of the `staticmcp` command, and the only place that sets the process's exit code
+// (which code: exit-codes.ts). An ordinary command line is read without yargs (parse-fast.ts), so `serve` starts about as
 // fast as Node itself and a no-op rebuild stays cheap; help, --version and anything unusual go
 // through yargs (parse-with-yargs.ts). Both read the options each command declares once.
 import { loadCommand } from './command-list.js';
-import { EXIT_FAILED, runCommand } from './command-spec.js';
+import { runCommand } from './command-spec.js';
+import { exitCodeOf } from './exit-codes.js';
 import { parseFast } from './parse-fast.js';
 
 const argv = process.argv.slice(2);
@@ -18,5 +19,5 @@ try {
 } catch (error) {
   // Loaded only now: a command that succeeds never pays for it.
   (await import('./print-error.js')).printError(error);
-  process.exitCode = EXIT_FAILED;
+  process.exitCode = exitCodeOf(error);
 }

@@ -1,11 +1,12 @@
 // The command line for humans (the one module that imports yargs): help texts, --version, and
 // every usage error, from the commands' own declarations (command-spec.ts). Ordinary command lines
 // never come here (parse-fast.ts reads them without loading yargs); both hand the handler the
-// same arguments through runCommand. Exit codes: 0 ok, 1 something failed, 2 bad usage.
+// same arguments through runCommand. Exit codes: exit-codes.ts.
 import yargs from 'yargs';
 import { packageInfo } from '../shared/version.js';
 import { loadAllCommands } from './command-list.js';
-import { type CommandSpec, EXIT_USAGE, helpHint, printUsageError, runCommand, UsageError } from './command-spec.js';
+import { type CommandSpec, helpHint, printUsageError, runCommand } from './command-spec.js';
+import { EXIT_USAGE, UsageError } from './exit-codes.js';
 
 /** Help is printed for this many columns at most (and exactly this many off a terminal, so it is stable). */
 const HELP_COLUMNS = 100;

@@ -12,6 +12,7 @@ import type { RegisterEntry } from './register-json.js';
 import { isMessagePromptFile, readMessagePrompt, stringsOf, type PromptMessage } from './message-prompts.js';
 import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
 import { parsePromptTemplate } from '../core/tree/prompt-template.js';
+import { PROMPT_NAME, PROMPT_NAME_IN_WORDS, PROMPT_NAME_SCHEMA } from '../core/tree/name-rules.js';
 
 /** What the tree stores for the bridge to render: one text template, or messages with content blocks. */
 export type PromptFile =
@@ -29,15 +30,10 @@ export interface PromptDiscovery {
   warnings: { relativePath: string; message: string }[];
 }
 
-/**
- * Prompt names may hold dots (`review.code`, as mcp-bash projects name them): only tool names
- * need the client-safe `^[a-zA-Z0-9_-]{1,64}$`. No leading dot, so the stored file is never hidden.
- */
-export const PROMPT_NAME = /^[a-zA-Z0-9_-][a-zA-Z0-9_.-]{0,63}$/;
 const promptMetaSchema = {
   type: 'object',
   properties: {
-    name: { type: 'string', pattern: PROMPT_NAME.source },
+    name: PROMPT_NAME_SCHEMA,
     title: { type: 'string' },
     description: { type: 'string' },
     role: { enum: ['user', 'assistant'] },
@@ -80,7 +76,7 @@ export function createPrompt(
   meta: Record<string, unknown>,
 ): ProjectPrompt | string {
   if (!PROMPT_NAME.test(name))
-    return `prompt name "${name}" must match ${PROMPT_NAME.source} (letters, digits, _ - and dots, not first); set "name" in its .meta.json`;
+    return `prompt name "${name}" must match ${PROMPT_NAME.source} (${PROMPT_NAME_IN_WORDS}); set "name" in its .meta.json`;
   const schema = (meta.arguments as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} };
   const properties = (schema.properties as Record<string, { description?: string }> | undefined) ?? {};
   const required = (schema.required as string[] | undefined) ?? [];

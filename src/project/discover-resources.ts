@@ -6,6 +6,7 @@ import { readEitherSidecar, sidecarCandidates } from './read-json-sidecar.js';
 import { walkFolder } from './walk-folder.js';
 import { compileValidator, type Validator } from '../validators/ajv-validator.js';
 import type { RegisterEntry } from './register-json.js';
+import { RESOURCE_NAME_SCHEMA, RESOURCE_URI_SCHEMA } from '../core/tree/name-rules.js';
 import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
 
 export interface ProjectResource {
@@ -31,10 +32,10 @@ const MAX_RESOURCE_DEPTH = 8;
 const sidecarSchema = {
   type: 'object',
   properties: {
-    name: { type: 'string', minLength: 1 },
+    name: RESOURCE_NAME_SCHEMA,
     title: { type: 'string' },
     description: { type: 'string' },
-    uri: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9+.-]*:' },
+    uri: RESOURCE_URI_SCHEMA,
     uriTemplate: { type: 'string' },
     mimeType: { type: 'string', pattern: '^[^/\\s]+/[^/\\s]+$' },
   },

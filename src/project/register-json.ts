@@ -6,7 +6,12 @@ import path from 'node:path';
 import { compileValidator, type Validator } from '../validators/ajv-validator.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { readFailureReason, readRegularFile } from '../shared/read-regular-file.js';
-import { PROMPT_NAME } from './discover-prompts.js';
+import {
+  PROMPT_NAME_SCHEMA,
+  RESOURCE_NAME_SCHEMA,
+  RESOURCE_URI_SCHEMA,
+  TOOL_NAME_SCHEMA,
+} from '../core/tree/name-rules.js';
 
 export const REGISTER_FILE = 'server.d/register.json';
 export const MAX_REGISTER_BYTES = 1024 * 1024;
@@ -18,14 +23,13 @@ export type RegisterEntry = Record<string, unknown> & { name?: string; path?: st
 /** Per kind: undefined = discover as usual; an array (possibly empty = kind disabled) = use these. */
 export type Registration = Partial<Record<RegisterKind, RegisterEntry[]>>;
 
-const NAME = { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' };
 const RELATIVE_PATH = { type: 'string', minLength: 1 };
 const entrySchemas: Record<RegisterKind, object> = {
   tools: {
     type: 'object',
     required: ['name', 'path'],
     properties: {
-      name: NAME,
+      name: TOOL_NAME_SCHEMA,
       path: RELATIVE_PATH,
       title: { type: 'string' },
       description: { type: 'string' },
@@ -43,8 +47,8 @@ const entrySchemas: Record<RegisterKind, object> = {
     type: 'object',
     required: ['name', 'uri', 'path'],
     properties: {
-      name: { type: 'string', minLength: 1 },
-      uri: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9+.-]*:' },
+      name: RESOURCE_NAME_SCHEMA,
+      uri: RESOURCE_URI_SCHEMA,
       path: RELATIVE_PATH,
       title: { type: 'string' },
       description: { type: 'string' },
@@ -56,7 +60,7 @@ const entrySchemas: Record<RegisterKind, object> = {
     type: 'object',
     required: ['name', 'path'],
     properties: {
-      name: { type: 'string', pattern: PROMPT_NAME.source },
+      name: PROMPT_NAME_SCHEMA,
       path: RELATIVE_PATH,
       title: { type: 'string' },
       description: { type: 'string' },

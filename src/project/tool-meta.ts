@@ -4,6 +4,7 @@
 import { readJsonSidecar } from './read-json-sidecar.js';
 import { compileValidator, type Validator } from '../validators/ajv-validator.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../core/results/mcp-output.js';
+import { TOOL_NAME_SCHEMA } from '../core/tree/name-rules.js';
 
 export interface ToolMeta {
   name?: string;
@@ -27,7 +28,7 @@ export interface ToolMeta {
 const toolMetaSchema = {
   type: 'object',
   properties: {
-    name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
+    name: TOOL_NAME_SCHEMA,
     title: { type: 'string' },
     description: { type: 'string' },
     version: { type: 'string' },

@@ -1,10 +1,9 @@
 // Tool names from script paths: `utils/calc.sh` → `utils_calc`. Deterministic, stable across
-// builds, and always inside `^[a-zA-Z0-9_-]{1,64}$` (clients reject a whole server otherwise).
+// builds, and always inside TOOL_NAME (name-rules.ts; clients reject a whole server otherwise).
 import { createHash } from 'node:crypto';
 import slugify from 'slugify';
+import { MAX_TOOL_NAME_LENGTH } from '../core/tree/name-rules.js';
 
-export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
-const MAX_TOOL_NAME_LENGTH = 64;
 const SCRIPT_EXTENSIONS = /\.(sh|bash|zsh|py|js|mjs|cjs|ts|rb|pl|php|lua|exe)$/i;
 
 function slugSegment(segment: string): string {

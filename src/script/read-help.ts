@@ -1,7 +1,7 @@
 // Reads and validates a script's `--help` (script convention): stdout is the metadata JSON, stderr
 // the options JSON. Returns a value, never throws: a bad script becomes a reason to skip it.
 import { compileValidator } from '../validators/ajv-validator.js';
-import type { ScriptRun } from './run-script.js';
+import type { ScriptRun } from './run/script-run.js';
 import { parseLogLine } from '../core/results/log-lines.js';
 
 export type ValueType = 'string' | 'integer' | 'float' | 'boolean' | 'any' | { enum: string[] };

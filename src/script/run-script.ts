@@ -3,7 +3,7 @@
 // batch-runner.ts instead, which starts them from long-lived shells. Stages, one file each under
 // run/: spawn here; timeout and cancellation (timeout.ts) end the run through terminate.ts
 // (SIGTERM, then SIGKILL after a grace period); capture-output.ts drains and caps the output;
-// describe-run.ts says what happened. No child can hang or flood the caller.
+// script-run.ts builds the ScriptRun and says what happened. No child can hang or flood the caller.
 import { spawn } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import { CLIENT_CHANNEL_FD } from '../core/mcp/client-requests.js';
@@ -12,12 +12,16 @@ import type { LogLine } from '../core/results/log-lines.js';
 import type { ProgressLine } from '../core/results/progress-lines.js';
 import { captureOutput } from './run/capture-output.js';
 import { readClientChannel } from './run/client-channel.js';
-import { describeRun, spawnErrorText } from './run/describe-run.js';
+import {
+  createScriptRun,
+  createUnstartedRun,
+  type RunLimits,
+  type ScriptRun,
+  spawnErrorText,
+} from './run/script-run.js';
 import { trackRunningRun } from './run/running-runs.js';
 import { createTerminator, killGroup } from './run/terminate.js';
 import { watchTimeoutAndCancel } from './run/timeout.js';
-
-export { describeRun };
 
 export interface RunScriptOptions {
   file: string;
@@ -47,53 +51,18 @@ export interface RunScriptOptions {
   displayName: string;
 }
 
-export interface ScriptRun {
-  displayName: string;
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  timedOut: boolean;
-  cancelled: boolean;
-  outputTooLarge: boolean;
-  spawnError?: string;
-  stdout: Buffer;
-  stderr: Buffer;
-  durationMs: number;
-  /** The run did not end by itself with an exit code (timeout, cancel, signal, cap, spawn error). */
-  failed: boolean;
-  /** One line that says what happened, naming the command. */
-  message: string;
-}
-
 /** After the child exits, how long its pipes may stay quiet but open (a daemonised grandchild) before we stop reading. */
 const PIPE_CLOSE_GRACE_MS = 200;
-
-/** A run that never started (cancelled before, or refused by spawn). */
-function runNotStarted(
-  options: RunScriptOptions,
-  reason: { cancelled?: true; spawnError?: string },
-  durationMs: number,
-): ScriptRun {
-  const run = {
-    displayName: options.displayName,
-    exitCode: null,
-    signal: null,
-    timedOut: false,
-    cancelled: reason.cancelled === true,
-    outputTooLarge: false,
-    ...(reason.spawnError !== undefined ? { spawnError: reason.spawnError } : {}),
-    stdout: Buffer.alloc(0),
-    stderr: Buffer.alloc(0),
-    durationMs,
-    failed: true,
-  };
-  return { ...run, message: describeRun(run, options.budgetMs ?? options.timeoutMs, options.maxOutputBytes) };
-}
 
 export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
   const startedAt = performance.now();
   const { timeoutMs, maxOutputBytes } = options;
-  const reportedTimeoutMs = options.budgetMs ?? timeoutMs;
-  if (options.signal?.aborted) return Promise.resolve(runNotStarted(options, { cancelled: true }, 0));
+  const runLimits: RunLimits = {
+    displayName: options.displayName,
+    timeoutMs: options.budgetMs ?? timeoutMs,
+    maxOutputBytes,
+  };
+  if (options.signal?.aborted) return Promise.resolve(createUnstartedRun({ cancelled: true }, startedAt, runLimits));
   return new Promise((resolve) => {
     let timedOut = false;
     let cancelled = false;
@@ -115,7 +84,7 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
       });
     } catch (error) {
       const reason = { spawnError: spawnErrorText(error as NodeJS.ErrnoException, options.file) };
-      resolve(runNotStarted(options, reason, performance.now() - startedAt));
+      resolve(createUnstartedRun(reason, startedAt, runLimits));
       return;
     }
 
@@ -150,19 +119,9 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
       terminator.dispose();
       clearTimeout(closeTimer);
       channel?.destroy();
-      const run = {
-        displayName: options.displayName,
-        exitCode,
-        signal: exitSignal,
-        timedOut,
-        cancelled,
-        outputTooLarge,
-        spawnError,
-        ...output.finish(),
-        durationMs: performance.now() - startedAt,
-        failed: timedOut || cancelled || outputTooLarge || spawnError !== undefined || exitSignal !== null,
-      };
-      resolve({ ...run, message: describeRun(run, reportedTimeoutMs, maxOutputBytes) });
+      const { stdout, stderr } = output.finish();
+      const end = { exitCode, signal: exitSignal, timedOut, cancelled, outputTooLarge, spawnError, stdout, stderr };
+      resolve(createScriptRun(end, startedAt, runLimits));
     };
 
     child.stdout!.on('data', output.onStdout);

@@ -72,7 +72,10 @@ export async function packThisBuild(work: string, options: { published?: boolean
   if (options.published) {
     const flip = await runCommand(
       process.execPath,
-      [path.join(REPO_ROOT, 'scripts', 'mark-published.mjs'), path.join(stage, 'dist', 'shared', 'staticmcp-command.js')],
+      [
+        path.join(REPO_ROOT, 'scripts', 'mark-published.mjs'),
+        path.join(stage, 'dist', 'shared', 'staticmcp-command.js'),
+      ],
       { cwd: stage },
     );
     if (flip.code !== 0) throw new Error(`mark-published failed on the staged dist: ${flip.stderr}`);

@@ -1,6 +1,7 @@
 // Tool names from script paths: deterministic, stable and always valid for MCP clients.
 import { describe, expect, it } from 'vitest';
-import { TOOL_NAME_PATTERN, deriveToolName } from '../../src/project/tool-names.js';
+import { TOOL_NAME } from '../../src/core/tree/name-rules.js';
+import { deriveToolName } from '../../src/project/tool-names.js';
 
 describe('deriveToolName', () => {
   it.each([
@@ -28,7 +29,7 @@ describe('deriveToolName', () => {
       'a b/c d',
       '.hidden',
     ]) {
-      expect(deriveToolName(relativePath)).toMatch(TOOL_NAME_PATTERN);
+      expect(deriveToolName(relativePath)).toMatch(TOOL_NAME);
     }
   });
 

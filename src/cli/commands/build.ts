@@ -1,7 +1,6 @@
 // `staticmcp build [project]`: its options, and the handler that runs the build, shows progress on
 // a TTY (plain lines otherwise), prints the per-tool summary on stderr, or the whole report as
 // JSON on stdout with --json.
-import { constants } from 'node:os';
 import path from 'node:path';
 import { readUpToDateReport } from '../../builder/up-to-date.js';
 import { generatorName } from '../../shared/version.js';
@@ -10,6 +9,7 @@ import { printError } from '../print-error.js';
 import { escapeTerminalText, writeHumanLines } from '../../shared/terminal-text.js';
 import { StaticMcpError } from '../../core/staticmcp-error.js';
 import { defineCommand } from '../command-spec.js';
+import { exitCodeOf, exitCodeOfSignal, type StopSignal } from '../exit-codes.js';
 import { BUILD_OPTIONS } from '../build-options.js';
 import { countFailedRuns, describeReportBody } from '../describe-report.js';
 import { commandLine } from '../invocation.js';
@@ -93,17 +93,12 @@ function printSummary(report: BuildReport): void {
   writeHumanLines(process.stderr, lines);
 }
 
-/** Exit status of a build ended by a signal, as shells report a death by it: 130 for SIGINT, 143 for SIGTERM. */
-function interruptedExit(signal: NodeJS.Signals): number {
-  return 128 + constants.signals[signal];
-}
-
 async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
   // Scripts run in their own process groups, so a Ctrl-C on the terminal does not reach them: end
   // them ourselves. A second signal falls through to Node's default and exits at once.
   const interruption = new AbortController();
-  let interruptedBy: NodeJS.Signals | undefined;
-  const onSignal = (signal: NodeJS.Signals): void => {
+  let interruptedBy: StopSignal | undefined;
+  const onSignal = (signal: StopSignal): void => {
     interruptedBy = signal;
     process.stderr.write(`\nstaticmcp: ${signal} received, ending the running scripts…\n`);
     interruption.abort();
@@ -167,12 +162,6 @@ async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
         `${JSON.stringify({ ok: false, error: { code: error.code, message: error.message, hint: error.hint } }, null, 2)}\n`,
       );
     }
-    if (interruptedBy) return interruptedExit(interruptedBy);
-    return (error as { code?: string }).code?.startsWith('OUT_') ||
-      (error as { code?: string }).code === 'PROJECT_NOT_FOUND' ||
-      (error as { code?: string }).code === 'TOOLS_NOT_FOUND' ||
-      (error as { code?: string }).code?.startsWith('SHARD_')
-      ? 2
-      : 1;
+    return interruptedBy ? exitCodeOfSignal(interruptedBy) : exitCodeOf(error);
   }
 }

@@ -8,6 +8,7 @@ import type { CheckReport, TreeProblem } from '../../check/check-tree.js';
 import type { TreeSource } from '../../core/mcp/tree-source.js';
 import type { ProjectConfig } from '../../project/config.js';
 import { defineCommand } from '../command-spec.js';
+import { exitCodeOf } from '../exit-codes.js';
 import { commandLine } from '../invocation.js';
 import { printError } from '../print-error.js';
 import { writeHumanLines } from '../../shared/terminal-text.js';
@@ -155,9 +156,9 @@ async function runCheckCommand(options: CheckOptions): Promise<number> {
     opened = await openSource(options.source);
   } catch (error) {
     printError(error);
-    // A project whose staticmcp.json is broken is a problem found (1), like a broken tree.
-    if (error instanceof StaticMcpError && error.code.startsWith('CONFIG_')) return 1;
-    return error instanceof StaticMcpError ? 2 : 1;
+    // A project whose staticmcp.json is broken is a problem found (1), like a broken tree; no
+    // tree at all (no folder, no mcp.json, an unreachable URL) is refused (2).
+    return exitCodeOf(error);
   }
   const { source, files, listingProblems, treeRoot, project, siteUrl } = opened;
   try {
@@ -178,8 +179,7 @@ async function runCheckCommand(options: CheckOptions): Promise<number> {
     return report.ok ? 0 : 1;
   } catch (error) {
     printError(error);
-    // No tree at all (no mcp.json, unreachable URL) is a usage error; anything else a bug.
-    return error instanceof StaticMcpError ? 2 : 1;
+    return exitCodeOf(error);
   } finally {
     source.close();
   }

@@ -8,7 +8,8 @@ import path from 'node:path';
 import type { BuildReport } from '../../builder/build-report.js';
 import type { RunningBridge } from '../../hosts/node/start-bridge.js';
 import { StaticMcpError } from '../../core/staticmcp-error.js';
-import { type CommandArguments, defineCommand, type OptionSpec, UsageError } from '../command-spec.js';
+import { type CommandArguments, defineCommand, type OptionSpec } from '../command-spec.js';
+import { exitCodeOf, exitCodeOfSignal, type StopSignal, UsageError } from '../exit-codes.js';
 import { BUILD_OPTIONS } from '../build-options.js';
 import { isNoise, watchProject } from '../watch-project.js';
 
@@ -105,8 +106,8 @@ async function runDevCommand(projectGiven: string, options: DevOptions): Promise
 
   log(`building ${projectGiven}`);
   // Scripts run in their own process groups: a Ctrl-C during the first build must end them here.
-  let interruptedBy: NodeJS.Signals | undefined;
-  const onSignal = (signal: NodeJS.Signals): void => {
+  let interruptedBy: StopSignal | undefined;
+  const onSignal = (signal: StopSignal): void => {
     interruptedBy = signal;
     stopping.abort();
   };
@@ -121,19 +122,23 @@ async function runDevCommand(projectGiven: string, options: DevOptions): Promise
       return fail(
         `${interruptedBy} received during the first build; its scripts were ended`,
         'run staticmcp dev again when ready',
-        interruptedBy === 'SIGINT' ? 130 : 143,
+        exitCodeOfSignal(interruptedBy),
       );
     const hasTree = await fs.stat(path.join(outDir, 'mcp.json')).then(
       (file) => file.isFile(),
       () => false,
     );
     if (!hasTree)
-      return fail(`the first build failed: ${describeError(error)}`, 'fix the project and run staticmcp dev again', 1);
+      return fail(
+        `the first build failed: ${describeError(error)}`,
+        'fix the project and run staticmcp dev again',
+        exitCodeOf(error),
+      );
     log(`the first build failed, serving the previous tree until a change builds: ${describeError(error)}`);
   }
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
-  if (interruptedBy) return interruptedBy === 'SIGINT' ? 130 : 143;
+  if (interruptedBy) return exitCodeOfSignal(interruptedBy);
 
   const { FolderSource } = await import('../../hosts/node/folder-source.js');
   const { openBridge } = await import('../../hosts/node/start-bridge.js');
@@ -143,7 +148,11 @@ async function runDevCommand(projectGiven: string, options: DevOptions): Promise
     bridge = await openBridge({ source, projectRoot, dev: true, logPrefix: 'staticmcp dev' });
   } catch (error) {
     source.close();
-    return fail((error as Error).message, 'check the tree (staticmcp build writes one) and try again', 1);
+    return fail(
+      (error as Error).message,
+      'check the tree (staticmcp build writes one) and try again',
+      exitCodeOf(error),
+    );
   }
 
   const isOutput = outputMatcher(projectRoot, outDir);

@@ -17,6 +17,7 @@ import {
 import { StaticMcpError } from '../../core/staticmcp-error.js';
 import { packageInfo } from '../../shared/version.js';
 import { defineCommand } from '../command-spec.js';
+import { exitCodeOf } from '../exit-codes.js';
 import { commandLine } from '../invocation.js';
 import { packRunningPackage } from '../pack-running-package.js';
 import { printError } from '../print-error.js';
@@ -222,6 +223,6 @@ async function runInitCommand(folder: string, options: InitOptions = {}): Promis
     return 0;
   } catch (error) {
     printError(error);
-    return error instanceof StaticMcpError ? 2 : 1;
+    return exitCodeOf(error);
   }
 }

@@ -5,7 +5,8 @@
 import path from 'node:path';
 import type { MergeReport } from '../../merge/merge-parts.js';
 import { StaticMcpError } from '../../core/staticmcp-error.js';
-import { defineCommand, helpHint, UsageError } from '../command-spec.js';
+import { defineCommand, helpHint } from '../command-spec.js';
+import { exitCodeOf, UsageError } from '../exit-codes.js';
 import { countFailedRuns, describeReportBody } from '../describe-report.js';
 import { printError } from '../print-error.js';
 import { writeHumanLines } from '../../shared/terminal-text.js';
@@ -76,12 +77,11 @@ async function runMergeCommand(options: MergeCommandOptions): Promise<number> {
     return report.ok ? 0 : 1;
   } catch (error) {
     printError(error);
-    if (!(error instanceof StaticMcpError)) return 1;
-    if (options.json) {
+    if (options.json && error instanceof StaticMcpError) {
       process.stdout.write(
         `${JSON.stringify({ ok: false, error: { code: error.code, message: error.message, hint: error.hint } }, null, 2)}\n`,
       );
     }
-    return 2;
+    return exitCodeOf(error);
   }
 }

@@ -5,7 +5,8 @@
 // messages go to stderr (in HTTP mode too).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { type CommandArguments, defineCommand, type OptionSpec, UsageError } from '../command-spec.js';
+import { type CommandArguments, defineCommand, type OptionSpec } from '../command-spec.js';
+import { exitCodeOf, UsageError } from '../exit-codes.js';
 import type { TreeSource } from '../../core/mcp/tree-source.js';
 
 const DEFAULT_PORT = 8080;
@@ -206,7 +207,7 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
         /already in use/.test((error as Error).message)
           ? 'pick another --port (0 picks a free one), or stop the program that holds it'
           : 'check --host and --port, then try again',
-        1,
+        exitCodeOf(error),
       );
     }
   }
@@ -218,7 +219,11 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
     return await startBridge({ source, projectRoot, liveConcurrency });
   } catch (error) {
     source.close();
-    return fail((error as Error).message, 'check the tree (staticmcp build writes one) and try again', 1);
+    return fail(
+      (error as Error).message,
+      'check the tree (staticmcp build writes one) and try again',
+      exitCodeOf(error),
+    );
   }
 }
 

@@ -5,6 +5,7 @@
 // than say what to fix) and returns it, or one sentence a script author can act on.
 
 import { isObject, type JsonObject } from '../tree/json-object.js';
+import { URI_WITH_SCHEME } from '../tree/name-rules.js';
 
 /** How a script's stdout becomes a result: as text (the default) or as a CallToolResult it printed. */
 export type OutputFormat = 'text' | 'mcp';
@@ -36,7 +37,6 @@ const BLOCK_KEYS: Record<ContentBlock['type'], readonly string[]> = {
 const RESOURCE_KEYS = new Set(['uri', 'mimeType', 'text', 'blob', '_meta']);
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const MIME_TYPE = /^[^/\s]+\/[^/\s]+$/;
-const URI = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 /** A string with a `{{name}}` placeholder (a prompt message before rendering): its format is checked once rendered, by the client. */
 const PLACEHOLDER = /\{\{\s*[#^/]?\s*[A-Za-z_][A-Za-z0-9_-]*\s*\}\}/;
@@ -69,7 +69,7 @@ function checkEmbeddedResource(resource: unknown, where: string): string | undef
   const extra = unknownKey(resource, RESOURCE_KEYS);
   if (extra !== undefined)
     return `${where} has an unknown key "${extra}" (a resource has uri, mimeType, text or blob, _meta)`;
-  if (typeof resource.uri !== 'string' || (!URI.test(resource.uri) && !isTemplated(resource.uri)))
+  if (typeof resource.uri !== 'string' || (!URI_WITH_SCHEME.test(resource.uri) && !isTemplated(resource.uri)))
     return `${where}.uri must be a URI with a scheme, such as "file:///notes.txt"`;
   const mimeProblem = checkMimeType(resource.mimeType, `${where}.mimeType`, false);
   if (mimeProblem) return mimeProblem;
@@ -119,7 +119,7 @@ function checkBlock(block: unknown, where: string): string | undefined {
     case 'resource':
       return checkEmbeddedResource(block.resource, `${where}.resource`);
     default: {
-      if (typeof block.uri !== 'string' || (!URI.test(block.uri) && !isTemplated(block.uri)))
+      if (typeof block.uri !== 'string' || (!URI_WITH_SCHEME.test(block.uri) && !isTemplated(block.uri)))
         return `${where}.uri must be a URI with a scheme`;
       if (typeof block.name !== 'string' || block.name === '') return `${where}.name must be a non-empty string`;
       for (const key of ['title', 'description'] as const) {

@@ -1,9 +1,10 @@
 // Where a resource's file lives in a tree: `resources/<uri without scheme://, each /-segment encoded>.json`.
 import { encodeKeySegment } from './encode-filename.js';
+import { URI_WITH_SCHEME } from './name-rules.js';
 
 export function resourceFilePath(uri: string): string {
   const schemeEnd = uri.indexOf('://');
-  const afterScheme = schemeEnd >= 0 ? uri.slice(schemeEnd + 3) : uri.replace(/^[A-Za-z][A-Za-z0-9+.-]*:/, '');
+  const afterScheme = schemeEnd >= 0 ? uri.slice(schemeEnd + 3) : uri.replace(URI_WITH_SCHEME, '');
   // `file:///a` and `res://a` both live at resources/a.json; the build reports such collisions.
   const withoutScheme = afterScheme.replace(/^\/+/, '');
   const segments = withoutScheme.split('/').map(encodeKeySegment);

@@ -6,7 +6,14 @@
 // the ones the RegExp found, because threads keep the RegExp's backtracking priorities (a `{var}`
 // takes as much as it can, a `{+var}` as little, a `{#var}` is tried with its `#` first) and the
 // first thread to reach the end in that order wins. Portable: no node:, Buffer or process.
-import type { TemplatePart } from './uri-template.js';
+
+/** One piece of a parsed template (uri-template.ts parses): declared beside the automaton that consumes it. */
+export interface TemplatePart {
+  literal?: string;
+  variable?: string;
+  /** '' (simple: reserved characters percent-encoded), '+' (reserved kept) or '#' (fragment). */
+  operator?: '' | '+' | '#';
+}
 
 /** One automaton instruction; `char`, `any` and `segment` consume one UTF-16 code unit. */
 type Instruction =

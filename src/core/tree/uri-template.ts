@@ -2,14 +2,12 @@
 // templates: expansion for the build's precomputed instances, and matching a concrete URI back
 // to its variables for the bridge. Written here because the maintained libraries expand only.
 import { utf8Bytes } from './utf8.js';
-import { type CompiledTemplate, compileTemplateParts, runTemplateMatcher } from './uri-template-matcher.js';
-
-export interface TemplatePart {
-  literal?: string;
-  variable?: string;
-  /** '' (simple: reserved characters percent-encoded), '+' (reserved kept) or '#' (fragment). */
-  operator?: '' | '+' | '#';
-}
+import {
+  type CompiledTemplate,
+  compileTemplateParts,
+  runTemplateMatcher,
+  type TemplatePart,
+} from './uri-template-matcher.js';
 
 const EXPRESSION = /\{([+#]?)([A-Za-z0-9_.%]+)\}/g;
 
