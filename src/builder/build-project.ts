@@ -1,7 +1,11 @@
-// `staticmcp build`: project → tree, as a pipeline of named stages:
-//   Project (open-project.ts) → ScriptMeta (plan-tools.ts) → ArgumentSet (call-stream.ts)
-//   → RunResult (run-calls.ts) → Tree (tree-output.ts streams call files in, assemble-tree.ts adds
-//   the rest), swapped in atomically at the end.
+// `staticmcp build`: project → tree, as a pipeline of named stages, each handing on a type:
+//   openProject → OpenedProject (open-project.ts: folders, config, cache, the discovered scripts)
+//   → planTools → ToolPlan per tool (plan-tools.ts: its --help, definition and argument sets)
+//   → streamToolCalls → its argument sets, lazily (call-stream.ts)
+//   → runCalls → CallOutcome per call (run-calls.ts, run-one-call.ts)
+//   → CallFileSink → a call file per outcome, as they arrive (tree-output.ts)
+//   → assembleTree → AssembledTree (assemble-tree.ts: resources, prompts, the manifest, the hash)
+//   → BuildReport; the TreeWriter's new tree is swapped in atomically at the end.
 // Returns a report (a failing script is a value in it, never an exception). Memory stays flat in
 // the number of calls: argument sets are generated as runners free up, each result is written as
 // it arrives, and the report keeps counters plus bounded lists.

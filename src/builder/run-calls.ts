@@ -1,7 +1,8 @@
-// ArgumentSet stream → outcomes: counts what must run, probes each tool for nondeterminism, then
-// streams every call of every precomputable tool through one bounded pool, answering from the
-// cache where nothing that reaches the run has changed. Calls are generated as runners free up
-// and each outcome goes to `sink` as soon as it exists: nothing grows with the number of calls.
+// ToolPlans → a CallOutcome per call (its argument set from call-stream.ts): counts what must run,
+// probes each tool for nondeterminism, then streams every call of every precomputable tool through
+// one bounded pool, answering from the cache where nothing that reaches the run has changed. Calls
+// are generated as runners free up and each outcome goes to `sink` as soon as it exists: nothing
+// grows with the number of calls.
 import type { BatchRunner } from '../script/batch-runner.js';
 import type { BuildCache, CachedRun } from './build-cache.js';
 import type { BuildEvent } from './build-report.js';

@@ -1,5 +1,5 @@
-// ArgumentSet → RunResult: one call of a tool through the batch runner, as an outcome (a result,
-// or a failure with the head of stderr). The result is what the tree and the cache store.
+// One argument set → its CallOutcome: one call of a tool through the batch runner (a result, or a
+// failure with the head of stderr). The result is what the tree and the cache store.
 import type { BatchRunner } from '../script/batch-runner.js';
 import type { ScriptRun } from '../script/run/script-run.js';
 import { addOptionVariables, createBaseEnvironment } from '../script/script-environment.js';

@@ -1,9 +1,9 @@
 // What a shard build (`build --shard I/N`) writes instead of a whole tree: its own call files, and,
 // in shard 1 only, the files every shard computes alike (mcp.json, index.html, resources, prompts,
 // completions, the deploy files, public/ copies), plus the record `staticmcp merge` reads (see
-// tree/shard-record.ts). Every shard still computes the shared files and digests them into the
-// project state that tells the merge whether all parts were built from the same project.
-// No shard writes left-out-defaults copies: two calls claiming one copy path may fall in different
+// tree-writer/shard-record.ts). Every shard still computes the shared files and digests them into
+// the project state that tells the merge whether all parts were built from the same project. No
+// shard writes left-out-defaults copies: two calls claiming one copy path may fall in different
 // shards, so the record lists the claims and the merge writes the copies a whole build writes.
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../core/tree/canonical-json.js';

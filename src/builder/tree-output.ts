@@ -1,7 +1,7 @@
-// RunResult → Tree, as the results arrive: the tree being written (tree/write-tree.ts) plus the
-// tally the host limits are checked against, and the call-file sink that turns each outcome into
-// its file (collisions between keys detected here: the first argument set keeps the file, the
-// others are reported and served live) and into counters of its tool's report.
+// CallOutcomes → call files, as they arrive: the tree being written (tree-writer/write-tree.ts)
+// plus the tally the host limits are checked against, and the call-file sink that turns each
+// outcome into its file (collisions between keys detected here: the first argument set keeps the
+// file, the others are reported and served live) and into counters of its tool's report.
 import { callFilePath } from '../core/tree/call-key.js';
 import { treeJsonFile } from '../core/tree/canonical-json.js';
 import { ARGUMENTS_META_KEY } from '../core/tree/manifest.js';

@@ -4,14 +4,14 @@
 // as the build computes it: each tool's `precomputed` count (the sum of the parts'), index.html
 // (which lists the tools no shard precomputed), the left-out-defaults copies (claimed by every
 // shard's calls, written when no two calls claim one path: extra-copies.ts) and the content hash
-// (over the merged files, by the rule in tree/content-hash.ts, from the digests taken as each file
-// is copied). It streams: no part's files are held, each is read once in fixed chunks (to check
-// the part against its record) and hard-linked into the merged tree, or copied where the parts are
-// on another filesystem. A part is an artifact that may have been tampered with: every path it or
-// its record names is a plain path inside the tree (tree/tree-path.ts, checked before anything is
-// read or written), no link in it is ever followed, and no file over the cap is read
-// (read-part-file.ts). Written atomically like a build, so a killed or refused merge leaves the
-// previous tree.
+// (over the merged files, by the rule in tree-writer/content-hash.ts, from the digests taken as
+// each file is copied). It streams: no part's files are held, each is read once in fixed chunks (to
+// check the part against its record) and hard-linked into the merged tree, or copied where the
+// parts are on another filesystem. A part is an artifact that may have been tampered with: every
+// path it or its record names is a plain path inside the tree (core/tree/tree-path.ts, checked
+// before anything is read or written), no link in it is ever followed, and no file over the cap is
+// read (read-part-file.ts). Written atomically like a build, so a killed or refused merge leaves
+// the previous tree.
 import path from 'node:path';
 import type { BuildProblem, ToolReport } from '../builder/build-report.js';
 import { ExtraCopies } from '../builder/extra-copies.js';

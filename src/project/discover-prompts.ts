@@ -1,5 +1,5 @@
 // Prompts from `prompts/`: a template file with `{{name}}` placeholders and `{{#name}}…{{/name}}`
-// sections (tree/prompt-template.ts), or a `.json` file of
+// sections (core/tree/prompt-template.ts), or a `.json` file of
 // messages with content blocks (message-prompts.ts), and a `<file>.meta.json` sidecar (name,
 // title, description, role, arguments as a JSON Schema). A placeholder the arguments do not
 // declare is an error for that prompt only.

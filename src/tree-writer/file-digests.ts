@@ -1,5 +1,5 @@
 // What a tree writer knows of each file it wrote: its path and the sha256 of its content
-// (tree/content-hash.ts), so the tree's content hash is computed at the end without reading a
+// (content-hash.ts), so the tree's content hash is computed at the end without reading a
 // single file back. Kept out of the JavaScript heap for trees of hundreds of thousands of files: the
 // paths' UTF-8 bytes sit side by side in one growing buffer, the digests in another (32 bytes a
 // file), and an open-addressing table of slot numbers finds a path again. A Map of path strings
@@ -134,7 +134,7 @@ export class FileDigests {
   }
 
   /**
-   * Every path with its digest, in the content hash's order (tree/content-hash.ts: by UTF-8 bytes),
+   * Every path with its digest, in the content hash's order (content-hash.ts: by UTF-8 bytes),
    * sorted here on the bytes themselves so no list of path strings is ever built.
    */
   *sorted(): IterableIterator<[string, Buffer]> {

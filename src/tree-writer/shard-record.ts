@@ -19,7 +19,7 @@ export interface ShardRecord {
   generator: string;
   /** Hash of everything every shard computes alike (manifest, shared files, plans); equal across parts of one build. */
   projectState: string;
-  /** The content hash (tree/content-hash.ts) of every file in the part besides this record. */
+  /** The content hash (content-hash.ts) of every file in the part besides this record. */
   filesHash: string;
   /** How many files the part holds besides this record. */
   files: number;

@@ -36,7 +36,8 @@ describe('a project full of broken scripts', () => {
       },
       config: {
         limits: { helpTimeoutMs: 1000 },
-        tools: { 'ignores-sigterm': { timeoutSecs: 0.5 } },
+        // huge-output never ends by itself: without the output cap it would end at this timeout.
+        tools: { 'ignores-sigterm': { timeoutSecs: 0.5 }, 'huge-output': { timeoutSecs: 5 } },
       },
     });
     out = path.join(await temporaryFolder(), 'tree');
@@ -143,7 +144,7 @@ describe('a project full of broken scripts', () => {
     expect(failureFor('help-empty-enum')).toMatch(/option "choice": the enum is empty/);
   });
 
-  it('stops a script printing 50 MB at the output cap: a failed run, no file', async () => {
+  it('stops a script printing 50 MB (then waiting) at the output cap: a failed run, no file', async () => {
     const tool = toolReport(result.report, 'huge-output');
     expect(tool.failures).toEqual([
       expect.objectContaining({

@@ -1,7 +1,8 @@
 // The official MCP conformance suite at its 2026-07-28 requirements (0.2.0-alpha, installed beside
 // the pinned 0.1.13 as `conformance-next`; it needs Node 22, which the pinned node-linux-* package
-// of the node22-for-conformance dev dependency provides without a system install, see node-22.ts), run as it is with `--requirements 2026-07-28`
-// against two servers of one built fixtures/conformance tree:
+// of the node22-for-conformance dev dependency provides without a system install, see
+// conformance-runner.ts), run as it is with `--requirements 2026-07-28` against two servers of one
+// built fixtures/conformance tree:
 //   - `staticmcp serve --http --live <project>`: every required scenario that applies must pass;
 //   - the tree's own `_worker.js` in workerd: precomputed answers only, so the scenarios that need
 //     a script to run (progress, questions to the client) do not apply there (listed with why).
@@ -10,19 +11,22 @@
 // What is not built yet fails in KNOWN_FAILURES, one reason per check; the test fails on any other
 // problem, and on a known failure that stopped happening (so the list is kept honest).
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HttpServe } from '../helpers/http-serve.js';
 import { buildFixtureProject } from '../helpers/projects.js';
-import { temporaryFolderSync } from '../helpers/temp-folders.js';
 import { startWorkerdSite } from '../edge/workerd-site.js';
-import { findNode22 } from './node-22.js';
+import {
+  type Check,
+  compareWithKnownFailures,
+  findProblems,
+  problemKey,
+  runSuite,
+  type SuiteRun,
+  suite0_2,
+} from './conformance-runner.js';
 
-const require = createRequire(import.meta.url);
-const SUITE_CLI = path.join(path.dirname(require.resolve('conformance-next/package.json')), 'dist/index.js');
-const NODE_22 = findNode22();
+const SUITE = suite0_2();
 
 /** What `conformance list --server --requirements 2026-07-28` prints for 0.2.0-alpha.12 (scored). */
 const REQUIRED = [
@@ -122,25 +126,6 @@ const TIMING_WINDOW_CHECKS: Record<string, string> = {
     'reads the stream of a live logging tool for 500 ms, the script started and run inside that time',
 };
 
-const keyOf = (line: string): string => line.replace(/ (FAILURE|WARNING) .*$/, '');
-
-/** The problems of a run, minus the known failures; and the known failures that did not happen. */
-function unexpected(found: string[], applicable: string[]): { problems: string[]; nowPassing: string[] } {
-  const foundKeys = new Set(found.map(keyOf));
-  return {
-    problems: found.filter((line) => !(keyOf(line) in KNOWN_FAILURES)),
-    nowPassing: Object.keys(KNOWN_FAILURES).filter(
-      (key) => applicable.includes(key.split(':')[0] ?? '') && !foundKeys.has(key),
-    ),
-  };
-}
-
-interface Check {
-  id: string;
-  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
-  errorMessage?: string | null;
-}
-
 const project = buildFixtureProject('fixtures/conformance');
 const serve = await HttpServe.start(['--live', project]);
 const worker = await startWorkerdSite(path.join(project, 'dist'));
@@ -152,65 +137,25 @@ afterAll(async () => {
 });
 
 /**
- * Runs the suite (bounded: 20 s per scenario, killed after 4 minutes) and reads every checks.json:
- * the scenarios 2026-07-28 requires, or the one named.
+ * The scenarios 2026-07-28 requires (or the one named), bounded: 20 s per scenario, killed after
+ * 4 minutes.
  */
-async function runSuite(
-  endpoint: URL,
-  scenario?: string,
-): Promise<{ code: number | null; output: string; checks: Map<string, Check[]> }> {
-  const outputDir = temporaryFolderSync('staticmcp-conformance-next-');
-  const args = [
-    SUITE_CLI,
-    'server',
-    '--url',
-    endpoint.href,
-    ...(scenario === undefined
+function runRequired(endpoint: URL, scenario?: string): Promise<SuiteRun> {
+  const selection =
+    scenario === undefined
       ? ['--requirements', '2026-07-28']
-      : ['--scenario', scenario, '--spec-version', '2026-07-28']),
-    '--timeout',
-    '20000',
-    '-o',
-    outputDir,
-  ];
-  const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-    const suite = spawn(NODE_22, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let text = '';
-    suite.stdout.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-    });
-    suite.stderr.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-    });
-    const timer = setTimeout(() => suite.kill('SIGKILL'), 240_000);
-    suite.on('exit', (exitCode) => {
-      clearTimeout(timer);
-      resolve({ code: exitCode, output: text });
-    });
-  });
-  const checks = new Map<string, Check[]>();
-  for (const folder of readdirSync(outputDir)) {
-    const scenario = folder.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
-    checks.set(scenario, JSON.parse(readFileSync(path.join(outputDir, folder, 'checks.json'), 'utf8')) as Check[]);
-  }
-  return { code, output, checks };
+      : ['--scenario', scenario, '--spec-version', '2026-07-28'];
+  return runSuite(SUITE, endpoint, [...selection, '--timeout', '20000'], 240_000);
 }
 
-/** Every check of an applicable scenario that did not pass, as one readable line each. */
-function problems(checks: Map<string, Check[]>, applicable: string[]): string[] {
-  return applicable.flatMap((scenario) => {
-    const list = checks.get(scenario);
-    if (!list) return [`${scenario}: not run`];
-    return list
-      .filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
-      .map((check) => `${scenario}: ${check.id} ${check.status} ${check.errorMessage ?? ''}`);
-  });
-}
+/** A scenario passes when none of its checks is FAILURE or WARNING (SKIPPED: not offered). */
+const problems = (checks: Map<string, Check[]>, applicable: string[]): string[] =>
+  findProblems(checks, applicable, true);
 
 describe('conformance 0.2.0-alpha --requirements 2026-07-28', () => {
   it('runs on Node 22 (the node-linux-* package of node22-for-conformance, or the running Node)', async () => {
     const version = await new Promise<string>((resolve, reject) => {
-      const child = spawn(NODE_22, ['--version'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(SUITE.node, ['--version'], { stdio: ['ignore', 'pipe', 'inherit'] });
       let text = '';
       child.stdout.on('data', (chunk: Buffer) => {
         text += chunk.toString('utf8');
@@ -225,17 +170,17 @@ describe('conformance 0.2.0-alpha --requirements 2026-07-28', () => {
   it(`passes the ${applicableOnServe.length} applicable scenarios against serve --http --live, but for the known failures`, {
     timeout: 300_000,
   }, async () => {
-    const { output, checks } = await runSuite(serve.endpoint);
+    const { output, checks } = await runRequired(serve.endpoint);
     expect([...checks.keys()].sort(), output).toEqual([...REQUIRED, ...UNSCORED].sort());
     let found = problems(checks, applicableOnServe);
-    if (found.length > 0 && found.every((line) => keyOf(line) in TIMING_WINDOW_CHECKS)) {
+    if (found.length > 0 && found.every((line) => problemKey(line) in TIMING_WINDOW_CHECKS)) {
       process.stderr.write(`conformance 2026-07-28: running again after a timing-window miss: ${found.join('; ')}\n`);
       const scenarios = [...new Set(found.map((line) => line.slice(0, line.indexOf(':'))))];
       found = [];
       for (const scenario of scenarios)
-        found.push(...problems((await runSuite(serve.endpoint, scenario)).checks, [scenario]));
+        found.push(...problems((await runRequired(serve.endpoint, scenario)).checks, [scenario]));
     }
-    expect(unexpected(found, applicableOnServe)).toEqual({
+    expect(compareWithKnownFailures(found, KNOWN_FAILURES, applicableOnServe)).toEqual({
       problems: [],
       nowPassing: [],
     });
@@ -245,9 +190,9 @@ describe('conformance 0.2.0-alpha --requirements 2026-07-28', () => {
   it(`passes the ${applicableOnWorker.length} scenarios a static server can against the tree's _worker.js in workerd, but for the known failures`, {
     timeout: 300_000,
   }, async () => {
-    const { output, checks } = await runSuite(workerEndpoint);
+    const { output, checks } = await runRequired(workerEndpoint);
     expect([...checks.keys()].sort(), output).toEqual([...REQUIRED, ...UNSCORED].sort());
-    expect(unexpected(problems(checks, applicableOnWorker), applicableOnWorker)).toEqual({
+    expect(compareWithKnownFailures(problems(checks, applicableOnWorker), KNOWN_FAILURES, applicableOnWorker)).toEqual({
       problems: [],
       nowPassing: [],
     });

@@ -5,7 +5,7 @@
 // has its own project and dev process, so they run concurrently (each with its own `expect`).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { describe, it, type TestContext } from 'vitest';
+import { describe, it, type TestContext, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -63,6 +63,16 @@ async function initialized(dev: RawBridge): Promise<JsonRpcMessage> {
   const init = await dev.initialize();
   await stderrSays(dev, 'watching for changes');
   return init;
+}
+
+/**
+ * Replaces a project file in one step, as editors that save atomically do: written beside the
+ * project (the same file system, outside the watched folders), then renamed over it.
+ */
+async function replaceFile(project: string, relativePath: string, text: string): Promise<void> {
+  const draft = path.join(path.dirname(project), `draft-${path.basename(relativePath)}`);
+  await fs.writeFile(draft, text);
+  await fs.rename(draft, path.join(project, relativePath));
 }
 
 const quietMs = 600;
@@ -176,19 +186,26 @@ describe.concurrent('staticmcp dev', () => {
     await initialized(dev);
     await fs.writeFile(path.join(project, 'resources/data.json'), '{"version": 2}\n');
     await stderrSays(dev, 'changed; rebuilding');
-    await fs.writeFile(
-      path.join(project, 'tools/echo.meta.json'),
-      JSON.stringify({ description: 'Edited during a rebuild' }),
-    );
+    // Whole or not at all (a rename): a rebuild that read the sidecar half-written would skip the
+    // tool and announce a list of its own. With two states only, whichever rebuild sees the edit,
+    // the tools list changes exactly once.
+    await replaceFile(project, 'tools/echo.meta.json', JSON.stringify({ description: 'Edited during a rebuild' }));
     await stderrSays(dev, 'changed; rebuilding', 2);
     await stderrSays(dev, 'rebuilt:', 2);
+    // The tree is swapped after "rebuilt:" is logged: wait until a client sees both edits.
+    await vi.waitFor(
+      async () => {
+        const tools = (await dev.request('tools/list')).result?.tools as { name: string; description: string }[];
+        expect(tools.find((tool) => tool.name === 'echo')?.description).toBe('Edited during a rebuild');
+        const read = await dev.request('resources/read', { uri: 'resource://data.json' });
+        expect((read.result!.contents as { text: string }[])[0]?.text).toContain('"version": 2');
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    // Then quiet: no third rebuild and no second notification come later.
     await settle();
     await settle();
     expect(dev.stderr.split('changed; rebuilding').length - 1).toBe(2);
-    const tools = (await dev.request('tools/list')).result?.tools as { name: string; description: string }[];
-    expect(tools.find((tool) => tool.name === 'echo')?.description).toBe('Edited during a rebuild');
-    const read = await dev.request('resources/read', { uri: 'resource://data.json' });
-    expect((read.result!.contents as { text: string }[])[0]?.text).toContain('"version": 2');
     expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(1);
   });
 

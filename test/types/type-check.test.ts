@@ -1,9 +1,9 @@
-// The type check of `npm test`, run as a test file so it shares the machine with the others
-// instead of delaying them (test/global-setup.ts only transpiles): src/ and test/ together under
+// The type check of `npm test`, run as a test file so it shares the machine with the others instead
+// of delaying them (test/global-setup.ts only transpiles): src/ and test/ together under
 // tsconfig.test.json (tsconfig.json's settings over both folders: one compilation instead of a
-// second pass over src/), and the portable core (src/mcp, src/edge) without Node's types, where a
-// node: import, Buffer or process fails. The two run side by side. (`npm run build`, which npm ci
-// runs, compiles src/ under tsconfig.json itself.)
+// second pass over src/), and the portable core (src/core, src/hosts/edge and the validators they
+// plug in) without Node's types, where a node: import, Buffer or process fails. The two run side by
+// side. (`npm run build`, which npm ci runs, compiles src/ under tsconfig.json itself.)
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'vitest';

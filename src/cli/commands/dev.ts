@@ -15,7 +15,10 @@ import { isNoise, watchProject } from '../watch-project.js';
 
 /** Quiet time after the last change before a rebuild starts: editors write a file in several steps. */
 const DEFAULT_DEBOUNCE_MS = 50;
-/** The markers writeTreeAtomically puts after the output folder's name for its sibling folders. */
+/**
+ * What the tree writer (TreeWriter, tree-writer/write-tree.ts) puts after the output folder's name
+ * for its temporary and old sibling folders.
+ */
 const TREE_SWAP_MARK = '.staticmcp-';
 
 function log(text: string): void {

@@ -1,6 +1,6 @@
 // The live-run port: how the core asks a host to run a project script (a live tool call, a state
-// read, a template provider). Only Node hosts plug one in (serve/live/); the edge worker has none,
-// so its misses are answered with a pointer to `staticmcp serve --live`.
+// read, a template provider). Only Node hosts plug one in (hosts/node/live/); the edge worker has
+// none, so its misses are answered with a pointer to `staticmcp serve --live`.
 import type { LogLine } from '../results/log-lines.js';
 import type { ProgressLine } from '../results/progress-lines.js';
 import type { FinishedRun } from '../results/tool-result.js';

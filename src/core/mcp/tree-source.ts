@@ -23,7 +23,7 @@ const MAX_TREE_PATH_LENGTH = 4096;
 
 /**
  * Why a tree-relative path is unsafe to read, or undefined when it is fine: the one rule the
- * writer and merge hold paths to too (tree/tree-path.ts), plus a length cap.
+ * writer and merge hold paths to too (core/tree/tree-path.ts), plus a length cap.
  */
 export function checkTreePath(relativePath: string): string | undefined {
   if (relativePath.length > MAX_TREE_PATH_LENGTH) return 'it is too long';

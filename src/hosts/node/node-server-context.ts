@@ -41,8 +41,9 @@ async function loadAjvCompiler(): Promise<CompileValidator> {
 }
 
 /**
- * Without a project, the lists leave out what only a live run answers (mcp/answerable-lists.ts):
- * one stderr line says what, and how to get it back, so a missing tool is never a mystery.
+ * Without a project, the lists leave out what only a live run answers
+ * (core/mcp/answerable-lists.ts): one stderr line says what, and how to get it back, so a missing
+ * tool is never a mystery.
  */
 async function reportLiveOnly(server: ServerContext): Promise<void> {
   const { answerableLists } = await import('../../core/mcp/answerable-lists.js');
