@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpHttpHandler, type McpHttpHandler } from '../../src/core/mcp/streamable-http.js';
+import { createMcpHttpHandler, type McpHttpHandler } from '../../src/core/mcp/http/streamable-http.js';
 import type { ServerContext } from '../../src/core/mcp/server-context.js';
 import { createNodeServerContext } from '../../src/hosts/node/node-server-context.js';
 import { FolderSource } from '../../src/hosts/node/folder-source.js';

@@ -3,7 +3,7 @@
 // initialize), no Mcp-Session-Id is issued or needed, and GET/DELETE are 405 with Allow: POST.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpHttpHandler, type McpHttpHandler } from '../../src/core/mcp/streamable-http.js';
+import { createMcpHttpHandler, type McpHttpHandler } from '../../src/core/mcp/http/streamable-http.js';
 import type { ServerContext } from '../../src/core/mcp/server-context.js';
 import { createNodeServerContext } from '../../src/hosts/node/node-server-context.js';
 import { FolderSource } from '../../src/hosts/node/folder-source.js';

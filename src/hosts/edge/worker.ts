@@ -5,7 +5,7 @@
 // Precomputed answers only: a miss says how to run `staticmcp serve <site> --live <project>`.
 import { CachedTreeReader } from '../../core/mcp/cached-tree-reader.js';
 import { errorResponse, INTERNAL_ERROR } from '../../core/mcp/json-rpc.js';
-import { createMcpHttpHandler } from '../../core/mcp/streamable-http.js';
+import { createMcpHttpHandler } from '../../core/mcp/http/streamable-http.js';
 import type { LoadedTree } from '../../core/mcp/loaded-tree.js';
 import type { ServerContext } from '../../core/mcp/server-context.js';
 import type { TreeSource } from '../../core/mcp/tree-source.js';
@@ -68,7 +68,7 @@ async function answerMcp(request: Request, env: WorkerEnv | undefined, url: URL)
     isAllowedOrigin: originRule(tree, url.origin),
   });
   // Cloudflare's front end sets CF-Connecting-IP (replacing any copy the client sent): the peer.
-  // The handler reads what is left of a refused body first (unread-body.ts), so the client sees
+  // The handler reads what is left of a refused body first (web-exchange.ts), so the client sees
   // the refusal instead of a reset connection.
   return handler.handle(request, { peerAddress: request.headers.get('cf-connecting-ip') ?? undefined });
 }

@@ -4,11 +4,12 @@
 // SIGINT/SIGTERM end every session (live scripts killed) before the process exits 0.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isAllowedHost } from '../../../core/mcp/http/host-check.js';
 import {
   createMcpHttpHandler,
   DEFAULT_MAX_BODY_BYTES,
   type McpHttpHandler,
-} from '../../../core/mcp/streamable-http.js';
+} from '../../../core/mcp/http/streamable-http.js';
 import { preloadRequestHandling } from '../../../core/mcp/handler-table.js';
 import type { TreeSource } from '../../../core/mcp/tree-source.js';
 import { createNodeServerContext } from '../node-server-context.js';
@@ -16,7 +17,7 @@ import { readHttpLimits } from './http-limits.js';
 import { guardServerProcess } from '../process-guard.js';
 import { allowedHostsFor, bracketIpv6, isLoopbackHost } from './host-rules.js';
 import { createOriginRule } from './origin-rule.js';
-import { preloadWebClasses, toWebRequest, writeWebResponse } from './node-web-adapter.js';
+import { exchangeOfNodeRequest, writeAnswer } from './node-exchange.js';
 import { escapeTerminalText } from '../../../shared/terminal-text.js';
 
 export const MCP_PATH = '/mcp';
@@ -104,21 +105,21 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
   async function answer(incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> {
     const pathname = (incoming.url ?? '/').split('?')[0];
     if (pathname === MCP_PATH) {
-      const exchange = toWebRequest(incoming, outgoing, baseUrl);
+      const exchange = exchangeOfNodeRequest(incoming, outgoing);
       // The TCP peer: the client's address for its quotas (a header could be forged, the socket not).
-      const response = await mcp.handle(exchange.request, { peerAddress: incoming.socket?.remoteAddress });
-      // A body the handler refused (413, 415 …): the rest of it is read and dropped (up to a cap)
-      // before the answer ends, since a connection closed while the client still sends makes its
-      // write fail before it reads the answer; then the connection closes.
-      const refusedBody = exchange.bodyLeftUnread();
-      const drainedAll = refusedBody ? await exchange.drainBody(MAX_DRAINED_BODY_BYTES) : true;
-      await writeWebResponse(response, outgoing, refusedBody, limits.writeTimeoutMs);
+      const mcpAnswer = await mcp.answer(exchange.exchange, { peerAddress: incoming.socket?.remoteAddress });
+      // A body the handler did not read (a refusal: 403, 406, 415 …) is read and dropped (up to a
+      // cap) before the answer ends, since a connection closed while the client still sends makes
+      // its write fail before it reads the answer; the connection then stays open. One it stopped
+      // reading (413) is drained too, and that connection is closed.
+      const body = exchange.bodyState();
+      const drainedAll = body === 'read' ? true : await exchange.drainBody(MAX_DRAINED_BODY_BYTES);
+      await writeAnswer(mcpAnswer, outgoing, body === 'cut' || !drainedAll, limits.writeTimeoutMs);
       if (!drainedAll) incoming.socket?.destroy();
       return;
     }
-    // The static site: same Host rule as /mcp (a rebinding page must not read it either).
-    const host = (incoming.headers.host ?? '').toLowerCase();
-    if (!allowedHosts.includes(host) && !allowedHosts.includes(host.replace(/:\d+$/, ''))) {
+    // The static site: the Host check of /mcp (a rebinding page must not read it either).
+    if (!isAllowedHost(incoming.headers.host ?? null, allowedHosts)) {
       outgoing.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
       outgoing.end('Forbidden: this server does not answer to that Host header\n');
       return;
@@ -164,10 +165,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
   });
   baseUrl = `http://${bracketIpv6(options.host)}:${port}`;
   // Loaded now rather than by the first request (its answer took ~80 ms instead of ~2 ms).
-  setTimeout(() => {
-    preloadWebClasses();
-    void preloadRequestHandling(context, true);
-  }, 0);
+  setTimeout(() => void preloadRequestHandling(context, true), 0);
   process.stderr.write(`MCP endpoint: ${baseUrl}${MCP_PATH}\n`);
   process.stderr.write(
     options.treeRoot === undefined

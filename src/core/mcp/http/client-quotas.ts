@@ -5,6 +5,7 @@
 // (the live-origin plan) the host plugs in a function that reads the client the signed forwarded
 // request names; X-Forwarded-For and the like are never trusted by default (anyone can send them).
 // Portable: no node:, Buffer or process.
+import type { HeaderReader } from './http-exchange.js';
 
 /** One client as the quotas see it. */
 export interface ClientId {
@@ -23,8 +24,8 @@ export interface ConnectionInfo {
   peerAddress?: string;
 }
 
-/** Works out the client of a request; replaceable by a host that knows better (a signed forward). */
-export type ClientOf = (request: Request, connection: ConnectionInfo) => ClientId;
+/** Works out the client of a request from its headers; replaceable by a host that knows better (a signed forward). */
+export type ClientOf = (header: HeaderReader, connection: ConnectionInfo) => ClientId;
 
 /**
  * The default: the peer address, which a remote client cannot choose, and the Origin when present,
@@ -32,9 +33,9 @@ export type ClientOf = (request: Request, connection: ConnectionInfo) => ClientI
  * real client on the same machine (every local client shares 127.0.0.1). Keyed by both, one web
  * app's many visitors do not share one quota, and a page never shares the local client's.
  */
-export const clientOfRequest: ClientOf = (request, connection) => {
+export const clientOfExchange: ClientOf = (header, connection) => {
   const address = connection.peerAddress ?? '';
-  const origin = request.headers.get('origin');
+  const origin = header('origin');
   // Bounded: the key is kept as long as the client's sessions are.
   const key = origin === null ? `address ${address}` : `origin ${origin.slice(0, 256)} from ${address}`;
   return { key, address };

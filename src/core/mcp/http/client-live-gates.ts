@@ -2,9 +2,9 @@
 // item 7). 2026-07-28 requests have no session, so the per-session cap never applied to them and
 // one client could take every global live slot; this gate is keyed by the client (client-quotas.ts)
 // and sits on top of the per-session cap and of the host's global slots. Portable.
-import { ConcurrencyGate } from './concurrency-gate.js';
-import { gateLiveRuns } from './gated-live-runner.js';
-import type { LiveRunner } from './live-port.js';
+import { ConcurrencyGate } from '../concurrency-gate.js';
+import { gateLiveRuns } from '../gated-live-runner.js';
+import type { LiveRunner } from '../live-port.js';
 
 /**
  * Live runs one client may have at once. The host's global default is at least 8 slots (4 per core),

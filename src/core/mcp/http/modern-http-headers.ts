@@ -4,10 +4,11 @@
 // route on the headers while we execute the body, so any disagreement, a missing header or a
 // malformed value is refused (HTTP 400, HeaderMismatch -32020) before the body is acted on.
 // Portable: Web APIs only.
-import { RpcError } from './json-rpc.js';
-import { MCP_NAME_FIELD_BY_METHOD } from './protocol-versions.js';
-import { META_PROTOCOL_VERSION } from './request-meta.js';
-import type { JsonObject } from '../tree/json-object.js';
+import { RpcError } from '../json-rpc.js';
+import { MCP_NAME_FIELD_BY_METHOD } from '../protocol-versions.js';
+import { META_PROTOCOL_VERSION } from '../request-meta.js';
+import type { JsonObject } from '../../tree/json-object.js';
+import type { HeaderReader } from './http-exchange.js';
 
 export const HEADER_MISMATCH = -32020;
 
@@ -20,8 +21,8 @@ const HEADER_SAFE = /^[\x20-\x7e\t]*$/;
  * A header's value as the client meant it: surrounding whitespace removed (RFC 9110 OWS), the
  * Base64 sentinel decoded. undefined when absent; 'malformed' when it cannot be read.
  */
-export function readMirroredHeader(headers: Headers, name: string): string | undefined | 'malformed' {
-  const raw = headers.get(name);
+export function readMirroredHeader(header: HeaderReader, name: string): string | undefined | 'malformed' {
+  const raw = header(name.toLowerCase());
   if (raw === null) return undefined;
   const value = raw.trim();
   if (!HEADER_SAFE.test(value)) return 'malformed';
@@ -38,7 +39,7 @@ export function readMirroredHeader(headers: Headers, name: string): string | und
 
 /** The first way the headers disagree with this modern request's body, or undefined when they agree. */
 export function findHeaderMismatch(
-  headers: Headers,
+  header: HeaderReader,
   method: string,
   params: JsonObject | undefined,
 ): RpcError | undefined {
@@ -50,14 +51,14 @@ export function findHeaderMismatch(
   ];
   const nameField = MCP_NAME_FIELD_BY_METHOD.get(method);
   if (nameField !== undefined) checks.push(['Mcp-Name', params?.[nameField]]);
-  for (const [header, body] of checks) {
-    const value = readMirroredHeader(headers, header);
+  for (const [name, body] of checks) {
+    const value = readMirroredHeader(header, name);
     if (value === undefined)
-      return mismatch(`the ${header} header is required (it must equal the body's ${describe(header)})`);
-    if (value === 'malformed') return mismatch(`the ${header} header is not a valid header value`);
+      return mismatch(`the ${name} header is required (it must equal the body's ${describe(name)})`);
+    if (value === 'malformed') return mismatch(`the ${name} header is not a valid header value`);
     if (value !== body) {
       return mismatch(
-        `${header} header value ${JSON.stringify(value.slice(0, 100))} does not match body value ${JSON.stringify(typeof body === 'string' ? body.slice(0, 100) : (body ?? null))}`,
+        `${name} header value ${JSON.stringify(value.slice(0, 100))} does not match body value ${JSON.stringify(typeof body === 'string' ? body.slice(0, 100) : (body ?? null))}`,
       );
     }
   }

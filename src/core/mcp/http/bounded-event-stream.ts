@@ -5,7 +5,7 @@
 // left without its answer, and answers are bounded elsewhere (answer-budget.ts). A client that reads
 // nothing at all is cut by the host's write timeout. The keep-alive comment is a constant and is
 // skipped while anything is queued (a stream with unread data is not idle).
-import { stringifyJsonRpc } from './exact-ids.js';
+import { stringifyJsonRpc } from '../exact-ids.js';
 
 type Outgoing = Record<string, unknown>;
 
