@@ -1,15 +1,18 @@
 // What request handling loads on first use, so that start-up does not wait for it: the handlers
-// behind tools/*, resources/*, prompts/* and completion/complete, by method (request-handlers.ts;
-// both eras' dispatch look methods up here), and the 2026-07-28 dispatch. preloadRequestHandling
-// loads them, with the host's schema compiler, once a server is ready and before a client needs them.
+// behind tools/*, resources/*, prompts/* and completion/complete (request-handlers.ts; the method
+// table, method-table.ts, names which answers what), and the 2026-07-28 dispatch.
+// preloadRequestHandling loads them, with the host's schema compiler, once a server is ready and
+// before a client needs them.
+import type { Handlers } from './method-table.js';
 import type { ServerContext } from './server-context.js';
 
-export type Handlers = typeof import('./request-handlers.js');
+export type { Handlers };
 type ModernEra = [typeof import('./modern-dispatch.js'), typeof import('./modern-listeners.js')];
 
 let handlersLoading: Promise<Handlers> | undefined;
 export function loadHandlers(): Promise<Handlers> {
-  handlersLoading ??= import('./request-handlers.js');
+  // `satisfies`: a handler the method table names and request-handlers.ts lacks is a type error.
+  handlersLoading ??= import('./request-handlers.js').then((handlers) => handlers satisfies Handlers);
   return handlersLoading;
 }
 
@@ -58,15 +61,3 @@ export function planPreload(server: ServerContext, modern: boolean): void {
   // On Node, a planned preload must not keep the process alive.
   (timer as { unref?: () => void }).unref?.();
 }
-
-/** Methods answered by the lazily loaded handlers (a Map: a method named `constructor` is just unknown). */
-export const HANDLER_BY_METHOD = new Map<string, keyof Handlers>([
-  ['tools/list', 'listTools'],
-  ['tools/call', 'callTool'],
-  ['resources/list', 'listResources'],
-  ['resources/templates/list', 'listResourceTemplates'],
-  ['resources/read', 'readResource'],
-  ['prompts/list', 'listPrompts'],
-  ['prompts/get', 'getPrompt'],
-  ['completion/complete', 'complete'],
-]);

@@ -44,7 +44,8 @@ import {
 import type { LogLevel } from '../results/log-lines.js';
 import type { ListChanges } from './tree-changes.js';
 import { refuseBeforeInitialize } from './session-lifecycle.js';
-import { HANDLER_BY_METHOD, loadHandlers, loadModernEra, planPreload } from './handler-table.js';
+import { loadHandlers, loadModernEra, planPreload } from './handler-table.js';
+import { isInEra, methodRow, type SessionMethod, unhandledMethod } from './method-table.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 
 /** Only `staticmcp dev` needs these (and node:crypto): loaded on the first subscription or reload. */
@@ -244,6 +245,7 @@ export class McpSession {
     const listeners = this.listeners;
     return dispatchModern(this.server, request, era, signal, notify, {
       isClosing: () => this.closing,
+      handlers: loadHandlers,
       listen: (listenSignal) => listeners.listen(this.server, request, era, listenSignal, notify),
     });
   }
@@ -275,11 +277,16 @@ export class McpSession {
 
   private async dispatch(request: JsonRpcRequest, signal: AbortSignal, notify: Send): Promise<unknown> {
     const { params } = request;
-    refuseBeforeInitialize(request.method, this.version);
+    const known = methodRow(request.method);
+    const row = known && isInEra(known, 'legacy') ? known : undefined;
+    if (row) refuseBeforeInitialize(request.method, row, this.version);
     // A client that skips `notifications/initialized` but goes on working is initialized too.
-    if (this.version !== undefined && request.method !== 'initialize' && request.method !== 'ping')
-      this.initialized = true;
-    switch (request.method) {
+    if (this.version !== undefined && !row?.beforeInitialize) this.initialized = true;
+    if (!row) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
+    if (row.handler !== 'session')
+      return (await loadHandlers())[row.handler](this.server, params, this.requestContext(params, signal, notify));
+    const own = request.method as SessionMethod<'legacy'>;
+    switch (own) {
       case 'initialize':
         return this.initialize(params);
       case 'ping':
@@ -296,11 +303,8 @@ export class McpSession {
         this.minimumLogLevel = level as LogLevel;
         return {};
       }
-      default: {
-        const handlerName = HANDLER_BY_METHOD.get(request.method);
-        if (!handlerName) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
-        return (await loadHandlers())[handlerName](this.server, params, this.requestContext(params, signal, notify));
-      }
+      default:
+        return unhandledMethod(own);
     }
   }
 

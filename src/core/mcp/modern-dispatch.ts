@@ -4,21 +4,22 @@
 // server/discover and the methods always agree). Results carry resultType, serverInfo and the
 // cache hints (public for tree answers, private when a script ran).
 import type { Send } from './client-questions.js';
-import { HANDLER_BY_METHOD, loadHandlers } from './handler-table.js';
 import { METHOD_NOT_FOUND, RpcError, type JsonRpcRequest } from './json-rpc.js';
 import type { LiveRunner } from './live-port.js';
 import { completeModernResult, discoverResult, type AnswerSource } from './modern-results.js';
 import { readProgressToken } from './progress-token.js';
 import { serverCapabilities } from './server-capabilities.js';
-import { CAPABILITY_BY_METHOD, LEGACY_ONLY_METHODS } from './protocol-versions.js';
+import { type Handlers, isInEra, methodRow, type SessionMethod, unhandledMethod } from './method-table.js';
 import type { ModernRequest } from './request-meta.js';
 import { LOG_LEVELS, type RequestContext, type ServerContext } from './server-context.js';
 import type { JsonObject } from '../tree/json-object.js';
 
-/** What the session lends a modern request: whether it is closing, and `subscriptions/listen`. */
+/** What the session lends a modern request: whether it is closing, `subscriptions/listen`, the handlers. */
 export interface ModernHooks {
   isClosing(): boolean;
   listen(signal: AbortSignal): Promise<unknown>;
+  /** The lazily loaded handlers (handler-table.ts, which loads this module: passed in, not imported). */
+  handlers(): Promise<Handlers>;
 }
 
 /**
@@ -35,18 +36,26 @@ export async function dispatchModern(
   hooks: ModernHooks,
 ): Promise<unknown> {
   const { method, params } = request;
-  if (LEGACY_ONLY_METHODS.has(method)) {
+  const row = methodRow(method);
+  if (!row) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
+  if (!isInEra(row, 'modern')) {
     throw new RpcError(
       METHOD_NOT_FOUND,
       `Method not found: ${method} does not exist in protocol version ${era.version} (it needs an initialize handshake)`,
     );
   }
-  if (method === 'server/discover')
-    return completeModernResult(session, method, era.version, discoverResult(session, era.version), 'tree');
-  if (method === 'subscriptions/listen') return hooks.listen(signal);
-  const handlerName = HANDLER_BY_METHOD.get(method);
-  if (!handlerName) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
-  const capability = CAPABILITY_BY_METHOD.get(method);
+  if (row.handler === 'session') {
+    const own = method as SessionMethod<'modern'>;
+    switch (own) {
+      case 'server/discover':
+        return completeModernResult(session, own, era.version, discoverResult(session, era.version), 'tree');
+      case 'subscriptions/listen':
+        return hooks.listen(signal);
+      default:
+        return unhandledMethod(own);
+    }
+  }
+  const { capability } = row;
   if (capability !== undefined && !(capability in serverCapabilities(session, era.version, true))) {
     throw new RpcError(
       METHOD_NOT_FOUND,
@@ -67,7 +76,7 @@ export async function dispatchModern(
         } satisfies LiveRunner,
       }
     : session;
-  const result = await (await loadHandlers())[handlerName](
+  const result = await (await hooks.handlers())[row.handler](
     server,
     params,
     modernContext(params, era, signal, notify, hooks),

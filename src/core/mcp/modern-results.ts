@@ -4,7 +4,8 @@
 // changes, so they are `public` with the owner's TTL; anything a script produced live (or a tree
 // under `dev`, which changes on every edit) is `private` with 0.
 import { cacheTtlSeconds } from '../tree/manifest.js';
-import { CACHEABLE_METHODS, shapeServerInfo, type ProtocolVersion } from './protocol-versions.js';
+import { methodRow } from './method-table.js';
+import { shapeServerInfo, type ProtocolVersion } from './protocol-versions.js';
 import { META_SERVER_INFO, supportedModernVersions } from './request-meta.js';
 import type { ServerContext } from './server-context.js';
 import { serverCapabilities } from './server-capabilities.js';
@@ -46,7 +47,7 @@ export function completeModernResult(
     ...body,
     // complete, unless a live tool call stopped for its client's input (SEP-2322).
     resultType: INPUT_REQUIRED in body ? 'input_required' : 'complete',
-    ...(CACHEABLE_METHODS.has(method) ? cacheHints(server, source) : {}),
+    ...(methodRow(method)?.cacheable ? cacheHints(server, source) : {}),
     _meta: { ...givenMeta, [META_SERVER_INFO]: shapeServerInfo(server.tree.serverInfo, version) },
   };
 }

@@ -22,46 +22,6 @@ export function isModernVersion(version: unknown): version is ModernVersion {
   return (MODERN_VERSIONS as readonly unknown[]).includes(version);
 }
 
-/** Methods that exist only with a handshake: a modern request naming one is answered -32601 (HTTP 404). */
-export const LEGACY_ONLY_METHODS: ReadonlySet<string> = new Set([
-  'initialize',
-  'ping',
-  'logging/setLevel',
-  'resources/subscribe',
-  'resources/unsubscribe',
-]);
-/** Methods that exist only in the modern era: without `_meta` they are malformed (-32602). */
-export const MODERN_ONLY_METHODS: ReadonlySet<string> = new Set(['server/discover', 'subscriptions/listen']);
-/** Modern results that carry `ttlMs` and `cacheScope` (the schema's CacheableResult). */
-export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
-  'server/discover',
-  'tools/list',
-  'prompts/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-]);
-/**
- * The server capability a modern method needs: a server that does not declare it answers -32601,
- * so what server/discover says and what the methods do always agree.
- */
-export const CAPABILITY_BY_METHOD: ReadonlyMap<string, string> = new Map([
-  ['tools/list', 'tools'],
-  ['tools/call', 'tools'],
-  ['resources/list', 'resources'],
-  ['resources/templates/list', 'resources'],
-  ['resources/read', 'resources'],
-  ['prompts/list', 'prompts'],
-  ['prompts/get', 'prompts'],
-  ['completion/complete', 'completions'],
-]);
-/** The body field the HTTP `Mcp-Name` header mirrors, per method (2026-07-28, SEP-2243). */
-export const MCP_NAME_FIELD_BY_METHOD: ReadonlyMap<string, string> = new Map([
-  ['tools/call', 'name'],
-  ['prompts/get', 'name'],
-  ['resources/read', 'uri'],
-]);
-
 /** Versions compare as dates, so string order is release order. */
 export function versionAtLeast(version: ProtocolVersion, minimum: ProtocolVersion): boolean {
   return version >= minimum;

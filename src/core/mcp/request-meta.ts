@@ -5,7 +5,8 @@
 // header naming a modern version); everything else is legacy and is answered exactly as before.
 // Pure and portable; never throws.
 import { INVALID_PARAMS, RpcError } from './json-rpc.js';
-import { isModernVersion, MODERN_ONLY_METHODS, MODERN_VERSIONS, type ModernVersion } from './protocol-versions.js';
+import { methodRow } from './method-table.js';
+import { isModernVersion, MODERN_VERSIONS, type ModernVersion } from './protocol-versions.js';
 import { LOG_LEVELS } from './server-context.js';
 import type { LogLevel } from '../results/log-lines.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
@@ -36,7 +37,7 @@ const LEGACY: RequestEra = { era: 'legacy' };
 
 /** Whether this request's body claims the modern era (before any of it is validated). */
 export function claimsModernEra(method: string, params: JsonObject | undefined): boolean {
-  if (MODERN_ONLY_METHODS.has(method)) return true;
+  if (methodRow(method)?.era === 'modern') return true;
   const meta = params?._meta;
   return isObject(meta) && MODERN_REQUEST_KEYS.some((key) => key in meta);
 }

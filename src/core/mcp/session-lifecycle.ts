@@ -7,15 +7,12 @@
 // request never reaches this (its `_meta` carries the version), nor does a stateless HTTP POST
 // (its session is created with the version from the MCP-Protocol-Version header).
 import { INVALID_REQUEST, RpcError } from './json-rpc.js';
-import { CAPABILITY_BY_METHOD, LEGACY_ONLY_METHODS, type ProtocolVersion } from './protocol-versions.js';
+import type { MethodRow } from './method-table.js';
+import type { ProtocolVersion } from './protocol-versions.js';
 
-/** Methods a legacy session answers besides initialize and ping; the rest are -32601 either way. */
-const isSessionMethod = (method: string): boolean =>
-  CAPABILITY_BY_METHOD.has(method) || (LEGACY_ONLY_METHODS.has(method) && method !== 'initialize' && method !== 'ping');
-
-/** Throws -32600 for a session method sent before initialize agreed a version. */
-export function refuseBeforeInitialize(method: string, version: ProtocolVersion | undefined): void {
-  if (version !== undefined || !isSessionMethod(method)) return;
+/** Throws -32600 for a legacy method sent before initialize agreed a version (unless its row allows it). */
+export function refuseBeforeInitialize(method: string, row: MethodRow, version: ProtocolVersion | undefined): void {
+  if (version !== undefined || row.beforeInitialize) return;
   throw new RpcError(
     INVALID_REQUEST,
     `Invalid request: ${method} before initialize; send initialize first (only ping is answered before it)`,

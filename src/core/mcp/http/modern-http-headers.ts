@@ -5,7 +5,7 @@
 // malformed value is refused (HTTP 400, HeaderMismatch -32020) before the body is acted on.
 // Portable: Web APIs only.
 import { RpcError } from '../json-rpc.js';
-import { MCP_NAME_FIELD_BY_METHOD } from '../protocol-versions.js';
+import { methodRow } from '../method-table.js';
 import { META_PROTOCOL_VERSION } from '../request-meta.js';
 import type { JsonObject } from '../../tree/json-object.js';
 import type { HeaderReader } from './http-exchange.js';
@@ -49,7 +49,7 @@ export function findHeaderMismatch(
     ['MCP-Protocol-Version', bodyVersion],
     ['Mcp-Method', method],
   ];
-  const nameField = MCP_NAME_FIELD_BY_METHOD.get(method);
+  const nameField = methodRow(method)?.nameField;
   if (nameField !== undefined) checks.push(['Mcp-Name', params?.[nameField]]);
   for (const [name, body] of checks) {
     const value = readMirroredHeader(header, name);
