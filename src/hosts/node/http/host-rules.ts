@@ -1,6 +1,7 @@
 // Who may talk to `serve --http`: the Host names it answers to (DNS rebinding: a foreign page whose
-// name resolves to 127.0.0.1 still sends its own Host), the Origins that may call /mcp, and which
-// bind addresses count as loopback (anything else is reachable by other machines).
+// name resolves to 127.0.0.1 still sends its own Host; the check itself, for /mcp and the static
+// site alike, is core/mcp/http/host-check.ts), the Origins that may call /mcp, and which bind
+// addresses count as loopback (anything else is reachable by other machines).
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
