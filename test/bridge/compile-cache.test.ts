@@ -33,7 +33,7 @@ function listFiles(folder: string): string[] {
 
 /** The environment of a serve whose temp folder is `tmp`, with no cache folder chosen by the caller. */
 function envWithTemp(tmp: string): NodeJS.ProcessEnv {
-  const env = { ...process.env, TMPDIR: tmp };
+  const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp };
   delete env.NODE_COMPILE_CACHE;
   delete env.NODE_DISABLE_COMPILE_CACHE;
   return env;
