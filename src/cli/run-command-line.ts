@@ -1,6 +1,6 @@
 // The command line, run: the only place that decides the process's exit code. An ordinary
-// command line is read without yargs (parse-fast.ts), so `serve` starts about as fast as Node
-// itself and a no-op rebuild stays cheap; help, --version and anything unusual go through yargs
+// command line is read without yargs (parse-fast.ts), so `serve` and a no-op rebuild never wait
+// for yargs to load (~150 ms); help, --version and anything unusual go through yargs
 // (parse-with-yargs.ts). Both read the options each command declares once. Loaded by main.ts once
 // the compile cache is on.
 import { loadCommand } from './command-list.js';

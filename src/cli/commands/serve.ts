@@ -1,8 +1,8 @@
 // `staticmcp serve [project|tree|URL] [--live PROJECT] [--http …]`: its options, and the handler
 // that works out where the tree and the live project are, then runs the bridge on stdio, or with
 // --http as a Streamable HTTP server that also serves the tree's files. Read without yargs (see
-// main.ts), so the bridge starts about as fast as Node itself; stdout belongs to the protocol,
-// messages go to stderr (in HTTP mode too).
+// run-command-line.ts), so the bridge never waits for it (bench/bridge-startup.mjs); stdout belongs
+// to the protocol, messages go to stderr (in HTTP mode too).
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { type CommandArguments, defineCommand, type OptionSpec, UsageError } from '../command-spec.js';
