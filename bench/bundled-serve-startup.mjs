@@ -3,7 +3,10 @@
 // entry (code splitting keeps the lazy imports lazy; npm packages stay external), against
 // `node -e 0`, alternating in one run. The bundle is kept only if it reaches ≤ 1.2× node: it did
 // not (1.26 vs 1.28, and 1.31 vs 1.34, on 2026-11-23; most of the gap is Node loading its own internal modules:
-// streams, fs/promises, URL), so the package ships tsc's output.
+// streams, fs/promises, URL), so the package ships tsc's output. Again on 2026-11-26 (a busy 2-core
+// machine, after the compile cache and the start-up trims): Node 20 1.53 vs 1.63, Node 24 1.36 vs
+// 1.78, main-thread CPU 128 vs 133 ms and 61 vs 63 ms: the bundle saves module loads (27 files
+// instead of 34; Node 20 reads each through the thread pool), not work, and still misses 1.2.
 // On every Node given (NODE24=/path/to/node as for bridge-startup.mjs), with the server's main-thread
 // CPU time beside the wall time.
 // Run: npm run build && NODE24=… node bench/bundled-serve-startup.mjs
