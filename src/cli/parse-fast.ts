@@ -1,8 +1,8 @@
 // An ordinary command line read without yargs, which costs ~150 ms to load: more than Node's own
 // start, and more than a no-op rebuild's whole work. It reads the same declarations yargs does
 // (command-spec.ts); anything unusual (help, --version, an unknown option, a missing value, a
-// second positional where one is declared) returns null, and main.ts hands
-// the line to yargs, which owns help texts and usage errors.
+// second positional where one is declared) returns null, and run-command-line.ts hands the line
+// to yargs, which owns help texts and usage errors.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { CommandSpec } from './command-spec.js';
 

@@ -89,7 +89,7 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
     }
 
     const terminator = createTerminator(child.pid, marker, options.killGraceMs);
-    const untrack = trackRunningRun(child.pid, marker);
+    const untrack = trackRunningRun(child.pid, terminator.killNow);
     const output = captureOutput({
       maxOutputBytes,
       onOverflow: () => {

@@ -22,9 +22,10 @@ export class RawBridge {
   readonly exited: Promise<number | null>;
   private nextId = 1;
 
-  constructor(args: string[], options: { cwd?: string; command?: 'serve' | 'dev' } = {}) {
+  constructor(args: string[], options: { cwd?: string; command?: 'serve' | 'dev'; env?: NodeJS.ProcessEnv } = {}) {
     this.child = spawn(process.execPath, [CLI, options.command ?? 'serve', ...args], {
       cwd: options.cwd ?? REPO_ROOT,
+      env: options.env ?? process.env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child.stdout.setEncoding('utf8');

@@ -1,9 +1,9 @@
 // `staticmcp serve [project|tree|URL] [--live PROJECT] [--http …]`: its options, and the handler
 // that works out where the tree and the live project are, then runs the bridge on stdio, or with
 // --http as a Streamable HTTP server that also serves the tree's files. Read without yargs (see
-// main.ts), so the bridge starts about as fast as Node itself; stdout belongs to the protocol,
-// messages go to stderr (in HTTP mode too).
-import { promises as fs } from 'node:fs';
+// run-command-line.ts), so the bridge never waits for it (bench/bridge-startup.mjs); stdout belongs
+// to the protocol, messages go to stderr (in HTTP mode too).
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { type CommandArguments, defineCommand, type OptionSpec } from '../command-spec.js';
 import { exitCodeOf, UsageError } from '../exit-codes.js';
@@ -94,10 +94,15 @@ function fail(message: string, hint: string, code: number): number {
   return code;
 }
 
-/** What is at `entry`, following links: a serve argument is a tree, a project, or a mistake. */
-async function kindOf(entry: string): Promise<'file' | 'folder' | 'other' | 'missing'> {
+/**
+ * What is at `entry`, following links: a serve argument is a tree, a project, or a mistake.
+ * Synchronous, as every file read before the first answer (FolderSource's too): an asynchronous
+ * stat goes through libuv's thread pool, which it would start, and each round trip is a wait for the
+ * CPU on a busy machine, before a client's initialize can be answered.
+ */
+function kindOf(entry: string): 'file' | 'folder' | 'other' | 'missing' {
   try {
-    const stats = await fs.stat(entry);
+    const stats = statSync(entry);
     return stats.isFile() ? 'file' : stats.isDirectory() ? 'folder' : 'other';
   } catch {
     return 'missing';
@@ -129,8 +134,7 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
 
   let projectRoot = liveArgument !== undefined ? path.resolve(liveArgument) : undefined;
   if (projectRoot !== undefined) {
-    const stat = await fs.stat(projectRoot).catch(() => undefined);
-    if (!stat?.isDirectory())
+    if (kindOf(projectRoot) !== 'folder')
       throw new UsageError(
         `--live ${liveArgument} is not a folder`,
         'pass the project folder whose tools/ answer live calls',
@@ -149,17 +153,17 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
     }
   } else {
     const given = path.resolve(sourceArgument);
-    if ((await kindOf(path.join(given, 'mcp.json'))) === 'file') {
+    if (kindOf(path.join(given, 'mcp.json')) === 'file') {
       treeRoot = given;
     } else {
       const { readConfigOrDefaults, resolveOutputFolder } = await import('../../project/config.js');
       const { config, problem } = await readConfigOrDefaults(given);
       if (problem) process.stderr.write(`staticmcp serve: ${problem}; looking for the tree in the default folder\n`);
       const output = resolveOutputFolder(given, config);
-      if ((await kindOf(path.join(output, 'mcp.json'))) !== 'file') {
+      if (kindOf(path.join(output, 'mcp.json')) !== 'file') {
         const { commandLine } = await import('../invocation.js');
         // A mistyped folder is not a project to build: advising a build of it sent users in circles.
-        if ((await kindOf(given)) !== 'folder') {
+        if (kindOf(given) !== 'folder') {
           throw new UsageError(
             `${sourceArgument} does not exist (or is not a folder)`,
             'check the path: give serve a tree folder (holding mcp.json), a project folder, or a URL',

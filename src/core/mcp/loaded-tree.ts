@@ -2,7 +2,6 @@
 // URI string (never normalised by a URL parser), prompts by name, our extension when the tree is ours.
 import { EXTENSION_KEY, MANIFEST_FILE } from '../tree/manifest.js';
 import type { TreeSource } from './tree-source.js';
-import { sha256Hex } from './sha256.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 import { readTreeExtension, type TreeExtension, type TreeToolExtension } from './tree-extension.js';
 
@@ -127,7 +126,8 @@ export async function loadTree(source: TreeSource): Promise<LoadedTree> {
   };
 }
 
-/** Only for trees without our content hash. */
+/** Only for trees without our content hash (so the hashing module loads only for them, not at every start). */
 async function hashText(text: string): Promise<string> {
+  const { sha256Hex } = await import('./sha256.js');
   return `sha256:${await sha256Hex(text)}`;
 }

@@ -77,12 +77,17 @@ export async function createNodeServerContext(options: NodeServerOptions): Promi
     logProblem: options.logProblem,
   };
   // Worked out just after start-up, not before it: the client's first answer never waits for the
-  // narrowing, and tools/list finds it done.
+  // narrowing (nor for loading its modules), and tools/list finds it done. Two turns of the event
+  // loop's check phase, not a timer: the host starts reading (stdin) after this returns, and the
+  // poll between the two turns delivers a request already waiting (a client writes initialize as
+  // soon as it has spawned us), which is answered first; a timer would run before that poll.
   if (!server.live)
-    setTimeout(() => {
-      reportLiveOnly(server).catch((error: Error) =>
-        server.logProblem(`could not work out the lists: ${error.message}`),
-      );
-    }, 0);
+    setImmediate(() =>
+      setImmediate(() => {
+        reportLiveOnly(server).catch((error: Error) =>
+          server.logProblem(`could not work out the lists: ${error.message}`),
+        );
+      }),
+    );
   return server;
 }

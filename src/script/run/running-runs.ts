@@ -1,24 +1,24 @@
-// The script runs of this process that are running now (pid of the run's process group and its
-// marker), so a process that must end at once (an uncaught exception, `process.exit` from
-// anywhere) kills them rather than leave them reparented to PID 1: runs are detached into groups
-// of their own, so nothing else would end them.
-import { killRun } from './terminate.js';
+// The script runs of this process that are running now (each as the function that kills it at
+// once), so a process that must end at once (an uncaught exception, `process.exit` from anywhere)
+// kills them rather than leave them reparented to PID 1: runs are detached into groups of their
+// own, so nothing else would end them. No imports: every server's process guard loads this at
+// start-up, and the killing code (terminate.ts, node:crypto behind it) loads with the first run.
 
-const running = new Map<number, string>();
+const running = new Set<() => void>();
 
-/** Records a started run; the function returned forgets it (call it once the run is over). */
-export function trackRunningRun(pid: number | undefined, marker: string): () => void {
+/** Records a started run and how to SIGKILL it; the function returned forgets it (call it once the run is over). */
+export function trackRunningRun(pid: number | undefined, killNow: () => void): () => void {
   if (pid === undefined) return () => {};
-  running.set(pid, marker);
+  running.add(killNow);
   return () => {
-    if (running.get(pid) === marker) running.delete(pid);
+    running.delete(killNow);
   };
 }
 
 /** SIGKILL to every running run's group and marked processes, synchronously; returns how many. */
 export function killEveryRunningRun(): number {
   const count = running.size;
-  for (const [pid, marker] of running) killRun(pid, marker, 'SIGKILL');
+  for (const killNow of running) killNow();
   running.clear();
   return count;
 }

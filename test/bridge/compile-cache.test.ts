@@ -1,0 +1,64 @@
+// Node's compile cache, which main.ts turns on (Node 22.1+), is a quiet speed-up of serve's
+// start-up: it lives in the OS temp folder (or $NODE_COMPILE_CACHE), never in the project or the
+// tree being served, and a temp folder where no cache can be made does not stop serve. On Node 20,
+// which has no compile cache, the same checks hold with nothing to find.
+import { promises as fs, readdirSync, writeFileSync } from 'node:fs';
+import module from 'node:module';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildFixtureProject } from '../helpers/projects.js';
+import { RawBridge } from '../helpers/raw-bridge.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
+
+/** The child runs this same Node (process.execPath), so it has a compile cache when this one does. */
+const HAS_COMPILE_CACHE = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+
+let project: string;
+
+beforeAll(() => {
+  project = buildFixtureProject('fixtures/example');
+});
+
+afterAll(async () => {
+  if (project) await fs.rm(path.dirname(project), { recursive: true, force: true });
+});
+
+/** Every file under `folder`, relative to it, sorted. */
+function listFiles(folder: string): string[] {
+  return (readdirSync(folder, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(folder, path.join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+/** The environment of a serve whose temp folder is `tmp`, with no cache folder chosen by the caller. */
+function envWithTemp(tmp: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp };
+  delete env.NODE_COMPILE_CACHE;
+  delete env.NODE_DISABLE_COMPILE_CACHE;
+  return env;
+}
+
+describe('the compile cache', () => {
+  it('is kept in the temp folder, and serving a project writes nothing into it', async () => {
+    const before = listFiles(project);
+    const tmp = temporaryFolderSync('staticmcp-compile-cache-');
+    const bridge = new RawBridge([project], { cwd: project, env: envWithTemp(tmp) });
+    expect((await bridge.initialize()).result?.protocolVersion).toBeDefined();
+    expect(await bridge.close()).toBe(0);
+    expect(listFiles(project)).toEqual(before);
+    const cached = listFiles(tmp).filter((file) => file.startsWith(`node-compile-cache${path.sep}`));
+    expect(cached.length > 0).toBe(HAS_COMPILE_CACHE);
+  });
+
+  it('is skipped, and serve answers, when no cache folder can be made', async () => {
+    // A file where the temp folder should be: making node-compile-cache in it fails even for root.
+    const tmp = path.join(temporaryFolderSync('staticmcp-compile-cache-'), 'not-a-folder');
+    writeFileSync(tmp, '');
+    const bridge = new RawBridge([path.join(project, 'dist')], { env: envWithTemp(tmp) });
+    expect((await bridge.initialize()).result?.protocolVersion).toBeDefined();
+    expect((await bridge.request('tools/list')).result?.tools).toBeInstanceOf(Array);
+    expect(await bridge.close()).toBe(0);
+    expect(bridge.stderr).not.toMatch(/compile cache|Error/i);
+  });
+});
