@@ -13,6 +13,9 @@ import { cliPath, cores, createBenchProject, median, timeCommand } from './lib/b
 const repetitions = Number(process.env.BENCH_REPETITIONS ?? 5);
 const { root, project, script } = createBenchProject(2000);
 const cpuCount = cores();
+// Copied before any build: `project` gets a cache (.staticmcp/) from the warm builds.
+const pristine = path.join(root, 'pristine');
+cpSync(project, pristine, { recursive: true });
 // The same invocation the build makes: JSON arguments on stdin, the option as an environment
 // variable, stdout into one file per argument set.
 const baselineShell = `seq 1 2000 | xargs -P ${cpuCount} -I{} sh -c 'printf "{\\"n\\":%s}" "$1" | n=$1 "$0" > "$2/$1.json"' '${script}' {} '${root}/xargs-out'`;
@@ -26,7 +29,7 @@ for (let round = 0; round < repetitions; round++) {
   baselineTimes.push(timeCommand('sh', ['-c', baselineShell]));
   // A checkout of its own, as a CI job gets: the copy is not timed (xargs's script is there already).
   const fresh = path.join(root, `fresh-${round}`);
-  cpSync(project, fresh, { recursive: true });
+  cpSync(pristine, fresh, { recursive: true });
   coldTimes.push(timeCommand(process.execPath, [cliPath, 'build', fresh]));
   rmSync(fresh, { recursive: true, force: true });
   warmTimes.push(
