@@ -3,7 +3,7 @@
 //   → planTools → ToolPlan per tool (plan-tools.ts: its --help, definition and argument sets)
 //   → streamToolCalls → its argument sets, lazily (call-stream.ts)
 //   → runCalls → CallOutcome per call (run-calls.ts, run-one-call.ts)
-//   → CallFileSink → a call file per outcome, as they arrive (tree-output.ts)
+//   → CallFileSink → a call file per outcome, as they arrive (call-file-sink.ts, into tree-output.ts)
 //   → assembleTree → AssembledTree (assemble-tree.ts: resources, prompts, the manifest, the hash)
 //   → BuildReport; the TreeWriter's new tree is swapped in atomically at the end.
 // Returns a report (a failing script is a value in it, never an exception). Memory stays flat in
@@ -20,45 +20,27 @@ import { discoverResourceTemplates } from '../project/discover-resource-template
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { MANIFEST_FILE } from '../core/tree/manifest.js';
 import { BUILD_OWNED_NESTED_PATHS, BUILD_OWNED_TOP_LEVEL } from '../tree-writer/tree-ownership.js';
-import { TreeWriter } from '../tree-writer/write-tree.js';
+import { TreeWriter } from '../tree-writer/tree-writer.js';
 import { generatorName } from '../shared/version.js';
 import { assembleTree } from './assemble-tree.js';
-import type { BuildEvent, BuildProblem, BuildReport } from './build-report.js';
+import type { BuildOptions } from './build-options.js';
+import type { BuildProblem, BuildReport } from './build-report.js';
 import type { CallFilter } from './call-stream.js';
 import { collectCompletions } from './collect-completions.js';
 import { checkHostLimits } from './host-limits.js';
-import { type OpenedProject, type OpenProjectOptions, openProject } from './open-project.js';
+import { type OpenedProject, openProject } from './open-project.js';
 import { planTools, type ToolPlan } from './plan-tools.js';
 import { isProviderEntry, runCompletionProviders } from './run-completion-providers.js';
 import { runCalls } from './run-calls.js';
-import { type ShardSpec, shardCallFilter } from './shard-of-call.js';
+import { shardCallFilter } from './shard-of-call.js';
 import { ShardOutput } from './shard-part.js';
-import { CallFileSink, TreeOutput } from './tree-output.js';
+import { CallFileSink } from './call-file-sink.js';
+import { TreeOutput } from './tree-output.js';
 import { forgetUpToDate, recordUpToDate } from './up-to-date.js';
 
-export interface BuildOptions extends OpenProjectOptions {
-  projectRoot: string;
-  /** A tools folder other than `<project>/tools` (a bare folder of scripts). */
-  toolsDir?: string;
-  outDir?: string;
-  concurrency?: number;
-  /** Ignore the cache: run every script again. */
-  force?: boolean;
-  onEvent?: (event: BuildEvent) => void;
-  /** Aborting ends the running scripts and stops the build before it swaps anything in. */
-  signal?: AbortSignal;
-  /** Which calls this build makes (all when absent). */
-  callFilter?: CallFilter;
-  /** Run only this shard's calls and write a part for `staticmcp merge` (see shard-part.ts). */
-  shard?: ShardSpec;
-}
-
-/** The build's calls: those of `callFilter`, narrowed to the shard's. */
+/** The build's calls: the shard's, or all of them. */
 function selectCalls(options: BuildOptions, plans: readonly ToolPlan[]): CallFilter | undefined {
-  const { shard, callFilter } = options;
-  if (!shard) return callFilter;
-  const inShard = shardCallFilter(plans, shard);
-  return callFilter ? (toolName, args) => inShard(toolName, args) && callFilter(toolName, args) : inShard;
+  return options.shard ? shardCallFilter(plans, options.shard) : undefined;
 }
 
 function stopIfInterrupted(signal: AbortSignal | undefined): void {
@@ -130,7 +112,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     volatileInputs,
   });
   stopIfInterrupted(signal);
-  const writer = await TreeWriter.open(outDir);
+  const writer = await TreeWriter.open(outDir, { reuse: options.fileReuse });
   let unchanged = false;
   let swapped = false;
   try {
@@ -282,7 +264,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     // shard part is never replayed: the record describes the project's one whole tree).
     if (shard) return report;
     if (report.ok && volatileInputs.length === 0)
-      await recordUpToDate(project.fingerprintScope, project.inputsFingerprint, report);
+      await recordUpToDate(project.fingerprintScope, project.inputsFingerprint, options, report);
     else await forgetUpToDate(projectRoot);
     return report;
   } catch (error) {

@@ -8,22 +8,17 @@ import { type ProjectConfig, readConfig, resolveOutputFolder } from '../project/
 import { discoverScripts, type DiscoveredScript, type Discovery } from '../project/discover-scripts.js';
 import { readRegistration, REGISTER_FILE, type RegisterEntry, type Registration } from '../project/register-json.js';
 import { checkOutputFolder } from '../tree-writer/check-output-folder.js';
-import type { ShardSpec } from './shard-of-call.js';
-import { recoverInterruptedWrite } from '../tree-writer/write-tree.js';
+import { recoverInterruptedWrite } from '../tree-writer/interrupted-write.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { generatorName } from '../shared/version.js';
 import { BuildCache, CACHE_FOLDER } from './build-cache.js';
+import type { BuildOptions } from './build-options.js';
 import { type FingerprintScope, fingerprintInputs } from './up-to-date.js';
 
-export interface OpenProjectOptions {
-  projectRoot: string;
-  toolsDir?: string;
-  outDir?: string;
-  concurrency?: number;
-  force?: boolean;
-  /** `build --shard I/N`: the output folder receives a part (check-output-folder.ts tells parts and trees apart). */
-  shard?: ShardSpec;
-}
+export type OpenProjectOptions = Pick<
+  BuildOptions,
+  'projectRoot' | 'toolsDir' | 'outDir' | 'concurrency' | 'force' | 'shard'
+>;
 
 export interface OpenedProject {
   projectRoot: string;

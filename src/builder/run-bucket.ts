@@ -77,6 +77,12 @@ export class RunBucket<Value> {
     return hashParts(args).slice(0, KEY_LENGTH);
   }
 
+  /** Whether no earlier result is here (a cold build: nothing to look up, no key to compute). */
+  isEmpty(): boolean {
+    this.open();
+    return this.index.size === 0;
+  }
+
   has(key: string): boolean {
     this.open();
     return this.index.has(key);

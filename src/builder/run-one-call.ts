@@ -31,6 +31,12 @@ function headOf(text: string, lines = 5): string {
   return text.trim().split('\n').slice(0, lines).join('\n').slice(0, 1000);
 }
 
+/**
+ * Each tool's base environment, made once per build: it reads process.env, a call into C++ per
+ * variable, which every one of 2,000 calls paid before.
+ */
+const baseEnvironments = new WeakMap<ToolPlan, Readonly<Record<string, string>>>();
+
 /** Runs the script for one argument set; the raw run comes back too, for the determinism probe. */
 export async function runOneCall(
   runner: BatchRunner,
@@ -39,12 +45,17 @@ export async function runOneCall(
   validateOutput: Validator | undefined,
   context: CallRunContext,
 ): Promise<{ outcome: CallOutcome; run: ScriptRun }> {
-  const env = createBaseEnvironment({
-    projectRoot: context.projectRoot,
-    toolsRoot: context.toolsRoot,
-    phase: 'build',
-    toolName: plan.name,
-  });
+  let base = baseEnvironments.get(plan);
+  if (!base) {
+    base = createBaseEnvironment({
+      projectRoot: context.projectRoot,
+      toolsRoot: context.toolsRoot,
+      phase: 'build',
+      toolName: plan.name,
+    });
+    baseEnvironments.set(plan, base);
+  }
+  const env = { ...base };
   addOptionVariables(env, plan.declaredOptions, args);
   const run = await runner.run({
     file: plan.script.file,

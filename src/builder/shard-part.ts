@@ -10,7 +10,7 @@ import { canonicalJson } from '../core/tree/canonical-json.js';
 import { createTreeHash, digestFile, sortTreePaths } from '../tree-writer/content-hash.js';
 import { EXTENSION_KEY, type Manifest, MANIFEST_FILE } from '../core/tree/manifest.js';
 import { SHARD_FORMAT, SHARD_RECORD_FILE, type ShardRecord } from '../tree-writer/shard-record.js';
-import type { TreeWriter } from '../tree-writer/write-tree.js';
+import type { TreeWriter } from '../tree-writer/tree-writer.js';
 import type { BuildProblem, ToolReport } from './build-report.js';
 import type { ToolPlan } from './plan-tools.js';
 import type { ShardSpec } from './shard-of-call.js';

@@ -1,11 +1,14 @@
 // The no-op fast path, make-style: a fingerprint of every input's metadata (path, type, size,
-// mtime, mode under the project and tools folders), of the options, and of the tree on disk. When
-// a build succeeds it is recorded with its report; an identical fingerprint later means nothing
-// can have changed, so the report is replayed without loading the build pipeline or running
-// anything. Deliberately light (node built-ins only): it runs before the pipeline is imported.
+// mtime, mode under the project and tools folders), of the options that change the output
+// (build-options.ts decides which), and of the tree on disk. When a build succeeds it is recorded
+// with its report; an identical fingerprint later means nothing can have changed, so the report
+// is replayed without loading the build pipeline or running anything. Deliberately light (node
+// built-ins only): it runs before the pipeline is imported.
 import { createHash } from 'node:crypto';
 import { type Dirent, promises as fs, readdirSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
+import { SWAP_FOLDER_MARK } from '../tree-writer/swap-folders.js';
+import { BUILD_OPTION_EFFECTS, type BuildOptionEffect, type BuildOptions } from './build-options.js';
 import type { BuildReport } from './build-report.js';
 
 const RECORD_FILE = path.join('.staticmcp', 'up-to-date.json');
@@ -22,10 +25,41 @@ export interface FingerprintScope {
 interface UpToDateRecord {
   inputs: string;
   tree: string;
+  /** fingerprintOptions of the build's options. */
+  options: string;
+  /** The output and tools folders the build resolved (from staticmcp.json when no option named them). */
   outDir: string;
   toolsRoot: string;
   generator: string;
   report: BuildReport;
+}
+
+/** The table's rows, typed as rows of any effect (the table's own type knows only the effects in use). */
+function optionEffects(): [keyof BuildOptions, BuildOptionEffect][] {
+  return Object.entries(BUILD_OPTION_EFFECTS) as [keyof BuildOptions, BuildOptionEffect][];
+}
+
+/**
+ * The values of the options the tree depends on, as one string: every option BUILD_OPTION_EFFECTS
+ * marks as output, in its order, absent ones as null, paths resolved.
+ */
+export function fingerprintOptions(options: BuildOptions): string {
+  const values: Record<string, unknown> = {};
+  for (const [name, effect] of optionEffects()) {
+    const value = options[name];
+    if (effect === 'output') values[name] = value ?? null;
+    else if (effect === 'output-path') values[name] = typeof value === 'string' ? path.resolve(value) : null;
+  }
+  return JSON.stringify(values);
+}
+
+/** Whether a build with these options may be answered from the record (none of them forces a run). */
+export function mayReplay(options: BuildOptions): boolean {
+  return optionEffects().every(([name, effect]) => {
+    if (effect !== 'never-replayed') return true;
+    const value = options[name];
+    return value === undefined || value === false;
+  });
 }
 
 /** Lines joined by newlines into one sha256, fed one at a time: no list of every path is held. */
@@ -63,7 +97,7 @@ function listMetadata(root: string, excluded: readonly string[], lines: LineDige
     const absolute = path.join(root, entryPath);
     if (
       SKIPPED_NAMES.has(entry.name) ||
-      excluded.some((folder) => absolute === folder || absolute.startsWith(`${folder}.staticmcp-`))
+      excluded.some((folder) => absolute === folder || absolute.startsWith(`${folder}${SWAP_FOLDER_MARK}`))
     )
       continue;
     // statSync follows file symlinks, so an edited target still changes the fingerprint.
@@ -99,32 +133,34 @@ export async function fingerprintTree(outDir: string): Promise<string> {
 }
 
 /**
- * The recorded report when nothing changed since the last successful build with these options,
- * else null. Never throws: any doubt means "build".
+ * The recorded report when nothing changed since the last successful build with the same
+ * output-changing options, else null. Never throws: any doubt means "build".
  */
-export async function readUpToDateReport(
-  projectRoot: string,
-  requested: { outDir?: string; toolsRoot?: string },
-  generator: string,
-): Promise<BuildReport | null> {
+export async function readUpToDateReport(options: BuildOptions, generator: string): Promise<BuildReport | null> {
+  if (!mayReplay(options)) return null;
+  const projectRoot = path.resolve(options.projectRoot);
   let record: UpToDateRecord;
   try {
     record = JSON.parse(await fs.readFile(path.join(projectRoot, RECORD_FILE), 'utf8')) as UpToDateRecord;
   } catch {
     return null;
   }
-  if (record.generator !== generator) return null;
-  if (requested.outDir !== undefined && requested.outDir !== record.outDir) return null;
-  if (requested.toolsRoot !== undefined && requested.toolsRoot !== record.toolsRoot) return null;
+  if (record.generator !== generator || record.options !== fingerprintOptions(options)) return null;
   const scope = { projectRoot, toolsRoot: record.toolsRoot, outDir: record.outDir, generator };
   const [inputs, tree] = await Promise.all([fingerprintInputs(scope), fingerprintTree(record.outDir)]);
   return inputs === record.inputs && tree === record.tree ? record.report : null;
 }
 
-export async function recordUpToDate(scope: FingerprintScope, inputs: string, report: BuildReport): Promise<void> {
+export async function recordUpToDate(
+  scope: FingerprintScope,
+  inputs: string,
+  options: BuildOptions,
+  report: BuildReport,
+): Promise<void> {
   const record: UpToDateRecord = {
     inputs,
     tree: await fingerprintTree(scope.outDir),
+    options: fingerprintOptions(options),
     outDir: scope.outDir,
     toolsRoot: scope.toolsRoot,
     generator: scope.generator,

@@ -29,7 +29,8 @@ import { EXTENSION_KEY, type Manifest, MANIFEST_FILE, WORKER_FILE } from '../cor
 import { SHARD_RECORD_FILE } from '../tree-writer/shard-record.js';
 import { BUILD_OWNED_NESTED_PATHS, BUILD_OWNED_TOP_LEVEL, isBuildOwnedPath } from '../tree-writer/tree-ownership.js';
 import { findTreePathProblem, showTreePath } from '../core/tree/tree-path.js';
-import { recoverInterruptedWrite, TreeWriter } from '../tree-writer/write-tree.js';
+import { recoverInterruptedWrite } from '../tree-writer/interrupted-write.js';
+import { TreeWriter } from '../tree-writer/tree-writer.js';
 import { DEFAULT_MAX_PART_FILE_BYTES, readPartFile } from './read-part-file.js';
 import { readParts, type ShardPart } from './read-parts.js';
 

@@ -94,7 +94,7 @@ function loadSchema(): SchemaNode {
 }
 
 /**
- * The validator compiled ahead of time by `npm run build` (scripts/compile-config-validator.mjs),
+ * The validator compiled ahead of time by `npm run build` (scripts/compile-validators.mjs),
  * beside this module in dist/: loading ajv and compiling the schema would cost `serve my-server`
  * more than Node's own start. From src/ (unit tests) the schema is compiled here, with the same
  * options and the same messages.

@@ -1,6 +1,8 @@
 // Reads and validates a script's `--help` (script convention): stdout is the metadata JSON, stderr
 // the options JSON. Returns a value, never throws: a bad script becomes a reason to skip it.
-import { compileValidator } from '../validators/ajv-validator.js';
+import { createRequire } from 'node:module';
+import { compileValidator, type Validator, validatorOf } from '../validators/ajv-validator.js';
+import { HELP_METADATA_SCHEMA, HELP_OPTIONS_SCHEMA } from './help-schemas.js';
 import type { ScriptRun } from './run/script-run.js';
 import { parseLogLine } from '../core/results/log-lines.js';
 
@@ -27,51 +29,34 @@ export interface HelpInfo {
 
 export type HelpResult = { ok: true; help: HelpInfo } | { ok: false; reason: string };
 
-const metadataSchema = {
-  type: 'object',
-  properties: {
-    title: { type: 'string' },
-    description: { type: 'string' },
-    version: { type: 'string' },
-    state: { type: 'boolean' },
-    precompute: { type: 'boolean' },
-    timeoutSecs: { type: 'number', exclusiveMinimum: 0 },
-    outputFormat: { enum: ['text', 'mcp'] },
-    // The client capabilities a call cannot do without (e.g. {"sampling": {}}): -32021 when undeclared.
-    requiredClientCapabilities: { type: 'object', additionalProperties: { type: 'object' } },
-  },
-};
+let helpValidators: { metadata: Validator; options: Validator } | undefined;
 
-const optionsSchema = {
-  type: 'object',
-  additionalProperties: {
-    type: 'object',
-    required: ['value_type'],
-    properties: {
-      description: { type: 'string' },
-      required: { type: 'boolean' },
-      value_type: {
-        oneOf: [
-          { enum: ['string', 'integer', 'float', 'boolean', 'any'] },
-          {
-            type: 'object',
-            required: ['enum'],
-            additionalProperties: false,
-            properties: { enum: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string' } } },
-          },
-        ],
-      },
-      size: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { min: { type: 'number' }, max: { type: 'number' } },
-      },
-    },
-  },
-};
-
-let validateMetadata: ReturnType<typeof compileValidator> | undefined;
-let validateOptions: ReturnType<typeof compileValidator> | undefined;
+/**
+ * The validators of the two documents, compiled ahead of time by `npm run build`
+ * (scripts/compile-validators.mjs) beside this module in dist/: loading ajv and compiling them cost
+ * a cold build ~130 ms before its first script ran. From src/ (unit tests) they are compiled here,
+ * with the same options and the same messages.
+ */
+function loadHelpValidators(): { metadata: Validator; options: Validator } {
+  if (helpValidators) return helpValidators;
+  try {
+    const compiled = createRequire(import.meta.url)('./help-validators.cjs') as Record<
+      'validateMetadata' | 'validateOptions',
+      Parameters<typeof validatorOf>[0]
+    >;
+    helpValidators = {
+      metadata: validatorOf(compiled.validateMetadata, 'metadata'),
+      options: validatorOf(compiled.validateOptions, 'options'),
+    };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+    helpValidators = {
+      metadata: compileValidator(HELP_METADATA_SCHEMA, 'metadata', { trusted: true }),
+      options: compileValidator(HELP_OPTIONS_SCHEMA, 'options', { trusted: true }),
+    };
+  }
+  return helpValidators;
+}
 
 /** Strips what costs nothing to tolerate (BOM, CRLF); says so in `warnings`. */
 function cleanJsonText(text: string, what: string, warnings: string[]): string {
@@ -186,8 +171,7 @@ export function parseHelpOutput(stdoutText: string, stderrText: string, alreadyV
   const metadataText = cleanJsonText(stdoutText, '--help stdout', warnings);
   const parsedMetadata = parseJsonObject(metadataText, '--help stdout (the metadata)');
   if (!parsedMetadata.value) return { ok: false, reason: parsedMetadata.error! };
-  if (!alreadyValidated) validateMetadata ??= compileValidator(metadataSchema, 'metadata', { trusted: true });
-  const metadataProblems = alreadyValidated ? [] : validateMetadata!(parsedMetadata.value);
+  const metadataProblems = alreadyValidated ? [] : loadHelpValidators().metadata(parsedMetadata.value);
   if (metadataProblems.length > 0) return { ok: false, reason: `--help metadata: ${metadataProblems.join('; ')}` };
 
   let optionsText = cleanJsonText(stderrText, '--help stderr', warnings);
@@ -206,8 +190,7 @@ export function parseHelpOutput(stdoutText: string, stderrText: string, alreadyV
     if (!parsedOptions.value) return { ok: false, reason: parsedOptions.error! };
     rawOptions = parsedOptions.value;
   }
-  if (!alreadyValidated) validateOptions ??= compileValidator(optionsSchema, 'options', { trusted: true });
-  const optionProblems = alreadyValidated ? [] : validateOptions!(rawOptions);
+  const optionProblems = alreadyValidated ? [] : loadHelpValidators().options(rawOptions);
   if (optionProblems.length > 0) {
     return { ok: false, reason: `--help options: ${explainOptionProblems(rawOptions, optionProblems).join('; ')}` };
   }

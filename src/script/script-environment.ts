@@ -41,9 +41,17 @@ export interface EnvironmentContext {
   toolName?: string;
 }
 
+/** Option names already judged: a build asks for the same few names on every call. */
+const exportableNames = new Map<string, boolean>();
+
 /** Whether a declared option may be exported as an environment variable. */
 export function isExportableOptionName(name: string): boolean {
-  return IDENTIFIER.test(name) && !DENIED_NAME_PATTERNS.some((pattern) => pattern.test(name));
+  let exportable = exportableNames.get(name);
+  if (exportable === undefined) {
+    exportable = IDENTIFIER.test(name) && !DENIED_NAME_PATTERNS.some((pattern) => pattern.test(name));
+    exportableNames.set(name, exportable);
+  }
+  return exportable;
 }
 
 function renderEnvValue(value: unknown): string {

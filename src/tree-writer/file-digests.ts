@@ -35,7 +35,7 @@ export class FileDigests {
   private lengths = new Uint32Array(INITIAL_SLOTS);
   private hashes = new Uint32Array(INITIAL_SLOTS);
   private digests = Buffer.alloc(INITIAL_SLOTS * FILE_DIGEST_BYTES);
-  /** 1 where the file was left in the previous tree instead of written (write-tree.ts). */
+  /** 1 where the file was left in the previous tree instead of written (tree-writer.ts). */
   private unchanged = new Uint8Array(INITIAL_SLOTS);
   /** Slot number + 1 of each path, EMPTY where none; at most half full. */
   private table = new Uint32Array(INITIAL_SLOTS * 2);

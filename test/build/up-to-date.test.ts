@@ -1,12 +1,13 @@
 // The no-op fast path: an identical rerun replays the last clean build's report without running
 // anything, and any change it cannot see through file metadata (a value-list command, a damaged
-// tree, a failed build) sends the build down the full path.
+// tree, a failed build, an option that changes the output) sends the build down the full path.
 import { describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { OutputOption } from '../../src/builder/build-options.js';
 import { buildJson } from '../helpers/cli.js';
 import { exists, readJson } from '../helpers/files.js';
-import { makeProject } from '../helpers/projects.js';
+import { copyFixtureScript, makeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 describe('rebuilding an unchanged project', () => {
@@ -50,4 +51,66 @@ describe('rebuilding an unchanged project', () => {
     expect(again.code).toBe(1);
     expect(again.report.failures).toEqual([expect.objectContaining({ path: 'tools/broken' })]);
   });
+});
+
+/** Two builds of one project that differ in one option, and what the second must have written. */
+interface OptionChange {
+  /** Makes the project; returns the project argument and the options of each build. */
+  arrange(project: string): Promise<{ first: string[]; second: string[]; secondProject?: string }>;
+  /** Checks the second build's tree follows the changed option (a replay would not). */
+  check(project: string): Promise<void>;
+}
+
+// One row per option that changes the tree (build-options.ts): a new one without a row here is a
+// type error. Each row changes only that option between two builds and expects the second to build.
+const OUTPUT_OPTION_CHANGES: Record<OutputOption, OptionChange> = {
+  projectRoot: {
+    // The same folder through another path: the server is named after the folder as given.
+    async arrange(project) {
+      const alias = path.join(path.dirname(project), 'renamed-server');
+      await fs.symlink(project, alias);
+      return { first: [], second: [], secondProject: alias };
+    },
+    async check(project) {
+      expect(await readJson(path.join(project, 'dist/mcp.json'))).toMatchObject({
+        serverInfo: { name: 'renamed-server' },
+      });
+    },
+  },
+  outDir: {
+    // An --out build recorded, then the default output folder asked for.
+    async arrange(project) {
+      return { first: ['--out', path.join(project, 'elsewhere')], second: [] };
+    },
+    async check(project) {
+      expect(await exists(path.join(project, 'dist/tools/ok.json'))).toBe(true);
+    },
+  },
+  toolsDir: {
+    async arrange(project) {
+      await copyFixtureScript('ok', path.join(project, 'bare/other'));
+      return { first: [], second: ['--tools', path.join(project, 'bare')] };
+    },
+    async check(project) {
+      expect(await exists(path.join(project, 'dist/tools/other.json'))).toBe(true);
+      expect(await exists(path.join(project, 'dist/tools/ok.json'))).toBe(false);
+    },
+  },
+};
+
+describe('rebuilding with an option that changes the output', () => {
+  for (const [option, change] of Object.entries(OUTPUT_OPTION_CHANGES)) {
+    it(`builds again when only ${option} changed`, async () => {
+      const parent = await temporaryFolder();
+      const project = await makeProject({ tools: { ok: 'ok' } }, parent);
+      const { first, second, secondProject } = await change.arrange(project);
+      expect((await buildJson(project, ...first)).code).toBe(0);
+      // The same options again replay: the change below is what makes the difference.
+      expect((await buildJson(project, ...first)).report.unchanged).toBe(true);
+      const changed = await buildJson(secondProject ?? project, ...second);
+      expect(changed.code, changed.stderr).toBe(0);
+      expect(changed.report.unchanged).toBe(false);
+      await change.check(project);
+    });
+  }
 });

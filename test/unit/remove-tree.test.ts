@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { removeTree } from '../../src/tree-writer/write-tree.js';
+import { removeTree } from '../../src/tree-writer/remove-tree.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
 describe('removeTree', () => {

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TreeOutput } from '../../src/builder/tree-output.js';
-import { TreeWriter } from '../../src/tree-writer/write-tree.js';
+import { TreeWriter } from '../../src/tree-writer/tree-writer.js';
 import { readTree } from '../helpers/files.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 

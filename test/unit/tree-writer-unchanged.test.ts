@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TreeWriter } from '../../src/tree-writer/write-tree.js';
+import { TreeWriter } from '../../src/tree-writer/tree-writer.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 async function writeTree(out: string, files: Record<string, string>): Promise<void> {

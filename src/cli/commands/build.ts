@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { readUpToDateReport } from '../../builder/up-to-date.js';
 import { generatorName } from '../../shared/version.js';
+import type { BuildOptions } from '../../builder/build-options.js';
 import type { BuildEvent, BuildReport } from '../../builder/build-report.js';
 import { printError } from '../print-error.js';
 import { escapeTerminalText, writeHumanLines } from '../../shared/terminal-text.js';
@@ -118,18 +119,16 @@ async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
         `Give the part a folder of its own: ${commandLine(['build', options.project, '--shard', options.shard!, '--out', `part-${shard.index}`])}`,
       );
     }
-    // A part is never replayed from the up-to-date record: that record describes the whole tree.
-    const recorded =
-      options.force || shard
-        ? null
-        : await readUpToDateReport(
-            path.resolve(options.project),
-            {
-              outDir: options.out === undefined ? undefined : path.resolve(options.out),
-              toolsRoot: options.tools === undefined ? undefined : path.resolve(options.tools),
-            },
-            generatorName(),
-          );
+    const buildOptions: BuildOptions = {
+      projectRoot: options.project,
+      outDir: options.out,
+      toolsDir: options.tools,
+      concurrency: options.concurrency,
+      force: options.force,
+      shard,
+    };
+    // Replayed only when every option that changes the tree is as it was (never for --force or a part).
+    const recorded = await readUpToDateReport(buildOptions, generatorName());
     if (recorded) {
       // Nothing ran this time: every answer came from what the recorded build left.
       const tools = recorded.tools.map((tool) => ({ ...tool, cached: tool.precomputed, scriptMs: 0 }));
@@ -142,14 +141,9 @@ async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
     keepYoungGenerationSmall();
     const { buildProject } = await import('../../builder/build-project.js');
     const report = await buildProject({
-      projectRoot: options.project,
-      outDir: options.out,
-      toolsDir: options.tools,
-      concurrency: options.concurrency,
-      force: options.force,
+      ...buildOptions,
       onEvent: options.json ? undefined : createProgress(),
       signal: interruption.signal,
-      shard,
     });
     if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else printSummary(report);

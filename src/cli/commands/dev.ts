@@ -12,14 +12,10 @@ import { type CommandArguments, defineCommand, type OptionSpec } from '../comman
 import { exitCodeOf, exitCodeOfSignal, type StopSignal, UsageError } from '../exit-codes.js';
 import { BUILD_OPTIONS } from '../build-options.js';
 import { isNoise, watchProject } from '../watch-project.js';
+import { SWAP_FOLDER_MARK } from '../../tree-writer/swap-folders.js';
 
 /** Quiet time after the last change before a rebuild starts: editors write a file in several steps. */
 const DEFAULT_DEBOUNCE_MS = 50;
-/**
- * What the tree writer (TreeWriter, tree-writer/write-tree.ts) puts after the output folder's name
- * for its temporary and old sibling folders.
- */
-const TREE_SWAP_MARK = '.staticmcp-';
 
 function log(text: string): void {
   process.stderr.write(`staticmcp dev: ${text}\n`);
@@ -51,14 +47,17 @@ function summarize(report: BuildReport): string {
   return `${report.unchanged ? 'tree unchanged' : `wrote ${report.files} files`} (${report.tools.length} tool(s), ${precomputed} precomputed call(s), ${cached} from cache, ${report.resources} resource(s)) in ${Math.round(report.durationMs)} ms`;
 }
 
-/** Whether a project-relative path belongs to the output tree (or the build's swap folders beside it). */
+/**
+ * Whether a project-relative path belongs to the output tree, or to the folders the tree writer
+ * keeps beside it while it writes and swaps (swap-folders.ts).
+ */
 function outputMatcher(projectRoot: string, outDir: string): (relativePath: string) => boolean {
   const relativeOut = path.relative(projectRoot, outDir).split(path.sep).join('/');
   if (relativeOut === '' || relativeOut.startsWith('..') || path.isAbsolute(relativeOut)) return () => false;
   return (relativePath) =>
     relativePath === relativeOut ||
     relativePath.startsWith(`${relativeOut}/`) ||
-    relativePath.startsWith(`${relativeOut}${TREE_SWAP_MARK}`);
+    relativePath.startsWith(`${relativeOut}${SWAP_FOLDER_MARK}`);
 }
 
 const options = {
@@ -102,10 +101,10 @@ async function runDevCommand(projectGiven: string, options: DevOptions): Promise
 
   const { buildProject } = await import('../../builder/build-project.js');
   // Rebuilds hard-link the files an edit did not change instead of rewriting the whole tree.
-  (await import('../../tree-writer/write-tree.js')).reuseUnchangedTreeFiles();
+  const fileReuse = new (await import('../../tree-writer/file-reuse.js')).TreeFileReuse();
   const stopping = new AbortController();
   const build = (): Promise<BuildReport> =>
-    buildProject({ projectRoot, outDir, toolsDir, concurrency, signal: stopping.signal });
+    buildProject({ projectRoot, outDir, toolsDir, concurrency, signal: stopping.signal, fileReuse });
 
   log(`building ${projectGiven}`);
   // Scripts run in their own process groups: a Ctrl-C during the first build must end them here.

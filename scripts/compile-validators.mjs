@@ -1,0 +1,61 @@
+// Compiles our own JSON Schemas ahead of time, so no command loads ajv or compiles them at run time
+// (ajv's load and a compile cost more than Node's own start):
+// - staticmcp.schema.json → `<outDir>/project/config-validator.js` (src/project/config.ts): every
+//   command that reads a project, `serve my-server` on each launch;
+// - the two `--help` documents (src/script/help-schemas.ts) → `<outDir>/script/help-validators.cjs`
+//   (src/script/read-help.ts): a cold build (no cache, as in CI) paid ~130 ms for them before its
+//   first script ran.
+// Run by `npm run build` (outDir = dist) and by the test setup (a private outDir), after src/ is
+// compiled there. The same ajv options as src/validators/ajv-validator.ts, so messages are the same
+// either way; a validator that would need ajv's runtime (an import) is refused.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const { Ajv } = require('ajv');
+const standaloneCode = require('ajv/dist/standalone').default;
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const outDir = path.resolve(process.argv[2] ?? path.join(REPO_ROOT, 'dist'));
+
+function write(relativePath, source, code) {
+  if (/\brequire\(|^import /m.test(code))
+    throw new Error(`the compiled ${relativePath} imports something; it must stand alone`);
+  mkdirSync(path.dirname(path.join(outDir, relativePath)), { recursive: true });
+  writeFileSync(
+    path.join(outDir, relativePath),
+    `// Generated from ${source} by scripts/compile-validators.mjs; do not edit.\n${code}\n`,
+  );
+}
+
+// unicode: false counts UTF-16 units for minLength/maxLength (no run-time import of ajv's
+// ucs2length); the schema's only bounds are "not empty" and an ASCII-only registry name.
+const configAjv = new Ajv({
+  allErrors: true,
+  strict: false,
+  validateSchema: false,
+  unicode: false,
+  logger: false,
+  code: { source: true, esm: true },
+});
+const configSchema = JSON.parse(readFileSync(path.join(REPO_ROOT, 'staticmcp.schema.json'), 'utf8'));
+write(
+  'project/config-validator.js',
+  'staticmcp.schema.json',
+  standaloneCode(configAjv, configAjv.compile(configSchema)),
+);
+
+// CommonJS: parseHelpOutput is synchronous, so read-help.ts loads it with require.
+const { HELP_METADATA_SCHEMA, HELP_OPTIONS_SCHEMA } = await import(
+  pathToFileURL(path.join(outDir, 'script', 'help-schemas.js')).href
+);
+const helpAjv = new Ajv({ allErrors: true, strict: false, validateSchema: false, code: { source: true } });
+helpAjv.addSchema(HELP_METADATA_SCHEMA, 'metadata');
+helpAjv.addSchema(HELP_OPTIONS_SCHEMA, 'options');
+write(
+  'script/help-validators.cjs',
+  'src/script/help-schemas.ts',
+  standaloneCode(helpAjv, { validateMetadata: 'metadata', validateOptions: 'options' }),
+);

@@ -1,0 +1,52 @@
+// Crash recovery: a build killed mid-write leaves its temporary tree beside the output folder, and
+// one killed in the microseconds between the swap's two renames leaves the previous tree there
+// instead of in place. The next build puts the previous tree back and removes the rest, leaving
+// alone the folders of builds still running.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { isProcessAlive } from '../shared/process-alive.js';
+import { removeTree } from './remove-tree.js';
+import { OLD_MARK, TEMP_MARK } from './swap-folders.js';
+
+async function siblingsMarked(outDir: string, mark: string): Promise<{ file: string; pid: number }[]> {
+  const parent = path.dirname(outDir);
+  const prefix = `${path.basename(outDir)}${mark}`;
+  let names: string[];
+  try {
+    names = await fs.readdir(parent);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
+    .map((name) => ({ file: path.join(parent, name), pid: Number(name.slice(prefix.length)) }));
+}
+
+/**
+ * Puts back a previous tree left beside `outDir` by a build killed mid-swap, and removes the
+ * half-written folders of dead builds. Returns what it did, for the build log.
+ */
+export async function recoverInterruptedWrite(outDir: string): Promise<string[]> {
+  const notes: string[] = [];
+  for (const old of await siblingsMarked(outDir, OLD_MARK)) {
+    if (isProcessAlive(old.pid) && old.pid !== process.pid) continue;
+    let outExists = true;
+    try {
+      await fs.lstat(outDir);
+    } catch {
+      outExists = false;
+    }
+    if (!outExists) {
+      await fs.rename(old.file, outDir);
+      notes.push(`restored the previous tree that an interrupted build left at ${path.basename(old.file)}`);
+    } else {
+      await removeTree(old.file);
+    }
+  }
+  for (const temp of await siblingsMarked(outDir, TEMP_MARK)) {
+    if (isProcessAlive(temp.pid) && temp.pid !== process.pid) continue;
+    await removeTree(temp.file);
+    notes.push(`removed ${path.basename(temp.file)}, left by an interrupted build`);
+  }
+  return notes;
+}

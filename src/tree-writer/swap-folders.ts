@@ -1,0 +1,19 @@
+// The folders a tree writer keeps beside the output folder while it works: `<out>.staticmcp-tmp-<pid>`
+// (the new tree being written) and `<out>.staticmcp-old-<pid>` (the previous tree during the swap).
+// Names only, no imports: `staticmcp dev` and the up-to-date check match them without loading
+// the writer.
+
+/** What every swap folder's name has after the output folder's name. */
+export const SWAP_FOLDER_MARK = '.staticmcp-';
+export const TEMP_MARK = `${SWAP_FOLDER_MARK}tmp-`;
+export const OLD_MARK = `${SWAP_FOLDER_MARK}old-`;
+
+/** Where this process writes the tree that will replace `outDir`. */
+export function tempFolderOf(outDir: string, pid: number): string {
+  return `${outDir}${TEMP_MARK}${pid}`;
+}
+
+/** Where this process moves the previous tree during the swap. */
+export function oldFolderOf(outDir: string, pid: number): string {
+  return `${outDir}${OLD_MARK}${pid}`;
+}
