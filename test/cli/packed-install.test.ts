@@ -73,13 +73,17 @@ describe('the packed package, installed globally', () => {
     // The schema init's staticmcp.json names, and the validator compiled from it.
     expect(packedFiles).toContain('staticmcp.schema.json');
     expect(packedFiles).toContain('dist/project/config-validator.js');
+    // The --help document schemas, compiled ahead of time (ajv standalone code, CommonJS).
+    expect(packedFiles).toContain('dist/script/help-validators.cjs');
     const unexpected = packedFiles.filter(
       (file) =>
         !['LICENSE', 'README.md', 'package.json', 'staticmcp.schema.json'].includes(file) &&
         !/^templates\//.test(file) &&
         // The pinned registry and server-card schemas discovery files are validated against, with their sources.
         !/^schemas\/(README\.md|[a-z0-9.-]+\.schema\.json)$/.test(file) &&
-        !(/^dist\/.+\.js$/.test(file) && !/^dist\/edge\/(?!_worker\.js$)/.test(file)),
+        file !== 'dist/script/help-validators.cjs' &&
+        // The worker ships as its bundle only: never the edge host's own compiled modules.
+        !(/^dist\/.+\.js$/.test(file) && !/^dist\/(edge\/(?!_worker\.js$)|hosts\/edge\/)/.test(file)),
     );
     expect(packedFiles).toContain('schemas/registry-server.2025-12-11.schema.json');
     expect(unexpected, 'only the compiled CLI, the worker bundle, the schemas and the templates ship').toEqual([]);
