@@ -1,7 +1,10 @@
 // The pack container read from byte buffers (the portable reader, as the worker would use it): a
 // packed tool reads back every call, other paths read through, and every damaged, missing or
 // hostile pack or index answers "missing" with a reason, never a throw, never a read outside packs/.
+import { randomBytes } from 'node:crypto';
+import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { crc32 } from '../../src/core/packs/crc32.js';
 import {
   callKeyOf,
   encodeIndex,
@@ -298,5 +301,21 @@ describe('bad packs and indexes read as not in this tree', () => {
       edited.tree.files.set(path, bytes);
     }
     await expectMissing(edited.source, 'refused', 'format 99');
+  });
+});
+
+describe('record checksum', () => {
+  it('is CRC-32 as zlib computes it, over any range', () => {
+    expect(crc32(encoder.encode('123456789'))).toBe(0xcbf43926);
+    const bytes = randomBytes(5_003);
+    for (const [start, end] of [
+      [0, 5_003],
+      [3, 4_000],
+      [7, 8],
+      [9, 9],
+      [14, 2_061],
+    ] as const) {
+      expect(crc32(bytes, start, end)).toBe(zlibCrc32(bytes.subarray(start, end)));
+    }
   });
 });

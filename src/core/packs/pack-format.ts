@@ -13,7 +13,7 @@
 //              keyHeapLength:u32, then packCount × (packLength:u32 nameLength:u16 UTF-8 tree path),
 //              then entryCount × (keyOffset:u32 keyLength:u16 pack:u16 recordOffset:u32
 //              recordLength:u32) sorted by key bytes, then the key heap; nothing after it.
-import { sipHash13 } from '../tree/siphash.js';
+import { sipHash13Halves } from '../tree/siphash.js';
 import { findTreePathProblem, showTreePath } from '../tree/tree-path.js';
 import { decodeUtf8, utf8Bytes } from '../tree/utf8.js';
 import { crc32 } from './crc32.js';
@@ -40,11 +40,11 @@ export type KeyKind = (typeof KEY_KIND)[keyof typeof KEY_KIND];
 
 /** The index key of a precomputed call's tree path. */
 export function callKeyOf(treePath: string): Uint8Array {
-  const hash = sipHash13(utf8Bytes(treePath));
+  const [high, low] = sipHash13Halves(utf8Bytes(treePath));
   const key = new Uint8Array(8);
   const view = new DataView(key.buffer);
-  view.setUint32(0, Number(hash >> 32n));
-  view.setUint32(4, Number(hash & 0xffffffffn));
+  view.setUint32(0, high);
+  view.setUint32(4, low);
   return key;
 }
 
@@ -56,8 +56,13 @@ export function compareKeys(left: Uint8Array, right: Uint8Array): number {
   return left.length - right.length;
 }
 
+const HEX_OF_BYTE = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
 export function hexOfBytes(bytes: Uint8Array): string {
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  let hex = '';
+  // byte < 256: the table has it.
+  for (const byte of bytes) hex += HEX_OF_BYTE[byte]!;
+  return hex;
 }
 
 function writeAscii(target: Uint8Array, offset: number, text: string): void {
@@ -300,17 +305,32 @@ export function readEntry(index: ParsedIndex, entry: number): IndexEntry {
   };
 }
 
+/** compareKeys(entry's key, key) read in place: the binary search allocates nothing. */
+function compareEntryKey(index: ParsedIndex, entry: number, key: Uint8Array): number {
+  const at = index.entriesStart + entry * INDEX_ENTRY_BYTES;
+  const start = index.heapStart + index.view.getUint32(at);
+  const length = index.view.getUint16(at + 4);
+  const shared = Math.min(length, key.length);
+  const bytes = index.bytes;
+  // parseIndex checked that every key lies inside the index; index < shared <= key.length.
+  for (let position = 0; position < shared; position += 1) {
+    const difference = bytes[start + position]! - key[position]!;
+    if (difference !== 0) return difference;
+  }
+  return length - key.length;
+}
+
 /** The entries holding `key`: [first, end) (empty when absent); keys may repeat on a hash collision. */
 export function findEntries(index: ParsedIndex, key: Uint8Array): { first: number; end: number } {
   let low = 0;
   let high = index.entryCount;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (compareKeys(entryKey(index, middle), key) < 0) low = middle + 1;
+    if (compareEntryKey(index, middle, key) < 0) low = middle + 1;
     else high = middle;
   }
   let end = low;
-  while (end < index.entryCount && compareKeys(entryKey(index, end), key) === 0) end += 1;
+  while (end < index.entryCount && compareEntryKey(index, end, key) === 0) end += 1;
   return { first: low, end };
 }
 
