@@ -17,6 +17,7 @@ import {
 import type { ByteRange, BytesOutcome, PackFileSource } from '../../src/core/packs/pack-reader.js';
 import { parsePackTable } from '../../src/core/packs/pack-table.js';
 import { PackedTreeSource } from '../../src/core/packs/packed-tree-source.js';
+import { verifyPackedTool } from '../../src/core/packs/verify-packs.js';
 import type { ReadOutcome, TreeSource } from '../../src/core/mcp/tree-source.js';
 import { packToolRecords } from '../../src/tree-writer/pack-writer.js';
 
@@ -317,5 +318,53 @@ describe('record checksum', () => {
     ] as const) {
       expect(crc32(bytes, start, end)).toBe(zlibCrc32(bytes.subarray(start, end)));
     }
+  });
+});
+
+describe('verifying a packed tool (what check will run)', () => {
+  it('finds nothing wrong with what the writer wrote', async () => {
+    const { tree, packed } = buildPackedTree(2_000, 8 * 1024, 2 * 1024);
+    expect(await verifyPackedTool('lookup', packed.table, tree)).toEqual([]);
+  });
+
+  it('names a missing pack, an edited pack, an edited index and a row that hides its entries', async () => {
+    const missing = buildPackedTree(500, 8 * 1024, 2 * 1024);
+    const gone = packPaths(missing.tree)[0]!;
+    missing.tree.files.delete(gone);
+    expect(await verifyPackedTool('lookup', missing.packed.table, missing.tree)).toEqual([
+      expect.stringMatching(new RegExp(`^${gone} is missing: \\d+ calls cannot be answered`)),
+    ]);
+
+    const edited = buildPackedTree(500, 8 * 1024, 2 * 1024);
+    const pack = packPaths(edited.tree)[0]!;
+    const bytes = edited.tree.files.get(pack)!.slice();
+    bytes[bytes.length - 2] ^= 1;
+    edited.tree.files.set(pack, bytes);
+    expect(await verifyPackedTool('lookup', edited.packed.table, edited.tree)).toEqual([
+      expect.stringContaining('checksum'),
+    ]);
+
+    const renamed = buildPackedTree(500, 8 * 1024, 2 * 1024);
+    const index = renamed.packed.table[0]!.index;
+    const indexBytes = renamed.tree.files.get(index)!.slice();
+    // A pack length field nudged by one: parses, but the bytes no longer match the name.
+    const view = new DataView(indexBytes.buffer);
+    view.setUint32(24, view.getUint32(24) + 1);
+    renamed.tree.files.set(index, indexBytes);
+    const problems = await verifyPackedTool('lookup', renamed.packed.table, renamed.tree);
+    expect(problems).toContainEqual(expect.stringContaining('not named by its content hash'));
+
+    const shifted = buildPackedTree(500, 8 * 1024, 2 * 1024);
+    const table = shifted.packed.table;
+    expect(table.length).toBeGreaterThan(2);
+    // Row 1 starts halfway into its own range: the keys before that are sent to row 0's index.
+    const middle = (BigInt(`0x${table[1]!.first}`) + BigInt(`0x${table[2]!.first}`)) / 2n;
+    const rows = table.map((row, position) =>
+      position === 1 ? { ...row, first: middle.toString(16).padStart(16, '0') } : row,
+    );
+    expect(parsePackTable({ lookup: rows })).toHaveProperty('table');
+    const shiftedProblems = await verifyPackedTool('lookup', rows, shifted.tree);
+    expect(shiftedProblems).toContainEqual(expect.stringContaining("outside its row's key range"));
+    expect(shiftedProblems).toContainEqual(expect.stringContaining('not reachable through the pack table'));
   });
 });
