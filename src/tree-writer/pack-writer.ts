@@ -47,8 +47,15 @@ export interface PackedTool {
   table: PackTableRow[];
 }
 
-/** 1 MiB: bench/pack-lookup.mjs (a packed read within 1.1× of a plain file read at 256 KiB–4 MiB on a folder; the size only matters where a host reads whole packs). */
-export const DEFAULT_TARGET_PACK_BYTES = 1024 * 1024;
+/**
+ * 256 KiB. bench/pack-lookup.mjs: where the host serves byte ranges (a folder, most static hosts)
+ * a packed read costs about what a plain file read costs at any pack size; where it reads whole
+ * packs (assume the worker's asset binding does), the cost grows with the pack: ~2× a plain read
+ * at 64 KiB, ~4-5× at 256 KiB, ~8-10× at 1 MiB, ~25× at 4 MiB. So: the smallest packs the file
+ * budget allows, and 256 KiB when it allows smaller (a 650,000-call, 1.3 GB tool needs ≥ ~80 KiB
+ * packs to stay under 20,000 files).
+ */
+export const DEFAULT_TARGET_PACK_BYTES = 256 * 1024;
 export const DEFAULT_TARGET_INDEX_BYTES = 64 * 1024;
 /** Cloudflare's 25 MiB per file, less room to spare. */
 export const MAX_PACK_BYTES = 24 * 1024 * 1024;
@@ -72,6 +79,22 @@ function bucketBits(total: number, target: number): number {
   let bits = 0;
   while (bits < MAX_BUCKET_BITS && total / 2 ** bits > target) bits += 1;
   return bits;
+}
+
+/**
+ * The most files packToolRecords writes for a tool of `recordBytes` (records' bytes, names and
+ * headers included; ≈ bodies + paths + 16 per call) and `nameCount` paths: for the file budget.
+ */
+export function maxPackFilesFor(
+  recordBytes: number,
+  nameCount: number,
+  targetPackBytes: number,
+  targetIndexBytes = DEFAULT_TARGET_INDEX_BYTES,
+): number {
+  if (nameCount === 0) return 0;
+  const packBits = bucketBits(recordBytes, targetPackBytes);
+  const indexBits = Math.min(packBits, bucketBits(nameCount * INDEX_BYTES_PER_NAME, targetIndexBytes));
+  return 2 ** packBits + 2 ** indexBits;
 }
 
 function contentName(bytes: Uint8Array): string {

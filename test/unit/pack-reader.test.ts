@@ -189,7 +189,8 @@ describe('bad packs and indexes read as not in this tree', () => {
     const parsed = parsePack(bytes, pack);
     if (!('records' in parsed)) throw new Error('pack did not parse');
     const record = parsed.records.find((entry) => entry.record.names.includes(target))!;
-    bytes[record.offset + record.length - 3] ^= 0x01;
+    const at = record.offset + record.length - 3;
+    bytes[at] = bytes[at]! ^ 0x01;
     tree.files.set(pack, bytes);
     await expectMissing(source, 'refused', 'checksum');
     expect(parsePack(bytes, pack)).toMatchObject({ status: 'refused', reason: expect.stringContaining('checksum') });
@@ -338,7 +339,7 @@ describe('verifying a packed tool (what check will run)', () => {
     const edited = buildPackedTree(500, 8 * 1024, 2 * 1024);
     const pack = packPaths(edited.tree)[0]!;
     const bytes = edited.tree.files.get(pack)!.slice();
-    bytes[bytes.length - 2] ^= 1;
+    bytes[bytes.length - 2] = bytes[bytes.length - 2]! ^ 1;
     edited.tree.files.set(pack, bytes);
     expect(await verifyPackedTool('lookup', edited.packed.table, edited.tree)).toEqual([
       expect.stringContaining('checksum'),

@@ -10,7 +10,7 @@ import { parsePackTable } from '../../src/core/packs/pack-table.js';
 import { PackedTreeSource } from '../../src/core/packs/packed-tree-source.js';
 import { FolderPackFiles } from '../../src/hosts/node/folder-pack-files.js';
 import { FolderSource } from '../../src/hosts/node/folder-source.js';
-import { type PackRecord, packToolRecords } from '../../src/tree-writer/pack-writer.js';
+import { maxPackFilesFor, type PackRecord, packToolRecords } from '../../src/tree-writer/pack-writer.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
 const encoder = new TextEncoder();
@@ -56,6 +56,8 @@ describe('pack writer', () => {
     // Power-of-two buckets of a hash: between half the target and the target, give or take.
     for (const pack of packs) expect(pack.bytes.length).toBeLessThan(32 * 1024 * 1.3);
     expect(readdirSync(path.join(root, 'packs/capital')).length).toBe(packed.files.length);
+    const recordBytes = calls.reduce((sum, call) => sum + call.bytes.length + call.paths[0]!.length + 16, 0);
+    expect(packed.files.length).toBeLessThanOrEqual(maxPackFilesFor(recordBytes, calls.length, 32 * 1024, 16 * 1024));
     const source = sourceOver(root, { capital: packed.table });
     for (let position = 0; position < calls.length; position += 1) {
       const read = await source.read(`tools/capital/country-${position}.json`);

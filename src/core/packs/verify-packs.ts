@@ -62,8 +62,8 @@ export async function verifyPackedTool(
   for (const { row, index } of indexes) {
     for (let entry = 0; entry < index.entryCount; entry += 1) {
       const pack = readEntry(index, entry).pack.path;
-      let list = entriesByPack.get(pack);
-      if (!list) entriesByPack.set(pack, (list = []));
+      const list = entriesByPack.get(pack) ?? [];
+      if (list.length === 0) entriesByPack.set(pack, list);
       list.push({ index, entry, row });
     }
   }
