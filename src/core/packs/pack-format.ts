@@ -401,9 +401,6 @@ export function parsePack(
   bytes: Uint8Array,
   path: string,
 ): { records: { offset: number; length: number; record: ParsedRecord }[] } | PackProblem {
-  if (!holdsAscii(bytes, 0, PACK_MAGIC) || bytes[8] !== 0) {
-    return { status: 'missing', reason: `${path} is not a pack (the host answered something else: a missing file?)` };
-  }
   const headerProblem = checkPackHeader(bytes, path, bytes.length);
   if (headerProblem) return headerProblem;
   if (bytes.length < PACK_HEADER_BYTES) return { status: 'refused', reason: `${path} ends inside its header` };
