@@ -53,6 +53,15 @@ function compress(v: Uint32Array, high: number, low: number): void {
 
 /** SipHash-1-3, keys k0 = k1 = 0, over raw bytes; returns the 64-bit result. */
 export function sipHash13(bytes: Uint8Array): bigint {
+  const [high, low] = sipHash13Halves(bytes);
+  return (BigInt(high) << 32n) | BigInt(low);
+}
+
+/**
+ * The same hash as two unsigned 32-bit halves (high first), with no BigInt: a pack lookup hashes
+ * every call path, and the BigInt result alone cost more than the hash (bench/pack-lookup.mjs).
+ */
+export function sipHash13Halves(bytes: Uint8Array): [number, number] {
   // v0..v3 = the key (0, 0) xor "somepseudorandomlygeneratedbytes".
   const v = Uint32Array.of(
     0x736f6d65,
@@ -88,7 +97,7 @@ export function sipHash13(bytes: Uint8Array): bigint {
   sipRound(v);
   const resultHigh = (v[0]! ^ v[2]! ^ v[4]! ^ v[6]!) >>> 0;
   const resultLow = (v[1]! ^ v[3]! ^ v[5]! ^ v[7]!) >>> 0;
-  return (BigInt(resultHigh) << 32n) | BigInt(resultLow);
+  return [resultHigh, resultLow];
 }
 
 /** What Rust prints for `{:016x}` of `DefaultHasher` after `text.hash(&mut hasher)`. */

@@ -1,0 +1,432 @@
+// The pack container (issue #24; search, issue #25, reuses it unchanged): a pack file holds many
+// records, each carrying its own names and body; an index file maps sorted byte keys to a record
+// (pack, offset, length). Portable: encoding and parsing work on Uint8Array only, so the writer
+// (Node), every host and `check` share one definition of the bytes. All integers are big-endian.
+//
+// Pack file:   "SMCPPACK" 0x00 version:u8 reserved:u16=0 recordCount:u32, then the records,
+//              tiling the rest of the file exactly.
+// Record:      "SMCR" nameCount:u16 bodyLength:u32 crc32:u32, then nameCount × (length:u16 UTF-8),
+//              then the body; the CRC covers everything after its own field (names and body).
+//              A record names every tree path (or search term) it answers: a left-out-default copy
+//              is one more name on the same record, never a second copy of the bytes.
+// Index file:  "SMCPINDX" 0x00 version:u8 keyKind:u8 reserved:u8=0 packCount:u32 entryCount:u32
+//              keyHeapLength:u32, then packCount × (packLength:u32 nameLength:u16 UTF-8 tree path),
+//              then entryCount × (keyOffset:u32 keyLength:u16 pack:u16 recordOffset:u32
+//              recordLength:u32) sorted by key bytes, then the key heap; nothing after it.
+import { sipHash13Halves } from '../tree/siphash.js';
+import { findTreePathProblem, showTreePath } from '../tree/tree-path.js';
+import { decodeUtf8, utf8Bytes } from '../tree/utf8.js';
+import { crc32 } from './crc32.js';
+
+export const PACK_FORMAT_VERSION = 1;
+export const PACK_MAGIC = 'SMCPPACK';
+export const INDEX_MAGIC = 'SMCPINDX';
+export const RECORD_MARKER = 'SMCR';
+export const PACK_HEADER_BYTES = 16;
+export const RECORD_HEADER_BYTES = 14;
+export const INDEX_HEADER_BYTES = 24;
+export const INDEX_ENTRY_BYTES = 16;
+/** Where every pack and index lives in a tree; a name elsewhere is refused before it is read. */
+export const PACKS_FOLDER = 'packs/';
+
+/** How an index's keys are made from a record's names. */
+export const KEY_KIND = {
+  /** SipHash-1-3 (key 0, 0) of the tree path's UTF-8 bytes, 8 bytes big-endian: precomputed calls. */
+  call: 1,
+  /** The term's UTF-8 bytes: search (issue #25). */
+  term: 2,
+} as const;
+export type KeyKind = (typeof KEY_KIND)[keyof typeof KEY_KIND];
+
+/** The index key of a precomputed call's tree path. */
+export function callKeyOf(treePath: string): Uint8Array {
+  const [high, low] = sipHash13Halves(utf8Bytes(treePath));
+  const key = new Uint8Array(8);
+  const view = new DataView(key.buffer);
+  view.setUint32(0, high);
+  view.setUint32(4, low);
+  return key;
+}
+
+/** Bytewise order, shorter first on a shared prefix: the order of index entries. */
+export function compareKeys(left: Uint8Array, right: Uint8Array): number {
+  const length = Math.min(left.length, right.length);
+  // index < length, the shorter array's: both bytes exist.
+  for (let index = 0; index < length; index += 1) if (left[index] !== right[index]) return left[index]! - right[index]!;
+  return left.length - right.length;
+}
+
+const HEX_OF_BYTE = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+export function hexOfBytes(bytes: Uint8Array): string {
+  let hex = '';
+  // byte < 256: the table has it.
+  for (const byte of bytes) hex += HEX_OF_BYTE[byte]!;
+  return hex;
+}
+
+function writeAscii(target: Uint8Array, offset: number, text: string): void {
+  for (let index = 0; index < text.length; index += 1) target[offset + index] = text.charCodeAt(index);
+}
+
+function holdsAscii(bytes: Uint8Array, offset: number, text: string): boolean {
+  if (bytes.length < offset + text.length) return false;
+  for (let index = 0; index < text.length; index += 1)
+    if (bytes[offset + index] !== text.charCodeAt(index)) return false;
+  return true;
+}
+
+// ---- encoding (the writer) ----
+
+export interface RecordInput {
+  /** The tree paths (calls) or terms (search) this record answers; the first is its own. */
+  names: readonly string[];
+  body: Uint8Array;
+}
+
+/** Bytes a record takes in a pack. */
+export function encodedRecordBytes(names: readonly Uint8Array[], bodyBytes: number): number {
+  let total = RECORD_HEADER_BYTES + bodyBytes;
+  for (const name of names) total += 2 + name.length;
+  return total;
+}
+
+/** One record's bytes. Throws when a name is empty or longer than 65,535 bytes. */
+export function encodeRecord(record: RecordInput): Uint8Array {
+  const names = record.names.map((name) => utf8Bytes(name));
+  if (names.length === 0 || names.length > 0xffff) throw new Error('a pack record needs 1 to 65,535 names');
+  for (const name of names) {
+    if (name.length === 0 || name.length > 0xffff) throw new Error('a pack record name must be 1 to 65,535 bytes');
+  }
+  const bytes = new Uint8Array(encodedRecordBytes(names, record.body.length));
+  const view = new DataView(bytes.buffer);
+  writeAscii(bytes, 0, RECORD_MARKER);
+  view.setUint16(4, names.length);
+  view.setUint32(6, record.body.length);
+  let offset = RECORD_HEADER_BYTES;
+  for (const name of names) {
+    view.setUint16(offset, name.length);
+    bytes.set(name, offset + 2);
+    offset += 2 + name.length;
+  }
+  bytes.set(record.body, offset);
+  view.setUint32(10, crc32(bytes, RECORD_HEADER_BYTES));
+  return bytes;
+}
+
+/** A pack of already encoded records, in the order given. */
+export function encodePack(records: readonly Uint8Array[]): Uint8Array {
+  let total = PACK_HEADER_BYTES;
+  for (const record of records) total += record.length;
+  const bytes = new Uint8Array(total);
+  const view = new DataView(bytes.buffer);
+  writeAscii(bytes, 0, PACK_MAGIC);
+  bytes[9] = PACK_FORMAT_VERSION;
+  view.setUint32(12, records.length);
+  let offset = PACK_HEADER_BYTES;
+  for (const record of records) {
+    bytes.set(record, offset);
+    offset += record.length;
+  }
+  return bytes;
+}
+
+export interface IndexEntryInput {
+  key: Uint8Array;
+  /** Position in `packs`. */
+  pack: number;
+  recordOffset: number;
+  recordLength: number;
+}
+
+/** An index; `entries` must already be sorted by key (compareKeys). */
+export function encodeIndex(
+  keyKind: KeyKind,
+  packs: readonly { path: string; length: number }[],
+  entries: readonly IndexEntryInput[],
+): Uint8Array {
+  const packNames = packs.map((pack) => utf8Bytes(pack.path));
+  let keyHeapLength = 0;
+  for (const entry of entries) keyHeapLength += entry.key.length;
+  let total = INDEX_HEADER_BYTES + entries.length * INDEX_ENTRY_BYTES + keyHeapLength;
+  for (const name of packNames) total += 6 + name.length;
+  const bytes = new Uint8Array(total);
+  const view = new DataView(bytes.buffer);
+  writeAscii(bytes, 0, INDEX_MAGIC);
+  bytes[9] = PACK_FORMAT_VERSION;
+  bytes[10] = keyKind;
+  view.setUint32(12, packs.length);
+  view.setUint32(16, entries.length);
+  view.setUint32(20, keyHeapLength);
+  let offset = INDEX_HEADER_BYTES;
+  packs.forEach((pack, position) => {
+    const name = packNames[position]!;
+    view.setUint32(offset, pack.length);
+    view.setUint16(offset + 4, name.length);
+    bytes.set(name, offset + 6);
+    offset += 6 + name.length;
+  });
+  let heapOffset = 0;
+  const heapStart = offset + entries.length * INDEX_ENTRY_BYTES;
+  for (const entry of entries) {
+    view.setUint32(offset, heapOffset);
+    view.setUint16(offset + 4, entry.key.length);
+    view.setUint16(offset + 6, entry.pack);
+    view.setUint32(offset + 8, entry.recordOffset);
+    view.setUint32(offset + 12, entry.recordLength);
+    bytes.set(entry.key, heapStart + heapOffset);
+    heapOffset += entry.key.length;
+    offset += INDEX_ENTRY_BYTES;
+  }
+  return bytes;
+}
+
+// ---- parsing (every reader) ----
+
+/** Why bytes were not used: `missing` = not a file of ours at all (a host's fallback page, an
+ * empty answer), so the tree simply lacks it; `refused` = ours, but damaged or not what the index
+ * promised. Both read as "not in this tree"; the reason is for logs and `check`. */
+export type PackProblem = { status: 'missing' | 'refused'; reason: string };
+
+export interface ParsedIndex {
+  keyKind: number;
+  packs: readonly { path: string; length: number }[];
+  entryCount: number;
+  /** The index file's bytes, kept whole: lookups binary-search the entry table in place. */
+  bytes: Uint8Array;
+  view: DataView;
+  entriesStart: number;
+  heapStart: number;
+}
+
+/** A pack name an index may point at: a plain tree path below packs/ ending in `.pack`. */
+export function findPackPathProblem(candidate: string): string | undefined {
+  const problem = findTreePathProblem(candidate);
+  if (problem !== undefined) return problem;
+  if (!candidate.startsWith(PACKS_FOLDER)) return `it is not below ${PACKS_FOLDER}`;
+  if (!candidate.endsWith('.pack')) return 'it does not end in .pack';
+  return undefined;
+}
+
+/** Parses and checks an index file; `name` is its tree path, for messages. */
+export function parseIndex(bytes: Uint8Array, name: string): ParsedIndex | PackProblem {
+  if (!holdsAscii(bytes, 0, INDEX_MAGIC) || bytes[8] !== 0) {
+    return {
+      status: 'missing',
+      reason: `${name} is not a pack index (the host answered something else: a missing file?)`,
+    };
+  }
+  const broken = (what: string): PackProblem => ({
+    status: 'refused',
+    reason: `${name} is a damaged pack index (${what}); build the tree again`,
+  });
+  if (bytes[9] !== PACK_FORMAT_VERSION) {
+    return {
+      status: 'refused',
+      reason: `${name} is a pack index of format ${bytes[9]}, this reader knows ${PACK_FORMAT_VERSION}; update staticmcp or build the tree again`,
+    };
+  }
+  if (bytes.length < INDEX_HEADER_BYTES) return broken('it ends inside its header');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const keyKind = bytes[10]!;
+  const packCount = view.getUint32(12);
+  const entryCount = view.getUint32(16);
+  const heapLength = view.getUint32(20);
+  if (packCount > 0xffff) return broken('more than 65,535 packs');
+  const packs: { path: string; length: number }[] = [];
+  let offset = INDEX_HEADER_BYTES;
+  for (let position = 0; position < packCount; position += 1) {
+    if (offset + 6 > bytes.length) return broken('it ends inside its pack list');
+    const length = view.getUint32(offset);
+    const nameLength = view.getUint16(offset + 4);
+    if (offset + 6 + nameLength > bytes.length) return broken('it ends inside its pack list');
+    const decoded = decodeUtf8(bytes.subarray(offset + 6, offset + 6 + nameLength));
+    const problem = decoded.replaced ? 'it is not UTF-8' : findPackPathProblem(decoded.text);
+    if (problem !== undefined) {
+      return {
+        status: 'refused',
+        reason: `${name} names the pack ${showTreePath(decoded.text)}, not a pack of this tree (${problem}); nothing was read`,
+      };
+    }
+    if (length < PACK_HEADER_BYTES) return broken(`pack ${decoded.text} is said to be shorter than a pack header`);
+    packs.push({ path: decoded.text, length });
+    offset += 6 + nameLength;
+  }
+  const entriesStart = offset;
+  const heapStart = entriesStart + entryCount * INDEX_ENTRY_BYTES;
+  if (heapStart + heapLength !== bytes.length)
+    return broken('its length does not match its header: truncated or edited');
+  const parsed: ParsedIndex = { keyKind, packs, entryCount, bytes, view, entriesStart, heapStart };
+  // Every entry checked once when the index is loaded (it is then cached): lookups trust them.
+  for (let entry = 0; entry < entryCount; entry += 1) {
+    const at = entriesStart + entry * INDEX_ENTRY_BYTES;
+    const keyOffset = view.getUint32(at);
+    const keyLength = view.getUint16(at + 4);
+    const pack = view.getUint16(at + 6);
+    const recordOffset = view.getUint32(at + 8);
+    const recordLength = view.getUint32(at + 12);
+    if (keyOffset + keyLength > heapLength) return broken(`entry ${entry}'s key lies outside the index`);
+    if (keyKind === KEY_KIND.call && keyLength !== 8) return broken(`entry ${entry}'s key is not 8 bytes`);
+    const target = packs[pack];
+    if (target === undefined) return broken(`entry ${entry} names pack ${pack} of ${packCount}`);
+    if (
+      recordLength < RECORD_HEADER_BYTES ||
+      recordOffset < PACK_HEADER_BYTES ||
+      recordOffset + recordLength > target.length
+    ) {
+      return broken(`entry ${entry} points past the end of ${target.path}`);
+    }
+    if (entry > 0 && compareKeys(entryKey(parsed, entry - 1), entryKey(parsed, entry)) > 0) {
+      return broken(`entry ${entry} is out of order`);
+    }
+  }
+  return parsed;
+}
+
+export function entryKey(index: ParsedIndex, entry: number): Uint8Array {
+  const at = index.entriesStart + entry * INDEX_ENTRY_BYTES;
+  const keyOffset = index.heapStart + index.view.getUint32(at);
+  return index.bytes.subarray(keyOffset, keyOffset + index.view.getUint16(at + 4));
+}
+
+export interface IndexEntry {
+  pack: { path: string; length: number };
+  recordOffset: number;
+  recordLength: number;
+}
+
+export function readEntry(index: ParsedIndex, entry: number): IndexEntry {
+  const at = index.entriesStart + entry * INDEX_ENTRY_BYTES;
+  return {
+    // parseIndex checked every entry's pack number.
+    pack: index.packs[index.view.getUint16(at + 6)]!,
+    recordOffset: index.view.getUint32(at + 8),
+    recordLength: index.view.getUint32(at + 12),
+  };
+}
+
+/** compareKeys(entry's key, key) read in place: the binary search allocates nothing. */
+function compareEntryKey(index: ParsedIndex, entry: number, key: Uint8Array): number {
+  const at = index.entriesStart + entry * INDEX_ENTRY_BYTES;
+  const start = index.heapStart + index.view.getUint32(at);
+  const length = index.view.getUint16(at + 4);
+  const shared = Math.min(length, key.length);
+  const bytes = index.bytes;
+  // parseIndex checked that every key lies inside the index; index < shared <= key.length.
+  for (let position = 0; position < shared; position += 1) {
+    const difference = bytes[start + position]! - key[position]!;
+    if (difference !== 0) return difference;
+  }
+  return length - key.length;
+}
+
+/** The entries holding `key`: [first, end) (empty when absent); keys may repeat on a hash collision. */
+export function findEntries(index: ParsedIndex, key: Uint8Array): { first: number; end: number } {
+  let low = 0;
+  let high = index.entryCount;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareEntryKey(index, middle, key) < 0) low = middle + 1;
+    else high = middle;
+  }
+  let end = low;
+  while (end < index.entryCount && compareEntryKey(index, end, key) === 0) end += 1;
+  return { first: low, end };
+}
+
+export interface ParsedRecord {
+  names: string[];
+  body: Uint8Array;
+}
+
+/**
+ * Parses the record that exactly fills `bytes` (`where` names it for messages): its marker, its
+ * lengths, its names (UTF-8) and its CRC must all hold, so a record cut short, shifted by a
+ * reordered pack or hand-edited is refused rather than answered.
+ */
+export function parseRecord(bytes: Uint8Array, where: string): ParsedRecord | PackProblem {
+  const refused = (what: string): PackProblem => ({
+    status: 'refused',
+    reason: `${where} is not a sound pack record (${what}); build the tree again`,
+  });
+  if (bytes.length < RECORD_HEADER_BYTES || !holdsAscii(bytes, 0, RECORD_MARKER)) {
+    return refused('no record starts there: the pack was reordered, edited or replaced');
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const nameCount = view.getUint16(4);
+  const bodyLength = view.getUint32(6);
+  const names: string[] = [];
+  let offset = RECORD_HEADER_BYTES;
+  for (let position = 0; position < nameCount; position += 1) {
+    if (offset + 2 > bytes.length) return refused('it ends inside its names');
+    const length = view.getUint16(offset);
+    if (offset + 2 + length > bytes.length) return refused('it ends inside its names');
+    const decoded = decodeUtf8(bytes.subarray(offset + 2, offset + 2 + length));
+    if (decoded.replaced) return refused('a name is not UTF-8');
+    names.push(decoded.text);
+    offset += 2 + length;
+  }
+  if (nameCount === 0) return refused('it has no name');
+  if (offset + bodyLength !== bytes.length) return refused('its length does not match the index: truncated or edited');
+  if (crc32(bytes, RECORD_HEADER_BYTES) !== view.getUint32(10))
+    return refused('its checksum does not match: edited or damaged');
+  return { names, body: bytes.subarray(offset) };
+}
+
+/** Checks a whole pack's header: the magic (else `missing`: a fallback page), the version, the length the index promised. */
+export function checkPackHeader(bytes: Uint8Array, path: string, expectedLength: number): PackProblem | undefined {
+  if (!holdsAscii(bytes, 0, PACK_MAGIC) || bytes[8] !== 0) {
+    return { status: 'missing', reason: `${path} is not a pack (the host answered something else: a missing file?)` };
+  }
+  if (bytes[9] !== PACK_FORMAT_VERSION) {
+    return {
+      status: 'refused',
+      reason: `${path} is a pack of format ${bytes[9]}, this reader knows ${PACK_FORMAT_VERSION}`,
+    };
+  }
+  if (bytes.length !== expectedLength) {
+    return {
+      status: 'refused',
+      reason: `${path} holds ${bytes.length} bytes, its index says ${expectedLength}: truncated or replaced; build the tree again`,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Every record of a whole pack, in order, for `check`: the records must tile the pack exactly
+ * (no stray bytes between or after them) and number what the header says.
+ */
+export function parsePack(
+  bytes: Uint8Array,
+  path: string,
+): { records: { offset: number; length: number; record: ParsedRecord }[] } | PackProblem {
+  const headerProblem = checkPackHeader(bytes, path, bytes.length);
+  if (headerProblem) return headerProblem;
+  if (bytes.length < PACK_HEADER_BYTES) return { status: 'refused', reason: `${path} ends inside its header` };
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const recordCount = view.getUint32(12);
+  const records: { offset: number; length: number; record: ParsedRecord }[] = [];
+  let offset = PACK_HEADER_BYTES;
+  while (offset < bytes.length) {
+    if (offset + RECORD_HEADER_BYTES > bytes.length)
+      return { status: 'refused', reason: `${path} ends inside a record at byte ${offset}` };
+    let length = RECORD_HEADER_BYTES + view.getUint32(offset + 6);
+    let nameOffset = offset + RECORD_HEADER_BYTES;
+    for (let position = 0; position < view.getUint16(offset + 4) && nameOffset + 2 <= bytes.length; position += 1) {
+      const nameLength = 2 + view.getUint16(nameOffset);
+      length += nameLength;
+      nameOffset += nameLength;
+    }
+    if (offset + length > bytes.length)
+      return { status: 'refused', reason: `${path} ends inside a record at byte ${offset}` };
+    const record = parseRecord(bytes.subarray(offset, offset + length), `${path} at byte ${offset}`);
+    if ('status' in record) return record;
+    records.push({ offset, length, record });
+    offset += length;
+  }
+  if (records.length !== recordCount) {
+    return { status: 'refused', reason: `${path} holds ${records.length} records, its header says ${recordCount}` };
+  }
+  return { records };
+}

@@ -1,0 +1,149 @@
+// Looks a name up in a packed tool: the pack table (from mcp.json) → one index file (parsed once,
+// kept in a bounded least-recently-used cache) → one record, read as a byte range of its pack where
+// the host serves ranges, else as the whole pack. Never throws on bad bytes: a missing, damaged or
+// hostile pack or index answers `missing`/`refused` with the reason (I/O failures of the host do
+// throw, as TreeSource reads do, so they are not taken for an absent file). Only paths an index
+// names below packs/ are ever read.
+import { decodeUtf8 } from '../tree/utf8.js';
+import {
+  checkPackHeader,
+  findEntries,
+  type KeyKind,
+  type PackProblem,
+  type ParsedIndex,
+  parseIndex,
+  parseRecord,
+  readEntry,
+} from './pack-format.js';
+import type { PackTableRow } from './pack-table.js';
+import { findIndexRow } from './pack-table.js';
+
+export interface ByteRange {
+  offset: number;
+  length: number;
+}
+
+export type BytesOutcome =
+  /** `whole`: the bytes are the whole file (a host that ignores ranges answers so too). */
+  { status: 'ok'; bytes: Uint8Array; whole: boolean } | { status: 'missing' };
+
+/** The binary read a host offers to packs: a tree file's bytes, or a byte range of them. */
+export interface PackFileSource {
+  /** `relativePath` is a plain tree path below packs/. Throws on I/O failures, like TreeSource.read. */
+  readBytes(relativePath: string, range?: ByteRange): Promise<BytesOutcome>;
+}
+
+export type PackLookup = { status: 'ok'; body: Uint8Array; pack: string; recordOffset: number } | PackProblem;
+
+export interface PackCacheLimits {
+  /** Parsed indexes kept at most. */
+  maxIndexes: number;
+  /** Their file bytes kept at most (an index larger than this is used once, not kept). */
+  maxIndexBytes: number;
+}
+
+/**
+ * 64 indexes / 8 MiB: at the writer's default index size (≈ 64 KiB, 2,000 calls) that is 128,000
+ * calls' worth of lookups without a second index read, and a fixed ceiling on the isolate's memory.
+ */
+export const DEFAULT_PACK_CACHE_LIMITS: PackCacheLimits = { maxIndexes: 64, maxIndexBytes: 8 * 1024 * 1024 };
+
+export class PackReader {
+  private readonly indexes = new Map<string, ParsedIndex>();
+  private cachedBytes = 0;
+
+  constructor(
+    private readonly files: PackFileSource,
+    private readonly limits: PackCacheLimits = DEFAULT_PACK_CACHE_LIMITS,
+  ) {}
+
+  /** Indexes and bytes held now (for benches and tests of the bound). */
+  cacheSize(): { indexes: number; bytes: number } {
+    return { indexes: this.indexes.size, bytes: this.cachedBytes };
+  }
+
+  /** The record of `name` (a tree path or term) under `key`, from the rows of its tool. */
+  async lookup(rows: readonly PackTableRow[], keyKind: KeyKind, key: Uint8Array, name: string): Promise<PackLookup> {
+    const row = findIndexRow(rows, key);
+    if (row === undefined)
+      return { status: 'missing', reason: `${name} is not in this tree (no pack index covers it)` };
+    const index = await this.loadIndex(row.index);
+    if ('status' in index) return index;
+    if (index.keyKind !== keyKind) {
+      return {
+        status: 'refused',
+        reason: `${row.index} holds keys of kind ${index.keyKind}, not ${keyKind}; build the tree again`,
+      };
+    }
+    const { first, end } = findEntries(index, key);
+    let problem: PackProblem | undefined;
+    // Several entries share a key only on a hash collision: the record's own names decide.
+    for (let entry = first; entry < end; entry += 1) {
+      const found = await this.readRecord(index, entry);
+      if ('status' in found) {
+        problem ??= found;
+        continue;
+      }
+      if (found.names.includes(name))
+        return { status: 'ok', body: found.body, pack: found.pack, recordOffset: found.recordOffset };
+      problem ??= {
+        status: 'refused',
+        reason: `${row.index} sends ${name} to a record of ${found.pack} that does not name it (a hash collision or a tampered index): not in this tree`,
+      };
+    }
+    return problem ?? { status: 'missing', reason: `${name} is not in this tree (not in ${row.index})` };
+  }
+
+  private async loadIndex(path: string): Promise<ParsedIndex | PackProblem> {
+    const cached = this.indexes.get(path);
+    if (cached) {
+      // Most recently used last: Map keeps insertion order.
+      this.indexes.delete(path);
+      this.indexes.set(path, cached);
+      return cached;
+    }
+    const read = await this.files.readBytes(path);
+    if (read.status === 'missing')
+      return { status: 'missing', reason: `the pack index ${path} is missing on the host` };
+    const parsed = parseIndex(read.bytes, path);
+    if ('status' in parsed) return parsed;
+    if (parsed.bytes.length <= this.limits.maxIndexBytes && this.limits.maxIndexes > 0) {
+      this.indexes.set(path, parsed);
+      this.cachedBytes += parsed.bytes.length;
+      for (const [oldPath, old] of this.indexes) {
+        if (this.indexes.size <= this.limits.maxIndexes && this.cachedBytes <= this.limits.maxIndexBytes) break;
+        this.indexes.delete(oldPath);
+        this.cachedBytes -= old.bytes.length;
+      }
+    }
+    return parsed;
+  }
+
+  private async readRecord(
+    index: ParsedIndex,
+    entry: number,
+  ): Promise<{ names: string[]; body: Uint8Array; pack: string; recordOffset: number } | PackProblem> {
+    const { pack, recordOffset, recordLength } = readEntry(index, entry);
+    const read = await this.files.readBytes(pack.path, { offset: recordOffset, length: recordLength });
+    if (read.status === 'missing') return { status: 'missing', reason: `the pack ${pack.path} is missing on the host` };
+    let recordBytes = read.bytes;
+    if (read.whole) {
+      const headerProblem = checkPackHeader(read.bytes, pack.path, pack.length);
+      if (headerProblem) return headerProblem;
+      recordBytes = read.bytes.subarray(recordOffset, recordOffset + recordLength);
+    } else if (read.bytes.length !== recordLength) {
+      return {
+        status: 'refused',
+        reason: `${pack.path} answered ${read.bytes.length} bytes at ${recordOffset}, its index says ${recordLength}: truncated or replaced; build the tree again`,
+      };
+    }
+    const record = parseRecord(recordBytes, `${pack.path} at byte ${recordOffset}`);
+    if ('status' in record) return record;
+    return { names: record.names, body: record.body, pack: pack.path, recordOffset };
+  }
+}
+
+/** A record body as the tree sources hand text over (invalid UTF-8 becomes U+FFFD, as a file read does). */
+export function textOfBody(body: Uint8Array): string {
+  return decodeUtf8(body).text;
+}

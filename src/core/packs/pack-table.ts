@@ -1,0 +1,62 @@
+// The pack table a manifest carries (staticmcp extension of mcp.json): for each packed tool, its
+// index files in key order, each covering the keys from its `first` (16 hex digits, the first
+// key of its range) up to the next row's. Parsed from untrusted JSON: a row whose index is not a
+// plain tree path below packs/ ending in `.idx`, or rows out of order, refuse the whole table.
+import { findTreePathProblem, showTreePath } from '../tree/tree-path.js';
+import { hexOfBytes, PACKS_FOLDER } from './pack-format.js';
+
+export interface PackTableRow {
+  /** The first key of the index's range, lowercase hex (16 digits for calls). */
+  first: string;
+  /** Tree path of the index file. */
+  index: string;
+}
+
+/** Tool name → its rows, sorted by `first`. */
+export type PackTable = ReadonlyMap<string, readonly PackTableRow[]>;
+
+/** Parses the manifest's `packs` value; `problem` says what is wrong with it. */
+export function parsePackTable(value: unknown): { table: PackTable } | { problem: string } {
+  if (value === undefined) return { table: new Map() };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problem: 'packs is not an object' };
+  const table = new Map<string, PackTableRow[]>();
+  for (const [tool, rows] of Object.entries(value)) {
+    if (!Array.isArray(rows) || rows.length === 0) return { problem: `packs.${tool} is not a non-empty list` };
+    const parsed: PackTableRow[] = [];
+    for (const row of rows as unknown[]) {
+      const { first, index } = (typeof row === 'object' && row !== null ? row : {}) as Record<string, unknown>;
+      if (typeof first !== 'string' || !/^(?:[0-9a-f]{2})+$/.test(first)) {
+        return { problem: `packs.${tool} has a row whose first key is not lowercase hex` };
+      }
+      const pathProblem =
+        findTreePathProblem(index) ??
+        (!(index as string).startsWith(`${PACKS_FOLDER}`) || !(index as string).endsWith('.idx')
+          ? `it is not an .idx file below ${PACKS_FOLDER}`
+          : undefined);
+      if (pathProblem !== undefined) {
+        return { problem: `packs.${tool} names the index ${showTreePath(index)} (${pathProblem})` };
+      }
+      const previous = parsed.at(-1);
+      if (previous !== undefined && !(previous.first < first))
+        return { problem: `packs.${tool} rows are not in key order` };
+      parsed.push({ first, index: index as string });
+    }
+    table.set(tool, parsed);
+  }
+  return { table };
+}
+
+/** The row whose range holds `key`: the last with `first` ≤ the key (hex strings of equal
+ * length compare as their bytes do; a shorter `first` is a prefix range start). */
+export function findIndexRow(rows: readonly PackTableRow[], key: Uint8Array): PackTableRow | undefined {
+  const keyHex = hexOfBytes(key);
+  let low = 0;
+  let high = rows.length;
+  // Invariant: rows[< low].first <= keyHex < rows[>= high].first.
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (rows[middle]!.first <= keyHex) low = middle + 1;
+    else high = middle;
+  }
+  return low === 0 ? undefined : rows[low - 1];
+}

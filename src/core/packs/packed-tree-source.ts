@@ -1,0 +1,80 @@
+// A TreeSource over a packed tree: `tools/<tool>/….json` of a tool the manifest's pack table names
+// is answered from its packs (PackReader: one cached index, one record read); every other path
+// reads through to the wrapped source unchanged, so the cached tree reader, lenient keys and tool
+// calls above never know whether a tree is packed. A packed path that the packs do not answer
+// (absent, damaged, hostile) is `missing`, with the reason handed to `onProblem` for logs.
+import type { ReadOutcome, TreeSource } from '../mcp/tree-source.js';
+import { callKeyOf, KEY_KIND } from './pack-format.js';
+import {
+  DEFAULT_PACK_CACHE_LIMITS,
+  type PackCacheLimits,
+  type PackFileSource,
+  type PackLookup,
+  PackReader,
+  textOfBody,
+} from './pack-reader.js';
+import type { PackTable } from './pack-table.js';
+
+export interface PackedTreeSourceOptions {
+  cacheLimits?: PackCacheLimits;
+  /** Told why a packed path read as missing (a damaged or absent pack, not a plain absent call). */
+  onProblem?: (reason: string) => void;
+}
+
+export class PackedTreeSource implements TreeSource {
+  readonly displayName: string;
+  readonly revalidateAfterMs: number | undefined;
+  private readonly reader: PackReader;
+
+  constructor(
+    private readonly inner: TreeSource,
+    files: PackFileSource,
+    private readonly table: PackTable,
+    private readonly options: PackedTreeSourceOptions = {},
+  ) {
+    this.displayName = inner.displayName;
+    this.revalidateAfterMs = inner.revalidateAfterMs;
+    this.reader = new PackReader(files, options.cacheLimits ?? DEFAULT_PACK_CACHE_LIMITS);
+  }
+
+  /** The tool whose packs answer `relativePath`, or undefined when the path is not packed. */
+  packedToolOf(relativePath: string): string | undefined {
+    if (!relativePath.startsWith('tools/') || !relativePath.endsWith('.json')) return undefined;
+    const slash = relativePath.indexOf('/', 6);
+    if (slash < 0) return undefined;
+    const tool = relativePath.slice(6, slash);
+    return this.table.has(tool) ? tool : undefined;
+  }
+
+  /** The packed lookup itself, with its reason when it fails (check and tests use it). */
+  async lookup(relativePath: string): Promise<PackLookup | undefined> {
+    const tool = this.packedToolOf(relativePath);
+    if (tool === undefined) return undefined;
+    // packedToolOf found the tool in the table.
+    return this.reader.lookup(this.table.get(tool)!, KEY_KIND.call, callKeyOf(relativePath), relativePath);
+  }
+
+  async read(relativePath: string, etag?: string): Promise<ReadOutcome> {
+    const found = await this.lookup(relativePath);
+    if (found === undefined) return this.inner.read(relativePath, etag);
+    if (found.status !== 'ok') {
+      if (found.status === 'refused') this.options.onProblem?.(found.reason);
+      return { status: 'missing' };
+    }
+    // Pack names are content hashes: the same pack and offset hold the same bytes, so the tag
+    // names the content (a caller's copy under it is current; skipping the record read on
+    // revalidation as well is left for the wiring).
+    const packEtag = `"${found.pack}#${found.recordOffset}"`;
+    if (etag === packEtag) return { status: 'not-modified' };
+    return { status: 'ok', text: textOfBody(found.body), etag: packEtag };
+  }
+
+  /** Bytes the index cache holds now. */
+  cacheSize(): { indexes: number; bytes: number } {
+    return this.reader.cacheSize();
+  }
+
+  close(): void {
+    this.inner.close();
+  }
+}

@@ -1,0 +1,144 @@
+// What `check` asks of one packed tool (issue #24), portable so any host can run it: every index of
+// the pack table loads and covers only keys of its own row's range; every index and pack is named
+// by its content hash; every pack is whole (records tile it exactly, checksums hold, the header's
+// count is right); every entry points at the start of a record that names it; and every name of
+// every record is reachable by the lookup a reader does. Each problem is one line saying what is
+// wrong and where; an empty list means the tool's packs are sound.
+import { sha256HexOfBytes } from '../mcp/sha256.js';
+import {
+  callKeyOf,
+  compareKeys,
+  entryKey,
+  hexOfBytes,
+  KEY_KIND,
+  type ParsedIndex,
+  parseIndex,
+  parsePack,
+  readEntry,
+} from './pack-format.js';
+import { type ByteRange, type BytesOutcome, type PackFileSource, PackReader } from './pack-reader.js';
+import type { PackTableRow } from './pack-table.js';
+
+const REBUILD = 'build the tree again';
+
+/** The problems of `tool`'s packs, read whole through `files` (at most one pack at a time in memory, plus its tool's indexes). */
+export async function verifyPackedTool(
+  tool: string,
+  rows: readonly PackTableRow[],
+  files: PackFileSource,
+): Promise<string[]> {
+  const problems: string[] = [];
+  const indexes: { row: PackTableRow; index: ParsedIndex }[] = [];
+  for (const [position, row] of rows.entries()) {
+    if (!row.index.startsWith(`packs/${tool}/`)) problems.push(`${row.index} is not below packs/${tool}/; ${REBUILD}`);
+    const read = await files.readBytes(row.index);
+    if (read.status === 'missing') {
+      problems.push(`${row.index} is missing: the calls of its key range cannot be answered; deploy the whole tree`);
+      continue;
+    }
+    const parsed = parseIndex(read.bytes, row.index);
+    if ('status' in parsed) {
+      problems.push(parsed.reason);
+      continue;
+    }
+    if (parsed.keyKind !== KEY_KIND.call) problems.push(`${row.index} does not hold call keys; ${REBUILD}`);
+    if (!(await isNamedByContent(row.index, read.bytes)))
+      problems.push(`${row.index} is not named by its content hash (edited?); ${REBUILD}`);
+    const next = rows[position + 1]?.first;
+    for (let entry = 0; entry < parsed.entryCount; entry += 1) {
+      const keyHex = hexOfBytes(entryKey(parsed, entry));
+      if (keyHex < row.first || (next !== undefined && keyHex >= next)) {
+        problems.push(
+          `${row.index} entry ${entry} (key ${keyHex}) lies outside its row's key range, so no reader finds it; ${REBUILD}`,
+        );
+        break;
+      }
+    }
+    indexes.push({ row, index: parsed });
+  }
+
+  // Each pack once: whole, named by its content, and every entry pointing into it at a record naming it.
+  const entriesByPack = new Map<string, { index: ParsedIndex; entry: number; row: PackTableRow }[]>();
+  for (const { row, index } of indexes) {
+    for (let entry = 0; entry < index.entryCount; entry += 1) {
+      const pack = readEntry(index, entry).pack.path;
+      const list = entriesByPack.get(pack) ?? [];
+      if (list.length === 0) entriesByPack.set(pack, list);
+      list.push({ index, entry, row });
+    }
+  }
+  // One reader for the tool (its index cache shared), reading the pack at hand from memory.
+  const onePack = new OnePackFiles(files);
+  const reader = new PackReader(onePack);
+  for (const [packPath, entries] of [...entriesByPack].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const read = await files.readBytes(packPath);
+    if (read.status === 'missing') {
+      problems.push(`${packPath} is missing: ${entries.length} calls cannot be answered; deploy the whole tree`);
+      continue;
+    }
+    const parsed = parsePack(read.bytes, packPath);
+    if ('status' in parsed) {
+      problems.push(parsed.reason);
+      continue;
+    }
+    if (!(await isNamedByContent(packPath, read.bytes)))
+      problems.push(`${packPath} is not named by its content hash (edited?); ${REBUILD}`);
+    const recordAt = new Map(parsed.records.map((record) => [record.offset, record]));
+    for (const { index, entry, row } of entries) {
+      const { recordOffset, recordLength } = readEntry(index, entry);
+      const record = recordAt.get(recordOffset);
+      const key = entryKey(index, entry);
+      if (record === undefined || record.length !== recordLength) {
+        problems.push(
+          `${row.index} entry ${entry} points into ${packPath} at byte ${recordOffset}, where no record starts; ${REBUILD}`,
+        );
+      } else if (!record.record.names.some((name) => compareKeys(callKeyOf(name), key) === 0)) {
+        problems.push(
+          `${row.index} entry ${entry} points at a record of ${packPath} none of whose names has its key; ${REBUILD}`,
+        );
+      }
+    }
+    // Every name reachable the way a reader looks it up (only this pack read, from memory).
+    onePack.hold(packPath, read.bytes);
+    for (const { record, offset } of parsed.records) {
+      for (const name of record.names) {
+        const found = await reader.lookup(rows, KEY_KIND.call, callKeyOf(name), name);
+        if (found.status !== 'ok' || found.pack !== packPath || found.recordOffset !== offset) {
+          problems.push(
+            `${name} in ${packPath} is not reachable through the pack table (${found.status === 'ok' ? `found in ${found.pack}` : found.reason}); ${REBUILD}`,
+          );
+        }
+      }
+    }
+    if (problems.length > 100) {
+      problems.push('… and more; stopped after 100 problems');
+      break;
+    }
+  }
+  return problems;
+}
+
+/** A pack or index name ends in the first 16 hex digits of its bytes' SHA-256. */
+async function isNamedByContent(path: string, bytes: Uint8Array): Promise<boolean> {
+  const name = path.slice(path.lastIndexOf('/') + 1).replace(/\.(?:pack|idx)$/, '');
+  return (await sha256HexOfBytes(bytes)).slice(0, 16) === name;
+}
+
+/** Reads one pack from memory and everything else (the indexes) through the real source. */
+class OnePackFiles implements PackFileSource {
+  private packPath = '';
+  private packBytes: Uint8Array = new Uint8Array(0);
+
+  constructor(private readonly files: PackFileSource) {}
+
+  hold(packPath: string, packBytes: Uint8Array): void {
+    this.packPath = packPath;
+    this.packBytes = packBytes;
+  }
+
+  async readBytes(relativePath: string, range?: ByteRange): Promise<BytesOutcome> {
+    if (relativePath !== this.packPath) return this.files.readBytes(relativePath, range);
+    if (!range) return { status: 'ok', bytes: this.packBytes, whole: true };
+    return { status: 'ok', bytes: this.packBytes.subarray(range.offset, range.offset + range.length), whole: false };
+  }
+}

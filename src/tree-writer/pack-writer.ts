@@ -1,0 +1,209 @@
+// Groups one tool's call files into packs and indexes (core/packs/pack-format.ts) and returns the
+// files to write and the tool's rows of the manifest's pack table. Deterministic: the same records
+// give byte-identical files. Local: a record goes to the pack of its key's top bits (keys are
+// SipHash values, so the packs come out even), an index covers a fixed key range of whole packs,
+// and file names are content hashes, so a changed record renames only its pack and the index(es)
+// naming it; the rest keep their names and their CDN-cached copies. The bucket counts are powers
+// of two chosen from the tool's total size: when a tool about doubles or halves they change and
+// every pack of that tool is rewritten once.
+import { createHash } from 'node:crypto';
+import {
+  callKeyOf,
+  compareKeys,
+  encodedRecordBytes,
+  encodeIndex,
+  encodePack,
+  encodeRecord,
+  hexOfBytes,
+  INDEX_ENTRY_BYTES,
+  type IndexEntryInput,
+  KEY_KIND,
+  PACKS_FOLDER,
+} from '../core/packs/pack-format.js';
+import type { PackTableRow } from '../core/packs/pack-table.js';
+import { StaticMcpError } from '../core/staticmcp-error.js';
+import { assertPlainTreePath } from '../core/tree/tree-path.js';
+import { utf8Bytes } from '../core/tree/utf8.js';
+
+export interface PackRecord {
+  /** The tree paths this body answers: the call's own first, then its left-out-default copies. */
+  paths: readonly string[];
+  bytes: Uint8Array;
+}
+
+export interface PackToolOptions {
+  tool: string;
+  records: readonly PackRecord[];
+  /** Average pack size aimed at; packs come out between half of it and it, give or take a few %. */
+  targetPackBytes: number;
+  /** Average index size aimed at; an index never covers less than one pack. */
+  targetIndexBytes?: number;
+}
+
+export interface PackedTool {
+  /** Tree path → bytes, packs and indexes, sorted by path. */
+  files: { path: string; bytes: Uint8Array }[];
+  /** The tool's rows of the manifest's `packs` table, in key order. */
+  table: PackTableRow[];
+}
+
+/**
+ * 256 KiB. bench/pack-lookup.mjs: where the host serves byte ranges (a folder, most static hosts)
+ * a packed read costs about what a plain file read costs at any pack size; where it reads whole
+ * packs (assume the worker's asset binding does), the cost grows with the pack: ~2× a plain read
+ * at 64 KiB, ~4-5× at 256 KiB, ~8-10× at 1 MiB, ~25× at 4 MiB. So: the smallest packs the file
+ * budget allows, and 256 KiB when it allows smaller (a 650,000-call, 1.3 GB tool needs ≥ ~80 KiB
+ * packs to stay under 20,000 files).
+ */
+export const DEFAULT_TARGET_PACK_BYTES = 256 * 1024;
+export const DEFAULT_TARGET_INDEX_BYTES = 64 * 1024;
+/** Cloudflare's 25 MiB per file, less room to spare. */
+export const MAX_PACK_BYTES = 24 * 1024 * 1024;
+/** At most 2^16 packs per tool. */
+const MAX_BUCKET_BITS = 16;
+/** A call key's 8 bytes and an entry, per name: what an index costs per call. */
+const INDEX_BYTES_PER_NAME = 8 + INDEX_ENTRY_BYTES;
+
+interface Prepared {
+  /** The record's own key (of its first path): which pack holds it. */
+  key: Uint8Array;
+  /** Its first 32 bits, for bucketing. */
+  top: number;
+  names: Uint8Array[];
+  record: PackRecord;
+  size: number;
+}
+
+/** The smallest bit count b with total / 2^b <= target (0 when it fits in one), capped. */
+function bucketBits(total: number, target: number): number {
+  let bits = 0;
+  while (bits < MAX_BUCKET_BITS && total / 2 ** bits > target) bits += 1;
+  return bits;
+}
+
+/**
+ * The most files packToolRecords writes for a tool of `recordBytes` (records' bytes, names and
+ * headers included; ≈ bodies + paths + 16 per call) and `nameCount` paths: for the file budget.
+ */
+export function maxPackFilesFor(
+  recordBytes: number,
+  nameCount: number,
+  targetPackBytes: number,
+  targetIndexBytes = DEFAULT_TARGET_INDEX_BYTES,
+): number {
+  if (nameCount === 0) return 0;
+  const packBits = bucketBits(recordBytes, targetPackBytes);
+  const indexBits = Math.min(packBits, bucketBits(nameCount * INDEX_BYTES_PER_NAME, targetIndexBytes));
+  return 2 ** packBits + 2 ** indexBits;
+}
+
+function contentName(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+}
+
+function bucketOf(top: number, bits: number): number {
+  return bits === 0 ? 0 : top >>> (32 - bits);
+}
+
+/** Packs and indexes for one tool's records. Throws when a path is not plain or a pack would pass MAX_PACK_BYTES. */
+export function packToolRecords(options: PackToolOptions): PackedTool {
+  const { tool, records, targetPackBytes } = options;
+  const targetIndexBytes = options.targetIndexBytes ?? DEFAULT_TARGET_INDEX_BYTES;
+  assertPlainTreePath(`${PACKS_FOLDER}${tool}`, `The packs folder of tool ${tool}`);
+  if (tool.includes('/')) throw new Error(`tool name ${tool} holds a "/"`);
+  const prepared: Prepared[] = [];
+  let totalBytes = 0;
+  let nameCount = 0;
+  for (const record of records) {
+    for (const path of record.paths) assertPlainTreePath(path, 'A packed call file');
+    const key = callKeyOf(record.paths[0] ?? '');
+    const names = record.paths.map((path) => utf8Bytes(path));
+    const size = encodedRecordBytes(names, record.bytes.length);
+    prepared.push({ key, top: new DataView(key.buffer).getUint32(0), names, record, size });
+    totalBytes += size;
+    nameCount += names.length;
+  }
+  if (prepared.length === 0) return { files: [], table: [] };
+  // Deterministic order whatever order the records came in: key, then the path itself.
+  prepared.sort((a, b) => compareKeys(a.key, b.key) || compareStrings(a.record.paths[0]!, b.record.paths[0]!));
+
+  const packBits = bucketBits(totalBytes, targetPackBytes);
+  const indexBits = Math.min(packBits, bucketBits(nameCount * INDEX_BYTES_PER_NAME, targetIndexBytes));
+  const files: { path: string; bytes: Uint8Array }[] = [];
+  /** Every name's index entry, with the pack file it points into. */
+  const entries: {
+    key: Uint8Array;
+    name: string;
+    pack: { path: string; length: number };
+    offset: number;
+    length: number;
+  }[] = [];
+
+  let start = 0;
+  while (start < prepared.length) {
+    const bucket = bucketOf(prepared[start]!.top, packBits);
+    let end = start;
+    while (end < prepared.length && bucketOf(prepared[end]!.top, packBits) === bucket) end += 1;
+    const encoded = prepared
+      .slice(start, end)
+      .map((item) => encodeRecord({ names: item.record.paths, body: item.record.bytes }));
+    const packBytes = encodePack(encoded);
+    if (packBytes.length > MAX_PACK_BYTES) {
+      throw new StaticMcpError(
+        'PACK_TOO_LARGE',
+        `A pack of tool ${tool} would hold ${packBytes.length} bytes, more than the ${MAX_PACK_BYTES} a host accepts in one file`,
+        'Lower the pack size, or make the largest call results smaller.',
+      );
+    }
+    const pack = { path: `${PACKS_FOLDER}${tool}/${contentName(packBytes)}.pack`, length: packBytes.length };
+    files.push({ path: pack.path, bytes: packBytes });
+    let offset = 16;
+    for (let position = start; position < end; position += 1) {
+      const item = prepared[position]!;
+      const length = encoded[position - start]!.length;
+      item.record.paths.forEach((name, nameIndex) => {
+        entries.push({ key: nameIndex === 0 ? item.key : callKeyOf(name), name, pack, offset, length });
+      });
+      offset += length;
+    }
+    start = end;
+  }
+
+  // An index per key range of 2^(64 - indexBits): the entries of its names, wherever their record lives.
+  entries.sort((a, b) => compareKeys(a.key, b.key) || compareStrings(a.name, b.name));
+  const table: PackTableRow[] = [];
+  start = 0;
+  while (start < entries.length) {
+    const top = new DataView(entries[start]!.key.buffer).getUint32(0);
+    const bucket = bucketOf(top, indexBits);
+    let end = start;
+    while (end < entries.length && bucketOf(new DataView(entries[end]!.key.buffer).getUint32(0), indexBits) === bucket)
+      end += 1;
+    const slice = entries.slice(start, end);
+    const packPaths = [...new Set(slice.map((entry) => entry.pack.path))].sort(compareStrings);
+    const packNumber = new Map(packPaths.map((path, position) => [path, position]));
+    const packs = packPaths.map((path) => ({
+      path,
+      length: slice.find((entry) => entry.pack.path === path)!.pack.length,
+    }));
+    const indexEntries: IndexEntryInput[] = slice.map((entry) => ({
+      key: entry.key,
+      pack: packNumber.get(entry.pack.path)!,
+      recordOffset: entry.offset,
+      recordLength: entry.length,
+    }));
+    const indexBytes = encodeIndex(KEY_KIND.call, packs, indexEntries);
+    const indexPath = `${PACKS_FOLDER}${tool}/${contentName(indexBytes)}.idx`;
+    files.push({ path: indexPath, bytes: indexBytes });
+    const firstKey = new Uint8Array(8);
+    new DataView(firstKey.buffer).setUint32(0, indexBits === 0 ? 0 : (bucket << (32 - indexBits)) >>> 0);
+    table.push({ first: hexOfBytes(firstKey), index: indexPath });
+    start = end;
+  }
+  files.sort((a, b) => compareStrings(a.path, b.path));
+  return { files, table };
+}
+
+function compareStrings(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}

@@ -1,0 +1,143 @@
+// The pack writer against real files: its packs and indexes written to a folder read back through
+// FolderSource + FolderPackFiles; the same calls give byte-identical files in any order; one
+// changed call renames only its pack and its index; a left-out-default copy is a second name on
+// the same record, not a second copy of its bytes.
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parsePack } from '../../src/core/packs/pack-format.js';
+import { parsePackTable } from '../../src/core/packs/pack-table.js';
+import { PackedTreeSource } from '../../src/core/packs/packed-tree-source.js';
+import { FolderPackFiles } from '../../src/hosts/node/folder-pack-files.js';
+import { FolderSource } from '../../src/hosts/node/folder-source.js';
+import { maxPackFilesFor, type PackRecord, packToolRecords } from '../../src/tree-writer/pack-writer.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
+
+const encoder = new TextEncoder();
+
+function callsOf(count: number, change?: { position: number; text: string }): PackRecord[] {
+  return Array.from({ length: count }, (_, position) => ({
+    paths: [`tools/capital/country-${position}.json`],
+    bytes: encoder.encode(
+      change?.position === position
+        ? change.text
+        : JSON.stringify({ content: [{ type: 'text', text: `capital ${position}` }] }),
+    ),
+  }));
+}
+
+function writeFiles(root: string, files: { path: string; bytes: Uint8Array }[]): void {
+  for (const file of files) {
+    mkdirSync(path.dirname(path.join(root, file.path)), { recursive: true });
+    writeFileSync(path.join(root, file.path), file.bytes);
+  }
+}
+
+function sourceOver(root: string, table: unknown): PackedTreeSource {
+  const parsed = parsePackTable(table);
+  if ('problem' in parsed) throw new Error(parsed.problem);
+  return new PackedTreeSource(new FolderSource(root, 'tree'), new FolderPackFiles(root), parsed.table);
+}
+
+describe('pack writer', () => {
+  it('writes packs a folder reader answers every call from, within the target size', async () => {
+    const root = temporaryFolderSync('staticmcp-packs-');
+    const calls = callsOf(10_000);
+    const packed = packToolRecords({
+      tool: 'capital',
+      records: calls,
+      targetPackBytes: 32 * 1024,
+      targetIndexBytes: 16 * 1024,
+    });
+    writeFiles(root, packed.files);
+    writeFileSync(path.join(root, 'mcp.json'), '{}');
+    const packs = packed.files.filter((file) => file.path.endsWith('.pack'));
+    expect(packs.length).toBeGreaterThan(8);
+    // Power-of-two buckets of a hash: between half the target and the target, give or take.
+    for (const pack of packs) expect(pack.bytes.length).toBeLessThan(32 * 1024 * 1.3);
+    expect(readdirSync(path.join(root, 'packs/capital')).length).toBe(packed.files.length);
+    const recordBytes = calls.reduce((sum, call) => sum + call.bytes.length + call.paths[0]!.length + 16, 0);
+    expect(packed.files.length).toBeLessThanOrEqual(maxPackFilesFor(recordBytes, calls.length, 32 * 1024, 16 * 1024));
+    const source = sourceOver(root, { capital: packed.table });
+    for (let position = 0; position < calls.length; position += 1) {
+      const read = await source.read(`tools/capital/country-${position}.json`);
+      expect(read.status === 'ok' && read.text).toBe(new TextDecoder().decode(calls[position]!.bytes));
+    }
+    expect(await source.read('mcp.json')).toEqual({ status: 'ok', text: '{}' });
+    expect(await source.read('tools/capital/nowhere.json')).toEqual({ status: 'missing' });
+  });
+
+  it('gives byte-identical files for the same calls in any order', () => {
+    const calls = callsOf(2_000);
+    const first = packToolRecords({ tool: 'capital', records: calls, targetPackBytes: 8 * 1024 });
+    const second = packToolRecords({ tool: 'capital', records: [...calls].reverse(), targetPackBytes: 8 * 1024 });
+    const contentOf = (packed: typeof first) =>
+      packed.files.map((file) => [file.path, Buffer.from(file.bytes).toString('base64')]);
+    expect(contentOf(second)).toEqual(contentOf(first));
+    expect(second.table).toEqual(first.table);
+  });
+
+  it('renames only the changed call’s pack and index', () => {
+    const options = { tool: 'capital', targetPackBytes: 8 * 1024, targetIndexBytes: 4 * 1024 };
+    const before = packToolRecords({ ...options, records: callsOf(2_000) });
+    const after = packToolRecords({
+      ...options,
+      records: callsOf(2_000, { position: 1234, text: '{"changed":"a longer answer than before"}' }),
+    });
+    const beforeNames = new Set(before.files.map((file) => file.path));
+    const afterNames = new Set(after.files.map((file) => file.path));
+    const gone = [...beforeNames].filter((name) => !afterNames.has(name));
+    const added = [...afterNames].filter((name) => !beforeNames.has(name));
+    expect(before.files.length).toBeGreaterThan(20);
+    expect(gone.map((name) => path.extname(name)).sort()).toEqual(['.idx', '.pack']);
+    expect(added.map((name) => path.extname(name)).sort()).toEqual(['.idx', '.pack']);
+    // The table changes in the one row of the renamed index.
+    const changedRows = after.table.filter((row, position) => row.index !== before.table[position]!.index);
+    expect(changedRows).toHaveLength(1);
+  });
+
+  it('stores a left-out-default copy as a second name of one record', async () => {
+    const root = temporaryFolderSync('staticmcp-packs-');
+    const body = encoder.encode('{"content":[{"type":"text","text":"Tokyo"}]}');
+    const packed = packToolRecords({
+      tool: 'capital',
+      records: [{ paths: ['tools/capital/Japan/en.json', 'tools/capital/Japan.json'], bytes: body }, ...callsOf(10)],
+      targetPackBytes: 1 << 20,
+    });
+    writeFiles(root, packed.files);
+    const pack = packed.files.find((file) => file.path.endsWith('.pack'))!;
+    const parsed = parsePack(readFileSync(path.join(root, pack.path)), pack.path);
+    expect(parsed).toHaveProperty('records');
+    if ('records' in parsed) expect(parsed.records).toHaveLength(11);
+    const source = sourceOver(root, { capital: packed.table });
+    for (const name of ['tools/capital/Japan/en.json', 'tools/capital/Japan.json']) {
+      expect(await source.read(name)).toMatchObject({ status: 'ok', text: new TextDecoder().decode(body) });
+    }
+  });
+
+  it('never reads outside the folder through a pack symlinked out of it', async () => {
+    const root = temporaryFolderSync('staticmcp-packs-');
+    const outside = temporaryFolderSync('staticmcp-outside-');
+    const packed = packToolRecords({ tool: 'capital', records: callsOf(10), targetPackBytes: 1 << 20 });
+    writeFiles(outside, packed.files);
+    writeFiles(
+      root,
+      packed.files.filter((file) => file.path.endsWith('.idx')),
+    );
+    for (const file of packed.files.filter((entry) => entry.path.endsWith('.pack'))) {
+      symlinkSync(path.join(outside, file.path), path.join(root, file.path));
+    }
+    const source = sourceOver(root, { capital: packed.table });
+    expect(await source.lookup('tools/capital/country-3.json')).toMatchObject({
+      status: 'missing',
+      reason: expect.stringContaining('missing on the host'),
+    });
+  });
+
+  it('writes nothing for a tool without calls', () => {
+    expect(packToolRecords({ tool: 'capital', records: [], targetPackBytes: 1 << 20 })).toEqual({
+      files: [],
+      table: [],
+    });
+  });
+});
