@@ -46,6 +46,10 @@ function percentile(values, fraction) {
 
 const megabytes = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
+// What each stage cost the bench itself (workerd's start over tens of thousands of assets is slow).
+const benchStartedAt = performance.now();
+const stageTime = () => `(at ${((performance.now() - benchStartedAt) / 1000).toFixed(0)} s of the bench)`;
+
 // 1. The generator writes what the build writes.
 for (const shape of ['wikipedia', 'several-tools']) {
   const root = tempDir('staticmcp-bench-packed-verify-');
@@ -56,7 +60,9 @@ for (const shape of ['wikipedia', 'several-tools']) {
   if (differing.length > 0)
     throw new Error(`the ${shape} tree written directly differs from staticmcp build's: ${differing.join(', ')}`);
 }
-console.log('generated trees: byte-identical to staticmcp build at 300 calls (wikipedia, several-tools)');
+console.log(
+  `generated trees: byte-identical to staticmcp build at 300 calls (wikipedia, several-tools) ${stageTime()}`,
+);
 
 // 2. Writing the trees, each in its own process (its peak RSS is the writing's alone).
 function writeTree(shape, calls) {
@@ -70,7 +76,7 @@ function writeTree(shape, calls) {
   return { ...JSON.parse(written.stdout), tree: path.join(folder, 'tree') };
 }
 
-console.log('\nunpacked trees, written directly (packed: to come)');
+console.log(`\nunpacked trees, written directly (packed: to come) ${stageTime()}`);
 console.log('shape           calls     files  call files      bytes  largest file  fits free plan   write s  peak RSS');
 const trees = {};
 for (const [shape, calls] of [
@@ -105,7 +111,9 @@ function build(project, out, extra = []) {
   const { calls } = writeBenchProject(project, 'several-tools', BUILD_CALLS);
   const cold = build(project, path.join(root, 'tree'), ['--force']);
   const noop = build(project, path.join(root, 'tree'));
-  console.log(`\nbuild of the several-tools project, ${calls} calls through its scripts (packed: to come)`);
+  console.log(
+    `\nbuild of the several-tools project, ${calls} calls through its scripts (packed: to come) ${stageTime()}`,
+  );
   console.log(
     `  unpacked: ${cold.ms.toFixed(0)} ms, peak RSS ${cold.rssMb.toFixed(0)} MB; no-op rebuild ${noop.ms.toFixed(0)} ms`,
   );
@@ -201,7 +209,7 @@ if (latencyTree) {
     await site.close();
   }
   console.log(
-    `\nprecomputed tools/call over Streamable HTTP, ${LATENCY_CALLS} random calls of the ${CALLS}-call tree, unpacked (packed: to come; target packed/unpacked ≤ 1.2)`,
+    `\nprecomputed tools/call over Streamable HTTP, ${LATENCY_CALLS} random calls of the ${CALLS}-call tree, unpacked (packed: to come; target packed/unpacked ≤ 1.2) ${stageTime()}`,
   );
   console.log('server               cold p50   cold p99   warm p50   warm p99');
   for (const server of servers) {
