@@ -23,6 +23,8 @@ export interface BuildOptions {
   signal?: AbortSignal;
   /** Link the files an earlier build through the same reuse left unchanged (dev's rebuilds, file-reuse.ts). */
   fileReuse?: TreeFileReuse;
+  /** Call files the tree may hold before it needs packs (`0`: never); absent: `limits.maxCallFiles`. */
+  maxCallFiles?: number;
 }
 
 /**
@@ -45,6 +47,8 @@ export const BUILD_OPTION_EFFECTS = {
   onEvent: 'same-output',
   signal: 'same-output',
   fileReuse: 'same-output',
+  // Decides whether the tree is packed (today: whether the build warns that it needs packs).
+  maxCallFiles: 'output',
 } as const satisfies Record<keyof BuildOptions, BuildOptionEffect>;
 
 type EffectOf<Name extends keyof BuildOptions> = (typeof BUILD_OPTION_EFFECTS)[Name];

@@ -27,7 +27,7 @@ import type { BuildOptions } from './build-options.js';
 import type { BuildProblem, BuildReport } from './build-report.js';
 import type { CallFilter } from './call-stream.js';
 import { collectCompletions } from './collect-completions.js';
-import { checkHostLimits } from './host-limits.js';
+import { checkCallFileBudget, checkHostLimits } from './host-limits.js';
 import { type OpenedProject, openProject } from './open-project.js';
 import { planTools, type ToolPlan } from './plan-tools.js';
 import { isProviderEntry, runCompletionProviders } from './run-completion-providers.js';
@@ -234,7 +234,10 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       });
     } else {
       // Host limits are about the whole tree: a part's are checked by the merge.
-      warnings.push(...checkHostLimits(output.tally));
+      warnings.push(
+        ...checkCallFileBudget(output.tally, options.maxCallFiles ?? config.limits.maxCallFiles),
+        ...checkHostLimits(output.tally),
+      );
     }
     // A part's record holds its run's report (cache counts too), so a part is always written again.
     unchanged = !shard && (await writer.matchesPrevious(MANIFEST_FILE));

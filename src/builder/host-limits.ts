@@ -2,6 +2,8 @@
 // deployment on the free plan (100,000 on paid plans), Pages and Workers static assets serve no
 // file over 25 MiB, and GitHub Pages publishes sites of at most 1 GB. A deploy that fails on upload
 // is a worse place to learn it. Computed from a running tally, never from the files themselves.
+// The same tally decides whether a tree needs packs (call files grouped into a few large files,
+// issue #24): more call files than `limits.maxCallFiles` / `--max-call-files`.
 import { formatCount } from '../shared/format-count.js';
 import type { BuildProblem } from './build-report.js';
 
@@ -9,6 +11,18 @@ export const CLOUDFLARE_FREE_FILE_LIMIT = 20_000;
 export const CLOUDFLARE_PAID_FILE_LIMIT = 100_000;
 export const CLOUDFLARE_MAX_FILE_BYTES = 25 * 1024 * 1024;
 export const GITHUB_PAGES_MAX_SITE_BYTES = 1_000_000_000;
+/**
+ * Files a tree holds besides its call files, kept free under the free plan's limit by the default
+ * call-file budget: the build's own (mcp.json, _worker.js, _routes.json, index.html, 404.html,
+ * _headers, .nojekyll, .assetsignore, completions.json, server.json, mcp/server-card and two
+ * .well-known files: 13 at most) and ~990 for resources, prompts and public/ files (the example
+ * project has 11). A tree with more of those still gets the 20,000-file warning below.
+ */
+export const NON_CALL_FILE_MARGIN = 1_000;
+/** `limits.maxCallFiles`' default (staticmcp.schema.json declares it; a test keeps the two equal). */
+export const DEFAULT_MAX_CALL_FILES = CLOUDFLARE_FREE_FILE_LIMIT - NON_CALL_FILE_MARGIN;
+/** Where call files live in a tree (`tools/<tool>.json`, `tools/<tool>/…/<key>.json`): nothing else is written there. */
+const CALL_FILES_PREFIX = 'tools/';
 /** Above this many oversized files, one line says how many more (a warning per file would bury the rest). */
 const LISTED_OVERSIZED_FILES = 5;
 
@@ -18,6 +32,8 @@ const FEWER_FILES =
 /** What the host limits need to know of a tree, counted as its files are written. */
 export interface TreeTally {
   files: number;
+  /** Of `files`, those under tools/: the precomputed calls and their left-out-default copies. */
+  callFiles: number;
   bytes: number;
   /** The first oversized files met (at most LISTED_OVERSIZED_FILES), and how many there are. */
   oversized: string[];
@@ -25,15 +41,41 @@ export interface TreeTally {
 }
 
 export function createTreeTally(): TreeTally {
-  return { files: 0, bytes: 0, oversized: [], oversizedCount: 0 };
+  return { files: 0, callFiles: 0, bytes: 0, oversized: [], oversizedCount: 0 };
 }
 
 export function addToTally(tally: TreeTally, filePath: string, bytes: number): void {
   tally.files += 1;
+  if (isCallFilePath(filePath)) tally.callFiles += 1;
   tally.bytes += bytes;
   if (bytes <= CLOUDFLARE_MAX_FILE_BYTES) return;
   tally.oversizedCount += 1;
   if (tally.oversized.length < LISTED_OVERSIZED_FILES) tally.oversized.push(filePath);
+}
+
+/** Takes a file written earlier out of the tally (it is being replaced). */
+export function removeFromTally(tally: TreeTally, filePath: string, bytes: number): void {
+  tally.files -= 1;
+  if (isCallFilePath(filePath)) tally.callFiles -= 1;
+  tally.bytes -= bytes;
+}
+
+function isCallFilePath(filePath: string): boolean {
+  return filePath.startsWith(CALL_FILES_PREFIX);
+}
+
+/**
+ * The packing decision: a warning when the tree holds more call files than the budget (`0`: never
+ * pack). The build does not write packs yet, so the warning says the tree was written unpacked.
+ */
+export function checkCallFileBudget(tally: TreeTally, maxCallFiles: number): BuildProblem[] {
+  if (maxCallFiles === 0 || tally.callFiles <= maxCallFiles) return [];
+  return [
+    {
+      path: '.',
+      message: `this tree needs packs: ${formatCount(tally.callFiles)} call files over a budget of ${formatCount(maxCallFiles)} (limits.maxCallFiles in staticmcp.json, or --max-call-files); this version of staticmcp does not write packs yet, so the call files were written one per call`,
+    },
+  ];
 }
 
 export function checkHostLimits(tally: TreeTally): BuildProblem[] {

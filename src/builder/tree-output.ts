@@ -1,7 +1,7 @@
 // Where the build's files go: the tree being written (tree-writer/tree-writer.ts) plus the tally
 // the host limits are checked against. The call files come in through call-file-sink.ts.
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
-import { addToTally, createTreeTally, type TreeTally } from './host-limits.js';
+import { addToTally, createTreeTally, removeFromTally, type TreeTally } from './host-limits.js';
 
 export class TreeOutput {
   readonly tally: TreeTally = createTreeTally();
@@ -12,8 +12,7 @@ export class TreeOutput {
     if (this.writer.has(filePath)) {
       await this.writer.flush();
       // Replaced, not added: the tally counts the file once, at its new size.
-      this.tally.files -= 1;
-      this.tally.bytes -= this.writer.read(filePath).length;
+      removeFromTally(this.tally, filePath, this.writer.read(filePath).length);
     }
     addToTally(this.tally, filePath, await this.writer.write(filePath, content));
   }

@@ -31,6 +31,8 @@ export interface Limits {
   maxCacheBytes: number;
   /** Live runs at once in `serve`; more wait their turn, the wait counting against their timeout. */
   liveConcurrency: number;
+  /** Call files a tree may hold before it needs packs (`0`: never pack); `build --max-call-files` wins. */
+  maxCallFiles: number;
 }
 
 /** What the edge worker and `serve --http` need to know about browsers that call `/mcp`. */
@@ -137,6 +139,7 @@ export function defaultLimits(): Limits {
     maxIntegerRange: schemaLimitDefault('maxIntegerRange'),
     maxManifestBytes: schemaLimitDefault('maxManifestBytes'),
     maxCacheBytes: schemaLimitDefault('maxCacheBytes'),
+    maxCallFiles: schemaLimitDefault('maxCallFiles'),
     // Depends on the machine, so it cannot be a schema default.
     liveConcurrency: DEFAULT_LIVE_CONCURRENCY,
   };

@@ -4,7 +4,13 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addToTally, checkHostLimits, createTreeTally } from '../../src/builder/host-limits.js';
+import {
+  addToTally,
+  checkCallFileBudget,
+  checkHostLimits,
+  createTreeTally,
+  DEFAULT_MAX_CALL_FILES,
+} from '../../src/builder/host-limits.js';
 import { PUBLISHED_ON_NPM, STATICMCP_COMMAND } from '../../src/shared/staticmcp-command.js';
 import { buildJson, runCli } from '../helpers/cli.js';
 import { makeProject } from '../helpers/projects.js';
@@ -161,6 +167,29 @@ describe('host limits', () => {
         message: expect.stringMatching(/over the 100,000 files Cloudflare Pages accepts in one deployment on any plan/),
       },
     ]);
+  });
+
+  it('decides a tree needs packs past its call-file budget, counting only the files under tools/', () => {
+    const tree = tallyOf([
+      ...Array.from({ length: 3 }, (_, index): [string, number] => [`tools/t/${index}.json`, 2]),
+      ['tools/plain.json', 2],
+      ['resources/a_txt.json', 2],
+      ['mcp.json', 2],
+    ]);
+    expect(tree).toMatchObject({ files: 6, callFiles: 4 });
+    expect(checkCallFileBudget(tree, 4)).toEqual([]);
+    expect(checkCallFileBudget(tree, 0)).toEqual([]);
+    expect(checkCallFileBudget(tree, 3)).toEqual([
+      {
+        path: '.',
+        message: expect.stringMatching(
+          /^this tree needs packs: 4 call files over a budget of 3 \(limits\.maxCallFiles in staticmcp\.json, or --max-call-files\)/,
+        ),
+      },
+    ]);
+    expect(checkCallFileBudget(files(20_001), DEFAULT_MAX_CALL_FILES)[0]?.message).toContain(
+      '20,001 call files over a budget of 19,000',
+    );
   });
 
   it('names files over 25 MiB', () => {

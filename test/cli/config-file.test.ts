@@ -12,6 +12,7 @@ import { makeProject } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 import { defaultLimits, readConfig } from '../../src/project/config.js';
+import { DEFAULT_MAX_CALL_FILES } from '../../src/builder/host-limits.js';
 import { DEFAULT_CACHE_TTL_SECONDS, MAX_CACHE_TTL_SECONDS } from '../../src/core/tree/manifest.js';
 import { firstText } from '../helpers/results.js';
 
@@ -101,6 +102,42 @@ describe('a broken staticmcp.json', () => {
   });
 });
 
+describe('limits.maxCallFiles and --max-call-files', () => {
+  const budgetWarnings = (report: { warnings: { message: string }[] }) =>
+    report.warnings.map((warning) => warning.message).filter((message) => message.includes('needs packs'));
+
+  it('warns that a tree past its call-file budget needs packs, naming the setting; the flag wins, 0 never packs', async () => {
+    const project = await makeProject({
+      tools: { echo: 'echo-value' },
+      config: { limits: { maxCallFiles: 2 }, tools: { echo: { values: { value: ['a', 'b', 'c'] } } } },
+    });
+    const over = await buildJson(project);
+    expect(over.code, over.stderr).toBe(0);
+    expect(budgetWarnings(over.report)).toEqual([
+      expect.stringMatching(
+        /^this tree needs packs: 3 call files over a budget of 2 \(limits\.maxCallFiles in staticmcp\.json, or --max-call-files\); this version of staticmcp does not write packs yet/,
+      ),
+    ]);
+    // Still today's layout: one file per call.
+    expect(await exists(path.join(project, 'dist/tools/echo/c.json'))).toBe(true);
+
+    expect(budgetWarnings((await buildJson(project, '--max-call-files', '3')).report)).toEqual([]);
+    expect(budgetWarnings((await buildJson(project, '--max-call-files', '0')).report)).toEqual([]);
+    expect(budgetWarnings((await buildJson(project, '--max-call-files', '1')).report)).toEqual([
+      expect.stringContaining('3 call files over a budget of 1'),
+    ]);
+  });
+
+  it('refuses a budget that is not a whole number of files', async () => {
+    const project = await makeProject({ tools: { ok: 'ok' } });
+    const flag = await runCli(['build', project, '--max-call-files', '-1']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain('--max-call-files -1 is not a whole number of files (0 for never)');
+    await fs.writeFile(path.join(project, 'staticmcp.json'), JSON.stringify({ limits: { maxCallFiles: 1.5 } }));
+    await expect(readConfig(project)).rejects.toThrow(/limits\.maxCallFiles must be integer/);
+  });
+});
+
 describe('staticmcp.schema.json', () => {
   const schema = JSON.parse(readFileSync(path.join(REPO_ROOT, 'staticmcp.schema.json'), 'utf8'));
 
@@ -116,6 +153,8 @@ describe('staticmcp.schema.json', () => {
     ).toEqual(fixed);
     expect(liveConcurrency).toBeGreaterThanOrEqual(8);
     expect(fixed.maxCacheBytes).toBe(512 * 1024 * 1024);
+    // Cloudflare's free plan less the margin host-limits.ts gives the files besides the calls.
+    expect(fixed.maxCallFiles).toBe(DEFAULT_MAX_CALL_FILES);
     expect(schema.properties.cache.properties.ttlSeconds).toMatchObject({
       default: DEFAULT_CACHE_TTL_SECONDS,
       maximum: MAX_CACHE_TTL_SECONDS,

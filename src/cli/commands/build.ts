@@ -37,6 +37,7 @@ interface BuildCommandOptions {
   out?: string;
   tools?: string;
   concurrency?: number;
+  'max-call-files'?: number;
   force?: boolean;
   json?: boolean;
   /** `I/N`: build one shard of the calls into a part for `staticmcp merge`. */
@@ -124,6 +125,7 @@ async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
       outDir: options.out,
       toolsDir: options.tools,
       concurrency: options.concurrency,
+      maxCallFiles: options['max-call-files'],
       force: options.force,
       shard,
     };

@@ -89,6 +89,7 @@ async function runDevCommand(projectGiven: string, options: DevOptions): Promise
       'pass the project folder (the one that holds tools/, resources/, prompts/)',
     );
   const { concurrency } = options;
+  const maxCallFiles = options['max-call-files'];
   const debounceMs = options['debounce-ms'] ?? DEFAULT_DEBOUNCE_MS;
   // Fixed for the session: a changed "out" in staticmcp.json takes effect on the next `staticmcp dev`.
   // A broken staticmcp.json fails the first build with the reason; the defaults stand in until then.
@@ -104,7 +105,7 @@ async function runDevCommand(projectGiven: string, options: DevOptions): Promise
   const fileReuse = new (await import('../../tree-writer/file-reuse.js')).TreeFileReuse();
   const stopping = new AbortController();
   const build = (): Promise<BuildReport> =>
-    buildProject({ projectRoot, outDir, toolsDir, concurrency, signal: stopping.signal, fileReuse });
+    buildProject({ projectRoot, outDir, toolsDir, concurrency, maxCallFiles, signal: stopping.signal, fileReuse });
 
   log(`building ${projectGiven}`);
   // Scripts run in their own process groups: a Ctrl-C during the first build must end them here.
