@@ -178,8 +178,17 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
       // `serve my-server`: the project that built the tree answers its misses.
       projectRoot ??= given;
     }
-    const { FolderSource } = await import('../../hosts/node/folder-source.js');
-    source = new FolderSource(treeRoot, path.relative(process.cwd(), treeRoot) || '.');
+    const [{ FolderSource }, { FolderPackFiles }, { ManifestPackedSource }] = await Promise.all([
+      import('../../hosts/node/folder-source.js'),
+      import('../../hosts/node/folder-pack-files.js'),
+      import('../../core/packs/manifest-packed-source.js'),
+    ]);
+    // A packed tree (mcp.json names packs) answers its packed tools' calls from the packs.
+    source = new ManifestPackedSource(
+      new FolderSource(treeRoot, path.relative(process.cwd(), treeRoot) || '.'),
+      new FolderPackFiles(treeRoot),
+      { onProblem: (reason) => process.stderr.write(`staticmcp serve: ${reason}\n`) },
+    );
   }
 
   if (http) {

@@ -1,0 +1,74 @@
+// A TreeSource that reads a tree packed or not: it watches the manifest go by (every reader loads
+// mcp.json before any call file) and, when our extension carries a `packs` table, answers the
+// packed tools' call files through a PackedTreeSource over the same tree; every other path, and
+// every path of an unpacked tree, reads through unchanged. A new manifest (a rebuilt tree) brings
+// a new table and a fresh index cache, since pack and index names change with their content.
+import { EXTENSION_KEY, MANIFEST_FILE } from '../tree/manifest.js';
+import type { ReadOutcome, TreeSource } from '../mcp/tree-source.js';
+import type { PackFileSource } from './pack-reader.js';
+// Types only: the pack modules load when a manifest names packs, so an unpacked tree's serve
+// starts with no more modules than before.
+import type { PackedTreeSource, PackedTreeSourceOptions } from './packed-tree-source.js';
+
+export class ManifestPackedSource implements TreeSource {
+  readonly displayName: string;
+  readonly revalidateAfterMs: number | undefined;
+  /** Set while the last manifest read named packs; undefined for an unpacked tree. */
+  private packed: PackedTreeSource | undefined;
+
+  constructor(
+    private readonly inner: TreeSource,
+    private readonly files: PackFileSource,
+    private readonly options: PackedTreeSourceOptions = {},
+  ) {
+    this.displayName = inner.displayName;
+    this.revalidateAfterMs = inner.revalidateAfterMs;
+  }
+
+  /** The packed view of the tree, once a manifest with a pack table has been read. */
+  packedSource(): PackedTreeSource | undefined {
+    return this.packed;
+  }
+
+  async read(relativePath: string, etag?: string): Promise<ReadOutcome> {
+    if (relativePath === MANIFEST_FILE) {
+      const outcome = await this.inner.read(relativePath, etag);
+      if (outcome.status === 'ok') this.packed = await this.packedSourceFor(outcome.text);
+      else if (outcome.status === 'missing') this.packed = undefined;
+      return outcome;
+    }
+    return (this.packed ?? this.inner).read(relativePath, etag);
+  }
+
+  close(): void {
+    this.inner.close();
+  }
+
+  private async packedSourceFor(manifestText: string): Promise<PackedTreeSource | undefined> {
+    // Most trees are not packed: no second parse of their manifest.
+    if (!manifestText.includes('"packs"')) return undefined;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(manifestText);
+    } catch {
+      // The manifest loader reports an unreadable manifest itself.
+      return undefined;
+    }
+    const extension = (raw as Record<string, unknown> | null)?.[EXTENSION_KEY];
+    const packs =
+      typeof extension === 'object' && extension !== null ? (extension as { packs?: unknown }).packs : undefined;
+    if (packs === undefined) return undefined;
+    const [{ parsePackTable }, { PackedTreeSource }] = await Promise.all([
+      import('./pack-table.js'),
+      import('./packed-tree-source.js'),
+    ]);
+    const parsed = parsePackTable(packs);
+    if ('problem' in parsed) {
+      // Its packed calls then read as not precomputed (live runs still answer them), never a crash.
+      this.options.onProblem?.(`${MANIFEST_FILE}: ${parsed.problem}; its packed calls are not answered from the tree`);
+      return undefined;
+    }
+    if (parsed.table.size === 0) return undefined;
+    return new PackedTreeSource(this.inner, this.files, parsed.table, this.options);
+  }
+}

@@ -1,0 +1,176 @@
+// `serve <folder>` of a packed tree (issue #24): a tree built by `staticmcp build`, one tool's call
+// files then packed with the writer's packToolRecords (the plain files deleted, the table added to
+// mcp.json), answers the official SDK client exactly as the unpacked tree does, over stdio and
+// --http; the unpacked tool beside it reads as before; a damaged or missing pack answers "not
+// precomputed" for its calls, never a crash, and the server keeps answering the rest.
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { packToolRecords } from '../../src/tree-writer/pack-writer.js';
+import { HttpServe } from '../helpers/http-serve.js';
+import { CLI } from '../helpers/paths.js';
+import { buildProjectTree, makeProject } from '../helpers/projects.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
+
+const WORDS = Array.from({ length: 40 }, (_, position) => `word-${position}`);
+const clients: Client[] = [];
+const servers: HttpServe[] = [];
+let plainTree: string;
+let packedTree: string;
+
+/** Every call file below `tools/<tool>/`, as tree paths. */
+function callFilesOf(tree: string, tool: string): string[] {
+  return readdirSync(path.join(tree, 'tools', tool), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.json'))
+    .map((entry) => path.relative(tree, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'))
+    .sort();
+}
+
+/** Packs `tool`'s call files in place, as a packing build would leave them. */
+function packTool(tree: string, tool: string): void {
+  const calls = callFilesOf(tree, tool);
+  const packed = packToolRecords({
+    tool,
+    records: calls.map((call) => ({ paths: [call], bytes: readFileSync(path.join(tree, call)) })),
+    // Small packs and indexes: several of each, so lookups cross index rows and packs.
+    targetPackBytes: 1024,
+    targetIndexBytes: 256,
+  });
+  for (const call of calls) rmSync(path.join(tree, call));
+  for (const file of packed.files) {
+    const target = path.join(tree, file.path);
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, file.bytes);
+  }
+  const manifest = JSON.parse(readFileSync(path.join(tree, 'mcp.json'), 'utf8'));
+  manifest.staticmcp.packs = { ...manifest.staticmcp.packs, [tool]: packed.table };
+  writeFileSync(path.join(tree, 'mcp.json'), JSON.stringify(manifest, null, 2));
+}
+
+async function stdioClient(tree: string): Promise<Client> {
+  const client = new Client({ name: 'packed-test', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', tree], stderr: 'pipe' }),
+  );
+  clients.push(client);
+  return client;
+}
+
+async function httpClient(tree: string): Promise<Client> {
+  const server = await HttpServe.start([tree]);
+  servers.push(server);
+  const client = new Client({ name: 'packed-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(server.endpoint));
+  clients.push(client);
+  return client;
+}
+
+/** The answers a client gets for every word of both tools and one word that was never built. */
+async function answersOf(client: Client): Promise<unknown[]> {
+  const answers: unknown[] = [];
+  for (const tool of ['echo', 'other'])
+    for (const value of [...WORDS.slice(0, tool === 'echo' ? WORDS.length : 2), 'never-built'])
+      answers.push(await client.callTool({ name: tool, arguments: { value } }));
+  return answers;
+}
+
+function copyTree(from: string): string {
+  const to = path.join(temporaryFolderSync('staticmcp-packed-'), 'tree');
+  cpSync(from, to, { recursive: true });
+  return to;
+}
+
+beforeAll(async () => {
+  const project = await makeProject({
+    tools: { echo: 'echo-value', other: 'echo-value' },
+    config: { tools: { echo: { values: { value: WORDS } }, other: { values: { value: WORDS.slice(0, 2) } } } },
+  });
+  buildProjectTree(project);
+  plainTree = copyTree(path.join(project, 'dist'));
+  packedTree = copyTree(plainTree);
+  packTool(packedTree, 'echo');
+});
+
+afterAll(async () => {
+  for (const client of clients) await client.close().catch(() => undefined);
+  for (const server of servers) await server.stop();
+});
+
+describe('serve of a packed tree folder', () => {
+  it('holds packs and no plain call files for the packed tool', () => {
+    expect(callFilesOf(packedTree, 'echo').length).toBe(0);
+    expect(
+      readdirSync(path.join(packedTree, 'packs', 'echo')).filter((name) => name.endsWith('.pack')).length,
+    ).toBeGreaterThan(1);
+    expect(callFilesOf(packedTree, 'other').length).toBe(2);
+  });
+
+  it('answers every call over stdio exactly as the unpacked tree does', async () => {
+    const [plain, packed] = await Promise.all([stdioClient(plainTree), stdioClient(packedTree)]);
+    const expected = await answersOf(plain);
+    expect((expected[3] as { content: { text: string }[] }).content[0]?.text).toBe('word-3\n');
+    expect(await answersOf(packed)).toEqual(expected);
+    expect(await packed.listTools()).toEqual(await plain.listTools());
+  });
+
+  it('answers every call over --http exactly as the unpacked tree does', async () => {
+    const [plain, packed] = await Promise.all([httpClient(plainTree), httpClient(packedTree)]);
+    expect(await answersOf(packed)).toEqual(await answersOf(plain));
+  });
+
+  it('answers the calls of a damaged or missing pack as not precomputed, and the rest as before', async () => {
+    const damaged = copyTree(packedTree);
+    const packs = readdirSync(path.join(damaged, 'packs', 'echo'))
+      .filter((name) => name.endsWith('.pack'))
+      .sort();
+    // One pack truncated, one replaced by a host's HTML fallback page, one gone.
+    const [truncated, html, gone] = packs.map((name) => path.join(damaged, 'packs', 'echo', name));
+    writeFileSync(truncated!, readFileSync(truncated!).subarray(0, 40));
+    writeFileSync(html!, '<!doctype html><title>Not found</title>');
+    rmSync(gone!);
+    // An index whose bytes were flipped: its calls are refused, not misread.
+    const index = readdirSync(path.join(damaged, 'packs', 'echo')).find((name) => name.endsWith('.idx'))!;
+    const indexBytes = readFileSync(path.join(damaged, 'packs', 'echo', index));
+    indexBytes[indexBytes.length - 3] = indexBytes[indexBytes.length - 3]! ^ 0xff;
+    writeFileSync(path.join(damaged, 'packs', 'echo', index), indexBytes);
+
+    const [plain, hurt] = await Promise.all([stdioClient(plainTree), stdioClient(damaged)]);
+    const notPrecomputed = await plain.callTool({ name: 'echo', arguments: { value: 'never-built' } });
+    let answered = 0;
+    let refused = 0;
+    for (const value of WORDS) {
+      const expected = await plain.callTool({ name: 'echo', arguments: { value } });
+      const got = await hurt.callTool({ name: 'echo', arguments: { value } });
+      if (JSON.stringify(got) === JSON.stringify(expected)) answered += 1;
+      else {
+        // Never a wrong answer: what is not answered reads exactly as a call that was never built.
+        expect(JSON.stringify(got)).toBe(JSON.stringify(notPrecomputed).replaceAll('never-built', value));
+        refused += 1;
+      }
+    }
+    expect(refused).toBeGreaterThan(0);
+    expect(answered).toBeGreaterThan(0);
+    // The unpacked tool and the server itself are untouched.
+    expect(await hurt.callTool({ name: 'other', arguments: { value: 'word-1' } })).toEqual(
+      await plain.callTool({ name: 'other', arguments: { value: 'word-1' } }),
+    );
+  });
+
+  it('reads a manifest whose pack table is malformed as a tree without those calls, not a crash', async () => {
+    const broken = copyTree(packedTree);
+    const manifest = JSON.parse(readFileSync(path.join(broken, 'mcp.json'), 'utf8'));
+    manifest.staticmcp.packs.echo = [{ first: '00', index: '../../etc/passwd' }];
+    writeFileSync(path.join(broken, 'mcp.json'), JSON.stringify(manifest));
+    const [plain, client] = await Promise.all([stdioClient(plainTree), stdioClient(broken)]);
+    const notPrecomputed = JSON.stringify(await plain.callTool({ name: 'echo', arguments: { value: 'never-built' } }));
+    expect(JSON.stringify(await client.callTool({ name: 'echo', arguments: { value: 'word-1' } }))).toBe(
+      notPrecomputed.replaceAll('never-built', 'word-1'),
+    );
+    expect(await client.callTool({ name: 'other', arguments: { value: 'word-0' } })).toEqual(
+      await plain.callTool({ name: 'other', arguments: { value: 'word-0' } }),
+    );
+  });
+});
