@@ -12,6 +12,7 @@ import { type CheckCounts, REBUILD, type TreeProblem } from './tree-problem.js';
 import { checkHeader, checkTemplates, checkTools } from './check-manifest.js';
 import { checkExtensionFiles, checkPrompts, checkResources } from './check-named-files.js';
 import { checkListedFiles } from './check-call-files.js';
+import type { PackFileSource } from '../core/packs/pack-reader.js';
 
 export type { CheckCounts, TreeProblem } from './tree-problem.js';
 export interface CheckReport {
@@ -30,6 +31,11 @@ export interface CheckInput {
   files?: readonly string[];
   /** What listing the folder found unusable (names that are not UTF-8, nests too deep). */
   listingProblems?: readonly TreeProblem[];
+  /**
+   * Binary reads of the same folder, for a packed tree's packs; `source` must then read packed
+   * call files through them (ManifestPackedSource), as serve does.
+   */
+  packFiles?: PackFileSource;
 }
 async function readManifest(source: TreeSource): Promise<string> {
   let outcome: ReadOutcome;
@@ -110,8 +116,19 @@ export async function checkTree(input: CheckInput): Promise<CheckReport> {
       'call files under tools/: a URL cannot be listed, so only the manifest and the files it names were read',
     );
     if (ours) skipped.push('the content hash: it covers every file, and a URL cannot be listed');
+    if (extension?.packs !== undefined) skipped.push('the packs: a URL cannot be listed, and check reads every pack');
   } else {
-    checked.callFiles = await checkListedFiles(input.files, source, extension, tools, report, checked);
+    let files = input.files;
+    if (extension?.packs !== undefined && input.packFiles) {
+      const { checkPacks, toolFolderOf } = await import('./check-packs.js');
+      const toolNames = new Set(tools.map((tool) => tool.name));
+      const { packedCallFiles, packedTools } = await checkPacks(extension, files, input.packFiles, toolNames, report);
+      // The tree as a reader sees it: the packs' calls in place of the pack files, the plain
+      // call files of packed tools (reported above) left out, as no reader reads them.
+      const isPackedPlainFile = (file: string): boolean => packedTools.has(toolFolderOf(file) ?? '');
+      files = [...files.filter((file) => !file.startsWith('packs/') && !isPackedPlainFile(file)), ...packedCallFiles];
+    }
+    checked.callFiles = await checkListedFiles(files, source, extension, tools, report, checked);
   }
   return finish(ours);
 }

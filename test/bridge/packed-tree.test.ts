@@ -2,7 +2,9 @@
 // files then packed with the writer's packToolRecords (the plain files deleted, the table added to
 // mcp.json), answers the official SDK client exactly as the unpacked tree does, over stdio and
 // --http; the unpacked tool beside it reads as before; a damaged or missing pack answers "not
-// precomputed" for its calls, never a crash, and the server keeps answering the rest.
+// precomputed" for its calls, never a crash, and the server keeps answering the rest. `check`
+// passes the packed tree (the build's content hash and counts hold over the packs' calls) and
+// reports damaged packs, stray files under packs/ and plain files of a packed tool with what to do.
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { packToolRecords } from '../../src/tree-writer/pack-writer.js';
+import { runCli } from '../helpers/cli.js';
 import { HttpServe } from '../helpers/http-serve.js';
 import { CLI } from '../helpers/paths.js';
 import { buildProjectTree, makeProject } from '../helpers/projects.js';
@@ -171,6 +174,60 @@ describe('serve of a packed tree folder', () => {
     );
     expect(await client.callTool({ name: 'other', arguments: { value: 'word-0' } })).toEqual(
       await plain.callTool({ name: 'other', arguments: { value: 'word-0' } }),
+    );
+  });
+});
+
+interface CheckJson {
+  ok: boolean;
+  problems: { path: string; message: string; hint: string }[];
+  checked: { callFiles: number; hashedFiles: number };
+}
+
+async function check(tree: string): Promise<{ code: number | null; report: CheckJson; stderr: string }> {
+  const result = await runCli(['check', tree, '--json']);
+  return { code: result.code, report: JSON.parse(result.stdout) as CheckJson, stderr: result.stderr };
+}
+
+describe('check of a packed tree folder', () => {
+  it('passes it, reading the packed calls as the call files they replace (counts and content hash)', async () => {
+    const [plain, packed] = await Promise.all([check(plainTree), check(packedTree)]);
+    expect(plain.report.ok, plain.stderr).toBe(true);
+    expect(packed.code, JSON.stringify(packed.report.problems, null, 2)).toBe(0);
+    expect(packed.report.checked.callFiles).toBe(plain.report.checked.callFiles);
+    expect(packed.report.checked.hashedFiles).toBe(plain.report.checked.hashedFiles);
+  });
+
+  it('reports a damaged pack, a stray file under packs/ and a plain file of a packed tool, each with what to do', async () => {
+    const damaged = copyTree(packedTree);
+    const folder = path.join(damaged, 'packs', 'echo');
+    const pack = readdirSync(folder).find((name) => name.endsWith('.pack'))!;
+    writeFileSync(path.join(folder, pack), readFileSync(path.join(folder, pack)).subarray(0, 40));
+    writeFileSync(path.join(folder, 'leftover.pack'), 'old');
+    writeFileSync(
+      path.join(damaged, 'tools', 'echo', 'word-0.json'),
+      readFileSync(path.join(plainTree, 'tools', 'echo', 'word-0.json')),
+    );
+    const { code, report } = await check(damaged);
+    expect(code).toBe(1);
+    const problems = report.problems;
+    expect(problems.find((problem) => problem.path === 'packs/echo/' && problem.message.includes(pack))).toMatchObject({
+      hint: expect.stringContaining('staticmcp build'),
+    });
+    expect(problems.find((problem) => problem.path === 'packs/echo/leftover.pack')?.hint).toMatch(/delete it/);
+    expect(problems.find((problem) => problem.path === 'tools/echo/word-0.json')?.message).toMatch(/never read/);
+    for (const problem of problems) expect(problem.hint.length).toBeGreaterThan(0);
+  });
+
+  it('reports a malformed pack table at its place in mcp.json', async () => {
+    const broken = copyTree(packedTree);
+    const manifest = JSON.parse(readFileSync(path.join(broken, 'mcp.json'), 'utf8'));
+    manifest.staticmcp.packs.echo = [{ first: '00', index: '../../etc/passwd' }];
+    writeFileSync(path.join(broken, 'mcp.json'), JSON.stringify(manifest));
+    const { code, report } = await check(broken);
+    expect(code).toBe(1);
+    expect(report.problems.find((problem) => problem.path === 'mcp.json#/staticmcp/packs')?.message).toMatch(
+      /packs\.echo names the index/,
     );
   });
 });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { StaticMcpError } from '../../core/staticmcp-error.js';
 import type { CheckReport, TreeProblem } from '../../check/check-tree.js';
 import type { TreeSource } from '../../core/mcp/tree-source.js';
+import type { PackFileSource } from '../../core/packs/pack-reader.js';
 import type { ProjectConfig } from '../../project/config.js';
 import { defineCommand } from '../command-spec.js';
 import { exitCodeOf } from '../exit-codes.js';
@@ -72,6 +73,7 @@ async function findTreeFolder(given: string): Promise<{ root: string; project?: 
 interface OpenedSource {
   source: TreeSource;
   files?: string[];
+  packFiles?: PackFileSource;
   listingProblems?: TreeProblem[];
   treeRoot?: string;
   project?: CheckedProject;
@@ -95,10 +97,15 @@ async function openSource(given: string): Promise<OpenedSource> {
   }
   const { root, project } = await findTreeFolder(given);
   const { FolderSource } = await import('../../hosts/node/folder-source.js');
+  const { FolderPackFiles } = await import('../../hosts/node/folder-pack-files.js');
+  const { ManifestPackedSource } = await import('../../core/packs/manifest-packed-source.js');
   const { listTreeFiles } = await import('../../check/list-tree-files.js');
   const { files, problems } = await listTreeFiles(root);
+  const packFiles = new FolderPackFiles(root);
   return {
-    source: new FolderSource(root, path.relative(process.cwd(), root) || '.'),
+    // Read as serve reads it: a packed tool's calls from its packs.
+    source: new ManifestPackedSource(new FolderSource(root, path.relative(process.cwd(), root) || '.'), packFiles),
+    packFiles,
     files,
     listingProblems: problems,
     treeRoot: root,
@@ -160,10 +167,10 @@ async function runCheckCommand(options: CheckOptions): Promise<number> {
     // tree at all (no folder, no mcp.json, an unreachable URL) is refused (2).
     return exitCodeOf(error);
   }
-  const { source, files, listingProblems, treeRoot, project, siteUrl } = opened;
+  const { source, files, packFiles, listingProblems, treeRoot, project, siteUrl } = opened;
   try {
     const { checkTree } = await import('../../check/check-tree.js');
-    const report = await checkTree({ source, files, listingProblems });
+    const report = await checkTree({ source, files, listingProblems, packFiles });
     const extraProblems = project && treeRoot ? await checkToolKeys(project, treeRoot) : [];
     if (siteUrl) {
       const { probeMissingFile } = await import('../../check/probe-missing-file.js');
