@@ -6,6 +6,8 @@
 // passes the packed tree (the build's content hash and counts hold over the packs' calls) and
 // reports damaged packs, stray files under packs/ and plain files of a packed tool with what to do.
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -100,7 +102,38 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const client of clients) await client.close().catch(() => undefined);
   for (const server of servers) await server.stop();
+  for (const site of sites) await new Promise((resolve) => site.close(resolve));
 });
+
+const sites: http.Server[] = [];
+
+/** A static host of `tree`: Range requests answered with 206 when `ranges`, else the whole file (200). */
+async function hostTree(tree: string, ranges: boolean, seen: string[]): Promise<string> {
+  const site = http.createServer((request, response) => {
+    const file = path.join(tree, ...decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname).split('/'));
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(file);
+    } catch {
+      response.writeHead(404).end('not found');
+      return;
+    }
+    const range = /^bytes=(\d+)-(\d+)$/.exec(request.headers.range ?? '');
+    if (ranges && range) {
+      const [start, end] = [Number(range[1]), Math.min(Number(range[2]), bytes.length - 1)];
+      seen.push(`206 ${request.url}`);
+      response
+        .writeHead(206, { 'content-range': `bytes ${start}-${end}/${bytes.length}` })
+        .end(bytes.subarray(start, end + 1));
+      return;
+    }
+    seen.push(`200 ${request.url}`);
+    response.writeHead(200).end(bytes);
+  });
+  sites.push(site);
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+}
 
 describe('serve of a packed tree folder', () => {
   it('holds packs and no plain call files for the packed tool', () => {
@@ -174,6 +207,34 @@ describe('serve of a packed tree folder', () => {
     );
     expect(await client.callTool({ name: 'other', arguments: { value: 'word-0' } })).toEqual(
       await plain.callTool({ name: 'other', arguments: { value: 'word-0' } }),
+    );
+  });
+});
+
+describe('serve <URL> of a packed tree', () => {
+  it('answers as the unpacked tree does, reading records by byte range where the host serves ranges', async () => {
+    const seen: string[] = [];
+    const [plain, packed] = await Promise.all([
+      stdioClient(plainTree),
+      stdioClient(await hostTree(packedTree, true, seen)),
+    ]);
+    expect(await answersOf(packed)).toEqual(await answersOf(plain));
+    expect(seen.filter((line) => line.startsWith('206 /packs/echo/') && line.endsWith('.pack')).length).toBeGreaterThan(
+      0,
+    );
+    // No whole pack was fetched: only indexes (and the plain files) came whole.
+    expect(seen.filter((line) => line.startsWith('200') && line.endsWith('.pack'))).toEqual([]);
+  });
+
+  it('answers as the unpacked tree does from a host that ignores ranges (whole packs)', async () => {
+    const seen: string[] = [];
+    const [plain, packed] = await Promise.all([
+      stdioClient(plainTree),
+      stdioClient(await hostTree(packedTree, false, seen)),
+    ]);
+    expect(await answersOf(packed)).toEqual(await answersOf(plain));
+    expect(seen.filter((line) => line.startsWith('200 /packs/echo/') && line.endsWith('.pack')).length).toBeGreaterThan(
+      0,
     );
   });
 });

@@ -145,12 +145,18 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
   /** The tree's folder (HTTP mode serves its files); undefined for a URL source. */
   let treeRoot: string | undefined;
   if (isUrl) {
-    const { UrlSource } = await import('../../hosts/node/url-source.js');
+    const [{ UrlSource }, { ManifestPackedSource }] = await Promise.all([
+      import('../../hosts/node/url-source.js'),
+      import('../../core/packs/manifest-packed-source.js'),
+    ]);
+    let urlSource: InstanceType<typeof UrlSource>;
     try {
-      source = new UrlSource(sourceArgument, { deadlineMs });
+      urlSource = new UrlSource(sourceArgument, { deadlineMs });
     } catch {
       throw new UsageError(`${sourceArgument} is not a valid URL`, USAGE_HINT);
     }
+    // A packed tree's packs are read by byte range where the host serves ranges, else whole.
+    source = new ManifestPackedSource(urlSource, urlSource, { onProblem: reportPackProblem });
   } else {
     const given = path.resolve(sourceArgument);
     if (kindOf(path.join(given, 'mcp.json')) === 'file') {
@@ -187,7 +193,7 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
     source = new ManifestPackedSource(
       new FolderSource(treeRoot, path.relative(process.cwd(), treeRoot) || '.'),
       new FolderPackFiles(treeRoot),
-      { onProblem: (reason) => process.stderr.write(`staticmcp serve: ${reason}\n`) },
+      { onProblem: reportPackProblem },
     );
   }
 
@@ -238,6 +244,11 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
       exitCodeOf(error),
     );
   }
+}
+
+/** Why a packed call read as not precomputed (a damaged or absent pack): for the operator, on stderr. */
+function reportPackProblem(reason: string): void {
+  process.stderr.write(`staticmcp serve: ${reason}\n`);
 }
 
 /**

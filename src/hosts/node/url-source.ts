@@ -8,6 +8,7 @@ import https from 'node:https';
 import { isHostFallback } from '../../core/mcp/host-fallback.js';
 import { MANIFEST_FILE } from '../../core/tree/manifest.js';
 import type { ReadOutcome, TreeSource } from '../../core/mcp/tree-source.js';
+import type { ByteRange, BytesOutcome, PackFileSource } from '../../core/packs/pack-reader.js';
 
 export interface UrlSourceOptions {
   /** Silence on the connection this long fails the read. */
@@ -26,7 +27,7 @@ const MAX_SOCKETS = 32;
 const DEFAULT_REVALIDATE_AFTER_MS = 60_000;
 const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 
-export class UrlSource implements TreeSource {
+export class UrlSource implements TreeSource, PackFileSource {
   readonly displayName: string;
   readonly revalidateAfterMs: number;
   private readonly base: URL;
@@ -64,7 +65,67 @@ export class UrlSource implements TreeSource {
     return download;
   }
 
-  private download(relativePath: string, etag?: string): Promise<ReadOutcome> {
+  private async download(relativePath: string, etag?: string): Promise<ReadOutcome> {
+    const answer = await this.get(relativePath, {
+      accept: 'application/json',
+      ...(etag ? { 'if-none-match': etag } : {}),
+    });
+    const { status } = answer;
+    if (status === 304) return { status: 'not-modified' };
+    if (status === 404 || status === 410) return { status: 'missing' };
+    // What hosts answer for a file they do not have besides 404: a redirect to the landing
+    // page, or 403 (S3 and buckets like it when listing is not allowed). For mcp.json the
+    // same answers mean the URL itself is wrong, which the errors below say.
+    if (relativePath !== MANIFEST_FILE && (status === 403 || (status >= 300 && status < 400)))
+      return { status: 'missing' };
+    if (status >= 300 && status < 400) {
+      const target = answer.headers.location;
+      throw new Error(
+        `${relativePath}: the server answered HTTP ${status}, a redirect ${target ? `to ${target}` : 'without a target'}; serve the tree from its final URL`,
+      );
+    }
+    if (answer.body === undefined) throw new Error(`${relativePath}: the server answered HTTP ${status}`);
+    const header = answer.headers.etag;
+    const text = answer.body.toString('utf8');
+    if (isHostFallback(relativePath, text)) return { status: 'missing' };
+    return { status: 'ok', text, ...(header ? { etag: header } : {}) };
+  }
+
+  /**
+   * The bytes of a pack or pack index (PackFileSource), or a range of them with a Range request:
+   * a 206 answers the range, a host that ignores ranges answers the whole file (200), and the
+   * pack reader takes what came. A host's fallback page reads as a file without the pack magic.
+   */
+  async readBytes(relativePath: string, range?: ByteRange): Promise<BytesOutcome> {
+    const wanted = range && range.length > 0 ? range : undefined;
+    const answer = await this.get(relativePath, {
+      accept: 'application/octet-stream',
+      ...(wanted ? { range: `bytes=${wanted.offset}-${wanted.offset + wanted.length - 1}` } : {}),
+    });
+    const { status } = answer;
+    if (status === 404 || status === 410 || status === 403 || (status >= 300 && status < 400))
+      return { status: 'missing' };
+    // The file is shorter than the range: the reader refuses the shortfall as a damaged pack.
+    if (status === 416) return { status: 'ok', bytes: new Uint8Array(0), whole: false };
+    if (answer.body === undefined) throw new Error(`${relativePath}: the server answered HTTP ${status}`);
+    const bytes = new Uint8Array(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength);
+    if (status === 206) {
+      // A 206 for another range than asked (or several) is not the record: refused as short.
+      const start = /^bytes (\d+)-/.exec(answer.headers['content-range'] ?? '')?.[1];
+      if (!wanted || Number(start) !== wanted.offset) return { status: 'ok', bytes: new Uint8Array(0), whole: false };
+      return { status: 'ok', bytes, whole: false };
+    }
+    return { status: 'ok', bytes, whole: true };
+  }
+
+  /**
+   * One GET within the idle timeout, the total deadline and the size cap: the status, headers,
+   * and the body of a 2xx answer (other bodies are drained, never kept).
+   */
+  private get(
+    relativePath: string,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body?: Buffer }> {
     const url = this.urlOf(relativePath);
     const client = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
@@ -80,70 +141,26 @@ export class UrlSource implements TreeSource {
             new Error(error.message.startsWith(relativePath) ? error.message : `${relativePath}: ${error.message}`),
         );
       };
-      const request = client.get(
-        url,
-        {
-          agent: this.agent,
-          headers: { accept: 'application/json', ...(etag ? { 'if-none-match': etag } : {}) },
-          timeout: this.timeoutMs,
-        },
-        (response) => {
-          const status = response.statusCode ?? 0;
-          if (status === 304) {
-            response.resume();
-            resolve({ status: 'not-modified' });
+      const request = client.get(url, { agent: this.agent, headers, timeout: this.timeoutMs }, (response) => {
+        const status = response.statusCode ?? 0;
+        if (status < 200 || status >= 300) {
+          response.resume();
+          resolve({ status, headers: response.headers });
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let bytes = 0;
+        response.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (bytes > this.maxFileBytes) {
+            fail(`larger than ${this.maxFileBytes} bytes`);
             return;
           }
-          if (status === 404 || status === 410) {
-            response.resume();
-            resolve({ status: 'missing' });
-            return;
-          }
-          // What hosts answer for a file they do not have besides 404: a redirect to the landing
-          // page, or 403 (S3 and buckets like it when listing is not allowed). For mcp.json the
-          // same answers mean the URL itself is wrong, which the errors below say.
-          if (relativePath !== MANIFEST_FILE && (status === 403 || (status >= 300 && status < 400))) {
-            response.resume();
-            resolve({ status: 'missing' });
-            return;
-          }
-          if (status >= 300 && status < 400) {
-            response.resume();
-            const target = response.headers.location;
-            reject(
-              new Error(
-                `${relativePath}: the server answered HTTP ${status}, a redirect ${target ? `to ${target}` : 'without a target'}; serve the tree from its final URL`,
-              ),
-            );
-            return;
-          }
-          if (status < 200 || status >= 300) {
-            response.resume();
-            reject(new Error(`${relativePath}: the server answered HTTP ${status}`));
-            return;
-          }
-          const chunks: Buffer[] = [];
-          let bytes = 0;
-          response.on('data', (chunk: Buffer) => {
-            bytes += chunk.length;
-            if (bytes > this.maxFileBytes) {
-              fail(`larger than ${this.maxFileBytes} bytes`);
-              return;
-            }
-            chunks.push(chunk);
-          });
-          response.on('end', () => {
-            const header = response.headers.etag;
-            const text = Buffer.concat(chunks).toString('utf8');
-            if (isHostFallback(relativePath, text)) {
-              resolve({ status: 'missing' });
-              return;
-            }
-            resolve({ status: 'ok', text, ...(header ? { etag: header } : {}) });
-          });
-          response.on('error', rejectOnce);
-        },
-      );
+          chunks.push(chunk);
+        });
+        response.on('end', () => resolve({ status, headers: response.headers, body: Buffer.concat(chunks) }));
+        response.on('error', rejectOnce);
+      });
       request.on('timeout', () => fail(`no answer within ${this.timeoutMs} ms`));
       const deadline = setTimeout(
         () => fail(`the host did not send the whole file within ${this.deadlineMs} ms`),
