@@ -5,7 +5,7 @@
 // precomputed" for its calls, never a crash, and the server keeps answering the rest. `check`
 // passes the packed tree (the build's content hash and counts hold over the packs' calls) and
 // reports damaged packs, stray files under packs/ and plain files of a packed tool with what to do.
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { packToolRecords } from '../../src/tree-writer/pack-writer.js';
 import { runCli } from '../helpers/cli.js';
 import { HttpServe } from '../helpers/http-serve.js';
+import { callFilesOf, packTool } from '../helpers/packed-trees.js';
 import { CLI } from '../helpers/paths.js';
 import { buildProjectTree, makeProject } from '../helpers/projects.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
@@ -25,35 +25,6 @@ const clients: Client[] = [];
 const servers: HttpServe[] = [];
 let plainTree: string;
 let packedTree: string;
-
-/** Every call file below `tools/<tool>/`, as tree paths. */
-function callFilesOf(tree: string, tool: string): string[] {
-  return readdirSync(path.join(tree, 'tools', tool), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.json'))
-    .map((entry) => path.relative(tree, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'))
-    .sort();
-}
-
-/** Packs `tool`'s call files in place, as a packing build would leave them. */
-function packTool(tree: string, tool: string): void {
-  const calls = callFilesOf(tree, tool);
-  const packed = packToolRecords({
-    tool,
-    records: calls.map((call) => ({ paths: [call], bytes: readFileSync(path.join(tree, call)) })),
-    // Small packs and indexes: several of each, so lookups cross index rows and packs.
-    targetPackBytes: 1024,
-    targetIndexBytes: 256,
-  });
-  for (const call of calls) rmSync(path.join(tree, call));
-  for (const file of packed.files) {
-    const target = path.join(tree, file.path);
-    mkdirSync(path.dirname(target), { recursive: true });
-    writeFileSync(target, file.bytes);
-  }
-  const manifest = JSON.parse(readFileSync(path.join(tree, 'mcp.json'), 'utf8'));
-  manifest.staticmcp.packs = { ...manifest.staticmcp.packs, [tool]: packed.table };
-  writeFileSync(path.join(tree, 'mcp.json'), JSON.stringify(manifest, null, 2));
-}
 
 async function stdioClient(tree: string): Promise<Client> {
   const client = new Client({ name: 'packed-test', version: '1.0.0' });

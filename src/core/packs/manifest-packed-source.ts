@@ -3,7 +3,7 @@
 // packed tools' call files through a PackedTreeSource over the same tree; every other path, and
 // every path of an unpacked tree, reads through unchanged. A new manifest (a rebuilt tree) brings
 // a new table and a fresh index cache, since pack and index names change with their content.
-import { EXTENSION_KEY, MANIFEST_FILE } from '../tree/manifest.js';
+import { MANIFEST_FILE } from '../tree/manifest.js';
 import type { ReadOutcome, TreeSource } from '../mcp/tree-source.js';
 import type { PackFileSource } from './pack-reader.js';
 // Types only: the pack modules load when a manifest names packs, so an unpacked tree's serve
@@ -45,30 +45,19 @@ export class ManifestPackedSource implements TreeSource {
   }
 
   private async packedSourceFor(manifestText: string): Promise<PackedTreeSource | undefined> {
-    // Most trees are not packed: no second parse of their manifest.
+    // Checked before any pack module loads: most trees are not packed.
     if (!manifestText.includes('"packs"')) return undefined;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(manifestText);
-    } catch {
-      // The manifest loader reports an unreadable manifest itself.
-      return undefined;
-    }
-    const extension = (raw as Record<string, unknown> | null)?.[EXTENSION_KEY];
-    const packs =
-      typeof extension === 'object' && extension !== null ? (extension as { packs?: unknown }).packs : undefined;
-    if (packs === undefined) return undefined;
-    const [{ parsePackTable }, { PackedTreeSource }] = await Promise.all([
+    const [{ packTableOfManifest }, { PackedTreeSource }] = await Promise.all([
       import('./pack-table.js'),
       import('./packed-tree-source.js'),
     ]);
-    const parsed = parsePackTable(packs);
+    const parsed = packTableOfManifest(manifestText);
+    if (parsed === undefined) return undefined;
     if ('problem' in parsed) {
       // Its packed calls then read as not precomputed (live runs still answer them), never a crash.
       this.options.onProblem?.(`${MANIFEST_FILE}: ${parsed.problem}; its packed calls are not answered from the tree`);
       return undefined;
     }
-    if (parsed.table.size === 0) return undefined;
     return new PackedTreeSource(this.inner, this.files, parsed.table, this.options);
   }
 }

@@ -2,6 +2,7 @@
 // index files in key order, each covering the keys from its `first` (16 hex digits, the first
 // key of its range) up to the next row's. Parsed from untrusted JSON: a row whose index is not a
 // plain tree path below packs/ ending in `.idx`, or rows out of order, refuse the whole table.
+import { EXTENSION_KEY } from '../tree/manifest.js';
 import { findTreePathProblem, showTreePath } from '../tree/tree-path.js';
 import { hexOfBytes, PACKS_FOLDER } from './pack-format.js';
 
@@ -59,4 +60,25 @@ export function findIndexRow(rows: readonly PackTableRow[], key: Uint8Array): Pa
     else high = middle;
   }
   return low === 0 ? undefined : rows[low - 1];
+}
+
+/**
+ * The pack table of a manifest's text (our extension's `packs`): undefined when it names none (an
+ * unpacked tree, or a manifest that is not JSON, which its loader reports), else the table or
+ * what is wrong with it. Most trees are not packed: their manifest is not parsed a second time.
+ */
+export function packTableOfManifest(manifestText: string): { table: PackTable } | { problem: string } | undefined {
+  if (!manifestText.includes('"packs"')) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(manifestText);
+  } catch {
+    return undefined;
+  }
+  const extension = (raw as Record<string, unknown> | null)?.[EXTENSION_KEY];
+  const packs =
+    typeof extension === 'object' && extension !== null ? (extension as { packs?: unknown }).packs : undefined;
+  if (packs === undefined) return undefined;
+  const parsed = parsePackTable(packs);
+  return 'table' in parsed && parsed.table.size === 0 ? undefined : parsed;
 }

@@ -3,6 +3,7 @@
 // there is none (Netlify edge functions), an ordinary fetch of the same origin.
 import { isHostFallback } from '../../core/mcp/host-fallback.js';
 import type { ReadOutcome, TreeSource } from '../../core/mcp/tree-source.js';
+import type { BytesOutcome, PackFileSource } from '../../core/packs/pack-reader.js';
 
 /** What `env.ASSETS` offers, and what the global `fetch` offers too. */
 export interface AssetFetcher {
@@ -19,7 +20,7 @@ function encodePath(relativePath: string): string {
  * so is a page that stands in for a `.json` path (host-fallback.ts: Pages serves index.html for
  * unknown paths when a site has no 404.html); other failures throw, so they are not cached.
  */
-export function createAssetTreeSource(fetcher: AssetFetcher, siteRoot: URL): TreeSource {
+export function createAssetTreeSource(fetcher: AssetFetcher, siteRoot: URL): TreeSource & PackFileSource {
   return {
     displayName: siteRoot.href,
     // A reader lives for one request, so a file read twice in it is fetched once.
@@ -46,6 +47,28 @@ export function createAssetTreeSource(fetcher: AssetFetcher, siteRoot: URL): Tre
       const text = await response.text();
       if (isHostFallback(relativePath, text)) return { status: 'missing' };
       return { status: 'ok', text, etag: response.headers.get('etag') ?? undefined };
+    },
+    /**
+     * A pack or pack index, always whole: the asset binding is not relied on for byte ranges (the
+     * packs are sized for it: core/packs). A fallback page comes back as bytes without the pack
+     * magic, which the reader takes for a missing pack.
+     */
+    async readBytes(relativePath: string): Promise<BytesOutcome> {
+      const response = await fetcher.fetch(
+        new Request(new URL(encodePath(relativePath), siteRoot), {
+          headers: { accept: 'application/octet-stream' },
+          redirect: 'manual',
+        }),
+      );
+      if (response.status === 404 || response.status === 410 || (response.status >= 300 && response.status < 400)) {
+        await response.body?.cancel();
+        return { status: 'missing' };
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        throw new Error(`${relativePath}: the site answered HTTP ${response.status}`);
+      }
+      return { status: 'ok', bytes: new Uint8Array(await response.arrayBuffer()), whole: true };
     },
     close() {},
   };

@@ -6,6 +6,7 @@
 import { loadTree, type LoadedTree } from '../../core/mcp/loaded-tree.js';
 import type { ReadOutcome, TreeSource } from '../../core/mcp/tree-source.js';
 import { MANIFEST_FILE } from '../../core/tree/manifest.js';
+import { type PackTable, packTableOfManifest } from '../../core/packs/pack-table.js';
 
 export const MANIFEST_RECHECK_MS = 60_000;
 
@@ -15,6 +16,8 @@ interface CachedTree {
   tree: LoadedTree;
   etag?: string;
   checkedAtMs: number;
+  /** The manifest's pack table: its tools' calls are read from packs (undefined: not packed). */
+  packTable?: PackTable;
 }
 
 let cached: CachedTree | undefined;
@@ -40,8 +43,22 @@ export async function loadTreeForIsolate(source: TreeSource, siteKey: string, no
     return previous.tree;
   }
   const tree = await loadTree(withManifest(source, outcome));
-  cached = { siteKey, tree, etag: outcome.status === 'ok' ? outcome.etag : undefined, checkedAtMs: nowMs };
+  const packs = outcome.status === 'ok' ? packTableOfManifest(outcome.text) : undefined;
+  // A malformed table: its tools' calls answer as not precomputed, said once per load.
+  if (packs && 'problem' in packs) console.error(`staticmcp worker: ${MANIFEST_FILE}: ${packs.problem}`);
+  cached = {
+    siteKey,
+    tree,
+    etag: outcome.status === 'ok' ? outcome.etag : undefined,
+    checkedAtMs: nowMs,
+    ...(packs && 'table' in packs ? { packTable: packs.table } : {}),
+  };
   return tree;
+}
+
+/** The pack table of the tree loadTreeForIsolate last gave for `siteKey`, if it is packed. */
+export function isolatePackTable(siteKey: string): PackTable | undefined {
+  return cached?.siteKey === siteKey ? cached.packTable : undefined;
 }
 
 /** Forgets the cached tree (tests, and a tree that proved unreadable). */

@@ -11,7 +11,8 @@ import type { ServerContext } from '../../core/mcp/server-context.js';
 import type { TreeSource } from '../../core/mcp/tree-source.js';
 import { createAssetTreeSource, type AssetFetcher } from './asset-tree-source.js';
 import { compileEdgeValidator } from '../../validators/cfworker-validator.js';
-import { loadTreeForIsolate } from './isolate-tree-cache.js';
+import { isolatePackTable, loadTreeForIsolate } from './isolate-tree-cache.js';
+import { PackedTreeSource } from '../../core/packs/packed-tree-source.js';
 
 // Not exported: workerd takes every named export of the entry module for an entrypoint.
 const MCP_PATH = '/mcp';
@@ -48,10 +49,11 @@ function serverContext(tree: LoadedTree, source: TreeSource, siteRoot: URL): Ser
 
 async function answerMcp(request: Request, env: WorkerEnv | undefined, url: URL): Promise<Response> {
   const siteRoot = new URL('/', url);
-  const source = createAssetTreeSource(siteFetcher(env), siteRoot);
+  const assets = createAssetTreeSource(siteFetcher(env), siteRoot);
+  const siteKey = env?.ASSETS ? 'assets' : siteRoot.origin;
   let tree: LoadedTree;
   try {
-    tree = await loadTreeForIsolate(source, env?.ASSETS ? 'assets' : siteRoot.origin);
+    tree = await loadTreeForIsolate(assets, siteKey);
   } catch (error) {
     console.error(`staticmcp worker: ${(error as Error).message}`);
     const body = errorResponse(
@@ -61,6 +63,13 @@ async function answerMcp(request: Request, env: WorkerEnv | undefined, url: URL)
     );
     return new Response(JSON.stringify(body), { status: 503, headers: { 'content-type': 'application/json' } });
   }
+  // A packed tree: its packed tools' calls from the packs (one index and one whole pack a call).
+  const packTable = isolatePackTable(siteKey);
+  const source: TreeSource = packTable
+    ? new PackedTreeSource(assets, assets, packTable, {
+        onProblem: (reason) => console.error(`staticmcp worker: ${reason}`),
+      })
+    : assets;
   const context = serverContext(tree, source, siteRoot);
   const handler = createMcpHttpHandler({
     server: () => context,

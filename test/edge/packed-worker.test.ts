@@ -1,0 +1,102 @@
+// The tree's own worker in workerd over a packed tree (issue #24): through its ASSETS binding it
+// reads one index and one whole pack per packed call, answering as it does over the unpacked
+// tree, and a damaged or missing pack answers "not precomputed", never an error of the worker.
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { packTool } from '../helpers/packed-trees.js';
+import { buildProjectTree, makeProject } from '../helpers/projects.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
+import { startWorkerdSite, type WorkerdSite } from './workerd-site.js';
+
+const WORDS = Array.from({ length: 30 }, (_, position) => `word-${position}`);
+const sites: WorkerdSite[] = [];
+const clients: Client[] = [];
+let plainTree: string;
+let packedTree: string;
+
+function copyTree(from: string): string {
+  const to = path.join(temporaryFolderSync('staticmcp-packed-'), 'tree');
+  cpSync(from, to, { recursive: true });
+  return to;
+}
+
+async function workerClient(tree: string): Promise<{ client: Client; site: WorkerdSite }> {
+  const site = await startWorkerdSite(tree);
+  sites.push(site);
+  const client = new Client({ name: 'packed-worker-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL('mcp', site.url)));
+  clients.push(client);
+  return { client, site };
+}
+
+/** The answers as text, the site's own address (its port) left out: two sites answer alike. */
+async function answersOf(client: Client, tool: string, values: readonly string[]): Promise<string[]> {
+  const answers: string[] = [];
+  for (const value of values)
+    answers.push(
+      JSON.stringify(await client.callTool({ name: tool, arguments: { value } })).replace(
+        /http:\/\/127\.0\.0\.1:\d+\//g,
+        '<site>/',
+      ),
+    );
+  return answers;
+}
+
+beforeAll(async () => {
+  const project = await makeProject({
+    tools: { echo: 'echo-value', other: 'echo-value' },
+    config: { tools: { echo: { values: { value: WORDS } }, other: { values: { value: ['a', 'b'] } } } },
+  });
+  buildProjectTree(project);
+  plainTree = copyTree(path.join(project, 'dist'));
+  packedTree = copyTree(plainTree);
+  packTool(packedTree, 'echo');
+}, 60_000);
+
+afterAll(async () => {
+  for (const client of clients) await client.close().catch(() => undefined);
+  for (const site of sites) await site.close();
+});
+
+describe('the worker over a packed tree', () => {
+  it('answers every call as over the unpacked tree, reading the packs through ASSETS', async () => {
+    const [plain, packed] = await Promise.all([workerClient(plainTree), workerClient(packedTree)]);
+    const values = [...WORDS, 'never-built'];
+    const expected = await answersOf(plain.client, 'echo', values);
+    expect(JSON.parse(expected[2]!).content[0].text).toBe('word-2\n');
+    expect(await answersOf(packed.client, 'echo', values)).toEqual(expected);
+    expect(await answersOf(packed.client, 'other', ['a', 'b', 'c'])).toEqual(
+      await answersOf(plain.client, 'other', ['a', 'b', 'c']),
+    );
+    const packReads = [...packed.site.assetRequests.keys()].filter((asset) => asset.startsWith('/packs/echo/'));
+    expect(packReads.some((asset) => asset.endsWith('.pack'))).toBe(true);
+    expect(packReads.some((asset) => asset.endsWith('.idx'))).toBe(true);
+  });
+
+  it('answers the calls of a damaged or missing pack as not precomputed, the rest as before', async () => {
+    const damaged = copyTree(packedTree);
+    const folder = path.join(damaged, 'packs', 'echo');
+    const [truncated, html, gone] = readdirSync(folder)
+      .filter((name) => name.endsWith('.pack'))
+      .sort()
+      .map((name) => path.join(folder, name));
+    writeFileSync(truncated!, readFileSync(truncated!).subarray(0, 40));
+    writeFileSync(html!, '<!doctype html><title>Not found</title>');
+    rmSync(gone!);
+    const [plain, hurt] = await Promise.all([workerClient(plainTree), workerClient(damaged)]);
+    const [notPrecomputed] = await answersOf(plain.client, 'echo', ['never-built']);
+    const expected = await answersOf(plain.client, 'echo', WORDS);
+    const got = await answersOf(hurt.client, 'echo', WORDS);
+    let refused = 0;
+    got.forEach((answer, position) => {
+      if (answer === expected[position]) return;
+      refused += 1;
+      expect(answer).toBe(notPrecomputed!.replaceAll('never-built', WORDS[position]!));
+    });
+    expect(refused).toBeGreaterThan(0);
+    expect(refused).toBeLessThan(WORDS.length);
+  });
+});
