@@ -1,5 +1,5 @@
 // The tree's own worker in workerd over a packed tree (issue #24): through its ASSETS binding it
-// reads one index and one whole pack per packed call, answering as it does over the unpacked
+// reads one whole pack per packed call (and each index once, kept by the isolate), answering as it does over the unpacked
 // tree, and a damaged or missing pack answers "not precomputed", never an error of the worker.
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -74,6 +74,10 @@ describe('the worker over a packed tree', () => {
     const packReads = [...packed.site.assetRequests.keys()].filter((asset) => asset.startsWith('/packs/echo/'));
     expect(packReads.some((asset) => asset.endsWith('.pack'))).toBe(true);
     expect(packReads.some((asset) => asset.endsWith('.idx'))).toBe(true);
+    // The isolate keeps parsed indexes between requests (each call is a request of its own).
+    for (const index of packReads.filter((asset) => asset.endsWith('.idx')))
+      expect(packed.site.assetRequests.get(index), index).toBe(1);
+    expect(packReads.filter((asset) => asset.endsWith('.idx')).length).toBeLessThan(WORDS.length);
   });
 
   it('answers the calls of a damaged or missing pack as not precomputed, the rest as before', async () => {

@@ -48,18 +48,58 @@ export interface PackCacheLimits {
  */
 export const DEFAULT_PACK_CACHE_LIMITS: PackCacheLimits = { maxIndexes: 64, maxIndexBytes: 8 * 1024 * 1024 };
 
-export class PackReader {
+/**
+ * Parsed indexes, least recently used dropped first, within PackCacheLimits. Plain data, no
+ * pending reads: an edge isolate shares one between its requests (each with its own PackReader
+ * and asset fetcher), so a lookup costs one pack read once its index is warm.
+ */
+export class PackIndexCache {
   private readonly indexes = new Map<string, ParsedIndex>();
   private cachedBytes = 0;
 
+  constructor(private readonly limits: PackCacheLimits = DEFAULT_PACK_CACHE_LIMITS) {}
+
+  size(): { indexes: number; bytes: number } {
+    return { indexes: this.indexes.size, bytes: this.cachedBytes };
+  }
+
+  get(path: string): ParsedIndex | undefined {
+    const cached = this.indexes.get(path);
+    if (cached) {
+      // Most recently used last: Map keeps insertion order.
+      this.indexes.delete(path);
+      this.indexes.set(path, cached);
+    }
+    return cached;
+  }
+
+  add(path: string, parsed: ParsedIndex): void {
+    if (this.indexes.has(path)) return;
+    if (parsed.bytes.length > this.limits.maxIndexBytes || this.limits.maxIndexes <= 0) return;
+    this.indexes.set(path, parsed);
+    this.cachedBytes += parsed.bytes.length;
+    for (const [oldPath, old] of this.indexes) {
+      if (this.indexes.size <= this.limits.maxIndexes && this.cachedBytes <= this.limits.maxIndexBytes) break;
+      this.indexes.delete(oldPath);
+      this.cachedBytes -= old.bytes.length;
+    }
+  }
+}
+
+export class PackReader {
+  private readonly cache: PackIndexCache;
+
+  /** `cache`: limits for a cache of its own, or a cache shared with other readers of the same tree. */
   constructor(
     private readonly files: PackFileSource,
-    private readonly limits: PackCacheLimits = DEFAULT_PACK_CACHE_LIMITS,
-  ) {}
+    cache: PackCacheLimits | PackIndexCache = DEFAULT_PACK_CACHE_LIMITS,
+  ) {
+    this.cache = cache instanceof PackIndexCache ? cache : new PackIndexCache(cache);
+  }
 
   /** Indexes and bytes held now (for benches and tests of the bound). */
   cacheSize(): { indexes: number; bytes: number } {
-    return { indexes: this.indexes.size, bytes: this.cachedBytes };
+    return this.cache.size();
   }
 
   /** The record of `name` (a tree path or term) under `key`, from the rows of its tool. */
@@ -95,27 +135,14 @@ export class PackReader {
   }
 
   private async loadIndex(path: string): Promise<ParsedIndex | PackProblem> {
-    const cached = this.indexes.get(path);
-    if (cached) {
-      // Most recently used last: Map keeps insertion order.
-      this.indexes.delete(path);
-      this.indexes.set(path, cached);
-      return cached;
-    }
+    const cached = this.cache.get(path);
+    if (cached) return cached;
     const read = await this.files.readBytes(path);
     if (read.status === 'missing')
       return { status: 'missing', reason: `the pack index ${path} is missing on the host` };
     const parsed = parseIndex(read.bytes, path);
     if ('status' in parsed) return parsed;
-    if (parsed.bytes.length <= this.limits.maxIndexBytes && this.limits.maxIndexes > 0) {
-      this.indexes.set(path, parsed);
-      this.cachedBytes += parsed.bytes.length;
-      for (const [oldPath, old] of this.indexes) {
-        if (this.indexes.size <= this.limits.maxIndexes && this.cachedBytes <= this.limits.maxIndexBytes) break;
-        this.indexes.delete(oldPath);
-        this.cachedBytes -= old.bytes.length;
-      }
-    }
+    this.cache.add(path, parsed);
     return parsed;
   }
 

@@ -9,6 +9,7 @@ import {
   DEFAULT_PACK_CACHE_LIMITS,
   type PackCacheLimits,
   type PackFileSource,
+  type PackIndexCache,
   type PackLookup,
   PackReader,
   textOfBody,
@@ -16,7 +17,8 @@ import {
 import type { PackTable } from './pack-table.js';
 
 export interface PackedTreeSourceOptions {
-  cacheLimits?: PackCacheLimits;
+  /** Limits of the source's own index cache, or a cache shared by the sources of one tree (an edge isolate's requests). */
+  cacheLimits?: PackCacheLimits | PackIndexCache;
   /** Told why a packed path read as missing (a damaged or absent pack, not a plain absent call). */
   onProblem?: (reason: string) => void;
 }

@@ -7,8 +7,14 @@ import { loadTree, type LoadedTree } from '../../core/mcp/loaded-tree.js';
 import type { ReadOutcome, TreeSource } from '../../core/mcp/tree-source.js';
 import { MANIFEST_FILE } from '../../core/tree/manifest.js';
 import { type PackTable, packTableOfManifest } from '../../core/packs/pack-table.js';
+import { PackIndexCache } from '../../core/packs/pack-reader.js';
 
 export const MANIFEST_RECHECK_MS = 60_000;
+
+export interface IsolatePacks {
+  table: PackTable;
+  indexCache: PackIndexCache;
+}
 
 interface CachedTree {
   /** Which site the tree came from (the asset binding, or an origin when fetching). */
@@ -16,8 +22,12 @@ interface CachedTree {
   tree: LoadedTree;
   etag?: string;
   checkedAtMs: number;
-  /** The manifest's pack table: its tools' calls are read from packs (undefined: not packed). */
-  packTable?: PackTable;
+  /**
+   * The manifest's pack table (its tools' calls are read from packs; undefined: not packed), and
+   * the isolate's bounded cache of their parsed indexes (DEFAULT_PACK_CACHE_LIMITS: 64 indexes,
+   * 8 MiB), new with each manifest since index names change with their content.
+   */
+  packs?: IsolatePacks;
 }
 
 let cached: CachedTree | undefined;
@@ -51,14 +61,14 @@ export async function loadTreeForIsolate(source: TreeSource, siteKey: string, no
     tree,
     etag: outcome.status === 'ok' ? outcome.etag : undefined,
     checkedAtMs: nowMs,
-    ...(packs && 'table' in packs ? { packTable: packs.table } : {}),
+    ...(packs && 'table' in packs ? { packs: { table: packs.table, indexCache: new PackIndexCache() } } : {}),
   };
   return tree;
 }
 
-/** The pack table of the tree loadTreeForIsolate last gave for `siteKey`, if it is packed. */
-export function isolatePackTable(siteKey: string): PackTable | undefined {
-  return cached?.siteKey === siteKey ? cached.packTable : undefined;
+/** The packs of the tree loadTreeForIsolate last gave for `siteKey`, if it is packed. */
+export function isolatePacks(siteKey: string): IsolatePacks | undefined {
+  return cached?.siteKey === siteKey ? cached.packs : undefined;
 }
 
 /** Forgets the cached tree (tests, and a tree that proved unreadable). */

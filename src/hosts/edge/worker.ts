@@ -11,7 +11,7 @@ import type { ServerContext } from '../../core/mcp/server-context.js';
 import type { TreeSource } from '../../core/mcp/tree-source.js';
 import { createAssetTreeSource, type AssetFetcher } from './asset-tree-source.js';
 import { compileEdgeValidator } from '../../validators/cfworker-validator.js';
-import { isolatePackTable, loadTreeForIsolate } from './isolate-tree-cache.js';
+import { isolatePacks, loadTreeForIsolate } from './isolate-tree-cache.js';
 import { PackedTreeSource } from '../../core/packs/packed-tree-source.js';
 
 // Not exported: workerd takes every named export of the entry module for an entrypoint.
@@ -63,10 +63,12 @@ async function answerMcp(request: Request, env: WorkerEnv | undefined, url: URL)
     );
     return new Response(JSON.stringify(body), { status: 503, headers: { 'content-type': 'application/json' } });
   }
-  // A packed tree: its packed tools' calls from the packs (one index and one whole pack a call).
-  const packTable = isolatePackTable(siteKey);
-  const source: TreeSource = packTable
-    ? new PackedTreeSource(assets, assets, packTable, {
+  // A packed tree: its packed tools' calls from the packs, one whole pack a call once the
+  // isolate's index cache holds the call's index (else one index read more).
+  const packs = isolatePacks(siteKey);
+  const source: TreeSource = packs
+    ? new PackedTreeSource(assets, assets, packs.table, {
+        cacheLimits: packs.indexCache,
         onProblem: (reason) => console.error(`staticmcp worker: ${reason}`),
       })
     : assets;
