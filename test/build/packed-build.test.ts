@@ -102,6 +102,10 @@ describe('a build past its call-file budget', () => {
     const forced = await buildJson(project, '--out', packedOut, '--max-call-files', '2', '--force');
     expect(forced.code, forced.stderr).toBe(0);
     expect(await readTree(packedOut)).toEqual(packed);
+
+    // Unpacked again over the packed tree: no pack is kept as if it were the user's.
+    await build(project, packedOut, '0');
+    expect(await readTree(packedOut)).toEqual(plain);
   });
 
   it('within the budget, or with 0, writes exactly the unpacked tree', async () => {
