@@ -27,7 +27,7 @@ import type { BuildOptions } from './build-options.js';
 import type { BuildProblem, BuildReport } from './build-report.js';
 import type { CallFilter } from './call-stream.js';
 import { collectCompletions } from './collect-completions.js';
-import { checkCallFileBudget, checkHostLimits } from './host-limits.js';
+import { checkCallFileBudget, checkHostLimits, type PackingOutcome } from './host-limits.js';
 import { type OpenedProject, openProject } from './open-project.js';
 import { planTools, type ToolPlan } from './plan-tools.js';
 import { isProviderEntry, runCompletionProviders } from './run-completion-providers.js';
@@ -35,7 +35,7 @@ import { runCalls } from './run-calls.js';
 import { shardCallFilter } from './shard-of-call.js';
 import { ShardOutput } from './shard-part.js';
 import { CallFileSink } from './call-file-sink.js';
-import { type PackingOutcome, packCallFiles } from './pack-call-files.js';
+import { packCallFiles } from './pack-call-files.js';
 import { TreeOutput } from './tree-output.js';
 import { forgetUpToDate, recordUpToDate } from './up-to-date.js';
 

@@ -6,7 +6,7 @@
 // issue #24): more call files than `limits.maxCallFiles` / `--max-call-files`.
 import { formatCount } from '../shared/format-count.js';
 import type { BuildProblem } from './build-report.js';
-import type { PackingOutcome } from './pack-call-files.js';
+import type { PackTableRow } from '../core/packs/pack-table.js';
 
 export const CLOUDFLARE_FREE_FILE_LIMIT = 20_000;
 export const CLOUDFLARE_PAID_FILE_LIMIT = 100_000;
@@ -63,6 +63,19 @@ export function removeFromTally(tally: TreeTally, filePath: string, bytes: numbe
 
 function isCallFilePath(filePath: string): boolean {
   return filePath.startsWith(CALL_FILES_PREFIX);
+}
+
+/** What the pack step (pack-call-files.ts) did, for the build's warning. */
+export interface PackingOutcome {
+  /** Call files in the tree before packing. */
+  callFilesBefore: number;
+  /** Call files left after packing (tools not worth packing). */
+  callFilesAfter: number;
+  /** Packed tool → its rows of the manifest's pack table. */
+  table: Record<string, PackTableRow[]>;
+  /** Pack and index files written. */
+  packFiles: number;
+  targetPackBytes: number;
 }
 
 /**

@@ -17,20 +17,8 @@ import {
   type PackRecord,
   packToolRecords,
 } from '../tree-writer/pack-writer.js';
+import type { PackingOutcome } from './host-limits.js';
 import type { TreeOutput } from './tree-output.js';
-
-/** What the pack step did, for the build's warning (host-limits.ts). */
-export interface PackingOutcome {
-  /** Call files in the tree before packing. */
-  callFilesBefore: number;
-  /** Call files left after packing (tools not worth packing). */
-  callFilesAfter: number;
-  /** Packed tool → its rows of the manifest's pack table. */
-  table: Record<string, PackTableRow[]>;
-  /** Pack and index files written. */
-  packFiles: number;
-  targetPackBytes: number;
-}
 
 interface ToolCallFiles {
   tool: string;
