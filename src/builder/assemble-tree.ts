@@ -48,6 +48,11 @@ export interface AssembleInput {
   completions: CompletionTable;
   /** Script-backed completion providers, recorded for bridges to run live. */
   completionProviders?: CompletionProviders;
+  /**
+   * Run once the content hash is taken (over the logical files) and before the manifest is
+   * written: the pack step (pack-call-files.ts), returning the manifest's pack table, if any.
+   */
+  packCalls?: () => Promise<Record<string, { first: string; index: string }[]> | undefined>;
 }
 
 /** Above this many items of one kind, clients page slowly and people lose track (000_* guardrail). */
@@ -197,6 +202,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     await output.write(filePath, content);
   for (const [filePath, content] of discovery.files) await output.write(filePath, content);
   const contentHash = await output.writer.hashWritten();
+  const packs = await input.packCalls?.();
   const allowedOrigins = config.http?.allowedOrigins;
   const sourceDateEpoch = process.env.SOURCE_DATE_EPOCH;
   const generatedAt =
@@ -229,6 +235,8 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       ...(allowedOrigins !== undefined ? { http: { allowedOrigins } } : {}),
       // Only when set, so trees of projects that do not set it stay byte-identical to before.
       ...(cacheTtl !== undefined ? { cache: { ttlSeconds: cacheTtl } } : {}),
+      // Only in packed trees: an unpacked tree's manifest stays byte-identical to before.
+      ...(packs !== undefined ? { packs } : {}),
     },
   };
   const manifestText = treeJsonFile(manifest);

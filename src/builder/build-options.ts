@@ -47,7 +47,7 @@ export const BUILD_OPTION_EFFECTS = {
   onEvent: 'same-output',
   signal: 'same-output',
   fileReuse: 'same-output',
-  // Decides whether the tree is packed (today: whether the build warns that it needs packs).
+  // Decides whether the tree is packed (pack-call-files.ts).
   maxCallFiles: 'output',
 } as const satisfies Record<keyof BuildOptions, BuildOptionEffect>;
 

@@ -27,7 +27,7 @@ import type { BuildOptions } from './build-options.js';
 import type { BuildProblem, BuildReport } from './build-report.js';
 import type { CallFilter } from './call-stream.js';
 import { collectCompletions } from './collect-completions.js';
-import { checkCallFileBudget, checkHostLimits } from './host-limits.js';
+import { checkCallFileBudget, checkHostLimits, type PackingOutcome } from './host-limits.js';
 import { type OpenedProject, openProject } from './open-project.js';
 import { planTools, type ToolPlan } from './plan-tools.js';
 import { isProviderEntry, runCompletionProviders } from './run-completion-providers.js';
@@ -35,6 +35,7 @@ import { runCalls } from './run-calls.js';
 import { shardCallFilter } from './shard-of-call.js';
 import { ShardOutput } from './shard-part.js';
 import { CallFileSink } from './call-file-sink.js';
+import { packCallFiles } from './pack-call-files.js';
 import { TreeOutput } from './tree-output.js';
 import { forgetUpToDate, recordUpToDate } from './up-to-date.js';
 
@@ -155,7 +156,10 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       expansion.valuesByTemplate,
       registeredCompletions && [...registeredCompletions, ...providers.lists],
     );
-    if (!shard) await sink.writeCopies();
+    const copies = shard ? [] : await sink.writeCopies();
+    const maxCallFiles = options.maxCallFiles ?? config.limits.maxCallFiles;
+    const callFilesBeforePacking = output.tally.callFiles;
+    let packing: PackingOutcome | undefined;
     const toolReports = sink.toolReports();
     const tree = await assembleTree({
       serverName: path.basename(projectRoot),
@@ -171,6 +175,20 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       templateInstances: expansion.instances,
       completions,
       completionProviders: providers.providers,
+      // A shard part is never packed: the merge sees the whole tree (packing it there is still to do).
+      ...(shard
+        ? {}
+        : {
+            packCalls: async () => {
+              packing = await packCallFiles(
+                output,
+                planned.plans.map((plan) => plan.name),
+                copies,
+                maxCallFiles,
+              );
+              return packing?.table;
+            },
+          }),
     });
     const manifestBytes = Buffer.byteLength(tree.manifestText);
     if (manifestBytes > config.limits.maxManifestBytes) {
@@ -235,7 +253,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     } else {
       // Host limits are about the whole tree: a part's are checked by the merge.
       warnings.push(
-        ...checkCallFileBudget(output.tally, options.maxCallFiles ?? config.limits.maxCallFiles),
+        ...checkCallFileBudget(callFilesBeforePacking, maxCallFiles, packing),
         ...checkHostLimits(output.tally),
       );
     }

@@ -103,9 +103,9 @@ export class CallFileSink {
     });
   }
 
-  /** Writes the left-out-defaults copies of the call files, once every call is in. */
-  async writeCopies(): Promise<void> {
-    await this.omittedDefaults.writeInto(this.output);
+  /** Writes the left-out-defaults copies of the call files, once every call is in; returns [copy, original] pairs. */
+  async writeCopies(): Promise<[string, string][]> {
+    return await this.omittedDefaults.writeInto(this.output);
   }
 
   /** The left-out-defaults copies claimed so far, unwritten (a shard part's, for the merge). */

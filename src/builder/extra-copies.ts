@@ -24,14 +24,14 @@ export class ExtraCopies {
     return [...this.owners];
   }
 
-  /** Writes every unambiguous copy into the tree; returns how many. */
-  async writeInto(output: TreeOutput): Promise<number> {
+  /** Writes every unambiguous copy into the tree; returns them as [copy path, the path it copies]. */
+  async writeInto(output: TreeOutput): Promise<[string, string][]> {
     await output.writer.flush();
-    let written = 0;
+    const written: [string, string][] = [];
     for (const [extraPath, ownerPath] of this.owners) {
       if (ownerPath === null || output.has(extraPath) || !output.has(ownerPath)) continue;
       await output.copy(ownerPath, extraPath);
-      written += 1;
+      written.push([extraPath, ownerPath]);
     }
     this.owners.clear();
     return written;

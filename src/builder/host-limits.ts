@@ -6,6 +6,7 @@
 // issue #24): more call files than `limits.maxCallFiles` / `--max-call-files`.
 import { formatCount } from '../shared/format-count.js';
 import type { BuildProblem } from './build-report.js';
+import type { PackTableRow } from '../core/packs/pack-table.js';
 
 export const CLOUDFLARE_FREE_FILE_LIMIT = 20_000;
 export const CLOUDFLARE_PAID_FILE_LIMIT = 100_000;
@@ -64,16 +65,50 @@ function isCallFilePath(filePath: string): boolean {
   return filePath.startsWith(CALL_FILES_PREFIX);
 }
 
+/** What the pack step (pack-call-files.ts) did, for the build's warning. */
+export interface PackingOutcome {
+  /** Call files in the tree before packing. */
+  callFilesBefore: number;
+  /** Call files left after packing (tools not worth packing). */
+  callFilesAfter: number;
+  /** Packed tool → its rows of the manifest's pack table. */
+  table: Record<string, PackTableRow[]>;
+  /** Pack and index files written. */
+  packFiles: number;
+  targetPackBytes: number;
+}
+
 /**
- * The packing decision: a warning when the tree holds more call files than the budget (`0`: never
- * pack). The build does not write packs yet, so the warning says the tree was written unpacked.
+ * The packing decision and what came of it (pack-call-files.ts): a warning when the tree held more
+ * call files than the budget (`0`: never pack), saying what was packed (only staticmcp's readers
+ * understand packs) and, when packing could not bring the tree within the budget, that too.
  */
-export function checkCallFileBudget(tally: TreeTally, maxCallFiles: number): BuildProblem[] {
-  if (maxCallFiles === 0 || tally.callFiles <= maxCallFiles) return [];
+export function checkCallFileBudget(
+  callFiles: number,
+  maxCallFiles: number,
+  packing: PackingOutcome | undefined,
+): BuildProblem[] {
+  if (maxCallFiles === 0 || callFiles <= maxCallFiles) return [];
+  const over = `${formatCount(callFiles)} call files over a budget of ${formatCount(maxCallFiles)} (limits.maxCallFiles in staticmcp.json, or --max-call-files)`;
+  if (!packing) {
+    return [
+      {
+        path: '.',
+        message: `this tree needs packs: ${over}, but packing would not lower the count (a tool's packs take at least two files, and tools/<tool>.json files stay plain), so the call files were written one per call; ${FEWER_FILES}`,
+      },
+    ];
+  }
+  const tools = Object.keys(packing.table);
+  const left = packing.callFilesAfter + packing.packFiles;
   return [
     {
       path: '.',
-      message: `this tree needs packs: ${formatCount(tally.callFiles)} call files over a budget of ${formatCount(maxCallFiles)} (limits.maxCallFiles in staticmcp.json, or --max-call-files); this version of staticmcp does not write packs yet, so the call files were written one per call`,
+      message:
+        `this tree was packed: ${over}; the calls of ${tools.length === 1 ? 'tool' : 'tools'} ${tools.join(', ')} went into ${formatCount(packing.packFiles)} pack and index files under packs/ (${formatCount(packing.targetPackBytes / 1024)} KiB packs), ` +
+        `which only staticmcp's readers understand; set the budget to 0 for a tree of plain call files that other StaticMCP bridges read` +
+        (left > maxCallFiles
+          ? `; the tree still holds ${formatCount(left)} call and pack files, over the budget: ${FEWER_FILES}`
+          : ''),
     },
   ];
 }

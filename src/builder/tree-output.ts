@@ -17,6 +17,14 @@ export class TreeOutput {
     addToTally(this.tally, filePath, await this.writer.write(filePath, content));
   }
 
+  /** Takes written files out of the tree and the tally (the pack step, after the content hash). */
+  async remove(filePaths: readonly string[]): Promise<void> {
+    await this.writer.flush();
+    for (const filePath of filePaths)
+      if (this.writer.has(filePath)) removeFromTally(this.tally, filePath, this.writer.sizeOf(filePath));
+    await this.writer.remove(filePaths);
+  }
+
   /** Whether the tree has a file at `filePath` (written, or for a shard part, left to shard 1). */
   has(filePath: string): boolean {
     return this.writer.has(filePath);

@@ -37,11 +37,14 @@ export class FileDigests {
   private digests = Buffer.alloc(INITIAL_SLOTS * FILE_DIGEST_BYTES);
   /** 1 where the file was left in the previous tree instead of written (tree-writer.ts). */
   private unchanged = new Uint8Array(INITIAL_SLOTS);
+  /** 1 where the file was taken out of the tree again (a call file replaced by packs, build's pack step). */
+  private dropped = new Uint8Array(INITIAL_SLOTS);
+  private droppedCount = 0;
   /** Slot number + 1 of each path, EMPTY where none; at most half full. */
   private table = new Uint32Array(INITIAL_SLOTS * 2);
 
   get size(): number {
-    return this.count;
+    return this.count - this.droppedCount;
   }
 
   private pathAt(slot: number): string {
@@ -68,7 +71,16 @@ export class FileDigests {
   }
 
   has(filePath: string): boolean {
-    return this.find(filePath, hashPath(filePath)) >= 0;
+    const slot = this.find(filePath, hashPath(filePath));
+    return slot >= 0 && this.dropped[slot] === 0;
+  }
+
+  /** Takes a recorded file out: it is no longer listed, hashed or had (its slot stays, unused). */
+  drop(filePath: string): void {
+    const slot = this.find(filePath, hashPath(filePath));
+    if (slot < 0 || this.dropped[slot] === 1) return;
+    this.dropped[slot] = 1;
+    this.droppedCount += 1;
   }
 
   /** Records (or, for a path written again, replaces) the digest of the file at `filePath`, as not unchanged. */
@@ -84,6 +96,7 @@ export class FileDigests {
       this.hashes = grown(this.hashes, slots, (length) => new Uint32Array(length));
       this.digests = grown(this.digests, slots * FILE_DIGEST_BYTES, (length) => Buffer.alloc(length));
       this.unchanged = grown(this.unchanged, slots, (length) => new Uint8Array(length));
+      this.dropped = grown(this.dropped, slots, (length) => new Uint8Array(length));
       // A UTF-8 character takes at most 3 bytes per UTF-16 code unit.
       this.pathBytes = grown(this.pathBytes, this.pathBytesUsed + filePath.length * 3, (length) =>
         Buffer.alloc(length),
@@ -103,12 +116,16 @@ export class FileDigests {
     this.digests.set(digest, slot * FILE_DIGEST_BYTES);
     // New content is written until the writer finds it unchanged.
     this.unchanged[slot] = 0;
+    if (this.dropped[slot] === 1) {
+      this.dropped[slot] = 0;
+      this.droppedCount -= 1;
+    }
   }
 
   /** The digest recorded for `filePath` (a view: copy it to keep it past the next `set`). */
   get(filePath: string): Buffer | undefined {
     const slot = this.find(filePath, hashPath(filePath));
-    if (slot < 0) return undefined;
+    if (slot < 0 || this.dropped[slot] === 1) return undefined;
     return this.digests.subarray(slot * FILE_DIGEST_BYTES, (slot + 1) * FILE_DIGEST_BYTES);
   }
 
@@ -120,17 +137,18 @@ export class FileDigests {
 
   isUnchanged(filePath: string): boolean {
     const slot = this.find(filePath, hashPath(filePath));
-    return slot >= 0 && this.unchanged[slot] === 1;
+    return slot >= 0 && this.unchanged[slot] === 1 && this.dropped[slot] === 0;
   }
 
   /** Every path marked unchanged. */
   *unchangedPaths(): IterableIterator<string> {
-    for (let slot = 0; slot < this.count; slot++) if (this.unchanged[slot] === 1) yield this.pathAt(slot);
+    for (let slot = 0; slot < this.count; slot++)
+      if (this.unchanged[slot] === 1 && this.dropped[slot] === 0) yield this.pathAt(slot);
   }
 
   /** Every path, in the order first written. */
   *paths(): IterableIterator<string> {
-    for (let slot = 0; slot < this.count; slot++) yield this.pathAt(slot);
+    for (let slot = 0; slot < this.count; slot++) if (this.dropped[slot] === 0) yield this.pathAt(slot);
   }
 
   /**
@@ -138,7 +156,7 @@ export class FileDigests {
    * sorted here on the bytes themselves so no list of path strings is ever built.
    */
   *sorted(): IterableIterator<[string, Buffer]> {
-    const order = Array.from({ length: this.count }, (_, slot) => slot);
+    const order = Array.from({ length: this.count }, (_, slot) => slot).filter((slot) => this.dropped[slot] === 0);
     const bytes = this.pathBytes;
     order.sort((left, right) => {
       const leftStart = this.starts[left]!;

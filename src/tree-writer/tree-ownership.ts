@@ -26,6 +26,8 @@ export const BUILD_OWNED_TOP_LEVEL: ReadonlySet<string> = new Set([
   'tools',
   'resources',
   'prompts',
+  // Packed call files (issue #24): a rebuild that packs less, or not at all, must not keep old ones.
+  'packs',
 ]);
 
 /** Files the build owns inside folders that are otherwise the user's. */

@@ -83,6 +83,11 @@ export class TreeWriter {
     return this.written.has(relativePath);
   }
 
+  /** Every path written so far (and not removed), in the order first written. */
+  paths(): IterableIterator<string> {
+    return this.written.paths();
+  }
+
   /** How many files are written so far. */
   fileCount(): number {
     return this.written.size;
@@ -198,6 +203,47 @@ export class TreeWriter {
     assertPlainTreePath(relativePath, 'the tree path');
     const root = this.written.isUnchanged(relativePath) ? this.outDir : this.tempDir;
     return readFileSync(path.join(root, relativePath));
+  }
+
+  /** The size in bytes of what an earlier `write` put at `relativePath` (after a `flush`). */
+  sizeOf(relativePath: string): number {
+    assertPlainTreePath(relativePath, 'the tree path');
+    const root = this.written.isUnchanged(relativePath) ? this.outDir : this.tempDir;
+    return statSync(path.join(root, relativePath)).size;
+  }
+
+  /**
+   * Takes files written earlier out of the new tree again (after a `flush`): their digests are
+   * forgotten (so hash before removing what the hash must cover) and the folders they leave empty
+   * are removed. A file left in the previous tree is simply not linked in.
+   */
+  async remove(relativePaths: Iterable<string>): Promise<void> {
+    await this.flush();
+    const emptied = new Set<string>();
+    for (const relativePath of relativePaths) {
+      assertPlainTreePath(relativePath, 'the tree path');
+      if (!this.written.has(relativePath)) continue;
+      const unchanged = this.written.isUnchanged(relativePath);
+      this.written.drop(relativePath);
+      if (!unchanged) await fs.rm(path.join(this.tempDir, relativePath), { force: true });
+      emptied.add(path.dirname(relativePath));
+    }
+    // Deepest first, then up to the top: a folder still holding anything stays.
+    const folders = new Set<string>();
+    for (let folder of emptied) {
+      while (folder !== '.' && folder !== '') {
+        folders.add(folder);
+        folder = path.dirname(folder);
+      }
+    }
+    for (const folder of [...folders].sort((a, b) => b.split('/').length - a.split('/').length || (a < b ? -1 : 1))) {
+      try {
+        await fs.rmdir(path.join(this.tempDir, folder));
+        this.folders.delete(folder);
+      } catch {
+        // Not empty (or never made): kept.
+      }
+    }
   }
 
   /** The digest (content-hash.ts `digestFile`) of what was last written at `relativePath`. */

@@ -177,9 +177,9 @@ describe('host limits', () => {
       ['mcp.json', 2],
     ]);
     expect(tree).toMatchObject({ files: 6, callFiles: 4 });
-    expect(checkCallFileBudget(tree, 4)).toEqual([]);
-    expect(checkCallFileBudget(tree, 0)).toEqual([]);
-    expect(checkCallFileBudget(tree, 3)).toEqual([
+    expect(checkCallFileBudget(tree.callFiles, 4, undefined)).toEqual([]);
+    expect(checkCallFileBudget(tree.callFiles, 0, undefined)).toEqual([]);
+    expect(checkCallFileBudget(tree.callFiles, 3, undefined)).toEqual([
       {
         path: '.',
         message: expect.stringMatching(
@@ -187,7 +187,7 @@ describe('host limits', () => {
         ),
       },
     ]);
-    expect(checkCallFileBudget(files(20_001), DEFAULT_MAX_CALL_FILES)[0]?.message).toContain(
+    expect(checkCallFileBudget(files(20_001).callFiles, DEFAULT_MAX_CALL_FILES, undefined)[0]?.message).toContain(
       '20,001 call files over a budget of 19,000',
     );
   });

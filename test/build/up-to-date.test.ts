@@ -102,8 +102,8 @@ const OUTPUT_OPTION_CHANGES: Record<OutputOption, OptionChange> = {
     },
   },
   maxCallFiles: {
-    // Two call files over a budget of one: until the build writes packs, the decision is a warning,
-    // which the replayed report of the first build (no budget given, so 19,000) would not hold.
+    // Two call files over a budget of one (tools/<tool>.json files, never packed): a warning, which
+    // the replayed report of the first build (no budget given, so 19,000) would not hold.
     async arrange(project) {
       await copyFixtureScript('ok', path.join(project, 'tools/other'));
       return { first: [], second: ['--max-call-files', '1'] };

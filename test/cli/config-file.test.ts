@@ -104,9 +104,9 @@ describe('a broken staticmcp.json', () => {
 
 describe('limits.maxCallFiles and --max-call-files', () => {
   const budgetWarnings = (report: { warnings: { message: string }[] }) =>
-    report.warnings.map((warning) => warning.message).filter((message) => message.includes('needs packs'));
+    report.warnings.map((warning) => warning.message).filter((message) => message.includes('over a budget of'));
 
-  it('warns that a tree past its call-file budget needs packs, naming the setting; the flag wins, 0 never packs', async () => {
+  it('packs a tree past its call-file budget and says so, naming the setting; the flag wins, 0 never packs', async () => {
     const project = await makeProject({
       tools: { echo: 'echo-value' },
       config: { limits: { maxCallFiles: 2 }, tools: { echo: { values: { value: ['a', 'b', 'c'] } } } },
@@ -115,14 +115,15 @@ describe('limits.maxCallFiles and --max-call-files', () => {
     expect(over.code, over.stderr).toBe(0);
     expect(budgetWarnings(over.report)).toEqual([
       expect.stringMatching(
-        /^this tree needs packs: 3 call files over a budget of 2 \(limits\.maxCallFiles in staticmcp\.json, or --max-call-files\); this version of staticmcp does not write packs yet/,
+        /^this tree was packed: 3 call files over a budget of 2 \(limits\.maxCallFiles in staticmcp\.json, or --max-call-files\); the calls of tool echo went into 2 pack and index files under packs\//,
       ),
     ]);
-    // Still today's layout: one file per call.
-    expect(await exists(path.join(project, 'dist/tools/echo/c.json'))).toBe(true);
+    // Packed (test/build/packed-build.test.ts holds the layout to account); 0 gives one file per call again.
+    expect(await exists(path.join(project, 'dist/tools/echo/c.json'))).toBe(false);
 
     expect(budgetWarnings((await buildJson(project, '--max-call-files', '3')).report)).toEqual([]);
     expect(budgetWarnings((await buildJson(project, '--max-call-files', '0')).report)).toEqual([]);
+    expect(await exists(path.join(project, 'dist/tools/echo/c.json'))).toBe(true);
     expect(budgetWarnings((await buildJson(project, '--max-call-files', '1')).report)).toEqual([
       expect.stringContaining('3 call files over a budget of 1'),
     ]);

@@ -102,6 +102,11 @@ export interface ManifestExtension {
   http?: HttpExtension;
   /** The owner's cache lifetime from `staticmcp.json` (`cache`); written only when the project sets it. */
   cache?: CacheExtension;
+  /**
+   * Packed tools (issue #24, core/packs/pack-table.ts): tool → its index files in key order, each
+   * `{first: <hex key>, index: "packs/<tool>/<sha16>.idx"}`; written only when the build packed.
+   */
+  packs?: Record<string, { first: string; index: string }[]>;
 }
 
 export interface CacheExtension {

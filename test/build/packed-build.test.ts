@@ -1,0 +1,122 @@
+// `staticmcp build` past its call-file budget (issue #24): the call files of each tool go into
+// packs under packs/<tool>/ with the pack table in mcp.json, every call (left-out-default copies
+// included) answered from the packs with the bytes the unpacked tree has at that path; the same
+// project builds the same bytes twice; within the budget (or with 0) the tree is today's layout.
+import { describe, expect, it } from 'vitest';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { buildJson } from '../helpers/cli.js';
+import { readTree } from '../helpers/files.js';
+import { makeProject } from '../helpers/projects.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
+import { KEY_KIND, callKeyOf } from '../../src/core/packs/pack-format.js';
+import { PackReader } from '../../src/core/packs/pack-reader.js';
+import { parsePackTable } from '../../src/core/packs/pack-table.js';
+import { verifyPackedTool } from '../../src/core/packs/verify-packs.js';
+import { EXTENSION_KEY } from '../../src/core/tree/manifest.js';
+import { FolderPackFiles } from '../../src/hosts/node/folder-pack-files.js';
+
+/** A script with optional defaulted options (their left-out-default copies land in the tree). */
+const GREET = `#!/bin/sh
+if [ "$1" = "--help" ]; then
+  echo '{"description": "test"}'
+  echo '{"language": {"description": "language", "required": false, "value_type": {"enum": ["en", "fr", "de"]}, "default_value": "en"}, "shout": {"description": "shout", "required": false, "value_type": "boolean", "default_value": false}}' >&2
+  exit 0
+fi
+echo "$language $shout"
+`;
+
+async function packableProject(): Promise<string> {
+  const project = await makeProject({
+    tools: { echo: 'echo-value', ok: 'ok' },
+    config: { tools: { echo: { values: { value: ['a', 'b', 'c', 'd', 'e'] } } } },
+    files: { 'tools/greet': GREET },
+  });
+  await fs.chmod(path.join(project, 'tools', 'greet'), 0o755);
+  return project;
+}
+
+async function build(project: string, out: string, budget: string) {
+  const result = await buildJson(project, '--out', out, '--max-call-files', budget);
+  expect(result.code, result.stderr).toBe(0);
+  return result.report;
+}
+
+const callFilesOf = (tree: Map<string, Buffer>, tool: string) =>
+  [...tree.keys()].filter((file) => file.startsWith(`tools/${tool}/`));
+
+describe('a build past its call-file budget', () => {
+  it('writes packs instead of call files, answering every call with the unpacked bytes, byte-identical on a rebuild', async () => {
+    const project = await packableProject();
+    const parent = await temporaryFolder();
+    const plainOut = path.join(parent, 'plain');
+    const packedOut = path.join(parent, 'packed');
+    const plainReport = await build(project, plainOut, '0');
+    const plain = await readTree(plainOut);
+    expect(callFilesOf(plain, 'echo')).toHaveLength(5);
+    // greet: 6 calls plus their left-out-default copies below tools/greet/.
+    expect(callFilesOf(plain, 'greet').length).toBeGreaterThan(6);
+
+    const packedReport = await build(project, packedOut, '2');
+    const packed = await readTree(packedOut);
+    expect(packedReport.warnings.map((warning) => warning.message)).toContainEqual(
+      expect.stringMatching(
+        /^this tree was packed: \d+ call files over a budget of 2 \(limits\.maxCallFiles in staticmcp\.json, or --max-call-files\); the calls of tools echo, greet went into 4 pack and index files under packs\/ \(256 KiB packs\).*; the tree still holds 6 call and pack files, over the budget/,
+      ),
+    );
+    expect(packedReport.warnings.map((warning) => warning.message).join('\n')).not.toContain('does not write packs');
+    // No plain call file of a packed tool is left; the one-file tool without parameters and the
+    // all-defaults copy (`tools/greet.json`, which readers look up as a plain file) stay as they are.
+    expect(callFilesOf(packed, 'echo')).toEqual([]);
+    expect(callFilesOf(packed, 'greet')).toEqual([]);
+    expect([...packed.keys()].filter((file) => file.startsWith('tools/')).sort()).toEqual([
+      'tools/greet.json',
+      'tools/ok.json',
+    ]);
+    expect(packed.get('tools/greet.json')).toEqual(plain.get('tools/greet.json'));
+    expect([...packed.keys()].some((file) => /^packs\/echo\/[0-9a-f]{16}\.pack$/.test(file))).toBe(true);
+    expect([...packed.keys()].some((file) => /^packs\/greet\/[0-9a-f]{16}\.idx$/.test(file))).toBe(true);
+    // The content hash is over the logical files: the same as the unpacked tree's.
+    expect(packedReport.contentHash).toBe(plainReport.contentHash);
+
+    const manifest = JSON.parse(packed.get('mcp.json')!.toString('utf8'));
+    const parsed = parsePackTable(manifest[EXTENSION_KEY].packs);
+    if (!('table' in parsed)) throw new Error(parsed.problem);
+    expect([...parsed.table.keys()].sort()).toEqual(['echo', 'greet']);
+    const files = new FolderPackFiles(packedOut);
+    const reader = new PackReader(files);
+    for (const tool of ['echo', 'greet']) {
+      const rows = parsed.table.get(tool)!;
+      expect(await verifyPackedTool(tool, rows, files)).toEqual([]);
+      for (const file of callFilesOf(plain, tool)) {
+        const found = await reader.lookup(rows, KEY_KIND.call, callKeyOf(file), file);
+        expect(found.status, file).toBe('ok');
+        if (found.status === 'ok') expect(Buffer.from(found.body).equals(plain.get(file)!), file).toBe(true);
+      }
+    }
+
+    // Deterministic: into a fresh folder, and again over the packed tree itself (--force runs every script).
+    const againOut = path.join(parent, 'again');
+    await build(project, againOut, '2');
+    expect(await readTree(againOut)).toEqual(packed);
+    const forced = await buildJson(project, '--out', packedOut, '--max-call-files', '2', '--force');
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(await readTree(packedOut)).toEqual(packed);
+
+    // Unpacked again over the packed tree: no pack is kept as if it were the user's.
+    await build(project, packedOut, '0');
+    expect(await readTree(packedOut)).toEqual(plain);
+  });
+
+  it('within the budget, or with 0, writes exactly the unpacked tree', async () => {
+    const project = await packableProject();
+    const parent = await temporaryFolder();
+    await build(project, path.join(parent, 'never'), '0');
+    await build(project, path.join(parent, 'within'), '1000');
+    const never = await readTree(path.join(parent, 'never'));
+    const within = await readTree(path.join(parent, 'within'));
+    expect(within).toEqual(never);
+    expect([...never.keys()].some((file) => file.startsWith('packs/'))).toBe(false);
+    expect(never.get('mcp.json')!.toString('utf8')).not.toContain('"packs"');
+  });
+});
