@@ -16,6 +16,7 @@ import {
 import { CLI } from '../helpers/paths.js';
 import { type ProjectFile, writeProject } from '../helpers/projects.js';
 import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
 
 const TOOL = (description: string, option = 'word'): string => `#!/bin/sh
 if [ "$1" = "--help" ]; then
@@ -77,6 +78,21 @@ async function replaceFile(project: string, relativePath: string, text: string):
 
 const quietMs = 600;
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, quietMs));
+
+/**
+ * A tool of four calls (past a budget of 2, so packed) that says `version` and notes each run it
+ * makes in `runsLog` (outside the project, so the note is no edit): a call answered from the tree
+ * runs nothing.
+ */
+const COUNTED_TOOL = (version: string, runsLog: string): string => `#!/bin/sh
+if [ "$1" = "--help" ]; then
+  echo '{"description": "Say a word"}'
+  echo '{"word": {"description": "A word", "value_type": {"enum": ["a", "b", "c", "d"]}, "required": true}}' >&2
+  exit 0
+fi
+echo run >> '${runsLog}'
+echo "${version} $word"
+`;
 
 describe.concurrent('staticmcp dev', () => {
   it('sends exactly one tools/list_changed for a new sidecar description, and tools/list shows it (SDK client)', async (test) => {
@@ -281,5 +297,36 @@ describe.concurrent('staticmcp dev', () => {
     const tools = (await dev.request('tools/list')).result?.tools as { name: string }[];
     expect(tools.map((tool) => tool.name)).toEqual(['echo', 'other']);
     expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);
+  });
+
+  it('serves a packed tree (--max-call-files 2) from its packs, and a rebuilt one from its new packs', async (test) => {
+    const { expect } = test;
+    const runsLog = path.join(await temporaryFolder(), 'runs.log');
+    const project = await writeProject({ 'tools/say': { script: COUNTED_TOOL('v1', runsLog) } });
+    const dev = startDev(test, project, ['--max-call-files', '2']);
+    await initialized(dev);
+    const packs = await fs.readdir(path.join(project, 'dist/packs/say'));
+    expect(packs.some((file) => file.endsWith('.pack'))).toBe(true);
+    await expect(fs.stat(path.join(project, 'dist/tools/say/b.json'))).rejects.toThrow();
+    const runs = async (): Promise<number> => (await fs.readFile(runsLog, 'utf8')).split('\n').length - 1;
+    const builtRuns = await runs();
+    expect((await dev.request('tools/call', { name: 'say', arguments: { word: 'b' } })).result).toEqual({
+      content: [{ type: 'text', text: 'v1 b\n' }],
+    });
+    expect(await runs()).toBe(builtRuns);
+
+    // The edit gives new packs under new names: the answers come from them, not the old indexes.
+    await replaceFile(project, 'tools/say', COUNTED_TOOL('v2', runsLog));
+    await fs.chmod(path.join(project, 'tools/say'), 0o755);
+    await stderrSays(dev, 'reloaded the tree');
+    expect(await fs.readdir(path.join(project, 'dist/packs/say'))).not.toEqual(packs);
+    const rebuiltRuns = await runs();
+    for (const word of ['b', 'd']) {
+      expect((await dev.request('tools/call', { name: 'say', arguments: { word } })).result).toEqual({
+        content: [{ type: 'text', text: `v2 ${word}\n` }],
+      });
+    }
+    expect(await runs()).toBe(rebuiltRuns);
+    expect(dev.stderr).not.toMatch(/not answered from the tree|not precomputed/);
   });
 });

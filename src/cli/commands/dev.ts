@@ -143,9 +143,20 @@ async function runDevCommand(projectGiven: string, options: DevOptions): Promise
   process.off('SIGTERM', onSignal);
   if (interruptedBy) return exitCodeOfSignal(interruptedBy);
 
-  const { FolderSource } = await import('../../hosts/node/folder-source.js');
-  const { openBridge } = await import('../../hosts/node/start-bridge.js');
-  const source = new FolderSource(outDir, path.relative(process.cwd(), outDir) || '.');
+  const [{ FolderSource }, { FolderPackFiles }, { ManifestPackedSource }, { openBridge }] = await Promise.all([
+    import('../../hosts/node/folder-source.js'),
+    import('../../hosts/node/folder-pack-files.js'),
+    import('../../core/packs/manifest-packed-source.js'),
+    import('../../hosts/node/start-bridge.js'),
+  ]);
+  // As `serve <folder>` reads it: a build past the call-file budget writes a packed tree, and its
+  // packed calls answer from the packs. Each reload reads the rebuilt mcp.json first, whose pack
+  // table (new pack and index names) replaces the old one along with its index cache.
+  const source = new ManifestPackedSource(
+    new FolderSource(outDir, path.relative(process.cwd(), outDir) || '.'),
+    new FolderPackFiles(outDir),
+    { onProblem: (reason) => log(reason) },
+  );
   let bridge: RunningBridge;
   try {
     bridge = await openBridge({ source, projectRoot, dev: true, logPrefix: 'staticmcp dev' });
