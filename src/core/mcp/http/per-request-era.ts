@@ -9,11 +9,11 @@ import { classifyMessage, errorResponse, INVALID_REQUEST, METHOD_NOT_FOUND } fro
 import { readRequestEra, UNSUPPORTED_PROTOCOL_VERSION } from '../request-meta.js';
 import type { ClientId } from './client-quotas.js';
 import type { HttpAnswer, HttpExchange } from './http-exchange.js';
-import { CLOSE_GRACE_MS, CLOSE_WAIT_MS, type HandlerScope } from './http-options.js';
+import type { HandlerScope } from './http-options.js';
+import { answerWithOneShotSession } from './post-answer.js';
 import { emptyAnswer, jsonAnswer, jsonError } from './json-answers.js';
 import type { Accepts } from './media-types.js';
 import { findHeaderMismatch } from './modern-http-headers.js';
-import { answerPost } from './post-answer.js';
 import type { ParsedBody } from './request-body.js';
 
 type Outgoing = Record<string, unknown>;
@@ -45,15 +45,7 @@ export function postPerRequest(
   if (era.era === 'invalid')
     return jsonAnswer(400, errorResponse(message.id, era.error.code, era.error.message, era.error.data));
   const session = scope.openSession(client, () => {});
-  return answerPost(scope, {
-    exchange,
-    parsed,
-    session,
-    accepts,
-    extraHeaders: {},
-    finished: () => void session.close(CLOSE_GRACE_MS, CLOSE_WAIT_MS),
-    statusOf: modernAnswerStatus,
-  });
+  return answerWithOneShotSession(scope, { exchange, parsed, session, accepts, statusOf: modernAnswerStatus });
 }
 
 /**

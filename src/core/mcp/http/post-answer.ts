@@ -6,7 +6,7 @@ import type { McpSession, Send } from '../mcp-session.js';
 import { acceptsBatches } from '../protocol-versions.js';
 import { BoundedEventStream } from './bounded-event-stream.js';
 import type { HttpAnswer, HttpExchange } from './http-exchange.js';
-import type { HandlerScope } from './http-options.js';
+import { CLOSE_GRACE_MS, CLOSE_WAIT_MS, type HandlerScope } from './http-options.js';
 import { emptyAnswer, jsonAnswer, jsonError } from './json-answers.js';
 import { type Accepts, SSE_HEADERS } from './media-types.js';
 import type { ParsedBody } from './request-body.js';
@@ -29,6 +29,18 @@ export interface PostAnswer {
 }
 
 const OK: AnswerStatus = () => ({ status: 200 });
+
+/** Answers a POST with a session made for this one request (no session table), closed once it is answered. */
+export function answerWithOneShotSession(
+  scope: HandlerScope,
+  post: Omit<PostAnswer, 'extraHeaders' | 'finished'>,
+): Promise<HttpAnswer> {
+  return answerPost(scope, {
+    ...post,
+    extraHeaders: {},
+    finished: () => void post.session.close(CLOSE_GRACE_MS, CLOSE_WAIT_MS),
+  });
+}
 
 export async function answerPost(scope: HandlerScope, post: PostAnswer): Promise<HttpAnswer> {
   const { exchange, parsed, session, accepts, extraHeaders, finished } = post;

@@ -11,7 +11,7 @@ import type { HttpAnswer, HttpExchange } from './http-exchange.js';
 import { CLOSE_GRACE_MS, CLOSE_WAIT_MS, type HandlerScope } from './http-options.js';
 import { jsonError, SERVER_ERROR, SESSION_NOT_FOUND } from './json-answers.js';
 import { type Accepts, parseAccept, SSE_HEADERS } from './media-types.js';
-import { answerPost } from './post-answer.js';
+import { answerPost, answerWithOneShotSession } from './post-answer.js';
 import type { ParsedBody } from './request-body.js';
 
 /** The version a request without MCP-Protocol-Version speaks (the spec's rule for old clients). */
@@ -61,14 +61,7 @@ export function postWithoutSession(
     () => {},
     parsed.isInitialize ? undefined : (version ?? VERSION_WITHOUT_HEADER),
   );
-  return answerPost(scope, {
-    exchange,
-    parsed,
-    session,
-    accepts,
-    extraHeaders: {},
-    finished: () => void session.close(CLOSE_GRACE_MS, CLOSE_WAIT_MS),
-  });
+  return answerWithOneShotSession(scope, { exchange, parsed, session, accepts });
 }
 
 export class SessionTable {
