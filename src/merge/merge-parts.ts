@@ -3,14 +3,15 @@
 // carries its own call files. What in a whole tree depends on every shard is computed here exactly
 // as the build computes it: each tool's `precomputed` count (the sum of the parts'), index.html
 // (which lists the tools no shard precomputed), the left-out-defaults copies (claimed by every
-// shard's calls, written when no two calls claim one path: extra-copies.ts) and the content hash
+// shard's calls, written when no two calls claim one path: extra-copies.ts), the content hash
 // (over the merged files, by the rule in tree-writer/content-hash.ts, from the digests taken as
-// each file is copied). Past the call-file budget the shards recorded (or merge's own
-// --max-call-files), the merged call files are packed by the build's own pack step
+// each file is copied) and the packs: past the call-file budget the shards recorded (or merge's
+// own --max-call-files), the merged call files are packed by the build's own pack step
 // (builder/pack-call-files.ts) at the same point of the same order, `_headers` gaining the packs/
-// rule, so a packed merged tree is byte-identical to a one-machine build too. It streams: no part's files are held, each is read once in fixed chunks (to
-// check the part against its record) and hard-linked into the merged tree, or copied where the
-// parts are on another filesystem. A part is an artifact that may have been tampered with: every
+// rule as the build's does. It streams: no part's files are held, each is read once in fixed
+// chunks (to check the part against its record) and hard-linked into the merged tree, or copied
+// where the parts are on another filesystem; packing then reads one packed tool's calls at a
+// time, as the build does. A part is an artifact that may have been tampered with: every
 // path it or its record names is a plain path inside the tree (core/tree/tree-path.ts, checked
 // before anything is read or written), no link in it is ever followed, and no file over the cap is
 // read (read-part-file.ts). Written atomically like a build, so a killed or refused merge leaves
@@ -18,10 +19,9 @@
 import path from 'node:path';
 import type { BuildProblem, ToolReport } from '../builder/build-report.js';
 import { ExtraCopies } from '../builder/extra-copies.js';
-import { addToTally, checkCallFileBudget, checkHostLimits } from '../builder/host-limits.js';
+import { addToTally, checkCallFileBudget, checkHostLimits, type PackingOutcome } from '../builder/host-limits.js';
 import { planPacking, writePacks } from '../builder/pack-call-files.js';
 import { TreeOutput } from '../builder/tree-output.js';
-import type { PackingOutcome } from '../builder/host-limits.js';
 import { forEachConcurrent } from '../builder/map-concurrent.js';
 import { listTreeFiles } from '../check/list-tree-files.js';
 import { promises as fs } from 'node:fs';
