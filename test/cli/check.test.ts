@@ -1,5 +1,6 @@
 // `staticmcp check`: a freshly built tree passes; each kind of damage is reported with its path
 // and exit 1; a tree from another generator is held only to the standard; no tree at all is exit 2.
+// A deployed packed tree has its packs verified over http, each fetched once; a missing one is named.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
