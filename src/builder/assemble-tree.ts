@@ -50,9 +50,10 @@ export interface AssembleInput {
   completionProviders?: CompletionProviders;
   /**
    * Run once the content hash is taken (over the logical files) and before the manifest is
-   * written: the pack step (pack-call-files.ts), returning the manifest's pack table, if any.
+   * written: the pack step (pack-call-files.ts writePacks), returning the manifest's pack table.
+   * Given only when the tree is packed (its `_headers` then has the packs/ rule).
    */
-  packCalls?: () => Promise<Record<string, { first: string; index: string }[]> | undefined>;
+  packCalls?: () => Promise<Record<string, { first: string; index: string }[]>>;
 }
 
 /** Above this many items of one kind, clients page slowly and people lose track (000_* guardrail). */
@@ -197,6 +198,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     discovery: { card: discovery.card, registryAuth: config.registryAuth !== undefined },
     ...(cacheTtl !== undefined ? { cacheTtlSeconds: cacheTtl } : {}),
     liveOnlyTools: Object.keys(tools).filter((name) => tools[name]?.precomputed === 0),
+    packs: input.packCalls !== undefined,
   };
   for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions))
     await output.write(filePath, content);
