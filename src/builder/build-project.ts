@@ -36,6 +36,7 @@ import { shardCallFilter } from './shard-of-call.js';
 import { ShardOutput } from './shard-part.js';
 import { CallFileSink } from './call-file-sink.js';
 import { packCallFiles } from './pack-call-files.js';
+import { readPreviousPacks, recordPacks } from './pack-reuse.js';
 import { TreeOutput } from './tree-output.js';
 import { forgetUpToDate, recordUpToDate } from './up-to-date.js';
 
@@ -185,6 +186,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
                 planned.plans.map((plan) => plan.name),
                 copies,
                 maxCallFiles,
+                { previous: await readPreviousPacks(projectRoot, outDir, generatorName()), generator: generatorName() },
               );
               return packing?.table;
             },
@@ -267,6 +269,8 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       await writer.commit(
         shard ? {} : { keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name), dropInsideKept: BUILD_OWNED_NESTED_PATHS },
       );
+    // The packs now in the output folder, for the next build to reuse (a part is never packed).
+    if (!shard) await recordPacks(projectRoot, outDir, generatorName(), packing?.packedTools ?? {});
 
     const report: BuildReport = {
       ok,

@@ -6,7 +6,14 @@
 // which carries the pack table. Deterministic: tools in name order, records sorted by the writer.
 // Cost: the call files are written as usual, then each packed tool's are read back once (one
 // tool's bodies in memory at a time), its packs written and its call files removed: about one more
-// read and one unlink per call file, and a tool's bytes of memory at the peak.
+// read and one unlink per call file, and a tool's bytes of memory at the peak. A tool whose records
+// are those of the previous build (pack-reuse.ts: a digest of the writer's file digests, no read)
+// has its packs hard-linked from the previous tree instead: no read-back, no encoding, no write.
+// Why the call files are still written first: the budget decision needs every tool's final count
+// and size, known only once every call is in, and the writer's per-file digests and collision
+// handling (call-file-sink.ts) work on written files; the files of a packed tool are at most the
+// call files of the tree, and are removed before the swap.
+import path from 'node:path';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { encodedRecordBytes } from '../core/packs/pack-format.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
@@ -18,6 +25,7 @@ import {
   packToolRecords,
 } from '../tree-writer/pack-writer.js';
 import type { PackingOutcome } from './host-limits.js';
+import { type PackedToolOutcome, type PreviousPacks, ToolRecordsDigest } from './pack-reuse.js';
 import type { TreeOutput } from './tree-output.js';
 
 interface ToolCallFiles {
@@ -50,6 +58,13 @@ function compareStrings(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
+export interface PackCallFilesOptions {
+  /** The previous build's packs of this output folder, reused for tools whose records are the same. */
+  previous?: PreviousPacks;
+  /** The generator (name and version), part of a tool's records digest. */
+  generator: string;
+}
+
 /**
  * Packs the call files of `tools` when the tree holds more than `maxCallFiles` (`0`: never);
  * `copies` are the left-out-default copies written ([copy, original]). Undefined when nothing was packed.
@@ -59,6 +74,7 @@ export async function packCallFiles(
   tools: readonly string[],
   copies: readonly [string, string][],
   maxCallFiles: number,
+  options: PackCallFilesOptions = { generator: '' },
 ): Promise<PackingOutcome | undefined> {
   const callFilesBefore = output.tally.callFiles;
   if (maxCallFiles === 0 || callFilesBefore <= maxCallFiles) return undefined;
@@ -110,6 +126,7 @@ export async function packCallFiles(
     targetPackBytes *= 2;
 
   const table: Record<string, PackTableRow[]> = {};
+  const packedTools: Record<string, PackedToolOutcome> = {};
   let packFiles = 0;
   let callFilesAfter = otherCallFiles;
   for (const entry of entries) {
@@ -117,18 +134,52 @@ export async function packCallFiles(
       callFilesAfter += entry.all.length;
       continue;
     }
-    const records: PackRecord[] = entry.owners.map((owner) => ({
-      paths: [owner, ...packedCopiesOf(copiesOf, owner, entry.tool)],
-      bytes: output.writer.read(owner),
-    }));
-    const packed = packToolRecords({ tool: entry.tool, records, targetPackBytes });
-    for (const file of packed.files) await output.write(file.path, Buffer.from(file.bytes));
-    packFiles += packed.files.length;
+    // The owners in a fixed order (they come in as the calls finished), for the records digest.
+    entry.owners.sort(compareStrings);
+    const digest = new ToolRecordsDigest(options.generator, entry.tool, targetPackBytes);
+    for (const owner of entry.owners)
+      digest.add([owner, ...packedCopiesOf(copiesOf, owner, entry.tool)], output.writer.digestOf(owner)!);
+    const records = digest.digest();
+    const reused = options.previous?.reusable(entry.tool, records, targetPackBytes);
+    let outcome: PackedToolOutcome;
+    if (reused && options.previous) {
+      for (const file of reused.files)
+        await output.writeFromFile(
+          file.path,
+          path.join(options.previous.outDir, file.path),
+          Buffer.from(file.sha256, 'hex'),
+          file.size,
+        );
+      outcome = { records, targetPackBytes, table: reused.table, files: reused.files };
+    } else {
+      const packed = packToolRecords({
+        tool: entry.tool,
+        records: entry.owners.map(
+          (owner): PackRecord => ({
+            paths: [owner, ...packedCopiesOf(copiesOf, owner, entry.tool)],
+            bytes: output.writer.read(owner),
+          }),
+        ),
+        targetPackBytes,
+      });
+      for (const file of packed.files) await output.write(file.path, Buffer.from(file.bytes));
+      outcome = {
+        records,
+        targetPackBytes,
+        table: packed.table,
+        files: packed.files.map((file) => ({
+          path: file.path,
+          sha256: output.writer.digestOf(file.path)!.toString('hex'),
+        })),
+      };
+    }
+    packFiles += outcome.files.length;
     await output.remove(entry.all);
-    table[entry.tool] = packed.table;
+    table[entry.tool] = outcome.table;
+    packedTools[entry.tool] = outcome;
   }
   if (packFiles === 0) return undefined;
-  return { callFilesBefore, callFilesAfter, table, packFiles, targetPackBytes };
+  return { callFilesBefore, callFilesAfter, table, packFiles, targetPackBytes, packedTools };
 }
 
 function packFilesOf(entry: ToolCallFiles, targetPackBytes: number): number {

@@ -17,6 +17,19 @@ export class TreeOutput {
     addToTally(this.tally, filePath, await this.writer.write(filePath, content));
   }
 
+  /**
+   * Puts the regular file `source` (`sizeBytes` long, content digest `digest`) at `filePath`,
+   * hard-linked where it can be: a previous tree's file reused as it is (pack-reuse.ts).
+   */
+  async writeFromFile(filePath: string, source: string, digest: Buffer, sizeBytes: number): Promise<void> {
+    if (this.writer.has(filePath)) {
+      await this.writer.flush();
+      removeFromTally(this.tally, filePath, this.writer.sizeOf(filePath));
+    }
+    await this.writer.writeFromFile(filePath, source, digest);
+    addToTally(this.tally, filePath, sizeBytes);
+  }
+
   /** Takes written files out of the tree and the tally (the pack step, after the content hash). */
   async remove(filePaths: readonly string[]): Promise<void> {
     await this.writer.flush();

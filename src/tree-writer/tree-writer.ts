@@ -126,7 +126,12 @@ export class TreeWriter {
     assertPlainTreePath(relativePath, 'the tree path');
     if (this.failure) throw this.failure;
     this.written.set(relativePath, digest);
-    await this.start(relativePath, () => linkOrCopy(source, path.join(this.tempDir, relativePath)));
+    const target = path.join(this.tempDir, relativePath);
+    await this.start(relativePath, async () => {
+      await linkOrCopy(source, target);
+      // Dev's next rebuild may link it again when its content comes back the same.
+      await this.reuse?.recordFile(relativePath, digest.toString('hex'), target);
+    });
   }
 
   /** Waits for a slot, makes the file's folder, and starts `writing` it; its failure fails the tree. */
