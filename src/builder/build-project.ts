@@ -120,6 +120,10 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
   try {
     const { shard } = options;
     const output = shard ? new ShardOutput(writer, shard) : new TreeOutput(writer);
+    const maxCallFiles = options.maxCallFiles ?? config.limits.maxCallFiles;
+    // Call files past the budget are held in a spool, not created: the pack step takes them from
+    // there (a shard part is never packed, so its files are written as they come).
+    if (!shard) output.spoolCallFilesPast(maxCallFiles);
     const sink = new CallFileSink(output, planned.plans);
     await runCalls(
       planned.plans,
@@ -158,7 +162,6 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       registeredCompletions && [...registeredCompletions, ...providers.lists],
     );
     const copies = shard ? [] : await sink.writeCopies();
-    const maxCallFiles = options.maxCallFiles ?? config.limits.maxCallFiles;
     const callFilesBeforePacking = output.tally.callFiles;
     let packing: PackingOutcome | undefined;
     const toolReports = sink.toolReports();

@@ -43,7 +43,7 @@ interface ToolCallFiles {
  * parameters, or the all-defaults-left-out copy) stays a plain file: readers look packs up only
  * below a tool's folder (core/packs/packed-tree-source.ts), and it is one file per tool.
  */
-function toolOfCallFile(filePath: string): string | undefined {
+export function toolOfCallFile(filePath: string): string | undefined {
   if (!filePath.startsWith('tools/') || !filePath.endsWith('.json')) return undefined;
   const slash = filePath.indexOf('/', 'tools/'.length);
   return slash < 0 ? undefined : filePath.slice('tools/'.length, slash);
