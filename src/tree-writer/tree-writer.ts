@@ -22,6 +22,7 @@ import {
   openSync,
   readFileSync,
   readSync,
+  rmSync,
   statSync,
   writeFileSync,
   writeSync,
@@ -203,7 +204,7 @@ export class TreeWriter {
     closeSync(this.spool.fd);
     const { file } = this.spool;
     this.spool = undefined;
-    void fs.rm(file, { force: true });
+    rmSync(file, { force: true });
   }
 
   /** Waits for a slot, makes the file's folder, and starts `writing` it; its failure fails the tree. */
