@@ -25,6 +25,7 @@ import {
   packToolRecords,
 } from '../tree-writer/pack-writer.js';
 import type { PackingOutcome } from './host-limits.js';
+import { toolOfCallFile } from './packable-call-file.js';
 import { type PackedToolOutcome, type PreviousPacks, ToolRecordsDigest } from './pack-reuse.js';
 import type { TreeOutput } from './tree-output.js';
 
@@ -36,17 +37,6 @@ interface ToolCallFiles {
   all: string[];
   recordBytes: number;
   nameCount: number;
-}
-
-/**
- * The tool of a packable call file, `tools/<tool>/….json`. `tools/<tool>.json` (a tool without
- * parameters, or the all-defaults-left-out copy) stays a plain file: readers look packs up only
- * below a tool's folder (core/packs/packed-tree-source.ts), and it is one file per tool.
- */
-export function toolOfCallFile(filePath: string): string | undefined {
-  if (!filePath.startsWith('tools/') || !filePath.endsWith('.json')) return undefined;
-  const slash = filePath.indexOf('/', 'tools/'.length);
-  return slash < 0 ? undefined : filePath.slice('tools/'.length, slash);
 }
 
 /** The copies of `owner` that are packed with it (those below its tool's folder). */

@@ -6,7 +6,7 @@
 // left unpacked are written out as files before the swap. The budget decision itself still needs
 // every tool's final count and size, known only once every call is in.
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
-import { toolOfCallFile } from './pack-call-files.js';
+import { toolOfCallFile } from './packable-call-file.js';
 import { addToTally, createTreeTally, removeFromTally, type TreeTally } from './host-limits.js';
 
 export class TreeOutput {
