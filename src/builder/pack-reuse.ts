@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { type BigIntStats, promises as fs, lstatSync } from 'node:fs';
 import path from 'node:path';
+import { PACKS_FOLDER } from '../core/packs/pack-format.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
 
@@ -63,8 +64,14 @@ export class PreviousPacks {
     const recorded = Object.hasOwn(this.tools, tool) ? this.tools[tool] : undefined;
     if (!recorded || recorded.records !== records || recorded.targetPackBytes !== targetPackBytes) return undefined;
     try {
+      // The record is the project's own file, but an edited one must not put paths outside the
+      // tool's packs folder into the tree or its table.
+      const ownFolder = `${PACKS_FOLDER}${tool}/`;
+      const paths = new Set(recorded.files.map((file) => file.path));
+      if (!recorded.table.every((row) => paths.has(row.index))) return undefined;
       for (const file of recorded.files) {
         assertPlainTreePath(file.path, 'a recorded pack file');
+        if (!file.path.startsWith(ownFolder) || file.path.indexOf('/', ownFolder.length) >= 0) return undefined;
         const stats = lstatSync(path.join(this.outDir, file.path), { bigint: true });
         if (
           !stats.isFile() ||
