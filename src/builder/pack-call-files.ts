@@ -9,7 +9,7 @@
 // whole tree, so a merged tree is packed byte for byte as a one-machine build packs it.
 // Deterministic: tools in name order, records sorted by the writer.
 // Cost: the call files past the budget are held in one spool file, never created one by one
-// (tree-output.ts), then each packed tool's are read back once (one tool's bodies in memory at a
+// (tree-output.ts), then each packed tool's are read back once (one pack's bodies in memory at a
 // time) and its packs written. A tool whose records are those of the previous build (pack-reuse.ts:
 // a digest of the writer's file digests, no read) has its packs hard-linked from the previous tree
 // instead: no read-back, no encoding, no write. Why calls are not packed as they stream in: the
@@ -22,8 +22,8 @@ import {
   DEFAULT_TARGET_PACK_BYTES,
   MAX_PACK_BYTES,
   maxPackFilesFor,
-  type PackRecord,
-  packToolRecords,
+  generateToolPacks,
+  type LazyPackRecord,
 } from '../tree-writer/pack-writer.js';
 import type { PackingOutcome } from './host-limits.js';
 import { toolOfCallFile } from './packable-call-file.js';
@@ -170,24 +170,31 @@ export async function writePacks(
         );
       outcome = { records, targetPackBytes, table: reused.table, files: reused.files };
     } else {
-      const packed = packToolRecords({
+      // One pack's bodies in memory at a time: each is read when its pack is made, then dropped.
+      const generator = generateToolPacks({
         tool: entry.tool,
         records: entry.owners.map(
-          (owner): PackRecord => ({
+          (owner): LazyPackRecord => ({
             paths: [owner, ...packedCopiesOf(copiesOf, owner, entry.tool)],
-            bytes: output.writer.read(owner),
+            byteLength: output.writer.sizeOf(owner),
+            readBytes: () => output.writer.read(owner),
           }),
         ),
         targetPackBytes,
       });
-      for (const file of packed.files) await output.write(file.path, Buffer.from(file.bytes));
+      const written: string[] = [];
+      let step = generator.next();
+      for (; !step.done; step = generator.next()) {
+        await output.write(step.value.path, Buffer.from(step.value.bytes));
+        written.push(step.value.path);
+      }
       outcome = {
         records,
         targetPackBytes,
-        table: packed.table,
-        files: packed.files.map((file) => ({
-          path: file.path,
-          sha256: output.writer.digestOf(file.path)!.toString('hex'),
+        table: step.value,
+        files: written.sort(compareStrings).map((filePath) => ({
+          path: filePath,
+          sha256: output.writer.digestOf(filePath)!.toString('hex'),
         })),
       };
     }

@@ -31,9 +31,16 @@ export interface PackRecord {
   bytes: Uint8Array;
 }
 
-export interface PackToolOptions {
+/** A record whose body is read only when its pack is written: a tool's bodies are never all in memory. */
+export interface LazyPackRecord {
+  paths: readonly string[];
+  byteLength: number;
+  readBytes(): Uint8Array;
+}
+
+export interface PackToolOptions<Record = PackRecord> {
   tool: string;
-  records: readonly PackRecord[];
+  records: readonly Record[];
   /** Average pack size aimed at; packs come out between half of it and it, give or take a few %. */
   targetPackBytes: number;
   /** Average index size aimed at; an index never covers less than one pack. */
@@ -69,9 +76,14 @@ interface Prepared {
   key: Uint8Array;
   /** Its first 32 bits, for bucketing. */
   top: number;
-  names: Uint8Array[];
-  record: PackRecord;
-  size: number;
+  paths: readonly string[];
+  readBytes(): Uint8Array;
+}
+
+/** A pack or index file the writer made. */
+export interface PackFile {
+  path: string;
+  bytes: Uint8Array;
 }
 
 /** The smallest bit count b with total / 2^b <= target (0 when it fits in one), capped. */
@@ -105,8 +117,32 @@ function bucketOf(top: number, bits: number): number {
   return bits === 0 ? 0 : top >>> (32 - bits);
 }
 
-/** Packs and indexes for one tool's records. Throws when a path is not plain or a pack would pass MAX_PACK_BYTES. */
+/** Packs and indexes for one tool's records, all in memory (tests, benches; the build streams: generateToolPacks). */
 export function packToolRecords(options: PackToolOptions): PackedTool {
+  const files: PackFile[] = [];
+  const generator = generateToolPacks({
+    ...options,
+    records: options.records.map((record) => ({
+      paths: record.paths,
+      byteLength: record.bytes.length,
+      readBytes: () => record.bytes,
+    })),
+  });
+  let step = generator.next();
+  for (; !step.done; step = generator.next()) files.push(step.value);
+  const table = step.value;
+  files.sort((a, b) => compareStrings(a.path, b.path));
+  return { files, table };
+}
+
+/**
+ * Packs and indexes for one tool's records, each file yielded as soon as it is made (packs in key
+ * order, then indexes); the tool's rows of the pack table are the generator's return value. A record's body is
+ * read when its pack is made and dropped with it: memory holds one pack's bodies and every name's
+ * index entry, never the tool's bodies. Throws when a path is not plain or a pack would pass
+ * MAX_PACK_BYTES.
+ */
+export function* generateToolPacks(options: PackToolOptions<LazyPackRecord>): Generator<PackFile, PackTableRow[]> {
   const { tool, records, targetPackBytes } = options;
   const targetIndexBytes = options.targetIndexBytes ?? DEFAULT_TARGET_INDEX_BYTES;
   assertPlainTreePath(`${PACKS_FOLDER}${tool}`, `The packs folder of tool ${tool}`);
@@ -117,19 +153,19 @@ export function packToolRecords(options: PackToolOptions): PackedTool {
   for (const record of records) {
     for (const path of record.paths) assertPlainTreePath(path, 'A packed call file');
     const key = callKeyOf(record.paths[0] ?? '');
-    const names = record.paths.map((path) => utf8Bytes(path));
-    const size = encodedRecordBytes(names, record.bytes.length);
-    prepared.push({ key, top: new DataView(key.buffer).getUint32(0), names, record, size });
-    totalBytes += size;
-    nameCount += names.length;
+    totalBytes += encodedRecordBytes(
+      record.paths.map((path) => utf8Bytes(path)),
+      record.byteLength,
+    );
+    prepared.push({ key, top: new DataView(key.buffer).getUint32(0), paths: record.paths, readBytes: record.readBytes });
+    nameCount += record.paths.length;
   }
-  if (prepared.length === 0) return { files: [], table: [] };
+  if (prepared.length === 0) return [];
   // Deterministic order whatever order the records came in: key, then the path itself.
-  prepared.sort((a, b) => compareKeys(a.key, b.key) || compareStrings(a.record.paths[0]!, b.record.paths[0]!));
+  prepared.sort((a, b) => compareKeys(a.key, b.key) || compareStrings(a.paths[0]!, b.paths[0]!));
 
   const packBits = bucketBits(totalBytes, targetPackBytes);
   const indexBits = Math.min(packBits, bucketBits(nameCount * INDEX_BYTES_PER_NAME, targetIndexBytes));
-  const files: { path: string; bytes: Uint8Array }[] = [];
   /** Every name's index entry, with the pack file it points into. */
   const entries: {
     key: Uint8Array;
@@ -146,7 +182,7 @@ export function packToolRecords(options: PackToolOptions): PackedTool {
     while (end < prepared.length && bucketOf(prepared[end]!.top, packBits) === bucket) end += 1;
     const encoded = prepared
       .slice(start, end)
-      .map((item) => encodeRecord({ names: item.record.paths, body: item.record.bytes }));
+      .map((item) => encodeRecord({ names: item.paths, body: item.readBytes() }));
     const packBytes = encodePack(encoded);
     if (packBytes.length > MAX_PACK_BYTES) {
       throw new StaticMcpError(
@@ -156,12 +192,12 @@ export function packToolRecords(options: PackToolOptions): PackedTool {
       );
     }
     const pack = { path: `${PACKS_FOLDER}${tool}/${contentName(packBytes)}.pack`, length: packBytes.length };
-    files.push({ path: pack.path, bytes: packBytes });
+    yield { path: pack.path, bytes: packBytes };
     let offset = 16;
     for (let position = start; position < end; position += 1) {
       const item = prepared[position]!;
       const length = encoded[position - start]!.length;
-      item.record.paths.forEach((name, nameIndex) => {
+      item.paths.forEach((name, nameIndex) => {
         entries.push({ key: nameIndex === 0 ? item.key : callKeyOf(name), name, pack, offset, length });
       });
       offset += length;
@@ -194,14 +230,13 @@ export function packToolRecords(options: PackToolOptions): PackedTool {
     }));
     const indexBytes = encodeIndex(KEY_KIND.call, packs, indexEntries);
     const indexPath = `${PACKS_FOLDER}${tool}/${contentName(indexBytes)}.idx`;
-    files.push({ path: indexPath, bytes: indexBytes });
+    yield { path: indexPath, bytes: indexBytes };
     const firstKey = new Uint8Array(8);
     new DataView(firstKey.buffer).setUint32(0, indexBits === 0 ? 0 : (bucket << (32 - indexBits)) >>> 0);
     table.push({ first: hexOfBytes(firstKey), index: indexPath });
     start = end;
   }
-  files.sort((a, b) => compareStrings(a.path, b.path));
-  return { files, table };
+  return table;
 }
 
 function compareStrings(left: string, right: string): number {
