@@ -17,15 +17,19 @@
 //      chunks, so the machine's noise hits both alike), packed alone at WIKIPEDIA_CALLS;
 //   5. memory after MEMORY_CALLS (10,000) more random calls: each server process's RSS (VmRSS,
 //      /proc/<pid>/status; for the worker, the workerd process miniflare started) before and after
-//      them, beside the bound the readers keep (the worker's PackIndexCache: 64 indexes / 8 MiB).
+//      them, beside the bound the readers keep (the worker's PackIndexCache: 64 indexes / 8 MiB);
+//   6. what a worker call reads: the bundled _worker.js run in this process over an ASSETS binding
+//      that reads the tree folder and counts the files fetched (pack indexes, packs, plain files)
+//      and their bytes, per call, over the latency sample twice (cold, then warm).
 // Run: npm run build && node bench/packed-trees.mjs      (the full run: ~25 minutes, ~4 GB in /tmp)
 // Smaller: CALLS=5000 WIKIPEDIA_CALLS=0 BUILD_CALLS=1000 LATENCY_CALLS=200 MEMORY_CALLS=1000 node bench/packed-trees.mjs
 // (a tree within MAX_CALL_FILES is packed with a budget of a quarter of its calls instead, and says so).
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { cliPath, repoRoot, tempDir } from './lib/common.mjs';
-import { startWorkerdSite } from './lib/edge-lib.mjs';
+import { startWorkerdSite, workerBundle } from './lib/edge-lib.mjs';
 import {
   sampleCalls,
   seededRandom,
@@ -59,6 +63,9 @@ function percentile(values, fraction) {
 
 const megabytes = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const kilobytes = (bytes) => `${(bytes / 1024).toFixed(0)} KB`;
+/** A tree path as the table shows it: packs and indexes by kind (their names are hashes). */
+const kindOf = (treePath) =>
+  treePath.endsWith('.pack') ? 'a pack' : treePath.endsWith('.idx') ? 'an index' : treePath;
 const ratio = (packed, unpacked) => (unpacked > 0 ? `${(packed / unpacked).toFixed(2)}×` : '-');
 
 /** The budget a tree of `calls` is packed with: MAX_CALL_FILES, or a quarter of its calls when it is within that. */
@@ -141,7 +148,7 @@ for (const [shape, calls, layouts] of [
     trees[shape][layout] = tree;
     const fits = tree.files <= FREE_PLAN_FILES && tree.largestFileBytes <= MAX_FILE_BYTES;
     console.log(
-      `${shape.padEnd(14)} ${layout.padEnd(8)} ${String(tree.maxCallFiles).padStart(7)} ${String(tree.calls).padStart(8)} ${String(tree.files).padStart(8)} ${String(tree.callFilesLeft).padStart(11)} ${String(tree.packFiles).padStart(11)} ${megabytes(tree.bytes).padStart(10)} ${`${megabytes(tree.largestFileBytes)} ${tree.largestFile.slice(0, 18)}`.padStart(28)} ${(fits ? 'yes' : 'no').padStart(15)} ${(tree.ms / 1000).toFixed(1).padStart(8)} ${`${tree.peakRssMb.toFixed(0)} MB`.padStart(9)} ${megabytes(tree.completionsBytes).padStart(17)} ${kilobytes(tree.manifestBytes).padStart(9)}`,
+      `${shape.padEnd(14)} ${layout.padEnd(8)} ${String(tree.maxCallFiles).padStart(7)} ${String(tree.calls).padStart(8)} ${String(tree.files).padStart(8)} ${String(tree.callFilesLeft).padStart(11)} ${String(tree.packFiles).padStart(11)} ${megabytes(tree.bytes).padStart(10)} ${`${megabytes(tree.largestFileBytes)} ${kindOf(tree.largestFile)}`.padStart(28)} ${(fits ? 'yes' : 'no').padStart(15)} ${(tree.ms / 1000).toFixed(1).padStart(8)} ${`${tree.peakRssMb.toFixed(0)} MB`.padStart(9)} ${kilobytes(tree.completionsBytes).padStart(17)} ${kilobytes(tree.manifestBytes).padStart(9)}`,
     );
   }
   const { unpacked, packed } = trees[shape];
@@ -417,4 +424,79 @@ if (wikipedia) {
     `\nthe same over the ${WIKIPEDIA_CALLS}-call wikipedia tree, packed alone (workerd started in ${(packed.startMs / 1000).toFixed(1)} s; ${indexes.count} indexes of ${kilobytes(indexes.bytes / Math.max(1, indexes.count))} average, so the worker's cache of 64 indexes / 8 MiB holds ${Math.min(64, indexes.count)} of them, ~${megabytes(Math.min(64, indexes.count) * (indexes.bytes / Math.max(1, indexes.count)))}) ${stageTime()}`,
   );
   printLatency(servers);
+}
+
+// 6. What a worker call reads, counted in this process.
+/**
+ * The bundled worker (a module instance of its own: its isolate cache is module state) over an
+ * ASSETS binding reading `tree`; `counts` tallies each fetch as an index, a pack or a plain file.
+ */
+async function countingWorker(tree, instance) {
+  const worker = (await import(`${pathToFileURL(workerBundle).href}?instance=${instance}`)).default;
+  const counts = { index: 0, pack: 0, plain: 0, bytes: 0 };
+  const ASSETS = {
+    async fetch(request) {
+      const relative = decodeURIComponent(new URL(request.url).pathname.slice(1));
+      const kind = relative.endsWith('.idx') ? 'index' : relative.endsWith('.pack') ? 'pack' : 'plain';
+      counts[kind] += 1;
+      let body;
+      try {
+        body = readFileSync(path.join(tree, ...relative.split('/')));
+      } catch {
+        return new Response('not found', { status: 404 });
+      }
+      counts.bytes += body.length;
+      const type = relative.endsWith('.json') ? 'application/json' : 'application/octet-stream';
+      return new Response(body, { headers: { 'content-type': type } });
+    },
+  };
+  const call = async (toolCall) => {
+    const response = await worker.fetch(
+      new Request('http://site.test/mcp', {
+        method: 'POST',
+        headers: HEADERS,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: nextId++,
+          method: 'tools/call',
+          params: { name: toolCall.tool, arguments: toolCall.args },
+        }),
+      }),
+      { ASSETS },
+    );
+    const answer = await response.json();
+    if (answer.result?.content?.[0]?.text !== toolCall.text)
+      throw new Error(`the worker in this process answered ${JSON.stringify(answer).slice(0, 300)}`);
+  };
+  return { counts, call };
+}
+
+const counted = [
+  ['several-tools', 'unpacked', CALLS],
+  ['several-tools', 'packed', CALLS],
+  ['wikipedia', 'packed', WIKIPEDIA_CALLS],
+].filter(([shape, layout]) => trees[shape]?.[layout]);
+if (counted.length > 0) {
+  console.log(
+    `\nwhat a worker call reads (the bundled worker in this process, its ASSETS counted; ${LATENCY_CALLS} random calls after one that loads the manifest, then the same again) ${stageTime()}`,
+  );
+  console.log(
+    'tree                      pass   indexes/call  packs/call  plain files/call  KB/call  ms/call (this process)',
+  );
+  for (const [shape, layout, calls] of counted) {
+    const sample = sampleCalls(shape, calls, LATENCY_CALLS);
+    const worker = await countingWorker(trees[shape][layout].tree, `${shape}-${layout}`);
+    await worker.call(sampleCalls(shape, calls, 1, seededRandom(3))[0]);
+    for (const pass of ['cold', 'warm']) {
+      for (const key of Object.keys(worker.counts)) worker.counts[key] = 0;
+      const startedAt = performance.now();
+      for (const toolCall of sample) await worker.call(toolCall);
+      const ms = (performance.now() - startedAt) / sample.length;
+      const { index, pack, plain, bytes } = worker.counts;
+      const per = (count) => (count / sample.length).toFixed(2).padStart(12);
+      console.log(
+        `${`${shape} ${layout}`.padEnd(25)} ${pass.padEnd(5)} ${per(index)} ${per(pack)} ${per(plain).padStart(17)} ${(bytes / sample.length / 1024).toFixed(1).padStart(8)} ${ms.toFixed(2).padStart(8)}`,
+      );
+    }
+  }
 }
