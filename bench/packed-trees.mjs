@@ -66,7 +66,11 @@ const kilobytes = (bytes) => `${(bytes / 1024).toFixed(0)} KB`;
 /** A tree path as the table shows it: packs and indexes by kind (their names are hashes). */
 const kindOf = (treePath) =>
   treePath.endsWith('.pack') ? 'a pack' : treePath.endsWith('.idx') ? 'an index' : treePath;
-const ratio = (packed, unpacked) => (unpacked > 0 ? `${(packed / unpacked).toFixed(2)}×` : '-');
+const ratio = (packed, unpacked) => {
+  if (!(unpacked > 0)) return '-';
+  const value = packed / unpacked;
+  return `${value < 0.1 ? value.toPrecision(2) : value.toFixed(2)}×`;
+};
 
 /** The budget a tree of `calls` is packed with: MAX_CALL_FILES, or a quarter of its calls when it is within that. */
 function budgetFor(calls) {
