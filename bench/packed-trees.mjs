@@ -20,7 +20,10 @@
 //      them, beside the bound the readers keep (the worker's PackIndexCache: 64 indexes / 8 MiB);
 //   6. what a worker call reads: the bundled _worker.js run in this process over an ASSETS binding
 //      that reads the tree folder and counts the files fetched (pack indexes, packs, plain files)
-//      and their bytes, per call, over the latency sample twice (cold, then warm).
+//      and their bytes, per call, over the latency sample twice (cold, then warm); then the live
+//      memory the worker keeps after MEMORY_CALLS more calls (V8 heap + array buffers after a full
+//      GC, against before them): workerd's RSS also counts garbage not yet collected (each call's
+//      whole pack) and the assets service, so this is the figure the index cache bounds.
 // Run: npm run build && node bench/packed-trees.mjs      (the full run: ~25 minutes, ~4 GB in /tmp)
 // Smaller: CALLS=5000 WIKIPEDIA_CALLS=0 BUILD_CALLS=1000 LATENCY_CALLS=200 MEMORY_CALLS=1000 node bench/packed-trees.mjs
 // (a tree within MAX_CALL_FILES is packed with a budget of a quarter of its calls instead, and says so).
@@ -28,6 +31,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { cliPath, repoRoot, tempDir } from './lib/common.mjs';
 import { startWorkerdSite, workerBundle } from './lib/edge-lib.mjs';
 import {
@@ -484,8 +489,16 @@ if (counted.length > 0) {
   console.log(
     `\nwhat a worker call reads (the bundled worker in this process, its ASSETS counted; ${LATENCY_CALLS} random calls after one that loads the manifest, then the same again) ${stageTime()}`,
   );
+  v8.setFlagsFromString('--expose-gc');
+  const collectGarbage = vm.runInNewContext('gc');
+  const liveMb = () => {
+    collectGarbage();
+    collectGarbage();
+    const { heapUsed, arrayBuffers } = process.memoryUsage();
+    return (heapUsed + arrayBuffers) / 1024 / 1024;
+  };
   console.log(
-    'tree                      pass   indexes/call  packs/call  plain files/call  KB/call  ms/call (this process)',
+    `tree                      pass   indexes/call  packs/call  plain files/call  KB/call  ms/call (this process)   kept after ${MEMORY_CALLS} more calls`,
   );
   for (const [shape, layout, calls] of counted) {
     const sample = sampleCalls(shape, calls, LATENCY_CALLS);
@@ -498,8 +511,19 @@ if (counted.length > 0) {
       const ms = (performance.now() - startedAt) / sample.length;
       const { index, pack, plain, bytes } = worker.counts;
       const per = (count) => (count / sample.length).toFixed(2).padStart(12);
+      let kept = '';
+      if (pass === 'warm') {
+        const memoryCalls = sampleCalls(shape, calls, MEMORY_CALLS, seededRandom(10_000));
+        // Expected texts flattened now, so the sample's own strings are not counted as the worker's.
+        for (const toolCall of memoryCalls) toolCall.text.charCodeAt(toolCall.text.length - 1);
+        const before = liveMb();
+        for (const toolCall of memoryCalls) await worker.call(toolCall);
+        // Each stateless request leaves its session's close timer (CLOSE_WAIT_MS, 3 s) pending.
+        await new Promise((resolve) => setTimeout(resolve, 3_500));
+        kept = `${(liveMb() - before).toFixed(1)} MB`;
+      }
       console.log(
-        `${`${shape} ${layout}`.padEnd(25)} ${pass.padEnd(5)} ${per(index)} ${per(pack)} ${per(plain).padStart(17)} ${(bytes / sample.length / 1024).toFixed(1).padStart(8)} ${ms.toFixed(2).padStart(8)}`,
+        `${`${shape} ${layout}`.padEnd(25)} ${pass.padEnd(5)} ${per(index)} ${per(pack)} ${per(plain).padStart(17)} ${(bytes / sample.length / 1024).toFixed(1).padStart(8)} ${ms.toFixed(2).padStart(8)} ${kept.padStart(28)}`,
       );
     }
   }
