@@ -1,7 +1,7 @@
 // The bench projects of issue #24 (packed trees), and their trees written directly: building
 // 650,000 calls through scripts takes far too long for a bench, so `writeTreeDirectly` runs the
 // build's own stages (openProject, planTools with each script's real --help, CallFileSink,
-// collectCompletions, assembleTree with the pack step packCallFiles, TreeWriter) and hands the sink
+// collectCompletions, assembleTree with the pack steps planPacking and writePacks, TreeWriter) and hands the sink
 // the answer each script would print instead of running it. The tree is the one `staticmcp build`
 // writes for the same project and call-file budget, packed or not, byte for byte
 // (`verifyAgainstBuild` compares the two on a project small enough to build).
@@ -220,7 +220,7 @@ export async function writeTreeDirectly(projectRoot, outDir, shape, calls, { max
     { generatorName },
     { BUILD_OWNED_NESTED_PATHS, BUILD_OWNED_TOP_LEVEL },
     { checkCallFileBudget, checkHostLimits },
-    { packCallFiles },
+    { planPacking, writePacks },
   ] = await Promise.all([
     dist('builder/open-project.js'),
     dist('builder/plan-tools.js'),
@@ -248,6 +248,8 @@ export async function writeTreeDirectly(projectRoot, outDir, shape, calls, { max
   if (planned.failures.length > 0) throw new Error(`planning failed: ${JSON.stringify(planned.failures)}`);
   const writer = await TreeWriter.open(project.outDir);
   const output = new TreeOutput(writer);
+  const budget = maxCallFiles ?? config.limits.maxCallFiles;
+  output.spoolCallFilesPast(budget);
   const sink = new CallFileSink(output, planned.plans);
   for (const plan of planned.plans) {
     const { answer } = tools[plan.name];
@@ -257,8 +259,13 @@ export async function writeTreeDirectly(projectRoot, outDir, shape, calls, { max
     }
   }
   const copies = await sink.writeCopies();
-  const budget = maxCallFiles ?? config.limits.maxCallFiles;
   const callFilesBeforePacking = output.tally.callFiles;
+  const packingPlan = await planPacking(
+    output,
+    planned.plans.map((plan) => plan.name),
+    copies,
+    budget,
+  );
   let packing;
   const completions = collectCompletions(planned.plans, [], [], {}, project.registration.completions);
   const tree = await assembleTree({
@@ -275,16 +282,15 @@ export async function writeTreeDirectly(projectRoot, outDir, shape, calls, { max
     templateInstances: [],
     completions,
     completionProviders: {},
-    // As build-project.ts hands it over.
-    packCalls: async () => {
-      packing = await packCallFiles(
-        output,
-        planned.plans.map((plan) => plan.name),
-        copies,
-        budget,
-      );
-      return packing?.table;
-    },
+    // As build-project.ts hands it over (a fresh folder: no previous packs to reuse).
+    ...(packingPlan
+      ? {
+          packCalls: async () => {
+            packing = await writePacks(output, packingPlan, { generator: generatorName() });
+            return packing.table;
+          },
+        }
+      : {}),
   });
   if (tree.failures.length > 0) throw new Error(`assembly failed: ${JSON.stringify(tree.failures)}`);
   await writer.commit({ keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name), dropInsideKept: BUILD_OWNED_NESTED_PATHS });
