@@ -8,8 +8,6 @@
 // every pack of that tool is rewritten once.
 import { createHash } from 'node:crypto';
 import {
-  callKeyOf,
-  compareKeys,
   encodedRecordBytes,
   encodeIndex,
   encodePack,
@@ -22,6 +20,7 @@ import {
 } from '../core/packs/pack-format.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
+import { sipHash13Halves } from '../core/tree/siphash.js';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
 
@@ -71,13 +70,44 @@ const MAX_BUCKET_BITS = 16;
 /** A call key's 8 bytes and an entry, per name: what an index costs per call. */
 const INDEX_BYTES_PER_NAME = 8 + INDEX_ENTRY_BYTES;
 
-interface Prepared {
-  /** The record's own key (of its first path): which pack holds it. */
-  key: Uint8Array;
-  /** Its first 32 bits, for bucketing. */
-  top: number;
+/**
+ * A call key as its two 32-bit halves (SipHash's own output): comparing (high, low) as unsigned
+ * numbers is comparing the 8 big-endian bytes, and two numbers per name cost far less memory than
+ * a Uint8Array each (a tool can have 650,000 names). The bytes are made only as an index is encoded.
+ */
+interface KeyHalves {
+  high: number;
+  low: number;
+}
+
+interface Prepared extends KeyHalves {
   paths: readonly string[];
   readBytes(): Uint8Array;
+}
+
+/** A name's index entry, with the pack it points into. */
+interface PendingEntry extends KeyHalves {
+  name: string;
+  pack: { path: string; length: number };
+  offset: number;
+  length: number;
+}
+
+function keyHalvesOf(treePath: string): KeyHalves {
+  const [high, low] = sipHash13Halves(utf8Bytes(treePath));
+  return { high, low };
+}
+
+function compareKeyHalves(left: KeyHalves, right: KeyHalves): number {
+  return left.high - right.high || left.low - right.low;
+}
+
+function keyBytesOf(key: KeyHalves): Uint8Array {
+  const bytes = new Uint8Array(8);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, key.high);
+  view.setUint32(4, key.low);
+  return bytes;
 }
 
 /** A pack or index file the writer made. */
@@ -152,34 +182,26 @@ export function* generateToolPacks(options: PackToolOptions<LazyPackRecord>): Ge
   let nameCount = 0;
   for (const record of records) {
     for (const path of record.paths) assertPlainTreePath(path, 'A packed call file');
-    const key = callKeyOf(record.paths[0] ?? '');
     totalBytes += encodedRecordBytes(
       record.paths.map((path) => utf8Bytes(path)),
       record.byteLength,
     );
-    prepared.push({ key, top: new DataView(key.buffer).getUint32(0), paths: record.paths, readBytes: record.readBytes });
+    prepared.push({ ...keyHalvesOf(record.paths[0] ?? ''), paths: record.paths, readBytes: record.readBytes });
     nameCount += record.paths.length;
   }
   if (prepared.length === 0) return [];
   // Deterministic order whatever order the records came in: key, then the path itself.
-  prepared.sort((a, b) => compareKeys(a.key, b.key) || compareStrings(a.paths[0]!, b.paths[0]!));
+  prepared.sort((a, b) => compareKeyHalves(a, b) || compareStrings(a.paths[0]!, b.paths[0]!));
 
   const packBits = bucketBits(totalBytes, targetPackBytes);
   const indexBits = Math.min(packBits, bucketBits(nameCount * INDEX_BYTES_PER_NAME, targetIndexBytes));
-  /** Every name's index entry, with the pack file it points into. */
-  const entries: {
-    key: Uint8Array;
-    name: string;
-    pack: { path: string; length: number };
-    offset: number;
-    length: number;
-  }[] = [];
+  const entries: PendingEntry[] = [];
 
   let start = 0;
   while (start < prepared.length) {
-    const bucket = bucketOf(prepared[start]!.top, packBits);
+    const bucket = bucketOf(prepared[start]!.high, packBits);
     let end = start;
-    while (end < prepared.length && bucketOf(prepared[end]!.top, packBits) === bucket) end += 1;
+    while (end < prepared.length && bucketOf(prepared[end]!.high, packBits) === bucket) end += 1;
     const encoded = prepared
       .slice(start, end)
       .map((item) => encodeRecord({ names: item.paths, body: item.readBytes() }));
@@ -198,7 +220,8 @@ export function* generateToolPacks(options: PackToolOptions<LazyPackRecord>): Ge
       const item = prepared[position]!;
       const length = encoded[position - start]!.length;
       item.paths.forEach((name, nameIndex) => {
-        entries.push({ key: nameIndex === 0 ? item.key : callKeyOf(name), name, pack, offset, length });
+        const key = nameIndex === 0 ? item : keyHalvesOf(name);
+        entries.push({ high: key.high, low: key.low, name, pack, offset, length });
       });
       offset += length;
     }
@@ -206,15 +229,13 @@ export function* generateToolPacks(options: PackToolOptions<LazyPackRecord>): Ge
   }
 
   // An index per key range of 2^(64 - indexBits): the entries of its names, wherever their record lives.
-  entries.sort((a, b) => compareKeys(a.key, b.key) || compareStrings(a.name, b.name));
+  entries.sort((a, b) => compareKeyHalves(a, b) || compareStrings(a.name, b.name));
   const table: PackTableRow[] = [];
   start = 0;
   while (start < entries.length) {
-    const top = new DataView(entries[start]!.key.buffer).getUint32(0);
-    const bucket = bucketOf(top, indexBits);
+    const bucket = bucketOf(entries[start]!.high, indexBits);
     let end = start;
-    while (end < entries.length && bucketOf(new DataView(entries[end]!.key.buffer).getUint32(0), indexBits) === bucket)
-      end += 1;
+    while (end < entries.length && bucketOf(entries[end]!.high, indexBits) === bucket) end += 1;
     const slice = entries.slice(start, end);
     const packPaths = [...new Set(slice.map((entry) => entry.pack.path))].sort(compareStrings);
     const packNumber = new Map(packPaths.map((path, position) => [path, position]));
@@ -223,7 +244,7 @@ export function* generateToolPacks(options: PackToolOptions<LazyPackRecord>): Ge
       length: slice.find((entry) => entry.pack.path === path)!.pack.length,
     }));
     const indexEntries: IndexEntryInput[] = slice.map((entry) => ({
-      key: entry.key,
+      key: keyBytesOf(entry),
       pack: packNumber.get(entry.pack.path)!,
       recordOffset: entry.offset,
       recordLength: entry.length,
