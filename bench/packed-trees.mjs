@@ -35,6 +35,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { cliPath, repoRoot, tempDir } from './lib/common.mjs';
 import { startWorkerdSite, workerBundle } from './lib/edge-lib.mjs';
+import { HEADERS, initialize, timeToolCall, toolCallBody } from './lib/mcp-http-client.mjs';
 import {
   sampleCalls,
   seededRandom,
@@ -227,51 +228,12 @@ function build(project, out, extra = []) {
 }
 
 // 4. and 5. Call latency and memory.
-let nextId = 1;
-const HEADERS = {
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-  'mcp-protocol-version': '2025-06-18',
-};
-
-/** initialize (+ initialized); returns the headers later calls send (with Mcp-Session-Id when one was issued). */
-async function initialize(endpoint) {
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: HEADERS,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-    }),
-  });
-  await response.text();
-  const session = response.headers.get('mcp-session-id');
-  const headers = session ? { ...HEADERS, 'mcp-session-id': session } : HEADERS;
-  await (
-    await fetch(endpoint, { method: 'POST', headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })
-  ).text();
-  return headers;
-}
 
 async function timeCall(server, call) {
-  const startedAt = performance.now();
-  const response = await fetch(server.endpoint, {
-    method: 'POST',
-    headers: server.headers,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method: 'tools/call',
-      params: { name: call.tool, arguments: call.args },
-    }),
-  });
-  const answer = await response.json();
-  const elapsed = performance.now() - startedAt;
+  const { answer, elapsedMs } = await timeToolCall(server.endpoint, server.headers, call.tool, call.args);
   if (answer.result?.content?.[0]?.text !== call.text)
     throw new Error(`${server.label} answered ${JSON.stringify(answer).slice(0, 300)} to ${JSON.stringify(call)}`);
-  return elapsed;
+  return elapsedMs;
 }
 
 /** `staticmcp serve <source> --http` on a free port; resolves with `{ endpoint, pid, close }`. */
@@ -467,12 +429,7 @@ async function countingWorker(tree, instance) {
       new Request('http://site.test/mcp', {
         method: 'POST',
         headers: HEADERS,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: nextId++,
-          method: 'tools/call',
-          params: { name: toolCall.tool, arguments: toolCall.args },
-        }),
+        body: toolCallBody(toolCall.tool, toolCall.args),
       }),
       { ASSETS },
     );
