@@ -23,7 +23,6 @@ import {
   MAX_PACK_BYTES,
   maxPackFilesFor,
   generateToolPacks,
-  type LazyPackRecord,
 } from '../tree-writer/pack-writer.js';
 import type { PackingOutcome } from './host-limits.js';
 import { toolOfCallFile } from './packable-call-file.js';
@@ -173,13 +172,14 @@ export async function writePacks(
       // One pack's bodies in memory at a time: each is read when its pack is made, then dropped.
       const generator = generateToolPacks({
         tool: entry.tool,
-        records: entry.owners.map(
-          (owner): LazyPackRecord => ({
-            paths: [owner, ...packedCopiesOf(copiesOf, owner, entry.tool)],
-            byteLength: output.writer.sizeOf(owner),
-            readBytes: () => output.writer.read(owner),
-          }),
-        ),
+        records: (function* () {
+          for (const owner of entry.owners)
+            yield {
+              paths: [owner, ...packedCopiesOf(copiesOf, owner, entry.tool)],
+              byteLength: output.writer.sizeOf(owner),
+            };
+        })(),
+        readBody: (owner) => output.writer.read(owner),
         targetPackBytes,
       });
       const written: string[] = [];

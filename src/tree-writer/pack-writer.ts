@@ -30,16 +30,15 @@ export interface PackRecord {
   bytes: Uint8Array;
 }
 
-/** A record whose body is read only when its pack is written: a tool's bodies are never all in memory. */
+/** A record whose body is read (`readBody` of its first path) only when its pack is written. */
 export interface LazyPackRecord {
   paths: readonly string[];
   byteLength: number;
-  readBytes(): Uint8Array;
 }
 
-export interface PackToolOptions<Record = PackRecord> {
+export interface PackToolOptions {
   tool: string;
-  records: readonly Record[];
+  records: readonly PackRecord[];
   /** Average pack size aimed at; packs come out between half of it and it, give or take a few %. */
   targetPackBytes: number;
   /** Average index size aimed at; an index never covers less than one pack. */
@@ -82,7 +81,6 @@ interface KeyHalves {
 
 interface Prepared extends KeyHalves {
   paths: readonly string[];
-  readBytes(): Uint8Array;
 }
 
 /** A name's index entry, with the pack it points into. */
@@ -150,13 +148,11 @@ function bucketOf(top: number, bits: number): number {
 /** Packs and indexes for one tool's records, all in memory (tests, benches; the build streams: generateToolPacks). */
 export function packToolRecords(options: PackToolOptions): PackedTool {
   const files: PackFile[] = [];
+  const bodies = new Map(options.records.map((record) => [record.paths[0] ?? '', record.bytes]));
   const generator = generateToolPacks({
     ...options,
-    records: options.records.map((record) => ({
-      paths: record.paths,
-      byteLength: record.bytes.length,
-      readBytes: () => record.bytes,
-    })),
+    records: options.records.map((record) => ({ paths: record.paths, byteLength: record.bytes.length })),
+    readBody: (firstPath) => bodies.get(firstPath)!,
   });
   let step = generator.next();
   for (; !step.done; step = generator.next()) files.push(step.value);
@@ -172,7 +168,13 @@ export function packToolRecords(options: PackToolOptions): PackedTool {
  * index entry, never the tool's bodies. Throws when a path is not plain or a pack would pass
  * MAX_PACK_BYTES.
  */
-export function* generateToolPacks(options: PackToolOptions<LazyPackRecord>): Generator<PackFile, PackTableRow[]> {
+export function* generateToolPacks(
+  options: Omit<PackToolOptions, 'records'> & {
+    /** Read once, as they come (an iterable: the build never holds a list of them). */
+    records: Iterable<LazyPackRecord>;
+    readBody(firstPath: string): Uint8Array;
+  },
+): Generator<PackFile, PackTableRow[]> {
   const { tool, records, targetPackBytes } = options;
   const targetIndexBytes = options.targetIndexBytes ?? DEFAULT_TARGET_INDEX_BYTES;
   assertPlainTreePath(`${PACKS_FOLDER}${tool}`, `The packs folder of tool ${tool}`);
@@ -186,7 +188,7 @@ export function* generateToolPacks(options: PackToolOptions<LazyPackRecord>): Ge
       record.paths.map((path) => utf8Bytes(path)),
       record.byteLength,
     );
-    prepared.push({ ...keyHalvesOf(record.paths[0] ?? ''), paths: record.paths, readBytes: record.readBytes });
+    prepared.push({ ...keyHalvesOf(record.paths[0] ?? ''), paths: record.paths });
     nameCount += record.paths.length;
   }
   if (prepared.length === 0) return [];
@@ -204,7 +206,7 @@ export function* generateToolPacks(options: PackToolOptions<LazyPackRecord>): Ge
     while (end < prepared.length && bucketOf(prepared[end]!.high, packBits) === bucket) end += 1;
     const encoded = prepared
       .slice(start, end)
-      .map((item) => encodeRecord({ names: item.paths, body: item.readBytes() }));
+      .map((item) => encodeRecord({ names: item.paths, body: options.readBody(item.paths[0]!) }));
     const packBytes = encodePack(encoded);
     if (packBytes.length > MAX_PACK_BYTES) {
       throw new StaticMcpError(
@@ -227,6 +229,9 @@ export function* generateToolPacks(options: PackToolOptions<LazyPackRecord>): Ge
     }
     start = end;
   }
+
+  // The index entries hold all the index phase needs: the records' list can go (a tool may have 650,000).
+  prepared.length = 0;
 
   // An index per key range of 2^(64 - indexBits): the entries of its names, wherever their record lives.
   entries.sort((a, b) => compareKeyHalves(a, b) || compareStrings(a.name, b.name));
