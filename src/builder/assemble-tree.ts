@@ -206,6 +206,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   const contentHash = await output.writer.hashWritten();
   const packs = await input.packCalls?.();
   const allowedOrigins = config.http?.allowedOrigins;
+  const liveOrigin = config.liveOrigin?.replace(/\/+$/, '');
   const sourceDateEpoch = process.env.SOURCE_DATE_EPOCH;
   const generatedAt =
     sourceDateEpoch && /^\d+$/.test(sourceDateEpoch)
@@ -235,6 +236,10 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       ...(input.toolsFolder !== DEFAULT_TOOLS_FOLDER ? { toolsFolder: input.toolsFolder } : {}),
       ...(generatedAt ? { generatedAt } : {}),
       ...(allowedOrigins !== undefined ? { http: { allowedOrigins } } : {}),
+      // The address only: the secret that signs forwarded requests is the host's (a Workers secret).
+      ...(liveOrigin !== undefined
+        ? { liveOrigin: { url: liveOrigin, timeoutMs: config.limits.originTimeoutMs } }
+        : {}),
       // Only when set, so trees of projects that do not set it stay byte-identical to before.
       ...(cacheTtl !== undefined ? { cache: { ttlSeconds: cacheTtl } } : {}),
       // Only in packed trees: an unpacked tree's manifest stays byte-identical to before.

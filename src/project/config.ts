@@ -31,6 +31,8 @@ export interface Limits {
   maxCacheBytes: number;
   /** Live runs at once in `serve`; more wait their turn, the wait counting against their timeout. */
   liveConcurrency: number;
+  /** How long the edge worker waits for the live origin's answer to one forwarded run. */
+  originTimeoutMs: number;
   /** Call files a tree may hold before it needs packs (`0`: never pack); `build --max-call-files` wins. */
   maxCallFiles: number;
 }
@@ -62,6 +64,8 @@ export interface ProjectConfig {
   /** The MCP Registry's HTTP proof record, written to `/.well-known/mcp-registry-auth` (a custom domain's proof). */
   registryAuth?: string;
   http?: HttpConfig;
+  /** Where the edge worker forwards what the tree cannot answer: `staticmcp serve --origin` on a container platform. */
+  liveOrigin?: string;
   /** How long precomputed answers stay fresh for clients and CDNs. */
   cache?: CacheConfig;
   limits: Limits;
@@ -140,6 +144,7 @@ export function defaultLimits(): Limits {
     maxManifestBytes: schemaLimitDefault('maxManifestBytes'),
     maxCacheBytes: schemaLimitDefault('maxCacheBytes'),
     maxCallFiles: schemaLimitDefault('maxCallFiles'),
+    originTimeoutMs: schemaLimitDefault('originTimeoutMs'),
     // Depends on the machine, so it cannot be a schema default.
     liveConcurrency: DEFAULT_LIVE_CONCURRENCY,
   };
@@ -201,7 +206,33 @@ export async function readConfig(projectRoot: string, memory?: ValidationMemory)
     memory?.rememberValid(text);
   }
   const config = raw as Partial<ProjectConfig>;
+  const originProblem = problemWithLiveOrigin(config.liveOrigin);
+  if (originProblem)
+    throw new StaticMcpError(
+      'CONFIG_INVALID',
+      `${CONFIG_FILE} is invalid: liveOrigin ${JSON.stringify(config.liveOrigin)} ${originProblem}`,
+      'Give the https address of the live origin (staticmcp serve --origin), such as https://my-origin.example.run.app; plain http is accepted for 127.0.0.1, ::1 and localhost only (tests on this machine).',
+    );
   return { ...config, limits: { ...defaultLimits(), ...config.limits }, tools: config.tools ?? {} };
+}
+
+/** Why a `liveOrigin` cannot be forwarded to, or undefined when it can (or is absent). */
+function problemWithLiveOrigin(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not a URL';
+  }
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '')
+    return 'has a path, query or credentials (give the scheme, host and port only)';
+  if (url.protocol === 'https:') return undefined;
+  const loopback = ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
+  if (url.protocol === 'http:' && loopback) return undefined;
+  return url.protocol === 'http:'
+    ? 'is plain http on a host that is not loopback: the signed requests and their answers would cross the network unencrypted'
+    : `uses ${url.protocol}, not https`;
 }
 
 /**

@@ -32,6 +32,11 @@ const options = {
     check: (value: number, text: string) =>
       isWholeAbove0(value) ? undefined : `--fetch-deadline-ms ${text} is not a whole number of milliseconds above 0`,
   },
+  origin: {
+    type: 'boolean',
+    describe:
+      "be the live origin an edge worker forwards to: runs the project's scripts for requests signed with STATICMCP_ORIGIN_KEY (or _FILE), nothing static; listens on 0.0.0.0 and $PORT (default 8080) unless --host/--port say otherwise",
+  },
   http: { type: 'boolean', describe: 'serve MCP over Streamable HTTP at /mcp (and the tree at /) instead of stdio' },
   port: {
     type: 'number',
@@ -110,6 +115,7 @@ function kindOf(entry: string): 'file' | 'folder' | 'other' | 'missing' {
 }
 
 async function runServeCommand(sourceGiven: string | undefined, options: ServeOptions): Promise<number> {
+  if (options.origin) return runOriginMode(sourceGiven, options);
   const http = options.http;
   const stray = HTTP_ONLY.find((name) =>
     name === 'allowed-host' ? options[name].length > 0 : options[name] !== undefined && options[name] !== false,
@@ -242,6 +248,48 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
       (error as Error).message,
       'check the tree (staticmcp build writes one) and try again',
       exitCodeOf(error),
+    );
+  }
+}
+
+/**
+ * `serve <project> --origin` (`--http` and `--live` are implied and may be given): the project's
+ * scripts for a signed edge, on every address by default, since a container platform routes to it
+ * and the signature, not the address, keeps strangers out.
+ */
+async function runOriginMode(sourceGiven: string | undefined, options: ServeOptions): Promise<number> {
+  const folder = options.live ?? sourceGiven ?? '.';
+  if (
+    options.live !== undefined &&
+    sourceGiven !== undefined &&
+    path.resolve(options.live) !== path.resolve(sourceGiven)
+  )
+    throw new UsageError(
+      `--origin runs one project, but both ${sourceGiven} and --live ${options.live} were given`,
+      'give the project folder once: staticmcp serve <project> --origin',
+    );
+  if (kindOf(folder) !== 'folder')
+    throw new UsageError(`${folder} is not a folder`, 'give the project folder whose tools/ answer live calls');
+  const portText = process.env.PORT;
+  const envPort = portText !== undefined && /^\d{1,5}$/.test(portText) ? Number(portText) : undefined;
+  const [{ startOriginServer }, { StaticMcpError }] = await Promise.all([
+    import('../../hosts/node/origin/start-origin-server.js'),
+    import('../../core/staticmcp-error.js'),
+  ]);
+  try {
+    return await startOriginServer({
+      projectRoot: path.resolve(folder),
+      host: options.host ?? '0.0.0.0',
+      port: options.port ?? envPort ?? DEFAULT_PORT,
+      liveConcurrency: options['live-concurrency'],
+      maxLiveRunsPerClient: options['client-live-runs'],
+    });
+  } catch (error) {
+    if (error instanceof StaticMcpError) return fail(error.message, error.hint, 2);
+    return fail(
+      (error as Error).message,
+      'pick another --port (0 picks a free one), or stop the program that holds it',
+      1,
     );
   }
 }

@@ -41,6 +41,7 @@ export function readTreeExtension(
   }
   const completionProviders = readCompletionProviders(raw.completionProviders);
   const allowedOrigins = isObject(raw.http) ? stringsOf(raw.http.allowedOrigins) : undefined;
+  const liveOrigin = readLiveOrigin(raw.liveOrigin);
   const ttlSeconds = isObject(raw.cache) ? raw.cache.ttlSeconds : undefined;
   return {
     tools,
@@ -54,8 +55,19 @@ export function readTreeExtension(
     ...(typeof raw.toolsFolder === 'string' ? { toolsFolder: raw.toolsFolder } : {}),
     ...(typeof raw.generatedAt === 'string' ? { generatedAt: raw.generatedAt } : {}),
     ...(allowedOrigins ? { http: { allowedOrigins } } : {}),
+    ...(liveOrigin ? { liveOrigin } : {}),
     // cacheTtlSeconds still checks the range; a non-number is the default lifetime, as before.
     ...(typeof ttlSeconds === 'number' ? { cache: { ttlSeconds } } : {}),
+  };
+}
+
+/** A tree's live origin when it is a usable one: an http(s) URL and a positive timeout (else none). */
+function readLiveOrigin(raw: unknown): { url: string; timeoutMs: number } | undefined {
+  if (!isObject(raw) || typeof raw.url !== 'string' || !/^https?:\/\/[^/?#\s]+\/?$/i.test(raw.url)) return undefined;
+  const timeoutMs = raw.timeoutMs;
+  return {
+    url: raw.url,
+    timeoutMs: typeof timeoutMs === 'number' && Number.isSafeInteger(timeoutMs) && timeoutMs > 0 ? timeoutMs : 30_000,
   };
 }
 

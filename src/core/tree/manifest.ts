@@ -100,6 +100,8 @@ export interface ManifestExtension {
   generatedAt?: string;
   /** What the edge worker (`_worker.js`) needs from `staticmcp.json`; written only when the project sets it. */
   http?: HttpExtension;
+  /** Where the edge worker forwards what the tree cannot answer (`liveOrigin` in staticmcp.json); written only when set. */
+  liveOrigin?: LiveOriginExtension;
   /** The owner's cache lifetime from `staticmcp.json` (`cache`); written only when the project sets it. */
   cache?: CacheExtension;
   /**
@@ -132,6 +134,13 @@ export const MAX_CACHE_TTL_SECONDS = 31_536_000;
 export interface HttpExtension {
   /** Origins, besides the site's own, whose browsers may call `/mcp` (`"*"` = any). */
   allowedOrigins?: string[];
+}
+
+export interface LiveOriginExtension {
+  /** The origin's address, `https://host[:port]` (http only on a loopback host). */
+  url: string;
+  /** How long the edge waits for one forwarded run before answering `isError` (a tool's longer timeout wins). */
+  timeoutMs: number;
 }
 
 export interface Manifest {

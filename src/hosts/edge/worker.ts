@@ -2,7 +2,9 @@
 // it is hosted with code next to it (Cloudflare Pages advanced mode, Workers static assets, a
 // Netlify edge function). `/mcp` is Streamable HTTP, stateless (every POST stands alone, nothing
 // is kept between requests but the site's mcp.json); every other path is the static site.
-// Precomputed answers only: a miss says how to run `staticmcp serve <site> --live <project>`.
+// Precomputed answers, and, when the tree names a live origin (`liveOrigin`) and the host holds
+// its secret, the rest forwarded there (origin-runner.ts); else a miss says how to run
+// `staticmcp serve <site> --live <project>`.
 import { CachedTreeReader } from '../../core/mcp/cached-tree-reader.js';
 import { errorResponse, INTERNAL_ERROR } from '../../core/mcp/json-rpc.js';
 import { createMcpHttpHandler } from '../../core/mcp/http/streamable-http.js';
@@ -13,6 +15,7 @@ import { createAssetTreeSource, type AssetFetcher } from './asset-tree-source.js
 import { compileEdgeValidator } from '../../validators/cfworker-validator.js';
 import { isolatePacks, loadTreeForIsolate } from './isolate-tree-cache.js';
 import { PackedTreeSource } from '../../core/packs/packed-tree-source.js';
+import { OriginRunner } from './origin-runner.js';
 
 // Not exported: workerd takes every named export of the entry module for an entrypoint.
 const MCP_PATH = '/mcp';
@@ -20,6 +23,8 @@ const MCP_PATH = '/mcp';
 export interface WorkerEnv {
   /** The static files, on hosts that bind them (Cloudflare); absent elsewhere (then: fetch of the same origin). */
   ASSETS?: AssetFetcher;
+  /** The secret that signs requests to the tree's live origin (a Workers secret, never in the tree). */
+  STATICMCP_ORIGIN_KEY?: string;
 }
 
 /** The host's view of the static site: its asset binding, or the network. */
@@ -36,10 +41,27 @@ function originRule(tree: LoadedTree, siteOrigin: string): (origin: string) => b
   return (origin) => origin === siteOrigin || allowed.has('*') || allowed.has(origin);
 }
 
-function serverContext(tree: LoadedTree, source: TreeSource, siteRoot: URL): ServerContext {
+function serverContext(
+  tree: LoadedTree,
+  source: TreeSource,
+  siteRoot: URL,
+  env: WorkerEnv | undefined,
+  client: string,
+): ServerContext {
+  const origin = tree.extension?.liveOrigin;
   return {
     tree,
     reader: new CachedTreeReader(source),
+    ...(origin
+      ? {
+          live: new OriginRunner({
+            url: origin.url,
+            timeoutMs: origin.timeoutMs,
+            secret: typeof env?.STATICMCP_ORIGIN_KEY === 'string' ? env.STATICMCP_ORIGIN_KEY : undefined,
+            client,
+          }),
+        }
+      : {}),
     liveHint: `run staticmcp serve ${siteRoot.href} --live <project folder>`,
     dev: false,
     loadValidatorCompiler: async () => compileEdgeValidator,
@@ -72,16 +94,17 @@ async function answerMcp(request: Request, env: WorkerEnv | undefined, url: URL)
         onProblem: (reason) => console.error(`staticmcp worker: ${reason}`),
       })
     : assets;
-  const context = serverContext(tree, source, siteRoot);
+  // Cloudflare's front end sets CF-Connecting-IP (replacing any copy the client sent): the peer.
+  const peerAddress = request.headers.get('cf-connecting-ip') ?? undefined;
+  const context = serverContext(tree, source, siteRoot, env, peerAddress ?? 'unknown');
   const handler = createMcpHttpHandler({
     server: () => context,
     sessions: false,
     isAllowedOrigin: originRule(tree, url.origin),
   });
-  // Cloudflare's front end sets CF-Connecting-IP (replacing any copy the client sent): the peer.
   // The handler reads what is left of a refused body first (web-exchange.ts), so the client sees
   // the refusal instead of a reset connection.
-  return handler.handle(request, { peerAddress: request.headers.get('cf-connecting-ip') ?? undefined });
+  return handler.handle(request, { peerAddress });
 }
 
 export default {
