@@ -49,6 +49,8 @@ async function serveTreeFile(
 export async function startWorkerdSite(
   treeDir: string,
   workerFile = path.join(treeDir, '_worker.js'),
+  /** Text bindings, as a deployment's secrets (`STATICMCP_ORIGIN_KEY`). */
+  bindings: Record<string, string> = {},
 ): Promise<WorkerdSite> {
   const root = path.resolve(treeDir);
   const assetRequests = new Map<string, number>();
@@ -57,6 +59,7 @@ export async function startWorkerdSite(
     port: 0,
     compatibilityDate: '2025-09-01',
     modules: [{ type: 'ESModule', path: '_worker.js', contents: await fs.readFile(workerFile, 'utf8') }],
+    bindings,
     serviceBindings: { ASSETS: (request: WorkerdRequest) => serveTreeFile(root, request, assetRequests) },
   });
   const url = await miniflare.ready;

@@ -139,7 +139,7 @@ export interface HttpExtension {
 export interface LiveOriginExtension {
   /** The origin's address, `https://host[:port]` (http only on a loopback host). */
   url: string;
-  /** How long the edge waits for one forwarded run before answering `isError` (a tool's longer timeout wins). */
+  /** How long the edge waits for one forwarded run before answering `isError`, progress or not. */
   timeoutMs: number;
 }
 

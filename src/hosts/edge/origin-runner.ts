@@ -15,13 +15,11 @@ import type { ProgressLine } from '../../core/results/progress-lines.js';
 
 /** The most the edge reads of one origin answer. */
 export const MAX_ORIGIN_ANSWER_BYTES = 10 * 1024 * 1024;
-/** Added to a tool's own timeout: the origin's queue and the network both take time. */
-const NETWORK_ALLOWANCE_MS = 5_000;
 
 export interface OriginRunnerOptions {
   /** `https://host[:port]` from the tree's `liveOrigin`. */
   url: string;
-  /** How long one run may take, start to outcome (a tool's own longer timeout wins). */
+  /** How long one run may take, from sending it to its outcome. */
   timeoutMs: number;
   /** The Workers secret binding; undefined when the host has none. */
   secret: string | undefined;
@@ -46,7 +44,9 @@ export class OriginRunner implements LiveRunner {
       return {
         problem: `this site forwards live calls to its origin ${this.host}, but the worker's secret cannot sign them (${keyProblem}); the site's owner sets it with: wrangler secret put ${ORIGIN_KEY_NAME}`,
       };
-    const deadlineMs = Math.max(this.options.timeoutMs, (request.timeoutMs ?? 0) + NETWORK_ALLOWANCE_MS);
+    // One deadline for the whole run, the project's own choice (limits.originTimeoutMs): the
+    // client hears within it, whatever the origin does; progress does not extend it.
+    const deadlineMs = this.options.timeoutMs;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), deadlineMs);
     const signal = request.signal ? AbortSignal.any([request.signal, deadline.signal]) : deadline.signal;

@@ -195,6 +195,8 @@ export async function startOriginServer(options: OriginServeOptions): Promise<nu
       if (!outgoing.writableFinished) cancelled.abort();
     });
     outgoing.writeHead(200, { 'content-type': ORIGIN_STREAM_TYPE, 'cache-control': 'no-store' });
+    // Sent now, not with the first line: the edge knows at once the run was accepted.
+    outgoing.flushHeaders();
     const send = (event: OriginEvent): void => {
       if (!outgoing.destroyed) outgoing.write(`${JSON.stringify(event)}\n`);
     };

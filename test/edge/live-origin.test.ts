@@ -1,0 +1,337 @@
+// The edge in front of a live origin (issue 27): the tree's `_worker.js` in workerd (miniflare),
+// holding the origin secret as a binding, forwards what the tree cannot answer to
+// `staticmcp serve <project> --origin`, a real process on this machine. The SDK client sees one
+// server: precomputed calls from the edge (the origin's log shows it got nothing), misses and a
+// live tool's progress from the origin; an origin that is slow, down, or answers something else
+// gives a clear isError in time while precomputed calls go on; the origin refuses what its edge
+// did not sign.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { signOriginRequest } from '../../src/core/origin/origin-signature.js';
+import { runCli } from '../helpers/cli.js';
+import { waitUntil } from '../helpers/processes.js';
+import { CLI, REPO_ROOT } from '../helpers/paths.js';
+import { removeTemporaryFolders, temporaryFolder } from '../helpers/temp-folders.js';
+import { startWorkerdSite, type WorkerdSite } from './workerd-site.js';
+
+const KEY = 'k'.repeat(16) + '0123456789abcdef0123456789abcdef';
+const EDGE_TIMEOUT_MS = 3_000;
+
+const SCRIPTS: Record<string, string> = {
+  // Free text: nothing of it is precomputed, so every call is a miss.
+  echo: `#!/bin/sh
+if [ "$1" = "--help" ]; then
+  echo '{"description": "Echo a text"}'
+  echo '{"text": {"description": "What to echo", "required": true, "value_type": "string"}}' >&2
+  exit 0
+fi
+echo "INFO echoing" >&2
+printf 'echo: %s\\n' "$text"
+`,
+  steps: `#!/bin/sh
+if [ "$1" = "--help" ]; then
+  echo '{"description": "Three steps with progress"}'
+  echo '{"label": {"description": "A label", "required": true, "value_type": "string"}}' >&2
+  exit 0
+fi
+echo "PROGRESS 1 3 first" >&2
+sleep 0.2
+echo "PROGRESS 2 3 second" >&2
+sleep 0.2
+echo "PROGRESS 3 3 third" >&2
+printf 'done %s\\n' "$label"
+`,
+  sleepy: `#!/bin/sh
+if [ "$1" = "--help" ]; then
+  echo '{"description": "Takes its time"}'
+  echo '{"text": {"description": "Anything", "required": true, "value_type": "string"}}' >&2
+  exit 0
+fi
+sleep 20
+echo late
+`,
+};
+
+interface OriginProcess {
+  child: ChildProcess;
+  url: string;
+  log: () => string;
+}
+
+async function startOrigin(project: string, env: Record<string, string>, extra: string[] = []): Promise<OriginProcess> {
+  const child = spawn(
+    process.execPath,
+    [CLI, 'serve', project, '--origin', '--host', '127.0.0.1', '--port', '0', ...extra],
+    {
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let text = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+  });
+  const port = await waitUntil(
+    () => /Live origin: http:\/\/127\.0\.0\.1:(\d+)\//.exec(text)?.[1],
+    15_000,
+    `the origin to listen (${text})`,
+  );
+  return { child, url: `http://127.0.0.1:${port}`, log: () => text };
+}
+
+async function buildTree(project: string, liveOrigin: string, out: string): Promise<void> {
+  await fs.writeFile(
+    path.join(project, 'staticmcp.json'),
+    JSON.stringify({ name: 'edge-origin', liveOrigin, limits: { originTimeoutMs: EDGE_TIMEOUT_MS } }),
+  );
+  const build = await runCli(['build', project, '--out', out]);
+  expect(build.code, build.stderr).toBe(0);
+}
+
+async function connect(site: WorkerdSite): Promise<Client> {
+  const client = new Client({ name: 'edge-origin-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL('mcp', site.url)));
+  return client;
+}
+
+function textOf(result: unknown): string {
+  return ((result as { content: { text: string }[] }).content ?? []).map((item) => item.text).join('');
+}
+
+/** What the fake origin does with the next request. */
+let fakeMode: 'html' | 'redirect' | 'huge' | 'never' = 'html';
+let project: string;
+let origin: OriginProcess;
+let fake: http.Server;
+let site: WorkerdSite;
+let fakeSite: WorkerdSite;
+let keylessSite: WorkerdSite;
+let client: Client;
+
+beforeAll(async () => {
+  project = path.join(await temporaryFolder(), 'project');
+  await fs.mkdir(path.join(project, 'tools'), { recursive: true });
+  await fs.copyFile(
+    path.join(REPO_ROOT, 'fixtures', 'example', 'tools', 'greet'),
+    path.join(project, 'tools', 'greet'),
+  );
+  for (const [name, text] of Object.entries(SCRIPTS)) {
+    await fs.writeFile(path.join(project, 'tools', name), text, { mode: 0o755 });
+  }
+  origin = await startOrigin(project, { STATICMCP_ORIGIN_KEY: KEY });
+  fake = http.createServer((request, response) => {
+    request.resume();
+    if (fakeMode === 'never') return;
+    if (fakeMode === 'redirect') {
+      response.writeHead(302, { location: 'https://elsewhere.example/live-run' });
+      response.end();
+    } else if (fakeMode === 'html') {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<html>a login page</html>');
+    } else {
+      response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      const line = `${JSON.stringify({ log: { level: 'debug', message: 'x'.repeat(1024 * 1024) } })}\n`;
+      let sent = 0;
+      const more = (): void => {
+        while (sent < 12 && response.write(line)) sent += 1;
+        if (sent < 12) response.once('drain', more);
+        else response.end();
+      };
+      more();
+    }
+  });
+  await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+  const tree = path.join(await temporaryFolder(), 'tree');
+  await buildTree(project, origin.url, tree);
+  const fakeTree = path.join(await temporaryFolder(), 'fake-tree');
+  await buildTree(project, `http://127.0.0.1:${(fake.address() as AddressInfo).port}`, fakeTree);
+  site = await startWorkerdSite(tree, undefined, { STATICMCP_ORIGIN_KEY: KEY });
+  fakeSite = await startWorkerdSite(fakeTree, undefined, { STATICMCP_ORIGIN_KEY: KEY });
+  keylessSite = await startWorkerdSite(tree);
+  client = await connect(site);
+}, 120_000);
+
+afterAll(async () => {
+  await client?.close();
+  await Promise.all([site?.close(), fakeSite?.close(), keylessSite?.close()]);
+  origin?.child.kill('SIGTERM');
+  fake?.closeAllConnections();
+  fake?.close();
+  await removeTemporaryFolders();
+});
+
+describe('the edge in front of a live origin', () => {
+  it('lists the live-only tools with their full parameters', async () => {
+    const { tools } = await client.listTools();
+    const echo = tools.find((tool) => tool.name === 'echo');
+    expect(echo?.inputSchema.properties).toEqual({ text: expect.objectContaining({ type: 'string' }) });
+    expect(JSON.stringify(echo?.inputSchema)).not.toContain('enum');
+  });
+
+  it('answers precomputed calls at the edge: the origin gets nothing', async () => {
+    const before = origin.log();
+    for (const language of ['en', 'fr', 'de']) {
+      const result = await client.callTool({ name: 'greet', arguments: { language } });
+      expect(result.isError).toBeFalsy();
+    }
+    expect(textOf(await client.callTool({ name: 'greet', arguments: { language: 'fr' } }))).toContain('Bonjour');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(origin.log().slice(before.length)).toBe('');
+  });
+
+  it('answers a miss from the origin, which logs the run', async () => {
+    const result = await client.callTool({ name: 'echo', arguments: { text: 'hello from the edge' } });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(textOf(result)).toBe('echo: hello from the edge\n');
+    await waitUntil(() => origin.log().includes('live run of echo for client'), 5_000, 'the origin to log the run');
+  });
+
+  it("relays a live tool's progress to the client", async () => {
+    const seen: number[] = [];
+    const result = await client.callTool({ name: 'steps', arguments: { label: 'x' } }, undefined, {
+      onprogress: (progress) => seen.push(progress.progress),
+    });
+    expect(textOf(result)).toBe('done x\n');
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it('answers isError within the deadline when the origin is slow, and goes on answering precomputed calls', async () => {
+    const startedAt = Date.now();
+    const result = await client.callTool({ name: 'sleepy', arguments: { text: 'a' } });
+    const tookMs = Date.now() - startedAt;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/did not answer within 3000 ms/);
+    expect(tookMs).toBeLessThan(EDGE_TIMEOUT_MS + 4_000);
+    expect(textOf(await client.callTool({ name: 'greet', arguments: {} }))).toContain('Hello');
+  });
+
+  it('says what is wrong when the worker holds no secret', async () => {
+    const keyless = await connect(keylessSite);
+    const result = await keyless.callTool({ name: 'echo', arguments: { text: 'a' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/wrangler secret put STATICMCP_ORIGIN_KEY/);
+    await keyless.close();
+  });
+
+  it.each([
+    ['html', /answered with text\/html, not a staticmcp origin's stream/],
+    ['redirect', /redirect \(302 to https:\/\/elsewhere\.example\/live-run\), which the edge does not follow/],
+    ['huge', /more than the 10 MB the edge accepts/],
+    ['never', /did not answer within 3000 ms/],
+  ] as const)('turns an origin that answers %s into a clear isError', async (mode, message) => {
+    fakeMode = mode;
+    const edge = await connect(fakeSite);
+    const startedAt = Date.now();
+    const result = await edge.callTool({ name: 'echo', arguments: { text: 'a' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(message);
+    expect(Date.now() - startedAt).toBeLessThan(EDGE_TIMEOUT_MS + 4_000);
+    expect(textOf(await edge.callTool({ name: 'greet', arguments: { language: 'de' } }))).toContain('Hallo');
+    await edge.close();
+  });
+});
+
+describe('the origin', () => {
+  const runBody = new TextEncoder().encode(
+    JSON.stringify({ scriptPath: 'tools/echo', phase: 'live', toolName: 'echo', args: { text: 'direct' } }),
+  );
+
+  async function post(headers: Record<string, string>, body: Uint8Array = runBody): Promise<Response> {
+    return fetch(`${origin.url}/live-run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+  }
+
+  it('answers a signed request once, and refuses its replay', async () => {
+    const headers = await signOriginRequest(KEY, { method: 'POST', path: '/live-run', body: runBody, client: 'test' });
+    const first = await post(headers);
+    expect(first.status).toBe(200);
+    expect(await first.text()).toContain('"outcome"');
+    const replay = await post(headers);
+    expect(replay.status).toBe(401);
+    expect(((await replay.json()) as { error: string }).error).toMatch(/replayed/);
+  });
+
+  it('refuses unsigned, forged, changed and stale requests with 401 and a reason', async () => {
+    const unsigned = await post({});
+    expect(unsigned.status).toBe(401);
+    expect(((await unsigned.json()) as { error: string }).error).toMatch(/only requests signed by its edge/);
+    const forged = await post(
+      await signOriginRequest('f'.repeat(48), { method: 'POST', path: '/live-run', body: runBody, client: 'x' }),
+    );
+    expect(forged.status).toBe(401);
+    expect(((await forged.json()) as { error: string }).error).toMatch(/do not share the same STATICMCP_ORIGIN_KEY/);
+    const changed = await post(
+      await signOriginRequest(KEY, { method: 'POST', path: '/live-run', body: runBody, client: 'x' }),
+      new TextEncoder().encode('{"scriptPath":"tools/sleepy","phase":"live"}'),
+    );
+    expect(changed.status).toBe(401);
+    const stale = await post(
+      await signOriginRequest(
+        KEY,
+        { method: 'POST', path: '/live-run', body: runBody, client: 'x' },
+        Date.now() - 120_000,
+      ),
+    );
+    expect(stale.status).toBe(401);
+    expect(((await stale.json()) as { error: string }).error).toMatch(/replay window/);
+  });
+
+  it('serves nothing static, and answers health checks', async () => {
+    for (const target of ['/', '/mcp', '/tools/echo', '/staticmcp.json']) {
+      const response = await fetch(`${origin.url}${target}`);
+      expect(response.status, target).toBe(401);
+    }
+    const health = await fetch(`${origin.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'ok' });
+  });
+
+  it('refuses to start without a usable key', async () => {
+    const missing = await runCli(['serve', project, '--origin', '--port', '0'], {
+      env: { STATICMCP_ORIGIN_KEY: '' },
+      timeoutMs: 10_000,
+    });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/no STATICMCP_ORIGIN_KEY is set/);
+    const short = await runCli(['serve', project, '--origin', '--port', '0'], {
+      env: { STATICMCP_ORIGIN_KEY: 'short' },
+      timeoutMs: 10_000,
+    });
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/fewer than the 32 required/);
+  });
+
+  it('answers 503 with Retry-After when every slot and queue place is taken', async () => {
+    const busy = await startOrigin(project, { STATICMCP_ORIGIN_KEY: KEY }, [
+      '--live-concurrency',
+      '1',
+      '--client-live-runs',
+      '4',
+    ]);
+    try {
+      const sleepBody = new TextEncoder().encode(
+        JSON.stringify({ scriptPath: 'tools/sleepy', phase: 'live', args: { text: 'a' }, timeoutMs: 3000 }),
+      );
+      const sign = (): Promise<Record<string, string>> =>
+        signOriginRequest(KEY, { method: 'POST', path: '/live-run', body: sleepBody, client: 'c' });
+      const send = async (): Promise<Response> =>
+        fetch(`${busy.url}/live-run`, { method: 'POST', headers: await sign(), body: sleepBody });
+      const running = [await send(), await send()];
+      const third = await send();
+      expect(third.status).toBe(503);
+      expect(third.headers.get('retry-after')).toBe('2');
+      await Promise.all(running.map((response) => response.text()));
+    } finally {
+      busy.child.kill('SIGTERM');
+    }
+  });
+});
