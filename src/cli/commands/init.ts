@@ -38,8 +38,8 @@ const CONFIG_SCHEMA_FILE = 'staticmcp.schema.json';
  * these are rendered: a prompt's own `{{name}}` must reach the project as it is.
  */
 const RENDERED_TEMPLATES = new Set(
-  ['netlify.toml', 'staticmcp.json', 'deploy/README.md', 'deploy/wrangler.jsonc', PAGES_WORKFLOW].map((file) =>
-    path.normalize(file),
+  ['Dockerfile', 'netlify.toml', 'staticmcp.json', 'deploy/README.md', 'deploy/wrangler.jsonc', PAGES_WORKFLOW].map(
+    (file) => path.normalize(file),
   ),
 );
 
@@ -58,6 +58,11 @@ function templateValues(): Record<string, string> {
       .map((word) => JSON.stringify(word))
       .join(', '),
     configSchema: `./${CONFIG_SCHEMA_FILE}`,
+    // The live origin's image installs this exact staticmcp: from the registry once published,
+    // until then from the tarball init packs beside the deploy files.
+    dockerInstall: PUBLISHED_ON_NPM
+      ? `RUN npm install --global ${pinnedPackage()} && npm cache clean --force`
+      : `COPY ${projectTarballPath()} /tmp/staticmcp.tgz\nRUN npm install --global /tmp/staticmcp.tgz && rm /tmp/staticmcp.tgz && npm cache clean --force`,
     beforePublication: PUBLISHED_ON_NPM
       ? ''
       : `staticmcp is not on the npm registry yet, so the commands here install it from
