@@ -15,6 +15,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { signOriginRequest } from '../../src/core/origin/origin-signature.js';
 import { runCli } from '../helpers/cli.js';
+import { post } from '../helpers/http-serve.js';
+import { modernHeaders } from '../protocol-table/drivers.js';
+import { MODERN_META } from '../protocol-table/modern-cases.js';
 import { waitUntil } from '../helpers/processes.js';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';
 import { removeTemporaryFolders, temporaryFolder } from '../helpers/temp-folders.js';
@@ -117,10 +120,8 @@ let client: Client;
 beforeAll(async () => {
   project = path.join(await temporaryFolder(), 'project');
   await fs.mkdir(path.join(project, 'tools'), { recursive: true });
-  await fs.copyFile(
-    path.join(REPO_ROOT, 'fixtures', 'example', 'tools', 'greet'),
-    path.join(project, 'tools', 'greet'),
-  );
+  for (const name of ['greet', 'counter'])
+    await fs.copyFile(path.join(REPO_ROOT, 'fixtures', 'example', 'tools', name), path.join(project, 'tools', name));
   for (const [name, text] of Object.entries(SCRIPTS)) {
     await fs.writeFile(path.join(project, 'tools', name), text, { mode: 0o755 });
   }
@@ -192,6 +193,29 @@ describe('the edge in front of a live origin', () => {
     await waitUntil(() => origin.log().includes('live run of echo for client'), 5_000, 'the origin to log the run');
   });
 
+  it('forwards a 2026-07-28 call the tree cannot answer, without a session', async () => {
+    const params = { name: 'echo', arguments: { text: 'modern' }, _meta: MODERN_META };
+    const answer = await post(
+      Number(site.url.port),
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params },
+      modernHeaders('tools/call', params),
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.json().result).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'echo: modern\n' }],
+    });
+  });
+
+  it('lists a state resource and reads it from the origin', async () => {
+    const { resources } = await client.listResources();
+    const state = resources.find((resource) => resource.uri.includes('counter'));
+    expect(state, JSON.stringify(resources)).toBeDefined();
+    const read = await client.readResource({ uri: state!.uri });
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toHaveProperty('count');
+    await waitUntil(() => origin.log().includes('state run of'), 5_000, 'the origin to log the state read');
+  });
+
   it("relays a live tool's progress to the client", async () => {
     const seen: number[] = [];
     const result = await client.callTool({ name: 'steps', arguments: { label: 'x' } }, undefined, {
@@ -234,6 +258,22 @@ describe('the edge in front of a live origin', () => {
     expect(Date.now() - startedAt).toBeLessThan(EDGE_TIMEOUT_MS + 4_000);
     expect(textOf(await edge.callTool({ name: 'greet', arguments: { language: 'de' } }))).toContain('Hallo');
     await edge.close();
+  });
+});
+
+describe('liveOrigin at build', () => {
+  it.each([
+    ['http://origin.example', /plain http on a host that is not loopback/],
+    ['https://origin.example/base', /liveOrigin/],
+    ['ftp://origin.example', /liveOrigin/],
+  ])('refuses %s with a clear error', async (liveOrigin, message) => {
+    const bad = path.join(await temporaryFolder(), 'bad');
+    await fs.cp(project, bad, { recursive: true });
+    await fs.writeFile(path.join(bad, 'staticmcp.json'), JSON.stringify({ liveOrigin }));
+    const build = await runCli(['build', bad, '--out', path.join(bad, 'out')]);
+    expect(build.code).not.toBe(0);
+    expect(build.stderr).toMatch(message);
+    expect(build.stderr).toMatch(/what to do/);
   });
 });
 
