@@ -23,7 +23,7 @@ import { CLI, REPO_ROOT } from '../helpers/paths.js';
 import { removeTemporaryFolders, temporaryFolder } from '../helpers/temp-folders.js';
 import { startWorkerdSite, type WorkerdSite } from './workerd-site.js';
 
-const KEY = 'k'.repeat(16) + '0123456789abcdef0123456789abcdef';
+const KEY = 'kkkkkkkkkkkkkkkk0123456789abcdef0123456789abcdef';
 const EDGE_TIMEOUT_MS = 3_000;
 
 const SCRIPTS: Record<string, string> = {
