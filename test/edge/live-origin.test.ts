@@ -122,6 +122,22 @@ beforeAll(async () => {
   await fs.mkdir(path.join(project, 'tools'), { recursive: true });
   for (const name of ['greet', 'counter'])
     await fs.copyFile(path.join(REPO_ROOT, 'fixtures', 'example', 'tools', name), path.join(project, 'tools', name));
+  // A resource template whose provider computes any instance; one instance is precomputed.
+  await fs.mkdir(path.join(project, 'providers'));
+  await fs.mkdir(path.join(project, 'resources'));
+  await fs.writeFile(path.join(project, 'providers', 'fact'), '#!/bin/sh\nprintf "a fact about %s\\n" "$planet"\n', {
+    mode: 0o755,
+  });
+  await fs.writeFile(
+    path.join(project, 'resources', 'facts.meta.json'),
+    JSON.stringify({
+      name: 'facts',
+      uriTemplate: 'example://facts/{planet}',
+      mimeType: 'text/plain',
+      provider: 'providers/fact',
+      values: { planet: ['mars'] },
+    }),
+  );
   for (const [name, text] of Object.entries(SCRIPTS)) {
     await fs.writeFile(path.join(project, 'tools', name), text, { mode: 0o755 });
   }
@@ -214,6 +230,16 @@ describe('the edge in front of a live origin', () => {
     const read = await client.readResource({ uri: state!.uri });
     expect(JSON.parse((read.contents[0] as { text: string }).text)).toHaveProperty('count');
     await waitUntil(() => origin.log().includes('state run of'), 5_000, 'the origin to log the state read');
+  });
+
+  it('reads a precomputed template instance at the edge and computes another at the origin', async () => {
+    const before = origin.log().length;
+    const mars = await client.readResource({ uri: 'example://facts/mars' });
+    expect((mars.contents[0] as { text: string }).text).toBe('a fact about mars\n');
+    expect(origin.log().slice(before)).toBe('');
+    const venus = await client.readResource({ uri: 'example://facts/venus' });
+    expect((venus.contents[0] as { text: string }).text).toBe('a fact about venus\n');
+    await waitUntil(() => origin.log().includes('providers/fact'), 5_000, 'the origin to log the provider run');
   });
 
   it("relays a live tool's progress to the client", async () => {
