@@ -42,7 +42,7 @@ export class OriginRunner implements LiveRunner {
     const keyProblem = problemWithOriginKey(this.options.secret);
     if (keyProblem)
       return {
-        problem: `this site forwards live calls to its origin ${this.host}, but the worker's secret cannot sign them (${keyProblem}); the site's owner sets it with: wrangler secret put ${ORIGIN_KEY_NAME}`,
+        problem: `this site forwards live calls to its origin ${this.host}, but the worker's secret cannot sign them (${keyProblem}); the site's owner sets it with: wrangler secret put ${ORIGIN_KEY_NAME} (Cloudflare) or as a Netlify environment variable`,
       };
     // One deadline for the whole run, the project's own choice (limits.originTimeoutMs): the
     // client hears within it, whatever the origin does; progress does not extend it.

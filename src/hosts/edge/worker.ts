@@ -57,7 +57,10 @@ function serverContext(
           live: new OriginRunner({
             url: origin.url,
             timeoutMs: origin.timeoutMs,
-            secret: typeof env?.STATICMCP_ORIGIN_KEY === 'string' ? env.STATICMCP_ORIGIN_KEY : undefined,
+            secret:
+              typeof env?.STATICMCP_ORIGIN_KEY === 'string' && env.STATICMCP_ORIGIN_KEY !== ''
+                ? env.STATICMCP_ORIGIN_KEY
+                : undefined,
             client,
           }),
         }
@@ -69,7 +72,12 @@ function serverContext(
   };
 }
 
-async function answerMcp(request: Request, env: WorkerEnv | undefined, url: URL): Promise<Response> {
+async function answerMcp(
+  request: Request,
+  env: WorkerEnv | undefined,
+  url: URL,
+  hostContext: unknown,
+): Promise<Response> {
   const siteRoot = new URL('/', url);
   const assets = createAssetTreeSource(siteFetcher(env), siteRoot);
   const siteKey = env?.ASSETS ? 'assets' : siteRoot.origin;
@@ -94,8 +102,13 @@ async function answerMcp(request: Request, env: WorkerEnv | undefined, url: URL)
         onProblem: (reason) => console.error(`staticmcp worker: ${reason}`),
       })
     : assets;
-  // Cloudflare's front end sets CF-Connecting-IP (replacing any copy the client sent): the peer.
-  const peerAddress = request.headers.get('cf-connecting-ip') ?? undefined;
+  // The peer: Netlify's context names it (`context.ip`); Cloudflare's front end sets
+  // CF-Connecting-IP (replacing any copy the client sent).
+  const contextIp = (hostContext as { ip?: unknown } | undefined)?.ip;
+  const peerAddress =
+    typeof contextIp === 'string' && contextIp !== ''
+      ? contextIp
+      : (request.headers.get('cf-connecting-ip') ?? undefined);
   const context = serverContext(tree, source, siteRoot, env, peerAddress ?? 'unknown');
   const handler = createMcpHttpHandler({
     server: () => context,
@@ -108,11 +121,11 @@ async function answerMcp(request: Request, env: WorkerEnv | undefined, url: URL)
 }
 
 export default {
-  async fetch(request: Request, env?: WorkerEnv, _context?: unknown): Promise<Response> {
+  async fetch(request: Request, env?: WorkerEnv, context?: unknown): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname !== MCP_PATH) return siteFetcher(env).fetch(request);
     try {
-      return await answerMcp(request, env, url);
+      return await answerMcp(request, env, url, context);
     } catch (error) {
       // A client that hangs up mid-body, a host failure: one request fails, the isolate goes on.
       console.error(`staticmcp worker: ${(error as Error).stack ?? String(error)}`);

@@ -4,4 +4,7 @@
 // if you do not deploy to Netlify.
 import worker from '../../../dist/_worker.js';
 
-export default (request, context) => worker.fetch(request, {}, context);
+// STATICMCP_ORIGIN_KEY (Site configuration → Environment variables, scoped to functions) signs
+// the calls the worker forwards to a live origin, when staticmcp.json names one (liveOrigin).
+export default (request, context) =>
+  worker.fetch(request, { STATICMCP_ORIGIN_KEY: globalThis.Netlify?.env.get('STATICMCP_ORIGIN_KEY') }, context);
