@@ -136,21 +136,36 @@ try {
   for (const tool of full) {
     const properties = tool.inputSchema.properties ?? {};
     const held = narrowed.get(tool.name)?.inputSchema.properties ?? {};
+    // A tool the narrowed lists hide has nothing precomputed. Of one they show, a parameter's
+    // precomputed values are its narrowed enum, both booleans, or its whole integer range
+    // (which the lists never narrow); every other parameter held its default.
+    const precomputed = narrowed.has(tool.name);
+    const precomputedValues = (name, schema) => {
+      if (!precomputed) return [];
+      if (held[name]?.enum) return held[name].enum;
+      if (schema.type === 'boolean') return [false, true];
+      if (schema.type === 'integer' && schema.minimum !== undefined && schema.maximum !== undefined) {
+        const values = [];
+        for (let value = schema.minimum; value <= schema.maximum; value += 1) values.push(value);
+        return values;
+      }
+      return [];
+    };
     const base = {};
     for (const [name, schema] of Object.entries(properties)) {
-      const values = held[name]?.enum ?? schema.enum;
-      if (values) base[name] = values[0];
+      const values = precomputedValues(name, schema);
+      if (values.length > 0) base[name] = values[0];
       else if ('default' in schema) base[name] = schema.default;
     }
-    for (const [name] of Object.entries(properties)) {
-      for (const value of held[name]?.enum ?? [])
+    for (const [name, schema] of Object.entries(properties)) {
+      for (const value of precomputedValues(name, schema))
         calls.push({ name: tool.name, arguments: { ...base, [name]: value } });
     }
     // Free values: values of one parameter that nobody precomputed (text for a string, a number
-    // outside the enumerated ones), when the parameter takes any; a tool whose every value is
+    // outside the precomputed ones), when the parameter takes any; a tool whose every value is
     // precomputed (greet, math_multiply) has none.
     const freeValues = (name, schema) => {
-      const taken = new Set((held[name]?.enum ?? []).map(String));
+      const taken = new Set(precomputedValues(name, schema).map(String));
       if (schema.enum || schema.type === 'boolean') return [];
       if (schema.type === 'string') return ['free text 1', 'free text 2', 'free text 3'];
       const low = schema.minimum ?? -1000;
