@@ -108,7 +108,7 @@ function textOf(result: unknown): string {
 }
 
 /** What the fake origin does with the next request. */
-let fakeMode: 'html' | 'redirect' | 'huge' | 'never' = 'html';
+let fakeMode: 'html' | 'redirect' | 'huge' | 'never' | 'busy' | 'refuse' = 'html';
 let project: string;
 let origin: OriginProcess;
 let fake: http.Server;
@@ -145,7 +145,13 @@ beforeAll(async () => {
   fake = http.createServer((request, response) => {
     request.resume();
     if (fakeMode === 'never') return;
-    if (fakeMode === 'redirect') {
+    if (fakeMode === 'busy' || fakeMode === 'refuse') {
+      response.writeHead(fakeMode === 'busy' ? 503 : 401, {
+        'content-type': 'application/json',
+        ...(fakeMode === 'busy' ? { 'retry-after': '7' } : {}),
+      });
+      response.end('{"error":"no"}');
+    } else if (fakeMode === 'redirect') {
       response.writeHead(302, { location: 'https://elsewhere.example/live-run' });
       response.end();
     } else if (fakeMode === 'html') {
@@ -274,6 +280,8 @@ describe('the edge in front of a live origin', () => {
     ['redirect', /redirect \(302 to https:\/\/elsewhere\.example\/live-run\), which the edge does not follow/],
     ['huge', /more than the 10 MB the edge accepts/],
     ['never', /did not answer within 3000 ms/],
+    ['busy', /is busy; try again in 7 s/],
+    ['refuse', /refused the edge's signature; the site's owner checks that STATICMCP_ORIGIN_KEY is the same secret/],
   ] as const)('turns an origin that answers %s into a clear isError', async (mode, message) => {
     fakeMode = mode;
     const edge = await connect(fakeSite);
