@@ -32,6 +32,7 @@ import { guardServerProcess } from '../process-guard.js';
 import { bracketIpv6 } from '../http/host-rules.js';
 
 const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 /** What Retry-After tells the edge when every slot and queue place is taken. */
 const RETRY_AFTER_SECONDS = 2;
 
@@ -115,7 +116,9 @@ export async function startOriginServer(options: OriginServeOptions): Promise<nu
   let stopping = false;
   let drained: () => void = () => {};
 
-  const server = http.createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 0 });
+  // The request (headers and body) must arrive in time; the streamed answer has no such limit
+  // (a run takes as long as its own timeout).
+  const server = http.createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS });
   server.on('request', (incoming: http.IncomingMessage, outgoing: http.ServerResponse) => {
     void answer(incoming, outgoing).catch((error: unknown) => {
       logLine(`a request failed: ${(error as Error)?.stack ?? String(error)}`);
