@@ -66,6 +66,29 @@ function toolNamesOf(plans: readonly ToolPlan[], scripts: readonly DiscoveredScr
   ];
 }
 
+/**
+ * The project's MCP Apps (discover-apps.ts): each tool with a UI gets `_meta.ui` in its definition,
+ * a tool whose UI is wrong leaves `planned.plans`, and the UIs are returned as resources.
+ */
+async function attachApps(planned: { plans: ToolPlan[] }, project: OpenedProject) {
+  const { discoverApps } = await import('../project/discover-apps.js');
+  const apps = await discoverApps(
+    planned.plans.map((plan) => ({
+      name: plan.name,
+      file: plan.script.file,
+      relativePath: plan.script.relativePath,
+      ...(plan.uiMeta !== undefined ? { uiMeta: plan.uiMeta } : {}),
+    })),
+    { projectRoot: project.projectRoot, toolsRoot: project.toolsRoot, displayPath: project.displayPath },
+  );
+  planned.plans = planned.plans.filter((plan) => !apps.refusedTools.has(plan.name));
+  for (const plan of planned.plans) {
+    const ui = apps.toolUi.get(plan.name);
+    if (ui) plan.definition._meta = { ...plan.definition._meta, ui };
+  }
+  return apps;
+}
+
 /** Resources, prompts and resource templates (the last expanded through their providers). */
 async function discoverContent(project: OpenedProject, signal: AbortSignal | undefined, volatileInputs: string[]) {
   const { projectRoot, registration, resourcesRoot, config, cache } = project;
@@ -114,6 +137,8 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     volatileInputs,
   });
   stopIfInterrupted(signal);
+  // MCP Apps before any call runs: a tool whose UI is wrong is skipped, so none of its calls run.
+  const apps = await attachApps(planned, project);
   const writer = await TreeWriter.open(outDir, { reuse: options.fileReuse });
   let unchanged = false;
   let swapped = false;
@@ -183,7 +208,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       plans: planned.plans,
       output,
       toolReports,
-      resources: resources.resources,
+      resources: [...resources.resources, ...apps.resources],
       prompts: prompts.prompts,
       templates: templates.templates,
       templateInstances: expansion.instances,
@@ -217,6 +242,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     for (const [filePath, fileContent] of publicFiles.files) await output.write(filePath, fileContent);
     const failures: BuildProblem[] = [
       ...planned.failures,
+      ...apps.problems,
       ...resources.problems.map((problem) => ({ path: `resources/${problem.relativePath}`, message: problem.message })),
       ...prompts.problems.map((problem) => ({ path: `prompts/${problem.relativePath}`, message: problem.message })),
       ...templates.problems.map((problem) => ({ path: problem.relativePath, message: problem.message })),
