@@ -192,7 +192,13 @@ async function loadUi(
   try {
     size = (await fs.stat(entry)).size;
   } catch (error) {
-    return { path: show(entry), problem: `cannot be read (${readFailureReason(error)}); an app needs its HTML page` };
+    return {
+      path: show(entry),
+      problem:
+        (error as NodeJS.ErrnoException).code === 'ENOENT'
+          ? `is missing: a UI is one HTML page (index.html, or the "entrypoint" its ${UI_META_FILE} names)`
+          : `cannot be read (${readFailureReason(error)})`,
+    };
   }
   if (size > MAX_APP_HTML_BYTES)
     return {
