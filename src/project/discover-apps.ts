@@ -146,6 +146,14 @@ function resourceUiMeta(meta: JsonObject | undefined): JsonObject {
   return ui;
 }
 
+async function isFolder(file: string): Promise<boolean> {
+  try {
+    return (await fs.stat(file)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 async function exists(file: string): Promise<boolean> {
   try {
     await fs.lstat(file);
@@ -295,12 +303,17 @@ export async function discoverApps(tools: readonly AppTool[], context: AppContex
 
   // Standalone UIs first: ui/<name>/index.html.
   const standaloneRoot = path.join(context.projectRoot, UI_FOLDER);
-  let names: string[] = [];
+  const names: string[] = [];
   try {
-    names = (await fs.readdir(standaloneRoot, { withFileTypes: true }))
-      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-      .map((entry) => entry.name)
-      .sort();
+    for (const entry of (await fs.readdir(standaloneRoot, { withFileTypes: true })).sort((left, right) =>
+      left.name < right.name ? -1 : left.name > right.name ? 1 : 0,
+    )) {
+      if (entry.name.startsWith('.')) continue;
+      // A symlinked folder counts too; its files are still read only when they are inside the project.
+      const folder =
+        entry.isDirectory() || (entry.isSymbolicLink() && (await isFolder(path.join(standaloneRoot, entry.name))));
+      if (folder) names.push(entry.name);
+    }
   } catch {
     // No ui/ folder: no standalone UIs.
   }

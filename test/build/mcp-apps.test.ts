@@ -171,6 +171,22 @@ describe('bad UIs', () => {
     expect(Math.max(...sizes)).toBeLessThan(10_000);
   });
 
+  it('never publishes a page a symlink leads to outside the project', async () => {
+    const project = await writeProject({ 'tools/good.sh': tool('Good') });
+    const outside = path.join(path.dirname(project), 'secret-ui');
+    await fs.mkdir(outside);
+    await fs.writeFile(path.join(outside, 'index.html'), '<p>secret</p>');
+    await fs.mkdir(path.join(project, 'ui'));
+    await fs.symlink(outside, path.join(project, 'ui', 'linked'));
+    const { code, report } = await buildJson(project);
+    expect(code).toBe(1);
+    expect(problemsOf(report)).toContain('ui/linked/index.html');
+    expect(problemsOf(report)).toContain('leads outside the project');
+    const manifest = await readJson<Manifest>(path.join(project, 'dist/mcp.json'));
+    expect(manifest.capabilities.resources).toEqual([]);
+    expect(manifest.capabilities.tools.map((entry) => entry.name)).toEqual(['good']);
+  });
+
   it('refuses a tool UI and a standalone UI that would share one URI', async () => {
     const project = await writeProject({
       'tools/dashboard/dashboard.sh': {
