@@ -19,6 +19,7 @@ import { discoverResources } from '../project/discover-resources.js';
 import { discoverResourceTemplates } from '../project/discover-resource-templates.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { MANIFEST_FILE } from '../core/tree/manifest.js';
+import { FLAT_RESOURCE_URI_KEY } from '../core/tree/mcp-apps.js';
 import { BUILD_OWNED_NESTED_PATHS, BUILD_OWNED_TOP_LEVEL } from '../tree-writer/tree-ownership.js';
 import { TreeWriter } from '../tree-writer/tree-writer.js';
 import { generatorName } from '../shared/version.js';
@@ -84,7 +85,12 @@ async function attachApps(planned: { plans: ToolPlan[] }, project: OpenedProject
   planned.plans = planned.plans.filter((plan) => !apps.refusedTools.has(plan.name));
   for (const plan of planned.plans) {
     const ui = apps.toolUi.get(plan.name);
-    if (ui) plan.definition._meta = { ...plan.definition._meta, ui };
+    if (!ui) continue;
+    plan.definition._meta = {
+      ...plan.definition._meta,
+      ui,
+      ...(typeof ui.resourceUri === 'string' ? { [FLAT_RESOURCE_URI_KEY]: ui.resourceUri } : {}),
+    };
   }
   return apps;
 }

@@ -32,9 +32,22 @@ describe('fixtures/apps', () => {
   it('lists each UI as a ui:// resource with the MIME type and _meta.ui, and links each tool to its UI', async () => {
     const manifest = await readJson<Manifest>(path.join(tree, 'mcp.json'));
     expect(manifest.capabilities.tools.map((entry) => [entry.name, entry._meta])).toEqual([
-      ['echo-app', { ui: { resourceUri: 'ui://echo-app/index.html', visibility: ['app'] } }],
-      ['forecast', { ui: { resourceUri: 'ui://forecast/index.html' } }],
-      ['status', { ui: { resourceUri: 'ui://dashboard/index.html', visibility: ['model', 'app'] } }],
+      // The deprecated flat key too, as ext-apps' registerAppTool writes it, for hosts that read only that.
+      [
+        'echo-app',
+        {
+          ui: { resourceUri: 'ui://echo-app/index.html', visibility: ['app'] },
+          'ui/resourceUri': 'ui://echo-app/index.html',
+        },
+      ],
+      ['forecast', { ui: { resourceUri: 'ui://forecast/index.html' }, 'ui/resourceUri': 'ui://forecast/index.html' }],
+      [
+        'status',
+        {
+          ui: { resourceUri: 'ui://dashboard/index.html', visibility: ['model', 'app'] },
+          'ui/resourceUri': 'ui://dashboard/index.html',
+        },
+      ],
     ]);
     expect(
       manifest.capabilities.resources.map(({ uri, name, mimeType, _meta }) => ({ uri, name, mimeType, _meta })),
@@ -153,7 +166,10 @@ describe('bad UIs', () => {
 
     const manifest = await readJson<Manifest>(path.join(project, 'dist/mcp.json'));
     expect(manifest.capabilities.tools.map((entry) => entry.name)).toEqual(['good']);
-    expect(manifest.capabilities.tools[0]!._meta).toEqual({ ui: { resourceUri: 'ui://good/index.html' } });
+    expect(manifest.capabilities.tools[0]!._meta).toEqual({
+      ui: { resourceUri: 'ui://good/index.html' },
+      'ui/resourceUri': 'ui://good/index.html',
+    });
     expect(manifest.capabilities.resources.map((resource) => resource.uri)).toEqual([
       'ui://fine/index.html',
       'ui://good/index.html',

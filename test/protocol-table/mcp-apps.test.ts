@@ -77,6 +77,7 @@ describe.each(DRIVERS)('the apps tree through $name', (driver) => {
       const listed = (await ask('tools/list')).tools as { name: string; _meta?: unknown }[];
       expect(listed.find((tool) => tool.name === 'forecast')?._meta).toEqual({
         ui: { resourceUri: 'ui://forecast/index.html' },
+        'ui/resourceUri': 'ui://forecast/index.html',
       });
       const resources = (await ask('resources/list')).resources as { uri: string; mimeType: string }[];
       expect(resources.map((resource) => [resource.uri, resource.mimeType])).toEqual([
@@ -113,6 +114,7 @@ async function expectAppThroughSdk(transport: Transport): Promise<void> {
     expect(resourceUri).toBe('ui://forecast/index.html');
     expect(tools.find((tool) => tool.name === 'echo-app')?._meta).toEqual({
       ui: { resourceUri: 'ui://echo-app/index.html', visibility: ['app'] },
+      'ui/resourceUri': 'ui://echo-app/index.html',
     });
     expectForecastPage((await client.readResource({ uri: resourceUri! })).contents);
     expect(textOf(await client.callTool({ name: 'forecast', arguments: { city: 'Lima' } }))).toBe(

@@ -7,6 +7,11 @@ import { isObject, type JsonObject } from './json-object.js';
 export const APPS_EXTENSION_ID = 'io.modelcontextprotocol/ui';
 export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
 export const APP_URI_SCHEME = 'ui://';
+/**
+ * The flat `_meta` key the spec deprecates for `_meta.ui.resourceUri`; ext-apps' own
+ * registerAppTool still writes both, for hosts that read only this one, and so does the build.
+ */
+export const FLAT_RESOURCE_URI_KEY = 'ui/resourceUri';
 
 /** The extension's settings as a server declares them in `capabilities.extensions`. */
 export function appsExtensionSettings(): JsonObject {
@@ -25,5 +30,7 @@ export function isAppResource(definition: JsonObject): boolean {
 export function namesAppResource(definition: JsonObject): boolean {
   const meta = definition._meta;
   if (!isObject(meta)) return false;
-  return (isObject(meta.ui) && typeof meta.ui.resourceUri === 'string') || typeof meta['ui/resourceUri'] === 'string';
+  return (
+    (isObject(meta.ui) && typeof meta.ui.resourceUri === 'string') || typeof meta[FLAT_RESOURCE_URI_KEY] === 'string'
+  );
 }
