@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildJson, problemsOf, runCli } from '../helpers/cli.js';
 import { readJson } from '../helpers/files.js';
 import { buildAppsProject } from '../helpers/apps-project.js';
-import { writeProject } from '../helpers/projects.js';
+import { writeProject, writeTree } from '../helpers/projects.js';
 
 interface Manifest {
   capabilities: {
@@ -84,6 +84,33 @@ describe('fixtures/apps', () => {
     const checked = await runCli(['check', tree]);
     expect(checked.stdout + checked.stderr).toContain('no problems');
     expect(checked.code).toBe(0);
+  });
+
+  it('is what staticmcp check expects of apps: a tree whose tool names a page it lacks is reported', async () => {
+    const foreign = await writeTree({
+      'mcp.json': {
+        protocolVersion: '2025-06-18',
+        serverInfo: { name: 'foreign', version: '1' },
+        capabilities: {
+          tools: [
+            {
+              name: 'chart',
+              inputSchema: { type: 'object' },
+              _meta: { ui: { resourceUri: 'ui://chart/missing.html' } },
+            },
+          ],
+          resources: [{ uri: 'ui://chart/page.html', name: 'page', mimeType: 'text/html' }],
+        },
+      },
+      'tools/chart.json': { content: [{ type: 'text', text: 'chart' }] },
+      'resources/chart/page.html.json': { uri: 'ui://chart/page.html', mimeType: 'text/html', text: '<p>x</p>' },
+    });
+    const checked = await runCli(['check', foreign]);
+    expect(checked.code).toBe(1);
+    expect(checked.stdout + checked.stderr).toContain(
+      'names the UI "ui://chart/missing.html", which is not a ui:// resource of this tree',
+    );
+    expect(checked.stdout + checked.stderr).toContain('MCP Apps hosts render only text/html;profile=mcp-app');
   });
 });
 
