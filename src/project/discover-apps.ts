@@ -163,9 +163,14 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
+/** Shows a path relative to the project, `/`-separated, in problems. */
+function shownIn(context: AppContext, file: string): string {
+  return path.relative(context.projectRoot, file).split(path.sep).join('/');
+}
+
 /**
- * One UI: its HTML file (`entrypoint` of its ui.meta.json, else `defaultHtml`) and metadata.
- * `displayOf` shows a path relative to the project in problems.
+ * One UI as a resource: its page (`entrypoint` of its ui.meta.json, else `htmlFile`) and the
+ * metadata in `metaFile`, or what is wrong with them (the place to fix, relative to the project).
  */
 async function loadUi(
   uri: string,
@@ -175,7 +180,7 @@ async function loadUi(
   fallbackDescription: string,
   context: AppContext,
 ): Promise<ProjectResource | { path: string; problem: string }> {
-  const show = (file: string) => path.relative(context.projectRoot, file).split(path.sep).join('/');
+  const show = (file: string) => shownIn(context, file);
   const sidecar = await readJsonSidecar(
     metaFile,
     show(metaFile),
@@ -219,6 +224,9 @@ async function loadUi(
   } catch (error) {
     return { path: show(entry), problem: `cannot be read (${readFailureReason(error)})` };
   }
+  // Checked again on what was read: the file may have grown since its stat.
+  if (bytes.length > MAX_APP_HTML_BYTES)
+    return { path: show(entry), problem: `is over the ${MAX_APP_HTML_BYTES}-byte limit of an app's page` };
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -253,7 +261,7 @@ async function ownUiOf(tool: AppTool, scriptsPerFolder: Map<string, AppTool[]>, 
   const sharing = scriptsPerFolder.get(folder) ?? [];
   if (sharing.length > 1)
     return {
-      problem: `${path.relative(context.projectRoot, uiFolder)}/ is the UI of the one tool in its folder, but ${sharing.map((other) => context.displayPath(other.relativePath)).join(' and ')} are all there; put each script in its own folder, or name a script's UI ${path.basename(tool.file)}${SCRIPT_UI_SUFFIX}`,
+      problem: `${shownIn(context, uiFolder)}/ is the UI of the one tool in its folder, but ${sharing.map((other) => context.displayPath(other.relativePath)).join(' and ')} are all there; put each script in its own folder, or name a script's UI ${path.basename(tool.file)}${SCRIPT_UI_SUFFIX}`,
     };
   return { html, meta };
 }
