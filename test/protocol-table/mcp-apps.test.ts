@@ -1,7 +1,7 @@
 // MCP Apps on every host: the tree of fixtures/apps through the in-process core, serve over stdio,
-// serve --http, serve <URL> and the tree's worker in workerd (the protocol table's drivers), then
-// as the official SDK client sees it over stdio, HTTP and the worker, and under `dev`. Each host
-// declares io.modelcontextprotocol/ui (initialize and server/discover), lists the tools with
+// serve --http, serve <URL>, the tree's worker in workerd and Netlify's edge function under Deno
+// (the protocol table's drivers), then as the official SDK client sees it over stdio, HTTP and the
+// worker, and under `dev`. Each host declares io.modelcontextprotocol/ui (initialize and server/discover), lists the tools with
 // _meta.ui.resourceUri, reads the ui:// page with its MIME type and _meta.ui, and answers the
 // app's own call back to the tool like any other call.
 import path from 'node:path';
@@ -19,6 +19,7 @@ import type { ProtocolResponse } from './cases.js';
 import {
   type Driver,
   inProcessDriver,
+  netlifyDenoDriver,
   nodeHttpDriver,
   serveUrlDriver,
   stdioDriver,
@@ -50,7 +51,16 @@ function expectForecastPage(contents: unknown): void {
   expect((contents as { text: string }[])[0]!.text).toMatch(/^<!doctype html>[\s\S]*callServerTool[\s\S]*<\/html>\n$/);
 }
 
-const DRIVERS: Driver[] = [inProcessDriver, stdioDriver, nodeHttpDriver, serveUrlDriver, workerdDriver];
+// wrangler's two runtimes (pages dev, dev) answer these too (~13 s each); the protocol table already
+// shows they answer as workerd does, so they are left to it.
+const DRIVERS: Driver[] = [
+  inProcessDriver,
+  stdioDriver,
+  nodeHttpDriver,
+  serveUrlDriver,
+  workerdDriver,
+  netlifyDenoDriver,
+];
 
 describe.each(DRIVERS)('the apps tree through $name', (driver) => {
   it('declares the extension, links the tools, serves the pages and answers the app calls', async () => {
