@@ -42,7 +42,8 @@ const uiMetaSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    name: { type: 'string', pattern: UI_NAME.source },
+    // The resource's name only: the URI comes from the tool or the folder.
+    name: { type: 'string', minLength: 1 },
     title: { type: 'string' },
     description: { type: 'string' },
     entrypoint: { type: 'string', pattern: '^[^/\\\\]+\\.html?$' },
