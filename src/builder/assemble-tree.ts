@@ -78,7 +78,12 @@ export function stateResourceUri(scriptPath: string): string {
  * reference sse_bridge would otherwise wrap the whole file as text).
  */
 function resourceFileContent(resource: ProjectResource): Record<string, unknown> {
-  const item = { uri: resource.uri, mimeType: resource.mimeType, ...resource.content };
+  const item = {
+    uri: resource.uri,
+    mimeType: resource.mimeType,
+    ...resource.content,
+    ...(resource.meta ? { _meta: resource.meta } : {}),
+  };
   return 'blob' in resource.content ? { ...item, contents: [item] } : item;
 }
 
@@ -96,7 +101,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     const owner = resourceOwners.get(filePath);
     if (owner !== undefined) {
       failures.push({
-        path: `resources/${resource.relativePath}`,
+        path: resource.shownPath ?? `resources/${resource.relativePath}`,
         message: `its URI ${resource.uri} and ${owner} both map to ${filePath}; give one of them another "uri" in its .meta.json`,
       });
       continue;
@@ -109,6 +114,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       description: resource.description ?? '',
       mimeType: resource.mimeType,
       size: resource.size,
+      ...(resource.meta ? { _meta: resource.meta } : {}),
     });
     const content = treeJsonFile(resourceFileContent(resource));
     await output.write(filePath, content);

@@ -19,6 +19,7 @@ import { discoverResources } from '../project/discover-resources.js';
 import { discoverResourceTemplates } from '../project/discover-resource-templates.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { MANIFEST_FILE } from '../core/tree/manifest.js';
+import { FLAT_RESOURCE_URI_KEY } from '../core/tree/mcp-apps.js';
 import { BUILD_OWNED_NESTED_PATHS, BUILD_OWNED_TOP_LEVEL } from '../tree-writer/tree-ownership.js';
 import { TreeWriter } from '../tree-writer/tree-writer.js';
 import { generatorName } from '../shared/version.js';
@@ -64,6 +65,34 @@ function toolNamesOf(plans: readonly ToolPlan[], scripts: readonly DiscoveredScr
       .filter((script) => !planned.has(script.relativePath))
       .map((script) => deriveToolName(script.relativePath)),
   ];
+}
+
+/**
+ * The project's MCP Apps (discover-apps.ts): each tool with a UI gets `_meta.ui` in its definition,
+ * a tool whose UI is wrong leaves `planned.plans`, and the UIs are returned as resources.
+ */
+async function attachApps(planned: { plans: ToolPlan[] }, project: OpenedProject) {
+  const { discoverApps } = await import('../project/discover-apps.js');
+  const apps = await discoverApps(
+    planned.plans.map((plan) => ({
+      name: plan.name,
+      file: plan.script.file,
+      relativePath: plan.script.relativePath,
+      ...(plan.uiMeta !== undefined ? { uiMeta: plan.uiMeta } : {}),
+    })),
+    { projectRoot: project.projectRoot, toolsRoot: project.toolsRoot, displayPath: project.displayPath },
+  );
+  planned.plans = planned.plans.filter((plan) => !apps.refusedTools.has(plan.name));
+  for (const plan of planned.plans) {
+    const ui = apps.toolUi.get(plan.name);
+    if (!ui) continue;
+    plan.definition._meta = {
+      ...plan.definition._meta,
+      ui,
+      ...(typeof ui.resourceUri === 'string' ? { [FLAT_RESOURCE_URI_KEY]: ui.resourceUri } : {}),
+    };
+  }
+  return apps;
 }
 
 /** Resources, prompts and resource templates (the last expanded through their providers). */
@@ -114,6 +143,8 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     volatileInputs,
   });
   stopIfInterrupted(signal);
+  // MCP Apps before any call runs: a tool whose UI is wrong is skipped, so none of its calls run.
+  const apps = await attachApps(planned, project);
   const writer = await TreeWriter.open(outDir, { reuse: options.fileReuse });
   let unchanged = false;
   let swapped = false;
@@ -183,7 +214,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       plans: planned.plans,
       output,
       toolReports,
-      resources: resources.resources,
+      resources: [...resources.resources, ...apps.resources],
       prompts: prompts.prompts,
       templates: templates.templates,
       templateInstances: expansion.instances,
@@ -217,6 +248,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     for (const [filePath, fileContent] of publicFiles.files) await output.write(filePath, fileContent);
     const failures: BuildProblem[] = [
       ...planned.failures,
+      ...apps.problems,
       ...resources.problems.map((problem) => ({ path: `resources/${problem.relativePath}`, message: problem.message })),
       ...prompts.problems.map((problem) => ({ path: `prompts/${problem.relativePath}`, message: problem.message })),
       ...templates.problems.map((problem) => ({ path: problem.relativePath, message: problem.message })),

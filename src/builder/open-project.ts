@@ -94,6 +94,7 @@ export async function openProject(options: OpenProjectOptions): Promise<OpenedPr
       { folder: toolsRoot, what: 'tools folder', input: true },
       { folder: resourcesRoot, what: 'resources folder', input: true },
       { folder: path.join(projectRoot, 'prompts'), what: 'prompts folder', input: true },
+      { folder: path.join(projectRoot, 'ui'), what: 'UI folder (MCP Apps pages)', input: true },
       {
         folder: path.join(projectRoot, CACHE_FOLDER),
         what: `build cache (${CACHE_FOLDER})`,

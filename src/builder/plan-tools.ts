@@ -36,6 +36,8 @@ export interface ToolPlan {
   /** `precompute: true` in the metadata or staticmcp.json: precomputed without the determinism probe. */
   forcePrecompute: boolean;
   enumeration: Enumeration;
+  /** `_meta.ui` from the metadata (MCP Apps), checked and completed by discover-apps.ts. */
+  uiMeta?: unknown;
   /** Hash of everything besides the arguments that reaches a run. */
   runSeed: string;
   warnings: string[];
@@ -252,6 +254,7 @@ async function planTool(loaded: LoadedScript, name: string, context: PlanContext
     live: toolConfig.live !== false,
     forcePrecompute: (toolConfig.precompute ?? meta.precompute) === true,
     enumeration,
+    ...(meta._meta !== null && typeof meta._meta === 'object' && 'ui' in meta._meta ? { uiMeta: meta._meta.ui } : {}),
     // Only what can change the answer to one argument set: a new title, description or icon
     // in a sidecar must not rerun thousands of calls (value lists change which sets exist, not
     // what one set answers, so they are left out too).

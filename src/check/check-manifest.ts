@@ -1,6 +1,8 @@
-// `staticmcp check`, the manifest itself: its header, the tool definitions and the resource templates.
+// `staticmcp check`, the manifest itself: its header, the tool definitions, the resource templates,
+// and the links of MCP Apps (a tool's `_meta.ui.resourceUri` must name a `ui://` page the tree lists).
 import { TOOL_NAME, TOOL_NAME_IN_WORDS } from '../core/tree/name-rules.js';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
+import { APP_MIME_TYPE, APP_URI_SCHEME, FLAT_RESOURCE_URI_KEY } from '../core/tree/mcp-apps.js';
 import { at, listOf, listPath, type Report } from './tree-problem.js';
 
 export function checkHeader(manifest: JsonObject, report: Report): void {
@@ -109,4 +111,38 @@ export function checkTemplates(manifest: JsonObject, report: Report): number {
     }
   });
   return list.length;
+}
+
+/** MCP Apps: each tool's UI is a listed `ui://` resource, and each `ui://` resource has the extension's MIME type. */
+export function checkAppLinks(manifest: JsonObject, report: Report): void {
+  const resources = listOf(manifest, 'resources');
+  const listed = new Set(resources.filter(isObject).map((resource) => resource.uri));
+  const resourcesPath = listPath(manifest, 'resources');
+  resources.forEach((raw, index) => {
+    if (!isObject(raw) || typeof raw.uri !== 'string' || !raw.uri.startsWith(APP_URI_SCHEME)) return;
+    if (raw.mimeType !== APP_MIME_TYPE)
+      report(
+        at(...resourcesPath, index, 'mimeType'),
+        `the ${APP_URI_SCHEME} resource ${JSON.stringify(raw.uri)} has mimeType ${JSON.stringify(raw.mimeType)}, and MCP Apps hosts render only ${APP_MIME_TYPE}`,
+        `give it mimeType ${APP_MIME_TYPE} (staticmcp build does, for tools/<tool>/ui/ and ui/<name>/ pages)`,
+      );
+  });
+  const toolsPath = listPath(manifest, 'tools');
+  listOf(manifest, 'tools').forEach((raw, index) => {
+    if (!isObject(raw) || !isObject(raw._meta)) return;
+    const nested = isObject(raw._meta.ui) ? raw._meta.ui.resourceUri : undefined;
+    const flat = raw._meta[FLAT_RESOURCE_URI_KEY];
+    for (const [uri, where] of [
+      [nested, ['_meta', 'ui', 'resourceUri']],
+      [flat, ['_meta', FLAT_RESOURCE_URI_KEY]],
+    ] as const) {
+      if (uri === undefined) continue;
+      if (typeof uri !== 'string' || !uri.startsWith(APP_URI_SCHEME) || !listed.has(uri))
+        report(
+          at(...toolsPath, index, ...where),
+          `names the UI ${JSON.stringify(typeof uri === 'string' ? uri.slice(0, 200) : uri)}, which is not a ${APP_URI_SCHEME} resource of this tree: hosts that render apps find no page`,
+          'list the page among the resources (staticmcp build does for tools/<tool>/ui/index.html and ui/<name>/index.html), or remove the link',
+        );
+    }
+  });
 }

@@ -9,7 +9,7 @@ import { CachedTreeReader } from '../core/mcp/cached-tree-reader.js';
 import type { ReadOutcome, TreeSource } from '../core/mcp/tree-source.js';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import { at, type CheckCounts, REBUILD, type Report, type TreeProblem } from './tree-problem.js';
-import { type CheckedTool, checkHeader, checkTemplates, checkTools } from './check-manifest.js';
+import { type CheckedTool, checkAppLinks, checkHeader, checkTemplates, checkTools } from './check-manifest.js';
 import { checkExtensionFiles, checkPrompts, checkResources } from './check-named-files.js';
 import { checkListedFiles } from './check-call-files.js';
 import type { PackFileSource } from '../core/packs/pack-reader.js';
@@ -107,6 +107,7 @@ export async function checkTree(input: CheckInput): Promise<CheckReport> {
   checked.tools = tools.length;
   checked.resources = await checkResources(manifest, extension, reader, report);
   checked.resourceTemplates = checkTemplates(manifest, report);
+  checkAppLinks(manifest, report);
   checked.prompts = await checkPrompts(manifest, ours, reader, report);
   if (extension) await checkExtensionFiles(extension, tools, reader, report);
   await checkDiscoveryFiles(source, manifest, ours, report);

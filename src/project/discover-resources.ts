@@ -18,6 +18,10 @@ export interface ProjectResource {
   relativePath: string;
   content: { text: string } | { blob: string };
   size: number;
+  /** `_meta` of its definition and of its contents (an MCP App's `_meta.ui`, discover-apps.ts). */
+  meta?: Record<string, unknown>;
+  /** How problems name it when it is not a file under resources/ (an app's page). */
+  shownPath?: string;
 }
 
 export interface ResourceDiscovery {

@@ -23,6 +23,8 @@ export interface ToolMeta {
   outputFormat?: OutputFormat;
   /** Client capabilities a call needs (`{"sampling": {}}`); a request that did not declare them gets -32021. */
   requiredClientCapabilities?: Record<string, Record<string, unknown>>;
+  /** `_meta.ui` (MCP Apps: `resourceUri`, `visibility`) is published; checked by discover-apps.ts. */
+  _meta?: Record<string, unknown>;
 }
 
 const toolMetaSchema = {

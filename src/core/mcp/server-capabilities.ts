@@ -4,6 +4,22 @@
 import { knowsCompletionsCapability, type ProtocolVersion } from './protocol-versions.js';
 import type { ServerContext } from './server-context.js';
 import type { JsonObject } from '../tree/json-object.js';
+import { APPS_EXTENSION_ID, appsExtensionSettings, isAppResource, namesAppResource } from '../tree/mcp-apps.js';
+import type { LoadedTree } from './loaded-tree.js';
+
+/** Per loaded tree (a reload is a new object): whether it has an MCP App, asked on every modern request. */
+const appTrees = new WeakMap<LoadedTree, boolean>();
+
+function hasApps(tree: LoadedTree): boolean {
+  let known = appTrees.get(tree);
+  if (known === undefined) {
+    known =
+      tree.resources.some((resource) => isAppResource(resource.definition)) ||
+      tree.tools.some((tool) => namesAppResource(tool.definition));
+    appTrees.set(tree, known);
+  }
+  return known;
+}
 
 /** The capabilities this server declares (initialize and server/discover agree by construction). */
 export function serverCapabilities(server: ServerContext, version: ProtocolVersion, modern: boolean): JsonObject {
@@ -29,5 +45,8 @@ export function serverCapabilities(server: ServerContext, version: ProtocolVersi
     tree.extension?.completions !== undefined ||
     tree.extension?.completionProviders !== undefined;
   if (completable && knowsCompletionsCapability(version)) capabilities.completions = {};
+  // MCP Apps (SEP-1865) are negotiated through SEP-1724's `extensions`, in every version: the
+  // extension's own examples pair it with 2024-11-05, and a client that does not know it ignores it.
+  if (hasApps(tree)) capabilities.extensions = { [APPS_EXTENSION_ID]: appsExtensionSettings() };
   return capabilities;
 }

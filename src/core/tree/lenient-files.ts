@@ -53,6 +53,8 @@ export function readResourceFile(value: unknown, uri: string, mimeType: string |
     };
     if (typeof value.text === 'string') content.text = value.text;
     else content.blob = value.blob;
+    // An MCP App's page carries its `_meta.ui` (CSP, domain, border) here, where hosts read it.
+    if (isObject(value._meta)) content._meta = value._meta;
     return [content];
   }
   return [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }];

@@ -36,6 +36,7 @@ export interface ResourceDefinition {
   size?: number;
   annotations?: JsonObject;
   icons?: JsonObject[];
+  _meta?: JsonObject;
 }
 
 export interface ResourceTemplateDefinition {
