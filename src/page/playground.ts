@@ -43,13 +43,8 @@ function wireCopyButtons(): void {
     button.hidden = false;
     button.addEventListener('click', () => {
       const value = text.textContent ?? '';
-      const done = (): void => {
-        button.textContent = 'Copied';
-        say('Copied to the clipboard.');
-        setTimeout(() => {
-          button.textContent = 'Copy';
-        }, 2000);
-      };
+      // Said in the status line: the button keeps its name (its label starts with what it shows).
+      const done = (): void => say('Copied to the clipboard.');
       if (navigator.clipboard) {
         navigator.clipboard.writeText(value).then(done, () => selectText(text));
       } else selectText(text);
