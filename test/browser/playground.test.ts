@@ -100,6 +100,17 @@ describe.skipIf(!HAS_CHROMIUM)('the playground page in chromium', () => {
     });
   }
 
+  it('from file:// it shows what the server offers and says that trying tools needs it served', async () => {
+    const watched = await openPage(browser, `file://${path.join(project, 'dist', 'index.html')}`, VIEWPORTS[1]);
+    const { page } = watched;
+    expect(await page.locator('#status').textContent()).toMatch(/trying its tools needs the page to be served/);
+    expect(await page.locator('article.tool').count()).toBe(6);
+    expect(await page.locator('article.tool form').count()).toBe(0);
+    expect(await findWideElements(page)).toEqual([]);
+    expect(watched.problems).toEqual([]);
+    await watched.context.close();
+  });
+
   it("the tree's worker: a precomputed call answers, a miss shows the command that answers it", async () => {
     const watched = await openPage(browser, worker.url.href, VIEWPORTS[1]);
     const { page } = watched;
