@@ -9,7 +9,6 @@ import { readFileSync } from 'node:fs';
 import { INSTALL_HINT, STATICMCP_COMMAND } from '../shared/staticmcp-command.js';
 import {
   DEFAULT_CACHE_TTL_SECONDS,
-  EXTENSION_KEY,
   ROUTES_FILE,
   WORKER_FILE,
   type Manifest,
@@ -278,7 +277,6 @@ export function renderIndexHtml(manifest: Manifest, publicUrl?: string, liveOnly
   // Without a known address the page fills in the one it is served from (src/page/playground.ts).
   const site = `${publicUrl ?? 'https://<where-you-deployed-this-folder>'}/`;
   const liveOnly = new Set(liveOnlyTools);
-  const extensionTools = manifest[EXTENSION_KEY]?.tools ?? {};
   const script = readPageScript();
   const css = readPageStyle();
   const snippets = connectSnippets(serverInfo.name, site);
@@ -297,20 +295,13 @@ export function renderIndexHtml(manifest: Manifest, publicUrl?: string, liveOnly
     resourceCount: String(capabilities.resources.length),
     tools: entries(
       'tool',
-      capabilities.tools.map((tool) => {
-        const precomputed = extensionTools[tool.name]?.precomputed;
-        return {
-          key: tool.name,
-          heading: tool.name,
-          title: tool.title,
-          text: tool.description,
-          mark: liveOnly.has(tool.name)
-            ? 'live only'
-            : typeof precomputed === 'number' && precomputed > 0
-              ? `${precomputed} precomputed`
-              : undefined,
-        };
-      }),
+      capabilities.tools.map((tool) => ({
+        key: tool.name,
+        heading: tool.name,
+        title: tool.title,
+        text: tool.description,
+        mark: liveOnly.has(tool.name) ? 'live only' : undefined,
+      })),
     ),
     liveOnlyNote:
       liveOnly.size === 0
