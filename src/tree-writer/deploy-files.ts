@@ -1,6 +1,7 @@
 // Files that make a tree pleasant on static hosts: `.nojekyll` (GitHub Pages must not hide
-// anything), `_headers` (Netlify/Cloudflare Pages: cache rules), an `index.html` telling a human
-// what this server offers and how to connect, a `404.html` so a miss is a 404 on every host, the edge worker
+// anything), `_headers` (Netlify/Cloudflare Pages: cache rules, the page's CSP), an `index.html`
+// telling a human what this server offers and how to connect, and letting them try it (the
+// playground script, src/page, inlined with its hash in the page's Content-Security-Policy), a `404.html` so a miss is a 404 on every host, the edge worker
 // (`_worker.js`, bundled when the package was built) with `_routes.json` so only `/mcp` runs
 // code. A packed tree's `_headers` also makes its packs immutable in caches. The discovery files (server.json, the server card, the AI Catalog) are discovery-files.ts's;
 // this file gives them their `_headers` rules.
@@ -34,6 +35,7 @@ const CACHED_PATHS = ['/tools/*', '/resources/*', '/prompts/*', '/completions.js
  * by two rules that can match one path: a `/*.json` rule beside `/mcp.json` gave mcp.json two
  * Cache-Control values (a cache reading the first kept it 300 s). No rule sets Content-Type: the
  * hosts already serve `.json` as JSON, and a rule would label a host's HTML fallback page JSON.
+ * The landing page's Content-Security-Policy is set on `/` and `/index.html` only, by no other rule.
  */
 function renderHeaders(ttlSeconds: number, discovery: DiscoveryHeaders, packs: boolean): string {
   const cached = (pattern: string): string =>
