@@ -8,12 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { INSTALL_HINT, STATICMCP_COMMAND } from '../shared/staticmcp-command.js';
-import {
-  DEFAULT_CACHE_TTL_SECONDS,
-  ROUTES_FILE,
-  WORKER_FILE,
-  type Manifest,
-} from '../core/tree/manifest.js';
+import { DEFAULT_CACHE_TTL_SECONDS, ROUTES_FILE, WORKER_FILE, type Manifest } from '../core/tree/manifest.js';
 import {
   AI_CATALOG_FILE,
   AI_CATALOG_MEDIA_TYPE,
@@ -154,6 +149,11 @@ export interface DeployOptions {
   packs?: boolean;
 }
 
+/** Element content only (quotes stay readable in a snippet's page source). */
+function escapeText(text: string): string {
+  return text.replace(/[&<>]/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
@@ -188,7 +188,7 @@ function entries(
 function snippet(title: string, text: string, note?: string): string {
   return (
     `<div class="snippet-box"><div class="snippet-head"><h4>${title}</h4><button type="button" class="copy" aria-label="Copy: ${title.replace(/<[^>]*>/g, '')}" hidden>Copy</button></div>` +
-    `${note ? `<p class="muted">${note}</p>` : ''}<pre class="snippet">${escapeHtml(text)}</pre></div>`
+    `${note ? `<p class="muted">${note}</p>` : ''}<pre class="snippet">${escapeText(text)}</pre></div>`
   );
 }
 

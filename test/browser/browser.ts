@@ -49,23 +49,27 @@ export async function openPage(
   });
   await page.goto(url);
   // The playground is ready once it has said where its answers come from.
-  await page.locator('#status').filter({ hasNotText: /Looking for|Served, this page/ }).waitFor();
+  await page
+    .locator('#status')
+    .filter({ hasNotText: /Looking for|Served, this page/ })
+    .waitFor();
   return { page, context, problems };
 }
 
 /** Elements whose right edge passes the viewport (what a person would have to scroll the page for). */
 export function findWideElements(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
+  // Runs in the page (a string: this file is type-checked without the DOM's types).
+  return page.evaluate<string[]>(`(() => {
     const width = document.documentElement.clientWidth;
-    const wide: string[] = [];
+    const wide = [];
     for (const node of document.body.querySelectorAll('*')) {
       const box = node.getBoundingClientRect();
       if (box.width > 0 && box.right > width + 1)
-        wide.push(`${node.tagName.toLowerCase()}.${node.className} (${Math.round(box.right)} px)`);
+        wide.push(node.tagName.toLowerCase() + '.' + node.className + ' (' + Math.round(box.right) + ' px)');
     }
-    if (document.documentElement.scrollWidth > width) wide.push(`page scrolls to ${document.documentElement.scrollWidth} px`);
+    if (document.documentElement.scrollWidth > width) wide.push('page scrolls to ' + document.documentElement.scrollWidth + ' px');
     return wide;
-  });
+  })()`);
 }
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -74,11 +78,7 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 export async function findAccessibilityProblems(page: Page): Promise<string[]> {
   // Evaluated through the DevTools protocol, which the page's CSP does not govern.
   await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    const { violations } = await axe.run();
-    return violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-  });
+  return page.evaluate<string[]>(`axe.run().then(({ violations }) => violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => violation.id + ': ' + violation.nodes.map((node) => node.target.join(' ')).join(', ')))`);
 }

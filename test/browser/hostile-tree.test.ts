@@ -13,6 +13,9 @@ import { CLI } from '../helpers/paths.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
 import { findWideElements, HAS_CHROMIUM, launchChromium, openPage, VIEWPORTS } from './browser.js';
 
+/** Answers come from real processes on a shared machine: wait for them as a person would. */
+const EVENTUALLY = { timeout: 15_000 };
+
 const attack = (n: number): string => `"><img src=x onerror=alert(${n})><script>alert(${n})</script>`;
 
 function hostileManifest(): Record<string, unknown> {
@@ -23,7 +26,12 @@ function hostileManifest(): Record<string, unknown> {
   for (let index = 0; index < 500; index++) properties[`p${index}`] = { type: 'integer', description: attack(4) };
   return {
     protocolVersion: '2025-06-18',
-    serverInfo: { name: 'hostile', version: '1.0.0', title: attack(5), description: `${attack(6)}${'x'.repeat(1_000_000)}` },
+    serverInfo: {
+      name: 'hostile',
+      version: '1.0.0',
+      title: attack(5),
+      description: `${attack(6)}${'x'.repeat(1_000_000)}`,
+    },
     capabilities: {
       tools: [
         {
@@ -37,7 +45,11 @@ function hostileManifest(): Record<string, unknown> {
             properties,
           },
         },
-        { name: 'links', description: 'Answers with hostile content blocks', inputSchema: { type: 'object', properties: {} } },
+        {
+          name: 'links',
+          description: 'Answers with hostile content blocks',
+          inputSchema: { type: 'object', properties: {} },
+        },
       ],
       resources: [{ uri: 'javascript:alert(12)', name: attack(13), description: attack(14) }],
       resourceTemplates: [{ uriTemplate: `javascript:alert(15)/{x}`, name: attack(16) }],
@@ -88,13 +100,19 @@ describe.skipIf(!HAS_CHROMIUM)('a hostile tree in chromium', () => {
     const big = page.locator('article.tool').first();
     expect(await big.locator('input, select, textarea').count()).toBe(502);
     await big.getByRole('button', { name: 'Run' }).click();
-    await expect.poll(async () => (await big.locator('.output-area').textContent()) ?? '').toMatch(/not precomputed|serve/);
+    await expect
+      .poll(async () => (await big.locator('.output-area').textContent()) ?? '', EVENTUALLY)
+      .toMatch(/not precomputed|serve/);
 
     const links = page.locator('article.tool[data-tool="links"]');
     await links.getByRole('button', { name: 'Run' }).click();
-    await expect.poll(async () => (await links.locator('.output-area').textContent()) ?? '').toContain(attack(20));
+    await expect
+      .poll(async () => (await links.locator('.output-area').textContent()) ?? '', EVENTUALLY)
+      .toContain(attack(20));
     expect(await links.locator('code').filter({ hasText: 'javascript:alert(21)' }).count()).toBe(1);
-    expect(await page.locator('a[href^="javascript:"], [src^="javascript:"], img:not([src^="data:image/"])').count()).toBe(0);
+    expect(
+      await page.locator('a[href^="javascript:"], [src^="javascript:"], img:not([src^="data:image/"])').count(),
+    ).toBe(0);
     // The two non-images are described, not shown.
     expect(await links.locator('img').count()).toBe(0);
 

@@ -24,6 +24,9 @@ import {
   type WatchedPage,
 } from './browser.js';
 
+/** Answers come from real processes on a shared machine: wait for them as a person would. */
+const EVENTUALLY = { timeout: 15_000 };
+
 if (!HAS_CHROMIUM) console.warn('test/browser: skipped, /usr/bin/chromium is missing (apt-get install -y chromium)');
 
 /** A static host: the tree's files, and nothing at /mcp (GitHub Pages, a bucket). */
@@ -68,32 +71,37 @@ describe.skipIf(!HAS_CHROMIUM)('the playground page in chromium', () => {
 
   for (const viewport of VIEWPORTS) {
     it(`serve --http at ${viewport.width} px (${viewport.colorScheme}): a filled form runs, live-only tools answer, configs copy, resources open`, async () => {
+      // The CSP the page passes (no report below) comes from _headers too, where a host reads it.
+      const policy = (await fetch(`${serve.base}/`)).headers.get('content-security-policy');
+      expect(policy).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+=*';/);
       const watched = await openPage(browser, `${serve.base}/`, viewport);
       const { page, context } = watched;
-      await expect.poll(() => page.locator('#status').textContent()).toMatch(/Connected to http:\/\/127\.0\.0\.1:\d+\/mcp/);
+      await expect
+        .poll(() => page.locator('#status').textContent(), EVENTUALLY)
+        .toMatch(/Connected to http:\/\/127\.0\.0\.1:\d+\/mcp/);
 
       const greet = page.locator('article.tool[data-tool="greet"]');
       await greet.getByLabel('language').selectOption({ label: 'fr ✓ precomputed' });
       await greet.getByLabel('shout').check();
       await greet.getByRole('button', { name: 'Run' }).click();
-      await expect.poll(() => outputOf(greet)).toBe('BONJOUR !');
+      await expect.poll(() => outputOf(greet), EVENTUALLY).toBe('BONJOUR !');
 
       // divide has no precomputed call: this server runs the project's script.
       const divide = page.locator('article.tool[data-tool="divide"]');
       await divide.getByRole('spinbutton', { name: /^a / }).fill('7');
       await divide.getByRole('spinbutton', { name: /^b / }).fill('2');
       await divide.getByRole('button', { name: 'Run' }).click();
-      await expect.poll(() => outputOf(divide)).toBe('3.5');
+      await expect.poll(() => outputOf(divide), EVENTUALLY).toBe('3.5');
 
       await context.grantPermissions(['clipboard-read', 'clipboard-write']);
       await page.getByRole('button', { name: 'Copy: Claude Code' }).first().click();
-      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+      expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(
         `claude mcp add --transport http example ${serve.base}/mcp`,
       );
 
       const guide = page.locator('article.resource[data-uri="resource://guide.md"]');
       await guide.getByRole('button', { name: 'View' }).click();
-      await expect.poll(() => outputOf(guide)).toMatch(/resource:\/\/guide\.md/);
+      await expect.poll(() => outputOf(guide), EVENTUALLY).toMatch(/resource:\/\/guide\.md/);
 
       await checkLayoutAndAccess(watched);
       await context.close();
@@ -115,20 +123,21 @@ describe.skipIf(!HAS_CHROMIUM)('the playground page in chromium', () => {
     const watched = await openPage(browser, worker.url.href, VIEWPORTS[1]);
     const { page } = watched;
     const site = worker.url.href;
-    await expect.poll(() => page.locator('#status').textContent()).toMatch(/Connected to/);
+    await expect.poll(() => page.locator('#status').textContent(), EVENTUALLY).toMatch(/Connected to/);
     const multiply = page.locator('article.tool[data-tool="math_multiply"]');
     await multiply.getByRole('spinbutton', { name: /^a / }).fill('6');
+    // By keyboard: Enter in a field runs the tool.
     await multiply.getByRole('spinbutton', { name: /^b / }).fill('7');
-    await multiply.getByRole('button', { name: 'Run' }).click();
-    await expect.poll(() => outputOf(multiply)).toBe('42');
+    await multiply.getByRole('spinbutton', { name: /^b / }).press('Enter');
+    await expect.poll(() => outputOf(multiply), EVENTUALLY).toBe('42');
 
     const divide = page.locator('article.tool[data-tool="divide"]');
     await divide.getByRole('spinbutton', { name: /^a / }).fill('1');
     await divide.getByRole('spinbutton', { name: /^b / }).fill('4');
     await divide.getByRole('button', { name: 'Run' }).click();
-    await expect.poll(() => outputOf(divide)).toContain(`serve ${site} --live <project folder>`);
+    await expect.poll(() => outputOf(divide), EVENTUALLY).toContain(`serve ${site} --live <project folder>`);
     // Every snippet names the address the page is served from.
-    await expect.poll(() => page.locator('pre.snippet').first().textContent()).toBe(`${site}mcp`);
+    await expect.poll(() => page.locator('pre.snippet').first().textContent(), EVENTUALLY).toBe(`${site}mcp`);
     await checkLayoutAndAccess(watched);
     await watched.context.close();
   });
@@ -137,7 +146,7 @@ describe.skipIf(!HAS_CHROMIUM)('the playground page in chromium', () => {
     const watched = await openPage(browser, staticSite.url.href, VIEWPORTS[0]);
     const { page } = watched;
     const site = staticSite.url.href;
-    await expect.poll(() => page.locator('#status').textContent()).toMatch(/No MCP endpoint here/);
+    await expect.poll(() => page.locator('#status').textContent(), EVENTUALLY).toMatch(/No MCP endpoint here/);
     await expect(page.locator('#remote-note').textContent()).resolves.toMatch(/Nothing answers MCP at/);
     expect(await page.locator('#connect-remote .snippet-box:visible').count()).toBe(0);
 
@@ -146,17 +155,15 @@ describe.skipIf(!HAS_CHROMIUM)('the playground page in chromium', () => {
     await multiply.getByRole('spinbutton', { name: /^a / }).fill('3');
     await multiply.getByRole('spinbutton', { name: /^b / }).fill('9');
     await multiply.getByRole('button', { name: 'Run' }).click();
-    await expect.poll(() => outputOf(multiply)).toBe('27');
+    await expect.poll(() => outputOf(multiply), EVENTUALLY).toBe('27');
 
     const capital = page.locator('article.tool[data-tool="capital"]');
-    await capital.getByLabel('country').fill('Côte d\'Ivoire');
+    await capital.getByLabel('country').fill("Côte d'Ivoire");
     await capital.getByRole('button', { name: 'Run' }).click();
-    await expect.poll(() => outputOf(capital)).toMatch(/Yamoussoukro/);
+    await expect.poll(() => outputOf(capital), EVENTUALLY).toMatch(/Yamoussoukro/);
     await capital.getByLabel('country').fill('Peru');
     await capital.getByRole('button', { name: 'Run' }).click();
-    await expect.poll(() => outputOf(capital)).toContain(
-      `staticmcp serve ${site} --live <project folder>`,
-    );
+    await expect.poll(() => outputOf(capital), EVENTUALLY).toContain(`staticmcp serve ${site} --live <project folder>`);
     await page.getByRole('button', { name: 'Copy: Command' }).click();
     await checkLayoutAndAccess(watched);
     await watched.context.close();
