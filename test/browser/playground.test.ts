@@ -164,6 +164,17 @@ describe.skipIf(!HAS_CHROMIUM)('the playground page in chromium', () => {
     await capital.getByLabel('country').fill('Peru');
     await capital.getByRole('button', { name: 'Run' }).click();
     await expect.poll(() => outputOf(capital), EVENTUALLY).toContain(`staticmcp serve ${site} --live <project folder>`);
+    // A prompt rendered in the page from its stored template, with the arguments given.
+    const prompt = page.locator('article.prompt[data-prompt="explain-product"]');
+    await prompt.getByRole('textbox', { name: /^a / }).fill('6');
+    await prompt.getByRole('textbox', { name: /^b / }).fill('7');
+    await prompt.getByRole('textbox', { name: 'audience' }).fill('child');
+    await prompt.getByRole('button', { name: 'Show' }).click();
+    await expect
+      .poll(() => outputOf(prompt), EVENTUALLY)
+      .toBe(
+        'userExplain to a child how to compute 6 times 7 by hand, then check the answer with the math_multiply tool.',
+      );
     await page.getByRole('button', { name: 'Copy: Command' }).click();
     await checkLayoutAndAccess(watched);
     await watched.context.close();
