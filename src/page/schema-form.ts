@@ -41,7 +41,9 @@ export function buildSchemaFields(form: HTMLElement, schema: JsonObject, facts: 
     if (facts.recordsEnumerated)
       hints.push(
         enumerated
-          ? 'Precomputed for every listed value.'
+          ? Array.isArray(property.enum)
+            ? 'Precomputed for every listed value.'
+            : 'Precomputed for the values the project lists; others are not.'
           : hasDefault
             ? `Precomputed only with the default (${label(property.default)}).`
             : 'Not precomputed: leave it empty for a precomputed answer.',
