@@ -184,6 +184,14 @@ function entries(
     .join('\n');
 }
 
+/**
+ * One word of a shell command a person pastes: as it is when it holds nothing a shell reads,
+ * else single-quoted (a tree someone else built may name its server `x; rm -rf ~`).
+ */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_.,:/@%+=-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
 /** A snippet with its copy button (shown by the page script, which does the copying). */
 function snippet(title: string, text: string, note?: string): string {
   return (
@@ -205,7 +213,7 @@ function connectSnippets(name: string, site: string): { remote: string; bridge: 
       url,
       'Settings → Apps &amp; Connectors → Advanced settings → Developer mode, then Create a connector with this URL.',
     ),
-    snippet('Claude Code', `claude mcp add --transport http ${name} ${url}`),
+    snippet('Claude Code', `claude mcp add --transport http ${shellWord(name)} ${url}`),
     snippet('VS Code (<code>.vscode/mcp.json</code>)', json({ servers: { [name]: { type: 'http', url } } })),
     snippet('Cursor (<code>.cursor/mcp.json</code>)', json({ mcpServers: { [name]: { url } } })),
     snippet('MCP Inspector', `npx @modelcontextprotocol/inspector --transport http --server-url ${url}`),
@@ -213,7 +221,7 @@ function connectSnippets(name: string, site: string): { remote: string; bridge: 
   const bridge = [
     snippet('Command', `${run} serve ${site}`),
     snippet('Claude Desktop (<code>claude_desktop_config.json</code>)', json({ mcpServers: { [name]: stdio } })),
-    snippet('Claude Code', `claude mcp add ${name} -- ${run} serve ${site}`),
+    snippet('Claude Code', `claude mcp add ${shellWord(name)} -- ${run} serve ${site}`),
     snippet('VS Code (<code>.vscode/mcp.json</code>)', json({ servers: { [name]: { type: 'stdio', ...stdio } } })),
     snippet('Cursor (<code>.cursor/mcp.json</code>)', json({ mcpServers: { [name]: stdio } })),
     snippet('MCP Inspector', `npx @modelcontextprotocol/inspector ${run} serve ${site}`),

@@ -27,7 +27,7 @@ function hostileManifest(): Record<string, unknown> {
   return {
     protocolVersion: '2025-06-18',
     serverInfo: {
-      name: 'hostile',
+      name: "x'; touch pwned",
       version: '1.0.0',
       title: attack(5),
       description: `${attack(6)}${'x'.repeat(1_000_000)}`,
@@ -93,6 +93,10 @@ describe.skipIf(!HAS_CHROMIUM)('a hostile tree in chromium', () => {
     const watched = await openPage(browser, `${serve.base}/`, VIEWPORTS[1]);
     const { page } = watched;
     expect(await page.locator('h1').textContent()).toBe(attack(5));
+    // A server name is one quoted word in every command a person pastes.
+    expect(await page.locator('#connect-remote pre.snippet').nth(2).textContent()).toBe(
+      `claude mcp add --transport http 'x'\\''; touch pwned' ${serve.base}/mcp`,
+    );
     // Only the page's own script; no element the tree's markup would have made.
     expect(await page.locator('script').count()).toBe(1);
     expect(await page.locator('img').count()).toBe(0);
