@@ -50,6 +50,26 @@ export function safeImageData(mimeType: unknown, base64: unknown): string | unde
   return /^[A-Za-z0-9+/=\s]*$/.test(base64) ? `data:${mimeType};base64,${base64.replace(/\s/g, '')}` : undefined;
 }
 
+/**
+ * A tool's icon the page may show: inline raster data, or a file of this same origin (an icon on
+ * another origin would be a request the page never makes); undefined for anything else.
+ */
+export function safeIconUrl(icon: unknown): string | undefined {
+  if (typeof icon !== 'object' || icon === null) return undefined;
+  const source = (icon as { src?: unknown }).src;
+  if (typeof source !== 'string') return undefined;
+  const inline = /^data:(image\/[a-z+.-]+);base64,(.*)$/s.exec(source);
+  if (inline) return safeImageData(inline[1], inline[2]);
+  try {
+    const url = new URL(source, location.href);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === location.origin
+      ? url.href
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const AUDIO_TYPES = /^audio\/(wav|x-wav|mpeg|mp3|ogg|webm|flac|aac|mp4)$/;
 
 export function safeAudioData(mimeType: unknown, base64: unknown): string | undefined {

@@ -5,7 +5,7 @@
 // (tree-answers.ts); from file:// nothing can be fetched, so the page says how to serve it.
 // Everything the tree says goes into the page as text (dom.ts); requests go to this origin only.
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
-import { element, uniqueId } from './dom.js';
+import { element, safeIconUrl, uniqueId } from './dom.js';
 import { connectMcp, type McpEndpoint } from './mcp-endpoint.js';
 import { renderPromptMessages, renderResourceContents, renderToolResult } from './result-view.js';
 import { buildSchemaFields } from './schema-form.js';
@@ -110,6 +110,12 @@ function enhanceTool(
   backend: Backend,
 ): void {
   const name = String(tool.name);
+  const icon = (Array.isArray(tool.icons) ? tool.icons : []).map(safeIconUrl).find((url) => url !== undefined);
+  // Decorative: the tool's name is right beside it.
+  if (icon)
+    article
+      .querySelector('h3')
+      ?.prepend(element('img', { src: icon, alt: '', class: 'icon', width: '24', height: '24' }), ' ');
   const form = element('form', { class: 'run-form', 'aria-label': `Try ${name}` });
   const schema = isObject(tool.inputSchema) ? tool.inputSchema : {};
   const readArguments = buildSchemaFields(form, schema, {

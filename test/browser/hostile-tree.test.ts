@@ -18,6 +18,9 @@ const EVENTUALLY = { timeout: 15_000 };
 
 const attack = (n: number): string => `"><img src=x onerror=alert(${n})><script>alert(${n})</script>`;
 
+/** A 1×1 PNG: the one icon the page may show (inline raster data; another origin's is never fetched). */
+const PNG_PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
 function hostileManifest(): Record<string, unknown> {
   const properties: Record<string, unknown> = {
     looped: { $ref: '#/$defs/a' },
@@ -48,6 +51,7 @@ function hostileManifest(): Record<string, unknown> {
         {
           name: 'links',
           description: 'Answers with hostile content blocks',
+          icons: [{ src: 'https://elsewhere.example/icon.png' }, { src: `data:image/png;base64,${PNG_PIXEL}` }],
           inputSchema: { type: 'object', properties: {} },
         },
       ],
@@ -99,7 +103,10 @@ describe.skipIf(!HAS_CHROMIUM)('a hostile tree in chromium', () => {
     );
     // Only the page's own script; no element the tree's markup would have made.
     expect(await page.locator('script').count()).toBe(1);
-    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.locator('img').count()).toBe(1);
+    expect(await page.locator('article.tool[data-tool="links"] h3 img').getAttribute('src')).toBe(
+      `data:image/png;base64,${PNG_PIXEL}`,
+    );
 
     const big = page.locator('article.tool').first();
     expect(await big.locator('input, select, textarea').count()).toBe(502);
@@ -117,8 +124,8 @@ describe.skipIf(!HAS_CHROMIUM)('a hostile tree in chromium', () => {
     expect(
       await page.locator('a[href^="javascript:"], [src^="javascript:"], img:not([src^="data:image/"])').count(),
     ).toBe(0);
-    // The two non-images are described, not shown.
-    expect(await links.locator('img').count()).toBe(0);
+    // The two non-images in the answer are described, not shown (the one image is the tool's icon).
+    expect(await links.locator('.output-area img').count()).toBe(0);
 
     expect(await findWideElements(page)).toEqual([]);
     expect(watched.problems).toEqual([]);
