@@ -43,7 +43,11 @@ export default function setup(project: TestProject): () => void {
       target: 'node20',
       logLevel: 'silent',
     });
-    for (const script of ['scripts/bundle-edge-worker.mjs', 'scripts/compile-validators.mjs']) {
+    for (const script of [
+      'scripts/bundle-edge-worker.mjs',
+      'scripts/bundle-page.mjs',
+      'scripts/compile-validators.mjs',
+    ]) {
       execFileSync(process.execPath, [path.join(root, script), outDir], {
         cwd: root,
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -58,9 +58,9 @@ describe('a tree served without --live', () => {
 
   it('marks the live-only tools on the landing page, with the command that answers them', async () => {
     const page = await fs.readFile(path.join(project, 'dist/index.html'), 'utf8');
-    expect(page).toContain('<dt><code>counter</code> <em>live only</em></dt>');
-    expect(page).toContain('<dt><code>divide</code> <em>live only</em></dt>');
-    expect(page).toContain('<dt><code>greet</code></dt>');
+    expect(page).toContain('<h3><code>counter</code> <span class="mark">live only</span></h3>');
+    expect(page).toContain('<h3><code>divide</code> <span class="mark">live only</span></h3>');
+    expect(page).toContain('<h3><code>greet</code></h3>');
     expect(page).toMatch(/--live &lt;project folder&gt;/);
   });
 });

@@ -75,14 +75,19 @@ describe('deploy settings in staticmcp.json', () => {
     });
     expect((await buildJson(project)).code).toBe(0);
     const page = await fs.readFile(path.join(project, 'dist', 'index.html'), 'utf8');
-    if (!PUBLISHED_ON_NPM) expect(page).not.toMatch(/npx[^<]*staticmcp|"npx"/);
-    const commandLine = [...STATICMCP_COMMAND, 'serve', 'https://mcp.example.com/'];
-    expect(page).toContain(`<pre>${commandLine.join(' ')}</pre>`);
-    expect(page).toContain(`claude mcp add weather -- ${commandLine.join(' ')}</pre>`);
-    const configs = [...page.matchAll(/<pre>(\{ "(?:mcpServers|servers)".*?)<\/pre>/g)].map(
-      ([, json]) => JSON.parse(json ?? '') as Record<string, { weather: { command: string; args: string[] } }>,
+    // The snippets are HTML-escaped (quotes as &#34;): read as the page shows them.
+    const snippets = [...page.matchAll(/<pre class="snippet">([\s\S]*?)<\/pre>/g)].map(([, text]) =>
+      (text ?? '').replace(/&#(\d+);/g, (_entity, code: string) => String.fromCharCode(Number(code))),
     );
-    expect(configs).toHaveLength(2);
+    if (!PUBLISHED_ON_NPM) expect(snippets.join('\n')).not.toMatch(/npx (-y )?staticmcp|"npx"/);
+    const commandLine = [...STATICMCP_COMMAND, 'serve', 'https://mcp.example.com/'];
+    expect(snippets).toContain(commandLine.join(' '));
+    expect(snippets).toContain(`claude mcp add weather -- ${commandLine.join(' ')}`);
+    // Claude Desktop, VS Code and Cursor, each with the same command.
+    const configs = snippets
+      .filter((text) => text.startsWith('{') && text.includes('"command"'))
+      .map((json) => JSON.parse(json) as Record<string, { weather: { command: string; args: string[] } }>);
+    expect(configs).toHaveLength(3);
     for (const config of configs) {
       const [servers] = Object.values(config);
       expect([servers?.weather.command, ...(servers?.weather.args ?? [])]).toEqual(commandLine);

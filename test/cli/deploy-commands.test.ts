@@ -103,13 +103,14 @@ async function listNpxSpecs(project: string): Promise<string[]> {
 
 /** The `{ "mcpServers": … }` config the landing page shows for Claude Desktop and Cursor. */
 function readStdioConfig(indexHtml: string): { command: string; args: string[] } {
-  const block = /Claude Desktop[\s\S]*?<pre>([\s\S]*?)<\/pre>/.exec(indexHtml)?.[1];
+  const block = /Claude Desktop[\s\S]*?<pre class="snippet">([\s\S]*?)<\/pre>/.exec(indexHtml)?.[1];
   expect(block, 'the landing page shows a stdio client config').toBeDefined();
   const text = String(block)
     .replaceAll('&lt;', '<')
     .replaceAll('&gt;', '>')
     .replaceAll('&quot;', '"')
-    .replaceAll('&amp;', '&');
+    .replaceAll('&amp;', '&')
+    .replace(/&#(\d+);/g, (_entity, code: string) => String.fromCharCode(Number(code)));
   const config = JSON.parse(text) as { mcpServers: Record<string, { command: string; args: string[] }> };
   const [server] = Object.values(config.mcpServers);
   if (!server) throw new Error(`no server in ${text}`);

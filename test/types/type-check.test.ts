@@ -2,8 +2,8 @@
 // of delaying them (test/global-setup.ts only transpiles): src/ and test/ together under
 // tsconfig.test.json (tsconfig.json's settings over both folders: one compilation instead of a
 // second pass over src/), and the portable core (src/core, src/hosts/edge and the validators they
-// plug in) without Node's types, where a node: import, Buffer or process fails. The two run side by
-// side. (`npm run build`, which npm ci runs, compiles src/ under tsconfig.json itself.)
+// plug in) without Node's types, where a node: import, Buffer or process fails, and the landing
+// page's script (src/page) with the browser's types. They run side by side. (`npm run build`, which npm ci runs, compiles src/ under tsconfig.json itself.)
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'vitest';
@@ -27,6 +27,12 @@ const TYPE_CHECK_TIMEOUT_MS = 240_000;
 describe.concurrent('types', { timeout: TYPE_CHECK_TIMEOUT_MS }, () => {
   it("the portable core type-checks without Node's types (tsconfig.portable.json)", async ({ expect }) => {
     expect(await typeCheck('tsconfig.portable.json')).toBe('');
+  });
+
+  it("the landing page's script type-checks with the browser's types and without Node's (tsconfig.page.json)", async ({
+    expect,
+  }) => {
+    expect(await typeCheck('tsconfig.page.json')).toBe('');
   });
 
   it("src/ and test/ type-check under src/'s settings (tsconfig.test.json)", async ({ expect }) => {

@@ -1,0 +1,40 @@
+// Bundles the landing page's script (src/page/playground.ts and the portable core it imports: the
+// call-key encoder, the pack reader, the lenient file shapes) into one classic script,
+// `<outDir>/page/playground.js`, which `staticmcp build` inlines into every tree's index.html with
+// its hash in the page's Content-Security-Policy. Run by `npm run build` (outDir = dist) and by the
+// test setup (a private outDir). A classic script, not a module: Chromium refuses module scripts
+// from file://, and the page must still show itself there.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const PAGE_BUNDLE_PATH = path.join('page', 'playground.js');
+
+export async function bundlePage(outDir) {
+  const outfile = path.join(path.resolve(REPO_ROOT, outDir), PAGE_BUNDLE_PATH);
+  await build({
+    absWorkingDir: REPO_ROOT,
+    entryPoints: ['src/page/playground.ts'],
+    outfile,
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    // Served with every tree: as small as esbuild makes it, with no comments (the page carries it inline).
+    minify: true,
+    legalComments: 'none',
+    charset: 'utf8',
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  try {
+    await bundlePage(process.argv[2] ?? 'dist');
+  } catch {
+    // esbuild has printed what failed.
+    process.exit(1);
+  }
+}

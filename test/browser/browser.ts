@@ -1,0 +1,84 @@
+// Debian's chromium driven by playwright-core (the one test module that imports it; its own browser
+// downloads cannot be fetched here), with the checks every page view gets: no element wider than
+// the viewport, an axe-core scan, and the Content-Security-Policy reports the page caused.
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const HAS_CHROMIUM = existsSync(CHROMIUM);
+
+/** A desktop in light mode and a phone in dark mode (prefers-color-scheme), so axe checks both palettes' contrast. */
+export const VIEWPORTS = [
+  { width: 1280, height: 900, colorScheme: 'light' },
+  { width: 390, height: 844, colorScheme: 'dark' },
+] as const;
+
+export function launchChromium(): Promise<Browser> {
+  // As root (CI), Chromium's sandbox cannot start.
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+}
+
+/** A page whose CSP violations, script errors and dialogs (an `alert` from the tree) are recorded. */
+export interface WatchedPage {
+  page: Page;
+  context: BrowserContext;
+  problems: string[];
+}
+
+export async function openPage(
+  browser: Browser,
+  url: string,
+  { width, height, colorScheme }: (typeof VIEWPORTS)[number],
+): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: { width, height }, colorScheme });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('dialog', (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('request', (request) => {
+    const target = new URL(request.url());
+    if (target.protocol !== 'data:' && target.origin !== new URL(url).origin)
+      problems.push(`request to another origin: ${request.url()}`);
+  });
+  await page.goto(url);
+  // The playground is ready once it has said where its answers come from.
+  await page
+    .locator('#status')
+    .filter({ hasNotText: /Looking for|Served, this page/ })
+    .waitFor();
+  return { page, context, problems };
+}
+
+/** Elements whose right edge passes the viewport (what a person would have to scroll the page for). */
+export function findWideElements(page: Page): Promise<string[]> {
+  // Runs in the page (a string: this file is type-checked without the DOM's types).
+  return page.evaluate<string[]>(`(() => {
+    const width = document.documentElement.clientWidth;
+    const wide = [];
+    for (const node of document.body.querySelectorAll('*')) {
+      const box = node.getBoundingClientRect();
+      if (box.width > 0 && box.right > width + 1)
+        wide.push(node.tagName.toLowerCase() + '.' + node.className + ' (' + Math.round(box.right) + ' px)');
+    }
+    if (document.documentElement.scrollWidth > width) wide.push('page scrolls to ' + document.documentElement.scrollWidth + ' px');
+    return wide;
+  })()`);
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations, as `rule: target` lines. */
+export async function findAccessibilityProblems(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate<string[]>(`axe.run().then(({ violations }) => violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => violation.id + ': ' + violation.nodes.map((node) => node.target.join(' ')).join(', ')))`);
+}
