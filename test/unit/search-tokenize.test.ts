@@ -51,7 +51,8 @@ describe('BM25 as FTS5 computes it', () => {
     const ranked = rankBm25([list([2, 5], [3, 1], [20, 5]), list([5], [1], [5])], corpus, 10);
     const idf1 = Math.log((10 - 2 + 0.5) / 2.5);
     const idf2 = Math.log((10 - 1 + 0.5) / 1.5);
-    const part = (idf: number, tf: number, length: number) => (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * length) / 10));
+    const part = (idf: number, tf: number, length: number) =>
+      (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * length) / 10));
     expect(ranked.map((scored) => scored.document)).toEqual([5, 2]);
     expect(ranked[0]!.score).toBeCloseTo(part(idf1, 1, 5) + part(idf2, 1, 5), 12);
     expect(ranked[1]!.score).toBeCloseTo(part(idf1, 3, 20), 12);
@@ -61,7 +62,11 @@ describe('BM25 as FTS5 computes it', () => {
   it('keeps the best `limit`, ties to the lower document number', () => {
     const documents = Uint32Array.from({ length: 50 }, (_, position) => position);
     const ones = new Uint32Array(50).fill(1);
-    const ranked = rankBm25([{ documents, termFrequencies: ones, documentLengths: ones }], { documentCount: 100, tokenCount: 100 }, 3);
+    const ranked = rankBm25(
+      [{ documents, termFrequencies: ones, documentLengths: ones }],
+      { documentCount: 100, tokenCount: 100 },
+      3,
+    );
     expect(ranked.map((scored) => scored.document)).toEqual([0, 1, 2]);
   });
 });

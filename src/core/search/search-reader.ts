@@ -3,8 +3,8 @@
 // reads one record per distinct term and one title block per result, fetch one record; decoded
 // postings and title blocks stay in a bounded LRU, parsed indexes in the pack reader's. Never
 // throws on bad input or bad bytes: a bad query or unknown id is an isError result saying what to
-// do, a term the index lacks (or whose part the host lacks) counts as absent, a damaged part is
-// an isError result naming it (and `onProblem` hears why). Host I/O failures do throw, as every
+// do, a term the index lacks finds nothing, a damaged part or one the host lacks is an isError
+// result saying so (and `onProblem` hears why). Host I/O failures do throw, as every
 // TreeSource read does.
 import { callKeyOf, KEY_KIND } from '../packs/pack-format.js';
 import {
@@ -153,7 +153,10 @@ export class SearchReader {
     if (cached !== undefined) return cached;
     const found = await this.packs.lookup(this.table.terms, KEY_KIND.term, utf8Bytes(term), term);
     if (found.status !== 'ok') {
-      if (found.status === 'missing') return null;
+      // The term is not in the corpus; any other `missing` is a part the host lacks (a deploy cut
+      // short), which would silently drop results, so it is reported. The pack reader says which
+      // in its reason only: a typed field there would be sturdier.
+      if (found.status === 'missing' && found.reason.startsWith(`${term} is not in this tree`)) return null;
       throw new DamagedIndex(found.reason);
     }
     const list = decodePostings(found.body, this.table.documentCount);

@@ -1,0 +1,321 @@
+// The search index written (tree-writer/search-index-writer.ts) and read back through the pack
+// reader over byte buffers, as every host will: search ranks as a plain BM25 over the same tokens,
+// fetch returns a document by its id, the bytes are deterministic and a one-document edit stays
+// local, and every bad query, forged id or damaged part answers isError or an empty list, reading
+// nothing outside the index.
+import { describe, expect, it } from 'vitest';
+import type { ByteRange, BytesOutcome, PackFileSource } from '../../src/core/packs/pack-reader.js';
+import { parseSearchIndexTable, SEARCH_FOLDER } from '../../src/core/search/search-index-format.js';
+import { SearchReader } from '../../src/core/search/search-reader.js';
+import { tokenize } from '../../src/core/search/tokenize.js';
+import { type SearchDocument, writeSearchIndex } from '../../src/tree-writer/search-index-writer.js';
+import { pick, random } from '../helpers/random.js';
+
+const HTML_FALLBACK = new TextEncoder().encode('<!DOCTYPE html><html><body>Not found</body></html>');
+
+/** A host's files in memory; logs every path asked. */
+class MemoryFiles implements PackFileSource {
+  readonly asked: string[] = [];
+  ignoresRanges = false;
+  fallbackPage = false;
+
+  constructor(readonly files: Map<string, Uint8Array>) {}
+
+  async readBytes(relativePath: string, range?: ByteRange): Promise<BytesOutcome> {
+    this.asked.push(relativePath);
+    const bytes = this.files.get(relativePath) ?? (this.fallbackPage ? HTML_FALLBACK : undefined);
+    if (!bytes) return { status: 'missing' };
+    if (!range || this.ignoresRanges) return { status: 'ok', bytes, whole: true };
+    return { status: 'ok', bytes: bytes.subarray(range.offset, range.offset + range.length), whole: false };
+  }
+}
+
+const WORDS = [
+  'alpha',
+  'beta',
+  'gamma',
+  'delta',
+  'epsilon',
+  'zeta',
+  'eta',
+  'theta',
+  'iota',
+  'kappa',
+  'lambda',
+  'mu',
+  'nu',
+  'xi',
+  'omicron',
+  'pi',
+  'rho',
+  'sigma',
+  'tau',
+  'upsilon',
+  'phi',
+  'chi',
+  'psi',
+  'omega',
+  'café',
+  'Straße',
+  '東京',
+];
+
+/** `count` documents of Zipf-ish random words, from `seed`. */
+function corpus(count: number, seed = 7): SearchDocument[] {
+  const next = random(seed);
+  return Array.from({ length: count }, (_, position) => {
+    const length = 5 + Math.floor(next() * 60);
+    const words = Array.from({ length }, () => WORDS[Math.floor(WORDS.length * next() ** 2)]!);
+    return {
+      id: `tools/wiki/doc-${position}.json`,
+      title: `Document ${position}`,
+      text: words.join(' '),
+      url: `https://example.org/doc-${position}`,
+      ...(position % 3 === 0 ? { metadata: { position } } : {}),
+    };
+  });
+}
+
+function readerOver(documents: SearchDocument[], options = { targetPackBytes: 4096, targetIndexBytes: 1024 }) {
+  const written = writeSearchIndex(documents, options);
+  const files = new MemoryFiles(new Map(written.files.map((file) => [file.path, file.bytes])));
+  const parsed = parseSearchIndexTable(JSON.parse(JSON.stringify(written.extension)));
+  if ('problem' in parsed) throw new Error(parsed.problem);
+  const problems: string[] = [];
+  const reader = new SearchReader(files, parsed.table, { onProblem: (reason) => problems.push(reason) });
+  return { written, files, table: parsed.table, reader, problems };
+}
+
+/** BM25 straight from the documents (FTS5's formula, OR of the query's distinct terms): the reference. */
+function referenceRanking(documents: SearchDocument[], query: string, limit = 10): string[] {
+  const sorted = [...documents].sort((a, b) => (Buffer.from(a.id) < Buffer.from(b.id) ? -1 : 1));
+  const tokenized = sorted.map((document) => tokenize(`${document.title}\n${document.text}`));
+  const average = tokenized.reduce((sum, terms) => sum + terms.length, 0) / sorted.length;
+  const terms = [...new Set(tokenize(query))];
+  const documentFrequency = new Map(
+    terms.map((term) => [term, tokenized.filter((tokens) => tokens.includes(term)).length]),
+  );
+  const scored = sorted.map((document, position) => {
+    const tokens = tokenized[position]!;
+    let score = 0;
+    let matched = false;
+    for (const term of terms) {
+      const tf = tokens.filter((token) => token === term).length;
+      if (tf === 0) continue;
+      matched = true;
+      const df = documentFrequency.get(term)!;
+      const idf = Math.max(Math.log((sorted.length - df + 0.5) / (df + 0.5)), 0) || 1e-6;
+      score += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * tokens.length) / average));
+    }
+    return { id: document.id, score, position, matched };
+  });
+  return scored
+    .filter((entry) => entry.matched)
+    .sort((a, b) => b.score - a.score || a.position - b.position)
+    .slice(0, limit)
+    .map((entry) => entry.id);
+}
+
+function structured(result: { structuredContent?: Record<string, unknown> }): unknown {
+  return result.structuredContent;
+}
+
+describe('search index, written and read back', () => {
+  it('ranks as BM25 over the same tokens, across many packs and indexes', async () => {
+    const documents = corpus(600);
+    const { written, reader, files } = readerOver(documents);
+    expect(written.files.filter((file) => file.path.endsWith('.pack')).length).toBeGreaterThan(20);
+    expect(written.extension.terms.length).toBeGreaterThan(1);
+    const next = random(99);
+    for (let round = 0; round < 40; round += 1) {
+      const query = `${pick(next, WORDS)} ${pick(next, WORDS)}`;
+      const result = await reader.search({ query });
+      const ids = (structured(result) as { results: { id: string }[] }).results.map((hit) => hit.id);
+      expect(ids, query).toEqual(referenceRanking(documents, query));
+    }
+    // Only the index's own files were ever read.
+    expect(files.asked.every((path) => path.startsWith(SEARCH_FOLDER))).toBe(true);
+  });
+
+  it('answers in the shapes OpenAI documents: structuredContent and one text item of the same JSON', async () => {
+    const documents = corpus(50);
+    const { reader } = readerOver(documents);
+    const found = await reader.search({ query: 'CAFE' });
+    const results = (found.structuredContent as { results: { id: string; title: string; url: string }[] }).results;
+    expect(results.length).toBeGreaterThan(0);
+    expect(Object.keys(results[0]!).sort()).toEqual(['id', 'title', 'url']);
+    expect(found.content).toEqual([{ type: 'text', text: JSON.stringify(found.structuredContent) }]);
+    const fetched = await reader.fetch({ id: results[0]!.id });
+    const original = documents.find((document) => document.id === results[0]!.id)!;
+    expect(fetched.structuredContent).toEqual(original);
+    expect(fetched.content).toEqual([{ type: 'text', text: JSON.stringify(fetched.structuredContent) }]);
+    expect(fetched.isError).toBeUndefined();
+  });
+
+  it('fetches every document with one index read and one record read once warm', async () => {
+    const documents = corpus(300);
+    const { reader, files } = readerOver(documents);
+    for (const document of documents) expect(structured(await reader.fetch({ id: document.id }))).toEqual(document);
+    files.asked.length = 0;
+    await reader.fetch({ id: documents[123]!.id });
+    expect(files.asked.filter((path) => path.endsWith('.pack'))).toHaveLength(1);
+  });
+
+  it('reads whole packs where the host ignores ranges, and answers the same', async () => {
+    const documents = corpus(200);
+    const { reader, files } = readerOver(documents);
+    files.ignoresRanges = true;
+    expect(structured(await reader.fetch({ id: documents[5]!.id }))).toEqual(documents[5]);
+    const ids = (structured(await reader.search({ query: 'omega psi' })) as { results: { id: string }[] }).results;
+    expect(ids.map((hit) => hit.id)).toEqual(referenceRanking(documents, 'omega psi'));
+  });
+
+  it('writes the same bytes whatever order the documents came in', () => {
+    const documents = corpus(300);
+    const shuffled = [...documents].reverse();
+    const first = writeSearchIndex(documents, { targetPackBytes: 4096, targetIndexBytes: 1024 });
+    const second = writeSearchIndex(shuffled, { targetPackBytes: 4096, targetIndexBytes: 1024 });
+    expect(second.extension).toEqual(first.extension);
+    expect(second.files.map((file) => [file.path, Buffer.from(file.bytes).toString('base64')])).toEqual(
+      first.files.map((file) => [file.path, Buffer.from(file.bytes).toString('base64')]),
+    );
+  });
+
+  it('renames only some packs when one document changes', () => {
+    const documents = corpus(2000);
+    const before = new Set(
+      writeSearchIndex(documents, { targetPackBytes: 8192, targetIndexBytes: 2048 }).files.map((file) => file.path),
+    );
+    const edited = documents.map((document, position) =>
+      position === 1000 ? { ...document, text: `${document.text} zyzzyva` } : document,
+    );
+    const after = writeSearchIndex(edited, { targetPackBytes: 8192, targetIndexBytes: 2048 }).files.map(
+      (file) => file.path,
+    );
+    const packs = after.filter((path) => path.endsWith('.pack'));
+    const renamed = packs.filter((path) => !before.has(path));
+    // The term packs holding the new term and the document's terms, its title block, its document pack.
+    expect(renamed.length).toBeLessThan(packs.length / 4);
+  });
+
+  it('answers an empty corpus with no results and unknown ids', async () => {
+    const { reader, written } = readerOver([]);
+    expect(written.files).toEqual([]);
+    expect(structured(await reader.search({ query: 'anything' }))).toEqual({ results: [] });
+    expect((await reader.fetch({ id: 'tools/wiki/doc-1.json' })).isError).toBe(true);
+  });
+});
+
+describe('search bad input', () => {
+  const documents = corpus(300);
+
+  it('answers bad queries with isError or an empty list', async () => {
+    const { reader } = readerOver(documents);
+    const search = (query: unknown) => reader.search({ query });
+    expect((await search('')).isError).toBe(true);
+    expect((await search('   \n')).isError).toBe(true);
+    expect((await search(42)).isError).toBe(true);
+    expect((await reader.search(undefined)).isError).toBe(true);
+    const long = await search('alpha '.repeat(2000));
+    expect(long.isError).toBe(true);
+    expect(long.content[0]).toMatchObject({ text: expect.stringContaining('at most 4096') });
+    expect(structured(await search('?!… -- ... 🙂'))).toEqual({ results: [] });
+    // A script no document uses (Egyptian hieroglyphs, Ge'ez), and a lone surrogate.
+    expect(structured(await search('𓀀𓀁 ሰላም'))).toEqual({ results: [] });
+    expect(structured(await search('\uD800 alpha'))).toMatchObject({ results: expect.any(Array) });
+    // 200 distinct terms: only the first 32 are looked up.
+    const many = Array.from({ length: 200 }, (_, position) => `w${position}`).join(' ');
+    expect(structured(await search(many))).toEqual({ results: [] });
+  });
+
+  it('answers forged fetch ids as not found, reading nothing outside the index', async () => {
+    const { reader, files } = readerOver(documents);
+    const forged = [
+      '../mcp.json',
+      '../../../etc/passwd',
+      'packs/search.index/terms/x.pack',
+      'tools/other/doc-1.json',
+      'tools/wiki/doc-1.json/../doc-2.json',
+      'x'.repeat(1_000_000),
+      '\uD800',
+      '',
+    ];
+    for (const id of forged) {
+      const result = await reader.fetch({ id });
+      expect(result.isError, id.slice(0, 40)).toBe(true);
+    }
+    expect((await reader.fetch({ id: 7 })).isError).toBe(true);
+    expect((await reader.fetch(null)).isError).toBe(true);
+    expect(files.asked.every((path) => path.startsWith(SEARCH_FOLDER))).toBe(true);
+  });
+
+  it('answers damaged, truncated or missing parts with isError or fewer results, never a throw', async () => {
+    const queries = ['alpha beta', 'omega', 'café straße'];
+    for (const damage of ['truncate-index', 'truncate-pack', 'flip-byte', 'missing', 'html-fallback'] as const) {
+      for (const kind of ['terms', 'titles', 'documents']) {
+        const { reader, files, written } = readerOver(documents);
+        const victims = written.files.filter((file) => file.path.startsWith(`${SEARCH_FOLDER}${kind}/`));
+        for (const victim of victims) {
+          const bytes = victim.bytes;
+          if (damage === 'truncate-index' && victim.path.endsWith('.idx'))
+            files.files.set(victim.path, bytes.subarray(0, bytes.length - 3));
+          if (damage === 'truncate-pack' && victim.path.endsWith('.pack'))
+            files.files.set(victim.path, bytes.subarray(0, bytes.length >> 1));
+          if (damage === 'flip-byte' && victim.path.endsWith('.pack')) {
+            const copy = Uint8Array.from(bytes);
+            // Every 48th byte past the header: most records, not all.
+            for (let at = 40; at < copy.length; at += 48) copy[at] = copy[at]! ^ 0xff;
+            files.files.set(victim.path, copy);
+          }
+          if (damage === 'missing' || damage === 'html-fallback') files.files.delete(victim.path);
+        }
+        files.fallbackPage = damage === 'html-fallback';
+        const answers = await Promise.all(queries.map((query) => reader.search({ query })));
+        for (const answer of answers) {
+          if (answer.isError)
+            expect(answer.content[0]).toMatchObject({ text: expect.stringMatching(/build and deploy the tree again/) });
+          else expect(answer.structuredContent).toMatchObject({ results: expect.any(Array) });
+        }
+        const failed = answers.filter((answer) => answer.isError).length;
+        // Search never reads documents; a flipped byte damages one term's record, not every term's.
+        if (kind === 'documents') expect(failed, `${damage} ${kind}`).toBe(0);
+        else if (damage === 'flip-byte' && kind === 'terms') expect(failed, `${damage} ${kind}`).toBeGreaterThan(0);
+        else expect(failed, `${damage} ${kind}`).toBe(queries.length);
+        const fetched = await reader.fetch({ id: documents[10]!.id });
+        expect(fetched.isError, `${damage} ${kind}`).toBe(kind === 'documents' ? true : undefined);
+        expect(files.asked.every((path) => path.startsWith(SEARCH_FOLDER))).toBe(true);
+      }
+    }
+  });
+
+  it('refuses a search table naming files outside the index', () => {
+    const { written } = readerOver(corpus(20));
+    const hostile = { ...written.extension, terms: [{ first: '61', index: 'packs/wiki/0000.idx' }] };
+    expect(parseSearchIndexTable(hostile)).toMatchObject({
+      problem: expect.stringContaining('not below packs/search.index/'),
+    });
+    expect(parseSearchIndexTable({ ...written.extension, terms: [{ first: '61', index: '../x.idx' }] })).toHaveProperty(
+      'problem',
+    );
+    expect(parseSearchIndexTable({ ...written.extension, format: 2 })).toMatchObject({
+      problem: expect.stringContaining('update staticmcp'),
+    });
+    expect(parseSearchIndexTable({ ...written.extension, documentCount: -1 })).toHaveProperty('problem');
+    expect(parseSearchIndexTable('search')).toHaveProperty('problem');
+  });
+
+  it('keeps its caches within their bound over many queries', async () => {
+    const { files, table } = readerOver(corpus(2000), { targetPackBytes: 8192, targetIndexBytes: 2048 });
+    const bounded = new SearchReader(files, table, {
+      maxCachedBytes: 64 * 1024,
+      indexCache: { maxIndexes: 4, maxIndexBytes: 16 * 1024 },
+    });
+    const next = random(5);
+    for (let round = 0; round < 300; round += 1)
+      await bounded.search({ query: `${pick(next, WORDS)} ${pick(next, WORDS)}` });
+    const size = bounded.cacheSize();
+    expect(size.indexes).toBeLessThanOrEqual(4);
+    expect(size.indexBytes).toBeLessThanOrEqual(16 * 1024);
+    expect(size.postingBytes + size.blockBytes).toBeLessThanOrEqual(64 * 1024);
+  });
+});
