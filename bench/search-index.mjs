@@ -73,7 +73,8 @@ for (const file of written.files) {
   writeFileSync(path.join(indexRoot, file.path), file.bytes);
   indexBytes += file.bytes.length;
 }
-const bytesOf = (folder) => written.files.filter((file) => file.path.includes(`/${folder}/`)).reduce((sum, file) => sum + file.bytes.length, 0);
+const bytesOf = (folder) =>
+  written.files.filter((file) => file.path.includes(`/${folder}/`)).reduce((sum, file) => sum + file.bytes.length, 0);
 const tableJson = JSON.stringify(written.extension);
 console.log(
   `build: index ${buildMs.toFixed(0)} ms vs one file per document ${plainMs.toFixed(0)} ms (${(buildMs / plainMs).toFixed(2)}×); peak RSS +${rssGrowth.toFixed(0)} MiB`,
@@ -159,11 +160,17 @@ const standInOf = (term) => {
 const ftsRoot = tempDir('search-fts5-');
 writeFileSync(
   path.join(ftsRoot, 'documents.jsonl'),
-  sorted.map((document) => JSON.stringify(tokenize(`${document.title}\n${document.text}`).map(standInOf).join(' '))).join('\n'),
+  sorted
+    .map((document) => JSON.stringify(tokenize(`${document.title}\n${document.text}`).map(standInOf).join(' ')))
+    .join('\n'),
 );
 writeFileSync(
   path.join(ftsRoot, 'queries.json'),
-  JSON.stringify(queries.map((query) => [...new Set(tokenize(query))].filter((term) => standIn.has(term)).map((term) => standIn.get(term)))),
+  JSON.stringify(
+    queries.map((query) =>
+      [...new Set(tokenize(query))].filter((term) => standIn.has(term)).map((term) => standIn.get(term)),
+    ),
+  ),
 );
 const python = `
 import json, sqlite3, sys

@@ -24,6 +24,7 @@ import type { ProjectResource } from '../project/discover-resources.js';
 import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
 import { COMPLETIONS_FILE } from './collect-completions.js';
+import { writeSearchIndexStep } from './search-index-step.js';
 import type { CompletionProviders } from '../core/tree/completion-provider.js';
 import type { TemplateInstance } from './expand-resource-templates.js';
 import type { BuildProblem, ToolReport } from './build-report.js';
@@ -203,6 +204,15 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   for (const [filePath, content] of discovery.files) await output.write(filePath, content);
   const contentHash = await output.writer.hashWritten();
   const packs = await input.packCalls?.();
+  const search = await writeSearchIndexStep({
+    config: input.config,
+    resources: input.resources.filter(
+      (resource) => resourceOwners.get(resourceFilePath(resource.uri)) === resource.uri,
+    ),
+    toolNames: input.plans.map((plan) => plan.name),
+    publicUrl,
+    output,
+  });
   const allowedOrigins = config.http?.allowedOrigins;
   const sourceDateEpoch = process.env.SOURCE_DATE_EPOCH;
   const generatedAt =
@@ -237,11 +247,13 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       ...(cacheTtl !== undefined ? { cache: { ttlSeconds: cacheTtl } } : {}),
       // Only in packed trees: an unpacked tree's manifest stays byte-identical to before.
       ...(packs !== undefined ? { packs } : {}),
+      // Only when the project turns search on (search-index-step.ts).
+      ...(search.extension !== undefined ? { search: search.extension } : {}),
     },
   };
   const manifestText = treeJsonFile(manifest);
   await output.write(MANIFEST_FILE, manifestText);
-  const warnings: BuildProblem[] = [...discovery.warnings];
+  const warnings: BuildProblem[] = [...discovery.warnings, ...search.warnings];
   failures.push(...discovery.failures);
   // Added after hashing: the worker is the generator's code, not the tree's content.
   const runtime = runtimeFiles();

@@ -13,6 +13,7 @@ import { checkHeader, checkTemplates, checkTools } from './check-manifest.js';
 import { checkExtensionFiles, checkPrompts, checkResources } from './check-named-files.js';
 import { checkListedFiles } from './check-call-files.js';
 import type { PackFileSource } from '../core/packs/pack-reader.js';
+import { SEARCH_FOLDER } from '../core/search/search-index-format.js';
 
 export type { CheckCounts, TreeProblem } from './tree-problem.js';
 export interface CheckReport {
@@ -118,7 +119,9 @@ export async function checkTree(input: CheckInput): Promise<CheckReport> {
     if (ours) skipped.push('the content hash: it covers every file, and a URL cannot be listed');
     if (extension?.packs !== undefined) skipped.push('the packs: a URL cannot be listed, and check reads every pack');
   } else {
-    let files = input.files;
+    // The search index (issue #25) is derived from files the hash covers and written after it,
+    // as packs are; checking its records is a later step.
+    let files = input.files.filter((file) => !file.startsWith(SEARCH_FOLDER));
     if (extension?.packs !== undefined && input.packFiles) {
       const { checkPacks, toolFolderOf } = await import('./check-packs.js');
       const toolNames = new Set(tools.map((tool) => tool.name));

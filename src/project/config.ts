@@ -46,6 +46,11 @@ export interface CacheConfig {
   ttlSeconds?: number;
 }
 
+/** `search`: which documents the search index holds (issue #25); `true` = `{resources: true}`. */
+export interface SearchConfig {
+  resources?: boolean;
+}
+
 export interface ProjectConfig {
   name?: string;
   version?: string;
@@ -64,6 +69,8 @@ export interface ProjectConfig {
   http?: HttpConfig;
   /** How long precomputed answers stay fresh for clients and CDNs. */
   cache?: CacheConfig;
+  /** The search and fetch tools; absent or false: none. */
+  search?: boolean | SearchConfig;
   limits: Limits;
   tools: Record<string, ToolConfig>;
 }

@@ -107,6 +107,19 @@ export interface ManifestExtension {
    * `{first: <hex key>, index: "packs/<tool>/<sha16>.idx"}`; written only when the build packed.
    */
   packs?: Record<string, { first: string; index: string }[]>;
+  /**
+   * The search index (issue #25, core/search/search-index-format.ts), whose presence declares the
+   * search and fetch tools to our readers; written only when the project turns search on.
+   */
+  search?: {
+    format: number;
+    documentCount: number;
+    tokenCount: number;
+    blockSize: number;
+    terms: { first: string; index: string }[];
+    titles: { first: string; index: string }[];
+    documents: { first: string; index: string }[];
+  };
 }
 
 export interface CacheExtension {

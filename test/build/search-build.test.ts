@@ -1,0 +1,148 @@
+// `"search": true` in staticmcp.json, end to end with the real CLI (issue #25): the build indexes
+// the text resources below packs/search.index/ and names the index in mcp.json, the same bytes on
+// every build, `check` accepts the tree, and `serve` answers the search and fetch tools to the
+// official SDK client over stdio, in OpenAI's shapes, with isError for bad input. A project tool
+// named search wins, with one warning saying how to rename it; without the setting nothing changes.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildJson, runCli } from '../helpers/cli.js';
+import { CLI } from '../helpers/paths.js';
+import { makeProject } from '../helpers/projects.js';
+
+const GUIDE = '# Deploying\n\nPush the tree to Cloudflare Pages; the worker answers /mcp at the edge.\n';
+const NOTES = 'Résumé of the café meeting: the Straße team ships packed trees on Thursday.\n';
+
+function searchProject(config: Record<string, unknown>, tools: Record<string, string> = { hello: 'ok' }) {
+  return makeProject({
+    tools,
+    config,
+    files: {
+      'resources/guide.md': GUIDE,
+      'resources/notes.txt': NOTES,
+      'resources/logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]),
+    },
+  });
+}
+
+function filesBelow(root: string, folder: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (relative: string): void => {
+    for (const entry of readdirSync(path.join(root, relative), { withFileTypes: true })) {
+      const child = path.posix.join(relative, entry.name);
+      if (entry.isDirectory()) walk(child);
+      else files.set(child, readFileSync(path.join(root, child)).toString('base64'));
+    }
+  };
+  walk(folder);
+  return files;
+}
+
+describe('search over a built tree', () => {
+  let project: string;
+  let tree: string;
+  let client: Client;
+
+  beforeAll(async () => {
+    project = await searchProject({ search: true, publicUrl: 'https://docs.example.org/' });
+    const { report } = await buildJson(project);
+    expect(report.ok).toBe(true);
+    tree = report.outDir;
+    client = new Client({ name: 'search-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', tree], stderr: 'pipe' }),
+    );
+  });
+
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('writes the index below packs/search.index/ and names it in mcp.json, the same bytes every build', async () => {
+    const manifest = JSON.parse(readFileSync(path.join(tree, 'mcp.json'), 'utf8'));
+    expect(manifest.staticmcp.search).toMatchObject({ format: 1, documentCount: 2, blockSize: 32 });
+    const first = filesBelow(tree, 'packs/search.index');
+    expect([...first.keys()].some((file) => file.endsWith('.pack'))).toBe(true);
+    const again = await buildJson(project, '--out', path.join(project, 'second'));
+    expect(filesBelow(again.report.outDir, 'packs/search.index')).toEqual(first);
+    const check = await runCli(['check', tree]);
+    expect(check.code, check.stdout + check.stderr).toBe(0);
+  });
+
+  it('lists search and fetch as OpenAI defines them, beside the project tools', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['fetch', 'hello', 'search']);
+    for (const name of ['search', 'fetch']) {
+      const tool = tools.find((candidate) => candidate.name === name)!;
+      expect(tool.annotations?.readOnlyHint).toBe(true);
+      expect(tool.outputSchema).toMatchObject({ type: 'object' });
+    }
+    expect(tools.find((tool) => tool.name === 'search')!.inputSchema).toMatchObject({ required: ['query'] });
+  });
+
+  it('finds a resource by words folded as the index folds them, and fetches its whole text', async () => {
+    const found = await client.callTool({ name: 'search', arguments: { query: 'CAFE strasse' } });
+    const results = (found.structuredContent as { results: { id: string; title: string; url: string }[] }).results;
+    expect(results).toEqual([
+      {
+        id: 'resources/notes_txt.json',
+        title: 'notes.txt',
+        url: 'https://docs.example.org/resources/notes_txt.json',
+      },
+    ]);
+    expect(found.content).toEqual([{ type: 'text', text: JSON.stringify(found.structuredContent) }]);
+    const fetched = await client.callTool({ name: 'fetch', arguments: { id: results[0]!.id } });
+    expect(fetched.structuredContent).toMatchObject({ id: results[0]!.id, text: NOTES, url: results[0]!.url });
+    expect((fetched.structuredContent as { metadata: { mimeType: string } }).metadata.mimeType).toMatch(/^text\/plain/);
+    const edge = await client.callTool({ name: 'search', arguments: { query: 'cloudflare worker' } });
+    expect((edge.structuredContent as { results: { id: string }[] }).results.map((hit) => hit.id)).toEqual([
+      'resources/guide_md.json',
+    ]);
+  });
+
+  it('answers bad input with isError or an empty list, and reads nothing outside the index', async () => {
+    expect((await client.callTool({ name: 'search', arguments: { query: '' } })).isError).toBe(true);
+    expect((await client.callTool({ name: 'search', arguments: { query: 'x'.repeat(10_000) } })).isError).toBe(true);
+    expect((await client.callTool({ name: 'search', arguments: { query: '?!… 🙂' } })).structuredContent).toEqual({
+      results: [],
+    });
+    for (const id of ['../mcp.json', 'mcp.json', 'tools/hello.json', 'resources/logo_png.json', 'x'.repeat(100_000)]) {
+      const fetched = await client.callTool({ name: 'fetch', arguments: { id } });
+      expect(fetched.isError, id.slice(0, 30)).toBe(true);
+    }
+  });
+});
+
+describe('search settings', () => {
+  it('leaves the tree as it was without the setting', async () => {
+    const project = await searchProject({});
+    const { report } = await buildJson(project);
+    const manifest = JSON.parse(readFileSync(path.join(report.outDir, 'mcp.json'), 'utf8'));
+    expect(manifest.staticmcp.search).toBeUndefined();
+    expect(readdirSync(report.outDir)).not.toContain('packs');
+  });
+
+  it('lets a project tool named search win, and says once how to rename it', async () => {
+    const project = await searchProject({ search: true }, { search: 'ok' });
+    const { report } = await buildJson(project);
+    expect(report.ok).toBe(true);
+    const warnings = report.warnings.filter((warning) => warning.message.includes('search and fetch'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.message).toMatch(/rename that script \(e\.g\. tools\/search → tools\/find-search\)/);
+    const manifest = JSON.parse(readFileSync(path.join(report.outDir, 'mcp.json'), 'utf8'));
+    expect(manifest.staticmcp.search).toBeUndefined();
+    const client = new Client({ name: 'search-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', report.outDir], stderr: 'pipe' }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(['search']);
+      expect(await client.callTool({ name: 'search', arguments: {} })).toMatchObject({ content: [{ text: 'ok\n' }] });
+    } finally {
+      await client.close();
+    }
+  });
+});
