@@ -7,8 +7,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildJson, runCli } from '../helpers/cli.js';
+import { HttpServe } from '../helpers/http-serve.js';
 import { CLI } from '../helpers/paths.js';
 import { makeProject } from '../helpers/projects.js';
 
@@ -111,6 +113,36 @@ describe('search over a built tree', () => {
     for (const id of ['../mcp.json', 'mcp.json', 'tools/hello.json', 'resources/logo_png.json', 'x'.repeat(100_000)]) {
       const fetched = await client.callTool({ name: 'fetch', arguments: { id } });
       expect(fetched.isError, id.slice(0, 30)).toBe(true);
+    }
+  });
+});
+
+describe('search over HTTP', () => {
+  it('answers the same through serve --http, and through serve <URL> of that server', async () => {
+    const project = await searchProject({ search: true });
+    const { report } = await buildJson(project);
+    const server = await HttpServe.start([report.outDir]);
+    const clients: Client[] = [];
+    try {
+      const overHttp = new Client({ name: 'search-test', version: '1.0.0' });
+      clients.push(overHttp);
+      await overHttp.connect(new StreamableHTTPClientTransport(server.endpoint));
+      const overUrl = new Client({ name: 'search-test', version: '1.0.0' });
+      clients.push(overUrl);
+      const site = new URL('/', server.endpoint).href;
+      await overUrl.connect(
+        new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', site], stderr: 'pipe' }),
+      );
+      for (const client of clients) {
+        const found = await client.callTool({ name: 'search', arguments: { query: 'packed trees thursday' } });
+        const results = (found.structuredContent as { results: { id: string; url: string }[] }).results;
+        expect(results.map((hit) => [hit.id, hit.url])).toEqual([['resources/notes_txt.json', '']]);
+        const fetched = await client.callTool({ name: 'fetch', arguments: { id: results[0]!.id } });
+        expect(fetched.structuredContent).toMatchObject({ text: NOTES });
+      }
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+      await server.stop();
     }
   });
 });
