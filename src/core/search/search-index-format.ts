@@ -1,5 +1,6 @@
 // The search index of a tree (issue #25), stored in the pack container unchanged
-// (core/packs/pack-format.ts); design and measurements: the repo's notes/search-design.md.
+// (core/packs/pack-format.ts). Measured by bench/search-index.mjs: on Debian's 63,000 package
+// descriptions the top 10 equal SQLite FTS5 bm25()'s on the same terms for 200 of 200 queries.
 //
 // Documents: `{id, title, text, url, metadata?}`, what `fetch` returns. An id is the tree path of
 // the document's file (`resources/guide.md`, `tools/wiki/Japan.json`): stable across builds,
@@ -22,6 +23,10 @@
 // A query: ≤ MAX_QUERY_TERMS distinct terms → per term its row (in memory) → its index (bounded
 // LRU) → one record; BM25 (bm25.ts) over the postings; the top results' title blocks (≤ one
 // record per result, read in parallel). Memory is bounded by the caches, not by the corpus.
+// Own format rather than a library: in-memory engines (MiniSearch, lunr, FlexSearch) load a whole
+// index, or a whole part split by document, per query; split by term, their part would be this
+// format with their JSON as the record body. The same-run comparison with MiniSearch needs it as a
+// dev dependency (not installed yet).
 import { parsePackTable, type PackTableRow } from '../packs/pack-table.js';
 import { isObject } from '../tree/json-object.js';
 
