@@ -54,6 +54,8 @@ export interface AssembleInput {
    * written: the pack step (pack-call-files.ts), returning the manifest's pack table, if any.
    */
   packCalls?: () => Promise<Record<string, { first: string; index: string }[]> | undefined>;
+  /** A `build --shard` part: no search index (it would hold only this part's documents). */
+  shardPart?: boolean;
 }
 
 /** Above this many items of one kind, clients page slowly and people lose track (000_* guardrail). */
@@ -212,6 +214,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     toolNames: input.plans.map((plan) => plan.name),
     publicUrl,
     output,
+    shardPart: input.shardPart === true,
   });
   const allowedOrigins = config.http?.allowedOrigins;
   const sourceDateEpoch = process.env.SOURCE_DATE_EPOCH;

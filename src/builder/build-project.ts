@@ -175,6 +175,8 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       templateInstances: expansion.instances,
       completions,
       completionProviders: providers.providers,
+      // Nor indexed for search: a part holds a share of the documents (merging indexes is still to do).
+      shardPart: shard !== undefined,
       // A shard part is never packed: the merge sees the whole tree (packing it there is still to do).
       ...(shard
         ? {}

@@ -5,7 +5,8 @@
 // value is mcp.json's `staticmcp.search`, whose presence declares the search and fetch tools to our
 // readers (other bridges never list them). Runs after the content hash, as the pack step does: the
 // index is derived from files the hash already covers. A project tool named search or fetch wins:
-// no index, one warning saying how to rename it.
+// no index, one warning saying how to rename it. A shard part writes none either (merging
+// indexes is still to do), and says so.
 import type { SearchIndexExtension } from '../tree-writer/search-index-writer.js';
 import { resourceFilePath } from '../core/tree/resource-key.js';
 import type { ProjectConfig } from '../project/config.js';
@@ -20,6 +21,8 @@ export interface SearchStepInput {
   /** publicUrl without its trailing slashes. */
   publicUrl: string | undefined;
   output: TreeOutput;
+  /** A `build --shard` part: indexed by nobody yet, said once. */
+  shardPart: boolean;
 }
 
 const OUR_TOOLS = ['search', 'fetch'];
@@ -29,6 +32,17 @@ export async function writeSearchIndexStep(
 ): Promise<{ extension?: SearchIndexExtension; warnings: BuildProblem[] }> {
   const setting = input.config.search;
   if (setting === undefined || setting === false) return { warnings: [] };
+  if (input.shardPart) {
+    return {
+      warnings: [
+        {
+          path: 'staticmcp.json',
+          message:
+            'search is on, but shard parts are not indexed yet and merge writes no index: the merged tree has no search and fetch tools; build on one machine to get them',
+        },
+      ],
+    };
+  }
   const clash = OUR_TOOLS.filter((name) => input.toolNames.includes(name));
   if (clash.length > 0) {
     const names = clash.map((name) => `"${name}"`).join(' and ');

@@ -156,6 +156,14 @@ describe('search settings', () => {
     expect(readdirSync(report.outDir)).not.toContain('packs');
   });
 
+  it('writes no index into a shard part, and says so', async () => {
+    const project = await searchProject({ search: true });
+    const { report } = await buildJson(project, '--shard', '1/2', '--out', path.join(project, 'part-1'));
+    expect(report.ok).toBe(true);
+    expect(report.warnings.map((warning) => warning.message).join('\n')).toMatch(/shard parts are not indexed yet/);
+    expect(readdirSync(report.outDir)).not.toContain('packs');
+  });
+
   it('lets a project tool named search win, and says once how to rename it', async () => {
     const project = await searchProject({ search: true }, { search: 'ok' });
     const { report } = await buildJson(project);
