@@ -56,6 +56,8 @@ export interface AssembleInput {
   packCalls?: () => Promise<Record<string, { first: string; index: string }[]> | undefined>;
   /** A `build --shard` part: no search index (it would hold only this part's documents). */
   shardPart?: boolean;
+  /** Left-out-default copies written ([copy, original]): not indexed twice. */
+  callCopies?: readonly [string, string][];
 }
 
 /** Above this many items of one kind, clients page slowly and people lose track (000_* guardrail). */
@@ -205,7 +207,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     await output.write(filePath, content);
   for (const [filePath, content] of discovery.files) await output.write(filePath, content);
   const contentHash = await output.writer.hashWritten();
-  const packs = await input.packCalls?.();
+  // Before the pack step, which takes the call files out of the tree.
   const search = await writeSearchIndexStep({
     config: input.config,
     resources: input.resources.filter(
@@ -215,7 +217,9 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     publicUrl,
     output,
     shardPart: input.shardPart === true,
+    callCopies: input.callCopies ?? [],
   });
+  const packs = await input.packCalls?.();
   const allowedOrigins = config.http?.allowedOrigins;
   const sourceDateEpoch = process.env.SOURCE_DATE_EPOCH;
   const generatedAt =

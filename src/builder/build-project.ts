@@ -177,6 +177,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       completionProviders: providers.providers,
       // Nor indexed for search: a part holds a share of the documents (merging indexes is still to do).
       shardPart: shard !== undefined,
+      callCopies: copies,
       // A shard part is never packed: the merge sees the whole tree (packing it there is still to do).
       ...(shard
         ? {}

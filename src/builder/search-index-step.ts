@@ -1,16 +1,23 @@
-// The build's search step (issue #25): when staticmcp.json turns `search` on, the text resources
-// become documents (id = the resource's tree file, title = its title or name, url = its file under
-// publicUrl, metadata = its uri and mimeType so a client can also read it as a resource) and their
-// index is written below packs/search.index/ (tree-writer/search-index-writer.ts); the returned
-// value is mcp.json's `staticmcp.search`, whose presence declares the search and fetch tools to our
-// readers (other bridges never list them). Runs after the content hash, as the pack step does: the
-// index is derived from files the hash already covers. A project tool named search or fetch wins:
-// no index, one warning saying how to rename it. A shard part writes none either (merging
-// indexes is still to do), and says so.
-import type { SearchIndexExtension } from '../tree-writer/search-index-writer.js';
+// The build's search step (issue #25): when staticmcp.json turns `search` on, documents are made
+// and their index is written below packs/search.index/ (tree-writer/search-index-writer.ts); the
+// returned value is mcp.json's `staticmcp.search`, whose presence declares the search and fetch
+// tools to our readers (other bridges never list them).
+// - Text resources (binary ones skipped): id = the resource's tree file, title = its title or name,
+//   metadata = its uri and mimeType (a client can also read it as a resource).
+// - Precomputed calls of the tools `search.tools` names: id = the call file (left-out-default
+//   copies skipped: one document per call), text = the result's text items (its structured
+//   content as JSON when it has none), title = the tool's `title` template over the recorded
+//   arguments, else their values joined by ", "; error results are skipped.
+// url = the document's file under publicUrl, or "" without one. Runs after the content hash (the
+// index is derived from files it covers) and before the pack step (which takes call files out).
+// A project tool named search or fetch wins: no index, one warning saying how to rename it. A
+// shard part writes none either (merging indexes is still to do), and says so.
+import { readCallFile } from '../core/tree/lenient-files.js';
+import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import { resourceFilePath } from '../core/tree/resource-key.js';
 import type { ProjectConfig } from '../project/config.js';
 import type { ProjectResource } from '../project/discover-resources.js';
+import type { SearchDocument, SearchIndexExtension } from '../tree-writer/search-index-writer.js';
 import type { BuildProblem } from './build-report.js';
 import type { TreeOutput } from './tree-output.js';
 
@@ -23,9 +30,77 @@ export interface SearchStepInput {
   output: TreeOutput;
   /** A `build --shard` part: indexed by nobody yet, said once. */
   shardPart: boolean;
+  /** Left-out-default copies written ([copy, original]). */
+  callCopies: readonly [string, string][];
 }
 
 const OUR_TOOLS = ['search', 'fetch'];
+
+/** The tool of a call file: `tools/<tool>/….json` or `tools/<tool>.json`. */
+function toolOfCallFile(filePath: string): string | undefined {
+  if (!filePath.startsWith('tools/') || !filePath.endsWith('.json')) return undefined;
+  const rest = filePath.slice('tools/'.length);
+  const slash = rest.indexOf('/');
+  return slash < 0 ? rest.slice(0, -'.json'.length) : rest.slice(0, slash);
+}
+
+/** `template` with each {name} replaced by that argument's value ("" when absent). */
+function fillTitle(template: string, args: JsonObject): string {
+  return template.replace(/\{([^{}]+)\}/g, (_, name: string) => {
+    const value = args[name];
+    return value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+  });
+}
+
+/** A call result as one document's text: its text items, else its structured content as JSON. */
+function textOfResult(result: JsonObject): string {
+  const texts = (Array.isArray(result.content) ? result.content : []).flatMap((item) =>
+    isObject(item) && item.type === 'text' && typeof item.text === 'string' ? [item.text] : [],
+  );
+  if (texts.length > 0) return texts.join('\n\n');
+  return isObject(result.structuredContent) ? JSON.stringify(result.structuredContent) : '';
+}
+
+function callDocuments(
+  input: SearchStepInput,
+  tools: Record<string, { title?: string }>,
+  warnings: BuildProblem[],
+): SearchDocument[] {
+  for (const tool of Object.keys(tools).sort()) {
+    if (!input.toolNames.includes(tool))
+      warnings.push({
+        path: 'staticmcp.json',
+        message: `search.tools.${tool} names no tool, so nothing of it is indexed`,
+      });
+  }
+  const copies = new Set(input.callCopies.map(([copy]) => copy));
+  const documents: SearchDocument[] = [];
+  for (const filePath of input.output.writer.paths()) {
+    const tool = toolOfCallFile(filePath);
+    const settings = tool === undefined ? undefined : tools[tool];
+    if (settings === undefined || copies.has(filePath)) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(input.output.writer.read(filePath).toString('utf8'));
+    } catch {
+      continue;
+    }
+    const { result, recordedArguments } = readCallFile(value);
+    const text = result.isError === true ? '' : textOfResult(result);
+    if (text === '') continue;
+    const args = recordedArguments ?? {};
+    const values = Object.values(args).map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
+    const title = settings.title !== undefined ? fillTitle(settings.title, args) : values.join(', ') || String(tool);
+    documents.push({
+      id: filePath,
+      title,
+      text,
+      url: input.publicUrl ? `${input.publicUrl}/${filePath}` : '',
+      metadata: { tool: String(tool), arguments: args },
+    });
+  }
+  return documents;
+}
 
 export async function writeSearchIndexStep(
   input: SearchStepInput,
@@ -55,8 +130,9 @@ export async function writeSearchIndexStep(
       ],
     };
   }
+  const warnings: BuildProblem[] = [];
   const indexResources = setting === true || setting.resources !== false;
-  const documents = indexResources
+  const documents: SearchDocument[] = indexResources
     ? input.resources.flatMap((resource) => {
         if (!('text' in resource.content)) return [];
         const id = resourceFilePath(resource.uri);
@@ -71,9 +147,13 @@ export async function writeSearchIndexStep(
         ];
       })
     : [];
+  if (setting !== true && setting.tools !== undefined) {
+    await input.output.writer.flush();
+    documents.push(...callDocuments(input, setting.tools, warnings));
+  }
   // The writer (and node:crypto) load only for projects that search.
   const { writeSearchIndex } = await import('../tree-writer/search-index-writer.js');
   const written = writeSearchIndex(documents);
   for (const file of written.files) await input.output.write(file.path, Buffer.from(file.bytes));
-  return { extension: written.extension, warnings: [] };
+  return { extension: written.extension, warnings };
 }

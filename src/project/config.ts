@@ -49,6 +49,8 @@ export interface CacheConfig {
 /** `search`: which documents the search index holds (issue #25); `true` = `{resources: true}`. */
 export interface SearchConfig {
   resources?: boolean;
+  /** Tools whose precomputed call results are indexed; `title` a template over argument names. */
+  tools?: Record<string, { title?: string }>;
 }
 
 export interface ProjectConfig {

@@ -147,6 +147,55 @@ describe('search over HTTP', () => {
   });
 });
 
+describe('search over precomputed calls', () => {
+  it('indexes the calls of the tools search.tools names, titled by its template, packed or not', async () => {
+    const project = await makeProject({
+      tools: { echo: 'echo-value', hello: 'ok' },
+      config: {
+        search: { resources: false, tools: { echo: { title: 'Echo of {value}' }, nope: {} } },
+        tools: { echo: { values: { value: ['the quick brown fox', 'lazy dogs sleep', 'quick thinking'] } } },
+      },
+      files: { 'resources/guide.md': GUIDE },
+    });
+    // One call file allowed: the calls go into packs, after the search step has read them.
+    const { report } = await buildJson(project, '--max-call-files', '1');
+    expect(report.ok).toBe(true);
+    expect(report.warnings.map((warning) => warning.message)).toContain(
+      'search.tools.nope names no tool, so nothing of it is indexed',
+    );
+    const manifest = JSON.parse(readFileSync(path.join(report.outDir, 'mcp.json'), 'utf8'));
+    expect(manifest.staticmcp.packs.echo).toBeDefined();
+    expect(manifest.staticmcp.search.documentCount).toBe(3);
+    const client = new Client({ name: 'search-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', report.outDir], stderr: 'pipe' }),
+    );
+    try {
+      const found = await client.callTool({ name: 'search', arguments: { query: 'QUICK' } });
+      const results = (found.structuredContent as { results: { id: string; title: string }[] }).results;
+      expect(results.map((hit) => hit.title).sort()).toEqual(['Echo of quick thinking', 'Echo of the quick brown fox']);
+      const fox = results.find((hit) => hit.title.endsWith('fox'))!;
+      const fetched = await client.callTool({ name: 'fetch', arguments: { id: fox.id } });
+      expect(fetched.structuredContent).toMatchObject({
+        text: 'the quick brown fox\n',
+        metadata: { tool: 'echo', arguments: { value: 'the quick brown fox' } },
+      });
+      // The id is the call's own file: the call itself answers the same text.
+      expect(fox.id).toMatch(/^tools\/echo\/.+\.json$/);
+      const call = await client.callTool({ name: 'echo', arguments: { value: 'the quick brown fox' } });
+      expect(call.content).toEqual([{ type: 'text', text: 'the quick brown fox\n' }]);
+      // Resources were left out by the setting.
+      expect((await client.callTool({ name: 'search', arguments: { query: 'cloudflare' } })).structuredContent).toEqual(
+        {
+          results: [],
+        },
+      );
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('search settings', () => {
   it('leaves the tree as it was without the setting', async () => {
     const project = await searchProject({});
