@@ -118,9 +118,14 @@ export async function checkTree(input: CheckInput): Promise<CheckReport> {
     );
     if (ours) skipped.push('the content hash: it covers every file, and a URL cannot be listed');
     if (extension?.packs !== undefined) skipped.push('the packs: a URL cannot be listed, and check reads every pack');
+    if (extension?.search !== undefined)
+      skipped.push('the search index: a URL cannot be listed, and check reads all of it');
   } else {
-    // The search index (issue #25) is derived from files the hash covers and written after it,
-    // as packs are; checking its records is a later step.
+    // The search index (issue #25) is derived from files the hash covers, and is checked on its own.
+    if (extension?.search !== undefined && input.packFiles) {
+      const { checkSearchIndex } = await import('./check-search-index.js');
+      await checkSearchIndex(extension.search, input.files, input.packFiles, report);
+    }
     let files = input.files.filter((file) => !file.startsWith(SEARCH_FOLDER));
     if (extension?.packs !== undefined && input.packFiles) {
       const { checkPacks, toolFolderOf } = await import('./check-packs.js');

@@ -3,7 +3,7 @@
 // every build, `check` accepts the tree, and `serve` answers the search and fetch tools to the
 // official SDK client over stdio, in OpenAI's shapes, with isError for bad input. A project tool
 // named search wins, with one warning saying how to rename it; without the setting nothing changes.
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -71,6 +71,16 @@ describe('search over a built tree', () => {
     expect(filesBelow(again.report.outDir, 'packs/search.index')).toEqual(first);
     const check = await runCli(['check', tree]);
     expect(check.code, check.stdout + check.stderr).toBe(0);
+    // check reads the index: an edited pack of a copy of the tree is reported where it lies.
+    const copy = path.join(project, 'edited');
+    cpSync(tree, copy, { recursive: true });
+    const pack = [...first.keys()].find((file) => file.includes('/documents/') && file.endsWith('.pack'))!;
+    const bytes = readFileSync(path.join(copy, pack));
+    bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 0x20;
+    writeFileSync(path.join(copy, pack), bytes);
+    const broken = await runCli(['check', copy]);
+    expect(broken.code).not.toBe(0);
+    expect(broken.stdout + broken.stderr).toMatch(/packs\/search\.index\/.*checksum does not match/);
   });
 
   it('lists search and fetch as OpenAI defines them, beside the project tools', async () => {

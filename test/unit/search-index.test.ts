@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { ByteRange, BytesOutcome, PackFileSource } from '../../src/core/packs/pack-reader.js';
 import { parseSearchIndexTable, SEARCH_FOLDER } from '../../src/core/search/search-index-format.js';
 import { SearchReader } from '../../src/core/search/search-reader.js';
+import { verifySearchIndex } from '../../src/core/search/verify-search-index.js';
 import { tokenize } from '../../src/core/search/tokenize.js';
 import { type SearchDocument, writeSearchIndex } from '../../src/tree-writer/search-index-writer.js';
 import { pick, random } from '../helpers/random.js';
@@ -317,5 +318,36 @@ describe('search bad input', () => {
     expect(size.indexes).toBeLessThanOrEqual(4);
     expect(size.indexBytes).toBeLessThanOrEqual(16 * 1024);
     expect(size.postingBytes + size.blockBytes).toBeLessThanOrEqual(64 * 1024);
+  });
+});
+
+describe('verifying a search index (what check asks)', () => {
+  it('finds nothing wrong with a written index, and names each kind of damage', async () => {
+    const { files, table, written } = readerOver(corpus(300));
+    const paths = () => [...files.files.keys()];
+    expect(await verifySearchIndex(table, files, paths())).toEqual([]);
+
+    files.files.set(`${SEARCH_FOLDER}terms/stray.pack`, new Uint8Array([1, 2, 3]));
+    expect(await verifySearchIndex(table, files, paths())).toEqual([
+      `${SEARCH_FOLDER}terms/stray.pack lies under ${SEARCH_FOLDER} but the search table names it nowhere; delete it, or build the tree again`,
+    ]);
+    files.files.delete(`${SEARCH_FOLDER}terms/stray.pack`);
+
+    const documentPack = written.files.find(
+      (file) => file.path.startsWith(`${SEARCH_FOLDER}documents/`) && file.path.endsWith('.pack'),
+    )!;
+    const edited = Uint8Array.from(documentPack.bytes);
+    edited[edited.length - 5] = edited[edited.length - 5]! ^ 0x20;
+    files.files.set(documentPack.path, edited);
+    const problems = await verifySearchIndex(table, files, paths());
+    expect(problems.join('\n')).toMatch(/checksum does not match/);
+    expect(problems.join('\n')).toMatch(/holds \d+ documents, its table says 300/);
+    files.files.set(documentPack.path, documentPack.bytes);
+
+    const titleIndex = table.titles[0]!.index;
+    files.files.delete(titleIndex);
+    expect((await verifySearchIndex(table, files, paths())).join('\n')).toMatch(
+      new RegExp(`${titleIndex} is missing.*\\n.*holds 0 title blocks, its table needs 10`),
+    );
   });
 });
