@@ -24,7 +24,7 @@ import type { ProjectResource } from '../project/discover-resources.js';
 import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
 import { COMPLETIONS_FILE } from './collect-completions.js';
-import { writeSearchIndexStep } from './search-index-step.js';
+import { writeSearchIndexStep, writesSearchIndex } from './search-index-step.js';
 import type { CompletionProviders } from '../core/tree/completion-provider.js';
 import type { TemplateInstance } from './expand-resource-templates.js';
 import type { BuildProblem, ToolReport } from './build-report.js';
@@ -51,9 +51,10 @@ export interface AssembleInput {
   completionProviders?: CompletionProviders;
   /**
    * Run once the content hash is taken (over the logical files) and before the manifest is
-   * written: the pack step (pack-call-files.ts), returning the manifest's pack table, if any.
+   * written: the pack step (pack-call-files.ts writePacks), returning the manifest's pack table.
+   * Given only when the tree is packed (its `_headers` then has the packs/ rule).
    */
-  packCalls?: () => Promise<Record<string, { first: string; index: string }[]> | undefined>;
+  packCalls?: () => Promise<Record<string, { first: string; index: string }[]>>;
   /** A `build --shard` part: no search index (it would hold only this part's documents). */
   shardPart?: boolean;
   /** Left-out-default copies written ([copy, original]): not indexed twice. */
@@ -197,11 +198,15 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     packageName: packageInfo().name,
     packageVersion: packageInfo().version,
   });
+  const toolNames = input.plans.map((plan) => plan.name);
   const deployOptions = {
     publicUrl,
     discovery: { card: discovery.card, registryAuth: config.registryAuth !== undefined },
     ...(cacheTtl !== undefined ? { cacheTtlSeconds: cacheTtl } : {}),
     liveOnlyTools: Object.keys(tools).filter((name) => tools[name]?.precomputed === 0),
+    // The packs/ rule (immutable caching) for call packs and the search index alike: both are
+    // named by their content.
+    packs: input.packCalls !== undefined || writesSearchIndex(input.config, toolNames, input.shardPart === true),
   };
   for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions))
     await output.write(filePath, content);
@@ -213,7 +218,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     resources: input.resources.filter(
       (resource) => resourceOwners.get(resourceFilePath(resource.uri)) === resource.uri,
     ),
-    toolNames: input.plans.map((plan) => plan.name),
+    toolNames,
     publicUrl,
     output,
     shardPart: input.shardPart === true,

@@ -35,7 +35,7 @@ import { runCalls } from './run-calls.js';
 import { shardCallFilter } from './shard-of-call.js';
 import { ShardOutput } from './shard-part.js';
 import { CallFileSink } from './call-file-sink.js';
-import { packCallFiles } from './pack-call-files.js';
+import { planPacking, writePacks } from './pack-call-files.js';
 import { TreeOutput } from './tree-output.js';
 import { forgetUpToDate, recordUpToDate } from './up-to-date.js';
 
@@ -159,6 +159,16 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     const copies = shard ? [] : await sink.writeCopies();
     const maxCallFiles = options.maxCallFiles ?? config.limits.maxCallFiles;
     const callFilesBeforePacking = output.tally.callFiles;
+    // Decided now, from the files written, so the deploy files know the tree has packs. A shard
+    // part is never packed: the merge packs the whole tree the same way (merge/merge-parts.ts).
+    const packingPlan = shard
+      ? undefined
+      : await planPacking(
+          output,
+          planned.plans.map((plan) => plan.name),
+          copies,
+          maxCallFiles,
+        );
     let packing: PackingOutcome | undefined;
     const toolReports = sink.toolReports();
     const tree = await assembleTree({
@@ -178,20 +188,14 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       // Nor indexed for search: a part holds a share of the documents (merging indexes is still to do).
       shardPart: shard !== undefined,
       callCopies: copies,
-      // A shard part is never packed: the merge sees the whole tree (packing it there is still to do).
-      ...(shard
-        ? {}
-        : {
+      ...(packingPlan
+        ? {
             packCalls: async () => {
-              packing = await packCallFiles(
-                output,
-                planned.plans.map((plan) => plan.name),
-                copies,
-                maxCallFiles,
-              );
-              return packing?.table;
+              packing = await writePacks(output, packingPlan);
+              return packing.table;
             },
-          }),
+          }
+        : {}),
     });
     const manifestBytes = Buffer.byteLength(tree.manifestText);
     if (manifestBytes > config.limits.maxManifestBytes) {
@@ -251,6 +255,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
         manifest: tree.manifest,
         publicUrl: config.publicUrl?.replace(/\/+$/, ''),
         copies: sink.claimedCopies(),
+        maxCallFiles,
         report: { ok, tools: toolReports, failures, warnings },
       });
     } else {

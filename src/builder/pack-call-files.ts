@@ -1,9 +1,13 @@
 // The build's pack step (issue #24): when the call files written pass the call-file budget
 // (`limits.maxCallFiles`, host-limits.ts), each tool whose packs take fewer files than its call
 // files has them replaced by packs and indexes under packs/<tool>/ (tree-writer/pack-writer.ts),
-// its left-out-default copies becoming extra names of the same record. Runs after the content hash
-// (which stays over the logical files, the same as the unpacked tree's) and before the manifest,
-// which carries the pack table. Deterministic: tools in name order, records sorted by the writer.
+// its left-out-default copies becoming extra names of the same record. Two steps: `planPacking`
+// once every call file and copy is written (it decides, from sizes alone, which tools are packed
+// and at what pack size, so the deploy files can say the tree has packs: `_headers`), and
+// `writePacks` after the content hash (which stays over the logical files) and before the
+// manifest, which carries the pack table. The build and `staticmcp merge` both run them on the
+// whole tree, so a merged tree is packed byte for byte as a one-machine build packs it.
+// Deterministic: tools in name order, records sorted by the writer.
 // Cost: the call files are written as usual, then each packed tool's are read back once (one
 // tool's bodies in memory at a time), its packs written and its call files removed: about one more
 // read and one unlink per call file, and a tool's bytes of memory at the peak.
@@ -20,9 +24,9 @@ import {
 import type { PackingOutcome } from './host-limits.js';
 import type { TreeOutput } from './tree-output.js';
 
-interface ToolCallFiles {
+export interface ToolCallFiles {
   tool: string;
-  /** Call files that are not copies, sorted. */
+  /** Call files that are not copies, in the order written (the pack writer sorts records itself). */
   owners: string[];
   /** Every call file of the tool, copies included. */
   all: string[];
@@ -50,16 +54,28 @@ function compareStrings(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
+/** What planPacking decided: the tools to pack and the pack size, for writePacks. */
+export interface PackingPlan {
+  callFilesBefore: number;
+  /** Call files of the tree that stay plain (other files under tools/, tools not worth packing). */
+  callFilesAfter: number;
+  /** The tools to pack, in name order. */
+  tools: ToolCallFiles[];
+  copiesOf: ReadonlyMap<string, string[]>;
+  targetPackBytes: number;
+}
+
 /**
- * Packs the call files of `tools` when the tree holds more than `maxCallFiles` (`0`: never);
- * `copies` are the left-out-default copies written ([copy, original]). Undefined when nothing was packed.
+ * Which of `tools` to pack when the tree holds more than `maxCallFiles` call files (`0`: never);
+ * `copies` are the left-out-default copies written ([copy, original]). Undefined when nothing is
+ * to be packed (within the budget, or no tool's packs would take fewer files than its call files).
  */
-export async function packCallFiles(
+export async function planPacking(
   output: TreeOutput,
   tools: readonly string[],
   copies: readonly [string, string][],
   maxCallFiles: number,
-): Promise<PackingOutcome | undefined> {
+): Promise<PackingPlan | undefined> {
   const callFilesBefore = output.tally.callFiles;
   if (maxCallFiles === 0 || callFilesBefore <= maxCallFiles) return undefined;
   await output.writer.flush();
@@ -109,25 +125,33 @@ export async function packCallFiles(
   )
     targetPackBytes *= 2;
 
-  const table: Record<string, PackTableRow[]> = {};
-  let packFiles = 0;
+  const packed: ToolCallFiles[] = [];
   let callFilesAfter = otherCallFiles;
   for (const entry of entries) {
-    if (packFilesOf(entry, targetPackBytes) >= entry.all.length) {
-      callFilesAfter += entry.all.length;
-      continue;
-    }
+    if (packFilesOf(entry, targetPackBytes) >= entry.all.length) callFilesAfter += entry.all.length;
+    else packed.push(entry);
+  }
+  if (packed.length === 0) return undefined;
+  return { callFilesBefore, callFilesAfter, tools: packed, copiesOf, targetPackBytes };
+}
+
+/** Replaces the planned tools' call files by their packs and indexes; the manifest's table is in the outcome. */
+export async function writePacks(output: TreeOutput, plan: PackingPlan): Promise<PackingOutcome> {
+  const table: Record<string, PackTableRow[]> = {};
+  let packFiles = 0;
+  await output.writer.flush();
+  for (const entry of plan.tools) {
     const records: PackRecord[] = entry.owners.map((owner) => ({
-      paths: [owner, ...packedCopiesOf(copiesOf, owner, entry.tool)],
+      paths: [owner, ...packedCopiesOf(plan.copiesOf, owner, entry.tool)],
       bytes: output.writer.read(owner),
     }));
-    const packed = packToolRecords({ tool: entry.tool, records, targetPackBytes });
+    const packed = packToolRecords({ tool: entry.tool, records, targetPackBytes: plan.targetPackBytes });
     for (const file of packed.files) await output.write(file.path, Buffer.from(file.bytes));
     packFiles += packed.files.length;
     await output.remove(entry.all);
     table[entry.tool] = packed.table;
   }
-  if (packFiles === 0) return undefined;
+  const { callFilesBefore, callFilesAfter, targetPackBytes } = plan;
   return { callFilesBefore, callFilesAfter, table, packFiles, targetPackBytes };
 }
 

@@ -102,6 +102,14 @@ function callDocuments(
   return documents;
 }
 
+/** Whether the step writes an index (the deploy files then give packs/ its caching rule). */
+export function writesSearchIndex(config: ProjectConfig, toolNames: readonly string[], shardPart: boolean): boolean {
+  const setting = config.search;
+  return (
+    setting !== undefined && setting !== false && !shardPart && !OUR_TOOLS.some((name) => toolNames.includes(name))
+  );
+}
+
 export async function writeSearchIndexStep(
   input: SearchStepInput,
 ): Promise<{ extension?: SearchIndexExtension; warnings: BuildProblem[] }> {

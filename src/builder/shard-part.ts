@@ -27,6 +27,8 @@ export interface ShardRecordInput {
   publicUrl?: string;
   /** The left-out-defaults copies this shard's calls claim (CallFileSink.claimedCopies). */
   copies: [string, string | null][];
+  /** The call-file budget the whole build would use; the merge packs at it. */
+  maxCallFiles: number;
   report: { ok: boolean; tools: ToolReport[]; failures: BuildProblem[]; warnings: BuildProblem[] };
 }
 
@@ -126,6 +128,7 @@ export class ShardOutput extends TreeOutput {
       files: this.writer.fileCount(),
       precomputed: Object.fromEntries(input.report.tools.map((tool) => [tool.name, tool.precomputed])),
       copies: input.copies,
+      maxCallFiles: input.maxCallFiles,
       report: input.report,
     };
     await this.writer.write(SHARD_RECORD_FILE, `${JSON.stringify(record, null, 2)}\n`);

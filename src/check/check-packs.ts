@@ -3,9 +3,11 @@
 // file under packs/ is left that no index names, and no plain call file of a packed tool sits
 // where a reader never looks. Returns the call files the packs hold (every record's names), so
 // the rest of the check reads them like listed files: call keys, precomputed counts, the hash.
+// For a URL (no listing) the packs are checked all the same, each downloaded once, and their calls
+// are handed to the caller as they come.
 import { EXTENSION_KEY } from '../core/tree/manifest.js';
 import type { JsonObject } from '../core/tree/json-object.js';
-import { PACKS_FOLDER, parseIndex, parsePack } from '../core/packs/pack-format.js';
+import { PACKS_FOLDER } from '../core/packs/pack-format.js';
 import type { PackFileSource } from '../core/packs/pack-reader.js';
 import { type PackTable, parsePackTable } from '../core/packs/pack-table.js';
 import { verifyPackedTool } from '../core/packs/verify-packs.js';
@@ -16,6 +18,8 @@ export interface CheckedPacks {
   packedCallFiles: string[];
   /** Tools answered from packs (their plain call files are never read). */
   packedTools: ReadonlySet<string>;
+  /** Packed tools with a problem reported (a pack missing, damaged…): their call counts say nothing more. */
+  brokenTools: ReadonlySet<string>;
 }
 
 /** Splits verifyPackedTool's "what is wrong; what to do" into the two halves check prints. */
@@ -26,12 +30,19 @@ function splitProblem(line: string): { message: string; hint: string } {
   return { message: line.slice(0, cut), hint: hint === 'build the tree again' ? REBUILD : hint };
 }
 
+/**
+ * `files`: the folder's listing (strays under packs/ and plain files of packed tools are looked
+ * for), or undefined for a URL, which cannot be listed. `onCall` sees every packed call (each
+ * record's every name, with its body) as its pack is read: a URL's calls are checked there, since
+ * reading them again through the packs would download each pack once more.
+ */
 export async function checkPacks(
   extension: JsonObject | undefined,
-  files: readonly string[],
+  files: readonly string[] | undefined,
   packFiles: PackFileSource,
   toolNames: ReadonlySet<string>,
   report: Report,
+  onCall?: (name: string, body: Uint8Array) => void,
 ): Promise<CheckedPacks> {
   const parsed = parsePackTable(extension?.packs);
   let table: PackTable = new Map();
@@ -45,6 +56,7 @@ export async function checkPacks(
 
   const named = new Set<string>();
   const packedCallFiles = new Set<string>();
+  const brokenTools = new Set<string>();
   for (const [tool, rows] of table) {
     if (!toolNames.has(tool)) {
       report(
@@ -53,41 +65,37 @@ export async function checkPacks(
         `remove the row, or ${REBUILD}`,
       );
     }
-    for (const line of await verifyPackedTool(tool, rows, packFiles)) {
-      const { message, hint } = splitProblem(line);
-      report(`${PACKS_FOLDER}${tool}/`, message, hint);
-    }
-    // What the indexes name, and the calls of every pack that reads whole (its problems were reported above).
-    for (const row of rows) {
-      named.add(row.index);
-      const index = await packFiles.readBytes(row.index);
-      if (index.status !== 'ok') continue;
-      const parsedIndex = parseIndex(index.bytes, row.index);
-      if ('status' in parsedIndex) continue;
-      for (const pack of parsedIndex.packs) {
-        if (named.has(pack.path)) continue;
-        named.add(pack.path);
-        const read = await packFiles.readBytes(pack.path);
-        if (read.status !== 'ok') continue;
-        const records = parsePack(read.bytes, pack.path);
-        if ('status' in records) continue;
-        for (const { record } of records.records) {
+    for (const row of rows) named.add(row.index);
+    // Each index and pack read once, whole: what they name and hold is collected as they are read.
+    const problems = await verifyPackedTool(tool, rows, packFiles, {
+      onIndex: (_indexPath, index) => {
+        for (const pack of index.packs) named.add(pack.path);
+      },
+      onPack: (packPath, records) => {
+        for (const { record } of records) {
           for (const name of record.names) {
-            if (name.startsWith(`tools/${tool}/`) && name.endsWith('.json')) packedCallFiles.add(name);
-            else
+            if (name.startsWith(`tools/${tool}/`) && name.endsWith('.json')) {
+              packedCallFiles.add(name);
+              onCall?.(name, record.body);
+            } else
               report(
-                pack.path,
+                packPath,
                 `holds a record named ${JSON.stringify(name)}, which is not a call file of ${tool}: no reader serves it from here`,
                 REBUILD,
               );
           }
         }
-      }
+      },
+    });
+    if (problems.length > 0) brokenTools.add(tool);
+    for (const line of problems) {
+      const { message, hint } = splitProblem(line);
+      report(`${PACKS_FOLDER}${tool}/`, message, hint);
     }
   }
 
   const packedTools = new Set(table.keys());
-  for (const file of files) {
+  for (const file of files ?? []) {
     if (file.startsWith(PACKS_FOLDER) && !named.has(file)) {
       report(
         file,
@@ -102,7 +110,7 @@ export async function checkPacks(
       );
     }
   }
-  return { packedCallFiles: [...packedCallFiles].sort(), packedTools };
+  return { packedCallFiles: [...packedCallFiles].sort(), packedTools, brokenTools };
 }
 
 /** The tool of a file in a tool's folder (`tools/<tool>/….json`), the only files packs replace. */

@@ -7,9 +7,9 @@ import { checkDiscoveryFiles } from './check-discovery-files.js';
 import { EXTENSION_KEY, MANIFEST_FILE } from '../core/tree/manifest.js';
 import { CachedTreeReader } from '../core/mcp/cached-tree-reader.js';
 import type { ReadOutcome, TreeSource } from '../core/mcp/tree-source.js';
-import { isObject } from '../core/tree/json-object.js';
-import { type CheckCounts, REBUILD, type TreeProblem } from './tree-problem.js';
-import { checkHeader, checkTemplates, checkTools } from './check-manifest.js';
+import { isObject, type JsonObject } from '../core/tree/json-object.js';
+import { at, type CheckCounts, REBUILD, type Report, type TreeProblem } from './tree-problem.js';
+import { type CheckedTool, checkHeader, checkTemplates, checkTools } from './check-manifest.js';
 import { checkExtensionFiles, checkPrompts, checkResources } from './check-named-files.js';
 import { checkListedFiles } from './check-call-files.js';
 import type { PackFileSource } from '../core/packs/pack-reader.js';
@@ -114,10 +114,15 @@ export async function checkTree(input: CheckInput): Promise<CheckReport> {
 
   if (input.files === undefined) {
     skipped.push(
-      'call files under tools/: a URL cannot be listed, so only the manifest and the files it names were read',
+      extension?.packs !== undefined && input.packFiles
+        ? 'plain call files under tools/: a URL cannot be listed, so only the manifest, the files it names and the packs were read'
+        : 'call files under tools/: a URL cannot be listed, so only the manifest and the files it names were read',
     );
     if (ours) skipped.push('the content hash: it covers every file, and a URL cannot be listed');
-    if (extension?.packs !== undefined) skipped.push('the packs: a URL cannot be listed, and check reads every pack');
+    if (extension?.packs !== undefined) {
+      if (input.packFiles) checked.callFiles = await checkPackedCallsAtUrl(extension, tools, input.packFiles, report);
+      else skipped.push('the packs: this source cannot read them');
+    }
     if (extension?.search !== undefined)
       skipped.push('the search index: a URL cannot be listed, and check reads all of it');
   } else {
@@ -139,4 +144,56 @@ export async function checkTree(input: CheckInput): Promise<CheckReport> {
     checked.callFiles = await checkListedFiles(files, source, extension, tools, report, checked);
   }
   return finish(ours);
+}
+
+/**
+ * A deployed packed tree's packs (`check <URL>`): every index and pack downloaded once, whole, and
+ * verified; each call they hold checked as its pack arrives (its recorded arguments, its key), and
+ * each packed tool's count of calls held against the manifest. The call files of unpacked tools
+ * cannot be found without a listing. Returns the number of packed call files checked.
+ */
+async function checkPackedCallsAtUrl(
+  extension: JsonObject,
+  tools: CheckedTool[],
+  packFiles: PackFileSource,
+  report: Report,
+): Promise<number> {
+  const [{ checkPacks }, { checkCallFile }] = await Promise.all([
+    import('./check-packs.js'),
+    import('./check-call-files.js'),
+  ]);
+  const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
+  const callsPerTool = new Map<string, number>();
+  let callFiles = 0;
+  const decoder = new TextDecoder();
+  const { packedTools, brokenTools } = await checkPacks(
+    extension,
+    undefined,
+    packFiles,
+    new Set(toolsByName.keys()),
+    report,
+    (name, body) => {
+      callFiles += 1;
+      const toolName = name.slice('tools/'.length, name.indexOf('/', 'tools/'.length));
+      const kind = checkCallFile(name, decoder.decode(body), toolsByName.get(toolName), toolName, true, report);
+      // A copy at a left-out-defaults key (for other bridges) is not one more precomputed call.
+      if (kind !== 'copy') callsPerTool.set(toolName, (callsPerTool.get(toolName) ?? 0) + 1);
+    },
+  );
+  const toolExtensions = isObject(extension.tools) ? extension.tools : {};
+  // A tool whose packs are missing or damaged is reported as such; its count would only repeat it.
+  for (const toolName of [...packedTools].filter((name) => !brokenTools.has(name))) {
+    const entry = toolExtensions[toolName];
+    const expected = isObject(entry) && typeof entry.precomputed === 'number' ? entry.precomputed : undefined;
+    // tools/<tool>.json stays a plain file beside a tool's packs (the all-defaults copy): never a call of its own here.
+    const found = callsPerTool.get(toolName) ?? 0;
+    if (expected !== undefined && expected !== found) {
+      report(
+        at(EXTENSION_KEY, 'tools', toolName, 'precomputed'),
+        `says ${expected} call files, but the packs of ${toolName} hold ${found}`,
+        REBUILD,
+      );
+    }
+  }
+  return callFiles;
 }

@@ -1,7 +1,7 @@
 // The body of the summary `build` and `merge` print on stderr: a line per tool with its first
 // warnings and failures, then the build's warnings and failures. Shared here because commands
 // never import each other.
-import type { BuildReport, ToolReport } from '../builder/build-report.js';
+import type { BuildProblem, BuildReport, ToolReport } from '../builder/build-report.js';
 
 /** Each line of `text` as its own line of the summary (the printer escapes each line whole). */
 function indent(text: string, prefix: string): string[] {
@@ -34,6 +34,11 @@ function describeTool(tool: ToolReport): string {
   return lines.join('\n');
 }
 
+/** A problem after its path, or alone when it is about the whole tree (path `.`). */
+function describeProblem(problem: BuildProblem, separator: string): string {
+  return problem.path === '.' ? problem.message : `${problem.path}${separator}${problem.message}`;
+}
+
 /** The body of a build's (or merge's) summary: a line per tool, `afterTools`, then warnings and failures. */
 export function describeReportBody(
   report: Pick<BuildReport, 'tools' | 'warnings' | 'failures'>,
@@ -42,8 +47,8 @@ export function describeReportBody(
   return [
     ...report.tools.map(describeTool),
     ...afterTools,
-    ...report.warnings.map((warning) => `  warning: ${warning.path} ${warning.message}`),
-    ...report.failures.map((failure) => `  ✗ ${failure.path}: ${failure.message}`),
+    ...report.warnings.map((warning) => `  warning: ${describeProblem(warning, ' ')}`),
+    ...report.failures.map((failure) => `  ✗ ${describeProblem(failure, ': ')}`),
   ];
 }
 

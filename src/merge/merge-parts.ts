@@ -3,11 +3,15 @@
 // carries its own call files. What in a whole tree depends on every shard is computed here exactly
 // as the build computes it: each tool's `precomputed` count (the sum of the parts'), index.html
 // (which lists the tools no shard precomputed), the left-out-defaults copies (claimed by every
-// shard's calls, written when no two calls claim one path: extra-copies.ts) and the content hash
+// shard's calls, written when no two calls claim one path: extra-copies.ts), the content hash
 // (over the merged files, by the rule in tree-writer/content-hash.ts, from the digests taken as
-// each file is copied). It streams: no part's files are held, each is read once in fixed chunks (to
-// check the part against its record) and hard-linked into the merged tree, or copied where the
-// parts are on another filesystem. A part is an artifact that may have been tampered with: every
+// each file is copied) and the packs: past the call-file budget the shards recorded (or merge's
+// own --max-call-files), the merged call files are packed by the build's own pack step
+// (builder/pack-call-files.ts) at the same point of the same order, `_headers` gaining the packs/
+// rule as the build's does. It streams: no part's files are held, each is read once in fixed
+// chunks (to check the part against its record) and hard-linked into the merged tree, or copied
+// where the parts are on another filesystem; packing then reads one packed tool's calls at a
+// time, as the build does. A part is an artifact that may have been tampered with: every
 // path it or its record names is a plain path inside the tree (core/tree/tree-path.ts, checked
 // before anything is read or written), no link in it is ever followed, and no file over the cap is
 // read (read-part-file.ts). Written atomically like a build, so a killed or refused merge leaves
@@ -15,7 +19,9 @@
 import path from 'node:path';
 import type { BuildProblem, ToolReport } from '../builder/build-report.js';
 import { ExtraCopies } from '../builder/extra-copies.js';
-import { addToTally, checkHostLimits, createTreeTally } from '../builder/host-limits.js';
+import { addToTally, checkCallFileBudget, checkHostLimits, type PackingOutcome } from '../builder/host-limits.js';
+import { planPacking, writePacks } from '../builder/pack-call-files.js';
+import { TreeOutput } from '../builder/tree-output.js';
 import { forEachConcurrent } from '../builder/map-concurrent.js';
 import { listTreeFiles } from '../check/list-tree-files.js';
 import { promises as fs } from 'node:fs';
@@ -23,7 +29,7 @@ import { StaticMcpError } from '../core/staticmcp-error.js';
 import { treeJsonFile } from '../core/tree/canonical-json.js';
 import { checkOutputFolder } from '../tree-writer/check-output-folder.js';
 import { createTreeHash, sortTreePaths } from '../tree-writer/content-hash.js';
-import { renderIndexHtml } from '../tree-writer/deploy-files.js';
+import { HEADERS_FILE, renderIndexHtml, withPacksHeaderRule } from '../tree-writer/deploy-files.js';
 import { INDEX_FILE } from '../builder/shard-part.js';
 import { EXTENSION_KEY, type Manifest, MANIFEST_FILE, WORKER_FILE } from '../core/tree/manifest.js';
 import { SHARD_RECORD_FILE } from '../tree-writer/shard-record.js';
@@ -39,6 +45,11 @@ export interface MergeOptions {
   outDir: string;
   /** The largest part file read (read-part-file.ts); DEFAULT_MAX_PART_FILE_BYTES when not given. */
   maxFileBytes?: number;
+  /**
+   * The call-file budget to pack at (`merge --max-call-files`, 0 never), instead of the one the
+   * shards recorded: the parts are never packed, so any budget gives the tree a build with it gives.
+   */
+  maxCallFiles?: number;
 }
 
 /** What the shards reported, put together (the per-tool counts are the merged tree's). */
@@ -64,8 +75,11 @@ interface PartReport {
 const READ_CONCURRENCY = 32;
 const REBUILD_PART =
   'Build that shard again and merge the fresh folder; parts must reach the merge as their build wrote them (in CI, upload the whole folder, hidden files included).';
-/** Part files the merge computes again instead of copying: read, checked, then replaced. */
-const RECOMPUTED = new Set([MANIFEST_FILE, INDEX_FILE]);
+/**
+ * Part files the merge computes again instead of copying: read, checked, then replaced (`_headers`
+ * gains the packs/ rule when the merged tree is packed).
+ */
+const RECOMPUTED = new Set([MANIFEST_FILE, INDEX_FILE, HEADERS_FILE]);
 
 /** The paths of one part's files besides its record, in content-hash order. */
 async function listPartFiles(part: ShardPart): Promise<string[]> {
@@ -147,27 +161,22 @@ async function copyPart(
   return recomputed;
 }
 
-/** The merged tree being written, with the tally the host limits are checked against. */
-class MergedTree {
-  readonly tally = createTreeTally();
-  /** Files under names the build owns (what the report counts). */
-  owned = 0;
-
-  constructor(readonly writer: TreeWriter) {}
-
-  async add(filePath: string, content: string | Buffer): Promise<void> {
-    this.count(filePath, await this.writer.write(filePath, content));
-  }
-
+/**
+ * The merged tree being written: a TreeOutput (its tally, which the host limits and the pack step
+ * read, and the pack step's writes and removals), plus files added from a part without a read.
+ */
+class MergedTree extends TreeOutput {
   /** Adds the regular file `source` (already digested) without reading it again. */
   async addFile(filePath: string, source: string, digest: Buffer, size: number): Promise<void> {
     await this.writer.writeFromFile(filePath, source, digest);
-    this.count(filePath, size);
+    addToTally(this.tally, filePath, size);
   }
 
-  private count(filePath: string, size: number): void {
-    addToTally(this.tally, filePath, size);
-    if (isBuildOwnedPath(filePath)) this.owned += 1;
+  /** Files under names the build owns (what the report counts). */
+  ownedFiles(): number {
+    let owned = 0;
+    for (const filePath of this.writer.paths()) if (isBuildOwnedPath(filePath)) owned += 1;
+    return owned;
   }
 }
 
@@ -175,11 +184,12 @@ class MergedTree {
  * The left-out-defaults copies a whole build writes: every shard's claims claimed again, so a path
  * two calls of different shards claim is left out, as the whole build leaves it out.
  */
-async function addCopies(tree: MergedTree, parts: readonly ShardPart[]): Promise<void> {
+async function addCopies(tree: MergedTree, parts: readonly ShardPart[]): Promise<[string, string][]> {
   const copies = new ExtraCopies();
   for (const part of parts) for (const [extraPath, ownerPath] of part.record.copies) copies.claim(extraPath, ownerPath);
   await tree.writer.flush();
   const { writer } = tree;
+  const written: [string, string][] = [];
   await forEachConcurrent(
     copies.claimed(),
     async ([extraPath, ownerPath]) => {
@@ -187,13 +197,33 @@ async function addCopies(tree: MergedTree, parts: readonly ShardPart[]): Promise
       // The owner is a call file this merge wrote (both paths are plain: read-parts.ts checked them).
       const owner = path.join(writer.tempDir, ownerPath);
       await tree.addFile(extraPath, owner, writer.digestOf(ownerPath)!, (await fs.lstat(owner)).size);
+      written.push([extraPath, ownerPath]);
     },
     READ_CONCURRENCY,
   );
+  return written;
 }
 
-/** The merged manifest: shard 1's, with the whole tree's call counts and content hash. */
-async function writeManifest(tree: MergedTree, manifestBytes: Buffer, parts: readonly ShardPart[]): Promise<string> {
+/**
+ * The budget the merged tree is packed at: merge's --max-call-files, else the one every shard
+ * recorded. Shards that recorded different budgets are refused: which one the user meant cannot
+ * be told, and the tree a one-machine build writes depends on it.
+ */
+function resolveBudget(parts: readonly ShardPart[], override: number | undefined): number {
+  if (override !== undefined) return override;
+  const first = parts[0]!;
+  const other = parts.find((part) => part.record.maxCallFiles !== first.record.maxCallFiles);
+  if (other) {
+    throw new StaticMcpError(
+      'PARTS_BUDGET_DIFFERS',
+      `${first.given} was built with a call-file budget of ${first.record.maxCallFiles} but ${other.given} with ${other.record.maxCallFiles} (--max-call-files, or limits.maxCallFiles in staticmcp.json): the merged tree would be packed differently depending on which one counts`,
+      'Pass the budget you want to merge (staticmcp merge … --max-call-files N, 0 for a tree without packs), or build every shard with the same --max-call-files.',
+    );
+  }
+  return first.record.maxCallFiles;
+}
+
+function parseManifest(manifestBytes: Buffer, parts: readonly ShardPart[]): Manifest {
   let manifest: Manifest | undefined;
   try {
     manifest = JSON.parse(manifestBytes.toString('utf8')) as Manifest;
@@ -208,6 +238,29 @@ async function writeManifest(tree: MergedTree, manifestBytes: Buffer, parts: rea
       REBUILD_PART,
     );
   }
+  return manifest;
+}
+
+interface MergedManifest {
+  contentHash: string;
+  /** What the pack step did, when the merged tree passed the budget. */
+  packing?: PackingOutcome;
+}
+
+/**
+ * The rest of the merged tree, in the build's order (assemble-tree.ts): index.html and `_headers`,
+ * the content hash over the logical files, the packs, and the manifest (shard 1's, with the whole
+ * tree's call counts, content hash and pack table).
+ */
+async function writeManifest(
+  tree: MergedTree,
+  recomputed: ReadonlyMap<string, Buffer>,
+  parts: readonly ShardPart[],
+  copies: readonly [string, string][],
+  maxCallFiles: number,
+): Promise<MergedManifest> {
+  const manifest = parseManifest(recomputed.get(MANIFEST_FILE)!, parts);
+  const extension = manifest[EXTENSION_KEY]!;
   for (const tool of Object.values(extension.tools)) tool.precomputed = 0;
   for (const part of parts) {
     for (const [name, count] of Object.entries(part.record.precomputed)) {
@@ -219,13 +272,21 @@ async function writeManifest(tree: MergedTree, manifestBytes: Buffer, parts: rea
   // index.html lists the tools no shard precomputed: rendered again from the whole counts.
   const liveOnlyTools = Object.keys(extension.tools).filter((name) => extension.tools[name]?.precomputed === 0);
   const publicUrl = parts[0]?.record.publicUrl;
-  await tree.add(INDEX_FILE, renderIndexHtml(manifest, publicUrl, liveOnlyTools));
+  await tree.write(INDEX_FILE, renderIndexHtml(manifest, publicUrl, liveOnlyTools));
+  const plan = await planPacking(tree, Object.keys(extension.tools), copies, maxCallFiles);
+  const headers = recomputed.get(HEADERS_FILE);
+  if (headers !== undefined)
+    await tree.write(HEADERS_FILE, plan ? withPacksHeaderRule(headers.toString('utf8')) : headers);
   // The build hashes every file it owns but mcp.json and the worker (the generator's code).
   extension.contentHash = await tree.writer.hashWritten(
     (filePath) => filePath !== MANIFEST_FILE && filePath !== WORKER_FILE && isBuildOwnedPath(filePath),
   );
-  await tree.add(MANIFEST_FILE, treeJsonFile(manifest));
-  return extension.contentHash;
+  const packing = plan ? await writePacks(tree, plan) : undefined;
+  // Last in the extension, as the build writes it; shard 1's manifest never has one (parts are not packed).
+  delete extension.packs;
+  if (packing) extension.packs = packing.table;
+  await tree.write(MANIFEST_FILE, treeJsonFile(manifest));
+  return { contentHash: extension.contentHash, ...(packing ? { packing } : {}) };
 }
 
 /** One tool report from every shard's: counts added up, failures kept, repeated warnings once. */
@@ -270,6 +331,7 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
   const startedAt = performance.now();
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_PART_FILE_BYTES;
   const parts = await readParts(options.parts);
+  const maxCallFiles = resolveBudget(parts, options.maxCallFiles);
   const outDir = path.resolve(options.outDir);
   for (const part of parts) {
     const fromPart = path.relative(part.folder, outDir);
@@ -295,18 +357,21 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
   refuseOverlaps(parts, listed);
   const writer = await TreeWriter.open(outDir);
   const tree = new MergedTree(writer);
-  let contentHash: string;
+  let merged: MergedManifest;
+  let callFilesBeforePacking: number;
   try {
-    let manifestBytes: Buffer | undefined;
+    // Shard 1 carries the shared files; another part holding one of them is refused as an overlap.
+    const recomputed = new Map<string, Buffer>();
     for (const [index, part] of parts.entries()) {
-      const recomputed = await copyPart(part, listed[index] ?? [], tree, maxFileBytes);
-      manifestBytes ??= recomputed.get(MANIFEST_FILE);
+      for (const [filePath, content] of await copyPart(part, listed[index] ?? [], tree, maxFileBytes))
+        recomputed.set(filePath, content);
     }
-    if (!manifestBytes) {
+    if (!recomputed.has(MANIFEST_FILE)) {
       throw new StaticMcpError('PART_CHANGED', `${parts[0]?.given} (shard 1) has no ${MANIFEST_FILE}`, REBUILD_PART);
     }
-    await addCopies(tree, parts);
-    contentHash = await writeManifest(tree, manifestBytes, parts);
+    const copies = await addCopies(tree, parts);
+    callFilesBeforePacking = tree.tally.callFiles;
+    merged = await writeManifest(tree, recomputed, parts, copies, maxCallFiles);
     await writer.flush();
   } catch (error) {
     await writer.discard();
@@ -319,11 +384,16 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
     ok: reports.every((report) => report.ok),
     outDir,
     shards: parts.length,
-    files: tree.owned,
-    contentHash,
+    files: tree.ownedFiles(),
+    contentHash: merged.contentHash,
     tools: mergeToolReports(reports),
     failures: uniqueProblems(reports.flatMap((report) => report.failures)),
-    warnings: uniqueProblems([...reports.flatMap((report) => report.warnings), ...checkHostLimits(tree.tally)]),
+    warnings: uniqueProblems([
+      ...reports.flatMap((report) => report.warnings),
+      // As the build warns: the packing decision, then the host limits of the tree as written.
+      ...checkCallFileBudget(callFilesBeforePacking, maxCallFiles, merged.packing),
+      ...checkHostLimits(tree.tally),
+    ]),
     durationMs: performance.now() - startedAt,
   };
 }

@@ -30,6 +30,8 @@ function findRecordProblem(record: ShardRecord): string | undefined {
     if (!Number.isSafeInteger(count) || (count as number) < 0)
       return `its call count for ${showTreePath(name)} is not a count`;
   }
+  if (!Number.isSafeInteger(record.maxCallFiles) || record.maxCallFiles < 0)
+    return 'its call-file budget (maxCallFiles) is not a count';
   if (!Array.isArray(record.copies)) return 'its copies are not a list';
   for (const [index, entry] of (record.copies as unknown[]).entries()) {
     if (!Array.isArray(entry) || entry.length !== 2) return `copies[${index}] is not a [copy, call file] pair`;

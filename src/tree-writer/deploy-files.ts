@@ -2,7 +2,7 @@
 // anything), `_headers` (Netlify/Cloudflare Pages: cache rules), an `index.html` telling a human
 // what this server offers and how to connect, a `404.html` so a miss is a 404 on every host, the edge worker
 // (`_worker.js`, bundled when the package was built) with `_routes.json` so only `/mcp` runs
-// code. The discovery files (server.json, the server card, the AI Catalog) are discovery-files.ts's;
+// code. A packed tree's `_headers` also makes its packs immutable in caches. The discovery files (server.json, the server card, the AI Catalog) are discovery-files.ts's;
 // this file gives them their `_headers` rules.
 import { readFileSync } from 'node:fs';
 import { INSTALL_HINT, STATICMCP_COMMAND } from '../shared/staticmcp-command.js';
@@ -29,16 +29,32 @@ const CACHED_PATHS = ['/tools/*', '/resources/*', '/prompts/*', '/completions.js
  * Cache-Control values (a cache reading the first kept it 300 s). No rule sets Content-Type: the
  * hosts already serve `.json` as JSON, and a rule would label a host's HTML fallback page JSON.
  */
-function renderHeaders(ttlSeconds: number, discovery: DiscoveryHeaders): string {
+function renderHeaders(ttlSeconds: number, discovery: DiscoveryHeaders, packs: boolean): string {
   const cached = (pattern: string): string =>
     `${pattern}\n  Cache-Control: public, max-age=${ttlSeconds}, must-revalidate\n`;
-  return [
+  const headers = [
     '/*\n  Access-Control-Allow-Origin: *\n  X-Content-Type-Options: nosniff\n',
     `/mcp.json\n  Cache-Control: public, max-age=${Math.min(ttlSeconds, MANIFEST_MAX_AGE_SECONDS)}, must-revalidate\n`,
     ...CACHED_PATHS.map(cached),
     ...discoveryHeaderRules(discovery),
   ].join('\n');
+  return packs ? withPacksHeaderRule(headers) : headers;
 }
+
+/**
+ * A packed tree's `_headers`: the unpacked tree's plus one rule for packs/. A pack or index is
+ * named by its content (pack-writer.ts), so the bytes at its URL never change and a cache may keep
+ * them for a year without asking again (a new build writes new names, and mcp.json, fresh for a
+ * minute, points at them). Appended last, so a shard part's `_headers` (never packed) becomes the
+ * one-machine build's when `staticmcp merge` packs the merged tree. No other rule matches
+ * `/packs/*`, so Cache-Control is set once. Only in packed trees: an unpacked tree's `_headers`
+ * stays byte-identical to what other StaticMCP bridges and earlier builds know.
+ */
+export function withPacksHeaderRule(headers: string): string {
+  return `${headers}\n${PACKS_RULE}`;
+}
+
+const PACKS_RULE = '/packs/*\n  Cache-Control: public, max-age=31536000, immutable\n';
 
 /** Which discovery files the tree has, so `_headers` types exactly those. */
 export interface DiscoveryHeaders {
@@ -88,6 +104,7 @@ function renderNotFoundHtml(manifest: Manifest): string {
 const MANIFEST_MAX_AGE_SECONDS = 60;
 
 export const NOT_FOUND_FILE = '404.html';
+export const HEADERS_FILE = '_headers';
 
 /** Cloudflare Pages: run `_worker.js` for `/mcp` only; every other path is served as a static file, free and uncounted. */
 const ROUTES = treeJsonFile({ version: 1, include: ['/mcp'], exclude: [] });
@@ -119,6 +136,8 @@ export interface DeployOptions {
   cacheTtlSeconds?: number;
   /** Tools with no precomputed call: index.html marks them live only. */
   liveOnlyTools?: readonly string[];
+  /** Whether the build packs call files (pack-call-files.ts): `_headers` then has the packs/ rule. */
+  packs?: boolean;
 }
 
 function escapeHtml(text: string): string {
@@ -195,11 +214,15 @@ export function deployFiles(manifest: Manifest, options: DeployOptions): Map<str
   const files = new Map([
     ['.nojekyll', ''],
     [
-      '_headers',
-      renderHeaders(options.cacheTtlSeconds ?? DEFAULT_CACHE_TTL_SECONDS, {
-        card: options.discovery?.card === true,
-        registryAuth: options.discovery?.registryAuth === true,
-      }),
+      HEADERS_FILE,
+      renderHeaders(
+        options.cacheTtlSeconds ?? DEFAULT_CACHE_TTL_SECONDS,
+        {
+          card: options.discovery?.card === true,
+          registryAuth: options.discovery?.registryAuth === true,
+        },
+        options.packs === true,
+      ),
     ],
     // Cloudflare Workers static assets: the worker's code and Pages' routing file are not assets to publish.
     ['.assetsignore', `${WORKER_FILE}\n${ROUTES_FILE}\n`],

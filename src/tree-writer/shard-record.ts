@@ -7,8 +7,11 @@ import path from 'node:path';
 import { readRegularFile } from '../shared/read-regular-file.js';
 
 export const SHARD_RECORD_FILE = 'staticmcp-shard.json';
-/** Bumped when the record or the split changes meaning: parts of different formats never merge. */
-export const SHARD_FORMAT = 3;
+/**
+ * Bumped when the record or the split changes meaning: parts of different formats never merge.
+ * 4: the record carries the call-file budget, and the merge packs the tree past it.
+ */
+export const SHARD_FORMAT = 4;
 
 export interface ShardRecord {
   /** Marks the file as ours and says how to read it. */
@@ -30,6 +33,11 @@ export interface ShardRecord {
    * two of its calls claim one path); the merge claims every shard's again and writes the copies.
    */
   copies: [string, string | null][];
+  /**
+   * The call-file budget the whole build would pack at (`--max-call-files`, else staticmcp.json's
+   * `limits.maxCallFiles`; 0 never): a part is never packed, the merge packs the merged tree.
+   */
+  maxCallFiles: number;
   /** staticmcp.json's publicUrl, for the merged index.html. */
   publicUrl?: string;
   /** This shard's build report, as `build --json` prints it. */

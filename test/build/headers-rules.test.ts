@@ -1,7 +1,8 @@
 // The tree's `_headers` applied the way Cloudflare Pages and Netlify apply it: every rule whose
 // pattern matches a path adds its headers, and two rules that set one header for one path give
 // that header both values joined with ", " (so `/*.json` beside `/mcp.json` once gave mcp.json
-// "max-age=300, …, max-age=60", and a cache reading the first kept it five minutes).
+// "max-age=300, …, max-age=60", and a cache reading the first kept it five minutes). A packed
+// tree's packs are immutable; an unpacked tree's _headers has no rule for them.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -98,5 +99,47 @@ describe('_headers of a tree with discovery files', () => {
     ]);
     // Only the discovery files are typed by a rule: a miss elsewhere keeps the host's own type.
     expect(headersAsHostsApplyThem(discoveryHeaders, '/mcp/other').has('content-type')).toBe(false);
+  });
+});
+
+describe('_headers of a packed tree (issue #24)', () => {
+  let packedHeaders: string;
+  let packedPaths: string[];
+  let plainHeaders: string;
+  beforeAll(async () => {
+    const project = await makeProject({
+      tools: { echo: 'echo-value' },
+      config: { tools: { echo: { values: { value: ['a', 'b', 'c', 'd', 'e', 'f'] } } } },
+    });
+    const packed = path.join(project, 'packed');
+    const plain = path.join(project, 'plain');
+    expect((await buildJson(project, '--out', packed, '--max-call-files', '2')).code).toBe(0);
+    expect((await buildJson(project, '--out', plain, '--max-call-files', '0')).code).toBe(0);
+    packedHeaders = readFileSync(path.join(packed, '_headers'), 'utf8');
+    plainHeaders = readFileSync(path.join(plain, '_headers'), 'utf8');
+    packedPaths = [...(await readTree(packed)).keys()].map((file) => `/${file}`);
+  });
+
+  it('makes packs and indexes immutable in caches (their names are their content), each header once', () => {
+    const packFiles = packedPaths.filter((urlPath) => urlPath.startsWith('/packs/echo/'));
+    expect(packFiles.some((urlPath) => urlPath.endsWith('.pack'))).toBe(true);
+    expect(packFiles.some((urlPath) => urlPath.endsWith('.idx'))).toBe(true);
+    for (const urlPath of packFiles) {
+      const headers = headersAsHostsApplyThem(packedHeaders, urlPath);
+      expect(headers.get('cache-control'), urlPath).toEqual(['public, max-age=31536000, immutable']);
+      expect(headers.get('x-content-type-options'), urlPath).toEqual(['nosniff']);
+    }
+    for (const urlPath of [...packedPaths, '/packs/echo/0000000000000000.pack', '/mcp.json'])
+      for (const [name, values] of headersAsHostsApplyThem(packedHeaders, urlPath))
+        expect(values, `${name} of ${urlPath}`).toHaveLength(1);
+    // mcp.json, which names the packs, stays fresh for a minute: a new build is seen within it.
+    expect(headersAsHostsApplyThem(packedHeaders, '/mcp.json').get('cache-control')).toEqual([
+      'public, max-age=60, must-revalidate',
+    ]);
+  });
+
+  it('leaves an unpacked tree’s _headers without the rule (and otherwise equal)', () => {
+    expect(plainHeaders).not.toContain('/packs/');
+    expect(packedHeaders.startsWith(plainHeaders)).toBe(true);
   });
 });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { buildJson } from '../helpers/cli.js';
+import { buildJson, runCli } from '../helpers/cli.js';
 import { readTree } from '../helpers/files.js';
 import { makeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
@@ -76,8 +76,16 @@ describe('a build past its call-file budget', () => {
     expect(packed.get('tools/greet.json')).toEqual(plain.get('tools/greet.json'));
     expect([...packed.keys()].some((file) => /^packs\/echo\/[0-9a-f]{16}\.pack$/.test(file))).toBe(true);
     expect([...packed.keys()].some((file) => /^packs\/greet\/[0-9a-f]{16}\.idx$/.test(file))).toBe(true);
-    // The content hash is over the logical files: the same as the unpacked tree's.
-    expect(packedReport.contentHash).toBe(plainReport.contentHash);
+    // _headers is the unpacked tree's plus one rule making the content-named packs immutable in caches.
+    expect(packed.get('_headers')?.toString('utf8')).toBe(
+      `${plain.get('_headers')?.toString('utf8')}\n/packs/*\n  Cache-Control: public, max-age=31536000, immutable\n`,
+    );
+    // The content hash is over the logical files (the packs' calls, not the packs), so it differs
+    // from the unpacked tree's by that rule alone, and check recomputes it from the packs.
+    expect(packedReport.contentHash).not.toBe(plainReport.contentHash);
+    const checked = await runCli(['check', packedOut]);
+    expect(checked.code, checked.stderr).toBe(0);
+    expect(checked.stdout).toMatch(/content hash matches/);
 
     const manifest = JSON.parse(packed.get('mcp.json')!.toString('utf8'));
     const parsed = parsePackTable(manifest[EXTENSION_KEY].packs);

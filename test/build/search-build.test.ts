@@ -67,6 +67,10 @@ describe('search over a built tree', () => {
     expect(manifest.staticmcp.search).toMatchObject({ format: 1, documentCount: 2, blockSize: 32 });
     const first = filesBelow(tree, 'packs/search.index');
     expect([...first.keys()].some((file) => file.endsWith('.pack'))).toBe(true);
+    // Named by their content, so caches may keep them for good, as call packs.
+    expect(readFileSync(path.join(tree, '_headers'), 'utf8')).toContain(
+      '/packs/*\n  Cache-Control: public, max-age=31536000, immutable',
+    );
     const again = await buildJson(project, '--out', path.join(project, 'second'));
     expect(filesBelow(again.report.outDir, 'packs/search.index')).toEqual(first);
     const check = await runCli(['check', tree]);

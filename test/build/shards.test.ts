@@ -1,7 +1,8 @@
 // Shards on many machines (issue 14): a generated project (several sh tools, a few hundred calls,
 // collisions, error results, a template, a prompt, public files) built whole and as 3 shards merges
 // into the same tree byte for byte; a shard reuses its cache like a full build; and every bad set of
-// parts is refused with what happened and what to do, leaving the output folder as it was.
+// parts is refused with what happened and what to do, leaving the output folder as it was. Past
+// the call-file budget (issue #24) the merge packs the merged tree as the one-machine build does.
 import { spawn } from 'node:child_process';
 import { promises as fs, statSync, watch } from 'node:fs';
 import os from 'node:os';
@@ -11,6 +12,8 @@ import { buildJson, type CliResult, runCli } from '../helpers/cli.js';
 import { exists, fingerprint, readTree } from '../helpers/files.js';
 import { CLI } from '../helpers/paths.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { shardOfCallKey } from '../../src/builder/shard-of-call.js';
 import { callFilePath } from '../../src/core/tree/call-key.js';
 
@@ -89,10 +92,10 @@ echo "About $name"
 
 const TOTAL_CALLS = 225 + 36 + 40 + 1;
 
-/** Writes the generated project into `<parent>/project` and returns its path. */
-async function makeShardedProject(parent: string): Promise<string> {
+/** Writes the generated project (plus `extra` files) into `<parent>/project` and returns its path. */
+async function makeShardedProject(parent: string, extra: Record<string, string> = {}): Promise<string> {
   const root = path.join(parent, 'project');
-  for (const [file, content] of Object.entries(SCRIPTS)) {
+  for (const [file, content] of Object.entries({ ...SCRIPTS, ...extra })) {
     await fs.mkdir(path.dirname(path.join(root, file)), { recursive: true });
     await fs.writeFile(path.join(root, file), content, { mode: /^(tools|providers)\//.test(file) ? 0o755 : 0o644 });
   }
@@ -104,8 +107,8 @@ async function runsLogged(parent: string): Promise<string[]> {
   return text.split('\n').filter(Boolean);
 }
 
-async function buildShard(project: string, shard: string, out: string): Promise<CliResult> {
-  const result = await runCli(['build', project, '--shard', shard, '--out', out]);
+async function buildShard(project: string, shard: string, out: string, ...extra: string[]): Promise<CliResult> {
+  const result = await runCli(['build', project, '--shard', shard, '--out', out, ...extra]);
   if (result.code !== 0 && result.code !== 1) throw new Error(`shard ${shard} failed:\n${result.stderr}`);
   return result;
 }
@@ -448,5 +451,110 @@ echo "a=$a b=$b"
     expect(wholeTree.has('tools/flags/true.json')).toBe(false);
     expect([...mergedTree.keys()]).toEqual([...wholeTree.keys()]);
     for (const [file, bytes] of wholeTree) expect(mergedTree.get(file)?.equals(bytes), file).toBe(true);
+  });
+});
+
+describe('a project past its call-file budget, built whole and as 3 shards (issue #24)', () => {
+  // Defaulted options: the left-out-default copies become extra names of packed records.
+  const PICK = `#!/bin/sh
+${HELP}
+  echo '{"description": "Pick a colour"}'
+  echo '{"colour": {"description": "colour", "required": false, "value_type": {"enum": ["red", "green", "blue"]}, "default_value": "red"}, "loud": {"description": "shout", "required": false, "value_type": "boolean", "default_value": false}}' >&2
+  exit 0
+fi
+echo "$colour $loud"
+`;
+  const BUDGET = ['--max-call-files', '20'];
+  let work: string;
+  let project: string;
+  let whole: string;
+  let parts: string[];
+  let merged: string;
+
+  /** Both folders hold the same files, byte for byte (and diff -r agrees). */
+  async function expectSameTree(actual: string, expected: string): Promise<void> {
+    const expectedTree = await readTree(expected);
+    const actualTree = await readTree(actual);
+    expect([...actualTree.keys()]).toEqual([...expectedTree.keys()]);
+    for (const [file, bytes] of expectedTree) expect(actualTree.get(file)?.equals(bytes), file).toBe(true);
+    const diff = await new Promise<number | null>((resolve) =>
+      spawn('diff', ['-r', expected, actual], { stdio: 'ignore' }).on('close', resolve),
+    );
+    expect(diff).toBe(0);
+  }
+
+  beforeAll(async () => {
+    work = await temporaryFolder();
+    project = await makeShardedProject(work, { 'tools/pick': PICK });
+    whole = path.join(work, 'whole');
+    const built = await buildJson(project, '--out', whole, ...BUDGET);
+    expect(built.code, built.stderr).toBe(0);
+    parts = [1, 2, 3].map((index) => path.join(work, `part-${index}`));
+    for (const [index, part] of parts.entries()) await buildShard(project, `${index + 1}/3`, part, ...BUDGET);
+    merged = path.join(work, 'merged');
+  }, 120_000);
+
+  it('merges into the packed tree the one-machine build wrote, byte for byte, which serve answers and check passes', async () => {
+    const result = await runCli(['merge', ...parts, '--out', merged, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const wholeTree = await readTree(whole);
+    // The whole build did pack: packs and indexes, the table in mcp.json, the packs/ rule in _headers.
+    expect([...wholeTree.keys()].filter((file) => /^packs\/math_add\/[0-9a-f]{16}\.pack$/.test(file))).not.toEqual([]);
+    expect([...wholeTree.keys()].filter((file) => file.startsWith('tools/math_add/'))).toEqual([]);
+    expect(wholeTree.get('mcp.json')?.toString('utf8')).toContain('"packs"');
+    expect(wholeTree.get('_headers')?.toString('utf8')).toContain(
+      '/packs/*\n  Cache-Control: public, max-age=31536000, immutable\n',
+    );
+    // No part is packed: the merge packs the whole tree.
+    for (const part of parts) expect(await exists(path.join(part, 'packs'))).toBe(false);
+    await expectSameTree(merged, whole);
+    const report = JSON.parse(result.stdout) as { contentHash: string; warnings: { message: string }[] };
+    const wholeReport = (await buildJson(project, '--out', whole, ...BUDGET)).report;
+    expect(report.contentHash).toBe(wholeReport.contentHash);
+    expect(report.warnings.map((warning) => warning.message)).toContainEqual(
+      expect.stringMatching(/^this tree was packed: \d+ call files over a budget of 20 /),
+    );
+
+    const checked = await runCli(['check', merged]);
+    expect(checked.code, checked.stderr).toBe(0);
+    expect(checked.stdout).toMatch(/no problems.*content hash matches/);
+
+    const client = new Client({ name: 'packed-merge-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', merged], stderr: 'pipe' }),
+    );
+    try {
+      const text = async (name: string, args: Record<string, unknown>): Promise<unknown> =>
+        ((await client.callTool({ name, arguments: args })) as { content: { text?: string }[] }).content[0]?.text;
+      expect(await text('math_add', { a: 9, b: 5 })).toBe('14\n');
+      expect(await text('greet', { language: 'fr', name: 'Grace', loud: true })).toBe('BONJOUR GRACE!\n');
+      expect(await text('pick', { colour: 'blue' })).toBe('blue false\n');
+      expect(await text('answer', {})).toBe('42\n');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses shards built with different budgets, unless merge is given the budget to use', async () => {
+    const otherBudget = path.join(work, 'part-2-unpacked');
+    await buildShard(project, '2/3', otherBudget, '--max-call-files', '0');
+    // The previous tree the refusal must leave as it was.
+    const out = path.join(work, 'merged-budgets');
+    await fs.cp(whole, out, { recursive: true });
+    await refusesMerge(
+      [parts[0]!, otherBudget, parts[2]!],
+      out,
+      'PARTS_BUDGET_DIFFERS',
+      /part-1 was built with a call-file budget of 20 but .*part-2-unpacked with 0/,
+    );
+    const chosen = await runCli(['merge', parts[0]!, otherBudget, parts[2]!, '--out', out, ...BUDGET]);
+    expect(chosen.code, chosen.stderr).toBe(0);
+    await expectSameTree(out, whole);
+    // --max-call-files 0: the unpacked tree a build with 0 writes, from the same parts.
+    const unpacked = path.join(work, 'whole-unpacked');
+    await buildJson(project, '--out', unpacked, '--max-call-files', '0');
+    const plain = path.join(work, 'merged-unpacked');
+    expect((await runCli(['merge', ...parts, '--out', plain, '--max-call-files', '0'])).code).toBe(0);
+    await expectSameTree(plain, unpacked);
   });
 });

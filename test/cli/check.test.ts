@@ -1,5 +1,6 @@
 // `staticmcp check`: a freshly built tree passes; each kind of damage is reported with its path
 // and exit 1; a tree from another generator is held only to the standard; no tree at all is exit 2.
+// A deployed packed tree has its packs verified over http, each fetched once; a missing one is named.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
@@ -8,6 +9,7 @@ import path from 'node:path';
 import { buildJson, runCli } from '../helpers/cli.js';
 import { readJson } from '../helpers/files.js';
 import { REPO_ROOT } from '../helpers/paths.js';
+import { makeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 import { writeDocusaurusTree } from '../bridge/docusaurus-tree.js';
 
@@ -282,5 +284,103 @@ describe('staticmcp check on other trees', () => {
     const unreachable = await runCli(['check', 'http://127.0.0.1:1/tree/']);
     expect(unreachable.code).toBe(2);
     expect(unreachable.stderr).toContain('http://127.0.0.1:1/tree/ cannot be read');
+  });
+});
+
+describe('staticmcp check of a deployed packed tree (issue #24)', () => {
+  const WORDS = Array.from({ length: 30 }, (_, position) => `word-${position}`);
+  let packed: string;
+
+  beforeAll(async () => {
+    const project = await makeProject({
+      tools: { echo: 'echo-value', other: 'echo-value' },
+      config: { tools: { echo: { values: { value: WORDS } }, other: { values: { value: WORDS.slice(0, 10) } } } },
+    });
+    packed = path.join(project, 'packed');
+    const built = await buildJson(project, '--out', packed, '--max-call-files', '5');
+    expect(built.code, built.stderr).toBe(0);
+  });
+
+  /**
+   * A static host of `tree` that logs every GET and answers the files in `answers` its own way:
+   * `404`, or `page` (a host's HTML page for a missing file, with status 200).
+   */
+  async function hostPackedTree(
+    tree: string,
+    answers: Record<string, '404' | 'page'> = {},
+  ): Promise<{ url: string; requests: string[]; close: () => Promise<void> }> {
+    const requests: string[] = [];
+    const server = http.createServer((request, response) => {
+      const relative = decodeURIComponent(new URL(request.url!, 'http://x').pathname).replace(/^\/+/, '');
+      requests.push(relative);
+      if (answers[relative] === 'page') {
+        response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>My site</title>');
+        return;
+      }
+      fs.readFile(path.join(tree, ...relative.split('/'))).then(
+        (body) => (answers[relative] === '404' ? response.writeHead(404).end() : response.end(body)),
+        () => response.writeHead(404).end(),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+      requests,
+      close: () => new Promise((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  const packFilesOf = async (tree: string, tool: string): Promise<string[]> =>
+    (await fs.readdir(path.join(tree, 'packs', tool))).map((name) => `packs/${tool}/${name}`).sort();
+
+  it('verifies every pack and its calls, fetching each pack and index whole, once', async () => {
+    const files = [...(await packFilesOf(packed, 'echo')), ...(await packFilesOf(packed, 'other'))];
+    expect(files.filter((file) => file.endsWith('.pack'))).toHaveLength(2);
+    const host = await hostPackedTree(packed);
+    try {
+      const { code, report, stderr } = await check(host.url);
+      expect(code, stderr).toBe(0);
+      expect(report.problems).toEqual([]);
+      // Every packed call was read from the packs and checked (its recorded arguments, its key).
+      expect(report.checked.callFiles).toBe(WORDS.length + 10);
+      expect(report.skipped).toContainEqual(
+        expect.stringMatching(/^plain call files under tools\/: .*the packs were read/),
+      );
+      for (const file of files)
+        expect(
+          host.requests.filter((request) => request === file),
+          file,
+        ).toHaveLength(1);
+      expect(host.requests.filter((request) => request.startsWith('packs/'))).toHaveLength(files.length);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('reports a pack the host lacks (404) or answers with its own page (200 HTML), with what to do', async () => {
+    const [echoPack] = (await packFilesOf(packed, 'echo')).filter((file) => file.endsWith('.pack'));
+    const [otherPack] = (await packFilesOf(packed, 'other')).filter((file) => file.endsWith('.pack'));
+    const host = await hostPackedTree(packed, { [echoPack!]: '404', [otherPack!]: 'page' });
+    try {
+      const { code, report, stderr } = await check(host.url);
+      expect(code).toBe(1);
+      expect(stderr).toContain(`✗ packs/echo/: ${echoPack} is missing`);
+      expect(stderr).toContain('what to do: deploy (or copy) the whole tree, packs/ included');
+      const deploy = expect.stringMatching(/^deploy \(or copy\) the whole tree, packs\/ included/);
+      expect(report.problems).toEqual([
+        {
+          path: 'packs/echo/',
+          message: `${echoPack} is missing: ${WORDS.length} calls cannot be answered`,
+          hint: deploy,
+        },
+        {
+          path: 'packs/other/',
+          message: `${otherPack} is missing: 10 calls cannot be answered (the host answered something else: its page for a missing file?)`,
+          hint: deploy,
+        },
+      ]);
+    } finally {
+      await host.close();
+    }
   });
 });

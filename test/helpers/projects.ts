@@ -76,11 +76,11 @@ export function buildProjectTree(project: string): void {
 }
 
 /** Copies a fixture project (under test/fixtures/, or fixtures/…) to a temporary folder and builds it. */
-export function buildFixtureProject(fixture: string): string {
+export function buildFixtureProject(fixture: string, buildArguments: readonly string[] = []): string {
   const project = path.join(temporaryFolderSync('staticmcp-fixture-'), path.basename(fixture));
   cpSync(path.join(REPO_ROOT, fixture.startsWith('fixtures/') ? '' : 'test/fixtures', fixture), project, {
     recursive: true,
   });
-  execFileSync(process.execPath, [CLI, 'build', project], { stdio: 'ignore' });
+  execFileSync(process.execPath, [CLI, 'build', project, ...buildArguments], { stdio: 'ignore' });
   return project;
 }

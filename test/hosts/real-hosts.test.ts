@@ -4,6 +4,7 @@
 // static path is a 404, and mcp.json and a call file carry one Cache-Control each (the hosts join
 // every `_headers` rule that matches). The protocol table runs through the same hosts
 // (test/protocol-table/drivers.ts).
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -147,5 +148,39 @@ describe.each(HOSTS)('the example tree on $name', (hostCase) => {
       expect(text, file).not.toContain('Cache-Control');
       expect(text, file).not.toContain('export');
     }
+  });
+});
+
+// The same tree packed (`--max-call-files 1`: every tool with enough calls goes into packs/), on
+// the same hosts: the worker reads packs through ASSETS (Cloudflare) or by fetching its own origin
+// (Netlify), the bridge by HTTP from a plain static host.
+describe.each(HOSTS)('the packed example tree on $name', (hostCase) => {
+  let project: string;
+  let host: RunningHost;
+  let client: Client;
+
+  beforeAll(async () => {
+    project = buildFixtureProject('fixtures/example', ['--max-call-files', '1']);
+    host = await hostCase.start(project);
+    client = new Client({ name: 'real-hosts-packed', version: '1.0.0' });
+    await client.connect(hostCase.transport(host));
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await host?.close();
+  });
+
+  it('answers a packed call from its pack, and a call nobody precomputed as not precomputed', async () => {
+    const manifest = JSON.parse(readFileSync(path.join(project, 'dist', 'mcp.json'), 'utf8'));
+    expect(Object.keys(manifest.staticmcp.packs)).toContain('capital');
+    expect(existsSync(path.join(project, 'dist', 'tools', 'capital', 'japan.json'))).toBe(false);
+    const hit = await client.callTool({ name: 'capital', arguments: { country: 'Japan' } });
+    expect(hit.isError).toBeFalsy();
+    expect(textOf(hit)).toBe('Tokyo\n');
+    const miss = await client.callTool({ name: 'capital', arguments: { country: 'Peru' } });
+    expect(miss.isError).toBe(true);
+    expect(textOf(miss)).toContain('this call was not precomputed');
+    expect(textOf(miss)).not.toContain('cannot be read');
   });
 });

@@ -136,6 +136,16 @@ describe('merge of a tampered part', () => {
     await refusesAttack(work, 'PART_RECORD_BROKEN', /is absolute/);
   });
 
+  it('refuses a call-file budget in the record that is not a count', async () => {
+    for (const budget of [-1, 1.5, '20', null]) {
+      const work = await prepare(template);
+      await tamper(work.part, (record) => {
+        record.maxCallFiles = budget;
+      });
+      await refusesAttack(work, 'PART_RECORD_BROKEN', /its call-file budget \(maxCallFiles\) is not a count/);
+    }
+  });
+
   it('refuses a symlink in a part to a file outside it, naming the part and the file, and publishes nothing of it', async () => {
     const work = await prepare(template);
     const secret = path.join(work.root, 'id_ed25519');

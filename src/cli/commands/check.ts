@@ -83,10 +83,13 @@ interface OpenedSource {
 
 async function openSource(given: string): Promise<OpenedSource> {
   if (/^https?:\/\//i.test(given)) {
-    const { UrlSource } = await import('../../hosts/node/url-source.js');
+    const [{ UrlSource }, { ManifestPackedSource }] = await Promise.all([
+      import('../../hosts/node/url-source.js'),
+      import('../../core/packs/manifest-packed-source.js'),
+    ]);
+    let urlSource: InstanceType<typeof UrlSource>;
     try {
-      const source = new UrlSource(given);
-      return { source, siteUrl: source.urlOf('') };
+      urlSource = new UrlSource(given);
     } catch {
       throw new StaticMcpError(
         'CHECK_BAD_URL',
@@ -94,6 +97,13 @@ async function openSource(given: string): Promise<OpenedSource> {
         'give the http(s) address the tree is deployed at',
       );
     }
+    // Read as serve <URL> reads it (a packed tool's calls from its packs); the packs themselves
+    // are downloaded whole, each once, by the pack checks.
+    return {
+      source: new ManifestPackedSource(urlSource, urlSource),
+      packFiles: urlSource,
+      siteUrl: urlSource.urlOf(''),
+    };
   }
   const { root, project } = await findTreeFolder(given);
   const { FolderSource } = await import('../../hosts/node/folder-source.js');

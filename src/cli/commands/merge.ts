@@ -1,7 +1,8 @@
 // `staticmcp merge PART… --out DIR`: its declaration, and the handler that puts the parts of
-// `build --shard I/N` together into one tree and prints what the shards reported (or the report as
-// JSON on stdout with --json). Exit 0 ok, 1 when a shard reported failures (the tree is still
-// written, as a one-machine build would), 2 when the parts are refused (nothing is written).
+// `build --shard I/N` together into one tree (packed past the shards' call-file budget, or
+// --max-call-files) and prints what the shards reported (or the report as JSON on stdout with
+// --json). Exit 0 ok, 1 when a shard reported failures (the tree is still written, as a
+// one-machine build would), 2 when the parts are refused (nothing is written).
 import path from 'node:path';
 import type { MergeReport } from '../../merge/merge-parts.js';
 import { StaticMcpError } from '../../core/staticmcp-error.js';
@@ -29,6 +30,15 @@ export const command = defineCommand({
           ? undefined
           : `--max-file-bytes ${text} is not a whole number of bytes above 0`,
     },
+    'max-call-files': {
+      type: 'number',
+      describe:
+        'call files the merged tree may hold before it is packed, 0 for never (default: the budget the shards were built with)',
+      check: (value: number, text: string) =>
+        Number.isSafeInteger(value) && value >= 0
+          ? undefined
+          : `--max-call-files ${text} is not a whole number of files (0 for never)`,
+    },
   },
   run: ({ positionals, options }) => {
     if (options.out === undefined) {
@@ -39,6 +49,7 @@ export const command = defineCommand({
       out: options.out,
       json: options.json,
       maxFileBytes: options['max-file-bytes'],
+      maxCallFiles: options['max-call-files'],
     });
   },
 });
@@ -48,6 +59,7 @@ interface MergeCommandOptions {
   out: string;
   json?: boolean;
   maxFileBytes?: number | undefined;
+  maxCallFiles?: number | undefined;
 }
 
 function printSummary(report: MergeReport): void {
@@ -71,6 +83,7 @@ async function runMergeCommand(options: MergeCommandOptions): Promise<number> {
       parts: options.parts,
       outDir: options.out,
       ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}),
+      ...(options.maxCallFiles !== undefined ? { maxCallFiles: options.maxCallFiles } : {}),
     });
     if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else printSummary(report);

@@ -11,6 +11,7 @@ import {
   entryKey,
   hexOfBytes,
   KEY_KIND,
+  type PackProblem,
   type ParsedIndex,
   parseIndex,
   parsePack,
@@ -20,27 +21,52 @@ import { type ByteRange, type BytesOutcome, type PackFileSource, PackReader } fr
 import type { PackTableRow } from './pack-table.js';
 
 const REBUILD = 'build the tree again';
+/** What to do about a pack or index the host does not have (or answers with a page of its own). */
+const DEPLOY_ALL =
+  'deploy (or copy) the whole tree, packs/ included: an upload that leaves out binary or unknown files loses them';
+
+/** What a caller of verifyPackedTool sees of the files it reads (each once). */
+export interface PackVisitor {
+  /** An index that parsed (the packs it names, whether present or not). */
+  onIndex?(indexPath: string, index: ParsedIndex): void;
+  /** A pack that parsed whole, with its records. */
+  onPack?(packPath: string, records: readonly ParsedPackRecord[]): void | Promise<void>;
+}
+
+type ParsedPackRecord = Exclude<ReturnType<typeof parsePack>, PackProblem>['records'][number];
 
 /** The problems of `tool`'s packs, read whole through `files` (at most one pack at a time in memory, plus its tool's indexes). */
 export async function verifyPackedTool(
   tool: string,
   rows: readonly PackTableRow[],
   files: PackFileSource,
+  seen: PackVisitor = {},
 ): Promise<string[]> {
   const problems: string[] = [];
   const indexes: { row: PackTableRow; index: ParsedIndex }[] = [];
+  // The reachability lookups below read the indexes from here, never from the host again.
+  const onePack = new OnePackFiles(files);
   for (const [position, row] of rows.entries()) {
     if (!row.index.startsWith(`packs/${tool}/`)) problems.push(`${row.index} is not below packs/${tool}/; ${REBUILD}`);
-    const read = await files.readBytes(row.index);
+    // A row naming an index another row names reads it once too.
+    const read = onePack.heldIndex(row.index) ?? (await files.readBytes(row.index));
+    const missing = `${row.index} is missing: the calls of its key range cannot be answered`;
     if (read.status === 'missing') {
-      problems.push(`${row.index} is missing: the calls of its key range cannot be answered; deploy the whole tree`);
+      problems.push(`${missing}; ${DEPLOY_ALL}`);
       continue;
     }
+    onePack.holdIndex(row.index, read.bytes);
     const parsed = parseIndex(read.bytes, row.index);
     if ('status' in parsed) {
-      problems.push(parsed.reason);
+      // A host's page for a file it does not have (HTML with status 200) is not an index: missing.
+      problems.push(
+        parsed.status === 'missing'
+          ? `${missing} (the host answered something else: its page for a missing file?); ${DEPLOY_ALL}`
+          : parsed.reason,
+      );
       continue;
     }
+    seen.onIndex?.(row.index, parsed);
     if (parsed.keyKind !== KEY_KIND.call) problems.push(`${row.index} does not hold call keys; ${REBUILD}`);
     if (!(await isNamedByContent(row.index, read.bytes)))
       problems.push(`${row.index} is not named by its content hash (edited?); ${REBUILD}`);
@@ -68,19 +94,24 @@ export async function verifyPackedTool(
     }
   }
   // One reader for the tool (its index cache shared), reading the pack at hand from memory.
-  const onePack = new OnePackFiles(files);
   const reader = new PackReader(onePack);
   for (const [packPath, entries] of [...entriesByPack].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const read = await files.readBytes(packPath);
+    const missing = `${packPath} is missing: ${entries.length} calls cannot be answered`;
     if (read.status === 'missing') {
-      problems.push(`${packPath} is missing: ${entries.length} calls cannot be answered; deploy the whole tree`);
+      problems.push(`${missing}; ${DEPLOY_ALL}`);
       continue;
     }
     const parsed = parsePack(read.bytes, packPath);
     if ('status' in parsed) {
-      problems.push(parsed.reason);
+      problems.push(
+        parsed.status === 'missing'
+          ? `${missing} (the host answered something else: its page for a missing file?); ${DEPLOY_ALL}`
+          : parsed.reason,
+      );
       continue;
     }
+    await seen.onPack?.(packPath, parsed.records);
     if (!(await isNamedByContent(packPath, read.bytes)))
       problems.push(`${packPath} is not named by its content hash (edited?); ${REBUILD}`);
     const recordAt = new Map(parsed.records.map((record) => [record.offset, record]));
@@ -124,10 +155,14 @@ async function isNamedByContent(path: string, bytes: Uint8Array): Promise<boolea
   return (await sha256HexOfBytes(bytes)).slice(0, 16) === name;
 }
 
-/** Reads one pack from memory and everything else (the indexes) through the real source. */
+/**
+ * Reads one pack and the tool's indexes (each read once by verifyPackedTool) from memory, and
+ * anything else through the real source (a lookup reads nothing else of a sound tree).
+ */
 class OnePackFiles implements PackFileSource {
   private packPath = '';
   private packBytes: Uint8Array = new Uint8Array(0);
+  private readonly indexes = new Map<string, Uint8Array>();
 
   constructor(private readonly files: PackFileSource) {}
 
@@ -136,7 +171,23 @@ class OnePackFiles implements PackFileSource {
     this.packBytes = packBytes;
   }
 
+  holdIndex(indexPath: string, bytes: Uint8Array): void {
+    this.indexes.set(indexPath, bytes);
+  }
+
+  heldIndex(indexPath: string): BytesOutcome | undefined {
+    const bytes = this.indexes.get(indexPath);
+    return bytes === undefined ? undefined : { status: 'ok', bytes, whole: true };
+  }
+
   async readBytes(relativePath: string, range?: ByteRange): Promise<BytesOutcome> {
+    const index = this.indexes.get(relativePath);
+    if (index !== undefined)
+      return {
+        status: 'ok',
+        bytes: range ? index.subarray(range.offset, range.offset + range.length) : index,
+        whole: !range,
+      };
     if (relativePath !== this.packPath) return this.files.readBytes(relativePath, range);
     if (!range) return { status: 'ok', bytes: this.packBytes, whole: true };
     return { status: 'ok', bytes: this.packBytes.subarray(range.offset, range.offset + range.length), whole: false };
