@@ -180,6 +180,9 @@ describe('search over precomputed calls', () => {
     const manifest = JSON.parse(readFileSync(path.join(report.outDir, 'mcp.json'), 'utf8'));
     expect(manifest.staticmcp.packs.echo).toBeDefined();
     expect(manifest.staticmcp.search.documentCount).toBe(3);
+    // Call packs and the search index side by side under packs/: check accepts both.
+    const check = await runCli(['check', report.outDir]);
+    expect(check.code, check.stdout + check.stderr).toBe(0);
     const client = new Client({ name: 'search-test', version: '1.0.0' });
     await client.connect(
       new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', report.outDir], stderr: 'pipe' }),
