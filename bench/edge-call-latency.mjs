@@ -15,6 +15,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliPath, median, repoRoot, tempDir, writeLookupTree } from './lib/bridge-lib.mjs';
 import { startWorkerdSite } from './lib/edge-lib.mjs';
+import { initialize, timeToolCall } from './lib/mcp-http-client.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 20);
 const CALLS_PER_ROUND = Number(process.env.CALLS ?? 50);
@@ -67,34 +68,6 @@ function spawnServer(args, portPattern) {
   });
 }
 
-let nextId = 1;
-const HEADERS = {
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-  'mcp-protocol-version': '2025-06-18',
-};
-
-/** initialize (+ initialized); returns the headers later calls send (with Mcp-Session-Id when one was issued). */
-async function initialize(endpoint) {
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: HEADERS,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-    }),
-  });
-  await response.text();
-  const session = response.headers.get('mcp-session-id');
-  const headers = session ? { ...HEADERS, 'mcp-session-id': session } : HEADERS;
-  await (
-    await fetch(endpoint, { method: 'POST', headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })
-  ).text();
-  return headers;
-}
-
 async function getStatic(url) {
   const startedAt = performance.now();
   const response = await fetch(url);
@@ -105,22 +78,10 @@ async function getStatic(url) {
 }
 
 async function call(endpoint, headers, args) {
-  const startedAt = performance.now();
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method: 'tools/call',
-      params: { name: 'lookup', arguments: args },
-    }),
-  });
-  const answer = await response.json();
-  const elapsed = performance.now() - startedAt;
+  const { answer, elapsedMs } = await timeToolCall(endpoint, headers, 'lookup', args);
   if (answer.result?.content?.[0]?.text !== 'value 7')
     throw new Error(`${endpoint} answered ${JSON.stringify(answer)}`);
-  return elapsed;
+  return elapsedMs;
 }
 
 const servers = [

@@ -1,9 +1,10 @@
 // The bench projects of issue #24 (packed trees), and their trees written directly: building
 // 650,000 calls through scripts takes far too long for a bench, so `writeTreeDirectly` runs the
 // build's own stages (openProject, planTools with each script's real --help, CallFileSink,
-// collectCompletions, assembleTree, TreeWriter) and hands the sink the answer each script would
-// print instead of running it. The tree is the one `staticmcp build` writes for the same project,
-// byte for byte (`verifyAgainstBuild` compares the two on a project small enough to build).
+// collectCompletions, assembleTree with the pack steps planPacking and writePacks, TreeWriter) and hands the sink
+// the answer each script would print instead of running it. The tree is the one `staticmcp build`
+// writes for the same project and call-file budget, packed or not, byte for byte
+// (`verifyAgainstBuild` compares the two on a project small enough to build).
 //   - wikipedia: one tool, one string argument, ~2 KB answers (the shape of the largest public
 //     StaticMCP tree, ~650,000 files);
 //   - several-tools: four tools, one to two arguments each (string lists, an enum, an integer
@@ -199,8 +200,10 @@ export function writeBenchProject(projectRoot, shape, calls) {
 
 /**
  * Writes the tree of the project at `projectRoot` (made by writeBenchProject with `shape` and
- * `calls`) into `outDir` as `staticmcp build` would, without running a script per call.
- * Returns the figures: ms, files, call files, bytes, largest file, and the build's warnings.
+ * `calls`) into `outDir` as `staticmcp build --max-call-files <maxCallFiles>` would (absent: the
+ * project's limits.maxCallFiles, 19,000 by default; 0: never packed), without running a script per
+ * call. Returns the figures: ms, files, call files (before packing), pack files, the pack target,
+ * bytes, largest file, and the build's warnings.
  */
 export async function writeTreeDirectly(projectRoot, outDir, shape, calls, { maxCallFiles } = {}) {
   const startedAt = performance.now();
@@ -217,6 +220,7 @@ export async function writeTreeDirectly(projectRoot, outDir, shape, calls, { max
     { generatorName },
     { BUILD_OWNED_NESTED_PATHS, BUILD_OWNED_TOP_LEVEL },
     { checkCallFileBudget, checkHostLimits },
+    { planPacking, writePacks },
   ] = await Promise.all([
     dist('builder/open-project.js'),
     dist('builder/plan-tools.js'),
@@ -229,6 +233,7 @@ export async function writeTreeDirectly(projectRoot, outDir, shape, calls, { max
     dist('shared/version.js'),
     dist('tree-writer/tree-ownership.js'),
     dist('builder/host-limits.js'),
+    dist('builder/pack-call-files.js'),
   ]);
   const project = await openProject({ projectRoot, outDir });
   const { config, cache, concurrency, displayPath, toolsRoot, toolsFolder } = project;
@@ -243,6 +248,8 @@ export async function writeTreeDirectly(projectRoot, outDir, shape, calls, { max
   if (planned.failures.length > 0) throw new Error(`planning failed: ${JSON.stringify(planned.failures)}`);
   const writer = await TreeWriter.open(project.outDir);
   const output = new TreeOutput(writer);
+  const budget = maxCallFiles ?? config.limits.maxCallFiles;
+  output.spoolCallFilesPast(budget);
   const sink = new CallFileSink(output, planned.plans);
   for (const plan of planned.plans) {
     const { answer } = tools[plan.name];
@@ -251,7 +258,15 @@ export async function writeTreeDirectly(projectRoot, outDir, shape, calls, { max
       await sink.add({ plan, arguments: args, result, fromCache: false, logLines: [], warnings: [] });
     }
   }
-  await sink.writeCopies();
+  const copies = await sink.writeCopies();
+  const callFilesBeforePacking = output.tally.callFiles;
+  const packingPlan = await planPacking(
+    output,
+    planned.plans.map((plan) => plan.name),
+    copies,
+    budget,
+  );
+  let packing;
   const completions = collectCompletions(planned.plans, [], [], {}, project.registration.completions);
   const tree = await assembleTree({
     serverName: path.basename(path.resolve(projectRoot)),
@@ -267,6 +282,15 @@ export async function writeTreeDirectly(projectRoot, outDir, shape, calls, { max
     templateInstances: [],
     completions,
     completionProviders: {},
+    // As build-project.ts hands it over (a fresh folder: no previous packs to reuse).
+    ...(packingPlan
+      ? {
+          packCalls: async () => {
+            packing = await writePacks(output, packingPlan, { generator: generatorName() });
+            return packing.table;
+          },
+        }
+      : {}),
   });
   if (tree.failures.length > 0) throw new Error(`assembly failed: ${JSON.stringify(tree.failures)}`);
   await writer.commit({ keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name), dropInsideKept: BUILD_OWNED_NESTED_PATHS });
@@ -274,23 +298,36 @@ export async function writeTreeDirectly(projectRoot, outDir, shape, calls, { max
   return {
     ms: performance.now() - startedAt,
     files: tally.files,
-    callFiles: tally.callFiles,
+    callFiles: callFilesBeforePacking,
+    callFilesLeft: tally.callFiles,
+    packFiles: packing?.packFiles ?? 0,
+    targetPackBytes: packing?.targetPackBytes,
     bytes: tally.bytes,
-    largestFileBytes: largestFile(project.outDir),
-    warnings: [
-      ...checkCallFileBudget(tally, maxCallFiles ?? config.limits.maxCallFiles),
-      ...checkHostLimits(tally),
-    ].map((warning) => warning.message),
+    ...largestFile(project.outDir),
+    warnings: [...checkCallFileBudget(callFilesBeforePacking, budget, packing), ...checkHostLimits(tally)].map(
+      (warning) => warning.message,
+    ),
   };
 }
 
-/** The largest file under `folder`, in bytes (a walk: the tally keeps no maximum). */
+/**
+ * The largest file under `folder` (a walk: the tally keeps no maximum) and the largest of
+ * `completions/` and `mcp.json`, the files that may grow with the calls: bytes and tree path.
+ */
 function largestFile(folder) {
-  let largest = 0;
+  let largest = { bytes: 0, path: '' };
+  let manifestBytes = 0;
+  let completionsBytes = 0;
   for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) largest = Math.max(largest, statSync(path.join(entry.parentPath, entry.name)).size);
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const bytes = statSync(file).size;
+    const treePath = path.relative(folder, file).split(path.sep).join('/');
+    if (bytes > largest.bytes) largest = { bytes, path: treePath };
+    if (treePath === 'mcp.json') manifestBytes = bytes;
+    if (treePath.startsWith('completions')) completionsBytes = Math.max(completionsBytes, bytes);
   }
-  return largest;
+  return { largestFileBytes: largest.bytes, largestFile: largest.path, manifestBytes, completionsBytes };
 }
 
 /** Every file under `folder` by tree-relative path → its bytes. */
@@ -305,11 +342,15 @@ function readTree(folder) {
 }
 
 /**
- * Builds the project with the real CLI into `builtDir` and compares it with the tree written
- * directly into `writtenDir`: returns the paths that differ (missing on one side or other bytes).
+ * Builds the project with the real CLI into `builtDir` (with `--max-call-files maxCallFiles` when
+ * given) and compares it with the tree written directly into `writtenDir` with the same budget:
+ * returns the paths that differ (missing on one side or other bytes).
  */
-export function verifyAgainstBuild(projectRoot, writtenDir, builtDir) {
-  const build = spawnSync(process.execPath, [cliPath, 'build', projectRoot, '--out', builtDir], { encoding: 'utf8' });
+export function verifyAgainstBuild(projectRoot, writtenDir, builtDir, { maxCallFiles } = {}) {
+  const budget = maxCallFiles === undefined ? [] : ['--max-call-files', String(maxCallFiles)];
+  const build = spawnSync(process.execPath, [cliPath, 'build', projectRoot, '--out', builtDir, ...budget], {
+    encoding: 'utf8',
+  });
   if (build.status !== 0) throw new Error(`staticmcp build failed: ${build.stderr}`);
   const written = readTree(writtenDir);
   const built = readTree(builtDir);

@@ -36,6 +36,7 @@ import { shardCallFilter } from './shard-of-call.js';
 import { ShardOutput } from './shard-part.js';
 import { CallFileSink } from './call-file-sink.js';
 import { planPacking, writePacks } from './pack-call-files.js';
+import { readPreviousPacks, recordPacks } from './pack-reuse.js';
 import { TreeOutput } from './tree-output.js';
 import { forgetUpToDate, recordUpToDate } from './up-to-date.js';
 
@@ -119,6 +120,10 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
   try {
     const { shard } = options;
     const output = shard ? new ShardOutput(writer, shard) : new TreeOutput(writer);
+    const maxCallFiles = options.maxCallFiles ?? config.limits.maxCallFiles;
+    // Call files past the budget are held in a spool, not created: the pack step takes them from
+    // there (a shard part is never packed, so its files are written as they come).
+    if (!shard) output.spoolCallFilesPast(maxCallFiles);
     const sink = new CallFileSink(output, planned.plans);
     await runCalls(
       planned.plans,
@@ -157,7 +162,6 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       registeredCompletions && [...registeredCompletions, ...providers.lists],
     );
     const copies = shard ? [] : await sink.writeCopies();
-    const maxCallFiles = options.maxCallFiles ?? config.limits.maxCallFiles;
     const callFilesBeforePacking = output.tally.callFiles;
     // Decided now, from the files written, so the deploy files know the tree has packs. A shard
     // part is never packed: the merge packs the whole tree the same way (merge/merge-parts.ts).
@@ -191,7 +195,11 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       ...(packingPlan
         ? {
             packCalls: async () => {
-              packing = await writePacks(output, packingPlan);
+              packing = await writePacks(output, packingPlan, {
+                // --force packs every tool again (a pack written by an older pack writer is never kept).
+                previous: options.force ? undefined : await readPreviousPacks(projectRoot, outDir, generatorName()),
+                generator: generatorName(),
+              });
               return packing.table;
             },
           }
@@ -275,6 +283,8 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       await writer.commit(
         shard ? {} : { keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name), dropInsideKept: BUILD_OWNED_NESTED_PATHS },
       );
+    // The packs now in the output folder, for the next build to reuse (a part is never packed).
+    if (!shard) await recordPacks(projectRoot, outDir, generatorName(), packing?.packedTools ?? {});
 
     const report: BuildReport = {
       ok,

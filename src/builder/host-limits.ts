@@ -7,6 +7,7 @@
 import { formatCount } from '../shared/format-count.js';
 import type { BuildProblem } from './build-report.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
+import type { PackedToolOutcome } from './pack-reuse.js';
 
 export const CLOUDFLARE_FREE_FILE_LIMIT = 20_000;
 export const CLOUDFLARE_PAID_FILE_LIMIT = 100_000;
@@ -76,6 +77,8 @@ export interface PackingOutcome {
   /** Pack and index files written. */
   packFiles: number;
   targetPackBytes: number;
+  /** Packed tool → its records digest and files (pack-reuse.ts records them for the next build). */
+  packedTools: Record<string, PackedToolOutcome>;
 }
 
 /**

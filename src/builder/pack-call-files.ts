@@ -8,9 +8,13 @@
 // manifest, which carries the pack table. The build and `staticmcp merge` both run them on the
 // whole tree, so a merged tree is packed byte for byte as a one-machine build packs it.
 // Deterministic: tools in name order, records sorted by the writer.
-// Cost: the call files are written as usual, then each packed tool's are read back once (one
-// tool's bodies in memory at a time), its packs written and its call files removed: about one more
-// read and one unlink per call file, and a tool's bytes of memory at the peak.
+// Cost: the call files past the budget are held in one spool file, never created one by one
+// (tree-output.ts), then each packed tool's are read back once (one pack's bodies in memory at a
+// time) and its packs written. A tool whose records are those of the previous build (pack-reuse.ts:
+// a digest of the writer's file digests, no read) has its packs hard-linked from the previous tree
+// instead: no read-back, no encoding, no write. Why calls are not packed as they stream in: the
+// budget decision needs every tool's final count and size, known only once every call is in.
+import path from 'node:path';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { encodedRecordBytes } from '../core/packs/pack-format.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
@@ -18,10 +22,11 @@ import {
   DEFAULT_TARGET_PACK_BYTES,
   MAX_PACK_BYTES,
   maxPackFilesFor,
-  type PackRecord,
-  packToolRecords,
+  generateToolPacks,
 } from '../tree-writer/pack-writer.js';
 import type { PackingOutcome } from './host-limits.js';
+import { toolOfCallFile } from './packable-call-file.js';
+import { type PackedToolOutcome, type PreviousPacks, ToolRecordsDigest } from './pack-reuse.js';
 import type { TreeOutput } from './tree-output.js';
 
 export interface ToolCallFiles {
@@ -32,17 +37,6 @@ export interface ToolCallFiles {
   all: string[];
   recordBytes: number;
   nameCount: number;
-}
-
-/**
- * The tool of a packable call file, `tools/<tool>/….json`. `tools/<tool>.json` (a tool without
- * parameters, or the all-defaults-left-out copy) stays a plain file: readers look packs up only
- * below a tool's folder (core/packs/packed-tree-source.ts), and it is one file per tool.
- */
-function toolOfCallFile(filePath: string): string | undefined {
-  if (!filePath.startsWith('tools/') || !filePath.endsWith('.json')) return undefined;
-  const slash = filePath.indexOf('/', 'tools/'.length);
-  return slash < 0 ? undefined : filePath.slice('tools/'.length, slash);
 }
 
 /** The copies of `owner` that are packed with it (those below its tool's folder). */
@@ -63,6 +57,13 @@ export interface PackingPlan {
   tools: ToolCallFiles[];
   copiesOf: ReadonlyMap<string, string[]>;
   targetPackBytes: number;
+}
+
+export interface PackCallFilesOptions {
+  /** The previous build's packs of this output folder, reused for tools whose records are the same. */
+  previous?: PreviousPacks;
+  /** The generator (name and version), part of a tool's records digest. */
+  generator: string;
 }
 
 /**
@@ -135,24 +136,75 @@ export async function planPacking(
   return { callFilesBefore, callFilesAfter, tools: packed, copiesOf, targetPackBytes };
 }
 
-/** Replaces the planned tools' call files by their packs and indexes; the manifest's table is in the outcome. */
-export async function writePacks(output: TreeOutput, plan: PackingPlan): Promise<PackingOutcome> {
+/**
+ * Replaces the planned tools' call files by their packs and indexes (or, for a tool whose records
+ * are the previous build's, by the previous tree's pack files); the manifest's table is in the outcome.
+ */
+export async function writePacks(
+  output: TreeOutput,
+  plan: PackingPlan,
+  options: PackCallFilesOptions = { generator: '' },
+): Promise<PackingOutcome> {
+  const { copiesOf, targetPackBytes } = plan;
   const table: Record<string, PackTableRow[]> = {};
+  const packedTools: Record<string, PackedToolOutcome> = {};
   let packFiles = 0;
   await output.writer.flush();
   for (const entry of plan.tools) {
-    const records: PackRecord[] = entry.owners.map((owner) => ({
-      paths: [owner, ...packedCopiesOf(plan.copiesOf, owner, entry.tool)],
-      bytes: output.writer.read(owner),
-    }));
-    const packed = packToolRecords({ tool: entry.tool, records, targetPackBytes: plan.targetPackBytes });
-    for (const file of packed.files) await output.write(file.path, Buffer.from(file.bytes));
-    packFiles += packed.files.length;
+    // The owners in a fixed order (they come in as the calls finished), for the records digest.
+    entry.owners.sort(compareStrings);
+    const digest = new ToolRecordsDigest(options.generator, entry.tool, targetPackBytes);
+    for (const owner of entry.owners)
+      digest.add([owner, ...packedCopiesOf(copiesOf, owner, entry.tool)], output.writer.digestOf(owner)!);
+    const records = digest.digest();
+    const reused = options.previous?.reusable(entry.tool, records, targetPackBytes);
+    let outcome: PackedToolOutcome;
+    if (reused && options.previous) {
+      for (const file of reused.files)
+        await output.writeFromFile(
+          file.path,
+          path.join(options.previous.outDir, file.path),
+          Buffer.from(file.sha256, 'hex'),
+          file.size,
+        );
+      outcome = { records, targetPackBytes, table: reused.table, files: reused.files };
+    } else {
+      // One pack's bodies in memory at a time: each is read when its pack is made, then dropped.
+      const generator = generateToolPacks({
+        tool: entry.tool,
+        records: (function* () {
+          for (const owner of entry.owners)
+            yield {
+              paths: [owner, ...packedCopiesOf(copiesOf, owner, entry.tool)],
+              byteLength: output.writer.sizeOf(owner),
+            };
+        })(),
+        readBody: (owner) => output.writer.read(owner),
+        targetPackBytes,
+      });
+      const written: string[] = [];
+      let step = generator.next();
+      for (; !step.done; step = generator.next()) {
+        await output.write(step.value.path, Buffer.from(step.value.bytes));
+        written.push(step.value.path);
+      }
+      outcome = {
+        records,
+        targetPackBytes,
+        table: step.value,
+        files: written.sort(compareStrings).map((filePath) => ({
+          path: filePath,
+          sha256: output.writer.digestOf(filePath)!.toString('hex'),
+        })),
+      };
+    }
+    packFiles += outcome.files.length;
     await output.remove(entry.all);
-    table[entry.tool] = packed.table;
+    table[entry.tool] = outcome.table;
+    packedTools[entry.tool] = outcome;
   }
-  const { callFilesBefore, callFilesAfter, targetPackBytes } = plan;
-  return { callFilesBefore, callFilesAfter, table, packFiles, targetPackBytes };
+  const { callFilesBefore, callFilesAfter } = plan;
+  return { callFilesBefore, callFilesAfter, table, packFiles, targetPackBytes, packedTools };
 }
 
 function packFilesOf(entry: ToolCallFiles, targetPackBytes: number): number {

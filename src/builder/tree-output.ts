@@ -1,10 +1,18 @@
 // Where the build's files go: the tree being written (tree-writer/tree-writer.ts) plus the tally
 // the host limits are checked against. The call files come in through call-file-sink.ts.
+// Past the call-file budget (`spoolCallFilesPast`), each further packable call file is spooled
+// (tree-writer.ts) instead of created: the pack step (pack-call-files.ts) reads it from the spool
+// and takes it out, so a packed tool's calls past the budget never become files; those of a tool
+// left unpacked are written out as files before the swap. The budget decision itself still needs
+// every tool's final count and size, known only once every call is in.
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
+import { toolOfCallFile } from './packable-call-file.js';
 import { addToTally, createTreeTally, removeFromTally, type TreeTally } from './host-limits.js';
 
 export class TreeOutput {
   readonly tally: TreeTally = createTreeTally();
+  /** Call files past this many are spooled; undefined: never. */
+  private spoolPast: number | undefined;
 
   constructor(readonly writer: TreeWriter) {}
 
@@ -14,7 +22,27 @@ export class TreeOutput {
       // Replaced, not added: the tally counts the file once, at its new size.
       removeFromTally(this.tally, filePath, this.writer.read(filePath).length);
     }
-    addToTally(this.tally, filePath, await this.writer.write(filePath, content));
+    const spool =
+      this.spoolPast !== undefined && this.tally.callFiles >= this.spoolPast && toolOfCallFile(filePath) !== undefined;
+    addToTally(this.tally, filePath, await this.writer.write(filePath, content, { spool }));
+  }
+
+  /** Spools the packable call files written once the tree holds `maxCallFiles` (a budget above 0). */
+  spoolCallFilesPast(maxCallFiles: number): void {
+    if (maxCallFiles > 0) this.spoolPast = maxCallFiles;
+  }
+
+  /**
+   * Puts the regular file `source` (`sizeBytes` long, content digest `digest`) at `filePath`,
+   * hard-linked where it can be: a previous tree's file reused as it is (pack-reuse.ts).
+   */
+  async writeFromFile(filePath: string, source: string, digest: Buffer, sizeBytes: number): Promise<void> {
+    if (this.writer.has(filePath)) {
+      await this.writer.flush();
+      removeFromTally(this.tally, filePath, this.writer.sizeOf(filePath));
+    }
+    await this.writer.writeFromFile(filePath, source, digest);
+    addToTally(this.tally, filePath, sizeBytes);
   }
 
   /** Takes written files out of the tree and the tally (the pack step, after the content hash). */

@@ -4,9 +4,18 @@
 // with its report; an identical fingerprint later means nothing can have changed, so the report
 // is replayed without loading the build pipeline or running anything. Deliberately light (node
 // built-ins only): it runs before the pipeline is imported.
+// The tree's side costs what its folders cost, not its files (issue #24: stat-ing every output
+// file made the no-op 1.1-1.3 s at 100,000 calls): a build swaps the whole output folder in by
+// rename, and any file added, removed or renamed in the tree changes its folder's mtime, so the
+// output folder's identity, mcp.json's metadata and every tree folder's inode and mtime show each
+// of those. The folders are listed once, after the build (a readdir walk, no stat per file), and
+// the replay stats only them. What it cannot see: a tree file rewritten in place (same name, same
+// folder); such a hand edit stays until the next build that runs (`--force`, or any input edit),
+// and `staticmcp check` reports it (the content hash).
 import { createHash } from 'node:crypto';
-import { type Dirent, promises as fs, readdirSync, type Stats, statSync } from 'node:fs';
+import { type Dirent, promises as fs, lstatSync, readdirSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
+import { MANIFEST_FILE } from '../core/tree/manifest.js';
 import { SWAP_FOLDER_MARK } from '../tree-writer/swap-folders.js';
 import { BUILD_OPTION_EFFECTS, type BuildOptionEffect, type BuildOptions } from './build-options.js';
 import type { BuildReport } from './build-report.js';
@@ -25,6 +34,8 @@ export interface FingerprintScope {
 interface UpToDateRecord {
   inputs: string;
   tree: string;
+  /** The tree's folders (`/` paths below the output folder) whose metadata `tree` covers. */
+  treeFolders: string[];
   /** fingerprintOptions of the build's options. */
   options: string;
   /** The output and tools folders the build resolved (from staticmcp.json when no option named them). */
@@ -125,11 +136,60 @@ export async function fingerprintInputs(scope: FingerprintScope): Promise<string
   return lines.digest();
 }
 
-/** Fingerprint of the tree on disk (taken after the build wrote it). */
-export async function fingerprintTree(outDir: string): Promise<string> {
+/** The tree's fingerprint and the folders it covers. */
+export interface TreeFingerprint {
+  digest: string;
+  folders: string[];
+}
+
+/**
+ * The tree's folders below `outDir` (not following folder symlinks, skipping SKIPPED_NAMES),
+ * sorted: a readdir walk, no stat of any file. Taken once after a build.
+ */
+function listTreeFolders(outDir: string, relative = '', depth = 0, folders: string[] = []): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(path.join(outDir, relative), { withFileTypes: true });
+  } catch {
+    return folders;
+  }
+  const names = entries
+    .filter((entry) => entry.isDirectory() && !SKIPPED_NAMES.has(entry.name))
+    .map((entry) => entry.name)
+    .sort((left, right) => (left < right ? -1 : left > right ? 1 : 0));
+  for (const name of names) {
+    const folder = relative ? `${relative}/${name}` : name;
+    folders.push(folder);
+    if (depth < MAX_WALK_DEPTH) listTreeFolders(outDir, folder, depth + 1, folders);
+  }
+  return folders;
+}
+
+/** One line of a path's metadata for the tree's digest (its error code when it cannot be stat-ed). */
+function treeMetadataLine(outDir: string, relative: string): string {
+  try {
+    // lstat: a folder or mcp.json replaced by a symlink is a change too.
+    const stats = lstatSync(path.join(outDir, relative), { bigint: true });
+    return `${relative}\0${stats.dev}\0${stats.ino}\0${stats.mode}\0${stats.size}\0${stats.mtimeNs}`;
+  } catch (error) {
+    return `${relative}\0${(error as NodeJS.ErrnoException).code}`;
+  }
+}
+
+/**
+ * Fingerprint of the tree on disk from the metadata of the output folder itself, its mcp.json and
+ * `folders` (a stat each): what a replay checks, at a cost that does not grow with the call files.
+ */
+export function fingerprintTreeFolders(outDir: string, folders: readonly string[]): string {
   const lines = new LineDigest();
-  listMetadata(outDir, [], lines);
+  for (const relative of ['.', MANIFEST_FILE, ...folders]) lines.push(treeMetadataLine(outDir, relative));
   return lines.digest();
+}
+
+/** Fingerprint of the tree on disk (taken after the build wrote it), with the folders it covers. */
+export function fingerprintTree(outDir: string): TreeFingerprint {
+  const folders = listTreeFolders(outDir);
+  return { digest: fingerprintTreeFolders(outDir, folders), folders };
 }
 
 /**
@@ -146,9 +206,11 @@ export async function readUpToDateReport(options: BuildOptions, generator: strin
     return null;
   }
   if (record.generator !== generator || record.options !== fingerprintOptions(options)) return null;
+  if (!Array.isArray(record.treeFolders)) return null;
+  // The tree first: a few stats, where the inputs walk the whole project.
+  if (fingerprintTreeFolders(record.outDir, record.treeFolders) !== record.tree) return null;
   const scope = { projectRoot, toolsRoot: record.toolsRoot, outDir: record.outDir, generator };
-  const [inputs, tree] = await Promise.all([fingerprintInputs(scope), fingerprintTree(record.outDir)]);
-  return inputs === record.inputs && tree === record.tree ? record.report : null;
+  return (await fingerprintInputs(scope)) === record.inputs ? record.report : null;
 }
 
 export async function recordUpToDate(
@@ -157,9 +219,11 @@ export async function recordUpToDate(
   options: BuildOptions,
   report: BuildReport,
 ): Promise<void> {
+  const tree = fingerprintTree(scope.outDir);
   const record: UpToDateRecord = {
     inputs,
-    tree: await fingerprintTree(scope.outDir),
+    tree: tree.digest,
+    treeFolders: tree.folders,
     options: fingerprintOptions(options),
     outDir: scope.outDir,
     toolsRoot: scope.toolsRoot,

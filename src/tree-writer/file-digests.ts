@@ -20,7 +20,11 @@ function hashPath(text: string): number {
   return hash >>> 0;
 }
 
-function grown<T extends Uint32Array | Uint8Array>(array: T, length: number, make: (length: number) => T): T {
+function grown<T extends Uint32Array | Uint8Array | Float64Array>(
+  array: T,
+  length: number,
+  make: (length: number) => T,
+): T {
   if (array.length >= length) return array;
   const bigger = make(Math.max(length, array.length * 2));
   bigger.set(array);
@@ -40,6 +44,12 @@ export class FileDigests {
   /** 1 where the file was taken out of the tree again (a call file replaced by packs, build's pack step). */
   private dropped = new Uint8Array(INITIAL_SLOTS);
   private droppedCount = 0;
+  /**
+   * Where the content of a spooled file (tree-writer.ts: held in the spool file, not yet a file of
+   * the tree) starts in the spool, plus 1; 0 for a file written as a file.
+   */
+  private spoolStarts = new Float64Array(INITIAL_SLOTS);
+  private spoolLengths = new Uint32Array(INITIAL_SLOTS);
   /** Slot number + 1 of each path, EMPTY where none; at most half full. */
   private table = new Uint32Array(INITIAL_SLOTS * 2);
 
@@ -97,6 +107,8 @@ export class FileDigests {
       this.digests = grown(this.digests, slots * FILE_DIGEST_BYTES, (length) => Buffer.alloc(length));
       this.unchanged = grown(this.unchanged, slots, (length) => new Uint8Array(length));
       this.dropped = grown(this.dropped, slots, (length) => new Uint8Array(length));
+      this.spoolStarts = grown(this.spoolStarts, slots, (length) => new Float64Array(length));
+      this.spoolLengths = grown(this.spoolLengths, slots, (length) => new Uint32Array(length));
       // A UTF-8 character takes at most 3 bytes per UTF-16 code unit.
       this.pathBytes = grown(this.pathBytes, this.pathBytesUsed + filePath.length * 3, (length) =>
         Buffer.alloc(length),
@@ -116,6 +128,7 @@ export class FileDigests {
     this.digests.set(digest, slot * FILE_DIGEST_BYTES);
     // New content is written until the writer finds it unchanged.
     this.unchanged[slot] = 0;
+    this.spoolStarts[slot] = 0;
     if (this.dropped[slot] === 1) {
       this.dropped[slot] = 0;
       this.droppedCount -= 1;
@@ -127,6 +140,33 @@ export class FileDigests {
     const slot = this.find(filePath, hashPath(filePath));
     if (slot < 0 || this.dropped[slot] === 1) return undefined;
     return this.digests.subarray(slot * FILE_DIGEST_BYTES, (slot + 1) * FILE_DIGEST_BYTES);
+  }
+
+  /** Marks a recorded file as held in the writer's spool at `offset`, `length` bytes long. */
+  setSpooled(filePath: string, offset: number, length: number): void {
+    const slot = this.find(filePath, hashPath(filePath));
+    if (slot < 0) return;
+    this.spoolStarts[slot] = offset + 1;
+    this.spoolLengths[slot] = length;
+  }
+
+  /** Where a spooled file's content is in the spool; undefined for a file written as a file (or dropped). */
+  spooledAt(filePath: string): { offset: number; length: number } | undefined {
+    const slot = this.find(filePath, hashPath(filePath));
+    if (slot < 0 || this.dropped[slot] === 1 || this.spoolStarts[slot] === 0) return undefined;
+    return { offset: this.spoolStarts[slot]! - 1, length: this.spoolLengths[slot]! };
+  }
+
+  /** Marks a spooled file as written out as a file. */
+  clearSpooled(filePath: string): void {
+    const slot = this.find(filePath, hashPath(filePath));
+    if (slot >= 0) this.spoolStarts[slot] = 0;
+  }
+
+  /** Every spooled path (not dropped), in the order first written. */
+  *spooledPaths(): IterableIterator<string> {
+    for (let slot = 0; slot < this.count; slot++)
+      if (this.spoolStarts[slot] !== 0 && this.dropped[slot] === 0) yield this.pathAt(slot);
   }
 
   /** Marks a recorded file as left where the previous tree has it, byte for byte. */

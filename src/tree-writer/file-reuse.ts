@@ -81,6 +81,12 @@ export class ReusingWrite {
     this.record.set(relativePath, { hash, inode: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs });
   }
 
+  /** Records the identity of a file put at `target` some other way (a link of a previous tree's file). */
+  async recordFile(relativePath: string, hash: string, target: string): Promise<void> {
+    const stat = await fs.lstat(target);
+    this.record.set(relativePath, { hash, inode: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs });
+  }
+
   /** The new tree is in place: the next write links from it. */
   committed(): void {
     this.keep(this.record);

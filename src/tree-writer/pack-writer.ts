@@ -8,8 +8,6 @@
 // every pack of that tool is rewritten once.
 import { createHash } from 'node:crypto';
 import {
-  callKeyOf,
-  compareKeys,
   encodedRecordBytes,
   encodeIndex,
   encodePack,
@@ -22,6 +20,7 @@ import {
 } from '../core/packs/pack-format.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
+import { sipHash13Halves } from '../core/tree/siphash.js';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
 
@@ -29,6 +28,12 @@ export interface PackRecord {
   /** The tree paths this body answers: the call's own first, then its left-out-default copies. */
   paths: readonly string[];
   bytes: Uint8Array;
+}
+
+/** A record whose body is read (`readBody` of its first path) only when its pack is written. */
+export interface LazyPackRecord {
+  paths: readonly string[];
+  byteLength: number;
 }
 
 export interface PackToolOptions {
@@ -64,14 +69,49 @@ const MAX_BUCKET_BITS = 16;
 /** A call key's 8 bytes and an entry, per name: what an index costs per call. */
 const INDEX_BYTES_PER_NAME = 8 + INDEX_ENTRY_BYTES;
 
-interface Prepared {
-  /** The record's own key (of its first path): which pack holds it. */
-  key: Uint8Array;
-  /** Its first 32 bits, for bucketing. */
-  top: number;
-  names: Uint8Array[];
-  record: PackRecord;
-  size: number;
+/**
+ * A call key as its two 32-bit halves (SipHash's own output): comparing (high, low) as unsigned
+ * numbers is comparing the 8 big-endian bytes, and two numbers per name cost far less memory than
+ * a Uint8Array each (a tool can have 650,000 names). The bytes are made only as an index is encoded.
+ */
+interface KeyHalves {
+  high: number;
+  low: number;
+}
+
+interface Prepared extends KeyHalves {
+  paths: readonly string[];
+}
+
+/** A name's index entry, with the pack it points into. */
+interface PendingEntry extends KeyHalves {
+  name: string;
+  pack: { path: string; length: number };
+  offset: number;
+  length: number;
+}
+
+function keyHalvesOf(treePath: string): KeyHalves {
+  const [high, low] = sipHash13Halves(utf8Bytes(treePath));
+  return { high, low };
+}
+
+function compareKeyHalves(left: KeyHalves, right: KeyHalves): number {
+  return left.high - right.high || left.low - right.low;
+}
+
+function keyBytesOf(key: KeyHalves): Uint8Array {
+  const bytes = new Uint8Array(8);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, key.high);
+  view.setUint32(4, key.low);
+  return bytes;
+}
+
+/** A pack or index file the writer made. */
+export interface PackFile {
+  path: string;
+  bytes: Uint8Array;
 }
 
 /** The smallest bit count b with total / 2^b <= target (0 when it fits in one), capped. */
@@ -105,8 +145,36 @@ function bucketOf(top: number, bits: number): number {
   return bits === 0 ? 0 : top >>> (32 - bits);
 }
 
-/** Packs and indexes for one tool's records. Throws when a path is not plain or a pack would pass MAX_PACK_BYTES. */
+/** Packs and indexes for one tool's records, all in memory (tests, benches; the build streams: generateToolPacks). */
 export function packToolRecords(options: PackToolOptions): PackedTool {
+  const files: PackFile[] = [];
+  const bodies = new Map(options.records.map((record) => [record.paths[0] ?? '', record.bytes]));
+  const generator = generateToolPacks({
+    ...options,
+    records: options.records.map((record) => ({ paths: record.paths, byteLength: record.bytes.length })),
+    readBody: (firstPath) => bodies.get(firstPath)!,
+  });
+  let step = generator.next();
+  for (; !step.done; step = generator.next()) files.push(step.value);
+  const table = step.value;
+  files.sort((a, b) => compareStrings(a.path, b.path));
+  return { files, table };
+}
+
+/**
+ * Packs and indexes for one tool's records, each file yielded as soon as it is made (packs in key
+ * order, then indexes); the tool's rows of the pack table are the generator's return value. A record's body is
+ * read when its pack is made and dropped with it: memory holds one pack's bodies and every name's
+ * index entry, never the tool's bodies. Throws when a path is not plain or a pack would pass
+ * MAX_PACK_BYTES.
+ */
+export function* generateToolPacks(
+  options: Omit<PackToolOptions, 'records'> & {
+    /** Read once, as they come (an iterable: the build never holds a list of them). */
+    records: Iterable<LazyPackRecord>;
+    readBody(firstPath: string): Uint8Array;
+  },
+): Generator<PackFile, PackTableRow[]> {
   const { tool, records, targetPackBytes } = options;
   const targetIndexBytes = options.targetIndexBytes ?? DEFAULT_TARGET_INDEX_BYTES;
   assertPlainTreePath(`${PACKS_FOLDER}${tool}`, `The packs folder of tool ${tool}`);
@@ -116,37 +184,29 @@ export function packToolRecords(options: PackToolOptions): PackedTool {
   let nameCount = 0;
   for (const record of records) {
     for (const path of record.paths) assertPlainTreePath(path, 'A packed call file');
-    const key = callKeyOf(record.paths[0] ?? '');
-    const names = record.paths.map((path) => utf8Bytes(path));
-    const size = encodedRecordBytes(names, record.bytes.length);
-    prepared.push({ key, top: new DataView(key.buffer).getUint32(0), names, record, size });
-    totalBytes += size;
-    nameCount += names.length;
+    totalBytes += encodedRecordBytes(
+      record.paths.map((path) => utf8Bytes(path)),
+      record.byteLength,
+    );
+    prepared.push({ ...keyHalvesOf(record.paths[0] ?? ''), paths: record.paths });
+    nameCount += record.paths.length;
   }
-  if (prepared.length === 0) return { files: [], table: [] };
+  if (prepared.length === 0) return [];
   // Deterministic order whatever order the records came in: key, then the path itself.
-  prepared.sort((a, b) => compareKeys(a.key, b.key) || compareStrings(a.record.paths[0]!, b.record.paths[0]!));
+  prepared.sort((a, b) => compareKeyHalves(a, b) || compareStrings(a.paths[0]!, b.paths[0]!));
 
   const packBits = bucketBits(totalBytes, targetPackBytes);
   const indexBits = Math.min(packBits, bucketBits(nameCount * INDEX_BYTES_PER_NAME, targetIndexBytes));
-  const files: { path: string; bytes: Uint8Array }[] = [];
-  /** Every name's index entry, with the pack file it points into. */
-  const entries: {
-    key: Uint8Array;
-    name: string;
-    pack: { path: string; length: number };
-    offset: number;
-    length: number;
-  }[] = [];
+  const entries: PendingEntry[] = [];
 
   let start = 0;
   while (start < prepared.length) {
-    const bucket = bucketOf(prepared[start]!.top, packBits);
+    const bucket = bucketOf(prepared[start]!.high, packBits);
     let end = start;
-    while (end < prepared.length && bucketOf(prepared[end]!.top, packBits) === bucket) end += 1;
+    while (end < prepared.length && bucketOf(prepared[end]!.high, packBits) === bucket) end += 1;
     const encoded = prepared
       .slice(start, end)
-      .map((item) => encodeRecord({ names: item.record.paths, body: item.record.bytes }));
+      .map((item) => encodeRecord({ names: item.paths, body: options.readBody(item.paths[0]!) }));
     const packBytes = encodePack(encoded);
     if (packBytes.length > MAX_PACK_BYTES) {
       throw new StaticMcpError(
@@ -156,29 +216,31 @@ export function packToolRecords(options: PackToolOptions): PackedTool {
       );
     }
     const pack = { path: `${PACKS_FOLDER}${tool}/${contentName(packBytes)}.pack`, length: packBytes.length };
-    files.push({ path: pack.path, bytes: packBytes });
+    yield { path: pack.path, bytes: packBytes };
     let offset = 16;
     for (let position = start; position < end; position += 1) {
       const item = prepared[position]!;
       const length = encoded[position - start]!.length;
-      item.record.paths.forEach((name, nameIndex) => {
-        entries.push({ key: nameIndex === 0 ? item.key : callKeyOf(name), name, pack, offset, length });
+      item.paths.forEach((name, nameIndex) => {
+        const key = nameIndex === 0 ? item : keyHalvesOf(name);
+        entries.push({ high: key.high, low: key.low, name, pack, offset, length });
       });
       offset += length;
     }
     start = end;
   }
 
+  // The index entries hold all the index phase needs: the records' list can go (a tool may have 650,000).
+  prepared.length = 0;
+
   // An index per key range of 2^(64 - indexBits): the entries of its names, wherever their record lives.
-  entries.sort((a, b) => compareKeys(a.key, b.key) || compareStrings(a.name, b.name));
+  entries.sort((a, b) => compareKeyHalves(a, b) || compareStrings(a.name, b.name));
   const table: PackTableRow[] = [];
   start = 0;
   while (start < entries.length) {
-    const top = new DataView(entries[start]!.key.buffer).getUint32(0);
-    const bucket = bucketOf(top, indexBits);
+    const bucket = bucketOf(entries[start]!.high, indexBits);
     let end = start;
-    while (end < entries.length && bucketOf(new DataView(entries[end]!.key.buffer).getUint32(0), indexBits) === bucket)
-      end += 1;
+    while (end < entries.length && bucketOf(entries[end]!.high, indexBits) === bucket) end += 1;
     const slice = entries.slice(start, end);
     const packPaths = [...new Set(slice.map((entry) => entry.pack.path))].sort(compareStrings);
     const packNumber = new Map(packPaths.map((path, position) => [path, position]));
@@ -187,21 +249,20 @@ export function packToolRecords(options: PackToolOptions): PackedTool {
       length: slice.find((entry) => entry.pack.path === path)!.pack.length,
     }));
     const indexEntries: IndexEntryInput[] = slice.map((entry) => ({
-      key: entry.key,
+      key: keyBytesOf(entry),
       pack: packNumber.get(entry.pack.path)!,
       recordOffset: entry.offset,
       recordLength: entry.length,
     }));
     const indexBytes = encodeIndex(KEY_KIND.call, packs, indexEntries);
     const indexPath = `${PACKS_FOLDER}${tool}/${contentName(indexBytes)}.idx`;
-    files.push({ path: indexPath, bytes: indexBytes });
+    yield { path: indexPath, bytes: indexBytes };
     const firstKey = new Uint8Array(8);
     new DataView(firstKey.buffer).setUint32(0, indexBits === 0 ? 0 : (bucket << (32 - indexBits)) >>> 0);
     table.push({ first: hexOfBytes(firstKey), index: indexPath });
     start = end;
   }
-  files.sort((a, b) => compareStrings(a.path, b.path));
-  return { files, table };
+  return table;
 }
 
 function compareStrings(left: string, right: string): number {

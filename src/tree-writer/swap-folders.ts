@@ -1,5 +1,6 @@
 // The folders a tree writer keeps beside the output folder while it works: `<out>.staticmcp-tmp-<pid>`
-// (the new tree being written) and `<out>.staticmcp-old-<pid>` (the previous tree during the swap).
+// (the new tree being written), `<out>.staticmcp-old-<pid>` (the previous tree during the swap)
+// and `<out>.staticmcp-spool-<pid>` (a file: call files held back from the tree until packed).
 // Names only, no imports: `staticmcp dev` and the up-to-date check match them without loading
 // the writer.
 
@@ -7,10 +8,16 @@
 export const SWAP_FOLDER_MARK = '.staticmcp-';
 export const TEMP_MARK = `${SWAP_FOLDER_MARK}tmp-`;
 export const OLD_MARK = `${SWAP_FOLDER_MARK}old-`;
+export const SPOOL_MARK = `${SWAP_FOLDER_MARK}spool-`;
 
 /** Where this process writes the tree that will replace `outDir`. */
 export function tempFolderOf(outDir: string, pid: number): string {
   return `${outDir}${TEMP_MARK}${pid}`;
+}
+
+/** Where this process keeps the call files it holds back from the tree (tree-writer.ts, the spool). */
+export function spoolFileOf(outDir: string, pid: number): string {
+  return `${outDir}${SPOOL_MARK}${pid}`;
 }
 
 /** Where this process moves the previous tree during the swap. */

@@ -10,7 +10,23 @@
 // `build --force` of an unchanged 2,000-call project created and then deleted 2,000 files).
 // Given a TreeFileReuse (`staticmcp dev`), it links unchanged files by their recorded identity
 // instead (file-reuse.ts).
-import { promises as fs, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+// A write may be spooled (`{ spool: true }`): its content is appended to one spool file beside the
+// output folder instead of becoming a file, and is read from there (`read`, `sizeOf`); a spooled
+// file taken out again (`remove`) never costs a create or an unlink, and one still in the tree is
+// written out as a file before the tree is compared or swapped in. The build spools the call files
+// past its budget, which are packed at the end (builder/tree-output.ts).
+import {
+  closeSync,
+  promises as fs,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
 import { createTreeHash, digestFile } from './content-hash.js';
@@ -19,7 +35,7 @@ import type { ReusingWrite, TreeFileReuse } from './file-reuse.js';
 import { holdsSameBytes } from './holds-same-bytes.js';
 import { linkCopy, linkOrCopy } from './link-or-copy.js';
 import { IO_CONCURRENCY, removeTree } from './remove-tree.js';
-import { oldFolderOf, tempFolderOf } from './swap-folders.js';
+import { oldFolderOf, spoolFileOf, tempFolderOf } from './swap-folders.js';
 
 export interface OpenTreeWriterOptions {
   /**
@@ -59,6 +75,8 @@ export class TreeWriter {
    */
   private readonly idleWaiters: (() => void)[] = [];
   private failure: unknown;
+  /** The spool file, opened at the first spooled write. */
+  private spool: { file: string; fd: number; bytes: number } | undefined;
 
   private constructor(
     readonly outDir: string,
@@ -105,11 +123,16 @@ export class TreeWriter {
    * Any path but a plain relative one (tree-path.ts) is refused before anything is written, so
    * no caller can make the writer reach outside the tree.
    */
-  async write(relativePath: string, content: string | Buffer): Promise<number> {
+  async write(relativePath: string, content: string | Buffer, options: { spool?: boolean } = {}): Promise<number> {
     assertPlainTreePath(relativePath, 'the tree path');
     if (this.failure) throw this.failure;
     // Claimed at once, so a second write of the same path sees it while this one waits for a slot.
     const digest = digestFile(content);
+    // Only a new path is spooled: a path written again over a file stays a file.
+    if (options.spool && !this.written.has(relativePath)) {
+      this.written.set(relativePath, digest);
+      return this.appendToSpool(relativePath, content);
+    }
     // A path written again is written (its first write may already be in the temporary tree).
     const compare = this.previousExists && !this.reuse && !this.written.has(relativePath);
     this.written.set(relativePath, digest);
@@ -126,7 +149,62 @@ export class TreeWriter {
     assertPlainTreePath(relativePath, 'the tree path');
     if (this.failure) throw this.failure;
     this.written.set(relativePath, digest);
-    await this.start(relativePath, () => linkOrCopy(source, path.join(this.tempDir, relativePath)));
+    const target = path.join(this.tempDir, relativePath);
+    await this.start(relativePath, async () => {
+      await linkOrCopy(source, target);
+      // Dev's next rebuild may link it again when its content comes back the same.
+      await this.reuse?.recordFile(relativePath, digest.toString('hex'), target);
+    });
+  }
+
+  /** Appends `content` to the spool (synchronously: one sequential write, no create) and returns its size. */
+  private appendToSpool(relativePath: string, content: string | Buffer): number {
+    const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+    if (!this.spool) {
+      const file = spoolFileOf(this.outDir, process.pid);
+      this.spool = { file, fd: openSync(file, 'w+', 0o600), bytes: 0 };
+    }
+    const offset = this.spool.bytes;
+    let done = 0;
+    while (done < bytes.length) done += writeSync(this.spool.fd, bytes, done, bytes.length - done, offset + done);
+    this.spool.bytes += bytes.length;
+    this.written.setSpooled(relativePath, offset, bytes.length);
+    return bytes.length;
+  }
+
+  /** A spooled file's content, read from the spool. */
+  private readSpooled(at: { offset: number; length: number }): Buffer {
+    const bytes = Buffer.alloc(at.length);
+    let done = 0;
+    while (done < at.length) {
+      const read = readSync(this.spool!.fd, bytes, done, at.length - done, at.offset + done);
+      if (read === 0) throw new Error('the spool file ended early');
+      done += read;
+    }
+    return bytes;
+  }
+
+  /** Waits for every write, writes every spooled file still in the tree out as a file, then drops the spool. */
+  private async writeOutSpool(): Promise<void> {
+    await this.flush();
+    if (!this.spool) return;
+    for (const relativePath of this.written.spooledPaths()) {
+      const content = this.readSpooled(this.written.spooledAt(relativePath)!);
+      const digest = Buffer.from(this.written.get(relativePath)!);
+      this.written.clearSpooled(relativePath);
+      const compare = this.previousExists && !this.reuse;
+      await this.start(relativePath, () => this.writeOne(relativePath, content, digest, compare));
+    }
+    await this.flush();
+    this.closeSpool();
+  }
+
+  private closeSpool(): void {
+    if (!this.spool) return;
+    closeSync(this.spool.fd);
+    const { file } = this.spool;
+    this.spool = undefined;
+    rmSync(file, { force: true });
   }
 
   /** Waits for a slot, makes the file's folder, and starts `writing` it; its failure fails the tree. */
@@ -201,6 +279,8 @@ export class TreeWriter {
   /** What an earlier `write` put at `relativePath` (after a `flush`). */
   read(relativePath: string): Buffer {
     assertPlainTreePath(relativePath, 'the tree path');
+    const spooled = this.written.spooledAt(relativePath);
+    if (spooled) return this.readSpooled(spooled);
     const root = this.written.isUnchanged(relativePath) ? this.outDir : this.tempDir;
     return readFileSync(path.join(root, relativePath));
   }
@@ -208,6 +288,8 @@ export class TreeWriter {
   /** The size in bytes of what an earlier `write` put at `relativePath` (after a `flush`). */
   sizeOf(relativePath: string): number {
     assertPlainTreePath(relativePath, 'the tree path');
+    const spooled = this.written.spooledAt(relativePath);
+    if (spooled) return spooled.length;
     const root = this.written.isUnchanged(relativePath) ? this.outDir : this.tempDir;
     return statSync(path.join(root, relativePath)).size;
   }
@@ -224,7 +306,9 @@ export class TreeWriter {
       assertPlainTreePath(relativePath, 'the tree path');
       if (!this.written.has(relativePath)) continue;
       const unchanged = this.written.isUnchanged(relativePath);
+      const spooled = this.written.spooledAt(relativePath) !== undefined;
       this.written.drop(relativePath);
+      if (spooled) continue;
       if (!unchanged) await fs.rm(path.join(this.tempDir, relativePath), { force: true });
       emptied.add(path.dirname(relativePath));
     }
@@ -265,7 +349,7 @@ export class TreeWriter {
   /** True when `outDir` holds these same files at the same sizes, and `manifestPath` byte for byte. */
   async matchesPrevious(manifestPath: string): Promise<boolean> {
     try {
-      await this.flush();
+      await this.writeOutSpool();
       if (!readFileSync(path.join(this.outDir, manifestPath)).equals(this.read(manifestPath))) return false;
       for (const relativePath of this.written.paths()) {
         if (this.written.isUnchanged(relativePath)) continue;
@@ -283,6 +367,7 @@ export class TreeWriter {
   /** Drops what was written; the previous tree stays as it was. */
   async discard(): Promise<void> {
     await this.flush().catch(() => {});
+    this.closeSpool();
     await removeTree(this.tempDir);
     this.reuse?.discarded();
   }
@@ -295,7 +380,7 @@ export class TreeWriter {
   async commit(options: CommitOptions = {}): Promise<string[]> {
     let kept: string[] = [];
     try {
-      await this.flush();
+      await this.writeOutSpool();
       await this.linkUnchangedFiles();
       if (options.keep) kept = await this.carryOver(options.keep, options.dropInsideKept ?? []);
     } catch (error) {
@@ -322,6 +407,13 @@ export class TreeWriter {
     for (const relativePath of this.written.unchangedPaths()) {
       const source = path.join(this.outDir, relativePath);
       const target = path.join(this.tempDir, relativePath);
+      // `remove` may have taken its folder out (the pack step emptied tools/, leaving an unchanged
+      // tools/<tool>.json only in the previous tree): a packed rebuild over its tree failed here.
+      const folder = path.dirname(relativePath);
+      if (!this.folders.has(folder)) {
+        mkdirSync(path.join(this.tempDir, folder), { recursive: true });
+        this.folders.add(folder);
+      }
       const linking: Promise<void> = fs
         .link(source, target)
         .catch(() => fs.copyFile(source, target))

@@ -42,6 +42,18 @@ async function build(project: string, out: string, budget: string) {
   return result.report;
 }
 
+/** Each packed tool's pack and index files → their inodes. */
+async function packFilesOf(out: string): Promise<Map<string, Map<string, number>>> {
+  const tools = new Map<string, Map<string, number>>();
+  for (const tool of await fs.readdir(path.join(out, 'packs'))) {
+    const files = new Map<string, number>();
+    for (const name of await fs.readdir(path.join(out, 'packs', tool)))
+      files.set(name, (await fs.stat(path.join(out, 'packs', tool, name))).ino);
+    tools.set(tool, files);
+  }
+  return tools;
+}
+
 const callFilesOf = (tree: Map<string, Buffer>, tool: string) =>
   [...tree.keys()].filter((file) => file.startsWith(`tools/${tool}/`));
 
@@ -114,6 +126,39 @@ describe('a build past its call-file budget', () => {
     // Unpacked again over the packed tree: no pack is kept as if it were the user's.
     await build(project, packedOut, '0');
     expect(await readTree(packedOut)).toEqual(plain);
+  });
+
+  it("after a one-tool edit rewrites only that tool's packs: the other tools keep their pack files (same inodes)", async () => {
+    const project = await packableProject();
+    const out = path.join(await temporaryFolder(), 'tree');
+    await build(project, out, '2');
+    const before = await packFilesOf(out);
+    expect([...before.keys()].sort()).toEqual(['echo', 'greet']);
+
+    // One more value for echo: only echo's records change.
+    const config = path.join(project, 'staticmcp.json');
+    await fs.writeFile(
+      config,
+      JSON.stringify({ tools: { echo: { values: { value: ['a', 'b', 'c', 'd', 'e', 'f'] } } } }),
+    );
+    await build(project, out, '2');
+    const after = await packFilesOf(out);
+    expect(after.get('greet')).toEqual(before.get('greet'));
+    const echoBefore = [...before.get('echo')!.keys()].sort();
+    const echoAfter = [...after.get('echo')!.keys()].sort();
+    expect(echoAfter).not.toEqual(echoBefore);
+    // The edited tree is the one a fresh build writes.
+    const fresh = path.join(await temporaryFolder(), 'fresh');
+    await build(project, fresh, '2');
+    expect(await readTree(out)).toEqual(await readTree(fresh));
+
+    // A pack edited by hand in the tree is never reused: the next build packs that tool again.
+    const greetPack = [...after.get('greet')!.keys()].find((name) => name.endsWith('.pack'))!;
+    await fs.appendFile(path.join(out, 'packs/greet', greetPack), 'stray bytes');
+    await fs.writeFile(config, JSON.stringify({ tools: { echo: { values: { value: ['a', 'b'] } } } }));
+    await build(project, out, '2');
+    await build(project, fresh, '2');
+    expect(await readTree(out)).toEqual(await readTree(fresh));
   });
 
   it('within the budget, or with 0, writes exactly the unpacked tree', async () => {

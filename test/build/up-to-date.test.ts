@@ -12,6 +12,7 @@ import { temporaryFolder } from '../helpers/temp-folders.js';
 
 describe('rebuilding an unchanged project', () => {
   it('replays the report, and rebuilds as soon as a resource changes or a tree file goes missing', async () => {
+    // A file removed (or added, or renamed) changes its folder's mtime, which the replay checks.
     const project = await makeProject({ tools: { ok: 'ok' }, files: { 'resources/a.txt': 'first' } });
     expect((await buildJson(project)).code).toBe(0);
     const again = await buildJson(project);
@@ -27,6 +28,20 @@ describe('rebuilding an unchanged project', () => {
     const repaired = await buildJson(project);
     expect(repaired.report.unchanged).toBe(false);
     expect(await exists(path.join(project, 'dist/tools/ok.json'))).toBe(true);
+  });
+
+  it('checks the tree by its folders, not its files: a file rewritten in place stays until --force', async () => {
+    const project = await makeProject({ tools: { ok: 'ok' } });
+    expect((await buildJson(project)).code).toBe(0);
+    const file = path.join(project, 'dist/tools/ok.json');
+    const built = await fs.readFile(file);
+    // In place: same inode, same folder, so no folder's metadata changes (the no-op costs what
+    // the inputs cost, not a stat per output file; `staticmcp check` reports such an edit).
+    await fs.writeFile(file, 'edited by hand');
+    expect((await buildJson(project)).report.unchanged).toBe(true);
+    expect(await fs.readFile(file, 'utf8')).toBe('edited by hand');
+    expect((await buildJson(project, '--force')).code).toBe(0);
+    expect(await fs.readFile(file)).toEqual(built);
   });
 
   it('always reruns value-list commands, whose output no file metadata shows', async () => {

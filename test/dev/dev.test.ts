@@ -329,4 +329,34 @@ describe.concurrent('staticmcp dev', () => {
     expect(await runs()).toBe(rebuiltRuns);
     expect(dev.stderr).not.toMatch(/not answered from the tree|not precomputed/);
   });
+
+  it("rebuilds only the edited tool's packs: the other packed tool keeps its files (same inodes)", async (test) => {
+    const { expect } = test;
+    const runsLog = path.join(await temporaryFolder(), 'runs.log');
+    const project = await writeProject({
+      'tools/say': { script: COUNTED_TOOL('v1', runsLog) },
+      'tools/tell': { script: COUNTED_TOOL('t1', runsLog) },
+    });
+    const dev = startDev(test, project, ['--max-call-files', '2']);
+    await initialized(dev);
+    const inodes = async (tool: string): Promise<Map<string, number>> => {
+      const folder = path.join(project, 'dist/packs', tool);
+      const files = new Map<string, number>();
+      for (const name of await fs.readdir(folder)) files.set(name, (await fs.stat(path.join(folder, name))).ino);
+      return files;
+    };
+    const [sayBefore, tellBefore] = [await inodes('say'), await inodes('tell')];
+
+    await replaceFile(project, 'tools/say', COUNTED_TOOL('v2', runsLog));
+    await fs.chmod(path.join(project, 'tools/say'), 0o755);
+    await stderrSays(dev, 'reloaded the tree');
+    expect(await inodes('tell')).toEqual(tellBefore);
+    expect([...(await inodes('say')).keys()].sort()).not.toEqual([...sayBefore.keys()].sort());
+    expect((await dev.request('tools/call', { name: 'tell', arguments: { word: 'c' } })).result).toEqual({
+      content: [{ type: 'text', text: 't1 c\n' }],
+    });
+    expect((await dev.request('tools/call', { name: 'say', arguments: { word: 'c' } })).result).toEqual({
+      content: [{ type: 'text', text: 'v2 c\n' }],
+    });
+  });
 });

@@ -137,6 +137,15 @@ describe('packed tree source over byte buffers', () => {
     for (let position = 0; position < 3_000; position += 7) await byteBound.read(`tools/lookup/key-${position}.json`);
     expect(byteBound.cacheSize().bytes).toBeLessThanOrEqual(6_000);
   });
+
+  it('keeps every index of a tool by default while they fit in 8 MiB, however many they are', async () => {
+    // 256 small indexes: the old default of 64 indexes sent 3 random calls in 4 to a second index read.
+    const { tree, source } = buildPackedTree(6_000, 2 * 1024, 1024);
+    const indexes = indexPaths(tree).length;
+    expect(indexes).toBeGreaterThan(200);
+    for (let position = 0; position < 6_000; position += 1) await source.read(`tools/lookup/key-${position}.json`);
+    expect(source.cacheSize().indexes).toBe(indexes);
+  });
 });
 
 describe('bad packs and indexes read as not in this tree', () => {

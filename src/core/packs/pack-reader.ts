@@ -43,10 +43,14 @@ export interface PackCacheLimits {
 }
 
 /**
- * 64 indexes / 8 MiB: at the writer's default index size (≈ 64 KiB, 2,000 calls) that is 128,000
- * calls' worth of lookups without a second index read, and a fixed ceiling on the isolate's memory.
+ * 8 MiB of index files (a fixed ceiling on the isolate's memory), at most 1,024 of them (so tiny
+ * indexes' objects stay bounded too). The writer's indexes come out at 32–64 KiB (≈ 2,700 calls
+ * at 64 KiB), so 8 MiB holds 128–256 of them: 350,000+ calls' lookups without a second index read.
+ * It was 64 indexes / 8 MiB, where the count bound always bound first (4 MiB at most):
+ * bench/packed-trees.mjs at 650,000 calls (256 indexes of ~61 KB) measured 0.77 index reads per
+ * random call through the worker with 64, against ~0.47 now.
  */
-export const DEFAULT_PACK_CACHE_LIMITS: PackCacheLimits = { maxIndexes: 64, maxIndexBytes: 8 * 1024 * 1024 };
+export const DEFAULT_PACK_CACHE_LIMITS: PackCacheLimits = { maxIndexes: 1024, maxIndexBytes: 8 * 1024 * 1024 };
 
 /**
  * Parsed indexes, least recently used dropped first, within PackCacheLimits. Plain data, no

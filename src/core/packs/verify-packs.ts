@@ -25,6 +25,23 @@ const REBUILD = 'build the tree again';
 const DEPLOY_ALL =
   'deploy (or copy) the whole tree, packs/ included: an upload that leaves out binary or unknown files loses them';
 
+/**
+ * A read index or pack, parsed (with its bytes); or the problem line: missing on the host, answered with a page of
+ * the host's own (HTML with status 200 fails the magic: missing too), or refused by the parser.
+ */
+function parseRead<Parsed extends object>(
+  read: BytesOutcome,
+  parse: (bytes: Uint8Array) => Parsed | PackProblem,
+  missing: string,
+): { parsed: Parsed; bytes: Uint8Array } | string {
+  if (read.status === 'missing') return `${missing}; ${DEPLOY_ALL}`;
+  const parsed = parse(read.bytes);
+  if (!('status' in parsed)) return { parsed, bytes: read.bytes };
+  return parsed.status === 'missing'
+    ? `${missing} (the host answered something else: its page for a missing file?); ${DEPLOY_ALL}`
+    : parsed.reason;
+}
+
 /** What a caller of verifyPackedTool sees of the files it reads (each once). */
 export interface PackVisitor {
   /** An index that parsed (the packs it names, whether present or not). */
@@ -50,25 +67,20 @@ export async function verifyPackedTool(
     if (!row.index.startsWith(`packs/${tool}/`)) problems.push(`${row.index} is not below packs/${tool}/; ${REBUILD}`);
     // A row naming an index another row names reads it once too.
     const read = onePack.heldIndex(row.index) ?? (await files.readBytes(row.index));
-    const missing = `${row.index} is missing: the calls of its key range cannot be answered`;
-    if (read.status === 'missing') {
-      problems.push(`${missing}; ${DEPLOY_ALL}`);
+    if (read.status === 'ok') onePack.holdIndex(row.index, read.bytes);
+    const outcome = parseRead(
+      read,
+      (bytes) => parseIndex(bytes, row.index),
+      `${row.index} is missing: the calls of its key range cannot be answered`,
+    );
+    if (typeof outcome === 'string') {
+      problems.push(outcome);
       continue;
     }
-    onePack.holdIndex(row.index, read.bytes);
-    const parsed = parseIndex(read.bytes, row.index);
-    if ('status' in parsed) {
-      // A host's page for a file it does not have (HTML with status 200) is not an index: missing.
-      problems.push(
-        parsed.status === 'missing'
-          ? `${missing} (the host answered something else: its page for a missing file?); ${DEPLOY_ALL}`
-          : parsed.reason,
-      );
-      continue;
-    }
+    const { parsed, bytes } = outcome;
     seen.onIndex?.(row.index, parsed);
     if (parsed.keyKind !== KEY_KIND.call) problems.push(`${row.index} does not hold call keys; ${REBUILD}`);
-    if (!(await isNamedByContent(row.index, read.bytes)))
+    if (!(await isNamedByContent(row.index, bytes)))
       problems.push(`${row.index} is not named by its content hash (edited?); ${REBUILD}`);
     const next = rows[position + 1]?.first;
     for (let entry = 0; entry < parsed.entryCount; entry += 1) {
@@ -97,22 +109,18 @@ export async function verifyPackedTool(
   const reader = new PackReader(onePack);
   for (const [packPath, entries] of [...entriesByPack].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const read = await files.readBytes(packPath);
-    const missing = `${packPath} is missing: ${entries.length} calls cannot be answered`;
-    if (read.status === 'missing') {
-      problems.push(`${missing}; ${DEPLOY_ALL}`);
+    const outcome = parseRead(
+      read,
+      (bytes) => parsePack(bytes, packPath),
+      `${packPath} is missing: ${entries.length} calls cannot be answered`,
+    );
+    if (typeof outcome === 'string') {
+      problems.push(outcome);
       continue;
     }
-    const parsed = parsePack(read.bytes, packPath);
-    if ('status' in parsed) {
-      problems.push(
-        parsed.status === 'missing'
-          ? `${missing} (the host answered something else: its page for a missing file?); ${DEPLOY_ALL}`
-          : parsed.reason,
-      );
-      continue;
-    }
+    const { parsed, bytes } = outcome;
     await seen.onPack?.(packPath, parsed.records);
-    if (!(await isNamedByContent(packPath, read.bytes)))
+    if (!(await isNamedByContent(packPath, bytes)))
       problems.push(`${packPath} is not named by its content hash (edited?); ${REBUILD}`);
     const recordAt = new Map(parsed.records.map((record) => [record.offset, record]));
     for (const { index, entry, row } of entries) {
@@ -130,7 +138,7 @@ export async function verifyPackedTool(
       }
     }
     // Every name reachable the way a reader looks it up (only this pack read, from memory).
-    onePack.hold(packPath, read.bytes);
+    onePack.hold(packPath, bytes);
     for (const { record, offset } of parsed.records) {
       for (const name of record.names) {
         const found = await reader.lookup(rows, KEY_KIND.call, callKeyOf(name), name);

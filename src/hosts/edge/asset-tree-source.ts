@@ -16,6 +16,31 @@ function encodePath(relativePath: string): string {
 }
 
 /**
+ * One tree file's response: 'missing' for a 404, 410 or redirect, a 304 or 2xx response as it is;
+ * other statuses throw (a failure must not be cached as an answer).
+ */
+async function fetchTreeFile(
+  fetcher: AssetFetcher,
+  siteRoot: URL,
+  relativePath: string,
+  headers: Record<string, string>,
+): Promise<Response | 'missing'> {
+  const response = await fetcher.fetch(
+    new Request(new URL(encodePath(relativePath), siteRoot), { headers, redirect: 'manual' }),
+  );
+  if (response.status === 304) return response;
+  if (response.status === 404 || response.status === 410 || (response.status >= 300 && response.status < 400)) {
+    await response.body?.cancel();
+    return 'missing';
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new Error(`${relativePath}: the site answered HTTP ${response.status}`);
+  }
+  return response;
+}
+
+/**
  * Reads tree files below `siteRoot` (a URL ending in `/`). A 404 or a redirect is a missing file;
  * so is a page that stands in for a `.json` path (host-fallback.ts: Pages serves index.html for
  * unknown paths when a site has no 404.html); other failures throw, so they are not cached.
@@ -28,18 +53,9 @@ export function createAssetTreeSource(fetcher: AssetFetcher, siteRoot: URL): Tre
     async read(relativePath: string, etag?: string): Promise<ReadOutcome> {
       const headers: Record<string, string> = { accept: 'application/json' };
       if (etag !== undefined) headers['if-none-match'] = etag;
-      const response = await fetcher.fetch(
-        new Request(new URL(encodePath(relativePath), siteRoot), { headers, redirect: 'manual' }),
-      );
+      const response = await fetchTreeFile(fetcher, siteRoot, relativePath, headers);
+      if (response === 'missing') return { status: 'missing' };
       if (response.status === 304) return { status: 'not-modified' };
-      if (response.status === 404 || response.status === 410 || (response.status >= 300 && response.status < 400)) {
-        await response.body?.cancel();
-        return { status: 'missing' };
-      }
-      if (!response.ok) {
-        await response.body?.cancel();
-        throw new Error(`${relativePath}: the site answered HTTP ${response.status}`);
-      }
       if (relativePath.endsWith('.json') && (response.headers.get('content-type') ?? '').startsWith('text/html')) {
         await response.body?.cancel();
         return { status: 'missing' };
@@ -54,20 +70,8 @@ export function createAssetTreeSource(fetcher: AssetFetcher, siteRoot: URL): Tre
      * magic, which the reader takes for a missing pack.
      */
     async readBytes(relativePath: string): Promise<BytesOutcome> {
-      const response = await fetcher.fetch(
-        new Request(new URL(encodePath(relativePath), siteRoot), {
-          headers: { accept: 'application/octet-stream' },
-          redirect: 'manual',
-        }),
-      );
-      if (response.status === 404 || response.status === 410 || (response.status >= 300 && response.status < 400)) {
-        await response.body?.cancel();
-        return { status: 'missing' };
-      }
-      if (!response.ok) {
-        await response.body?.cancel();
-        throw new Error(`${relativePath}: the site answered HTTP ${response.status}`);
-      }
+      const response = await fetchTreeFile(fetcher, siteRoot, relativePath, { accept: 'application/octet-stream' });
+      if (response === 'missing') return { status: 'missing' };
       return { status: 'ok', bytes: new Uint8Array(await response.arrayBuffer()), whole: true };
     },
     close() {},

@@ -24,7 +24,7 @@ interface CachedTree {
   checkedAtMs: number;
   /**
    * The manifest's pack table (its tools' calls are read from packs; undefined: not packed), and
-   * the isolate's bounded cache of their parsed indexes (DEFAULT_PACK_CACHE_LIMITS: 64 indexes,
+   * the isolate's bounded cache of their parsed indexes (DEFAULT_PACK_CACHE_LIMITS: 1,024 indexes,
    * 8 MiB), new with each manifest since index names change with their content.
    */
   packs?: IsolatePacks;

@@ -170,11 +170,12 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
   baseUrl = `http://${bracketIpv6(options.host)}:${port}`;
   // Loaded now rather than by the first request (its answer took ~80 ms instead of ~2 ms).
   setTimeout(() => void preloadRequestHandling(context, true), 0);
-  process.stderr.write(`MCP endpoint: ${baseUrl}${MCP_PATH}\n`);
+  // One write: a reader that sees the endpoint line sees the site line too (tests, scripts).
   process.stderr.write(
-    options.treeRoot === undefined
-      ? `Static site: not served (the tree is at ${options.source.displayName})\n`
-      : `Static site: ${baseUrl}/\n`,
+    `MCP endpoint: ${baseUrl}${MCP_PATH}\n` +
+      (options.treeRoot === undefined
+        ? `Static site: not served (the tree is at ${options.source.displayName})\n`
+        : `Static site: ${baseUrl}/\n`),
   );
   if (!isLoopbackHost(options.host)) {
     process.stderr.write(

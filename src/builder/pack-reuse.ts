@@ -1,0 +1,171 @@
+// Incremental packing (issue #24: "a one-tool edit rewrites only that tool's packs"): after a
+// packed build, the project's .staticmcp/packs.json records, per packed tool, a digest of its
+// records (each call's names and its file's sha256, which the tree writer already holds, so no
+// call file is read for it), the pack size aimed at, its rows of the pack table, and the identity
+// of each pack and index file in the output folder (inode, size, mtime, sha256). The next build's
+// pack step (pack-call-files.ts) hard-links a tool's packs from the previous tree when its digest
+// is the same and every one of those files is provably untouched since, instead of reading its
+// call files back and encoding them again; an edited tool is packed as before. The packs of one
+// digest are byte-identical whichever build wrote them (pack-writer.ts is deterministic and the
+// digest covers its inputs and the generator's version), so a reused tool's files are the ones a
+// fresh build writes. Any doubt (no record, another output folder, a file touched) means "pack".
+import { createHash } from 'node:crypto';
+import { type BigIntStats, promises as fs, lstatSync } from 'node:fs';
+import path from 'node:path';
+import { PACKS_FOLDER } from '../core/packs/pack-format.js';
+import type { PackTableRow } from '../core/packs/pack-table.js';
+import { assertPlainTreePath } from '../core/tree/tree-path.js';
+
+const RECORD_FILE = path.join('.staticmcp', 'packs.json');
+
+/** One pack or index file of a recorded tool, as it was in the output folder after the build. */
+interface RecordedPackFile {
+  path: string;
+  sha256: string;
+  inode: string;
+  size: number;
+  mtimeNs: string;
+}
+
+/** What a packed tool left in the tree, and the digest of the records it was packed from. */
+export interface RecordedPackedTool {
+  records: string;
+  targetPackBytes: number;
+  table: PackTableRow[];
+  files: RecordedPackFile[];
+}
+
+interface PackRecordFile {
+  outDir: string;
+  generator: string;
+  tools: Record<string, RecordedPackedTool>;
+}
+
+/** A tool's packs as the build wrote them: its records' digest, its table rows and its files' digests. */
+export interface PackedToolOutcome {
+  records: string;
+  targetPackBytes: number;
+  table: PackTableRow[];
+  files: { path: string; sha256: string }[];
+}
+
+/** The packs of the previous build of one output folder, for the pack step to reuse. */
+export class PreviousPacks {
+  constructor(
+    readonly outDir: string,
+    private readonly tools: Readonly<Record<string, RecordedPackedTool>>,
+  ) {}
+
+  /**
+   * The recorded tool when its records digest and pack size are these and each of its files is
+   * still in the output folder untouched (same inode, size and mtime); otherwise undefined.
+   */
+  reusable(tool: string, records: string, targetPackBytes: number): RecordedPackedTool | undefined {
+    const recorded = Object.hasOwn(this.tools, tool) ? this.tools[tool] : undefined;
+    if (!recorded || recorded.records !== records || recorded.targetPackBytes !== targetPackBytes) return undefined;
+    try {
+      // The record is the project's own file, but an edited one must not put paths outside the
+      // tool's packs folder into the tree or its table.
+      const ownFolder = `${PACKS_FOLDER}${tool}/`;
+      const paths = new Set(recorded.files.map((file) => file.path));
+      if (!recorded.table.every((row) => paths.has(row.index))) return undefined;
+      for (const file of recorded.files) {
+        assertPlainTreePath(file.path, 'a recorded pack file');
+        if (!file.path.startsWith(ownFolder) || file.path.indexOf('/', ownFolder.length) >= 0) return undefined;
+        const stats = lstatSync(path.join(this.outDir, file.path), { bigint: true });
+        if (
+          !stats.isFile() ||
+          String(stats.ino) !== file.inode ||
+          Number(stats.size) !== file.size ||
+          String(stats.mtimeNs) !== file.mtimeNs
+        )
+          return undefined;
+      }
+    } catch {
+      return undefined;
+    }
+    return recorded;
+  }
+}
+
+/** The digest of a tool's records: its name, the pack size, and each record's names and body digest in order. */
+export class ToolRecordsDigest {
+  private readonly hash = createHash('sha256');
+
+  constructor(generator: string, tool: string, targetPackBytes: number) {
+    this.hash.update(`${generator}\0${tool}\0${targetPackBytes}\n`);
+  }
+
+  /** Adds one record (call these in a fixed order: the owners sorted). */
+  add(paths: readonly string[], bodyDigest: Buffer): void {
+    this.hash.update(paths.join('\0'));
+    this.hash.update('\0');
+    this.hash.update(bodyDigest);
+    this.hash.update('\n');
+  }
+
+  digest(): string {
+    return this.hash.digest('hex');
+  }
+}
+
+/** The previous build's packs of `outDir` (resolved), or none when there is no usable record. */
+export async function readPreviousPacks(
+  projectRoot: string,
+  outDir: string,
+  generator: string,
+): Promise<PreviousPacks> {
+  try {
+    const record = JSON.parse(await fs.readFile(path.join(projectRoot, RECORD_FILE), 'utf8')) as PackRecordFile;
+    if (record.outDir === outDir && record.generator === generator && typeof record.tools === 'object')
+      return new PreviousPacks(outDir, record.tools ?? {});
+  } catch {
+    // No record, or an unreadable one: nothing to reuse.
+  }
+  return new PreviousPacks(outDir, {});
+}
+
+/**
+ * Records the packed tools of the tree now in `outDir` (after its swap, or after a build that found
+ * it unchanged), each file's identity taken from the output folder. No packed tool: the record goes.
+ */
+export async function recordPacks(
+  projectRoot: string,
+  outDir: string,
+  generator: string,
+  packed: Readonly<Record<string, PackedToolOutcome>>,
+): Promise<void> {
+  const file = path.join(projectRoot, RECORD_FILE);
+  if (Object.keys(packed).length === 0) {
+    await fs.rm(file, { force: true });
+    return;
+  }
+  const tools: Record<string, RecordedPackedTool> = {};
+  for (const [tool, outcome] of Object.entries(packed)) {
+    const files: RecordedPackFile[] = [];
+    for (const written of outcome.files) {
+      let stats: BigIntStats;
+      try {
+        stats = lstatSync(path.join(outDir, written.path), { bigint: true });
+      } catch {
+        // Gone already (something else wrote the folder): nothing of this tool can be reused.
+        files.length = 0;
+        break;
+      }
+      files.push({
+        path: written.path,
+        sha256: written.sha256,
+        inode: String(stats.ino),
+        size: Number(stats.size),
+        mtimeNs: String(stats.mtimeNs),
+      });
+    }
+    if (files.length !== outcome.files.length) continue;
+    tools[tool] = { records: outcome.records, targetPackBytes: outcome.targetPackBytes, table: outcome.table, files };
+  }
+  const record: PackRecordFile = { outDir, generator, tools };
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  await fs.writeFile(temp, JSON.stringify(record));
+  await fs.rename(temp, file);
+}

@@ -1,0 +1,69 @@
+// Incremental packing's record (src/builder/pack-reuse.ts): a tool's packs are reused only when its
+// records digest is the recorded one and every recorded file is still in the output folder
+// untouched; a touched file, or a hand-edited record naming paths outside the tool's packs
+// folder, means "pack again", never a crash or a file from elsewhere in the tree.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readPreviousPacks, recordPacks } from '../../src/builder/pack-reuse.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
+
+const GENERATOR = 'staticmcp test';
+
+async function packedProject(): Promise<{ project: string; out: string }> {
+  const project = await temporaryFolder('staticmcp-pack-reuse-');
+  const out = path.join(project, 'dist');
+  await fs.mkdir(path.join(out, 'packs/echo'), { recursive: true });
+  await fs.writeFile(path.join(out, 'packs/echo/aaaa.pack'), 'pack bytes');
+  await fs.writeFile(path.join(out, 'packs/echo/bbbb.idx'), 'index bytes');
+  await recordPacks(project, out, GENERATOR, {
+    echo: {
+      records: 'digest-1',
+      targetPackBytes: 1024,
+      table: [{ first: '0000000000000000', index: 'packs/echo/bbbb.idx' }],
+      files: [
+        { path: 'packs/echo/aaaa.pack', sha256: '00' },
+        { path: 'packs/echo/bbbb.idx', sha256: '11' },
+      ],
+    },
+  });
+  return { project, out };
+}
+
+describe('the packs of the previous build', () => {
+  it('are reused only for the same records, pack size and untouched files', async () => {
+    const { project, out } = await packedProject();
+    const previous = await readPreviousPacks(project, out, GENERATOR);
+    expect(previous.reusable('echo', 'digest-1', 1024)?.table).toEqual([
+      { first: '0000000000000000', index: 'packs/echo/bbbb.idx' },
+    ]);
+    expect(previous.reusable('echo', 'digest-2', 1024)).toBeUndefined();
+    expect(previous.reusable('echo', 'digest-1', 2048)).toBeUndefined();
+    expect(previous.reusable('other', 'digest-1', 1024)).toBeUndefined();
+    // Another output folder or generator: nothing is reused.
+    expect((await readPreviousPacks(project, `${out}2`, GENERATOR)).reusable('echo', 'digest-1', 1024)).toBeUndefined();
+    expect((await readPreviousPacks(project, out, 'other')).reusable('echo', 'digest-1', 1024)).toBeUndefined();
+
+    // A file edited in place (same inode, new mtime) or removed: packed again.
+    await fs.appendFile(path.join(out, 'packs/echo/aaaa.pack'), '!');
+    expect(previous.reusable('echo', 'digest-1', 1024)).toBeUndefined();
+  });
+
+  it("are never reused from a record that names files outside the tool's packs folder, or is broken", async () => {
+    const { project, out } = await packedProject();
+    const recordFile = path.join(project, '.staticmcp/packs.json');
+    const record = JSON.parse(await fs.readFile(recordFile, 'utf8'));
+    const tool = record.tools.echo;
+    for (const edit of [
+      { ...tool, files: [{ ...tool.files[0], path: '../outside.pack' }, tool.files[1]] },
+      { ...tool, files: [{ ...tool.files[0], path: 'mcp.json' }, tool.files[1]] },
+      { ...tool, files: [{ ...tool.files[0], path: 'packs/other/aaaa.pack' }, tool.files[1]] },
+      { ...tool, table: [{ first: '0000000000000000', index: 'packs/echo/elsewhere.idx' }] },
+    ]) {
+      await fs.writeFile(recordFile, JSON.stringify({ ...record, tools: { echo: edit } }));
+      expect((await readPreviousPacks(project, out, GENERATOR)).reusable('echo', 'digest-1', 1024)).toBeUndefined();
+    }
+    await fs.writeFile(recordFile, '{"outDir": ');
+    expect((await readPreviousPacks(project, out, GENERATOR)).reusable('echo', 'digest-1', 1024)).toBeUndefined();
+  });
+});
