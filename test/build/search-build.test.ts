@@ -10,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildJson, runCli } from '../helpers/cli.js';
+import { startWorkerdSite } from '../edge/workerd-site.js';
 import { HttpServe } from '../helpers/http-serve.js';
 import { CLI } from '../helpers/paths.js';
 import { makeProject } from '../helpers/projects.js';
@@ -132,6 +133,28 @@ describe('search over a built tree', () => {
 });
 
 describe('search over HTTP', () => {
+  it("answers the same through the tree's worker in workerd (the index read through ASSETS)", async () => {
+    const project = await searchProject({ search: true });
+    const { report } = await buildJson(project);
+    const site = await startWorkerdSite(report.outDir);
+    const client = new Client({ name: 'search-test', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL('mcp', site.url)));
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['search', 'fetch']));
+      const found = await client.callTool({ name: 'search', arguments: { query: 'packed trees thursday' } });
+      const results = (found.structuredContent as { results: { id: string }[] }).results;
+      expect(results.map((hit) => hit.id)).toEqual(['resources/notes_txt.json']);
+      const fetched = await client.callTool({ name: 'fetch', arguments: { id: results[0]!.id } });
+      expect(fetched.structuredContent).toMatchObject({ text: NOTES });
+      const forged = await client.callTool({ name: 'fetch', arguments: { id: '../mcp.json' } });
+      expect(forged.isError).toBe(true);
+    } finally {
+      await client.close();
+      await site.close();
+    }
+  });
+
   it('answers the same through serve --http, and through serve <URL> of that server', async () => {
     const project = await searchProject({ search: true });
     const { report } = await buildJson(project);
