@@ -39,9 +39,9 @@ export interface ToolCallFiles {
   nameCount: number;
 }
 
-/** The copies of `owner` that are packed with it (those below its tool's folder). */
-function packedCopiesOf(copiesOf: ReadonlyMap<string, string[]>, owner: string, tool: string): string[] {
-  return (copiesOf.get(owner) ?? []).filter((copy) => toolOfCallFile(copy) === tool).sort(compareStrings);
+/** A record's names: its own call file, then the copies packed with it (planPacking sorted them). */
+function namesOf(packedCopies: ReadonlyMap<string, string[]>, owner: string): string[] {
+  return [owner, ...(packedCopies.get(owner) ?? [])];
 }
 
 function compareStrings(left: string, right: string): number {
@@ -55,7 +55,8 @@ export interface PackingPlan {
   callFilesAfter: number;
   /** The tools to pack, in name order. */
   tools: ToolCallFiles[];
-  copiesOf: ReadonlyMap<string, string[]>;
+  /** Owner → its left-out-default copies below the same tool's folder (extra names of its record), sorted. */
+  packedCopies: ReadonlyMap<string, string[]>;
   targetPackBytes: number;
 }
 
@@ -81,14 +82,17 @@ export async function planPacking(
   if (maxCallFiles === 0 || callFilesBefore <= maxCallFiles) return undefined;
   await output.writer.flush();
   const known = new Set(tools);
-  const copiesOf = new Map<string, string[]>();
+  const packedCopies = new Map<string, string[]>();
   const isCopy = new Set<string>();
   for (const [copy, owner] of copies) {
     isCopy.add(copy);
-    const list = copiesOf.get(owner) ?? [];
-    if (list.length === 0) copiesOf.set(owner, list);
+    // A copy elsewhere (tools/<tool>.json, the all-defaults one) stays a plain file.
+    if (toolOfCallFile(copy) !== toolOfCallFile(owner)) continue;
+    const list = packedCopies.get(owner) ?? [];
+    if (list.length === 0) packedCopies.set(owner, list);
     list.push(copy);
   }
+  for (const list of packedCopies.values()) list.sort(compareStrings);
   const byTool = new Map<string, ToolCallFiles>();
   for (const filePath of output.writer.paths()) {
     const tool = toolOfCallFile(filePath);
@@ -102,7 +106,7 @@ export async function planPacking(
     // A copy is one more name of its original's record (an owner is always in its copy's tool).
     if (isCopy.has(filePath)) continue;
     entry.owners.push(filePath);
-    const names = [filePath, ...packedCopiesOf(copiesOf, filePath, tool)].map((name) => utf8Bytes(name));
+    const names = namesOf(packedCopies, filePath).map((name) => utf8Bytes(name));
     entry.recordBytes += encodedRecordBytes(names, output.writer.sizeOf(filePath));
     entry.nameCount += names.length;
   }
@@ -133,7 +137,7 @@ export async function planPacking(
     else packed.push(entry);
   }
   if (packed.length === 0) return undefined;
-  return { callFilesBefore, callFilesAfter, tools: packed, copiesOf, targetPackBytes };
+  return { callFilesBefore, callFilesAfter, tools: packed, packedCopies, targetPackBytes };
 }
 
 /**
@@ -145,7 +149,7 @@ export async function writePacks(
   plan: PackingPlan,
   options: PackCallFilesOptions = { generator: '' },
 ): Promise<PackingOutcome> {
-  const { copiesOf, targetPackBytes } = plan;
+  const { packedCopies, targetPackBytes } = plan;
   const table: Record<string, PackTableRow[]> = {};
   const packedTools: Record<string, PackedToolOutcome> = {};
   let packFiles = 0;
@@ -154,8 +158,7 @@ export async function writePacks(
     // The owners in a fixed order (they come in as the calls finished), for the records digest.
     entry.owners.sort(compareStrings);
     const digest = new ToolRecordsDigest(options.generator, entry.tool, targetPackBytes);
-    for (const owner of entry.owners)
-      digest.add([owner, ...packedCopiesOf(copiesOf, owner, entry.tool)], output.writer.digestOf(owner)!);
+    for (const owner of entry.owners) digest.add(namesOf(packedCopies, owner), output.writer.digestOf(owner)!);
     const records = digest.digest();
     const reused = options.previous?.reusable(entry.tool, records, targetPackBytes);
     let outcome: PackedToolOutcome;
@@ -174,10 +177,7 @@ export async function writePacks(
         tool: entry.tool,
         records: (function* () {
           for (const owner of entry.owners)
-            yield {
-              paths: [owner, ...packedCopiesOf(copiesOf, owner, entry.tool)],
-              byteLength: output.writer.sizeOf(owner),
-            };
+            yield { paths: namesOf(packedCopies, owner), byteLength: output.writer.sizeOf(owner) };
         })(),
         readBody: (owner) => output.writer.read(owner),
         targetPackBytes,
@@ -185,7 +185,9 @@ export async function writePacks(
       const written: string[] = [];
       let step = generator.next();
       for (; !step.done; step = generator.next()) {
-        await output.write(step.value.path, Buffer.from(step.value.bytes));
+        const { bytes } = step.value;
+        // A view, not a copy: the pack's bytes are written once.
+        await output.write(step.value.path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
         written.push(step.value.path);
       }
       outcome = {

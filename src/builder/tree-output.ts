@@ -20,7 +20,7 @@ export class TreeOutput {
     if (this.writer.has(filePath)) {
       await this.writer.flush();
       // Replaced, not added: the tally counts the file once, at its new size.
-      removeFromTally(this.tally, filePath, this.writer.read(filePath).length);
+      removeFromTally(this.tally, filePath, this.writer.sizeOf(filePath));
     }
     const spool =
       this.spoolPast !== undefined && this.tally.callFiles >= this.spoolPast && toolOfCallFile(filePath) !== undefined;

@@ -13,15 +13,18 @@ import { buildProjectTree, writeProject } from '../helpers/projects.js';
 import { modernHeaders } from '../protocol-table/drivers.js';
 import { MODERN_META } from '../protocol-table/modern-cases.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
 import { firstText } from '../helpers/results.js';
 
-function sleeper(seconds: number, timeoutSecs: number): string {
+/** A live-only tool that sleeps, then echoes `n`; with `startedMarker`, it first creates that file. */
+function sleeper(seconds: number, timeoutSecs: number, startedMarker?: string): string {
   return `#!/bin/sh
 if [ "$1" = "--help" ]; then
   echo '{"description": "Sleeps, then answers", "precompute": false, "timeoutSecs": ${timeoutSecs}}'
   echo '{"n": {"description": "Echoed back", "required": true, "value_type": "integer"}}' >&2
   exit 0
 fi
+${startedMarker ? `: > '${startedMarker}'` : ''}
 sleep ${seconds}
 echo "done $n"
 `;
@@ -50,15 +53,17 @@ describe('live calls under load', () => {
   });
 
   it('answers a call that waited for a slot past its timeout with an isError result, and runs the rest', async () => {
+    const hogStarted = path.join(await temporaryFolder(), 'hog-started');
     const project = await writeProject({
-      'tools/hog': { script: sleeper(3, 10) },
+      'tools/hog': { script: sleeper(3, 10, hogStarted) },
       'tools/quick': { script: sleeper(0, 1) },
     });
     buildProjectTree(project);
     const bridge = new RawBridge([project, '--live-concurrency', '1']);
     await bridge.initialize();
     const hog = bridge.request('tools/call', { name: 'hog', arguments: { n: 1 } });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The one slot is the hog's once its script runs (a fixed wait lost that race on a loaded machine).
+    await waitUntil(() => existsSync(hogStarted), 10_000, 'the hog call to start');
     const queuedAt = Date.now();
     const quick = await bridge.request('tools/call', { name: 'quick', arguments: { n: 2 } });
     expect(quick.result?.isError, JSON.stringify(quick)).toBe(true);
