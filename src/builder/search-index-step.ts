@@ -1,167 +1,151 @@
-// The build's search step (issue #25): when staticmcp.json turns `search` on, documents are made
-// and their index is written below packs/search.index/ (tree-writer/search-index-writer.ts); the
-// returned value is mcp.json's `staticmcp.search`, whose presence declares the search and fetch
-// tools to our readers (other bridges never list them).
-// - Text resources (binary ones skipped): id = the resource's tree file, title = its title or name,
-//   metadata = its uri and mimeType (a client can also read it as a resource).
-// - Precomputed calls of the tools `search.tools` names: id = the call file (left-out-default
-//   copies skipped: one document per call), text = the result's text items (its structured
-//   content as JSON when it has none), title = the tool's `title` template over the recorded
-//   arguments, else their values joined by ", "; error results are skipped.
-// url = the document's file under publicUrl, or "" without one. Runs after the content hash (the
-// index is derived from files it covers) and before the pack step (which takes call files out).
-// A project tool named search or fetch wins: no index, one warning saying how to rename it. A
-// shard part writes none either (merging indexes is still to do), and says so.
-import { readCallFile } from '../core/tree/lenient-files.js';
-import { isObject, type JsonObject } from '../core/tree/json-object.js';
-import { resourceFilePath } from '../core/tree/resource-key.js';
+// The build's search step (issue #25): documents are made from the tree being written
+// (core/search/tree-documents.ts, the one lister merge and `staticmcp index` use too, so all three
+// index a tree alike) and their index is written below packs/search.index/
+// (tree-writer/search-index-writer.ts); the returned value is mcp.json's `staticmcp.search`, whose
+// presence declares the search and fetch tools to our readers (other bridges never list them).
+// On by default for the text resources (`"search": false` turns it off; call results only for the
+// tools `search.tools` names); a project without text resources and no setting gets no index.
+// Runs after the content hash (the index is derived from files it covers) and before the pack step
+// (which takes call files out). A project tool named search or fetch wins: no index, one warning
+// saying how to rename it. A shard part writes none: the merge indexes the merged tree with the
+// settings the part's record carries (searchToIndex), so its index is the one-machine build's.
+import type { JsonObject } from '../core/tree/json-object.js';
+import { type DocumentSettings, listTreeDocuments, type SearchDocument } from '../core/search/tree-documents.js';
 import type { ProjectConfig } from '../project/config.js';
-import type { ProjectResource } from '../project/discover-resources.js';
-import type { SearchDocument, SearchIndexExtension } from '../tree-writer/search-index-writer.js';
+import type { SearchIndexExtension } from '../tree-writer/search-index-writer.js';
+import type { TreeWriter } from '../tree-writer/tree-writer.js';
 import type { BuildProblem } from './build-report.js';
 import type { TreeOutput } from './tree-output.js';
 
 export interface SearchStepInput {
   config: ProjectConfig;
-  resources: readonly ProjectResource[];
+  /**
+   * The manifest as it will be written (its resource and tool lists, and our extension's tools and
+   * state resources): the documents are made from it and the files, as merge and index make them.
+   */
+  manifest: JsonObject;
   toolNames: readonly string[];
   /** publicUrl without its trailing slashes. */
   publicUrl: string | undefined;
   output: TreeOutput;
-  /** A `build --shard` part: indexed by nobody yet, said once. */
+  /** A `build --shard` part: its documents are indexed by the merge, not here. */
   shardPart: boolean;
-  /** Left-out-default copies written ([copy, original]). */
-  callCopies: readonly [string, string][];
 }
 
 const OUR_TOOLS = ['search', 'fetch'];
 
-/** The tool of a call file: `tools/<tool>/….json` or `tools/<tool>.json`. */
-function toolOfCallFile(filePath: string): string | undefined {
-  if (!filePath.startsWith('tools/') || !filePath.endsWith('.json')) return undefined;
-  const rest = filePath.slice('tools/'.length);
-  const slash = rest.indexOf('/');
-  return slash < 0 ? rest.slice(0, -'.json'.length) : rest.slice(0, slash);
+/** What an index holds, besides the urls' publicUrl. */
+export type SearchSettings = Omit<DocumentSettings, 'publicUrl'>;
+
+/**
+ * What staticmcp.json's `search` asks to index, or undefined when nothing: absent = the text
+ * resources (default on), `false` = off, `true` = the text resources, an object = its `resources`
+ * (default true) and the call results of its `tools`.
+ */
+export function documentSettingsOf(config: ProjectConfig): SearchSettings | undefined {
+  const setting = config.search;
+  if (setting === false) return undefined;
+  if (setting === undefined || setting === true) return { resources: true, tools: {} };
+  return { resources: setting.resources !== false, tools: setting.tools ?? {} };
 }
 
-/** `template` with each {name} replaced by that argument's value ("" when absent). */
-function fillTitle(template: string, args: JsonObject): string {
-  return template.replace(/\{([^{}]+)\}/g, (_, name: string) => {
-    const value = args[name];
-    return value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
-  });
+/** A tree being written (build, merge) as the document lister reads it: the writer's files. */
+export function writerDocumentFiles(writer: TreeWriter, manifest: JsonObject) {
+  return {
+    manifest,
+    paths: () => writer.paths(),
+    has: (treePath: string) => writer.has(treePath),
+    read: async (treePath: string) => (writer.has(treePath) ? writer.read(treePath) : undefined),
+  };
 }
 
-/** A call result as one document's text: its text items, else its structured content as JSON. */
-function textOfResult(result: JsonObject): string {
-  const texts = (Array.isArray(result.content) ? result.content : []).flatMap((item) =>
-    isObject(item) && item.type === 'text' && typeof item.text === 'string' ? [item.text] : [],
-  );
-  if (texts.length > 0) return texts.join('\n\n');
-  return isObject(result.structuredContent) ? JSON.stringify(result.structuredContent) : '';
-}
-
-function callDocuments(
-  input: SearchStepInput,
-  tools: Record<string, { title?: string }>,
+/** Every document of the tree being written, in an array (the index writer takes them whole for now). */
+export async function gatherDocuments(
+  writer: TreeWriter,
+  manifest: JsonObject,
+  settings: DocumentSettings,
   warnings: BuildProblem[],
-): SearchDocument[] {
-  for (const tool of Object.keys(tools).sort()) {
-    if (!input.toolNames.includes(tool))
+): Promise<SearchDocument[]> {
+  await writer.flush();
+  const documents: SearchDocument[] = [];
+  let skipped = 0;
+  for await (const document of listTreeDocuments(writerDocumentFiles(writer, manifest), settings, () => {
+    skipped += 1;
+  }))
+    documents.push(document);
+  if (skipped > 0)
+    warnings.push({
+      path: 'staticmcp.json',
+      message: `${skipped} files could not be read as documents and are not in the search index`,
+    });
+  return documents;
+}
+
+/**
+ * What the build indexes, or undefined when it writes no index: search off, a project tool named
+ * search or fetch (ours are left out), or search left at its default in a project with no text
+ * resource (nothing to find). A shard part decides the same (its record carries the answer, and
+ * the merge indexes the merged tree with it); only `shardPart` keeps the part itself from indexing.
+ */
+export function searchToIndex(
+  config: ProjectConfig,
+  toolNames: readonly string[],
+  hasTextResources: boolean,
+): SearchSettings | undefined {
+  const settings = documentSettingsOf(config);
+  if (settings === undefined || OUR_TOOLS.some((name) => toolNames.includes(name))) return undefined;
+  if (config.search === undefined && !hasTextResources) return undefined;
+  return settings;
+}
+
+/** The one warning of a project whose own search or fetch tool wins over ours. */
+function clashWarnings(config: ProjectConfig, toolNames: readonly string[], hasTextResources: boolean): BuildProblem[] {
+  const clash = OUR_TOOLS.filter((name) => toolNames.includes(name));
+  if (clash.length === 0 || config.search === false) return [];
+  // Left at its default in a project with nothing to index: there would be no tools to leave out.
+  if (config.search === undefined && !hasTextResources) return [];
+  const names = clash.map((name) => `"${name}"`).join(' and ');
+  return [
+    {
+      path: 'staticmcp.json',
+      message: `search is on, but the project has its own tool${clash.length > 1 ? 's' : ''} named ${names}, which win${clash.length > 1 ? '' : 's'}: the tree's search and fetch tools are left out (ChatGPT looks for tools named exactly search and fetch); rename ${clash.length > 1 ? 'those scripts' : 'that script'} (e.g. tools/${clash[0]} → tools/find-${clash[0]}) to get them, or set "search": false to silence this`,
+    },
+  ];
+}
+
+/** Writes the index of the tree being written; returns mcp.json's `staticmcp.search` when it did. */
+export async function writeTreeSearchIndex(
+  output: TreeOutput,
+  manifest: JsonObject,
+  settings: DocumentSettings,
+): Promise<{ extension: SearchIndexExtension; warnings: BuildProblem[] }> {
+  const warnings: BuildProblem[] = [];
+  for (const tool of Object.keys(settings.tools).sort()) {
+    const tools = (manifest as { capabilities?: { tools?: { name?: unknown }[] } }).capabilities?.tools ?? [];
+    if (!tools.some((candidate) => candidate.name === tool))
       warnings.push({
         path: 'staticmcp.json',
         message: `search.tools.${tool} names no tool, so nothing of it is indexed`,
       });
   }
-  const copies = new Set(input.callCopies.map(([copy]) => copy));
-  const documents: SearchDocument[] = [];
-  for (const filePath of input.output.writer.paths()) {
-    const tool = toolOfCallFile(filePath);
-    const settings = tool === undefined ? undefined : tools[tool];
-    if (settings === undefined || copies.has(filePath)) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(input.output.writer.read(filePath).toString('utf8'));
-    } catch {
-      continue;
-    }
-    const { result, recordedArguments } = readCallFile(value);
-    const text = result.isError === true ? '' : textOfResult(result);
-    if (text === '') continue;
-    const args = recordedArguments ?? {};
-    const values = Object.values(args).map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
-    const title = settings.title !== undefined ? fillTitle(settings.title, args) : values.join(', ') || String(tool);
-    documents.push({
-      id: filePath,
-      title,
-      text,
-      url: input.publicUrl ? `${input.publicUrl}/${filePath}` : '',
-      metadata: { tool: String(tool), arguments: args },
-    });
-  }
-  return documents;
-}
-
-/** Whether the step writes an index (the deploy files then give packs/ its caching rule). */
-export function writesSearchIndex(config: ProjectConfig, toolNames: readonly string[], shardPart: boolean): boolean {
-  const setting = config.search;
-  return (
-    setting !== undefined && setting !== false && !shardPart && !OUR_TOOLS.some((name) => toolNames.includes(name))
-  );
+  const documents = await gatherDocuments(output.writer, manifest, settings, warnings);
+  // The writer (and node:crypto) load only for projects that search.
+  const { writeSearchIndex } = await import('../tree-writer/search-index-writer.js');
+  const written = writeSearchIndex(documents);
+  for (const file of written.files) await output.write(file.path, Buffer.from(file.bytes));
+  return { extension: written.extension, warnings };
 }
 
 export async function writeSearchIndexStep(
   input: SearchStepInput,
+  hasTextResources: boolean,
 ): Promise<{ extension?: SearchIndexExtension; warnings: BuildProblem[] }> {
-  const setting = input.config.search;
-  if (setting === undefined || setting === false) return { warnings: [] };
-  if (input.shardPart) {
-    return {
-      warnings: [
-        {
-          path: 'staticmcp.json',
-          message:
-            'search is on, but shard parts are not indexed yet and merge writes no index: the merged tree has no search and fetch tools; build on one machine to get them',
-        },
-      ],
-    };
-  }
-  const clash = OUR_TOOLS.filter((name) => input.toolNames.includes(name));
-  if (clash.length > 0) {
-    const names = clash.map((name) => `"${name}"`).join(' and ');
-    return {
-      warnings: [
-        {
-          path: 'staticmcp.json',
-          message: `search is on, but the project has its own tool${clash.length > 1 ? 's' : ''} named ${names}, which win${clash.length > 1 ? '' : 's'}: the tree's search and fetch tools are left out (ChatGPT looks for tools named exactly search and fetch); rename ${clash.length > 1 ? 'those scripts' : 'that script'} (e.g. tools/${clash[0]} → tools/find-${clash[0]}) to get them, or set "search": false to silence this`,
-        },
-      ],
-    };
-  }
-  const warnings: BuildProblem[] = [];
-  const indexResources = setting === true || setting.resources !== false;
-  const documents: SearchDocument[] = indexResources
-    ? input.resources.flatMap((resource) => {
-        if (!('text' in resource.content)) return [];
-        const id = resourceFilePath(resource.uri);
-        return [
-          {
-            id,
-            title: resource.title ?? resource.name,
-            text: resource.content.text,
-            url: input.publicUrl ? `${input.publicUrl}/${id}` : '',
-            metadata: { uri: resource.uri, mimeType: resource.mimeType },
-          },
-        ];
-      })
-    : [];
-  if (setting !== true && setting.tools !== undefined) {
-    await input.output.writer.flush();
-    documents.push(...callDocuments(input, setting.tools, warnings));
-  }
-  // The writer (and node:crypto) load only for projects that search.
-  const { writeSearchIndex } = await import('../tree-writer/search-index-writer.js');
-  const written = writeSearchIndex(documents);
-  for (const file of written.files) await input.output.write(file.path, Buffer.from(file.bytes));
-  return { extension: written.extension, warnings };
+  const warnings = clashWarnings(input.config, input.toolNames, hasTextResources);
+  const settings = searchToIndex(input.config, input.toolNames, hasTextResources);
+  if (settings === undefined || input.shardPart) return { warnings };
+  const written = await writeTreeSearchIndex(input.output, input.manifest, {
+    ...settings,
+    ...(input.publicUrl ? { publicUrl: input.publicUrl } : {}),
+  });
+  return { extension: written.extension, warnings: [...warnings, ...written.warnings] };
 }
