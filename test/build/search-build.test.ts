@@ -2,7 +2,8 @@
 // the text resources below packs/search.index/ and names the index in mcp.json, the same bytes on
 // every build, `check` accepts the tree, and `serve` answers the search and fetch tools to the
 // official SDK client over stdio, in OpenAI's shapes, with isError for bad input. A project tool
-// named search wins, with one warning saying how to rename it; without the setting nothing changes.
+// named search wins, with one warning saying how to rename it; without the setting the text
+// resources are indexed, with `"search": false` nothing.
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -237,20 +238,29 @@ describe('search over precomputed calls', () => {
 });
 
 describe('search settings', () => {
-  it('leaves the tree as it was without the setting', async () => {
+  it('indexes the text resources by default, and nothing with "search": false or without text resources', async () => {
     const project = await searchProject({});
     const { report } = await buildJson(project);
     const manifest = JSON.parse(readFileSync(path.join(report.outDir, 'mcp.json'), 'utf8'));
-    expect(manifest.staticmcp.search).toBeUndefined();
-    expect(readdirSync(report.outDir)).not.toContain('packs');
+    expect(manifest.staticmcp.search).toMatchObject({ documentCount: 2 });
+    const off = await searchProject({ search: false });
+    const offReport = (await buildJson(off)).report;
+    expect(JSON.parse(readFileSync(path.join(offReport.outDir, 'mcp.json'), 'utf8')).staticmcp.search).toBeUndefined();
+    expect(readdirSync(offReport.outDir)).not.toContain('packs');
+    // Nothing to find: no index, no tools, and _headers as before.
+    const bare = await makeProject({ tools: { hello: 'ok' }, config: {} });
+    const bareReport = (await buildJson(bare)).report;
+    expect(readdirSync(bareReport.outDir)).not.toContain('packs');
+    expect(readFileSync(path.join(bareReport.outDir, '_headers'), 'utf8')).not.toContain('/packs/*');
   });
 
-  it('writes no index into a shard part, and says so', async () => {
+  it('writes no index into a shard part (the merge indexes the merged tree)', async () => {
     const project = await searchProject({ search: true });
     const { report } = await buildJson(project, '--shard', '1/2', '--out', path.join(project, 'part-1'));
     expect(report.ok).toBe(true);
-    expect(report.warnings.map((warning) => warning.message).join('\n')).toMatch(/shard parts are not indexed yet/);
     expect(readdirSync(report.outDir)).not.toContain('packs');
+    const record = JSON.parse(readFileSync(path.join(report.outDir, 'staticmcp-shard.json'), 'utf8'));
+    expect(record.search).toEqual({ resources: true, tools: {} });
   });
 
   it('lets a project tool named search win, and says once how to rename it', async () => {
