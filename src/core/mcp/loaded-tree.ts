@@ -1,6 +1,6 @@
 // The manifest of a tree, read once at start and indexed: tools by name, resources by their exact
 // URI string (never normalised by a URL parser), prompts by name, our extension when the tree is ours.
-import { EXTENSION_KEY, MANIFEST_FILE } from '../tree/manifest.js';
+import { EXTENSION_KEY, isOurExtension, MANIFEST_FILE } from '../tree/manifest.js';
 import type { TreeSource } from './tree-source.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 import { readTreeExtension, type TreeExtension, type TreeToolExtension } from './tree-extension.js';
@@ -88,8 +88,9 @@ export async function loadTree(source: TreeSource, options: LoadTreeOptions = {}
     tools.push(tool);
     toolsByName.set(raw.name, tool);
   }
+  // A search-only extension (staticmcp index over another generator's tree) leaves the tree foreign.
   const extension = readTreeExtension(
-    manifest[EXTENSION_KEY],
+    isOurExtension(manifest[EXTENSION_KEY]) ? manifest[EXTENSION_KEY] : undefined,
     (name) => toolsByName.get(name)?.declaredParameters ?? [],
   );
   for (const tool of tools) tool.extension = extension?.tools[tool.definition.name];

@@ -18,7 +18,7 @@
 import { isObject, type JsonObject } from '../tree/json-object.js';
 import { readCallFile, readResourceFile } from '../tree/lenient-files.js';
 import { callFilePath } from '../tree/call-key.js';
-import { EXTENSION_KEY } from '../tree/manifest.js';
+import { EXTENSION_KEY, isOurExtension } from '../tree/manifest.js';
 import { decodeUtf8 } from '../tree/utf8.js';
 import { findTreePathProblem } from '../tree/tree-path.js';
 import { resourceFilePaths } from '../mcp/resource-reads.js';
@@ -170,7 +170,7 @@ async function* resourceDocuments(
   const { manifest } = files;
   const capabilities = isObject(manifest.capabilities) ? manifest.capabilities : {};
   const extension = isObject(manifest[EXTENSION_KEY]) ? manifest[EXTENSION_KEY] : undefined;
-  const ours = extension !== undefined && extension.profileVersion !== undefined;
+  const ours = isOurExtension(extension);
   const stateResources = isObject(extension?.stateResources) ? extension.stateResources : {};
   const seen = new Set<string>();
   for (const resource of Array.isArray(capabilities.resources) ? capabilities.resources : []) {

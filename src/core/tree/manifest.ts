@@ -122,6 +122,17 @@ export interface ManifestExtension {
   };
 }
 
+/**
+ * Whether a manifest's `staticmcp` value marks a tree as ours (held to our profile: encoded
+ * resource names, recorded arguments, the content hash). One that holds only `search` is not: it
+ * is what `staticmcp index` adds to another generator's tree, whose files keep their own shapes.
+ */
+export function isOurExtension(raw: unknown): boolean {
+  return (
+    typeof raw === 'object' && raw !== null && !Array.isArray(raw) && Object.keys(raw).some((key) => key !== 'search')
+  );
+}
+
 export interface CacheExtension {
   /** How long a precomputed answer stays fresh: `ttlMs` of modern results, `max-age` in `_headers`. */
   ttlSeconds: number;
