@@ -282,7 +282,8 @@ export async function indexTree(options: IndexTreeOptions): Promise<IndexTreeRep
     tree: source,
     outDir,
     documents: documents.length,
-    skipped,
+    // A file both unreadable as a document and left out of the copy is one file skipped.
+    skipped: [...new Map(skipped.map((problem) => [problem.path, problem])).values()],
     warnings,
     durationMs: performance.now() - startedAt,
   };

@@ -110,13 +110,17 @@ function toolShapes(manifest: JsonObject): Map<string, ToolShape> {
   return shapes;
 }
 
-/** The arguments a plain call file's path spells, in parameter order (for files that record none). */
+/**
+ * The arguments a plain call file's path spells, in parameter order, for files that record none:
+ * a segment each, the last parameter taking the rest (docusaurus-smg keys its one `uri` argument
+ * by the document's path, `/` and all).
+ */
 function argumentsOfPath(filePath: string, tool: string, order: readonly string[]): JsonObject {
   const segments = filePath.slice(`tools/${tool}/`.length, -'.json'.length).split('/');
   const args: JsonObject = {};
-  if (segments.length !== order.length) return args;
+  if (order.length === 0 || segments.length < order.length) return args;
   order.forEach((name, position) => {
-    args[name] = segments[position]!;
+    args[name] = position < order.length - 1 ? segments[position]! : segments.slice(position).join('/');
   });
   return args;
 }
