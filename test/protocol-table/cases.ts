@@ -110,6 +110,28 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     },
   },
   {
+    name: 'search finds a text resource by its words (issue #25: the index every build writes)',
+    method: 'tools/call',
+    params: { name: 'search', arguments: { query: 'division GREETINGS' } },
+    check: (response) => {
+      const results = (response.result?.structuredContent as { results: { id: string; title: string }[] }).results;
+      expect(results.map((hit) => hit.id)).toEqual(['resources/guide_md.json']);
+      expect(text(response)).toBe(JSON.stringify(response.result?.structuredContent));
+    },
+  },
+  {
+    name: 'fetch answers a document by its id, with its whole text',
+    method: 'tools/call',
+    params: { name: 'fetch', arguments: { id: 'resources/guide_md.json' } },
+    check: (response) => {
+      expect(response.result?.structuredContent).toMatchObject({
+        id: 'resources/guide_md.json',
+        text: expect.stringContaining('division runs the script'),
+        url: '',
+      });
+    },
+  },
+  {
     name: 'an unknown tool is -32602',
     method: 'tools/call',
     params: { name: 'no-such-tool', arguments: {} },
