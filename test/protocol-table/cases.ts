@@ -114,7 +114,7 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     method: 'tools/call',
     params: { name: 'search', arguments: { query: 'division GREETINGS' } },
     check: (response) => {
-      const { results } = response.result?.structuredContent as { results: { id: string; title: string }[] };
+      const { results } = response.result!.structuredContent as { results: { id: string; title: string }[] };
       expect(results.map((hit) => hit.id)).toEqual(['resources/guide_md.json']);
       expect(text(response)).toBe(JSON.stringify(response.result?.structuredContent));
     },
