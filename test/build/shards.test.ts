@@ -301,6 +301,21 @@ describe('a project built whole and as 3 shards', () => {
       );
     });
 
+    it('parts built with different search settings', async () => {
+      const other = path.join(work, 'other-search');
+      const changed = await makeShardedProject(other, {
+        'staticmcp.json': JSON.stringify({ name: 'shards', publicUrl: 'https://shards.example.org', search: false }),
+      });
+      const unsearched = path.join(work, 'part-3-unsearched');
+      await buildShard(changed, '3/3', unsearched);
+      await refusesMerge(
+        [parts[0], parts[1], unsearched],
+        target,
+        'PARTS_SEARCH_DIFFERS',
+        /part-1 was built with the search settings \{"resources":true,.* but .*part-3-unsearched with null/,
+      );
+    });
+
     it('parts of different splits', async () => {
       const ofTwo = path.join(work, 'part-2-of-2');
       await buildShard(project, '2/2', ofTwo);
