@@ -26,6 +26,11 @@ describe('search tokens', () => {
     expect(tokenize('한국어 문서')).toEqual(['한국어', '문서']);
   });
 
+  it('cuts a 12 MB run of letters (a base64 resource) without overflowing the stack, and drops it', () => {
+    expect(tokenize(`start ${'a'.repeat(12 * 1024 * 1024)} end`)).toEqual(['start', 'end']);
+    expect(tokenize(`x東${'b'.repeat(100_000)}京y`)).toEqual(['x', '東', '京', 'y']);
+  });
+
   it('cuts Han, Hiragana and Katakana into single characters, and skips punctuation and emoji', () => {
     expect(tokenize('東京タワーは高い')).toEqual(['東', '京', 'タ', 'ワ', 'ー', 'は', '高', 'い']);
     expect(tokenize('hello, world! 🙂 -- 42x … «ok»')).toEqual(['hello', 'world', '42x', 'ok']);

@@ -11,9 +11,14 @@ export const MAX_TERM_LENGTH = 64;
 // Nonspacing marks after a Latin, Greek or Cyrillic letter (after NFD: é → e + U+0301). Marks of
 // other scripts stay: Devanagari's vowel signs, for one, are marks and part of the word.
 const FOLDABLE_MARKS = /([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])\p{Mn}+/gu;
-// A word: letters, numbers and the marks that belong to them; or a single ideograph or kana.
-const WORDS =
-  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])[\p{L}\p{N}\p{M}])+/gu;
+// A word: letters, numbers and the marks that belong to them; or a single ideograph or kana. Cut
+// in two steps, runs first, each with a plain character-class loop: one pattern with a lookahead
+// inside its repeat (`(?:(?!…)[…])+`) made V8 recurse per character, and a 12 MB run of letters
+// (a base64 resource) overflowed the stack.
+const RUNS = /[\p{L}\p{N}\p{M}]+/gu;
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const UNSPACED_OR_OTHER =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
 
 /** The text as terms are cut from it: NFKC, case folded, foldable diacritics dropped, NFC. */
 export function foldText(text: string): string {
@@ -27,9 +32,17 @@ export function foldText(text: string): string {
 /** Every term of `text`, in order, repeats included (a document's term frequencies and length). */
 export function tokenize(text: string): string[] {
   const terms: string[] = [];
-  for (const match of foldText(text).matchAll(WORDS)) {
-    const term = match[0];
-    if (term.length <= MAX_TERM_LENGTH) terms.push(term);
+  for (const match of foldText(text).matchAll(RUNS)) {
+    const run = match[0];
+    if (!UNSPACED.test(run)) {
+      if (run.length <= MAX_TERM_LENGTH) terms.push(run);
+      continue;
+    }
+    // Each ideograph or kana a term of its own, the letters between them a term each.
+    for (const piece of run.matchAll(UNSPACED_OR_OTHER)) {
+      const term = piece[0];
+      if (term.length <= MAX_TERM_LENGTH) terms.push(term);
+    }
   }
   return terms;
 }
