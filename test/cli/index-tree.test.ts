@@ -3,8 +3,10 @@
 // on it, and `serve` and the worker in workerd answer search and fetch to the SDK client while the
 // tree's own resources and tools still read as before; a tree of ours indexed afterwards holds the
 // index a build with the same settings writes, packed or not; bad trees are refused with what to
-// do, leaving the folder as it was, and unreadable files are skipped with a warning and a count.
-import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+// do, leaving the folder as it was, unreadable files are skipped with a warning and a count, and a
+// run killed while writing leaves the previous tree.
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, watch, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -132,6 +134,24 @@ describe('staticmcp index over a tree another generator wrote', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toMatch(/skipped 1 file\(s\)[\s\S]*resources\/docs\/intro\.json: is not JSON/);
     expect(filesBelow(tree, 'packs/search.index')).toEqual(index);
+  });
+
+  it('killed while writing in place, leaves the previous tree; the next run cleans up and indexes', async () => {
+    const tree = await writeDocusaurusTree();
+    const parent = path.dirname(tree);
+    const before = await fingerprint(tree);
+    const child = spawn(process.execPath, [CLI, 'index', tree], { stdio: 'ignore' });
+    // Killed the moment its temporary tree appears beside the tree, long before the swap.
+    const watcher = watch(parent, (_event, name) => {
+      if (name?.startsWith('tree.staticmcp-tmp-')) child.kill('SIGKILL');
+    });
+    const signal = await new Promise((resolve) => child.on('close', (_code, killedBy) => resolve(killedBy)));
+    watcher.close();
+    expect(signal).toBe('SIGKILL');
+    expect(await fingerprint(tree)).toEqual(before);
+    expect((await runCli(['index', tree])).code).toBe(0);
+    expect(readdirSync(parent).filter((name) => name.startsWith('tree.'))).toEqual([]);
+    expect(manifestOf(tree).staticmcp.search?.documentCount).toBe(3);
   });
 
   it('refuses a folder without mcp.json, a tree with its own search tool, and an unknown --tool, writing nothing', async () => {
