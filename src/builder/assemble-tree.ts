@@ -56,7 +56,7 @@ export interface AssembleInput {
    * Given only when the tree is packed (its `_headers` then has the packs/ rule).
    */
   packCalls?: () => Promise<Record<string, { first: string; index: string }[]>>;
-  /** A `build --shard` part: no search index (it would hold only this part's documents). */
+  /** A `build --shard` part: no search index (the merge indexes the merged tree). */
   shardPart?: boolean;
 }
 
@@ -273,7 +273,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       ...(cacheTtl !== undefined ? { cache: { ttlSeconds: cacheTtl } } : {}),
       // Only in packed trees: an unpacked tree's manifest stays byte-identical to before.
       ...(packs !== undefined ? { packs } : {}),
-      // Only when the project turns search on (search-index-step.ts).
+      // Only when the tree has an index (search-index-step.ts: text resources by default, "search": false none).
       ...(search.extension !== undefined ? { search: search.extension } : {}),
     },
   };
