@@ -17,7 +17,9 @@ import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import { resourceFilePath } from '../core/tree/resource-key.js';
 import type { ProjectConfig } from '../project/config.js';
 import type { ProjectResource } from '../project/discover-resources.js';
+import { removeTree } from '../tree-writer/remove-tree.js';
 import type { SearchDocument, SearchIndexExtension } from '../tree-writer/search-index-writer.js';
+import { scratchFolderOf } from '../tree-writer/swap-folders.js';
 import type { BuildProblem } from './build-report.js';
 import type { TreeOutput } from './tree-output.js';
 
@@ -61,11 +63,11 @@ function textOfResult(result: JsonObject): string {
   return isObject(result.structuredContent) ? JSON.stringify(result.structuredContent) : '';
 }
 
-function callDocuments(
+function* callDocuments(
   input: SearchStepInput,
   tools: Record<string, { title?: string }>,
   warnings: BuildProblem[],
-): SearchDocument[] {
+): Generator<SearchDocument> {
   for (const tool of Object.keys(tools).sort()) {
     if (!input.toolNames.includes(tool))
       warnings.push({
@@ -74,7 +76,6 @@ function callDocuments(
       });
   }
   const copies = new Set(input.callCopies.map(([copy]) => copy));
-  const documents: SearchDocument[] = [];
   for (const filePath of input.output.writer.paths()) {
     const tool = toolOfCallFile(filePath);
     const settings = tool === undefined ? undefined : tools[tool];
@@ -91,15 +92,14 @@ function callDocuments(
     const args = recordedArguments ?? {};
     const values = Object.values(args).map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
     const title = settings.title !== undefined ? fillTitle(settings.title, args) : values.join(', ') || String(tool);
-    documents.push({
+    yield {
       id: filePath,
       title,
       text,
       url: input.publicUrl ? `${input.publicUrl}/${filePath}` : '',
       metadata: { tool: String(tool), arguments: args },
-    });
+    };
   }
-  return documents;
 }
 
 /** Whether the step writes an index (the deploy files then give packs/ its caching rule). */
@@ -139,29 +139,37 @@ export async function writeSearchIndexStep(
     };
   }
   const warnings: BuildProblem[] = [];
-  const indexResources = setting === true || setting.resources !== false;
-  const documents: SearchDocument[] = indexResources
-    ? input.resources.flatMap((resource) => {
-        if (!('text' in resource.content)) return [];
+  const on = setting;
+  // Streamed: a document is read, indexed and dropped before the next (650,000 call results).
+  async function* documents(): AsyncGenerator<SearchDocument> {
+    if (on === true || on.resources !== false) {
+      for (const resource of input.resources) {
+        if (!('text' in resource.content)) continue;
         const id = resourceFilePath(resource.uri);
-        return [
-          {
-            id,
-            title: resource.title ?? resource.name,
-            text: resource.content.text,
-            url: input.publicUrl ? `${input.publicUrl}/${id}` : '',
-            metadata: { uri: resource.uri, mimeType: resource.mimeType },
-          },
-        ];
-      })
-    : [];
-  if (setting !== true && setting.tools !== undefined) {
-    await input.output.writer.flush();
-    documents.push(...callDocuments(input, setting.tools, warnings));
+        yield {
+          id,
+          title: resource.title ?? resource.name,
+          text: resource.content.text,
+          url: input.publicUrl ? `${input.publicUrl}/${id}` : '',
+          metadata: { uri: resource.uri, mimeType: resource.mimeType },
+        };
+      }
+    }
+    if (on !== true && on.tools !== undefined) {
+      await input.output.writer.flush();
+      yield* callDocuments(input, on.tools, warnings);
+    }
   }
-  // The writer (and node:crypto) load only for projects that search.
-  const { writeSearchIndex } = await import('../tree-writer/search-index-writer.js');
-  const written = writeSearchIndex(documents);
-  for (const file of written.files) await input.output.write(file.path, Buffer.from(file.bytes));
-  return { extension: written.extension, warnings };
+  // The writer (and node:crypto) load only for projects that search. Its sorted runs go beside
+  // the output folder, in the build's own scratch folder, never into the tree.
+  const { writeSearchIndexSpilling } = await import('../tree-writer/search-index-spill-writer.js');
+  const scratchFolder = scratchFolderOf(input.output.writer.outDir, process.pid);
+  try {
+    const extension = await writeSearchIndexSpilling(documents(), { scratchFolder }, (filePath, bytes) =>
+      input.output.write(filePath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)),
+    );
+    return { extension, warnings };
+  } finally {
+    await removeTree(scratchFolder);
+  }
 }

@@ -63,7 +63,7 @@ export interface SearchIndexOutput {
   extension: SearchIndexExtension;
 }
 
-interface KeyedRecord {
+export interface KeyedRecord {
   key: Uint8Array;
   name: string;
   body: Uint8Array;
@@ -149,16 +149,16 @@ export function writeSearchIndex(
   };
 }
 
-function contentName(bytes: Uint8Array): string {
+export function contentName(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
 }
 
-function compareStrings(left: string, right: string): number {
+export function compareStrings(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
 /** A key's own hash (low half of SipHash-1-3): where content-defined boundaries fall. */
-function boundaryHash(key: Uint8Array): number {
+export function boundaryHash(key: Uint8Array): number {
   return sipHash13Halves(key)[1];
 }
 
@@ -166,7 +166,7 @@ function boundaryHash(key: Uint8Array): number {
  * The power-of-two divisor that makes a boundary hit about every (target / 2) bytes of items of
  * `averageBytes`; a power of two, so a small edit that moves the average a little leaves it be.
  */
-function boundaryDivisor(target: number, averageBytes: number): number {
+export function boundaryDivisor(target: number, averageBytes: number): number {
   const wanted = target / 2 / Math.max(1, averageBytes);
   return wanted <= 1 ? 1 : 2 ** Math.round(Math.log2(wanted));
 }
