@@ -48,8 +48,14 @@ import {
 } from './search-index-writer.js';
 import { readAt, SpillReader, SpillWriter } from './spill-files.js';
 
-/** Postings a run holds before it is sorted and written out: ~50 MiB of JS arrays at most. */
-export const DEFAULT_RUN_POSTINGS = 2_000_000;
+/** A UTF-16 unit where UTF-16 order and UTF-8 order part (compareUtf8). */
+const BEYOND_BMP_ORDER = /[\ud800-\uffff]/;
+
+// One decoder for every term read back (making one per term cost more than reading the term).
+const termDecoder = new TextDecoder();
+
+/** Postings a run holds before it is sorted and written out: 64 MiB of typed arrays, plus its terms. */
+export const DEFAULT_RUN_POSTINGS = 4_000_000;
 
 export interface SpillingSearchIndexOptions extends SearchIndexOptions {
   /** An empty or absent folder of the caller's, for the scratch files. */
@@ -106,25 +112,14 @@ export async function writeSearchIndexSpilling(
   const titleSpill = new SpillWriter(path.join(scratch, 'titles'));
   const bodySpill = new SpillWriter(path.join(scratch, 'bodies'));
   const runFiles: string[] = [];
-  let run = new Map<string, number[]>();
-  let runPostings = 0;
+  const run = new PostingRun(Math.min(runLimit, 1 << 16));
   let tokenCount = 0;
 
   const flushRun = (): void => {
-    if (run.size === 0) return;
-    const writer = new SpillWriter(path.join(scratch, `run-${runFiles.length}`));
-    for (const term of [...run.keys()].sort(compareUtf8)) {
-      const postings = run.get(term)!;
-      const termBytes = utf8Bytes(term);
-      writer.appendVarint(termBytes.length);
-      writer.append(termBytes);
-      writer.appendVarint(postings.length / 3);
-      for (const value of postings) writer.appendVarint(value);
-    }
-    writer.close();
-    runFiles.push(writer.file);
-    run = new Map();
-    runPostings = 0;
+    if (run.used === 0) return;
+    const file = path.join(scratch, `run-${runFiles.length}`);
+    run.writeSorted(file);
+    runFiles.push(file);
   };
 
   try {
@@ -135,27 +130,17 @@ export async function writeSearchIndexSpilling(
       // Title and text are one column, as in writeSearchIndex.
       const terms = tokenize(`${document.title}\n${document.text}`);
       tokenCount += terms.length;
-      const frequencies = new Map<string, number>();
-      for (const term of terms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
-      for (const [term, termFrequency] of frequencies) {
-        let list = run.get(term);
-        if (list === undefined) {
-          list = [];
-          run.set(term, list);
-        }
-        list.push(arrival, termFrequency, terms.length);
-      }
-      runPostings += frequencies.size;
-      if (runPostings >= runLimit) flushRun();
-      const titleItem = utf8Bytes(JSON.stringify([document.id, document.title, document.url]));
+      if (run.used > 0 && run.used + terms.length > runLimit) flushRun();
+      run.addDocument(arrival, terms);
+      const titleItem = Buffer.from(JSON.stringify([document.id, document.title, document.url]), 'utf8');
       titleAt.push(titleSpill.bytes);
       titleLength.push(titleItem.length);
       titleSpill.append(titleItem);
-      const body = utf8Bytes(encodeDocumentBody(document));
+      const body = Buffer.from(encodeDocumentBody(document), 'utf8');
       bodyAt.push(bodySpill.bytes);
       bodyLength.push(body.length);
       bodySpill.append(body);
-      const [high, low] = sipHash13Halves(utf8Bytes(document.id));
+      const [high, low] = sipHash13Halves(Buffer.from(document.id, 'utf8'));
       keyHigh.push(high);
       keyLow.push(low);
     }
@@ -241,6 +226,117 @@ export function compareUtf8(left: string, right: string): number {
   return left.length - right.length;
 }
 
+/**
+ * The postings of the documents since the last run was written: a dictionary of this run's terms,
+ * and (term, arrival, tf, docLength) in four typed arrays, one slot per distinct term of a
+ * document; a term's slot for the current document is found through `lastArrival`/`slotOf`, so
+ * a token costs one dictionary lookup.
+ */
+class PostingRun {
+  private terms = new Map<string, number>();
+  private termIds: Uint32Array;
+  private arrivals: Uint32Array;
+  private frequencies: Uint32Array;
+  private lengths: Uint32Array;
+  private lastArrival = new Int32Array(1024).fill(-1);
+  private slotOf = new Uint32Array(1024);
+  used = 0;
+
+  constructor(private capacity: number) {
+    this.termIds = new Uint32Array(capacity);
+    this.arrivals = new Uint32Array(capacity);
+    this.frequencies = new Uint32Array(capacity);
+    this.lengths = new Uint32Array(capacity);
+  }
+
+  private grow(needed: number): void {
+    if (needed <= this.capacity) return;
+    const capacity = Math.max(needed, this.capacity * 2);
+    const larger = (array: Uint32Array) => {
+      const copy = new Uint32Array(capacity);
+      copy.set(array.subarray(0, this.used));
+      return copy;
+    };
+    this.termIds = larger(this.termIds);
+    this.arrivals = larger(this.arrivals);
+    this.frequencies = larger(this.frequencies);
+    this.lengths = larger(this.lengths);
+    this.capacity = capacity;
+  }
+
+  private termIdOf(term: string): number {
+    let id = this.terms.get(term);
+    if (id === undefined) {
+      id = this.terms.size;
+      this.terms.set(term, id);
+      if (id >= this.lastArrival.length) {
+        const last = new Int32Array(this.lastArrival.length * 2).fill(-1);
+        last.set(this.lastArrival);
+        this.lastArrival = last;
+        const slots = new Uint32Array(this.slotOf.length * 2);
+        slots.set(this.slotOf);
+        this.slotOf = slots;
+      }
+    }
+    return id;
+  }
+
+  addDocument(arrival: number, terms: readonly string[]): void {
+    this.grow(this.used + terms.length);
+    const first = this.used;
+    for (const term of terms) {
+      const id = this.termIdOf(term);
+      if (this.lastArrival[id] === arrival) {
+        this.frequencies[this.slotOf[id]!]! += 1;
+        continue;
+      }
+      this.lastArrival[id] = arrival;
+      this.slotOf[id] = this.used;
+      this.termIds[this.used] = id;
+      this.arrivals[this.used] = arrival;
+      this.frequencies[this.used] = 1;
+      this.used += 1;
+    }
+    this.lengths.fill(terms.length, first, this.used);
+  }
+
+  /** Writes the run to `file` by term (UTF-8 order), each term's postings in arrival order; empties it. */
+  writeSorted(file: string): void {
+    const terms = [...this.terms.keys()];
+    // The native sort (UTF-16 order) is UTF-8 order too unless a term holds a unit ≥ U+D800.
+    if (terms.some((term) => BEYOND_BMP_ORDER.test(term))) terms.sort(compareUtf8);
+    else terms.sort();
+    // A counting sort of the postings by their term's rank: stable, so arrivals stay in order.
+    const rankOf = new Uint32Array(terms.length);
+    terms.forEach((term, rank) => {
+      rankOf[this.terms.get(term)!] = rank;
+    });
+    const start = new Uint32Array(terms.length + 1);
+    for (let slot = 0; slot < this.used; slot += 1) start[rankOf[this.termIds[slot]!]! + 1]! += 1;
+    for (let rank = 0; rank < terms.length; rank += 1) start[rank + 1]! += start[rank]!;
+    const order = new Uint32Array(this.used);
+    const next = start.slice(0, terms.length);
+    for (let slot = 0; slot < this.used; slot += 1) order[next[rankOf[this.termIds[slot]!]!]!++] = slot;
+    const writer = new SpillWriter(file);
+    for (let rank = 0; rank < terms.length; rank += 1) {
+      const termBytes = Buffer.from(terms[rank]!, 'utf8');
+      writer.appendVarint(termBytes.length);
+      writer.append(termBytes);
+      writer.appendVarint(start[rank + 1]! - start[rank]!);
+      for (let at = start[rank]!; at < start[rank + 1]!; at += 1) {
+        const slot = order[at]!;
+        writer.appendVarint(this.arrivals[slot]!);
+        writer.appendVarint(this.frequencies[slot]!);
+        writer.appendVarint(this.lengths[slot]!);
+      }
+    }
+    writer.close();
+    this.terms = new Map();
+    this.lastArrival.fill(-1);
+    this.used = 0;
+  }
+}
+
 /** One run file's terms in order, each with its postings as (arrival, tf, docLength) triples. */
 class RunCursor {
   term = '';
@@ -258,7 +354,7 @@ class RunCursor {
       this.reader.close();
       return false;
     }
-    this.term = new TextDecoder().decode(this.reader.readBytes(this.reader.readVarint()));
+    this.term = termDecoder.decode(this.reader.readBytes(this.reader.readVarint()));
     const values = this.reader.readVarint() * 3;
     this.postings = new Array<number>(values);
     for (let index = 0; index < values; index += 1) this.postings[index] = this.reader.readVarint();
@@ -343,7 +439,7 @@ function mergeRuns(runFiles: readonly string[], numberOf: Uint32Array, file: str
         while (!reader.atEnd()) {
           const key = reader.readBytes(reader.readVarint());
           const encoded = reader.readBytes(reader.readVarint());
-          yield { key, name: new TextDecoder().decode(key), encoded };
+          yield { key, name: termDecoder.decode(key), encoded };
         }
       } finally {
         reader.close();
@@ -373,26 +469,30 @@ function encodeTermPostings(parts: readonly number[][], numberOf: Uint32Array): 
   let order: Uint32Array | undefined;
   if (!sorted)
     order = Uint32Array.from({ length: total }, (_, index) => index).sort((a, b) => numbers[a]! - numbers[b]!);
-  const bytes: number[] = [];
-  writeVarint(bytes, total);
+  // At most 5 bytes per varint (values < 2^35).
+  const bytes = new Uint8Array(5 + total * 15);
+  let length = writeVarint(bytes, 0, total);
   let previous = 0;
   for (let index = 0; index < total; index += 1) {
     const position = order === undefined ? index : order[index]!;
-    writeVarint(bytes, numbers[position]! - previous);
-    writeVarint(bytes, frequencies[position]!);
-    writeVarint(bytes, lengths[position]!);
+    length = writeVarint(bytes, length, numbers[position]! - previous);
+    length = writeVarint(bytes, length, frequencies[position]!);
+    length = writeVarint(bytes, length, lengths[position]!);
     previous = numbers[position]!;
   }
-  return Uint8Array.from(bytes);
+  return bytes.subarray(0, length);
 }
 
-function writeVarint(target: number[], value: number): void {
+/** Writes `value` as an unsigned LEB128 varint at `at`; returns where the next byte goes. */
+function writeVarint(target: Uint8Array, at: number, value: number): number {
   let rest = value;
+  let position = at;
   while (rest >= 0x80) {
-    target.push((rest & 0x7f) | 0x80);
+    target[position++] = (rest & 0x7f) | 0x80;
     rest = Math.floor(rest / 128);
   }
-  target.push(rest);
+  target[position++] = rest;
+  return position;
 }
 
 /** The title blocks: JSON `[[id, title, url], …]` of `blockSize` consecutive numbers each. */
