@@ -5,8 +5,10 @@
 // byte-identical files whatever order they came in. Pack and index boundaries are content-defined
 // (a record closes its pack once the pack holds half the target and its key's hash hits a mask, or
 // when the pack reaches the target), so one edited document renames the packs its terms fall in,
-// not every pack after them. Holds the whole corpus in memory for now (the inverted index, then
-// the encoded records): a spilling writer for 650,000 documents is a later step.
+// not every pack after them. Holds the whole corpus in memory (the inverted index, then the
+// encoded records): the build uses search-index-spill-writer.ts, which writes the same bytes in
+// memory flat with the corpus; this one stays as the reference it is tested against, and for
+// indexes made in memory (tests, benches).
 import { createHash } from 'node:crypto';
 import {
   callKeyOf,
