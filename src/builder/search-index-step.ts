@@ -12,7 +12,9 @@
 import type { JsonObject } from '../core/tree/json-object.js';
 import { type DocumentSettings, listTreeDocuments, type SearchDocument } from '../core/search/tree-documents.js';
 import type { ProjectConfig } from '../project/config.js';
+import { removeTree } from '../tree-writer/remove-tree.js';
 import type { SearchIndexExtension } from '../tree-writer/search-index-writer.js';
+import { scratchFolderOf } from '../tree-writer/swap-folders.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
 import type { BuildProblem } from './build-report.js';
 import type { TreeOutput } from './tree-output.js';
@@ -59,26 +61,23 @@ export function writerDocumentFiles(writer: TreeWriter, manifest: JsonObject) {
   };
 }
 
-/** Every document of the tree being written, in an array (the index writer takes them whole for now). */
-export async function gatherDocuments(
+/** Every document of the tree being written, one at a time (650,000 call results never sit in memory together). */
+async function* streamDocuments(
   writer: TreeWriter,
   manifest: JsonObject,
   settings: DocumentSettings,
   warnings: BuildProblem[],
-): Promise<SearchDocument[]> {
+): AsyncGenerator<SearchDocument> {
   await writer.flush();
-  const documents: SearchDocument[] = [];
   let skipped = 0;
-  for await (const document of listTreeDocuments(writerDocumentFiles(writer, manifest), settings, () => {
+  yield* listTreeDocuments(writerDocumentFiles(writer, manifest), settings, () => {
     skipped += 1;
-  }))
-    documents.push(document);
+  });
   if (skipped > 0)
     warnings.push({
       path: 'staticmcp.json',
       message: `${skipped} files could not be read as documents and are not in the search index`,
     });
-  return documents;
 }
 
 /**
@@ -128,12 +127,19 @@ export async function writeTreeSearchIndex(
         message: `search.tools.${tool} names no tool, so nothing of it is indexed`,
       });
   }
-  const documents = await gatherDocuments(output.writer, manifest, settings, warnings);
-  // The writer (and node:crypto) load only for projects that search.
-  const { writeSearchIndex } = await import('../tree-writer/search-index-writer.js');
-  const written = writeSearchIndex(documents);
-  for (const file of written.files) await output.write(file.path, Buffer.from(file.bytes));
-  return { extension: written.extension, warnings };
+  // The writer (and node:crypto) load only for projects that search. Its sorted runs go beside
+  // the output folder, in the build's own scratch folder, never into the tree.
+  const { writeSearchIndexSpilling } = await import('../tree-writer/search-index-spill-writer.js');
+  const scratchFolder = scratchFolderOf(output.writer.outDir, process.pid);
+  try {
+    const documents = streamDocuments(output.writer, manifest, settings, warnings);
+    const extension = await writeSearchIndexSpilling(documents, { scratchFolder }, (filePath, bytes) =>
+      output.write(filePath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)),
+    );
+    return { extension, warnings };
+  } finally {
+    await removeTree(scratchFolder);
+  }
 }
 
 export async function writeSearchIndexStep(

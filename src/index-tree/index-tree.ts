@@ -19,7 +19,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { BuildProblem } from '../builder/build-report.js';
 import { listTreeFiles } from '../check/list-tree-files.js';
-import { type DocumentSettings, listTreeDocuments, type SearchDocument } from '../core/search/tree-documents.js';
+import { type DocumentSettings, listTreeDocuments } from '../core/search/tree-documents.js';
 import { SEARCH_FOLDER } from '../core/search/search-index-format.js';
 import { parsePackTable } from '../core/packs/pack-table.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
@@ -33,7 +33,9 @@ import { readRegularFile } from '../shared/read-regular-file.js';
 import { checkOutputFolder } from '../tree-writer/check-output-folder.js';
 import { HEADERS_FILE, runtimeFiles, withPacksHeaderRule, workerDeployFiles } from '../tree-writer/deploy-files.js';
 import { recoverInterruptedWrite } from '../tree-writer/interrupted-write.js';
-import { writeSearchIndex } from '../tree-writer/search-index-writer.js';
+import { removeTree } from '../tree-writer/remove-tree.js';
+import { writeSearchIndexSpilling } from '../tree-writer/search-index-spill-writer.js';
+import { scratchFolderOf } from '../tree-writer/swap-folders.js';
 import { TreeWriter } from '../tree-writer/tree-writer.js';
 
 export interface IndexTreeOptions {
@@ -205,13 +207,12 @@ export async function indexTree(options: IndexTreeOptions): Promise<IndexTreeRep
     ),
     ...(options.publicUrl ? { publicUrl: options.publicUrl.replace(/\/+$/, '') } : {}),
   };
-  const documents: SearchDocument[] = [];
   const readTreeFile = async (treePath: string): Promise<Uint8Array | undefined> => {
     if (!present.has(treePath)) return undefined;
     const file = await readPartFile(path.join(source, treePath), given, treePath, maxFileBytes, true);
     return file.content;
   };
-  for await (const document of listTreeDocuments(
+  const documents = listTreeDocuments(
     {
       manifest,
       packs: packs.table,
@@ -222,17 +223,23 @@ export async function indexTree(options: IndexTreeOptions): Promise<IndexTreeRep
     },
     settings,
     (treePath, reason) => skipped.push({ path: showTreePath(treePath), message: reason }),
-  ))
-    documents.push(document);
-  if (documents.length === 0)
-    warnings.push({
-      path: MANIFEST_FILE,
-      message: `no document to index: the tree has no text resource${options.tools.length > 0 ? ' and the tools named have no readable precomputed call' : ' (pass --tool NAME to index the precomputed calls of a tool)'}; search answers no result`,
-    });
-  const index = writeSearchIndex(documents);
+  );
 
   const writer = await TreeWriter.open(outDir);
+  // The index's sorted runs go beside the output folder, never into the tree (removed below).
+  const scratchFolder = scratchFolderOf(outDir, process.pid);
+  let documentCount = 0;
   try {
+    // Streamed: one document at a time, so a 650,000-document tree fits in flat memory.
+    const index = await writeSearchIndexSpilling(documents, { scratchFolder }, async (filePath, bytes) => {
+      await writer.write(filePath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    });
+    documentCount = index.documentCount;
+    if (documentCount === 0)
+      warnings.push({
+        path: MANIFEST_FILE,
+        message: `no document to index: the tree has no text resource${options.tools.length > 0 ? ' and the tools named have no readable precomputed call' : ' (pass --tool NAME to index the precomputed calls of a tool)'}; search answers no result`,
+      });
     for (const treePath of files) {
       if (isReplaced(treePath, ours)) continue;
       const from = path.join(source, treePath);
@@ -245,11 +252,10 @@ export async function indexTree(options: IndexTreeOptions): Promise<IndexTreeRep
         skipped.push({ path: showTreePath(treePath), message: `${error.message.slice(given.length + 1)}; left out` });
       }
     }
-    for (const file of index.files) await writer.write(file.path, Buffer.from(file.bytes));
     // Last in the extension, where a build puts it.
     const extension: JsonObject = ours && isObject(rawExtension) ? { ...rawExtension } : {};
     delete extension.search;
-    extension.search = index.extension as unknown as JsonObject;
+    extension.search = index as unknown as JsonObject;
     await writer.write(MANIFEST_FILE, treeJsonFile({ ...manifest, [EXTENSION_KEY]: extension }));
     const runtime = runtimeFiles();
     if (runtime) {
@@ -274,6 +280,8 @@ export async function indexTree(options: IndexTreeOptions): Promise<IndexTreeRep
   } catch (error) {
     await writer.discard();
     throw error;
+  } finally {
+    await removeTree(scratchFolder);
   }
   // In place, the tree's .git (a gh-pages worktree) stays; --out never copies it.
   await writer.commit({ keep: (name) => inPlace && name === GIT_FOLDER });
@@ -281,7 +289,7 @@ export async function indexTree(options: IndexTreeOptions): Promise<IndexTreeRep
     ok: true,
     tree: source,
     outDir,
-    documents: documents.length,
+    documents: documentCount,
     // A file both unreadable as a document and left out of the copy is one file skipped.
     skipped: [...new Map(skipped.map((problem) => [problem.path, problem])).values()],
     warnings,

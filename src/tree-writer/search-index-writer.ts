@@ -5,8 +5,10 @@
 // byte-identical files whatever order they came in. Pack and index boundaries are content-defined
 // (a record closes its pack once the pack holds half the target and its key's hash hits a mask, or
 // when the pack reaches the target), so one edited document renames the packs its terms fall in,
-// not every pack after them. Holds the whole corpus in memory for now (the inverted index, then
-// the encoded records): a spilling writer for 650,000 documents is a later step.
+// not every pack after them. Holds the whole corpus in memory (the inverted index, then the
+// encoded records): the build uses search-index-spill-writer.ts, which writes the same bytes in
+// memory flat with the corpus; this one stays as the reference it is tested against, and for
+// indexes made in memory (tests, benches).
 import { createHash } from 'node:crypto';
 import {
   callKeyOf,
@@ -63,7 +65,7 @@ export interface SearchIndexOutput {
   extension: SearchIndexExtension;
 }
 
-interface KeyedRecord {
+export interface KeyedRecord {
   key: Uint8Array;
   name: string;
   body: Uint8Array;
@@ -149,16 +151,16 @@ export function writeSearchIndex(
   };
 }
 
-function contentName(bytes: Uint8Array): string {
+export function contentName(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
 }
 
-function compareStrings(left: string, right: string): number {
+export function compareStrings(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
 /** A key's own hash (low half of SipHash-1-3): where content-defined boundaries fall. */
-function boundaryHash(key: Uint8Array): number {
+export function boundaryHash(key: Uint8Array): number {
   return sipHash13Halves(key)[1];
 }
 
@@ -166,7 +168,7 @@ function boundaryHash(key: Uint8Array): number {
  * The power-of-two divisor that makes a boundary hit about every (target / 2) bytes of items of
  * `averageBytes`; a power of two, so a small edit that moves the average a little leaves it be.
  */
-function boundaryDivisor(target: number, averageBytes: number): number {
+export function boundaryDivisor(target: number, averageBytes: number): number {
   const wanted = target / 2 / Math.max(1, averageBytes);
   return wanted <= 1 ? 1 : 2 ** Math.round(Math.log2(wanted));
 }

@@ -269,6 +269,9 @@ describe('the tree on disk', () => {
     await fs.rename(out, `${out}.staticmcp-old-4194305`);
     await fs.mkdir(`${out}.staticmcp-tmp-4194305`);
     await fs.writeFile(`${out}.staticmcp-tmp-4194305/half.json`, '{');
+    // And the search index writer's sorted runs (search-index-spill-writer.ts).
+    await fs.mkdir(`${out}.staticmcp-scratch-4194305`);
+    await fs.writeFile(`${out}.staticmcp-scratch-4194305/run-0`, 'x');
     const { code, report } = await buildJson(project);
     expect(code).toBe(0);
     expect(report.unchanged).toBe(true);

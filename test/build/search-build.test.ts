@@ -75,6 +75,8 @@ describe('search over a built tree', () => {
     );
     const again = await buildJson(project, '--out', path.join(project, 'second'));
     expect(filesBelow(again.report.outDir, 'packs/search.index')).toEqual(first);
+    // The writer's sorted runs lived beside the output folder, and are gone.
+    expect(readdirSync(project).filter((name) => name.includes('.staticmcp-'))).toEqual([]);
     const check = await runCli(['check', tree]);
     expect(check.code, check.stdout + check.stderr).toBe(0);
     // check reads the index: an edited pack of a copy of the tree is reported where it lies.
