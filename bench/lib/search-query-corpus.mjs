@@ -3,7 +3,8 @@
 // stub), words drawn from a Zipf-like vocabulary (rank r with weight 1/r^1.07 over 400,000
 // pronounceable made-up words, the first few hundred short like "the", "of"), so a few terms sit in
 // most documents and most terms in a handful. Deterministic: the same count gives the same
-// documents, in the same order, on every machine (a seeded generator, no Math.random).
+// documents, in the same order, on every machine (a seeded generator, no Math.random). Texts can
+// be scaled down (textScale) where the writer's memory does not fit the full shape.
 
 const VOCABULARY_SIZE = 400_000;
 const ZIPF_EXPONENT = 1.07;
@@ -69,7 +70,7 @@ function drawRank(cumulative, random) {
  * Calls `visit({id, title, text, url})` for each of `count` articles, in a fixed order; ids are
  * `tools/wiki/<Title_With_Underscores>.json` (unique: a repeated title gets " (2)" etc.).
  */
-export function forEachWikiDocument(count, visit, seed = 650_000) {
+export function forEachWikiDocument(count, visit, seed = 650_000, textScale = 1) {
   const random = seededRandom(seed);
   const words = makeVocabulary(random);
   const cumulative = makeCumulative();
@@ -86,7 +87,8 @@ export function forEachWikiDocument(count, visit, seed = 650_000) {
     const repeats = titles.get(title) ?? 0;
     titles.set(title, repeats + 1);
     if (repeats > 0) title = `${title} (${repeats + 1})`;
-    const targetBytes = random() < 0.1 ? 300 + Math.floor(random() * 700) : Math.floor(1000 * 5 ** random());
+    const targetBytes =
+      textScale * (random() < 0.1 ? 300 + Math.floor(random() * 700) : Math.floor(1000 * 5 ** random()));
     let text = `${title} is`;
     let sentence = 0;
     while (text.length < targetBytes) {
@@ -109,9 +111,12 @@ export function forEachWikiDocument(count, visit, seed = 650_000) {
   }
 }
 
-/** The articles as an array (the in-memory writer takes one). */
-export function wikiDocuments(count, seed) {
+/**
+ * The articles as an array (the in-memory writer takes one); `textScale` < 1 shortens every text
+ * (the in-memory writer needs ~57 KB of memory per 1-5 KB article: 37 GB at 650,000).
+ */
+export function wikiDocuments(count, seed, textScale = 1) {
   const documents = [];
-  forEachWikiDocument(count, (document) => documents.push(document), seed);
+  forEachWikiDocument(count, (document) => documents.push(document), seed, textScale);
   return documents;
 }
