@@ -349,6 +349,119 @@ describe('search bad input', () => {
   });
 });
 
+describe('a search table in its own file', () => {
+  const TABLE_FILE = { ...SMALL_PARTS, inlineTableBytes: 0 };
+
+  it('moves the rows to a content-named file past the threshold, and answers the same', async () => {
+    const documents = corpus(300);
+    const inline = readerOver(documents);
+    const filed = readerOver(documents, TABLE_FILE);
+    expect(inline.written.extension).toHaveProperty('terms');
+    expect(filed.written.extension).toEqual({
+      format: 1,
+      documentCount: 300,
+      tokenCount: expect.any(Number),
+      blockSize: 32,
+      table: expect.stringMatching(/^packs\/search\.index\/[0-9a-f]{16}\.table\.json$/),
+    });
+    for (const query of ['alpha omega', 'café', 'psi chi']) {
+      expect(await filed.reader.search({ query }), query).toEqual(await inline.reader.search({ query }));
+    }
+    // Read once, then kept with the reader.
+    const tableReads = () => filed.files.asked.filter((path) => path.endsWith('.table.json')).length;
+    expect(tableReads()).toBe(1);
+    expect(structured(await filed.reader.fetch({ id: documents[7]!.id }))).toEqual(documents[7]);
+    expect(tableReads()).toBe(1);
+  });
+
+  it('answers isError, saying the index is damaged, when the table file is missing, truncated or not JSON', async () => {
+    for (const damage of ['missing', 'truncated', 'html-fallback', 'wrong-rows'] as const) {
+      const { reader, files, written, problems } = readerOver(corpus(100), TABLE_FILE);
+      const path = (written.extension as { table: string }).table;
+      const bytes = files.files.get(path)!;
+      if (damage === 'missing') files.files.delete(path);
+      if (damage === 'truncated') files.files.set(path, bytes.subarray(0, bytes.length >> 1));
+      if (damage === 'html-fallback') {
+        files.files.delete(path);
+        files.fallbackPage = true;
+      }
+      if (damage === 'wrong-rows')
+        files.files.set(
+          path,
+          new TextEncoder().encode(JSON.stringify({ terms: [{ first: '61', index: '../x.idx' }] })),
+        );
+      const searched = await reader.search({ query: 'alpha beta' });
+      expect(searched.isError, damage).toBe(true);
+      expect(searched.content[0], damage).toMatchObject({
+        text: expect.stringMatching(/build and deploy the tree again/),
+      });
+      const fetched = await reader.fetch({ id: 'tools/wiki/doc-1.json' });
+      expect(fetched.isError, damage).toBe(true);
+      expect(problems.length, damage).toBeGreaterThan(0);
+      expect(files.asked.every((asked) => asked.startsWith(SEARCH_FOLDER))).toBe(true);
+    }
+  });
+
+  it('refuses a manifest whose table names a file outside the index', () => {
+    expect(
+      parseSearchIndexManifest({ format: 1, documentCount: 1, tokenCount: 1, blockSize: 32, table: '../mcp.json' }),
+    ).toMatchObject({
+      problem: expect.stringContaining('table.json'),
+    });
+  });
+
+  it('is verified: present, named by its content, and its rows sound', async () => {
+    const { files, source } = readerOver(corpus(100), TABLE_FILE);
+    const paths = () => [...files.files.keys()];
+    expect(await verifySearchIndex(source, files, paths())).toEqual([]);
+    const path = (source as { tableFile: string }).tableFile;
+    const bytes = files.files.get(path)!;
+    files.files.set(path, new TextEncoder().encode(`${new TextDecoder().decode(bytes)} `));
+    expect(await verifySearchIndex(source, files, paths())).toEqual([
+      `${path} is not named by its content hash (edited?); build the tree again`,
+    ]);
+    files.files.delete(path);
+    expect((await verifySearchIndex(source, files, paths())).join('\n')).toMatch(/is missing/);
+  });
+});
+
+describe('terms in half the documents or more', () => {
+  /** 2,000 documents: "common" in every one, "rare" in 154, "scarce" in 4. */
+  function commonCorpus(): SearchDocument[] {
+    return Array.from({ length: 2000 }, (_, position) => ({
+      id: `tools/wiki/doc-${position}.json`,
+      title: `Document ${position}`,
+      text: `common ${position % 13 === 0 ? 'rare' : ''} ${position % 500 === 0 ? 'scarce' : ''} ${'filler '.repeat(position % 7)}`,
+      url: '',
+    }));
+  }
+
+  it('are not read when a rarer term fills a page, and the ranking is the same', async () => {
+    const documents = commonCorpus();
+    const written = writeSearchIndex(documents, SMALL_PARTS);
+    /** A fresh reader's results for `query`, and the bytes it read. */
+    const read = async (query: string, ignoresRanges = false) => {
+      const files = new MemoryFiles(new Map(written.files.map((file) => [file.path, file.bytes])));
+      files.ignoresRanges = ignoresRanges;
+      const reader = new SearchReader(files, written.extension as SearchIndexTable);
+      const result = await reader.search({ query });
+      const ids = (structured(result) as { results: { id: string }[] }).results.map((hit) => hit.id);
+      return { ids, bytes: files.bytesRead };
+    };
+    const skipped = await read('rare common');
+    expect(skipped.ids).toEqual(referenceRanking(documents, 'rare common'));
+    // "common"'s postings take ≥ 3 bytes per document: only its index and first bytes were read.
+    expect(skipped.bytes - (await read('rare')).bytes).toBeLessThan(2000 * 3);
+    // Alone, or beside a term that finds fewer than a page, its documents are results: it is read.
+    expect((await read('common')).ids).toEqual(referenceRanking(documents, 'common'));
+    const beside = await read('scarce common');
+    expect(beside.ids).toEqual(referenceRanking(documents, 'scarce common'));
+    expect(beside.ids).toHaveLength(10);
+    // Where the host reads whole packs, the same answer.
+    expect((await read('rare common', true)).ids).toEqual(skipped.ids);
+  });
+});
+
 describe('verifying a search index (what check asks)', () => {
   it('finds nothing wrong with a written index, and names each kind of damage', async () => {
     const { files, table, written } = readerOver(corpus(300));

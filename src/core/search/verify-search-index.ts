@@ -187,6 +187,6 @@ function checkBody(
 }
 
 async function isNamedByContent(path: string, bytes: Uint8Array): Promise<boolean> {
-  const name = path.slice(path.lastIndexOf('/') + 1).replace(/\.(?:pack|idx)$/, '');
+  const name = path.slice(path.lastIndexOf('/') + 1).replace(/\.(?:pack|idx|table\.json)$/, '');
   return (await sha256HexOfBytes(bytes)).slice(0, 16) === name;
 }
