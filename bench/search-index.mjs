@@ -19,7 +19,7 @@ const dist = (file) => import(path.join(repoRoot, 'dist', file));
 const { FolderPackFiles } = await dist('hosts/node/folder-pack-files.js');
 const { writeSearchIndex } = await dist('tree-writer/search-index-writer.js');
 const { SearchReader } = await dist('core/search/search-reader.js');
-const { parseSearchIndexTable } = await dist('core/search/search-index-format.js');
+const { parseSearchIndexManifest } = await dist('core/search/search-index-format.js');
 const { tokenize } = await dist('core/search/tokenize.js');
 
 const LIMIT = Number(process.env.LIMIT ?? 1_000_000);
@@ -76,11 +76,12 @@ for (const file of written.files) {
 const bytesOf = (folder) =>
   written.files.filter((file) => file.path.includes(`/${folder}/`)).reduce((sum, file) => sum + file.bytes.length, 0);
 const tableJson = JSON.stringify(written.extension);
+const tableFile = written.files.find((file) => file.path.endsWith('.table.json'));
 console.log(
   `build: index ${buildMs.toFixed(0)} ms vs one file per document ${plainMs.toFixed(0)} ms (${(buildMs / plainMs).toFixed(2)}×); peak RSS +${rssGrowth.toFixed(0)} MiB`,
 );
 console.log(
-  `size: ${written.files.length} files (${written.extension.terms.length}+${written.extension.titles.length}+${written.extension.documents.length} indexes), ${(indexBytes / 1e6).toFixed(1)} MB = ${(indexBytes / rawBytes).toFixed(2)}× the raw text (terms ${(bytesOf('terms') / 1e6).toFixed(1)} MB, titles ${(bytesOf('titles') / 1e6).toFixed(1)} MB, documents ${(bytesOf('documents') / 1e6).toFixed(1)} MB); mcp.json table ${(tableJson.length / 1024).toFixed(1)} KiB`,
+  `size: ${written.files.length} files (${written.files.filter((file) => file.path.endsWith('.idx')).length} indexes), ${(indexBytes / 1e6).toFixed(1)} MB = ${(indexBytes / rawBytes).toFixed(2)}× the raw text (terms ${(bytesOf('terms') / 1e6).toFixed(1)} MB, titles ${(bytesOf('titles') / 1e6).toFixed(1)} MB, documents ${(bytesOf('documents') / 1e6).toFixed(1)} MB); search table ${((tableFile?.bytes.length ?? tableJson.length) / 1024).toFixed(1)} KiB ${tableFile ? 'in its own file' : 'in mcp.json'}`,
 );
 
 // Queries: two distinct terms of a random document (seeded).
@@ -98,8 +99,10 @@ while (queries.length < QUERIES) {
   if (first !== second) queries.push(`${first} ${second}`);
 }
 
-const parsed = parseSearchIndexTable(JSON.parse(tableJson));
+const parsed = parseSearchIndexManifest(JSON.parse(tableJson));
 if ('problem' in parsed) throw new Error(parsed.problem);
+// The rows inline, or the table file the reader reads on its first search.
+const source = 'table' in parsed ? parsed.table : parsed;
 const files = new FolderPackFiles(indexRoot);
 async function timeQueries(readerFor) {
   const wall = [];
@@ -127,10 +130,10 @@ async function timePlainReads() {
   }
   return wall;
 }
-const warmReader = new SearchReader(files, parsed.table);
+const warmReader = new SearchReader(files, source);
 await timeQueries(() => warmReader); // fills the caches
 const warm = await timeQueries(() => warmReader);
-const cold = await timeQueries(() => new SearchReader(files, parsed.table));
+const cold = await timeQueries(() => new SearchReader(files, source));
 const plain = await timePlainReads();
 const plainP50 = median(plain);
 for (const [name, run] of [

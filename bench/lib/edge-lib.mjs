@@ -8,9 +8,10 @@ import { repoRoot } from './common.mjs';
 
 export const workerBundle = path.join(repoRoot, 'dist/edge/_worker.js');
 
-/** Starts workerd over `treeDir`; resolves with `{ url, close }` (url = the site root). */
-export async function startWorkerdSite(treeDir) {
+/** Starts workerd over `treeDir`; resolves with `{ url, close }` (url = the site root). `options` go to Miniflare. */
+export async function startWorkerdSite(treeDir, options = {}) {
   const miniflare = new Miniflare({
+    ...options,
     host: '127.0.0.1',
     port: 0,
     compatibilityDate: '2025-09-01',

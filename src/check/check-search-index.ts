@@ -4,7 +4,7 @@
 // packs/search.index/). A problem line's "; what to do" becomes the hint check prints.
 import { EXTENSION_KEY } from '../core/tree/manifest.js';
 import type { PackFileSource } from '../core/packs/pack-reader.js';
-import { parseSearchIndexTable, SEARCH_FOLDER } from '../core/search/search-index-format.js';
+import { parseSearchIndexManifest, SEARCH_FOLDER } from '../core/search/search-index-format.js';
 import { verifySearchIndex } from '../core/search/verify-search-index.js';
 import { at, REBUILD, type Report } from './tree-problem.js';
 
@@ -14,12 +14,12 @@ export async function checkSearchIndex(
   packFiles: PackFileSource,
   report: Report,
 ): Promise<void> {
-  const parsed = parseSearchIndexTable(value);
+  const parsed = parseSearchIndexManifest(value);
   if ('problem' in parsed) {
     report(at(EXTENSION_KEY, 'search'), `${parsed.problem}, so the search and fetch tools are left out`, REBUILD);
     return;
   }
-  for (const line of await verifySearchIndex(parsed.table, packFiles, files)) {
+  for (const line of await verifySearchIndex('table' in parsed ? parsed.table : parsed, packFiles, files)) {
     const cut = line.lastIndexOf('; ');
     const hint = cut < 0 ? REBUILD : line.slice(cut + 2);
     report(SEARCH_FOLDER, cut < 0 ? line : line.slice(0, cut), hint === 'build the tree again' ? REBUILD : hint);

@@ -29,6 +29,7 @@ import {
   DEFAULT_TITLE_BLOCK_SIZE,
   SEARCH_FOLDER,
   SEARCH_INDEX_FORMAT,
+  SEARCH_TABLE_INLINE_BYTES,
   titleBlockKeyOf,
 } from '../core/search/search-index-format.js';
 import { encodeDocumentBody, type FetchedDocument } from '../core/search/search-results.js';
@@ -44,20 +45,36 @@ export type SearchDocument = FetchedDocument;
 
 export interface SearchIndexOptions {
   targetPackBytes?: number;
+  /** Target bytes of the title and document indexes. */
   targetIndexBytes?: number;
+  /** Target bytes of the term indexes (default TERM_INDEX_BYTES). */
+  targetTermIndexBytes?: number;
   blockSize?: number;
+  /** Rows' JSON above this goes to a table file (default SEARCH_TABLE_INLINE_BYTES). */
+  inlineTableBytes?: number;
 }
 
-/** mcp.json's `staticmcp.search`. */
-export interface SearchIndexExtension {
-  format: typeof SEARCH_INDEX_FORMAT;
-  documentCount: number;
-  tokenCount: number;
-  blockSize: number;
+/**
+ * Term indexes are smaller than call indexes: a query reads one per term, cold, so parsing and
+ * reading 16 KiB instead of 64 KiB is most of its cost. bench/search-query.mjs measures both (the
+ * rows they add go to the table file, read once per tree load).
+ */
+export const TERM_INDEX_BYTES = 16 * 1024;
+
+/** The rows of a search table, inline in mcp.json or in its table file. */
+export interface SearchIndexRows {
   terms: PackTableRow[];
   titles: PackTableRow[];
   documents: PackTableRow[];
 }
+
+/** mcp.json's `staticmcp.search`: the rows inline, or `table` naming the file that holds them. */
+export type SearchIndexExtension = {
+  format: typeof SEARCH_INDEX_FORMAT;
+  documentCount: number;
+  tokenCount: number;
+  blockSize: number;
+} & (SearchIndexRows | { table: string });
 
 export interface SearchIndexOutput {
   /** Tree path → bytes, sorted by path. */
@@ -78,6 +95,7 @@ export function writeSearchIndex(
 ): SearchIndexOutput {
   const targetPackBytes = options.targetPackBytes ?? DEFAULT_TARGET_PACK_BYTES;
   const targetIndexBytes = options.targetIndexBytes ?? DEFAULT_TARGET_INDEX_BYTES;
+  const targetTermIndexBytes = options.targetTermIndexBytes ?? TERM_INDEX_BYTES;
   const blockSize = options.blockSize ?? DEFAULT_TITLE_BLOCK_SIZE;
   const numbered = documents.map((document) => {
     assertPlainTreePath(document.id, 'A search document id');
@@ -131,24 +149,24 @@ export function writeSearchIndex(
   documentRecords.sort((left, right) => compareKeys(left.key, right.key) || compareStrings(left.name, right.name));
 
   const targets = { targetPackBytes, targetIndexBytes };
-  const terms = packSortedRecords(`${SEARCH_FOLDER}terms/`, KEY_KIND.term, termRecords, targets);
+  const terms = packSortedRecords(`${SEARCH_FOLDER}terms/`, KEY_KIND.term, termRecords, {
+    targetPackBytes,
+    targetIndexBytes: targetTermIndexBytes,
+  });
   const titles = packSortedRecords(`${SEARCH_FOLDER}titles/`, KEY_KIND.term, titleRecords, targets);
   const stored = packSortedRecords(`${SEARCH_FOLDER}documents/`, KEY_KIND.call, documentRecords, targets);
-  const files = [...terms.files, ...titles.files, ...stored.files].sort((left, right) =>
-    compareStrings(left.path, right.path),
-  );
-  return {
-    files,
-    extension: {
-      format: SEARCH_INDEX_FORMAT,
-      documentCount: numbered.length,
-      tokenCount,
-      blockSize,
-      terms: terms.rows,
-      titles: titles.rows,
-      documents: stored.rows,
-    },
-  };
+  const files = [...terms.files, ...titles.files, ...stored.files];
+  const rows: SearchIndexRows = { terms: terms.rows, titles: titles.rows, documents: stored.rows };
+  const counts = { format: SEARCH_INDEX_FORMAT, documentCount: numbered.length, tokenCount, blockSize } as const;
+  const rowsBytes = utf8Bytes(JSON.stringify(rows));
+  let extension: SearchIndexExtension = { ...counts, ...rows };
+  if (rowsBytes.length > (options.inlineTableBytes ?? SEARCH_TABLE_INLINE_BYTES)) {
+    const table = `${SEARCH_FOLDER}${contentName(rowsBytes)}.table.json`;
+    files.push({ path: table, bytes: rowsBytes });
+    extension = { ...counts, table };
+  }
+  files.sort((left, right) => compareStrings(left.path, right.path));
+  return { files, extension };
 }
 
 export function contentName(bytes: Uint8Array): string {

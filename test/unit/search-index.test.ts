@@ -5,7 +5,12 @@
 // nothing outside the index.
 import { describe, expect, it } from 'vitest';
 import type { ByteRange, BytesOutcome, PackFileSource } from '../../src/core/packs/pack-reader.js';
-import { parseSearchIndexTable, SEARCH_FOLDER } from '../../src/core/search/search-index-format.js';
+import {
+  parseSearchIndexManifest,
+  parseSearchIndexTable,
+  SEARCH_FOLDER,
+  type SearchIndexTable,
+} from '../../src/core/search/search-index-format.js';
 import { SearchReader } from '../../src/core/search/search-reader.js';
 import { verifySearchIndex } from '../../src/core/search/verify-search-index.js';
 import { tokenize } from '../../src/core/search/tokenize.js';
@@ -17,6 +22,7 @@ const HTML_FALLBACK = new TextEncoder().encode('<!DOCTYPE html><html><body>Not f
 /** A host's files in memory; logs every path asked. */
 class MemoryFiles implements PackFileSource {
   readonly asked: string[] = [];
+  bytesRead = 0;
   ignoresRanges = false;
   fallbackPage = false;
 
@@ -26,7 +32,11 @@ class MemoryFiles implements PackFileSource {
     this.asked.push(relativePath);
     const bytes = this.files.get(relativePath) ?? (this.fallbackPage ? HTML_FALLBACK : undefined);
     if (!bytes) return { status: 'missing' };
-    if (!range || this.ignoresRanges) return { status: 'ok', bytes, whole: true };
+    if (!range || this.ignoresRanges) {
+      this.bytesRead += bytes.length;
+      return { status: 'ok', bytes, whole: true };
+    }
+    this.bytesRead += Math.min(range.length, bytes.length - range.offset);
     return { status: 'ok', bytes: bytes.subarray(range.offset, range.offset + range.length), whole: false };
   }
 }
@@ -77,14 +87,22 @@ function corpus(count: number, seed = 7): SearchDocument[] {
   });
 }
 
-function readerOver(documents: SearchDocument[], options = { targetPackBytes: 4096, targetIndexBytes: 1024 }) {
+const SMALL_PARTS = { targetPackBytes: 4096, targetIndexBytes: 1024, targetTermIndexBytes: 1024 };
+
+function readerOver(documents: SearchDocument[], options: Parameters<typeof writeSearchIndex>[1] = SMALL_PARTS) {
   const written = writeSearchIndex(documents, options);
   const files = new MemoryFiles(new Map(written.files.map((file) => [file.path, file.bytes])));
-  const parsed = parseSearchIndexTable(JSON.parse(JSON.stringify(written.extension)));
+  const parsed = parseSearchIndexManifest(JSON.parse(JSON.stringify(written.extension)));
   if ('problem' in parsed) throw new Error(parsed.problem);
   const problems: string[] = [];
-  const reader = new SearchReader(files, parsed.table, { onProblem: (reason) => problems.push(reason) });
-  return { written, files, table: parsed.table, reader, problems };
+  const source = 'table' in parsed ? parsed.table : parsed;
+  const reader = new SearchReader(files, source, { onProblem: (reason) => problems.push(reason) });
+  // The rows as the reader sees them (a table file's, read here).
+  const table: SearchIndexTable =
+    'table' in parsed
+      ? parsed.table
+      : { ...parsed.counts, ...JSON.parse(new TextDecoder().decode(files.files.get(parsed.tableFile))) };
+  return { written, files, table, source, reader, problems };
 }
 
 /** BM25 straight from the documents (FTS5's formula, OR of the query's distinct terms): the reference. */
@@ -92,10 +110,16 @@ function referenceRanking(documents: SearchDocument[], query: string, limit = 10
   const sorted = [...documents].sort((a, b) => (Buffer.from(a.id) < Buffer.from(b.id) ? -1 : 1));
   const tokenized = sorted.map((document) => tokenize(`${document.title}\n${document.text}`));
   const average = tokenized.reduce((sum, terms) => sum + terms.length, 0) / sorted.length;
-  const terms = [...new Set(tokenize(query))];
+  let terms = [...new Set(tokenize(query))];
   const documentFrequency = new Map(
     terms.map((term) => [term, tokenized.filter((tokens) => tokens.includes(term)).length]),
   );
+  // Terms in half the documents or more (idf at FTS5's 1e-6 floor) are left out when a term above
+  // the floor finds a page of results on its own: they would only move scores by ~1e-6.
+  const floored = (term: string) => documentFrequency.get(term)! >= sorted.length / 2;
+  if (terms.some((term) => !floored(term) && documentFrequency.get(term)! >= limit)) {
+    terms = terms.filter((term) => !floored(term));
+  }
   const scored = sorted.map((document, position) => {
     const tokens = tokenized[position]!;
     let score = 0;
@@ -126,7 +150,7 @@ describe('search index, written and read back', () => {
     const documents = corpus(600);
     const { written, reader, files } = readerOver(documents);
     expect(written.files.filter((file) => file.path.endsWith('.pack')).length).toBeGreaterThan(20);
-    expect(written.extension.terms.length).toBeGreaterThan(1);
+    expect('terms' in written.extension && written.extension.terms.length).toBeGreaterThan(1);
     const next = random(99);
     for (let round = 0; round < 40; round += 1) {
       const query = `${pick(next, WORDS)} ${pick(next, WORDS)}`;
@@ -306,7 +330,11 @@ describe('search bad input', () => {
   });
 
   it('keeps its caches within their bound over many queries', async () => {
-    const { files, table } = readerOver(corpus(2000), { targetPackBytes: 8192, targetIndexBytes: 2048 });
+    const { files, table } = readerOver(corpus(2000), {
+      targetPackBytes: 8192,
+      targetIndexBytes: 2048,
+      targetTermIndexBytes: 2048,
+    });
     const bounded = new SearchReader(files, table, {
       maxCachedBytes: 64 * 1024,
       indexCache: { maxIndexes: 4, maxIndexBytes: 16 * 1024 },
@@ -318,6 +346,119 @@ describe('search bad input', () => {
     expect(size.indexes).toBeLessThanOrEqual(4);
     expect(size.indexBytes).toBeLessThanOrEqual(16 * 1024);
     expect(size.postingBytes + size.blockBytes).toBeLessThanOrEqual(64 * 1024);
+  });
+});
+
+describe('a search table in its own file', () => {
+  const TABLE_FILE = { ...SMALL_PARTS, inlineTableBytes: 0 };
+
+  it('moves the rows to a content-named file past the threshold, and answers the same', async () => {
+    const documents = corpus(300);
+    const inline = readerOver(documents);
+    const filed = readerOver(documents, TABLE_FILE);
+    expect(inline.written.extension).toHaveProperty('terms');
+    expect(filed.written.extension).toEqual({
+      format: 1,
+      documentCount: 300,
+      tokenCount: expect.any(Number),
+      blockSize: 32,
+      table: expect.stringMatching(/^packs\/search\.index\/[0-9a-f]{16}\.table\.json$/),
+    });
+    for (const query of ['alpha omega', 'café', 'psi chi']) {
+      expect(await filed.reader.search({ query }), query).toEqual(await inline.reader.search({ query }));
+    }
+    // Read once, then kept with the reader.
+    const tableReads = () => filed.files.asked.filter((path) => path.endsWith('.table.json')).length;
+    expect(tableReads()).toBe(1);
+    expect(structured(await filed.reader.fetch({ id: documents[7]!.id }))).toEqual(documents[7]);
+    expect(tableReads()).toBe(1);
+  });
+
+  it('answers isError, saying the index is damaged, when the table file is missing, truncated or not JSON', async () => {
+    for (const damage of ['missing', 'truncated', 'html-fallback', 'wrong-rows'] as const) {
+      const { reader, files, written, problems } = readerOver(corpus(100), TABLE_FILE);
+      const path = (written.extension as { table: string }).table;
+      const bytes = files.files.get(path)!;
+      if (damage === 'missing') files.files.delete(path);
+      if (damage === 'truncated') files.files.set(path, bytes.subarray(0, bytes.length >> 1));
+      if (damage === 'html-fallback') {
+        files.files.delete(path);
+        files.fallbackPage = true;
+      }
+      if (damage === 'wrong-rows')
+        files.files.set(
+          path,
+          new TextEncoder().encode(JSON.stringify({ terms: [{ first: '61', index: '../x.idx' }] })),
+        );
+      const searched = await reader.search({ query: 'alpha beta' });
+      expect(searched.isError, damage).toBe(true);
+      expect(searched.content[0], damage).toMatchObject({
+        text: expect.stringMatching(/build and deploy the tree again/),
+      });
+      const fetched = await reader.fetch({ id: 'tools/wiki/doc-1.json' });
+      expect(fetched.isError, damage).toBe(true);
+      expect(problems.length, damage).toBeGreaterThan(0);
+      expect(files.asked.every((asked) => asked.startsWith(SEARCH_FOLDER))).toBe(true);
+    }
+  });
+
+  it('refuses a manifest whose table names a file outside the index', () => {
+    expect(
+      parseSearchIndexManifest({ format: 1, documentCount: 1, tokenCount: 1, blockSize: 32, table: '../mcp.json' }),
+    ).toMatchObject({
+      problem: expect.stringContaining('table.json'),
+    });
+  });
+
+  it('is verified: present, named by its content, and its rows sound', async () => {
+    const { files, source } = readerOver(corpus(100), TABLE_FILE);
+    const paths = () => [...files.files.keys()];
+    expect(await verifySearchIndex(source, files, paths())).toEqual([]);
+    const path = (source as { tableFile: string }).tableFile;
+    const bytes = files.files.get(path)!;
+    files.files.set(path, new TextEncoder().encode(`${new TextDecoder().decode(bytes)} `));
+    expect(await verifySearchIndex(source, files, paths())).toEqual([
+      `${path} is not named by its content hash (edited?); build the tree again`,
+    ]);
+    files.files.delete(path);
+    expect((await verifySearchIndex(source, files, paths())).join('\n')).toMatch(/is missing/);
+  });
+});
+
+describe('terms in half the documents or more', () => {
+  /** 2,000 documents: "common" in every one, "rare" in 154, "scarce" in 4. */
+  function commonCorpus(): SearchDocument[] {
+    return Array.from({ length: 2000 }, (_, position) => ({
+      id: `tools/wiki/doc-${position}.json`,
+      title: `Document ${position}`,
+      text: `common ${position % 13 === 0 ? 'rare' : ''} ${position % 500 === 0 ? 'scarce' : ''} ${'filler '.repeat(position % 7)}`,
+      url: '',
+    }));
+  }
+
+  it('are not read when a rarer term fills a page, and the ranking is the same', async () => {
+    const documents = commonCorpus();
+    const written = writeSearchIndex(documents, SMALL_PARTS);
+    /** A fresh reader's results for `query`, and the bytes it read. */
+    const read = async (query: string, ignoresRanges = false) => {
+      const files = new MemoryFiles(new Map(written.files.map((file) => [file.path, file.bytes])));
+      files.ignoresRanges = ignoresRanges;
+      const reader = new SearchReader(files, written.extension as SearchIndexTable);
+      const result = await reader.search({ query });
+      const ids = (structured(result) as { results: { id: string }[] }).results.map((hit) => hit.id);
+      return { ids, bytes: files.bytesRead };
+    };
+    const skipped = await read('rare common');
+    expect(skipped.ids).toEqual(referenceRanking(documents, 'rare common'));
+    // "common"'s postings take ≥ 3 bytes per document: only its index and first bytes were read.
+    expect(skipped.bytes - (await read('rare')).bytes).toBeLessThan(2000 * 3);
+    // Alone, or beside a term that finds fewer than a page, its documents are results: it is read.
+    expect((await read('common')).ids).toEqual(referenceRanking(documents, 'common'));
+    const beside = await read('scarce common');
+    expect(beside.ids).toEqual(referenceRanking(documents, 'scarce common'));
+    expect(beside.ids).toHaveLength(10);
+    // Where the host reads whole packs, the same answer.
+    expect((await read('rare common', true)).ids).toEqual(skipped.ids);
   });
 });
 

@@ -168,17 +168,18 @@ async function loadSearch(
   onProblem: ((text: string) => void) | undefined,
 ): Promise<{ reader: SearchReader; tools: TreeTool[] } | undefined> {
   if (toolsByName.has('search') || toolsByName.has('fetch')) return undefined;
-  const [{ parseSearchIndexTable }, { SearchReader }, { SEARCH_TOOL, FETCH_TOOL }] = await Promise.all([
+  const [{ parseSearchIndexManifest }, { SearchReader }, { SEARCH_TOOL, FETCH_TOOL }] = await Promise.all([
     import('../search/search-index-format.js'),
     import('../search/search-reader.js'),
     import('../search/search-results.js'),
   ]);
-  const parsed = parseSearchIndexTable(value);
+  const parsed = parseSearchIndexManifest(value);
   if ('problem' in parsed) {
     onProblem?.(`${MANIFEST_FILE}: ${parsed.problem}; the search and fetch tools are left out`);
     return undefined;
   }
-  const reader = new SearchReader(packFiles, parsed.table, { onProblem });
+  // A table kept in its own file is read by the reader on its first search (mcp.json loads stay small).
+  const reader = new SearchReader(packFiles, 'table' in parsed ? parsed.table : parsed, { onProblem });
   const tool = (definition: typeof SEARCH_TOOL | typeof FETCH_TOOL, searchTool: 'search' | 'fetch'): TreeTool => ({
     definition: structuredClone(definition) as unknown as TreeTool['definition'],
     declaredParameters: Object.keys(definition.inputSchema.properties),

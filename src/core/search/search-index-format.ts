@@ -18,7 +18,12 @@
 // - documents (KEY_KIND.call, key = SipHash of the id, as a call's tree path): a record per
 //   document named by its id, body = the fetch result's JSON. fetch = one cached index + one record.
 // mcp.json, extension `staticmcp.search`: {format: 1, documentCount, tokenCount, blockSize,
-// terms: rows, titles: rows, documents: rows} (rows: [{first: hex key, index: tree path}]).
+// terms: rows, titles: rows, documents: rows} (rows: [{first: hex key, index: tree path}]); once
+// the rows pass SEARCH_TABLE_INLINE_BYTES (≈ 1,000 rows at 650,000 documents, ~180 KB) they move
+// into their own content-named file, packs/search.index/<sha256-16>.table.json = {terms, titles,
+// documents}, and mcp.json says {format, documentCount, tokenCount, blockSize, table: its path}:
+// every reader of mcp.json (tools/list, a packed call) would otherwise parse them, and a search
+// reads the file once per tree load (cached with the tree).
 //
 // A query: ≤ MAX_QUERY_TERMS distinct terms → per term its row (in memory) → its index (bounded
 // LRU) → one record; BM25 (bm25.ts) over the postings; the top results' title blocks (≤ one
@@ -43,6 +48,12 @@ export const MAX_QUERY_LENGTH = 4096;
 export const MAX_QUERY_TERMS = 32;
 /** An id longer than any tree path the writer accepts: refused before hashing. */
 export const MAX_DOCUMENT_ID_LENGTH = 4096;
+/** Rows' JSON above this leaves mcp.json for a file of its own (16 KiB: mcp.json stays small). */
+export const SEARCH_TABLE_INLINE_BYTES = 16 * 1024;
+/** The table file's name: content-addressed like packs, so a deploy never mixes two builds'. */
+export const SEARCH_TABLE_FILE = /^packs\/search\.index\/[0-9a-f]{16}\.table\.json$/;
+/** Bytes a table file may have (≈ 90,000 rows): a larger one is refused before it is parsed. */
+export const MAX_SEARCH_TABLE_FILE_BYTES = 8 * 1024 * 1024;
 
 export interface SearchIndexTable {
   documentCount: number;
@@ -62,8 +73,17 @@ function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
-/** Parses the manifest's `staticmcp.search` (untrusted JSON); `problem` says what is wrong. */
-export function parseSearchIndexTable(value: unknown): { table: SearchIndexTable } | { problem: string } {
+/** The counts of a search table, all a manifest that keeps its rows in a file holds inline. */
+export type SearchIndexCounts = Pick<SearchIndexTable, 'documentCount' | 'tokenCount' | 'blockSize'>;
+
+/** The manifest's `staticmcp.search`: the whole table, or its counts and the file holding its rows. */
+export type SearchIndexManifest = { table: SearchIndexTable } | { counts: SearchIndexCounts; tableFile: string };
+
+/**
+ * Parses the manifest's `staticmcp.search` (untrusted JSON), whose rows are inline or in a table
+ * file (read it, then parseSearchTableFile); `problem` says what is wrong.
+ */
+export function parseSearchIndexManifest(value: unknown): SearchIndexManifest | { problem: string } {
   if (!isObject(value)) return { problem: 'search is not an object' };
   if (value.format !== SEARCH_INDEX_FORMAT) {
     return {
@@ -73,19 +93,57 @@ export function parseSearchIndexTable(value: unknown): { table: SearchIndexTable
   const { documentCount, tokenCount, blockSize } = value;
   if (!isCount(documentCount) || !isCount(tokenCount) || !isCount(blockSize) || blockSize === 0)
     return { problem: 'search.documentCount, tokenCount and blockSize must be whole numbers' };
+  const counts = { documentCount, tokenCount, blockSize };
+  if (value.table === undefined) return parseRows(value, counts, 'search');
+  if (typeof value.table !== 'string' || !SEARCH_TABLE_FILE.test(value.table))
+    return { problem: `search.table is not the path of a ${SEARCH_FOLDER}<hash>.table.json file` };
+  return { counts, tableFile: value.table };
+}
+
+/** Parses the manifest's `staticmcp.search` when its rows are inline (a table file is a problem here). */
+export function parseSearchIndexTable(value: unknown): { table: SearchIndexTable } | { problem: string } {
+  const parsed = parseSearchIndexManifest(value);
+  if ('tableFile' in parsed) return { problem: `search keeps its rows in ${parsed.tableFile}: read it first` };
+  return parsed;
+}
+
+/** The table from a table file's bytes and the manifest's counts; `problem` says what is wrong. */
+export function parseSearchTableFile(
+  bytes: Uint8Array,
+  path: string,
+  counts: SearchIndexCounts,
+): { table: SearchIndexTable } | { problem: string } {
+  if (bytes.length > MAX_SEARCH_TABLE_FILE_BYTES)
+    return { problem: `${path} has ${bytes.length} bytes, more than a search table's ${MAX_SEARCH_TABLE_FILE_BYTES}` };
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    return { problem: `${path} is not JSON (truncated or replaced?)` };
+  }
+  if (!isObject(value)) return { problem: `${path} is not an object of rows` };
+  return parseRows(value, counts, path);
+}
+
+function parseRows(
+  value: Record<string, unknown>,
+  counts: SearchIndexCounts,
+  where: string,
+): { table: SearchIndexTable } | { problem: string } {
+  const { documentCount, tokenCount, blockSize } = counts;
   // parsePackTable checks each list as a tool's rows; an empty corpus has empty lists.
   const lists: Record<string, unknown> = {};
   for (const name of ['terms', 'titles', 'documents'] as const) {
     const rows = value[name];
-    if (!Array.isArray(rows)) return { problem: `search.${name} is not a list` };
+    if (!Array.isArray(rows)) return { problem: `${where}.${name} is not a list` };
     if (rows.length > 0) lists[name] = rows;
   }
   const parsed = parsePackTable(lists);
-  if ('problem' in parsed) return { problem: `search: ${parsed.problem.replace(/^packs\./, '')}` };
+  if ('problem' in parsed) return { problem: `${where}: ${parsed.problem.replace(/^packs\./, '')}` };
   for (const [name, rows] of parsed.table) {
     for (const row of rows)
       if (!row.index.startsWith(SEARCH_FOLDER))
-        return { problem: `search.${name} names the index ${row.index}, which is not below ${SEARCH_FOLDER}` };
+        return { problem: `${where}.${name} names the index ${row.index}, which is not below ${SEARCH_FOLDER}` };
   }
   return {
     table: {

@@ -116,9 +116,11 @@ export interface ManifestExtension {
     documentCount: number;
     tokenCount: number;
     blockSize: number;
-    terms: { first: string; index: string }[];
-    titles: { first: string; index: string }[];
-    documents: { first: string; index: string }[];
+    /** The rows, inline; or `table`, the packs/search.index/<hash>.table.json file holding them. */
+    terms?: { first: string; index: string }[];
+    titles?: { first: string; index: string }[];
+    documents?: { first: string; index: string }[];
+    table?: string;
   };
 }
 
