@@ -24,12 +24,7 @@ import {
   PACK_HEADER_BYTES,
 } from '../core/packs/pack-format.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
-import {
-  DEFAULT_TITLE_BLOCK_SIZE,
-  SEARCH_FOLDER,
-  SEARCH_INDEX_FORMAT,
-  titleBlockKeyOf,
-} from '../core/search/search-index-format.js';
+import { DEFAULT_TITLE_BLOCK_SIZE, SEARCH_FOLDER, titleBlockKeyOf } from '../core/search/search-index-format.js';
 import { encodeDocumentBody } from '../core/search/search-results.js';
 import { tokenize } from '../core/search/tokenize.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
@@ -42,6 +37,8 @@ import {
   boundaryHash,
   compareStrings,
   contentName,
+  searchExtensionOf,
+  TERM_INDEX_BYTES,
   type SearchDocument,
   type SearchIndexExtension,
   type SearchIndexOptions,
@@ -166,7 +163,7 @@ export async function writeSearchIndexSpilling(
     `${SEARCH_FOLDER}terms/`,
     KEY_KIND.term,
     mergeRuns(runFiles, numberOf, path.join(scratch, 'terms')),
-    targets,
+    { ...targets, targetIndexBytes: options.targetTermIndexBytes ?? TERM_INDEX_BYTES },
     writeFile,
   );
   const titlesFd = openSync(titleSpill.file, 'r');
@@ -190,23 +187,14 @@ export async function writeSearchIndexSpilling(
       targets,
       writeFile,
     );
-    return searchExtension(count, tokenCount, blockSize, terms, titles, stored);
+    const rows = { terms, titles, documents: stored };
+    const { extension, tableFile } = searchExtensionOf(count, tokenCount, blockSize, rows, options);
+    if (tableFile !== undefined) await writeFile(tableFile.path, tableFile.bytes);
+    return extension;
   } finally {
     closeSync(titlesFd);
     closeSync(bodiesFd);
   }
-}
-
-/** mcp.json's `staticmcp.search` from the three tables. */
-function searchExtension(
-  documentCount: number,
-  tokenCount: number,
-  blockSize: number,
-  terms: PackTableRow[],
-  titles: PackTableRow[],
-  documents: PackTableRow[],
-): SearchIndexExtension {
-  return { format: SEARCH_INDEX_FORMAT, documentCount, tokenCount, blockSize, terms, titles, documents };
 }
 
 /**

@@ -157,16 +157,26 @@ export function writeSearchIndex(
   const stored = packSortedRecords(`${SEARCH_FOLDER}documents/`, KEY_KIND.call, documentRecords, targets);
   const files = [...terms.files, ...titles.files, ...stored.files];
   const rows: SearchIndexRows = { terms: terms.rows, titles: titles.rows, documents: stored.rows };
-  const counts = { format: SEARCH_INDEX_FORMAT, documentCount: numbered.length, tokenCount, blockSize } as const;
-  const rowsBytes = utf8Bytes(JSON.stringify(rows));
-  let extension: SearchIndexExtension = { ...counts, ...rows };
-  if (rowsBytes.length > (options.inlineTableBytes ?? SEARCH_TABLE_INLINE_BYTES)) {
-    const table = `${SEARCH_FOLDER}${contentName(rowsBytes)}.table.json`;
-    files.push({ path: table, bytes: rowsBytes });
-    extension = { ...counts, table };
-  }
+  const { extension, tableFile } = searchExtensionOf(numbered.length, tokenCount, blockSize, rows, options);
+  if (tableFile !== undefined) files.push(tableFile);
   files.sort((left, right) => compareStrings(left.path, right.path));
   return { files, extension };
+}
+
+/** mcp.json's `staticmcp.search` for the rows, and the table file holding them when they are too long to inline. */
+export function searchExtensionOf(
+  documentCount: number,
+  tokenCount: number,
+  blockSize: number,
+  rows: SearchIndexRows,
+  options: Pick<SearchIndexOptions, 'inlineTableBytes'>,
+): { extension: SearchIndexExtension; tableFile?: { path: string; bytes: Uint8Array } } {
+  const counts = { format: SEARCH_INDEX_FORMAT, documentCount, tokenCount, blockSize } as const;
+  const rowsBytes = utf8Bytes(JSON.stringify(rows));
+  if (rowsBytes.length <= (options.inlineTableBytes ?? SEARCH_TABLE_INLINE_BYTES))
+    return { extension: { ...counts, ...rows } };
+  const table = `${SEARCH_FOLDER}${contentName(rowsBytes)}.table.json`;
+  return { extension: { ...counts, table }, tableFile: { path: table, bytes: rowsBytes } };
 }
 
 export function contentName(bytes: Uint8Array): string {

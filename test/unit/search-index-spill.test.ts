@@ -7,7 +7,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compareUtf8, writeSearchIndexSpilling } from '../../src/tree-writer/search-index-spill-writer.js';
-import { type SearchDocument, writeSearchIndex } from '../../src/tree-writer/search-index-writer.js';
+import {
+  type SearchDocument,
+  type SearchIndexOptions,
+  writeSearchIndex,
+} from '../../src/tree-writer/search-index-writer.js';
 import { pick, random } from '../helpers/random.js';
 
 // Scripts and code points whose UTF-16 order differs from their UTF-8 order (U+FF21 vs an emoji).
@@ -42,7 +46,7 @@ afterEach(() => {
 
 async function spill(
   documents: AsyncIterable<SearchDocument> | Iterable<SearchDocument>,
-  options: { runPostings?: number; targetPackBytes?: number; targetIndexBytes?: number; blockSize?: number },
+  options: SearchIndexOptions & { runPostings?: number },
 ) {
   const parent = mkdtempSync(path.join(os.tmpdir(), 'search-spill-'));
   folders.push(parent);
@@ -59,7 +63,7 @@ async function spill(
   return { extension, files, scratchFolder };
 }
 
-function inMemory(documents: SearchDocument[], options: { targetPackBytes?: number; targetIndexBytes?: number }) {
+function inMemory(documents: SearchDocument[], options: SearchIndexOptions) {
   const written = writeSearchIndex(documents, options);
   return {
     extension: written.extension,
@@ -74,8 +78,9 @@ async function* streamed(documents: SearchDocument[]): AsyncGenerator<SearchDocu
 describe('the spilling search index writer', () => {
   it('writes what the in-memory writer writes, from many tiny runs, documents streamed in any order', async () => {
     const documents = corpus(400, 3);
-    const targets = { targetPackBytes: 4096, targetIndexBytes: 1024 };
+    const targets = { targetPackBytes: 4096, targetIndexBytes: 1024, targetTermIndexBytes: 512, inlineTableBytes: 1e9 };
     const expected = inMemory(documents, targets);
+    if (!('terms' in expected.extension)) throw new Error('the rows should be inline');
     const order = random(4);
     const shuffled = documents
       .map((document) => ({ document, at: order() }))
@@ -94,6 +99,16 @@ describe('the spilling search index writer', () => {
     const documents = corpus(300, 11);
     const spilled = await spill(documents, {});
     const expected = inMemory(documents, {});
+    expect(spilled.extension).toEqual(expected.extension);
+    expect(spilled.files).toEqual(expected.files);
+  });
+
+  it('writes the same table file when the rows are too long for mcp.json', async () => {
+    const documents = corpus(300, 12);
+    const options = { targetPackBytes: 4096, targetIndexBytes: 1024, inlineTableBytes: 0 };
+    const spilled = await spill(documents, options);
+    const expected = inMemory(documents, options);
+    expect(expected.extension).toHaveProperty('table');
     expect(spilled.extension).toEqual(expected.extension);
     expect(spilled.files).toEqual(expected.files);
   });
