@@ -60,7 +60,7 @@ execFileSync(process.execPath, [cliPath, 'build', project, '--out', plainTree], 
 writeFileSync(configFile, JSON.stringify({ ...config, liveOrigin: originUrl }));
 const tree = path.join(tempDir('staticmcp-bench-origin-tree-'), 'tree');
 execFileSync(process.execPath, [cliPath, 'build', project, '--out', tree], { stdio: 'ignore' });
-const site = await startWorkerdSite(tree, { STATICMCP_ORIGIN_KEY: KEY });
+const site = await startWorkerdSite(tree, { bindings: { STATICMCP_ORIGIN_KEY: KEY } });
 const edge = new URL('mcp', site.url);
 const plain = await spawnUntil(
   [cliPath, 'serve', plainTree, '--http', '--port', '0'],

@@ -8,14 +8,14 @@ import { repoRoot } from './common.mjs';
 
 export const workerBundle = path.join(repoRoot, 'dist/edge/_worker.js');
 
-/** Starts workerd over `treeDir` with text `bindings` (secrets); resolves with `{ url, close }` (url = the site root). */
-export async function startWorkerdSite(treeDir, bindings = {}) {
+/** Starts workerd over `treeDir`; resolves with `{ url, close }` (url = the site root). `options` go to Miniflare (`bindings`: text bindings such as secrets). */
+export async function startWorkerdSite(treeDir, options = {}) {
   const miniflare = new Miniflare({
+    ...options,
     host: '127.0.0.1',
     port: 0,
     compatibilityDate: '2025-09-01',
     modules: [{ type: 'ESModule', path: '_worker.js', contents: readFileSync(workerBundle, 'utf8') }],
-    bindings,
     assets: {
       directory: treeDir,
       binding: 'ASSETS',

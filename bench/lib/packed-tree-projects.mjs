@@ -179,9 +179,17 @@ export function seededRandom(seed) {
   };
 }
 
-/** Writes the project of `shape` with about `calls` calls into `projectRoot` (tools/ and staticmcp.json). */
-export function writeBenchProject(projectRoot, shape, calls) {
-  const tools = PROJECT_SHAPES[shape](calls);
+/** The tools of `shape`: a PROJECT_SHAPES name, or a function of `calls` returning tools of that form. */
+function toolsOfShape(shape, calls) {
+  return typeof shape === 'function' ? shape(calls) : PROJECT_SHAPES[shape](calls);
+}
+
+/**
+ * Writes the project of `shape` with about `calls` calls into `projectRoot` (tools/ and
+ * staticmcp.json, with `extraConfig`'s settings added).
+ */
+export function writeBenchProject(projectRoot, shape, calls, extraConfig = {}) {
+  const tools = toolsOfShape(shape, calls);
   mkdirSync(path.join(projectRoot, 'tools'), { recursive: true });
   for (const [name, tool] of Object.entries(tools)) {
     const file = path.join(projectRoot, 'tools', name);
@@ -193,6 +201,7 @@ export function writeBenchProject(projectRoot, shape, calls) {
     // Every tool precomputed whatever its size; no budget warning either way (the bench decides).
     limits: { maxCallsPerTool: largest, maxIntegerRange: largest },
     tools: Object.fromEntries(Object.entries(tools).map(([name, tool]) => [name, { values: tool.values }])),
+    ...extraConfig,
   };
   writeFileSync(path.join(projectRoot, 'staticmcp.json'), `${JSON.stringify(config)}\n`);
   return { tools, calls: Object.values(tools).reduce((sum, tool) => sum + tool.calls, 0) };
@@ -207,7 +216,7 @@ export function writeBenchProject(projectRoot, shape, calls) {
  */
 export async function writeTreeDirectly(projectRoot, outDir, shape, calls, { maxCallFiles } = {}) {
   const startedAt = performance.now();
-  const tools = PROJECT_SHAPES[shape](calls);
+  const tools = toolsOfShape(shape, calls);
   const [
     { openProject },
     { planTools },

@@ -2,6 +2,7 @@
 // template instances, prompts, completions and deploy files, then the content hash over everything
 // written (read back in path order), the manifest with the tools' counters, and the edge runtime.
 import { treeJsonFile } from '../core/tree/canonical-json.js';
+import type { JsonObject } from '../core/tree/json-object.js';
 import { rawResourceFilePath, resourceFilePath } from '../core/tree/resource-key.js';
 import { ExtraCopies } from './extra-copies.js';
 import { deployFiles, runtimeFiles } from '../tree-writer/deploy-files.js';
@@ -24,6 +25,7 @@ import type { ProjectResource } from '../project/discover-resources.js';
 import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
 import { COMPLETIONS_FILE } from './collect-completions.js';
+import { type SearchSettings, searchToIndex, writeSearchIndexStep } from './search-index-step.js';
 import type { CompletionProviders } from '../core/tree/completion-provider.js';
 import type { TemplateInstance } from './expand-resource-templates.js';
 import type { BuildProblem, ToolReport } from './build-report.js';
@@ -54,6 +56,8 @@ export interface AssembleInput {
    * Given only when the tree is packed (its `_headers` then has the packs/ rule).
    */
   packCalls?: () => Promise<Record<string, { first: string; index: string }[]>>;
+  /** A `build --shard` part: no search index (the merge indexes the merged tree). */
+  shardPart?: boolean;
 }
 
 /** Above this many items of one kind, clients page slowly and people lose track (000_* guardrail). */
@@ -66,6 +70,11 @@ export interface AssembledTree {
   contentHash: string;
   failures: BuildProblem[];
   warnings: BuildProblem[];
+  /**
+   * What the search index holds (search-index-step.ts searchToIndex), undefined when the tree has
+   * none; a shard part records it, and the merge indexes the merged tree with it.
+   */
+  search?: SearchSettings;
 }
 
 export function stateResourceUri(scriptPath: string): string {
@@ -199,17 +208,42 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     packageName: packageInfo().name,
     packageVersion: packageInfo().version,
   });
+  const toolNames = input.plans.map((plan) => plan.name);
+  const indexedResources = input.resources.filter(
+    (resource) => resourceOwners.get(resourceFilePath(resource.uri)) === resource.uri,
+  );
+  const hasTextResources = indexedResources.some((resource) => 'text' in resource.content);
   const deployOptions = {
     publicUrl,
     discovery: { card: discovery.card, registryAuth: config.registryAuth !== undefined },
     ...(cacheTtl !== undefined ? { cacheTtlSeconds: cacheTtl } : {}),
     liveOnlyTools: Object.keys(tools).filter((name) => tools[name]?.precomputed === 0),
-    packs: input.packCalls !== undefined,
+    // The packs/ rule (immutable caching) for call packs and the search index alike: both are
+    // named by their content.
+    packs:
+      input.packCalls !== undefined ||
+      (input.shardPart !== true && searchToIndex(input.config, toolNames, hasTextResources) !== undefined),
   };
   for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions))
     await output.write(filePath, content);
   for (const [filePath, content] of discovery.files) await output.write(filePath, content);
   const contentHash = await output.writer.hashWritten();
+  // Before the pack step, which takes the call files out of the tree.
+  const search = await writeSearchIndexStep(
+    {
+      config: input.config,
+      // What the documents are made from, as merge and index read it from mcp.json.
+      manifest: {
+        ...manifestWithoutHash,
+        [EXTENSION_KEY]: { profileVersion: PROFILE_VERSION, tools, stateResources },
+      } as unknown as JsonObject,
+      toolNames,
+      publicUrl,
+      output,
+      shardPart: input.shardPart === true,
+    },
+    hasTextResources,
+  );
   const packs = await input.packCalls?.();
   const allowedOrigins = config.http?.allowedOrigins;
   const liveOrigin = config.liveOrigin?.replace(/\/+$/, '');
@@ -250,11 +284,13 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       ...(cacheTtl !== undefined ? { cache: { ttlSeconds: cacheTtl } } : {}),
       // Only in packed trees: an unpacked tree's manifest stays byte-identical to before.
       ...(packs !== undefined ? { packs } : {}),
+      // Only when the tree has an index (search-index-step.ts: text resources by default, "search": false none).
+      ...(search.extension !== undefined ? { search: search.extension } : {}),
     },
   };
   const manifestText = treeJsonFile(manifest);
   await output.write(MANIFEST_FILE, manifestText);
-  const warnings: BuildProblem[] = [...discovery.warnings];
+  const warnings: BuildProblem[] = [...discovery.warnings, ...search.warnings];
   failures.push(...discovery.failures);
   // Added after hashing: the worker is the generator's code, not the tree's content.
   const runtime = runtimeFiles();
@@ -281,5 +317,13 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       });
     }
   }
-  return { manifest, manifestText, contentHash, failures, warnings };
+  const searchSettings = searchToIndex(input.config, toolNames, hasTextResources);
+  return {
+    manifest,
+    manifestText,
+    contentHash,
+    failures,
+    warnings,
+    ...(searchSettings ? { search: searchSettings } : {}),
+  };
 }

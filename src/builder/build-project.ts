@@ -220,6 +220,8 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       templateInstances: expansion.instances,
       completions,
       completionProviders: providers.providers,
+      // Nor indexed for search: a part holds a share of the documents (the merge indexes the merged tree).
+      shardPart: shard !== undefined,
       ...(packingPlan
         ? {
             packCalls: async () => {
@@ -293,6 +295,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
         publicUrl: config.publicUrl?.replace(/\/+$/, ''),
         copies: sink.claimedCopies(),
         maxCallFiles,
+        search: tree.search ?? null,
         report: { ok, tools: toolReports, failures, warnings },
       });
     } else {

@@ -29,6 +29,8 @@ export interface ShardRecordInput {
   copies: [string, string | null][];
   /** The call-file budget the whole build would use; the merge packs at it. */
   maxCallFiles: number;
+  /** What the whole tree's search index holds (null: no index); the merge indexes with it. */
+  search: ShardRecord['search'];
   report: { ok: boolean; tools: ToolReport[]; failures: BuildProblem[]; warnings: BuildProblem[] };
 }
 
@@ -129,6 +131,7 @@ export class ShardOutput extends TreeOutput {
       precomputed: Object.fromEntries(input.report.tools.map((tool) => [tool.name, tool.precomputed])),
       copies: input.copies,
       maxCallFiles: input.maxCallFiles,
+      search: input.search,
       report: input.report,
     };
     await this.writer.write(SHARD_RECORD_FILE, `${JSON.stringify(record, null, 2)}\n`);

@@ -4,7 +4,7 @@
 // others only to the StaticMCP standard.
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { checkDiscoveryFiles } from './check-discovery-files.js';
-import { EXTENSION_KEY, MANIFEST_FILE } from '../core/tree/manifest.js';
+import { EXTENSION_KEY, isOurExtension, MANIFEST_FILE } from '../core/tree/manifest.js';
 import { CachedTreeReader } from '../core/mcp/cached-tree-reader.js';
 import type { ReadOutcome, TreeSource } from '../core/mcp/tree-source.js';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
@@ -13,6 +13,7 @@ import { type CheckedTool, checkAppLinks, checkHeader, checkTemplates, checkTool
 import { checkExtensionFiles, checkPrompts, checkResources } from './check-named-files.js';
 import { checkListedFiles } from './check-call-files.js';
 import type { PackFileSource } from '../core/packs/pack-reader.js';
+import { SEARCH_FOLDER } from '../core/search/search-index-format.js';
 
 export type { CheckCounts, TreeProblem } from './tree-problem.js';
 export interface CheckReport {
@@ -98,8 +99,11 @@ export async function checkTree(input: CheckInput): Promise<CheckReport> {
     );
     return finish(false);
   }
-  const extension = isObject(manifest[EXTENSION_KEY]) ? manifest[EXTENSION_KEY] : undefined;
-  const ours = extension !== undefined;
+  const rawExtension = isObject(manifest[EXTENSION_KEY]) ? manifest[EXTENSION_KEY] : undefined;
+  // A search-only extension (staticmcp index over another generator's tree) leaves the tree foreign.
+  const ours = isOurExtension(rawExtension);
+  const extension = ours ? rawExtension : undefined;
+  const searchTable = rawExtension?.search;
   const reader = new CachedTreeReader(source);
 
   checkHeader(manifest, report);
@@ -123,8 +127,14 @@ export async function checkTree(input: CheckInput): Promise<CheckReport> {
       if (input.packFiles) checked.callFiles = await checkPackedCallsAtUrl(extension, tools, input.packFiles, report);
       else skipped.push('the packs: this source cannot read them');
     }
+    if (searchTable !== undefined) skipped.push('the search index: a URL cannot be listed, and check reads all of it');
   } else {
-    let files = input.files;
+    // The search index (issue #25) is derived from files the hash covers, and is checked on its own.
+    if (searchTable !== undefined && input.packFiles) {
+      const { checkSearchIndex } = await import('./check-search-index.js');
+      await checkSearchIndex(searchTable, input.files, input.packFiles, report);
+    }
+    let files = input.files.filter((file) => !file.startsWith(SEARCH_FOLDER));
     if (extension?.packs !== undefined && input.packFiles) {
       const { checkPacks, toolFolderOf } = await import('./check-packs.js');
       const toolNames = new Set(tools.map((tool) => tool.name));

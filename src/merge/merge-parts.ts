@@ -8,7 +8,8 @@
 // each file is copied) and the packs: past the call-file budget the shards recorded (or merge's
 // own --max-call-files), the merged call files are packed by the build's own pack step
 // (builder/pack-call-files.ts) at the same point of the same order, `_headers` gaining the packs/
-// rule as the build's does. It streams: no part's files are held, each is read once in fixed
+// rule as the build's does; and the search index, made from the merged tree's files by the
+// build's own step with the settings the shards recorded (parts write none), just before packing. It streams: no part's files are held, each is read once in fixed
 // chunks (to check the part against its record) and hard-linked into the merged tree, or copied
 // where the parts are on another filesystem; packing then reads one packed tool's calls at a
 // time, as the build does. A part is an artifact that may have been tampered with: every
@@ -26,7 +27,9 @@ import { forEachConcurrent } from '../builder/map-concurrent.js';
 import { listTreeFiles } from '../check/list-tree-files.js';
 import { promises as fs } from 'node:fs';
 import { StaticMcpError } from '../core/staticmcp-error.js';
-import { treeJsonFile } from '../core/tree/canonical-json.js';
+import { canonicalJson, treeJsonFile } from '../core/tree/canonical-json.js';
+import type { JsonObject } from '../core/tree/json-object.js';
+import { writeTreeSearchIndex } from '../builder/search-index-step.js';
 import { checkOutputFolder } from '../tree-writer/check-output-folder.js';
 import { createTreeHash, sortTreePaths } from '../tree-writer/content-hash.js';
 import { HEADERS_FILE, renderIndexHtml, withPacksHeaderRule } from '../tree-writer/deploy-files.js';
@@ -223,6 +226,25 @@ function resolveBudget(parts: readonly ShardPart[], override: number | undefined
   return first.record.maxCallFiles;
 }
 
+/**
+ * What the merged tree's search index holds: the settings every shard recorded. Shards that
+ * recorded different ones (staticmcp.json's search edited between their builds) are refused: the
+ * tree a one-machine build writes depends on which is meant.
+ */
+function resolveSearch(parts: readonly ShardPart[]): ShardPart['record']['search'] {
+  const first = parts[0]!;
+  const shown = (part: ShardPart): string => JSON.stringify(part.record.search);
+  const other = parts.find((part) => canonicalJson(part.record.search) !== canonicalJson(first.record.search));
+  if (other) {
+    throw new StaticMcpError(
+      'PARTS_SEARCH_DIFFERS',
+      `${first.given} was built with the search settings ${shown(first)} but ${other.given} with ${shown(other)} (staticmcp.json's "search"): the merged tree's search index depends on which one counts`,
+      'Build every shard from the same staticmcp.json (same commit), then merge all N --out folders.',
+    );
+  }
+  return first.record.search;
+}
+
 function parseManifest(manifestBytes: Buffer, parts: readonly ShardPart[]): Manifest {
   let manifest: Manifest | undefined;
   try {
@@ -245,6 +267,8 @@ interface MergedManifest {
   contentHash: string;
   /** What the pack step did, when the merged tree passed the budget. */
   packing?: PackingOutcome;
+  /** The search step's warnings (as the build reports them). */
+  searchWarnings: BuildProblem[];
 }
 
 /**
@@ -258,6 +282,7 @@ async function writeManifest(
   parts: readonly ShardPart[],
   copies: readonly [string, string][],
   maxCallFiles: number,
+  search: ShardPart['record']['search'],
 ): Promise<MergedManifest> {
   const manifest = parseManifest(recomputed.get(MANIFEST_FILE)!, parts);
   const extension = manifest[EXTENSION_KEY]!;
@@ -271,22 +296,35 @@ async function writeManifest(
   }
   // index.html lists the tools no shard precomputed: rendered again from the whole counts.
   const liveOnlyTools = Object.keys(extension.tools).filter((name) => extension.tools[name]?.precomputed === 0);
-  const publicUrl = parts[0]?.record.publicUrl;
-  await tree.write(INDEX_FILE, renderIndexHtml(manifest, publicUrl, liveOnlyTools));
+  await tree.write(INDEX_FILE, renderIndexHtml(manifest, parts[0]?.record.publicUrl, liveOnlyTools));
   const plan = await planPacking(tree, Object.keys(extension.tools), copies, maxCallFiles);
   const headers = recomputed.get(HEADERS_FILE);
   if (headers !== undefined)
-    await tree.write(HEADERS_FILE, plan ? withPacksHeaderRule(headers.toString('utf8')) : headers);
+    await tree.write(HEADERS_FILE, plan || search ? withPacksHeaderRule(headers.toString('utf8')) : headers);
   // The build hashes every file it owns but mcp.json and the worker (the generator's code).
   extension.contentHash = await tree.writer.hashWritten(
     (filePath) => filePath !== MANIFEST_FILE && filePath !== WORKER_FILE && isBuildOwnedPath(filePath),
   );
+  // Indexed as the build indexes: after the hash, before the pack step takes the call files out.
+  const publicUrl = parts[0]?.record.publicUrl;
+  const indexed = search
+    ? await writeTreeSearchIndex(tree, manifest as unknown as JsonObject, {
+        ...search,
+        ...(publicUrl ? { publicUrl } : {}),
+      })
+    : undefined;
   const packing = plan ? await writePacks(tree, plan) : undefined;
-  // Last in the extension, as the build writes it; shard 1's manifest never has one (parts are not packed).
+  // Last in the extension, as the build writes them; shard 1's manifest has neither (parts are not packed nor indexed).
   delete extension.packs;
+  delete extension.search;
   if (packing) extension.packs = packing.table;
+  if (indexed) extension.search = indexed.extension;
   await tree.write(MANIFEST_FILE, treeJsonFile(manifest));
-  return { contentHash: extension.contentHash, ...(packing ? { packing } : {}) };
+  return {
+    contentHash: extension.contentHash,
+    ...(packing ? { packing } : {}),
+    searchWarnings: indexed?.warnings ?? [],
+  };
 }
 
 /** One tool report from every shard's: counts added up, failures kept, repeated warnings once. */
@@ -332,6 +370,7 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_PART_FILE_BYTES;
   const parts = await readParts(options.parts);
   const maxCallFiles = resolveBudget(parts, options.maxCallFiles);
+  const search = resolveSearch(parts);
   const outDir = path.resolve(options.outDir);
   for (const part of parts) {
     const fromPart = path.relative(part.folder, outDir);
@@ -371,7 +410,7 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
     }
     const copies = await addCopies(tree, parts);
     callFilesBeforePacking = tree.tally.callFiles;
-    merged = await writeManifest(tree, recomputed, parts, copies, maxCallFiles);
+    merged = await writeManifest(tree, recomputed, parts, copies, maxCallFiles, search);
     await writer.flush();
   } catch (error) {
     await writer.discard();
@@ -390,6 +429,7 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
     failures: uniqueProblems(reports.flatMap((report) => report.failures)),
     warnings: uniqueProblems([
       ...reports.flatMap((report) => report.warnings),
+      ...merged.searchWarnings,
       // As the build warns: the packing decision, then the host limits of the tree as written.
       ...checkCallFileBudget(callFilesBeforePacking, maxCallFiles, merged.packing),
       ...checkHostLimits(tree.tally),

@@ -33,6 +33,24 @@ function findRecordProblem(record: ShardRecord): string | undefined {
   if (!Number.isSafeInteger(record.maxCallFiles) || record.maxCallFiles < 0)
     return 'its call-file budget (maxCallFiles) is not a count';
   if (!Array.isArray(record.copies)) return 'its copies are not a list';
+  const search = record.search as unknown;
+  if (search !== null) {
+    const { resources, tools } = (typeof search === 'object' ? search : {}) as Record<string, unknown>;
+    if (
+      typeof resources !== 'boolean' ||
+      typeof tools !== 'object' ||
+      tools === null ||
+      Array.isArray(tools) ||
+      !Object.values(tools).every(
+        (tool: unknown) =>
+          typeof tool === 'object' &&
+          tool !== null &&
+          ((tool as { title?: unknown }).title === undefined ||
+            typeof (tool as { title?: unknown }).title === 'string'),
+      )
+    )
+      return 'its search settings are not {resources, tools} (or null)';
+  }
   for (const [index, entry] of (record.copies as unknown[]).entries()) {
     if (!Array.isArray(entry) || entry.length !== 2) return `copies[${index}] is not a [copy, call file] pair`;
     const [copyPath, ownerPath] = entry as unknown[];

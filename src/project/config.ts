@@ -48,6 +48,13 @@ export interface CacheConfig {
   ttlSeconds?: number;
 }
 
+/** `search`: which documents the search index holds (issue #25); `true` = `{resources: true}`. */
+export interface SearchConfig {
+  resources?: boolean;
+  /** Tools whose precomputed call results are indexed; `title` a template over argument names. */
+  tools?: Record<string, { title?: string }>;
+}
+
 export interface ProjectConfig {
   name?: string;
   version?: string;
@@ -68,6 +75,8 @@ export interface ProjectConfig {
   liveOrigin?: string;
   /** How long precomputed answers stay fresh for clients and CDNs. */
   cache?: CacheConfig;
+  /** The search and fetch tools; absent or false: none. */
+  search?: boolean | SearchConfig;
   limits: Limits;
   tools: Record<string, ToolConfig>;
 }

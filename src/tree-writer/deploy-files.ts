@@ -368,12 +368,23 @@ export function deployFiles(manifest: Manifest, options: DeployOptions): Map<str
       ),
     ],
     // Cloudflare Workers static assets: the worker's code and Pages' routing file are not assets to publish.
-    ['.assetsignore', `${WORKER_FILE}\n${ROUTES_FILE}\n`],
+    ['.assetsignore', workerDeployFiles().get('.assetsignore')!],
     ['index.html', renderIndexHtml(manifest, options.publicUrl, options.liveOnlyTools)],
     [NOT_FOUND_FILE, renderNotFoundHtml(manifest)],
     [ROUTES_FILE, ROUTES],
   ]);
   return files;
+}
+
+/**
+ * The worker's deploy files (`_routes.json`: only /mcp runs code on Pages; `.assetsignore`: the
+ * worker is not an asset), as deployFiles writes them: `staticmcp index` adds them to a tree that lacks them.
+ */
+export function workerDeployFiles(): Map<string, string> {
+  return new Map([
+    [ROUTES_FILE, ROUTES],
+    ['.assetsignore', `${WORKER_FILE}\n${ROUTES_FILE}\n`],
+  ]);
 }
 
 /**

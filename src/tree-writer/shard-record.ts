@@ -10,8 +10,9 @@ export const SHARD_RECORD_FILE = 'staticmcp-shard.json';
 /**
  * Bumped when the record or the split changes meaning: parts of different formats never merge.
  * 4: the record carries the call-file budget, and the merge packs the tree past it.
+ * 5: the record carries the search settings, and the merge indexes the merged tree with them.
  */
-export const SHARD_FORMAT = 4;
+export const SHARD_FORMAT = 5;
 
 export interface ShardRecord {
   /** Marks the file as ours and says how to read it. */
@@ -38,7 +39,13 @@ export interface ShardRecord {
    * `limits.maxCallFiles`; 0 never): a part is never packed, the merge packs the merged tree.
    */
   maxCallFiles: number;
-  /** staticmcp.json's publicUrl, for the merged index.html. */
+  /**
+   * What the whole tree's search index holds (builder/search-index-step.ts searchToIndex): text
+   * resources or not, and the tools whose call results are documents with their title templates;
+   * null when the tree has no index. A part writes none: the merge indexes the merged tree.
+   */
+  search: { resources: boolean; tools: Record<string, { title?: string }> } | null;
+  /** staticmcp.json's publicUrl, for the merged index.html and the documents' urls. */
   publicUrl?: string;
   /** This shard's build report, as `build --json` prints it. */
   report: unknown;

@@ -1,6 +1,7 @@
 // The folders a tree writer keeps beside the output folder while it works: `<out>.staticmcp-tmp-<pid>`
 // (the new tree being written), `<out>.staticmcp-old-<pid>` (the previous tree during the swap)
-// and `<out>.staticmcp-spool-<pid>` (a file: call files held back from the tree until packed).
+// `<out>.staticmcp-spool-<pid>` (a file: call files held back from the tree until packed) and
+// `<out>.staticmcp-scratch-<pid>` (a folder: the search index writer's sorted runs).
 // Names only, no imports: `staticmcp dev` and the up-to-date check match them without loading
 // the writer.
 
@@ -9,6 +10,7 @@ export const SWAP_FOLDER_MARK = '.staticmcp-';
 export const TEMP_MARK = `${SWAP_FOLDER_MARK}tmp-`;
 export const OLD_MARK = `${SWAP_FOLDER_MARK}old-`;
 export const SPOOL_MARK = `${SWAP_FOLDER_MARK}spool-`;
+export const SCRATCH_MARK = `${SWAP_FOLDER_MARK}scratch-`;
 
 /** Where this process writes the tree that will replace `outDir`. */
 export function tempFolderOf(outDir: string, pid: number): string {
@@ -23,4 +25,9 @@ export function spoolFileOf(outDir: string, pid: number): string {
 /** Where this process moves the previous tree during the swap. */
 export function oldFolderOf(outDir: string, pid: number): string {
   return `${outDir}${OLD_MARK}${pid}`;
+}
+
+/** Where this process keeps scratch files that never become part of the tree (search-index-spill-writer.ts). */
+export function scratchFolderOf(outDir: string, pid: number): string {
+  return `${outDir}${SCRATCH_MARK}${pid}`;
 }

@@ -26,7 +26,8 @@ describe('a tree served without --live', () => {
     const bridge = new RawBridge([path.join(project, 'dist')]);
     await bridge.initialize();
     const tools = (await bridge.request('tools/list')).result?.tools;
-    expect(names(tools)).toEqual(['capital', 'greet', 'math_multiply', 'word-count']);
+    // search and fetch: the index of the text resources every build writes (issue #25).
+    expect(names(tools)).toEqual(['capital', 'greet', 'math_multiply', 'word-count', 'search', 'fetch']);
     expect(uris((await bridge.request('resources/list')).result?.resources)).not.toContain('mcpd://counter/state');
     // Printed once the lists are worked out, just after start-up (not before the first answer).
     await bridge.waitForStderr(/not listing/);
@@ -48,7 +49,16 @@ describe('a tree served without --live', () => {
       name: string;
       inputSchema: { properties: Record<string, { enum?: unknown }> };
     }[];
-    expect(names(tools)).toEqual(['capital', 'counter', 'divide', 'greet', 'math_multiply', 'word-count']);
+    expect(names(tools)).toEqual([
+      'capital',
+      'counter',
+      'divide',
+      'greet',
+      'math_multiply',
+      'word-count',
+      'search',
+      'fetch',
+    ]);
     // A live project answers any country, so the schema is the script's own.
     expect(tools.find((tool) => tool.name === 'capital')?.inputSchema.properties.country?.enum).toBeUndefined();
     expect(uris((await bridge.request('resources/list')).result?.resources)).toContain('mcpd://counter/state');

@@ -269,6 +269,9 @@ describe('the tree on disk', () => {
     await fs.rename(out, `${out}.staticmcp-old-4194305`);
     await fs.mkdir(`${out}.staticmcp-tmp-4194305`);
     await fs.writeFile(`${out}.staticmcp-tmp-4194305/half.json`, '{');
+    // And the search index writer's sorted runs (search-index-spill-writer.ts).
+    await fs.mkdir(`${out}.staticmcp-scratch-4194305`);
+    await fs.writeFile(`${out}.staticmcp-scratch-4194305/run-0`, 'x');
     const { code, report } = await buildJson(project);
     expect(code).toBe(0);
     expect(report.unchanged).toBe(true);
@@ -425,18 +428,21 @@ describe('the report and the command line', () => {
       failures: [{ path: 'tools/help-not-json', message: expect.stringContaining('is not JSON') }],
       warnings: [],
       resources: 2,
-      files: 14, // mcp.json, index.html, 404.html, _headers, .nojekyll, .assetsignore, _routes.json, _worker.js, completions.json, a_md and its raw-name copy a.md, 3 divide answers
+      // mcp.json, index.html, 404.html, _headers, .nojekyll, .assetsignore, _routes.json, _worker.js,
+      // completions.json, a_md and its raw-name copy a.md, 3 divide answers, and the search index of
+      // a.md (a pack and an index each for its terms, titles and documents: on by default).
+      files: 20,
       contentHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       durationMs: expect.any(Number),
     });
     const manifest = await readJson<{ staticmcp: { contentHash: string } }>(path.join(project, 'dist', 'mcp.json'));
     expect(manifest.staticmcp.contentHash).toBe(report.contentHash);
     // The README's rule, recomputed from the files: sha256 over `path \0 <sha256 hex of the content> \0`
-    // in path order, for every file but mcp.json and the worker.
+    // in path order, for every file but mcp.json, the worker and the search index.
     const tree = await readTree(path.join(project, 'dist'));
     const rule = createHash('sha256');
     for (const file of [...tree.keys()]
-      .filter((name) => name !== 'mcp.json' && name !== '_worker.js')
+      .filter((name) => name !== 'mcp.json' && name !== '_worker.js' && !name.startsWith('packs/search.index/'))
       .sort((left, right) => Buffer.compare(Buffer.from(left), Buffer.from(right))))
       rule.update(`${file}\0${createHash('sha256').update(tree.get(file)!).digest('hex')}\0`);
     expect(report.contentHash).toBe(`sha256:${rule.digest('hex')}`);

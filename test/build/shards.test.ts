@@ -87,7 +87,12 @@ echo "About $name"
   }),
   'public/CNAME': 'shards.example.org\n',
   'public/.well-known/security.txt': 'Contact: mailto:a@example.org\n',
-  'staticmcp.json': JSON.stringify({ name: 'shards', publicUrl: 'https://shards.example.org' }),
+  // Search on with call results (issue #25): the merge indexes the merged tree as the whole build does.
+  'staticmcp.json': JSON.stringify({
+    name: 'shards',
+    publicUrl: 'https://shards.example.org',
+    search: { tools: { greet: { title: '{name} in {language}' }, math_add: {} } },
+  }),
 } satisfies Record<string, string>;
 
 const TOTAL_CALLS = 225 + 36 + 40 + 1;
@@ -174,6 +179,11 @@ describe('a project built whole and as 3 shards', () => {
       expect(mergedTree.has(file), file).toBe(true);
     expect(mergedTree.has('.well-known/security.txt')).toBe(true);
     expect(callFiles(mergedTree)).toHaveLength(TOTAL_CALLS - 6);
+    // The search index: the text resource and the indexed tools' calls (not their errors), in no part.
+    const search = JSON.parse(mergedTree.get('mcp.json')!.toString('utf8')).staticmcp.search;
+    expect(search.documentCount).toBe(1 + 225 + 30 - 6);
+    expect([...mergedTree.keys()].some((file) => file.startsWith('packs/search.index/'))).toBe(true);
+    for (const part of parts) expect(await exists(path.join(part, 'packs'))).toBe(false);
     expect((await runCli(['check', merged])).code).toBe(0);
   });
 
@@ -288,6 +298,21 @@ describe('a project built whole and as 3 shards', () => {
         target,
         'PARTS_STATE_DIFFERS',
         /were built from different project states/,
+      );
+    });
+
+    it('parts built with different search settings', async () => {
+      const other = path.join(work, 'other-search');
+      const changed = await makeShardedProject(other, {
+        'staticmcp.json': JSON.stringify({ name: 'shards', publicUrl: 'https://shards.example.org', search: false }),
+      });
+      const unsearched = path.join(work, 'part-3-unsearched');
+      await buildShard(changed, '3/3', unsearched);
+      await refusesMerge(
+        [parts[0], parts[1], unsearched],
+        target,
+        'PARTS_SEARCH_DIFFERS',
+        /part-1 was built with the search settings \{"resources":true,.* but .*part-3-unsearched with null/,
       );
     });
 
@@ -430,6 +455,8 @@ echo "a=$a b=$b"
     const project = path.join(work, 'project');
     await fs.mkdir(path.join(project, 'tools'), { recursive: true });
     await fs.writeFile(path.join(project, 'tools/flags'), FLAGS, { mode: 0o755 });
+    // Its calls indexed: a copy is not a document of its own, in the whole build or the merge.
+    await fs.writeFile(path.join(project, 'staticmcp.json'), JSON.stringify({ search: { tools: { flags: {} } } }));
     const keyOf = (args: Record<string, unknown>): string => callFilePath('flags', ['a', 'b'], args);
     // The smallest split that puts the two claimants in different shards.
     const count = [2, 3, 4, 5, 6, 7, 8].find(
@@ -449,6 +476,7 @@ echo "a=$a b=$b"
     const mergedTree = await readTree(merged);
     expect(wholeTree.has('tools/flags.json')).toBe(true);
     expect(wholeTree.has('tools/flags/true.json')).toBe(false);
+    expect(JSON.parse(wholeTree.get('mcp.json')!.toString('utf8')).staticmcp.search.documentCount).toBe(4);
     expect([...mergedTree.keys()]).toEqual([...wholeTree.keys()]);
     for (const [file, bytes] of wholeTree) expect(mergedTree.get(file)?.equals(bytes), file).toBe(true);
   });

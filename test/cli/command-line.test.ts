@@ -83,7 +83,7 @@ describe('usage errors', () => {
   it('no command, an unknown one, and --version', async () => {
     const none = await runCli([]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/Give a command: build, merge, serve, dev, check, init/);
+    expect(none.stderr).toMatch(/Give a command: build, merge, index, serve, dev, check, init/);
     const unknown = await runCli(['bild']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/Unknown argument: bild/);

@@ -136,7 +136,8 @@ describe('the README walkthrough, run as written', () => {
     );
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name).sort()).toEqual(['celsius-to-fahrenheit', 'hello']);
+      // search and fetch: the starter's text resource is indexed (step 4 says so).
+      expect(tools.map((tool) => tool.name).sort()).toEqual(['celsius-to-fahrenheit', 'fetch', 'hello', 'search']);
       expect(
         firstText(await client.callTool({ name: 'celsius-to-fahrenheit', arguments: { celsius: 37 } })).trim(),
       ).toBe(ANSWER_37);

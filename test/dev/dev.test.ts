@@ -240,7 +240,8 @@ describe.concurrent('staticmcp dev', () => {
     expect(String(warning.params?.data)).toContain('previous tree');
     expect(dev.stderr).toContain('rebuild failed');
     const tools = (await dev.request('tools/list')).result?.tools as { name: string }[];
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['echo', 'other']);
+    // search and fetch: the project's text resources are indexed (on by default).
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['echo', 'fetch', 'other', 'search']);
     expect((await dev.request('tools/call', { name: 'echo', arguments: { word: 'b' } })).result).toEqual({
       content: [{ type: 'text', text: 'you said b\n' }],
     });
@@ -293,9 +294,9 @@ describe.concurrent('staticmcp dev', () => {
     const warning = await dev.waitFor((frames) =>
       (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/message'),
     );
-    expect(String(warning.params?.data)).toMatch(/^tools\/ is gone.*still serving the previous tree \(2 tools\)/);
+    expect(String(warning.params?.data)).toMatch(/^tools\/ is gone.*still serving the previous tree \(4 tools\)/);
     const tools = (await dev.request('tools/list')).result?.tools as { name: string }[];
-    expect(tools.map((tool) => tool.name)).toEqual(['echo', 'other']);
+    expect(tools.map((tool) => tool.name)).toEqual(['echo', 'other', 'search', 'fetch']);
     expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);
   });
 

@@ -2,10 +2,11 @@
 // then revalidated with its ETag, so a redeployed site is noticed without a fetch per request.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ReadOutcome, TreeSource } from '../../src/core/mcp/tree-source.js';
+import type { PackFileSource } from '../../src/core/packs/pack-reader.js';
 import { forgetIsolateTree, loadTreeForIsolate, MANIFEST_RECHECK_MS } from '../../src/hosts/edge/isolate-tree-cache.js';
 
 /** A site whose mcp.json can be replaced, answering If-None-Match like a static host. */
-function site(): { source: TreeSource; reads: string[]; publish(name: string): void } {
+function site(): { source: TreeSource & PackFileSource; reads: string[]; publish(name: string): void } {
   let manifest = '';
   let etag = '';
   const reads: string[] = [];
@@ -17,7 +18,7 @@ function site(): { source: TreeSource; reads: string[]; publish(name: string): v
     });
     etag = `"${name}"`;
   };
-  const source: TreeSource = {
+  const source: TreeSource & PackFileSource = {
     displayName: 'https://site.example/',
     revalidateAfterMs: 30_000,
     read: async (relativePath, ifNoneMatch): Promise<ReadOutcome> => {
@@ -25,6 +26,8 @@ function site(): { source: TreeSource; reads: string[]; publish(name: string): v
       if (relativePath !== 'mcp.json') return { status: 'missing' };
       return ifNoneMatch === etag ? { status: 'not-modified' } : { status: 'ok', text: manifest, etag };
     },
+    // This site has no packs and no search index.
+    readBytes: async () => ({ status: 'missing' }),
     close: () => {},
   };
   return { source, reads, publish };
@@ -53,7 +56,7 @@ describe('the isolate copy of mcp.json', () => {
     const { source, publish } = site();
     publish('one');
     await loadTreeForIsolate(source, 'https://a.example', 0);
-    const broken: TreeSource = { ...source, read: async () => ({ status: 'missing' }) };
+    const broken: TreeSource & PackFileSource = { ...source, read: async () => ({ status: 'missing' }) };
     await expect(loadTreeForIsolate(broken, 'https://b.example', 1)).rejects.toThrow(/has no mcp\.json/);
     expect((await loadTreeForIsolate(source, 'https://b.example', 2)).serverInfo.name).toBe('one');
   });

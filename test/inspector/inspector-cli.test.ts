@@ -108,8 +108,10 @@ describe.concurrent('the Inspector CLI', () => {
             'capital',
             'counter',
             'divide',
+            'fetch',
             'greet',
             'math_multiply',
+            'search',
             'word-count',
           ]);
         });

@@ -43,7 +43,15 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
         inputSchema: { type: string; properties: Record<string, { enum?: unknown[] }> };
       }[];
       // counter (stateful) and divide (free numbers) have no precomputed call: only --live answers them.
-      expect(tools.map((tool) => tool.name)).toEqual(['capital', 'greet', 'math_multiply', 'word-count']);
+      // search and fetch answer from the index every build writes of the text resources (issue #25).
+      expect(tools.map((tool) => tool.name)).toEqual([
+        'capital',
+        'greet',
+        'math_multiply',
+        'word-count',
+        'search',
+        'fetch',
+      ]);
       expect(tools.every((tool) => tool.inputSchema.type === 'object')).toBe(true);
       const byName = new Map(tools.map((tool) => [tool.name, tool.inputSchema.properties]));
       // A free string precomputed for its value list is offered with exactly those values.
@@ -58,7 +66,7 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
       // Already finite domains stay as declared.
       expect(byName.get('math_multiply')?.a?.enum).toBeUndefined();
       expect(response.result?.nextCursor).toBeUndefined();
-      expect(response.result?._meta).toEqual({ 'staticmcp/total': 4 });
+      expect(response.result?._meta).toEqual({ 'staticmcp/total': 6 });
     },
   },
   {
@@ -99,6 +107,28 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     check: (response) => {
       expect(response.result?.isError).toBe(true);
       expect(text(response)).toMatch(/Invalid arguments for tool greet: arguments\.language must be one of/);
+    },
+  },
+  {
+    name: 'search finds a text resource by its words (issue #25: the index every build writes)',
+    method: 'tools/call',
+    params: { name: 'search', arguments: { query: 'division GREETINGS' } },
+    check: (response) => {
+      const { results } = response.result!.structuredContent as { results: { id: string; title: string }[] };
+      expect(results.map((hit) => hit.id)).toEqual(['resources/guide_md.json']);
+      expect(text(response)).toBe(JSON.stringify(response.result?.structuredContent));
+    },
+  },
+  {
+    name: 'fetch answers a document by its id, with its whole text',
+    method: 'tools/call',
+    params: { name: 'fetch', arguments: { id: 'resources/guide_md.json' } },
+    check: (response) => {
+      expect(response.result?.structuredContent).toMatchObject({
+        id: 'resources/guide_md.json',
+        text: expect.stringContaining('division runs the script'),
+        url: '',
+      });
     },
   },
   {

@@ -2,6 +2,7 @@
 // tree (initialize done) and sends one request at a time; a new host is one more driver here.
 import path from 'node:path';
 import { McpSession } from '../../src/core/mcp/mcp-session.js';
+import { FolderPackFiles } from '../../src/hosts/node/folder-pack-files.js';
 import { FolderSource } from '../../src/hosts/node/folder-source.js';
 import { createNodeServerContext } from '../../src/hosts/node/node-server-context.js';
 import { HttpServe, openSession, post, sseMessages } from '../helpers/http-serve.js';
@@ -61,6 +62,8 @@ export const inProcessDriver: Driver = {
   async open(treeRoot) {
     const server = await createNodeServerContext({
       source: new FolderSource(treeRoot, path.basename(treeRoot)),
+      // Binary reads, as serve gives them: the search and fetch tools answer from the tree's index.
+      packFiles: new FolderPackFiles(treeRoot),
       logProblem: () => {},
     });
     const session = new McpSession(server, () => {});

@@ -152,14 +152,16 @@ async function runDevCommand(projectGiven: string, options: DevOptions): Promise
   // As `serve <folder>` reads it: a build past the call-file budget writes a packed tree, and its
   // packed calls answer from the packs. Each reload reads the rebuilt mcp.json first, whose pack
   // table (new pack and index names) replaces the old one along with its index cache.
+  const packFiles = new FolderPackFiles(outDir);
   const source = new ManifestPackedSource(
     new FolderSource(outDir, path.relative(process.cwd(), outDir) || '.'),
-    new FolderPackFiles(outDir),
+    packFiles,
     { onProblem: (reason) => log(reason) },
   );
   let bridge: RunningBridge;
   try {
-    bridge = await openBridge({ source, projectRoot, dev: true, logPrefix: 'staticmcp dev' });
+    // packFiles: the search and fetch tools of a project with search on answer from the rebuilt index.
+    bridge = await openBridge({ source, packFiles, projectRoot, dev: true, logPrefix: 'staticmcp dev' });
   } catch (error) {
     source.close();
     return fail(

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { type CommandArguments, defineCommand, type OptionSpec } from '../command-spec.js';
 import { exitCodeOf, UsageError } from '../exit-codes.js';
 import type { TreeSource } from '../../core/mcp/tree-source.js';
+import type { PackFileSource } from '../../core/packs/pack-reader.js';
 
 const DEFAULT_PORT = 8080;
 const DEFAULT_HOST = '127.0.0.1';
@@ -148,6 +149,8 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
   }
 
   let source: TreeSource;
+  /** Binary reads of the same tree: packs and the search index. */
+  let packFiles: PackFileSource;
   /** The tree's folder (HTTP mode serves its files); undefined for a URL source. */
   let treeRoot: string | undefined;
   if (isUrl) {
@@ -162,7 +165,8 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
       throw new UsageError(`${sourceArgument} is not a valid URL`, USAGE_HINT);
     }
     // A packed tree's packs are read by byte range where the host serves ranges, else whole.
-    source = new ManifestPackedSource(urlSource, urlSource, { onProblem: reportPackProblem });
+    packFiles = urlSource;
+    source = new ManifestPackedSource(urlSource, packFiles, { onProblem: reportPackProblem });
   } else {
     const given = path.resolve(sourceArgument);
     if (kindOf(path.join(given, 'mcp.json')) === 'file') {
@@ -196,9 +200,10 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
       import('../../core/packs/manifest-packed-source.js'),
     ]);
     // A packed tree (mcp.json names packs) answers its packed tools' calls from the packs.
+    packFiles = new FolderPackFiles(treeRoot);
     source = new ManifestPackedSource(
       new FolderSource(treeRoot, path.relative(process.cwd(), treeRoot) || '.'),
-      new FolderPackFiles(treeRoot),
+      packFiles,
       { onProblem: reportPackProblem },
     );
   }
@@ -216,6 +221,7 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
     try {
       return await startHttpServer({
         source,
+        packFiles,
         projectRoot,
         liveConcurrency,
         host,
@@ -241,7 +247,7 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
   if (process.stdin.isTTY) process.stderr.write(`${await describeWaiting(sourceArgument, isUrl, liveArgument)}\n`);
   const { startBridge } = await (bridgeLoading ?? import('../../hosts/node/start-bridge.js'));
   try {
-    return await startBridge({ source, projectRoot, liveConcurrency });
+    return await startBridge({ source, packFiles, projectRoot, liveConcurrency });
   } catch (error) {
     source.close();
     return fail(

@@ -1,15 +1,20 @@
 // The manifest of a tree, read once at start and indexed: tools by name, resources by their exact
 // URI string (never normalised by a URL parser), prompts by name, our extension when the tree is ours.
-import { EXTENSION_KEY, MANIFEST_FILE } from '../tree/manifest.js';
+import { EXTENSION_KEY, isOurExtension, MANIFEST_FILE } from '../tree/manifest.js';
 import type { TreeSource } from './tree-source.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 import { readTreeExtension, type TreeExtension, type TreeToolExtension } from './tree-extension.js';
+import type { PackFileSource } from '../packs/pack-reader.js';
+// Types only: the search modules load when a manifest names a search index.
+import type { SearchReader } from '../search/search-reader.js';
 
 export interface TreeTool {
   definition: JsonObject & { name: string; inputSchema: JsonObject };
   /** Property names in declaration order. */
   declaredParameters: string[];
   extension?: TreeToolExtension;
+  /** Our search or fetch tool (issue #25), answered from the tree's search index, not a call file. */
+  searchTool?: 'search' | 'fetch';
 }
 
 export interface TreeResource {
@@ -34,10 +39,22 @@ export interface LoadedTree {
   extension?: TreeExtension;
   /** Identifies this build of the tree (cursors are bound to it). */
   manifestHash: string;
+  /** Answers the search and fetch tools, when the tree has a search index and the host its bytes. */
+  search?: SearchReader;
+}
+
+export interface LoadTreeOptions {
+  /**
+   * Binary reads of the same tree: a host that gives them answers the search and fetch tools of a
+   * tree with a search index (hosts that do not, list neither).
+   */
+  packFiles?: PackFileSource;
+  /** Told why a tree's search index is not used or a part of it was refused. */
+  onProblem?: (text: string) => void;
 }
 
 /** Reads and indexes `mcp.json`; throws an Error with a readable message when it is unusable. */
-export async function loadTree(source: TreeSource): Promise<LoadedTree> {
+export async function loadTree(source: TreeSource, options: LoadTreeOptions = {}): Promise<LoadedTree> {
   const outcome = await source.read(MANIFEST_FILE);
   if (outcome.status !== 'ok')
     throw new Error(
@@ -71,11 +88,24 @@ export async function loadTree(source: TreeSource): Promise<LoadedTree> {
     tools.push(tool);
     toolsByName.set(raw.name, tool);
   }
+  // A search-only extension (staticmcp index over another generator's tree) leaves the tree foreign.
   const extension = readTreeExtension(
-    manifest[EXTENSION_KEY],
+    isOurExtension(manifest[EXTENSION_KEY]) ? manifest[EXTENSION_KEY] : undefined,
     (name) => toolsByName.get(name)?.declaredParameters ?? [],
   );
   for (const tool of tools) tool.extension = extension?.tools[tool.definition.name];
+
+  const rawExtension = manifest[EXTENSION_KEY];
+  const search =
+    options.packFiles !== undefined && isObject(rawExtension) && rawExtension.search !== undefined
+      ? await loadSearch(rawExtension.search, toolsByName, options.packFiles, options.onProblem)
+      : undefined;
+  if (search) {
+    for (const tool of search.tools) {
+      tools.push(tool);
+      toolsByName.set(tool.definition.name, tool);
+    }
+  }
 
   const resources: TreeResource[] = [];
   const resourcesByUri = new Map<string, TreeResource>();
@@ -123,7 +153,39 @@ export async function loadTree(source: TreeSource): Promise<LoadedTree> {
     promptsByName,
     extension,
     manifestHash: contentHash ?? (await hashText(outcome.text)),
+    ...(search ? { search: search.reader } : {}),
   };
+}
+
+/**
+ * The search and fetch tools over the tree's index; undefined when the manifest's table is not
+ * usable (told to `onProblem`) or the tree lists a tool of either name (the tree's own tool wins).
+ */
+async function loadSearch(
+  value: unknown,
+  toolsByName: ReadonlyMap<string, TreeTool>,
+  packFiles: PackFileSource,
+  onProblem: ((text: string) => void) | undefined,
+): Promise<{ reader: SearchReader; tools: TreeTool[] } | undefined> {
+  if (toolsByName.has('search') || toolsByName.has('fetch')) return undefined;
+  const [{ parseSearchIndexManifest }, { SearchReader }, { SEARCH_TOOL, FETCH_TOOL }] = await Promise.all([
+    import('../search/search-index-format.js'),
+    import('../search/search-reader.js'),
+    import('../search/search-results.js'),
+  ]);
+  const parsed = parseSearchIndexManifest(value);
+  if ('problem' in parsed) {
+    onProblem?.(`${MANIFEST_FILE}: ${parsed.problem}; the search and fetch tools are left out`);
+    return undefined;
+  }
+  // A table kept in its own file is read by the reader on its first search (mcp.json loads stay small).
+  const reader = new SearchReader(packFiles, 'table' in parsed ? parsed.table : parsed, { onProblem });
+  const tool = (definition: typeof SEARCH_TOOL | typeof FETCH_TOOL, searchTool: 'search' | 'fetch'): TreeTool => ({
+    definition: structuredClone(definition) as unknown as TreeTool['definition'],
+    declaredParameters: Object.keys(definition.inputSchema.properties),
+    searchTool,
+  });
+  return { reader, tools: [tool(SEARCH_TOOL, 'search'), tool(FETCH_TOOL, 'fetch')] };
 }
 
 /** Only for trees without our content hash (so the hashing module loads only for them, not at every start). */

@@ -129,6 +129,11 @@ export async function callTool(
     throw new RpcError(INVALID_PARAMS, 'tools/call params.arguments must be an object');
   }
   const given = rawArgs as JsonObject;
+  if (tool.searchTool !== undefined && tree.search !== undefined) {
+    // Answered from the search index; the reader checks its own arguments with messages a model can act on.
+    const result = tool.searchTool === 'search' ? await tree.search.search(given) : await tree.search.fetch(given);
+    return shapeCallResult(result, request.version);
+  }
   const validate = await toolValidator(server, tree, name, tool.definition.inputSchema, 'input');
   const problems = validate ? validate(given) : [];
   if (problems.length > 0) return errorResult(`Invalid arguments for tool ${name}: ${problems.join('; ')}`);

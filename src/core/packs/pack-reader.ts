@@ -8,6 +8,7 @@ import { decodeUtf8 } from '../tree/utf8.js';
 import {
   checkPackHeader,
   findEntries,
+  type IndexEntry,
   type KeyKind,
   type PackProblem,
   type ParsedIndex,
@@ -136,6 +137,31 @@ export class PackReader {
       };
     }
     return problem ?? { status: 'missing', reason: `${name} is not in this tree (not in ${row.index})` };
+  }
+
+  /**
+   * Where the first record under `key` lies (its index entry), without reading the record: for a
+   * reader that decides by a record's size whether to read it (the search reader's common terms).
+   */
+  async locate(
+    rows: readonly PackTableRow[],
+    keyKind: KeyKind,
+    key: Uint8Array,
+    name: string,
+  ): Promise<({ status: 'ok' } & IndexEntry) | PackProblem> {
+    const row = findIndexRow(rows, key);
+    if (row === undefined)
+      return { status: 'missing', reason: `${name} is not in this tree (no pack index covers it)` };
+    const index = await this.loadIndex(row.index);
+    if ('status' in index) return index;
+    if (index.keyKind !== keyKind)
+      return {
+        status: 'refused',
+        reason: `${row.index} holds keys of kind ${index.keyKind}, not ${keyKind}; build the tree again`,
+      };
+    const { first, end } = findEntries(index, key);
+    if (first === end) return { status: 'missing', reason: `${name} is not in this tree (not in ${row.index})` };
+    return { status: 'ok', ...readEntry(index, first) };
   }
 
   private async loadIndex(path: string): Promise<ParsedIndex | PackProblem> {

@@ -110,6 +110,32 @@ export interface ManifestExtension {
    * `{first: <hex key>, index: "packs/<tool>/<sha16>.idx"}`; written only when the build packed.
    */
   packs?: Record<string, { first: string; index: string }[]>;
+  /**
+   * The search index (issue #25, core/search/search-index-format.ts), whose presence declares the
+   * search and fetch tools to our readers; written only when the project turns search on.
+   */
+  search?: {
+    format: number;
+    documentCount: number;
+    tokenCount: number;
+    blockSize: number;
+    /** The rows, inline; or `table`, the packs/search.index/<hash>.table.json file holding them. */
+    terms?: { first: string; index: string }[];
+    titles?: { first: string; index: string }[];
+    documents?: { first: string; index: string }[];
+    table?: string;
+  };
+}
+
+/**
+ * Whether a manifest's `staticmcp` value marks a tree as ours (held to our profile: encoded
+ * resource names, recorded arguments, the content hash). One that holds only `search` is not: it
+ * is what `staticmcp index` adds to another generator's tree, whose files keep their own shapes.
+ */
+export function isOurExtension(raw: unknown): boolean {
+  return (
+    typeof raw === 'object' && raw !== null && !Array.isArray(raw) && Object.keys(raw).some((key) => key !== 'search')
+  );
 }
 
 export interface CacheExtension {

@@ -7,7 +7,7 @@ import { loadTree, type LoadedTree } from '../../core/mcp/loaded-tree.js';
 import type { ReadOutcome, TreeSource } from '../../core/mcp/tree-source.js';
 import { MANIFEST_FILE } from '../../core/tree/manifest.js';
 import { type PackTable, packTableOfManifest } from '../../core/packs/pack-table.js';
-import { PackIndexCache } from '../../core/packs/pack-reader.js';
+import { PackIndexCache, type PackFileSource } from '../../core/packs/pack-reader.js';
 
 export const MANIFEST_RECHECK_MS = 60_000;
 
@@ -43,8 +43,17 @@ function withManifest(source: TreeSource, manifest: ReadOutcome): TreeSource {
   };
 }
 
-/** The site's tree, from this isolate's copy when it is fresh; throws a readable Error when mcp.json is unusable. */
-export async function loadTreeForIsolate(source: TreeSource, siteKey: string, nowMs = Date.now()): Promise<LoadedTree> {
+/**
+ * The site's tree, from this isolate's copy when it is fresh; throws a readable Error when mcp.json
+ * is unusable. `source` is also the tree's byte source (packs, the search index): the copy keeps the
+ * first request's source, which holds only the site's binding (or the global fetch) and its root,
+ * the same for every request of the site.
+ */
+export async function loadTreeForIsolate(
+  source: TreeSource & PackFileSource,
+  siteKey: string,
+  nowMs = Date.now(),
+): Promise<LoadedTree> {
   const previous = cached?.siteKey === siteKey ? cached : undefined;
   if (previous && nowMs - previous.checkedAtMs < MANIFEST_RECHECK_MS) return previous.tree;
   const outcome = await source.read(MANIFEST_FILE, previous?.etag);
@@ -52,7 +61,10 @@ export async function loadTreeForIsolate(source: TreeSource, siteKey: string, no
     previous.checkedAtMs = nowMs;
     return previous.tree;
   }
-  const tree = await loadTree(withManifest(source, outcome));
+  const tree = await loadTree(withManifest(source, outcome), {
+    packFiles: source,
+    onProblem: (text) => console.error(`staticmcp worker: ${text}`),
+  });
   const packs = outcome.status === 'ok' ? packTableOfManifest(outcome.text) : undefined;
   // A malformed table: its tools' calls answer as not precomputed, said once per load.
   if (packs && 'problem' in packs) console.error(`staticmcp worker: ${MANIFEST_FILE}: ${packs.problem}`);

@@ -6,10 +6,13 @@ import type { LiveRunner } from '../../core/mcp/live-port.js';
 import { loadTree } from '../../core/mcp/loaded-tree.js';
 import { DEFAULT_LIVE_HINT, type ServerContext } from '../../core/mcp/server-context.js';
 import type { TreeSource } from '../../core/mcp/tree-source.js';
+import type { PackFileSource } from '../../core/packs/pack-reader.js';
 import type { CompileValidator } from '../../validators/validator.js';
 
 export interface NodeServerOptions {
   source: TreeSource;
+  /** Binary reads of the same tree (packs, the search index); without them no search tools. */
+  packFiles?: PackFileSource;
   /** Absolute path of the project whose scripts answer misses; none = precomputed answers only. */
   projectRoot?: string;
   /** Live runs at once (--live-concurrency); undefined = the project's limits.liveConcurrency or the default. */
@@ -64,7 +67,7 @@ async function reportLiveOnly(server: ServerContext): Promise<void> {
 }
 
 export async function createNodeServerContext(options: NodeServerOptions): Promise<ServerContext> {
-  const tree = await loadTree(options.source);
+  const tree = await loadTree(options.source, { packFiles: options.packFiles, onProblem: options.logProblem });
   const server: ServerContext = {
     tree,
     reader: new CachedTreeReader(options.source),

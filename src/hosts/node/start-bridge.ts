@@ -74,7 +74,7 @@ export async function openBridge(options: BridgeOptions): Promise<RunningBridge>
 
   let reloading = Promise.resolve<unknown>(undefined);
   const reloadOnce = async (): Promise<TreeReload> => {
-    const next = await loadTree(options.source);
+    const next = await loadTree(options.source, { packFiles: options.packFiles, onProblem: logProblem });
     const { compareTreeLists } = await import('../../core/mcp/tree-changes.js');
     const changes = compareTreeLists(bridge.tree, next);
     // Swapped together: a new tree's files must never be answered from the old tree's cache.

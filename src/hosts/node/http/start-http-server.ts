@@ -11,6 +11,7 @@ import {
   type McpHttpHandler,
 } from '../../../core/mcp/http/streamable-http.js';
 import { preloadRequestHandling } from '../../../core/mcp/handler-table.js';
+import type { PackFileSource } from '../../../core/packs/pack-reader.js';
 import type { TreeSource } from '../../../core/mcp/tree-source.js';
 import { createNodeServerContext } from '../node-server-context.js';
 import { readHttpLimits } from './http-limits.js';
@@ -33,6 +34,8 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 export interface HttpServeOptions {
   source: TreeSource;
+  /** Binary reads of the same tree (the search index); without them no search tools. */
+  packFiles?: PackFileSource;
   /** The tree's folder, served at `/`; undefined for a URL source (then `/` only names the endpoint). */
   treeRoot?: string;
   projectRoot?: string;
@@ -56,6 +59,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
   const limits = readHttpLimits();
   const context = await createNodeServerContext({
     source: options.source,
+    packFiles: options.packFiles,
     projectRoot: options.projectRoot,
     liveConcurrency: options.liveConcurrency,
     logProblem,

@@ -1,0 +1,157 @@
+// The build's search step (issue #25): documents are made from the tree being written
+// (core/search/tree-documents.ts, the one lister merge and `staticmcp index` use too, so all three
+// index a tree alike) and their index is written below packs/search.index/
+// (tree-writer/search-index-writer.ts); the returned value is mcp.json's `staticmcp.search`, whose
+// presence declares the search and fetch tools to our readers (other bridges never list them).
+// On by default for the text resources (`"search": false` turns it off; call results only for the
+// tools `search.tools` names); a project without text resources and no setting gets no index.
+// Runs after the content hash (the index is derived from files it covers) and before the pack step
+// (which takes call files out). A project tool named search or fetch wins: no index, one warning
+// saying how to rename it. A shard part writes none: the merge indexes the merged tree with the
+// settings the part's record carries (searchToIndex), so its index is the one-machine build's.
+import type { JsonObject } from '../core/tree/json-object.js';
+import { type DocumentSettings, listTreeDocuments, type SearchDocument } from '../core/search/tree-documents.js';
+import type { ProjectConfig } from '../project/config.js';
+import { removeTree } from '../tree-writer/remove-tree.js';
+import type { SearchIndexExtension } from '../tree-writer/search-index-writer.js';
+import { scratchFolderOf } from '../tree-writer/swap-folders.js';
+import type { TreeWriter } from '../tree-writer/tree-writer.js';
+import type { BuildProblem } from './build-report.js';
+import type { TreeOutput } from './tree-output.js';
+
+export interface SearchStepInput {
+  config: ProjectConfig;
+  /**
+   * The manifest as it will be written (its resource and tool lists, and our extension's tools and
+   * state resources): the documents are made from it and the files, as merge and index make them.
+   */
+  manifest: JsonObject;
+  toolNames: readonly string[];
+  /** publicUrl without its trailing slashes. */
+  publicUrl: string | undefined;
+  output: TreeOutput;
+  /** A `build --shard` part: its documents are indexed by the merge, not here. */
+  shardPart: boolean;
+}
+
+const OUR_TOOLS = ['search', 'fetch'];
+
+/** What an index holds, besides the urls' publicUrl. */
+export type SearchSettings = Omit<DocumentSettings, 'publicUrl'>;
+
+/**
+ * What staticmcp.json's `search` asks to index, or undefined when nothing: absent = the text
+ * resources (default on), `false` = off, `true` = the text resources, an object = its `resources`
+ * (default true) and the call results of its `tools`.
+ */
+export function documentSettingsOf(config: ProjectConfig): SearchSettings | undefined {
+  const setting = config.search;
+  if (setting === false) return undefined;
+  if (setting === undefined || setting === true) return { resources: true, tools: {} };
+  return { resources: setting.resources !== false, tools: setting.tools ?? {} };
+}
+
+/** A tree being written (build, merge) as the document lister reads it: the writer's files. */
+export function writerDocumentFiles(writer: TreeWriter, manifest: JsonObject) {
+  return {
+    manifest,
+    paths: () => writer.paths(),
+    has: (treePath: string) => writer.has(treePath),
+    read: async (treePath: string) => (writer.has(treePath) ? writer.read(treePath) : undefined),
+  };
+}
+
+/** Every document of the tree being written, one at a time (650,000 call results never sit in memory together). */
+async function* streamDocuments(
+  writer: TreeWriter,
+  manifest: JsonObject,
+  settings: DocumentSettings,
+  warnings: BuildProblem[],
+): AsyncGenerator<SearchDocument> {
+  await writer.flush();
+  let skipped = 0;
+  yield* listTreeDocuments(writerDocumentFiles(writer, manifest), settings, () => {
+    skipped += 1;
+  });
+  if (skipped > 0)
+    warnings.push({
+      path: 'staticmcp.json',
+      message: `${skipped} files could not be read as documents and are not in the search index`,
+    });
+}
+
+/**
+ * What the build indexes, or undefined when it writes no index: search off, a project tool named
+ * search or fetch (ours are left out), or search left at its default in a project with no text
+ * resource (nothing to find). A shard part decides the same (its record carries the answer, and
+ * the merge indexes the merged tree with it); only `shardPart` keeps the part itself from indexing.
+ */
+export function searchToIndex(
+  config: ProjectConfig,
+  toolNames: readonly string[],
+  hasTextResources: boolean,
+): SearchSettings | undefined {
+  const settings = documentSettingsOf(config);
+  if (settings === undefined || OUR_TOOLS.some((name) => toolNames.includes(name))) return undefined;
+  if (config.search === undefined && !hasTextResources) return undefined;
+  return settings;
+}
+
+/** The one warning of a project whose own search or fetch tool wins over ours. */
+function clashWarnings(config: ProjectConfig, toolNames: readonly string[], hasTextResources: boolean): BuildProblem[] {
+  const clash = OUR_TOOLS.filter((name) => toolNames.includes(name));
+  if (clash.length === 0 || config.search === false) return [];
+  // Left at its default in a project with nothing to index: there would be no tools to leave out.
+  if (config.search === undefined && !hasTextResources) return [];
+  const names = clash.map((name) => `"${name}"`).join(' and ');
+  return [
+    {
+      path: 'staticmcp.json',
+      message: `search is on, but the project has its own tool${clash.length > 1 ? 's' : ''} named ${names}, which win${clash.length > 1 ? '' : 's'}: the tree's search and fetch tools are left out (ChatGPT looks for tools named exactly search and fetch); rename ${clash.length > 1 ? 'those scripts' : 'that script'} (e.g. tools/${clash[0]} → tools/find-${clash[0]}) to get them, or set "search": false to silence this`,
+    },
+  ];
+}
+
+/** Writes the index of the tree being written; returns mcp.json's `staticmcp.search` when it did. */
+export async function writeTreeSearchIndex(
+  output: TreeOutput,
+  manifest: JsonObject,
+  settings: DocumentSettings,
+): Promise<{ extension: SearchIndexExtension; warnings: BuildProblem[] }> {
+  const warnings: BuildProblem[] = [];
+  for (const tool of Object.keys(settings.tools).sort()) {
+    const tools = (manifest as { capabilities?: { tools?: { name?: unknown }[] } }).capabilities?.tools ?? [];
+    if (!tools.some((candidate) => candidate.name === tool))
+      warnings.push({
+        path: 'staticmcp.json',
+        message: `search.tools.${tool} names no tool, so nothing of it is indexed`,
+      });
+  }
+  // The writer (and node:crypto) load only for projects that search. Its sorted runs go beside
+  // the output folder, in the build's own scratch folder, never into the tree.
+  const { writeSearchIndexSpilling } = await import('../tree-writer/search-index-spill-writer.js');
+  const scratchFolder = scratchFolderOf(output.writer.outDir, process.pid);
+  try {
+    const documents = streamDocuments(output.writer, manifest, settings, warnings);
+    const extension = await writeSearchIndexSpilling(documents, { scratchFolder }, (filePath, bytes) =>
+      output.write(filePath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)),
+    );
+    return { extension, warnings };
+  } finally {
+    await removeTree(scratchFolder);
+  }
+}
+
+export async function writeSearchIndexStep(
+  input: SearchStepInput,
+  hasTextResources: boolean,
+): Promise<{ extension?: SearchIndexExtension; warnings: BuildProblem[] }> {
+  const warnings = clashWarnings(input.config, input.toolNames, hasTextResources);
+  const settings = searchToIndex(input.config, input.toolNames, hasTextResources);
+  if (settings === undefined || input.shardPart) return { warnings };
+  const written = await writeTreeSearchIndex(input.output, input.manifest, {
+    ...settings,
+    ...(input.publicUrl ? { publicUrl: input.publicUrl } : {}),
+  });
+  return { extension: written.extension, warnings: [...warnings, ...written.warnings] };
+}

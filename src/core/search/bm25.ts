@@ -1,0 +1,58 @@
+// BM25 as SQLite FTS5's bm25() computes it (fts5_aux.c), so the ranking can be checked against it:
+// idf = ln((N − df + 0.5) / (df + 0.5)), floored to 1e-6 when not positive; each distinct query
+// term adds idf · tf·(k1 + 1) / (tf + k1·(1 − b + b·|D|/avgdl)). FTS5 returns the negation (lower
+// is better); this returns the score itself, highest first, ties by lower document number. A
+// document matches when it holds any query term. Portable, allocation bounded by the postings read.
+import type { PostingList } from './postings.js';
+
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+
+export interface CorpusStatistics {
+  documentCount: number;
+  /** Terms in all documents together: avgdl = tokenCount / documentCount. */
+  tokenCount: number;
+}
+
+export interface ScoredDocument {
+  document: number;
+  score: number;
+}
+
+/** FTS5's idf, floor included: a term in more than half the documents adds next to nothing. */
+export function inverseDocumentFrequency(documentCount: number, documentFrequency: number): number {
+  const idf = Math.log((documentCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
+  return idf > 0 ? idf : 1e-6;
+}
+
+/** The `limit` best documents for the postings of the query's distinct terms. */
+export function rankBm25(lists: readonly PostingList[], corpus: CorpusStatistics, limit: number): ScoredDocument[] {
+  if (corpus.documentCount === 0 || limit <= 0) return [];
+  const averageLength = corpus.tokenCount / corpus.documentCount || 1;
+  const scores = new Map<number, number>();
+  for (const list of lists) {
+    const idf = inverseDocumentFrequency(corpus.documentCount, list.documents.length);
+    for (let position = 0; position < list.documents.length; position += 1) {
+      const termFrequency = list.termFrequencies[position]!;
+      const lengthRatio = list.documentLengths[position]! / averageLength;
+      const score =
+        (idf * termFrequency * (BM25_K1 + 1)) / (termFrequency + BM25_K1 * (1 - BM25_B + BM25_B * lengthRatio));
+      const document = list.documents[position]!;
+      scores.set(document, (scores.get(document) ?? 0) + score);
+    }
+  }
+  // The best `limit` so far, best first: inserting into a short sorted array beats sorting every match.
+  const best: ScoredDocument[] = [];
+  for (const [document, score] of scores) {
+    if (best.length === limit && !ranksBefore(document, score, best[limit - 1]!)) continue;
+    let at = best.length;
+    while (at > 0 && ranksBefore(document, score, best[at - 1]!)) at -= 1;
+    best.splice(at, 0, { document, score });
+    if (best.length > limit) best.pop();
+  }
+  return best;
+}
+
+function ranksBefore(document: number, score: number, other: ScoredDocument): boolean {
+  return score > other.score || (score === other.score && document < other.document);
+}

@@ -1,0 +1,40 @@
+// A least-recently-used map bounded by the bytes its values are said to take: the reader's decoded
+// postings and title blocks, so a warm isolate answers repeated terms from memory while its memory
+// stays under a fixed ceiling at any corpus size. Portable.
+
+export class BoundedCache<Value> {
+  private readonly entries = new Map<string, { value: Value; bytes: number }>();
+  private heldBytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(key: string): Value | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    // Most recently used last: a Map keeps insertion order.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.value;
+  }
+
+  /** A value larger than the whole budget is not kept (it would push everything else out). */
+  set(key: string, value: Value, bytes: number): void {
+    if (bytes > this.maxBytes) return;
+    const old = this.entries.get(key);
+    if (old !== undefined) {
+      this.entries.delete(key);
+      this.heldBytes -= old.bytes;
+    }
+    this.entries.set(key, { value, bytes });
+    this.heldBytes += bytes;
+    for (const [oldKey, oldEntry] of this.entries) {
+      if (this.heldBytes <= this.maxBytes) break;
+      this.entries.delete(oldKey);
+      this.heldBytes -= oldEntry.bytes;
+    }
+  }
+
+  size(): { entries: number; bytes: number } {
+    return { entries: this.entries.size, bytes: this.heldBytes };
+  }
+}

@@ -1,0 +1,183 @@
+// The search index of a tree (issue #25), stored in the pack container unchanged
+// (core/packs/pack-format.ts). Measured by bench/search-index.mjs: on Debian's 63,000 package
+// descriptions the top 10 equal SQLite FTS5 bm25()'s on the same terms for 200 of 200 queries.
+//
+// Documents: `{id, title, text, url, metadata?}`, what `fetch` returns. An id is the tree path of
+// the document's file (`resources/guide.md`, `tools/wiki/Japan.json`): stable across builds,
+// unique, readable, and never turned back into a path to read (only ever a key into the document
+// index), so a forged id is simply not found. Documents are numbered by id in UTF-8 order.
+//
+// Everything lives below packs/search.index/ (tool names hold no ".", so no tool's packs/<tool>/
+// can meet it), content-addressed <sha256-16>.pack/.idx files, in three key spaces, each a set of
+// indexes over contiguous sorted key ranges listed in mcp.json as `packs` rows are:
+// - terms (KEY_KIND.term, key = the term's UTF-8): a record per term named by it, body = its
+//   postings (postings.ts: df, then df × (docDelta, tf, docLength) varints);
+// - titles (KEY_KIND.term, key = the block number as 8 hex digits, so keys sort as numbers): a
+//   record per block of `blockSize` consecutive documents, body = JSON [[id, title, url], …],
+//   what a search result needs without the documents' text;
+// - documents (KEY_KIND.call, key = SipHash of the id, as a call's tree path): a record per
+//   document named by its id, body = the fetch result's JSON. fetch = one cached index + one record.
+// mcp.json, extension `staticmcp.search`: {format: 1, documentCount, tokenCount, blockSize,
+// terms: rows, titles: rows, documents: rows} (rows: [{first: hex key, index: tree path}]); once
+// the rows pass SEARCH_TABLE_INLINE_BYTES (≈ 1,000 rows at 650,000 documents, ~180 KB) they move
+// into their own content-named file, packs/search.index/<sha256-16>.table.json = {terms, titles,
+// documents}, and mcp.json says {format, documentCount, tokenCount, blockSize, table: its path}:
+// every reader of mcp.json (tools/list, a packed call) would otherwise parse them, and a search
+// reads the file once per tree load (cached with the tree).
+//
+// A query: ≤ MAX_QUERY_TERMS distinct terms → per term its row (in memory) → its index (bounded
+// LRU) → one record; BM25 (bm25.ts) over the postings; the top results' title blocks (≤ one
+// record per result, read in parallel). Memory is bounded by the caches, not by the corpus.
+// Own format rather than a library: in-memory engines (MiniSearch, lunr, FlexSearch) load a whole
+// index, or a whole part split by document, per query; split by term, their part would be this
+// format with their JSON as the record body. The same-run comparison with MiniSearch needs it as a
+// dev dependency (not installed yet).
+import { parsePackTable, type PackTableRow } from '../packs/pack-table.js';
+import { isObject } from '../tree/json-object.js';
+
+export const SEARCH_INDEX_FORMAT = 1;
+/** Where the index lives: a folder no tool's packs/<tool>/ can be (tool names hold no "."). */
+export const SEARCH_FOLDER = 'packs/search.index/';
+/** Documents per title block: ~3 KB of ids and titles, one record read per search result. */
+export const DEFAULT_TITLE_BLOCK_SIZE = 32;
+/** Results a search returns. */
+export const SEARCH_RESULT_LIMIT = 10;
+/** Longer queries are refused with a message (a question is a few hundred characters). */
+export const MAX_QUERY_LENGTH = 4096;
+/** Distinct terms of a query that are looked up; further terms are ignored (each costs a read). */
+export const MAX_QUERY_TERMS = 32;
+/** An id longer than any tree path the writer accepts: refused before hashing. */
+export const MAX_DOCUMENT_ID_LENGTH = 4096;
+/** Rows' JSON above this leaves mcp.json for a file of its own (16 KiB: mcp.json stays small). */
+export const SEARCH_TABLE_INLINE_BYTES = 16 * 1024;
+/** The table file's name: content-addressed like packs, so a deploy never mixes two builds'. */
+export const SEARCH_TABLE_FILE = /^packs\/search\.index\/[0-9a-f]{16}\.table\.json$/;
+/** Bytes a table file may have (≈ 90,000 rows): a larger one is refused before it is parsed. */
+export const MAX_SEARCH_TABLE_FILE_BYTES = 8 * 1024 * 1024;
+
+export interface SearchIndexTable {
+  documentCount: number;
+  tokenCount: number;
+  blockSize: number;
+  terms: readonly PackTableRow[];
+  titles: readonly PackTableRow[];
+  documents: readonly PackTableRow[];
+}
+
+/** The title block key of a block number: 8 hex digits, so keys sort as the numbers do. */
+export function titleBlockKeyOf(block: number): string {
+  return block.toString(16).padStart(8, '0');
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** The counts of a search table, all a manifest that keeps its rows in a file holds inline. */
+export type SearchIndexCounts = Pick<SearchIndexTable, 'documentCount' | 'tokenCount' | 'blockSize'>;
+
+/** The manifest's `staticmcp.search`: the whole table, or its counts and the file holding its rows. */
+export type SearchIndexManifest = { table: SearchIndexTable } | { counts: SearchIndexCounts; tableFile: string };
+
+/**
+ * Parses the manifest's `staticmcp.search` (untrusted JSON), whose rows are inline or in a table
+ * file (read it, then parseSearchTableFile); `problem` says what is wrong.
+ */
+export function parseSearchIndexManifest(value: unknown): SearchIndexManifest | { problem: string } {
+  if (!isObject(value)) return { problem: 'search is not an object' };
+  if (value.format !== SEARCH_INDEX_FORMAT) {
+    return {
+      problem: `search.format is ${JSON.stringify(value.format)}, this reader knows ${SEARCH_INDEX_FORMAT}; update staticmcp or build the tree again`,
+    };
+  }
+  const { documentCount, tokenCount, blockSize } = value;
+  if (!isCount(documentCount) || !isCount(tokenCount) || !isCount(blockSize) || blockSize === 0)
+    return { problem: 'search.documentCount, tokenCount and blockSize must be whole numbers' };
+  const counts = { documentCount, tokenCount, blockSize };
+  if (value.table === undefined) return parseRows(value, counts, 'search');
+  if (typeof value.table !== 'string' || !SEARCH_TABLE_FILE.test(value.table))
+    return { problem: `search.table is not the path of a ${SEARCH_FOLDER}<hash>.table.json file` };
+  return { counts, tableFile: value.table };
+}
+
+/** Parses the manifest's `staticmcp.search` when its rows are inline (a table file is a problem here). */
+export function parseSearchIndexTable(value: unknown): { table: SearchIndexTable } | { problem: string } {
+  const parsed = parseSearchIndexManifest(value);
+  if ('tableFile' in parsed) return { problem: `search keeps its rows in ${parsed.tableFile}: read it first` };
+  return parsed;
+}
+
+/** The table from a table file's bytes and the manifest's counts; `problem` says what is wrong. */
+export function parseSearchTableFile(
+  bytes: Uint8Array,
+  path: string,
+  counts: SearchIndexCounts,
+): { table: SearchIndexTable } | { problem: string } {
+  if (bytes.length > MAX_SEARCH_TABLE_FILE_BYTES)
+    return { problem: `${path} has ${bytes.length} bytes, more than a search table's ${MAX_SEARCH_TABLE_FILE_BYTES}` };
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    return { problem: `${path} is not JSON (truncated or replaced?)` };
+  }
+  if (!isObject(value)) return { problem: `${path} is not an object of rows` };
+  return parseRows(value, counts, path);
+}
+
+function parseRows(
+  value: Record<string, unknown>,
+  counts: SearchIndexCounts,
+  where: string,
+): { table: SearchIndexTable } | { problem: string } {
+  const { documentCount, tokenCount, blockSize } = counts;
+  // parsePackTable checks each list as a tool's rows; an empty corpus has empty lists.
+  const lists: Record<string, unknown> = {};
+  for (const name of ['terms', 'titles', 'documents'] as const) {
+    const rows = value[name];
+    if (!Array.isArray(rows)) return { problem: `${where}.${name} is not a list` };
+    if (rows.length > 0) lists[name] = rows;
+  }
+  const parsed = parsePackTable(lists);
+  if ('problem' in parsed) return { problem: `${where}: ${parsed.problem.replace(/^packs\./, '')}` };
+  for (const [name, rows] of parsed.table) {
+    for (const row of rows)
+      if (!row.index.startsWith(SEARCH_FOLDER))
+        return { problem: `${where}.${name} names the index ${row.index}, which is not below ${SEARCH_FOLDER}` };
+  }
+  return {
+    table: {
+      documentCount,
+      tokenCount,
+      blockSize,
+      terms: parsed.table.get('terms') ?? [],
+      titles: parsed.table.get('titles') ?? [],
+      documents: parsed.table.get('documents') ?? [],
+    },
+  };
+}
+
+/** One search hit as a title block holds it. */
+export interface TitleEntry {
+  id: string;
+  title: string;
+  url: string;
+}
+
+/** A title block's body; undefined when it is not `count` [id, title, url] string triples. */
+export function parseTitleBlock(text: string, count: number): TitleEntry[] | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(raw) || raw.length !== count) return undefined;
+  const entries: TitleEntry[] = [];
+  for (const item of raw as unknown[]) {
+    if (!Array.isArray(item) || item.length !== 3 || !item.every((part) => typeof part === 'string')) return undefined;
+    const [id, title, url] = item as [string, string, string];
+    entries.push({ id, title, url });
+  }
+  return entries;
+}

@@ -1,0 +1,313 @@
+// Answers `search` and `fetch` from a tree's search index (search-index-format.ts) through the pack
+// reader and whatever byte source the host has (a folder, a URL, the worker's assets): a query
+// reads one record per distinct term and one title block per result, fetch one record; decoded
+// postings and title blocks stay in a bounded LRU, parsed indexes in the pack reader's. A table
+// kept in its own file (search-index-format.ts) is read on the first search or fetch and kept.
+// A term in at least half the documents (FTS5's idf floor: it adds ~1e-6 to a score) has the
+// longest postings (2.5 MB at 650,000 documents) for nothing: when the other terms of the query
+// already find a page of results, its postings are not read, only its count of documents (the
+// first bytes of its record, read only when the record is long enough to hold that many). Never
+// throws on bad input or bad bytes: a bad query or unknown id is an isError result saying what to
+// do, a term the index lacks finds nothing, a damaged part or one the host lacks is an isError
+// result saying so (and `onProblem` hears why). Host I/O failures do throw, as every
+// TreeSource read does.
+import { callKeyOf, KEY_KIND, RECORD_HEADER_BYTES } from '../packs/pack-format.js';
+import {
+  DEFAULT_PACK_CACHE_LIMITS,
+  type PackCacheLimits,
+  type PackFileSource,
+  type PackIndexCache,
+  PackReader,
+  textOfBody,
+} from '../packs/pack-reader.js';
+import type { ToolResult } from '../results/tool-result.js';
+import { utf8Bytes } from '../tree/utf8.js';
+import { inverseDocumentFrequency, rankBm25, type ScoredDocument } from './bm25.js';
+import { BoundedCache } from './bounded-cache.js';
+import { decodePostings, type PostingList } from './postings.js';
+import {
+  MAX_DOCUMENT_ID_LENGTH,
+  MAX_QUERY_LENGTH,
+  MAX_QUERY_TERMS,
+  parseSearchTableFile,
+  parseTitleBlock,
+  SEARCH_RESULT_LIMIT,
+  type SearchIndexCounts,
+  type SearchIndexTable,
+  type TitleEntry,
+  titleBlockKeyOf,
+} from './search-index-format.js';
+import {
+  fetchToolResult,
+  parseDocumentBody,
+  type SearchHit,
+  searchErrorResult,
+  searchToolResult,
+} from './search-results.js';
+import { tokenize } from './tokenize.js';
+
+export interface SearchReaderOptions {
+  /** The pack reader's index cache: its limits, or one shared with the tree's packed calls. */
+  indexCache?: PackCacheLimits | PackIndexCache;
+  /** Bytes of decoded postings and title blocks kept (default 8 MiB). */
+  maxCachedBytes?: number;
+  /** Told why a part of the index was refused (damaged, edited, hostile). */
+  onProblem?: (reason: string) => void;
+}
+
+export const DEFAULT_SEARCH_CACHE_BYTES = 8 * 1024 * 1024;
+
+/** A search's hits, or the message of its isError result. */
+export type SearchOutcome = { status: 'ok'; hits: SearchHit[] } | { status: 'error'; message: string };
+
+/** Refused parts surface as this, turned into an isError result at the top. */
+class DamagedIndex {
+  constructor(readonly reason: string) {}
+}
+
+const DAMAGED_ADVICE = "this server's search index is damaged; its owner should build and deploy the tree again";
+// A lone surrogate has no UTF-8 form: such an id could only be forged, and would hash as U+FFFD.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** A term at FTS5's idf floor whose postings were not read: only its document count is known. */
+interface CommonTerm {
+  common: true;
+  documentFrequency: number;
+}
+
+type TermPostings = PostingList | CommonTerm | null;
+
+function isPostingList(value: TermPostings): value is PostingList {
+  return value !== null && !('common' in value);
+}
+
+/** The table inline (parsed from mcp.json), or its counts and the table file to read on first use. */
+export type SearchTableSource = SearchIndexTable | { counts: SearchIndexCounts; tableFile: string };
+
+export class SearchReader {
+  private readonly packs: PackReader;
+  private readonly postings: BoundedCache<TermPostings>;
+  private readonly blocks: BoundedCache<TitleEntry[]>;
+  private readonly counts: SearchIndexCounts;
+  private readonly tableFile: string | undefined;
+  private table: SearchIndexTable | undefined;
+
+  constructor(
+    private readonly files: PackFileSource,
+    source: SearchTableSource,
+    private readonly options: SearchReaderOptions = {},
+  ) {
+    if ('tableFile' in source) {
+      this.counts = source.counts;
+      this.tableFile = source.tableFile;
+    } else {
+      this.counts = source;
+      this.table = source;
+    }
+    this.packs = new PackReader(files, options.indexCache ?? DEFAULT_PACK_CACHE_LIMITS);
+    const cacheBytes = options.maxCachedBytes ?? DEFAULT_SEARCH_CACHE_BYTES;
+    // Postings take most of the budget; title blocks are small and few per query.
+    this.postings = new BoundedCache(Math.floor(cacheBytes * 0.75));
+    this.blocks = new BoundedCache(Math.floor(cacheBytes * 0.25));
+  }
+
+  /** Bytes held by the reader's caches now (for benches and the bound's tests). */
+  cacheSize(): { indexes: number; indexBytes: number; postingBytes: number; blockBytes: number } {
+    const indexes = this.packs.cacheSize();
+    return {
+      indexes: indexes.indexes,
+      indexBytes: indexes.bytes,
+      postingBytes: this.postings.size().bytes,
+      blockBytes: this.blocks.size().bytes,
+    };
+  }
+
+  /** The `search` tool's result for its arguments. */
+  async search(argumentsValue: unknown): Promise<ToolResult> {
+    const query = (argumentsValue as { query?: unknown } | null | undefined)?.query;
+    const outcome = await this.searchHits(query);
+    return outcome.status === 'ok' ? searchToolResult(outcome.hits) : searchErrorResult(outcome.message);
+  }
+
+  async searchHits(query: unknown): Promise<SearchOutcome> {
+    if (typeof query !== 'string') return { status: 'error', message: 'search needs a query: {"query": "some words"}' };
+    if (query.length > MAX_QUERY_LENGTH) {
+      return {
+        status: 'error',
+        message: `The query is ${query.length} characters long; search takes at most ${MAX_QUERY_LENGTH}. Ask with a few words.`,
+      };
+    }
+    if (query.trim() === '') return { status: 'error', message: 'The query is empty: give a few words to look for.' };
+    // Only letters and numbers make terms: a query of punctuation alone finds nothing, which is an answer.
+    const terms = [...new Set(tokenize(query))].slice(0, MAX_QUERY_TERMS);
+    if (terms.length === 0 || this.counts.documentCount === 0) return { status: 'ok', hits: [] };
+    try {
+      const table = await this.tableOf();
+      const lists = await Promise.all(terms.map((term) => this.postingsOf(table, term, terms.length > 1)));
+      let found = lists.filter(isPostingList);
+      // Left out, a common term only changes scores by ~1e-6 (FTS5's floor) as long as a term
+      // above the floor fills a page on its own; else its documents are results too, or its 1e-6
+      // is what orders them (the other terms are at the floor too), so it is read.
+      const documentCount = this.counts.documentCount;
+      const fillsPage = (list: PostingList) =>
+        list.documents.length >= SEARCH_RESULT_LIMIT &&
+        inverseDocumentFrequency(documentCount, list.documents.length) > 1e-6;
+      if (found.some(fillsPage)) {
+        // Also those read for an earlier query: the ranking must not depend on what is cached.
+        found = found.filter((list) => inverseDocumentFrequency(documentCount, list.documents.length) > 1e-6);
+      } else {
+        const common = terms.filter((_, position) => lists[position] !== null && !isPostingList(lists[position]!));
+        const read = await Promise.all(common.map((term) => this.postingsOf(table, term, false)));
+        found.push(...read.filter(isPostingList));
+      }
+      const best = rankBm25(found, this.counts, SEARCH_RESULT_LIMIT);
+      return { status: 'ok', hits: await this.hitsOf(table, best) };
+    } catch (error) {
+      if (error instanceof DamagedIndex) return this.damaged(error.reason);
+      throw error;
+    }
+  }
+
+  /** The `fetch` tool's result for its arguments. */
+  async fetch(argumentsValue: unknown): Promise<ToolResult> {
+    const id = (argumentsValue as { id?: unknown } | null | undefined)?.id;
+    if (typeof id !== 'string' || id === '')
+      return searchErrorResult('fetch needs the id of a search result: {"id": "…"}');
+    const unknown = searchErrorResult(
+      `No document has the id ${JSON.stringify(id.length > 200 ? `${id.slice(0, 200)}…` : id)}; use an id that search returned.`,
+    );
+    if (id.length > MAX_DOCUMENT_ID_LENGTH || LONE_SURROGATE.test(id) || this.counts.documentCount === 0)
+      return unknown;
+    let table: SearchIndexTable;
+    try {
+      table = await this.tableOf();
+    } catch (error) {
+      if (error instanceof DamagedIndex) return searchErrorResult(this.damaged(error.reason).message);
+      throw error;
+    }
+    if (table.documents.length === 0) return unknown;
+    const found = await this.packs.lookup(table.documents, KEY_KIND.call, callKeyOf(id), id);
+    if (found.status !== 'ok') {
+      // A record that does not name the id is a hash collision with a forged id, not damage.
+      if (found.status === 'missing' || found.reason.includes('does not name it')) return unknown;
+      return searchErrorResult(this.damaged(found.reason).message);
+    }
+    const document = parseDocumentBody(textOfBody(found.body), id);
+    if (document === undefined)
+      return searchErrorResult(this.damaged(`the document record of ${id} is not a document`).message);
+    return fetchToolResult(document);
+  }
+
+  private damaged(reason: string): { status: 'error'; message: string } {
+    this.options.onProblem?.(reason);
+    return { status: 'error', message: `Search failed: ${DAMAGED_ADVICE} (${reason}).` };
+  }
+
+  /** The table, read from its file on first use; throws DamagedIndex when the file is missing or unsound. */
+  private async tableOf(): Promise<SearchIndexTable> {
+    if (this.table !== undefined) return this.table;
+    const path = this.tableFile!;
+    // Concurrent first requests may each read it: a pending read is not shared, as workerd wants
+    // no promise of one request settled in another.
+    const read = await this.files.readBytes(path);
+    if (read.status === 'missing') throw new DamagedIndex(`the search table ${path} is missing on the host`);
+    const parsed = parseSearchTableFile(read.bytes, path, this.counts);
+    if ('problem' in parsed) throw new DamagedIndex(parsed.problem);
+    this.table = parsed.table;
+    return parsed.table;
+  }
+
+  /**
+   * A term's postings, null when the index does not hold it, a CommonTerm when `maySkip` and it
+   * sits in at least half the documents; throws DamagedIndex when refused.
+   */
+  private async postingsOf(table: SearchIndexTable, term: string, maySkip: boolean): Promise<TermPostings> {
+    const cached = this.postings.get(term);
+    if (cached !== undefined && (maySkip || cached === null || isPostingList(cached))) return cached;
+    const key = utf8Bytes(term);
+    if (maySkip && cached === undefined) {
+      const documentFrequency = await this.commonFrequencyOf(table, term, key);
+      if (documentFrequency !== undefined) {
+        const common: CommonTerm = { common: true, documentFrequency };
+        this.postings.set(term, common, 64 + term.length * 2);
+        return common;
+      }
+    }
+    const found = await this.packs.lookup(table.terms, KEY_KIND.term, key, term);
+    if (found.status !== 'ok') {
+      // The term is not in the corpus; any other `missing` is a part the host lacks (a deploy cut
+      // short), which would silently drop results, so it is reported. The pack reader says which
+      // in its reason only: a typed field there would be sturdier.
+      if (found.status === 'missing' && found.reason.startsWith(`${term} is not in this tree`)) return null;
+      throw new DamagedIndex(found.reason);
+    }
+    const list = decodePostings(found.body, this.counts.documentCount);
+    if ('problem' in list) throw new DamagedIndex(`the postings of "${term}" in ${found.pack}: ${list.problem}`);
+    this.postings.set(term, list, 64 + term.length * 2 + list.documents.length * 12);
+    return list;
+  }
+
+  /**
+   * The document count of a term at FTS5's idf floor, else undefined (also when anything looks
+   * off: the full read then says what). Read from the first bytes of its record, and only when
+   * the record is long enough to hold that many postings (each takes at least 3 bytes).
+   */
+  private async commonFrequencyOf(table: SearchIndexTable, term: string, key: Uint8Array): Promise<number | undefined> {
+    const documentCount = this.counts.documentCount;
+    const entry = await this.packs.locate(table.terms, KEY_KIND.term, key, term);
+    if (entry.status !== 'ok') return undefined;
+    const bodyStart = RECORD_HEADER_BYTES + 2 + key.length;
+    const mostPostings = Math.floor((entry.recordLength - bodyStart - 1) / 3);
+    if (inverseDocumentFrequency(documentCount, mostPostings) > 1e-6) return undefined;
+    const length = Math.min(entry.recordLength, bodyStart + 5);
+    const read = await this.files.readBytes(entry.pack.path, { offset: entry.recordOffset, length });
+    if (read.status !== 'ok') return undefined;
+    const bytes = read.whole ? read.bytes.subarray(entry.recordOffset, entry.recordOffset + length) : read.bytes;
+    if (
+      bytes.length !== length ||
+      ((bytes[RECORD_HEADER_BYTES]! << 8) | bytes[RECORD_HEADER_BYTES + 1]!) !== key.length
+    )
+      return undefined;
+    let documentFrequency = 0;
+    let scale = 1;
+    for (let offset = bodyStart; offset < length; offset += 1) {
+      const byte = bytes[offset]!;
+      documentFrequency += (byte & 0x7f) * scale;
+      if (byte < 0x80)
+        return documentFrequency <= documentCount && inverseDocumentFrequency(documentCount, documentFrequency) <= 1e-6
+          ? documentFrequency
+          : undefined;
+      scale *= 128;
+    }
+    return undefined;
+  }
+
+  private async hitsOf(table: SearchIndexTable, best: readonly ScoredDocument[]): Promise<SearchHit[]> {
+    const blockSize = this.counts.blockSize;
+    const blockNumbers = [...new Set(best.map((scored) => Math.floor(scored.document / blockSize)))];
+    const blocks = new Map<number, TitleEntry[]>();
+    await Promise.all(
+      blockNumbers.map(async (block) => {
+        blocks.set(block, await this.titleBlock(table, block));
+      }),
+    );
+    // Every block was read or threw: get() finds each.
+    return best.map((scored) => blocks.get(Math.floor(scored.document / blockSize))![scored.document % blockSize]!);
+  }
+
+  private async titleBlock(table: SearchIndexTable, block: number): Promise<TitleEntry[]> {
+    const key = titleBlockKeyOf(block);
+    const cached = this.blocks.get(key);
+    if (cached !== undefined) return cached;
+    const found = await this.packs.lookup(table.titles, KEY_KIND.term, utf8Bytes(key), key);
+    // The postings named this document, so its block must exist: a missing one is damage too.
+    if (found.status !== 'ok') throw new DamagedIndex(found.reason);
+    const count = Math.min(this.counts.blockSize, this.counts.documentCount - block * this.counts.blockSize);
+    const text = textOfBody(found.body);
+    const entries = parseTitleBlock(text, count);
+    if (entries === undefined)
+      throw new DamagedIndex(`title block ${key} in ${found.pack} is not ${count} [id, title, url] entries`);
+    this.blocks.set(key, entries, 64 + text.length * 2);
+    return entries;
+  }
+}

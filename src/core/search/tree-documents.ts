@@ -1,0 +1,310 @@
+// A tree's search documents (issue #25), from its files alone: the one definition the build's
+// search step, `staticmcp merge` and `staticmcp index` share, so the same tree gives the same
+// documents (and so the same index bytes) whichever of them indexes it. Portable: it reads through
+// `TreeDocumentFiles`, which a TreeWriter (build, merge) or a folder (index) provides.
+// - Text resources of the manifest's resource list (blobs skipped, state resources read live
+//   skipped): id = the resource's file (resources/….json, or the raw name another generator used),
+//   title = its title, else its name; text = its text contents; metadata = {uri, mimeType}.
+// - Precomputed calls of the tools `settings.tools` names, plain (tools/<tool>/….json) or packed
+//   (packs/<tool>/, one record per call whose first name is the call's own file): id = the call's
+//   file; a left-out-default copy is not a document of its own (in a pack: the record's other
+//   names; plain: a file whose recorded arguments key another file the tree holds). text = the
+//   result's text items joined by a blank line (its structured content as JSON when it has none);
+//   error and empty results skipped. title = the tool's template over the arguments (`{name}`),
+//   else the argument values joined by ", ", else the tool's name. A call file that records no
+//   arguments (another generator's) takes them from its path segments, in parameter order.
+// - url = publicUrl + "/" + id, or "" without a publicUrl.
+// A file that cannot be read or parsed is skipped and told to `onSkip`, never thrown.
+import { isObject, type JsonObject } from '../tree/json-object.js';
+import { readCallFile, readResourceFile } from '../tree/lenient-files.js';
+import { callFilePath } from '../tree/call-key.js';
+import { EXTENSION_KEY, isOurExtension } from '../tree/manifest.js';
+import { decodeUtf8 } from '../tree/utf8.js';
+import { findTreePathProblem } from '../tree/tree-path.js';
+import { resourceFilePaths } from '../mcp/resource-reads.js';
+import { parseIndex, parsePack } from '../packs/pack-format.js';
+import type { PackFileSource } from '../packs/pack-reader.js';
+import type { PackTable } from '../packs/pack-table.js';
+import type { FetchedDocument } from './search-results.js';
+
+/** Which documents to make (staticmcp.json's `search`, or `staticmcp index`'s options). */
+export interface DocumentSettings {
+  resources: boolean;
+  /** Tools whose precomputed calls are documents; `title` a template over argument names. */
+  tools: Readonly<Record<string, { title?: string }>>;
+  /** Without its trailing slashes. */
+  publicUrl?: string;
+}
+
+/** What the documents are made from: the manifest's lists, and the tree's files. */
+export interface TreeDocumentFiles {
+  /** The manifest (as written, or about to be: the build has not written it yet). */
+  manifest: JsonObject;
+  /** The tree's packs (absent: no packed tool is read). */
+  packs?: PackTable;
+  /** Every plain file of the tree, tree-relative. */
+  paths(): Iterable<string>;
+  has(treePath: string): boolean;
+  /** A file's bytes, or undefined when the tree lacks it. May throw on I/O failures (told to onSkip). */
+  read(treePath: string): Promise<Uint8Array | undefined>;
+  /** Binary reads below packs/ (a packed tool's indexes and packs). */
+  packFiles?: PackFileSource;
+}
+
+export type SearchDocument = FetchedDocument;
+
+/** `template` with each {name} replaced by that argument's value ("" when absent). */
+function fillTemplate(template: string, args: JsonObject): string {
+  return template.replace(/\{([^{}]+)\}/g, (_, name: string) => {
+    const value = args[name];
+    return value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+  });
+}
+
+/** A call result as one document's text: its text items, else its structured content as JSON. */
+function textOfResult(result: JsonObject): string {
+  const texts = (Array.isArray(result.content) ? result.content : []).flatMap((item) =>
+    isObject(item) && item.type === 'text' && typeof item.text === 'string' ? [item.text] : [],
+  );
+  if (texts.length > 0) return texts.join('\n\n');
+  return isObject(result.structuredContent) ? JSON.stringify(result.structuredContent) : '';
+}
+
+/** The tool of a plain call file: `tools/<tool>/….json` or `tools/<tool>.json`. */
+export function toolOfCallFile(filePath: string): string | undefined {
+  if (!filePath.startsWith('tools/') || !filePath.endsWith('.json')) return undefined;
+  const rest = filePath.slice('tools/'.length);
+  const slash = rest.indexOf('/');
+  return slash < 0 ? rest.slice(0, -'.json'.length) : rest.slice(0, slash);
+}
+
+function parseJson(bytes: Uint8Array): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(decodeUtf8(bytes).text) };
+  } catch {
+    return undefined;
+  }
+}
+
+interface ToolShape {
+  parameterOrder: string[];
+}
+
+/** Each tool's parameter order: our extension's, else its inputSchema's property order. */
+function toolShapes(manifest: JsonObject): Map<string, ToolShape> {
+  const shapes = new Map<string, ToolShape>();
+  const capabilities = isObject(manifest.capabilities) ? manifest.capabilities : {};
+  const extension = isObject(manifest[EXTENSION_KEY]) ? manifest[EXTENSION_KEY] : {};
+  const extensionTools = isObject(extension.tools) ? extension.tools : {};
+  for (const tool of Array.isArray(capabilities.tools) ? capabilities.tools : []) {
+    if (!isObject(tool) || typeof tool.name !== 'string') continue;
+    const recorded = Object.hasOwn(extensionTools, tool.name) ? extensionTools[tool.name] : undefined;
+    const order =
+      isObject(recorded) && Array.isArray(recorded.parameterOrder)
+        ? recorded.parameterOrder.filter((name): name is string => typeof name === 'string')
+        : Object.keys(
+            isObject(tool.inputSchema) && isObject(tool.inputSchema.properties) ? tool.inputSchema.properties : {},
+          );
+    shapes.set(tool.name, { parameterOrder: order });
+  }
+  return shapes;
+}
+
+/**
+ * The arguments a plain call file's path spells, in parameter order, for files that record none:
+ * a segment each, the last parameter taking the rest (docusaurus-smg keys its one `uri` argument
+ * by the document's path, `/` and all).
+ */
+function argumentsOfPath(filePath: string, tool: string, order: readonly string[]): JsonObject {
+  const segments = filePath.slice(`tools/${tool}/`.length, -'.json'.length).split('/');
+  const args: JsonObject = {};
+  if (order.length === 0 || segments.length < order.length) return args;
+  order.forEach((name, position) => {
+    args[name] = position < order.length - 1 ? segments[position]! : segments.slice(position).join('/');
+  });
+  return args;
+}
+
+function callDocument(
+  id: string,
+  tool: string,
+  value: unknown,
+  order: readonly string[],
+  settings: DocumentSettings,
+): SearchDocument | undefined {
+  const { result, recordedArguments } = readCallFile(value);
+  if (result.isError === true) return undefined;
+  const text = textOfResult(result);
+  if (text === '') return undefined;
+  const args = recordedArguments ?? argumentsOfPath(id, tool, order);
+  const template = settings.tools[tool]?.title;
+  const values = Object.values(args).map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
+  const title = template !== undefined ? fillTemplate(template, args) : values.join(', ') || tool;
+  return {
+    id,
+    title,
+    text,
+    url: urlOf(settings, id),
+    metadata: { tool, arguments: args },
+  };
+}
+
+function urlOf(settings: DocumentSettings, id: string): string {
+  return settings.publicUrl ? `${settings.publicUrl}/${id}` : '';
+}
+
+async function readOrSkip(
+  files: TreeDocumentFiles,
+  treePath: string,
+  onSkip: (treePath: string, reason: string) => void,
+): Promise<Uint8Array | undefined> {
+  try {
+    return await files.read(treePath);
+  } catch (error) {
+    onSkip(treePath, `cannot be read (${error instanceof Error ? error.message : String(error)})`);
+    return undefined;
+  }
+}
+
+async function* resourceDocuments(
+  files: TreeDocumentFiles,
+  settings: DocumentSettings,
+  onSkip: (treePath: string, reason: string) => void,
+): AsyncGenerator<SearchDocument> {
+  const { manifest } = files;
+  const capabilities = isObject(manifest.capabilities) ? manifest.capabilities : {};
+  const extension = isObject(manifest[EXTENSION_KEY]) ? manifest[EXTENSION_KEY] : undefined;
+  const ours = isOurExtension(extension);
+  const stateResources = isObject(extension?.stateResources) ? extension.stateResources : {};
+  const seen = new Set<string>();
+  for (const resource of Array.isArray(capabilities.resources) ? capabilities.resources : []) {
+    if (!isObject(resource) || typeof resource.uri !== 'string' || seen.has(resource.uri)) continue;
+    const { uri } = resource;
+    seen.add(uri);
+    // Read live from the project: no file to index.
+    if (Object.hasOwn(stateResources, uri)) continue;
+    const declaredMime = typeof resource.mimeType === 'string' ? resource.mimeType : undefined;
+    let found: { id: string; bytes: Uint8Array } | undefined;
+    for (const candidate of resourceFilePaths(uri, ours)) {
+      if (!files.has(candidate)) continue;
+      const bytes = await readOrSkip(files, candidate, onSkip);
+      if (bytes !== undefined) found = { id: candidate, bytes };
+      break;
+    }
+    if (found === undefined) {
+      onSkip(resourceFilePaths(uri, ours).at(-1) ?? uri, `the file of the resource ${uri} is not in the tree`);
+      continue;
+    }
+    const parsed = parseJson(found.bytes);
+    if (parsed === undefined) {
+      onSkip(found.id, 'is not JSON');
+      continue;
+    }
+    const contents = readResourceFile(parsed.value, uri, declaredMime);
+    const texts = contents.flatMap((item) => (typeof item.text === 'string' ? [item.text] : []));
+    // Binary resources are not documents.
+    if (texts.length === 0) continue;
+    const mimeType = declaredMime ?? (typeof contents[0]?.mimeType === 'string' ? contents[0].mimeType : undefined);
+    const title =
+      typeof resource.title === 'string' ? resource.title : typeof resource.name === 'string' ? resource.name : uri;
+    yield {
+      id: found.id,
+      title,
+      text: texts.join('\n\n'),
+      url: urlOf(settings, found.id),
+      metadata: { uri, ...(mimeType !== undefined ? { mimeType } : {}) },
+    };
+  }
+}
+
+async function* packedCallDocuments(
+  tool: string,
+  files: TreeDocumentFiles,
+  settings: DocumentSettings,
+  order: readonly string[],
+  onSkip: (treePath: string, reason: string) => void,
+): AsyncGenerator<SearchDocument> {
+  const rows = files.packs?.get(tool) ?? [];
+  const packFiles = files.packFiles;
+  if (packFiles === undefined) return;
+  const packPaths = new Set<string>();
+  for (const row of rows) {
+    const read = await packFiles.readBytes(row.index).catch((error: unknown) => {
+      onSkip(row.index, `cannot be read (${error instanceof Error ? error.message : String(error)})`);
+      return undefined;
+    });
+    if (read === undefined) continue;
+    if (read.status === 'missing') {
+      onSkip(row.index, 'is missing: the calls of its key range are not indexed');
+      continue;
+    }
+    const index = parseIndex(read.bytes, row.index);
+    if ('status' in index) {
+      onSkip(row.index, index.reason);
+      continue;
+    }
+    for (const pack of index.packs) packPaths.add(pack.path);
+  }
+  for (const packPath of [...packPaths].sort()) {
+    const read = await packFiles.readBytes(packPath).catch(() => undefined);
+    if (read === undefined || read.status === 'missing') {
+      onSkip(packPath, 'is missing or cannot be read: its calls are not indexed');
+      continue;
+    }
+    const pack = parsePack(read.bytes, packPath);
+    if ('status' in pack) {
+      onSkip(packPath, pack.reason);
+      continue;
+    }
+    for (const { record } of pack.records) {
+      const [id] = record.names;
+      if (id === undefined || findTreePathProblem(id) !== undefined || toolOfCallFile(id) !== tool) continue;
+      const parsed = parseJson(record.body);
+      if (parsed === undefined) {
+        onSkip(id, `in ${packPath} is not JSON`);
+        continue;
+      }
+      const document = callDocument(id, tool, parsed.value, order, settings);
+      if (document) yield document;
+    }
+  }
+}
+
+/**
+ * The tree's documents, one at a time (the index writer sorts them by id: the order here does not
+ * change its bytes). Skipped files are told to `onSkip` (path, why).
+ */
+export async function* listTreeDocuments(
+  files: TreeDocumentFiles,
+  settings: DocumentSettings,
+  onSkip: (treePath: string, reason: string) => void = () => {},
+): AsyncGenerator<SearchDocument> {
+  if (settings.resources) yield* resourceDocuments(files, settings, onSkip);
+  const indexed = Object.keys(settings.tools);
+  if (indexed.length === 0) return;
+  const shapes = toolShapes(files.manifest);
+  for (const tool of indexed.sort()) {
+    if (files.packs?.has(tool))
+      yield* packedCallDocuments(tool, files, settings, shapes.get(tool)?.parameterOrder ?? [], onSkip);
+  }
+  for (const filePath of files.paths()) {
+    const tool = toolOfCallFile(filePath);
+    if (tool === undefined || !Object.hasOwn(settings.tools, tool) || files.packs?.has(tool)) continue;
+    const bytes = await readOrSkip(files, filePath, onSkip);
+    if (bytes === undefined) continue;
+    const parsed = parseJson(bytes);
+    if (parsed === undefined) {
+      onSkip(filePath, 'is not JSON');
+      continue;
+    }
+    const order = shapes.get(tool)?.parameterOrder ?? [];
+    const { recordedArguments } = readCallFile(parsed.value);
+    if (recordedArguments !== undefined) {
+      // A left-out-default copy: its arguments key another file of the tree, the call's own.
+      const own = callFilePath(tool, order, recordedArguments);
+      if (own !== filePath && files.has(own)) continue;
+    }
+    const document = callDocument(filePath, tool, parsed.value, order, settings);
+    if (document) yield document;
+  }
+}

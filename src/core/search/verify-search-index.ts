@@ -1,0 +1,192 @@
+// What `check` asks of a tree's search index (issue #25), portable like verify-packs.ts: every
+// index of the search table loads, holds the right kind of keys, lies in its row's range and is
+// named by its content; every pack is whole and named by its content; every record is reachable
+// by the lookup a reader does and its body is what a reader expects (postings that decode, title
+// blocks of the right size, documents that name their id); there are as many title blocks and
+// documents as the table says; and no file under packs/search.index/ is left that no index names.
+// A table kept in its own file must be there, named by its content, and parse. Each file is read
+// once: a record is reachable when an index entry of its key, in the index its row covers, points
+// at its offset and length (what the reader's lookup finds), checked in memory rather than by a
+// lookup per record (a range read each: minutes at 650,000 documents).
+// Each problem is one line: what is wrong and where, then "; " and what to do.
+import { sha256HexOfBytes } from '../mcp/sha256.js';
+import {
+  callKeyOf,
+  compareKeys,
+  entryKey,
+  hexOfBytes,
+  KEY_KIND,
+  type KeyKind,
+  type ParsedIndex,
+  parseIndex,
+  parsePack,
+  readEntry,
+} from '../packs/pack-format.js';
+import { type PackFileSource, textOfBody } from '../packs/pack-reader.js';
+import { utf8Bytes } from '../tree/utf8.js';
+import { decodePostings } from './postings.js';
+import {
+  parseSearchTableFile,
+  parseTitleBlock,
+  SEARCH_FOLDER,
+  type SearchIndexCounts,
+  type SearchIndexTable,
+  titleBlockKeyOf,
+} from './search-index-format.js';
+import { parseDocumentBody } from './search-results.js';
+
+const REBUILD = 'build the tree again';
+const MAX_PROBLEMS = 100;
+
+type Space = 'terms' | 'titles' | 'documents';
+
+/** The problems of the search index `source` names, read through `files`; `treeFiles` lists the tree (for strays). */
+export async function verifySearchIndex(
+  source: SearchIndexTable | { counts: SearchIndexCounts; tableFile: string },
+  files: PackFileSource,
+  treeFiles: readonly string[],
+): Promise<string[]> {
+  const problems: string[] = [];
+  const named = new Set<string>();
+  let table: SearchIndexTable;
+  if ('tableFile' in source) {
+    named.add(source.tableFile);
+    const read = await files.readBytes(source.tableFile);
+    if (read.status === 'missing')
+      return [`${source.tableFile} is missing: the search index cannot be read without it; deploy the whole tree`];
+    const parsed = parseSearchTableFile(read.bytes, source.tableFile, source.counts);
+    if ('problem' in parsed) return [`${parsed.problem}; ${REBUILD}`];
+    if (!(await isNamedByContent(source.tableFile, read.bytes)))
+      problems.push(`${source.tableFile} is not named by its content hash (edited?); ${REBUILD}`);
+    table = parsed.table;
+  } else {
+    table = source;
+  }
+  const counts: Record<Space, number> = { terms: 0, titles: 0, documents: 0 };
+  const blocks = new Set<string>();
+  for (const space of ['terms', 'titles', 'documents'] as const) {
+    const keyKind = space === 'documents' ? KEY_KIND.call : KEY_KIND.term;
+    const rows = table[space];
+    // Pack → record offset → the index entry that points there (what a lookup of its key finds).
+    const entriesAt = new Map<string, Map<number, { index: ParsedIndex; entry: number }>>();
+    for (const [position, row] of rows.entries()) {
+      named.add(row.index);
+      const read = await files.readBytes(row.index);
+      if (read.status === 'missing') {
+        problems.push(`${row.index} is missing: part of the search index cannot be read; deploy the whole tree`);
+        continue;
+      }
+      const parsed = parseIndex(read.bytes, row.index);
+      if ('status' in parsed) {
+        problems.push(parsed.reason);
+        continue;
+      }
+      if (parsed.keyKind !== keyKind) problems.push(`${row.index} does not hold ${space} keys; ${REBUILD}`);
+      if (!(await isNamedByContent(row.index, read.bytes)))
+        problems.push(`${row.index} is not named by its content hash (edited?); ${REBUILD}`);
+      const next = rows[position + 1]?.first;
+      for (let entry = 0; entry < parsed.entryCount; entry += 1) {
+        const keyHex = hexOfBytes(entryKey(parsed, entry));
+        if (keyHex < row.first || (next !== undefined && keyHex >= next)) {
+          problems.push(
+            `${row.index} entry ${entry} lies outside its row's key range, so no reader finds it; ${REBUILD}`,
+          );
+          break;
+        }
+        const { pack, recordOffset } = readEntry(parsed, entry);
+        let offsets = entriesAt.get(pack.path);
+        if (offsets === undefined) {
+          offsets = new Map();
+          entriesAt.set(pack.path, offsets);
+        }
+        offsets.set(recordOffset, { index: parsed, entry });
+      }
+    }
+    for (const packPath of [...entriesAt.keys()].sort()) {
+      const offsets = entriesAt.get(packPath)!;
+      entriesAt.delete(packPath);
+      named.add(packPath);
+      const read = await files.readBytes(packPath);
+      if (read.status === 'missing') {
+        problems.push(`${packPath} is missing: part of the search index cannot be read; deploy the whole tree`);
+        continue;
+      }
+      const parsed = parsePack(read.bytes, packPath);
+      if ('status' in parsed) {
+        problems.push(parsed.reason);
+        continue;
+      }
+      if (!(await isNamedByContent(packPath, read.bytes)))
+        problems.push(`${packPath} is not named by its content hash (edited?); ${REBUILD}`);
+      for (const { record, offset, length } of parsed.records) {
+        counts[space] += 1;
+        const name = record.names[0]!;
+        const where = `${packPath} at byte ${offset} (${JSON.stringify(name.slice(0, 80))})`;
+        const pointer = offsets.get(offset);
+        offsets.delete(offset);
+        const entry = pointer && readEntry(pointer.index, pointer.entry);
+        if (
+          pointer === undefined ||
+          entry!.recordLength !== length ||
+          compareKeys(entryKey(pointer.index, pointer.entry), keyOf(keyKind, name)) !== 0
+        ) {
+          problems.push(`${where} is not reachable through the search table; ${REBUILD}`);
+        }
+        const bodyProblem = checkBody(space, name, record.body, table, blocks);
+        if (bodyProblem !== undefined) problems.push(`${where} ${bodyProblem}; ${REBUILD}`);
+        if (problems.length > MAX_PROBLEMS) return [...problems, `… and more; stopped after ${MAX_PROBLEMS} problems`];
+      }
+      for (const offset of offsets.keys()) {
+        problems.push(`${packPath} has no record at byte ${offset}, where the search index points; ${REBUILD}`);
+        break;
+      }
+    }
+  }
+  const blockCount = Math.ceil(table.documentCount / table.blockSize);
+  if (counts.titles !== blockCount || blocks.size !== blockCount)
+    problems.push(`the search index holds ${blocks.size} title blocks, its table needs ${blockCount}; ${REBUILD}`);
+  if (counts.documents !== table.documentCount)
+    problems.push(
+      `the search index holds ${counts.documents} documents, its table says ${table.documentCount}; ${REBUILD}`,
+    );
+  for (const file of treeFiles) {
+    if (file.startsWith(SEARCH_FOLDER) && !named.has(file))
+      problems.push(
+        `${file} lies under ${SEARCH_FOLDER} but the search table names it nowhere; delete it, or ${REBUILD}`,
+      );
+  }
+  return problems;
+}
+
+function keyOf(keyKind: KeyKind, name: string): Uint8Array {
+  return keyKind === KEY_KIND.call ? callKeyOf(name) : utf8Bytes(name);
+}
+
+/** What is wrong with a record's body for its space, or undefined. */
+function checkBody(
+  space: Space,
+  name: string,
+  body: Uint8Array,
+  table: SearchIndexTable,
+  blocks: Set<string>,
+): string | undefined {
+  if (space === 'terms') {
+    const postings = decodePostings(body, table.documentCount);
+    return 'problem' in postings ? `holds postings that do not decode (${postings.problem})` : undefined;
+  }
+  if (space === 'titles') {
+    const block = Number.parseInt(name, 16);
+    if (!/^[0-9a-f]{8}$/.test(name) || titleBlockKeyOf(block) !== name) return 'is not a title block';
+    const count = Math.min(table.blockSize, table.documentCount - block * table.blockSize);
+    if (count <= 0 || parseTitleBlock(textOfBody(body), count) === undefined)
+      return `is not ${count} [id, title, url] entries`;
+    blocks.add(name);
+    return undefined;
+  }
+  return parseDocumentBody(textOfBody(body), name) === undefined ? 'is not the document it is named for' : undefined;
+}
+
+async function isNamedByContent(path: string, bytes: Uint8Array): Promise<boolean> {
+  const name = path.slice(path.lastIndexOf('/') + 1).replace(/\.(?:pack|idx|table\.json)$/, '');
+  return (await sha256HexOfBytes(bytes)).slice(0, 16) === name;
+}

@@ -1,0 +1,288 @@
+// Writes a tree's search index (core/search/search-index-format.ts) from its documents: the term,
+// title and document records packed into content-addressed packs and indexes below
+// packs/search.index/, and the `staticmcp.search` value for mcp.json. Deterministic: documents are
+// numbered by id, records sorted by key, file names are content hashes, so the same documents give
+// byte-identical files whatever order they came in. Pack and index boundaries are content-defined
+// (a record closes its pack once the pack holds half the target and its key's hash hits a mask, or
+// when the pack reaches the target), so one edited document renames the packs its terms fall in,
+// not every pack after them. Holds the whole corpus in memory (the inverted index, then the
+// encoded records): the build uses search-index-spill-writer.ts, which writes the same bytes in
+// memory flat with the corpus; this one stays as the reference it is tested against, and for
+// indexes made in memory (tests, benches).
+import { createHash } from 'node:crypto';
+import {
+  callKeyOf,
+  compareKeys,
+  encodeIndex,
+  encodePack,
+  encodeRecord,
+  hexOfBytes,
+  type IndexEntryInput,
+  INDEX_ENTRY_BYTES,
+  KEY_KIND,
+  type KeyKind,
+  PACK_HEADER_BYTES,
+} from '../core/packs/pack-format.js';
+import type { PackTableRow } from '../core/packs/pack-table.js';
+import { encodePostings, type Posting } from '../core/search/postings.js';
+import {
+  DEFAULT_TITLE_BLOCK_SIZE,
+  SEARCH_FOLDER,
+  SEARCH_INDEX_FORMAT,
+  SEARCH_TABLE_INLINE_BYTES,
+  titleBlockKeyOf,
+} from '../core/search/search-index-format.js';
+import { encodeDocumentBody, type FetchedDocument } from '../core/search/search-results.js';
+import { tokenize } from '../core/search/tokenize.js';
+import { StaticMcpError } from '../core/staticmcp-error.js';
+import { sipHash13Halves } from '../core/tree/siphash.js';
+import { assertPlainTreePath } from '../core/tree/tree-path.js';
+import { utf8Bytes } from '../core/tree/utf8.js';
+import { DEFAULT_TARGET_INDEX_BYTES, DEFAULT_TARGET_PACK_BYTES, MAX_PACK_BYTES } from './pack-writer.js';
+
+/** A document to index: what fetch will return for it. Its id must be a plain tree path. */
+export type SearchDocument = FetchedDocument;
+
+export interface SearchIndexOptions {
+  targetPackBytes?: number;
+  /** Target bytes of the title and document indexes. */
+  targetIndexBytes?: number;
+  /** Target bytes of the term indexes (default TERM_INDEX_BYTES). */
+  targetTermIndexBytes?: number;
+  blockSize?: number;
+  /** Rows' JSON above this goes to a table file (default SEARCH_TABLE_INLINE_BYTES). */
+  inlineTableBytes?: number;
+}
+
+/**
+ * Term indexes are smaller than call indexes: a query reads one per term, cold, so parsing and
+ * reading 16 KiB instead of 64 KiB is most of its cost. bench/search-query.mjs measures both (the
+ * rows they add go to the table file, read once per tree load).
+ */
+export const TERM_INDEX_BYTES = 16 * 1024;
+
+/** The rows of a search table, inline in mcp.json or in its table file. */
+export interface SearchIndexRows {
+  terms: PackTableRow[];
+  titles: PackTableRow[];
+  documents: PackTableRow[];
+}
+
+/** mcp.json's `staticmcp.search`: the rows inline, or `table` naming the file that holds them. */
+export type SearchIndexExtension = {
+  format: typeof SEARCH_INDEX_FORMAT;
+  documentCount: number;
+  tokenCount: number;
+  blockSize: number;
+} & (SearchIndexRows | { table: string });
+
+export interface SearchIndexOutput {
+  /** Tree path → bytes, sorted by path. */
+  files: { path: string; bytes: Uint8Array }[];
+  extension: SearchIndexExtension;
+}
+
+export interface KeyedRecord {
+  key: Uint8Array;
+  name: string;
+  body: Uint8Array;
+}
+
+/** The index of `documents`. Throws when an id is not a plain tree path or repeats, or a document passes MAX_PACK_BYTES. */
+export function writeSearchIndex(
+  documents: readonly SearchDocument[],
+  options: SearchIndexOptions = {},
+): SearchIndexOutput {
+  const targetPackBytes = options.targetPackBytes ?? DEFAULT_TARGET_PACK_BYTES;
+  const targetIndexBytes = options.targetIndexBytes ?? DEFAULT_TARGET_INDEX_BYTES;
+  const targetTermIndexBytes = options.targetTermIndexBytes ?? TERM_INDEX_BYTES;
+  const blockSize = options.blockSize ?? DEFAULT_TITLE_BLOCK_SIZE;
+  const numbered = documents.map((document) => {
+    assertPlainTreePath(document.id, 'A search document id');
+    return { document, idBytes: utf8Bytes(document.id) };
+  });
+  numbered.sort((left, right) => compareKeys(left.idBytes, right.idBytes));
+  for (let position = 1; position < numbered.length; position += 1) {
+    if (numbered[position - 1]!.document.id === numbered[position]!.document.id)
+      throw new Error(`two search documents have the id ${numbered[position]!.document.id}`);
+  }
+
+  // The inverted index: term → its postings in document order (documents are visited in order).
+  const postingsOf = new Map<string, Posting[]>();
+  let tokenCount = 0;
+  numbered.forEach(({ document }, number) => {
+    // Title and text are one column: no title boost, as the FTS5 comparison assumes.
+    const terms = tokenize(`${document.title}\n${document.text}`);
+    tokenCount += terms.length;
+    const frequencies = new Map<string, number>();
+    for (const term of terms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+    for (const [term, termFrequency] of frequencies) {
+      let list = postingsOf.get(term);
+      if (list === undefined) {
+        list = [];
+        postingsOf.set(term, list);
+      }
+      list.push({ document: number, termFrequency, documentLength: terms.length });
+    }
+  });
+  const termRecords: KeyedRecord[] = [...postingsOf].map(([term, postings]) => ({
+    key: utf8Bytes(term),
+    name: term,
+    body: encodePostings(postings),
+  }));
+  termRecords.sort((left, right) => compareKeys(left.key, right.key));
+
+  const titleRecords: KeyedRecord[] = [];
+  for (let start = 0; start < numbered.length; start += blockSize) {
+    const block = numbered
+      .slice(start, start + blockSize)
+      .map(({ document }) => [document.id, document.title, document.url]);
+    const name = titleBlockKeyOf(start / blockSize);
+    titleRecords.push({ key: utf8Bytes(name), name, body: utf8Bytes(JSON.stringify(block)) });
+  }
+
+  const documentRecords: KeyedRecord[] = numbered.map(({ document }) => ({
+    key: callKeyOf(document.id),
+    name: document.id,
+    body: utf8Bytes(encodeDocumentBody(document)),
+  }));
+  documentRecords.sort((left, right) => compareKeys(left.key, right.key) || compareStrings(left.name, right.name));
+
+  const targets = { targetPackBytes, targetIndexBytes };
+  const terms = packSortedRecords(`${SEARCH_FOLDER}terms/`, KEY_KIND.term, termRecords, {
+    targetPackBytes,
+    targetIndexBytes: targetTermIndexBytes,
+  });
+  const titles = packSortedRecords(`${SEARCH_FOLDER}titles/`, KEY_KIND.term, titleRecords, targets);
+  const stored = packSortedRecords(`${SEARCH_FOLDER}documents/`, KEY_KIND.call, documentRecords, targets);
+  const files = [...terms.files, ...titles.files, ...stored.files];
+  const rows: SearchIndexRows = { terms: terms.rows, titles: titles.rows, documents: stored.rows };
+  const { extension, tableFile } = searchExtensionOf(numbered.length, tokenCount, blockSize, rows, options);
+  if (tableFile !== undefined) files.push(tableFile);
+  files.sort((left, right) => compareStrings(left.path, right.path));
+  return { files, extension };
+}
+
+/** mcp.json's `staticmcp.search` for the rows, and the table file holding them when they are too long to inline. */
+export function searchExtensionOf(
+  documentCount: number,
+  tokenCount: number,
+  blockSize: number,
+  rows: SearchIndexRows,
+  options: Pick<SearchIndexOptions, 'inlineTableBytes'>,
+): { extension: SearchIndexExtension; tableFile?: { path: string; bytes: Uint8Array } } {
+  const counts = { format: SEARCH_INDEX_FORMAT, documentCount, tokenCount, blockSize } as const;
+  const rowsBytes = utf8Bytes(JSON.stringify(rows));
+  if (rowsBytes.length <= (options.inlineTableBytes ?? SEARCH_TABLE_INLINE_BYTES))
+    return { extension: { ...counts, ...rows } };
+  const table = `${SEARCH_FOLDER}${contentName(rowsBytes)}.table.json`;
+  return { extension: { ...counts, table }, tableFile: { path: table, bytes: rowsBytes } };
+}
+
+export function contentName(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+}
+
+export function compareStrings(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** A key's own hash (low half of SipHash-1-3): where content-defined boundaries fall. */
+export function boundaryHash(key: Uint8Array): number {
+  return sipHash13Halves(key)[1];
+}
+
+/**
+ * The power-of-two divisor that makes a boundary hit about every (target / 2) bytes of items of
+ * `averageBytes`; a power of two, so a small edit that moves the average a little leaves it be.
+ */
+export function boundaryDivisor(target: number, averageBytes: number): number {
+  const wanted = target / 2 / Math.max(1, averageBytes);
+  return wanted <= 1 ? 1 : 2 ** Math.round(Math.log2(wanted));
+}
+
+/**
+ * Packs and indexes of records already sorted by key (one name each), below `folder`: packs of
+ * whole records, indexes over contiguous key ranges, both cut at content-defined boundaries.
+ */
+export function packSortedRecords(
+  folder: string,
+  keyKind: KeyKind,
+  records: readonly KeyedRecord[],
+  targets: { targetPackBytes: number; targetIndexBytes: number },
+): { files: { path: string; bytes: Uint8Array }[]; rows: PackTableRow[] } {
+  if (records.length === 0) return { files: [], rows: [] };
+  const encoded = records.map((record) => encodeRecord({ names: [record.name], body: record.body }));
+  let totalBytes = 0;
+  for (const bytes of encoded) totalBytes += bytes.length;
+  const packDivisor = boundaryDivisor(targets.targetPackBytes, totalBytes / records.length);
+  const files: { path: string; bytes: Uint8Array }[] = [];
+  const entries: { pack: { path: string; length: number }; offset: number; length: number }[] = [];
+
+  let start = 0;
+  while (start < records.length) {
+    let end = start;
+    let size = PACK_HEADER_BYTES;
+    while (end < records.length) {
+      size += encoded[end]!.length;
+      end += 1;
+      if (size >= targets.targetPackBytes) break;
+      if (size >= targets.targetPackBytes / 2 && boundaryHash(records[end - 1]!.key) % packDivisor === 0) break;
+    }
+    const packBytes = encodePack(encoded.slice(start, end));
+    if (packBytes.length > MAX_PACK_BYTES) {
+      throw new StaticMcpError(
+        'PACK_TOO_LARGE',
+        `The search record ${records[start]!.name} would make a pack of ${packBytes.length} bytes, more than the ${MAX_PACK_BYTES} a host accepts in one file`,
+        'Leave that document out of the search index, or make it smaller.',
+      );
+    }
+    const pack = { path: `${folder}${contentName(packBytes)}.pack`, length: packBytes.length };
+    files.push({ path: pack.path, bytes: packBytes });
+    let offset = PACK_HEADER_BYTES;
+    for (let position = start; position < end; position += 1) {
+      const length = encoded[position]!.length;
+      entries.push({ pack, offset, length });
+      offset += length;
+    }
+    start = end;
+  }
+
+  let keyBytes = 0;
+  for (const record of records) keyBytes += record.key.length;
+  const indexDivisor = boundaryDivisor(targets.targetIndexBytes, INDEX_ENTRY_BYTES + keyBytes / records.length);
+  const rows: PackTableRow[] = [];
+  start = 0;
+  while (start < records.length) {
+    let end = start;
+    let size = 0;
+    while (end < records.length) {
+      size += INDEX_ENTRY_BYTES + records[end]!.key.length;
+      end += 1;
+      if (size >= targets.targetIndexBytes * 2) break;
+      if (size >= targets.targetIndexBytes / 2 && boundaryHash(records[end - 1]!.key) % indexDivisor === 0) break;
+    }
+    const packPaths = [...new Set(entries.slice(start, end).map((entry) => entry.pack.path))].sort(compareStrings);
+    const packNumber = new Map(packPaths.map((path, position) => [path, position]));
+    const packs = packPaths.map((path) => ({
+      path,
+      length: entries.slice(start, end).find((entry) => entry.pack.path === path)!.pack.length,
+    }));
+    const indexEntries: IndexEntryInput[] = [];
+    for (let position = start; position < end; position += 1) {
+      const entry = entries[position]!;
+      indexEntries.push({
+        key: records[position]!.key,
+        pack: packNumber.get(entry.pack.path)!,
+        recordOffset: entry.offset,
+        recordLength: entry.length,
+      });
+    }
+    const indexBytes = encodeIndex(keyKind, packs, indexEntries);
+    const indexPath = `${folder}${contentName(indexBytes)}.idx`;
+    files.push({ path: indexPath, bytes: indexBytes });
+    rows.push({ first: hexOfBytes(records[start]!.key), index: indexPath });
+    start = end;
+  }
+  return { files, rows };
+}

@@ -1,0 +1,134 @@
+// Scratch files of the spilling search index writer (search-index-spill-writer.ts): a buffered
+// append-only writer, a buffered sequential reader of unsigned LEB128 varints and byte runs, and
+// reads at an offset. Synchronous: the writer is the build's only work while it runs, and one
+// sequential stream per file needs no event-loop round trip per record.
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+
+const BUFFER_BYTES = 1 << 20;
+
+/** Appends bytes to a new file through a 1 MiB buffer; `bytes` is where the next append lands. */
+export class SpillWriter {
+  private readonly fd: number;
+  private buffer = new Uint8Array(BUFFER_BYTES);
+  private used = 0;
+  bytes = 0;
+
+  constructor(readonly file: string) {
+    this.fd = openSync(file, 'w', 0o600);
+  }
+
+  append(bytes: Uint8Array): void {
+    if (bytes.length > this.buffer.length - this.used) this.drain();
+    if (bytes.length > this.buffer.length) writeAll(this.fd, bytes);
+    else {
+      this.buffer.set(bytes, this.used);
+      this.used += bytes.length;
+    }
+    this.bytes += bytes.length;
+  }
+
+  appendVarint(value: number): void {
+    if (this.buffer.length - this.used < 8) this.drain();
+    let rest = value;
+    while (rest >= 0x80) {
+      this.buffer[this.used++] = (rest & 0x7f) | 0x80;
+      rest = Math.floor(rest / 128);
+      this.bytes += 1;
+    }
+    this.buffer[this.used++] = rest;
+    this.bytes += 1;
+  }
+
+  private drain(): void {
+    if (this.used > 0) writeAll(this.fd, this.buffer.subarray(0, this.used));
+    this.used = 0;
+  }
+
+  close(): void {
+    this.drain();
+    closeSync(this.fd);
+    this.buffer = new Uint8Array(0);
+  }
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+}
+
+/** Reads a file written by SpillWriter from its start, through a buffer of `bufferBytes`. */
+export class SpillReader {
+  private readonly fd: number;
+  private buffer: Uint8Array;
+  private start = 0;
+  private end = 0;
+  private filePosition = 0;
+
+  constructor(
+    readonly file: string,
+    bufferBytes = BUFFER_BYTES,
+  ) {
+    this.fd = openSync(file, 'r');
+    this.buffer = new Uint8Array(bufferBytes);
+  }
+
+  /** Makes at least `count` bytes available unless the file ends first; returns how many are. */
+  private fill(count: number): number {
+    if (this.end - this.start >= count) return this.end - this.start;
+    if (count > this.buffer.length) {
+      const larger = new Uint8Array(count);
+      larger.set(this.buffer.subarray(this.start, this.end));
+      this.buffer = larger;
+    } else this.buffer.copyWithin(0, this.start, this.end);
+    this.end -= this.start;
+    this.start = 0;
+    while (this.end < count) {
+      const read = readSync(this.fd, this.buffer, this.end, this.buffer.length - this.end, this.filePosition);
+      if (read === 0) break;
+      this.end += read;
+      this.filePosition += read;
+    }
+    return this.end - this.start;
+  }
+
+  atEnd(): boolean {
+    return this.fill(1) === 0;
+  }
+
+  readVarint(): number {
+    this.fill(8);
+    let value = 0;
+    let scale = 1;
+    for (;;) {
+      if (this.start >= this.end) throw new Error(`the scratch file ${this.file} ends inside a number`);
+      const byte = this.buffer[this.start++]!;
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) return value;
+      scale *= 128;
+    }
+  }
+
+  /** The next `count` bytes, copied (the buffer is reused). */
+  readBytes(count: number): Uint8Array {
+    if (this.fill(count) < count) throw new Error(`the scratch file ${this.file} ends early`);
+    const bytes = this.buffer.slice(this.start, this.start + count);
+    this.start += count;
+    return bytes;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+/** `length` bytes of the file open as `fd` at `offset`. */
+export function readAt(fd: number, offset: number, length: number): Uint8Array {
+  const bytes = new Uint8Array(length);
+  let done = 0;
+  while (done < length) {
+    const read = readSync(fd, bytes, done, length - done, offset + done);
+    if (read === 0) throw new Error('a scratch file ended early');
+    done += read;
+  }
+  return bytes;
+}

@@ -1,0 +1,140 @@
+// The spilling search index writer (tree-writer/search-index-spill-writer.ts) writes the same
+// files, byte for byte, and the same mcp.json value as the in-memory writer (search-index-writer.ts)
+// for the same documents, whatever order they stream in and however many sorted runs they fill,
+// and refuses what the in-memory writer refuses; its scratch files stay in the folder it is given.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { compareUtf8, writeSearchIndexSpilling } from '../../src/tree-writer/search-index-spill-writer.js';
+import {
+  type SearchDocument,
+  type SearchIndexOptions,
+  writeSearchIndex,
+} from '../../src/tree-writer/search-index-writer.js';
+import { pick, random } from '../helpers/random.js';
+
+// Scripts and code points whose UTF-16 order differs from their UTF-8 order (U+FF21 vs an emoji).
+const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'Straße', 'café', '東京', 'Ａ', '😀x', 'zeta', 'kappa'];
+const ID_PARTS = ['a', 'b', 'Z', 'é', 'Ａ', '😀', '東', 'x-y', '1', '10'];
+
+function corpus(count: number, seed: number): SearchDocument[] {
+  const next = random(seed);
+  const seen = new Set<string>();
+  const documents: SearchDocument[] = [];
+  while (documents.length < count) {
+    const id = `tools/wiki/${Array.from({ length: 1 + Math.floor(next() * 3) }, () => pick(next, ID_PARTS)).join('')}-${Math.floor(next() * 50)}.json`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const length = Math.floor(next() * 80);
+    const words = Array.from({ length }, () => WORDS[Math.floor(WORDS.length * next() ** 2)]!);
+    documents.push({
+      id,
+      title: `Document ${documents.length}`,
+      text: words.join(' '),
+      url: next() < 0.5 ? '' : `https://example.org/${documents.length}`,
+      ...(documents.length % 3 === 0 ? { metadata: { position: documents.length } } : {}),
+    });
+  }
+  return documents;
+}
+
+const folders: string[] = [];
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+async function spill(
+  documents: AsyncIterable<SearchDocument> | Iterable<SearchDocument>,
+  options: SearchIndexOptions & { runPostings?: number },
+) {
+  const parent = mkdtempSync(path.join(os.tmpdir(), 'search-spill-'));
+  folders.push(parent);
+  const scratchFolder = path.join(parent, 'scratch');
+  const files = new Map<string, string>();
+  const extension = await writeSearchIndexSpilling(
+    documents,
+    { ...options, scratchFolder },
+    async (treePath, bytes) => {
+      expect(files.has(treePath)).toBe(false);
+      files.set(treePath, Buffer.from(bytes).toString('base64'));
+    },
+  );
+  return { extension, files, scratchFolder };
+}
+
+function inMemory(documents: SearchDocument[], options: SearchIndexOptions) {
+  const written = writeSearchIndex(documents, options);
+  return {
+    extension: written.extension,
+    files: new Map(written.files.map((file) => [file.path, Buffer.from(file.bytes).toString('base64')])),
+  };
+}
+
+async function* streamed(documents: SearchDocument[]): AsyncGenerator<SearchDocument> {
+  for (const document of documents) yield document;
+}
+
+describe('the spilling search index writer', () => {
+  it('writes what the in-memory writer writes, from many tiny runs, documents streamed in any order', async () => {
+    const documents = corpus(400, 3);
+    const targets = { targetPackBytes: 4096, targetIndexBytes: 1024, targetTermIndexBytes: 512, inlineTableBytes: 1e9 };
+    const expected = inMemory(documents, targets);
+    if (!('terms' in expected.extension)) throw new Error('the rows should be inline');
+    const order = random(4);
+    const shuffled = documents
+      .map((document) => ({ document, at: order() }))
+      .sort((a, b) => a.at - b.at)
+      .map(({ document }) => document);
+    const spilled = await spill(streamed(shuffled), { ...targets, runPostings: 25 });
+    // Many runs were needed, and many packs and indexes of each kind came out.
+    expect(readdirSync(spilled.scratchFolder).filter((name) => name.startsWith('run-')).length).toBeGreaterThan(100);
+    expect(expected.extension.terms.length).toBeGreaterThan(3);
+    expect(expected.extension.documents.length).toBeGreaterThan(3);
+    expect(spilled.extension).toEqual(expected.extension);
+    expect(new Map([...spilled.files].sort())).toEqual(new Map([...expected.files].sort()));
+  });
+
+  it('writes the same with one run and the default targets', async () => {
+    const documents = corpus(300, 11);
+    const spilled = await spill(documents, {});
+    const expected = inMemory(documents, {});
+    expect(spilled.extension).toEqual(expected.extension);
+    expect(spilled.files).toEqual(expected.files);
+  });
+
+  it('writes the same table file when the rows are too long for mcp.json', async () => {
+    const documents = corpus(300, 12);
+    const options = { targetPackBytes: 4096, targetIndexBytes: 1024, inlineTableBytes: 0 };
+    const spilled = await spill(documents, options);
+    const expected = inMemory(documents, options);
+    expect(expected.extension).toHaveProperty('table');
+    expect(spilled.extension).toEqual(expected.extension);
+    expect(spilled.files).toEqual(expected.files);
+  });
+
+  it('writes an empty index for no documents, as the in-memory writer does', async () => {
+    const spilled = await spill([], {});
+    expect(spilled.extension).toEqual(inMemory([], {}).extension);
+    expect(spilled.files.size).toBe(0);
+  });
+
+  it('refuses a repeated id and an id that is not a plain tree path', async () => {
+    const documents = corpus(50, 5);
+    await expect(spill([...documents, { ...documents[7]!, text: 'other' }], { runPostings: 10 })).rejects.toThrow(
+      `two search documents have the id ${documents[7]!.id}`,
+    );
+    await expect(spill([{ ...documents[0]!, id: '../outside.json' }], {})).rejects.toThrow(/search document id/);
+  });
+
+  it('orders ids by their UTF-8 bytes', () => {
+    const next = random(9);
+    const strings = Array.from({ length: 500 }, () =>
+      Array.from({ length: Math.floor(next() * 4) }, () =>
+        pick(next, ['a', 'é', '\uffff', '\ue000', '😀', '\ud7ff', 'Ａ']),
+      ).join(''),
+    );
+    const byBytes = [...strings].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    expect([...strings].sort(compareUtf8)).toEqual(byBytes);
+  });
+});

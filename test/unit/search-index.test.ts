@@ -1,0 +1,494 @@
+// The search index written (tree-writer/search-index-writer.ts) and read back through the pack
+// reader over byte buffers, as every host will: search ranks as a plain BM25 over the same tokens,
+// fetch returns a document by its id, the bytes are deterministic and a one-document edit stays
+// local, and every bad query, forged id or damaged part answers isError or an empty list, reading
+// nothing outside the index.
+import { describe, expect, it } from 'vitest';
+import type { ByteRange, BytesOutcome, PackFileSource } from '../../src/core/packs/pack-reader.js';
+import {
+  parseSearchIndexManifest,
+  parseSearchIndexTable,
+  SEARCH_FOLDER,
+  type SearchIndexTable,
+} from '../../src/core/search/search-index-format.js';
+import { SearchReader } from '../../src/core/search/search-reader.js';
+import { verifySearchIndex } from '../../src/core/search/verify-search-index.js';
+import { tokenize } from '../../src/core/search/tokenize.js';
+import { type SearchDocument, writeSearchIndex } from '../../src/tree-writer/search-index-writer.js';
+import { pick, random } from '../helpers/random.js';
+
+const HTML_FALLBACK = new TextEncoder().encode('<!DOCTYPE html><html><body>Not found</body></html>');
+
+/** A host's files in memory; logs every path asked. */
+class MemoryFiles implements PackFileSource {
+  readonly asked: string[] = [];
+  bytesRead = 0;
+  ignoresRanges = false;
+  fallbackPage = false;
+
+  constructor(readonly files: Map<string, Uint8Array>) {}
+
+  async readBytes(relativePath: string, range?: ByteRange): Promise<BytesOutcome> {
+    this.asked.push(relativePath);
+    const bytes = this.files.get(relativePath) ?? (this.fallbackPage ? HTML_FALLBACK : undefined);
+    if (!bytes) return { status: 'missing' };
+    if (!range || this.ignoresRanges) {
+      this.bytesRead += bytes.length;
+      return { status: 'ok', bytes, whole: true };
+    }
+    this.bytesRead += Math.min(range.length, bytes.length - range.offset);
+    return { status: 'ok', bytes: bytes.subarray(range.offset, range.offset + range.length), whole: false };
+  }
+}
+
+const WORDS = [
+  'alpha',
+  'beta',
+  'gamma',
+  'delta',
+  'epsilon',
+  'zeta',
+  'eta',
+  'theta',
+  'iota',
+  'kappa',
+  'lambda',
+  'mu',
+  'nu',
+  'xi',
+  'omicron',
+  'pi',
+  'rho',
+  'sigma',
+  'tau',
+  'upsilon',
+  'phi',
+  'chi',
+  'psi',
+  'omega',
+  'café',
+  'Straße',
+  '東京',
+];
+
+/** `count` documents of Zipf-ish random words, from `seed`. */
+function corpus(count: number, seed = 7): SearchDocument[] {
+  const next = random(seed);
+  return Array.from({ length: count }, (_, position) => {
+    const length = 5 + Math.floor(next() * 60);
+    const words = Array.from({ length }, () => WORDS[Math.floor(WORDS.length * next() ** 2)]!);
+    return {
+      id: `tools/wiki/doc-${position}.json`,
+      title: `Document ${position}`,
+      text: words.join(' '),
+      url: `https://example.org/doc-${position}`,
+      ...(position % 3 === 0 ? { metadata: { position } } : {}),
+    };
+  });
+}
+
+const SMALL_PARTS = { targetPackBytes: 4096, targetIndexBytes: 1024, targetTermIndexBytes: 1024 };
+
+function readerOver(documents: SearchDocument[], options: Parameters<typeof writeSearchIndex>[1] = SMALL_PARTS) {
+  const written = writeSearchIndex(documents, options);
+  const files = new MemoryFiles(new Map(written.files.map((file) => [file.path, file.bytes])));
+  const parsed = parseSearchIndexManifest(JSON.parse(JSON.stringify(written.extension)));
+  if ('problem' in parsed) throw new Error(parsed.problem);
+  const problems: string[] = [];
+  const source = 'table' in parsed ? parsed.table : parsed;
+  const reader = new SearchReader(files, source, { onProblem: (reason) => problems.push(reason) });
+  // The rows as the reader sees them (a table file's, read here).
+  const table: SearchIndexTable =
+    'table' in parsed
+      ? parsed.table
+      : { ...parsed.counts, ...JSON.parse(new TextDecoder().decode(files.files.get(parsed.tableFile))) };
+  return { written, files, table, source, reader, problems };
+}
+
+/** BM25 straight from the documents (FTS5's formula, OR of the query's distinct terms): the reference. */
+function referenceRanking(documents: SearchDocument[], query: string, limit = 10): string[] {
+  const sorted = [...documents].sort((a, b) => (Buffer.from(a.id) < Buffer.from(b.id) ? -1 : 1));
+  const tokenized = sorted.map((document) => tokenize(`${document.title}\n${document.text}`));
+  const average = tokenized.reduce((sum, terms) => sum + terms.length, 0) / sorted.length;
+  let terms = [...new Set(tokenize(query))];
+  const documentFrequency = new Map(
+    terms.map((term) => [term, tokenized.filter((tokens) => tokens.includes(term)).length]),
+  );
+  // Terms in half the documents or more (idf at FTS5's 1e-6 floor) are left out when a term above
+  // the floor finds a page of results on its own: they would only move scores by ~1e-6.
+  const floored = (term: string) => documentFrequency.get(term)! >= sorted.length / 2;
+  if (terms.some((term) => !floored(term) && documentFrequency.get(term)! >= limit)) {
+    terms = terms.filter((term) => !floored(term));
+  }
+  const scored = sorted.map((document, position) => {
+    const tokens = tokenized[position]!;
+    let score = 0;
+    let matched = false;
+    for (const term of terms) {
+      const tf = tokens.filter((token) => token === term).length;
+      if (tf === 0) continue;
+      matched = true;
+      const df = documentFrequency.get(term)!;
+      const idf = Math.max(Math.log((sorted.length - df + 0.5) / (df + 0.5)), 0) || 1e-6;
+      score += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * tokens.length) / average));
+    }
+    return { id: document.id, score, position, matched };
+  });
+  return scored
+    .filter((entry) => entry.matched)
+    .sort((a, b) => b.score - a.score || a.position - b.position)
+    .slice(0, limit)
+    .map((entry) => entry.id);
+}
+
+function structured(result: { structuredContent?: Record<string, unknown> }): unknown {
+  return result.structuredContent;
+}
+
+describe('search index, written and read back', () => {
+  it('ranks as BM25 over the same tokens, across many packs and indexes', async () => {
+    const documents = corpus(600);
+    const { written, reader, files } = readerOver(documents);
+    expect(written.files.filter((file) => file.path.endsWith('.pack')).length).toBeGreaterThan(20);
+    expect('terms' in written.extension && written.extension.terms.length).toBeGreaterThan(1);
+    const next = random(99);
+    for (let round = 0; round < 40; round += 1) {
+      const query = `${pick(next, WORDS)} ${pick(next, WORDS)}`;
+      const result = await reader.search({ query });
+      const ids = (structured(result) as { results: { id: string }[] }).results.map((hit) => hit.id);
+      expect(ids, query).toEqual(referenceRanking(documents, query));
+    }
+    // Only the index's own files were ever read.
+    expect(files.asked.every((path) => path.startsWith(SEARCH_FOLDER))).toBe(true);
+  });
+
+  it('answers in the shapes OpenAI documents: structuredContent and one text item of the same JSON', async () => {
+    const documents = corpus(50);
+    const { reader } = readerOver(documents);
+    const found = await reader.search({ query: 'CAFE' });
+    const results = (found.structuredContent as { results: { id: string; title: string; url: string }[] }).results;
+    expect(results.length).toBeGreaterThan(0);
+    expect(Object.keys(results[0]!).sort()).toEqual(['id', 'title', 'url']);
+    expect(found.content).toEqual([{ type: 'text', text: JSON.stringify(found.structuredContent) }]);
+    const fetched = await reader.fetch({ id: results[0]!.id });
+    const original = documents.find((document) => document.id === results[0]!.id)!;
+    expect(fetched.structuredContent).toEqual(original);
+    expect(fetched.content).toEqual([{ type: 'text', text: JSON.stringify(fetched.structuredContent) }]);
+    expect(fetched.isError).toBeUndefined();
+  });
+
+  it('fetches every document with one index read and one record read once warm', async () => {
+    const documents = corpus(300);
+    const { reader, files } = readerOver(documents);
+    for (const document of documents) expect(structured(await reader.fetch({ id: document.id }))).toEqual(document);
+    files.asked.length = 0;
+    await reader.fetch({ id: documents[123]!.id });
+    expect(files.asked.filter((path) => path.endsWith('.pack'))).toHaveLength(1);
+  });
+
+  it('reads whole packs where the host ignores ranges, and answers the same', async () => {
+    const documents = corpus(200);
+    const { reader, files } = readerOver(documents);
+    files.ignoresRanges = true;
+    expect(structured(await reader.fetch({ id: documents[5]!.id }))).toEqual(documents[5]);
+    const ids = (structured(await reader.search({ query: 'omega psi' })) as { results: { id: string }[] }).results;
+    expect(ids.map((hit) => hit.id)).toEqual(referenceRanking(documents, 'omega psi'));
+  });
+
+  it('writes the same bytes whatever order the documents came in', () => {
+    const documents = corpus(300);
+    const shuffled = [...documents].reverse();
+    const first = writeSearchIndex(documents, { targetPackBytes: 4096, targetIndexBytes: 1024 });
+    const second = writeSearchIndex(shuffled, { targetPackBytes: 4096, targetIndexBytes: 1024 });
+    expect(second.extension).toEqual(first.extension);
+    expect(second.files.map((file) => [file.path, Buffer.from(file.bytes).toString('base64')])).toEqual(
+      first.files.map((file) => [file.path, Buffer.from(file.bytes).toString('base64')]),
+    );
+  });
+
+  it('renames only some packs when one document changes', () => {
+    const documents = corpus(2000);
+    const before = new Set(
+      writeSearchIndex(documents, { targetPackBytes: 8192, targetIndexBytes: 2048 }).files.map((file) => file.path),
+    );
+    const edited = documents.map((document, position) =>
+      position === 1000 ? { ...document, text: `${document.text} zyzzyva` } : document,
+    );
+    const after = writeSearchIndex(edited, { targetPackBytes: 8192, targetIndexBytes: 2048 }).files.map(
+      (file) => file.path,
+    );
+    const packs = after.filter((path) => path.endsWith('.pack'));
+    const renamed = packs.filter((path) => !before.has(path));
+    // The term packs holding the new term and the document's terms, its title block, its document pack.
+    expect(renamed.length).toBeLessThan(packs.length / 4);
+  });
+
+  it('answers an empty corpus with no results and unknown ids', async () => {
+    const { reader, written } = readerOver([]);
+    expect(written.files).toEqual([]);
+    expect(structured(await reader.search({ query: 'anything' }))).toEqual({ results: [] });
+    expect((await reader.fetch({ id: 'tools/wiki/doc-1.json' })).isError).toBe(true);
+  });
+});
+
+describe('search bad input', () => {
+  const documents = corpus(300);
+
+  it('answers bad queries with isError or an empty list', async () => {
+    const { reader } = readerOver(documents);
+    const search = (query: unknown) => reader.search({ query });
+    expect((await search('')).isError).toBe(true);
+    expect((await search('   \n')).isError).toBe(true);
+    expect((await search(42)).isError).toBe(true);
+    expect((await reader.search(undefined)).isError).toBe(true);
+    const long = await search('alpha '.repeat(2000));
+    expect(long.isError).toBe(true);
+    expect(long.content[0]).toMatchObject({ text: expect.stringContaining('at most 4096') });
+    expect(structured(await search('?!… -- ... 🙂'))).toEqual({ results: [] });
+    // A script no document uses (Egyptian hieroglyphs, Ge'ez), and a lone surrogate.
+    expect(structured(await search('𓀀𓀁 ሰላም'))).toEqual({ results: [] });
+    expect(structured(await search('\uD800 alpha'))).toMatchObject({ results: expect.any(Array) });
+    // 200 distinct terms: only the first 32 are looked up.
+    const many = Array.from({ length: 200 }, (_, position) => `w${position}`).join(' ');
+    expect(structured(await search(many))).toEqual({ results: [] });
+  });
+
+  it('answers forged fetch ids as not found, reading nothing outside the index', async () => {
+    const { reader, files } = readerOver(documents);
+    const forged = [
+      '../mcp.json',
+      '../../../etc/passwd',
+      'packs/search.index/terms/x.pack',
+      'tools/other/doc-1.json',
+      'tools/wiki/doc-1.json/../doc-2.json',
+      'x'.repeat(1_000_000),
+      '\uD800',
+      '',
+    ];
+    for (const id of forged) {
+      const result = await reader.fetch({ id });
+      expect(result.isError, id.slice(0, 40)).toBe(true);
+    }
+    expect((await reader.fetch({ id: 7 })).isError).toBe(true);
+    expect((await reader.fetch(null)).isError).toBe(true);
+    expect(files.asked.every((path) => path.startsWith(SEARCH_FOLDER))).toBe(true);
+  });
+
+  it('answers damaged, truncated or missing parts with isError or fewer results, never a throw', async () => {
+    const queries = ['alpha beta', 'omega', 'café straße'];
+    for (const damage of ['truncate-index', 'truncate-pack', 'flip-byte', 'missing', 'html-fallback'] as const) {
+      for (const kind of ['terms', 'titles', 'documents']) {
+        const { reader, files, written } = readerOver(documents);
+        const victims = written.files.filter((file) => file.path.startsWith(`${SEARCH_FOLDER}${kind}/`));
+        for (const victim of victims) {
+          const bytes = victim.bytes;
+          if (damage === 'truncate-index' && victim.path.endsWith('.idx'))
+            files.files.set(victim.path, bytes.subarray(0, bytes.length - 3));
+          if (damage === 'truncate-pack' && victim.path.endsWith('.pack'))
+            files.files.set(victim.path, bytes.subarray(0, bytes.length >> 1));
+          if (damage === 'flip-byte' && victim.path.endsWith('.pack')) {
+            const copy = Uint8Array.from(bytes);
+            // Every 48th byte past the header: most records, not all.
+            for (let at = 40; at < copy.length; at += 48) copy[at] = copy[at]! ^ 0xff;
+            files.files.set(victim.path, copy);
+          }
+          if (damage === 'missing' || damage === 'html-fallback') files.files.delete(victim.path);
+        }
+        files.fallbackPage = damage === 'html-fallback';
+        const answers = await Promise.all(queries.map((query) => reader.search({ query })));
+        for (const answer of answers) {
+          if (answer.isError)
+            expect(answer.content[0]).toMatchObject({ text: expect.stringMatching(/build and deploy the tree again/) });
+          else expect(answer.structuredContent).toMatchObject({ results: expect.any(Array) });
+        }
+        const failed = answers.filter((answer) => answer.isError).length;
+        // Search never reads documents; a flipped byte damages one term's record, not every term's.
+        if (kind === 'documents') expect(failed, `${damage} ${kind}`).toBe(0);
+        else if (damage === 'flip-byte' && kind === 'terms') expect(failed, `${damage} ${kind}`).toBeGreaterThan(0);
+        else expect(failed, `${damage} ${kind}`).toBe(queries.length);
+        const fetched = await reader.fetch({ id: documents[10]!.id });
+        expect(fetched.isError, `${damage} ${kind}`).toBe(kind === 'documents' ? true : undefined);
+        expect(files.asked.every((path) => path.startsWith(SEARCH_FOLDER))).toBe(true);
+      }
+    }
+  });
+
+  it('refuses a search table naming files outside the index', () => {
+    const { written } = readerOver(corpus(20));
+    const hostile = { ...written.extension, terms: [{ first: '61', index: 'packs/wiki/0000.idx' }] };
+    expect(parseSearchIndexTable(hostile)).toMatchObject({
+      problem: expect.stringContaining('not below packs/search.index/'),
+    });
+    expect(parseSearchIndexTable({ ...written.extension, terms: [{ first: '61', index: '../x.idx' }] })).toHaveProperty(
+      'problem',
+    );
+    expect(parseSearchIndexTable({ ...written.extension, format: 2 })).toMatchObject({
+      problem: expect.stringContaining('update staticmcp'),
+    });
+    expect(parseSearchIndexTable({ ...written.extension, documentCount: -1 })).toHaveProperty('problem');
+    expect(parseSearchIndexTable('search')).toHaveProperty('problem');
+  });
+
+  it('keeps its caches within their bound over many queries', async () => {
+    const { files, table } = readerOver(corpus(2000), {
+      targetPackBytes: 8192,
+      targetIndexBytes: 2048,
+      targetTermIndexBytes: 2048,
+    });
+    const bounded = new SearchReader(files, table, {
+      maxCachedBytes: 64 * 1024,
+      indexCache: { maxIndexes: 4, maxIndexBytes: 16 * 1024 },
+    });
+    const next = random(5);
+    for (let round = 0; round < 300; round += 1)
+      await bounded.search({ query: `${pick(next, WORDS)} ${pick(next, WORDS)}` });
+    const size = bounded.cacheSize();
+    expect(size.indexes).toBeLessThanOrEqual(4);
+    expect(size.indexBytes).toBeLessThanOrEqual(16 * 1024);
+    expect(size.postingBytes + size.blockBytes).toBeLessThanOrEqual(64 * 1024);
+  });
+});
+
+describe('a search table in its own file', () => {
+  const TABLE_FILE = { ...SMALL_PARTS, inlineTableBytes: 0 };
+
+  it('moves the rows to a content-named file past the threshold, and answers the same', async () => {
+    const documents = corpus(300);
+    const inline = readerOver(documents);
+    const filed = readerOver(documents, TABLE_FILE);
+    expect(inline.written.extension).toHaveProperty('terms');
+    expect(filed.written.extension).toEqual({
+      format: 1,
+      documentCount: 300,
+      tokenCount: expect.any(Number),
+      blockSize: 32,
+      table: expect.stringMatching(/^packs\/search\.index\/[0-9a-f]{16}\.table\.json$/),
+    });
+    for (const query of ['alpha omega', 'café', 'psi chi']) {
+      expect(await filed.reader.search({ query }), query).toEqual(await inline.reader.search({ query }));
+    }
+    // Read once, then kept with the reader.
+    const tableReads = () => filed.files.asked.filter((path) => path.endsWith('.table.json')).length;
+    expect(tableReads()).toBe(1);
+    expect(structured(await filed.reader.fetch({ id: documents[7]!.id }))).toEqual(documents[7]);
+    expect(tableReads()).toBe(1);
+  });
+
+  it('answers isError, saying the index is damaged, when the table file is missing, truncated or not JSON', async () => {
+    for (const damage of ['missing', 'truncated', 'html-fallback', 'wrong-rows'] as const) {
+      const { reader, files, written, problems } = readerOver(corpus(100), TABLE_FILE);
+      const path = (written.extension as { table: string }).table;
+      const bytes = files.files.get(path)!;
+      if (damage === 'missing') files.files.delete(path);
+      if (damage === 'truncated') files.files.set(path, bytes.subarray(0, bytes.length >> 1));
+      if (damage === 'html-fallback') {
+        files.files.delete(path);
+        files.fallbackPage = true;
+      }
+      if (damage === 'wrong-rows')
+        files.files.set(
+          path,
+          new TextEncoder().encode(JSON.stringify({ terms: [{ first: '61', index: '../x.idx' }] })),
+        );
+      const searched = await reader.search({ query: 'alpha beta' });
+      expect(searched.isError, damage).toBe(true);
+      expect(searched.content[0], damage).toMatchObject({
+        text: expect.stringMatching(/build and deploy the tree again/),
+      });
+      const fetched = await reader.fetch({ id: 'tools/wiki/doc-1.json' });
+      expect(fetched.isError, damage).toBe(true);
+      expect(problems.length, damage).toBeGreaterThan(0);
+      expect(files.asked.every((asked) => asked.startsWith(SEARCH_FOLDER))).toBe(true);
+    }
+  });
+
+  it('refuses a manifest whose table names a file outside the index', () => {
+    expect(
+      parseSearchIndexManifest({ format: 1, documentCount: 1, tokenCount: 1, blockSize: 32, table: '../mcp.json' }),
+    ).toMatchObject({
+      problem: expect.stringContaining('table.json'),
+    });
+  });
+
+  it('is verified: present, named by its content, and its rows sound', async () => {
+    const { files, source } = readerOver(corpus(100), TABLE_FILE);
+    const paths = () => [...files.files.keys()];
+    expect(await verifySearchIndex(source, files, paths())).toEqual([]);
+    const path = (source as { tableFile: string }).tableFile;
+    const bytes = files.files.get(path)!;
+    files.files.set(path, new TextEncoder().encode(`${new TextDecoder().decode(bytes)} `));
+    expect(await verifySearchIndex(source, files, paths())).toEqual([
+      `${path} is not named by its content hash (edited?); build the tree again`,
+    ]);
+    files.files.delete(path);
+    expect((await verifySearchIndex(source, files, paths())).join('\n')).toMatch(/is missing/);
+  });
+});
+
+describe('terms in half the documents or more', () => {
+  /** 2,000 documents: "common" in every one, "rare" in 154, "scarce" in 4. */
+  function commonCorpus(): SearchDocument[] {
+    return Array.from({ length: 2000 }, (_, position) => ({
+      id: `tools/wiki/doc-${position}.json`,
+      title: `Document ${position}`,
+      text: `common ${position % 13 === 0 ? 'rare' : ''} ${position % 500 === 0 ? 'scarce' : ''} ${'filler '.repeat(position % 7)}`,
+      url: '',
+    }));
+  }
+
+  it('are not read when a rarer term fills a page, and the ranking is the same', async () => {
+    const documents = commonCorpus();
+    const written = writeSearchIndex(documents, SMALL_PARTS);
+    /** A fresh reader's results for `query`, and the bytes it read. */
+    const read = async (query: string, ignoresRanges = false) => {
+      const files = new MemoryFiles(new Map(written.files.map((file) => [file.path, file.bytes])));
+      files.ignoresRanges = ignoresRanges;
+      const reader = new SearchReader(files, written.extension as SearchIndexTable);
+      const result = await reader.search({ query });
+      const ids = (structured(result) as { results: { id: string }[] }).results.map((hit) => hit.id);
+      return { ids, bytes: files.bytesRead };
+    };
+    const skipped = await read('rare common');
+    expect(skipped.ids).toEqual(referenceRanking(documents, 'rare common'));
+    // "common"'s postings take ≥ 3 bytes per document: only its index and first bytes were read.
+    expect(skipped.bytes - (await read('rare')).bytes).toBeLessThan(2000 * 3);
+    // Alone, or beside a term that finds fewer than a page, its documents are results: it is read.
+    expect((await read('common')).ids).toEqual(referenceRanking(documents, 'common'));
+    const beside = await read('scarce common');
+    expect(beside.ids).toEqual(referenceRanking(documents, 'scarce common'));
+    expect(beside.ids).toHaveLength(10);
+    // Where the host reads whole packs, the same answer.
+    expect((await read('rare common', true)).ids).toEqual(skipped.ids);
+  });
+});
+
+describe('verifying a search index (what check asks)', () => {
+  it('finds nothing wrong with a written index, and names each kind of damage', async () => {
+    const { files, table, written } = readerOver(corpus(300));
+    const paths = () => [...files.files.keys()];
+    expect(await verifySearchIndex(table, files, paths())).toEqual([]);
+
+    files.files.set(`${SEARCH_FOLDER}terms/stray.pack`, new Uint8Array([1, 2, 3]));
+    expect(await verifySearchIndex(table, files, paths())).toEqual([
+      `${SEARCH_FOLDER}terms/stray.pack lies under ${SEARCH_FOLDER} but the search table names it nowhere; delete it, or build the tree again`,
+    ]);
+    files.files.delete(`${SEARCH_FOLDER}terms/stray.pack`);
+
+    const documentPack = written.files.find(
+      (file) => file.path.startsWith(`${SEARCH_FOLDER}documents/`) && file.path.endsWith('.pack'),
+    )!;
+    const edited = Uint8Array.from(documentPack.bytes);
+    edited[edited.length - 5] = edited[edited.length - 5]! ^ 0x20;
+    files.files.set(documentPack.path, edited);
+    const problems = await verifySearchIndex(table, files, paths());
+    expect(problems.join('\n')).toMatch(/checksum does not match/);
+    expect(problems.join('\n')).toMatch(/holds \d+ documents, its table says 300/);
+    files.files.set(documentPack.path, documentPack.bytes);
+
+    const titleIndex = table.titles[0]!.index;
+    files.files.delete(titleIndex);
+    expect((await verifySearchIndex(table, files, paths())).join('\n')).toMatch(
+      new RegExp(`${titleIndex} is missing.*\\n.*holds 0 title blocks, its table needs 10`),
+    );
+  });
+});

@@ -1,0 +1,96 @@
+// The search tokenizer and BM25 scorer (core/search): the terms a user's words become, whatever
+// their script, width, case or accents, and scores equal to FTS5's bm25() formula.
+import { describe, expect, it } from 'vitest';
+import { inverseDocumentFrequency, rankBm25 } from '../../src/core/search/bm25.js';
+import { decodePostings, encodePostings } from '../../src/core/search/postings.js';
+import { MAX_TERM_LENGTH, tokenize } from '../../src/core/search/tokenize.js';
+
+describe('search tokens', () => {
+  it('folds width, ligatures, case and Latin, Greek and Cyrillic accents', () => {
+    expect(tokenize('Ｃａｆé ﬁle STRASSE Straße Ἀθῆναι Ёлка naïve')).toEqual([
+      'cafe',
+      'file',
+      'strasse',
+      'strasse',
+      'αθηναι',
+      'елка',
+      'naive',
+    ]);
+    // A word typed with a combining accent and the same word precomposed meet.
+    expect(tokenize('re\u0301sume\u0301')).toEqual(tokenize('résumé'));
+    expect(tokenize('ΣΟΦΟΣ σοφός')).toEqual(['σοφοσ', 'σοφοσ']);
+  });
+
+  it('keeps the marks other scripts spell with, and Hangul syllables whole', () => {
+    expect(tokenize('हिन्दी भाषा')).toEqual(['हिन्दी', 'भाषा']);
+    expect(tokenize('한국어 문서')).toEqual(['한국어', '문서']);
+  });
+
+  it('cuts a 12 MB run of letters (a base64 resource) without overflowing the stack, and drops it', () => {
+    expect(tokenize(`start ${'a'.repeat(12 * 1024 * 1024)} end`)).toEqual(['start', 'end']);
+    expect(tokenize(`x東${'b'.repeat(100_000)}京y`)).toEqual(['x', '東', '京', 'y']);
+  });
+
+  it('cuts Han, Hiragana and Katakana into single characters, and skips punctuation and emoji', () => {
+    expect(tokenize('東京タワーは高い')).toEqual(['東', '京', 'タ', 'ワ', 'ー', 'は', '高', 'い']);
+    expect(tokenize('hello, world! 🙂 -- 42x … «ok»')).toEqual(['hello', 'world', '42x', 'ok']);
+    expect(tokenize('?!… -- ... 🙂🙂')).toEqual([]);
+  });
+
+  it('leaves out runs longer than a word', () => {
+    expect(tokenize(`short ${'a'.repeat(MAX_TERM_LENGTH + 1)} ${'b'.repeat(MAX_TERM_LENGTH)}`)).toEqual([
+      'short',
+      'b'.repeat(MAX_TERM_LENGTH),
+    ]);
+  });
+});
+
+describe('BM25 as FTS5 computes it', () => {
+  it('scores with k1 = 1.2, b = 0.75 and FTS5 idf, its floor included', () => {
+    const list = (documents: number[], frequencies: number[], lengths: number[]) => ({
+      documents: Uint32Array.from(documents),
+      termFrequencies: Uint32Array.from(frequencies),
+      documentLengths: Uint32Array.from(lengths),
+    });
+    const corpus = { documentCount: 10, tokenCount: 100 };
+    const ranked = rankBm25([list([2, 5], [3, 1], [20, 5]), list([5], [1], [5])], corpus, 10);
+    const idf1 = Math.log((10 - 2 + 0.5) / 2.5);
+    const idf2 = Math.log((10 - 1 + 0.5) / 1.5);
+    const part = (idf: number, tf: number, length: number) =>
+      (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * length) / 10));
+    expect(ranked.map((scored) => scored.document)).toEqual([5, 2]);
+    expect(ranked[0]!.score).toBeCloseTo(part(idf1, 1, 5) + part(idf2, 1, 5), 12);
+    expect(ranked[1]!.score).toBeCloseTo(part(idf1, 3, 20), 12);
+    expect(inverseDocumentFrequency(10, 6)).toBe(1e-6);
+  });
+
+  it('keeps the best `limit`, ties to the lower document number', () => {
+    const documents = Uint32Array.from({ length: 50 }, (_, position) => position);
+    const ones = new Uint32Array(50).fill(1);
+    const ranked = rankBm25(
+      [{ documents, termFrequencies: ones, documentLengths: ones }],
+      { documentCount: 100, tokenCount: 100 },
+      3,
+    );
+    expect(ranked.map((scored) => scored.document)).toEqual([0, 1, 2]);
+  });
+});
+
+describe('postings bytes', () => {
+  it('read back what was written, and refuse bytes that do not hold what they claim', () => {
+    const postings = [
+      { document: 0, termFrequency: 1, documentLength: 3 },
+      { document: 200, termFrequency: 7, documentLength: 70_000 },
+      { document: 1_000_000, termFrequency: 2, documentLength: 2 },
+    ];
+    const bytes = encodePostings(postings);
+    const decoded = decodePostings(bytes, 1_000_001);
+    expect('problem' in decoded ? decoded.problem : [...decoded.documents]).toEqual([0, 200, 1_000_000]);
+    expect(decodePostings(bytes, 1_000)).toEqual({ problem: 'it names document 1000000 of 1000' });
+    expect(decodePostings(bytes.subarray(0, bytes.length - 1), 1_000_001)).toHaveProperty('problem');
+    expect(decodePostings(Uint8Array.from([...bytes, 0]), 1_000_001)).toHaveProperty('problem');
+    // A count of 2^34 postings in a 6-byte body: refused, nothing allocated.
+    expect(decodePostings(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x7f, 0]), 10)).toHaveProperty('problem');
+    expect(decodePostings(new Uint8Array(0), 10)).toHaveProperty('problem');
+  });
+});
