@@ -1,6 +1,7 @@
 // The rest of the tree once the call files are in (tree-output.ts streams those): resources,
 // template instances, prompts, completions and deploy files, then the content hash over everything
 // written (read back in path order), the manifest with the tools' counters, and the edge runtime.
+import { isAppResource } from '../core/tree/mcp-apps.js';
 import { treeJsonFile } from '../core/tree/canonical-json.js';
 import type { JsonObject } from '../core/tree/json-object.js';
 import { rawResourceFilePath, resourceFilePath } from '../core/tree/resource-key.js';
@@ -212,7 +213,11 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   const indexedResources = input.resources.filter(
     (resource) => resourceOwners.get(resourceFilePath(resource.uri)) === resource.uri,
   );
-  const hasTextResources = indexedResources.some((resource) => 'text' in resource.content);
+  // An MCP App's page is a UI, not a document (tree-documents.ts skips it too).
+  const hasTextResources = indexedResources.some(
+    (resource) =>
+      'text' in resource.content && !isAppResource({ uri: resource.uri, mimeType: resource.mimeType ?? null }),
+  );
   const deployOptions = {
     publicUrl,
     discovery: { card: discovery.card, registryAuth: config.registryAuth !== undefined },

@@ -2,8 +2,8 @@
 // search step, `staticmcp merge` and `staticmcp index` share, so the same tree gives the same
 // documents (and so the same index bytes) whichever of them indexes it. Portable: it reads through
 // `TreeDocumentFiles`, which a TreeWriter (build, merge) or a folder (index) provides.
-// - Text resources of the manifest's resource list (blobs skipped, state resources read live
-//   skipped): id = the resource's file (resources/….json, or the raw name another generator used),
+// - Text resources of the manifest's resource list (blobs, MCP App pages and state resources read
+//   live skipped): id = the resource's file (resources/….json, or the raw name another generator used),
 //   title = its title, else its name; text = its text contents; metadata = {uri, mimeType}.
 // - Precomputed calls of the tools `settings.tools` names, plain (tools/<tool>/….json) or packed
 //   (packs/<tool>/, one record per call whose first name is the call's own file): id = the call's
@@ -18,6 +18,7 @@
 import { isObject, type JsonObject } from '../tree/json-object.js';
 import { readCallFile, readResourceFile } from '../tree/lenient-files.js';
 import { callFilePath } from '../tree/call-key.js';
+import { isAppResource } from '../tree/mcp-apps.js';
 import { EXTENSION_KEY, isOurExtension } from '../tree/manifest.js';
 import { decodeUtf8 } from '../tree/utf8.js';
 import { findTreePathProblem } from '../tree/tree-path.js';
@@ -181,8 +182,8 @@ async function* resourceDocuments(
     if (!isObject(resource) || typeof resource.uri !== 'string' || seen.has(resource.uri)) continue;
     const { uri } = resource;
     seen.add(uri);
-    // Read live from the project: no file to index.
-    if (Object.hasOwn(stateResources, uri)) continue;
+    // Read live from the project: no file to index. An MCP App's page is a UI, not a document.
+    if (Object.hasOwn(stateResources, uri) || isAppResource(resource)) continue;
     const declaredMime = typeof resource.mimeType === 'string' ? resource.mimeType : undefined;
     let found: { id: string; bytes: Uint8Array } | undefined;
     for (const candidate of resourceFilePaths(uri, ours)) {
