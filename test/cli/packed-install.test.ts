@@ -140,7 +140,7 @@ describe('the packed package, installed globally', () => {
     expect(manifest.staticmcp.generator).toBe(`staticmcp ${packageJson.version}`);
     // The tree carries the worker bundle and the landing page, both read from the installed package.
     expect(await fs.readFile(path.join(tree, '_worker.js'), 'utf8')).toMatch(/^\/\/ _worker\.js: the MCP endpoint/);
-    expect(await fs.readFile(path.join(tree, 'index.html'), 'utf8')).toContain('<h2>Tools (6)</h2>');
+    expect(await fs.readFile(path.join(tree, 'index.html'), 'utf8')).toContain('<h2 id="tools-title">Tools (6)</h2>');
 
     const check = await run(bin, ['check', tree], work);
     expect(check.code, check.stderr).toBe(0);

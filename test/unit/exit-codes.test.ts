@@ -34,6 +34,8 @@ const EXIT_CODE_BY_ERROR_CODE: Record<string, 1 | 2> = {
   TREE_NOT_FOUND: 2,
   SEARCH_TOOLS_TAKEN: 2,
   TOOL_NOT_IN_TREE: 2,
+  // The origin started without a usable key (STATICMCP_ORIGIN_KEY / _FILE): refused as given.
+  ORIGIN_KEY: 2,
   TREE_MANIFEST_BROKEN: 1,
   TREE_MANIFEST_UNREADABLE: 1,
   CHECK_BAD_URL: 2,
