@@ -1,0 +1,89 @@
+// A tool's MCP App in the playground, in Debian's chromium: Run the forecast tool, see its app
+// render the result inside a frame with an opaque origin (sandbox="allow-scripts", no
+// allow-same-origin) under the app's own CSP, press one of the app's buttons and see the tool's
+// answer to that call come back into the app (through ext-apps' AppBridge and the page's answer
+// path: /mcp where it answers, else the tree's files). Served by `serve --http` with the project
+// and by the tree's worker in workerd; the page stays accessible with the app in it.
+import path from 'node:path';
+import type { Browser, FrameLocator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorkerdSite, type WorkerdSite } from '../edge/workerd-site.js';
+import { buildAppsProject } from '../helpers/apps-project.js';
+import { HttpServe } from '../helpers/http-serve.js';
+import {
+  findAccessibilityProblems,
+  findWideElements,
+  HAS_CHROMIUM,
+  launchChromium,
+  openPage,
+  VIEWPORTS,
+} from './browser.js';
+
+/** Answers come from real processes on a shared machine: wait for them as a person would. */
+const EVENTUALLY = { timeout: 20_000 };
+
+describe.skipIf(!HAS_CHROMIUM)("a tool's MCP App in the playground", () => {
+  let browser: Browser;
+  let project: string;
+  let serve: HttpServe;
+  let worker: WorkerdSite;
+
+  beforeAll(async () => {
+    project = buildAppsProject();
+    [browser, serve, worker] = await Promise.all([
+      launchChromium(),
+      HttpServe.start([project]),
+      startWorkerdSite(path.join(project, 'dist')),
+    ]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all([browser?.close(), serve?.stop(), worker?.close()]);
+  });
+
+  /** What the app shows, without the script output's trailing newline. */
+  async function appText(app: FrameLocator): Promise<string | undefined> {
+    return (await app.locator('#result').textContent())?.trim();
+  }
+
+  async function runForecastAndCallBack(page: Page): Promise<void> {
+    const forecast = page.locator('article.tool[data-tool="forecast"]');
+    await forecast.getByLabel('city').selectOption({ label: 'Paris ✓ precomputed' });
+    await forecast.getByRole('button', { name: 'Run' }).click();
+    const frame = forecast.locator('iframe.app-frame');
+    await frame.waitFor(EVENTUALLY);
+    // A host's sandbox: scripts run, but with an opaque origin (nothing of this site's is the app's).
+    expect(await frame.getAttribute('sandbox')).toBe('allow-scripts');
+    const app = forecast.frameLocator('iframe.app-frame');
+    // The tool's result, delivered to the app (ui/notifications/tool-result).
+    await expect.poll(() => appText(app), EVENTUALLY).toBe('Paris: sunny, 21 °C');
+    expect(await app.locator('body').evaluate('origin')).toBe('null');
+    // The app calls the tool back (tools/call through the bridge) and shows the answer.
+    await app.getByRole('button', { name: 'Tokyo' }).click();
+    await expect.poll(() => appText(app), EVENTUALLY).toBe('Tokyo: rain, 17 °C');
+  }
+
+  it('served by serve --http at 1280 px: the app renders the result in a sandboxed frame and calls the tool back', async () => {
+    const appPage = await fetch(`${serve.base}/apps/forecast/index_html/`);
+    expect(appPage.status).toBe(200);
+    // The app's declared CSP, and an opaque origin even where its page is opened on its own.
+    expect(appPage.headers.get('content-security-policy')).toMatch(/^default-src 'none';.*; sandbox allow-scripts$/);
+    const watched = await openPage(browser, `${serve.base}/`, VIEWPORTS[0]);
+    await expect.poll(() => watched.page.locator('#status').textContent(), EVENTUALLY).toMatch(/Connected to/);
+    await runForecastAndCallBack(watched.page);
+    expect(await findWideElements(watched.page)).toEqual([]);
+    expect(await findAccessibilityProblems(watched.page)).toEqual([]);
+    expect(watched.problems).toEqual([]);
+    await watched.context.close();
+  }, 90_000);
+
+  it("served by the tree's worker at 390 px: the same app, its call answered by the worker", async () => {
+    const watched = await openPage(browser, worker.url.href, VIEWPORTS[1]);
+    await expect.poll(() => watched.page.locator('#status').textContent(), EVENTUALLY).toMatch(/Connected to/);
+    await runForecastAndCallBack(watched.page);
+    expect(await findWideElements(watched.page)).toEqual([]);
+    expect(await findAccessibilityProblems(watched.page)).toEqual([]);
+    expect(watched.problems).toEqual([]);
+    await watched.context.close();
+  }, 90_000);
+});
