@@ -47,8 +47,10 @@ async function mountApp(
     void bridge.sendToolInput({ arguments: toolArguments });
     void bridge.sendToolResult(toolResult as Parameters<typeof bridge.sendToolResult>[0]);
   };
-  await bridge.connect(new PostMessageTransport(target, target));
-  return { close: () => bridge.close() };
+  const transport = new PostMessageTransport(target, target);
+  await bridge.connect(transport);
+  // Closing the transport stops listening to the frame (the page drops it on the next Run).
+  return { close: () => transport.close() };
 }
 
 (globalThis as { StaticmcpAppHost?: unknown }).StaticmcpAppHost = { mountApp };

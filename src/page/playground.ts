@@ -102,7 +102,14 @@ async function showApp(
   });
   output.append(frame);
   // Connected before the frame's page has loaded: its first message is the app's ui/initialize.
-  await host.mountApp(frame, args, result, answerAppCall(backend));
+  const mounted = await host.mountApp(frame, args, result, answerAppCall(backend));
+  // The next answer replaces this one: the bridge stops listening to a frame no longer shown.
+  const watcher = new MutationObserver(() => {
+    if (frame.isConnected) return;
+    watcher.disconnect();
+    void mounted.close();
+  });
+  watcher.observe(output, { childList: true });
 }
 
 const main = document.querySelector('main');

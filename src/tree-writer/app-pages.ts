@@ -7,6 +7,10 @@
 import { APP_MIME_TYPE, appPageFolder } from '../core/tree/mcp-apps.js';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
 
+/** The folder of the app pages (core's appPageFolder names the same one) and the bridge's file, both the build's. */
+export const APP_PAGES_FOLDER = 'apps';
+export const APP_HOST_FILE = 'app-host.js';
+
 export interface AppPage {
   /** The file in the tree (`apps/<key>/index.html`). */
   filePath: string;

@@ -17,7 +17,7 @@ import {
   SERVER_CARD_MEDIA_TYPE,
 } from './server-card.js';
 import { treeJsonFile } from '../core/tree/canonical-json.js';
-import { type AppPage, renderAppPageHeaders } from './app-pages.js';
+import { APP_HOST_FILE, type AppPage, renderAppPageHeaders } from './app-pages.js';
 
 /** The tree's folders and files answered from the build (each fresh for the owner's TTL). */
 const CACHED_PATHS = ['/tools/*', '/resources/*', '/prompts/*', '/completions.json'];
@@ -132,7 +132,6 @@ const PAGE_BUNDLE_URL = new URL('../page/playground.js', import.meta.url);
  * have apps, and loaded by the page only when a tool's app is shown (its hash is in the page's CSP).
  */
 const APP_HOST_BUNDLE_URL = new URL('../page/app-host.js', import.meta.url);
-export const APP_HOST_FILE = 'app-host.js';
 let appHostScript: string | null | undefined;
 
 /** The bundled app host, or null when this staticmcp was compiled without it (tsc alone). */
