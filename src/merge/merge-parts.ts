@@ -27,6 +27,7 @@ import { listTreeFiles } from '../check/list-tree-files.js';
 import { promises as fs } from 'node:fs';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { treeJsonFile } from '../core/tree/canonical-json.js';
+import { APP_MIME_TYPE } from '../core/tree/mcp-apps.js';
 import { checkOutputFolder } from '../tree-writer/check-output-folder.js';
 import { createTreeHash, sortTreePaths } from '../tree-writer/content-hash.js';
 import { HEADERS_FILE, renderIndexHtml, withPacksHeaderRule } from '../tree-writer/deploy-files.js';
@@ -272,7 +273,9 @@ async function writeManifest(
   // index.html lists the tools no shard precomputed: rendered again from the whole counts.
   const liveOnlyTools = Object.keys(extension.tools).filter((name) => extension.tools[name]?.precomputed === 0);
   const publicUrl = parts[0]?.record.publicUrl;
-  await tree.write(INDEX_FILE, renderIndexHtml(manifest, publicUrl, liveOnlyTools));
+  // Shard 1's part carries the app pages and the bridge (deploy files); the page may frame them.
+  const hasApps = manifest.capabilities.resources.some((resource) => resource.mimeType === APP_MIME_TYPE);
+  await tree.write(INDEX_FILE, renderIndexHtml(manifest, publicUrl, liveOnlyTools, hasApps));
   const plan = await planPacking(tree, Object.keys(extension.tools), copies, maxCallFiles);
   const headers = recomputed.get(HEADERS_FILE);
   if (headers !== undefined)
