@@ -10,12 +10,25 @@ import { build } from 'esbuild';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const PAGE_BUNDLE_PATH = path.join('page', 'playground.js');
+/**
+ * The MCP Apps host (src/page/app-host.ts: ext-apps' AppBridge with the SDK and zod, ~0.5 MB): its
+ * own file, which the build copies only into trees that have apps, next to their index.html.
+ */
+export const APP_HOST_BUNDLE_PATH = path.join('page', 'app-host.js');
 
 export async function bundlePage(outDir) {
   const outfile = path.join(path.resolve(REPO_ROOT, outDir), PAGE_BUNDLE_PATH);
+  await Promise.all([
+    bundleScript('src/page/playground.ts', outfile),
+    bundleScript('src/page/app-host.ts', path.join(path.resolve(REPO_ROOT, outDir), APP_HOST_BUNDLE_PATH)),
+  ]);
+  return outfile;
+}
+
+async function bundleScript(entry, outfile) {
   await build({
     absWorkingDir: REPO_ROOT,
-    entryPoints: ['src/page/playground.ts'],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     format: 'iife',
@@ -27,7 +40,6 @@ export async function bundlePage(outDir) {
     charset: 'utf8',
     logLevel: 'warning',
   });
-  return outfile;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

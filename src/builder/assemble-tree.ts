@@ -23,6 +23,7 @@ import {
 import type { ProjectConfig } from '../project/config.js';
 import { packageInfo } from '../shared/version.js';
 import type { ProjectResource } from '../project/discover-resources.js';
+import { appPagesOf } from '../tree-writer/app-pages.js';
 import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
 import { COMPLETIONS_FILE } from './collect-completions.js';
@@ -228,6 +229,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     packs:
       input.packCalls !== undefined ||
       (input.shardPart !== true && searchToIndex(input.config, toolNames, hasTextResources) !== undefined),
+    appPages: appPagesOf(input.resources),
   };
   for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions))
     await output.write(filePath, content);

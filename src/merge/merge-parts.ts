@@ -30,6 +30,7 @@ import { StaticMcpError } from '../core/staticmcp-error.js';
 import { canonicalJson, treeJsonFile } from '../core/tree/canonical-json.js';
 import type { JsonObject } from '../core/tree/json-object.js';
 import { writeTreeSearchIndex } from '../builder/search-index-step.js';
+import { APP_MIME_TYPE } from '../core/tree/mcp-apps.js';
 import { checkOutputFolder } from '../tree-writer/check-output-folder.js';
 import { createTreeHash, sortTreePaths } from '../tree-writer/content-hash.js';
 import { HEADERS_FILE, renderIndexHtml, withPacksHeaderRule } from '../tree-writer/deploy-files.js';
@@ -296,7 +297,10 @@ async function writeManifest(
   }
   // index.html lists the tools no shard precomputed: rendered again from the whole counts.
   const liveOnlyTools = Object.keys(extension.tools).filter((name) => extension.tools[name]?.precomputed === 0);
-  await tree.write(INDEX_FILE, renderIndexHtml(manifest, parts[0]?.record.publicUrl, liveOnlyTools));
+  const publicUrl = parts[0]?.record.publicUrl;
+  // Shard 1's part carries the app pages and the bridge (deploy files); the page may frame them.
+  const hasApps = manifest.capabilities.resources.some((resource) => resource.mimeType === APP_MIME_TYPE);
+  await tree.write(INDEX_FILE, renderIndexHtml(manifest, publicUrl, liveOnlyTools, hasApps));
   const plan = await planPacking(tree, Object.keys(extension.tools), copies, maxCallFiles);
   const headers = recomputed.get(HEADERS_FILE);
   if (headers !== undefined)
@@ -306,7 +310,6 @@ async function writeManifest(
     (filePath) => filePath !== MANIFEST_FILE && filePath !== WORKER_FILE && isBuildOwnedPath(filePath),
   );
   // Indexed as the build indexes: after the hash, before the pack step takes the call files out.
-  const publicUrl = parts[0]?.record.publicUrl;
   const indexed = search
     ? await writeTreeSearchIndex(tree, manifest as unknown as JsonObject, {
         ...search,

@@ -5,6 +5,8 @@
 // (tree-answers.ts); from file:// nothing can be fetched, so the page says how to serve it.
 // Everything the tree says goes into the page as text (dom.ts); requests go to this origin only.
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
+import { APP_MIME_TYPE, appPageFolder, FLAT_RESOURCE_URI_KEY } from '../core/tree/mcp-apps.js';
+import type { AnswerToolCall, MountedApp } from './app-host.js';
 import { element, safeIconUrl, uniqueId } from './dom.js';
 import { connectMcp, type McpEndpoint } from './mcp-endpoint.js';
 import { renderPromptMessages, renderResourceContents, renderToolResult } from './result-view.js';
@@ -18,6 +20,96 @@ interface Backend {
   site: string;
   /** The command that answers what the tree does not hold. */
   liveCommand: string;
+  /** The app host's hash (`integrity` of app-host.js), when the build wrote it: the tree has MCP Apps. */
+  appHost?: string;
+}
+
+interface AppHost {
+  mountApp(
+    frame: HTMLIFrameElement,
+    toolArguments: JsonObject,
+    toolResult: JsonObject,
+    answerToolCall: AnswerToolCall,
+  ): Promise<MountedApp>;
+}
+
+let appHostLoad: Promise<AppHost> | undefined;
+
+/** app-host.js (ext-apps' AppBridge, ~0.5 MB), fetched once, when the first app is shown; its hash is in the page's CSP. */
+function loadAppHost(site: string, integrity: string): Promise<AppHost> {
+  appHostLoad ??= new Promise<AppHost>((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = new URL('app-host.js', site).href;
+    script.integrity = integrity;
+    script.addEventListener('load', () => {
+      const host = (globalThis as { StaticmcpAppHost?: AppHost }).StaticmcpAppHost;
+      if (host) resolve(host);
+      else reject(new Error("app-host.js loaded but did not set up the apps' host"));
+    });
+    script.addEventListener('error', () => reject(new Error('app-host.js could not be loaded from this site')));
+    document.head.append(script);
+  });
+  return appHostLoad;
+}
+
+/** The UI resource a tool names (`_meta.ui.resourceUri`, or the deprecated flat key). */
+function appUriOf(tool: JsonObject): string | undefined {
+  const meta = isObject(tool._meta) ? tool._meta : {};
+  const uri = isObject(meta.ui) ? meta.ui.resourceUri : meta[FLAT_RESOURCE_URI_KEY];
+  return typeof uri === 'string' ? uri : undefined;
+}
+
+/** A tool call from an app, answered as the Run button answers one; a miss is a tool error that says what answers it. */
+function answerAppCall(backend: Backend): AnswerToolCall {
+  return async (name, args) => {
+    const answer = await answerOf(backend, 'tools/call', { name, arguments: args as JsonObject }, (files) =>
+      files.callTool(name, args as JsonObject),
+    );
+    if ('error' in answer) throw new Error(answer.error);
+    if ('miss' in answer)
+      return {
+        isError: true,
+        content: [
+          {
+            type: 'text',
+            text: `Not answered here: ${answer.miss}. Run the project's scripts to answer it: ${backend.liveCommand}`,
+          },
+        ],
+      };
+    return answer.result;
+  };
+}
+
+/**
+ * The tool's app under its result, the way an MCP Apps host shows it: its page from the tree
+ * (apps/<key>/, served with the app's declared CSP) in a frame with an opaque origin
+ * (sandbox="allow-scripts", never allow-same-origin), talking to the page only through AppBridge.
+ */
+async function showApp(
+  output: HTMLElement,
+  backend: Backend & { appHost: string },
+  name: string,
+  appUri: string,
+  args: JsonObject,
+  result: JsonObject,
+): Promise<void> {
+  const host = await loadAppHost(backend.site, backend.appHost);
+  const frame = element('iframe', {
+    sandbox: 'allow-scripts',
+    title: `${name}: the tool's app`,
+    class: 'app-frame',
+    src: new URL(appPageFolder(appUri), backend.site).href,
+  });
+  output.append(frame);
+  // Connected before the frame's page has loaded: its first message is the app's ui/initialize.
+  const mounted = await host.mountApp(frame, args, result, answerAppCall(backend));
+  // The next answer replaces this one: the bridge stops listening to a frame no longer shown.
+  const watcher = new MutationObserver(() => {
+    if (frame.isConnected) return;
+    watcher.disconnect();
+    void mounted.close();
+  });
+  watcher.observe(output, { childList: true });
 }
 
 const main = document.querySelector('main');
@@ -108,6 +200,7 @@ function enhanceTool(
   tool: JsonObject,
   extension: JsonObject | undefined,
   backend: Backend,
+  appUri: string | undefined,
 ): void {
   const name = String(tool.name);
   const icon = (Array.isArray(tool.icons) ? tool.icons : []).map(safeIconUrl).find((url) => url !== undefined);
@@ -145,7 +238,13 @@ function enhanceTool(
           output,
           missView(backend, answer.miss, `then call ${name} with ${JSON.stringify(read.args)} from your MCP client.`),
         );
-      else showAnswer(output, renderToolResult(answer.result));
+      else {
+        showAnswer(output, renderToolResult(answer.result));
+        if (appUri && backend.appHost)
+          void showApp(output, { ...backend, appHost: backend.appHost }, name, appUri, read.args, answer.result).catch(
+            (error: Error) => output.append(errorView(`The tool's app cannot be shown: ${error.message}`)),
+          );
+      }
     });
   });
   article.querySelector('.tool-run')?.append(form, output);
@@ -282,7 +381,14 @@ async function start(): Promise<void> {
     }),
   ]);
   const liveCommand = `${main?.getAttribute('data-command') ?? 'staticmcp'} serve ${site} --live <project folder>`;
-  const backend: Backend = { site, liveCommand, ...(mcp ? { mcp } : {}), ...(files ? { files } : {}) };
+  const appHost = main?.getAttribute('data-app-host') || undefined;
+  const backend: Backend = {
+    site,
+    liveCommand,
+    ...(mcp ? { mcp } : {}),
+    ...(files ? { files } : {}),
+    ...(appHost ? { appHost } : {}),
+  };
   const remote = document.getElementById('connect-remote');
   const remoteNote = document.getElementById('remote-note');
   if (mcp) {
@@ -313,7 +419,11 @@ async function start(): Promise<void> {
   }
   for (const [name, article] of byData('article.tool', 'data-tool')) {
     const tool = toolDefinitions.get(name);
-    if (tool) enhanceTool(article, tool, extensions.get(name), backend);
+    if (!tool) continue;
+    // Shown only when the tree holds the app's page (a resource of the extension's type).
+    const appUri = appUriOf(tool);
+    const app = appUri ? manifest?.resourcesByUri.get(appUri)?.definition : undefined;
+    enhanceTool(article, tool, extensions.get(name), backend, app?.mimeType === APP_MIME_TYPE ? appUri : undefined);
   }
   for (const [uri, article] of byData('article.resource', 'data-uri')) {
     const resource = manifest?.resourcesByUri.get(uri)?.definition;

@@ -17,6 +17,7 @@ import {
   SERVER_CARD_MEDIA_TYPE,
 } from './server-card.js';
 import { treeJsonFile } from '../core/tree/canonical-json.js';
+import { APP_HOST_FILE, type AppPage, renderAppPageHeaders } from './app-pages.js';
 
 /** The tree's folders and files answered from the build (each fresh for the owner's TTL). */
 const CACHED_PATHS = ['/tools/*', '/resources/*', '/prompts/*', '/completions.json'];
@@ -32,7 +33,12 @@ const CACHED_PATHS = ['/tools/*', '/resources/*', '/prompts/*', '/completions.js
  * hosts already serve `.json` as JSON, and a rule would label a host's HTML fallback page JSON.
  * The landing page's Content-Security-Policy is set on `/` and `/index.html` only, by no other rule.
  */
-function renderHeaders(ttlSeconds: number, discovery: DiscoveryHeaders, packs: boolean): string {
+function renderHeaders(
+  ttlSeconds: number,
+  discovery: DiscoveryHeaders,
+  packs: boolean,
+  appPages: readonly AppPage[],
+): string {
   const cached = (pattern: string): string =>
     `${pattern}\n  Cache-Control: public, max-age=${ttlSeconds}, must-revalidate\n`;
   const headers = [
@@ -40,7 +46,8 @@ function renderHeaders(ttlSeconds: number, discovery: DiscoveryHeaders, packs: b
     `/mcp.json\n  Cache-Control: public, max-age=${Math.min(ttlSeconds, MANIFEST_MAX_AGE_SECONDS)}, must-revalidate\n`,
     ...CACHED_PATHS.map(cached),
     ...discoveryHeaderRules(discovery),
-    renderPageHeaders(),
+    renderPageHeaders(appPages.length > 0),
+    ...renderAppPageHeaders(appPages),
   ].join('\n');
   return packs ? withPacksHeaderRule(headers) : headers;
 }
@@ -119,6 +126,26 @@ const WORKER_BUNDLE_URL = new URL('../edge/_worker.js', import.meta.url);
 /** Where `npm run build` puts the page script (scripts/bundle-page.mjs): dist/page/playground.js. */
 const PAGE_BUNDLE_URL = new URL('../page/playground.js', import.meta.url);
 
+/**
+ * The playground's MCP Apps host (ext-apps' AppBridge, src/page/app-host.ts), bundled beside the
+ * page script: about 0.5 MB (the SDK and zod), so it is its own file, written only into trees that
+ * have apps, and loaded by the page only when a tool's app is shown (its hash is in the page's CSP).
+ */
+const APP_HOST_BUNDLE_URL = new URL('../page/app-host.js', import.meta.url);
+let appHostScript: string | null | undefined;
+
+/** The bundled app host, or null when this staticmcp was compiled without it (tsc alone). */
+function readAppHostScript(): string | null {
+  if (appHostScript === undefined) {
+    try {
+      appHostScript = readFileSync(APP_HOST_BUNDLE_URL, 'utf8');
+    } catch {
+      appHostScript = null;
+    }
+  }
+  return appHostScript;
+}
+
 let template: string | undefined;
 let style: string | undefined;
 let pageScript: string | undefined;
@@ -147,6 +174,8 @@ export interface DeployOptions {
   liveOnlyTools?: readonly string[];
   /** Whether the build packs call files (pack-call-files.ts): `_headers` then has the packs/ rule. */
   packs?: boolean;
+  /** The tree's MCP App pages (app-pages.ts): written with the app host, and the page may frame them. */
+  appPages?: readonly AppPage[];
 }
 
 /** Element content only (quotes stay readable in a snippet's page source). */
@@ -247,8 +276,18 @@ function readPageScript(): string {
   return pageScript;
 }
 
+function sha256Of(text: string): string {
+  return `sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}`;
+}
+
 function sha256Source(text: string): string {
-  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+  return `'${sha256Of(text)}'`;
+}
+
+/** The app host's hash (its `integrity` and its entry in the page's script-src), when the tree has apps and the bundle exists. */
+function appHostHash(hasApps: boolean): string | undefined {
+  const script = hasApps ? readAppHostScript() : null;
+  return script === null ? undefined : sha256Of(script);
 }
 
 /**
@@ -256,22 +295,24 @@ function sha256Source(text: string): string {
  * origin only (the tree's files and /mcp), images and audio from answers as inline data, nothing
  * else. The same text goes in a <meta> and, for hosts that read it, in `_headers`.
  */
-function pagePolicy(script: string, style: string): string {
+function pagePolicy(script: string, style: string, appHost: string | undefined): string {
   return [
     "default-src 'none'",
-    `script-src ${sha256Source(script)}`,
+    `script-src ${sha256Source(script)}${appHost ? ` '${appHost}'` : ''}`,
     `style-src ${sha256Source(style)}`,
     "img-src 'self' data:",
     "media-src 'self' data:",
     "connect-src 'self'",
+    // The tree's app pages (apps/<key>/), framed sandboxed; nothing is framed in a tree without apps.
+    ...(appHost ? ["frame-src 'self'"] : []),
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
 }
 
 /** The page's CSP as `_headers` serves it (frame-ancestors works only as a header). */
-export function renderPageHeaders(): string {
-  const policy = `${pagePolicy(readPageScript(), readPageStyle())}; frame-ancestors 'self'`;
+export function renderPageHeaders(hasApps = false): string {
+  const policy = `${pagePolicy(readPageScript(), readPageStyle(), appHostHash(hasApps))}; frame-ancestors 'self'`;
   return ['/', '/index.html'].map((path) => `${path}\n  Content-Security-Policy: ${policy}\n`).join('\n');
 }
 
@@ -281,7 +322,12 @@ function readPageStyle(): string {
 }
 
 /** `liveOnlyTools`: tools with no precomputed call (only `serve --live` answers them, never this site's /mcp). */
-export function renderIndexHtml(manifest: Manifest, publicUrl?: string, liveOnlyTools: readonly string[] = []): string {
+export function renderIndexHtml(
+  manifest: Manifest,
+  publicUrl?: string,
+  liveOnlyTools: readonly string[] = [],
+  hasApps = false,
+): string {
   template ??= readFileSync(new URL('../../templates/index.html', import.meta.url), 'utf8');
   const { serverInfo, capabilities } = manifest;
   // Without a known address the page fills in the one it is served from (src/page/playground.ts).
@@ -290,8 +336,10 @@ export function renderIndexHtml(manifest: Manifest, publicUrl?: string, liveOnly
   const script = readPageScript();
   const css = readPageStyle();
   const snippets = connectSnippets(serverInfo.name, site);
+  const appHost = appHostHash(hasApps);
   const values: Record<string, string> = {
-    csp: escapeHtml(pagePolicy(script, css)),
+    csp: escapeHtml(pagePolicy(script, css, appHost)),
+    appHost: appHost ?? '',
     style: css,
     script,
     title: escapeHtml(clipText(serverInfo.title ?? serverInfo.name)),
@@ -354,6 +402,7 @@ export function renderIndexHtml(manifest: Manifest, publicUrl?: string, liveOnly
 
 /** The deploy files that belong to the tree's content (and to its content hash). */
 export function deployFiles(manifest: Manifest, options: DeployOptions): Map<string, string> {
+  const hasApps = (options.appPages?.length ?? 0) > 0;
   const files = new Map([
     ['.nojekyll', ''],
     [
@@ -365,14 +414,20 @@ export function deployFiles(manifest: Manifest, options: DeployOptions): Map<str
           registryAuth: options.discovery?.registryAuth === true,
         },
         options.packs === true,
+        options.appPages ?? [],
       ),
     ],
     // Cloudflare Workers static assets: the worker's code and Pages' routing file are not assets to publish.
     ['.assetsignore', workerDeployFiles().get('.assetsignore')!],
-    ['index.html', renderIndexHtml(manifest, options.publicUrl, options.liveOnlyTools)],
+    ['index.html', renderIndexHtml(manifest, options.publicUrl, options.liveOnlyTools, hasApps)],
     [NOT_FOUND_FILE, renderNotFoundHtml(manifest)],
     [ROUTES_FILE, ROUTES],
   ]);
+  const appHost = hasApps ? readAppHostScript() : null;
+  if (appHost !== null) {
+    files.set(APP_HOST_FILE, appHost);
+    for (const page of options.appPages ?? []) files.set(page.filePath, page.html);
+  }
   return files;
 }
 

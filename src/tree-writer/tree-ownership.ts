@@ -9,6 +9,7 @@
 // those are the build's wherever they appear, so a stale one is never kept and a user's copy in
 // public/ is refused with a message rather than silently replacing the build's.
 import { MANIFEST_FILE, ROUTES_FILE, WORKER_FILE } from '../core/tree/manifest.js';
+import { APP_HOST_FILE, APP_PAGES_FOLDER } from './app-pages.js';
 import { AI_CATALOG_FILE, REGISTRY_AUTH_FILE } from './server-card.js';
 
 export const BUILD_OWNED_TOP_LEVEL: ReadonlySet<string> = new Set([
@@ -28,6 +29,9 @@ export const BUILD_OWNED_TOP_LEVEL: ReadonlySet<string> = new Set([
   'prompts',
   // Packed call files (issue #24): a rebuild that packs less, or not at all, must not keep old ones.
   'packs',
+  // MCP App pages as documents and the playground's bridge (app-pages.ts), in trees with apps.
+  APP_PAGES_FOLDER,
+  APP_HOST_FILE,
 ]);
 
 /** Files the build owns inside folders that are otherwise the user's. */

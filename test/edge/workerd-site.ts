@@ -29,7 +29,10 @@ async function serveTreeFile(
   counts.set(pathname, (counts.get(pathname) ?? 0) + 1);
   let relative: string;
   try {
-    relative = decodeURIComponent(pathname).replace(/^\/+/, '') || 'index.html';
+    // A folder's URL serves its index.html, as Cloudflare's assets do (an app's page is apps/<key>/).
+    relative = decodeURIComponent(pathname)
+      .replace(/^\/+/, '')
+      .replace(/(^|\/)$/, '$1index.html');
   } catch {
     return new WorkerdResponse('bad path', { status: 400 });
   }

@@ -3,6 +3,7 @@
 // `_meta.ui.resourceUri`. Shared by the build (which writes them) and every host (which declares
 // the extension when a tree has one). Portable: no node:, Buffer or process.
 import { isObject, type JsonObject } from './json-object.js';
+import { resourceFilePath } from './resource-key.js';
 
 export const APPS_EXTENSION_ID = 'io.modelcontextprotocol/ui';
 export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
@@ -33,4 +34,16 @@ export function namesAppResource(definition: JsonObject): boolean {
   return (
     (isObject(meta.ui) && typeof meta.ui.resourceUri === 'string') || typeof meta[FLAT_RESOURCE_URI_KEY] === 'string'
   );
+}
+
+/**
+ * Where the tree serves an app's page as its own document (`apps/<resource key>/`), for the
+ * playground's sandboxed iframe: the resource's file is JSON, and a `srcdoc` frame would inherit
+ * the landing page's CSP, which blocks the app's inline scripts. A folder, so every host serves it
+ * at the same URL (Cloudflare Pages and `serve --http` redirect `…/index.html` to `…/`).
+ */
+export function appPageFolder(uri: string): string {
+  return `${resourceFilePath(uri)
+    .replace(/^resources\//, 'apps/')
+    .replace(/\.json$/, '')}/`;
 }
