@@ -100,11 +100,15 @@ let origin: OriginProcess;
 beforeAll(async () => {
   project = path.join(await temporaryFolder('staticmcp-live-origin-'), 'project');
   await fs.mkdir(path.join(project, 'tools'), { recursive: true });
-  await fs.copyFile(path.join(REPO_ROOT, 'fixtures', 'example', 'tools', 'greet'), path.join(project, 'tools', 'greet'));
+  await fs.copyFile(
+    path.join(REPO_ROOT, 'fixtures', 'example', 'tools', 'greet'),
+    path.join(project, 'tools', 'greet'),
+  );
   await fs.mkdir(path.join(project, 'completions'));
   await fs.mkdir(path.join(project, 'prompts'));
   await fs.mkdir(path.join(project, 'server.d'));
-  for (const [file, text] of Object.entries(SCRIPTS)) await fs.writeFile(path.join(project, file), text, { mode: 0o755 });
+  for (const [file, text] of Object.entries(SCRIPTS))
+    await fs.writeFile(path.join(project, file), text, { mode: 0o755 });
   await fs.writeFile(path.join(project, 'prompts', 'pick.fruit.md'), 'Pick {{fruit}}.');
   await fs.writeFile(
     path.join(project, 'prompts', 'pick.fruit.meta.json'),
@@ -142,13 +146,45 @@ describe('the tree never holds the origin secret', () => {
       expect(path.basename(file), file).not.toMatch(/^\.dev\.vars|^\.env/);
       expect(await fs.readFile(path.join(tree, file), 'utf8'), file).not.toContain(KEY);
     }
+    // Were one left there anyway, Workers static assets would not upload it.
+    expect((await fs.readFile(path.join(tree, '.assetsignore'), 'utf8')).split('\n')).toEqual(
+      expect.arrayContaining(['.dev.vars*', '.env*']),
+    );
+  });
+
+  it('refuses to copy a secrets file from public/, saying where it goes instead', async () => {
+    const copy = path.join(await temporaryFolder('staticmcp-secrets-'), 'project');
+    await fs.cp(project, copy, { recursive: true });
+    await fs.rm(path.join(copy, 'dist'), { recursive: true });
+    await fs.mkdir(path.join(copy, 'public'));
+    await fs.writeFile(path.join(copy, 'public', '.dev.vars'), DEV_VARS);
+    await fs.writeFile(path.join(copy, 'public', 'robots.txt'), 'User-agent: *\n');
+    const build = await runCli(['build', copy]);
+    expect(build.code).toBe(1);
+    expect(build.stderr).toMatch(/public\/\.dev\.vars.*is not copied: a local secrets file is never published/);
+    expect(build.stderr).toMatch(/wrangler secret put STATICMCP_ORIGIN_KEY/);
+    expect(await listFiles(path.join(copy, 'dist'))).toContain('robots.txt');
+    expect(await listFiles(path.join(copy, 'dist'))).not.toContain('.dev.vars');
+  });
+
+  it('fails the build when the output folder holds a secrets file a deploy would publish', async () => {
+    const copy = path.join(await temporaryFolder('staticmcp-secrets-'), 'project');
+    await fs.cp(project, copy, { recursive: true });
+    await fs.writeFile(path.join(copy, 'dist', '.env'), DEV_VARS);
+    const build = await runCli(['build', copy]);
+    expect(build.code).toBe(1);
+    expect(build.stderr).toMatch(
+      /dist\/\.env.*is in the folder that is deployed, and would be published with the site/,
+    );
+    expect(build.stderr).toMatch(/deploy\/\.dev\.vars/);
   });
 });
 
-const HOSTS: { name: string; start(): Promise<RunningHost> }[] = [
+const HOSTS: { name: string; start(): Promise<RunningHost>; honoursAssetsIgnore?: boolean }[] = [
   {
     name: 'Cloudflare Workers static assets (wrangler dev, deploy/wrangler.jsonc, deploy/.dev.vars)',
     start: () => startWranglerDev(project),
+    honoursAssetsIgnore: true,
   },
   {
     name: 'Cloudflare Pages (wrangler pages dev dist, .dev.vars in the project)',
@@ -162,6 +198,8 @@ describe.each(HOSTS)('the edge on $name in front of the origin', (hostCase) => {
   let unavailable = '';
 
   beforeAll(async () => {
+    // A secrets file left in the tree after the build (which would refuse it), as a user might.
+    if (hostCase.honoursAssetsIgnore) await fs.writeFile(path.join(project, 'dist', '.dev.vars'), 'DECOY=1\n');
     try {
       host = await hostCase.start();
     } catch (error) {
@@ -175,6 +213,14 @@ describe.each(HOSTS)('the edge on $name in front of the origin', (hostCase) => {
   afterAll(async () => {
     await client?.close();
     await host?.close();
+    await fs.rm(path.join(project, 'dist', '.dev.vars'), { force: true });
+  });
+
+  it.runIf(hostCase.honoursAssetsIgnore)('does not serve a secrets file left in the tree', async ({ skip }) => {
+    skip(unavailable !== '', unavailable);
+    const response = await fetch(new URL('.dev.vars', host!.url));
+    expect(await response.text()).not.toContain('DECOY');
+    expect(response.status).toBe(404);
   });
 
   it('answers precomputed calls at the edge: the origin gets nothing', async ({ skip }) => {
