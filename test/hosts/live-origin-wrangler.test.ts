@@ -204,6 +204,7 @@ describe.each(HOSTS)('the edge on $name in front of the origin', (hostCase) => {
       host = await hostCase.start();
     } catch (error) {
       unavailable = `wrangler could not start here, so the edge was not run on it: ${(error as Error).message.slice(0, 400)}`;
+      console.warn(`${hostCase.name}: ${unavailable}`);
       return;
     }
     client = new Client({ name: 'edge-origin-wrangler-test', version: '1.0.0' });
