@@ -9,6 +9,7 @@
 // Returns a report (a failing script is a value in it, never an exception). Memory stays flat in
 // the number of calls: argument sets are generated as runners free up, each result is written as
 // it arrives, and the report keeps counters plus bounded lists.
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { CONFIG_FILE, findUnknownToolKeys } from '../project/config.js';
 import type { DiscoveredScript } from '../project/discover-scripts.js';
@@ -20,7 +21,12 @@ import { discoverResourceTemplates } from '../project/discover-resource-template
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { MANIFEST_FILE } from '../core/tree/manifest.js';
 import { FLAT_RESOURCE_URI_KEY } from '../core/tree/mcp-apps.js';
-import { BUILD_OWNED_NESTED_PATHS, BUILD_OWNED_TOP_LEVEL } from '../tree-writer/tree-ownership.js';
+import {
+  BUILD_OWNED_NESTED_PATHS,
+  BUILD_OWNED_TOP_LEVEL,
+  isLocalSecretsFile,
+  LOCAL_SECRETS_ADVICE,
+} from '../tree-writer/tree-ownership.js';
 import { TreeWriter } from '../tree-writer/tree-writer.js';
 import { generatorName } from '../shared/version.js';
 import { assembleTree } from './assemble-tree.js';
@@ -261,6 +267,12 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       ...expansion.failures,
       ...providers.failures,
       ...tree.failures,
+      // A rebuild keeps the user's files in the output folder: a secrets file there would be
+      // published with the next deploy (Pages and Netlify upload every file).
+      ...(shard ? [] : await findLocalSecretsFiles(outDir)).map((name) => ({
+        path: path.relative(projectRoot, path.join(outDir, name)),
+        message: `is in the folder that is deployed, and would be published with the site; ${LOCAL_SECRETS_ADVICE}`,
+      })),
     ];
     const warnings: BuildProblem[] = [
       ...(toolsFolder.startsWith('..')
@@ -343,5 +355,14 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     throw error;
   } finally {
     await cache.save(config.limits.maxCacheBytes);
+  }
+}
+
+/** The local secrets files (`.dev.vars`, `.env` …) at the top of the output folder, if it exists. */
+async function findLocalSecretsFiles(outDir: string): Promise<string[]> {
+  try {
+    return (await fs.readdir(outDir)).filter(isLocalSecretsFile).sort();
+  } catch {
+    return [];
   }
 }

@@ -4,7 +4,7 @@
 // use a name the build owns at the top of the tree (tools/, mcp.json, index.html …).
 import path from 'node:path';
 import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
-import { isBuildOwnedPath } from '../tree-writer/tree-ownership.js';
+import { isBuildOwnedPath, isLocalSecretsFile, LOCAL_SECRETS_ADVICE } from '../tree-writer/tree-ownership.js';
 import { walkFolder } from './walk-folder.js';
 
 export const PUBLIC_FOLDER = 'public';
@@ -25,6 +25,13 @@ export async function discoverPublicFiles(projectRoot: string): Promise<PublicDi
   const files = new Map<string, Buffer>();
   const problems = notices.map((notice) => ({ relativePath: notice.relativePath, message: notice.message }));
   for (const { file, relativePath } of found) {
+    if (isLocalSecretsFile(path.posix.basename(relativePath))) {
+      problems.push({
+        relativePath,
+        message: `is not copied: a local secrets file is never published with the site; ${LOCAL_SECRETS_ADVICE}`,
+      });
+      continue;
+    }
     if (isBuildOwnedPath(relativePath)) {
       problems.push({
         relativePath,

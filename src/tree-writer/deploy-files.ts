@@ -417,7 +417,7 @@ export function deployFiles(manifest: Manifest, options: DeployOptions): Map<str
         options.appPages ?? [],
       ),
     ],
-    // Cloudflare Workers static assets: the worker's code and Pages' routing file are not assets to publish.
+    // Cloudflare Workers static assets: the worker's code, Pages' routing file and local secrets files are not assets to publish.
     ['.assetsignore', workerDeployFiles().get('.assetsignore')!],
     ['index.html', renderIndexHtml(manifest, options.publicUrl, options.liveOnlyTools, hasApps)],
     [NOT_FOUND_FILE, renderNotFoundHtml(manifest)],
@@ -433,12 +433,13 @@ export function deployFiles(manifest: Manifest, options: DeployOptions): Map<str
 
 /**
  * The worker's deploy files (`_routes.json`: only /mcp runs code on Pages; `.assetsignore`: the
- * worker is not an asset), as deployFiles writes them: `staticmcp index` adds them to a tree that lacks them.
+ * worker and local secrets files are not assets), as deployFiles writes them: `staticmcp index` adds them to a tree that lacks them.
  */
 export function workerDeployFiles(): Map<string, string> {
   return new Map([
     [ROUTES_FILE, ROUTES],
-    ['.assetsignore', `${WORKER_FILE}\n${ROUTES_FILE}\n`],
+    // Local secrets files too: were one left in the tree, Workers static assets would publish it.
+    ['.assetsignore', `${WORKER_FILE}\n${ROUTES_FILE}\n.dev.vars*\n.env*\n`],
   ]);
 }
 

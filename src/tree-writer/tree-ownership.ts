@@ -54,3 +54,16 @@ export const DEPLOY_TARGET_FILES: ReadonlySet<string> = new Set([
   'favicon.ico',
   '.well-known',
 ]);
+
+/**
+ * Whether a file name is a local secrets file (`.dev.vars`, `.env` and their variants): wrangler
+ * reads the origin secret from one when running locally, and no host must publish it. Cloudflare
+ * Pages and Netlify publish every file of the tree, so such a file never belongs there.
+ */
+export function isLocalSecretsFile(name: string): boolean {
+  return /^\.(dev\.vars|env)(\..*)?$/.test(name);
+}
+
+/** Where a local secrets file goes instead of the tree, for the messages that refuse one. */
+export const LOCAL_SECRETS_ADVICE =
+  "keep it beside deploy/wrangler.jsonc (wrangler dev -c deploy/wrangler.jsonc reads deploy/.dev.vars) or in the project folder (wrangler pages dev dist, run there, reads .dev.vars), and put the deployed secret in the host's secret store (wrangler secret put STATICMCP_ORIGIN_KEY)";

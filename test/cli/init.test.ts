@@ -29,8 +29,8 @@ describe('staticmcp init', () => {
     expect(await readJson(path.join(project, 'dist/mcp.json'))).toMatchObject({ serverInfo: { name: 'my-server' } });
     expect((await fs.stat(path.join(project, 'tools/hello'))).mode & 0o111).not.toBe(0);
     const ignored = (await fs.readFile(path.join(project, '.gitignore'), 'utf8')).split('\n');
-    // The build's output and cache and wrangler's local state never reach a commit.
-    expect(ignored).toEqual(expect.arrayContaining(['dist/', '.staticmcp/', '.wrangler/']));
+    // The build's output and cache, wrangler's local state and local secrets never reach a commit.
+    expect(ignored).toEqual(expect.arrayContaining(['dist/', '.staticmcp/', '.wrangler/', '.dev.vars*', '.env*']));
     const { code, report } = await buildJson(project);
     expect(code).toBe(0);
     expect(report.tools).toEqual([expect.objectContaining({ name: 'hello', precomputed: 4 })]);

@@ -51,6 +51,10 @@ it('writes a Dockerfile whose command runs the live origin, healthy, and finishi
   expect(JSON.parse(cmd!.rest)).toEqual(['staticmcp', 'serve', '.', '--origin']);
   const healthWords = JSON.parse(healthcheck!.rest.replace(/^.*?CMD\s+/, '')) as string[];
   expect(healthWords.join(' ')).toContain('/healthz');
+  // `COPY . /app` would otherwise bake a local secrets file (deploy/.dev.vars) into the image.
+  const dockerignore = (await fs.readFile(path.join(project, '.dockerignore'), 'utf8')).split('\n');
+  expect(dockerignore).toEqual(expect.arrayContaining(['**/.dev.vars*', '**/.env*']));
+  expect(dockerignore.filter((line) => line.includes('.tgz') || line.startsWith('deploy'))).toEqual([]);
 
   // A tool that takes a moment, to be in flight when SIGTERM comes.
   await fs.writeFile(

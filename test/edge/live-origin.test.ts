@@ -1,10 +1,10 @@
 // The edge in front of a live origin (issue 27): the tree's `_worker.js` in workerd (miniflare),
 // holding the origin secret as a binding, forwards what the tree cannot answer to
 // `staticmcp serve <project> --origin`, a real process on this machine. The SDK client sees one
-// server: precomputed calls from the edge (the origin's log shows it got nothing), misses and a
-// live tool's progress from the origin; an origin that is slow, down, or answers something else
-// gives a clear isError in time while precomputed calls go on; the origin refuses what its edge
-// did not sign.
+// server: precomputed calls from the edge (the origin's log shows it got nothing), misses, a
+// live tool's progress and a completion provider from the origin; an origin that is slow, down, or
+// answers something else gives a clear isError in time while precomputed calls go on; the origin
+// refuses what its edge did not sign.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
@@ -60,6 +60,19 @@ sleep 20
 echo late
 `,
 };
+
+const FRUIT_PROVIDER = `#!/bin/sh
+query=$(printf '%s' "$MCP_COMPLETION_ARGS_JSON" | sed -n 's/.*"query":"\\([^"]*\\)".*/\\1/p')
+first=1
+printf '['
+for fruit in apple banana blueberry mango; do
+  case "$fruit" in *"$query"*)
+    [ $first = 1 ] || printf ','
+    printf '"%s"' "$fruit"; first=0 ;;
+  esac
+done
+printf ']\\n'
+`;
 
 interface OriginProcess {
   child: ChildProcess;
@@ -141,6 +154,20 @@ beforeAll(async () => {
   for (const [name, text] of Object.entries(SCRIPTS)) {
     await fs.writeFile(path.join(project, 'tools', name), text, { mode: 0o755 });
   }
+  // A completion provider that matches anywhere in the word, where the tree's answer is a prefix match.
+  await fs.mkdir(path.join(project, 'completions'));
+  await fs.mkdir(path.join(project, 'prompts'));
+  await fs.mkdir(path.join(project, 'server.d'));
+  await fs.writeFile(path.join(project, 'completions', 'fruit.sh'), FRUIT_PROVIDER, { mode: 0o755 });
+  await fs.writeFile(path.join(project, 'prompts', 'pick.fruit.md'), 'Pick {{fruit}}.');
+  await fs.writeFile(
+    path.join(project, 'prompts', 'pick.fruit.meta.json'),
+    JSON.stringify({ arguments: { type: 'object', properties: { fruit: { type: 'string' } } } }),
+  );
+  await fs.writeFile(
+    path.join(project, 'server.d', 'register.json'),
+    JSON.stringify({ version: 1, completions: [{ name: 'pick.fruit', path: 'completions/fruit.sh', timeoutSecs: 5 }] }),
+  );
   origin = await startOrigin(project, { STATICMCP_ORIGIN_KEY: KEY });
   fake = http.createServer((request, response) => {
     request.resume();
@@ -246,6 +273,21 @@ describe('the edge in front of a live origin', () => {
     const venus = await client.readResource({ uri: 'example://facts/venus' });
     expect((venus.contents[0] as { text: string }).text).toBe('a fact about venus\n');
     await waitUntil(() => origin.log().includes('providers/fact'), 5_000, 'the origin to log the provider run');
+  });
+
+  it("forwards a completion to the origin's provider, whose own matching answers", async () => {
+    const before = origin.log().length;
+    const answer = await client.complete({
+      ref: { type: 'ref/prompt', name: 'pick.fruit' },
+      argument: { name: 'fruit', value: 'an' },
+    });
+    // The tree's prefix match would answer nothing for "an".
+    expect(answer.completion).toEqual({ values: ['banana', 'mango'], total: 2, hasMore: false });
+    await waitUntil(
+      () => origin.log().slice(before).includes('completions/fruit.sh'),
+      5_000,
+      'the origin to log the provider run',
+    );
   });
 
   it("relays a live tool's progress to the client", async () => {

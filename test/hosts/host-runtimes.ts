@@ -132,10 +132,15 @@ async function endGroup(child: ChildProcess): Promise<void> {
   clearTimeout(killLater);
 }
 
-/** Cloudflare Pages: `wrangler pages dev <tree>`, which runs the tree's `_worker.js` in advanced mode. */
-export async function startPagesDev(treeDir: string): Promise<RunningHost> {
-  const cwd = await temporaryFolder('staticmcp-pages-dev-');
-  return startWrangler(['pages', 'dev', treeDir, '--compatibility-date', COMPATIBILITY_DATE], cwd);
+/**
+ * Cloudflare Pages: `wrangler pages dev <tree>`, which runs the tree's `_worker.js` in advanced mode,
+ * from `cwd` (where wrangler reads a `.dev.vars` file of local secrets), else an empty folder.
+ */
+export async function startPagesDev(treeDir: string, cwd?: string): Promise<RunningHost> {
+  return startWrangler(
+    ['pages', 'dev', treeDir, '--compatibility-date', COMPATIBILITY_DATE],
+    cwd ?? (await temporaryFolder('staticmcp-pages-dev-')),
+  );
 }
 
 /** Cloudflare Workers static assets: `wrangler dev` with the `deploy/wrangler.jsonc` that init wrote in `projectDir`. */

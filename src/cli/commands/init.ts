@@ -131,9 +131,13 @@ async function writeShardedWorkflow(target: string, count: number): Promise<stri
 }
 /**
  * npm drops `.gitignore` from published packages, and a `.github` folder in this repository would
- * read as its own CI: the template stores both without the dot.
+ * read as its own CI: the template stores both without the dot (and `.dockerignore` likewise).
  */
-const RENAMED_ON_COPY: Record<string, string> = { gitignore: '.gitignore', github: '.github' };
+const RENAMED_ON_COPY: Record<string, string> = {
+  gitignore: '.gitignore',
+  github: '.github',
+  dockerignore: '.dockerignore',
+};
 
 /** Copies the starter project into `to` (`root` is where it started, for RENDERED_TEMPLATES). */
 async function copyFolder(from: string, to: string, values: Record<string, string>, root = to): Promise<string[]> {
