@@ -3,7 +3,7 @@
 // there is none (Netlify edge functions), an ordinary fetch of the same origin.
 import { isHostFallback } from '../../core/mcp/host-fallback.js';
 import type { ReadOutcome, TreeSource } from '../../core/mcp/tree-source.js';
-import type { BytesOutcome, PackFileSource } from '../../core/packs/pack-reader.js';
+import type { ByteRange, BytesOutcome, PackFileSource } from '../../core/packs/pack-reader.js';
 
 /** What `env.ASSETS` offers, and what the global `fetch` offers too. */
 export interface AssetFetcher {
@@ -16,8 +16,8 @@ function encodePath(relativePath: string): string {
 }
 
 /**
- * One tree file's response: 'missing' for a 404, 410 or redirect, a 304 or 2xx response as it is;
- * other statuses throw (a failure must not be cached as an answer).
+ * One tree file's response: 'missing' for a 404, 410 or redirect, a 304, 416 (a range past the
+ * file's end) or 2xx response as it is; other statuses throw (a failure must not be cached as an answer).
  */
 async function fetchTreeFile(
   fetcher: AssetFetcher,
@@ -28,7 +28,7 @@ async function fetchTreeFile(
   const response = await fetcher.fetch(
     new Request(new URL(encodePath(relativePath), siteRoot), { headers, redirect: 'manual' }),
   );
-  if (response.status === 304) return response;
+  if (response.status === 304 || response.status === 416) return response;
   if (response.status === 404 || response.status === 410 || (response.status >= 300 && response.status < 400)) {
     await response.body?.cancel();
     return 'missing';
@@ -56,6 +56,10 @@ export function createAssetTreeSource(fetcher: AssetFetcher, siteRoot: URL): Tre
       const response = await fetchTreeFile(fetcher, siteRoot, relativePath, headers);
       if (response === 'missing') return { status: 'missing' };
       if (response.status === 304) return { status: 'not-modified' };
+      if (response.status === 416) {
+        await response.body?.cancel();
+        throw new Error(`${relativePath}: the site answered HTTP 416 to a request without a range`);
+      }
       if (relativePath.endsWith('.json') && (response.headers.get('content-type') ?? '').startsWith('text/html')) {
         await response.body?.cancel();
         return { status: 'missing' };
@@ -65,14 +69,29 @@ export function createAssetTreeSource(fetcher: AssetFetcher, siteRoot: URL): Tre
       return { status: 'ok', text, etag: response.headers.get('etag') ?? undefined };
     },
     /**
-     * A pack or pack index, always whole: the asset binding is not relied on for byte ranges (the
-     * packs are sized for it: core/packs). A fallback page comes back as bytes without the pack
+     * A pack or pack index, or a range of it with a Range request: a 206 for the range asked is
+     * the record alone; a host that ignores ranges (miniflare's asset binding does) answers the
+     * whole file, which the reader cuts. A fallback page comes back as bytes without the pack
      * magic, which the reader takes for a missing pack.
      */
-    async readBytes(relativePath: string): Promise<BytesOutcome> {
-      const response = await fetchTreeFile(fetcher, siteRoot, relativePath, { accept: 'application/octet-stream' });
+    async readBytes(relativePath: string, range?: ByteRange): Promise<BytesOutcome> {
+      const wanted = range && range.length > 0 ? range : undefined;
+      const response = await fetchTreeFile(fetcher, siteRoot, relativePath, {
+        accept: 'application/octet-stream',
+        ...(wanted ? { range: `bytes=${wanted.offset}-${wanted.offset + wanted.length - 1}` } : {}),
+      });
       if (response === 'missing') return { status: 'missing' };
-      return { status: 'ok', bytes: new Uint8Array(await response.arrayBuffer()), whole: true };
+      // The file is shorter than the range: the reader refuses the shortfall as a damaged pack.
+      if (response.status === 416) {
+        await response.body?.cancel();
+        return { status: 'ok', bytes: new Uint8Array(0), whole: false };
+      }
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      if (response.status !== 206) return { status: 'ok', bytes, whole: true };
+      // A 206 for another range than asked (or several) is not the record: refused as short.
+      const start = /^bytes (\d+)-/.exec(response.headers.get('content-range') ?? '')?.[1];
+      if (!wanted || Number(start) !== wanted.offset) return { status: 'ok', bytes: new Uint8Array(0), whole: false };
+      return { status: 'ok', bytes, whole: false };
     },
     close() {},
   };

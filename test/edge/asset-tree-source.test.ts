@@ -1,0 +1,59 @@
+// The worker's view of the tree (hosts/edge/asset-tree-source.ts) over a host that honours byte
+// ranges — `serve --http`'s static site, as a Netlify edge function fetches its own origin: a
+// pack record is read alone (206), a range past the file's end is a short read the pack reader
+// refuses, and a whole file still comes whole. Over miniflare's asset binding, which ignores
+// ranges, test/edge/packed-worker.test.ts covers the whole-pack path.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAssetTreeSource } from '../../src/hosts/edge/asset-tree-source.js';
+import { HttpServe } from '../helpers/http-serve.js';
+import { packTool } from '../helpers/packed-trees.js';
+import { buildProjectTree, makeProject } from '../helpers/projects.js';
+
+let serve: HttpServe;
+let tree: string;
+let packPath: string;
+
+beforeAll(async () => {
+  const project = await makeProject({
+    tools: { echo: 'echo-value' },
+    config: { tools: { echo: { values: { value: Array.from({ length: 40 }, (_, at) => `word-${at}`) } } } },
+  });
+  buildProjectTree(project);
+  tree = path.join(project, 'dist');
+  packTool(tree, 'echo');
+  const pack = readdirSync(path.join(tree, 'packs/echo')).find((name) => name.endsWith('.pack'));
+  packPath = `packs/echo/${pack}`;
+  serve = await HttpServe.start([tree]);
+}, 60_000);
+
+afterAll(() => {
+  serve?.child.kill();
+});
+
+function source() {
+  return createAssetTreeSource({ fetch: (request) => fetch(request) }, new URL(`http://127.0.0.1:${serve.port}/`));
+}
+
+describe('the worker reading packs from a host that serves byte ranges', () => {
+  it('reads a record alone, and a whole file whole', async () => {
+    const file = readFileSync(path.join(tree, packPath));
+    const part = await source().readBytes(packPath, { offset: 8, length: 24 });
+    expect(part).toEqual({ status: 'ok', bytes: new Uint8Array(file.subarray(8, 32)), whole: false });
+    const whole = await source().readBytes(packPath);
+    expect(whole).toEqual({ status: 'ok', bytes: new Uint8Array(file), whole: true });
+  });
+
+  it('answers a range past the end as a short read, and a missing pack as missing', async () => {
+    const size = readFileSync(path.join(tree, packPath)).length;
+    expect(await source().readBytes(packPath, { offset: size + 10, length: 5 })).toEqual({
+      status: 'ok',
+      bytes: new Uint8Array(0),
+      whole: false,
+    });
+    expect(await source().readBytes('packs/echo/0000000000000000.pack', { offset: 0, length: 5 })).toEqual({
+      status: 'missing',
+    });
+  });
+});
