@@ -5,7 +5,6 @@
 // live tool's progress and a completion provider from the origin; an origin that is slow, down, or
 // answers something else gives a clear isError in time while precomputed calls go on; the origin
 // refuses what its edge did not sign.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,8 +17,9 @@ import { runCli } from '../helpers/cli.js';
 import { post } from '../helpers/http-serve.js';
 import { modernHeaders } from '../protocol-table/drivers.js';
 import { MODERN_META } from '../protocol-table/modern-cases.js';
+import { ECHO_SCRIPT, FRUIT_PROVIDER, type OriginProcess, STEPS_SCRIPT, startOrigin } from '../helpers/live-origin.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import { waitUntil } from '../helpers/processes.js';
-import { CLI, REPO_ROOT } from '../helpers/paths.js';
 import { removeTemporaryFolders, temporaryFolder } from '../helpers/temp-folders.js';
 import { startWorkerdSite, type WorkerdSite } from './workerd-site.js';
 
@@ -27,29 +27,8 @@ const KEY = 'kkkkkkkkkkkkkkkk0123456789abcdef0123456789abcdef';
 const EDGE_TIMEOUT_MS = 3_000;
 
 const SCRIPTS: Record<string, string> = {
-  // Free text: nothing of it is precomputed, so every call is a miss.
-  echo: `#!/bin/sh
-if [ "$1" = "--help" ]; then
-  echo '{"description": "Echo a text"}'
-  echo '{"text": {"description": "What to echo", "required": true, "value_type": "string"}}' >&2
-  exit 0
-fi
-echo "INFO echoing" >&2
-printf 'echo: %s\\n' "$text"
-`,
-  steps: `#!/bin/sh
-if [ "$1" = "--help" ]; then
-  echo '{"description": "Three steps with progress"}'
-  echo '{"label": {"description": "A label", "required": true, "value_type": "string"}}' >&2
-  exit 0
-fi
-echo "PROGRESS 1 3 first" >&2
-sleep 0.2
-echo "PROGRESS 2 3 second" >&2
-sleep 0.2
-echo "PROGRESS 3 3 third" >&2
-printf 'done %s\\n' "$label"
-`,
+  echo: ECHO_SCRIPT,
+  steps: STEPS_SCRIPT,
   sleepy: `#!/bin/sh
 if [ "$1" = "--help" ]; then
   echo '{"description": "Takes its time"}'
@@ -60,46 +39,6 @@ sleep 20
 echo late
 `,
 };
-
-const FRUIT_PROVIDER = `#!/bin/sh
-query=$(printf '%s' "$MCP_COMPLETION_ARGS_JSON" | sed -n 's/.*"query":"\\([^"]*\\)".*/\\1/p')
-first=1
-printf '['
-for fruit in apple banana blueberry mango; do
-  case "$fruit" in *"$query"*)
-    [ $first = 1 ] || printf ','
-    printf '"%s"' "$fruit"; first=0 ;;
-  esac
-done
-printf ']\\n'
-`;
-
-interface OriginProcess {
-  child: ChildProcess;
-  url: string;
-  log: () => string;
-}
-
-async function startOrigin(project: string, env: Record<string, string>, extra: string[] = []): Promise<OriginProcess> {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'serve', project, '--origin', '--host', '127.0.0.1', '--port', '0', ...extra],
-    {
-      env: { ...process.env, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let text = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
-    text += chunk.toString('utf8');
-  });
-  const port = await waitUntil(
-    () => /Live origin: http:\/\/127\.0\.0\.1:(\d+)\//.exec(text)?.[1],
-    15_000,
-    `the origin to listen (${text})`,
-  );
-  return { child, url: `http://127.0.0.1:${port}`, log: () => text };
-}
 
 async function buildTree(project: string, liveOrigin: string, out: string): Promise<void> {
   await fs.writeFile(

@@ -4,15 +4,15 @@
 // would locally, in front of `staticmcp serve <project> --origin` on this machine. The SDK client
 // sees one server: precomputed calls from the edge (the origin's log shows it got nothing), misses,
 // a live tool's progress and a completion provider from the origin. The secret is never in the tree.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { CLI, REPO_ROOT } from '../helpers/paths.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import { waitUntil } from '../helpers/processes.js';
+import { ECHO_SCRIPT, FRUIT_PROVIDER, type OriginProcess, STEPS_SCRIPT, startOrigin } from '../helpers/live-origin.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 import { addInitDeployFiles, type RunningHost, startPagesDev, startWranglerDev } from './host-runtimes.js';
 
@@ -21,66 +21,10 @@ const KEY = 'wrangler-dev-secret-0123456789abcdef0123456789abcdef';
 const DEV_VARS = `STATICMCP_ORIGIN_KEY=${KEY}\n`;
 
 const SCRIPTS: Record<string, string> = {
-  // Free text: nothing of it is precomputed, so every call is a miss.
-  'tools/echo': `#!/bin/sh
-if [ "$1" = "--help" ]; then
-  echo '{"description": "Echo a text"}'
-  echo '{"text": {"description": "What to echo", "required": true, "value_type": "string"}}' >&2
-  exit 0
-fi
-printf 'echo: %s\\n' "$text"
-`,
-  'tools/steps': `#!/bin/sh
-if [ "$1" = "--help" ]; then
-  echo '{"description": "Three steps with progress"}'
-  echo '{"label": {"description": "A label", "required": true, "value_type": "string"}}' >&2
-  exit 0
-fi
-echo "PROGRESS 1 3 first" >&2
-sleep 0.2
-echo "PROGRESS 2 3 second" >&2
-sleep 0.2
-echo "PROGRESS 3 3 third" >&2
-printf 'done %s\\n' "$label"
-`,
-  // Matches anywhere in the word: the tree's own answer is a prefix match, so "an" → banana and
-  // mango shows the origin ran it.
-  'completions/fruit.sh': `#!/bin/sh
-query=$(printf '%s' "$MCP_COMPLETION_ARGS_JSON" | sed -n 's/.*"query":"\\([^"]*\\)".*/\\1/p')
-first=1
-printf '['
-for fruit in apple banana blueberry mango; do
-  case "$fruit" in *"$query"*)
-    [ $first = 1 ] || printf ','
-    printf '"%s"' "$fruit"; first=0 ;;
-  esac
-done
-printf ']\\n'
-`,
+  'tools/echo': ECHO_SCRIPT,
+  'tools/steps': STEPS_SCRIPT,
+  'completions/fruit.sh': FRUIT_PROVIDER,
 };
-
-interface OriginProcess {
-  child: ChildProcess;
-  url: string;
-  log: () => string;
-}
-
-async function startOrigin(project: string): Promise<OriginProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', project, '--origin', '--host', '127.0.0.1', '--port', '0'], {
-    env: { ...process.env, NO_COLOR: '1', STATICMCP_ORIGIN_KEY: KEY },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let text = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
-    text += chunk.toString('utf8');
-  });
-  const port = await waitUntil(
-    () => /Live origin: http:\/\/127\.0\.0\.1:(\d+)\//.exec(text)?.[1],
-    15_000,
-    `the origin to listen (${text})`,
-  );
-  return { child, url: `http://127.0.0.1:${port}`, log: () => text };
-}
 
 function textOf(result: unknown): string {
   return ((result as { content?: { text?: string }[] }).content ?? []).map((item) => item.text ?? '').join('');
@@ -118,7 +62,7 @@ beforeAll(async () => {
     path.join(project, 'server.d', 'register.json'),
     JSON.stringify({ version: 1, completions: [{ name: 'pick.fruit', path: 'completions/fruit.sh', timeoutSecs: 5 }] }),
   );
-  origin = await startOrigin(project);
+  origin = await startOrigin(project, { STATICMCP_ORIGIN_KEY: KEY });
   await fs.writeFile(
     path.join(project, 'staticmcp.json'),
     JSON.stringify({ name: 'edge-origin', liveOrigin: origin.url, limits: { originTimeoutMs: 5_000 } }),
