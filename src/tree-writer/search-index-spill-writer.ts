@@ -37,6 +37,7 @@ import {
   boundaryHash,
   compareStrings,
   contentName,
+  scaleSearchTargets,
   searchExtensionOf,
   TERM_INDEX_BYTES,
   type SearchDocument,
@@ -584,10 +585,11 @@ async function packRecords(
   folder: string,
   keyKind: KeyKind,
   source: RecordSource,
-  targets: { targetPackBytes: number; targetIndexBytes: number },
+  givenTargets: { targetPackBytes: number; targetIndexBytes: number },
   writeFile: WriteIndexFile,
 ): Promise<PackTableRow[]> {
   if (source.count === 0) return [];
+  const targets = scaleSearchTargets(givenTargets, source.totalBytes, source.count, source.keyBytes);
   const packDivisor = boundaryDivisor(targets.targetPackBytes, source.totalBytes / source.count);
   const indexDivisor = boundaryDivisor(targets.targetIndexBytes, INDEX_ENTRY_BYTES + source.keyBytes / source.count);
   const rows: PackTableRow[] = [];

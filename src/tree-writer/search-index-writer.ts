@@ -202,6 +202,36 @@ export function boundaryDivisor(target: number, averageBytes: number): number {
 }
 
 /**
+ * Packs, and indexes, a key space of the index takes at most (+1) before their targets double:
+ * three spaces × (129 + 129) files stay under the 1,000 a build leaves beside its 19,000 call files
+ * (limits.maxCallFiles), so a 650,000-document index still deploys under a 20,000-file limit (past
+ * the largest targets, 16 MiB packs, a space grows by one file per 8-16 MiB). Small corpora keep
+ * the base targets (Debian's 63,000 descriptions: 16 MB of documents in 256 KiB packs).
+ */
+export const SEARCH_FILES_PER_KIND = 128;
+/** The largest targets doubling reaches: a pack closes at its target, within MAX_PACK_BYTES. */
+const MAX_SCALED_PACK_BYTES = 16 * 1024 * 1024;
+const MAX_SCALED_INDEX_BYTES = 4 * 1024 * 1024;
+
+/** `targets` doubled while a key space of `count` records would take more than SEARCH_FILES_PER_KIND packs or indexes. */
+export function scaleSearchTargets(
+  targets: { targetPackBytes: number; targetIndexBytes: number },
+  totalBytes: number,
+  count: number,
+  keyBytes: number,
+): { targetPackBytes: number; targetIndexBytes: number } {
+  let targetPackBytes = targets.targetPackBytes;
+  // Every pack and index but the last holds at least half its target.
+  while (totalBytes / (targetPackBytes / 2) > SEARCH_FILES_PER_KIND && targetPackBytes < MAX_SCALED_PACK_BYTES)
+    targetPackBytes *= 2;
+  const indexBytes = count * INDEX_ENTRY_BYTES + keyBytes;
+  let targetIndexBytes = targets.targetIndexBytes;
+  while (indexBytes / (targetIndexBytes / 2) > SEARCH_FILES_PER_KIND && targetIndexBytes < MAX_SCALED_INDEX_BYTES)
+    targetIndexBytes *= 2;
+  return { targetPackBytes, targetIndexBytes };
+}
+
+/**
  * Packs and indexes of records already sorted by key (one name each), below `folder`: packs of
  * whole records, indexes over contiguous key ranges, both cut at content-defined boundaries.
  */
@@ -209,12 +239,15 @@ export function packSortedRecords(
   folder: string,
   keyKind: KeyKind,
   records: readonly KeyedRecord[],
-  targets: { targetPackBytes: number; targetIndexBytes: number },
+  givenTargets: { targetPackBytes: number; targetIndexBytes: number },
 ): { files: { path: string; bytes: Uint8Array }[]; rows: PackTableRow[] } {
   if (records.length === 0) return { files: [], rows: [] };
   const encoded = records.map((record) => encodeRecord({ names: [record.name], body: record.body }));
   let totalBytes = 0;
   for (const bytes of encoded) totalBytes += bytes.length;
+  let keyBytes = 0;
+  for (const record of records) keyBytes += record.key.length;
+  const targets = scaleSearchTargets(givenTargets, totalBytes, records.length, keyBytes);
   const packDivisor = boundaryDivisor(targets.targetPackBytes, totalBytes / records.length);
   const files: { path: string; bytes: Uint8Array }[] = [];
   const entries: { pack: { path: string; length: number }; offset: number; length: number }[] = [];
@@ -248,8 +281,6 @@ export function packSortedRecords(
     start = end;
   }
 
-  let keyBytes = 0;
-  for (const record of records) keyBytes += record.key.length;
   const indexDivisor = boundaryDivisor(targets.targetIndexBytes, INDEX_ENTRY_BYTES + keyBytes / records.length);
   const rows: PackTableRow[] = [];
   start = 0;

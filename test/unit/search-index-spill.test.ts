@@ -10,6 +10,7 @@ import { compareUtf8, writeSearchIndexSpilling } from '../../src/tree-writer/sea
 import {
   type SearchDocument,
   type SearchIndexOptions,
+  SEARCH_FILES_PER_KIND,
   writeSearchIndex,
 } from '../../src/tree-writer/search-index-writer.js';
 import { pick, random } from '../helpers/random.js';
@@ -101,6 +102,23 @@ describe('the spilling search index writer', () => {
     const expected = inMemory(documents, {});
     expect(spilled.extension).toEqual(expected.extension);
     expect(spilled.files).toEqual(expected.files);
+  });
+
+  it('keeps each part of a large index within SEARCH_FILES_PER_KIND packs and indexes, by larger targets', async () => {
+    const documents = corpus(1500, 21);
+    // Targets so small that 1,500 documents would make thousands of packs and indexes.
+    const options = { targetPackBytes: 256, targetIndexBytes: 64, targetTermIndexBytes: 64, inlineTableBytes: 1e9 };
+    const spilled = await spill(documents, options);
+    const expected = inMemory(documents, options);
+    expect(spilled.files).toEqual(expected.files);
+    for (const part of ['terms', 'titles', 'documents']) {
+      const names = [...spilled.files.keys()].filter((name) => name.startsWith(`packs/search.index/${part}/`));
+      const packs = names.filter((name) => name.endsWith('.pack')).length;
+      const indexes = names.filter((name) => name.endsWith('.idx')).length;
+      expect(packs, part).toBeGreaterThan(SEARCH_FILES_PER_KIND / 4);
+      expect(packs, part).toBeLessThanOrEqual(SEARCH_FILES_PER_KIND + 1);
+      expect(indexes, part).toBeLessThanOrEqual(SEARCH_FILES_PER_KIND + 1);
+    }
   });
 
   it('writes the same table file when the rows are too long for mcp.json', async () => {
