@@ -12,6 +12,8 @@
 // BENCH_CORPORA=debian,wiki  BENCH_WIKI_DOCS=650000  BENCH_DEBIAN_DOCS (all)  BENCH_MINISEARCH_DOCS
 // (the most documents MiniSearch gets per corpus, default 65,000: at 650,000 it runs for hours
 // on these machines; its figures are then for that many, said in the table).
+// BENCH_KEEP_TREE=<folder>: the search variant's tree is written there and kept (search-query.mjs
+// then measures queries on it: TREE=<folder>/tree), so the 650,000-document index is built once.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,7 +49,8 @@ for (const corpus of corpora) {
   const count = sizes[corpus];
   const plain = child('write-search-tree.mjs', [corpus, String(count), path.join(root, 'plain'), 'plain']);
   console.error(`${corpus} plain: ${JSON.stringify(plain)}`);
-  const search = child('write-search-tree.mjs', [corpus, String(count), path.join(root, 'search'), 'search']);
+  const searchFolder = process.env.BENCH_KEEP_TREE ?? path.join(root, 'search');
+  const search = child('write-search-tree.mjs', [corpus, String(count), searchFolder, 'search']);
   console.error(`${corpus} search: ${JSON.stringify(search)}`);
   const mini = child('minisearch-index.mjs', [corpus, String(Math.min(count, miniSearchDocs))]);
   console.error(`${corpus} minisearch: ${JSON.stringify(mini)}`);

@@ -22,9 +22,11 @@
 //   CORPUS=debian (Debian's package descriptions, ~63,000) or wiki (search-query-corpus.mjs;
 //   COUNT=650000; TEXT_SCALE shortens texts where the in-memory writer lacks memory),
 //   TERM_INDEX_BYTES=16384,65536 (one tree per size), QUERIES=1000, COLD=15, MINISEARCH=1.
+//   TREE=<folder>: measure that built tree instead (e.g. the one `BENCH_KEEP_TREE=… node
+//   bench/search-build.mjs` kept: its index is the build's own); MiniSearch is left out then.
 import { spawn, spawnSync } from 'node:child_process';
 import WebSocket from 'ws';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliPath, median, repoRoot, tempDir } from './lib/common.mjs';
 import { startWorkerdSite } from './lib/edge-lib.mjs';
@@ -46,7 +48,8 @@ const COUNT = Number(process.env.COUNT ?? (CORPUS === 'wiki' ? 650_000 : 1_000_0
 const QUERIES = Number(process.env.QUERIES ?? 1000);
 const COLD = Number(process.env.COLD ?? 15);
 const TERM_INDEX_SIZES = (process.env.TERM_INDEX_BYTES ?? '16384').split(',').map(Number);
-const MINISEARCH = process.env.MINISEARCH !== '0';
+const TREE = process.env.TREE;
+const MINISEARCH = process.env.MINISEARCH !== '0' && TREE === undefined;
 
 function percentile(values, fraction) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -280,11 +283,28 @@ console.log(JSON.stringify({ indexMs, indexCpuMs: (indexCpu.user + indexCpu.syst
   }
 }
 
-for (const termIndexBytes of TERM_INDEX_SIZES) {
-  const built = await searchTree(CORPUS, COUNT, { targetTermIndexBytes: termIndexBytes });
+/** A tree built elsewhere, described as searchTree describes its own. */
+function describeTree(tree) {
+  const search = JSON.parse(readFileSync(path.join(tree, 'mcp.json'), 'utf8')).staticmcp.search;
+  const folder = path.join(tree, 'packs', 'search.index');
+  const entries = readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+  const bytes = (entry) => statSync(path.join(entry.parentPath, entry.name)).size;
+  const table = entries.find((entry) => entry.name.endsWith('.table.json'));
+  return {
+    tree,
+    files: entries.length,
+    indexBytes: entries.reduce((sum, entry) => sum + bytes(entry), 0),
+    tableBytes: table ? bytes(table) : JSON.stringify(search).length,
+    tableInline: table === undefined,
+    termIndexes: entries.filter((entry) => entry.parentPath.endsWith('terms') && entry.name.endsWith('.idx')).length,
+  };
+}
+
+for (const termIndexBytes of TREE ? [undefined] : TERM_INDEX_SIZES) {
+  const built = TREE ? describeTree(TREE) : await searchTree(CORPUS, COUNT, { targetTermIndexBytes: termIndexBytes });
   const { queries, coldQueries, documentCount } = await queriesOf(built.tree);
   console.log(
-    `\n${CORPUS}: ${documentCount} documents, term indexes ${termIndexBytes / 1024} KiB: ${built.files} index files, ${f(built.indexBytes / 1e6, 1)} MB; search table ${f(built.tableBytes / 1024, 1)} KiB ${built.tableInline ? 'in mcp.json' : 'in its own file'} (${built.termIndexes} term indexes); index written in ${f(built.buildMs / 1000, 1)} s`,
+    `\n${TREE ?? CORPUS}: ${documentCount} documents, term indexes ${termIndexBytes === undefined ? 'as built' : `${termIndexBytes / 1024} KiB`}: ${built.files} index files, ${f(built.indexBytes / 1e6, 1)} MB; search table ${f(built.tableBytes / 1024, 1)} KiB ${built.tableInline ? 'in mcp.json' : 'in its own file'} (${built.termIndexes} term indexes)${built.buildMs === undefined ? '' : `; index written in ${f(built.buildMs / 1000, 1)} s`}`,
   );
   console.log(`${queries.length} warm queries, ${coldQueries.length} cold (new process each), e.g. "${queries[0]}"`);
   const results = [
