@@ -15,8 +15,9 @@
 // printed beside it. Memory: the process's RSS (/proc/<pid>/status VmRSS) after initialize and after
 // the queries, and for workerd the isolate's V8 heap in use, asked through workerd's inspector
 // (miniflare's inspectorPort; Runtime.getHeapUsage on the worker's own target, core:user:; it
-// does not answer HeapProfiler.collectGarbage, so garbage not yet collected counts too) — what
-// counts against an isolate's 128 MB.
+// does not answer HeapProfiler.collectGarbage, so garbage not yet collected counts too), plus the
+// ArrayBuffers' backing stores and the embedder's heap it reports beside it (the packs a host sent
+// whole live there) — what counts against an isolate's 128 MB.
 // Ratios are against MiniSearch in the same run.
 // Run: npm run build && node bench/search-query.mjs
 //   CORPUS=debian (Debian's package descriptions, ~63,000) or wiki (search-query-corpus.mjs;
@@ -74,7 +75,11 @@ function cpuNs(pid) {
 function rssMiB(pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 }
-/** The V8 heap (MiB used; garbage not yet collected included: workerd's inspector does not answer HeapProfiler.collectGarbage) of the workerd worker the inspector at `port` lists as core:user:. */
+/**
+ * The memory (MiB) of the workerd worker the inspector at `port` lists as core:user:: its V8 heap in
+ * use (garbage not yet collected included: workerd's inspector does not answer
+ * HeapProfiler.collectGarbage), and the ArrayBuffer backing stores and embedder heap beside it.
+ */
 async function isolateHeapMiB(port) {
   const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
   const target = targets.find((entry) => entry.id === 'core:user:');
@@ -98,7 +103,10 @@ async function isolateHeapMiB(port) {
     });
   const usage = await send('Runtime.getHeapUsage');
   socket.close();
-  return usage.usedSize / 1048576;
+  return {
+    heap: usage.usedSize / 1048576,
+    outside: ((usage.backingStorageSize ?? 0) + (usage.embedderHeapUsedSize ?? 0)) / 1048576,
+  };
 }
 
 function childPid(parentPid, name) {
@@ -325,7 +333,7 @@ for (const termIndexBytes of TREE ? [undefined] : TERM_INDEX_SIZES) {
       `${result.name}: RSS ${f(result.rssBefore, 0)} MiB after initialize, ${f(result.rssAfter, 0)} MiB after ${queries.length} queries (+${f(result.rssAfter - result.rssBefore, 1)} MiB)` +
         (result.heapAfter === undefined
           ? ''
-          : `; isolate V8 heap in use ${f(result.heapBefore, 1)} → ${f(result.heapAfter, 1)} MiB`),
+          : `; isolate memory ${f(result.heapBefore.heap + result.heapBefore.outside, 1)} → ${f(result.heapAfter.heap + result.heapAfter.outside, 1)} MiB (V8 heap in use ${f(result.heapBefore.heap, 1)} → ${f(result.heapAfter.heap, 1)}, ArrayBuffers and embedder ${f(result.heapBefore.outside, 1)} → ${f(result.heapAfter.outside, 1)})`),
     );
   }
   if (mini) {

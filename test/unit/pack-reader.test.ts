@@ -121,6 +121,54 @@ describe('packed tree source over byte buffers', () => {
     }
   });
 
+  it('reads each pack once from a host that ignores byte ranges, while the packs fit in its whole-pack budget', async () => {
+    const { tree, source } = buildPackedTree(3_000);
+    tree.ignoresRanges = true;
+    const packs = packPaths(tree).length;
+    expect(packs).toBeGreaterThan(4);
+    for (let round = 0; round < 2; round += 1)
+      for (let position = 0; position < 3_000; position += 1) {
+        const read = await source.read(`tools/lookup/key-${position}.json`);
+        expect(read.status === 'ok' && read.text).toBe(callBody(position));
+      }
+    expect(tree.asked.filter((path) => path.endsWith('.pack')).length).toBe(packs);
+    // A host that serves ranges fills no whole-pack budget: one range read per call, nothing kept.
+    const ranged = buildPackedTree(300);
+    for (let position = 0; position < 300; position += 1) await ranged.source.read(`tools/lookup/key-${position}.json`);
+    expect(ranged.source.cacheSize().wholePackBytes).toBe(0);
+  });
+
+  it('keeps whole packs within their byte budget, and none larger than a quarter of it', async () => {
+    const { tree, packed } = buildPackedTree(3_000, 16 * 1024);
+    tree.ignoresRanges = true;
+    const parsed = parsePackTable({ lookup: packed.table });
+    if ('problem' in parsed) throw new Error(parsed.problem);
+    const bounded = new PackedTreeSource(tree, tree, parsed.table, {
+      cacheLimits: { maxIndexes: 100, maxIndexBytes: 1 << 20, maxWholePackBytes: 100_000 },
+    });
+    for (let position = 0; position < 3_000; position += 1) {
+      const read = await bounded.read(`tools/lookup/key-${position}.json`);
+      expect(read.status === 'ok' && read.text).toBe(callBody(position));
+    }
+    expect(bounded.cacheSize().wholePackBytes).toBeGreaterThan(50_000);
+    expect(bounded.cacheSize().wholePackBytes).toBeLessThanOrEqual(100_000);
+    const tooSmall = new PackedTreeSource(tree, tree, parsed.table, {
+      cacheLimits: { maxIndexes: 100, maxIndexBytes: 1 << 20, maxWholePackBytes: 40_000 },
+    });
+    await tooSmall.read('tools/lookup/key-0.json');
+    expect(tooSmall.cacheSize().wholePackBytes).toBe(0);
+  });
+
+  it('a kept whole pack that was damaged on the host is refused when read, and never kept', async () => {
+    const { tree, source, problems } = buildPackedTree(300);
+    tree.ignoresRanges = true;
+    for (const path of packPaths(tree)) tree.files.set(path, tree.files.get(path)!.subarray(0, 100));
+    const read = await source.read('tools/lookup/key-5.json');
+    expect(read.status).toBe('missing');
+    expect(problems.join('\n')).toMatch(/truncated|short|length/);
+    expect(source.cacheSize().wholePackBytes).toBe(0);
+  });
+
   it('keeps at most the indexes its limits allow', async () => {
     const { tree, packed } = buildPackedTree(3_000, 16 * 1024, 2 * 1024);
     const parsed = parsePackTable({ lookup: packed.table });

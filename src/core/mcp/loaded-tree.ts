@@ -4,7 +4,7 @@ import { EXTENSION_KEY, isOurExtension, MANIFEST_FILE } from '../tree/manifest.j
 import type { TreeSource } from './tree-source.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 import { readTreeExtension, type TreeExtension, type TreeToolExtension } from './tree-extension.js';
-import type { PackFileSource } from '../packs/pack-reader.js';
+import type { PackFileSource, PackIndexCache } from '../packs/pack-reader.js';
 // Types only: the search modules load when a manifest names a search index.
 import type { SearchReader } from '../search/search-reader.js';
 
@@ -49,6 +49,11 @@ export interface LoadTreeOptions {
    * tree with a search index (hosts that do not, list neither).
    */
   packFiles?: PackFileSource;
+  /**
+   * The index and whole-pack cache the search reader uses: the edge worker passes the one its
+   * packed calls use, so an isolate holds one bounded cache, not one per reader.
+   */
+  packCache?: PackIndexCache;
   /** Told why a tree's search index is not used or a part of it was refused. */
   onProblem?: (text: string) => void;
 }
@@ -98,7 +103,7 @@ export async function loadTree(source: TreeSource, options: LoadTreeOptions = {}
   const rawExtension = manifest[EXTENSION_KEY];
   const search =
     options.packFiles !== undefined && isObject(rawExtension) && rawExtension.search !== undefined
-      ? await loadSearch(rawExtension.search, toolsByName, options.packFiles, options.onProblem)
+      ? await loadSearch(rawExtension.search, toolsByName, options.packFiles, options)
       : undefined;
   if (search) {
     for (const tool of search.tools) {
@@ -165,7 +170,7 @@ async function loadSearch(
   value: unknown,
   toolsByName: ReadonlyMap<string, TreeTool>,
   packFiles: PackFileSource,
-  onProblem: ((text: string) => void) | undefined,
+  { onProblem, packCache }: LoadTreeOptions,
 ): Promise<{ reader: SearchReader; tools: TreeTool[] } | undefined> {
   if (toolsByName.has('search') || toolsByName.has('fetch')) return undefined;
   const [{ parseSearchIndexManifest }, { SearchReader }, { SEARCH_TOOL, FETCH_TOOL }] = await Promise.all([
@@ -179,7 +184,10 @@ async function loadSearch(
     return undefined;
   }
   // A table kept in its own file is read by the reader on its first search (mcp.json loads stay small).
-  const reader = new SearchReader(packFiles, 'table' in parsed ? parsed.table : parsed, { onProblem });
+  const reader = new SearchReader(packFiles, 'table' in parsed ? parsed.table : parsed, {
+    onProblem,
+    ...(packCache ? { indexCache: packCache } : {}),
+  });
   const tool = (definition: typeof SEARCH_TOOL | typeof FETCH_TOOL, searchTool: 'search' | 'fetch'): TreeTool => ({
     definition: structuredClone(definition) as unknown as TreeTool['definition'],
     declaredParameters: Object.keys(definition.inputSchema.properties),

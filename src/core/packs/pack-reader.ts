@@ -5,6 +5,7 @@
 // throw, as TreeSource reads do, so they are not taken for an absent file). Only paths an index
 // names below packs/ are ever read.
 import { decodeUtf8 } from '../tree/utf8.js';
+import { BoundedCache } from './bounded-cache.js';
 import {
   checkPackHeader,
   findEntries,
@@ -41,6 +42,12 @@ export interface PackCacheLimits {
   maxIndexes: number;
   /** Their file bytes kept at most (an index larger than this is used once, not kept). */
   maxIndexBytes: number;
+  /**
+   * Bytes of whole packs kept, where the host answered a record's range with the whole file (the
+   * Workers asset binding does): the next record of that pack costs no read. A pack over a
+   * quarter of this is used once, not kept. 0: none kept. Hosts that serve ranges never fill it.
+   */
+  maxWholePackBytes?: number;
 }
 
 /**
@@ -51,7 +58,11 @@ export interface PackCacheLimits {
  * bench/packed-trees.mjs at 650,000 calls (256 indexes of ~61 KB) measured 0.77 index reads per
  * random call through the worker with 64, against ~0.47 now.
  */
-export const DEFAULT_PACK_CACHE_LIMITS: PackCacheLimits = { maxIndexes: 1024, maxIndexBytes: 8 * 1024 * 1024 };
+export const DEFAULT_PACK_CACHE_LIMITS: PackCacheLimits = {
+  maxIndexes: 1024,
+  maxIndexBytes: 8 * 1024 * 1024,
+  maxWholePackBytes: 16 * 1024 * 1024,
+};
 
 /**
  * Parsed indexes, least recently used dropped first, within PackCacheLimits. Plain data, no
@@ -61,11 +72,25 @@ export const DEFAULT_PACK_CACHE_LIMITS: PackCacheLimits = { maxIndexes: 1024, ma
 export class PackIndexCache {
   private readonly indexes = new Map<string, ParsedIndex>();
   private cachedBytes = 0;
+  private readonly wholePacks: BoundedCache<Uint8Array>;
 
-  constructor(private readonly limits: PackCacheLimits = DEFAULT_PACK_CACHE_LIMITS) {}
+  constructor(private readonly limits: PackCacheLimits = DEFAULT_PACK_CACHE_LIMITS) {
+    const maxWholePackBytes = limits.maxWholePackBytes ?? 0;
+    this.wholePacks = new BoundedCache(maxWholePackBytes, Math.floor(maxWholePackBytes / 4));
+  }
 
-  size(): { indexes: number; bytes: number } {
-    return { indexes: this.indexes.size, bytes: this.cachedBytes };
+  size(): { indexes: number; bytes: number; wholePackBytes: number } {
+    return { indexes: this.indexes.size, bytes: this.cachedBytes, wholePackBytes: this.wholePacks.size().bytes };
+  }
+
+  /** A whole pack a host sent earlier (its header checked then), by its tree path. */
+  wholePack(path: string): Uint8Array | undefined {
+    return this.wholePacks.get(path);
+  }
+
+  /** Keeps a whole pack whose header was checked (pack names carry their content's hash, so a path is one content). */
+  addWholePack(path: string, bytes: Uint8Array): void {
+    this.wholePacks.set(path, bytes, bytes.length);
   }
 
   get(path: string): ParsedIndex | undefined {
@@ -103,7 +128,7 @@ export class PackReader {
   }
 
   /** Indexes and bytes held now (for benches and tests of the bound). */
-  cacheSize(): { indexes: number; bytes: number } {
+  cacheSize(): { indexes: number; bytes: number; wholePackBytes: number } {
     return this.cache.size();
   }
 
@@ -181,12 +206,18 @@ export class PackReader {
     entry: number,
   ): Promise<{ names: string[]; body: Uint8Array; pack: string; recordOffset: number } | PackProblem> {
     const { pack, recordOffset, recordLength } = readEntry(index, entry);
-    const read = await this.files.readBytes(pack.path, { offset: recordOffset, length: recordLength });
+    const kept = this.cache.wholePack(pack.path);
+    const read: BytesOutcome = kept
+      ? { status: 'ok', bytes: kept, whole: true }
+      : await this.files.readBytes(pack.path, { offset: recordOffset, length: recordLength });
     if (read.status === 'missing') return { status: 'missing', reason: `the pack ${pack.path} is missing on the host` };
     let recordBytes = read.bytes;
     if (read.whole) {
-      const headerProblem = checkPackHeader(read.bytes, pack.path, pack.length);
-      if (headerProblem) return headerProblem;
+      if (!kept) {
+        const headerProblem = checkPackHeader(read.bytes, pack.path, pack.length);
+        if (headerProblem) return headerProblem;
+        this.cache.addWholePack(pack.path, read.bytes);
+      }
       recordBytes = read.bytes.subarray(recordOffset, recordOffset + recordLength);
     } else if (read.bytes.length !== recordLength) {
       return {

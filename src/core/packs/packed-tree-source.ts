@@ -72,7 +72,7 @@ export class PackedTreeSource implements TreeSource {
   }
 
   /** Bytes the index cache holds now. */
-  cacheSize(): { indexes: number; bytes: number } {
+  cacheSize(): { indexes: number; bytes: number; wholePackBytes: number } {
     return this.reader.cacheSize();
   }
 

@@ -23,7 +23,7 @@ import {
 import type { ToolResult } from '../results/tool-result.js';
 import { utf8Bytes } from '../tree/utf8.js';
 import { inverseDocumentFrequency, rankBm25, type ScoredDocument } from './bm25.js';
-import { BoundedCache } from './bounded-cache.js';
+import { BoundedCache } from '../packs/bounded-cache.js';
 import { decodePostings, type PostingList } from './postings.js';
 import {
   MAX_DOCUMENT_ID_LENGTH,
@@ -112,11 +112,18 @@ export class SearchReader {
   }
 
   /** Bytes held by the reader's caches now (for benches and the bound's tests). */
-  cacheSize(): { indexes: number; indexBytes: number; postingBytes: number; blockBytes: number } {
+  cacheSize(): {
+    indexes: number;
+    indexBytes: number;
+    wholePackBytes: number;
+    postingBytes: number;
+    blockBytes: number;
+  } {
     const indexes = this.packs.cacheSize();
     return {
       indexes: indexes.indexes,
       indexBytes: indexes.bytes,
+      wholePackBytes: indexes.wholePackBytes,
       postingBytes: this.postings.size().bytes,
       blockBytes: this.blocks.size().bytes,
     };

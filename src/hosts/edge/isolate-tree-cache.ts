@@ -24,8 +24,8 @@ interface CachedTree {
   checkedAtMs: number;
   /**
    * The manifest's pack table (its tools' calls are read from packs; undefined: not packed), and
-   * the isolate's bounded cache of their parsed indexes (DEFAULT_PACK_CACHE_LIMITS: 1,024 indexes,
-   * 8 MiB), new with each manifest since index names change with their content.
+   * the isolate's bounded cache of their parsed indexes and whole packs (DEFAULT_PACK_CACHE_LIMITS:
+   * 1,024 indexes, 8 MiB; 16 MiB of packs), new with each manifest since names change with content.
    */
   packs?: IsolatePacks;
 }
@@ -61,8 +61,12 @@ export async function loadTreeForIsolate(
     previous.checkedAtMs = nowMs;
     return previous.tree;
   }
+  // One bounded cache of indexes and whole packs per loaded tree, shared by its packed calls and its
+  // search reader: the isolate's memory has one ceiling (DEFAULT_PACK_CACHE_LIMITS), not one per reader.
+  const indexCache = new PackIndexCache();
   const tree = await loadTree(withManifest(source, outcome), {
     packFiles: source,
+    packCache: indexCache,
     onProblem: (text) => console.error(`staticmcp worker: ${text}`),
   });
   const packs = outcome.status === 'ok' ? packTableOfManifest(outcome.text) : undefined;
@@ -73,7 +77,7 @@ export async function loadTreeForIsolate(
     tree,
     etag: outcome.status === 'ok' ? outcome.etag : undefined,
     checkedAtMs: nowMs,
-    ...(packs && 'table' in packs ? { packs: { table: packs.table, indexCache: new PackIndexCache() } } : {}),
+    ...(packs && 'table' in packs ? { packs: { table: packs.table, indexCache } } : {}),
   };
   return tree;
 }

@@ -1,12 +1,17 @@
-// A least-recently-used map bounded by the bytes its values are said to take: the reader's decoded
-// postings and title blocks, so a warm isolate answers repeated terms from memory while its memory
-// stays under a fixed ceiling at any corpus size. Portable.
+// A least-recently-used map bounded by the bytes its values are said to take: the search reader's
+// decoded postings and title blocks, and the whole packs a host sent where a record's range was
+// asked, so a warm isolate answers from memory while its memory stays under a fixed ceiling at any
+// corpus size. Portable.
 
 export class BoundedCache<Value> {
   private readonly entries = new Map<string, { value: Value; bytes: number }>();
   private heldBytes = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  /** `maxValueBytes`: a larger value is not kept (default: the whole budget). */
+  constructor(
+    private readonly maxBytes: number,
+    private readonly maxValueBytes = maxBytes,
+  ) {}
 
   get(key: string): Value | undefined {
     const entry = this.entries.get(key);
@@ -17,9 +22,9 @@ export class BoundedCache<Value> {
     return entry.value;
   }
 
-  /** A value larger than the whole budget is not kept (it would push everything else out). */
+  /** A value larger than maxValueBytes is not kept (it would push everything else out). */
   set(key: string, value: Value, bytes: number): void {
-    if (bytes > this.maxBytes) return;
+    if (bytes > this.maxValueBytes || bytes > this.maxBytes) return;
     const old = this.entries.get(key);
     if (old !== undefined) {
       this.entries.delete(key);
