@@ -268,7 +268,8 @@ describe("fetch of a call's document", () => {
   it('reads the call, plain or packed, on every host, and answers the same JSON', async () => {
     const project = await makeProject({ tools: { echo: 'echo-value' }, config });
     const plain = (await buildJson(project, '--out', path.join(project, 'out-plain'))).report;
-    const packed = (await buildJson(project, '--out', path.join(project, 'out-packed'), '--max-call-files', '1')).report;
+    const packed = (await buildJson(project, '--out', path.join(project, 'out-packed'), '--max-call-files', '1'))
+      .report;
     expect(plain.ok && packed.ok).toBe(true);
     for (const tree of [plain.outDir, packed.outDir]) {
       const manifest = JSON.parse(readFileSync(path.join(tree, 'mcp.json'), 'utf8'));

@@ -533,7 +533,9 @@ describe('documents that take their text from their call (format 2)', () => {
     expect(written.extension.format).toBe(2);
     expect(stored.written.extension.format).toBe(1);
     const documentBytes = (files: typeof written.files) =>
-      files.filter((file) => file.path.startsWith(`${SEARCH_FOLDER}documents/`)).reduce((sum, f) => sum + f.bytes.length, 0);
+      files
+        .filter((file) => file.path.startsWith(`${SEARCH_FOLDER}documents/`))
+        .reduce((sum, f) => sum + f.bytes.length, 0);
     // Short texts here (5-65 words): the records lose them, and nothing else.
     const textBytes = documents.reduce((sum, document) => sum + Buffer.byteLength(JSON.stringify(document.text)), 0);
     expect(documentBytes(written.files)).toBeLessThan(documentBytes(stored.written.files) - textBytes / 2);
@@ -565,7 +567,7 @@ describe('documents that take their text from their call (format 2)', () => {
       const { reader, problems } = pointingReader(calls, options);
       const result = await reader.fetch({ id: victim });
       expect(result.isError, name).toBe(true);
-      const text = (result.content[0] as { text: string }).text;
+      const text = (result.content[0] as unknown as { text: string }).text;
       expect(text, name).toMatch(why);
       expect(text, name).toContain(`The document ${victim} is in the search index but its call ${victim}`);
       expect(text, name).toMatch(/build the tree again and deploy all of it/);
@@ -622,7 +624,9 @@ describe('documents that take their text from their call (format 2)', () => {
     const problems = await verifySearchIndex(table, files, paths, (id) => id !== lacking && callFiles.has(id));
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(
-      new RegExp(`takes its text from the call ${lacking.replace(/[.]/g, '\\.')}, which the tree lacks.*; build the tree again$`),
+      new RegExp(
+        `takes its text from the call ${lacking.replace(/[.]/g, '\\.')}, which the tree lacks.*; build the tree again$`,
+      ),
     );
   });
 });

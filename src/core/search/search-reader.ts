@@ -1,8 +1,11 @@
 // Answers `search` and `fetch` from a tree's search index (search-index-format.ts) through the pack
 // reader and whatever byte source the host has (a folder, a URL, the worker's assets): a query
-// reads one record per distinct term and one title block per result, fetch one record; decoded
-// postings and title blocks stay in a bounded LRU, parsed indexes in the pack reader's. A table
-// kept in its own file (search-index-format.ts) is read on the first search or fetch and kept.
+// reads one record per distinct term and one title block per result, fetch one record (and, for a
+// precomputed call's document, the call itself, through `readCall`: the index keeps no copy of a
+// call's text; a call the host lacks or that no longer reads as a document is an isError result
+// saying to build again); decoded postings and title blocks stay in a bounded LRU, parsed indexes
+// in the pack reader's. A table kept in its own file (search-index-format.ts) is read on the
+// first search or fetch and kept.
 // A term in at least half the documents (FTS5's idf floor: it adds ~1e-6 to a score) has the
 // longest postings (2.5 MB at 650,000 documents) for nothing: when the other terms of the query
 // already find a page of results, its postings are not read, only its count of documents (the
@@ -10,7 +13,7 @@
 // throws on bad input or bad bytes: a bad query or unknown id is an isError result saying what to
 // do, a term the index lacks finds nothing, a damaged part or one the host lacks is an isError
 // result saying so (and `onProblem` hears why). Host I/O failures do throw, as every
-// TreeSource read does.
+// TreeSource read does, except a call's read for fetch: that one document's isError result.
 import { callKeyOf, KEY_KIND, RECORD_HEADER_BYTES } from '../packs/pack-format.js';
 import {
   DEFAULT_PACK_CACHE_LIMITS,

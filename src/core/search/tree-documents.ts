@@ -11,8 +11,9 @@
 //   names; plain: a file whose recorded arguments key another file the tree holds). text = the
 //   result's text items joined by a blank line (its structured content as JSON when it has none);
 //   error and empty results skipped (call-text.ts, shared with fetch, which reads the call again:
-//   a call's document is marked `textFrom: "call"` and the index keeps no copy of its text). title = the tool's template over the arguments (`{name}`),
-//   else the argument values joined by ", ", else the tool's name. A call file that records no
+//   a call's document is marked `textFrom: "call"` and the index keeps no copy of its text).
+//   title = the tool's template over the arguments (`{name}`), else the argument values joined by
+//   ", ", else the tool's name. A call file that records no
 //   arguments (another generator's) takes them from its path segments, in parameter order.
 // - url = publicUrl + "/" + id, or "" without a publicUrl.
 // A file that cannot be read or parsed is skipped and told to `onSkip`, never thrown.
