@@ -1,7 +1,8 @@
 // `staticmcp check`, the search index of a tree (issue #25): the manifest's `search` table parses
 // and the index it names passes verifySearchIndex (every part loads, is named by its content,
 // every record is reachable and readable, the counts match, no stray file under
-// packs/search.index/). A problem line's "; what to do" becomes the hint check prints.
+// packs/search.index/, every call a document takes its text from is in the tree). A problem
+// line's "; what to do" becomes the hint check prints.
 import { EXTENSION_KEY } from '../core/tree/manifest.js';
 import type { PackFileSource } from '../core/packs/pack-reader.js';
 import { parseSearchIndexManifest, SEARCH_FOLDER } from '../core/search/search-index-format.js';
@@ -13,13 +14,14 @@ export async function checkSearchIndex(
   files: readonly string[],
   packFiles: PackFileSource,
   report: Report,
+  hasCall?: (treePath: string) => boolean,
 ): Promise<void> {
   const parsed = parseSearchIndexManifest(value);
   if ('problem' in parsed) {
     report(at(EXTENSION_KEY, 'search'), `${parsed.problem}, so the search and fetch tools are left out`, REBUILD);
     return;
   }
-  for (const line of await verifySearchIndex('table' in parsed ? parsed.table : parsed, packFiles, files)) {
+  for (const line of await verifySearchIndex('table' in parsed ? parsed.table : parsed, packFiles, files, hasCall)) {
     const cut = line.lastIndexOf('; ');
     const hint = cut < 0 ? REBUILD : line.slice(cut + 2);
     report(SEARCH_FOLDER, cut < 0 ? line : line.slice(0, cut), hint === 'build the tree again' ? REBUILD : hint);

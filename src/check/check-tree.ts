@@ -129,11 +129,6 @@ export async function checkTree(input: CheckInput): Promise<CheckReport> {
     }
     if (searchTable !== undefined) skipped.push('the search index: a URL cannot be listed, and check reads all of it');
   } else {
-    // The search index (issue #25) is derived from files the hash covers, and is checked on its own.
-    if (searchTable !== undefined && input.packFiles) {
-      const { checkSearchIndex } = await import('./check-search-index.js');
-      await checkSearchIndex(searchTable, input.files, input.packFiles, report);
-    }
     let files = input.files.filter((file) => !file.startsWith(SEARCH_FOLDER));
     if (extension?.packs !== undefined && input.packFiles) {
       const { checkPacks, toolFolderOf } = await import('./check-packs.js');
@@ -143,6 +138,14 @@ export async function checkTree(input: CheckInput): Promise<CheckReport> {
       // call files of packed tools (reported above) left out, as no reader reads them.
       const isPackedPlainFile = (file: string): boolean => packedTools.has(toolFolderOf(file) ?? '');
       files = [...files.filter((file) => !file.startsWith('packs/') && !isPackedPlainFile(file)), ...packedCallFiles];
+    }
+    // The search index (issue #25) is derived from files the hash covers, and is checked on its
+    // own; after the packs, so a document that takes its text from a call finds it among the calls
+    // a reader reads (`files`: plain and packed).
+    if (searchTable !== undefined && input.packFiles) {
+      const { checkSearchIndex } = await import('./check-search-index.js');
+      const calls = new Set(files);
+      await checkSearchIndex(searchTable, input.files, input.packFiles, report, (treePath) => calls.has(treePath));
     }
     checked.callFiles = await checkListedFiles(files, source, extension, tools, report, checked);
   }

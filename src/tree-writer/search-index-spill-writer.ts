@@ -112,6 +112,7 @@ export async function writeSearchIndexSpilling(
   const runFiles: string[] = [];
   const run = new PostingRun(Math.min(runLimit, 1 << 16));
   let tokenCount = 0;
+  let pointsAtCalls = false;
 
   const flushRun = (): void => {
     if (run.used === 0) return;
@@ -135,6 +136,7 @@ export async function writeSearchIndexSpilling(
       titleLength.push(titleItem.length);
       titleSpill.append(titleItem);
       const body = Buffer.from(encodeDocumentBody(document), 'utf8');
+      if (document.textFrom === 'call') pointsAtCalls = true;
       bodyAt.push(bodySpill.bytes);
       bodyLength.push(body.length);
       bodySpill.append(body);
@@ -189,7 +191,10 @@ export async function writeSearchIndexSpilling(
       writeFile,
     );
     const rows = { terms, titles, documents: stored };
-    const { extension, tableFile } = searchExtensionOf(count, tokenCount, blockSize, rows, options);
+    const { extension, tableFile } = searchExtensionOf(count, tokenCount, blockSize, rows, {
+      ...options,
+      pointsAtCalls,
+    });
     if (tableFile !== undefined) await writeFile(tableFile.path, tableFile.bytes);
     return extension;
   } finally {

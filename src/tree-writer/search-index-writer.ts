@@ -29,10 +29,11 @@ import {
   DEFAULT_TITLE_BLOCK_SIZE,
   SEARCH_FOLDER,
   SEARCH_INDEX_FORMAT,
+  SEARCH_INDEX_FORMAT_TEXTS_ONLY,
   SEARCH_TABLE_INLINE_BYTES,
   titleBlockKeyOf,
 } from '../core/search/search-index-format.js';
-import { encodeDocumentBody, type FetchedDocument } from '../core/search/search-results.js';
+import { encodeDocumentBody, type IndexedDocument } from '../core/search/search-results.js';
 import { tokenize } from '../core/search/tokenize.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { sipHash13Halves } from '../core/tree/siphash.js';
@@ -40,8 +41,11 @@ import { assertPlainTreePath } from '../core/tree/tree-path.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
 import { DEFAULT_TARGET_INDEX_BYTES, DEFAULT_TARGET_PACK_BYTES, MAX_PACK_BYTES } from './pack-writer.js';
 
-/** A document to index: what fetch will return for it. Its id must be a plain tree path. */
-export type SearchDocument = FetchedDocument;
+/**
+ * A document to index: what fetch will return for it (its text read from its call when
+ * `textFrom` is "call"). Its id must be a plain tree path.
+ */
+export type SearchDocument = IndexedDocument;
 
 export interface SearchIndexOptions {
   targetPackBytes?: number;
@@ -70,7 +74,7 @@ export interface SearchIndexRows {
 
 /** mcp.json's `staticmcp.search`: the rows inline, or `table` naming the file that holds them. */
 export type SearchIndexExtension = {
-  format: typeof SEARCH_INDEX_FORMAT;
+  format: typeof SEARCH_INDEX_FORMAT | typeof SEARCH_INDEX_FORMAT_TEXTS_ONLY;
   documentCount: number;
   tokenCount: number;
   blockSize: number;
@@ -157,7 +161,11 @@ export function writeSearchIndex(
   const stored = packSortedRecords(`${SEARCH_FOLDER}documents/`, KEY_KIND.call, documentRecords, targets);
   const files = [...terms.files, ...titles.files, ...stored.files];
   const rows: SearchIndexRows = { terms: terms.rows, titles: titles.rows, documents: stored.rows };
-  const { extension, tableFile } = searchExtensionOf(numbered.length, tokenCount, blockSize, rows, options);
+  const pointsAtCalls = numbered.some(({ document }) => document.textFrom === 'call');
+  const { extension, tableFile } = searchExtensionOf(numbered.length, tokenCount, blockSize, rows, {
+    ...options,
+    pointsAtCalls,
+  });
   if (tableFile !== undefined) files.push(tableFile);
   files.sort((left, right) => compareStrings(left.path, right.path));
   return { files, extension };
@@ -169,9 +177,11 @@ export function searchExtensionOf(
   tokenCount: number,
   blockSize: number,
   rows: SearchIndexRows,
-  options: Pick<SearchIndexOptions, 'inlineTableBytes'>,
+  options: Pick<SearchIndexOptions, 'inlineTableBytes'> & { pointsAtCalls: boolean },
 ): { extension: SearchIndexExtension; tableFile?: { path: string; bytes: Uint8Array } } {
-  const counts = { format: SEARCH_INDEX_FORMAT, documentCount, tokenCount, blockSize } as const;
+  // Only an index that needs the newer reader says so: one of stored texts stays readable by older bridges.
+  const format = options.pointsAtCalls ? SEARCH_INDEX_FORMAT : SEARCH_INDEX_FORMAT_TEXTS_ONLY;
+  const counts = { format, documentCount, tokenCount, blockSize } as const;
   const rowsBytes = utf8Bytes(JSON.stringify(rows));
   if (rowsBytes.length <= (options.inlineTableBytes ?? SEARCH_TABLE_INLINE_BYTES))
     return { extension: { ...counts, ...rows } };

@@ -3,8 +3,9 @@
 // every build, `check` accepts the tree, and `serve` answers the search and fetch tools to the
 // official SDK client over stdio, in OpenAI's shapes, with isError for bad input. A project tool
 // named search wins, with one warning saying how to rename it; without the setting the text
-// resources are indexed, with `"search": false` nothing.
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// resources are indexed, with `"search": false` nothing. A call's document keeps no text in the
+// index: fetch reads the call, plain or packed, on every host, with the same JSON.
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -236,6 +237,97 @@ describe('search over precomputed calls', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("fetch of a call's document", () => {
+  const config = {
+    search: { resources: false, tools: { echo: { title: 'Echo of {value}' } } },
+    tools: { echo: { values: { value: ['the quick brown fox', 'lazy dogs sleep', 'quick thinking'] } } },
+  };
+  const FOX_ID = (id: string) => expect(id).toMatch(/^tools\/echo\/.+\.json$/);
+
+  async function fetchFox(client: Client): Promise<{ id: string; result: unknown }> {
+    const found = await client.callTool({ name: 'search', arguments: { query: 'brown fox' } });
+    const id = (found.structuredContent as { results: { id: string }[] }).results[0]!.id;
+    return { id, result: await client.callTool({ name: 'fetch', arguments: { id } }) };
+  }
+
+  async function overStdio<T>(target: string, use: (client: Client) => Promise<T>): Promise<T> {
+    const client = new Client({ name: 'search-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', target], stderr: 'pipe' }),
+    );
+    try {
+      return await use(client);
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('reads the call, plain or packed, on every host, and answers the same JSON', async () => {
+    const project = await makeProject({ tools: { echo: 'echo-value' }, config });
+    const plain = (await buildJson(project, '--out', path.join(project, 'out-plain'))).report;
+    const packed = (await buildJson(project, '--out', path.join(project, 'out-packed'), '--max-call-files', '1'))
+      .report;
+    expect(plain.ok && packed.ok).toBe(true);
+    for (const tree of [plain.outDir, packed.outDir]) {
+      const manifest = JSON.parse(readFileSync(path.join(tree, 'mcp.json'), 'utf8'));
+      expect(manifest.staticmcp.search.format).toBe(2);
+      // The index keeps titles and arguments, not the calls' text (each ends in a newline).
+      const documents = [...filesBelow(tree, 'packs/search.index/documents').values()];
+      expect(documents.length).toBeGreaterThan(0);
+      for (const bytes of documents) expect(Buffer.from(bytes, 'base64').toString('latin1')).not.toContain('fox\\n');
+    }
+    expect(JSON.parse(readFileSync(path.join(packed.outDir, 'mcp.json'), 'utf8')).staticmcp.packs.echo).toBeDefined();
+
+    const answers: unknown[] = [];
+    answers.push(await overStdio(plain.outDir, fetchFox));
+    answers.push(await overStdio(packed.outDir, fetchFox));
+    const site = await startWorkerdSite(packed.outDir);
+    try {
+      const client = new Client({ name: 'search-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL('mcp', site.url)));
+      answers.push(await fetchFox(client));
+      await client.close();
+    } finally {
+      await site.close();
+    }
+    const server = await HttpServe.start([packed.outDir]);
+    try {
+      answers.push(await overStdio(new URL('/', server.endpoint).href, fetchFox));
+    } finally {
+      await server.stop();
+    }
+    const [first] = answers as { id: string; result: { structuredContent: unknown; content: unknown } }[];
+    FOX_ID(first!.id);
+    expect(first!.result.structuredContent).toEqual({
+      id: first!.id,
+      title: 'Echo of the quick brown fox',
+      text: 'the quick brown fox\n',
+      url: '',
+      metadata: { tool: 'echo', arguments: { value: 'the quick brown fox' } },
+    });
+    for (const answer of answers) expect(JSON.stringify(answer)).toBe(JSON.stringify(first));
+  });
+
+  it('answers isError, and check names the document, when the call is gone from the host', async () => {
+    const project = await makeProject({ tools: { echo: 'echo-value' }, config });
+    const { report } = await buildJson(project);
+    const { id } = await overStdio(report.outDir, fetchFox);
+    rmSync(path.join(report.outDir, id));
+    const { result } = await overStdio(report.outDir, fetchFox);
+    expect(result).toMatchObject({
+      isError: true,
+      content: [
+        {
+          text: `The document ${id} is in the search index but its call ${id} is missing on the host; this server's owner should build the tree again and deploy all of it.`,
+        },
+      ],
+    });
+    const check = await runCli(['check', report.outDir]);
+    expect(check.code).not.toBe(0);
+    expect(check.stdout + check.stderr).toContain(`takes its text from the call ${id}, which the tree lacks`);
   });
 });
 

@@ -63,6 +63,15 @@ async function searchAndFetch(client: Client): Promise<void> {
   expect(read.contents[0]).toMatchObject({ text: DOCUMENTS['docs://docs/intro'] });
   const call = await client.callTool({ name: 'get_resource', arguments: { uri: 'docs/guides/setup' } });
   expect((call.content as { text: string }[])[0]!.text).toContain('Install it');
+  // A call's document takes its text from the call file itself, in the foreign tree's own shape.
+  const fromCall = await client.callTool({ name: 'fetch', arguments: { id: 'tools/get_resource/blog/launch.json' } });
+  const launch = await client.callTool({ name: 'get_resource', arguments: { uri: 'blog/launch' } });
+  expect(fromCall.isError).toBeUndefined();
+  expect(fromCall.structuredContent).toMatchObject({
+    id: 'tools/get_resource/blog/launch.json',
+    title: 'blog/launch',
+    text: (launch.content as { text: string }[]).map((item) => item.text).join('\n\n'),
+  });
 }
 
 describe('staticmcp index over a tree another generator wrote', () => {

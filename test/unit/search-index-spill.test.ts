@@ -1,7 +1,8 @@
 // The spilling search index writer (tree-writer/search-index-spill-writer.ts) writes the same
 // files, byte for byte, and the same mcp.json value as the in-memory writer (search-index-writer.ts)
 // for the same documents, whatever order they stream in and however many sorted runs they fill,
-// and refuses what the in-memory writer refuses; its scratch files stay in the folder it is given.
+// (documents storing their text and documents pointing at their call alike), and refuses what the
+// in-memory writer refuses; its scratch files stay in the folder it is given.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,6 +36,8 @@ function corpus(count: number, seed: number): SearchDocument[] {
       text: words.join(' '),
       url: next() < 0.5 ? '' : `https://example.org/${documents.length}`,
       ...(documents.length % 3 === 0 ? { metadata: { position: documents.length } } : {}),
+      // Half point at their call for their text (stored without it), as a build's call documents do.
+      ...(documents.length % 2 === 0 ? { textFrom: 'call' as const } : {}),
     });
   }
   return documents;
@@ -93,6 +96,16 @@ describe('the spilling search index writer', () => {
     expect(expected.extension.terms.length).toBeGreaterThan(3);
     expect(expected.extension.documents.length).toBeGreaterThan(3);
     expect(spilled.extension).toEqual(expected.extension);
+    expect(spilled.extension.format).toBe(2);
+    expect(new Map([...spilled.files].sort())).toEqual(new Map([...expected.files].sort()));
+  });
+
+  it('writes format 1, as the in-memory writer does, when every document stores its text', async () => {
+    const documents = corpus(120, 5).map(({ textFrom: _, ...document }) => document);
+    const expected = inMemory(documents, {});
+    const spilled = await spill(streamed(documents), { runPostings: 50 });
+    expect(spilled.extension).toEqual(expected.extension);
+    expect(spilled.extension.format).toBe(1);
     expect(new Map([...spilled.files].sort())).toEqual(new Map([...expected.files].sort()));
   });
 
@@ -143,6 +156,10 @@ describe('the spilling search index writer', () => {
       `two search documents have the id ${documents[7]!.id}`,
     );
     await expect(spill([{ ...documents[0]!, id: '../outside.json' }], {})).rejects.toThrow(/search document id/);
+    // A document whose text is its call's must be a call file: fetch reads nothing else.
+    const notACall = { ...documents[0]!, id: 'resources/guide.json', textFrom: 'call' as const };
+    await expect(spill([notACall], {})).rejects.toThrow(/takes its text from a call, but is not a tools/);
+    expect(() => inMemory([notACall], {})).toThrow(/takes its text from a call, but is not a tools/);
   });
 
   it('orders ids by their UTF-8 bytes', () => {

@@ -12,6 +12,7 @@ import {
   type SearchIndexTable,
 } from '../../src/core/search/search-index-format.js';
 import { SearchReader } from '../../src/core/search/search-reader.js';
+import { parseDocumentBody } from '../../src/core/search/search-results.js';
 import { verifySearchIndex } from '../../src/core/search/verify-search-index.js';
 import { tokenize } from '../../src/core/search/tokenize.js';
 import { type SearchDocument, writeSearchIndex } from '../../src/tree-writer/search-index-writer.js';
@@ -322,7 +323,7 @@ describe('search bad input', () => {
     expect(parseSearchIndexTable({ ...written.extension, terms: [{ first: '61', index: '../x.idx' }] })).toHaveProperty(
       'problem',
     );
-    expect(parseSearchIndexTable({ ...written.extension, format: 2 })).toMatchObject({
+    expect(parseSearchIndexTable({ ...written.extension, format: 3 })).toMatchObject({
       problem: expect.stringContaining('update staticmcp'),
     });
     expect(parseSearchIndexTable({ ...written.extension, documentCount: -1 })).toHaveProperty('problem');
@@ -489,6 +490,143 @@ describe('verifying a search index (what check asks)', () => {
     files.files.delete(titleIndex);
     expect((await verifySearchIndex(table, files, paths())).join('\n')).toMatch(
       new RegExp(`${titleIndex} is missing.*\\n.*holds 0 title blocks, its table needs 10`),
+    );
+  });
+});
+
+describe('documents that take their text from their call (format 2)', () => {
+  // The calls as the build writes them: the result, and the arguments it answers in _meta.
+  const documents = corpus(200);
+  const callFiles = new Map(
+    documents.map((document) => [
+      document.id,
+      JSON.stringify({
+        content: [{ type: 'text', text: document.text }],
+        _meta: { 'staticmcp/arguments': { title: document.title } },
+      }),
+    ]),
+  );
+  const pointing = documents.map((document) => ({ ...document, textFrom: 'call' as const }));
+
+  function pointingReader(calls: Map<string, string>, options: { throws?: boolean } = {}) {
+    const written = writeSearchIndex(pointing, SMALL_PARTS);
+    const files = new MemoryFiles(new Map(written.files.map((file) => [file.path, file.bytes])));
+    const parsed = parseSearchIndexManifest(JSON.parse(JSON.stringify(written.extension)));
+    if ('problem' in parsed) throw new Error(parsed.problem);
+    const callsRead: string[] = [];
+    const problems: string[] = [];
+    const reader = new SearchReader(files, 'table' in parsed ? parsed.table : parsed, {
+      onProblem: (reason) => problems.push(reason),
+      readCall: async (treePath) => {
+        callsRead.push(treePath);
+        if (options.throws) throw new Error('EIO: the disk went away');
+        const text = calls.get(treePath);
+        return text === undefined ? { status: 'missing' } : { status: 'ok', text };
+      },
+    });
+    return { written, files, reader, callsRead, problems };
+  }
+
+  it('stores no text, and fetch answers the same JSON as an index that stores it', async () => {
+    const stored = readerOver(documents);
+    const { written, reader, callsRead } = pointingReader(callFiles);
+    expect(written.extension.format).toBe(2);
+    expect(stored.written.extension.format).toBe(1);
+    const documentBytes = (files: typeof written.files) =>
+      files
+        .filter((file) => file.path.startsWith(`${SEARCH_FOLDER}documents/`))
+        .reduce((sum, f) => sum + f.bytes.length, 0);
+    // Short texts here (5-65 words): the records lose them, and nothing else.
+    const textBytes = documents.reduce((sum, document) => sum + Buffer.byteLength(JSON.stringify(document.text)), 0);
+    expect(documentBytes(written.files)).toBeLessThan(documentBytes(stored.written.files) - textBytes / 2);
+    for (const document of documents.slice(0, 60)) {
+      const fromCall = await reader.fetch({ id: document.id });
+      const fromIndex = await stored.reader.fetch({ id: document.id });
+      expect(JSON.stringify(fromCall)).toBe(JSON.stringify(fromIndex));
+    }
+    expect(callsRead).toEqual(documents.slice(0, 60).map((document) => document.id));
+    // Search is unchanged: the postings are the same.
+    const query = 'omega café';
+    expect(structured(await reader.search({ query }))).toEqual(structured(await stored.reader.search({ query })));
+  });
+
+  it('answers isError, saying to build again, when the call is missing, unreadable, an error or empty', async () => {
+    const victim = documents[17]!.id;
+    const cases: [string, Map<string, string>, RegExp, { throws?: boolean }?][] = [
+      ['missing', new Map([...callFiles].filter(([id]) => id !== victim)), /is missing on the host/],
+      ['truncated', new Map([...callFiles, [victim, callFiles.get(victim)!.slice(0, 20)]]), /is not JSON/],
+      [
+        'an error now',
+        new Map([...callFiles, [victim, JSON.stringify({ content: [{ type: 'text', text: 'boom' }], isError: true })]]),
+        /is an error result on the host/,
+      ],
+      ['empty', new Map([...callFiles, [victim, JSON.stringify({ content: [] })]]), /is no text on the host/],
+      ['an I/O failure', callFiles, /cannot be read \(EIO/, { throws: true }],
+    ];
+    for (const [name, calls, why, options] of cases) {
+      const { reader, problems } = pointingReader(calls, options);
+      const result = await reader.fetch({ id: victim });
+      expect(result.isError, name).toBe(true);
+      const text = (result.content[0] as unknown as { text: string }).text;
+      expect(text, name).toMatch(why);
+      expect(text, name).toContain(`The document ${victim} is in the search index but its call ${victim}`);
+      expect(text, name).toMatch(/build the tree again and deploy all of it/);
+      expect(problems, name).toHaveLength(1);
+    }
+    // A reader given no way to read calls says so too, rather than throwing.
+    const { written } = pointingReader(callFiles);
+    const files = new MemoryFiles(new Map(written.files.map((file) => [file.path, file.bytes])));
+    const table = written.extension as unknown as SearchIndexTable;
+    const blind = await new SearchReader(files, table).fetch({ id: victim });
+    expect(blind).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/this host cannot read/) }] });
+  });
+
+  it('never reads a call for an id the index does not hold, nor a pointer that names a file outside tools/', async () => {
+    const { reader, callsRead, files } = pointingReader(callFiles);
+    for (const id of ['../mcp.json', 'tools/wiki/nothing.json', 'resources/x.json', 'tools/../mcp.json'])
+      expect((await reader.fetch({ id })).isError, id).toBe(true);
+    expect(callsRead).toEqual([]);
+    expect(files.asked.every((path) => path.startsWith(SEARCH_FOLDER))).toBe(true);
+    // A tampered record: a pointer must name its own id, a call file below tools/, and no text.
+    const body = (value: object) => JSON.stringify({ title: 't', url: '', ...value });
+    expect(parseDocumentBody(body({ id: 'tools/wiki/a.json', textFrom: 'call' }), 'tools/wiki/a.json')).toEqual({
+      id: 'tools/wiki/a.json',
+      title: 't',
+      textFrom: 'call',
+      url: '',
+    });
+    for (const [id, extra] of [
+      ['resources/a.json', { textFrom: 'call' }],
+      ['tools/../mcp.json', { textFrom: 'call' }],
+      ['tools/wiki/a.txt', { textFrom: 'call' }],
+      ['tools/wiki/a.json', { textFrom: 'resource' }],
+      ['tools/wiki/a.json', { textFrom: 'call', text: 'both' }],
+      ['tools/wiki/a.json', {}],
+    ] as const)
+      expect(parseDocumentBody(body({ id, ...extra }), id), `${id} ${JSON.stringify(extra)}`).toBeUndefined();
+  });
+
+  it('is refused by a reader of format 1 only, with a message to update', () => {
+    const { written } = pointingReader(callFiles);
+    expect(parseSearchIndexManifest(written.extension)).not.toHaveProperty('problem');
+    expect(parseSearchIndexManifest({ ...written.extension, format: 1 })).not.toHaveProperty('problem');
+    expect(parseSearchIndexManifest({ ...written.extension, format: 3 })).toMatchObject({
+      problem: 'search.format is 3, this reader knows 1 and 2; update staticmcp or build the tree again',
+    });
+  });
+
+  it('is verified: a pointer whose call the tree lacks is a problem', async () => {
+    const { written, files } = pointingReader(callFiles);
+    const table = written.extension as unknown as SearchIndexTable;
+    const paths = [...files.files.keys()];
+    expect(await verifySearchIndex(table, files, paths, (id) => callFiles.has(id))).toEqual([]);
+    const lacking = documents[3]!.id;
+    const problems = await verifySearchIndex(table, files, paths, (id) => id !== lacking && callFiles.has(id));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(
+      new RegExp(
+        `takes its text from the call ${lacking.replace(/[.]/g, '\\.')}, which the tree lacks.*; build the tree again$`,
+      ),
     );
   });
 });

@@ -1,7 +1,7 @@
 // The manifest of a tree, read once at start and indexed: tools by name, resources by their exact
 // URI string (never normalised by a URL parser), prompts by name, our extension when the tree is ours.
 import { EXTENSION_KEY, isOurExtension, MANIFEST_FILE } from '../tree/manifest.js';
-import type { TreeSource } from './tree-source.js';
+import type { ReadOutcome, TreeSource } from './tree-source.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 import { readTreeExtension, type TreeExtension, type TreeToolExtension } from './tree-extension.js';
 import type { PackFileSource, PackIndexCache } from '../packs/pack-reader.js';
@@ -103,7 +103,7 @@ export async function loadTree(source: TreeSource, options: LoadTreeOptions = {}
   const rawExtension = manifest[EXTENSION_KEY];
   const search =
     options.packFiles !== undefined && isObject(rawExtension) && rawExtension.search !== undefined
-      ? await loadSearch(rawExtension.search, toolsByName, options.packFiles, options)
+      ? await loadSearch(rawExtension, source, toolsByName, options.packFiles, options)
       : undefined;
   if (search) {
     for (const tool of search.tools) {
@@ -167,26 +167,34 @@ export async function loadTree(source: TreeSource, options: LoadTreeOptions = {}
  * usable (told to `onProblem`) or the tree lists a tool of either name (the tree's own tool wins).
  */
 async function loadSearch(
-  value: unknown,
+  extension: JsonObject,
+  source: TreeSource,
   toolsByName: ReadonlyMap<string, TreeTool>,
   packFiles: PackFileSource,
   { onProblem, packCache }: LoadTreeOptions,
 ): Promise<{ reader: SearchReader; tools: TreeTool[] } | undefined> {
   if (toolsByName.has('search') || toolsByName.has('fetch')) return undefined;
-  const [{ parseSearchIndexManifest }, { SearchReader }, { SEARCH_TOOL, FETCH_TOOL }] = await Promise.all([
-    import('../search/search-index-format.js'),
-    import('../search/search-reader.js'),
-    import('../search/search-results.js'),
-  ]);
-  const parsed = parseSearchIndexManifest(value);
+  const [{ parseSearchIndexManifest }, { SearchReader }, { SEARCH_TOOL, FETCH_TOOL }, { PackIndexCache }] =
+    await Promise.all([
+      import('../search/search-index-format.js'),
+      import('../search/search-reader.js'),
+      import('../search/search-results.js'),
+      import('../packs/pack-reader.js'),
+    ]);
+  const parsed = parseSearchIndexManifest(extension.search);
   if ('problem' in parsed) {
     onProblem?.(`${MANIFEST_FILE}: ${parsed.problem}; the search and fetch tools are left out`);
     return undefined;
   }
+  // One index cache for the index's parts and the packed calls fetch reads (the worker's packed
+  // calls too, when it passes its own): one bound for all.
+  const indexCache = packCache ?? new PackIndexCache();
+  const readCall = await callReaderOf(extension, source, packFiles, indexCache, onProblem);
   // A table kept in its own file is read by the reader on its first search (mcp.json loads stay small).
   const reader = new SearchReader(packFiles, 'table' in parsed ? parsed.table : parsed, {
     onProblem,
-    ...(packCache ? { indexCache: packCache } : {}),
+    indexCache,
+    readCall,
   });
   const tool = (definition: typeof SEARCH_TOOL | typeof FETCH_TOOL, searchTool: 'search' | 'fetch'): TreeTool => ({
     definition: structuredClone(definition) as unknown as TreeTool['definition'],
@@ -194,6 +202,31 @@ async function loadSearch(
     searchTool,
   });
   return { reader, tools: [tool(SEARCH_TOOL, 'search'), tool(FETCH_TOOL, 'fetch')] };
+}
+
+/**
+ * How fetch reads a call a document points at, the way tools/call finds it: a packed tool's calls
+ * from its packs (the hosts' `source` may not read packs itself: the worker packs per request),
+ * any other call file through `source`. The id is checked as a call file's path before this runs.
+ */
+async function callReaderOf(
+  extension: JsonObject,
+  source: TreeSource,
+  packFiles: PackFileSource,
+  indexCache: PackIndexCache,
+  onProblem: ((text: string) => void) | undefined,
+): Promise<(treePath: string) => Promise<ReadOutcome>> {
+  const plain = (treePath: string) => source.read(treePath);
+  if (extension.packs === undefined) return plain;
+  const [{ parsePackTable }, { PackedTreeSource }] = await Promise.all([
+    import('../packs/pack-table.js'),
+    import('../packs/packed-tree-source.js'),
+  ]);
+  const packs = parsePackTable(extension.packs);
+  // A malformed table is reported by the tree's own packed reads; fetch then reads plain files only.
+  if ('problem' in packs || packs.table.size === 0) return plain;
+  const packed = new PackedTreeSource(source, packFiles, packs.table, { cacheLimits: indexCache, onProblem });
+  return (treePath) => packed.read(treePath);
 }
 
 /** Only for trees without our content hash (so the hashing module loads only for them, not at every start). */

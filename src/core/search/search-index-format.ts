@@ -17,7 +17,12 @@
 //   what a search result needs without the documents' text;
 // - documents (KEY_KIND.call, key = SipHash of the id, as a call's tree path): a record per
 //   document named by its id, body = the fetch result's JSON. fetch = one cached index + one record.
-// mcp.json, extension `staticmcp.search`: {format: 1, documentCount, tokenCount, blockSize,
+//   A precomputed call's document (format 2) keeps no text: body = {id, title, textFrom: "call",
+//   url, metadata}, and fetch reads the call (its id: plain file or packed record) and derives the
+//   text as the lister did (call-text.ts). The call already holds the text; a Wikipedia-shaped
+//   tree would otherwise store its 1.3 GB of articles twice, in 8-16 MiB document packs that a
+//   host ignoring byte ranges sends whole for one article.
+// mcp.json, extension `staticmcp.search`: {format: 1 or 2, documentCount, tokenCount, blockSize,
 // terms: rows, titles: rows, documents: rows} (rows: [{first: hex key, index: tree path}]); once
 // the rows pass SEARCH_TABLE_INLINE_BYTES (≈ 1,000 rows at 650,000 documents, ~180 KB) they move
 // into their own content-named file, packs/search.index/<sha256-16>.table.json = {terms, titles,
@@ -35,7 +40,15 @@
 import { parsePackTable, type PackTableRow } from '../packs/pack-table.js';
 import { isObject } from '../tree/json-object.js';
 
-export const SEARCH_INDEX_FORMAT = 1;
+/**
+ * The format an index with call documents is written in: 2 (pointers, which a format-1 reader
+ * would take for damage, so it refuses the tree by its format, saying to update). An index of
+ * stored texts only is written as 1, which readers of either format read the same.
+ */
+export const SEARCH_INDEX_FORMAT = 2;
+/** The format of an index whose documents all store their text. */
+export const SEARCH_INDEX_FORMAT_TEXTS_ONLY = 1;
+const READABLE_FORMATS: readonly unknown[] = [SEARCH_INDEX_FORMAT_TEXTS_ONLY, SEARCH_INDEX_FORMAT];
 /** Where the index lives: a folder no tool's packs/<tool>/ can be (tool names hold no "."). */
 export const SEARCH_FOLDER = 'packs/search.index/';
 /** Documents per title block: ~3 KB of ids and titles, one record read per search result. */
@@ -85,9 +98,9 @@ export type SearchIndexManifest = { table: SearchIndexTable } | { counts: Search
  */
 export function parseSearchIndexManifest(value: unknown): SearchIndexManifest | { problem: string } {
   if (!isObject(value)) return { problem: 'search is not an object' };
-  if (value.format !== SEARCH_INDEX_FORMAT) {
+  if (!READABLE_FORMATS.includes(value.format)) {
     return {
-      problem: `search.format is ${JSON.stringify(value.format)}, this reader knows ${SEARCH_INDEX_FORMAT}; update staticmcp or build the tree again`,
+      problem: `search.format is ${JSON.stringify(value.format)}, this reader knows ${READABLE_FORMATS.join(' and ')}; update staticmcp or build the tree again`,
     };
   }
   const { documentCount, tokenCount, blockSize } = value;

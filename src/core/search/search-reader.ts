@@ -1,8 +1,11 @@
 // Answers `search` and `fetch` from a tree's search index (search-index-format.ts) through the pack
 // reader and whatever byte source the host has (a folder, a URL, the worker's assets): a query
-// reads one record per distinct term and one title block per result, fetch one record; decoded
-// postings and title blocks stay in a bounded LRU, parsed indexes in the pack reader's. A table
-// kept in its own file (search-index-format.ts) is read on the first search or fetch and kept.
+// reads one record per distinct term and one title block per result, fetch one record (and, for a
+// precomputed call's document, the call itself, through `readCall`: the index keeps no copy of a
+// call's text; a call the host lacks or that no longer reads as a document is an isError result
+// saying to build again); decoded postings and title blocks stay in a bounded LRU, parsed indexes
+// in the pack reader's. A table kept in its own file (search-index-format.ts) is read on the
+// first search or fetch and kept.
 // A term in at least half the documents (FTS5's idf floor: it adds ~1e-6 to a score) has the
 // longest postings (2.5 MB at 650,000 documents) for nothing: when the other terms of the query
 // already find a page of results, its postings are not read, only its count of documents (the
@@ -10,7 +13,7 @@
 // throws on bad input or bad bytes: a bad query or unknown id is an isError result saying what to
 // do, a term the index lacks finds nothing, a damaged part or one the host lacks is an isError
 // result saying so (and `onProblem` hears why). Host I/O failures do throw, as every
-// TreeSource read does.
+// TreeSource read does, except a call's read for fetch: that one document's isError result.
 import { callKeyOf, KEY_KIND, RECORD_HEADER_BYTES } from '../packs/pack-format.js';
 import {
   DEFAULT_PACK_CACHE_LIMITS,
@@ -20,6 +23,7 @@ import {
   PackReader,
   textOfBody,
 } from '../packs/pack-reader.js';
+import type { ReadOutcome } from '../mcp/tree-source.js';
 import type { ToolResult } from '../results/tool-result.js';
 import { utf8Bytes } from '../tree/utf8.js';
 import { inverseDocumentFrequency, rankBm25, type ScoredDocument } from './bm25.js';
@@ -38,6 +42,7 @@ import {
   titleBlockKeyOf,
 } from './search-index-format.js';
 import {
+  type FetchedDocument,
   fetchToolResult,
   parseDocumentBody,
   type SearchHit,
@@ -45,6 +50,7 @@ import {
   searchToolResult,
 } from './search-results.js';
 import { tokenize } from './tokenize.js';
+import { callDocumentText } from './call-text.js';
 
 export interface SearchReaderOptions {
   /** The pack reader's index cache: its limits, or one shared with the tree's packed calls. */
@@ -53,6 +59,11 @@ export interface SearchReaderOptions {
   maxCachedBytes?: number;
   /** Told why a part of the index was refused (damaged, edited, hostile). */
   onProblem?: (reason: string) => void;
+  /**
+   * Reads a precomputed call's file as the tree answers tools/call (plain, or packed), for the
+   * documents whose text is their call's (format 2). Absent: such a fetch is an isError result.
+   */
+  readCall?: (treePath: string) => Promise<ReadOutcome>;
 }
 
 export const DEFAULT_SEARCH_CACHE_BYTES = 8 * 1024 * 1024;
@@ -202,7 +213,45 @@ export class SearchReader {
     const document = parseDocumentBody(textOfBody(found.body), id);
     if (document === undefined)
       return searchErrorResult(this.damaged(`the document record of ${id} is not a document`).message);
-    return fetchToolResult(document);
+    if (!('textFrom' in document)) return fetchToolResult(document);
+    const { textFrom: _, ...rest } = document;
+    const text = await this.textOfCall(id);
+    if (typeof text !== 'string') return text;
+    // Keys in the order a stored text's result has them: the same JSON either way.
+    const fetched: FetchedDocument = { id, title: rest.title, text, url: rest.url };
+    if (rest.metadata !== undefined) fetched.metadata = rest.metadata;
+    return fetchToolResult(fetched);
+  }
+
+  /**
+   * The text of the call a document points at (its id: parseDocumentBody checked it is a call
+   * file below tools/), derived as the lister derived it; an isError result when the host lacks
+   * the call, or it no longer reads as a document (replaced, truncated, an error result now).
+   */
+  private async textOfCall(id: string): Promise<string | ToolResult> {
+    const broken = (why: string): ToolResult => {
+      this.options.onProblem?.(`the search document ${id} points at its call, which ${why}`);
+      return searchErrorResult(
+        `The document ${id} is in the search index but its call ${id} ${why}; this server's owner should build the tree again and deploy all of it.`,
+      );
+    };
+    if (this.options.readCall === undefined) return broken('this host cannot read');
+    let read: ReadOutcome;
+    try {
+      read = await this.options.readCall(id);
+    } catch (error) {
+      return broken(`cannot be read (${error instanceof Error ? error.message : String(error)})`);
+    }
+    if (read.status !== 'ok') return broken('is missing on the host');
+    let value: unknown;
+    try {
+      value = JSON.parse(read.text);
+    } catch {
+      return broken('is not JSON on the host (truncated or replaced?)');
+    }
+    const document = callDocumentText(value);
+    if ('problem' in document) return broken(`is ${document.problem} on the host, not the text that was indexed`);
+    return document.text;
   }
 
   private damaged(reason: string): { status: 'error'; message: string } {

@@ -5,6 +5,7 @@
 // Portable: every host answers from these definitions.
 import type { ToolResult } from '../results/tool-result.js';
 import { isObject } from '../tree/json-object.js';
+import { findTreePathProblem } from '../tree/tree-path.js';
 
 export interface SearchHit {
   id: string;
@@ -84,8 +85,25 @@ export function searchErrorResult(message: string): ToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
+/**
+ * A document on its way into the index. `textFrom: "call"`: its id is a precomputed call's file
+ * (tools/<tool>/….json, plain or packed), whose text fetch reads from the call, so the index
+ * stores no second copy of it (a Wikipedia-shaped tree's 1.3 GB of articles would be stored twice).
+ */
+export interface IndexedDocument extends FetchedDocument {
+  textFrom?: 'call';
+}
+
+/** A document as the index stores it: its text, or (`textFrom: "call"`) none, the call's file holding it. */
+export type StoredDocument = FetchedDocument | (Omit<FetchedDocument, 'text'> & { textFrom: 'call' });
+
+/** A stored call document's id must be a call file's path: the one file fetch reads for it. */
+export function isCallFileId(id: string): boolean {
+  return id.startsWith('tools/') && id.endsWith('.json') && findTreePathProblem(id) === undefined;
+}
+
 /** The document body the writer stored (its JSON text); undefined when it is not one, or not `id`'s. */
-export function parseDocumentBody(text: string, id: string): FetchedDocument | undefined {
+export function parseDocumentBody(text: string, id: string): StoredDocument | undefined {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -93,14 +111,35 @@ export function parseDocumentBody(text: string, id: string): FetchedDocument | u
     return undefined;
   }
   if (!isObject(raw) || raw.id !== id) return undefined;
-  const { title, text: documentText, url, metadata } = raw;
-  if (typeof title !== 'string' || typeof documentText !== 'string' || typeof url !== 'string') return undefined;
+  const { title, text: documentText, url, metadata, textFrom } = raw;
+  if (typeof title !== 'string' || typeof url !== 'string') return undefined;
   if (metadata !== undefined && !isObject(metadata)) return undefined;
-  return { id, title, text: documentText, url, ...(metadata !== undefined ? { metadata } : {}) };
+  const rest = { url, ...(metadata !== undefined ? { metadata } : {}) };
+  if (textFrom !== undefined) {
+    // A pointer names no other file than its own id, and only a call file below tools/.
+    if (textFrom !== 'call' || documentText !== undefined || !isCallFileId(id)) return undefined;
+    return { id, title, textFrom, ...rest };
+  }
+  if (typeof documentText !== 'string') return undefined;
+  return { id, title, text: documentText, ...rest };
 }
 
-/** The body the writer stores for a document: the fetch result's JSON, keys in a fixed order. */
-export function encodeDocumentBody(document: FetchedDocument): string {
+/**
+ * The body the writer stores for a document: the fetch result's JSON, keys in a fixed order; a
+ * call's document without its text. Throws when a call document's id is not a call file's path.
+ */
+export function encodeDocumentBody(document: IndexedDocument): string {
+  if (document.textFrom === 'call') {
+    if (!isCallFileId(document.id))
+      throw new Error(`the search document ${document.id} takes its text from a call, but is not a tools/….json file`);
+    return JSON.stringify({
+      id: document.id,
+      title: document.title,
+      textFrom: 'call',
+      url: document.url,
+      ...(document.metadata !== undefined ? { metadata: document.metadata } : {}),
+    });
+  }
   return JSON.stringify({
     id: document.id,
     title: document.title,

@@ -10,8 +10,10 @@
 //   file; a left-out-default copy is not a document of its own (in a pack: the record's other
 //   names; plain: a file whose recorded arguments key another file the tree holds). text = the
 //   result's text items joined by a blank line (its structured content as JSON when it has none);
-//   error and empty results skipped. title = the tool's template over the arguments (`{name}`),
-//   else the argument values joined by ", ", else the tool's name. A call file that records no
+//   error and empty results skipped (call-text.ts, shared with fetch, which reads the call again:
+//   a call's document is marked `textFrom: "call"` and the index keeps no copy of its text).
+//   title = the tool's template over the arguments (`{name}`), else the argument values joined by
+//   ", ", else the tool's name. A call file that records no
 //   arguments (another generator's) takes them from its path segments, in parameter order.
 // - url = publicUrl + "/" + id, or "" without a publicUrl.
 // A file that cannot be read or parsed is skipped and told to `onSkip`, never thrown.
@@ -26,7 +28,10 @@ import { resourceFilePaths } from '../mcp/resource-reads.js';
 import { parseIndex, parsePack } from '../packs/pack-format.js';
 import type { PackFileSource } from '../packs/pack-reader.js';
 import type { PackTable } from '../packs/pack-table.js';
-import type { FetchedDocument } from './search-results.js';
+import type { IndexedDocument } from './search-results.js';
+import { callDocumentText, toolOfCallFile } from './call-text.js';
+
+export { toolOfCallFile };
 
 /** Which documents to make (staticmcp.json's `search`, or `staticmcp index`'s options). */
 export interface DocumentSettings {
@@ -52,7 +57,8 @@ export interface TreeDocumentFiles {
   packFiles?: PackFileSource;
 }
 
-export type SearchDocument = FetchedDocument;
+/** A call's document points at its call (`textFrom`): the index keeps its text once, in the call. */
+export type SearchDocument = IndexedDocument;
 
 /** `template` with each {name} replaced by that argument's value ("" when absent). */
 function fillTemplate(template: string, args: JsonObject): string {
@@ -60,23 +66,6 @@ function fillTemplate(template: string, args: JsonObject): string {
     const value = args[name];
     return value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
   });
-}
-
-/** A call result as one document's text: its text items, else its structured content as JSON. */
-function textOfResult(result: JsonObject): string {
-  const texts = (Array.isArray(result.content) ? result.content : []).flatMap((item) =>
-    isObject(item) && item.type === 'text' && typeof item.text === 'string' ? [item.text] : [],
-  );
-  if (texts.length > 0) return texts.join('\n\n');
-  return isObject(result.structuredContent) ? JSON.stringify(result.structuredContent) : '';
-}
-
-/** The tool of a plain call file: `tools/<tool>/….json` or `tools/<tool>.json`. */
-export function toolOfCallFile(filePath: string): string | undefined {
-  if (!filePath.startsWith('tools/') || !filePath.endsWith('.json')) return undefined;
-  const rest = filePath.slice('tools/'.length);
-  const slash = rest.indexOf('/');
-  return slash < 0 ? rest.slice(0, -'.json'.length) : rest.slice(0, slash);
 }
 
 function parseJson(bytes: Uint8Array): { value: unknown } | undefined {
@@ -133,10 +122,9 @@ function callDocument(
   order: readonly string[],
   settings: DocumentSettings,
 ): SearchDocument | undefined {
-  const { result, recordedArguments } = readCallFile(value);
-  if (result.isError === true) return undefined;
-  const text = textOfResult(result);
-  if (text === '') return undefined;
+  const read = callDocumentText(value);
+  if ('problem' in read) return undefined;
+  const { text, recordedArguments } = read;
   const args = recordedArguments ?? argumentsOfPath(id, tool, order);
   const template = settings.tools[tool]?.title;
   const values = Object.values(args).map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
@@ -147,6 +135,7 @@ function callDocument(
     text,
     url: urlOf(settings, id),
     metadata: { tool, arguments: args },
+    textFrom: 'call',
   };
 }
 

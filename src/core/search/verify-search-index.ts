@@ -2,7 +2,8 @@
 // index of the search table loads, holds the right kind of keys, lies in its row's range and is
 // named by its content; every pack is whole and named by its content; every record is reachable
 // by the lookup a reader does and its body is what a reader expects (postings that decode, title
-// blocks of the right size, documents that name their id); there are as many title blocks and
+// blocks of the right size, documents that name their id, and whose call the tree has when they
+// take their text from it); there are as many title blocks and
 // documents as the table says; and no file under packs/search.index/ is left that no index names.
 // A table kept in its own file must be there, named by its content, and parse. Each file is read
 // once: a record is reachable when an index entry of its key, in the index its row covers, points
@@ -40,11 +41,16 @@ const MAX_PROBLEMS = 100;
 
 type Space = 'terms' | 'titles' | 'documents';
 
-/** The problems of the search index `source` names, read through `files`; `treeFiles` lists the tree (for strays). */
+/**
+ * The problems of the search index `source` names, read through `files`; `treeFiles` lists the
+ * tree (for strays). `hasCall` (when given) says whether the tree holds a call file, plain or
+ * packed: a document that takes its text from its call is a problem when the tree lacks the call.
+ */
 export async function verifySearchIndex(
   source: SearchIndexTable | { counts: SearchIndexCounts; tableFile: string },
   files: PackFileSource,
   treeFiles: readonly string[],
+  hasCall?: (treePath: string) => boolean,
 ): Promise<string[]> {
   const problems: string[] = [];
   const named = new Set<string>();
@@ -132,7 +138,7 @@ export async function verifySearchIndex(
         ) {
           problems.push(`${where} is not reachable through the search table; ${REBUILD}`);
         }
-        const bodyProblem = checkBody(space, name, record.body, table, blocks);
+        const bodyProblem = checkBody(space, name, record.body, table, blocks, hasCall);
         if (bodyProblem !== undefined) problems.push(`${where} ${bodyProblem}; ${REBUILD}`);
         if (problems.length > MAX_PROBLEMS) return [...problems, `… and more; stopped after ${MAX_PROBLEMS} problems`];
       }
@@ -169,6 +175,7 @@ function checkBody(
   body: Uint8Array,
   table: SearchIndexTable,
   blocks: Set<string>,
+  hasCall: ((treePath: string) => boolean) | undefined,
 ): string | undefined {
   if (space === 'terms') {
     const postings = decodePostings(body, table.documentCount);
@@ -183,7 +190,12 @@ function checkBody(
     blocks.add(name);
     return undefined;
   }
-  return parseDocumentBody(textOfBody(body), name) === undefined ? 'is not the document it is named for' : undefined;
+  const document = parseDocumentBody(textOfBody(body), name);
+  if (document === undefined) return 'is not the document it is named for';
+  // Only that the call is there: whether it still reads as the indexed text costs a read per document.
+  if ('textFrom' in document && hasCall !== undefined && !hasCall(name))
+    return `takes its text from the call ${name}, which the tree lacks (fetch of it fails)`;
+  return undefined;
 }
 
 async function isNamedByContent(path: string, bytes: Uint8Array): Promise<boolean> {
