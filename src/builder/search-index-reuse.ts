@@ -1,0 +1,263 @@
+// Reusing the previous build's search index (issue #25: "a no-op rebuild does not rebuild the
+// index"), the way pack-reuse.ts reuses a tool's packs. After a build that indexed, the project's
+// .staticmcp/search-index.json records two digests of what the index was made from, the
+// `staticmcp.search` extension it returned, the warning count of files the lister skipped, and
+// the identity of each index file in the output folder (inode, size, mtime, sha256). The next
+// build's search step (search-index-step.ts) hard-links those files into the new tree and returns
+// the recorded extension, without loading the index writer or making its scratch folder, when
+// every recorded file is provably untouched and one of the digests is the same:
+// - `inputs`: the writer's identity, the settings, the manifest the documents are made from and
+//   the content hash of the tree's files at that point (the lister reads nothing else), so a
+//   rebuild whose tree came out the same decides without listing a document;
+// - `documents`: a digest of the documents themselves (id, title, text, url, metadata), for a
+//   rebuild whose tree changed elsewhere (a prompt, a tool that is not indexed); this costs a
+//   listing, far cheaper than writing (no tokenizing, sorting or spilling).
+// The index of one digest is byte-identical whichever build wrote it (the writer is deterministic
+// and the digests cover its inputs and the generator's version). Any doubt (no record, another
+// output folder, an edited record, a file touched, removed or swapped, a path outside the index's
+// folder) means "write it again".
+import { createHash } from 'node:crypto';
+import { type BigIntStats, promises as fs, lstatSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  DEFAULT_TITLE_BLOCK_SIZE,
+  SEARCH_FOLDER,
+  SEARCH_INDEX_FORMAT,
+  SEARCH_TABLE_INLINE_BYTES,
+} from '../core/search/search-index-format.js';
+import type { SearchDocument } from '../core/search/tree-documents.js';
+import { findTreePathProblem } from '../core/tree/tree-path.js';
+import { DEFAULT_TARGET_INDEX_BYTES, DEFAULT_TARGET_PACK_BYTES } from '../tree-writer/pack-writer.js';
+import type { SearchIndexExtension } from '../tree-writer/search-index-writer.js';
+
+const RECORD_FILE = path.join('.staticmcp', 'search-index.json');
+
+/** One file of the recorded index, as it was in the output folder after the build. */
+interface RecordedIndexFile {
+  path: string;
+  sha256: string;
+  inode: string;
+  size: number;
+  mtimeNs: string;
+}
+
+/** What the search step made, or reused, for the record. */
+export interface SearchIndexOutcome {
+  inputs: string;
+  documents: string;
+  /** Files the lister could not read as documents (the build's warning says how many). */
+  skipped: number;
+  extension: SearchIndexExtension;
+  /** The index's files in the tree, sorted, with their content digests (hex). */
+  files: { path: string; sha256: string }[];
+  /** Linked from the previous tree (the files then are the recorded ones), not written. */
+  reused: boolean;
+}
+
+interface SearchIndexRecord {
+  outDir: string;
+  generator: string;
+  inputs: string;
+  documents: string;
+  skipped: number;
+  extension: SearchIndexExtension;
+  files: RecordedIndexFile[];
+  /** sha256 of the fields above: a record edited by hand is not used. */
+  check: string;
+}
+
+/** The recorded index found reusable: its files are still in the output folder, untouched. */
+export interface ReusableSearchIndex {
+  outDir: string;
+  inputs: string;
+  documents: string;
+  skipped: number;
+  extension: SearchIndexExtension;
+  files: readonly RecordedIndexFile[];
+}
+
+/**
+ * Everything of the writer and the settings that the index bytes depend on besides the
+ * documents: the generator (name and version: the lister and the writer's code), the index format,
+ * the writer's targets and the bound its scaling keeps (the build uses the defaults; the scaled
+ * targets follow from the documents), and the document settings. Async: the writer's constants
+ * load only for projects that search (their module costs ~10 ms).
+ */
+export async function searchWriterIdentity(generator: string, settings: unknown): Promise<string> {
+  const { SEARCH_FILES_PER_KIND, TERM_INDEX_BYTES } = await import('../tree-writer/search-index-writer.js');
+  return JSON.stringify([
+    generator,
+    SEARCH_INDEX_FORMAT,
+    DEFAULT_TARGET_PACK_BYTES,
+    DEFAULT_TARGET_INDEX_BYTES,
+    TERM_INDEX_BYTES,
+    SEARCH_FILES_PER_KIND,
+    DEFAULT_TITLE_BLOCK_SIZE,
+    SEARCH_TABLE_INLINE_BYTES,
+    settings,
+  ]);
+}
+
+/** The `inputs` digest: the writer's identity, the manifest the documents are made from, the tree's content hash. */
+export function searchInputsDigest(writerIdentity: string, manifest: unknown, treeContentHash: string): string {
+  return createHash('sha256')
+    .update(`inputs\0${writerIdentity}\0${JSON.stringify(manifest)}\0${treeContentHash}`)
+    .digest('hex');
+}
+
+/**
+ * The `documents` digest, fed one document at a time in any order: calls arrive as they finish,
+ * so the lister's order differs between runs while the index (sorted by id) does not. Each
+ * document's sha256 is added lane by lane (8 × 32 bits, modulo 2^32), a multiset sum that needs
+ * no list of ids; with the count and the writer's identity it is hashed once more at the end.
+ */
+export class SearchDocumentsDigest {
+  private readonly lanes = new Uint32Array(8);
+  private count = 0;
+
+  constructor(private readonly writerIdentity: string) {}
+
+  add(document: SearchDocument): void {
+    const bytes = createHash('sha256')
+      .update(JSON.stringify([document.id, document.title, document.text, document.url, document.metadata ?? null]))
+      .digest();
+    for (let lane = 0; lane < 8; lane += 1) this.lanes[lane] = (this.lanes[lane]! + bytes.readUInt32BE(lane * 4)) >>> 0;
+    this.count += 1;
+  }
+
+  digest(): string {
+    return createHash('sha256')
+      .update(`documents\0${this.writerIdentity}\0${this.count}\0`)
+      .update(Buffer.from(this.lanes.buffer))
+      .digest('hex');
+  }
+}
+
+/** The tree paths the extension names (its rows' indexes, or its table file). */
+function pathsNamedBy(extension: SearchIndexExtension): string[] | undefined {
+  if ('table' in extension) return typeof extension.table === 'string' ? [extension.table] : undefined;
+  const named: string[] = [];
+  for (const kind of ['terms', 'titles', 'documents'] as const) {
+    const rows = (extension as unknown as Record<string, unknown>)[kind];
+    if (!Array.isArray(rows)) return undefined;
+    for (const row of rows) {
+      if (typeof row !== 'object' || row === null || typeof (row as { index?: unknown }).index !== 'string')
+        return undefined;
+      named.push((row as { index: string }).index);
+    }
+  }
+  return named;
+}
+
+function checkOf(record: Omit<SearchIndexRecord, 'check'>): string {
+  return createHash('sha256')
+    .update(
+      JSON.stringify([
+        record.outDir,
+        record.generator,
+        record.inputs,
+        record.documents,
+        record.skipped,
+        record.extension,
+        record.files,
+      ]),
+    )
+    .digest('hex');
+}
+
+/**
+ * The previous build's index of `outDir` (resolved) when its record is intact, names only files
+ * below packs/search.index/, and each of them is still there untouched (same inode, size, mtime);
+ * otherwise undefined. Never throws.
+ */
+export async function readReusableSearchIndex(
+  projectRoot: string,
+  outDir: string,
+  generator: string,
+): Promise<ReusableSearchIndex | undefined> {
+  let record: SearchIndexRecord;
+  try {
+    record = JSON.parse(await fs.readFile(path.join(projectRoot, RECORD_FILE), 'utf8')) as SearchIndexRecord;
+  } catch {
+    return undefined;
+  }
+  try {
+    if (typeof record !== 'object' || record === null) return undefined;
+    if (record.outDir !== outDir || record.generator !== generator) return undefined;
+    if (typeof record.inputs !== 'string' || typeof record.documents !== 'string') return undefined;
+    if (!Number.isSafeInteger(record.skipped) || record.skipped < 0) return undefined;
+    if (typeof record.extension !== 'object' || record.extension === null || !Array.isArray(record.files))
+      return undefined;
+    if (record.check !== checkOf(record)) return undefined;
+    const paths = new Set<string>();
+    for (const file of record.files) {
+      if (typeof file?.path !== 'string' || typeof file.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(file.sha256))
+        return undefined;
+      // The record is the project's own file, but it must never put a file from elsewhere into the tree.
+      if (findTreePathProblem(file.path) !== undefined || !file.path.startsWith(SEARCH_FOLDER)) return undefined;
+      const stats = lstatSync(path.join(outDir, file.path), { bigint: true });
+      if (
+        !stats.isFile() ||
+        String(stats.ino) !== file.inode ||
+        Number(stats.size) !== file.size ||
+        String(stats.mtimeNs) !== file.mtimeNs
+      )
+        return undefined;
+      paths.add(file.path);
+    }
+    const named = pathsNamedBy(record.extension);
+    if (named === undefined || named.length === 0 || !named.every((named) => paths.has(named))) return undefined;
+    const { inputs, documents, skipped, extension, files } = record;
+    return { outDir, inputs, documents, skipped, extension, files };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Records the index now in `outDir` (after the swap, or after a build that found the tree
+ * unchanged), each file's identity taken from the output folder; undefined (no index): the record
+ * goes. `verifyContent`: the files in the output folder were not put there by this build (it found
+ * the tree unchanged and wrote the index anew), so each is read and compared with its digest first.
+ */
+export async function recordSearchIndex(
+  projectRoot: string,
+  outDir: string,
+  generator: string,
+  outcome: SearchIndexOutcome | undefined,
+  verifyContent: boolean,
+): Promise<void> {
+  const file = path.join(projectRoot, RECORD_FILE);
+  const forget = () => fs.rm(file, { force: true });
+  if (outcome === undefined) return forget();
+  const files: RecordedIndexFile[] = [];
+  for (const written of outcome.files) {
+    let stats: BigIntStats;
+    try {
+      const absolute = path.join(outDir, written.path);
+      stats = lstatSync(absolute, { bigint: true });
+      if (
+        !stats.isFile() ||
+        (verifyContent && createHash('sha256').update(readFileSync(absolute)).digest('hex') !== written.sha256)
+      )
+        return forget();
+    } catch {
+      // Gone already (something else wrote the folder): nothing to reuse.
+      return forget();
+    }
+    files.push({
+      path: written.path,
+      sha256: written.sha256,
+      inode: String(stats.ino),
+      size: Number(stats.size),
+      mtimeNs: String(stats.mtimeNs),
+    });
+  }
+  const { inputs, documents, skipped, extension } = outcome;
+  const fields = { outDir, generator, inputs, documents, skipped, extension, files };
+  const record: SearchIndexRecord = { ...fields, check: checkOf(fields) };
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  await fs.writeFile(temp, JSON.stringify(record));
+  await fs.rename(temp, file);
+}
