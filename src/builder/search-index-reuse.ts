@@ -29,6 +29,12 @@ import type { SearchDocument } from '../core/search/tree-documents.js';
 import { findTreePathProblem } from '../core/tree/tree-path.js';
 import { DEFAULT_TARGET_INDEX_BYTES, DEFAULT_TARGET_PACK_BYTES } from '../tree-writer/pack-writer.js';
 import type { SearchIndexExtension } from '../tree-writer/search-index-writer.js';
+import {
+  MAX_SCALED_INDEX_BYTES,
+  MAX_SCALED_PACK_BYTES,
+  SEARCH_FILES_PER_KIND,
+  TERM_INDEX_BYTES,
+} from '../tree-writer/search-index-targets.js';
 
 const RECORD_FILE = path.join('.staticmcp', 'search-index.json');
 
@@ -79,12 +85,10 @@ export interface ReusableSearchIndex {
 /**
  * Everything of the writer and the settings that the index bytes depend on besides the
  * documents: the generator (name and version: the lister and the writer's code), the index format,
- * the writer's targets and the bound its scaling keeps (the build uses the defaults; the scaled
- * targets follow from the documents), and the document settings. Async: the writer's constants
- * load only for projects that search (their module costs ~10 ms).
+ * the writer's targets and the bounds its scaling keeps (the build uses the defaults; the scaled
+ * targets follow from the documents), and the document settings.
  */
-export async function searchWriterIdentity(generator: string, settings: unknown): Promise<string> {
-  const { SEARCH_FILES_PER_KIND, TERM_INDEX_BYTES } = await import('../tree-writer/search-index-writer.js');
+export function searchWriterIdentity(generator: string, settings: unknown): string {
   return JSON.stringify([
     generator,
     SEARCH_INDEX_FORMAT,
@@ -92,6 +96,8 @@ export async function searchWriterIdentity(generator: string, settings: unknown)
     DEFAULT_TARGET_INDEX_BYTES,
     TERM_INDEX_BYTES,
     SEARCH_FILES_PER_KIND,
+    MAX_SCALED_PACK_BYTES,
+    MAX_SCALED_INDEX_BYTES,
     DEFAULT_TITLE_BLOCK_SIZE,
     SEARCH_TABLE_INLINE_BYTES,
     settings,

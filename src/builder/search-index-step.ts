@@ -204,7 +204,7 @@ export async function writeSearchIndexStep(
     ...settings,
     ...(input.publicUrl ? { publicUrl: input.publicUrl } : {}),
   };
-  const identity = await searchWriterIdentity(input.generator, documentSettings);
+  const identity = searchWriterIdentity(input.generator, documentSettings);
   const inputs = searchInputsDigest(identity, input.manifest, input.treeContentHash);
   const { previous } = input;
   if (previous) {
