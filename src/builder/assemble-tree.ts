@@ -254,7 +254,6 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       output,
       shardPart: input.shardPart === true,
       generator: input.generator,
-      treeContentHash: contentHash,
       ...(input.previousSearchIndex ? { previous: input.previousSearchIndex } : {}),
     },
     hasTextResources,

@@ -1,21 +1,23 @@
 // Reusing the previous build's search index (issue #25: "a no-op rebuild does not rebuild the
 // index"), the way pack-reuse.ts reuses a tool's packs. After a build that indexed, the project's
-// .staticmcp/search-index.json records two digests of what the index was made from, the
-// `staticmcp.search` extension it returned, the warning count of files the lister skipped, and
-// the identity of each index file in the output folder (inode, size, mtime, sha256). The next
-// build's search step (search-index-step.ts) hard-links those files into the new tree and returns
-// the recorded extension, without loading the index writer or making its scratch folder, when
-// every recorded file is provably untouched and one of the digests is the same:
-// - `inputs`: the writer's identity, the settings, the manifest the documents are made from and
-//   the content hash of the tree's files at that point (the lister reads nothing else), so a
-//   rebuild whose tree came out the same decides without listing a document;
-// - `documents`: a digest of the documents themselves (id, title, text, url, metadata), for a
-//   rebuild whose tree changed elsewhere (a prompt, a tool that is not indexed); this costs a
-//   listing, far cheaper than writing (no tokenizing, sorting or spilling).
-// The index of one digest is byte-identical whichever build wrote it (the writer is deterministic
-// and the digests cover its inputs and the generator's version). Any doubt (no record, another
-// output folder, an edited record, a file touched, removed or swapped, a path outside the index's
-// folder) means "write it again".
+// .staticmcp/search-index.json records a digest of what the index was made from, the
+// `staticmcp.search` extension it returned, the count of files the lister skipped (for its
+// warning), and the identity of each index file in the output folder (inode, size, mtime, sha256).
+// The next build's search step (search-index-step.ts) hard-links those files into the new tree and
+// returns the recorded extension, without loading the index writer, making its scratch folder or
+// reading a document, when the digest is the same and every recorded file is provably untouched.
+// The digest covers everything the document lister (core/search/tree-documents.ts) reads: the
+// manifest's resource list, the indexed tools' definitions and our extension's entries for them,
+// and the files it can read (every file below resources/ and the indexed tools' call files), by
+// the sha256 the tree writer already holds for each; plus the generator, the index format, the
+// writer's targets and the settings. A prompt, a tool that is not indexed, the server's
+// instructions can change without touching it. The index of one digest is byte-identical
+// whichever build wrote it (the writer is deterministic and its output depends on nothing else),
+// so a reused index is the one a fresh build writes. Why not a digest of the documents themselves:
+// deciding from it costs a listing (reading and parsing every document file, ~5% of writing the
+// index) on every rebuild, and a second listing on every miss; the file digests cost neither.
+// Any doubt (no record, another output folder or generator, an edited record, a file touched,
+// removed or swapped, a path outside the index's folder) means "write it again".
 import { createHash } from 'node:crypto';
 import { type BigIntStats, promises as fs, lstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -25,7 +27,9 @@ import {
   SEARCH_INDEX_FORMAT,
   SEARCH_TABLE_INLINE_BYTES,
 } from '../core/search/search-index-format.js';
-import type { SearchDocument } from '../core/search/tree-documents.js';
+import { type DocumentSettings, toolOfCallFile } from '../core/search/tree-documents.js';
+import { isObject, type JsonObject } from '../core/tree/json-object.js';
+import { EXTENSION_KEY } from '../core/tree/manifest.js';
 import { findTreePathProblem } from '../core/tree/tree-path.js';
 import { DEFAULT_TARGET_INDEX_BYTES, DEFAULT_TARGET_PACK_BYTES } from '../tree-writer/pack-writer.js';
 import type { SearchIndexExtension } from '../tree-writer/search-index-writer.js';
@@ -50,7 +54,6 @@ interface RecordedIndexFile {
 /** What the search step made, or reused, for the record. */
 export interface SearchIndexOutcome {
   inputs: string;
-  documents: string;
   /** Files the lister could not read as documents (the build's warning says how many). */
   skipped: number;
   extension: SearchIndexExtension;
@@ -64,7 +67,6 @@ interface SearchIndexRecord {
   outDir: string;
   generator: string;
   inputs: string;
-  documents: string;
   skipped: number;
   extension: SearchIndexExtension;
   files: RecordedIndexFile[];
@@ -76,7 +78,6 @@ interface SearchIndexRecord {
 export interface ReusableSearchIndex {
   outDir: string;
   inputs: string;
-  documents: string;
   skipped: number;
   extension: SearchIndexExtension;
   files: readonly RecordedIndexFile[];
@@ -104,39 +105,47 @@ export function searchWriterIdentity(generator: string, settings: unknown): stri
   ]);
 }
 
-/** The `inputs` digest: the writer's identity, the manifest the documents are made from, the tree's content hash. */
-export function searchInputsDigest(writerIdentity: string, manifest: unknown, treeContentHash: string): string {
-  return createHash('sha256')
-    .update(`inputs\0${writerIdentity}\0${JSON.stringify(manifest)}\0${treeContentHash}`)
-    .digest('hex');
+/** What of the manifest the lister reads: the resource list, and the indexed tools' definitions and extension entries. */
+function listedManifestParts(manifest: JsonObject, indexed: (tool: string) => boolean): unknown {
+  const capabilities = isObject(manifest.capabilities) ? manifest.capabilities : {};
+  const extension = isObject(manifest[EXTENSION_KEY]) ? manifest[EXTENSION_KEY] : {};
+  const tools = Array.isArray(capabilities.tools) ? capabilities.tools : [];
+  const extensionTools = isObject(extension.tools) ? extension.tools : {};
+  return {
+    resources: capabilities.resources ?? null,
+    tools: tools.filter((tool) => !isObject(tool) || typeof tool.name !== 'string' || indexed(tool.name)),
+    extension: {
+      ...extension,
+      tools: Object.fromEntries(Object.entries(extensionTools).filter(([name]) => indexed(name))),
+    },
+  };
+}
+
+/** Whether the lister may read `treePath`: a file below resources/, or a call file of an indexed tool. */
+export function isDocumentFile(settings: DocumentSettings): (treePath: string) => boolean {
+  return (treePath) => {
+    if (treePath.startsWith('resources/')) return true;
+    const tool = toolOfCallFile(treePath);
+    return tool !== undefined && Object.hasOwn(settings.tools, tool);
+  };
 }
 
 /**
- * The `documents` digest, fed one document at a time in any order: calls arrive as they finish,
- * so the lister's order differs between runs while the index (sorted by id) does not. Each
- * document's sha256 is added lane by lane (8 × 32 bits, modulo 2^32), a multiset sum that needs
- * no list of ids; with the count and the writer's identity it is hashed once more at the end.
+ * The digest of the index's inputs: the writer's identity, what of `manifest` the lister reads, and
+ * `documentFilesHash`, the tree hash of the files isDocumentFile accepts (TreeWriter.hashWritten).
  */
-export class SearchDocumentsDigest {
-  private readonly lanes = new Uint32Array(8);
-  private count = 0;
-
-  constructor(private readonly writerIdentity: string) {}
-
-  add(document: SearchDocument): void {
-    const bytes = createHash('sha256')
-      .update(JSON.stringify([document.id, document.title, document.text, document.url, document.metadata ?? null]))
-      .digest();
-    for (let lane = 0; lane < 8; lane += 1) this.lanes[lane] = (this.lanes[lane]! + bytes.readUInt32BE(lane * 4)) >>> 0;
-    this.count += 1;
-  }
-
-  digest(): string {
-    return createHash('sha256')
-      .update(`documents\0${this.writerIdentity}\0${this.count}\0`)
-      .update(Buffer.from(this.lanes.buffer))
-      .digest('hex');
-  }
+export function searchInputsDigest(
+  writerIdentity: string,
+  manifest: JsonObject,
+  settings: DocumentSettings,
+  documentFilesHash: string,
+): string {
+  const indexed = (tool: string) => Object.hasOwn(settings.tools, tool);
+  return createHash('sha256')
+    .update(
+      `inputs\0${writerIdentity}\0${JSON.stringify(listedManifestParts(manifest, indexed))}\0${documentFilesHash}`,
+    )
+    .digest('hex');
 }
 
 /** The tree paths the extension names (its rows' indexes, or its table file). */
@@ -158,15 +167,7 @@ function pathsNamedBy(extension: SearchIndexExtension): string[] | undefined {
 function checkOf(record: Omit<SearchIndexRecord, 'check'>): string {
   return createHash('sha256')
     .update(
-      JSON.stringify([
-        record.outDir,
-        record.generator,
-        record.inputs,
-        record.documents,
-        record.skipped,
-        record.extension,
-        record.files,
-      ]),
+      JSON.stringify([record.outDir, record.generator, record.inputs, record.skipped, record.extension, record.files]),
     )
     .digest('hex');
 }
@@ -190,7 +191,7 @@ export async function readReusableSearchIndex(
   try {
     if (typeof record !== 'object' || record === null) return undefined;
     if (record.outDir !== outDir || record.generator !== generator) return undefined;
-    if (typeof record.inputs !== 'string' || typeof record.documents !== 'string') return undefined;
+    if (typeof record.inputs !== 'string') return undefined;
     if (!Number.isSafeInteger(record.skipped) || record.skipped < 0) return undefined;
     if (typeof record.extension !== 'object' || record.extension === null || !Array.isArray(record.files))
       return undefined;
@@ -213,8 +214,8 @@ export async function readReusableSearchIndex(
     }
     const named = pathsNamedBy(record.extension);
     if (named === undefined || named.length === 0 || !named.every((named) => paths.has(named))) return undefined;
-    const { inputs, documents, skipped, extension, files } = record;
-    return { outDir, inputs, documents, skipped, extension, files };
+    const { inputs, skipped, extension, files } = record;
+    return { outDir, inputs, skipped, extension, files };
   } catch {
     return undefined;
   }
@@ -259,8 +260,8 @@ export async function recordSearchIndex(
       mtimeNs: String(stats.mtimeNs),
     });
   }
-  const { inputs, documents, skipped, extension } = outcome;
-  const fields = { outDir, generator, inputs, documents, skipped, extension, files };
+  const { inputs, skipped, extension } = outcome;
+  const fields = { outDir, generator, inputs, skipped, extension, files };
   const record: SearchIndexRecord = { ...fields, check: checkOf(fields) };
   await fs.mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;

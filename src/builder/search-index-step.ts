@@ -9,6 +9,9 @@
 // (which takes call files out). A project tool named search or fetch wins: no index, one warning
 // saying how to rename it. A shard part writes none: the merge indexes the merged tree with the
 // settings the part's record carries (searchToIndex), so its index is the one-machine build's.
+// A rebuild whose documents are the previous build's links that build's index files instead of
+// writing them again (search-index-reuse.ts says how it decides); merge and `staticmcp index`
+// always write theirs (writeTreeSearchIndex).
 import path from 'node:path';
 import type { JsonObject } from '../core/tree/json-object.js';
 import { type DocumentSettings, listTreeDocuments, type SearchDocument } from '../core/search/tree-documents.js';
@@ -19,8 +22,8 @@ import { scratchFolderOf } from '../tree-writer/swap-folders.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
 import type { BuildProblem } from './build-report.js';
 import {
+  isDocumentFile,
   type ReusableSearchIndex,
-  SearchDocumentsDigest,
   type SearchIndexOutcome,
   searchInputsDigest,
   searchWriterIdentity,
@@ -42,8 +45,6 @@ export interface SearchStepInput {
   shardPart: boolean;
   /** The generator (name and version), part of the reuse digests. */
   generator: string;
-  /** The tree's content hash over the files written so far: every file the documents are read from. */
-  treeContentHash: string;
   /** The previous build's index, reusable as far as its files go (undefined: --force, no record). */
   previous?: ReusableSearchIndex;
 }
@@ -86,17 +87,6 @@ async function* streamDocuments(
   yield* listTreeDocuments(writerDocumentFiles(writer, manifest), settings, () => {
     counts.skipped += 1;
   });
-}
-
-/** The documents as they pass, added to `digest` (the writer consumes them: one listing, not two). */
-async function* hashedAsTheyPass(
-  documents: AsyncIterable<SearchDocument>,
-  digest: SearchDocumentsDigest,
-): AsyncGenerator<SearchDocument> {
-  for await (const document of documents) {
-    digest.add(document);
-    yield document;
-  }
 }
 
 /** The warning of files the lister could not read as documents, if any. */
@@ -162,7 +152,6 @@ export async function writeTreeSearchIndex(
   output: TreeOutput,
   manifest: JsonObject,
   settings: DocumentSettings,
-  digest?: SearchDocumentsDigest,
 ): Promise<{ extension: SearchIndexExtension; warnings: BuildProblem[]; skipped: number; files: string[] }> {
   const counts = { skipped: 0 };
   const files: string[] = [];
@@ -171,8 +160,7 @@ export async function writeTreeSearchIndex(
   const { writeSearchIndexSpilling } = await import('../tree-writer/search-index-spill-writer.js');
   const scratchFolder = scratchFolderOf(output.writer.outDir, process.pid);
   try {
-    const listed = streamDocuments(output.writer, manifest, settings, counts);
-    const documents = digest ? hashedAsTheyPass(listed, digest) : listed;
+    const documents = streamDocuments(output.writer, manifest, settings, counts);
     const extension = await writeSearchIndexSpilling(documents, { scratchFolder }, (filePath, bytes) => {
       files.push(filePath);
       return output.write(filePath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
@@ -190,8 +178,8 @@ function compareStrings(left: string, right: string): number {
 
 /**
  * The build's index: the previous build's files linked as they are when `input.previous` was made
- * from the same inputs or the same documents (search-index-reuse.ts), else written anew; with what
- * the record of this build needs (`outcome`).
+ * from the same inputs (search-index-reuse.ts), else written anew; with what the record of this
+ * build needs (`outcome`).
  */
 export async function writeSearchIndexStep(
   input: SearchStepInput,
@@ -204,54 +192,39 @@ export async function writeSearchIndexStep(
     ...settings,
     ...(input.publicUrl ? { publicUrl: input.publicUrl } : {}),
   };
+  // Decided from digests the writer already holds: no document is read when the index is reused.
+  const documentFilesHash = await input.output.writer.hashWritten(isDocumentFile(documentSettings));
   const identity = searchWriterIdentity(input.generator, documentSettings);
-  const inputs = searchInputsDigest(identity, input.manifest, input.treeContentHash);
+  const inputs = searchInputsDigest(identity, input.manifest, documentSettings, documentFilesHash);
   const { previous } = input;
-  if (previous) {
-    // The same inputs decide without listing; otherwise the documents are listed and hashed (no
-    // tokenizing, sorting or spilling), and only a different digest pays for the writer.
-    let documents = previous.documents;
-    let skipped = previous.skipped;
-    if (previous.inputs !== inputs) {
-      const digest = new SearchDocumentsDigest(identity);
-      const counts = { skipped: 0 };
-      for await (const document of streamDocuments(input.output.writer, input.manifest, documentSettings, counts))
-        digest.add(document);
-      documents = digest.digest();
-      skipped = counts.skipped;
-    }
-    if (documents === previous.documents) {
-      for (const file of previous.files)
-        await input.output.writeFromFile(
-          file.path,
-          path.join(previous.outDir, file.path),
-          Buffer.from(file.sha256, 'hex'),
-          file.size,
-        );
-      const { extension } = previous;
-      return {
+  if (previous && previous.inputs === inputs) {
+    for (const file of previous.files)
+      await input.output.writeFromFile(
+        file.path,
+        path.join(previous.outDir, file.path),
+        Buffer.from(file.sha256, 'hex'),
+        file.size,
+      );
+    const { extension, skipped } = previous;
+    return {
+      extension,
+      warnings: [...warnings, ...unknownToolWarnings(input.manifest, documentSettings), ...skippedWarnings(skipped)],
+      outcome: {
+        inputs,
+        skipped,
         extension,
-        warnings: [...warnings, ...unknownToolWarnings(input.manifest, documentSettings), ...skippedWarnings(skipped)],
-        outcome: {
-          inputs,
-          documents,
-          skipped,
-          extension,
-          files: previous.files.map((file) => ({ path: file.path, sha256: file.sha256 })),
-          reused: true,
-        },
-      };
-    }
+        files: previous.files.map((file) => ({ path: file.path, sha256: file.sha256 })),
+        reused: true,
+      },
+    };
   }
-  const digest = new SearchDocumentsDigest(identity);
-  const written = await writeTreeSearchIndex(input.output, input.manifest, documentSettings, digest);
+  const written = await writeTreeSearchIndex(input.output, input.manifest, documentSettings);
   await input.output.writer.flush();
   return {
     extension: written.extension,
     warnings: [...warnings, ...written.warnings],
     outcome: {
       inputs,
-      documents: digest.digest(),
       skipped: written.skipped,
       extension: written.extension,
       files: written.files.map((filePath) => ({

@@ -153,7 +153,7 @@ describe('search index reuse', () => {
         intact.replace(/"path":"packs\/search\.index\/[^"]*"/, '"path":"../../outside.pack"'),
       ],
       ['another extension', intact.replace(/"documentCount":\d+/, '"documentCount":99')],
-      ['another digest', intact.replace(/"documents":"[0-9a-f]/, '"documents":"z')],
+      ['another digest', intact.replace(/"inputs":"[0-9a-f]/, '"inputs":"z')],
     ];
     for (const [edit, text] of edits) {
       expect(text, edit).not.toEqual(intact);

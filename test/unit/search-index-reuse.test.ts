@@ -1,16 +1,17 @@
 // The search index's reuse record (src/builder/search-index-reuse.ts): the previous index is
 // offered only when the record is intact, names only files below packs/search.index/ that the
-// extension needs, and each is still in the output folder untouched; the documents digest does not
-// depend on the order documents arrive in (calls finish in any order), but on each of their fields.
+// extension needs, and each is still in the output folder untouched; the inputs digest follows
+// what the document lister reads, and nothing else of the manifest.
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  isDocumentFile,
   readReusableSearchIndex,
   recordSearchIndex,
-  SearchDocumentsDigest,
   type SearchIndexOutcome,
+  searchInputsDigest,
 } from '../../src/builder/search-index-reuse.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
@@ -25,7 +26,6 @@ function sha256(text: string): string {
 function outcomeOf(files: { path: string; content: string }[], index = INDEX): SearchIndexOutcome {
   return {
     inputs: 'inputs-1',
-    documents: 'documents-1',
     skipped: 0,
     extension: {
       format: 1,
@@ -61,7 +61,7 @@ describe('the search index of the previous build', () => {
     const { project, out } = await indexedTree();
     await recordSearchIndex(project, out, GENERATOR, outcomeOf(files), false);
     const previous = await readReusableSearchIndex(project, out, GENERATOR);
-    expect(previous?.documents).toBe('documents-1');
+    expect(previous?.inputs).toBe('inputs-1');
     expect(previous?.files.map((file) => file.path)).toEqual([INDEX, PACK]);
     expect(await readReusableSearchIndex(project, `${out}2`, GENERATOR)).toBeUndefined();
     expect(await readReusableSearchIndex(project, out, 'other')).toBeUndefined();
@@ -94,26 +94,59 @@ describe('the search index of the previous build', () => {
   });
 });
 
-describe('the documents digest', () => {
-  const documents = [
-    { id: 'resources/a.json', title: 'A', text: 'alpha', url: '', metadata: { uri: 'file:///a' } },
-    { id: 'resources/b.json', title: 'B', text: 'beta', url: '' },
-    { id: 'tools/t/c.json', title: 'C', text: 'gamma', url: 'https://x.example/tools/t/c.json' },
-  ];
-  const digestOf = (list: typeof documents, identity = 'writer') => {
-    const digest = new SearchDocumentsDigest(identity);
-    for (const document of list) digest.add(document);
-    return digest.digest();
+describe('the inputs digest', () => {
+  const settings = { resources: true, tools: { wiki: {} } };
+  const manifest = {
+    capabilities: {
+      tools: [
+        { name: 'wiki', description: 'Articles', inputSchema: { properties: { title: {} } } },
+        { name: 'greet', description: 'Hello', inputSchema: { properties: { name: {} } } },
+      ],
+      resources: [{ uri: 'file:///guide.md', name: 'guide.md' }],
+      prompts: [{ name: 'explain' }],
+    },
+    instructions: 'Use wiki.',
+    staticmcp: {
+      profileVersion: 1,
+      tools: { wiki: { parameterOrder: ['title'] }, greet: { parameterOrder: ['name'] } },
+    },
   };
+  const digestOf = (changed: Record<string, unknown>, files = 'files-1', identity = 'writer') =>
+    searchInputsDigest(identity, { ...manifest, ...changed }, settings, files);
+  const base = digestOf({});
 
-  it('is the same in any order, and differs for any changed field, a missing document or another writer', () => {
-    const base = digestOf(documents);
-    expect(digestOf([...documents].reverse())).toBe(base);
-    expect(digestOf(documents.slice(1))).not.toBe(base);
-    expect(digestOf([...documents, documents[0]!])).not.toBe(base);
-    expect(digestOf(documents, 'writer 2')).not.toBe(base);
-    for (const field of ['id', 'title', 'text', 'url'] as const)
-      expect(digestOf([{ ...documents[0]!, [field]: 'changed' }, ...documents.slice(1)]), field).not.toBe(base);
-    expect(digestOf([{ ...documents[0]!, metadata: { uri: 'file:///z' } }, ...documents.slice(1)])).not.toBe(base);
+  it('ignores what the lister does not read: prompts, instructions, tools that are not indexed', () => {
+    expect(digestOf({ instructions: 'Other.' })).toBe(base);
+    expect(digestOf({ capabilities: { ...manifest.capabilities, prompts: [] } })).toBe(base);
+    const greet = { name: 'greet', description: 'Hi there', inputSchema: { properties: { who: {} } } };
+    expect(
+      digestOf({ capabilities: { ...manifest.capabilities, tools: [manifest.capabilities.tools[0], greet] } }),
+    ).toBe(base);
+    expect(
+      digestOf({
+        staticmcp: { ...manifest.staticmcp, tools: { ...manifest.staticmcp.tools, greet: { parameterOrder: [] } } },
+      }),
+    ).toBe(base);
+  });
+
+  it('changes with the document files, the resource list, an indexed tool, the writer', () => {
+    expect(digestOf({}, 'files-2')).not.toBe(base);
+    expect(digestOf({}, 'files-1', 'writer 2')).not.toBe(base);
+    expect(digestOf({ capabilities: { ...manifest.capabilities, resources: [] } })).not.toBe(base);
+    const wiki = { name: 'wiki', description: 'Articles', inputSchema: { properties: { article: {} } } };
+    expect(
+      digestOf({ capabilities: { ...manifest.capabilities, tools: [wiki, manifest.capabilities.tools[1]] } }),
+    ).not.toBe(base);
+    expect(digestOf({ staticmcp: { ...manifest.staticmcp, tools: { wiki: { parameterOrder: ['x'] } } } })).not.toBe(
+      base,
+    );
+  });
+
+  it("counts as document files those below resources/ and the indexed tools' call files", () => {
+    const isDocument = isDocumentFile(settings);
+    expect(['resources/guide_md.json', 'tools/wiki/Paris.json', 'tools/wiki.json'].every(isDocument)).toBe(true);
+    expect(
+      ['tools/greet/Ada.json', 'mcp.json', 'prompts/explain.json', 'packs/search.index/a.pack'].some(isDocument),
+    ).toBe(false);
   });
 });
