@@ -1,7 +1,7 @@
 // Benchmark: a rebuild that reuses the previous search index (issue #25) against one that writes
 // it (`--force`, today's cost of every rebuild before the reuse), and a rebuild after one resource
-// edit (a miss: the documents are listed and hashed, then the index is written) against the same
-// edit built with --force, on a project of DOCUMENTS text resources (CORPUS=wiki: the generated
+// edit (a miss: the digest differs and the index is written) against the same edit built with
+// --force, on a project of DOCUMENTS text resources (CORPUS=wiki: the generated
 // encyclopedia articles; CORPUS=debian: Debian's package descriptions after `apt-get update`,
 // short ones here) with one tool whose values come from a command, so the no-op fast path cannot
 // replay the build and the search step runs every time, as on fixtures/example.
@@ -109,7 +109,7 @@ for (const [kind, label] of [
   ['forced', 'no edit, --force (index written)   '],
   ['reused', 'no edit (index reused)             '],
   ['forcedEdit', 'one resource edited, --force       '],
-  ['miss', 'one resource edited (listed, written)'],
+  ['miss', 'one resource edited (index written)  '],
 ])
   console.log(
     `${label}: median ${medianOf(kind, 'wallMs').toFixed(0)} ms wall, ${medianOf(kind, 'cpuMs').toFixed(0)} ms CPU`,
