@@ -27,6 +27,7 @@ import { appPagesOf } from '../tree-writer/app-pages.js';
 import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
 import { COMPLETIONS_FILE } from './collect-completions.js';
+import type { ReusableSearchIndex, SearchIndexOutcome } from './search-index-reuse.js';
 import { type SearchSettings, searchToIndex, writeSearchIndexStep } from './search-index-step.js';
 import type { CompletionProviders } from '../core/tree/completion-provider.js';
 import type { TemplateInstance } from './expand-resource-templates.js';
@@ -60,6 +61,8 @@ export interface AssembleInput {
   packCalls?: () => Promise<Record<string, { first: string; index: string }[]>>;
   /** A `build --shard` part: no search index (the merge indexes the merged tree). */
   shardPart?: boolean;
+  /** The previous build's search index, reused when made from the same documents (search-index-reuse.ts). */
+  previousSearchIndex?: ReusableSearchIndex;
 }
 
 /** Above this many items of one kind, clients page slowly and people lose track (000_* guardrail). */
@@ -77,6 +80,8 @@ export interface AssembledTree {
    * none; a shard part records it, and the merge indexes the merged tree with it.
    */
   search?: SearchSettings;
+  /** The index the search step wrote or reused, for the build's record (search-index-reuse.ts). */
+  searchIndex?: SearchIndexOutcome;
 }
 
 export function stateResourceUri(scriptPath: string): string {
@@ -248,6 +253,8 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       publicUrl,
       output,
       shardPart: input.shardPart === true,
+      generator: input.generator,
+      ...(input.previousSearchIndex ? { previous: input.previousSearchIndex } : {}),
     },
     hasTextResources,
   );
@@ -332,5 +339,6 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     failures,
     warnings,
     ...(searchSettings ? { search: searchSettings } : {}),
+    ...(search.outcome ? { searchIndex: search.outcome } : {}),
   };
 }

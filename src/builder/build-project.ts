@@ -44,6 +44,7 @@ import { ShardOutput } from './shard-part.js';
 import { CallFileSink } from './call-file-sink.js';
 import { planPacking, writePacks } from './pack-call-files.js';
 import { readPreviousPacks, recordPacks } from './pack-reuse.js';
+import { readReusableSearchIndex, recordSearchIndex } from './search-index-reuse.js';
 import { TreeOutput } from './tree-output.js';
 import { forgetUpToDate, recordUpToDate } from './up-to-date.js';
 
@@ -228,6 +229,10 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       completionProviders: providers.providers,
       // Nor indexed for search: a part holds a share of the documents (the merge indexes the merged tree).
       shardPart: shard !== undefined,
+      // --force writes the index again (as it packs every tool again).
+      ...(shard || options.force
+        ? {}
+        : { previousSearchIndex: await readReusableSearchIndex(projectRoot, outDir, generatorName()) }),
       ...(packingPlan
         ? {
             packCalls: async () => {
@@ -329,6 +334,16 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       );
     // The packs now in the output folder, for the next build to reuse (a part is never packed).
     if (!shard) await recordPacks(projectRoot, outDir, generatorName(), packing?.packedTools ?? {});
+    // And its search index. A tree found unchanged kept the previous files, which only a reused
+    // index is known to be: an index written anew is compared with them before it is recorded.
+    if (!shard)
+      await recordSearchIndex(
+        projectRoot,
+        outDir,
+        generatorName(),
+        tree.searchIndex,
+        unchanged && tree.searchIndex?.reused !== true,
+      );
 
     const report: BuildReport = {
       ok,
@@ -340,6 +355,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       resources: tree.manifest.capabilities.resources.length,
       files,
       contentHash: tree.contentHash,
+      ...(tree.searchIndex ? { searchIndex: tree.searchIndex.reused ? 'reused' : 'written' } : {}),
       durationMs: performance.now() - startedAt,
       ...(shard ? { shard } : {}),
     };

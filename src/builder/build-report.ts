@@ -46,6 +46,11 @@ export interface BuildReport {
   resources: number;
   files: number;
   contentHash: string;
+  /**
+   * The search index, when the tree has one: `written` anew, or `reused` (the previous build's
+   * files linked as they were, its documents being the same: search-index-reuse.ts).
+   */
+  searchIndex?: 'written' | 'reused';
   durationMs: number;
   /** Set by `build --shard I/N`: the tree is a part for `staticmcp merge`, holding this shard's calls. */
   shard?: { index: number; count: number };

@@ -9,6 +9,10 @@
 // (which takes call files out). A project tool named search or fetch wins: no index, one warning
 // saying how to rename it. A shard part writes none: the merge indexes the merged tree with the
 // settings the part's record carries (searchToIndex), so its index is the one-machine build's.
+// A rebuild whose documents are the previous build's links that build's index files instead of
+// writing them again (search-index-reuse.ts says how it decides); merge and `staticmcp index`
+// always write theirs (writeTreeSearchIndex).
+import path from 'node:path';
 import type { JsonObject } from '../core/tree/json-object.js';
 import { type DocumentSettings, listTreeDocuments, type SearchDocument } from '../core/search/tree-documents.js';
 import type { ProjectConfig } from '../project/config.js';
@@ -17,6 +21,13 @@ import type { SearchIndexExtension } from '../tree-writer/search-index-writer.js
 import { scratchFolderOf } from '../tree-writer/swap-folders.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
 import type { BuildProblem } from './build-report.js';
+import {
+  isDocumentFile,
+  type ReusableSearchIndex,
+  type SearchIndexOutcome,
+  searchInputsDigest,
+  searchWriterIdentity,
+} from './search-index-reuse.js';
 import type { TreeOutput } from './tree-output.js';
 
 export interface SearchStepInput {
@@ -32,6 +43,10 @@ export interface SearchStepInput {
   output: TreeOutput;
   /** A `build --shard` part: its documents are indexed by the merge, not here. */
   shardPart: boolean;
+  /** The generator (name and version), part of the reuse digests. */
+  generator: string;
+  /** The previous build's index, reusable as far as its files go (undefined: --force, no record). */
+  previous?: ReusableSearchIndex;
 }
 
 const OUR_TOOLS = ['search', 'fetch'];
@@ -66,18 +81,38 @@ async function* streamDocuments(
   writer: TreeWriter,
   manifest: JsonObject,
   settings: DocumentSettings,
-  warnings: BuildProblem[],
+  counts: { skipped: number },
 ): AsyncGenerator<SearchDocument> {
   await writer.flush();
-  let skipped = 0;
   yield* listTreeDocuments(writerDocumentFiles(writer, manifest), settings, () => {
-    skipped += 1;
+    counts.skipped += 1;
   });
-  if (skipped > 0)
-    warnings.push({
-      path: 'staticmcp.json',
-      message: `${skipped} files could not be read as documents and are not in the search index`,
-    });
+}
+
+/** The warning of files the lister could not read as documents, if any. */
+function skippedWarnings(skipped: number): BuildProblem[] {
+  return skipped > 0
+    ? [
+        {
+          path: 'staticmcp.json',
+          message: `${skipped} files could not be read as documents and are not in the search index`,
+        },
+      ]
+    : [];
+}
+
+/** One warning per search.tools entry that names no tool of the manifest. */
+function unknownToolWarnings(manifest: JsonObject, settings: DocumentSettings): BuildProblem[] {
+  const warnings: BuildProblem[] = [];
+  const tools = (manifest as { capabilities?: { tools?: { name?: unknown }[] } }).capabilities?.tools ?? [];
+  for (const tool of Object.keys(settings.tools).sort()) {
+    if (!tools.some((candidate) => candidate.name === tool))
+      warnings.push({
+        path: 'staticmcp.json',
+        message: `search.tools.${tool} names no tool, so nothing of it is indexed`,
+      });
+  }
+  return warnings;
 }
 
 /**
@@ -117,41 +152,86 @@ export async function writeTreeSearchIndex(
   output: TreeOutput,
   manifest: JsonObject,
   settings: DocumentSettings,
-): Promise<{ extension: SearchIndexExtension; warnings: BuildProblem[] }> {
-  const warnings: BuildProblem[] = [];
-  for (const tool of Object.keys(settings.tools).sort()) {
-    const tools = (manifest as { capabilities?: { tools?: { name?: unknown }[] } }).capabilities?.tools ?? [];
-    if (!tools.some((candidate) => candidate.name === tool))
-      warnings.push({
-        path: 'staticmcp.json',
-        message: `search.tools.${tool} names no tool, so nothing of it is indexed`,
-      });
-  }
+): Promise<{ extension: SearchIndexExtension; warnings: BuildProblem[]; skipped: number; files: string[] }> {
+  const counts = { skipped: 0 };
+  const files: string[] = [];
   // The writer (and node:crypto) load only for projects that search. Its sorted runs go beside
   // the output folder, in the build's own scratch folder, never into the tree.
   const { writeSearchIndexSpilling } = await import('../tree-writer/search-index-spill-writer.js');
   const scratchFolder = scratchFolderOf(output.writer.outDir, process.pid);
   try {
-    const documents = streamDocuments(output.writer, manifest, settings, warnings);
-    const extension = await writeSearchIndexSpilling(documents, { scratchFolder }, (filePath, bytes) =>
-      output.write(filePath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)),
-    );
-    return { extension, warnings };
+    const documents = streamDocuments(output.writer, manifest, settings, counts);
+    const extension = await writeSearchIndexSpilling(documents, { scratchFolder }, (filePath, bytes) => {
+      files.push(filePath);
+      return output.write(filePath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    });
+    const warnings = [...unknownToolWarnings(manifest, settings), ...skippedWarnings(counts.skipped)];
+    return { extension, warnings, skipped: counts.skipped, files: files.sort(compareStrings) };
   } finally {
     await removeTree(scratchFolder);
   }
 }
 
+function compareStrings(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/**
+ * The build's index: the previous build's files linked as they are when `input.previous` was made
+ * from the same inputs (search-index-reuse.ts), else written anew; with what the record of this
+ * build needs (`outcome`).
+ */
 export async function writeSearchIndexStep(
   input: SearchStepInput,
   hasTextResources: boolean,
-): Promise<{ extension?: SearchIndexExtension; warnings: BuildProblem[] }> {
+): Promise<{ extension?: SearchIndexExtension; warnings: BuildProblem[]; outcome?: SearchIndexOutcome }> {
   const warnings = clashWarnings(input.config, input.toolNames, hasTextResources);
   const settings = searchToIndex(input.config, input.toolNames, hasTextResources);
   if (settings === undefined || input.shardPart) return { warnings };
-  const written = await writeTreeSearchIndex(input.output, input.manifest, {
+  const documentSettings: DocumentSettings = {
     ...settings,
     ...(input.publicUrl ? { publicUrl: input.publicUrl } : {}),
-  });
-  return { extension: written.extension, warnings: [...warnings, ...written.warnings] };
+  };
+  // Decided from digests the writer already holds: no document is read when the index is reused.
+  const documentFilesHash = await input.output.writer.hashWritten(isDocumentFile(documentSettings));
+  const identity = searchWriterIdentity(input.generator, documentSettings);
+  const inputs = searchInputsDigest(identity, input.manifest, documentSettings, documentFilesHash);
+  const { previous } = input;
+  if (previous && previous.inputs === inputs) {
+    for (const file of previous.files)
+      await input.output.writeFromFile(
+        file.path,
+        path.join(previous.outDir, file.path),
+        Buffer.from(file.sha256, 'hex'),
+        file.size,
+      );
+    const { extension, skipped } = previous;
+    return {
+      extension,
+      warnings: [...warnings, ...unknownToolWarnings(input.manifest, documentSettings), ...skippedWarnings(skipped)],
+      outcome: {
+        inputs,
+        skipped,
+        extension,
+        files: previous.files.map((file) => ({ path: file.path, sha256: file.sha256 })),
+        reused: true,
+      },
+    };
+  }
+  const written = await writeTreeSearchIndex(input.output, input.manifest, documentSettings);
+  await input.output.writer.flush();
+  return {
+    extension: written.extension,
+    warnings: [...warnings, ...written.warnings],
+    outcome: {
+      inputs,
+      skipped: written.skipped,
+      extension: written.extension,
+      files: written.files.map((filePath) => ({
+        path: filePath,
+        sha256: input.output.writer.digestOf(filePath)!.toString('hex'),
+      })),
+      reused: false,
+    },
+  };
 }

@@ -40,6 +40,12 @@ import { sipHash13Halves } from '../core/tree/siphash.js';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
 import { DEFAULT_TARGET_INDEX_BYTES, DEFAULT_TARGET_PACK_BYTES, MAX_PACK_BYTES } from './pack-writer.js';
+import {
+  MAX_SCALED_INDEX_BYTES,
+  MAX_SCALED_PACK_BYTES,
+  SEARCH_FILES_PER_KIND,
+  TERM_INDEX_BYTES,
+} from './search-index-targets.js';
 
 /**
  * A document to index: what fetch will return for it (its text read from its call when
@@ -58,12 +64,9 @@ export interface SearchIndexOptions {
   inlineTableBytes?: number;
 }
 
-/**
- * Term indexes are smaller than call indexes: a query reads one per term, cold, so parsing and
- * reading 16 KiB instead of 64 KiB is most of its cost. bench/search-query.mjs measures both (the
- * rows they add go to the table file, read once per tree load).
- */
-export const TERM_INDEX_BYTES = 16 * 1024;
+// The writer's targets and bounds live in search-index-targets.ts, which the build's reuse digest
+// (builder/search-index-reuse.ts) reads without loading this module.
+export { SEARCH_FILES_PER_KIND, TERM_INDEX_BYTES } from './search-index-targets.js';
 
 /** The rows of a search table, inline in mcp.json or in its table file. */
 export interface SearchIndexRows {
@@ -210,19 +213,6 @@ export function boundaryDivisor(target: number, averageBytes: number): number {
   const wanted = target / 2 / Math.max(1, averageBytes);
   return wanted <= 1 ? 1 : 2 ** Math.round(Math.log2(wanted));
 }
-
-/**
- * Packs, and indexes, a key space of the index takes at most (+1) before their targets double:
- * three spaces × (151 + 151) files stay under the 1,000 a build leaves beside its 19,000 call files
- * (limits.maxCallFiles), so a 650,000-document index still deploys under a 20,000-file limit (past
- * the largest targets, 16 MiB packs, a space grows by one file per 8-16 MiB). Small corpora keep
- * the base targets (Debian's 63,000 descriptions: 14 MB of documents in 256 KiB packs, 1.1 MB of
- * term indexes at 16 KiB: 134 halves, under the bound).
- */
-export const SEARCH_FILES_PER_KIND = 150;
-/** The largest targets doubling reaches: a pack closes at its target, within MAX_PACK_BYTES. */
-const MAX_SCALED_PACK_BYTES = 16 * 1024 * 1024;
-const MAX_SCALED_INDEX_BYTES = 4 * 1024 * 1024;
 
 /** `targets` doubled while a key space of `count` records would take more than SEARCH_FILES_PER_KIND packs or indexes. */
 export function scaleSearchTargets(

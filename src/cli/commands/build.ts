@@ -134,7 +134,14 @@ async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
     if (recorded) {
       // Nothing ran this time: every answer came from what the recorded build left.
       const tools = recorded.tools.map((tool) => ({ ...tool, cached: tool.precomputed, scriptMs: 0 }));
-      const report = { ...recorded, tools, unchanged: true, durationMs: performance.now() - startedAt };
+      const report: BuildReport = {
+        ...recorded,
+        tools,
+        unchanged: true,
+        // Nothing was written this time: the index in the tree is the recorded build's.
+        ...(recorded.searchIndex ? { searchIndex: 'reused' } : {}),
+        durationMs: performance.now() - startedAt,
+      };
       if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       else printSummary(report);
       return 0;

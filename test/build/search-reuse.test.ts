@@ -1,0 +1,168 @@
+// The search index is not written again when its documents did not change (issue #25), with the
+// real CLI on a copy of fixtures/example, whose argument values come from a command (so the no-op
+// fast path cannot replay it and every rebuild runs the search step): a repeated build links the
+// previous index files (same inodes) and says `searchIndex: "reused"`, an edit elsewhere (a prompt)
+// still reuses them, a resource edit writes the index again (the new word is found, the old one
+// not), and a touched, removed or swapped index file, or an edited or garbage record, means a
+// rebuild. Whatever the path, the tree is byte for byte the one `--force` writes.
+import { cpSync, promises as fs, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { describe, expect, it } from 'vitest';
+import { buildJson } from '../helpers/cli.js';
+import { CLI, REPO_ROOT } from '../helpers/paths.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
+
+const INDEX_FOLDER = 'packs/search.index';
+const RECORD = '.staticmcp/search-index.json';
+
+async function exampleProject(): Promise<string> {
+  const project = path.join(await temporaryFolder('staticmcp-search-reuse-'), 'example');
+  cpSync(path.join(REPO_ROOT, 'fixtures/example'), project, { recursive: true });
+  return project;
+}
+
+/** Builds with --json; fails the test with stderr when the build does not succeed. */
+async function build(project: string, ...extra: string[]) {
+  const result = await buildJson(project, ...extra);
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.report.ok, result.stderr).toBe(true);
+  return result.report;
+}
+
+/** The index's files → inode. */
+function indexInodes(tree: string): Map<string, number> {
+  const inodes = new Map<string, number>();
+  for (const file of readdirSync(path.join(tree, INDEX_FOLDER), { recursive: true, encoding: 'utf8' })) {
+    const stats = statSync(path.join(tree, INDEX_FOLDER, file));
+    if (stats.isFile()) inodes.set(file, stats.ino);
+  }
+  return inodes;
+}
+
+/** What a reader sees of the index: mcp.json and every file below packs/search.index/, as bytes. */
+function indexBytes(tree: string): Map<string, string> {
+  const files = new Map<string, string>([['mcp.json', readFileSync(path.join(tree, 'mcp.json'), 'utf8')]]);
+  for (const file of readdirSync(path.join(tree, INDEX_FOLDER), { recursive: true, encoding: 'utf8' }).sort()) {
+    const full = path.join(tree, INDEX_FOLDER, file);
+    if (statSync(full).isFile()) files.set(`${INDEX_FOLDER}/${file}`, readFileSync(full).toString('base64'));
+  }
+  return files;
+}
+
+/** The same project built from scratch with --force into a folder of its own. */
+async function forcedIndex(project: string): Promise<Map<string, string>> {
+  const out = path.join(await temporaryFolder('staticmcp-search-forced-'), 'tree');
+  await build(project, '--out', out, '--force');
+  return indexBytes(out);
+}
+
+/** The ids `serve` answers for `query` from the tree's search tool, over stdio. */
+async function searchIds(tree: string, query: string): Promise<string[]> {
+  const client = new Client({ name: 'search-reuse-test', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', tree], stderr: 'pipe' }),
+  );
+  try {
+    const found = await client.callTool({ name: 'search', arguments: { query } });
+    expect(found.isError, JSON.stringify(found)).toBeFalsy();
+    return (found.structuredContent as { results: { id: string }[] }).results.map((hit) => hit.id);
+  } finally {
+    await client.close();
+  }
+}
+
+describe('search index reuse', () => {
+  it('links the previous index on a repeated build, and after an edit that leaves the documents as they were', async () => {
+    const project = await exampleProject();
+    const first = await build(project);
+    expect(first.searchIndex).toBe('written');
+    const tree = first.outDir;
+    const inodes = indexInodes(tree);
+    expect(inodes.size).toBeGreaterThan(0);
+
+    const again = await build(project);
+    expect(again.unchanged).toBe(true);
+    expect(again.searchIndex).toBe('reused');
+    expect(indexInodes(tree)).toEqual(inodes);
+
+    // A prompt is no document: the tree changes, its index files stay the same files.
+    await fs.appendFile(path.join(project, 'prompts/explain-product.md'), '\nKeep it short.\n');
+    const edited = await build(project);
+    expect(edited.unchanged).toBe(false);
+    expect(edited.searchIndex).toBe('reused');
+    expect(indexInodes(tree)).toEqual(inodes);
+    expect(indexBytes(tree)).toEqual(await forcedIndex(project));
+    expect(await searchIds(tree, 'precomputes')).toEqual(['resources/guide_md.json']);
+  });
+
+  it('writes the index again when a resource text changes: the new word is found, the old one is not', async () => {
+    const project = await exampleProject();
+    const tree = (await build(project)).outDir;
+    expect(await searchIds(tree, 'precomputes')).toEqual(['resources/guide_md.json']);
+    const guide = path.join(project, 'resources/guide.md');
+    await fs.writeFile(guide, (await fs.readFile(guide, 'utf8')).replace('precomputes', 'prebakes'));
+    const edited = await build(project);
+    expect(edited.searchIndex).toBe('written');
+    expect(await searchIds(tree, 'prebakes')).toEqual(['resources/guide_md.json']);
+    expect(await searchIds(tree, 'precomputes')).toEqual([]);
+    expect(indexBytes(tree)).toEqual(await forcedIndex(project));
+    // --force writes it even when nothing changed.
+    expect((await build(project, '--force')).searchIndex).toBe('written');
+  });
+
+  it('writes the index again, as --force writes it, after a file of it was touched, removed or swapped', async () => {
+    const project = await exampleProject();
+    const tree = (await build(project)).outDir;
+    const fresh = await forcedIndex(project);
+    const damages: [string, (file: string) => Promise<void>][] = [
+      ['touched', async (file) => fs.utimes(file, new Date(), new Date(Date.now() + 5_000))],
+      ['overwritten with stray bytes', async (file) => fs.appendFile(file, 'stray bytes')],
+      ['removed', async (file) => fs.rm(file)],
+      [
+        'swapped for a copy of itself',
+        async (file) => {
+          await fs.copyFile(file, `${file}.copy`);
+          await fs.rename(`${file}.copy`, file);
+        },
+      ],
+    ];
+    for (const [damage, apply] of damages) {
+      const [file] = [...indexInodes(tree).keys()].filter((name) => name.endsWith('.pack'));
+      await apply(path.join(tree, INDEX_FOLDER, file!));
+      const rebuilt = await build(project);
+      expect(rebuilt.searchIndex, damage).toBe('written');
+      expect(indexBytes(tree), damage).toEqual(fresh);
+      expect(await searchIds(tree, 'precomputes'), damage).toEqual(['resources/guide_md.json']);
+    }
+  });
+
+  it('writes the index again when the record is garbage, edited, or names files outside the index', async () => {
+    const project = await exampleProject();
+    const tree = (await build(project)).outDir;
+    const fresh = await forcedIndex(project);
+    const record = path.join(project, RECORD);
+    await build(project);
+    const intact = await fs.readFile(record, 'utf8');
+    const edits: [string, string][] = [
+      ['garbage', '\u0000not json{'],
+      ['an empty object', '{}'],
+      [
+        'a file outside the index',
+        intact.replace(/"path":"packs\/search\.index\/[^"]*"/, '"path":"../../outside.pack"'),
+      ],
+      ['another extension', intact.replace(/"documentCount":\d+/, '"documentCount":99')],
+      ['another digest', intact.replace(/"inputs":"[0-9a-f]/, '"inputs":"z')],
+    ];
+    for (const [edit, text] of edits) {
+      expect(text, edit).not.toEqual(intact);
+      await fs.writeFile(record, text);
+      const rebuilt = await build(project);
+      expect(rebuilt.searchIndex, edit).toBe('written');
+      expect(indexBytes(tree), edit).toEqual(fresh);
+    }
+    // And the record the last build left is intact again: the next build reuses.
+    expect((await build(project)).searchIndex).toBe('reused');
+  });
+});
