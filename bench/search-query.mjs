@@ -23,6 +23,7 @@
 //   CORPUS=debian (Debian's package descriptions, ~63,000) or wiki (search-query-corpus.mjs;
 //   COUNT=650000; TEXT_SCALE shortens texts where the in-memory writer lacks memory),
 //   TERM_INDEX_BYTES=16384,65536 (one tree per size), QUERIES=1000, COLD=15, MINISEARCH=1.
+//   SERVERS=workerd,serve (either or both),
 //   TREE=<folder>: measure that built tree instead (e.g. the one `BENCH_KEEP_TREE=… node
 //   bench/search-build.mjs` kept: its index is the build's own); MiniSearch is left out then.
 import { spawn, spawnSync } from 'node:child_process';
@@ -50,6 +51,7 @@ const QUERIES = Number(process.env.QUERIES ?? 1000);
 const COLD = Number(process.env.COLD ?? 15);
 const TERM_INDEX_SIZES = (process.env.TERM_INDEX_BYTES ?? '16384').split(',').map(Number);
 const TREE = process.env.TREE;
+const SERVERS = (process.env.SERVERS ?? 'workerd,serve').split(',');
 const MINISEARCH = process.env.MINISEARCH !== '0' && TREE === undefined;
 
 function percentile(values, fraction) {
@@ -315,10 +317,13 @@ for (const termIndexBytes of TREE ? [undefined] : TERM_INDEX_SIZES) {
     `\n${TREE ?? CORPUS}: ${documentCount} documents, term indexes ${termIndexBytes === undefined ? 'as built' : `${termIndexBytes / 1024} KiB`}: ${built.files} index files, ${f(built.indexBytes / 1e6, 1)} MB; search table ${f(built.tableBytes / 1024, 1)} KiB ${built.tableInline ? 'in mcp.json' : 'in its own file'} (${built.termIndexes} term indexes)${built.buildMs === undefined ? '' : `; index written in ${f(built.buildMs / 1000, 1)} s`}`,
   );
   console.log(`${queries.length} warm queries, ${coldQueries.length} cold (new process each), e.g. "${queries[0]}"`);
-  const results = [
-    await measureServer('workerd (_worker.js)', (inspect) => startWorkerd(built.tree, inspect), queries, coldQueries),
-    await measureServer('serve --http', () => startServe(built.tree), queries, coldQueries),
-  ];
+  const results = [];
+  if (SERVERS.includes('workerd'))
+    results.push(
+      await measureServer('workerd (_worker.js)', (inspect) => startWorkerd(built.tree, inspect), queries, coldQueries),
+    );
+  if (SERVERS.includes('serve'))
+    results.push(await measureServer('serve --http', () => startServe(built.tree), queries, coldQueries));
   const mini = MINISEARCH && termIndexBytes === TERM_INDEX_SIZES[0] ? measureMiniSearch(queries) : undefined;
   for (const result of results) {
     const vsMini = mini ? ` (${f(median(result.warm.cpu) / median(mini.cpu), 1)}× MiniSearch's CPU p50)` : '';

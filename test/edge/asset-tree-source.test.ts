@@ -1,9 +1,10 @@
 // The worker's view of the tree (hosts/edge/asset-tree-source.ts) over a host that honours byte
 // ranges — `serve --http`'s static site, as a Netlify edge function fetches its own origin: a
 // pack record is read alone (206), a range past the file's end is a short read the pack reader
-// refuses, and a whole file still comes whole. Over miniflare's asset binding, which ignores
-// ranges, test/edge/packed-worker.test.ts covers the whole-pack path.
-import { readdirSync, readFileSync } from 'node:fs';
+// refuses, and a whole file still comes whole. A host that ignores ranges is the same site reached
+// without the Range header: a pack too large to keep is cut as it streams. Over miniflare's asset
+// binding, which ignores ranges, test/edge/packed-worker.test.ts covers the whole-pack path.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAssetTreeSource } from '../../src/hosts/edge/asset-tree-source.js';
@@ -25,6 +26,11 @@ beforeAll(async () => {
   packTool(tree, 'echo');
   const pack = readdirSync(path.join(tree, 'packs/echo')).find((name) => name.endsWith('.pack'));
   packPath = `packs/echo/${pack}`;
+  // Larger than the reader keeps whole (a quarter of its 16 MiB budget): bytes numbered by position.
+  writeFileSync(
+    path.join(tree, 'packs/echo/large.pack'),
+    Uint8Array.from({ length: 5 * 1024 * 1024 }, (_, at) => at % 251),
+  );
   serve = await HttpServe.start([tree]);
 }, 60_000);
 
@@ -55,5 +61,43 @@ describe('the worker reading packs from a host that serves byte ranges', () => {
     expect(await source().readBytes('packs/echo/0000000000000000.pack', { offset: 0, length: 5 })).toEqual({
       status: 'missing',
     });
+  });
+});
+
+describe('the worker reading packs from a host that ignores byte ranges', () => {
+  /** The same site, asked without the Range header: every answer is the whole file (200). */
+  function rangeIgnoringSource() {
+    return createAssetTreeSource(
+      {
+        fetch: (request) => {
+          const headers = new Headers(request.headers);
+          headers.delete('range');
+          return fetch(new Request(request.url, { headers }));
+        },
+      },
+      new URL(`http://127.0.0.1:${serve.port}/`),
+    );
+  }
+
+  it('takes a small pack whole, for the reader to cut and keep', async () => {
+    const file = readFileSync(path.join(tree, packPath));
+    expect(await rangeIgnoringSource().readBytes(packPath, { offset: 8, length: 24 })).toEqual({
+      status: 'ok',
+      bytes: new Uint8Array(file),
+      whole: true,
+    });
+  });
+
+  it('cuts the record out of a pack too large to keep, and a range past its end comes short', async () => {
+    const offset = 4_500_001;
+    const record = await rangeIgnoringSource().readBytes('packs/echo/large.pack', { offset, length: 1000 });
+    expect(record).toEqual({
+      status: 'ok',
+      bytes: Uint8Array.from({ length: 1000 }, (_, at) => (offset + at) % 251),
+      whole: false,
+    });
+    const size = 5 * 1024 * 1024;
+    const short = await rangeIgnoringSource().readBytes('packs/echo/large.pack', { offset: size - 10, length: 50 });
+    expect(short.status === 'ok' && short.bytes.length).toBe(10);
   });
 });
