@@ -74,6 +74,44 @@ describe('BM25 as FTS5 computes it', () => {
     );
     expect(ranked.map((scored) => scored.document)).toEqual([0, 1, 2]);
   });
+
+  it('ranks overlapping lists exactly as scoring every document one by one does, scores to the bit', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const corpus = { documentCount: 5000, tokenCount: 400_000 };
+    for (let round = 0; round < 20; round += 1) {
+      const lists = Array.from({ length: 1 + Math.floor(random() * 4) }, () => {
+        const documents = [
+          ...new Set(Array.from({ length: Math.floor(random() * 3000) }, () => Math.floor(random() * 5000))),
+        ];
+        documents.sort((a, b) => a - b);
+        return {
+          documents: Uint32Array.from(documents),
+          termFrequencies: Uint32Array.from(documents, () => 1 + Math.floor(random() * 4)),
+          documentLengths: Uint32Array.from(documents, () => 1 + Math.floor(random() * 300)),
+        };
+      });
+      // The reference: every document's score summed term by term in list order, all sorted.
+      const scores = new Map<number, number>();
+      for (const list of lists) {
+        const idf = inverseDocumentFrequency(corpus.documentCount, list.documents.length);
+        list.documents.forEach((document, position) => {
+          const tf = list.termFrequencies[position]!;
+          const ratio = list.documentLengths[position]! / (corpus.tokenCount / corpus.documentCount);
+          const part = (idf * tf * (1.2 + 1)) / (tf + 1.2 * (1 - 0.75 + 0.75 * ratio));
+          scores.set(document, (scores.get(document) ?? 0) + part);
+        });
+      }
+      const expected = [...scores]
+        .map(([document, score]) => ({ document, score }))
+        .sort((a, b) => b.score - a.score || a.document - b.document)
+        .slice(0, 10);
+      expect(rankBm25(lists, corpus, 10)).toEqual(expected);
+    }
+  });
 });
 
 describe('postings bytes', () => {

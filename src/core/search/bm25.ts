@@ -25,25 +25,40 @@ export function inverseDocumentFrequency(documentCount: number, documentFrequenc
   return idf > 0 ? idf : 1e-6;
 }
 
-/** The `limit` best documents for the postings of the query's distinct terms. */
+/**
+ * The `limit` best documents for the postings of the query's distinct terms. The lists are sorted
+ * by document, so they are walked together and each document's score is summed where it is met:
+ * no map of every matching document (at 650,000 documents a common term's list holds 100,000+, and
+ * a Map of them was 90% of a query's CPU). Each document's terms add in list order, as before.
+ */
 export function rankBm25(lists: readonly PostingList[], corpus: CorpusStatistics, limit: number): ScoredDocument[] {
   if (corpus.documentCount === 0 || limit <= 0) return [];
   const averageLength = corpus.tokenCount / corpus.documentCount || 1;
-  const scores = new Map<number, number>();
-  for (const list of lists) {
-    const idf = inverseDocumentFrequency(corpus.documentCount, list.documents.length);
-    for (let position = 0; position < list.documents.length; position += 1) {
+  const idfs = lists.map((list) => inverseDocumentFrequency(corpus.documentCount, list.documents.length));
+  const positions = new Array<number>(lists.length).fill(0);
+  const best: ScoredDocument[] = [];
+  for (;;) {
+    let document = Number.POSITIVE_INFINITY;
+    for (let index = 0; index < lists.length; index += 1) {
+      const list = lists[index]!;
+      const position = positions[index]!;
+      if (position < list.documents.length && list.documents[position]! < document)
+        document = list.documents[position]!;
+    }
+    if (document === Number.POSITIVE_INFINITY) break;
+    let score = 0;
+    for (let index = 0; index < lists.length; index += 1) {
+      const list = lists[index]!;
+      const position = positions[index]!;
+      if (position >= list.documents.length || list.documents[position] !== document) continue;
       const termFrequency = list.termFrequencies[position]!;
       const lengthRatio = list.documentLengths[position]! / averageLength;
-      const score =
-        (idf * termFrequency * (BM25_K1 + 1)) / (termFrequency + BM25_K1 * (1 - BM25_B + BM25_B * lengthRatio));
-      const document = list.documents[position]!;
-      scores.set(document, (scores.get(document) ?? 0) + score);
+      score +=
+        (idfs[index]! * termFrequency * (BM25_K1 + 1)) /
+        (termFrequency + BM25_K1 * (1 - BM25_B + BM25_B * lengthRatio));
+      positions[index] = position + 1;
     }
-  }
-  // The best `limit` so far, best first: inserting into a short sorted array beats sorting every match.
-  const best: ScoredDocument[] = [];
-  for (const [document, score] of scores) {
+    // The best `limit` so far, best first: inserting into a short sorted array beats sorting every match.
     if (best.length === limit && !ranksBefore(document, score, best[limit - 1]!)) continue;
     let at = best.length;
     while (at > 0 && ranksBefore(document, score, best[at - 1]!)) at -= 1;
