@@ -53,27 +53,67 @@ async function fetchTreeFile(
  */
 const CUT_PACKS_ABOVE_BYTES = (DEFAULT_PACK_CACHE_LIMITS.maxWholePackBytes ?? 0) / 4;
 
+/** workerd's extension of the BYOB reader: fills a view with at least `minBytes` (fewer only at the end). */
+interface ReadAtLeastReader {
+  readAtLeast(minBytes: number, view: Uint8Array): Promise<{ done: boolean; value?: Uint8Array }>;
+  cancel(reason?: unknown): Promise<void>;
+}
+
+const CUT_READ_BYTES = 1024 * 1024;
+
+/** The chunks of `body`: a MiB at a time where the runtime offers readAtLeast (workerd), else as they come. */
+async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  let byob: ReadAtLeastReader | undefined;
+  try {
+    const reader = (body as unknown as { getReader(options: { mode: 'byob' }): unknown }).getReader({ mode: 'byob' });
+    if (typeof (reader as Partial<ReadAtLeastReader>).readAtLeast === 'function') byob = reader as ReadAtLeastReader;
+    else await (reader as ReadableStreamBYOBReader).cancel();
+  } catch {
+    // Not a byte stream: read it as it comes.
+  }
+  if (!byob) {
+    const reader = body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        yield value;
+      }
+    } finally {
+      await reader.cancel().catch(() => undefined);
+    }
+  }
+  // Each read gives the buffer back (transferred): the next read fills it again.
+  let buffer = new ArrayBuffer(CUT_READ_BYTES);
+  try {
+    for (;;) {
+      const { done, value } = await byob.readAtLeast(CUT_READ_BYTES, new Uint8Array(buffer));
+      if (value && value.length > 0) {
+        yield value;
+        buffer = value.buffer as ArrayBuffer;
+      }
+      if (done || !value || value.length < CUT_READ_BYTES) return;
+    }
+  } finally {
+    await byob.cancel().catch(() => undefined);
+  }
+}
+
 /** The bytes of `range` from a whole file's body, reading no further than its end (shorter when the body is). */
 async function cutRange(body: ReadableStream<Uint8Array>, range: ByteRange): Promise<Uint8Array> {
   const record = new Uint8Array(range.length);
-  const reader = body.getReader();
   let position = 0;
   let filled = 0;
-  try {
-    while (filled < range.length) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const start = Math.max(range.offset - position, 0);
-      const end = Math.min(range.offset + range.length - position, value.length);
-      if (end > start) {
-        record.set(value.subarray(start, end), filled);
-        filled += end - start;
-      }
-      position += value.length;
+  // Leaving the loop early cancels the body: the rest of the pack is not transferred.
+  for await (const chunk of chunksOf(body)) {
+    const start = Math.max(range.offset - position, 0);
+    const end = Math.min(range.offset + range.length - position, chunk.length);
+    if (end > start) {
+      record.set(chunk.subarray(start, end), filled);
+      filled += end - start;
     }
-  } finally {
-    // The rest of the pack is not needed: stop the transfer.
-    await reader.cancel().catch(() => undefined);
+    position += chunk.length;
+    if (filled === range.length) break;
   }
   return filled === range.length ? record : record.subarray(0, filled);
 }
