@@ -428,6 +428,7 @@ describe('the report and the command line', () => {
       failures: [{ path: 'tools/help-not-json', message: expect.stringContaining('is not JSON') }],
       warnings: [],
       resources: 2,
+      searchIndex: 'written',
       // mcp.json, index.html, 404.html, _headers, .nojekyll, .assetsignore, _routes.json, _worker.js,
       // completions.json, a_md and its raw-name copy a.md, 3 divide answers, and the search index of
       // a.md (a pack and an index each for its terms, titles and documents: on by default).

@@ -65,39 +65,55 @@ describe('the worker reading packs from a host that serves byte ranges', () => {
 });
 
 describe('the worker reading packs from a host that ignores byte ranges', () => {
-  /** The same site, asked without the Range header: every answer is the whole file (200). */
-  function rangeIgnoringSource() {
+  /**
+   * The same site, asked without the Range header: every answer is the whole file (200); with
+   * `unsized`, streamed without a Content-Length (as the Workers asset binding answers a worker).
+   */
+  function rangeIgnoringSource(unsized = false) {
     return createAssetTreeSource(
       {
-        fetch: (request) => {
+        fetch: async (request) => {
           const headers = new Headers(request.headers);
           headers.delete('range');
-          return fetch(new Request(request.url, { headers }));
+          const response = await fetch(new Request(request.url, { headers }));
+          if (!unsized) return response;
+          const answerHeaders = new Headers(response.headers);
+          answerHeaders.delete('content-length');
+          return new Response(response.body, { status: response.status, headers: answerHeaders });
         },
       },
       new URL(`http://127.0.0.1:${serve.port}/`),
     );
   }
 
-  it('takes a small pack whole, for the reader to cut and keep', async () => {
+  it('takes a small pack whole, for the reader to cut and keep, whether its length was said or not', async () => {
     const file = readFileSync(path.join(tree, packPath));
-    expect(await rangeIgnoringSource().readBytes(packPath, { offset: 8, length: 24 })).toEqual({
-      status: 'ok',
-      bytes: new Uint8Array(file),
-      whole: true,
-    });
+    for (const unsized of [false, true])
+      expect(await rangeIgnoringSource(unsized).readBytes(packPath, { offset: 8, length: 24 })).toEqual({
+        status: 'ok',
+        bytes: new Uint8Array(file),
+        whole: true,
+      });
   });
 
   it('cuts the record out of a pack too large to keep, and a range past its end comes short', async () => {
-    const offset = 4_500_001;
-    const record = await rangeIgnoringSource().readBytes('packs/echo/large.pack', { offset, length: 1000 });
-    expect(record).toEqual({
-      status: 'ok',
-      bytes: Uint8Array.from({ length: 1000 }, (_, at) => (offset + at) % 251),
-      whole: false,
-    });
+    // Records before and after the point where the pack proves too large to keep whole.
+    for (const unsized of [false, true])
+      for (const offset of [10, 4_500_001]) {
+        const record = await rangeIgnoringSource(unsized).readBytes('packs/echo/large.pack', { offset, length: 1000 });
+        expect(record).toEqual({
+          status: 'ok',
+          bytes: Uint8Array.from({ length: 1000 }, (_, at) => (offset + at) % 251),
+          whole: false,
+        });
+      }
     const size = 5 * 1024 * 1024;
-    const short = await rangeIgnoringSource().readBytes('packs/echo/large.pack', { offset: size - 10, length: 50 });
-    expect(short.status === 'ok' && short.bytes.length).toBe(10);
+    for (const unsized of [false, true]) {
+      const short = await rangeIgnoringSource(unsized).readBytes('packs/echo/large.pack', {
+        offset: size - 10,
+        length: 50,
+      });
+      expect(short.status === 'ok' && short.bytes.length).toBe(10);
+    }
   });
 });

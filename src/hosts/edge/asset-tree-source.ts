@@ -67,7 +67,8 @@ async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8
   try {
     const reader = (body as unknown as { getReader(options: { mode: 'byob' }): unknown }).getReader({ mode: 'byob' });
     if (typeof (reader as Partial<ReadAtLeastReader>).readAtLeast === 'function') byob = reader as ReadAtLeastReader;
-    else await (reader as ReadableStreamBYOBReader).cancel();
+    // Elsewhere (Deno, browsers, Node) the stream is read as it comes: hand it back uncancelled.
+    else (reader as ReadableStreamBYOBReader).releaseLock();
   } catch {
     // Not a byte stream: read it as it comes.
   }
@@ -99,23 +100,53 @@ async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8
   }
 }
 
-/** The bytes of `range` from a whole file's body, reading no further than its end (shorter when the body is). */
-async function cutRange(body: ReadableStream<Uint8Array>, range: ByteRange): Promise<Uint8Array> {
-  const record = new Uint8Array(range.length);
+/**
+ * A whole file's body where `range` was asked: the whole file when it ends within
+ * CUT_PACKS_ABOVE_BYTES (the reader keeps it), else only the bytes of `range` (shorter when the
+ * body is), read no further than its end. For a body whose length the host did not say.
+ */
+async function readOrCutRange(body: ReadableStream<Uint8Array>, range: ByteRange): Promise<BytesOutcome> {
+  const kept: Uint8Array[] = [];
+  let record: Uint8Array | undefined;
   let position = 0;
   let filled = 0;
-  // Leaving the loop early cancels the body: the rest of the pack is not transferred.
-  for await (const chunk of chunksOf(body)) {
-    const start = Math.max(range.offset - position, 0);
-    const end = Math.min(range.offset + range.length - position, chunk.length);
-    if (end > start) {
+  const cut = (chunk: Uint8Array, chunkStart: number) => {
+    const start = Math.max(range.offset - chunkStart, 0);
+    const end = Math.min(range.offset + range.length - chunkStart, chunk.length);
+    if (end > start && record) {
       record.set(chunk.subarray(start, end), filled);
       filled += end - start;
     }
+  };
+  // Leaving the loop early cancels the body: the rest of the pack is not transferred.
+  for await (const chunk of chunksOf(body)) {
+    if (record === undefined) {
+      // chunksOf may hand its buffer to the next read: keep a copy.
+      kept.push(chunk.slice());
+      if (position + chunk.length > CUT_PACKS_ABOVE_BYTES) {
+        // Too large to keep whole: from here on only the record's bytes are kept.
+        record = new Uint8Array(range.length);
+        let keptStart = 0;
+        for (const part of kept) {
+          cut(part, keptStart);
+          keptStart += part.length;
+        }
+        kept.length = 0;
+      }
+    } else cut(chunk, position);
     position += chunk.length;
-    if (filled === range.length) break;
+    if (record && filled === range.length) break;
   }
-  return filled === range.length ? record : record.subarray(0, filled);
+  if (record === undefined) {
+    const whole = new Uint8Array(position);
+    let at = 0;
+    for (const part of kept) {
+      whole.set(part, at);
+      at += part.length;
+    }
+    return { status: 'ok', bytes: whole, whole: true };
+  }
+  return { status: 'ok', bytes: filled === range.length ? record : record.subarray(0, filled), whole: false };
 }
 
 /**
@@ -167,8 +198,7 @@ export function createAssetTreeSource(fetcher: AssetFetcher, siteRoot: URL): Tre
       }
       if (response.status !== 206 && wanted && response.body) {
         const length = response.headers.get('content-length');
-        if (length === null || Number(length) > CUT_PACKS_ABOVE_BYTES)
-          return { status: 'ok', bytes: await cutRange(response.body, wanted), whole: false };
+        if (length === null || Number(length) > CUT_PACKS_ABOVE_BYTES) return readOrCutRange(response.body, wanted);
       }
       const bytes = new Uint8Array(await response.arrayBuffer());
       if (response.status !== 206) return { status: 'ok', bytes, whole: true };
