@@ -102,6 +102,18 @@ describe.each(HOSTS)('the example tree on $name', (hostCase) => {
     expect(textOf(hit)).toBe('Tokyo\n');
   });
 
+  it('searches the text resources and fetches a result through the host (the index read from its packs)', async () => {
+    const found = await client.callTool({ name: 'search', arguments: { query: 'division script' } });
+    expect(found.isError).toBeFalsy();
+    const { results } = found.structuredContent as { results: { id: string; title: string }[] };
+    expect(results.map((result) => result.id)).toContain('resources/guide_md.json');
+    const fetched = await client.callTool({ name: 'fetch', arguments: { id: 'resources/guide_md.json' } });
+    expect(fetched.isError).toBeFalsy();
+    expect((fetched.structuredContent as { text: string }).text).toContain('division runs the script');
+    const forged = await client.callTool({ name: 'fetch', arguments: { id: '../../etc/passwd' } });
+    expect(forged.isError).toBe(true);
+  });
+
   it('answers a call nobody precomputed, and a live-only tool, as not precomputed', async () => {
     for (const call of [
       { name: 'capital', arguments: { country: 'Peru' } },
