@@ -45,7 +45,7 @@ function source() {
 describe('the worker reading packs from a host that serves byte ranges', () => {
   it('reads a record alone, and a whole file whole', async () => {
     const file = readFileSync(path.join(tree, packPath));
-    const part = await source().readBytes(packPath, { offset: 8, length: 24 });
+    const part = await source().readBytes(packPath, { offset: 8, length: 24, fileLength: file.length });
     expect(part).toEqual({ status: 'ok', bytes: new Uint8Array(file.subarray(8, 32)), whole: false });
     const whole = await source().readBytes(packPath);
     expect(whole).toEqual({ status: 'ok', bytes: new Uint8Array(file), whole: true });
@@ -53,12 +53,14 @@ describe('the worker reading packs from a host that serves byte ranges', () => {
 
   it('answers a range past the end as a short read, and a missing pack as missing', async () => {
     const size = readFileSync(path.join(tree, packPath)).length;
-    expect(await source().readBytes(packPath, { offset: size + 10, length: 5 })).toEqual({
+    expect(await source().readBytes(packPath, { offset: size + 10, length: 5, fileLength: size + 15 })).toEqual({
       status: 'ok',
       bytes: new Uint8Array(0),
       whole: false,
     });
-    expect(await source().readBytes('packs/echo/0000000000000000.pack', { offset: 0, length: 5 })).toEqual({
+    expect(
+      await source().readBytes('packs/echo/0000000000000000.pack', { offset: 0, length: 5, fileLength: 5 }),
+    ).toEqual({
       status: 'missing',
     });
   });
@@ -89,31 +91,61 @@ describe('the worker reading packs from a host that ignores byte ranges', () => 
   it('takes a small pack whole, for the reader to cut and keep, whether its length was said or not', async () => {
     const file = readFileSync(path.join(tree, packPath));
     for (const unsized of [false, true])
-      expect(await rangeIgnoringSource(unsized).readBytes(packPath, { offset: 8, length: 24 })).toEqual({
-        status: 'ok',
-        bytes: new Uint8Array(file),
-        whole: true,
-      });
+      expect(
+        await rangeIgnoringSource(unsized).readBytes(packPath, { offset: 8, length: 24, fileLength: file.length }),
+      ).toEqual({ status: 'ok', bytes: new Uint8Array(file), whole: true });
   });
 
   it('cuts the record out of a pack too large to keep, and a range past its end comes short', async () => {
-    // Records before and after the point where the pack proves too large to keep whole.
+    const size = 5 * 1024 * 1024;
     for (const unsized of [false, true])
       for (const offset of [10, 4_500_001]) {
-        const record = await rangeIgnoringSource(unsized).readBytes('packs/echo/large.pack', { offset, length: 1000 });
+        const record = await rangeIgnoringSource(unsized).readBytes('packs/echo/large.pack', {
+          offset,
+          length: 1000,
+          fileLength: size,
+        });
         expect(record).toEqual({
           status: 'ok',
           bytes: Uint8Array.from({ length: 1000 }, (_, at) => (offset + at) % 251),
           whole: false,
         });
       }
-    const size = 5 * 1024 * 1024;
     for (const unsized of [false, true]) {
       const short = await rangeIgnoringSource(unsized).readBytes('packs/echo/large.pack', {
         offset: size - 10,
         length: 50,
+        fileLength: size + 40,
       });
       expect(short.status === 'ok' && short.bytes.length).toBe(10);
     }
+  });
+
+  it('reads a file that is not the length its index says no further than a byte past it', async () => {
+    // A 5 MiB file where the index says 1,000 bytes (replaced on the host): 1,001 bytes come back
+    // whole, which the reader refuses for their length, and the other 5 MiB are not read.
+    const longer = await rangeIgnoringSource(true).readBytes('packs/echo/large.pack', {
+      offset: 8,
+      length: 24,
+      fileLength: 1000,
+    });
+    expect(longer).toEqual({
+      status: 'ok',
+      bytes: Uint8Array.from({ length: 1001 }, (_, at) => at % 251),
+      whole: true,
+    });
+  });
+
+  it('takes a page the host sends for a pack it lacks for a missing pack', async () => {
+    const pageSource = createAssetTreeSource(
+      {
+        fetch: async () =>
+          new Response('<!doctype html><p>Not here</p>', { status: 200, headers: { 'content-type': 'text/html' } }),
+      },
+      new URL('https://example.test/'),
+    );
+    expect(await pageSource.readBytes(packPath, { offset: 8, length: 24, fileLength: 20_000_000 })).toEqual({
+      status: 'missing',
+    });
   });
 });

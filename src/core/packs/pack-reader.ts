@@ -23,6 +23,12 @@ import { findIndexRow } from './pack-table.js';
 export interface ByteRange {
   offset: number;
   length: number;
+  /**
+   * The whole file's length as the pack index says it: a host that answers the whole file where
+   * the range was asked (the Workers asset binding, which says no Content-Length to a worker)
+   * is read whole when the reader would keep it, else cut as it streams, without guessing.
+   */
+  fileLength: number;
 }
 
 export type BytesOutcome =
@@ -209,7 +215,7 @@ export class PackReader {
     const kept = this.cache.wholePack(pack.path);
     const read: BytesOutcome = kept
       ? { status: 'ok', bytes: kept, whole: true }
-      : await this.files.readBytes(pack.path, { offset: recordOffset, length: recordLength });
+      : await this.files.readBytes(pack.path, { offset: recordOffset, length: recordLength, fileLength: pack.length });
     if (read.status === 'missing') return { status: 'missing', reason: `the pack ${pack.path} is missing on the host` };
     let recordBytes = read.bytes;
     if (read.whole) {

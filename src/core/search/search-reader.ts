@@ -316,7 +316,11 @@ export class SearchReader {
     const mostPostings = Math.floor((entry.recordLength - bodyStart - 1) / 3);
     if (inverseDocumentFrequency(documentCount, mostPostings) > 1e-6) return undefined;
     const length = Math.min(entry.recordLength, bodyStart + 5);
-    const read = await this.files.readBytes(entry.pack.path, { offset: entry.recordOffset, length });
+    const read = await this.files.readBytes(entry.pack.path, {
+      offset: entry.recordOffset,
+      length,
+      fileLength: entry.pack.length,
+    });
     if (read.status !== 'ok') return undefined;
     const bytes = read.whole ? read.bytes.subarray(entry.recordOffset, entry.recordOffset + length) : read.bytes;
     if (

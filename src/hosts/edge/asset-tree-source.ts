@@ -48,7 +48,7 @@ async function fetchTreeFile(
 /**
  * A pack the host sends whole where a record's range was asked, larger than the reader would keep
  * (a quarter of its whole-pack budget), is cut as it streams: only the record's bytes are kept and
- * the rest is not read. At 650,000 documents a search index's term packs are ~14 MB each; holding
+ * the rest is not read. At 650,000 documents a search index's term packs were ~14 MB each; holding
  * two per query made an isolate's ArrayBuffers reach 95 MiB of garbage after 1,000 queries.
  */
 const CUT_PACKS_ABOVE_BYTES = (DEFAULT_PACK_CACHE_LIMITS.maxWholePackBytes ?? 0) / 4;
@@ -101,52 +101,29 @@ async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8
 }
 
 /**
- * A whole file's body where `range` was asked: the whole file when it ends within
- * CUT_PACKS_ABOVE_BYTES (the reader keeps it), else only the bytes of `range` (shorter when the
- * body is), read no further than its end. For a body whose length the host did not say.
+ * A whole file's body where `range` was asked, read by the file's length the index gave: a file
+ * the reader keeps (CUT_PACKS_ABOVE_BYTES at most) whole, a larger one only for the bytes of
+ * `range`, read no further than its end. A body longer than that length is read one byte past it,
+ * and a short one as far as it goes: the reader then refuses it as a truncated or replaced pack.
  */
-async function readOrCutRange(body: ReadableStream<Uint8Array>, range: ByteRange): Promise<BytesOutcome> {
-  const kept: Uint8Array[] = [];
-  let record: Uint8Array | undefined;
+async function readWholeOrCut(body: ReadableStream<Uint8Array>, range: ByteRange): Promise<BytesOutcome> {
+  const whole = range.fileLength <= CUT_PACKS_ABOVE_BYTES;
+  const wanted = whole ? { offset: 0, length: range.fileLength + 1 } : range;
+  const kept = new Uint8Array(wanted.length);
   let position = 0;
   let filled = 0;
-  const cut = (chunk: Uint8Array, chunkStart: number) => {
-    const start = Math.max(range.offset - chunkStart, 0);
-    const end = Math.min(range.offset + range.length - chunkStart, chunk.length);
-    if (end > start && record) {
-      record.set(chunk.subarray(start, end), filled);
+  // Leaving the loop early cancels the body: the rest of the file is not transferred.
+  for await (const chunk of chunksOf(body)) {
+    const start = Math.max(wanted.offset - position, 0);
+    const end = Math.min(wanted.offset + wanted.length - position, chunk.length);
+    if (end > start) {
+      kept.set(chunk.subarray(start, end), filled);
       filled += end - start;
     }
-  };
-  // Leaving the loop early cancels the body: the rest of the pack is not transferred.
-  for await (const chunk of chunksOf(body)) {
-    if (record === undefined) {
-      // chunksOf may hand its buffer to the next read: keep a copy.
-      kept.push(chunk.slice());
-      if (position + chunk.length > CUT_PACKS_ABOVE_BYTES) {
-        // Too large to keep whole: from here on only the record's bytes are kept.
-        record = new Uint8Array(range.length);
-        let keptStart = 0;
-        for (const part of kept) {
-          cut(part, keptStart);
-          keptStart += part.length;
-        }
-        kept.length = 0;
-      }
-    } else cut(chunk, position);
     position += chunk.length;
-    if (record && filled === range.length) break;
+    if (filled === wanted.length) break;
   }
-  if (record === undefined) {
-    const whole = new Uint8Array(position);
-    let at = 0;
-    for (const part of kept) {
-      whole.set(part, at);
-      at += part.length;
-    }
-    return { status: 'ok', bytes: whole, whole: true };
-  }
-  return { status: 'ok', bytes: filled === range.length ? record : record.subarray(0, filled), whole: false };
+  return { status: 'ok', bytes: filled === kept.length && !whole ? kept : kept.subarray(0, filled), whole };
 }
 
 /**
@@ -181,8 +158,8 @@ export function createAssetTreeSource(fetcher: AssetFetcher, siteRoot: URL): Tre
      * A pack or pack index, or a range of it with a Range request: a 206 for the range asked is
      * the record alone; a host that ignores ranges (the Workers asset binding does, in miniflare and
      * on Cloudflare alike) answers the whole file, which the reader cuts and keeps, or, for a pack
-     * too large to keep, which is cut here as it streams. A fallback page comes back as bytes without the pack
-     * magic, which the reader takes for a missing pack.
+     * too large to keep, which is cut here as it streams. A fallback page is a missing file: by its
+     * type, or, sent as something else, by bytes without the pack magic.
      */
     async readBytes(relativePath: string, range?: ByteRange): Promise<BytesOutcome> {
       const wanted = range && range.length > 0 ? range : undefined;
@@ -196,10 +173,12 @@ export function createAssetTreeSource(fetcher: AssetFetcher, siteRoot: URL): Tre
         await response.body?.cancel();
         return { status: 'ok', bytes: new Uint8Array(0), whole: false };
       }
-      if (response.status !== 206 && wanted && response.body) {
-        const length = response.headers.get('content-length');
-        if (length === null || Number(length) > CUT_PACKS_ABOVE_BYTES) return readOrCutRange(response.body, wanted);
+      // A pack is never a page: one is the host's stand-in for a file it lacks.
+      if ((response.headers.get('content-type') ?? '').startsWith('text/html')) {
+        await response.body?.cancel();
+        return { status: 'missing' };
       }
+      if (response.status !== 206 && wanted && response.body) return readWholeOrCut(response.body, wanted);
       const bytes = new Uint8Array(await response.arrayBuffer());
       if (response.status !== 206) return { status: 'ok', bytes, whole: true };
       // A 206 for another range than asked (or several) is not the record: refused as short.
