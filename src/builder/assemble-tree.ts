@@ -1,7 +1,6 @@
 // The rest of the tree once the call files are in (tree-output.ts streams those): resources,
 // template instances, prompts, completions and deploy files, then the content hash over everything
 // written (read back in path order), the manifest with the tools' counters, and the edge runtime.
-import { isAppResource } from '../core/tree/mcp-apps.js';
 import { treeJsonFile } from '../core/tree/canonical-json.js';
 import type { JsonObject } from '../core/tree/json-object.js';
 import { rawResourceFilePath, resourceFilePath } from '../core/tree/resource-key.js';
@@ -28,7 +27,12 @@ import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
 import { COMPLETIONS_FILE } from './collect-completions.js';
 import type { ReusableSearchIndex, SearchIndexOutcome } from './search-index-reuse.js';
-import { type SearchSettings, searchToIndex, writeSearchIndexStep } from './search-index-step.js';
+import {
+  hasTextResources as someTextResource,
+  type SearchSettings,
+  searchToIndex,
+  writeSearchIndexStep,
+} from './search-index-step.js';
 import type { CompletionProviders } from '../core/tree/completion-provider.js';
 import type { TemplateInstance } from './expand-resource-templates.js';
 import type { BuildProblem, ToolReport } from './build-report.js';
@@ -219,11 +223,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   const indexedResources = input.resources.filter(
     (resource) => resourceOwners.get(resourceFilePath(resource.uri)) === resource.uri,
   );
-  // An MCP App's page is a UI, not a document (tree-documents.ts skips it too).
-  const hasTextResources = indexedResources.some(
-    (resource) =>
-      'text' in resource.content && !isAppResource({ uri: resource.uri, mimeType: resource.mimeType ?? null }),
-  );
+  const hasTextResources = someTextResource(indexedResources);
   const deployOptions = {
     publicUrl,
     discovery: { card: discovery.card, registryAuth: config.registryAuth !== undefined },

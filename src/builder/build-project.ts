@@ -34,7 +34,8 @@ import type { BuildOptions } from './build-options.js';
 import type { BuildProblem, BuildReport } from './build-report.js';
 import type { CallFilter } from './call-stream.js';
 import { collectCompletions } from './collect-completions.js';
-import { checkCallFileBudget, checkHostLimits, type PackingOutcome } from './host-limits.js';
+import { callFileBudget, checkCallFileBudget, checkHostLimits, type PackingOutcome } from './host-limits.js';
+import { hasTextResources, searchToIndex } from './search-index-step.js';
 import { type OpenedProject, openProject } from './open-project.js';
 import { planTools, type ToolPlan } from './plan-tools.js';
 import { isProviderEntry, runCompletionProviders } from './run-completion-providers.js';
@@ -203,13 +204,20 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     const callFilesBeforePacking = output.tally.callFiles;
     // Decided now, from the files written, so the deploy files know the tree has packs. A shard
     // part is never packed: the merge packs the whole tree the same way (merge/merge-parts.ts).
+    // A tree that gets a search index leaves it room (host-limits.ts callFileBudget).
+    const indexesSearch =
+      searchToIndex(
+        config,
+        planned.plans.map((plan) => plan.name),
+        hasTextResources([...resources.resources, ...apps.resources]),
+      ) !== undefined;
     const packingPlan = shard
       ? undefined
       : await planPacking(
           output,
           planned.plans.map((plan) => plan.name),
           copies,
-          maxCallFiles,
+          callFileBudget(maxCallFiles, indexesSearch),
         );
     let packing: PackingOutcome | undefined;
     const toolReports = sink.toolReports();
@@ -318,7 +326,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     } else {
       // Host limits are about the whole tree: a part's are checked by the merge.
       warnings.push(
-        ...checkCallFileBudget(callFilesBeforePacking, maxCallFiles, packing),
+        ...checkCallFileBudget(callFilesBeforePacking, maxCallFiles, packing, indexesSearch),
         ...checkHostLimits(output.tally),
       );
     }

@@ -8,6 +8,7 @@ import { formatCount } from '../shared/format-count.js';
 import type { BuildProblem } from './build-report.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import type { PackedToolOutcome } from './pack-reuse.js';
+import { SEARCH_MAX_FILES } from '../tree-writer/search-index-targets.js';
 
 export const CLOUDFLARE_FREE_FILE_LIMIT = 20_000;
 export const CLOUDFLARE_PAID_FILE_LIMIT = 100_000;
@@ -23,6 +24,20 @@ export const GITHUB_PAGES_MAX_SITE_BYTES = 1_000_000_000;
 export const NON_CALL_FILE_MARGIN = 1_000;
 /** `limits.maxCallFiles`' default (staticmcp.schema.json declares it; a test keeps the two equal). */
 export const DEFAULT_MAX_CALL_FILES = CLOUDFLARE_FREE_FILE_LIMIT - NON_CALL_FILE_MARGIN;
+/** Of NON_CALL_FILE_MARGIN, the files a search index may take without taking room from the calls. */
+const SEARCH_FILES_IN_MARGIN = 900;
+/** What a tree with a search index keeps free of call files beyond the margin (the index's SEARCH_MAX_FILES). */
+export const SEARCH_ROOM_BEYOND_MARGIN = SEARCH_MAX_FILES - SEARCH_FILES_IN_MARGIN;
+
+/**
+ * The call files the pack step works to: `maxCallFiles`, less the room a search index may need
+ * past the margin when the tree gets one (so a 650,000-document tree with its index still
+ * deploys under 20,000 files); `0` (never pack) stays 0.
+ */
+export function callFileBudget(maxCallFiles: number, indexesSearch: boolean): number {
+  if (maxCallFiles === 0 || !indexesSearch) return maxCallFiles;
+  return Math.max(1, maxCallFiles - SEARCH_ROOM_BEYOND_MARGIN);
+}
 /** Where call files live in a tree (`tools/<tool>.json`, `tools/<tool>/…/<key>.json`): nothing else is written there. */
 const CALL_FILES_PREFIX = 'tools/';
 /** Above this many oversized files, one line says how many more (a warning per file would bury the rest). */
@@ -90,9 +105,13 @@ export function checkCallFileBudget(
   callFiles: number,
   maxCallFiles: number,
   packing: PackingOutcome | undefined,
+  indexesSearch = false,
 ): BuildProblem[] {
-  if (maxCallFiles === 0 || callFiles <= maxCallFiles) return [];
-  const over = `${formatCount(callFiles)} call files over a budget of ${formatCount(maxCallFiles)} (limits.maxCallFiles in staticmcp.json, or --max-call-files)`;
+  const budget = callFileBudget(maxCallFiles, indexesSearch);
+  if (budget === 0 || callFiles <= budget) return [];
+  const over =
+    `${formatCount(callFiles)} call files over a budget of ${formatCount(budget)} (limits.maxCallFiles in staticmcp.json, or --max-call-files` +
+    (budget < maxCallFiles ? `, less ${formatCount(SEARCH_ROOM_BEYOND_MARGIN)} files kept for the search index)` : ')');
   if (!packing) {
     return [
       {
@@ -109,7 +128,7 @@ export function checkCallFileBudget(
       message:
         `this tree was packed: ${over}; the calls of ${tools.length === 1 ? 'tool' : 'tools'} ${tools.join(', ')} went into ${formatCount(packing.packFiles)} pack and index files under packs/ (${formatCount(packing.targetPackBytes / 1024)} KiB packs), ` +
         `which only staticmcp's readers understand; set the budget to 0 for a tree of plain call files that other StaticMCP bridges read` +
-        (left > maxCallFiles
+        (left > budget
           ? `; the tree still holds ${formatCount(left)} call and pack files, over the budget: ${FEWER_FILES}`
           : ''),
     },

@@ -36,7 +36,7 @@ import type { SearchIndexExtension } from '../tree-writer/search-index-writer.js
 import {
   MAX_SCALED_INDEX_BYTES,
   MAX_SCALED_PACK_BYTES,
-  SEARCH_FILES_PER_KIND,
+  SEARCH_FILE_LIMITS,
   TERM_INDEX_BYTES,
 } from '../tree-writer/search-index-targets.js';
 
@@ -96,7 +96,7 @@ export function searchWriterIdentity(generator: string, settings: unknown): stri
     DEFAULT_TARGET_PACK_BYTES,
     DEFAULT_TARGET_INDEX_BYTES,
     TERM_INDEX_BYTES,
-    SEARCH_FILES_PER_KIND,
+    SEARCH_FILE_LIMITS,
     MAX_SCALED_PACK_BYTES,
     MAX_SCALED_INDEX_BYTES,
     DEFAULT_TITLE_BLOCK_SIZE,

@@ -29,6 +29,8 @@ import {
   searchWriterIdentity,
 } from './search-index-reuse.js';
 import type { TreeOutput } from './tree-output.js';
+import { isAppResource } from '../core/tree/mcp-apps.js';
+import type { ProjectResource } from '../project/discover-resources.js';
 
 export interface SearchStepInput {
   config: ProjectConfig;
@@ -113,6 +115,14 @@ function unknownToolWarnings(manifest: JsonObject, settings: DocumentSettings): 
       });
   }
   return warnings;
+}
+
+/** Whether some of `resources` is a text document (an MCP App's page is a UI: tree-documents.ts skips it too). */
+export function hasTextResources(resources: readonly ProjectResource[]): boolean {
+  return resources.some(
+    (resource) =>
+      'text' in resource.content && !isAppResource({ uri: resource.uri, mimeType: resource.mimeType ?? null }),
+  );
 }
 
 /**

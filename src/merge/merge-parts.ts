@@ -20,7 +20,13 @@
 import path from 'node:path';
 import type { BuildProblem, ToolReport } from '../builder/build-report.js';
 import { ExtraCopies } from '../builder/extra-copies.js';
-import { addToTally, checkCallFileBudget, checkHostLimits, type PackingOutcome } from '../builder/host-limits.js';
+import {
+  addToTally,
+  callFileBudget,
+  checkCallFileBudget,
+  checkHostLimits,
+  type PackingOutcome,
+} from '../builder/host-limits.js';
 import { planPacking, writePacks } from '../builder/pack-call-files.js';
 import { TreeOutput } from '../builder/tree-output.js';
 import { forEachConcurrent } from '../builder/map-concurrent.js';
@@ -301,7 +307,13 @@ async function writeManifest(
   // Shard 1's part carries the app pages and the bridge (deploy files); the page may frame them.
   const hasApps = manifest.capabilities.resources.some((resource) => resource.mimeType === APP_MIME_TYPE);
   await tree.write(INDEX_FILE, renderIndexHtml(manifest, publicUrl, liveOnlyTools, hasApps));
-  const plan = await planPacking(tree, Object.keys(extension.tools), copies, maxCallFiles);
+  // Room for the index as the build leaves it: `search` is the build's decision to index.
+  const plan = await planPacking(
+    tree,
+    Object.keys(extension.tools),
+    copies,
+    callFileBudget(maxCallFiles, search !== undefined && search !== null),
+  );
   const headers = recomputed.get(HEADERS_FILE);
   if (headers !== undefined)
     await tree.write(HEADERS_FILE, plan || search ? withPacksHeaderRule(headers.toString('utf8')) : headers);
@@ -434,7 +446,12 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
       ...reports.flatMap((report) => report.warnings),
       ...merged.searchWarnings,
       // As the build warns: the packing decision, then the host limits of the tree as written.
-      ...checkCallFileBudget(callFilesBeforePacking, maxCallFiles, merged.packing),
+      ...checkCallFileBudget(
+        callFilesBeforePacking,
+        maxCallFiles,
+        merged.packing,
+        search !== undefined && search !== null,
+      ),
       ...checkHostLimits(tree.tally),
     ]),
     durationMs: performance.now() - startedAt,

@@ -44,6 +44,7 @@ import {
   type SearchIndexExtension,
   type SearchIndexOptions,
 } from './search-index-writer.js';
+import { SEARCH_FILE_LIMITS, type SearchPartFileLimits } from './search-index-targets.js';
 import { readAt, SpillReader, SpillWriter } from './spill-files.js';
 
 /** A UTF-16 unit where UTF-16 order and UTF-8 order part (compareUtf8). */
@@ -167,6 +168,7 @@ export async function writeSearchIndexSpilling(
     KEY_KIND.term,
     mergeRuns(runFiles, numberOf, path.join(scratch, 'terms')),
     { ...targets, targetIndexBytes: options.targetTermIndexBytes ?? TERM_INDEX_BYTES },
+    SEARCH_FILE_LIMITS.terms,
     writeFile,
   );
   const titlesFd = openSync(titleSpill.file, 'r');
@@ -179,6 +181,7 @@ export async function writeSearchIndexSpilling(
         readAt(titlesFd, titleAt[arrival]!, titleLength[arrival]!),
       ),
       targets,
+      SEARCH_FILE_LIMITS.titles,
       writeFile,
     );
     const stored = await packRecords(
@@ -188,6 +191,7 @@ export async function writeSearchIndexSpilling(
         readAt(bodiesFd, bodyAt[arrival]!, bodyLength[arrival]!),
       ),
       targets,
+      SEARCH_FILE_LIMITS.documents,
       writeFile,
     );
     const rows = { terms, titles, documents: stored };
@@ -591,10 +595,11 @@ async function packRecords(
   keyKind: KeyKind,
   source: RecordSource,
   givenTargets: { targetPackBytes: number; targetIndexBytes: number },
+  limits: SearchPartFileLimits,
   writeFile: WriteIndexFile,
 ): Promise<PackTableRow[]> {
   if (source.count === 0) return [];
-  const targets = scaleSearchTargets(givenTargets, source.totalBytes, source.count, source.keyBytes);
+  const targets = scaleSearchTargets(givenTargets, source.totalBytes, source.count, source.keyBytes, limits);
   const packDivisor = boundaryDivisor(targets.targetPackBytes, source.totalBytes / source.count);
   const indexDivisor = boundaryDivisor(targets.targetIndexBytes, INDEX_ENTRY_BYTES + source.keyBytes / source.count);
   const rows: PackTableRow[] = [];

@@ -9,15 +9,29 @@
  */
 export const TERM_INDEX_BYTES = 16 * 1024;
 
+/** The most packs and indexes one part of the index takes. */
+export interface SearchPartFileLimits {
+  maxPacks: number;
+  maxIndexes: number;
+}
+
 /**
- * Packs, and indexes, a key space of the index takes at most (+1) before their targets double:
- * three spaces × (151 + 151) files stay under the 1,000 a build leaves beside its 19,000 call files
- * (limits.maxCallFiles), so a 650,000-document index still deploys under a 20,000-file limit (past
- * the largest targets, 16 MiB packs, a space grows by one file per 8-16 MiB). Small corpora keep
- * the base targets (Debian's 63,000 descriptions: 14 MB of documents in 256 KiB packs, 1.1 MB of
- * term indexes at 16 KiB: 134 halves, under the bound).
+ * Files each part of the index takes at most before its targets grow, by what a query reads on a
+ * host that ignores byte ranges (the Workers asset binding): the pack of each term, streamed up to
+ * its record, so smaller term packs cost less; a title pack per result, kept whole while it fits
+ * the reader's budget; one index per term (kept). Documents are read once per fetch. At 650,000
+ * Wikipedia-shaped documents (1.2 GB of postings) terms come to ~1.2 MB packs, not 14 MB as with
+ * 150 files a part. SEARCH_MAX_FILES in all: the build keeps the room beside its call files
+ * (builder/host-limits.ts), so the tree still deploys under a 20,000-file limit. Small corpora keep
+ * the base targets (Debian's 63,000 descriptions: 14 MB of documents in 256 KiB packs).
  */
-export const SEARCH_FILES_PER_KIND = 150;
-/** The largest targets doubling reaches: a pack closes at its target, within MAX_PACK_BYTES. */
+export const SEARCH_FILE_LIMITS: Readonly<Record<'terms' | 'titles' | 'documents', SearchPartFileLimits>> = {
+  terms: { maxPacks: 1_800, maxIndexes: 300 },
+  titles: { maxPacks: 500, maxIndexes: 50 },
+  documents: { maxPacks: 200, maxIndexes: 150 },
+};
+/** The files of the index at most: the parts' limits, each +1 (a last half-full file), and the table file. */
+export const SEARCH_MAX_FILES = 3_007;
+/** The largest targets growing reaches: a pack closes at its target, within MAX_PACK_BYTES. */
 export const MAX_SCALED_PACK_BYTES = 16 * 1024 * 1024;
 export const MAX_SCALED_INDEX_BYTES = 4 * 1024 * 1024;

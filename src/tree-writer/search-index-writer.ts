@@ -43,7 +43,8 @@ import { DEFAULT_TARGET_INDEX_BYTES, DEFAULT_TARGET_PACK_BYTES, MAX_PACK_BYTES }
 import {
   MAX_SCALED_INDEX_BYTES,
   MAX_SCALED_PACK_BYTES,
-  SEARCH_FILES_PER_KIND,
+  SEARCH_FILE_LIMITS,
+  type SearchPartFileLimits,
   TERM_INDEX_BYTES,
 } from './search-index-targets.js';
 
@@ -66,7 +67,7 @@ export interface SearchIndexOptions {
 
 // The writer's targets and bounds live in search-index-targets.ts, which the build's reuse digest
 // (builder/search-index-reuse.ts) reads without loading this module.
-export { SEARCH_FILES_PER_KIND, TERM_INDEX_BYTES } from './search-index-targets.js';
+export { SEARCH_FILE_LIMITS, TERM_INDEX_BYTES } from './search-index-targets.js';
 
 /** The rows of a search table, inline in mcp.json or in its table file. */
 export interface SearchIndexRows {
@@ -156,12 +157,27 @@ export function writeSearchIndex(
   documentRecords.sort((left, right) => compareKeys(left.key, right.key) || compareStrings(left.name, right.name));
 
   const targets = { targetPackBytes, targetIndexBytes };
-  const terms = packSortedRecords(`${SEARCH_FOLDER}terms/`, KEY_KIND.term, termRecords, {
-    targetPackBytes,
-    targetIndexBytes: targetTermIndexBytes,
-  });
-  const titles = packSortedRecords(`${SEARCH_FOLDER}titles/`, KEY_KIND.term, titleRecords, targets);
-  const stored = packSortedRecords(`${SEARCH_FOLDER}documents/`, KEY_KIND.call, documentRecords, targets);
+  const terms = packSortedRecords(
+    `${SEARCH_FOLDER}terms/`,
+    KEY_KIND.term,
+    termRecords,
+    { targetPackBytes, targetIndexBytes: targetTermIndexBytes },
+    SEARCH_FILE_LIMITS.terms,
+  );
+  const titles = packSortedRecords(
+    `${SEARCH_FOLDER}titles/`,
+    KEY_KIND.term,
+    titleRecords,
+    targets,
+    SEARCH_FILE_LIMITS.titles,
+  );
+  const stored = packSortedRecords(
+    `${SEARCH_FOLDER}documents/`,
+    KEY_KIND.call,
+    documentRecords,
+    targets,
+    SEARCH_FILE_LIMITS.documents,
+  );
   const files = [...terms.files, ...titles.files, ...stored.files];
   const rows: SearchIndexRows = { terms: terms.rows, titles: titles.rows, documents: stored.rows };
   const pointsAtCalls = numbered.some(({ document }) => document.textFrom === 'call');
@@ -214,22 +230,29 @@ export function boundaryDivisor(target: number, averageBytes: number): number {
   return wanted <= 1 ? 1 : 2 ** Math.round(Math.log2(wanted));
 }
 
-/** `targets` doubled while a key space of `count` records would take more than SEARCH_FILES_PER_KIND packs or indexes. */
+/**
+ * `targets` grown, in steps of themselves, until a part of `count` records takes at most
+ * `limits` packs and indexes (every file but the last holds at least half its target).
+ */
 export function scaleSearchTargets(
   targets: { targetPackBytes: number; targetIndexBytes: number },
   totalBytes: number,
   count: number,
   keyBytes: number,
+  limits: SearchPartFileLimits,
 ): { targetPackBytes: number; targetIndexBytes: number } {
-  let targetPackBytes = targets.targetPackBytes;
-  // Every pack and index but the last holds at least half its target.
-  while (totalBytes / (targetPackBytes / 2) > SEARCH_FILES_PER_KIND && targetPackBytes < MAX_SCALED_PACK_BYTES)
-    targetPackBytes *= 2;
   const indexBytes = count * INDEX_ENTRY_BYTES + keyBytes;
-  let targetIndexBytes = targets.targetIndexBytes;
-  while (indexBytes / (targetIndexBytes / 2) > SEARCH_FILES_PER_KIND && targetIndexBytes < MAX_SCALED_INDEX_BYTES)
-    targetIndexBytes *= 2;
-  return { targetPackBytes, targetIndexBytes };
+  return {
+    targetPackBytes: grownTarget(targets.targetPackBytes, totalBytes, limits.maxPacks, MAX_SCALED_PACK_BYTES),
+    targetIndexBytes: grownTarget(targets.targetIndexBytes, indexBytes, limits.maxIndexes, MAX_SCALED_INDEX_BYTES),
+  };
+}
+
+/** The least multiple of `base` (capped at `max`) whose halves hold `bytes` in `maxFiles` files. */
+function grownTarget(base: number, bytes: number, maxFiles: number, max: number): number {
+  const needed = Math.ceil((2 * bytes) / maxFiles);
+  if (needed <= base) return base;
+  return Math.max(base, Math.min(max, Math.ceil(needed / base) * base));
 }
 
 /**
@@ -241,6 +264,7 @@ export function packSortedRecords(
   keyKind: KeyKind,
   records: readonly KeyedRecord[],
   givenTargets: { targetPackBytes: number; targetIndexBytes: number },
+  limits: SearchPartFileLimits,
 ): { files: { path: string; bytes: Uint8Array }[]; rows: PackTableRow[] } {
   if (records.length === 0) return { files: [], rows: [] };
   const encoded = records.map((record) => encodeRecord({ names: [record.name], body: record.body }));
@@ -248,7 +272,7 @@ export function packSortedRecords(
   for (const bytes of encoded) totalBytes += bytes.length;
   let keyBytes = 0;
   for (const record of records) keyBytes += record.key.length;
-  const targets = scaleSearchTargets(givenTargets, totalBytes, records.length, keyBytes);
+  const targets = scaleSearchTargets(givenTargets, totalBytes, records.length, keyBytes, limits);
   const packDivisor = boundaryDivisor(targets.targetPackBytes, totalBytes / records.length);
   const files: { path: string; bytes: Uint8Array }[] = [];
   const entries: { pack: { path: string; length: number }; offset: number; length: number }[] = [];

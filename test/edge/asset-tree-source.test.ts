@@ -45,7 +45,12 @@ function source() {
 describe('the worker reading packs from a host that serves byte ranges', () => {
   it('reads a record alone, and a whole file whole', async () => {
     const file = readFileSync(path.join(tree, packPath));
-    const part = await source().readBytes(packPath, { offset: 8, length: 24, fileLength: file.length });
+    const part = await source().readBytes(packPath, {
+      offset: 8,
+      length: 24,
+      fileLength: file.length,
+      keepsWhole: true,
+    });
     expect(part).toEqual({ status: 'ok', bytes: new Uint8Array(file.subarray(8, 32)), whole: false });
     const whole = await source().readBytes(packPath);
     expect(whole).toEqual({ status: 'ok', bytes: new Uint8Array(file), whole: true });
@@ -53,13 +58,20 @@ describe('the worker reading packs from a host that serves byte ranges', () => {
 
   it('answers a range past the end as a short read, and a missing pack as missing', async () => {
     const size = readFileSync(path.join(tree, packPath)).length;
-    expect(await source().readBytes(packPath, { offset: size + 10, length: 5, fileLength: size + 15 })).toEqual({
+    expect(
+      await source().readBytes(packPath, { offset: size + 10, length: 5, fileLength: size + 15, keepsWhole: true }),
+    ).toEqual({
       status: 'ok',
       bytes: new Uint8Array(0),
       whole: false,
     });
     expect(
-      await source().readBytes('packs/echo/0000000000000000.pack', { offset: 0, length: 5, fileLength: 5 }),
+      await source().readBytes('packs/echo/0000000000000000.pack', {
+        offset: 0,
+        length: 5,
+        fileLength: 5,
+        keepsWhole: true,
+      }),
     ).toEqual({
       status: 'missing',
     });
@@ -88,12 +100,21 @@ describe('the worker reading packs from a host that ignores byte ranges', () => 
     );
   }
 
-  it('takes a small pack whole, for the reader to cut and keep, whether its length was said or not', async () => {
+  it('takes a pack the reader keeps whole, and cuts the record out of one it does not keep', async () => {
     const file = readFileSync(path.join(tree, packPath));
-    for (const unsized of [false, true])
-      expect(
-        await rangeIgnoringSource(unsized).readBytes(packPath, { offset: 8, length: 24, fileLength: file.length }),
-      ).toEqual({ status: 'ok', bytes: new Uint8Array(file), whole: true });
+    for (const unsized of [false, true]) {
+      const range = { offset: 8, length: 24, fileLength: file.length };
+      expect(await rangeIgnoringSource(unsized).readBytes(packPath, { ...range, keepsWhole: true })).toEqual({
+        status: 'ok',
+        bytes: new Uint8Array(file),
+        whole: true,
+      });
+      expect(await rangeIgnoringSource(unsized).readBytes(packPath, { ...range, keepsWhole: false })).toEqual({
+        status: 'ok',
+        bytes: new Uint8Array(file.subarray(8, 32)),
+        whole: false,
+      });
+    }
   });
 
   it('cuts the record out of a pack too large to keep, and a range past its end comes short', async () => {
@@ -104,6 +125,7 @@ describe('the worker reading packs from a host that ignores byte ranges', () => 
           offset,
           length: 1000,
           fileLength: size,
+          keepsWhole: false,
         });
         expect(record).toEqual({
           status: 'ok',
@@ -116,6 +138,7 @@ describe('the worker reading packs from a host that ignores byte ranges', () => 
         offset: size - 10,
         length: 50,
         fileLength: size + 40,
+        keepsWhole: false,
       });
       expect(short.status === 'ok' && short.bytes.length).toBe(10);
     }
@@ -128,6 +151,7 @@ describe('the worker reading packs from a host that ignores byte ranges', () => 
       offset: 8,
       length: 24,
       fileLength: 1000,
+      keepsWhole: true,
     });
     expect(longer).toEqual({
       status: 'ok',
@@ -144,7 +168,9 @@ describe('the worker reading packs from a host that ignores byte ranges', () => 
       },
       new URL('https://example.test/'),
     );
-    expect(await pageSource.readBytes(packPath, { offset: 8, length: 24, fileLength: 20_000_000 })).toEqual({
+    expect(
+      await pageSource.readBytes(packPath, { offset: 8, length: 24, fileLength: 20_000, keepsWhole: true }),
+    ).toEqual({
       status: 'missing',
     });
   });

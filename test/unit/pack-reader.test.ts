@@ -14,7 +14,12 @@ import {
   KEY_KIND,
   parsePack,
 } from '../../src/core/packs/pack-format.js';
-import type { ByteRange, BytesOutcome, PackFileSource } from '../../src/core/packs/pack-reader.js';
+import {
+  type ByteRange,
+  type BytesOutcome,
+  type PackFileSource,
+  PackReader,
+} from '../../src/core/packs/pack-reader.js';
 import { parsePackTable } from '../../src/core/packs/pack-table.js';
 import { PackedTreeSource } from '../../src/core/packs/packed-tree-source.js';
 import { verifyPackedTool } from '../../src/core/packs/verify-packs.js';
@@ -29,6 +34,7 @@ class MemoryTree implements TreeSource, PackFileSource {
   readonly displayName = 'memory';
   readonly revalidateAfterMs = undefined;
   readonly asked: string[] = [];
+  readonly ranges: ByteRange[] = [];
   /** A host that ignores Range and answers whole files. */
   ignoresRanges = false;
   /** A host that answers every unknown path with its HTML page (Pages without a 404.html). */
@@ -46,6 +52,7 @@ class MemoryTree implements TreeSource, PackFileSource {
     this.asked.push(relativePath);
     const bytes = this.files.get(relativePath) ?? (this.fallbackPage ? HTML_FALLBACK : undefined);
     if (!bytes) return { status: 'missing' };
+    if (range) this.ranges.push(range);
     if (!range || this.ignoresRanges) return { status: 'ok', bytes, whole: true };
     return { status: 'ok', bytes: bytes.subarray(range.offset, range.offset + range.length), whole: false };
   }
@@ -157,6 +164,28 @@ describe('packed tree source over byte buffers', () => {
     });
     await tooSmall.read('tools/lookup/key-0.json');
     expect(tooSmall.cacheSize().wholePackBytes).toBe(0);
+  });
+
+  it('keeps no whole pack for a lookup that says so, and asks the host for the record alone', async () => {
+    // The search reader's postings and documents: it caches what it decodes, so their packs
+    // (read once in a long while) must not push out the title packs every query reads.
+    const { tree, packed } = buildPackedTree(3_000);
+    tree.ignoresRanges = true;
+    const reader = new PackReader(tree);
+    for (const keepPack of [false, true]) {
+      const found = await reader.lookup(
+        packed.table,
+        KEY_KIND.call,
+        callKeyOf('tools/lookup/key-7.json'),
+        'tools/lookup/key-7.json',
+        keepPack,
+      );
+      expect(found.status === 'ok' && new TextDecoder().decode(found.body)).toBe(callBody(7));
+      expect(tree.ranges.at(-1)?.keepsWhole).toBe(keepPack);
+      expect(reader.cacheSize().wholePackBytes > 0).toBe(keepPack);
+    }
+    const pack = packPaths(tree).find((path) => path === tree.asked.at(-1))!;
+    expect(tree.ranges.at(-1)?.fileLength).toBe(tree.files.get(pack)!.length);
   });
 
   it('a kept whole pack that was damaged on the host is refused when read, and never kept', async () => {

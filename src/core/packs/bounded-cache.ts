@@ -13,6 +13,11 @@ export class BoundedCache<Value> {
     private readonly maxValueBytes = maxBytes,
   ) {}
 
+  /** Whether a value of `bytes` would be kept. */
+  keeps(bytes: number): boolean {
+    return bytes <= this.maxValueBytes && bytes <= this.maxBytes;
+  }
+
   get(key: string): Value | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
@@ -24,7 +29,7 @@ export class BoundedCache<Value> {
 
   /** A value larger than maxValueBytes is not kept (it would push everything else out). */
   set(key: string, value: Value, bytes: number): void {
-    if (bytes > this.maxValueBytes || bytes > this.maxBytes) return;
+    if (!this.keeps(bytes)) return;
     const old = this.entries.get(key);
     if (old !== undefined) {
       this.entries.delete(key);

@@ -23,12 +23,14 @@ import { findIndexRow } from './pack-table.js';
 export interface ByteRange {
   offset: number;
   length: number;
-  /**
-   * The whole file's length as the pack index says it: a host that answers the whole file where
-   * the range was asked (the Workers asset binding, which says no Content-Length to a worker)
-   * is read whole when the reader would keep it, else cut as it streams, without guessing.
-   */
+  /** The whole file's length, as the pack index says it. */
   fileLength: number;
+  /**
+   * Whether the reader keeps the whole file when a host answers the range with it (the Workers
+   * asset binding does, and says no Content-Length to a worker): such an answer is then read
+   * whole, else only the range is cut out of it as it streams.
+   */
+  keepsWhole: boolean;
 }
 
 export type BytesOutcome =
@@ -89,6 +91,11 @@ export class PackIndexCache {
     return { indexes: this.indexes.size, bytes: this.cachedBytes, wholePackBytes: this.wholePacks.size().bytes };
   }
 
+  /** Whether a whole pack of `length` bytes is kept when a host sends one (a quarter of the budget at most). */
+  keepsWholePack(length: number): boolean {
+    return this.wholePacks.keeps(length);
+  }
+
   /** A whole pack a host sent earlier (its header checked then), by its tree path. */
   wholePack(path: string): Uint8Array | undefined {
     return this.wholePacks.get(path);
@@ -138,8 +145,18 @@ export class PackReader {
     return this.cache.size();
   }
 
-  /** The record of `name` (a tree path or term) under `key`, from the rows of its tool. */
-  async lookup(rows: readonly PackTableRow[], keyKind: KeyKind, key: Uint8Array, name: string): Promise<PackLookup> {
+  /**
+   * The record of `name` (a tree path or term) under `key`, from the rows of its tool. `keepPack`
+   * false: a pack sent whole is not kept for this record (a reader that caches what it decodes,
+   * from packs rarely read twice, would only push out the packs that are).
+   */
+  async lookup(
+    rows: readonly PackTableRow[],
+    keyKind: KeyKind,
+    key: Uint8Array,
+    name: string,
+    keepPack = true,
+  ): Promise<PackLookup> {
     const row = findIndexRow(rows, key);
     if (row === undefined)
       return { status: 'missing', reason: `${name} is not in this tree (no pack index covers it)` };
@@ -155,7 +172,7 @@ export class PackReader {
     let problem: PackProblem | undefined;
     // Several entries share a key only on a hash collision: the record's own names decide.
     for (let entry = first; entry < end; entry += 1) {
-      const found = await this.readRecord(index, entry);
+      const found = await this.readRecord(index, entry, keepPack);
       if ('status' in found) {
         problem ??= found;
         continue;
@@ -210,19 +227,25 @@ export class PackReader {
   private async readRecord(
     index: ParsedIndex,
     entry: number,
+    keepPack: boolean,
   ): Promise<{ names: string[]; body: Uint8Array; pack: string; recordOffset: number } | PackProblem> {
     const { pack, recordOffset, recordLength } = readEntry(index, entry);
     const kept = this.cache.wholePack(pack.path);
     const read: BytesOutcome = kept
       ? { status: 'ok', bytes: kept, whole: true }
-      : await this.files.readBytes(pack.path, { offset: recordOffset, length: recordLength, fileLength: pack.length });
+      : await this.files.readBytes(pack.path, {
+          offset: recordOffset,
+          length: recordLength,
+          fileLength: pack.length,
+          keepsWhole: keepPack && this.cache.keepsWholePack(pack.length),
+        });
     if (read.status === 'missing') return { status: 'missing', reason: `the pack ${pack.path} is missing on the host` };
     let recordBytes = read.bytes;
     if (read.whole) {
       if (!kept) {
         const headerProblem = checkPackHeader(read.bytes, pack.path, pack.length);
         if (headerProblem) return headerProblem;
-        this.cache.addWholePack(pack.path, read.bytes);
+        if (keepPack) this.cache.addWholePack(pack.path, read.bytes);
       }
       recordBytes = read.bytes.subarray(recordOffset, recordOffset + recordLength);
     } else if (read.bytes.length !== recordLength) {

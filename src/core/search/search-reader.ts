@@ -204,7 +204,7 @@ export class SearchReader {
       throw error;
     }
     if (table.documents.length === 0) return unknown;
-    const found = await this.packs.lookup(table.documents, KEY_KIND.call, callKeyOf(id), id);
+    const found = await this.packs.lookup(table.documents, KEY_KIND.call, callKeyOf(id), id, false);
     if (found.status !== 'ok') {
       // A record that does not name the id is a hash collision with a forged id, not damage.
       if (found.status === 'missing' || found.reason.includes('does not name it')) return unknown;
@@ -289,7 +289,7 @@ export class SearchReader {
         return common;
       }
     }
-    const found = await this.packs.lookup(table.terms, KEY_KIND.term, key, term);
+    const found = await this.packs.lookup(table.terms, KEY_KIND.term, key, term, false);
     if (found.status !== 'ok') {
       // The term is not in the corpus; any other `missing` is a part the host lacks (a deploy cut
       // short), which would silently drop results, so it is reported. The pack reader says which
@@ -320,6 +320,7 @@ export class SearchReader {
       offset: entry.recordOffset,
       length,
       fileLength: entry.pack.length,
+      keepsWhole: false,
     });
     if (read.status !== 'ok') return undefined;
     const bytes = read.whole ? read.bytes.subarray(entry.recordOffset, entry.recordOffset + length) : read.bytes;

@@ -3,12 +3,7 @@
 // there is none (Netlify edge functions), an ordinary fetch of the same origin.
 import { isHostFallback } from '../../core/mcp/host-fallback.js';
 import type { ReadOutcome, TreeSource } from '../../core/mcp/tree-source.js';
-import {
-  type ByteRange,
-  type BytesOutcome,
-  DEFAULT_PACK_CACHE_LIMITS,
-  type PackFileSource,
-} from '../../core/packs/pack-reader.js';
+import type { ByteRange, BytesOutcome, PackFileSource } from '../../core/packs/pack-reader.js';
 
 /** What `env.ASSETS` offers, and what the global `fetch` offers too. */
 export interface AssetFetcher {
@@ -45,14 +40,6 @@ async function fetchTreeFile(
   return response;
 }
 
-/**
- * A pack the host sends whole where a record's range was asked, larger than the reader would keep
- * (a quarter of its whole-pack budget), is cut as it streams: only the record's bytes are kept and
- * the rest is not read. At 650,000 documents a search index's term packs were ~14 MB each; holding
- * two per query made an isolate's ArrayBuffers reach 95 MiB of garbage after 1,000 queries.
- */
-const CUT_PACKS_ABOVE_BYTES = (DEFAULT_PACK_CACHE_LIMITS.maxWholePackBytes ?? 0) / 4;
-
 /** workerd's extension of the BYOB reader: fills a view with at least `minBytes` (fewer only at the end). */
 interface ReadAtLeastReader {
   readAtLeast(minBytes: number, view: Uint8Array): Promise<{ done: boolean; value?: Uint8Array }>;
@@ -60,6 +47,13 @@ interface ReadAtLeastReader {
 }
 
 const CUT_READ_BYTES = 1024 * 1024;
+/**
+ * Read buffers that finished reads handed back, for the next reads of the isolate (a query reads
+ * a few packs at once): a MiB each per read was garbage the isolate carried (92 MiB of
+ * ArrayBuffers after 1,000 queries at 650,000 documents). Plain memory, shared across requests.
+ */
+const spareReadBuffers: ArrayBuffer[] = [];
+const MAX_SPARE_READ_BUFFERS = 4;
 
 /** The chunks of `body`: a MiB at a time where the runtime offers readAtLeast (workerd), else as they come. */
 async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
@@ -84,30 +78,36 @@ async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8
       await reader.cancel().catch(() => undefined);
     }
   }
-  // Each read gives the buffer back (transferred): the next read fills it again.
-  let buffer = new ArrayBuffer(CUT_READ_BYTES);
+  // Each read gives the buffer back (transferred): the next read fills it again. A chunk is used
+  // before the next one is asked for, so the buffer is free again when the reading ends.
+  let buffer = spareReadBuffers.pop() ?? new ArrayBuffer(CUT_READ_BYTES);
   try {
     for (;;) {
       const { done, value } = await byob.readAtLeast(CUT_READ_BYTES, new Uint8Array(buffer));
       if (value && value.length > 0) {
-        yield value;
+        // Before the yield: a reader that stops here never comes back to this line.
         buffer = value.buffer as ArrayBuffer;
+        yield value;
       }
       if (done || !value || value.length < CUT_READ_BYTES) return;
     }
   } finally {
     await byob.cancel().catch(() => undefined);
+    // A read that failed may have left it detached (no bytes): such a buffer is not handed on.
+    if (buffer.byteLength === CUT_READ_BYTES && spareReadBuffers.length < MAX_SPARE_READ_BUFFERS)
+      spareReadBuffers.push(buffer);
   }
 }
 
 /**
- * A whole file's body where `range` was asked, read by the file's length the index gave: a file
- * the reader keeps (CUT_PACKS_ABOVE_BYTES at most) whole, a larger one only for the bytes of
- * `range`, read no further than its end. A body longer than that length is read one byte past it,
- * and a short one as far as it goes: the reader then refuses it as a truncated or replaced pack.
+ * A whole file's body where `range` was asked: all of it when the reader keeps it, else only the
+ * bytes of `range`, read no further than their end. At 650,000 documents a search index's term
+ * packs were ~14 MB each; holding two per query made an isolate's ArrayBuffers reach 95 MiB of
+ * garbage after 1,000 queries. A body longer than the index says is read one byte past that
+ * length, a short one as far as it goes: the reader refuses either as a truncated or replaced pack.
  */
 async function readWholeOrCut(body: ReadableStream<Uint8Array>, range: ByteRange): Promise<BytesOutcome> {
-  const whole = range.fileLength <= CUT_PACKS_ABOVE_BYTES;
+  const whole = range.keepsWhole;
   const wanted = whole ? { offset: 0, length: range.fileLength + 1 } : range;
   const kept = new Uint8Array(wanted.length);
   let position = 0;
