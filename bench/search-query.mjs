@@ -44,6 +44,9 @@ const { parseSearchIndexManifest, parseSearchTableFile, titleBlockKeyOf } = awai
   'core/search/search-index-format.js',
 );
 const { tokenize } = await dist('core/search/tokenize.js');
+const { callDocumentText, toolOfCallFile } = await dist('core/search/call-text.js');
+const { parsePackTable } = await dist('core/packs/pack-table.js');
+const { callKeyOf } = await dist('core/packs/pack-format.js');
 
 const CORPUS = process.env.CORPUS ?? 'debian';
 const COUNT = Number(process.env.COUNT ?? (CORPUS === 'wiki' ? 650_000 : 1_000_000));
@@ -118,6 +121,23 @@ function childPid(parentPid, name) {
   return Number(found[0]);
 }
 
+/** The text a call document points at (index format 2): its call, plain or packed, as fetch derives it. */
+async function callTextOf(tree, manifest, packs, id) {
+  let body;
+  try {
+    body = readFileSync(path.join(tree, id), 'utf8');
+  } catch {
+    const parsed = parsePackTable(manifest.staticmcp.packs ?? {});
+    if ('problem' in parsed) throw new Error(parsed.problem);
+    const found = await packs.lookup(parsed.table.get(toolOfCallFile(id)), KEY_KIND.call, callKeyOf(id), id);
+    if (found.status !== 'ok') throw new Error(`${id}: ${found.reason}`);
+    body = textOfBody(found.body);
+  }
+  const document = callDocumentText(JSON.parse(body));
+  if ('problem' in document) throw new Error(`${id}: ${document.problem}`);
+  return document.text;
+}
+
 /** QUERIES + COLD two-word queries: two distinct terms of a document drawn from the index's title blocks. */
 async function queriesOf(tree) {
   const manifest = JSON.parse(readFileSync(path.join(tree, 'mcp.json'), 'utf8'));
@@ -139,9 +159,9 @@ async function queriesOf(tree) {
     const blockKey = titleBlockKeyOf(Math.floor(number / table.blockSize));
     const block = await packs.lookup(table.titles, KEY_KIND.term, new TextEncoder().encode(blockKey), blockKey);
     const id = JSON.parse(textOfBody(block.body))[number % table.blockSize][0];
-    const { callKeyOf } = await dist('core/packs/pack-format.js');
-    const document = await packs.lookup(table.documents, KEY_KIND.call, callKeyOf(id), id);
-    const terms = [...new Set(tokenize(JSON.parse(textOfBody(document.body)).text))];
+    const document = JSON.parse(textOfBody((await packs.lookup(table.documents, KEY_KIND.call, callKeyOf(id), id)).body));
+    const text = document.textFrom === 'call' ? await callTextOf(tree, manifest, packs, id) : document.text;
+    const terms = [...new Set(tokenize(text))];
     if (terms.length < 2) continue;
     const first = terms[Math.floor(random() * terms.length)];
     const second = terms[Math.floor(random() * terms.length)];
