@@ -159,7 +159,9 @@ async function queriesOf(tree) {
     const blockKey = titleBlockKeyOf(Math.floor(number / table.blockSize));
     const block = await packs.lookup(table.titles, KEY_KIND.term, new TextEncoder().encode(blockKey), blockKey);
     const id = JSON.parse(textOfBody(block.body))[number % table.blockSize][0];
-    const document = JSON.parse(textOfBody((await packs.lookup(table.documents, KEY_KIND.call, callKeyOf(id), id)).body));
+    const document = JSON.parse(
+      textOfBody((await packs.lookup(table.documents, KEY_KIND.call, callKeyOf(id), id)).body),
+    );
     const text = document.textFrom === 'call' ? await callTextOf(tree, manifest, packs, id) : document.text;
     const terms = [...new Set(tokenize(text))];
     if (terms.length < 2) continue;

@@ -15,17 +15,12 @@ import path from 'node:path';
 import { PACKS_FOLDER } from '../core/packs/pack-format.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
+import { isUntouched, type RecordedFile, recordedFileOf } from './recorded-file.js';
 
 const RECORD_FILE = path.join('.staticmcp', 'packs.json');
 
 /** One pack or index file of a recorded tool, as it was in the output folder after the build. */
-interface RecordedPackFile {
-  path: string;
-  sha256: string;
-  inode: string;
-  size: number;
-  mtimeNs: string;
-}
+type RecordedPackFile = RecordedFile;
 
 /** What a packed tool left in the tree, and the digest of the records it was packed from. */
 export interface RecordedPackedTool {
@@ -72,14 +67,7 @@ export class PreviousPacks {
       for (const file of recorded.files) {
         assertPlainTreePath(file.path, 'a recorded pack file');
         if (!file.path.startsWith(ownFolder) || file.path.indexOf('/', ownFolder.length) >= 0) return undefined;
-        const stats = lstatSync(path.join(this.outDir, file.path), { bigint: true });
-        if (
-          !stats.isFile() ||
-          String(stats.ino) !== file.inode ||
-          Number(stats.size) !== file.size ||
-          String(stats.mtimeNs) !== file.mtimeNs
-        )
-          return undefined;
+        if (!isUntouched(path.join(this.outDir, file.path), file)) return undefined;
       }
     } catch {
       return undefined;
@@ -152,13 +140,7 @@ export async function recordPacks(
         files.length = 0;
         break;
       }
-      files.push({
-        path: written.path,
-        sha256: written.sha256,
-        inode: String(stats.ino),
-        size: Number(stats.size),
-        mtimeNs: String(stats.mtimeNs),
-      });
+      files.push(recordedFileOf(written.path, written.sha256, stats));
     }
     if (files.length !== outcome.files.length) continue;
     tools[tool] = { records: outcome.records, targetPackBytes: outcome.targetPackBytes, table: outcome.table, files };

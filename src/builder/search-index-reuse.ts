@@ -33,6 +33,7 @@ import { EXTENSION_KEY } from '../core/tree/manifest.js';
 import { findTreePathProblem } from '../core/tree/tree-path.js';
 import { DEFAULT_TARGET_INDEX_BYTES, DEFAULT_TARGET_PACK_BYTES } from '../tree-writer/pack-writer.js';
 import type { SearchIndexExtension } from '../tree-writer/search-index-writer.js';
+import { isUntouched, type RecordedFile, recordedFileOf } from './recorded-file.js';
 import {
   MAX_SCALED_INDEX_BYTES,
   MAX_SCALED_PACK_BYTES,
@@ -43,13 +44,7 @@ import {
 const RECORD_FILE = path.join('.staticmcp', 'search-index.json');
 
 /** One file of the recorded index, as it was in the output folder after the build. */
-interface RecordedIndexFile {
-  path: string;
-  sha256: string;
-  inode: string;
-  size: number;
-  mtimeNs: string;
-}
+type RecordedIndexFile = RecordedFile;
 
 /** What the search step made, or reused, for the record. */
 export interface SearchIndexOutcome {
@@ -202,14 +197,7 @@ export async function readReusableSearchIndex(
         return undefined;
       // The record is the project's own file, but it must never put a file from elsewhere into the tree.
       if (findTreePathProblem(file.path) !== undefined || !file.path.startsWith(SEARCH_FOLDER)) return undefined;
-      const stats = lstatSync(path.join(outDir, file.path), { bigint: true });
-      if (
-        !stats.isFile() ||
-        String(stats.ino) !== file.inode ||
-        Number(stats.size) !== file.size ||
-        String(stats.mtimeNs) !== file.mtimeNs
-      )
-        return undefined;
+      if (!isUntouched(path.join(outDir, file.path), file)) return undefined;
       paths.add(file.path);
     }
     const named = pathsNamedBy(record.extension);
@@ -252,13 +240,7 @@ export async function recordSearchIndex(
       // Gone already (something else wrote the folder): nothing to reuse.
       return forget();
     }
-    files.push({
-      path: written.path,
-      sha256: written.sha256,
-      inode: String(stats.ino),
-      size: Number(stats.size),
-      mtimeNs: String(stats.mtimeNs),
-    });
+    files.push(recordedFileOf(written.path, written.sha256, stats));
   }
   const { inputs, skipped, extension } = outcome;
   const fields = { outDir, generator, inputs, skipped, extension, files };
