@@ -82,36 +82,49 @@ function rssMiB(pid) {
 }
 /**
  * The memory (MiB) of the workerd worker the inspector at `port` lists as core:user:: its V8 heap in
- * use (garbage not yet collected included: workerd's inspector does not answer
- * HeapProfiler.collectGarbage), and the ArrayBuffer backing stores and embedder heap beside it.
+ * use and the ArrayBuffer backing stores and embedder heap beside it, as found (garbage not yet
+ * collected included: V8 collects ArrayBuffers only once ~64 MB more were made since the last
+ * collection, so this is an upper bound that swings with where that cycle stands) and, with
+ * `collect`, after a full collection (workerd's inspector does not answer
+ * HeapProfiler.collectGarbage, but a heap snapshot collects first): what the isolate holds.
  */
-async function isolateHeapMiB(port) {
+async function isolateHeapMiB(port, collect = false) {
   const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
   const target = targets.find((entry) => entry.id === 'core:user:');
-  const socket = new WebSocket(target.webSocketDebuggerUrl);
+  const socket = new WebSocket(target.webSocketDebuggerUrl, { maxPayload: 1 << 30 });
   await new Promise((resolve, reject) => {
     socket.once('open', resolve);
     socket.once('error', reject);
   });
   let nextId = 1;
-  const send = (method) =>
+  const send = (method, timeoutMs = 120_000) =>
     new Promise((resolve) => {
       const id = nextId++;
+      const timer = setTimeout(() => {
+        socket.off('message', onMessage);
+        resolve(undefined);
+      }, timeoutMs);
       const onMessage = (data) => {
         const message = JSON.parse(String(data));
         if (message.id !== id) return;
+        clearTimeout(timer);
         socket.off('message', onMessage);
         resolve(message.result);
       };
       socket.on('message', onMessage);
       socket.send(JSON.stringify({ id, method }));
     });
-  const usage = await send('Runtime.getHeapUsage');
+  const inMiB = (usage) =>
+    usage && {
+      heap: usage.usedSize / 1048576,
+      outside: ((usage.backingStorageSize ?? 0) + (usage.embedderHeapUsedSize ?? 0)) / 1048576,
+    };
+  const found = inMiB(await send('Runtime.getHeapUsage'));
+  let collected;
+  if (collect && (await send('HeapProfiler.takeHeapSnapshot')) !== undefined)
+    collected = inMiB(await send('Runtime.getHeapUsage'));
   socket.close();
-  return {
-    heap: usage.usedSize / 1048576,
-    outside: ((usage.backingStorageSize ?? 0) + (usage.embedderHeapUsedSize ?? 0)) / 1048576,
-  };
+  return { ...found, collected };
 }
 
 function childPid(parentPid, name) {
@@ -224,7 +237,7 @@ async function measureServer(name, start, queries, coldQueries) {
       if (answer.error || answer.result?.isError) throw new Error(`${name}: ${JSON.stringify(answer).slice(0, 300)}`);
     }
     rssAfter = rssMiB(server.pid);
-    if (server.inspectorPort) heapAfter = await isolateHeapMiB(server.inspectorPort);
+    if (server.inspectorPort) heapAfter = await isolateHeapMiB(server.inspectorPort, true);
   } finally {
     await server.close();
   }
@@ -360,7 +373,10 @@ for (const termIndexBytes of TREE ? [undefined] : TERM_INDEX_SIZES) {
       `${result.name}: RSS ${f(result.rssBefore, 0)} MiB after initialize, ${f(result.rssAfter, 0)} MiB after ${queries.length} queries (+${f(result.rssAfter - result.rssBefore, 1)} MiB)` +
         (result.heapAfter === undefined
           ? ''
-          : `; isolate memory ${f(result.heapBefore.heap + result.heapBefore.outside, 1)} → ${f(result.heapAfter.heap + result.heapAfter.outside, 1)} MiB (V8 heap in use ${f(result.heapBefore.heap, 1)} → ${f(result.heapAfter.heap, 1)}, ArrayBuffers and embedder ${f(result.heapBefore.outside, 1)} → ${f(result.heapAfter.outside, 1)})`),
+          : `; isolate memory ${f(result.heapBefore.heap + result.heapBefore.outside, 1)} → ${f(result.heapAfter.heap + result.heapAfter.outside, 1)} MiB (V8 heap in use ${f(result.heapBefore.heap, 1)} → ${f(result.heapAfter.heap, 1)}, ArrayBuffers and embedder ${f(result.heapBefore.outside, 1)} → ${f(result.heapAfter.outside, 1)}), ` +
+            (result.heapAfter.collected
+              ? `after a full collection ${f(result.heapAfter.collected.heap + result.heapAfter.collected.outside, 1)} MiB (heap ${f(result.heapAfter.collected.heap, 1)}, ArrayBuffers and embedder ${f(result.heapAfter.collected.outside, 1)})`
+              : 'no full collection (the heap snapshot was not answered)')),
     );
   }
   if (mini) {
