@@ -38,6 +38,8 @@ import {
   MAX_SCALED_INDEX_BYTES,
   MAX_SCALED_PACK_BYTES,
   SEARCH_FILE_LIMITS,
+  TARGET_STEP_BYTES,
+  TITLE_PACK_BYTES,
   TERM_INDEX_BYTES,
 } from '../tree-writer/search-index-targets.js';
 
@@ -92,6 +94,8 @@ export function searchWriterIdentity(generator: string, settings: unknown): stri
     DEFAULT_TARGET_INDEX_BYTES,
     TERM_INDEX_BYTES,
     SEARCH_FILE_LIMITS,
+    TITLE_PACK_BYTES,
+    TARGET_STEP_BYTES,
     MAX_SCALED_PACK_BYTES,
     MAX_SCALED_INDEX_BYTES,
     DEFAULT_TITLE_BLOCK_SIZE,

@@ -44,8 +44,9 @@ import {
   type SearchIndexExtension,
   type SearchIndexOptions,
 } from './search-index-writer.js';
-import { SEARCH_FILE_LIMITS, type SearchPartFileLimits } from './search-index-targets.js';
+import { SEARCH_FILE_LIMITS, type SearchPartFileLimits, TITLE_PACK_BYTES } from './search-index-targets.js';
 import { readAt, SpillReader, SpillWriter } from './spill-files.js';
+import { averageLengthOf, impactOf } from '../core/search/postings.js';
 
 /** A UTF-16 unit where UTF-16 order and UTF-8 order part (compareUtf8). */
 const BEYOND_BMP_ORDER = /[\ud800-\uffff]/;
@@ -113,7 +114,6 @@ export async function writeSearchIndexSpilling(
   const runFiles: string[] = [];
   const run = new PostingRun(Math.min(runLimit, 1 << 16));
   let tokenCount = 0;
-  let pointsAtCalls = false;
 
   const flushRun = (): void => {
     if (run.used === 0) return;
@@ -137,7 +137,6 @@ export async function writeSearchIndexSpilling(
       titleLength.push(titleItem.length);
       titleSpill.append(titleItem);
       const body = Buffer.from(encodeDocumentBody(document), 'utf8');
-      if (document.textFrom === 'call') pointsAtCalls = true;
       bodyAt.push(bodySpill.bytes);
       bodyLength.push(body.length);
       bodySpill.append(body);
@@ -166,7 +165,7 @@ export async function writeSearchIndexSpilling(
   const terms = await packRecords(
     `${SEARCH_FOLDER}terms/`,
     KEY_KIND.term,
-    mergeRuns(runFiles, numberOf, path.join(scratch, 'terms')),
+    mergeRuns(runFiles, numberOf, path.join(scratch, 'terms'), averageLengthOf({ documentCount: count, tokenCount })),
     { ...targets, targetIndexBytes: options.targetTermIndexBytes ?? TERM_INDEX_BYTES },
     SEARCH_FILE_LIMITS.terms,
     writeFile,
@@ -180,7 +179,7 @@ export async function writeSearchIndexSpilling(
       titleRecords(byNumber, blockSize, titleLength, (arrival) =>
         readAt(titlesFd, titleAt[arrival]!, titleLength[arrival]!),
       ),
-      targets,
+      { ...targets, targetPackBytes: options.targetPackBytes ?? TITLE_PACK_BYTES },
       SEARCH_FILE_LIMITS.titles,
       writeFile,
     );
@@ -195,10 +194,7 @@ export async function writeSearchIndexSpilling(
       writeFile,
     );
     const rows = { terms, titles, documents: stored };
-    const { extension, tableFile } = searchExtensionOf(count, tokenCount, blockSize, rows, {
-      ...options,
-      pointsAtCalls,
-    });
+    const { extension, tableFile } = searchExtensionOf(count, tokenCount, blockSize, rows, options);
     if (tableFile !== undefined) await writeFile(tableFile.path, tableFile.bytes);
     return extension;
   } finally {
@@ -365,7 +361,12 @@ class RunCursor {
  * from every run, renumbered and sorted by document number, encoded as postings.ts does. Written
  * to `file` first: the pack boundaries need the records' average size before the first pack.
  */
-function mergeRuns(runFiles: readonly string[], numberOf: Uint32Array, file: string): RecordSource {
+function mergeRuns(
+  runFiles: readonly string[],
+  numberOf: Uint32Array,
+  file: string,
+  averageLength: number,
+): RecordSource {
   const heap: RunCursor[] = [];
   const less = (a: RunCursor, b: RunCursor) => compareUtf8(a.term, b.term) < 0;
   const push = (cursor: RunCursor) => {
@@ -417,7 +418,7 @@ function mergeRuns(runFiles: readonly string[], numberOf: Uint32Array, file: str
       else popFront();
     }
     const key = utf8Bytes(term);
-    const encoded = encodeRecord({ names: [term], body: encodeTermPostings(parts, numberOf) });
+    const encoded = encodeRecord({ names: [term], body: encodeTermPostings(parts, numberOf, averageLength) });
     writer.appendVarint(key.length);
     writer.append(key);
     writer.appendVarint(encoded.length);
@@ -447,7 +448,7 @@ function mergeRuns(runFiles: readonly string[], numberOf: Uint32Array, file: str
 }
 
 /** postings.ts's encoding of the (arrival, tf, docLength) triples of `parts`, by document number. */
-function encodeTermPostings(parts: readonly number[][], numberOf: Uint32Array): Uint8Array {
+function encodeTermPostings(parts: readonly number[][], numberOf: Uint32Array, averageLength: number): Uint8Array {
   let total = 0;
   for (const part of parts) total += part.length / 3;
   const numbers = new Uint32Array(total);
@@ -467,15 +468,14 @@ function encodeTermPostings(parts: readonly number[][], numberOf: Uint32Array): 
   let order: Uint32Array | undefined;
   if (!sorted)
     order = Uint32Array.from({ length: total }, (_, index) => index).sort((a, b) => numbers[a]! - numbers[b]!);
-  // At most 5 bytes per varint (values < 2^35).
-  const bytes = new Uint8Array(5 + total * 15);
+  // At most 5 bytes per varint (values < 2^35), and the impact byte.
+  const bytes = new Uint8Array(5 + total * 6);
   let length = writeVarint(bytes, 0, total);
   let previous = 0;
   for (let index = 0; index < total; index += 1) {
     const position = order === undefined ? index : order[index]!;
     length = writeVarint(bytes, length, numbers[position]! - previous);
-    length = writeVarint(bytes, length, frequencies[position]!);
-    length = writeVarint(bytes, length, lengths[position]!);
+    bytes[length++] = impactOf(frequencies[position]!, lengths[position]!, averageLength);
     previous = numbers[position]!;
   }
   return bytes.subarray(0, length);

@@ -20,18 +20,24 @@ export interface SearchPartFileLimits {
  * host that ignores byte ranges (the Workers asset binding): the pack of each term, streamed up to
  * its record, so smaller term packs cost less; a title pack per result, kept whole while it fits
  * the reader's budget; one index per term (kept). Documents are read once per fetch. At 650,000
- * Wikipedia-shaped documents (1.2 GB of postings) terms come to ~1.2 MB packs, not 14 MB as with
- * 150 files a part. SEARCH_MAX_FILES in all: the build keeps the room beside its call files
+ * Wikipedia-shaped documents terms come to ~1 MB packs, not 14 MB as with 150 files a part. SEARCH_MAX_FILES in all: the build keeps the room beside its call files
  * (builder/host-limits.ts), so the tree still deploys under a 20,000-file limit. Small corpora keep
  * the base targets (Debian's 63,000 descriptions: 14 MB of documents in 256 KiB packs).
  */
 export const SEARCH_FILE_LIMITS: Readonly<Record<'terms' | 'titles' | 'documents', SearchPartFileLimits>> = {
-  terms: { maxPacks: 1_800, maxIndexes: 300 },
-  titles: { maxPacks: 500, maxIndexes: 50 },
-  documents: { maxPacks: 200, maxIndexes: 150 },
+  terms: { maxPacks: 1_500, maxIndexes: 250 },
+  titles: { maxPacks: 900, maxIndexes: 50 },
+  documents: { maxPacks: 200, maxIndexes: 100 },
 };
+/**
+ * Title packs start smaller than the others (64 KiB, not 256): a search reads one title block per
+ * result, up to 10 in all, and a host that ignores byte ranges sends each block's whole pack.
+ */
+export const TITLE_PACK_BYTES = 64 * 1024;
+/** Targets grow in steps of this (or of their base, when smaller), not by doubling: a part uses its limit. */
+export const TARGET_STEP_BYTES = 64 * 1024;
 /** The files of the index at most: the parts' limits, each +1 (a last half-full file), and the table file. */
-export const SEARCH_MAX_FILES = 3_007;
+export const SEARCH_MAX_FILES = 3_004;
 /** The largest targets growing reaches: a pack closes at its target, within MAX_PACK_BYTES. */
 export const MAX_SCALED_PACK_BYTES = 16 * 1024 * 1024;
 export const MAX_SCALED_INDEX_BYTES = 4 * 1024 * 1024;

@@ -24,12 +24,11 @@ import {
   PACK_HEADER_BYTES,
 } from '../core/packs/pack-format.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
-import { encodePostings, type Posting } from '../core/search/postings.js';
+import { averageLengthOf, encodePostings, type Posting } from '../core/search/postings.js';
 import {
   DEFAULT_TITLE_BLOCK_SIZE,
   SEARCH_FOLDER,
   SEARCH_INDEX_FORMAT,
-  SEARCH_INDEX_FORMAT_TEXTS_ONLY,
   SEARCH_TABLE_INLINE_BYTES,
   titleBlockKeyOf,
 } from '../core/search/search-index-format.js';
@@ -45,7 +44,9 @@ import {
   MAX_SCALED_PACK_BYTES,
   SEARCH_FILE_LIMITS,
   type SearchPartFileLimits,
+  TARGET_STEP_BYTES,
   TERM_INDEX_BYTES,
+  TITLE_PACK_BYTES,
 } from './search-index-targets.js';
 
 /**
@@ -78,7 +79,7 @@ export interface SearchIndexRows {
 
 /** mcp.json's `staticmcp.search`: the rows inline, or `table` naming the file that holds them. */
 export type SearchIndexExtension = {
-  format: typeof SEARCH_INDEX_FORMAT | typeof SEARCH_INDEX_FORMAT_TEXTS_ONLY;
+  format: typeof SEARCH_INDEX_FORMAT;
   documentCount: number;
   tokenCount: number;
   blockSize: number;
@@ -133,10 +134,11 @@ export function writeSearchIndex(
       list.push({ document: number, termFrequency, documentLength: terms.length });
     }
   });
+  const averageLength = averageLengthOf({ documentCount: numbered.length, tokenCount });
   const termRecords: KeyedRecord[] = [...postingsOf].map(([term, postings]) => ({
     key: utf8Bytes(term),
     name: term,
-    body: encodePostings(postings),
+    body: encodePostings(postings, averageLength),
   }));
   termRecords.sort((left, right) => compareKeys(left.key, right.key));
 
@@ -168,7 +170,7 @@ export function writeSearchIndex(
     `${SEARCH_FOLDER}titles/`,
     KEY_KIND.term,
     titleRecords,
-    targets,
+    { targetPackBytes: options.targetPackBytes ?? TITLE_PACK_BYTES, targetIndexBytes },
     SEARCH_FILE_LIMITS.titles,
   );
   const stored = packSortedRecords(
@@ -180,11 +182,7 @@ export function writeSearchIndex(
   );
   const files = [...terms.files, ...titles.files, ...stored.files];
   const rows: SearchIndexRows = { terms: terms.rows, titles: titles.rows, documents: stored.rows };
-  const pointsAtCalls = numbered.some(({ document }) => document.textFrom === 'call');
-  const { extension, tableFile } = searchExtensionOf(numbered.length, tokenCount, blockSize, rows, {
-    ...options,
-    pointsAtCalls,
-  });
+  const { extension, tableFile } = searchExtensionOf(numbered.length, tokenCount, blockSize, rows, options);
   if (tableFile !== undefined) files.push(tableFile);
   files.sort((left, right) => compareStrings(left.path, right.path));
   return { files, extension };
@@ -196,11 +194,9 @@ export function searchExtensionOf(
   tokenCount: number,
   blockSize: number,
   rows: SearchIndexRows,
-  options: Pick<SearchIndexOptions, 'inlineTableBytes'> & { pointsAtCalls: boolean },
+  options: Pick<SearchIndexOptions, 'inlineTableBytes'>,
 ): { extension: SearchIndexExtension; tableFile?: { path: string; bytes: Uint8Array } } {
-  // Only an index that needs the newer reader says so: one of stored texts stays readable by older bridges.
-  const format = options.pointsAtCalls ? SEARCH_INDEX_FORMAT : SEARCH_INDEX_FORMAT_TEXTS_ONLY;
-  const counts = { format, documentCount, tokenCount, blockSize } as const;
+  const counts = { format: SEARCH_INDEX_FORMAT, documentCount, tokenCount, blockSize } as const;
   const rowsBytes = utf8Bytes(JSON.stringify(rows));
   if (rowsBytes.length <= (options.inlineTableBytes ?? SEARCH_TABLE_INLINE_BYTES))
     return { extension: { ...counts, ...rows } };
@@ -248,11 +244,12 @@ export function scaleSearchTargets(
   };
 }
 
-/** The least multiple of `base` (capped at `max`) whose halves hold `bytes` in `maxFiles` files. */
+/** The least step above `base` (capped at `max`) whose halves hold `bytes` in `maxFiles` files. */
 function grownTarget(base: number, bytes: number, maxFiles: number, max: number): number {
   const needed = Math.ceil((2 * bytes) / maxFiles);
   if (needed <= base) return base;
-  return Math.max(base, Math.min(max, Math.ceil(needed / base) * base));
+  const step = Math.min(base, TARGET_STEP_BYTES);
+  return Math.max(base, Math.min(max, Math.ceil(needed / step) * step));
 }
 
 /**

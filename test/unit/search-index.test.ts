@@ -131,7 +131,10 @@ function referenceRanking(documents: SearchDocument[], query: string, limit = 10
       matched = true;
       const df = documentFrequency.get(term)!;
       const idf = Math.max(Math.log((sorted.length - df + 0.5) / (df + 0.5)), 0) || 1e-6;
-      score += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * tokens.length) / average));
+      // The weight as the index stores it (postings.ts): in whole steps of (k1 + 1)/255, at least one.
+      const weight = (tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * tokens.length) / average));
+      const step = (1.2 + 1) / 255;
+      score += idf * (Math.min(255, Math.max(1, Math.round(weight / step))) * step);
     }
     return { id: document.id, score, position, matched };
   });
@@ -285,8 +288,9 @@ describe('search bad input', () => {
           const bytes = victim.bytes;
           if (damage === 'truncate-index' && victim.path.endsWith('.idx'))
             files.files.set(victim.path, bytes.subarray(0, bytes.length - 3));
+          // Cut past the header, inside the first record: every record of the pack is lost.
           if (damage === 'truncate-pack' && victim.path.endsWith('.pack'))
-            files.files.set(victim.path, bytes.subarray(0, bytes.length >> 1));
+            files.files.set(victim.path, bytes.subarray(0, 24));
           if (damage === 'flip-byte' && victim.path.endsWith('.pack')) {
             const copy = Uint8Array.from(bytes);
             // Every 48th byte past the header: most records, not all.
@@ -323,7 +327,7 @@ describe('search bad input', () => {
     expect(parseSearchIndexTable({ ...written.extension, terms: [{ first: '61', index: '../x.idx' }] })).toHaveProperty(
       'problem',
     );
-    expect(parseSearchIndexTable({ ...written.extension, format: 3 })).toMatchObject({
+    expect(parseSearchIndexTable({ ...written.extension, format: 4 })).toMatchObject({
       problem: expect.stringContaining('update staticmcp'),
     });
     expect(parseSearchIndexTable({ ...written.extension, documentCount: -1 })).toHaveProperty('problem');
@@ -359,7 +363,7 @@ describe('a search table in its own file', () => {
     const filed = readerOver(documents, TABLE_FILE);
     expect(inline.written.extension).toHaveProperty('terms');
     expect(filed.written.extension).toEqual({
-      format: 1,
+      format: 3,
       documentCount: 300,
       tokenCount: expect.any(Number),
       blockSize: 32,
@@ -405,7 +409,7 @@ describe('a search table in its own file', () => {
 
   it('refuses a manifest whose table names a file outside the index', () => {
     expect(
-      parseSearchIndexManifest({ format: 1, documentCount: 1, tokenCount: 1, blockSize: 32, table: '../mcp.json' }),
+      parseSearchIndexManifest({ format: 3, documentCount: 1, tokenCount: 1, blockSize: 32, table: '../mcp.json' }),
     ).toMatchObject({
       problem: expect.stringContaining('table.json'),
     });
@@ -530,8 +534,8 @@ describe('documents that take their text from their call (format 2)', () => {
   it('stores no text, and fetch answers the same JSON as an index that stores it', async () => {
     const stored = readerOver(documents);
     const { written, reader, callsRead } = pointingReader(callFiles);
-    expect(written.extension.format).toBe(2);
-    expect(stored.written.extension.format).toBe(1);
+    expect(written.extension.format).toBe(3);
+    expect(stored.written.extension.format).toBe(3);
     const documentBytes = (files: typeof written.files) =>
       files
         .filter((file) => file.path.startsWith(`${SEARCH_FOLDER}documents/`))
@@ -606,12 +610,12 @@ describe('documents that take their text from their call (format 2)', () => {
       expect(parseDocumentBody(body({ id, ...extra }), id), `${id} ${JSON.stringify(extra)}`).toBeUndefined();
   });
 
-  it('is refused by a reader of format 1 only, with a message to update', () => {
+  it('is read in every format written so far, and a newer one is refused with a message to update', () => {
     const { written } = pointingReader(callFiles);
-    expect(parseSearchIndexManifest(written.extension)).not.toHaveProperty('problem');
-    expect(parseSearchIndexManifest({ ...written.extension, format: 1 })).not.toHaveProperty('problem');
-    expect(parseSearchIndexManifest({ ...written.extension, format: 3 })).toMatchObject({
-      problem: 'search.format is 3, this reader knows 1 and 2; update staticmcp or build the tree again',
+    for (const format of [1, 2, 3])
+      expect(parseSearchIndexManifest({ ...written.extension, format })).not.toHaveProperty('problem');
+    expect(parseSearchIndexManifest({ ...written.extension, format: 4 })).toMatchObject({
+      problem: 'search.format is 4, this reader knows 1, 2 and 3; update staticmcp or build the tree again',
     });
   });
 

@@ -2,7 +2,7 @@
 // their script, width, case or accents, and scores equal to FTS5's bm25() formula.
 import { describe, expect, it } from 'vitest';
 import { inverseDocumentFrequency, rankBm25 } from '../../src/core/search/bm25.js';
-import { decodePostings, encodePostings } from '../../src/core/search/postings.js';
+import { decodePostings, encodePostings, impactOf, termWeightOf } from '../../src/core/search/postings.js';
 import { MAX_TERM_LENGTH, tokenize } from '../../src/core/search/tokenize.js';
 
 describe('search tokens', () => {
@@ -46,14 +46,15 @@ describe('search tokens', () => {
 });
 
 describe('BM25 as FTS5 computes it', () => {
+  /** A posting list with each posting's exact weight, as a format-2 index decodes. */
+  const list = (documents: number[], frequencies: number[], lengths: number[], averageLength: number) => ({
+    documents: Uint32Array.from(documents),
+    weights: Float64Array.from(documents, (_, at) => termWeightOf(frequencies[at]!, lengths[at]!, averageLength)),
+  });
+
   it('scores with k1 = 1.2, b = 0.75 and FTS5 idf, its floor included', () => {
-    const list = (documents: number[], frequencies: number[], lengths: number[]) => ({
-      documents: Uint32Array.from(documents),
-      termFrequencies: Uint32Array.from(frequencies),
-      documentLengths: Uint32Array.from(lengths),
-    });
     const corpus = { documentCount: 10, tokenCount: 100 };
-    const ranked = rankBm25([list([2, 5], [3, 1], [20, 5]), list([5], [1], [5])], corpus, 10);
+    const ranked = rankBm25([list([2, 5], [3, 1], [20, 5], 10), list([5], [1], [5], 10)], corpus, 10);
     const idf1 = Math.log((10 - 2 + 0.5) / 2.5);
     const idf2 = Math.log((10 - 1 + 0.5) / 1.5);
     const part = (idf: number, tf: number, length: number) =>
@@ -65,13 +66,9 @@ describe('BM25 as FTS5 computes it', () => {
   });
 
   it('keeps the best `limit`, ties to the lower document number', () => {
-    const documents = Uint32Array.from({ length: 50 }, (_, position) => position);
-    const ones = new Uint32Array(50).fill(1);
-    const ranked = rankBm25(
-      [{ documents, termFrequencies: ones, documentLengths: ones }],
-      { documentCount: 100, tokenCount: 100 },
-      3,
-    );
+    const documents = Array.from({ length: 50 }, (_, position) => position);
+    const ones = documents.map(() => 1);
+    const ranked = rankBm25([list(documents, ones, ones, 1)], { documentCount: 100, tokenCount: 100 }, 3);
     expect(ranked.map((scored) => scored.document)).toEqual([0, 1, 2]);
   });
 
@@ -90,8 +87,7 @@ describe('BM25 as FTS5 computes it', () => {
         documents.sort((a, b) => a - b);
         return {
           documents: Uint32Array.from(documents),
-          termFrequencies: Uint32Array.from(documents, () => 1 + Math.floor(random() * 4)),
-          documentLengths: Uint32Array.from(documents, () => 1 + Math.floor(random() * 300)),
+          weights: Float64Array.from(documents, () => random() * 2.2),
         };
       });
       // The reference: every document's score summed term by term in list order, all sorted.
@@ -99,10 +95,7 @@ describe('BM25 as FTS5 computes it', () => {
       for (const list of lists) {
         const idf = inverseDocumentFrequency(corpus.documentCount, list.documents.length);
         list.documents.forEach((document, position) => {
-          const tf = list.termFrequencies[position]!;
-          const ratio = list.documentLengths[position]! / (corpus.tokenCount / corpus.documentCount);
-          const part = (idf * tf * (1.2 + 1)) / (tf + 1.2 * (1 - 0.75 + 0.75 * ratio));
-          scores.set(document, (scores.get(document) ?? 0) + part);
+          scores.set(document, (scores.get(document) ?? 0) + idf * list.weights[position]!);
         });
       }
       const expected = [...scores]
@@ -115,20 +108,51 @@ describe('BM25 as FTS5 computes it', () => {
 });
 
 describe('postings bytes', () => {
-  it('read back what was written, and refuse bytes that do not hold what they claim', () => {
-    const postings = [
-      { document: 0, termFrequency: 1, documentLength: 3 },
-      { document: 200, termFrequency: 7, documentLength: 70_000 },
-      { document: 1_000_000, termFrequency: 2, documentLength: 2 },
-    ];
-    const bytes = encodePostings(postings);
-    const decoded = decodePostings(bytes, 1_000_001);
-    expect('problem' in decoded ? decoded.problem : [...decoded.documents]).toEqual([0, 200, 1_000_000]);
-    expect(decodePostings(bytes, 1_000)).toEqual({ problem: 'it names document 1000000 of 1000' });
-    expect(decodePostings(bytes.subarray(0, bytes.length - 1), 1_000_001)).toHaveProperty('problem');
-    expect(decodePostings(Uint8Array.from([...bytes, 0]), 1_000_001)).toHaveProperty('problem');
+  const postings = [
+    { document: 0, termFrequency: 1, documentLength: 3 },
+    { document: 200, termFrequency: 7, documentLength: 70_000 },
+    { document: 1_000_000, termFrequency: 2, documentLength: 2 },
+  ];
+  const corpus = { documentCount: 1_000_001, tokenCount: 10_000_010 };
+
+  it('read back what was written, each weight within half a step of the exact one, in 2 bytes a posting or so', () => {
+    const bytes = encodePostings(postings, 10);
+    // df, then (delta varint, impact): 1 + (1 + 1) + (2 + 1) + (3 + 1).
+    expect(bytes.length).toBe(10);
+    const decoded = decodePostings(bytes, corpus, 3);
+    if ('problem' in decoded) throw new Error(decoded.problem);
+    expect([...decoded.documents]).toEqual([0, 200, 1_000_000]);
+    // Within half a step of the exact weight; a weight under one step (tf 7 in 70,000 terms) is one step.
+    for (const [at, posting] of postings.entries()) {
+      const exact = termWeightOf(posting.termFrequency, posting.documentLength, 10);
+      expect(Math.abs(decoded.weights[at]! - Math.max(exact, 2.2 / 255))).toBeLessThanOrEqual(2.2 / 255 / 2 + 1e-12);
+    }
+    // A posting that barely matches (tf 1 in a huge document) still weighs one step, never 0.
+    expect(impactOf(1, 10_000_000, 10)).toBe(1);
+  });
+
+  it('refuse bytes that do not hold what they claim, in either encoding', () => {
+    const bytes = encodePostings(postings, 10);
+    expect(decodePostings(bytes, { documentCount: 1_000, tokenCount: 10_000 }, 3)).toEqual({
+      problem: 'it names document 1000000 of 1000',
+    });
+    expect(decodePostings(bytes.subarray(0, bytes.length - 1), corpus, 3)).toHaveProperty('problem');
+    expect(decodePostings(Uint8Array.from([...bytes, 0]), corpus, 3)).toHaveProperty('problem');
+    expect(decodePostings(Uint8Array.from([1, 0, 0]), corpus, 3)).toEqual({ problem: 'a posting has no weight' });
     // A count of 2^34 postings in a 6-byte body: refused, nothing allocated.
-    expect(decodePostings(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x7f, 0]), 10)).toHaveProperty('problem');
-    expect(decodePostings(new Uint8Array(0), 10)).toHaveProperty('problem');
+    expect(decodePostings(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x7f, 0]), corpus, 3)).toHaveProperty('problem');
+    expect(decodePostings(new Uint8Array(0), corpus, 3)).toHaveProperty('problem');
+    // Format 2's (delta, tf, length): a tf past its document's length is damage.
+    expect(decodePostings(Uint8Array.from([1, 0, 5, 4]), corpus, 2)).toEqual({
+      problem: 'a posting counts more terms than its document has',
+    });
+  });
+
+  it('read a format-2 body (trees built before) with exact weights', () => {
+    // df 2: (delta 3, tf 2, length 9), (delta 4, tf 1, length 20).
+    const decoded = decodePostings(Uint8Array.from([2, 3, 2, 9, 4, 1, 20]), corpus, 2);
+    if ('problem' in decoded) throw new Error(decoded.problem);
+    expect([...decoded.documents]).toEqual([3, 7]);
+    expect([...decoded.weights]).toEqual([termWeightOf(2, 9, 10), termWeightOf(1, 20, 10)]);
   });
 });

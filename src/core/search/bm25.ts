@@ -1,6 +1,7 @@
 // BM25 as SQLite FTS5's bm25() computes it (fts5_aux.c), so the ranking can be checked against it:
 // idf = ln((N − df + 0.5) / (df + 0.5)), floored to 1e-6 when not positive; each distinct query
-// term adds idf · tf·(k1 + 1) / (tf + k1·(1 − b + b·|D|/avgdl)). FTS5 returns the negation (lower
+// term adds idf · tf·(k1 + 1) / (tf + k1·(1 − b + b·|D|/avgdl)), the second factor being the
+// posting's weight (postings.ts: quantized by the writer since index format 3). FTS5 returns the negation (lower
 // is better); this returns the score itself, highest first, ties by lower document number. A
 // document matches when it holds any query term. Portable, allocation bounded by the postings read.
 import type { PostingList } from './postings.js';
@@ -33,7 +34,6 @@ export function inverseDocumentFrequency(documentCount: number, documentFrequenc
  */
 export function rankBm25(lists: readonly PostingList[], corpus: CorpusStatistics, limit: number): ScoredDocument[] {
   if (corpus.documentCount === 0 || limit <= 0) return [];
-  const averageLength = corpus.tokenCount / corpus.documentCount || 1;
   const idfs = lists.map((list) => inverseDocumentFrequency(corpus.documentCount, list.documents.length));
   const positions = new Array<number>(lists.length).fill(0);
   const best: ScoredDocument[] = [];
@@ -51,11 +51,7 @@ export function rankBm25(lists: readonly PostingList[], corpus: CorpusStatistics
       const list = lists[index]!;
       const position = positions[index]!;
       if (position >= list.documents.length || list.documents[position] !== document) continue;
-      const termFrequency = list.termFrequencies[position]!;
-      const lengthRatio = list.documentLengths[position]! / averageLength;
-      score +=
-        (idfs[index]! * termFrequency * (BM25_K1 + 1)) /
-        (termFrequency + BM25_K1 * (1 - BM25_B + BM25_B * lengthRatio));
+      score += idfs[index]! * list.weights[position]!;
       positions[index] = position + 1;
     }
     // The best `limit` so far, best first: inserting into a short sorted array beats sorting every match.

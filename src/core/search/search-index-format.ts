@@ -11,7 +11,8 @@
 // can meet it), content-addressed <sha256-16>.pack/.idx files, in three key spaces, each a set of
 // indexes over contiguous sorted key ranges listed in mcp.json as `packs` rows are:
 // - terms (KEY_KIND.term, key = the term's UTF-8): a record per term named by it, body = its
-//   postings (postings.ts: df, then df × (docDelta, tf, docLength) varints);
+//   postings (postings.ts: df, then df × (docDelta varint, impact byte); formats 1 and 2 held
+//   (docDelta, tf, docLength) varints);
 // - titles (KEY_KIND.term, key = the block number as 8 hex digits, so keys sort as numbers): a
 //   record per block of `blockSize` consecutive documents, body = JSON [[id, title, url], …],
 //   what a search result needs without the documents' text;
@@ -22,7 +23,7 @@
 //   text as the lister did (call-text.ts). The call already holds the text; a Wikipedia-shaped
 //   tree would otherwise store its 1.3 GB of articles twice, in 8-16 MiB document packs that a
 //   host ignoring byte ranges sends whole for one article.
-// mcp.json, extension `staticmcp.search`: {format: 1 or 2, documentCount, tokenCount, blockSize,
+// mcp.json, extension `staticmcp.search`: {format: 1, 2 or 3, documentCount, tokenCount, blockSize,
 // terms: rows, titles: rows, documents: rows} (rows: [{first: hex key, index: tree path}]); once
 // the rows pass SEARCH_TABLE_INLINE_BYTES (≈ 1,000 rows at 650,000 documents, ~180 KB) they move
 // into their own content-named file, packs/search.index/<sha256-16>.table.json = {terms, titles,
@@ -41,14 +42,12 @@ import { parsePackTable, type PackTableRow } from '../packs/pack-table.js';
 import { isObject } from '../tree/json-object.js';
 
 /**
- * The format an index with call documents is written in: 2 (pointers, which a format-1 reader
- * would take for damage, so it refuses the tree by its format, saying to update). An index of
- * stored texts only is written as 1, which readers of either format read the same.
+ * The format an index is written in: 3, postings of impacts (postings.ts), documents storing
+ * their text or pointing at their call. Readers read 1 (texts, postings of tf and length) and 2
+ * (pointers too) as well; a reader of those refuses 3 by its format, saying to update.
  */
-export const SEARCH_INDEX_FORMAT = 2;
-/** The format of an index whose documents all store their text. */
-export const SEARCH_INDEX_FORMAT_TEXTS_ONLY = 1;
-const READABLE_FORMATS: readonly unknown[] = [SEARCH_INDEX_FORMAT_TEXTS_ONLY, SEARCH_INDEX_FORMAT];
+export const SEARCH_INDEX_FORMAT = 3;
+const READABLE_FORMATS: readonly unknown[] = [1, 2, SEARCH_INDEX_FORMAT];
 /** Where the index lives: a folder no tool's packs/<tool>/ can be (tool names hold no "."). */
 export const SEARCH_FOLDER = 'packs/search.index/';
 /** Documents per title block: ~3 KB of ids and titles, one record read per search result. */
@@ -69,6 +68,8 @@ export const SEARCH_TABLE_FILE = /^packs\/search\.index\/[0-9a-f]{16}\.table\.js
 export const MAX_SEARCH_TABLE_FILE_BYTES = 8 * 1024 * 1024;
 
 export interface SearchIndexTable {
+  /** The format it was written in: how its postings read (postings.ts). */
+  format: number;
   documentCount: number;
   tokenCount: number;
   blockSize: number;
@@ -87,7 +88,7 @@ function isCount(value: unknown): value is number {
 }
 
 /** The counts of a search table, all a manifest that keeps its rows in a file holds inline. */
-export type SearchIndexCounts = Pick<SearchIndexTable, 'documentCount' | 'tokenCount' | 'blockSize'>;
+export type SearchIndexCounts = Pick<SearchIndexTable, 'format' | 'documentCount' | 'tokenCount' | 'blockSize'>;
 
 /** The manifest's `staticmcp.search`: the whole table, or its counts and the file holding its rows. */
 export type SearchIndexManifest = { table: SearchIndexTable } | { counts: SearchIndexCounts; tableFile: string };
@@ -100,13 +101,13 @@ export function parseSearchIndexManifest(value: unknown): SearchIndexManifest | 
   if (!isObject(value)) return { problem: 'search is not an object' };
   if (!READABLE_FORMATS.includes(value.format)) {
     return {
-      problem: `search.format is ${JSON.stringify(value.format)}, this reader knows ${READABLE_FORMATS.join(' and ')}; update staticmcp or build the tree again`,
+      problem: `search.format is ${JSON.stringify(value.format)}, this reader knows ${READABLE_FORMATS.slice(0, -1).join(', ')} and ${READABLE_FORMATS.at(-1)}; update staticmcp or build the tree again`,
     };
   }
   const { documentCount, tokenCount, blockSize } = value;
   if (!isCount(documentCount) || !isCount(tokenCount) || !isCount(blockSize) || blockSize === 0)
     return { problem: 'search.documentCount, tokenCount and blockSize must be whole numbers' };
-  const counts = { documentCount, tokenCount, blockSize };
+  const counts = { format: value.format as number, documentCount, tokenCount, blockSize };
   if (value.table === undefined) return parseRows(value, counts, 'search');
   if (typeof value.table !== 'string' || !SEARCH_TABLE_FILE.test(value.table))
     return { problem: `search.table is not the path of a ${SEARCH_FOLDER}<hash>.table.json file` };
@@ -143,7 +144,7 @@ function parseRows(
   counts: SearchIndexCounts,
   where: string,
 ): { table: SearchIndexTable } | { problem: string } {
-  const { documentCount, tokenCount, blockSize } = counts;
+  const { format, documentCount, tokenCount, blockSize } = counts;
   // parsePackTable checks each list as a tool's rows; an empty corpus has empty lists.
   const lists: Record<string, unknown> = {};
   for (const name of ['terms', 'titles', 'documents'] as const) {
@@ -160,6 +161,7 @@ function parseRows(
   }
   return {
     table: {
+      format,
       documentCount,
       tokenCount,
       blockSize,

@@ -28,7 +28,7 @@ import type { ToolResult } from '../results/tool-result.js';
 import { utf8Bytes } from '../tree/utf8.js';
 import { inverseDocumentFrequency, rankBm25, type ScoredDocument } from './bm25.js';
 import { BoundedCache } from '../packs/bounded-cache.js';
-import { decodePostings, type PostingList } from './postings.js';
+import { decodePostings, minimumPostingBytes, type PostingList } from './postings.js';
 import {
   MAX_DOCUMENT_ID_LENGTH,
   MAX_QUERY_LENGTH,
@@ -297,7 +297,7 @@ export class SearchReader {
       if (found.status === 'missing' && found.reason.startsWith(`${term} is not in this tree`)) return null;
       throw new DamagedIndex(found.reason);
     }
-    const list = decodePostings(found.body, this.counts.documentCount);
+    const list = decodePostings(found.body, this.counts, this.counts.format);
     if ('problem' in list) throw new DamagedIndex(`the postings of "${term}" in ${found.pack}: ${list.problem}`);
     this.postings.set(term, list, 64 + term.length * 2 + list.documents.length * 12);
     return list;
@@ -306,14 +306,14 @@ export class SearchReader {
   /**
    * The document count of a term at FTS5's idf floor, else undefined (also when anything looks
    * off: the full read then says what). Read from the first bytes of its record, and only when
-   * the record is long enough to hold that many postings (each takes at least 3 bytes).
+   * the record is long enough to hold that many postings (minimumPostingBytes each).
    */
   private async commonFrequencyOf(table: SearchIndexTable, term: string, key: Uint8Array): Promise<number | undefined> {
     const documentCount = this.counts.documentCount;
     const entry = await this.packs.locate(table.terms, KEY_KIND.term, key, term);
     if (entry.status !== 'ok') return undefined;
     const bodyStart = RECORD_HEADER_BYTES + 2 + key.length;
-    const mostPostings = Math.floor((entry.recordLength - bodyStart - 1) / 3);
+    const mostPostings = Math.floor((entry.recordLength - bodyStart - 1) / minimumPostingBytes(this.counts.format));
     if (inverseDocumentFrequency(documentCount, mostPostings) > 1e-6) return undefined;
     const length = Math.min(entry.recordLength, bodyStart + 5);
     const read = await this.files.readBytes(entry.pack.path, {

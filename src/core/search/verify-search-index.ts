@@ -178,7 +178,7 @@ function checkBody(
   hasCall: ((treePath: string) => boolean) | undefined,
 ): string | undefined {
   if (space === 'terms') {
-    const postings = decodePostings(body, table.documentCount);
+    const postings = decodePostings(body, table, table.format);
     return 'problem' in postings ? `holds postings that do not decode (${postings.problem})` : undefined;
   }
   if (space === 'titles') {
