@@ -30,13 +30,15 @@ const SEARCH_FILES_IN_MARGIN = 900;
 export const SEARCH_ROOM_BEYOND_MARGIN = SEARCH_MAX_FILES - SEARCH_FILES_IN_MARGIN;
 
 /**
- * The call files the pack step works to: `maxCallFiles`, less the room a search index may need
- * past the margin when the tree gets one (so a 650,000-document tree with its index still
- * deploys under 20,000 files); `0` (never pack) stays 0.
+ * The call files the pack step works to: the default budget, less the room a search index may need
+ * past the margin when the tree gets one, so that a tree of 650,000 Wikipedia-shaped calls and its
+ * index still deploy under 20,000 files. A budget the user set (`limits.maxCallFiles`,
+ * `--max-call-files`; `0`: never pack) is theirs: they did the arithmetic for their host.
  */
 export function callFileBudget(maxCallFiles: number, indexesSearch: boolean): number {
-  if (maxCallFiles === 0 || !indexesSearch) return maxCallFiles;
-  return Math.max(1, maxCallFiles - SEARCH_ROOM_BEYOND_MARGIN);
+  return indexesSearch && maxCallFiles === DEFAULT_MAX_CALL_FILES
+    ? DEFAULT_MAX_CALL_FILES - SEARCH_ROOM_BEYOND_MARGIN
+    : maxCallFiles;
 }
 /** Where call files live in a tree (`tools/<tool>.json`, `tools/<tool>/…/<key>.json`): nothing else is written there. */
 const CALL_FILES_PREFIX = 'tools/';

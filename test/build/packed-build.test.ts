@@ -172,30 +172,4 @@ describe('a build past its call-file budget', () => {
     expect([...never.keys()].some((file) => file.startsWith('packs/'))).toBe(false);
     expect(never.get('mcp.json')!.toString('utf8')).not.toContain('"packs"');
   });
-
-  it('keeps room for a search index: a tree that gets one is packed to 2,107 fewer call files, and says so', async () => {
-    const project = await packableProject();
-    await fs.mkdir(path.join(project, 'resources'), { recursive: true });
-    await fs.writeFile(
-      path.join(project, 'resources', 'guide.md'),
-      '# Guide\n\nA text resource: the tree gets an index.\n',
-    );
-    const parent = await temporaryFolder();
-    // 2,110 - 2,107 = 3 call files at most with the index; the project has more.
-    const searched = await build(project, path.join(parent, 'searched'), '2110');
-    expect(searched.warnings.map((warning: { message: string }) => warning.message).join('\n')).toMatch(
-      /this tree was packed: \d+ call files over a budget of 3 \(limits\.maxCallFiles in staticmcp\.json, or --max-call-files, less 2,107 files kept for the search index\)/,
-    );
-    const tree = await readTree(path.join(parent, 'searched'));
-    expect([...tree.keys()].some((file) => file.startsWith('packs/echo/'))).toBe(true);
-    expect([...tree.keys()].some((file) => file.startsWith('packs/search.index/'))).toBe(true);
-    // Without an index the same budget leaves every call a file of its own.
-    await fs.writeFile(
-      path.join(project, 'staticmcp.json'),
-      JSON.stringify({ ...JSON.parse(await fs.readFile(path.join(project, 'staticmcp.json'), 'utf8')), search: false }),
-    );
-    await build(project, path.join(parent, 'plain'), '2110');
-    const plain = await readTree(path.join(parent, 'plain'));
-    expect([...plain.keys()].some((file) => file.startsWith('packs/'))).toBe(false);
-  });
 });
