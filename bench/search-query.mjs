@@ -91,6 +91,7 @@ function rssMiB(pid) {
 async function isolateHeapMiB(port, collect = false) {
   const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
   const target = targets.find((entry) => entry.id === 'core:user:');
+  // The snapshot's chunks arrive as events on this socket (and are dropped): room for them.
   const socket = new WebSocket(target.webSocketDebuggerUrl, { maxPayload: 1 << 30 });
   await new Promise((resolve, reject) => {
     socket.once('open', resolve);
@@ -109,7 +110,8 @@ async function isolateHeapMiB(port, collect = false) {
         if (message.id !== id) return;
         clearTimeout(timer);
         socket.off('message', onMessage);
-        resolve(message.result);
+        // workerd answers takeHeapSnapshot by echoing the request (no result) once it is taken.
+        resolve(message.result ?? {});
       };
       socket.on('message', onMessage);
       socket.send(JSON.stringify({ id, method }));
@@ -121,7 +123,7 @@ async function isolateHeapMiB(port, collect = false) {
     };
   const found = inMiB(await send('Runtime.getHeapUsage'));
   let collected;
-  if (collect && (await send('HeapProfiler.takeHeapSnapshot')) !== undefined)
+  if (collect && (await send('HeapProfiler.enable')) && (await send('HeapProfiler.takeHeapSnapshot')) !== undefined)
     collected = inMiB(await send('Runtime.getHeapUsage'));
   socket.close();
   return { ...found, collected };

@@ -34,16 +34,21 @@ export function inverseDocumentFrequency(documentCount: number, documentFrequenc
  */
 export function rankBm25(lists: readonly PostingList[], corpus: CorpusStatistics, limit: number): ScoredDocument[] {
   if (corpus.documentCount === 0 || limit <= 0) return [];
-  const idfs = lists.map((list) => inverseDocumentFrequency(corpus.documentCount, list.documents.length));
-  const positions = new Array<number>(lists.length).fill(0);
+  const idfs = Float64Array.from(lists, (list) =>
+    inverseDocumentFrequency(corpus.documentCount, list.documents.length),
+  );
+  const positions = new Uint32Array(lists.length);
   const best: ScoredDocument[] = [];
+  // The score a document needs to enter the page once it is full (the last one's), kept in locals:
+  // most documents of a long list fall below it and cost one comparison.
+  let floorScore = Number.NEGATIVE_INFINITY;
+  let floorDocument = -1;
   for (;;) {
     let document = Number.POSITIVE_INFINITY;
     for (let index = 0; index < lists.length; index += 1) {
-      const list = lists[index]!;
+      const documents = lists[index]!.documents;
       const position = positions[index]!;
-      if (position < list.documents.length && list.documents[position]! < document)
-        document = list.documents[position]!;
+      if (position < documents.length && documents[position]! < document) document = documents[position]!;
     }
     if (document === Number.POSITIVE_INFINITY) break;
     let score = 0;
@@ -55,11 +60,15 @@ export function rankBm25(lists: readonly PostingList[], corpus: CorpusStatistics
       positions[index] = position + 1;
     }
     // The best `limit` so far, best first: inserting into a short sorted array beats sorting every match.
-    if (best.length === limit && !ranksBefore(document, score, best[limit - 1]!)) continue;
+    if (score < floorScore || (score === floorScore && document > floorDocument)) continue;
     let at = best.length;
     while (at > 0 && ranksBefore(document, score, best[at - 1]!)) at -= 1;
     best.splice(at, 0, { document, score });
     if (best.length > limit) best.pop();
+    if (best.length === limit) {
+      floorScore = best[limit - 1]!.score;
+      floorDocument = best[limit - 1]!.document;
+    }
   }
   return best;
 }

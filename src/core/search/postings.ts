@@ -96,6 +96,8 @@ export function decodePostings(
 ): PostingList | { problem: string } {
   let offset = 0;
   const read = (): number | undefined => {
+    // Most varints here are one byte (deltas of common terms): no loop for those.
+    if (offset < body.length && body[offset]! < 0x80) return body[offset++];
     let value = 0;
     let scale = 1;
     for (let used = 0; used < MAX_VARINT_BYTES; used += 1) {
