@@ -166,9 +166,9 @@ describe('packed tree source over byte buffers', () => {
     expect(tooSmall.cacheSize().wholePackBytes).toBe(0);
   });
 
-  it('keeps no whole pack for a lookup that says so, and asks the host for the record alone', async () => {
-    // The search reader's postings and documents: it caches what it decodes, so their packs
-    // (read once in a long while) must not push out the title packs every query reads.
+  it('keeps no whole pack larger than a lookup says, and asks the host for the record alone', async () => {
+    // The search reader's large term packs and its documents: it caches what it decodes, so their
+    // packs (read once in a long while) must not push out the title packs every query reads.
     const { tree, packed } = buildPackedTree(3_000);
     tree.ignoresRanges = true;
     const reader = new PackReader(tree);
@@ -178,7 +178,7 @@ describe('packed tree source over byte buffers', () => {
         KEY_KIND.call,
         callKeyOf('tools/lookup/key-7.json'),
         'tools/lookup/key-7.json',
-        keepPack,
+        keepPack ? 1 << 20 : 1000,
       );
       expect(found.status === 'ok' && new TextDecoder().decode(found.body)).toBe(callBody(7));
       expect(tree.ranges.at(-1)?.keepsWhole).toBe(keepPack);

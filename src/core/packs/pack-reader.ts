@@ -146,16 +146,16 @@ export class PackReader {
   }
 
   /**
-   * The record of `name` (a tree path or term) under `key`, from the rows of its tool. `keepPack`
-   * false: a pack sent whole is not kept for this record (a reader that caches what it decodes,
-   * from packs rarely read twice, would only push out the packs that are).
+   * The record of `name` (a tree path or term) under `key`, from the rows of its tool. A pack sent
+   * whole is kept only up to `keepPacksUpToBytes` (a reader that caches what it decodes, from large
+   * packs rarely read twice, would only push out the packs that are).
    */
   async lookup(
     rows: readonly PackTableRow[],
     keyKind: KeyKind,
     key: Uint8Array,
     name: string,
-    keepPack = true,
+    keepPacksUpToBytes = Number.POSITIVE_INFINITY,
   ): Promise<PackLookup> {
     const row = findIndexRow(rows, key);
     if (row === undefined)
@@ -172,7 +172,7 @@ export class PackReader {
     let problem: PackProblem | undefined;
     // Several entries share a key only on a hash collision: the record's own names decide.
     for (let entry = first; entry < end; entry += 1) {
-      const found = await this.readRecord(index, entry, keepPack);
+      const found = await this.readRecord(index, entry, keepPacksUpToBytes);
       if ('status' in found) {
         problem ??= found;
         continue;
@@ -227,9 +227,10 @@ export class PackReader {
   private async readRecord(
     index: ParsedIndex,
     entry: number,
-    keepPack: boolean,
+    keepPacksUpToBytes: number,
   ): Promise<{ names: string[]; body: Uint8Array; pack: string; recordOffset: number } | PackProblem> {
     const { pack, recordOffset, recordLength } = readEntry(index, entry);
+    const keepPack = pack.length <= keepPacksUpToBytes;
     const kept = this.cache.wholePack(pack.path);
     const read: BytesOutcome = kept
       ? { status: 'ok', bytes: kept, whole: true }
