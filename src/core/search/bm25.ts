@@ -1,19 +1,10 @@
 // BM25 as SQLite FTS5's bm25() computes it (fts5_aux.c), so the ranking can be checked against it:
 // idf = ln((N − df + 0.5) / (df + 0.5)), floored to 1e-6 when not positive; each distinct query
 // term adds idf · tf·(k1 + 1) / (tf + k1·(1 − b + b·|D|/avgdl)), the second factor being the
-// posting's weight (postings.ts: quantized by the writer since index format 3). FTS5 returns the negation (lower
-// is better); this returns the score itself, highest first, ties by lower document number. A
-// document matches when it holds any query term. Portable, allocation bounded by the postings read.
-import type { PostingList } from './postings.js';
-
-export const BM25_K1 = 1.2;
-export const BM25_B = 0.75;
-
-export interface CorpusStatistics {
-  documentCount: number;
-  /** Terms in all documents together: avgdl = tokenCount / documentCount. */
-  tokenCount: number;
-}
+// posting's weight (postings.ts: quantized by the writer since index format 3). FTS5 returns the
+// negation (lower is better); this returns the score itself, highest first, ties by lower
+// document number. A document matches when it holds any query term. Portable, allocation bounded by the postings read.
+import type { CorpusStatistics, PostingList } from './postings.js';
 
 export interface ScoredDocument {
   document: number;

@@ -2,15 +2,24 @@
 // number itself), all counts unsigned LEB128 varints:
 // - index format 3: `df`, then df × (docDelta, impact byte): the document's BM25 term-frequency
 //   part, tf·(k1 + 1) / (tf + k1·(1 − b + b·|D|/avgdl)), computed by the writer, which knows avgdl,
-//   and quantized to 1..255 steps of (k1 + 1)/255. Half the bytes of format 2 (at 650,000
-//   Wikipedia-shaped documents: 1.2 GB of postings → ~0.6) and no arithmetic per posting but a
+//   and quantized to 1..255 steps of (k1 + 1)/255. Near half the bytes of format 2 (650,000
+//   Wikipedia-shaped documents: 1,210 MB of term packs → 675 MB) and no arithmetic per posting but a
 //   multiply; a query on a host that ignores byte ranges streams its terms' packs, so bytes are
 //   its cost. Scores move by at most half a step per term: bench/search-index.mjs measures the
 //   top 10 against SQLite FTS5's exact bm25().
 // - formats 1 and 2 (trees built before): `df`, then df × (docDelta, tf, docLength); their weights
 //   are computed exactly when decoded.
 // Portable; the decoder never throws: bytes that do not parse as exactly what they claim are refused.
-import { BM25_B, BM25_K1, type CorpusStatistics } from './bm25.js';
+
+/** BM25's parameters, as FTS5 fixes them: the weights are made with them (bm25.ts ranks by them). */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+
+export interface CorpusStatistics {
+  documentCount: number;
+  /** Terms in all documents together: avgdl = tokenCount / documentCount. */
+  tokenCount: number;
+}
 
 export interface Posting {
   document: number;
