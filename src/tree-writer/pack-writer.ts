@@ -16,6 +16,7 @@ import {
   INDEX_ENTRY_BYTES,
   type IndexEntryInput,
   KEY_KIND,
+  MAX_PACK_BYTES,
   PACKS_FOLDER,
 } from '../core/packs/pack-format.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
@@ -62,8 +63,8 @@ export interface PackedTool {
  */
 export const DEFAULT_TARGET_PACK_BYTES = 256 * 1024;
 export const DEFAULT_TARGET_INDEX_BYTES = 64 * 1024;
-/** Cloudflare's 25 MiB per file, less room to spare. */
-export const MAX_PACK_BYTES = 24 * 1024 * 1024;
+// The largest pack lives with the format (readers refuse an index saying more); writers keep to it.
+export { MAX_PACK_BYTES };
 /** At most 2^16 packs per tool. */
 const MAX_BUCKET_BITS = 16;
 /** A call key's 8 bytes and an entry, per name: what an index costs per call. */

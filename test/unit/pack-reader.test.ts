@@ -166,6 +166,25 @@ describe('packed tree source over byte buffers', () => {
     expect(tooSmall.cacheSize().wholePackBytes).toBe(0);
   });
 
+  it('refuses an index that says a pack is larger than any pack is made, reading nothing of it', async () => {
+    // A reader sizes its buffer for a record by the index: a forged 4 GB must never get that far.
+    const name = 'tools/lookup/a.json';
+    const index = encodeIndex(
+      KEY_KIND.call,
+      [{ path: 'packs/lookup/huge.pack', length: 0xffffffff }],
+      [{ key: callKeyOf(name), pack: 0, recordOffset: 16, recordLength: 0xffffffff - 16 }],
+    );
+    const tree = new MemoryTree(new Map([['packs/lookup/x.idx', index]]));
+    const found = await new PackReader(tree).lookup(
+      [{ first: '00', index: 'packs/lookup/x.idx' }],
+      KEY_KIND.call,
+      callKeyOf(name),
+      name,
+    );
+    expect(found).toMatchObject({ status: 'refused', reason: expect.stringContaining('larger than any pack is made') });
+    expect(tree.asked).toEqual(['packs/lookup/x.idx']);
+  });
+
   it('keeps no whole pack larger than a lookup says, and asks the host for the record alone', async () => {
     // The search reader's large term packs and its documents: it caches what it decodes, so their
     // packs (read once in a long while) must not push out the title packs every query reads.

@@ -23,6 +23,11 @@ export const PACK_MAGIC = 'SMCPPACK';
 export const INDEX_MAGIC = 'SMCPINDX';
 export const RECORD_MARKER = 'SMCR';
 export const PACK_HEADER_BYTES = 16;
+/**
+ * The largest pack a writer makes (Cloudflare's 25 MiB per file, less room to spare); an index
+ * saying more is refused, so no reader sizes a buffer by a forged length.
+ */
+export const MAX_PACK_BYTES = 24 * 1024 * 1024;
 export const RECORD_HEADER_BYTES = 14;
 export const INDEX_HEADER_BYTES = 24;
 export const INDEX_ENTRY_BYTES = 16;
@@ -249,6 +254,7 @@ export function parseIndex(bytes: Uint8Array, name: string): ParsedIndex | PackP
       };
     }
     if (length < PACK_HEADER_BYTES) return broken(`pack ${decoded.text} is said to be shorter than a pack header`);
+    if (length > MAX_PACK_BYTES) return broken(`pack ${decoded.text} is said to be larger than any pack is made`);
     packs.push({ path: decoded.text, length });
     offset += 6 + nameLength;
   }
