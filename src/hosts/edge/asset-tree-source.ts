@@ -123,7 +123,7 @@ async function readWholeOrCut(body: ReadableStream<Uint8Array>, range: ByteRange
     position += chunk.length;
     if (filled === wanted.length) break;
   }
-  return { status: 'ok', bytes: filled === kept.length && !whole ? kept : kept.subarray(0, filled), whole };
+  return { status: 'ok', bytes: kept.subarray(0, filled), whole };
 }
 
 /**
