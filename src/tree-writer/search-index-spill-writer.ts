@@ -46,7 +46,7 @@ import {
 } from './search-index-writer.js';
 import { SEARCH_FILE_LIMITS, type SearchPartFileLimits, TITLE_PACK_BYTES } from './search-index-targets.js';
 import { readAt, SpillReader, SpillWriter } from './spill-files.js';
-import { averageLengthOf, impactOf } from '../core/search/postings.js';
+import { averageLengthOf, encodeImpactPostings, impactOf } from '../core/search/postings.js';
 
 /** A UTF-16 unit where UTF-16 order and UTF-8 order part (compareUtf8). */
 const BEYOND_BMP_ORDER = /[\ud800-\uffff]/;
@@ -452,15 +452,13 @@ function encodeTermPostings(parts: readonly number[][], numberOf: Uint32Array, a
   let total = 0;
   for (const part of parts) total += part.length / 3;
   const numbers = new Uint32Array(total);
-  const frequencies = new Uint32Array(total);
-  const lengths = new Uint32Array(total);
+  const impacts = new Uint8Array(total);
   let at = 0;
   let sorted = true;
   for (const part of parts) {
     for (let index = 0; index < part.length; index += 3) {
       numbers[at] = numberOf[part[index]!]!;
-      frequencies[at] = part[index + 1]!;
-      lengths[at] = part[index + 2]!;
+      impacts[at] = impactOf(part[index + 1]!, part[index + 2]!, averageLength);
       if (at > 0 && numbers[at]! < numbers[at - 1]!) sorted = false;
       at += 1;
     }
@@ -468,29 +466,7 @@ function encodeTermPostings(parts: readonly number[][], numberOf: Uint32Array, a
   let order: Uint32Array | undefined;
   if (!sorted)
     order = Uint32Array.from({ length: total }, (_, index) => index).sort((a, b) => numbers[a]! - numbers[b]!);
-  // At most 5 bytes per varint (values < 2^35), and the impact byte.
-  const bytes = new Uint8Array(5 + total * 6);
-  let length = writeVarint(bytes, 0, total);
-  let previous = 0;
-  for (let index = 0; index < total; index += 1) {
-    const position = order === undefined ? index : order[index]!;
-    length = writeVarint(bytes, length, numbers[position]! - previous);
-    bytes[length++] = impactOf(frequencies[position]!, lengths[position]!, averageLength);
-    previous = numbers[position]!;
-  }
-  return bytes.subarray(0, length);
-}
-
-/** Writes `value` as an unsigned LEB128 varint at `at`; returns where the next byte goes. */
-function writeVarint(target: Uint8Array, at: number, value: number): number {
-  let rest = value;
-  let position = at;
-  while (rest >= 0x80) {
-    target[position++] = (rest & 0x7f) | 0x80;
-    rest = Math.floor(rest / 128);
-  }
-  target[position++] = rest;
-  return position;
+  return encodeImpactPostings(numbers, impacts, order);
 }
 
 /** The title blocks: JSON `[[id, title, url], …]` of `blockSize` consecutive numbers each. */

@@ -1,8 +1,20 @@
 // The search tokenizer and BM25 scorer (core/search): the terms a user's words become, whatever
 // their script, width, case or accents, and scores equal to FTS5's bm25() formula.
 import { describe, expect, it } from 'vitest';
-import { inverseDocumentFrequency, rankBm25 } from '../../src/core/search/bm25.js';
-import { decodePostings, encodePostings, impactOf, termWeightOf } from '../../src/core/search/postings.js';
+import {
+  inverseDocumentFrequency,
+  type RankOutcome,
+  rankBm25,
+  type ScoredDocument,
+} from '../../src/core/search/bm25.js';
+import {
+  decodePostings,
+  encodeImpactPostings,
+  encodePostings,
+  impactOf,
+  PostingList,
+  termWeightOf,
+} from '../../src/core/search/postings.js';
 import { MAX_TERM_LENGTH, tokenize } from '../../src/core/search/tokenize.js';
 
 describe('search tokens', () => {
@@ -47,14 +59,19 @@ describe('search tokens', () => {
 
 describe('BM25 as FTS5 computes it', () => {
   /** A posting list with each posting's exact weight, as a format-2 index decodes. */
-  const list = (documents: number[], frequencies: number[], lengths: number[], averageLength: number) => ({
-    documents: Uint32Array.from(documents),
-    weights: Float64Array.from(documents, (_, at) => termWeightOf(frequencies[at]!, lengths[at]!, averageLength)),
-  });
+  const list = (documents: number[], frequencies: number[], lengths: number[], averageLength: number) =>
+    PostingList.ofDecoded(
+      documents,
+      documents.map((_, at) => termWeightOf(frequencies[at]!, lengths[at]!, averageLength)),
+    );
+  const ranking = (outcome: RankOutcome): ScoredDocument[] => {
+    if ('problem' in outcome) throw new Error(outcome.problem);
+    return outcome;
+  };
 
   it('scores with k1 = 1.2, b = 0.75 and FTS5 idf, its floor included', () => {
     const corpus = { documentCount: 10, tokenCount: 100 };
-    const ranked = rankBm25([list([2, 5], [3, 1], [20, 5], 10), list([5], [1], [5], 10)], corpus, 10);
+    const ranked = ranking(rankBm25([list([2, 5], [3, 1], [20, 5], 10), list([5], [1], [5], 10)], corpus, 10));
     const idf1 = Math.log((10 - 2 + 0.5) / 2.5);
     const idf2 = Math.log((10 - 1 + 0.5) / 1.5);
     const part = (idf: number, tf: number, length: number) =>
@@ -68,7 +85,7 @@ describe('BM25 as FTS5 computes it', () => {
   it('keeps the best `limit`, ties to the lower document number', () => {
     const documents = Array.from({ length: 50 }, (_, position) => position);
     const ones = documents.map(() => 1);
-    const ranked = rankBm25([list(documents, ones, ones, 1)], { documentCount: 100, tokenCount: 100 }, 3);
+    const ranked = ranking(rankBm25([list(documents, ones, ones, 1)], { documentCount: 100, tokenCount: 100 }, 3));
     expect(ranked.map((scored) => scored.document)).toEqual([0, 1, 2]);
   });
 
@@ -78,32 +95,98 @@ describe('BM25 as FTS5 computes it', () => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return seed / 2147483648;
     };
-    const corpus = { documentCount: 5000, tokenCount: 400_000 };
-    for (let round = 0; round < 20; round += 1) {
-      const lists = Array.from({ length: 1 + Math.floor(random() * 4) }, () => {
-        const documents = [
-          ...new Set(Array.from({ length: Math.floor(random() * 3000) }, () => Math.floor(random() * 5000))),
-        ];
-        documents.sort((a, b) => a - b);
-        return {
-          documents: Uint32Array.from(documents),
-          weights: Float64Array.from(documents, () => random() * 2.2),
-        };
+    const corpus = { documentCount: 20_000, tokenCount: 1_600_000 };
+    const sortedDocuments = (size: number) =>
+      [...new Set(Array.from({ length: size }, () => Math.floor(random() * corpus.documentCount)))].sort(
+        (a, b) => a - b,
+      );
+    for (let round = 0; round < 60; round += 1) {
+      // Rare and common terms together (up to 12,000 postings: ~94 blocks), some at FTS5's idf
+      // floor; exact weights (formats 1 and 2) or impacts in blocks decoded on demand (format 4),
+      // whose blocks the ranking skips: the page must not change.
+      const blocked = round % 2 === 1;
+      const made = Array.from({ length: 1 + Math.floor(random() * 4) }, () => {
+        const documents = sortedDocuments(Math.floor(random() ** 3 * 16_000) + 1);
+        if (!blocked)
+          return {
+            reference: PostingList.ofDecoded(
+              documents,
+              documents.map(() => random() * 2.2),
+            ),
+          };
+        const bytes = encodeImpactPostings(
+          documents,
+          documents.map(() => 1 + Math.floor(random() ** 2 * 255)),
+        );
+        const reference = decodePostings(bytes, corpus, 4) as PostingList;
+        expect(reference.readEveryBlock()).toBeUndefined();
+        return { reference, lazy: decodePostings(bytes, corpus, 4) as PostingList };
       });
       // The reference: every document's score summed term by term in list order, all sorted.
       const scores = new Map<number, number>();
-      for (const list of lists) {
-        const idf = inverseDocumentFrequency(corpus.documentCount, list.documents.length);
-        list.documents.forEach((document, position) => {
-          scores.set(document, (scores.get(document) ?? 0) + idf * list.weights[position]!);
+      for (const { reference } of made) {
+        const idf = inverseDocumentFrequency(corpus.documentCount, reference.count);
+        reference.documents.forEach((document, position) => {
+          scores.set(document, (scores.get(document) ?? 0) + idf * reference.weights[position]!);
         });
       }
       const expected = [...scores]
         .map(([document, score]) => ({ document, score }))
         .sort((a, b) => b.score - a.score || a.document - b.document)
         .slice(0, 10);
-      expect(rankBm25(lists, corpus, 10)).toEqual(expected);
+      const lists = made.map((lists) => lists.lazy ?? lists.reference);
+      expect(ranking(rankBm25(lists, corpus, 10))).toEqual(expected);
     }
+  });
+
+  it('skips the blocks of a long list that cannot change the page, and decodes the ones that can', () => {
+    const corpus = { documentCount: 100_000, tokenCount: 8_000_000 };
+    // A rare term in 20 documents, a common one in every fourth (25,000 postings, 196 blocks).
+    const rare = Array.from({ length: 20 }, (_, at) => 100 + at * 400);
+    const common = Array.from({ length: 25_000 }, (_, at) => at * 4);
+    const rareList = decodePostings(
+      encodeImpactPostings(
+        rare,
+        rare.map(() => 200),
+      ),
+      corpus,
+      4,
+    ) as PostingList;
+    const commonList = decodePostings(
+      encodeImpactPostings(
+        common,
+        common.map(() => 100),
+      ),
+      corpus,
+      4,
+    ) as PostingList;
+    const ranked = ranking(rankBm25([commonList, rareList], corpus, 10));
+    expect(ranked.map((scored) => scored.document)).toEqual(rare.slice(0, 10));
+    // Every rare document is in the common list too: the first ten score both terms.
+    const both =
+      inverseDocumentFrequency(100_000, 20) * rareList.weights[0]! +
+      inverseDocumentFrequency(100_000, 25_000) * commonList.weights[commonList.documents.indexOf(100)]!;
+    expect(ranked[0]!.score).toBe(both);
+    // Walked until the page holds ten rare documents (doc 3,700: 8 blocks), then probed once per
+    // rare document left (10 blocks at most): not the other 178.
+    const decodedBlocks = commonList.decoded.reduce((sum, flag) => sum + flag, 0);
+    expect(decodedBlocks).toBeLessThanOrEqual(18);
+  });
+
+  it('reports a block whose bytes lie about it, and which list it is', () => {
+    const corpus = { documentCount: 1_000, tokenCount: 10_000 };
+    const documents = Array.from({ length: 300 }, (_, at) => at * 3);
+    const bytes = encodeImpactPostings(
+      documents,
+      documents.map(() => 7),
+    );
+    // The second block's first impact (past df, the 3-entry table and block 0) raised over its table's max.
+    const tampered = bytes.slice();
+    const tableEnd = bytes.length - documents.length * 2;
+    tampered[tableEnd + 128 * 2 + 1] = 9;
+    const list = decodePostings(tampered, corpus, 4) as PostingList;
+    const outcome = rankBm25([PostingList.ofDecoded([5], [1]), list], corpus, 1_000);
+    expect(outcome).toEqual({ problem: 'a posting weighs more than its block says', list: 1 });
   });
 });
 
@@ -117,10 +200,12 @@ describe('postings bytes', () => {
 
   it('read back what was written, each weight within half a step of the exact one, in 2 bytes a posting or so', () => {
     const bytes = encodePostings(postings, 10);
-    // df, then (delta varint, impact): 1 + (1 + 1) + (2 + 1) + (3 + 1).
-    expect(bytes.length).toBe(10);
-    const decoded = decodePostings(bytes, corpus, 3);
+    // df, the table's one entry (last document 1,000,000, 9 bytes, max impact): 3 + 1 + 1, then
+    // (delta varint, impact): 1 + (1 + 1) + (2 + 1) + (3 + 1).
+    expect(bytes.length).toBe(15);
+    const decoded = decodePostings(bytes, corpus, 4);
     if ('problem' in decoded) throw new Error(decoded.problem);
+    expect(decoded.readEveryBlock()).toBeUndefined();
     expect([...decoded.documents]).toEqual([0, 200, 1_000_000]);
     // Within half a step of the exact weight; a weight under one step (tf 7 in 70,000 terms) is one step.
     for (const [at, posting] of postings.entries()) {
@@ -131,21 +216,41 @@ describe('postings bytes', () => {
     expect(impactOf(1, 10_000_000, 10)).toBe(1);
   });
 
-  it('refuse bytes that do not hold what they claim, in either encoding', () => {
+  it('refuse bytes that do not hold what they claim, in every encoding', () => {
     const bytes = encodePostings(postings, 10);
-    expect(decodePostings(bytes, { documentCount: 1_000, tokenCount: 10_000 }, 3)).toEqual({
+    expect(decodePostings(bytes, { documentCount: 1_000, tokenCount: 10_000 }, 4)).toEqual({
       problem: 'it names document 1000000 of 1000',
     });
-    expect(decodePostings(bytes.subarray(0, bytes.length - 1), corpus, 3)).toHaveProperty('problem');
-    expect(decodePostings(Uint8Array.from([...bytes, 0]), corpus, 3)).toHaveProperty('problem');
-    expect(decodePostings(Uint8Array.from([1, 0, 0]), corpus, 3)).toEqual({ problem: 'a posting has no weight' });
+    expect(decodePostings(bytes.subarray(0, bytes.length - 1), corpus, 4)).toEqual({
+      problem: 'its blocks do not take the bytes its table says',
+    });
+    expect(decodePostings(Uint8Array.from([...bytes, 0]), corpus, 4)).toHaveProperty('problem');
     // A count of 2^34 postings in a 6-byte body: refused, nothing allocated.
-    expect(decodePostings(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x7f, 0]), corpus, 3)).toHaveProperty('problem');
-    expect(decodePostings(new Uint8Array(0), corpus, 3)).toHaveProperty('problem');
-    // Format 2's (delta, tf, length): a tf past its document's length is damage.
+    expect(decodePostings(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x7f, 0]), corpus, 4)).toHaveProperty('problem');
+    expect(decodePostings(new Uint8Array(0), corpus, 4)).toHaveProperty('problem');
+    // df 1, its table entry (last document, block bytes, max impact), its block (delta, impact).
+    expect(decodePostings(Uint8Array.from([1, 0, 2, 0, 0, 1]), corpus, 4)).toEqual({
+      problem: 'a posting has no weight',
+    });
+    const blockProblem = (body: number[]) =>
+      (decodePostings(Uint8Array.from(body), corpus, 4) as PostingList).readEveryBlock();
+    expect(blockProblem([1, 0, 2, 5, 0, 0])).toBe('a posting has no weight');
+    expect(blockProblem([1, 3, 2, 5, 0, 5])).toBe('a block does not end or weigh as its table says');
+    expect(blockProblem([1, 0, 2, 5, 0, 4])).toBe('a block does not end or weigh as its table says');
+    expect(blockProblem([1, 0, 2, 5, 0, 6])).toBe('a posting weighs more than its block says');
+    expect(blockProblem([1, 0, 2, 5, 0x80, 0x80])).toBe('a block ends inside a posting');
+    // Format 3's (delta, impact) without a table, and format 2's (delta, tf, length).
+    expect(decodePostings(Uint8Array.from([1, 0, 0]), corpus, 3)).toEqual({ problem: 'a posting has no weight' });
     expect(decodePostings(Uint8Array.from([1, 0, 5, 4]), corpus, 2)).toEqual({
       problem: 'a posting counts more terms than its document has',
     });
+  });
+
+  it('read a format-3 body (trees built before) as it was written', () => {
+    const decoded = decodePostings(Uint8Array.from([2, 3, 10, 4, 255]), corpus, 3);
+    if ('problem' in decoded) throw new Error(decoded.problem);
+    expect([...decoded.documents]).toEqual([3, 7]);
+    expect([...decoded.weights]).toEqual([10 * (2.2 / 255), 255 * (2.2 / 255)]);
   });
 
   it('read a format-2 body (trees built before) with exact weights', () => {

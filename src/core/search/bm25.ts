@@ -4,12 +4,21 @@
 // posting's weight (postings.ts: quantized by the writer since index format 3). FTS5 returns the
 // negation (lower is better); this returns the score itself, highest first, ties by lower
 // document number. A document matches when it holds any query term. Portable, allocation bounded by the postings read.
-import type { CorpusStatistics, PostingList } from './postings.js';
+import { type CorpusStatistics, POSTING_BLOCK_SIZE, type PostingList } from './postings.js';
 
 export interface ScoredDocument {
   document: number;
   score: number;
 }
+
+/** A ranking, or the problem of the list (by position) whose block did not decode. */
+export type RankOutcome = ScoredDocument[] | { problem: string; list: number };
+
+/**
+ * A bound is trusted to prune only when it falls short by more than rounding could explain: the
+ * bound adds the same products in another order than the score does.
+ */
+const BOUND_MARGIN = 1 + 1e-9;
 
 /** FTS5's idf, floor included: a term in more than half the documents adds next to nothing. */
 export function inverseDocumentFrequency(documentCount: number, documentFrequency: number): number {
@@ -18,38 +27,95 @@ export function inverseDocumentFrequency(documentCount: number, documentFrequenc
 }
 
 /**
- * The `limit` best documents for the postings of the query's distinct terms. The lists are sorted
- * by document, so they are walked together and each document's score is summed where it is met:
- * no map of every matching document (at 650,000 documents a common term's list holds 100,000+, and
- * a Map of them was 90% of a query's CPU). Each document's terms add in list order, as before.
+ * The `limit` best documents for the postings of the query's distinct terms, exactly as scoring
+ * every matching document would rank them, without scoring most of them (MaxScore, with each
+ * block's largest weight): documents are met in ascending number; once the page is full, the
+ * lists whose best weights together cannot lift a document past the page's last score are only
+ * probed for the documents the other lists bring, and a probe skips whole blocks by their last
+ * document and stops when the block's best weight cannot make the difference. At 650,000
+ * documents a common term's list holds 100,000+ postings; a query pairing it with a rarer term
+ * decodes and scores a few of its blocks, not all. Each document's terms add in list order.
  */
-export function rankBm25(lists: readonly PostingList[], corpus: CorpusStatistics, limit: number): ScoredDocument[] {
+export function rankBm25(lists: readonly PostingList[], corpus: CorpusStatistics, limit: number): RankOutcome {
   if (corpus.documentCount === 0 || limit <= 0) return [];
-  const idfs = Float64Array.from(lists, (list) =>
-    inverseDocumentFrequency(corpus.documentCount, list.documents.length),
-  );
-  const positions = new Uint32Array(lists.length);
+  const count = lists.length;
+  const idfs = Float64Array.from(lists, (list) => inverseDocumentFrequency(corpus.documentCount, list.count));
+  const bounds = Float64Array.from(lists, (list, index) => {
+    let most = 0;
+    for (const weight of list.blockMaxWeights) if (weight > most) most = weight;
+    return idfs[index]! * most;
+  });
+  // Lists by their bound, smallest first; boundBelow[k] is what the first k can add at most.
+  const order = Array.from({ length: count }, (_, index) => index).sort((a, b) => bounds[a]! - bounds[b]! || a - b);
+  const boundBelow = new Float64Array(count + 1);
+  for (let k = 0; k < count; k += 1) boundBelow[k + 1] = boundBelow[k]! + bounds[order[k]!]!;
+  const positions = new Uint32Array(count);
+  const parts = new Float64Array(count);
   const best: ScoredDocument[] = [];
   // The score a document needs to enter the page once it is full (the last one's), kept in locals:
   // most documents of a long list fall below it and cost one comparison.
   let floorScore = Number.NEGATIVE_INFINITY;
   let floorDocument = -1;
-  for (;;) {
+  // order[essential..] bring the candidates; order[..essential) are only probed.
+  let essential = 0;
+  candidates: while (essential < count) {
     let document = Number.POSITIVE_INFINITY;
-    for (let index = 0; index < lists.length; index += 1) {
-      const documents = lists[index]!.documents;
-      const position = positions[index]!;
-      if (position < documents.length && documents[position]! < document) document = documents[position]!;
-    }
-    if (document === Number.POSITIVE_INFINITY) break;
-    let score = 0;
-    for (let index = 0; index < lists.length; index += 1) {
+    for (let k = essential; k < count; k += 1) {
+      const index = order[k]!;
       const list = lists[index]!;
       const position = positions[index]!;
-      if (position >= list.documents.length || list.documents[position] !== document) continue;
-      score += idfs[index]! * list.weights[position]!;
+      if (position >= list.count) continue;
+      const block = (position / POSTING_BLOCK_SIZE) | 0;
+      if (list.decoded[block] === 0) {
+        const problem = list.readBlock(block);
+        if (problem !== undefined) return { problem, list: index };
+      }
+      if (list.documents[position]! < document) document = list.documents[position]!;
+    }
+    if (document === Number.POSITIVE_INFINITY) break;
+    parts.fill(0);
+    let partial = 0;
+    for (let k = essential; k < count; k += 1) {
+      const index = order[k]!;
+      const list = lists[index]!;
+      const position = positions[index]!;
+      if (position >= list.count || list.documents[position] !== document) continue;
+      const part = idfs[index]! * list.weights[position]!;
+      parts[index] = part;
+      partial += part;
       positions[index] = position + 1;
     }
+    for (let k = essential - 1; k >= 0; k -= 1) {
+      if ((partial + boundBelow[k + 1]!) * BOUND_MARGIN < floorScore) continue candidates;
+      const index = order[k]!;
+      const list = lists[index]!;
+      let position = positions[index]!;
+      if (position >= list.count) continue;
+      let block = (position / POSTING_BLOCK_SIZE) | 0;
+      while (block < list.blockCount && list.blockLastDocuments[block]! < document) block += 1;
+      if (block === list.blockCount) {
+        positions[index] = list.count;
+        continue;
+      }
+      position = Math.max(position, block * POSTING_BLOCK_SIZE);
+      positions[index] = position;
+      if ((partial + idfs[index]! * list.blockMaxWeights[block]! + boundBelow[k]!) * BOUND_MARGIN < floorScore)
+        continue candidates;
+      if (list.decoded[block] === 0) {
+        const problem = list.readBlock(block);
+        if (problem !== undefined) return { problem, list: index };
+      }
+      // The block's last document is at least this one: the walk stops inside it.
+      while (list.documents[position]! < document) position += 1;
+      positions[index] = position;
+      if (list.documents[position] !== document) continue;
+      const part = idfs[index]! * list.weights[position]!;
+      parts[index] = part;
+      partial += part;
+      positions[index] = position + 1;
+    }
+    let score = 0;
+    for (let index = 0; index < count; index += 1) score += parts[index]!;
     // The best `limit` so far, best first: inserting into a short sorted array beats sorting every match.
     if (score < floorScore || (score === floorScore && document > floorDocument)) continue;
     let at = best.length;
@@ -59,6 +125,7 @@ export function rankBm25(lists: readonly PostingList[], corpus: CorpusStatistics
     if (best.length === limit) {
       floorScore = best[limit - 1]!.score;
       floorDocument = best[limit - 1]!.document;
+      while (essential < count && boundBelow[essential + 1]! * BOUND_MARGIN < floorScore) essential += 1;
     }
   }
   return best;

@@ -1,12 +1,15 @@
-// A term's postings as one record body, documents in ascending number (the first delta is the
-// number itself), all counts unsigned LEB128 varints:
-// - index format 3: `df`, then df × (docDelta, impact byte): the document's BM25 term-frequency
-//   part, tf·(k1 + 1) / (tf + k1·(1 − b + b·|D|/avgdl)), computed by the writer, which knows avgdl,
-//   and quantized to 1..255 steps of (k1 + 1)/255. Near half the bytes of format 2 (650,000
-//   Wikipedia-shaped documents: 1,210 MB of term packs → 675 MB) and no arithmetic per posting but a
-//   multiply; a query on a host that ignores byte ranges streams its terms' packs, so bytes are
-//   its cost. Scores move by at most half a step per term: bench/search-index.mjs measures the
-//   top 10 against SQLite FTS5's exact bm25().
+// A term's postings as one record body, documents in ascending number, all counts unsigned LEB128
+// varints:
+// - index format 4: `df`, then a skip table of one entry per block of POSTING_BLOCK_SIZE postings
+//   (the block's last document as a delta from the previous block's, its bytes, its largest impact
+//   byte), then the blocks: (docDelta varint, impact byte) per posting, each block's first delta
+//   taken from the previous block's last document (the first block's from 0). An impact is the
+//   document's BM25 term-frequency part, tf·(k1 + 1) / (tf + k1·(1 − b + b·|D|/avgdl)), computed by
+//   the writer, which knows avgdl, in 1..255 steps of (k1 + 1)/255. The table lets a query skip
+//   the blocks of a long list that cannot change its page (bm25.ts): a block is decoded only when
+//   read. Scores move by at most half a step per term: bench/search-index.mjs measures the top 10
+//   against SQLite FTS5's exact bm25().
+// - format 3: `df`, then df × (docDelta, impact byte), no table.
 // - formats 1 and 2 (trees built before): `df`, then df × (docDelta, tf, docLength); their weights
 //   are computed exactly when decoded.
 // Portable; the decoder never throws: bytes that do not parse as exactly what they claim are refused.
@@ -27,17 +30,11 @@ export interface Posting {
   documentLength: number;
 }
 
-/**
- * Postings as parallel arrays (a 2.5 MB list decodes without an object per posting): each
- * document's BM25 term-frequency part, which a query multiplies by the term's idf.
- */
-export interface PostingList {
-  documents: Uint32Array;
-  weights: Float64Array;
-}
-
-/** The index format whose postings hold impacts; older ones hold (tf, docLength). */
+/** The first index format whose postings hold impacts, and the first whose postings come in blocks. */
 export const IMPACT_POSTINGS_FORMAT = 3;
+export const BLOCKED_POSTINGS_FORMAT = 4;
+/** Postings per block: a skip-table entry (~5 bytes) per ~250 bytes of postings. */
+export const POSTING_BLOCK_SIZE = 128;
 
 /** Varints above 2^35 are not ours: a count, number or length never gets near that. */
 const MAX_VARINT_BYTES = 5;
@@ -66,26 +63,65 @@ export function impactOf(termFrequency: number, documentLength: number, averageL
 /** The term weight an impact byte stands for. */
 const WEIGHT_OF_IMPACT = Float64Array.from({ length: IMPACT_STEPS + 1 }, (_, impact) => impact * IMPACT_STEP);
 
-function writeVarint(target: number[], value: number): void {
+/** Writes `value` as an unsigned LEB128 varint at `at`; returns where the next byte goes. */
+function writeVarint(target: Uint8Array, at: number, value: number): number {
   let rest = value;
+  let position = at;
   while (rest >= 0x80) {
-    target.push((rest & 0x7f) | 0x80);
+    target[position++] = (rest & 0x7f) | 0x80;
     rest = Math.floor(rest / 128);
   }
-  target.push(rest);
+  target[position++] = rest;
+  return position;
 }
 
-/** `postings` sorted by document, numbers distinct, as format 3 writes them. */
-export function encodePostings(postings: readonly Posting[], averageLength: number): Uint8Array {
-  const bytes: number[] = [];
-  writeVarint(bytes, postings.length);
+/**
+ * Format 4's body for postings given as documents (ascending, distinct) and their impact bytes,
+ * in the order `order` lists positions (default: as given). Shared by both index writers.
+ */
+export function encodeImpactPostings(
+  documents: ArrayLike<number>,
+  impacts: ArrayLike<number>,
+  order?: ArrayLike<number>,
+): Uint8Array {
+  const count = documents.length;
+  const blockCount = Math.ceil(count / POSTING_BLOCK_SIZE);
+  // At most 5 bytes per varint (values < 2^35) and the impact byte; a table entry is 2 varints and a byte.
+  const blocks = new Uint8Array(count * 6);
+  const table = new Uint8Array(5 + blockCount * 11);
+  let tableLength = writeVarint(table, 0, count);
+  let length = 0;
   let previous = 0;
-  for (const posting of postings) {
-    writeVarint(bytes, posting.document - previous);
-    bytes.push(impactOf(posting.termFrequency, posting.documentLength, averageLength));
-    previous = posting.document;
+  for (let block = 0; block < blockCount; block += 1) {
+    const blockStart = length;
+    const blockPrevious = previous;
+    let maxImpact = 0;
+    const end = Math.min(count, (block + 1) * POSTING_BLOCK_SIZE);
+    for (let index = block * POSTING_BLOCK_SIZE; index < end; index += 1) {
+      const position = order === undefined ? index : order[index]!;
+      const document = documents[position]!;
+      const impact = impacts[position]!;
+      length = writeVarint(blocks, length, document - previous);
+      blocks[length++] = impact;
+      if (impact > maxImpact) maxImpact = impact;
+      previous = document;
+    }
+    tableLength = writeVarint(table, tableLength, previous - blockPrevious);
+    tableLength = writeVarint(table, tableLength, length - blockStart);
+    table[tableLength++] = maxImpact;
   }
-  return Uint8Array.from(bytes);
+  const body = new Uint8Array(tableLength + length);
+  body.set(table.subarray(0, tableLength), 0);
+  body.set(blocks.subarray(0, length), tableLength);
+  return body;
+}
+
+/** `postings` sorted by document, numbers distinct, as the current format writes them. */
+export function encodePostings(postings: readonly Posting[], averageLength: number): Uint8Array {
+  return encodeImpactPostings(
+    postings.map((posting) => posting.document),
+    postings.map((posting) => impactOf(posting.termFrequency, posting.documentLength, averageLength)),
+  );
 }
 
 /** The fewest bytes a posting takes in `format`: a count beyond what the bytes can hold is damage. */
@@ -93,62 +129,211 @@ export function minimumPostingBytes(format: number): number {
   return format >= IMPACT_POSTINGS_FORMAT ? 2 : 3;
 }
 
+/** Reads varints from `bytes`; undefined past the end or past MAX_VARINT_BYTES. */
+class VarintCursor {
+  constructor(
+    readonly bytes: Uint8Array,
+    public offset: number,
+  ) {}
+
+  read(): number | undefined {
+    const bytes = this.bytes;
+    // Most varints here are one byte (deltas of common terms): no loop for those.
+    if (this.offset < bytes.length && bytes[this.offset]! < 0x80) return bytes[this.offset++];
+    let value = 0;
+    let scale = 1;
+    for (let used = 0; used < MAX_VARINT_BYTES; used += 1) {
+      if (this.offset >= bytes.length) return undefined;
+      const byte = bytes[this.offset]!;
+      this.offset += 1;
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) return value;
+      scale *= 128;
+    }
+    return undefined;
+  }
+}
+
+/**
+ * A term's postings as parallel arrays (a 2.5 MB list decodes without an object per posting),
+ * each document's BM25 term-frequency part beside it, which a query multiplies by the term's idf.
+ * Blocks of POSTING_BLOCK_SIZE postings, with each block's last document and largest weight known
+ * before the block is decoded: `documents` and `weights` hold a block's postings once
+ * `readBlock` decoded it (format 4 decodes on demand; older formats decode everything at once).
+ */
+export class PostingList {
+  readonly documents: Uint32Array;
+  readonly weights: Float64Array;
+  readonly blockLastDocuments: Uint32Array;
+  readonly blockMaxWeights: Float64Array;
+  /** 1 for each block `documents` and `weights` hold. */
+  readonly decoded: Uint8Array;
+
+  constructor(
+    readonly count: number,
+    blockCount: number,
+    /** The blocks' bytes and where each block starts in them (format 4 only). */
+    private readonly blockBytes?: { bytes: Uint8Array; starts: Uint32Array },
+  ) {
+    this.documents = new Uint32Array(count);
+    this.weights = new Float64Array(count);
+    this.blockLastDocuments = new Uint32Array(blockCount);
+    this.blockMaxWeights = new Float64Array(blockCount);
+    this.decoded = new Uint8Array(blockCount);
+  }
+
+  get blockCount(): number {
+    return this.decoded.length;
+  }
+
+  /** Bytes the list holds (its arrays, and the blocks' bytes not yet decoded). */
+  get heldBytes(): number {
+    return this.count * 12 + this.blockCount * 13 + (this.blockBytes?.bytes.length ?? 0);
+  }
+
+  /** Decodes `block` into `documents` and `weights` unless done; a problem when its bytes are not sound. */
+  readBlock(block: number): string | undefined {
+    if (this.decoded[block] === 1) return undefined;
+    const { bytes, starts } = this.blockBytes!;
+    const cursor = new VarintCursor(bytes, starts[block]!);
+    const end = starts[block + 1]!;
+    const last = this.blockLastDocuments[block]!;
+    const maxWeight = this.blockMaxWeights[block]!;
+    let document = block === 0 ? 0 : this.blockLastDocuments[block - 1]!;
+    let reachesMax = false;
+    const stop = Math.min(this.count, (block + 1) * POSTING_BLOCK_SIZE);
+    for (let position = block * POSTING_BLOCK_SIZE; position < stop; position += 1) {
+      const delta = cursor.read();
+      if (delta === undefined || cursor.offset >= end) return 'a block ends inside a posting';
+      if (position > 0 && delta === 0) return 'its documents are not in ascending order';
+      document += delta;
+      if (document > last) return 'a block holds a document past its last';
+      const weight = WEIGHT_OF_IMPACT[bytes[cursor.offset++]!]!;
+      if (weight === 0) return 'a posting has no weight';
+      if (weight > maxWeight) return 'a posting weighs more than its block says';
+      if (weight === maxWeight) reachesMax = true;
+      this.documents[position] = document;
+      this.weights[position] = weight;
+    }
+    if (cursor.offset !== end) return 'bytes follow the last posting of a block';
+    if (document !== last || !reachesMax) return 'a block does not end or weigh as its table says';
+    this.decoded[block] = 1;
+    return undefined;
+  }
+
+  /** Decodes every block; the first problem found, or undefined. */
+  readEveryBlock(): string | undefined {
+    for (let block = 0; block < this.blockCount; block += 1) {
+      const problem = this.readBlock(block);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  }
+
+  /** A list of postings already decoded: documents ascending and distinct, weights beside them. */
+  static ofDecoded(documents: ArrayLike<number>, weights: ArrayLike<number>): PostingList {
+    const list = new PostingList(documents.length, Math.ceil(documents.length / POSTING_BLOCK_SIZE));
+    list.documents.set(documents);
+    list.weights.set(weights);
+    for (let block = 0; block < list.blockCount; block += 1) {
+      const end = Math.min(list.count, (block + 1) * POSTING_BLOCK_SIZE);
+      let max = 0;
+      for (let position = block * POSTING_BLOCK_SIZE; position < end; position += 1)
+        if (list.weights[position]! > max) max = list.weights[position]!;
+      list.blockLastDocuments[block] = list.documents[end - 1]!;
+      list.blockMaxWeights[block] = max;
+      list.decoded[block] = 1;
+    }
+    return list;
+  }
+}
+
 /**
  * The postings of a record body written in index `format`, or a reason when the body is not sound
  * (ends early, bytes left over, a count larger than the bytes can hold, documents out of order or
- * past the corpus, an impact of 0, a term counted more often than its document is long).
+ * past the corpus, an impact of 0, a term counted more often than its document is long). Format
+ * 4's blocks are checked as they are decoded (PostingList.readBlock), its table here.
  */
 export function decodePostings(
   body: Uint8Array,
   corpus: CorpusStatistics,
   format: number,
 ): PostingList | { problem: string } {
-  let offset = 0;
-  const read = (): number | undefined => {
-    // Most varints here are one byte (deltas of common terms): no loop for those.
-    if (offset < body.length && body[offset]! < 0x80) return body[offset++];
-    let value = 0;
-    let scale = 1;
-    for (let used = 0; used < MAX_VARINT_BYTES; used += 1) {
-      if (offset >= body.length) return undefined;
-      const byte = body[offset]!;
-      offset += 1;
-      value += (byte & 0x7f) * scale;
-      if (byte < 0x80) return value;
-      scale *= 128;
-    }
-    return undefined;
-  };
-  const impacts = format >= IMPACT_POSTINGS_FORMAT;
-  const count = read();
-  if (count === undefined || count * minimumPostingBytes(format) > body.length - offset)
+  const cursor = new VarintCursor(body, 0);
+  const count = cursor.read();
+  if (count === undefined || count * minimumPostingBytes(format) > body.length - cursor.offset)
     return { problem: 'its posting count does not fit its bytes' };
-  const list: PostingList = { documents: new Uint32Array(count), weights: new Float64Array(count) };
+  const blockCount = Math.ceil(count / POSTING_BLOCK_SIZE);
+  if (format >= BLOCKED_POSTINGS_FORMAT) return decodeBlockTable(cursor, count, blockCount, corpus);
+  const documents = new Uint32Array(count);
+  const weights = new Float64Array(count);
+  const impacts = format >= IMPACT_POSTINGS_FORMAT;
   const averageLength = averageLengthOf(corpus);
   let document = 0;
   for (let position = 0; position < count; position += 1) {
-    const delta = read();
+    const delta = cursor.read();
     if (delta === undefined) return { problem: 'it ends inside a posting' };
     if (position > 0 && delta === 0) return { problem: 'its documents are not in ascending order' };
     document += delta;
     if (document >= corpus.documentCount)
       return { problem: `it names document ${document} of ${corpus.documentCount}` };
-    list.documents[position] = document;
+    documents[position] = document;
     if (impacts) {
-      const impact = offset < body.length ? body[offset]! : undefined;
-      offset += 1;
+      const impact = cursor.offset < body.length ? body[cursor.offset]! : undefined;
+      cursor.offset += 1;
       if (impact === undefined) return { problem: 'it ends inside a posting' };
       if (impact === 0) return { problem: 'a posting has no weight' };
-      list.weights[position] = WEIGHT_OF_IMPACT[impact]!;
+      weights[position] = WEIGHT_OF_IMPACT[impact]!;
       continue;
     }
-    const termFrequency = read();
-    const documentLength = read();
+    const termFrequency = cursor.read();
+    const documentLength = cursor.read();
     if (termFrequency === undefined || documentLength === undefined) return { problem: 'it ends inside a posting' };
     if (termFrequency === 0 || termFrequency > documentLength)
       return { problem: 'a posting counts more terms than its document has' };
-    list.weights[position] = termWeightOf(termFrequency, documentLength, averageLength);
+    weights[position] = termWeightOf(termFrequency, documentLength, averageLength);
   }
-  if (offset !== body.length) return { problem: 'bytes follow its last posting' };
+  if (cursor.offset !== body.length) return { problem: 'bytes follow its last posting' };
+  return PostingList.ofDecoded(documents, weights);
+}
+
+/** Format 4's skip table, read after `count`; the blocks stay bytes (a copy: not the pack's buffer). */
+function decodeBlockTable(
+  cursor: VarintCursor,
+  count: number,
+  blockCount: number,
+  corpus: CorpusStatistics,
+): PostingList | { problem: string } {
+  const lastDocuments = new Uint32Array(blockCount);
+  const maxImpacts = new Uint8Array(blockCount);
+  const lengths = new Uint32Array(blockCount);
+  let last = 0;
+  let blockBytes = 0;
+  for (let block = 0; block < blockCount; block += 1) {
+    const delta = cursor.read();
+    const length = cursor.read();
+    const maxImpact = cursor.offset < cursor.bytes.length ? cursor.bytes[cursor.offset++] : undefined;
+    if (delta === undefined || length === undefined || maxImpact === undefined)
+      return { problem: 'it ends inside its block table' };
+    const postings = Math.min(POSTING_BLOCK_SIZE, count - block * POSTING_BLOCK_SIZE);
+    if ((block > 0 && delta < postings) || (block === 0 && delta < postings - 1))
+      return { problem: 'its documents are not in ascending order' };
+    last += delta;
+    if (last >= corpus.documentCount) return { problem: `it names document ${last} of ${corpus.documentCount}` };
+    if (maxImpact === 0) return { problem: 'a posting has no weight' };
+    if (length < postings * 2) return { problem: 'a block is shorter than its postings' };
+    lastDocuments[block] = last;
+    maxImpacts[block] = maxImpact;
+    lengths[block] = length;
+    blockBytes += length;
+  }
+  if (blockBytes !== cursor.bytes.length - cursor.offset)
+    return { problem: 'its blocks do not take the bytes its table says' };
+  const starts = new Uint32Array(blockCount + 1);
+  for (let block = 0; block < blockCount; block += 1) starts[block + 1] = starts[block]! + lengths[block]!;
+  const list = new PostingList(count, blockCount, { bytes: cursor.bytes.slice(cursor.offset), starts });
+  list.blockLastDocuments.set(lastDocuments);
+  for (let block = 0; block < blockCount; block += 1)
+    list.blockMaxWeights[block] = WEIGHT_OF_IMPACT[maxImpacts[block]!]!;
   return list;
 }

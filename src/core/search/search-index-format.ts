@@ -11,8 +11,8 @@
 // can meet it), content-addressed <sha256-16>.pack/.idx files, in three key spaces, each a set of
 // indexes over contiguous sorted key ranges listed in mcp.json as `packs` rows are:
 // - terms (KEY_KIND.term, key = the term's UTF-8): a record per term named by it, body = its
-//   postings (postings.ts: df, then df × (docDelta varint, impact byte); formats 1 and 2 held
-//   (docDelta, tf, docLength) varints);
+//   postings (postings.ts: df, a skip table, then blocks of (docDelta varint, impact byte); format
+//   3 had no table, formats 1 and 2 held (docDelta, tf, docLength) varints);
 // - titles (KEY_KIND.term, key = the block number as 8 hex digits, so keys sort as numbers): a
 //   record per block of `blockSize` consecutive documents, body = JSON [[id, title, url], …],
 //   what a search result needs without the documents' text;
@@ -23,7 +23,7 @@
 //   text as the lister did (call-text.ts). The call already holds the text; a Wikipedia-shaped
 //   tree would otherwise store its 1.3 GB of articles twice, in 8-16 MiB document packs that a
 //   host ignoring byte ranges sends whole for one article.
-// mcp.json, extension `staticmcp.search`: {format: 1, 2 or 3, documentCount, tokenCount, blockSize,
+// mcp.json, extension `staticmcp.search`: {format: 1 to 4, documentCount, tokenCount, blockSize,
 // terms: rows, titles: rows, documents: rows} (rows: [{first: hex key, index: tree path}]); once
 // the rows pass SEARCH_TABLE_INLINE_BYTES (≈ 1,000 rows at 650,000 documents, ~180 KB) they move
 // into their own content-named file, packs/search.index/<sha256-16>.table.json = {terms, titles,
@@ -42,12 +42,13 @@ import { parsePackTable, type PackTableRow } from '../packs/pack-table.js';
 import { isObject } from '../tree/json-object.js';
 
 /**
- * The format an index is written in: 3, postings of impacts (postings.ts), documents storing
- * their text or pointing at their call. Readers read 1 (texts, postings of tf and length) and 2
- * (pointers too) as well; a reader of those refuses 3 by its format, saying to update.
+ * The format an index is written in: 4, postings of impacts in blocks behind a skip table
+ * (postings.ts), documents storing their text or pointing at their call. Readers read 1 (texts,
+ * postings of tf and length), 2 (pointers too) and 3 (impacts, no blocks) as well; a reader of
+ * those refuses 4 by its format, saying to update.
  */
-export const SEARCH_INDEX_FORMAT = 3;
-const READABLE_FORMATS: readonly unknown[] = [1, 2, SEARCH_INDEX_FORMAT];
+export const SEARCH_INDEX_FORMAT = 4;
+const READABLE_FORMATS: readonly unknown[] = [1, 2, 3, SEARCH_INDEX_FORMAT];
 /** Where the index lives: a folder no tool's packs/<tool>/ can be (tool names hold no "."). */
 export const SEARCH_FOLDER = 'packs/search.index/';
 /** Documents per title block: ~3 KB of ids and titles, one record read per search result. */

@@ -171,23 +171,32 @@ export class SearchReader {
     try {
       const table = await this.tableOf();
       const lists = await Promise.all(terms.map((term) => this.postingsOf(table, term, terms.length > 1)));
-      let found = lists.filter(isPostingList);
+      let found = terms.flatMap((term, position) => {
+        const list = lists[position]!;
+        return isPostingList(list) ? [{ term, list }] : [];
+      });
       // Left out, a common term only changes scores by ~1e-6 (FTS5's floor) as long as a term
       // above the floor fills a page on its own; else its documents are results too, or its 1e-6
       // is what orders them (the other terms are at the floor too), so it is read.
       const documentCount = this.counts.documentCount;
-      const fillsPage = (list: PostingList) =>
-        list.documents.length >= SEARCH_RESULT_LIMIT &&
-        inverseDocumentFrequency(documentCount, list.documents.length) > 1e-6;
-      if (found.some(fillsPage)) {
+      const aboveFloor = ({ list }: { list: PostingList }) =>
+        inverseDocumentFrequency(documentCount, list.count) > 1e-6;
+      if (found.some((term) => term.list.count >= SEARCH_RESULT_LIMIT && aboveFloor(term))) {
         // Also those read for an earlier query: the ranking must not depend on what is cached.
-        found = found.filter((list) => inverseDocumentFrequency(documentCount, list.documents.length) > 1e-6);
+        found = found.filter(aboveFloor);
       } else {
         const common = terms.filter((_, position) => lists[position] !== null && !isPostingList(lists[position]!));
         const read = await Promise.all(common.map((term) => this.postingsOf(table, term, false)));
-        found.push(...read.filter(isPostingList));
+        read.forEach((list, position) => {
+          if (isPostingList(list)) found.push({ term: common[position]!, list });
+        });
       }
-      const best = rankBm25(found, this.counts, SEARCH_RESULT_LIMIT);
+      const best = rankBm25(
+        found.map((term) => term.list),
+        this.counts,
+        SEARCH_RESULT_LIMIT,
+      );
+      if ('problem' in best) throw new DamagedIndex(`the postings of "${found[best.list]!.term}": ${best.problem}`);
       return { status: 'ok', hits: await this.hitsOf(table, best) };
     } catch (error) {
       if (error instanceof DamagedIndex) return this.damaged(error.reason);
@@ -308,7 +317,7 @@ export class SearchReader {
     }
     const list = decodePostings(found.body, this.counts, this.counts.format);
     if ('problem' in list) throw new DamagedIndex(`the postings of "${term}" in ${found.pack}: ${list.problem}`);
-    this.postings.set(term, list, 64 + term.length * 2 + list.documents.length * 12);
+    this.postings.set(term, list, 64 + term.length * 2 + list.heldBytes);
     return list;
   }
 

@@ -179,7 +179,8 @@ function checkBody(
 ): string | undefined {
   if (space === 'terms') {
     const postings = decodePostings(body, table, table.format);
-    return 'problem' in postings ? `holds postings that do not decode (${postings.problem})` : undefined;
+    const problem = 'problem' in postings ? postings.problem : postings.readEveryBlock();
+    return problem === undefined ? undefined : `holds postings that do not decode (${problem})`;
   }
   if (space === 'titles') {
     const block = Number.parseInt(name, 16);
