@@ -327,7 +327,7 @@ describe('search bad input', () => {
     expect(parseSearchIndexTable({ ...written.extension, terms: [{ first: '61', index: '../x.idx' }] })).toHaveProperty(
       'problem',
     );
-    expect(parseSearchIndexTable({ ...written.extension, format: 4 })).toMatchObject({
+    expect(parseSearchIndexTable({ ...written.extension, format: 5 })).toMatchObject({
       problem: expect.stringContaining('update staticmcp'),
     });
     expect(parseSearchIndexTable({ ...written.extension, documentCount: -1 })).toHaveProperty('problem');
@@ -363,7 +363,7 @@ describe('a search table in its own file', () => {
     const filed = readerOver(documents, TABLE_FILE);
     expect(inline.written.extension).toHaveProperty('terms');
     expect(filed.written.extension).toEqual({
-      format: 3,
+      format: 4,
       documentCount: 300,
       tokenCount: expect.any(Number),
       blockSize: 32,
@@ -534,8 +534,8 @@ describe('documents that take their text from their call (format 2)', () => {
   it('stores no text, and fetch answers the same JSON as an index that stores it', async () => {
     const stored = readerOver(documents);
     const { written, reader, callsRead } = pointingReader(callFiles);
-    expect(written.extension.format).toBe(3);
-    expect(stored.written.extension.format).toBe(3);
+    expect(written.extension.format).toBe(4);
+    expect(stored.written.extension.format).toBe(4);
     const documentBytes = (files: typeof written.files) =>
       files
         .filter((file) => file.path.startsWith(`${SEARCH_FOLDER}documents/`))
@@ -612,10 +612,10 @@ describe('documents that take their text from their call (format 2)', () => {
 
   it('is read in every format written so far, and a newer one is refused with a message to update', () => {
     const { written } = pointingReader(callFiles);
-    for (const format of [1, 2, 3])
+    for (const format of [1, 2, 3, 4])
       expect(parseSearchIndexManifest({ ...written.extension, format })).not.toHaveProperty('problem');
-    expect(parseSearchIndexManifest({ ...written.extension, format: 4 })).toMatchObject({
-      problem: 'search.format is 4, this reader knows 1, 2 and 3; update staticmcp or build the tree again',
+    expect(parseSearchIndexManifest({ ...written.extension, format: 5 })).toMatchObject({
+      problem: 'search.format is 5, this reader knows 1, 2, 3 and 4; update staticmcp or build the tree again',
     });
   });
 
