@@ -33,16 +33,17 @@ import { assertPlainTreePath } from '../core/tree/tree-path.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
 import { DEFAULT_TARGET_INDEX_BYTES, DEFAULT_TARGET_PACK_BYTES, MAX_PACK_BYTES } from './pack-writer.js';
 import {
-  boundaryDivisor,
   boundaryHash,
   compareStrings,
   contentName,
-  scaleSearchTargets,
+  fitPartBoundaries,
+  type PartTotals,
   searchExtensionOf,
   TERM_INDEX_BYTES,
   type SearchDocument,
   type SearchIndexExtension,
   type SearchIndexOptions,
+  type VisitRecordSizes,
 } from './search-index-writer.js';
 import { SEARCH_FILE_LIMITS, type SearchPartFileLimits, TITLE_PACK_BYTES } from './search-index-targets.js';
 import { readAt, SpillReader, SpillWriter } from './spill-files.js';
@@ -74,12 +75,11 @@ interface EncodedRecord {
   encoded: Uint8Array;
 }
 
-/** Records sorted by key, iterable once, with the totals that place content-defined boundaries. */
-interface RecordSource {
-  count: number;
-  totalBytes: number;
-  keyBytes: number;
+/** Records sorted by key, with the totals that place content-defined boundaries. */
+interface RecordSource extends PartTotals {
   records: () => Iterable<EncodedRecord>;
+  /** Each record's key and encoded bytes, in the same order, without encoding the records. */
+  visitSizes: VisitRecordSizes;
 }
 
 /**
@@ -432,6 +432,19 @@ function mergeRuns(
     count,
     totalBytes,
     keyBytes,
+    visitSizes: (visit) => {
+      const reader = new SpillReader(file);
+      try {
+        while (!reader.atEnd()) {
+          const key = reader.readBytes(reader.readVarint());
+          const recordBytes = reader.readVarint();
+          reader.readBytes(recordBytes);
+          visit(key, recordBytes);
+        }
+      } finally {
+        reader.close();
+      }
+    },
     records: function* () {
       const reader = new SpillReader(file);
       try {
@@ -495,6 +508,12 @@ function titleRecords(
     count: blockCount,
     totalBytes,
     keyBytes,
+    visitSizes: (visit) => {
+      for (let block = 0; block < blockCount; block += 1) {
+        const name = utf8Bytes(titleBlockKeyOf(block));
+        visit(name, encodedRecordBytes([name], bodyLengthOf(block)));
+      }
+    },
     records: function* () {
       for (let block = 0; block < blockCount; block += 1) {
         const body = new Uint8Array(bodyLengthOf(block));
@@ -529,18 +548,25 @@ function documentRecords(
   let totalBytes = 0;
   for (let arrival = 0; arrival < ids.length; arrival += 1)
     totalBytes += encodedRecordBytes([utf8Bytes(ids[arrival]!)], bodyLength[arrival]!);
+  const keyOf = (arrival: number) => {
+    const key = new Uint8Array(8);
+    const view = new DataView(key.buffer);
+    view.setUint32(0, keyHigh[arrival]!);
+    view.setUint32(4, keyLow[arrival]!);
+    return key;
+  };
   return {
     count: ids.length,
     totalBytes,
     keyBytes: 8 * ids.length,
+    visitSizes: (visit) => {
+      for (const arrival of order)
+        visit(keyOf(arrival), encodedRecordBytes([utf8Bytes(ids[arrival]!)], bodyLength[arrival]!));
+    },
     records: function* () {
       for (const arrival of order) {
-        const key = new Uint8Array(8);
-        const view = new DataView(key.buffer);
-        view.setUint32(0, keyHigh[arrival]!);
-        view.setUint32(4, keyLow[arrival]!);
         const name = ids[arrival]!;
-        yield { key, name, encoded: encodeRecord({ names: [name], body: readBody(arrival) }) };
+        yield { key: keyOf(arrival), name, encoded: encodeRecord({ names: [name], body: readBody(arrival) }) };
       }
     },
   };
@@ -575,9 +601,7 @@ async function packRecords(
   writeFile: WriteIndexFile,
 ): Promise<PackTableRow[]> {
   if (source.count === 0) return [];
-  const targets = scaleSearchTargets(givenTargets, source.totalBytes, source.count, source.keyBytes, limits);
-  const packDivisor = boundaryDivisor(targets.targetPackBytes, source.totalBytes / source.count);
-  const indexDivisor = boundaryDivisor(targets.targetIndexBytes, INDEX_ENTRY_BYTES + source.keyBytes / source.count);
+  const boundaries = fitPartBoundaries(givenTargets, source, limits, source.visitSizes);
   const rows: PackTableRow[] = [];
   let pack: OpenPack | undefined;
   let index: IndexEntryPending[] = [];
@@ -629,17 +653,11 @@ async function packRecords(
     pack.size += record.encoded.length;
     indexSize += INDEX_ENTRY_BYTES + record.key.length;
     const hash = boundaryHash(record.key);
-    if (
-      pack.size >= targets.targetPackBytes ||
-      (pack.size >= targets.targetPackBytes / 2 && hash % packDivisor === 0)
-    ) {
+    if (boundaries.closesPack(pack.size, hash)) {
       await closePack(pack);
       pack = undefined;
     }
-    if (
-      indexSize >= targets.targetIndexBytes * 2 ||
-      (indexSize >= targets.targetIndexBytes / 2 && hash % indexDivisor === 0)
-    ) {
+    if (boundaries.closesIndex(indexSize, hash)) {
       waiting.push(index);
       index = [];
       indexSize = 0;

@@ -226,30 +226,137 @@ export function boundaryDivisor(target: number, averageBytes: number): number {
   return wanted <= 1 ? 1 : 2 ** Math.round(Math.log2(wanted));
 }
 
-/**
- * `targets` grown, in steps of themselves, until a part of `count` records takes at most
- * `limits` packs and indexes (every file but the last holds at least half its target).
- */
-export function scaleSearchTargets(
-  targets: { targetPackBytes: number; targetIndexBytes: number },
-  totalBytes: number,
-  count: number,
-  keyBytes: number,
-  limits: SearchPartFileLimits,
-): { targetPackBytes: number; targetIndexBytes: number } {
-  const indexBytes = count * INDEX_ENTRY_BYTES + keyBytes;
+/** A part's record counts and bytes: where its boundaries fall depends on them. */
+export interface PartTotals {
+  count: number;
+  /** Encoded records' bytes. */
+  totalBytes: number;
+  keyBytes: number;
+}
+
+/** Walks a part's records in key order: each key and its encoded record's bytes. */
+export type VisitRecordSizes = (visit: (key: Uint8Array, recordBytes: number) => void) => void;
+
+/** Where a part's packs and indexes close: both writers (here and the spilling one) cut by it. */
+export interface PartBoundaries {
+  targetPackBytes: number;
+  targetIndexBytes: number;
+  /** Whether a pack of `size` bytes closes after the record whose key hashed to `hash`. */
+  closesPack(size: number, hash: number): boolean;
+  /** The same for an index of `size` entry bytes (an index may reach twice its target). */
+  closesIndex(size: number, hash: number): boolean;
+}
+
+function boundariesAt(targetPackBytes: number, targetIndexBytes: number, totals: PartTotals): PartBoundaries {
+  const packDivisor = boundaryDivisor(targetPackBytes, totals.totalBytes / totals.count);
+  const indexDivisor = boundaryDivisor(targetIndexBytes, INDEX_ENTRY_BYTES + totals.keyBytes / totals.count);
   return {
-    targetPackBytes: grownTarget(targets.targetPackBytes, totalBytes, limits.maxPacks, MAX_SCALED_PACK_BYTES),
-    targetIndexBytes: grownTarget(targets.targetIndexBytes, indexBytes, limits.maxIndexes, MAX_SCALED_INDEX_BYTES),
+    targetPackBytes,
+    targetIndexBytes,
+    closesPack: (size, hash) => size >= targetPackBytes || (size >= targetPackBytes / 2 && hash % packDivisor === 0),
+    closesIndex: (size, hash) =>
+      size >= targetIndexBytes * 2 || (size >= targetIndexBytes / 2 && hash % indexDivisor === 0),
   };
 }
 
-/** The least step above `base` (capped at `max`) whose halves hold `bytes` in `maxFiles` files. */
-function grownTarget(base: number, bytes: number, maxFiles: number, max: number): number {
-  const needed = Math.ceil((2 * bytes) / maxFiles);
-  if (needed <= base) return base;
-  const step = Math.min(base, TARGET_STEP_BYTES);
-  return Math.max(base, Math.min(max, Math.ceil(needed / step) * step));
+/**
+ * The least targets, from `targets` up in steps, at which the part's records make at most
+ * `limits` packs and indexes, found by counting what a target would make (a pass over the record
+ * sizes per target tried, bisecting between the base and the ceiling). Fewer, larger files than
+ * needed cost every query on a host that ignores byte ranges (it streams a term's pack up to its
+ * record): bounding the count by "every file but the last holds half its target" made the
+ * 650,000-document term packs ~740 KB where smaller ones fit the limit. That bound is the ceiling,
+ * taken without counting. Counts fall as targets grow, nearly always: where they do not, the
+ * target chosen still fits, as every target chosen was counted or is the ceiling.
+ */
+export function fitPartBoundaries(
+  targets: { targetPackBytes: number; targetIndexBytes: number },
+  totals: PartTotals,
+  limits: SearchPartFileLimits,
+  visitSizes: VisitRecordSizes,
+): PartBoundaries {
+  const indexBytes = totals.count * INDEX_ENTRY_BYTES + totals.keyBytes;
+  const pack = new TargetSearch(targets.targetPackBytes, totals.totalBytes, limits.maxPacks, MAX_SCALED_PACK_BYTES);
+  const index = new TargetSearch(targets.targetIndexBytes, indexBytes, limits.maxIndexes, MAX_SCALED_INDEX_BYTES);
+  while (!pack.found || !index.found) {
+    const files = countFiles(boundariesAt(pack.trying, index.trying, totals), visitSizes);
+    pack.learn(files.packs);
+    index.learn(files.indexes);
+  }
+  return boundariesAt(pack.target, index.target, totals);
+}
+
+/**
+ * Bisects the steps from `base` (or TARGET_STEP_BYTES when smaller) to the ceiling that surely
+ * fits `bytes` in `maxFiles` files (every file but the last holds half its target), within `max`.
+ */
+class TargetSearch {
+  private readonly step: number;
+  /** Step counts: `low` is not known to fit (or is the base, untried), `high` fits. */
+  private low = 0;
+  private high: number;
+  private lowTried = false;
+
+  constructor(
+    private readonly base: number,
+    bytes: number,
+    private readonly maxFiles: number,
+    private readonly max: number,
+  ) {
+    this.step = Math.min(base, TARGET_STEP_BYTES);
+    const needed = Math.ceil((2 * bytes) / maxFiles);
+    this.high = needed <= base ? 0 : Math.ceil((Math.min(needed, max) - base) / this.step);
+  }
+
+  get found(): boolean {
+    return this.high - this.low <= (this.lowTried ? 1 : 0);
+  }
+
+  /** The target the next count is for (any, once found). */
+  get trying(): number {
+    return this.targetOf(this.lowTried ? (this.low + this.high) >> 1 : this.low);
+  }
+
+  get target(): number {
+    return this.targetOf(this.high);
+  }
+
+  learn(files: number): void {
+    if (this.found) return;
+    const tried = this.lowTried ? (this.low + this.high) >> 1 : this.low;
+    if (files <= this.maxFiles) this.high = tried;
+    else this.low = tried;
+    this.lowTried = true;
+  }
+
+  private targetOf(steps: number): number {
+    return Math.max(this.base, Math.min(this.max, this.base + steps * this.step));
+  }
+}
+
+/** The packs and indexes the part's records make with `boundaries`. */
+function countFiles(boundaries: PartBoundaries, visitSizes: VisitRecordSizes): { packs: number; indexes: number } {
+  let packs = 0;
+  let indexes = 0;
+  let packSize = PACK_HEADER_BYTES;
+  let indexSize = 0;
+  visitSizes((key, recordBytes) => {
+    const hash = boundaryHash(key);
+    packSize += recordBytes;
+    if (boundaries.closesPack(packSize, hash)) {
+      packs += 1;
+      packSize = PACK_HEADER_BYTES;
+    }
+    indexSize += INDEX_ENTRY_BYTES + key.length;
+    if (boundaries.closesIndex(indexSize, hash)) {
+      indexes += 1;
+      indexSize = 0;
+    }
+  });
+  return {
+    packs: packs + (packSize > PACK_HEADER_BYTES ? 1 : 0),
+    indexes: indexes + (indexSize > 0 ? 1 : 0),
+  };
 }
 
 /**
@@ -269,8 +376,15 @@ export function packSortedRecords(
   for (const bytes of encoded) totalBytes += bytes.length;
   let keyBytes = 0;
   for (const record of records) keyBytes += record.key.length;
-  const targets = scaleSearchTargets(givenTargets, totalBytes, records.length, keyBytes, limits);
-  const packDivisor = boundaryDivisor(targets.targetPackBytes, totalBytes / records.length);
+  const boundaries = fitPartBoundaries(
+    givenTargets,
+    { count: records.length, totalBytes, keyBytes },
+    limits,
+    (visit) => {
+      for (let position = 0; position < records.length; position += 1)
+        visit(records[position]!.key, encoded[position]!.length);
+    },
+  );
   const files: { path: string; bytes: Uint8Array }[] = [];
   const entries: { pack: { path: string; length: number }; offset: number; length: number }[] = [];
 
@@ -281,8 +395,7 @@ export function packSortedRecords(
     while (end < records.length) {
       size += encoded[end]!.length;
       end += 1;
-      if (size >= targets.targetPackBytes) break;
-      if (size >= targets.targetPackBytes / 2 && boundaryHash(records[end - 1]!.key) % packDivisor === 0) break;
+      if (boundaries.closesPack(size, boundaryHash(records[end - 1]!.key))) break;
     }
     const packBytes = encodePack(encoded.slice(start, end));
     if (packBytes.length > MAX_PACK_BYTES) {
@@ -303,7 +416,6 @@ export function packSortedRecords(
     start = end;
   }
 
-  const indexDivisor = boundaryDivisor(targets.targetIndexBytes, INDEX_ENTRY_BYTES + keyBytes / records.length);
   const rows: PackTableRow[] = [];
   start = 0;
   while (start < records.length) {
@@ -312,8 +424,7 @@ export function packSortedRecords(
     while (end < records.length) {
       size += INDEX_ENTRY_BYTES + records[end]!.key.length;
       end += 1;
-      if (size >= targets.targetIndexBytes * 2) break;
-      if (size >= targets.targetIndexBytes / 2 && boundaryHash(records[end - 1]!.key) % indexDivisor === 0) break;
+      if (boundaries.closesIndex(size, boundaryHash(records[end - 1]!.key))) break;
     }
     const packPaths = [...new Set(entries.slice(start, end).map((entry) => entry.pack.path))].sort(compareStrings);
     const packNumber = new Map(packPaths.map((path, position) => [path, position]));
