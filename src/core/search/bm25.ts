@@ -51,6 +51,8 @@ export function rankBm25(lists: readonly PostingList[], corpus: CorpusStatistics
   for (let k = 0; k < count; k += 1) boundBelow[k + 1] = boundBelow[k]! + bounds[order[k]!]!;
   const positions = new Uint32Array(count);
   const parts = new Float64Array(count);
+  // Per probed list, the first block that may hold a document of the range skipsBlocks weighs.
+  const boundBlocks = new Uint32Array(count);
   const best: ScoredDocument[] = [];
   // The score a document needs to enter the page once it is full (the last one's), kept in locals:
   // most documents of a long list fall below it and cost one comparison.
@@ -59,6 +61,11 @@ export function rankBm25(lists: readonly PostingList[], corpus: CorpusStatistics
   // order[essential..] bring the candidates; order[..essential) are only probed.
   let essential = 0;
   candidates: while (essential < count) {
+    if (
+      floorScore !== Number.NEGATIVE_INFINITY &&
+      skipsBlocks(lists, order, essential, idfs, positions, boundBlocks, floorScore)
+    )
+      continue;
     let document = Number.POSITIVE_INFINITY;
     for (let k = essential; k < count; k += 1) {
       const index = order[k]!;
@@ -129,6 +136,69 @@ export function rankBm25(lists: readonly PostingList[], corpus: CorpusStatistics
     }
   }
   return best;
+}
+
+/**
+ * Before a block of the lists that bring candidates is decoded: when no document up to the first
+ * of their current blocks to end can reach `floorScore` (each list's best weight in the blocks
+ * that range spans), the lists whose block ends there move to their next block, undecoded, and
+ * true is returned. A document in that range met later through another list scores less than it
+ * would (the skipped postings are not added), which cannot lift it onto the page: its full score
+ * is already below the floor, which only rises.
+ */
+function skipsBlocks(
+  lists: readonly PostingList[],
+  order: readonly number[],
+  essential: number,
+  idfs: Float64Array,
+  positions: Uint32Array,
+  boundBlocks: Uint32Array,
+  floorScore: number,
+): boolean {
+  let entersBlock = false;
+  let rangeStart = Number.POSITIVE_INFINITY;
+  let rangeEnd = Number.POSITIVE_INFINITY;
+  let bound = 0;
+  for (let k = essential; k < order.length; k += 1) {
+    const index = order[k]!;
+    const list = lists[index]!;
+    const position = positions[index]!;
+    if (position >= list.count) continue;
+    const block = (position / POSTING_BLOCK_SIZE) | 0;
+    let start: number;
+    if (list.decoded[block] === 0) {
+      entersBlock = true;
+      start = block === 0 ? 0 : list.blockLastDocuments[block - 1]! + 1;
+    } else start = list.documents[position]!;
+    if (start < rangeStart) rangeStart = start;
+    if (list.blockLastDocuments[block]! < rangeEnd) rangeEnd = list.blockLastDocuments[block]!;
+    bound += idfs[index]! * list.blockMaxWeights[block]!;
+  }
+  if (!entersBlock) return false;
+  for (let k = 0; k < essential; k += 1) {
+    const index = order[k]!;
+    const list = lists[index]!;
+    let block = Math.max(boundBlocks[index]!, (positions[index]! / POSTING_BLOCK_SIZE) | 0);
+    while (block < list.blockCount && list.blockLastDocuments[block]! < rangeStart) block += 1;
+    // Range starts only grow: the blocks before this one are never weighed again.
+    boundBlocks[index] = block;
+    let most = 0;
+    for (; block < list.blockCount; block += 1) {
+      if (list.blockMaxWeights[block]! > most) most = list.blockMaxWeights[block]!;
+      if (list.blockLastDocuments[block]! >= rangeEnd) break;
+    }
+    bound += idfs[index]! * most;
+    if (bound * BOUND_MARGIN >= floorScore) return false;
+  }
+  if (bound * BOUND_MARGIN >= floorScore) return false;
+  for (let k = essential; k < order.length; k += 1) {
+    const index = order[k]!;
+    const list = lists[index]!;
+    const block = (positions[index]! / POSTING_BLOCK_SIZE) | 0;
+    if (positions[index]! < list.count && list.blockLastDocuments[block] === rangeEnd)
+      positions[index] = Math.min(list.count, (block + 1) * POSTING_BLOCK_SIZE);
+  }
+  return true;
 }
 
 function ranksBefore(document: number, score: number, other: ScoredDocument): boolean {
