@@ -25,7 +25,7 @@ interface CachedTree {
   /**
    * The manifest's pack table (its tools' calls are read from packs; undefined: not packed), and
    * the isolate's bounded cache of their parsed indexes and whole packs (DEFAULT_PACK_CACHE_LIMITS:
-   * 1,024 indexes, 8 MiB; 16 MiB of packs), new with each manifest since names change with content.
+   * 1,024 indexes, 8 MiB; 32 MiB of packs), new with each manifest since names change with content.
    */
   packs?: IsolatePacks;
 }
