@@ -151,11 +151,11 @@ describe('the worker reading packs from a host that ignores byte ranges', () => 
       fileLength: said,
       keepsWhole: true,
     });
-    expect(longer).toEqual({
-      status: 'ok',
-      bytes: Uint8Array.from({ length: said + 1 }, (_, at) => at % 251),
-      whole: true,
-    });
+    if (longer.status !== 'ok') throw new Error('the pack was not read');
+    expect(longer.whole).toBe(true);
+    // Compared as buffers: a deep equality of 4.5 million elements takes a minute.
+    const expected = Uint8Array.from({ length: said + 1 }, (_, at) => at % 251);
+    expect(Buffer.compare(Buffer.from(longer.bytes), Buffer.from(expected))).toBe(0);
   });
 
   it('takes a page the host sends for a pack it lacks for a missing pack', async () => {
