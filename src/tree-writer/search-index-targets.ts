@@ -19,8 +19,10 @@ export interface SearchPartFileLimits {
  * Files each part of the index takes at most before its targets grow, by what a query reads on a
  * host that ignores byte ranges (the Workers asset binding): the pack of each term, streamed up to
  * its record, so smaller term packs cost less; a title pack per result, kept whole while it fits
- * the reader's budget; one index per term (kept). Documents are read once per fetch. At 650,000
- * Wikipedia-shaped documents terms come to ~1 MB packs, not 14 MB as with 150 files a part. SEARCH_MAX_FILES in all: the build keeps the room beside its call files
+ * the reader's budget; one index per term (kept). Documents are read once per fetch. Targets
+ * grow only as far as the limit needs (search-index-writer.ts counts): at 650,000
+ * Wikipedia-shaped documents terms come to ~470 KB packs (1,406 of them), not 14 MB as with 150
+ * files a part. SEARCH_MAX_FILES in all: the build keeps the room beside its call files
  * (builder/host-limits.ts), so the tree still deploys under a 20,000-file limit. Small corpora keep
  * the base targets (Debian's 63,000 descriptions: 14 MB of documents in 256 KiB packs).
  */
