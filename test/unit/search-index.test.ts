@@ -4,7 +4,14 @@
 // local, and every bad query, forged id or damaged part answers isError or an empty list, reading
 // nothing outside the index.
 import { describe, expect, it } from 'vitest';
-import type { ByteRange, BytesOutcome, PackFileSource } from '../../src/core/packs/pack-reader.js';
+import { encodeRecord, KEY_KIND, parseRecord } from '../../src/core/packs/pack-format.js';
+import {
+  type ByteRange,
+  type BytesOutcome,
+  type PackFileSource,
+  PackReader,
+} from '../../src/core/packs/pack-reader.js';
+import { utf8Bytes } from '../../src/core/tree/utf8.js';
 import {
   parseSearchIndexManifest,
   parseSearchIndexTable,
@@ -237,6 +244,42 @@ describe('search index, written and read back', () => {
 
 describe('search bad input', () => {
   const documents = corpus(300);
+
+  it('answers isError naming the term when a postings block lies about itself under a valid checksum', async () => {
+    // "zebra" in 200 of 600 documents: two blocks, the first decoded by the first query.
+    const zebras = Array.from({ length: 600 }, (_, position) => ({
+      id: `resources/doc-${String(position).padStart(3, '0')}.md`,
+      title: `Doc ${position}`,
+      text: position % 3 === 0 ? `zebra stripes ${position}` : `plain words ${position}`,
+      url: '',
+    }));
+    const { files, table, reader, problems } = readerOver(zebras);
+    const entry = await new PackReader(files).locate(table.terms, KEY_KIND.term, utf8Bytes('zebra'), 'zebra');
+    if (entry.status !== 'ok') throw new Error(entry.reason);
+    const pack = files.files.get(entry.pack.path)!.slice();
+    const record = parseRecord(
+      pack.subarray(entry.recordOffset, entry.recordOffset + entry.recordLength),
+      'the zebra record',
+    );
+    if ('status' in record) throw new Error(record.reason);
+    // The body: df (2 bytes for 200), then block 0's table entry: last-document and length varints, max impact.
+    const body = record.body.slice();
+    let at = 2;
+    for (let varints = 0; varints < 2; varints += 1) while (body[at++]! >= 0x80);
+    body[at] = 1;
+    const forged = encodeRecord({ names: record.names, body });
+    expect(forged.length).toBe(entry.recordLength);
+    pack.set(forged, entry.recordOffset);
+    files.files.set(entry.pack.path, pack);
+    const searched = await reader.search({ query: 'zebra' });
+    expect(searched.isError).toBe(true);
+    expect(searched.content[0]).toMatchObject({
+      text: expect.stringMatching(/search index is damaged.*postings of "zebra": a posting weighs more than its block says/),
+    });
+    expect(problems.some((problem) => problem.includes('"zebra"'))).toBe(true);
+    // The other terms still answer.
+    expect((await reader.search({ query: 'plain' })).isError).toBeUndefined();
+  });
 
   it('answers bad queries with isError or an empty list', async () => {
     const { reader } = readerOver(documents);
