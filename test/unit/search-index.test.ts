@@ -274,7 +274,9 @@ describe('search bad input', () => {
     const searched = await reader.search({ query: 'zebra' });
     expect(searched.isError).toBe(true);
     expect(searched.content[0]).toMatchObject({
-      text: expect.stringMatching(/search index is damaged.*postings of "zebra": a posting weighs more than its block says/),
+      text: expect.stringMatching(
+        /search index is damaged.*postings of "zebra": a posting weighs more than its block says/,
+      ),
     });
     expect(problems.some((problem) => problem.includes('"zebra"'))).toBe(true);
     // The other terms still answer.
