@@ -239,8 +239,6 @@ export type VisitRecordSizes = (visit: (key: Uint8Array, recordBytes: number) =>
 
 /** Where a part's packs and indexes close: both writers (here and the spilling one) cut by it. */
 export interface PartBoundaries {
-  targetPackBytes: number;
-  targetIndexBytes: number;
   /** Whether a pack of `size` bytes closes after the record whose key hashed to `hash`. */
   closesPack(size: number, hash: number): boolean;
   /** The same for an index of `size` entry bytes (an index may reach twice its target). */
@@ -251,8 +249,6 @@ function boundariesAt(targetPackBytes: number, targetIndexBytes: number, totals:
   const packDivisor = boundaryDivisor(targetPackBytes, totals.totalBytes / totals.count);
   const indexDivisor = boundaryDivisor(targetIndexBytes, INDEX_ENTRY_BYTES + totals.keyBytes / totals.count);
   return {
-    targetPackBytes,
-    targetIndexBytes,
     closesPack: (size, hash) => size >= targetPackBytes || (size >= targetPackBytes / 2 && hash % packDivisor === 0),
     closesIndex: (size, hash) =>
       size >= targetIndexBytes * 2 || (size >= targetIndexBytes / 2 && hash % indexDivisor === 0),

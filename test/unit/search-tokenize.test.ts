@@ -154,22 +154,17 @@ describe('BM25 as FTS5 computes it', () => {
     // A rare term in 20 documents, a common one in every fourth (25,000 postings, 196 blocks).
     const rare = Array.from({ length: 20 }, (_, at) => 100 + at * 400);
     const common = Array.from({ length: 25_000 }, (_, at) => at * 4);
-    const rareList = decodePostings(
-      encodeImpactPostings(
-        rare,
-        rare.map(() => 200),
-      ),
-      corpus,
-      4,
-    ) as PostingList;
-    const commonList = decodePostings(
-      encodeImpactPostings(
-        common,
-        common.map(() => 100),
-      ),
-      corpus,
-      4,
-    ) as PostingList;
+    const blocked = (documents: number[], impact: number) =>
+      decodePostings(
+        encodeImpactPostings(
+          documents,
+          documents.map(() => impact),
+        ),
+        corpus,
+        4,
+      ) as PostingList;
+    const rareList = blocked(rare, 200);
+    const commonList = blocked(common, 100);
     const ranked = ranking(rankBm25([commonList, rareList], corpus, 10));
     expect(ranked.map((scored) => scored.document)).toEqual(rare.slice(0, 10));
     // Every rare document is in the common list too: the first ten score both terms.

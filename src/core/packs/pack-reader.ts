@@ -65,8 +65,6 @@ export interface PackCacheLimits {
  * It was 64 indexes / 8 MiB, where the count bound always bound first (4 MiB at most):
  * bench/packed-trees.mjs at 650,000 calls (256 indexes of ~61 KB) measured 0.77 index reads per
  * random call through the worker with 64, against ~0.47 now.
- */
-/*
  * 32 MiB of whole packs: at 650,000 documents a search reads up to 10 title blocks, one pack
  * each, from 40 MB of title packs; holding 80% of them instead of 40% took a warm query from
  * 16.4 to 13.2 ms CPU p50 in workerd (bench/search-query.mjs), the isolate holding 49.5 MiB after

@@ -263,8 +263,7 @@ export function decodePostings(
   const count = cursor.read();
   if (count === undefined || count * minimumPostingBytes(format) > body.length - cursor.offset)
     return { problem: 'its posting count does not fit its bytes' };
-  const blockCount = Math.ceil(count / POSTING_BLOCK_SIZE);
-  if (format >= BLOCKED_POSTINGS_FORMAT) return decodeBlockTable(cursor, count, blockCount, corpus);
+  if (format >= BLOCKED_POSTINGS_FORMAT) return decodeBlockTable(cursor, count, corpus);
   const documents = new Uint32Array(count);
   const weights = new Float64Array(count);
   const impacts = format >= IMPACT_POSTINGS_FORMAT;
@@ -301,9 +300,9 @@ export function decodePostings(
 function decodeBlockTable(
   cursor: VarintCursor,
   count: number,
-  blockCount: number,
   corpus: CorpusStatistics,
 ): PostingList | { problem: string } {
+  const blockCount = Math.ceil(count / POSTING_BLOCK_SIZE);
   const lastDocuments = new Uint32Array(blockCount);
   const maxImpacts = new Uint8Array(blockCount);
   const lengths = new Uint32Array(blockCount);

@@ -72,7 +72,7 @@ export const DEFAULT_SEARCH_CACHE_BYTES = 8 * 1024 * 1024;
  * Term packs a host sent whole are kept (in the pack reader's whole-pack cache) only this small:
  * a corpus whose term packs stay at the writer's base size (Debian's 63,000 descriptions: 4 MB of
  * terms) is answered from memory once warm (workerd: 6.0 → 4.2 ms a query, bench/search-query.mjs),
- * while at 650,000 documents the ~740 KB term packs, read once in a long while, would push out the
+ * while at 650,000 documents the ~470 KB term packs, read once in a long while, would push out the
  * title packs every query reads. A document's pack is never kept: fetch reads one record of it.
  */
 const KEPT_TERM_PACK_BYTES = 256 * 1024 + 64 * 1024;
