@@ -1,6 +1,9 @@
 // What a search costs where it runs (issue #25): two-word queries (two distinct terms of a random
 // document) against a tree's search index, through
 //   - the tree's _worker.js in workerd (miniflare, the tree as its assets, as Cloudflare runs it),
+//   - the same worker with its files from workerd's native file service instead of miniflare's
+//     JavaScript asset router and asset worker (on Cloudflare those run outside the worker's
+//     isolate, unbilled; each asset read costs ~1 ms of their CPU here, a native read ~0.1 ms),
 //   - `staticmcp serve <tree> --http` (Node),
 //   - MiniSearch with the whole corpus indexed in memory (the in-memory baseline), in a child
 //     process of its own;
@@ -23,7 +26,7 @@
 //   CORPUS=debian (Debian's package descriptions, ~63,000) or wiki (search-query-corpus.mjs;
 //   COUNT=650000; TEXT_SCALE shortens texts where the in-memory writer lacks memory),
 //   TERM_INDEX_BYTES=16384,65536 (one tree per size), QUERIES=1000, COLD=15, MINISEARCH=1.
-//   SERVERS=workerd,serve (either or both),
+//   SERVERS=workerd,workerd-files,serve (any of them),
 //   TREE=<folder>: measure that built tree instead (e.g. the one `BENCH_KEEP_TREE=… node
 //   bench/search-build.mjs` kept: its index is the build's own); MiniSearch is left out then.
 import { spawn, spawnSync } from 'node:child_process';
@@ -54,7 +57,7 @@ const QUERIES = Number(process.env.QUERIES ?? 1000);
 const COLD = Number(process.env.COLD ?? 15);
 const TERM_INDEX_SIZES = (process.env.TERM_INDEX_BYTES ?? '16384').split(',').map(Number);
 const TREE = process.env.TREE;
-const SERVERS = (process.env.SERVERS ?? 'workerd,serve').split(',');
+const SERVERS = (process.env.SERVERS ?? 'workerd,workerd-files,serve').split(',');
 const MINISEARCH = process.env.MINISEARCH !== '0' && TREE === undefined;
 
 function percentile(values, fraction) {
@@ -247,9 +250,9 @@ async function measureServer(name, start, queries, coldQueries) {
 }
 
 let inspectorPort = 9400 + (process.pid % 500);
-async function startWorkerd(tree, inspect) {
+async function startWorkerd(tree, inspect, options = {}) {
   inspectorPort += 1;
-  const site = await startWorkerdSite(tree, inspect ? { inspectorPort } : {});
+  const site = await startWorkerdSite(tree, inspect ? { ...options, inspectorPort } : options);
   // miniflare runs workerd as a child of this process.
   return {
     endpoint: new URL('mcp', site.url).href,
@@ -358,6 +361,15 @@ for (const termIndexBytes of TREE ? [undefined] : TERM_INDEX_SIZES) {
   if (SERVERS.includes('workerd'))
     results.push(
       await measureServer('workerd (_worker.js)', (inspect) => startWorkerd(built.tree, inspect), queries, coldQueries),
+    );
+  if (SERVERS.includes('workerd-files'))
+    results.push(
+      await measureServer(
+        'workerd, native file service',
+        (inspect) => startWorkerd(built.tree, inspect, { nativeFiles: true }),
+        queries,
+        coldQueries,
+      ),
     );
   if (SERVERS.includes('serve'))
     results.push(await measureServer('serve --http', () => startServe(built.tree), queries, coldQueries));
