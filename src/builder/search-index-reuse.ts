@@ -39,8 +39,9 @@ import {
   MAX_SCALED_PACK_BYTES,
   SEARCH_FILE_LIMITS,
   TARGET_STEP_BYTES,
-  TITLE_PACK_BYTES,
   TERM_INDEX_BYTES,
+  TITLE_INDEX_BYTES,
+  TITLE_PACK_BYTES,
 } from '../tree-writer/search-index-targets.js';
 
 const RECORD_FILE = path.join('.staticmcp', 'search-index.json');
@@ -95,6 +96,7 @@ export function searchWriterIdentity(generator: string, settings: unknown): stri
     TERM_INDEX_BYTES,
     SEARCH_FILE_LIMITS,
     TITLE_PACK_BYTES,
+    TITLE_INDEX_BYTES,
     TARGET_STEP_BYTES,
     MAX_SCALED_PACK_BYTES,
     MAX_SCALED_INDEX_BYTES,

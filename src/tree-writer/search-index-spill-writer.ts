@@ -24,7 +24,12 @@ import {
   PACK_HEADER_BYTES,
 } from '../core/packs/pack-format.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
-import { DEFAULT_TITLE_BLOCK_SIZE, SEARCH_FOLDER, titleBlockKeyOf } from '../core/search/search-index-format.js';
+import {
+  DEFAULT_TITLE_BLOCK_SIZE,
+  SEARCH_FOLDER,
+  sharedIdPrefixLength,
+  titleBlockKeyOf,
+} from '../core/search/search-index-format.js';
 import { encodeDocumentBody } from '../core/search/search-results.js';
 import { tokenize } from '../core/search/tokenize.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
@@ -45,7 +50,12 @@ import {
   type SearchIndexOptions,
   type VisitRecordSizes,
 } from './search-index-writer.js';
-import { SEARCH_FILE_LIMITS, type SearchPartFileLimits, TITLE_PACK_BYTES } from './search-index-targets.js';
+import {
+  SEARCH_FILE_LIMITS,
+  type SearchPartFileLimits,
+  TITLE_INDEX_BYTES,
+  TITLE_PACK_BYTES,
+} from './search-index-targets.js';
 import { readAt, SpillReader, SpillWriter } from './spill-files.js';
 import { averageLengthOf, encodeImpactPostings, impactOf } from '../core/search/postings.js';
 
@@ -54,6 +64,7 @@ const BEYOND_BMP_ORDER = /[\ud800-\uffff]/;
 
 // One decoder for every term read back (making one per term cost more than reading the term).
 const termDecoder = new TextDecoder();
+const utf8Encoder = new TextEncoder();
 
 /** Postings a run holds before it is sorted and written out: 64 MiB of typed arrays, plus its terms. */
 export const DEFAULT_RUN_POSTINGS = 4_000_000;
@@ -132,7 +143,8 @@ export async function writeSearchIndexSpilling(
       tokenCount += terms.length;
       if (run.used > 0 && run.used + terms.length > runLimit) flushRun();
       run.addDocument(arrival, terms);
-      const titleItem = Buffer.from(JSON.stringify([document.id, document.title, document.url]), 'utf8');
+      // An entry's title and url, as they end its title block entry (the id's part depends on its neighbour).
+      const titleItem = Buffer.from(JSON.stringify([document.title, document.url]).slice(1, -1), 'utf8');
       titleAt.push(titleSpill.bytes);
       titleLength.push(titleItem.length);
       titleSpill.append(titleItem);
@@ -176,10 +188,13 @@ export async function writeSearchIndexSpilling(
     const titles = await packRecords(
       `${SEARCH_FOLDER}titles/`,
       KEY_KIND.term,
-      titleRecords(byNumber, blockSize, titleLength, (arrival) =>
+      titleRecords(byNumber, blockSize, ids, titleLength, (arrival) =>
         readAt(titlesFd, titleAt[arrival]!, titleLength[arrival]!),
       ),
-      { ...targets, targetPackBytes: options.targetPackBytes ?? TITLE_PACK_BYTES },
+      {
+        targetPackBytes: options.targetPackBytes ?? TITLE_PACK_BYTES,
+        targetIndexBytes: options.targetIndexBytes ?? TITLE_INDEX_BYTES,
+      },
       SEARCH_FILE_LIMITS.titles,
       writeFile,
     );
@@ -482,19 +497,39 @@ function encodeTermPostings(parts: readonly number[][], numberOf: Uint32Array, a
   return encodeImpactPostings(numbers, impacts, order);
 }
 
-/** The title blocks: JSON `[[id, title, url], …]` of `blockSize` consecutive numbers each. */
+/**
+ * The title blocks: JSON `[[shared, rest of id, title, url], …]` of `blockSize` consecutive
+ * numbers each, byte for byte what writeSearchIndex writes; `tailLength`/`readTail` give each
+ * entry's `"title","url"`.
+ */
 function titleRecords(
   byNumber: Uint32Array,
   blockSize: number,
-  itemLength: readonly number[],
-  readItem: (arrival: number) => Uint8Array,
+  ids: readonly string[],
+  tailLength: readonly number[],
+  readTail: (arrival: number) => Uint8Array,
 ): RecordSource {
   const blockCount = Math.ceil(byNumber.length / blockSize);
-  const bodyLengthOf = (block: number) => {
+  /** Each entry's `[shared,"rest of id",` in the block. */
+  const headsOf = (block: number): string[] => {
+    const heads: string[] = [];
+    let previousId = '';
     const end = Math.min(byNumber.length, (block + 1) * blockSize);
-    // "[" + items joined by "," + "]", exactly JSON.stringify of the block.
-    let length = 2 + (end - block * blockSize - 1);
-    for (let number = block * blockSize; number < end; number += 1) length += itemLength[byNumber[number]!]!;
+    for (let number = block * blockSize; number < end; number += 1) {
+      const id = ids[byNumber[number]!]!;
+      const shared = sharedIdPrefixLength(previousId, id);
+      heads.push(`[${shared},${JSON.stringify(id.slice(shared))},`);
+      previousId = id;
+    }
+    return heads;
+  };
+  const bodyLengthOf = (block: number) => {
+    const heads = headsOf(block);
+    // "[" + items joined by "," + "]", each item head + tail + "]": exactly JSON.stringify of the block.
+    let length = 2 + (heads.length - 1);
+    heads.forEach((head, index) => {
+      length += Buffer.byteLength(head) + tailLength[byNumber[block * blockSize + index]!]! + 1;
+    });
     return length;
   };
   let totalBytes = 0;
@@ -519,13 +554,14 @@ function titleRecords(
         const body = new Uint8Array(bodyLengthOf(block));
         body[0] = 0x5b; // [
         let at = 1;
-        const end = Math.min(byNumber.length, (block + 1) * blockSize);
-        for (let number = block * blockSize; number < end; number += 1) {
-          if (number > block * blockSize) body[at++] = 0x2c; // ,
-          const item = readItem(byNumber[number]!);
-          body.set(item, at);
-          at += item.length;
-        }
+        headsOf(block).forEach((head, index) => {
+          if (index > 0) body[at++] = 0x2c; // ,
+          at += utf8Encoder.encodeInto(head, body.subarray(at)).written;
+          const tail = readTail(byNumber[block * blockSize + index]!);
+          body.set(tail, at);
+          at += tail.length;
+          body[at++] = 0x5d; // ]
+        });
         body[at] = 0x5d; // ]
         const name = titleBlockKeyOf(block);
         yield { key: utf8Bytes(name), name, encoded: encodeRecord({ names: [name], body }) };

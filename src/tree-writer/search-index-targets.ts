@@ -9,6 +9,14 @@
  */
 export const TERM_INDEX_BYTES = 16 * 1024;
 
+/**
+ * Title indexes are as small, for cold isolates: a search reads the index of each result's title
+ * block, up to 10, and a new isolate parses and checks every entry of each it loads. At 650,000
+ * documents 64 KiB made 8 title indexes of ~60 KB, and a cold search spent ~11 ms of its ~75 in
+ * parseIndex over most of them (/work/prof/coldprof.mjs); warm, the indexes stay cached either way.
+ */
+export const TITLE_INDEX_BYTES = 16 * 1024;
+
 /** The most packs and indexes one part of the index takes. */
 export interface SearchPartFileLimits {
   maxPacks: number;

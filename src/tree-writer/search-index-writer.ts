@@ -30,6 +30,7 @@ import {
   SEARCH_FOLDER,
   SEARCH_INDEX_FORMAT,
   SEARCH_TABLE_INLINE_BYTES,
+  titleBlockEntryOf,
   titleBlockKeyOf,
 } from '../core/search/search-index-format.js';
 import { encodeDocumentBody, type IndexedDocument } from '../core/search/search-results.js';
@@ -46,6 +47,7 @@ import {
   type SearchPartFileLimits,
   TARGET_STEP_BYTES,
   TERM_INDEX_BYTES,
+  TITLE_INDEX_BYTES,
   TITLE_PACK_BYTES,
 } from './search-index-targets.js';
 
@@ -57,7 +59,7 @@ export type SearchDocument = IndexedDocument;
 
 export interface SearchIndexOptions {
   targetPackBytes?: number;
-  /** Target bytes of the title and document indexes. */
+  /** Target bytes of the title and document indexes (default TITLE_INDEX_BYTES and DEFAULT_TARGET_INDEX_BYTES). */
   targetIndexBytes?: number;
   /** Target bytes of the term indexes (default TERM_INDEX_BYTES). */
   targetTermIndexBytes?: number;
@@ -144,9 +146,12 @@ export function writeSearchIndex(
 
   const titleRecords: KeyedRecord[] = [];
   for (let start = 0; start < numbered.length; start += blockSize) {
-    const block = numbered
-      .slice(start, start + blockSize)
-      .map(({ document }) => [document.id, document.title, document.url]);
+    let previousId = '';
+    const block = numbered.slice(start, start + blockSize).map(({ document }) => {
+      const entry = titleBlockEntryOf(previousId, document);
+      previousId = document.id;
+      return entry;
+    });
     const name = titleBlockKeyOf(start / blockSize);
     titleRecords.push({ key: utf8Bytes(name), name, body: utf8Bytes(JSON.stringify(block)) });
   }
@@ -170,7 +175,10 @@ export function writeSearchIndex(
     `${SEARCH_FOLDER}titles/`,
     KEY_KIND.term,
     titleRecords,
-    { targetPackBytes: options.targetPackBytes ?? TITLE_PACK_BYTES, targetIndexBytes },
+    {
+      targetPackBytes: options.targetPackBytes ?? TITLE_PACK_BYTES,
+      targetIndexBytes: options.targetIndexBytes ?? TITLE_INDEX_BYTES,
+    },
     SEARCH_FILE_LIMITS.titles,
   );
   const stored = packSortedRecords(

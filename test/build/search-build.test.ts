@@ -67,7 +67,7 @@ describe('search over a built tree', () => {
 
   it('writes the index below packs/search.index/ and names it in mcp.json, the same bytes every build', async () => {
     const manifest = JSON.parse(readFileSync(path.join(tree, 'mcp.json'), 'utf8'));
-    expect(manifest.staticmcp.search).toMatchObject({ format: 4, documentCount: 2, blockSize: 32 });
+    expect(manifest.staticmcp.search).toMatchObject({ format: 5, documentCount: 2, blockSize: 32 });
     const first = filesBelow(tree, 'packs/search.index');
     expect([...first.keys()].some((file) => file.endsWith('.pack'))).toBe(true);
     // Named by their content, so caches may keep them for good, as call packs.
@@ -273,7 +273,7 @@ describe("fetch of a call's document", () => {
     expect(plain.ok && packed.ok).toBe(true);
     for (const tree of [plain.outDir, packed.outDir]) {
       const manifest = JSON.parse(readFileSync(path.join(tree, 'mcp.json'), 'utf8'));
-      expect(manifest.staticmcp.search.format).toBe(4);
+      expect(manifest.staticmcp.search.format).toBe(5);
       // The index keeps titles and arguments, not the calls' text (each ends in a newline).
       const documents = [...filesBelow(tree, 'packs/search.index/documents').values()];
       expect(documents.length).toBeGreaterThan(0);

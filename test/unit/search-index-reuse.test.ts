@@ -28,7 +28,7 @@ function outcomeOf(files: { path: string; content: string }[], index = INDEX): S
     inputs: 'inputs-1',
     skipped: 0,
     extension: {
-      format: 4,
+      format: 5,
       documentCount: 1,
       tokenCount: 1,
       blockSize: 32,

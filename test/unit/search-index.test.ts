@@ -15,6 +15,7 @@ import { utf8Bytes } from '../../src/core/tree/utf8.js';
 import {
   parseSearchIndexManifest,
   parseSearchIndexTable,
+  parseTitleBlock,
   SEARCH_FOLDER,
   type SearchIndexTable,
 } from '../../src/core/search/search-index-format.js';
@@ -372,7 +373,7 @@ describe('search bad input', () => {
     expect(parseSearchIndexTable({ ...written.extension, terms: [{ first: '61', index: '../x.idx' }] })).toHaveProperty(
       'problem',
     );
-    expect(parseSearchIndexTable({ ...written.extension, format: 5 })).toMatchObject({
+    expect(parseSearchIndexTable({ ...written.extension, format: 6 })).toMatchObject({
       problem: expect.stringContaining('update staticmcp'),
     });
     expect(parseSearchIndexTable({ ...written.extension, documentCount: -1 })).toHaveProperty('problem');
@@ -408,7 +409,7 @@ describe('a search table in its own file', () => {
     const filed = readerOver(documents, TABLE_FILE);
     expect(inline.written.extension).toHaveProperty('terms');
     expect(filed.written.extension).toEqual({
-      format: 4,
+      format: 5,
       documentCount: 300,
       tokenCount: expect.any(Number),
       blockSize: 32,
@@ -512,6 +513,104 @@ describe('terms in half the documents or more', () => {
   });
 });
 
+describe('title blocks (format 5: each id front-coded against the one before)', () => {
+  // Ids sharing long prefixes, and two that share only the first half of a surrogate pair.
+  const ids = [
+    'resources/guide/install.md',
+    'resources/guide/install-linux.md',
+    'resources/guide/intro.md',
+    'resources/\u{1F600}a.md',
+    'resources/\u{1F600}b.md',
+    'resources/\u{1F601}.md',
+  ];
+  const documents = ids.map((id, position) => ({
+    id,
+    title: `Page ${position}`,
+    text: `shared words ${position}`,
+    url: '',
+  }));
+
+  async function titleBlockOf(files: MemoryFiles, table: SearchIndexTable) {
+    const packs = new PackReader(files);
+    const key = '00000000';
+    const [entry, found] = [
+      await packs.locate(table.titles, KEY_KIND.term, utf8Bytes(key), key),
+      await packs.lookup(table.titles, KEY_KIND.term, utf8Bytes(key), key),
+    ];
+    if (entry.status !== 'ok') throw new Error(entry.reason);
+    if (found.status !== 'ok') throw new Error(found.reason);
+    return { entry, text: new TextDecoder().decode(found.body) };
+  }
+
+  it('stores what each id shares with the one before and the rest, and answers the ids whole', async () => {
+    const { files, table, reader } = readerOver(documents);
+    const { text } = await titleBlockOf(files, table);
+    const entries = JSON.parse(text) as [number, string, string, string][];
+    expect(entries.map(([shared]) => shared)).toEqual([
+      0,
+      'resources/guide/install'.length,
+      'resources/guide/in'.length,
+      'resources/'.length,
+      'resources/\u{1F600}'.length,
+      'resources/'.length,
+    ]);
+    // No half of a surrogate pair is split off: JSON needs no \u escape for any part.
+    expect(text).not.toMatch(/\\u/);
+    expect(text.length).toBeLessThan(
+      JSON.stringify(documents.map((document) => [document.id, document.title, ''])).length,
+    );
+    const results = structured(await reader.search({ query: 'shared words' })) as { results: { id: string }[] };
+    expect(results.results.map((result) => result.id).sort()).toEqual([...ids].sort());
+    for (const id of ids) expect((await reader.fetch({ id })).isError).toBeUndefined();
+  });
+
+  it('are read as whole ids in the formats before 5, and an entry that does not decode is refused', () => {
+    expect(parseTitleBlock('[["a/b.md","B",""],["a/c.md","C","u"]]', 2, 4)).toEqual([
+      { id: 'a/b.md', title: 'B', url: '' },
+      { id: 'a/c.md', title: 'C', url: 'u' },
+    ]);
+    expect(parseTitleBlock('[[0,"a/b.md","B",""],[2,"c.md","C","u"]]', 2, 5)).toEqual([
+      { id: 'a/b.md', title: 'B', url: '' },
+      { id: 'a/c.md', title: 'C', url: 'u' },
+    ]);
+    for (const [text, format] of [
+      ['[["a/b.md","B",""],["a/c.md","C","u"]]', 5],
+      ['[[0,"a/b.md","B",""],[2,"c.md","C","u"]]', 4],
+      ['[[1,"a/b.md","B",""],[2,"c.md","C","u"]]', 5],
+      ['[[0,"a/b.md","B",""],[7,"c.md","C","u"]]', 5],
+      ['[[0,"a/b.md","B",""],[-1,"c.md","C","u"]]', 5],
+      ['[[0,"a/b.md","B",""],[1.5,"c.md","C","u"]]', 5],
+      ['[[0,"a/b.md","B",""],["2","c.md","C","u"]]', 5],
+      ['[[0,"a/b.md","B",""],[2,"c.md","C",null]]', 5],
+      ['[[0,"a/b.md","B",""]]', 5],
+    ] as const)
+      expect(parseTitleBlock(text, 2, format), `${text} (format ${format})`).toBeUndefined();
+  });
+
+  it('answers isError naming the block when an entry reaches past the id before it under a valid checksum', async () => {
+    const { files, table, reader, problems } = readerOver(documents);
+    const { entry, text } = await titleBlockOf(files, table);
+    const pack = files.files.get(entry.pack.path)!.slice();
+    const record = parseRecord(pack.subarray(entry.recordOffset, entry.recordOffset + entry.recordLength), 'the block');
+    if ('status' in record) throw new Error(record.reason);
+    // The second entry claims 99 units of a 26-unit id: same length, so the record stays in place.
+    const forgedText = text.replace(',[23,', ',[99,');
+    expect(forgedText).not.toBe(text);
+    const forged = encodeRecord({ names: record.names, body: utf8Bytes(forgedText) });
+    expect(forged.length).toBe(entry.recordLength);
+    pack.set(forged, entry.recordOffset);
+    files.files.set(entry.pack.path, pack);
+    const searched = await reader.search({ query: 'shared' });
+    expect(searched.isError).toBe(true);
+    expect(searched.content[0]).toMatchObject({
+      text: expect.stringMatching(/search index is damaged.*title block 00000000 .* is not 6 title entries/),
+    });
+    expect(problems.some((problem) => problem.includes('title block 00000000'))).toBe(true);
+    // fetch reads no title block: it still answers.
+    expect((await reader.fetch({ id: ids[0] })).isError).toBeUndefined();
+  });
+});
+
 describe('verifying a search index (what check asks)', () => {
   it('finds nothing wrong with a written index, and names each kind of damage', async () => {
     const { files, table, written } = readerOver(corpus(300));
@@ -579,8 +678,8 @@ describe('documents that take their text from their call (format 2)', () => {
   it('stores no text, and fetch answers the same JSON as an index that stores it', async () => {
     const stored = readerOver(documents);
     const { written, reader, callsRead } = pointingReader(callFiles);
-    expect(written.extension.format).toBe(4);
-    expect(stored.written.extension.format).toBe(4);
+    expect(written.extension.format).toBe(5);
+    expect(stored.written.extension.format).toBe(5);
     const documentBytes = (files: typeof written.files) =>
       files
         .filter((file) => file.path.startsWith(`${SEARCH_FOLDER}documents/`))
@@ -657,10 +756,10 @@ describe('documents that take their text from their call (format 2)', () => {
 
   it('is read in every format written so far, and a newer one is refused with a message to update', () => {
     const { written } = pointingReader(callFiles);
-    for (const format of [1, 2, 3, 4])
+    for (const format of [1, 2, 3, 4, 5])
       expect(parseSearchIndexManifest({ ...written.extension, format })).not.toHaveProperty('problem');
-    expect(parseSearchIndexManifest({ ...written.extension, format: 5 })).toMatchObject({
-      problem: 'search.format is 5, this reader knows 1, 2, 3 and 4; update staticmcp or build the tree again',
+    expect(parseSearchIndexManifest({ ...written.extension, format: 6 })).toMatchObject({
+      problem: 'search.format is 6, this reader knows 1, 2, 3, 4 and 5; update staticmcp or build the tree again',
     });
   });
 

@@ -1,6 +1,6 @@
 // A term's postings as one record body, documents in ascending number, all counts unsigned LEB128
 // varints:
-// - index format 4: `df`, then a skip table of one entry per block of POSTING_BLOCK_SIZE postings
+// - index formats 4 and 5: `df`, then a skip table of one entry per block of POSTING_BLOCK_SIZE postings
 //   (the block's last document as a delta from the previous block's, its bytes, its largest impact
 //   byte), then the blocks: (docDelta varint, impact byte) per posting, each block's first delta
 //   taken from the previous block's last document (the first block's from 0). An impact is the
@@ -159,7 +159,7 @@ class VarintCursor {
  * each document's BM25 term-frequency part beside it, which a query multiplies by the term's idf.
  * Blocks of POSTING_BLOCK_SIZE postings, with each block's last document and largest weight known
  * before the block is decoded: `documents` and `weights` hold a block's postings once
- * `readBlock` decoded it (format 4 decodes on demand; older formats decode everything at once).
+ * `readBlock` decoded it (formats 4 and 5 decode on demand; older formats decode everything at once).
  */
 export class PostingList {
   readonly documents: Uint32Array;
@@ -172,7 +172,7 @@ export class PostingList {
   constructor(
     readonly count: number,
     blockCount: number,
-    /** The blocks' bytes and where each block starts in them (format 4 only). */
+    /** The blocks' bytes and where each block starts in them (format 4 and later). */
     private readonly blockBytes?: { bytes: Uint8Array; starts: Uint32Array },
   ) {
     this.documents = new Uint32Array(count);

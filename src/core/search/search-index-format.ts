@@ -14,8 +14,11 @@
 //   postings (postings.ts: df, a skip table, then blocks of (docDelta varint, impact byte); format
 //   3 had no table, formats 1 and 2 held (docDelta, tf, docLength) varints);
 // - titles (KEY_KIND.term, key = the block number as 8 hex digits, so keys sort as numbers): a
-//   record per block of `blockSize` consecutive documents, body = JSON [[id, title, url], …],
-//   what a search result needs without the documents' text;
+//   record per block of `blockSize` consecutive documents, what a search result needs without the
+//   documents' text: body = JSON [[shared, rest of id, title, url], …], each id the first `shared`
+//   UTF-16 units of the entry before's and its rest (format 5; formats 1-4: [[id, title, url], …]).
+//   Consecutive ids share most of their path (`tools/wiki/Bude_`): at 650,000 Wikipedia-shaped
+//   documents the title packs came to ~29 MB instead of 40, inside an isolate's 32 MiB of whole packs;
 // - documents (KEY_KIND.call, key = SipHash of the id, as a call's tree path): a record per
 //   document named by its id, body = the fetch result's JSON. fetch = one cached index + one record.
 //   A precomputed call's document (format 2) keeps no text: body = {id, title, textFrom: "call",
@@ -23,7 +26,7 @@
 //   text as the lister did (call-text.ts). The call already holds the text; a Wikipedia-shaped
 //   tree would otherwise store its 1.3 GB of articles twice, in 8-16 MiB document packs that a
 //   host ignoring byte ranges sends whole for one article.
-// mcp.json, extension `staticmcp.search`: {format: 1 to 4, documentCount, tokenCount, blockSize,
+// mcp.json, extension `staticmcp.search`: {format: 1 to 5, documentCount, tokenCount, blockSize,
 // terms: rows, titles: rows, documents: rows} (rows: [{first: hex key, index: tree path}]); once
 // the rows pass SEARCH_TABLE_INLINE_BYTES (≈ 1,000 rows at 650,000 documents, ~180 KB) they move
 // into their own content-named file, packs/search.index/<sha256-16>.table.json = {terms, titles,
@@ -42,13 +45,16 @@ import { parsePackTable, type PackTableRow } from '../packs/pack-table.js';
 import { isObject } from '../tree/json-object.js';
 
 /**
- * The format an index is written in: 4, postings of impacts in blocks behind a skip table
- * (postings.ts), documents storing their text or pointing at their call. Readers read 1 (texts,
- * postings of tf and length), 2 (pointers too) and 3 (impacts, no blocks) as well; a reader of
- * those refuses 4 by its format, saying to update.
+ * The format an index is written in: 5, title blocks with front-coded ids, postings of impacts in
+ * blocks behind a skip table (postings.ts), documents storing their text or pointing at their
+ * call. Readers read 1 (texts, postings of tf and length), 2 (pointers too), 3 (impacts, no
+ * blocks) and 4 (whole ids in title blocks) as well; a reader of those refuses 5 by its format,
+ * saying to update.
  */
-export const SEARCH_INDEX_FORMAT = 4;
-const READABLE_FORMATS: readonly unknown[] = [1, 2, 3, SEARCH_INDEX_FORMAT];
+export const SEARCH_INDEX_FORMAT = 5;
+const READABLE_FORMATS: readonly unknown[] = [1, 2, 3, 4, SEARCH_INDEX_FORMAT];
+/** The first format whose title blocks front-code their ids. */
+export const FRONT_CODED_TITLES_FORMAT = 5;
 /** Where the index lives: a folder no tool's packs/<tool>/ can be (tool names hold no "."). */
 export const SEARCH_FOLDER = 'packs/search.index/';
 /** Documents per title block: ~3 KB of ids and titles, one record read per search result. */
@@ -180,8 +186,31 @@ export interface TitleEntry {
   url: string;
 }
 
-/** A title block's body; undefined when it is not `count` [id, title, url] string triples. */
-export function parseTitleBlock(text: string, count: number): TitleEntry[] | undefined {
+/**
+ * How many UTF-16 units of `id` a title block entry takes from the id before it: their common
+ * prefix, never ending between the halves of a surrogate pair (each part stays a string JSON
+ * writes as it is).
+ */
+export function sharedIdPrefixLength(previousId: string, id: string): number {
+  const most = Math.min(previousId.length, id.length);
+  let shared = 0;
+  while (shared < most && previousId.charCodeAt(shared) === id.charCodeAt(shared)) shared += 1;
+  const last = id.charCodeAt(shared - 1);
+  return shared > 0 && last >= 0xd800 && last <= 0xdbff ? shared - 1 : shared;
+}
+
+/** A document's entry in its title block after the entry of `previousId` ('' for a block's first). */
+export function titleBlockEntryOf(previousId: string, entry: TitleEntry): [number, string, string, string] {
+  const shared = sharedIdPrefixLength(previousId, entry.id);
+  return [shared, entry.id.slice(shared), entry.title, entry.url];
+}
+
+/**
+ * A title block's body in index `format`; undefined when it is not `count` entries: [shared, rest,
+ * title, url] with `shared` at most the previous id's length (0 for the first), or, before
+ * format 5, [id, title, url] strings.
+ */
+export function parseTitleBlock(text: string, count: number, format: number): TitleEntry[] | undefined {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -189,11 +218,25 @@ export function parseTitleBlock(text: string, count: number): TitleEntry[] | und
     return undefined;
   }
   if (!Array.isArray(raw) || raw.length !== count) return undefined;
+  const frontCoded = format >= FRONT_CODED_TITLES_FORMAT;
   const entries: TitleEntry[] = [];
+  let previousId = '';
   for (const item of raw as unknown[]) {
-    if (!Array.isArray(item) || item.length !== 3 || !item.every((part) => typeof part === 'string')) return undefined;
-    const [id, title, url] = item as [string, string, string];
+    if (!Array.isArray(item) || item.length !== (frontCoded ? 4 : 3)) return undefined;
+    const [first, ...strings] = item as unknown[];
+    if (!strings.every((part) => typeof part === 'string')) return undefined;
+    let id: string;
+    if (!frontCoded) {
+      if (typeof first !== 'string') return undefined;
+      id = first;
+    } else {
+      if (typeof first !== 'number' || !Number.isInteger(first) || first < 0 || first > previousId.length)
+        return undefined;
+      id = previousId.slice(0, first) + (strings.shift() as string);
+    }
+    const [title, url] = strings as [string, string];
     entries.push({ id, title, url });
+    previousId = id;
   }
   return entries;
 }

@@ -383,9 +383,9 @@ export class SearchReader {
     if (found.status !== 'ok') throw new DamagedIndex(found.reason);
     const count = Math.min(this.counts.blockSize, this.counts.documentCount - block * this.counts.blockSize);
     const text = textOfBody(found.body);
-    const entries = parseTitleBlock(text, count);
+    const entries = parseTitleBlock(text, count, this.counts.format);
     if (entries === undefined)
-      throw new DamagedIndex(`title block ${key} in ${found.pack} is not ${count} [id, title, url] entries`);
+      throw new DamagedIndex(`title block ${key} in ${found.pack} is not ${count} title entries`);
     this.blocks.set(key, entries, 64 + text.length * 2);
     return entries;
   }

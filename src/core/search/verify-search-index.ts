@@ -186,8 +186,8 @@ function checkBody(
     const block = Number.parseInt(name, 16);
     if (!/^[0-9a-f]{8}$/.test(name) || titleBlockKeyOf(block) !== name) return 'is not a title block';
     const count = Math.min(table.blockSize, table.documentCount - block * table.blockSize);
-    if (count <= 0 || parseTitleBlock(textOfBody(body), count) === undefined)
-      return `is not ${count} [id, title, url] entries`;
+    if (count <= 0 || parseTitleBlock(textOfBody(body), count, table.format) === undefined)
+      return `is not ${count} title entries`;
     blocks.add(name);
     return undefined;
   }
