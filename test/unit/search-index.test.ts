@@ -50,6 +50,24 @@ class MemoryFiles implements PackFileSource {
   }
 }
 
+/**
+ * Replaces the record `entry` locates with `forge` of its body, under a valid checksum and at the
+ * same length (so the pack's index still holds): damage only the reader's own checks can find.
+ */
+function forgeRecord(
+  files: MemoryFiles,
+  entry: { pack: { path: string }; recordOffset: number; recordLength: number },
+  forge: (body: Uint8Array) => Uint8Array,
+): void {
+  const pack = files.files.get(entry.pack.path)!.slice();
+  const record = parseRecord(pack.subarray(entry.recordOffset, entry.recordOffset + entry.recordLength), 'the record');
+  if ('status' in record) throw new Error(record.reason);
+  const forged = encodeRecord({ names: record.names, body: forge(record.body.slice()) });
+  expect(forged.length).toBe(entry.recordLength);
+  pack.set(forged, entry.recordOffset);
+  files.files.set(entry.pack.path, pack);
+}
+
 const WORDS = [
   'alpha',
   'beta',
@@ -257,21 +275,13 @@ describe('search bad input', () => {
     const { files, table, reader, problems } = readerOver(zebras);
     const entry = await new PackReader(files).locate(table.terms, KEY_KIND.term, utf8Bytes('zebra'), 'zebra');
     if (entry.status !== 'ok') throw new Error(entry.reason);
-    const pack = files.files.get(entry.pack.path)!.slice();
-    const record = parseRecord(
-      pack.subarray(entry.recordOffset, entry.recordOffset + entry.recordLength),
-      'the zebra record',
-    );
-    if ('status' in record) throw new Error(record.reason);
-    // The body: df (2 bytes for 200), then block 0's table entry: last-document and length varints, max impact.
-    const body = record.body.slice();
-    let at = 2;
-    for (let varints = 0; varints < 2; varints += 1) while (body[at++]! >= 0x80);
-    body[at] = 1;
-    const forged = encodeRecord({ names: record.names, body });
-    expect(forged.length).toBe(entry.recordLength);
-    pack.set(forged, entry.recordOffset);
-    files.files.set(entry.pack.path, pack);
+    forgeRecord(files, entry, (body) => {
+      // df (2 bytes for 200), then block 0's table entry: last-document and length varints, max impact.
+      let at = 2;
+      for (let varints = 0; varints < 2; varints += 1) while (body[at++]! >= 0x80);
+      body[at] = 1;
+      return body;
+    });
     const searched = await reader.search({ query: 'zebra' });
     expect(searched.isError).toBe(true);
     expect(searched.content[0]).toMatchObject({
@@ -590,16 +600,10 @@ describe('title blocks (format 5: each id front-coded against the one before)', 
   it('answers isError naming the block when an entry reaches past the id before it under a valid checksum', async () => {
     const { files, table, reader, problems } = readerOver(documents);
     const { entry, text } = await titleBlockOf(files, table);
-    const pack = files.files.get(entry.pack.path)!.slice();
-    const record = parseRecord(pack.subarray(entry.recordOffset, entry.recordOffset + entry.recordLength), 'the block');
-    if ('status' in record) throw new Error(record.reason);
     // The second entry claims 99 units of a 26-unit id: same length, so the record stays in place.
     const forgedText = text.replace(',[23,', ',[99,');
     expect(forgedText).not.toBe(text);
-    const forged = encodeRecord({ names: record.names, body: utf8Bytes(forgedText) });
-    expect(forged.length).toBe(entry.recordLength);
-    pack.set(forged, entry.recordOffset);
-    files.files.set(entry.pack.path, pack);
+    forgeRecord(files, entry, () => utf8Bytes(forgedText));
     const searched = await reader.search({ query: 'shared' });
     expect(searched.isError).toBe(true);
     expect(searched.content[0]).toMatchObject({
