@@ -35,6 +35,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliPath, median, repoRoot, tempDir } from './lib/common.mjs';
 import { startWorkerdSite } from './lib/edge-lib.mjs';
+import { childPid, cpuNs } from './lib/process-cpu.mjs';
 import { initialize, timeToolCall } from './lib/mcp-http-client.mjs';
 import { seededRandom } from './lib/search-query-corpus.mjs';
 import { searchTree } from './lib/search-query-tree.mjs';
@@ -67,19 +68,6 @@ function percentile(values, fraction) {
 const f = (value, digits = 2) => value.toFixed(digits);
 const stats = (values) => `p50 ${f(median(values))} p99 ${f(percentile(values, 0.99))}`;
 
-/** On-CPU nanoseconds of every thread of `pid` so far. */
-function cpuNs(pid) {
-  let total = 0;
-  for (const task of spawnSync('ls', [`/proc/${pid}/task`], { encoding: 'utf8' }).stdout.split('\n')) {
-    if (!task) continue;
-    try {
-      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // A thread that ended between the listing and the read.
-    }
-  }
-  return total;
-}
 function rssMiB(pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 }
@@ -130,13 +118,6 @@ async function isolateHeapMiB(port, collect = false) {
     collected = inMiB(await send('Runtime.getHeapUsage'));
   socket.close();
   return { ...found, collected };
-}
-
-function childPid(parentPid, name) {
-  const found = spawnSync('pgrep', ['-P', String(parentPid), name], { encoding: 'utf8' })
-    .stdout.trim()
-    .split('\n');
-  return Number(found[0]);
 }
 
 /** The text a call document points at (index format 2): its call, plain or packed, as fetch derives it. */

@@ -23,18 +23,19 @@ const WHOLE_FILES_WORKER = `export default {
 
 /**
  * Starts workerd over `treeDir`; resolves with `{ url, close }` (url = the site root). `options` go
- * to Miniflare (`bindings`: text bindings such as secrets; `inspectorPort`), except `nativeFiles`:
+ * to Miniflare (`bindings`: text bindings such as secrets; `inspectorPort`), except `workerScript`
+ * (another worker's module source than the tree's bundle, answering at /mcp) and `nativeFiles`:
  * serve the files from workerd's native file service (C++) behind WHOLE_FILES_WORKER instead of
  * miniflare's asset router and asset worker, JavaScript that costs ~1 ms of CPU a file read in
- * this process (bench/search-query.mjs). On Cloudflare those run outside the worker's isolate and
+ * this process (bench/edge-asset-read.mjs). On Cloudflare those run outside the worker's isolate and
  * are not billed to it, so the process's CPU without them comes closer to what a request is
  * billed. Every request reaches the worker then, not only /mcp.
  */
 export async function startWorkerdSite(treeDir, options = {}) {
-  const { nativeFiles, inspectorPort, ...workerOptions } = options;
+  const { nativeFiles, inspectorPort, workerScript, ...workerOptions } = options;
   const worker = {
     ...workerOptions,
-    modules: [{ type: 'ESModule', path: '_worker.js', contents: readFileSync(workerBundle, 'utf8') }],
+    modules: [{ type: 'ESModule', path: '_worker.js', contents: workerScript ?? readFileSync(workerBundle, 'utf8') }],
     compatibilityDate: '2025-09-01',
   };
   const miniflare = new Miniflare({
