@@ -44,7 +44,7 @@ const dist = (file) => import(path.join(repoRoot, 'dist', file));
 const { FolderPackFiles } = await dist('hosts/node/folder-pack-files.js');
 const { PackReader, textOfBody } = await dist('core/packs/pack-reader.js');
 const { KEY_KIND } = await dist('core/packs/pack-format.js');
-const { parseSearchIndexManifest, parseSearchTableFile, titleBlockKeyOf } = await dist(
+const { parseSearchIndexManifest, parseSearchTableFile, parseTitleBlock, titleBlockKeyOf } = await dist(
   'core/search/search-index-format.js',
 );
 const { tokenize } = await dist('core/search/tokenize.js');
@@ -157,7 +157,12 @@ async function queriesOf(tree) {
     const number = Math.floor(random() * table.documentCount);
     const blockKey = titleBlockKeyOf(Math.floor(number / table.blockSize));
     const block = await packs.lookup(table.titles, KEY_KIND.term, new TextEncoder().encode(blockKey), blockKey);
-    const id = JSON.parse(textOfBody(block.body))[number % table.blockSize][0];
+    const entries = parseTitleBlock(
+      textOfBody(block.body),
+      Math.min(table.blockSize, table.documentCount - (number - (number % table.blockSize))),
+      table.format,
+    );
+    const { id } = entries[number % table.blockSize];
     const document = JSON.parse(
       textOfBody((await packs.lookup(table.documents, KEY_KIND.call, callKeyOf(id), id)).body),
     );

@@ -197,7 +197,7 @@ describe('packed tree source over byte buffers', () => {
         KEY_KIND.call,
         callKeyOf('tools/lookup/key-7.json'),
         'tools/lookup/key-7.json',
-        keepPack ? 1 << 20 : 1000,
+        { upToBytes: keepPack ? 1 << 20 : 1000, pushesOut: true },
       );
       expect(found.status === 'ok' && new TextDecoder().decode(found.body)).toBe(callBody(7));
       expect(tree.ranges.at(-1)?.keepsWhole).toBe(keepPack);
@@ -205,6 +205,39 @@ describe('packed tree source over byte buffers', () => {
     }
     const pack = packPaths(tree).find((path) => path === tree.asked.at(-1))!;
     expect(tree.ranges.at(-1)?.fileLength).toBe(tree.files.get(pack)!.length);
+  });
+
+  it("keeps a pack only into free room when a lookup may not push others out (the search reader's term packs)", async () => {
+    const { tree, packed } = buildPackedTree(3_000, 4 * 1024, 1024);
+    tree.ignoresRanges = true;
+    const name = (key: number) => `tools/lookup/key-${key}.json`;
+    // One key of each pack, in the order of their packs.
+    const keyOfPack = new Map<string, number>();
+    const locating = new PackReader(tree);
+    for (let key = 0; key < 3_000; key += 1) {
+      const entry = await locating.locate(packed.table, KEY_KIND.call, callKeyOf(name(key)), name(key));
+      if (entry.status !== 'ok') throw new Error(entry.reason);
+      if (!keyOfPack.has(entry.pack.path)) keyOfPack.set(entry.pack.path, key);
+    }
+    const sizes = [...keyOfPack.keys()].map((path) => tree.files.get(path)!.length);
+    const budget = 4 * Math.max(...sizes);
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBeGreaterThan(2 * budget);
+    for (const pushesOut of [false, true]) {
+      const reader = new PackReader(tree, { maxIndexes: 64, maxIndexBytes: 1 << 20, maxWholePackBytes: budget });
+      const look = (key: number) =>
+        reader.lookup(packed.table, KEY_KIND.call, callKeyOf(name(key)), name(key), {
+          upToBytes: Number.POSITIVE_INFINITY,
+          pushesOut,
+        });
+      for (const key of keyOfPack.values()) expect((await look(key)).status).toBe('ok');
+      expect(reader.cacheSize().wholePackBytes).toBeGreaterThan(0);
+      expect(reader.cacheSize().wholePackBytes).toBeLessThanOrEqual(budget);
+      const asked = tree.asked.length;
+      await look([...keyOfPack.values()][0]!);
+      // The first pack kept is still there when no pack may push it out; later packs pushed it out otherwise.
+      const packsRead = tree.asked.slice(asked).filter((path) => path.endsWith('.pack'));
+      expect(packsRead, `pushesOut ${pushesOut}`).toEqual(pushesOut ? [[...keyOfPack.keys()][0]] : []);
+    }
   });
 
   it('a kept whole pack that was damaged on the host is refused when read, and never kept', async () => {

@@ -13,9 +13,11 @@ export class BoundedCache<Value> {
     private readonly maxValueBytes = maxBytes,
   ) {}
 
-  /** Whether a value of `bytes` would be kept. */
-  keeps(bytes: number): boolean {
-    return bytes <= this.maxValueBytes && bytes <= this.maxBytes;
+  /** Whether a value of `bytes` would be kept (with `pushesOut` false: without dropping another). */
+  keeps(bytes: number, pushesOut = true): boolean {
+    return (
+      bytes <= this.maxValueBytes && (pushesOut ? bytes <= this.maxBytes : this.heldBytes + bytes <= this.maxBytes)
+    );
   }
 
   get(key: string): Value | undefined {
@@ -27,9 +29,12 @@ export class BoundedCache<Value> {
     return entry.value;
   }
 
-  /** A value larger than maxValueBytes is not kept (it would push everything else out). */
-  set(key: string, value: Value, bytes: number): void {
-    if (!this.keeps(bytes)) return;
+  /**
+   * A value larger than maxValueBytes is not kept (it would push everything else out); with
+   * `pushesOut` false, nor one that does not fit beside what is held.
+   */
+  set(key: string, value: Value, bytes: number, pushesOut = true): void {
+    if (!this.keeps(bytes, pushesOut)) return;
     const old = this.entries.get(key);
     if (old !== undefined) {
       this.entries.delete(key);

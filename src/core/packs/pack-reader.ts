@@ -45,6 +45,13 @@ export interface PackFileSource {
 
 export type PackLookup = { status: 'ok'; body: Uint8Array; pack: string; recordOffset: number } | PackProblem;
 
+/** Which whole packs a lookup keeps when a host sends them: up to `upToBytes`, and whether one may push others out. */
+export interface WholePackKeeping {
+  upToBytes: number;
+  pushesOut: boolean;
+}
+const KEEP_ANY_WHOLE_PACK: WholePackKeeping = { upToBytes: Number.POSITIVE_INFINITY, pushesOut: true };
+
 export interface PackCacheLimits {
   /** Parsed indexes kept at most. */
   maxIndexes: number;
@@ -66,9 +73,11 @@ export interface PackCacheLimits {
  * bench/packed-trees.mjs at 650,000 calls (256 indexes of ~61 KB) measured 0.77 index reads per
  * random call through the worker with 64, against ~0.47 now.
  * 32 MiB of whole packs: at 650,000 documents a search reads up to 10 title blocks, one pack
- * each, from 40 MB of title packs; holding 80% of them instead of 40% took a warm query from
- * 16.4 to 13.2 ms CPU p50 in workerd (bench/search-query.mjs), the isolate holding 49.5 MiB after
- * a full collection (target: under 64).
+ * each; holding 80% of the 40 MB of title packs instead of 40% took a warm query from 16.4 to
+ * 13.2 ms CPU p50 in workerd (bench/search-query.mjs), and index format 5's 31 MB all fit. The
+ * isolate holds ~50 MiB after a full collection (target: under 64). 12 MiB of indexes (all of
+ * the 11 MB of term indexes at 650,000 documents, not three quarters) measured within noise
+ * (10.8 vs 10.7 ms), for 3 MiB more: not taken.
  */
 export const DEFAULT_PACK_CACHE_LIMITS: PackCacheLimits = {
   maxIndexes: 1024,
@@ -95,9 +104,12 @@ export class PackIndexCache {
     return { indexes: this.indexes.size, bytes: this.cachedBytes, wholePackBytes: this.wholePacks.size().bytes };
   }
 
-  /** Whether a whole pack of `length` bytes is kept when a host sends one (a quarter of the budget at most). */
-  keepsWholePack(length: number): boolean {
-    return this.wholePacks.keeps(length);
+  /**
+   * Whether a whole pack of `length` bytes is kept when a host sends one (a quarter of the budget
+   * at most; with `pushesOut` false, only into room no other pack holds).
+   */
+  keepsWholePack(length: number, pushesOut = true): boolean {
+    return this.wholePacks.keeps(length, pushesOut);
   }
 
   /** A whole pack a host sent earlier (its header checked then), by its tree path. */
@@ -106,8 +118,8 @@ export class PackIndexCache {
   }
 
   /** Keeps a whole pack whose header was checked (pack names carry their content's hash, so a path is one content). */
-  addWholePack(path: string, bytes: Uint8Array): void {
-    this.wholePacks.set(path, bytes, bytes.length);
+  addWholePack(path: string, bytes: Uint8Array, pushesOut = true): void {
+    this.wholePacks.set(path, bytes, bytes.length, pushesOut);
   }
 
   get(path: string): ParsedIndex | undefined {
@@ -151,15 +163,15 @@ export class PackReader {
 
   /**
    * The record of `name` (a tree path or term) under `key`, from the rows of its tool. A pack sent
-   * whole is kept only up to `keepPacksUpToBytes` (a reader that caches what it decodes, from large
-   * packs rarely read twice, would only push out the packs that are).
+   * whole is kept as `keeping` says (a reader that caches what it decodes, from large packs rarely
+   * read twice, would only push out the packs that are).
    */
   async lookup(
     rows: readonly PackTableRow[],
     keyKind: KeyKind,
     key: Uint8Array,
     name: string,
-    keepPacksUpToBytes = Number.POSITIVE_INFINITY,
+    keeping: WholePackKeeping = KEEP_ANY_WHOLE_PACK,
   ): Promise<PackLookup> {
     const row = findIndexRow(rows, key);
     if (row === undefined)
@@ -176,7 +188,7 @@ export class PackReader {
     let problem: PackProblem | undefined;
     // Several entries share a key only on a hash collision: the record's own names decide.
     for (let entry = first; entry < end; entry += 1) {
-      const found = await this.readRecord(index, entry, keepPacksUpToBytes);
+      const found = await this.readRecord(index, entry, keeping);
       if ('status' in found) {
         problem ??= found;
         continue;
@@ -231,10 +243,10 @@ export class PackReader {
   private async readRecord(
     index: ParsedIndex,
     entry: number,
-    keepPacksUpToBytes: number,
+    keeping: WholePackKeeping,
   ): Promise<{ names: string[]; body: Uint8Array; pack: string; recordOffset: number } | PackProblem> {
     const { pack, recordOffset, recordLength } = readEntry(index, entry);
-    const keepPack = pack.length <= keepPacksUpToBytes;
+    const keepPack = pack.length <= keeping.upToBytes;
     const kept = this.cache.wholePack(pack.path);
     const read: BytesOutcome = kept
       ? { status: 'ok', bytes: kept, whole: true }
@@ -242,7 +254,7 @@ export class PackReader {
           offset: recordOffset,
           length: recordLength,
           fileLength: pack.length,
-          keepsWhole: keepPack && this.cache.keepsWholePack(pack.length),
+          keepsWhole: keepPack && this.cache.keepsWholePack(pack.length, keeping.pushesOut),
         });
     if (read.status === 'missing') return { status: 'missing', reason: `the pack ${pack.path} is missing on the host` };
     let recordBytes = read.bytes;
@@ -250,7 +262,7 @@ export class PackReader {
       if (!kept) {
         const headerProblem = checkPackHeader(read.bytes, pack.path, pack.length);
         if (headerProblem) return headerProblem;
-        if (keepPack) this.cache.addWholePack(pack.path, read.bytes);
+        if (keepPack) this.cache.addWholePack(pack.path, read.bytes, keeping.pushesOut);
       }
       recordBytes = read.bytes.subarray(recordOffset, recordOffset + recordLength);
     } else if (read.bytes.length !== recordLength) {

@@ -18,7 +18,7 @@
 //   documents' text: body = JSON [[shared, rest of id, title, url], …], each id the first `shared`
 //   UTF-16 units of the entry before's and its rest (format 5; formats 1-4: [[id, title, url], …]).
 //   Consecutive ids share most of their path (`tools/wiki/Bude_`): at 650,000 Wikipedia-shaped
-//   documents the title packs came to ~29 MB instead of 40, inside an isolate's 32 MiB of whole packs;
+//   documents the title packs came to 31 MB instead of 40, inside an isolate's 32 MiB of whole packs;
 // - documents (KEY_KIND.call, key = SipHash of the id, as a call's tree path): a record per
 //   document named by its id, body = the fetch result's JSON. fetch = one cached index + one record.
 //   A precomputed call's document (format 2) keeps no text: body = {id, title, textFrom: "call",

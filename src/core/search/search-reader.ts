@@ -21,6 +21,7 @@ import {
   type PackFileSource,
   type PackIndexCache,
   PackReader,
+  type WholePackKeeping,
   textOfBody,
 } from '../packs/pack-reader.js';
 import type { ReadOutcome } from '../mcp/tree-source.js';
@@ -69,13 +70,16 @@ export interface SearchReaderOptions {
 export const DEFAULT_SEARCH_CACHE_BYTES = 8 * 1024 * 1024;
 
 /**
- * Term packs a host sent whole are kept (in the pack reader's whole-pack cache) only this small:
- * a corpus whose term packs stay at the writer's base size (Debian's 63,000 descriptions: 4 MB of
- * terms) is answered from memory once warm (workerd: 6.0 → 4.2 ms a query, bench/search-query.mjs),
- * while at 650,000 documents the ~470 KB term packs, read once in a long while, would push out the
- * title packs every query reads. A document's pack is never kept: fetch reads one record of it.
+ * Term packs a host sent whole are kept (in the pack reader's whole-pack cache) only this small,
+ * and only into room no other pack holds: a corpus whose term packs stay at the writer's base size
+ * (Debian's 63,000 descriptions: 4 MB of terms) is answered from memory once warm (workerd: 6.0 →
+ * 4.2 ms a query, bench/search-query.mjs), while at 650,000 documents the term packs, read once in
+ * a long while, would push out the title packs every query reads: the 247 of 1,406 under this
+ * size did, and a query fetched ~2 title packs again. A document's pack is never kept: fetch reads
+ * one record of it.
  */
-const KEPT_TERM_PACK_BYTES = 256 * 1024 + 64 * 1024;
+const TERM_PACK_KEEPING: WholePackKeeping = { upToBytes: 256 * 1024 + 64 * 1024, pushesOut: false };
+const KEEP_NO_PACK: WholePackKeeping = { upToBytes: 0, pushesOut: false };
 
 /** A search's hits, or the message of its isError result. */
 export type SearchOutcome = { status: 'ok'; hits: SearchHit[] } | { status: 'error'; message: string };
@@ -222,7 +226,7 @@ export class SearchReader {
       throw error;
     }
     if (table.documents.length === 0) return unknown;
-    const found = await this.packs.lookup(table.documents, KEY_KIND.call, callKeyOf(id), id, 0);
+    const found = await this.packs.lookup(table.documents, KEY_KIND.call, callKeyOf(id), id, KEEP_NO_PACK);
     if (found.status !== 'ok') {
       // A record that does not name the id is a hash collision with a forged id, not damage.
       if (found.status === 'missing' || found.reason.includes('does not name it')) return unknown;
@@ -307,7 +311,7 @@ export class SearchReader {
         return common;
       }
     }
-    const found = await this.packs.lookup(table.terms, KEY_KIND.term, key, term, KEPT_TERM_PACK_BYTES);
+    const found = await this.packs.lookup(table.terms, KEY_KIND.term, key, term, TERM_PACK_KEEPING);
     if (found.status !== 'ok') {
       // The term is not in the corpus; any other `missing` is a part the host lacks (a deploy cut
       // short), which would silently drop results, so it is reported. The pack reader says which
