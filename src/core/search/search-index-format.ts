@@ -54,7 +54,7 @@ import { isObject } from '../tree/json-object.js';
 export const SEARCH_INDEX_FORMAT = 5;
 const READABLE_FORMATS: readonly unknown[] = [1, 2, 3, 4, SEARCH_INDEX_FORMAT];
 /** The first format whose title blocks front-code their ids. */
-export const FRONT_CODED_TITLES_FORMAT = 5;
+const FRONT_CODED_TITLES_FORMAT = 5;
 /** Where the index lives: a folder no tool's packs/<tool>/ can be (tool names hold no "."). */
 export const SEARCH_FOLDER = 'packs/search.index/';
 /** Documents per title block: ~3 KB of ids and titles, one record read per search result. */
