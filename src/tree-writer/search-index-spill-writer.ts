@@ -523,8 +523,7 @@ function titleRecords(
     }
     return heads;
   };
-  const bodyLengthOf = (block: number) => {
-    const heads = headsOf(block);
+  const bodyLengthOf = (block: number, heads = headsOf(block)) => {
     // "[" + items joined by "," + "]", each item head + tail + "]": exactly JSON.stringify of the block.
     let length = 2 + (heads.length - 1);
     heads.forEach((head, index) => {
@@ -551,10 +550,11 @@ function titleRecords(
     },
     records: function* () {
       for (let block = 0; block < blockCount; block += 1) {
-        const body = new Uint8Array(bodyLengthOf(block));
+        const heads = headsOf(block);
+        const body = new Uint8Array(bodyLengthOf(block, heads));
         body[0] = 0x5b; // [
         let at = 1;
-        headsOf(block).forEach((head, index) => {
+        heads.forEach((head, index) => {
           if (index > 0) body[at++] = 0x2c; // ,
           at += utf8Encoder.encodeInto(head, body.subarray(at)).written;
           const tail = readTail(byNumber[block * blockSize + index]!);
