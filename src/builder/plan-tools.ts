@@ -95,7 +95,7 @@ async function loadScript(script: DiscoveredScript, context: PlanContext): Promi
   if (!result.ok) {
     return {
       path: context.displayPath(script.relativePath),
-      message: `${result.reason}; the script was skipped (see the --help convention in the README)`,
+      message: `${result.reason}; the script was skipped (see the --help convention in docs/scripts.md)`,
     };
   }
   if (!cached) context.cache.setHelp(contentHash, { stdout: result.help.stdout, stderr: result.help.stderr });

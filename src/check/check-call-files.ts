@@ -123,7 +123,7 @@ export function checkServable(
   report(
     filePath,
     `is never served: ${why}`,
-    'put it where the bridge looks for its arguments (tools/<tool>/<value>/….json, a folder per argument, raw or encoded values; README "Checking a tree"), or widen the tool\'s inputSchema',
+    'put it where the bridge looks for its arguments (tools/<tool>/<value>/….json, a folder per argument, raw or encoded values; docs/cli.md "Checking a tree"), or widen the tool\'s inputSchema',
   );
 }
 

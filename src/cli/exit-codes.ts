@@ -1,4 +1,4 @@
-// The one rule from how a command ended to the process's exit code, for every command (README
+// The one rule from how a command ended to the process's exit code, for every command (docs/cli.md
 // "Exit codes"):
 //   0  done;
 //   1  done with failures, or problems found: a script or run failed, `check` found problems, the

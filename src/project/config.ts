@@ -209,7 +209,7 @@ export async function readConfig(projectRoot: string, memory?: ValidationMemory)
       throw new StaticMcpError(
         'CONFIG_INVALID',
         `${CONFIG_FILE} is invalid: ${problems.map(suggestKnownKey).join('; ')}`,
-        'See the README section "staticmcp.json" for the accepted keys (staticmcp.schema.json in the package describes each one).',
+        'See docs/project.md ("staticmcp.json") in the staticmcp repository for the accepted keys (staticmcp.schema.json in the package describes each one).',
       );
     }
     memory?.rememberValid(text);

@@ -3,7 +3,7 @@
 // they detach, and on Linux /proc/<pid>/environ shows it (as the process was started, even if it
 // unset the variable later). Killing a run kills its group and every process with its marker.
 // Elsewhere (no /proc) only the process group is guaranteed, and a process that clears its whole
-// environment before exec escapes the marker: both are documented in the README.
+// environment before exec escapes the marker: both are documented in docs/scripts.md.
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 

@@ -60,7 +60,7 @@ function renderEnvValue(value: unknown): string {
 }
 
 /**
- * The base environment every script gets, documented in the README:
+ * The base environment every script gets, documented in docs/scripts.md:
  * PATH, HOME and TMPDIR from the caller; LANG=C.UTF-8 and TZ=UTC so output is reproducible;
  * STATICMCP_PHASE, STATICMCP_PROJECT_ROOT, STATICMCP_TOOL; and the mcpd-compatible
  * MCPD_CONFIG_COMMANDS_ROOT_DIRECTORY.

@@ -1,6 +1,6 @@
 // How people who do not have staticmcp yet get its command, kept in one place: the landing page
 // (index.html), server.json and the deploy files `init` writes are written from these, so
-// publishing to the npm registry is this one switch plus the README's "Installing" section. Until
+// publishing to the npm registry is this one switch plus docs/installing.md. Until
 // then nothing may promise `npx staticmcp`: the name is not on the registry.
 //
 // The release workflow (.github/workflows/release.yml) flips the switch with

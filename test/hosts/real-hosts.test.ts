@@ -152,7 +152,7 @@ describe.each(HOSTS)('the example tree on $name', (hostCase) => {
   it.runIf(hostCase.hidesControlFiles)("never serves the worker's code or the host's _headers file", async () => {
     // Pages answers these 404 in production and 502 under wrangler pages dev; Workers static assets
     // leave them out through .assetsignore. _routes.json and .assetsignore only name paths, and are
-    // harmless where a host serves them (README, "The tree").
+    // harmless where a host serves them (docs/tree-format.md).
     for (const file of ['_worker.js', '_headers']) {
       const answer = await fetch(new URL(file, host.url));
       const text = await answer.text();

@@ -1,4 +1,4 @@
-// The order files enter the content hash is the byte order of their paths' UTF-8 (README "The
+// The order files enter the content hash is the byte order of their paths' UTF-8 (docs/tree-format.md "The
 // content hash"): what `LC_ALL=C sort` gives and what the tree writer sorts on its stored bytes,
 // so a tool in any language recomputes the same hash. Compared here with Buffer.compare over
 // seeded random paths mixing ASCII, U+E000–U+FFFF and characters above U+FFFF (where JavaScript's

@@ -1,5 +1,5 @@
 // The tree writer hashes what it wrote from the digests it recorded while writing, without reading
-// the files back: the hash must still be the one the files on disk give (README "The content
+// the files back: the hash must still be the one the files on disk give (docs/tree-format.md "The content
 // hash"), also after a file is replaced or copied, as the build does for collisions and for the
 // copies other bridges read.
 import { createHash } from 'node:crypto';
@@ -12,7 +12,7 @@ import { temporaryFolder } from '../helpers/temp-folders.js';
 
 function hashByTheRule(files: Map<string, Buffer>): string {
   const hash = createHash('sha256');
-  // By the paths' UTF-8 bytes, as the README says (not JavaScript's default sort).
+  // By the paths' UTF-8 bytes, as docs/tree-format.md says (not JavaScript's default sort).
   for (const file of [...files.keys()].sort((left, right) => Buffer.compare(Buffer.from(left), Buffer.from(right))))
     hash.update(`${file}\0${createHash('sha256').update(files.get(file)!).digest('hex')}\0`);
   return `sha256:${hash.digest('hex')}`;
