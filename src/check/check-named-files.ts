@@ -6,7 +6,7 @@ import {
   MAX_CACHE_TTL_SECONDS,
   promptFilePath,
 } from '../core/tree/manifest.js';
-import type { CachedTreeReader } from '../core/mcp/cached-tree-reader.js';
+import type { CachedTreeReader } from '../core/tree-reading/cached-tree-reader.js';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import type { CheckedTool } from './check-manifest.js';
 import { at, listOf, listPath, REBUILD, type Report } from './tree-problem.js';

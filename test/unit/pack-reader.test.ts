@@ -23,7 +23,7 @@ import {
 import { parsePackTable } from '../../src/core/packs/pack-table.js';
 import { PackedTreeSource } from '../../src/core/packs/packed-tree-source.js';
 import { verifyPackedTool } from '../../src/core/packs/verify-packs.js';
-import type { ReadOutcome, TreeSource } from '../../src/core/mcp/tree-source.js';
+import type { ReadOutcome, TreeSource } from '../../src/core/tree/tree-source.js';
 import { packToolRecords } from '../../src/tree-writer/pack-writer.js';
 
 const encoder = new TextEncoder();

@@ -8,7 +8,7 @@ import { INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError } from './
 import { listHandler } from './pagination.js';
 import { answerableLists } from './answerable-lists.js';
 import { shapeResource, shapeTemplate } from './protocol-versions.js';
-import { checkTreePath } from './tree-source.js';
+import { checkTreePath } from '../tree/tree-source.js';
 import { readTemplateInstance } from './template-reads.js';
 import type { ServerContext, RequestContext } from './server-context.js';
 import { readLive } from './live-read.js';
