@@ -1,5 +1,5 @@
 // `staticmcp check`, the files the manifest names: resources, prompts and our extension's files.
-import { resourceFilePaths } from '../core/mcp/resource-reads.js';
+import { resourceFilePaths } from '../core/tree/resource-key.js';
 import {
   DEFAULT_CACHE_TTL_SECONDS,
   EXTENSION_KEY,
