@@ -39,7 +39,7 @@ function lazyLiveProject(
 }
 
 async function loadAjvCompiler(): Promise<CompileValidator> {
-  const { compileValidator } = await import('../../validators/ajv-validator.js');
+  const { compileValidator } = await import('../../shared/ajv-validator.js');
   return (schema, rootName) => compileValidator(schema, rootName);
 }
 
