@@ -1,5 +1,5 @@
 // The search index writer for corpora of any size (issue #25): the same files, byte for byte, as
-// writeSearchIndex (search-index-writer.ts, which holds the whole corpus in memory), in memory flat
+// writeSearchIndex (test/helpers/in-memory-search-index.ts, which holds the whole corpus in memory), in memory flat
 // with the corpus. Documents stream in (any order, once each); what they leave in memory is their
 // id and four numbers. Their postings (term, arrival, tf, docLength) collect in a bounded run that
 // is sorted by term and written to `scratchFolder` when full; the runs are k-way merged into the
@@ -38,21 +38,18 @@ import { assertPlainTreePath } from '../core/tree/tree-path.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
 import { DEFAULT_TARGET_INDEX_BYTES, DEFAULT_TARGET_PACK_BYTES, MAX_PACK_BYTES } from './pack-writer.js';
 import {
-  boundaryHash,
   compareStrings,
   contentName,
-  fitPartBoundaries,
-  type PartTotals,
   searchExtensionOf,
-  TERM_INDEX_BYTES,
   type SearchDocument,
   type SearchIndexExtension,
   type SearchIndexOptions,
-  type VisitRecordSizes,
-} from './search-index-writer.js';
+} from './search-index-output.js';
+import { boundaryHash, fitPartBoundaries, type PartTotals, type VisitRecordSizes } from './search-part-boundaries.js';
 import {
   SEARCH_FILE_LIMITS,
   type SearchPartFileLimits,
+  TERM_INDEX_BYTES,
   TITLE_INDEX_BYTES,
   TITLE_PACK_BYTES,
 } from './search-index-targets.js';
@@ -624,7 +621,7 @@ interface IndexEntryPending {
 }
 
 /**
- * packSortedRecords (search-index-writer.ts) in one pass over a stream: the same content-defined
+ * packSortedRecords (test/helpers/in-memory-search-index.ts) in one pass over a stream: the same content-defined
  * pack and index boundaries, the same files and rows. An index closes before the pack of its last
  * records may; it waits (its entries only) until that pack has its name.
  */
