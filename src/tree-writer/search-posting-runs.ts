@@ -1,4 +1,4 @@
-import { encodeRecord } from '../core/packs/pack-format.js';
+import { encodeRecord } from '../core/packs/pack-encoding.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
 import { SpillReader, SpillWriter } from './spill-files.js';
 import { encodeImpactPostings, impactOf } from '../core/search/postings.js';

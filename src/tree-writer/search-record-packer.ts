@@ -1,12 +1,5 @@
-import {
-  encodeIndex,
-  encodePack,
-  hexOfBytes,
-  type IndexEntryInput,
-  INDEX_ENTRY_BYTES,
-  type KeyKind,
-  PACK_HEADER_BYTES,
-} from '../core/packs/pack-format.js';
+import { hexOfBytes, INDEX_ENTRY_BYTES, type KeyKind, PACK_HEADER_BYTES } from '../core/packs/pack-format.js';
+import { encodeIndex, encodePack, type IndexEntryInput } from '../core/packs/pack-encoding.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { MAX_PACK_BYTES } from './pack-writer.js';

@@ -1,4 +1,4 @@
-import { encodedRecordBytes, encodeRecord } from '../core/packs/pack-format.js';
+import { encodedRecordBytes, encodeRecord } from '../core/packs/pack-encoding.js';
 import { sharedIdPrefixLength, titleBlockKeyOf } from '../core/search/search-index-format.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
 import { compareStrings } from './search-index-output.js';

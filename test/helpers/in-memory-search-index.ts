@@ -1,16 +1,13 @@
 import {
   callKeyOf,
   compareKeys,
-  encodeIndex,
-  encodePack,
-  encodeRecord,
   hexOfBytes,
-  type IndexEntryInput,
   INDEX_ENTRY_BYTES,
   KEY_KIND,
   type KeyKind,
   PACK_HEADER_BYTES,
 } from '../../src/core/packs/pack-format.js';
+import { encodeIndex, encodePack, encodeRecord, type IndexEntryInput } from '../../src/core/packs/pack-encoding.js';
 import type { PackTableRow } from '../../src/core/packs/pack-table.js';
 import { averageLengthOf, encodePostings, type Posting } from '../../src/core/search/postings.js';
 import {

@@ -5,15 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { crc32 } from '../../src/core/packs/crc32.js';
-import {
-  callKeyOf,
-  encodeIndex,
-  encodePack,
-  encodeRecord,
-  hexOfBytes,
-  KEY_KIND,
-  parsePack,
-} from '../../src/core/packs/pack-format.js';
+import { callKeyOf, hexOfBytes, KEY_KIND, parsePack } from '../../src/core/packs/pack-format.js';
+import { encodeIndex, encodePack, encodeRecord } from '../../src/core/packs/pack-encoding.js';
 import {
   type ByteRange,
   type BytesOutcome,

@@ -4,7 +4,8 @@
 // local, and every bad query, forged id or damaged part answers isError or an empty list, reading
 // nothing outside the index.
 import { describe, expect, it } from 'vitest';
-import { encodeRecord, KEY_KIND, parseRecord } from '../../src/core/packs/pack-format.js';
+import { KEY_KIND, parseRecord } from '../../src/core/packs/pack-format.js';
+import { encodeRecord } from '../../src/core/packs/pack-encoding.js';
 import {
   type ByteRange,
   type BytesOutcome,
