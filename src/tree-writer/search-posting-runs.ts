@@ -1,3 +1,6 @@
+// The term postings of the spilling search index writer (search-index-spill-writer.ts): documents'
+// postings collect in a bounded run, sorted by term and written to a scratch file when full; the
+// run files are k-way merged into term records, each term's postings renumbered by id order.
 import { encodeRecord } from '../core/packs/pack-encoding.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
 import { SpillReader, SpillWriter } from './spill-files.js';

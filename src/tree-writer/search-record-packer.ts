@@ -1,3 +1,7 @@
+// Packs a stream of search records, sorted by key, into content-addressed packs and indexes in one
+// pass, handing each file to the caller as it closes: the spilling search index writer
+// (search-index-spill-writer.ts) packs its term, title and document records through it, cut at
+// the same content-defined boundaries as the in-memory reference writer (search-part-boundaries.ts).
 import { hexOfBytes, INDEX_ENTRY_BYTES, type KeyKind, PACK_HEADER_BYTES } from '../core/packs/pack-format.js';
 import { encodeIndex, encodePack, type IndexEntryInput } from '../core/packs/pack-encoding.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';

@@ -1,3 +1,6 @@
+// The title and fetch records of the spilling search index writer (search-index-spill-writer.ts),
+// read back from its scratch files by offset in block and key order: byte for byte what the
+// in-memory reference writer makes.
 import { encodedRecordBytes, encodeRecord } from '../core/packs/pack-encoding.js';
 import { sharedIdPrefixLength, titleBlockKeyOf } from '../core/search/search-index-format.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
