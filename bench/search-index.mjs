@@ -14,10 +14,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { median, repoRoot, tempDir } from './lib/common.mjs';
+import { loadWriteSearchIndex } from './lib/in-memory-search-index.mjs';
 
 const dist = (file) => import(path.join(repoRoot, 'dist', file));
 const { FolderPackFiles } = await dist('hosts/node/folder-pack-files.js');
-const { writeSearchIndex } = await dist('tree-writer/search-index-writer.js');
+const writeSearchIndex = await loadWriteSearchIndex();
 const { SearchReader } = await dist('core/search/search-reader.js');
 const { parseSearchIndexManifest } = await dist('core/search/search-index-format.js');
 const { tokenize } = await dist('core/search/tokenize.js');

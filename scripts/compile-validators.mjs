@@ -6,7 +6,7 @@
 //   (src/script/read-help.ts): a cold build (no cache, as in CI) paid ~130 ms for them before its
 //   first script ran.
 // Run by `npm run build` (outDir = dist) and by the test setup (a private outDir), after src/ is
-// compiled there. The same ajv options as src/validators/ajv-validator.ts, so messages are the same
+// compiled there. The same ajv options as src/shared/ajv-validator.ts, so messages are the same
 // either way; a validator that would need ajv's runtime (an import) is refused.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -7,10 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cliPath, repoRoot } from './common.mjs';
+import { cliPath } from './common.mjs';
+import { loadWriteSearchIndex } from './in-memory-search-index.mjs';
 import { wikiDocuments } from './search-query-corpus.mjs';
-
-const dist = (file) => import(path.join(repoRoot, 'dist', file));
 
 /** Debian's package descriptions (short ones: this machine has no Translation files). */
 export function debianDocuments(limit = Number.POSITIVE_INFINITY) {
@@ -56,7 +55,7 @@ export async function searchTree(corpus, count, options = {}) {
   rmSync(path.join(tree, 'packs', 'search.index'), { recursive: true, force: true });
 
   const documents = corpusDocuments(corpus, count);
-  const { writeSearchIndex } = await dist('tree-writer/search-index-writer.js');
+  const writeSearchIndex = await loadWriteSearchIndex();
   const started = performance.now();
   const written = writeSearchIndex(documents, options);
   const buildMs = performance.now() - started;

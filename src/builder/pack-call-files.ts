@@ -16,7 +16,7 @@
 // budget decision needs every tool's final count and size, known only once every call is in.
 import path from 'node:path';
 import type { PackTableRow } from '../core/packs/pack-table.js';
-import { encodedRecordBytes } from '../core/packs/pack-format.js';
+import { encodedRecordBytes } from '../core/packs/pack-encoding.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
 import {
   DEFAULT_TARGET_PACK_BYTES,

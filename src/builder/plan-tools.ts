@@ -11,7 +11,7 @@ import { optionsToInputSchema } from '../script/options-to-schema.js';
 import { createBaseEnvironment } from '../script/script-environment.js';
 import { expandArgumentSets, type Enumeration } from '../enumerate/expand-argument-sets.js';
 import type { ParameterSchema } from '../enumerate/parameter-domains.js';
-import { compileValidator } from '../validators/ajv-validator.js';
+import { compileValidator } from '../shared/ajv-validator.js';
 import type { OutputFormat } from '../core/results/mcp-output.js';
 import type { ToolDefinition } from '../core/tree/manifest.js';
 import { type BuildCache, hashParts } from './build-cache.js';

@@ -5,7 +5,7 @@ import type { ScriptRun } from '../script/run/script-run.js';
 import { addOptionVariables, createBaseEnvironment } from '../script/script-environment.js';
 import { decodeOutput, toToolResult, type ToolResult } from '../core/results/tool-result.js';
 import { parseLogLines } from '../core/results/log-lines.js';
-import { compileValidator, type Validator } from '../validators/ajv-validator.js';
+import { compileValidator, type Validator } from '../shared/ajv-validator.js';
 import type { CachedRun } from './build-cache.js';
 import type { RunFailure } from './build-report.js';
 import type { ToolPlan } from './plan-tools.js';

@@ -32,7 +32,7 @@ import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import { EXTENSION_KEY } from '../core/tree/manifest.js';
 import { findTreePathProblem } from '../core/tree/tree-path.js';
 import { DEFAULT_TARGET_INDEX_BYTES, DEFAULT_TARGET_PACK_BYTES } from '../tree-writer/pack-writer.js';
-import type { SearchIndexExtension } from '../tree-writer/search-index-writer.js';
+import type { SearchIndexExtension } from '../tree-writer/search-index-output.js';
 import { isUntouched, type RecordedFile, recordedFileOf } from './recorded-file.js';
 import {
   MAX_SCALED_INDEX_BYTES,

@@ -1,7 +1,7 @@
 // The build's search step (issue #25): documents are made from the tree being written
 // (core/search/tree-documents.ts, the one lister merge and `staticmcp index` use too, so all three
 // index a tree alike) and their index is written below packs/search.index/
-// (tree-writer/search-index-writer.ts); the returned value is mcp.json's `staticmcp.search`, whose
+// (tree-writer/search-index-spill-writer.ts); the returned value is mcp.json's `staticmcp.search`, whose
 // presence declares the search and fetch tools to our readers (other bridges never list them).
 // On by default for the text resources (`"search": false` turns it off; call results only for the
 // tools `search.tools` names); a project without text resources and no setting gets no index.
@@ -17,7 +17,7 @@ import type { JsonObject } from '../core/tree/json-object.js';
 import { type DocumentSettings, listTreeDocuments, type SearchDocument } from '../core/search/tree-documents.js';
 import type { ProjectConfig } from '../project/config.js';
 import { removeTree } from '../tree-writer/remove-tree.js';
-import type { SearchIndexExtension } from '../tree-writer/search-index-writer.js';
+import type { SearchIndexExtension } from '../tree-writer/search-index-output.js';
 import { scratchFolderOf } from '../tree-writer/swap-folders.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
 import type { BuildProblem } from './build-report.js';

@@ -6,7 +6,7 @@ import { isBuildOwnedPath } from '../tree-writer/tree-ownership.js';
 import { readCallFile } from '../core/tree/lenient-files.js';
 import { whyNeverServed } from './servable-call-files.js';
 import { EXTENSION_KEY, MANIFEST_FILE, WORKER_FILE } from '../core/tree/manifest.js';
-import type { TreeSource } from '../core/mcp/tree-source.js';
+import type { TreeSource } from '../core/tree/tree-source.js';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import type { CheckedTool } from './check-manifest.js';
 import { at, type CheckCounts, REBUILD, type Report } from './tree-problem.js';

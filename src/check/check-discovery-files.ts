@@ -15,7 +15,7 @@ import {
   SERVER_CARD_MEDIA_TYPE,
 } from '../tree-writer/server-card.js';
 import { MODERN_VERSIONS } from '../core/mcp/protocol-versions.js';
-import type { TreeSource } from '../core/mcp/tree-source.js';
+import type { TreeSource } from '../core/tree/tree-source.js';
 
 type Report = (path: string, message: string, hint: string) => void;
 

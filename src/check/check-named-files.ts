@@ -1,12 +1,12 @@
 // `staticmcp check`, the files the manifest names: resources, prompts and our extension's files.
-import { resourceFilePaths } from '../core/mcp/resource-reads.js';
+import { resourceFilePaths } from '../core/tree/resource-key.js';
 import {
   DEFAULT_CACHE_TTL_SECONDS,
   EXTENSION_KEY,
   MAX_CACHE_TTL_SECONDS,
   promptFilePath,
 } from '../core/tree/manifest.js';
-import type { CachedTreeReader } from '../core/mcp/cached-tree-reader.js';
+import type { CachedTreeReader } from '../core/tree-reading/cached-tree-reader.js';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import type { CheckedTool } from './check-manifest.js';
 import { at, listOf, listPath, REBUILD, type Report } from './tree-problem.js';

@@ -5,8 +5,8 @@
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { checkDiscoveryFiles } from './check-discovery-files.js';
 import { EXTENSION_KEY, isOurExtension, MANIFEST_FILE } from '../core/tree/manifest.js';
-import { CachedTreeReader } from '../core/mcp/cached-tree-reader.js';
-import type { ReadOutcome, TreeSource } from '../core/mcp/tree-source.js';
+import { CachedTreeReader } from '../core/tree-reading/cached-tree-reader.js';
+import type { ReadOutcome, TreeSource } from '../core/tree/tree-source.js';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import { at, type CheckCounts, REBUILD, type Report, type TreeProblem } from './tree-problem.js';
 import { type CheckedTool, checkAppLinks, checkHeader, checkTemplates, checkTools } from './check-manifest.js';

@@ -5,7 +5,7 @@
 // looked up exactly as the bridge does: checked against the tool's inputSchema, then the first
 // listed file among the bridge's candidate paths. A file no set leads to is never served.
 import { applyDefaults } from '../core/tree/call-key.js';
-import { compileValidator } from '../validators/ajv-validator.js';
+import { compileValidator } from '../shared/ajv-validator.js';
 import { lenientCallFilePaths } from '../core/tree/lenient-call-keys.js';
 import type { Validator } from '../validators/validator.js';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';

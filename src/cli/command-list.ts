@@ -5,7 +5,7 @@ import type { CommandSpec } from './command-spec.js';
 const LOADERS: Record<string, () => Promise<{ command: CommandSpec }>> = {
   build: () => import('./commands/build.js') as Promise<{ command: CommandSpec }>,
   merge: () => import('./commands/merge.js') as Promise<{ command: CommandSpec }>,
-  index: () => import('./commands/index.js') as Promise<{ command: CommandSpec }>,
+  index: () => import('./commands/index-command.js') as Promise<{ command: CommandSpec }>,
   serve: () => import('./commands/serve.js') as Promise<{ command: CommandSpec }>,
   dev: () => import('./commands/dev.js') as Promise<{ command: CommandSpec }>,
   check: () => import('./commands/check.js') as Promise<{ command: CommandSpec }>,

@@ -11,7 +11,7 @@
 // rule as the build's does; and the search index, made from the merged tree's files by the
 // build's own step with the settings the shards recorded (parts write none), just before packing. It streams: no part's files are held, each is read once in fixed
 // chunks (to check the part against its record) and hard-linked into the merged tree, or copied
-// where the parts are on another filesystem; packing then reads one packed tool's calls at a
+// where the parts are on another filesystem (copy-parts.ts); packing then reads one packed tool's calls at a
 // time, as the build does. A part is an artifact that may have been tampered with: every
 // path it or its record names is a plain path inside the tree (core/tree/tree-path.ts, checked
 // before anything is read or written), no link in it is ever followed, and no file over the cap is
@@ -19,36 +19,24 @@
 // the previous tree.
 import path from 'node:path';
 import type { BuildProblem, ToolReport } from '../builder/build-report.js';
-import { ExtraCopies } from '../builder/extra-copies.js';
-import {
-  addToTally,
-  callFileBudget,
-  checkCallFileBudget,
-  checkHostLimits,
-  type PackingOutcome,
-} from '../builder/host-limits.js';
+import { callFileBudget, checkCallFileBudget, checkHostLimits, type PackingOutcome } from '../builder/host-limits.js';
 import { planPacking, writePacks } from '../builder/pack-call-files.js';
-import { TreeOutput } from '../builder/tree-output.js';
-import { forEachConcurrent } from '../builder/map-concurrent.js';
-import { listTreeFiles } from '../check/list-tree-files.js';
-import { promises as fs } from 'node:fs';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { canonicalJson, treeJsonFile } from '../core/tree/canonical-json.js';
 import type { JsonObject } from '../core/tree/json-object.js';
 import { writeTreeSearchIndex } from '../builder/search-index-step.js';
 import { APP_MIME_TYPE } from '../core/tree/mcp-apps.js';
 import { checkOutputFolder } from '../tree-writer/check-output-folder.js';
-import { createTreeHash, sortTreePaths } from '../tree-writer/content-hash.js';
-import { HEADERS_FILE, renderIndexHtml, withPacksHeaderRule } from '../tree-writer/deploy-files.js';
+import { HEADERS_FILE, withPacksHeaderRule } from '../tree-writer/deploy-files.js';
+import { renderIndexHtml } from '../tree-writer/landing-page.js';
 import { INDEX_FILE } from '../builder/shard-part.js';
 import { EXTENSION_KEY, type Manifest, MANIFEST_FILE, WORKER_FILE } from '../core/tree/manifest.js';
-import { SHARD_RECORD_FILE } from '../tree-writer/shard-record.js';
 import { BUILD_OWNED_NESTED_PATHS, BUILD_OWNED_TOP_LEVEL, isBuildOwnedPath } from '../tree-writer/tree-ownership.js';
-import { findTreePathProblem, showTreePath } from '../core/tree/tree-path.js';
 import { recoverInterruptedWrite } from '../tree-writer/interrupted-write.js';
 import { TreeWriter } from '../tree-writer/tree-writer.js';
-import { DEFAULT_MAX_PART_FILE_BYTES, readPartFile } from './read-part-file.js';
+import { DEFAULT_MAX_PART_FILE_BYTES } from './read-part-file.js';
 import { readParts, type ShardPart } from './read-parts.js';
+import { addCopies, copyPart, listPartFiles, MergedTree, REBUILD_PART, refuseOverlaps } from './copy-parts.js';
 
 export interface MergeOptions {
   parts: readonly string[];
@@ -80,138 +68,6 @@ interface PartReport {
   tools: ToolReport[];
   failures: BuildProblem[];
   warnings: BuildProblem[];
-}
-
-const READ_CONCURRENCY = 32;
-const REBUILD_PART =
-  'Build that shard again and merge the fresh folder; parts must reach the merge as their build wrote them (in CI, upload the whole folder, hidden files included).';
-/**
- * Part files the merge computes again instead of copying: read, checked, then replaced (`_headers`
- * gains the packs/ rule when the merged tree is packed).
- */
-const RECOMPUTED = new Set([MANIFEST_FILE, INDEX_FILE, HEADERS_FILE]);
-
-/** The paths of one part's files besides its record, in content-hash order. */
-async function listPartFiles(part: ShardPart): Promise<string[]> {
-  const listed = await listTreeFiles(part.folder);
-  const [problem] = listed.problems;
-  if (problem) {
-    throw new StaticMcpError('PART_CHANGED', `${part.given}/${problem.path} ${problem.message}`, REBUILD_PART);
-  }
-  const files = listed.files.filter((filePath) => filePath !== SHARD_RECORD_FILE);
-  for (const filePath of files) {
-    const problem = findTreePathProblem(filePath);
-    if (problem !== undefined) {
-      throw new StaticMcpError(
-        'PART_PATH_REFUSED',
-        `${part.given}/${showTreePath(filePath)} is not a file a tree can hold (${problem})`,
-        REBUILD_PART,
-      );
-    }
-  }
-  return sortTreePaths(files);
-}
-
-/** Refuses a file that two parts hold; `listed` holds each part's paths, sorted. */
-function refuseOverlaps(parts: readonly ShardPart[], listed: readonly string[][]): void {
-  // One sorted list of every path puts a path two parts hold side by side, without a map of them all.
-  const every = sortTreePaths(listed.flat());
-  for (let index = 1; index < every.length; index++) {
-    const filePath = every[index]!;
-    if (filePath !== every[index - 1]) continue;
-    const [owner, part] = parts.filter((_, partIndex) => listed[partIndex]!.includes(filePath));
-    throw new StaticMcpError(
-      'PARTS_OVERLAP',
-      `${filePath} is in both ${owner?.given} (shard ${owner?.record.index}) and ${part?.given} (shard ${part?.record.index}); every file belongs to exactly one shard`,
-      'Merge the folders the shard builds wrote, unchanged; a part that received files from elsewhere must be built again.',
-    );
-  }
-}
-
-function partChanged(part: ShardPart, found: number, sameCount: boolean): StaticMcpError {
-  const { record } = part;
-  return new StaticMcpError(
-    'PART_CHANGED',
-    `${part.given} (shard ${record.index} of ${record.count}) holds ${found} files but its build wrote ${record.files}${sameCount ? ' with other contents' : ''}: files were added, removed or edited since`,
-    REBUILD_PART,
-  );
-}
-
-/**
- * Copies one part's files into the merged tree (hard links where the filesystem allows), reading
- * each once in fixed chunks, a bounded number at a time, and checks them against the count and
- * hash its build recorded. The files the merge computes again are handed back instead.
- */
-async function copyPart(
-  part: ShardPart,
-  paths: readonly string[],
-  into: MergedTree,
-  maxFileBytes: number,
-): Promise<Map<string, Buffer>> {
-  if (paths.length !== part.record.files) throw partChanged(part, paths.length, false);
-  const recomputed = new Map<string, Buffer>();
-  await forEachConcurrent(
-    paths,
-    async (filePath) => {
-      const source = path.join(part.folder, filePath);
-      const keep = RECOMPUTED.has(filePath);
-      const file = await readPartFile(source, part.given, filePath, maxFileBytes, keep);
-      if (file.content !== undefined) recomputed.set(filePath, file.content);
-      else await into.addFile(filePath, source, file.digest, file.size);
-    },
-    READ_CONCURRENCY,
-  );
-  const hash = createTreeHash();
-  for (const filePath of paths) {
-    const content = recomputed.get(filePath);
-    if (content !== undefined) hash.add(filePath, content);
-    else hash.addDigest(filePath, into.writer.digestOf(filePath)!);
-  }
-  if (hash.digest() !== part.record.filesHash) throw partChanged(part, paths.length, true);
-  return recomputed;
-}
-
-/**
- * The merged tree being written: a TreeOutput (its tally, which the host limits and the pack step
- * read, and the pack step's writes and removals), plus files added from a part without a read.
- */
-class MergedTree extends TreeOutput {
-  /** Adds the regular file `source` (already digested) without reading it again. */
-  async addFile(filePath: string, source: string, digest: Buffer, size: number): Promise<void> {
-    await this.writer.writeFromFile(filePath, source, digest);
-    addToTally(this.tally, filePath, size);
-  }
-
-  /** Files under names the build owns (what the report counts). */
-  ownedFiles(): number {
-    let owned = 0;
-    for (const filePath of this.writer.paths()) if (isBuildOwnedPath(filePath)) owned += 1;
-    return owned;
-  }
-}
-
-/**
- * The left-out-defaults copies a whole build writes: every shard's claims claimed again, so a path
- * two calls of different shards claim is left out, as the whole build leaves it out.
- */
-async function addCopies(tree: MergedTree, parts: readonly ShardPart[]): Promise<[string, string][]> {
-  const copies = new ExtraCopies();
-  for (const part of parts) for (const [extraPath, ownerPath] of part.record.copies) copies.claim(extraPath, ownerPath);
-  await tree.writer.flush();
-  const { writer } = tree;
-  const written: [string, string][] = [];
-  await forEachConcurrent(
-    copies.claimed(),
-    async ([extraPath, ownerPath]) => {
-      if (ownerPath === null || !writer.has(ownerPath) || writer.has(extraPath)) return;
-      // The owner is a call file this merge wrote (both paths are plain: read-parts.ts checked them).
-      const owner = path.join(writer.tempDir, ownerPath);
-      await tree.addFile(extraPath, owner, writer.digestOf(ownerPath)!, (await fs.lstat(owner)).size);
-      written.push([extraPath, ownerPath]);
-    },
-    READ_CONCURRENCY,
-  );
-  return written;
 }
 
 /**

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { compileValidator, type Validator, validatorOf } from '../validators/ajv-validator.js';
+import { compileValidator, type Validator, validatorOf } from '../shared/ajv-validator.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { readFailureReason, readRegularFile } from '../shared/read-regular-file.js';
 import { findClosestName } from './closest-name.js';

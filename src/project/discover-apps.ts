@@ -7,7 +7,7 @@
 // or UI only: the tool is skipped (as a bad sidecar skips it), the rest of the project builds.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { compileValidator, type Validator } from '../validators/ajv-validator.js';
+import { compileValidator, type Validator } from '../shared/ajv-validator.js';
 import { readJsonSidecar } from './read-json-sidecar.js';
 import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
 import { APP_MIME_TYPE, APP_URI_SCHEME } from '../core/tree/mcp-apps.js';

@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { readEitherSidecar } from './read-json-sidecar.js';
-import { compileValidator, type Validator } from '../validators/ajv-validator.js';
+import { compileValidator, type Validator } from '../shared/ajv-validator.js';
 import type { PromptDefinition } from '../core/tree/manifest.js';
 import type { RegisterEntry } from './register-json.js';
 import { isMessagePromptFile, readMessagePrompt, stringsOf, type PromptMessage } from './message-prompts.js';

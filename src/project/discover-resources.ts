@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { readEitherSidecar, sidecarCandidates } from './read-json-sidecar.js';
 import { walkFolder } from './walk-folder.js';
-import { compileValidator, type Validator } from '../validators/ajv-validator.js';
+import { compileValidator, type Validator } from '../shared/ajv-validator.js';
 import type { RegisterEntry } from './register-json.js';
 import { RESOURCE_NAME_SCHEMA, RESOURCE_URI_SCHEMA } from '../core/tree/name-rules.js';
 import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';

@@ -5,7 +5,7 @@
 // leads out is refused). A problem never quotes the file's bytes: a symlinked or mistaken sidecar
 // may hold a secret, and build errors end up in CI logs; a syntax error is placed by line and column.
 import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
-import type { Validator } from '../validators/ajv-validator.js';
+import type { Validator } from '../shared/ajv-validator.js';
 
 export type SidecarResult =
   | { found: false }

@@ -3,7 +3,7 @@
 // when invalid), plus per-entry checks: names, duplicates, required fields, paths inside the project.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { compileValidator, type Validator } from '../validators/ajv-validator.js';
+import { compileValidator, type Validator } from '../shared/ajv-validator.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { readFailureReason, readRegularFile } from '../shared/read-regular-file.js';
 import {

@@ -2,7 +2,7 @@
 // stdout JSON (sidecar wins, as 000_* orders them). Validated with ajv; a bad sidecar affects
 // only its own tool.
 import { readJsonSidecar } from './read-json-sidecar.js';
-import { compileValidator, type Validator } from '../validators/ajv-validator.js';
+import { compileValidator, type Validator } from '../shared/ajv-validator.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../core/results/mcp-output.js';
 import { TOOL_NAME_SCHEMA } from '../core/tree/name-rules.js';
 

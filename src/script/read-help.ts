@@ -1,7 +1,7 @@
 // Reads and validates a script's `--help` (script convention): stdout is the metadata JSON, stderr
 // the options JSON. Returns a value, never throws: a bad script becomes a reason to skip it.
 import { createRequire } from 'node:module';
-import { compileValidator, type Validator, validatorOf } from '../validators/ajv-validator.js';
+import { compileValidator, type Validator, validatorOf } from '../shared/ajv-validator.js';
 import { HELP_METADATA_SCHEMA, HELP_OPTIONS_SCHEMA } from './help-schemas.js';
 import type { ScriptRun } from './run/script-run.js';
 import { parseLogLine } from '../core/results/log-lines.js';

@@ -6,7 +6,7 @@
 // and by `check` (a tree edited after the build). Loaded on first use: ajv and the files cost
 // nothing to commands that never look at discovery files.
 import { readFileSync } from 'node:fs';
-import { compileVendoredValidator, type Validator } from '../validators/ajv-validator.js';
+import { compileVendoredValidator, type Validator } from '../shared/ajv-validator.js';
 
 /** Where the pinned copies live: schemas/ at the package root (beside staticmcp.schema.json). */
 const SCHEMAS_FOLDER = new URL('../../schemas/', import.meta.url);

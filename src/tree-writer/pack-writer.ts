@@ -7,18 +7,14 @@
 // of two chosen from the tool's total size: when a tool about doubles or halves they change and
 // every pack of that tool is rewritten once.
 import { createHash } from 'node:crypto';
+import { hexOfBytes, INDEX_ENTRY_BYTES, KEY_KIND, MAX_PACK_BYTES, PACKS_FOLDER } from '../core/packs/pack-format.js';
 import {
   encodedRecordBytes,
   encodeIndex,
   encodePack,
   encodeRecord,
-  hexOfBytes,
-  INDEX_ENTRY_BYTES,
   type IndexEntryInput,
-  KEY_KIND,
-  MAX_PACK_BYTES,
-  PACKS_FOLDER,
-} from '../core/packs/pack-format.js';
+} from '../core/packs/pack-encoding.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { sipHash13Halves } from '../core/tree/siphash.js';

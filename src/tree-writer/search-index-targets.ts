@@ -1,5 +1,5 @@
-// The search index writer's targets and the bound its scaling keeps (search-index-writer.ts uses
-// them), in a module of their own so that the build's reuse digest (builder/search-index-reuse.ts)
+// The search index writer's targets and the bound its scaling keeps (search-index-spill-writer.ts
+// uses them), in a module of their own so that the build's reuse digest (builder/search-index-reuse.ts)
 // covers them without loading the writer (~10 ms) on a build that reuses the previous index.
 
 /**
@@ -28,7 +28,7 @@ export interface SearchPartFileLimits {
  * host that ignores byte ranges (the Workers asset binding): the pack of each term, streamed up to
  * its record, so smaller term packs cost less; a title pack per result, kept whole while it fits
  * the reader's budget; one index per term (kept). Documents are read once per fetch. Targets
- * grow only as far as the limit needs (search-index-writer.ts counts): at 650,000
+ * grow only as far as the limit needs (search-part-boundaries.ts counts): at 650,000
  * Wikipedia-shaped documents terms come to ~470 KB packs (1,406 of them), not 14 MB as with 150
  * files a part. SEARCH_MAX_FILES in all: the build keeps the room beside its call files
  * (builder/host-limits.ts), so the tree still deploys under a 20,000-file limit. Small corpora keep

@@ -1,6 +1,6 @@
 // The validator port on the edge: workerd refuses code generation (`new Function`), so ajv cannot
 // compile schemas there; @cfworker/json-schema interprets them instead (the one module that
-// imports it). Its errors are rewritten into the lines ajv produces on Node (src/validators/ajv-validator.ts:
+// imports it). Its errors are rewritten into the lines ajv produces on Node (src/shared/ajv-validator.ts:
 // `arguments.x must be integer`, `missing required argument "y"`), so one request gets the same
 // answer from `serve` and from the worker. test/edge/json-schema-validator.test.ts holds both to it.
 import { Validator as SchemaInterpreter, type OutputUnit, type Schema, type SchemaDraft } from '@cfworker/json-schema';

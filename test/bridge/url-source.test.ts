@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CachedTreeReader } from '../../src/core/mcp/cached-tree-reader.js';
+import { CachedTreeReader } from '../../src/core/tree-reading/cached-tree-reader.js';
 import { UrlSource } from '../../src/hosts/node/url-source.js';
 import { buildFixtureProject } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';

@@ -1,7 +1,7 @@
 // The worker keeps only mcp.json between requests: served from the isolate's copy for a minute,
 // then revalidated with its ETag, so a redeployed site is noticed without a fetch per request.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ReadOutcome, TreeSource } from '../../src/core/mcp/tree-source.js';
+import type { ReadOutcome, TreeSource } from '../../src/core/tree/tree-source.js';
 import type { PackFileSource } from '../../src/core/packs/pack-reader.js';
 import { forgetIsolateTree, loadTreeForIsolate, MANIFEST_RECHECK_MS } from '../../src/hosts/edge/isolate-tree-cache.js';
 

@@ -2,7 +2,7 @@
 // a bad tools/call gets the same isError text from `staticmcp serve` and from the deployed worker.
 import { describe, expect, it } from 'vitest';
 import { compileEdgeValidator } from '../../src/validators/cfworker-validator.js';
-import { compileValidator } from '../../src/validators/ajv-validator.js';
+import { compileValidator } from '../../src/shared/ajv-validator.js';
 
 const toolSchema = {
   type: 'object',

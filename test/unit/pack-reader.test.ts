@@ -5,15 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { crc32 } from '../../src/core/packs/crc32.js';
-import {
-  callKeyOf,
-  encodeIndex,
-  encodePack,
-  encodeRecord,
-  hexOfBytes,
-  KEY_KIND,
-  parsePack,
-} from '../../src/core/packs/pack-format.js';
+import { callKeyOf, hexOfBytes, KEY_KIND, parsePack } from '../../src/core/packs/pack-format.js';
+import { encodeIndex, encodePack, encodeRecord } from '../../src/core/packs/pack-encoding.js';
 import {
   type ByteRange,
   type BytesOutcome,
@@ -23,7 +16,7 @@ import {
 import { parsePackTable } from '../../src/core/packs/pack-table.js';
 import { PackedTreeSource } from '../../src/core/packs/packed-tree-source.js';
 import { verifyPackedTool } from '../../src/core/packs/verify-packs.js';
-import type { ReadOutcome, TreeSource } from '../../src/core/mcp/tree-source.js';
+import type { ReadOutcome, TreeSource } from '../../src/core/tree/tree-source.js';
 import { packToolRecords } from '../../src/tree-writer/pack-writer.js';
 
 const encoder = new TextEncoder();

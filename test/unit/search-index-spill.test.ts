@@ -1,5 +1,5 @@
 // The spilling search index writer (tree-writer/search-index-spill-writer.ts) writes the same
-// files, byte for byte, and the same mcp.json value as the in-memory writer (search-index-writer.ts)
+// files, byte for byte, and the same mcp.json value as the in-memory writer (test/helpers/in-memory-search-index.ts)
 // for the same documents, whatever order they stream in and however many sorted runs they fill,
 // (documents storing their text and documents pointing at their call alike), and refuses what the
 // in-memory writer refuses; its scratch files stay in the folder it is given.
@@ -7,13 +7,11 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { compareUtf8, writeSearchIndexSpilling } from '../../src/tree-writer/search-index-spill-writer.js';
-import {
-  type SearchDocument,
-  type SearchIndexOptions,
-  SEARCH_FILE_LIMITS,
-  writeSearchIndex,
-} from '../../src/tree-writer/search-index-writer.js';
+import { writeSearchIndexSpilling } from '../../src/tree-writer/search-index-spill-writer.js';
+import { compareUtf8 } from '../../src/tree-writer/search-posting-runs.js';
+import type { SearchDocument, SearchIndexOptions } from '../../src/tree-writer/search-index-output.js';
+import { SEARCH_FILE_LIMITS } from '../../src/tree-writer/search-index-targets.js';
+import { writeSearchIndex } from '../helpers/in-memory-search-index.js';
 import { pick, random } from '../helpers/random.js';
 
 // Scripts and code points whose UTF-16 order differs from their UTF-8 order (U+FF21 vs an emoji).

@@ -1,10 +1,11 @@
-// The search index written (tree-writer/search-index-writer.ts) and read back through the pack
+// The search index written (test/helpers/in-memory-search-index.ts) and read back through the pack
 // reader over byte buffers, as every host will: search ranks as a plain BM25 over the same tokens,
 // fetch returns a document by its id, the bytes are deterministic and a one-document edit stays
 // local, and every bad query, forged id or damaged part answers isError or an empty list, reading
 // nothing outside the index.
 import { describe, expect, it } from 'vitest';
-import { encodeRecord, KEY_KIND, parseRecord } from '../../src/core/packs/pack-format.js';
+import { KEY_KIND, parseRecord } from '../../src/core/packs/pack-format.js';
+import { encodeRecord } from '../../src/core/packs/pack-encoding.js';
 import {
   type ByteRange,
   type BytesOutcome,
@@ -23,7 +24,8 @@ import { SearchReader } from '../../src/core/search/search-reader.js';
 import { parseDocumentBody } from '../../src/core/search/search-results.js';
 import { verifySearchIndex } from '../../src/core/search/verify-search-index.js';
 import { tokenize } from '../../src/core/search/tokenize.js';
-import { type SearchDocument, writeSearchIndex } from '../../src/tree-writer/search-index-writer.js';
+import type { SearchDocument } from '../../src/tree-writer/search-index-output.js';
+import { writeSearchIndex } from '../helpers/in-memory-search-index.js';
 import { pick, random } from '../helpers/random.js';
 
 const HTML_FALLBACK = new TextEncoder().encode('<!DOCTYPE html><html><body>Not found</body></html>');

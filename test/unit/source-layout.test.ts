@@ -1,10 +1,11 @@
 // Guards the layout of src/ by its imports (README "Architecture"): no import cycle between files,
-// `import type` and dynamic `import()` included; the portable core (src/core) and the edge host
-// (src/hosts/edge) reach only each other and the two portable validator files, never a `node:`
-// module; and the core never imports a host. The imports are read with TypeScript's own
-// preprocessor (`ts.preProcessFile`: every import, export-from and import() a file names) rather
-// than a dependency-graph library, which would be a new dependency. tsconfig.portable.json checks
-// the same folders by compiling them without Node's types.
+// `import type` and dynamic `import()` included, nor between folders; no source file over
+// MAX_SOURCE_LINES; the portable folders (src/core, src/hosts/edge, src/validators) reach only each
+// other, never a `node:` module, and the portable compiles name folders, not files; and the core
+// never imports a host. The imports are read with TypeScript's own preprocessor
+// (`ts.preProcessFile`: every import, export-from and import() a file names) rather than a
+// dependency-graph library, which would be a new dependency. tsconfig.portable.json checks the same
+// folders by compiling them without Node's types.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -12,14 +13,17 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 const SOURCE_ROOT = path.join(REPO_ROOT, 'src');
-/** The folders the portable compile names, as `src/`-relative prefixes. */
-const PORTABLE_FOLDERS = ['core/', 'hosts/edge/'];
-/** What else the portable folders may import: the validator port and the validator that runs anywhere. */
-const PORTABLE_FILES = ['validators/validator.ts', 'validators/cfworker-validator.ts'];
+/** The folders the portable compile (tsconfig.portable.json) names, as `src/`-relative prefixes. */
+const PORTABLE_FOLDERS = ['core/', 'hosts/edge/', 'validators/'];
+/** The one package a portable folder may import: the edge's JSON Schema interpreter, in its validator plug. */
+const PORTABLE_PACKAGES: Record<string, string[]> = { 'validators/': ['@cfworker/json-schema'] };
+/** CONTRIBUTING: small modules, one topic per file. */
+const MAX_SOURCE_LINES = 450;
 
 /** A file of src/ (a `src/`-relative path with `/`) and what it imports. */
 interface SourceFile {
   file: string;
+  lines: number;
   /** `src/`-relative paths of the files of src/ it imports. */
   imports: string[];
   /** Specifiers that are not relative paths: packages and `node:` modules. */
@@ -37,7 +41,7 @@ async function readSourceFiles(): Promise<Map<string, SourceFile>> {
   const files = new Map<string, SourceFile>();
   for (const file of names) {
     const text = await fs.readFile(path.join(SOURCE_ROOT, file), 'utf8');
-    const found: SourceFile = { file, imports: [], packages: [], unresolved: [] };
+    const found: SourceFile = { file, lines: text.split('\n').length - 1, imports: [], packages: [], unresolved: [] };
     for (const { fileName: specifier } of ts.preProcessFile(text, true, true).importedFiles) {
       if (!specifier.startsWith('.')) {
         found.packages.push(specifier);
@@ -56,7 +60,7 @@ async function readSourceFiles(): Promise<Map<string, SourceFile>> {
 }
 
 /** Every import cycle, one per strongly connected group of files (Tarjan), each as a closed path `a → b → a`. */
-function findCycles(files: Map<string, SourceFile>): string[][] {
+function findCycles(files: ReadonlyMap<string, Pick<SourceFile, 'imports'>>): string[][] {
   const order = new Map<string, number>();
   const lowest = new Map<string, number>();
   const stack: string[] = [];
@@ -90,7 +94,7 @@ function findCycles(files: Map<string, SourceFile>): string[][] {
 }
 
 /** One shortest cycle through the group's first file (alphabetically), found breadth-first inside the group. */
-function closedPath(files: Map<string, SourceFile>, group: Set<string>): string[] {
+function closedPath(files: ReadonlyMap<string, Pick<SourceFile, 'imports'>>, group: Set<string>): string[] {
   const start = [...group].sort()[0]!;
   const cameFrom = new Map<string, string>();
   const queue = [start];
@@ -116,6 +120,41 @@ function isPortable(file: string): boolean {
   return PORTABLE_FOLDERS.some((folder) => file.startsWith(folder));
 }
 
+/**
+ * The folders of src/ as a graph: a folder imports another when one of its files imports one of
+ * the other's. An edge between a folder and its own subfolder is left out: a subfolder is a room
+ * of its parent (cli/ loads the commands in cli/commands/, which use cli/'s helpers).
+ */
+function folderGraph(files: Map<string, SourceFile>): Map<string, { imports: string[] }> {
+  const folders = new Map<string, Set<string>>();
+  const within = (inner: string, outer: string): boolean => inner === outer || inner.startsWith(`${outer}/`);
+  for (const { file, imports } of files.values()) {
+    const from = path.posix.dirname(file);
+    const targets = folders.get(from) ?? new Set<string>();
+    folders.set(from, targets);
+    for (const target of imports) {
+      const to = path.posix.dirname(target);
+      if (!within(from, to) && !within(to, from)) targets.add(to);
+    }
+  }
+  for (const targets of [...folders.values()])
+    for (const to of targets) if (!folders.has(to)) folders.set(to, new Set());
+  return new Map([...folders].map(([folder, targets]) => [folder, { imports: [...targets].sort() }]));
+}
+
+/** The folders a tsconfig's `include` names (`src/<folder>/**\/*.ts`), and the entries that name anything else. */
+async function includedFolders(tsconfig: string): Promise<{ folders: string[]; others: string[] }> {
+  const { include } = JSON.parse(await fs.readFile(path.join(REPO_ROOT, tsconfig), 'utf8')) as { include: string[] };
+  const folders: string[] = [];
+  const others: string[] = [];
+  for (const entry of include) {
+    const folder = /^src\/([a-z0-9-]+(?:\/[a-z0-9-]+)*)\/\*\*\/\*\.ts$/.exec(entry)?.[1];
+    if (folder) folders.push(`${folder}/`);
+    else others.push(entry);
+  }
+  return { folders, others };
+}
+
 let files: Map<string, SourceFile>;
 beforeAll(async () => {
   files = await readSourceFiles();
@@ -130,6 +169,21 @@ describe('the layout of src/', () => {
     ).toEqual([]);
   });
 
+  it('has no import cycle between folders', () => {
+    const cycles = findCycles(folderGraph(files)).map((cycle) => cycle.map((folder) => `src/${folder}/`).join(' → '));
+    expect(
+      cycles,
+      `folder cycles (move the files one folder needs from the other into a folder both can import):\n${cycles.join('\n')}\n`,
+    ).toEqual([]);
+  });
+
+  it(`keeps every source file within ${MAX_SOURCE_LINES} lines`, () => {
+    const long = [...files.values()]
+      .filter(({ lines }) => lines > MAX_SOURCE_LINES)
+      .map(({ file, lines }) => `src/${file} has ${lines} lines`);
+    expect(long, `split these along their topics, one topic per file:\n${long.join('\n')}\n`).toEqual([]);
+  });
+
   it('resolves every relative import to a file of src/ (an unread import would hide a cycle)', () => {
     const unresolved = [...files.values()].flatMap(({ file, unresolved }) =>
       unresolved.map((specifier) => `src/${file} imports ${specifier}`),
@@ -137,20 +191,32 @@ describe('the layout of src/', () => {
     expect(unresolved).toEqual([]);
   });
 
-  it('keeps the portable core and the edge host to themselves and the portable validators, with no node: module', () => {
+  it('keeps the portable folders (core, the edge host, the validators) to themselves, with no node: module', () => {
     const breaches: string[] = [];
     for (const { file, imports, packages } of files.values()) {
       if (!isPortable(file)) continue;
       for (const target of imports) {
-        if (!isPortable(target) && !PORTABLE_FILES.includes(target))
-          breaches.push(`src/${file} imports src/${target}, which is not portable`);
+        if (!isPortable(target)) breaches.push(`src/${file} imports src/${target}, which is not portable`);
       }
+      const allowed = Object.entries(PORTABLE_PACKAGES).flatMap(([folder, names]) =>
+        file.startsWith(folder) ? names : [],
+      );
       for (const specifier of packages) {
         if (specifier.startsWith('node:')) breaches.push(`src/${file} imports ${specifier}`);
-        else breaches.push(`src/${file} imports the package ${specifier} (the portable code uses none)`);
+        else if (!allowed.includes(specifier))
+          breaches.push(`src/${file} imports the package ${specifier} (the portable code uses none)`);
       }
     }
     expect(breaches).toEqual([]);
+  });
+
+  it('has the portable compiles name folders, the same ones this test checks', async () => {
+    const portable = await includedFolders('tsconfig.portable.json');
+    expect(portable.others, 'tsconfig.portable.json names files: name their folder').toEqual([]);
+    expect(portable.folders.sort()).toEqual([...PORTABLE_FOLDERS].sort());
+    const page = await includedFolders('tsconfig.page.json');
+    expect(page.others, 'tsconfig.page.json names files: name their folder').toEqual([]);
+    expect(page.folders).toEqual(['page/']);
   });
 
   it('keeps the core free of the hosts', () => {
@@ -167,5 +233,7 @@ describe('the layout of src/', () => {
     const bridge = files.get('hosts/node/start-bridge.ts')!;
     expect(bridge.imports).toContain('core/mcp/mcp-session.ts');
     expect(files.get('core/tree/uri-template.ts')!.imports).toContain('core/tree/uri-template-matcher.ts');
+    expect(folderGraph(files).get('core/tree-reading')!.imports).toContain('core/packs');
+    expect(files.get('core/packs/pack-format.ts')!.lines).toBeGreaterThan(100);
   });
 });

@@ -5,7 +5,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { StaticMcpError } from '../../core/staticmcp-error.js';
 import type { CheckReport, TreeProblem } from '../../check/check-tree.js';
-import type { TreeSource } from '../../core/mcp/tree-source.js';
+import type { TreeSource } from '../../core/tree/tree-source.js';
 import type { PackFileSource } from '../../core/packs/pack-reader.js';
 import type { ProjectConfig } from '../../project/config.js';
 import { defineCommand } from '../command-spec.js';

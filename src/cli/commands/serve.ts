@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { type CommandArguments, defineCommand, type OptionSpec } from '../command-spec.js';
 import { exitCodeOf, UsageError } from '../exit-codes.js';
-import type { TreeSource } from '../../core/mcp/tree-source.js';
+import type { TreeSource } from '../../core/tree/tree-source.js';
 import type { PackFileSource } from '../../core/packs/pack-reader.js';
 
 const DEFAULT_PORT = 8080;

@@ -8,7 +8,7 @@
 // what they hold, so their lists are shown as their manifest has them.
 import type { CompletionTable, ToolExtension } from '../tree/manifest.js';
 import { readCompletionTable } from './completion-table.js';
-import type { LoadedTree, TreeResource, TreeTool } from './loaded-tree.js';
+import type { LoadedTree, TreeResource, TreeTool } from '../tree-reading/loaded-tree.js';
 import type { ServerContext } from './server-context.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 

@@ -3,7 +3,7 @@
 // serve start-up and must not load the completion machinery (providers, script output) with it.
 import type { CompletionTable } from '../tree/manifest.js';
 import { isObject } from '../tree/json-object.js';
-import type { LoadedTree } from './loaded-tree.js';
+import type { LoadedTree } from '../tree-reading/loaded-tree.js';
 import type { ServerContext } from './server-context.js';
 
 /** The tree's completion table; an absent or unreadable file is an empty one (reported once per read). */

@@ -11,8 +11,8 @@ import { RequestCancelled } from './server-context.js';
 import type { CompletionTable } from '../tree/manifest.js';
 import { INVALID_PARAMS, RpcError } from './json-rpc.js';
 import type { ServerContext, RequestContext } from './server-context.js';
-import type { LoadedTree } from './loaded-tree.js';
-import type { TreeCompletionProvider } from './tree-extension.js';
+import type { LoadedTree } from '../tree-reading/loaded-tree.js';
+import type { TreeCompletionProvider } from '../tree-reading/tree-extension.js';
 import { readCompletionTable } from './completion-table.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 

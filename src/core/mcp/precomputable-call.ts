@@ -11,7 +11,7 @@
 // extension) is always looked up.
 import { isSameJsonAs } from '../tree/canonical-json.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
-import type { TreeTool } from './loaded-tree.js';
+import type { TreeTool } from '../tree-reading/loaded-tree.js';
 
 /** False only when no build of this tree can have written a file answering `withDefaults`. */
 export function couldBePrecomputed(tool: TreeTool, withDefaults: JsonObject): boolean {

@@ -9,7 +9,7 @@ import { listHandler } from './pagination.js';
 import { shapeContentBlock, shapePrompt } from './protocol-versions.js';
 import { validatorFor } from './schema-validators.js';
 import type { ServerContext, RequestContext } from './server-context.js';
-import type { TreePrompt } from './loaded-tree.js';
+import type { TreePrompt } from '../tree-reading/loaded-tree.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 
 export const listPrompts = listHandler(

@@ -1,14 +1,13 @@
 // `resources/list`, `resources/templates/list` and `resources/read`: a resource is found by the
 // exact URI string the manifest lists; its file is read leniently; state resources run the
 // script with `--state`; an unlisted URI may be an instance of a template (template-reads.ts).
-import { resourceFilePath } from '../tree/resource-key.js';
+import { resourceFilePaths } from '../tree/resource-key.js';
 import { DEFAULT_TOOLS_FOLDER } from '../tree/manifest.js';
 import { readResourceFile } from '../tree/lenient-files.js';
 import { INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError } from './json-rpc.js';
 import { listHandler } from './pagination.js';
 import { answerableLists } from './answerable-lists.js';
 import { shapeResource, shapeTemplate } from './protocol-versions.js';
-import { checkTreePath } from './tree-source.js';
 import { readTemplateInstance } from './template-reads.js';
 import type { ServerContext, RequestContext } from './server-context.js';
 import { readLive } from './live-read.js';
@@ -27,15 +26,6 @@ export const listResourceTemplates = listHandler(
   (server) => server.tree.templates,
   shapeTemplate,
 );
-
-/** Where other generators put a resource: the part after `scheme://` as is (sse_bridge), then encoded. */
-export function resourceFilePaths(uri: string, ours: boolean): string[] {
-  const encoded = resourceFilePath(uri);
-  if (ours) return [encoded];
-  const schemeEnd = uri.indexOf('://');
-  const raw = `resources/${schemeEnd >= 0 ? uri.slice(schemeEnd + 3) : uri}.json`;
-  return checkTreePath(raw) || raw === encoded ? [encoded] : [raw, encoded];
-}
 
 /** The state script of a `mcpd://<script>/state` URI, relative to the project root. */
 function stateScriptPath(server: ServerContext, scriptInToolsFolder: string): string {

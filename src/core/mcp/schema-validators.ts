@@ -2,7 +2,7 @@
 // on first use through the host's compiler port and dropped with the tree: `staticmcp dev` reloads
 // trees whose schemas changed.
 import type { Validator } from '../../validators/validator.js';
-import type { LoadedTree } from './loaded-tree.js';
+import type { LoadedTree } from '../tree-reading/loaded-tree.js';
 import type { ServerContext } from './server-context.js';
 
 /** Per tree, per key; `null` when the schema itself cannot be compiled (then nothing is checked). */

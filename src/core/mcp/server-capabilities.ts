@@ -5,7 +5,7 @@ import { knowsCompletionsCapability, type ProtocolVersion } from './protocol-ver
 import type { ServerContext } from './server-context.js';
 import type { JsonObject } from '../tree/json-object.js';
 import { APPS_EXTENSION_ID, appsExtensionSettings, isAppResource, namesAppResource } from '../tree/mcp-apps.js';
-import type { LoadedTree } from './loaded-tree.js';
+import type { LoadedTree } from '../tree-reading/loaded-tree.js';
 
 /** Per loaded tree (a reload is a new object): whether it has an MCP App, asked on every modern request. */
 const appTrees = new WeakMap<LoadedTree, boolean>();

@@ -4,9 +4,9 @@
 // cancellation, notifications to the client).
 import type { LogLevel } from '../results/log-lines.js';
 import type { CompileValidator } from '../../validators/validator.js';
-import type { CachedTreeReader } from './cached-tree-reader.js';
+import type { CachedTreeReader } from '../tree-reading/cached-tree-reader.js';
 import type { LiveRunner } from './live-port.js';
-import type { LoadedTree } from './loaded-tree.js';
+import type { LoadedTree } from '../tree-reading/loaded-tree.js';
 import type { ProtocolVersion } from './protocol-versions.js';
 
 /**

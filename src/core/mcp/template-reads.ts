@@ -10,7 +10,7 @@ import { RESOURCE_NOT_FOUND, RpcError } from './json-rpc.js';
 import type { ServerContext, RequestContext } from './server-context.js';
 import { readLiveBytes } from './live-read.js';
 import { resourceContentOf } from '../tree/resource-content.js';
-import type { LoadedTree } from './loaded-tree.js';
+import type { LoadedTree } from '../tree-reading/loaded-tree.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 
 /**

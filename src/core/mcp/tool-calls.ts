@@ -12,7 +12,7 @@ import { listHandler } from './pagination.js';
 import { answerableLists } from './answerable-lists.js';
 import { shapeCallResult, shapeTool } from './protocol-versions.js';
 import { RequestCancelled, type ServerContext, type RequestContext } from './server-context.js';
-import type { LoadedTree, TreeTool } from './loaded-tree.js';
+import type { LoadedTree, TreeTool } from '../tree-reading/loaded-tree.js';
 import { validatorFor } from './schema-validators.js';
 import { couldBePrecomputed } from './precomputable-call.js';
 import { ProgressReporter } from './progress-reporter.js';

@@ -2,8 +2,8 @@
 // with their templates, prompts) differ, so `staticmcp dev` sends a list_changed notification
 // only for those, and a fingerprint of one resource's content for `resources/updated`.
 import { resourceFilePath } from '../tree/resource-key.js';
-import type { LoadedTree } from './loaded-tree.js';
-import { sha256Hex } from './sha256.js';
+import type { LoadedTree } from '../tree-reading/loaded-tree.js';
+import { sha256Hex } from '../tree/sha256.js';
 
 export interface ListChanges {
   tools: boolean;

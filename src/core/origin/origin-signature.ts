@@ -3,7 +3,7 @@
 // timestamp, a nonce and the client the edge answers for. The origin refuses a stale timestamp
 // (outside the replay window) and a nonce it has seen (a bounded cache), so a captured request
 // cannot be sent again. Portable.
-import { sha256HexOfBytes } from '../mcp/sha256.js';
+import { sha256HexOfBytes } from '../tree/sha256.js';
 import { utf8Bytes } from '../tree/utf8.js';
 
 export const ORIGIN_HEADERS = {

@@ -4,7 +4,7 @@
 // every path of an unpacked tree, reads through unchanged. A new manifest (a rebuilt tree) brings
 // a new table and a fresh index cache, since pack and index names change with their content.
 import { MANIFEST_FILE } from '../tree/manifest.js';
-import type { ReadOutcome, TreeSource } from '../mcp/tree-source.js';
+import type { ReadOutcome, TreeSource } from '../tree/tree-source.js';
 import type { PackFileSource } from './pack-reader.js';
 // Types only: the pack modules load when a manifest names packs, so an unpacked tree's serve
 // starts with no more modules than before.

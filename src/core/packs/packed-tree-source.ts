@@ -3,7 +3,7 @@
 // reads through to the wrapped source unchanged, so the cached tree reader, lenient keys and tool
 // calls above never know whether a tree is packed. A packed path that the packs do not answer
 // (absent, damaged, hostile) is `missing`, with the reason handed to `onProblem` for logs.
-import type { ReadOutcome, TreeSource } from '../mcp/tree-source.js';
+import type { ReadOutcome, TreeSource } from '../tree/tree-source.js';
 import { callKeyOf, KEY_KIND } from './pack-format.js';
 import {
   DEFAULT_PACK_CACHE_LIMITS,

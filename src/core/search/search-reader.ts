@@ -24,7 +24,7 @@ import {
   type WholePackKeeping,
   textOfBody,
 } from '../packs/pack-reader.js';
-import type { ReadOutcome } from '../mcp/tree-source.js';
+import type { ReadOutcome } from '../tree/tree-source.js';
 import type { ToolResult } from '../results/tool-result.js';
 import { utf8Bytes } from '../tree/utf8.js';
 import { inverseDocumentFrequency, rankBm25, type ScoredDocument } from './bm25.js';

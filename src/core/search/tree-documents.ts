@@ -24,7 +24,7 @@ import { isAppResource } from '../tree/mcp-apps.js';
 import { EXTENSION_KEY, isOurExtension } from '../tree/manifest.js';
 import { decodeUtf8 } from '../tree/utf8.js';
 import { findTreePathProblem } from '../tree/tree-path.js';
-import { resourceFilePaths } from '../mcp/resource-reads.js';
+import { resourceFilePaths } from '../tree/resource-key.js';
 import { parseIndex, parsePack } from '../packs/pack-format.js';
 import type { PackFileSource } from '../packs/pack-reader.js';
 import type { PackTable } from '../packs/pack-table.js';

@@ -10,7 +10,7 @@
 // at its offset and length (what the reader's lookup finds), checked in memory rather than by a
 // lookup per record (a range read each: minutes at 650,000 documents).
 // Each problem is one line: what is wrong and where, then "; " and what to do.
-import { sha256HexOfBytes } from '../mcp/sha256.js';
+import { sha256HexOfBytes } from '../tree/sha256.js';
 import {
   callKeyOf,
   compareKeys,

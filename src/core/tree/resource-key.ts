@@ -1,6 +1,7 @@
 // Where a resource's file lives in a tree: `resources/<uri without scheme://, each /-segment encoded>.json`.
 import { encodeKeySegment } from './encode-filename.js';
 import { URI_WITH_SCHEME } from './name-rules.js';
+import { checkTreePath } from './tree-source.js';
 
 export function resourceFilePath(uri: string): string {
   const schemeEnd = uri.indexOf('://');
@@ -33,4 +34,13 @@ export function rawResourceFilePath(uri: string): string | undefined {
     return undefined;
   const raw = `resources/${segments.join('/')}.json`;
   return raw === resourceFilePath(uri) ? undefined : raw;
+}
+
+/** Where other generators put a resource: the part after `scheme://` as is (sse_bridge), then encoded. */
+export function resourceFilePaths(uri: string, ours: boolean): string[] {
+  const encoded = resourceFilePath(uri);
+  if (ours) return [encoded];
+  const schemeEnd = uri.indexOf('://');
+  const raw = `resources/${schemeEnd >= 0 ? uri.slice(schemeEnd + 3) : uri}.json`;
+  return checkTreePath(raw) || raw === encoded ? [encoded] : [raw, encoded];
 }

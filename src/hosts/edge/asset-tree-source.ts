@@ -1,8 +1,8 @@
 // The tree as the worker sees it: files fetched from the static site it is deployed with, through
 // the host's asset binding (`env.ASSETS`, Cloudflare Pages and Workers static assets) or, where
 // there is none (Netlify edge functions), an ordinary fetch of the same origin.
-import { isHostFallback } from '../../core/mcp/host-fallback.js';
-import type { ReadOutcome, TreeSource } from '../../core/mcp/tree-source.js';
+import { isHostFallback } from '../../core/tree-reading/host-fallback.js';
+import type { ReadOutcome, TreeSource } from '../../core/tree/tree-source.js';
 import type { ByteRange, BytesOutcome, PackFileSource } from '../../core/packs/pack-reader.js';
 
 /** What `env.ASSETS` offers, and what the global `fetch` offers too. */

@@ -3,8 +3,8 @@
 // revalidated with its ETag once a minute (the `_headers` rule gives mcp.json max-age=60), so a
 // host that swaps the static files under a running isolate is noticed. Requests never share a
 // pending load: workerd warns when one request's promise settles in another's context.
-import { loadTree, type LoadedTree } from '../../core/mcp/loaded-tree.js';
-import type { ReadOutcome, TreeSource } from '../../core/mcp/tree-source.js';
+import { loadTree, type LoadedTree } from '../../core/tree-reading/loaded-tree.js';
+import type { ReadOutcome, TreeSource } from '../../core/tree/tree-source.js';
 import { MANIFEST_FILE } from '../../core/tree/manifest.js';
 import { type PackTable, packTableOfManifest } from '../../core/packs/pack-table.js';
 import { PackIndexCache, type PackFileSource } from '../../core/packs/pack-reader.js';

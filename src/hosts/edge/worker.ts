@@ -5,12 +5,12 @@
 // Precomputed answers, and, when the tree names a live origin (`liveOrigin`) and the host holds
 // its secret, the rest forwarded there (origin-runner.ts); else a miss says how to run
 // `staticmcp serve <site> --live <project>`.
-import { CachedTreeReader } from '../../core/mcp/cached-tree-reader.js';
+import { CachedTreeReader } from '../../core/tree-reading/cached-tree-reader.js';
 import { errorResponse, INTERNAL_ERROR } from '../../core/mcp/json-rpc.js';
 import { createMcpHttpHandler } from '../../core/mcp/http/streamable-http.js';
-import type { LoadedTree } from '../../core/mcp/loaded-tree.js';
+import type { LoadedTree } from '../../core/tree-reading/loaded-tree.js';
 import type { ServerContext } from '../../core/mcp/server-context.js';
-import type { TreeSource } from '../../core/mcp/tree-source.js';
+import type { TreeSource } from '../../core/tree/tree-source.js';
 import { createAssetTreeSource, type AssetFetcher } from './asset-tree-source.js';
 import { compileEdgeValidator } from '../../validators/cfworker-validator.js';
 import { isolatePacks, loadTreeForIsolate } from './isolate-tree-cache.js';

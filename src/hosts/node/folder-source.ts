@@ -6,7 +6,7 @@
 // file, since reading a named pipe in the tree would wait for a writer and freeze every client.
 import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { ReadOutcome, TreeSource } from '../../core/mcp/tree-source.js';
+import type { ReadOutcome, TreeSource } from '../../core/tree/tree-source.js';
 
 /** The real path is already resolved: a link put there since is refused (ELOOP), not followed. */
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;

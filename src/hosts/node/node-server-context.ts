@@ -1,11 +1,11 @@
 // The core's ports as Node fills them: the tree from a folder or URL source, ajv for schemas
 // (loaded on the first check), and the project's scripts for live runs (the spawning module and
 // node:child_process load on the first live run, not at start-up). Shared by stdio and HTTP.
-import { CachedTreeReader } from '../../core/mcp/cached-tree-reader.js';
+import { CachedTreeReader } from '../../core/tree-reading/cached-tree-reader.js';
 import type { LiveRunner } from '../../core/mcp/live-port.js';
-import { loadTree } from '../../core/mcp/loaded-tree.js';
+import { loadTree } from '../../core/tree-reading/loaded-tree.js';
 import { DEFAULT_LIVE_HINT, type ServerContext } from '../../core/mcp/server-context.js';
-import type { TreeSource } from '../../core/mcp/tree-source.js';
+import type { TreeSource } from '../../core/tree/tree-source.js';
 import type { PackFileSource } from '../../core/packs/pack-reader.js';
 import type { CompileValidator } from '../../validators/validator.js';
 
@@ -39,7 +39,7 @@ function lazyLiveProject(
 }
 
 async function loadAjvCompiler(): Promise<CompileValidator> {
-  const { compileValidator } = await import('../../validators/ajv-validator.js');
+  const { compileValidator } = await import('../../shared/ajv-validator.js');
   return (schema, rootName) => compileValidator(schema, rootName);
 }
 

@@ -2,8 +2,8 @@
 // `startBridge` resolves with the exit code once stdin closes (or a signal arrives) and live
 // children are gone; `openBridge` also hands back the controls `staticmcp dev` needs: reload the
 // tree (and notify the client of what changed) and warn the client.
-import { CachedTreeReader } from '../../core/mcp/cached-tree-reader.js';
-import { loadTree } from '../../core/mcp/loaded-tree.js';
+import { CachedTreeReader } from '../../core/tree-reading/cached-tree-reader.js';
+import { loadTree } from '../../core/tree-reading/loaded-tree.js';
 import { McpSession } from '../../core/mcp/mcp-session.js';
 import type { ServerContext } from '../../core/mcp/server-context.js';
 import type { ListChanges } from '../../core/mcp/tree-changes.js';

@@ -5,9 +5,9 @@
 // per file at a time (a hundred calls waiting on one slow file hold one connection, not the pool).
 import http from 'node:http';
 import https from 'node:https';
-import { isHostFallback } from '../../core/mcp/host-fallback.js';
+import { isHostFallback } from '../../core/tree-reading/host-fallback.js';
 import { MANIFEST_FILE } from '../../core/tree/manifest.js';
-import type { ReadOutcome, TreeSource } from '../../core/mcp/tree-source.js';
+import type { ReadOutcome, TreeSource } from '../../core/tree/tree-source.js';
 import type { ByteRange, BytesOutcome, PackFileSource } from '../../core/packs/pack-reader.js';
 
 export interface UrlSourceOptions {

@@ -2,7 +2,7 @@
 // site so they cannot drift apart: pages on this machine or on a Host the server answers to
 // (host-rules.ts), plus the origins the tree's project lists (staticmcp.json `http.allowedOrigins`,
 // which the build copies into mcp.json and the edge worker honours too).
-import type { LoadedTree } from '../../../core/mcp/loaded-tree.js';
+import type { LoadedTree } from '../../../core/tree-reading/loaded-tree.js';
 import { isAllowedOrigin } from './host-rules.js';
 
 export interface OriginRule {

@@ -12,7 +12,7 @@ import {
 } from '../../../core/mcp/http/streamable-http.js';
 import { preloadRequestHandling } from '../../../core/mcp/handler-table.js';
 import type { PackFileSource } from '../../../core/packs/pack-reader.js';
-import type { TreeSource } from '../../../core/mcp/tree-source.js';
+import type { TreeSource } from '../../../core/tree/tree-source.js';
 import { createNodeServerContext } from '../node-server-context.js';
 import { readHttpLimits } from './http-limits.js';
 import { guardServerProcess } from '../process-guard.js';

@@ -8,7 +8,7 @@ import { CLIENT_CHANNEL_FD } from '../../../core/mcp/client-requests.js';
 import { addOptionVariables, createBaseEnvironment } from '../../../script/script-environment.js';
 import type { LiveRunner, LiveRunOutcome, LiveRunRequest } from '../../../core/mcp/live-port.js';
 import { DEFAULT_TOOLS_FOLDER } from '../../../core/tree/manifest.js';
-import { checkTreePath } from '../../../core/mcp/tree-source.js';
+import { checkTreePath } from '../../../core/tree/tree-source.js';
 import { ConcurrencyGate } from '../../../core/mcp/concurrency-gate.js';
 import { readConfigOrDefaults } from '../../../project/config.js';
 

@@ -1,9 +1,9 @@
 // Every JSON Schema check on Node goes through here (the one module that imports ajv): script `--help`
 // documents, sidecars, tool arguments at call time. Errors come back as short readable lines.
 import { createRequire } from 'node:module';
-import type { Validator } from './validator.js';
+import type { Validator } from '../validators/validator.js';
 
-export type { Validator } from './validator.js';
+export type { Validator } from '../validators/validator.js';
 import type { Ajv as AjvInstance, ErrorObject, ValidateFunction } from 'ajv';
 
 /** ajv costs ~60 ms to load: it is required on the first compile, so commands that never compile a schema never pay. */

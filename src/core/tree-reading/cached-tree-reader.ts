@@ -3,7 +3,7 @@
 // A file is admitted on its second read (a "doorkeeper" of recently seen paths): calls spread
 // over a big tree would otherwise churn the cache, and every evicted entry is old-space garbage
 // that grew resident memory by ~10 MB over 10,000 calls (bench/bridge-big-tree.mjs).
-import { checkTreePath, type ReadOutcome, type TreeSource } from './tree-source.js';
+import { checkTreePath, type ReadOutcome, type TreeSource } from '../tree/tree-source.js';
 
 export type JsonFile =
   | { kind: 'ok'; value: unknown }

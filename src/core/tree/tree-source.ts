@@ -1,6 +1,6 @@
 // One interface over the places a tree can live (a local folder, an http(s) URL): read one file by
 // its tree-relative path. Parsing and caching are layered on top (cached-tree-reader.ts).
-import { findTreePathProblem } from '../tree/tree-path.js';
+import { findTreePathProblem } from './tree-path.js';
 
 export type ReadOutcome =
   | { status: 'ok'; text: string; etag?: string }

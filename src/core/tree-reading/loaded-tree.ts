@@ -1,7 +1,7 @@
 // The manifest of a tree, read once at start and indexed: tools by name, resources by their exact
 // URI string (never normalised by a URL parser), prompts by name, our extension when the tree is ours.
 import { EXTENSION_KEY, isOurExtension, MANIFEST_FILE } from '../tree/manifest.js';
-import type { ReadOutcome, TreeSource } from './tree-source.js';
+import type { ReadOutcome, TreeSource } from '../tree/tree-source.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 import { readTreeExtension, type TreeExtension, type TreeToolExtension } from './tree-extension.js';
 import type { PackFileSource, PackIndexCache } from '../packs/pack-reader.js';
@@ -231,6 +231,6 @@ async function callReaderOf(
 
 /** Only for trees without our content hash (so the hashing module loads only for them, not at every start). */
 async function hashText(text: string): Promise<string> {
-  const { sha256Hex } = await import('./sha256.js');
+  const { sha256Hex } = await import('../tree/sha256.js');
   return `sha256:${await sha256Hex(text)}`;
 }

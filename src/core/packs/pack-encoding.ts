@@ -1,0 +1,123 @@
+// Encodes the pack container's bytes (pack-format.ts defines the layout and parses it): records,
+// packs of records and the sorted index over them. Portable, Uint8Array only; the tree writer
+// (Node) uses it for call packs and the search index.
+import { crc32 } from './crc32.js';
+import {
+  INDEX_ENTRY_BYTES,
+  INDEX_HEADER_BYTES,
+  INDEX_MAGIC,
+  type KeyKind,
+  PACK_FORMAT_VERSION,
+  PACK_HEADER_BYTES,
+  PACK_MAGIC,
+  RECORD_HEADER_BYTES,
+  RECORD_MARKER,
+} from './pack-format.js';
+import { utf8Bytes } from '../tree/utf8.js';
+
+function writeAscii(target: Uint8Array, offset: number, text: string): void {
+  for (let index = 0; index < text.length; index += 1) target[offset + index] = text.charCodeAt(index);
+}
+
+export interface RecordInput {
+  /** The tree paths (calls) or terms (search) this record answers; the first is its own. */
+  names: readonly string[];
+  body: Uint8Array;
+}
+
+/** Bytes a record takes in a pack. */
+export function encodedRecordBytes(names: readonly Uint8Array[], bodyBytes: number): number {
+  let total = RECORD_HEADER_BYTES + bodyBytes;
+  for (const name of names) total += 2 + name.length;
+  return total;
+}
+
+/** One record's bytes. Throws when a name is empty or longer than 65,535 bytes. */
+export function encodeRecord(record: RecordInput): Uint8Array {
+  const names = record.names.map((name) => utf8Bytes(name));
+  if (names.length === 0 || names.length > 0xffff) throw new Error('a pack record needs 1 to 65,535 names');
+  for (const name of names) {
+    if (name.length === 0 || name.length > 0xffff) throw new Error('a pack record name must be 1 to 65,535 bytes');
+  }
+  const bytes = new Uint8Array(encodedRecordBytes(names, record.body.length));
+  const view = new DataView(bytes.buffer);
+  writeAscii(bytes, 0, RECORD_MARKER);
+  view.setUint16(4, names.length);
+  view.setUint32(6, record.body.length);
+  let offset = RECORD_HEADER_BYTES;
+  for (const name of names) {
+    view.setUint16(offset, name.length);
+    bytes.set(name, offset + 2);
+    offset += 2 + name.length;
+  }
+  bytes.set(record.body, offset);
+  view.setUint32(10, crc32(bytes, RECORD_HEADER_BYTES));
+  return bytes;
+}
+
+/** A pack of already encoded records, in the order given. */
+export function encodePack(records: readonly Uint8Array[]): Uint8Array {
+  let total = PACK_HEADER_BYTES;
+  for (const record of records) total += record.length;
+  const bytes = new Uint8Array(total);
+  const view = new DataView(bytes.buffer);
+  writeAscii(bytes, 0, PACK_MAGIC);
+  bytes[9] = PACK_FORMAT_VERSION;
+  view.setUint32(12, records.length);
+  let offset = PACK_HEADER_BYTES;
+  for (const record of records) {
+    bytes.set(record, offset);
+    offset += record.length;
+  }
+  return bytes;
+}
+
+export interface IndexEntryInput {
+  key: Uint8Array;
+  /** Position in `packs`. */
+  pack: number;
+  recordOffset: number;
+  recordLength: number;
+}
+
+/** An index; `entries` must already be sorted by key (compareKeys). */
+export function encodeIndex(
+  keyKind: KeyKind,
+  packs: readonly { path: string; length: number }[],
+  entries: readonly IndexEntryInput[],
+): Uint8Array {
+  const packNames = packs.map((pack) => utf8Bytes(pack.path));
+  let keyHeapLength = 0;
+  for (const entry of entries) keyHeapLength += entry.key.length;
+  let total = INDEX_HEADER_BYTES + entries.length * INDEX_ENTRY_BYTES + keyHeapLength;
+  for (const name of packNames) total += 6 + name.length;
+  const bytes = new Uint8Array(total);
+  const view = new DataView(bytes.buffer);
+  writeAscii(bytes, 0, INDEX_MAGIC);
+  bytes[9] = PACK_FORMAT_VERSION;
+  bytes[10] = keyKind;
+  view.setUint32(12, packs.length);
+  view.setUint32(16, entries.length);
+  view.setUint32(20, keyHeapLength);
+  let offset = INDEX_HEADER_BYTES;
+  packs.forEach((pack, position) => {
+    const name = packNames[position]!;
+    view.setUint32(offset, pack.length);
+    view.setUint16(offset + 4, name.length);
+    bytes.set(name, offset + 6);
+    offset += 6 + name.length;
+  });
+  let heapOffset = 0;
+  const heapStart = offset + entries.length * INDEX_ENTRY_BYTES;
+  for (const entry of entries) {
+    view.setUint32(offset, heapOffset);
+    view.setUint16(offset + 4, entry.key.length);
+    view.setUint16(offset + 6, entry.pack);
+    view.setUint32(offset + 8, entry.recordOffset);
+    view.setUint32(offset + 12, entry.recordLength);
+    bytes.set(entry.key, heapStart + heapOffset);
+    heapOffset += entry.key.length;
+    offset += INDEX_ENTRY_BYTES;
+  }
+  return bytes;
+}

@@ -1,0 +1,66 @@
+// What the search index writer produces, shared by the build's spilling writer
+// (search-index-spill-writer.ts) and the in-memory reference writer the tests hold it to
+// (test/helpers/in-memory-search-index.ts): the documents and options they take, mcp.json's
+// `staticmcp.search` value and the table file its rows go to when they are too long to inline,
+// and the content names and string order both use.
+import { createHash } from 'node:crypto';
+import type { PackTableRow } from '../core/packs/pack-table.js';
+import { SEARCH_FOLDER, SEARCH_INDEX_FORMAT, SEARCH_TABLE_INLINE_BYTES } from '../core/search/search-index-format.js';
+import type { IndexedDocument } from '../core/search/search-results.js';
+import { utf8Bytes } from '../core/tree/utf8.js';
+
+/**
+ * A document to index: what fetch will return for it (its text read from its call when
+ * `textFrom` is "call"). Its id must be a plain tree path.
+ */
+export type SearchDocument = IndexedDocument;
+
+export interface SearchIndexOptions {
+  targetPackBytes?: number;
+  /** Target bytes of the title and document indexes (default TITLE_INDEX_BYTES and DEFAULT_TARGET_INDEX_BYTES). */
+  targetIndexBytes?: number;
+  /** Target bytes of the term indexes (default TERM_INDEX_BYTES). */
+  targetTermIndexBytes?: number;
+  blockSize?: number;
+  /** Rows' JSON above this goes to a table file (default SEARCH_TABLE_INLINE_BYTES). */
+  inlineTableBytes?: number;
+}
+
+/** The rows of a search table, inline in mcp.json or in its table file. */
+export interface SearchIndexRows {
+  terms: PackTableRow[];
+  titles: PackTableRow[];
+  documents: PackTableRow[];
+}
+
+/** mcp.json's `staticmcp.search`: the rows inline, or `table` naming the file that holds them. */
+export type SearchIndexExtension = {
+  format: typeof SEARCH_INDEX_FORMAT;
+  documentCount: number;
+  tokenCount: number;
+  blockSize: number;
+} & (SearchIndexRows | { table: string });
+
+/** mcp.json's `staticmcp.search` for the rows, and the table file holding them when they are too long to inline. */
+export function searchExtensionOf(
+  documentCount: number,
+  tokenCount: number,
+  blockSize: number,
+  rows: SearchIndexRows,
+  options: Pick<SearchIndexOptions, 'inlineTableBytes'>,
+): { extension: SearchIndexExtension; tableFile?: { path: string; bytes: Uint8Array } } {
+  const counts = { format: SEARCH_INDEX_FORMAT, documentCount, tokenCount, blockSize } as const;
+  const rowsBytes = utf8Bytes(JSON.stringify(rows));
+  if (rowsBytes.length <= (options.inlineTableBytes ?? SEARCH_TABLE_INLINE_BYTES))
+    return { extension: { ...counts, ...rows } };
+  const table = `${SEARCH_FOLDER}${contentName(rowsBytes)}.table.json`;
+  return { extension: { ...counts, table }, tableFile: { path: table, bytes: rowsBytes } };
+}
+
+export function contentName(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+}
+
+export function compareStrings(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}

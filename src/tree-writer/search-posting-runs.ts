@@ -1,0 +1,293 @@
+// The term postings of the spilling search index writer (search-index-spill-writer.ts): documents'
+// postings collect in a bounded run, sorted by term and written to a scratch file when full; the
+// run files are k-way merged into term records, each term's postings renumbered by id order.
+import { encodeRecord } from '../core/packs/pack-encoding.js';
+import { utf8Bytes } from '../core/tree/utf8.js';
+import { SpillReader, SpillWriter } from './spill-files.js';
+import { encodeImpactPostings, impactOf } from '../core/search/postings.js';
+import type { RecordSource } from './search-record-packer.js';
+
+/** A UTF-16 unit where UTF-16 order and UTF-8 order part (compareUtf8). */
+const BEYOND_BMP_ORDER = /[\ud800-\uffff]/;
+
+// One decoder for every term read back (making one per term cost more than reading the term).
+const termDecoder = new TextDecoder();
+
+/**
+ * Compares strings by their UTF-8 bytes (= code points) without encoding them: UTF-16 order
+ * differs only where a surrogate meets a unit ≥ U+E000, so surrogates are moved above those.
+ */
+export function compareUtf8(left: string, right: string): number {
+  const length = Math.min(left.length, right.length);
+  for (let index = 0; index < length; index += 1) {
+    let a = left.charCodeAt(index);
+    let b = right.charCodeAt(index);
+    if (a === b) continue;
+    if (a >= 0xd800) a += a >= 0xe000 ? -0x800 : 0x2000;
+    if (b >= 0xd800) b += b >= 0xe000 ? -0x800 : 0x2000;
+    return a - b;
+  }
+  return left.length - right.length;
+}
+
+/**
+ * The postings of the documents since the last run was written: a dictionary of this run's terms,
+ * and (term, arrival, tf, docLength) in four typed arrays, one slot per distinct term of a
+ * document; a term's slot for the current document is found through `lastArrival`/`slotOf`, so
+ * a token costs one dictionary lookup.
+ */
+export class PostingRun {
+  private terms = new Map<string, number>();
+  private termIds: Uint32Array;
+  private arrivals: Uint32Array;
+  private frequencies: Uint32Array;
+  private lengths: Uint32Array;
+  private lastArrival = new Int32Array(1024).fill(-1);
+  private slotOf = new Uint32Array(1024);
+  used = 0;
+
+  constructor(private capacity: number) {
+    this.termIds = new Uint32Array(capacity);
+    this.arrivals = new Uint32Array(capacity);
+    this.frequencies = new Uint32Array(capacity);
+    this.lengths = new Uint32Array(capacity);
+  }
+
+  private grow(needed: number): void {
+    if (needed <= this.capacity) return;
+    const capacity = Math.max(needed, this.capacity * 2);
+    const larger = (array: Uint32Array) => {
+      const copy = new Uint32Array(capacity);
+      copy.set(array.subarray(0, this.used));
+      return copy;
+    };
+    this.termIds = larger(this.termIds);
+    this.arrivals = larger(this.arrivals);
+    this.frequencies = larger(this.frequencies);
+    this.lengths = larger(this.lengths);
+    this.capacity = capacity;
+  }
+
+  private termIdOf(term: string): number {
+    let id = this.terms.get(term);
+    if (id === undefined) {
+      id = this.terms.size;
+      this.terms.set(term, id);
+      if (id >= this.lastArrival.length) {
+        const last = new Int32Array(this.lastArrival.length * 2).fill(-1);
+        last.set(this.lastArrival);
+        this.lastArrival = last;
+        const slots = new Uint32Array(this.slotOf.length * 2);
+        slots.set(this.slotOf);
+        this.slotOf = slots;
+      }
+    }
+    return id;
+  }
+
+  addDocument(arrival: number, terms: readonly string[]): void {
+    this.grow(this.used + terms.length);
+    const first = this.used;
+    for (const term of terms) {
+      const id = this.termIdOf(term);
+      if (this.lastArrival[id] === arrival) {
+        this.frequencies[this.slotOf[id]!]! += 1;
+        continue;
+      }
+      this.lastArrival[id] = arrival;
+      this.slotOf[id] = this.used;
+      this.termIds[this.used] = id;
+      this.arrivals[this.used] = arrival;
+      this.frequencies[this.used] = 1;
+      this.used += 1;
+    }
+    this.lengths.fill(terms.length, first, this.used);
+  }
+
+  /** Writes the run to `file` by term (UTF-8 order), each term's postings in arrival order; empties it. */
+  writeSorted(file: string): void {
+    const terms = [...this.terms.keys()];
+    // The native sort (UTF-16 order) is UTF-8 order too unless a term holds a unit ≥ U+D800.
+    if (terms.some((term) => BEYOND_BMP_ORDER.test(term))) terms.sort(compareUtf8);
+    else terms.sort();
+    // A counting sort of the postings by their term's rank: stable, so arrivals stay in order.
+    const rankOf = new Uint32Array(terms.length);
+    terms.forEach((term, rank) => {
+      rankOf[this.terms.get(term)!] = rank;
+    });
+    const start = new Uint32Array(terms.length + 1);
+    for (let slot = 0; slot < this.used; slot += 1) start[rankOf[this.termIds[slot]!]! + 1]! += 1;
+    for (let rank = 0; rank < terms.length; rank += 1) start[rank + 1]! += start[rank]!;
+    const order = new Uint32Array(this.used);
+    const next = start.slice(0, terms.length);
+    for (let slot = 0; slot < this.used; slot += 1) order[next[rankOf[this.termIds[slot]!]!]!++] = slot;
+    const writer = new SpillWriter(file);
+    for (let rank = 0; rank < terms.length; rank += 1) {
+      const termBytes = Buffer.from(terms[rank]!, 'utf8');
+      writer.appendVarint(termBytes.length);
+      writer.append(termBytes);
+      writer.appendVarint(start[rank + 1]! - start[rank]!);
+      for (let at = start[rank]!; at < start[rank + 1]!; at += 1) {
+        const slot = order[at]!;
+        writer.appendVarint(this.arrivals[slot]!);
+        writer.appendVarint(this.frequencies[slot]!);
+        writer.appendVarint(this.lengths[slot]!);
+      }
+    }
+    writer.close();
+    this.terms = new Map();
+    this.lastArrival.fill(-1);
+    this.used = 0;
+  }
+}
+
+/** One run file's terms in order, each with its postings as (arrival, tf, docLength) triples. */
+class RunCursor {
+  term = '';
+  postings: number[] = [];
+  private readonly reader: SpillReader;
+
+  constructor(file: string) {
+    // Many runs are open at once: a small buffer each.
+    this.reader = new SpillReader(file, 64 * 1024);
+  }
+
+  /** Moves to the next term; false (and closed) at the end. */
+  next(): boolean {
+    if (this.reader.atEnd()) {
+      this.reader.close();
+      return false;
+    }
+    this.term = termDecoder.decode(this.reader.readBytes(this.reader.readVarint()));
+    const values = this.reader.readVarint() * 3;
+    this.postings = new Array<number>(values);
+    for (let index = 0; index < values; index += 1) this.postings[index] = this.reader.readVarint();
+    return true;
+  }
+}
+
+/**
+ * The term records, by merging the runs (a binary heap of cursors by term): each term's postings
+ * from every run, renumbered and sorted by document number, encoded as postings.ts does. Written
+ * to `file` first: the pack boundaries need the records' average size before the first pack.
+ */
+export function mergeRuns(
+  runFiles: readonly string[],
+  numberOf: Uint32Array,
+  file: string,
+  averageLength: number,
+): RecordSource {
+  const heap: RunCursor[] = [];
+  const less = (a: RunCursor, b: RunCursor) => compareUtf8(a.term, b.term) < 0;
+  const push = (cursor: RunCursor) => {
+    heap.push(cursor);
+    let at = heap.length - 1;
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (!less(heap[at]!, heap[parent]!)) break;
+      [heap[at], heap[parent]] = [heap[parent]!, heap[at]!];
+      at = parent;
+    }
+  };
+  const siftDown = () => {
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      const right = left + 1;
+      let smallest = at;
+      if (left < heap.length && less(heap[left]!, heap[smallest]!)) smallest = left;
+      if (right < heap.length && less(heap[right]!, heap[smallest]!)) smallest = right;
+      if (smallest === at) return;
+      [heap[at], heap[smallest]] = [heap[smallest]!, heap[at]!];
+      at = smallest;
+    }
+  };
+  const popFront = () => {
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      heap[0] = last;
+      siftDown();
+    }
+  };
+  for (const runFile of runFiles) {
+    const cursor = new RunCursor(runFile);
+    if (cursor.next()) push(cursor);
+  }
+
+  const writer = new SpillWriter(file);
+  let count = 0;
+  let totalBytes = 0;
+  let keyBytes = 0;
+  while (heap.length > 0) {
+    const term = heap[0]!.term;
+    const parts: number[][] = [];
+    while (heap.length > 0 && heap[0]!.term === term) {
+      const cursor = heap[0]!;
+      parts.push(cursor.postings);
+      if (cursor.next()) siftDown();
+      else popFront();
+    }
+    const key = utf8Bytes(term);
+    const encoded = encodeRecord({ names: [term], body: encodeTermPostings(parts, numberOf, averageLength) });
+    writer.appendVarint(key.length);
+    writer.append(key);
+    writer.appendVarint(encoded.length);
+    writer.append(encoded);
+    count += 1;
+    totalBytes += encoded.length;
+    keyBytes += key.length;
+  }
+  writer.close();
+  return {
+    count,
+    totalBytes,
+    keyBytes,
+    visitSizes: (visit) => {
+      const reader = new SpillReader(file);
+      try {
+        while (!reader.atEnd()) {
+          const key = reader.readBytes(reader.readVarint());
+          const recordBytes = reader.readVarint();
+          reader.readBytes(recordBytes);
+          visit(key, recordBytes);
+        }
+      } finally {
+        reader.close();
+      }
+    },
+    records: function* () {
+      const reader = new SpillReader(file);
+      try {
+        while (!reader.atEnd()) {
+          const key = reader.readBytes(reader.readVarint());
+          const encoded = reader.readBytes(reader.readVarint());
+          yield { key, name: termDecoder.decode(key), encoded };
+        }
+      } finally {
+        reader.close();
+      }
+    },
+  };
+}
+
+/** postings.ts's encoding of the (arrival, tf, docLength) triples of `parts`, by document number. */
+function encodeTermPostings(parts: readonly number[][], numberOf: Uint32Array, averageLength: number): Uint8Array {
+  let total = 0;
+  for (const part of parts) total += part.length / 3;
+  const numbers = new Uint32Array(total);
+  const impacts = new Uint8Array(total);
+  let at = 0;
+  let sorted = true;
+  for (const part of parts) {
+    for (let index = 0; index < part.length; index += 3) {
+      numbers[at] = numberOf[part[index]!]!;
+      impacts[at] = impactOf(part[index + 1]!, part[index + 2]!, averageLength);
+      if (at > 0 && numbers[at]! < numbers[at - 1]!) sorted = false;
+      at += 1;
+    }
+  }
+  let order: Uint32Array | undefined;
+  if (!sorted)
+    order = Uint32Array.from({ length: total }, (_, index) => index).sort((a, b) => numbers[a]! - numbers[b]!);
+  return encodeImpactPostings(numbers, impacts, order);
+}

@@ -1,0 +1,127 @@
+// Packs a stream of search records, sorted by key, into content-addressed packs and indexes in one
+// pass, handing each file to the caller as it closes: the spilling search index writer
+// (search-index-spill-writer.ts) packs its term, title and document records through it, cut at
+// the same content-defined boundaries as the in-memory reference writer (search-part-boundaries.ts).
+import { hexOfBytes, INDEX_ENTRY_BYTES, type KeyKind, PACK_HEADER_BYTES } from '../core/packs/pack-format.js';
+import { encodeIndex, encodePack, type IndexEntryInput } from '../core/packs/pack-encoding.js';
+import type { PackTableRow } from '../core/packs/pack-table.js';
+import { StaticMcpError } from '../core/staticmcp-error.js';
+import { MAX_PACK_BYTES } from './pack-writer.js';
+import { compareStrings, contentName } from './search-index-output.js';
+import { boundaryHash, fitPartBoundaries, type PartTotals, type VisitRecordSizes } from './search-part-boundaries.js';
+import type { SearchPartFileLimits } from './search-index-targets.js';
+
+/** Writes one index file (a tree path below packs/search.index/). */
+export type WriteIndexFile = (treePath: string, bytes: Uint8Array) => Promise<void>;
+
+/** A record on its way into a pack: its key, its own name, its encoded bytes. */
+export interface EncodedRecord {
+  key: Uint8Array;
+  name: string;
+  encoded: Uint8Array;
+}
+
+/** Records sorted by key, with the totals that place content-defined boundaries. */
+export interface RecordSource extends PartTotals {
+  records: () => Iterable<EncodedRecord>;
+  /** Each record's key and encoded bytes, in the same order, without encoding the records. */
+  visitSizes: VisitRecordSizes;
+}
+
+interface OpenPack {
+  records: Uint8Array[];
+  size: number;
+  firstName: string;
+  /** Filled when the pack closes. */
+  file: { path: string; length: number };
+}
+
+interface IndexEntryPending {
+  key: Uint8Array;
+  pack: OpenPack['file'];
+  offset: number;
+  length: number;
+}
+
+/**
+ * packSortedRecords (test/helpers/in-memory-search-index.ts) in one pass over a stream: the same content-defined
+ * pack and index boundaries, the same files and rows. An index closes before the pack of its last
+ * records may; it waits (its entries only) until that pack has its name.
+ */
+export async function packRecords(
+  folder: string,
+  keyKind: KeyKind,
+  source: RecordSource,
+  givenTargets: { targetPackBytes: number; targetIndexBytes: number },
+  limits: SearchPartFileLimits,
+  writeFile: WriteIndexFile,
+): Promise<PackTableRow[]> {
+  if (source.count === 0) return [];
+  const boundaries = fitPartBoundaries(givenTargets, source, limits, source.visitSizes);
+  const rows: PackTableRow[] = [];
+  let pack: OpenPack | undefined;
+  let index: IndexEntryPending[] = [];
+  let indexSize = 0;
+  const waiting: IndexEntryPending[][] = [];
+
+  const closePack = async (open: OpenPack) => {
+    const packBytes = encodePack(open.records);
+    if (packBytes.length > MAX_PACK_BYTES) {
+      throw new StaticMcpError(
+        'PACK_TOO_LARGE',
+        `The search record ${open.firstName} would make a pack of ${packBytes.length} bytes, more than the ${MAX_PACK_BYTES} a host accepts in one file`,
+        'Leave that document out of the search index, or make it smaller.',
+      );
+    }
+    open.file.path = `${folder}${contentName(packBytes)}.pack`;
+    open.file.length = packBytes.length;
+    await writeFile(open.file.path, packBytes);
+  };
+  const writeWaitingIndexes = async () => {
+    while (waiting.length > 0 && waiting[0]!.at(-1)!.pack.path !== '') {
+      const entries = waiting.shift()!;
+      const packs = [...new Map(entries.map((entry) => [entry.pack.path, entry.pack])).values()].sort((a, b) =>
+        compareStrings(a.path, b.path),
+      );
+      const packNumber = new Map(packs.map((file, position) => [file.path, position]));
+      const indexEntries: IndexEntryInput[] = entries.map((entry) => ({
+        key: entry.key,
+        pack: packNumber.get(entry.pack.path)!,
+        recordOffset: entry.offset,
+        recordLength: entry.length,
+      }));
+      const indexBytes = encodeIndex(
+        keyKind,
+        packs.map((file) => ({ path: file.path, length: file.length })),
+        indexEntries,
+      );
+      const indexPath = `${folder}${contentName(indexBytes)}.idx`;
+      await writeFile(indexPath, indexBytes);
+      rows.push({ first: hexOfBytes(entries[0]!.key), index: indexPath });
+    }
+  };
+
+  for (const record of source.records()) {
+    if (pack === undefined)
+      pack = { records: [], size: PACK_HEADER_BYTES, firstName: record.name, file: { path: '', length: 0 } };
+    index.push({ key: record.key, pack: pack.file, offset: pack.size, length: record.encoded.length });
+    pack.records.push(record.encoded);
+    pack.size += record.encoded.length;
+    indexSize += INDEX_ENTRY_BYTES + record.key.length;
+    const hash = boundaryHash(record.key);
+    if (boundaries.closesPack(pack.size, hash)) {
+      await closePack(pack);
+      pack = undefined;
+    }
+    if (boundaries.closesIndex(indexSize, hash)) {
+      waiting.push(index);
+      index = [];
+      indexSize = 0;
+    }
+    await writeWaitingIndexes();
+  }
+  if (pack !== undefined) await closePack(pack);
+  if (index.length > 0) waiting.push(index);
+  await writeWaitingIndexes();
+  return rows;
+}

@@ -1,0 +1,246 @@
+import {
+  callKeyOf,
+  compareKeys,
+  hexOfBytes,
+  INDEX_ENTRY_BYTES,
+  KEY_KIND,
+  type KeyKind,
+  PACK_HEADER_BYTES,
+} from '../../src/core/packs/pack-format.js';
+import { encodeIndex, encodePack, encodeRecord, type IndexEntryInput } from '../../src/core/packs/pack-encoding.js';
+import type { PackTableRow } from '../../src/core/packs/pack-table.js';
+import { averageLengthOf, encodePostings, type Posting } from '../../src/core/search/postings.js';
+import {
+  DEFAULT_TITLE_BLOCK_SIZE,
+  SEARCH_FOLDER,
+  titleBlockEntryOf,
+  titleBlockKeyOf,
+} from '../../src/core/search/search-index-format.js';
+import { encodeDocumentBody } from '../../src/core/search/search-results.js';
+import { tokenize } from '../../src/core/search/tokenize.js';
+import { StaticMcpError } from '../../src/core/staticmcp-error.js';
+import { assertPlainTreePath } from '../../src/core/tree/tree-path.js';
+import { utf8Bytes } from '../../src/core/tree/utf8.js';
+import {
+  DEFAULT_TARGET_INDEX_BYTES,
+  DEFAULT_TARGET_PACK_BYTES,
+  MAX_PACK_BYTES,
+} from '../../src/tree-writer/pack-writer.js';
+import {
+  SEARCH_FILE_LIMITS,
+  type SearchPartFileLimits,
+  TERM_INDEX_BYTES,
+  TITLE_INDEX_BYTES,
+  TITLE_PACK_BYTES,
+} from '../../src/tree-writer/search-index-targets.js';
+import {
+  compareStrings,
+  contentName,
+  type SearchDocument,
+  searchExtensionOf,
+  type SearchIndexExtension,
+  type SearchIndexOptions,
+  type SearchIndexRows,
+} from '../../src/tree-writer/search-index-output.js';
+import { boundaryHash, fitPartBoundaries } from '../../src/tree-writer/search-part-boundaries.js';
+
+export interface SearchIndexOutput {
+  /** Tree path → bytes, sorted by path. */
+  files: { path: string; bytes: Uint8Array }[];
+  extension: SearchIndexExtension;
+}
+
+export interface KeyedRecord {
+  key: Uint8Array;
+  name: string;
+  body: Uint8Array;
+}
+
+/** The index of `documents`. Throws when an id is not a plain tree path or repeats, or a document passes MAX_PACK_BYTES. */
+export function writeSearchIndex(
+  documents: readonly SearchDocument[],
+  options: SearchIndexOptions = {},
+): SearchIndexOutput {
+  const targetPackBytes = options.targetPackBytes ?? DEFAULT_TARGET_PACK_BYTES;
+  const targetIndexBytes = options.targetIndexBytes ?? DEFAULT_TARGET_INDEX_BYTES;
+  const targetTermIndexBytes = options.targetTermIndexBytes ?? TERM_INDEX_BYTES;
+  const blockSize = options.blockSize ?? DEFAULT_TITLE_BLOCK_SIZE;
+  const numbered = documents.map((document) => {
+    assertPlainTreePath(document.id, 'A search document id');
+    return { document, idBytes: utf8Bytes(document.id) };
+  });
+  numbered.sort((left, right) => compareKeys(left.idBytes, right.idBytes));
+  for (let position = 1; position < numbered.length; position += 1) {
+    if (numbered[position - 1]!.document.id === numbered[position]!.document.id)
+      throw new Error(`two search documents have the id ${numbered[position]!.document.id}`);
+  }
+
+  // The inverted index: term → its postings in document order (documents are visited in order).
+  const postingsOf = new Map<string, Posting[]>();
+  let tokenCount = 0;
+  numbered.forEach(({ document }, number) => {
+    // Title and text are one column: no title boost, as the FTS5 comparison assumes.
+    const terms = tokenize(`${document.title}\n${document.text}`);
+    tokenCount += terms.length;
+    const frequencies = new Map<string, number>();
+    for (const term of terms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+    for (const [term, termFrequency] of frequencies) {
+      let list = postingsOf.get(term);
+      if (list === undefined) {
+        list = [];
+        postingsOf.set(term, list);
+      }
+      list.push({ document: number, termFrequency, documentLength: terms.length });
+    }
+  });
+  const averageLength = averageLengthOf({ documentCount: numbered.length, tokenCount });
+  const termRecords: KeyedRecord[] = [...postingsOf].map(([term, postings]) => ({
+    key: utf8Bytes(term),
+    name: term,
+    body: encodePostings(postings, averageLength),
+  }));
+  termRecords.sort((left, right) => compareKeys(left.key, right.key));
+
+  const titleRecords: KeyedRecord[] = [];
+  for (let start = 0; start < numbered.length; start += blockSize) {
+    let previousId = '';
+    const block = numbered.slice(start, start + blockSize).map(({ document }) => {
+      const entry = titleBlockEntryOf(previousId, document);
+      previousId = document.id;
+      return entry;
+    });
+    const name = titleBlockKeyOf(start / blockSize);
+    titleRecords.push({ key: utf8Bytes(name), name, body: utf8Bytes(JSON.stringify(block)) });
+  }
+
+  const documentRecords: KeyedRecord[] = numbered.map(({ document }) => ({
+    key: callKeyOf(document.id),
+    name: document.id,
+    body: utf8Bytes(encodeDocumentBody(document)),
+  }));
+  documentRecords.sort((left, right) => compareKeys(left.key, right.key) || compareStrings(left.name, right.name));
+
+  const targets = { targetPackBytes, targetIndexBytes };
+  const terms = packSortedRecords(
+    `${SEARCH_FOLDER}terms/`,
+    KEY_KIND.term,
+    termRecords,
+    { targetPackBytes, targetIndexBytes: targetTermIndexBytes },
+    SEARCH_FILE_LIMITS.terms,
+  );
+  const titles = packSortedRecords(
+    `${SEARCH_FOLDER}titles/`,
+    KEY_KIND.term,
+    titleRecords,
+    {
+      targetPackBytes: options.targetPackBytes ?? TITLE_PACK_BYTES,
+      targetIndexBytes: options.targetIndexBytes ?? TITLE_INDEX_BYTES,
+    },
+    SEARCH_FILE_LIMITS.titles,
+  );
+  const stored = packSortedRecords(
+    `${SEARCH_FOLDER}documents/`,
+    KEY_KIND.call,
+    documentRecords,
+    targets,
+    SEARCH_FILE_LIMITS.documents,
+  );
+  const files = [...terms.files, ...titles.files, ...stored.files];
+  const rows: SearchIndexRows = { terms: terms.rows, titles: titles.rows, documents: stored.rows };
+  const { extension, tableFile } = searchExtensionOf(numbered.length, tokenCount, blockSize, rows, options);
+  if (tableFile !== undefined) files.push(tableFile);
+  files.sort((left, right) => compareStrings(left.path, right.path));
+  return { files, extension };
+}
+
+/**
+ * Packs and indexes of records already sorted by key (one name each), below `folder`: packs of
+ * whole records, indexes over contiguous key ranges, both cut at content-defined boundaries.
+ */
+export function packSortedRecords(
+  folder: string,
+  keyKind: KeyKind,
+  records: readonly KeyedRecord[],
+  givenTargets: { targetPackBytes: number; targetIndexBytes: number },
+  limits: SearchPartFileLimits,
+): { files: { path: string; bytes: Uint8Array }[]; rows: PackTableRow[] } {
+  if (records.length === 0) return { files: [], rows: [] };
+  const encoded = records.map((record) => encodeRecord({ names: [record.name], body: record.body }));
+  let totalBytes = 0;
+  for (const bytes of encoded) totalBytes += bytes.length;
+  let keyBytes = 0;
+  for (const record of records) keyBytes += record.key.length;
+  const boundaries = fitPartBoundaries(
+    givenTargets,
+    { count: records.length, totalBytes, keyBytes },
+    limits,
+    (visit) => {
+      for (let position = 0; position < records.length; position += 1)
+        visit(records[position]!.key, encoded[position]!.length);
+    },
+  );
+  const files: { path: string; bytes: Uint8Array }[] = [];
+  const entries: { pack: { path: string; length: number }; offset: number; length: number }[] = [];
+
+  let start = 0;
+  while (start < records.length) {
+    let end = start;
+    let size = PACK_HEADER_BYTES;
+    while (end < records.length) {
+      size += encoded[end]!.length;
+      end += 1;
+      if (boundaries.closesPack(size, boundaryHash(records[end - 1]!.key))) break;
+    }
+    const packBytes = encodePack(encoded.slice(start, end));
+    if (packBytes.length > MAX_PACK_BYTES) {
+      throw new StaticMcpError(
+        'PACK_TOO_LARGE',
+        `The search record ${records[start]!.name} would make a pack of ${packBytes.length} bytes, more than the ${MAX_PACK_BYTES} a host accepts in one file`,
+        'Leave that document out of the search index, or make it smaller.',
+      );
+    }
+    const pack = { path: `${folder}${contentName(packBytes)}.pack`, length: packBytes.length };
+    files.push({ path: pack.path, bytes: packBytes });
+    let offset = PACK_HEADER_BYTES;
+    for (let position = start; position < end; position += 1) {
+      const length = encoded[position]!.length;
+      entries.push({ pack, offset, length });
+      offset += length;
+    }
+    start = end;
+  }
+
+  const rows: PackTableRow[] = [];
+  start = 0;
+  while (start < records.length) {
+    let end = start;
+    let size = 0;
+    while (end < records.length) {
+      size += INDEX_ENTRY_BYTES + records[end]!.key.length;
+      end += 1;
+      if (boundaries.closesIndex(size, boundaryHash(records[end - 1]!.key))) break;
+    }
+    const packPaths = [...new Set(entries.slice(start, end).map((entry) => entry.pack.path))].sort(compareStrings);
+    const packNumber = new Map(packPaths.map((path, position) => [path, position]));
+    const packs = packPaths.map((path) => ({
+      path,
+      length: entries.slice(start, end).find((entry) => entry.pack.path === path)!.pack.length,
+    }));
+    const indexEntries: IndexEntryInput[] = [];
+    for (let position = start; position < end; position += 1) {
+      const entry = entries[position]!;
+      indexEntries.push({
+        key: records[position]!.key,
+        pack: packNumber.get(entry.pack.path)!,
+        recordOffset: entry.offset,
+        recordLength: entry.length,
+      });
+    }
+    const indexBytes = encodeIndex(keyKind, packs, indexEntries);
+    const indexPath = `${folder}${contentName(indexBytes)}.idx`;
+    files.push({ path: indexPath, bytes: indexBytes });
+    rows.push({ first: hexOfBytes(records[start]!.key), index: indexPath });
+    start = end;
+  }
+  return { files, rows };
+}
