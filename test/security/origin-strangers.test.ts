@@ -33,6 +33,17 @@ fi
 sleep 20
 `;
 
+/** A tool declared `state: true`: its `--state` run is the state resource. */
+const GAUGE = `#!/bin/sh
+if [ "$1" = "--help" ]; then
+  echo '{"description": "A gauge", "state": true}'
+  echo '{"by": {"description": "Step", "required": true, "value_type": "string"}}' >&2
+  exit 0
+fi
+if [ "$1" = "--state" ]; then echo '{"level": 7}'; exit 0; fi
+echo moved
+`;
+
 let project: string;
 let origin: OriginProcess;
 
@@ -42,6 +53,7 @@ beforeAll(async () => {
   await fs.mkdir(path.join(project, 'providers'));
   await fs.writeFile(path.join(project, 'tools', 'echo'), ECHO_SCRIPT, { mode: 0o755 });
   await fs.writeFile(path.join(project, 'tools', 'sleepy'), SLEEPY, { mode: 0o755 });
+  await fs.writeFile(path.join(project, 'tools', 'gauge'), GAUGE, { mode: 0o755 });
   // An executable of the project that the tree declares as nothing: it must never run.
   await fs.writeFile(path.join(project, 'providers', 'file'), `#!/bin/sh\ntouch "${project}/ran"\necho ran\n`, {
     mode: 0o755,
@@ -169,6 +181,12 @@ describe('a signed request at the origin', () => {
     });
     expect(response.status).toBe(200);
     expect(await response.text()).toContain(Buffer.from('echo: hi\n').toString('base64'));
+  });
+
+  it('runs the --state of a tool declared state: true', async () => {
+    const response = await postSignedRun(origin.url, KEY, { scriptPath: 'tools/gauge', phase: 'state' });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain(Buffer.from('{"level": 7}\n').toString('base64'));
   });
 
   it.each([

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { OriginRunRequest } from '../../../core/origin/origin-wire.js';
 import { readTreeExtension, type TreeExtension } from '../../../core/mcp/tree-extension.js';
 import { isObject } from '../../../core/tree/json-object.js';
-import { EXTENSION_KEY, MANIFEST_FILE } from '../../../core/tree/manifest.js';
+import { DEFAULT_TOOLS_FOLDER, EXTENSION_KEY, MANIFEST_FILE } from '../../../core/tree/manifest.js';
 
 /** Node's timers hold at most this many milliseconds. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -22,6 +22,17 @@ interface Declared {
   templateProviders: Set<string>;
   /** Completion provider script → its timeout (undefined: the project's timeout). */
   completionProviders: Map<string, number | undefined>;
+}
+
+/**
+ * The project-relative script of a state resource, as every host resolves it (resource-reads.ts):
+ * the tree records it relative to the tools folder.
+ */
+function stateScriptOf(extension: TreeExtension, scriptInToolsFolder: string): string {
+  for (const tool of Object.values(extension.tools))
+    if (tool.script === scriptInToolsFolder || tool.script.endsWith(`/${scriptInToolsFolder}`)) return tool.script;
+  const toolsFolder = extension.toolsFolder ?? DEFAULT_TOOLS_FOLDER;
+  return toolsFolder ? `${toolsFolder}/${scriptInToolsFolder}` : scriptInToolsFolder;
 }
 
 function declaredOf(manifest: unknown): Declared | undefined {
@@ -50,7 +61,9 @@ function declaredOf(manifest: unknown): Declared | undefined {
   return {
     extension,
     parametersOf,
-    stateScripts: new Set(Object.values(extension.stateResources ?? {})),
+    stateScripts: new Set(
+      Object.values(extension.stateResources ?? {}).map((script) => stateScriptOf(extension, script)),
+    ),
     templateProviders: new Set(Object.values(extension.templateProviders ?? {})),
     completionProviders,
   };
