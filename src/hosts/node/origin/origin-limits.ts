@@ -15,6 +15,8 @@ export interface OriginLimits {
   connections: number;
   /** Body bytes of requests whose signature is not yet checked, held at once over all of them. */
   pendingBodyBytes: number;
+  /** The same, for the requests of one remote address. */
+  peerPendingBodyBytes: number;
   /** How often the refused requests of the last interval are logged (one line). */
   refusedLogIntervalMs: number;
 }
@@ -25,6 +27,7 @@ export const ORIGIN_LIMIT_DEFAULTS: OriginLimits = {
   connectionsPerPeer: 64,
   connections: 1024,
   pendingBodyBytes: 64 * 1024 * 1024,
+  peerPendingBodyBytes: 16 * 1024 * 1024,
   refusedLogIntervalMs: 60_000,
 };
 
@@ -35,6 +38,7 @@ export const ORIGIN_LIMIT_VARIABLES: Record<keyof OriginLimits, string> = {
   connectionsPerPeer: 'STATICMCP_ORIGIN_PEER_CONNECTIONS',
   connections: 'STATICMCP_ORIGIN_CONNECTIONS',
   pendingBodyBytes: 'STATICMCP_ORIGIN_PENDING_BODY_BYTES',
+  peerPendingBodyBytes: 'STATICMCP_ORIGIN_PEER_PENDING_BODY_BYTES',
   refusedLogIntervalMs: 'STATICMCP_ORIGIN_REFUSED_LOG_MS',
 };
 

@@ -116,8 +116,14 @@ export async function startOriginServer(options: OriginServeOptions): Promise<nu
   const nonces = new NonceCache();
   const declared = new DeclaredRuns(resolveOutputFolder(options.projectRoot, config));
   const refusals = new RefusalTally(limits.refusedLogIntervalMs, logLine);
-  const peers = new PeerGate(limits.connectionsPerPeer, limits.connections);
-  const pending = new PendingBytes(limits.pendingBodyBytes);
+  // A connection not proven signed within the headers and body timeouts (and a second's sweep) is closed.
+  const peers = new PeerGate(
+    limits.connectionsPerPeer,
+    limits.connections,
+    limits.headersTimeoutMs + limits.bodyTimeoutMs + TIMEOUT_SWEEP_MS,
+    () => refusals.count('not signed in time'),
+  );
+  const pending = new PendingBytes(limits.pendingBodyBytes, limits.peerPendingBodyBytes);
   let inFlight = 0;
   let stopping = false;
   let drained: () => void = () => {};
@@ -206,7 +212,7 @@ export async function startOriginServer(options: OriginServeOptions): Promise<nu
         outgoing,
         'origin full',
         503,
-        `the origin holds ${limits.pendingBodyBytes} bytes of unchecked requests already (${ORIGIN_LIMIT_VARIABLES.pendingBodyBytes}); try again`,
+        `the origin holds as many bytes of unchecked requests as it takes, from this address (${ORIGIN_LIMIT_VARIABLES.peerPendingBodyBytes}) or in all (${ORIGIN_LIMIT_VARIABLES.pendingBodyBytes}); try again`,
         { 'retry-after': String(RETRY_AFTER_SECONDS) },
       );
     }
