@@ -170,6 +170,15 @@ describe('a stranger at the origin', () => {
   });
 });
 
+it('refuses to start with a limit that is not a whole number, naming the variable', async () => {
+  const started = await runCli(['serve', project, '--origin', '--port', '0'], {
+    env: { STATICMCP_ORIGIN_KEY: KEY, STATICMCP_ORIGIN_BODY_TIMEOUT_MS: '10s' },
+    timeoutMs: 10_000,
+  });
+  expect(started.code).toBe(2);
+  expect(started.stderr).toMatch(/STATICMCP_ORIGIN_BODY_TIMEOUT_MS="10s" is not a whole number/);
+});
+
 describe('a signed request at the origin', () => {
   it('runs a declared tool', async () => {
     const response = await postSignedRun(origin.url, KEY, {
