@@ -58,8 +58,9 @@ const config = JSON.parse(readFileSync(configFile, 'utf8'));
 const plainTree = path.join(tempDir('staticmcp-bench-origin-tree-'), 'plain');
 execFileSync(process.execPath, [cliPath, 'build', project, '--out', plainTree], { stdio: 'ignore' });
 writeFileSync(configFile, JSON.stringify({ ...config, liveOrigin: originUrl }));
-const tree = path.join(tempDir('staticmcp-bench-origin-tree-'), 'tree');
-execFileSync(process.execPath, [cliPath, 'build', project, '--out', tree], { stdio: 'ignore' });
+// In the project's own output folder: the origin runs only what the project's built tree declares.
+const tree = path.join(project, 'dist');
+execFileSync(process.execPath, [cliPath, 'build', project], { stdio: 'ignore' });
 const site = await startWorkerdSite(tree, { bindings: { STATICMCP_ORIGIN_KEY: KEY } });
 const edge = new URL('mcp', site.url);
 const plain = await spawnUntil(

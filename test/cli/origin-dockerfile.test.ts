@@ -56,12 +56,17 @@ it('writes a Dockerfile whose command runs the live origin, healthy, and finishi
   expect(dockerignore).toEqual(expect.arrayContaining(['**/.dev.vars*', '**/.env*']));
   expect(dockerignore.filter((line) => line.includes('.tgz') || line.startsWith('deploy'))).toEqual([]);
 
-  // A tool that takes a moment, to be in flight when SIGTERM comes.
+  // A live tool that takes a moment, to be in flight when SIGTERM comes.
   await fs.writeFile(
     path.join(project, 'tools', 'slow'),
-    '#!/bin/sh\nif [ "$1" = "--help" ]; then echo "{}"; exit 0; fi\nsleep 1\necho finished\n',
+    `#!/bin/sh\nif [ "$1" = "--help" ]; then echo "{}"; echo '{"text": {"description": "any", "required": true, "value_type": "string"}}' >&2; exit 0; fi\nsleep 1\necho finished\n`,
     { mode: 0o755 },
   );
+  // The image builds the tree its origin checks run requests against, as the RUN line does here.
+  const build = instructions.find((item) => item.name === 'RUN' && item.rest.includes('"build"'));
+  expect(JSON.parse(build!.rest)).toEqual(['staticmcp', 'build', '.']);
+  const built = await runCli(['build', project]);
+  expect(built.code, built.stderr).toBe(0);
   const [, ...args] = JSON.parse(cmd!.rest) as string[];
   const origin = spawn(process.execPath, [CLI, ...args], {
     cwd: project,

@@ -136,7 +136,8 @@ beforeAll(async () => {
     }
   });
   await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
-  const tree = path.join(await temporaryFolder(), 'tree');
+  // In the project's own output folder: the origin runs only what this tree declares.
+  const tree = path.join(project, 'dist');
   await buildTree(project, origin.url, tree);
   const fakeTree = path.join(await temporaryFolder(), 'fake-tree');
   await buildTree(project, `http://127.0.0.1:${(fake.address() as AddressInfo).port}`, fakeTree);
@@ -374,7 +375,13 @@ describe('the origin', () => {
     ]);
     try {
       const sleepBody = new TextEncoder().encode(
-        JSON.stringify({ scriptPath: 'tools/sleepy', phase: 'live', args: { text: 'a' }, timeoutMs: 3000 }),
+        JSON.stringify({
+          scriptPath: 'tools/sleepy',
+          phase: 'live',
+          toolName: 'sleepy',
+          args: { text: 'a' },
+          timeoutMs: 3000,
+        }),
       );
       const sign = (): Promise<Record<string, string>> =>
         signOriginRequest(KEY, { method: 'POST', path: '/live-run', body: sleepBody, client: 'c' });

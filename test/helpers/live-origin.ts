@@ -77,3 +77,22 @@ export async function startOrigin(
   );
   return { child, url: `http://127.0.0.1:${port}`, log: () => text };
 }
+
+/** POSTs `run` (a run request object) to the origin's /live-run, signed with `key` as the edge signs. */
+export async function postSignedRun(originUrl: string, key: string, run: object, client = 'test'): Promise<Response> {
+  const body = new TextEncoder().encode(JSON.stringify(run));
+  const { signOriginRequest } = await import('../../src/core/origin/origin-signature.js');
+  const headers = await signOriginRequest(key, { method: 'POST', path: '/live-run', body, client });
+  return fetch(`${originUrl}/live-run`, { method: 'POST', headers, body });
+}
+
+/** The process's resident memory in bytes (Linux), or 0 when it cannot be read. */
+export async function residentBytesOf(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}

@@ -2,7 +2,8 @@
 // the worker and Node share this module) over the method, the path, the body's SHA-256, a
 // timestamp, a nonce and the client the edge answers for. The origin refuses a stale timestamp
 // (outside the replay window) and a nonce it has seen (a bounded cache), so a captured request
-// cannot be sent again. Portable.
+// cannot be sent again. What the headers alone show is checked before the body is read
+// (checkOriginHeaders). Portable.
 import { sha256HexOfBytes } from '../tree/sha256.js';
 import { utf8Bytes } from '../tree/utf8.js';
 
@@ -98,6 +99,12 @@ export class NonceCache {
 
   constructor(private readonly maxEntries = 100_000) {}
 
+  /** Whether `nonce` was admitted and is still inside its window (nothing is remembered). */
+  has(nonce: string, nowMs: number): boolean {
+    const expiry = this.seen.get(nonce);
+    return expiry !== undefined && expiry > nowMs;
+  }
+
   /** 'fresh' (now remembered), 'seen' (a replay), or 'full'. */
   admit(nonce: string, nowMs: number): 'fresh' | 'seen' | 'full' {
     const expiry = this.seen.get(nonce);
@@ -118,7 +125,50 @@ export class NonceCache {
 
 export type OriginVerdict = { client: string } | { status: 401 | 503; problem: string };
 
-/** Checks a request's signature, age and nonce; the verdict says who it is for, or why it is refused. */
+/** Why a request's signed headers are refused before its body is read (each is counted apart in the origin's log). */
+export type HeaderRefusal = 'unsigned' | 'malformed signature headers' | 'stale timestamp' | 'replayed nonce';
+
+/**
+ * What can be checked of a signed request from its headers alone, before its body is read: the
+ * signature headers are there and well formed (the `v1=` scheme, 64 hex digits, a 32-hex nonce, a
+ * client of printable ASCII), the timestamp is inside the replay window, and the nonce is not one
+ * already answered. A stranger without a plausible, fresh header set is refused here and costs
+ * nothing more; the signature itself covers the body, so it is checked once the body is in.
+ */
+export function checkOriginHeaders(
+  headers: { get(name: string): string | null | undefined },
+  nonces: NonceCache,
+  nowMs = Date.now(),
+): { refusal: HeaderRefusal; problem: string } | undefined {
+  const timestamp = headers.get(ORIGIN_HEADERS.timestamp) ?? '';
+  const nonce = headers.get(ORIGIN_HEADERS.nonce) ?? '';
+  const client = headers.get(ORIGIN_HEADERS.client) ?? '';
+  const signature = headers.get(ORIGIN_HEADERS.signature) ?? '';
+  if (!timestamp && !nonce && !signature)
+    return {
+      refusal: 'unsigned',
+      problem: 'this is a staticmcp live origin: it answers only requests signed by its edge worker',
+    };
+  if (
+    !/^\d{1,12}$/.test(timestamp) ||
+    !/^[0-9a-f]{32}$/.test(nonce) ||
+    client.length > MAX_CLIENT_LENGTH ||
+    !/^[\x21-\x7e]*$/.test(client)
+  )
+    return { refusal: 'malformed signature headers', problem: 'the signature headers are malformed' };
+  if (!/^v1=[0-9a-f]{64}$/.test(signature))
+    return { refusal: 'malformed signature headers', problem: 'the signature is malformed' };
+  if (Math.abs(nowMs - Number(timestamp) * 1000) > REPLAY_WINDOW_MS)
+    return {
+      refusal: 'stale timestamp',
+      problem: `the request is older than the ${REPLAY_WINDOW_MS / 1000} s replay window (or the edge's and origin's clocks differ that much)`,
+    };
+  if (nonces.has(nonce, nowMs))
+    return { refusal: 'replayed nonce', problem: 'this request was already answered (a replayed nonce)' };
+  return undefined;
+}
+
+/** Checks a request's headers (checkOriginHeaders), then its signature over the body, then admits its nonce. */
 export async function verifyOriginRequest(
   secret: string,
   headers: { get(name: string): string | null | undefined },
@@ -126,19 +176,12 @@ export async function verifyOriginRequest(
   nonces: NonceCache,
   nowMs = Date.now(),
 ): Promise<OriginVerdict> {
+  const early = checkOriginHeaders(headers, nonces, nowMs);
+  if (early) return { status: 401, problem: early.problem };
   const timestamp = headers.get(ORIGIN_HEADERS.timestamp) ?? '';
   const nonce = headers.get(ORIGIN_HEADERS.nonce) ?? '';
   const client = headers.get(ORIGIN_HEADERS.client) ?? '';
-  const signature = headers.get(ORIGIN_HEADERS.signature) ?? '';
-  if (!timestamp && !nonce && !signature)
-    return {
-      status: 401,
-      problem: 'this is a staticmcp live origin: it answers only requests signed by its edge worker',
-    };
-  if (!/^\d{1,12}$/.test(timestamp) || !/^[0-9a-f]{32}$/.test(nonce) || client.length > MAX_CLIENT_LENGTH)
-    return { status: 401, problem: 'the signature headers are malformed' };
-  const provided = signature.startsWith('v1=') ? bytesOfHex(signature.slice(3)) : undefined;
-  if (!provided) return { status: 401, problem: 'the signature is malformed' };
+  const provided = bytesOfHex((headers.get(ORIGIN_HEADERS.signature) ?? '').slice(3))!;
   const key = await importKey(secret.trim());
   const valid = await crypto.subtle.verify(
     'HMAC',
@@ -150,12 +193,6 @@ export async function verifyOriginRequest(
     return {
       status: 401,
       problem: `the signature does not match: the edge and the origin do not share the same ${ORIGIN_KEY_NAME}, or the request was changed`,
-    };
-  // Checked after the signature, so an unsigned request learns nothing about the clock.
-  if (Math.abs(nowMs - Number(timestamp) * 1000) > REPLAY_WINDOW_MS)
-    return {
-      status: 401,
-      problem: `the request is older than the ${REPLAY_WINDOW_MS / 1000} s replay window (or the edge's and origin's clocks differ that much)`,
     };
   const admitted = nonces.admit(nonce, nowMs);
   if (admitted === 'seen') return { status: 401, problem: 'this request was already answered (a replayed nonce)' };

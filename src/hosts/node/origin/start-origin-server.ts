@@ -5,11 +5,19 @@
 // with a JSON body saying why. Per-client limits key on the client the signed request names (the
 // edge's own address is every client's). A full origin answers 503 with Retry-After; SIGTERM stops
 // new requests and lets the runs in flight finish before the process exits 0.
+//
+// A stranger costs next to nothing: a connection over the per-peer or total bound of connections
+// not yet proven signed is closed as it opens (peer-gate.ts); a request whose signature headers
+// are missing, malformed, stale or replayed is answered and closed before its body is read; a body
+// must arrive within its own deadline and a shared byte budget (read-request-body.ts); refusals are
+// logged as counts per interval (refusal-tally.ts); and a signed request runs only what the
+// project's built tree declares (declared-runs.ts). Limits: origin-limits.ts.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { ClientLiveGates, DEFAULT_MAX_LIVE_RUNS_PER_CLIENT } from '../../../core/mcp/http/client-live-gates.js';
 import {
+  checkOriginHeaders,
   NonceCache,
   ORIGIN_KEY_NAME,
   problemWithOriginKey,
@@ -24,15 +32,20 @@ import {
   outcomeEvent,
   readOriginRunRequest,
 } from '../../../core/origin/origin-wire.js';
-import { readConfigOrDefaults } from '../../../project/config.js';
+import { readConfigOrDefaults, resolveOutputFolder } from '../../../project/config.js';
 import { StaticMcpError } from '../../../core/staticmcp-error.js';
 import { escapeTerminalText } from '../../../shared/terminal-text.js';
 import { LiveProject } from '../live/live-project.js';
 import { guardServerProcess } from '../process-guard.js';
 import { bracketIpv6 } from '../http/host-rules.js';
+import { DeclaredRuns } from './declared-runs.js';
+import { ORIGIN_LIMIT_VARIABLES, readOriginLimits } from './origin-limits.js';
+import { PeerGate } from './peer-gate.js';
+import { answerAndClose, PendingBytes, readRequestBody } from './read-request-body.js';
+import { RefusalTally } from './refusal-tally.js';
 
-const HEADERS_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 30_000;
+/** How often Node sweeps connections for the headers and request timeouts (its default is 30 s). */
+const TIMEOUT_SWEEP_MS = 1_000;
 /** What Retry-After tells the edge when every slot and queue place is taken. */
 const RETRY_AFTER_SECONDS = 2;
 
@@ -86,39 +99,49 @@ function answerJson(
   outgoing.end(`${JSON.stringify(body)}\n`);
 }
 
-/** The body, or undefined when it passed `limit` bytes (the rest is not read). */
-async function readBody(incoming: http.IncomingMessage, limit: number): Promise<Uint8Array | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of incoming as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) return undefined;
-    chunks.push(chunk);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
-}
-
 /** Listens, prints where, and resolves with the exit code once a signal stopped it and the runs in flight ended. */
 export async function startOriginServer(options: OriginServeOptions): Promise<number> {
   const key = readOriginKey();
+  const limits = readOriginLimits();
   const logLine = (text: string): void => {
-    process.stderr.write(`staticmcp origin: ${escapeTerminalText(text)}\n`);
+    process.stderr.write(`staticmcp serve --origin: ${escapeTerminalText(text)}\n`);
   };
   const project = new LiveProject(options.projectRoot, options.liveConcurrency, logLine);
-  const slots =
-    options.liveConcurrency ?? (await readConfigOrDefaults(options.projectRoot)).config.limits.liveConcurrency;
+  const { config } = await readConfigOrDefaults(options.projectRoot);
+  const slots = options.liveConcurrency ?? config.limits.liveConcurrency;
   // As many runs may wait as run: beyond that, a run would mostly wait out its timeout, so the
   // edge hears "busy" at once (another replica of the origin may have room).
   const maxInFlight = 2 * slots;
   const clientGates = new ClientLiveGates(options.maxLiveRunsPerClient ?? DEFAULT_MAX_LIVE_RUNS_PER_CLIENT);
   const nonces = new NonceCache();
+  const declared = new DeclaredRuns(resolveOutputFolder(options.projectRoot, config));
+  const refusals = new RefusalTally(limits.refusedLogIntervalMs, logLine);
+  // A connection not proven signed within the headers and body timeouts (and a second's sweep) is closed.
+  const peers = new PeerGate(
+    limits.connectionsPerPeer,
+    limits.connections,
+    limits.headersTimeoutMs + limits.bodyTimeoutMs + TIMEOUT_SWEEP_MS,
+    () => refusals.count('not signed in time'),
+  );
+  const pending = new PendingBytes(limits.pendingBodyBytes, limits.peerPendingBodyBytes);
   let inFlight = 0;
   let stopping = false;
   let drained: () => void = () => {};
 
-  // The request (headers and body) must arrive in time; the streamed answer has no such limit
-  // (a run takes as long as its own timeout).
-  const server = http.createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS });
+  // The request (headers, then body) must arrive in time, swept every second rather than Node's
+  // 30 s; the body also has a deadline of its own (readRequestBody). The streamed answer has no
+  // such limit (a run takes as long as its own timeout).
+  const server = http.createServer({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.headersTimeoutMs + limits.bodyTimeoutMs,
+    connectionsCheckingInterval: Math.min(TIMEOUT_SWEEP_MS, limits.headersTimeoutMs),
+  });
+  server.on('connection', (socket: Socket) => {
+    const refused = peers.admit(socket);
+    if (refused === undefined) return;
+    refusals.count(refused);
+    socket.destroy();
+  });
   server.on('request', (incoming: http.IncomingMessage, outgoing: http.ServerResponse) => {
     void answer(incoming, outgoing).catch((error: unknown) => {
       logLine(`a request failed: ${(error as Error)?.stack ?? String(error)}`);
@@ -126,7 +149,24 @@ export async function startOriginServer(options: OriginServeOptions): Promise<nu
       else outgoing.destroy();
     });
   });
-  server.on('clientError', (_error, socket) => socket.destroy());
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // A connection closed before a request is not a refusal.
+    if (error.code !== 'ECONNRESET')
+      refusals.count(error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'headers too slow' : 'malformed HTTP');
+    socket.destroy();
+  });
+
+  /** Answers a refused request and closes its connection; the refusal is counted, not logged on its own. */
+  const refuse = (
+    outgoing: http.ServerResponse,
+    reason: string,
+    status: number,
+    error: string,
+    headers: Record<string, string> = {},
+  ): void => {
+    refusals.count(reason);
+    answerAndClose(outgoing, status, { error }, headers);
+  };
 
   async function answer(incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> {
     const requestPath = incoming.url ?? '/';
@@ -135,32 +175,57 @@ export async function startOriginServer(options: OriginServeOptions): Promise<nu
       answerJson(outgoing, stopping ? 503 : 200, { status: stopping ? 'stopping' : 'ok', runsInFlight: inFlight });
       return;
     }
-    if (requestPath !== ORIGIN_RUN_PATH || incoming.method !== 'POST') {
-      incoming.resume();
-      answerJson(outgoing, 401, {
-        error: `this is a staticmcp live origin: it serves nothing but signed POST ${ORIGIN_RUN_PATH} requests from its edge worker (and GET ${ORIGIN_HEALTH_PATH})`,
-      });
-      return;
-    }
-    const body = await readBody(incoming, MAX_ORIGIN_REQUEST_BYTES);
-    if (!body) {
-      answerJson(
+    if (requestPath !== ORIGIN_RUN_PATH || incoming.method !== 'POST')
+      return refuse(
         outgoing,
-        413,
-        { error: `the request is larger than ${MAX_ORIGIN_REQUEST_BYTES} bytes` },
-        { connection: 'close' },
+        'not a run request',
+        401,
+        `this is a staticmcp live origin: it serves nothing but signed POST ${ORIGIN_RUN_PATH} requests from its edge worker (and GET ${ORIGIN_HEALTH_PATH})`,
       );
-      incoming.socket?.destroy();
-      return;
+    const headers = {
+      get: (name: string) =>
+        typeof incoming.headers[name] === 'string' ? (incoming.headers[name] as string) : undefined,
+    };
+    const early = checkOriginHeaders(headers, nonces);
+    if (early) return refuse(outgoing, early.refusal, 401, early.problem);
+    const declaredLength = Number(incoming.headers['content-length'] ?? 0);
+    if (declaredLength > MAX_ORIGIN_REQUEST_BYTES)
+      return refuse(outgoing, 'too large', 413, `the request is larger than ${MAX_ORIGIN_REQUEST_BYTES} bytes`);
+    const read = await readRequestBody(incoming, MAX_ORIGIN_REQUEST_BYTES, limits.bodyTimeoutMs, pending);
+    if ('refused' in read) {
+      const { refused } = read;
+      if (refused === 'aborted') {
+        refusals.count('closed before its body was in');
+        outgoing.destroy();
+        return;
+      }
+      if (refused === 'too large')
+        return refuse(outgoing, refused, 413, `the request is larger than ${MAX_ORIGIN_REQUEST_BYTES} bytes`);
+      if (refused === 'body too slow')
+        return refuse(
+          outgoing,
+          refused,
+          408,
+          `the request's body did not arrive within ${limits.bodyTimeoutMs} ms (${ORIGIN_LIMIT_VARIABLES.bodyTimeoutMs})`,
+        );
+      return refuse(
+        outgoing,
+        'origin full',
+        503,
+        `the origin holds as many bytes of unchecked requests as it takes, from this address (${ORIGIN_LIMIT_VARIABLES.peerPendingBodyBytes}) or in all (${ORIGIN_LIMIT_VARIABLES.pendingBodyBytes}); try again`,
+        { 'retry-after': String(RETRY_AFTER_SECONDS) },
+      );
     }
-    const verdict = await verifyOriginRequest(
-      key,
-      { get: (name) => (typeof incoming.headers[name] === 'string' ? (incoming.headers[name] as string) : undefined) },
-      { method: 'POST', path: requestPath, body },
-      nonces,
-    );
+    const { body } = read;
+    const verdict = await verifyOriginRequest(key, headers, { method: 'POST', path: requestPath, body }, nonces);
     if ('problem' in verdict) {
-      logLine(`refused a request from ${incoming.socket?.remoteAddress ?? 'an unknown address'}: ${verdict.problem}`);
+      const reason =
+        verdict.status === 503
+          ? 'nonce cache full'
+          : /replayed/.test(verdict.problem)
+            ? 'replayed nonce'
+            : 'bad signature';
+      refusals.count(reason);
       answerJson(
         outgoing,
         verdict.status,
@@ -169,18 +234,32 @@ export async function startOriginServer(options: OriginServeOptions): Promise<nu
       );
       return;
     }
+    // Signed by the edge: its connection is no stranger's any more.
+    if (incoming.socket) peers.release(incoming.socket);
     let parsed: unknown;
     try {
       parsed = JSON.parse(new TextDecoder().decode(body));
     } catch {
+      refusals.count('bad run request');
       answerJson(outgoing, 400, { error: 'the body is not JSON' });
       return;
     }
-    const run = readOriginRunRequest(parsed);
-    if ('problem' in run) {
-      answerJson(outgoing, 400, { error: run.problem });
+    const asked = readOriginRunRequest(parsed);
+    if ('problem' in asked) {
+      refusals.count('bad run request');
+      answerJson(outgoing, 400, { error: asked.problem });
       return;
     }
+    const allowed = await declared.check(
+      asked,
+      (await readConfigOrDefaults(options.projectRoot)).config.limits.timeoutMs,
+    );
+    if ('problem' in allowed) {
+      refusals.count('undeclared run');
+      answerJson(outgoing, 400, { error: allowed.problem });
+      return;
+    }
+    const { run } = allowed;
     if (stopping || inFlight >= maxInFlight) {
       answerJson(
         outgoing,
@@ -235,8 +314,10 @@ export async function startOriginServer(options: OriginServeOptions): Promise<nu
   });
   const { port } = server.address() as AddressInfo;
   process.stderr.write(
-    `Live origin: http://${bracketIpv6(options.host)}:${port}${ORIGIN_RUN_PATH} (signed requests only; health: ${ORIGIN_HEALTH_PATH}) for ${options.projectRoot}\n`,
+    `staticmcp serve --origin: Live origin: http://${bracketIpv6(options.host)}:${port}${ORIGIN_RUN_PATH} (signed requests only; health: ${ORIGIN_HEALTH_PATH}) for ${options.projectRoot}\n`,
   );
+  const treeProblem = await declared.describeProblem();
+  if (treeProblem) logLine(`${treeProblem}; until then every run request is refused`);
 
   return new Promise<number>((resolve) => {
     const stop = (): void => {
@@ -247,6 +328,7 @@ export async function startOriginServer(options: OriginServeOptions): Promise<nu
       server.closeIdleConnections();
       const finish = (): void => {
         server.closeAllConnections();
+        refusals.stop();
         resolve(0);
       };
       if (inFlight === 0) finish();
