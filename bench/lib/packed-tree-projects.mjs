@@ -1,7 +1,7 @@
 // The bench projects of issue #24 (packed trees), and their trees written directly: building
 // 650,000 calls through scripts takes far too long for a bench, so `writeTreeDirectly` runs the
 // build's own stages (openProject, planTools with each script's real --help, CallFileSink,
-// collectCompletions, assembleTree with the pack steps planPacking and writePacks, TreeWriter) and hands the sink
+// collectCompletions, planPacking, assembleTree, the search, pack and manifest stages, TreeWriter) and hands the sink
 // the answer each script would print instead of running it. The tree is the one `staticmcp build`
 // writes for the same project and call-file budget, packed or not, byte for byte
 // (`verifyAgainstBuild` compares the two on a project small enough to build).
@@ -230,6 +230,8 @@ export async function writeTreeDirectly(projectRoot, outDir, shape, calls, { max
     { BUILD_OWNED_NESTED_PATHS, BUILD_OWNED_TOP_LEVEL },
     { checkCallFileBudget, checkHostLimits },
     { planPacking, writePacks },
+    { writeSearchIndexStep },
+    { writeManifest },
   ] = await Promise.all([
     dist('builder/open-project.js'),
     dist('builder/plan-tools.js'),
@@ -243,6 +245,8 @@ export async function writeTreeDirectly(projectRoot, outDir, shape, calls, { max
     dist('tree-writer/tree-ownership.js'),
     dist('builder/host-limits.js'),
     dist('builder/pack-call-files.js'),
+    dist('builder/search-index-step.js'),
+    dist('builder/write-manifest.js'),
   ]);
   const project = await openProject({ projectRoot, outDir });
   const { config, cache, concurrency, displayPath, toolsRoot, toolsFolder } = project;
@@ -275,11 +279,10 @@ export async function writeTreeDirectly(projectRoot, outDir, shape, calls, { max
     copies,
     budget,
   );
-  let packing;
   const completions = collectCompletions(planned.plans, [], [], {}, project.registration.completions);
-  const tree = await assembleTree({
+  // The stages as build-project.ts calls them (a fresh folder: no previous packs or index to reuse).
+  const assembled = await assembleTree({
     serverName: path.basename(path.resolve(projectRoot)),
-    generator: generatorName(),
     config,
     toolsFolder,
     plans: planned.plans,
@@ -290,17 +293,37 @@ export async function writeTreeDirectly(projectRoot, outDir, shape, calls, { max
     templates: [],
     templateInstances: [],
     completions,
-    completionProviders: {},
-    // As build-project.ts hands it over (a fresh folder: no previous packs to reuse).
-    ...(packingPlan
-      ? {
-          packCalls: async () => {
-            packing = await writePacks(output, packingPlan, { generator: generatorName() });
-            return packing.table;
-          },
-        }
-      : {}),
+    packsCalls: packingPlan !== undefined,
+    shardPart: false,
   });
+  const contentHash = await output.writer.hashWritten();
+  const search = await writeSearchIndexStep(
+    {
+      config,
+      manifest: assembled.documentsManifest,
+      toolNames: assembled.toolNames,
+      publicUrl: assembled.publicUrl,
+      output,
+      shardPart: false,
+      generator: generatorName(),
+    },
+    assembled.hasTextResources,
+  );
+  const packing = packingPlan ? await writePacks(output, packingPlan, { generator: generatorName() }) : undefined;
+  const tree = await writeManifest(
+    assembled,
+    {
+      config,
+      generator: generatorName(),
+      toolsFolder,
+      templates: [],
+      completionProviders: {},
+      contentHash,
+      search,
+      ...(packing ? { packs: packing.table } : {}),
+    },
+    output,
+  );
   if (tree.failures.length > 0) throw new Error(`assembly failed: ${JSON.stringify(tree.failures)}`);
   await writer.commit({ keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name), dropInsideKept: BUILD_OWNED_NESTED_PATHS });
   const { tally } = output;

@@ -1,19 +1,17 @@
-// The rest of the tree once the call files are in (tree-output.ts streams those): resources,
-// template instances, prompts, completions and deploy files, then the content hash over everything
-// written (read back in path order), the manifest with the tools' counters, and the edge runtime.
+// The build's assembly stage, once the call files are in (tree-output.ts streams those):
+// resources, template instances, prompts, completions, the deploy and discovery files, and the
+// manifest as far as it is known before the content hash, the search index and the packs
+// (write-manifest.ts writes it whole once build-project.ts has run those stages).
 import { treeJsonFile } from '../core/tree/canonical-json.js';
 import type { JsonObject } from '../core/tree/json-object.js';
 import { rawResourceFilePath, resourceFilePath } from '../core/tree/resource-key.js';
 import { ExtraCopies } from './extra-copies.js';
-import { deployFiles, runtimeFiles } from '../tree-writer/deploy-files.js';
+import { deployFiles } from '../tree-writer/deploy-files.js';
 import { discoveryFiles } from '../tree-writer/discovery-files.js';
 import {
-  DEFAULT_TOOLS_FOLDER,
   EXTENSION_KEY,
   LATEST_PROTOCOL_VERSION,
-  MANIFEST_FILE,
   PROFILE_VERSION,
-  WORKER_FILE,
   type CompletionTable,
   type Manifest,
   type ResourceDefinition,
@@ -26,14 +24,7 @@ import { appPagesOf } from '../tree-writer/app-pages.js';
 import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
 import { COMPLETIONS_FILE } from './collect-completions.js';
-import type { ReusableSearchIndex, SearchIndexOutcome } from './search-index-reuse.js';
-import {
-  hasTextResources as someTextResource,
-  type SearchSettings,
-  searchToIndex,
-  writeSearchIndexStep,
-} from './search-index-step.js';
-import type { CompletionProviders } from '../core/tree/completion-provider.js';
+import { hasTextResources as someTextResource, searchToIndex } from './search-index-step.js';
 import type { TemplateInstance } from './expand-resource-templates.js';
 import type { BuildProblem, ToolReport } from './build-report.js';
 import type { ToolPlan } from './plan-tools.js';
@@ -41,7 +32,6 @@ import type { TreeOutput } from './tree-output.js';
 
 export interface AssembleInput {
   serverName: string;
-  generator: string;
   config: ProjectConfig;
   /** The tools folder relative to the project root, `/`-separated, for live runs. */
   toolsFolder: string;
@@ -55,37 +45,32 @@ export interface AssembleInput {
   templates: ProjectResourceTemplate[];
   templateInstances: TemplateInstance[];
   completions: CompletionTable;
-  /** Script-backed completion providers, recorded for bridges to run live. */
-  completionProviders?: CompletionProviders;
-  /**
-   * Run once the content hash is taken (over the logical files) and before the manifest is
-   * written: the pack step (pack-call-files.ts writePacks), returning the manifest's pack table.
-   * Given only when the tree is packed (its `_headers` then has the packs/ rule).
-   */
-  packCalls?: () => Promise<Record<string, { first: string; index: string }[]>>;
+  /** The pack stage will pack calls (pack-call-files.ts planPacking): `_headers` then has the packs/ rule. */
+  packsCalls: boolean;
   /** A `build --shard` part: no search index (the merge indexes the merged tree). */
   shardPart?: boolean;
-  /** The previous build's search index, reused when made from the same documents (search-index-reuse.ts). */
-  previousSearchIndex?: ReusableSearchIndex;
 }
 
-/** Above this many items of one kind, clients page slowly and people lose track (000_* guardrail). */
-export const MANY_ITEMS_WARNING = 500;
-
 export interface AssembledTree {
-  manifest: Manifest;
-  /** The manifest as written. */
-  manifestText: string;
-  contentHash: string;
+  /** The manifest without our extension, which write-manifest.ts adds once the later stages ran. */
+  manifestWithoutHash: Manifest;
+  /** Our extension's tools: counters, parameter order, scripts. */
+  tools: Record<string, ToolExtension>;
+  /** A state resource's URI → its script. */
+  stateResources: Record<string, string>;
+  hasCompletions: boolean;
+  /**
+   * The manifest as the search stage makes documents from it (its lists, our extension's tools and
+   * state resources), as merge and index read it from mcp.json.
+   */
+  documentsManifest: JsonObject;
+  toolNames: string[];
+  /** Whether the resources the tree holds include text (the search index's default documents). */
+  hasTextResources: boolean;
+  /** publicUrl without its trailing slashes. */
+  publicUrl: string | undefined;
   failures: BuildProblem[];
   warnings: BuildProblem[];
-  /**
-   * What the search index holds (search-index-step.ts searchToIndex), undefined when the tree has
-   * none; a shard part records it, and the merge indexes the merged tree with it.
-   */
-  search?: SearchSettings;
-  /** The index the search step wrote or reused, for the build's record (search-index-reuse.ts). */
-  searchIndex?: SearchIndexOutcome;
 }
 
 export function stateResourceUri(scriptPath: string): string {
@@ -232,113 +217,26 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     // The packs/ rule (immutable caching) for call packs and the search index alike: both are
     // named by their content.
     packs:
-      input.packCalls !== undefined ||
+      input.packsCalls ||
       (input.shardPart !== true && searchToIndex(input.config, toolNames, hasTextResources) !== undefined),
     appPages: appPagesOf(input.resources),
   };
   for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions))
     await output.write(filePath, content);
   for (const [filePath, content] of discovery.files) await output.write(filePath, content);
-  const contentHash = await output.writer.hashWritten();
-  // Before the pack step, which takes the call files out of the tree.
-  const search = await writeSearchIndexStep(
-    {
-      config: input.config,
-      // What the documents are made from, as merge and index read it from mcp.json.
-      manifest: {
-        ...manifestWithoutHash,
-        [EXTENSION_KEY]: { profileVersion: PROFILE_VERSION, tools, stateResources },
-      } as unknown as JsonObject,
-      toolNames,
-      publicUrl,
-      output,
-      shardPart: input.shardPart === true,
-      generator: input.generator,
-      ...(input.previousSearchIndex ? { previous: input.previousSearchIndex } : {}),
-    },
-    hasTextResources,
-  );
-  const packs = await input.packCalls?.();
-  const allowedOrigins = config.http?.allowedOrigins;
-  const liveOrigin = config.liveOrigin?.replace(/\/+$/, '');
-  const sourceDateEpoch = process.env.SOURCE_DATE_EPOCH;
-  const generatedAt =
-    sourceDateEpoch && /^\d+$/.test(sourceDateEpoch)
-      ? new Date(Number(sourceDateEpoch) * 1000).toISOString()
-      : undefined;
-  const manifest: Manifest = {
-    ...manifestWithoutHash,
-    [EXTENSION_KEY]: {
-      profileVersion: PROFILE_VERSION,
-      generator: input.generator,
-      contentHash,
-      tools,
-      ...(Object.keys(stateResources).length > 0 ? { stateResources } : {}),
-      ...(input.templates.some((template) => template.provider)
-        ? {
-            templateProviders: Object.fromEntries(
-              input.templates
-                .filter((template) => template.provider)
-                .map((template) => [template.definition.uriTemplate, template.provider!]),
-            ),
-          }
-        : {}),
-      ...(hasCompletions ? { completions: COMPLETIONS_FILE } : {}),
-      ...(Object.keys(input.completionProviders ?? {}).length > 0
-        ? { completionProviders: input.completionProviders }
-        : {}),
-      ...(input.toolsFolder !== DEFAULT_TOOLS_FOLDER ? { toolsFolder: input.toolsFolder } : {}),
-      ...(generatedAt ? { generatedAt } : {}),
-      ...(allowedOrigins !== undefined ? { http: { allowedOrigins } } : {}),
-      // The address only: the secret that signs forwarded requests is the host's (a Workers secret).
-      ...(liveOrigin !== undefined
-        ? { liveOrigin: { url: liveOrigin, timeoutMs: config.limits.originTimeoutMs } }
-        : {}),
-      // Only when set, so trees of projects that do not set it stay byte-identical to before.
-      ...(cacheTtl !== undefined ? { cache: { ttlSeconds: cacheTtl } } : {}),
-      // Only in packed trees: an unpacked tree's manifest stays byte-identical to before.
-      ...(packs !== undefined ? { packs } : {}),
-      // Only when the tree has an index (search-index-step.ts: text resources by default, "search": false none).
-      ...(search.extension !== undefined ? { search: search.extension } : {}),
-    },
-  };
-  const manifestText = treeJsonFile(manifest);
-  await output.write(MANIFEST_FILE, manifestText);
-  const warnings: BuildProblem[] = [...discovery.warnings, ...search.warnings];
-  failures.push(...discovery.failures);
-  // Added after hashing: the worker is the generator's code, not the tree's content.
-  const runtime = runtimeFiles();
-  if (runtime) {
-    for (const [filePath, content] of runtime) await output.write(filePath, content);
-  } else {
-    warnings.push({
-      path: WORKER_FILE,
-      message:
-        'not written: this staticmcp was compiled without its edge worker bundle, so the tree has no /mcp endpoint on edge hosts; run npm run build in the staticmcp package',
-    });
-  }
-  const kinds = {
-    tools: manifest.capabilities.tools,
-    resources: resourceDefinitions,
-    'resource templates': input.templates,
-    prompts: input.prompts,
-  };
-  for (const [kind, items] of Object.entries(kinds)) {
-    if (items.length > MANY_ITEMS_WARNING) {
-      warnings.push({
-        path: MANIFEST_FILE,
-        message: `${items.length} ${kind} (over ${MANY_ITEMS_WARNING}): clients page through them slowly; consider registering fewer in server.d/register.json`,
-      });
-    }
-  }
-  const searchSettings = searchToIndex(input.config, toolNames, hasTextResources);
   return {
-    manifest,
-    manifestText,
-    contentHash,
-    failures,
-    warnings,
-    ...(searchSettings ? { search: searchSettings } : {}),
-    ...(search.outcome ? { searchIndex: search.outcome } : {}),
+    manifestWithoutHash,
+    tools,
+    stateResources,
+    hasCompletions,
+    documentsManifest: {
+      ...manifestWithoutHash,
+      [EXTENSION_KEY]: { profileVersion: PROFILE_VERSION, tools, stateResources },
+    } as unknown as JsonObject,
+    toolNames,
+    hasTextResources,
+    publicUrl,
+    failures: [...failures, ...discovery.failures],
+    warnings: discovery.warnings,
   };
 }

@@ -1,11 +1,22 @@
-// `staticmcp build`: project → tree, as a pipeline of named stages, each handing on a type:
+// `staticmcp build`: project → tree, as a pipeline of named stages, each one call from
+// buildProject, each handing on a type (none calls back up):
 //   openProject → OpenedProject (open-project.ts: folders, config, cache, the discovered scripts)
 //   → planTools → ToolPlan per tool (plan-tools.ts: its --help, definition and argument sets)
-//   → streamToolCalls → its argument sets, lazily (call-stream.ts)
-//   → runCalls → CallOutcome per call (run-calls.ts, run-one-call.ts)
-//   → CallFileSink → a call file per outcome, as they arrive (call-file-sink.ts, into tree-output.ts)
-//   → assembleTree → AssembledTree (assemble-tree.ts: resources, prompts, the manifest, the hash)
-//   → BuildReport; the TreeWriter's new tree is swapped in atomically at the end.
+//   → attachApps → the tools' MCP Apps and their UI resources (project/discover-apps.ts)
+//   → runCalls → CallOutcome per call (run-calls.ts, run-one-call.ts; call-stream.ts gives the
+//     argument sets lazily), each written by CallFileSink as it arrives (call-file-sink.ts)
+//   → discoverContent → resources, prompts, resource templates and their instances
+//   → runCompletionProviders → provider value lists; collectCompletions → the completion table
+//   → sink.writeCopies → the left-out-default copies of call files
+//   → planPacking → PackingPlan (pack-call-files.ts: which tools' calls go into packs)
+//   → assembleTree → AssembledTree (assemble-tree.ts: resource, prompt, deploy and discovery files)
+//   → hashWritten → the content hash over the logical files (tree-writer.ts)
+//   → writeSearchIndexStep → the search index, written or reused (search-index-step.ts)
+//   → writePacks → PackingOutcome, the manifest's pack table (pack-call-files.ts)
+//   → writeManifest → WrittenManifest (write-manifest.ts: mcp.json, the edge runtime)
+//   → discoverPublicFiles → public/ copied as it is (project/discover-public.ts)
+//   → BuildReport; the TreeWriter's new tree is swapped in atomically (or found unchanged), then
+//     recordPacks, recordSearchIndex and recordUpToDate keep what the next build reuses.
 // Returns a report (a failing script is a value in it, never an exception). Memory stays flat in
 // the number of calls: argument sets are generated as runners free up, each result is written as
 // it arrives, and the report keeps counters plus bounded lists.
@@ -35,7 +46,7 @@ import type { BuildProblem, BuildReport } from './build-report.js';
 import type { CallFilter } from './call-stream.js';
 import { collectCompletions } from './collect-completions.js';
 import { callFileBudget, checkCallFileBudget, checkHostLimits, type PackingOutcome } from './host-limits.js';
-import { hasTextResources, searchToIndex } from './search-index-step.js';
+import { hasTextResources, searchToIndex, writeSearchIndexStep } from './search-index-step.js';
 import { type OpenedProject, openProject } from './open-project.js';
 import { planTools, type ToolPlan } from './plan-tools.js';
 import { isProviderEntry, runCompletionProviders } from './run-completion-providers.js';
@@ -44,6 +55,7 @@ import { shardCallFilter } from './shard-of-call.js';
 import { ShardOutput } from './shard-part.js';
 import { CallFileSink } from './call-file-sink.js';
 import { planPacking, writePacks } from './pack-call-files.js';
+import { writeManifest } from './write-manifest.js';
 import { readPreviousPacks, recordPacks } from './pack-reuse.js';
 import { readReusableSearchIndex, recordSearchIndex } from './search-index-reuse.js';
 import { TreeOutput } from './tree-output.js';
@@ -219,11 +231,9 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
           copies,
           callFileBudget(maxCallFiles, indexesSearch),
         );
-    let packing: PackingOutcome | undefined;
     const toolReports = sink.toolReports();
-    const tree = await assembleTree({
+    const assembled = await assembleTree({
       serverName: path.basename(projectRoot),
-      generator: generatorName(),
       config,
       toolsFolder,
       plans: planned.plans,
@@ -234,26 +244,49 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       templates: templates.templates,
       templateInstances: expansion.instances,
       completions,
-      completionProviders: providers.providers,
-      // Nor indexed for search: a part holds a share of the documents (the merge indexes the merged tree).
+      packsCalls: packingPlan !== undefined,
       shardPart: shard !== undefined,
-      // --force writes the index again (as it packs every tool again).
-      ...(shard || options.force
-        ? {}
-        : { previousSearchIndex: await readReusableSearchIndex(projectRoot, outDir, generatorName()) }),
-      ...(packingPlan
-        ? {
-            packCalls: async () => {
-              packing = await writePacks(output, packingPlan, {
-                // --force packs every tool again (a pack written by an older pack writer is never kept).
-                previous: options.force ? undefined : await readPreviousPacks(projectRoot, outDir, generatorName()),
-                generator: generatorName(),
-              });
-              return packing.table;
-            },
-          }
-        : {}),
     });
+    const contentHash = await output.writer.hashWritten();
+    // Before the pack stage, which takes the call files out of the tree. A part is not indexed:
+    // it holds a share of the documents (the merge indexes the merged tree).
+    const search = await writeSearchIndexStep(
+      {
+        config,
+        manifest: assembled.documentsManifest,
+        toolNames: assembled.toolNames,
+        publicUrl: assembled.publicUrl,
+        output,
+        shardPart: shard !== undefined,
+        generator: generatorName(),
+        // --force writes the index again (as it packs every tool again).
+        ...(shard || options.force
+          ? {}
+          : { previous: await readReusableSearchIndex(projectRoot, outDir, generatorName()) }),
+      },
+      assembled.hasTextResources,
+    );
+    const packing: PackingOutcome | undefined = packingPlan
+      ? await writePacks(output, packingPlan, {
+          // --force packs every tool again (a pack written by an older pack writer is never kept).
+          previous: options.force ? undefined : await readPreviousPacks(projectRoot, outDir, generatorName()),
+          generator: generatorName(),
+        })
+      : undefined;
+    const tree = await writeManifest(
+      assembled,
+      {
+        config,
+        generator: generatorName(),
+        toolsFolder,
+        templates: templates.templates,
+        completionProviders: providers.providers,
+        contentHash,
+        search,
+        ...(packing ? { packs: packing.table } : {}),
+      },
+      output,
+    );
     const manifestBytes = Buffer.byteLength(tree.manifestText);
     if (manifestBytes > config.limits.maxManifestBytes) {
       throw new StaticMcpError(

@@ -1,22 +1,28 @@
-// The worker keeps only mcp.json between requests: served from the isolate's copy for a minute,
-// then revalidated with its ETag, so a redeployed site is noticed without a fetch per request.
+// The worker keeps one site object per manifest version between requests: served from the
+// isolate's copy for a minute, then revalidated with its ETag, so a redeployed site is noticed
+// without a fetch per request, and a redeploy of the same version keeps the object.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ReadOutcome, TreeSource } from '../../src/core/tree/tree-source.js';
 import type { PackFileSource } from '../../src/core/packs/pack-reader.js';
-import { forgetIsolateTree, loadTreeForIsolate, MANIFEST_RECHECK_MS } from '../../src/hosts/edge/isolate-tree-cache.js';
+import type { LoadedTree } from '../../src/core/tree-reading/loaded-tree.js';
+import { forgetIsolateTree, loadSiteForIsolate, MANIFEST_RECHECK_MS } from '../../src/hosts/edge/isolate-tree-cache.js';
 
 /** A site whose mcp.json can be replaced, answering If-None-Match like a static host. */
-function site(): { source: TreeSource & PackFileSource; reads: string[]; publish(name: string): void } {
+function site(): {
+  source: TreeSource & PackFileSource;
+  reads: string[];
+  publish(name: string, etagSuffix?: string): void;
+} {
   let manifest = '';
   let etag = '';
   const reads: string[] = [];
-  const publish = (name: string): void => {
+  const publish = (name: string, etagSuffix = ''): void => {
     manifest = JSON.stringify({
       protocolVersion: '2025-06-18',
       serverInfo: { name, version: '1' },
       capabilities: { tools: [], resources: [] },
     });
-    etag = `"${name}"`;
+    etag = `"${name}${etagSuffix}"`;
   };
   const source: TreeSource & PackFileSource = {
     displayName: 'https://site.example/',
@@ -31,6 +37,22 @@ function site(): { source: TreeSource & PackFileSource; reads: string[]; publish
     close: () => {},
   };
   return { source, reads, publish };
+}
+
+/** The tree of `source`'s site object, as the worker would get it (a site object that is just its tree). */
+async function loadTreeForIsolate(
+  source: TreeSource & PackFileSource,
+  siteKey: string,
+  nowMs: number,
+): Promise<LoadedTree> {
+  return (
+    await loadSiteForIsolate(
+      () => source,
+      siteKey,
+      (tree) => ({ tree }),
+      nowMs,
+    )
+  ).tree;
 }
 
 beforeEach(forgetIsolateTree);
@@ -50,6 +72,13 @@ describe('the isolate copy of mcp.json', () => {
     publish('second');
     const second = await loadTreeForIsolate(source, 'assets', 2 * MANIFEST_RECHECK_MS);
     expect(second.serverInfo.name).toBe('second');
+
+    // The same manifest under a new ETag (a redeploy of the same build): read, and the same object kept.
+    publish('second', '-redeployed');
+    expect(await loadTreeForIsolate(source, 'assets', 3 * MANIFEST_RECHECK_MS)).toBe(second);
+    expect(reads.at(-1)).toBe('mcp.json if-none-match "second"');
+    expect(await loadTreeForIsolate(source, 'assets', 4 * MANIFEST_RECHECK_MS)).toBe(second);
+    expect(reads.at(-1)).toBe('mcp.json if-none-match "second-redeployed"');
   });
 
   it('keeps one copy per site, and never caches a failure', async () => {

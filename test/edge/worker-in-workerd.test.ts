@@ -268,4 +268,13 @@ describe('the static site around it', () => {
       .map(([file]) => file);
     expect(fetched).toEqual(['/tools/greet/de/true.json']);
   });
+
+  it("answers the same call from the next requests without fetching its file again (the version's reader is kept)", async () => {
+    const manifestReads = site.assetRequests.get('/mcp.json');
+    const call = { name: 'greet', arguments: { language: 'en', shout: false } };
+    const first = await client.callTool(call);
+    for (let request = 0; request < 3; request++) expect(await client.callTool(call)).toEqual(first);
+    expect(site.assetRequests.get('/tools/greet/en/false.json')).toBe(1);
+    expect(site.assetRequests.get('/mcp.json')).toBe(manifestReads);
+  });
 });

@@ -5,6 +5,7 @@ import type { ReadOutcome, TreeSource } from '../tree/tree-source.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 import { readTreeExtension, type TreeExtension, type TreeToolExtension } from './tree-extension.js';
 import type { PackFileSource, PackIndexCache } from '../packs/pack-reader.js';
+import type { PackTable } from '../packs/pack-table.js';
 // Types only: the search modules load when a manifest names a search index.
 import type { SearchReader } from '../search/search-reader.js';
 
@@ -41,6 +42,12 @@ export interface LoadedTree {
   manifestHash: string;
   /** Answers the search and fetch tools, when the tree has a search index and the host its bytes. */
   search?: SearchReader;
+  /**
+   * The pack table of a packed tree (our extension's `packs`, parsed with the manifest), or what is
+   * wrong with it; undefined when the tree names no packs. Hosts decide from it, once, whether
+   * the tree's calls are read from packs.
+   */
+  packs?: { table: PackTable } | { problem: string };
 }
 
 export interface LoadTreeOptions {
@@ -101,9 +108,10 @@ export async function loadTree(source: TreeSource, options: LoadTreeOptions = {}
   for (const tool of tools) tool.extension = extension?.tools[tool.definition.name];
 
   const rawExtension = manifest[EXTENSION_KEY];
+  const packs = isObject(rawExtension) ? await readPackTable(rawExtension) : undefined;
   const search =
     options.packFiles !== undefined && isObject(rawExtension) && rawExtension.search !== undefined
-      ? await loadSearch(rawExtension, source, toolsByName, options.packFiles, options)
+      ? await loadSearch(rawExtension, source, toolsByName, options.packFiles, { ...options, packs })
       : undefined;
   if (search) {
     for (const tool of search.tools) {
@@ -159,7 +167,19 @@ export async function loadTree(source: TreeSource, options: LoadTreeOptions = {}
     extension,
     manifestHash: contentHash ?? (await hashText(outcome.text)),
     ...(search ? { search: search.reader } : {}),
+    ...(packs ? { packs } : {}),
   };
+}
+
+/**
+ * The extension's pack table: undefined when it names none (or an empty one). The pack modules
+ * load only for a packed tree, so an unpacked tree's hosts start with no more modules.
+ */
+async function readPackTable(extension: JsonObject): Promise<LoadedTree['packs']> {
+  if (extension.packs === undefined) return undefined;
+  const { parsePackTable } = await import('../packs/pack-table.js');
+  const parsed = parsePackTable(extension.packs);
+  return 'table' in parsed && parsed.table.size === 0 ? undefined : parsed;
 }
 
 /**
@@ -171,7 +191,7 @@ async function loadSearch(
   source: TreeSource,
   toolsByName: ReadonlyMap<string, TreeTool>,
   packFiles: PackFileSource,
-  { onProblem, packCache }: LoadTreeOptions,
+  { onProblem, packCache, packs }: LoadTreeOptions & { packs: LoadedTree['packs'] },
 ): Promise<{ reader: SearchReader; tools: TreeTool[] } | undefined> {
   if (toolsByName.has('search') || toolsByName.has('fetch')) return undefined;
   const [{ parseSearchIndexManifest }, { SearchReader }, { SEARCH_TOOL, FETCH_TOOL }, { PackIndexCache }] =
@@ -189,7 +209,7 @@ async function loadSearch(
   // One index cache for the index's parts and the packed calls fetch reads (the worker's packed
   // calls too, when it passes its own): one bound for all.
   const indexCache = packCache ?? new PackIndexCache();
-  const readCall = await callReaderOf(extension, source, packFiles, indexCache, onProblem);
+  const readCall = await callReaderOf(packs, source, packFiles, indexCache, onProblem);
   // A table kept in its own file is read by the reader on its first search (mcp.json loads stay small).
   const reader = new SearchReader(packFiles, 'table' in parsed ? parsed.table : parsed, {
     onProblem,
@@ -206,25 +226,20 @@ async function loadSearch(
 
 /**
  * How fetch reads a call a document points at, the way tools/call finds it: a packed tool's calls
- * from its packs (the hosts' `source` may not read packs itself: the worker packs per request),
+ * from its packs (the hosts' `source` may not read packs itself: the worker wraps it after loading),
  * any other call file through `source`. The id is checked as a call file's path before this runs.
  */
 async function callReaderOf(
-  extension: JsonObject,
+  packs: LoadedTree['packs'],
   source: TreeSource,
   packFiles: PackFileSource,
   indexCache: PackIndexCache,
   onProblem: ((text: string) => void) | undefined,
 ): Promise<(treePath: string) => Promise<ReadOutcome>> {
   const plain = (treePath: string) => source.read(treePath);
-  if (extension.packs === undefined) return plain;
-  const [{ parsePackTable }, { PackedTreeSource }] = await Promise.all([
-    import('../packs/pack-table.js'),
-    import('../packs/packed-tree-source.js'),
-  ]);
-  const packs = parsePackTable(extension.packs);
   // A malformed table is reported by the tree's own packed reads; fetch then reads plain files only.
-  if ('problem' in packs || packs.table.size === 0) return plain;
+  if (packs === undefined || 'problem' in packs) return plain;
+  const { PackedTreeSource } = await import('../packs/packed-tree-source.js');
   const packed = new PackedTreeSource(source, packFiles, packs.table, { cacheLimits: indexCache, onProblem });
   return (treePath) => packed.read(treePath);
 }

@@ -141,7 +141,7 @@ async function readWholeOrCut(body: ReadableStream<Uint8Array>, range: ByteRange
 export function createAssetTreeSource(fetcher: AssetFetcher, siteRoot: URL): TreeSource & PackFileSource {
   return {
     displayName: siteRoot.href,
-    // A reader lives for one request, so a file read twice in it is fetched once.
+    // The reader of a manifest version (edge-site.ts) keeps a parsed file this long before asking again.
     revalidateAfterMs: 30_000,
     async read(relativePath: string, etag?: string): Promise<ReadOutcome> {
       const headers: Record<string, string> = { accept: 'application/json' };

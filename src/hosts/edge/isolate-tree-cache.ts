@@ -1,36 +1,42 @@
-// The one thing the worker keeps between requests: the loaded `mcp.json` of its site, per isolate.
-// Every request would otherwise fetch and index the manifest before answering. The copy is
-// revalidated with its ETag once a minute (the `_headers` rule gives mcp.json max-age=60), so a
-// host that swaps the static files under a running isolate is noticed. Requests never share a
-// pending load: workerd warns when one request's promise settles in another's context.
+// The one thing the worker keeps between requests: its site object (edge-site.ts), built from the
+// site's `mcp.json` once per manifest version and reused by every request of that version. The
+// manifest is revalidated with its ETag once a minute (the `_headers` rule gives mcp.json
+// max-age=60), so a host that swaps the static files under a running isolate is noticed; a new
+// manifest of the same version (the same content hash) keeps the site object and its caches.
+// Requests never share a pending load: workerd warns when one request's promise settles in
+// another's context.
 import { loadTree, type LoadedTree } from '../../core/tree-reading/loaded-tree.js';
 import type { ReadOutcome, TreeSource } from '../../core/tree/tree-source.js';
 import { MANIFEST_FILE } from '../../core/tree/manifest.js';
-import { type PackTable, packTableOfManifest } from '../../core/packs/pack-table.js';
 import { PackIndexCache, type PackFileSource } from '../../core/packs/pack-reader.js';
 
 export const MANIFEST_RECHECK_MS = 60_000;
 
-export interface IsolatePacks {
-  table: PackTable;
-  indexCache: PackIndexCache;
+/** What the cache needs of a site object: the tree it was opened on. */
+export interface SiteOfTree {
+  readonly tree: LoadedTree;
 }
 
-interface CachedTree {
-  /** Which site the tree came from (the asset binding, or an origin when fetching). */
+/**
+ * Builds a version's site object from its loaded tree and the files it was read from; `packCache`
+ * is the version's one bounded cache of pack indexes and whole packs (DEFAULT_PACK_CACHE_LIMITS),
+ * which its search reader already shares: the isolate's memory has one ceiling, not one per reader.
+ */
+export type OpenSite<Site extends SiteOfTree> = (
+  tree: LoadedTree,
+  packCache: PackIndexCache,
+  files: TreeSource & PackFileSource,
+) => Site;
+
+interface CachedSite {
+  /** Which site it came from (the asset binding, or an origin when fetching). */
   siteKey: string;
-  tree: LoadedTree;
+  site: SiteOfTree;
   etag?: string;
   checkedAtMs: number;
-  /**
-   * The manifest's pack table (its tools' calls are read from packs; undefined: not packed), and
-   * the isolate's bounded cache of their parsed indexes and whole packs (DEFAULT_PACK_CACHE_LIMITS:
-   * 1,024 indexes, 8 MiB; 32 MiB of packs), new with each manifest since names change with content.
-   */
-  packs?: IsolatePacks;
 }
 
-let cached: CachedTree | undefined;
+let cached: CachedSite | undefined;
 
 /** A source that answers the manifest from a read already made, and everything else as `source` does. */
 function withManifest(source: TreeSource, manifest: ReadOutcome): TreeSource {
@@ -44,50 +50,45 @@ function withManifest(source: TreeSource, manifest: ReadOutcome): TreeSource {
 }
 
 /**
- * The site's tree, from this isolate's copy when it is fresh; throws a readable Error when mcp.json
- * is unusable. `source` is also the tree's byte source (packs, the search index): the copy keeps the
- * first request's source, which holds only the site's binding (or the global fetch) and its root,
- * the same for every request of the site.
+ * The site object of `siteKey`'s current manifest, from this isolate's copy when it is fresh;
+ * throws a readable Error when mcp.json is unusable. `files` gives the request's view of the site's
+ * files (called only when the manifest must be read); a new version's site keeps the one it was
+ * opened with, which holds only the site's binding (or the global fetch) and its root, the same
+ * for every request of the site.
  */
-export async function loadTreeForIsolate(
-  source: TreeSource & PackFileSource,
+export async function loadSiteForIsolate<Site extends SiteOfTree>(
+  files: () => TreeSource & PackFileSource,
   siteKey: string,
+  openSite: OpenSite<Site>,
   nowMs = Date.now(),
-): Promise<LoadedTree> {
+): Promise<Site> {
   const previous = cached?.siteKey === siteKey ? cached : undefined;
-  if (previous && nowMs - previous.checkedAtMs < MANIFEST_RECHECK_MS) return previous.tree;
+  // One site object type per isolate (the worker's): the cast names what openSite made.
+  if (previous && nowMs - previous.checkedAtMs < MANIFEST_RECHECK_MS) return previous.site as Site;
+  const source = files();
   const outcome = await source.read(MANIFEST_FILE, previous?.etag);
   if (outcome.status === 'not-modified' && previous) {
     previous.checkedAtMs = nowMs;
-    return previous.tree;
+    return previous.site as Site;
   }
-  // One bounded cache of indexes and whole packs per loaded tree, shared by its packed calls and its
-  // search reader: the isolate's memory has one ceiling (DEFAULT_PACK_CACHE_LIMITS), not one per reader.
-  const indexCache = new PackIndexCache();
+  const packCache = new PackIndexCache();
   const tree = await loadTree(withManifest(source, outcome), {
     packFiles: source,
-    packCache: indexCache,
+    packCache,
     onProblem: (text) => console.error(`staticmcp worker: ${text}`),
   });
-  const packs = outcome.status === 'ok' ? packTableOfManifest(outcome.text) : undefined;
-  // A malformed table: its tools' calls answer as not precomputed, said once per load.
-  if (packs && 'problem' in packs) console.error(`staticmcp worker: ${MANIFEST_FILE}: ${packs.problem}`);
-  cached = {
-    siteKey,
-    tree,
-    etag: outcome.status === 'ok' ? outcome.etag : undefined,
-    checkedAtMs: nowMs,
-    ...(packs && 'table' in packs ? { packs: { table: packs.table, indexCache } } : {}),
-  };
-  return tree;
+  const etag = outcome.status === 'ok' ? outcome.etag : undefined;
+  // The same version under a new ETag (a redeploy of the same build): the site object stays.
+  if (previous && previous.site.tree.manifestHash === tree.manifestHash) {
+    cached = { ...previous, etag, checkedAtMs: nowMs };
+    return previous.site as Site;
+  }
+  const site = openSite(tree, packCache, source);
+  cached = { siteKey, site, etag, checkedAtMs: nowMs };
+  return site;
 }
 
-/** The packs of the tree loadTreeForIsolate last gave for `siteKey`, if it is packed. */
-export function isolatePacks(siteKey: string): IsolatePacks | undefined {
-  return cached?.siteKey === siteKey ? cached.packs : undefined;
-}
-
-/** Forgets the cached tree (tests, and a tree that proved unreadable). */
+/** Forgets the cached site (tests, and a tree that proved unreadable). */
 export function forgetIsolateTree(): void {
   cached = undefined;
 }

@@ -1,21 +1,15 @@
 // The edge entry, bundled into every tree as `_worker.js`: the tree answers MCP by itself wherever
 // it is hosted with code next to it (Cloudflare Pages advanced mode, Workers static assets, a
-// Netlify edge function). `/mcp` is Streamable HTTP, stateless (every POST stands alone, nothing
-// is kept between requests but the site's mcp.json); every other path is the static site.
+// Netlify edge function). `/mcp` is Streamable HTTP, stateless (every POST stands alone, no
+// session is kept; what is kept between requests is the site object of the manifest's version,
+// edge-site.ts); every other path is the static site.
 // Precomputed answers, and, when the tree names a live origin (`liveOrigin`) and the host holds
 // its secret, the rest forwarded there (origin-runner.ts); else a miss says how to run
 // `staticmcp serve <site> --live <project>`.
-import { CachedTreeReader } from '../../core/tree-reading/cached-tree-reader.js';
 import { errorResponse, INTERNAL_ERROR } from '../../core/mcp/json-rpc.js';
-import { createMcpHttpHandler } from '../../core/mcp/http/streamable-http.js';
-import type { LoadedTree } from '../../core/tree-reading/loaded-tree.js';
-import type { ServerContext } from '../../core/mcp/server-context.js';
-import type { TreeSource } from '../../core/tree/tree-source.js';
 import { createAssetTreeSource, type AssetFetcher } from './asset-tree-source.js';
-import { compileEdgeValidator } from '../../validators/cfworker-validator.js';
-import { isolatePacks, loadTreeForIsolate } from './isolate-tree-cache.js';
-import { PackedTreeSource } from '../../core/packs/packed-tree-source.js';
-import { OriginRunner } from './origin-runner.js';
+import { type EdgeSite, openEdgeSite } from './edge-site.js';
+import { loadSiteForIsolate } from './isolate-tree-cache.js';
 
 // Not exported: workerd takes every named export of the entry module for an entrypoint.
 const MCP_PATH = '/mcp';
@@ -32,45 +26,7 @@ function siteFetcher(env: WorkerEnv | undefined): AssetFetcher {
   return env?.ASSETS ?? { fetch: (request) => fetch(request) };
 }
 
-/** The site's own origin always passes; the project adds others (`http.allowedOrigins` in staticmcp.json, `"*"` for any). */
-function originRule(tree: LoadedTree, siteOrigin: string): (origin: string) => boolean {
-  const listed = tree.extension?.http?.allowedOrigins;
-  const allowed = new Set(
-    Array.isArray(listed) ? listed.filter((item): item is string => typeof item === 'string') : [],
-  );
-  return (origin) => origin === siteOrigin || allowed.has('*') || allowed.has(origin);
-}
-
-function serverContext(
-  tree: LoadedTree,
-  source: TreeSource,
-  siteRoot: URL,
-  env: WorkerEnv | undefined,
-  client: string,
-): ServerContext {
-  const origin = tree.extension?.liveOrigin;
-  return {
-    tree,
-    reader: new CachedTreeReader(source),
-    ...(origin
-      ? {
-          live: new OriginRunner({
-            url: origin.url,
-            timeoutMs: origin.timeoutMs,
-            secret:
-              typeof env?.STATICMCP_ORIGIN_KEY === 'string' && env.STATICMCP_ORIGIN_KEY !== ''
-                ? env.STATICMCP_ORIGIN_KEY
-                : undefined,
-            client,
-          }),
-        }
-      : {}),
-    liveHint: `run staticmcp serve ${siteRoot.href} --live <project folder>`,
-    dev: false,
-    loadValidatorCompiler: async () => compileEdgeValidator,
-    logProblem: (text) => console.error(`staticmcp worker: ${text}`),
-  };
-}
+const logProblem = (text: string): void => console.error(`staticmcp worker: ${text}`);
 
 async function answerMcp(
   request: Request,
@@ -79,11 +35,24 @@ async function answerMcp(
   hostContext: unknown,
 ): Promise<Response> {
   const siteRoot = new URL('/', url);
-  const assets = createAssetTreeSource(siteFetcher(env), siteRoot);
   const siteKey = env?.ASSETS ? 'assets' : siteRoot.origin;
-  let tree: LoadedTree;
+  let site: EdgeSite;
   try {
-    tree = await loadTreeForIsolate(assets, siteKey);
+    site = await loadSiteForIsolate(
+      () => createAssetTreeSource(siteFetcher(env), siteRoot),
+      siteKey,
+      (tree, packCache, files) =>
+        openEdgeSite(tree, {
+          files,
+          packCache,
+          siteRoot,
+          originKey:
+            typeof env?.STATICMCP_ORIGIN_KEY === 'string' && env.STATICMCP_ORIGIN_KEY !== ''
+              ? env.STATICMCP_ORIGIN_KEY
+              : undefined,
+          logProblem,
+        }),
+    );
   } catch (error) {
     console.error(`staticmcp worker: ${(error as Error).message}`);
     const body = errorResponse(
@@ -93,15 +62,6 @@ async function answerMcp(
     );
     return new Response(JSON.stringify(body), { status: 503, headers: { 'content-type': 'application/json' } });
   }
-  // A packed tree: its packed tools' calls from the packs, one whole pack a call once the
-  // isolate's index cache holds the call's index (else one index read more).
-  const packs = isolatePacks(siteKey);
-  const source: TreeSource = packs
-    ? new PackedTreeSource(assets, assets, packs.table, {
-        cacheLimits: packs.indexCache,
-        onProblem: (reason) => console.error(`staticmcp worker: ${reason}`),
-      })
-    : assets;
   // The peer: Netlify's context names it (`context.ip`); Cloudflare's front end sets
   // CF-Connecting-IP (replacing any copy the client sent).
   const contextIp = (hostContext as { ip?: unknown } | undefined)?.ip;
@@ -109,15 +69,9 @@ async function answerMcp(
     typeof contextIp === 'string' && contextIp !== ''
       ? contextIp
       : (request.headers.get('cf-connecting-ip') ?? undefined);
-  const context = serverContext(tree, source, siteRoot, env, peerAddress ?? 'unknown');
-  const handler = createMcpHttpHandler({
-    server: () => context,
-    sessions: false,
-    isAllowedOrigin: originRule(tree, url.origin),
-  });
   // The handler reads what is left of a refused body first (web-exchange.ts), so the client sees
   // the refusal instead of a reset connection.
-  return handler.handle(request, { peerAddress });
+  return site.handler.handle(request, { peerAddress, siteOrigin: url.origin });
 }
 
 export default {

@@ -22,6 +22,8 @@ export interface ClientId {
 export interface ConnectionInfo {
   /** The TCP peer address (Node), or the address the edge's front end vouches for (CF-Connecting-IP). */
   peerAddress?: string;
+  /** The origin the request was addressed to (the edge's request URL): a site may serve several. */
+  siteOrigin?: string;
 }
 
 /** Works out the client of a request from its headers; replaceable by a host that knows better (a signed forward). */

@@ -8,11 +8,14 @@ import { McpSession, type Send } from '../mcp-session.js';
 import type { ProtocolVersion } from '../protocol-versions.js';
 import type { ServerContext } from '../server-context.js';
 import { ClientLiveGates, DEFAULT_MAX_LIVE_RUNS_PER_CLIENT } from './client-live-gates.js';
-import { type ClientId, type ClientOf, DEFAULT_MAX_SESSIONS_PER_CLIENT } from './client-quotas.js';
+import { type ClientId, type ClientOf, type ConnectionInfo, DEFAULT_MAX_SESSIONS_PER_CLIENT } from './client-quotas.js';
 
 export interface McpHttpOptions {
-  /** The context for a new session (called per session, so a reloaded tree applies to new sessions). */
-  server: () => ServerContext;
+  /**
+   * The context for a new session (called per session, so a reloaded tree applies to new sessions);
+   * `client` is who opens it (absent when the handler only wants the host's log).
+   */
+  server: (client?: ClientId) => ServerContext;
   /**
    * true (Node): Mcp-Session-Id issued on initialize, required and checked after, DELETE ends it,
    * unknown id → 404. false (edge): stateless, every POST stands alone (a fresh McpSession with the
@@ -22,7 +25,7 @@ export interface McpHttpOptions {
   /** Accepted Host header values (lower-case host or host:port); undefined = no Host check. Bad → 403. */
   allowedHosts?: readonly string[];
   /** Whether a request carrying this Origin may call (no Origin header = allowed). Foreign → 403. */
-  isAllowedOrigin(origin: string): boolean;
+  isAllowedOrigin(origin: string, connection: ConnectionInfo): boolean;
   /** Larger bodies get 413 (default 4 MiB). */
   maxBodyBytes?: number;
   /** Cap on open sessions (sessions: true; default 256): one of the biggest holder's makes room (client-quotas.ts), else 503. */
@@ -73,7 +76,7 @@ export function createHandlerScope(options: McpHttpOptions): HandlerScope {
 
   /** A session's context: the host's, with live runs limited per session and per client. */
   const sessionContext = (client: ClientId): ServerContext => {
-    const server = options.server();
+    const server = options.server(client);
     if (!server.live) return server;
     const perClient = liveGates.limitRuns(server.live, client.key);
     // A waiting run that is cancelled never starts.

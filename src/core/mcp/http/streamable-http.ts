@@ -44,7 +44,9 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
 
   async function answer(exchange: HttpExchange, connection: ConnectionInfo = {}): Promise<HttpAnswer> {
     try {
-      const refused = refuseForeignCaller(exchange, options.allowedHosts, options.isAllowedOrigin);
+      const refused = refuseForeignCaller(exchange, options.allowedHosts, (origin) =>
+        options.isAllowedOrigin(origin, connection),
+      );
       if (refused) return refused;
       return withCors(exchange, await route(exchange, clientOf(exchange.header, connection)));
     } catch (error) {
