@@ -72,6 +72,21 @@ function serverContext(
   };
 }
 
+/**
+ * The client's address as the platform vouches for it, the key of the origin's per-client limits:
+ * Netlify's `context.ip`; CF-Connecting-IP only where Cloudflare's front end set it (it replaces
+ * any copy the client sent, and the request then carries Cloudflare's `request.cf`; workerd gives
+ * `request.cf` only when its front is configured to pass it, as miniflare does). Elsewhere the
+ * header is whatever the client wrote, so every client shares one key.
+ */
+function vouchedPeerAddress(request: Request, hostContext: unknown): string | undefined {
+  const contextIp = (hostContext as { ip?: unknown } | undefined)?.ip;
+  if (typeof contextIp === 'string' && contextIp !== '') return contextIp;
+  const cf = (request as Request & { cf?: unknown }).cf;
+  if (typeof cf !== 'object' || cf === null) return undefined;
+  return request.headers.get('cf-connecting-ip') || undefined;
+}
+
 async function answerMcp(
   request: Request,
   env: WorkerEnv | undefined,
@@ -102,13 +117,7 @@ async function answerMcp(
         onProblem: (reason) => console.error(`staticmcp worker: ${reason}`),
       })
     : assets;
-  // The peer: Netlify's context names it (`context.ip`); Cloudflare's front end sets
-  // CF-Connecting-IP (replacing any copy the client sent).
-  const contextIp = (hostContext as { ip?: unknown } | undefined)?.ip;
-  const peerAddress =
-    typeof contextIp === 'string' && contextIp !== ''
-      ? contextIp
-      : (request.headers.get('cf-connecting-ip') ?? undefined);
+  const peerAddress = vouchedPeerAddress(request, hostContext);
   const context = serverContext(tree, source, siteRoot, env, peerAddress ?? 'unknown');
   const handler = createMcpHttpHandler({
     server: () => context,
