@@ -1,9 +1,10 @@
 // The edge worker reading a hostile or verbose origin (issue 37): the tree's `_worker.js` in
 // workerd (miniflare) forwards a miss to an origin that answers one 12 MB line, 11 MB in 512-byte
-// writes, endless log lines, or (a real `serve --origin`) a 3 MiB log line; each call ends in time
-// while another client's precomputed calls go on. A busy origin's absurd Retry-After reaches the
+// writes, endless log lines, or what `serve --origin` sends for a run that logged a 3 MiB line; each
+// call ends in time while another client's precomputed calls go on (a real `serve --origin` answers
+// the calls that need a script). A busy origin's absurd Retry-After reaches the
 // client clamped, and a client cannot choose its per-client key through CF-Connecting-IP where no
-// Cloudflare front vouches for it.
+// Cloudflare front vouches for it; the bounds come from the worker's bindings when set.
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -204,6 +205,71 @@ describe('the edge reading an origin answer', () => {
   });
 });
 
+/** The tree's files for the worker run in this process (a host that is not Cloudflare). */
+function treeFiles(): { fetch: (request: Request) => Promise<Response> } {
+  return {
+    fetch: async (request) => {
+      const relative = decodeURIComponent(new URL(request.url).pathname).replace(/^\/+/, '');
+      try {
+        return new Response(await fs.readFile(path.join(tree, relative)));
+      } catch {
+        return new Response('not found', { status: 404 });
+      }
+    },
+  };
+}
+
+/** One echo call through the worker run in this process with `bindings`; resolves with its text. */
+async function echoThroughWorker(bindings: Record<string, string>): Promise<string> {
+  const answer = await worker.fetch(
+    new Request('http://edge.test/mcp', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'bound' } },
+      }),
+    }),
+    { ASSETS: treeFiles(), STATICMCP_ORIGIN_KEY: KEY, ...bindings },
+  );
+  return answer.text();
+}
+
+describe("the worker's bounds on an origin answer", () => {
+  it('takes them from its bindings, and says what is wrong with one that is not a number', async () => {
+    const before = origin.log().length;
+    // The origin's answer to echo is two lines: the script's log line, then the outcome.
+    expect(await echoThroughWorker({ STATICMCP_ORIGIN_MAX_LINES: '2' })).toContain('echo: bound');
+    expect(await echoThroughWorker({ STATICMCP_ORIGIN_MAX_LINES: '1' })).toMatch(
+      /more than the 1 lines the edge accepts of one run; .*raises the worker's STATICMCP_ORIGIN_MAX_LINES/,
+    );
+    expect(await echoThroughWorker({ STATICMCP_ORIGIN_MAX_LINE_BYTES: '20' })).toMatch(
+      /a line longer than the 20 bytes the edge accepts/,
+    );
+    expect(await echoThroughWorker({ STATICMCP_ORIGIN_MAX_ANSWER_BYTES: 'lots' })).toMatch(
+      /the worker's STATICMCP_ORIGIN_MAX_ANSWER_BYTES=\\"lots\\" is not a whole number above 0; the site's owner fixes or unsets it/,
+    );
+    // Three runs reached the origin (not the last); their log lines are in before the next test's.
+    await waitUntil(
+      () =>
+        (
+          origin
+            .log()
+            .slice(before)
+            .match(/live run of echo/g) ?? []
+        ).length >= 3 || undefined,
+      5_000,
+      'the origin to log the runs',
+    );
+  });
+});
+
 describe('the client key the origin limits by', () => {
   /** One echo call through `fetchMcp` with a forged CF-Connecting-IP; resolves with the key the origin logged. */
   async function keyOfForgedCall(
@@ -239,19 +305,8 @@ describe('the client key the origin limits by', () => {
   }
 
   it('ignores a CF-Connecting-IP no Cloudflare front vouches for: every such client shares one key', async () => {
-    // The worker on a host that is not Cloudflare (no request.cf, no Netlify context), its
-    // static files read from the tree folder.
-    const assets = {
-      fetch: async (request: Request): Promise<Response> => {
-        const relative = decodeURIComponent(new URL(request.url).pathname).replace(/^\/+/, '');
-        try {
-          return new Response(await fs.readFile(path.join(tree, relative)));
-        } catch {
-          return new Response('not found', { status: 404 });
-        }
-      },
-    };
-    const env = { ASSETS: assets, STATICMCP_ORIGIN_KEY: KEY };
+    // The worker on a host that is not Cloudflare (no request.cf, no Netlify context).
+    const env = { ASSETS: treeFiles(), STATICMCP_ORIGIN_KEY: KEY };
     expect(await keyOfForgedCall((request) => worker.fetch(request, env), 'elsewhere')).toBe('unknown');
     // Netlify's context is what vouches there.
     expect(await keyOfForgedCall((request) => worker.fetch(request, env, { ip: '203.0.113.9' }), 'netlify')).toBe(

@@ -52,6 +52,8 @@ export interface OriginRunnerOptions {
   client: string;
   /** Bounds on the answer; each one left out is its default (DEFAULT_ORIGIN_ANSWER_LIMITS). */
   limits?: Partial<OriginAnswerLimits>;
+  /** What is wrong with the worker's own settings (a limit binding): every run answers it. */
+  settingsProblem?: string;
 }
 
 /** `bytes` as the owner wrote it: whole MB when it is, else bytes. */
@@ -83,6 +85,7 @@ export class OriginRunner implements LiveRunner {
   }
 
   async run(request: LiveRunRequest): Promise<LiveRunOutcome> {
+    if (this.options.settingsProblem) return { problem: this.options.settingsProblem };
     const keyProblem = problemWithOriginKey(this.options.secret);
     if (keyProblem)
       return {
@@ -190,7 +193,7 @@ export class OriginRunner implements LiveRunner {
         received += value.byteLength;
         if (received > maxAnswerBytes)
           throw new OriginProblem(
-            `the live origin ${this.host} answered with more than the ${describeBytes(maxAnswerBytes)} the edge accepts; the site's owner makes the script return less`,
+            `the live origin ${this.host} answered with more than the ${describeBytes(maxAnswerBytes)} the edge accepts; the site's owner makes the script return less, or raises the worker's STATICMCP_ORIGIN_MAX_ANSWER_BYTES`,
           );
         for (const line of lines) {
           const outcome = take(line);
@@ -223,8 +226,8 @@ export class OriginRunner implements LiveRunner {
       const { maxLineBytes, maxLines } = this.limits;
       throw new OriginProblem(
         error.kind === 'lines'
-          ? `the live origin ${this.host} answered with more than the ${maxLines} lines the edge accepts of one run; the site's owner makes the script log less`
-          : `the live origin ${this.host} answered with a line longer than the ${describeBytes(maxLineBytes)} the edge accepts; the site's owner makes the script print less on one line (a log line) or return less`,
+          ? `the live origin ${this.host} answered with more than the ${maxLines} lines the edge accepts of one run; the site's owner makes the script log less, or raises the worker's STATICMCP_ORIGIN_MAX_LINES`
+          : `the live origin ${this.host} answered with a line longer than the ${describeBytes(maxLineBytes)} the edge accepts; the site's owner makes the script print less on one line (a log line) or return less, or raises the worker's STATICMCP_ORIGIN_MAX_LINE_BYTES`,
       );
     }
   }

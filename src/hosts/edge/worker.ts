@@ -15,6 +15,7 @@ import { createAssetTreeSource, type AssetFetcher } from './asset-tree-source.js
 import { compileEdgeValidator } from '../../validators/cfworker-validator.js';
 import { isolatePacks, loadTreeForIsolate } from './isolate-tree-cache.js';
 import { PackedTreeSource } from '../../core/packs/packed-tree-source.js';
+import { readOriginAnswerLimits } from './origin-answer-limits.js';
 import { OriginRunner } from './origin-runner.js';
 
 // Not exported: workerd takes every named export of the entry module for an entrypoint.
@@ -25,6 +26,10 @@ export interface WorkerEnv {
   ASSETS?: AssetFetcher;
   /** The secret that signs requests to the tree's live origin (a Workers secret, never in the tree). */
   STATICMCP_ORIGIN_KEY?: string;
+  /** Bounds on a live origin's answer (origin-answer-limits.ts); unset: the defaults. */
+  STATICMCP_ORIGIN_MAX_ANSWER_BYTES?: string;
+  STATICMCP_ORIGIN_MAX_LINE_BYTES?: string;
+  STATICMCP_ORIGIN_MAX_LINES?: string;
 }
 
 /** The host's view of the static site: its asset binding, or the network. */
@@ -49,6 +54,7 @@ function serverContext(
   client: string,
 ): ServerContext {
   const origin = tree.extension?.liveOrigin;
+  const answerLimits = origin ? readOriginAnswerLimits(env) : { limits: {} };
   return {
     tree,
     reader: new CachedTreeReader(source),
@@ -62,6 +68,9 @@ function serverContext(
                 ? env.STATICMCP_ORIGIN_KEY
                 : undefined,
             client,
+            ...('problem' in answerLimits
+              ? { settingsProblem: answerLimits.problem }
+              : { limits: answerLimits.limits }),
           }),
         }
       : {}),
