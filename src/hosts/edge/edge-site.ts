@@ -17,6 +17,7 @@ import type { PackFileSource, PackIndexCache } from '../../core/packs/pack-reade
 import { PackedTreeSource } from '../../core/packs/packed-tree-source.js';
 import { MANIFEST_FILE } from '../../core/tree/manifest.js';
 import { compileEdgeValidator } from '../../validators/cfworker-validator.js';
+import type { readOriginAnswerLimits } from './origin-answer-limits.js';
 import { OriginRunner } from './origin-runner.js';
 
 export interface EdgeSite {
@@ -42,6 +43,8 @@ export interface EdgeSiteOptions {
   siteRoot: URL;
   /** The secret that signs requests to the tree's live origin, when the host holds one. */
   originKey: string | undefined;
+  /** The bounds on a live origin's answer the worker's bindings set, or what is wrong with one. */
+  originAnswerLimits: ReturnType<typeof readOriginAnswerLimits>;
   logProblem(text: string): void;
 }
 
@@ -93,6 +96,9 @@ export function openEdgeSite(tree: LoadedTree, options: EdgeSiteOptions): EdgeSi
               timeoutMs: origin.timeoutMs,
               secret: options.originKey,
               client: client?.address || 'unknown',
+              ...('problem' in options.originAnswerLimits
+                ? { settingsProblem: options.originAnswerLimits.problem }
+                : { limits: options.originAnswerLimits.limits }),
             }),
           }
         : context,

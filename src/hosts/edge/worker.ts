@@ -10,6 +10,7 @@ import { errorResponse, INTERNAL_ERROR } from '../../core/mcp/json-rpc.js';
 import { createAssetTreeSource, type AssetFetcher } from './asset-tree-source.js';
 import { type EdgeSite, openEdgeSite } from './edge-site.js';
 import { loadSiteForIsolate } from './isolate-tree-cache.js';
+import { readOriginAnswerLimits } from './origin-answer-limits.js';
 
 // Not exported: workerd takes every named export of the entry module for an entrypoint.
 const MCP_PATH = '/mcp';
@@ -19,6 +20,10 @@ export interface WorkerEnv {
   ASSETS?: AssetFetcher;
   /** The secret that signs requests to the tree's live origin (a Workers secret, never in the tree). */
   STATICMCP_ORIGIN_KEY?: string;
+  /** Bounds on a live origin's answer (origin-answer-limits.ts); unset: the defaults. */
+  STATICMCP_ORIGIN_MAX_ANSWER_BYTES?: string;
+  STATICMCP_ORIGIN_MAX_LINE_BYTES?: string;
+  STATICMCP_ORIGIN_MAX_LINES?: string;
 }
 
 /** The host's view of the static site: its asset binding, or the network. */
@@ -27,6 +32,21 @@ function siteFetcher(env: WorkerEnv | undefined): AssetFetcher {
 }
 
 const logProblem = (text: string): void => console.error(`staticmcp worker: ${text}`);
+
+/**
+ * The client's address as the platform vouches for it, the key of the origin's per-client limits:
+ * Netlify's `context.ip`; CF-Connecting-IP only where Cloudflare's front end set it (it replaces
+ * any copy the client sent, and the request then carries Cloudflare's `request.cf`; workerd gives
+ * `request.cf` only when its front is configured to pass it, as miniflare does). Elsewhere the
+ * header is whatever the client wrote, so every client shares one key.
+ */
+function vouchedPeerAddress(request: Request, hostContext: unknown): string | undefined {
+  const contextIp = (hostContext as { ip?: unknown } | undefined)?.ip;
+  if (typeof contextIp === 'string' && contextIp !== '') return contextIp;
+  const cf = (request as Request & { cf?: unknown }).cf;
+  if (typeof cf !== 'object' || cf === null) return undefined;
+  return request.headers.get('cf-connecting-ip') || undefined;
+}
 
 async function answerMcp(
   request: Request,
@@ -50,6 +70,7 @@ async function answerMcp(
             typeof env?.STATICMCP_ORIGIN_KEY === 'string' && env.STATICMCP_ORIGIN_KEY !== ''
               ? env.STATICMCP_ORIGIN_KEY
               : undefined,
+          originAnswerLimits: readOriginAnswerLimits(env),
           logProblem,
         }),
     );
@@ -62,13 +83,7 @@ async function answerMcp(
     );
     return new Response(JSON.stringify(body), { status: 503, headers: { 'content-type': 'application/json' } });
   }
-  // The peer: Netlify's context names it (`context.ip`); Cloudflare's front end sets
-  // CF-Connecting-IP (replacing any copy the client sent).
-  const contextIp = (hostContext as { ip?: unknown } | undefined)?.ip;
-  const peerAddress =
-    typeof contextIp === 'string' && contextIp !== ''
-      ? contextIp
-      : (request.headers.get('cf-connecting-ip') ?? undefined);
+  const peerAddress = vouchedPeerAddress(request, hostContext);
   // The handler reads what is left of a refused body first (web-exchange.ts), so the client sees
   // the refusal instead of a reset connection.
   return site.handler.handle(request, { peerAddress, siteOrigin: url.origin });
