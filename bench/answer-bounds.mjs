@@ -112,7 +112,12 @@ async function measure(serve, headers, body) {
   const restKb = statusKb(pid, 'VmRSS');
   const peakReset = resetPeak(pid);
   const startedAt = performance.now();
-  const answer = post(serve.endpoint, headers, body);
+  // Caught at once: a server that blocks long enough drops keep-alive sockets, and a rejection
+  // nobody listens to yet would end the bench.
+  const answer = post(serve.endpoint, headers, body).catch((error) => ({
+    status: `failed (${error.cause?.code ?? error.message})`,
+    text: '',
+  }));
   await new Promise((resolve) => setTimeout(resolve, 20));
   const pingSentAt = performance.now();
   const ping = await post(serve.endpoint, headers, JSON.stringify(request('ping'))).catch((error) => ({
@@ -120,10 +125,7 @@ async function measure(serve, headers, body) {
   }));
   if (ping.status !== 200) process.stderr.write(`  the ping meanwhile: HTTP ${ping.status}\n`);
   const pingMs = performance.now() - pingSentAt;
-  const { status, text } = await answer.catch((error) => ({
-    status: `failed (${error.cause?.code ?? error.message})`,
-    text: '',
-  }));
+  const { status, text } = await answer;
   const wallMs = performance.now() - startedAt;
   const peakKb = peakReset ? statusKb(pid, 'VmHWM') : Number.NaN;
   return { wallMs, pingMs, aboveRestMb: (peakKb - restKb) / 1024, status, bytes: text.length, text };
