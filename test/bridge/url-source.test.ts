@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnswerBudget } from '../../src/core/mcp/answer-budget.js';
 import { CachedTreeReader } from '../../src/core/tree-reading/cached-tree-reader.js';
 import { UrlSource } from '../../src/hosts/node/url-source.js';
 import { buildFixtureProject } from '../helpers/projects.js';
@@ -14,7 +15,7 @@ import { RawBridge } from '../helpers/raw-bridge.js';
 let project: string;
 let server: http.Server;
 let baseUrl: string;
-const requests: { url: string; conditional: boolean; status: number }[] = [];
+const requests: { url: string; method: string; conditional: boolean; status: number }[] = [];
 const sockets = new Set<unknown>();
 
 beforeAll(async () => {
@@ -26,13 +27,17 @@ beforeAll(async () => {
     try {
       body = await fs.readFile(path.join(root, relative));
     } catch {
-      requests.push({ url: request.url!, conditional: false, status: 404 });
+      requests.push({ url: request.url!, method: request.method!, conditional: false, status: 404 });
       response.writeHead(404).end();
       return;
     }
     const etag = `"${createHash('sha1').update(body).digest('hex')}"`;
     const conditional = request.headers['if-none-match'] === etag;
-    requests.push({ url: request.url!, conditional, status: conditional ? 304 : 200 });
+    requests.push({ url: request.url!, method: request.method!, conditional, status: conditional ? 304 : 200 });
+    if (request.method === 'HEAD') {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length, etag }).end();
+      return;
+    }
     if (conditional) {
       response.writeHead(304, { etag }).end();
       return;
@@ -58,7 +63,9 @@ describe('a tree at an http URL', () => {
       const hit = await bridge.request('tools/call', { name: 'capital', arguments: { country: "Côte d'Ivoire" } });
       expect(hit.result?.content).toEqual([{ type: 'text', text: 'Yamoussoukro\n' }]);
     }
-    expect(requests.filter((request) => request.url.endsWith('/tools/capital/cote_d_ivoire.json'))).toHaveLength(1);
+    // Downloaded once; its size was asked once before (a HEAD), so a file past the answer cap is never downloaded.
+    const callFile = requests.filter((request) => request.url.endsWith('/tools/capital/cote_d_ivoire.json'));
+    expect(callFile.map((request) => request.method)).toEqual(['HEAD', 'GET']);
     const live = await bridge.request('tools/call', { name: 'divide', arguments: { a: 9, b: 3 } });
     expect(live.result?.content).toEqual([{ type: 'text', text: '3\n' }]);
     const resource = await bridge.request('resources/read', { uri: 'resource://guide.md' });
@@ -74,6 +81,17 @@ describe('a tree at an http URL', () => {
     const greetRequests = requests.filter((request) => request.url.endsWith('/tools/greet/de/false.json'));
     expect(greetRequests.map((request) => request.status)).toEqual([200, 304]);
     expect(await reader.readJson('tools/greet/xx.json')).toEqual({ kind: 'missing' });
+    reader.source.close();
+  });
+
+  it('refuses a file past the answer room from its Content-Length, without downloading it', async () => {
+    const reader = new CachedTreeReader(new UrlSource(baseUrl));
+    const room = new AnswerBudget(10).openRoom();
+    await expect(reader.readJson('tools/capital/france.json', room, 'the call')).rejects.toThrow(
+      /^Answer too large: the call is \d+ bytes, more than the 10 bytes this server sends in one answer; it was not read/,
+    );
+    const france = requests.filter((request) => request.url.endsWith('/tools/capital/france.json'));
+    expect(france.map((request) => request.method)).toEqual(['HEAD']);
     reader.source.close();
   });
 

@@ -6,6 +6,7 @@
 //   for its length, -32002 in the legacy era and -32602 in 2026-07-28;
 // - 4 MB arguments for a parameter the build never enumerated get "not precomputed" at once, the
 //   argument not echoed whole, while calls with long values the build did use still hit;
+// - a 2,000,000-element array argument is -32602 before anything walks its values (issue 37);
 // - a 100,000-deep `[[[…]]]` is -32602 with the request's id, over stdio and HTTP, and no stack
 //   trace reaches stderr (on 050d520 an `any` argument that deep overflowed the canonical-JSON
 //   key walker: -32603 and a RangeError stack on stderr per request).
@@ -131,6 +132,25 @@ describe('arguments no build could have precomputed', () => {
     expect(explicitDefault.result).toEqual({ content: [{ type: 'text', text: 'looked up 5 characters\n' }] });
     const otherTag = await bridge.request('tools/call', { name: 'lookup', arguments: { word: 'short', tag: 'other' } });
     expect(firstText(otherTag.result)).toMatch(/this call was not precomputed/);
+  });
+});
+
+describe('arguments with millions of values (issue 37)', () => {
+  it('a 2,000,000-element array is -32602 at once over stdio, before any walk, while a probe is answered', async () => {
+    const stderrBefore = bridge.stderr.length;
+    const startedAt = Date.now();
+    bridge.sendLine(
+      `{"jsonrpc":"2.0","id":"wide-1","method":"tools/call","params":{"name":"echo","arguments":{"data":[${'0,'.repeat(1_999_999)}0]}}}`,
+    );
+    const probeSentAt = Date.now();
+    await bridge.request('ping');
+    expect(Date.now() - probeSentAt).toBeLessThan(PROBE_BOUND_MS);
+    const answer = await bridge.responseTo('wide-1');
+    // Key, validation and quote walks took seconds over these values on 96d143f.
+    expect(Date.now() - startedAt).toBeLessThan(PROBE_BOUND_MS);
+    expect(answer.error?.code).toBe(-32602);
+    expect(answer.error?.message).toMatch(/the message holds more than 100000 values/);
+    expect(bridge.stderr.slice(stderrBefore)).not.toMatch(/RangeError|\n\s+at /);
   });
 });
 

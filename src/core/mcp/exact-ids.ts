@@ -87,8 +87,30 @@ export function parseJsonRpcText(text: string): unknown {
   return JSON.parse(rewritten + text.slice(copiedUpTo));
 }
 
+/**
+ * Messages already serialized once (a batch's answers, counted by answer-budget.ts as they arrive):
+ * a batch is then written from its answers' texts, not serialized a second time.
+ */
+const serialized = new WeakMap<object, string>();
+
+/** `stringifyJsonRpc(message)`, kept so that serializing the message again (or its batch) reuses it. */
+export function stringifyAndKeep(message: Record<string, unknown>): string {
+  const text = stringifyJsonRpc(message);
+  serialized.set(message, text);
+  return text;
+}
+
 /** JSON.stringify for an outgoing message, writing kept ids back as the client's literal. */
 export function stringifyJsonRpc(message: unknown): string {
+  if (typeof message === 'object' && message !== null) {
+    const kept = serialized.get(message);
+    if (kept !== undefined) return kept;
+    if (
+      Array.isArray(message) &&
+      message.some((item: unknown) => typeof item === 'object' && item !== null && serialized.has(item))
+    )
+      return `[${message.map((item: unknown) => stringifyJsonRpc(item)).join(',')}]`;
+  }
   const text = JSON.stringify(message);
   // Without a mark made, no id was kept, so there is nothing to write back.
   if (!mark || !text.includes(mark.serialized)) return text;

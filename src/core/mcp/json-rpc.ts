@@ -74,6 +74,36 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
+/**
+ * How many values (array items and object members, at every level, a batch's messages included)
+ * one message or batch may hold. Strings are bounded by the frame's byte cap, but a 4 MB frame
+ * of `[0,0,0,…]` is 2,000,000 values, and every walk over arguments (keys, validation, the
+ * "not precomputed" quote) costs per value: seconds of one event loop. 100,000 is far above any
+ * argument a precomputed tree could answer (its file names are at most 4096 characters) and keeps
+ * the walks over one message to milliseconds; live tools that take more data take it as a string.
+ */
+export const DEFAULT_MAX_MESSAGE_VALUES = 100_000;
+
+/**
+ * True when `value` holds more than `limit` array items and object members; no recursion, stops
+ * early. A value nested past MAX_MESSAGE_NESTING (plus a batch's own level) is left to the depth
+ * check, whose message says what is wrong with it.
+ */
+export function holdsMoreValuesThan(value: unknown, limit: number): boolean {
+  let count = 0;
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > MAX_MESSAGE_NESTING + 1) return false;
+    const children = Array.isArray(item) ? item : Object.values(item);
+    count += children.length;
+    if (count > limit) return true;
+    for (const child of children) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 }

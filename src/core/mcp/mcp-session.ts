@@ -6,7 +6,9 @@
 // share: the requests in flight (so `notifications/cancelled` can stop one) and, under
 // `staticmcp dev`, the notifications a reloaded tree causes. It never throws on bad input: every
 // request with an id gets exactly one answer, unless cancelled.
-import { AnswerBudget, DEFAULT_ANSWER_LIMITS, refuseLongBatch, type AnswerLimits } from './answer-budget.js';
+import * as answers from './answer-budget.js';
+import type { AnswerLimits } from './answer-budget.js';
+import type { AnswerRoom } from '../tree-reading/answer-room.js';
 import { parseJsonRpcText } from './exact-ids.js';
 import { readProgressToken } from './progress-token.js';
 import {
@@ -94,7 +96,7 @@ export class McpSession {
     private readonly send: Send,
     options: SessionOptions = {},
   ) {
-    this.answerLimits = { ...DEFAULT_ANSWER_LIMITS, ...options.answerLimits };
+    this.answerLimits = { ...answers.DEFAULT_ANSWER_LIMITS, ...options.answerLimits };
     if (options.version !== undefined) {
       this.version = options.version;
       this.initialized = true;
@@ -115,22 +117,14 @@ export class McpSession {
       this.send(errorResponse(null, PARSE_ERROR, 'Parse error: the line is not valid JSON'));
       return;
     }
-    if (Array.isArray(parsed)) {
-      void this.handleBatch(parsed)
-        .then((responses) => {
-          if (responses) this.send(responses);
-        })
-        .catch((error: unknown) =>
-          this.server.logProblem(`a batch failed: ${(error as Error)?.stack ?? String(error)}`),
-        );
-      return;
-    }
-    void this.handleMessage(parsed, this.send)
+    void this.handleParsed(parsed, this.send)
       .then((response) => {
         if (response) this.send(response);
       })
       .catch((error: unknown) =>
-        this.server.logProblem(`a request failed: ${(error as Error)?.stack ?? String(error)}`),
+        this.server.logProblem(
+          `a ${Array.isArray(parsed) ? 'batch' : 'request'} failed: ${(error as Error)?.stack ?? String(error)}`,
+        ),
       );
   }
 
@@ -140,6 +134,8 @@ export class McpSession {
    * notifications that belong to these requests (progress, log messages) while they run.
    */
   handleParsed(parsed: unknown, notify: Send): Promise<Outgoing | Outgoing[] | undefined> {
+    const tooMany = answers.refuseManyValues(parsed, this.answerLimits);
+    if (tooMany) return Promise.resolve(tooMany);
     return Array.isArray(parsed) ? this.handleBatch(parsed, notify) : this.handleMessage(parsed, notify);
   }
 
@@ -157,19 +153,17 @@ export class McpSession {
       );
     }
     if (items.length === 0) return errorResponse(null, INVALID_REQUEST, 'Invalid request: empty batch');
-    const refused = refuseLongBatch(items.length, this.answerLimits);
+    const refused = answers.refuseLongBatch(items.length, this.answerLimits);
     if (refused) return refused;
-    // Each answer is counted as it arrives, so one over the budget is dropped before the rest pile up.
-    const budget = new AnswerBudget(this.answerLimits.maxAnswerBytes);
-    const responses = await Promise.all(
-      items.map((item) => this.handleMessage(item, notify).then((response) => response && budget.admit(response))),
+    const { maxAnswerBytes } = this.answerLimits;
+    const answered = await answers.answerBatchWithin(items, maxAnswerBytes, (item, room) =>
+      this.handleMessage(item, notify, room),
     );
-    const answered = responses.filter((response): response is Outgoing => response !== undefined);
     return answered.length > 0 ? answered : undefined;
   }
 
-  /** Resolves with the response to send, or undefined (notification, response, cancelled). */
-  private async handleMessage(value: unknown, notify: Send): Promise<Outgoing | undefined> {
+  /** The response to send, or undefined (notification, response, cancelled); `room`: a batch entry's share. */
+  private async handleMessage(value: unknown, notify: Send, room?: AnswerRoom): Promise<Outgoing | undefined> {
     const classified = classifyMessage(value);
     switch (classified.kind) {
       case 'invalid':
@@ -183,7 +177,12 @@ export class McpSession {
         this.handleNotification(classified.message.method, classified.message.params);
         return undefined;
       case 'request':
-        return this.handleRequest(classified.message, notify);
+        // A request alone may take the whole cap.
+        return this.handleRequest(
+          classified.message,
+          notify,
+          room ?? new answers.AnswerBudget(this.answerLimits.maxAnswerBytes).openRoom(),
+        );
     }
   }
 
@@ -199,7 +198,7 @@ export class McpSession {
     // notifications/initialized and anything else: nothing to do, and never an answer.
   }
 
-  private async handleRequest(request: JsonRpcRequest, notify: Send): Promise<Outgoing | undefined> {
+  private async handleRequest(request: JsonRpcRequest, notify: Send, room: AnswerRoom): Promise<Outgoing | undefined> {
     // Each request's own _meta decides its era: nothing about the connection is assumed.
     const era = readRequestEra(request.method, request.params);
     if (era.era === 'invalid') return errorResponse(request.id, era.error.code, era.error.message, era.error.data);
@@ -207,8 +206,8 @@ export class McpSession {
     const controller = new AbortController();
     const work =
       era.era === 'legacy'
-        ? this.dispatch(request, controller.signal, notify)
-        : this.dispatchModern(request, era, controller.signal, notify);
+        ? this.dispatch(request, controller.signal, notify, room)
+        : this.dispatchModern(request, era, controller.signal, notify, room);
     // A client may reuse an id while the first request still runs; only the newest is cancellable.
     const entry = { controller, promise: work.catch(() => undefined) };
     this.inFlight.set(key, entry);
@@ -235,6 +234,7 @@ export class McpSession {
     era: ModernRequest,
     signal: AbortSignal,
     notify: Send,
+    answerRoom: AnswerRoom,
   ): Promise<unknown> {
     const [{ dispatchModern }, { ModernListeners }] = await loadModernEra();
     if (!this.listeners) {
@@ -247,13 +247,20 @@ export class McpSession {
       isClosing: () => this.closing,
       handlers: loadHandlers,
       listen: (listenSignal) => listeners.listen(this.server, request, era, listenSignal, notify),
+      answerRoom,
     });
   }
 
-  private requestContext(params: JsonObject | undefined, signal: AbortSignal, notify: Send): RequestContext {
+  private requestContext(
+    params: JsonObject | undefined,
+    signal: AbortSignal,
+    notify: Send,
+    answerRoom: AnswerRoom,
+  ): RequestContext {
     return {
       version: this.version ?? LATEST_VERSION,
       signal,
+      answerRoom,
       progressToken: readProgressToken(params?._meta),
       notify: (method, notificationParams) => {
         if (!signal.aborted && !this.closing) notify({ jsonrpc: '2.0', method, params: notificationParams });
@@ -275,7 +282,7 @@ export class McpSession {
     return this.questions;
   }
 
-  private async dispatch(request: JsonRpcRequest, signal: AbortSignal, notify: Send): Promise<unknown> {
+  private async dispatch(request: JsonRpcRequest, signal: AbortSignal, notify: Send, room: AnswerRoom) {
     const { params } = request;
     const known = methodRow(request.method);
     const row = known && isInEra(known, 'legacy') ? known : undefined;
@@ -284,7 +291,11 @@ export class McpSession {
     if (this.version !== undefined && !row?.beforeInitialize) this.initialized = true;
     if (!row) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
     if (row.handler !== 'session')
-      return (await loadHandlers())[row.handler](this.server, params, this.requestContext(params, signal, notify));
+      return (await loadHandlers())[row.handler](
+        this.server,
+        params,
+        this.requestContext(params, signal, notify, room),
+      );
     const own = request.method as SessionMethod<'legacy'>;
     switch (own) {
       case 'initialize':

@@ -3,6 +3,7 @@
 // exist, and neither does a method whose capability this server does not declare (so
 // server/discover and the methods always agree). Results carry resultType, serverInfo and the
 // cache hints (public for tree answers, private when a script ran).
+import type { AnswerRoom } from '../tree-reading/answer-room.js';
 import type { Send } from './client-questions.js';
 import { METHOD_NOT_FOUND, RpcError, type JsonRpcRequest } from './json-rpc.js';
 import type { LiveRunner } from './live-port.js';
@@ -20,6 +21,8 @@ export interface ModernHooks {
   listen(signal: AbortSignal): Promise<unknown>;
   /** The lazily loaded handlers (handler-table.ts, which loads this module: passed in, not imported). */
   handlers(): Promise<Handlers>;
+  /** What this request's answer may take (answer-budget.ts). */
+  answerRoom?: AnswerRoom;
 }
 
 /**
@@ -113,5 +116,6 @@ function modernContext(
       }),
     clientCapabilities: era.clientCapabilities,
     multiRoundTrip: true,
+    ...(hooks.answerRoom ? { answerRoom: hooks.answerRoom } : {}),
   };
 }

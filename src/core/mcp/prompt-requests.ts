@@ -93,7 +93,7 @@ export async function getPrompt(
     given[argument] = value;
   }
 
-  const file = await reader.readJson(promptFilePath(name));
+  const file = await reader.readJson(promptFilePath(name), request.answerRoom, `the prompt ${name}`);
   const usable =
     file.kind === 'ok' &&
     isObject(file.value) &&

@@ -76,7 +76,8 @@ export async function readResource(
   }
   let broken: string | undefined;
   for (const candidate of resourceFilePaths(uri, server.tree.extension !== undefined)) {
-    const file = await server.reader.readJson(candidate);
+    // Refused unread when its size would pass what the answer may still take.
+    const file = await server.reader.readJson(candidate, request.answerRoom, `the resource ${uri}`);
     if (file.kind === 'ok') return { contents: readResourceFile(file.value, uri, mimeType) };
     if (file.kind === 'broken') broken ??= file.reason;
   }

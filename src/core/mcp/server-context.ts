@@ -4,6 +4,7 @@
 // cancellation, notifications to the client).
 import type { LogLevel } from '../results/log-lines.js';
 import type { CompileValidator } from '../../validators/validator.js';
+import type { AnswerRoom } from '../tree-reading/answer-room.js';
 import type { CachedTreeReader } from '../tree-reading/cached-tree-reader.js';
 import type { LiveRunner } from './live-port.js';
 import type { LoadedTree } from '../tree-reading/loaded-tree.js';
@@ -52,6 +53,11 @@ export interface RequestContext {
    * InputRequiredResult, and the client re-sends the call with `inputResponses` (SEP-2322).
    */
   multiRoundTrip?: boolean;
+  /**
+   * What this request's answer may still take (its batch's budget, or its own): a handler claims a
+   * file's known size here before reading it, so a file that would pass the cap is never read.
+   */
+  answerRoom?: AnswerRoom;
 }
 
 /** What the client answered: its result, or an error (its own, or ours when it could not be asked). */

@@ -60,7 +60,7 @@ export async function readTemplateInstance(
   const { template, variables } = found;
   const mimeType = typeof template.mimeType === 'string' ? template.mimeType : undefined;
 
-  const file = await reader.readJson(resourceFilePath(uri));
+  const file = await reader.readJson(resourceFilePath(uri), request.answerRoom, `the resource ${uri}`);
   // Two URIs can share a file name: the file must say it is exactly this instance.
   if (file.kind === 'ok' && isObject(file.value) && file.value.uri === uri) {
     return { contents: readResourceFile(file.value, uri, mimeType) };

@@ -85,6 +85,7 @@ async function lookUpPrecomputed(
   tool: TreeTool,
   given: JsonObject,
   withDefaults: JsonObject,
+  request: RequestContext,
 ): Promise<Lookup> {
   const name = tool.definition.name;
   const paths = tool.extension
@@ -92,7 +93,7 @@ async function lookUpPrecomputed(
     : lenientCallFilePaths(name, tool.declaredParameters, [given, withDefaults]);
   let broken: string | undefined;
   for (const candidate of paths) {
-    const file = await server.reader.readJson(candidate);
+    const file = await server.reader.readJson(candidate, request.answerRoom, `the precomputed answer of ${name}`);
     if (file.kind === 'missing') continue;
     if (file.kind === 'broken') {
       server.logProblem(`tools/call ${name}: ${file.reason}`);
@@ -143,7 +144,7 @@ export async function callTool(
   const roundTrip = request.multiRoundTrip ? await readRoundTripInput(params, name, withDefaults) : undefined;
   // No key is computed for a value no build could have used (a long free-text argument).
   const lookup: Lookup = couldBePrecomputed(tool, withDefaults)
-    ? await lookUpPrecomputed(server, tool, declaredOnly(tool, given), withDefaults)
+    ? await lookUpPrecomputed(server, tool, declaredOnly(tool, given), withDefaults, request)
     : { miss: true };
   if ('hit' in lookup) return shapeCallResult(lookup.hit, request.version);
 

@@ -40,6 +40,12 @@ export class ManifestPackedSource implements TreeSource {
     return (this.packed ?? this.inner).read(relativePath, etag);
   }
 
+  /** The size lookup of whichever source reads `relativePath` (tree-source.ts). */
+  async sizeOf(relativePath: string): Promise<number | undefined> {
+    if (relativePath === MANIFEST_FILE) return this.inner.sizeOf?.(relativePath);
+    return (this.packed ?? this.inner).sizeOf?.(relativePath);
+  }
+
   close(): void {
     this.inner.close();
   }

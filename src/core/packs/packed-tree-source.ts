@@ -56,6 +56,27 @@ export class PackedTreeSource implements TreeSource {
     return this.reader.lookup(this.table.get(tool)!, KEY_KIND.call, callKeyOf(relativePath), relativePath);
   }
 
+  /**
+   * A packed file's size is its record's length in the pack index (the index is loaded anyway to
+   * read it; the record is not read); any other path asks the wrapped source.
+   */
+  async sizeOf(relativePath: string): Promise<number | undefined> {
+    const tool = this.packedToolOf(relativePath);
+    if (tool === undefined) return this.inner.sizeOf?.(relativePath);
+    try {
+      const found = await this.reader.locate(
+        this.table.get(tool)!,
+        KEY_KIND.call,
+        callKeyOf(relativePath),
+        relativePath,
+      );
+      return found.status === 'ok' ? found.recordLength : undefined;
+    } catch {
+      // The read that follows says what is wrong.
+      return undefined;
+    }
+  }
+
   async read(relativePath: string, etag?: string): Promise<ReadOutcome> {
     const found = await this.lookup(relativePath);
     if (found === undefined) return this.inner.read(relativePath, etag);

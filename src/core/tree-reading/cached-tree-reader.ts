@@ -3,6 +3,7 @@
 // A file is admitted on its second read (a "doorkeeper" of recently seen paths): calls spread
 // over a big tree would otherwise churn the cache, and every evicted entry is old-space garbage
 // that grew resident memory by ~10 MB over 10,000 calls (bench/bridge-big-tree.mjs).
+import type { AnswerRoom } from './answer-room.js';
 import { checkTreePath, type ReadOutcome, type TreeSource } from '../tree/tree-source.js';
 
 export type JsonFile =
@@ -14,6 +15,8 @@ export type JsonFile =
 interface CacheEntry {
   file: JsonFile;
   etag?: string;
+  /** The file's length as read (UTF-16 units, what the answer built from it takes in UTF-8 for ASCII). */
+  textLength?: number;
   checkedAt: number;
   sizeBytes: number;
 }
@@ -24,6 +27,12 @@ export interface CacheLimits {
 }
 
 const DEFAULT_LIMITS: CacheLimits = { maxEntries: 1_000, maxBytes: 8 * 1024 * 1024 };
+/**
+ * Files at least this large are read one at a time, each after the event loop has had a turn:
+ * reading and parsing one holds the loop for a while, and the large reads of one batch would
+ * otherwise run back to back as one task, every other client's request waiting behind them all.
+ */
+const YIELD_BEFORE_READ_BYTES = 1024 * 1024;
 /** What a cached "missing" or small entry is counted as, beyond its text. */
 const ENTRY_OVERHEAD_BYTES = 200;
 
@@ -31,6 +40,8 @@ export class CachedTreeReader {
   private readonly entries = new Map<string, CacheEntry>();
   private totalBytes = 0;
   private readonly seenOnce = new Set<string>();
+  /** Settles when the large read in progress (and its parse) is done. */
+  private lastLargeRead: Promise<void> = Promise.resolve();
   private readonly limits: CacheLimits;
 
   constructor(
@@ -40,9 +51,37 @@ export class CachedTreeReader {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
   }
 
-  async readJson(relativePath: string): Promise<JsonFile> {
+  /**
+   * The file, parsed. With `room` (the answer the file goes into), its size is looked up first and
+   * claimed from the room: a file that would pass what is left is refused (the claim throws its
+   * RpcError, naming the file as `what`) without being read.
+   */
+  async readJson(relativePath: string, room?: AnswerRoom, what = relativePath): Promise<JsonFile> {
     const unsafe = checkTreePath(relativePath);
     if (unsafe) return { kind: 'missing' };
+    const cached = this.entries.get(relativePath);
+    if (room) {
+      const sizeBytes = cached?.textLength ?? (await this.source.sizeOf?.(relativePath));
+      if (sizeBytes !== undefined) room.claim(sizeBytes, what);
+      if (sizeBytes !== undefined && sizeBytes >= YIELD_BEFORE_READ_BYTES && !cached) {
+        const previous = this.lastLargeRead;
+        let done!: () => void;
+        this.lastLargeRead = new Promise((resolve) => {
+          done = resolve;
+        });
+        try {
+          await previous;
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          return await this.readUnclaimed(relativePath);
+        } finally {
+          done();
+        }
+      }
+    }
+    return this.readUnclaimed(relativePath);
+  }
+
+  private async readUnclaimed(relativePath: string): Promise<JsonFile> {
     const cached = this.entries.get(relativePath);
     const revalidateAfterMs = this.source.revalidateAfterMs;
     const now = Date.now();
@@ -71,7 +110,13 @@ export class CachedTreeReader {
       } catch {
         file = { kind: 'broken', reason: `${relativePath} is not valid JSON` };
       }
-      entry = { file, etag: outcome.etag, checkedAt: now, sizeBytes: outcome.text.length * 2 + ENTRY_OVERHEAD_BYTES };
+      entry = {
+        file,
+        etag: outcome.etag,
+        checkedAt: now,
+        textLength: outcome.text.length,
+        sizeBytes: outcome.text.length * 2 + ENTRY_OVERHEAD_BYTES,
+      };
     } else {
       entry = { file: { kind: 'missing' }, checkedAt: now, sizeBytes: ENTRY_OVERHEAD_BYTES };
     }

@@ -1,5 +1,7 @@
 // One interface over the places a tree can live (a local folder, an http(s) URL): read one file by
-// its tree-relative path. Parsing and caching are layered on top (cached-tree-reader.ts).
+// its tree-relative path, and, where a source can tell it cheaply, a file's size without reading it
+// (so an answer that would pass the cap is refused unread, answer-budget.ts). Parsing and caching
+// are layered on top (cached-tree-reader.ts).
 import { findTreePathProblem } from './tree-path.js';
 
 export type ReadOutcome =
@@ -15,6 +17,13 @@ export interface TreeSource {
   readonly revalidateAfterMs: number | undefined;
   /** Reads a file; `relativePath` must already have passed `checkTreePath`. Throws on I/O failures. */
   read(relativePath: string, etag?: string): Promise<ReadOutcome>;
+  /**
+   * The size in bytes of the file `read` would answer, without reading it (a folder's stat, a
+   * pack index's record length, an HTTP HEAD's Content-Length); undefined when the source cannot
+   * tell cheaply, or the file is not there (its read says so). Optional: a source without it has
+   * its answers counted only once they are built. Never throws.
+   */
+  sizeOf?(relativePath: string): Promise<number | undefined>;
   close(): void;
 }
 

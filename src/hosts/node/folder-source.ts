@@ -4,7 +4,7 @@
 // garbage of a precomputed call (resident memory, bench/bridge-big-tree.mjs). Synchronous but
 // never blocking: a file is opened without waiting (O_NONBLOCK) and read only when it is a regular
 // file, since reading a named pipe in the tree would wait for a writer and freeze every client.
-import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ReadOutcome, TreeSource } from '../../core/tree/tree-source.js';
 
@@ -20,18 +20,30 @@ export class FolderSource implements TreeSource {
     readonly displayName: string,
   ) {}
 
-  async read(relativePath: string): Promise<ReadOutcome> {
-    this.realRoot ??= realpathSync.native(this.root);
-    const realRoot = this.realRoot;
-    const file = path.join(realRoot, ...relativePath.split('/'));
-    let realFile: string;
+  /** The size of a regular file inside the tree, from a stat (nothing is opened). */
+  async sizeOf(relativePath: string): Promise<number | undefined> {
     try {
-      realFile = realpathSync.native(file);
+      const realFile = this.realPathOf(relativePath);
+      if (realFile === undefined) return undefined;
+      const stats = statSync(realFile, { throwIfNoEntry: false });
+      return stats?.isFile() ? stats.size : undefined;
+    } catch {
+      // The read that follows says what is wrong.
+      return undefined;
+    }
+  }
+
+  async read(relativePath: string): Promise<ReadOutcome> {
+    // Outside the try: a tree folder that is gone is an error, not a missing file.
+    this.realRoot ??= realpathSync.native(this.root);
+    let realFile: string | undefined;
+    try {
+      realFile = this.realPathOf(relativePath);
     } catch (error) {
       if (isMissingError(error)) return { status: 'missing' };
       throw new Error(`${relativePath} cannot be opened (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
-    if (!realFile.startsWith(`${realRoot}${path.sep}`)) return { status: 'missing' };
+    if (realFile === undefined) return { status: 'missing' };
     try {
       const fd = openSync(realFile, OPEN_FLAGS);
       try {
@@ -55,6 +67,13 @@ export class FolderSource implements TreeSource {
   }
 
   close(): void {}
+
+  /** The real path of a tree file, or undefined when it resolves outside the tree; throws like realpath. */
+  private realPathOf(relativePath: string): string | undefined {
+    this.realRoot ??= realpathSync.native(this.root);
+    const realFile = realpathSync.native(path.join(this.realRoot, ...relativePath.split('/')));
+    return realFile.startsWith(`${this.realRoot}${path.sep}`) ? realFile : undefined;
+  }
 }
 
 function isMissingError(error: unknown): boolean {

@@ -3,6 +3,8 @@
 // broken host cannot stretch: an idle timeout, a total deadline per file (a host that drips one
 // byte every few seconds never resets it), a size cap counted while streaming, and one download
 // per file at a time (a hundred calls waiting on one slow file hold one connection, not the pool).
+// A file's size comes from a HEAD's Content-Length (one at a time per file too), so an answer that
+// would pass the cap is refused before its file is downloaded.
 import http from 'node:http';
 import https from 'node:https';
 import { isHostFallback } from '../../core/tree-reading/host-fallback.js';
@@ -36,6 +38,7 @@ export class UrlSource implements TreeSource, PackFileSource {
   private readonly deadlineMs: number;
   private readonly maxFileBytes: number;
   private readonly downloads = new Map<string, Promise<ReadOutcome>>();
+  private readonly sizeLookups = new Map<string, Promise<number | undefined>>();
 
   constructor(baseUrl: string, options: UrlSourceOptions = {}) {
     this.base = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
@@ -63,6 +66,25 @@ export class UrlSource implements TreeSource, PackFileSource {
       this.downloads.set(key, download);
     }
     return download;
+  }
+
+  /**
+   * The Content-Length a HEAD answers for the file; undefined when the host sends none (a
+   * compressed or chunked answer), answers anything but 200, or fails: the read then decides.
+   */
+  sizeOf(relativePath: string): Promise<number | undefined> {
+    let lookup = this.sizeLookups.get(relativePath);
+    if (!lookup) {
+      lookup = this.head(relativePath)
+        .then((answer) => {
+          const length = Number(answer.headers['content-length']);
+          return answer.status === 200 && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+        })
+        .catch(() => undefined)
+        .finally(() => this.sizeLookups.delete(relativePath));
+      this.sizeLookups.set(relativePath, lookup);
+    }
+    return lookup;
   }
 
   private async download(relativePath: string, etag?: string): Promise<ReadOutcome> {
@@ -125,6 +147,7 @@ export class UrlSource implements TreeSource, PackFileSource {
   private get(
     relativePath: string,
     headers: Record<string, string>,
+    method: 'GET' | 'HEAD' = 'GET',
   ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body?: Buffer }> {
     const url = this.urlOf(relativePath);
     const client = url.protocol === 'https:' ? https : http;
@@ -141,26 +164,30 @@ export class UrlSource implements TreeSource, PackFileSource {
             new Error(error.message.startsWith(relativePath) ? error.message : `${relativePath}: ${error.message}`),
         );
       };
-      const request = client.get(url, { agent: this.agent, headers, timeout: this.timeoutMs }, (response) => {
-        const status = response.statusCode ?? 0;
-        if (status < 200 || status >= 300) {
-          response.resume();
-          resolve({ status, headers: response.headers });
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let bytes = 0;
-        response.on('data', (chunk: Buffer) => {
-          bytes += chunk.length;
-          if (bytes > this.maxFileBytes) {
-            fail(`larger than ${this.maxFileBytes} bytes`);
+      const request = client.request(
+        url,
+        { method, agent: this.agent, headers, timeout: this.timeoutMs },
+        (response) => {
+          const status = response.statusCode ?? 0;
+          if (status < 200 || status >= 300) {
+            response.resume();
+            resolve({ status, headers: response.headers });
             return;
           }
-          chunks.push(chunk);
-        });
-        response.on('end', () => resolve({ status, headers: response.headers, body: Buffer.concat(chunks) }));
-        response.on('error', rejectOnce);
-      });
+          const chunks: Buffer[] = [];
+          let bytes = 0;
+          response.on('data', (chunk: Buffer) => {
+            bytes += chunk.length;
+            if (bytes > this.maxFileBytes) {
+              fail(`larger than ${this.maxFileBytes} bytes`);
+              return;
+            }
+            chunks.push(chunk);
+          });
+          response.on('end', () => resolve({ status, headers: response.headers, body: Buffer.concat(chunks) }));
+          response.on('error', rejectOnce);
+        },
+      );
       request.on('timeout', () => fail(`no answer within ${this.timeoutMs} ms`));
       const deadline = setTimeout(
         () => fail(`the host did not send the whole file within ${this.deadlineMs} ms`),
@@ -168,7 +195,13 @@ export class UrlSource implements TreeSource, PackFileSource {
       );
       request.on('close', () => clearTimeout(deadline));
       request.on('error', rejectOnce);
+      request.end();
     });
+  }
+
+  /** A HEAD within the same timeouts: the status and headers (Content-Length among them). */
+  private head(relativePath: string): Promise<{ status: number; headers: http.IncomingHttpHeaders }> {
+    return this.get(relativePath, { accept: 'application/json' }, 'HEAD');
   }
 
   close(): void {

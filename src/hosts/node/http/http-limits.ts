@@ -20,6 +20,7 @@ export interface HttpLimits {
 const VARIABLES = {
   STATICMCP_HTTP_MAX_BATCH_LENGTH: 'maxBatchLength',
   STATICMCP_HTTP_MAX_ANSWER_BYTES: 'maxAnswerBytes',
+  STATICMCP_HTTP_MAX_MESSAGE_VALUES: 'maxMessageValues',
   STATICMCP_HTTP_MAX_QUEUED_STREAM_BYTES: 'maxQueuedStreamBytes',
   STATICMCP_HTTP_WRITE_TIMEOUT_MS: 'writeTimeoutMs',
 } as const;
@@ -41,6 +42,7 @@ export function readHttpLimits(env: NodeJS.ProcessEnv = process.env): HttpLimits
     answerLimits: {
       ...(given.maxBatchLength !== undefined ? { maxBatchLength: given.maxBatchLength } : {}),
       ...(given.maxAnswerBytes !== undefined ? { maxAnswerBytes: given.maxAnswerBytes } : {}),
+      ...(given.maxMessageValues !== undefined ? { maxMessageValues: given.maxMessageValues } : {}),
     },
     ...(given.maxQueuedStreamBytes !== undefined ? { maxQueuedStreamBytes: given.maxQueuedStreamBytes } : {}),
     writeTimeoutMs: given.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS,
