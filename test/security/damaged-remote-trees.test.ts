@@ -372,19 +372,52 @@ const SEARCH_DAMAGES: Record<
       }),
     breaks: 'unlisted',
   },
-  // 5,000 term rows, each naming the one real term index: every lookup still finds its term.
+  // 5,000 term rows inline, each naming the one real term index: every lookup still finds its term.
   manyrows: {
-    damage: (tree) =>
-      editManifestSearch(tree, (search) => {
-        const index = (search.terms as { index: string }[])[0]!.index;
-        search.terms = Array.from({ length: 5000 }, (_, row) => ({
-          first: row === 0 ? '00' : row.toString(16).padStart(4, '0'),
-          index,
-        }));
-      }),
+    damage: (tree) => editManifestSearch(tree, (search) => manyTermRows(search)),
     breaks: 'none',
   },
+  // The same rows in a table file (the shape a build writes past 16 KiB of rows).
+  manyrowsfile: {
+    damage: (tree) => moveRowsToFile(tree, (rows) => manyTermRows(rows)),
+    breaks: 'none',
+  },
+  cuttablefile: {
+    damage: (tree) =>
+      moveRowsToFile(
+        tree,
+        () => {},
+        (bytes) => bytes.subarray(0, bytes.length >> 1),
+      ),
+    breaks: 'both',
+  },
 };
+
+function manyTermRows(search: Record<string, unknown>): void {
+  const index = (search.terms as { index: string }[])[0]!.index;
+  search.terms = Array.from({ length: 5000 }, (_, row) => ({
+    first: row === 0 ? '00' : row.toString(16).padStart(4, '0'),
+    index,
+  }));
+}
+
+/** The manifest's search rows moved into a table file (edited by `change`, its bytes by `cut`). */
+function moveRowsToFile(
+  tree: string,
+  change: (rows: Record<string, unknown>) => void,
+  cut: (bytes: Uint8Array) => Uint8Array = (bytes) => bytes,
+): void {
+  const tablePath = `${SEARCH.split(path.sep).join('/')}/0123456789abcdef.table.json`;
+  editManifestSearch(tree, (search) => {
+    const rows: Record<string, unknown> = { terms: search.terms, titles: search.titles, documents: search.documents };
+    change(rows);
+    writeFileSync(path.join(tree, tablePath), cut(new TextEncoder().encode(JSON.stringify(rows))));
+    delete search.terms;
+    delete search.titles;
+    delete search.documents;
+    search.table = tablePath;
+  });
+}
 
 describe('damaged search parts read from elsewhere', () => {
   /** Every damaged tree, a folder each below one root. */
