@@ -209,7 +209,7 @@ export async function indexTree(options: IndexTreeOptions): Promise<IndexTreeRep
   };
   const readTreeFile = async (treePath: string): Promise<Uint8Array | undefined> => {
     if (!present.has(treePath)) return undefined;
-    const file = await readPartFile(path.join(source, treePath), given, treePath, maxFileBytes, true);
+    const file = await readPartFile('index', path.join(source, treePath), given, treePath, maxFileBytes, true);
     return file.content;
   };
   const documents = listTreeDocuments(
@@ -244,12 +244,15 @@ export async function indexTree(options: IndexTreeOptions): Promise<IndexTreeRep
       if (isReplaced(treePath, ours)) continue;
       const from = path.join(source, treePath);
       try {
-        const file = await readPartFile(from, given, treePath, maxFileBytes, false);
+        const file = await readPartFile('index', from, given, treePath, maxFileBytes, false);
         await writer.writeFromFile(treePath, from, file.digest);
       } catch (error) {
         if (!(error instanceof StaticMcpError)) throw error;
         // A link, a device, a file over the cap: not carried into the indexed tree.
-        skipped.push({ path: showTreePath(treePath), message: `${error.message.slice(given.length + 1)}; left out` });
+        // The message without the file's name: the report gives it beside.
+        const named = `${given}/${showTreePath(treePath)} `;
+        const why = error.message.startsWith(named) ? error.message.slice(named.length) : error.message;
+        skipped.push({ path: showTreePath(treePath), message: `${why}; left out` });
       }
     }
     // Last in the extension, where a build puts it.

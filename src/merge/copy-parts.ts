@@ -93,7 +93,7 @@ export async function copyPart(
     async (filePath) => {
       const source = path.join(part.folder, filePath);
       const keep = RECOMPUTED.has(filePath);
-      const file = await readPartFile(source, part.given, filePath, maxFileBytes, keep);
+      const file = await readPartFile('merge', source, part.given, filePath, maxFileBytes, keep);
       if (file.content !== undefined) recomputed.set(filePath, file.content);
       else await into.addFile(filePath, source, file.digest, file.size);
     },

@@ -1,5 +1,5 @@
-// Reads one file of a shard part for `merge`, in bounded memory and never through a link. A part
-// is an artifact downloaded in CI: whoever could tamper with it could put a symlink to the merge
+// Reads one file of a shard part for `merge` (and of a tree for `index`, which reads it alike), in
+// bounded memory and never through a link. A part is an artifact downloaded in CI: whoever could tamper with it could put a symlink to the merge
 // machine's files in it (it would be read and published), or sparse files of many GiB (which cost
 // nothing to upload and everything to read). So the file is opened with O_NOFOLLOW (a symlink is
 // refused, not followed), checked to be a regular file and no bigger than the cap from its size
@@ -22,8 +22,26 @@ export const DEFAULT_MAX_PART_FILE_BYTES = 100 * 1024 * 1024;
 /** Bytes read at a time while digesting: small enough that 32 files read at once hold 8 MiB. */
 const CHUNK_BYTES = 256 * 1024;
 
-const REBUILD_PART =
-  'Build that shard again and merge the fresh folder; parts must reach the merge as their build wrote them (in CI, upload the whole folder, hidden files included).';
+/** The command reading: its messages name it (and, for merge, the part and its flag). */
+export type PartFileReader = 'merge' | 'index';
+
+const HINTS: Record<PartFileReader, string> = {
+  merge:
+    'Build that shard again and merge the fresh folder; parts must reach the merge as their build wrote them (in CI, upload the whole folder, hidden files included).',
+  index:
+    'Replace it with the regular file it stands for (or remove it), then run staticmcp index again; index reads only the regular files of a tree.',
+};
+
+const SYMLINK_WHY: Record<PartFileReader, string> = {
+  merge:
+    'is a symlink: a part holds only the regular files its build wrote, and merge never follows a link (it could lead to any file of this machine)',
+  index: 'is a symlink: index never follows a link (it could lead to any file of this machine)',
+};
+
+const CAP_WHY: Record<PartFileReader, string> = {
+  merge: 'bytes merge accepts for one file (--max-file-bytes)',
+  index: 'bytes index reads for one file',
+};
 
 export interface PartFile {
   /** sha256 of the content (content-hash.ts digestFile). */
@@ -33,15 +51,23 @@ export interface PartFile {
   content?: Buffer;
 }
 
-function refuse(given: string, filePath: string, why: string, code = 'PART_FILE_REFUSED'): never {
-  throw new StaticMcpError(code, `${given}/${showTreePath(filePath)} ${why}`, REBUILD_PART);
+function refuse(
+  reader: PartFileReader,
+  given: string,
+  filePath: string,
+  why: string,
+  code = 'PART_FILE_REFUSED',
+): never {
+  throw new StaticMcpError(code, `${given}/${showTreePath(filePath)} ${why}`, HINTS[reader]);
 }
 
 /**
  * Digests the part file at `source` (`filePath` inside the part `given`), or reads it whole with
- * `keepContent`. Refuses a symlink, anything but a regular file, and a file over `maxFileBytes`.
+ * `keepContent`. Refuses a symlink, anything but a regular file, and a file over `maxFileBytes`,
+ * in words of the command `reader`.
  */
 export async function readPartFile(
+  reader: PartFileReader,
   source: string,
   given: string,
   filePath: string,
@@ -56,23 +82,19 @@ export async function readPartFile(
     fd = openSync(source, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP' || code === 'EMLINK')
-      refuse(
-        given,
-        filePath,
-        'is a symlink: a part holds only the regular files its build wrote, and merge never follows a link (it could lead to any file of this machine)',
-      );
-    if (code === 'ENXIO') refuse(given, filePath, 'is not a regular file (a socket or device)');
-    refuse(given, filePath, `cannot be read (${code ?? (error as Error).message})`, 'PART_CHANGED');
+    if (code === 'ELOOP' || code === 'EMLINK') refuse(reader, given, filePath, SYMLINK_WHY[reader]);
+    if (code === 'ENXIO') refuse(reader, given, filePath, 'is not a regular file (a socket or device)');
+    refuse(reader, given, filePath, `cannot be read (${code ?? (error as Error).message})`, 'PART_CHANGED');
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) refuse(given, filePath, 'is not a regular file (a pipe, socket, device or folder)');
+    if (!stat.isFile()) refuse(reader, given, filePath, 'is not a regular file (a pipe, socket, device or folder)');
     if (stat.size > maxFileBytes) {
       refuse(
+        reader,
         given,
         filePath,
-        `is ${stat.size} bytes, over the ${maxFileBytes} bytes merge accepts for one file (--max-file-bytes); it was not read`,
+        `is ${stat.size} bytes, over the ${maxFileBytes} ${CAP_WHY[reader]}; it was not read`,
         'PART_FILE_TOO_BIG',
       );
     }
@@ -90,7 +112,7 @@ export async function readPartFile(
       size += bytesRead;
       // A file growing while it is read is refused at the cap all the same.
       if (size > maxFileBytes)
-        refuse(given, filePath, `grew past ${maxFileBytes} bytes while it was read`, 'PART_FILE_TOO_BIG');
+        refuse(reader, given, filePath, `grew past ${maxFileBytes} bytes while it was read`, 'PART_FILE_TOO_BIG');
       const bytes = chunk.subarray(0, bytesRead);
       hash.update(bytes);
       if (keepContent) kept.push(Buffer.from(bytes));

@@ -22,6 +22,8 @@ interface Backend {
   liveCommand: string;
   /** The app host's hash (`integrity` of app-host.js), when the build wrote it: the tree has MCP Apps. */
   appHost?: string;
+  /** The tree's tool definitions by name: what an app may call is read from them (app-host.ts). */
+  tools: ReadonlyMap<string, JsonObject>;
 }
 
 interface AppHost {
@@ -30,6 +32,7 @@ interface AppHost {
     toolArguments: JsonObject,
     toolResult: JsonObject,
     answerToolCall: AnswerToolCall,
+    tools: ReadonlyMap<string, JsonObject>,
   ): Promise<MountedApp>;
 }
 
@@ -102,7 +105,7 @@ async function showApp(
   });
   output.append(frame);
   // Connected before the frame's page has loaded: its first message is the app's ui/initialize.
-  const mounted = await host.mountApp(frame, args, result, answerAppCall(backend));
+  const mounted = await host.mountApp(frame, args, result, answerAppCall(backend), backend.tools);
   // The next answer replaces this one: the bridge stops listening to a frame no longer shown.
   const watcher = new MutationObserver(() => {
     if (frame.isConnected) return;
@@ -382,9 +385,19 @@ async function start(): Promise<void> {
   ]);
   const liveCommand = `${main?.getAttribute('data-command') ?? 'staticmcp'} serve ${site} --live <project folder>`;
   const appHost = main?.getAttribute('data-app-host') || undefined;
+  const manifest = files?.tree;
+  const toolDefinitions = new Map<string, JsonObject>();
+  const extensions = new Map<string, JsonObject>();
+  if (manifest) {
+    for (const tool of manifest.tools) {
+      toolDefinitions.set(tool.definition.name, tool.definition);
+      if (tool.extension) extensions.set(tool.definition.name, tool.extension as unknown as JsonObject);
+    }
+  }
   const backend: Backend = {
     site,
     liveCommand,
+    tools: toolDefinitions,
     ...(mcp ? { mcp } : {}),
     ...(files ? { files } : {}),
     ...(appHost ? { appHost } : {}),
@@ -408,15 +421,6 @@ async function start(): Promise<void> {
     );
   }
   if (!files && !mcp) return;
-  const manifest = files?.tree;
-  const toolDefinitions = new Map<string, JsonObject>();
-  const extensions = new Map<string, JsonObject>();
-  if (manifest) {
-    for (const tool of manifest.tools) {
-      toolDefinitions.set(tool.definition.name, tool.definition);
-      if (tool.extension) extensions.set(tool.definition.name, tool.extension as unknown as JsonObject);
-    }
-  }
   for (const [name, article] of byData('article.tool', 'data-tool')) {
     const tool = toolDefinitions.get(name);
     if (!tool) continue;

@@ -1,8 +1,9 @@
 // `serve <folder>` of a packed tree (issue #24): a tree built by `staticmcp build`, one tool's call
 // files then packed with the writer's packToolRecords (the plain files deleted, the table added to
 // mcp.json), answers the official SDK client exactly as the unpacked tree does, over stdio and
-// --http; the unpacked tool beside it reads as before; a damaged or missing pack answers "not
-// precomputed" for its calls, never a crash, and the server keeps answering the rest. `check`
+// --http; the unpacked tool beside it reads as before; a missing pack answers "not precomputed" for
+// its calls, a damaged one says the answer cannot be read and why, never a crash, and the server
+// keeps answering the rest. `check`
 // passes the packed tree (the build's content hash and counts hold over the packs' calls) and
 // reports damaged packs, stray files under packs/ and plain files of a packed tool with what to do.
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -128,7 +129,7 @@ describe('serve of a packed tree folder', () => {
     expect(await answersOf(packed)).toEqual(await answersOf(plain));
   });
 
-  it('answers the calls of a damaged or missing pack as not precomputed, and the rest as before', async () => {
+  it('answers the calls of a damaged pack as unreadable, of a missing one as not precomputed, and the rest as before', async () => {
     const damaged = copyTree(packedTree);
     const packs = readdirSync(path.join(damaged, 'packs', 'echo'))
       .filter((name) => name.endsWith('.pack'))
@@ -148,17 +149,23 @@ describe('serve of a packed tree folder', () => {
     const notPrecomputed = await plain.callTool({ name: 'echo', arguments: { value: 'never-built' } });
     let answered = 0;
     let refused = 0;
+    let named = 0;
     for (const value of WORDS) {
       const expected = await plain.callTool({ name: 'echo', arguments: { value } });
       const got = await hurt.callTool({ name: 'echo', arguments: { value } });
       if (JSON.stringify(got) === JSON.stringify(expected)) answered += 1;
       else {
-        // Never a wrong answer: what is not answered reads exactly as a call that was never built.
-        expect(JSON.stringify(got)).toBe(JSON.stringify(notPrecomputed).replaceAll('never-built', value));
+        // Never a wrong answer: a call of a lost pack reads as a call that was never built, one of
+        // a damaged pack or index says its answer cannot be read, and why.
+        const text = (got as { content: { text: string }[] }).content[0]?.text ?? '';
+        if (/its precomputed answer cannot be read \(packs\/echo\/.*(truncated|damaged)/.test(text)) named += 1;
+        else expect(JSON.stringify(got)).toBe(JSON.stringify(notPrecomputed).replaceAll('never-built', value));
+        expect(got).toMatchObject({ isError: true });
         refused += 1;
       }
     }
     expect(refused).toBeGreaterThan(0);
+    expect(named).toBeGreaterThan(0);
     expect(answered).toBeGreaterThan(0);
     // The unpacked tool and the server itself are untouched.
     expect(await hurt.callTool({ name: 'other', arguments: { value: 'word-1' } })).toEqual(

@@ -2,9 +2,10 @@
 // render the result inside a frame with an opaque origin (sandbox="allow-scripts", no
 // allow-same-origin) under the app's own CSP, press one of the app's buttons and see the tool's
 // answer to that call come back into the app (through ext-apps' AppBridge and the page's answer
-// path: /mcp where it answers, else the tree's files). Served by `serve --http` with the project
-// and by the tree's worker in workerd; the page stays accessible with the app in it.
-import { writeFileSync } from 'node:fs';
+// path: /mcp where it answers, else the tree's files), while its call to a tool kept for the model
+// (`_meta.ui.visibility: ["model"]`) is refused. Served by `serve --http` with the project and by
+// the tree's worker in workerd; the page stays accessible with the app in it.
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +24,29 @@ import {
 /** Answers come from real processes on a shared machine: wait for them as a person would. */
 const EVENTUALLY = { timeout: 20_000 };
 
+/** A tool only the model may call (MCP Apps visibility), and a button in the forecast app that calls it. */
+function addModelOnlyTool(project: string): void {
+  const script = path.join(project, 'tools', 'secret.sh');
+  writeFileSync(
+    script,
+    '#!/bin/sh\nif [ "$1" = "--help" ]; then\n  echo \'{"description": "For the model only"}\'\n  exit 0\nfi\necho "the secret"\n',
+  );
+  chmodSync(script, 0o755);
+  writeFileSync(`${script}.meta.json`, '{ "_meta": { "ui": { "visibility": ["model"] } } }\n');
+  const page = path.join(project, 'tools', 'forecast', 'ui', 'index.html');
+  const html = readFileSync(page, 'utf8')
+    .replace('</main>', '  <button type="button" id="secret">Secret</button>\n</main>')
+    .replace(
+      'for (const button of',
+      `document.getElementById('secret').addEventListener('click', () =>
+      app.callServerTool({ name: 'secret', arguments: {} }).then(
+        (answer) => { result.textContent = textOf(answer); },
+        (error) => { result.textContent = \`The call failed: \${error.message}\`; }));
+    for (const button of`,
+    );
+  writeFileSync(page, html);
+}
+
 /** A static host: the tree's files, and nothing at /mcp (GitHub Pages, a bucket). */
 const STATIC_ONLY_WORKER = 'export default { fetch: (request, env) => env.ASSETS.fetch(request) };\n';
 
@@ -34,7 +58,7 @@ describe.skipIf(!HAS_CHROMIUM)("a tool's MCP App in the playground", () => {
   let staticSite: WorkerdSite;
 
   beforeAll(async () => {
-    project = buildAppsProject();
+    project = buildAppsProject([], addModelOnlyTool);
     const staticWorker = path.join(project, 'static-worker.js');
     writeFileSync(staticWorker, STATIC_ONLY_WORKER);
     [browser, serve, worker, staticSite] = await Promise.all([
@@ -69,6 +93,14 @@ describe.skipIf(!HAS_CHROMIUM)("a tool's MCP App in the playground", () => {
     // The app calls the tool back (tools/call through the bridge) and shows the answer.
     await app.getByRole('button', { name: 'Tokyo' }).click();
     await expect.poll(() => appText(app), EVENTUALLY).toBe('Tokyo: rain, 17 °C');
+    // A tool kept for the model: the app's call is refused with a JSON-RPC error saying why...
+    await app.getByRole('button', { name: 'Secret' }).click();
+    await expect
+      .poll(() => appText(app), EVENTUALLY)
+      .toMatch(/^The call failed: .*-32602.*"secret" is not visible to apps .*\["model"\].*only the model may call it/);
+    // ...and the app's next call to its own tool is answered as before.
+    await app.getByRole('button', { name: 'Lima' }).click();
+    await expect.poll(() => appText(app), EVENTUALLY).toMatch(/^Lima: /);
     return app;
   }
 

@@ -134,6 +134,10 @@ describe('staticmcp index over a tree another generator wrote', () => {
       'resources/docs/intro.json',
       'tools/get_resource/docs/guides/setup.json',
     ]);
+    // The link's message is index's own: no merge, no part (the reader is shared with merge).
+    const linkSkip = report.skipped.find((skipped: { path: string }) => skipped.path.endsWith('setup.json'));
+    expect(linkSkip.message).toMatch(/^is a symlink: index never follows a link/);
+    expect(linkSkip.message).not.toMatch(/merge|part/);
     const index = filesBelow(tree, 'packs/search.index');
     // The link was left out of the tree (no host serves it alike), the malformed file kept.
     expect(existsSync(path.join(tree, 'tools/get_resource/docs/guides/setup.json'))).toBe(false);

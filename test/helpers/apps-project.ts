@@ -41,10 +41,17 @@ export function inlineExtApps(html: string): string {
   return html.replace(EXT_APPS_PLACEHOLDER, () => `<script id="ext-apps">${extAppsScript()}</script>`);
 }
 
-/** A copy of fixtures/apps with the SDK inlined into its pages, built; returns the project folder (tree in dist/). */
-export function buildAppsProject(buildArguments: readonly string[] = []): string {
+/**
+ * A copy of fixtures/apps with the SDK inlined into its pages, built; returns the project folder
+ * (tree in dist/). `change` edits the copy (its folder given) before the SDK goes in.
+ */
+export function buildAppsProject(
+  buildArguments: readonly string[] = [],
+  change: (project: string) => void = () => {},
+): string {
   const project = path.join(temporaryFolderSync('staticmcp-apps-'), 'apps');
   cpSync(path.join(REPO_ROOT, 'fixtures', 'apps'), project, { recursive: true });
+  change(project);
   for (const page of APP_PAGES) {
     const file = path.join(project, page);
     writeFileSync(file, inlineExtApps(readFileSync(file, 'utf8')));

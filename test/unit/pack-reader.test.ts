@@ -1,6 +1,7 @@
 // The pack container read from byte buffers (the portable reader, as the worker would use it): a
-// packed tool reads back every call, other paths read through, and every damaged, missing or
-// hostile pack or index answers "missing" with a reason, never a throw, never a read outside packs/.
+// packed tool reads back every call, other paths read through, a missing pack or index answers
+// "missing", a damaged or hostile one fails the read with its reason (never a wrong answer), and
+// nothing outside packs/ is ever read.
 import { randomBytes } from 'node:crypto';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -70,9 +71,8 @@ function buildPackedTree(count: number, targetPackBytes = 64 * 1024, targetIndex
   const tree = new MemoryTree(files);
   const parsed = parsePackTable({ lookup: packed.table });
   if ('problem' in parsed) throw new Error(parsed.problem);
-  const problems: string[] = [];
-  const source = new PackedTreeSource(tree, tree, parsed.table, { onProblem: (reason) => problems.push(reason) });
-  return { tree, source, packed, problems };
+  const source = new PackedTreeSource(tree, tree, parsed.table);
+  return { tree, source, packed };
 }
 
 function packPaths(tree: MemoryTree): string[] {
@@ -234,12 +234,10 @@ describe('packed tree source over byte buffers', () => {
   });
 
   it('a kept whole pack that was damaged on the host is refused when read, and never kept', async () => {
-    const { tree, source, problems } = buildPackedTree(300);
+    const { tree, source } = buildPackedTree(300);
     tree.ignoresRanges = true;
     for (const path of packPaths(tree)) tree.files.set(path, tree.files.get(path)!.subarray(0, 100));
-    const read = await source.read('tools/lookup/key-5.json');
-    expect(read.status).toBe('missing');
-    expect(problems.join('\n')).toMatch(/truncated|short|length/);
+    await expect(source.read('tools/lookup/key-5.json')).rejects.toThrow(/truncated|short|length/);
     expect(source.cacheSize().wholePackBytes).toBe(0);
   });
 
@@ -270,13 +268,15 @@ describe('packed tree source over byte buffers', () => {
   });
 });
 
-describe('bad packs and indexes read as not in this tree', () => {
+describe('bad packs and indexes: absent ones read as not in this tree, damaged ones fail the read saying why', () => {
   const target = 'tools/lookup/key-7.json';
 
   async function expectMissing(source: PackedTreeSource, status: 'missing' | 'refused', reason: string) {
     const found = await source.lookup(target);
     expect(found).toMatchObject({ status, reason: expect.stringContaining(reason) });
-    expect(await source.read(target)).toEqual({ status: 'missing' });
+    // Damage is named to the caller (a call answers that its answer cannot be read, and why).
+    if (status === 'refused') await expect(source.read(target)).rejects.toThrow(reason);
+    else expect(await source.read(target)).toEqual({ status: 'missing' });
   }
 
   function packOf(tree: MemoryTree, path: string): string {
@@ -438,7 +438,7 @@ describe('bad packs and indexes read as not in this tree', () => {
 });
 
 describe('random damage', () => {
-  it('a byte flipped anywhere in an index or a pack never throws and never gives a wrong answer', async () => {
+  it('a byte flipped anywhere in an index or a pack never gives a wrong answer: missing, or a read failing with the damage', async () => {
     let seed = 7;
     const nextRandom = (limit: number) => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -454,8 +454,9 @@ describe('random damage', () => {
       bytes[at] = bytes[at]! ^ (1 + nextRandom(255));
       tree.files.set(damaged, bytes);
       for (let position = 0; position < 40; position += 1) {
-        const read = await source.read(`tools/lookup/key-${position}.json`);
-        if (read.status === 'ok') expect(read.text).toBe(callBody(position));
+        const read = await source.read(`tools/lookup/key-${position}.json`).catch((error: Error) => error);
+        if (read instanceof Error) expect(read.message).toMatch(/damaged|not a sound|not a pack|truncated|format/);
+        else if (read.status === 'ok') expect(read.text).toBe(callBody(position));
         else expect(read.status).toBe('missing');
       }
     }

@@ -1,8 +1,10 @@
 // A TreeSource over a packed tree: `tools/<tool>/….json` of a tool the manifest's pack table names
 // is answered from its packs (PackReader: one cached index, one record read); every other path
 // reads through to the wrapped source unchanged, so the cached tree reader, lenient keys and tool
-// calls above never know whether a tree is packed. A packed path that the packs do not answer
-// (absent, damaged, hostile) is `missing`, with the reason handed to `onProblem` for logs.
+// calls above never know whether a tree is packed. A packed path the packs do not hold (or whose
+// pack the host lacks) is `missing`; one whose pack
+// or index is damaged or hostile fails its read with the reason, so the caller names the damage
+// (a call answers "its precomputed answer cannot be read (…)", never a plain "not precomputed").
 import type { ReadOutcome, TreeSource } from '../tree/tree-source.js';
 import { callKeyOf, KEY_KIND } from './pack-format.js';
 import {
@@ -19,7 +21,7 @@ import type { PackTable } from './pack-table.js';
 export interface PackedTreeSourceOptions {
   /** Limits of the source's own index cache, or a cache shared by the sources of one tree (an edge isolate's requests). */
   cacheLimits?: PackCacheLimits | PackIndexCache;
-  /** Told why a packed path read as missing (a damaged or absent pack, not a plain absent call). */
+  /** Kept for the sources that share these options; a damaged pack fails its read instead (read()). */
   onProblem?: (reason: string) => void;
 }
 
@@ -32,7 +34,7 @@ export class PackedTreeSource implements TreeSource {
     private readonly inner: TreeSource,
     files: PackFileSource,
     private readonly table: PackTable,
-    private readonly options: PackedTreeSourceOptions = {},
+    options: PackedTreeSourceOptions = {},
   ) {
     this.displayName = inner.displayName;
     this.revalidateAfterMs = inner.revalidateAfterMs;
@@ -80,10 +82,9 @@ export class PackedTreeSource implements TreeSource {
   async read(relativePath: string, etag?: string): Promise<ReadOutcome> {
     const found = await this.lookup(relativePath);
     if (found === undefined) return this.inner.read(relativePath, etag);
-    if (found.status !== 'ok') {
-      if (found.status === 'refused') this.options.onProblem?.(found.reason);
-      return { status: 'missing' };
-    }
+    // Named to the caller, who logs it: the read fails (a call says its answer cannot be read).
+    if (found.status === 'refused') throw new Error(found.reason);
+    if (found.status !== 'ok') return { status: 'missing' };
     // Pack names are content hashes: the same pack and offset hold the same bytes, so the tag
     // names the content (a caller's copy under it is current; skipping the record read on
     // revalidation as well is left for the wiring).

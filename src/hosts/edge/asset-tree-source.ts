@@ -54,6 +54,15 @@ const CUT_READ_BYTES = 1024 * 1024;
  * larger one the index names is cut as it streams. A host file is 25 MiB at most on Cloudflare.
  */
 const WHOLE_READ_BYTES = 4 * 1024 * 1024;
+/** What a cut read allocates first when the host sends no Content-Length (it then doubles). */
+const FIRST_CUT_BYTES = 256 * 1024;
+
+/** The body length a response declares, when it declares a sound one. */
+function lengthOf(response: Response): number | undefined {
+  const header = response.headers.get('content-length');
+  const length = header === null ? Number.NaN : Number(header);
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+}
 /**
  * Read buffers that finished reads handed back, for the next reads of the isolate (a query reads
  * a few packs at once): a MiB each per read was garbage the isolate carried (92 MiB of
@@ -113,10 +122,19 @@ async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8
  * garbage after 1,000 queries. A body longer than the index says is read one byte past that
  * length, a short one as far as it goes: the reader refuses either as a truncated or replaced pack.
  */
-async function readWholeOrCut(body: ReadableStream<Uint8Array>, range: ByteRange): Promise<BytesOutcome> {
+async function readWholeOrCut(
+  body: ReadableStream<Uint8Array>,
+  range: ByteRange,
+  contentLength: number | undefined,
+): Promise<BytesOutcome> {
   const whole = range.keepsWhole;
   const wanted = whole ? { offset: 0, length: range.fileLength + 1 } : range;
-  const kept = new Uint8Array(wanted.length);
+  // Sized by what the host says it sends, not by what the index promised: a damaged index can
+  // promise a 24 MiB record in a pack of a few hundred bytes, and allocating (and zeroing) the
+  // promise for every call cost the isolate its memory and half a second of CPU a call. A body
+  // without a length, or longer than it said, grows the buffer by doubling.
+  const expected = contentLength === undefined ? FIRST_CUT_BYTES : Math.max(contentLength - wanted.offset, 0);
+  let kept = new Uint8Array(Math.min(wanted.length, expected));
   let position = 0;
   let filled = 0;
   // Leaving the loop early cancels the body: the rest of the file is not transferred.
@@ -124,6 +142,11 @@ async function readWholeOrCut(body: ReadableStream<Uint8Array>, range: ByteRange
     const start = Math.max(wanted.offset - position, 0);
     const end = Math.min(wanted.offset + wanted.length - position, chunk.length);
     if (end > start) {
+      if (filled + end - start > kept.length) {
+        const grown = new Uint8Array(Math.min(wanted.length, Math.max(filled + end - start, kept.length * 2)));
+        grown.set(kept.subarray(0, filled));
+        kept = grown;
+      }
       kept.set(chunk.subarray(start, end), filled);
       filled += end - start;
     }
@@ -187,7 +210,7 @@ export function createAssetTreeSource(fetcher: AssetFetcher, siteRoot: URL): Tre
         return { status: 'missing' };
       }
       if (response.status !== 206 && wanted && response.body && wanted.fileLength > WHOLE_READ_BYTES)
-        return readWholeOrCut(response.body, wanted);
+        return readWholeOrCut(response.body, wanted, lengthOf(response));
       const bytes = new Uint8Array(await response.arrayBuffer());
       if (response.status !== 206) return { status: 'ok', bytes, whole: true };
       // A 206 for another range than asked (or several) is not the record: refused as short.

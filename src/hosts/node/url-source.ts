@@ -142,12 +142,28 @@ export class UrlSource implements TreeSource, PackFileSource {
 
   /**
    * One GET within the idle timeout, the total deadline and the size cap: the status, headers,
-   * and the body of a 2xx answer (other bodies are drained, never kept).
+   * and the body of a 2xx answer (other bodies are drained, never kept). Sent again once, on a
+   * fresh connection, when a kept-alive one was reset as it was reused: a host closes an idle
+   * connection when it likes, and a request sent as it closes fails with "socket hang up" though
+   * the host is fine (seen under load against Node's own server, whose idle timeout is 5 s).
    */
-  private get(
+  private async get(
     relativePath: string,
     headers: Record<string, string>,
     method: 'GET' | 'HEAD' = 'GET',
+  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body?: Buffer }> {
+    try {
+      return await this.getOnce(relativePath, headers, method);
+    } catch (error) {
+      if (!(error as { staleConnection?: boolean }).staleConnection) throw error;
+      return this.getOnce(relativePath, headers, method);
+    }
+  }
+
+  private getOnce(
+    relativePath: string,
+    headers: Record<string, string>,
+    method: 'GET' | 'HEAD',
   ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body?: Buffer }> {
     const url = this.urlOf(relativePath);
     const client = url.protocol === 'https:' ? https : http;
@@ -158,16 +174,26 @@ export class UrlSource implements TreeSource, PackFileSource {
         failure ??= new Error(`${relativePath}: ${reason}`);
         request.destroy(failure);
       };
+      let answered = false;
       const rejectOnce = (error: Error): void => {
-        reject(
-          failure ??
-            new Error(error.message.startsWith(relativePath) ? error.message : `${relativePath}: ${error.message}`),
+        if (failure) {
+          reject(failure);
+          return;
+        }
+        const named = new Error(
+          error.message.startsWith(relativePath) ? error.message : `${relativePath}: ${error.message}`,
         );
+        // Reset before any answer came, on a connection an earlier request used: worth one more try.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (request.reusedSocket && !answered && (code === 'ECONNRESET' || code === 'EPIPE'))
+          Object.assign(named, { staleConnection: true });
+        reject(named);
       };
       const request = client.request(
         url,
         { method, agent: this.agent, headers, timeout: this.timeoutMs },
         (response) => {
+          answered = true;
           const status = response.statusCode ?? 0;
           if (status < 200 || status >= 300) {
             response.resume();
