@@ -8,7 +8,8 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { encodeIndex, entryKey, parseIndex, readEntry } from '../../src/core/packs/pack-format.js';
+import { encodeIndex } from '../../src/core/packs/pack-encoding.js';
+import { entryKey, parseIndex, readEntry } from '../../src/core/packs/pack-format.js';
 import { startWorkerdSite, type WorkerdSite } from '../edge/workerd-site.js';
 import { CLI } from './paths.js';
 
