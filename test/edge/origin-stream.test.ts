@@ -135,7 +135,8 @@ beforeAll(async () => {
       );
   });
   await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
-  tree = path.join(await temporaryFolder(), 'tree');
+  // The origin runs only what the project's own built tree (its default output, dist/) declares.
+  tree = path.join(project, 'dist');
   await buildTree(project, origin.url, tree);
   const fakeTree = path.join(await temporaryFolder(), 'fake-tree');
   await buildTree(project, `http://127.0.0.1:${(fake.address() as AddressInfo).port}`, fakeTree);

@@ -55,7 +55,10 @@ async function answerMcp(
   hostContext: unknown,
 ): Promise<Response> {
   const siteRoot = new URL('/', url);
-  const siteKey = env?.ASSETS ? 'assets' : siteRoot.origin;
+  // The origin bindings are part of the key: they change only with a deploy (a new isolate) on a
+  // real host, but a host that passes other bindings to the same isolate gets a site of its own.
+  const originAnswerLimits = readOriginAnswerLimits(env);
+  const siteKey = `${env?.ASSETS ? 'assets' : siteRoot.origin} ${JSON.stringify(originAnswerLimits)}`;
   let site: EdgeSite;
   try {
     site = await loadSiteForIsolate(
@@ -70,7 +73,7 @@ async function answerMcp(
             typeof env?.STATICMCP_ORIGIN_KEY === 'string' && env.STATICMCP_ORIGIN_KEY !== ''
               ? env.STATICMCP_ORIGIN_KEY
               : undefined,
-          originAnswerLimits: readOriginAnswerLimits(env),
+          originAnswerLimits,
           logProblem,
         }),
     );
