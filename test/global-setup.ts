@@ -12,7 +12,8 @@
 //
 // It then builds fixtures/example once with that CLI into a temporary folder, read-only for the
 // tests (test/helpers/example.ts: `builtExample()` shares it, `copyBuiltExample()` copies it for a
-// test that changes it), instead of once in every file that needs it.
+// test that changes it), instead of once in every file that needs it. For the runtimes tier it
+// first installs tools/runtimes when it is missing (test/helpers/runtime-tools.ts).
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import type { TestProject } from 'vitest/node';
+import { installRuntimeTools } from './helpers/runtime-tools.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -37,6 +39,7 @@ function listSources(folder: string): string[] {
 }
 
 export default function setup(project: TestProject): () => void {
+  if (project.name === 'runtimes') installRuntimeTools();
   const root = fileURLToPath(new URL('..', import.meta.url));
   // A direct child of the repository, like dist/, so `../package.json` and `../../templates` resolve.
   // One per tier: both tiers' setups run in the same vitest process.
