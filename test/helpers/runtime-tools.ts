@@ -36,9 +36,12 @@ export function installRuntimeTools(): boolean {
       timeout: INSTALL_TIMEOUT_MS,
     });
   } catch (error) {
-    const { stderr } = error as { stderr?: Buffer };
+    const { stderr, signal } = error as { stderr?: Buffer; signal?: string };
+    const why = signal
+      ? `npm was stopped (${signal}) after ${INSTALL_TIMEOUT_MS / 60_000} minutes`
+      : `${stderr ?? error}`;
     throw new Error(
-      `installing tools/runtimes failed (run \`npm ci --prefix tools/runtimes\` to see why; it needs the npm registry once):\n${stderr ?? error}`,
+      `installing tools/runtimes failed (run \`npm ci --prefix tools/runtimes\` to see why; it needs the npm registry once):\n${why}`,
     );
   }
   writeFileSync(STAMP, lockHash);
