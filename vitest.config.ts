@@ -1,13 +1,29 @@
-// Test runner settings: real processes are slow to start on shared 2-core machines, so give
+// Test runner settings: three tiers as vitest projects (test/helpers/test-tiers.ts says which file
+// runs where). `core` runs in-process with nothing compiled (`npm run test:fast`); `cli` and
+// `runtimes` run the compiled CLI, and `runtimes` also wrangler, Deno, workerd, chromium and the
+// external clients. Real processes are slow to start on shared 2-core machines, so give
 // end-to-end tests room; golden trees are regenerated only with UPDATE_GOLDEN=1, never in CI.
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { listTierGlobs, type Tier } from './test/helpers/test-tiers.js';
+
+/** One tier's project; `globalSetup` runs only when a file of the tier is selected. */
+function defineTier(tier: Tier, globalSetup: string[]): TestProjectInlineConfiguration {
+  const { include, exclude } = listTierGlobs(tier);
+  return {
+    extends: true,
+    test: { name: tier, include, exclude: [...configDefaults.exclude, ...exclude], globalSetup },
+  };
+}
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Compiles src/ once into .test-dist-<pid>/: the integration tests run the real CLI.
-    globalSetup: ['test/global-setup.ts'],
+    projects: [
+      defineTier('core', []),
+      // Compiles src/ once into .test-dist-<pid>-<tier>/ and builds fixtures/example once.
+      defineTier('cli', ['test/global-setup.ts']),
+      defineTier('runtimes', ['test/global-setup.ts']),
+    ],
     // Removes the temporary folders the test helpers made, after each test file.
     setupFiles: ['test/helpers/remove-temp-folders.setup.ts'],
     testTimeout: 60_000,

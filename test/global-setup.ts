@@ -1,24 +1,34 @@
-// Shared by every test folder that runs the real CLI: compiles src/ once per `vitest run` into a
-// private folder beside dist/ (`.test-dist-<pid>/`, removed afterwards), with the edge worker
+// Global setup of the `cli` and `runtimes` tiers (vitest.config.ts): compiles src/ once per tier
+// and `vitest run` into a private folder beside dist/ (`.test-dist-<pid>-<tier>/`, removed
+// afterwards), with the edge worker
 // bundled beside it exactly as `npm run build` does (edge/_worker.js, and the precompiled
 // staticmcp.json validator, project/config-validator.js), so integration tests exercise exactly
 // what `npm install` ships, and a `npm run build` or a second test run in the same checkout can
 // never swap files under a running test. Tests get the CLI path from test/helpers/paths.ts.
 //
 // src/ is transpiled file by file with esbuild (well under a second) instead of tsc (10-20 s on a
-// busy 2-core machine, all of it before the first test could start); the types are checked by
-// test/types/type-check.test.ts, beside the other tests.
+// busy 2-core machine, all of it before the first test could start); `npm test` checks the types
+// before vitest starts.
+//
+// It then builds fixtures/example once with that CLI into a temporary folder, read-only for the
+// tests (test/helpers/example.ts: `builtExample()` shares it, `copyBuiltExample()` copies it for a
+// test that changes it), instead of once in every file that needs it. For the runtimes tier it
+// first installs tools/runtimes when it is missing (test/helpers/runtime-tools.ts).
 import { execFileSync } from 'node:child_process';
-import { readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import type { TestProject } from 'vitest/node';
+import { installRuntimeTools } from './helpers/runtime-tools.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** Absolute path of the compiled `staticmcp` entry point to run with node. */
     cli: string;
+    /** Absolute path of a copy of fixtures/example built by that CLI (`dist/` inside); never change it. */
+    builtExample: string;
   }
 }
 
@@ -29,9 +39,11 @@ function listSources(folder: string): string[] {
 }
 
 export default function setup(project: TestProject): () => void {
+  if (project.name === 'runtimes') installRuntimeTools();
   const root = fileURLToPath(new URL('..', import.meta.url));
   // A direct child of the repository, like dist/, so `../package.json` and `../../templates` resolve.
-  const outDir = path.join(root, `.test-dist-${process.pid}`);
+  // One per tier: both tiers' setups run in the same vitest process.
+  const outDir = path.join(root, `.test-dist-${process.pid}-${project.name}`);
   try {
     buildSync({
       absWorkingDir: root,
@@ -60,6 +72,23 @@ export default function setup(project: TestProject): () => void {
       `compiling src/ for the integration tests failed:\n${message ?? ''}\n${stdout?.toString() ?? ''}${stderr?.toString() ?? ''}`,
     );
   }
-  project.provide('cli', path.join(outDir, 'cli', 'main.js'));
-  return () => rmSync(outDir, { recursive: true, force: true });
+  const cli = path.join(outDir, 'cli', 'main.js');
+  const exampleParent = mkdtempSync(path.join(tmpdir(), 'staticmcp-built-example-'));
+  const example = path.join(exampleParent, 'example');
+  try {
+    cpSync(path.join(root, 'fixtures', 'example'), example, { recursive: true });
+    execFileSync(process.execPath, [cli, 'build', example], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (error) {
+    rmSync(outDir, { recursive: true, force: true });
+    rmSync(exampleParent, { recursive: true, force: true });
+    throw new Error(
+      `building fixtures/example for the tests failed:\n${(error as { stderr?: Buffer }).stderr ?? error}`,
+    );
+  }
+  project.provide('cli', cli);
+  project.provide('builtExample', example);
+  return () => {
+    rmSync(outDir, { recursive: true, force: true });
+    rmSync(exampleParent, { recursive: true, force: true });
+  };
 }

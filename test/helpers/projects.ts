@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, promises as fs } from 'node:fs';
 import path from 'node:path';
+import { copyBuiltExample } from './example.js';
 import { CLI, FIXTURE_SCRIPTS, REPO_ROOT } from './paths.js';
 import { temporaryFolder, temporaryFolderSync } from './temp-folders.js';
 
@@ -75,8 +76,12 @@ export function buildProjectTree(project: string): void {
   execFileSync(process.execPath, [CLI, 'build', project], { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-/** Copies a fixture project (under test/fixtures/, or fixtures/…) to a temporary folder and builds it. */
+/**
+ * Copies a fixture project (under test/fixtures/, or fixtures/…) to a temporary folder and builds
+ * it. fixtures/example without build arguments is copied already built (test/helpers/example.ts).
+ */
 export function buildFixtureProject(fixture: string, buildArguments: readonly string[] = []): string {
+  if (fixture === 'fixtures/example' && buildArguments.length === 0) return copyBuiltExample();
   const project = path.join(temporaryFolderSync('staticmcp-fixture-'), path.basename(fixture));
   cpSync(path.join(REPO_ROOT, fixture.startsWith('fixtures/') ? '' : 'test/fixtures', fixture), project, {
     recursive: true,

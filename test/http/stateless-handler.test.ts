@@ -1,21 +1,21 @@
 // The portable handler in stateless mode (how the edge worker runs it), in-process over the
 // example tree: every POST stands alone, the version comes from MCP-Protocol-Version (or
 // initialize), no Mcp-Session-Id is issued or needed, and GET/DELETE are 405 with Allow: POST.
+// The tree is the committed golden tree of fixtures/example (the core tier compiles nothing).
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpHttpHandler, type McpHttpHandler } from '../../src/core/mcp/http/streamable-http.js';
 import type { ServerContext } from '../../src/core/mcp/server-context.js';
 import { createNodeServerContext } from '../../src/hosts/node/node-server-context.js';
 import { FolderSource } from '../../src/hosts/node/folder-source.js';
-import { buildFixtureProject } from '../helpers/projects.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 
 let handler: McpHttpHandler;
 let context: ServerContext;
 
 beforeAll(async () => {
-  const project = buildFixtureProject('fixtures/example');
   context = await createNodeServerContext({
-    source: new FolderSource(path.join(project, 'dist'), 'dist'),
+    source: new FolderSource(path.join(REPO_ROOT, 'test/build/__golden__/example/tree'), 'dist'),
     logProblem: () => {},
   });
   handler = createMcpHttpHandler({

@@ -1,4 +1,4 @@
-// MCP Inspector's CLI (@modelcontextprotocol/inspector, pinned in package.json), run as a user runs
+// MCP Inspector's CLI (@modelcontextprotocol/inspector, pinned in tools/runtimes), run as a user runs
 // it (`inspector --cli … --format json`), against a built copy of fixtures/example: over stdio
 // (`serve <project>` as the command it spawns) and over `serve --http` (the /mcp URL), in each of
 // its three protocol eras. Each run lists tools, calls a precomputed tool and a live one, reads a
@@ -7,16 +7,15 @@
 // concurrently, at most vitest's maxConcurrency (5) at a time.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, describe, type ExpectStatic, it } from 'vitest';
 import { HttpServe } from '../helpers/http-serve.js';
 import { CLI } from '../helpers/paths.js';
 import { buildFixtureProject } from '../helpers/projects.js';
+import { requireTool } from '../helpers/runtime-tools.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
-const require = createRequire(import.meta.url);
-const INSPECTOR_PACKAGE = path.dirname(require.resolve('@modelcontextprotocol/inspector/package.json'));
+const INSPECTOR_PACKAGE = path.dirname(requireTool.resolve('@modelcontextprotocol/inspector/package.json'));
 /** The `inspector` bin, the launcher `npx @modelcontextprotocol/inspector` starts. */
 const INSPECTOR = path.join(
   INSPECTOR_PACKAGE,

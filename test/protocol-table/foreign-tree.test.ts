@@ -6,7 +6,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentAnswer, writeDocusaurusTree } from '../bridge/docusaurus-tree.js';
-import { inProcessDriver, nodeHttpDriver, stdioDriver, workerdDriver, type Driver } from './drivers.js';
+import { type Driver, inProcessDriver, nodeHttpDriver, stdioDriver } from './drivers.js';
+import { workerdDriver } from './runtime-drivers.js';
 import type { ProtocolResponse } from './cases.js';
 
 const DRIVERS: Driver[] = [inProcessDriver, stdioDriver, nodeHttpDriver, workerdDriver];

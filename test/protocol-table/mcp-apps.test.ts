@@ -19,13 +19,12 @@ import type { ProtocolResponse } from './cases.js';
 import {
   type Driver,
   inProcessDriver,
-  netlifyDenoDriver,
   nodeHttpDriver,
   serveUrlDriver,
   stdioDriver,
   TABLE_PROTOCOL_VERSION,
-  workerdDriver,
 } from './drivers.js';
+import { netlifyDenoDriver, workerdDriver } from './runtime-drivers.js';
 import { MODERN_META } from './modern-cases.js';
 
 const APP = 'text/html;profile=mcp-app';

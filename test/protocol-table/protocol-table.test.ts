@@ -1,82 +1,8 @@
-// The middle rung of the test ladder: the same request table through every host, each answer
-// checked against what a client expects, and every host's answers equal to the core's own.
+// The protocol table through the CLI as a real process: `serve` over stdio, over Streamable HTTP,
+// and `serve <URL>` reading the tree from a plain static host; each answer equal to the core's.
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureProject } from '../helpers/projects.js';
-import { PROTOCOL_CASES as LEGACY_CASES, type ProtocolResponse } from './cases.js';
-import { MODERN_CASES } from './modern-cases.js';
-import {
-  type Driver,
-  inProcessDriver,
-  netlifyDenoDriver,
-  nodeHttpDriver,
-  pagesDevDriver,
-  serveUrlDriver,
-  stdioDriver,
-  workerdDriver,
-  wranglerDevDriver,
-} from './drivers.js';
+import { builtExample } from '../helpers/example.js';
+import { nodeHttpDriver, serveUrlDriver, stdioDriver } from './drivers.js';
+import { replayProtocolTable } from './replay-table.js';
 
-/** Both eras on one connection: the legacy rows first (after initialize), then the modern ones. */
-const PROTOCOL_CASES = [...LEGACY_CASES, ...MODERN_CASES];
-const DRIVERS: Driver[] = [
-  inProcessDriver,
-  stdioDriver,
-  nodeHttpDriver,
-  serveUrlDriver,
-  workerdDriver,
-  pagesDevDriver,
-  wranglerDevDriver,
-  netlifyDenoDriver,
-];
-
-let treeRoot: string;
-const answers = new Map<string, ProtocolResponse[]>();
-
-beforeAll(() => {
-  treeRoot = path.join(buildFixtureProject('fixtures/example'), 'dist');
-});
-
-afterAll(() => {
-  answers.clear();
-});
-
-describe.each(DRIVERS)('the protocol table through $name', (driver) => {
-  it('answers every case as a client expects', async () => {
-    const connection = await driver.open(treeRoot);
-    const responses: ProtocolResponse[] = [];
-    try {
-      for (const [index, testCase] of PROTOCOL_CASES.entries()) {
-        if (driver.stateless && testCase.needsSession) {
-          responses.push(undefined as unknown as ProtocolResponse);
-          continue;
-        }
-        const response = await connection.request(`case-${index}`, testCase.method, testCase.params, testCase.era);
-        expect(response.id, testCase.name).toBe(`case-${index}`);
-        try {
-          testCase.check(response);
-        } catch (error) {
-          throw new Error(
-            `${driver.name}: ${testCase.name}: ${(error as Error).message}\nresponse: ${JSON.stringify(response).slice(0, 1000)}`,
-          );
-        }
-        responses.push(response);
-      }
-    } finally {
-      await connection.close();
-    }
-    answers.set(driver.name, responses);
-  });
-
-  if (driver === inProcessDriver) return;
-  it('gives exactly the answers of the core in-process', () => {
-    const reference = answers.get(inProcessDriver.name);
-    const mine = answers.get(driver.name);
-    expect(reference, 'the in-process run must have passed').toBeDefined();
-    expect(mine, `the ${driver.name} run must have passed`).toBeDefined();
-    for (const [index, testCase] of PROTOCOL_CASES.entries()) {
-      if (testCase.sameOnEveryHost === false || (driver.stateless && testCase.needsSession)) continue;
-      expect(mine![index], testCase.name).toEqual(reference![index]);
-    }
-  });
-});
+replayProtocolTable([stdioDriver, nodeHttpDriver, serveUrlDriver], () => path.join(builtExample(), 'dist'));

@@ -1,0 +1,67 @@
+// Which vitest project (tier) a test file runs in: by its folder, or by name where a file does
+// not start what its folder's other files start. vitest.config.ts turns this into each project's
+// include and exclude; test/unit/test-tiers.test.ts checks every file against what it starts.
+// A new file falls into its folder's tier; list it in FILE_TIERS only when it differs.
+
+/** `core`: in-process only, nothing compiled; `cli`: the compiled CLI as a real process;
+ * `runtimes`: wrangler, Deno, workerd/miniflare, chromium, the conformance suite, the Inspector,
+ * verdaccio. */
+export type Tier = 'core' | 'cli' | 'runtimes';
+
+export const TIERS: readonly Tier[] = ['core', 'cli', 'runtimes'];
+
+/** Folder under test/ → the tier of its files. */
+export const FOLDER_TIERS: Readonly<Record<string, Tier>> = {
+  unit: 'core',
+  bridge: 'cli',
+  build: 'cli',
+  cli: 'cli',
+  dev: 'cli',
+  http: 'cli',
+  modern: 'cli',
+  'protocol-table': 'cli',
+  security: 'cli',
+  browser: 'runtimes',
+  conformance: 'runtimes',
+  edge: 'runtimes',
+  hosts: 'runtimes',
+  inspector: 'runtimes',
+};
+
+/** Test files (from the repository root) whose tier is not their folder's. */
+export const FILE_TIERS: Readonly<Record<string, Tier>> = {
+  'test/dev/tree-file-reuse.test.ts': 'core',
+  'test/edge/isolate-tree-cache.test.ts': 'core',
+  'test/edge/json-schema-validator.test.ts': 'core',
+  'test/http/stateless-handler.test.ts': 'core',
+  'test/protocol-table/in-process.test.ts': 'core',
+  'test/build/search-build.test.ts': 'runtimes',
+  'test/cli/deploy-commands.test.ts': 'runtimes',
+  'test/cli/index-tree.test.ts': 'runtimes',
+  'test/cli/readme-walkthrough.test.ts': 'runtimes',
+  'test/http/bad-input.test.ts': 'runtimes',
+  'test/protocol-table/foreign-tree.test.ts': 'runtimes',
+  'test/protocol-table/mcp-apps.test.ts': 'runtimes',
+  'test/protocol-table/runtimes.test.ts': 'runtimes',
+};
+
+/** The tier of a test file given from the repository root (`test/<folder>/…`); undefined when its folder has none. */
+export function findTier(file: string): Tier | undefined {
+  const listed = FILE_TIERS[file];
+  if (listed) return listed;
+  const folder = file.split('/')[1];
+  return folder === undefined ? undefined : FOLDER_TIERS[folder];
+}
+
+/** The include and exclude globs of one tier's vitest project. */
+export function listTierGlobs(tier: Tier): { include: string[]; exclude: string[] } {
+  const folders = Object.keys(FOLDER_TIERS).filter((folder) => FOLDER_TIERS[folder] === tier);
+  const files = Object.entries(FILE_TIERS);
+  return {
+    include: [
+      ...folders.map((folder) => `test/${folder}/**/*.test.ts`),
+      ...files.filter(([, fileTier]) => fileTier === tier).map(([file]) => file),
+    ],
+    exclude: files.filter(([, fileTier]) => fileTier !== tier).map(([file]) => file),
+  };
+}
