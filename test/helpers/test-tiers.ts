@@ -33,6 +33,7 @@ export const FILE_TIERS: Readonly<Record<string, Tier>> = {
   'test/dev/tree-file-reuse.test.ts': 'core',
   'test/edge/isolate-tree-cache.test.ts': 'core',
   'test/edge/json-schema-validator.test.ts': 'core',
+  'test/edge/origin-line-splitter.test.ts': 'core',
   'test/http/stateless-handler.test.ts': 'core',
   'test/protocol-table/in-process.test.ts': 'core',
   'test/build/search-build.test.ts': 'runtimes',
@@ -43,6 +44,8 @@ export const FILE_TIERS: Readonly<Record<string, Tier>> = {
   'test/protocol-table/foreign-tree.test.ts': 'runtimes',
   'test/protocol-table/mcp-apps.test.ts': 'runtimes',
   'test/protocol-table/runtimes.test.ts': 'runtimes',
+  'test/security/damaged-remote-packs.test.ts': 'runtimes',
+  'test/security/damaged-remote-search.test.ts': 'runtimes',
 };
 
 /** The tier of a test file given from the repository root (`test/<folder>/…`); undefined when its folder has none. */
