@@ -38,6 +38,7 @@ import type { TemplateInstance } from './expand-resource-templates.js';
 import type { BuildProblem, ToolReport } from './build-report.js';
 import type { ToolPlan } from './plan-tools.js';
 import type { TreeOutput } from './tree-output.js';
+import { SKILLS_LIST_FILE, type SkillEntry } from '../core/tree/skills.js';
 
 export interface AssembleInput {
   serverName: string;
@@ -51,6 +52,8 @@ export interface AssembleInput {
   /** Per tool, in plan order (CallFileSink.toolReports). */
   toolReports: ToolReport[];
   resources: ProjectResource[];
+  /** The skills' entries (discover-skills.ts); their files are among `resources`. */
+  skills?: SkillEntry[];
   prompts: ProjectPrompt[];
   templates: ProjectResourceTemplate[];
   templateInstances: TemplateInstance[];
@@ -161,6 +164,8 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   await rawResourceCopies.writeInto(output);
   for (const prompt of input.prompts)
     await output.write(`prompts/${prompt.definition.name}.json`, treeJsonFile(prompt.file));
+  const skillCount = input.skills?.length ?? 0;
+  if (skillCount > 0) await output.write(SKILLS_LIST_FILE, treeJsonFile({ skills: input.skills }));
   const hasCompletions = Object.values(input.completions).some((references) => Object.keys(references).length > 0);
   if (hasCompletions) await output.write(COMPLETIONS_FILE, treeJsonFile(input.completions));
 
@@ -284,6 +289,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
           }
         : {}),
       ...(hasCompletions ? { completions: COMPLETIONS_FILE } : {}),
+      ...(skillCount > 0 ? { skills: { count: skillCount, list: SKILLS_LIST_FILE } } : {}),
       ...(Object.keys(input.completionProviders ?? {}).length > 0
         ? { completionProviders: input.completionProviders }
         : {}),
