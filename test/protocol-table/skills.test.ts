@@ -15,7 +15,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { HttpServe } from '../helpers/http-serve.js';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';
-import { buildFixtureProject } from '../helpers/projects.js';
+import { buildFixtureProject, writeTree } from '../helpers/projects.js';
 import type { ProtocolResponse } from './cases.js';
 import {
   type Driver,
@@ -185,5 +185,52 @@ describe('the SDK client', () => {
     const serve = await HttpServe.start([tree]);
     closers.push(() => serve.stop());
     await expectSkillsThroughSdk(new StreamableHTTPClientTransport(serve.endpoint));
+  });
+});
+
+describe('a hand-written tree through the in-process core', () => {
+  const manifest = (skills?: unknown) => ({
+    protocolVersion: TABLE_PROTOCOL_VERSION,
+    serverInfo: { name: 'hand-written', version: '1.0.0' },
+    capabilities: { tools: [], resources: [] },
+    staticmcp: { profileVersion: 1, tools: {}, ...(skills ? { skills } : {}) },
+  });
+
+  it('pages skills/list 100 entries at a time', async () => {
+    const entries = Array.from({ length: 150 }, (_, index) => ({
+      uri: `skill://s${index}/SKILL.md`,
+      frontmatter: { name: `s${index}`, description: `Skill ${index}` },
+      resources: [{ uri: `skill://s${index}/SKILL.md`, digest: `sha256:${'0'.repeat(64)}`, size: 1 }],
+    }));
+    const root = await writeTree({
+      'mcp.json': manifest({ count: 150, list: 'skills/list.json' }),
+      'skills/list.json': { skills: entries },
+    });
+    const connection = await inProcessDriver.open(root);
+    try {
+      const first = (await connection.request('p1', 'skills/list', {})).result!;
+      expect((first.skills as unknown[]).length).toBe(100);
+      const second = (await connection.request('p2', 'skills/list', { cursor: first.nextCursor })).result!;
+      expect((second.skills as SkillEntry[]).map((skill) => skill.uri)).toEqual(
+        entries.slice(100).map((entry) => entry.uri),
+      );
+      expect(second.nextCursor).toBeUndefined();
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('declares nothing without skills: a 2026-07-28 skills request is an unknown method', async () => {
+    const connection = await inProcessDriver.open(await writeTree({ 'mcp.json': manifest() }));
+    try {
+      const discovered = (await connection.request('d', 'server/discover', { _meta: MODERN_META }, 'modern')).result!;
+      expect((discovered.capabilities as { extensions?: unknown }).extensions).toBeUndefined();
+      const modern = await connection.request('m', 'skills/list', { _meta: MODERN_META }, 'modern');
+      expect(modern.error?.code).toBe(-32601);
+      // The handshake era names no capability per method: an empty listing.
+      expect((await connection.request('l', 'skills/list', {})).result?.skills).toEqual([]);
+    } finally {
+      await connection.close();
+    }
   });
 });
