@@ -99,7 +99,7 @@ describe.each(DRIVERS)('the skills tree through $name', (driver) => {
     try {
       const discovered = await ask('server/discover', { _meta: MODERN_META }, 'modern');
       const capabilities = discovered.capabilities as { extensions?: Record<string, unknown>; resources?: unknown };
-      expect(capabilities.extensions).toEqual({ [SKILLS_ID]: {} });
+      expect(capabilities.extensions).toEqual({ [SKILLS_ID]: { directoryRead: true } });
       expect(capabilities.resources).toBeDefined();
       if (driver.stateless) {
         const initialized = await ask('initialize', {
@@ -107,7 +107,9 @@ describe.each(DRIVERS)('the skills tree through $name', (driver) => {
           capabilities: {},
           clientInfo: { name: 'skills', version: '1' },
         });
-        expect((initialized.capabilities as { extensions?: unknown }).extensions).toEqual({ [SKILLS_ID]: {} });
+        expect((initialized.capabilities as { extensions?: unknown }).extensions).toEqual({
+          [SKILLS_ID]: { directoryRead: true },
+        });
       }
       for (const era of [undefined, 'modern'] as const) {
         const meta = era ? { _meta: MODERN_META } : {};
@@ -133,6 +135,21 @@ describe.each(DRIVERS)('the skills tree through $name', (driver) => {
           message: expect.stringContaining('No skill is served at'),
         });
       }
+      // The folders of the skill:// namespace, one level at a time.
+      const folder = await ask('resources/directory/read', { uri: 'skill://acme/billing/refunds' });
+      expect(folder.resources).toEqual([
+        expect.objectContaining({ uri: REFUNDS, name: 'refunds', mimeType: 'text/markdown' }),
+        { uri: 'skill://acme/billing/refunds/assets', name: 'assets', mimeType: 'inode/directory' },
+        { uri: 'skill://acme/billing/refunds/chargebacks', name: 'chargebacks', mimeType: 'inode/directory' },
+        { uri: 'skill://acme/billing/refunds/examples', name: 'examples', mimeType: 'inode/directory' },
+      ]);
+      const top = await ask('resources/directory/read', { uri: 'skill://acme', _meta: MODERN_META }, 'modern');
+      expect(top).toMatchObject({
+        resultType: 'complete',
+        resources: [{ uri: 'skill://acme/billing', name: 'billing', mimeType: 'inode/directory' }],
+      });
+      const notFolder = await send('resources/directory/read', { uri: REFUNDS });
+      expect(notFolder.error).toMatchObject({ code: -32602, message: `${REFUNDS} is not a directory resource` });
       const resources = (await ask('resources/list')).resources as { uri: string; name: string; mimeType: string }[];
       expect(resources.find((resource) => resource.uri === REFUNDS)).toMatchObject({
         name: 'refunds',
@@ -152,7 +169,7 @@ async function expectSkillsThroughSdk(transport: Transport): Promise<void> {
   const client = new Client({ name: 'skills-sdk', version: '1.0.0' });
   await client.connect(transport);
   try {
-    expect(client.getServerCapabilities()?.extensions).toEqual({ [SKILLS_ID]: {} });
+    expect(client.getServerCapabilities()?.extensions).toEqual({ [SKILLS_ID]: { directoryRead: true } });
     // The SDK's own loose result schema: the fields pass through as the server sent them.
     const listed = await client.request({ method: 'skills/list', params: {} }, ResultSchema);
     expect((listed.skills as SkillEntry[]).map((skill) => skill.uri)).toEqual(SKILL_URIS);

@@ -25,7 +25,8 @@ export type McpMethod =
   | 'prompts/get'
   | 'completion/complete'
   | 'skills/list'
-  | 'skills/get';
+  | 'skills/get'
+  | 'resources/directory/read';
 
 /** A handler of request-handlers.ts (loaded lazily: handler-table.ts). */
 export type RequestHandler = (
@@ -87,6 +88,8 @@ export const METHOD_TABLE = {
   // The Skills extension (skill-requests.ts): its capability is `extensions["io.modelcontextprotocol/skills"]`.
   'skills/list': { era: 'both', handler: 'listSkills', capability: 'skills', cacheable: true },
   'skills/get': { era: 'both', handler: 'getSkill', capability: 'skills', cacheable: true },
+  // Declared with the extension (`directoryRead: true`): the skill:// folders (skill-directories.ts).
+  'resources/directory/read': { era: 'both', handler: 'readResourceDirectory', capability: 'skills' },
 } as const satisfies Record<McpMethod, MethodRow>;
 
 type Table = typeof METHOD_TABLE;

@@ -6,3 +6,4 @@ export { listResources, listResourceTemplates, readResource } from './resource-r
 export { getPrompt, listPrompts } from './prompt-requests.js';
 export { complete } from './completions.js';
 export { getSkill, listSkills } from './skill-requests.js';
+export { readResourceDirectory } from './skill-directories.js';

@@ -41,9 +41,9 @@ export function isSkillUri(uri: string): boolean {
   return uri.startsWith(SKILL_URI_SCHEME);
 }
 
-/** The extension's settings as a server declares them in `capabilities.extensions` (no `directoryRead`). */
+/** The extension's settings as a server declares them in `capabilities.extensions`: `resources/directory/read` is answered. */
 export function skillsExtensionSettings(): Record<string, unknown> {
-  return {};
+  return { directoryRead: true };
 }
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
