@@ -1,8 +1,8 @@
 // Skills through the real CLI: a project with the fixture's skills and one bad skill builds the
 // good ones (exit 1, the bad SKILL.md named), with skill files in their own folder of the tree
 // and their entries in skills/list.json; `check` passes it, and reports a skill file edited after
-// the build by its digest; a rebuild without a skill leaves none of its files behind; a project
-// without skills declares nothing.
+// the build by its digest; shards merged into a packed tree keep them; a rebuild without a skill
+// leaves none of its files behind; a project without skills declares nothing.
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +66,22 @@ describe('build', () => {
     expect(checked.stdout + checked.stderr).toContain(
       'skills/files/acme/billing/refunds/examples/email_md.json: no longer matches its digest: skill://acme/billing/refunds/examples/email.md serves sha256:',
     );
+  });
+
+  it('shards merged into a packed tree hold the same skills, and check passes it', async () => {
+    const folder = temporaryFolderSync('staticmcp-skills-shards-');
+    const parts = ['1/2', '2/2'].map((shard, index) => ({ shard, out: path.join(folder, `part-${index + 1}`) }));
+    for (const { shard, out } of parts) await runCli(['build', project, '--shard', shard, '--out', out]);
+    const merged = path.join(folder, 'merged');
+    const merge = await runCli(['merge', ...parts.map((part) => part.out), '--out', merged, '--max-call-files', '1']);
+    // The refused skill is the shards' one failure: the merge says so, and writes the rest.
+    expect(merge.code, merge.stderr).toBe(1);
+    expect(merge.stderr).toContain('the tree holds everything else');
+    expect(existsSync(path.join(merged, 'packs'))).toBe(true);
+    expect(readFileSync(path.join(merged, 'skills/list.json'), 'utf8')).toBe(
+      readFileSync(path.join(project, 'dist/skills/list.json'), 'utf8'),
+    );
+    expect((await runCli(['check', merged])).code).toBe(0);
   });
 
   it('a rebuild without a skill leaves none of its files in the tree', async () => {
