@@ -13,14 +13,20 @@ const withSkills = path.join(root, 'with-skills');
 cpSync(project, withSkills, { recursive: true });
 for (let index = 0; index < SKILLS; index++) {
   const name = `skill-${String(index).padStart(2, '0')}`;
-  const folder = index === SKILLS - 1 ? path.join(withSkills, 'skills/skill-00/nested', name) : path.join(withSkills, 'skills', name);
+  const folder =
+    index === SKILLS - 1
+      ? path.join(withSkills, 'skills/skill-00/nested', name)
+      : path.join(withSkills, 'skills', name);
   mkdirSync(path.join(folder, 'references'), { recursive: true });
   mkdirSync(path.join(folder, 'scripts'), { recursive: true });
   writeFileSync(
     path.join(folder, 'SKILL.md'),
     `---\nname: ${name}\ndescription: Use echo-n for task ${index}.\nlicense: MIT\n---\n\n# ${name}\n\n${'Call echo-n with n set to the step.\n'.repeat(40)}`,
   );
-  writeFileSync(path.join(folder, 'references/guide.md'), `# Guide ${index}\n\n${'A line of reference text.\n'.repeat(100)}`);
+  writeFileSync(
+    path.join(folder, 'references/guide.md'),
+    `# Guide ${index}\n\n${'A line of reference text.\n'.repeat(100)}`,
+  );
   writeFileSync(path.join(folder, 'scripts/run.sh'), '#!/bin/sh\necho "$1"\n');
   writeFileSync(path.join(folder, 'logo.png'), Buffer.alloc(4096, index));
 }
@@ -44,5 +50,7 @@ const skillsFiles = countFiles(skillsOut);
 console.log(`repetitions: ${repetitions}; ${SKILLS} skills of 4 files each (one nested)`);
 console.log(`build without skills: median ${plain.toFixed(0)} ms, ${plainFiles} files`);
 console.log(`build with skills:    median ${skills.toFixed(0)} ms, ${skillsFiles} files`);
-console.log(`extra: ${(skills - plain).toFixed(0)} ms, ${skillsFiles - plainFiles} files; ratio with/without: ${(skills / plain).toFixed(3)}`);
+console.log(
+  `extra: ${(skills - plain).toFixed(0)} ms, ${skillsFiles - plainFiles} files; ratio with/without: ${(skills / plain).toFixed(3)}`,
+);
 rmSync(root, { recursive: true, force: true });

@@ -23,7 +23,10 @@ function workOutDirectories(tree: LoadedTree): Map<string, Child[]> {
   const children = new Map<string, Map<string, Child>>();
   const add = (directory: string, uri: string, child: Child): void => {
     let known = children.get(directory);
-    if (!known) children.set(directory, (known = new Map()));
+    if (!known) {
+      known = new Map();
+      children.set(directory, known);
+    }
     if (!known.has(uri)) known.set(uri, child);
   };
   for (const resource of tree.resources) {
@@ -61,7 +64,10 @@ function decodeSegment(segment: string): string {
 
 function directories(tree: LoadedTree): Map<string, Child[]> {
   let known = directoriesOf.get(tree);
-  if (!known) directoriesOf.set(tree, (known = workOutDirectories(tree)));
+  if (!known) {
+    known = workOutDirectories(tree);
+    directoriesOf.set(tree, known);
+  }
   return known;
 }
 
