@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isTextContent } from '../core/tree/resource-content.js';
+import { resourceFilePath } from '../core/tree/resource-key.js';
 import {
   SKILL_FILE,
   SKILL_META_PREFIX,
@@ -93,6 +94,8 @@ export async function discoverSkills(projectRoot: string, limits: SkillLimits): 
     skillRoots.some((root) => relativePath.startsWith(`${root}/`));
 
   const files = new Map<string, SkillFile>();
+  // Tree file → the skill file there: two names that encode alike (`a.md`, `A.md`) would share one.
+  const treeFiles = new Map<string, string>();
   const { mimeTypeFor } = await import('./mime-type.js');
   for (const { file, relativePath } of walked.files) {
     if (!insideSomeSkill(relativePath)) {
@@ -103,6 +106,17 @@ export async function discoverSkills(projectRoot: string, limits: SkillLimits): 
         });
       continue;
     }
+    const uri = skillFileUri(relativePath);
+    const treeFile = resourceFilePath(uri);
+    const holder = treeFiles.get(treeFile);
+    if (holder !== undefined) {
+      discovery.warnings.push({
+        path: shown(relativePath),
+        message: `would be stored in the tree as ${treeFile}, like ${shown(holder)} (their names differ only in case or punctuation); skipped: rename one`,
+      });
+      continue;
+    }
+    treeFiles.set(treeFile, relativePath);
     const read = await readSkillFile(file, projectRoot, limits);
     if ('problem' in read) {
       discovery.warnings.push({ path: shown(relativePath), message: read.problem });
@@ -111,7 +125,7 @@ export async function discoverSkills(projectRoot: string, limits: SkillLimits): 
     const mimeType = path.posix.basename(relativePath) === SKILL_FILE ? 'text/markdown' : mimeTypeFor(relativePath);
     files.set(relativePath, {
       relativePath,
-      uri: skillFileUri(relativePath),
+      uri,
       bytes: read.bytes,
       mimeType,
       digest: `sha256:${createHash('sha256').update(read.bytes).digest('hex')}`,

@@ -1,7 +1,7 @@
 // A project's skills/ folder read by discoverSkills against the real disk: one good skill beside
 // every kind of bad input the issue names (no front matter, a name unlike its folder, 1 MB of
 // front matter, a billion-laughs document, a symlink out of the project, a FIFO, a 100 MB file,
-// two skills of one name). Each bad one gets a message naming its file; the good one is published
+// two skills of one name, two file names the tree would store alike). Each bad one gets a message naming its file; the good one is published
 // whole, with digests of its files' own bytes; nothing outside the project is read.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -45,6 +45,8 @@ beforeAll(async () => {
     'skills/good/SKILL.md': skill('good', '# Good\r\n\r\nWindows line endings stay.\r\n'),
     'skills/good/references/guide.md': '\uFEFFA guide with a byte-order mark.\n',
     'skills/good/assets/logo.bin': Buffer.from([0, 1, 2, 0xff, 0xfe]),
+    // Stored like references/guide.md (guide_md.json): the second name in path order is skipped.
+    'skills/good/references/guide_md': 'a name that encodes like guide.md\n',
     'skills/no-front/SKILL.md': '# No front matter\n',
     'skills/renamed/SKILL.md': skill('other-name'),
     'skills/Upper/SKILL.md': skill('Upper'),
@@ -117,8 +119,12 @@ describe('discoverSkills', () => {
       /104857600 bytes, over limits\.maxSkillFileBytes \(16777216\)/,
     );
     expect(messageFor(found.warnings, 'skills/stray.md')).toMatch(/in no skill folder/);
+    expect(messageFor(found.warnings, 'skills/good/references/guide_md')).toMatch(
+      /stored in the tree as skills\/files\/good\/references\/guide_md\.json, like skills\/good\/references\/guide\.md/,
+    );
     const published = found.resources.map((resource) => resource.uri);
-    for (const skipped of ['leak.txt', 'pipe', 'big.dat']) expect(published).not.toContain(`skill://good/${skipped}`);
+    for (const skipped of ['leak.txt', 'pipe', 'big.dat', 'references/guide_md'])
+      expect(published).not.toContain(`skill://good/${skipped}`);
     expect(JSON.stringify(found)).not.toContain('not for publishing');
   });
 
