@@ -29,6 +29,7 @@ import type { TemplateInstance } from './expand-resource-templates.js';
 import type { BuildProblem, ToolReport } from './build-report.js';
 import type { ToolPlan } from './plan-tools.js';
 import type { TreeOutput } from './tree-output.js';
+import { SKILLS_LIST_FILE, type SkillEntry } from '../core/tree/skills.js';
 
 export interface AssembleInput {
   serverName: string;
@@ -41,6 +42,8 @@ export interface AssembleInput {
   /** Per tool, in plan order (CallFileSink.toolReports). */
   toolReports: ToolReport[];
   resources: ProjectResource[];
+  /** The skills' entries (discover-skills.ts); their files are among `resources`. */
+  skills?: SkillEntry[];
   prompts: ProjectPrompt[];
   templates: ProjectResourceTemplate[];
   templateInstances: TemplateInstance[];
@@ -59,6 +62,8 @@ export interface AssembledTree {
   /** A state resource's URI → its script. */
   stateResources: Record<string, string>;
   hasCompletions: boolean;
+  /** How many skills the tree serves (skills/list.json written when any). */
+  skillCount: number;
   /**
    * The manifest as the search stage makes documents from it (its lists, our extension's tools and
    * state resources), as merge and index read it from mcp.json.
@@ -146,6 +151,8 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   await rawResourceCopies.writeInto(output);
   for (const prompt of input.prompts)
     await output.write(`prompts/${prompt.definition.name}.json`, treeJsonFile(prompt.file));
+  const skillCount = input.skills?.length ?? 0;
+  if (skillCount > 0) await output.write(SKILLS_LIST_FILE, treeJsonFile({ skills: input.skills }));
   const hasCompletions = Object.values(input.completions).some((references) => Object.keys(references).length > 0);
   if (hasCompletions) await output.write(COMPLETIONS_FILE, treeJsonFile(input.completions));
 
@@ -229,6 +236,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     tools,
     stateResources,
     hasCompletions,
+    skillCount,
     documentsManifest: {
       ...manifestWithoutHash,
       [EXTENSION_KEY]: { profileVersion: PROFILE_VERSION, tools, stateResources },

@@ -143,7 +143,8 @@ async function discoverContent(project: OpenedProject, signal: AbortSignal | und
           volatileInputs,
           maxOutputBytes: config.limits.maxOutputBytes,
         });
-  return { resources, prompts, templates, expansion };
+  const skills = await (await import('../project/discover-skills.js')).discoverSkills(projectRoot, config.limits);
+  return { resources, prompts, templates, expansion, skills };
 }
 
 export async function buildProject(options: BuildOptions): Promise<BuildReport> {
@@ -195,7 +196,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     stopIfInterrupted(signal);
     const content = await discoverContent(project, signal, volatileInputs);
     stopIfInterrupted(signal);
-    const { resources, prompts, templates, expansion } = content;
+    const { resources, prompts, templates, expansion, skills } = content;
     const { completions: registeredCompletions } = project.registration;
     const providers = registeredCompletions?.some(isProviderEntry)
       ? await runCompletionProviders(
@@ -239,7 +240,8 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       plans: planned.plans,
       output,
       toolReports,
-      resources: [...resources.resources, ...apps.resources],
+      resources: [...resources.resources, ...apps.resources, ...skills.resources],
+      skills: skills.skills,
       prompts: prompts.prompts,
       templates: templates.templates,
       templateInstances: expansion.instances,
@@ -306,6 +308,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       ...resources.problems.map((problem) => ({ path: `resources/${problem.relativePath}`, message: problem.message })),
       ...prompts.problems.map((problem) => ({ path: `prompts/${problem.relativePath}`, message: problem.message })),
       ...templates.problems.map((problem) => ({ path: problem.relativePath, message: problem.message })),
+      ...skills.problems,
       ...publicFiles.problems.map((problem) => ({
         path: `${PUBLIC_FOLDER}/${problem.relativePath}`,
         message: problem.message,
@@ -336,6 +339,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       })),
       ...resources.warnings.map((warning) => ({ path: `resources/${warning.relativePath}`, message: warning.message })),
       ...prompts.warnings.map((warning) => ({ path: `prompts/${warning.relativePath}`, message: warning.message })),
+      ...skills.warnings,
       ...findUnknownToolKeys(config, toolNamesOf(planned.plans, project.discovery.scripts)).map((unknown) => ({
         path: CONFIG_FILE,
         message: unknown.message,

@@ -30,6 +30,7 @@ import {
 } from './search-index-reuse.js';
 import type { TreeOutput } from './tree-output.js';
 import { isAppResource } from '../core/tree/mcp-apps.js';
+import { isSkillUri } from '../core/tree/skills.js';
 import type { ProjectResource } from '../project/discover-resources.js';
 
 export interface SearchStepInput {
@@ -117,11 +118,13 @@ function unknownToolWarnings(manifest: JsonObject, settings: DocumentSettings): 
   return warnings;
 }
 
-/** Whether some of `resources` is a text document (an MCP App's page is a UI: tree-documents.ts skips it too). */
+/** Whether some of `resources` is a text document (an MCP App's page is a UI, a skill's file an instruction: tree-documents.ts skips them too). */
 export function hasTextResources(resources: readonly ProjectResource[]): boolean {
   return resources.some(
     (resource) =>
-      'text' in resource.content && !isAppResource({ uri: resource.uri, mimeType: resource.mimeType ?? null }),
+      'text' in resource.content &&
+      !isAppResource({ uri: resource.uri, mimeType: resource.mimeType ?? null }) &&
+      !isSkillUri(resource.uri),
   );
 }
 

@@ -18,6 +18,7 @@ import { runtimeFiles } from '../tree-writer/deploy-files.js';
 import type { AssembledTree } from './assemble-tree.js';
 import type { BuildProblem } from './build-report.js';
 import { COMPLETIONS_FILE } from './collect-completions.js';
+import { SKILLS_LIST_FILE } from '../core/tree/skills.js';
 import type { SearchIndexOutcome } from './search-index-reuse.js';
 import { type SearchSettings, searchToIndex, type writeSearchIndexStep } from './search-index-step.js';
 import type { TreeOutput } from './tree-output.js';
@@ -90,6 +91,7 @@ export async function writeManifest(
           }
         : {}),
       ...(assembled.hasCompletions ? { completions: COMPLETIONS_FILE } : {}),
+      ...(assembled.skillCount > 0 ? { skills: { count: assembled.skillCount, list: SKILLS_LIST_FILE } } : {}),
       ...(Object.keys(input.completionProviders ?? {}).length > 0
         ? { completionProviders: input.completionProviders }
         : {}),

@@ -114,6 +114,7 @@ export async function checkTree(input: CheckInput): Promise<CheckReport> {
   checkAppLinks(manifest, report);
   checked.prompts = await checkPrompts(manifest, ours, reader, report);
   if (extension) await checkExtensionFiles(extension, tools, reader, report);
+  if (extension?.skills !== undefined) await (await import('./check-skills.js')).checkSkills(extension, reader, report);
   await checkDiscoveryFiles(source, manifest, ours, report);
 
   if (input.files === undefined) {

@@ -35,6 +35,8 @@ export interface Limits {
   originTimeoutMs: number;
   /** Call files a tree may hold before it needs packs (`0`: never pack); `build --max-call-files` wins. */
   maxCallFiles: number;
+  /** The largest file of a skill the build publishes (docs/skills.md); a larger one is skipped, saying so. */
+  maxSkillFileBytes: number;
 }
 
 /** What the edge worker and `serve --http` need to know about browsers that call `/mcp`. */
@@ -154,6 +156,7 @@ export function defaultLimits(): Limits {
     maxCacheBytes: schemaLimitDefault('maxCacheBytes'),
     maxCallFiles: schemaLimitDefault('maxCallFiles'),
     originTimeoutMs: schemaLimitDefault('originTimeoutMs'),
+    maxSkillFileBytes: schemaLimitDefault('maxSkillFileBytes'),
     // Depends on the machine, so it cannot be a schema default.
     liveConcurrency: DEFAULT_LIVE_CONCURRENCY,
   };

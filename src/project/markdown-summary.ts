@@ -4,7 +4,7 @@ import { unified } from 'unified';
 import remarkParse from 'remark-parse';
 import remarkFrontmatter from 'remark-frontmatter';
 import { toString as textOf } from 'mdast-util-to-string';
-import { parse as parseYaml } from 'yaml';
+import { parseYamlText as parseYaml } from './yaml-front-matter.js';
 import type { Root, RootContent } from 'mdast';
 import { isObject } from '../core/tree/json-object.js';
 

@@ -32,6 +32,8 @@ export const BUILD_OWNED_TOP_LEVEL: ReadonlySet<string> = new Set([
   // MCP App pages as documents and the playground's bridge (app-pages.ts), in trees with apps.
   APP_PAGES_FOLDER,
   APP_HOST_FILE,
+  // Skill files and their entries (core/tree/skills.ts), in trees with skills.
+  'skills',
 ]);
 
 /** Files the build owns inside folders that are otherwise the user's. */

@@ -34,6 +34,10 @@ describe('staticmcp init', () => {
     const { code, report } = await buildJson(project);
     expect(code).toBe(0);
     expect(report.tools).toEqual([expect.objectContaining({ name: 'hello', precomputed: 4 })]);
+    // The starter skill tells an agent how to use the hello tool.
+    expect(await readJson(path.join(project, 'dist/skills/list.json'))).toMatchObject({
+      skills: [{ uri: 'skill://greeting/SKILL.md', frontmatter: { name: 'greeting' } }],
+    });
     expect(await readJson(path.join(project, 'dist/tools/hello/mcp/true.json'))).toMatchObject({
       content: [{ text: 'Hello, MCP!\n' }],
     });

@@ -44,6 +44,7 @@ export const FILE_TIERS: Readonly<Record<string, Tier>> = {
   'test/protocol-table/foreign-tree.test.ts': 'runtimes',
   'test/protocol-table/mcp-apps.test.ts': 'runtimes',
   'test/protocol-table/runtimes.test.ts': 'runtimes',
+  'test/protocol-table/skills.test.ts': 'runtimes',
   'test/security/damaged-remote-packs.test.ts': 'runtimes',
   'test/security/damaged-remote-search.test.ts': 'runtimes',
 };

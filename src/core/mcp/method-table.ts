@@ -23,7 +23,10 @@ export type McpMethod =
   | 'resources/read'
   | 'prompts/list'
   | 'prompts/get'
-  | 'completion/complete';
+  | 'completion/complete'
+  | 'skills/list'
+  | 'skills/get'
+  | 'resources/directory/read';
 
 /** A handler of request-handlers.ts (loaded lazily: handler-table.ts). */
 export type RequestHandler = (
@@ -48,7 +51,7 @@ export interface MethodRow {
   /** Answered before `initialize` agreed a version (the legacy lifecycle); every other method is refused then. */
   beforeInitialize?: true;
   /** The server capability it needs: a modern request for it to a server without it is -32601. */
-  capability?: 'tools' | 'resources' | 'prompts' | 'completions';
+  capability?: 'tools' | 'resources' | 'prompts' | 'completions' | 'skills';
   /** Its modern result carries `ttlMs` and `cacheScope` (the schema's CacheableResult). */
   cacheable?: true;
   /** The body field the HTTP `Mcp-Name` header mirrors (2026-07-28, SEP-2243). */
@@ -82,6 +85,11 @@ export const METHOD_TABLE = {
   'prompts/list': { era: 'both', handler: 'listPrompts', capability: 'prompts', cacheable: true },
   'prompts/get': { era: 'both', handler: 'getPrompt', capability: 'prompts', nameField: 'name' },
   'completion/complete': { era: 'both', handler: 'complete', capability: 'completions' },
+  // The Skills extension (skill-requests.ts): its capability is `extensions["io.modelcontextprotocol/skills"]`.
+  'skills/list': { era: 'both', handler: 'listSkills', capability: 'skills', cacheable: true },
+  'skills/get': { era: 'both', handler: 'getSkill', capability: 'skills', cacheable: true },
+  // Declared with the extension (`directoryRead: true`): the skill:// folders (skill-directories.ts).
+  'resources/directory/read': { era: 'both', handler: 'readResourceDirectory', capability: 'skills' },
 } as const satisfies Record<McpMethod, MethodRow>;
 
 type Table = typeof METHOD_TABLE;

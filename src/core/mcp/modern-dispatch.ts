@@ -9,7 +9,7 @@ import { METHOD_NOT_FOUND, RpcError, type JsonRpcRequest } from './json-rpc.js';
 import type { LiveRunner } from './live-port.js';
 import { completeModernResult, discoverResult, type AnswerSource } from './modern-results.js';
 import { readProgressToken } from './progress-token.js';
-import { serverCapabilities } from './server-capabilities.js';
+import { declaresCapability, serverCapabilities } from './server-capabilities.js';
 import { type Handlers, isInEra, methodRow, type SessionMethod, unhandledMethod } from './method-table.js';
 import type { ModernRequest } from './request-meta.js';
 import { LOG_LEVELS, type RequestContext, type ServerContext } from './server-context.js';
@@ -59,7 +59,7 @@ export async function dispatchModern(
     }
   }
   const { capability } = row;
-  if (capability !== undefined && !(capability in serverCapabilities(session, era.version, true))) {
+  if (capability !== undefined && !declaresCapability(serverCapabilities(session, era.version, true), capability)) {
     throw new RpcError(
       METHOD_NOT_FOUND,
       `Method not found: ${method} (this server declares no ${capability} capability)`,

@@ -1,7 +1,9 @@
-// The handlers behind tools/*, resources/*, prompts/* and completion/complete, gathered in one
+// The handlers behind tools/*, resources/*, prompts/*, completion/complete and skills/*, gathered in one
 // module that the session loads after answering `initialize`, so a client's first answer never
 // waits for them to compile.
 export { callTool, listTools } from './tool-calls.js';
 export { listResources, listResourceTemplates, readResource } from './resource-reads.js';
 export { getPrompt, listPrompts } from './prompt-requests.js';
 export { complete } from './completions.js';
+export { getSkill, listSkills } from './skill-requests.js';
+export { readResourceDirectory } from './skill-directories.js';

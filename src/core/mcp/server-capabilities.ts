@@ -6,6 +6,7 @@ import type { ServerContext } from './server-context.js';
 import type { JsonObject } from '../tree/json-object.js';
 import { APPS_EXTENSION_ID, appsExtensionSettings, isAppResource, namesAppResource } from '../tree/mcp-apps.js';
 import type { LoadedTree } from '../tree-reading/loaded-tree.js';
+import { SKILLS_EXTENSION_ID, skillsExtensionSettings } from '../tree/skills.js';
 
 /** Per loaded tree (a reload is a new object): whether it has an MCP App, asked on every modern request. */
 const appTrees = new WeakMap<LoadedTree, boolean>();
@@ -48,5 +49,21 @@ export function serverCapabilities(server: ServerContext, version: ProtocolVersi
   // MCP Apps (SEP-1865) are negotiated through SEP-1724's `extensions`, in every version: the
   // extension's own examples pair it with 2024-11-05, and a client that does not know it ignores it.
   if (hasApps(tree)) capabilities.extensions = { [APPS_EXTENSION_ID]: appsExtensionSettings() };
+  // Skills (SEP-2640) the same way, only when the tree has some; their files are resources, so a
+  // server declaring the extension declares `resources` too (the specification requires it).
+  if ((tree.extension?.skills?.count ?? 0) > 0) {
+    capabilities.extensions = {
+      ...(capabilities.extensions as JsonObject),
+      [SKILLS_EXTENSION_ID]: skillsExtensionSettings(),
+    };
+    capabilities.resources ??= modern ? {} : { subscribe: true };
+  }
   return capabilities;
+}
+
+/** Whether `capabilities` declare what a method of the table needs (`skills` is an extension). */
+export function declaresCapability(capabilities: JsonObject, capability: string): boolean {
+  if (capability !== 'skills') return capability in capabilities;
+  const extensions = capabilities.extensions as JsonObject | undefined;
+  return extensions !== undefined && SKILLS_EXTENSION_ID in extensions;
 }

@@ -21,6 +21,7 @@ import { isObject, type JsonObject } from '../tree/json-object.js';
 import { readCallFile, readResourceFile } from '../tree/lenient-files.js';
 import { callFilePath } from '../tree/call-key.js';
 import { isAppResource } from '../tree/mcp-apps.js';
+import { isSkillUri } from '../tree/skills.js';
 import { EXTENSION_KEY, isOurExtension } from '../tree/manifest.js';
 import { decodeUtf8 } from '../tree/utf8.js';
 import { findTreePathProblem } from '../tree/tree-path.js';
@@ -172,7 +173,8 @@ async function* resourceDocuments(
     const { uri } = resource;
     seen.add(uri);
     // Read live from the project: no file to index. An MCP App's page is a UI, not a document.
-    if (Object.hasOwn(stateResources, uri) || isAppResource(resource)) continue;
+    // A skill's files are instructions an agent loads through the Skills extension, not documents.
+    if (Object.hasOwn(stateResources, uri) || isAppResource(resource) || isSkillUri(uri)) continue;
     const declaredMime = typeof resource.mimeType === 'string' ? resource.mimeType : undefined;
     let found: { id: string; bytes: Uint8Array } | undefined;
     for (const candidate of resourceFilePaths(uri, ours)) {

@@ -51,6 +51,9 @@ export function readTreeExtension(
     ...(isObject(raw.stateResources) ? { stateResources: stringValuesOf(raw.stateResources) } : {}),
     ...(isObject(raw.templateProviders) ? { templateProviders: stringValuesOf(raw.templateProviders) } : {}),
     ...(typeof raw.completions === 'string' ? { completions: raw.completions } : {}),
+    ...(isObject(raw.skills) && typeof raw.skills.count === 'number' && typeof raw.skills.list === 'string'
+      ? { skills: { count: raw.skills.count, list: raw.skills.list } }
+      : {}),
     ...(completionProviders ? { completionProviders } : {}),
     ...(typeof raw.toolsFolder === 'string' ? { toolsFolder: raw.toolsFolder } : {}),
     ...(typeof raw.generatedAt === 'string' ? { generatedAt: raw.generatedAt } : {}),

@@ -2,6 +2,7 @@
 // Other generators' manifests are read through the same types, with every extra field optional.
 import type { CompletionProviders } from './completion-provider.js';
 import type { JsonObject } from './json-object.js';
+import type { SkillsExtension } from './skills.js';
 
 /** Bumped when the layout of trees we write changes in a way readers must know about. */
 export const PROFILE_VERSION = 1;
@@ -91,6 +92,8 @@ export interface ManifestExtension {
   templateProviders?: Record<string, string>;
   /** Tree-relative path of the completion table (`completions.json`), when there is one. */
   completions?: string;
+  /** The skills (core/tree/skills.ts): how many, and the file of their entries; written only when there are some. */
+  skills?: SkillsExtension;
   /** Script-backed completion providers, run live by a bridge with the project (completion-provider.ts). */
   completionProviders?: CompletionProviders;
   /**

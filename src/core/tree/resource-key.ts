@@ -1,17 +1,25 @@
 // Where a resource's file lives in a tree: `resources/<uri without scheme://, each /-segment encoded>.json`.
 import { encodeKeySegment } from './encode-filename.js';
 import { URI_WITH_SCHEME } from './name-rules.js';
+import { isSkillUri, SKILL_FILES_FOLDER, SKILL_URI_SCHEME } from './skills.js';
 import { checkTreePath } from './tree-source.js';
 
 export function resourceFilePath(uri: string): string {
+  // Skill files have a folder of their own: `skill://a/b` and `resource://a/b` are two files.
+  if (isSkillUri(uri)) return `${SKILL_FILES_FOLDER}/${encodedPath(uri.slice(SKILL_URI_SCHEME.length))}`;
   const schemeEnd = uri.indexOf('://');
   const afterScheme = schemeEnd >= 0 ? uri.slice(schemeEnd + 3) : uri.replace(URI_WITH_SCHEME, '');
   // `file:///a` and `res://a` both live at resources/a.json; the build reports such collisions.
+  return `resources/${encodedPath(afterScheme)}`;
+}
+
+/** `a/b/c` → `a/b/c.json` with each segment encoded (leading slashes dropped). */
+function encodedPath(afterScheme: string): string {
   const withoutScheme = afterScheme.replace(/^\/+/, '');
   const segments = withoutScheme.split('/').map(encodeKeySegment);
   // A trailing slash leaves an empty last segment; it still needs a visible name.
   const last = segments.pop()!;
-  return ['resources', ...segments, `${last}.json`].join('/');
+  return [...segments, `${last}.json`].join('/');
 }
 
 /** A segment a static host serves as it is: URL-unreserved characters only, never `.` or `..`. */
@@ -25,7 +33,8 @@ const PLAIN_SEGMENT = /^[A-Za-z0-9._~-]+$/;
  */
 export function rawResourceFilePath(uri: string): string | undefined {
   const schemeEnd = uri.indexOf('://');
-  if (schemeEnd < 0) return undefined;
+  // Skill files are ours alone (skills/files/): no copy under resources/.
+  if (schemeEnd < 0 || isSkillUri(uri)) return undefined;
   const segments = uri
     .slice(schemeEnd + 3)
     .replace(/^\/+/, '')

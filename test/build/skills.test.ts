@@ -1,0 +1,102 @@
+// Skills through the real CLI: a project with the fixture's skills and one bad skill builds the
+// good ones (exit 1, the bad SKILL.md named), with skill files in their own folder of the tree
+// and their entries in skills/list.json; `check` passes it, and reports a skill file edited after
+// the build by its digest; shards merged into a packed tree keep them; a rebuild without a skill
+// leaves none of its files behind; a project without skills declares nothing.
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildJson, runCli } from '../helpers/cli.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { writeProject } from '../helpers/projects.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
+
+let project: string;
+let report: Awaited<ReturnType<typeof buildJson>>;
+
+beforeAll(async () => {
+  project = path.join(temporaryFolderSync('staticmcp-skills-build-'), 'project');
+  cpSync(path.join(REPO_ROOT, 'test/fixtures/skills-project'), project, { recursive: true });
+  mkdirSync(path.join(project, 'skills/wrong-folder'));
+  writeFileSync(
+    path.join(project, 'skills/wrong-folder/SKILL.md'),
+    '---\nname: right-name\ndescription: Named unlike its folder.\n---\n',
+  );
+});
+
+describe('build', () => {
+  beforeAll(async () => {
+    report = await buildJson(project);
+  });
+
+  it('publishes the good skills and names the bad SKILL.md', () => {
+    expect(report.code).toBe(1);
+    expect(report.report.failures).toEqual([
+      {
+        path: 'skills/wrong-folder/SKILL.md',
+        message:
+          'has the name "right-name" but its folder is "wrong-folder": they must be equal (rename one); the skill is not published',
+      },
+    ]);
+    const tree = path.join(project, 'dist');
+    const manifest = JSON.parse(readFileSync(path.join(tree, 'mcp.json'), 'utf8')) as {
+      staticmcp: { skills?: unknown };
+    };
+    expect(manifest.staticmcp.skills).toEqual({ count: 3, list: 'skills/list.json' });
+    const list = JSON.parse(readFileSync(path.join(tree, 'skills/list.json'), 'utf8')) as { skills: { uri: string }[] };
+    expect(list.skills.map((skill) => skill.uri)).toEqual([
+      'skill://acme/billing/refunds/SKILL.md',
+      'skill://acme/billing/refunds/chargebacks/SKILL.md',
+      'skill://greeting-etiquette/SKILL.md',
+    ]);
+    // Their own folder: never where a resource://greeting-etiquette/SKILL.md would be.
+    expect(existsSync(path.join(tree, 'skills/files/greeting-etiquette/skill_md.json'))).toBe(true);
+    expect(existsSync(path.join(tree, 'resources'))).toBe(false);
+  });
+
+  it('check passes the tree, and reports a skill file that no longer matches its digest', async () => {
+    const tree = path.join(project, 'dist');
+    expect((await runCli(['check', tree])).code).toBe(0);
+    const tampered = path.join(temporaryFolderSync('staticmcp-skills-tampered-'), 'dist');
+    cpSync(tree, tampered, { recursive: true });
+    const file = path.join(tampered, 'skills/files/acme/billing/refunds/examples/email_md.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('on its way', 'ON ITS WAY'));
+    const checked = await runCli(['check', tampered]);
+    expect(checked.code).toBe(1);
+    expect(checked.stdout + checked.stderr).toContain(
+      'skills/files/acme/billing/refunds/examples/email_md.json: no longer matches its digest: skill://acme/billing/refunds/examples/email.md serves sha256:',
+    );
+  });
+
+  it('shards merged into a packed tree hold the same skills, and check passes it', async () => {
+    const folder = temporaryFolderSync('staticmcp-skills-shards-');
+    const parts = ['1/2', '2/2'].map((shard, index) => ({ shard, out: path.join(folder, `part-${index + 1}`) }));
+    for (const { shard, out } of parts) await runCli(['build', project, '--shard', shard, '--out', out]);
+    const merged = path.join(folder, 'merged');
+    const merge = await runCli(['merge', ...parts.map((part) => part.out), '--out', merged, '--max-call-files', '1']);
+    // The refused skill is the shards' one failure: the merge says so, and writes the rest.
+    expect(merge.code, merge.stderr).toBe(1);
+    expect(merge.stderr).toContain('the tree holds everything else');
+    expect(existsSync(path.join(merged, 'packs'))).toBe(true);
+    expect(readFileSync(path.join(merged, 'skills/list.json'), 'utf8')).toBe(
+      readFileSync(path.join(project, 'dist/skills/list.json'), 'utf8'),
+    );
+    expect((await runCli(['check', merged])).code).toBe(0);
+  });
+
+  it('a rebuild without a skill leaves none of its files in the tree', async () => {
+    rmSync(path.join(project, 'skills/greeting-etiquette'), { recursive: true });
+    rmSync(path.join(project, 'skills/wrong-folder'), { recursive: true });
+    const rebuilt = await buildJson(project);
+    expect(rebuilt.code).toBe(0);
+    expect(existsSync(path.join(project, 'dist/skills/files/greeting-etiquette'))).toBe(false);
+    expect(readFileSync(path.join(project, 'dist/skills/list.json'), 'utf8')).not.toContain('greeting-etiquette');
+  });
+});
+
+it('a project without skills writes no skills folder and no skills extension', async () => {
+  const plain = await writeProject({ 'resources/readme.md': '# Hello\n' });
+  expect((await buildJson(plain)).code).toBe(0);
+  expect(existsSync(path.join(plain, 'dist/skills'))).toBe(false);
+  expect(readFileSync(path.join(plain, 'dist/mcp.json'), 'utf8')).not.toContain('"skills"');
+});
