@@ -38,6 +38,7 @@ export const FILE_TIERS: Readonly<Record<string, Tier>> = {
   'test/protocol-table/in-process.test.ts': 'core',
   'test/build/search-build.test.ts': 'runtimes',
   'test/cli/deploy-commands.test.ts': 'runtimes',
+  'test/unit/discover-skills.test.ts': 'cli',
   'test/cli/index-tree.test.ts': 'runtimes',
   'test/cli/readme-walkthrough.test.ts': 'runtimes',
   'test/http/bad-input.test.ts': 'runtimes',

@@ -36,6 +36,8 @@ const EXIT_CODE_BY_ERROR_CODE: Record<string, 1 | 2> = {
   TOOL_NOT_IN_TREE: 2,
   // The origin started without a usable key (STATICMCP_ORIGIN_KEY / _FILE): refused as given.
   ORIGIN_KEY: 2,
+  // A STATICMCP_ORIGIN_* limit that is not a whole number above 0: refused as given.
+  ORIGIN_LIMIT: 2,
   TREE_MANIFEST_BROKEN: 1,
   TREE_MANIFEST_UNREADABLE: 1,
   CHECK_BAD_URL: 2,
@@ -63,7 +65,7 @@ const EXIT_CODE_BY_ERROR_CODE: Record<string, 1 | 2> = {
   PART_RECORD_BROKEN: 2,
 };
 
-/** The error codes named in the files of src/ that throw StaticMcpError (Node's own ERR_* aside). */
+/** The error codes named in the files of src/ that throw StaticMcpError (Node's own ERR_* and environment variable names aside). */
 async function findErrorCodesInSource(): Promise<Set<string>> {
   const codes = new Set<string>();
   const root = path.join(REPO_ROOT, 'src');
@@ -72,7 +74,7 @@ async function findErrorCodesInSource(): Promise<Set<string>> {
     const text = await fs.readFile(path.join(root, file), 'utf8');
     if (!text.includes('StaticMcpError')) continue;
     for (const [, code] of text.matchAll(/'([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)'/g)) {
-      if (!code!.startsWith('ERR_')) codes.add(code!);
+      if (!code!.startsWith('ERR_') && !code!.startsWith('STATICMCP_')) codes.add(code!);
     }
   }
   return codes;
