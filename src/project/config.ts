@@ -35,6 +35,8 @@ export interface Limits {
   originTimeoutMs: number;
   /** Call files a tree may hold before it needs packs (`0`: never pack); `build --max-call-files` wins. */
   maxCallFiles: number;
+  /** Bytes of each page of the `site` folder read for its document (the page is published whole). */
+  maxPageBytes: number;
 }
 
 /** What the edge worker and `serve --http` need to know about browsers that call `/mcp`. */
@@ -54,6 +56,9 @@ export interface SearchConfig {
   /** Tools whose precomputed call results are indexed; `title` a template over argument names. */
   tools?: Record<string, { title?: string }>;
 }
+
+/** `site`: a folder of HTML pages that become resources and are published as they are. */
+export type SiteConfig = string | { folder: string; selector?: string };
 
 export interface ProjectConfig {
   name?: string;
@@ -77,6 +82,8 @@ export interface ProjectConfig {
   cache?: CacheConfig;
   /** The search and fetch tools; absent or false: none. */
   search?: boolean | SearchConfig;
+  /** A built website: its pages become resources, its files are published in the tree. */
+  site?: SiteConfig;
   limits: Limits;
   tools: Record<string, ToolConfig>;
 }
@@ -154,6 +161,7 @@ export function defaultLimits(): Limits {
     maxCacheBytes: schemaLimitDefault('maxCacheBytes'),
     maxCallFiles: schemaLimitDefault('maxCallFiles'),
     originTimeoutMs: schemaLimitDefault('originTimeoutMs'),
+    maxPageBytes: schemaLimitDefault('maxPageBytes'),
     // Depends on the machine, so it cannot be a schema default.
     liveConcurrency: DEFAULT_LIVE_CONCURRENCY,
   };
