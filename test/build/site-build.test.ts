@@ -26,12 +26,14 @@ function textOf(result: { contents: unknown[] }): string {
 
 describe('a built website as a source', () => {
   let tree: string;
+  let warnings: string;
   let client: Client;
 
   beforeAll(async () => {
     const { report } = await buildJson(await copyFixture());
     expect(report.ok, problemsOf(report)).toBe(true);
     tree = report.outDir;
+    warnings = JSON.stringify(report.warnings);
     client = new Client({ name: 'site-test', version: '1.0.0' });
     await client.connect(
       new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', tree], stderr: 'pipe' }),
@@ -54,8 +56,18 @@ describe('a built website as a source', () => {
         title: 'Installing lanterns',
         name: 'guide/install.html',
       },
+      {
+        uri: 'https://docs.example.org/guide/print.html',
+        title: 'Installing lanterns (print)',
+        name: 'guide/print.html',
+      },
       { uri: 'https://docs.example.org/', title: 'Lanterns docs', name: 'index.html' },
     ]);
+    // A second claim on a URL and a canonical link that is not http(s) are warnings, never fatal.
+    expect(warnings).toMatch(
+      /site\/guide\/print\.html.*claims the URL https:\/\/lanterns\.example\.com\/install\/, which site\/guide\/install\.html claimed first/,
+    );
+    expect(warnings).toMatch(/site\/about\.html.*canonical link uses javascript:, not http\(s\)/);
   });
 
   it("reads a page as its main text, headings kept, without the site's chrome or scripts", async () => {
