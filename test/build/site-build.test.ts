@@ -1,9 +1,10 @@
-// A built website as a source (`"site"` in staticmcp.json), end to end with the real CLI: each page
+// A built website as a source (`"site": "public"` in staticmcp.json, as a Hugo-style generator
+// writes it: published once, by the site's rules), end to end with the real CLI: each page
 // of the fixture site becomes a resource with its title and canonical URL, read through `serve`
 // over stdio as its main text without navigation, header or scripts, and found by search; the
 // site's files are published as they are, its index.html and 404.html win (the landing page moves
 // to /staticmcp.html), `check` accepts the tree, and a site _worker.js is refused.
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -65,9 +66,9 @@ describe('a built website as a source', () => {
     ]);
     // A second claim on a URL and a canonical link that is not http(s) are warnings, never fatal.
     expect(warnings).toMatch(
-      /site\/guide\/print\.html.*claims the URL https:\/\/lanterns\.example\.com\/install\/, which site\/guide\/install\.html claimed first/,
+      /public\/guide\/print\.html.*claims the URL https:\/\/lanterns\.example\.com\/install\/, which public\/guide\/install\.html claimed first/,
     );
-    expect(warnings).toMatch(/site\/about\.html.*canonical link uses javascript:, not http\(s\)/);
+    expect(warnings).toMatch(/public\/about\.html.*canonical link uses javascript:, not http\(s\)/);
   });
 
   it("reads a page as its main text, headings kept, without the site's chrome or scripts", async () => {
@@ -90,7 +91,7 @@ describe('a built website as a source', () => {
   });
 
   it("publishes the site's files, its index.html and 404.html winning, and check accepts the tree", async () => {
-    const site = (name: string) => readFileSync(path.join(FIXTURE, 'site', name), 'utf8');
+    const site = (name: string) => readFileSync(path.join(FIXTURE, 'public', name), 'utf8');
     const published = (name: string) => readFileSync(path.join(tree, name), 'utf8');
     for (const name of ['index.html', '404.html', '_redirects', 'style.css', 'guide/install.html'])
       expect(published(name)).toBe(site(name));
@@ -105,10 +106,15 @@ describe('a built website as a source', () => {
 
   it('refuses a site _worker.js, saying what to do', async () => {
     const project = await copyFixture();
-    writeFileSync(path.join(project, 'site/_worker.js'), 'export default {}\n');
+    writeFileSync(path.join(project, 'public/_worker.js'), 'export default {}\n');
+    // A link that leads out of the project is refused, as everywhere the build publishes.
+    writeFileSync(path.join(project, '..', 'outside.html'), '<main>Outside-secret</main>');
+    symlinkSync(path.join(project, '..', 'outside.html'), path.join(project, 'public/outside.html'));
     const { report } = await buildJson(project);
     expect(report.ok).toBe(false);
-    expect(problemsOf(report)).toMatch(/site\/_worker\.js.*refused.*the build writes _worker\.js itself/);
+    expect(problemsOf(report)).toMatch(/public\/_worker\.js.*refused.*the build writes _worker\.js itself/);
+    expect(problemsOf(report)).toMatch(/public\/outside\.html.*cannot be read/);
+    expect(existsSync(path.join(report.outDir, 'outside.html'))).toBe(false);
     expect(
       existsSync(path.join(report.outDir, '_worker.js')) &&
         readFileSync(path.join(report.outDir, '_worker.js'), 'utf8'),
