@@ -3,6 +3,7 @@
 // folder's files are published in the tree as they are, as public/ is. The site's index.html and
 // 404.html win over the build's (site-step.ts moves the landing page); the files that make the
 // edge worker (_worker.js, _routes.json) and the other names the build owns are refused.
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
@@ -83,6 +84,13 @@ export async function discoverSite(projectRoot: string, config: ProjectConfig): 
       'CONFIG_INVALID',
       `staticmcp.json's site ${JSON.stringify(settings.folder)} is not a folder inside the project`,
       'Name the folder of HTML pages relative to the project, such as "public" or "site".',
+    );
+  const stats = await fs.stat(root).catch(() => undefined);
+  if (!stats?.isDirectory())
+    throw new StaticMcpError(
+      'CONFIG_INVALID',
+      `staticmcp.json's site names ${folder}, which is not a folder`,
+      "Build the site first (its generator's output folder), or fix the site key in staticmcp.json.",
     );
   const { checkSelector, extractPage } = await import('./extract-page.js');
   if (settings.selector !== undefined) {

@@ -104,7 +104,7 @@ describe('a built website as a source', () => {
     expect(check.code, check.stdout + check.stderr).toBe(0);
   });
 
-  it('refuses a site _worker.js, saying what to do', async () => {
+  it('refuses a site _worker.js, a link out of the project and a missing folder, saying what to do', async () => {
     const project = await copyFixture();
     writeFileSync(path.join(project, 'public/_worker.js'), 'export default {}\n');
     // A link that leads out of the project is refused, as everywhere the build publishes.
@@ -115,6 +115,11 @@ describe('a built website as a source', () => {
     expect(problemsOf(report)).toMatch(/public\/_worker\.js.*refused.*the build writes _worker\.js itself/);
     expect(problemsOf(report)).toMatch(/public\/outside\.html.*cannot be read/);
     expect(existsSync(path.join(report.outDir, 'outside.html'))).toBe(false);
+    // A site folder that is not there stops the build, saying what to do.
+    writeFileSync(path.join(project, 'staticmcp.json'), JSON.stringify({ site: 'missing' }));
+    const missing = await runCli(['build', project]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/site names missing, which is not a folder.*Build the site first/s);
     expect(
       existsSync(path.join(report.outDir, '_worker.js')) &&
         readFileSync(path.join(report.outDir, '_worker.js'), 'utf8'),
