@@ -1,13 +1,13 @@
 // One HTML page of a built website → the document it becomes: its title, its main content as
 // Markdown-style text (headings kept as `#` lines, list items, code blocks, table rows) and the
-// canonical link it declares. The only module that uses rehype-parse, hast-util-select and
-// hast-util-to-text. Bad pages never throw: a wrong encoding, a huge page or absurd nesting each
-// become a warning beside a best-effort document.
+// canonical link it declares. The only module that uses hast-util-from-html (rehype-parse's own
+// parser, without a unified processor), hast-util-select and hast-util-to-text. Bad pages never
+// throw: a wrong encoding, a huge page or absurd nesting each become a warning beside a
+// best-effort document.
 import type { Element, Nodes, Root } from 'hast';
+import { fromHtml } from 'hast-util-from-html';
 import { select, selectAll } from 'hast-util-select';
 import { toText } from 'hast-util-to-text';
-import rehypeParse from 'rehype-parse';
-import { unified } from 'unified';
 
 export interface ExtractOptions {
   /** A CSS selector for the main content (staticmcp.json `site.selector`), tried first. */
@@ -202,7 +202,7 @@ export function extractPage(bytes: Uint8Array, options: ExtractOptions): Extract
     warnings.push(
       `nests elements deeper than ${MAX_NESTING_DEPTH} levels; the deeper tags were left out, their text kept`,
     );
-  const tree = unified().use(rehypeParse).parse(nested.html);
+  const tree = fromHtml(nested.html);
   const titleElement = select('head title', tree) ?? select('h1', tree);
   const title = titleElement ? toText(titleElement).replace(/\s+/g, ' ').trim() : '';
   const canonical = select('link[rel~=canonical][href]', tree) as Element | undefined;
