@@ -29,6 +29,8 @@ import { discoverPrompts } from '../project/discover-prompts.js';
 import { discoverPublicFiles, PUBLIC_FOLDER } from '../project/discover-public.js';
 import { discoverResources } from '../project/discover-resources.js';
 import { discoverResourceTemplates } from '../project/discover-resource-templates.js';
+import { discoverSite } from '../project/discover-site.js';
+import { applySiteOverrides, writeSiteFiles } from './site-step.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { MANIFEST_FILE } from '../core/tree/manifest.js';
 import { FLAT_RESOURCE_URI_KEY } from '../core/tree/mcp-apps.js';
@@ -119,6 +121,9 @@ async function attachApps(planned: { plans: ToolPlan[] }, project: OpenedProject
 async function discoverContent(project: OpenedProject, signal: AbortSignal | undefined, volatileInputs: string[]) {
   const { projectRoot, registration, resourcesRoot, config, cache } = project;
   const resources = await discoverResources(resourcesRoot, registration.resources, projectRoot);
+  // A built website's pages are resources like the others (discover-site.ts).
+  const site = await discoverSite(projectRoot, config);
+  if (site) resources.resources.push(...site.resources);
   const prompts = await discoverPrompts(path.join(projectRoot, 'prompts'), registration.prompts, projectRoot);
   const templates =
     registration.resourceTemplates?.length === 0
@@ -144,7 +149,7 @@ async function discoverContent(project: OpenedProject, signal: AbortSignal | und
           maxOutputBytes: config.limits.maxOutputBytes,
         });
   const skills = await (await import('../project/discover-skills.js')).discoverSkills(projectRoot, config.limits);
-  return { resources, prompts, templates, expansion, skills };
+  return { resources, prompts, templates, expansion, skills, site };
 }
 
 export async function buildProject(options: BuildOptions): Promise<BuildReport> {
@@ -196,7 +201,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     stopIfInterrupted(signal);
     const content = await discoverContent(project, signal, volatileInputs);
     stopIfInterrupted(signal);
-    const { resources, prompts, templates, expansion, skills } = content;
+    const { resources, prompts, templates, expansion, skills, site } = content;
     const { completions: registeredCompletions } = project.registration;
     const providers = registeredCompletions?.some(isProviderEntry)
       ? await runCompletionProviders(
@@ -249,6 +254,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       packsCalls: packingPlan !== undefined,
       shardPart: shard !== undefined,
     });
+    if (site) await applySiteOverrides(output, site);
     const contentHash = await output.writer.hashWritten();
     // Before the pack stage, which takes the call files out of the tree. A part is not indexed:
     // it holds a share of the documents (the merge indexes the merged tree).
@@ -300,8 +306,11 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     stopIfInterrupted(signal);
     const files = writer.fileCount();
     // public/ is copied as it is, beside the tree's content (and outside its content hash).
-    const publicFiles = await discoverPublicFiles(projectRoot);
+    // A site folder named public is published once, by the site's rules.
+    const publicFiles =
+      site?.folder === PUBLIC_FOLDER ? { files: new Map(), problems: [] } : await discoverPublicFiles(projectRoot);
     for (const [filePath, fileContent] of publicFiles.files) await output.write(filePath, fileContent);
+    if (site) await writeSiteFiles(output, site);
     const failures: BuildProblem[] = [
       ...planned.failures,
       ...apps.problems,
@@ -313,6 +322,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
         path: `${PUBLIC_FOLDER}/${problem.relativePath}`,
         message: problem.message,
       })),
+      ...(site?.problems ?? []),
       ...expansion.failures,
       ...providers.failures,
       ...tree.failures,
@@ -344,6 +354,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
         path: CONFIG_FILE,
         message: unknown.message,
       })),
+      ...(site?.warnings ?? []),
       ...expansion.warnings,
       ...providers.warnings,
       ...tree.warnings,

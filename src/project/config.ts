@@ -37,6 +37,8 @@ export interface Limits {
   maxCallFiles: number;
   /** The largest file of a skill the build publishes (docs/skills.md); a larger one is skipped, saying so. */
   maxSkillFileBytes: number;
+  /** Bytes of each page of the `site` folder read for its document (the page is published whole). */
+  maxPageBytes: number;
 }
 
 /** What the edge worker and `serve --http` need to know about browsers that call `/mcp`. */
@@ -56,6 +58,9 @@ export interface SearchConfig {
   /** Tools whose precomputed call results are indexed; `title` a template over argument names. */
   tools?: Record<string, { title?: string }>;
 }
+
+/** `site`: a folder of HTML pages that become resources and are published as they are. */
+export type SiteConfig = string | { folder: string; selector?: string };
 
 export interface ProjectConfig {
   name?: string;
@@ -79,6 +84,8 @@ export interface ProjectConfig {
   cache?: CacheConfig;
   /** The search and fetch tools; absent or false: none. */
   search?: boolean | SearchConfig;
+  /** A built website: its pages become resources, its files are published in the tree. */
+  site?: SiteConfig;
   limits: Limits;
   tools: Record<string, ToolConfig>;
 }
@@ -157,6 +164,7 @@ export function defaultLimits(): Limits {
     maxCallFiles: schemaLimitDefault('maxCallFiles'),
     originTimeoutMs: schemaLimitDefault('originTimeoutMs'),
     maxSkillFileBytes: schemaLimitDefault('maxSkillFileBytes'),
+    maxPageBytes: schemaLimitDefault('maxPageBytes'),
     // Depends on the machine, so it cannot be a schema default.
     liveConcurrency: DEFAULT_LIVE_CONCURRENCY,
   };

@@ -12,6 +12,9 @@ import { MANIFEST_FILE, ROUTES_FILE, WORKER_FILE } from '../core/tree/manifest.j
 import { APP_HOST_FILE, APP_PAGES_FOLDER } from './app-pages.js';
 import { AI_CATALOG_FILE, REGISTRY_AUTH_FILE } from './server-card.js';
 
+/** Where the landing page moves when a built website (`site`) brings its own index.html. */
+export const LANDING_PAGE_FILE = 'staticmcp.html';
+
 export const BUILD_OWNED_TOP_LEVEL: ReadonlySet<string> = new Set([
   MANIFEST_FILE,
   WORKER_FILE,
@@ -34,6 +37,7 @@ export const BUILD_OWNED_TOP_LEVEL: ReadonlySet<string> = new Set([
   APP_HOST_FILE,
   // Skill files and their entries (core/tree/skills.ts), in trees with skills.
   'skills',
+  LANDING_PAGE_FILE,
 ]);
 
 /** Files the build owns inside folders that are otherwise the user's. */

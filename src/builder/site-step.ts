@@ -1,0 +1,40 @@
+// The build's side of a built website (project/discover-site.ts): the site's index.html and
+// 404.html replace the build's before the content hash (they are build-owned names, so `check`
+// hashes them), the landing page moves to LANDING_PAGE_FILE with its Content-Security-Policy, and
+// the rest of the site is published as public/ is, outside the hash.
+import type { SiteDiscovery } from '../project/discover-site.js';
+import { HEADERS_FILE } from '../tree-writer/deploy-files.js';
+import { LANDING_PAGE_FILE } from '../tree-writer/tree-ownership.js';
+import type { TreeOutput } from './tree-output.js';
+
+/**
+ * Writes the site's index.html and 404.html over the build's. When the site has an index.html the
+ * landing page moves to /staticmcp.html (beside mcp.json, so its relative links still work), and
+ * the `_headers` rules that gave `/` the page's strict policy now name the moved page: the site's
+ * own index.html gets no policy of ours.
+ */
+export async function applySiteOverrides(output: TreeOutput, site: SiteDiscovery): Promise<void> {
+  const index = site.files.get('index.html');
+  if (index && output.writer.has('index.html')) {
+    await output.writer.flush();
+    await output.write(LANDING_PAGE_FILE, output.writer.read('index.html'));
+    const landing = LANDING_PAGE_FILE.replace(/\.html$/, '');
+    const headers = output.writer.has(HEADERS_FILE) ? output.writer.read(HEADERS_FILE).toString('utf8') : undefined;
+    if (headers !== undefined)
+      await output.write(
+        HEADERS_FILE,
+        headers.replace(/^\/$/m, `/${landing}`).replace(/^\/index\.html$/m, `/${LANDING_PAGE_FILE}`),
+      );
+  }
+  for (const name of ['index.html', '404.html']) {
+    const content = site.files.get(name);
+    if (content) await output.write(name, content);
+  }
+}
+
+/** The site's other files, as they are (after the content hash, as public/ is). */
+export async function writeSiteFiles(output: TreeOutput, site: SiteDiscovery): Promise<void> {
+  for (const [filePath, content] of site.files) {
+    if (filePath !== 'index.html' && filePath !== '404.html') await output.write(filePath, content);
+  }
+}
