@@ -93,7 +93,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('builtExample', example);
   let sharedHosts: SharedHostsServer | undefined;
   if (project.name === 'runtimes') {
-    sharedHosts = await startSharedHostsServer(cli, example);
+    sharedHosts = await startSharedHostsServer(cli, example, root);
     project.provide('sharedHosts', sharedHosts.url);
   }
   return async () => {

@@ -1,16 +1,18 @@
 // The host runtimes of the runtimes tier, started at most once per `vitest run` and shared by the
-// test files that only read the built fixtures/example (test/helpers/shared-hosts.ts asks for
-// them). test/global-setup.ts runs a loopback server in vitest's own process: `GET /<host>`
-// starts that host over a copy of the built example (with the deploy files `init` writes) the
-// first time any file asks, and answers its address to every file after; the run's end stops
-// them all. Nothing starts when no file asks, so running one unrelated file costs nothing.
+// test files that only read the built fixtures/example or fixtures/conformance
+// (test/helpers/shared-hosts.ts asks for them). test/global-setup.ts runs a loopback server in
+// vitest's own process: `GET /<host>` starts that host over a copy of the built example (with the
+// deploy files `init` writes; `conformance-workerd`: fixtures/conformance, built) the first time
+// any file asks, and answers its address to every file after; the run's end stops them all. Nothing starts when no file asks, so running one unrelated file costs nothing.
 // Files that need a runtime with settings of their own (secrets, a packed tree, their own
 // project) still start their own.
+import { execFile } from 'node:child_process';
 import { cpSync, promises as fs, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { startWorkerdSite } from './edge/workerd-site.js';
 import {
   addInitDeployFiles,
@@ -21,8 +23,11 @@ import {
   startWranglerDev,
 } from './hosts/host-processes.js';
 
-/** The hosts started on demand: workerd (miniflare), wrangler pages dev, wrangler dev, Netlify under Deno. */
-export const SHARED_HOSTS = ['workerd', 'pages-dev', 'wrangler-dev', 'netlify-deno'] as const;
+/**
+ * The hosts started on demand: over the example, workerd (miniflare), wrangler pages dev, wrangler
+ * dev and Netlify under Deno; over fixtures/conformance, workerd.
+ */
+export const SHARED_HOSTS = ['workerd', 'pages-dev', 'wrangler-dev', 'netlify-deno', 'conformance-workerd'] as const;
 export type SharedHostName = (typeof SHARED_HOSTS)[number];
 
 export interface SharedHostsServer {
@@ -31,8 +36,12 @@ export interface SharedHostsServer {
   close(): Promise<void>;
 }
 
-/** Serves the shared hosts of the example built at `builtExample` by the compiled CLI `cli`. */
-export async function startSharedHostsServer(cli: string, builtExample: string): Promise<SharedHostsServer> {
+/** Serves the shared hosts of the example built at `builtExample`, and of the fixtures in `repoRoot`, by the compiled CLI `cli`. */
+export async function startSharedHostsServer(
+  cli: string,
+  builtExample: string,
+  repoRoot: string,
+): Promise<SharedHostsServer> {
   const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'staticmcp-shared-hosts-')));
   const makeFolder: MakeFolder = (prefix) => fs.mkdtemp(path.join(root, prefix));
   let project: Promise<string> | undefined;
@@ -45,18 +54,30 @@ export async function startSharedHostsServer(cli: string, builtExample: string):
     })();
     return project;
   };
+  let conformance: Promise<string> | undefined;
+  const prepareConformance = (): Promise<string> => {
+    conformance ??= (async () => {
+      const copy = path.join(root, 'conformance');
+      cpSync(path.join(repoRoot, 'fixtures', 'conformance'), copy, { recursive: true });
+      await promisify(execFile)(process.execPath, [cli, 'build', copy]);
+      return copy;
+    })();
+    return conformance;
+  };
   const starters: Record<SharedHostName, (project: string) => Promise<RunningHost>> = {
     workerd: (dir) => startWorkerdSite(path.join(dir, 'dist')),
     'pages-dev': (dir) => startPagesDev(path.join(dir, 'dist'), undefined, makeFolder),
     'wrangler-dev': (dir) => startWranglerDev(dir, makeFolder),
     'netlify-deno': (dir) => startNetlifyUnderDeno(dir, makeFolder),
+    'conformance-workerd': (dir) => startWorkerdSite(path.join(dir, 'dist')),
   };
   // A failed start stays failed for the run: every file that asks gets its error, none waits again.
   const hosts = new Map<SharedHostName, Promise<RunningHost>>();
   const startHost = (name: SharedHostName): Promise<RunningHost> => {
     let host = hosts.get(name);
     if (!host) {
-      host = prepareProject().then((dir) => starters[name](dir));
+      const project = name === 'conformance-workerd' ? prepareConformance() : prepareProject();
+      host = project.then((dir) => starters[name](dir));
       hosts.set(name, host);
     }
     return host;

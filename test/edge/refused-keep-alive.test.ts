@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpServe } from '../helpers/http-serve.js';
 import { builtExample } from '../helpers/example.js';
-import { sharedExampleHost } from '../helpers/shared-hosts.js';
+import { sharedHost } from '../helpers/shared-hosts.js';
 
 let tree: string;
 /** The workerd the tier shares over the built example (test/shared-hosts.ts): never closed here. */
@@ -18,7 +18,7 @@ let serve: HttpServe;
 beforeAll(async () => {
   // Read only: serve --http and the worker never write to the tree.
   tree = path.join(builtExample(), 'dist');
-  site = { url: await sharedExampleHost('workerd') };
+  site = { url: await sharedHost('workerd') };
   serve = await HttpServe.start([tree]);
 }, 60_000);
 

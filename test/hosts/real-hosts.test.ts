@@ -14,7 +14,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/paths.js';
 import { buildFixtureProject } from '../helpers/projects.js';
-import { type SharedHostName, sharedExampleHost } from '../helpers/shared-hosts.js';
+import { type SharedHostName, sharedHost } from '../helpers/shared-hosts.js';
 import {
   addInitDeployFiles,
   type RunningHost,
@@ -91,7 +91,7 @@ describe.each(HOSTS)('the example tree on $name', (hostCase) => {
   beforeAll(async () => {
     // A shared host belongs to the run: closing it here is a no-op.
     host = hostCase.shared
-      ? { url: await sharedExampleHost(hostCase.shared), close: async () => {} }
+      ? { url: await sharedHost(hostCase.shared), close: async () => {} }
       : await hostCase.start(buildFixtureProject('fixtures/example'));
     client = new Client({ name: 'real-hosts', version: '1.0.0' });
     await client.connect(hostCase.transport(host));

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { HttpServe, LATEST, openSession, post, type RawAnswer, rawRequest } from '../helpers/http-serve.js';
 import { buildFixtureProject } from '../helpers/projects.js';
-import { sharedExampleHost } from '../helpers/shared-hosts.js';
+import { sharedHost } from '../helpers/shared-hosts.js';
 import { BAD_INPUT_CASES, type BadInputCase, type ExpectedRefusal, PING } from './bad-input-cases.js';
 
 let project: string;
@@ -27,7 +27,7 @@ beforeAll(async () => {
   project = buildFixtureProject('fixtures/example');
   server = await HttpServe.start([project]);
   session = await openSession(server.port);
-  site = { url: await sharedExampleHost('workerd') };
+  site = { url: await sharedHost('workerd') };
 }, 60_000);
 
 afterAll(async () => {
