@@ -13,7 +13,8 @@
 // It then builds fixtures/example once with that CLI into a temporary folder, read-only for the
 // tests (test/helpers/example.ts: `builtExample()` shares it, `copyBuiltExample()` copies it for a
 // test that changes it), instead of once in every file that needs it. For the runtimes tier it
-// first installs tools/runtimes when it is missing (test/helpers/runtime-tools.ts).
+// first installs tools/runtimes when it is missing (test/helpers/runtime-tools.ts), and serves
+// the host runtimes started once per run over that example (test/shared-hosts.ts).
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import type { TestProject } from 'vitest/node';
 import { installRuntimeTools } from './helpers/runtime-tools.js';
+import { type SharedHostsServer, startSharedHostsServer } from './shared-hosts.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -29,6 +31,8 @@ declare module 'vitest' {
     cli: string;
     /** Absolute path of a copy of fixtures/example built by that CLI (`dist/` inside); never change it. */
     builtExample: string;
+    /** Runtimes tier only: where to ask for a host runtime over that example (test/helpers/shared-hosts.ts). */
+    sharedHosts?: string;
   }
 }
 
@@ -38,7 +42,7 @@ function listSources(folder: string): string[] {
     .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
-export default function setup(project: TestProject): () => void {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   if (project.name === 'runtimes') installRuntimeTools();
   const root = fileURLToPath(new URL('..', import.meta.url));
   // A direct child of the repository, like dist/, so `../package.json` and `../../templates` resolve.
@@ -87,7 +91,13 @@ export default function setup(project: TestProject): () => void {
   }
   project.provide('cli', cli);
   project.provide('builtExample', example);
-  return () => {
+  let sharedHosts: SharedHostsServer | undefined;
+  if (project.name === 'runtimes') {
+    sharedHosts = await startSharedHostsServer(cli, example, root);
+    project.provide('sharedHosts', sharedHosts.url);
+  }
+  return async () => {
+    await sharedHosts?.close();
     rmSync(outDir, { recursive: true, force: true });
     rmSync(exampleParent, { recursive: true, force: true });
   };

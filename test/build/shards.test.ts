@@ -8,7 +8,7 @@ import { promises as fs, statSync, watch } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildJson, type CliResult, runCli } from '../helpers/cli.js';
+import { type BuildReportJson, buildJson, type CliResult, runCli } from '../helpers/cli.js';
 import { exists, fingerprint, readTree } from '../helpers/files.js';
 import { CLI } from '../helpers/paths.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
@@ -148,12 +148,15 @@ describe('a project built whole and as 3 shards', () => {
   let parts: [string, string, string];
   let merged: string;
   let mergeResult: CliResult;
+  /** The report of the one-machine build of `whole`, which the merge must match. */
+  let wholeReport: BuildReportJson;
 
   beforeAll(async () => {
     work = await temporaryFolder();
     project = await makeShardedProject(work);
     whole = path.join(work, 'whole');
-    expect((await buildJson(project, '--out', whole, '--force')).report.tools).toHaveLength(4);
+    wholeReport = (await buildJson(project, '--out', whole, '--force')).report;
+    expect(wholeReport.tools).toHaveLength(4);
     parts = [path.join(work, 'part-1'), path.join(work, 'part-2'), path.join(work, 'part-3')];
     // Each shard from a fresh cache, as on its own machine.
     for (const [index, part] of parts.entries()) {
@@ -205,7 +208,6 @@ describe('a project built whole and as 3 shards', () => {
       ok: boolean;
       tools: { name: string; precomputed: number; errorResults: number; warnings: string[] }[];
     };
-    const wholeReport = (await buildJson(project, '--out', whole)).report;
     expect(report.ok).toBe(wholeReport.ok);
     for (const tool of wholeReport.tools) {
       const mergedTool = report.tools.find((entry) => entry.name === tool.name)!;
@@ -369,11 +371,10 @@ describe('a project built whole and as 3 shards', () => {
       const noOut = await runCli(['build', project, '--shard', '1/3']);
       expect(noOut.code).toBe(2);
       expect(noOut.stderr).toContain('error [SHARD_NEEDS_OUT]');
-      for (const bad of ['4/3', '0/3', '1/0', 'two/3', '1/1001']) {
-        const result = await runCli(['build', project, '--shard', bad, '--out', path.join(work, 'unused')]);
-        expect(result.code, bad).toBe(2);
-        expect(result.stderr, bad).toContain('error [SHARD_INVALID]');
-      }
+      // Which specs are bad is parseShardSpec's (test/unit/shard-of-call.test.ts); one shows the refusal.
+      const bad = await runCli(['build', project, '--shard', '4/3', '--out', path.join(work, 'unused')]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('error [SHARD_INVALID]');
       expect(await exists(path.join(work, 'unused'))).toBe(false);
       const wholeBefore = await fingerprint(whole);
       const overWhole = await runCli(['build', project, '--shard', '1/3', '--out', whole]);

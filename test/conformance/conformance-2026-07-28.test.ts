@@ -10,11 +10,10 @@
 // What is not built yet fails in KNOWN_FAILURES, one reason per check; the test fails on any other
 // problem, and on a known failure that stopped happening (so the list is kept honest).
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HttpServe } from '../helpers/http-serve.js';
 import { buildFixtureProject } from '../helpers/projects.js';
-import { startWorkerdSite } from '../edge/workerd-site.js';
+import { sharedHost } from '../helpers/shared-hosts.js';
 import {
   type Check,
   compareWithKnownFailures,
@@ -127,12 +126,11 @@ const TIMING_WINDOW_CHECKS: Record<string, string> = {
 
 const project = buildFixtureProject('fixtures/conformance');
 const serve = await HttpServe.start(['--live', project]);
-const worker = await startWorkerdSite(path.join(project, 'dist'));
-const workerEndpoint = new URL('mcp', worker.url);
+// The workerd the tier shares over the built fixtures/conformance (test/shared-hosts.ts).
+const workerEndpoint = new URL('mcp', await sharedHost('conformance-workerd'));
 
 afterAll(async () => {
   await serve.stop();
-  await worker.close();
 });
 
 /**

@@ -4,10 +4,8 @@
 // or a Host check the edge platform does instead (it routes by host name, so DNS rebinding cannot
 // reach a worker through another name): they run against `serve --http --live` in
 // conformance-suite.test.ts.
-import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildFixtureProject } from '../helpers/projects.js';
-import { startWorkerdSite, type WorkerdSite } from '../edge/workerd-site.js';
+import { beforeAll, expect, it } from 'vitest';
+import { sharedHost } from '../helpers/shared-hosts.js';
 import { findProblems, runSuite, SUITE_0_1_13 } from './conformance-runner.js';
 
 const STATIC_SCENARIOS = [
@@ -35,14 +33,11 @@ const STATIC_SCENARIOS = [
   'prompts-get-with-image',
 ];
 
-let site: WorkerdSite;
+/** The workerd the tier shares over the built fixtures/conformance (test/shared-hosts.ts): never closed here. */
+let site: { url: URL };
 
 beforeAll(async () => {
-  site = await startWorkerdSite(path.join(buildFixtureProject('fixtures/conformance'), 'dist'));
-});
-
-afterAll(async () => {
-  await site?.close();
+  site = { url: await sharedHost('conformance-workerd') };
 });
 
 it('passes every scenario a precomputed-only server can answer, in workerd', { timeout: 180_000 }, async () => {

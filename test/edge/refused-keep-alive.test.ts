@@ -7,21 +7,22 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpServe } from '../helpers/http-serve.js';
-import { buildFixtureProject } from '../helpers/projects.js';
-import { startWorkerdSite, type WorkerdSite } from './workerd-site.js';
+import { builtExample } from '../helpers/example.js';
+import { sharedHost } from '../helpers/shared-hosts.js';
 
 let tree: string;
-let site: WorkerdSite;
+/** The workerd the tier shares over the built example (test/shared-hosts.ts): never closed here. */
+let site: { url: URL };
 let serve: HttpServe;
 
 beforeAll(async () => {
-  tree = path.join(buildFixtureProject('fixtures/example'), 'dist');
-  site = await startWorkerdSite(tree);
+  // Read only: serve --http and the worker never write to the tree.
+  tree = path.join(builtExample(), 'dist');
+  site = { url: await sharedHost('workerd') };
   serve = await HttpServe.start([tree]);
 }, 60_000);
 
 afterAll(async () => {
-  await site?.close();
   await serve?.stop();
 });
 

@@ -3,7 +3,8 @@
 // live-only tool answer "not precomputed" (never "broken"), a missing resource is -32002, a missing
 // static path is a 404, and mcp.json and a call file carry one Cache-Control each (the hosts join
 // every `_headers` rule that matches). The protocol table runs through the same hosts
-// (test/protocol-table/drivers.ts).
+// (test/protocol-table/drivers.ts). The example's edge hosts are the ones the tier starts once per
+// run (test/shared-hosts.ts); the packed tree gets its own.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +14,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/paths.js';
 import { buildFixtureProject } from '../helpers/projects.js';
+import { type SharedHostName, sharedHost } from '../helpers/shared-hosts.js';
 import {
   addInitDeployFiles,
   type RunningHost,
@@ -25,6 +27,8 @@ import {
 interface HostCase {
   name: string;
   start(project: string): Promise<RunningHost>;
+  /** The runtime the tier shares over the built example, where there is one. */
+  shared?: SharedHostName;
   /** How a client reaches the tree there: the host's own /mcp, or the bridge reading its files. */
   transport(host: RunningHost): Transport;
   /** Whether the host applies the tree's `_headers` file. */
@@ -39,6 +43,7 @@ const HOSTS: HostCase[] = [
   {
     name: 'Cloudflare Pages (wrangler pages dev)',
     start: (project) => startPagesDev(path.join(project, 'dist')),
+    shared: 'pages-dev',
     transport: edgeTransport,
     appliesHeaders: true,
     hidesControlFiles: true,
@@ -49,6 +54,7 @@ const HOSTS: HostCase[] = [
       await addInitDeployFiles(project);
       return startWranglerDev(project);
     },
+    shared: 'wrangler-dev',
     transport: edgeTransport,
     appliesHeaders: true,
     hidesControlFiles: true,
@@ -59,6 +65,7 @@ const HOSTS: HostCase[] = [
       await addInitDeployFiles(project);
       return startNetlifyUnderDeno(project);
     },
+    shared: 'netlify-deno',
     transport: edgeTransport,
     appliesHeaders: true,
     hidesControlFiles: false,
@@ -82,8 +89,10 @@ describe.each(HOSTS)('the example tree on $name', (hostCase) => {
   let client: Client;
 
   beforeAll(async () => {
-    const project = buildFixtureProject('fixtures/example');
-    host = await hostCase.start(project);
+    // A shared host belongs to the run: closing it here is a no-op.
+    host = hostCase.shared
+      ? { url: await sharedHost(hostCase.shared), close: async () => {} }
+      : await hostCase.start(buildFixtureProject('fixtures/example'));
     client = new Client({ name: 'real-hosts', version: '1.0.0' });
     await client.connect(hostCase.transport(host));
   });

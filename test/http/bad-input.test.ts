@@ -5,17 +5,17 @@
 // site's Host check, pages on this machine passing with CORS, 2025-03-26 batches, the command-line
 // refusals (exit 2, never listening) and a client that sends its headers one byte at a time.
 import net from 'node:net';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { HttpServe, LATEST, openSession, post, type RawAnswer, rawRequest } from '../helpers/http-serve.js';
 import { buildFixtureProject } from '../helpers/projects.js';
-import { startWorkerdSite, type WorkerdSite } from '../edge/workerd-site.js';
+import { sharedHost } from '../helpers/shared-hosts.js';
 import { BAD_INPUT_CASES, type BadInputCase, type ExpectedRefusal, PING } from './bad-input-cases.js';
 
 let project: string;
 let server: HttpServe;
-let site: WorkerdSite;
+/** The workerd the tier shares over the built example (test/shared-hosts.ts): never closed here. */
+let site: { url: URL };
 let session: string;
 const answers: RawAnswer[] = [];
 
@@ -27,12 +27,11 @@ beforeAll(async () => {
   project = buildFixtureProject('fixtures/example');
   server = await HttpServe.start([project]);
   session = await openSession(server.port);
-  site = await startWorkerdSite(path.join(project, 'dist'));
+  site = { url: await sharedHost('workerd') };
 }, 60_000);
 
 afterAll(async () => {
   await server?.stop();
-  await site?.close();
 });
 
 interface Host {

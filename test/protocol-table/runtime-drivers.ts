@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { startWorkerdSite } from '../edge/workerd-site.js';
 import { sseMessages } from '../helpers/http-serve.js';
+import { type SharedHostName, sharedHost } from '../helpers/shared-hosts.js';
 import { addInitDeployFiles, startNetlifyUnderDeno, startPagesDev, startWranglerDev } from '../hosts/host-runtimes.js';
 import type { ProtocolResponse } from './cases.js';
 import { type Connection, type Driver, INITIALIZE_PARAMS, modernHeaders, TABLE_PROTOCOL_VERSION } from './drivers.js';
@@ -31,6 +32,19 @@ export const netlifyDenoDriver = edgeDriver('netlify-deno', async (treeRoot) => 
   await addInitDeployFiles(projectOf(treeRoot));
   return startNetlifyUnderDeno(projectOf(treeRoot));
 });
+
+/**
+ * A driver for the runtime the runtimes tier shares over the built example (test/helpers/shared-hosts.ts),
+ * named as the driver that starts its own: the tree it is given must be that example's.
+ */
+export function sharedExampleDriver(name: string, host: SharedHostName): Driver {
+  return {
+    name,
+    stateless: true,
+    // The host belongs to the run: closing the connection leaves it running.
+    open: async () => openEdgeConnection({ url: await sharedHost(host), close: async () => {} }),
+  };
+}
 
 /** The project a tree was built from, where the deploy files init writes expect it (../dist). */
 function projectOf(treeRoot: string): string {

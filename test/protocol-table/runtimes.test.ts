@@ -1,11 +1,17 @@
 // The protocol table through the hosts' own runtimes: the tree's _worker.js in workerd, `wrangler
 // pages dev`, `wrangler dev` and Netlify's edge function under Deno; each answer equal to the core's.
+// The runtimes are the ones the tier starts once per run over the built example (test/shared-hosts.ts).
 import path from 'node:path';
-import { copyBuiltExample } from '../helpers/example.js';
+import { builtExample } from '../helpers/example.js';
 import { replayProtocolTable } from './replay-table.js';
-import { netlifyDenoDriver, pagesDevDriver, wranglerDevDriver, workerdDriver } from './runtime-drivers.js';
+import { sharedExampleDriver } from './runtime-drivers.js';
 
-// A copy: the wrangler dev and Netlify drivers add init's deploy files beside the tree.
-replayProtocolTable([workerdDriver, pagesDevDriver, wranglerDevDriver, netlifyDenoDriver], () =>
-  path.join(copyBuiltExample(), 'dist'),
+replayProtocolTable(
+  [
+    sharedExampleDriver('workerd', 'workerd'),
+    sharedExampleDriver('wrangler-pages-dev', 'pages-dev'),
+    sharedExampleDriver('wrangler-dev', 'wrangler-dev'),
+    sharedExampleDriver('netlify-deno', 'netlify-deno'),
+  ],
+  () => path.join(builtExample(), 'dist'),
 );

@@ -80,6 +80,53 @@ describe('the search index of the previous build', () => {
     expect(await readReusableSearchIndex(project, out, GENERATOR)).toBeUndefined();
   });
 
+  // The build's CLI test (test/build/search-reuse.test.ts) shows one damage and one edit end to end.
+  it('is not offered once a file of it was touched, overwritten, removed or swapped for a copy of itself', async () => {
+    const damages: [string, (file: string) => Promise<void>][] = [
+      ['touched', async (file) => fs.utimes(file, new Date(), new Date(Date.now() + 5_000))],
+      ['overwritten with stray bytes', async (file) => fs.appendFile(file, 'stray bytes')],
+      ['removed', async (file) => fs.rm(file)],
+      [
+        'swapped for a copy of itself',
+        async (file) => {
+          await fs.copyFile(file, `${file}.copy`);
+          await fs.rename(`${file}.copy`, file);
+        },
+      ],
+    ];
+    for (const [damage, apply] of damages) {
+      const { project, out } = await indexedTree();
+      await recordSearchIndex(project, out, GENERATOR, outcomeOf(files), false);
+      expect(await readReusableSearchIndex(project, out, GENERATOR), damage).toBeDefined();
+      await apply(path.join(out, PACK));
+      expect(await readReusableSearchIndex(project, out, GENERATOR), damage).toBeUndefined();
+    }
+  });
+
+  it('is not offered from a record that is garbage or edited, and is again once the record is restored', async () => {
+    const { project, out } = await indexedTree();
+    const record = path.join(project, '.staticmcp/search-index.json');
+    await recordSearchIndex(project, out, GENERATOR, outcomeOf(files), false);
+    const intact = await fs.readFile(record, 'utf8');
+    const edits: [string, string][] = [
+      ['garbage', '\u0000not json{'],
+      ['an empty object', '{}'],
+      [
+        'a file outside the index',
+        intact.replace(/"path":"packs\/search\.index\/[^"]*"/, '"path":"../../outside.pack"'),
+      ],
+      ['another extension', intact.replace(/"documentCount":\d+/, '"documentCount":99')],
+      ['another digest', intact.replace(/"inputs":"[0-9a-z]/, '"inputs":"z')],
+    ];
+    for (const [edit, text] of edits) {
+      expect(text, edit).not.toEqual(intact);
+      await fs.writeFile(record, text);
+      expect(await readReusableSearchIndex(project, out, GENERATOR), edit).toBeUndefined();
+      await fs.writeFile(record, intact);
+      expect(await readReusableSearchIndex(project, out, GENERATOR), edit).toBeDefined();
+    }
+  });
+
   it('is not recorded when the folder does not hold the bytes the build wrote (verifyContent), nor without an index', async () => {
     const { project, out } = await indexedTree();
     const record = path.join(project, '.staticmcp/search-index.json');

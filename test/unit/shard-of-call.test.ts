@@ -40,7 +40,7 @@ describe('parseShardSpec', () => {
   it('reads I/N and refuses anything else with what a shard looks like', () => {
     expect(parseShardSpec('2/3')).toEqual({ index: 2, count: 3 });
     expect(parseShardSpec('1/1')).toEqual({ index: 1, count: 1 });
-    for (const bad of ['0/3', '4/3', '1/0', '3', '1/3/5', 'a/b', '-1/3', '1/1001', ''])
+    for (const bad of ['0/3', '4/3', '1/0', '3', '1/3/5', 'a/b', 'two/3', '-1/3', '1/1001', ''])
       expect(() => parseShardSpec(bad), bad).toThrow(/--shard .* is not a shard: it takes I\/N/);
   });
 });

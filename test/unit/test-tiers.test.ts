@@ -21,7 +21,7 @@ const STARTS: readonly { what: string; pattern: RegExp; lowestTier: 'cli' | 'run
   },
   {
     what: 'workerd (miniflare)',
-    pattern: /'miniflare'|workerd-site\.js'|runtime-drivers\.js'|damaged-trees\.js'/,
+    pattern: /'miniflare'|workerd-site\.js'|runtime-drivers\.js'|damaged-trees\.js'|shared-hosts\.js'/,
     lowestTier: 'runtimes',
   },
   { what: 'wrangler or Deno', pattern: /host-runtimes\.js'/, lowestTier: 'runtimes' },

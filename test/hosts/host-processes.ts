@@ -1,0 +1,179 @@
+// The hosts' local runtimes as processes: `wrangler pages dev`, `wrangler dev` and Netlify's edge
+// function under Deno, each on loopback with telemetry off and a throwaway HOME, ended with its
+// whole process group. Nothing here imports vitest, so the runtimes tier's global setup
+// (test/shared-hosts.ts) starts them as test files do (test/hosts/host-runtimes.ts); the caller
+// says where throwaway folders go (`makeFolder`) and which compiled CLI writes init's deploy files.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, promises as fs } from 'node:fs';
+import { createRequire } from 'node:module';
+import net, { type AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Makes a fresh temporary folder whose name starts with `prefix` and returns its real path. */
+export type MakeFolder = (prefix: string) => Promise<string>;
+
+export interface RunningHost {
+  /** The site's root, ending in `/`; MCP at `mcp` where the host runs the worker. */
+  url: URL;
+  close(): Promise<void>;
+}
+
+/** The compatibility date the tree's worker is written for, which the pinned workerd supports. */
+export const COMPATIBILITY_DATE = '2025-09-01';
+
+const STARTUP_TIMEOUT_MS = 60_000;
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const require = createRequire(import.meta.url);
+
+function wranglerBin(): string {
+  return path.join(path.dirname(require.resolve('wrangler/package.json')), 'bin', 'wrangler.js');
+}
+
+/**
+ * The Deno binary of the npm package `deno`: its install script links it into the package, and
+ * where install scripts did not run, its platform package still holds it.
+ */
+function findDeno(): string {
+  const linked = path.join(path.dirname(require.resolve('deno/package.json')), 'deno');
+  if (existsSync(linked)) return linked;
+  const platform = `@deno/${process.platform}-${process.arch}${process.platform === 'linux' ? '-glibc' : ''}`;
+  return path.join(path.dirname(require.resolve(`${platform}/package.json`)), 'deno');
+}
+const DENO = findDeno();
+
+/** Copies the deploy files `staticmcp init` writes (deploy/, netlify.toml) into a built project, as init renders them. */
+export async function addInitDeployFiles(cli: string, projectDir: string, makeFolder: MakeFolder): Promise<void> {
+  const scaffold = path.join(await makeFolder('staticmcp-init-'), 'project');
+  const init = spawnSync(process.execPath, [cli, 'init', scaffold], { encoding: 'utf8' });
+  if (init.status !== 0) throw new Error(`staticmcp init failed: ${init.stderr}`);
+  await fs.cp(path.join(scaffold, 'deploy'), path.join(projectDir, 'deploy'), { recursive: true });
+  await fs.copyFile(path.join(scaffold, 'netlify.toml'), path.join(projectDir, 'netlify.toml'));
+}
+
+/** Runs wrangler with `args` and resolves once it says it is ready. */
+async function startWrangler(args: string[], cwd: string, makeFolder: MakeFolder): Promise<RunningHost> {
+  const port = await freePort();
+  const inspectorPort = await freePort();
+  return startRuntime(
+    `wrangler ${args[0]}`,
+    [wranglerBin(), ...args, '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort)],
+    cwd,
+    port,
+    makeFolder,
+  );
+}
+
+/** Runs `node <args>` in its own process group, resolving once it prints that it is ready on `port`. */
+async function startRuntime(
+  name: string,
+  args: string[],
+  cwd: string,
+  port: number,
+  makeFolder: MakeFolder,
+): Promise<RunningHost> {
+  const home = await makeFolder('staticmcp-host-home-');
+  const child = spawn(args[0] === DENO ? DENO : process.execPath, args[0] === DENO ? args.slice(1) : args, {
+    cwd,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+      DENO_DIR: path.join(home, 'deno'),
+      DENO_NO_UPDATE_CHECK: '1',
+      WRANGLER_SEND_METRICS: 'false',
+      CI: 'true',
+      NO_COLOR: '1',
+    },
+  });
+  let output = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), STARTUP_TIMEOUT_MS);
+    const read = (chunk: Buffer): void => {
+      output += chunk.toString('utf8');
+      if (output.includes(`Ready on http://127.0.0.1:${port}`)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code}:\n${output}`));
+    });
+  });
+  try {
+    await ready;
+  } catch (error) {
+    await endGroup(child);
+    throw error;
+  }
+  return { url: new URL(`http://127.0.0.1:${port}/`), close: () => endGroup(child) };
+}
+
+async function endGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    process.kill(-child.pid!, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const killLater = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {}
+  }, 5_000);
+  await exited;
+  clearTimeout(killLater);
+}
+
+/**
+ * Cloudflare Pages: `wrangler pages dev <tree>`, which runs the tree's `_worker.js` in advanced mode,
+ * from `cwd` (where wrangler reads a `.dev.vars` file of local secrets), else an empty folder.
+ */
+export async function startPagesDev(
+  treeDir: string,
+  cwd: string | undefined,
+  makeFolder: MakeFolder,
+): Promise<RunningHost> {
+  return startWrangler(
+    ['pages', 'dev', treeDir, '--compatibility-date', COMPATIBILITY_DATE],
+    cwd ?? (await makeFolder('staticmcp-pages-dev-')),
+    makeFolder,
+  );
+}
+
+/** Cloudflare Workers static assets: `wrangler dev` with the `deploy/wrangler.jsonc` that init wrote in `projectDir`. */
+export async function startWranglerDev(projectDir: string, makeFolder: MakeFolder): Promise<RunningHost> {
+  const state = await makeFolder('staticmcp-wrangler-state-');
+  return startWrangler(['dev', '-c', 'deploy/wrangler.jsonc', '--persist-to', state], projectDir, makeFolder);
+}
+
+/**
+ * Netlify: the netlify.toml and deploy/netlify/ that init wrote in `projectDir`, the edge function
+ * run by Deno (Netlify's edge runtime) behind a static server that routes as netlify.toml says.
+ */
+export async function startNetlifyUnderDeno(projectDir: string, makeFolder: MakeFolder): Promise<RunningHost> {
+  const port = await freePort();
+  const harness = fileURLToPath(new URL('netlify-under-deno.mjs', import.meta.url));
+  const project = path.resolve(projectDir);
+  return startRuntime(
+    'deno (netlify edge function)',
+    [DENO, 'run', '--quiet', '--allow-net=127.0.0.1', `--allow-read=${project}`, harness, project, String(port)],
+    project,
+    port,
+    makeFolder,
+  );
+}

@@ -1,0 +1,118 @@
+// The host runtimes of the runtimes tier, started at most once per `vitest run` and shared by the
+// test files that only read the built fixtures/example or fixtures/conformance
+// (test/helpers/shared-hosts.ts asks for them). test/global-setup.ts runs a loopback server in
+// vitest's own process: `GET /<host>` starts that host over a copy of the built example (with the
+// deploy files `init` writes; `conformance-workerd`: fixtures/conformance, built) the first time
+// any file asks, and answers its address to every file after; the run's end stops them all. Nothing starts when no file asks, so running one unrelated file costs nothing.
+// Files that need a runtime with settings of their own (secrets, a packed tree, their own
+// project) still start their own.
+import { execFile } from 'node:child_process';
+import { cpSync, promises as fs, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { startWorkerdSite } from './edge/workerd-site.js';
+import {
+  addInitDeployFiles,
+  type MakeFolder,
+  type RunningHost,
+  startNetlifyUnderDeno,
+  startPagesDev,
+  startWranglerDev,
+} from './hosts/host-processes.js';
+
+/**
+ * The hosts started on demand: over the example, workerd (miniflare), wrangler pages dev, wrangler
+ * dev and Netlify under Deno; over fixtures/conformance, workerd.
+ */
+export const SHARED_HOSTS = ['workerd', 'pages-dev', 'wrangler-dev', 'netlify-deno', 'conformance-workerd'] as const;
+export type SharedHostName = (typeof SHARED_HOSTS)[number];
+
+export interface SharedHostsServer {
+  /** `http://127.0.0.1:<port>/`: ask `<url><host>` for a host's address. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Serves the shared hosts of the example built at `builtExample`, and of the fixtures in `repoRoot`, by the compiled CLI `cli`. */
+export async function startSharedHostsServer(
+  cli: string,
+  builtExample: string,
+  repoRoot: string,
+): Promise<SharedHostsServer> {
+  const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'staticmcp-shared-hosts-')));
+  const makeFolder: MakeFolder = (prefix) => fs.mkdtemp(path.join(root, prefix));
+  let project: Promise<string> | undefined;
+  const prepareProject = (): Promise<string> => {
+    project ??= (async () => {
+      const copy = path.join(root, 'example');
+      cpSync(builtExample, copy, { recursive: true });
+      await addInitDeployFiles(cli, copy, makeFolder);
+      return copy;
+    })();
+    return project;
+  };
+  let conformance: Promise<string> | undefined;
+  const prepareConformance = (): Promise<string> => {
+    conformance ??= (async () => {
+      const copy = path.join(root, 'conformance');
+      cpSync(path.join(repoRoot, 'fixtures', 'conformance'), copy, { recursive: true });
+      await promisify(execFile)(process.execPath, [cli, 'build', copy]);
+      return copy;
+    })();
+    return conformance;
+  };
+  const starters: Record<SharedHostName, (project: string) => Promise<RunningHost>> = {
+    workerd: (dir) => startWorkerdSite(path.join(dir, 'dist')),
+    'pages-dev': (dir) => startPagesDev(path.join(dir, 'dist'), undefined, makeFolder),
+    'wrangler-dev': (dir) => startWranglerDev(dir, makeFolder),
+    'netlify-deno': (dir) => startNetlifyUnderDeno(dir, makeFolder),
+    'conformance-workerd': (dir) => startWorkerdSite(path.join(dir, 'dist')),
+  };
+  // A failed start stays failed for the run: every file that asks gets its error, none waits again.
+  const hosts = new Map<SharedHostName, Promise<RunningHost>>();
+  const startHost = (name: SharedHostName): Promise<RunningHost> => {
+    let host = hosts.get(name);
+    if (!host) {
+      const project = name === 'conformance-workerd' ? prepareConformance() : prepareProject();
+      host = project.then((dir) => starters[name](dir));
+      hosts.set(name, host);
+    }
+    return host;
+  };
+
+  const server = http.createServer((request, response) => {
+    const name = (request.url ?? '/').slice(1) as SharedHostName;
+    if (!SHARED_HOSTS.includes(name)) {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: `no shared host "${name}": ask for one of ${SHARED_HOSTS.join(', ')}` }));
+      return;
+    }
+    startHost(name).then(
+      (host) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ url: host.url.href }));
+      },
+      (error: unknown) => {
+        response.writeHead(500, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ error: `starting the shared ${name} failed: ${(error as Error).message}` }));
+      },
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      const started = await Promise.allSettled(hosts.values());
+      await Promise.allSettled(
+        started.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.close() : undefined)),
+      );
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
