@@ -27,14 +27,21 @@ import {
 import type { PackingOutcome } from './host-limits.js';
 import { toolOfCallFile } from './packable-call-file.js';
 import { type PackedToolOutcome, type PreviousPacks, ToolRecordsDigest } from './pack-reuse.js';
+import { StringArena } from '../tree-writer/string-arena.js';
 import type { TreeOutput } from './tree-output.js';
+
+/** Paths taken out of the tree per call to the writer. */
+const REMOVE_SLICE = 4096;
 
 export interface ToolCallFiles {
   tool: string;
-  /** Call files that are not copies, in the order written (the pack writer sorts records itself). */
-  owners: string[];
+  /**
+   * Call files that are not copies, in the order written (the pack writer sorts records itself).
+   * Paths are held as UTF-8 in one buffer each (string-arena.ts): a tool can have 650,000 calls.
+   */
+  owners: StringArena;
   /** Every call file of the tool, copies included. */
-  all: string[];
+  all: StringArena;
   recordBytes: number;
   nameCount: number;
 }
@@ -99,7 +106,7 @@ export async function planPacking(
     if (tool === undefined || !known.has(tool)) continue;
     let entry = byTool.get(tool);
     if (!entry) {
-      entry = { tool, owners: [], all: [], recordBytes: 0, nameCount: 0 };
+      entry = { tool, owners: new StringArena(), all: new StringArena(), recordBytes: 0, nameCount: 0 };
       byTool.set(tool, entry);
     }
     entry.all.push(filePath);
@@ -156,9 +163,12 @@ export async function writePacks(
   await output.writer.flush();
   for (const entry of plan.tools) {
     // The owners in a fixed order (they come in as the calls finished), for the records digest.
-    entry.owners.sort(compareStrings);
+    const ownerOrder = entry.owners.sortedPositions();
+    const owners = function* () {
+      for (const position of ownerOrder) yield entry.owners.at(position);
+    };
     const digest = new ToolRecordsDigest(options.generator, entry.tool, targetPackBytes);
-    for (const owner of entry.owners) digest.add(namesOf(packedCopies, owner), output.writer.digestOf(owner)!);
+    for (const owner of owners()) digest.add(namesOf(packedCopies, owner), output.writer.digestOf(owner)!);
     const records = digest.digest();
     const reused = options.previous?.reusable(entry.tool, records, targetPackBytes);
     let outcome: PackedToolOutcome;
@@ -176,7 +186,7 @@ export async function writePacks(
       const generator = generateToolPacks({
         tool: entry.tool,
         records: (function* () {
-          for (const owner of entry.owners)
+          for (const owner of owners())
             yield { paths: namesOf(packedCopies, owner), byteLength: output.writer.sizeOf(owner) };
         })(),
         readBody: (owner) => output.writer.read(owner),
@@ -201,12 +211,24 @@ export async function writePacks(
       };
     }
     packFiles += outcome.files.length;
-    await output.remove(entry.all);
+    await removeAll(output, entry.all);
     table[entry.tool] = outcome.table;
     packedTools[entry.tool] = outcome;
   }
   const { callFilesBefore, callFilesAfter } = plan;
   return { callFilesBefore, callFilesAfter, table, packFiles, targetPackBytes, packedTools };
+}
+
+/** Takes `paths` out of the tree a slice at a time, so no array of every path is made. */
+async function removeAll(output: TreeOutput, paths: StringArena): Promise<void> {
+  const slice: string[] = [];
+  for (let position = 0; position < paths.length; position++) {
+    slice.push(paths.at(position));
+    if (slice.length === REMOVE_SLICE || position === paths.length - 1) {
+      await output.remove(slice);
+      slice.length = 0;
+    }
+  }
 }
 
 function packFilesOf(entry: ToolCallFiles, targetPackBytes: number): number {
