@@ -17,7 +17,6 @@
 import path from 'node:path';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { encodedRecordBytes } from '../core/packs/pack-encoding.js';
-import { utf8Bytes } from '../core/tree/utf8.js';
 import {
   DEFAULT_TARGET_PACK_BYTES,
   MAX_PACK_BYTES,
@@ -40,8 +39,8 @@ export interface ToolCallFiles {
    * Paths are held as UTF-8 in one buffer each (string-arena.ts): a tool can have 650,000 calls.
    */
   owners: StringArena;
-  /** Every call file of the tool, copies included. */
-  all: StringArena;
+  /** The tool's call files that are copies (extra names of an owner's record). */
+  copies: StringArena;
   recordBytes: number;
   nameCount: number;
 }
@@ -106,27 +105,30 @@ export async function planPacking(
     if (tool === undefined || !known.has(tool)) continue;
     let entry = byTool.get(tool);
     if (!entry) {
-      entry = { tool, owners: new StringArena(), all: new StringArena(), recordBytes: 0, nameCount: 0 };
+      entry = { tool, owners: new StringArena(), copies: new StringArena(), recordBytes: 0, nameCount: 0 };
       byTool.set(tool, entry);
     }
-    entry.all.push(filePath);
     // A copy is one more name of its original's record (an owner is always in its copy's tool).
-    if (isCopy.has(filePath)) continue;
+    if (isCopy.has(filePath)) {
+      entry.copies.push(filePath);
+      continue;
+    }
     entry.owners.push(filePath);
-    const names = namesOf(packedCopies, filePath).map((name) => utf8Bytes(name));
+    // Buffer.from: small strings share a pooled slab rather than a buffer each (a tool can have 650,000 calls).
+    const names = namesOf(packedCopies, filePath).map((name) => Buffer.from(name));
     entry.recordBytes += encodedRecordBytes(names, output.writer.sizeOf(filePath));
     entry.nameCount += names.length;
   }
   const entries = [...byTool.values()].sort((a, b) => compareStrings(a.tool, b.tool));
   let otherCallFiles = callFilesBefore;
-  for (const entry of entries) otherCallFiles -= entry.all.length;
+  for (const entry of entries) otherCallFiles -= callFilesOf(entry);
 
   // 256 KiB packs (pack-writer.ts says why), doubled while the packed tree would still pass the
   // budget and doubling saves files (it cannot once every tool is one pack and one index). Up to
   // 16 MiB: packs come out up to a few % over the target, and MAX_PACK_BYTES is 24 MiB.
   const filesAt = (target: number) => {
     let files = otherCallFiles;
-    for (const entry of entries) files += Math.min(entry.all.length, packFilesOf(entry, target));
+    for (const entry of entries) files += Math.min(callFilesOf(entry), packFilesOf(entry, target));
     return files;
   };
   let targetPackBytes = DEFAULT_TARGET_PACK_BYTES;
@@ -140,7 +142,7 @@ export async function planPacking(
   const packed: ToolCallFiles[] = [];
   let callFilesAfter = otherCallFiles;
   for (const entry of entries) {
-    if (packFilesOf(entry, targetPackBytes) >= entry.all.length) callFilesAfter += entry.all.length;
+    if (packFilesOf(entry, targetPackBytes) >= callFilesOf(entry)) callFilesAfter += callFilesOf(entry);
     else packed.push(entry);
   }
   if (packed.length === 0) return undefined;
@@ -211,7 +213,8 @@ export async function writePacks(
       };
     }
     packFiles += outcome.files.length;
-    await removeAll(output, entry.all);
+    await removeAll(output, entry.owners);
+    await removeAll(output, entry.copies);
     table[entry.tool] = outcome.table;
     packedTools[entry.tool] = outcome;
   }
@@ -229,6 +232,11 @@ async function removeAll(output: TreeOutput, paths: StringArena): Promise<void> 
       slice.length = 0;
     }
   }
+}
+
+/** How many call files the tool has, copies included. */
+function callFilesOf(entry: ToolCallFiles): number {
+  return entry.owners.length + entry.copies.length;
 }
 
 function packFilesOf(entry: ToolCallFiles, targetPackBytes: number): number {

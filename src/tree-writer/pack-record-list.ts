@@ -31,8 +31,8 @@ export class PackRecordList {
     return this.names.length;
   }
 
-  /** Adds a record answering `paths` (its own first). */
-  push(paths: readonly string[]): void {
+  /** Adds a record answering `paths` (its own first); returns the names' UTF-8 bytes (views, valid until the next push). */
+  push(paths: readonly string[]): Uint8Array[] {
     const record = this.recordCount;
     this.recordCount += 1;
     this.firstNames = grownTypedArray(this.firstNames, this.recordCount, makeUint32);
@@ -45,6 +45,10 @@ export class PackRecordList {
       this.keyHighs[position] = high;
       this.keyLows[position] = low;
     }
+    const names: Uint8Array[] = [];
+    for (let position = this.firstNames[record]!; position < this.names.length; position++)
+      names.push(this.names.bytesAt(position));
+    return names;
   }
 
   /** The key's high 32 bits of the name at `position`. */

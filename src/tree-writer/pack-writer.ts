@@ -25,7 +25,6 @@ import {
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
-import { utf8Bytes } from '../core/tree/utf8.js';
 import { PackRecordList } from './pack-record-list.js';
 
 export interface PackRecord {
@@ -73,12 +72,15 @@ const MAX_BUCKET_BITS = 16;
 /** A call key's 8 bytes and an entry, per name: what an index costs per call. */
 const INDEX_BYTES_PER_NAME = 8 + INDEX_ENTRY_BYTES;
 
-function keyBytesOf(high: number, low: number): Uint8Array {
-  const bytes = new Uint8Array(8);
+/** The names' keys as 8 big-endian bytes each, in one buffer (a view per key, not a buffer each). */
+function keyBytesOf(list: PackRecordList, names: Uint32Array): Uint8Array[] {
+  const bytes = new Uint8Array(names.length * 8);
   const view = new DataView(bytes.buffer);
-  view.setUint32(0, high);
-  view.setUint32(4, low);
-  return bytes;
+  return Array.from(names, (name, position) => {
+    view.setUint32(position * 8, list.keyHigh(name));
+    view.setUint32(position * 8 + 4, list.keyLow(name));
+    return bytes.subarray(position * 8, position * 8 + 8);
+  });
 }
 
 /** A pack or index file the writer made. */
@@ -157,11 +159,7 @@ export function* generateToolPacks(
   let totalBytes = 0;
   for (const record of records) {
     for (const path of record.paths) assertPlainTreePath(path, 'A packed call file');
-    totalBytes += encodedRecordBytes(
-      record.paths.map((path) => utf8Bytes(path)),
-      record.byteLength,
-    );
-    list.push(record.paths);
+    totalBytes += encodedRecordBytes(list.push(record.paths), record.byteLength);
   }
   if (list.length === 0) return [];
   const nameCount = list.nameCount;
@@ -218,8 +216,9 @@ export function* generateToolPacks(
       compareStrings(packs[left]!.path, packs[right]!.path),
     );
     const packNumber = new Map(packNumbers.map((number, position) => [number, position]));
-    const indexEntries: IndexEntryInput[] = Array.from(slice, (name) => ({
-      key: keyBytesOf(list.keyHigh(name), list.keyLow(name)),
+    const keys = keyBytesOf(list, slice);
+    const indexEntries: IndexEntryInput[] = Array.from(slice, (name, position) => ({
+      key: keys[position]!,
       pack: packNumber.get(list.entryPack(name))!,
       recordOffset: list.entryOffset(name),
       recordLength: list.entryLength(name),
