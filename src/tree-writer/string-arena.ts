@@ -60,10 +60,10 @@ export class StringArena {
     this.count += 1;
     this.starts = grownTypedArray(this.starts, this.count, (length) => new Uint32Array(length));
     this.ends = grownTypedArray(this.ends, this.count, (length) => new Uint32Array(length));
-    // A UTF-16 code unit takes at most 3 bytes in UTF-8.
-    const needed = this.bytesUsed + text.length * 3;
+    const needed = this.bytesUsed + Buffer.byteLength(text);
     if (needed > this.bytes.length) {
-      const bigger = Buffer.alloc(Math.max(needed, this.bytes.length * 2));
+      // By half again, not double: the arena is most of what the pack step holds.
+      const bigger = Buffer.alloc(Math.max(needed, Math.ceil(this.bytes.length * 1.5)));
       this.bytes.copy(bigger, 0, 0, this.bytesUsed);
       this.bytes = bigger;
     }
