@@ -17,7 +17,6 @@
 import path from 'node:path';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { encodedRecordBytes } from '../core/packs/pack-encoding.js';
-import { utf8Bytes } from '../core/tree/utf8.js';
 import {
   DEFAULT_TARGET_PACK_BYTES,
   MAX_PACK_BYTES,
@@ -27,14 +26,21 @@ import {
 import type { PackingOutcome } from './host-limits.js';
 import { toolOfCallFile } from './packable-call-file.js';
 import { type PackedToolOutcome, type PreviousPacks, ToolRecordsDigest } from './pack-reuse.js';
+import { StringArena } from '../tree-writer/string-arena.js';
 import type { TreeOutput } from './tree-output.js';
+
+/** Paths taken out of the tree per call to the writer. */
+const REMOVE_SLICE = 4096;
 
 export interface ToolCallFiles {
   tool: string;
-  /** Call files that are not copies, in the order written (the pack writer sorts records itself). */
-  owners: string[];
-  /** Every call file of the tool, copies included. */
-  all: string[];
+  /**
+   * Call files that are not copies, in the order written (the pack writer sorts records itself).
+   * Paths are held as UTF-8 in one buffer each (string-arena.ts): a tool can have 650,000 calls.
+   */
+  owners: StringArena;
+  /** The tool's call files that are copies (extra names of an owner's record). */
+  copies: StringArena;
   recordBytes: number;
   nameCount: number;
 }
@@ -99,27 +105,30 @@ export async function planPacking(
     if (tool === undefined || !known.has(tool)) continue;
     let entry = byTool.get(tool);
     if (!entry) {
-      entry = { tool, owners: [], all: [], recordBytes: 0, nameCount: 0 };
+      entry = { tool, owners: new StringArena(), copies: new StringArena(), recordBytes: 0, nameCount: 0 };
       byTool.set(tool, entry);
     }
-    entry.all.push(filePath);
     // A copy is one more name of its original's record (an owner is always in its copy's tool).
-    if (isCopy.has(filePath)) continue;
+    if (isCopy.has(filePath)) {
+      entry.copies.push(filePath);
+      continue;
+    }
     entry.owners.push(filePath);
-    const names = namesOf(packedCopies, filePath).map((name) => utf8Bytes(name));
+    // Buffer.from: small strings share a pooled slab rather than a buffer each (a tool can have 650,000 calls).
+    const names = namesOf(packedCopies, filePath).map((name) => Buffer.from(name));
     entry.recordBytes += encodedRecordBytes(names, output.writer.sizeOf(filePath));
     entry.nameCount += names.length;
   }
   const entries = [...byTool.values()].sort((a, b) => compareStrings(a.tool, b.tool));
   let otherCallFiles = callFilesBefore;
-  for (const entry of entries) otherCallFiles -= entry.all.length;
+  for (const entry of entries) otherCallFiles -= callFilesOf(entry);
 
   // 256 KiB packs (pack-writer.ts says why), doubled while the packed tree would still pass the
   // budget and doubling saves files (it cannot once every tool is one pack and one index). Up to
   // 16 MiB: packs come out up to a few % over the target, and MAX_PACK_BYTES is 24 MiB.
   const filesAt = (target: number) => {
     let files = otherCallFiles;
-    for (const entry of entries) files += Math.min(entry.all.length, packFilesOf(entry, target));
+    for (const entry of entries) files += Math.min(callFilesOf(entry), packFilesOf(entry, target));
     return files;
   };
   let targetPackBytes = DEFAULT_TARGET_PACK_BYTES;
@@ -133,7 +142,7 @@ export async function planPacking(
   const packed: ToolCallFiles[] = [];
   let callFilesAfter = otherCallFiles;
   for (const entry of entries) {
-    if (packFilesOf(entry, targetPackBytes) >= entry.all.length) callFilesAfter += entry.all.length;
+    if (packFilesOf(entry, targetPackBytes) >= callFilesOf(entry)) callFilesAfter += callFilesOf(entry);
     else packed.push(entry);
   }
   if (packed.length === 0) return undefined;
@@ -156,9 +165,12 @@ export async function writePacks(
   await output.writer.flush();
   for (const entry of plan.tools) {
     // The owners in a fixed order (they come in as the calls finished), for the records digest.
-    entry.owners.sort(compareStrings);
+    const ownerOrder = entry.owners.sortedPositions();
+    const owners = function* () {
+      for (const position of ownerOrder) yield entry.owners.at(position);
+    };
     const digest = new ToolRecordsDigest(options.generator, entry.tool, targetPackBytes);
-    for (const owner of entry.owners) digest.add(namesOf(packedCopies, owner), output.writer.digestOf(owner)!);
+    for (const owner of owners()) digest.add(namesOf(packedCopies, owner), output.writer.digestOf(owner)!);
     const records = digest.digest();
     const reused = options.previous?.reusable(entry.tool, records, targetPackBytes);
     let outcome: PackedToolOutcome;
@@ -176,7 +188,7 @@ export async function writePacks(
       const generator = generateToolPacks({
         tool: entry.tool,
         records: (function* () {
-          for (const owner of entry.owners)
+          for (const owner of owners())
             yield { paths: namesOf(packedCopies, owner), byteLength: output.writer.sizeOf(owner) };
         })(),
         readBody: (owner) => output.writer.read(owner),
@@ -201,12 +213,30 @@ export async function writePacks(
       };
     }
     packFiles += outcome.files.length;
-    await output.remove(entry.all);
+    await removeAll(output, entry.owners);
+    await removeAll(output, entry.copies);
     table[entry.tool] = outcome.table;
     packedTools[entry.tool] = outcome;
   }
   const { callFilesBefore, callFilesAfter } = plan;
   return { callFilesBefore, callFilesAfter, table, packFiles, targetPackBytes, packedTools };
+}
+
+/** Takes `paths` out of the tree a slice at a time, so no array of every path is made. */
+async function removeAll(output: TreeOutput, paths: StringArena): Promise<void> {
+  const slice: string[] = [];
+  for (let position = 0; position < paths.length; position++) {
+    slice.push(paths.at(position));
+    if (slice.length === REMOVE_SLICE || position === paths.length - 1) {
+      await output.remove(slice);
+      slice.length = 0;
+    }
+  }
+}
+
+/** How many call files the tool has, copies included. */
+function callFilesOf(entry: ToolCallFiles): number {
+  return entry.owners.length + entry.copies.length;
 }
 
 function packFilesOf(entry: ToolCallFiles, targetPackBytes: number): number {

@@ -7,7 +7,14 @@
 // of two chosen from the tool's total size: when a tool about doubles or halves they change and
 // every pack of that tool is rewritten once.
 import { createHash } from 'node:crypto';
-import { hexOfBytes, INDEX_ENTRY_BYTES, KEY_KIND, MAX_PACK_BYTES, PACKS_FOLDER } from '../core/packs/pack-format.js';
+import {
+  hexOfBytes,
+  INDEX_ENTRY_BYTES,
+  KEY_KIND,
+  MAX_PACK_BYTES,
+  PACK_HEADER_BYTES,
+  PACKS_FOLDER,
+} from '../core/packs/pack-format.js';
 import {
   encodedRecordBytes,
   encodeIndex,
@@ -17,9 +24,8 @@ import {
 } from '../core/packs/pack-encoding.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
-import { sipHash13Halves } from '../core/tree/siphash.js';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
-import { utf8Bytes } from '../core/tree/utf8.js';
+import { PackRecordList } from './pack-record-list.js';
 
 export interface PackRecord {
   /** The tree paths this body answers: the call's own first, then its left-out-default copies. */
@@ -66,43 +72,15 @@ const MAX_BUCKET_BITS = 16;
 /** A call key's 8 bytes and an entry, per name: what an index costs per call. */
 const INDEX_BYTES_PER_NAME = 8 + INDEX_ENTRY_BYTES;
 
-/**
- * A call key as its two 32-bit halves (SipHash's own output): comparing (high, low) as unsigned
- * numbers is comparing the 8 big-endian bytes, and two numbers per name cost far less memory than
- * a Uint8Array each (a tool can have 650,000 names). The bytes are made only as an index is encoded.
- */
-interface KeyHalves {
-  high: number;
-  low: number;
-}
-
-interface Prepared extends KeyHalves {
-  paths: readonly string[];
-}
-
-/** A name's index entry, with the pack it points into. */
-interface PendingEntry extends KeyHalves {
-  name: string;
-  pack: { path: string; length: number };
-  offset: number;
-  length: number;
-}
-
-function keyHalvesOf(treePath: string): KeyHalves {
-  const [high, low] = sipHash13Halves(utf8Bytes(treePath));
-  return { high, low };
-}
-
-function compareKeyHalves(left: KeyHalves, right: KeyHalves): number {
-  return left.high - right.high || left.low - right.low;
-}
-
-function keyBytesOf(key: KeyHalves): Uint8Array {
-  const bytes = new Uint8Array(8);
+/** The names' keys as 8 big-endian bytes each, in one buffer (a view per key, not a buffer each). */
+function keyBytesOf(list: PackRecordList, names: Uint32Array): Uint8Array[] {
+  const bytes = new Uint8Array(names.length * 8);
   const view = new DataView(bytes.buffer);
-  view.setUint32(0, key.high);
-  view.setUint32(4, key.low);
-  return bytes;
+  return Array.from(names, (name, position) => {
+    view.setUint32(position * 8, list.keyHigh(name));
+    view.setUint32(position * 8 + 4, list.keyLow(name));
+    return bytes.subarray(position * 8, position * 8 + 8);
+  });
 }
 
 /** A pack or index file the writer made. */
@@ -162,7 +140,7 @@ export function packToolRecords(options: PackToolOptions): PackedTool {
  * Packs and indexes for one tool's records, each file yielded as soon as it is made (packs in key
  * order, then indexes); the tool's rows of the pack table are the generator's return value. A record's body is
  * read when its pack is made and dropped with it: memory holds one pack's bodies and every name's
- * index entry, never the tool's bodies. Throws when a path is not plain or a pack would pass
+ * index entry (in typed arrays, pack-record-list.ts), never the tool's bodies. Throws when a path is not plain or a pack would pass
  * MAX_PACK_BYTES.
  */
 export function* generateToolPacks(
@@ -176,82 +154,80 @@ export function* generateToolPacks(
   const targetIndexBytes = options.targetIndexBytes ?? DEFAULT_TARGET_INDEX_BYTES;
   assertPlainTreePath(`${PACKS_FOLDER}${tool}`, `The packs folder of tool ${tool}`);
   if (tool.includes('/')) throw new Error(`tool name ${tool} holds a "/"`);
-  const prepared: Prepared[] = [];
+  // Every name and key in typed arrays (pack-record-list.ts), never an object per record or name.
+  const list = new PackRecordList();
   let totalBytes = 0;
-  let nameCount = 0;
   for (const record of records) {
     for (const path of record.paths) assertPlainTreePath(path, 'A packed call file');
-    totalBytes += encodedRecordBytes(
-      record.paths.map((path) => utf8Bytes(path)),
-      record.byteLength,
-    );
-    prepared.push({ ...keyHalvesOf(record.paths[0] ?? ''), paths: record.paths });
-    nameCount += record.paths.length;
+    totalBytes += encodedRecordBytes(list.push(record.paths), record.byteLength);
   }
-  if (prepared.length === 0) return [];
-  // Deterministic order whatever order the records came in: key, then the path itself.
-  prepared.sort((a, b) => compareKeyHalves(a, b) || compareStrings(a.paths[0]!, b.paths[0]!));
+  if (list.length === 0) return [];
+  const nameCount = list.nameCount;
 
   const packBits = bucketBits(totalBytes, targetPackBytes);
   const indexBits = Math.min(packBits, bucketBits(nameCount * INDEX_BYTES_PER_NAME, targetIndexBytes));
-  const entries: PendingEntry[] = [];
+  const packs: { path: string; length: number }[] = [];
 
-  let start = 0;
-  while (start < prepared.length) {
-    const bucket = bucketOf(prepared[start]!.high, packBits);
-    let end = start;
-    while (end < prepared.length && bucketOf(prepared[end]!.high, packBits) === bucket) end += 1;
-    const encoded = prepared
-      .slice(start, end)
-      .map((item) => encodeRecord({ names: item.paths, body: options.readBody(item.paths[0]!) }));
-    const packBytes = encodePack(encoded);
-    if (packBytes.length > MAX_PACK_BYTES) {
-      throw new StaticMcpError(
-        'PACK_TOO_LARGE',
-        `A pack of tool ${tool} would hold ${packBytes.length} bytes, more than the ${MAX_PACK_BYTES} a host accepts in one file`,
-        'Lower the pack size, or make the largest call results smaller.',
-      );
+  {
+    // Deterministic order whatever order the records came in: key, then the path itself.
+    const order = list.sortedRecords();
+    const highOf = (position: number) => list.keyHigh(list.firstNameOf(order[position]!));
+    let start = 0;
+    while (start < order.length) {
+      const bucket = bucketOf(highOf(start), packBits);
+      let end = start;
+      while (end < order.length && bucketOf(highOf(end), packBits) === bucket) end += 1;
+      const encoded: Uint8Array[] = [];
+      for (let position = start; position < end; position += 1) {
+        const names = list.pathsOf(order[position]!);
+        encoded.push(encodeRecord({ names, body: options.readBody(names[0]!) }));
+      }
+      const packBytes = encodePack(encoded);
+      if (packBytes.length > MAX_PACK_BYTES) {
+        throw new StaticMcpError(
+          'PACK_TOO_LARGE',
+          `A pack of tool ${tool} would hold ${packBytes.length} bytes, more than the ${MAX_PACK_BYTES} a host accepts in one file`,
+          'Lower the pack size, or make the largest call results smaller.',
+        );
+      }
+      const pack = { path: `${PACKS_FOLDER}${tool}/${contentName(packBytes)}.pack`, length: packBytes.length };
+      packs.push(pack);
+      yield { path: pack.path, bytes: packBytes };
+      let offset = PACK_HEADER_BYTES;
+      for (let position = start; position < end; position += 1) {
+        const length = encoded[position - start]!.length;
+        list.setEntry(order[position]!, packs.length - 1, offset, length);
+        offset += length;
+      }
+      start = end;
     }
-    const pack = { path: `${PACKS_FOLDER}${tool}/${contentName(packBytes)}.pack`, length: packBytes.length };
-    yield { path: pack.path, bytes: packBytes };
-    let offset = 16;
-    for (let position = start; position < end; position += 1) {
-      const item = prepared[position]!;
-      const length = encoded[position - start]!.length;
-      item.paths.forEach((name, nameIndex) => {
-        const key = nameIndex === 0 ? item : keyHalvesOf(name);
-        entries.push({ high: key.high, low: key.low, name, pack, offset, length });
-      });
-      offset += length;
-    }
-    start = end;
   }
 
-  // The index entries hold all the index phase needs: the records' list can go (a tool may have 650,000).
-  prepared.length = 0;
-
   // An index per key range of 2^(64 - indexBits): the entries of its names, wherever their record lives.
-  entries.sort((a, b) => compareKeyHalves(a, b) || compareStrings(a.name, b.name));
+  const order = list.sortedNames();
   const table: PackTableRow[] = [];
-  start = 0;
-  while (start < entries.length) {
-    const bucket = bucketOf(entries[start]!.high, indexBits);
+  let start = 0;
+  while (start < order.length) {
+    const bucket = bucketOf(list.keyHigh(order[start]!), indexBits);
     let end = start;
-    while (end < entries.length && bucketOf(entries[end]!.high, indexBits) === bucket) end += 1;
-    const slice = entries.slice(start, end);
-    const packPaths = [...new Set(slice.map((entry) => entry.pack.path))].sort(compareStrings);
-    const packNumber = new Map(packPaths.map((path, position) => [path, position]));
-    const packs = packPaths.map((path) => ({
-      path,
-      length: slice.find((entry) => entry.pack.path === path)!.pack.length,
+    while (end < order.length && bucketOf(list.keyHigh(order[end]!), indexBits) === bucket) end += 1;
+    const slice = order.subarray(start, end);
+    const packNumbers = [...new Set(Array.from(slice, (name) => list.entryPack(name)))].sort((left, right) =>
+      compareStrings(packs[left]!.path, packs[right]!.path),
+    );
+    const packNumber = new Map(packNumbers.map((number, position) => [number, position]));
+    const keys = keyBytesOf(list, slice);
+    const indexEntries: IndexEntryInput[] = Array.from(slice, (name, position) => ({
+      key: keys[position]!,
+      pack: packNumber.get(list.entryPack(name))!,
+      recordOffset: list.entryOffset(name),
+      recordLength: list.entryLength(name),
     }));
-    const indexEntries: IndexEntryInput[] = slice.map((entry) => ({
-      key: keyBytesOf(entry),
-      pack: packNumber.get(entry.pack.path)!,
-      recordOffset: entry.offset,
-      recordLength: entry.length,
-    }));
-    const indexBytes = encodeIndex(KEY_KIND.call, packs, indexEntries);
+    const indexBytes = encodeIndex(
+      KEY_KIND.call,
+      packNumbers.map((number) => packs[number]!),
+      indexEntries,
+    );
     const indexPath = `${PACKS_FOLDER}${tool}/${contentName(indexBytes)}.idx`;
     yield { path: indexPath, bytes: indexBytes };
     const firstKey = new Uint8Array(8);

@@ -1,0 +1,97 @@
+// A list of strings held as their UTF-8 bytes side by side in one growing buffer, with their
+// offsets in typed arrays: what the pack step keeps per call (paths, names) for tools of hundreds of
+// thousands of calls. A string and an array slot per call cost several times the path's own bytes
+// on the heap, and the heap grows to a multiple of what it holds; here a path costs its bytes and
+// eight more, outside the heap. A string is made again only when read (`at`).
+
+const INITIAL_ITEMS = 256;
+
+/** `array`, or a copy of it at least `length` long (doubling), the old values kept. */
+export function grownTypedArray<T extends Uint32Array | Uint8Array>(
+  array: T,
+  length: number,
+  make: (length: number) => T,
+): T {
+  if (array.length >= length) return array;
+  const bigger = make(Math.max(length, array.length * 2));
+  bigger.set(array);
+  return bigger;
+}
+
+/**
+ * Compares two UTF-8 byte ranges the way `<` compares the strings they encode (by UTF-16 code
+ * units), so a sort here gives the order a sort of the strings gives. The two orders differ in one
+ * case only: a character past U+FFFF (lead byte F0-F4, a surrogate pair in UTF-16) against one in
+ * U+E000-U+FFFF (lead byte EE or EF); UTF-16 puts the surrogate first.
+ */
+export function compareUtf8AsUtf16(
+  bytes: Uint8Array,
+  leftStart: number,
+  leftEnd: number,
+  rightStart: number,
+  rightEnd: number,
+): number {
+  const length = Math.min(leftEnd - leftStart, rightEnd - rightStart);
+  for (let index = 0; index < length; index++) {
+    const left = bytes[leftStart + index]!;
+    const right = bytes[rightStart + index]!;
+    if (left === right) continue;
+    if (left >= 0xf0 && (right === 0xee || right === 0xef)) return -1;
+    if (right >= 0xf0 && (left === 0xee || left === 0xef)) return 1;
+    return left - right;
+  }
+  return leftEnd - leftStart - (rightEnd - rightStart);
+}
+
+export class StringArena {
+  private bytes = Buffer.alloc(INITIAL_ITEMS * 32);
+  private bytesUsed = 0;
+  private starts = new Uint32Array(INITIAL_ITEMS);
+  private ends = new Uint32Array(INITIAL_ITEMS);
+  private count = 0;
+
+  get length(): number {
+    return this.count;
+  }
+
+  /** Appends `text`; returns its position. */
+  push(text: string): number {
+    const position = this.count;
+    this.count += 1;
+    this.starts = grownTypedArray(this.starts, this.count, (length) => new Uint32Array(length));
+    this.ends = grownTypedArray(this.ends, this.count, (length) => new Uint32Array(length));
+    const needed = this.bytesUsed + Buffer.byteLength(text);
+    if (needed > this.bytes.length) {
+      // By half again, not double: the arena is most of what the pack step holds.
+      const bigger = Buffer.alloc(Math.max(needed, Math.ceil(this.bytes.length * 1.5)));
+      this.bytes.copy(bigger, 0, 0, this.bytesUsed);
+      this.bytes = bigger;
+    }
+    this.starts[position] = this.bytesUsed;
+    this.bytesUsed += this.bytes.write(text, this.bytesUsed, 'utf8');
+    this.ends[position] = this.bytesUsed;
+    return position;
+  }
+
+  /** The string at `position`. */
+  at(position: number): string {
+    return this.bytes.toString('utf8', this.starts[position]!, this.ends[position]!);
+  }
+
+  /** The UTF-8 bytes of the string at `position` (a view: valid until the next `push`). */
+  bytesAt(position: number): Uint8Array {
+    return this.bytes.subarray(this.starts[position]!, this.ends[position]!);
+  }
+
+  /** Compares the strings at two positions as `<` compares strings. */
+  compare(left: number, right: number): number {
+    return compareUtf8AsUtf16(this.bytes, this.starts[left]!, this.ends[left]!, this.starts[right]!, this.ends[right]!);
+  }
+
+  /** The positions 0 … length - 1 in the strings' order (as a sort of the strings gives it). */
+  sortedPositions(): Uint32Array {
+    const order = new Uint32Array(this.count);
+    for (let position = 0; position < this.count; position++) order[position] = position;
+    return order.sort((left, right) => this.compare(left, right));
+  }
+}
