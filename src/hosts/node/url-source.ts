@@ -36,6 +36,7 @@ export class UrlSource implements TreeSource, PackFileSource {
   private readonly agent: http.Agent;
   private readonly timeoutMs: number;
   private readonly deadlineMs: number;
+  private closed = false;
   private readonly maxFileBytes: number;
   private readonly downloads = new Map<string, Promise<ReadOutcome>>();
   private readonly sizeLookups = new Map<string, Promise<number | undefined>>();
@@ -165,6 +166,9 @@ export class UrlSource implements TreeSource, PackFileSource {
     headers: Record<string, string>,
     method: 'GET' | 'HEAD',
   ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body?: Buffer }> {
+    // A read that was still waiting (on a HEAD, or its turn) when the server closed starts nothing:
+    // a new request would open a socket again and hold the process for its whole deadline.
+    if (this.closed) return Promise.reject(new Error(`${relativePath}: the server is closing`));
     const url = this.urlOf(relativePath);
     const client = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
@@ -231,6 +235,7 @@ export class UrlSource implements TreeSource, PackFileSource {
   }
 
   close(): void {
+    this.closed = true;
     this.agent.destroy();
   }
 }
