@@ -5,7 +5,8 @@
 // its pack is made, each name's index entry (pack number, record offset and length).
 // Comparing (high, low) as unsigned numbers is comparing a key's 8 big-endian bytes.
 import { sipHash13Halves } from '../core/tree/siphash.js';
-import { grownTypedArray, StringArena } from './string-arena.js';
+import { grownTypedArray } from './grown-typed-array.js';
+import { StringArena } from './string-arena.js';
 
 const INITIAL_ITEMS = 256;
 

@@ -4,19 +4,9 @@
 // on the heap, and the heap grows to a multiple of what it holds; here a path costs its bytes and
 // eight more, outside the heap. A string is made again only when read (`at`).
 
-const INITIAL_ITEMS = 256;
+import { grownTypedArray } from './grown-typed-array.js';
 
-/** `array`, or a copy of it at least `length` long (doubling), the old values kept. */
-export function grownTypedArray<T extends Uint32Array | Uint8Array>(
-  array: T,
-  length: number,
-  make: (length: number) => T,
-): T {
-  if (array.length >= length) return array;
-  const bigger = make(Math.max(length, array.length * 2));
-  bigger.set(array);
-  return bigger;
-}
+const INITIAL_ITEMS = 256;
 
 /**
  * Compares two UTF-8 byte ranges the way `<` compares the strings they encode (by UTF-16 code
