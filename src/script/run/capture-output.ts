@@ -1,6 +1,8 @@
 // A run's stdout and stderr, drained always and kept up to a cap each; the first byte past the cap
 // is reported once (the caller kills the run). Whole stderr lines are handed to the log and
-// progress callbacks as they arrive.
+// progress callbacks as they arrive, in time linear in the output (a line split over many chunks
+// is scanned once, and a character split between chunks is decoded whole).
+import { StringDecoder } from 'node:string_decoder';
 import { parseLogLine, type LogLine } from '../../core/results/log-lines.js';
 import { parseProgressLine, type ProgressLine } from '../../core/results/progress-lines.js';
 
@@ -28,6 +30,7 @@ export function captureOutput(options: CaptureOptions): OutputCapture {
   let overflowed = false;
   let kept = 0;
   let pendingLogText = '';
+  const stderrDecoder = new StringDecoder('utf8');
   const watchesLines = options.onLogLine !== undefined || options.onProgressLine !== undefined;
 
   /** One whole stderr line: a log line or a progress line goes to its callback, anything else stays output only. */
@@ -65,13 +68,19 @@ export function captureOutput(options: CaptureOptions): OutputCapture {
     onStderr(chunk) {
       stderrBytes += chunk.length;
       if (!keepWithinCap(stderrChunks, stderrBytes, chunk) || !watchesLines) return;
-      pendingLogText += chunk.toString('utf8');
-      const lines = pendingLogText.split('\n');
+      const text = stderrDecoder.write(chunk);
+      // Only the new text is searched: a long line arriving in pieces is not split again per piece.
+      if (!text.includes('\n')) {
+        pendingLogText += text;
+        return;
+      }
+      const lines = (pendingLogText + text).split('\n');
       pendingLogText = lines.pop() ?? '';
-      for (const text of lines) reportStderrLine(text);
+      for (const line of lines) reportStderrLine(line);
     },
     chunksRead: () => kept,
     finish() {
+      if (watchesLines) pendingLogText += stderrDecoder.end();
       if (pendingLogText) reportStderrLine(pendingLogText);
       pendingLogText = '';
       return { stdout: Buffer.concat(stdoutChunks), stderr: Buffer.concat(stderrChunks) };
