@@ -5,73 +5,37 @@
 // resource and gets a prompt, and we check what the user sees in its JSON output. The 30 runs are
 // independent (each its own Inspector process; the stdio ones each their own server), so they run
 // concurrently, at most vitest's maxConcurrency (5) at a time.
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, describe, type ExpectStatic, it } from 'vitest';
 import { HttpServe } from '../helpers/http-serve.js';
 import { CLI } from '../helpers/paths.js';
 import { buildFixtureProject } from '../helpers/projects.js';
-import { requireTool } from '../helpers/runtime-tools.js';
-import { temporaryFolderSync } from '../helpers/temp-folders.js';
-
-const INSPECTOR_PACKAGE = path.dirname(requireTool.resolve('@modelcontextprotocol/inspector/package.json'));
-/** The `inspector` bin, the launcher `npx @modelcontextprotocol/inspector` starts. */
-const INSPECTOR = path.join(
-  INSPECTOR_PACKAGE,
-  (JSON.parse(readFileSync(path.join(INSPECTOR_PACKAGE, 'package.json'), 'utf8')) as { bin: { inspector: string } }).bin
-    .inspector,
-);
+import { type InspectorRun, runInspector } from '../helpers/inspector-cli.js';
 
 const project = buildFixtureProject('fixtures/example');
 const server = await HttpServe.start([project]);
-
-// The Inspector keeps a catalog and client settings under ~/.mcp-inspector: give it its own home
-// so a test run neither reads nor writes the user's.
-const inspectorHome = temporaryFolderSync('staticmcp-inspector-home-');
 
 afterAll(async () => {
   await server.stop();
 });
 
-interface InspectorRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+interface InspectorJsonRun extends InspectorRun {
   /** `--format json` prints one object: `{result}` on stdout, or `{error}` on stderr. */
   json(): { result?: Record<string, unknown>; error?: { message: string } };
 }
 
-/** Runs `inspector --cli <target…> <options>` to its end (bounded), with Node 20 like a user's npx. */
-function inspector(options: string[], target: string[]): Promise<InspectorRun> {
-  return new Promise((resolve) => {
-    // The target comes first: options such as --tool-arg take every word after them.
-    execFile(
-      process.execPath,
-      [INSPECTOR, '--cli', ...target, '--format', 'json', '--connect-timeout', '15000', ...options],
-      {
-        cwd: temporaryFolderSync('staticmcp-inspector-cwd-'),
-        env: { ...process.env, HOME: inspectorHome, NO_COLOR: '1' },
-        timeout: 45_000,
-        maxBuffer: 16 * 1024 * 1024,
-      },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-        resolve({
-          code,
-          stdout,
-          stderr,
-          json: () => {
-            try {
-              return JSON.parse(stdout.trim() === '' ? stderr : stdout) as ReturnType<InspectorRun['json']>;
-            } catch {
-              throw new Error(`inspector printed no JSON (exit ${code}): ${stdout}${stderr}`);
-            }
-          },
-        });
-      },
-    );
-  });
+/** Runs `inspector --cli <target…> <options>` to its end (bounded). */
+async function inspector(options: string[], target: string[]): Promise<InspectorJsonRun> {
+  const run = await runInspector(target, options);
+  return {
+    ...run,
+    json: () => {
+      try {
+        return JSON.parse(run.stdout.trim() === '' ? run.stderr : run.stdout) as ReturnType<InspectorJsonRun['json']>;
+      } catch {
+        throw new Error(`inspector printed no JSON (exit ${run.code}): ${run.stdout}${run.stderr}`);
+      }
+    },
+  };
 }
 
 /**
