@@ -30,6 +30,7 @@ import { discoverPublicFiles, PUBLIC_FOLDER } from '../project/discover-public.j
 import { discoverResources } from '../project/discover-resources.js';
 import { discoverResourceTemplates } from '../project/discover-resource-templates.js';
 import { discoverSite } from '../project/discover-site.js';
+import { discoverSkills } from '../project/discover-skills.js';
 import { applySiteOverrides, writeSiteFiles } from './site-step.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { MANIFEST_FILE } from '../core/tree/manifest.js';
@@ -148,7 +149,7 @@ async function discoverContent(project: OpenedProject, signal: AbortSignal | und
           volatileInputs,
           maxOutputBytes: config.limits.maxOutputBytes,
         });
-  const skills = await (await import('../project/discover-skills.js')).discoverSkills(projectRoot, config.limits);
+  const skills = await discoverSkills(projectRoot, config.limits);
   return { resources, prompts, templates, expansion, skills, site };
 }
 
