@@ -227,6 +227,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       input.packsCalls ||
       (input.shardPart !== true && searchToIndex(input.config, toolNames, hasTextResources) !== undefined),
     appPages: appPagesOf(input.resources),
+    skills: input.skills ?? [],
   };
   for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions))
     await output.write(filePath, content);

@@ -16,11 +16,17 @@ import {
   SERVER_CARD_MEDIA_TYPE,
 } from './server-card.js';
 import { treeJsonFile } from '../core/tree/canonical-json.js';
+import type { SkillEntry } from '../core/tree/skills.js';
 import { APP_HOST_FILE, type AppPage, renderAppPageHeaders } from './app-pages.js';
 import { escapeHtml, readAppHostScript, renderIndexHtml, renderPageHeaders } from './landing-page.js';
 
 /** The tree's folders and files answered from the build (each fresh for the owner's TTL). */
 const CACHED_PATHS = ['/tools/*', '/resources/*', '/prompts/*', '/completions.json'];
+/**
+ * Skill files and skills/list.json (core/tree/skills.ts), fresh for the same TTL: a rule only in
+ * trees that have skills, so every other tree's `_headers` stays as it was.
+ */
+const SKILLS_PATH = '/skills/*';
 
 /**
  * The `_headers` file: call and resource files are fresh for the owner's TTL (`cache.ttlSeconds`,
@@ -38,6 +44,7 @@ function renderHeaders(
   discovery: DiscoveryHeaders,
   packs: boolean,
   appPages: readonly AppPage[],
+  skills: boolean,
 ): string {
   const cached = (pattern: string): string =>
     `${pattern}\n  Cache-Control: public, max-age=${ttlSeconds}, must-revalidate\n`;
@@ -45,6 +52,7 @@ function renderHeaders(
     '/*\n  Access-Control-Allow-Origin: *\n  X-Content-Type-Options: nosniff\n',
     `/mcp.json\n  Cache-Control: public, max-age=${Math.min(ttlSeconds, MANIFEST_MAX_AGE_SECONDS)}, must-revalidate\n`,
     ...CACHED_PATHS.map(cached),
+    ...(skills ? [cached(SKILLS_PATH)] : []),
     ...discoveryHeaderRules(discovery),
     renderPageHeaders(appPages.length > 0),
     ...renderAppPageHeaders(appPages),
@@ -150,6 +158,8 @@ export interface DeployOptions {
   packs?: boolean;
   /** The tree's MCP App pages (app-pages.ts): written with the app host, and the page may frame them. */
   appPages?: readonly AppPage[];
+  /** The tree's skills (discover-skills.ts): listed on the page, and `_headers` caches their files. */
+  skills?: readonly SkillEntry[];
 }
 
 /** The deploy files that belong to the tree's content (and to its content hash). */
@@ -167,11 +177,12 @@ export function deployFiles(manifest: Manifest, options: DeployOptions): Map<str
         },
         options.packs === true,
         options.appPages ?? [],
+        (options.skills?.length ?? 0) > 0,
       ),
     ],
     // Cloudflare Workers static assets: the worker's code, Pages' routing file and local secrets files are not assets to publish.
     ['.assetsignore', workerDeployFiles().get('.assetsignore')!],
-    ['index.html', renderIndexHtml(manifest, options.publicUrl, options.liveOnlyTools, hasApps)],
+    ['index.html', renderIndexHtml(manifest, options.publicUrl, options.liveOnlyTools, hasApps, options.skills)],
     [NOT_FOUND_FILE, renderNotFoundHtml(manifest)],
     [ROUTES_FILE, ROUTES],
   ]);

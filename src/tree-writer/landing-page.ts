@@ -6,6 +6,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { INSTALL_HINT, STATICMCP_COMMAND } from '../shared/staticmcp-command.js';
 import type { Manifest } from '../core/tree/manifest.js';
+import type { SkillEntry } from '../core/tree/skills.js';
+import { renderSkillsSection } from './landing-skills.js';
+import { clipText, escapeHtml } from './page-text.js';
+
+export { escapeHtml } from './page-text.js';
 
 /** Where `npm run build` puts the page script (scripts/bundle-page.mjs): dist/page/playground.js. */
 const PAGE_BUNDLE_URL = new URL('../page/playground.js', import.meta.url);
@@ -37,19 +42,6 @@ let pageScript: string | undefined;
 /** Element content only (quotes stay readable in a snippet's page source). */
 function escapeText(text: string): string {
   return text.replace(/[&<>]/g, (character) => `&#${character.charCodeAt(0)};`);
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
-}
-
-/** Tree text shown on the page is cut here (a 1 MB description stays in mcp.json, not in every page view). */
-const PAGE_TEXT_LIMIT = 2000;
-
-function clipText(text: string): string {
-  return text.length <= PAGE_TEXT_LIMIT
-    ? text
-    : `${text.slice(0, PAGE_TEXT_LIMIT)}… (${text.length - PAGE_TEXT_LIMIT} more characters in mcp.json)`;
 }
 
 /** One entry of a list on the page: the playground script (src/page) finds it by its data attribute. */
@@ -183,6 +175,7 @@ export function renderIndexHtml(
   publicUrl?: string,
   liveOnlyTools: readonly string[] = [],
   hasApps = false,
+  skills: readonly SkillEntry[] = [],
 ): string {
   template ??= readFileSync(new URL('../../templates/index.html', import.meta.url), 'utf8');
   const { serverInfo, capabilities } = manifest;
@@ -206,6 +199,7 @@ export function renderIndexHtml(
     remoteSnippets: snippets.remote,
     bridgeSnippets: snippets.bridge,
     toolCount: String(capabilities.tools.length),
+    skills: renderSkillsSection(skills),
     resourceCount: String(capabilities.resources.length),
     tools: entries(
       'tool',

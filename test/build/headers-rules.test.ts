@@ -143,3 +143,25 @@ describe('_headers of a packed tree (issue #24)', () => {
     expect(packedHeaders.startsWith(plainHeaders)).toBe(true);
   });
 });
+
+describe('_headers of a tree with skills (issue #42)', () => {
+  let skillsHeaders: string;
+  let skillPaths: string[];
+  beforeAll(async () => {
+    const built = path.join(buildFixtureProject('skills-project'), 'dist');
+    skillsHeaders = readFileSync(path.join(built, '_headers'), 'utf8');
+    skillPaths = [...(await readTree(built)).keys()].map((file) => `/${file}`).filter((p) => p.startsWith('/skills/'));
+  });
+
+  it('keeps skill files and skills/list.json fresh for the TTL, each header once; no rule without skills', () => {
+    expect(skillPaths).toEqual(
+      expect.arrayContaining(['/skills/list.json', '/skills/files/greeting-etiquette/skill_md.json']),
+    );
+    for (const urlPath of skillPaths) {
+      const headers = headersAsHostsApplyThem(skillsHeaders, urlPath);
+      expect(headers.get('cache-control'), urlPath).toEqual(['public, max-age=300, must-revalidate']);
+      for (const [name, values] of headers) expect(values, `${name} of ${urlPath}`).toHaveLength(1);
+    }
+    expect(headersFile).not.toContain('/skills/');
+  });
+});

@@ -1,6 +1,6 @@
 // Skills through the real CLI: a project with the fixture's skills and one bad skill builds the
 // good ones (exit 1, the bad SKILL.md named), with skill files in their own folder of the tree
-// and their entries in skills/list.json; `check` passes it, and reports a skill file edited after
+// and their entries in skills/list.json, listed on the landing page; `check` passes it, and reports a skill file edited after
 // the build by its digest; shards merged into a packed tree keep them; a rebuild without a skill
 // leaves none of its files behind; a project without skills declares nothing.
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,6 +54,30 @@ describe('build', () => {
     expect(existsSync(path.join(tree, 'resources'))).toBe(false);
   });
 
+  it('the landing page lists each skill with its description and files', () => {
+    const page = readFileSync(path.join(project, 'dist/index.html'), 'utf8');
+    expect(page).toContain('<h2 id="skills-title">Skills (3)</h2>');
+    const skill = (uri: string): string => {
+      const start = page.indexOf(`<article class="skill" data-skill="${uri}">`);
+      expect(start, uri).toBeGreaterThan(-1);
+      return page.slice(start, page.indexOf('</article>', start));
+    };
+    const refunds = skill('skill://acme/billing/refunds/SKILL.md');
+    // Named by its front matter, its prefixed path beside it; every file (the nested skill's too) with its size.
+    expect(refunds).toContain('<h3><code>refunds</code> <span class="mark">acme/billing/refunds</span></h3>');
+    expect(refunds).toContain('<p>Process customer refund requests per company policy.</p>');
+    expect(refunds).toContain('Files (4):');
+    for (const file of ['SKILL.md', 'assets/stamp.png', 'chargebacks/SKILL.md', 'examples/email.md'])
+      expect(refunds).toMatch(
+        new RegExp(`<li><code>${file}</code> <span class="muted">\\d+(\\.\\d)? (bytes|KiB)</span></li>`),
+      );
+    expect(skill('skill://greeting-etiquette/SKILL.md')).toContain(
+      '<p>Greet people in their own language with this server&#39;s greet tool.',
+    );
+    // The refused skill is not on the page.
+    expect(page).not.toContain('wrong-folder');
+  });
+
   it('check passes the tree, and reports a skill file that no longer matches its digest', async () => {
     const tree = path.join(project, 'dist');
     expect((await runCli(['check', tree])).code).toBe(0);
@@ -99,4 +123,5 @@ it('a project without skills writes no skills folder and no skills extension', a
   expect((await buildJson(plain)).code).toBe(0);
   expect(existsSync(path.join(plain, 'dist/skills'))).toBe(false);
   expect(readFileSync(path.join(plain, 'dist/mcp.json'), 'utf8')).not.toContain('"skills"');
+  expect(readFileSync(path.join(plain, 'dist/index.html'), 'utf8')).not.toContain('id="skills"');
 });
