@@ -30,6 +30,8 @@ import type { BuildProblem, ToolReport } from './build-report.js';
 import type { ToolPlan } from './plan-tools.js';
 import type { TreeOutput } from './tree-output.js';
 import { SKILLS_LIST_FILE, type SkillEntry } from '../core/tree/skills.js';
+import { isAppResource, namesAppResource } from '../core/tree/mcp-apps.js';
+import { declaredExtensions } from '../core/mcp/server-capabilities.js';
 
 export interface AssembleInput {
   serverName: string;
@@ -210,6 +212,13 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     registryAuth: config.registryAuth,
     packageName: packageInfo().name,
     packageVersion: packageInfo().version,
+    extensions: declaredExtensions({
+      // As server-capabilities.ts tells them from the loaded tree.
+      apps:
+        resourceDefinitions.some((resource) => isAppResource({ uri: resource.uri, mimeType: resource.mimeType })) ||
+        input.plans.some((plan) => namesAppResource({ _meta: plan.definition._meta })),
+      skills: skillCount > 0,
+    }),
   });
   const toolNames = input.plans.map((plan) => plan.name);
   const indexedResources = input.resources.filter(

@@ -32,6 +32,8 @@ export interface DiscoveryOptions {
   registryAuth?: string;
   packageName: string;
   packageVersion: string;
+  /** The `extensions` server/discover declares for this tree, named on the server card. */
+  extensions?: Record<string, unknown>;
 }
 
 export interface DiscoveryProblem {
@@ -92,6 +94,7 @@ export function discoveryFiles(manifest: Manifest, options: DiscoveryOptions): D
     description: serverJson.description as string,
     ...(typeof serverJson.title === 'string' ? { title: serverJson.title } : {}),
     publicUrl,
+    ...(options.extensions !== undefined ? { extensions: options.extensions } : {}),
   });
   const cardProblems = validateServerCard(card);
   if (cardProblems.length > 0) {

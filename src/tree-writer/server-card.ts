@@ -4,7 +4,8 @@
 // for a tree is `/mcp/server-card` (a static file: every host routes only `/mcp` itself to the
 // worker), and the catalog at the host's `/.well-known/ai-catalog.json`. The card is advisory and
 // made from the same values as server.json and the manifest (what `server/discover` answers), so
-// the three agree by construction; `check` compares them in a tree.
+// the three agree by construction; `check` compares them in a tree. Its `_meta` names the
+// extensions the server declares (Skills, MCP Apps).
 import { MODERN_VERSIONS, SUPPORTED_VERSIONS } from '../core/mcp/protocol-versions.js';
 
 export const SERVER_CARD_FILE = 'mcp/server-card';
@@ -29,6 +30,8 @@ export interface ServerCardInput {
   title?: string;
   /** The site's address without a trailing slash. */
   publicUrl: string;
+  /** The `extensions` server/discover declares (declaredExtensions), named in the card's `_meta`. */
+  extensions?: Record<string, unknown>;
 }
 
 export function renderServerCard(input: ServerCardInput): Record<string, unknown> {
@@ -46,6 +49,10 @@ export function renderServerCard(input: ServerCardInput): Record<string, unknown
         supportedProtocolVersions: endpointProtocolVersions(),
       },
     ],
+    // The card has no capabilities field; `_meta` is its extension point. Each extension is keyed
+    // by its own identifier with the settings server/discover gives it, so a client can tell
+    // before connecting that the server serves skills (or apps).
+    ...(input.extensions !== undefined ? { _meta: input.extensions } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 // The discovery files a build writes beside server.json (server card at /mcp/server-card, AI
 // Catalog at /.well-known/ai-catalog.json), read from real built trees: they follow the pinned
-// schemas, agree with server.json and with what `serve` answers to server/discover and initialize,
+// schemas, agree with server.json and with what `serve` answers to server/discover and initialize
+// (the card's _meta names the extensions it declares: the project has a skill),
 // are served with their media type and to any origin by `serve --http`, and `check` reports a
 // tampered card. Then the names a registry can verify, and the publicUrls that announce nothing.
 import { promises as fs } from 'node:fs';
@@ -44,7 +45,10 @@ beforeAll(async () => {
   project = await makeProject({
     tools: { ok: 'ok' },
     config: CONFIG,
-    files: { 'public/.well-known/security.txt': 'Contact: mailto:security@example.com\n' },
+    files: {
+      'public/.well-known/security.txt': 'Contact: mailto:security@example.com\n',
+      'skills/forecasts/SKILL.md': '---\nname: forecasts\ndescription: Read a forecast with the ok tool.\n---\n',
+    },
   });
   const { code, stderr } = await buildJson(project);
   expect(code, stderr).toBe(0);
@@ -104,6 +108,9 @@ describe('the server card and the AI Catalog of a built tree', () => {
       ).json().result as Json;
       const serverInfo = (discover._meta as Json)['io.modelcontextprotocol/serverInfo'] as Json;
       expect(serverInfo).toMatchObject({ name: CONFIG.name, version: card.version, title: card.title });
+      // The card's _meta names the extensions server/discover declares (here Skills), with its settings.
+      expect(card._meta).toEqual((discover.capabilities as Json).extensions);
+      expect(card._meta).toEqual({ 'io.modelcontextprotocol/skills': { directoryRead: true } });
       // Every version server/discover lists is on the card, and every other one the card lists is
       // one initialize agrees on.
       for (const version of discover.supportedVersions as string[])

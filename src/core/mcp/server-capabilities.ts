@@ -46,19 +46,26 @@ export function serverCapabilities(server: ServerContext, version: ProtocolVersi
     tree.extension?.completions !== undefined ||
     tree.extension?.completionProviders !== undefined;
   if (completable && knowsCompletionsCapability(version)) capabilities.completions = {};
-  // MCP Apps (SEP-1865) are negotiated through SEP-1724's `extensions`, in every version: the
-  // extension's own examples pair it with 2024-11-05, and a client that does not know it ignores it.
-  if (hasApps(tree)) capabilities.extensions = { [APPS_EXTENSION_ID]: appsExtensionSettings() };
-  // Skills (SEP-2640) the same way, only when the tree has some; their files are resources, so a
-  // server declaring the extension declares `resources` too (the specification requires it).
-  if ((tree.extension?.skills?.count ?? 0) > 0) {
-    capabilities.extensions = {
-      ...(capabilities.extensions as JsonObject),
-      [SKILLS_EXTENSION_ID]: skillsExtensionSettings(),
-    };
-    capabilities.resources ??= modern ? {} : { subscribe: true };
-  }
+  const hasSkills = (tree.extension?.skills?.count ?? 0) > 0;
+  const extensions = declaredExtensions({ apps: hasApps(tree), skills: hasSkills });
+  if (extensions !== undefined) capabilities.extensions = extensions;
+  // Skill files are resources, so a server declaring the Skills extension declares `resources`
+  // too (the specification requires it).
+  if (hasSkills) capabilities.resources ??= modern ? {} : { subscribe: true };
   return capabilities;
+}
+
+/**
+ * The `extensions` a server with these kinds declares (SEP-1724), in every protocol version: MCP
+ * Apps (SEP-1865; the extension's own examples pair it with 2024-11-05, and a client that does not
+ * know it ignores it) and Skills (SEP-2640) when the tree has any. The server card names the same
+ * object, so the two agree by construction.
+ */
+export function declaredExtensions(kinds: { apps: boolean; skills: boolean }): JsonObject | undefined {
+  const extensions: JsonObject = {};
+  if (kinds.apps) extensions[APPS_EXTENSION_ID] = appsExtensionSettings();
+  if (kinds.skills) extensions[SKILLS_EXTENSION_ID] = skillsExtensionSettings();
+  return Object.keys(extensions).length > 0 ? extensions : undefined;
 }
 
 /** Whether `capabilities` declare what a method of the table needs (`skills` is an extension). */
