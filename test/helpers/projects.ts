@@ -80,12 +80,18 @@ export function buildProjectTree(project: string): void {
  * Copies a fixture project (under test/fixtures/, or fixtures/…) to a temporary folder and builds
  * it. fixtures/example without build arguments is copied already built (test/helpers/example.ts).
  */
-export function buildFixtureProject(fixture: string, buildArguments: readonly string[] = []): string {
-  if (fixture === 'fixtures/example' && buildArguments.length === 0) return copyBuiltExample();
+export function buildFixtureProject(
+  fixture: string,
+  buildArguments: readonly string[] = [],
+  /** Changes the copy before it is built (adds files to it). */
+  prepare?: (project: string) => void,
+): string {
+  if (fixture === 'fixtures/example' && buildArguments.length === 0 && !prepare) return copyBuiltExample();
   const project = path.join(temporaryFolderSync('staticmcp-fixture-'), path.basename(fixture));
   cpSync(path.join(REPO_ROOT, fixture.startsWith('fixtures/') ? '' : 'test/fixtures', fixture), project, {
     recursive: true,
   });
+  prepare?.(project);
   execFileSync(process.execPath, [CLI, 'build', project, ...buildArguments], { stdio: 'ignore' });
   return project;
 }

@@ -2,17 +2,19 @@
 // official SDK client connects, a precomputed call is answered, a call nobody precomputed and a
 // live-only tool answer "not precomputed" (never "broken"), a missing resource is -32002, a missing
 // static path is a 404, and mcp.json and a call file carry one Cache-Control each (the hosts join
-// every `_headers` rule that matches). The protocol table runs through the same hosts
+// every `_headers` rule that matches); the packed tree also serves skills. The protocol table runs through the same hosts
 // (test/protocol-table/drivers.ts). The example's edge hosts are the ones the tier starts once per
 // run (test/shared-hosts.ts); the packed tree gets its own.
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI } from '../helpers/paths.js';
+import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CLI, REPO_ROOT } from '../helpers/paths.js';
 import { buildFixtureProject } from '../helpers/projects.js';
 import { type SharedHostName, sharedHost } from '../helpers/shared-hosts.js';
 import {
@@ -174,14 +176,19 @@ describe.each(HOSTS)('the example tree on $name', (hostCase) => {
 
 // The same tree packed (`--max-call-files 1`: every tool with enough calls goes into packs/), on
 // the same hosts: the worker reads packs through ASSETS (Cloudflare) or by fetching its own origin
-// (Netlify), the bridge by HTTP from a plain static host.
+// (Netlify), the bridge by HTTP from a plain static host. It carries test/fixtures/skills-project's
+// skills too, so the same started hosts show skills/list and skill files as a client reads them.
 describe.each(HOSTS)('the packed example tree on $name', (hostCase) => {
   let project: string;
   let host: RunningHost;
   let client: Client;
 
   beforeAll(async () => {
-    project = buildFixtureProject('fixtures/example', ['--max-call-files', '1']);
+    project = buildFixtureProject('fixtures/example', ['--max-call-files', '1'], (copy) =>
+      cpSync(path.join(REPO_ROOT, 'test/fixtures/skills-project/skills'), path.join(copy, 'skills'), {
+        recursive: true,
+      }),
+    );
     host = await hostCase.start(project);
     client = new Client({ name: 'real-hosts-packed', version: '1.0.0' });
     await client.connect(hostCase.transport(host));
@@ -203,5 +210,29 @@ describe.each(HOSTS)('the packed example tree on $name', (hostCase) => {
     expect(miss.isError).toBe(true);
     expect(textOf(miss)).toContain('this call was not precomputed');
     expect(textOf(miss)).not.toContain('cannot be read');
+  });
+
+  it('lists the skills, and serves each listed file with the bytes its digest and size describe', async () => {
+    // The SDK (1.32) has no skills methods: `client.request` with its own loose result schema.
+    const listed = await client.request({ method: 'skills/list', params: {} }, ResultSchema);
+    const skills = listed.skills as { uri: string; resources: { uri: string; digest: string; size: number }[] }[];
+    expect(skills.map((skill) => skill.uri)).toEqual([
+      'skill://acme/billing/refunds/SKILL.md',
+      'skill://acme/billing/refunds/chargebacks/SKILL.md',
+      'skill://greeting-etiquette/SKILL.md',
+    ]);
+    for (const file of skills[0]!.resources) {
+      const [item] = (await client.readResource({ uri: file.uri })).contents as { text?: string; blob?: string }[];
+      const bytes = item?.text !== undefined ? Buffer.from(item.text, 'utf8') : Buffer.from(item?.blob ?? '', 'base64');
+      expect({
+        uri: file.uri,
+        digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+        size: bytes.length,
+      }).toEqual(file);
+    }
+    if (!hostCase.appliesHeaders) return;
+    const list = await fetch(new URL('skills/list.json', host.url));
+    expect(list.headers.get('cache-control')).toBe('public, max-age=300, must-revalidate');
+    await list.body?.cancel();
   });
 });

@@ -1,12 +1,14 @@
 // The Inspector CLI's skill verification (`--method skills/list --verify --require-digests`: the
 // SEP-2640 conformance checks, then every listed file read and held against its digest and size,
 // and the SKILL.md front matter against the entry) on a built copy of
-// test/fixtures/skills-project: over stdio and over `serve --http` in the 2026-07-28 era it
-// passes; over stdio on a copy whose skill file was edited after the build it fails (exit 7),
-// naming the file. The three runs are independent processes, so they run concurrently.
+// test/fixtures/skills-project: over stdio, over `serve --http` in the 2026-07-28 era and against
+// the tree's worker in workerd it passes; over stdio on a copy whose skill file was edited after
+// the build it fails (exit 7), naming the file. The runs are independent processes, so they run
+// concurrently.
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, it } from 'vitest';
+import { startWorkerdSite } from '../edge/workerd-site.js';
 import { HttpServe } from '../helpers/http-serve.js';
 import { CLI } from '../helpers/paths.js';
 import { buildFixtureProject } from '../helpers/projects.js';
@@ -23,9 +25,10 @@ cpSync(tree, tampered, { recursive: true });
 const skillFile = path.join(tampered, 'skills/files/greeting-etiquette/skill_md.json');
 writeFileSync(skillFile, readFileSync(skillFile, 'utf8').replace('shout: true', 'shout: TRUE'));
 const server = await HttpServe.start([tree]);
+const worker = await startWorkerdSite(tree);
 
 afterAll(async () => {
-  await server.stop();
+  await Promise.all([server.stop(), worker.close()]);
 });
 
 const inspector = runInspector;
@@ -54,6 +57,12 @@ describe.concurrent('the Inspector CLI verifies the skills', () => {
     const run = await inspector([server.endpoint.href, '--transport', 'http'], ['--protocol-era', 'modern', ...VERIFY]);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stderr).toContain('Verified 3 skills and 6 files');
+  });
+
+  it('against the worker in workerd', async ({ expect }) => {
+    const run = await inspector([new URL('mcp', worker.url).href, '--transport', 'http'], VERIFY);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stderr).toContain('Verified 3 skills and 6 files: no conformance errors.');
   });
 
   it('fails a tree whose skill file was edited after the build', async ({ expect }) => {
