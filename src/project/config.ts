@@ -37,6 +37,8 @@ export interface Limits {
   maxCallFiles: number;
   /** The largest file of a skill the build publishes (docs/skills.md); a larger one is skipped, saying so. */
   maxSkillFileBytes: number;
+  /** The largest front matter of a SKILL.md the build parses (docs/skills.md); a skill with more is refused. */
+  maxSkillFrontMatterBytes: number;
   /** Bytes of each page of the `site` folder read for its document (the page is published whole). */
   maxPageBytes: number;
 }
@@ -164,6 +166,7 @@ export function defaultLimits(): Limits {
     maxCallFiles: schemaLimitDefault('maxCallFiles'),
     originTimeoutMs: schemaLimitDefault('originTimeoutMs'),
     maxSkillFileBytes: schemaLimitDefault('maxSkillFileBytes'),
+    maxSkillFrontMatterBytes: schemaLimitDefault('maxSkillFrontMatterBytes'),
     maxPageBytes: schemaLimitDefault('maxPageBytes'),
     // Depends on the machine, so it cannot be a schema default.
     liveConcurrency: DEFAULT_LIVE_CONCURRENCY,

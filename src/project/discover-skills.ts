@@ -38,6 +38,8 @@ export const OPENAI_MAX_SKILL_FILE_BYTES = 256 * 1024;
 export interface SkillLimits {
   /** A file larger than this is skipped, with a warning (limits.maxSkillFileBytes). */
   maxSkillFileBytes: number;
+  /** A SKILL.md whose front matter is larger is refused before it is parsed (limits.maxSkillFrontMatterBytes). */
+  maxSkillFrontMatterBytes: number;
 }
 
 /** Problems name files by their project path (`skills/…`). */
@@ -139,7 +141,9 @@ export async function discoverSkills(projectRoot: string, limits: SkillLimits): 
   for (const root of skillRoots.sort()) {
     const skillFile = files.get(`${root}/${SKILL_FILE}`);
     if (!skillFile) continue; // skipped above, with its reason
-    const fields = validateSkill(skillFile, path.posix.basename(root), readFrontMatterObject);
+    const fields = validateSkill(skillFile, path.posix.basename(root), (text) =>
+      readFrontMatterObject(text, { value: limits.maxSkillFrontMatterBytes, name: 'limits.maxSkillFrontMatterBytes' }),
+    );
     if ('problem' in fields) {
       discovery.problems.push({
         path: shown(skillFile.relativePath),
@@ -209,10 +213,10 @@ async function readSkillFile(
 function validateSkill(
   skillFile: SkillFile,
   folderName: string,
-  readFrontMatterObject: typeof import('./yaml-front-matter.js').readFrontMatterObject,
+  readFrontMatter: (text: string) => ReturnType<typeof import('./yaml-front-matter.js').readFrontMatterObject>,
 ): { fields: SkillEntry['frontmatter'] } | { problem: string } {
   if (!isTextContent('text/markdown', skillFile.bytes)) return { problem: 'is not UTF-8 text' };
-  const read = readFrontMatterObject(skillFile.bytes.toString('utf8'));
+  const read = readFrontMatter(skillFile.bytes.toString('utf8'));
   if ('problem' in read) return read;
   const { name, description } = read.fields;
   if (typeof name !== 'string' || name === '') return { problem: 'has no "name" in its front matter' };

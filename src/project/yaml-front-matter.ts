@@ -27,8 +27,15 @@ export function splitFrontMatter(text: string): string | undefined {
   return close === -1 ? undefined : rest.slice(0, close).replace(/\r?\n$/, '');
 }
 
-/** A front matter as a JSON object, or why it is not one. */
-export function readFrontMatterObject(text: string): { fields: JsonObject } | { problem: string } {
+/**
+ * A front matter as a JSON object, or why it is not one. One larger than `maxBytes` (UTF-8) is
+ * refused before it is parsed: the parser's time grows faster than the text (many keys, deep
+ * nesting), so a large front matter would hold a build far longer than its size suggests.
+ */
+export function readFrontMatterObject(
+  text: string,
+  maxBytes: { value: number; name: string },
+): { fields: JsonObject } | { problem: string } {
   const yamlText = splitFrontMatter(text);
   if (yamlText === undefined)
     return {
@@ -36,6 +43,11 @@ export function readFrontMatterObject(text: string): { fields: JsonObject } | { 
         text.charCodeAt(0) === 0xfeff
           ? 'starts with a byte-order mark, so its first line is not "---"; save it as UTF-8 without a BOM'
           : 'has no YAML front matter: it must begin with a line "---", the fields (name, description), and a closing line "---"',
+    };
+  const bytes = Buffer.byteLength(yamlText, 'utf8');
+  if (bytes > maxBytes.value)
+    return {
+      problem: `has ${bytes} bytes of front matter, over ${maxBytes.name} (${maxBytes.value}): keep the fields short and put the rest in the body below the closing "---" (or raise the limit in staticmcp.json)`,
     };
   let parsed: unknown;
   try {

@@ -53,7 +53,13 @@ beforeAll(async () => {
     'skills/no-description/SKILL.md': '---\nname: no-description\n---\n',
     'skills/bom/SKILL.md': `\uFEFF${skill('bom')}`,
     'skills/laughs/SKILL.md': BILLION_LAUGHS,
-    'skills/huge-front/SKILL.md': skill('huge-front', '', `notes: "${'x'.repeat(1024 * 1024)}"\n`),
+    // 1 MB of front matter: 20,000 keys, which would hold the YAML parser far longer than their size suggests.
+    'skills/huge-front/SKILL.md': skill(
+      'huge-front',
+      '',
+      Array.from({ length: 20_000 }, (_, index) => `k${index}: ${'v'.repeat(45)}\n`).join(''),
+    ),
+    'skills/big-body/SKILL.md': skill('big-body', `${'A long body line.\n'.repeat(16_000)}`),
     'skills/team-a/tools/SKILL.md': skill('tools'),
     'skills/team-b/tools/SKILL.md': skill('tools'),
     'skills/stray.md': 'not in a skill\n',
@@ -102,9 +108,12 @@ describe('discoverSkills', () => {
     expect(messageFor(found.problems, 'skills/bom/SKILL.md')).toMatch(/byte-order mark/);
     expect(messageFor(found.problems, 'skills/laughs/SKILL.md')).toMatch(/not valid YAML \(.*alias/i);
     expect(messageFor(found.problems, 'skills/SKILL.md')).toMatch(/move it to skills\/<name>\/SKILL.md/);
+    expect(messageFor(found.problems, 'skills/huge-front/SKILL.md')).toMatch(
+      /has 10\d{5} bytes of front matter, over limits\.maxSkillFrontMatterBytes \(65536\).*the skill is not published$/,
+    );
     expect(found.skills.map((entry) => entry.uri)).toEqual([
+      'skill://big-body/SKILL.md',
       'skill://good/SKILL.md',
-      'skill://huge-front/SKILL.md',
       'skill://team-a/tools/SKILL.md',
       'skill://team-b/tools/SKILL.md',
     ]);
@@ -129,13 +138,13 @@ describe('discoverSkills', () => {
   });
 
   it('warns where importers or the specification draw a line, and about a repeated name', () => {
-    expect(messageFor(found.warnings, 'skills/huge-front/SKILL.md')).toMatch(
+    expect(messageFor(found.warnings, 'skills/big-body/SKILL.md')).toMatch(
       /OpenAI's plugin import takes a SKILL.md of at most 262144/,
     );
     expect(messageFor(found.warnings, 'skills/team-b/tools/SKILL.md')).toMatch(
       /name "tools" of skills\/team-a\/tools\/SKILL.md too/,
     );
-    // 1 MB of front matter is parsed, not a hang (generous: this runs beside other tests).
+    // 1 MB of front matter is refused before it is parsed, not a hang (generous: this runs beside other tests).
     expect(tookMs).toBeLessThan(10_000);
   });
 
@@ -147,4 +156,14 @@ describe('discoverSkills', () => {
     expect(messageFor(more.warnings, 'skills/')).toMatch(/6 skills: OpenAI's plugin import reads at most 5/);
     expect(messageFor(more.warnings, 'skills/s1/SKILL.md')).toMatch(/514 files .* over the Skills extension's caps/);
   });
+});
+
+it('publishes a front matter over the default when limits.maxSkillFrontMatterBytes is raised', async () => {
+  const notes = `notes: "${'n'.repeat(100_000)}"\n`;
+  const project = await writeProject({ 'skills/long-notes/SKILL.md': skill('long-notes', '', notes) });
+  const refused = await discoverSkills(project, defaultLimits());
+  expect(messageFor(refused.problems, 'skills/long-notes/SKILL.md')).toMatch(/over limits\.maxSkillFrontMatterBytes/);
+  const raised = await discoverSkills(project, { ...defaultLimits(), maxSkillFrontMatterBytes: 200_000 });
+  expect(raised.problems).toEqual([]);
+  expect(raised.skills[0]?.frontmatter.notes).toHaveLength(100_000);
 });
