@@ -16,6 +16,7 @@ import {
 } from '../tree-writer/server-card.js';
 import { MODERN_VERSIONS } from '../core/mcp/protocol-versions.js';
 import type { TreeSource } from '../core/tree/tree-source.js';
+import { SKILLS_EXTENSION_ID } from '../core/tree/skills.js';
 
 type Report = (path: string, message: string, hint: string) => void;
 
@@ -72,14 +73,21 @@ export async function checkDiscoveryFiles(
         REBUILD,
       );
   }
-  if (isObject(card)) checkCard(card, isObject(serverJson) ? serverJson : undefined, manifest, report);
+  if (isObject(card)) checkCard(card, isObject(serverJson) ? serverJson : undefined, manifest, ours, report);
   if (isObject(catalog)) checkCatalog(catalog, isObject(card) ? card : undefined, report);
 }
 
-function checkCard(card: JsonObject, serverJson: JsonObject | undefined, manifest: JsonObject, report: Report): void {
+function checkCard(
+  card: JsonObject,
+  serverJson: JsonObject | undefined,
+  manifest: JsonObject,
+  ours: boolean,
+  report: Report,
+): void {
   const stale = (message: string): void => report(SERVER_CARD_FILE, message, REBUILD);
   const problems = validateServerCard(card);
   if (problems.length > 0) stale(`does not follow the server card schema: ${problems.join('; ')}`);
+  if (ours) checkCardSkills(card, manifest, stale);
   const serverInfo = isObject(manifest.serverInfo) ? manifest.serverInfo : {};
   for (const field of ['version', 'title'] as const) {
     if (card[field] !== undefined && card[field] !== serverInfo[field])
@@ -130,5 +138,18 @@ function checkCatalog(catalog: JsonObject, card: JsonObject | undefined, report:
       AI_CATALOG_FILE,
       `points to ${cardEntries.map((entry) => String(entry.url)).join(', ')}, not to this site's card (${expected})`,
       REBUILD,
+    );
+}
+
+/** Our card's `_meta` names the Skills extension exactly when the tree serves skills (server/discover declares it then). */
+function checkCardSkills(card: JsonObject, manifest: JsonObject, stale: (message: string) => void): void {
+  const named = isObject(card._meta) && SKILLS_EXTENSION_ID in card._meta;
+  const extension = isObject(manifest.staticmcp) ? manifest.staticmcp.skills : undefined;
+  const count = isObject(extension) && typeof extension.count === 'number' ? extension.count : 0;
+  if (named && count === 0)
+    stale(`names the Skills extension (${SKILLS_EXTENSION_ID}) in its _meta, but ${MANIFEST_FILE} serves no skills`);
+  if (!named && count > 0)
+    stale(
+      `does not name the Skills extension (${SKILLS_EXTENSION_ID}) in its _meta, though ${MANIFEST_FILE} serves ${count === 1 ? '1 skill' : `${count} skills`} and server/discover declares it`,
     );
 }

@@ -186,6 +186,18 @@ describe('the server card and the AI Catalog of a built tree', () => {
       for (const problem of messages) expect(problem.hint).toMatch(/rebuild the tree with staticmcp build/);
     });
 
+    it('reports a card that no longer names the Skills extension the tree serves', async () => {
+      const { code, report } = await checkCopy(async (copy) => {
+        const file = path.join(copy, 'mcp', 'server-card');
+        const { _meta, ...card } = await readJsonFile(file);
+        await fs.writeFile(file, JSON.stringify(card));
+      });
+      expect(code).toBe(1);
+      expect(problemsAt(report, 'mcp/server-card').map((problem) => problem.message)).toEqual([
+        'does not name the Skills extension (io.modelcontextprotocol/skills) in its _meta, though mcp.json serves 1 skill and server/discover declares it',
+      ]);
+    });
+
     it('reports a missing card, a catalog pointing elsewhere, and a server.json the registry would refuse', async () => {
       const { code, report } = await checkCopy(async (copy) => {
         await fs.rm(path.join(copy, 'mcp', 'server-card'));
