@@ -7,6 +7,8 @@ import { clipText, escapeHtml } from './page-text.js';
 
 /** Files listed per skill; the rest are counted (a skill may hold hundreds, all in skills/list.json). */
 const FILES_SHOWN_PER_SKILL = 50;
+/** Skills listed on the page; the rest are counted, so a tree of thousands keeps a page a browser opens. */
+const SKILLS_SHOWN = 200;
 
 export function renderSkillsSection(skills: readonly SkillEntry[]): string {
   if (skills.length === 0) return '';
@@ -16,7 +18,10 @@ export function renderSkillsSection(skills: readonly SkillEntry[]): string {
     '<p>Instructions for agents on using this server, as <a href="https://agentskills.io/specification">Agent Skills</a>. ' +
       'Clients that know the <a href="https://github.com/modelcontextprotocol/ext-skills">Skills extension</a> list them with <code>skills/list</code>; ' +
       'every file is also a resource, listed below.</p>',
-    ...skills.map(renderSkill),
+    ...skills.slice(0, SKILLS_SHOWN).map(renderSkill),
+    ...(skills.length > SKILLS_SHOWN
+      ? [`<p class="muted">And ${skills.length - SKILLS_SHOWN} more skills, in ${SKILLS_LIST_FILE}.</p>`]
+      : []),
     '</section>',
     '',
   ].join('\n');
