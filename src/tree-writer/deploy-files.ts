@@ -17,7 +17,7 @@ import {
 } from './server-card.js';
 import { treeJsonFile } from '../core/tree/canonical-json.js';
 import { APP_HOST_FILE, type AppPage, renderAppPageHeaders } from './app-pages.js';
-import { escapeHtml, readAppHostScript, renderIndexHtml, renderPageHeaders } from './landing-page.js';
+import { escapeHtml, type PageFacts, readAppHostScript, renderIndexHtml, renderPageHeaders } from './landing-page.js';
 
 /** The tree's folders and files answered from the build (each fresh for the owner's TTL). */
 const CACHED_PATHS = ['/tools/*', '/resources/*', '/prompts/*', '/completions.json'];
@@ -150,6 +150,8 @@ export interface DeployOptions {
   packs?: boolean;
   /** The tree's MCP App pages (app-pages.ts): written with the app host, and the page may frame them. */
   appPages?: readonly AppPage[];
+  /** Per-tool facts and whether the tree has a search index, for the landing page. */
+  page?: PageFacts;
 }
 
 /** The deploy files that belong to the tree's content (and to its content hash). */
@@ -171,7 +173,7 @@ export function deployFiles(manifest: Manifest, options: DeployOptions): Map<str
     ],
     // Cloudflare Workers static assets: the worker's code, Pages' routing file and local secrets files are not assets to publish.
     ['.assetsignore', workerDeployFiles().get('.assetsignore')!],
-    ['index.html', renderIndexHtml(manifest, options.publicUrl, options.liveOnlyTools, hasApps)],
+    ['index.html', renderIndexHtml(manifest, options.publicUrl, options.liveOnlyTools, hasApps, options.page)],
     [NOT_FOUND_FILE, renderNotFoundHtml(manifest)],
     [ROUTES_FILE, ROUTES],
   ]);
