@@ -63,12 +63,12 @@ async function measureView(browser, base) {
   const session = await context.newCDPSession(page);
   await session.send('Performance.enable');
   const startedAt = performance.now();
-  await page.goto(`${base}/`);
+  await page.goto(`${base}/`, { timeout: 300_000 });
   await page
     .locator('#status')
     .filter({ hasText: /Connected to/ })
-    .waitFor();
-  await page.locator('article.tool form button').first().waitFor();
+    .waitFor({ timeout: 300_000 });
+  await page.locator('article.tool form button').first().waitFor({ timeout: 300_000 });
   const interactiveMs = performance.now() - startedAt;
   let listedMs;
   if ((await page.locator('button.more').count()) > 0) {
