@@ -142,40 +142,55 @@ describe.skipIf(!HAS_CHROMIUM)('the landing page a new user meets', () => {
     await context.close();
   });
 
-  for (const screen of [
-    { width: 1280, height: 800, colorScheme: 'dark' },
-    { width: 390, height: 844, colorScheme: 'light' },
-  ] as const) {
-    it(`300 documents at ${screen.width} px (${screen.colorScheme}): a screenful at a time, a filter, sections that collapse`, async () => {
-      const { page, context, problems } = await openPage(browser, `${documents.base}/`, screen);
-      const resources = page.locator('#resources');
-      await expect
-        .poll(() => resources.locator('button.more').textContent(), EVENTUALLY)
-        .toBe('Show 50 more (250 not shown)');
-      expect(await resources.locator('article.resource').count()).toBe(50);
-      expect(await page.locator('#resources-title').textContent()).toBe('Resources (300)');
-      // No empty sections: this tree has no templates and no prompts.
-      expect(await page.getByRole('heading', { name: /Resource templates|Prompts/ }).count()).toBe(0);
-      expect(await page.evaluate<number>('document.documentElement.scrollHeight')).toBeLessThan(20_000);
-      // Scrolling to the list's end renders the next screenful.
-      await resources.locator('button.more').scrollIntoViewIfNeeded();
-      await expect.poll(() => resources.locator('article.resource').count(), EVENTUALLY).toBeGreaterThanOrEqual(100);
-
-      const filter = page.getByRole('searchbox', { name: 'Filter tools and resources' });
-      await filter.fill('doc-042');
-      await expect.poll(() => page.locator('#resources-title').textContent()).toBe('Resources (1 of 300)');
-      expect(await resources.locator('article.resource:visible').count()).toBe(1);
-      expect(await page.locator('#tools').isVisible()).toBe(false);
-      await resources.getByRole('button', { name: 'View' }).click();
-      await expect
-        .poll(() => resources.locator('.output-area').textContent(), EVENTUALLY)
-        .toMatch(/The text of document 042/);
-      await filter.fill('');
-      // A section collapses by its heading.
-      await page.locator('#tools > summary').click();
-      expect(await page.locator('article.tool').isVisible()).toBe(false);
-      await checkScreen(page, problems);
-      await context.close();
+  it('300 documents at 1280 px (dark): a screenful of resources, no empty sections, nothing wider than the screen', async () => {
+    const { page, context, problems } = await openPage(browser, `${documents.base}/`, {
+      width: 1280,
+      height: 800,
+      colorScheme: 'dark',
     });
-  }
+    const resources = page.locator('#resources');
+    await expect
+      .poll(() => resources.locator('button.more').textContent(), EVENTUALLY)
+      .toBe('Show 50 more (250 not shown)');
+    expect(await resources.locator('article.resource').count()).toBe(50);
+    expect(await page.getByRole('heading', { name: /Resource templates|Prompts/ }).count()).toBe(0);
+    await checkScreen(page, problems);
+    await context.close();
+  });
+
+  it('300 documents at 390 px (light): a screenful at a time, a filter, sections that collapse', async () => {
+    const { page, context, problems } = await openPage(browser, `${documents.base}/`, {
+      width: 390,
+      height: 844,
+      colorScheme: 'light',
+    });
+    const resources = page.locator('#resources');
+    await expect
+      .poll(() => resources.locator('button.more').textContent(), EVENTUALLY)
+      .toBe('Show 50 more (250 not shown)');
+    expect(await resources.locator('article.resource').count()).toBe(50);
+    expect(await page.locator('#resources-title').textContent()).toBe('Resources (300)');
+    // No empty sections: this tree has no templates and no prompts.
+    expect(await page.getByRole('heading', { name: /Resource templates|Prompts/ }).count()).toBe(0);
+    expect(await page.evaluate<number>('document.documentElement.scrollHeight')).toBeLessThan(20_000);
+    // Scrolling to the list's end renders the next screenful.
+    await resources.locator('button.more').scrollIntoViewIfNeeded();
+    await expect.poll(() => resources.locator('article.resource').count(), EVENTUALLY).toBeGreaterThanOrEqual(100);
+
+    const filter = page.getByRole('searchbox', { name: 'Filter tools and resources' });
+    await filter.fill('doc-042');
+    await expect.poll(() => page.locator('#resources-title').textContent()).toBe('Resources (1 of 300)');
+    expect(await resources.locator('article.resource:visible').count()).toBe(1);
+    expect(await page.locator('#tools').isVisible()).toBe(false);
+    await resources.getByRole('button', { name: 'View' }).click();
+    await expect
+      .poll(() => resources.locator('.output-area').textContent(), EVENTUALLY)
+      .toMatch(/The text of document 042/);
+    await filter.fill('');
+    // A section collapses by its heading.
+    await page.locator('#tools > summary').click();
+    expect(await page.locator('article.tool').isVisible()).toBe(false);
+    await checkScreen(page, problems);
+    await context.close();
+  });
 });
