@@ -240,6 +240,11 @@ async function loadUi(
   const provided = provideAppClass(text);
   if (provided.warning !== null) context.warnings?.push({ path: show(entry), message: provided.warning });
   text = provided.text;
+  if (Buffer.byteLength(text) > MAX_APP_HTML_BYTES)
+    return {
+      path: show(entry),
+      problem: `is over the ${MAX_APP_HTML_BYTES}-byte limit of an app's page with the App class inlined; move big data out of the page`,
+    };
   const ui = resourceUiMeta(isObject(uiMeta?.meta) ? uiMeta.meta : undefined);
   return {
     uri,
