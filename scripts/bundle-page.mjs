@@ -16,20 +16,30 @@ export const PAGE_BUNDLE_PATH = path.join('page', 'playground.js');
  */
 export const APP_HOST_BUNDLE_PATH = path.join('page', 'app-host.js');
 
+/**
+ * ext-apps' App class with its dependencies (its `app-with-deps` entry, the 1.x line the project
+ * tests) as one classic script setting globalThis.ExtApps: `staticmcp build` inlines it into an
+ * app's page that asks for it (src/project/app-class.ts). Never a runtime dependency.
+ */
+export const APP_CLASS_BUNDLE_PATH = path.join('page', 'ext-apps.js');
+
 export async function bundlePage(outDir) {
-  const outfile = path.join(path.resolve(REPO_ROOT, outDir), PAGE_BUNDLE_PATH);
+  const root = path.resolve(REPO_ROOT, outDir);
+  const outfile = path.join(root, PAGE_BUNDLE_PATH);
   await Promise.all([
     bundleScript('src/page/playground.ts', outfile),
-    bundleScript('src/page/app-host.ts', path.join(path.resolve(REPO_ROOT, outDir), APP_HOST_BUNDLE_PATH)),
+    bundleScript('src/page/app-host.ts', path.join(root, APP_HOST_BUNDLE_PATH)),
+    bundleScript('@modelcontextprotocol/ext-apps/app-with-deps', path.join(root, APP_CLASS_BUNDLE_PATH), 'ExtApps'),
   ]);
   return outfile;
 }
 
-async function bundleScript(entry, outfile) {
+async function bundleScript(entry, outfile, globalName) {
   await build({
     absWorkingDir: REPO_ROOT,
     entryPoints: [entry],
     outfile,
+    ...(globalName ? { globalName } : {}),
     bundle: true,
     format: 'iife',
     platform: 'browser',

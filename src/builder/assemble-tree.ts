@@ -225,6 +225,8 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     (resource) => resourceOwners.get(resourceFilePath(resource.uri)) === resource.uri,
   );
   const hasTextResources = someTextResource(indexedResources);
+  const searchIndexed =
+    input.shardPart !== true && searchToIndex(input.config, toolNames, hasTextResources) !== undefined;
   const deployOptions = {
     publicUrl,
     discovery: { card: discovery.card, registryAuth: config.registryAuth !== undefined },
@@ -232,11 +234,10 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     liveOnlyTools: Object.keys(tools).filter((name) => tools[name]?.precomputed === 0),
     // The packs/ rule (immutable caching) for call packs and the search index alike: both are
     // named by their content.
-    packs:
-      input.packsCalls ||
-      (input.shardPart !== true && searchToIndex(input.config, toolNames, hasTextResources) !== undefined),
+    packs: input.packsCalls || searchIndexed,
     appPages: appPagesOf(input.resources),
     skills: input.skills ?? [],
+    page: { tools, hasSearch: searchIndexed },
   };
   for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions))
     await output.write(filePath, content);

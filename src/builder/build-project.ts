@@ -96,6 +96,7 @@ function toolNamesOf(plans: readonly ToolPlan[], scripts: readonly DiscoveredScr
  */
 async function attachApps(planned: { plans: ToolPlan[] }, project: OpenedProject) {
   const { discoverApps } = await import('../project/discover-apps.js');
+  const warnings: BuildProblem[] = [];
   const apps = await discoverApps(
     planned.plans.map((plan) => ({
       name: plan.name,
@@ -103,7 +104,7 @@ async function attachApps(planned: { plans: ToolPlan[] }, project: OpenedProject
       relativePath: plan.script.relativePath,
       ...(plan.uiMeta !== undefined ? { uiMeta: plan.uiMeta } : {}),
     })),
-    { projectRoot: project.projectRoot, toolsRoot: project.toolsRoot, displayPath: project.displayPath },
+    { projectRoot: project.projectRoot, toolsRoot: project.toolsRoot, displayPath: project.displayPath, warnings },
   );
   planned.plans = planned.plans.filter((plan) => !apps.refusedTools.has(plan.name));
   for (const plan of planned.plans) {
@@ -115,7 +116,7 @@ async function attachApps(planned: { plans: ToolPlan[] }, project: OpenedProject
       ...(typeof ui.resourceUri === 'string' ? { [FLAT_RESOURCE_URI_KEY]: ui.resourceUri } : {}),
     };
   }
-  return apps;
+  return { ...apps, warnings };
 }
 
 /** Resources, prompts and resource templates (the last expanded through their providers). */
@@ -351,6 +352,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       ...resources.warnings.map((warning) => ({ path: `resources/${warning.relativePath}`, message: warning.message })),
       ...prompts.warnings.map((warning) => ({ path: `prompts/${warning.relativePath}`, message: warning.message })),
       ...skills.warnings,
+      ...apps.warnings,
       ...findUnknownToolKeys(config, toolNamesOf(planned.plans, project.discovery.scripts)).map((unknown) => ({
         path: CONFIG_FILE,
         message: unknown.message,

@@ -1,6 +1,7 @@
 // A tool's arguments as form fields made from its inputSchema: enum values as choices, booleans as
 // check boxes, numbers with their ranges, defaults filled in, and the values a build precomputed
-// marked. Anything else (objects, arrays, `$ref`, unions) is a JSON text field: the page never
+// offered as choices (a select when nothing else is answered, else a list that still takes other
+// values), with a hint only where it says something true about what is precomputed. Anything else (objects, arrays, `$ref`, unions) is a JSON text field: the page never
 // follows a `$ref`, so a schema that refers to itself cannot loop.
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import { clip, element, uniqueId } from './dom.js';
@@ -8,11 +9,39 @@ import { clip, element, uniqueId } from './dom.js';
 /** Reads the form back: the arguments, or what is wrong with a field. */
 export type ReadArguments = () => { args: JsonObject } | { problem: string; field: HTMLElement };
 
-interface ToolFacts {
+export interface ToolFacts {
   /** Parameters whose values the build enumerated (every listed value precomputed). */
   enumerated: readonly string[];
   /** Whether the tree records what it enumerated (else nothing is marked). */
   recordsEnumerated: boolean;
+  /** Each parameter's values from the tree's completions.json (precomputed ones when enumerated). */
+  values: Readonly<Record<string, readonly string[]>>;
+  /** Whether the tree publishes a completions.json (else enumerated values cannot be listed). */
+  hasCompletions: boolean;
+  /** Whether a call the tree does not hold may run the script live (else only listed values answer). */
+  live: boolean;
+  /** Call files the build wrote for this tool. */
+  precomputed: number;
+}
+
+/** What the hint under a field says about precomputed answers, or undefined when nothing is true to say. */
+function precomputedHint(facts: ToolFacts, name: string, property: JsonObject, required: boolean): string | undefined {
+  if (!facts.recordsEnumerated) return undefined;
+  const listed = facts.values[name];
+  if (facts.enumerated.includes(name)) {
+    // Every listed enum value and both booleans are precomputed: the choices say it already.
+    if (Array.isArray(property.enum) || property.type === 'boolean') return undefined;
+    if (listed?.length)
+      return facts.live
+        ? `Precomputed for the ${listed.length} values in the list; other values are answered live.`
+        : undefined;
+    return facts.hasCompletions
+      ? 'Precomputed for the values the project lists.'
+      : 'Precomputed for the values the project lists (this tree publishes no completions.json, so the page cannot list them).';
+  }
+  if ('default' in property) return `Precomputed only with the default (${label(property.default)}).`;
+  if (required || facts.precomputed === 0) return 'Not precomputed: every value is answered live.';
+  return 'Not precomputed: leave it empty for a precomputed answer.';
 }
 
 const DESCRIPTION_LIMIT = 2000;
@@ -36,19 +65,12 @@ export function buildSchemaFields(form: HTMLElement, schema: JsonObject, facts: 
     const hasDefault = 'default' in property;
     const isRequired = required.has(name);
     const enumerated = facts.recordsEnumerated && facts.enumerated.includes(name);
+    const row = element('div', { class: 'field' });
     const hints: string[] = [];
     if (typeof property.description === 'string') hints.push(clip(property.description, DESCRIPTION_LIMIT));
-    if (facts.recordsEnumerated)
-      hints.push(
-        enumerated
-          ? Array.isArray(property.enum)
-            ? 'Precomputed for every listed value.'
-            : 'Precomputed for the values the project lists; others are not.'
-          : hasDefault
-            ? `Precomputed only with the default (${label(property.default)}).`
-            : 'Not precomputed: leave it empty for a precomputed answer.',
-      );
-    const row = element('div', { class: 'field' });
+    const precomputed = precomputedHint(facts, name, property, isRequired);
+    if (precomputed) hints.push(precomputed);
+    const listed = facts.values[name] ?? [];
     const title = element('label', { for: id }, element('code', {}, name), isRequired ? ' (required)' : '');
     let control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
     let read: () => { value?: unknown; skip?: true } | { problem: string; field: HTMLElement };
@@ -78,6 +100,11 @@ export function buildSchemaFields(form: HTMLElement, schema: JsonObject, facts: 
         max: typeof property.maximum === 'number' ? String(property.maximum) : undefined,
       });
       if (typeof property.default === 'number') input.value = String(property.default);
+      if (listed.length > 0) {
+        const listId = uniqueId('values');
+        input.setAttribute('list', listId);
+        row.append(element('datalist', { id: listId }, ...listed.map((value) => element('option', { value }))));
+      }
       const range = [
         typeof property.minimum === 'number' ? `from ${property.minimum}` : '',
         typeof property.maximum === 'number' ? `to ${property.maximum}` : '',
@@ -85,15 +112,33 @@ export function buildSchemaFields(form: HTMLElement, schema: JsonObject, facts: 
       if (range.length) hints.push(`A${type === 'integer' ? 'n integer' : ' number'} ${range.join(' ')}.`);
       control = input;
       read = () => {
-        if (input.value === '') return { skip: true };
+        if (input.value === '') return isRequired ? { problem: `${name} is required`, field: input } : { skip: true };
         const value = Number(input.value);
         return Number.isFinite(value) ? { value } : { problem: `${name} must be a number`, field: input };
       };
+    } else if (type === 'string' && enumerated && listed.length > 0 && !facts.live) {
+      // Nothing but the listed values is answered: a choice among them.
+      const select = element('select', { id });
+      if (!isRequired && !hasDefault) select.append(element('option', { value: '' }, '(not set)'));
+      for (const value of listed) select.append(element('option', { value }, value));
+      if (typeof property.default === 'string') select.value = property.default;
+      control = select;
+      read = () => (select.value === '' ? { skip: true } : { value: select.value });
     } else if (type === 'string') {
       const input = element('input', { id, type: 'text', autocomplete: 'off', spellcheck: 'false' });
       if (typeof property.default === 'string') input.value = property.default;
+      if (listed.length > 0) {
+        const listId = uniqueId('values');
+        input.setAttribute('list', listId);
+        row.append(element('datalist', { id: listId }, ...listed.map((value) => element('option', { value }))));
+      }
       control = input;
-      read = () => (input.value === '' && !isRequired ? { skip: true } : { value: input.value });
+      read = () =>
+        input.value !== ''
+          ? { value: input.value }
+          : isRequired
+            ? { problem: `${name} is required`, field: input }
+            : { skip: true };
     } else {
       const area = element('textarea', { id, rows: '2', spellcheck: 'false' });
       if (hasDefault) area.value = JSON.stringify(property.default);
@@ -110,7 +155,7 @@ export function buildSchemaFields(form: HTMLElement, schema: JsonObject, facts: 
     }
     if (isRequired) control.setAttribute('aria-required', 'true');
     if (hints.length) control.setAttribute('aria-describedby', hintId);
-    row.append(title, control);
+    row.prepend(title, control);
     if (hints.length) row.append(element('div', { class: 'hint', id: hintId }, hints.join(' · ')));
     form.append(row);
     readers.push(read);

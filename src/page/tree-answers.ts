@@ -26,6 +26,8 @@ export interface TreeFiles {
   callTool(name: string, args: JsonObject): Promise<TreeAnswer>;
   readResource(uri: string, mimeType: string | undefined): Promise<TreeAnswer>;
   getPrompt(name: string, args: Record<string, string>): Promise<TreeAnswer>;
+  /** Per tool, per parameter, the values of the tree's completions.json; undefined when it has none. */
+  readToolValues(): Promise<Record<string, Record<string, string[]>> | undefined>;
 }
 
 /** The declared arguments only, as the server keys them (tool-calls.ts declaredOnly). */
@@ -40,16 +42,19 @@ export async function openTreeFiles(siteRoot: URL): Promise<TreeFiles> {
   const source = new ManifestPackedSource(assets, assets);
   // mcp.json is read once: loadTree indexes it, and its raw text says what loadTree does not keep.
   let manifestText = '';
-  const tree = await loadTree({
-    displayName: source.displayName,
-    revalidateAfterMs: source.revalidateAfterMs,
-    async read(path, etag) {
-      const outcome = await source.read(path, etag);
-      if (path === MANIFEST_FILE && outcome.status === 'ok') manifestText = outcome.text;
-      return outcome;
+  const tree = await loadTree(
+    {
+      displayName: source.displayName,
+      revalidateAfterMs: source.revalidateAfterMs,
+      async read(path, etag) {
+        const outcome = await source.read(path, etag);
+        if (path === MANIFEST_FILE && outcome.status === 'ok') manifestText = outcome.text;
+        return outcome;
+      },
+      close: () => source.close(),
     },
-    close: () => source.close(),
-  });
+    { packFiles: assets },
+  );
   let hasSearch = false;
   try {
     const raw: unknown = JSON.parse(manifestText);
@@ -69,7 +74,31 @@ export async function openTreeFiles(siteRoot: URL): Promise<TreeFiles> {
   return {
     tree,
     hasSearch,
+    async readToolValues() {
+      const path = tree.extension?.completions;
+      if (path === undefined) return undefined;
+      const file = await readJson(path);
+      if ('miss' in file || !isObject(file.value)) return undefined;
+      const tools = file.value['ref/tool'];
+      if (!isObject(tools)) return {};
+      const values: Record<string, Record<string, string[]>> = {};
+      for (const [tool, parameters] of Object.entries(tools)) {
+        if (!isObject(parameters)) continue;
+        values[tool] = Object.fromEntries(
+          Object.entries(parameters).map(([name, list]) => [
+            name,
+            Array.isArray(list) ? list.filter((value) => typeof value === 'string') : [],
+          ]),
+        );
+      }
+      return values;
+    },
     async callTool(name, given) {
+      // The search and fetch tools read the tree's search index, as every host answers them.
+      if (tree.search && (name === 'search' || name === 'fetch'))
+        return {
+          result: (await (name === 'search' ? tree.search.search(given) : tree.search.fetch(given))) as JsonObject,
+        };
       const tool = tree.toolsByName.get(name);
       if (!tool) return { miss: `${name} is not a tool of this tree` };
       const withDefaults = declaredOnly(tool, applyDefaults(tool.definition.inputSchema, given));

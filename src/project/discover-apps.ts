@@ -12,6 +12,7 @@ import { readJsonSidecar } from './read-json-sidecar.js';
 import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
 import { APP_MIME_TYPE, APP_URI_SCHEME } from '../core/tree/mcp-apps.js';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
+import { provideAppClass } from './app-class.js';
 import type { ProjectResource } from './discover-resources.js';
 
 /** The standalone UIs' folder in a project, and the UI folder beside a tool's script. */
@@ -104,6 +105,8 @@ export interface AppContext {
   toolsRoot: string;
   /** A script path inside the tools folder as shown in problems (relative to the project). */
   displayPath: (relativePath: string) => string;
+  /** Where a page that builds but will not work as an app is reported (the App class missing). */
+  warnings?: AppProblem[];
 }
 
 /** What is wrong with ui.meta.json's `meta` beyond its shape: each domain must be an origin a CSP can name. */
@@ -234,6 +237,14 @@ async function loadUi(
   } catch {
     return { path: show(entry), problem: 'is not UTF-8 text; save the page as UTF-8' };
   }
+  const provided = provideAppClass(text);
+  if (provided.warning !== null) context.warnings?.push({ path: show(entry), message: provided.warning });
+  text = provided.text;
+  if (Buffer.byteLength(text) > MAX_APP_HTML_BYTES)
+    return {
+      path: show(entry),
+      problem: `is over the ${MAX_APP_HTML_BYTES}-byte limit of an app's page with the App class inlined; move big data out of the page`,
+    };
   const ui = resourceUiMeta(isObject(uiMeta?.meta) ? uiMeta.meta : undefined);
   return {
     uri,

@@ -18,7 +18,14 @@ import {
 import { treeJsonFile } from '../core/tree/canonical-json.js';
 import type { SkillEntry } from '../core/tree/skills.js';
 import { APP_HOST_FILE, type AppPage, renderAppPageHeaders } from './app-pages.js';
-import { escapeHtml, readAppHostScript, renderIndexHtml, renderPageHeaders } from './landing-page.js';
+import {
+  escapeHtml,
+  type PageFacts,
+  pageFactsOf,
+  readAppHostScript,
+  renderIndexHtml,
+  renderPageHeaders,
+} from './landing-page.js';
 
 /** The tree's folders and files answered from the build (each fresh for the owner's TTL). */
 const CACHED_PATHS = ['/tools/*', '/resources/*', '/prompts/*', '/completions.json'];
@@ -160,6 +167,8 @@ export interface DeployOptions {
   appPages?: readonly AppPage[];
   /** The tree's skills (discover-skills.ts): listed on the page, and `_headers` caches their files. */
   skills?: readonly SkillEntry[];
+  /** Per-tool facts and whether the tree has a search index, for the landing page. */
+  page?: PageFacts;
 }
 
 /** The deploy files that belong to the tree's content (and to its content hash). */
@@ -182,7 +191,13 @@ export function deployFiles(manifest: Manifest, options: DeployOptions): Map<str
     ],
     // Cloudflare Workers static assets: the worker's code, Pages' routing file and local secrets files are not assets to publish.
     ['.assetsignore', workerDeployFiles().get('.assetsignore')!],
-    ['index.html', renderIndexHtml(manifest, options.publicUrl, options.liveOnlyTools, hasApps, options.skills)],
+    [
+      'index.html',
+      renderIndexHtml(manifest, options.publicUrl, options.liveOnlyTools, hasApps, {
+        ...(options.page ?? pageFactsOf(manifest)),
+        skills: options.skills,
+      }),
+    ],
     [NOT_FOUND_FILE, renderNotFoundHtml(manifest)],
     [ROUTES_FILE, ROUTES],
   ]);

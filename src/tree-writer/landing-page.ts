@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { INSTALL_HINT, STATICMCP_COMMAND } from '../shared/staticmcp-command.js';
-import type { Manifest } from '../core/tree/manifest.js';
+import { EXTENSION_KEY, type Manifest, type ToolExtension } from '../core/tree/manifest.js';
 import type { SkillEntry } from '../core/tree/skills.js';
 import { renderSkillsSection } from './landing-skills.js';
 import { clipText, escapeHtml } from './page-text.js';
@@ -46,19 +46,30 @@ function escapeText(text: string): string {
 
 /** One entry of a list on the page: the playground script (src/page) finds it by its data attribute. */
 function entries(
-  kind: 'tool' | 'resource' | 'template' | 'prompt',
-  items: { key: string; heading: string; mark?: string; title?: string; text?: string }[],
+  kind: 'tool' | 'template' | 'prompt',
+  items: { key: string; heading: string; marks?: string[]; title?: string; text?: string }[],
 ): string {
-  if (items.length === 0) return '<p class="muted">None.</p>';
-  const attribute = { tool: 'data-tool', resource: 'data-uri', template: 'data-template', prompt: 'data-prompt' }[kind];
+  const attribute = { tool: 'data-tool', template: 'data-template', prompt: 'data-prompt' }[kind];
   return items
     .map(
       (item) =>
-        `<article class="${kind}" ${attribute}="${escapeHtml(item.key)}"><h3><code>${escapeHtml(item.heading)}</code>${item.mark ? ` <span class="mark">${escapeHtml(item.mark)}</span>` : ''}</h3>` +
+        `<article class="${kind}" ${attribute}="${escapeHtml(item.key)}"><h3><code>${escapeHtml(item.heading)}</code>${(item.marks ?? []).map((mark) => ` <span class="mark">${escapeHtml(mark)}</span>`).join('')}</h3>` +
         `${item.title ? `<p><strong>${escapeHtml(clipText(item.title))}</strong></p>` : ''}${item.text ? `<p>${escapeHtml(clipText(item.text))}</p>` : ''}` +
         `${kind === 'tool' ? '<div class="tool-run"></div>' : ''}</article>`,
     )
     .join('\n');
+}
+
+/**
+ * One collapsible section of the page, left out when it lists nothing (a tree without prompts
+ * shows no "Prompts (0)"). `id` is what the playground script and the skip link find it by.
+ */
+function section(id: string, heading: string, count: number, body: string): string {
+  if (count === 0) return '';
+  return (
+    `<details open class="section" id="${id}"><summary><h2 id="${id}-title">${heading} (${count})</h2></summary>\n` +
+    `<div class="list">${body}</div>\n</details>`
+  );
 }
 
 /**
@@ -169,13 +180,26 @@ function readPageStyle(): string {
   return style;
 }
 
+/** What the page shows beyond the manifest's MCP lists, when the manifest given lacks our extension (a build in progress). */
+export interface PageFacts {
+  tools: Record<string, ToolExtension>;
+  hasSearch: boolean;
+  /** The tree's skills (discover-skills.ts), listed after the tools. */
+  skills?: readonly SkillEntry[];
+}
+
+/** The page's facts as a finished manifest states them. */
+export function pageFactsOf(manifest: Manifest): PageFacts {
+  return { tools: manifest[EXTENSION_KEY]?.tools ?? {}, hasSearch: manifest[EXTENSION_KEY]?.search !== undefined };
+}
+
 /** `liveOnlyTools`: tools with no precomputed call (only `serve --live` answers them, never this site's /mcp). */
 export function renderIndexHtml(
   manifest: Manifest,
   publicUrl?: string,
   liveOnlyTools: readonly string[] = [],
   hasApps = false,
-  skills: readonly SkillEntry[] = [],
+  facts: PageFacts = pageFactsOf(manifest),
 ): string {
   template ??= readFileSync(new URL('../../templates/index.html', import.meta.url), 'utf8');
   const { serverInfo, capabilities } = manifest;
@@ -186,6 +210,70 @@ export function renderIndexHtml(
   const css = readPageStyle();
   const snippets = connectSnippets(serverInfo.name, site);
   const appHost = appHostHash(hasApps);
+  const toolFacts = facts.tools;
+  const tools = entries(
+    'tool',
+    capabilities.tools.map((tool) => {
+      const precomputed = toolFacts[tool.name]?.precomputed;
+      return {
+        key: tool.name,
+        heading: tool.name,
+        title: tool.title,
+        text: tool.description,
+        marks: [
+          ...(liveOnly.has(tool.name) ? ['live only'] : []),
+          ...(precomputed ? [`${precomputed} precomputed`] : []),
+        ],
+      };
+    }),
+  );
+  const liveOnlyNote =
+    liveOnly.size === 0
+      ? ''
+      : "<p>Tools marked <em>live only</em> have no precomputed answer: only the project's scripts answer them, with <code>" +
+        `${escapeHtml(STATICMCP_COMMAND.join(' '))} serve ${escapeHtml(site)} --live &lt;project folder&gt;</code>.</p>`;
+  const templates = capabilities.resourceTemplates ?? [];
+  const prompts = capabilities.prompts ?? [];
+  const resourceCount = capabilities.resources.length;
+  // The resources are listed by the page at run time (resources/list, page by page): a content
+  // tree's list would make this page as large as mcp.json.
+  const resources = `<p class="muted resource-note">${resourceCount === 1 ? 'One resource' : `${resourceCount} resources`}: this page lists them when it is served; <a href="mcp.json"><code>mcp.json</code></a> names them.</p>`;
+  const sections = [
+    facts.hasSearch
+      ? '<section id="search" aria-labelledby="search-title"><h2 id="search-title">Search</h2><p class="muted">Searching needs this page served.</p></section>'
+      : '',
+    section('tools', 'Tools', capabilities.tools.length, liveOnlyNote + tools),
+    renderSkillsSection(facts.skills ?? []),
+    section('resources', 'Resources', resourceCount, resources),
+    section(
+      'templates',
+      'Resource templates',
+      templates.length,
+      entries(
+        'template',
+        templates.map((template) => ({
+          key: template.uriTemplate,
+          heading: template.uriTemplate,
+          title: template.title ?? template.name,
+          text: template.description,
+        })),
+      ),
+    ),
+    section(
+      'prompts',
+      'Prompts',
+      prompts.length,
+      entries(
+        'prompt',
+        prompts.map((prompt) => ({
+          key: prompt.name,
+          heading: prompt.name,
+          title: prompt.title,
+          text: `${prompt.description ?? ''}${prompt.arguments?.length ? ` (arguments: ${prompt.arguments.map((argument) => `${argument.name}${argument.required ? '' : '?'}`).join(', ')})` : ''}`,
+        })),
+      ),
+    ),
+  ].filter(Boolean);
   const values: Record<string, string> = {
     csp: escapeHtml(pagePolicy(script, css, appHost)),
     appHost: appHost ?? '',
@@ -198,53 +286,7 @@ export function renderIndexHtml(
     installHint: escapeHtml(INSTALL_HINT),
     remoteSnippets: snippets.remote,
     bridgeSnippets: snippets.bridge,
-    toolCount: String(capabilities.tools.length),
-    skills: renderSkillsSection(skills),
-    resourceCount: String(capabilities.resources.length),
-    tools: entries(
-      'tool',
-      capabilities.tools.map((tool) => ({
-        key: tool.name,
-        heading: tool.name,
-        title: tool.title,
-        text: tool.description,
-        mark: liveOnly.has(tool.name) ? 'live only' : undefined,
-      })),
-    ),
-    liveOnlyNote:
-      liveOnly.size === 0
-        ? ''
-        : "<p>Tools marked <em>live only</em> have no precomputed answer: only the project's scripts answer them, with <code>" +
-          `${escapeHtml(STATICMCP_COMMAND.join(' '))} serve ${escapeHtml(site)} --live &lt;project folder&gt;</code>.</p>`,
-    resources: entries(
-      'resource',
-      capabilities.resources.map((resource) => ({
-        key: resource.uri,
-        heading: resource.uri,
-        title: resource.title ?? resource.name,
-        text: resource.description,
-      })),
-    ),
-    templateCount: String(capabilities.resourceTemplates?.length ?? 0),
-    templates: entries(
-      'template',
-      (capabilities.resourceTemplates ?? []).map((template) => ({
-        key: template.uriTemplate,
-        heading: template.uriTemplate,
-        title: template.title ?? template.name,
-        text: template.description,
-      })),
-    ),
-    promptCount: String(capabilities.prompts?.length ?? 0),
-    prompts: entries(
-      'prompt',
-      (capabilities.prompts ?? []).map((prompt) => ({
-        key: prompt.name,
-        heading: prompt.name,
-        title: prompt.title,
-        text: `${prompt.description ?? ''}${prompt.arguments?.length ? ` (arguments: ${prompt.arguments.map((argument) => `${argument.name}${argument.required ? '' : '?'}`).join(', ')})` : ''}`,
-      })),
-    ),
+    sections: sections.join('\n'),
   };
   // One pass: a value's own text (a tool description with `{{tools}}` in it) is never expanded again.
   return template.replace(/\{\{(\w+)\}\}/g, (placeholder, key: string) => values[key] ?? placeholder);

@@ -13,8 +13,10 @@ const SKILLS_SHOWN = 200;
 export function renderSkillsSection(skills: readonly SkillEntry[]): string {
   if (skills.length === 0) return '';
   return [
-    '<section id="skills" aria-labelledby="skills-title">',
-    `<h2 id="skills-title">Skills (${skills.length})</h2>`,
+    // The page's other sections' shape (landing-page.ts): a section that collapses.
+    '<details open class="section" id="skills">',
+    `<summary><h2 id="skills-title">Skills (${skills.length})</h2></summary>`,
+    '<div class="list">',
     '<p>Instructions for agents on using this server, as <a href="https://agentskills.io/specification">Agent Skills</a>. ' +
       'Clients that know the <a href="https://github.com/modelcontextprotocol/ext-skills">Skills extension</a> list them with <code>skills/list</code>; ' +
       'every file is also a resource, listed below.</p>',
@@ -22,8 +24,8 @@ export function renderSkillsSection(skills: readonly SkillEntry[]): string {
     ...(skills.length > SKILLS_SHOWN
       ? [`<p class="muted">And ${skills.length - SKILLS_SHOWN} more skills, in ${SKILLS_LIST_FILE}.</p>`]
       : []),
-    '</section>',
-    '',
+    '</div>',
+    '</details>',
   ].join('\n');
 }
 

@@ -14,6 +14,13 @@ export const VIEWPORTS = [
   { width: 390, height: 844, colorScheme: 'dark' },
 ] as const;
 
+/** A window size and colour scheme to open a page in. */
+export interface Screen {
+  width: number;
+  height: number;
+  colorScheme: 'light' | 'dark';
+}
+
 export function launchChromium(): Promise<Browser> {
   // As root (CI), Chromium's sandbox cannot start.
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -29,7 +36,7 @@ export interface WatchedPage {
 export async function openPage(
   browser: Browser,
   url: string,
-  { width, height, colorScheme }: (typeof VIEWPORTS)[number],
+  { width, height, colorScheme }: Screen,
 ): Promise<WatchedPage> {
   const context = await browser.newContext({ viewport: { width, height }, colorScheme });
   const page = await context.newPage();

@@ -94,6 +94,8 @@ describe.skipIf(!HAS_CHROMIUM)('the playground page in chromium', () => {
       await expect.poll(() => outputOf(divide), EVENTUALLY).toBe('3.5');
 
       await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+      // Connecting is one click away: the panel opens by its heading.
+      await page.locator('#connect > summary').click();
       await page.getByRole('button', { name: 'Copy: Claude Code' }).first().click();
       expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(
         `claude mcp add --transport http example ${serve.base}/mcp`,
@@ -175,6 +177,7 @@ describe.skipIf(!HAS_CHROMIUM)('the playground page in chromium', () => {
       .toBe(
         'userExplain to a child how to compute 6 times 7 by hand, then check the answer with the math_multiply tool.',
       );
+    await page.locator('#connect > summary').click();
     await page.getByRole('button', { name: 'Copy: Command' }).click();
     await checkLayoutAndAccess(watched);
     await watched.context.close();
