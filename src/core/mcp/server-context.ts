@@ -9,6 +9,7 @@ import type { CachedTreeReader } from '../tree-reading/cached-tree-reader.js';
 import type { LiveRunner } from './live-port.js';
 import type { LoadedTree } from '../tree-reading/loaded-tree.js';
 import type { ProtocolVersion } from './protocol-versions.js';
+import type { TreeSwitchPort } from './tree-switch-port.js';
 
 /**
  * Resource URIs one legacy session may subscribe to, and one 2026-07-28 listener may follow
@@ -25,6 +26,12 @@ export interface ServerContext {
   liveHint: string;
   /** True under `staticmcp dev`: the tree can change, so list changes and subscriptions are offered. */
   dev: boolean;
+  /**
+   * Set by a host that switches a rebuilt tree in (`serve <folder>`, `dev`): requests let it look
+   * for one first, a legacy session is offered list changes and subscriptions, and a request that
+   * failed because the tree changed under it is answered again (tree-switch-port.ts).
+   */
+  treeSwitch?: TreeSwitchPort;
   /** Loads the JSON Schema compiler (ajv on Node, on first use; one without code generation on the edge). */
   loadValidatorCompiler(): Promise<CompileValidator>;
   /** A line for the operator (stderr on Node, the console on the edge), never the protocol stream. */
