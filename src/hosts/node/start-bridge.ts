@@ -32,7 +32,7 @@ export interface RunningBridge {
   reloadTree(): Promise<TreeReload>;
   /** A warning for the operator (stderr) and the client (`notifications/message`). */
   warn(text: string): void;
-  /** How many tools the served tree has. */
+  /** How many tools of the project's scripts the served tree has (the search and fetch tools are the index's). */
   toolCount(): number;
 }
 
@@ -91,7 +91,7 @@ export async function openBridge(options: BridgeOptions): Promise<RunningBridge>
       if (!treeSwitch) return Promise.reject(new Error('only a tree in a folder is reloaded'));
       return treeSwitch.reloadNow();
     },
-    toolCount: () => bridge.tree.tools.length,
+    toolCount: () => bridge.tree.tools.filter((tool) => tool.searchTool === undefined).length,
     warn: (text) => {
       logProblem(text);
       session!.logToClient('warning', 'staticmcp', text);

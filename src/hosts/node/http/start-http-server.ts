@@ -238,7 +238,7 @@ export async function openHttpServer(options: HttpServeOptions): Promise<Running
       if (!treeSwitch) return Promise.reject(new Error('only a tree in a folder is reloaded'));
       return treeSwitch.reloadNow();
     },
-    toolCount: () => context.tree.tools.length,
+    toolCount: () => context.tree.tools.filter((tool) => tool.searchTool === undefined).length,
     warn: (text) => {
       logProblem(text);
       for (const session of handler.openSessions()) session.logToClient('warning', 'staticmcp', text);
