@@ -352,8 +352,7 @@ export class McpSession {
   /**
    * Any known resource (listed, a state resource, or an instance of a template) can be subscribed.
    * Only where the tree can change (dev, a served folder) is a fingerprint of its content kept, to
-   * tell after a rebuild whether it changed; other trees never change, so their subscribers are
-   * simply never notified.
+   * tell after a rebuild whether it changed; other subscribers are simply never notified.
    */
   private async subscribe(params: JsonObject | undefined): Promise<JsonObject> {
     const uri = params?.uri;

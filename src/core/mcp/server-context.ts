@@ -9,13 +9,26 @@ import type { CachedTreeReader } from '../tree-reading/cached-tree-reader.js';
 import type { LiveRunner } from './live-port.js';
 import type { LoadedTree } from '../tree-reading/loaded-tree.js';
 import type { ProtocolVersion } from './protocol-versions.js';
-import type { TreeSwitchPort } from './tree-switch-port.js';
 
 /**
  * Resource URIs one legacy session may subscribe to, and one 2026-07-28 listener may follow
  * (template instances are unbounded).
  */
 export const MAX_SUBSCRIPTIONS = 1000;
+
+/** How a host switches a rebuilt tree in under running sessions (used by tree-switch-port.ts). */
+export interface TreeSwitchPort {
+  /**
+   * As a request arrives: a promise when the host is looking for (or switching to) a rebuilt tree
+   * the request must wait for; undefined when it has looked recently and the request goes on at once.
+   */
+  checkIfDue(): Promise<void> | undefined;
+  /**
+   * After an answer from `tree` failed: looks now (however recently it looked) and resolves true
+   * when the server answers from another tree than `tree` (switched by this look or an earlier one).
+   */
+  switchedSince(tree: LoadedTree): Promise<boolean>;
+}
 
 export interface ServerContext {
   tree: LoadedTree;

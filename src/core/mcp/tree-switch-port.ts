@@ -6,20 +6,9 @@
 import type { JsonRpcRequest } from './json-rpc.js';
 import type { LoadedTree } from '../tree-reading/loaded-tree.js';
 import { RequestCancelled, type ServerContext } from './server-context.js';
-import { isObject } from '../tree/json-object.js';
 
-export interface TreeSwitchPort {
-  /**
-   * As a request arrives: a promise when the host is looking for (or switching to) a rebuilt tree
-   * the request must wait for; undefined when it has looked recently and the request goes on at once.
-   */
-  checkIfDue(): Promise<void> | undefined;
-  /**
-   * After an answer from `tree` failed: looks now (however recently it looked) and resolves true
-   * when the server answers from another tree than `tree` (switched by this look or an earlier one).
-   */
-  switchedSince(tree: LoadedTree): Promise<boolean>;
-}
+export type { TreeSwitchPort } from './server-context.js';
+import { isObject } from '../tree/json-object.js';
 
 /**
  * Runs `answer` on the current tree. With a switch port: after the host's look for a rebuild, and
