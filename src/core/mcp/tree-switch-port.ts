@@ -6,9 +6,9 @@
 import type { JsonRpcRequest } from './json-rpc.js';
 import type { LoadedTree } from '../tree-reading/loaded-tree.js';
 import { RequestCancelled, type ServerContext } from './server-context.js';
+import { isObject } from '../tree/json-object.js';
 
 export type { TreeSwitchPort } from './server-context.js';
-import { isObject } from '../tree/json-object.js';
 
 /**
  * Runs `answer` on the current tree. With a switch port: after the host's look for a rebuild, and
