@@ -84,7 +84,7 @@ const options = {
   },
   host: {
     type: 'string',
-    describe: `with --http: the address to listen on (default: ${DEFAULT_HOST}; live scripts run only on a loopback address)`,
+    describe: `with --http: the loopback address to listen on (default: ${DEFAULT_HOST}; dev runs scripts live)`,
     check: (value: string) =>
       value === '' || /[\s/]/.test(value) ? `--host ${JSON.stringify(value)} is not an address` : undefined,
     hint: 'pass an address to listen on, such as 127.0.0.1 or ::1',
