@@ -13,8 +13,8 @@ export type { TreeSwitchPort } from './server-context.js';
 /**
  * Runs `answer` on the current tree. With a switch port: after the host's look for a rebuild, and
  * once more when the first answer failed (a JSON-RPC error, or an `isError` result the tree itself
- * gave) and the tree was switched meanwhile. A live run's failure is never run again: a script's
- * side effects must not happen twice because a rebuild finished at the same moment.
+ * gave) and the tree was switched meanwhile. A tool call's failed live run is never run again:
+ * a script's side effects must not happen twice because a rebuild finished at the same moment.
  */
 export async function answerOnCurrentTree<T>(
   server: ServerContext,
