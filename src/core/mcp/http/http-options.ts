@@ -67,6 +67,11 @@ export interface HandlerScope {
   logProblem(text: string): void;
   /** A session for `client`; `version` when one was agreed outside it (a stateless request's header). */
   openSession(client: ClientId, send: Send, version?: ProtocolVersion): McpSession;
+  /**
+   * The sessions of one POST still answering (a 2026-07-28 `subscriptions/listen` stays open):
+   * a switched tree is told to them as to the table's sessions.
+   */
+  readonly oneShotSessions: Set<McpSession>;
 }
 
 export function createHandlerScope(options: McpHttpOptions): HandlerScope {
@@ -104,6 +109,7 @@ export function createHandlerScope(options: McpHttpOptions): HandlerScope {
 
   return {
     options,
+    oneShotSessions: new Set(),
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
     maxSessionsPerClient: options.maxSessionsPerClient ?? DEFAULT_MAX_SESSIONS_PER_CLIENT,

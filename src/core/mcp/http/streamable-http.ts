@@ -30,8 +30,9 @@ export interface McpHttpHandler {
   /** For a host that speaks fetch (the edge worker). `connection`: what the host knows of the connection (the peer address). */
   handle(request: Request, connection?: ConnectionInfo): Promise<Response>;
   /**
-   * The handshake-era sessions open now, for what no request waits for: list changes after the host
-   * switched trees, warnings (each goes out on its session's GET stream). None without sessions.
+   * The sessions open now, for what no request waits for: list changes after the host switched
+   * trees, warnings. A handshake-era session sends them on its GET stream; the session of one
+   * POST still answering (a 2026-07-28 `subscriptions/listen`) on that POST's stream.
    */
   openSessions(): McpSession[];
   /** Ends every session (live scripts killed, streams closed); later requests get 503. */
@@ -110,7 +111,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       await discardUnreadBody(request, maxDrainedBodyBytes);
       return responseOfAnswer(answered);
     },
-    openSessions: () => table?.openSessions() ?? [],
+    openSessions: () => [...(table?.openSessions() ?? []), ...scope.oneShotSessions],
     async close() {
       closed = true;
       await table?.closeAll();
