@@ -17,11 +17,12 @@ describe('version negotiation', () => {
       const init = await bridge.initialize(version);
       expect(init.result?.protocolVersion).toBe(version);
       // The example has prompts and templates; the completions capability exists from 2025-03-26.
+      // A served folder switches to a rebuilt tree, so its lists can change (docs/serving.md).
       expect(init.result?.capabilities).toEqual({
         logging: {},
-        tools: {},
-        resources: { subscribe: true },
-        prompts: {},
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        prompts: { listChanged: true },
         ...(version >= '2025-03-26' ? { completions: {} } : {}),
       });
       const serverInfo = init.result?.serverInfo as Record<string, unknown>;

@@ -294,7 +294,7 @@ describe.concurrent('staticmcp dev', () => {
     const warning = await dev.waitFor((frames) =>
       (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/message'),
     );
-    expect(String(warning.params?.data)).toMatch(/^tools\/ is gone.*still serving the previous tree \(4 tools\)/);
+    expect(String(warning.params?.data)).toMatch(/^tools\/ is gone.*still serving the previous tree \(2 tools\)/);
     const tools = (await dev.request('tools/list')).result?.tools as { name: string }[];
     expect(tools.map((tool) => tool.name)).toEqual(['echo', 'other', 'search', 'fetch']);
     expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);

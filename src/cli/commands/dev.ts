@@ -1,4 +1,4 @@
-// `staticmcp dev [project]`: its options, and the handler that builds the project, serves the tree over stdio, and on every change
+// `staticmcp dev [project] [--http [--port N] [--host H]]`: its options, and the handler that builds the project, serves the tree over stdio (or Streamable HTTP with the tree's site), and on every change
 // to the project rebuilds (incrementally: the build cache makes unchanged calls free) and reloads
 // the tree in the bridge, which tells the client what changed. stdout carries protocol frames
 // only; build logs go to stderr. A failed rebuild is reported (stderr, and the client as a
@@ -16,6 +16,9 @@ import { SWAP_FOLDER_MARK } from '../../tree-writer/swap-folders.js';
 
 /** Quiet time after the last change before a rebuild starts: editors write a file in several steps. */
 const DEFAULT_DEBOUNCE_MS = 50;
+/** `serve --http`'s defaults. */
+const DEFAULT_PORT = 8080;
+const DEFAULT_HOST = '127.0.0.1';
 
 function log(text: string): void {
   process.stderr.write(`staticmcp dev: ${text}\n`);
@@ -68,13 +71,32 @@ const options = {
     check: (value: number) =>
       Number.isFinite(value) && value >= 0 ? undefined : '--debounce-ms must be a number of milliseconds',
   },
+  http: {
+    type: 'boolean',
+    describe: 'serve over Streamable HTTP at /mcp (and the tree, with its playground, at /) instead of stdio',
+  },
+  port: {
+    type: 'number',
+    describe: `with --http: the port (default: ${DEFAULT_PORT}; 0 picks a free one)`,
+    check: (value: number, text: string) =>
+      Number.isInteger(value) && value >= 0 && value <= 65535 ? undefined : `--port ${text} is not a port number`,
+    hint: 'pass a number from 0 to 65535 (0 picks a free port)',
+  },
+  host: {
+    type: 'string',
+    describe: `with --http: the loopback address to listen on (default: ${DEFAULT_HOST}; dev runs scripts live)`,
+    check: (value: string) =>
+      value === '' || /[\s/]/.test(value) ? `--host ${JSON.stringify(value)} is not an address` : undefined,
+    hint: 'pass an address to listen on, such as 127.0.0.1 or ::1',
+  },
 } as const satisfies Record<string, OptionSpec>;
 
 type DevOptions = CommandArguments<typeof options>['options'];
 
 export const command = defineCommand({
   name: 'dev',
-  describe: 'build the project, serve it over stdio, and rebuild and reload it on every change (clients are notified)',
+  describe:
+    'build the project, serve it over stdio (or --http), and rebuild and reload it on every change (clients are notified)',
   positional: { name: 'project', describe: 'project folder (holds tools/, resources/, prompts/)', default: '.' },
   options,
   run: ({ positional, options }) => runDevCommand(positional ?? '.', options),
@@ -87,6 +109,17 @@ async function runDevCommand(projectGiven: string, options: DevOptions): Promise
     throw new UsageError(
       `${projectGiven} is not a folder`,
       'pass the project folder (the one that holds tools/, resources/, prompts/)',
+    );
+  if (!options.http && (options.port !== undefined || options.host !== undefined))
+    throw new UsageError(
+      `--${options.port !== undefined ? 'port' : 'host'} only applies with --http`,
+      'add --http to serve the edit loop over HTTP, or drop it',
+    );
+  const host = options.host ?? DEFAULT_HOST;
+  if (options.http && !(await import('../../hosts/node/http/host-rules.js')).isLoopbackHost(host))
+    throw new UsageError(
+      `dev runs the project's scripts live, and ${host} is not a loopback address: anyone who can reach it could run them`,
+      'serve dev on 127.0.0.1 (the default) or ::1; to publish, build and use staticmcp serve',
     );
   const { concurrency } = options;
   const maxCallFiles = options['max-call-files'];
@@ -143,11 +176,10 @@ async function runDevCommand(projectGiven: string, options: DevOptions): Promise
   process.off('SIGTERM', onSignal);
   if (interruptedBy) return exitCodeOfSignal(interruptedBy);
 
-  const [{ FolderSource }, { FolderPackFiles }, { ManifestPackedSource }, { openBridge }] = await Promise.all([
+  const [{ FolderSource }, { FolderPackFiles }, { ManifestPackedSource }] = await Promise.all([
     import('../../hosts/node/folder-source.js'),
     import('../../hosts/node/folder-pack-files.js'),
     import('../../core/packs/manifest-packed-source.js'),
-    import('../../hosts/node/start-bridge.js'),
   ]);
   // As `serve <folder>` reads it: a build past the call-file budget writes a packed tree, and its
   // packed calls answer from the packs. Each reload reads the rebuilt mcp.json first, whose pack
@@ -161,12 +193,22 @@ async function runDevCommand(projectGiven: string, options: DevOptions): Promise
   let bridge: RunningBridge;
   try {
     // packFiles: the search and fetch tools of a project with search on answer from the rebuilt index.
-    bridge = await openBridge({ source, packFiles, projectRoot, dev: true, logPrefix: 'staticmcp dev' });
+    const served = { source, packFiles, projectRoot, treeRoot: outDir, dev: true, logPrefix: 'staticmcp dev' };
+    bridge = options.http
+      ? await (await import('../../hosts/node/http/start-http-server.js')).openHttpServer({
+          ...served,
+          host,
+          port: options.port ?? DEFAULT_PORT,
+          allowedHosts: [],
+        })
+      : await (await import('../../hosts/node/start-bridge.js')).openBridge(served);
   } catch (error) {
     source.close();
     return fail(
       (error as Error).message,
-      'check the tree (staticmcp build writes one) and try again',
+      /already in use/.test((error as Error).message)
+        ? 'pick another --port (0 picks a free one), or stop the program that holds it'
+        : 'check the tree (staticmcp build writes one) and try again',
       exitCodeOf(error),
     );
   }

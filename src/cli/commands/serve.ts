@@ -247,7 +247,7 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
   if (process.stdin.isTTY) process.stderr.write(`${await describeWaiting(sourceArgument, isUrl, liveArgument)}\n`);
   const { startBridge } = await (bridgeLoading ?? import('../../hosts/node/start-bridge.js'));
   try {
-    return await startBridge({ source, packFiles, projectRoot, liveConcurrency });
+    return await startBridge({ source, packFiles, projectRoot, liveConcurrency, treeRoot });
   } catch (error) {
     source.close();
     return fail(

@@ -49,6 +49,7 @@ import { refuseBeforeInitialize } from './session-lifecycle.js';
 import { loadHandlers, loadModernEra, planPreload } from './handler-table.js';
 import { isInEra, methodRow, type SessionMethod, unhandledMethod } from './method-table.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
+import { answerOnCurrentTree } from './tree-switch-port.js';
 
 /** Only `staticmcp dev` needs these (and node:crypto): loaded on the first subscription or reload. */
 const loadTreeChanges = (): Promise<typeof import('./tree-changes.js')> => import('./tree-changes.js');
@@ -204,10 +205,11 @@ export class McpSession {
     if (era.era === 'invalid') return errorResponse(request.id, era.error.code, era.error.message, era.error.data);
     const key = inFlightKey(request.id);
     const controller = new AbortController();
-    const work =
+    const work = answerOnCurrentTree(this.server, request, () =>
       era.era === 'legacy'
         ? this.dispatch(request, controller.signal, notify, room)
-        : this.dispatchModern(request, era, controller.signal, notify, room);
+        : this.dispatchModern(request, era, controller.signal, notify, room),
+    );
     // A client may reuse an id while the first request still runs; only the newest is cancellable.
     const entry = { controller, promise: work.catch(() => undefined) };
     this.inFlight.set(key, entry);
@@ -349,8 +351,8 @@ export class McpSession {
 
   /**
    * Any known resource (listed, a state resource, or an instance of a template) can be subscribed.
-   * Only under dev is a fingerprint of its content kept, to tell after a rebuild whether it changed;
-   * a statically served tree never changes, so its subscribers are simply never notified.
+   * Only where the tree can change (dev, a served folder) is a fingerprint of its content kept, to
+   * tell after a rebuild whether it changed; other subscribers are simply never notified.
    */
   private async subscribe(params: JsonObject | undefined): Promise<JsonObject> {
     const uri = params?.uri;
@@ -368,7 +370,7 @@ export class McpSession {
         `resources/subscribe: at most ${MAX_SUBSCRIPTIONS} subscriptions per session; unsubscribe from some first`,
       );
     }
-    if (!this.server.dev) {
+    if (!this.server.dev && this.server.treeSwitch === undefined) {
       this.subscriptions.set(uri, '');
       return {};
     }

@@ -26,8 +26,10 @@ function hasApps(tree: LoadedTree): boolean {
 export function serverCapabilities(server: ServerContext, version: ProtocolVersion, modern: boolean): JsonObject {
   const { tree, dev } = server;
   const capabilities: JsonObject = { logging: {} };
-  // Under dev every kind is offered, even when empty: the next edit may add the first one.
-  if (dev) {
+  // Under dev every kind is offered, even when empty: the next edit may add the first one. A
+  // served folder switches rebuilt trees in too; its legacy sessions hear of it the same way (a
+  // 2026-07-28 client has no session to tell: it keeps the cache hints of a served tree).
+  if (dev || (server.treeSwitch !== undefined && !modern)) {
     capabilities.tools = { listChanged: true };
     capabilities.resources = { subscribe: true, listChanged: true };
     capabilities.prompts = { listChanged: true };

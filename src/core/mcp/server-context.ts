@@ -16,6 +16,20 @@ import type { ProtocolVersion } from './protocol-versions.js';
  */
 export const MAX_SUBSCRIPTIONS = 1000;
 
+/** How a host switches a rebuilt tree in under running sessions (used by tree-switch-port.ts). */
+export interface TreeSwitchPort {
+  /**
+   * As a request arrives: a promise when the host is looking for (or switching to) a rebuilt tree
+   * the request must wait for; undefined when it has looked recently and the request goes on at once.
+   */
+  checkIfDue(): Promise<void> | undefined;
+  /**
+   * After an answer from `tree` failed: looks now (however recently it looked) and resolves true
+   * when the server answers from another tree than `tree` (switched by this look or an earlier one).
+   */
+  switchedSince(tree: LoadedTree): Promise<boolean>;
+}
+
 export interface ServerContext {
   tree: LoadedTree;
   reader: CachedTreeReader;
@@ -25,6 +39,12 @@ export interface ServerContext {
   liveHint: string;
   /** True under `staticmcp dev`: the tree can change, so list changes and subscriptions are offered. */
   dev: boolean;
+  /**
+   * Set by a host that switches a rebuilt tree in (`serve <folder>`, `dev`): requests let it look
+   * for one first, a legacy session is offered list changes and subscriptions, and a request that
+   * failed because the tree changed under it is answered again (tree-switch-port.ts).
+   */
+  treeSwitch?: TreeSwitchPort;
   /** Loads the JSON Schema compiler (ajv on Node, on first use; one without code generation on the edge). */
   loadValidatorCompiler(): Promise<CompileValidator>;
   /** A line for the operator (stderr on Node, the console on the edge), never the protocol stream. */

@@ -2,15 +2,15 @@
 // `startBridge` resolves with the exit code once stdin closes (or a signal arrives) and live
 // children are gone; `openBridge` also hands back the controls `staticmcp dev` needs: reload the
 // tree (and notify the client of what changed) and warn the client.
-import { CachedTreeReader } from '../../core/tree-reading/cached-tree-reader.js';
-import { loadTree } from '../../core/tree-reading/loaded-tree.js';
 import { McpSession } from '../../core/mcp/mcp-session.js';
 import type { ServerContext } from '../../core/mcp/server-context.js';
-import type { ListChanges } from '../../core/mcp/tree-changes.js';
 import { createNodeServerContext, type NodeServerOptions } from './node-server-context.js';
 import { guardServerProcess } from './process-guard.js';
 import { startStdioTransport } from './stdio-transport.js';
 import { escapeTerminalText } from '../../shared/terminal-text.js';
+import { attachTreeSwitch, readTreeCheckIntervalMs, readTreeIdentity, type TreeReload } from './tree-switch.js';
+
+export type { TreeReload } from './tree-switch.js';
 
 export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
 /** After stdin closes: how long answers already being prepared may still be sent. */
@@ -21,11 +21,8 @@ const CLOSE_WAIT_MS = 3_000;
 export interface BridgeOptions extends Omit<NodeServerOptions, 'logProblem'> {
   /** How stderr lines start (`staticmcp serve`, `staticmcp dev`). */
   logPrefix?: string;
-}
-
-export interface TreeReload extends ListChanges {
-  /** Subscribed resources whose content changed (each got `notifications/resources/updated`). */
-  updated: string[];
+  /** The tree's folder, for a folder source: a rebuilt tree there is switched in (tree-switch.ts). */
+  treeRoot?: string;
 }
 
 export interface RunningBridge {
@@ -35,7 +32,7 @@ export interface RunningBridge {
   reloadTree(): Promise<TreeReload>;
   /** A warning for the operator (stderr) and the client (`notifications/message`). */
   warn(text: string): void;
-  /** How many tools the served tree has. */
+  /** How many tools of the project's scripts the served tree has (the search and fetch tools are the index's). */
   toolCount(): number;
 }
 
@@ -45,8 +42,24 @@ export async function openBridge(options: BridgeOptions): Promise<RunningBridge>
     // Text from clients (a URI, a tool name) and trees reaches this line: never raw escapes.
     process.stderr.write(`${prefix}: ${escapeTerminalText(text)}\n`);
   };
+  // Checked before anything starts: a bad STATICMCP_TREE_CHECK_MS stops the start, naming it.
+  const checkIntervalMs = options.treeRoot !== undefined ? readTreeCheckIntervalMs() : 0;
+  // Read before the tree is loaded: a rebuild that lands meanwhile is then seen as one.
+  const loadedIdentity = options.treeRoot !== undefined ? readTreeIdentity(options.treeRoot) : undefined;
   const bridge: ServerContext = await createNodeServerContext({ ...options, logProblem });
   let session: McpSession | undefined;
+  const treeSwitch =
+    options.treeRoot === undefined
+      ? undefined
+      : attachTreeSwitch(bridge, {
+          treeRoot: options.treeRoot,
+          source: options.source,
+          packFiles: options.packFiles,
+          loadedIdentity,
+          checkIntervalMs,
+          notify: (changes) => session!.treeReloaded(changes),
+          logProblem,
+        });
   let finish!: (code: number) => void;
   const finished = new Promise<number>((resolve) => {
     finish = resolve;
@@ -72,26 +85,13 @@ export async function openBridge(options: BridgeOptions): Promise<RunningBridge>
   process.once('SIGINT', shutdown);
   guardServerProcess(logProblem, shutdown);
 
-  let reloading = Promise.resolve<unknown>(undefined);
-  const reloadOnce = async (): Promise<TreeReload> => {
-    const next = await loadTree(options.source, { packFiles: options.packFiles, onProblem: logProblem });
-    const { compareTreeLists } = await import('../../core/mcp/tree-changes.js');
-    const changes = compareTreeLists(bridge.tree, next);
-    // Swapped together: a new tree's files must never be answered from the old tree's cache.
-    bridge.tree = next;
-    bridge.reader = new CachedTreeReader(options.source);
-    const updated = await session!.treeReloaded(changes);
-    return { ...changes, updated };
-  };
   return {
     finished,
     reloadTree: () => {
-      // One reload at a time, in order, so notifications follow the order of the trees.
-      const result = reloading.then(reloadOnce, reloadOnce);
-      reloading = result.catch(() => undefined);
-      return result;
+      if (!treeSwitch) return Promise.reject(new Error('only a tree in a folder is reloaded'));
+      return treeSwitch.reloadNow();
     },
-    toolCount: () => bridge.tree.tools.length,
+    toolCount: () => bridge.tree.tools.filter((tool) => tool.searchTool === undefined).length,
     warn: (text) => {
       logProblem(text);
       session!.logToClient('warning', 'staticmcp', text);

@@ -67,6 +67,11 @@ export interface HandlerScope {
   logProblem(text: string): void;
   /** A session for `client`; `version` when one was agreed outside it (a stateless request's header). */
   openSession(client: ClientId, send: Send, version?: ProtocolVersion): McpSession;
+  /**
+   * The sessions of one POST still answering (a 2026-07-28 `subscriptions/listen` stays open):
+   * a switched tree is told to them as to the table's sessions.
+   */
+  readonly oneShotSessions: Set<McpSession>;
 }
 
 export function createHandlerScope(options: McpHttpOptions): HandlerScope {
@@ -74,17 +79,37 @@ export function createHandlerScope(options: McpHttpOptions): HandlerScope {
   const liveGates = new ClientLiveGates(options.maxLiveRunsPerClient ?? DEFAULT_MAX_LIVE_RUNS_PER_CLIENT);
   const answerLimits = options.answerLimits ?? {};
 
-  /** A session's context: the host's, with live runs limited per session and per client. */
+  /**
+   * A session's context: the host's, with live runs limited per session and per client. The tree
+   * and its reader are read through to the host's context, where a switched tree lands (a copy
+   * would keep answering from the tree the session opened on).
+   */
   const sessionContext = (client: ClientId): ServerContext => {
     const server = options.server(client);
     if (!server.live) return server;
     const perClient = liveGates.limitRuns(server.live, client.key);
-    // A waiting run that is cancelled never starts.
-    return { ...server, live: gateLiveRuns(perClient, new ConcurrencyGate(maxLiveRuns)) };
+    return {
+      ...server,
+      get tree() {
+        return server.tree;
+      },
+      set tree(tree) {
+        server.tree = tree;
+      },
+      get reader() {
+        return server.reader;
+      },
+      set reader(reader) {
+        server.reader = reader;
+      },
+      // A waiting run that is cancelled never starts.
+      live: gateLiveRuns(perClient, new ConcurrencyGate(maxLiveRuns)),
+    };
   };
 
   return {
     options,
+    oneShotSessions: new Set(),
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
     maxSessionsPerClient: options.maxSessionsPerClient ?? DEFAULT_MAX_SESSIONS_PER_CLIENT,

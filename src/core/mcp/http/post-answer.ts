@@ -35,10 +35,14 @@ export function answerWithOneShotSession(
   scope: HandlerScope,
   post: Omit<PostAnswer, 'extraHeaders' | 'finished'>,
 ): Promise<HttpAnswer> {
+  scope.oneShotSessions.add(post.session);
   return answerPost(scope, {
     ...post,
     extraHeaders: {},
-    finished: () => void post.session.close(CLOSE_GRACE_MS, CLOSE_WAIT_MS),
+    finished: () => {
+      scope.oneShotSessions.delete(post.session);
+      void post.session.close(CLOSE_GRACE_MS, CLOSE_WAIT_MS);
+    },
   });
 }
 

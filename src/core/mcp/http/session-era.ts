@@ -136,6 +136,11 @@ export class SessionTable {
     return { status: 204, headers: {}, body: null };
   }
 
+  /** The sessions open now (the host tells them of a switched tree, tree-switch-port.ts). */
+  openSessions(): McpSession[] {
+    return [...this.sessions.values()].map((open) => open.session);
+  }
+
   closeAll(): Promise<void> {
     return Promise.all([...this.sessions.values()].map((open) => this.endOpenSession(open))).then(() => undefined);
   }

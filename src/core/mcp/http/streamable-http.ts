@@ -7,6 +7,7 @@
 // Never throws and never answers with anything of the machine (paths, stacks): problems go to
 // `logProblem`, the client gets a JSON-RPC error with a fixed message. Only Web APIs.
 import { INTERNAL_ERROR, INVALID_REQUEST } from '../json-rpc.js';
+import type { McpSession } from '../mcp-session.js';
 import { claimsModernEra } from '../request-meta.js';
 import { type ClientId, clientOfExchange, type ConnectionInfo } from './client-quotas.js';
 import { preflight, refuseForeignCaller, withCors } from './cors.js';
@@ -28,6 +29,12 @@ export interface McpHttpHandler {
   answer(exchange: HttpExchange, connection?: ConnectionInfo): Promise<HttpAnswer>;
   /** For a host that speaks fetch (the edge worker). `connection`: what the host knows of the connection (the peer address). */
   handle(request: Request, connection?: ConnectionInfo): Promise<Response>;
+  /**
+   * The sessions open now, for what no request waits for: list changes after the host switched
+   * trees, warnings. A handshake-era session sends them on its GET stream; the session of one
+   * POST still answering (a 2026-07-28 `subscriptions/listen`) on that POST's stream.
+   */
+  openSessions(): McpSession[];
   /** Ends every session (live scripts killed, streams closed); later requests get 503. */
   close(): Promise<void>;
 }
@@ -104,6 +111,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       await discardUnreadBody(request, maxDrainedBodyBytes);
       return responseOfAnswer(answered);
     },
+    openSessions: () => [...(table?.openSessions() ?? []), ...scope.oneShotSessions],
     async close() {
       closed = true;
       await table?.closeAll();

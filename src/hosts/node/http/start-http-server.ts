@@ -1,7 +1,9 @@
 // `staticmcp serve … --http`: one node:http server with MCP Streamable HTTP at /mcp (sessions,
 // live runs) and the tree's files everywhere else. Slow clients cannot hold it (header, request
 // and keep-alive timeouts), the Host header is checked on every request (DNS rebinding), and
-// SIGINT/SIGTERM end every session (live scripts killed) before the process exits 0.
+// SIGINT/SIGTERM end every session (live scripts killed) before the process exits 0. A tree in a
+// folder is switched when rebuilt (tree-switch.ts), and every session told; `dev --http` asks
+// for the switch after each rebuild through the controls `openHttpServer` hands back.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isAllowedHost } from '../../../core/mcp/http/host-check.js';
@@ -20,6 +22,8 @@ import { allowedHostsFor, bracketIpv6, isLoopbackHost } from './host-rules.js';
 import { createOriginRule } from './origin-rule.js';
 import { exchangeOfNodeRequest, writeAnswer } from './node-exchange.js';
 import { escapeTerminalText } from '../../../shared/terminal-text.js';
+import type { RunningBridge } from '../start-bridge.js';
+import { attachTreeSwitch, readTreeCheckIntervalMs, readTreeIdentity } from '../tree-switch.js';
 
 export const MCP_PATH = '/mcp';
 /** A client gets this long to send its request headers, and this long for the whole request. */
@@ -47,23 +51,53 @@ export interface HttpServeOptions {
   /** Per-client caps (--client-sessions, --client-live-runs); undefined = the handler's defaults. */
   maxSessionsPerClient?: number;
   maxLiveRunsPerClient?: number;
+  /** `staticmcp dev --http`: the tree is rebuilt on change (list changes and subscriptions are offered). */
+  dev?: boolean;
 }
 
 /** Listens, prints the endpoint, and resolves with the exit code once a signal stopped it. */
 export async function startHttpServer(options: HttpServeOptions): Promise<number> {
+  return (await openHttpServer(options)).finished;
+}
+
+/** Listens and prints the endpoint; hands back the controls `dev --http` needs, as openBridge does. */
+export async function openHttpServer(options: HttpServeOptions): Promise<RunningBridge> {
   const prefix = options.logPrefix ?? 'staticmcp serve';
   const logProblem = (text: string): void => {
     // Text from clients (a URI, a tool name) and trees reaches this line: never raw escapes.
     process.stderr.write(`${prefix}: ${escapeTerminalText(text)}\n`);
   };
   const limits = readHttpLimits();
+  const { treeRoot } = options;
+  const checkIntervalMs = treeRoot !== undefined ? readTreeCheckIntervalMs() : 0;
+  // Read before the tree is loaded: a rebuild that lands meanwhile is then seen as one.
+  const loadedIdentity = treeRoot !== undefined ? readTreeIdentity(treeRoot) : undefined;
   const context = await createNodeServerContext({
     source: options.source,
     packFiles: options.packFiles,
     projectRoot: options.projectRoot,
     liveConcurrency: options.liveConcurrency,
+    dev: options.dev,
     logProblem,
   });
+  let mcp: McpHttpHandler | undefined;
+  const treeSwitch =
+    treeRoot === undefined
+      ? undefined
+      : attachTreeSwitch(context, {
+          treeRoot,
+          source: options.source,
+          packFiles: options.packFiles,
+          loadedIdentity,
+          checkIntervalMs,
+          notify: async (changes) => {
+            const updated = new Set<string>();
+            for (const session of mcp?.openSessions() ?? [])
+              for (const uri of await session.treeReloaded(changes)) updated.add(uri);
+            return [...updated];
+          },
+          logProblem,
+        });
   // Both known once the server listens (the port may be 0 until then).
   let allowedHosts: string[] = [];
   // One origin rule for /mcp and the static site.
@@ -75,8 +109,6 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
     options.treeRoot === undefined
       ? undefined
       : await (await import('./static-tree.js')).openStaticTree(options.treeRoot, { origins, logProblem });
-
-  let mcp!: McpHttpHandler;
 
   const server = http.createServer({
     headersTimeout: HEADERS_TIMEOUT_MS,
@@ -111,7 +143,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
     if (pathname === MCP_PATH) {
       const exchange = exchangeOfNodeRequest(incoming, outgoing);
       // The TCP peer: the client's address for its quotas (a header could be forged, the socket not).
-      const mcpAnswer = await mcp.answer(exchange.exchange, { peerAddress: incoming.socket?.remoteAddress });
+      const mcpAnswer = await mcp!.answer(exchange.exchange, { peerAddress: incoming.socket?.remoteAddress });
       // A body the handler did not read (a refusal: 403, 406, 415 …) is read and dropped (up to a
       // cap) before the answer ends, since a connection closed while the client still sends makes
       // its write fail before it reads the answer; the connection then stays open. One it stopped
@@ -183,13 +215,14 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
     );
   }
 
-  return new Promise<number>((resolve) => {
+  const handler = mcp;
+  const finished = new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (): void => {
       if (stopping) return;
       stopping = true;
       server.close();
-      void mcp.close().then(() => {
+      void handler.close().then(() => {
         server.closeAllConnections();
         options.source.close();
         resolve(0);
@@ -199,4 +232,16 @@ export async function startHttpServer(options: HttpServeOptions): Promise<number
     process.once('SIGTERM', stop);
     guardServerProcess(logProblem, stop);
   });
+  return {
+    finished,
+    reloadTree: () => {
+      if (!treeSwitch) return Promise.reject(new Error('only a tree in a folder is reloaded'));
+      return treeSwitch.reloadNow();
+    },
+    toolCount: () => context.tree.tools.filter((tool) => tool.searchTool === undefined).length,
+    warn: (text) => {
+      logProblem(text);
+      for (const session of handler.openSessions()) session.logToClient('warning', 'staticmcp', text);
+    },
+  };
 }
