@@ -30,6 +30,8 @@ import type { BuildProblem, ToolReport } from './build-report.js';
 import type { ToolPlan } from './plan-tools.js';
 import type { TreeOutput } from './tree-output.js';
 import { SKILLS_LIST_FILE, type SkillEntry } from '../core/tree/skills.js';
+import { writeResourceListParts } from './resource-list-parts.js';
+import { inlineResourceFiles, planResourcePacking, type ResourcePackingPlan } from './pack-resource-files.js';
 
 export interface AssembleInput {
   serverName: string;
@@ -52,11 +54,22 @@ export interface AssembleInput {
   packsCalls: boolean;
   /** A `build --shard` part: no search index (the merge indexes the merged tree). */
   shardPart?: boolean;
+  /**
+   * The file budget (`limits.maxCallFiles`) and the call files left plain after call packing, for
+   * the resource packing decision (pack-resource-files.ts); absent: resources are not packed (a shard part).
+   */
+  resourceBudget?: { maxCallFiles: number; callFilesAfter: number } | undefined;
 }
 
 export interface AssembledTree {
   /** The manifest without our extension, which write-manifest.ts adds once the later stages ran. */
   manifestWithoutHash: Manifest;
+  /** Our extension's `resourceList`, when the list has more entries than mcp.json keeps inline. */
+  resourceList?: { total: number; parts: { path: string; count: number }[] };
+  /** Every resource entry, inline and in parts (the build's report counts them). */
+  resourceCount: number;
+  /** The resource files to pack (pack-resource-files.ts), when they pass what the budget leaves them. */
+  resourcePacking?: ResourcePackingPlan;
   /** Our extension's tools: counters, parameter order, scripts. */
   tools: Record<string, ToolExtension>;
   /** A state resource's URI → its script. */
@@ -185,6 +198,8 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   }
 
   const { config } = input;
+  // mcp.json keeps the first entries; the rest go to part files our extension names.
+  const listed = await writeResourceListParts(output, resourceDefinitions, config.limits);
   const manifestWithoutHash: Manifest = {
     protocolVersion: LATEST_PROTOCOL_VERSION,
     serverInfo: {
@@ -196,10 +211,15 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     ...(config.instructions !== undefined ? { instructions: config.instructions } : {}),
     capabilities: {
       tools: input.plans.map((plan) => plan.definition),
-      resources: resourceDefinitions,
+      resources: listed.inline,
       resourceTemplates: input.templates.map((template) => template.definition),
       prompts: input.prompts.map((prompt) => prompt.definition),
     },
+  };
+  // The search stage lists documents from the whole list, as merge and index read it (inline and parts).
+  const wholeList: Manifest = {
+    ...manifestWithoutHash,
+    capabilities: { ...manifestWithoutHash.capabilities, resources: resourceDefinitions },
   };
   const publicUrl = config.publicUrl?.replace(/\/+$/, '');
   const cacheTtl = config.cache?.ttlSeconds;
@@ -216,6 +236,15 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     (resource) => resourceOwners.get(resourceFilePath(resource.uri)) === resource.uri,
   );
   const hasTextResources = someTextResource(indexedResources);
+  const resourcePacking =
+    input.resourceBudget === undefined
+      ? undefined
+      : await planResourcePacking(
+          output,
+          inlineResourceFiles(listed.inline.map((definition) => definition.uri)),
+          input.resourceBudget.maxCallFiles,
+          input.resourceBudget.callFilesAfter,
+        );
   const deployOptions = {
     publicUrl,
     discovery: { card: discovery.card, registryAuth: config.registryAuth !== undefined },
@@ -225,6 +254,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     // named by their content.
     packs:
       input.packsCalls ||
+      resourcePacking !== undefined ||
       (input.shardPart !== true && searchToIndex(input.config, toolNames, hasTextResources) !== undefined),
     appPages: appPagesOf(input.resources),
   };
@@ -233,12 +263,15 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   for (const [filePath, content] of discovery.files) await output.write(filePath, content);
   return {
     manifestWithoutHash,
+    ...(listed.resourceList ? { resourceList: listed.resourceList } : {}),
+    resourceCount: resourceDefinitions.length,
+    ...(resourcePacking ? { resourcePacking } : {}),
     tools,
     stateResources,
     hasCompletions,
     skillCount,
     documentsManifest: {
-      ...manifestWithoutHash,
+      ...wholeList,
       [EXTENSION_KEY]: { profileVersion: PROFILE_VERSION, tools, stateResources },
     } as unknown as JsonObject,
     toolNames,

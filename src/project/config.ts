@@ -39,6 +39,10 @@ export interface Limits {
   maxSkillFileBytes: number;
   /** Bytes of each page of the `site` folder read for its document (the page is published whole). */
   maxPageBytes: number;
+  /** Entries of the resource list kept inline in mcp.json; the rest go to list parts (core/tree/resource-list.ts). */
+  resourcesInManifest: number;
+  /** Entries per resource list part file. */
+  resourcesPerListPart: number;
 }
 
 /** What the edge worker and `serve --http` need to know about browsers that call `/mcp`. */
@@ -165,6 +169,8 @@ export function defaultLimits(): Limits {
     originTimeoutMs: schemaLimitDefault('originTimeoutMs'),
     maxSkillFileBytes: schemaLimitDefault('maxSkillFileBytes'),
     maxPageBytes: schemaLimitDefault('maxPageBytes'),
+    resourcesInManifest: schemaLimitDefault('resourcesInManifest'),
+    resourcesPerListPart: schemaLimitDefault('resourcesPerListPart'),
     // Depends on the machine, so it cannot be a schema default.
     liveConcurrency: DEFAULT_LIVE_CONCURRENCY,
   };
