@@ -136,7 +136,9 @@ for (const count of SIZES) {
   console.log(
     `  cold initialize: ${kib(cold.afterInitialize)}; + first resources/list: ${kib(cold.total)} (${cold.files.join(', ')}; ${cold.listed} listed)`,
   );
-  last = { count, packBytes, manifest, files };
+  const partsFolder = path.join(outDir, 'lists', 'resources');
+  const partSizes = readdirSync(partsFolder).map((name) => statSync(path.join(partsFolder, name)).size);
+  last = { count, packBytes, manifest, files, entryBytes: Math.max(...partSizes) / DEFAULT_RESOURCES_PER_LIST_PART };
 }
 
 // 1,000,000 documents: the same layout, arithmetic only. Records grow with the count (packs
@@ -156,13 +158,13 @@ while (
   target *= 2;
 const packs = packFilesAt(target);
 const parts = Math.ceil((million - DEFAULT_RESOURCES_IN_MANIFEST) / DEFAULT_RESOURCES_PER_LIST_PART);
-const partBytes = (last.count > DEFAULT_RESOURCES_IN_MANIFEST ? 1 : 0) * DEFAULT_RESOURCES_PER_LIST_PART * 260;
+const partBytes = DEFAULT_RESOURCES_PER_LIST_PART * last.entryBytes;
 console.log(`\n1,000,000 documents (arithmetic from ${last.count.toLocaleString('en')}):`);
 console.log(
   `  packs: ${(recordBytes / 1e9).toFixed(2)} GB of records (${perDocument.toFixed(0)} B a document) at ${kib(target)} packs → at most ${packs} pack and index files (room ${room})`,
 );
 console.log(
-  `  list parts: ${parts} files of ${DEFAULT_RESOURCES_PER_LIST_PART} entries (~${kib(partBytes)} each at ~260 B an entry)`,
+  `  list parts: ${parts} files of ${DEFAULT_RESOURCES_PER_LIST_PART} entries (~${kib(partBytes)} each at ${last.entryBytes.toFixed(0)} B an entry, as measured)`,
 );
 console.log(`  mcp.json: ${kib(last.manifest)} + the extension's part table (~70 B a part: ${kib(parts * 70)})`);
 console.log(
