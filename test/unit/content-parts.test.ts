@@ -14,6 +14,7 @@ import { ManifestPackedSource } from '../../src/core/packs/manifest-packed-sourc
 import { FolderPackFiles } from '../../src/hosts/node/folder-pack-files.js';
 import { FolderSource } from '../../src/hosts/node/folder-source.js';
 import { createNodeServerContext } from '../../src/hosts/node/node-server-context.js';
+import type { TreeSource } from '../../src/core/tree/tree-source.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 const DOCUMENTS = 320;
@@ -30,9 +31,21 @@ function firstText(answer: Answer): string {
 
 const name = (index: number) => `doc-${String(index).padStart(4, '0')}`;
 
-async function openSession(tree: string, logged: string[] = []) {
+async function openSession(tree: string, logged: string[] = [], read: string[] = []) {
+  const folder = new FolderSource(tree, 'tree');
+  // Every text file the server reads, as a cold worker would fetch it from its assets.
+  const counting: TreeSource = {
+    displayName: folder.displayName,
+    revalidateAfterMs: folder.revalidateAfterMs,
+    read: (relativePath) => {
+      read.push(relativePath);
+      return folder.read(relativePath);
+    },
+    sizeOf: (relativePath) => folder.sizeOf(relativePath),
+    close: () => folder.close(),
+  };
   const server = await createNodeServerContext({
-    source: new ManifestPackedSource(new FolderSource(tree, 'tree'), new FolderPackFiles(tree)),
+    source: new ManifestPackedSource(counting, new FolderPackFiles(tree)),
     packFiles: new FolderPackFiles(tree),
     logProblem: (text) => logged.push(text),
   });
@@ -97,7 +110,8 @@ describe('a content tree past the inline list and the file budget', () => {
   });
 
   it('lists every resource once, a page never crossing a part, with the total', async () => {
-    const { ask, close } = await openSession(tree);
+    const read: string[] = [];
+    const { ask, close } = await openSession(tree, [], read);
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -110,6 +124,9 @@ describe('a content tree past the inline list and the file budget', () => {
       seen.push(...resources.map((resource) => resource.uri));
       cursor = result.nextCursor as string | undefined;
       pages += 1;
+      // A cold server's initialize and first page read mcp.json alone; each later page one part.
+      if (pages === 1) expect(read).toEqual(['mcp.json']);
+      else expect(read.filter((file) => file.startsWith('lists/'))).toHaveLength(pages - 1);
     } while (cursor !== undefined && pages < 50);
     expect(seen).toHaveLength(DOCUMENTS);
     expect(new Set(seen).size).toBe(DOCUMENTS);
