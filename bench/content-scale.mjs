@@ -6,7 +6,7 @@
 // the arithmetic for 1,000,000 documents from the pack writer's own sizing (maxPackFilesFor).
 // Search is off by default (SEARCH=1 indexes too): the index has its own budget (search.md).
 // Run: npx tsc -p tsconfig.json && node bench/content-scale.mjs   (SIZES=10000,100000 SEARCH=0)
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot, tempDir } from './lib/common.mjs';
 
@@ -136,9 +136,27 @@ for (const count of SIZES) {
   console.log(
     `  cold initialize: ${kib(cold.afterInitialize)}; + first resources/list: ${kib(cold.total)} (${cold.files.join(', ')}; ${cold.listed} listed)`,
   );
+  // What one row of the manifest's tables costs, as written (pretty-printed): the part list and the pack table.
+  const written = JSON.parse(readFileSync(path.join(outDir, 'mcp.json'), 'utf8'));
+  const tableRows = written.staticmcp.resourceList.parts.length + written.staticmcp.packs['resources.files'].length;
+  const withoutTables = structuredClone(written);
+  delete withoutTables.staticmcp.resourceList;
+  delete withoutTables.staticmcp.packs;
+  const rowBytes = (manifest - JSON.stringify(withoutTables, null, 2).length) / tableRows;
+  const indexRows = written.staticmcp.packs['resources.files'].length;
   const partsFolder = path.join(outDir, 'lists', 'resources');
   const partSizes = readdirSync(partsFolder).map((name) => statSync(path.join(partsFolder, name)).size);
-  last = { count, packBytes, manifest, files, entryBytes: Math.max(...partSizes) / DEFAULT_RESOURCES_PER_LIST_PART };
+  last = {
+    count,
+    packBytes,
+    manifest,
+    files,
+    entryBytes: Math.max(...partSizes) / DEFAULT_RESOURCES_PER_LIST_PART,
+    rowBytes,
+    baseManifest: manifest - rowBytes * tableRows,
+    indexRows,
+  };
+  console.log(`  mcp.json tables: ${tableRows} rows (${indexRows} pack index rows) at ~${rowBytes.toFixed(0)} B a row`);
 }
 
 // 1,000,000 documents: the same layout, arithmetic only. Records grow with the count (packs
@@ -157,6 +175,8 @@ while (
 )
   target *= 2;
 const packs = packFilesAt(target);
+const packBits = Math.ceil(Math.log2(recordBytes / target));
+const indexes = packs - 2 ** packBits;
 const parts = Math.ceil((million - DEFAULT_RESOURCES_IN_MANIFEST) / DEFAULT_RESOURCES_PER_LIST_PART);
 const partBytes = DEFAULT_RESOURCES_PER_LIST_PART * last.entryBytes;
 console.log(`\n1,000,000 documents (arithmetic from ${last.count.toLocaleString('en')}):`);
@@ -166,7 +186,9 @@ console.log(
 console.log(
   `  list parts: ${parts} files of ${DEFAULT_RESOURCES_PER_LIST_PART} entries (~${kib(partBytes)} each at ${last.entryBytes.toFixed(0)} B an entry, as measured)`,
 );
-console.log(`  mcp.json: ${kib(last.manifest)} + the extension's part table (~70 B a part: ${kib(parts * 70)})`);
+console.log(
+  `  mcp.json: ${kib(last.baseManifest)} without its tables + ${parts} parts and ${indexes} pack index rows at ~${last.rowBytes.toFixed(0)} B = ${kib(last.baseManifest + (parts + indexes) * last.rowBytes)}`,
+);
 console.log(
   `  files: ${packs} + ${parts} + ${2 * DEFAULT_RESOURCES_IN_MANIFEST} plain inline resource files + the build's own (~13) = ${packs + parts + 2 * DEFAULT_RESOURCES_IN_MANIFEST + 13}`,
 );

@@ -145,7 +145,10 @@ describe('resources', () => {
       {},
       {
         ...documents,
-        'staticmcp.json': JSON.stringify({ search: false, limits: { resourcesInManifest: 20, resourcesPerListPart: 100 } }),
+        'staticmcp.json': JSON.stringify({
+          search: false,
+          limits: { resourcesInManifest: 20, resourcesPerListPart: 100 },
+        }),
       },
     );
     const build = await buildJson(project, '--max-call-files', '10');
