@@ -32,6 +32,8 @@ import type { TreeOutput } from './tree-output.js';
 import { SKILLS_LIST_FILE, type SkillEntry } from '../core/tree/skills.js';
 import { isAppResource, namesAppResource } from '../core/tree/mcp-apps.js';
 import { declaredExtensions } from '../core/mcp/server-capabilities.js';
+import { writeResourceListParts } from './resource-list-parts.js';
+import { inlineResourceFiles, planResourcePacking, type ResourcePackingPlan } from './pack-resource-files.js';
 
 export interface AssembleInput {
   serverName: string;
@@ -54,11 +56,22 @@ export interface AssembleInput {
   packsCalls: boolean;
   /** A `build --shard` part: no search index (the merge indexes the merged tree). */
   shardPart?: boolean;
+  /**
+   * The file budget (`limits.maxCallFiles`) and the call files left plain after call packing, for
+   * the resource packing decision (pack-resource-files.ts); absent: resources are not packed (a shard part).
+   */
+  resourceBudget?: { maxCallFiles: number; callFilesAfter: number } | undefined;
 }
 
 export interface AssembledTree {
   /** The manifest without our extension, which write-manifest.ts adds once the later stages ran. */
   manifestWithoutHash: Manifest;
+  /** Our extension's `resourceList`, when the list has more entries than mcp.json keeps inline. */
+  resourceList?: { total: number; parts: { path: string; count: number }[] };
+  /** Every resource entry, inline and in parts (the build's report counts them). */
+  resourceCount: number;
+  /** The resource files to pack (pack-resource-files.ts), when they pass what the budget leaves them. */
+  resourcePacking?: ResourcePackingPlan;
   /** Our extension's tools: counters, parameter order, scripts. */
   tools: Record<string, ToolExtension>;
   /** A state resource's URI → its script. */
@@ -187,6 +200,8 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   }
 
   const { config } = input;
+  // mcp.json keeps the first entries; the rest go to part files our extension names.
+  const listed = await writeResourceListParts(output, resourceDefinitions, config.limits);
   const manifestWithoutHash: Manifest = {
     protocolVersion: LATEST_PROTOCOL_VERSION,
     serverInfo: {
@@ -198,10 +213,15 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     ...(config.instructions !== undefined ? { instructions: config.instructions } : {}),
     capabilities: {
       tools: input.plans.map((plan) => plan.definition),
-      resources: resourceDefinitions,
+      resources: listed.inline,
       resourceTemplates: input.templates.map((template) => template.definition),
       prompts: input.prompts.map((prompt) => prompt.definition),
     },
+  };
+  // The search stage lists documents from the whole list, as merge and index read it (inline and parts).
+  const wholeList: Manifest = {
+    ...manifestWithoutHash,
+    capabilities: { ...manifestWithoutHash.capabilities, resources: resourceDefinitions },
   };
   const publicUrl = config.publicUrl?.replace(/\/+$/, '');
   const cacheTtl = config.cache?.ttlSeconds;
@@ -227,6 +247,15 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   const hasTextResources = someTextResource(indexedResources);
   const searchIndexed =
     input.shardPart !== true && searchToIndex(input.config, toolNames, hasTextResources) !== undefined;
+  const resourcePacking =
+    input.resourceBudget === undefined
+      ? undefined
+      : await planResourcePacking(
+          output,
+          inlineResourceFiles(listed.inline.map((definition) => definition.uri)),
+          input.resourceBudget.maxCallFiles,
+          input.resourceBudget.callFilesAfter,
+        );
   const deployOptions = {
     publicUrl,
     discovery: { card: discovery.card, registryAuth: config.registryAuth !== undefined },
@@ -234,7 +263,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     liveOnlyTools: Object.keys(tools).filter((name) => tools[name]?.precomputed === 0),
     // The packs/ rule (immutable caching) for call packs and the search index alike: both are
     // named by their content.
-    packs: input.packsCalls || searchIndexed,
+    packs: input.packsCalls || resourcePacking !== undefined || searchIndexed,
     appPages: appPagesOf(input.resources),
     skills: input.skills ?? [],
     page: { tools, hasSearch: searchIndexed },
@@ -244,12 +273,15 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   for (const [filePath, content] of discovery.files) await output.write(filePath, content);
   return {
     manifestWithoutHash,
+    ...(listed.resourceList ? { resourceList: listed.resourceList } : {}),
+    resourceCount: resourceDefinitions.length,
+    ...(resourcePacking ? { resourcePacking } : {}),
     tools,
     stateResources,
     hasCompletions,
     skillCount,
     documentsManifest: {
-      ...manifestWithoutHash,
+      ...wholeList,
       [EXTENSION_KEY]: { profileVersion: PROFILE_VERSION, tools, stateResources },
     } as unknown as JsonObject,
     toolNames,

@@ -57,6 +57,7 @@ import { runCalls } from './run-calls.js';
 import { shardCallFilter } from './shard-of-call.js';
 import { ShardOutput } from './shard-part.js';
 import { CallFileSink } from './call-file-sink.js';
+import { resourcePackingWarning, withResourcePacking } from './pack-resource-files.js';
 import { planPacking, writePacks } from './pack-call-files.js';
 import { writeManifest } from './write-manifest.js';
 import { readPreviousPacks, recordPacks } from './pack-reuse.js';
@@ -231,14 +232,16 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
         planned.plans.map((plan) => plan.name),
         hasTextResources([...resources.resources, ...apps.resources]),
       ) !== undefined;
+    const budget = callFileBudget(maxCallFiles, indexesSearch);
     const packingPlan = shard
       ? undefined
       : await planPacking(
           output,
           planned.plans.map((plan) => plan.name),
           copies,
-          callFileBudget(maxCallFiles, indexesSearch),
+          budget,
         );
+    const callsLeft = packingPlan?.callFilesAfter ?? callFilesBeforePacking;
     const toolReports = sink.toolReports();
     const assembled = await assembleTree({
       serverName: path.basename(projectRoot),
@@ -255,7 +258,10 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       completions,
       packsCalls: packingPlan !== undefined,
       shardPart: shard !== undefined,
+      resourceBudget: shard ? undefined : { maxCallFiles: budget, callFilesAfter: callsLeft },
     });
+    // Resources past what the budget leaves them are packed with the calls (pack-resource-files.ts).
+    const fullPackingPlan = withResourcePacking(packingPlan, assembled.resourcePacking, callFilesBeforePacking);
     if (site) await applySiteOverrides(output, site);
     const contentHash = await output.writer.hashWritten();
     // Before the pack stage, which takes the call files out of the tree. A part is not indexed:
@@ -276,8 +282,8 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       },
       assembled.hasTextResources,
     );
-    const packing: PackingOutcome | undefined = packingPlan
-      ? await writePacks(output, packingPlan, {
+    const packing: PackingOutcome | undefined = fullPackingPlan
+      ? await writePacks(output, fullPackingPlan, {
           // --force packs every tool again (a pack written by an older pack writer is never kept).
           previous: options.force ? undefined : await readPreviousPacks(projectRoot, outDir, generatorName()),
           generator: generatorName(),
@@ -378,6 +384,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       // Host limits are about the whole tree: a part's are checked by the merge.
       warnings.push(
         ...checkCallFileBudget(callFilesBeforePacking, maxCallFiles, packing, indexesSearch),
+        ...resourcePackingWarning(assembled.resourcePacking, packing, tree.manifest.capabilities.resources.length),
         ...checkHostLimits(output.tally),
       );
     }
@@ -411,7 +418,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       tools: toolReports,
       failures,
       warnings,
-      resources: tree.manifest.capabilities.resources.length,
+      resources: tree.resourceCount,
       files,
       contentHash: tree.contentHash,
       ...(tree.searchIndex ? { searchIndex: tree.searchIndex.reused ? 'reused' : 'written' } : {}),

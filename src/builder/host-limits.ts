@@ -6,7 +6,7 @@
 // issue #24): more call files than `limits.maxCallFiles` / `--max-call-files`.
 import { formatCount } from '../shared/format-count.js';
 import type { BuildProblem } from './build-report.js';
-import type { PackTableRow } from '../core/packs/pack-table.js';
+import { type PackTableRow, RESOURCE_PACK_GROUP } from '../core/packs/pack-table.js';
 import type { PackedToolOutcome } from './pack-reuse.js';
 import { SEARCH_MAX_FILES } from '../tree-writer/search-index-targets.js';
 
@@ -114,7 +114,7 @@ export function checkCallFileBudget(
   const over =
     `${formatCount(callFiles)} call files over a budget of ${formatCount(budget)} (limits.maxCallFiles in staticmcp.json, or --max-call-files` +
     (budget < maxCallFiles ? `, less ${formatCount(SEARCH_ROOM_BEYOND_MARGIN)} files kept for the search index)` : ')');
-  if (!packing) {
+  if (!packing || Object.keys(packing.table).every((name) => name === RESOURCE_PACK_GROUP)) {
     return [
       {
         path: '.',
@@ -122,7 +122,8 @@ export function checkCallFileBudget(
       },
     ];
   }
-  const tools = Object.keys(packing.table);
+  // The resource group is told of on its own (pack-resource-files.ts resourcePackingWarning).
+  const tools = Object.keys(packing.table).filter((name) => name !== RESOURCE_PACK_GROUP);
   const left = packing.callFilesAfter + packing.packFiles;
   return [
     {

@@ -43,6 +43,8 @@ export interface ToolCallFiles {
   copies: StringArena;
   recordBytes: number;
   nameCount: number;
+  /** This entry's own pack size (the resource group's, pack-resource-files.ts); else the plan's. */
+  targetPackBytes?: number;
 }
 
 /** A record's names: its own call file, then the copies packed with it (planPacking sorted them). */
@@ -158,12 +160,13 @@ export async function writePacks(
   plan: PackingPlan,
   options: PackCallFilesOptions = { generator: '' },
 ): Promise<PackingOutcome> {
-  const { packedCopies, targetPackBytes } = plan;
+  const { packedCopies } = plan;
   const table: Record<string, PackTableRow[]> = {};
   const packedTools: Record<string, PackedToolOutcome> = {};
   let packFiles = 0;
   await output.writer.flush();
   for (const entry of plan.tools) {
+    const targetPackBytes = entry.targetPackBytes ?? plan.targetPackBytes;
     // The owners in a fixed order (they come in as the calls finished), for the records digest.
     const ownerOrder = entry.owners.sortedPositions();
     const owners = function* () {
@@ -219,7 +222,7 @@ export async function writePacks(
     packedTools[entry.tool] = outcome;
   }
   const { callFilesBefore, callFilesAfter } = plan;
-  return { callFilesBefore, callFilesAfter, table, packFiles, targetPackBytes, packedTools };
+  return { callFilesBefore, callFilesAfter, table, packFiles, targetPackBytes: plan.targetPackBytes, packedTools };
 }
 
 /** Takes `paths` out of the tree a slice at a time, so no array of every path is made. */

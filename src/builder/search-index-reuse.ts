@@ -18,6 +18,7 @@
 // index) on every rebuild, and a second listing on every miss; the file digests cost neither.
 // Any doubt (no record, another output folder or generator, an edited record, a file touched,
 // removed or swapped, a path outside the index's folder) means "write it again".
+import { RESOURCE_LIST_FOLDER } from '../core/tree/resource-list.js';
 import { createHash } from 'node:crypto';
 import { type BigIntStats, promises as fs, lstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -122,10 +123,10 @@ function listedManifestParts(manifest: JsonObject, indexed: (tool: string) => bo
   };
 }
 
-/** Whether the lister may read `treePath`: a file below resources/, or a call file of an indexed tool. */
+/** Whether the lister may read `treePath`: a file below resources/ (or a resource list part), or a call file of an indexed tool. */
 export function isDocumentFile(settings: DocumentSettings): (treePath: string) => boolean {
   return (treePath) => {
-    if (treePath.startsWith('resources/')) return true;
+    if (treePath.startsWith('resources/') || treePath.startsWith(RESOURCE_LIST_FOLDER)) return true;
     const tool = toolOfCallFile(treePath);
     return tool !== undefined && Object.hasOwn(settings.tools, tool);
   };

@@ -47,6 +47,8 @@ export interface WrittenManifest {
   /** The manifest as written. */
   manifestText: string;
   contentHash: string;
+  /** Every resource entry, inline and in list parts. */
+  resourceCount: number;
   failures: BuildProblem[];
   warnings: BuildProblem[];
   /**
@@ -104,6 +106,8 @@ export async function writeManifest(
         : {}),
       // Only when set, so trees of projects that do not set it stay byte-identical to before.
       ...(cacheTtl !== undefined ? { cache: { ttlSeconds: cacheTtl } } : {}),
+      // Only past the inline entries: a smaller list's manifest stays byte-identical to before.
+      ...(assembled.resourceList !== undefined ? { resourceList: assembled.resourceList } : {}),
       // Only in packed trees: an unpacked tree's manifest stays byte-identical to before.
       ...(packs !== undefined ? { packs } : {}),
       // Only when the tree has an index (search-index-step.ts: text resources by default, "search": false none).
@@ -142,6 +146,7 @@ export async function writeManifest(
     manifest,
     manifestText,
     contentHash,
+    resourceCount: assembled.resourceCount,
     failures: assembled.failures,
     warnings,
     ...(searchSettings ? { search: searchSettings } : {}),

@@ -9,6 +9,7 @@ import {
 import type { CachedTreeReader } from '../core/tree-reading/cached-tree-reader.js';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import type { CheckedTool } from './check-manifest.js';
+import { entriesOfPart, parseResourceList } from '../core/tree/resource-list.js';
 import { at, listOf, listPath, REBUILD, type Report } from './tree-problem.js';
 
 export async function checkResources(
@@ -21,32 +22,53 @@ export async function checkResources(
   const seen = new Set<string>();
   const base = listPath(manifest, 'resources');
   const list = listOf(manifest, 'resources');
-  for (const [index, raw] of list.entries()) {
+  const checkEntry = async (raw: unknown, where: (...parts: (string | number)[]) => string): Promise<void> => {
     if (!isObject(raw)) {
-      report(at(...base, index), 'is not an object', 'describe each resource as {uri, name, description, mimeType}');
-      continue;
+      report(where(), 'is not an object', 'describe each resource as {uri, name, description, mimeType}');
+      return;
     }
     const uri = raw.uri;
     if (typeof raw.name !== 'string')
-      report(at(...base, index, 'name'), 'is missing or not a string', 'give the resource a human-readable name');
+      report(where('name'), 'is missing or not a string', 'give the resource a human-readable name');
     if (typeof uri !== 'string' || uri === '') {
-      report(
-        at(...base, index, 'uri'),
-        'is missing or not a non-empty string',
-        'give the resource its URI (e.g. "docs://guide")',
-      );
-      continue;
+      report(where('uri'), 'is missing or not a non-empty string', 'give the resource its URI (e.g. "docs://guide")');
+      return;
     }
     if (seen.has(uri)) {
-      report(at(...base, index, 'uri'), `${uri} is listed twice`, 'list each resource once');
-      continue;
+      report(where('uri'), `${uri} is listed twice`, 'list each resource once');
+      return;
     }
     seen.add(uri);
     // State resources are read live by running their script; they have no file by design.
-    if (typeof stateResources[uri] === 'string') continue;
+    if (typeof stateResources[uri] === 'string') return;
     await checkResourceFile(uri, extension !== undefined, reader, report);
+  };
+  for (const [index, raw] of list.entries()) await checkEntry(raw, (...parts) => at(...base, index, ...parts));
+  // The rest of the list, in the part files our extension names (core/tree/resource-list.ts).
+  const parsed = extension ? parseResourceList(extension.resourceList, list.length) : undefined;
+  if (parsed === undefined) return list.length;
+  if ('problem' in parsed) {
+    report(at(EXTENSION_KEY, 'resourceList'), parsed.problem, REBUILD);
+    return list.length;
   }
-  return list.length;
+  let count = list.length;
+  for (const part of parsed.parts) {
+    const file = await reader.readJson(part.path);
+    const entries = file.kind === 'ok' ? entriesOfPart(file.value, part) : undefined;
+    if (entries === undefined || 'problem' in entries) {
+      report(
+        part.path,
+        entries?.problem ??
+          (file.kind === 'broken' ? file.reason : 'is missing: the resources it lists cannot be listed'),
+        REBUILD,
+      );
+      continue;
+    }
+    for (const [index, raw] of entries.entries())
+      await checkEntry(raw, (...parts) => `${part.path}#/resources/${[index, ...parts].join('/')}`);
+    count += entries.length;
+  }
+  return count;
 }
 
 export async function checkResourceFile(

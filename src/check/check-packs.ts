@@ -9,7 +9,12 @@ import { EXTENSION_KEY } from '../core/tree/manifest.js';
 import type { JsonObject } from '../core/tree/json-object.js';
 import { PACKS_FOLDER } from '../core/packs/pack-format.js';
 import type { PackFileSource } from '../core/packs/pack-reader.js';
-import { type PackTable, parsePackTable } from '../core/packs/pack-table.js';
+import {
+  isPackableResourceFile,
+  type PackTable,
+  parsePackTable,
+  RESOURCE_PACK_GROUP,
+} from '../core/packs/pack-table.js';
 import { verifyPackedTool } from '../core/packs/verify-packs.js';
 import { at, REBUILD, type Report } from './tree-problem.js';
 
@@ -58,7 +63,8 @@ export async function checkPacks(
   const packedCallFiles = new Set<string>();
   const brokenTools = new Set<string>();
   for (const [tool, rows] of table) {
-    if (!toolNames.has(tool)) {
+    const resources = tool === RESOURCE_PACK_GROUP;
+    if (!resources && !toolNames.has(tool)) {
       report(
         at(EXTENSION_KEY, 'packs', tool),
         `packs tool ${JSON.stringify(tool)}, which mcp.json does not list`,
@@ -74,13 +80,16 @@ export async function checkPacks(
       onPack: (packPath, records) => {
         for (const { record } of records) {
           for (const name of record.names) {
-            if (name.startsWith(`tools/${tool}/`) && name.endsWith('.json')) {
+            if (
+              resources ? isPackableResourceFile(name) : name.startsWith(`tools/${tool}/`) && name.endsWith('.json')
+            ) {
               packedCallFiles.add(name);
-              onCall?.(name, record.body);
+              // Resources are checked through the manifest's list (check-named-files.ts), read through the packs.
+              if (!resources) onCall?.(name, record.body);
             } else
               report(
                 packPath,
-                `holds a record named ${JSON.stringify(name)}, which is not a call file of ${tool}: no reader serves it from here`,
+                `holds a record named ${JSON.stringify(name)}, which is not ${resources ? 'a resource file' : `a call file of ${tool}`}: no reader serves it from here`,
                 REBUILD,
               );
           }

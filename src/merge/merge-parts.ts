@@ -17,6 +17,12 @@
 // before anything is read or written), no link in it is ever followed, and no file over the cap is
 // read (read-part-file.ts). Written atomically like a build, so a killed or refused merge leaves
 // the previous tree.
+import {
+  inlineResourceFiles,
+  planResourcePacking,
+  resourcePackingWarning,
+  withResourcePacking,
+} from '../builder/pack-resource-files.js';
 import path from 'node:path';
 import type { BuildProblem, ToolReport } from '../builder/build-report.js';
 import { callFileBudget, checkCallFileBudget, checkHostLimits, type PackingOutcome } from '../builder/host-limits.js';
@@ -132,6 +138,8 @@ interface MergedManifest {
   packing?: PackingOutcome;
   /** The search step's warnings (as the build reports them). */
   searchWarnings: BuildProblem[];
+  /** The build's word on packed resources, when the merged tree's were packed. */
+  resourceWarnings: BuildProblem[];
 }
 
 /**
@@ -164,12 +172,17 @@ async function writeManifest(
   const hasApps = manifest.capabilities.resources.some((resource) => resource.mimeType === APP_MIME_TYPE);
   await tree.write(INDEX_FILE, renderIndexHtml(manifest, publicUrl, liveOnlyTools, hasApps));
   // Room for the index as the build leaves it: `search` is the build's decision to index.
-  const plan = await planPacking(
+  const budget = callFileBudget(maxCallFiles, search !== undefined && search !== null);
+  const callPlan = await planPacking(tree, Object.keys(extension.tools), copies, budget);
+  // The resources as the build packs them: past what the budget leaves, all but the inline list's.
+  const inlineUris = manifest.capabilities.resources.map((resource) => resource.uri);
+  const resourcePlan = await planResourcePacking(
     tree,
-    Object.keys(extension.tools),
-    copies,
-    callFileBudget(maxCallFiles, search !== undefined && search !== null),
+    inlineResourceFiles(inlineUris),
+    budget,
+    callPlan?.callFilesAfter ?? tree.tally.callFiles,
   );
+  const plan = withResourcePacking(callPlan, resourcePlan, tree.tally.callFiles);
   const headers = recomputed.get(HEADERS_FILE);
   if (headers !== undefined)
     await tree.write(HEADERS_FILE, plan || search ? withPacksHeaderRule(headers.toString('utf8')) : headers);
@@ -195,6 +208,7 @@ async function writeManifest(
     contentHash: extension.contentHash,
     ...(packing ? { packing } : {}),
     searchWarnings: indexed?.warnings ?? [],
+    resourceWarnings: resourcePackingWarning(resourcePlan, packing, inlineUris.length),
   };
 }
 
@@ -308,6 +322,7 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
         merged.packing,
         search !== undefined && search !== null,
       ),
+      ...merged.resourceWarnings,
       ...checkHostLimits(tree.tally),
     ]),
     durationMs: performance.now() - startedAt,

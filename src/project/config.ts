@@ -41,6 +41,10 @@ export interface Limits {
   maxSkillFrontMatterBytes: number;
   /** Bytes of each page of the `site` folder read for its document (the page is published whole). */
   maxPageBytes: number;
+  /** Entries of the resource list kept inline in mcp.json; the rest go to list parts (core/tree/resource-list.ts). */
+  resourcesInManifest: number;
+  /** Entries per resource list part file. */
+  resourcesPerListPart: number;
 }
 
 /** What the edge worker and `serve --http` need to know about browsers that call `/mcp`. */
@@ -168,6 +172,8 @@ export function defaultLimits(): Limits {
     maxSkillFileBytes: schemaLimitDefault('maxSkillFileBytes'),
     maxSkillFrontMatterBytes: schemaLimitDefault('maxSkillFrontMatterBytes'),
     maxPageBytes: schemaLimitDefault('maxPageBytes'),
+    resourcesInManifest: schemaLimitDefault('resourcesInManifest'),
+    resourcesPerListPart: schemaLimitDefault('resourcesPerListPart'),
     // Depends on the machine, so it cannot be a schema default.
     liveConcurrency: DEFAULT_LIVE_CONCURRENCY,
   };

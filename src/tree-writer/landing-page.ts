@@ -234,7 +234,8 @@ export function renderIndexHtml(
         `${escapeHtml(STATICMCP_COMMAND.join(' '))} serve ${escapeHtml(site)} --live &lt;project folder&gt;</code>.</p>`;
   const templates = capabilities.resourceTemplates ?? [];
   const prompts = capabilities.prompts ?? [];
-  const resourceCount = capabilities.resources.length;
+  // Past the inline part, the list parts hold the rest (resource-list-parts.ts): count them all.
+  const resourceCount = manifest[EXTENSION_KEY]?.resourceList?.total ?? capabilities.resources.length;
   // The resources are listed by the page at run time (resources/list, page by page): a content
   // tree's list would make this page as large as mcp.json.
   const resources = `<p class="muted resource-note">${resourceCount === 1 ? 'One resource' : `${resourceCount} resources`}: this page lists them when it is served; <a href="mcp.json"><code>mcp.json</code></a> names them.</p>`;

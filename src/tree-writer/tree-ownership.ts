@@ -32,6 +32,8 @@ export const BUILD_OWNED_TOP_LEVEL: ReadonlySet<string> = new Set([
   'prompts',
   // Packed call files (issue #24): a rebuild that packs less, or not at all, must not keep old ones.
   'packs',
+  // The resource list's parts past mcp.json's inline entries (core/tree/resource-list.ts).
+  'lists',
   // MCP App pages as documents and the playground's bridge (app-pages.ts), in trees with apps.
   APP_PAGES_FOLDER,
   APP_HOST_FILE,

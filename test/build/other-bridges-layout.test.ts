@@ -136,4 +136,46 @@ describe('resources', () => {
     const check = await runCli(['check', tree]);
     expect(check.code).toBe(0);
   });
+
+  it('past the inline list and the file budget: the inline resources list and read, the rest are ours alone', async () => {
+    const documents = Object.fromEntries(
+      Array.from({ length: 260 }, (_, index) => [`resources/page-${index}.txt`, `page ${index}\n`]),
+    );
+    const project = await projectWith(
+      {},
+      {
+        ...documents,
+        'staticmcp.json': JSON.stringify({
+          search: false,
+          limits: { resourcesInManifest: 20, resourcesPerListPart: 100 },
+        }),
+      },
+    );
+    const build = await buildJson(project, '--max-call-files', '10');
+    expect(build.code).toBe(0);
+    expect(build.report.warnings.map((warning) => warning.message).join('\n')).toMatch(
+      /other StaticMCP bridges list and read the inline ones/,
+    );
+    const tree = path.join(project, 'dist');
+    const manifest = await readTreeJson(tree, 'mcp.json');
+    // What such a bridge lists: mcp.json's resources, the first 20; each reads at the standard name.
+    const listed = (manifest.capabilities as { resources: { uri: string }[] }).resources;
+    expect(listed).toHaveLength(20);
+    for (const { uri } of listed) {
+      const file = await readTreeJson(tree, standardResourcePath(uri));
+      expect(readAsReferenceBridge(file, uri)).toEqual([{ uri, mimeType: 'text/plain', text: expect.any(String) }]);
+    }
+    // Past them: listed in our parts, packed under packs/: no file where that bridge looks.
+    const inline = new Set(listed.map((resource) => resource.uri));
+    const unlisted = Object.keys(documents)
+      .map((file) => `resource://${file.slice('resources/'.length)}`)
+      .filter((uri) => !inline.has(uri));
+    expect(unlisted).toHaveLength(240);
+    for (const uri of unlisted.slice(0, 10))
+      await expect(fs.access(path.join(tree, standardResourcePath(uri)))).rejects.toThrow();
+    // Our own bridge serves all 260: check reads every part and packed resource.
+    const check = await runCli(['check', tree, '--json']);
+    expect(check.code).toBe(0);
+    expect(JSON.parse(check.stdout).checked.resources).toBe(260);
+  });
 });

@@ -1,7 +1,7 @@
 // `resources/list`, `resources/templates/list` and `resources/read`: a resource is found by the
 // exact URI string the manifest lists; its file is read leniently; state resources run the
 // script with `--state`; an unlisted URI may be an instance of a template (template-reads.ts).
-import { resourceFilePaths } from '../tree/resource-key.js';
+import { resourceFilePath, resourceFilePaths } from '../tree/resource-key.js';
 import { DEFAULT_TOOLS_FOLDER } from '../tree/manifest.js';
 import { readResourceFile } from '../tree/lenient-files.js';
 import { INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError } from './json-rpc.js';
@@ -11,14 +11,25 @@ import { shapeResource, shapeTemplate } from './protocol-versions.js';
 import { readTemplateInstance } from './template-reads.js';
 import type { ServerContext, RequestContext } from './server-context.js';
 import { readLive } from './live-read.js';
-import type { JsonObject } from '../tree/json-object.js';
+import { listResourcesInParts } from './resource-list-pages.js';
+import { isObject, type JsonObject } from '../tree/json-object.js';
 
-export const listResources = listHandler(
+const listInlineResources = listHandler(
   'resources',
   'resources',
   async (server) => (await answerableLists(server)).resources,
   (resource, version) => shapeResource(resource.definition, version),
 );
+
+/** `resources/list`: pages of the inline list, or of the list's parts when the tree has them. */
+export function listResources(
+  server: ServerContext,
+  params: Record<string, unknown> | undefined,
+  request: RequestContext,
+): Promise<Record<string, unknown>> {
+  const parts = server.tree.resourceList;
+  return parts ? listResourcesInParts(server, parts, params, request) : listInlineResources(server, params, request);
+}
 
 export const listResourceTemplates = listHandler(
   'resourceTemplates',
@@ -69,6 +80,11 @@ export async function readResource(
   const mimeType = typeof definition?.mimeType === 'string' ? definition.mimeType : undefined;
   const stateScript = server.tree.extension?.stateResources?.[uri];
   if (typeof stateScript === 'string') return readState(server, uri, stateScript, mimeType, request);
+  if (!definition && server.tree.resourceList !== undefined) {
+    // Listed in a part, not inline: its file is the one its URI names, and says which URI it holds.
+    const listed = await readListedInPart(server, uri, request);
+    if (listed) return listed;
+  }
   if (!definition) {
     const instance = await readTemplateInstance(server, uri, request);
     if (instance) return instance;
@@ -90,4 +106,24 @@ export async function readResource(
     `Resource not found: ${uri} is listed in mcp.json but the tree has no file for it`,
     { uri },
   );
+}
+
+/**
+ * A resource of a tree whose list is in parts, by its file alone (mcp.json does not hold its
+ * entry): answered only when the file records this very URI, so a URI that merely encodes to
+ * another resource's file name is not found. Undefined when there is no such file.
+ */
+async function readListedInPart(
+  server: ServerContext,
+  uri: string,
+  request: RequestContext,
+): Promise<JsonObject | undefined> {
+  const candidate = resourceFilePath(uri);
+  const file = await server.reader.readJson(candidate, request.answerRoom, `the resource ${uri}`);
+  if (file.kind === 'broken') {
+    server.logProblem(`resources/read ${uri}: ${file.reason}`);
+    throw new RpcError(INTERNAL_ERROR, `${uri} has a file in the tree but it cannot be read (${file.reason})`);
+  }
+  if (file.kind !== 'ok' || !isObject(file.value) || file.value.uri !== uri) return undefined;
+  return { contents: readResourceFile(file.value, uri, undefined) };
 }

@@ -26,7 +26,10 @@ export function compareTreeLists(previous: LoadedTree, next: LoadedTree): ListCh
       !sameList(
         previous.resources.map((resource) => resource.definition),
         next.resources.map((resource) => resource.definition),
-      ) || !sameList(previous.templates, next.templates),
+      ) ||
+      !sameList(previous.templates, next.templates) ||
+      // The list's parts are named by their content: other names, another list.
+      JSON.stringify(previous.resourceList ?? null) !== JSON.stringify(next.resourceList ?? null),
     prompts: !sameList(
       previous.prompts.map((prompt) => prompt.definition),
       next.prompts.map((prompt) => prompt.definition),

@@ -6,6 +6,18 @@ import { EXTENSION_KEY } from '../tree/manifest.js';
 import { findTreePathProblem, showTreePath } from '../tree/tree-path.js';
 import { hexOfBytes, PACKS_FOLDER } from './pack-format.js';
 
+/**
+ * The table's name for the packed resource files (issue #39): never a tool name (tool names hold
+ * no `.`), so it shares the table with the tools and its packs live in `packs/resources.files/`.
+ * Its records are named by tree path below resources/ or skills/files/, keyed as calls are.
+ */
+export const RESOURCE_PACK_GROUP = 'resources.files';
+
+/** Whether a tree path is a resource file the resource packs may hold (a resource, its raw copy, a skill's file). */
+export function isPackableResourceFile(treePath: string): boolean {
+  return (treePath.startsWith('resources/') || treePath.startsWith('skills/files/')) && treePath.endsWith('.json');
+}
+
 export interface PackTableRow {
   /** The first key of the index's range, lowercase hex (16 digits for calls). */
   first: string;

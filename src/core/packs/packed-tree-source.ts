@@ -16,7 +16,7 @@ import {
   PackReader,
   textOfBody,
 } from './pack-reader.js';
-import type { PackTable } from './pack-table.js';
+import { isPackableResourceFile, type PackTable, RESOURCE_PACK_GROUP } from './pack-table.js';
 
 export interface PackedTreeSourceOptions {
   /** Limits of the source's own index cache, or a cache shared by the sources of one tree (an edge isolate's requests). */
@@ -43,6 +43,9 @@ export class PackedTreeSource implements TreeSource {
 
   /** The tool whose packs answer `relativePath`, or undefined when the path is not packed. */
   packedToolOf(relativePath: string): string | undefined {
+    // Resource files: the inline list's stay plain beside the packs, so a miss reads through (read()).
+    if (isPackableResourceFile(relativePath))
+      return this.table.has(RESOURCE_PACK_GROUP) ? RESOURCE_PACK_GROUP : undefined;
     if (!relativePath.startsWith('tools/') || !relativePath.endsWith('.json')) return undefined;
     const slash = relativePath.indexOf('/', 6);
     if (slash < 0) return undefined;
@@ -72,7 +75,8 @@ export class PackedTreeSource implements TreeSource {
         callKeyOf(relativePath),
         relativePath,
       );
-      return found.status === 'ok' ? found.recordLength : undefined;
+      if (found.status === 'ok') return found.recordLength;
+      return tool === RESOURCE_PACK_GROUP ? this.inner.sizeOf?.(relativePath) : undefined;
     } catch {
       // The read that follows says what is wrong.
       return undefined;
@@ -84,7 +88,11 @@ export class PackedTreeSource implements TreeSource {
     if (found === undefined) return this.inner.read(relativePath, etag);
     // Named to the caller, who logs it: the read fails (a call says its answer cannot be read).
     if (found.status === 'refused') throw new Error(found.reason);
-    if (found.status !== 'ok') return { status: 'missing' };
+    if (found.status !== 'ok')
+      // A resource the packs do not hold may be a plain file beside them (the inline list's).
+      return this.packedToolOf(relativePath) === RESOURCE_PACK_GROUP
+        ? this.inner.read(relativePath, etag)
+        : { status: 'missing' };
     // Pack names are content hashes: the same pack and offset hold the same bytes, so the tag
     // names the content (a caller's copy under it is current; skipping the record read on
     // revalidation as well is left for the wiring).

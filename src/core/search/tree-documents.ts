@@ -2,7 +2,7 @@
 // search step, `staticmcp merge` and `staticmcp index` share, so the same tree gives the same
 // documents (and so the same index bytes) whichever of them indexes it. Portable: it reads through
 // `TreeDocumentFiles`, which a TreeWriter (build, merge) or a folder (index) provides.
-// - Text resources of the manifest's resource list (blobs, MCP App pages and state resources read
+// - Text resources of the manifest's resource list, inline and in its parts (blobs, MCP App pages and state resources read
 //   live skipped): id = the resource's file (resources/….json, or the raw name another generator used),
 //   title = its title, else its name; text = its text contents; metadata = {uri, mimeType}.
 // - Precomputed calls of the tools `settings.tools` names, plain (tools/<tool>/….json) or packed
@@ -26,9 +26,10 @@ import { EXTENSION_KEY, isOurExtension } from '../tree/manifest.js';
 import { decodeUtf8 } from '../tree/utf8.js';
 import { findTreePathProblem } from '../tree/tree-path.js';
 import { resourceFilePaths } from '../tree/resource-key.js';
-import { parseIndex, parsePack } from '../packs/pack-format.js';
-import type { PackFileSource } from '../packs/pack-reader.js';
-import type { PackTable } from '../packs/pack-table.js';
+import { allResourceEntries } from '../tree/resource-list.js';
+import { callKeyOf, KEY_KIND, parseIndex, parsePack } from '../packs/pack-format.js';
+import { DEFAULT_PACK_CACHE_LIMITS, type PackFileSource, PackReader } from '../packs/pack-reader.js';
+import { type PackTable, RESOURCE_PACK_GROUP } from '../packs/pack-table.js';
 import type { IndexedDocument } from './search-results.js';
 import { callDocumentText, toolOfCallFile } from './call-text.js';
 
@@ -157,18 +158,52 @@ async function readOrSkip(
   }
 }
 
+/**
+ * A resource file from the tree's resource packs (`staticmcp index` over a packed tree: the build
+ * and merge index before they pack); null when the packs do not hold it either, undefined when
+ * they cannot be read (told to onSkip).
+ */
+async function readPackedResource(
+  files: TreeDocumentFiles,
+  treePath: string,
+  onSkip: (treePath: string, reason: string) => void,
+): Promise<Uint8Array | null | undefined> {
+  const rows = files.packs?.get(RESOURCE_PACK_GROUP);
+  if (rows === undefined || files.packFiles === undefined) return null;
+  let reader = packReaders.get(files);
+  if (!reader) {
+    reader = new PackReader(files.packFiles, DEFAULT_PACK_CACHE_LIMITS);
+    packReaders.set(files, reader);
+  }
+  const found = await reader.lookup(rows, KEY_KIND.call, callKeyOf(treePath), treePath).catch((error: unknown) => ({
+    status: 'refused' as const,
+    reason: error instanceof Error ? error.message : String(error),
+  }));
+  if (found.status === 'ok') return found.body;
+  if (found.status === 'missing') return null;
+  onSkip(treePath, found.reason);
+  return undefined;
+}
+
+/** One pack reader per tree being listed (its index cache shared by the tree's resources). */
+const packReaders = new WeakMap<TreeDocumentFiles, PackReader>();
+
 async function* resourceDocuments(
   files: TreeDocumentFiles,
   settings: DocumentSettings,
   onSkip: (treePath: string, reason: string) => void,
 ): AsyncGenerator<SearchDocument> {
   const { manifest } = files;
-  const capabilities = isObject(manifest.capabilities) ? manifest.capabilities : {};
   const extension = isObject(manifest[EXTENSION_KEY]) ? manifest[EXTENSION_KEY] : undefined;
   const ours = isOurExtension(extension);
   const stateResources = isObject(extension?.stateResources) ? extension.stateResources : {};
   const seen = new Set<string>();
-  for (const resource of Array.isArray(capabilities.resources) ? capabilities.resources : []) {
+  const readPart = async (treePath: string): Promise<unknown> => {
+    const bytes = files.has(treePath) ? await files.read(treePath) : undefined;
+    return bytes === undefined ? undefined : (parseJson(bytes)?.value ?? null);
+  };
+  // The inline list, then the parts our extension names (core/tree/resource-list.ts).
+  for await (const resource of allResourceEntries(manifest, readPart, onSkip)) {
     if (!isObject(resource) || typeof resource.uri !== 'string' || seen.has(resource.uri)) continue;
     const { uri } = resource;
     seen.add(uri);
@@ -178,8 +213,10 @@ async function* resourceDocuments(
     const declaredMime = typeof resource.mimeType === 'string' ? resource.mimeType : undefined;
     let found: { id: string; bytes: Uint8Array } | undefined;
     for (const candidate of resourceFilePaths(uri, ours)) {
-      if (!files.has(candidate)) continue;
-      const bytes = await readOrSkip(files, candidate, onSkip);
+      const bytes = files.has(candidate)
+        ? await readOrSkip(files, candidate, onSkip)
+        : await readPackedResource(files, candidate, onSkip);
+      if (bytes === null) continue;
       if (bytes !== undefined) found = { id: candidate, bytes };
       break;
     }

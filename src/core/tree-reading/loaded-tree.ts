@@ -6,6 +6,7 @@ import { isObject, type JsonObject } from '../tree/json-object.js';
 import { readTreeExtension, type TreeExtension, type TreeToolExtension } from './tree-extension.js';
 import type { PackFileSource, PackIndexCache } from '../packs/pack-reader.js';
 import type { PackTable } from '../packs/pack-table.js';
+import { parseResourceList, type ResourceListParts } from '../tree/resource-list.js';
 // Types only: the search modules load when a manifest names a search index.
 import type { SearchReader } from '../search/search-reader.js';
 
@@ -48,6 +49,12 @@ export interface LoadedTree {
    * the tree's calls are read from packs.
    */
   packs?: { table: PackTable } | { problem: string };
+  /**
+   * The resource list past the inline entries (our extension's `resourceList`): its part files,
+   * read a page at a time by `resources/list`; undefined when the whole list is inline (or the
+   * table is unusable, told to `onProblem`: the inline entries still serve).
+   */
+  resourceList?: ResourceListParts;
 }
 
 export interface LoadTreeOptions {
@@ -128,6 +135,12 @@ export async function loadTree(source: TreeSource, options: LoadTreeOptions = {}
     resources.push(resource);
     resourcesByUri.set(raw.uri, resource);
   }
+  const parsedList = isObject(rawExtension)
+    ? parseResourceList(rawExtension.resourceList, resources.length)
+    : undefined;
+  if (parsedList !== undefined && 'problem' in parsedList)
+    options.onProblem?.(`${MANIFEST_FILE}: ${parsedList.problem}; only the resources it lists inline are listed`);
+  const resourceList = parsedList !== undefined && !('problem' in parsedList) ? parsedList : undefined;
   const templates = listOf('resourceTemplates').filter(
     (raw): raw is JsonObject => isObject(raw) && typeof raw.uriTemplate === 'string',
   );
@@ -168,6 +181,7 @@ export async function loadTree(source: TreeSource, options: LoadTreeOptions = {}
     manifestHash: contentHash ?? (await hashText(outcome.text)),
     ...(search ? { search: search.reader } : {}),
     ...(packs ? { packs } : {}),
+    ...(resourceList ? { resourceList } : {}),
   };
 }
 

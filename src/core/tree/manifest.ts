@@ -114,6 +114,11 @@ export interface ManifestExtension {
    */
   packs?: Record<string, { first: string; index: string }[]>;
   /**
+   * The resource list past the entries inline in `capabilities.resources` (core/tree/resource-list.ts):
+   * its total and its part files; written only when the list has more than the inline entries.
+   */
+  resourceList?: { total: number; parts: { path: string; count: number }[] };
+  /**
    * The search index (issue #25, core/search/search-index-format.ts), whose presence declares the
    * search and fetch tools to our readers; written only when the project turns search on.
    */

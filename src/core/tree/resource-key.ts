@@ -53,3 +53,14 @@ export function resourceFilePaths(uri: string, ours: boolean): string[] {
   const raw = `resources/${schemeEnd >= 0 ? uri.slice(schemeEnd + 3) : uri}.json`;
   return checkTreePath(raw) || raw === encoded ? [encoded] : [raw, encoded];
 }
+
+/**
+ * The encoded file a raw-name copy (rawResourceFilePath) copies: `resources/changelog.md.json` →
+ * `resources/changelog_md.json`; undefined when `filePath` is already an encoded name (or not a
+ * resource file). The scheme is not needed: both names drop it.
+ */
+export function encodedTwinOf(filePath: string): string | undefined {
+  if (!filePath.startsWith('resources/') || !filePath.endsWith('.json')) return undefined;
+  const twin = `resources/${encodedPath(filePath.slice('resources/'.length, -'.json'.length))}`;
+  return twin === filePath ? undefined : twin;
+}

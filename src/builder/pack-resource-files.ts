@@ -1,0 +1,149 @@
+// The resource side of the pack step (issue #39): when a tree's resource files pass what the file
+// budget leaves them, they go into packs like a tool's calls (pack-call-files.ts writes them: same
+// container, same writer, one more row of the manifest's pack table, RESOURCE_PACK_GROUP). What
+// they get: RESOURCE_FILES_IN_MARGIN (their share of the 1,000 files the call budget leaves the
+// rest of the tree), plus whatever the call files leave of `limits.maxCallFiles` after their own
+// packing, so one budget covers both; `0` never packs. The files of the resources mcp.json lists
+// inline stay plain (both names), so what another StaticMCP bridge lists it can also read; the rest
+// are packed, a raw-name copy becoming one more name of its encoded file's record (same bytes).
+// Skill files (skills/files/) ride the same packs; skills/list.json stays plain.
+import { encodedRecordBytes } from '../core/packs/pack-encoding.js';
+import { isPackableResourceFile, RESOURCE_PACK_GROUP } from '../core/packs/pack-table.js';
+import { encodedTwinOf, rawResourceFilePath, resourceFilePath } from '../core/tree/resource-key.js';
+import { DEFAULT_TARGET_PACK_BYTES, MAX_PACK_BYTES, maxPackFilesFor } from '../tree-writer/pack-writer.js';
+import { StringArena } from '../tree-writer/string-arena.js';
+import { formatCount } from '../shared/format-count.js';
+import type { BuildProblem } from './build-report.js';
+import type { PackingOutcome } from './host-limits.js';
+import type { PackingPlan, ToolCallFiles } from './pack-call-files.js';
+import type { TreeOutput } from './tree-output.js';
+
+/** Resource files a tree keeps plain whatever the calls take: a share of host-limits.ts' NON_CALL_FILE_MARGIN. */
+export const RESOURCE_FILES_IN_MARGIN = 500;
+
+/** The resource group to pack, with its own pack size and its copies (owner → other names). */
+export interface ResourcePackingPlan {
+  entry: ToolCallFiles & { targetPackBytes: number };
+  copies: Map<string, string[]>;
+  /** Resource files in the tree before packing. */
+  filesBefore: number;
+}
+
+/** The plain files of the resources listed inline: their encoded and raw names. */
+export function inlineResourceFiles(inlineUris: Iterable<string>): Set<string> {
+  const files = new Set<string>();
+  for (const uri of inlineUris) {
+    files.add(resourceFilePath(uri));
+    const raw = rawResourceFilePath(uri);
+    if (raw !== undefined) files.add(raw);
+  }
+  return files;
+}
+
+/**
+ * Whether and how to pack the tree's resource files, once every one is written: undefined when they
+ * fit what the budget leaves them (`callFilesAfter`: the call files left plain after call packing),
+ * or when packs would not take fewer files.
+ */
+export async function planResourcePacking(
+  output: TreeOutput,
+  keepPlain: ReadonlySet<string>,
+  maxCallFiles: number,
+  callFilesAfter: number,
+): Promise<ResourcePackingPlan | undefined> {
+  if (maxCallFiles === 0) return undefined;
+  await output.writer.flush();
+  const { writer } = output;
+  const room = Math.max(RESOURCE_FILES_IN_MARGIN, maxCallFiles - callFilesAfter);
+  let filesBefore = 0;
+  for (const filePath of writer.paths()) if (isPackableResourceFile(filePath)) filesBefore += 1;
+  if (filesBefore <= room) return undefined;
+
+  const copies = new Map<string, string[]>();
+  const owners = new StringArena();
+  const copyNames = new StringArena();
+  const packable = (filePath: string) => isPackableResourceFile(filePath) && !keepPlain.has(filePath);
+  for (const filePath of writer.paths()) {
+    if (!packable(filePath)) continue;
+    const twin = encodedTwinOf(filePath);
+    // The same bytes under two names: one record, two names (only when the twin is packed too).
+    if (
+      twin !== undefined &&
+      packable(twin) &&
+      writer.has(twin) &&
+      writer.digestOf(twin)?.equals(writer.digestOf(filePath)!)
+    ) {
+      copyNames.push(filePath);
+      const list = copies.get(twin) ?? [];
+      if (list.length === 0) copies.set(twin, list);
+      list.push(filePath);
+    } else owners.push(filePath);
+  }
+  for (const list of copies.values()) list.sort();
+  let recordBytes = 0;
+  let nameCount = 0;
+  for (let position = 0; position < owners.length; position++) {
+    const owner = owners.at(position);
+    const names = [owner, ...(copies.get(owner) ?? [])].map((name) => Buffer.from(name));
+    recordBytes += encodedRecordBytes(names, writer.sizeOf(owner));
+    nameCount += names.length;
+  }
+  const plainFiles = owners.length + copyNames.length;
+  const keptFiles = filesBefore - plainFiles;
+  // The smallest packs that fit the room (pack-call-files.ts says why small), up to 16 MiB.
+  let targetPackBytes = DEFAULT_TARGET_PACK_BYTES;
+  const filesAt = (target: number) => keptFiles + maxPackFilesFor(recordBytes, nameCount, target);
+  while (
+    filesAt(targetPackBytes) > room &&
+    targetPackBytes * 2 <= MAX_PACK_BYTES * (2 / 3) &&
+    filesAt(targetPackBytes * 2) < filesAt(targetPackBytes)
+  )
+    targetPackBytes *= 2;
+  if (maxPackFilesFor(recordBytes, nameCount, targetPackBytes) >= plainFiles) return undefined;
+  return {
+    entry: { tool: RESOURCE_PACK_GROUP, owners, copies: copyNames, recordBytes, nameCount, targetPackBytes },
+    copies,
+    filesBefore,
+  };
+}
+
+/** The call plan with the resource group added (a plan of its own when no call is packed). */
+export function withResourcePacking(
+  callPlan: PackingPlan | undefined,
+  resources: ResourcePackingPlan | undefined,
+  callFiles: number,
+): PackingPlan | undefined {
+  if (resources === undefined) return callPlan;
+  const base: PackingPlan = callPlan ?? {
+    callFilesBefore: callFiles,
+    callFilesAfter: callFiles,
+    tools: [],
+    packedCopies: new Map(),
+    targetPackBytes: DEFAULT_TARGET_PACK_BYTES,
+  };
+  return {
+    ...base,
+    // After the tools: the table keeps the tools' rows first, as before.
+    tools: [...base.tools, resources.entry],
+    packedCopies: new Map([...base.packedCopies, ...resources.copies]),
+  };
+}
+
+/** The build's (and merge's) word that resources were packed, and what other bridges then see. */
+export function resourcePackingWarning(
+  plan: ResourcePackingPlan | undefined,
+  packing: PackingOutcome | undefined,
+  inlineCount: number,
+): BuildProblem[] {
+  const written = packing?.packedTools[RESOURCE_PACK_GROUP];
+  if (plan === undefined || written === undefined) return [];
+  return [
+    {
+      path: '.',
+      message:
+        `${formatCount(plan.filesBefore)} resource files, more than the file budget leaves them (limits.maxCallFiles in staticmcp.json, or --max-call-files): ` +
+        `all but those of the ${formatCount(inlineCount)} resources mcp.json lists inline went into ${formatCount(written.files.length)} pack and index files under packs/${RESOURCE_PACK_GROUP}/, ` +
+        "which only staticmcp's readers understand (other StaticMCP bridges list and read the inline ones); set the budget to 0 for plain files",
+    },
+  ];
+}
