@@ -305,14 +305,17 @@ describe('guardrails', () => {
   it('warns above 500 items of one kind, and refuses a manifest over limits.maxManifestBytes before writing anything', async () => {
     const files: Record<string, string> = {};
     for (let index = 0; index < 501; index++) files[`resources/r${index}.txt`] = `resource ${index}`;
-    const many = await makeProject({ files });
+    // No search index: the warning is about mcp.json, and indexing 501 texts is search's own test.
+    const many = await makeProject({ files, config: { search: false } });
     const { code, report } = await buildJson(many);
     expect(code).toBe(0);
     expect(report.warnings).toEqual([
       { path: 'mcp.json', message: expect.stringContaining('501 resources (over 500)') },
     ]);
 
-    const tooLarge = await makeProject({ files, config: { limits: { maxManifestBytes: 4096 } } });
+    // 60 resources already make a manifest over 4 KiB.
+    const some = Object.fromEntries(Object.entries(files).slice(0, 60));
+    const tooLarge = await makeProject({ files: some, config: { limits: { maxManifestBytes: 4096 } } });
     const refused = await buildJson(tooLarge);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/MANIFEST_TOO_LARGE/);
