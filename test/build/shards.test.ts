@@ -16,6 +16,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { shardOfCallKey } from '../../src/builder/shard-of-call.js';
 import { callFilePath } from '../../src/core/tree/call-key.js';
+import { StaticMcpError } from '../../src/core/staticmcp-error.js';
+import { mergeParts } from '../../src/merge/merge-parts.js';
 
 const HELP = 'if [ "$1" = "--help" ]; then';
 
@@ -97,6 +99,9 @@ echo "About $name"
 
 const TOTAL_CALLS = 25 + 36 + 8 + 1;
 
+/** The generated project once built whole, its cache holding every call: copies of it rerun only what changed. */
+let builtProject: string | undefined;
+
 /** Writes the generated project (plus `extra` files) into `<parent>/project` and returns its path. */
 async function makeShardedProject(parent: string, extra: Record<string, string> = {}): Promise<string> {
   const root = path.join(parent, 'project');
@@ -135,8 +140,8 @@ function firstCallFile(tree: Map<string, Buffer>): string {
   return file;
 }
 
-/** A refusal: exit 2, the code and message on stderr with what to do, and --out exactly as before. */
-async function refusesMerge(args: string[], out: string, code: string, message: RegExp): Promise<string> {
+/** A refusal through the CLI: exit 2, the code and message on stderr with what to do, and --out exactly as before. */
+async function refusesMergeCommand(args: string[], out: string, code: string, message: RegExp): Promise<string> {
   const before = await fingerprint(out);
   const result = await runCli(['merge', ...args, '--out', out]);
   expect(result.stderr, result.stderr).toContain(`error [${code}]`);
@@ -146,6 +151,27 @@ async function refusesMerge(args: string[], out: string, code: string, message: 
   expect(result.stdout).toBe('');
   expect(await fingerprint(out)).toEqual(before);
   return result.stderr;
+}
+
+/**
+ * The same refusal decided in-process by mergeParts, which the command calls (one refusal above
+ * shows what the command makes of it): the error's code, its message, a hint, and --out as before.
+ */
+async function refusesMerge(
+  parts: string[],
+  out: string,
+  code: string,
+  message: RegExp,
+  maxCallFiles?: number,
+): Promise<void> {
+  const before = await fingerprint(out);
+  const refusal = await mergeParts({ parts, outDir: out, maxCallFiles }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  expect(refusal).toBeInstanceOf(StaticMcpError);
+  expect(refusal).toMatchObject({ code, message: expect.stringMatching(message), hint: expect.any(String) });
+  expect(await fingerprint(out)).toEqual(before);
 }
 
 describe('a project built whole and as 3 shards', () => {
@@ -175,6 +201,7 @@ describe('a project built whole and as 3 shards', () => {
     }
     await fs.rm(path.join(project, '.staticmcp'), { recursive: true, force: true });
     await fs.rename(wholeCache, path.join(project, '.staticmcp'));
+    builtProject = project;
     merged = path.join(work, 'merged');
     mergeResult = await runCli(['merge', ...parts, '--out', merged]);
   }, 120_000);
@@ -283,7 +310,7 @@ describe('a project built whole and as 3 shards', () => {
     });
 
     it('a missing shard', async () => {
-      const stderr = await refusesMerge([parts[0], parts[2]], target, 'PART_MISSING', /shard 2 of 3 is missing/);
+      const stderr = await refusesMergeCommand([parts[0], parts[2]], target, 'PART_MISSING', /shard 2 of 3 is missing/);
       expect(stderr).toContain('--shard 2/3');
     });
 
@@ -526,7 +553,9 @@ echo "$colour $loud"
 
   beforeAll(async () => {
     work = await temporaryFolder();
-    project = await makeShardedProject(work, { 'tools/pick': PICK });
+    // From the cache of the project above when this file runs whole: only pick's calls run.
+    project = builtProject ? await copyProject(builtProject, work) : await makeShardedProject(work);
+    await fs.writeFile(path.join(project, 'tools/pick'), PICK, { mode: 0o755 });
     whole = path.join(work, 'whole');
     const built = await buildJson(project, '--out', whole, ...BUDGET);
     expect(built.code, built.stderr).toBe(0);
