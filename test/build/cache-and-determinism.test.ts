@@ -136,7 +136,7 @@ describe('reports at any number of calls', () => {
         'tools/always-fails': `#!/bin/sh
 if [ "$1" = "--help" ]; then
   echo '{"description": "Dies on every call"}'
-  echo '{"n": {"required": true, "value_type": "integer", "size": {"min": 1, "max": 60}}}' >&2
+  echo '{"n": {"required": true, "value_type": "integer", "size": {"min": 1, "max": 24}}}' >&2
   exit 0
 fi
 echo "dying on $n" >&2
@@ -148,13 +148,13 @@ kill -9 $$
     const { code, report } = await buildJson(project);
     expect(code).toBe(1);
     const tool = toolReport(report, 'always-fails');
-    expect(tool.failedRuns).toBe(60);
+    expect(tool.failedRuns).toBe(24);
     expect(tool.failures).toHaveLength(20);
     expect(tool.failures[0]).toMatchObject({ message: 'always-fails was killed by SIGKILL' });
     const human = await runCli(['build', project]);
     expect(human.code).toBe(1);
-    expect(human.stderr).toContain('60 FAILED');
-    expect(human.stderr).toContain('… 57 more failure(s) (see --json for the first 20)');
-    expect(human.stderr).toContain('and 60 failed run(s)');
+    expect(human.stderr).toContain('24 FAILED');
+    expect(human.stderr).toContain('… 21 more failure(s) (see --json for the first 20)');
+    expect(human.stderr).toContain('and 24 failed run(s)');
   });
 });

@@ -8,7 +8,9 @@
 //
 // Determinism: each project is copied to a fresh folder first (so neither its location nor a
 // cache in it can matter) and built with --force; stateful scripts never run at build time, and
-// value-list commands sort under the LANG=C.UTF-8 every script gets.
+// value-list commands sort under the LANG=C.UTF-8 every script gets. The `example` case compares
+// the run's one build of fixtures/example (test/global-setup.ts: a fresh copy, built once, the
+// same as --force), which every other file reads, unless UPDATE_GOLDEN=1 writes its tree.
 //
 // `_worker.js` is the generator's bundled edge worker, not the project's content: it changes with
 // every edit of the MCP core, so the golden does not hold it; the test checks that each tree
@@ -17,6 +19,7 @@ import { readdirSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { builtExample } from '../helpers/example.js';
 import { readTree } from '../helpers/files.js';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
@@ -44,17 +47,23 @@ async function writeGolden(expected: string, built: Map<string, Buffer>): Promis
   }
 }
 
+/** The tree of a case: built from a fresh copy of its project with --force, or the shared example. */
+async function buildCase(name: string, caseFolder: string): Promise<string> {
+  if (name === 'example' && !UPDATE) return path.join(builtExample(), 'dist');
+  const project = path.join(await temporaryFolder('staticmcp-golden-'), name);
+  await copyProject(path.join(caseFolder, 'project'), project);
+  const out = path.join(await temporaryFolder('staticmcp-golden-'), 'tree');
+  const { code, stderr } = await runCli(['build', project, '--out', out, '--force']);
+  expect(code, stderr).toBe(0);
+  return out;
+}
+
 describe.each(CASES)('golden case %s', (name) => {
   const caseFolder = path.join(GOLDEN, name);
   const expected = path.join(caseFolder, 'tree');
 
   it('builds exactly the committed tree', async () => {
-    const project = path.join(await temporaryFolder('staticmcp-golden-'), name);
-    await copyProject(path.join(caseFolder, 'project'), project);
-    const out = path.join(await temporaryFolder('staticmcp-golden-'), 'tree');
-    const { code, stderr } = await runCli(['build', project, '--out', out, '--force']);
-    expect(code, stderr).toBe(0);
-    const built = await readTree(out);
+    const built = await readTree(await buildCase(name, caseFolder));
     expect(
       built.get(WORKER_FILE)?.equals(await fs.readFile(WORKER_BUNDLE)),
       `${WORKER_FILE} is the bundled worker`,

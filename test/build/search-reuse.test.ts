@@ -1,28 +1,31 @@
 // The search index is not written again when its documents did not change (issue #25), with the
-// real CLI on a copy of fixtures/example, whose argument values come from a command (so the no-op
+// real CLI on a copy of the built fixtures/example (its build cache answers every call), whose
+// argument values come from a command (so the no-op
 // fast path cannot replay it and every rebuild runs the search step): a repeated build links the
 // previous index files (same inodes) and says `searchIndex: "reused"`, an edit elsewhere (a prompt)
 // still reuses them, a resource edit writes the index again (the new word is found, the old one
 // not), and an index file swapped for a copy of itself, or an edited record, means a rebuild.
-// Whatever the path, the tree is byte for byte the one `--force` writes. Every other damage and
+// Whatever the path, the index is byte for byte the one a build into an empty folder writes (as
+// `--force` does). Every other damage and
 // edit of the record is decided by the same function, tested in-process
 // (test/unit/search-index-reuse.test.ts); here one of each shows what a user sees.
-import { cpSync, promises as fs, readdirSync, readFileSync, statSync } from 'node:fs';
+import { promises as fs, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
 import { buildJson } from '../helpers/cli.js';
-import { CLI, REPO_ROOT } from '../helpers/paths.js';
+import { builtExample, copyBuiltExample } from '../helpers/example.js';
+import { CLI } from '../helpers/paths.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 const INDEX_FOLDER = 'packs/search.index';
 const RECORD = '.staticmcp/search-index.json';
 
-async function exampleProject(): Promise<string> {
-  const project = path.join(await temporaryFolder('staticmcp-search-reuse-'), 'example');
-  cpSync(path.join(REPO_ROOT, 'fixtures/example'), project, { recursive: true });
-  return project;
+/** A copy of the built example: its cache answers the calls, and its index record names another
+ * folder, so the copy's first build writes the index. */
+function exampleProject(): string {
+  return copyBuiltExample();
 }
 
 /** Builds with --json; fails the test with stderr when the build does not succeed. */
@@ -53,18 +56,16 @@ function indexBytes(tree: string): Map<string, string> {
   return files;
 }
 
-/** The same project built from scratch with --force into a folder of its own. */
+/** The same project built into an empty folder of its own: no previous index to reuse. */
 async function forcedIndex(project: string): Promise<Map<string, string>> {
   const out = path.join(await temporaryFolder('staticmcp-search-forced-'), 'tree');
-  await build(project, '--out', out, '--force');
+  await build(project, '--out', out);
   return indexBytes(out);
 }
 
-let forcedExample: Promise<Map<string, string>> | undefined;
-/** forcedIndex of an unchanged copy of fixtures/example, built once for the file. */
-function forcedExampleIndex(): Promise<Map<string, string>> {
-  forcedExample ??= exampleProject().then(forcedIndex);
-  return forcedExample;
+/** The index of the unchanged example, as the shared build wrote it into an empty folder. */
+function exampleIndex(): Map<string, string> {
+  return indexBytes(path.join(builtExample(), 'dist'));
 }
 
 /** The ids `serve` answers for `query` from the tree's search tool, over stdio. */
@@ -84,7 +85,7 @@ async function searchIds(tree: string, query: string): Promise<string[]> {
 
 describe('search index reuse', () => {
   it('links the previous index on a repeated build, and after an edit that leaves the documents as they were', async () => {
-    const project = await exampleProject();
+    const project = exampleProject();
     const first = await build(project);
     expect(first.searchIndex).toBe('written');
     const tree = first.outDir;
@@ -107,7 +108,7 @@ describe('search index reuse', () => {
   });
 
   it('writes the index again when a resource text changes: the new word is found, the old one is not', async () => {
-    const project = await exampleProject();
+    const project = exampleProject();
     const tree = (await build(project)).outDir;
     expect(await searchIds(tree, 'precomputes')).toEqual(['resources/guide_md.json']);
     const guide = path.join(project, 'resources/guide.md');
@@ -122,9 +123,9 @@ describe('search index reuse', () => {
   });
 
   it('writes the index again, as --force writes it, after a file of it was swapped for a copy of itself', async () => {
-    const project = await exampleProject();
+    const project = exampleProject();
     const tree = (await build(project)).outDir;
-    const fresh = await forcedExampleIndex();
+    const fresh = exampleIndex();
     // The same bytes under a new inode: only the file's identity tells.
     const [file] = [...indexInodes(tree).keys()].filter((name) => name.endsWith('.pack'));
     const swapped = path.join(tree, INDEX_FOLDER, file!);
@@ -137,9 +138,9 @@ describe('search index reuse', () => {
   });
 
   it('writes the index again when the record was edited', async () => {
-    const project = await exampleProject();
+    const project = exampleProject();
     const tree = (await build(project)).outDir;
-    const fresh = await forcedExampleIndex();
+    const fresh = exampleIndex();
     const record = path.join(project, RECORD);
     await build(project);
     const intact = await fs.readFile(record, 'utf8');

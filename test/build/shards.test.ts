@@ -1,4 +1,4 @@
-// Shards on many machines (issue 14): a generated project (several sh tools, a few hundred calls,
+// Shards on many machines (issue 14): a generated project (several sh tools, about seventy calls,
 // collisions, error results, a template, a prompt, public files) built whole and as 3 shards merges
 // into the same tree byte for byte; a shard reuses its cache like a full build; and every bad set of
 // parts is refused with what happened and what to do, leaving the output folder as it was. Past
@@ -16,6 +16,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { shardOfCallKey } from '../../src/builder/shard-of-call.js';
 import { callFilePath } from '../../src/core/tree/call-key.js';
+import { StaticMcpError } from '../../src/core/staticmcp-error.js';
+import { mergeParts } from '../../src/merge/merge-parts.js';
 
 const HELP = 'if [ "$1" = "--help" ]; then';
 
@@ -32,11 +34,11 @@ const partsElsewhereCanBeTried = (() => {
 const LOG_RUN = 'echo "$STATICMCP_TOOL" >> "$STATICMCP_PROJECT_ROOT/../runs.log"';
 
 const SCRIPTS = {
-  // 15 × 15 = 225 calls.
+  // 5 × 5 = 25 calls.
   'tools/math/add': `#!/bin/sh
 ${HELP}
   echo '{"description": "Add two numbers"}'
-  echo '{"a": {"description": "first", "required": true, "value_type": "integer", "size": {"min": 0, "max": 14}}, "b": {"description": "second", "required": true, "value_type": "integer", "size": {"min": 0, "max": 14}}}' >&2
+  echo '{"a": {"description": "first", "required": true, "value_type": "integer", "size": {"min": 0, "max": 4}}, "b": {"description": "second", "required": true, "value_type": "integer", "size": {"min": 0, "max": 4}}}' >&2
   exit 0
 fi
 ${LOG_RUN}
@@ -55,11 +57,11 @@ if [ "$loud" = "true" ]; then echo "$word $name!" | tr a-z A-Z; else echo "$word
 [ "$name" = "Linus" ] && exit 3
 exit 0
 `,
-  // 40 calls answering with a rich result.
+  // 8 calls answering with a rich result.
   'tools/square': `#!/bin/sh
 ${HELP}
   echo '{"description": "Square a number", "outputFormat": "mcp"}'
-  echo '{"n": {"description": "n", "required": true, "value_type": "integer", "size": {"min": -20, "max": 19}}}' >&2
+  echo '{"n": {"description": "n", "required": true, "value_type": "integer", "size": {"min": -4, "max": 3}}}' >&2
   exit 0
 fi
 ${LOG_RUN}
@@ -95,7 +97,10 @@ echo "About $name"
   }),
 } satisfies Record<string, string>;
 
-const TOTAL_CALLS = 225 + 36 + 40 + 1;
+const TOTAL_CALLS = 25 + 36 + 8 + 1;
+
+/** The generated project once built whole, its cache holding every call: copies of it rerun only what changed. */
+let builtProject: string | undefined;
 
 /** Writes the generated project (plus `extra` files) into `<parent>/project` and returns its path. */
 async function makeShardedProject(parent: string, extra: Record<string, string> = {}): Promise<string> {
@@ -105,6 +110,13 @@ async function makeShardedProject(parent: string, extra: Record<string, string> 
     await fs.writeFile(path.join(root, file), content, { mode: /^(tools|providers)\//.test(file) ? 0o755 : 0o644 });
   }
   return root;
+}
+
+/** Copies a project with its build cache to `<parent>/project`: a build of the copy reruns only what changed. */
+async function copyProject(project: string, parent: string): Promise<string> {
+  const copy = path.join(parent, 'project');
+  await fs.cp(project, copy, { recursive: true });
+  return copy;
 }
 
 async function runsLogged(parent: string): Promise<string[]> {
@@ -128,8 +140,8 @@ function firstCallFile(tree: Map<string, Buffer>): string {
   return file;
 }
 
-/** A refusal: exit 2, the code and message on stderr with what to do, and --out exactly as before. */
-async function refusesMerge(args: string[], out: string, code: string, message: RegExp): Promise<string> {
+/** A refusal through the CLI: exit 2, the code and message on stderr with what to do, and --out exactly as before. */
+async function refusesMergeCommand(args: string[], out: string, code: string, message: RegExp): Promise<string> {
   const before = await fingerprint(out);
   const result = await runCli(['merge', ...args, '--out', out]);
   expect(result.stderr, result.stderr).toContain(`error [${code}]`);
@@ -139,6 +151,27 @@ async function refusesMerge(args: string[], out: string, code: string, message: 
   expect(result.stdout).toBe('');
   expect(await fingerprint(out)).toEqual(before);
   return result.stderr;
+}
+
+/**
+ * The same refusal decided in-process by mergeParts, which the command calls (one refusal above
+ * shows what the command makes of it): the error's code, its message, a hint, and --out as before.
+ */
+async function refusesMerge(
+  parts: string[],
+  out: string,
+  code: string,
+  message: RegExp,
+  maxCallFiles?: number,
+): Promise<void> {
+  const before = await fingerprint(out);
+  const refusal = await mergeParts({ parts, outDir: out, maxCallFiles }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  expect(refusal).toBeInstanceOf(StaticMcpError);
+  expect(refusal).toMatchObject({ code, message: expect.stringMatching(message), hint: expect.any(String) });
+  expect(await fingerprint(out)).toEqual(before);
 }
 
 describe('a project built whole and as 3 shards', () => {
@@ -158,11 +191,17 @@ describe('a project built whole and as 3 shards', () => {
     wholeReport = (await buildJson(project, '--out', whole, '--force')).report;
     expect(wholeReport.tools).toHaveLength(4);
     parts = [path.join(work, 'part-1'), path.join(work, 'part-2'), path.join(work, 'part-3')];
-    // Each shard from a fresh cache, as on its own machine.
+    // Each shard from a fresh cache, as on its own machine; the whole build's cache is put back
+    // afterwards so the other builds of this project (and its copies) rerun no script.
+    const wholeCache = path.join(work, 'whole-cache');
+    await fs.rename(path.join(project, '.staticmcp'), wholeCache);
     for (const [index, part] of parts.entries()) {
       await fs.rm(path.join(project, '.staticmcp'), { recursive: true, force: true });
       await buildShard(project, `${index + 1}/3`, part);
     }
+    await fs.rm(path.join(project, '.staticmcp'), { recursive: true, force: true });
+    await fs.rename(wholeCache, path.join(project, '.staticmcp'));
+    builtProject = project;
     merged = path.join(work, 'merged');
     mergeResult = await runCli(['merge', ...parts, '--out', merged]);
   }, 120_000);
@@ -184,7 +223,7 @@ describe('a project built whole and as 3 shards', () => {
     expect(callFiles(mergedTree)).toHaveLength(TOTAL_CALLS - 6);
     // The search index: the text resource and the indexed tools' calls (not their errors), in no part.
     const search = JSON.parse(mergedTree.get('mcp.json')!.toString('utf8')).staticmcp.search;
-    expect(search.documentCount).toBe(1 + 225 + 30 - 6);
+    expect(search.documentCount).toBe(1 + 25 + 30 - 6);
     expect([...mergedTree.keys()].some((file) => file.startsWith('packs/search.index/'))).toBe(true);
     for (const part of parts) expect(await exists(path.join(part, 'packs'))).toBe(false);
     expect((await runCli(['check', merged])).code).toBe(0);
@@ -271,7 +310,7 @@ describe('a project built whole and as 3 shards', () => {
     });
 
     it('a missing shard', async () => {
-      const stderr = await refusesMerge([parts[0], parts[2]], target, 'PART_MISSING', /shard 2 of 3 is missing/);
+      const stderr = await refusesMergeCommand([parts[0], parts[2]], target, 'PART_MISSING', /shard 2 of 3 is missing/);
       expect(stderr).toContain('--shard 2/3');
     });
 
@@ -287,8 +326,7 @@ describe('a project built whole and as 3 shards', () => {
     });
 
     it('parts built from different project states', async () => {
-      const other = path.join(work, 'other');
-      const changed = await makeShardedProject(other);
+      const changed = await copyProject(project, path.join(work, 'other'));
       await fs.writeFile(
         path.join(changed, 'tools/answer'),
         SCRIPTS['tools/answer'].replace('The answer', 'The answer, edited'),
@@ -304,10 +342,11 @@ describe('a project built whole and as 3 shards', () => {
     });
 
     it('parts built with different search settings', async () => {
-      const other = path.join(work, 'other-search');
-      const changed = await makeShardedProject(other, {
-        'staticmcp.json': JSON.stringify({ name: 'shards', publicUrl: 'https://shards.example.org', search: false }),
-      });
+      const changed = await copyProject(project, path.join(work, 'other-search'));
+      await fs.writeFile(
+        path.join(changed, 'staticmcp.json'),
+        JSON.stringify({ name: 'shards', publicUrl: 'https://shards.example.org', search: false }),
+      );
       const unsearched = path.join(work, 'part-3-unsearched');
       await buildShard(changed, '3/3', unsearched);
       await refusesMerge(
@@ -514,7 +553,9 @@ echo "$colour $loud"
 
   beforeAll(async () => {
     work = await temporaryFolder();
-    project = await makeShardedProject(work, { 'tools/pick': PICK });
+    // From the cache of the project above when this file runs whole: only pick's calls run.
+    project = builtProject ? await copyProject(builtProject, work) : await makeShardedProject(work);
+    await fs.writeFile(path.join(project, 'tools/pick'), PICK, { mode: 0o755 });
     whole = path.join(work, 'whole');
     const built = await buildJson(project, '--out', whole, ...BUDGET);
     expect(built.code, built.stderr).toBe(0);
@@ -555,7 +596,7 @@ echo "$colour $loud"
     try {
       const text = async (name: string, args: Record<string, unknown>): Promise<unknown> =>
         ((await client.callTool({ name, arguments: args })) as { content: { text?: string }[] }).content[0]?.text;
-      expect(await text('math_add', { a: 9, b: 5 })).toBe('14\n');
+      expect(await text('math_add', { a: 3, b: 4 })).toBe('7\n');
       expect(await text('greet', { language: 'fr', name: 'Grace', loud: true })).toBe('BONJOUR GRACE!\n');
       expect(await text('pick', { colour: 'blue' })).toBe('blue false\n');
       expect(await text('answer', {})).toBe('42\n');

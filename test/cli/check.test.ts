@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { buildJson, runCli } from '../helpers/cli.js';
 import { readJson } from '../helpers/files.js';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { builtExample } from '../helpers/example.js';
 import { makeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 import { writeDocusaurusTree } from '../bridge/docusaurus-tree.js';
@@ -23,10 +23,9 @@ interface CheckJson {
 
 let tree: string;
 
-beforeAll(async () => {
-  tree = path.join(await temporaryFolder(), 'tree');
-  const { code, stderr } = await buildJson(path.join(REPO_ROOT, 'fixtures/example'), '--out', tree);
-  expect(code, stderr).toBe(0);
+beforeAll(() => {
+  // The run's one build of fixtures/example: read here, copied before a test damages it.
+  tree = path.join(builtExample(), 'dist');
 });
 
 async function check(...args: string[]): Promise<{ code: number | null; stderr: string; report: CheckJson }> {

@@ -13,6 +13,7 @@ import { fingerprint } from '../helpers/files.js';
 import { CLI } from '../helpers/paths.js';
 import { writeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
+import { readParts } from '../../src/merge/read-parts.js';
 import { createTreeHash, sortTreePaths } from '../../src/tree-writer/content-hash.js';
 
 const SECRET = 'ssh-ed25519 PRIVATE-KEY-MATERIAL-THAT-MUST-NOT-BE-PUBLISHED';
@@ -137,12 +138,23 @@ describe('merge of a tampered part', () => {
   });
 
   it('refuses a call-file budget in the record that is not a count', async () => {
-    for (const budget of [-1, 1.5, '20', null]) {
-      const work = await prepare(template);
-      await tamper(work.part, (record) => {
+    const work = await prepare(template);
+    await tamper(work.part, (record) => {
+      record.maxCallFiles = -1;
+    });
+    await refusesAttack(work, 'PART_RECORD_BROKEN', /its call-file budget \(maxCallFiles\) is not a count/);
+    // The other non-counts are refused by the same reading of the record (readParts, which merge
+    // calls first), decided here in-process.
+    for (const budget of [1.5, '20', null]) {
+      const part = path.join(await temporaryFolder('staticmcp-merge-attack-'), 'part');
+      await fs.cp(template, part, { recursive: true });
+      await tamper(part, (record) => {
         record.maxCallFiles = budget;
       });
-      await refusesAttack(work, 'PART_RECORD_BROKEN', /its call-file budget \(maxCallFiles\) is not a count/);
+      await expect(readParts([part]), String(budget)).rejects.toMatchObject({
+        code: 'PART_RECORD_BROKEN',
+        message: expect.stringMatching(/its call-file budget \(maxCallFiles\) is not a count/),
+      });
     }
   });
 
