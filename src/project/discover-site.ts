@@ -11,6 +11,7 @@ import { isBuildOwnedPath, isLocalSecretsFile, LOCAL_SECRETS_ADVICE } from '../t
 import type { ProjectConfig } from './config.js';
 import type { ProjectResource } from './discover-resources.js';
 import { walkFolder } from './walk-folder.js';
+import { isHttpUrl } from '../core/search/document-url.js';
 
 const MAX_SITE_DEPTH = 32;
 /** A page's URI when neither a canonical link nor publicUrl gives it an address. */
@@ -119,6 +120,8 @@ export async function discoverSite(projectRoot: string, config: ProjectConfig): 
   };
   const publicUrl = config.publicUrl?.replace(/\/+$/, '');
   const claimedBy = new Map<string, string>();
+  const publicHost = publicUrl !== undefined && isHttpUrl(publicUrl) ? new URL(publicUrl).host : undefined;
+  const elsewhere: string[] = [];
   for (const { file, relativePath } of found) {
     if (relativePath === '.nojekyll') continue;
     const refusal = refusalOf(relativePath);
@@ -142,15 +145,22 @@ export async function discoverSite(projectRoot: string, config: ProjectConfig): 
     const warn = (message: string) => site.warnings.push({ path: shown(relativePath), message });
     page.warnings.forEach(warn);
     let uri = pathUri(relativePath, publicUrl);
+    // The page a person opens: its canonical link, else its own path on the tree's site.
+    let pageUrl = pagePath(relativePath) || './';
     if (page.canonicalHref !== undefined) {
       const canonical = resolveCanonical(page.canonicalHref, publicUrl && uri);
       if ('ignored' in canonical) warn(`${canonical.ignored}; its path URL is used`);
-      else uri = canonical.url;
+      else {
+        uri = canonical.url;
+        pageUrl = canonical.url;
+        if (publicHost !== undefined && new URL(canonical.url).host !== publicHost) elsewhere.push(relativePath);
+      }
     }
     const owner = claimedBy.get(uri);
     if (owner !== undefined) {
       warn(`claims the URL ${uri}, which ${shown(owner)} claimed first; it gets its path URL`);
       uri = pathUri(relativePath, publicUrl);
+      pageUrl = pagePath(relativePath) || './';
       if (claimedBy.has(uri)) uri = `${SITE_URI_PREFIX}${encodeURI(relativePath)}`;
     }
     claimedBy.set(uri, relativePath);
@@ -164,7 +174,14 @@ export async function discoverSite(projectRoot: string, config: ProjectConfig): 
       shownPath: shown(relativePath),
       content: { text: page.text },
       size: Buffer.byteLength(page.text),
+      pageUrl,
     });
   }
+  const [first] = elsewhere;
+  if (first !== undefined)
+    site.warnings.push({
+      path: shown(first),
+      message: `${elsewhere.length > 1 ? `and ${elsewhere.length - 1} other pages name` : 'names'} a canonical link on another host than publicUrl's (${publicHost}); kept: their search urls point there (remove the canonical links, or set publicUrl to that host, to point at this site)`,
+    });
   return site;
 }

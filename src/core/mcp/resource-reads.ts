@@ -12,12 +12,18 @@ import { readTemplateInstance } from './template-reads.js';
 import type { ServerContext, RequestContext } from './server-context.js';
 import { readLive } from './live-read.js';
 import type { JsonObject } from '../tree/json-object.js';
+import { documentUrlBase, resolveResourcePage } from '../search/document-url.js';
 
 export const listResources = listHandler(
   'resources',
   'resources',
   async (server) => (await answerableLists(server)).resources,
-  (resource, version) => shapeResource(resource.definition, version),
+  // A resource's page (its `_meta` "staticmcp/url") is stored relative to the tree: made absolute here.
+  (resource, version, server) =>
+    shapeResource(
+      resolveResourcePage(resource.definition, documentUrlBase(server.tree.extension?.publicUrl, server.requestOrigin)),
+      version,
+    ),
 );
 
 export const listResourceTemplates = listHandler(

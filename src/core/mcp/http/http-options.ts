@@ -76,11 +76,15 @@ export function createHandlerScope(options: McpHttpOptions): HandlerScope {
 
   /** A session's context: the host's, with live runs limited per session and per client. */
   const sessionContext = (client: ClientId): ServerContext => {
-    const server = options.server(client);
-    if (!server.live) return server;
-    const perClient = liveGates.limitRuns(server.live, client.key);
-    // A waiting run that is cancelled never starts.
-    return { ...server, live: gateLiveRuns(perClient, new ConcurrencyGate(maxLiveRuns)) };
+    const host = options.server(client);
+    const server = host.live
+      ? // A waiting run that is cancelled never starts.
+        { ...host, live: gateLiveRuns(liveGates.limitRuns(host.live, client.key), new ConcurrencyGate(maxLiveRuns)) }
+      : host;
+    // A view, not a copy: a host that swaps its context's tree is still seen by the session.
+    return client.requestOrigin
+      ? (Object.create(server, { requestOrigin: { value: client.requestOrigin, enumerable: true } }) as ServerContext)
+      : server;
   };
 
   return {
