@@ -39,6 +39,7 @@ export interface Limits {
   maxSkillFileBytes: number;
   /** Bytes of each page of the `site` folder read for its document (the page is published whole). */
   maxPageBytes: number;
+  maxLlmsFullBytes: number;
 }
 
 /** What the edge worker and `serve --http` need to know about browsers that call `/mcp`. */
@@ -165,6 +166,7 @@ export function defaultLimits(): Limits {
     originTimeoutMs: schemaLimitDefault('originTimeoutMs'),
     maxSkillFileBytes: schemaLimitDefault('maxSkillFileBytes'),
     maxPageBytes: schemaLimitDefault('maxPageBytes'),
+    maxLlmsFullBytes: schemaLimitDefault('maxLlmsFullBytes'),
     // Depends on the machine, so it cannot be a schema default.
     liveConcurrency: DEFAULT_LIVE_CONCURRENCY,
   };

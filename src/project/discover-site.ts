@@ -32,6 +32,8 @@ export interface SiteDiscovery {
   files: Map<string, Buffer>;
   problems: SiteProblem[];
   warnings: SiteProblem[];
+  /** The site's own `_headers`, joined with the tree's (site-step.ts), never published as it is. */
+  headers?: string;
 }
 
 function siteSettings(config: ProjectConfig): { folder: string; selector?: string } | undefined {
@@ -68,8 +70,6 @@ function refusalOf(relativePath: string): string | undefined {
     return `is not published: a local secrets file is never published with the site; ${LOCAL_SECRETS_ADVICE}`;
   if (relativePath === '_worker.js' || relativePath === '_routes.json')
     return `is refused: the build writes ${relativePath} itself (the edge worker answers /mcp); remove it from the site folder, and put redirects in _redirects or routing in the host's settings`;
-  if (relativePath === '_headers')
-    return "is not published: the build writes _headers itself; set cache.ttlSeconds in staticmcp.json for the cache rules, or set other headers in the host's settings";
   if (SITE_OVERRIDES.has(relativePath) || !isBuildOwnedPath(relativePath)) return undefined;
   return `is not published: ${relativePath.split('/', 1)[0]} at the top of the tree belongs to the build; give it another name in the site`;
 }
@@ -136,6 +136,10 @@ export async function discoverSite(projectRoot: string, config: ProjectConfig): 
       site.problems.push({ path: shown(relativePath), message: `cannot be read (${readFailureReason(error)})` });
       continue;
     }
+    if (relativePath === '_headers') {
+      site.headers = bytes.toString('utf8');
+      continue;
+    }
     site.files.set(relativePath, bytes);
     if (!/\.html?$/i.test(relativePath) || relativePath === '404.html') continue;
     const page = extractPage(bytes, {
@@ -153,7 +157,6 @@ export async function discoverSite(projectRoot: string, config: ProjectConfig): 
       else {
         uri = canonical.url;
         pageUrl = canonical.url;
-        if (publicHost !== undefined && new URL(canonical.url).host !== publicHost) elsewhere.push(relativePath);
       }
     }
     const owner = claimedBy.get(uri);
@@ -164,6 +167,8 @@ export async function discoverSite(projectRoot: string, config: ProjectConfig): 
       if (claimedBy.has(uri)) uri = `${SITE_URI_PREFIX}${encodeURI(relativePath)}`;
     }
     claimedBy.set(uri, relativePath);
+    if (publicHost !== undefined && isHttpUrl(pageUrl) && new URL(pageUrl).host !== publicHost)
+      elsewhere.push(relativePath);
     site.resources.push({
       uri,
       name: relativePath,
