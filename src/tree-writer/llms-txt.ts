@@ -66,8 +66,8 @@ export class LlmsTxtWriter {
   add(document: SearchDocument): void {
     const target = linkTarget(document.url, this.base);
     const folder = folderOf(document);
-    let lines = this.sections.get(folder);
-    if (lines === undefined) this.sections.set(folder, (lines = []));
+    const lines = this.sections.get(folder) ?? [];
+    this.sections.set(folder, lines);
     lines.push(`- [${inline(document.title) || document.id}](${target})`);
     const entry = `# ${inline(document.title) || document.id}\n\nSource: ${target}\n\n${document.text.trim()}\n\n`;
     const bytes = encoder.encode(entry).length;
