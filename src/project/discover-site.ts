@@ -70,7 +70,9 @@ function refusalOf(relativePath: string): string | undefined {
     return `is not published: a local secrets file is never published with the site; ${LOCAL_SECRETS_ADVICE}`;
   if (relativePath === '_worker.js' || relativePath === '_routes.json')
     return `is refused: the build writes ${relativePath} itself (the edge worker answers /mcp); remove it from the site folder, and put redirects in _redirects or routing in the host's settings`;
-  if (SITE_OVERRIDES.has(relativePath) || !isBuildOwnedPath(relativePath)) return undefined;
+  // The site's _headers is joined with the tree's (site-step.ts), never published as it is.
+  if (relativePath === '_headers' || SITE_OVERRIDES.has(relativePath) || !isBuildOwnedPath(relativePath))
+    return undefined;
   return `is not published: ${relativePath.split('/', 1)[0]} at the top of the tree belongs to the build; give it another name in the site`;
 }
 
