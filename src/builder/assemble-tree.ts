@@ -2,6 +2,7 @@
 // resources, template instances, prompts, completions, the deploy and discovery files, and the
 // manifest as far as it is known before the content hash, the search index and the packs
 // (write-manifest.ts writes it whole once build-project.ts has run those stages).
+import { DOCUMENT_URL_META_KEY } from '../core/search/document-url.js';
 import { treeJsonFile } from '../core/tree/canonical-json.js';
 import type { JsonObject } from '../core/tree/json-object.js';
 import { rawResourceFilePath, resourceFilePath } from '../core/tree/resource-key.js';
@@ -112,6 +113,29 @@ function resourceFileContent(resource: ProjectResource): Record<string, unknown>
   return 'blob' in resource.content ? { ...item, contents: [item] } : item;
 }
 
+/**
+ * A resource's page, unless another resource claimed it first (then the second one's search url
+ * is the landing page's view of it, with a warning naming both).
+ */
+function claimPage(
+  pageUrl: string | undefined,
+  shown: string,
+  owners: Map<string, string>,
+  warnings: BuildProblem[],
+): string | undefined {
+  if (pageUrl === undefined) return undefined;
+  const owner = owners.get(pageUrl);
+  if (owner === undefined) {
+    owners.set(pageUrl, shown);
+    return pageUrl;
+  }
+  warnings.push({
+    path: shown,
+    message: `claims the page ${pageUrl}, which ${owner} claimed first; its url is the landing page's view of it instead`,
+  });
+  return undefined;
+}
+
 export async function assembleTree(input: AssembleInput): Promise<AssembledTree> {
   const { output } = input;
   const failures: BuildProblem[] = [];
@@ -121,6 +145,8 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   const resourceOwners = new Map<string, string>();
   // Also at the standard's raw name (`resources/changelog.md.json`), where other bridges look.
   const rawResourceCopies = new ExtraCopies();
+  const pageOwners = new Map<string, string>();
+  const pageWarnings: BuildProblem[] = [];
   for (const resource of input.resources) {
     const filePath = resourceFilePath(resource.uri);
     const owner = resourceOwners.get(filePath);
@@ -132,6 +158,9 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       continue;
     }
     resourceOwners.set(filePath, resource.uri);
+    const shown = resource.shownPath ?? `resources/${resource.relativePath}`;
+    const page = claimPage(resource.pageUrl, shown, pageOwners, pageWarnings);
+    const meta = page !== undefined ? { ...resource.meta, [DOCUMENT_URL_META_KEY]: page } : resource.meta;
     resourceDefinitions.push({
       uri: resource.uri,
       name: resource.name,
@@ -139,7 +168,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       description: resource.description ?? '',
       mimeType: resource.mimeType,
       size: resource.size,
-      ...(resource.meta ? { _meta: resource.meta } : {}),
+      ...(meta ? { _meta: meta } : {}),
     });
     const content = treeJsonFile(resourceFileContent(resource));
     await output.write(filePath, content);
@@ -288,6 +317,6 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     hasTextResources,
     publicUrl,
     failures: [...failures, ...discovery.failures],
-    warnings: discovery.warnings,
+    warnings: [...pageWarnings, ...discovery.warnings],
   };
 }

@@ -25,6 +25,8 @@ export interface BuildOptions {
   fileReuse?: TreeFileReuse;
   /** Call files the tree may hold before it needs packs (`0`: never); absent: `limits.maxCallFiles`. */
   maxCallFiles?: number;
+  /** A built website's folder (`--site`), in place of staticmcp.json's `site` folder (its selector kept). */
+  siteDir?: string;
 }
 
 /**
@@ -49,6 +51,7 @@ export const BUILD_OPTION_EFFECTS = {
   fileReuse: 'same-output',
   // Decides whether the tree is packed (pack-call-files.ts).
   maxCallFiles: 'output',
+  siteDir: 'output-path',
 } as const satisfies Record<keyof BuildOptions, BuildOptionEffect>;
 
 type EffectOf<Name extends keyof BuildOptions> = (typeof BUILD_OPTION_EFFECTS)[Name];

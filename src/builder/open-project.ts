@@ -17,7 +17,7 @@ import { type FingerprintScope, fingerprintInputs } from './up-to-date.js';
 
 export type OpenProjectOptions = Pick<
   BuildOptions,
-  'projectRoot' | 'toolsDir' | 'outDir' | 'concurrency' | 'force' | 'shard'
+  'projectRoot' | 'toolsDir' | 'outDir' | 'concurrency' | 'force' | 'shard' | 'siteDir'
 >;
 
 export interface OpenedProject {
@@ -65,6 +65,23 @@ function registeredScripts(entries: RegisterEntry[], toolsRoot: string): Discove
   return { scripts, skipped };
 }
 
+/**
+ * The config with `--site`'s folder in place of staticmcp.json's (a selector it gives is kept). The
+ * folder must lie inside the project: nothing outside it is read or published.
+ */
+function withSiteFolder(config: ProjectConfig, projectRoot: string, siteDir: string | undefined): ProjectConfig {
+  if (siteDir === undefined) return config;
+  const folder = path.relative(projectRoot, path.resolve(siteDir)).split(path.sep).join('/');
+  if (folder === '' || folder.startsWith('..') || path.isAbsolute(folder))
+    throw new StaticMcpError(
+      'CONFIG_INVALID',
+      `--site ${siteDir} is not a folder inside the project (${projectRoot})`,
+      'Run the build from the folder that holds the site, naming it: cd my-site && staticmcp build --site public --out mcp-tree',
+    );
+  const { site } = config;
+  return { ...config, site: typeof site === 'object' ? { ...site, folder } : folder };
+}
+
 export async function openProject(options: OpenProjectOptions): Promise<OpenedProject> {
   const projectRoot = path.resolve(options.projectRoot);
   if (!(await isFolder(projectRoot))) {
@@ -75,7 +92,7 @@ export async function openProject(options: OpenProjectOptions): Promise<OpenedPr
     );
   }
   const cache = await BuildCache.open(projectRoot, options.force === true);
-  const config = await readConfig(projectRoot, cache);
+  const config = withSiteFolder(await readConfig(projectRoot, cache), projectRoot, options.siteDir);
   const toolsRoot = path.resolve(options.toolsDir ?? path.join(projectRoot, 'tools'));
   if (options.toolsDir !== undefined && !(await isFolder(toolsRoot))) {
     throw new StaticMcpError(
@@ -95,6 +112,15 @@ export async function openProject(options: OpenProjectOptions): Promise<OpenedPr
       { folder: resourcesRoot, what: 'resources folder', input: true },
       { folder: path.join(projectRoot, 'prompts'), what: 'prompts folder', input: true },
       { folder: path.join(projectRoot, 'ui'), what: 'UI folder (MCP Apps pages)', input: true },
+      ...(config.site !== undefined
+        ? [
+            {
+              folder: path.resolve(projectRoot, typeof config.site === 'string' ? config.site : config.site.folder),
+              what: 'site folder',
+              input: true,
+            },
+          ]
+        : []),
       {
         folder: path.join(projectRoot, CACHE_FOLDER),
         what: `build cache (${CACHE_FOLDER})`,

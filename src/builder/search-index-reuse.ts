@@ -19,6 +19,7 @@
 // Any doubt (no record, another output folder or generator, an edited record, a file touched,
 // removed or swapped, a path outside the index's folder) means "write it again".
 import { RESOURCE_LIST_FOLDER } from '../core/tree/resource-list.js';
+import { LLMS_FILE, LLMS_FULL_FILE } from '../tree-writer/llms-txt.js';
 import { createHash } from 'node:crypto';
 import { type BigIntStats, promises as fs, lstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -174,6 +175,11 @@ function checkOf(record: Omit<SearchIndexRecord, 'check'>): string {
     .digest('hex');
 }
 
+/** The files the index step writes: the index's, and llms.txt and llms-full.txt made beside it. */
+function isIndexOutputFile(treePath: string): boolean {
+  return treePath.startsWith(SEARCH_FOLDER) || treePath === LLMS_FILE || treePath === LLMS_FULL_FILE;
+}
+
 /**
  * The previous build's index of `outDir` (resolved) when its record is intact, names only files
  * below packs/search.index/, and each of them is still there untouched (same inode, size, mtime);
@@ -203,7 +209,7 @@ export async function readReusableSearchIndex(
       if (typeof file?.path !== 'string' || typeof file.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(file.sha256))
         return undefined;
       // The record is the project's own file, but it must never put a file from elsewhere into the tree.
-      if (findTreePathProblem(file.path) !== undefined || !file.path.startsWith(SEARCH_FOLDER)) return undefined;
+      if (findTreePathProblem(file.path) !== undefined || !isIndexOutputFile(file.path)) return undefined;
       if (!isUntouched(path.join(outDir, file.path), file)) return undefined;
       paths.add(file.path);
     }

@@ -17,6 +17,8 @@ import type { JsonObject } from '../core/tree/json-object.js';
 import { type DocumentSettings, listTreeDocuments, type SearchDocument } from '../core/search/tree-documents.js';
 import type { ProjectConfig } from '../project/config.js';
 import { removeTree } from '../tree-writer/remove-tree.js';
+import { EXTENSION_KEY, isOurExtension } from '../core/tree/manifest.js';
+import { DEFAULT_MAX_LLMS_FULL_BYTES, LLMS_FILE, LLMS_FULL_FILE, LlmsTxtWriter } from '../tree-writer/llms-txt.js';
 import type { SearchIndexExtension } from '../tree-writer/search-index-output.js';
 import { scratchFolderOf } from '../tree-writer/swap-folders.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
@@ -92,6 +94,17 @@ async function* streamDocuments(
   });
 }
 
+/** The documents as they are, each also given to `llms` when there is one. */
+async function* teeDocuments(
+  documents: AsyncIterable<SearchDocument>,
+  llms: LlmsTxtWriter | undefined,
+): AsyncGenerator<SearchDocument> {
+  for await (const document of documents) {
+    llms?.add(document);
+    yield document;
+  }
+}
+
 /** The warning of files the lister could not read as documents, if any. */
 function skippedWarnings(skipped: number): BuildProblem[] {
   return skipped > 0
@@ -165,20 +178,39 @@ export async function writeTreeSearchIndex(
   output: TreeOutput,
   manifest: JsonObject,
   settings: DocumentSettings,
+  maxLlmsFullBytes = DEFAULT_MAX_LLMS_FULL_BYTES,
 ): Promise<{ extension: SearchIndexExtension; warnings: BuildProblem[]; skipped: number; files: string[] }> {
   const counts = { skipped: 0 };
   const files: string[] = [];
+  // A tree of ours also gets llms.txt and llms-full.txt, from the documents as they pass.
+  const llms = isOurExtension(manifest[EXTENSION_KEY])
+    ? new LlmsTxtWriter(manifest, settings.publicUrl, maxLlmsFullBytes)
+    : undefined;
   // The writer (and node:crypto) load only for projects that search. Its sorted runs go beside
   // the output folder, in the build's own scratch folder, never into the tree.
   const { writeSearchIndexSpilling } = await import('../tree-writer/search-index-spill-writer.js');
   const scratchFolder = scratchFolderOf(output.writer.outDir, process.pid);
   try {
-    const documents = streamDocuments(output.writer, manifest, settings, counts);
+    const documents = teeDocuments(streamDocuments(output.writer, manifest, settings, counts), llms);
     const extension = await writeSearchIndexSpilling(documents, { scratchFolder }, (filePath, bytes) => {
       files.push(filePath);
       return output.write(filePath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     });
     const warnings = [...unknownToolWarnings(manifest, settings), ...skippedWarnings(counts.skipped)];
+    if (llms) {
+      for (const [filePath, text] of [
+        [LLMS_FILE, llms.renderIndex()],
+        [LLMS_FULL_FILE, llms.renderFull()],
+      ] as const) {
+        files.push(filePath);
+        await output.write(filePath, Buffer.from(text, 'utf8'));
+      }
+      if (llms.leftOutCount > 0)
+        warnings.push({
+          path: LLMS_FULL_FILE,
+          message: `leaves out ${llms.leftOutCount} documents past limits.maxLlmsFullBytes (${maxLlmsFullBytes} bytes); llms.txt lists them all (raise the limit in staticmcp.json to include them)`,
+        });
+    }
     return { extension, warnings, skipped: counts.skipped, files: files.sort(compareStrings) };
   } finally {
     await removeTree(scratchFolder);
@@ -231,7 +263,12 @@ export async function writeSearchIndexStep(
       },
     };
   }
-  const written = await writeTreeSearchIndex(input.output, input.manifest, documentSettings);
+  const written = await writeTreeSearchIndex(
+    input.output,
+    input.manifest,
+    documentSettings,
+    input.config.limits.maxLlmsFullBytes,
+  );
   await input.output.writer.flush();
   return {
     extension: written.extension,

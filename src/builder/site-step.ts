@@ -1,8 +1,10 @@
 // The build's side of a built website (project/discover-site.ts): the site's index.html and
 // 404.html replace the build's before the content hash (they are build-owned names, so `check`
 // hashes them), the landing page moves to LANDING_PAGE_FILE with its Content-Security-Policy, and
-// the rest of the site is published as public/ is, outside the hash.
-import type { SiteDiscovery } from '../project/discover-site.js';
+// the rest of the site is published as public/ is, outside the hash. The site's `_headers` is joined
+// with the tree's (join-headers.ts), before the hash, as the tree's own is hashed.
+import { SITE_OVERRIDES, type SiteDiscovery } from '../project/discover-site.js';
+import { joinHeaders } from '../tree-writer/join-headers.js';
 import { HEADERS_FILE } from '../tree-writer/deploy-files.js';
 import { LANDING_PAGE_FILE } from '../tree-writer/tree-ownership.js';
 import type { TreeOutput } from './tree-output.js';
@@ -29,6 +31,17 @@ export async function applySiteOverrides(output: TreeOutput, site: SiteDiscovery
   for (const name of ['index.html', '404.html']) {
     const content = site.files.get(name);
     if (content) await output.write(name, content);
+  }
+  if (site.headers !== undefined && output.writer.has(HEADERS_FILE)) {
+    await output.writer.flush();
+    const ours = output.writer.read(HEADERS_FILE).toString('utf8');
+    const joined = joinHeaders(
+      ours,
+      site.headers,
+      (treePath) => SITE_OVERRIDES.has(treePath) && site.files.has(treePath),
+    );
+    for (const message of joined.warnings) site.warnings.push({ path: `${site.folder}/_headers`, message });
+    await output.write(HEADERS_FILE, joined.text);
   }
 }
 

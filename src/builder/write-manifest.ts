@@ -99,6 +99,7 @@ export async function writeManifest(
         : {}),
       ...(input.toolsFolder !== DEFAULT_TOOLS_FOLDER ? { toolsFolder: input.toolsFolder } : {}),
       ...(generatedAt ? { generatedAt } : {}),
+      ...(assembled.publicUrl !== undefined ? { publicUrl: assembled.publicUrl } : {}),
       ...(allowedOrigins !== undefined ? { http: { allowedOrigins } } : {}),
       // The address only: the secret that signs forwarded requests is the host's (a Workers secret).
       ...(liveOrigin !== undefined

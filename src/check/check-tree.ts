@@ -149,6 +149,10 @@ export async function checkTree(input: CheckInput): Promise<CheckReport> {
       await checkSearchIndex(searchTable, input.files, input.packFiles, report, (treePath) => calls.has(treePath));
     }
     checked.callFiles = await checkListedFiles(files, source, extension, tools, report, checked);
+    if (ours) {
+      const { checkLlmsFiles } = await import('./check-llms-txt.js');
+      await checkLlmsFiles(input.files, source, searchTable !== undefined, report);
+    }
   }
   return finish(ours);
 }

@@ -6,6 +6,11 @@ import type { OptionSpec } from './command-spec.js';
 export const BUILD_OPTIONS = {
   out: { type: 'string', describe: 'output folder (default: "out" in staticmcp.json, else <project>/dist)' },
   tools: { type: 'string', describe: 'a bare folder of scripts to use instead of <project>/tools' },
+  site: {
+    type: 'string',
+    describe:
+      'a folder of HTML pages (a static site generator\'s output) inside the project: each page a document ("site" in staticmcp.json)',
+  },
   concurrency: {
     type: 'number',
     describe: 'scripts run at once while building (default: number of cores)',

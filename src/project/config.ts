@@ -45,6 +45,8 @@ export interface Limits {
   resourcesInManifest: number;
   /** Entries per resource list part file. */
   resourcesPerListPart: number;
+  /** Bytes of llms-full.txt; documents past it are left out of that file (docs/sites.md). */
+  maxLlmsFullBytes: number;
 }
 
 /** What the edge worker and `serve --http` need to know about browsers that call `/mcp`. */
@@ -174,6 +176,7 @@ export function defaultLimits(): Limits {
     maxPageBytes: schemaLimitDefault('maxPageBytes'),
     resourcesInManifest: schemaLimitDefault('resourcesInManifest'),
     resourcesPerListPart: schemaLimitDefault('resourcesPerListPart'),
+    maxLlmsFullBytes: schemaLimitDefault('maxLlmsFullBytes'),
     // Depends on the machine, so it cannot be a schema default.
     liveConcurrency: DEFAULT_LIVE_CONCURRENCY,
   };

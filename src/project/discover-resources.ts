@@ -4,6 +4,8 @@
 import path from 'node:path';
 import { readEitherSidecar, sidecarCandidates } from './read-json-sidecar.js';
 import { walkFolder } from './walk-folder.js';
+import type { MarkdownSummary } from './markdown-summary.js';
+import { isHttpUrl } from '../core/search/document-url.js';
 import { compileValidator, type Validator } from '../shared/ajv-validator.js';
 import type { RegisterEntry } from './register-json.js';
 import { RESOURCE_NAME_SCHEMA, RESOURCE_URI_SCHEMA } from '../core/tree/name-rules.js';
@@ -22,6 +24,11 @@ export interface ProjectResource {
   meta?: Record<string, unknown>;
   /** How problems name it when it is not a file under resources/ (an app's page). */
   shownPath?: string;
+  /**
+   * The document's own page (issue #39): an absolute http(s) URL, or a path relative to the tree's
+   * root (a built site's page). Listed in `_meta` "staticmcp/url", and search's `url`.
+   */
+  pageUrl?: string;
 }
 
 export interface ResourceDiscovery {
@@ -42,6 +49,7 @@ const sidecarSchema = {
     uri: RESOURCE_URI_SCHEMA,
     uriTemplate: { type: 'string' },
     mimeType: { type: 'string', pattern: '^[^/\\s]+/[^/\\s]+$' },
+    url: { type: 'string' },
   },
 };
 let validateSidecar: Validator | undefined;
@@ -94,7 +102,26 @@ async function loadResource(
   relativePath: string,
   meta: Record<string, unknown> | undefined,
   projectRoot: string,
-): Promise<ProjectResource | { problem: string }> {
+): Promise<(ProjectResource & { warning?: string }) | { problem: string }> {
+  const loaded = await loadResourceFile(file, relativePath, meta, projectRoot);
+  return loaded;
+}
+
+/** The page a sidecar `url` or front matter `url`/`canonical` gives, or why it is ignored. */
+function checkPageUrl(written: string | undefined, from: string): { pageUrl?: string; warning?: string } {
+  if (written === undefined) return {};
+  if (isHttpUrl(written)) return { pageUrl: new URL(written).href };
+  return {
+    warning: `its ${from} ${JSON.stringify(written.slice(0, 200))} is not an absolute http(s) URL; ignored (its search url is the landing page's view of it)`,
+  };
+}
+
+async function loadResourceFile(
+  file: string,
+  relativePath: string,
+  meta: Record<string, unknown> | undefined,
+  projectRoot: string,
+): Promise<(ProjectResource & { warning?: string }) | { problem: string }> {
   let bytes: Buffer;
   try {
     bytes = await readProjectFile(file, projectRoot);
@@ -107,11 +134,17 @@ async function loadResource(
   const text = isTextContent(mimeType, bytes) ? bytes.toString('utf8') : undefined;
   const content = text !== undefined ? { text } : { blob: bytes.toString('base64') };
   // remark is loaded only by projects that have Markdown: it costs every other build ~40 ms.
-  const summary =
+  const summary: MarkdownSummary =
     mimeType === 'text/markdown' && text !== undefined
       ? (await import('./markdown-summary.js')).summarizeMarkdown(text)
       : {};
+  const page =
+    meta?.url !== undefined
+      ? checkPageUrl(meta.url as string, 'sidecar url')
+      : checkPageUrl(summary.pageUrl, 'front matter url');
   return {
+    ...(page.warning !== undefined ? { warning: page.warning } : {}),
+    ...(page.pageUrl !== undefined ? { pageUrl: page.pageUrl } : {}),
     uri: (meta?.uri as string | undefined) ?? defaultResourceUri(relativePath),
     name: (meta?.name as string | undefined) ?? path.basename(file),
     title: (meta?.title as string | undefined) ?? summary.title,
@@ -121,6 +154,16 @@ async function loadResource(
     content,
     size: bytes.length,
   };
+}
+
+function withoutWarning(
+  loaded: ProjectResource & { warning?: string },
+  relativePath: string,
+  warnings: ResourceDiscovery['warnings'],
+): ProjectResource {
+  const { warning, ...resource } = loaded;
+  if (warning !== undefined) warnings.push({ relativePath, message: warning });
+  return resource;
 }
 
 /**
@@ -143,7 +186,7 @@ export async function discoverResources(
           relativePath: entry.path!,
           message: `(registered in server.d/register.json) ${loaded.problem}`,
         });
-      else resources.push(loaded);
+      else resources.push(withoutWarning(loaded, entry.path!, warnings));
     }
     return { resources, problems, warnings };
   }
@@ -164,7 +207,7 @@ export async function discoverResources(
     if (meta?.uriTemplate !== undefined) continue;
     const loaded = await loadResource(file, relativePath, meta, projectRoot);
     if ('problem' in loaded) problems.push({ relativePath, message: loaded.problem });
-    else resources.push(loaded);
+    else resources.push(withoutWarning(loaded, relativePath, warnings));
   }
   return { resources, problems, warnings };
 }

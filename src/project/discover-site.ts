@@ -11,6 +11,7 @@ import { isBuildOwnedPath, isLocalSecretsFile, LOCAL_SECRETS_ADVICE } from '../t
 import type { ProjectConfig } from './config.js';
 import type { ProjectResource } from './discover-resources.js';
 import { walkFolder } from './walk-folder.js';
+import { isHttpUrl } from '../core/search/document-url.js';
 
 const MAX_SITE_DEPTH = 32;
 /** A page's URI when neither a canonical link nor publicUrl gives it an address. */
@@ -31,6 +32,8 @@ export interface SiteDiscovery {
   files: Map<string, Buffer>;
   problems: SiteProblem[];
   warnings: SiteProblem[];
+  /** The site's own `_headers`, joined with the tree's (site-step.ts), never published as it is. */
+  headers?: string;
 }
 
 function siteSettings(config: ProjectConfig): { folder: string; selector?: string } | undefined {
@@ -67,9 +70,9 @@ function refusalOf(relativePath: string): string | undefined {
     return `is not published: a local secrets file is never published with the site; ${LOCAL_SECRETS_ADVICE}`;
   if (relativePath === '_worker.js' || relativePath === '_routes.json')
     return `is refused: the build writes ${relativePath} itself (the edge worker answers /mcp); remove it from the site folder, and put redirects in _redirects or routing in the host's settings`;
-  if (relativePath === '_headers')
-    return "is not published: the build writes _headers itself; set cache.ttlSeconds in staticmcp.json for the cache rules, or set other headers in the host's settings";
-  if (SITE_OVERRIDES.has(relativePath) || !isBuildOwnedPath(relativePath)) return undefined;
+  // The site's _headers is joined with the tree's (site-step.ts), never published as it is.
+  if (relativePath === '_headers' || SITE_OVERRIDES.has(relativePath) || !isBuildOwnedPath(relativePath))
+    return undefined;
   return `is not published: ${relativePath.split('/', 1)[0]} at the top of the tree belongs to the build; give it another name in the site`;
 }
 
@@ -119,6 +122,8 @@ export async function discoverSite(projectRoot: string, config: ProjectConfig): 
   };
   const publicUrl = config.publicUrl?.replace(/\/+$/, '');
   const claimedBy = new Map<string, string>();
+  const publicHost = publicUrl !== undefined && isHttpUrl(publicUrl) ? new URL(publicUrl).host : undefined;
+  const elsewhere: string[] = [];
   for (const { file, relativePath } of found) {
     if (relativePath === '.nojekyll') continue;
     const refusal = refusalOf(relativePath);
@@ -133,6 +138,10 @@ export async function discoverSite(projectRoot: string, config: ProjectConfig): 
       site.problems.push({ path: shown(relativePath), message: `cannot be read (${readFailureReason(error)})` });
       continue;
     }
+    if (relativePath === '_headers') {
+      site.headers = bytes.toString('utf8');
+      continue;
+    }
     site.files.set(relativePath, bytes);
     if (!/\.html?$/i.test(relativePath) || relativePath === '404.html') continue;
     const page = extractPage(bytes, {
@@ -142,18 +151,26 @@ export async function discoverSite(projectRoot: string, config: ProjectConfig): 
     const warn = (message: string) => site.warnings.push({ path: shown(relativePath), message });
     page.warnings.forEach(warn);
     let uri = pathUri(relativePath, publicUrl);
+    // The page a person opens: its canonical link, else its own path on the tree's site.
+    let pageUrl = pagePath(relativePath) || './';
     if (page.canonicalHref !== undefined) {
       const canonical = resolveCanonical(page.canonicalHref, publicUrl && uri);
       if ('ignored' in canonical) warn(`${canonical.ignored}; its path URL is used`);
-      else uri = canonical.url;
+      else {
+        uri = canonical.url;
+        pageUrl = canonical.url;
+      }
     }
     const owner = claimedBy.get(uri);
     if (owner !== undefined) {
       warn(`claims the URL ${uri}, which ${shown(owner)} claimed first; it gets its path URL`);
       uri = pathUri(relativePath, publicUrl);
+      pageUrl = pagePath(relativePath) || './';
       if (claimedBy.has(uri)) uri = `${SITE_URI_PREFIX}${encodeURI(relativePath)}`;
     }
     claimedBy.set(uri, relativePath);
+    if (publicHost !== undefined && isHttpUrl(pageUrl) && new URL(pageUrl).host !== publicHost)
+      elsewhere.push(relativePath);
     site.resources.push({
       uri,
       name: relativePath,
@@ -164,7 +181,14 @@ export async function discoverSite(projectRoot: string, config: ProjectConfig): 
       shownPath: shown(relativePath),
       content: { text: page.text },
       size: Buffer.byteLength(page.text),
+      pageUrl,
     });
   }
+  const [first] = elsewhere;
+  if (first !== undefined)
+    site.warnings.push({
+      path: shown(first),
+      message: `${elsewhere.length > 1 ? `and ${elsewhere.length - 1} other pages name` : 'names'} a canonical link on another host than publicUrl's (${publicHost}); kept: their search urls point there (remove the canonical links, or set publicUrl to that host, to point at this site)`,
+    });
   return site;
 }

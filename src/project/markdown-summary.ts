@@ -1,5 +1,6 @@
 // Title and description of a Markdown resource (the one module that imports unified/remark):
-// front matter `title`/`description` first, else the first heading and the first paragraph.
+// front matter `title`/`description` first, else the first heading and the first paragraph; and
+// the document's own page, front matter `url` or `canonical`.
 import { unified } from 'unified';
 import remarkParse from 'remark-parse';
 import remarkFrontmatter from 'remark-frontmatter';
@@ -11,6 +12,8 @@ import { isObject } from '../core/tree/json-object.js';
 export interface MarkdownSummary {
   title?: string;
   description?: string;
+  /** Front matter `url`, else `canonical`, as written (the caller checks it is an http(s) URL). */
+  pageUrl?: string;
 }
 
 const MAX_DESCRIPTION_LENGTH = 300;
@@ -39,8 +42,10 @@ export function summarizeMarkdown(markdown: string): MarkdownSummary {
   const title = typeof frontMatter.title === 'string' ? frontMatter.title : heading ? textOf(heading) : undefined;
   const description =
     typeof frontMatter.description === 'string' ? frontMatter.description : paragraph ? textOf(paragraph) : undefined;
+  const pageUrl = [frontMatter.url, frontMatter.canonical].find((value) => typeof value === 'string' && value !== '');
   return {
     ...(title ? { title: shorten(title) } : {}),
     ...(description ? { description: shorten(description) } : {}),
+    ...(typeof pageUrl === 'string' ? { pageUrl: pageUrl.trim() } : {}),
   };
 }

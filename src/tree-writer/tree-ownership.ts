@@ -8,12 +8,13 @@
 // may hold one), except the discovery files the build writes there (BUILD_OWNED_NESTED_PATHS):
 // those are the build's wherever they appear, so a stale one is never kept and a user's copy in
 // public/ is refused with a message rather than silently replacing the build's.
+import { MOVED_LANDING_FILE } from '../core/search/document-url.js';
 import { MANIFEST_FILE, ROUTES_FILE, WORKER_FILE } from '../core/tree/manifest.js';
 import { APP_HOST_FILE, APP_PAGES_FOLDER } from './app-pages.js';
 import { AI_CATALOG_FILE, REGISTRY_AUTH_FILE } from './server-card.js';
 
 /** Where the landing page moves when a built website (`site`) brings its own index.html. */
-export const LANDING_PAGE_FILE = 'staticmcp.html';
+export const LANDING_PAGE_FILE = MOVED_LANDING_FILE;
 
 export const BUILD_OWNED_TOP_LEVEL: ReadonlySet<string> = new Set([
   MANIFEST_FILE,

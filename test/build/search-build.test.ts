@@ -110,7 +110,8 @@ describe('search over a built tree', () => {
       {
         id: 'resources/notes_txt.json',
         title: 'notes.txt',
-        url: 'https://docs.example.org/resources/notes_txt.json',
+        // The landing page's view of the document, made absolute from publicUrl (no .json file).
+        url: 'https://docs.example.org/?doc=resources/notes_txt.json',
       },
     ]);
     expect(found.content).toEqual([{ type: 'text', text: JSON.stringify(found.structuredContent) }]);
@@ -147,10 +148,13 @@ describe('search over HTTP', () => {
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['search', 'fetch']));
       const found = await client.callTool({ name: 'search', arguments: { query: 'packed trees thursday' } });
-      const results = (found.structuredContent as { results: { id: string }[] }).results;
-      expect(results.map((hit) => hit.id)).toEqual(['resources/notes_txt.json']);
+      const results = (found.structuredContent as { results: { id: string; url: string }[] }).results;
+      // Without publicUrl, the worker makes the page absolute from the origin it was asked on.
+      expect(results.map((hit) => [hit.id, hit.url])).toEqual([
+        ['resources/notes_txt.json', new URL('/?doc=resources/notes_txt.json', site.url).href],
+      ]);
       const fetched = await client.callTool({ name: 'fetch', arguments: { id: results[0]!.id } });
-      expect(fetched.structuredContent).toMatchObject({ text: NOTES });
+      expect(fetched.structuredContent).toMatchObject({ text: NOTES, url: results[0]!.url });
       const forged = await client.callTool({ name: 'fetch', arguments: { id: '../mcp.json' } });
       expect(forged.isError).toBe(true);
     } finally {
@@ -174,10 +178,12 @@ describe('search over HTTP', () => {
       await overUrl.connect(
         new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', site], stderr: 'pipe' }),
       );
-      for (const client of clients) {
+      // serve --http answers from the origin it was asked on; stdio without publicUrl has none: "".
+      const urls = [new URL('/?doc=resources/notes_txt.json', server.endpoint).href, ''];
+      for (const [position, client] of clients.entries()) {
         const found = await client.callTool({ name: 'search', arguments: { query: 'packed trees thursday' } });
         const results = (found.structuredContent as { results: { id: string; url: string }[] }).results;
-        expect(results.map((hit) => [hit.id, hit.url])).toEqual([['resources/notes_txt.json', '']]);
+        expect(results.map((hit) => [hit.id, hit.url])).toEqual([['resources/notes_txt.json', urls[position]]]);
         const fetched = await client.callTool({ name: 'fetch', arguments: { id: results[0]!.id } });
         expect(fetched.structuredContent).toMatchObject({ text: NOTES });
       }
@@ -288,7 +294,14 @@ describe("fetch of a call's document", () => {
     try {
       const client = new Client({ name: 'search-test', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL('mcp', site.url)));
-      answers.push(await fetchFox(client));
+      // The worker's answer differs only by its url: the call's view, on the worker's own origin.
+      const { id, result } = await fetchFox(client);
+      const structured = (result as { structuredContent: { url: string } }).structuredContent;
+      expect(structured.url).toBe(new URL(`/?doc=${id}`, site.url).href);
+      answers.push({
+        id,
+        result: JSON.parse(JSON.stringify(result).replaceAll(structured.url, '')),
+      });
       await client.close();
     } finally {
       await site.close();

@@ -69,6 +69,8 @@ describe('a built website as a source', () => {
       /public\/guide\/print\.html.*claims the URL https:\/\/lanterns\.example\.com\/install\/, which public\/guide\/install\.html claimed first/,
     );
     expect(warnings).toMatch(/public\/about\.html.*canonical link uses javascript:, not http\(s\)/);
+    // A canonical link on another host than publicUrl's is kept, said once for all such pages.
+    expect(warnings).toMatch(/public\/guide\/install\.html.*names a canonical link on another host than publicUrl's/);
   });
 
   it("reads a page as its main text, headings kept, without the site's chrome or scripts", async () => {
@@ -82,12 +84,15 @@ describe('a built website as a source', () => {
       expect(install + about).not.toContain(chrome);
   });
 
-  it('finds a page by a word of its body', async () => {
-    const result = await client.callTool({ name: 'search', arguments: { query: 'paraffin' } });
+  it('finds a page by a word of its body, its url the canonical link, else the page on the site', async () => {
+    const result = await client.callTool({ name: 'search', arguments: { query: 'paraffin lighthouse' } });
     const { results } = JSON.parse((result.content as { text: string }[])[0]!.text) as {
-      results: { id: string; title: string }[];
+      results: { id: string; title: string; url: string }[];
     };
-    expect(results.map((hit) => hit.title)).toEqual(['Installing lanterns']);
+    expect(results.map((hit) => [hit.title, hit.url]).sort()).toEqual([
+      ['About us', 'https://docs.example.org/about.html'],
+      ['Installing lanterns', 'https://lanterns.example.com/install/'],
+    ]);
   });
 
   it("publishes the site's files, its index.html and 404.html winning, and check accepts the tree", async () => {

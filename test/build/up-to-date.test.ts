@@ -116,6 +116,20 @@ const OUTPUT_OPTION_CHANGES: Record<OutputOption, OptionChange> = {
       expect(await exists(path.join(project, 'dist/tools/ok.json'))).toBe(false);
     },
   },
+  siteDir: {
+    // A folder of HTML pages named by --site (one-command form): its page becomes a resource.
+    async arrange(project) {
+      await fs.mkdir(path.join(project, 'site'));
+      await fs.writeFile(path.join(project, 'site/page.html'), '<title>Page</title><main>Hello</main>');
+      return { first: [], second: ['--site', path.join(project, 'site')] };
+    },
+    async check(project) {
+      const manifest = (await readJson(path.join(project, 'dist/mcp.json'))) as {
+        capabilities: { resources: { name: string }[] };
+      };
+      expect(manifest.capabilities.resources.map((resource) => resource.name)).toContain('page.html');
+    },
+  },
   maxCallFiles: {
     // Two call files over a budget of one (tools/<tool>.json files, never packed): a warning, which
     // the replayed report of the first build (no budget given, so 19,000) would not hold.

@@ -36,6 +36,7 @@ interface BuildCommandOptions {
   project: string;
   out?: string;
   tools?: string;
+  site?: string;
   concurrency?: number;
   'max-call-files'?: number;
   force?: boolean;
@@ -124,6 +125,7 @@ async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
       projectRoot: options.project,
       outDir: options.out,
       toolsDir: options.tools,
+      ...(options.site !== undefined ? { siteDir: options.site } : {}),
       concurrency: options.concurrency,
       maxCallFiles: options['max-call-files'],
       force: options.force,

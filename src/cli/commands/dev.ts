@@ -132,13 +132,23 @@ async function runDevCommand(projectGiven: string, options: DevOptions): Promise
       ? path.resolve(options.out)
       : resolveOutputFolder(projectRoot, (await readConfigOrDefaults(projectRoot)).config);
   const toolsDir = options.tools !== undefined ? path.resolve(options.tools) : undefined;
+  const siteDir = options.site !== undefined ? path.resolve(options.site) : undefined;
 
   const { buildProject } = await import('../../builder/build-project.js');
   // Rebuilds hard-link the files an edit did not change instead of rewriting the whole tree.
   const fileReuse = new (await import('../../tree-writer/file-reuse.js')).TreeFileReuse();
   const stopping = new AbortController();
   const build = (): Promise<BuildReport> =>
-    buildProject({ projectRoot, outDir, toolsDir, concurrency, maxCallFiles, signal: stopping.signal, fileReuse });
+    buildProject({
+      projectRoot,
+      outDir,
+      toolsDir,
+      concurrency,
+      maxCallFiles,
+      signal: stopping.signal,
+      fileReuse,
+      ...(siteDir !== undefined ? { siteDir } : {}),
+    });
 
   log(`building ${projectGiven}`);
   // Scripts run in their own process groups: a Ctrl-C during the first build must end them here.

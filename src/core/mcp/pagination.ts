@@ -60,7 +60,7 @@ export function listHandler<T>(
   field: string,
   list: string,
   itemsOf: (server: ServerContext) => readonly T[] | Promise<readonly T[]>,
-  shape: (item: T, version: ProtocolVersion) => unknown,
+  shape: (item: T, version: ProtocolVersion, server: ServerContext) => unknown,
   pageSize = PAGE_SIZE,
 ): (
   server: ServerContext,
@@ -74,7 +74,7 @@ export function listHandler<T>(
     const offset = cursor === undefined ? 0 : decodeCursor(cursor, list, manifestHash, items.length);
     const next = offset + pageSize;
     return {
-      [field]: items.slice(offset, next).map((item) => shape(item, request.version)),
+      [field]: items.slice(offset, next).map((item) => shape(item, request.version, server)),
       ...(next < items.length ? { nextCursor: encodeCursor({ l: list, h: hashTag(manifestHash), o: next }) } : {}),
       _meta: { [TOTAL_META_KEY]: items.length },
     };

@@ -9,6 +9,7 @@ import { answerableLists } from './answerable-lists.js';
 import { INTERNAL_ERROR, INVALID_PARAMS, RpcError } from './json-rpc.js';
 import { PAGE_SIZE, TOTAL_META_KEY } from './pagination.js';
 import { shapeResource } from './protocol-versions.js';
+import { documentUrlBase, resolveResourcePage } from '../search/document-url.js';
 import type { RequestContext, ServerContext } from './server-context.js';
 
 const LIST = 'resources';
@@ -89,9 +90,13 @@ export async function listResourcesInParts(
   if (o > 0 && o >= entries.length)
     throw new RpcError(INVALID_PARAMS, 'Invalid cursor: not one this server gave out for this list');
   const end = o + PAGE_SIZE;
+  // A resource's page (its `_meta` "staticmcp/url") is stored relative to the tree: made absolute here.
+  const pageBase = documentUrlBase(server.tree.extension?.publicUrl, server.requestOrigin);
   const next = end < entries.length ? { p, o: end } : p < list.parts.length ? { p: p + 1, o: 0 } : undefined;
   return {
-    resources: entries.slice(o, end).map((entry) => shapeResource(entry, request.version)),
+    resources: entries
+      .slice(o, end)
+      .map((entry) => shapeResource(resolveResourcePage(entry, pageBase), request.version)),
     ...(next ? { nextCursor: base64UrlFromText(JSON.stringify({ l: LIST, h: hashTag(manifestHash), ...next })) } : {}),
     _meta: { [TOTAL_META_KEY]: list.total },
   };

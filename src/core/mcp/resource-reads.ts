@@ -13,12 +13,18 @@ import type { ServerContext, RequestContext } from './server-context.js';
 import { readLive } from './live-read.js';
 import { listResourcesInParts } from './resource-list-pages.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
+import { documentUrlBase, resolveResourcePage } from '../search/document-url.js';
 
 const listInlineResources = listHandler(
   'resources',
   'resources',
   async (server) => (await answerableLists(server)).resources,
-  (resource, version) => shapeResource(resource.definition, version),
+  // A resource's page (its `_meta` "staticmcp/url") is stored relative to the tree: made absolute here.
+  (resource, version, server) =>
+    shapeResource(
+      resolveResourcePage(resource.definition, documentUrlBase(server.tree.extension?.publicUrl, server.requestOrigin)),
+      version,
+    ),
 );
 
 /** `resources/list`: pages of the inline list, or of the list's parts when the tree has them. */

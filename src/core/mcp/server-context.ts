@@ -49,6 +49,11 @@ export interface ServerContext {
   loadValidatorCompiler(): Promise<CompileValidator>;
   /** A line for the operator (stderr on Node, the console on the edge), never the protocol stream. */
   logProblem(text: string): void;
+  /**
+   * The origin the session's first request was addressed to (HTTP hosts; absent on stdio): what a
+   * document's relative page is made absolute from when the tree has no publicUrl.
+   */
+  requestOrigin?: string;
 }
 
 export interface RequestContext {

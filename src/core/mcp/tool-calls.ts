@@ -28,6 +28,7 @@ import {
 } from './input-required.js';
 import { formatClientAnswer, parseClientQuestion, refusedAnswer } from './client-requests.js';
 import type { JsonObject } from '../tree/json-object.js';
+import { documentUrlBase, resolveResultUrls } from '../search/document-url.js';
 
 function toolValidator(
   server: ServerContext,
@@ -133,7 +134,8 @@ export async function callTool(
   if (tool.searchTool !== undefined && tree.search !== undefined) {
     // Answered from the search index; the reader checks its own arguments with messages a model can act on.
     const result = tool.searchTool === 'search' ? await tree.search.search(given) : await tree.search.fetch(given);
-    return shapeCallResult(result, request.version);
+    const base = documentUrlBase(tree.extension?.publicUrl, server.requestOrigin);
+    return shapeCallResult(resolveResultUrls(result, base), request.version);
   }
   const validate = await toolValidator(server, tree, name, tool.definition.inputSchema, 'input');
   const problems = validate ? validate(given) : [];

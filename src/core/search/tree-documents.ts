@@ -15,7 +15,11 @@
 //   title = the tool's template over the arguments (`{name}`), else the argument values joined by
 //   ", ", else the tool's name. A call file that records no
 //   arguments (another generator's) takes them from its path segments, in parameter order.
-// - url = publicUrl + "/" + id, or "" without a publicUrl.
+// - url, stored as the host answers it before making it absolute (document-url.ts): a resource's
+//   own page (its `_meta` "staticmcp/url": a canonical URL, or a built site's page path), else, in
+//   a tree of ours, the landing page's view of the document (`?doc=<id>`, or
+//   `staticmcp.html?doc=<id>` when a site brought its own index.html); in another generator's
+//   tree, which has no such view, publicUrl + "/" + id, or "" without a publicUrl.
 // A file that cannot be read or parsed is skipped and told to `onSkip`, never thrown.
 import { isObject, type JsonObject } from '../tree/json-object.js';
 import { readCallFile, readResourceFile } from '../tree/lenient-files.js';
@@ -32,6 +36,7 @@ import { DEFAULT_PACK_CACHE_LIMITS, type PackFileSource, PackReader } from '../p
 import { type PackTable, RESOURCE_PACK_GROUP } from '../packs/pack-table.js';
 import type { IndexedDocument } from './search-results.js';
 import { callDocumentText, toolOfCallFile } from './call-text.js';
+import { DOCUMENT_URL_META_KEY, documentViewUrl, MOVED_LANDING_FILE } from './document-url.js';
 
 export { toolOfCallFile };
 
@@ -123,6 +128,7 @@ function callDocument(
   value: unknown,
   order: readonly string[],
   settings: DocumentSettings,
+  site: ViewSite,
 ): SearchDocument | undefined {
   const read = callDocumentText(value);
   if ('problem' in read) return undefined;
@@ -135,13 +141,26 @@ function callDocument(
     id,
     title,
     text,
-    url: urlOf(settings, id),
+    url: urlOf(settings, id, site),
     metadata: { tool, arguments: args },
     textFrom: 'call',
   };
 }
 
-function urlOf(settings: DocumentSettings, id: string): string {
+/** Whether the tree is ours (it has the landing page's document view), and where that page is. */
+interface ViewSite {
+  ours: boolean;
+  landingFile: string;
+}
+
+function viewSiteOf(files: TreeDocumentFiles): ViewSite {
+  const extension = isObject(files.manifest[EXTENSION_KEY]) ? files.manifest[EXTENSION_KEY] : undefined;
+  return { ours: isOurExtension(extension), landingFile: files.has(MOVED_LANDING_FILE) ? MOVED_LANDING_FILE : '' };
+}
+
+function urlOf(settings: DocumentSettings, id: string, site: ViewSite, page?: unknown): string {
+  if (typeof page === 'string' && page !== '') return page;
+  if (site.ours) return documentViewUrl(id, site.landingFile);
   return settings.publicUrl ? `${settings.publicUrl}/${id}` : '';
 }
 
@@ -240,7 +259,12 @@ async function* resourceDocuments(
       id: found.id,
       title,
       text: texts.join('\n\n'),
-      url: urlOf(settings, found.id),
+      url: urlOf(
+        settings,
+        found.id,
+        viewSiteOf(files),
+        isObject(resource._meta) ? resource._meta[DOCUMENT_URL_META_KEY] : undefined,
+      ),
       metadata: { uri, ...(mimeType !== undefined ? { mimeType } : {}) },
     };
   }
@@ -293,7 +317,7 @@ async function* packedCallDocuments(
         onSkip(id, `in ${packPath} is not JSON`);
         continue;
       }
-      const document = callDocument(id, tool, parsed.value, order, settings);
+      const document = callDocument(id, tool, parsed.value, order, settings, viewSiteOf(files));
       if (document) yield document;
     }
   }
@@ -333,7 +357,7 @@ export async function* listTreeDocuments(
       const own = callFilePath(tool, order, recordedArguments);
       if (own !== filePath && files.has(own)) continue;
     }
-    const document = callDocument(filePath, tool, parsed.value, order, settings);
+    const document = callDocument(filePath, tool, parsed.value, order, settings, viewSiteOf(files));
     if (document) yield document;
   }
 }

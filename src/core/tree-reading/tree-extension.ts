@@ -5,6 +5,7 @@
 import type { CompletionKind, CompletionProvider } from '../tree/completion-provider.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 import type { ManifestExtension, ToolExtension } from '../tree/manifest.js';
+import { isHttpUrl } from '../search/document-url.js';
 
 /**
  * What a reader can rely on: the manifest-wide fields only when they were there and well typed,
@@ -57,6 +58,7 @@ export function readTreeExtension(
     ...(completionProviders ? { completionProviders } : {}),
     ...(typeof raw.toolsFolder === 'string' ? { toolsFolder: raw.toolsFolder } : {}),
     ...(typeof raw.generatedAt === 'string' ? { generatedAt: raw.generatedAt } : {}),
+    ...(typeof raw.publicUrl === 'string' && isHttpUrl(raw.publicUrl) ? { publicUrl: raw.publicUrl } : {}),
     ...(allowedOrigins ? { http: { allowedOrigins } } : {}),
     ...(liveOrigin ? { liveOrigin } : {}),
     // cacheTtlSeconds still checks the range; a non-number is the default lifetime, as before.

@@ -102,6 +102,11 @@ export interface ManifestExtension {
    */
   toolsFolder?: string;
   generatedAt?: string;
+  /**
+   * staticmcp.json's publicUrl without its trailing slashes, written only when set: hosts make the
+   * documents' relative pages absolute from it (core/search/document-url.ts).
+   */
+  publicUrl?: string;
   /** What the edge worker (`_worker.js`) needs from `staticmcp.json`; written only when the project sets it. */
   http?: HttpExtension;
   /** Where the edge worker forwards what the tree cannot answer (`liveOrigin` in staticmcp.json); written only when set. */

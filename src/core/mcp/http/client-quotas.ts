@@ -16,6 +16,11 @@ export interface ClientId {
    * when the whole table is full, so Origins made up by one machine still count as that machine.
    */
   address: string;
+  /**
+   * The origin the request was addressed to (ConnectionInfo.siteOrigin), not part of the key: the
+   * session's documents' pages are made absolute from it when the tree has no publicUrl.
+   */
+  requestOrigin?: string;
 }
 
 /** What the host knows about the connection a request came on (things a client cannot forge). */

@@ -85,7 +85,15 @@ export function createHandlerScope(options: McpHttpOptions): HandlerScope {
    * would keep answering from the tree the session opened on).
    */
   const sessionContext = (client: ClientId): ServerContext => {
-    const server = options.server(client);
+    const host = options.server(client);
+    const server = host.live ? withGatedLiveRuns(host, client) : host;
+    // A view, not a copy: a host that swaps its context's tree is still seen by the session.
+    return client.requestOrigin
+      ? (Object.create(server, { requestOrigin: { value: client.requestOrigin, enumerable: true } }) as ServerContext)
+      : server;
+  };
+
+  const withGatedLiveRuns = (server: ServerContext, client: ClientId): ServerContext => {
     if (!server.live) return server;
     const perClient = liveGates.limitRuns(server.live, client.key);
     return {

@@ -55,7 +55,9 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
         options.isAllowedOrigin(origin, connection),
       );
       if (refused) return refused;
-      return withCors(exchange, await route(exchange, clientOf(exchange.header, connection)));
+      const client = clientOf(exchange.header, connection);
+      const { siteOrigin } = connection;
+      return withCors(exchange, await route(exchange, siteOrigin ? { ...client, requestOrigin: siteOrigin } : client));
     } catch (error) {
       scope.logProblem(`HTTP ${exchange.method} failed: ${(error as Error)?.stack ?? String(error)}`);
       return withCors(exchange, jsonError(500, INTERNAL_ERROR, 'Internal error'));

@@ -143,7 +143,12 @@ export async function openHttpServer(options: HttpServeOptions): Promise<Running
     if (pathname === MCP_PATH) {
       const exchange = exchangeOfNodeRequest(incoming, outgoing);
       // The TCP peer: the client's address for its quotas (a header could be forged, the socket not).
-      const mcpAnswer = await mcp!.answer(exchange.exchange, { peerAddress: incoming.socket?.remoteAddress });
+      // The origin it was addressed to (this server speaks plain HTTP): documents' pages are made absolute from it.
+      const host = incoming.headers.host;
+      const mcpAnswer = await mcp!.answer(exchange.exchange, {
+        peerAddress: incoming.socket?.remoteAddress,
+        ...(host !== undefined && /^[\w.:[\]-]{1,300}$/.test(host) ? { siteOrigin: `http://${host}` } : {}),
+      });
       // A body the handler did not read (a refusal: 403, 406, 415 …) is read and dropped (up to a
       // cap) before the answer ends, since a connection closed while the client still sends makes
       // its write fail before it reads the answer; the connection then stays open. One it stopped

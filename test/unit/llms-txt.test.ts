@@ -1,0 +1,45 @@
+// llms.txt and llms-full.txt of a content tree (tree-writer/llms-txt.ts): sections by folder, links
+// that open from the file's own place, documents in id order whatever order they came in, and
+// llms-full.txt stopping at its byte cap with a last line saying how many were left out.
+import { describe, expect, it } from 'vitest';
+import { LlmsTxtWriter } from '../../src/tree-writer/llms-txt.js';
+
+const MANIFEST = { serverInfo: { name: 'lanterns', description: 'Notes on\nlanterns.' } };
+const doc = (id: string, uri: string, title: string, text: string, url = `?doc=${id}`) => ({
+  id,
+  title,
+  text,
+  url,
+  metadata: { uri },
+});
+
+describe('llms.txt', () => {
+  it('groups documents by folder, escapes titles, and caps llms-full.txt', () => {
+    const writer = new LlmsTxtWriter(MANIFEST, undefined, 120);
+    writer.add(doc('resources/b.json', 'resource://guide/b.md', 'B [draft]', 'Bee text.'));
+    writer.add(doc('resources/a.json', 'resource://a.md', 'A', 'Ay text.', 'https://example.org/a'));
+    writer.add(doc('resources/c.json', 'resource://c.md', 'C', 'x'.repeat(200)));
+    expect(writer.renderIndex()).toBe(
+      [
+        '# lanterns',
+        '',
+        '> Notes on lanterns.',
+        '',
+        '## Documents',
+        '',
+        '- [A](https://example.org/a)',
+        '- [C](./?doc=resources/c.json)',
+        '',
+        '## guide',
+        '',
+        '- [B \\[draft\\]](./?doc=resources/b.json)',
+        '',
+      ].join('\n'),
+    );
+    const full = writer.renderFull();
+    expect(full.indexOf('Ay text.')).toBeLessThan(full.indexOf('Bee text.'));
+    expect(full).not.toContain('xxxx');
+    expect(full).toMatch(/\(1 more documents are left out: this file stops at limits\.maxLlmsFullBytes, 120 bytes/);
+    expect(writer.leftOutCount).toBe(1);
+  });
+});
