@@ -97,6 +97,11 @@ export function excerptOf(text: string, matchOf: (token: string) => number, term
     if (run.term >= 0) matches.push([excerpt.length, excerpt.length + word.length]);
     excerpt += word;
   }
+  // The punctuation that ends the last word's sentence, if short.
+  const tail = scanned
+    .slice(runs[last]!.end, last < runs.length - 1 ? runs[last + 1]!.start : scanned.length)
+    .trimEnd();
+  if (tail.length <= MAX_GAP_CHARS && !/\s/.test(tail)) excerpt += tail;
   if (last < runs.length - 1 || scanned.length < text.length) excerpt += ' …';
   return { text: excerpt, matches };
 }

@@ -17,6 +17,7 @@
 //   arguments (another generator's) takes them from its path segments, in parameter order.
 // - url = publicUrl + "/" + id, or "" without a publicUrl.
 // A file that cannot be read or parsed is skipped and told to `onSkip`, never thrown.
+import type { Stemming } from './stem.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 import { readCallFile, readResourceFile } from '../tree/lenient-files.js';
 import { callFilePath } from '../tree/call-key.js';
@@ -41,6 +42,8 @@ export interface DocumentSettings {
   tools: Readonly<Record<string, { title?: string }>>;
   /** Without its trailing slashes. */
   publicUrl?: string;
+  /** How the index stems words (search.language, search.stemming); absent: Porter. */
+  stemming?: Stemming;
 }
 
 /** What the documents are made from: the manifest's lists, and the tree's files. */
