@@ -3,7 +3,7 @@
 // runs of white space made one space, and where the matching words lie in it (UTF-16 offsets, as
 // JavaScript strings count). Only the first EXCERPT_SCAN_CHARS of a text are looked at, so a
 // result costs the same whatever its document's size. Portable.
-import { foldText, MAX_TERM_LENGTH, tokenize } from './tokenize.js';
+import { foldText, MAX_TERM_LENGTH, tokenize, UNSPACED, UNSPACED_OR_OTHER } from './tokenize.js';
 
 /** Words an excerpt shows: a few lines of text. */
 export const EXCERPT_WORDS = 30;
@@ -49,8 +49,18 @@ function termOfRun(run: string, matchOf: (token: string) => number): number {
 export function excerptOf(text: string, matchOf: (token: string) => number, termCount: number): Excerpt | undefined {
   const scanned = text.length > EXCERPT_SCAN_CHARS ? text.slice(0, EXCERPT_SCAN_CHARS) : text;
   const runs: Run[] = [];
-  for (const match of scanned.matchAll(RUNS))
-    runs.push({ start: match.index, end: match.index + match[0].length, term: termOfRun(match[0], matchOf) });
+  for (const match of scanned.matchAll(RUNS)) {
+    const run = match[0];
+    if (!UNSPACED.test(run)) {
+      runs.push({ start: match.index, end: match.index + run.length, term: termOfRun(run, matchOf) });
+      continue;
+    }
+    // Each ideograph or kana a word of its own, as tokenize cuts them.
+    for (const piece of run.matchAll(UNSPACED_OR_OTHER)) {
+      const start = match.index + piece.index;
+      runs.push({ start, end: start + piece[0].length, term: termOfRun(piece[0], matchOf) });
+    }
+  }
   if (runs.length === 0) return undefined;
   // The window of EXCERPT_WORDS runs with the most distinct terms, then the most matches: slid once.
   const counts = new Uint32Array(termCount + 1);
