@@ -8,7 +8,7 @@ import { foldText, MAX_TERM_LENGTH, tokenize, UNSPACED, UNSPACED_OR_OTHER } from
 /** Words an excerpt shows: a few lines of text. */
 export const EXCERPT_WORDS = 30;
 /** Characters of a document's text an excerpt is looked for in. */
-export const EXCERPT_SCAN_CHARS = 64 * 1024;
+export const EXCERPT_SCAN_CHARS = 16 * 1024;
 /** Words an excerpt shows before its first match, when it can. */
 const LEAD_WORDS = 5;
 /** Characters of punctuation kept between two words of an excerpt. */

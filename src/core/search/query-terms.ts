@@ -7,11 +7,11 @@ import { type Stemming, stemKeyOf, stemOf } from './stem.js';
 import { tokenize } from './tokenize.js';
 
 /**
- * A word's own list counts this much beside its stem's (which holds the word too): a document
- * holding the word as typed ranks above one holding only another form of it, and the ranking stays
- * close to FTS5's porter, which knows no exact form (bench/search-overlap.mjs measures both).
+ * A word's own list counts this much beside its stem's (which holds the word too): of two documents
+ * holding a word about as often, the one holding it as typed ranks first; more would move the ranking
+ * away from FTS5's porter, which knows no exact form (0.2: 0.85 of its top 10, bench/search-overlap.mjs).
  */
-export const EXACT_WORD_WEIGHT = 0.2;
+export const EXACT_WORD_WEIGHT = 0.02;
 /** Words a prefix stands for at most: the ones with the longest postings among those walked. */
 export const MAX_PREFIX_TERMS = 16;
 /** Term indexes a prefix walks at most (a one-letter prefix spans many), and entries in them. */
@@ -70,10 +70,13 @@ export function tokenMatcherOf(query: ParsedQuery, stemming: Stemming): (token: 
     query.words.forEach((word, position) => {
       stems.set(stemOf(word), position);
     });
+  // Porter changes only a word's ending: a token whose first two letters start no stem asked for
+  // cannot stem to one, and is not stemmed (most of a text's words, for an excerpt).
+  const stemStarts = new Set([...stems.keys()].map((stem) => stem.slice(0, 2)));
   const { prefixes } = query;
   const prefixBase = query.words.length;
   return (token) => {
-    const found = exact.get(token) ?? (stems.size > 0 ? stems.get(stemOf(token)) : undefined);
+    const found = exact.get(token) ?? (stemStarts.has(token.slice(0, 2)) ? stems.get(stemOf(token)) : undefined);
     if (found !== undefined) return found;
     for (let position = 0; position < prefixes.length; position += 1)
       if (token.startsWith(prefixes[position]!)) return prefixBase + position;
