@@ -1,6 +1,9 @@
 // Answers `search` and `fetch` from a tree's search index (search-index-format.ts) through the pack
 // reader and whatever byte source the host has (a folder, a URL, the worker's assets): a query
-// reads one record per distinct term and one title block per result, fetch one record (and, for a
+// reads one record per key its words are looked up under (format 6: each word's stem list and its
+// own, query-terms.ts; a prefix's words, from the term indexes), one title block per result and
+// each result's document record for its excerpt (excerpt.ts), and counts the matching documents
+// (match-count.ts); fetch reads one record (and, for a
 // precomputed call's document, the call itself, through `readCall`: the index keeps no copy of a
 // call's text; a call the host lacks or that no longer reads as a document is an isError result
 // saying to build again); decoded postings and title blocks stay in a bounded LRU, parsed indexes
