@@ -34,6 +34,7 @@ import type { TreeOutput } from './tree-output.js';
 import { isAppResource } from '../core/tree/mcp-apps.js';
 import { isSkillUri } from '../core/tree/skills.js';
 import type { ProjectResource } from '../project/discover-resources.js';
+import { stemmingOfLanguage } from '../core/search/stem.js';
 
 export interface SearchStepInput {
   config: ProjectConfig;
@@ -68,7 +69,14 @@ export function documentSettingsOf(config: ProjectConfig): SearchSettings | unde
   const setting = config.search;
   if (setting === false) return undefined;
   if (setting === undefined || setting === true) return { resources: true, tools: {} };
-  return { resources: setting.resources !== false, tools: setting.tools ?? {} };
+  const stemming = stemmingOfLanguage(setting.language, setting.stemming);
+  // Only "none" is written down: the default's settings (and the digests and shard records made
+  // of them) stay what they were.
+  return {
+    resources: setting.resources !== false,
+    tools: setting.tools ?? {},
+    ...(stemming === 'none' ? { stemming } : {}),
+  };
 }
 
 /** A tree being written (build, merge) as the document lister reads it: the writer's files. */
@@ -192,7 +200,8 @@ export async function writeTreeSearchIndex(
   const scratchFolder = scratchFolderOf(output.writer.outDir, process.pid);
   try {
     const documents = teeDocuments(streamDocuments(output.writer, manifest, settings, counts), llms);
-    const extension = await writeSearchIndexSpilling(documents, { scratchFolder }, (filePath, bytes) => {
+    const options = { scratchFolder, stemming: settings.stemming };
+    const extension = await writeSearchIndexSpilling(documents, options, (filePath, bytes) => {
       files.push(filePath);
       return output.write(filePath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     });

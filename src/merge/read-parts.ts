@@ -35,9 +35,10 @@ function findRecordProblem(record: ShardRecord): string | undefined {
   if (!Array.isArray(record.copies)) return 'its copies are not a list';
   const search = record.search as unknown;
   if (search !== null) {
-    const { resources, tools } = (typeof search === 'object' ? search : {}) as Record<string, unknown>;
+    const { resources, tools, stemming } = (typeof search === 'object' ? search : {}) as Record<string, unknown>;
     if (
       typeof resources !== 'boolean' ||
+      (stemming !== undefined && stemming !== 'none') ||
       typeof tools !== 'object' ||
       tools === null ||
       Array.isArray(tools) ||
@@ -49,7 +50,7 @@ function findRecordProblem(record: ShardRecord): string | undefined {
             typeof (tool as { title?: unknown }).title === 'string'),
       )
     )
-      return 'its search settings are not {resources, tools} (or null)';
+      return 'its search settings are not {resources, tools, stemming?} (or null)';
   }
   for (const [index, entry] of (record.copies as unknown[]).entries()) {
     if (!Array.isArray(entry) || entry.length !== 2) return `copies[${index}] is not a [copy, call file] pair`;

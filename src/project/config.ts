@@ -63,6 +63,10 @@ export interface CacheConfig {
 /** `search`: which documents the search index holds (issue #25); `true` = `{resources: true}`. */
 export interface SearchConfig {
   resources?: boolean;
+  /** The documents' language: "en" (default) stems English words (Porter); others are not stemmed. */
+  language?: string;
+  /** false: no stemming, whatever the language. */
+  stemming?: boolean;
   /** Tools whose precomputed call results are indexed; `title` a template over argument names. */
   tools?: Record<string, { title?: string }>;
 }

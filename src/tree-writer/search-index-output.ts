@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { SEARCH_FOLDER, SEARCH_INDEX_FORMAT, SEARCH_TABLE_INLINE_BYTES } from '../core/search/search-index-format.js';
 import type { IndexedDocument } from '../core/search/search-results.js';
+import type { Stemming } from '../core/search/stem.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
 
 /**
@@ -24,6 +25,8 @@ export interface SearchIndexOptions {
   blockSize?: number;
   /** Rows' JSON above this goes to a table file (default SEARCH_TABLE_INLINE_BYTES). */
   inlineTableBytes?: number;
+  /** How words are stemmed (default "porter": search.language "en"). */
+  stemming?: Stemming;
 }
 
 /** The rows of a search table, inline in mcp.json or in its table file. */
@@ -39,6 +42,7 @@ export type SearchIndexExtension = {
   documentCount: number;
   tokenCount: number;
   blockSize: number;
+  stemming: Stemming;
 } & (SearchIndexRows | { table: string });
 
 /** mcp.json's `staticmcp.search` for the rows, and the table file holding them when they are too long to inline. */
@@ -47,9 +51,10 @@ export function searchExtensionOf(
   tokenCount: number,
   blockSize: number,
   rows: SearchIndexRows,
-  options: Pick<SearchIndexOptions, 'inlineTableBytes'>,
+  options: Pick<SearchIndexOptions, 'inlineTableBytes' | 'stemming'>,
 ): { extension: SearchIndexExtension; tableFile?: { path: string; bytes: Uint8Array } } {
-  const counts = { format: SEARCH_INDEX_FORMAT, documentCount, tokenCount, blockSize } as const;
+  const stemming = options.stemming ?? 'porter';
+  const counts = { format: SEARCH_INDEX_FORMAT, documentCount, tokenCount, blockSize, stemming } as const;
   const rowsBytes = utf8Bytes(JSON.stringify(rows));
   if (rowsBytes.length <= (options.inlineTableBytes ?? SEARCH_TABLE_INLINE_BYTES))
     return { extension: { ...counts, ...rows } };

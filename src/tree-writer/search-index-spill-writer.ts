@@ -15,6 +15,7 @@ import path from 'node:path';
 import { KEY_KIND } from '../core/packs/pack-format.js';
 import { DEFAULT_TITLE_BLOCK_SIZE, SEARCH_FOLDER } from '../core/search/search-index-format.js';
 import { encodeDocumentBody } from '../core/search/search-results.js';
+import { indexKeysOf } from '../core/search/stem.js';
 import { tokenize } from '../core/search/tokenize.js';
 import { sipHash13Halves } from '../core/tree/siphash.js';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
@@ -31,6 +32,7 @@ import { averageLengthOf } from '../core/search/postings.js';
 import { packRecords, type WriteIndexFile } from './search-record-packer.js';
 import { compareUtf8, mergeRuns, PostingRun } from './search-posting-runs.js';
 import { documentRecords, titleRecords } from './search-scratch-records.js';
+import { compressDocumentBody } from './search-document-compression.js';
 
 /** Postings a run holds before it is sorted and written out: 64 MiB of typed arrays, plus its terms. */
 export const DEFAULT_RUN_POSTINGS = 4_000_000;
@@ -58,6 +60,7 @@ export async function writeSearchIndexSpilling(
   };
   const blockSize = options.blockSize ?? DEFAULT_TITLE_BLOCK_SIZE;
   const runLimit = Math.max(1, options.runPostings ?? DEFAULT_RUN_POSTINGS);
+  const stemming = options.stemming ?? 'porter';
   const scratch = options.scratchFolder;
   mkdirSync(scratch, { recursive: true });
 
@@ -90,14 +93,15 @@ export async function writeSearchIndexSpilling(
       // Title and text are one column, as in writeSearchIndex.
       const terms = tokenize(`${document.title}\n${document.text}`);
       tokenCount += terms.length;
-      if (run.used > 0 && run.used + terms.length > runLimit) flushRun();
-      run.addDocument(arrival, terms);
+      const keys = indexKeysOf(terms, stemming);
+      if (run.used > 0 && run.used + keys.length > runLimit) flushRun();
+      run.addDocument(arrival, keys, terms.length);
       // An entry's title and url, as they end its title block entry (the id's part depends on its neighbour).
       const titleItem = Buffer.from(JSON.stringify([document.title, document.url]).slice(1, -1), 'utf8');
       titleAt.push(titleSpill.bytes);
       titleLength.push(titleItem.length);
       titleSpill.append(titleItem);
-      const body = Buffer.from(encodeDocumentBody(document), 'utf8');
+      const body = compressDocumentBody(encodeDocumentBody(document));
       bodyAt.push(bodySpill.bytes);
       bodyLength.push(body.length);
       bodySpill.append(body);

@@ -85,7 +85,8 @@ export class PostingRun {
     return id;
   }
 
-  addDocument(arrival: number, terms: readonly string[]): void {
+  /** A document's terms (or index keys), its length as BM25 counts it `documentLength`. */
+  addDocument(arrival: number, terms: readonly string[], documentLength = terms.length): void {
     this.grow(this.used + terms.length);
     const first = this.used;
     for (const term of terms) {
@@ -101,7 +102,7 @@ export class PostingRun {
       this.frequencies[this.used] = 1;
       this.used += 1;
     }
-    this.lengths.fill(terms.length, first, this.used);
+    this.lengths.fill(documentLength, first, this.used);
   }
 
   /** Writes the run to `file` by term (UTF-8 order), each term's postings in arrival order; empties it. */

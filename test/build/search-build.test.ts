@@ -67,7 +67,7 @@ describe('search over a built tree', () => {
 
   it('writes the index below packs/search.index/ and names it in mcp.json, the same bytes every build', async () => {
     const manifest = JSON.parse(readFileSync(path.join(tree, 'mcp.json'), 'utf8'));
-    expect(manifest.staticmcp.search).toMatchObject({ format: 5, documentCount: 2, blockSize: 32 });
+    expect(manifest.staticmcp.search).toMatchObject({ format: 6, documentCount: 2, blockSize: 32, stemming: 'porter' });
     const first = filesBelow(tree, 'packs/search.index');
     expect([...first.keys()].some((file) => file.endsWith('.pack'))).toBe(true);
     // Named by their content, so caches may keep them for good, as call packs.
@@ -106,14 +106,22 @@ describe('search over a built tree', () => {
   it('finds a resource by words folded as the index folds them, and fetches its whole text', async () => {
     const found = await client.callTool({ name: 'search', arguments: { query: 'CAFE strasse' } });
     const results = (found.structuredContent as { results: { id: string; title: string; url: string }[] }).results;
-    expect(results).toEqual([
-      {
-        id: 'resources/notes_txt.json',
-        title: 'notes.txt',
-        // The landing page's view of the document, made absolute from publicUrl (no .json file).
-        url: 'https://docs.example.org/?doc=resources/notes_txt.json',
-      },
-    ]);
+    // The excerpt is the text as written, the matches where the words asked for are in it.
+    const excerpt = NOTES.trim();
+    const at = (word: string) => [excerpt.indexOf(word), excerpt.indexOf(word) + word.length];
+    expect(found.structuredContent).toEqual({
+      results: [
+        {
+          id: 'resources/notes_txt.json',
+          title: 'notes.txt',
+          // The landing page's view of the document, made absolute from publicUrl (no .json file).
+          url: 'https://docs.example.org/?doc=resources/notes_txt.json',
+          excerpt,
+          matches: [at('café'), at('Straße')],
+        },
+      ],
+      total: 1,
+    });
     expect(found.content).toEqual([{ type: 'text', text: JSON.stringify(found.structuredContent) }]);
     const fetched = await client.callTool({ name: 'fetch', arguments: { id: results[0]!.id } });
     expect(fetched.structuredContent).toMatchObject({ id: results[0]!.id, text: NOTES, url: results[0]!.url });
@@ -129,6 +137,7 @@ describe('search over a built tree', () => {
     expect((await client.callTool({ name: 'search', arguments: { query: 'x'.repeat(10_000) } })).isError).toBe(true);
     expect((await client.callTool({ name: 'search', arguments: { query: '?!… 🙂' } })).structuredContent).toEqual({
       results: [],
+      total: 0,
     });
     for (const id of ['../mcp.json', 'mcp.json', 'tools/hello.json', 'resources/logo_png.json', 'x'.repeat(100_000)]) {
       const fetched = await client.callTool({ name: 'fetch', arguments: { id } });
@@ -149,9 +158,11 @@ describe('search over HTTP', () => {
       expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['search', 'fetch']));
       const found = await client.callTool({ name: 'search', arguments: { query: 'packed trees thursday' } });
       const results = (found.structuredContent as { results: { id: string; url: string }[] }).results;
-      // Without publicUrl, the worker makes the page absolute from the origin it was asked on.
+      // "trees" finds the guide's "tree" too, below the notes that hold all three words. Without
+      // publicUrl, the worker makes the page absolute from the origin it was asked on.
       expect(results.map((hit) => [hit.id, hit.url])).toEqual([
         ['resources/notes_txt.json', new URL('/?doc=resources/notes_txt.json', site.url).href],
+        ['resources/guide_md.json', new URL('/?doc=resources/guide_md.json', site.url).href],
       ]);
       const fetched = await client.callTool({ name: 'fetch', arguments: { id: results[0]!.id } });
       expect(fetched.structuredContent).toMatchObject({ text: NOTES, url: results[0]!.url });
@@ -183,7 +194,10 @@ describe('search over HTTP', () => {
       for (const [position, client] of clients.entries()) {
         const found = await client.callTool({ name: 'search', arguments: { query: 'packed trees thursday' } });
         const results = (found.structuredContent as { results: { id: string; url: string }[] }).results;
-        expect(results.map((hit) => [hit.id, hit.url])).toEqual([['resources/notes_txt.json', urls[position]]]);
+        expect(results.map((hit) => [hit.id, hit.url])).toEqual([
+          ['resources/notes_txt.json', urls[position]],
+          ['resources/guide_md.json', urls[position] && urls[position]!.replace('notes_txt', 'guide_md')],
+        ]);
         const fetched = await client.callTool({ name: 'fetch', arguments: { id: results[0]!.id } });
         expect(fetched.structuredContent).toMatchObject({ text: NOTES });
       }
@@ -238,6 +252,7 @@ describe('search over precomputed calls', () => {
       expect((await client.callTool({ name: 'search', arguments: { query: 'cloudflare' } })).structuredContent).toEqual(
         {
           results: [],
+          total: 0,
         },
       );
     } finally {
@@ -279,7 +294,7 @@ describe("fetch of a call's document", () => {
     expect(plain.ok && packed.ok).toBe(true);
     for (const tree of [plain.outDir, packed.outDir]) {
       const manifest = JSON.parse(readFileSync(path.join(tree, 'mcp.json'), 'utf8'));
-      expect(manifest.staticmcp.search.format).toBe(5);
+      expect(manifest.staticmcp.search.format).toBe(6);
       // The index keeps titles and arguments, not the calls' text (each ends in a newline).
       const documents = [...filesBelow(tree, 'packs/search.index/documents').values()];
       expect(documents.length).toBeGreaterThan(0);
@@ -359,6 +374,32 @@ describe('search settings', () => {
     const bareReport = (await buildJson(bare)).report;
     expect(readdirSync(bareReport.outDir)).not.toContain('packs');
     expect(readFileSync(path.join(bareReport.outDir, '_headers'), 'utf8')).not.toContain('/packs/*');
+  });
+
+  it('stems English words by default, matches a prefix ending in *, and stems nothing when told', async () => {
+    const ids = async (tree: string, query: string) => {
+      const client = new Client({ name: 'stemming-test', version: '1.0.0' });
+      await client.connect(
+        new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', tree], stderr: 'pipe' }),
+      );
+      try {
+        const found = await client.callTool({ name: 'search', arguments: { query } });
+        return (found.structuredContent as { results: { id: string }[] }).results.map((hit) => hit.id);
+      } finally {
+        await client.close();
+      }
+    };
+    const stemmed = (await buildJson(await searchProject({}))).report.outDir;
+    // "deploy" finds "Deploying", "ship" finds "ships", "thurs*" finds "Thursday".
+    expect(await ids(stemmed, 'deploy')).toEqual(['resources/guide_md.json']);
+    expect(await ids(stemmed, 'ship thurs*')).toEqual(['resources/notes_txt.json']);
+    for (const search of [{ stemming: false }, { language: 'fr' }]) {
+      const { report } = await buildJson(await searchProject({ search }));
+      const manifest = JSON.parse(readFileSync(path.join(report.outDir, 'mcp.json'), 'utf8'));
+      expect(manifest.staticmcp.search, JSON.stringify(search)).toMatchObject({ format: 6, stemming: 'none' });
+      expect(await ids(report.outDir, 'deploy')).toEqual([]);
+      expect(await ids(report.outDir, 'deploying')).toEqual(['resources/guide_md.json']);
+    }
   });
 
   it('writes no index into a shard part (the merge indexes the merged tree)', async () => {

@@ -17,6 +17,8 @@ import {
   titleBlockKeyOf,
 } from '../../src/core/search/search-index-format.js';
 import { encodeDocumentBody } from '../../src/core/search/search-results.js';
+import { indexKeysOf } from '../../src/core/search/stem.js';
+import { compressDocumentBody } from '../../src/tree-writer/search-document-compression.js';
 import { tokenize } from '../../src/core/search/tokenize.js';
 import { StaticMcpError } from '../../src/core/staticmcp-error.js';
 import { assertPlainTreePath } from '../../src/core/tree/tree-path.js';
@@ -83,7 +85,8 @@ export function writeSearchIndex(
     const terms = tokenize(`${document.title}\n${document.text}`);
     tokenCount += terms.length;
     const frequencies = new Map<string, number>();
-    for (const term of terms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+    for (const key of indexKeysOf(terms, options.stemming ?? 'porter'))
+      frequencies.set(key, (frequencies.get(key) ?? 0) + 1);
     for (const [term, termFrequency] of frequencies) {
       let list = postingsOf.get(term);
       if (list === undefined) {
@@ -116,7 +119,7 @@ export function writeSearchIndex(
   const documentRecords: KeyedRecord[] = numbered.map(({ document }) => ({
     key: callKeyOf(document.id),
     name: document.id,
-    body: utf8Bytes(encodeDocumentBody(document)),
+    body: compressDocumentBody(encodeDocumentBody(document)),
   }));
   documentRecords.sort((left, right) => compareKeys(left.key, right.key) || compareStrings(left.name, right.name));
 

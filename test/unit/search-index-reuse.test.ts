@@ -28,7 +28,8 @@ function outcomeOf(files: { path: string; content: string }[], index = INDEX): S
     inputs: 'inputs-1',
     skipped: 0,
     extension: {
-      format: 5,
+      format: 6,
+      stemming: 'porter',
       documentCount: 1,
       tokenCount: 1,
       blockSize: 32,

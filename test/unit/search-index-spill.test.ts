@@ -95,16 +95,16 @@ describe('the spilling search index writer', () => {
     expect(expected.extension.terms.length).toBeGreaterThan(3);
     expect(expected.extension.documents.length).toBeGreaterThan(3);
     expect(spilled.extension).toEqual(expected.extension);
-    expect(spilled.extension.format).toBe(5);
+    expect(spilled.extension.format).toBe(6);
     expect(new Map([...spilled.files].sort())).toEqual(new Map([...expected.files].sort()));
   });
 
-  it('writes format 5, as the in-memory writer does, when every document stores its text', async () => {
+  it('writes format 6, as the in-memory writer does, when every document stores its text', async () => {
     const documents = corpus(120, 5).map(({ textFrom: _, ...document }) => document);
     const expected = inMemory(documents, {});
     const spilled = await spill(streamed(documents), { runPostings: 50 });
     expect(spilled.extension).toEqual(expected.extension);
-    expect(spilled.extension.format).toBe(5);
+    expect(spilled.extension.format).toBe(6);
     expect(new Map([...spilled.files].sort())).toEqual(new Map([...expected.files].sort()));
   });
 

@@ -8,7 +8,10 @@ import { decodeUtf8 } from '../tree/utf8.js';
 import { BoundedCache } from './bounded-cache.js';
 import {
   checkPackHeader,
+  compareKeys,
+  entryKey,
   findEntries,
+  hexOfBytes,
   type IndexEntry,
   type KeyKind,
   type PackProblem,
@@ -226,6 +229,45 @@ export class PackReader {
     const { first, end } = findEntries(index, key);
     if (first === end) return { status: 'missing', reason: `${name} is not in this tree (not in ${row.index})` };
     return { status: 'ok', ...readEntry(index, first) };
+  }
+
+  /**
+   * The keys that start with `prefix`, in key order, each with its record's length (a reader picks
+   * the longest without reading them: the search reader's prefix queries), reading at most
+   * `maxIndexes` indexes and `maxKeys` entries; `complete` is false when a bound cut the walk.
+   */
+  async keysWithPrefix(
+    rows: readonly PackTableRow[],
+    keyKind: KeyKind,
+    prefix: Uint8Array,
+    bounds: { maxIndexes: number; maxKeys: number },
+  ): Promise<{ status: 'ok'; keys: { key: Uint8Array; recordLength: number }[]; complete: boolean } | PackProblem> {
+    const prefixHex = hexOfBytes(prefix);
+    const keys: { key: Uint8Array; recordLength: number }[] = [];
+    const startRow = findIndexRow(rows, prefix);
+    let at = startRow === undefined ? 0 : rows.indexOf(startRow);
+    let indexes = 0;
+    for (; at < rows.length; at += 1) {
+      const row = rows[at]!;
+      // A later row whose first key is past the prefix's range holds none of its keys.
+      if (row !== startRow && !row.first.startsWith(prefixHex)) break;
+      if (indexes === bounds.maxIndexes) return { status: 'ok', keys, complete: false };
+      indexes += 1;
+      const index = await this.loadIndex(row.index);
+      if ('status' in index) return index;
+      if (index.keyKind !== keyKind)
+        return {
+          status: 'refused',
+          reason: `${row.index} holds keys of kind ${index.keyKind}, not ${keyKind}; build the tree again`,
+        };
+      for (let entry = findEntries(index, prefix).first; entry < index.entryCount; entry += 1) {
+        const key = entryKey(index, entry);
+        if (key.length < prefix.length || compareKeys(key.subarray(0, prefix.length), prefix) !== 0) break;
+        if (keys.length === bounds.maxKeys) return { status: 'ok', keys, complete: false };
+        keys.push({ key, recordLength: readEntry(index, entry).recordLength });
+      }
+    }
+    return { status: 'ok', keys, complete: true };
   }
 
   private async loadIndex(path: string): Promise<ParsedIndex | PackProblem> {

@@ -36,10 +36,19 @@ export function inverseDocumentFrequency(documentCount: number, documentFrequenc
  * documents a common term's list holds 100,000+ postings; a query pairing it with a rarer term
  * decodes and scores a few of its blocks, not all. Each document's terms add in list order.
  */
-export function rankBm25(lists: readonly PostingList[], corpus: CorpusStatistics, limit: number): RankOutcome {
+export function rankBm25(
+  lists: readonly PostingList[],
+  corpus: CorpusStatistics,
+  limit: number,
+  /** Each list's share of its score (default 1 each): a word's exact list counts less than its stem's. */
+  listWeights?: readonly number[],
+): RankOutcome {
   if (corpus.documentCount === 0 || limit <= 0) return [];
   const count = lists.length;
-  const idfs = Float64Array.from(lists, (list) => inverseDocumentFrequency(corpus.documentCount, list.count));
+  const idfs = Float64Array.from(
+    lists,
+    (list, index) => inverseDocumentFrequency(corpus.documentCount, list.count) * (listWeights?.[index] ?? 1),
+  );
   const bounds = Float64Array.from(lists, (list, index) => {
     let most = 0;
     for (const weight of list.blockMaxWeights) if (weight > most) most = weight;

@@ -26,8 +26,11 @@
 //   text as the lister did (call-text.ts). The call already holds the text; a Wikipedia-shaped
 //   tree would otherwise store its 1.3 GB of articles twice, in 8-16 MiB document packs that a
 //   host ignoring byte ranges sends whole for one article.
-// mcp.json, extension `staticmcp.search`: {format: 1 to 5, documentCount, tokenCount, blockSize,
-// terms: rows, titles: rows, documents: rows} (rows: [{first: hex key, index: tree path}]); once
+// Format 6 (issue #40): a term record per word and, stemming, one per Porter stem named
+// STEM_KEY_PREFIX + stem (stem.ts) holding the postings of every word with that stem; a document
+// record's body is its JSON compressed (document-body-codec.ts: length, then deflate-raw).
+// mcp.json, extension `staticmcp.search`: {format: 1 to 6, documentCount, tokenCount, blockSize,
+// stemming (format 6: "porter" or "none"), terms: rows, titles: rows, documents: rows} (rows: [{first: hex key, index: tree path}]); once
 // the rows pass SEARCH_TABLE_INLINE_BYTES (≈ 1,000 rows at 650,000 documents, ~180 KB) they move
 // into their own content-named file, packs/search.index/<sha256-16>.table.json = {terms, titles,
 // documents}, and mcp.json says {format, documentCount, tokenCount, blockSize, table: its path}:
@@ -43,18 +46,22 @@
 // dev dependency (not installed yet).
 import { parsePackTable, type PackTableRow } from '../packs/pack-table.js';
 import { isObject } from '../tree/json-object.js';
+import { STEMMINGS, type Stemming } from './stem.js';
 
 /**
- * The format an index is written in: 5, title blocks with front-coded ids, postings of impacts in
- * blocks behind a skip table (postings.ts), documents storing their text or pointing at their
- * call. Readers read 1 (texts, postings of tf and length), 2 (pointers too), 3 (impacts, no
- * blocks) and 4 (whole ids in title blocks) as well; a reader of those refuses 5 by its format,
- * saying to update.
+ * The format an index is written in: 6, a list per Porter stem beside each word's own (stem.ts,
+ * `stemming` in the manifest) and document bodies compressed (document-body-codec.ts); title
+ * blocks with front-coded ids, postings of impacts in blocks behind a skip table (postings.ts),
+ * documents storing their text or pointing at their call. Readers read 1 (texts, postings of tf
+ * and length), 2 (pointers too), 3 (impacts, no blocks), 4 (whole ids in title blocks) and 5 (no
+ * stems, plain bodies) as well; a reader of those refuses 6 by its format, saying to update.
  */
-export const SEARCH_INDEX_FORMAT = 5;
-const READABLE_FORMATS: readonly unknown[] = [1, 2, 3, 4, SEARCH_INDEX_FORMAT];
+export const SEARCH_INDEX_FORMAT = 6;
+const READABLE_FORMATS: readonly unknown[] = [1, 2, 3, 4, 5, SEARCH_INDEX_FORMAT];
 /** The first format whose title blocks front-code their ids. */
 const FRONT_CODED_TITLES_FORMAT = 5;
+/** The first format with stem lists and compressed document bodies. */
+export const STEMMED_FORMAT = 6;
 /** Where the index lives: a folder no tool's packs/<tool>/ can be (tool names hold no "."). */
 export const SEARCH_FOLDER = 'packs/search.index/';
 /** Documents per title block: ~3 KB of ids and titles, one record read per search result. */
@@ -80,6 +87,8 @@ export interface SearchIndexTable {
   documentCount: number;
   tokenCount: number;
   blockSize: number;
+  /** How words were stemmed (format 6; `none` before): how a query's words are looked up. */
+  stemming: Stemming;
   terms: readonly PackTableRow[];
   titles: readonly PackTableRow[];
   documents: readonly PackTableRow[];
@@ -95,7 +104,10 @@ function isCount(value: unknown): value is number {
 }
 
 /** The counts of a search table, all a manifest that keeps its rows in a file holds inline. */
-export type SearchIndexCounts = Pick<SearchIndexTable, 'format' | 'documentCount' | 'tokenCount' | 'blockSize'>;
+export type SearchIndexCounts = Pick<
+  SearchIndexTable,
+  'format' | 'documentCount' | 'tokenCount' | 'blockSize' | 'stemming'
+>;
 
 /** The manifest's `staticmcp.search`: the whole table, or its counts and the file holding its rows. */
 export type SearchIndexManifest = { table: SearchIndexTable } | { counts: SearchIndexCounts; tableFile: string };
@@ -114,7 +126,14 @@ export function parseSearchIndexManifest(value: unknown): SearchIndexManifest | 
   const { documentCount, tokenCount, blockSize } = value;
   if (!isCount(documentCount) || !isCount(tokenCount) || !isCount(blockSize) || blockSize === 0)
     return { problem: 'search.documentCount, tokenCount and blockSize must be whole numbers' };
-  const counts = { format: value.format as number, documentCount, tokenCount, blockSize };
+  const format = value.format as number;
+  let stemming: Stemming = 'none';
+  if (format >= STEMMED_FORMAT) {
+    if (!STEMMINGS.includes(value.stemming as Stemming))
+      return { problem: `search.stemming is ${JSON.stringify(value.stemming)}, not one of ${STEMMINGS.join(', ')}` };
+    stemming = value.stemming as Stemming;
+  }
+  const counts = { format, documentCount, tokenCount, blockSize, stemming };
   if (value.table === undefined) return parseRows(value, counts, 'search');
   if (typeof value.table !== 'string' || !SEARCH_TABLE_FILE.test(value.table))
     return { problem: `search.table is not the path of a ${SEARCH_FOLDER}<hash>.table.json file` };
@@ -151,7 +170,7 @@ function parseRows(
   counts: SearchIndexCounts,
   where: string,
 ): { table: SearchIndexTable } | { problem: string } {
-  const { format, documentCount, tokenCount, blockSize } = counts;
+  const { format, documentCount, tokenCount, blockSize, stemming } = counts;
   // parsePackTable checks each list as a tool's rows; an empty corpus has empty lists.
   const lists: Record<string, unknown> = {};
   for (const name of ['terms', 'titles', 'documents'] as const) {
@@ -172,6 +191,7 @@ function parseRows(
       documentCount,
       tokenCount,
       blockSize,
+      stemming,
       terms: parsed.table.get('terms') ?? [],
       titles: parsed.table.get('titles') ?? [],
       documents: parsed.table.get('documents') ?? [],

@@ -1,6 +1,9 @@
 // Answers `search` and `fetch` from a tree's search index (search-index-format.ts) through the pack
 // reader and whatever byte source the host has (a folder, a URL, the worker's assets): a query
-// reads one record per distinct term and one title block per result, fetch one record (and, for a
+// reads one record per key its words are looked up under (format 6: each word's stem list and its
+// own, query-terms.ts; a prefix's words, from the term indexes), one title block per result and
+// each result's document record for its excerpt (excerpt.ts), and counts the matching documents
+// (match-count.ts); fetch reads one record (and, for a
 // precomputed call's document, the call itself, through `readCall`: the index keeps no copy of a
 // call's text; a call the host lacks or that no longer reads as a document is an isError result
 // saying to build again); decoded postings and title blocks stay in a bounded LRU, parsed indexes
@@ -14,7 +17,7 @@
 // do, a term the index lacks finds nothing, a damaged part or one the host lacks is an isError
 // result saying so (and `onProblem` hears why). Host I/O failures do throw, as every
 // TreeSource read does, except a call's read for fetch: that one document's isError result.
-import { callKeyOf, KEY_KIND, RECORD_HEADER_BYTES } from '../packs/pack-format.js';
+import { KEY_KIND, RECORD_HEADER_BYTES } from '../packs/pack-format.js';
 import {
   DEFAULT_PACK_CACHE_LIMITS,
   type PackCacheLimits,
@@ -26,14 +29,13 @@ import {
 } from '../packs/pack-reader.js';
 import type { ReadOutcome } from '../tree/tree-source.js';
 import type { ToolResult } from '../results/tool-result.js';
-import { utf8Bytes } from '../tree/utf8.js';
+import { decodeUtf8, utf8Bytes } from '../tree/utf8.js';
 import { inverseDocumentFrequency, rankBm25, type ScoredDocument } from './bm25.js';
 import { BoundedCache } from '../packs/bounded-cache.js';
 import { decodePostings, minimumPostingBytes, type PostingList } from './postings.js';
 import {
   MAX_DOCUMENT_ID_LENGTH,
   MAX_QUERY_LENGTH,
-  MAX_QUERY_TERMS,
   parseSearchTableFile,
   parseTitleBlock,
   SEARCH_RESULT_LIMIT,
@@ -45,13 +47,21 @@ import {
 import {
   type FetchedDocument,
   fetchToolResult,
-  parseDocumentBody,
   type SearchHit,
   searchErrorResult,
   searchToolResult,
 } from './search-results.js';
-import { tokenize } from './tokenize.js';
-import { callDocumentText } from './call-text.js';
+import { excerptOf } from './excerpt.js';
+import { countMatchingDocuments } from './match-count.js';
+import {
+  MAX_PREFIX_INDEXES,
+  MAX_PREFIX_KEYS,
+  MAX_PREFIX_TERMS,
+  parseQuery,
+  tokenMatcherOf,
+  wordLookupsOf,
+} from './query-terms.js';
+import { readStoredDocument, textOfCall } from './stored-documents.js';
 
 export interface SearchReaderOptions {
   /** The pack reader's index cache: its limits, or one shared with the tree's packed calls. */
@@ -79,10 +89,9 @@ export const DEFAULT_SEARCH_CACHE_BYTES = 8 * 1024 * 1024;
  * one record of it.
  */
 const TERM_PACK_KEEPING: WholePackKeeping = { upToBytes: 256 * 1024 + 64 * 1024, pushesOut: false };
-const KEEP_NO_PACK: WholePackKeeping = { upToBytes: 0, pushesOut: false };
 
 /** A search's hits, or the message of its isError result. */
-export type SearchOutcome = { status: 'ok'; hits: SearchHit[] } | { status: 'error'; message: string };
+export type SearchOutcome = { status: 'ok'; hits: SearchHit[]; total: number } | { status: 'error'; message: string };
 
 /** Refused parts surface as this, turned into an isError result at the top. */
 class DamagedIndex {
@@ -157,7 +166,7 @@ export class SearchReader {
   async search(argumentsValue: unknown): Promise<ToolResult> {
     const query = (argumentsValue as { query?: unknown } | null | undefined)?.query;
     const outcome = await this.searchHits(query);
-    return outcome.status === 'ok' ? searchToolResult(outcome.hits) : searchErrorResult(outcome.message);
+    return outcome.status === 'ok' ? searchToolResult(outcome.hits, outcome.total) : searchErrorResult(outcome.message);
   }
 
   async searchHits(query: unknown): Promise<SearchOutcome> {
@@ -170,12 +179,21 @@ export class SearchReader {
     }
     if (query.trim() === '') return { status: 'error', message: 'The query is empty: give a few words to look for.' };
     // Only letters and numbers make terms: a query of punctuation alone finds nothing, which is an answer.
-    const terms = [...new Set(tokenize(query))].slice(0, MAX_QUERY_TERMS);
-    if (terms.length === 0 || this.counts.documentCount === 0) return { status: 'ok', hits: [] };
+    const parsed = parseQuery(query);
+    if (parsed.words.length + parsed.prefixes.length === 0 || this.counts.documentCount === 0)
+      return { status: 'ok', hits: [], total: 0 };
+    const stemming = this.counts.stemming;
     try {
       const table = await this.tableOf();
-      const lists = await Promise.all(terms.map((term) => this.postingsOf(table, term, terms.length > 1)));
-      let found = terms.flatMap((term, position) => {
+      const weightOf = new Map<string, number>();
+      for (const { key, weight } of wordLookupsOf(parsed.words, stemming))
+        weightOf.set(key, Math.max(weight, weightOf.get(key) ?? 0));
+      for (const prefix of parsed.prefixes)
+        for (const key of await this.prefixKeysOf(table, prefix)) weightOf.set(key, 1);
+      const keys = [...weightOf.keys()];
+      if (keys.length === 0) return { status: 'ok', hits: [], total: 0 };
+      const lists = await Promise.all(keys.map((key) => this.postingsOf(table, key, keys.length > 1)));
+      let found = keys.flatMap((term, position) => {
         const list = lists[position]!;
         return isPostingList(list) ? [{ term, list }] : [];
       });
@@ -185,11 +203,16 @@ export class SearchReader {
       const documentCount = this.counts.documentCount;
       const aboveFloor = ({ list }: { list: PostingList }) =>
         inverseDocumentFrequency(documentCount, list.count) > 1e-6;
+      let skippedFrequency = 0;
       if (found.some((term) => term.list.count >= SEARCH_RESULT_LIMIT && aboveFloor(term))) {
         // Also those read for an earlier query: the ranking must not depend on what is cached.
+        for (const term of found) if (!aboveFloor(term)) skippedFrequency = Math.max(skippedFrequency, term.list.count);
         found = found.filter(aboveFloor);
+        for (const list of lists)
+          if (list !== null && !isPostingList(list))
+            skippedFrequency = Math.max(skippedFrequency, list.documentFrequency);
       } else {
-        const common = terms.filter((_, position) => lists[position] !== null && !isPostingList(lists[position]!));
+        const common = keys.filter((_, position) => lists[position] !== null && !isPostingList(lists[position]!));
         const read = await Promise.all(common.map((term) => this.postingsOf(table, term, false)));
         read.forEach((list, position) => {
           if (isPostingList(list)) found.push({ term: common[position]!, list });
@@ -199,13 +222,45 @@ export class SearchReader {
         found.map((term) => term.list),
         this.counts,
         SEARCH_RESULT_LIMIT,
+        found.map((term) => weightOf.get(term.term)!),
       );
       if ('problem' in best) throw new DamagedIndex(`the postings of "${found[best.list]!.term}": ${best.problem}`);
-      return { status: 'ok', hits: await this.hitsOf(table, best) };
+      // A word's own list is part of its stem's: only the lists of full weight add documents.
+      const counted = found.filter((term) => weightOf.get(term.term) === 1);
+      const total = countMatchingDocuments(
+        counted.map((term) => term.list),
+        documentCount,
+      );
+      if (typeof total !== 'number')
+        throw new DamagedIndex(`the postings of "${counted[total.list]!.term}": ${total.problem}`);
+      const matcher = tokenMatcherOf(parsed, stemming);
+      const hits = await this.hitsOf(table, best, matcher, parsed.words.length + parsed.prefixes.length);
+      return { status: 'ok', hits, total: Math.max(total, skippedFrequency) };
     } catch (error) {
       if (error instanceof DamagedIndex) return this.damaged(error.reason);
       throw error;
     }
+  }
+
+  /**
+   * The words `prefix` stands for: of those the term index holds (within MAX_PREFIX_INDEXES
+   * indexes and MAX_PREFIX_KEYS entries), the MAX_PREFIX_TERMS with the longest postings, so a
+   * one-letter prefix costs a bounded number of reads and postings. Stem keys never start a word.
+   */
+  private async prefixKeysOf(table: SearchIndexTable, prefix: string): Promise<string[]> {
+    const walked = await this.packs.keysWithPrefix(table.terms, KEY_KIND.term, utf8Bytes(prefix), {
+      maxIndexes: MAX_PREFIX_INDEXES,
+      maxKeys: MAX_PREFIX_KEYS,
+    });
+    if (walked.status !== 'ok') {
+      if (walked.status === 'missing' && table.terms.length === 0) return [];
+      throw new DamagedIndex(walked.reason);
+    }
+    return walked.keys
+      .map((entry, position) => ({ ...entry, position }))
+      .sort((left, right) => right.recordLength - left.recordLength || left.position - right.position)
+      .slice(0, MAX_PREFIX_TERMS)
+      .map((entry) => decodeUtf8(entry.key).text);
   }
 
   /** The `fetch` tool's result for its arguments. */
@@ -225,55 +280,18 @@ export class SearchReader {
       if (error instanceof DamagedIndex) return searchErrorResult(this.damaged(error.reason).message);
       throw error;
     }
-    if (table.documents.length === 0) return unknown;
-    const found = await this.packs.lookup(table.documents, KEY_KIND.call, callKeyOf(id), id, KEEP_NO_PACK);
-    if (found.status !== 'ok') {
-      // A record that does not name the id is a hash collision with a forged id, not damage.
-      if (found.status === 'missing' || found.reason.includes('does not name it')) return unknown;
-      return searchErrorResult(this.damaged(found.reason).message);
-    }
-    const document = parseDocumentBody(textOfBody(found.body), id);
-    if (document === undefined)
-      return searchErrorResult(this.damaged(`the document record of ${id} is not a document`).message);
+    const stored = await readStoredDocument(this.packs, table.documents, this.counts.format, id);
+    if (stored.status === 'missing') return unknown;
+    if (stored.status === 'damaged') return searchErrorResult(this.damaged(stored.reason).message);
+    const document = stored.document;
     if (!('textFrom' in document)) return fetchToolResult(document);
     const { textFrom: _, ...rest } = document;
-    const text = await this.textOfCall(id);
+    const text = await textOfCall(id, this.options);
     if (typeof text !== 'string') return text;
     // Keys in the order a stored text's result has them: the same JSON either way.
     const fetched: FetchedDocument = { id, title: rest.title, text, url: rest.url };
     if (rest.metadata !== undefined) fetched.metadata = rest.metadata;
     return fetchToolResult(fetched);
-  }
-
-  /**
-   * The text of the call a document points at (its id: parseDocumentBody checked it is a call
-   * file below tools/), derived as the lister derived it; an isError result when the host lacks
-   * the call, or it no longer reads as a document (replaced, truncated, an error result now).
-   */
-  private async textOfCall(id: string): Promise<string | ToolResult> {
-    const broken = (why: string): ToolResult => {
-      this.options.onProblem?.(`the search document ${id} points at its call, which ${why}`);
-      return searchErrorResult(
-        `The document ${id} is in the search index but its call ${id} ${why}; this server's owner should build the tree again and deploy all of it.`,
-      );
-    };
-    if (this.options.readCall === undefined) return broken('this host cannot read');
-    let read: ReadOutcome;
-    try {
-      read = await this.options.readCall(id);
-    } catch (error) {
-      return broken(`cannot be read (${error instanceof Error ? error.message : String(error)})`);
-    }
-    if (read.status !== 'ok') return broken('is missing on the host');
-    let value: unknown;
-    try {
-      value = JSON.parse(read.text);
-    } catch {
-      return broken('is not JSON on the host (truncated or replaced?)');
-    }
-    const document = callDocumentText(value);
-    if ('problem' in document) return broken(`is ${document.problem} on the host, not the text that was indexed`);
-    return document.text;
   }
 
   private damaged(reason: string): { status: 'error'; message: string } {
@@ -365,7 +383,17 @@ export class SearchReader {
     return undefined;
   }
 
-  private async hitsOf(table: SearchIndexTable, best: readonly ScoredDocument[]): Promise<SearchHit[]> {
+  /**
+   * The hits of the ranked documents: their title entries, and each one's excerpt from its stored
+   * text (none for a document that stores no text; a record that cannot be read costs only its
+   * own excerpt, and `onProblem` hears why).
+   */
+  private async hitsOf(
+    table: SearchIndexTable,
+    best: readonly ScoredDocument[],
+    matchOf: (token: string) => number,
+    termCount: number,
+  ): Promise<SearchHit[]> {
     const blockSize = this.counts.blockSize;
     const blockNumbers = [...new Set(best.map((scored) => Math.floor(scored.document / blockSize)))];
     const blocks = new Map<number, TitleEntry[]>();
@@ -375,7 +403,23 @@ export class SearchReader {
       }),
     );
     // Every block was read or threw: get() finds each.
-    return best.map((scored) => blocks.get(Math.floor(scored.document / blockSize))![scored.document % blockSize]!);
+    const entries = best.map(
+      (scored) => blocks.get(Math.floor(scored.document / blockSize))![scored.document % blockSize]!,
+    );
+    return Promise.all(
+      entries.map(async (entry): Promise<SearchHit> => {
+        const hit: SearchHit = { id: entry.id, title: entry.title, url: entry.url };
+        const stored = await readStoredDocument(this.packs, table.documents, this.counts.format, entry.id);
+        if (stored.status === 'damaged') this.options.onProblem?.(stored.reason);
+        if (stored.status !== 'ok' || !('text' in stored.document)) return hit;
+        const excerpt = excerptOf(stored.document.text, matchOf, termCount);
+        if (excerpt !== undefined) {
+          hit.excerpt = excerpt.text;
+          hit.matches = excerpt.matches;
+        }
+        return hit;
+      }),
+    );
   }
 
   private async titleBlock(table: SearchIndexTable, block: number): Promise<TitleEntry[]> {

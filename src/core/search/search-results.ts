@@ -11,6 +11,10 @@ export interface SearchHit {
   id: string;
   title: string;
   url: string;
+  /** A few dozen words of the document around its best passage (excerpt.ts); absent when it stores no text. */
+  excerpt?: string;
+  /** [start, end) of each matching word in `excerpt`, in UTF-16 units. */
+  matches?: [number, number][];
 }
 
 export interface FetchedDocument {
@@ -23,7 +27,17 @@ export interface FetchedDocument {
 
 const HIT_SCHEMA = {
   type: 'object',
-  properties: { id: { type: 'string' }, title: { type: 'string' }, url: { type: 'string' } },
+  properties: {
+    id: { type: 'string' },
+    title: { type: 'string' },
+    url: { type: 'string' },
+    excerpt: { type: 'string', description: 'Plain text around the best-matching passage.' },
+    matches: {
+      type: 'array',
+      description: 'Where the matching words are in excerpt: [start, end) in UTF-16 units.',
+      items: { type: 'array', items: { type: 'integer' }, minItems: 2, maxItems: 2 },
+    },
+  },
   required: ['id', 'title', 'url'],
 } as const;
 
@@ -31,15 +45,24 @@ export const SEARCH_TOOL = {
   name: 'search',
   title: 'Search',
   description:
-    'Searches the documents of this server. Returns up to 10 results, best first, each with an id to pass to fetch, a title and a url.',
+    'Searches the documents of this server. Returns up to 10 results, best first, each with an id to pass to fetch, a title, a url and an excerpt, and the total number of documents that match.',
   inputSchema: {
     type: 'object',
-    properties: { query: { type: 'string', description: 'Words to look for (any of them; rarer words count more).' } },
+    properties: {
+      query: {
+        type: 'string',
+        description:
+          'Words to look for (any of them; rarer words count more; other forms of a word match too). A word ending in * matches the words it starts.',
+      },
+    },
     required: ['query'],
   },
   outputSchema: {
     type: 'object',
-    properties: { results: { type: 'array', items: HIT_SCHEMA } },
+    properties: {
+      results: { type: 'array', items: HIT_SCHEMA },
+      total: { type: 'integer', description: 'Documents that hold any of the words.' },
+    },
     required: ['results'],
   },
   annotations: { readOnlyHint: true },
@@ -72,8 +95,14 @@ function jsonResult(structured: Record<string, unknown>): ToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
 
-export function searchToolResult(hits: readonly SearchHit[]): ToolResult {
-  return jsonResult({ results: hits.map((hit) => ({ id: hit.id, title: hit.title, url: hit.url })) });
+export function searchToolResult(hits: readonly SearchHit[], total?: number): ToolResult {
+  const results = hits.map((hit) => ({
+    id: hit.id,
+    title: hit.title,
+    url: hit.url,
+    ...(hit.excerpt !== undefined ? { excerpt: hit.excerpt, matches: hit.matches ?? [] } : {}),
+  }));
+  return jsonResult(total === undefined ? { results } : { results, total });
 }
 
 export function fetchToolResult(document: FetchedDocument): ToolResult {

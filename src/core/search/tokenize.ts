@@ -16,8 +16,8 @@ const FOLDABLE_MARKS = /([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])\
 // inside its repeat (`(?:(?!…)[…])+`) made V8 recurse per character, and a 12 MB run of letters
 // (a base64 resource) overflowed the stack.
 const RUNS = /[\p{L}\p{N}\p{M}]+/gu;
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
-const UNSPACED_OR_OTHER =
+export const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+export const UNSPACED_OR_OTHER =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
 
 /** The text as terms are cut from it: NFKC, case folded, foldable diacritics dropped, NFC. */

@@ -21,6 +21,7 @@
 //   `staticmcp.html?doc=<id>` when a site brought its own index.html); in another generator's
 //   tree, which has no such view, publicUrl + "/" + id, or "" without a publicUrl.
 // A file that cannot be read or parsed is skipped and told to `onSkip`, never thrown.
+import type { Stemming } from './stem.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 import { readCallFile, readResourceFile } from '../tree/lenient-files.js';
 import { callFilePath } from '../tree/call-key.js';
@@ -47,6 +48,8 @@ export interface DocumentSettings {
   tools: Readonly<Record<string, { title?: string }>>;
   /** Without its trailing slashes. */
   publicUrl?: string;
+  /** How the index stems words (search.language, search.stemming); absent: Porter. */
+  stemming?: Stemming;
 }
 
 /** What the documents are made from: the manifest's lists, and the tree's files. */

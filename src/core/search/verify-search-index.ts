@@ -2,7 +2,7 @@
 // index of the search table loads, holds the right kind of keys, lies in its row's range and is
 // named by its content; every pack is whole and named by its content; every record is reachable
 // by the lookup a reader does and its body is what a reader expects (postings that decode, title
-// blocks of the right size, documents that name their id, and whose call the tree has when they
+// blocks of the right size, documents that decompress (format 6) and name their id, and whose call the tree has when they
 // take their text from it); there are as many title blocks and
 // documents as the table says; and no file under packs/search.index/ is left that no index names.
 // A table kept in its own file must be there, named by its content, and parse. Each file is read
@@ -32,8 +32,10 @@ import {
   SEARCH_FOLDER,
   type SearchIndexCounts,
   type SearchIndexTable,
+  STEMMED_FORMAT,
   titleBlockKeyOf,
 } from './search-index-format.js';
+import { decompressDocumentBody } from './document-body-codec.js';
 import { parseDocumentBody } from './search-results.js';
 
 const REBUILD = 'build the tree again';
@@ -138,7 +140,7 @@ export async function verifySearchIndex(
         ) {
           problems.push(`${where} is not reachable through the search table; ${REBUILD}`);
         }
-        const bodyProblem = checkBody(space, name, record.body, table, blocks, hasCall);
+        const bodyProblem = await checkBody(space, name, record.body, table, blocks, hasCall);
         if (bodyProblem !== undefined) problems.push(`${where} ${bodyProblem}; ${REBUILD}`);
         if (problems.length > MAX_PROBLEMS) return [...problems, `… and more; stopped after ${MAX_PROBLEMS} problems`];
       }
@@ -169,14 +171,14 @@ function keyOf(keyKind: KeyKind, name: string): Uint8Array {
 }
 
 /** What is wrong with a record's body for its space, or undefined. */
-function checkBody(
+async function checkBody(
   space: Space,
   name: string,
   body: Uint8Array,
   table: SearchIndexTable,
   blocks: Set<string>,
   hasCall: ((treePath: string) => boolean) | undefined,
-): string | undefined {
+): Promise<string | undefined> {
   if (space === 'terms') {
     const postings = decodePostings(body, table, table.format);
     const problem = 'problem' in postings ? postings.problem : postings.readEveryBlock();
@@ -191,7 +193,13 @@ function checkBody(
     blocks.add(name);
     return undefined;
   }
-  const document = parseDocumentBody(textOfBody(body), name);
+  let json = body;
+  if (table.format >= STEMMED_FORMAT) {
+    const inflated = await decompressDocumentBody(body);
+    if (!(inflated instanceof Uint8Array)) return `is not a compressed document: ${inflated.problem}`;
+    json = inflated;
+  }
+  const document = parseDocumentBody(textOfBody(json), name);
   if (document === undefined) return 'is not the document it is named for';
   // Only that the call is there: whether it still reads as the indexed text costs a read per document.
   if ('textFrom' in document && hasCall !== undefined && !hasCall(name))

@@ -1,0 +1,56 @@
+// Stemming for search (issue #40): English words cut to their Porter stem (npm `stemmer`, the
+// algorithm of SQLite FTS5's `porter` tokenizer, so the ranking stays comparable with it), the
+// one module that uses that package. An index of format 6 holds, besides each word's own postings,
+// a list per stem under STEM_KEY_PREFIX + stem: a query word looks up its stem's list (every form
+// of the word) and its own (an exact match ranks above a stemmed one). Portable.
+import { stemmer } from 'stemmer';
+
+/** How an index's words were stemmed: `porter` (search.language "en", the default) or not at all. */
+export type Stemming = 'porter' | 'none';
+export const STEMMINGS: readonly Stemming[] = ['porter', 'none'];
+
+/**
+ * Starts the key of a stem's list. Terms are runs of letters, numbers and marks (tokenize.ts), so
+ * no word's key starts with it, and a prefix query (which expands over words) never meets a stem.
+ */
+export const STEM_KEY_PREFIX = '~';
+
+// Porter is defined over ASCII letters; FTS5's porter tokenizer leaves other tokens as they are.
+const STEMMABLE = /^[a-z]+$/;
+/** Stems remembered, so a build stems each distinct word about once; cleared when full. */
+const STEM_CACHE_LIMIT = 65_536;
+const stems = new Map<string, string>();
+
+/** The Porter stem of a folded term (tokenize.ts); the term itself when it is not ASCII letters. */
+export function stemOf(term: string): string {
+  if (term.length <= 2 || !STEMMABLE.test(term)) return term;
+  let stem = stems.get(term);
+  if (stem === undefined) {
+    stem = stemmer(term);
+    if (stems.size >= STEM_CACHE_LIMIT) stems.clear();
+    stems.set(term, stem);
+  }
+  return stem;
+}
+
+/** The key of the list of every word whose stem is `stemOf(term)`. */
+export function stemKeyOf(term: string): string {
+  return STEM_KEY_PREFIX + stemOf(term);
+}
+
+/**
+ * The keys a document's terms are indexed under: the terms themselves, then (stemming) each
+ * one's stem key. Its length as BM25 counts it stays `terms.length`.
+ */
+export function indexKeysOf(terms: readonly string[], stemming: Stemming): string[] {
+  if (stemming === 'none') return [...terms];
+  const keys = terms.slice();
+  for (const term of terms) keys.push(stemKeyOf(term));
+  return keys;
+}
+
+/** The stemming `search.language` asks for: Porter for English, none for any other language. */
+export function stemmingOfLanguage(language: string | undefined, stemming: boolean | undefined): Stemming {
+  if (stemming === false) return 'none';
+  return (language ?? 'en').toLowerCase() === 'en' ? 'porter' : 'none';
+}

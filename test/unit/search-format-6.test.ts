@@ -1,0 +1,228 @@
+// Index format 6 (issue #40), written by the in-memory reference writer and read back through the
+// pack reader over byte buffers: words find their other forms (Porter) with the word as typed
+// ranked first, a word ending in * finds the words it starts within a bounded number of reads, each
+// hit carries an excerpt with the positions of its matches and the answer a total, document text
+// is stored compressed, and a record that does not inflate, or inflates to another length, refuses
+// only its own document. Bad queries answer in bounded time.
+import { describe, expect, it } from 'vitest';
+import { callKeyOf, KEY_KIND, parseRecord } from '../../src/core/packs/pack-format.js';
+import { encodeRecord } from '../../src/core/packs/pack-encoding.js';
+import {
+  type ByteRange,
+  type BytesOutcome,
+  type PackFileSource,
+  PackReader,
+} from '../../src/core/packs/pack-reader.js';
+import { MAX_PREFIX_INDEXES, MAX_PREFIX_TERMS } from '../../src/core/search/query-terms.js';
+import { parseSearchIndexManifest, type SearchIndexTable } from '../../src/core/search/search-index-format.js';
+import { SearchReader } from '../../src/core/search/search-reader.js';
+import type { ToolResult } from '../../src/core/results/tool-result.js';
+import type { SearchDocument, SearchIndexOptions } from '../../src/tree-writer/search-index-output.js';
+import { writeSearchIndex } from '../helpers/in-memory-search-index.js';
+import { random } from '../helpers/random.js';
+
+class MemoryFiles implements PackFileSource {
+  readonly asked: string[] = [];
+  constructor(readonly files: Map<string, Uint8Array>) {}
+  async readBytes(relativePath: string, range?: ByteRange): Promise<BytesOutcome> {
+    this.asked.push(relativePath);
+    const bytes = this.files.get(relativePath);
+    if (!bytes) return { status: 'missing' };
+    if (!range) return { status: 'ok', bytes, whole: true };
+    return { status: 'ok', bytes: bytes.subarray(range.offset, range.offset + range.length), whole: false };
+  }
+}
+
+function readerOver(documents: SearchDocument[], options: SearchIndexOptions = {}) {
+  const written = writeSearchIndex(documents, options);
+  const files = new MemoryFiles(new Map(written.files.map((file) => [file.path, file.bytes])));
+  const parsed = parseSearchIndexManifest(JSON.parse(JSON.stringify(written.extension)));
+  if (!('table' in parsed)) throw new Error('the rows should be inline');
+  const problems: string[] = [];
+  const reader = new SearchReader(files, parsed.table, { onProblem: (reason) => problems.push(reason) });
+  return { written, files, table: parsed.table as SearchIndexTable, reader, problems };
+}
+
+interface Hit {
+  id: string;
+  excerpt?: string;
+  matches?: [number, number][];
+}
+
+function answer(result: ToolResult): { results: Hit[]; total: number } {
+  expect(result.isError, JSON.stringify(result.content)).toBeUndefined();
+  return result.structuredContent as { results: Hit[]; total: number };
+}
+
+const ids = (result: ToolResult) => answer(result).results.map((hit) => hit.id);
+
+function page(id: string, text: string): SearchDocument {
+  return { id: `resources/${id}.json`, title: id, text, url: '' };
+}
+
+const PAGES = [
+  page('plural', 'The checksums of every file are verified after the download.'),
+  page('singular', 'The checksum of every file is verified after the download.'),
+  page('compress', 'bzip2 compresses files; compression trades time for size.'),
+  page('disk', 'du reports the disk usage of each directory.'),
+  page('unrelated', 'A quiet afternoon by the river, nothing about files at all.'),
+];
+
+describe('stemming (Porter, search.language "en")', () => {
+  it('finds every form of a word, the form typed first', async () => {
+    const { reader } = readerOver(PAGES);
+    expect(ids(await reader.search({ query: 'checksum' }))).toEqual([
+      'resources/singular.json',
+      'resources/plural.json',
+    ]);
+    expect(ids(await reader.search({ query: 'checksums' }))).toEqual([
+      'resources/plural.json',
+      'resources/singular.json',
+    ]);
+    expect(ids(await reader.search({ query: 'compressing' }))).toEqual(['resources/compress.json']);
+    expect(ids(await reader.search({ query: 'verifying' }))).toHaveLength(2);
+  });
+
+  it('matches only words as written with stemming off', async () => {
+    const { reader, written } = readerOver(PAGES, { stemming: 'none' });
+    expect(written.extension).toMatchObject({ format: 6, stemming: 'none' });
+    expect(ids(await reader.search({ query: 'checksum' }))).toEqual(['resources/singular.json']);
+    expect(ids(await reader.search({ query: 'compressing' }))).toEqual([]);
+  });
+});
+
+describe('prefixes (a word ending in *)', () => {
+  it('finds the words a prefix starts, and a one-letter prefix reads a bounded number of records', async () => {
+    const { reader, files } = readerOver(PAGES);
+    expect(ids(await reader.search({ query: 'compr*' }))).toEqual(['resources/compress.json']);
+    expect(ids(await reader.search({ query: 'checks*' }))).toHaveLength(2);
+    // 400 words starting with "a" across many small term packs: at most MAX_PREFIX_TERMS are read.
+    const next = random(5);
+    const many = Array.from({ length: 400 }, (_, position) =>
+      page(`a-${position}`, `a${position.toString(36)}x${Math.floor(next() * 1e6).toString(36)} filler words`),
+    );
+    const big = readerOver(many, { targetPackBytes: 2048, targetIndexBytes: 512, targetTermIndexBytes: 512 });
+    const before = big.files.asked.length;
+    const started = performance.now();
+    const found = answer(await big.reader.search({ query: 'a*' }));
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(found.results.length).toBe(10);
+    // The indexes walked, a record per word, and the first bytes of one: "a" itself (every title,
+    // "a-<n>", holds it) is at FTS5's idf floor, whose count is read before its postings.
+    const termReads = big.files.asked.slice(before).filter((path) => path.includes('/terms/'));
+    expect(termReads.length).toBeLessThanOrEqual(MAX_PREFIX_INDEXES + MAX_PREFIX_TERMS + 1);
+    expect(files.asked.length).toBeGreaterThan(0);
+  });
+});
+
+describe('excerpts and total', () => {
+  it('shows the passage around the matches, with their positions, and counts every matching document', async () => {
+    const long = `${'Filler words about nothing in particular. '.repeat(40)}Here the river meets the sea at dawn. ${'More filler follows here. '.repeat(40)}`;
+    const { reader } = readerOver([...PAGES, page('long', long)]);
+    const found = answer(await reader.search({ query: 'river sea' }));
+    expect(found.total).toBe(2);
+    const hit = found.results.find((candidate) => candidate.id === 'resources/long.json')!;
+    expect(hit.excerpt).toContain('the river meets the sea at dawn');
+    expect(hit.excerpt!.split(' ').length).toBeLessThan(40);
+    expect(hit.matches!.map(([start, end]) => hit.excerpt!.slice(start, end))).toEqual(['river', 'sea']);
+    // Stemmed matches are shown too; total counts every document holding any word.
+    const files = answer(await reader.search({ query: 'file' }));
+    expect(files.total).toBe(4);
+    for (const result of files.results) {
+      const words = result.matches!.map(([start, end]) => result.excerpt!.slice(start, end));
+      expect(words.length, result.id).toBeGreaterThan(0);
+      for (const word of words) expect(word).toMatch(/^files?$/);
+    }
+  });
+
+  it('cuts excerpts of CJK, Arabic and emoji text on whole characters', async () => {
+    const documents = [
+      page('ja', '東京は日本の首都です。大阪も大きな都市です。'),
+      page('ar', 'القاهرة هي عاصمة مصر وأكبر مدنها'),
+      page('emoji', 'Launch day 🚀🚀 rockets and 👩‍🚀 astronauts'),
+    ];
+    const { reader } = readerOver(documents);
+    for (const [query, word] of [
+      ['東京', '東'],
+      ['عاصمة', 'عاصمة'],
+      ['rockets', 'rockets'],
+    ] as const) {
+      const [hit] = answer(await reader.search({ query })).results;
+      expect(hit, query).toBeDefined();
+      expect(hit!.excerpt!.slice(hit!.matches![0]![0], hit!.matches![0]![1]), query).toBe(word);
+      expect(hit!.excerpt).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+    }
+  });
+});
+
+describe('bad queries', () => {
+  it('answer in bounded time: 4,096 characters, 1,000 words, one letter, punctuation, mixed scripts', async () => {
+    const next = random(9);
+    const documents = Array.from({ length: 300 }, (_, position) =>
+      page(`d${position}`, Array.from({ length: 40 }, () => `w${Math.floor(next() ** 2 * 500)}`).join(' ')),
+    );
+    const { reader } = readerOver(documents);
+    const queries = [
+      'w1 '.repeat(1365),
+      Array.from({ length: 1000 }, (_, position) => `w${position}`)
+        .join(' ')
+        .slice(0, 4096),
+      'w',
+      'w*',
+      '*',
+      '?!… -- *** ...',
+      '東京大阪名古屋札幌 القاهرة 🚀👩‍🚀 w3*',
+    ];
+    for (const query of queries) {
+      const started = performance.now();
+      const result = await reader.search({ query });
+      expect(result.isError, query.slice(0, 20)).toBeUndefined();
+      expect(performance.now() - started, query.slice(0, 20)).toBeLessThan(3000);
+    }
+    expect((await reader.search({ query: 'w '.repeat(2049) })).isError).toBe(true);
+  });
+});
+
+describe('compressed document text', () => {
+  it('stores the text smaller than it is, and fetch answers it whole', async () => {
+    const text = 'The quick brown fox jumps over the lazy dog. '.repeat(200);
+    const { written, reader } = readerOver([page('fox', text)]);
+    const documentBytes = written.files
+      .filter((file) => file.path.includes('/documents/'))
+      .reduce((sum, file) => sum + file.bytes.length, 0);
+    expect(documentBytes).toBeLessThan(text.length / 4);
+    expect(answer(await reader.fetch({ id: 'resources/fox.json' }))).toMatchObject({ text });
+  });
+
+  it('refuses only the document whose record does not inflate, or inflates to another length', async () => {
+    for (const damage of ['garbage', 'length'] as const) {
+      const { files, table, reader, problems } = readerOver(PAGES, { targetPackBytes: 1 << 20 });
+      const victim = 'resources/plural.json';
+      const entry = await new PackReader(files).locate(table.documents, KEY_KIND.call, callKeyOf(victim), victim);
+      if (entry.status !== 'ok') throw new Error(entry.reason);
+      const pack = files.files.get(entry.pack.path)!.slice();
+      const record = parseRecord(pack.subarray(entry.recordOffset, entry.recordOffset + entry.recordLength), 'it');
+      if ('status' in record) throw new Error(record.reason);
+      const body = record.body.slice();
+      if (damage === 'garbage') body.fill(0xff, 4);
+      else body[3] = body[3]! + 1;
+      pack.set(encodeRecord({ names: record.names, body }), entry.recordOffset);
+      files.files.set(entry.pack.path, pack);
+
+      const fetched = await reader.fetch({ id: victim });
+      expect(fetched.isError, damage).toBe(true);
+      expect(JSON.stringify(fetched.content), damage).toMatch(
+        damage === 'garbage' ? /does not decompress/ : /inflates .* claims|inflates past/,
+      );
+      // The other documents of the same pack still answer, and search still ranks the victim,
+      // without its excerpt.
+      expect(answer(await reader.fetch({ id: 'resources/singular.json' }))).toMatchObject({ title: 'singular' });
+      const found = answer(await reader.search({ query: 'checksum' }));
+      expect(found.results.map((hit) => [hit.id, hit.excerpt !== undefined])).toEqual([
+        ['resources/singular.json', true],
+        [victim, false],
+      ]);
+      expect(problems.some((problem) => problem.includes(victim))).toBe(true);
+    }
+  });
+});
