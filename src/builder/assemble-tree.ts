@@ -295,7 +295,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     packs: input.packsCalls || resourcePacking !== undefined || searchIndexed,
     appPages: appPagesOf(input.resources),
     skills: input.skills ?? [],
-    page: { tools, hasSearch: searchIndexed },
+    page: { tools, hasSearch: searchIndexed, resourceCount: listed.resourceList?.total },
   };
   for (const [filePath, content] of deployFiles(manifestWithoutHash, deployOptions))
     await output.write(filePath, content);

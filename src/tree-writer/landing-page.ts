@@ -186,11 +186,18 @@ export interface PageFacts {
   hasSearch: boolean;
   /** The tree's skills (discover-skills.ts), listed after the tools. */
   skills?: readonly SkillEntry[];
+  /** Resources in the whole list, when mcp.json lists only its first part (resource-list-parts.ts). */
+  resourceCount?: number;
 }
 
 /** The page's facts as a finished manifest states them. */
 export function pageFactsOf(manifest: Manifest): PageFacts {
-  return { tools: manifest[EXTENSION_KEY]?.tools ?? {}, hasSearch: manifest[EXTENSION_KEY]?.search !== undefined };
+  const extension = manifest[EXTENSION_KEY];
+  return {
+    tools: extension?.tools ?? {},
+    hasSearch: extension?.search !== undefined,
+    resourceCount: extension?.resourceList?.total,
+  };
 }
 
 /** `liveOnlyTools`: tools with no precomputed call (only `serve --live` answers them, never this site's /mcp). */
@@ -234,8 +241,7 @@ export function renderIndexHtml(
         `${escapeHtml(STATICMCP_COMMAND.join(' '))} serve ${escapeHtml(site)} --live &lt;project folder&gt;</code>.</p>`;
   const templates = capabilities.resourceTemplates ?? [];
   const prompts = capabilities.prompts ?? [];
-  // Past the inline part, the list parts hold the rest (resource-list-parts.ts): count them all.
-  const resourceCount = manifest[EXTENSION_KEY]?.resourceList?.total ?? capabilities.resources.length;
+  const resourceCount = facts.resourceCount ?? capabilities.resources.length;
   // The resources are listed by the page at run time (resources/list, page by page): a content
   // tree's list would make this page as large as mcp.json.
   const resources = `<p class="muted resource-note">${resourceCount === 1 ? 'One resource' : `${resourceCount} resources`}: this page lists them when it is served; <a href="mcp.json"><code>mcp.json</code></a> names them.</p>`;

@@ -177,5 +177,7 @@ describe('resources', () => {
     const check = await runCli(['check', tree, '--json']);
     expect(check.code).toBe(0);
     expect(JSON.parse(check.stdout).checked.resources).toBe(260);
+    // The landing page counts the whole list, not mcp.json's first part.
+    expect(await fs.readFile(path.join(tree, 'index.html'), 'utf8')).toContain('Resources (260)');
   });
 });
