@@ -23,18 +23,20 @@ import {
   resourcePackingWarning,
   withResourcePacking,
 } from '../builder/pack-resource-files.js';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { BuildProblem, ToolReport } from '../builder/build-report.js';
 import { callFileBudget, checkCallFileBudget, checkHostLimits, type PackingOutcome } from '../builder/host-limits.js';
 import { planPacking, writePacks } from '../builder/pack-call-files.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { canonicalJson, treeJsonFile } from '../core/tree/canonical-json.js';
-import type { JsonObject } from '../core/tree/json-object.js';
+import { isObject, type JsonObject } from '../core/tree/json-object.js';
+import { SKILLS_LIST_FILE, type SkillEntry } from '../core/tree/skills.js';
 import { writeTreeSearchIndex } from '../builder/search-index-step.js';
 import { APP_MIME_TYPE } from '../core/tree/mcp-apps.js';
 import { checkOutputFolder } from '../tree-writer/check-output-folder.js';
 import { HEADERS_FILE, withPacksHeaderRule } from '../tree-writer/deploy-files.js';
-import { renderIndexHtml } from '../tree-writer/landing-page.js';
+import { pageFactsOf, renderIndexHtml } from '../tree-writer/landing-page.js';
 import { INDEX_FILE } from '../builder/shard-part.js';
 import { EXTENSION_KEY, type Manifest, MANIFEST_FILE, WORKER_FILE } from '../core/tree/manifest.js';
 import { BUILD_OWNED_NESTED_PATHS, BUILD_OWNED_TOP_LEVEL, isBuildOwnedPath } from '../tree-writer/tree-ownership.js';
@@ -170,7 +172,15 @@ async function writeManifest(
   const publicUrl = parts[0]?.record.publicUrl;
   // Shard 1's part carries the app pages and the bridge (deploy files); the page may frame them.
   const hasApps = manifest.capabilities.resources.some((resource) => resource.mimeType === APP_MIME_TYPE);
-  await tree.write(INDEX_FILE, renderIndexHtml(manifest, publicUrl, liveOnlyTools, hasApps));
+  // The page's facts as the build gives them: its decision to index, and the skills it lists.
+  await tree.write(
+    INDEX_FILE,
+    renderIndexHtml(manifest, publicUrl, liveOnlyTools, hasApps, {
+      ...pageFactsOf(manifest),
+      hasSearch: search !== undefined && search !== null,
+      skills: await readSkillEntries(parts),
+    }),
+  );
   // Room for the index as the build leaves it: `search` is the build's decision to index.
   const budget = callFileBudget(maxCallFiles, search !== undefined && search !== null);
   const callPlan = await planPacking(tree, Object.keys(extension.tools), copies, budget);
@@ -327,4 +337,17 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
     ]),
     durationMs: performance.now() - startedAt,
   };
+}
+
+/** The skills listed by the part that holds the skills list (skills/list.json), for the page. */
+async function readSkillEntries(parts: readonly ShardPart[]): Promise<SkillEntry[]> {
+  for (const part of parts) {
+    try {
+      const data: unknown = JSON.parse(await fs.readFile(path.join(part.folder, SKILLS_LIST_FILE), 'utf8'));
+      if (isObject(data) && Array.isArray(data.skills)) return data.skills as SkillEntry[];
+    } catch {
+      // Not in this part (or not readable: check reports the file); the next part may hold it.
+    }
+  }
+  return [];
 }

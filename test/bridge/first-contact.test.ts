@@ -70,7 +70,8 @@ describe('a tree served without --live', () => {
     const page = await fs.readFile(path.join(project, 'dist/index.html'), 'utf8');
     expect(page).toContain('<h3><code>counter</code> <span class="mark">live only</span></h3>');
     expect(page).toContain('<h3><code>divide</code> <span class="mark">live only</span></h3>');
-    expect(page).toContain('<h3><code>greet</code></h3>');
+    // A precomputed tool is not marked live only: its mark counts its precomputed calls.
+    expect(page).toContain('<h3><code>greet</code> <span class="mark">6 precomputed</span></h3>');
     expect(page).toMatch(/--live &lt;project folder&gt;/);
   });
 });

@@ -86,33 +86,14 @@ export function createHandlerScope(options: McpHttpOptions): HandlerScope {
    */
   const sessionContext = (client: ClientId): ServerContext => {
     const host = options.server(client);
-    const server = host.live ? withGatedLiveRuns(host, client) : host;
-    // A view, not a copy: a host that swaps its context's tree is still seen by the session.
-    return client.requestOrigin
-      ? (Object.create(server, { requestOrigin: { value: client.requestOrigin, enumerable: true } }) as ServerContext)
-      : server;
-  };
-
-  const withGatedLiveRuns = (server: ServerContext, client: ClientId): ServerContext => {
-    if (!server.live) return server;
-    const perClient = liveGates.limitRuns(server.live, client.key);
-    return {
-      ...server,
-      get tree() {
-        return server.tree;
-      },
-      set tree(tree) {
-        server.tree = tree;
-      },
-      get reader() {
-        return server.reader;
-      },
-      set reader(reader) {
-        server.reader = reader;
-      },
+    return viewOf(host, {
       // A waiting run that is cancelled never starts.
-      live: gateLiveRuns(perClient, new ConcurrencyGate(maxLiveRuns)),
-    };
+      ...(host.live
+        ? { live: gateLiveRuns(liveGates.limitRuns(host.live, client.key), new ConcurrencyGate(maxLiveRuns)) }
+        : {}),
+      // Documents' pages are made absolute from the origin the request was addressed to.
+      ...(client.requestOrigin ? { requestOrigin: client.requestOrigin } : {}),
+    });
   };
 
   return {
@@ -134,6 +115,27 @@ export function createHandlerScope(options: McpHttpOptions): HandlerScope {
         send,
         version === undefined ? { answerLimits } : { version, answerLimits },
       );
+    },
+  };
+}
+
+/** The host's context with `changes`, reading the tree and its reader through to the host's (a switched tree lands there). */
+function viewOf(host: ServerContext, changes: Partial<ServerContext>): ServerContext {
+  if (Object.keys(changes).length === 0) return host;
+  return {
+    ...host,
+    ...changes,
+    get tree() {
+      return host.tree;
+    },
+    set tree(tree) {
+      host.tree = tree;
+    },
+    get reader() {
+      return host.reader;
+    },
+    set reader(reader) {
+      host.reader = reader;
     },
   };
 }
