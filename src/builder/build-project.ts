@@ -37,7 +37,7 @@ import { MANIFEST_FILE } from '../core/tree/manifest.js';
 import { FLAT_RESOURCE_URI_KEY } from '../core/tree/mcp-apps.js';
 import {
   BUILD_OWNED_NESTED_PATHS,
-  BUILD_OWNED_TOP_LEVEL,
+  isKeptOnRebuild,
   isLocalSecretsFile,
   LOCAL_SECRETS_ADVICE,
 } from '../tree-writer/tree-ownership.js';
@@ -394,10 +394,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     // shard part is the build's alone).
     swapped = true;
     if (unchanged) await writer.discard();
-    else
-      await writer.commit(
-        shard ? {} : { keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name), dropInsideKept: BUILD_OWNED_NESTED_PATHS },
-      );
+    else await writer.commit(shard ? {} : { keep: isKeptOnRebuild, dropInsideKept: BUILD_OWNED_NESTED_PATHS });
     // The packs now in the output folder, for the next build to reuse (a part is never packed).
     if (!shard) await recordPacks(projectRoot, outDir, generatorName(), packing?.packedTools ?? {});
     // And its search index. A tree found unchanged kept the previous files, which only a reused

@@ -39,7 +39,7 @@ import { HEADERS_FILE, withPacksHeaderRule } from '../tree-writer/deploy-files.j
 import { pageFactsOf, renderIndexHtml } from '../tree-writer/landing-page.js';
 import { INDEX_FILE } from '../builder/shard-part.js';
 import { EXTENSION_KEY, type Manifest, MANIFEST_FILE, WORKER_FILE } from '../core/tree/manifest.js';
-import { BUILD_OWNED_NESTED_PATHS, BUILD_OWNED_TOP_LEVEL, isBuildOwnedPath } from '../tree-writer/tree-ownership.js';
+import { BUILD_OWNED_NESTED_PATHS, isBuildOwnedPath, isKeptOnRebuild } from '../tree-writer/tree-ownership.js';
 import { recoverInterruptedWrite } from '../tree-writer/interrupted-write.js';
 import { TreeWriter } from '../tree-writer/tree-writer.js';
 import { DEFAULT_MAX_PART_FILE_BYTES } from './read-part-file.js';
@@ -311,7 +311,7 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
     await writer.discard();
     throw error;
   }
-  await writer.commit({ keep: (name) => !BUILD_OWNED_TOP_LEVEL.has(name), dropInsideKept: BUILD_OWNED_NESTED_PATHS });
+  await writer.commit({ keep: isKeptOnRebuild, dropInsideKept: BUILD_OWNED_NESTED_PATHS });
 
   const reports = parts.map((part) => part.record.report as PartReport);
   return {

@@ -43,6 +43,18 @@ export const BUILD_OWNED_TOP_LEVEL: ReadonlySet<string> = new Set([
   LANDING_PAGE_FILE,
 ]);
 
+/**
+ * Files a build writes for content trees that a project may bring instead (public/ or its site
+ * wins): not the build's to refuse, but never kept from a previous tree either, where they would be
+ * stale (a build that no longer indexes anything, or whose project stopped bringing its own).
+ */
+const REWRITTEN_TOP_LEVEL: ReadonlySet<string> = new Set(['llms.txt', 'llms-full.txt']);
+
+/** Whether a top-level entry of the previous tree stays when a build or merge replaces it. */
+export function isKeptOnRebuild(name: string): boolean {
+  return !BUILD_OWNED_TOP_LEVEL.has(name) && !REWRITTEN_TOP_LEVEL.has(name);
+}
+
 /** Files the build owns inside folders that are otherwise the user's. */
 export const BUILD_OWNED_NESTED_PATHS: readonly string[] = [AI_CATALOG_FILE, REGISTRY_AUTH_FILE];
 

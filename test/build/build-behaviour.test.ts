@@ -431,19 +431,21 @@ describe('the report and the command line', () => {
       searchIndex: 'written',
       // mcp.json, index.html, 404.html, _headers, .nojekyll, .assetsignore, _routes.json, _worker.js,
       // completions.json, a_md and its raw-name copy a.md, 3 divide answers, and the search index of
-      // a.md (a pack and an index each for its terms, titles and documents: on by default).
-      files: 20,
+      // a.md (a pack and an index each for its terms, titles and documents: on by default), and
+      // llms.txt and llms-full.txt made from the same documents.
+      files: 22,
       contentHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       durationMs: expect.any(Number),
     });
     const manifest = await readJson<{ staticmcp: { contentHash: string } }>(path.join(project, 'dist', 'mcp.json'));
     expect(manifest.staticmcp.contentHash).toBe(report.contentHash);
     // The README's rule, recomputed from the files: sha256 over `path \0 <sha256 hex of the content> \0`
-    // in path order, for every file but mcp.json, the worker and the search index.
+    // in path order, for every file but mcp.json, the worker, the search index and the llms files.
     const tree = await readTree(path.join(project, 'dist'));
     const rule = createHash('sha256');
+    const unhashed = new Set(['mcp.json', '_worker.js', 'llms.txt', 'llms-full.txt']);
     for (const file of [...tree.keys()]
-      .filter((name) => name !== 'mcp.json' && name !== '_worker.js' && !name.startsWith('packs/search.index/'))
+      .filter((name) => !unhashed.has(name) && !name.startsWith('packs/search.index/'))
       .sort((left, right) => Buffer.compare(Buffer.from(left), Buffer.from(right))))
       rule.update(`${file}\0${createHash('sha256').update(tree.get(file)!).digest('hex')}\0`);
     expect(report.contentHash).toBe(`sha256:${rule.digest('hex')}`);

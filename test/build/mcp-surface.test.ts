@@ -306,7 +306,8 @@ describe('guardrails', () => {
     const files: Record<string, string> = {};
     for (let index = 0; index < 501; index++) files[`resources/r${index}.txt`] = `resource ${index}`;
     // No search index: the warning is about mcp.json, and indexing 501 texts is search's own test.
-    const many = await makeProject({ files, config: { search: false } });
+    // mcp.json lists 100 resources inline by default (the rest go to list parts): this one lists all.
+    const many = await makeProject({ files, config: { search: false, limits: { resourcesInManifest: 1000 } } });
     const { code, report } = await buildJson(many);
     expect(code).toBe(0);
     expect(report.warnings).toEqual([
