@@ -20,7 +20,7 @@ export default defineConfig({
   test: {
     projects: [
       defineTier('core', []),
-      // Compiles src/ once into .test-dist-<pid>-<tier>/ and builds fixtures/example once.
+      // Compiles src/ once into .test-dist-<pid>/ and builds fixtures/example once (both tiers share them).
       defineTier('cli', ['test/global-setup.ts']),
       defineTier('runtimes', ['test/global-setup.ts']),
     ],
