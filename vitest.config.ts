@@ -8,19 +8,21 @@ import { configDefaults, defineConfig, type TestProjectInlineConfiguration } fro
 import { listTierGlobs, type Tier } from './test/helpers/test-tiers.js';
 
 /** One tier's project; `globalSetup` runs only when a file of the tier is selected. */
-function defineTier(tier: Tier, globalSetup: string[]): TestProjectInlineConfiguration {
+function defineTier(tier: Tier, globalSetup: string[], isolate = true): TestProjectInlineConfiguration {
   const { include, exclude } = listTierGlobs(tier);
   return {
     extends: true,
-    test: { name: tier, include, exclude: [...configDefaults.exclude, ...exclude], globalSetup },
+    test: { name: tier, include, exclude: [...configDefaults.exclude, ...exclude], globalSetup, isolate },
   };
 }
 
 export default defineConfig({
   test: {
     projects: [
-      defineTier('core', []),
-      // Compiles src/ once into .test-dist-<pid>-<tier>/ and builds fixtures/example once.
+      // In-process files that mock nothing and keep no state between files: one worker runs
+      // several without re-importing src/ for each, which is most of the tier's time.
+      defineTier('core', [], false),
+      // Compiles src/ once into .test-dist-<pid>/ and builds fixtures/example once (both tiers share them).
       defineTier('cli', ['test/global-setup.ts']),
       defineTier('runtimes', ['test/global-setup.ts']),
     ],

@@ -1,10 +1,10 @@
-// Global setup of the `cli` and `runtimes` tiers (vitest.config.ts): compiles src/ once per tier
-// and `vitest run` into a private folder beside dist/ (`.test-dist-<pid>-<tier>/`, removed
-// afterwards), with the edge worker
-// bundled beside it exactly as `npm run build` does (edge/_worker.js, and the precompiled
-// staticmcp.json validator, project/config-validator.js), so integration tests exercise exactly
-// what `npm install` ships, and a `npm run build` or a second test run in the same checkout can
-// never swap files under a running test. Tests get the CLI path from test/helpers/paths.ts.
+// Global setup of the `cli` and `runtimes` tiers (vitest.config.ts): compiles src/ once per
+// `vitest run` into a private folder beside dist/ (`.test-dist-<pid>/`, removed afterwards), with
+// the edge worker bundled beside it exactly as `npm run build` does (edge/_worker.js, and the
+// precompiled staticmcp.json validator, project/config-validator.js), so integration tests
+// exercise exactly what `npm install` ships, and a `npm run build` or a second test run in the
+// same checkout can never swap files under a running test. Tests get the CLI path from
+// test/helpers/paths.ts.
 //
 // src/ is transpiled file by file with esbuild (well under a second) instead of tsc (10-20 s on a
 // busy 2-core machine, all of it before the first test could start); `npm test` checks the types
@@ -12,9 +12,12 @@
 //
 // It then builds fixtures/example once with that CLI into a temporary folder, read-only for the
 // tests (test/helpers/example.ts: `builtExample()` shares it, `copyBuiltExample()` copies it for a
-// test that changes it), instead of once in every file that needs it. For the runtimes tier it
-// first installs tools/runtimes when it is missing (test/helpers/runtime-tools.ts), and serves
-// the host runtimes started once per run over that example (test/shared-hosts.ts).
+// test that changes it), instead of once in every file that needs it. Both tiers' setups run in
+// the same vitest process, one after the other and before any test starts: the second reuses the
+// first's compile and example (neither changes during a run), and the last teardown removes them.
+// For the runtimes tier it first installs tools/runtimes when it is missing
+// (test/helpers/runtime-tools.ts), and serves the host runtimes started once per run over that
+// example (test/shared-hosts.ts).
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,12 +45,22 @@ function listSources(folder: string): string[] {
     .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  if (project.name === 'runtimes') installRuntimeTools();
-  const root = fileURLToPath(new URL('..', import.meta.url));
+interface Compiled {
+  cli: string;
+  example: string;
+  /** Tiers whose setup uses it and has not torn down yet. */
+  users: number;
+  remove(): void;
+}
+
+// On globalThis, not in a module variable: each project may load this file as a module of its own.
+const SHARED = Symbol.for('staticmcp.test.compiled');
+type WithCompiled = typeof globalThis & { [SHARED]?: Compiled };
+
+/** Compiles src/ into `.test-dist-<pid>/` and builds fixtures/example with it. */
+function compileOnce(root: string): Compiled {
   // A direct child of the repository, like dist/, so `../package.json` and `../../templates` resolve.
-  // One per tier: both tiers' setups run in the same vitest process.
-  const outDir = path.join(root, `.test-dist-${process.pid}-${project.name}`);
+  const outDir = path.join(root, `.test-dist-${process.pid}`);
   try {
     buildSync({
       absWorkingDir: root,
@@ -79,26 +92,49 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const cli = path.join(outDir, 'cli', 'main.js');
   const exampleParent = mkdtempSync(path.join(tmpdir(), 'staticmcp-built-example-'));
   const example = path.join(exampleParent, 'example');
+  const remove = (): void => {
+    rmSync(outDir, { recursive: true, force: true });
+    rmSync(exampleParent, { recursive: true, force: true });
+  };
   try {
     cpSync(path.join(root, 'fixtures', 'example'), example, { recursive: true });
     execFileSync(process.execPath, [cli, 'build', example], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (error) {
-    rmSync(outDir, { recursive: true, force: true });
-    rmSync(exampleParent, { recursive: true, force: true });
+    remove();
     throw new Error(
       `building fixtures/example for the tests failed:\n${(error as { stderr?: Buffer }).stderr ?? error}`,
     );
   }
-  project.provide('cli', cli);
-  project.provide('builtExample', example);
+  return { cli, example, users: 0, remove };
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  if (project.name === 'runtimes') installRuntimeTools();
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const shared = globalThis as WithCompiled;
+  shared[SHARED] ??= compileOnce(root);
+  const compiled = shared[SHARED];
+  compiled.users += 1;
+  const release = (): void => {
+    compiled.users -= 1;
+    if (compiled.users > 0) return;
+    compiled.remove();
+    delete shared[SHARED];
+  };
+  project.provide('cli', compiled.cli);
+  project.provide('builtExample', compiled.example);
   let sharedHosts: SharedHostsServer | undefined;
   if (project.name === 'runtimes') {
-    sharedHosts = await startSharedHostsServer(cli, example, root);
+    try {
+      sharedHosts = await startSharedHostsServer(compiled.cli, compiled.example, root);
+    } catch (error) {
+      release();
+      throw error;
+    }
     project.provide('sharedHosts', sharedHosts.url);
   }
   return async () => {
     await sharedHosts?.close();
-    rmSync(outDir, { recursive: true, force: true });
-    rmSync(exampleParent, { recursive: true, force: true });
+    release();
   };
 }

@@ -141,9 +141,11 @@ beforeAll(async () => {
   await buildTree(project, origin.url, tree);
   const fakeTree = path.join(await temporaryFolder(), 'fake-tree');
   await buildTree(project, `http://127.0.0.1:${(fake.address() as AddressInfo).port}`, fakeTree);
-  site = await startWorkerdSite(tree, undefined, { STATICMCP_ORIGIN_KEY: KEY });
-  fakeSite = await startWorkerdSite(fakeTree, undefined, { STATICMCP_ORIGIN_KEY: KEY });
-  keylessSite = await startWorkerdSite(tree);
+  [site, fakeSite, keylessSite] = await Promise.all([
+    startWorkerdSite(tree, undefined, { STATICMCP_ORIGIN_KEY: KEY }),
+    startWorkerdSite(fakeTree, undefined, { STATICMCP_ORIGIN_KEY: KEY }),
+    startWorkerdSite(tree),
+  ]);
   client = await connect(site);
 }, 120_000);
 

@@ -1,10 +1,10 @@
 // The dev tools only the runtimes tier uses (the MCP Inspector, the conformance prerelease and the
 // Node 22 it runs on), pinned by tools/runtimes/package-lock.json and kept out of the root install
 // because they ask for Node 22. test/global-setup.ts installs them for the runtimes tier with
-// `npm ci` when the folder is missing or was installed from another lockfile.
+// `npm ci` (scripts/install-runtime-tools.mjs, which .ci/run also starts early) when the folder is
+// missing or was installed from another lockfile.
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, promises as fs, readFileSync, writeFileSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,38 +14,16 @@ export const RUNTIME_TOOLS = path.resolve(path.dirname(fileURLToPath(import.meta
 /** `require` from tools/runtimes: resolves its packages (`requireTool.resolve('conformance-next/package.json')`). */
 export const requireTool = createRequire(path.join(RUNTIME_TOOLS, 'package.json'));
 
-/** Written into tools/runtimes/node_modules after an install: the hash of the lockfile it installed. */
-const STAMP = path.join(RUNTIME_TOOLS, 'node_modules', '.installed-lock-sha256');
+const INSTALL_SCRIPT = path.resolve(RUNTIME_TOOLS, '../../scripts/install-runtime-tools.mjs');
 
-// npm ci of the Inspector and the conformance suite takes a minute on a quiet 2-core machine and
-// well over ten on a saturated one; the limit is for a hung npm, not a slow one.
-const INSTALL_TIMEOUT_MS = 1_800_000;
-
-/** Installs tools/runtimes (`npm ci`) unless it holds exactly what its lockfile says; returns whether it did. */
-export function installRuntimeTools(): boolean {
-  const lockHash = createHash('sha256')
-    .update(readFileSync(path.join(RUNTIME_TOOLS, 'package-lock.json')))
-    .digest('hex');
-  if (existsSync(STAMP) && readFileSync(STAMP, 'utf8') === lockHash) return false;
-  process.stderr.write('test/global-setup: installing the runtimes tier tools (npm ci --prefix tools/runtimes)\n');
+/** Installs tools/runtimes (`npm ci`) unless it holds exactly what its lockfile says (scripts/install-runtime-tools.mjs). */
+export function installRuntimeTools(): void {
   try {
-    // npm on PATH, as `npm test` found it; engine-strict off: these tools ask for Node 22 and run on it.
-    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false'], {
-      cwd: RUNTIME_TOOLS,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: INSTALL_TIMEOUT_MS,
-    });
+    // stderr inherited: a user waiting a minute sees that the install is what runs, and npm's error.
+    execFileSync(process.execPath, [INSTALL_SCRIPT], { stdio: ['ignore', 'inherit', 'inherit'] });
   } catch (error) {
-    const { stderr, signal } = error as { stderr?: Buffer; signal?: string };
-    const why = signal
-      ? `npm was stopped (${signal}) after ${INSTALL_TIMEOUT_MS / 60_000} minutes`
-      : `${stderr ?? error}`;
-    throw new Error(
-      `installing tools/runtimes failed (run \`npm ci --prefix tools/runtimes\` to see why; it needs the npm registry once):\n${why}`,
-    );
+    throw new Error(`installing tools/runtimes failed (what npm said is above): ${(error as Error).message}`);
   }
-  writeFileSync(STAMP, lockHash);
-  return true;
 }
 
 /**

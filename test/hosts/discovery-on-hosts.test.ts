@@ -24,36 +24,38 @@ const HOSTS: HostCase[] = [
   { name: 'Cloudflare Pages (wrangler pages dev)', start: (project) => startPagesDev(path.join(project, 'dist')) },
   {
     name: 'Cloudflare Workers static assets (wrangler dev, deploy/wrangler.jsonc)',
-    async start(project) {
-      await addInitDeployFiles(project);
-      return startWranglerDev(project);
-    },
+    start: (project) => startWranglerDev(project),
   },
-  {
-    name: 'Netlify (the edge function under Deno, routed by netlify.toml)',
-    async start(project) {
-      await addInitDeployFiles(project);
-      return startNetlifyUnderDeno(project);
-    },
-  },
+  { name: 'Netlify (the edge function under Deno, routed by netlify.toml)', start: startNetlifyUnderDeno },
 ];
 
-describe.each(HOSTS)('discovery files on $name', (hostCase) => {
-  let host: RunningHost;
-  let project: string;
+let project: string;
+/** Each host's start, in HOSTS' order: the three runtimes start side by side over the one project, which they only read. */
+let starts: PromiseSettledResult<RunningHost>[] = [];
 
-  beforeAll(async () => {
-    project = await makeProject({
-      tools: { ok: 'ok' },
-      config: { name: 'weather', version: '1.2.3', publicUrl: 'https://weather.example.com' },
-    });
-    const { code, stderr } = await buildJson(project);
-    expect(code, stderr).toBe(0);
-    host = await hostCase.start(project);
+beforeAll(async () => {
+  project = await makeProject({
+    tools: { ok: 'ok' },
+    config: { name: 'weather', version: '1.2.3', publicUrl: 'https://weather.example.com' },
   });
+  const { code, stderr } = await buildJson(project);
+  expect(code, stderr).toBe(0);
+  await addInitDeployFiles(project);
+  starts = await Promise.allSettled(HOSTS.map((hostCase) => hostCase.start(project)));
+  // The hook budget of the three hosts' own hooks before they started side by side.
+}, 180_000);
 
-  afterAll(async () => {
-    await host?.close();
+afterAll(async () => {
+  await Promise.all(starts.map((start) => (start.status === 'fulfilled' ? start.value.close() : undefined)));
+});
+
+describe.each(HOSTS.map((hostCase, index) => ({ ...hostCase, index })))('discovery files on $name', ({ index }) => {
+  let host: RunningHost;
+
+  beforeAll(() => {
+    const start = starts[index];
+    if (start?.status !== 'fulfilled') throw start?.reason ?? new Error('the host was not started');
+    host = start.value;
   });
 
   it('serves /mcp/server-card as a static file with its media type, to any origin', async () => {

@@ -5,6 +5,7 @@
 // every `_headers` rule that matches); the packed tree also serves skills. The protocol table runs through the same hosts
 // (test/protocol-table/drivers.ts). The example's edge hosts are the ones the tier starts once per
 // run (test/shared-hosts.ts); the packed tree gets its own.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { copyBuiltExample } from '../helpers/example.js';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';
 import { buildFixtureProject } from '../helpers/projects.js';
 import { type SharedHostName, sharedHost } from '../helpers/shared-hosts.js';
@@ -177,18 +179,29 @@ describe.each(HOSTS)('the example tree on $name', (hostCase) => {
 // The same tree packed (`--max-call-files 1`: every tool with enough calls goes into packs/), on
 // the same hosts: the worker reads packs through ASSETS (Cloudflare) or by fetching its own origin
 // (Netlify), the bridge by HTTP from a plain static host. It carries test/fixtures/skills-project's
-// skills too, so the same started hosts show skills/list and skill files as a client reads them.
+// skills too, so the same started hosts show skills/list and skill files as a client reads them. One packed build serves the four
+// hosts, one after the other (they read its tree; wrangler dev and Netlify add the deploy files init
+// writes beside it): a copy of the built example with the skills added, rebuilt packed, its
+// scripts' answers from the build cache.
+let packedProject: string | undefined;
+function packedExample(): string {
+  if (!packedProject) {
+    packedProject = copyBuiltExample();
+    cpSync(path.join(REPO_ROOT, 'test/fixtures/skills-project/skills'), path.join(packedProject, 'skills'), {
+      recursive: true,
+    });
+    execFileSync(process.execPath, [CLI, 'build', packedProject, '--max-call-files', '1'], { stdio: 'ignore' });
+  }
+  return packedProject;
+}
+
 describe.each(HOSTS)('the packed example tree on $name', (hostCase) => {
   let project: string;
   let host: RunningHost;
   let client: Client;
 
   beforeAll(async () => {
-    project = buildFixtureProject('fixtures/example', ['--max-call-files', '1'], (copy) =>
-      cpSync(path.join(REPO_ROOT, 'test/fixtures/skills-project/skills'), path.join(copy, 'skills'), {
-        recursive: true,
-      }),
-    );
+    project = packedExample();
     host = await hostCase.start(project);
     client = new Client({ name: 'real-hosts-packed', version: '1.0.0' });
     await client.connect(hostCase.transport(host));
