@@ -18,7 +18,13 @@ import { type DocumentSettings, listTreeDocuments, type SearchDocument } from '.
 import type { ProjectConfig } from '../project/config.js';
 import { removeTree } from '../tree-writer/remove-tree.js';
 import { EXTENSION_KEY, isOurExtension } from '../core/tree/manifest.js';
-import { DEFAULT_MAX_LLMS_FULL_BYTES, LLMS_FILE, LLMS_FULL_FILE, LlmsTxtWriter } from '../tree-writer/llms-txt.js';
+import {
+  DEFAULT_MAX_LLMS_FULL_BYTES,
+  LLMS_FULL_FILE,
+  LlmsTxtWriter,
+  llmsFiles,
+  teeDocuments,
+} from '../tree-writer/llms-txt.js';
 import type { SearchIndexExtension } from '../tree-writer/search-index-output.js';
 import { scratchFolderOf } from '../tree-writer/swap-folders.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
@@ -100,17 +106,6 @@ async function* streamDocuments(
   yield* listTreeDocuments(writerDocumentFiles(writer, manifest), settings, () => {
     counts.skipped += 1;
   });
-}
-
-/** The documents as they are, each also given to `llms` when there is one. */
-async function* teeDocuments(
-  documents: AsyncIterable<SearchDocument>,
-  llms: LlmsTxtWriter | undefined,
-): AsyncGenerator<SearchDocument> {
-  for await (const document of documents) {
-    llms?.add(document);
-    yield document;
-  }
 }
 
 /** The warning of files the lister could not read as documents, if any. */
@@ -207,10 +202,7 @@ export async function writeTreeSearchIndex(
     });
     const warnings = [...unknownToolWarnings(manifest, settings), ...skippedWarnings(counts.skipped)];
     if (llms) {
-      for (const [filePath, text] of [
-        [LLMS_FILE, llms.renderIndex()],
-        [LLMS_FULL_FILE, llms.renderFull()],
-      ] as const) {
+      for (const [filePath, text] of llmsFiles(llms)) {
         files.push(filePath);
         await output.write(filePath, Buffer.from(text, 'utf8'));
       }

@@ -26,6 +26,7 @@ import { StaticMcpError } from '../core/staticmcp-error.js';
 import { treeJsonFile } from '../core/tree/canonical-json.js';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import { EXTENSION_KEY, isOurExtension, MANIFEST_FILE, WORKER_FILE } from '../core/tree/manifest.js';
+import { LLMS_FILE, LLMS_FULL_FILE, LlmsTxtWriter, llmsFiles, teeDocuments } from '../tree-writer/llms-txt.js';
 import { findTreePathProblem, showTreePath } from '../core/tree/tree-path.js';
 import { FolderPackFiles } from '../hosts/node/folder-pack-files.js';
 import { DEFAULT_MAX_PART_FILE_BYTES, readPartFile } from '../merge/read-part-file.js';
@@ -146,6 +147,8 @@ function isReplaced(treePath: string, ours: boolean): boolean {
     treePath === MANIFEST_FILE ||
     treePath === WORKER_FILE ||
     treePath.startsWith(SEARCH_FOLDER) ||
+    // A tree of ours gets llms.txt and llms-full.txt from the documents indexed, as a build does.
+    (ours && (treePath === LLMS_FILE || treePath === LLMS_FULL_FILE)) ||
     (!ours && treePath === HEADERS_FILE)
   );
 }
@@ -231,9 +234,12 @@ export async function indexTree(options: IndexTreeOptions): Promise<IndexTreeRep
   let documentCount = 0;
   try {
     // Streamed: one document at a time, so a 650,000-document tree fits in flat memory.
-    const index = await writeSearchIndexSpilling(documents, { scratchFolder }, async (filePath, bytes) => {
+    const llms = ours ? new LlmsTxtWriter(manifest, settings.publicUrl) : undefined;
+    const indexed = teeDocuments(documents, llms);
+    const index = await writeSearchIndexSpilling(indexed, { scratchFolder }, async (filePath, bytes) => {
       await writer.write(filePath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     });
+    if (llms) for (const [filePath, text] of llmsFiles(llms)) await writer.write(filePath, Buffer.from(text, 'utf8'));
     documentCount = index.documentCount;
     if (documentCount === 0)
       warnings.push({

@@ -168,7 +168,8 @@ async function start(): Promise<void> {
   const resourceSection = document.getElementById('resources');
   let refreshFilter = (): void => {};
   const resources = resourceSection ? startResourceList(resourceSection, backend, () => refreshFilter()) : undefined;
-  refreshFilter = addFilter(resources, manifest?.resources.length ?? 0);
+  // The whole list when mcp.json keeps only its first part inline (resource-list-parts.ts).
+  refreshFilter = addFilter(resources, manifest?.resourceList?.total ?? manifest?.resources.length ?? 0);
   const searchSection = document.getElementById('search');
   if (searchSection) addSearch(searchSection, backend);
   const documentId = new URLSearchParams(location.search).get(DOCUMENT_PARAMETER);

@@ -115,3 +115,22 @@ export class LlmsTxtWriter {
     return `${this.heading()}\n${entries.map((item) => item.entry).join('')}${tail}`;
   }
 }
+
+/** The documents as they are, each also given to `llms` when there is one (the index's stream feeds both). */
+export async function* teeDocuments(
+  documents: AsyncIterable<SearchDocument>,
+  llms: LlmsTxtWriter | undefined,
+): AsyncGenerator<SearchDocument> {
+  for await (const document of documents) {
+    llms?.add(document);
+    yield document;
+  }
+}
+
+/** llms.txt and llms-full.txt as written into the tree. */
+export function llmsFiles(llms: LlmsTxtWriter): [string, string][] {
+  return [
+    [LLMS_FILE, llms.renderIndex()],
+    [LLMS_FULL_FILE, llms.renderFull()],
+  ];
+}

@@ -219,6 +219,12 @@ describe('staticmcp index over a tree of ours', () => {
       expect(filesBelow(built.outDir, 'packs/search.index')).toEqual(filesBelow(expected.outDir, 'packs/search.index'));
       expect(manifestOf(built.outDir).staticmcp.search).toEqual(manifestOf(expected.outDir).staticmcp.search);
       expect(manifestOf(built.outDir).staticmcp.search?.documentCount).toBe(4);
+      // llms.txt and llms-full.txt come from the same documents, as the build writes them (below
+      // the title line: the two projects' names differ).
+      const belowTitle = (outDir: string, file: string) =>
+        readFileSync(path.join(outDir, file), 'utf8').split('\n').slice(1).join('\n');
+      for (const file of ['llms.txt', 'llms-full.txt'])
+        expect(belowTitle(built.outDir, file)).toBe(belowTitle(expected.outDir, file));
       // The rest of the tree is as built: its content hash still holds.
       const check = await runCli(['check', built.outDir]);
       expect(check.code, check.stdout + check.stderr).toBe(0);
