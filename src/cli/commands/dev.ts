@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { BuildReport } from '../../builder/build-report.js';
 import type { RunningBridge } from '../../hosts/node/start-bridge.js';
 import { StaticMcpError } from '../../core/staticmcp-error.js';
+import { DEFAULT_HOST, DEFAULT_PORT, PORT_OPTION } from '../http-listen-options.js';
 import { type CommandArguments, defineCommand, type OptionSpec } from '../command-spec.js';
 import { exitCodeOf, exitCodeOfSignal, type StopSignal, UsageError } from '../exit-codes.js';
 import { BUILD_OPTIONS } from '../build-options.js';
@@ -17,8 +18,6 @@ import { SWAP_FOLDER_MARK } from '../../tree-writer/swap-folders.js';
 /** Quiet time after the last change before a rebuild starts: editors write a file in several steps. */
 const DEFAULT_DEBOUNCE_MS = 50;
 /** `serve --http`'s defaults. */
-const DEFAULT_PORT = 8080;
-const DEFAULT_HOST = '127.0.0.1';
 
 function log(text: string): void {
   process.stderr.write(`staticmcp dev: ${text}\n`);
@@ -75,13 +74,7 @@ const options = {
     type: 'boolean',
     describe: 'serve over Streamable HTTP at /mcp (and the tree, with its playground, at /) instead of stdio',
   },
-  port: {
-    type: 'number',
-    describe: `with --http: the port (default: ${DEFAULT_PORT}; 0 picks a free one)`,
-    check: (value: number, text: string) =>
-      Number.isInteger(value) && value >= 0 && value <= 65535 ? undefined : `--port ${text} is not a port number`,
-    hint: 'pass a number from 0 to 65535 (0 picks a free port)',
-  },
+  port: PORT_OPTION,
   host: {
     type: 'string',
     describe: `with --http: the loopback address to listen on (default: ${DEFAULT_HOST}; dev runs scripts live)`,

@@ -5,13 +5,12 @@
 // to the protocol, messages go to stderr (in HTTP mode too).
 import { statSync } from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_HOST, DEFAULT_PORT, PORT_OPTION } from '../http-listen-options.js';
 import { type CommandArguments, defineCommand, type OptionSpec } from '../command-spec.js';
 import { exitCodeOf, UsageError } from '../exit-codes.js';
 import type { TreeSource } from '../../core/tree/tree-source.js';
 import type { PackFileSource } from '../../core/packs/pack-reader.js';
 
-const DEFAULT_PORT = 8080;
-const DEFAULT_HOST = '127.0.0.1';
 const HTTP_ONLY = ['port', 'host', 'allowed-host', 'allow-remote-live', 'client-sessions', 'client-live-runs'] as const;
 const USAGE_HINT = 'run staticmcp serve --help for its options';
 
@@ -39,13 +38,7 @@ const options = {
       "be the live origin an edge worker forwards to: runs the project's scripts for requests signed with STATICMCP_ORIGIN_KEY (or _FILE), nothing static; listens on 0.0.0.0 and $PORT (default 8080) unless --host/--port say otherwise",
   },
   http: { type: 'boolean', describe: 'serve MCP over Streamable HTTP at /mcp (and the tree at /) instead of stdio' },
-  port: {
-    type: 'number',
-    describe: `with --http: the port (default: ${DEFAULT_PORT}; 0 picks a free one)`,
-    check: (value: number, text: string) =>
-      Number.isInteger(value) && value >= 0 && value <= 65535 ? undefined : `--port ${text} is not a port number`,
-    hint: 'pass a number from 0 to 65535 (0 picks a free port)',
-  },
+  port: PORT_OPTION,
   host: {
     type: 'string',
     describe: `with --http: the address to listen on (default: ${DEFAULT_HOST})`,

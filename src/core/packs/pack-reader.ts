@@ -148,6 +148,14 @@ export class PackIndexCache {
   }
 }
 
+/** The refusal of an index whose keys are of another kind than the table row promised. */
+function otherKeyKind(row: PackTableRow, index: ParsedIndex, keyKind: KeyKind): PackProblem {
+  return {
+    status: 'refused',
+    reason: `${row.index} holds keys of kind ${index.keyKind}, not ${keyKind}; build the tree again`,
+  };
+}
+
 export class PackReader {
   private readonly cache: PackIndexCache;
 
@@ -181,12 +189,7 @@ export class PackReader {
       return { status: 'missing', reason: `${name} is not in this tree (no pack index covers it)` };
     const index = await this.loadIndex(row.index);
     if ('status' in index) return index;
-    if (index.keyKind !== keyKind) {
-      return {
-        status: 'refused',
-        reason: `${row.index} holds keys of kind ${index.keyKind}, not ${keyKind}; build the tree again`,
-      };
-    }
+    if (index.keyKind !== keyKind) return otherKeyKind(row, index, keyKind);
     const { first, end } = findEntries(index, key);
     let problem: PackProblem | undefined;
     // Several entries share a key only on a hash collision: the record's own names decide.
@@ -221,11 +224,7 @@ export class PackReader {
       return { status: 'missing', reason: `${name} is not in this tree (no pack index covers it)` };
     const index = await this.loadIndex(row.index);
     if ('status' in index) return index;
-    if (index.keyKind !== keyKind)
-      return {
-        status: 'refused',
-        reason: `${row.index} holds keys of kind ${index.keyKind}, not ${keyKind}; build the tree again`,
-      };
+    if (index.keyKind !== keyKind) return otherKeyKind(row, index, keyKind);
     const { first, end } = findEntries(index, key);
     if (first === end) return { status: 'missing', reason: `${name} is not in this tree (not in ${row.index})` };
     return { status: 'ok', ...readEntry(index, first) };
@@ -255,11 +254,7 @@ export class PackReader {
       indexes += 1;
       const index = await this.loadIndex(row.index);
       if ('status' in index) return index;
-      if (index.keyKind !== keyKind)
-        return {
-          status: 'refused',
-          reason: `${row.index} holds keys of kind ${index.keyKind}, not ${keyKind}; build the tree again`,
-        };
+      if (index.keyKind !== keyKind) return otherKeyKind(row, index, keyKind);
       for (let entry = findEntries(index, prefix).first; entry < index.entryCount; entry += 1) {
         const key = entryKey(index, entry);
         if (key.length < prefix.length || compareKeys(key.subarray(0, prefix.length), prefix) !== 0) break;
