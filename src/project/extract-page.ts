@@ -1,12 +1,15 @@
 // One HTML page of a built website → the document it becomes: its title, its main content as
 // Markdown-style text (headings kept as `#` lines, list items, code blocks, table rows) and the
-// canonical link it declares. The only module that uses hast-util-from-html (rehype-parse's own
-// parser, without a unified processor), hast-util-select and hast-util-to-text. Bad pages never
+// canonical link it declares. The only module that uses parse5 and hast-util-from-parse5 (what
+// rehype-parse runs, without a unified processor or the source positions nothing here reads, which
+// cost half of the parse), hast-util-select (only for a site's own selector: the fixed landmarks
+// are found in one walk) and hast-util-to-text. Bad pages never
 // throw: a wrong encoding, a huge page or absurd nesting each become a warning beside a
 // best-effort document.
 import type { Element, Nodes, Root } from 'hast';
-import { fromHtml } from 'hast-util-from-html';
-import { select, selectAll } from 'hast-util-select';
+import { fromParse5 } from 'hast-util-from-parse5';
+import { parse } from 'parse5';
+import { selectAll } from 'hast-util-select';
 import { toText } from 'hast-util-to-text';
 
 export interface ExtractOptions {
@@ -115,18 +118,60 @@ export function capNesting(html: string, maxDepth: number): { html: string; capp
   return { html: pieces.join(''), capped };
 }
 
+/** What the page's fixed landmarks are, found in one walk of the tree (first of each, in document order). */
+interface Landmarks {
+  headTitle?: Element;
+  firstH1?: Element;
+  canonical?: Element;
+  pagefindBodies: Element[];
+  main?: Element;
+  article?: Element;
+  body?: Element;
+}
+
+function isCanonicalLink(element: Element): boolean {
+  const { rel, href } = element.properties;
+  return Array.isArray(rel) && rel.some((value) => String(value).toLowerCase() === 'canonical') && href !== undefined;
+}
+
+function findLandmarks(tree: Root): Landmarks {
+  const found: Landmarks = { pagefindBodies: [] };
+  const stack: { node: Nodes; inHead: boolean }[] = [{ node: tree, inHead: false }];
+  while (stack.length > 0) {
+    const { node, inHead } = stack.pop()!;
+    if (node.type !== 'element' && node.type !== 'root') continue;
+    let childrenInHead = inHead;
+    if (node.type === 'element') {
+      const name = node.tagName;
+      if (name === 'head') childrenInHead = true;
+      else if (name === 'title' && inHead) found.headTitle ??= node;
+      else if (name === 'h1') found.firstH1 ??= node;
+      else if (name === 'link' && found.canonical === undefined && isCanonicalLink(node)) found.canonical = node;
+      else if (name === 'main') found.main ??= node;
+      else if (name === 'article') found.article ??= node;
+      else if (name === 'body') found.body ??= node;
+      if (node.properties.dataPagefindBody !== undefined) found.pagefindBodies.push(node);
+    }
+    for (let index = node.children.length - 1; index >= 0; index--)
+      stack.push({ node: node.children[index] as Nodes, inHead: childrenInHead });
+  }
+  return found;
+}
+
 /** The elements whose text is the page's content, and whether they are the whole body. */
-function findMainContent(tree: Root, selector: string | undefined): { roots: Nodes[]; wholeBody: boolean } {
-  for (const chosen of [selector, '[data-pagefind-body]']) {
-    if (!chosen) continue;
-    const found = selectAll(chosen, tree);
+function findMainContent(
+  tree: Root,
+  landmarks: Landmarks,
+  selector: string | undefined,
+): { roots: Nodes[]; wholeBody: boolean } {
+  if (selector) {
+    const found = selectAll(selector, tree);
     if (found.length > 0) return { roots: found, wholeBody: false };
   }
-  for (const chosen of ['main', 'article']) {
-    const found = select(chosen, tree);
-    if (found) return { roots: [found], wholeBody: false };
-  }
-  return { roots: [select('body', tree) ?? tree], wholeBody: true };
+  if (landmarks.pagefindBodies.length > 0) return { roots: landmarks.pagefindBodies, wholeBody: false };
+  const single = landmarks.main ?? landmarks.article;
+  if (single) return { roots: [single], wholeBody: false };
+  return { roots: [landmarks.body ?? tree], wholeBody: true };
 }
 
 const BLOCKS = new Set(
@@ -202,12 +247,12 @@ export function extractPage(bytes: Uint8Array, options: ExtractOptions): Extract
     warnings.push(
       `nests elements deeper than ${MAX_NESTING_DEPTH} levels; the deeper tags were left out, their text kept`,
     );
-  const tree = fromHtml(nested.html);
-  const titleElement = select('head title', tree) ?? select('h1', tree);
+  const tree = fromParse5(parse(nested.html, { scriptingEnabled: false })) as Root;
+  const landmarks = findLandmarks(tree);
+  const titleElement = landmarks.headTitle ?? landmarks.firstH1;
   const title = titleElement ? toText(titleElement).replace(/\s+/g, ' ').trim() : '';
-  const canonical = select('link[rel~=canonical][href]', tree) as Element | undefined;
-  const href = canonical?.properties.href;
-  const { roots, wholeBody } = findMainContent(tree, options.selector);
+  const href = landmarks.canonical?.properties.href;
+  const { roots, wholeBody } = findMainContent(tree, landmarks, options.selector);
   return {
     ...(title !== '' ? { title } : {}),
     text: renderText(roots, wholeBody),
