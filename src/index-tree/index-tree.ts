@@ -21,6 +21,7 @@ import type { BuildProblem } from '../builder/build-report.js';
 import { listTreeFiles } from '../check/list-tree-files.js';
 import { type DocumentSettings, listTreeDocuments } from '../core/search/tree-documents.js';
 import { SEARCH_FOLDER } from '../core/search/search-index-format.js';
+import { type Stemming, stemmingOfLanguage } from '../core/search/stem.js';
 import { parsePackTable } from '../core/packs/pack-table.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { treeJsonFile } from '../core/tree/canonical-json.js';
@@ -52,6 +53,8 @@ export interface IndexTreeOptions {
   publicUrl?: string;
   /** The largest tree file read (default: merge's 100 MiB). */
   maxFileBytes?: number;
+  /** The documents' language, as staticmcp.json's search.language: "en" (default) stems, others do not. */
+  language?: string;
 }
 
 export interface IndexTreeReport {
@@ -66,6 +69,12 @@ export interface IndexTreeReport {
 }
 
 const OUR_TOOLS = ['search', 'fetch'];
+
+/** --language when given, else what the tree's own index used (a rebuilt index stems as the build did). */
+function stemmingOf(language: string | undefined, previousIndex: unknown): Stemming {
+  if (language !== undefined) return stemmingOfLanguage(language, undefined);
+  return isObject(previousIndex) && previousIndex.stemming === 'none' ? 'none' : 'porter';
+}
 /** A gh-pages worktree's git folder: never copied, kept in place. */
 const GIT_FOLDER = '.git';
 
@@ -209,6 +218,7 @@ export async function indexTree(options: IndexTreeOptions): Promise<IndexTreeRep
       options.tools.map((tool) => [tool.name, tool.title !== undefined ? { title: tool.title } : {}]),
     ),
     ...(options.publicUrl ? { publicUrl: options.publicUrl.replace(/\/+$/, '') } : {}),
+    stemming: stemmingOf(options.language, ours ? (rawExtension as JsonObject).search : undefined),
   };
   const readTreeFile = async (treePath: string): Promise<Uint8Array | undefined> => {
     if (!present.has(treePath)) return undefined;
@@ -236,9 +246,13 @@ export async function indexTree(options: IndexTreeOptions): Promise<IndexTreeRep
     // Streamed: one document at a time, so a 650,000-document tree fits in flat memory.
     const llms = ours ? new LlmsTxtWriter(manifest, settings.publicUrl) : undefined;
     const indexed = teeDocuments(documents, llms);
-    const index = await writeSearchIndexSpilling(indexed, { scratchFolder }, async (filePath, bytes) => {
-      await writer.write(filePath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-    });
+    const index = await writeSearchIndexSpilling(
+      indexed,
+      { scratchFolder, stemming: settings.stemming },
+      async (filePath, bytes) => {
+        await writer.write(filePath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      },
+    );
     if (llms) for (const [filePath, text] of llmsFiles(llms)) await writer.write(filePath, Buffer.from(text, 'utf8'));
     documentCount = index.documentCount;
     if (documentCount === 0)

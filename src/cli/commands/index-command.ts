@@ -42,6 +42,16 @@ export const command = defineCommand({
         /^https?:\/\/[^\s/]+/.test(value) ? undefined : `--public-url ${JSON.stringify(value)} is not an http(s) URL`,
       hint: 'pass the address the tree is published at, such as https://docs.example.org',
     },
+    language: {
+      type: 'string',
+      describe:
+        'the documents’ language: en (default) stems English words (Porter); any other is indexed without stemming',
+      check: (value: string) =>
+        /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/.test(value)
+          ? undefined
+          : `--language ${JSON.stringify(value)} is not a language tag`,
+      hint: 'pass a language tag such as en or de',
+    },
     json: { type: 'boolean', describe: 'print a machine-readable report on stdout' },
   },
   run: ({ positional, options }) =>
@@ -50,6 +60,7 @@ export const command = defineCommand({
       out: options.out,
       tools: options.tool.map(parseToolOption),
       publicUrl: options['public-url'],
+      language: options.language,
       json: options.json,
     }),
 });
@@ -59,6 +70,7 @@ interface IndexCommandOptions {
   out: string | undefined;
   tools: { name: string; title?: string }[];
   publicUrl: string | undefined;
+  language: string | undefined;
   json: boolean;
 }
 
@@ -83,6 +95,7 @@ async function runIndexCommand(options: IndexCommandOptions): Promise<number> {
       ...(options.out !== undefined ? { outDir: options.out } : {}),
       tools: options.tools,
       ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
+      ...(options.language !== undefined ? { language: options.language } : {}),
     });
     if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else printSummary(report);
