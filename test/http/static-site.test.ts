@@ -1,7 +1,7 @@
 // The tree's own files at `/` of `serve --http`, as a static host would serve them: index.html,
 // content types, the tree's `_headers` rules, ETag and 304, no directory listings, no host
 // control files, and nothing outside the tree (no `..`, no symlink that leads out).
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpServe, rawRequest } from '../helpers/http-serve.js';
@@ -10,6 +10,7 @@ import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
 let example: HttpServe;
 let handMade: HttpServe;
+let handMadeTree: string;
 const SECRET = 'secret-outside-the-tree';
 
 beforeAll(async () => {
@@ -30,6 +31,7 @@ beforeAll(async () => {
     'notes/a.txt': 'note a',
     'notes/sub/b.txt': 'note b',
   });
+  handMadeTree = tree;
   symlinkSync(path.join(outside, 'secret.json'), path.join(tree, 'leak.json'));
   symlinkSync(path.join(outside, 'folder'), path.join(tree, 'linked'));
   symlinkSync(path.join(tree, 'notes', 'a.txt'), path.join(tree, 'alias.txt'));
@@ -124,5 +126,15 @@ describe('a hand-made tree', () => {
     const alias = await rawRequest(handMade.port, { path: '/alias.txt' });
     expect(alias.status).toBe(200);
     expect(alias.text).toBe('note a');
+  });
+
+  it('follows a rebuild that replaced _headers, within a second', async () => {
+    const replacement = path.join(handMadeTree, '_headers.next');
+    writeFileSync(replacement, '/*\n  X-Everywhere: rebuilt\n');
+    renameSync(replacement, path.join(handMadeTree, '_headers'));
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const note = await rawRequest(handMade.port, { path: '/notes/a.txt' });
+    expect(note.headers['x-everywhere']).toBe('rebuilt');
+    expect(note.headers['x-note']).toBeUndefined();
   });
 });

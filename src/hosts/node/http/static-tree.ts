@@ -54,6 +54,9 @@ function titleCase(name: string): string {
   return name.replace(/(^|-)([a-z])/g, (_match, dash: string, letter: string) => dash + letter.toUpperCase());
 }
 
+/** How often a request may look whether `_headers` changed (a rebuild replaced it). */
+const HEADERS_CHECK_MS = 1000;
+
 export interface StaticTreeOptions {
   origins: OriginRule;
   logProblem: (text: string) => void;
@@ -61,10 +64,25 @@ export interface StaticTreeOptions {
 
 export async function openStaticTree(root: string, { origins, logProblem }: StaticTreeOptions): Promise<StaticTree> {
   const realRoot = await fs.realpath(root);
-  // Read once: the file belongs to the build, and a rebuild under `serve` also restarts it.
-  const rules: HeaderRule[] = parseHeadersFile(
-    await readRegularFile(path.join(realRoot, '_headers'), 'utf8').catch(() => ''),
-  );
+  // The file belongs to the build, and a rebuild swaps it under a running `serve` (tree-switch.ts):
+  // read again when its identity changed, looked at no more than once a second.
+  const headersFile = path.join(realRoot, '_headers');
+  let rules: HeaderRule[] = [];
+  let rulesIdentity: string | undefined;
+  let rulesCheckedAtMs = Number.NEGATIVE_INFINITY;
+  const currentRules = async (): Promise<HeaderRule[]> => {
+    const nowMs = Date.now();
+    if (nowMs - rulesCheckedAtMs < HEADERS_CHECK_MS) return rules;
+    rulesCheckedAtMs = nowMs;
+    const stats = await fs.stat(headersFile).catch(() => undefined);
+    const identity = stats ? `${stats.ino}:${stats.size}:${stats.mtimeMs}` : '';
+    if (identity !== rulesIdentity) {
+      rulesIdentity = identity;
+      rules = parseHeadersFile(stats ? await readRegularFile(headersFile, 'utf8').catch(() => '') : '');
+    }
+    return rules;
+  };
+  await currentRules();
 
   /** The real path of `file` when it may be served: inside the tree, not hidden once links are followed. */
   const realServablePath = async (file: string): Promise<string> => {
@@ -130,7 +148,7 @@ export async function openStaticTree(root: string, { origins, logProblem }: Stat
         return;
       }
       const { urlPath } = target;
-      const ruleHeaders = headersFor(rules, urlPath);
+      const ruleHeaders = headersFor(await currentRules(), urlPath);
       if (isPublicDiscoveryPath(target.segments)) {
         ruleHeaders['access-control-allow-origin'] ??= '*';
       } else {
