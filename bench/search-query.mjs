@@ -51,6 +51,7 @@ const { tokenize } = await dist('core/search/tokenize.js');
 const { callDocumentText, toolOfCallFile } = await dist('core/search/call-text.js');
 const { parsePackTable } = await dist('core/packs/pack-table.js');
 const { callKeyOf } = await dist('core/packs/pack-format.js');
+const { readStoredDocument } = await dist('core/search/stored-documents.js');
 
 const CORPUS = process.env.CORPUS ?? 'debian';
 const COUNT = Number(process.env.COUNT ?? (CORPUS === 'wiki' ? 650_000 : 1_000_000));
@@ -163,9 +164,9 @@ async function queriesOf(tree) {
       table.format,
     );
     const { id } = entries[number % table.blockSize];
-    const document = JSON.parse(
-      textOfBody((await packs.lookup(table.documents, KEY_KIND.call, callKeyOf(id), id)).body),
-    );
+    const stored = await readStoredDocument(packs, table.documents, table.format, id);
+    if (stored.status !== 'ok') throw new Error(`${id}: ${stored.reason ?? 'missing'}`);
+    const document = stored.document;
     const text = document.textFrom === 'call' ? await callTextOf(tree, manifest, packs, id) : document.text;
     const terms = [...new Set(tokenize(text))];
     if (terms.length < 2) continue;

@@ -13,19 +13,31 @@ export const BODY_LENGTH_BYTES = 4;
  */
 export const MAX_DOCUMENT_BODY_BYTES = 256 * 1024 * 1024;
 
-/** The JSON bytes of a compressed body, or why not. */
-export async function decompressDocumentBody(body: Uint8Array): Promise<Uint8Array | { problem: string }> {
+/** Compressed bytes handed to the inflater at a time. */
+const INPUT_SLICE_BYTES = 16 * 1024;
+
+/**
+ * The JSON bytes of a compressed body, or why not; with `upToBytes`, only its first `upToBytes`
+ * (an excerpt needs the start of a text, not a whole man page), the rest neither inflated nor checked.
+ */
+export async function decompressDocumentBody(
+  body: Uint8Array,
+  upToBytes = Number.POSITIVE_INFINITY,
+): Promise<Uint8Array | { problem: string }> {
   if (body.length < BODY_LENGTH_BYTES) return { problem: 'its body is shorter than its length field' };
   const length = new DataView(body.buffer, body.byteOffset, body.byteLength).getUint32(0);
   if (length > MAX_DOCUMENT_BODY_BYTES)
     return { problem: `its body claims ${length} bytes, more than a document's ${MAX_DOCUMENT_BODY_BYTES}` };
-  const out = new Uint8Array(length);
+  const wanted = Math.min(length, upToBytes);
+  const out = new Uint8Array(wanted);
   let filled = 0;
   try {
     const inflater = new DecompressionStream('deflate-raw');
     const writer = inflater.writable.getWriter();
-    // Their failures are the reader's too, and reported there.
-    writer.write(body.slice(BODY_LENGTH_BYTES)).catch(() => {});
+    // Their failures are the reader's too, and reported there. In slices, so a reader that stops
+    // early leaves the slices after it uninflated.
+    for (let offset = BODY_LENGTH_BYTES; offset < body.length; offset += INPUT_SLICE_BYTES)
+      writer.write(body.slice(offset, offset + INPUT_SLICE_BYTES)).catch(() => {});
     writer.close().catch(() => {});
     const reader = inflater.readable.getReader();
     for (;;) {
@@ -35,6 +47,11 @@ export async function decompressDocumentBody(body: Uint8Array): Promise<Uint8Arr
       if (filled + value.length > length) {
         await reader.cancel();
         return { problem: `its body inflates past the ${length} bytes it claims` };
+      }
+      if (filled + value.length >= wanted && wanted < length) {
+        out.set(value.subarray(0, wanted - filled), filled);
+        await reader.cancel();
+        return out;
       }
       out.set(value, filled);
       filled += value.length;

@@ -17,12 +17,12 @@
 // do, a term the index lacks finds nothing, a damaged part or one the host lacks is an isError
 // result saying so (and `onProblem` hears why). Host I/O failures do throw, as every
 // TreeSource read does, except a call's read for fetch: that one document's isError result.
-import { KEY_KIND, RECORD_HEADER_BYTES } from '../packs/pack-format.js';
+import { KEY_KIND } from '../packs/pack-format.js';
 import {
   DEFAULT_PACK_CACHE_LIMITS,
   type PackCacheLimits,
   type PackFileSource,
-  type PackIndexCache,
+  PackIndexCache,
   PackReader,
   type WholePackKeeping,
   textOfBody,
@@ -32,7 +32,7 @@ import type { ToolResult } from '../results/tool-result.js';
 import { decodeUtf8, utf8Bytes } from '../tree/utf8.js';
 import { inverseDocumentFrequency, rankBm25, type ScoredDocument } from './bm25.js';
 import { BoundedCache } from '../packs/bounded-cache.js';
-import { decodePostings, minimumPostingBytes, type PostingList } from './postings.js';
+import { decodePostings, type PostingList } from './postings.js';
 import {
   MAX_DOCUMENT_ID_LENGTH,
   MAX_QUERY_LENGTH,
@@ -61,7 +61,9 @@ import {
   tokenMatcherOf,
   wordLookupsOf,
 } from './query-terms.js';
-import { readStoredDocument, textOfCall } from './stored-documents.js';
+import { commonFrequencyOf } from './common-term-frequency.js';
+import { readExcerptText, readStoredDocument, textOfCall } from './stored-documents.js';
+import { SharedReads } from '../packs/shared-reads.js';
 
 export interface SearchReaderOptions {
   /** The pack reader's index cache: its limits, or one shared with the tree's packed calls. */
@@ -114,11 +116,19 @@ function isPostingList(value: TermPostings): value is PostingList {
   return value !== null && !('common' in value);
 }
 
+/** One search's reads: a file two of its lookups need is read once (shared-reads.ts). */
+interface QueryReads {
+  packs: PackReader;
+  files: SharedReads;
+}
+
 /** The table inline (parsed from mcp.json), or its counts and the table file to read on first use. */
 export type SearchTableSource = SearchIndexTable | { counts: SearchIndexCounts; tableFile: string };
 
 export class SearchReader {
   private readonly packs: PackReader;
+  private readonly indexCache: PackIndexCache;
+  private lastReads: SharedReads | undefined;
   private readonly postings: BoundedCache<TermPostings>;
   private readonly blocks: BoundedCache<TitleEntry[]>;
   private readonly counts: SearchIndexCounts;
@@ -137,7 +147,9 @@ export class SearchReader {
       this.counts = source;
       this.table = source;
     }
-    this.packs = new PackReader(files, options.indexCache ?? DEFAULT_PACK_CACHE_LIMITS);
+    const cache = options.indexCache ?? DEFAULT_PACK_CACHE_LIMITS;
+    this.indexCache = cache instanceof PackIndexCache ? cache : new PackIndexCache(cache);
+    this.packs = new PackReader(files, this.indexCache);
     const cacheBytes = options.maxCachedBytes ?? DEFAULT_SEARCH_CACHE_BYTES;
     // Postings take most of the budget; title blocks are small and few per query.
     this.postings = new BoundedCache(Math.floor(cacheBytes * 0.75));
@@ -162,6 +174,11 @@ export class SearchReader {
     };
   }
 
+  /** Reads the last search asked of the host, and their bytes (for benches and tests). */
+  lastSearchReads(): { reads: number; bytes: number } {
+    return this.lastReads?.counts() ?? { reads: 0, bytes: 0 };
+  }
+
   /** The `search` tool's result for its arguments. */
   async search(argumentsValue: unknown): Promise<ToolResult> {
     const query = (argumentsValue as { query?: unknown } | null | undefined)?.query;
@@ -183,16 +200,19 @@ export class SearchReader {
     if (parsed.words.length + parsed.prefixes.length === 0 || this.counts.documentCount === 0)
       return { status: 'ok', hits: [], total: 0 };
     const stemming = this.counts.stemming;
+    const files = new SharedReads(this.files);
+    const reads: QueryReads = { packs: new PackReader(files, this.indexCache), files };
+    this.lastReads = files;
     try {
       const table = await this.tableOf();
       const weightOf = new Map<string, number>();
       for (const { key, weight } of wordLookupsOf(parsed.words, stemming))
         weightOf.set(key, Math.max(weight, weightOf.get(key) ?? 0));
       for (const prefix of parsed.prefixes)
-        for (const key of await this.prefixKeysOf(table, prefix)) weightOf.set(key, 1);
+        for (const key of await this.prefixKeysOf(reads, table, prefix)) weightOf.set(key, 1);
       const keys = [...weightOf.keys()];
       if (keys.length === 0) return { status: 'ok', hits: [], total: 0 };
-      const lists = await Promise.all(keys.map((key) => this.postingsOf(table, key, keys.length > 1)));
+      const lists = await Promise.all(keys.map((key) => this.postingsOf(reads, table, key, keys.length > 1)));
       let found = keys.flatMap((term, position) => {
         const list = lists[position]!;
         return isPostingList(list) ? [{ term, list }] : [];
@@ -213,7 +233,7 @@ export class SearchReader {
             skippedFrequency = Math.max(skippedFrequency, list.documentFrequency);
       } else {
         const common = keys.filter((_, position) => lists[position] !== null && !isPostingList(lists[position]!));
-        const read = await Promise.all(common.map((term) => this.postingsOf(table, term, false)));
+        const read = await Promise.all(common.map((term) => this.postingsOf(reads, table, term, false)));
         read.forEach((list, position) => {
           if (isPostingList(list)) found.push({ term: common[position]!, list });
         });
@@ -234,7 +254,7 @@ export class SearchReader {
       if (typeof total !== 'number')
         throw new DamagedIndex(`the postings of "${counted[total.list]!.term}": ${total.problem}`);
       const matcher = tokenMatcherOf(parsed, stemming);
-      const hits = await this.hitsOf(table, best, matcher, parsed.words.length + parsed.prefixes.length);
+      const hits = await this.hitsOf(reads, table, best, matcher, parsed.words.length + parsed.prefixes.length);
       return { status: 'ok', hits, total: Math.max(total, skippedFrequency) };
     } catch (error) {
       if (error instanceof DamagedIndex) return this.damaged(error.reason);
@@ -247,8 +267,8 @@ export class SearchReader {
    * indexes and MAX_PREFIX_KEYS entries), the MAX_PREFIX_TERMS with the longest postings, so a
    * one-letter prefix costs a bounded number of reads and postings. Stem keys never start a word.
    */
-  private async prefixKeysOf(table: SearchIndexTable, prefix: string): Promise<string[]> {
-    const walked = await this.packs.keysWithPrefix(table.terms, KEY_KIND.term, utf8Bytes(prefix), {
+  private async prefixKeysOf(reads: QueryReads, table: SearchIndexTable, prefix: string): Promise<string[]> {
+    const walked = await reads.packs.keysWithPrefix(table.terms, KEY_KIND.term, utf8Bytes(prefix), {
       maxIndexes: MAX_PREFIX_INDEXES,
       maxKeys: MAX_PREFIX_KEYS,
     });
@@ -317,19 +337,24 @@ export class SearchReader {
    * A term's postings, null when the index does not hold it, a CommonTerm when `maySkip` and it
    * sits in at least half the documents; throws DamagedIndex when refused.
    */
-  private async postingsOf(table: SearchIndexTable, term: string, maySkip: boolean): Promise<TermPostings> {
+  private async postingsOf(
+    reads: QueryReads,
+    table: SearchIndexTable,
+    term: string,
+    maySkip: boolean,
+  ): Promise<TermPostings> {
     const cached = this.postings.get(term);
     if (cached !== undefined && (maySkip || cached === null || isPostingList(cached))) return cached;
     const key = utf8Bytes(term);
     if (maySkip && cached === undefined) {
-      const documentFrequency = await this.commonFrequencyOf(table, term, key);
+      const documentFrequency = await commonFrequencyOf(reads, table.terms, this.counts, term, key);
       if (documentFrequency !== undefined) {
         const common: CommonTerm = { common: true, documentFrequency };
         this.postings.set(term, common, 64 + term.length * 2);
         return common;
       }
     }
-    const found = await this.packs.lookup(table.terms, KEY_KIND.term, key, term, TERM_PACK_KEEPING);
+    const found = await reads.packs.lookup(table.terms, KEY_KIND.term, key, term, TERM_PACK_KEEPING);
     if (found.status !== 'ok') {
       // The term is not in the corpus; any other `missing` is a part the host lacks (a deploy cut
       // short), which would silently drop results, so it is reported. The pack reader says which
@@ -344,51 +369,12 @@ export class SearchReader {
   }
 
   /**
-   * The document count of a term at FTS5's idf floor, else undefined (also when anything looks
-   * off: the full read then says what). Read from the first bytes of its record, and only when
-   * the record is long enough to hold that many postings (minimumPostingBytes each).
-   */
-  private async commonFrequencyOf(table: SearchIndexTable, term: string, key: Uint8Array): Promise<number | undefined> {
-    const documentCount = this.counts.documentCount;
-    const entry = await this.packs.locate(table.terms, KEY_KIND.term, key, term);
-    if (entry.status !== 'ok') return undefined;
-    const bodyStart = RECORD_HEADER_BYTES + 2 + key.length;
-    const mostPostings = Math.floor((entry.recordLength - bodyStart - 1) / minimumPostingBytes(this.counts.format));
-    if (inverseDocumentFrequency(documentCount, mostPostings) > 1e-6) return undefined;
-    const length = Math.min(entry.recordLength, bodyStart + 5);
-    const read = await this.files.readBytes(entry.pack.path, {
-      offset: entry.recordOffset,
-      length,
-      fileLength: entry.pack.length,
-      keepsWhole: false,
-    });
-    if (read.status !== 'ok') return undefined;
-    const bytes = read.whole ? read.bytes.subarray(entry.recordOffset, entry.recordOffset + length) : read.bytes;
-    if (
-      bytes.length !== length ||
-      ((bytes[RECORD_HEADER_BYTES]! << 8) | bytes[RECORD_HEADER_BYTES + 1]!) !== key.length
-    )
-      return undefined;
-    let documentFrequency = 0;
-    let scale = 1;
-    for (let offset = bodyStart; offset < length; offset += 1) {
-      const byte = bytes[offset]!;
-      documentFrequency += (byte & 0x7f) * scale;
-      if (byte < 0x80)
-        return documentFrequency <= documentCount && inverseDocumentFrequency(documentCount, documentFrequency) <= 1e-6
-          ? documentFrequency
-          : undefined;
-      scale *= 128;
-    }
-    return undefined;
-  }
-
-  /**
    * The hits of the ranked documents: their title entries, and each one's excerpt from its stored
    * text (none for a document that stores no text; a record that cannot be read costs only its
    * own excerpt, and `onProblem` hears why).
    */
   private async hitsOf(
+    reads: QueryReads,
     table: SearchIndexTable,
     best: readonly ScoredDocument[],
     matchOf: (token: string) => number,
@@ -399,7 +385,7 @@ export class SearchReader {
     const blocks = new Map<number, TitleEntry[]>();
     await Promise.all(
       blockNumbers.map(async (block) => {
-        blocks.set(block, await this.titleBlock(table, block));
+        blocks.set(block, await this.titleBlock(reads, table, block));
       }),
     );
     // Every block was read or threw: get() finds each.
@@ -409,10 +395,10 @@ export class SearchReader {
     return Promise.all(
       entries.map(async (entry): Promise<SearchHit> => {
         const hit: SearchHit = { id: entry.id, title: entry.title, url: entry.url };
-        const stored = await readStoredDocument(this.packs, table.documents, this.counts.format, entry.id);
+        const stored = await readExcerptText(reads.packs, table.documents, this.counts.format, entry.id);
         if (stored.status === 'damaged') this.options.onProblem?.(stored.reason);
-        if (stored.status !== 'ok' || !('text' in stored.document)) return hit;
-        const excerpt = excerptOf(stored.document.text, matchOf, termCount);
+        if (stored.status !== 'ok') return hit;
+        const excerpt = excerptOf(stored.text, matchOf, termCount);
         if (excerpt !== undefined) {
           hit.excerpt = excerpt.text;
           hit.matches = excerpt.matches;
@@ -422,11 +408,11 @@ export class SearchReader {
     );
   }
 
-  private async titleBlock(table: SearchIndexTable, block: number): Promise<TitleEntry[]> {
+  private async titleBlock(reads: QueryReads, table: SearchIndexTable, block: number): Promise<TitleEntry[]> {
     const key = titleBlockKeyOf(block);
     const cached = this.blocks.get(key);
     if (cached !== undefined) return cached;
-    const found = await this.packs.lookup(table.titles, KEY_KIND.term, utf8Bytes(key), key);
+    const found = await reads.packs.lookup(table.titles, KEY_KIND.term, utf8Bytes(key), key);
     // The postings named this document, so its block must exist: a missing one is damage too.
     if (found.status !== 'ok') throw new DamagedIndex(found.reason);
     const count = Math.min(this.counts.blockSize, this.counts.documentCount - block * this.counts.blockSize);

@@ -1,0 +1,95 @@
+// What a cold search reads (issue #40): per query, with the reader's caches empty (a new isolate),
+// the files it asks the host for, how many distinct ones, and the bytes they bring, read as the
+// Workers asset binding answers (Range dropped: every read brings the whole file), from a tree the
+// search benches build (search-query-tree.mjs); and the CPU of the search in this Node process
+// (caches cold, code warm: what the index costs, without workerd's module evaluation).
+// Run: npm run build && CORPUS=wiki COUNT=6000 node bench/search-cold-reads.mjs   (QUERIES=50;
+//   TREE=<built tree> measures that one)
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { median, repoRoot } from './lib/common.mjs';
+import { seededRandom } from './lib/search-query-corpus.mjs';
+import { corpusDocuments, searchTree } from './lib/search-query-tree.mjs';
+
+const dist = (file) => import(path.join(repoRoot, 'dist', file));
+const { FolderPackFiles } = await dist('hosts/node/folder-pack-files.js');
+const { SearchReader } = await dist('core/search/search-reader.js');
+const { parseSearchIndexManifest } = await dist('core/search/search-index-format.js');
+const { tokenize } = await dist('core/search/tokenize.js');
+
+const CORPUS = process.env.CORPUS ?? 'wiki';
+const COUNT = Number(process.env.COUNT ?? 6000);
+const QUERIES = Number(process.env.QUERIES ?? 50);
+
+/** The tree's files as the asset binding sends them: whole, whatever range was asked; each read logged. */
+function wholeFiles(tree, log) {
+  const folder = new FolderPackFiles(tree);
+  return {
+    async readBytes(relativePath) {
+      const read = await folder.readBytes(relativePath);
+      log.push({ path: relativePath, bytes: read.status === 'ok' ? read.bytes.length : 0 });
+      return read;
+    },
+  };
+}
+
+const tree = process.env.TREE ?? (await searchTree(CORPUS, COUNT)).tree;
+const manifest = JSON.parse(readFileSync(path.join(tree, 'mcp.json'), 'utf8'));
+const parsed = parseSearchIndexManifest(manifest.staticmcp.search);
+if ('problem' in parsed) throw new Error(parsed.problem);
+const source = 'table' in parsed ? parsed.table : parsed;
+
+const random = seededRandom(40);
+const documents = corpusDocuments(CORPUS, COUNT);
+const queries = [];
+while (queries.length < QUERIES) {
+  const terms = [...new Set(tokenize(documents[Math.floor(random() * documents.length)].text))];
+  if (terms.length < 2) continue;
+  const first = terms[Math.floor(random() * terms.length)];
+  const second = terms[Math.floor(random() * terms.length)];
+  if (first !== second) queries.push(`${first} ${second}`);
+}
+
+const rows = [];
+/** Reads and bytes per query, by part of the index and kind of file (the mean over queries). */
+const parts = {};
+for (const query of queries) {
+  const log = [];
+  const reader = new SearchReader(wholeFiles(tree, log), source);
+  // The table file, when the rows live in one, is read once per tree load, not per query.
+  if (!('table' in parsed)) await reader.search({ query: 'warmupword' });
+  log.length = 0;
+  const before = process.cpuUsage();
+  const result = await reader.search({ query });
+  const used = process.cpuUsage(before);
+  if (result.isError) throw new Error(`${query}: ${result.content[0].text}`);
+  const distinct = new Set(log.map((read) => read.path));
+  for (const read of log) {
+    const part = `${/search\.index\/(\w+)\//.exec(read.path)?.[1] ?? 'table'} ${read.path.endsWith('.idx') ? 'indexes' : 'packs'}`;
+    parts[part] ??= { reads: 0, bytes: 0 };
+    const sum = parts[part];
+    sum.reads += 1 / QUERIES;
+    sum.bytes += read.bytes / QUERIES;
+  }
+  rows.push({
+    reads: log.length,
+    distinct: distinct.size,
+    bytes: log.reduce((sum, read) => sum + read.bytes, 0),
+    cpuMs: (used.user + used.system) / 1000,
+    excerpts: result.structuredContent.results.filter((hit) => hit.excerpt !== undefined).length,
+  });
+}
+const f = (value, digits = 1) => value.toFixed(digits);
+const p50 = (key) => median(rows.map((row) => row[key]));
+const max = (key) => Math.max(...rows.map((row) => row[key]));
+console.log(`${process.env.TREE ?? `${CORPUS}, ${COUNT} documents`}: ${QUERIES} cold two-word searches (empty caches)`);
+console.log(
+  `reads per query p50 ${p50('reads')} max ${max('reads')}; distinct files p50 ${p50('distinct')} max ${max('distinct')}; ` +
+    `bytes read p50 ${f(p50('bytes') / 1024)} KiB max ${f(max('bytes') / 1024)} KiB; excerpts p50 ${p50('excerpts')}`,
+);
+console.log(`search CPU (Node, caches cold, code warm) p50 ${f(p50('cpuMs'), 2)} ms max ${f(max('cpuMs'), 2)} ms`);
+console.log(
+  `mean per query by part: ${Object.entries(parts)
+    .map(([part, sum]) => `${part} ${f(sum.reads)} reads ${f(sum.bytes / 1024)} KiB`)
+    .join('; ')}`,
+);

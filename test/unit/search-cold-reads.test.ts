@@ -1,0 +1,126 @@
+// What a cold search reads (issue #40), from a host that sends whole files whatever range is asked
+// (the Workers asset binding): each file a query needs is read once, however many of its terms,
+// title blocks and excerpts lie in it; an excerpt inflates only the start of a long document, so a
+// damaged tail past that start costs fetch its answer, not search its excerpt.
+import { describe, expect, it } from 'vitest';
+import { callKeyOf, KEY_KIND, parseRecord } from '../../src/core/packs/pack-format.js';
+import { encodeRecord } from '../../src/core/packs/pack-encoding.js';
+import { type BytesOutcome, type PackFileSource, PackReader } from '../../src/core/packs/pack-reader.js';
+import { parseSearchIndexManifest, type SearchIndexTable } from '../../src/core/search/search-index-format.js';
+import { SearchReader } from '../../src/core/search/search-reader.js';
+import type { SearchDocument, SearchIndexOptions } from '../../src/tree-writer/search-index-output.js';
+import { writeSearchIndex } from '../helpers/in-memory-search-index.js';
+import { random } from '../helpers/random.js';
+
+/** Files as the asset binding sends them: whole, each read logged. */
+class WholeFiles implements PackFileSource {
+  readonly asked: string[] = [];
+  constructor(readonly files: Map<string, Uint8Array>) {}
+  async readBytes(relativePath: string): Promise<BytesOutcome> {
+    this.asked.push(relativePath);
+    const bytes = this.files.get(relativePath);
+    return bytes ? { status: 'ok', bytes, whole: true } : { status: 'missing' };
+  }
+}
+
+function readerOver(documents: SearchDocument[], options: SearchIndexOptions = {}) {
+  const written = writeSearchIndex(documents, options);
+  const files = new WholeFiles(new Map(written.files.map((file) => [file.path, file.bytes])));
+  const parsed = parseSearchIndexManifest(JSON.parse(JSON.stringify(written.extension)));
+  if (!('table' in parsed)) throw new Error('the rows should be inline');
+  const problems: string[] = [];
+  // No whole pack kept: every lookup goes to the host, as in a new isolate.
+  const reader = new SearchReader(files, parsed.table, {
+    onProblem: (reason) => problems.push(reason),
+    indexCache: { maxIndexes: 0, maxIndexBytes: 0, maxWholePackBytes: 0 },
+  });
+  return { files, table: parsed.table as SearchIndexTable, reader, problems };
+}
+
+const wordsOf = (next: () => number, count: number) =>
+  Array.from({ length: count }, () => `w${Math.floor(next() ** 2 * 3000)}`).join(' ');
+
+describe('a cold search', () => {
+  it('reads each file it needs once, however many of its lookups lie in it', async () => {
+    const next = random(40);
+    const documents = Array.from({ length: 200 }, (_, position) => ({
+      id: `resources/d${String(position).padStart(3, '0')}.json`,
+      title: `d${position}`,
+      text: `shared ${wordsOf(next, 60)}`,
+      url: '',
+    }));
+    const { files, reader } = readerOver(documents);
+    for (const query of ['shared w1', 'w2 w3 w5', 'w1*']) {
+      files.asked.length = 0;
+      const result = await reader.search({ query });
+      expect(result.isError).toBeUndefined();
+      const hits = (result.structuredContent as { results: { excerpt?: string }[] }).results;
+      expect(hits.length).toBe(10);
+      expect(hits.every((hit) => hit.excerpt !== undefined)).toBe(true);
+      // Ten excerpts and several terms from a handful of packs: one read per file.
+      expect(files.asked.length, query).toBe(new Set(files.asked).size);
+      expect(reader.lastSearchReads().reads).toBe(files.asked.length);
+    }
+  });
+});
+
+describe('an excerpt of a long document', () => {
+  it('comes from its start, and a damaged tail refuses fetch but not the excerpt', async () => {
+    const next = random(41);
+    const long = `needle ${wordsOf(next, 60_000)}`;
+    const { files, table, reader, problems } = readerOver([
+      { id: 'resources/long.json', title: 'long', text: long, url: '' },
+      { id: 'resources/short.json', title: 'short', text: 'a short needle page', url: '' },
+    ]);
+    const id = 'resources/long.json';
+    const entry = await new PackReader(files).locate(table.documents, KEY_KIND.call, callKeyOf(id), id);
+    if (entry.status !== 'ok') throw new Error(entry.reason);
+    const pack = files.files.get(entry.pack.path)!.slice();
+    const record = parseRecord(pack.subarray(entry.recordOffset, entry.recordOffset + entry.recordLength), 'it');
+    if ('status' in record) throw new Error(record.reason);
+    // The second half of its deflate stream replaced by bytes that do not inflate.
+    const body = record.body.slice();
+    body.fill(0xff, Math.floor(body.length / 2));
+    pack.set(encodeRecord({ names: record.names, body }), entry.recordOffset);
+    files.files.set(entry.pack.path, pack);
+
+    const started = performance.now();
+    const result = await reader.search({ query: 'needle' });
+    expect(performance.now() - started).toBeLessThan(2000);
+    const hits = (result.structuredContent as { results: { id: string; excerpt?: string }[] }).results;
+    const hit = hits.find((found) => found.id === id);
+    expect(hit?.excerpt).toMatch(/^needle w\d+/);
+    expect(problems).toEqual([]);
+    const fetched = await reader.fetch({ id });
+    expect(fetched.isError).toBe(true);
+    expect(JSON.stringify(fetched.content)).toMatch(/does not decompress/);
+  });
+
+  it('is left out when the start of its record is damaged, and only for that document', async () => {
+    const { files, table, reader, problems } = readerOver([
+      { id: 'resources/a.json', title: 'a', text: `needle ${wordsOf(random(42), 30_000)}`, url: '' },
+      { id: 'resources/b.json', title: 'b', text: 'another needle page', url: '' },
+    ]);
+    const id = 'resources/a.json';
+    const entry = await new PackReader(files).locate(table.documents, KEY_KIND.call, callKeyOf(id), id);
+    if (entry.status !== 'ok') throw new Error(entry.reason);
+    const pack = files.files.get(entry.pack.path)!.slice();
+    const record = parseRecord(pack.subarray(entry.recordOffset, entry.recordOffset + entry.recordLength), 'it');
+    if ('status' in record) throw new Error(record.reason);
+    const body = record.body.slice();
+    body.fill(0xff, 4, 64);
+    pack.set(encodeRecord({ names: record.names, body }), entry.recordOffset);
+    files.files.set(entry.pack.path, pack);
+
+    const hits = (
+      (await reader.search({ query: 'needle' })).structuredContent as {
+        results: { id: string; excerpt?: string }[];
+      }
+    ).results;
+    expect(hits.map((hit) => [hit.id, hit.excerpt !== undefined]).sort()).toEqual([
+      ['resources/a.json', false],
+      ['resources/b.json', true],
+    ]);
+    expect(problems.some((problem) => problem.includes(id))).toBe(true);
+  });
+});
