@@ -34,6 +34,7 @@ import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import { SKILLS_LIST_FILE, type SkillEntry } from '../core/tree/skills.js';
 import { writeTreeSearchIndex } from '../builder/search-index-step.js';
 import { APP_MIME_TYPE } from '../core/tree/mcp-apps.js';
+import { APP_HOST_FILE } from '../tree-writer/app-pages.js';
 import { checkOutputFolder } from '../tree-writer/check-output-folder.js';
 import { HEADERS_FILE, withPacksHeaderRule } from '../tree-writer/deploy-files.js';
 import { pageFactsOf, renderIndexHtml } from '../tree-writer/landing-page.js';
@@ -176,7 +177,10 @@ async function writeManifest(
   const liveOnlyTools = Object.keys(extension.tools).filter((name) => extension.tools[name]?.precomputed === 0);
   const publicUrl = parts[0]?.record.publicUrl;
   // Shard 1's part carries the app pages and the bridge (deploy files); the page may frame them.
-  const hasApps = manifest.capabilities.resources.some((resource) => resource.mimeType === APP_MIME_TYPE);
+  // An app's resource may be listed past mcp.json's inline entries: the bridge file tells too.
+  const hasApps =
+    tree.writer.has(APP_HOST_FILE) ||
+    manifest.capabilities.resources.some((resource) => resource.mimeType === APP_MIME_TYPE);
   // A built site's own index.html is copied as it is; the landing page then lives at LANDING_PAGE_FILE (site-step.ts).
   const sitesIndex = recomputed.get(LANDING_PAGE_FILE) !== undefined ? recomputed.get(INDEX_FILE) : undefined;
   if (sitesIndex !== undefined) await tree.write(INDEX_FILE, sitesIndex);
