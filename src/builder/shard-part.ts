@@ -17,6 +17,7 @@ import { EXTENSION_KEY, type Manifest, MANIFEST_FILE } from '../core/tree/manife
 import { SHARD_FORMAT, SHARD_RECORD_FILE, type ShardRecord } from '../tree-writer/shard-record.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
 import { HEADERS_FILE } from '../tree-writer/deploy-files.js';
+import { LANDING_PAGE_FILE } from '../tree-writer/tree-ownership.js';
 import type { BuildProblem, ToolReport } from './build-report.js';
 import type { ToolPlan } from './plan-tools.js';
 import { type ShardSpec, shardOfDocumentFile } from './shard-of-call.js';
@@ -132,10 +133,16 @@ export class ShardOutput extends TreeOutput {
       hash.add(`plan:${plan.name}`, plan.runSeed);
       hash.add(`calls:${plan.name}`, digestArgumentSets(plan));
     }
-    // index.html names the tools no shard precomputed, so it depends on the shard: the merge renders it.
+    // The landing page names the tools no shard precomputed, so it depends on the shard: the merge
+    // renders it (at index.html, or at LANDING_PAGE_FILE beside a built site's own index.html).
     for (const filePath of sortTreePaths(this.shared.keys())) {
       const digest = this.shared.get(filePath);
-      if (digest !== undefined && filePath !== MANIFEST_FILE && filePath !== INDEX_FILE)
+      if (
+        digest !== undefined &&
+        filePath !== MANIFEST_FILE &&
+        filePath !== INDEX_FILE &&
+        filePath !== LANDING_PAGE_FILE
+      )
         hash.addDigest(filePath, digest);
     }
     hash.add('publicUrl', input.publicUrl ?? '');

@@ -1,15 +1,19 @@
-// Content builds shard like call builds (issue #39), in-process: a project of Markdown resources
-// and a built website's pages, with search on, past the inline list and the file budget (so the
-// list has parts and the resources are packed), built whole and as 2 shards. Each part holds only
-// its own documents' files; the merge gives the one-machine tree byte for byte (packs, list parts,
-// llms.txt and llms-full.txt, the search index), and refuses a document found in two parts and a
-// missing part.
+// Content builds shard like call builds (issue #39), in-process: a project of Markdown and text
+// resources and a built website's pages, with search on, past the inline list and the file budget
+// (so the list has parts and the resources are packed), built whole and as 2 shards. Each part
+// holds only its own documents' files; the merge gives the one-machine tree byte for byte (packs,
+// list parts, llms.txt and llms-full.txt, the search index), which check passes; it refuses a
+// document found in two parts and a missing part.
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProject } from '../../src/builder/build-project.js';
+import { checkTree } from '../../src/check/check-tree.js';
 import { listTreeFiles } from '../../src/check/list-tree-files.js';
+import { ManifestPackedSource } from '../../src/core/packs/manifest-packed-source.js';
+import { FolderPackFiles } from '../../src/hosts/node/folder-pack-files.js';
+import { FolderSource } from '../../src/hosts/node/folder-source.js';
 import { mergeParts } from '../../src/merge/merge-parts.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
@@ -114,6 +118,13 @@ describe('a content project built whole and as 2 shards', () => {
     expect(files.some((file) => file.startsWith('packs/search.index/'))).toBe(true);
     expect(files).toEqual(expect.arrayContaining(['llms.txt', 'llms-full.txt', 'staticmcp.html', 'about.html']));
     expect(report.warnings.map((warning) => warning.message).join('\n')).toMatch(/leaves out \d+ documents/);
+    const packFiles = new FolderPackFiles(merged);
+    const checked = await checkTree({
+      source: new ManifestPackedSource(new FolderSource(merged, 'tree'), packFiles),
+      files: (await listTreeFiles(merged)).files,
+      packFiles,
+    });
+    expect(checked.problems).toEqual([]);
   });
 
   it('refuses a document found in two parts, and a missing part', async () => {
