@@ -378,6 +378,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
         copies: sink.claimedCopies(),
         maxCallFiles,
         search: tree.search ?? null,
+        maxLlmsFullBytes: config.limits.maxLlmsFullBytes,
         report: { ok, tools: toolReports, failures, warnings },
       });
     } else {

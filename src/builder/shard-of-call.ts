@@ -71,6 +71,15 @@ export function shardOfCallKey(callKey: string, count: number): number {
 }
 
 /**
+ * The 1-based shard of `count` whose part holds the document file at `filePath` (a resource, site
+ * page, template instance or skill file, by its encoded tree path): split as calls are, so adding a
+ * document moves no other one.
+ */
+export function shardOfDocumentFile(filePath: string, count: number): number {
+  return shardOfCallKey(filePath, count);
+}
+
+/**
  * The call filter (call-stream.ts) that keeps this shard's calls. The plans themselves (and so the
  * manifest, completions and every shared file) stay whole: only what is run is narrowed.
  */

@@ -1,22 +1,31 @@
-// What a shard build (`build --shard I/N`) writes instead of a whole tree: its own call files, and,
-// in shard 1 only, the files every shard computes alike (mcp.json, index.html, resources, prompts,
-// completions, the deploy files, public/ copies), plus the record `staticmcp merge` reads (see
-// tree-writer/shard-record.ts). Every shard still computes the shared files and digests them into
-// the project state that tells the merge whether all parts were built from the same project. No
-// shard writes left-out-defaults copies: two calls claiming one copy path may fall in different
-// shards, so the record lists the claims and the merge writes the copies a whole build writes.
+// What a shard build (`build --shard I/N`) writes instead of a whole tree: its own call files, its
+// own documents' files (resources, site pages, template instances and skill files, split by their
+// file path as calls are: shard-of-call.ts shardOfDocumentFile, a raw-name copy going with the file
+// it copies), and, in shard 1 only, the files every shard computes alike (mcp.json and the resource
+// list parts, index.html, prompts, completions, the deploy files, public/ copies), plus the record
+// `staticmcp merge` reads (see tree-writer/shard-record.ts). Every shard still lists every document
+// (the manifest's list, the list parts and the landing page need each one's entry) and digests every
+// shared file and document into the project state that tells the merge whether all parts were built
+// from the same project. No shard writes left-out-defaults copies: two calls claiming one copy path
+// may fall in different shards, so the record lists the claims and the merge writes the copies a
+// whole build writes.
 import { createHash } from 'node:crypto';
+import { isPackableResourceFile } from '../core/packs/pack-table.js';
 import { canonicalJson } from '../core/tree/canonical-json.js';
 import { createTreeHash, digestFile, sortTreePaths } from '../tree-writer/content-hash.js';
 import { EXTENSION_KEY, type Manifest, MANIFEST_FILE } from '../core/tree/manifest.js';
 import { SHARD_FORMAT, SHARD_RECORD_FILE, type ShardRecord } from '../tree-writer/shard-record.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
+import { HEADERS_FILE } from '../tree-writer/deploy-files.js';
+import { LANDING_PAGE_FILE } from '../tree-writer/tree-ownership.js';
 import type { BuildProblem, ToolReport } from './build-report.js';
 import type { ToolPlan } from './plan-tools.js';
-import type { ShardSpec } from './shard-of-call.js';
+import { type ShardSpec, shardOfDocumentFile } from './shard-of-call.js';
 import { TreeOutput } from './tree-output.js';
 
 export const INDEX_FILE = 'index.html';
+/** Shared files the build reads back after writing them (site-step.ts), small ones: every shard keeps them. */
+const READ_BACK = new Set([INDEX_FILE, HEADERS_FILE]);
 
 export interface ShardRecordInput {
   generator: string;
@@ -31,6 +40,8 @@ export interface ShardRecordInput {
   maxCallFiles: number;
   /** What the whole tree's search index holds (null: no index); the merge indexes with it. */
   search: ShardRecord['search'];
+  /** limits.maxLlmsFullBytes: the merge writes llms-full.txt with it. */
+  maxLlmsFullBytes: number;
   report: { ok: boolean; tools: ToolReport[]; failures: BuildProblem[]; warnings: BuildProblem[] };
 }
 
@@ -56,12 +67,15 @@ function digestArgumentSets(plan: ToolPlan): string {
 }
 
 /**
- * The tree output of a shard build. Once the calls are in (`endCalls`), every file written is a
- * shared one: digested on every shard, written into the part by shard 1 only.
+ * The tree output of a shard build. Once the calls are in (`endCalls`), every file written is
+ * digested on every shard; a document's file is written into its own shard's part, any other file
+ * into shard 1's.
  */
 export class ShardOutput extends TreeOutput {
   /** Shared file path → sha256 of its content, whether this shard writes it or not. */
   private readonly shared = new Map<string, Buffer>();
+  /** The bytes of the READ_BACK files this part leaves to shard 1. */
+  private readonly heldBack = new Map<string, Buffer>();
   private callsDone = false;
 
   constructor(
@@ -78,9 +92,21 @@ export class ShardOutput extends TreeOutput {
   override async write(filePath: string, content: string | Buffer): Promise<void> {
     if (this.callsDone) {
       this.shared.set(filePath, digestFile(content));
-      if (this.shard.index !== 1) return;
+      if (this.ownerOf(filePath) !== this.shard.index) {
+        if (READ_BACK.has(filePath)) this.heldBack.set(filePath, Buffer.from(content));
+        return;
+      }
     }
     await super.write(filePath, content);
+  }
+
+  override read(filePath: string): Buffer {
+    return this.heldBack.get(filePath) ?? super.read(filePath);
+  }
+
+  /** The shard whose part holds a file written after the calls. */
+  private ownerOf(filePath: string): number {
+    return isPackableResourceFile(filePath) ? shardOfDocumentFile(filePath, this.shard.count) : 1;
   }
 
   override has(filePath: string): boolean {
@@ -88,10 +114,12 @@ export class ShardOutput extends TreeOutput {
   }
 
   override async copy(fromPath: string, toPath: string): Promise<void> {
-    if (super.has(fromPath)) return super.copy(fromPath, toPath);
-    // Left to shard 1: the copy is only digested, as the original was.
+    if (!this.callsDone) return super.copy(fromPath, toPath);
+    // A copy goes where its original went (a raw resource name with its document); elsewhere it is
+    // only digested, as the original was.
     const original = this.shared.get(fromPath);
     if (original !== undefined) this.shared.set(toPath, original);
+    if (super.has(fromPath)) await super.write(toPath, this.writer.read(fromPath));
   }
 
   /** Everything a shard computes that must be equal on every machine building the same project state. */
@@ -105,13 +133,20 @@ export class ShardOutput extends TreeOutput {
       hash.add(`plan:${plan.name}`, plan.runSeed);
       hash.add(`calls:${plan.name}`, digestArgumentSets(plan));
     }
-    // index.html names the tools no shard precomputed, so it depends on the shard: the merge renders it.
+    // The landing page names the tools no shard precomputed, so it depends on the shard: the merge
+    // renders it (at index.html, or at LANDING_PAGE_FILE beside a built site's own index.html).
     for (const filePath of sortTreePaths(this.shared.keys())) {
       const digest = this.shared.get(filePath);
-      if (digest !== undefined && filePath !== MANIFEST_FILE && filePath !== INDEX_FILE)
+      if (
+        digest !== undefined &&
+        filePath !== MANIFEST_FILE &&
+        filePath !== INDEX_FILE &&
+        filePath !== LANDING_PAGE_FILE
+      )
         hash.addDigest(filePath, digest);
     }
     hash.add('publicUrl', input.publicUrl ?? '');
+    hash.add('maxLlmsFullBytes', String(input.maxLlmsFullBytes));
     return hash.digest();
   }
 
@@ -132,6 +167,7 @@ export class ShardOutput extends TreeOutput {
       copies: input.copies,
       maxCallFiles: input.maxCallFiles,
       search: input.search,
+      maxLlmsFullBytes: input.maxLlmsFullBytes,
       report: input.report,
     };
     await this.writer.write(SHARD_RECORD_FILE, `${JSON.stringify(record, null, 2)}\n`);

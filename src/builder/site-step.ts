@@ -2,7 +2,8 @@
 // 404.html replace the build's before the content hash (they are build-owned names, so `check`
 // hashes them), the landing page moves to LANDING_PAGE_FILE with its Content-Security-Policy, and
 // the rest of the site is published as public/ is, outside the hash. The site's `_headers` is joined
-// with the tree's (join-headers.ts), before the hash, as the tree's own is hashed.
+// with the tree's (join-headers.ts), before the hash, as the tree's own is hashed. It reads both
+// back through the output, which a shard part keeps them in even when shard 1 writes them.
 import { SITE_OVERRIDES, type SiteDiscovery } from '../project/discover-site.js';
 import { joinHeaders } from '../tree-writer/join-headers.js';
 import { HEADERS_FILE } from '../tree-writer/deploy-files.js';
@@ -17,11 +18,11 @@ import type { TreeOutput } from './tree-output.js';
  */
 export async function applySiteOverrides(output: TreeOutput, site: SiteDiscovery): Promise<void> {
   const index = site.files.get('index.html');
-  if (index && output.writer.has('index.html')) {
+  if (index && output.has('index.html')) {
     await output.writer.flush();
-    await output.write(LANDING_PAGE_FILE, output.writer.read('index.html'));
+    await output.write(LANDING_PAGE_FILE, output.read('index.html'));
     const landing = LANDING_PAGE_FILE.replace(/\.html$/, '');
-    const headers = output.writer.has(HEADERS_FILE) ? output.writer.read(HEADERS_FILE).toString('utf8') : undefined;
+    const headers = output.has(HEADERS_FILE) ? output.read(HEADERS_FILE).toString('utf8') : undefined;
     if (headers !== undefined)
       await output.write(
         HEADERS_FILE,
@@ -32,9 +33,9 @@ export async function applySiteOverrides(output: TreeOutput, site: SiteDiscovery
     const content = site.files.get(name);
     if (content) await output.write(name, content);
   }
-  if (site.headers !== undefined && output.writer.has(HEADERS_FILE)) {
+  if (site.headers !== undefined && output.has(HEADERS_FILE)) {
     await output.writer.flush();
-    const ours = output.writer.read(HEADERS_FILE).toString('utf8');
+    const ours = output.read(HEADERS_FILE).toString('utf8');
     const joined = joinHeaders(
       ours,
       site.headers,

@@ -58,6 +58,11 @@ export class TreeOutput {
     return this.writer.has(filePath);
   }
 
+  /** The bytes of the file written at `filePath` (after a flush). */
+  read(filePath: string): Buffer {
+    return this.writer.read(filePath);
+  }
+
   /** Writes at `toPath` a copy of the file written at `fromPath` (after a flush). */
   async copy(fromPath: string, toPath: string): Promise<void> {
     await this.write(toPath, this.writer.read(fromPath));

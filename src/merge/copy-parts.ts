@@ -14,8 +14,9 @@ import { createTreeHash, sortTreePaths } from '../tree-writer/content-hash.js';
 import { HEADERS_FILE } from '../tree-writer/deploy-files.js';
 import { INDEX_FILE } from '../builder/shard-part.js';
 import { MANIFEST_FILE } from '../core/tree/manifest.js';
+import { isPackableResourceFile } from '../core/packs/pack-table.js';
 import { SHARD_RECORD_FILE } from '../tree-writer/shard-record.js';
-import { isBuildOwnedPath } from '../tree-writer/tree-ownership.js';
+import { isBuildOwnedPath, LANDING_PAGE_FILE } from '../tree-writer/tree-ownership.js';
 import { findTreePathProblem, showTreePath } from '../core/tree/tree-path.js';
 import { readPartFile } from './read-part-file.js';
 import type { ShardPart } from './read-parts.js';
@@ -25,9 +26,10 @@ export const REBUILD_PART =
   'Build that shard again and merge the fresh folder; parts must reach the merge as their build wrote them (in CI, upload the whole folder, hidden files included).';
 /**
  * Part files the merge computes again instead of copying: read, checked, then replaced (`_headers`
- * gains the packs/ rule when the merged tree is packed).
+ * gains the packs/ rule when the merged tree is packed; the landing page, at index.html or, when a
+ * built site brings its own index.html, at LANDING_PAGE_FILE, lists the tools no shard precomputed).
  */
-const RECOMPUTED = new Set([MANIFEST_FILE, INDEX_FILE, HEADERS_FILE]);
+const RECOMPUTED = new Set([MANIFEST_FILE, INDEX_FILE, LANDING_PAGE_FILE, HEADERS_FILE]);
 
 /** The paths of one part's files besides its record, in content-hash order. */
 export async function listPartFiles(part: ShardPart): Promise<string[]> {
@@ -58,9 +60,11 @@ export function refuseOverlaps(parts: readonly ShardPart[], listed: readonly str
     const filePath = every[index]!;
     if (filePath !== every[index - 1]) continue;
     const [owner, part] = parts.filter((_, partIndex) => listed[partIndex]!.includes(filePath));
+    // A document's file belongs to the shard its path picks (shard-of-call.ts shardOfDocumentFile).
+    const what = isPackableResourceFile(filePath) ? `the document file ${filePath}` : filePath;
     throw new StaticMcpError(
       'PARTS_OVERLAP',
-      `${filePath} is in both ${owner?.given} (shard ${owner?.record.index}) and ${part?.given} (shard ${part?.record.index}); every file belongs to exactly one shard`,
+      `${what} is in both ${owner?.given} (shard ${owner?.record.index}) and ${part?.given} (shard ${part?.record.index}); every file belongs to exactly one shard`,
       'Merge the folders the shard builds wrote, unchanged; a part that received files from elsewhere must be built again.',
     );
   }

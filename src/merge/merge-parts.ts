@@ -34,12 +34,18 @@ import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import { SKILLS_LIST_FILE, type SkillEntry } from '../core/tree/skills.js';
 import { writeTreeSearchIndex } from '../builder/search-index-step.js';
 import { APP_MIME_TYPE } from '../core/tree/mcp-apps.js';
+import { APP_HOST_FILE } from '../tree-writer/app-pages.js';
 import { checkOutputFolder } from '../tree-writer/check-output-folder.js';
 import { HEADERS_FILE, withPacksHeaderRule } from '../tree-writer/deploy-files.js';
 import { pageFactsOf, renderIndexHtml } from '../tree-writer/landing-page.js';
 import { INDEX_FILE } from '../builder/shard-part.js';
 import { EXTENSION_KEY, type Manifest, MANIFEST_FILE, WORKER_FILE } from '../core/tree/manifest.js';
-import { BUILD_OWNED_NESTED_PATHS, isBuildOwnedPath, isKeptOnRebuild } from '../tree-writer/tree-ownership.js';
+import {
+  BUILD_OWNED_NESTED_PATHS,
+  isBuildOwnedPath,
+  isKeptOnRebuild,
+  LANDING_PAGE_FILE,
+} from '../tree-writer/tree-ownership.js';
 import { recoverInterruptedWrite } from '../tree-writer/interrupted-write.js';
 import { TreeWriter } from '../tree-writer/tree-writer.js';
 import { DEFAULT_MAX_PART_FILE_BYTES } from './read-part-file.js';
@@ -171,10 +177,16 @@ async function writeManifest(
   const liveOnlyTools = Object.keys(extension.tools).filter((name) => extension.tools[name]?.precomputed === 0);
   const publicUrl = parts[0]?.record.publicUrl;
   // Shard 1's part carries the app pages and the bridge (deploy files); the page may frame them.
-  const hasApps = manifest.capabilities.resources.some((resource) => resource.mimeType === APP_MIME_TYPE);
+  // An app's resource may be listed past mcp.json's inline entries: the bridge file tells too.
+  const hasApps =
+    tree.writer.has(APP_HOST_FILE) ||
+    manifest.capabilities.resources.some((resource) => resource.mimeType === APP_MIME_TYPE);
+  // A built site's own index.html is copied as it is; the landing page then lives at LANDING_PAGE_FILE (site-step.ts).
+  const sitesIndex = recomputed.get(LANDING_PAGE_FILE) !== undefined ? recomputed.get(INDEX_FILE) : undefined;
+  if (sitesIndex !== undefined) await tree.write(INDEX_FILE, sitesIndex);
   // The page's facts as the build gives them: its decision to index, and the skills it lists.
   await tree.write(
-    INDEX_FILE,
+    sitesIndex !== undefined ? LANDING_PAGE_FILE : INDEX_FILE,
     renderIndexHtml(manifest, publicUrl, liveOnlyTools, hasApps, {
       ...pageFactsOf(manifest),
       hasSearch: search !== undefined && search !== null,
@@ -202,10 +214,12 @@ async function writeManifest(
   );
   // Indexed as the build indexes: after the hash, before the pack step takes the call files out.
   const indexed = search
-    ? await writeTreeSearchIndex(tree, manifest as unknown as JsonObject, {
-        ...search,
-        ...(publicUrl ? { publicUrl } : {}),
-      })
+    ? await writeTreeSearchIndex(
+        tree,
+        manifest as unknown as JsonObject,
+        { ...search, ...(publicUrl ? { publicUrl } : {}) },
+        parts[0]?.record.maxLlmsFullBytes,
+      )
     : undefined;
   const packing = plan ? await writePacks(tree, plan) : undefined;
   // Last in the extension, as the build writes them; shard 1's manifest has neither (parts are not packed nor indexed).

@@ -32,6 +32,11 @@ function findRecordProblem(record: ShardRecord): string | undefined {
   }
   if (!Number.isSafeInteger(record.maxCallFiles) || record.maxCallFiles < 0)
     return 'its call-file budget (maxCallFiles) is not a count';
+  if (
+    record.maxLlmsFullBytes !== undefined &&
+    (!Number.isSafeInteger(record.maxLlmsFullBytes) || record.maxLlmsFullBytes < 0)
+  )
+    return 'its llms-full.txt size (maxLlmsFullBytes) is not a count';
   if (!Array.isArray(record.copies)) return 'its copies are not a list';
   const search = record.search as unknown;
   if (search !== null) {

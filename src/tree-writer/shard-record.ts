@@ -11,8 +11,9 @@ export const SHARD_RECORD_FILE = 'staticmcp-shard.json';
  * Bumped when the record or the split changes meaning: parts of different formats never merge.
  * 4: the record carries the call-file budget, and the merge packs the tree past it.
  * 5: the record carries the search settings, and the merge indexes the merged tree with them.
+ * 6: documents are split over the parts like calls, and the record carries limits.maxLlmsFullBytes.
  */
-export const SHARD_FORMAT = 5;
+export const SHARD_FORMAT = 6;
 
 export interface ShardRecord {
   /** Marks the file as ours and says how to read it. */
@@ -45,6 +46,8 @@ export interface ShardRecord {
    * null when the tree has no index. A part writes none: the merge indexes the merged tree.
    */
   search: { resources: boolean; tools: Record<string, { title?: string }> } | null;
+  /** limits.maxLlmsFullBytes, for the merged llms-full.txt (absent: the default). */
+  maxLlmsFullBytes?: number;
   /** staticmcp.json's publicUrl, for the merged index.html and the documents' urls. */
   publicUrl?: string;
   /** This shard's build report, as `build --json` prints it. */
