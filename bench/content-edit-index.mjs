@@ -36,9 +36,10 @@ function timeBuild(project, out, ...extra) {
 function indexFiles(tree) {
   const folder = path.join(tree, 'packs', 'search.index');
   const files = new Map();
-  for (const name of readdirSync(folder)) {
+  for (const name of readdirSync(folder, { recursive: true, encoding: 'utf8' })) {
     const file = path.join(folder, name);
     const stat = statSync(file);
+    if (!stat.isFile()) continue;
     files.set(name, {
       ino: stat.ino,
       size: stat.size,
