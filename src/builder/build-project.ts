@@ -61,7 +61,7 @@ import { resourcePackingWarning, withResourcePacking } from './pack-resource-fil
 import { planPacking, writePacks } from './pack-call-files.js';
 import { writeManifest } from './write-manifest.js';
 import { readPreviousPacks, recordPacks } from './pack-reuse.js';
-import { readReusableSearchIndex, recordSearchIndex } from './search-index-reuse.js';
+import { keptSearchDocumentsFile, readReusableSearchIndex, recordSearchIndex } from './search-index-reuse.js';
 import { TreeOutput } from './tree-output.js';
 import { forgetUpToDate, recordUpToDate } from './up-to-date.js';
 
@@ -279,6 +279,8 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
         ...(shard || options.force
           ? {}
           : { previous: await readReusableSearchIndex(projectRoot, outDir, generatorName()) }),
+        // Each document's share of the index, kept for the next build (--force reads none).
+        ...(shard ? {} : { kept: { file: keptSearchDocumentsFile(projectRoot), readPrevious: !options.force } }),
       },
       assembled.hasTextResources,
     );

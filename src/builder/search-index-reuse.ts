@@ -47,6 +47,13 @@ import {
 } from '../tree-writer/search-index-targets.js';
 
 const RECORD_FILE = path.join('.staticmcp', 'search-index.json');
+/** Where the index writer keeps each document's share between builds (search-kept-documents.ts). */
+const KEPT_DOCUMENTS_FILE = path.join('.staticmcp', 'search-documents.bin');
+
+/** The kept documents' file of the project at `projectRoot`. */
+export function keptSearchDocumentsFile(projectRoot: string): string {
+  return path.join(projectRoot, KEPT_DOCUMENTS_FILE);
+}
 
 /** One file of the recorded index, as it was in the output folder after the build. */
 type RecordedIndexFile = RecordedFile;

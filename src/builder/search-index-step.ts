@@ -12,6 +12,7 @@
 // A rebuild whose documents are the previous build's links that build's index files instead of
 // writing them again (search-index-reuse.ts says how it decides); merge and `staticmcp index`
 // always write theirs (writeTreeSearchIndex).
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { JsonObject } from '../core/tree/json-object.js';
 import { type DocumentSettings, listTreeDocuments, type SearchDocument } from '../core/search/tree-documents.js';
@@ -26,6 +27,7 @@ import {
   teeDocuments,
 } from '../tree-writer/llms-txt.js';
 import type { SearchIndexExtension } from '../tree-writer/search-index-output.js';
+import type { KeptSearchDocuments } from '../tree-writer/search-kept-documents.js';
 import { scratchFolderOf } from '../tree-writer/swap-folders.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
 import type { BuildProblem } from './build-report.js';
@@ -59,6 +61,11 @@ export interface SearchStepInput {
   generator: string;
   /** The previous build's index, reusable as far as its files go (undefined: --force, no record). */
   previous?: ReusableSearchIndex;
+  /**
+   * The file the index writer keeps each document's share in (search-kept-documents.ts), and
+   * whether the previous build's entries are read (not with --force); undefined: none kept.
+   */
+  kept?: { file: string; readPrevious: boolean };
 }
 
 const OUR_TOOLS = ['search', 'fetch'];
@@ -182,6 +189,7 @@ export async function writeTreeSearchIndex(
   manifest: JsonObject,
   settings: DocumentSettings,
   maxLlmsFullBytes = DEFAULT_MAX_LLMS_FULL_BYTES,
+  kept?: KeptSearchDocuments,
 ): Promise<{ extension: SearchIndexExtension; warnings: BuildProblem[]; skipped: number; files: string[] }> {
   const counts = { skipped: 0 };
   const files: string[] = [];
@@ -195,7 +203,7 @@ export async function writeTreeSearchIndex(
   const scratchFolder = scratchFolderOf(output.writer.outDir, process.pid);
   try {
     const documents = teeDocuments(streamDocuments(output.writer, manifest, settings, counts), llms);
-    const options = { scratchFolder, stemming: settings.stemming };
+    const options = { scratchFolder, stemming: settings.stemming, ...(kept ? { kept } : {}) };
     const extension = await writeSearchIndexSpilling(documents, options, (filePath, bytes) => {
       files.push(filePath);
       return output.write(filePath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
@@ -264,13 +272,21 @@ export async function writeSearchIndexStep(
       },
     };
   }
-  const written = await writeTreeSearchIndex(
-    input.output,
-    input.manifest,
-    documentSettings,
-    input.config.limits.maxLlmsFullBytes,
-  );
-  await input.output.writer.flush();
+  const kept = await openKeptDocuments(input.kept, identity);
+  let written: Awaited<ReturnType<typeof writeTreeSearchIndex>>;
+  try {
+    written = await writeTreeSearchIndex(
+      input.output,
+      input.manifest,
+      documentSettings,
+      input.config.limits.maxLlmsFullBytes,
+      kept,
+    );
+    await input.output.writer.flush();
+    kept?.commit();
+  } finally {
+    kept?.discard();
+  }
   return {
     extension: written.extension,
     warnings: [...warnings, ...written.warnings],
@@ -285,4 +301,18 @@ export async function writeSearchIndexStep(
       reused: false,
     },
   };
+}
+
+/** The kept documents' file for this writer, or undefined when none is kept. */
+async function openKeptDocuments(
+  kept: SearchStepInput['kept'],
+  identity: string,
+): Promise<KeptSearchDocuments | undefined> {
+  if (kept === undefined) return undefined;
+  // Loaded only by builds that write an index, as the writer is.
+  const { KeptSearchDocuments, maxKeptSearchBytes } = await import('../tree-writer/search-kept-documents.js');
+  const maxBytes = maxKeptSearchBytes(process.env);
+  if (maxBytes === 0) return undefined;
+  await mkdir(path.dirname(kept.file), { recursive: true });
+  return new KeptSearchDocuments(kept.file, identity, maxBytes, kept.readPrevious);
 }

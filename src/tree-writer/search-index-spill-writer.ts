@@ -15,7 +15,7 @@ import path from 'node:path';
 import { KEY_KIND } from '../core/packs/pack-format.js';
 import { DEFAULT_TITLE_BLOCK_SIZE, SEARCH_FOLDER } from '../core/search/search-index-format.js';
 import { encodeDocumentBody } from '../core/search/search-results.js';
-import { indexKeysOf } from '../core/search/stem.js';
+import { indexKeysOf, type Stemming } from '../core/search/stem.js';
 import { tokenize } from '../core/search/tokenize.js';
 import { sipHash13Halves } from '../core/tree/siphash.js';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
@@ -33,6 +33,7 @@ import { packRecords, type WriteIndexFile } from './search-record-packer.js';
 import { compareUtf8, mergeRuns, PostingRun } from './search-posting-runs.js';
 import { documentRecords, titleRecords } from './search-scratch-records.js';
 import { compressDocumentBody } from './search-document-compression.js';
+import { type KeptDocument, type KeptSearchDocuments, keptDigestOf } from './search-kept-documents.js';
 
 /** Postings a run holds before it is sorted and written out: 64 MiB of typed arrays, plus its terms. */
 export const DEFAULT_RUN_POSTINGS = 4_000_000;
@@ -42,6 +43,30 @@ export interface SpillingSearchIndexOptions extends SearchIndexOptions {
   scratchFolder: string;
   /** Postings per sorted run (DEFAULT_RUN_POSTINGS); a tiny one forces many runs (tests). */
   runPostings?: number;
+  /** What the previous build kept of each document, and where this one's goes (the build's). */
+  kept?: KeptSearchDocuments;
+}
+
+/**
+ * A document's keys, counts, length and compressed body: the kept entry of an unchanged
+ * document, else made (title and text are one column, as in writeSearchIndex) and kept.
+ */
+function shareOf(document: SearchDocument, stemming: Stemming, kept: KeptSearchDocuments | undefined): KeptDocument {
+  const body = encodeDocumentBody(document);
+  const digest = kept ? keptDigestOf(stemming, body, document.text) : undefined;
+  const found = digest ? kept!.take(digest) : undefined;
+  if (found) return found;
+  const terms = tokenize(`${document.title}\n${document.text}`);
+  const countOf = new Map<string, number>();
+  for (const key of indexKeysOf(terms, stemming)) countOf.set(key, (countOf.get(key) ?? 0) + 1);
+  const share = {
+    keys: [...countOf.keys()],
+    counts: [...countOf.values()],
+    tokenCount: terms.length,
+    body: compressDocumentBody(body),
+  };
+  if (digest) kept!.keep(digest, share);
+  return share;
 }
 
 /**
@@ -90,18 +115,16 @@ export async function writeSearchIndexSpilling(
       assertPlainTreePath(document.id, 'A search document id');
       const arrival = ids.length;
       ids.push(document.id);
-      // Title and text are one column, as in writeSearchIndex.
-      const terms = tokenize(`${document.title}\n${document.text}`);
-      tokenCount += terms.length;
-      const keys = indexKeysOf(terms, stemming);
-      if (run.used > 0 && run.used + keys.length > runLimit) flushRun();
-      run.addDocument(arrival, keys, terms.length);
+      const share = shareOf(document, stemming, options.kept);
+      tokenCount += share.tokenCount;
+      if (run.used > 0 && run.used + share.keys.length > runLimit) flushRun();
+      run.addCounted(arrival, share.keys, share.counts, share.tokenCount);
       // An entry's title and url, as they end its title block entry (the id's part depends on its neighbour).
       const titleItem = Buffer.from(JSON.stringify([document.title, document.url]).slice(1, -1), 'utf8');
       titleAt.push(titleSpill.bytes);
       titleLength.push(titleItem.length);
       titleSpill.append(titleItem);
-      const body = compressDocumentBody(encodeDocumentBody(document));
+      const body = share.body;
       bodyAt.push(bodySpill.bytes);
       bodyLength.push(body.length);
       bodySpill.append(body);

@@ -105,6 +105,19 @@ export class PostingRun {
     this.lengths.fill(documentLength, first, this.used);
   }
 
+  /** A document's distinct terms (or index keys) with their counts, its length `documentLength`. */
+  addCounted(arrival: number, terms: readonly string[], counts: readonly number[], documentLength: number): void {
+    this.grow(this.used + terms.length);
+    for (let index = 0; index < terms.length; index += 1) {
+      const id = this.termIdOf(terms[index]!);
+      this.termIds[this.used] = id;
+      this.arrivals[this.used] = arrival;
+      this.frequencies[this.used] = counts[index]!;
+      this.lengths[this.used] = documentLength;
+      this.used += 1;
+    }
+  }
+
   /** Writes the run to `file` by term (UTF-8 order), each term's postings in arrival order; empties it. */
   writeSorted(file: string): void {
     const terms = [...this.terms.keys()];

@@ -21,6 +21,7 @@ import { temporaryFolder } from '../helpers/temp-folders.js';
 
 const INDEX_FOLDER = 'packs/search.index';
 const RECORD = '.staticmcp/search-index.json';
+const KEPT = '.staticmcp/search-documents.bin';
 
 /** A copy of the built example: its cache answers the calls, and its index record names another
  * folder, so the copy's first build writes the index. */
@@ -137,7 +138,7 @@ describe('search index reuse', () => {
     expect(await searchIds(tree, 'precomputes')).toEqual(['resources/guide_md.json']);
   });
 
-  it('writes the index again when the record was edited', async () => {
+  it('writes the index again when the record was edited, as --force does even with its kept documents damaged', async () => {
     const project = exampleProject();
     const tree = (await build(project)).outDir;
     const fresh = exampleIndex();
@@ -147,6 +148,11 @@ describe('search index reuse', () => {
     const edited = intact.replace(/"inputs":"[0-9a-f]/, '"inputs":"z');
     expect(edited).not.toEqual(intact);
     await fs.writeFile(record, edited);
+    // What the writer kept of each document, damaged in the middle: it is ignored, never trusted.
+    const kept = readFileSync(path.join(project, KEPT));
+    const middle = Math.floor(kept.length / 2);
+    kept[middle] = kept[middle]! ^ 0xff;
+    await fs.writeFile(path.join(project, KEPT), kept);
     const rebuilt = await build(project);
     expect(rebuilt.searchIndex).toBe('written');
     expect(indexBytes(tree)).toEqual(fresh);

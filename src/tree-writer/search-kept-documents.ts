@@ -1,0 +1,233 @@
+// What the search index writer keeps of each document between builds (issue #39, "Edits in a
+// second"): its index keys with their counts, its token count and its compressed fetch body, keyed
+// by a digest of everything they are made from (the stored body, the indexed text, the stemming).
+// A rebuild takes an unchanged document's entry instead of tokenizing, stemming and compressing it
+// again, so a one-document edit re-tokenizes one document; the index is still put together from
+// every document, so it is byte for byte what a from-scratch build writes.
+// The file lives in the project's .staticmcp/ folder, on its own (the other caches there are
+// other modules'): a header naming the writer (generator and targets), the entries, and the
+// sha256 of everything before it. A file that is absent, of another writer, damaged or edited
+// is ignored as a whole: every document is tokenized again, never a wrong index.
+// A new file is written beside it as the documents pass, and put in place when the index is done.
+import { createHash } from 'node:crypto';
+import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { SpillWriter } from './spill-files.js';
+
+/** The kept file's size at most (reading it is one read): past it, nothing is kept or read. */
+export const DEFAULT_MAX_KEPT_SEARCH_BYTES = 512 * 1024 * 1024;
+/** Changes the bound above (bytes; 0 turns the kept file off). */
+export const MAX_KEPT_SEARCH_BYTES_VARIABLE = 'STATICMCP_MAX_KEPT_SEARCH_BYTES';
+
+const MAGIC = 'staticmcp search documents 1\n';
+const DIGEST_BYTES = 32;
+
+/** A document's share of the index as its writer made it. */
+export interface KeptDocument {
+  /** Its distinct index keys (words and stems), and how often each occurs. */
+  keys: string[];
+  counts: number[];
+  /** Its tokens (BM25's document length). */
+  tokenCount: number;
+  /** Its fetch body, compressed (search-document-compression.ts). */
+  body: Uint8Array;
+}
+
+/** The bound in force: the environment's, else the default. */
+export function maxKeptSearchBytes(environment: Record<string, string | undefined>): number {
+  const given = environment[MAX_KEPT_SEARCH_BYTES_VARIABLE];
+  if (given === undefined || given === '') return DEFAULT_MAX_KEPT_SEARCH_BYTES;
+  const value = Number(given);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new Error(
+      `${MAX_KEPT_SEARCH_BYTES_VARIABLE} is ${JSON.stringify(given)}: give a number of bytes (0 keeps nothing)`,
+    );
+  return value;
+}
+
+/** The digest an entry is kept under: the document's stored body, its indexed text and the stemming. */
+export function keptDigestOf(stemming: string, body: string, indexedText: string): Buffer {
+  return createHash('sha256').update(`${stemming}\0${indexedText}\0`).update(body).digest();
+}
+
+function readVarint(bytes: Uint8Array, at: { at: number }): number {
+  let value = 0;
+  let scale = 1;
+  for (let shift = 0; shift < 5; shift += 1) {
+    const byte = bytes[at.at++];
+    if (byte === undefined) throw new RangeError('truncated');
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) return value;
+    scale *= 128;
+  }
+  throw new RangeError('varint too long');
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** The previous build's entries (read once) and the new file being written. */
+export class KeptSearchDocuments {
+  private readonly previous = new Map<string, number>();
+  private bytes: Uint8Array = new Uint8Array(0);
+  private writer: SpillWriter | undefined;
+  private readonly hash = createHash('sha256');
+  /** Why the previous file was not used, when it was there and was not. */
+  readonly ignoredBecause: string | undefined;
+  /** Entries taken from the previous file. */
+  taken = 0;
+
+  /**
+   * Opens `file` for the writer named `identity`: its entries when it is whole and that writer's
+   * (`readPrevious` false: none, as --force), and a new file beside it for this build's.
+   */
+  constructor(
+    private readonly file: string,
+    identity: string,
+    private readonly maxBytes: number,
+    readPrevious: boolean,
+  ) {
+    const header = Buffer.from(`${MAGIC}${createHash('sha256').update(identity).digest('hex')}\n`, 'utf8');
+    this.ignoredBecause = readPrevious ? this.readPrevious(header) : undefined;
+    if (maxBytes > 0) {
+      this.writer = new SpillWriter(`${file}.new-${process.pid}`);
+      this.append(header);
+    }
+  }
+
+  private readPrevious(header: Buffer): string | undefined {
+    let size: number;
+    try {
+      size = statSync(this.file).size;
+    } catch {
+      return undefined;
+    }
+    if (size > this.maxBytes) return `it is larger than ${this.maxBytes} bytes`;
+    const bytes = readFileSync(this.file);
+    const body = bytes.subarray(0, bytes.length - DIGEST_BYTES);
+    if (bytes.length < header.length + DIGEST_BYTES || !body.subarray(0, header.length).equals(header))
+      return 'another writer made it';
+    if (!createHash('sha256').update(body).digest().equals(bytes.subarray(body.length)))
+      return 'its checksum does not match (it was damaged or edited)';
+    // Where each entry starts, by digest; an entry is decoded only when its document comes.
+    const at = { at: header.length };
+    try {
+      while (at.at < body.length) {
+        const start = at.at;
+        const digest = body.subarray(at.at, at.at + DIGEST_BYTES);
+        at.at += DIGEST_BYTES;
+        // Keys, counts, body: each a length and its bytes.
+        for (let field = 0; field < 3; field += 1) {
+          const length = readVarint(body, at);
+          at.at += length;
+        }
+        if (at.at > body.length || digest.length < DIGEST_BYTES) throw new RangeError('truncated');
+        this.previous.set(Buffer.from(digest).toString('latin1'), start);
+      }
+    } catch {
+      this.previous.clear();
+      return 'an entry does not parse';
+    }
+    this.bytes = body;
+    return undefined;
+  }
+
+  /** The previous build's entry for `digest`, if it kept one that parses. */
+  take(digest: Buffer): KeptDocument | undefined {
+    const start = this.previous.get(digest.toString('latin1'));
+    if (start === undefined) return undefined;
+    try {
+      const at = { at: start + DIGEST_BYTES };
+      const keysLength = readVarint(this.bytes, at);
+      const keysText = decoder.decode(this.bytes.subarray(at.at, at.at + keysLength));
+      const keys = keysText === '' ? [] : keysText.split('\n');
+      at.at += keysLength;
+      const countBytes = readVarint(this.bytes, at);
+      const countsEnd = at.at + countBytes;
+      const tokenCount = readVarint(this.bytes, at);
+      const counts: number[] = [];
+      while (at.at < countsEnd) counts.push(readVarint(this.bytes, at));
+      if (at.at !== countsEnd || counts.length !== keys.length) return undefined;
+      const bodyLength = readVarint(this.bytes, at);
+      const body = this.bytes.subarray(at.at, at.at + bodyLength);
+      this.taken += 1;
+      // Kept for the next build as it is.
+      this.appendEntry(this.bytes.subarray(start, at.at + bodyLength));
+      return { keys, counts, tokenCount, body };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Adds this build's entry for `digest` to the new file (dropped past the size bound). */
+  keep(digest: Buffer, kept: KeptDocument): void {
+    // A key holding the separator is not kept (tokens never do); its document is tokenized next time.
+    if (this.writer === undefined || kept.keys.some((key) => key.includes('\n'))) return;
+    const keys = Buffer.from(kept.keys.join('\n'), 'utf8');
+    const counts: number[] = [kept.tokenCount, ...kept.counts];
+    const countBytes = counts.reduce((sum, count) => sum + varintLength(count), 0);
+    const entry = Buffer.alloc(
+      DIGEST_BYTES +
+        varintLength(keys.length) +
+        keys.length +
+        varintLength(countBytes) +
+        countBytes +
+        varintLength(kept.body.length) +
+        kept.body.length,
+    );
+    let at = digest.copy(entry, 0);
+    at = writeVarint(entry, at, keys.length);
+    at += keys.copy(entry, at);
+    at = writeVarint(entry, at, countBytes);
+    for (const count of counts) at = writeVarint(entry, at, count);
+    at = writeVarint(entry, at, kept.body.length);
+    entry.set(kept.body, at);
+    this.appendEntry(entry);
+  }
+
+  private appendEntry(entry: Uint8Array): void {
+    if (this.writer === undefined) return;
+    if (this.writer.bytes + entry.length + DIGEST_BYTES > this.maxBytes) this.discard();
+    else this.append(entry);
+  }
+
+  private append(bytes: Uint8Array): void {
+    this.hash.update(bytes);
+    this.writer!.append(bytes);
+  }
+
+  /** Puts the new file in place of the previous one (the index it was made with is whole). */
+  commit(): void {
+    if (this.writer === undefined) {
+      rmSync(this.file, { force: true });
+      return;
+    }
+    this.writer.append(this.hash.digest());
+    this.writer.close();
+    renameSync(this.writer.file, this.file);
+    this.writer = undefined;
+  }
+
+  /** Drops the new file (the index failed, or the file outgrew its bound). */
+  discard(): void {
+    if (this.writer === undefined) return;
+    this.writer.close();
+    rmSync(this.writer.file, { force: true });
+    this.writer = undefined;
+  }
+}
+
+function varintLength(value: number): number {
+  let length = 1;
+  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 128)) length += 1;
+  return length;
+}
+
+function writeVarint(target: Uint8Array, at: number, value: number): number {
+  let rest = value;
+  let position = at;
+  while (rest >= 0x80) {
+    target[position++] = (rest & 0x7f) | 0x80;
+    rest = Math.floor(rest / 128);
+  }
+  target[position++] = rest;
+  return position;
+}
