@@ -113,20 +113,27 @@ export function checkTemplates(manifest: JsonObject, report: Report): number {
   return list.length;
 }
 
-/** MCP Apps: each tool's UI is a listed `ui://` resource, and each `ui://` resource has the extension's MIME type. */
-export function checkAppLinks(manifest: JsonObject, report: Report): void {
-  const resources = listOf(manifest, 'resources');
-  const listed = new Set(resources.filter(isObject).map((resource) => resource.uri));
-  const resourcesPath = listPath(manifest, 'resources');
-  resources.forEach((raw, index) => {
-    if (!isObject(raw) || typeof raw.uri !== 'string' || !raw.uri.startsWith(APP_URI_SCHEME)) return;
-    if (raw.mimeType !== APP_MIME_TYPE)
+/** A resource entry as listed (inline or in a list part), with where a problem with it is reported. */
+export interface ListedResource {
+  entry: JsonObject;
+  where: (...parts: (string | number)[]) => string;
+}
+
+/**
+ * MCP Apps: each tool's UI is a listed `ui://` resource, and each `ui://` resource has the
+ * extension's MIME type. `resources` is the whole list, its parts included (checkResources).
+ */
+export function checkAppLinks(manifest: JsonObject, resources: readonly ListedResource[], report: Report): void {
+  const listed = new Set(resources.map(({ entry }) => entry.uri));
+  for (const { entry, where } of resources) {
+    if (typeof entry.uri !== 'string' || !entry.uri.startsWith(APP_URI_SCHEME)) continue;
+    if (entry.mimeType !== APP_MIME_TYPE)
       report(
-        at(...resourcesPath, index, 'mimeType'),
-        `the ${APP_URI_SCHEME} resource ${JSON.stringify(raw.uri)} has mimeType ${JSON.stringify(raw.mimeType)}, and MCP Apps hosts render only ${APP_MIME_TYPE}`,
+        where('mimeType'),
+        `the ${APP_URI_SCHEME} resource ${JSON.stringify(entry.uri)} has mimeType ${JSON.stringify(entry.mimeType)}, and MCP Apps hosts render only ${APP_MIME_TYPE}`,
         `give it mimeType ${APP_MIME_TYPE} (staticmcp build does, for tools/<tool>/ui/ and ui/<name>/ pages)`,
       );
-  });
+  }
   const toolsPath = listPath(manifest, 'tools');
   listOf(manifest, 'tools').forEach((raw, index) => {
     if (!isObject(raw) || !isObject(raw._meta)) return;

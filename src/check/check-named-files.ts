@@ -8,15 +8,20 @@ import {
 } from '../core/tree/manifest.js';
 import type { CachedTreeReader } from '../core/tree-reading/cached-tree-reader.js';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
-import type { CheckedTool } from './check-manifest.js';
+import type { CheckedTool, ListedResource } from './check-manifest.js';
 import { entriesOfPart, parseResourceList } from '../core/tree/resource-list.js';
 import { at, listOf, listPath, REBUILD, type Report } from './tree-problem.js';
 
+/**
+ * Checks every listed resource, inline and in the list parts, and its file; returns how many are
+ * listed, handing each well-formed entry to `onListed` (the MCP Apps check needs the whole list).
+ */
 export async function checkResources(
   manifest: JsonObject,
   extension: JsonObject | undefined,
   reader: CachedTreeReader,
   report: Report,
+  onListed: (listed: ListedResource) => void = () => {},
 ): Promise<number> {
   const stateResources = extension && isObject(extension.stateResources) ? extension.stateResources : {};
   const seen = new Set<string>();
@@ -39,6 +44,7 @@ export async function checkResources(
       return;
     }
     seen.add(uri);
+    onListed({ entry: raw, where });
     // State resources are read live by running their script; they have no file by design.
     if (typeof stateResources[uri] === 'string') return;
     await checkResourceFile(uri, extension !== undefined, reader, report);

@@ -9,7 +9,14 @@ import { CachedTreeReader } from '../core/tree-reading/cached-tree-reader.js';
 import type { ReadOutcome, TreeSource } from '../core/tree/tree-source.js';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import { at, type CheckCounts, REBUILD, type Report, type TreeProblem } from './tree-problem.js';
-import { type CheckedTool, checkAppLinks, checkHeader, checkTemplates, checkTools } from './check-manifest.js';
+import {
+  type CheckedTool,
+  checkAppLinks,
+  type ListedResource,
+  checkHeader,
+  checkTemplates,
+  checkTools,
+} from './check-manifest.js';
 import { checkExtensionFiles, checkPrompts, checkResources } from './check-named-files.js';
 import { checkListedFiles } from './check-call-files.js';
 import type { PackFileSource } from '../core/packs/pack-reader.js';
@@ -109,9 +116,12 @@ export async function checkTree(input: CheckInput): Promise<CheckReport> {
   checkHeader(manifest, report);
   const tools = checkTools(manifest, report);
   checked.tools = tools.length;
-  checked.resources = await checkResources(manifest, extension, reader, report);
+  const listedResources: ListedResource[] = [];
+  checked.resources = await checkResources(manifest, extension, reader, report, (listed) =>
+    listedResources.push(listed),
+  );
   checked.resourceTemplates = checkTemplates(manifest, report);
-  checkAppLinks(manifest, report);
+  checkAppLinks(manifest, listedResources, report);
   checked.prompts = await checkPrompts(manifest, ours, reader, report);
   if (extension) await checkExtensionFiles(extension, tools, reader, report);
   if (extension?.skills !== undefined) await (await import('./check-skills.js')).checkSkills(extension, reader, report);

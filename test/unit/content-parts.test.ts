@@ -2,7 +2,7 @@
 // list parts and a small file budget: mcp.json keeps the first entries, part files hold the rest,
 // the resources past the inline ones are packed; resources/list walks the parts a part per page,
 // resources/read finds packed and part-listed resources, search indexes every document, check
-// passes the tree and reports a damaged part.
+// passes the tree, reports a damaged part and holds an app page listed in a part to the apps' rules.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,8 @@ import type { TreeSource } from '../../src/core/tree/tree-source.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 const DOCUMENTS = 320;
+/** The documents and one MCP App page. */
+const LISTED = DOCUMENTS + 1;
 const INLINE = 40;
 const PER_PART = 100;
 
@@ -75,6 +77,12 @@ beforeAll(async () => {
       path.join(project, 'resources', `${name(index)}.txt`),
       `Document ${index} of the corpus. Its marker word is zq${index}x.\n`,
     );
+  // An MCP App page: listed last, so in a part, where check must still hold it to the apps' rules.
+  await fs.mkdir(path.join(project, 'ui', 'chart'), { recursive: true });
+  await fs.writeFile(
+    path.join(project, 'ui', 'chart', 'index.html'),
+    '<!doctype html><title>Chart</title><p>chart</p>',
+  );
   await fs.writeFile(
     path.join(project, 'staticmcp.json'),
     JSON.stringify({ limits: { resourcesInManifest: INLINE, resourcesPerListPart: PER_PART, maxCallFiles: 100 } }),
@@ -82,7 +90,7 @@ beforeAll(async () => {
   tree = path.join(project, 'dist');
   const report = await buildProject({ projectRoot: project, outDir: tree });
   expect(report.failures).toEqual([]);
-  expect(report.resources).toBe(DOCUMENTS);
+  expect(report.resources).toBe(LISTED);
   warnings = report.warnings.map((warning) => warning.message);
 }, 60_000);
 
@@ -91,8 +99,8 @@ describe('a content tree past the inline list and the file budget', () => {
     const manifest = JSON.parse(await fs.readFile(path.join(tree, 'mcp.json'), 'utf8'));
     expect(manifest.capabilities.resources).toHaveLength(INLINE);
     const { resourceList } = manifest.staticmcp;
-    expect(resourceList.total).toBe(DOCUMENTS);
-    expect(resourceList.parts.map((part: { count: number }) => part.count)).toEqual([100, 100, 80]);
+    expect(resourceList.total).toBe(LISTED);
+    expect(resourceList.parts.map((part: { count: number }) => part.count)).toEqual([100, 100, 81]);
     for (const part of resourceList.parts) expect(part.path).toMatch(/^lists\/resources\/[0-9a-f]{16}\.json$/);
   });
 
@@ -118,7 +126,7 @@ describe('a content tree past the inline list and the file budget', () => {
     do {
       const answer = await ask('resources/list', cursor ? { cursor } : undefined);
       const result = answer.result!;
-      expect((result._meta as Record<string, unknown>)['staticmcp/total']).toBe(DOCUMENTS);
+      expect((result._meta as Record<string, unknown>)['staticmcp/total']).toBe(LISTED);
       const resources = result.resources as { uri: string }[];
       expect(resources.length).toBeLessThanOrEqual(100);
       seen.push(...resources.map((resource) => resource.uri));
@@ -128,8 +136,8 @@ describe('a content tree past the inline list and the file budget', () => {
       if (pages === 1) expect(read).toEqual(['mcp.json']);
       else expect(read.filter((file) => file.startsWith('lists/'))).toHaveLength(pages - 1);
     } while (cursor !== undefined && pages < 50);
-    expect(seen).toHaveLength(DOCUMENTS);
-    expect(new Set(seen).size).toBe(DOCUMENTS);
+    expect(seen).toHaveLength(LISTED);
+    expect(new Set(seen).size).toBe(LISTED);
     // The inline 40, then one page per part: a page never crosses a part.
     expect(pages).toBe(1 + 3);
     const forged = await ask('resources/list', { cursor: 'eyJsIjoicmVzb3VyY2VzIn0' });
@@ -168,7 +176,7 @@ describe('a content tree past the inline list and the file budget', () => {
     };
     const clean = await check();
     expect(clean.problems).toEqual([]);
-    expect(clean.checked.resources).toBe(DOCUMENTS);
+    expect(clean.checked.resources).toBe(LISTED);
     const manifest = JSON.parse(await fs.readFile(path.join(tree, 'mcp.json'), 'utf8'));
     const part = manifest.staticmcp.resourceList.parts[1].path as string;
     const saved = await fs.readFile(path.join(tree, part));
@@ -176,6 +184,28 @@ describe('a content tree past the inline list and the file budget', () => {
     try {
       const damaged = await check();
       expect(damaged.problems.map((problem) => `${problem.path} ${problem.message}`).join('\n')).toContain(part);
+    } finally {
+      await fs.writeFile(path.join(tree, part), saved);
+    }
+  });
+
+  it("holds an app page listed in a part to MCP Apps' MIME type", async () => {
+    const manifest = JSON.parse(await fs.readFile(path.join(tree, 'mcp.json'), 'utf8'));
+    const part = manifest.staticmcp.resourceList.parts.at(-1).path as string;
+    const saved = await fs.readFile(path.join(tree, part), 'utf8');
+    expect(saved).toContain('ui://chart');
+    await fs.writeFile(path.join(tree, part), saved.replace('"text/html;profile=mcp-app"', '"text/html"'));
+    try {
+      const { files } = await listTreeFiles(tree);
+      const packFiles = new FolderPackFiles(tree);
+      const checked = await checkTree({
+        source: new ManifestPackedSource(new FolderSource(tree, 'tree'), packFiles),
+        files,
+        packFiles,
+      });
+      expect(checked.problems.map((problem) => `${problem.path} ${problem.message}`).join('\n')).toMatch(
+        new RegExp(`${part}#/resources/\\d+/mimeType the ui:// resource "ui://chart`),
+      );
     } finally {
       await fs.writeFile(path.join(tree, part), saved);
     }
