@@ -1,5 +1,5 @@
 // Benchmark (issue #43): the build's own peak RSS by tree size, packed and unpacked, the scripts'
-// cost left out. The one-tool grid project of bench/build-scale.mjs at BENCH_MEMORY_SIZES calls
+// cost left out. The one-tool grid project (bench/lib/grid-project.mjs) at BENCH_MEMORY_SIZES calls
 // (default 4,000 and 40,000) is built once from its scripts (minutes at 40,000 on two cores), then
 // rebuilt BENCH_REPETITIONS times (default 3) into a fresh output folder with every call answered
 // from the build cache: unpacked (--max-call-files 0) and packed (the default budget, or
@@ -8,45 +8,21 @@
 // their build cache there for the next run; STATICMCP_CLI=path/to/main.js measures another CLI
 // (main's, for a before/after: both read the same cache). Run `npm run build` first.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { cliPath, median, tempDir } from './lib/common.mjs';
+import { createGridProject, PEAK_RSS_HOOK } from './lib/grid-project.mjs';
 
 const sizes = (process.env.BENCH_MEMORY_SIZES ?? '4000,40000').split(',').map(Number);
 const repetitions = Number(process.env.BENCH_REPETITIONS ?? 3);
 const packedBudget = process.env.BENCH_PACKED_BUDGET ?? '2000';
 const keep = process.env.BENCH_KEEP ? path.resolve(process.env.BENCH_KEEP) : undefined;
-const SECOND_VALUES = 100;
 /** `limits.maxCallFiles`' default (src/builder/host-limits.ts). */
 const DEFAULT_MAX_CALL_FILES = 19_000;
-// Records the child's own peak RSS (not its scripts') when it exits.
-const PEAK_RSS_HOOK = `data:text/javascript,${encodeURIComponent(
-  'import{writeFileSync}from"node:fs";process.on("exit",()=>writeFileSync(process.env.BENCH_RSS_FILE,String(process.resourceUsage().maxRSS)))',
-)}`;
 
 function gridProject(folder, size) {
-  const first = Math.ceil(size / SECOND_VALUES);
   const project = path.join(folder, 'project');
-  if (existsSync(project)) return project;
-  mkdirSync(path.join(project, 'tools'), { recursive: true });
-  const script = path.join(project, 'tools', 'grid');
-  writeFileSync(
-    script,
-    `#!/bin/sh
-if [ "$1" = "--help" ]; then
-  echo '{"description": "Multiply two numbers"}'
-  echo '{"a": {"required": true, "value_type": "integer", "size": {"min": 1, "max": ${first}}}, "b": {"required": true, "value_type": "integer", "size": {"min": 1, "max": ${SECOND_VALUES}}}}' >&2
-  exit 0
-fi
-echo "$a x $b"
-`,
-  );
-  chmodSync(script, 0o755);
-  writeFileSync(
-    path.join(project, 'staticmcp.json'),
-    JSON.stringify({ limits: { maxCallsPerTool: first * SECOND_VALUES } }),
-  );
-  return project;
+  return existsSync(project) ? project : createGridProject(folder, size).project;
 }
 
 function build(folder, project, extra) {

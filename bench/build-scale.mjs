@@ -4,45 +4,19 @@
 // rebuild and a rebuild answered wholly from the cache. Run `npm run build` first.
 // STATICMCP_CLI=path/to/main.js measures another build of the CLI (e.g. main's, for a before/after).
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliPath as cli, cores } from './lib/bench-project.mjs';
 import { tempDir } from './lib/common.mjs';
+import { createGridProject, PEAK_RSS_HOOK } from './lib/grid-project.mjs';
 
 const sizes = (process.env.BENCH_SCALE_SIZES ?? '4000,40000').split(',').map(Number);
 const cpuCount = cores();
-/** Values of the second parameter; the first gets size / this many. */
-const SECOND_VALUES = 100;
-// Records the child's own peak RSS (not its scripts') when it exits.
-const PEAK_RSS_HOOK = `data:text/javascript,${encodeURIComponent(
-  'import{writeFileSync}from"node:fs";process.on("exit",()=>writeFileSync(process.env.BENCH_RSS_FILE,String(process.resourceUsage().maxRSS)))',
-)}`;
 
-function createGridProject(root, size) {
-  const first = Math.ceil(size / SECOND_VALUES);
-  const project = path.join(root, 'project');
-  mkdirSync(path.join(project, 'tools'), { recursive: true });
-  const script = path.join(project, 'tools', 'grid');
-  writeFileSync(
-    script,
-    `#!/bin/sh
-if [ "$1" = "--help" ]; then
-  echo '{"description": "Multiply two numbers"}'
-  echo '{"a": {"required": true, "value_type": "integer", "size": {"min": 1, "max": ${first}}}, "b": {"required": true, "value_type": "integer", "size": {"min": 1, "max": ${SECOND_VALUES}}}}' >&2
-  exit 0
-fi
-echo "$a x $b"
-`,
-  );
-  chmodSync(script, 0o755);
-  writeFileSync(
-    path.join(project, 'staticmcp.json'),
-    JSON.stringify({ limits: { maxCallsPerTool: first * SECOND_VALUES } }),
-  );
-  const pairs = [];
-  for (let a = 1; a <= first; a++) for (let b = 1; b <= SECOND_VALUES; b++) pairs.push(`${a} ${b}`);
-  writeFileSync(path.join(root, 'pairs.txt'), `${pairs.join('\n')}\n`);
-  return { project, script, calls: first * SECOND_VALUES };
+function createProject(root, size) {
+  const grid = createGridProject(root, size);
+  writeFileSync(path.join(root, 'pairs.txt'), `${[...grid.pairs()].join('\n')}\n`);
+  return grid;
 }
 
 function run(command, args, env = {}) {
@@ -71,7 +45,7 @@ const peaks = [];
 for (const size of sizes) {
   const root = tempDir('staticmcp-bench-scale-');
   try {
-    const { project, script, calls } = createGridProject(root, size);
+    const { project, script, calls } = createProject(root, size);
     const out = path.join(root, 'xargs-out');
     mkdirSync(out);
     const baseline = run('sh', [

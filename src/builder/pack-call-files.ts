@@ -195,14 +195,16 @@ export async function writePacks(
             yield { paths: namesOf(packedCopies, owner), byteLength: output.writer.sizeOf(owner) };
         })(),
         readBody: (owner) => output.writer.read(owner),
+        readBodyInto: (owner, into) => output.writer.readInto(owner, into),
         targetPackBytes,
       });
       const written: string[] = [];
       let step = generator.next();
       for (; !step.done; step = generator.next()) {
         const { bytes } = step.value;
-        // A view, not a copy: the pack's bytes are written once.
+        // A view, not a copy: the pack's bytes are written once, before the generator reuses them.
         await output.write(step.value.path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+        await output.writer.flush();
         written.push(step.value.path);
       }
       outcome = {

@@ -1,7 +1,7 @@
 // What the pack writer (pack-writer.ts) holds of one tool's records between reading them and
 // writing the last index, in typed arrays rather than an object per record and per name (a tool can
 // have hundreds of thousands): every name's UTF-8 bytes in one arena (string-arena.ts), each name's
-// call key as its two 32-bit SipHash halves, each record's first name, and, once
+// call key as its two 32-bit SipHash halves, each record's first name and body size, and, once
 // its pack is made, each name's index entry (pack number, record offset and length).
 // Comparing (high, low) as unsigned numbers is comparing a key's 8 big-endian bytes.
 import { sipHash13Halves } from '../core/tree/siphash.js';
@@ -18,6 +18,8 @@ export class PackRecordList {
   private keyLows = new Uint32Array(INITIAL_ITEMS);
   /** Per record, the position of its first name; its names are the ones up to the next record's first. */
   private firstNames = new Uint32Array(INITIAL_ITEMS);
+  /** Per record, its body's length in bytes. */
+  private bodyLengths = new Uint32Array(INITIAL_ITEMS);
   private recordCount = 0;
   /** Per name, once its record is packed: the pack's number, the record's offset and length in it. */
   private entryPacks = new Uint32Array(0);
@@ -32,12 +34,17 @@ export class PackRecordList {
     return this.names.length;
   }
 
-  /** Adds a record answering `paths` (its own first); returns the names' UTF-8 bytes (views, valid until the next push). */
-  push(paths: readonly string[]): Uint8Array[] {
+  /**
+   * Adds a record answering `paths` (its own first) whose body is `bodyLength` bytes; returns the
+   * names' UTF-8 bytes (views, valid until the next push).
+   */
+  push(paths: readonly string[], bodyLength: number): Uint8Array[] {
     const record = this.recordCount;
     this.recordCount += 1;
     this.firstNames = grownTypedArray(this.firstNames, this.recordCount, makeUint32);
+    this.bodyLengths = grownTypedArray(this.bodyLengths, this.recordCount, makeUint32);
     this.firstNames[record] = this.names.length;
+    this.bodyLengths[record] = bodyLength;
     for (const name of paths) {
       const position = this.names.push(name);
       this.keyHighs = grownTypedArray(this.keyHighs, position + 1, makeUint32);
@@ -49,6 +56,18 @@ export class PackRecordList {
     const names: Uint8Array[] = [];
     for (let position = this.firstNames[record]!; position < this.names.length; position++)
       names.push(this.names.bytesAt(position));
+    return names;
+  }
+
+  bodyLengthOf(record: number): number {
+    return this.bodyLengths[record]!;
+  }
+
+  /** The record's names' UTF-8 bytes, its own first (views: valid until the next push). */
+  nameBytesOf(record: number): Uint8Array[] {
+    const [first, end] = this.nameRangeOf(record);
+    const names: Uint8Array[] = [];
+    for (let position = first; position < end; position++) names.push(this.names.bytesAt(position));
     return names;
   }
 

@@ -18,8 +18,8 @@ import {
 import {
   encodedRecordBytes,
   encodeIndex,
-  encodePack,
-  encodeRecord,
+  encodePackHeader,
+  encodeRecordInto,
   type IndexEntryInput,
 } from '../core/packs/pack-encoding.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
@@ -130,7 +130,8 @@ export function packToolRecords(options: PackToolOptions): PackedTool {
     readBody: (firstPath) => bodies.get(firstPath)!,
   });
   let step = generator.next();
-  for (; !step.done; step = generator.next()) files.push(step.value);
+  // A copy: a pack's bytes are a view the generator reuses for the next pack.
+  for (; !step.done; step = generator.next()) files.push({ path: step.value.path, bytes: step.value.bytes.slice() });
   const table = step.value;
   files.sort((a, b) => compareStrings(a.path, b.path));
   return { files, table };
@@ -138,28 +139,43 @@ export function packToolRecords(options: PackToolOptions): PackedTool {
 
 /**
  * Packs and indexes for one tool's records, each file yielded as soon as it is made (packs in key
- * order, then indexes); the tool's rows of the pack table are the generator's return value. A record's body is
- * read when its pack is made and dropped with it: memory holds one pack's bodies and every name's
- * index entry (in typed arrays, pack-record-list.ts), never the tool's bodies. Throws when a path is not plain or a pack would pass
- * MAX_PACK_BYTES.
+ * order, then indexes); the tool's rows of the pack table are the generator's return value. A
+ * pack is encoded in one buffer, reused for the next pack (a yielded pack's bytes are valid until
+ * the generator resumes), each record's body read straight into its place (`readBodyInto`): no
+ * allocation per record, and none per pack once the buffer has grown to the largest pack (freed
+ * buffers of a few hundred KiB each left the allocator's heap fragmented: peak RSS grew with
+ * the tool). Memory holds that buffer and every name's index entry (in typed arrays,
+ * pack-record-list.ts), never the tool's bodies. Throws when a path is not plain or a pack would
+ * pass MAX_PACK_BYTES.
  */
 export function* generateToolPacks(
   options: Omit<PackToolOptions, 'records'> & {
     /** Read once, as they come (an iterable: the build never holds a list of them). */
     records: Iterable<LazyPackRecord>;
+    /** The body of the record whose first path is `firstPath`. */
     readBody(firstPath: string): Uint8Array;
+    /** Fills `into` (the body's place in the pack, byteLength bytes) with that body; readBody's copy when absent. */
+    readBodyInto?(firstPath: string, into: Uint8Array): void;
   },
 ): Generator<PackFile, PackTableRow[]> {
   const { tool, records, targetPackBytes } = options;
   const targetIndexBytes = options.targetIndexBytes ?? DEFAULT_TARGET_INDEX_BYTES;
   assertPlainTreePath(`${PACKS_FOLDER}${tool}`, `The packs folder of tool ${tool}`);
   if (tool.includes('/')) throw new Error(`tool name ${tool} holds a "/"`);
+  const readBodyInto =
+    options.readBodyInto ??
+    ((firstPath: string, into: Uint8Array) => {
+      const body = options.readBody(firstPath);
+      if (body.length !== into.length)
+        throw new Error(`the body of ${firstPath} is ${body.length} bytes, not the ${into.length} announced`);
+      into.set(body);
+    });
   // Every name and key in typed arrays (pack-record-list.ts), never an object per record or name.
   const list = new PackRecordList();
   let totalBytes = 0;
   for (const record of records) {
     for (const path of record.paths) assertPlainTreePath(path, 'A packed call file');
-    totalBytes += encodedRecordBytes(list.push(record.paths), record.byteLength);
+    totalBytes += encodedRecordBytes(list.push(record.paths, record.byteLength), record.byteLength);
   }
   if (list.length === 0) return [];
   const nameCount = list.nameCount;
@@ -171,34 +187,44 @@ export function* generateToolPacks(
   {
     // Deterministic order whatever order the records came in: key, then the path itself.
     const order = list.sortedRecords();
+    let scratch = new Uint8Array(0);
     const highOf = (position: number) => list.keyHigh(list.firstNameOf(order[position]!));
     let start = 0;
     while (start < order.length) {
       const bucket = bucketOf(highOf(start), packBits);
       let end = start;
       while (end < order.length && bucketOf(highOf(end), packBits) === bucket) end += 1;
-      const encoded: Uint8Array[] = [];
+      let packLength = PACK_HEADER_BYTES;
       for (let position = start; position < end; position += 1) {
-        const names = list.pathsOf(order[position]!);
-        encoded.push(encodeRecord({ names, body: options.readBody(names[0]!) }));
+        const record = order[position]!;
+        packLength += encodedRecordBytes(list.nameBytesOf(record), list.bodyLengthOf(record));
       }
-      const packBytes = encodePack(encoded);
-      if (packBytes.length > MAX_PACK_BYTES) {
+      if (packLength > MAX_PACK_BYTES) {
         throw new StaticMcpError(
           'PACK_TOO_LARGE',
-          `A pack of tool ${tool} would hold ${packBytes.length} bytes, more than the ${MAX_PACK_BYTES} a host accepts in one file`,
+          `A pack of tool ${tool} would hold ${packLength} bytes, more than the ${MAX_PACK_BYTES} a host accepts in one file`,
           'Lower the pack size, or make the largest call results smaller.',
         );
       }
-      const pack = { path: `${PACKS_FOLDER}${tool}/${contentName(packBytes)}.pack`, length: packBytes.length };
-      packs.push(pack);
-      yield { path: pack.path, bytes: packBytes };
+      // Room for a pack a little over the target at once: each regrowth frees the old buffer.
+      if (packLength > scratch.length)
+        scratch = new Uint8Array(Math.max(packLength, scratch.length * 2, Math.ceil(targetPackBytes * 1.125)));
+      const packBytes = scratch.subarray(0, packLength);
+      encodePackHeader(packBytes, end - start);
       let offset = PACK_HEADER_BYTES;
       for (let position = start; position < end; position += 1) {
-        const length = encoded[position - start]!.length;
-        list.setEntry(order[position]!, packs.length - 1, offset, length);
+        const record = order[position]!;
+        const names = list.nameBytesOf(record);
+        const firstPath = list.names.at(list.firstNameOf(record));
+        const length = encodeRecordInto(packBytes, offset, names, list.bodyLengthOf(record), (into) =>
+          readBodyInto(firstPath, into),
+        );
+        list.setEntry(record, packs.length, offset, length);
         offset += length;
       }
+      const pack = { path: `${PACKS_FOLDER}${tool}/${contentName(packBytes)}.pack`, length: packLength };
+      packs.push(pack);
+      yield { path: pack.path, bytes: packBytes };
       start = end;
     }
   }

@@ -21,7 +21,6 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
-  readSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -36,6 +35,7 @@ import { holdsSameBytes } from './holds-same-bytes.js';
 import { linkCopy, linkOrCopy } from './link-or-copy.js';
 import { IO_CONCURRENCY, removeTree } from './remove-tree.js';
 import { oldFolderOf, spoolFileOf, tempFolderOf } from './swap-folders.js';
+import { readExactly, readFileInto } from './read-exactly.js';
 
 export interface OpenTreeWriterOptions {
   /**
@@ -174,14 +174,7 @@ export class TreeWriter {
 
   /** A spooled file's content, read from the spool. */
   private readSpooled(at: { offset: number; length: number }): Buffer {
-    const bytes = Buffer.alloc(at.length);
-    let done = 0;
-    while (done < at.length) {
-      const read = readSync(this.spool!.fd, bytes, done, at.length - done, at.offset + done);
-      if (read === 0) throw new Error('the spool file ended early');
-      done += read;
-    }
-    return bytes;
+    return readExactly(this.spool!.fd, Buffer.allocUnsafe(at.length), at.offset, 'the spool file');
   }
 
   /** Waits for every write, writes every spooled file still in the tree out as a file, then drops the spool. */
@@ -283,6 +276,16 @@ export class TreeWriter {
     if (spooled) return this.readSpooled(spooled);
     const root = this.written.isUnchanged(relativePath) ? this.outDir : this.tempDir;
     return readFileSync(path.join(root, relativePath));
+  }
+
+  /** Reads what an earlier `write` put at `relativePath` (after a `flush`) into `into`, exactly its size. */
+  readInto(relativePath: string, into: Uint8Array): void {
+    assertPlainTreePath(relativePath, 'the tree path');
+    const spooled = this.written.spooledAt(relativePath);
+    const root = this.written.isUnchanged(relativePath) ? this.outDir : this.tempDir;
+    if (!spooled) readFileInto(path.join(root, relativePath), into);
+    else if (spooled.length === into.length) readExactly(this.spool!.fd, into, spooled.offset, 'the spool file');
+    else throw new Error(`${relativePath} is ${spooled.length} bytes, not ${into.length}`);
   }
 
   /** The size in bytes of what an earlier `write` put at `relativePath` (after a `flush`). */

@@ -1,7 +1,7 @@
 // The pack writer against real files: its packs and indexes written to a folder read back through
 // FolderSource + FolderPackFiles; the same calls give byte-identical files in any order; one
 // changed call renames only its pack and its index; a left-out-default copy is a second name on
-// the same record, not a second copy of its bytes.
+// the same record, not a second copy of its bytes; a pack encoded in place is its records' bytes.
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,13 @@ import { parsePackTable } from '../../src/core/packs/pack-table.js';
 import { PackedTreeSource } from '../../src/core/packs/packed-tree-source.js';
 import { FolderPackFiles } from '../../src/hosts/node/folder-pack-files.js';
 import { FolderSource } from '../../src/hosts/node/folder-source.js';
-import { maxPackFilesFor, type PackRecord, packToolRecords } from '../../src/tree-writer/pack-writer.js';
+import { encodePack, encodeRecord } from '../../src/core/packs/pack-encoding.js';
+import {
+  generateToolPacks,
+  maxPackFilesFor,
+  type PackRecord,
+  packToolRecords,
+} from '../../src/tree-writer/pack-writer.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
 const encoder = new TextEncoder();
@@ -75,6 +81,27 @@ describe('pack writer', () => {
       packed.files.map((file) => [file.path, Buffer.from(file.bytes).toString('base64')]);
     expect(contentOf(second)).toEqual(contentOf(first));
     expect(second.table).toEqual(first.table);
+  });
+
+  it('encodes a pack in place, byte for byte as its records encoded one by one, and refuses a body of another size', () => {
+    const calls = callsOf(3_000);
+    const packed = packToolRecords({ tool: 'capital', records: calls, targetPackBytes: 8 * 1024 });
+    const packs = packed.files.filter((file) => file.path.endsWith('.pack'));
+    expect(packs.length).toBeGreaterThan(4);
+    for (const pack of packs) {
+      const parsed = parsePack(pack.bytes, pack.path);
+      if (!('records' in parsed)) throw new Error(parsed.reason);
+      const oneByOne = encodePack(parsed.records.map(({ record }) => encodeRecord(record)));
+      expect(Buffer.from(oneByOne).equals(Buffer.from(pack.bytes))).toBe(true);
+    }
+    const announced = calls.map((call) => ({ paths: call.paths, byteLength: call.bytes.length + 1 }));
+    const generator = generateToolPacks({
+      tool: 'capital',
+      records: announced,
+      readBody: (firstPath) => calls.find((call) => call.paths[0] === firstPath)!.bytes,
+      targetPackBytes: 8 * 1024,
+    });
+    expect(() => generator.next()).toThrow(/bytes, not the .* announced/);
   });
 
   it('renames only the changed call’s pack and index', () => {

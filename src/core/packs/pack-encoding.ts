@@ -35,24 +35,50 @@ export function encodedRecordBytes(names: readonly Uint8Array[], bodyBytes: numb
 /** One record's bytes. Throws when a name is empty or longer than 65,535 bytes. */
 export function encodeRecord(record: RecordInput): Uint8Array {
   const names = record.names.map((name) => utf8Bytes(name));
+  const bytes = new Uint8Array(encodedRecordBytes(names, record.body.length));
+  encodeRecordInto(bytes, 0, names, record.body.length, (into) => into.set(record.body));
+  return bytes;
+}
+
+/**
+ * Writes one record at `offset` of `target`, which has room for it (encodedRecordBytes), the same
+ * bytes encodeRecord makes; `writeBody` fills the body's place (a view of `bodyBytes` bytes), so
+ * a pack is encoded in one buffer with no copy of any body. Returns the record's length. Throws
+ * when a name is empty or longer than 65,535 bytes.
+ */
+export function encodeRecordInto(
+  target: Uint8Array,
+  offset: number,
+  names: readonly Uint8Array[],
+  bodyBytes: number,
+  writeBody: (into: Uint8Array) => void,
+): number {
   if (names.length === 0 || names.length > 0xffff) throw new Error('a pack record needs 1 to 65,535 names');
   for (const name of names) {
     if (name.length === 0 || name.length > 0xffff) throw new Error('a pack record name must be 1 to 65,535 bytes');
   }
-  const bytes = new Uint8Array(encodedRecordBytes(names, record.body.length));
-  const view = new DataView(bytes.buffer);
-  writeAscii(bytes, 0, RECORD_MARKER);
+  const length = encodedRecordBytes(names, bodyBytes);
+  const view = new DataView(target.buffer, target.byteOffset + offset, length);
+  writeAscii(target, offset, RECORD_MARKER);
   view.setUint16(4, names.length);
-  view.setUint32(6, record.body.length);
-  let offset = RECORD_HEADER_BYTES;
+  view.setUint32(6, bodyBytes);
+  let at = RECORD_HEADER_BYTES;
   for (const name of names) {
-    view.setUint16(offset, name.length);
-    bytes.set(name, offset + 2);
-    offset += 2 + name.length;
+    view.setUint16(at, name.length);
+    target.set(name, offset + at + 2);
+    at += 2 + name.length;
   }
-  bytes.set(record.body, offset);
-  view.setUint32(10, crc32(bytes, RECORD_HEADER_BYTES));
-  return bytes;
+  writeBody(target.subarray(offset + at, offset + at + bodyBytes));
+  view.setUint32(10, crc32(target, offset + RECORD_HEADER_BYTES, offset + length));
+  return length;
+}
+
+/** Writes a pack's header for `recordCount` records at the start of `target`. */
+export function encodePackHeader(target: Uint8Array, recordCount: number): void {
+  target.fill(0, 0, PACK_HEADER_BYTES);
+  writeAscii(target, 0, PACK_MAGIC);
+  target[9] = PACK_FORMAT_VERSION;
+  new DataView(target.buffer, target.byteOffset, PACK_HEADER_BYTES).setUint32(12, recordCount);
 }
 
 /** A pack of already encoded records, in the order given. */
@@ -60,10 +86,7 @@ export function encodePack(records: readonly Uint8Array[]): Uint8Array {
   let total = PACK_HEADER_BYTES;
   for (const record of records) total += record.length;
   const bytes = new Uint8Array(total);
-  const view = new DataView(bytes.buffer);
-  writeAscii(bytes, 0, PACK_MAGIC);
-  bytes[9] = PACK_FORMAT_VERSION;
-  view.setUint32(12, records.length);
+  encodePackHeader(bytes, records.length);
   let offset = PACK_HEADER_BYTES;
   for (const record of records) {
     bytes.set(record, offset);

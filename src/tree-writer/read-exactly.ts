@@ -1,0 +1,24 @@
+// Reads a known number of bytes of an open file into a buffer the caller owns: the tree writer's
+// spool reads, and the pack step's reads of call files straight into their place in a pack.
+import { closeSync, openSync, readSync } from 'node:fs';
+
+/** Fills `into` from `fd` at `position` and returns it; throws, naming `what`, when the file ends first. */
+export function readExactly<Into extends Uint8Array>(fd: number, into: Into, position: number, what: string): Into {
+  let done = 0;
+  while (done < into.length) {
+    const read = readSync(fd, into, done, into.length - done, position + done);
+    if (read === 0) throw new Error(`${what} ended after ${done} of ${into.length} bytes`);
+    done += read;
+  }
+  return into;
+}
+
+/** Fills `into` with the file at `file`, which is at least that long. */
+export function readFileInto(file: string, into: Uint8Array): void {
+  const fd = openSync(file, 'r');
+  try {
+    readExactly(fd, into, 0, file);
+  } finally {
+    closeSync(fd);
+  }
+}
