@@ -1,11 +1,13 @@
 // "Bad input it must survive" (issue 2): one project holding every kind of broken script next to
-// a good one, built once by the real CLI. Each broken script gets a message naming it and saying
+// a good one, built once in-process by the build command's decision (test/helpers/in-process-build.ts)
+// and once by the real CLI for what a human reads. Each broken script gets a message naming it and saying
 // what went wrong; the good tools are still built; the exit code is 1; nothing outside the
 // output tree changes.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildJson, type BuildReportJson, type CliResult, runCli, toolReport } from '../helpers/cli.js';
+import { type CliResult, runCli, toolReport } from '../helpers/cli.js';
+import { buildInProcess, type InProcessBuild } from '../helpers/in-process-build.js';
 import { fingerprint, readJson } from '../helpers/files.js';
 import { makeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
@@ -13,7 +15,7 @@ import { temporaryFolder } from '../helpers/temp-folders.js';
 describe('a project full of broken scripts', () => {
   let project: string;
   let out: string;
-  let result: CliResult & { report: BuildReportJson };
+  let result: InProcessBuild;
   let projectBefore: Record<string, string>;
   let human: CliResult;
 
@@ -42,7 +44,7 @@ describe('a project full of broken scripts', () => {
     });
     out = path.join(await temporaryFolder(), 'tree');
     projectBefore = await fingerprint(project);
-    result = await buildJson(project, '--out', out);
+    result = await buildInProcess(project, { outDir: out });
     // The same build for humans: everything comes from the cache now, the failures are re-run.
     human = await runCli(['build', project, '--out', out]);
   });
@@ -124,7 +126,7 @@ describe('a project full of broken scripts', () => {
     await fs.writeFile(script, '#!/bin/sh\r\nif [ "$1" = "--help" ]; then echo "{}"; exit 0; fi\r\necho hi\r\n', {
       mode: 0o755,
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(1);
     expect(report.failures).toEqual([
       {
@@ -215,7 +217,7 @@ describe('files that cannot be used', () => {
     await fs.symlink('.', path.join(project, 'tools', 'self'));
     await fs.symlink('loop-b', path.join(project, 'tools', 'loop-a'));
     await fs.symlink('loop-a', path.join(project, 'tools', 'loop-b'));
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(0);
     expect(report.warnings).toEqual([
       { path: 'tools/loop-a', message: 'is a symlink loop; skipped' },
@@ -241,7 +243,7 @@ describe('files that cannot be used', () => {
       path.join(project, 'resources', 'readme.md.meta.json'),
       path.join(project, 'prompts', 'ask.md.meta.json'),
     ]);
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(1);
     expect(report.warnings).toContainEqual({
       path: 'tools/pipe',
@@ -287,7 +289,7 @@ describe('files that cannot be used', () => {
     async () => {
       const project = await makeProject({ tools: { ok: 'ok', secret: 'ok' } });
       await fs.chmod(path.join(project, 'tools', 'secret'), 0o111);
-      const { code, report } = await buildJson(project);
+      const { code, report } = await buildInProcess(project);
       expect(code).toBe(0);
       expect(report.warnings).toContainEqual({
         path: 'tools/secret',
@@ -299,7 +301,7 @@ describe('files that cannot be used', () => {
 
   it('refuses two scripts that map to one tool name, naming both, and builds the others', async () => {
     const project = await makeProject({ tools: { ok: 'ok', 'a-b': 'ok', 'a-b.sh': 'ok', 'x/y': 'ok', x_y: 'ok' } });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(1);
     expect(report.failures).toEqual([
       {
@@ -320,7 +322,7 @@ describe('files that cannot be used', () => {
       config: { tools: { 'echo-value': { values: { value: ['a b', 'A B', 'a_b', 'plain'] } } } },
     });
     const out = path.join(project, 'dist');
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(0);
     const tool = toolReport(report, 'echo-value');
     expect(tool.precomputed).toBe(2);
@@ -342,6 +344,8 @@ describe('--out that would damage something', () => {
     expected: RegExp,
     setup?: (project: string) => Promise<void>,
     inProject = false,
+    /** Through the CLI (its exit code, stderr and stdout) rather than the build command's decision in-process. */
+    viaCli = inProject,
   ): Promise<void> {
     // Alone in its own parent folder, so "nothing beside the project changed" is checkable.
     const parent = await temporaryFolder();
@@ -349,11 +353,20 @@ describe('--out that would damage something', () => {
     await setup?.(project);
     const before = await fingerprint(project);
     const siblingsBefore = (await fs.readdir(parent)).sort();
-    const { code, stdout, stderr } = await runCli(['build', ...args(project)], inProject ? { cwd: project } : {});
-    expect(stderr).toMatch(expected);
-    expect(stderr).toContain('what to do:');
-    expect(code).toBe(2);
-    expect(stdout).toBe('');
+    if (viaCli) {
+      const { code, stdout, stderr } = await runCli(['build', ...args(project)], inProject ? { cwd: project } : {});
+      expect(stderr).toMatch(expected);
+      expect(stderr).toContain('what to do:');
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+    } else {
+      // The build's refusal in-process: what the CLI prints as `error [CODE]: message` and `what to do: hint`.
+      const [, , out] = args(project);
+      const { code, error } = await buildInProcess(project, { outDir: out });
+      expect(`error [${error?.code}]: ${error?.message}`).toMatch(expected);
+      expect(error?.hint).toEqual(expect.any(String));
+      expect(code).toBe(2);
+    }
     expect(await fingerprint(project)).toEqual(before);
     expect((await fs.readdir(parent)).sort()).toEqual(siblingsBefore);
   }
@@ -362,6 +375,9 @@ describe('--out that would damage something', () => {
     await refuses(
       (project) => [project, '--out', project],
       /error \[OUT_CONTAINS_PROJECT\]: --out .* is the project folder/,
+      undefined,
+      false,
+      true,
     );
   });
 

@@ -1,12 +1,15 @@
 // What a build promises beyond surviving bad input: what a script sees (environment, stdin), an
 // atomic and reproducible tree, stale files removed, incremental rebuilds, the --json report and
-// a bare --tools folder. Every test runs the real CLI on a throwaway project.
+// a bare --tools folder. Each test builds a throwaway project of real scripts: through the build
+// command's decision in-process (test/helpers/in-process-build.ts) where only the report and the
+// tree are asserted, through the real CLI where the process is (signals, TMPDIR, stdout, stderr).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildJson, problemsOf, runCli, toolReport } from '../helpers/cli.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 import { exists, readJson, readTree, waitForFile } from '../helpers/files.js';
 import { CLI } from '../helpers/paths.js';
 import { isAlive } from '../helpers/processes.js';
@@ -31,7 +34,7 @@ async function listLeftovers(folder: string): Promise<string[]> {
 async function startBuildThatHangs() {
   const project = await makeProject({ tools: { ok: 'ok' } });
   const out = path.join(project, 'dist');
-  expect((await buildJson(project)).code).toBe(0);
+  expect((await buildInProcess(project)).code).toBe(0);
   const before = await readTree(out);
   await copyFixtureScript('slow', path.join(project, 'tools', 'slow'));
   // Its own TMPDIR: a SIGKILLed build cannot remove its run folder, so it must land in one of ours.
@@ -74,7 +77,7 @@ describe('what a script receives', () => {
         }),
       },
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(0);
     expect(toolReport(report, 'print-env').precomputed).toBe(2);
     const file = await readJson(
@@ -130,7 +133,7 @@ describe('what a script receives', () => {
 
   it('runs scripts in the project root', async () => {
     const project = await makeProject({ tools: { 'count-runs': 'count-runs' } });
-    expect((await buildJson(project)).code).toBe(0);
+    expect((await buildInProcess(project)).code).toBe(0);
     // The first call runs twice: the determinism probe (probe-determinism.ts).
     expect((await fs.readFile(path.join(project, 'runs.log'), 'utf8')).split('\n').filter(Boolean).sort()).toEqual([
       'count-runs 1',
@@ -142,7 +145,7 @@ describe('what a script receives', () => {
 
   it('ends a run when the script exits, even if a process it left in another session holds its output open', async () => {
     const project = await makeProject({ tools: { 'leaves-daemon': 'leaves-daemon' } });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     const daemon = Number(await fs.readFile(path.join(project, 'daemon.pid'), 'utf8'));
     if (isAlive(daemon)) process.kill(daemon, 'SIGKILL');
     expect(code, problemsOf(report)).toBe(0);
@@ -156,7 +159,7 @@ describe('what a script receives', () => {
       tools: { 'ignores-sigterm': 'ignores-sigterm', ok: 'ok' },
       config: { tools: { 'ignores-sigterm': { timeoutSecs: 0.3 } } },
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(1);
     expect(toolReport(report, 'ignores-sigterm').failures.map((failure) => failure.message)).toEqual([
       'ignores-sigterm timed out after 300 ms and was killed',
@@ -174,8 +177,8 @@ describe('the tree on disk', () => {
     });
     const first = path.join(await temporaryFolder(), 'one');
     const second = path.join(await temporaryFolder(), 'two');
-    expect((await buildJson(project, '--out', first, '--force')).code).toBe(0);
-    expect((await buildJson(project, '--out', second, '--force', '--concurrency', '1')).code).toBe(0);
+    expect((await buildInProcess(project, { outDir: first, force: true })).code).toBe(0);
+    expect((await buildInProcess(project, { outDir: second, force: true, concurrency: 1 })).code).toBe(0);
     const one = await readTree(first);
     const two = await readTree(second);
     expect([...two.keys()]).toEqual([...one.keys()]);
@@ -191,18 +194,18 @@ describe('the tree on disk', () => {
       files: { 'resources/old.md': 'old\n' },
     });
     const out = path.join(project, 'dist');
-    expect((await buildJson(project)).code).toBe(0);
+    expect((await buildInProcess(project)).code).toBe(0);
     expect(await exists(path.join(out, 'tools/count-runs/3.json'))).toBe(true);
     await fs.rm(path.join(project, 'tools', 'count-runs'));
     await fs.rm(path.join(project, 'resources', 'old.md'));
-    expect((await buildJson(project)).code).toBe(0);
+    expect((await buildInProcess(project)).code).toBe(0);
     expect([...(await readTree(out)).keys()]).toEqual([
       '.assetsignore',
       '.nojekyll',
       '404.html',
       '_headers',
       '_routes.json',
-      '_worker.js',
+      // No _worker.js: an in-process build has no bundled worker (in-process-build.ts).
       'index.html',
       'mcp.json',
       'tools/ok.json',
@@ -264,7 +267,7 @@ describe('the tree on disk', () => {
   it('puts back a previous tree that a build killed between its two renames left beside the output', async () => {
     const project = await makeProject({ tools: { ok: 'ok' } });
     const out = path.join(project, 'dist');
-    expect((await buildJson(project)).code).toBe(0);
+    expect((await buildInProcess(project)).code).toBe(0);
     // The state a kill between "dist → dist.old" and "tmp → dist" leaves (pid 2^22+1 is never alive).
     await fs.rename(out, `${out}.staticmcp-old-4194305`);
     await fs.mkdir(`${out}.staticmcp-tmp-4194305`);
@@ -272,7 +275,7 @@ describe('the tree on disk', () => {
     // And the search index writer's sorted runs (search-index-spill-writer.ts).
     await fs.mkdir(`${out}.staticmcp-scratch-4194305`);
     await fs.writeFile(`${out}.staticmcp-scratch-4194305/run-0`, 'x');
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(0);
     expect(report.unchanged).toBe(true);
     expect((await fs.readdir(project)).filter((name) => name.startsWith('dist')).sort()).toEqual(['dist']);
@@ -293,25 +296,25 @@ describe('incremental builds', () => {
     const project = await makeProject({ tools: { first: 'count-runs', second: 'count-runs' } });
     // The first call of each tool runs twice: the determinism probe.
     const everything = ['first 1', 'first 1', 'first 2', 'first 3', 'second 1', 'second 1', 'second 2', 'second 3'];
-    const initial = await buildJson(project);
+    const initial = await buildInProcess(project);
     expect(initial.code, problemsOf(initial.report)).toBe(0);
     expect(await runsLogged(project)).toEqual(everything);
 
     await fs.rm(path.join(project, 'runs.log'));
-    const again = await buildJson(project);
+    const again = await buildInProcess(project);
     expect(again.code, problemsOf(again.report)).toBe(0);
     expect(await runsLogged(project)).toEqual([]);
     expect(again.report.unchanged).toBe(true);
     expect(again.report.tools.map((tool) => tool.cached)).toEqual([3, 3]);
 
-    const forced = await buildJson(project, '--force');
+    const forced = await buildInProcess(project, { force: true });
     expect(forced.code, problemsOf(forced.report)).toBe(0);
     expect(await runsLogged(project)).toEqual(everything);
     expect(forced.report.tools.map((tool) => tool.cached)).toEqual([0, 0]);
 
     await fs.rm(path.join(project, 'runs.log'));
     await fs.appendFile(path.join(project, 'tools', 'second'), '# edited\n');
-    const edited = await buildJson(project);
+    const edited = await buildInProcess(project);
     expect(edited.code, problemsOf(edited.report)).toBe(0);
     expect(await runsLogged(project)).toEqual(['second 1', 'second 1', 'second 2', 'second 3']);
     expect(edited.report.tools.map((tool) => [tool.name, tool.cached])).toEqual([
@@ -325,13 +328,13 @@ describe('incremental builds', () => {
       tools: { echo: 'echo-value', counted: 'count-runs' },
       config: { tools: { echo: { values: { value: ['a'] } } } },
     });
-    expect((await buildJson(project)).code).toBe(0);
+    expect((await buildInProcess(project)).code).toBe(0);
     await fs.writeFile(
       path.join(project, 'staticmcp.json'),
       JSON.stringify({ tools: { echo: { values: { value: ['a', 'b'] } } } }),
     );
     await fs.rm(path.join(project, 'runs.log'));
-    const { report } = await buildJson(project);
+    const { report } = await buildInProcess(project);
     expect(await runsLogged(project)).toEqual([]);
     expect(toolReport(report, 'echo').precomputed).toBe(2);
     expect(await readJson(path.join(project, 'dist/tools/echo/b.json'))).toMatchObject({ content: [{ text: 'b\n' }] });
@@ -344,9 +347,8 @@ describe('what is not precomputed', () => {
       tools: { 'count-runs': 'count-runs', ok: 'ok' },
       config: { limits: { maxCallsPerTool: 2 } },
     });
-    const { code, report, stderr } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(0);
-    expect(stderr).toBe('');
     expect(toolReport(report, 'count-runs')).toMatchObject({
       precomputed: 0,
       live: true,
@@ -369,7 +371,7 @@ describe('what is not precomputed', () => {
         'tools/writer.meta.json': JSON.stringify({ annotations: { readOnlyHint: false } }),
       },
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(0);
     expect(await exists(path.join(project, 'runs.log'))).toBe(false);
     expect(Object.fromEntries(report.tools.map((tool) => [tool.name, tool.liveReason]))).toEqual({

@@ -1,10 +1,13 @@
 // What the build cache keeps across builds (earlier builds' results up to limits.maxCacheBytes),
 // how it survives a build killed mid-write, the determinism probe that serves a tool live when two
 // runs of one call print different output, and reports that stay bounded at any number of calls.
+// Builds run in-process through the build command's decision (test/helpers/in-process-build.ts);
+// one CLI build shows the bounded report a human reads.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildJson, problemsOf, runCli, toolReport } from '../helpers/cli.js';
+import { problemsOf, runCli, toolReport } from '../helpers/cli.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 import { exists, readJson } from '../helpers/files.js';
 import { makeProject } from '../helpers/projects.js';
 
@@ -19,7 +22,7 @@ async function runsLogged(project: string): Promise<string[]> {
 async function buildAndCountRuns(project: string, config?: unknown): Promise<string[]> {
   if (config !== undefined) await fs.writeFile(path.join(project, 'staticmcp.json'), JSON.stringify(config));
   await fs.rm(path.join(project, 'runs.log'), { force: true });
-  const { code, report } = await buildJson(project);
+  const { code, report } = await buildInProcess(project);
   expect(code, problemsOf(report)).toBe(0);
   return runsLogged(project);
 }
@@ -97,7 +100,7 @@ describe('the build cache across builds', () => {
 describe('the determinism probe', () => {
   it('serves a tool live when two runs of the same call print different output, and says how to force it', async () => {
     const project = await makeProject({ tools: { 'current-time': 'current-time', ok: 'ok' } });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code, problemsOf(report)).toBe(0);
     const tool = toolReport(report, 'current-time');
     expect(tool).toMatchObject({ precomputed: 0, live: true, liveReason: expect.stringContaining('different output') });
@@ -120,7 +123,7 @@ describe('the determinism probe', () => {
       tools: { 'current-time': 'current-time', counted: 'count-runs' },
       config: { tools: { 'current-time': { precompute: true }, counted: { precompute: true } } },
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code, problemsOf(report)).toBe(0);
     expect(toolReport(report, 'current-time')).toMatchObject({ precomputed: 1, warnings: [] });
     expect(await runsLogged(project)).toEqual(['counted 1', 'counted 2', 'counted 3']);
@@ -145,7 +148,7 @@ kill -9 $$
       },
     });
     await fs.chmod(path.join(project, 'tools', 'always-fails'), 0o755);
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(1);
     const tool = toolReport(report, 'always-fails');
     expect(tool.failedRuns).toBe(24);

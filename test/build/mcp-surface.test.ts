@@ -1,10 +1,13 @@
 // The whole MCP surface a project can declare, as the build writes it: sidecars, icons, output
 // schemas, register.json, prompts, resource templates (with precomputed instances), completions,
-// Markdown titles — and the bad input each must survive without breaking anything else.
+// Markdown titles — and the bad input each must survive without breaking anything else. Builds run
+// in-process through the build command's decision (test/helpers/in-process-build.ts), except those
+// whose refusal a user reads on stderr.
 import { describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { buildJson } from '../helpers/cli.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 import { exists, readJson } from '../helpers/files.js';
 import { makeProject } from '../helpers/projects.js';
 
@@ -37,7 +40,7 @@ describe('tool sidecars, icons and output schemas', () => {
         'tools/icon.png': PNG_1X1,
       },
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(0);
     expect(report.tools.map((tool) => tool.name)).toEqual(['say-ok']);
     const manifest = await readJson<ManifestJson>(path.join(project, 'dist/mcp.json'));
@@ -64,7 +67,7 @@ describe('tool sidecars, icons and output schemas', () => {
         'tools/typed.meta.json': JSON.stringify({ timeoutSecs: 'soon' }),
       },
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(1);
     expect(report.tools.map((tool) => tool.name)).toEqual(['fine']);
     expect(report.failures).toEqual([
@@ -78,7 +81,7 @@ describe('tool sidecars, icons and output schemas', () => {
       tools: { pictured: 'ok', plain: 'ok' },
       files: { 'tools/pictured.meta.json': JSON.stringify({ icons: [{ src: 'missing.svg' }] }) },
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(1);
     expect(report.tools.map((tool) => tool.name)).toEqual(['plain']);
     expect(report.failures[0]).toEqual({
@@ -97,7 +100,7 @@ describe('tool sidecars, icons and output schemas', () => {
         }),
       },
     });
-    const { code } = await buildJson(project);
+    const { code } = await buildInProcess(project);
     expect(code).toBe(0);
     const good = await readJson(path.join(project, 'dist/tools/echo/__count___3_.json'));
     expect(good).toMatchObject({
@@ -119,13 +122,13 @@ describe('editing a sidecar', () => {
       tools: { counted: 'count-runs' },
       files: { 'tools/counted.meta.json': JSON.stringify({ description: 'first' }) },
     });
-    expect((await buildJson(project)).code).toBe(0);
+    expect((await buildInProcess(project)).code).toBe(0);
     const runsLog = path.join(project, 'runs.log');
     const runsAfterFirstBuild = (await fs.readFile(runsLog, 'utf8')).split('\n').filter(Boolean).length;
     expect(runsAfterFirstBuild).toBeGreaterThan(0);
 
     await fs.writeFile(path.join(project, 'tools/counted.meta.json'), JSON.stringify({ description: 'second' }));
-    const edited = await buildJson(project);
+    const edited = await buildInProcess(project);
     expect(edited.report.tools[0]).toMatchObject({ cached: edited.report.tools[0]?.precomputed });
     expect((await fs.readFile(runsLog, 'utf8')).split('\n').filter(Boolean).length).toBe(runsAfterFirstBuild);
     const manifest = await readJson<ManifestJson>(path.join(project, 'dist/mcp.json'));
@@ -135,7 +138,7 @@ describe('editing a sidecar', () => {
       path.join(project, 'tools/counted.meta.json'),
       JSON.stringify({ description: 'second', outputSchema: { type: 'object' } }),
     );
-    const reshaped = await buildJson(project);
+    const reshaped = await buildInProcess(project);
     expect(reshaped.report.tools[0]).toMatchObject({ cached: 0 });
   });
 });
@@ -150,7 +153,7 @@ describe('an outputSchema that is not a valid JSON Schema', () => {
         }),
       },
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(1);
     const strange = report.tools.find((tool) => tool.name === 'strange')!;
     expect(strange.failures).toEqual([
@@ -179,7 +182,7 @@ describe('server.d/register.json', () => {
         resources: [],
       }),
     );
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(0);
     expect(report.tools.map((tool) => tool.name)).toEqual(['only-first']);
     const manifest = await readJson<ManifestJson>(path.join(project, 'dist/mcp.json'));
@@ -225,7 +228,7 @@ describe('prompts', () => {
         }),
       },
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(1);
     expect(report.failures).toEqual([
       {
@@ -271,7 +274,7 @@ describe('resource templates and Markdown resources', () => {
         'resources/guide.md': '# The *guide*\n\nRead me **first**.\n',
       },
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     // 003_*: an invalid template is skipped, the rest is built, and the exit code tells CI.
     expect(code).toBe(1);
     expect(report.failures).toEqual(
@@ -308,7 +311,7 @@ describe('guardrails', () => {
     // No search index: the warning is about mcp.json, and indexing 501 texts is search's own test.
     // mcp.json lists 100 resources inline by default (the rest go to list parts): this one lists all.
     const many = await makeProject({ files, config: { search: false, limits: { resourcesInManifest: 1000 } } });
-    const { code, report } = await buildJson(many);
+    const { code, report } = await buildInProcess(many);
     expect(code).toBe(0);
     expect(report.warnings).toEqual([
       { path: 'mcp.json', message: expect.stringContaining('501 resources (over 500)') },
@@ -329,7 +332,7 @@ describe('a symlink loop in resources/', () => {
   it('is reported once and every other resource is still built', async () => {
     const project = await makeProject({ files: { 'resources/docs/a.txt': 'A' } });
     await fs.symlink('..', path.join(project, 'resources/docs/loop'));
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(1);
     expect(report.failures).toEqual([{ path: 'resources/docs/loop', message: expect.stringContaining('a loop') }]);
     const manifest = await readJson<ManifestJson>(path.join(project, 'dist/mcp.json'));

@@ -2,10 +2,13 @@
 // packs under packs/<tool>/ with the pack table in mcp.json, every call (left-out-default copies
 // included) answered from the packs with the bytes the unpacked tree has at that path; the same
 // project builds the same bytes twice; within the budget (or with 0) the tree is today's layout.
+// Builds and checks run in-process (the build command's buildOrReplay, the check command's
+// checkSource): packing is the build's decision, and --max-call-files reaches it as maxCallFiles.
 import { describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { buildJson, runCli } from '../helpers/cli.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
+import { checkSource } from '../../src/cli/commands/check.js';
 import { readTree } from '../helpers/files.js';
 import { makeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
@@ -37,8 +40,8 @@ async function packableProject(): Promise<string> {
 }
 
 async function build(project: string, out: string, budget: string) {
-  const result = await buildJson(project, '--out', out, '--max-call-files', budget);
-  expect(result.code, result.stderr).toBe(0);
+  const result = await buildInProcess(project, { outDir: out, maxCallFiles: Number(budget) });
+  expect(result.code, result.error?.message).toBe(0);
   return result.report;
 }
 
@@ -95,9 +98,9 @@ describe('a build past its call-file budget', () => {
     // The content hash is over the logical files (the packs' calls, not the packs), so it differs
     // from the unpacked tree's by that rule alone, and check recomputes it from the packs.
     expect(packedReport.contentHash).not.toBe(plainReport.contentHash);
-    const checked = await runCli(['check', packedOut]);
-    expect(checked.code, checked.stderr).toBe(0);
-    expect(checked.stdout).toMatch(/content hash matches/);
+    const checked = (await checkSource(packedOut)).report;
+    expect(checked.problems).toEqual([]);
+    expect(checked.checked.hashedFiles).toBeGreaterThan(0);
 
     const manifest = JSON.parse(packed.get('mcp.json')!.toString('utf8'));
     const parsed = parsePackTable(manifest[EXTENSION_KEY].packs);
@@ -119,8 +122,8 @@ describe('a build past its call-file budget', () => {
     const againOut = path.join(parent, 'again');
     await build(project, againOut, '2');
     expect(await readTree(againOut)).toEqual(packed);
-    const forced = await buildJson(project, '--out', packedOut, '--max-call-files', '2', '--force');
-    expect(forced.code, forced.stderr).toBe(0);
+    const forced = await buildInProcess(project, { outDir: packedOut, maxCallFiles: 2, force: true });
+    expect(forced.code, forced.error?.message).toBe(0);
     expect(await readTree(packedOut)).toEqual(packed);
 
     // Unpacked again over the packed tree: no pack is kept as if it were the user's.

@@ -1,5 +1,5 @@
 // The search index is not written again when its documents did not change (issue #25), with the
-// real CLI on a copy of the built fixtures/example (its build cache answers every call), whose
+// build command on a copy of the built fixtures/example (its build cache answers every call), whose
 // argument values come from a command (so the no-op
 // fast path cannot replay it and every rebuild runs the search step): a repeated build links the
 // previous index files (same inodes) and says `searchIndex: "reused"`, an edit elsewhere (a prompt)
@@ -8,14 +8,15 @@
 // Whatever the path, the index is byte for byte the one a build into an empty folder writes (as
 // `--force` does). Every other damage and
 // edit of the record is decided by the same function, tested in-process
-// (test/unit/search-index-reuse.test.ts); here one of each shows what a user sees.
+// (test/unit/search-index-reuse.test.ts); here one of each shows what a user sees. Builds run
+// in-process through the build command's decision (test/helpers/in-process-build.ts).
 import { promises as fs, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { buildJson } from '../helpers/cli.js';
-import { builtExample, copyBuiltExample } from '../helpers/example.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
+import { copyBuiltExample } from '../helpers/example.js';
 import { CLI } from '../helpers/paths.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
@@ -31,9 +32,13 @@ function exampleProject(): string {
 
 /** Builds with --json; fails the test with stderr when the build does not succeed. */
 async function build(project: string, ...extra: string[]) {
-  const result = await buildJson(project, ...extra);
-  expect(result.code, result.stderr).toBe(0);
-  expect(result.report.ok, result.stderr).toBe(true);
+  const outIndex = extra.indexOf('--out');
+  const result = await buildInProcess(project, {
+    ...(outIndex >= 0 ? { outDir: extra[outIndex + 1] } : {}),
+    ...(extra.includes('--force') ? { force: true } : {}),
+  });
+  expect(result.code, result.error?.message).toBe(0);
+  expect(result.report.ok, JSON.stringify(result.report.failures)).toBe(true);
   return result.report;
 }
 
@@ -62,11 +67,6 @@ async function forcedIndex(project: string): Promise<Map<string, string>> {
   const out = path.join(await temporaryFolder('staticmcp-search-forced-'), 'tree');
   await build(project, '--out', out);
   return indexBytes(out);
-}
-
-/** The index of the unchanged example, as the shared build wrote it into an empty folder. */
-function exampleIndex(): Map<string, string> {
-  return indexBytes(path.join(builtExample(), 'dist'));
 }
 
 /** The ids `serve` answers for `query` from the tree's search tool, over stdio. */
@@ -126,7 +126,8 @@ describe('search index reuse', () => {
   it('writes the index again, as --force writes it, after a file of it was swapped for a copy of itself', async () => {
     const project = exampleProject();
     const tree = (await build(project)).outDir;
-    const fresh = exampleIndex();
+    // The copy's first build writes the index, as into an empty folder.
+    const fresh = indexBytes(tree);
     // The same bytes under a new inode: only the file's identity tells.
     const [file] = [...indexInodes(tree).keys()].filter((name) => name.endsWith('.pack'));
     const swapped = path.join(tree, INDEX_FOLDER, file!);
@@ -141,7 +142,8 @@ describe('search index reuse', () => {
   it('writes the index again when the record was edited, as --force does even with its kept documents damaged', async () => {
     const project = exampleProject();
     const tree = (await build(project)).outDir;
-    const fresh = exampleIndex();
+    // The copy's first build writes the index, as into an empty folder.
+    const fresh = indexBytes(tree);
     const record = path.join(project, RECORD);
     await build(project);
     const intact = await fs.readFile(record, 'utf8');

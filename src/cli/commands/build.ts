@@ -96,6 +96,31 @@ function printSummary(report: BuildReport): void {
   writeHumanLines(process.stderr, lines);
 }
 
+/**
+ * The build's decision between replaying the recorded report (nothing ran: every option that changes
+ * the tree is as the recorded build had it, never for --force or a part) and running the pipeline.
+ * The command prints what this returns; tests call it in-process to see the same reports.
+ */
+export async function buildOrReplay(buildOptions: BuildOptions, startedAt = performance.now()): Promise<BuildReport> {
+  const recorded = await readUpToDateReport(buildOptions, generatorName());
+  if (recorded) {
+    // Nothing ran this time: every answer came from what the recorded build left.
+    const tools = recorded.tools.map((tool) => ({ ...tool, cached: tool.precomputed, scriptMs: 0 }));
+    return {
+      ...recorded,
+      tools,
+      unchanged: true,
+      // Nothing was written this time: the index in the tree is the recorded build's.
+      ...(recorded.searchIndex ? { searchIndex: 'reused' } : {}),
+      durationMs: performance.now() - startedAt,
+    };
+  }
+  // The pipeline (and its dependencies) loads only when something may have changed.
+  keepYoungGenerationSmall();
+  const { buildProject } = await import('../../builder/build-project.js');
+  return buildProject(buildOptions);
+}
+
 async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
   // Scripts run in their own process groups, so a Ctrl-C on the terminal does not reach them: end
   // them ourselves. A second signal falls through to Node's default and exits at once.
@@ -131,31 +156,10 @@ async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
       force: options.force,
       shard,
     };
-    // Replayed only when every option that changes the tree is as it was (never for --force or a part).
-    const recorded = await readUpToDateReport(buildOptions, generatorName());
-    if (recorded) {
-      // Nothing ran this time: every answer came from what the recorded build left.
-      const tools = recorded.tools.map((tool) => ({ ...tool, cached: tool.precomputed, scriptMs: 0 }));
-      const report: BuildReport = {
-        ...recorded,
-        tools,
-        unchanged: true,
-        // Nothing was written this time: the index in the tree is the recorded build's.
-        ...(recorded.searchIndex ? { searchIndex: 'reused' } : {}),
-        durationMs: performance.now() - startedAt,
-      };
-      if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-      else printSummary(report);
-      return 0;
-    }
-    // The pipeline (and its dependencies) loads only when something may have changed.
-    keepYoungGenerationSmall();
-    const { buildProject } = await import('../../builder/build-project.js');
-    const report = await buildProject({
-      ...buildOptions,
-      onEvent: options.json ? undefined : createProgress(),
-      signal: interruption.signal,
-    });
+    const report = await buildOrReplay(
+      { ...buildOptions, onEvent: options.json ? undefined : createProgress(), signal: interruption.signal },
+      startedAt,
+    );
     if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else printSummary(report);
     return report.ok ? 0 : 1;

@@ -167,17 +167,12 @@ function printHuman(name: string, report: CheckReport, json: boolean): void {
   writeHumanLines(process.stderr, lines);
 }
 
-async function runCheckCommand(options: CheckOptions): Promise<number> {
-  let opened: OpenedSource;
-  try {
-    opened = await openSource(options.source);
-  } catch (error) {
-    printError(error);
-    // A project whose staticmcp.json is broken is a problem found (1), like a broken tree; no
-    // tree at all (no folder, no mcp.json, an unreachable URL) is refused (2).
-    return exitCodeOf(error);
-  }
-  const { source, files, packFiles, listingProblems, treeRoot, project, siteUrl } = opened;
+/**
+ * What `staticmcp check <given>` decides, without printing: the tree it opens (a folder, a
+ * project's output folder, or a URL) and every problem found in it. Tests call it in-process.
+ */
+export async function checkSource(given: string): Promise<{ name: string; report: CheckReport }> {
+  const { source, files, packFiles, listingProblems, treeRoot, project, siteUrl } = await openSource(given);
   try {
     const { checkTree } = await import('../../check/check-tree.js');
     const report = await checkTree({ source, files, listingProblems, packFiles });
@@ -191,13 +186,22 @@ async function runCheckCommand(options: CheckOptions): Promise<number> {
       report.problems.push(...extraProblems);
       report.ok = false;
     }
-    if (options.json) process.stdout.write(`${JSON.stringify({ tree: source.displayName, ...report }, null, 2)}\n`);
-    printHuman(source.displayName, report, options.json);
+    return { name: source.displayName, report };
+  } finally {
+    source.close();
+  }
+}
+
+async function runCheckCommand(options: CheckOptions): Promise<number> {
+  try {
+    const { name, report } = await checkSource(options.source);
+    if (options.json) process.stdout.write(`${JSON.stringify({ tree: name, ...report }, null, 2)}\n`);
+    printHuman(name, report, options.json);
     return report.ok ? 0 : 1;
   } catch (error) {
     printError(error);
+    // A project whose staticmcp.json is broken is a problem found (1), like a broken tree; no
+    // tree at all (no folder, no mcp.json, an unreachable URL) is refused (2).
     return exitCodeOf(error);
-  } finally {
-    source.close();
   }
 }
