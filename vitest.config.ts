@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { listTierGlobs, type Tier } from './test/helpers/test-tiers.js';
+import LongestFirstSequencer from './test/longest-first-sequencer.js';
 
 /** One tier's project; `globalSetup` runs only when a file of the tier is selected. */
 function defineTier(tier: Tier, globalSetup: string[], isolate = true): TestProjectInlineConfiguration {
@@ -35,5 +36,7 @@ export default defineConfig({
     // mostly wait on child processes (the CLI, servers, clients), so at least three files at a
     // time keep two cores busy.
     maxWorkers: Math.max(3, availableParallelism()),
+    // The runtimes tier's long files first, not after every cli file (test/longest-first-sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
   },
 });

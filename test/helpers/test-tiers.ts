@@ -50,6 +50,31 @@ export const FILE_TIERS: Readonly<Record<string, Tier>> = {
   'test/security/damaged-remote-search.test.ts': 'runtimes',
 };
 
+/**
+ * The slowest files, slowest first (from `--reporter=json` timings of whole runs): vitest starts
+ * them first (test/longest-first-sequencer.ts). A stale order only costs time, never a result.
+ */
+export const LONGEST_FILES: readonly string[] = [
+  'test/cli/deploy-commands.test.ts',
+  'test/cli/readme-walkthrough.test.ts',
+  'test/build/search-build.test.ts',
+  'test/inspector/inspector-cli.test.ts',
+  'test/hosts/real-hosts.test.ts',
+  'test/protocol-table/runtimes.test.ts',
+  'test/cli/index-tree.test.ts',
+  'test/hosts/live-origin-wrangler.test.ts',
+  'test/protocol-table/mcp-apps.test.ts',
+  'test/conformance/conformance-2026-07-28.test.ts',
+  'test/browser/mcp-apps-playground.test.ts',
+  'test/security/damaged-remote-search.test.ts',
+  'test/protocol-table/skills.test.ts',
+  'test/security/damaged-remote-packs.test.ts',
+  'test/browser/playground.test.ts',
+  'test/edge/live-origin.test.ts',
+  'test/edge/packed-worker.test.ts',
+  'test/http/bad-input.test.ts',
+];
+
 /** The tier of a test file given from the repository root (`test/<folder>/…`); undefined when its folder has none. */
 export function findTier(file: string): Tier | undefined {
   const listed = FILE_TIERS[file];

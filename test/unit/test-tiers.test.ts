@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/paths.js';
-import { FILE_TIERS, findTier, listTierGlobs, TIERS } from '../helpers/test-tiers.js';
+import { FILE_TIERS, findTier, LONGEST_FILES, listTierGlobs, TIERS } from '../helpers/test-tiers.js';
 
 const TEST_FILES = readdirSync(path.join(REPO_ROOT, 'test'), { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.test.ts'))
@@ -52,6 +52,10 @@ describe('test tiers', () => {
 
   it('names only test files that exist in FILE_TIERS', () => {
     for (const file of Object.keys(FILE_TIERS)) expect(TEST_FILES, `${file} in FILE_TIERS`).toContain(file);
+  });
+
+  it('names only test files that exist in LONGEST_FILES, the order vitest starts files in', () => {
+    for (const file of LONGEST_FILES) expect(TEST_FILES, `${file} in LONGEST_FILES`).toContain(file);
   });
 
   it('runs no file below the tier of what it starts', () => {
