@@ -20,8 +20,14 @@ export const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/
 export const UNSPACED_OR_OTHER =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
 
+const NON_ASCII = /[\u0080-\uffff]/;
+const ASCII_RUNS = /[a-z0-9]+/g;
+
 /** The text as terms are cut from it: NFKC, case folded, foldable diacritics dropped, NFC. */
 export function foldText(text: string): string {
+  // Plain ASCII is its own NFKC, NFD and NFC, holds no mark, and folds by lowercasing alone: most
+  // documents are, and the three normalizations cost more than cutting the terms.
+  if (!NON_ASCII.test(text)) return text.toLowerCase();
   // toUpperCase().toLowerCase() folds what lowercasing alone keeps apart (ß → ss, ﬁ → fi); the
   // final sigma comes back from lowercasing a word-final Σ, so it is folded by hand.
   const folded = text.normalize('NFKC').toUpperCase().toLowerCase().replaceAll('ς', 'σ');
@@ -32,6 +38,13 @@ export function foldText(text: string): string {
 /** Every term of `text`, in order, repeats included (a document's term frequencies and length). */
 export function tokenize(text: string): string[] {
   const terms: string[] = [];
+  if (!NON_ASCII.test(text)) {
+    // In lowercased ASCII the letters, numbers and marks are a-z and 0-9, and nothing is unspaced.
+    for (const match of text.toLowerCase().matchAll(ASCII_RUNS)) {
+      if (match[0].length <= MAX_TERM_LENGTH) terms.push(match[0]);
+    }
+    return terms;
+  }
   for (const match of foldText(text).matchAll(RUNS)) {
     const run = match[0];
     if (!UNSPACED.test(run)) {
