@@ -104,12 +104,14 @@ for (const count of SIZES) {
   const full = timedBuild(project.root, `full-${count}.cpuprofile`);
   const stats = treeStats(path.join(project.root, 'dist'));
   const noop = timedBuild(project.root);
-  appendFileSync(project.editable, '\nOne more line of text, edited while benchmarking.\n');
-  const edit = timedBuild(project.root, `edit-${count}.cpuprofile`);
-  rmSync(path.join(project.root, 'dist'), { recursive: true, force: true });
-  console.error(`staticmcp ${count}: ${JSON.stringify({ full, noop, edit })}`);
+  console.error(`staticmcp ${count}: ${JSON.stringify({ full, noop })}`);
+  // Pagefind before the edit, so a run cut short still has the throughput pair.
   const pagefind = WITH_PAGEFIND ? pagefindRun(project.root) : undefined;
   if (pagefind) console.error(`pagefind ${count}: ${JSON.stringify(pagefind)}`);
+  appendFileSync(project.editable, '\nOne more line of text, edited while benchmarking.\n');
+  const edit = timedBuild(project.root, `edit-${count}.cpuprofile`);
+  console.error(`staticmcp ${count} one edit: ${JSON.stringify(edit)}`);
+  rmSync(path.join(project.root, 'dist'), { recursive: true, force: true });
   rmSync(project.root, { recursive: true, force: true });
   rows.push({ count, bytes: project.bytes, full, stats, noop, edit, pagefind });
 }
