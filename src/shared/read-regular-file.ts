@@ -12,9 +12,29 @@ export const NOT_A_REGULAR_FILE = 'ENOTREGULAR';
 /** The `code` of the error thrown for a file whose real path leaves the folder it must stay in. */
 export const OUTSIDE_PROJECT = 'EOUTSIDEPROJECT';
 
+/**
+ * How long a root's real path is reused: a build reads thousands of files under one root, and
+ * resolving the root again for each cost as much as resolving the file; a root re-pointed while
+ * `dev` runs is seen again after this long.
+ */
+const REAL_ROOT_REUSE_MS = 1_000;
+const realRoots = new Map<string, { real: Promise<string>; resolvedAtMs: number }>();
+
+function realRootOf(root: string): Promise<string> {
+  const nowMs = Date.now();
+  const known = realRoots.get(root);
+  if (known && nowMs - known.resolvedAtMs < REAL_ROOT_REUSE_MS) return known.real;
+  const real = fs.realpath(root);
+  // A root that does not resolve is not remembered: the next read reports it afresh.
+  real.catch(() => realRoots.delete(root));
+  if (realRoots.size > 64) realRoots.clear();
+  realRoots.set(root, { real, resolvedAtMs: nowMs });
+  return real;
+}
+
 /** Whether `file`, with every symlink followed, is inside `root` (with its symlinks followed too). */
 export async function isInsideRealFolder(file: string, root: string): Promise<boolean> {
-  const [realFile, realRoot] = await Promise.all([fs.realpath(file), fs.realpath(root)]);
+  const [realFile, realRoot] = await Promise.all([fs.realpath(file), realRootOf(root)]);
   return realFile.startsWith(`${realRoot}${path.sep}`);
 }
 

@@ -13,8 +13,6 @@ export const LLMS_FULL_FILE = 'llms-full.txt';
 /** limits.maxLlmsFullBytes's default (staticmcp.schema.json declares it for projects). */
 export const DEFAULT_MAX_LLMS_FULL_BYTES = 8 * 1024 * 1024;
 
-const encoder = new TextEncoder();
-
 /** One line of Markdown text: no line breaks, and none of the characters that would end a link. */
 function inline(text: string): string {
   return text
@@ -69,9 +67,15 @@ export class LlmsTxtWriter {
     const lines = this.sections.get(folder) ?? [];
     this.sections.set(folder, lines);
     lines.push(`- [${inline(document.title) || document.id}](${target})`);
+    // Past the cap every later document is left out too: its entry is never made.
+    if (this.leftOut > 0) {
+      this.leftOut += 1;
+      return;
+    }
     const entry = `# ${inline(document.title) || document.id}\n\nSource: ${target}\n\n${document.text.trim()}\n\n`;
-    const bytes = encoder.encode(entry).length;
-    if (this.leftOut > 0 || this.fullBytes + bytes > this.maxFullBytes) {
+    // Counted without encoding: a copy of every document's text is garbage the build collects.
+    const bytes = Buffer.byteLength(entry, 'utf8');
+    if (this.fullBytes + bytes > this.maxFullBytes) {
       this.leftOut += 1;
       return;
     }

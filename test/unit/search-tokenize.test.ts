@@ -15,7 +15,7 @@ import {
   PostingList,
   termWeightOf,
 } from '../../src/core/search/postings.js';
-import { MAX_TERM_LENGTH, tokenize } from '../../src/core/search/tokenize.js';
+import { foldText, MAX_TERM_LENGTH, tokenize, UNSPACED, UNSPACED_OR_OTHER } from '../../src/core/search/tokenize.js';
 
 describe('search tokens', () => {
   it('folds width, ligatures, case and Latin, Greek and Cyrillic accents', () => {
@@ -47,6 +47,55 @@ describe('search tokens', () => {
     expect(tokenize('東京タワーは高い')).toEqual(['東', '京', 'タ', 'ワ', 'ー', 'は', '高', 'い']);
     expect(tokenize('hello, world! 🙂 -- 42x … «ok»')).toEqual(['hello', 'world', '42x', 'ok']);
     expect(tokenize('?!… -- ... 🙂🙂')).toEqual([]);
+  });
+
+  it('cuts text with a few non-ASCII words into the same terms as folding it whole does', () => {
+    // tokenize folds only the words that hold a non-ASCII character and lowercases the rest: random
+    // text of ASCII and of characters that fold, compose, change case by context or are unspaced
+    // must give the terms of the whole text folded at once.
+    const whole = (text: string): string[] => {
+      const terms: string[] = [];
+      for (const [run] of foldText(`${text} \u00e9`).matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
+        const pieces = UNSPACED.test(run) ? [...run.matchAll(UNSPACED_OR_OTHER)].map(([piece]) => piece) : [run];
+        terms.push(...pieces.filter((piece) => piece.length <= MAX_TERM_LENGTH));
+      }
+      // The é appended as a word of its own takes the general path for the whole text.
+      return terms.slice(0, -1);
+    };
+    const others = [
+      '\u0301',
+      'Σ',
+      'ΑΣ',
+      'ß',
+      'ﬁ',
+      '\u00a0',
+      '\u00a8',
+      'é',
+      'Ё',
+      '漢字',
+      'カナ',
+      '한',
+      '😀',
+      'Ｗ',
+      '\u2002',
+      'İ',
+    ];
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let sample = 0; sample < 300; sample += 1) {
+      let text = '';
+      while (text.length < 600) {
+        const roll = random();
+        if (roll < 0.04) text += others[Math.floor(random() * others.length)];
+        else if (roll < 0.06) text += 'Ab9'.repeat(20 + Math.floor(random() * 5));
+        else if (roll < 0.2) text += ' \n\t'[Math.floor(random() * 3)];
+        else text += String.fromCharCode(Math.floor(random() * 128));
+      }
+      expect(tokenize(text)).toEqual(whole(text));
+    }
   });
 
   it('leaves out runs longer than a word', () => {

@@ -33,9 +33,18 @@ export function stemOf(term: string): string {
   return stem;
 }
 
+// Keys remembered as well: joining the prefix per token made a new string to hash every time.
+const stemKeys = new Map<string, string>();
+
 /** The key of the list of every word whose stem is `stemOf(term)`. */
 export function stemKeyOf(term: string): string {
-  return STEM_KEY_PREFIX + stemOf(term);
+  let key = stemKeys.get(term);
+  if (key === undefined) {
+    key = STEM_KEY_PREFIX + stemOf(term);
+    if (stemKeys.size >= STEM_CACHE_LIMIT) stemKeys.clear();
+    stemKeys.set(term, key);
+  }
+  return key;
 }
 
 /**

@@ -20,8 +20,14 @@ export const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/
 export const UNSPACED_OR_OTHER =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
 
+const NON_ASCII = /[\u0080-\uffff]/;
+const ASCII_RUNS = /[a-z0-9]+/g;
+
 /** The text as terms are cut from it: NFKC, case folded, foldable diacritics dropped, NFC. */
 export function foldText(text: string): string {
+  // Plain ASCII is its own NFKC, NFD and NFC, holds no mark, and folds by lowercasing alone: most
+  // documents are, and the three normalizations cost more than cutting the terms.
+  if (!NON_ASCII.test(text)) return text.toLowerCase();
   // toUpperCase().toLowerCase() folds what lowercasing alone keeps apart (ß → ss, ﬁ → fi); the
   // final sigma comes back from lowercasing a word-final Σ, so it is folded by hand.
   const folded = text.normalize('NFKC').toUpperCase().toLowerCase().replaceAll('ς', 'σ');
@@ -29,9 +35,27 @@ export function foldText(text: string): string {
   return folded.normalize('NFD').replace(FOLDABLE_MARKS, '$1').normalize('NFC');
 }
 
-/** Every term of `text`, in order, repeats included (a document's term frequencies and length). */
-export function tokenize(text: string): string[] {
-  const terms: string[] = [];
+/**
+ * Plain ASCII between two non-ASCII words shorter than this is cut with them, in one general
+ * pass: cutting each non-ASCII word alone costs more per character than the general pass.
+ */
+const ASCII_GAP_TO_JOIN = 256;
+const NON_ASCII_ALL = /[\u0080-\uffff]/g;
+
+/** Whether the UTF-16 unit is ASCII white space, where no normalization or case rule reaches across. */
+function isAsciiSpace(unit: number): boolean {
+  return unit === 32 || (unit >= 9 && unit <= 13);
+}
+
+/** The terms of plain ASCII: lowercased, its letters, numbers and marks are a-z and 0-9. */
+function cutAscii(text: string, terms: string[]): void {
+  for (const match of text.toLowerCase().matchAll(ASCII_RUNS)) {
+    if (match[0].length <= MAX_TERM_LENGTH) terms.push(match[0]);
+  }
+}
+
+/** The terms of any text: folded whole, then cut into runs, ideographs and kana one each. */
+function cutFolded(text: string, terms: string[]): void {
   for (const match of foldText(text).matchAll(RUNS)) {
     const run = match[0];
     if (!UNSPACED.test(run)) {
@@ -44,5 +68,43 @@ export function tokenize(text: string): string[] {
       if (term.length <= MAX_TERM_LENGTH) terms.push(term);
     }
   }
+}
+
+/**
+ * Every term of `text`, in order, repeats included (a document's term frequencies and length).
+ * Folding is the same whether a text is folded whole or in pieces cut at ASCII white space (no
+ * composition, compatibility mapping or case context reaches across it), so the words holding a
+ * non-ASCII character are folded and the plain ASCII around them only lowercased: most text is.
+ */
+export function tokenize(text: string): string[] {
+  const terms: string[] = [];
+  let done = 0;
+  let pieceStart = -1;
+  let pieceEnd = -1;
+  for (const match of text.matchAll(NON_ASCII_ALL)) {
+    const at = match.index;
+    if (at < pieceEnd) continue;
+    let start = at;
+    while (start > Math.max(done, pieceEnd) && !isAsciiSpace(text.charCodeAt(start - 1))) start -= 1;
+    let end = at + 1;
+    while (end < text.length && !isAsciiSpace(text.charCodeAt(end))) end += 1;
+    if (pieceStart >= 0 && start - pieceEnd < ASCII_GAP_TO_JOIN) {
+      pieceEnd = end;
+      continue;
+    }
+    if (pieceStart >= 0) {
+      cutAscii(text.slice(done, pieceStart), terms);
+      cutFolded(text.slice(pieceStart, pieceEnd), terms);
+      done = pieceEnd;
+    }
+    pieceStart = start;
+    pieceEnd = end;
+  }
+  if (pieceStart >= 0) {
+    cutAscii(text.slice(done, pieceStart), terms);
+    cutFolded(text.slice(pieceStart, pieceEnd), terms);
+    done = pieceEnd;
+  }
+  cutAscii(done === 0 ? text : text.slice(done), terms);
   return terms;
 }
