@@ -22,10 +22,11 @@ export async function discoverContent(
   const { projectRoot, registration, resourcesRoot, config, cache } = project;
   const documents = DocumentCache.open(projectRoot, generatorName(), force);
   const resources = await discoverResources(resourcesRoot, registration.resources, projectRoot, documents);
+  // A built website's pages are resources like the others (discover-site.ts).
+  const site = await discoverSite(projectRoot, config, documents);
   // What the parses were is true whatever the rest of the build does.
   await documents.save();
-  // A built website's pages are resources like the others (discover-site.ts).
-  const site = await discoverSite(projectRoot, config);
+  resources.documents = { parsed: documents.parsedCount, reused: documents.reusedCount };
   if (site) resources.resources.push(...site.resources);
   const prompts = await discoverPrompts(path.join(projectRoot, 'prompts'), registration.prompts, projectRoot);
   const templates =

@@ -18,6 +18,8 @@ import type { MarkdownSummary } from './markdown-summary.js';
  */
 export const DOCUMENT_PARSER_ID = 'markdown-summary/2';
 const CACHE_FILE = path.join('.staticmcp', 'cache', 'documents.json');
+/** A site page's extracted text, one file per digest, read when its resource file is written. */
+const PAGES_FOLDER = path.join('.staticmcp', 'cache', 'pages');
 /**
  * A file modified this close to the build is not trusted by its identity next time (it could be
  * written again within the same mtime tick): it is digested instead.
@@ -29,6 +31,8 @@ export interface ParsedDocument {
   /** Published as `text` (else as a base64 `blob`). */
   text: boolean;
   summary?: MarkdownSummary;
+  /** A built site's page (extract-page.ts): its text is in the cache's page folder (pageTextFile). */
+  page?: { title?: string; canonicalHref?: string; warnings: string[] };
 }
 
 interface FileEntry {
@@ -66,11 +70,12 @@ function readCacheFile(file: string, key: string): CacheFile | undefined {
 }
 
 export class DocumentCache {
-  /** Documents parsed by this build (Markdown files whose bytes the cache did not know). */
+  /** Documents parsed by this build (Markdown files and site pages whose bytes the cache did not know). */
   parsedCount = 0;
   /** Documents whose parse came from the cache (by identity, or by digest after a read). */
   reusedCount = 0;
   private readonly seen: CacheFile;
+  private readonly pagesFolder: string | undefined;
 
   private constructor(
     private readonly file: string | undefined,
@@ -79,6 +84,28 @@ export class DocumentCache {
     private readonly startedAtNs: bigint,
   ) {
     this.seen = { key, files: {}, parsed: {} };
+    this.pagesFolder = file === undefined ? undefined : path.join(path.dirname(file), path.basename(PAGES_FOLDER));
+  }
+
+  /** Where a page's extracted text is kept (undefined: this cache keeps nothing). */
+  pageTextFile(sha256: string, kind: string): string | undefined {
+    if (this.pagesFolder === undefined) return undefined;
+    return path.join(this.pagesFolder, `${digestBytes(Buffer.from(`${sha256} ${kind}`))}.txt`);
+  }
+
+  /** Keeps a page's extracted text for the builds after this one. */
+  async writePageText(sha256: string, kind: string, text: string): Promise<string | undefined> {
+    const file = this.pageTextFile(sha256, kind);
+    if (file === undefined) return undefined;
+    try {
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      const temp = `${file}.${process.pid}.tmp`;
+      await fs.writeFile(temp, text);
+      await fs.rename(temp, file);
+      return file;
+    } catch {
+      return undefined;
+    }
   }
 
   /** A cache that knows nothing and keeps nothing (every document is parsed). */
@@ -140,7 +167,7 @@ export class DocumentCache {
     sha256: string,
     parsed: ParsedDocument,
   ): void {
-    if (parsed.summary !== undefined) this.parsedCount += 1;
+    if (parsed.summary !== undefined || parsed.page !== undefined) this.parsedCount += 1;
     this.record(relativePath, mimeType, stats, sha256, parsed);
   }
 
@@ -165,6 +192,7 @@ export class DocumentCache {
   /** Writes what this build saw (atomically); a failure to write only costs the next build a parse. */
   async save(): Promise<void> {
     if (this.file === undefined || (this.parsedCount === 0 && this.sameAsPrevious())) return;
+    await this.dropUnusedPages();
     const temp = `${this.file}.${process.pid}.tmp`;
     try {
       await fs.mkdir(path.dirname(this.file), { recursive: true });
@@ -173,6 +201,18 @@ export class DocumentCache {
     } catch {
       await fs.rm(temp, { force: true }).catch(() => {});
     }
+  }
+
+  /** Removes the page texts no document of this build has. */
+  private async dropUnusedPages(): Promise<void> {
+    if (this.pagesFolder === undefined) return;
+    const used = new Set<string>();
+    for (const entry of Object.values(this.seen.files))
+      if (this.seen.parsed[`${entry.sha256} ${entry.mimeType}`]?.page !== undefined)
+        used.add(path.basename(this.pageTextFile(entry.sha256, entry.mimeType)!));
+    const names = await fs.readdir(this.pagesFolder).catch(() => [] as string[]);
+    for (const name of names)
+      if (!used.has(name)) await fs.rm(path.join(this.pagesFolder, name), { force: true }).catch(() => {});
   }
 
   /** Whether the record would not change (a no-op build writes nothing). */

@@ -83,3 +83,32 @@ describe('the document cache', () => {
     expect(rebuilt.documents).toEqual({ parsed: 0, reused: DOCUMENTS });
   });
 });
+
+describe('the document cache for a built site', () => {
+  const page = (title: string, body: string) =>
+    `<!doctype html><html><head><title>${title}</title></head><body><nav>Menu</nav><main><h1>${title}</h1><p>${body}</p></main></body></html>`;
+
+  it('extracts each page once, reuses it unchanged, and writes what a from-scratch build writes', async () => {
+    const root = await temporaryFolder('document-cache-site-');
+    await fs.mkdir(path.join(root, 'site', 'docs'), { recursive: true });
+    await fs.writeFile(path.join(root, 'site', 'index.html'), page('Home', 'Welcome.'));
+    await fs.writeFile(path.join(root, 'site', 'docs', 'a.html'), page('Page A', 'The text of page A.'));
+    await fs.writeFile(path.join(root, 'site', 'docs', 'b.html'), page('Page B', 'The text of page B.'));
+    await fs.writeFile(path.join(root, 'site', 'style.css'), 'body { color: black }\n');
+    await fs.writeFile(path.join(root, 'staticmcp.json'), JSON.stringify({ site: 'site' }));
+    const build = (out: string, force = false) =>
+      buildProject({ projectRoot: root, outDir: path.join(root, out), force });
+    expect((await build('tree')).documents).toEqual({ parsed: 3, reused: 0 });
+    const again = await build('tree');
+    expect(again.documents).toEqual({ parsed: 0, reused: 3 });
+    expect(again.unchanged).toBe(true);
+    await fs.writeFile(path.join(root, 'site', 'docs', 'a.html'), page('Page A', 'An edited text.'));
+    expect((await build('tree')).documents).toEqual({ parsed: 1, reused: 2 });
+    expect((await build('fresh', true)).documents).toEqual({ parsed: 3, reused: 0 });
+    const tree = await readTree(path.join(root, 'tree'));
+    expect(tree).toEqual(await readTree(path.join(root, 'fresh')));
+    expect(tree.get('style.css')).toBe(Buffer.from('body { color: black }\n').toString('base64'));
+    const edited = [...tree.entries()].find(([file]) => file.startsWith('resources/') && file.includes('a.html'));
+    expect(Buffer.from(edited?.[1] ?? '', 'base64').toString('utf8')).toContain('An edited text.');
+  });
+});
