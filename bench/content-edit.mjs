@@ -5,7 +5,7 @@
 // process under /usr/bin/time: the first build (cold cache), a no-op rebuild, a one-document edit,
 // and a no-op again. Prints wall, CPU (user+sys) and peak RSS of each, and the documents the build
 // parsed and reused (its report's `documents`).
-// Run: npm run build && node bench/content-edit.mjs   (SIZES=10000 SEARCH=1 REPEAT=3)
+// Run: npm run build && node bench/content-edit.mjs   (SIZES=10000 SEARCH=1 REPEAT=3 KIND=md|txt)
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +14,8 @@ import { cliPath, median, tempDir } from './lib/common.mjs';
 const SIZES = (process.env.SIZES ?? '10000').split(',').map(Number);
 const SEARCH = process.env.SEARCH === '1';
 const REPEAT = Number(process.env.REPEAT ?? 3);
+// KIND=txt: ~600-byte text documents (bench/content-scale.mjs's), for peak RSS at 100,000 and more.
+const KIND = process.env.KIND ?? 'md';
 const WORDS =
   'static content server tree pack index part list resource document page site host edge worker build cache parse summary title'.split(
     ' ',
@@ -41,7 +43,7 @@ export function markdownDocument(position) {
 const TOOL = `#!/bin/sh
 if [ "$1" = "--help" ]; then
   echo '{"description": "Echo a word"}'
-  echo '{"word": {"description": "A word", "required": true}}' >&2
+  echo '{"word": {"description": "A word", "required": true, "value_type": "string"}}' >&2
   exit 0
 fi
 echo "$word"
@@ -52,7 +54,9 @@ function makeProject(count) {
   for (let position = 0; position < count; position++) {
     const folder = path.join(root, 'resources', `part-${Math.floor(position / 1000)}`);
     if (position % 1000 === 0) mkdirSync(folder, { recursive: true });
-    writeFileSync(path.join(folder, `doc-${position}.md`), markdownDocument(position));
+    if (KIND === 'txt')
+      writeFileSync(path.join(folder, `doc-${position}.txt`), `Document ${position}\n\n${words(position, 70)}\n`);
+    else writeFileSync(path.join(folder, `doc-${position}.md`), markdownDocument(position));
   }
   mkdirSync(path.join(root, 'tools'));
   writeFileSync(path.join(root, 'tools', 'echo-word'), TOOL);
@@ -97,8 +101,8 @@ const show = (label, runs) => {
 
 for (const count of SIZES) {
   const project = makeProject(count);
-  const edited = path.join(project, 'resources', 'part-0', 'doc-7.md');
-  console.log(`\n${count.toLocaleString('en')} Markdown documents${SEARCH ? ' (search on)' : ''}, median of ${REPEAT}`);
+  const edited = path.join(project, 'resources', 'part-0', `doc-7.${KIND}`);
+  console.log(`\n${count.toLocaleString('en')} ${KIND} documents${SEARCH ? ' (search on)' : ''}, median of ${REPEAT}`);
   show('first build', [build(project)]);
   const noop = [];
   const edit = [];
@@ -107,6 +111,8 @@ for (const count of SIZES) {
     appendFileSync(edited, `\nAn edit, round ${round}.\n`);
     edit.push(build(project));
   }
-  show('no-op', noop);
-  show('one edit', edit);
+  if (REPEAT > 0) {
+    show('no-op', noop);
+    show('one edit', edit);
+  }
 }

@@ -14,7 +14,7 @@ import { isHttpUrl } from '../core/search/document-url.js';
 import { compileValidator, type Validator } from '../shared/ajv-validator.js';
 import type { RegisterEntry } from './register-json.js';
 import { RESOURCE_NAME_SCHEMA, RESOURCE_URI_SCHEMA } from '../core/tree/name-rules.js';
-import { isInsideRealFolder, readFailureReason, readProjectFileAndStats } from '../shared/read-regular-file.js';
+import { readFailureReason, readProjectFileAndStats } from '../shared/read-regular-file.js';
 
 export interface ProjectResource {
   uri: string;
@@ -147,8 +147,10 @@ async function readDocument(
 ): Promise<{ parsed: ParsedDocument; stats: DocumentStats } | { problem: string }> {
   const key = path.relative(projectRoot, file).split(path.sep).join('/');
   try {
+    // Known by identity: nothing is read now. Where the file leads is checked when it is read to
+    // be written (resource-file-content.ts), as for any other file.
     const stats = await fs.stat(file, { bigint: true });
-    if (stats.isFile() && (await isInsideRealFolder(file, projectRoot))) {
+    if (stats.isFile()) {
       const known = documents.lookupUntouched(key, mimeType, stats);
       if (known) return { parsed: known.parsed, stats };
     }
