@@ -6,6 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProject } from '../../src/builder/build-project.js';
+import { readResourceContent } from '../../src/project/resource-file-content.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 const DOCUMENTS = 24;
@@ -110,5 +111,19 @@ describe('the document cache for a built site', () => {
     expect(tree.get('style.css')).toBe(Buffer.from('body { color: black }\n').toString('base64'));
     const edited = [...tree.entries()].find(([file]) => file.startsWith('resources/') && file.includes('a.html'));
     expect(Buffer.from(edited?.[1] ?? '', 'base64').toString('utf8')).toContain('An edited text.');
+  });
+});
+
+describe('a document edited while the build runs', () => {
+  it('is published as it is when written, with a warning that its listing is from the text read first', async () => {
+    const root = await temporaryFolder('document-cache-race-');
+    const file = path.join(root, 'notes.md');
+    await fs.writeFile(file, '# First\n');
+    const stats = await fs.stat(file, { bigint: true });
+    await fs.writeFile(file, '# Second, longer\n');
+    const source = { file, projectRoot: root, text: true, stats };
+    const read = await readResourceContent({ content: { source }, mimeType: 'text/markdown' });
+    expect(read).toMatchObject({ content: { text: '# Second, longer\n' } });
+    expect('warning' in read ? read.warning : '').toMatch(/changed while the build ran.*build again/);
   });
 });
