@@ -6,7 +6,7 @@
 // from the file itself (resource-file-content.ts), so memory stays flat in the number of documents.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { DocumentCache, type DocumentStats, digestBytes, type ParsedDocument } from './document-cache.js';
+import { DocumentCache, type DocumentStats, digestBytes, identityOf, type ParsedDocument } from './document-cache.js';
 import { readEitherSidecar, sidecarCandidates } from './read-json-sidecar.js';
 import { walkFolder } from './walk-folder.js';
 import type { MarkdownSummary } from './markdown-summary.js';
@@ -194,7 +194,7 @@ async function loadResource(
     description: (meta?.description as string | undefined) ?? summary.description ?? relativePath,
     mimeType,
     relativePath,
-    content: { source: { file, projectRoot, text: read.parsed.text, stats: read.stats } },
+    content: { source: { file, projectRoot, text: read.parsed.text, stats: identityOf(read.stats) } },
     size: Number(read.stats.size),
   };
 }

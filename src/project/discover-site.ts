@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { isInsideRealFolder, readFailureReason, readProjectFileAndStats } from '../shared/read-regular-file.js';
-import { DocumentCache, digestBytes, type ParsedDocument } from './document-cache.js';
+import { DocumentCache, digestBytes, identityOf, type ParsedDocument } from './document-cache.js';
 import { isBuildOwnedPath, isLocalSecretsFile, LOCAL_SECRETS_ADVICE } from '../tree-writer/tree-ownership.js';
 import type { ProjectConfig } from './config.js';
 import type { ProjectResource } from './discover-resources.js';
@@ -101,7 +101,7 @@ async function readPage(
     if (!parsed.page || textFile === undefined) return undefined;
     const stats = await fs.stat(textFile, { bigint: true }).catch(() => undefined);
     if (!stats?.isFile()) return undefined;
-    const source = { file: textFile, projectRoot, text: true, stats };
+    const source = { file: textFile, projectRoot, text: true, stats: identityOf(stats) };
     return { page: parsed.page, content: { source }, size: Number(stats.size) };
   };
   try {

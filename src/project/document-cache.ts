@@ -54,6 +54,11 @@ interface CacheFile {
 /** A document's identity on disk, as `fs.stat(…, { bigint: true })` gives it. */
 export type DocumentStats = Pick<BigIntStats, 'ino' | 'size' | 'mtimeNs'>;
 
+/** Only the identity of a stat (a whole BigIntStats per document would be held until it is written). */
+export function identityOf(stats: DocumentStats): DocumentStats {
+  return { ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs };
+}
+
 export function digestBytes(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
