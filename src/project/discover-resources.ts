@@ -41,6 +41,8 @@ export interface ProjectResource {
 export interface ResourceFileSource {
   file: string;
   projectRoot: string;
+  /** The project's real path, taken once per build (the check that the file stays inside it). */
+  realProjectRoot?: string;
   /** Published as `text` (else as a base64 `blob`). */
   text: boolean;
   /** Its identity when its parse was taken: a different one at write time means it changed meanwhile. */
@@ -222,7 +224,13 @@ export async function discoverResources(
   const resources: ProjectResource[] = [];
   const problems: ResourceDiscovery['problems'] = [];
   const warnings: ResourceDiscovery['warnings'] = [];
-  const counts = () => ({ parsed: documents.parsedCount, reused: documents.reusedCount });
+  const realProjectRoot = await fs.realpath(projectRoot).catch(() => undefined);
+  const counts = () => {
+    // Each file's read, when it is written, checks it stays inside the project: against one realpath.
+    if (realProjectRoot !== undefined)
+      for (const { content } of resources) if ('source' in content) content.source.realProjectRoot = realProjectRoot;
+    return { parsed: documents.parsedCount, reused: documents.reusedCount };
+  };
   if (registered) {
     for (const entry of registered) {
       const loaded = await loadResource(

@@ -15,7 +15,7 @@ export async function readResourceContent(
   const { source } = resource.content;
   let read: Awaited<ReturnType<typeof readProjectFileAndStats>>;
   try {
-    read = await readProjectFileAndStats(source.file, source.projectRoot);
+    read = await readProjectFileAndStats(source.file, source.projectRoot, source.realProjectRoot);
   } catch (error) {
     return { problem: `cannot be read (${readFailureReason(error)}); skipped` };
   }

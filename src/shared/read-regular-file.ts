@@ -13,8 +13,8 @@ export const NOT_A_REGULAR_FILE = 'ENOTREGULAR';
 export const OUTSIDE_PROJECT = 'EOUTSIDEPROJECT';
 
 /** Whether `file`, with every symlink followed, is inside `root` (with its symlinks followed too). */
-export async function isInsideRealFolder(file: string, root: string): Promise<boolean> {
-  const [realFile, realRoot] = await Promise.all([fs.realpath(file), fs.realpath(root)]);
+export async function isInsideRealFolder(file: string, root: string, knownRealRoot?: string): Promise<boolean> {
+  const [realFile, realRoot] = await Promise.all([fs.realpath(file), knownRealRoot ?? fs.realpath(root)]);
   return realFile.startsWith(`${realRoot}${path.sep}`);
 }
 
@@ -26,12 +26,16 @@ export async function readProjectFile(file: string, projectRoot: string): Promis
   return readRegularFile(file);
 }
 
-/** readProjectFile, with the identity (inode, size, mtime) of the file it read. */
+/**
+ * readProjectFile, with the identity (inode, size, mtime) of the file it read. `realProjectRoot`,
+ * the project's real path when the caller knows it, spares a realpath per file.
+ */
 export async function readProjectFileAndStats(
   file: string,
   projectRoot: string,
+  realProjectRoot?: string,
 ): Promise<{ bytes: Buffer; stats: BigIntStats }> {
-  if (!(await isInsideRealFolder(file, projectRoot))) {
+  if (!(await isInsideRealFolder(file, projectRoot, realProjectRoot))) {
     throw Object.assign(new Error(`${file} leads outside the project`), { code: OUTSIDE_PROJECT });
   }
   const handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
