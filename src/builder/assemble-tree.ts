@@ -21,6 +21,7 @@ import {
 import type { ProjectConfig } from '../project/config.js';
 import { packageInfo } from '../shared/version.js';
 import type { ProjectResource } from '../project/discover-resources.js';
+import { type ResourceContent, readResourceContent } from '../project/resource-file-content.js';
 import { appPagesOf } from '../tree-writer/app-pages.js';
 import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
@@ -103,14 +104,18 @@ export function stateResourceUri(scriptPath: string): string {
  * the same item under `contents`, the shape bridges that only know `text` pass on as it is (the
  * reference sse_bridge would otherwise wrap the whole file as text).
  */
-function resourceFileContent(resource: ProjectResource): Record<string, unknown> {
+function resourceFileContent(resource: ProjectResource, content: ResourceContent): Record<string, unknown> {
   const item = {
     uri: resource.uri,
     mimeType: resource.mimeType,
-    ...resource.content,
+    ...content,
     ...(resource.meta ? { _meta: resource.meta } : {}),
   };
-  return 'blob' in resource.content ? { ...item, contents: [item] } : item;
+  return 'blob' in content ? { ...item, contents: [item] } : item;
+}
+
+function hasInlineContent(resource: ProjectResource): resource is ProjectResource & { content: ResourceContent } {
+  return !('source' in resource.content);
 }
 
 /**
@@ -157,8 +162,15 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       });
       continue;
     }
-    resourceOwners.set(filePath, resource.uri);
     const shown = resource.shownPath ?? `resources/${resource.relativePath}`;
+    // A file's text is read here, written, and let go (discovery holds none of it).
+    const read = await readResourceContent(resource);
+    if ('problem' in read) {
+      failures.push({ path: shown, message: read.problem });
+      continue;
+    }
+    if (read.warning !== undefined) pageWarnings.push({ path: shown, message: read.warning });
+    resourceOwners.set(filePath, resource.uri);
     const page = claimPage(resource.pageUrl, shown, pageOwners, pageWarnings);
     const meta = page !== undefined ? { ...resource.meta, [DOCUMENT_URL_META_KEY]: page } : resource.meta;
     resourceDefinitions.push({
@@ -170,8 +182,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       size: resource.size,
       ...(meta ? { _meta: meta } : {}),
     });
-    const content = treeJsonFile(resourceFileContent(resource));
-    await output.write(filePath, content);
+    await output.write(filePath, treeJsonFile(resourceFileContent(resource, read.content)));
     const raw = rawResourceFilePath(resource.uri);
     if (raw) rawResourceCopies.claim(raw, filePath);
   }
@@ -293,7 +304,8 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     // The packs/ rule (immutable caching) for call packs and the search index alike: both are
     // named by their content.
     packs: input.packsCalls || resourcePacking !== undefined || searchIndexed,
-    appPages: appPagesOf(input.resources),
+    // An MCP App's page is inline content (discover-apps.ts), never a file read at write time.
+    appPages: appPagesOf(input.resources.filter(hasInlineContent)),
     skills: input.skills ?? [],
     page: { tools, hasSearch: searchIndexed, resourceCount: listed.resourceList?.total },
   };

@@ -25,13 +25,9 @@ import path from 'node:path';
 import { CONFIG_FILE, findUnknownToolKeys } from '../project/config.js';
 import type { DiscoveredScript } from '../project/discover-scripts.js';
 import { deriveToolName } from '../project/tool-names.js';
-import { discoverPrompts } from '../project/discover-prompts.js';
 import { discoverPublicFiles, PUBLIC_FOLDER } from '../project/discover-public.js';
-import { discoverResources } from '../project/discover-resources.js';
-import { discoverResourceTemplates } from '../project/discover-resource-templates.js';
-import { discoverSite } from '../project/discover-site.js';
-import { discoverSkills } from '../project/discover-skills.js';
 import { applySiteOverrides, writeSiteFiles } from './site-step.js';
+import { discoverContent } from './discover-content.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { MANIFEST_FILE } from '../core/tree/manifest.js';
 import { FLAT_RESOURCE_URI_KEY } from '../core/tree/mcp-apps.js';
@@ -120,41 +116,6 @@ async function attachApps(planned: { plans: ToolPlan[] }, project: OpenedProject
   return { ...apps, warnings };
 }
 
-/** Resources, prompts and resource templates (the last expanded through their providers). */
-async function discoverContent(project: OpenedProject, signal: AbortSignal | undefined, volatileInputs: string[]) {
-  const { projectRoot, registration, resourcesRoot, config, cache } = project;
-  const resources = await discoverResources(resourcesRoot, registration.resources, projectRoot);
-  // A built website's pages are resources like the others (discover-site.ts).
-  const site = await discoverSite(projectRoot, config);
-  if (site) resources.resources.push(...site.resources);
-  const prompts = await discoverPrompts(path.join(projectRoot, 'prompts'), registration.prompts, projectRoot);
-  const templates =
-    registration.resourceTemplates?.length === 0
-      ? { templates: [], problems: [] }
-      : await discoverResourceTemplates(
-          resourcesRoot,
-          new Set(resources.resources.map((resource) => resource.name)),
-          registration.resourceTemplates,
-          projectRoot,
-        );
-  const expansion =
-    templates.templates.length === 0
-      ? { instances: [], valuesByTemplate: {}, failures: [], warnings: [] }
-      : await (await import('./expand-resource-templates.js')).expandResourceTemplates(templates.templates, {
-          projectRoot,
-          toolsRoot: project.toolsRoot,
-          config,
-          cache,
-          concurrency: project.concurrency,
-          displayPath: project.displayPath,
-          signal,
-          volatileInputs,
-          maxOutputBytes: config.limits.maxOutputBytes,
-        });
-  const skills = await discoverSkills(projectRoot, config.limits);
-  return { resources, prompts, templates, expansion, skills, site };
-}
-
 export async function buildProject(options: BuildOptions): Promise<BuildReport> {
   const startedAt = performance.now();
   const { signal } = options;
@@ -202,7 +163,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     if (output instanceof ShardOutput) output.endCalls();
     // Nothing is swapped in after an interruption (the cache keeps the results that did arrive).
     stopIfInterrupted(signal);
-    const content = await discoverContent(project, signal, volatileInputs);
+    const content = await discoverContent(project, signal, volatileInputs, options.force === true);
     stopIfInterrupted(signal);
     const { resources, prompts, templates, expansion, skills, site } = content;
     const { completions: registeredCompletions } = project.registration;
@@ -422,6 +383,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       files,
       contentHash: tree.contentHash,
       ...(tree.searchIndex ? { searchIndex: tree.searchIndex.reused ? 'reused' : 'written' } : {}),
+      documents: resources.documents,
       durationMs: performance.now() - startedAt,
       ...(shard ? { shard } : {}),
     };

@@ -51,6 +51,11 @@ export interface BuildReport {
    * files linked as they were, its documents being the same: search-index-reuse.ts).
    */
   searchIndex?: 'written' | 'reused';
+  /**
+   * Resource files under resources/: Markdown documents parsed by this build, and documents whose
+   * parse came from the project's document cache, their bytes unchanged (document-cache.ts).
+   */
+  documents?: { parsed: number; reused: number };
   durationMs: number;
   /** Set by `build --shard I/N`: the tree is a part for `staticmcp merge`, holding this shard's calls. */
   shard?: { index: number; count: number };

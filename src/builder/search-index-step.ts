@@ -41,7 +41,7 @@ import {
 import type { TreeOutput } from './tree-output.js';
 import { isAppResource } from '../core/tree/mcp-apps.js';
 import { isSkillUri } from '../core/tree/skills.js';
-import type { ProjectResource } from '../project/discover-resources.js';
+import { isTextResource, type ProjectResource } from '../project/discover-resources.js';
 import { stemmingOfLanguage } from '../core/search/stem.js';
 
 export interface SearchStepInput {
@@ -145,7 +145,7 @@ function unknownToolWarnings(manifest: JsonObject, settings: DocumentSettings): 
 export function hasTextResources(resources: readonly ProjectResource[]): boolean {
   return resources.some(
     (resource) =>
-      'text' in resource.content &&
+      isTextResource(resource) &&
       !isAppResource({ uri: resource.uri, mimeType: resource.mimeType ?? null }) &&
       !isSkillUri(resource.uri),
   );

@@ -9,6 +9,20 @@ import { joinHeaders } from '../tree-writer/join-headers.js';
 import { HEADERS_FILE } from '../tree-writer/deploy-files.js';
 import { LANDING_PAGE_FILE } from '../tree-writer/tree-ownership.js';
 import type { TreeOutput } from './tree-output.js';
+import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
+
+/** A site file's bytes, read as it is written (discovery holds none), or undefined when it cannot be read. */
+async function readSiteFile(site: SiteDiscovery, filePath: string): Promise<Buffer | undefined> {
+  const file = site.files.get(filePath);
+  if (file === undefined) return undefined;
+  try {
+    return await readProjectFile(file, site.projectRoot);
+  } catch (error) {
+    site.problems.push({ path: `${site.folder}/${filePath}`, message: `cannot be read (${readFailureReason(error)})` });
+    site.files.delete(filePath);
+    return undefined;
+  }
+}
 
 /**
  * Writes the site's index.html and 404.html over the build's. When the site has an index.html the
@@ -17,7 +31,7 @@ import type { TreeOutput } from './tree-output.js';
  * own index.html gets no policy of ours.
  */
 export async function applySiteOverrides(output: TreeOutput, site: SiteDiscovery): Promise<void> {
-  const index = site.files.get('index.html');
+  const index = await readSiteFile(site, 'index.html');
   if (index && output.has('index.html')) {
     await output.writer.flush();
     await output.write(LANDING_PAGE_FILE, output.read('index.html'));
@@ -29,10 +43,9 @@ export async function applySiteOverrides(output: TreeOutput, site: SiteDiscovery
         headers.replace(/^\/$/m, `/${landing}`).replace(/^\/index\.html$/m, `/${LANDING_PAGE_FILE}`),
       );
   }
-  for (const name of ['index.html', '404.html']) {
-    const content = site.files.get(name);
-    if (content) await output.write(name, content);
-  }
+  if (index) await output.write('index.html', index);
+  const notFound = await readSiteFile(site, '404.html');
+  if (notFound) await output.write('404.html', notFound);
   if (site.headers !== undefined && output.has(HEADERS_FILE)) {
     await output.writer.flush();
     const ours = output.read(HEADERS_FILE).toString('utf8');
@@ -48,7 +61,9 @@ export async function applySiteOverrides(output: TreeOutput, site: SiteDiscovery
 
 /** The site's other files, as they are (after the content hash, as public/ is). */
 export async function writeSiteFiles(output: TreeOutput, site: SiteDiscovery): Promise<void> {
-  for (const [filePath, content] of site.files) {
-    if (filePath !== 'index.html' && filePath !== '404.html') await output.write(filePath, content);
+  for (const filePath of [...site.files.keys()]) {
+    if (filePath === 'index.html' || filePath === '404.html') continue;
+    const content = await readSiteFile(site, filePath);
+    if (content) await output.write(filePath, content);
   }
 }

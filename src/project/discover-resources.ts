@@ -1,7 +1,12 @@
 // Files under `resources/` → resource definitions with their content, plus `.meta.json` sidecars
 // for name, title, description, uri and mimeType, named `<file>.meta.json` or, as mcp-bash names
 // them, `<name>.meta.json` (`foo.meta.json` for `foo.md`). Sidecars with `uriTemplate` are templates.
+// A file's text is not held: discovery keeps what the listing needs (its parse comes from the
+// document cache when its bytes did not change, document-cache.ts), and the tree file is written
+// from the file itself (resource-file-content.ts), so memory stays flat in the number of documents.
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { DocumentCache, type DocumentStats, digestBytes, identityOf, type ParsedDocument } from './document-cache.js';
 import { readEitherSidecar, sidecarCandidates } from './read-json-sidecar.js';
 import { walkFolder } from './walk-folder.js';
 import type { MarkdownSummary } from './markdown-summary.js';
@@ -9,7 +14,7 @@ import { isHttpUrl } from '../core/search/document-url.js';
 import { compileValidator, type Validator } from '../shared/ajv-validator.js';
 import type { RegisterEntry } from './register-json.js';
 import { RESOURCE_NAME_SCHEMA, RESOURCE_URI_SCHEMA } from '../core/tree/name-rules.js';
-import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
+import { readFailureReason, readProjectFileAndStats } from '../shared/read-regular-file.js';
 
 export interface ProjectResource {
   uri: string;
@@ -18,7 +23,8 @@ export interface ProjectResource {
   description?: string;
   mimeType: string;
   relativePath: string;
-  content: { text: string } | { blob: string };
+  /** Inline, or (a file under resources/) read when its tree file is written. */
+  content: { text: string } | { blob: string } | { source: ResourceFileSource };
   size: number;
   /** `_meta` of its definition and of its contents (an MCP App's `_meta.ui`, discover-apps.ts). */
   meta?: Record<string, unknown>;
@@ -31,11 +37,31 @@ export interface ProjectResource {
   pageUrl?: string;
 }
 
+/** A resource file the tree file is written from, as discovery saw it. */
+export interface ResourceFileSource {
+  file: string;
+  projectRoot: string;
+  /** The project's real path, taken once per build (the check that the file stays inside it). */
+  realProjectRoot?: string;
+  /** Published as `text` (else as a base64 `blob`). */
+  text: boolean;
+  /** Its identity when its parse was taken: a different one at write time means it changed meanwhile. */
+  stats: DocumentStats;
+}
+
+/** Whether a resource is text (inline, or a file found to be text). */
+export function isTextResource(resource: Pick<ProjectResource, 'content'>): boolean {
+  const { content } = resource;
+  return 'text' in content || ('source' in content && content.source.text);
+}
+
 export interface ResourceDiscovery {
   resources: ProjectResource[];
   problems: { relativePath: string; message: string }[];
   /** Worth saying, not failing the build: a sidecar ignored because another one wins. */
   warnings: { relativePath: string; message: string }[];
+  /** Markdown documents parsed, and documents whose parse came from the cache (document-cache.ts). */
+  documents: { parsed: number; reused: number };
 }
 
 const MAX_RESOURCE_DEPTH = 8;
@@ -96,17 +122,6 @@ function findSharedStems(files: readonly { file: string }[]): Set<string> {
   return shared;
 }
 
-/** One resource file with its metadata; `meta` fields win over what the content suggests. */
-async function loadResource(
-  file: string,
-  relativePath: string,
-  meta: Record<string, unknown> | undefined,
-  projectRoot: string,
-): Promise<(ProjectResource & { warning?: string }) | { problem: string }> {
-  const loaded = await loadResourceFile(file, relativePath, meta, projectRoot);
-  return loaded;
-}
-
 /** The page a sidecar `url` or front matter `url`/`canonical` gives, or why it is ignored. */
 function checkPageUrl(written: string | undefined, from: string): { pageUrl?: string; warning?: string } {
   if (written === undefined) return {};
@@ -116,34 +131,64 @@ function checkPageUrl(written: string | undefined, from: string): { pageUrl?: st
   };
 }
 
-async function loadResourceFile(
+/** What the build keeps of a resource file's bytes (the one parse, for Markdown). */
+async function parseDocument(bytes: Buffer, mimeType: string): Promise<ParsedDocument> {
+  const { isTextContent } = await import('./mime-type.js');
+  const text = isTextContent(mimeType, bytes);
+  // remark is loaded only by projects that have Markdown: it costs every other build ~40 ms.
+  if (mimeType !== 'text/markdown' || !text) return { text };
+  return { text, summary: (await import('./markdown-summary.js')).summarizeMarkdown(bytes.toString('utf8')) };
+}
+
+/** The file's parse: by its untouched identity, else by its digest, else parsed (the one read). */
+async function readDocument(
+  file: string,
+  mimeType: string,
+  projectRoot: string,
+  documents: DocumentCache,
+): Promise<{ parsed: ParsedDocument; stats: DocumentStats } | { problem: string }> {
+  const key = path.relative(projectRoot, file).split(path.sep).join('/');
+  try {
+    // Known by identity: nothing is read now. Where the file leads is checked when it is read to
+    // be written (resource-file-content.ts), as for any other file.
+    const stats = await fs.stat(file, { bigint: true });
+    if (stats.isFile()) {
+      const known = documents.lookupUntouched(key, mimeType, stats);
+      if (known) return { parsed: known.parsed, stats };
+    }
+    const read = await readProjectFileAndStats(file, projectRoot);
+    const sha256 = digestBytes(read.bytes);
+    const known = documents.lookupDigest(key, mimeType, read.stats, sha256);
+    if (known) return { parsed: known, stats: read.stats };
+    const parsed = await parseDocument(read.bytes, mimeType);
+    documents.recordParse(key, mimeType, read.stats, sha256, parsed);
+    return { parsed, stats: read.stats };
+  } catch (error) {
+    return { problem: `cannot be read (${readFailureReason(error)}); skipped` };
+  }
+}
+
+/** One resource file with its metadata; `meta` fields win over what the content suggests. */
+async function loadResource(
   file: string,
   relativePath: string,
   meta: Record<string, unknown> | undefined,
   projectRoot: string,
-): Promise<(ProjectResource & { warning?: string }) | { problem: string }> {
-  let bytes: Buffer;
-  try {
-    bytes = await readProjectFile(file, projectRoot);
-  } catch (error) {
-    return { problem: `cannot be read (${readFailureReason(error)}); skipped` };
-  }
+  documents: DocumentCache,
+): Promise<(ProjectResource & { warnings: string[] }) | { problem: string }> {
   // The MIME database is only loaded by projects that have resources.
-  const { isTextContent, mimeTypeFor } = await import('./mime-type.js');
+  const { mimeTypeFor } = await import('./mime-type.js');
   const mimeType = (meta?.mimeType as string | undefined) ?? mimeTypeFor(file);
-  const text = isTextContent(mimeType, bytes) ? bytes.toString('utf8') : undefined;
-  const content = text !== undefined ? { text } : { blob: bytes.toString('base64') };
-  // remark is loaded only by projects that have Markdown: it costs every other build ~40 ms.
-  const summary: MarkdownSummary =
-    mimeType === 'text/markdown' && text !== undefined
-      ? (await import('./markdown-summary.js')).summarizeMarkdown(text)
-      : {};
+  const read = await readDocument(file, mimeType, projectRoot, documents);
+  if ('problem' in read) return read;
+  const summary: MarkdownSummary = read.parsed.summary ?? {};
   const page =
     meta?.url !== undefined
       ? checkPageUrl(meta.url as string, 'sidecar url')
       : checkPageUrl(summary.pageUrl, 'front matter url');
+  const warnings = [summary.frontMatterProblem, page.warning].filter((warning) => warning !== undefined);
   return {
-    ...(page.warning !== undefined ? { warning: page.warning } : {}),
+    warnings,
     ...(page.pageUrl !== undefined ? { pageUrl: page.pageUrl } : {}),
     uri: (meta?.uri as string | undefined) ?? defaultResourceUri(relativePath),
     name: (meta?.name as string | undefined) ?? path.basename(file),
@@ -151,18 +196,18 @@ async function loadResourceFile(
     description: (meta?.description as string | undefined) ?? summary.description ?? relativePath,
     mimeType,
     relativePath,
-    content,
-    size: bytes.length,
+    content: { source: { file, projectRoot, text: read.parsed.text, stats: identityOf(read.stats) } },
+    size: Number(read.stats.size),
   };
 }
 
-function withoutWarning(
-  loaded: ProjectResource & { warning?: string },
+function withoutWarnings(
+  loaded: ProjectResource & { warnings: string[] },
   relativePath: string,
   warnings: ResourceDiscovery['warnings'],
 ): ProjectResource {
-  const { warning, ...resource } = loaded;
-  if (warning !== undefined) warnings.push({ relativePath, message: warning });
+  const { warnings: own, ...resource } = loaded;
+  for (const message of own) warnings.push({ relativePath, message });
   return resource;
 }
 
@@ -174,21 +219,35 @@ export async function discoverResources(
   resourcesRoot: string,
   registered?: RegisterEntry[],
   projectRoot = path.dirname(resourcesRoot),
+  documents = DocumentCache.none(),
 ): Promise<ResourceDiscovery> {
   const resources: ProjectResource[] = [];
   const problems: ResourceDiscovery['problems'] = [];
   const warnings: ResourceDiscovery['warnings'] = [];
+  const realProjectRoot = await fs.realpath(projectRoot).catch(() => undefined);
+  const counts = () => {
+    // Each file's read, when it is written, checks it stays inside the project: against one realpath.
+    if (realProjectRoot !== undefined)
+      for (const { content } of resources) if ('source' in content) content.source.realProjectRoot = realProjectRoot;
+    return { parsed: documents.parsedCount, reused: documents.reusedCount };
+  };
   if (registered) {
     for (const entry of registered) {
-      const loaded = await loadResource(path.join(resourcesRoot, entry.path!), entry.path!, entry, projectRoot);
+      const loaded = await loadResource(
+        path.join(resourcesRoot, entry.path!),
+        entry.path!,
+        entry,
+        projectRoot,
+        documents,
+      );
       if ('problem' in loaded)
         problems.push({
           relativePath: entry.path!,
           message: `(registered in server.d/register.json) ${loaded.problem}`,
         });
-      else resources.push(withoutWarning(loaded, entry.path!, warnings));
+      else resources.push(withoutWarnings(loaded, entry.path!, warnings));
     }
-    return { resources, problems, warnings };
+    return { resources, problems, warnings, documents: counts() };
   }
 
   const { files, notices } = await walkFolder(resourcesRoot, {
@@ -205,9 +264,9 @@ export async function discoverResources(
       continue;
     }
     if (meta?.uriTemplate !== undefined) continue;
-    const loaded = await loadResource(file, relativePath, meta, projectRoot);
+    const loaded = await loadResource(file, relativePath, meta, projectRoot, documents);
     if ('problem' in loaded) problems.push({ relativePath, message: loaded.problem });
-    else resources.push(withoutWarning(loaded, relativePath, warnings));
+    else resources.push(withoutWarnings(loaded, relativePath, warnings));
   }
-  return { resources, problems, warnings };
+  return { resources, problems, warnings, documents: counts() };
 }

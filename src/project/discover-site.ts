@@ -6,7 +6,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { StaticMcpError } from '../core/staticmcp-error.js';
-import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
+import { isInsideRealFolder, readFailureReason, readProjectFileAndStats } from '../shared/read-regular-file.js';
+import { DocumentCache, digestBytes, identityOf, type ParsedDocument } from './document-cache.js';
 import { isBuildOwnedPath, isLocalSecretsFile, LOCAL_SECRETS_ADVICE } from '../tree-writer/tree-ownership.js';
 import type { ProjectConfig } from './config.js';
 import type { ProjectResource } from './discover-resources.js';
@@ -28,8 +29,9 @@ export interface SiteDiscovery {
   /** The folder, relative to the project, `/`-separated. */
   folder: string;
   resources: ProjectResource[];
-  /** Tree-relative path → bytes: published as they are (index.html and 404.html included). */
-  files: Map<string, Buffer>;
+  /** Tree-relative path → the file, published as it is (index.html and 404.html included), read when written. */
+  files: Map<string, string>;
+  projectRoot: string;
   problems: SiteProblem[];
   warnings: SiteProblem[];
   /** The site's own `_headers`, joined with the tree's (site-step.ts), never published as it is. */
@@ -76,8 +78,65 @@ function refusalOf(relativePath: string): string | undefined {
   return `is not published: ${relativePath.split('/', 1)[0]} at the top of the tree belongs to the build; give it another name in the site`;
 }
 
+type PageRead =
+  | { page: NonNullable<ParsedDocument['page']>; content: ProjectResource['content']; size: number }
+  | { problem: string };
+
+/**
+ * A page's title, canonical link, warnings and text: from the document cache when its bytes did
+ * not change (the text from the cache's page file, read when its resource file is written), else
+ * extracted once and kept there.
+ */
+async function readPage(
+  file: string,
+  projectRoot: string,
+  documents: DocumentCache,
+  options: { maxPageBytes: number; selector?: string },
+): Promise<PageRead> {
+  // The settings that change an extraction are part of its key.
+  const kind = `text/html page/1 ${options.maxPageBytes} ${options.selector ?? ''}`;
+  const key = path.relative(projectRoot, file).split(path.sep).join('/');
+  const fromCache = async (sha256: string, parsed: ParsedDocument): Promise<PageRead | undefined> => {
+    const textFile = documents.pageTextFile(sha256, kind);
+    if (!parsed.page || textFile === undefined) return undefined;
+    const stats = await fs.stat(textFile, { bigint: true }).catch(() => undefined);
+    if (!stats?.isFile()) return undefined;
+    const source = { file: textFile, projectRoot, text: true, stats: identityOf(stats) };
+    return { page: parsed.page, content: { source }, size: Number(stats.size) };
+  };
+  try {
+    const stats = await fs.stat(file, { bigint: true });
+    if (stats.isFile() && (await isInsideRealFolder(file, projectRoot))) {
+      const known = documents.lookupUntouched(key, kind, stats);
+      const found = known && (await fromCache(known.sha256, known.parsed));
+      if (found) return found;
+    }
+    const read = await readProjectFileAndStats(file, projectRoot);
+    const sha256 = digestBytes(read.bytes);
+    const known = documents.lookupDigest(key, kind, read.stats, sha256);
+    const found = known && (await fromCache(sha256, known));
+    if (found) return found;
+    const { extractPage } = await import('./extract-page.js');
+    const extracted = extractPage(read.bytes, options);
+    const page = {
+      ...(extracted.title !== undefined ? { title: extracted.title } : {}),
+      ...(extracted.canonicalHref !== undefined ? { canonicalHref: extracted.canonicalHref } : {}),
+      warnings: extracted.warnings,
+    };
+    documents.recordParse(key, kind, read.stats, sha256, { text: true, page });
+    await documents.writePageText(sha256, kind, extracted.text);
+    return { page, content: { text: extracted.text }, size: Buffer.byteLength(extracted.text) };
+  } catch (error) {
+    return { problem: `cannot be read (${readFailureReason(error)})` };
+  }
+}
+
 /** The site's pages and files, or undefined when staticmcp.json names no site. */
-export async function discoverSite(projectRoot: string, config: ProjectConfig): Promise<SiteDiscovery | undefined> {
+export async function discoverSite(
+  projectRoot: string,
+  config: ProjectConfig,
+  documents = DocumentCache.none(),
+): Promise<SiteDiscovery | undefined> {
   const settings = siteSettings(config);
   if (!settings) return undefined;
   const root = path.resolve(projectRoot, settings.folder);
@@ -95,7 +154,7 @@ export async function discoverSite(projectRoot: string, config: ProjectConfig): 
       `staticmcp.json's site names ${folder}, which is not a folder`,
       "Build the site first (its generator's output folder), or fix the site key in staticmcp.json.",
     );
-  const { checkSelector, extractPage } = await import('./extract-page.js');
+  const { checkSelector } = await import('./extract-page.js');
   if (settings.selector !== undefined) {
     try {
       checkSelector(settings.selector);
@@ -117,6 +176,7 @@ export async function discoverSite(projectRoot: string, config: ProjectConfig): 
     folder,
     resources: [],
     files: new Map(),
+    projectRoot,
     problems: notices.map((notice) => ({ path: shown(notice.relativePath), message: notice.message })),
     warnings: [],
   };
@@ -131,23 +191,25 @@ export async function discoverSite(projectRoot: string, config: ProjectConfig): 
       site.problems.push({ path: shown(relativePath), message: refusal });
       continue;
     }
-    let bytes: Buffer;
-    try {
-      bytes = await readProjectFile(file, projectRoot);
-    } catch (error) {
-      site.problems.push({ path: shown(relativePath), message: `cannot be read (${readFailureReason(error)})` });
-      continue;
-    }
     if (relativePath === '_headers') {
-      site.headers = bytes.toString('utf8');
+      try {
+        site.headers = (await readProjectFileAndStats(file, projectRoot)).bytes.toString('utf8');
+      } catch (error) {
+        site.problems.push({ path: shown(relativePath), message: `cannot be read (${readFailureReason(error)})` });
+      }
       continue;
     }
-    site.files.set(relativePath, bytes);
+    site.files.set(relativePath, file);
     if (!/\.html?$/i.test(relativePath) || relativePath === '404.html') continue;
-    const page = extractPage(bytes, {
+    const read = await readPage(file, projectRoot, documents, {
       maxPageBytes: config.limits.maxPageBytes,
       ...(settings.selector !== undefined ? { selector: settings.selector } : {}),
     });
+    if ('problem' in read) {
+      site.problems.push({ path: shown(relativePath), message: read.problem });
+      continue;
+    }
+    const { page } = read;
     const warn = (message: string) => site.warnings.push({ path: shown(relativePath), message });
     page.warnings.forEach(warn);
     let uri = pathUri(relativePath, publicUrl);
@@ -179,8 +241,8 @@ export async function discoverSite(projectRoot: string, config: ProjectConfig): 
       mimeType: 'text/markdown',
       relativePath,
       shownPath: shown(relativePath),
-      content: { text: page.text },
-      size: Buffer.byteLength(page.text),
+      content: read.content,
+      size: read.size,
       pageUrl,
     });
   }

@@ -14,18 +14,24 @@ export interface MarkdownSummary {
   description?: string;
   /** Front matter `url`, else `canonical`, as written (the caller checks it is an http(s) URL). */
   pageUrl?: string;
+  /** Why the front matter was not used (its YAML is broken): the build warns, naming the file. */
+  frontMatterProblem?: string;
 }
 
 const MAX_DESCRIPTION_LENGTH = 300;
 
-function readFrontMatter(node: RootContent | undefined): Record<string, unknown> {
-  if (node?.type !== 'yaml') return {};
+function readFrontMatter(node: RootContent | undefined): { fields: Record<string, unknown>; problem?: string } {
+  if (node?.type !== 'yaml') return { fields: {} };
   try {
     const data: unknown = parseYaml(node.value);
-    return isObject(data) ? data : {};
-  } catch {
+    return { fields: isObject(data) ? data : {} };
+  } catch (error) {
     // Broken front matter is the author's text, not ours to reject: fall back to the headings.
-    return {};
+    const reason = ((error as Error).message.split('\n')[0] ?? '').slice(0, 200);
+    return {
+      fields: {},
+      problem: `has front matter that is not valid YAML (${reason}); its title and description come from its headings and first paragraph instead`,
+    };
   }
 }
 
@@ -36,7 +42,7 @@ function shorten(text: string): string {
 
 export function summarizeMarkdown(markdown: string): MarkdownSummary {
   const tree = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).parse(markdown) as Root;
-  const frontMatter = readFrontMatter(tree.children[0]);
+  const { fields: frontMatter, problem } = readFrontMatter(tree.children[0]);
   const heading = tree.children.find((node) => node.type === 'heading');
   const paragraph = tree.children.find((node) => node.type === 'paragraph');
   const title = typeof frontMatter.title === 'string' ? frontMatter.title : heading ? textOf(heading) : undefined;
@@ -47,5 +53,6 @@ export function summarizeMarkdown(markdown: string): MarkdownSummary {
     ...(title ? { title: shorten(title) } : {}),
     ...(description ? { description: shorten(description) } : {}),
     ...(typeof pageUrl === 'string' ? { pageUrl: pageUrl.trim() } : {}),
+    ...(problem !== undefined ? { frontMatterProblem: problem } : {}),
   };
 }

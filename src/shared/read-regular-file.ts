@@ -4,7 +4,7 @@
 // checking what was opened turns that into an ordinary, reportable error. Files the build
 // publishes are also confined to the project: a symlink that leads out (to /etc/passwd, to
 // ~/.ssh) is refused, so nothing the project did not hold reaches a public tree.
-import { constants, promises as fs } from 'node:fs';
+import { type BigIntStats, constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 
 /** The `code` of the error thrown for a pipe, socket, device or folder. */
@@ -33,8 +33,8 @@ function realRootOf(root: string): Promise<string> {
 }
 
 /** Whether `file`, with every symlink followed, is inside `root` (with its symlinks followed too). */
-export async function isInsideRealFolder(file: string, root: string): Promise<boolean> {
-  const [realFile, realRoot] = await Promise.all([fs.realpath(file), realRootOf(root)]);
+export async function isInsideRealFolder(file: string, root: string, knownRealRoot?: string): Promise<boolean> {
+  const [realFile, realRoot] = await Promise.all([fs.realpath(file), knownRealRoot ?? realRootOf(root)]);
   return realFile.startsWith(`${realRoot}${path.sep}`);
 }
 
@@ -44,6 +44,30 @@ export async function readProjectFile(file: string, projectRoot: string): Promis
     throw Object.assign(new Error(`${file} leads outside the project`), { code: OUTSIDE_PROJECT });
   }
   return readRegularFile(file);
+}
+
+/**
+ * readProjectFile, with the identity (inode, size, mtime) of the file it read. `realProjectRoot`,
+ * the project's real path when the caller knows it, spares a realpath per file.
+ */
+export async function readProjectFileAndStats(
+  file: string,
+  projectRoot: string,
+  realProjectRoot?: string,
+): Promise<{ bytes: Buffer; stats: BigIntStats }> {
+  if (!(await isInsideRealFolder(file, projectRoot, realProjectRoot))) {
+    throw Object.assign(new Error(`${file} leads outside the project`), { code: OUTSIDE_PROJECT });
+  }
+  const handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stats = await handle.stat({ bigint: true });
+    if (!stats.isFile()) {
+      throw Object.assign(new Error(`${file} is not a regular file`), { code: NOT_A_REGULAR_FILE });
+    }
+    return { bytes: await handle.readFile(), stats };
+  } finally {
+    await handle.close();
+  }
 }
 
 export async function readRegularFile(file: string): Promise<Buffer>;

@@ -1,0 +1,118 @@
+// The edit loop of a Markdown content project (issue #39 "Edits in a second"): N generated
+// Markdown documents (~4.4 KB each: front matter, headings, lists, code blocks, tables; folders of
+// 1,000) and one tool whose value list comes from a command, so no build is replayed as "already
+// up to date" and every rebuild runs the whole pipeline. Each build is the real CLI in its own
+// process under /usr/bin/time: the first build (cold cache), a no-op rebuild, a one-document edit,
+// and a no-op again. Prints wall, CPU (user+sys) and peak RSS of each, and the documents the build
+// parsed and reused (its report's `documents`).
+// Run: npm run build && node bench/content-edit.mjs   (SIZES=10000 SEARCH=1 REPEAT=3 KIND=md|txt)
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { cliPath, median, tempDir } from './lib/common.mjs';
+
+const SIZES = (process.env.SIZES ?? '10000').split(',').map(Number);
+const SEARCH = process.env.SEARCH === '1';
+const REPEAT = Number(process.env.REPEAT ?? 3);
+// KIND=txt: ~600-byte text documents (bench/content-scale.mjs's), for peak RSS at 100,000 and more.
+const KIND = process.env.KIND ?? 'md';
+const WORDS =
+  'static content server tree pack index part list resource document page site host edge worker build cache parse summary title'.split(
+    ' ',
+  );
+
+function words(seed, count) {
+  const out = [];
+  for (let index = 0; index < count; index++) out.push(WORDS[(seed * 7 + index * 13 + index * index) % WORDS.length]);
+  return out.join(' ');
+}
+
+export function markdownDocument(position) {
+  const sections = [];
+  for (let section = 0; section < 5; section++) {
+    sections.push(
+      `## Section ${section} of ${position}\n\n${words(position + section, 60)}.\n\n` +
+        `- ${words(position, 6)}\n- ${words(position + 1, 6)}\n- ${words(position + 2, 6)}\n\n` +
+        `\`\`\`sh\nstaticmcp build ${words(section, 3)} --out tree\n\`\`\`\n\n` +
+        `| key | value |\n| --- | --- |\n| ${words(section, 2)} | ${words(position, 3)} |\n| a${section} | b${position} |\n`,
+    );
+  }
+  return `---\ntitle: Document ${position}\ndescription: ${words(position, 12)}\n---\n\n# Document ${position}\n\n${words(position, 40)}.\n\n${sections.join('\n')}`;
+}
+
+const TOOL = `#!/bin/sh
+if [ "$1" = "--help" ]; then
+  echo '{"description": "Echo a word"}'
+  echo '{"word": {"description": "A word", "required": true, "value_type": "string"}}' >&2
+  exit 0
+fi
+echo "$word"
+`;
+
+function makeProject(count) {
+  const root = tempDir('content-edit-');
+  for (let position = 0; position < count; position++) {
+    const folder = path.join(root, 'resources', `part-${Math.floor(position / 1000)}`);
+    if (position % 1000 === 0) mkdirSync(folder, { recursive: true });
+    if (KIND === 'txt')
+      writeFileSync(path.join(folder, `doc-${position}.txt`), `Document ${position}\n\n${words(position, 70)}\n`);
+    else writeFileSync(path.join(folder, `doc-${position}.md`), markdownDocument(position));
+  }
+  mkdirSync(path.join(root, 'tools'));
+  writeFileSync(path.join(root, 'tools', 'echo-word'), TOOL);
+  chmodSync(path.join(root, 'tools', 'echo-word'), 0o755);
+  writeFileSync(
+    path.join(root, 'staticmcp.json'),
+    JSON.stringify({
+      tools: { 'echo-word': { values: { word: { command: "printf 'alpha\\nbeta\\n'" } } } },
+      search: SEARCH ? { resources: true } : false,
+    }),
+  );
+  return root;
+}
+
+/** One build in its own process: wall s, CPU s, peak RSS MiB, and its report. */
+function build(project) {
+  const result = spawnSync(
+    '/usr/bin/time',
+    ['-f', 'TIME %e %U %S %M', process.execPath, cliPath, 'build', project, '--json'],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
+  const timing = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(result.stderr);
+  if (result.status !== 0 || !timing) throw new Error(`build failed (${result.status}): ${result.stderr.slice(-2000)}`);
+  const report = JSON.parse(result.stdout);
+  if (!report.ok) throw new Error(`build not ok: ${JSON.stringify(report.failures.slice(0, 3))}`);
+  return {
+    wallS: Number(timing[1]),
+    cpuS: Number(timing[2]) + Number(timing[3]),
+    rssMiB: Number(timing[4]) / 1024,
+    documents: report.documents,
+  };
+}
+
+const show = (label, runs) => {
+  const pick = (key) => median(runs.map((run) => run[key]));
+  const documents = runs.at(-1).documents;
+  console.log(
+    `  ${label.padEnd(12)} wall ${pick('wallS').toFixed(2)} s, CPU ${pick('cpuS').toFixed(2)} s, peak RSS ${pick('rssMiB').toFixed(0)} MiB` +
+      (documents ? `; parsed ${documents.parsed}, reused ${documents.reused}` : ''),
+  );
+};
+
+for (const count of SIZES) {
+  const project = makeProject(count);
+  const edited = path.join(project, 'resources', 'part-0', `doc-7.${KIND}`);
+  console.log(`\n${count.toLocaleString('en')} ${KIND} documents${SEARCH ? ' (search on)' : ''}, median of ${REPEAT}`);
+  show('first build', [build(project)]);
+  const noop = [];
+  const edit = [];
+  for (let round = 0; round < REPEAT; round++) {
+    noop.push(build(project));
+    appendFileSync(edited, `\nAn edit, round ${round}.\n`);
+    edit.push(build(project));
+  }
+  if (REPEAT > 0) {
+    show('no-op', noop);
+    show('one edit', edit);
+  }
+}

@@ -1,0 +1,129 @@
+// A document is parsed once, and not at all when its bytes did not change (issue #39), in-process:
+// a project of Markdown documents built, rebuilt unchanged (no document parsed: the build report's
+// own counts), rebuilt after a one-document edit (one parsed, and the tree byte for byte the one a
+// from-scratch build writes), with a broken front matter told again on every cached rebuild.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildProject } from '../../src/builder/build-project.js';
+import { readResourceContent } from '../../src/project/resource-file-content.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
+
+const DOCUMENTS = 24;
+const BROKEN = 'resources/guide/broken.md';
+
+function markdown(index: number): string {
+  return `---\ntitle: Page ${index}\n---\n\n# Heading ${index}\n\nThe first paragraph of page ${index}.\n\n- a list\n- of items\n`;
+}
+
+/** Every file of a tree, by its path, with its bytes. */
+async function readTree(root: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const entry of await fs.readdir(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    files.set(path.relative(root, full), (await fs.readFile(full)).toString('base64'));
+  }
+  return files;
+}
+
+const brokenWarning = (warnings: { path: string; message: string }[]) =>
+  warnings.find((warning) => warning.path === BROKEN)?.message ?? '';
+
+let project: string;
+let first: Awaited<ReturnType<typeof buildProject>>;
+
+beforeAll(async () => {
+  project = await temporaryFolder('document-cache-');
+  await fs.mkdir(path.join(project, 'resources', 'guide'), { recursive: true });
+  for (let index = 0; index < DOCUMENTS - 1; index++)
+    await fs.writeFile(path.join(project, 'resources', 'guide', `page-${index}.md`), markdown(index));
+  await fs.writeFile(
+    path.join(project, BROKEN),
+    '---\ntitle: [unclosed\n---\n\n# The broken one\n\nIts first paragraph.\n',
+  );
+  // Files older than the build are known by their identity next time (fresher ones are digested).
+  const past = new Date(Date.now() - 60_000);
+  for (const name of await fs.readdir(path.join(project, 'resources', 'guide')))
+    await fs.utimes(path.join(project, 'resources', 'guide', name), past, past);
+  first = await buildProject({ projectRoot: project, outDir: path.join(project, 'tree') });
+});
+
+describe('the document cache', () => {
+  it('parses every document on the first build, and tells a broken front matter with its fallback', () => {
+    expect(first.ok).toBe(true);
+    expect(first.documents).toEqual({ parsed: DOCUMENTS, reused: 0 });
+    expect(brokenWarning(first.warnings)).toMatch(/front matter that is not valid YAML .*headings/);
+  });
+
+  it('parses no document on a rebuild with nothing changed, and still warns about the broken one', async () => {
+    const again = await buildProject({ projectRoot: project, outDir: path.join(project, 'tree') });
+    expect(again.documents).toEqual({ parsed: 0, reused: DOCUMENTS });
+    expect(again.unchanged).toBe(true);
+    expect(brokenWarning(again.warnings)).toBe(brokenWarning(first.warnings));
+  });
+
+  it('parses only the edited document, and writes the tree a from-scratch build writes', async () => {
+    const edited = path.join(project, 'resources', 'guide', 'page-3.md');
+    await fs.writeFile(edited, markdown(3).replace('The first paragraph of page 3.', 'An edited paragraph.'));
+    const rebuilt = await buildProject({ projectRoot: project, outDir: path.join(project, 'tree') });
+    expect(rebuilt.documents).toEqual({ parsed: 1, reused: DOCUMENTS - 1 });
+    const fresh = await buildProject({ projectRoot: project, outDir: path.join(project, 'fresh'), force: true });
+    expect(fresh.documents).toEqual({ parsed: DOCUMENTS, reused: 0 });
+    expect(await readTree(path.join(project, 'tree'))).toEqual(await readTree(path.join(project, 'fresh')));
+    const manifest = await fs.readFile(path.join(project, 'tree', 'mcp.json'), 'utf8');
+    expect(manifest).toContain('"description": "An edited paragraph."');
+    expect(brokenWarning(rebuilt.warnings)).toMatch(/not valid YAML/);
+  });
+
+  it('reads a file touched without a change by its digest, and parses nothing', async () => {
+    const touched = path.join(project, 'resources', 'guide', 'page-5.md');
+    const later = new Date();
+    await fs.utimes(touched, later, later);
+    const rebuilt = await buildProject({ projectRoot: project, outDir: path.join(project, 'tree') });
+    expect(rebuilt.documents).toEqual({ parsed: 0, reused: DOCUMENTS });
+  });
+});
+
+describe('the document cache for a built site', () => {
+  const page = (title: string, body: string) =>
+    `<!doctype html><html><head><title>${title}</title></head><body><nav>Menu</nav><main><h1>${title}</h1><p>${body}</p></main></body></html>`;
+
+  it('extracts each page once, reuses it unchanged, and writes what a from-scratch build writes', async () => {
+    const root = await temporaryFolder('document-cache-site-');
+    await fs.mkdir(path.join(root, 'site', 'docs'), { recursive: true });
+    await fs.writeFile(path.join(root, 'site', 'index.html'), page('Home', 'Welcome.'));
+    await fs.writeFile(path.join(root, 'site', 'docs', 'a.html'), page('Page A', 'The text of page A.'));
+    await fs.writeFile(path.join(root, 'site', 'docs', 'b.html'), page('Page B', 'The text of page B.'));
+    await fs.writeFile(path.join(root, 'site', 'style.css'), 'body { color: black }\n');
+    await fs.writeFile(path.join(root, 'staticmcp.json'), JSON.stringify({ site: 'site' }));
+    const build = (out: string, force = false) =>
+      buildProject({ projectRoot: root, outDir: path.join(root, out), force });
+    expect((await build('tree')).documents).toEqual({ parsed: 3, reused: 0 });
+    const again = await build('tree');
+    expect(again.documents).toEqual({ parsed: 0, reused: 3 });
+    expect(again.unchanged).toBe(true);
+    await fs.writeFile(path.join(root, 'site', 'docs', 'a.html'), page('Page A', 'An edited text.'));
+    expect((await build('tree')).documents).toEqual({ parsed: 1, reused: 2 });
+    expect((await build('fresh', true)).documents).toEqual({ parsed: 3, reused: 0 });
+    const tree = await readTree(path.join(root, 'tree'));
+    expect(tree).toEqual(await readTree(path.join(root, 'fresh')));
+    expect(tree.get('style.css')).toBe(Buffer.from('body { color: black }\n').toString('base64'));
+    const edited = [...tree.entries()].find(([file]) => file.startsWith('resources/') && file.includes('a.html'));
+    expect(Buffer.from(edited?.[1] ?? '', 'base64').toString('utf8')).toContain('An edited text.');
+  });
+});
+
+describe('a document edited while the build runs', () => {
+  it('is published as it is when written, with a warning that its listing is from the text read first', async () => {
+    const root = await temporaryFolder('document-cache-race-');
+    const file = path.join(root, 'notes.md');
+    await fs.writeFile(file, '# First\n');
+    const stats = await fs.stat(file, { bigint: true });
+    await fs.writeFile(file, '# Second, longer\n');
+    const source = { file, projectRoot: root, text: true, stats };
+    const read = await readResourceContent({ content: { source }, mimeType: 'text/markdown' });
+    expect(read).toMatchObject({ content: { text: '# Second, longer\n' } });
+    expect('warning' in read ? read.warning : '').toMatch(/changed while the build ran.*build again/);
+  });
+});
