@@ -430,6 +430,8 @@ describe('the report and the command line', () => {
       failures: [{ path: 'tools/help-not-json', message: expect.stringContaining('is not JSON') }],
       warnings: [],
       resources: 2,
+      // a.md, read and parsed once; a rebuild that finds its bytes unchanged reuses what it gave.
+      documents: { parsed: 1, reused: 0 },
       searchIndex: 'written',
       // mcp.json, index.html, 404.html, _headers, .nojekyll, .assetsignore, _routes.json, _worker.js,
       // completions.json, a_md and its raw-name copy a.md, 3 divide answers, and the search index of
