@@ -11,6 +11,7 @@
 // A new file is written beside it as the documents pass, and put in place when the index is done.
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { writeVarint } from '../core/search/postings.js';
 import { SpillWriter } from './spill-files.js';
 
 /** The kept file's size at most (reading it is one read): past it, nothing is kept or read. */
@@ -221,13 +222,3 @@ function varintLength(value: number): number {
   return length;
 }
 
-function writeVarint(target: Uint8Array, at: number, value: number): number {
-  let rest = value;
-  let position = at;
-  while (rest >= 0x80) {
-    target[position++] = (rest & 0x7f) | 0x80;
-    rest = Math.floor(rest / 128);
-  }
-  target[position++] = rest;
-  return position;
-}

@@ -64,7 +64,7 @@ export function impactOf(termFrequency: number, documentLength: number, averageL
 const WEIGHT_OF_IMPACT = Float64Array.from({ length: IMPACT_STEPS + 1 }, (_, impact) => impact * IMPACT_STEP);
 
 /** Writes `value` as an unsigned LEB128 varint at `at`; returns where the next byte goes. */
-function writeVarint(target: Uint8Array, at: number, value: number): number {
+export function writeVarint(target: Uint8Array, at: number, value: number): number {
   let rest = value;
   let position = at;
   while (rest >= 0x80) {
