@@ -221,4 +221,3 @@ function varintLength(value: number): number {
   for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 128)) length += 1;
   return length;
 }
-
