@@ -213,3 +213,47 @@ describe('pagination', () => {
     await other.close();
   });
 });
+
+describe('input validation', () => {
+  it("checks a new server's first calls with the same messages, then answers", async () => {
+    const tree = await writeTree({
+      'mcp.json': {
+        protocolVersion: '2025-11-25',
+        serverInfo: { name: 'lookup', version: '1' },
+        capabilities: {
+          tools: [
+            {
+              name: 'lookup',
+              description: 'Look a number up',
+              inputSchema: {
+                type: 'object',
+                properties: { n: { type: 'integer', minimum: 0 } },
+                required: ['n'],
+                additionalProperties: false,
+              },
+            },
+          ],
+          resources: [],
+        },
+        staticmcp: {
+          profileVersion: 1,
+          generator: 'test',
+          tools: { lookup: { parameterOrder: ['n'], enumerated: ['n'], live: false, precomputed: 1 } },
+        },
+      },
+      'tools/lookup/3.json': { content: [{ type: 'text', text: 'value 3' }] },
+    });
+    const fresh = await connect([tree]);
+    // Asked at once, before the server's preload: the validator is made for this call.
+    const bad = await fresh.callTool({ name: 'lookup', arguments: { n: -1.5, extra: true } });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toBe(
+      'Invalid arguments for tool lookup: arguments: unknown argument "extra"; arguments.n must be integer; arguments.n must be >= 0',
+    );
+    expect(textOf(await fresh.callTool({ name: 'lookup', arguments: {} }))).toBe(
+      'Invalid arguments for tool lookup: missing required argument "n"',
+    );
+    expect(textOf(await fresh.callTool({ name: 'lookup', arguments: { n: 3 } }))).toBe('value 3');
+    await fresh.close();
+  });
+});

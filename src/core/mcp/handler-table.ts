@@ -9,10 +9,12 @@ import type { ServerContext } from './server-context.js';
 export type { Handlers };
 type ModernEra = [typeof import('./modern-dispatch.js'), typeof import('./modern-listeners.js')];
 
-let handlersLoading: Promise<Handlers> | undefined;
-export function loadHandlers(): Promise<Handlers> {
+type LoadedHandlers = Handlers & Pick<typeof import('./request-handlers.js'), 'prepareInputValidators'>;
+
+let handlersLoading: Promise<LoadedHandlers> | undefined;
+export function loadHandlers(): Promise<LoadedHandlers> {
   // `satisfies`: a handler the method table names and request-handlers.ts lacks is a type error.
-  handlersLoading ??= import('./request-handlers.js').then((handlers) => handlers satisfies Handlers);
+  handlersLoading ??= import('./request-handlers.js').then((handlers) => handlers satisfies LoadedHandlers);
   return handlersLoading;
 }
 
@@ -32,15 +34,15 @@ const PRELOAD_AFTER_MS = 250;
 
 let preloading: Promise<void> | undefined;
 /**
- * Loads what the first requests would otherwise wait for: the handlers, the host's schema
- * compiler made ready (the first tools/call of a process spent ~45 ms loading ajv and compiling
- * its meta-schema), and with `modern`, the 2026-07-28 dispatch. Once per process. A failure is
- * left to the request that meets it.
+ * Loads what the first requests would otherwise wait for: the handlers, every tool's input
+ * validator (a schema the host's full compiler takes loads it: ajv's load and meta-schema alone
+ * cost more than Node's start), and with `modern`, the 2026-07-28 dispatch. Once per process. A
+ * failure is left to the request that meets it.
  */
 export function preloadRequestHandling(server: ServerContext, modern: boolean): Promise<void> {
   preloading ??= (async () => {
-    await loadHandlers();
-    if (server.tree.tools.length > 0) (await server.loadValidatorCompiler())({ type: 'object' }, 'arguments');
+    const handlers = await loadHandlers();
+    await handlers.prepareInputValidators(server);
   })().catch(() => undefined);
   if (!modern) return preloading;
   return preloading.then(loadModernEra).then(

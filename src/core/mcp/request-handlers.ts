@@ -1,7 +1,7 @@
 // The handlers behind tools/*, resources/*, prompts/*, completion/complete and skills/*, gathered in one
 // module that the session loads after answering `initialize`, so a client's first answer never
 // waits for them to compile.
-export { callTool, listTools } from './tool-calls.js';
+export { callTool, listTools, prepareInputValidators } from './tool-calls.js';
 export { listResources, listResourceTemplates, readResource } from './resource-reads.js';
 export { getPrompt, listPrompts } from './prompt-requests.js';
 export { complete } from './completions.js';

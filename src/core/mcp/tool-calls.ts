@@ -44,6 +44,20 @@ function toolValidator(
   });
 }
 
+/**
+ * Compiles every tool's input validator ahead of its first call (the session's preload): one tool
+ * at a time, with a turn of the event loop between, so a request arriving meanwhile waits for one
+ * compile at most.
+ */
+export async function prepareInputValidators(server: ServerContext): Promise<void> {
+  const tree = server.tree;
+  for (const tool of tree.tools) {
+    if (tool.searchTool !== undefined) continue;
+    await toolValidator(server, tree, tool.definition.name, tool.definition.inputSchema, 'input');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}
+
 function errorResult(text: string): JsonObject {
   return { content: [{ type: 'text', text }], isError: true };
 }

@@ -1,6 +1,7 @@
-// The core's ports as Node fills them: the tree from a folder or URL source, ajv for schemas
-// (loaded on the first check), and the project's scripts for live runs (the spawning module and
-// node:child_process load on the first live run, not at start-up). Shared by stdio and HTTP.
+// The core's ports as Node fills them: the tree from a folder or URL source, schemas checked
+// without ajv where they are flat and with ajv (loaded on the first such check) otherwise, and the
+// project's scripts for live runs (the spawning module and node:child_process load on the first
+// live run, not at start-up). Shared by stdio and HTTP.
 import { CachedTreeReader } from '../../core/tree-reading/cached-tree-reader.js';
 import type { LiveRunner } from '../../core/mcp/live-port.js';
 import { loadTree } from '../../core/tree-reading/loaded-tree.js';
@@ -38,9 +39,17 @@ function lazyLiveProject(
   };
 }
 
-async function loadAjvCompiler(): Promise<CompileValidator> {
-  const { compileValidator } = await import('../../shared/ajv-validator.js');
-  return (schema, rootName) => compileValidator(schema, rootName);
+/**
+ * The flat input schemas most tools declare are checked without ajv (simple-schema-validator.ts),
+ * so a new server's first call does not wait for ajv to load and compile; ajv, required on its
+ * first compile, takes every other schema.
+ */
+async function loadNodeCompiler(): Promise<CompileValidator> {
+  const [{ compileValidator }, { compileSimpleValidator }] = await Promise.all([
+    import('../../shared/ajv-validator.js'),
+    import('../../validators/simple-schema-validator.js'),
+  ]);
+  return (schema, rootName) => compileSimpleValidator(schema, rootName) ?? compileValidator(schema, rootName);
 }
 
 /**
@@ -76,7 +85,7 @@ export async function createNodeServerContext(options: NodeServerOptions): Promi
       : undefined,
     liveHint: DEFAULT_LIVE_HINT,
     dev: options.dev === true,
-    loadValidatorCompiler: loadAjvCompiler,
+    loadValidatorCompiler: loadNodeCompiler,
     logProblem: options.logProblem,
   };
   // Worked out just after start-up, not before it: the client's first answer never waits for the
