@@ -1,6 +1,8 @@
 // Precomputed tools/call round trip over stdio: `staticmcp serve` answering from a tree vs a
 // minimal server on the official SDK (McpServer, one tool returning the same text), measured in
 // the same run, 4,000 sequential calls each over fresh pairs of servers. Target: ours/SDK median ≤ 1.0.
+// CLI=/other/checkout/dist/cli/main.js measures that CLI instead (a before figure); run the bench
+// with another Node binary to measure both servers on it.
 // Run: npm run build && node bench/bridge-call-latency.mjs
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -50,7 +52,7 @@ async function startServer(label, command, args, params) {
 const ourMedians = [];
 const sdkMedians = [];
 for (let pair = 0; pair < PAIRS; pair += 1) {
-  const ours = await startServer('staticmcp', process.execPath, [cliPath, 'serve', tree], {
+  const ours = await startServer('staticmcp', process.execPath, [process.env.CLI ?? cliPath, 'serve', tree], {
     name: 'lookup',
     arguments: { n: 7 },
   });

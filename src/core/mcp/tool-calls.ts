@@ -6,6 +6,7 @@ import { sameJson } from '../tree/canonical-json.js';
 import { lenientCallFilePaths } from '../tree/lenient-call-keys.js';
 import { readCallFile } from '../tree/lenient-files.js';
 import type { Validator } from '../../validators/validator.js';
+import { compileSimpleValidator } from '../../validators/simple-schema-validator.js';
 import { toToolResult } from '../results/tool-result.js';
 import { INVALID_PARAMS, METHOD_NOT_FOUND, RpcError } from './json-rpc.js';
 import { listHandler } from './pagination.js';
@@ -45,15 +46,22 @@ function toolValidator(
 }
 
 /**
- * Compiles every tool's input validator ahead of its first call (the session's preload): one tool
- * at a time, with a turn of the event loop between, so a request arriving meanwhile waits for one
- * compile at most.
+ * Compiles the tools' input validators ahead of their first call (the session's preload): every
+ * flat schema (a small closure each), and the first other one, which loads the host's full
+ * compiler; the rest of those wait for their first call, as what ajv generates for each is
+ * larger. One tool at a time, with a turn of the event loop between, so a request arriving
+ * meanwhile waits for one compile at most.
  */
 export async function prepareInputValidators(server: ServerContext): Promise<void> {
   const tree = server.tree;
+  let fullCompilerLoaded = false;
   for (const tool of tree.tools) {
     if (tool.searchTool !== undefined) continue;
-    await toolValidator(server, tree, tool.definition.name, tool.definition.inputSchema, 'input');
+    const schema = tool.definition.inputSchema;
+    const flat = compileSimpleValidator(schema, 'arguments') !== undefined;
+    if (!flat && fullCompilerLoaded) continue;
+    fullCompilerLoaded ||= !flat;
+    await toolValidator(server, tree, tool.definition.name, schema, 'input');
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
 }
