@@ -4,16 +4,30 @@
 // up to date" and every rebuild runs the whole pipeline. Each build is the real CLI in its own
 // process under /usr/bin/time: the first build (cold cache), a no-op rebuild, a one-document edit,
 // and a no-op again. Prints wall, CPU (user+sys) and peak RSS of each, and the documents the build
-// parsed and reused (its report's `documents`).
-// Run: npm run build && node bench/content-edit.mjs   (SIZES=10000 SEARCH=1 REPEAT=3 KIND=md|txt)
+// parsed and reused (its report's `documents`). After each rebuild it counts the tree's files with a
+// new inode (rewritten) and their bytes; CHECK=1 also builds the edited input from scratch (--force,
+// a copy without the cache) and requires every tree file byte-identical.
+// Run: npm run build && node bench/content-edit.mjs   (SIZES=10000 SEARCH=1 REPEAT=3 KIND=md|txt CHECK=1)
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  appendFileSync,
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { cliPath, median, tempDir } from './lib/common.mjs';
 
 const SIZES = (process.env.SIZES ?? '10000').split(',').map(Number);
 const SEARCH = process.env.SEARCH === '1';
 const REPEAT = Number(process.env.REPEAT ?? 3);
+const CHECK = process.env.CHECK === '1';
 // KIND=txt: ~600-byte text documents (bench/content-scale.mjs's), for peak RSS at 100,000 and more.
 const KIND = process.env.KIND ?? 'md';
 const WORDS =
@@ -71,11 +85,37 @@ function makeProject(count) {
   return root;
 }
 
+/** Every file of a tree: relative path → inode and size (and sha256 when `hash`). */
+function treeFiles(tree, hash = false) {
+  const files = new Map();
+  for (const name of readdirSync(tree, { recursive: true, encoding: 'utf8' })) {
+    const file = path.join(tree, name);
+    const stat = statSync(file);
+    if (!stat.isFile()) continue;
+    const sha = hash ? createHash('sha256').update(readFileSync(file)).digest('hex') : undefined;
+    files.set(name, { ino: stat.ino, size: stat.size, sha });
+  }
+  return files;
+}
+
+/** Files of `after` whose inode is not the one `before` had: count and bytes. */
+function rewrittenOf(before, after) {
+  let files = 0;
+  let bytes = 0;
+  for (const [name, file] of after)
+    if (before.get(name)?.ino !== file.ino) {
+      files += 1;
+      bytes += file.size;
+    }
+  return { files, bytes, total: after.size };
+}
+
 /** One build in its own process: wall s, CPU s, peak RSS MiB, and its report. */
-function build(project) {
+function build(project, out = path.join(project, 'tree'), ...extra) {
+  const before = treeFilesIfAny(out);
   const result = spawnSync(
     '/usr/bin/time',
-    ['-f', 'TIME %e %U %S %M', process.execPath, cliPath, 'build', project, '--json'],
+    ['-f', 'TIME %e %U %S %M', process.execPath, cliPath, 'build', project, '--out', out, '--json', ...extra],
     { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
   );
   const timing = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(result.stderr);
@@ -87,15 +127,43 @@ function build(project) {
     cpuS: Number(timing[2]) + Number(timing[3]),
     rssMiB: Number(timing[4]) / 1024,
     documents: report.documents,
+    rewritten: rewrittenOf(before, treeFilesIfAny(out)),
   };
 }
 
+function treeFilesIfAny(tree) {
+  try {
+    return treeFiles(tree);
+  } catch {
+    return new Map();
+  }
+}
+
+/** Throws unless every file of the two trees has the same bytes. */
+function assertSameTree(tree, fresh) {
+  const left = treeFiles(tree, true);
+  const right = treeFiles(fresh, true);
+  const differ = [...new Set([...left.keys(), ...right.keys()])].filter(
+    (name) => left.get(name)?.sha !== right.get(name)?.sha,
+  );
+  if (differ.length > 0)
+    throw new Error(
+      `the edited tree differs from a from-scratch build in ${differ.length} files: ${differ.slice(0, 5)}`,
+    );
+}
+
 const show = (label, runs) => {
-  const pick = (key) => median(runs.map((run) => run[key]));
+  const pick = (key) =>
+    median(
+      runs.map((run) =>
+        key === 'rewrittenFiles' ? run.rewritten.files : key === 'rewrittenBytes' ? run.rewritten.bytes : run[key],
+      ),
+    );
   const documents = runs.at(-1).documents;
   console.log(
     `  ${label.padEnd(12)} wall ${pick('wallS').toFixed(2)} s, CPU ${pick('cpuS').toFixed(2)} s, peak RSS ${pick('rssMiB').toFixed(0)} MiB` +
-      (documents ? `; parsed ${documents.parsed}, reused ${documents.reused}` : ''),
+      (documents ? `; parsed ${documents.parsed}, reused ${documents.reused}` : '') +
+      `; rewrote ${pick('rewrittenFiles')} of ${runs.at(-1).rewritten.total} files, ${(pick('rewrittenBytes') / 1e6).toFixed(2)} MB`,
   );
 };
 
@@ -110,9 +178,20 @@ for (const count of SIZES) {
     noop.push(build(project));
     appendFileSync(edited, `\nAn edit, round ${round}.\n`);
     edit.push(build(project));
+    if (CHECK) {
+      // A copy of the input without its .staticmcp cache, so the edit loop's cache stays the tree's.
+      // Same folder name: the server's name comes from it.
+      const copy = path.join(tempDir('content-edit-fresh-'), path.basename(project));
+      for (const name of ['resources', 'tools', 'staticmcp.json'])
+        cpSync(path.join(project, name), path.join(copy, name), { recursive: true });
+      build(copy, path.join(copy, 'tree'), '--force');
+      assertSameTree(path.join(project, 'tree'), path.join(copy, 'tree'));
+      rmSync(path.dirname(copy), { recursive: true, force: true });
+    }
   }
   if (REPEAT > 0) {
     show('no-op', noop);
     show('one edit', edit);
+    if (CHECK) console.log('  the tree after each edit: byte-identical to a from-scratch build');
   }
 }

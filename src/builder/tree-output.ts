@@ -5,7 +5,13 @@
 // and takes it out, so a packed tool's calls past the budget never become files; those of a tool
 // left unpacked are written out as files before the swap. The budget decision itself still needs
 // every tool's final count and size, known only once every call is in.
+// Resource files past the first RESOURCE_FILES_IN_MARGIN are spooled the same way: past that many
+// the pack step may take them (pack-resource-files.ts), and a packed file that was created costs
+// a create and an unlink per name on every rebuild; those left plain are written out as files
+// before the swap, as an unpacked tool's calls are.
+import { isPackableResourceFile } from '../core/packs/pack-table.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
+import { RESOURCE_FILES_IN_MARGIN } from './pack-resource-files.js';
 import { toolOfCallFile } from './packable-call-file.js';
 import { addToTally, createTreeTally, removeFromTally, type TreeTally } from './host-limits.js';
 
@@ -13,6 +19,8 @@ export class TreeOutput {
   readonly tally: TreeTally = createTreeTally();
   /** Call files past this many are spooled; undefined: never. */
   private spoolPast: number | undefined;
+  /** Packable resource files written so far (spooled past RESOURCE_FILES_IN_MARGIN, with spooling on). */
+  private resourceFiles = 0;
 
   constructor(readonly writer: TreeWriter) {}
 
@@ -22,12 +30,24 @@ export class TreeOutput {
       // Replaced, not added: the tally counts the file once, at its new size.
       removeFromTally(this.tally, filePath, this.writer.sizeOf(filePath));
     }
-    const spool =
-      this.spoolPast !== undefined && this.tally.callFiles >= this.spoolPast && toolOfCallFile(filePath) !== undefined;
+    const spool = this.spoolPast !== undefined && (this.spoolsCall(filePath) || this.spoolsResource(filePath));
     addToTally(this.tally, filePath, await this.writer.write(filePath, content, { spool }));
   }
 
-  /** Spools the packable call files written once the tree holds `maxCallFiles` (a budget above 0). */
+  private spoolsCall(filePath: string): boolean {
+    return this.tally.callFiles >= this.spoolPast! && toolOfCallFile(filePath) !== undefined;
+  }
+
+  private spoolsResource(filePath: string): boolean {
+    if (!isPackableResourceFile(filePath)) return false;
+    this.resourceFiles += 1;
+    return this.resourceFiles > RESOURCE_FILES_IN_MARGIN;
+  }
+
+  /**
+   * Spools the packable call files written once the tree holds `maxCallFiles` (a budget above 0),
+   * and the packable resource files past RESOURCE_FILES_IN_MARGIN.
+   */
   spoolCallFilesPast(maxCallFiles: number): void {
     if (maxCallFiles > 0) this.spoolPast = maxCallFiles;
   }

@@ -18,18 +18,57 @@ export const OUTSIDE_PROJECT = 'EOUTSIDEPROJECT';
  * `dev` runs is seen again after this long.
  */
 const REAL_ROOT_REUSE_MS = 1_000;
-const realRoots = new Map<string, { real: Promise<string>; resolvedAtMs: number }>();
+type RealPaths = Map<string, { real: Promise<string>; resolvedAtMs: number }>;
+const realRoots: RealPaths = new Map();
+/**
+ * The folders files are read from, reused the same way: a file whose folder is inside the root and
+ * which is no symlink itself (opened with O_NOFOLLOW) needs no realpath of its own, which
+ * walks every component of its path: for every document, on every rebuild.
+ */
+const realFolders: RealPaths = new Map();
+const NO_FOLLOW: number | undefined = constants.O_NOFOLLOW;
+
+function realPathReused(known: RealPaths, folder: string, maxEntries: number): Promise<string> {
+  const nowMs = Date.now();
+  const found = known.get(folder);
+  if (found && nowMs - found.resolvedAtMs < REAL_ROOT_REUSE_MS) return found.real;
+  const real = fs.realpath(folder);
+  // A folder that does not resolve is not remembered: the next read reports it afresh.
+  real.catch(() => known.delete(folder));
+  if (known.size > maxEntries) known.clear();
+  known.set(folder, { real, resolvedAtMs: nowMs });
+  return real;
+}
 
 function realRootOf(root: string): Promise<string> {
-  const nowMs = Date.now();
-  const known = realRoots.get(root);
-  if (known && nowMs - known.resolvedAtMs < REAL_ROOT_REUSE_MS) return known.real;
-  const real = fs.realpath(root);
-  // A root that does not resolve is not remembered: the next read reports it afresh.
-  real.catch(() => realRoots.delete(root));
-  if (realRoots.size > 64) realRoots.clear();
-  realRoots.set(root, { real, resolvedAtMs: nowMs });
-  return real;
+  return realPathReused(realRoots, root, 64);
+}
+
+/**
+ * Opens `file` for reading (without blocking on a FIFO) when it is really inside `root`; throws
+ * OUTSIDE_PROJECT otherwise. A file that is no symlink, in a folder inside the root, is opened at
+ * once; a symlink has its real path checked first.
+ */
+async function openInsideFolder(file: string, root: string, knownRealRoot?: string): Promise<fs.FileHandle> {
+  const flags = constants.O_RDONLY | constants.O_NONBLOCK;
+  if (NO_FOLLOW !== undefined) {
+    const [realFolder, realRoot] = await Promise.all([
+      realPathReused(realFolders, path.dirname(file), 4096),
+      knownRealRoot ?? realRootOf(root),
+    ]);
+    if (realFolder === realRoot || realFolder.startsWith(`${realRoot}${path.sep}`)) {
+      try {
+        return await fs.open(file, flags | NO_FOLLOW);
+      } catch (error) {
+        // ELOOP: the file is a symlink, checked below.
+        if ((error as NodeJS.ErrnoException).code !== 'ELOOP') throw error;
+      }
+    }
+  }
+  if (!(await isInsideRealFolder(file, root, knownRealRoot))) {
+    throw Object.assign(new Error(`${file} leads outside the project`), { code: OUTSIDE_PROJECT });
+  }
+  return fs.open(file, flags);
 }
 
 /** Whether `file`, with every symlink followed, is inside `root` (with its symlinks followed too). */
@@ -40,10 +79,7 @@ export async function isInsideRealFolder(file: string, root: string, knownRealRo
 
 /** Like readRegularFile, for a file the build publishes: it must really be inside `projectRoot`. */
 export async function readProjectFile(file: string, projectRoot: string): Promise<Buffer> {
-  if (!(await isInsideRealFolder(file, projectRoot))) {
-    throw Object.assign(new Error(`${file} leads outside the project`), { code: OUTSIDE_PROJECT });
-  }
-  return readRegularFile(file);
+  return readOpened(file, await openInsideFolder(file, projectRoot));
 }
 
 /**
@@ -55,10 +91,7 @@ export async function readProjectFileAndStats(
   projectRoot: string,
   realProjectRoot?: string,
 ): Promise<{ bytes: Buffer; stats: BigIntStats }> {
-  if (!(await isInsideRealFolder(file, projectRoot, realProjectRoot))) {
-    throw Object.assign(new Error(`${file} leads outside the project`), { code: OUTSIDE_PROJECT });
-  }
-  const handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  const handle = await openInsideFolder(file, projectRoot, realProjectRoot);
   try {
     const stats = await handle.stat({ bigint: true });
     if (!stats.isFile()) {
@@ -73,13 +106,17 @@ export async function readProjectFileAndStats(
 export async function readRegularFile(file: string): Promise<Buffer>;
 export async function readRegularFile(file: string, encoding: 'utf8'): Promise<string>;
 export async function readRegularFile(file: string, encoding?: 'utf8'): Promise<Buffer | string> {
-  const handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  const bytes = await readOpened(file, await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK));
+  return encoding ? bytes.toString(encoding) : bytes;
+}
+
+/** The bytes of the file `handle` opened (`file`), refused unless it is a regular file; closes it. */
+async function readOpened(file: string, handle: fs.FileHandle): Promise<Buffer> {
   try {
     if (!(await handle.stat()).isFile()) {
       throw Object.assign(new Error(`${file} is not a regular file`), { code: NOT_A_REGULAR_FILE });
     }
-    const bytes = await handle.readFile();
-    return encoding ? bytes.toString(encoding) : bytes;
+    return await handle.readFile();
   } finally {
     await handle.close();
   }

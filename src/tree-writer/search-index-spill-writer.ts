@@ -28,7 +28,7 @@ import {
 } from './search-index-output.js';
 import { SEARCH_FILE_LIMITS, TERM_INDEX_BYTES, TITLE_INDEX_BYTES, TITLE_PACK_BYTES } from './search-index-targets.js';
 import { readAt, SpillWriter } from './spill-files.js';
-import { averageLengthOf } from '../core/search/postings.js';
+import { weightAverageLengthOf } from '../core/search/postings.js';
 import { packRecords, type WriteIndexFile } from './search-record-packer.js';
 import { compareUtf8, mergeRuns, PostingRun } from './search-posting-runs.js';
 import { documentRecords, titleRecords } from './search-scratch-records.js';
@@ -153,7 +153,12 @@ export async function writeSearchIndexSpilling(
   const terms = await packRecords(
     `${SEARCH_FOLDER}terms/`,
     KEY_KIND.term,
-    mergeRuns(runFiles, numberOf, path.join(scratch, 'terms'), averageLengthOf({ documentCount: count, tokenCount })),
+    mergeRuns(
+      runFiles,
+      numberOf,
+      path.join(scratch, 'terms'),
+      weightAverageLengthOf({ documentCount: count, tokenCount }),
+    ),
     { ...targets, targetIndexBytes: options.targetTermIndexBytes ?? TERM_INDEX_BYTES },
     SEARCH_FILE_LIMITS.terms,
     writeFile,

@@ -9,7 +9,7 @@ import {
 } from '../../src/core/packs/pack-format.js';
 import { encodeIndex, encodePack, encodeRecord, type IndexEntryInput } from '../../src/core/packs/pack-encoding.js';
 import type { PackTableRow } from '../../src/core/packs/pack-table.js';
-import { averageLengthOf, encodePostings, type Posting } from '../../src/core/search/postings.js';
+import { weightAverageLengthOf, encodePostings, type Posting } from '../../src/core/search/postings.js';
 import {
   DEFAULT_TITLE_BLOCK_SIZE,
   SEARCH_FOLDER,
@@ -96,7 +96,7 @@ export function writeSearchIndex(
       list.push({ document: number, termFrequency, documentLength: terms.length });
     }
   });
-  const averageLength = averageLengthOf({ documentCount: numbered.length, tokenCount });
+  const averageLength = weightAverageLengthOf({ documentCount: numbered.length, tokenCount });
   const termRecords: KeyedRecord[] = [...postingsOf].map(([term, postings]) => ({
     key: utf8Bytes(term),
     name: term,

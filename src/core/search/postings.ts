@@ -54,6 +54,21 @@ export function averageLengthOf(corpus: CorpusStatistics): number {
   return corpus.tokenCount / corpus.documentCount || 1;
 }
 
+/**
+ * Steps per doubling of the average length the writers weigh postings with. The exact average moves
+ * with every edit that changes a document's length, and with it the impact bytes of most postings:
+ * rounded to a step of 2^(1/32) (≈2.2 %), a one-document edit leaves it, and so every term record the
+ * edit does not hold, unchanged. A posting's weight moves by less than 1.1 %.
+ */
+export const AVERAGE_LENGTH_STEPS_PER_DOUBLING = 32;
+
+/** The average length both index writers weigh postings with: averageLengthOf on a coarse log scale. */
+export function weightAverageLengthOf(corpus: CorpusStatistics): number {
+  const exact = averageLengthOf(corpus);
+  const step = Math.round(Math.log2(exact) * AVERAGE_LENGTH_STEPS_PER_DOUBLING);
+  return 2 ** (step / AVERAGE_LENGTH_STEPS_PER_DOUBLING);
+}
+
 /** A posting's impact byte (1..255): its term weight in steps of (k1 + 1)/255, never 0 (it matched). */
 export function impactOf(termFrequency: number, documentLength: number, averageLength: number): number {
   const steps = Math.round(termWeightOf(termFrequency, documentLength, averageLength) / IMPACT_STEP);

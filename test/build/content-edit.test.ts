@@ -1,0 +1,82 @@
+// A one-document edit of a content project whose resources are packed (issue #39, "Edits in a
+// second"): the rebuilt tree is byte for byte the one a from-scratch build of the same input
+// writes, and the files the edit does not touch stay the same files (same inodes): the other
+// resource packs, and the index packs that hold none of the edited document's words and titles.
+// Builds run in-process (test/helpers/in-process-build.ts).
+import { promises as fs, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readTree } from '../helpers/files.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
+
+const DOCUMENTS = 300;
+const WORDS = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma'.split(
+  ' ',
+);
+
+/** A project of DOCUMENTS Markdown pages whose resource files pass the file budget (packed). */
+async function contentProject(root: string): Promise<void> {
+  await fs.mkdir(path.join(root, 'resources'), { recursive: true });
+  for (let number = 0; number < DOCUMENTS; number += 1) {
+    const words = Array.from({ length: 30 }, (_, at) => `${WORDS[(number * 7 + at * at) % WORDS.length]}${at % 5}`);
+    await fs.writeFile(
+      path.join(root, 'resources', `page-${number}.md`),
+      `---\ntitle: Page ${number}\n---\n\n# Page ${number}\n\n${words.join(' ')} word${number}.\n`,
+    );
+  }
+  // Two names a resource: 600 files, past the 500 the budget leaves resources.
+  await fs.writeFile(path.join(root, 'staticmcp.json'), JSON.stringify({ limits: { maxCallFiles: 10 } }));
+}
+
+async function build(project: string, outDir: string, force = false) {
+  const result = await buildInProcess(project, { outDir, ...(force ? { force } : {}) });
+  expect(result.code, result.error?.message).toBe(0);
+  return result.report;
+}
+
+function inodes(tree: string): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const name of readdirSync(tree, { recursive: true, encoding: 'utf8' })) {
+    const stats = statSync(path.join(tree, name));
+    if (stats.isFile()) found.set(name, stats.ino);
+  }
+  return found;
+}
+
+describe('a one-document edit of a packed content project', () => {
+  it('rebuilds the tree a from-scratch build writes, keeping the files the edit does not touch', async () => {
+    const project = path.join(await temporaryFolder('staticmcp-content-edit-'), 'docs');
+    await contentProject(project);
+    const tree = path.join(project, 'tree');
+    await build(project, tree);
+    const resourcePacks = [...inodes(tree).keys()].filter((name) => name.startsWith('packs/resources'));
+    expect(resourcePacks.length).toBeGreaterThan(1);
+    const before = inodes(tree);
+
+    await fs.appendFile(path.join(project, 'resources', 'page-99.md'), '\nAn edit: quokka.\n');
+    const edited = await build(project, tree);
+    expect(edited.documents).toMatchObject({ parsed: 1, reused: DOCUMENTS - 1 });
+
+    // The same input, built from scratch in a folder of the same name (the server's name).
+    const copy = path.join(await temporaryFolder('staticmcp-content-fresh-'), 'docs');
+    await fs.cp(path.join(project, 'resources'), path.join(copy, 'resources'), { recursive: true });
+    await fs.copyFile(path.join(project, 'staticmcp.json'), path.join(copy, 'staticmcp.json'));
+    await build(copy, path.join(copy, 'tree'), true);
+    const [rebuilt, fresh] = await Promise.all([readTree(tree), readTree(path.join(copy, 'tree'))]);
+    expect([...rebuilt.keys()].sort()).toEqual([...fresh.keys()].sort());
+    for (const [name, bytes] of fresh) expect(rebuilt.get(name)?.equals(bytes), name).toBe(true);
+
+    const after = inodes(tree);
+    const rewritten = [...after.keys()].filter((name) => before.get(name) !== after.get(name));
+    const packs = (folder: string, names: Iterable<string>) =>
+      [...names].filter((name) => name.startsWith(folder) && name.endsWith('.pack'));
+    // One resource pack holds the page (past the resources mcp.json lists inline, which stay plain);
+    // every other keeps its inode.
+    expect(packs('packs/resources', rewritten), rewritten.join()).toHaveLength(1);
+    // The index: the page's stored record and title block, and the packs of its words only.
+    expect(packs('packs/search.index/documents/', rewritten)).toHaveLength(1);
+    expect(packs('packs/search.index/titles/', rewritten)).toHaveLength(0);
+    expect(rewritten.length).toBeLessThan(after.size / 2);
+  });
+});

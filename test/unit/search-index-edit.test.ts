@@ -1,0 +1,78 @@
+// A one-document edit changes only the index files that hold that document (issue #39, "Edits in
+// a second"): the term packs and indexes of its words, its stored record's pack and index, and the
+// table that names them. Postings weigh by the corpus's average length rounded to a log scale
+// (postings.ts weightAverageLengthOf), so an edit that changes the document's length leaves every
+// other term's record, and every pack of none of its words, byte for byte as it was; the index
+// is still the one both writers write from scratch.
+import { rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { indexKeysOf } from '../../src/core/search/stem.js';
+import { tokenize } from '../../src/core/search/tokenize.js';
+import { writeSearchIndexSpilling } from '../../src/tree-writer/search-index-spill-writer.js';
+import type { SearchDocument, SearchIndexOptions } from '../../src/tree-writer/search-index-output.js';
+import { writeSearchIndex } from '../helpers/in-memory-search-index.js';
+import { random } from '../helpers/random.js';
+
+// Small parts, so that 200 documents make dozens of term packs.
+const SMALL: SearchIndexOptions = { targetPackBytes: 2048, targetIndexBytes: 1024, targetTermIndexBytes: 1024 };
+
+function corpus(count: number): SearchDocument[] {
+  const next = random(11);
+  return Array.from({ length: count }, (_, number) => ({
+    id: `resources/doc-${number}.json`,
+    title: `Document ${number}`,
+    // Words of a 6,000-word vocabulary, a few common and most rare, 20 to 60 a document.
+    text: Array.from({ length: 20 + Math.floor(next() * 40) }, () => `w${Math.floor(next() ** 2 * 6000)}`).join(' '),
+    url: '',
+  }));
+}
+
+const folders: string[] = [];
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+/** The spill writer's index of `documents`: file path → base64. */
+async function spilledIndex(documents: SearchDocument[]): Promise<Map<string, string>> {
+  const scratchFolder = mkdtempSync(path.join(os.tmpdir(), 'search-edit-'));
+  folders.push(scratchFolder);
+  const files = new Map<string, string>();
+  await writeSearchIndexSpilling(documents, { ...SMALL, scratchFolder, runPostings: 2000 }, async (file, bytes) => {
+    files.set(file, Buffer.from(bytes).toString('base64'));
+  });
+  return files;
+}
+
+const keysOf = (document: SearchDocument) =>
+  new Set(indexKeysOf(tokenize(`${document.title}\n${document.text}`), 'porter'));
+
+describe('a one-document edit and the index', () => {
+  it('rewrites only the packs and indexes of the edited document’s words and record', async () => {
+    const documents = corpus(200);
+    const edited = documents.map((document, number) =>
+      number === 17 ? { ...document, text: `${document.text} quokka zyzzyva w5 w5 w12` } : document,
+    );
+    const before = await spilledIndex(documents);
+    const after = await spilledIndex(edited);
+    // Byte for byte what the reference writer writes from scratch.
+    const reference = writeSearchIndex(edited, SMALL);
+    expect(new Map(reference.files.map((file) => [file.path, Buffer.from(file.bytes).toString('base64')]))).toEqual(
+      after,
+    );
+
+    const changed = [...after.keys()].filter((file) => before.get(file) !== after.get(file));
+    const termPacks = [...after.keys()].filter((file) => file.includes('/terms/') && file.endsWith('.pack'));
+    const changedTermPacks = changed.filter((file) => file.includes('/terms/') && file.endsWith('.pack'));
+    const touchedKeys = new Set([...keysOf(documents[17]!), ...keysOf(edited[17]!)]);
+    expect(termPacks.length).toBeGreaterThan(40);
+    // At most one term pack per word of the document (several share a pack): with the exact
+    // average length, the weights of other documents' postings moved too, and most packs with them.
+    expect(changedTermPacks.length).toBeLessThanOrEqual(touchedKeys.size);
+    // No title changed: every title file is kept; the document's record: one pack, one index.
+    expect(changed.filter((file) => file.includes('/titles/'))).toEqual([]);
+    expect(changed.filter((file) => file.includes('/documents/')).length).toBeLessThanOrEqual(2);
+  });
+});
