@@ -39,6 +39,7 @@ import {
   parseSearchTableFile,
   parseTitleBlock,
   SEARCH_RESULT_LIMIT,
+  STEMMED_FORMAT,
   type SearchIndexCounts,
   type SearchIndexTable,
   type TitleEntry,
@@ -62,7 +63,8 @@ import {
   wordLookupsOf,
 } from './query-terms.js';
 import { commonFrequencyOf } from './common-term-frequency.js';
-import { readExcerptText, readStoredDocument, textOfCall } from './stored-documents.js';
+import { KEEP_NO_PACK, readExcerptText, readStoredDocument, textOfCall } from './stored-documents.js';
+import { excerptSourceKeyOf, inflateExcerptSources } from './excerpt-source.js';
 import { SharedReads } from '../packs/shared-reads.js';
 
 export interface SearchReaderOptions {
@@ -383,29 +385,84 @@ export class SearchReader {
     const blockSize = this.counts.blockSize;
     const blockNumbers = [...new Set(best.map((scored) => Math.floor(scored.document / blockSize)))];
     const blocks = new Map<number, TitleEntry[]>();
-    await Promise.all(
+    const blocksRead = Promise.all(
       blockNumbers.map(async (block) => {
         blocks.set(block, await this.titleBlock(reads, table, block));
       }),
     );
+    // Excerpt sources are read beside the title blocks (older formats find a text by its id, after them).
+    const excerptTexts = this.excerptTextsOf(reads, table, best, async () => {
+      await blocksRead;
+      return best.map(
+        (scored) => blocks.get(Math.floor(scored.document / blockSize))![scored.document % blockSize]!.id,
+      );
+    });
+    // A refused title block is the search's error; the excerpts' reads still settle first.
+    await Promise.all([blocksRead, excerptTexts.catch(() => undefined)]);
     // Every block was read or threw: get() finds each.
     const entries = best.map(
       (scored) => blocks.get(Math.floor(scored.document / blockSize))![scored.document % blockSize]!,
     );
-    return Promise.all(
-      entries.map(async (entry): Promise<SearchHit> => {
-        const hit: SearchHit = { id: entry.id, title: entry.title, url: entry.url };
-        const stored = await readExcerptText(reads.packs, table.documents, this.counts.format, entry.id);
-        if (stored.status === 'damaged') this.options.onProblem?.(stored.reason);
-        if (stored.status !== 'ok') return hit;
-        const excerpt = excerptOf(stored.text, matchOf, termCount);
-        if (excerpt !== undefined) {
-          hit.excerpt = excerpt.text;
-          hit.matches = excerpt.matches;
-        }
-        return hit;
+    const texts = await excerptTexts;
+    return entries.map((entry, position): SearchHit => {
+      const hit: SearchHit = { id: entry.id, title: entry.title, url: entry.url };
+      const text = texts[position];
+      if (text !== undefined && 'problem' in text)
+        this.options.onProblem?.(`the excerpt source of ${entry.id} ${text.problem}`);
+      const excerpt =
+        text === undefined || 'problem' in text ? undefined : excerptOf(text.text, matchOf, termCount, text.goesOn);
+      if (excerpt !== undefined) {
+        hit.excerpt = excerpt.text;
+        hit.matches = excerpt.matches;
+      }
+      return hit;
+    });
+  }
+
+  /**
+   * What the excerpts of the ranked documents are cut from: their excerpt sources (format 6), read
+   * at once and inflated as one stream, else (older formats) their stored text; none for a
+   * document that stores no text or whose record cannot be read (`onProblem` hears why), and the
+   * problem of a source that does not inflate.
+   */
+  private async excerptTextsOf(
+    reads: QueryReads,
+    table: SearchIndexTable,
+    best: readonly ScoredDocument[],
+    idsOf: () => Promise<string[]>,
+  ): Promise<({ text: string; goesOn: boolean } | { problem: string } | undefined)[]> {
+    if (this.counts.format < STEMMED_FORMAT) {
+      const ids = await idsOf();
+      return Promise.all(
+        ids.map(async (id) => {
+          const stored = await readExcerptText(reads.packs, table.documents, this.counts.format, id);
+          if (stored.status === 'damaged') this.options.onProblem?.(stored.reason);
+          return stored.status === 'ok' ? { text: stored.text, goesOn: false } : undefined;
+        }),
+      );
+    }
+    if (table.excerpts.length === 0) return best.map(() => undefined);
+    const found = await Promise.all(
+      best.map(async ({ document }) => {
+        const key = excerptSourceKeyOf(document);
+        const read = await reads.packs.lookup(table.excerpts, KEY_KIND.term, utf8Bytes(key), key, KEEP_NO_PACK);
+        if (read.status === 'ok') return read;
+        // No source: the document stores no text. Anything else is damage, costing this excerpt only.
+        if (read.status !== 'missing' || !read.reason.startsWith(`${key} is not in this tree`))
+          this.options.onProblem?.(read.reason);
+        return undefined;
       }),
     );
+    const present = found.flatMap((read) => (read === undefined ? [] : [read]));
+    const sources = await inflateExcerptSources(present.map((read) => read.body));
+    let next = 0;
+    return found.map((read, position) => {
+      if (read === undefined) return undefined;
+      const source = sources[next++]!;
+      return 'problem' in source
+        ? { problem: `(document ${best[position]!.document}, in ${read.pack}): ${source.problem}` }
+        : { text: source.text, goesOn: source.cut };
+    });
   }
 
   private async titleBlock(reads: QueryReads, table: SearchIndexTable, block: number): Promise<TitleEntry[]> {
