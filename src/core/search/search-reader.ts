@@ -39,7 +39,6 @@ import {
   parseSearchTableFile,
   parseTitleBlock,
   SEARCH_RESULT_LIMIT,
-  STEMMED_FORMAT,
   type SearchIndexCounts,
   type SearchIndexTable,
   type TitleEntry,
@@ -63,8 +62,8 @@ import {
   wordLookupsOf,
 } from './query-terms.js';
 import { commonFrequencyOf } from './common-term-frequency.js';
-import { KEEP_NO_PACK, readExcerptText, readStoredDocument, textOfCall } from './stored-documents.js';
-import { excerptSourceKeyOf, inflateExcerptSources } from './excerpt-source.js';
+import { readStoredDocument, textOfCall } from './stored-documents.js';
+import { readExcerptTexts } from './result-excerpts.js';
 import { SharedReads } from '../packs/shared-reads.js';
 
 export interface SearchReaderOptions {
@@ -391,7 +390,7 @@ export class SearchReader {
       }),
     );
     // Excerpt sources are read beside the title blocks (older formats find a text by its id, after them).
-    const excerptTexts = this.excerptTextsOf(reads, table, best, async () => {
+    const excerptTexts = readExcerptTexts(reads.packs, table, this.counts.format, best, this.options, async () => {
       await blocksRead;
       return best.map(
         (scored) => blocks.get(Math.floor(scored.document / blockSize))![scored.document % blockSize]!.id,
@@ -416,52 +415,6 @@ export class SearchReader {
         hit.matches = excerpt.matches;
       }
       return hit;
-    });
-  }
-
-  /**
-   * What the excerpts of the ranked documents are cut from: their excerpt sources (format 6), read
-   * at once and inflated as one stream, else (older formats) their stored text; none for a
-   * document that stores no text or whose record cannot be read (`onProblem` hears why), and the
-   * problem of a source that does not inflate.
-   */
-  private async excerptTextsOf(
-    reads: QueryReads,
-    table: SearchIndexTable,
-    best: readonly ScoredDocument[],
-    idsOf: () => Promise<string[]>,
-  ): Promise<({ text: string; goesOn: boolean } | { problem: string } | undefined)[]> {
-    if (this.counts.format < STEMMED_FORMAT) {
-      const ids = await idsOf();
-      return Promise.all(
-        ids.map(async (id) => {
-          const stored = await readExcerptText(reads.packs, table.documents, this.counts.format, id);
-          if (stored.status === 'damaged') this.options.onProblem?.(stored.reason);
-          return stored.status === 'ok' ? { text: stored.text, goesOn: false } : undefined;
-        }),
-      );
-    }
-    if (table.excerpts.length === 0) return best.map(() => undefined);
-    const found = await Promise.all(
-      best.map(async ({ document }) => {
-        const key = excerptSourceKeyOf(document);
-        const read = await reads.packs.lookup(table.excerpts, KEY_KIND.term, utf8Bytes(key), key, KEEP_NO_PACK);
-        if (read.status === 'ok') return read;
-        // No source: the document stores no text. Anything else is damage, costing this excerpt only.
-        if (read.status !== 'missing' || !read.reason.startsWith(`${key} is not in this tree`))
-          this.options.onProblem?.(read.reason);
-        return undefined;
-      }),
-    );
-    const present = found.flatMap((read) => (read === undefined ? [] : [read]));
-    const sources = await inflateExcerptSources(present.map((read) => read.body));
-    let next = 0;
-    return found.map((read, position) => {
-      if (read === undefined) return undefined;
-      const source = sources[next++]!;
-      return 'problem' in source
-        ? { problem: `(document ${best[position]!.document}, in ${read.pack}): ${source.problem}` }
-        : { text: source.text, goesOn: source.cut };
     });
   }
 
