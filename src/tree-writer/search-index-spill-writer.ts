@@ -5,8 +5,8 @@
 // collect in a bounded run that is sorted by term and written to `scratchFolder` when full; the
 // runs are k-way merged into the term records (each term's postings renumbered by id order and
 // sorted), which go to a scratch file and are then packed in one pass (search-posting-runs.ts,
-// search-record-packer.ts). Titles and fetch bodies go to two scratch files as they arrive and
-// are read back by offset in block and key order (search-scratch-records.ts). Files are handed to
+// search-record-packer.ts). Titles, fetch bodies and excerpt sources go to three scratch files as they arrive and
+// are read back by offset in block, key and number order (search-scratch-records.ts). Files are handed to
 // `writeFile` as each pack or index closes, never held together. The caller owns `scratchFolder`
 // (the build puts it beside its output folder, swap-folders.ts, and removes it;
 // interrupted-write.ts removes the one a killed build left).
@@ -26,13 +26,19 @@ import {
   type SearchIndexExtension,
   type SearchIndexOptions,
 } from './search-index-output.js';
-import { SEARCH_FILE_LIMITS, TERM_INDEX_BYTES, TITLE_INDEX_BYTES, TITLE_PACK_BYTES } from './search-index-targets.js';
+import {
+  EXCERPT_PACK_BYTES,
+  SEARCH_FILE_LIMITS,
+  TERM_INDEX_BYTES,
+  TITLE_INDEX_BYTES,
+  TITLE_PACK_BYTES,
+} from './search-index-targets.js';
 import { readAt, SpillWriter } from './spill-files.js';
 import { weightAverageLengthOf } from '../core/search/postings.js';
 import { packRecords, type WriteIndexFile } from './search-record-packer.js';
 import { compareUtf8, mergeRuns, PostingRun } from './search-posting-runs.js';
-import { documentRecords, titleRecords } from './search-scratch-records.js';
-import { compressDocumentBody } from './search-document-compression.js';
+import { documentRecords, excerptRecords, titleRecords } from './search-scratch-records.js';
+import { compressDocumentBody, compressExcerptSource } from './search-document-compression.js';
 import { type KeptDocument, type KeptSearchDocuments, keptDigestOf } from './search-kept-documents.js';
 
 /** Postings a run holds before it is sorted and written out: 64 MiB of typed arrays, plus its terms. */
@@ -97,8 +103,12 @@ export async function writeSearchIndexSpilling(
   const bodyLength: number[] = [];
   const keyHigh: number[] = [];
   const keyLow: number[] = [];
+  // Each excerpt source's bytes (0: the document has none) and where it sits in its scratch file.
+  const sourceAt: number[] = [];
+  const sourceLength: number[] = [];
   const titleSpill = new SpillWriter(path.join(scratch, 'titles'));
   const bodySpill = new SpillWriter(path.join(scratch, 'bodies'));
+  const sourceSpill = new SpillWriter(path.join(scratch, 'excerpts'));
   const runFiles: string[] = [];
   const run = new PostingRun(Math.min(runLimit, 1 << 16));
   let tokenCount = 0;
@@ -128,6 +138,11 @@ export async function writeSearchIndexSpilling(
       bodyAt.push(bodySpill.bytes);
       bodyLength.push(body.length);
       bodySpill.append(body);
+      const source =
+        document.textFrom === 'call' || document.text === '' ? undefined : compressExcerptSource(document.text);
+      sourceAt.push(sourceSpill.bytes);
+      sourceLength.push(source?.length ?? 0);
+      if (source !== undefined) sourceSpill.append(source);
       const [high, low] = sipHash13Halves(Buffer.from(document.id, 'utf8'));
       keyHigh.push(high);
       keyLow.push(low);
@@ -136,6 +151,7 @@ export async function writeSearchIndexSpilling(
   } finally {
     titleSpill.close();
     bodySpill.close();
+    sourceSpill.close();
   }
 
   // Numbers are positions in id order (UTF-8), as writeSearchIndex numbers them.
@@ -165,6 +181,7 @@ export async function writeSearchIndexSpilling(
   );
   const titlesFd = openSync(titleSpill.file, 'r');
   const bodiesFd = openSync(bodySpill.file, 'r');
+  const sourcesFd = openSync(sourceSpill.file, 'r');
   try {
     const titles = await packRecords(
       `${SEARCH_FOLDER}titles/`,
@@ -189,12 +206,26 @@ export async function writeSearchIndexSpilling(
       SEARCH_FILE_LIMITS.documents,
       writeFile,
     );
-    const rows = { terms, titles, documents: stored };
+    const excerpts = await packRecords(
+      `${SEARCH_FOLDER}excerpts/`,
+      KEY_KIND.term,
+      excerptRecords(byNumber, sourceLength, (arrival) =>
+        readAt(sourcesFd, sourceAt[arrival]!, sourceLength[arrival]!),
+      ),
+      {
+        targetPackBytes: options.targetPackBytes ?? EXCERPT_PACK_BYTES,
+        targetIndexBytes: options.targetIndexBytes ?? TITLE_INDEX_BYTES,
+      },
+      SEARCH_FILE_LIMITS.excerpts,
+      writeFile,
+    );
+    const rows = { terms, titles, documents: stored, excerpts };
     const { extension, tableFile } = searchExtensionOf(count, tokenCount, blockSize, rows, options);
     if (tableFile !== undefined) await writeFile(tableFile.path, tableFile.bytes);
     return extension;
   } finally {
     closeSync(titlesFd);
     closeSync(bodiesFd);
+    closeSync(sourcesFd);
   }
 }

@@ -34,16 +34,26 @@ export interface SearchPartFileLimits {
  * (builder/host-limits.ts), so the tree still deploys under a 20,000-file limit. Small corpora keep
  * the base targets (Debian's 63,000 descriptions: 14 MB of documents in 256 KiB packs).
  */
-export const SEARCH_FILE_LIMITS: Readonly<Record<'terms' | 'titles' | 'documents', SearchPartFileLimits>> = {
-  terms: { maxPacks: 1_500, maxIndexes: 250 },
-  titles: { maxPacks: 900, maxIndexes: 50 },
-  documents: { maxPacks: 200, maxIndexes: 100 },
-};
+export const SEARCH_FILE_LIMITS: Readonly<Record<'terms' | 'titles' | 'documents' | 'excerpts', SearchPartFileLimits>> =
+  {
+    terms: { maxPacks: 1_500, maxIndexes: 250 },
+    // 480 title packs hold the 31 MB of title blocks of 650,000 documents at the base size.
+    titles: { maxPacks: 500, maxIndexes: 28 },
+    documents: { maxPacks: 200, maxIndexes: 100 },
+    // A cold search reads up to 10 excerpt sources, each whole pack on a host that ignores ranges.
+    excerpts: { maxPacks: 400, maxIndexes: 20 },
+  };
 /**
  * Title packs start smaller than the others (64 KiB, not 256): a search reads one title block per
  * result, up to 10 in all, and a host that ignores byte ranges sends each block's whole pack.
  */
 export const TITLE_PACK_BYTES = 64 * 1024;
+/**
+ * Excerpt source packs start at 16 KiB (a dozen sources of ~1.3 KB): a cold search reads one per
+ * result, and a host that ignores byte ranges (workerd's file service, the asset binding) sends
+ * each whole; they are not kept warm (a result's excerpt is read once in a long while).
+ */
+export const EXCERPT_PACK_BYTES = 16 * 1024;
 /** Targets grow in steps of this (or of their base, when smaller), not by doubling: a part uses its limit. */
 export const TARGET_STEP_BYTES = 64 * 1024;
 /** The files of the index at most: the parts' limits, each +1 (a last half-full file), and the table file. */

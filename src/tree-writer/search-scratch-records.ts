@@ -1,7 +1,8 @@
-// The title and fetch records of the spilling search index writer (search-index-spill-writer.ts),
+// The title, fetch and excerpt source records of the spilling search index writer (search-index-spill-writer.ts),
 // read back from its scratch files by offset in block and key order: byte for byte what the
 // in-memory reference writer makes.
 import { encodedRecordBytes, encodeRecord } from '../core/packs/pack-encoding.js';
+import { excerptSourceKeyOf } from '../core/search/excerpt-source.js';
 import { sharedIdPrefixLength, titleBlockKeyOf } from '../core/search/search-index-format.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
 import { compareStrings } from './search-index-output.js';
@@ -115,6 +116,47 @@ export function documentRecords(
       for (const arrival of order) {
         const name = ids[arrival]!;
         yield { key: keyOf(arrival), name, encoded: encodeRecord({ names: [name], body: readBody(arrival) }) };
+      }
+    },
+  };
+}
+
+/**
+ * The excerpt source records, by document number (8 hex digits), of the documents that have one
+ * (`sourceLength` 0: none), as writeSearchIndex makes them.
+ */
+export function excerptRecords(
+  byNumber: Uint32Array,
+  sourceLength: readonly number[],
+  readSource: (arrival: number) => Uint8Array,
+): RecordSource {
+  let count = 0;
+  let totalBytes = 0;
+  let keyBytes = 0;
+  const visitSizes = (visit: (key: Uint8Array, bytes: number) => void) => {
+    for (let number = 0; number < byNumber.length; number += 1) {
+      const length = sourceLength[byNumber[number]!]!;
+      if (length === 0) continue;
+      const name = utf8Bytes(excerptSourceKeyOf(number));
+      visit(name, encodedRecordBytes([name], length));
+    }
+  };
+  visitSizes((key, bytes) => {
+    count += 1;
+    totalBytes += bytes;
+    keyBytes += key.length;
+  });
+  return {
+    count,
+    totalBytes,
+    keyBytes,
+    visitSizes,
+    records: function* () {
+      for (let number = 0; number < byNumber.length; number += 1) {
+        const arrival = byNumber[number]!;
+        if (sourceLength[arrival] === 0) continue;
+        const name = excerptSourceKeyOf(number);
+        yield { key: utf8Bytes(name), name, encoded: encodeRecord({ names: [name], body: readSource(arrival) }) };
       }
     },
   };

@@ -18,7 +18,8 @@ import {
 } from '../../src/core/search/search-index-format.js';
 import { encodeDocumentBody } from '../../src/core/search/search-results.js';
 import { indexKeysOf } from '../../src/core/search/stem.js';
-import { compressDocumentBody } from '../../src/tree-writer/search-document-compression.js';
+import { compressDocumentBody, compressExcerptSource } from '../../src/tree-writer/search-document-compression.js';
+import { excerptSourceKeyOf } from '../../src/core/search/excerpt-source.js';
 import { tokenize } from '../../src/core/search/tokenize.js';
 import { StaticMcpError } from '../../src/core/staticmcp-error.js';
 import { assertPlainTreePath } from '../../src/core/tree/tree-path.js';
@@ -29,6 +30,7 @@ import {
   MAX_PACK_BYTES,
 } from '../../src/tree-writer/pack-writer.js';
 import {
+  EXCERPT_PACK_BYTES,
   SEARCH_FILE_LIMITS,
   type SearchPartFileLimits,
   TERM_INDEX_BYTES,
@@ -123,6 +125,14 @@ export function writeSearchIndex(
   }));
   documentRecords.sort((left, right) => compareKeys(left.key, right.key) || compareStrings(left.name, right.name));
 
+  // A source per document that stores its text (a call's is the call's), by number.
+  const excerptRecords: KeyedRecord[] = [];
+  numbered.forEach(({ document }, number) => {
+    if (document.textFrom === 'call' || document.text === '') return;
+    const name = excerptSourceKeyOf(number);
+    excerptRecords.push({ key: utf8Bytes(name), name, body: compressExcerptSource(document.text) });
+  });
+
   const targets = { targetPackBytes, targetIndexBytes };
   const terms = packSortedRecords(
     `${SEARCH_FOLDER}terms/`,
@@ -148,8 +158,23 @@ export function writeSearchIndex(
     targets,
     SEARCH_FILE_LIMITS.documents,
   );
-  const files = [...terms.files, ...titles.files, ...stored.files];
-  const rows: SearchIndexRows = { terms: terms.rows, titles: titles.rows, documents: stored.rows };
+  const excerpts = packSortedRecords(
+    `${SEARCH_FOLDER}excerpts/`,
+    KEY_KIND.term,
+    excerptRecords,
+    {
+      targetPackBytes: options.targetPackBytes ?? EXCERPT_PACK_BYTES,
+      targetIndexBytes: options.targetIndexBytes ?? TITLE_INDEX_BYTES,
+    },
+    SEARCH_FILE_LIMITS.excerpts,
+  );
+  const files = [...terms.files, ...titles.files, ...stored.files, ...excerpts.files];
+  const rows: SearchIndexRows = {
+    terms: terms.rows,
+    titles: titles.rows,
+    documents: stored.rows,
+    excerpts: excerpts.rows,
+  };
   const { extension, tableFile } = searchExtensionOf(numbered.length, tokenCount, blockSize, rows, options);
   if (tableFile !== undefined) files.push(tableFile);
   files.sort((left, right) => compareStrings(left.path, right.path));

@@ -5,14 +5,10 @@
 // is stored compressed, and a record that does not inflate, or inflates to another length, refuses
 // only its own document. Bad queries answer in bounded time.
 import { describe, expect, it } from 'vitest';
-import { callKeyOf, KEY_KIND, parseRecord } from '../../src/core/packs/pack-format.js';
-import { encodeRecord } from '../../src/core/packs/pack-encoding.js';
-import {
-  type ByteRange,
-  type BytesOutcome,
-  type PackFileSource,
-  PackReader,
-} from '../../src/core/packs/pack-reader.js';
+import { callKeyOf, KEY_KIND } from '../../src/core/packs/pack-format.js';
+import { utf8Bytes } from '../../src/core/tree/utf8.js';
+import { damageRecordBody } from '../helpers/search-record-damage.js';
+import type { ByteRange, BytesOutcome, PackFileSource } from '../../src/core/packs/pack-reader.js';
 import { MAX_PREFIX_INDEXES, MAX_PREFIX_TERMS } from '../../src/core/search/query-terms.js';
 import { parseSearchIndexManifest, type SearchIndexTable } from '../../src/core/search/search-index-format.js';
 import { SearchReader } from '../../src/core/search/search-reader.js';
@@ -198,31 +194,33 @@ describe('compressed document text', () => {
     for (const damage of ['garbage', 'length'] as const) {
       const { files, table, reader, problems } = readerOver(PAGES, { targetPackBytes: 1 << 20 });
       const victim = 'resources/plural.json';
-      const entry = await new PackReader(files).locate(table.documents, KEY_KIND.call, callKeyOf(victim), victim);
-      if (entry.status !== 'ok') throw new Error(entry.reason);
-      const pack = files.files.get(entry.pack.path)!.slice();
-      const record = parseRecord(pack.subarray(entry.recordOffset, entry.recordOffset + entry.recordLength), 'it');
-      if ('status' in record) throw new Error(record.reason);
-      const body = record.body.slice();
-      if (damage === 'garbage') body.fill(0xff, 4);
-      else body[3] = body[3]! + 1;
-      pack.set(encodeRecord({ names: record.names, body }), entry.recordOffset);
-      files.files.set(entry.pack.path, pack);
+      const spoil = (body: Uint8Array) => {
+        if (damage === 'garbage') body.fill(0xff, 4);
+        else body[3] = body[3]! + 1;
+      };
+      await damageRecordBody(files, table.documents, KEY_KIND.call, callKeyOf(victim), victim, spoil);
 
       const fetched = await reader.fetch({ id: victim });
       expect(fetched.isError, damage).toBe(true);
       expect(JSON.stringify(fetched.content), damage).toMatch(
         damage === 'garbage' ? /does not decompress/ : /inflates .* claims|inflates past/,
       );
-      // The other documents of the same pack still answer, and search still ranks the victim,
-      // without its excerpt.
+      // The other documents of the same pack still answer; search still ranks the victim, whose
+      // excerpt comes from its own excerpt source.
       expect(answer(await reader.fetch({ id: 'resources/singular.json' }))).toMatchObject({ title: 'singular' });
-      const found = answer(await reader.search({ query: 'checksum' }));
-      expect(found.results.map((hit) => [hit.id, hit.excerpt !== undefined])).toEqual([
+      const excerpts = async () =>
+        answer(await reader.search({ query: 'checksum' })).results.map((hit) => [hit.id, hit.excerpt !== undefined]);
+      expect(await excerpts()).toEqual([
+        ['resources/singular.json', true],
+        [victim, true],
+      ]);
+      // Its excerpt source damaged too (document 2 in id order): that result alone has no excerpt.
+      await damageRecordBody(files, table.excerpts, KEY_KIND.term, utf8Bytes('00000002'), '00000002', spoil);
+      expect(await excerpts()).toEqual([
         ['resources/singular.json', true],
         [victim, false],
       ]);
-      expect(problems.some((problem) => problem.includes(victim))).toBe(true);
+      expect(problems.some((problem) => problem.includes(`excerpt source of ${victim}`))).toBe(true);
     }
   });
 });

@@ -104,8 +104,18 @@ export function findPackPathProblem(candidate: string): string | undefined {
   return undefined;
 }
 
-/** Parses and checks an index file; `name` is its tree path, for messages. */
-export function parseIndex(bytes: Uint8Array, name: string): ParsedIndex | PackProblem {
+/**
+ * Parses and checks an index file; `name` is its tree path, for messages. `entries`: `all` checks
+ * every entry now (check, the listers that walk every entry); `lazy` only the header and the pack
+ * list, leaving each entry to checkEntry when a lookup uses it: a cold search loads a dozen
+ * indexes of ~700 entries each to use a few entries of each, and checking them all was a large
+ * part of its first-run CPU.
+ */
+export function parseIndex(
+  bytes: Uint8Array,
+  name: string,
+  entries: 'all' | 'lazy' = 'all',
+): ParsedIndex | PackProblem {
   if (!holdsAscii(bytes, 0, INDEX_MAGIC) || bytes[8] !== 0) {
     return {
       status: 'missing',
@@ -154,30 +164,57 @@ export function parseIndex(bytes: Uint8Array, name: string): ParsedIndex | PackP
   if (heapStart + heapLength !== bytes.length)
     return broken('its length does not match its header: truncated or edited');
   const parsed: ParsedIndex = { keyKind, packs, entryCount, bytes, view, entriesStart, heapStart };
-  // Every entry checked once when the index is loaded (it is then cached): lookups trust them.
+  if (entries === 'lazy') return parsed;
   for (let entry = 0; entry < entryCount; entry += 1) {
-    const at = entriesStart + entry * INDEX_ENTRY_BYTES;
-    const keyOffset = view.getUint32(at);
-    const keyLength = view.getUint16(at + 4);
-    const pack = view.getUint16(at + 6);
-    const recordOffset = view.getUint32(at + 8);
-    const recordLength = view.getUint32(at + 12);
-    if (keyOffset + keyLength > heapLength) return broken(`entry ${entry}'s key lies outside the index`);
-    if (keyKind === KEY_KIND.call && keyLength !== 8) return broken(`entry ${entry}'s key is not 8 bytes`);
-    const target = packs[pack];
-    if (target === undefined) return broken(`entry ${entry} names pack ${pack} of ${packCount}`);
-    if (
-      recordLength < RECORD_HEADER_BYTES ||
-      recordOffset < PACK_HEADER_BYTES ||
-      recordOffset + recordLength > target.length
-    ) {
-      return broken(`entry ${entry} points past the end of ${target.path}`);
-    }
-    if (entry > 0 && compareEntryKeys(parsed, entry - 1, entry) > 0) {
-      return broken(`entry ${entry} is out of order`);
-    }
+    const problem = entryProblem(parsed, entry);
+    if (problem !== undefined) return broken(problem);
+    if (entry > 0 && compareEntryKeys(parsed, entry - 1, entry) > 0) return broken(`entry ${entry} is out of order`);
   }
   return parsed;
+}
+
+/** What is wrong with one entry on its own (its key inside the heap, its pack and record), or undefined. */
+function entryProblem(index: ParsedIndex, entry: number): string | undefined {
+  const { view, entriesStart, packs } = index;
+  const at = entriesStart + entry * INDEX_ENTRY_BYTES;
+  const keyLength = view.getUint16(at + 4);
+  if (view.getUint32(at) + keyLength > index.bytes.length - index.heapStart)
+    return `entry ${entry}'s key lies outside the index`;
+  if (index.keyKind === KEY_KIND.call && keyLength !== 8) return `entry ${entry}'s key is not 8 bytes`;
+  const pack = view.getUint16(at + 6);
+  const target = packs[pack];
+  if (target === undefined) return `entry ${entry} names pack ${pack} of ${packs.length}`;
+  const recordOffset = view.getUint32(at + 8);
+  const recordLength = view.getUint32(at + 12);
+  if (
+    recordLength < RECORD_HEADER_BYTES ||
+    recordOffset < PACK_HEADER_BYTES ||
+    recordOffset + recordLength > target.length
+  )
+    return `entry ${entry} points past the end of ${target.path}`;
+  return undefined;
+}
+
+/**
+ * The refusal of an entry of an index parsed lazily, checked when a lookup uses it: the entry
+ * itself, and its order against its neighbours (whose keys must lie inside the index too), so a
+ * damaged entry is refused when used, and a lookup never reads outside the index.
+ */
+export function checkEntry(index: ParsedIndex, entry: number, name: string): PackProblem | undefined {
+  const broken = (what: string): PackProblem => ({
+    status: 'refused',
+    reason: `${name} is a damaged pack index (${what}); build the tree again`,
+  });
+  const problem = entryProblem(index, entry);
+  if (problem !== undefined) return broken(problem);
+  for (const neighbour of [entry - 1, entry + 1]) {
+    if (neighbour < 0 || neighbour >= index.entryCount) continue;
+    const neighbourProblem = entryProblem(index, neighbour);
+    if (neighbourProblem !== undefined) return broken(neighbourProblem);
+    const [left, right] = neighbour < entry ? [neighbour, entry] : [entry, neighbour];
+    if (compareEntryKeys(index, left, right) > 0) return broken(`entry ${right} is out of order`);
+  }
+  return undefined;
 }
 
 /**

@@ -7,6 +7,7 @@
 import { decodeUtf8 } from '../tree/utf8.js';
 import { BoundedCache } from './bounded-cache.js';
 import {
+  checkEntry,
   checkPackHeader,
   compareKeys,
   entryKey,
@@ -194,6 +195,8 @@ export class PackReader {
     let problem: PackProblem | undefined;
     // Several entries share a key only on a hash collision: the record's own names decide.
     for (let entry = first; entry < end; entry += 1) {
+      const damaged = checkEntry(index, entry, row.index);
+      if (damaged !== undefined) return damaged;
       const found = await this.readRecord(index, entry, keeping);
       if ('status' in found) {
         problem ??= found;
@@ -227,6 +230,8 @@ export class PackReader {
     if (index.keyKind !== keyKind) return otherKeyKind(row, index, keyKind);
     const { first, end } = findEntries(index, key);
     if (first === end) return { status: 'missing', reason: `${name} is not in this tree (not in ${row.index})` };
+    const damaged = checkEntry(index, first, row.index);
+    if (damaged !== undefined) return damaged;
     return { status: 'ok', ...readEntry(index, first) };
   }
 
@@ -256,6 +261,8 @@ export class PackReader {
       if ('status' in index) return index;
       if (index.keyKind !== keyKind) return otherKeyKind(row, index, keyKind);
       for (let entry = findEntries(index, prefix).first; entry < index.entryCount; entry += 1) {
+        const damaged = checkEntry(index, entry, row.index);
+        if (damaged !== undefined) return damaged;
         const key = entryKey(index, entry);
         if (key.length < prefix.length || compareKeys(key.subarray(0, prefix.length), prefix) !== 0) break;
         if (keys.length === bounds.maxKeys) return { status: 'ok', keys, complete: false };
@@ -271,7 +278,8 @@ export class PackReader {
     const read = await this.files.readBytes(path);
     if (read.status === 'missing')
       return { status: 'missing', reason: `the pack index ${path} is missing on the host` };
-    const parsed = parseIndex(read.bytes, path);
+    // Each entry is checked when a lookup uses it (checkEntry), not all of them now.
+    const parsed = parseIndex(read.bytes, path, 'lazy');
     if ('status' in parsed) return parsed;
     this.cache.add(path, parsed);
     return parsed;

@@ -44,9 +44,15 @@ function termOfRun(run: string, matchOf: (token: string) => number): number {
 
 /**
  * The excerpt of `text` for a query of `termCount` terms whose matcher is `matchOf`
- * (query-terms.ts); undefined when the text holds no word.
+ * (query-terms.ts); undefined when the text holds no word. `goesOn`: `text` is the start of a
+ * longer one (an excerpt source), so an excerpt at its end ends in `…`.
  */
-export function excerptOf(text: string, matchOf: (token: string) => number, termCount: number): Excerpt | undefined {
+export function excerptOf(
+  text: string,
+  matchOf: (token: string) => number,
+  termCount: number,
+  goesOn = false,
+): Excerpt | undefined {
   const scanned = text.length > EXCERPT_SCAN_CHARS ? text.slice(0, EXCERPT_SCAN_CHARS) : text;
   const runs: Run[] = [];
   for (const match of scanned.matchAll(RUNS)) {
@@ -112,6 +118,6 @@ export function excerptOf(text: string, matchOf: (token: string) => number, term
     .slice(runs[last]!.end, last < runs.length - 1 ? runs[last + 1]!.start : scanned.length)
     .trimEnd();
   if (tail.length <= MAX_GAP_CHARS && !/\s/.test(tail)) excerpt += tail;
-  if (last < runs.length - 1 || scanned.length < text.length) excerpt += ' …';
+  if (last < runs.length - 1 || scanned.length < text.length || goesOn) excerpt += ' …';
   return { text: excerpt, matches };
 }

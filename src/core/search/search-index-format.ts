@@ -28,12 +28,16 @@
 //   host ignoring byte ranges sends whole for one article.
 // Format 6 (issue #40): a term record per word and, stemming, one per Porter stem named
 // STEM_KEY_PREFIX + stem (stem.ts) holding the postings of every word with that stem; a document
-// record's body is its JSON compressed (document-body-codec.ts: length, then deflate-raw).
+// record's body is its JSON compressed (document-body-codec.ts: length, then deflate-raw); and a
+// fourth key space, excerpts (KEY_KIND.term, key = the document number as 8 hex digits): a record
+// per document that stores its text, body = the first few KiB of it compressed on its own
+// (excerpt-source.ts), what a result's excerpt is cut from, in small packs.
 // mcp.json, extension `staticmcp.search`: {format: 1 to 6, documentCount, tokenCount, blockSize,
-// stemming (format 6: "porter" or "none"), terms: rows, titles: rows, documents: rows} (rows: [{first: hex key, index: tree path}]); once
+// stemming (format 6: "porter" or "none"), terms: rows, titles: rows, documents: rows, excerpts
+// (format 6): rows} (rows: [{first: hex key, index: tree path}]); once
 // the rows pass SEARCH_TABLE_INLINE_BYTES (≈ 1,000 rows at 650,000 documents, ~180 KB) they move
 // into their own content-named file, packs/search.index/<sha256-16>.table.json = {terms, titles,
-// documents}, and mcp.json says {format, documentCount, tokenCount, blockSize, table: its path}:
+// documents, excerpts}, and mcp.json says {format, documentCount, tokenCount, blockSize, table: its path}:
 // every reader of mcp.json (tools/list, a packed call) would otherwise parse them, and a search
 // reads the file once per tree load (cached with the tree).
 //
@@ -92,6 +96,8 @@ export interface SearchIndexTable {
   terms: readonly PackTableRow[];
   titles: readonly PackTableRow[];
   documents: readonly PackTableRow[];
+  /** Excerpt sources by document number (format 6, excerpt-source.ts); none before. */
+  excerpts: readonly PackTableRow[];
 }
 
 /** The title block key of a block number: 8 hex digits, so keys sort as the numbers do. */
@@ -165,6 +171,9 @@ export function parseSearchTableFile(
   return parseRows(value, counts, path);
 }
 
+/** The table's key spaces; format 6 added `excerpts`. */
+const SPACES = ['terms', 'titles', 'documents', 'excerpts'] as const;
+
 function parseRows(
   value: Record<string, unknown>,
   counts: SearchIndexCounts,
@@ -173,7 +182,8 @@ function parseRows(
   const { format, documentCount, tokenCount, blockSize, stemming } = counts;
   // parsePackTable checks each list as a tool's rows; an empty corpus has empty lists.
   const lists: Record<string, unknown> = {};
-  for (const name of ['terms', 'titles', 'documents'] as const) {
+  const names = format >= STEMMED_FORMAT ? SPACES : SPACES.slice(0, 3);
+  for (const name of names) {
     const rows = value[name];
     if (!Array.isArray(rows)) return { problem: `${where}.${name} is not a list` };
     if (rows.length > 0) lists[name] = rows;
@@ -195,6 +205,7 @@ function parseRows(
       terms: parsed.table.get('terms') ?? [],
       titles: parsed.table.get('titles') ?? [],
       documents: parsed.table.get('documents') ?? [],
+      excerpts: parsed.table.get('excerpts') ?? [],
     },
   };
 }

@@ -62,7 +62,8 @@ import {
   wordLookupsOf,
 } from './query-terms.js';
 import { commonFrequencyOf } from './common-term-frequency.js';
-import { readExcerptText, readStoredDocument, textOfCall } from './stored-documents.js';
+import { readStoredDocument, textOfCall } from './stored-documents.js';
+import { readExcerptTexts } from './result-excerpts.js';
 import { SharedReads } from '../packs/shared-reads.js';
 
 export interface SearchReaderOptions {
@@ -383,29 +384,38 @@ export class SearchReader {
     const blockSize = this.counts.blockSize;
     const blockNumbers = [...new Set(best.map((scored) => Math.floor(scored.document / blockSize)))];
     const blocks = new Map<number, TitleEntry[]>();
-    await Promise.all(
+    const blocksRead = Promise.all(
       blockNumbers.map(async (block) => {
         blocks.set(block, await this.titleBlock(reads, table, block));
       }),
     );
+    // Excerpt sources are read beside the title blocks (older formats find a text by its id, after them).
+    const excerptTexts = readExcerptTexts(reads.packs, table, this.counts.format, best, this.options, async () => {
+      await blocksRead;
+      return best.map(
+        (scored) => blocks.get(Math.floor(scored.document / blockSize))![scored.document % blockSize]!.id,
+      );
+    });
+    // A refused title block is the search's error; the excerpts' reads still settle first.
+    await Promise.all([blocksRead, excerptTexts.catch(() => undefined)]);
     // Every block was read or threw: get() finds each.
     const entries = best.map(
       (scored) => blocks.get(Math.floor(scored.document / blockSize))![scored.document % blockSize]!,
     );
-    return Promise.all(
-      entries.map(async (entry): Promise<SearchHit> => {
-        const hit: SearchHit = { id: entry.id, title: entry.title, url: entry.url };
-        const stored = await readExcerptText(reads.packs, table.documents, this.counts.format, entry.id);
-        if (stored.status === 'damaged') this.options.onProblem?.(stored.reason);
-        if (stored.status !== 'ok') return hit;
-        const excerpt = excerptOf(stored.text, matchOf, termCount);
-        if (excerpt !== undefined) {
-          hit.excerpt = excerpt.text;
-          hit.matches = excerpt.matches;
-        }
-        return hit;
-      }),
-    );
+    const texts = await excerptTexts;
+    return entries.map((entry, position): SearchHit => {
+      const hit: SearchHit = { id: entry.id, title: entry.title, url: entry.url };
+      const text = texts[position];
+      if (text !== undefined && 'problem' in text)
+        this.options.onProblem?.(`the excerpt source of ${entry.id} ${text.problem}`);
+      const excerpt =
+        text === undefined || 'problem' in text ? undefined : excerptOf(text.text, matchOf, termCount, text.goesOn);
+      if (excerpt !== undefined) {
+        hit.excerpt = excerpt.text;
+        hit.matches = excerpt.matches;
+      }
+      return hit;
+    });
   }
 
   private async titleBlock(reads: QueryReads, table: SearchIndexTable, block: number): Promise<TitleEntry[]> {

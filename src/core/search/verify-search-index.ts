@@ -3,7 +3,7 @@
 // named by its content; every pack is whole and named by its content; every record is reachable
 // by the lookup a reader does and its body is what a reader expects (postings that decode, title
 // blocks of the right size, documents that decompress (format 6) and name their id, and whose call the tree has when they
-// take their text from it); there are as many title blocks and
+// take their text from it, excerpt sources of a document number that inflate); there are as many title blocks and
 // documents as the table says; and no file under packs/search.index/ is left that no index names.
 // A table kept in its own file must be there, named by its content, and parse. Each file is read
 // once: a record is reachable when an index entry of its key, in the index its row covers, points
@@ -36,12 +36,13 @@ import {
   titleBlockKeyOf,
 } from './search-index-format.js';
 import { decompressDocumentBody } from './document-body-codec.js';
+import { excerptSourceKeyOf, inflateExcerptSources } from './excerpt-source.js';
 import { parseDocumentBody } from './search-results.js';
 
 const REBUILD = 'build the tree again';
 const MAX_PROBLEMS = 100;
 
-type Space = 'terms' | 'titles' | 'documents';
+type Space = 'terms' | 'titles' | 'documents' | 'excerpts';
 
 /**
  * The problems of the search index `source` names, read through `files`; `treeFiles` lists the
@@ -70,9 +71,9 @@ export async function verifySearchIndex(
   } else {
     table = source;
   }
-  const counts: Record<Space, number> = { terms: 0, titles: 0, documents: 0 };
+  const counts: Record<Space, number> = { terms: 0, titles: 0, documents: 0, excerpts: 0 };
   const blocks = new Set<string>();
-  for (const space of ['terms', 'titles', 'documents'] as const) {
+  for (const space of ['terms', 'titles', 'documents', 'excerpts'] as const) {
     const keyKind = space === 'documents' ? KEY_KIND.call : KEY_KIND.term;
     const rows = table[space];
     // Pack → record offset → the index entry that points there (what a lookup of its key finds).
@@ -183,6 +184,13 @@ async function checkBody(
     const postings = decodePostings(body, table, table.format);
     const problem = 'problem' in postings ? postings.problem : postings.readEveryBlock();
     return problem === undefined ? undefined : `holds postings that do not decode (${problem})`;
+  }
+  if (space === 'excerpts') {
+    const number = Number.parseInt(name, 16);
+    if (!/^[0-9a-f]{8}$/.test(name) || excerptSourceKeyOf(number) !== name || number >= table.documentCount)
+      return 'is not the excerpt source of a document';
+    const [source] = await inflateExcerptSources([body]);
+    return 'problem' in source! ? `is not a compressed excerpt source: ${source.problem}` : undefined;
   }
   if (space === 'titles') {
     const block = Number.parseInt(name, 16);

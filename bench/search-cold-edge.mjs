@@ -1,0 +1,64 @@
+// A cold search in workerd (issue #40): per run a new workerd (a new isolate: module evaluation,
+// the site's first load and the index's first reads all fall on it), `initialize`, then one
+// two-word search, whose CPU is the workerd process's on-CPU time over that request
+// (process-cpu.mjs), as bench/search-query.mjs measures it; with workerd's native file service
+// behind a Range-dropping worker (files) and with miniflare's asset router and asset worker
+// (assets, JavaScript in the same process: an outer bound, bench/edge-asset-read.mjs), side by
+// side, on the same queries. The tree is the search benches' (search-query-tree.mjs).
+// Run: npm run build && CORPUS=wiki COUNT=6000 node bench/search-cold-edge.mjs   (RUNS=10;
+//   TREE=<built tree> measures that one; SERVERS=files,assets)
+import { median, repoRoot } from './lib/common.mjs';
+import { startWorkerdSite } from './lib/edge-lib.mjs';
+import { initialize, timeToolCall } from './lib/mcp-http-client.mjs';
+import { childPid, cpuNs } from './lib/process-cpu.mjs';
+import { seededRandom } from './lib/search-query-corpus.mjs';
+import { corpusDocuments, searchTree } from './lib/search-query-tree.mjs';
+
+const { tokenize } = await import(`${repoRoot}/dist/core/search/tokenize.js`);
+const CORPUS = process.env.CORPUS ?? 'wiki';
+const COUNT = Number(process.env.COUNT ?? 6000);
+const RUNS = Number(process.env.RUNS ?? 10);
+const SERVERS = (process.env.SERVERS ?? 'files,assets').split(',');
+
+const tree = process.env.TREE ?? (await searchTree(CORPUS, COUNT)).tree;
+const random = seededRandom(40);
+const documents = corpusDocuments(CORPUS, COUNT);
+const queries = [];
+while (queries.length < RUNS) {
+  const terms = [...new Set(tokenize(documents[Math.floor(random() * documents.length)].text))];
+  const first = terms[Math.floor(random() * terms.length)];
+  const second = terms[Math.floor(random() * terms.length)];
+  if (terms.length >= 2 && first !== second) queries.push(`${first} ${second}`);
+}
+
+const f = (value) => value.toFixed(1);
+console.log(`${process.env.TREE ?? `${CORPUS}, ${COUNT} documents`}: ${RUNS} cold two-word searches in workerd`);
+for (const server of SERVERS) {
+  const cpu = [];
+  const init = [];
+  let failed = 0;
+  for (const query of queries) {
+    const site = await startWorkerdSite(tree, { nativeFiles: server === 'files' });
+    try {
+      const endpoint = new URL('mcp', site.url).href;
+      const pid = childPid(process.pid, 'workerd');
+      let before = cpuNs(pid);
+      const headers = await initialize(endpoint);
+      init.push((cpuNs(pid) - before) / 1e6);
+      before = cpuNs(pid);
+      const { answer } = await timeToolCall(endpoint, headers, 'search', { query });
+      cpu.push((cpuNs(pid) - before) / 1e6);
+      if (answer.error || answer.result?.isError) throw new Error(JSON.stringify(answer).slice(0, 300));
+    } catch (error) {
+      failed += 1;
+      console.error(`${server}: "${query}" failed: ${error.message}`);
+    } finally {
+      await site.close();
+    }
+  }
+  const sorted = [...cpu].sort((a, b) => a - b);
+  console.log(
+    `${server === 'files' ? 'native file service' : 'miniflare asset worker'}: cold search CPU p50 ${f(median(cpu))} ms, ` +
+      `min ${f(sorted[0])} max ${f(sorted.at(-1))} (initialize p50 ${f(median(init))} ms)${failed ? `; ${failed} failed` : ''}`,
+  );
+}

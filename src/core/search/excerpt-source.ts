@@ -1,0 +1,131 @@
+// A document's excerpt source (index format 6, issue #40): the first EXCERPT_SOURCE_CHARS of its
+// text, compressed on its own, in a record of its own keyed by the document's number (as title
+// blocks are keyed by theirs), so a search result's excerpt reads a record of ~1 KB in a small
+// pack instead of the document's whole record in a large one. Body: 4 bytes (big-endian) holding
+// the text's UTF-8 length, with the top bit set when the text goes on past it, then raw deflate
+// (RFC 1951) ending in a sync flush and no final block. So the sources of one query's results,
+// laid end to end with one empty final block after them, are one deflate stream: one
+// DecompressionStream (whose setup is most of what inflating 3 KB costs in workerd) for all of
+// them. When that stream fails, each record is inflated alone and a damaged one costs only its own
+// excerpt. Portable.
+import { titleBlockKeyOf } from './search-index-format.js';
+
+/** Characters of a document's text its excerpt source keeps: ~600 words, where an excerpt is looked for. */
+export const EXCERPT_SOURCE_CHARS = 4096;
+/** Bytes before the deflate stream: the length and the "text goes on" bit. */
+export const EXCERPT_HEADER_BYTES = 4;
+/** The header's bit saying the document's text goes on past its source. */
+export const EXCERPT_CUT_BIT = 0x80000000;
+/** The largest UTF-8 length a source may claim: EXCERPT_SOURCE_CHARS at 3 bytes each. */
+const MAX_SOURCE_BYTES = 3 * EXCERPT_SOURCE_CHARS;
+/** An empty final block (fixed Huffman, end of block at once): ends a stream of sync-flushed sources. */
+const FINAL_EMPTY_BLOCK = new Uint8Array([0x03, 0x00]);
+
+/** The record key of document `number`'s excerpt source (8 hex digits, so keys sort as numbers). */
+export function excerptSourceKeyOf(number: number): string {
+  return titleBlockKeyOf(number);
+}
+
+/** The part of `text` an excerpt source keeps, never ending between the halves of a surrogate pair. */
+export function excerptSourceText(text: string): { text: string; cut: boolean } {
+  if (text.length <= EXCERPT_SOURCE_CHARS) return { text, cut: false };
+  let end = EXCERPT_SOURCE_CHARS;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return { text: text.slice(0, end), cut: true };
+}
+
+export type ExcerptSource = { text: string; cut: boolean } | { problem: string };
+
+interface Header {
+  length: number;
+  cut: boolean;
+}
+
+function headerOf(body: Uint8Array): Header | { problem: string } {
+  if (body.length < EXCERPT_HEADER_BYTES) return { problem: 'its body is shorter than its length field' };
+  const word = new DataView(body.buffer, body.byteOffset, body.byteLength).getUint32(0);
+  const length = word & ~EXCERPT_CUT_BIT;
+  if (length > MAX_SOURCE_BYTES)
+    return { problem: `it claims ${length} bytes of text, more than an excerpt source's ${MAX_SOURCE_BYTES}` };
+  return { length, cut: (word & EXCERPT_CUT_BIT) !== 0 };
+}
+
+/** The bytes `parts` inflate to as one raw deflate stream, refused past `maxBytes`. */
+async function inflateRaw(parts: readonly Uint8Array[], maxBytes: number): Promise<Uint8Array | undefined> {
+  const out = new Uint8Array(maxBytes);
+  let filled = 0;
+  try {
+    const inflater = new DecompressionStream('deflate-raw');
+    const writer = inflater.writable.getWriter();
+    // Failures surface on the reader too.
+    for (const part of parts) writer.write(part as Uint8Array<ArrayBuffer>).catch(() => {});
+    writer.close().catch(() => {});
+    const reader = inflater.readable.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (filled + value.length > maxBytes) {
+        await reader.cancel().catch(() => {});
+        return undefined;
+      }
+      out.set(value, filled);
+      filled += value.length;
+    }
+  } catch {
+    return undefined;
+  }
+  return out.subarray(0, filled);
+}
+
+const utf8 = new TextDecoder();
+
+/**
+ * The texts of excerpt source record bodies, in their order: all inflated as one stream, or, when
+ * that fails, each alone, so a body that does not inflate, or to another length, is a problem for
+ * its one document.
+ */
+export async function inflateExcerptSources(bodies: readonly Uint8Array[]): Promise<ExcerptSource[]> {
+  const headers = bodies.map(headerOf);
+  const sound: number[] = [];
+  headers.forEach((header, position) => {
+    if (!('problem' in header)) sound.push(position);
+  });
+  const results: ExcerptSource[] = headers.map((header) =>
+    'problem' in header ? header : { problem: 'not inflated' },
+  );
+  const textOf = (bytes: Uint8Array, header: Header) => ({ text: utf8.decode(bytes), cut: header.cut });
+  if (sound.length > 0) {
+    const total = sound.reduce((sum, position) => sum + (headers[position] as Header).length, 0);
+    const all = await inflateRaw(
+      [...sound.map((position) => bodies[position]!.subarray(EXCERPT_HEADER_BYTES)), FINAL_EMPTY_BLOCK],
+      total,
+    );
+    if (all !== undefined && all.length === total) {
+      let at = 0;
+      for (const position of sound) {
+        const header = headers[position] as Header;
+        results[position] = textOf(all.subarray(at, at + header.length), header);
+        at += header.length;
+      }
+      return results;
+    }
+  }
+  // Rare (a damaged record): find which.
+  await Promise.all(
+    sound.map(async (position) => {
+      const header = headers[position] as Header;
+      const own = await inflateRaw(
+        [bodies[position]!.subarray(EXCERPT_HEADER_BYTES), FINAL_EMPTY_BLOCK],
+        header.length,
+      );
+      results[position] =
+        own === undefined
+          ? { problem: 'its body does not inflate (not a deflate stream, cut short, or longer than it claims)' }
+          : own.length !== header.length
+            ? { problem: `its body inflates to ${own.length} bytes, not the ${header.length} it claims` }
+            : textOf(own, header);
+    }),
+  );
+  return results;
+}
