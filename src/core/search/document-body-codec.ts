@@ -16,26 +16,18 @@ export const MAX_DOCUMENT_BODY_BYTES = 256 * 1024 * 1024;
 /** Compressed bytes handed to the inflater at a time. */
 const INPUT_SLICE_BYTES = 16 * 1024;
 
-/**
- * The JSON bytes of a compressed body, or why not; with `upToBytes`, only its first `upToBytes`
- * (an excerpt needs the start of a text, not a whole man page), the rest neither inflated nor checked.
- */
-export async function decompressDocumentBody(
-  body: Uint8Array,
-  upToBytes = Number.POSITIVE_INFINITY,
-): Promise<Uint8Array | { problem: string }> {
+/** The JSON bytes of a compressed body, or why not. */
+export async function decompressDocumentBody(body: Uint8Array): Promise<Uint8Array | { problem: string }> {
   if (body.length < BODY_LENGTH_BYTES) return { problem: 'its body is shorter than its length field' };
   const length = new DataView(body.buffer, body.byteOffset, body.byteLength).getUint32(0);
   if (length > MAX_DOCUMENT_BODY_BYTES)
     return { problem: `its body claims ${length} bytes, more than a document's ${MAX_DOCUMENT_BODY_BYTES}` };
-  const wanted = Math.min(length, upToBytes);
-  const out = new Uint8Array(wanted);
+  const out = new Uint8Array(length);
   let filled = 0;
   try {
     const inflater = new DecompressionStream('deflate-raw');
     const writer = inflater.writable.getWriter();
-    // Their failures are the reader's too, and reported there. In slices, so a reader that stops
-    // early leaves the slices after it uninflated.
+    // Their failures are the reader's too, and reported there.
     for (let offset = BODY_LENGTH_BYTES; offset < body.length; offset += INPUT_SLICE_BYTES)
       writer.write(body.slice(offset, offset + INPUT_SLICE_BYTES)).catch(() => {});
     writer.close().catch(() => {});
@@ -47,11 +39,6 @@ export async function decompressDocumentBody(
       if (filled + value.length > length) {
         await reader.cancel();
         return { problem: `its body inflates past the ${length} bytes it claims` };
-      }
-      if (filled + value.length >= wanted && wanted < length) {
-        out.set(value.subarray(0, wanted - filled), filled);
-        await reader.cancel();
-        return out;
       }
       out.set(value, filled);
       filled += value.length;
