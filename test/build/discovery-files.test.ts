@@ -4,12 +4,15 @@
 // (the card's _meta names the extensions it declares: the project has a skill),
 // are served with their media type and to any origin by `serve --http`, and `check` reports a
 // tampered card. Then the names a registry can verify, and the publicUrls that announce nothing.
+// Builds and checks run in-process (the build command's buildOrReplay, the check command's
+// checkSource); what those commands print is build-behaviour's and check's to show.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUPPORTED_VERSIONS } from '../../src/core/mcp/protocol-versions.js';
 import { validateServerCard, validateServerJson } from '../../src/tree-writer/discovery-schemas.js';
-import { buildJson, runCli } from '../helpers/cli.js';
+import { checkSource } from '../../src/cli/commands/check.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 import { HttpServe, post, rawRequest } from '../helpers/http-serve.js';
 import { makeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
@@ -17,6 +20,12 @@ import { modernHeaders } from '../protocol-table/drivers.js';
 import { MODERN_META } from '../protocol-table/modern-cases.js';
 
 type Json = Record<string, unknown>;
+
+/** What `check <tree> --json` decides (the command's checkSource, in-process): exit code and report. */
+async function checkInProcess(tree: string): Promise<{ code: number; report: Json }> {
+  const { report } = await checkSource(tree);
+  return { code: report.ok ? 0 : 1, report: report as unknown as Json };
+}
 
 async function readJsonFile(file: string): Promise<Json> {
   return JSON.parse(await fs.readFile(file, 'utf8')) as Json;
@@ -50,8 +59,8 @@ beforeAll(async () => {
       'skills/forecasts/SKILL.md': '---\nname: forecasts\ndescription: Read a forecast with the ok tool.\n---\n',
     },
   });
-  const { code, stderr } = await buildJson(project);
-  expect(code, stderr).toBe(0);
+  const { code, error } = await buildInProcess(project);
+  expect(code, error?.message).toBe(0);
   tree = path.join(project, 'dist');
 });
 
@@ -155,15 +164,14 @@ describe('the server card and the AI Catalog of a built tree', () => {
       const copy = path.join(await temporaryFolder(), 'tree');
       await fs.cp(tree, copy, { recursive: true });
       await damage(copy);
-      const result = await runCli(['check', copy, '--json']);
-      return { code: result.code, report: JSON.parse(result.stdout) as Json };
+      return checkInProcess(copy);
     }
     const problemsAt = (report: Json, file: string): { message: string; hint: string }[] =>
       (report.problems as { path: string; message: string; hint: string }[]).filter((problem) => problem.path === file);
 
     it('passes the tree as built', async () => {
-      const result = await runCli(['check', tree, '--json']);
-      expect(result.code, result.stdout).toBe(0);
+      const result = await checkInProcess(tree);
+      expect(result.code, JSON.stringify(result.report)).toBe(0);
     });
 
     it('reports a card edited after the build, with a hint to rebuild', async () => {
@@ -226,7 +234,7 @@ describe('names the MCP Registry can verify', () => {
     config: Json,
   ): Promise<{ dist: string; warnings: string; failures: string; code: number | null }> {
     const built = await makeProject({ tools: { ok: 'ok' }, config: { name: 'weather', ...config } });
-    const { code, report } = await buildJson(built);
+    const { code, report } = await buildInProcess(built);
     return {
       dist: path.join(built, 'dist'),
       code,
@@ -291,7 +299,7 @@ describe('.well-known/ beside the build', () => {
       config: { name: 'weather', publicUrl: 'https://mcp.example.com' },
       files: { 'public/.well-known/ai-catalog.json': '{}' },
     });
-    const first = await buildJson(own);
+    const first = await buildInProcess(own);
     expect(first.report.failures).toContainEqual({
       path: 'public/.well-known/ai-catalog.json',
       message: expect.stringMatching(/^is not copied: the build writes \.well-known\/ai-catalog\.json itself/),
@@ -303,7 +311,7 @@ describe('.well-known/ beside the build', () => {
     await fs.writeFile(path.join(dist, '.well-known', 'mine.txt'), 'mine\n');
     await fs.rm(path.join(own, 'public'), { recursive: true });
     await fs.writeFile(path.join(own, 'staticmcp.json'), JSON.stringify({ name: 'weather' }));
-    expect((await buildJson(own)).code).toBe(0);
+    expect((await buildInProcess(own)).code).toBe(0);
     expect(await fs.readFile(path.join(dist, '.well-known', 'mine.txt'), 'utf8')).toBe('mine\n');
     expect(await exists(path.join(dist, '.well-known', 'ai-catalog.json'))).toBe(false);
     expect(await exists(path.join(dist, 'mcp'))).toBe(false);

@@ -1,10 +1,12 @@
 // Projects laid out the way mcp-bash lays them out (the 000_* and 003_* conventions), built as
 // they are: dotted prompt names, `<name>.meta.json` resource sidecars, register.json's replace and
 // merge rules, invalid template entries skipped (exit 1), and scripts that are not executable.
+// Builds run in-process (the build command's buildOrReplay) but for the two whose stderr is read.
 import { describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { buildJson } from '../helpers/cli.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 import { readJson } from '../helpers/files.js';
 import { makeProject } from '../helpers/projects.js';
 
@@ -37,7 +39,7 @@ describe('dotted names (000_*: only tools need the client-safe pattern)', () => 
         'resources/guide.md.meta.json': JSON.stringify({ name: 'docs.guide', uri: 'docs://guide' }),
       },
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(report.failures).toEqual([]);
     expect(code).toBe(0);
     const manifest = await manifestOf(project);
@@ -62,7 +64,7 @@ describe('dotted names (000_*: only tools need the client-safe pattern)', () => 
         }),
       },
     });
-    const second = await buildJson(registered);
+    const second = await buildInProcess(registered);
     expect(second.code).toBe(0);
     expect((await manifestOf(registered)).capabilities.prompts.map((prompt) => prompt.name)).toEqual(['demo.pick']);
 
@@ -95,7 +97,7 @@ describe('resource sidecars named the mcp-bash way', () => {
         'resources/facts.meta.json': JSON.stringify({ name: 'fact-template', uriTemplate: 'facts://{id}' }),
       },
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(report.failures).toEqual([]);
     expect(code).toBe(0);
     const manifest = await manifestOf(project);
@@ -120,7 +122,7 @@ describe('resource sidecars named the mcp-bash way', () => {
         'resources/logo.meta.json': JSON.stringify({ name: 'logo', uri: 'img://logo' }),
       },
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(0);
     const uris = (await manifestOf(project)).capabilities.resources.map((resource) => resource.uri).sort();
     expect(uris).toEqual(['resource://logo.png', 'resource://logo.svg']);
@@ -157,7 +159,7 @@ describe('register.json: resources replace, resourceTemplates merge (000_*, 003_
         }),
       },
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(report.failures).toEqual([]);
     expect(code).toBe(0);
     const manifest = await manifestOf(project);
@@ -173,7 +175,7 @@ describe('register.json: resources replace, resourceTemplates merge (000_*, 003_
     const project = await makeProject({
       files: { ...files, 'server.d/register.json': JSON.stringify({ version: 1, resourceTemplates: [] }) },
     });
-    const { code } = await buildJson(project);
+    const { code } = await buildInProcess(project);
     expect(code).toBe(0);
     const manifest = await manifestOf(project);
     expect(manifest.capabilities.resourceTemplates).toEqual([]);
@@ -198,10 +200,10 @@ describe('register.json completions: [] (000_*: an empty kind is switched off)',
     const off = await makeProject({
       files: { ...files, 'server.d/register.json': JSON.stringify({ version: 1, completions: [] }) },
     });
-    expect((await buildJson(off)).code).toBe(0);
+    expect((await buildInProcess(off)).code).toBe(0);
     await expect(fs.access(path.join(off, 'dist/completions.json'))).rejects.toThrow();
     const derived = await makeProject({ files });
-    expect((await buildJson(derived)).code).toBe(0);
+    expect((await buildInProcess(derived)).code).toBe(0);
     expect(await readJson(path.join(derived, 'dist/completions.json'))).toMatchObject({
       'ref/prompt': { level: { level: ['new', 'expert'] } },
     });
@@ -228,7 +230,7 @@ describe('invalid template entries (003_*: skipped with a warning)', () => {
         }),
       },
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(1);
     const where = (index: number) => `server.d/register.json resourceTemplates[${index}]`;
     expect(report.failures).toEqual(
@@ -267,7 +269,7 @@ describe('a script in tools/ that is not executable', () => {
     expect(chmod).toBeDefined();
     // The hint works as written from where the build ran.
     await fs.chmod(path.resolve(chmod ?? ''), 0o755);
-    const again = await buildJson(project);
+    const again = await buildInProcess(project);
     expect(again.report.tools.map((tool) => tool.name).sort()).toEqual(['forgotten', 'hello']);
     expect(stderr).not.toContain('README');
   });

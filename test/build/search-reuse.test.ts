@@ -9,15 +9,14 @@
 // `--force` does). Every other damage and
 // edit of the record is decided by the same function, tested in-process
 // (test/unit/search-index-reuse.test.ts); here one of each shows what a user sees. Builds run
-// in-process through the build command's decision (test/helpers/in-process-build.ts).
+// in-process through the build command's decision (test/helpers/in-process-build.ts), searches
+// in a session as serve opens it (test/helpers/in-process-session.ts).
 import { promises as fs, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
 import { buildInProcess } from '../helpers/in-process-build.js';
 import { copyBuiltExample } from '../helpers/example.js';
-import { CLI } from '../helpers/paths.js';
+import { openTreeSession } from '../helpers/in-process-session.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 const INDEX_FOLDER = 'packs/search.index';
@@ -69,18 +68,15 @@ async function forcedIndex(project: string): Promise<Map<string, string>> {
   return indexBytes(out);
 }
 
-/** The ids `serve` answers for `query` from the tree's search tool, over stdio. */
+/** The ids the tree's search tool answers for `query`, in a session as `serve` opens it (in-process). */
 async function searchIds(tree: string, query: string): Promise<string[]> {
-  const client = new Client({ name: 'search-reuse-test', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', tree], stderr: 'pipe' }),
-  );
+  const session = await openTreeSession(tree);
   try {
-    const found = await client.callTool({ name: 'search', arguments: { query } });
+    const found = await session.callTool('search', { query });
     expect(found.isError, JSON.stringify(found)).toBeFalsy();
     return (found.structuredContent as { results: { id: string }[] }).results.map((hit) => hit.id);
   } finally {
-    await client.close();
+    await session.close();
   }
 }
 

@@ -4,8 +4,9 @@
 // parts is refused with what happened and what to do, leaving the output folder as it was. Past
 // the call-file budget (issue #24) the merge packs the merged tree as the one-machine build does.
 // Builds, merges and checks run in-process (the build command's buildOrReplay, mergeParts, the check
-// command's checkSource), so their trees have no bundled _worker.js; one CLI run per command shows
-// what the command makes of them (exit codes, stderr, --json, a kill mid-merge).
+// command's checkSource), and the packed merge is read in a session as serve opens it, so their
+// trees have no bundled _worker.js; one CLI run per command shows what the command makes of them
+// (exit codes, stderr, --json, a kill mid-merge).
 import { spawn } from 'node:child_process';
 import { promises as fs, statSync, watch } from 'node:fs';
 import os from 'node:os';
@@ -15,14 +16,13 @@ import { type BuildReportJson, runCli } from '../helpers/cli.js';
 import { exists, fingerprint, readTree } from '../helpers/files.js';
 import { CLI } from '../helpers/paths.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { shardOfCallKey } from '../../src/builder/shard-of-call.js';
 import { callFilePath } from '../../src/core/tree/call-key.js';
 import { StaticMcpError } from '../../src/core/staticmcp-error.js';
 import { type MergeReport, mergeParts } from '../../src/merge/merge-parts.js';
 import { checkSource } from '../../src/cli/commands/check.js';
 import { buildInProcess, type InProcessBuild } from '../helpers/in-process-build.js';
+import { openTreeSession } from '../helpers/in-process-session.js';
 
 const HELP = 'if [ "$1" = "--help" ]; then';
 
@@ -610,19 +610,17 @@ echo "$colour $loud"
     expect(checked.problems).toEqual([]);
     expect(checked.checked.hashedFiles).toBeGreaterThan(0);
 
-    const client = new Client({ name: 'packed-merge-test', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', merged], stderr: 'pipe' }),
-    );
+    // What serve answers from it: a session as serve opens it, in-process.
+    const session = await openTreeSession(merged);
     try {
       const text = async (name: string, args: Record<string, unknown>): Promise<unknown> =>
-        ((await client.callTool({ name, arguments: args })) as { content: { text?: string }[] }).content[0]?.text;
+        (await session.callTool(name, args)).content[0]?.text;
       expect(await text('math_add', { a: 3, b: 4 })).toBe('7\n');
       expect(await text('greet', { language: 'fr', name: 'Grace', loud: true })).toBe('BONJOUR GRACE!\n');
       expect(await text('pick', { colour: 'blue' })).toBe('blue false\n');
       expect(await text('answer', {})).toBe('42\n');
     } finally {
-      await client.close();
+      await session.close();
     }
   });
 

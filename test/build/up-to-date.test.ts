@@ -1,14 +1,22 @@
 // The no-op fast path: an identical rerun replays the last clean build's report without running
 // anything, and any change it cannot see through file metadata (a value-list command, a damaged
 // tree, a failed build, an option that changes the output) sends the build down the full path.
+// Builds run in-process through the build command's decision (test/helpers/in-process-build.ts);
+// the first test shows the same replay through the CLI's --json once.
 import { describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { OutputOption } from '../../src/builder/build-options.js';
+import type { BuildOptions, OutputOption } from '../../src/builder/build-options.js';
 import { type BuildReportJson, buildJson } from '../helpers/cli.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 import { exists, readJson } from '../helpers/files.js';
 import { copyFixtureScript, makeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
+
+type Options = Omit<BuildOptions, 'projectRoot'>;
+
+/** `staticmcp build <project> --json` with `options`, in-process. */
+const build = (project: string, options: Options = {}) => buildInProcess(project, options);
 
 describe('rebuilding an unchanged project', () => {
   it('replays the report, and rebuilds as soon as a resource changes or a tree file goes missing', async () => {
@@ -20,27 +28,27 @@ describe('rebuilding an unchanged project', () => {
     expect(again.report.tools).toEqual([expect.objectContaining({ name: 'ok', precomputed: 1, cached: 1 })]);
 
     await fs.writeFile(path.join(project, 'resources/a.txt'), 'second, longer');
-    const edited = await buildJson(project);
+    const edited = await build(project);
     expect(edited.report.unchanged).toBe(false);
     expect(await readJson(path.join(project, 'dist/resources/a_txt.json'))).toMatchObject({ text: 'second, longer' });
 
     await fs.rm(path.join(project, 'dist/tools/ok.json'));
-    const repaired = await buildJson(project);
+    const repaired = await build(project);
     expect(repaired.report.unchanged).toBe(false);
     expect(await exists(path.join(project, 'dist/tools/ok.json'))).toBe(true);
   });
 
   it('checks the tree by its folders, not its files: a file rewritten in place stays until --force', async () => {
     const project = await makeProject({ tools: { ok: 'ok' } });
-    expect((await buildJson(project)).code).toBe(0);
+    expect((await build(project)).code).toBe(0);
     const file = path.join(project, 'dist/tools/ok.json');
     const built = await fs.readFile(file);
     // In place: same inode, same folder, so no folder's metadata changes (the no-op costs what
     // the inputs cost, not a stat per output file; `staticmcp check` reports such an edit).
     await fs.writeFile(file, 'edited by hand');
-    expect((await buildJson(project)).report.unchanged).toBe(true);
+    expect((await build(project)).report.unchanged).toBe(true);
     expect(await fs.readFile(file, 'utf8')).toBe('edited by hand');
-    expect((await buildJson(project, '--force')).code).toBe(0);
+    expect((await build(project, { force: true })).code).toBe(0);
     expect(await fs.readFile(file)).toEqual(built);
   });
 
@@ -52,17 +60,17 @@ describe('rebuilding an unchanged project', () => {
       tools: { echo: 'echo-value' },
       config: { tools: { echo: { values: { value: { command: `cat '${list}'` } } } } },
     });
-    expect((await buildJson(project)).report.tools[0]).toMatchObject({ precomputed: 1 });
+    expect((await build(project)).report.tools[0]).toMatchObject({ precomputed: 1 });
     await fs.writeFile(list, 'a\nb\n');
-    const { report } = await buildJson(project);
+    const { report } = await build(project);
     expect(report.tools[0]).toMatchObject({ precomputed: 2 });
     expect(await readJson(path.join(project, 'dist/tools/echo/b.json'))).toMatchObject({ content: [{ text: 'b\n' }] });
   });
 
   it('never replays a build that failed: the failure is reported again', async () => {
     const project = await makeProject({ tools: { ok: 'ok', broken: 'help-exit-1' } });
-    expect((await buildJson(project)).code).toBe(1);
-    const again = await buildJson(project);
+    expect((await build(project)).code).toBe(1);
+    const again = await build(project);
     expect(again.code).toBe(1);
     expect(again.report.failures).toEqual([expect.objectContaining({ path: 'tools/broken' })]);
   });
@@ -71,7 +79,7 @@ describe('rebuilding an unchanged project', () => {
 /** Two builds of one project that differ in one option, and what the second must have written. */
 interface OptionChange {
   /** Makes the project; returns the project argument and the options of each build. */
-  arrange(project: string): Promise<{ first: string[]; second: string[]; secondProject?: string }>;
+  arrange(project: string): Promise<{ first: Options; second: Options; secondProject?: string }>;
   /**
    * Checks the second build's tree (or, for an option that only decides a warning until the tree
    * shows it, its report) follows the changed option: a replay would not.
@@ -89,7 +97,7 @@ const OUTPUT_OPTION_CHANGES: Record<OutputOption, OptionChange> = {
     async arrange(project) {
       const alias = path.join(path.dirname(project), 'renamed-server');
       await fs.symlink(project, alias);
-      return { first: [], second: [], secondProject: alias };
+      return { first: {}, second: {}, secondProject: alias };
     },
     async check(project) {
       expect(await readJson(path.join(project, 'dist/mcp.json'))).toMatchObject({
@@ -100,7 +108,7 @@ const OUTPUT_OPTION_CHANGES: Record<OutputOption, OptionChange> = {
   outDir: {
     // An --out build recorded, then the default output folder asked for.
     async arrange(project) {
-      return { first: ['--out', path.join(project, 'elsewhere')], second: [] };
+      return { first: { outDir: path.join(project, 'elsewhere') }, second: {} };
     },
     async check(project) {
       expect(await exists(path.join(project, 'dist/tools/ok.json'))).toBe(true);
@@ -109,7 +117,7 @@ const OUTPUT_OPTION_CHANGES: Record<OutputOption, OptionChange> = {
   toolsDir: {
     async arrange(project) {
       await copyFixtureScript('ok', path.join(project, 'bare/other'));
-      return { first: [], second: ['--tools', path.join(project, 'bare')] };
+      return { first: {}, second: { toolsDir: path.join(project, 'bare') } };
     },
     async check(project) {
       expect(await exists(path.join(project, 'dist/tools/other.json'))).toBe(true);
@@ -121,7 +129,7 @@ const OUTPUT_OPTION_CHANGES: Record<OutputOption, OptionChange> = {
     async arrange(project) {
       await fs.mkdir(path.join(project, 'site'));
       await fs.writeFile(path.join(project, 'site/page.html'), '<title>Page</title><main>Hello</main>');
-      return { first: [], second: ['--site', path.join(project, 'site')] };
+      return { first: {}, second: { siteDir: path.join(project, 'site') } };
     },
     async check(project) {
       const manifest = (await readJson(path.join(project, 'dist/mcp.json'))) as {
@@ -135,7 +143,7 @@ const OUTPUT_OPTION_CHANGES: Record<OutputOption, OptionChange> = {
     // the replayed report of the first build (no budget given, so 19,000) would not hold.
     async arrange(project) {
       await copyFixtureScript('ok', path.join(project, 'tools/other'));
-      return { first: [], second: ['--max-call-files', '1'] };
+      return { first: {}, second: { maxCallFiles: 1 } };
     },
     async check(_project, report) {
       expect(report.warnings).toContainEqual(
@@ -152,11 +160,11 @@ describe('rebuilding with an option that changes the output', () => {
       const parent = await temporaryFolder();
       const project = await makeProject({ tools: { ok: 'ok' } }, parent);
       const { first, second, secondProject } = await change.arrange(project);
-      expect((await buildJson(project, ...first)).code).toBe(0);
+      expect((await build(project, first)).code).toBe(0);
       // The same options again replay: the change below is what makes the difference.
-      expect((await buildJson(project, ...first)).report.unchanged).toBe(true);
-      const changed = await buildJson(secondProject ?? project, ...second);
-      expect(changed.code, changed.stderr).toBe(0);
+      expect((await build(project, first)).report.unchanged).toBe(true);
+      const changed = await build(secondProject ?? project, second);
+      expect(changed.code, changed.error?.message).toBe(0);
       expect(changed.report.unchanged).toBe(change.sameTree === true);
       await change.check(project, changed.report);
     });

@@ -1,12 +1,16 @@
 // `staticmcp check`: a freshly built tree passes; each kind of damage is reported with its path
 // and exit 1; a tree from another generator is held only to the standard; no tree at all is exit 2.
 // A deployed packed tree has its packs verified over http, each fetched once; a missing one is named.
+// Damage that only the report shows is checked in-process (the command's checkSource); what the
+// command prints (the ✓ and ✗ lines, exit 2) runs the CLI.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { buildJson, runCli } from '../helpers/cli.js';
+import { checkSource } from '../../src/cli/commands/check.js';
+import { runCli } from '../helpers/cli.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 import { readJson } from '../helpers/files.js';
 import { builtExample } from '../helpers/example.js';
 import { makeProject } from '../helpers/projects.js';
@@ -37,6 +41,15 @@ async function check(...args: string[]): Promise<{ code: number | null; stderr: 
     throw new Error(`check printed no JSON (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
   }
   return { code: result.code, stderr: result.stderr, report };
+}
+
+/**
+ * What `check <source> --json` decides, in-process (the command's checkSource): its exit code and
+ * report. The tests that read what the command prints run it as a process.
+ */
+async function checkInProcess(source: string): Promise<{ code: number; stderr: string; report: CheckJson }> {
+  const { name, report } = await checkSource(source);
+  return { code: report.ok ? 0 : 1, stderr: '', report: { tree: name, ...report } as unknown as CheckJson };
 }
 
 /** A copy of the built tree to damage. */
@@ -84,7 +97,7 @@ describe('staticmcp check on our own trees', () => {
   it('reports a call file that is not JSON', async () => {
     const copy = await copyOfTree();
     await fs.writeFile(path.join(copy, 'tools/greet/en/true.json'), '{"content": [');
-    const { code, report } = await check(copy);
+    const { code, report } = await checkInProcess(copy);
     expect(code).toBe(1);
     expect(report.problems).toContainEqual(
       expect.objectContaining({ path: 'tools/greet/en/true.json', message: expect.stringContaining('not valid JSON') }),
@@ -98,7 +111,7 @@ describe('staticmcp check on our own trees', () => {
     await fs.rename(france, `${france}.swap`);
     await fs.rename(japan, france);
     await fs.rename(`${france}.swap`, japan);
-    const { code, report } = await check(copy);
+    const { code, report } = await checkInProcess(copy);
     expect(code).toBe(1);
     expect(report.problems).toContainEqual(
       expect.objectContaining({
@@ -117,7 +130,7 @@ describe('staticmcp check on our own trees', () => {
   it('reports an edit after the build as a content hash mismatch, and nothing else', async () => {
     const copy = await copyOfTree();
     await fs.appendFile(path.join(copy, 'index.html'), '<!-- edited by hand -->\n');
-    const { code, report } = await check(copy);
+    const { code, report } = await checkInProcess(copy);
     expect(code).toBe(1);
     expect(report.problems).toEqual([
       expect.objectContaining({
@@ -131,7 +144,7 @@ describe('staticmcp check on our own trees', () => {
     const copy = await copyOfTree();
     await fs.writeFile(path.join(copy, 'CNAME'), 'mcp.example.com\n');
     await fs.writeFile(path.join(copy, 'robots.txt'), 'User-agent: *\n');
-    const { code, report } = await check(copy);
+    const { code, report } = await checkInProcess(copy);
     expect(report.problems).toEqual([]);
     expect(code).toBe(0);
   });
@@ -150,7 +163,7 @@ describe('staticmcp check on our own trees', () => {
     manifest.staticmcp.tools['bad.name'] = manifest.staticmcp.tools.counter;
     delete manifest.staticmcp.tools.counter;
     await fs.writeFile(manifestFile, JSON.stringify(manifest, null, 2));
-    const { code, report } = await check(copy);
+    const { code, report } = await checkInProcess(copy);
     expect(code).toBe(1);
     expect(report.problems).toEqual([
       expect.objectContaining({
@@ -195,7 +208,7 @@ async function writeForeignTree(): Promise<string> {
 
 describe('staticmcp check on other trees', () => {
   it("passes another generator's tree by the standard alone", async () => {
-    const { code, stderr, report } = await check(await writeForeignTree());
+    const { code, stderr, report } = await checkInProcess(await writeForeignTree());
     expect(code, stderr).toBe(0);
     expect(report).toMatchObject({
       ok: true,
@@ -296,8 +309,8 @@ describe('staticmcp check of a deployed packed tree (issue #24)', () => {
       config: { tools: { echo: { values: { value: WORDS } }, other: { values: { value: WORDS.slice(0, 10) } } } },
     });
     packed = path.join(project, 'packed');
-    const built = await buildJson(project, '--out', packed, '--max-call-files', '5');
-    expect(built.code, built.stderr).toBe(0);
+    const built = await buildInProcess(project, { outDir: packed, maxCallFiles: 5 });
+    expect(built.code, built.error?.message).toBe(0);
   });
 
   /**

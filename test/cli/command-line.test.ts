@@ -1,12 +1,15 @@
 // The command line: each command's options are declared once (src/cli/commands/<name>.ts), so the
 // fast parser and yargs hand a handler the same values; help texts are snapshots; usage errors
-// exit 2 with what to do; every command and flag the CLI suggests exists; `serve` on a terminal
-// says what it is waiting for, and the command line it prints starts a working server.
+// exit 2 with what to do (yargs' output in-process, one of each through the CLI); every command
+// and flag the CLI suggests exists; `serve` on a terminal says what it is waiting for, and the
+// command line it prints starts a working server.
 import { describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { runCli } from '../helpers/cli.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
+import { runYargsInProcess } from '../helpers/in-process-cli.js';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';
 import { makeProject } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
@@ -62,9 +65,16 @@ describe('one declaration, two parsers', () => {
   );
 });
 
+/**
+ * Help and usage errors come from yargs, which the CLI loads for every line its fast parser
+ * declines: the command's own help and refusal in-process (test/helpers/in-process-cli.ts), and
+ * the first of each through the CLI as a process, which prints the same.
+ */
+const runHuman = (args: string[], asProcess: boolean) => (asProcess ? runCli(args) : runYargsInProcess(args));
+
 describe('help texts', () => {
   it.each([[[]], ...COMMAND_NAMES.map((name) => [[name]])])('staticmcp %j --help', async (words) => {
-    const { code, stdout, stderr } = await runCli([...words, '--help']);
+    const { code, stdout, stderr } = await runHuman([...words, '--help'], words.length === 0);
     expect(code, stderr).toBe(0);
     expect(stdout).toMatchSnapshot();
   });
@@ -72,7 +82,7 @@ describe('help texts', () => {
 
 describe('usage errors', () => {
   it.each(COMMAND_NAMES)('%s --bogus: exit 2, the option named, and where the options are', async (name) => {
-    const { code, stdout, stderr } = await runCli([name, '--bogus']);
+    const { code, stdout, stderr } = await runHuman([name, '--bogus'], name === COMMAND_NAMES[0]);
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toBe(
@@ -81,10 +91,10 @@ describe('usage errors', () => {
   });
 
   it('no command, an unknown one, and --version', async () => {
-    const none = await runCli([]);
+    const none = await runYargsInProcess([]);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/Give a command: build, merge, index, serve, dev, check, init/);
-    const unknown = await runCli(['bild']);
+    const unknown = await runYargsInProcess(['bild']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/Unknown argument: bild/);
     const version = await runCli(['--version']);
@@ -152,6 +162,7 @@ describe('serve on a terminal', () => {
 
   it.skipIf(!hasScript)('prints one line saying what it waits for, and a command line that serves', async () => {
     const project = await makeProject({ tools: { ok: 'ok' } });
+    // Built by the CLI: the tree the printed command line serves is the one a user has.
     execFileSync(process.execPath, [CLI, 'build', project], { stdio: 'ignore' });
     // A real pseudo-terminal on stdin: `script` runs serve inside one; closing its input (EOF on
     // the terminal) ends serve.
@@ -187,7 +198,7 @@ describe('serve on a terminal', () => {
 
   it('says nothing of the kind when a client is on stdin', async () => {
     const project = await makeProject({ tools: { ok: 'ok' } });
-    execFileSync(process.execPath, [CLI, 'build', project], { stdio: 'ignore' });
+    expect((await buildInProcess(project)).code).toBe(0);
     const bridge = new RawBridge([project]);
     await bridge.initialize();
     await bridge.close();

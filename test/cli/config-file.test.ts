@@ -10,6 +10,7 @@ import { exists, readJson } from '../helpers/files.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { makeProject } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 import { defaultLimits, readConfig } from '../../src/project/config.js';
 import { DEFAULT_MAX_CALL_FILES } from '../../src/builder/host-limits.js';
@@ -52,7 +53,7 @@ describe('a tools key that names no tool', () => {
   });
 
   it('is a warning at build naming the closest tool, and the rest builds', async () => {
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(0);
     expect(report.warnings).toContainEqual({
       path: 'staticmcp.json',
@@ -68,7 +69,7 @@ describe('a tools key that names no tool', () => {
   });
 
   it('is a problem under check given the project, not given its tree', async () => {
-    await buildJson(project);
+    await buildInProcess(project);
     const given = await runCli(['check', project, '--json']);
     expect(given.code).toBe(1);
     const report = JSON.parse(given.stdout) as { ok: boolean; problems: { path: string; message: string }[] };
@@ -86,7 +87,7 @@ describe('a tools key that names no tool', () => {
 describe('a broken staticmcp.json', () => {
   it('is refused by check with the key and what to do, and does not stop serve', async () => {
     const project = await makeProject({ tools: { ok: 'ok' } });
-    expect((await buildJson(project)).code).toBe(0);
+    expect((await buildInProcess(project)).code).toBe(0);
     await fs.writeFile(path.join(project, 'staticmcp.json'), JSON.stringify({ limits: { timeoutMs: 'soon' } }));
 
     const check = await runCli(['check', project]);
@@ -111,8 +112,8 @@ describe('limits.maxCallFiles and --max-call-files', () => {
       tools: { echo: 'echo-value' },
       config: { limits: { maxCallFiles: 2 }, tools: { echo: { values: { value: ['a', 'b', 'c'] } } } },
     });
-    const over = await buildJson(project);
-    expect(over.code, over.stderr).toBe(0);
+    const over = await buildInProcess(project);
+    expect(over.code, over.error?.message).toBe(0);
     expect(budgetWarnings(over.report)).toEqual([
       expect.stringMatching(
         /^this tree was packed: 3 call files over a budget of 2 \(limits\.maxCallFiles in staticmcp\.json, or --max-call-files\); the calls of tool echo went into 2 pack and index files under packs\//,
@@ -121,10 +122,10 @@ describe('limits.maxCallFiles and --max-call-files', () => {
     // Packed (test/build/packed-build.test.ts holds the layout to account); 0 gives one file per call again.
     expect(await exists(path.join(project, 'dist/tools/echo/c.json'))).toBe(false);
 
-    expect(budgetWarnings((await buildJson(project, '--max-call-files', '3')).report)).toEqual([]);
-    expect(budgetWarnings((await buildJson(project, '--max-call-files', '0')).report)).toEqual([]);
+    expect(budgetWarnings((await buildInProcess(project, { maxCallFiles: 3 })).report)).toEqual([]);
+    expect(budgetWarnings((await buildInProcess(project, { maxCallFiles: 0 })).report)).toEqual([]);
     expect(await exists(path.join(project, 'dist/tools/echo/c.json'))).toBe(true);
-    expect(budgetWarnings((await buildJson(project, '--max-call-files', '1')).report)).toEqual([
+    expect(budgetWarnings((await buildInProcess(project, { maxCallFiles: 1 })).report)).toEqual([
       expect.stringContaining('3 call files over a budget of 1'),
     ]);
   });
