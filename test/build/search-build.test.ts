@@ -146,11 +146,17 @@ describe('search over a built tree', () => {
   });
 });
 
-describe('search over HTTP', () => {
-  it("answers the same through the tree's worker in workerd (the index read through ASSETS)", async () => {
-    const project = await searchProject({ search: true });
-    const { report } = await buildJson(project);
-    const site = await startWorkerdSite(report.outDir);
+// Both servers only read one tree: built once, and asked side by side.
+describe.concurrent('search over HTTP', () => {
+  let tree = '';
+
+  beforeAll(async () => {
+    const { report } = await buildJson(await searchProject({ search: true }));
+    tree = report.outDir;
+  });
+
+  it("answers the same through the tree's worker in workerd (the index read through ASSETS)", async ({ expect }) => {
+    const site = await startWorkerdSite(tree);
     const client = new Client({ name: 'search-test', version: '1.0.0' });
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL('mcp', site.url)));
@@ -174,10 +180,8 @@ describe('search over HTTP', () => {
     }
   });
 
-  it('answers the same through serve --http, and through serve <URL> of that server', async () => {
-    const project = await searchProject({ search: true });
-    const { report } = await buildJson(project);
-    const server = await HttpServe.start([report.outDir]);
+  it('answers the same through serve --http, and through serve <URL> of that server', async ({ expect }) => {
+    const server = await HttpServe.start([tree]);
     const clients: Client[] = [];
     try {
       const overHttp = new Client({ name: 'search-test', version: '1.0.0' });
@@ -359,10 +363,19 @@ describe("fetch of a call's document", () => {
   });
 });
 
-describe('search settings', () => {
-  it('indexes the text resources by default, and nothing with "search": false or without text resources', async () => {
-    const project = await searchProject({});
-    const { report } = await buildJson(project);
+// Independent builds, side by side; the default settings' tree is built once for the two that read it.
+describe.concurrent('search settings', () => {
+  let defaultBuild: Promise<string> | undefined;
+  /** The tree of a project with no search setting (read only). */
+  const buildDefault = (): Promise<string> => {
+    defaultBuild ??= searchProject({}).then(async (project) => (await buildJson(project)).report.outDir);
+    return defaultBuild;
+  };
+
+  it('indexes the text resources by default, and nothing with "search": false or without text resources', async ({
+    expect,
+  }) => {
+    const report = { outDir: await buildDefault() };
     const manifest = JSON.parse(readFileSync(path.join(report.outDir, 'mcp.json'), 'utf8'));
     expect(manifest.staticmcp.search).toMatchObject({ documentCount: 2 });
     const off = await searchProject({ search: false });
@@ -376,33 +389,40 @@ describe('search settings', () => {
     expect(readFileSync(path.join(bareReport.outDir, '_headers'), 'utf8')).not.toContain('/packs/*');
   });
 
-  it('stems English words by default, matches a prefix ending in *, and stems nothing when told', async () => {
-    const ids = async (tree: string, query: string) => {
+  it('stems English words by default, matches a prefix ending in *, and stems nothing when told', async ({
+    expect,
+  }) => {
+    /** The ids each query finds, asked of one `serve` of the tree. */
+    const ids = async (tree: string, queries: string[]) => {
       const client = new Client({ name: 'stemming-test', version: '1.0.0' });
       await client.connect(
         new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', tree], stderr: 'pipe' }),
       );
       try {
-        const found = await client.callTool({ name: 'search', arguments: { query } });
-        return (found.structuredContent as { results: { id: string }[] }).results.map((hit) => hit.id);
+        const answers: string[][] = [];
+        for (const query of queries) {
+          const found = await client.callTool({ name: 'search', arguments: { query } });
+          answers.push((found.structuredContent as { results: { id: string }[] }).results.map((hit) => hit.id));
+        }
+        return answers;
       } finally {
         await client.close();
       }
     };
-    const stemmed = (await buildJson(await searchProject({}))).report.outDir;
     // "deploy" finds "Deploying", "ship" finds "ships", "thurs*" finds "Thursday".
-    expect(await ids(stemmed, 'deploy')).toEqual(['resources/guide_md.json']);
-    expect(await ids(stemmed, 'ship thurs*')).toEqual(['resources/notes_txt.json']);
+    expect(await ids(await buildDefault(), ['deploy', 'ship thurs*'])).toEqual([
+      ['resources/guide_md.json'],
+      ['resources/notes_txt.json'],
+    ]);
     for (const search of [{ stemming: false }, { language: 'fr' }]) {
       const { report } = await buildJson(await searchProject({ search }));
       const manifest = JSON.parse(readFileSync(path.join(report.outDir, 'mcp.json'), 'utf8'));
       expect(manifest.staticmcp.search, JSON.stringify(search)).toMatchObject({ format: 6, stemming: 'none' });
-      expect(await ids(report.outDir, 'deploy')).toEqual([]);
-      expect(await ids(report.outDir, 'deploying')).toEqual(['resources/guide_md.json']);
+      expect(await ids(report.outDir, ['deploy', 'deploying'])).toEqual([[], ['resources/guide_md.json']]);
     }
   });
 
-  it('writes no index into a shard part (the merge indexes the merged tree)', async () => {
+  it('writes no index into a shard part (the merge indexes the merged tree)', async ({ expect }) => {
     const project = await searchProject({ search: true });
     const { report } = await buildJson(project, '--shard', '1/2', '--out', path.join(project, 'part-1'));
     expect(report.ok).toBe(true);
@@ -411,7 +431,7 @@ describe('search settings', () => {
     expect(record.search).toEqual({ resources: true, tools: {} });
   });
 
-  it('lets a project tool named search win, and says once how to rename it', async () => {
+  it('lets a project tool named search win, and says once how to rename it', async ({ expect }) => {
     const project = await searchProject({ search: true }, { search: 'ok' });
     const { report } = await buildJson(project);
     expect(report.ok).toBe(true);

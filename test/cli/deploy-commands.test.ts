@@ -6,7 +6,9 @@
 //   the commands install the tarball init packed into deploy/;
 // - once published: this build, flipped by the release's own scripts/mark-published.mjs, packed
 //   and published to the registry, then `npx --yes staticmcp@<version> init` as a user runs it.
-// Every staticmcp command in every generated file names this exact version.
+// Every staticmcp command in every generated file names this exact version. The two states share
+// nothing but the registry (the tarball is installed by path), so they run side by side: most of
+// their time is npm waiting on the registry and on its installs.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,17 +127,19 @@ describe('the deploy files init writes, run as each host runs them against an np
     work = await temporaryFolder('staticmcp-deploy-');
     await fs.mkdir(path.join(work, 'registry'));
     registry = await LocalRegistry.start(path.join(work, 'registry'));
+    // Before either state runs: the second publishes staticmcp while the first runs beside it.
+    const view = await runCommand('npm', ['view', 'staticmcp', 'version'], { cwd: work, env: registry.env() });
+    expect(view.stderr, 'the registry has no staticmcp yet').toMatch(/E404/);
   }, 90_000);
 
   afterAll(async () => {
     await registry?.stop();
   });
 
-  it('before publication: init packs itself into deploy/, and every host builds from that tarball', async () => {
+  it.concurrent('before publication: init packs itself into deploy/, and every host builds from that tarball', async ({
+    expect,
+  }) => {
     const env = registry.env();
-    const view = await runCommand('npm', ['view', 'staticmcp', 'version'], { cwd: work, env });
-    expect(view.stderr, 'the registry has no staticmcp yet').toMatch(/E404/);
-
     const project = path.join(work, 'unpublished', 'my-server');
     const init = await runCli(['init', project]);
     expect(init.code, init.stderr).toBe(0);
@@ -159,7 +163,9 @@ describe('the deploy files init writes, run as each host runs them against an np
     expect(await buildAsHosts(project, builds, env)).toEqual(['GitHub Pages = Netlify = Cloudflare Pages (dashboard)']);
   }, 180_000);
 
-  it('once published: the flipped package from the registry writes pinned deploy files that every host builds with, and a landing page whose stdio config connects', async () => {
+  it.concurrent('once published: the flipped package from the registry writes pinned deploy files that every host builds with, and a landing page whose stdio config connects', async ({
+    expect,
+  }) => {
     const env = registry.env();
     const { tarball } = await packThisBuild(work, { published: true });
     const publish = await runCommand('npm', ['publish', tarball, '--ignore-scripts'], { cwd: work, env });

@@ -102,24 +102,30 @@ describe('staticmcp index over a tree another generator wrote', () => {
     const check = await runCli(['check', out]);
     expect(check.code, check.stdout + check.stderr).toBe(0);
 
-    const client = new Client({ name: 'index-test', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', out], stderr: 'pipe' }),
-    );
-    try {
-      await searchAndFetch(client);
-    } finally {
-      await client.close();
-    }
-    const site = await startWorkerdSite(out);
-    const overHttp = new Client({ name: 'index-test', version: '1.0.0' });
-    try {
-      await overHttp.connect(new StreamableHTTPClientTransport(new URL('mcp', site.url)));
-      await searchAndFetch(overHttp);
-    } finally {
-      await overHttp.close();
-      await site.close();
-    }
+    // serve over stdio and the worker in workerd read the same tree: asked side by side.
+    const overStdio = async (): Promise<void> => {
+      const client = new Client({ name: 'index-test', version: '1.0.0' });
+      await client.connect(
+        new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', out], stderr: 'pipe' }),
+      );
+      try {
+        await searchAndFetch(client);
+      } finally {
+        await client.close();
+      }
+    };
+    const inWorkerd = async (): Promise<void> => {
+      const site = await startWorkerdSite(out);
+      const overHttp = new Client({ name: 'index-test', version: '1.0.0' });
+      try {
+        await overHttp.connect(new StreamableHTTPClientTransport(new URL('mcp', site.url)));
+        await searchAndFetch(overHttp);
+      } finally {
+        await overHttp.close();
+        await site.close();
+      }
+    };
+    await Promise.all([overStdio(), inWorkerd()]);
   });
 
   it('indexes in place, again over its own index, and skips unreadable files with a warning and a count', async () => {
@@ -192,12 +198,13 @@ describe('staticmcp index over a tree another generator wrote', () => {
   });
 });
 
-describe('staticmcp index over a tree of ours', () => {
+// The two kinds, and each one's two builds, are independent: run side by side.
+describe.concurrent('staticmcp index over a tree of ours', () => {
   for (const [kind, budget] of [
     ['unpacked', '0'],
     ['packed', '1'],
   ] as const) {
-    it(`writes the index a build with the same settings writes (${kind} calls)`, async () => {
+    it(`writes the index a build with the same settings writes (${kind} calls)`, async ({ expect }) => {
       const files = { 'resources/guide.md': '# Guide\n\nPush the tree to a static host.\n' };
       const values = { echo: { values: { value: ['the quick brown fox', 'lazy dogs sleep', 'quick thinking'] } } };
       const publicUrl = 'https://ours.example.org';
@@ -211,8 +218,10 @@ describe('staticmcp index over a tree of ours', () => {
         config: { publicUrl, search: { tools: { echo: { title: 'Echo of {value}' } } }, tools: values },
         files,
       });
-      const built = (await buildJson(plain, '--max-call-files', budget)).report;
-      const expected = (await buildJson(searched, '--max-call-files', budget)).report;
+      const [{ report: built }, { report: expected }] = await Promise.all([
+        buildJson(plain, '--max-call-files', budget),
+        buildJson(searched, '--max-call-files', budget),
+      ]);
       expect(manifestOf(built.outDir).staticmcp.search).toBeUndefined();
       const result = await runCli(['index', built.outDir, '--tool', 'echo=Echo of {value}', '--public-url', publicUrl]);
       expect(result.code, result.stderr).toBe(0);

@@ -3,6 +3,8 @@
 // whole process group. Nothing here imports vitest, so the runtimes tier's global setup
 // (test/shared-hosts.ts) starts them as test files do (test/hosts/host-runtimes.ts); the caller
 // says where throwaway folders go (`makeFolder`) and which compiled CLI writes init's deploy files.
+// A watchdog (group-watchdog.mjs) ends the groups still running if this process dies without
+// ending them (vitest killed or interrupted), so no runtime outlives the run.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,6 +25,23 @@ export interface RunningHost {
 export const COMPATIBILITY_DATE = '2025-09-01';
 
 const STARTUP_TIMEOUT_MS = 60_000;
+
+let watchdog: ChildProcess | undefined;
+
+/** Tells this process's watchdog that group `pgid` started (`+`) or was ended (`-`); starts the watchdog first. */
+function tellWatchdog(change: '+' | '-', pgid: number): void {
+  if (!watchdog) {
+    watchdog = spawn(process.execPath, [fileURLToPath(new URL('group-watchdog.mjs', import.meta.url))], {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    // Neither the watchdog nor its pipe keeps this process alive; the pipe closes when it ends.
+    watchdog.unref();
+    (watchdog.stdin as unknown as { unref(): void }).unref();
+    watchdog.stdin!.on('error', () => {});
+  }
+  watchdog.stdin!.write(`${change}${pgid}\n`);
+}
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -73,7 +92,7 @@ async function startWrangler(args: string[], cwd: string, makeFolder: MakeFolder
 }
 
 /** Runs `node <args>` in its own process group, resolving once it prints that it is ready on `port`. */
-async function startRuntime(
+export async function startRuntime(
   name: string,
   args: string[],
   cwd: string,
@@ -96,6 +115,7 @@ async function startRuntime(
       NO_COLOR: '1',
     },
   });
+  tellWatchdog('+', child.pid!);
   let output = '';
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), STARTUP_TIMEOUT_MS);
@@ -123,6 +143,11 @@ async function startRuntime(
 }
 
 async function endGroup(child: ChildProcess): Promise<void> {
+  await signalGroupEnd(child);
+  tellWatchdog('-', child.pid!);
+}
+
+async function signalGroupEnd(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {

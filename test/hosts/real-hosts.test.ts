@@ -30,6 +30,7 @@ import {
 
 interface HostCase {
   name: string;
+  /** Starts the host over `project`, built (wrangler dev and Netlify: with the deploy files init writes). */
   start(project: string): Promise<RunningHost>;
   /** The runtime the tier shares over the built example, where there is one. */
   shared?: SharedHostName;
@@ -54,10 +55,7 @@ const HOSTS: HostCase[] = [
   },
   {
     name: 'Cloudflare Workers static assets (wrangler dev, deploy/wrangler.jsonc)',
-    async start(project) {
-      await addInitDeployFiles(project);
-      return startWranglerDev(project);
-    },
+    start: (project) => startWranglerDev(project),
     shared: 'wrangler-dev',
     transport: edgeTransport,
     appliesHeaders: true,
@@ -65,10 +63,7 @@ const HOSTS: HostCase[] = [
   },
   {
     name: 'Netlify (the edge function under Deno, routed by netlify.toml)',
-    async start(project) {
-      await addInitDeployFiles(project);
-      return startNetlifyUnderDeno(project);
-    },
+    start: (project) => startNetlifyUnderDeno(project),
     shared: 'netlify-deno',
     transport: edgeTransport,
     appliesHeaders: true,
@@ -180,20 +175,30 @@ describe.each(HOSTS)('the example tree on $name', (hostCase) => {
 // the same hosts: the worker reads packs through ASSETS (Cloudflare) or by fetching its own origin
 // (Netlify), the bridge by HTTP from a plain static host. It carries test/fixtures/skills-project's
 // skills too, so the same started hosts show skills/list and skill files as a client reads them. One packed build serves the four
-// hosts, one after the other (they read its tree; wrangler dev and Netlify add the deploy files init
-// writes beside it): a copy of the built example with the skills added, rebuilt packed, its
-// scripts' answers from the build cache.
-let packedProject: string | undefined;
-function packedExample(): string {
-  if (!packedProject) {
-    packedProject = copyBuiltExample();
-    cpSync(path.join(REPO_ROOT, 'test/fixtures/skills-project/skills'), path.join(packedProject, 'skills'), {
+// hosts (they read its tree, with the deploy files init writes beside it): a copy of the built
+// example with the skills added, rebuilt packed, its scripts' answers from the build cache. The
+// four start side by side when the first is asked for: a runtime's start is mostly waiting.
+let packedHosts: Promise<{ project: string; hosts: PromiseSettledResult<RunningHost>[] }> | undefined;
+function startPackedHosts(): NonNullable<typeof packedHosts> {
+  packedHosts ??= (async () => {
+    const project = copyBuiltExample();
+    cpSync(path.join(REPO_ROOT, 'test/fixtures/skills-project/skills'), path.join(project, 'skills'), {
       recursive: true,
     });
-    execFileSync(process.execPath, [CLI, 'build', packedProject, '--max-call-files', '1'], { stdio: 'ignore' });
-  }
-  return packedProject;
+    execFileSync(process.execPath, [CLI, 'build', project, '--max-call-files', '1'], { stdio: 'ignore' });
+    await addInitDeployFiles(project);
+    return { project, hosts: await Promise.allSettled(HOSTS.map((hostCase) => hostCase.start(project))) };
+  })();
+  return packedHosts;
 }
+
+// Every packed host ends with the file, the ones whose tests were skipped too (closing twice is harmless).
+afterAll(async () => {
+  const started = await packedHosts?.catch(() => undefined);
+  await Promise.all(
+    (started?.hosts ?? []).map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.close() : undefined)),
+  );
+});
 
 describe.each(HOSTS)('the packed example tree on $name', (hostCase) => {
   let project: string;
@@ -201,8 +206,11 @@ describe.each(HOSTS)('the packed example tree on $name', (hostCase) => {
   let client: Client;
 
   beforeAll(async () => {
-    project = packedExample();
-    host = await hostCase.start(project);
+    const started = await startPackedHosts();
+    project = started.project;
+    const outcome = started.hosts[HOSTS.indexOf(hostCase)]!;
+    if (outcome.status === 'rejected') throw outcome.reason;
+    host = outcome.value;
     client = new Client({ name: 'real-hosts-packed', version: '1.0.0' });
     await client.connect(hostCase.transport(host));
   });
