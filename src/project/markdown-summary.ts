@@ -43,16 +43,16 @@ function shorten(text: string): string {
 }
 
 /** Where the head parse starts looking for a blank line to end at (it grows fourfold from there). */
-const FIRST_PREFIX_CHARS = 2048;
+const FIRST_PREFIX_CHARS = 256;
 const BLANK_LINE = /\r?\n[ \t]*\r?\n/g;
 /** A front matter block as remark-frontmatter reads it (`---` lines); its end is where a prefix may start. */
 const FRONT_MATTER = /^---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)/;
 
 /**
- * The document up to the first blank line at or past `minChars`, or undefined when there is none
- * or when a link reference definition could follow it. Block structure is decided line by line, so
- * every top-level block that ends before a blank line is the block a whole parse makes; only a
- * definition later in the document (`[label]: url`) changes how earlier text reads.
+ * The document up to the first blank line at or past `minChars`, or undefined when there is none.
+ * Block structure is decided line by line, so every top-level block that ends before a blank line
+ * is the block a whole parse makes; only a link definition later in the document (`[label]: url`)
+ * changes how earlier text reads (summaryNodes checks for one).
  */
 export function summaryPrefixOf(markdown: string, minChars: number): string | undefined {
   const frontMatterEnd = markdown.startsWith('---') ? FRONT_MATTER.exec(markdown)?.[0].length : 0;
@@ -62,7 +62,7 @@ export function summaryPrefixOf(markdown: string, minChars: number): string | un
   const blank = BLANK_LINE.exec(markdown);
   if (blank === null) return undefined;
   const end = blank.index + blank[0].length;
-  if (end >= markdown.length || markdown.includes(']:', end)) return undefined;
+  if (end >= markdown.length) return undefined;
   return markdown.slice(0, end);
 }
 
@@ -70,18 +70,32 @@ function parseMarkdown(markdown: string): Root {
   return unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).parse(markdown) as Root;
 }
 
+function summaryNodesOf(tree: Root) {
+  return {
+    frontMatter: readFrontMatter(tree.children[0]),
+    heading: tree.children.find((node) => node.type === 'heading'),
+    paragraph: tree.children.find((node) => node.type === 'paragraph'),
+  };
+}
+
 /** The top-level nodes the summary reads: from the shortest head that has them, else the whole document. */
 function summaryNodes(markdown: string) {
   for (let minChars = FIRST_PREFIX_CHARS; ; minChars *= 4) {
     const prefix = summaryPrefixOf(markdown, minChars);
-    const tree = parseMarkdown(prefix ?? markdown);
-    const frontMatter = readFrontMatter(tree.children[0]);
-    const heading = tree.children.find((node) => node.type === 'heading');
-    const paragraph = tree.children.find((node) => node.type === 'paragraph');
+    if (prefix === undefined) return summaryNodesOf(parseMarkdown(markdown));
+    const nodes = summaryNodesOf(parseMarkdown(prefix));
+    const { fields } = nodes.frontMatter;
     const complete =
-      (heading !== undefined || typeof frontMatter.fields.title === 'string') &&
-      (paragraph !== undefined || typeof frontMatter.fields.description === 'string');
-    if (prefix === undefined || complete) return { frontMatter, heading, paragraph };
+      (nodes.heading !== undefined || typeof fields.title === 'string') &&
+      (nodes.paragraph !== undefined || typeof fields.description === 'string');
+    if (!complete) continue;
+    // `[text]` in the head reads as a link only when the rest defines it: then the whole is parsed.
+    const hasBracket = (node: RootContent | undefined) =>
+      node?.position?.end.offset !== undefined &&
+      prefix.slice(node.position.start.offset, node.position.end.offset).includes('[');
+    if ((hasBracket(nodes.heading) || hasBracket(nodes.paragraph)) && markdown.includes(']:', prefix.length))
+      return summaryNodesOf(parseMarkdown(markdown));
+    return nodes;
   }
 }
 
