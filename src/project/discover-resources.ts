@@ -90,6 +90,7 @@ async function readSidecar(
   relativePath: string,
   sharedStems: ReadonlySet<string>,
   projectRoot: string,
+  present?: ReadonlySet<string>,
 ): Promise<{ meta?: Record<string, unknown>; problem?: string; notice?: string }> {
   const sidecar = await readEitherSidecar(
     file,
@@ -103,6 +104,7 @@ async function readSidecar(
         return `${sidecarCandidates(relativePath).stem} would describe every file named like it; it is ignored for ${relativePath} (name it ${relativePath}.meta.json)`;
       return undefined;
     },
+    present,
   );
   const notice = sidecar.notice !== undefined ? { notice: sidecar.notice } : {};
   if (!sidecar.found) return notice;
@@ -250,14 +252,14 @@ export async function discoverResources(
     return { resources, problems, warnings, documents: counts() };
   }
 
-  const { files, notices } = await walkFolder(resourcesRoot, {
+  const { files, notices, sidecars } = await walkFolder(resourcesRoot, {
     maxDepth: MAX_RESOURCE_DEPTH,
     tooDeepMessage: `is deeper than ${MAX_RESOURCE_DEPTH} levels; skipped`,
   });
   problems.push(...notices);
   const sharedStems = findSharedStems(files);
   for (const { file, relativePath } of files) {
-    const { meta, problem, notice } = await readSidecar(file, relativePath, sharedStems, projectRoot);
+    const { meta, problem, notice } = await readSidecar(file, relativePath, sharedStems, projectRoot, sidecars);
     if (notice) warnings.push({ relativePath, message: notice });
     if (problem) {
       problems.push({ relativePath, message: problem });

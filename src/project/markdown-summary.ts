@@ -1,6 +1,8 @@
 // Title and description of a Markdown resource (the one module that imports unified/remark):
 // front matter `title`/`description` first, else the first heading and the first paragraph; and
-// the document's own page, front matter `url` or `canonical`.
+// the document's own page, front matter `url` or `canonical`. Only the document's head is parsed
+// when it holds all of that (summaryPrefixOf): a whole mdast per document was most of a content
+// build's CPU and garbage, for two nodes near the top.
 import { unified } from 'unified';
 import remarkParse from 'remark-parse';
 import remarkFrontmatter from 'remark-frontmatter';
@@ -40,11 +42,69 @@ function shorten(text: string): string {
   return oneLine.length > MAX_DESCRIPTION_LENGTH ? `${oneLine.slice(0, MAX_DESCRIPTION_LENGTH - 1)}…` : oneLine;
 }
 
+/** Where the head parse starts looking for a blank line to end at (it grows fourfold from there). */
+const FIRST_PREFIX_CHARS = 256;
+const BLANK_LINE = /\r?\n[ \t]*\r?\n/g;
+/** A front matter block as remark-frontmatter reads it (`---` lines); its end is where a prefix may start. */
+const FRONT_MATTER = /^---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)/;
+
+/**
+ * The document up to the first blank line at or past `minChars`, or undefined when there is none.
+ * Block structure is decided line by line, so every top-level block that ends before a blank line
+ * is the block a whole parse makes; only a link definition later in the document (`[label]: url`)
+ * changes how earlier text reads (summaryNodes checks for one).
+ */
+export function summaryPrefixOf(markdown: string, minChars: number): string | undefined {
+  const frontMatterEnd = markdown.startsWith('---') ? FRONT_MATTER.exec(markdown)?.[0].length : 0;
+  // A front matter this reading does not see the end of could be cut inside: parse it all.
+  if (frontMatterEnd === undefined) return undefined;
+  BLANK_LINE.lastIndex = Math.max(minChars, frontMatterEnd);
+  const blank = BLANK_LINE.exec(markdown);
+  if (blank === null) return undefined;
+  const end = blank.index + blank[0].length;
+  if (end >= markdown.length) return undefined;
+  return markdown.slice(0, end);
+}
+
+function parseMarkdown(markdown: string): Root {
+  return unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).parse(markdown) as Root;
+}
+
+function summaryNodesOf(tree: Root) {
+  return {
+    frontMatter: readFrontMatter(tree.children[0]),
+    heading: tree.children.find((node) => node.type === 'heading'),
+    paragraph: tree.children.find((node) => node.type === 'paragraph'),
+  };
+}
+
+/** The top-level nodes the summary reads: from the shortest head that has them, else the whole document. */
+function summaryNodes(markdown: string) {
+  for (let minChars = FIRST_PREFIX_CHARS; ; minChars *= 4) {
+    const prefix = summaryPrefixOf(markdown, minChars);
+    if (prefix === undefined) return summaryNodesOf(parseMarkdown(markdown));
+    const nodes = summaryNodesOf(parseMarkdown(prefix));
+    const { fields } = nodes.frontMatter;
+    const complete =
+      (nodes.heading !== undefined || typeof fields.title === 'string') &&
+      (nodes.paragraph !== undefined || typeof fields.description === 'string');
+    if (!complete) continue;
+    // `[text]` in the head reads as a link only when the rest defines it: then the whole is parsed.
+    const hasBracket = (node: RootContent | undefined) =>
+      node?.position?.end.offset !== undefined &&
+      prefix.slice(node.position.start.offset, node.position.end.offset).includes('[');
+    if ((hasBracket(nodes.heading) || hasBracket(nodes.paragraph)) && markdown.includes(']:', prefix.length))
+      return summaryNodesOf(parseMarkdown(markdown));
+    return nodes;
+  }
+}
+
 export function summarizeMarkdown(markdown: string): MarkdownSummary {
-  const tree = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).parse(markdown) as Root;
-  const { fields: frontMatter, problem } = readFrontMatter(tree.children[0]);
-  const heading = tree.children.find((node) => node.type === 'heading');
-  const paragraph = tree.children.find((node) => node.type === 'paragraph');
+  const {
+    frontMatter: { fields: frontMatter, problem },
+    heading,
+    paragraph,
+  } = summaryNodes(markdown);
   const title = typeof frontMatter.title === 'string' ? frontMatter.title : heading ? textOf(heading) : undefined;
   const description =
     typeof frontMatter.description === 'string' ? frontMatter.description : paragraph ? textOf(paragraph) : undefined;

@@ -76,10 +76,15 @@ export async function readEitherSidecar(
   validate: () => Validator,
   projectRoot: string,
   useStem: (meta: Record<string, unknown>) => string | undefined = () => undefined,
+  /** The sidecars a folder walk saw (walk-folder.ts): a candidate not among them is absent, unread. */
+  present?: ReadonlySet<string>,
 ): Promise<EitherSidecarResult> {
   const { own, stem } = sidecarCandidates(file);
-  const ownResult = await readJsonSidecar(own, `${displayFile}.meta.json`, validate, projectRoot);
-  if (!stem) return ownResult;
+  const ownResult: SidecarResult =
+    present && !present.has(own)
+      ? { found: false }
+      : await readJsonSidecar(own, `${displayFile}.meta.json`, validate, projectRoot);
+  if (!stem || (present && !present.has(stem))) return ownResult;
   const stemDisplay = `${sidecarCandidates(displayFile).stem}`;
   const stemResult = await readJsonSidecar(stem, stemDisplay, () => () => [], projectRoot);
   if (!stemResult.found) return ownResult;

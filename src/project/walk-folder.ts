@@ -1,13 +1,21 @@
 // Walks a project folder (tools/, resources/) in code-unit order, so results never depend on the
 // file system: dotfiles, dot-folders and `*.meta.json` skipped, symlinks followed once, and every
 // entry that cannot be used (a loop, a dangling link, a pipe, a folder too deep) reported, never fatal.
-import { promises as fs, type Stats } from 'node:fs';
+import { type Dirent, promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 
 export interface WalkedFile {
   file: string;
   /** Path inside the walked folder, `/`-separated. */
   relativePath: string;
+}
+
+/** What a walk found: its files, and the `*.meta.json` sidecars it passed over (absolute paths). */
+export interface WalkResult {
+  files: WalkedFile[];
+  notices: WalkNotice[];
+  /** Sidecars seen beside the files (not with everyName): a file whose candidates are absent has none, unread. */
+  sidecars: Set<string>;
 }
 
 export interface WalkNotice {
@@ -24,11 +32,9 @@ export interface WalkOptions {
   everyName?: boolean;
 }
 
-export async function walkFolder(
-  root: string,
-  options: WalkOptions,
-): Promise<{ files: WalkedFile[]; notices: WalkNotice[] }> {
+export async function walkFolder(root: string, options: WalkOptions): Promise<WalkResult> {
   const files: WalkedFile[] = [];
+  const sidecars = new Set<string>();
   const notices: WalkNotice[] = [];
   const visitedFolders = new Set<string>();
 
@@ -54,9 +60,12 @@ export async function walkFolder(
       return;
     }
     visitedFolders.add(realFolder);
-    let names: string[];
+    let entries: Dirent[];
     try {
-      names = (await fs.readdir(folder)).sort();
+      // Code-unit order (not the locale's), whatever order the file system gives.
+      entries = (await fs.readdir(folder, { withFileTypes: true })).sort((a, b) =>
+        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+      );
     } catch (error) {
       notices.push({
         relativePath: relativeFolder || '.',
@@ -64,13 +73,19 @@ export async function walkFolder(
       });
       return;
     }
-    for (const name of names) {
-      if (!options.everyName && (name.startsWith('.') || name.endsWith('.meta.json'))) continue;
+    for (const entry of entries) {
+      const { name } = entry;
+      if (!options.everyName && name.startsWith('.')) continue;
       const file = path.join(folder, name);
+      if (!options.everyName && name.endsWith('.meta.json')) {
+        sidecars.add(file);
+        continue;
+      }
       const relativePath = relativeFolder ? `${relativeFolder}/${name}` : name;
-      let stats: Stats;
+      // The entry's own type is the file's unless it is a symlink (or the file system did not say).
+      let stats: Pick<Stats, 'isDirectory' | 'isFile'> = entry;
       try {
-        stats = await fs.stat(file);
+        if (entry.isSymbolicLink() || !(entry.isFile() || entry.isDirectory())) stats = await fs.stat(file);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         const message =
@@ -96,5 +111,5 @@ export async function walkFolder(
   }
 
   await walk(root, '', 0);
-  return { files, notices };
+  return { files, notices, sidecars };
 }
