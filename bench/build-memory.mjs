@@ -1,6 +1,8 @@
 // Benchmark (issue #43): the build's own peak RSS by tree size, packed and unpacked, the scripts'
 // cost left out. The one-tool grid project (bench/lib/grid-project.mjs) at BENCH_MEMORY_SIZES calls
-// (default 4,000 and 40,000) is built once from its scripts (minutes at 40,000 on two cores), then
+// (default 4,000 and 40,000) is built once from its scripts (minutes at 40,000 on two cores; past
+// 40,000, or with BENCH_FILL_CACHE=1, its build cache is filled as that build would fill it
+// instead, without running the scripts: fillGridCache in bench/lib/grid-project.mjs), then
 // rebuilt BENCH_REPETITIONS times (default 3) into a fresh output folder with every call answered
 // from the build cache: unpacked (--max-call-files 0) and packed (the default budget, or
 // BENCH_PACKED_BUDGET, default 2,000, for a tree within the default, so a 4,000-call tree packs too). Prints medians and the ratio of
@@ -11,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { cliPath, median, tempDir } from './lib/common.mjs';
-import { createGridProject, PEAK_RSS_HOOK } from './lib/grid-project.mjs';
+import { createGridProject, fillGridCache, PEAK_RSS_HOOK } from './lib/grid-project.mjs';
 
 const sizes = (process.env.BENCH_MEMORY_SIZES ?? '4000,40000').split(',').map(Number);
 const repetitions = Number(process.env.BENCH_REPETITIONS ?? 3);
@@ -20,9 +22,13 @@ const keep = process.env.BENCH_KEEP ? path.resolve(process.env.BENCH_KEEP) : und
 /** `limits.maxCallFiles`' default (src/builder/host-limits.ts). */
 const DEFAULT_MAX_CALL_FILES = 19_000;
 
-function gridProject(folder, size) {
-  const project = path.join(folder, 'project');
-  return existsSync(project) ? project : createGridProject(folder, size).project;
+async function gridProject(folder, size) {
+  let project = path.join(folder, 'project');
+  if (existsSync(project)) return project;
+  project = createGridProject(folder, size).project;
+  const fill = process.env.BENCH_FILL_CACHE ? process.env.BENCH_FILL_CACHE === '1' : size > 40_000;
+  if (fill) await fillGridCache(project, size, cliPath);
+  return project;
 }
 
 function build(folder, project, extra) {
@@ -51,7 +57,7 @@ const modes = { unpacked: ['--max-call-files', '0'] };
 const rows = [];
 for (const size of sizes) {
   const folder = keep ? path.join(keep, `grid-${size}`) : tempDir(`staticmcp-bench-memory-${size}-`);
-  const project = gridProject(folder, size);
+  const project = await gridProject(folder, size);
   build(folder, project, ['--max-call-files', '0']);
   // The default budget packs the trees past it; BENCH_PACKED_BUDGET packs the smaller ones too.
   const packed = size > DEFAULT_MAX_CALL_FILES ? [] : ['--max-call-files', packedBudget];

@@ -3,6 +3,8 @@
 // arrays, and an open-addressing table of slot numbers. A Map of 32-character keys cost ~100 bytes
 // of heap a call, so a rebuild answered from the cache peaked well above the cold build of the
 // same project (98 against 83 MB at 40,000 calls).
+import { grownTypedArray } from '../tree-writer/grown-typed-array.js';
+
 const KEY_BYTES = 16;
 const INITIAL_SLOTS = 1024;
 const EMPTY = 0;
@@ -79,22 +81,16 @@ export class RunIndex {
     this.table = new Uint32Array(INITIAL_SLOTS * 2);
   }
 
+  /** Grown in place (tree-writer/grown-typed-array.ts): no copy, no old buffer left behind. */
   private ensureCapacity(slots: number): void {
     if (slots <= this.offsets.length) return;
-    const capacity = this.offsets.length * 2;
-    const keys = Buffer.alloc(capacity * KEY_BYTES);
-    this.keys.copy(keys);
-    this.keys = keys;
-    const offsets = new Float64Array(capacity);
-    offsets.set(this.offsets);
-    this.offsets = offsets;
-    const lengths = new Uint32Array(capacity);
-    lengths.set(this.lengths);
-    this.lengths = lengths;
+    this.keys = grownTypedArray(this.keys, slots * KEY_BYTES);
+    this.offsets = grownTypedArray(this.offsets, slots);
+    this.lengths = grownTypedArray(this.lengths, slots);
   }
 
   private rebuildTable(size: number): void {
-    const table = new Uint32Array(size);
+    const table = grownTypedArray(this.table, size).fill(EMPTY);
     const mask = size - 1;
     for (let slot = 0; slot < this.count; slot++) {
       let position = this.keys.readUInt32LE(slot * KEY_BYTES) & mask;

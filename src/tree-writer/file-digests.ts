@@ -91,25 +91,24 @@ export class FileDigests {
       slot = this.count;
       this.count += 1;
       const slots = this.count;
-      this.starts = grownTypedArray(this.starts, slots, (length) => new Uint32Array(length));
-      this.lengths = grownTypedArray(this.lengths, slots, (length) => new Uint32Array(length));
-      this.hashes = grownTypedArray(this.hashes, slots, (length) => new Uint32Array(length));
-      this.digests = grownTypedArray(this.digests, slots * FILE_DIGEST_BYTES, (length) => Buffer.alloc(length));
-      this.unchanged = grownTypedArray(this.unchanged, slots, (length) => new Uint8Array(length));
-      this.dropped = grownTypedArray(this.dropped, slots, (length) => new Uint8Array(length));
-      this.spoolStarts = grownTypedArray(this.spoolStarts, slots, (length) => new Float64Array(length));
-      this.spoolLengths = grownTypedArray(this.spoolLengths, slots, (length) => new Uint32Array(length));
+      this.starts = grownTypedArray(this.starts, slots);
+      this.lengths = grownTypedArray(this.lengths, slots);
+      this.hashes = grownTypedArray(this.hashes, slots);
+      this.digests = grownTypedArray(this.digests, slots * FILE_DIGEST_BYTES);
+      this.unchanged = grownTypedArray(this.unchanged, slots);
+      this.dropped = grownTypedArray(this.dropped, slots);
+      this.spoolStarts = grownTypedArray(this.spoolStarts, slots);
+      this.spoolLengths = grownTypedArray(this.spoolLengths, slots);
       // A UTF-8 character takes at most 3 bytes per UTF-16 code unit.
-      this.pathBytes = grownTypedArray(this.pathBytes, this.pathBytesUsed + filePath.length * 3, (length) =>
-        Buffer.alloc(length),
-      );
+      this.pathBytes = grownTypedArray(this.pathBytes, this.pathBytesUsed + filePath.length * 3);
       const written = this.pathBytes.write(filePath, this.pathBytesUsed, 'utf8');
       this.starts[slot] = this.pathBytesUsed;
       this.lengths[slot] = written;
       this.pathBytesUsed += written;
       this.hashes[slot] = hash;
       if (this.count * 2 > this.table.length) {
-        this.table = new Uint32Array(this.table.length * 2);
+        // Grown in place (grown-typed-array.ts), emptied, then every slot placed again.
+        this.table = grownTypedArray(this.table, this.table.length * 2).fill(EMPTY);
         for (let placed = 0; placed < this.count; placed++) this.placeInTable(placed);
       } else {
         this.placeInTable(slot);

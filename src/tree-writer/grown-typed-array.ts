@@ -1,13 +1,61 @@
-// Growing the typed arrays the tree writer and the pack step keep per file, outside the heap.
+// Growing the typed arrays the tree writer, the pack step and the build cache keep per file or
+// per call, outside the heap. Each one, once it grows, lives in a resizable ArrayBuffer that grows
+// in place: no copy, and no old buffer left for the garbage collector. Copying into a buffer
+// twice the size (what this did before) held the old and the new one at once, and the old ones
+// stayed until a full collection: 650,000 file digests alone took ~90 MB of RSS for ~40 MB of
+// entries. A page of a resizable buffer costs memory only once written.
 
-/** `array`, or a copy of it at least `length` long (doubling), the old values kept. */
-export function grownTypedArray<T extends Uint32Array | Uint8Array | Float64Array>(
-  array: T,
-  length: number,
-  make: (length: number) => T,
-): T {
+/** The typed arrays grown here (Buffer is a Uint8Array). */
+export type GrownArray = Uint32Array | Uint8Array | Float64Array;
+
+/**
+ * Address space reserved per array (never memory: a page counts once written). An array past it
+ * moves to a new reservation twice as large, copied once.
+ */
+const RESERVED_BYTES = 1024 * 1024 * 1024;
+
+/** ES2024's resizable ArrayBuffer (Node ≥ 20), which the project's TypeScript library predates. */
+interface ResizableArrayBuffer extends ArrayBuffer {
+  readonly resizable: boolean;
+  readonly maxByteLength: number;
+  resize(byteLength: number): void;
+}
+const ResizableArrayBuffer = ArrayBuffer as unknown as new (
+  byteLength: number,
+  options?: { maxByteLength: number },
+) => ResizableArrayBuffer;
+
+/** A view of `buffer`'s first `length` elements, of the same kind as `like` (a Buffer stays a Buffer). */
+function viewLike<T extends GrownArray>(like: T, buffer: ArrayBuffer, length: number): T {
+  if (Buffer.isBuffer(like)) return Buffer.from(buffer, 0, length) as unknown as T;
+  const View = like.constructor as new (buffer: ArrayBuffer, byteOffset: number, length: number) => T;
+  return new View(buffer, 0, length);
+}
+
+/** A resizable buffer of `bytes` bytes, or a plain one where the address space cannot be reserved. */
+function resizableBuffer(bytes: number, reserveBytes: number): ArrayBuffer {
+  try {
+    return new ResizableArrayBuffer(bytes, { maxByteLength: Math.max(bytes, reserveBytes) });
+  } catch {
+    // A reservation refused (a small ulimit -v): grown by copies, as before.
+    return new ArrayBuffer(bytes);
+  }
+}
+
+/**
+ * `array`, or an array of the same kind at least `length` long (doubling) with the old values
+ * kept: the same memory grown in place where it can be.
+ */
+export function grownTypedArray<T extends GrownArray>(array: T, length: number): T {
   if (array.length >= length) return array;
-  const bigger = make(Math.max(length, array.length * 2));
+  const grownLength = Math.max(length, array.length * 2);
+  const bytes = grownLength * array.BYTES_PER_ELEMENT;
+  const buffer = array.buffer as ResizableArrayBuffer;
+  if (buffer.resizable && array.byteOffset === 0 && bytes <= buffer.maxByteLength) {
+    buffer.resize(bytes);
+    return viewLike(array, buffer, grownLength);
+  }
+  const bigger = viewLike(array, resizableBuffer(bytes, Math.max(RESERVED_BYTES, bytes * 2)), grownLength);
   bigger.set(array);
   return bigger;
 }

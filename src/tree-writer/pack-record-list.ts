@@ -10,8 +10,6 @@ import { StringArena } from './string-arena.js';
 
 const INITIAL_ITEMS = 256;
 
-const makeUint32 = (length: number) => new Uint32Array(length);
-
 export class PackRecordList {
   readonly names = new StringArena();
   private keyHighs = new Uint32Array(INITIAL_ITEMS);
@@ -41,14 +39,14 @@ export class PackRecordList {
   push(paths: readonly string[], bodyLength: number): Uint8Array[] {
     const record = this.recordCount;
     this.recordCount += 1;
-    this.firstNames = grownTypedArray(this.firstNames, this.recordCount, makeUint32);
-    this.bodyLengths = grownTypedArray(this.bodyLengths, this.recordCount, makeUint32);
+    this.firstNames = grownTypedArray(this.firstNames, this.recordCount);
+    this.bodyLengths = grownTypedArray(this.bodyLengths, this.recordCount);
     this.firstNames[record] = this.names.length;
     this.bodyLengths[record] = bodyLength;
     for (const name of paths) {
       const position = this.names.push(name);
-      this.keyHighs = grownTypedArray(this.keyHighs, position + 1, makeUint32);
-      this.keyLows = grownTypedArray(this.keyLows, position + 1, makeUint32);
+      this.keyHighs = grownTypedArray(this.keyHighs, position + 1);
+      this.keyLows = grownTypedArray(this.keyLows, position + 1);
       const [high, low] = sipHash13Halves(this.names.bytesAt(position));
       this.keyHighs[position] = high;
       this.keyLows[position] = low;
@@ -124,9 +122,9 @@ export class PackRecordList {
   /** Records where the record's names point: pack number `pack`, at `offset`, `length` bytes. */
   setEntry(record: number, pack: number, offset: number, length: number): void {
     if (this.entryPacks.length < this.names.length) {
-      this.entryPacks = grownTypedArray(this.entryPacks, this.names.length, makeUint32);
-      this.entryOffsets = grownTypedArray(this.entryOffsets, this.names.length, makeUint32);
-      this.entryLengths = grownTypedArray(this.entryLengths, this.names.length, makeUint32);
+      this.entryPacks = grownTypedArray(this.entryPacks, this.names.length);
+      this.entryOffsets = grownTypedArray(this.entryOffsets, this.names.length);
+      this.entryLengths = grownTypedArray(this.entryLengths, this.names.length);
     }
     const [first, end] = this.nameRangeOf(record);
     for (let position = first; position < end; position++) {

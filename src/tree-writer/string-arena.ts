@@ -48,15 +48,9 @@ export class StringArena {
   push(text: string): number {
     const position = this.count;
     this.count += 1;
-    this.starts = grownTypedArray(this.starts, this.count, (length) => new Uint32Array(length));
-    this.ends = grownTypedArray(this.ends, this.count, (length) => new Uint32Array(length));
-    const needed = this.bytesUsed + Buffer.byteLength(text);
-    if (needed > this.bytes.length) {
-      // By half again, not double: the arena is most of what the pack step holds.
-      const bigger = Buffer.alloc(Math.max(needed, Math.ceil(this.bytes.length * 1.5)));
-      this.bytes.copy(bigger, 0, 0, this.bytesUsed);
-      this.bytes = bigger;
-    }
+    this.starts = grownTypedArray(this.starts, this.count);
+    this.ends = grownTypedArray(this.ends, this.count);
+    this.bytes = grownTypedArray(this.bytes, this.bytesUsed + Buffer.byteLength(text));
     this.starts[position] = this.bytesUsed;
     this.bytesUsed += this.bytes.write(text, this.bytesUsed, 'utf8');
     this.ends[position] = this.bytesUsed;

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { problemsOf, runCli, toolReport } from '../helpers/cli.js';
 import { buildInProcess } from '../helpers/in-process-build.js';
 import { exists, readJson } from '../helpers/files.js';
-import { makeProject } from '../helpers/projects.js';
+import { FIXTURE_SCRIPTS } from '../helpers/paths.js';
+import { makeProject, writeFiles, writeProject } from '../helpers/projects.js';
 
 async function runsLogged(project: string): Promise<string[]> {
   try {
@@ -94,6 +95,32 @@ describe('the build cache across builds', () => {
     expect(await buildAndCountRuns(project)).toHaveLength(4);
     expect(await exists(path.join(project, '.staticmcp', 'build-cache.json'))).toBe(false);
     expect(await buildAndCountRuns(project)).toEqual([]);
+  });
+});
+
+describe('a rebuild answered from the cache', () => {
+  it('handles an interruption while it answers calls from the cache, starting no script after it', async () => {
+    // 260 cached calls of one tool (past run-calls.ts' 256 a turn of the event loop), answered
+    // into the spool (past a budget of 1 call file), which never waits on I/O; a second tool
+    // still has a call to run once they are all answered.
+    const countRuns = await fs.readFile(path.join(FIXTURE_SCRIPTS, 'count-runs'), 'utf8');
+    const project = await writeProject({
+      'tools/a-cached': { script: countRuns.replace('"max": 3', '"max": 260') },
+      'staticmcp.json': JSON.stringify({ limits: { maxCallFiles: 1 } }),
+    });
+    expect(await buildAndCountRuns(project)).toHaveLength(261);
+    await writeFiles(project, { 'tools/b-runs': { script: countRuns.replace('"max": 3', '"max": 2') } });
+    await fs.rm(path.join(project, 'runs.log'), { force: true });
+    const interruption = new AbortController();
+    const { error } = await buildInProcess(project, {
+      signal: interruption.signal,
+      // The plan line comes once the probe ran b-runs 1 (twice), just before the cache answers.
+      onEvent: (event) => {
+        if (event.type === 'plan') setImmediate(() => interruption.abort());
+      },
+    });
+    expect(error?.code).toBe('INTERRUPTED');
+    expect(await runsLogged(project)).toEqual(['b-runs 1', 'b-runs 1']);
   });
 });
 
