@@ -24,6 +24,8 @@ export const GITHUB_PAGES_MAX_SITE_BYTES = 1_000_000_000;
 export const NON_CALL_FILE_MARGIN = 1_000;
 /** `limits.maxCallFiles`' default (staticmcp.schema.json declares it; a test keeps the two equal). */
 export const DEFAULT_MAX_CALL_FILES = CLOUDFLARE_FREE_FILE_LIMIT - NON_CALL_FILE_MARGIN;
+/** Of NON_CALL_FILE_MARGIN, the resource files a tree keeps plain whatever the calls take. */
+export const RESOURCE_FILES_IN_MARGIN = 500;
 /** Of NON_CALL_FILE_MARGIN, the files a search index may take without taking room from the calls. */
 const SEARCH_FILES_IN_MARGIN = 900;
 /** What a tree with a search index keeps free of call files beyond the margin (the index's SEARCH_MAX_FILES). */

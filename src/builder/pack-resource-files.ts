@@ -14,12 +14,9 @@ import { DEFAULT_TARGET_PACK_BYTES, MAX_PACK_BYTES, maxPackFilesFor } from '../t
 import { StringArena } from '../tree-writer/string-arena.js';
 import { formatCount } from '../shared/format-count.js';
 import type { BuildProblem } from './build-report.js';
-import type { PackingOutcome } from './host-limits.js';
+import { type PackingOutcome, RESOURCE_FILES_IN_MARGIN } from './host-limits.js';
 import type { PackingPlan, ToolCallFiles } from './pack-call-files.js';
 import type { TreeOutput } from './tree-output.js';
-
-/** Resource files a tree keeps plain whatever the calls take: a share of host-limits.ts' NON_CALL_FILE_MARGIN. */
-export const RESOURCE_FILES_IN_MARGIN = 500;
 
 /** The resource group to pack, with its own pack size and its copies (owner → other names). */
 export interface ResourcePackingPlan {

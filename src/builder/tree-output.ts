@@ -11,9 +11,14 @@
 // before the swap, as an unpacked tool's calls are.
 import { isPackableResourceFile } from '../core/packs/pack-table.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
-import { RESOURCE_FILES_IN_MARGIN } from './pack-resource-files.js';
 import { toolOfCallFile } from './packable-call-file.js';
-import { addToTally, createTreeTally, removeFromTally, type TreeTally } from './host-limits.js';
+import {
+  addToTally,
+  createTreeTally,
+  RESOURCE_FILES_IN_MARGIN,
+  removeFromTally,
+  type TreeTally,
+} from './host-limits.js';
 
 export class TreeOutput {
   readonly tally: TreeTally = createTreeTally();

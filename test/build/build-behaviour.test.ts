@@ -450,7 +450,7 @@ describe('the report and the command line', () => {
       // completions.json, a_md and its raw-name copy a.md, 3 divide answers, and the search index of
       // a.md (a pack and an index each for its terms, titles and documents: on by default), and
       // llms.txt and llms-full.txt made from the same documents.
-      files: 22,
+      files: 24,
       contentHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       durationMs: expect.any(Number),
     });

@@ -151,12 +151,18 @@ function moveRowsToFile(
 ): void {
   const tablePath = `${SEARCH.split(path.sep).join('/')}/0123456789abcdef.table.json`;
   editManifestSearch(tree, (search) => {
-    const rows: Record<string, unknown> = { terms: search.terms, titles: search.titles, documents: search.documents };
+    const rows: Record<string, unknown> = {
+      terms: search.terms,
+      titles: search.titles,
+      documents: search.documents,
+      excerpts: search.excerpts,
+    };
     change(rows);
     writeFileSync(path.join(tree, tablePath), cut(new TextEncoder().encode(JSON.stringify(rows))));
     delete search.terms;
     delete search.titles;
     delete search.documents;
+    delete search.excerpts;
     search.table = tablePath;
   });
 }
