@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliPath, median, tempDir } from './lib/common.mjs';
+import { rewrittenOf } from './lib/rewritten-files.mjs';
 import { wikiArticle, wikiTitles } from './lib/wiki-corpus.mjs';
 
 const documents = Number(process.env.DOCUMENTS ?? 10_000);
@@ -74,19 +75,7 @@ for (let round = 0; round < repetitions; round++) {
   writeFileSync(edited, `${readFileSync(edited, 'utf8')}\nEdited in round ${round}: zyzzyva${round} quokka.\n`);
   const edit = timeBuild(project, out);
   const after = indexFiles(out);
-  let files = 0;
-  let bytes = 0;
-  for (const [name, file] of after)
-    if (before.get(name)?.ino !== file.ino) {
-      files += 1;
-      bytes += file.size;
-    }
-  rewritten.push({
-    files,
-    bytes,
-    total: after.size,
-    totalBytes: [...after.values()].reduce((sum, f) => sum + f.size, 0),
-  });
+  rewritten.push(rewrittenOf(before, after));
   // The same input built from scratch, in a folder of its own (its cache: a copy of nothing).
   const forced = timeBuild(project, fresh, '--force');
   const scratch = indexFiles(fresh);

@@ -23,6 +23,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { cliPath, median, tempDir } from './lib/common.mjs';
+import { rewrittenOf } from './lib/rewritten-files.mjs';
 
 const SIZES = (process.env.SIZES ?? '10000').split(',').map(Number);
 const SEARCH = process.env.SEARCH === '1';
@@ -96,18 +97,6 @@ function treeFiles(tree, hash = false) {
     files.set(name, { ino: stat.ino, size: stat.size, sha });
   }
   return files;
-}
-
-/** Files of `after` whose inode is not the one `before` had: count and bytes. */
-function rewrittenOf(before, after) {
-  let files = 0;
-  let bytes = 0;
-  for (const [name, file] of after)
-    if (before.get(name)?.ino !== file.ino) {
-      files += 1;
-      bytes += file.size;
-    }
-  return { files, bytes, total: after.size };
 }
 
 /** One build in its own process: wall s, CPU s, peak RSS MiB, and its report. */
