@@ -42,6 +42,7 @@ import {
   SEARCH_FILE_LIMITS,
   TARGET_STEP_BYTES,
   TERM_INDEX_BYTES,
+  TERM_PACK_BYTES,
   TITLE_INDEX_BYTES,
   TITLE_PACK_BYTES,
 } from '../tree-writer/search-index-targets.js';
@@ -103,6 +104,7 @@ export function searchWriterIdentity(generator: string, settings: unknown): stri
     DEFAULT_TARGET_PACK_BYTES,
     DEFAULT_TARGET_INDEX_BYTES,
     TERM_INDEX_BYTES,
+    TERM_PACK_BYTES,
     SEARCH_FILE_LIMITS,
     TITLE_PACK_BYTES,
     TITLE_INDEX_BYTES,

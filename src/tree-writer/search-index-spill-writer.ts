@@ -30,6 +30,7 @@ import {
   EXCERPT_PACK_BYTES,
   SEARCH_FILE_LIMITS,
   TERM_INDEX_BYTES,
+  TERM_PACK_BYTES,
   TITLE_INDEX_BYTES,
   TITLE_PACK_BYTES,
 } from './search-index-targets.js';
@@ -175,7 +176,10 @@ export async function writeSearchIndexSpilling(
       path.join(scratch, 'terms'),
       weightAverageLengthOf({ documentCount: count, tokenCount }),
     ),
-    { ...targets, targetIndexBytes: options.targetTermIndexBytes ?? TERM_INDEX_BYTES },
+    {
+      targetPackBytes: options.targetPackBytes ?? TERM_PACK_BYTES,
+      targetIndexBytes: options.targetTermIndexBytes ?? TERM_INDEX_BYTES,
+    },
     SEARCH_FILE_LIMITS.terms,
     writeFile,
   );

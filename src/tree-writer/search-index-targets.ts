@@ -44,10 +44,18 @@ export const SEARCH_FILE_LIMITS: Readonly<Record<'terms' | 'titles' | 'documents
     excerpts: { maxPacks: 400, maxIndexes: 20 },
   };
 /**
- * Title packs start smaller than the others (64 KiB, not 256): a search reads one title block per
+ * Term packs start at 32 KiB, not the 256 KiB of call packs: a cold search reads the pack of each
+ * of its terms' records (a word's and its stem's: four for two words), and a host that ignores
+ * byte ranges (the Workers asset binding) sends each whole. At 6,000 Wikipedia-shaped documents
+ * 256 KiB made a cold query read ~800 KiB of term packs for a few KiB of postings
+ * (bench/search-cold-reads.mjs). A record larger than the target is a pack of its own.
+ */
+export const TERM_PACK_BYTES = 32 * 1024;
+/**
+ * Title packs start smaller than the others (16 KiB, not 256): a search reads one title block per
  * result, up to 10 in all, and a host that ignores byte ranges sends each block's whole pack.
  */
-export const TITLE_PACK_BYTES = 64 * 1024;
+export const TITLE_PACK_BYTES = 16 * 1024;
 /**
  * Excerpt source packs start at 16 KiB (a dozen sources of ~1.3 KB): a cold search reads one per
  * result, and a host that ignores byte ranges (workerd's file service, the asset binding) sends

@@ -34,6 +34,7 @@ import {
   SEARCH_FILE_LIMITS,
   type SearchPartFileLimits,
   TERM_INDEX_BYTES,
+  TERM_PACK_BYTES,
   TITLE_INDEX_BYTES,
   TITLE_PACK_BYTES,
 } from '../../src/tree-writer/search-index-targets.js';
@@ -138,7 +139,7 @@ export function writeSearchIndex(
     `${SEARCH_FOLDER}terms/`,
     KEY_KIND.term,
     termRecords,
-    { targetPackBytes, targetIndexBytes: targetTermIndexBytes },
+    { targetPackBytes: options.targetPackBytes ?? TERM_PACK_BYTES, targetIndexBytes: targetTermIndexBytes },
     SEARCH_FILE_LIMITS.terms,
   );
   const titles = packSortedRecords(
