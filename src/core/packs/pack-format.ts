@@ -107,7 +107,8 @@ export function findPackPathProblem(candidate: string): string | undefined {
 /**
  * Parses and checks an index file; `name` is its tree path, for messages. `entries`: `all` checks
  * every entry now (check, the listers that walk every entry); `lazy` only the header and the pack
- * list, leaving each entry to checkEntry when a lookup uses it: a cold search loads a dozen
+ * list (each pack's path is checked by packPathRefusal before it is read), leaving each entry to
+ * checkEntry when a lookup uses it: a cold search loads a dozen
  * indexes of ~700 entries each to use a few entries of each, and checking them all was a large
  * part of its first-run CPU.
  */
@@ -147,13 +148,14 @@ export function parseIndex(
     const nameLength = view.getUint16(offset + 4);
     if (offset + 6 + nameLength > bytes.length) return broken('it ends inside its pack list');
     const decoded = decodeUtf8(bytes.subarray(offset + 6, offset + 6 + nameLength));
-    const problem = decoded.replaced ? 'it is not UTF-8' : findPackPathProblem(decoded.text);
-    if (problem !== undefined) {
-      return {
-        status: 'refused',
-        reason: `${name} names the pack ${showTreePath(decoded.text)}, not a pack of this tree (${problem}); nothing was read`,
-      };
-    }
+    // Lazily parsed, a pack's path is checked when a lookup reads it (packPathRefusal): an index
+    // names a few dozen packs, a cold search reads one or two of each index it loads.
+    const problem = decoded.replaced
+      ? 'it is not UTF-8'
+      : entries === 'all'
+        ? findPackPathProblem(decoded.text)
+        : undefined;
+    if (problem !== undefined) return packPathProblem(name, decoded.text, problem);
     if (length < PACK_HEADER_BYTES) return broken(`pack ${decoded.text} is said to be shorter than a pack header`);
     if (length > MAX_PACK_BYTES) return broken(`pack ${decoded.text} is said to be larger than any pack is made`);
     packs.push({ path: decoded.text, length });
@@ -171,6 +173,22 @@ export function parseIndex(
     if (entry > 0 && compareEntryKeys(parsed, entry - 1, entry) > 0) return broken(`entry ${entry} is out of order`);
   }
   return parsed;
+}
+
+function packPathProblem(name: string, path: string, problem: string): PackProblem {
+  return {
+    status: 'refused',
+    reason: `${name} names the pack ${showTreePath(path)}, not a pack of this tree (${problem}); nothing was read`,
+  };
+}
+
+/**
+ * The refusal of a pack path that an index parsed lazily names (`name`: the index's tree path),
+ * checked before the pack is read, as parseIndex checks every path of an index parsed whole.
+ */
+export function packPathRefusal(name: string, path: string): PackProblem | undefined {
+  const problem = findPackPathProblem(path);
+  return problem === undefined ? undefined : packPathProblem(name, path, problem);
 }
 
 /** What is wrong with one entry on its own (its key inside the heap, its pack and record), or undefined. */

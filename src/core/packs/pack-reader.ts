@@ -17,6 +17,7 @@ import {
   type KeyKind,
   type PackProblem,
   type ParsedIndex,
+  packPathRefusal,
   parseIndex,
   parseRecord,
   readEntry,
@@ -197,7 +198,7 @@ export class PackReader {
     for (let entry = first; entry < end; entry += 1) {
       const damaged = checkEntry(index, entry, row.index);
       if (damaged !== undefined) return damaged;
-      const found = await this.readRecord(index, entry, keeping);
+      const found = await this.readRecord(row.index, index, entry, keeping);
       if ('status' in found) {
         problem ??= found;
         continue;
@@ -232,7 +233,9 @@ export class PackReader {
     if (first === end) return { status: 'missing', reason: `${name} is not in this tree (not in ${row.index})` };
     const damaged = checkEntry(index, first, row.index);
     if (damaged !== undefined) return damaged;
-    return { status: 'ok', ...readEntry(index, first) };
+    const found = readEntry(index, first);
+    // The caller reads the pack itself: its path is checked here, as a lookup checks it.
+    return packPathRefusal(row.index, found.pack.path) ?? { status: 'ok', ...found };
   }
 
   /**
@@ -286,11 +289,14 @@ export class PackReader {
   }
 
   private async readRecord(
+    indexPath: string,
     index: ParsedIndex,
     entry: number,
     keeping: WholePackKeeping,
   ): Promise<{ names: string[]; body: Uint8Array; pack: string; recordOffset: number } | PackProblem> {
     const { pack, recordOffset, recordLength } = readEntry(index, entry);
+    const refused = packPathRefusal(indexPath, pack.path);
+    if (refused !== undefined) return refused;
     const keepPack = pack.length <= keeping.upToBytes;
     const kept = this.cache.wholePack(pack.path);
     const read: BytesOutcome = kept
