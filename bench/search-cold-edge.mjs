@@ -6,7 +6,9 @@
 // (assets, JavaScript in the same process: an outer bound, bench/edge-asset-read.mjs), side by
 // side, on the same queries. The tree is the search benches' (search-query-tree.mjs).
 // Run: npm run build && CORPUS=wiki COUNT=6000 node bench/search-cold-edge.mjs   (RUNS=10;
-//   TREE=<built tree> measures that one; SERVERS=files,assets)
+//   TREE=<built tree> measures that one; SERVERS=files,assets; WORKER=<a _worker.js> runs that
+//   bundle instead of dist's, e.g. a copy of an earlier build's, for a before/after in one run)
+import { readFileSync } from 'node:fs';
 import { median, repoRoot } from './lib/common.mjs';
 import { startWorkerdSite } from './lib/edge-lib.mjs';
 import { initialize, timeToolCall } from './lib/mcp-http-client.mjs';
@@ -19,6 +21,7 @@ const CORPUS = process.env.CORPUS ?? 'wiki';
 const COUNT = Number(process.env.COUNT ?? 6000);
 const RUNS = Number(process.env.RUNS ?? 10);
 const SERVERS = (process.env.SERVERS ?? 'files,assets').split(',');
+const workerScript = process.env.WORKER ? readFileSync(process.env.WORKER, 'utf8') : undefined;
 
 const tree = process.env.TREE ?? (await searchTree(CORPUS, COUNT)).tree;
 const random = seededRandom(40);
@@ -38,7 +41,7 @@ for (const server of SERVERS) {
   const init = [];
   let failed = 0;
   for (const query of queries) {
-    const site = await startWorkerdSite(tree, { nativeFiles: server === 'files' });
+    const site = await startWorkerdSite(tree, { nativeFiles: server === 'files', workerScript });
     try {
       const endpoint = new URL('mcp', site.url).href;
       const pid = childPid(process.pid, 'workerd');
