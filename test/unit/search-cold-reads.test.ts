@@ -64,6 +64,30 @@ describe('a cold search', () => {
       expect(reader.lastSearchReads().reads).toBe(files.asked.length);
     }
   });
+
+  it('reads a small share of a large index: its term and title packs are small', async () => {
+    const next = random(41);
+    const documents = Array.from({ length: 800 }, (_, position) => ({
+      id: `resources/d${String(position).padStart(4, '0')}.json`,
+      title: `Document ${position}`,
+      text: Array.from({ length: 60 }, () => `v${Math.floor(next() * 12_000)}`).join(' '),
+      url: '',
+    }));
+    const { files, reader } = readerOver(documents);
+    const sizeOf = (path: string) => files.files.get(path)?.length ?? 0;
+    const termPacks = [...files.files.keys()].filter((path) => path.includes('/terms/') && path.endsWith('.pack'));
+    expect(termPacks.length).toBeGreaterThan(10);
+    for (const query of ['v17 v23', 'v100 v2000', 'v5 v11999']) {
+      files.asked.length = 0;
+      const result = await reader.search({ query });
+      expect(result.isError).toBeUndefined();
+      const read = files.asked.filter((path) => path.includes('/terms/') || path.includes('/titles/'));
+      const packs = read.filter((path) => path.endsWith('.pack'));
+      expect(packs.length).toBeGreaterThan(0);
+      // A host that ignores ranges sends each whole: a few KiB of postings cost a pack's bytes.
+      for (const path of packs) expect(sizeOf(path), path).toBeLessThanOrEqual(48 * 1024);
+    }
+  });
 });
 
 describe('an excerpt of a long document', () => {
