@@ -8,12 +8,11 @@
 // scripts/bundle-cli.mjs: one file instead of the modules the bridge needs, which pays for its
 // start-up: see bench/bridge-startup.mjs); every other line, or a build without the bundle, runs
 // the command line's modules (run-command-line.ts).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import module from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cacheFileFor, requireWithCodeCache } from './code-cache.js';
 
 interface ServeBundle {
   runServeCommandLine(argv: string[]): Promise<boolean>;
@@ -25,15 +24,18 @@ const enableCompileCache = (module as { enableCompileCache?: () => unknown }).en
 enableCompileCache?.();
 
 /** The serve bundle's exports, or undefined when there is no bundle. */
-function loadServeBundle(): ServeBundle | undefined {
+async function loadServeBundle(): Promise<ServeBundle | undefined> {
+  // Node's compile cache keeps the bundle's code when Node loads it.
+  if (enableCompileCache)
+    return existsSync(SERVE_BUNDLE) ? (module.createRequire(import.meta.url)(SERVE_BUNDLE) as ServeBundle) : undefined;
   let source: string;
   try {
     source = readFileSync(SERVE_BUNDLE, 'utf8');
   } catch {
     return undefined;
   }
-  // Node's compile cache keeps the bundle's code when Node loads it.
-  if (enableCompileCache) return module.createRequire(import.meta.url)(SERVE_BUNDLE) as ServeBundle;
+  // Node 20 only: Node 22.1+ never loads it.
+  const { cacheFileFor, requireWithCodeCache } = await import('./code-cache.js');
   const key = /^\/\/ staticmcp bundle ([0-9a-f]+)/.exec(source)?.[1];
   const cacheFolder = process.env.NODE_COMPILE_CACHE || path.join(tmpdir(), 'node-compile-cache');
   const cacheFile =
@@ -43,5 +45,5 @@ function loadServeBundle(): ServeBundle | undefined {
 }
 
 const argv = process.argv.slice(2);
-const served = argv[0] === 'serve' && (await loadServeBundle()?.runServeCommandLine(argv));
+const served = argv[0] === 'serve' && (await (await loadServeBundle())?.runServeCommandLine(argv));
 if (!served) await import('./run-command-line.js');
