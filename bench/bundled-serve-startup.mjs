@@ -7,6 +7,8 @@
 // machine, after the compile cache and the start-up trims): Node 20 1.53 vs 1.63, Node 24 1.36 vs
 // 1.78, main-thread CPU 128 vs 133 ms and 61 vs 63 ms: the bundle saves module loads (27 files
 // instead of 34; Node 20 reads each through the thread pool), not work, and still misses 1.2.
+// Since 2026-11-28 an ordinary serve line runs from a CommonJS bundle of the serve path only
+// (scripts/bundle-cli.mjs), with V8's code cache on Node 20 too: "shipped" below is that.
 // On every Node given (NODE24=/path/to/node as for bridge-startup.mjs), with the server's main-thread
 // CPU time beside the wall time.
 // Run: npm run build && NODE24=… node bench/bundled-serve-startup.mjs

@@ -75,6 +75,7 @@ describe('the packed package, installed globally', () => {
     expect(packedFiles).toContain('dist/project/config-validator.js');
     // The --help document schemas, compiled ahead of time (ajv standalone code, CommonJS).
     expect(packedFiles).toContain('dist/script/help-validators.cjs');
+    expect(packedFiles).toContain('dist/cli/staticmcp-serve.cjs');
     const unexpected = packedFiles.filter(
       (file) =>
         !['LICENSE', 'README.md', 'package.json', 'staticmcp.schema.json'].includes(file) &&
@@ -82,6 +83,8 @@ describe('the packed package, installed globally', () => {
         // The pinned registry and server-card schemas discovery files are validated against, with their sources.
         !/^schemas\/(README\.md|[a-z0-9.-]+\.schema\.json)$/.test(file) &&
         file !== 'dist/script/help-validators.cjs' &&
+        // The serve bundle main.js runs for an ordinary serve line (scripts/bundle-cli.mjs).
+        file !== 'dist/cli/staticmcp-serve.cjs' &&
         // The worker ships as its bundle only: never the edge host's own compiled modules.
         !(/^dist\/.+\.js$/.test(file) && !/^dist\/(edge\/(?!_worker\.js$)|hosts\/edge\/)/.test(file)),
     );

@@ -1,0 +1,85 @@
+// Bundles the `serve` command line (src/cli/serve-command-line.ts, every module it can reach and
+// the npm packages they import) into ONE CommonJS file, `<outDir>/cli/staticmcp-serve.cjs`, which
+// dist/cli/main.js runs for an ordinary serve line: Node then reads and compiles one file instead of
+// the bridge's dozens of ES modules, and V8's code cache keeps that compile between runs
+// (src/cli/code-cache.ts on Node 20, Node's compile cache on 22.1+). One file, no chunks: every
+// class the serve path uses (the errors `instanceof` tells apart) exists once in it, and nothing
+// in it is shared with the unbundled modules other command lines run. Run by `npm run build`
+// (outDir = dist) and by the test setup (a private outDir), after tsc or esbuild wrote the modules.
+// (A bundle of the whole command line was measured too: 1.7 MB to read and deserialize at every
+// start made serve slower than the modules it replaced.)
+//
+// A module of ours that finds files beside itself (`new URL('../../templates/…', import.meta.url)`)
+// gets, in the bundle, the URL its compiled file has in outDir, so those paths resolve as they do
+// for the unbundled modules. Line 1 of the bundle names a hash of the rest, the code cache's key.
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SOURCE_ROOT = path.join(REPO_ROOT, 'src');
+export const SERVE_BUNDLE_PATH = path.join('cli', 'staticmcp-serve.cjs');
+const BUNDLE_FOLDER = path.join(SOURCE_ROOT, path.dirname(SERVE_BUNDLE_PATH));
+
+// An import() of something not bundled (a file found at run time): `__importModule`, which
+// is Node's import() when Node loads the bundle, and main.js's when code-cache.ts does (a vm script
+// has no import() of its own on Node 20). import('./…') of our modules stays: esbuild bundles it.
+const RUNTIME_IMPORT = /\bawait import\((?!\s*['"]\.)/g;
+
+/** Replaces `import.meta.url` in our modules with the URL of the module's compiled file. */
+const moduleUrlOfCompiledFile = {
+  name: 'module-url-of-compiled-file',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /\.ts$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      if (!args.path.startsWith(SOURCE_ROOT)) return undefined;
+      const compiled = path.relative(BUNDLE_FOLDER, args.path).replace(/\.ts$/, '.js').split(path.sep).join('/');
+      return {
+        contents: text
+          .replaceAll('import.meta.url', `new URL(${JSON.stringify(compiled)}, __bundleUrl).href`)
+          .replace(RUNTIME_IMPORT, 'await __importModule('),
+        loader: 'ts',
+      };
+    });
+  },
+};
+
+export async function bundleServe(outDir) {
+  const outfile = path.join(path.resolve(REPO_ROOT, outDir), SERVE_BUNDLE_PATH);
+  const result = await build({
+    absWorkingDir: REPO_ROOT,
+    entryPoints: ['src/cli/serve-command-line.ts'],
+    outfile,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    // Only `serve --port` needs serve-handler (with its dependencies, a third of the bundle): a
+    // CommonJS package, required from node_modules when the HTTP host starts.
+    external: ['serve-handler'],
+    // Less to read and compile at every start; names are kept (error names, stack traces).
+    minifyWhitespace: true,
+    minifySyntax: true,
+    write: false,
+    banner: {
+      js: [
+        '"use strict";',
+        'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;',
+        'var __importModule = typeof __staticmcpImport === "function" ? __staticmcpImport : (specifier) => import(specifier);',
+      ].join('\n'),
+    },
+    plugins: [moduleUrlOfCompiledFile],
+    logLevel: 'warning',
+  });
+  const code = result.outputFiles[0].text;
+  const hash = createHash('sha256').update(code).digest('hex').slice(0, 32);
+  await mkdir(path.dirname(outfile), { recursive: true });
+  await writeFile(outfile, `// staticmcp bundle ${hash}, written by scripts/bundle-cli.mjs\n${code}`);
+  return outfile;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await bundleServe(process.argv[2] ?? 'dist');
+}

@@ -1,0 +1,83 @@
+// The Node 20 code cache of the CLI bundle (src/cli/code-cache.ts): a run without a cache file
+// writes one, a later run uses it, and a damaged, truncated or stale file is ignored: the script
+// still runs and answers right, and a good cache file replaces the bad one.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  cacheFileFor,
+  flushCacheWrite,
+  readCacheFile,
+  requireWithCodeCache,
+  writeCacheFile,
+} from '../../src/cli/code-cache.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
+
+const SOURCE = `module.exports = { answer: [1, 2, 3].map((n) => n * 14).join(','), where: __filename };
+exports.ignored = true;
+function unused() { return 'a function body long enough to be worth caching'.repeat(3); }
+`;
+const ANSWER = '14,28,42';
+const importModule = (specifier: string): Promise<unknown> => import(specifier);
+
+/** Runs SOURCE from a file in `folder` with the cache file `cacheFile`, and lets its cache write happen. */
+function runScript(folder: string, source: string, cacheFile: string): { answer: string; where: string } {
+  const file = path.join(folder, 'script.cjs');
+  writeFileSync(file, source);
+  const exports = requireWithCodeCache(file, source, cacheFile, importModule) as { answer: string; where: string };
+  // The write waits for a timer or the exit; the test does not.
+  flushCacheWrite();
+  return exports;
+}
+
+describe('the code cache of the CLI bundle', () => {
+  it('is written by a first run and read by the next', () => {
+    const folder = temporaryFolderSync('staticmcp-code-cache-');
+    const cacheFile = cacheFileFor(folder, 'key');
+    expect(runScript(folder, SOURCE, cacheFile).answer).toBe(ANSWER);
+    expect(readCacheFile(cacheFile)?.byteLength).toBeGreaterThan(0);
+    expect(runScript(folder, SOURCE, cacheFile)).toEqual({ answer: ANSWER, where: path.join(folder, 'script.cjs') });
+  });
+
+  it('ignores a damaged or truncated cache file, and replaces it', () => {
+    const folder = temporaryFolderSync('staticmcp-code-cache-');
+    const cacheFile = cacheFileFor(folder, 'key');
+    runScript(folder, SOURCE, cacheFile);
+    const good = readFileSync(cacheFile);
+    const damaged = Buffer.from(good);
+    for (let index = 12; index < damaged.byteLength; index += 7) damaged[index] = (damaged[index] ?? 0) ^ 0x5a;
+    for (const bad of [damaged, good.subarray(0, good.byteLength >> 1), Buffer.from('not a cache'), Buffer.alloc(0)]) {
+      writeFileSync(cacheFile, bad);
+      expect(readCacheFile(cacheFile)).toBeUndefined();
+      expect(runScript(folder, SOURCE, cacheFile).answer).toBe(ANSWER);
+      expect(readCacheFile(cacheFile)).toBeDefined();
+    }
+  });
+
+  it('runs a changed script right from a stale cache file of the old one, and replaces it', () => {
+    const folder = temporaryFolderSync('staticmcp-code-cache-');
+    const cacheFile = cacheFileFor(folder, 'key');
+    // A well-formed cache file (its checksum holds) made for another source.
+    writeCacheFile(cacheFile, readCacheFileOf(folder, `${SOURCE}// another script\n`));
+    const stale = readFileSync(cacheFile);
+    expect(runScript(folder, SOURCE, cacheFile).answer).toBe(ANSWER);
+    expect(readFileSync(cacheFile).equals(stale)).toBe(false);
+  });
+
+  it('runs without a cache where the cache folder cannot be made', () => {
+    const folder = temporaryFolderSync('staticmcp-code-cache-');
+    writeFileSync(path.join(folder, 'not-a-folder'), '');
+    const cacheFile = cacheFileFor(path.join(folder, 'not-a-folder'), 'key');
+    expect(runScript(folder, SOURCE, cacheFile).answer).toBe(ANSWER);
+    expect(readCacheFile(cacheFile)).toBeUndefined();
+  });
+});
+
+/** The cache payload V8 makes for `source`, run from a file in `folder`. */
+function readCacheFileOf(folder: string, source: string): Buffer {
+  const cacheFile = cacheFileFor(folder, 'other');
+  runScript(folder, source, cacheFile);
+  const payload = readCacheFile(cacheFile);
+  if (!payload) throw new Error('no cache was written');
+  return payload;
+}
