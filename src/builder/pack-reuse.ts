@@ -8,7 +8,8 @@
 // call files back and encoding them again; an edited tool is packed as before. The packs of one
 // digest are byte-identical whichever build wrote them (pack-writer.ts is deterministic and the
 // digest covers its inputs and the generator's version), so a reused tool's files are the ones a
-// fresh build writes. Any doubt (no record, another output folder, a file touched) means "pack".
+// fresh build writes. Any doubt (no record, another output folder, a file touched, a record whose
+// checksum does not match) means "pack".
 // A tool whose records did change still links each pack whose own records digest (pack-writer.ts)
 // is a recorded pack's: a one-document edit re-encodes the one resource pack that holds it.
 import { createHash } from 'node:crypto';
@@ -39,6 +40,12 @@ interface PackRecordFile {
   outDir: string;
   generator: string;
   tools: Record<string, RecordedPackedTool>;
+  /** sha256 of `tools` as JSON: a damaged or hand-edited record is not used at all. */
+  checksum?: string;
+}
+
+function checksumOf(tools: Record<string, RecordedPackedTool>): string {
+  return createHash('sha256').update(JSON.stringify(tools)).digest('hex');
 }
 
 /** A tool's packs as the build wrote them: its records' digest, its table rows and its files' digests. */
@@ -142,7 +149,12 @@ export async function readPreviousPacks(
 ): Promise<PreviousPacks> {
   try {
     const record = JSON.parse(await fs.readFile(path.join(projectRoot, RECORD_FILE), 'utf8')) as PackRecordFile;
-    if (record.outDir === outDir && record.generator === generator && typeof record.tools === 'object')
+    if (
+      record.outDir === outDir &&
+      record.generator === generator &&
+      typeof record.tools === 'object' &&
+      record.checksum === checksumOf(record.tools)
+    )
       return new PreviousPacks(outDir, record.tools ?? {});
   } catch {
     // No record, or an unreadable one: nothing to reuse.
@@ -183,7 +195,7 @@ export async function recordPacks(
     if (files.length !== outcome.files.length) continue;
     tools[tool] = { records: outcome.records, targetPackBytes: outcome.targetPackBytes, table: outcome.table, files };
   }
-  const record: PackRecordFile = { outDir, generator, tools };
+  const record: PackRecordFile = { outDir, generator, tools, checksum: checksumOf(tools) };
   await fs.mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;
   await fs.writeFile(temp, JSON.stringify(record));
