@@ -12,7 +12,8 @@
 // (tree-output.ts), then each packed tool's are read back once (one pack's bodies in memory at a
 // time) and its packs written. A tool whose records are those of the previous build (pack-reuse.ts:
 // a digest of the writer's file digests, no read) has its packs hard-linked from the previous tree
-// instead: no read-back, no encoding, no write. Why calls are not packed as they stream in: the
+// instead: no read-back, no encoding, no write; a tool whose records changed still links each
+// pack whose own records are a recorded pack's (pack-reuse.ts reusablePack). Why calls are not packed as they stream in: the
 // budget decision needs every tool's final count and size, known only once every call is in.
 import path from 'node:path';
 import type { PackTableRow } from '../core/packs/pack-table.js';
@@ -26,6 +27,7 @@ import {
 import type { PackingOutcome } from './host-limits.js';
 import { toolOfCallFile } from './packable-call-file.js';
 import { type PackedToolOutcome, type PreviousPacks, ToolRecordsDigest } from './pack-reuse.js';
+import type { RecordedFile } from './recorded-file.js';
 import { StringArena } from '../tree-writer/string-arena.js';
 import type { TreeOutput } from './tree-output.js';
 
@@ -188,6 +190,7 @@ export async function writePacks(
       outcome = { records, targetPackBytes, table: reused.table, files: reused.files };
     } else {
       // One pack's bodies in memory at a time: each is read when its pack is made, then dropped.
+      const reusedPacks = new Map<string, RecordedFile>();
       const generator = generateToolPacks({
         tool: entry.tool,
         records: (function* () {
@@ -197,24 +200,31 @@ export async function writePacks(
         readBody: (owner) => output.writer.read(owner),
         readBodyInto: (owner, into) => output.writer.readInto(owner, into),
         targetPackBytes,
+        // An edited tool's packs whose records are the previous build's are linked, not encoded.
+        ...(options.previous ? reusingPacks(output, options.previous, entry.tool, reusedPacks) : {}),
       });
-      const written: string[] = [];
+      const written: { path: string; records?: string }[] = [];
       let step = generator.next();
       for (; !step.done; step = generator.next()) {
-        const { bytes } = step.value;
-        // A view, not a copy: the pack's bytes are written once, before the generator reuses them.
-        await output.write(step.value.path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-        await output.writer.flush();
-        written.push(step.value.path);
+        const { bytes, path: filePath, records: packRecords } = step.value;
+        const reused = step.value.reused ? reusedPacks.get(filePath) : undefined;
+        if (reused !== undefined && options.previous) {
+          const source = path.join(options.previous.outDir, filePath);
+          await output.writeFromFile(filePath, source, Buffer.from(reused.sha256, 'hex'), reused.size);
+        } else {
+          // A view, not a copy: the pack's bytes are written once, before the generator reuses them.
+          await output.write(filePath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+          await output.writer.flush();
+        }
+        written.push({ path: filePath, ...(packRecords !== undefined ? { records: packRecords } : {}) });
       }
       outcome = {
         records,
         targetPackBytes,
         table: step.value,
-        files: written.sort(compareStrings).map((filePath) => ({
-          path: filePath,
-          sha256: output.writer.digestOf(filePath)!.toString('hex'),
-        })),
+        files: written
+          .sort((left, right) => compareStrings(left.path, right.path))
+          .map((file) => ({ ...file, sha256: output.writer.digestOf(file.path)!.toString('hex') })),
       };
     }
     packFiles += outcome.files.length;
@@ -225,6 +235,21 @@ export async function writePacks(
   }
   const { callFilesBefore, callFilesAfter } = plan;
   return { callFilesBefore, callFilesAfter, table, packFiles, targetPackBytes: plan.targetPackBytes, packedTools };
+}
+
+/**
+ * The pack writer's hooks that find a previous build's pack of the same records (pack-reuse.ts);
+ * `found` gets each one, for the caller to link when the writer yields it.
+ */
+function reusingPacks(output: TreeOutput, previous: PreviousPacks, tool: string, found: Map<string, RecordedFile>) {
+  return {
+    bodyDigest: (owner: string) => output.writer.digestOf(owner)!,
+    reusedPack: (records: string, length: number) => {
+      const file = previous.reusablePack(tool, records, length);
+      if (file !== undefined) found.set(file.path, file);
+      return file?.path;
+    },
+  };
 }
 
 /** Takes `paths` out of the tree a slice at a time, so no array of every path is made. */

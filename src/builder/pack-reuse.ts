@@ -8,7 +8,10 @@
 // call files back and encoding them again; an edited tool is packed as before. The packs of one
 // digest are byte-identical whichever build wrote them (pack-writer.ts is deterministic and the
 // digest covers its inputs and the generator's version), so a reused tool's files are the ones a
-// fresh build writes. Any doubt (no record, another output folder, a file touched) means "pack".
+// fresh build writes. Any doubt (no record, another output folder, a file touched, a record whose
+// checksum does not match) means "pack".
+// A tool whose records did change still links each pack whose own records digest (pack-writer.ts)
+// is a recorded pack's: a one-document edit re-encodes the one resource pack that holds it.
 import { createHash } from 'node:crypto';
 import { type BigIntStats, promises as fs, lstatSync } from 'node:fs';
 import path from 'node:path';
@@ -20,7 +23,10 @@ import { isUntouched, type RecordedFile, recordedFileOf } from './recorded-file.
 const RECORD_FILE = path.join('.staticmcp', 'packs.json');
 
 /** One pack or index file of a recorded tool, as it was in the output folder after the build. */
-type RecordedPackFile = RecordedFile;
+type RecordedPackFile = RecordedFile & {
+  /** A pack's records digest (pack-writer.ts): an edited tool's other packs are linked by it. */
+  records?: string;
+};
 
 /** What a packed tool left in the tree, and the digest of the records it was packed from. */
 export interface RecordedPackedTool {
@@ -34,6 +40,12 @@ interface PackRecordFile {
   outDir: string;
   generator: string;
   tools: Record<string, RecordedPackedTool>;
+  /** sha256 of `tools` as JSON: a damaged or hand-edited record is not used at all. */
+  checksum?: string;
+}
+
+function checksumOf(tools: Record<string, RecordedPackedTool>): string {
+  return createHash('sha256').update(JSON.stringify(tools)).digest('hex');
 }
 
 /** A tool's packs as the build wrote them: its records' digest, its table rows and its files' digests. */
@@ -41,15 +53,47 @@ export interface PackedToolOutcome {
   records: string;
   targetPackBytes: number;
   table: PackTableRow[];
-  files: { path: string; sha256: string }[];
+  files: { path: string; sha256: string; records?: string }[];
 }
 
 /** The packs of the previous build of one output folder, for the pack step to reuse. */
 export class PreviousPacks {
+  /** Per tool, its recorded packs by records digest (made when first asked). */
+  private readonly packsByRecords = new Map<string, Map<string, RecordedPackFile>>();
+
   constructor(
     readonly outDir: string,
     private readonly tools: Readonly<Record<string, RecordedPackedTool>>,
   ) {}
+
+  /**
+   * One pack of a tool whose records changed (issue #39: a one-document edit re-encodes one
+   * resource pack): the recorded pack of these records, `size` bytes, still untouched in the output
+   * folder; otherwise undefined.
+   */
+  reusablePack(tool: string, records: string, size: number): RecordedPackFile | undefined {
+    let byRecords = this.packsByRecords.get(tool);
+    if (byRecords === undefined) {
+      byRecords = new Map();
+      const recorded = Object.hasOwn(this.tools, tool) ? this.tools[tool] : undefined;
+      const ownFolder = `${PACKS_FOLDER}${tool}/`;
+      for (const file of Array.isArray(recorded?.files) ? recorded.files : []) {
+        // The record is the project's own file, but an edited one must not put other paths in the tree.
+        if (typeof file.records !== 'string' || typeof file.path !== 'string' || !file.path.endsWith('.pack')) continue;
+        if (!file.path.startsWith(ownFolder) || file.path.indexOf('/', ownFolder.length) >= 0) continue;
+        byRecords.set(file.records, file);
+      }
+      this.packsByRecords.set(tool, byRecords);
+    }
+    const file = byRecords.get(records);
+    if (file === undefined || file.size !== size) return undefined;
+    try {
+      assertPlainTreePath(file.path, 'a recorded pack file');
+    } catch {
+      return undefined;
+    }
+    return isUntouched(path.join(this.outDir, file.path), file) ? file : undefined;
+  }
 
   /**
    * The recorded tool when its records digest and pack size are these and each of its files is
@@ -105,7 +149,12 @@ export async function readPreviousPacks(
 ): Promise<PreviousPacks> {
   try {
     const record = JSON.parse(await fs.readFile(path.join(projectRoot, RECORD_FILE), 'utf8')) as PackRecordFile;
-    if (record.outDir === outDir && record.generator === generator && typeof record.tools === 'object')
+    if (
+      record.outDir === outDir &&
+      record.generator === generator &&
+      typeof record.tools === 'object' &&
+      record.checksum === checksumOf(record.tools)
+    )
       return new PreviousPacks(outDir, record.tools ?? {});
   } catch {
     // No record, or an unreadable one: nothing to reuse.
@@ -140,12 +189,13 @@ export async function recordPacks(
         files.length = 0;
         break;
       }
-      files.push(recordedFileOf(written.path, written.sha256, stats));
+      const recorded = recordedFileOf(written.path, written.sha256, stats);
+      files.push(written.records !== undefined ? { ...recorded, records: written.records } : recorded);
     }
     if (files.length !== outcome.files.length) continue;
     tools[tool] = { records: outcome.records, targetPackBytes: outcome.targetPackBytes, table: outcome.table, files };
   }
-  const record: PackRecordFile = { outDir, generator, tools };
+  const record: PackRecordFile = { outDir, generator, tools, checksum: checksumOf(tools) };
   await fs.mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;
   await fs.writeFile(temp, JSON.stringify(record));

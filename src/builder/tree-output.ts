@@ -35,8 +35,12 @@ export class TreeOutput {
       // Replaced, not added: the tally counts the file once, at its new size.
       removeFromTally(this.tally, filePath, this.writer.sizeOf(filePath));
     }
-    const spool = this.spoolPast !== undefined && (this.spoolsCall(filePath) || this.spoolsResource(filePath));
-    addToTally(this.tally, filePath, await this.writer.write(filePath, content, { spool }));
+    addToTally(this.tally, filePath, await this.writer.write(filePath, content, { spool: this.spools(filePath) }));
+  }
+
+  /** Whether a file written now at `filePath` goes to the spool (counts it, for a resource file). */
+  private spools(filePath: string): boolean {
+    return this.spoolPast !== undefined && (this.spoolsCall(filePath) || this.spoolsResource(filePath));
   }
 
   private spoolsCall(filePath: string): boolean {
@@ -90,6 +94,14 @@ export class TreeOutput {
 
   /** Writes at `toPath` a copy of the file written at `fromPath` (after a flush). */
   async copy(fromPath: string, toPath: string): Promise<void> {
+    // A spooled file's copy that would be spooled too is one more name of the same spooled bytes.
+    if (!this.writer.has(toPath) && this.writer.isSpooled(fromPath) && this.spools(toPath)) {
+      const size = this.writer.copySpooled(fromPath, toPath);
+      if (size !== undefined) {
+        addToTally(this.tally, toPath, size);
+        return;
+      }
+    }
     await this.write(toPath, this.writer.read(fromPath));
   }
 }

@@ -23,6 +23,8 @@ function hashPath(text: string): number {
 
 export class FileDigests {
   private count = 0;
+  /** The slots in the content hash's order, until a path is added or dropped (the build hashes twice in a row). */
+  private sortedSlots: number[] | undefined;
   private pathBytes = Buffer.alloc(INITIAL_SLOTS * 32);
   private pathBytesUsed = 0;
   private starts = new Uint32Array(INITIAL_SLOTS);
@@ -80,6 +82,7 @@ export class FileDigests {
     const slot = this.find(filePath, hashPath(filePath));
     if (slot < 0 || this.dropped[slot] === 1) return;
     this.dropped[slot] = 1;
+    this.sortedSlots = undefined;
     this.droppedCount += 1;
   }
 
@@ -90,6 +93,7 @@ export class FileDigests {
     if (slot < 0) {
       slot = this.count;
       this.count += 1;
+      this.sortedSlots = undefined;
       const slots = this.count;
       this.starts = grownTypedArray(this.starts, slots);
       this.lengths = grownTypedArray(this.lengths, slots);
@@ -121,6 +125,7 @@ export class FileDigests {
     if (this.dropped[slot] === 1) {
       this.dropped[slot] = 0;
       this.droppedCount -= 1;
+      this.sortedSlots = undefined;
     }
   }
 
@@ -185,6 +190,12 @@ export class FileDigests {
    * sorted here on the bytes themselves so no list of path strings is ever built.
    */
   *sorted(): IterableIterator<[string, Buffer]> {
+    const order = this.sortedSlots ?? this.sortSlots();
+    for (const slot of order)
+      yield [this.pathAt(slot), this.digests.subarray(slot * FILE_DIGEST_BYTES, (slot + 1) * FILE_DIGEST_BYTES)];
+  }
+
+  private sortSlots(): number[] {
     const order = Array.from({ length: this.count }, (_, slot) => slot).filter((slot) => this.dropped[slot] === 0);
     const bytes = this.pathBytes;
     order.sort((left, right) => {
@@ -198,7 +209,7 @@ export class FileDigests {
         leftStart + this.lengths[left]!,
       );
     });
-    for (const slot of order)
-      yield [this.pathAt(slot), this.digests.subarray(slot * FILE_DIGEST_BYTES, (slot + 1) * FILE_DIGEST_BYTES)];
+    this.sortedSlots = order;
+    return order;
   }
 }

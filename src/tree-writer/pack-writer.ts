@@ -87,6 +87,27 @@ function keyBytesOf(list: PackRecordList, names: Uint32Array): Uint8Array[] {
 export interface PackFile {
   path: string;
   bytes: Uint8Array;
+  /** A pack's records digest (packRecordsDigest), when the caller gave body digests. */
+  records?: string;
+  /** A pack the caller's `reusedPack` named: `bytes` is empty, the caller links the file it has. */
+  reused?: boolean;
+}
+
+/**
+ * A pack's records digest: each record's names and body digest, in pack order. A pack's bytes are a
+ * function of its records alone (pack-format.ts), so two packs of one digest are the same bytes.
+ */
+class PackRecordsDigest {
+  private readonly hash = createHash('sha256');
+
+  add(names: readonly Uint8Array[], bodyDigest: Uint8Array): void {
+    for (const name of names) this.hash.update(name).update('\0');
+    this.hash.update(bodyDigest).update('\n');
+  }
+
+  digest(): string {
+    return this.hash.digest('hex');
+  }
 }
 
 /** The smallest bit count b with total / 2^b <= target (0 when it fits in one), capped. */
@@ -156,6 +177,13 @@ export function* generateToolPacks(
     readBody(firstPath: string): Uint8Array;
     /** Fills `into` (the body's place in the pack, byteLength bytes) with that body; readBody's copy when absent. */
     readBodyInto?(firstPath: string, into: Uint8Array): void;
+    /** The content digest of a record's body: given, each pack is yielded with its records digest. */
+    bodyDigest?(firstPath: string): Uint8Array;
+    /**
+     * The path of a pack file the caller already has for a records digest, `length` bytes long:
+     * that pack is yielded as reused, its bodies neither read nor encoded.
+     */
+    reusedPack?(records: string, length: number): string | undefined;
   },
 ): Generator<PackFile, PackTableRow[]> {
   const { tool, records, targetPackBytes } = options;
@@ -209,6 +237,22 @@ export function* generateToolPacks(
       // Room for a pack a little over the target at once: each regrowth frees the old buffer.
       if (packLength > scratch.length)
         scratch = new Uint8Array(Math.max(packLength, scratch.length * 2, Math.ceil(targetPackBytes * 1.125)));
+      const records = options.bodyDigest && recordsDigestOf(list, order, start, end, options.bodyDigest);
+      const reusedPath = records !== undefined ? options.reusedPack?.(records, packLength) : undefined;
+      if (reusedPath !== undefined) {
+        // Its entries from the records' sizes alone, as the encoding lays them out.
+        let offset = PACK_HEADER_BYTES;
+        for (let position = start; position < end; position += 1) {
+          const record = order[position]!;
+          const length = encodedRecordBytes(list.nameBytesOf(record), list.bodyLengthOf(record));
+          list.setEntry(record, packs.length, offset, length);
+          offset += length;
+        }
+        packs.push({ path: reusedPath, length: packLength });
+        yield { path: reusedPath, bytes: new Uint8Array(0), records: records!, reused: true };
+        start = end;
+        continue;
+      }
       const packBytes = scratch.subarray(0, packLength);
       encodePackHeader(packBytes, end - start);
       let offset = PACK_HEADER_BYTES;
@@ -224,7 +268,7 @@ export function* generateToolPacks(
       }
       const pack = { path: `${PACKS_FOLDER}${tool}/${contentName(packBytes)}.pack`, length: packLength };
       packs.push(pack);
-      yield { path: pack.path, bytes: packBytes };
+      yield { path: pack.path, bytes: packBytes, ...(records !== undefined ? { records } : {}) };
       start = end;
     }
   }
@@ -262,6 +306,22 @@ export function* generateToolPacks(
     start = end;
   }
   return table;
+}
+
+/** The records digest of the pack of `order[start..end)`. */
+function recordsDigestOf(
+  list: PackRecordList,
+  order: Uint32Array,
+  start: number,
+  end: number,
+  bodyDigest: (firstPath: string) => Uint8Array,
+): string {
+  const digest = new PackRecordsDigest();
+  for (let position = start; position < end; position += 1) {
+    const record = order[position]!;
+    digest.add(list.nameBytesOf(record), bodyDigest(list.names.at(list.firstNameOf(record))));
+  }
+  return digest.digest();
 }
 
 function compareStrings(left: string, right: string): number {

@@ -54,15 +54,22 @@ export interface SpillingSearchIndexOptions extends SearchIndexOptions {
   kept?: KeptSearchDocuments;
 }
 
+/** Whether the index stores an excerpt source of the document (not of a call result, nor of no text). */
+function hasExcerptSource(document: SearchDocument): boolean {
+  return document.textFrom !== 'call' && document.text !== '';
+}
+
 /**
- * A document's keys, counts, length and compressed body: the kept entry of an unchanged
- * document, else made (title and text are one column, as in writeSearchIndex) and kept.
+ * A document's keys, counts, length, compressed body and excerpt source: the kept entry of an
+ * unchanged document, else made (title and text are one column, as in writeSearchIndex) and kept.
  */
 function shareOf(document: SearchDocument, stemming: Stemming, kept: KeptSearchDocuments | undefined): KeptDocument {
   const body = encodeDocumentBody(document);
   const digest = kept ? keptDigestOf(stemming, body, document.text) : undefined;
   const found = digest ? kept!.take(digest) : undefined;
-  if (found) return found;
+  // An entry kept without an excerpt source (made for a call result) gets one made now.
+  if (found && (found.excerpt.length > 0 || !hasExcerptSource(document))) return found;
+  if (found) return { ...found, excerpt: compressExcerptSource(document.text) };
   const terms = tokenize(`${document.title}\n${document.text}`);
   const countOf = new Map<string, number>();
   for (const key of indexKeysOf(terms, stemming)) countOf.set(key, (countOf.get(key) ?? 0) + 1);
@@ -71,6 +78,8 @@ function shareOf(document: SearchDocument, stemming: Stemming, kept: KeptSearchD
     counts: [...countOf.values()],
     tokenCount: terms.length,
     body: compressDocumentBody(body),
+    // Depends on the text alone (which the digest covers), so a kept one is the one made now.
+    excerpt: hasExcerptSource(document) ? compressExcerptSource(document.text) : new Uint8Array(0),
   };
   if (digest) kept!.keep(digest, share);
   return share;
@@ -139,8 +148,7 @@ export async function writeSearchIndexSpilling(
       bodyAt.push(bodySpill.bytes);
       bodyLength.push(body.length);
       bodySpill.append(body);
-      const source =
-        document.textFrom === 'call' || document.text === '' ? undefined : compressExcerptSource(document.text);
+      const source = hasExcerptSource(document) ? share.excerpt : undefined;
       sourceAt.push(sourceSpill.bytes);
       sourceLength.push(source?.length ?? 0);
       if (source !== undefined) sourceSpill.append(source);

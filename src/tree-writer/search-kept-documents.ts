@@ -1,8 +1,9 @@
 // What the search index writer keeps of each document between builds (issue #39, "Edits in a
-// second"): its index keys with their counts, its token count and its compressed fetch body, keyed
+// second"): its index keys with their counts, its token count, its compressed fetch body and
+// compressed excerpt source, keyed
 // by a digest of everything they are made from (the stored body, the indexed text, the stemming).
-// A rebuild takes an unchanged document's entry instead of tokenizing, stemming and compressing it
-// again, so a one-document edit re-tokenizes one document; the index is still put together from
+// A rebuild takes an unchanged document's entry instead of tokenizing, stemming and compressing
+// it again, so a one-document edit re-tokenizes one document; the index is still put together from
 // every document, so it is byte for byte what a from-scratch build writes.
 // The file lives in the project's .staticmcp/ folder, on its own (the other caches there are
 // other modules'): a header naming the writer (generator and targets), the entries, and the
@@ -19,7 +20,7 @@ export const DEFAULT_MAX_KEPT_SEARCH_BYTES = 512 * 1024 * 1024;
 /** Changes the bound above (bytes; 0 turns the kept file off). */
 export const MAX_KEPT_SEARCH_BYTES_VARIABLE = 'STATICMCP_MAX_KEPT_SEARCH_BYTES';
 
-const MAGIC = 'staticmcp search documents 1\n';
+const MAGIC = 'staticmcp search documents 2\n';
 const DIGEST_BYTES = 32;
 
 /** A document's share of the index as its writer made it. */
@@ -31,6 +32,8 @@ export interface KeptDocument {
   tokenCount: number;
   /** Its fetch body, compressed (search-document-compression.ts). */
   body: Uint8Array;
+  /** Its excerpt source, compressed; empty when none was made (a call result's, or no text). */
+  excerpt: Uint8Array;
 }
 
 /** The bound in force: the environment's, else the default. */
@@ -115,8 +118,8 @@ export class KeptSearchDocuments {
         const start = at.at;
         const digest = body.subarray(at.at, at.at + DIGEST_BYTES);
         at.at += DIGEST_BYTES;
-        // Keys, counts, body: each a length and its bytes.
-        for (let field = 0; field < 3; field += 1) {
+        // Keys, counts, body, excerpt: each a length and its bytes.
+        for (let field = 0; field < 4; field += 1) {
           const length = readVarint(body, at);
           at.at += length;
         }
@@ -149,10 +152,13 @@ export class KeptSearchDocuments {
       if (at.at !== countsEnd || counts.length !== keys.length) return undefined;
       const bodyLength = readVarint(this.bytes, at);
       const body = this.bytes.subarray(at.at, at.at + bodyLength);
+      at.at += bodyLength;
+      const excerptLength = readVarint(this.bytes, at);
+      const excerpt = this.bytes.subarray(at.at, at.at + excerptLength);
       this.taken += 1;
       // Kept for the next build as it is.
-      this.appendEntry(this.bytes.subarray(start, at.at + bodyLength));
-      return { keys, counts, tokenCount, body };
+      this.appendEntry(this.bytes.subarray(start, at.at + excerptLength));
+      return { keys, counts, tokenCount, body, excerpt };
     } catch {
       return undefined;
     }
@@ -172,7 +178,9 @@ export class KeptSearchDocuments {
         varintLength(countBytes) +
         countBytes +
         varintLength(kept.body.length) +
-        kept.body.length,
+        kept.body.length +
+        varintLength(kept.excerpt.length) +
+        kept.excerpt.length,
     );
     let at = digest.copy(entry, 0);
     at = writeVarint(entry, at, keys.length);
@@ -181,6 +189,8 @@ export class KeptSearchDocuments {
     for (const count of counts) at = writeVarint(entry, at, count);
     at = writeVarint(entry, at, kept.body.length);
     entry.set(kept.body, at);
+    at = writeVarint(entry, at + kept.body.length, kept.excerpt.length);
+    entry.set(kept.excerpt, at);
     this.appendEntry(entry);
   }
 

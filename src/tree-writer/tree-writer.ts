@@ -15,17 +15,7 @@
 // file taken out again (`remove`) never costs a create or an unlink, and one still in the tree is
 // written out as a file before the tree is compared or swapped in. The build spools the call files
 // past its budget, which are packed at the end (builder/tree-output.ts).
-import {
-  closeSync,
-  promises as fs,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { promises as fs, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
 import { createTreeHash, digestFile } from './content-hash.js';
@@ -34,8 +24,9 @@ import type { ReusingWrite, TreeFileReuse } from './file-reuse.js';
 import { holdsSameBytes } from './holds-same-bytes.js';
 import { linkCopy, linkOrCopy } from './link-or-copy.js';
 import { IO_CONCURRENCY, removeTree } from './remove-tree.js';
-import { oldFolderOf, spoolFileOf, tempFolderOf } from './swap-folders.js';
-import { readExactly, readFileInto } from './read-exactly.js';
+import { oldFolderOf, tempFolderOf } from './swap-folders.js';
+import { readFileInto } from './read-exactly.js';
+import { TreeSpool } from './tree-spool.js';
 
 export interface OpenTreeWriterOptions {
   /**
@@ -76,7 +67,7 @@ export class TreeWriter {
   private readonly idleWaiters: (() => void)[] = [];
   private failure: unknown;
   /** The spool file, opened at the first spooled write. */
-  private spool: { file: string; fd: number; bytes: number } | undefined;
+  private spool: TreeSpool | undefined;
 
   private constructor(
     readonly outDir: string,
@@ -104,6 +95,11 @@ export class TreeWriter {
   /** Every path written so far (and not removed), in the order first written. */
   paths(): IterableIterator<string> {
     return this.written.paths();
+  }
+
+  /** Whether the file at `relativePath` is held in the spool (not yet a file). */
+  isSpooled(relativePath: string): boolean {
+    return this.written.spooledAt(relativePath) !== undefined;
   }
 
   /** How many files are written so far. */
@@ -157,24 +153,32 @@ export class TreeWriter {
     });
   }
 
+  /**
+   * Records `toPath` as one more name of the spooled file at `fromPath` (its bytes in the spool:
+   * nothing read, digested or appended); its size, or undefined when `fromPath` is not spooled or
+   * `toPath` is taken (the caller then writes the copy as any file).
+   */
+  copySpooled(fromPath: string, toPath: string): number | undefined {
+    assertPlainTreePath(toPath, 'the tree path');
+    if (this.failure) throw this.failure;
+    const at = this.written.spooledAt(fromPath);
+    if (at === undefined || this.written.has(toPath)) return undefined;
+    this.written.set(toPath, Buffer.from(this.written.get(fromPath)!));
+    this.written.setSpooled(toPath, at.offset, at.length);
+    return at.length;
+  }
+
   /** Appends `content` to the spool (synchronously: one sequential write, no create) and returns its size. */
   private appendToSpool(relativePath: string, content: string | Buffer): number {
     const bytes = typeof content === 'string' ? Buffer.from(content) : content;
-    if (!this.spool) {
-      const file = spoolFileOf(this.outDir, process.pid);
-      this.spool = { file, fd: openSync(file, 'w+', 0o600), bytes: 0 };
-    }
-    const offset = this.spool.bytes;
-    let done = 0;
-    while (done < bytes.length) done += writeSync(this.spool.fd, bytes, done, bytes.length - done, offset + done);
-    this.spool.bytes += bytes.length;
-    this.written.setSpooled(relativePath, offset, bytes.length);
+    this.spool ??= TreeSpool.open(this.outDir);
+    this.written.setSpooled(relativePath, this.spool.append(bytes), bytes.length);
     return bytes.length;
   }
 
   /** A spooled file's content, read from the spool. */
   private readSpooled(at: { offset: number; length: number }): Buffer {
-    return readExactly(this.spool!.fd, Buffer.allocUnsafe(at.length), at.offset, 'the spool file');
+    return this.spool!.readInto(Buffer.allocUnsafe(at.length), at.offset);
   }
 
   /** Waits for every write, writes every spooled file still in the tree out as a file, then drops the spool. */
@@ -193,11 +197,8 @@ export class TreeWriter {
   }
 
   private closeSpool(): void {
-    if (!this.spool) return;
-    closeSync(this.spool.fd);
-    const { file } = this.spool;
+    this.spool?.close();
     this.spool = undefined;
-    rmSync(file, { force: true });
   }
 
   /** Waits for a slot, makes the file's folder, and starts `writing` it; its failure fails the tree. */
@@ -284,7 +285,7 @@ export class TreeWriter {
     const spooled = this.written.spooledAt(relativePath);
     const root = this.written.isUnchanged(relativePath) ? this.outDir : this.tempDir;
     if (!spooled) readFileInto(path.join(root, relativePath), into);
-    else if (spooled.length === into.length) readExactly(this.spool!.fd, into, spooled.offset, 'the spool file');
+    else if (spooled.length === into.length) this.spool!.readInto(into, spooled.offset);
     else throw new Error(`${relativePath} is ${spooled.length} bytes, not ${into.length}`);
   }
 

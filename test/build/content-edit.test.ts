@@ -2,7 +2,8 @@
 // second"): the rebuilt tree is byte for byte the one a from-scratch build of the same input
 // writes, and the files the edit does not touch stay the same files (same inodes): the other
 // resource packs, and the index packs that hold none of the edited document's words and titles.
-// Builds run in-process (test/helpers/in-process-build.ts).
+// With every cache of the project damaged (the document cache, the pack record, the kept index
+// shares), an edit still rebuilds that same tree. Builds run in-process (test/helpers/in-process-build.ts).
 import { promises as fs, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -44,6 +45,15 @@ function inodes(tree: string): Map<string, number> {
   return found;
 }
 
+/** The tree a from-scratch build of `project`'s input writes, in a folder of the same name (the server's name). */
+async function freshTreeOf(project: string): Promise<Map<string, Buffer>> {
+  const copy = path.join(await temporaryFolder('staticmcp-content-fresh-'), path.basename(project));
+  await fs.cp(path.join(project, 'resources'), path.join(copy, 'resources'), { recursive: true });
+  await fs.copyFile(path.join(project, 'staticmcp.json'), path.join(copy, 'staticmcp.json'));
+  await build(copy, path.join(copy, 'tree'), true);
+  return readTree(path.join(copy, 'tree'));
+}
+
 describe('a one-document edit of a packed content project', () => {
   it('rebuilds the tree a from-scratch build writes, keeping the files the edit does not touch', async () => {
     const project = path.join(await temporaryFolder('staticmcp-content-edit-'), 'docs');
@@ -58,12 +68,7 @@ describe('a one-document edit of a packed content project', () => {
     const edited = await build(project, tree);
     expect(edited.documents).toMatchObject({ parsed: 1, reused: DOCUMENTS - 1 });
 
-    // The same input, built from scratch in a folder of the same name (the server's name).
-    const copy = path.join(await temporaryFolder('staticmcp-content-fresh-'), 'docs');
-    await fs.cp(path.join(project, 'resources'), path.join(copy, 'resources'), { recursive: true });
-    await fs.copyFile(path.join(project, 'staticmcp.json'), path.join(copy, 'staticmcp.json'));
-    await build(copy, path.join(copy, 'tree'), true);
-    const [rebuilt, fresh] = await Promise.all([readTree(tree), readTree(path.join(copy, 'tree'))]);
+    const [rebuilt, fresh] = await Promise.all([readTree(tree), freshTreeOf(project)]);
     expect([...rebuilt.keys()].sort()).toEqual([...fresh.keys()].sort());
     for (const [name, bytes] of fresh) expect(rebuilt.get(name)?.equals(bytes), name).toBe(true);
 
@@ -78,5 +83,37 @@ describe('a one-document edit of a packed content project', () => {
     expect(packs('packs/search.index/documents/', rewritten)).toHaveLength(1);
     expect(packs('packs/search.index/titles/', rewritten)).toHaveLength(0);
     expect(rewritten.length).toBeLessThan(after.size / 2);
+  });
+
+  it('rebuilds that same tree after an edit when every cache of the project is damaged', async () => {
+    const project = path.join(await temporaryFolder('staticmcp-content-damaged-'), 'docs');
+    await contentProject(project);
+    const tree = path.join(project, 'tree');
+    await build(project, tree);
+    const cache = path.join(project, '.staticmcp');
+    // The pack record stays JSON but names another pack for each records digest.
+    const record = JSON.parse(await fs.readFile(path.join(cache, 'packs.json'), 'utf8'));
+    const packs = record.tools['resources.files'].files.filter(
+      (file: { records?: string }) => file.records !== undefined,
+    );
+    expect(packs.length).toBeGreaterThan(0);
+    const digests = [...packs.map((file: { records: string }) => file.records), 'f'.repeat(64)];
+    packs.forEach((file: { records: string }, at: number) => {
+      file.records = digests[(at + 1) % digests.length];
+    });
+    await fs.writeFile(path.join(cache, 'packs.json'), JSON.stringify(record));
+    const documents = path.join(cache, 'cache', 'documents.json');
+    await fs.writeFile(documents, (await fs.readFile(documents, 'utf8')).slice(0, 1000));
+    const kept = path.join(cache, 'search-documents.bin');
+    const keptBytes = await fs.readFile(kept);
+    keptBytes[Math.floor(keptBytes.length / 2)]! ^= 0xff;
+    await fs.writeFile(kept, keptBytes);
+
+    await fs.appendFile(path.join(project, 'resources', 'page-42.md'), '\nAn edit: wombat.\n');
+    const edited = await build(project, tree);
+    expect(edited.documents).toMatchObject({ parsed: DOCUMENTS });
+    const [rebuilt, fresh] = await Promise.all([readTree(tree), freshTreeOf(project)]);
+    expect([...rebuilt.keys()].sort()).toEqual([...fresh.keys()].sort());
+    for (const [name, bytes] of fresh) expect(rebuilt.get(name)?.equals(bytes), name).toBe(true);
   });
 });

@@ -1,7 +1,8 @@
 // A document is parsed once, and not at all when its bytes did not change (issue #39), in-process:
 // a project of Markdown documents built, rebuilt unchanged (no document parsed: the build report's
 // own counts), rebuilt after a one-document edit (one parsed, and the tree byte for byte the one a
-// from-scratch build writes), with a broken front matter told again on every cached rebuild.
+// from-scratch build writes), with a broken front matter told again on every cached rebuild; a
+// same-size edit within the second after a build (same inode and mtime) is still noticed.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -82,6 +83,30 @@ describe('the document cache', () => {
     await fs.utimes(touched, later, later);
     const rebuilt = await buildProject({ projectRoot: project, outDir: path.join(project, 'tree') });
     expect(rebuilt.documents).toEqual({ parsed: 0, reused: DOCUMENTS });
+  });
+});
+
+describe('a document edited within the same second as the build before', () => {
+  it('is read and parsed again even with the same size, inode and mtime', async () => {
+    const root = await temporaryFolder('document-cache-same-second-');
+    await fs.mkdir(path.join(root, 'resources'), { recursive: true });
+    const file = path.join(root, 'resources', 'note.md');
+    // Written just before the build: too fresh to be known by its identity next time.
+    const moment = new Date(Date.now() - 500);
+    await fs.writeFile(file, '# Note\n\nThe first text.\n');
+    await fs.utimes(file, moment, moment);
+    const build = () => buildProject({ projectRoot: root, outDir: path.join(root, 'tree') });
+    expect((await build()).documents).toEqual({ parsed: 1, reused: 0 });
+    const before = await fs.stat(file, { bigint: true });
+    // The same length, the same inode (written in place), the mtime set back to the same instant.
+    await fs.writeFile(file, '# Note\n\nThe other text.\n');
+    await fs.utimes(file, moment, moment);
+    const after = await fs.stat(file, { bigint: true });
+    expect([after.ino, after.size, after.mtimeNs]).toEqual([before.ino, before.size, before.mtimeNs]);
+    const rebuilt = await build();
+    expect(rebuilt.documents).toEqual({ parsed: 1, reused: 0 });
+    const manifest = await fs.readFile(path.join(root, 'tree', 'mcp.json'), 'utf8');
+    expect(manifest).toContain('"description": "The other text."');
   });
 });
 

@@ -1,7 +1,10 @@
 // Incremental packing's record (src/builder/pack-reuse.ts): a tool's packs are reused only when its
 // records digest is the recorded one and every recorded file is still in the output folder
 // untouched; a touched file, or a hand-edited record naming paths outside the tool's packs
-// folder, means "pack again", never a crash or a file from elsewhere in the tree.
+// folder, means "pack again", never a crash or a file from elsewhere in the tree. One pack of an
+// edited tool is linked by its own records digest, under the same rules; a record whose checksum
+// does not match (damaged, or edited by hand) is not used at all.
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -22,7 +25,7 @@ async function packedProject(): Promise<{ project: string; out: string }> {
       targetPackBytes: 1024,
       table: [{ first: '0000000000000000', index: 'packs/echo/bbbb.idx' }],
       files: [
-        { path: 'packs/echo/aaaa.pack', sha256: '00' },
+        { path: 'packs/echo/aaaa.pack', sha256: '00', records: 'pack-records-1' },
         { path: 'packs/echo/bbbb.idx', sha256: '11' },
       ],
     },
@@ -44,9 +47,16 @@ describe('the packs of the previous build', () => {
     expect((await readPreviousPacks(project, `${out}2`, GENERATOR)).reusable('echo', 'digest-1', 1024)).toBeUndefined();
     expect((await readPreviousPacks(project, out, 'other')).reusable('echo', 'digest-1', 1024)).toBeUndefined();
 
+    // One pack by its records digest and size (an edited tool's unchanged pack); an index never.
+    expect(previous.reusablePack('echo', 'pack-records-1', 10)?.path).toBe('packs/echo/aaaa.pack');
+    expect(previous.reusablePack('echo', 'pack-records-1', 11)).toBeUndefined();
+    expect(previous.reusablePack('echo', 'pack-records-2', 10)).toBeUndefined();
+    expect(previous.reusablePack('other', 'pack-records-1', 10)).toBeUndefined();
+
     // A file edited in place (same inode, new mtime) or removed: packed again.
     await fs.appendFile(path.join(out, 'packs/echo/aaaa.pack'), '!');
     expect(previous.reusable('echo', 'digest-1', 1024)).toBeUndefined();
+    expect(previous.reusablePack('echo', 'pack-records-1', 10)).toBeUndefined();
   });
 
   it("are never reused from a record that names files outside the tool's packs folder, or is broken", async () => {
@@ -60,9 +70,18 @@ describe('the packs of the previous build', () => {
       { ...tool, files: [{ ...tool.files[0], path: 'packs/other/aaaa.pack' }, tool.files[1]] },
       { ...tool, table: [{ first: '0000000000000000', index: 'packs/echo/elsewhere.idx' }] },
     ]) {
-      await fs.writeFile(recordFile, JSON.stringify({ ...record, tools: { echo: edit } }));
+      // With its checksum made again: the folder checks hold on their own.
+      const tools = { echo: edit };
+      const checksum = createHash('sha256').update(JSON.stringify(tools)).digest('hex');
+      await fs.writeFile(recordFile, JSON.stringify({ ...record, tools, checksum }));
       expect((await readPreviousPacks(project, out, GENERATOR)).reusable('echo', 'digest-1', 1024)).toBeUndefined();
     }
+    // An edit the checksum does not cover: nothing of the record is used.
+    const swapped = { ...tool, files: [{ ...tool.files[0], records: 'pack-records-2' }, tool.files[1]] };
+    await fs.writeFile(recordFile, JSON.stringify({ ...record, tools: { echo: swapped } }));
+    const damaged = await readPreviousPacks(project, out, GENERATOR);
+    expect(damaged.reusable('echo', 'digest-1', 1024)).toBeUndefined();
+    expect(damaged.reusablePack('echo', 'pack-records-2', 10)).toBeUndefined();
     await fs.writeFile(recordFile, '{"outDir": ');
     expect((await readPreviousPacks(project, out, GENERATOR)).reusable('echo', 'digest-1', 1024)).toBeUndefined();
   });

@@ -1,7 +1,9 @@
 // The pack writer against real files: its packs and indexes written to a folder read back through
 // FolderSource + FolderPackFiles; the same calls give byte-identical files in any order; one
-// changed call renames only its pack and its index; a left-out-default copy is a second name on
+// changed call renames only its pack and its index, and a rewrite given the previous packs by
+// records digest encodes only that pack; a left-out-default copy is a second name on
 // the same record, not a second copy of its bytes; a pack encoded in place is its records' bytes.
+import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -121,6 +123,58 @@ describe('pack writer', () => {
     // The table changes in the one row of the renamed index.
     const changedRows = after.table.filter((row, position) => row.index !== before.table[position]!.index);
     expect(changedRows).toHaveLength(1);
+  });
+
+  it('links the packs whose records a previous write had, reading only the changed pack’s bodies', () => {
+    const options = { tool: 'capital', targetPackBytes: 8 * 1024, targetIndexBytes: 4 * 1024 };
+    const digestOf = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest();
+    const run = (records: PackRecord[], previous?: Map<string, { path: string; bytes: Uint8Array }>) => {
+      const bodies = new Map(records.map((record) => [record.paths[0]!, record.bytes]));
+      const read: string[] = [];
+      const generator = generateToolPacks({
+        ...options,
+        records: records.map((record) => ({ paths: record.paths, byteLength: record.bytes.length })),
+        readBody: (firstPath) => {
+          read.push(firstPath);
+          return bodies.get(firstPath)!;
+        },
+        bodyDigest: (firstPath) => digestOf(bodies.get(firstPath)!),
+        reusedPack: (records, length) => {
+          const pack = previous?.get(records);
+          return pack?.bytes.length === length ? pack.path : undefined;
+        },
+      });
+      const packs = new Map<string, { path: string; bytes: Uint8Array }>();
+      const files: { path: string; bytes: Uint8Array }[] = [];
+      let reused = 0;
+      let step = generator.next();
+      for (; !step.done; step = generator.next()) {
+        const { path: filePath, records: packRecords } = step.value;
+        // A reused pack's bytes are the previous write's (the caller links its file).
+        const bytes = step.value.reused
+          ? [...previous!.values()].find((pack) => pack.path === filePath)!.bytes
+          : step.value.bytes.slice();
+        if (step.value.reused) reused += 1;
+        if (packRecords !== undefined) packs.set(packRecords, { path: filePath, bytes });
+        files.push({ path: filePath, bytes });
+      }
+      return { packs, files, table: step.value, read, reused };
+    };
+    const first = run(callsOf(2_000));
+    const edited = callsOf(2_000, { position: 1234, text: '{"changed":"a longer answer than before"}' });
+    const second = run(edited, first.packs);
+    expect(first.packs.size).toBeGreaterThan(20);
+    expect(second.reused).toBe(first.packs.size - 1);
+    // Only the changed pack's bodies were read, and the files are a from-scratch write's.
+    expect(second.read.length).toBeGreaterThan(0);
+    expect(second.read.length).toBeLessThan(200);
+    expect(second.read).toContain('tools/capital/country-1234.json');
+    const fresh = packToolRecords({ ...options, records: edited });
+    const sorted = second.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    expect(sorted.map((file) => file.path)).toEqual(fresh.files.map((file) => file.path));
+    for (const [position, file] of fresh.files.entries())
+      expect(Buffer.from(sorted[position]!.bytes).equals(file.bytes), file.path).toBe(true);
+    expect(second.table).toEqual(fresh.table);
   });
 
   it('stores a left-out-default copy as a second name of one record', async () => {
