@@ -5,7 +5,8 @@
 // deploy files `init` writes; `conformance-workerd`: fixtures/conformance, built) the first time
 // any file asks, and answers its address to every file after; the run's end stops them all. Nothing starts when no file asks, so running one unrelated file costs nothing.
 // Files that need a runtime with settings of their own (secrets, a packed tree, their own
-// project) still start their own.
+// project) still start their own. `chromium` is the browser server the browser tests connect to
+// (test/browser/browser.ts); its address is a ws:// URL.
 import { execFile } from 'node:child_process';
 import { cpSync, promises as fs, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -13,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { startChromiumServer } from './browser/browser.js';
 import { startWorkerdSite } from './edge/workerd-site.js';
 import {
   addInitDeployFiles,
@@ -25,9 +27,16 @@ import {
 
 /**
  * The hosts started on demand: over the example, workerd (miniflare), wrangler pages dev, wrangler
- * dev and Netlify under Deno; over fixtures/conformance, workerd.
+ * dev and Netlify under Deno; over fixtures/conformance, workerd; and chromium, over nothing.
  */
-export const SHARED_HOSTS = ['workerd', 'pages-dev', 'wrangler-dev', 'netlify-deno', 'conformance-workerd'] as const;
+export const SHARED_HOSTS = [
+  'workerd',
+  'pages-dev',
+  'wrangler-dev',
+  'netlify-deno',
+  'conformance-workerd',
+  'chromium',
+] as const;
 export type SharedHostName = (typeof SHARED_HOSTS)[number];
 
 export interface SharedHostsServer {
@@ -70,13 +79,19 @@ export async function startSharedHostsServer(
     'wrangler-dev': (dir) => startWranglerDev(dir, makeFolder),
     'netlify-deno': (dir) => startNetlifyUnderDeno(dir, makeFolder),
     'conformance-workerd': (dir) => startWorkerdSite(path.join(dir, 'dist')),
+    chromium: () => startChromiumServer(),
   };
   // A failed start stays failed for the run: every file that asks gets its error, none waits again.
   const hosts = new Map<SharedHostName, Promise<RunningHost>>();
   const startHost = (name: SharedHostName): Promise<RunningHost> => {
     let host = hosts.get(name);
     if (!host) {
-      const project = name === 'conformance-workerd' ? prepareConformance() : prepareProject();
+      const project =
+        name === 'chromium'
+          ? Promise.resolve('')
+          : name === 'conformance-workerd'
+            ? prepareConformance()
+            : prepareProject();
       host = project.then((dir) => starters[name](dir));
       hosts.set(name, host);
     }
