@@ -8,10 +8,15 @@ export type { SharedHostName } from '../shared-hosts.js';
 
 /** The site root (ending in `/`, MCP at `mcp`) of the shared `name` host; starts it if no file has yet. */
 export async function sharedHost(name: SharedHostName): Promise<URL> {
+  return (await sharedHostOfProject(name)).url;
+}
+
+/** The shared `name` host and the project folder it serves (the tree in its `dist/`); read it, never change it. */
+export async function sharedHostOfProject(name: SharedHostName): Promise<{ url: URL; project: string }> {
   const server = inject('sharedHosts');
   if (!server) throw new Error('no shared hosts: this file must run in the runtimes tier (test/helpers/test-tiers.ts)');
   const answer = await fetch(new URL(name, server));
-  const body = (await answer.json()) as { url?: string; error?: string };
+  const body = (await answer.json()) as { url?: string; project?: string; error?: string };
   if (!answer.ok || !body.url) throw new Error(body.error ?? `the shared hosts answered ${answer.status}`);
-  return new URL(body.url);
+  return { url: new URL(body.url), project: body.project ?? '' };
 }
