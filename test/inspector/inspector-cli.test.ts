@@ -111,7 +111,11 @@ function textOf(result: Record<string, unknown>): string {
   return (result.content as { type: string; text?: string }[]).map((block) => block.text ?? '').join('');
 }
 
-describe.concurrent('the Inspector CLI', () => {
+// A test waits for its era's whole batch (ten runs one after the other, each bounded by
+// runInspectorBatch), not for one run: room for a loaded machine.
+const BATCH_WAIT_MS = 240_000;
+
+describe.concurrent('the Inspector CLI', { timeout: BATCH_WAIT_MS }, () => {
   for (const era of ERAS) {
     for (const transport of Object.keys(TRANSPORTS) as Transport[]) {
       describe(`Inspector --protocol-era ${era} over ${transport}`, () => {
