@@ -4,15 +4,19 @@
 // vitest's own process: `GET /<host>` starts that host over a copy of the built example (with the
 // deploy files `init` writes; `conformance-workerd`: fixtures/conformance, built) the first time
 // any file asks, and answers its address to every file after; the run's end stops them all. Nothing starts when no file asks, so running one unrelated file costs nothing.
-// Files that need a runtime with settings of their own (secrets, a packed tree, their own
-// project) still start their own.
+// `packed-*` are the same hosts over a copy of the example with test/fixtures/skills-project's
+// skills added and a public URL set, built packed (`--max-call-files 1`): its answer also names
+// the project folder, for the files that read the tree beside the host. Files that need a runtime
+// with settings of their own (secrets, their own project) still start their own. `chromium` is the browser server the browser tests connect to
+// (test/browser/browser.ts); its address is a ws:// URL.
 import { execFile } from 'node:child_process';
-import { cpSync, promises as fs, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { cpSync, promises as fs, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { startChromiumServer } from './browser/browser.js';
 import { startWorkerdSite } from './edge/workerd-site.js';
 import {
   addInitDeployFiles,
@@ -25,10 +29,24 @@ import {
 
 /**
  * The hosts started on demand: over the example, workerd (miniflare), wrangler pages dev, wrangler
- * dev and Netlify under Deno; over fixtures/conformance, workerd.
+ * dev and Netlify under Deno; the last three again over the packed example; over
+ * fixtures/conformance, workerd; and chromium, over nothing.
  */
-export const SHARED_HOSTS = ['workerd', 'pages-dev', 'wrangler-dev', 'netlify-deno', 'conformance-workerd'] as const;
+export const SHARED_HOSTS = [
+  'workerd',
+  'pages-dev',
+  'wrangler-dev',
+  'netlify-deno',
+  'conformance-workerd',
+  'packed-pages-dev',
+  'packed-wrangler-dev',
+  'packed-netlify-deno',
+  'chromium',
+] as const;
 export type SharedHostName = (typeof SHARED_HOSTS)[number];
+
+/** The public URL of the packed example (its server card and AI Catalog name it). */
+const PACKED_PUBLIC_URL = 'https://example.staticmcp.test/';
 
 export interface SharedHostsServer {
   /** `http://127.0.0.1:<port>/`: ask `<url><host>` for a host's address. */
@@ -64,20 +82,48 @@ export async function startSharedHostsServer(
     })();
     return conformance;
   };
+  let packed: Promise<string> | undefined;
+  const preparePacked = (): Promise<string> => {
+    packed ??= (async () => {
+      const copy = path.join(root, 'packed');
+      cpSync(builtExample, copy, { recursive: true });
+      cpSync(path.join(repoRoot, 'test/fixtures/skills-project/skills'), path.join(copy, 'skills'), {
+        recursive: true,
+      });
+      const configFile = path.join(copy, 'staticmcp.json');
+      const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
+      writeFileSync(configFile, JSON.stringify({ ...config, publicUrl: PACKED_PUBLIC_URL }, null, 2));
+      await promisify(execFile)(process.execPath, [cli, 'build', copy, '--max-call-files', '1']);
+      await addInitDeployFiles(cli, copy, makeFolder);
+      return copy;
+    })();
+    return packed;
+  };
   const starters: Record<SharedHostName, (project: string) => Promise<RunningHost>> = {
     workerd: (dir) => startWorkerdSite(path.join(dir, 'dist')),
     'pages-dev': (dir) => startPagesDev(path.join(dir, 'dist'), undefined, makeFolder),
     'wrangler-dev': (dir) => startWranglerDev(dir, makeFolder),
     'netlify-deno': (dir) => startNetlifyUnderDeno(dir, makeFolder),
     'conformance-workerd': (dir) => startWorkerdSite(path.join(dir, 'dist')),
+    'packed-pages-dev': (dir) => startPagesDev(path.join(dir, 'dist'), undefined, makeFolder),
+    'packed-wrangler-dev': (dir) => startWranglerDev(dir, makeFolder),
+    'packed-netlify-deno': (dir) => startNetlifyUnderDeno(dir, makeFolder),
+    chromium: () => startChromiumServer(),
   };
   // A failed start stays failed for the run: every file that asks gets its error, none waits again.
-  const hosts = new Map<SharedHostName, Promise<RunningHost>>();
-  const startHost = (name: SharedHostName): Promise<RunningHost> => {
+  const prepare = (name: SharedHostName): Promise<string> => {
+    if (name === 'chromium') return Promise.resolve('');
+    if (name === 'conformance-workerd') return prepareConformance();
+    return name.startsWith('packed-') ? preparePacked() : prepareProject();
+  };
+  const hosts = new Map<SharedHostName, Promise<RunningHost & { project: string }>>();
+  const startHost = (name: SharedHostName): Promise<RunningHost & { project: string }> => {
     let host = hosts.get(name);
     if (!host) {
-      const project = name === 'conformance-workerd' ? prepareConformance() : prepareProject();
-      host = project.then((dir) => starters[name](dir));
+      host = prepare(name).then(async (project) => {
+        const started = await starters[name](project);
+        return { url: started.url, close: () => started.close(), project };
+      });
       hosts.set(name, host);
     }
     return host;
@@ -93,7 +139,7 @@ export async function startSharedHostsServer(
     startHost(name).then(
       (host) => {
         response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ url: host.url.href }));
+        response.end(JSON.stringify({ url: host.url.href, project: host.project }));
       },
       (error: unknown) => {
         response.writeHead(500, { 'content-type': 'application/json' });

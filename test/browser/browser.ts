@@ -1,6 +1,8 @@
 // Debian's chromium driven by playwright-core (the one test module that imports it; its own browser
 // downloads cannot be fetched here), with the checks every page view gets: no element wider than
-// the viewport, an axe-core scan, and the Content-Security-Policy reports the page caused.
+// the viewport, an axe-core scan, and the Content-Security-Policy reports the page caused. One
+// chromium serves the whole run: the runtimes tier starts it when a file first asks
+// (test/shared-hosts.ts), and each file connects to it, its pages in contexts of its own.
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -21,9 +23,22 @@ export interface Screen {
   colorScheme: 'light' | 'dark';
 }
 
-export function launchChromium(): Promise<Browser> {
+/** Starts chromium as a server other processes connect to (test/shared-hosts.ts starts it once per run). */
+export async function startChromiumServer(): Promise<{ url: URL; close(): Promise<void> }> {
   // As root (CI), Chromium's sandbox cannot start.
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const server = await chromium.launchServer({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  return { url: new URL(server.wsEndpoint()), close: () => server.close() };
+}
+
+/**
+ * The run's chromium, connected: `close()` closes this file's contexts and disconnects, and leaves
+ * the browser to the other files.
+ */
+export async function launchChromium(): Promise<Browser> {
+  // Imported here: test/shared-hosts.ts loads this module in vitest's own process, where the
+  // helper's `inject` has nothing to read.
+  const { sharedHost } = await import('../helpers/shared-hosts.js');
+  return chromium.connect((await sharedHost('chromium')).href);
 }
 
 /** A page whose CSP violations, script errors and dialogs (an `alert` from the tree) are recorded. */

@@ -66,7 +66,8 @@ describe.skipIf(!HAS_CHROMIUM)('the landing page a new user meets', () => {
       HttpServe.start([path.join(documentsProject, 'dist')]),
       startWorkerdSite(path.join(starterProject, 'dist'), staticWorker),
     ]);
-  });
+    // Three builds and four starts: on a loaded 2-core machine this takes longer than a test.
+  }, 180_000);
 
   afterAll(async () => {
     await Promise.all([browser?.close(), starter?.stop(), documents?.stop(), staticStarter?.close()]);

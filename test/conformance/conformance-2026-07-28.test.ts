@@ -12,8 +12,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HttpServe } from '../helpers/http-serve.js';
-import { buildFixtureProject } from '../helpers/projects.js';
-import { sharedHost } from '../helpers/shared-hosts.js';
+import { copySharedProject, sharedHost } from '../helpers/shared-hosts.js';
 import {
   type Check,
   compareWithKnownFailures,
@@ -124,10 +123,11 @@ const TIMING_WINDOW_CHECKS: Record<string, string> = {
     'reads the stream of a live logging tool for 500 ms, the script started and run inside that time',
 };
 
-const project = buildFixtureProject('fixtures/conformance');
-const serve = await HttpServe.start(['--live', project]);
-// The workerd the tier shares over the built fixtures/conformance (test/shared-hosts.ts).
+// The workerd the tier shares over the built fixtures/conformance (test/shared-hosts.ts), and a
+// copy of the project it serves, built once per run.
 const workerEndpoint = new URL('mcp', await sharedHost('conformance-workerd'));
+const project = await copySharedProject('conformance-workerd');
+const serve = await HttpServe.start(['--live', project]);
 
 afterAll(async () => {
   await serve.stop();

@@ -4,7 +4,7 @@
 // resources and prompts, so this proves the script conventions as much as the server.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HttpServe } from '../helpers/http-serve.js';
-import { buildFixtureProject } from '../helpers/projects.js';
+import { copySharedProject } from '../helpers/shared-hosts.js';
 import { findProblems, runSuite, SUITE_0_1_13 } from './conformance-runner.js';
 
 /** The active server scenarios of version 0.1.13, in the order the suite runs them. */
@@ -44,8 +44,10 @@ const ACTIVE_SCENARIOS = [
 let serve: HttpServe;
 
 beforeAll(async () => {
-  serve = await HttpServe.start(['--live', buildFixtureProject('fixtures/conformance')]);
-});
+  // fixtures/conformance as the tier builds it once per run for its shared workerd (test/shared-hosts.ts).
+  serve = await HttpServe.start(['--live', await copySharedProject('conformance-workerd')]);
+  // The shared build waits for the workerd it is built for: room on a loaded machine.
+}, 120_000);
 
 afterAll(async () => {
   await serve?.stop();

@@ -36,8 +36,11 @@ export class HttpServe {
         serve.port = Number(match[1]);
         return serve;
       }
-      if (child.exitCode !== null || Date.now() > deadline)
-        throw new Error(`serve --http did not start: ${serve.stderr}`);
+      if (child.exitCode !== null || Date.now() > deadline) {
+        // A server that starts after the deadline would outlive the test run.
+        child.kill('SIGKILL');
+        throw new Error(`serve --http did not start within ${timeoutMs} ms: ${serve.stderr}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

@@ -1,17 +1,36 @@
 // The host runtimes over the built fixtures/example (and fixtures/conformance) that the runtimes
 // tier starts once per run (test/shared-hosts.ts): a file that only reads that tree asks for one
 // here instead of starting its own. The host belongs to the run: never close it, never change the tree it serves.
+import { cpSync } from 'node:fs';
+import path from 'node:path';
 import { inject } from 'vitest';
+import { temporaryFolderSync } from './temp-folders.js';
 import type { SharedHostName } from '../shared-hosts.js';
 
 export type { SharedHostName } from '../shared-hosts.js';
 
 /** The site root (ending in `/`, MCP at `mcp`) of the shared `name` host; starts it if no file has yet. */
 export async function sharedHost(name: SharedHostName): Promise<URL> {
+  return (await sharedHostOfProject(name)).url;
+}
+
+/** The shared `name` host and the project folder it serves (the tree in its `dist/`); read it, never change it. */
+export async function sharedHostOfProject(name: SharedHostName): Promise<{ url: URL; project: string }> {
   const server = inject('sharedHosts');
   if (!server) throw new Error('no shared hosts: this file must run in the runtimes tier (test/helpers/test-tiers.ts)');
   const answer = await fetch(new URL(name, server));
-  const body = (await answer.json()) as { url?: string; error?: string };
+  const body = (await answer.json()) as { url?: string; project?: string; error?: string };
   if (!answer.ok || !body.url) throw new Error(body.error ?? `the shared hosts answered ${answer.status}`);
-  return new URL(body.url);
+  return { url: new URL(body.url), project: body.project ?? '' };
+}
+
+/**
+ * A copy of the built project the shared `name` host serves, this file's own to change: the
+ * project is built once per run instead of once in each file that needs it.
+ */
+export async function copySharedProject(name: SharedHostName): Promise<string> {
+  const { project } = await sharedHostOfProject(name);
+  const copy = path.join(temporaryFolderSync('staticmcp-shared-copy-'), path.basename(project));
+  cpSync(project, copy, { recursive: true });
+  return copy;
 }

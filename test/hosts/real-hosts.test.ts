@@ -3,11 +3,10 @@
 // live-only tool answer "not precomputed" (never "broken"), a missing resource is -32002, a missing
 // static path is a 404, and mcp.json and a call file carry one Cache-Control each (the hosts join
 // every `_headers` rule that matches); the packed tree also serves skills. The protocol table runs through the same hosts
-// (test/protocol-table/drivers.ts). The example's edge hosts are the ones the tier starts once per
-// run (test/shared-hosts.ts); the packed tree gets its own.
-import { execFileSync } from 'node:child_process';
+// (test/protocol-table/drivers.ts). The edge hosts, over the example and over the packed example,
+// are the ones the tier starts once per run (test/shared-hosts.ts).
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -15,12 +14,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { copyBuiltExample } from '../helpers/example.js';
-import { CLI, REPO_ROOT } from '../helpers/paths.js';
+import { CLI } from '../helpers/paths.js';
 import { buildFixtureProject } from '../helpers/projects.js';
-import { type SharedHostName, sharedHost } from '../helpers/shared-hosts.js';
+import { type SharedHostName, sharedHost, sharedHostOfProject } from '../helpers/shared-hosts.js';
 import {
-  addInitDeployFiles,
   type RunningHost,
   startNetlifyUnderDeno,
   startPagesDev,
@@ -34,6 +31,8 @@ interface HostCase {
   start(project: string): Promise<RunningHost>;
   /** The runtime the tier shares over the built example, where there is one. */
   shared?: SharedHostName;
+  /** The runtime the tier shares over the packed example, where there is one. */
+  sharedPacked?: SharedHostName;
   /** How a client reaches the tree there: the host's own /mcp, or the bridge reading its files. */
   transport(host: RunningHost): Transport;
   /** Whether the host applies the tree's `_headers` file. */
@@ -49,6 +48,7 @@ const HOSTS: HostCase[] = [
     name: 'Cloudflare Pages (wrangler pages dev)',
     start: (project) => startPagesDev(path.join(project, 'dist')),
     shared: 'pages-dev',
+    sharedPacked: 'packed-pages-dev',
     transport: edgeTransport,
     appliesHeaders: true,
     hidesControlFiles: true,
@@ -57,6 +57,7 @@ const HOSTS: HostCase[] = [
     name: 'Cloudflare Workers static assets (wrangler dev, deploy/wrangler.jsonc)',
     start: (project) => startWranglerDev(project),
     shared: 'wrangler-dev',
+    sharedPacked: 'packed-wrangler-dev',
     transport: edgeTransport,
     appliesHeaders: true,
     hidesControlFiles: true,
@@ -65,6 +66,7 @@ const HOSTS: HostCase[] = [
     name: 'Netlify (the edge function under Deno, routed by netlify.toml)',
     start: (project) => startNetlifyUnderDeno(project),
     shared: 'netlify-deno',
+    sharedPacked: 'packed-netlify-deno',
     transport: edgeTransport,
     appliesHeaders: true,
     hidesControlFiles: false,
@@ -174,20 +176,25 @@ describe.each(HOSTS)('the example tree on $name', (hostCase) => {
 // The same tree packed (`--max-call-files 1`: every tool with enough calls goes into packs/), on
 // the same hosts: the worker reads packs through ASSETS (Cloudflare) or by fetching its own origin
 // (Netlify), the bridge by HTTP from a plain static host. It carries test/fixtures/skills-project's
-// skills too, so the same started hosts show skills/list and skill files as a client reads them. One packed build serves the four
-// hosts (they read its tree, with the deploy files init writes beside it): a copy of the built
-// example with the skills added, rebuilt packed, its scripts' answers from the build cache. The
-// four start side by side when the first is asked for: a runtime's start is mostly waiting.
+// skills too, so the same started hosts show skills/list and skill files as a client reads them.
+// The edge hosts over it are the ones the tier starts once per run (test/shared-hosts.ts: a copy
+// of the built example with the skills added, rebuilt packed, with the deploy files init writes);
+// the plain static host is this file's own, over the project they name.
 let packedHosts: Promise<{ project: string; hosts: PromiseSettledResult<RunningHost>[] }> | undefined;
 function startPackedHosts(): NonNullable<typeof packedHosts> {
   packedHosts ??= (async () => {
-    const project = copyBuiltExample();
-    cpSync(path.join(REPO_ROOT, 'test/fixtures/skills-project/skills'), path.join(project, 'skills'), {
-      recursive: true,
-    });
-    execFileSync(process.execPath, [CLI, 'build', project, '--max-call-files', '1'], { stdio: 'ignore' });
-    await addInitDeployFiles(project);
-    return { project, hosts: await Promise.allSettled(HOSTS.map((hostCase) => hostCase.start(project))) };
+    const answers = HOSTS.map((hostCase) =>
+      hostCase.sharedPacked ? sharedHostOfProject(hostCase.sharedPacked) : undefined,
+    );
+    // Every shared packed host serves the one project: the first to answer names it.
+    const { project } = await Promise.any(answers.filter((answer) => answer !== undefined));
+    const hosts = await Promise.allSettled(
+      HOSTS.map(
+        (hostCase, index): Promise<RunningHost> =>
+          answers[index]?.then(({ url }) => ({ url, close: async () => {} })) ?? hostCase.start(project),
+      ),
+    );
+    return { project, hosts };
   })();
   return packedHosts;
 }

@@ -1,15 +1,17 @@
 // MCP Inspector's CLI (@modelcontextprotocol/inspector, pinned in tools/runtimes), run as a user runs
 // it (`inspector --cli … --format json`), against a built copy of fixtures/example: over stdio
 // (`serve <project>` as the command it spawns) and over `serve --http` (the /mcp URL), in each of
-// its three protocol eras. Each run lists tools, calls a precomputed tool and a live one, reads a
-// resource and gets a prompt, and we check what the user sees in its JSON output. The 30 runs are
-// independent (each its own Inspector process; the stdio ones each their own server), so they run
-// concurrently, at most vitest's maxConcurrency (5) at a time.
+// its three protocol eras. Each era and transport lists tools, calls a precomputed tool and a live
+// one, reads a resource and gets a prompt, and we check what the user sees in its JSON output. The
+// 30 runs are independent (the stdio ones each start their own server); each era's ten run in one
+// Inspector process (test/helpers/inspector-cli.ts: the CLI entry the launcher calls, its start
+// paid once instead of ten times), and the three eras' processes run side by side.
+// test/inspector/skills-inspector.test.ts and the README walkthrough run the launcher itself.
 import { afterAll, describe, type ExpectStatic, it } from 'vitest';
 import { HttpServe } from '../helpers/http-serve.js';
+import { type InspectorInvocation, type InspectorRun, runInspectorBatch } from '../helpers/inspector-cli.js';
 import { CLI } from '../helpers/paths.js';
 import { buildFixtureProject } from '../helpers/projects.js';
-import { type InspectorRun, runInspector } from '../helpers/inspector-cli.js';
 
 const project = buildFixtureProject('fixtures/example');
 const server = await HttpServe.start([project]);
@@ -18,14 +20,64 @@ afterAll(async () => {
   await server.stop();
 });
 
+const ERAS = ['legacy', 'auto', 'modern'] as const;
+type Era = (typeof ERAS)[number];
+
+const TRANSPORTS = {
+  stdio: (): string[] => [process.execPath, CLI, 'serve', project],
+  http: (): string[] => [server.endpoint.href, '--transport', 'http'],
+};
+type Transport = keyof typeof TRANSPORTS;
+
+/** What each era and transport asks, in the order of its tests below. */
+const METHODS: Record<string, string[]> = {
+  list: ['--method', 'tools/list'],
+  precomputed: ['--method', 'tools/call', '--tool-name', 'math_multiply', '--tool-arg', 'a=6', 'b=7'],
+  live: ['--method', 'tools/call', '--tool-name', 'divide', '--tool-arg', 'a=1', 'b=4'],
+  resource: ['--method', 'resources/read', '--uri', 'resource://guide.md'],
+  prompt: [
+    '--method',
+    'prompts/get',
+    '--prompt-name',
+    'explain-product',
+    '--prompt-args',
+    'a=6',
+    'b=7',
+    'audience=child',
+  ],
+};
+
+function invocationsOf(era: Era): (InspectorInvocation & { key: string })[] {
+  return Object.entries(TRANSPORTS).flatMap(([transport, target]) =>
+    Object.entries(METHODS).map(([method, options]) => ({
+      key: `${transport} ${method}`,
+      target: target(),
+      options: ['--protocol-era', era, ...options],
+    })),
+  );
+}
+
+// Started now, all three, so no test waits for a batch a slot of vitest's concurrency has not started.
+const BATCHES = new Map(
+  ERAS.map((era) => {
+    const invocations = invocationsOf(era);
+    const runs = runInspectorBatch(invocations).then(
+      (results) => new Map(invocations.map((invocation, index) => [invocation.key, results[index]])),
+    );
+    runs.catch(() => {});
+    return [era, runs] as const;
+  }),
+);
+
 interface InspectorJsonRun extends InspectorRun {
   /** `--format json` prints one object: `{result}` on stdout, or `{error}` on stderr. */
   json(): { result?: Record<string, unknown>; error?: { message: string } };
 }
 
-/** Runs `inspector --cli <target…> <options>` to its end (bounded). */
-async function inspector(options: string[], target: string[]): Promise<InspectorJsonRun> {
-  const run = await runInspector(target, options);
+/** The run of `method` over `transport` in `era`'s batch. */
+async function inspector(era: Era, transport: Transport, method: keyof typeof METHODS): Promise<InspectorJsonRun> {
+  const run = (await BATCHES.get(era))?.get(`${transport} ${method}`);
+  if (!run) throw new Error(`no Inspector run of ${method} over ${transport} in the ${era} batch`);
   return {
     ...run,
     json: () => {
@@ -42,10 +94,15 @@ async function inspector(options: string[], target: string[]): Promise<Inspector
  * A successful run's `result`; a failed one fails the test with what the Inspector said (through
  * the test's own `expect`, as concurrent tests must).
  */
-async function resultOf(expect: ExpectStatic, options: string[], target: string[]): Promise<Record<string, unknown>> {
-  const run = await inspector(options, target);
+async function resultOf(
+  expect: ExpectStatic,
+  era: Era,
+  transport: Transport,
+  method: keyof typeof METHODS,
+): Promise<Record<string, unknown>> {
+  const run = await inspector(era, transport, method);
   const output = run.json();
-  expect(output.error, `${options.join(' ')}: ${run.stdout}${run.stderr}`).toBeUndefined();
+  expect(output.error, `${era} ${transport} ${METHODS[method]?.join(' ')}: ${run.stdout}${run.stderr}`).toBeUndefined();
   expect(run.code).toBe(0);
   return output.result!;
 }
@@ -54,19 +111,16 @@ function textOf(result: Record<string, unknown>): string {
   return (result.content as { type: string; text?: string }[]).map((block) => block.text ?? '').join('');
 }
 
-const TRANSPORTS = {
-  stdio: (): string[] => [process.execPath, CLI, 'serve', project],
-  http: (): string[] => [server.endpoint.href, '--transport', 'http'],
-};
+// A test waits for its era's whole batch (ten runs one after the other, each bounded by
+// runInspectorBatch), not for one run: room for a loaded machine.
+const BATCH_WAIT_MS = 240_000;
 
-describe.concurrent('the Inspector CLI', () => {
-  for (const era of ['legacy', 'auto', 'modern'] as const) {
-    for (const [transport, target] of Object.entries(TRANSPORTS)) {
+describe.concurrent('the Inspector CLI', { timeout: BATCH_WAIT_MS }, () => {
+  for (const era of ERAS) {
+    for (const transport of Object.keys(TRANSPORTS) as Transport[]) {
       describe(`Inspector --protocol-era ${era} over ${transport}`, () => {
-        const era_ = ['--protocol-era', era];
-
         it('lists the example tools', async ({ expect }) => {
-          const result = await resultOf(expect, [...era_, '--method', 'tools/list'], target());
+          const result = await resultOf(expect, era, transport, 'list');
           expect((result.tools as { name: string }[]).map((tool) => tool.name).sort()).toEqual([
             'capital',
             'counter',
@@ -80,52 +134,26 @@ describe.concurrent('the Inspector CLI', () => {
         });
 
         it('calls a precomputed tool (math_multiply 6 × 7, answered from the tree)', async ({ expect }) => {
-          const result = await resultOf(
-            expect,
-            [...era_, '--method', 'tools/call', '--tool-name', 'math_multiply', '--tool-arg', 'a=6', 'b=7'],
-            target(),
-          );
+          const result = await resultOf(expect, era, transport, 'precomputed');
           expect(textOf(result)).toBe('42\n');
           expect(result.isError).toBeFalsy();
         });
 
         it('calls a live tool (divide 1 / 4, never precomputed: the script runs)', async ({ expect }) => {
-          const result = await resultOf(
-            expect,
-            [...era_, '--method', 'tools/call', '--tool-name', 'divide', '--tool-arg', 'a=1', 'b=4'],
-            target(),
-          );
+          const result = await resultOf(expect, era, transport, 'live');
           expect(textOf(result)).toBe('0.25\n');
           expect(result.isError).toBeFalsy();
         });
 
         it('reads a resource', async ({ expect }) => {
-          const result = await resultOf(
-            expect,
-            [...era_, '--method', 'resources/read', '--uri', 'resource://guide.md'],
-            target(),
-          );
+          const result = await resultOf(expect, era, transport, 'resource');
           const [content] = result.contents as { uri: string; mimeType: string; text: string }[];
           expect(content).toMatchObject({ uri: 'resource://guide.md', mimeType: 'text/markdown' });
           expect(content?.text).toMatch(/^# Example guide\n/);
         });
 
         it('gets a prompt with its arguments filled in', async ({ expect }) => {
-          const result = await resultOf(
-            expect,
-            [
-              ...era_,
-              '--method',
-              'prompts/get',
-              '--prompt-name',
-              'explain-product',
-              '--prompt-args',
-              'a=6',
-              'b=7',
-              'audience=child',
-            ],
-            target(),
-          );
+          const result = await resultOf(expect, era, transport, 'prompt');
           const [message] = result.messages as { role: string; content: { type: string; text: string } }[];
           expect(message?.role).toBe('user');
           expect(message?.content.text).toContain('Explain to a child how to compute 6 times 7 by hand');
