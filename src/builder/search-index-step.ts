@@ -210,9 +210,9 @@ export async function writeTreeSearchIndex(
     });
     const warnings = [...unknownToolWarnings(manifest, settings), ...skippedWarnings(counts.skipped)];
     if (llms) {
-      for (const [filePath, text] of llmsFiles(llms)) {
+      for (const [filePath, bytes] of llmsFiles(llms)) {
         files.push(filePath);
-        await output.write(filePath, Buffer.from(text, 'utf8'));
+        await output.write(filePath, bytes);
       }
       if (llms.leftOutCount > 0)
         warnings.push({

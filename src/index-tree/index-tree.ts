@@ -253,7 +253,7 @@ export async function indexTree(options: IndexTreeOptions): Promise<IndexTreeRep
         await writer.write(filePath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
       },
     );
-    if (llms) for (const [filePath, text] of llmsFiles(llms)) await writer.write(filePath, Buffer.from(text, 'utf8'));
+    if (llms) for (const [filePath, bytes] of llmsFiles(llms)) await writer.write(filePath, bytes);
     documentCount = index.documentCount;
     if (documentCount === 0)
       warnings.push({

@@ -4,7 +4,7 @@
 // A file's text is not held: discovery keeps what the listing needs (its parse comes from the
 // document cache when its bytes did not change, document-cache.ts), and the tree file is written
 // from the file itself (resource-file-content.ts), so memory stays flat in the number of documents.
-import { promises as fs } from 'node:fs';
+import { promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import { DocumentCache, type DocumentStats, digestBytes, identityOf, type ParsedDocument } from './document-cache.js';
 import { readEitherSidecar, sidecarCandidates } from './read-json-sidecar.js';
@@ -153,7 +153,7 @@ async function readDocument(
   try {
     // Known by identity: nothing is read now. Where the file leads is checked when it is read to
     // be written (resource-file-content.ts), as for any other file.
-    const stats = await fs.stat(file, { bigint: true });
+    const stats = statSync(file, { bigint: true });
     if (stats.isFile()) {
       const known = documents.lookupUntouched(key, mimeType, stats);
       if (known) return { parsed: known.parsed, stats };

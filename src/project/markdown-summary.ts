@@ -10,6 +10,7 @@ import { toString as textOf } from 'mdast-util-to-string';
 import { parseYamlText as parseYaml } from './yaml-front-matter.js';
 import type { Root, RootContent } from 'mdast';
 import { isObject } from '../core/tree/json-object.js';
+import { detachedString } from '../core/search/detached-string.js';
 
 export interface MarkdownSummary {
   title?: string;
@@ -39,7 +40,10 @@ function readFrontMatter(node: RootContent | undefined): { fields: Record<string
 
 function shorten(text: string): string {
   const oneLine = text.replace(/\s+/g, ' ').trim();
-  return oneLine.length > MAX_DESCRIPTION_LENGTH ? `${oneLine.slice(0, MAX_DESCRIPTION_LENGTH - 1)}…` : oneLine;
+  // Kept for the whole build (and in the document cache): a copy, not a view into the document.
+  return detachedString(
+    oneLine.length > MAX_DESCRIPTION_LENGTH ? `${oneLine.slice(0, MAX_DESCRIPTION_LENGTH - 1)}…` : oneLine,
+  );
 }
 
 /** Where the head parse starts looking for a blank line to end at (it grows fourfold from there). */
@@ -112,7 +116,7 @@ export function summarizeMarkdown(markdown: string): MarkdownSummary {
   return {
     ...(title ? { title: shorten(title) } : {}),
     ...(description ? { description: shorten(description) } : {}),
-    ...(typeof pageUrl === 'string' ? { pageUrl: pageUrl.trim() } : {}),
+    ...(typeof pageUrl === 'string' ? { pageUrl: detachedString(pageUrl.trim()) } : {}),
     ...(problem !== undefined ? { frontMatterProblem: problem } : {}),
   };
 }

@@ -48,7 +48,8 @@ function folderOf(document: SearchDocument): string {
 
 export class LlmsTxtWriter {
   private readonly sections = new Map<string, string[]>();
-  private readonly full: { id: string; entry: string }[] = [];
+  /** Entries as UTF-8: a document's text as a string takes up to twice its bytes, for the whole build. */
+  private readonly full: { id: string; entry: Buffer }[] = [];
   private fullBytes = 0;
   private leftOut = 0;
   private readonly base: string | undefined;
@@ -79,7 +80,7 @@ export class LlmsTxtWriter {
       this.leftOut += 1;
       return;
     }
-    this.full.push({ id: document.id, entry });
+    this.full.push({ id: document.id, entry: Buffer.from(entry, 'utf8') });
     this.fullBytes += bytes;
   }
 
@@ -110,13 +111,22 @@ export class LlmsTxtWriter {
   }
 
   renderFull(): string {
+    return this.renderFullBytes().toString('utf8');
+  }
+
+  /** llms-full.txt's bytes, joined once from the entries' (never one string of the whole file). */
+  renderFullBytes(): Buffer {
     const tail =
       this.leftOut > 0
         ? `(${this.leftOut} more documents are left out: this file stops at limits.maxLlmsFullBytes, ${this.maxFullBytes} bytes; see llms.txt for the whole list.)\n`
         : '';
     // By id, so the file does not depend on the order the documents came in (build, merge, index).
     const entries = [...this.full].sort((left, right) => (left.id < right.id ? -1 : left.id > right.id ? 1 : 0));
-    return `${this.heading()}\n${entries.map((item) => item.entry).join('')}${tail}`;
+    return Buffer.concat([
+      Buffer.from(`${this.heading()}\n`, 'utf8'),
+      ...entries.map((item) => item.entry),
+      Buffer.from(tail, 'utf8'),
+    ]);
   }
 }
 
@@ -131,10 +141,10 @@ export async function* teeDocuments(
   }
 }
 
-/** llms.txt and llms-full.txt as written into the tree. */
-export function llmsFiles(llms: LlmsTxtWriter): [string, string][] {
+/** llms.txt and llms-full.txt as written into the tree, as UTF-8. */
+export function llmsFiles(llms: LlmsTxtWriter): [string, Buffer][] {
   return [
-    [LLMS_FILE, llms.renderIndex()],
-    [LLMS_FULL_FILE, llms.renderFull()],
+    [LLMS_FILE, Buffer.from(llms.renderIndex(), 'utf8')],
+    [LLMS_FULL_FILE, llms.renderFullBytes()],
   ];
 }

@@ -42,8 +42,8 @@ import { documentRecords, excerptRecords, titleRecords } from './search-scratch-
 import { compressDocumentBody, compressExcerptSource } from './search-document-compression.js';
 import { type KeptDocument, type KeptSearchDocuments, keptDigestOf } from './search-kept-documents.js';
 
-/** Postings a run holds before it is sorted and written out: 64 MiB of typed arrays, plus its terms. */
-export const DEFAULT_RUN_POSTINGS = 4_000_000;
+/** Postings a run holds before it is sorted and written out: 16 MiB of typed arrays, plus its terms. */
+export const DEFAULT_RUN_POSTINGS = 1_000_000;
 
 export interface SpillingSearchIndexOptions extends SearchIndexOptions {
   /** An empty or absent folder of the caller's, for the scratch files. */

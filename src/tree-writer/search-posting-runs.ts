@@ -3,6 +3,7 @@
 // run files are k-way merged into term records, each term's postings renumbered by id order.
 import { encodeRecord } from '../core/packs/pack-encoding.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
+import { detachedString } from '../core/search/detached-string.js';
 import { SpillReader, SpillWriter } from './spill-files.js';
 import { encodeImpactPostings, impactOf } from '../core/search/postings.js';
 import type { RecordSource } from './search-record-packer.js';
@@ -72,7 +73,8 @@ export class PostingRun {
     let id = this.terms.get(term);
     if (id === undefined) {
       id = this.terms.size;
-      this.terms.set(term, id);
+      // A copy: the term is a view into its document's text, which the run must not hold.
+      this.terms.set(detachedString(term), id);
       if (id >= this.lastArrival.length) {
         const last = new Int32Array(this.lastArrival.length * 2).fill(-1);
         last.set(this.lastArrival);

@@ -4,6 +4,7 @@
 // a list per stem under STEM_KEY_PREFIX + stem: a query word looks up its stem's list (every form
 // of the word) and its own (an exact match ranks above a stemmed one). Portable.
 import { stemmer } from 'stemmer';
+import { detachedString } from './detached-string.js';
 
 /** How an index's words were stemmed: `porter` (search.language "en", the default) or not at all. */
 export type Stemming = 'porter' | 'none';
@@ -26,9 +27,12 @@ export function stemOf(term: string): string {
   if (term.length <= 2 || !STEMMABLE.test(term)) return term;
   let stem = stems.get(term);
   if (stem === undefined) {
-    stem = stemmer(term);
+    // The term is a view into its document's text, and its stem often the term itself: both are
+    // made from a copy, so the cache holds no document.
+    const own = detachedString(term);
+    stem = stemmer(own);
     if (stems.size >= STEM_CACHE_LIMIT) stems.clear();
-    stems.set(term, stem);
+    stems.set(own, stem);
   }
   return stem;
 }
@@ -40,9 +44,10 @@ const stemKeys = new Map<string, string>();
 export function stemKeyOf(term: string): string {
   let key = stemKeys.get(term);
   if (key === undefined) {
-    key = STEM_KEY_PREFIX + stemOf(term);
+    const own = detachedString(term);
+    key = STEM_KEY_PREFIX + stemOf(own);
     if (stemKeys.size >= STEM_CACHE_LIMIT) stemKeys.clear();
-    stemKeys.set(term, key);
+    stemKeys.set(own, key);
   }
   return key;
 }
