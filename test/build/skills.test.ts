@@ -2,7 +2,8 @@
 // good ones (exit 1, the bad SKILL.md named), with skill files in their own folder of the tree
 // and their entries in skills/list.json, listed on the landing page; `check` passes it, and reports a skill file edited after
 // the build by its digest; shards merged into a packed tree keep them; a rebuild without a skill
-// leaves none of its files behind; a project without skills declares nothing.
+// leaves none of its files behind; a project without skills declares nothing. The shard parts,
+// the rebuild and the merged tree's check run the commands' decisions in-process.
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
