@@ -6,8 +6,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SCRIPTS } from '../helpers/paths.js';
-import { buildProjectTree, writeProject } from '../helpers/projects.js';
+import { writeProject } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
+import { buildTreeInProcess } from '../helpers/in-process-build.js';
 
 const PROVIDER = readFileSync(path.join(FIXTURE_SCRIPTS, 'print-png-bytes'), 'utf8');
 
@@ -46,7 +47,7 @@ beforeAll(async () => {
     'providers/print-png-bytes': { script: PROVIDER },
     'providers/print-name': { script: '#!/bin/sh\nprintf "note %s\\n" "$name"\n' },
   });
-  buildProjectTree(project);
+  await buildTreeInProcess(project);
   bridge = new RawBridge([path.join(project, 'dist'), '--live', project]);
   await bridge.initialize();
 });

@@ -18,8 +18,9 @@ import { runCli } from '../helpers/cli.js';
 import { HttpServe } from '../helpers/http-serve.js';
 import { callFilesOf, packTool } from '../helpers/packed-trees.js';
 import { CLI } from '../helpers/paths.js';
-import { buildProjectTree, makeProject } from '../helpers/projects.js';
+import { makeProject } from '../helpers/projects.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
+import { buildTreeInProcess } from '../helpers/in-process-build.js';
 
 const WORDS = Array.from({ length: 40 }, (_, position) => `word-${position}`);
 const clients: Client[] = [];
@@ -65,7 +66,7 @@ beforeAll(async () => {
     tools: { echo: 'echo-value', other: 'echo-value' },
     config: { tools: { echo: { values: { value: WORDS } }, other: { values: { value: WORDS.slice(0, 2) } } } },
   });
-  buildProjectTree(project);
+  await buildTreeInProcess(project);
   plainTree = copyTree(path.join(project, 'dist'));
   packedTree = copyTree(plainTree);
   packTool(packedTree, 'echo');

@@ -4,8 +4,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildProjectTree, writeProject } from '../helpers/projects.js';
+import { writeProject } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
+import { buildTreeInProcess } from '../helpers/in-process-build.js';
 
 const CITIES = Array.from({ length: 150 }, (_, index) => `city-${String(index).padStart(3, '0')}`);
 
@@ -62,7 +63,7 @@ beforeAll(async () => {
       outputSchema: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] },
     }),
   });
-  buildProjectTree(project);
+  await buildTreeInProcess(project);
   runsLog = path.join(project, '..', 'provider-runs.log');
   // The build ran the provider for cat and dog; from here on, every line is a bridge run.
   await fs.rm(runsLog, { force: true });
@@ -127,7 +128,7 @@ describe('prompts/list pagination', () => {
     for (let index = 0; index < 120; index++)
       files[`prompts/p${String(index).padStart(3, '0')}.md`] = `Prompt number ${index}`;
     const many = await writeProject(files);
-    buildProjectTree(many);
+    await buildTreeInProcess(many);
     const bridge = new RawBridge([many]);
     await bridge.initialize();
     const first = await bridge.request('prompts/list');

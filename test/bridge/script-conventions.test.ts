@@ -10,9 +10,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';
-import { buildFixtureProject } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
+import { buildFixtureInProcess } from '../helpers/in-process-build.js';
 
 const PIXEL = readFileSync(path.join(REPO_ROOT, 'test/fixtures/conventions-project/resources/dot.png')).toString(
   'base64',
@@ -27,7 +27,7 @@ function runs(): string[] {
 }
 
 beforeAll(async () => {
-  project = buildFixtureProject('conventions-project');
+  project = await buildFixtureInProcess('conventions-project');
   client = new Client({ name: 'conventions-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
     elicitations.push(request.params);

@@ -7,8 +7,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CLI } from '../helpers/paths.js';
-import { buildFixtureProject, writeTree } from '../helpers/projects.js';
+import { writeTree } from '../helpers/projects.js';
 import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
+import { buildFixtureInProcess } from '../helpers/in-process-build.js';
 
 let project: string;
 let client: Client;
@@ -36,7 +37,7 @@ function isAlive(pid: number): boolean {
 }
 
 beforeAll(async () => {
-  project = buildFixtureProject('bridge-project');
+  project = await buildFixtureInProcess('bridge-project');
   writeFileSync(path.join(project, 'marker.log'), '');
   client = await connect([project]);
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {

@@ -3,13 +3,16 @@
 // stored relative and made absolute by each host (stdio: "" without publicUrl; serve --http: the
 // origin it was asked on); resources/list carries the page in `_meta`; llms.txt and llms-full.txt
 // list the same documents and `check` holds them to their shape; and a folder of HTML pages built
-// in one command (`build --site`) with its own `_headers` joined to the tree's.
+// in one command (`build --site`) with its own `_headers` joined to the tree's. Trees are built,
+// served, and `--site` refused by the CLI; they are checked by check's decision in-process
+// (checkSource).
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkSource } from '../../src/cli/commands/check.js';
 import { buildJson, problemsOf, runCli } from '../helpers/cli.js';
 import { HttpServe } from '../helpers/http-serve.js';
 import { CLI } from '../helpers/paths.js';
@@ -116,11 +119,14 @@ describe("a document's page", () => {
     const full = readFileSync(path.join(tree, 'llms-full.txt'), 'utf8');
     for (const word of ['Alpha wick text.', 'Beta wick text.', 'Gamma wick text.', 'Delta wick text.'])
       expect(full).toContain(word);
-    expect((await runCli(['check', tree])).code).toBe(0);
+    // check's decision in-process (its exit code is 0 for an ok report, 1 otherwise).
+    expect((await checkSource(tree)).report.problems).toEqual([]);
     writeFileSync(path.join(tree, 'llms.txt'), llms.replace('# Lantern notes', 'Lantern notes'));
-    const broken = await runCli(['check', tree]);
-    expect(broken.code).not.toBe(0);
-    expect(broken.stdout + broken.stderr).toMatch(/llms\.txt.*line 1 is not what llms\.txt allows/);
+    const broken = (await checkSource(tree)).report;
+    expect(broken.ok).toBe(false);
+    expect(broken.problems.map((problem) => `${problem.path}: ${problem.message}`).join('\n')).toMatch(
+      /llms\.txt.*line 1 is not what llms\.txt allows/,
+    );
   });
 });
 
@@ -156,8 +162,7 @@ describe('build --site <folder> (a folder of HTML pages, no staticmcp.json)', ()
     const told = JSON.stringify(report.warnings);
     expect(told).toMatch(/public\/_headers.*rule for \/mcp\.json is left out/);
     expect(told).toMatch(/public\/_headers.*rule for \/\* also matches the tree's own files.*cache-control left out/);
-    const check = await runCli(['check', report.outDir]);
-    expect(check.code, check.stdout + check.stderr).toBe(0);
+    expect((await checkSource(report.outDir)).report.problems).toEqual([]);
     // A folder outside the project is refused, saying how to run it.
     const outside = await runCli(['build', project, '--site', path.dirname(project)]);
     expect(outside.code).not.toBe(0);

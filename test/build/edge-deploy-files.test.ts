@@ -13,6 +13,7 @@ import {
 } from '../../src/builder/host-limits.js';
 import { PUBLISHED_ON_NPM, STATICMCP_COMMAND } from '../../src/shared/staticmcp-command.js';
 import { buildJson, runCli } from '../helpers/cli.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 import { makeProject } from '../helpers/projects.js';
 
 describe('deploy settings in staticmcp.json', () => {
@@ -96,14 +97,14 @@ describe('deploy settings in staticmcp.json', () => {
 
   it('writes no server.json without a public URL, and names the registry entry after the host when no name is given', async () => {
     const plain = await makeProject({ tools: { ok: 'ok' } });
-    expect((await buildJson(plain)).code).toBe(0);
+    expect((await buildInProcess(plain)).code).toBe(0);
     await expect(fs.access(path.join(plain, 'dist', 'server.json'))).rejects.toThrow();
 
     const derived = await makeProject({
       tools: { ok: 'ok' },
       config: { name: 'my tools', publicUrl: 'https://tools.example.org' },
     });
-    expect((await buildJson(derived)).code).toBe(0);
+    expect((await buildInProcess(derived)).code).toBe(0);
     const serverJson = JSON.parse(await fs.readFile(path.join(derived, 'dist', 'server.json'), 'utf8')) as {
       name: string;
     };
@@ -115,7 +116,7 @@ describe('deploy settings in staticmcp.json', () => {
       tools: { ok: 'ok' },
       config: { http: { allowedOrigins: ['https://claude.ai', 'http://localhost:6274'] } },
     });
-    expect((await buildJson(project)).code).toBe(0);
+    expect((await buildInProcess(project)).code).toBe(0);
     const manifest = JSON.parse(await fs.readFile(path.join(project, 'dist', 'mcp.json'), 'utf8')) as {
       staticmcp: { http?: unknown };
     };
@@ -134,7 +135,15 @@ describe('deploy settings in staticmcp.json', () => {
   ] as const) {
     it(`refuses ${name}`, async () => {
       const project = await makeProject({ tools: { ok: 'ok' }, config });
-      const { code, stderr } = await runCli(['build', project]);
+      // The first refusal through the CLI (what it prints, its exit code); the others through the
+      // build command's decision in-process, which refuses with the same error.
+      const viaCli = name === 'a public URL that is not http(s)';
+      const { code, stderr } = viaCli
+        ? await runCli(['build', project])
+        : await buildInProcess(project).then(({ code, error }) => ({
+            code,
+            stderr: error ? `${error.code}: ${error.message}\n${error.hint}` : '',
+          }));
       // Exit 1, as for every unusable staticmcp.json: the command line itself was fine.
       expect(code).toBe(1);
       expect(stderr).toMatch(/CONFIG_INVALID/);

@@ -1,11 +1,14 @@
 // MCP Apps in the build: fixtures/apps (a tool's ui/ folder, a single file's <script>.ui.html, a
 // standalone ui/<name>/) becomes ui:// resources with the extension's MIME type and _meta.ui,
 // tools get _meta.ui.resourceUri and visibility; every wrong UI is a build failure that names its
-// file and skips only its own tool or UI.
+// file and skips only its own tool or UI. The fixture is built and checked by the CLI once; the
+// bad UIs' builds and the foreign tree's check run the commands' decisions in-process.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildJson, problemsOf, runCli } from '../helpers/cli.js';
+import { checkSource } from '../../src/cli/commands/check.js';
+import { problemsOf, runCli } from '../helpers/cli.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 import { readJson } from '../helpers/files.js';
 import { buildAppsProject } from '../helpers/apps-project.js';
 import { writeProject, writeTree } from '../helpers/projects.js';
@@ -105,12 +108,12 @@ describe('fixtures/apps', () => {
       'tools/chart.json': { content: [{ type: 'text', text: 'chart' }] },
       'resources/chart/page.html.json': { uri: 'ui://chart/page.html', mimeType: 'text/html', text: '<p>x</p>' },
     });
-    const checked = await runCli(['check', foreign]);
-    expect(checked.code).toBe(1);
-    expect(checked.stdout + checked.stderr).toContain(
-      'names the UI "ui://chart/missing.html", which is not a ui:// resource of this tree',
-    );
-    expect(checked.stdout + checked.stderr).toContain('MCP Apps hosts render only text/html;profile=mcp-app');
+    const { report } = await checkSource(foreign);
+    // Exit 1 is `check`'s answer to a report that is not ok (test/cli/check.test.ts runs it).
+    expect(report.ok).toBe(false);
+    const printed = report.problems.map((problem) => `${problem.message}\n${problem.hint}`).join('\n');
+    expect(printed).toContain('names the UI "ui://chart/missing.html", which is not a ui:// resource of this tree');
+    expect(printed).toContain('MCP Apps hosts render only text/html;profile=mcp-app');
   });
 });
 
@@ -160,7 +163,7 @@ describe('bad UIs', () => {
         },
       }),
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(1);
     const byPath = (where: string) =>
       report.failures
@@ -221,7 +224,7 @@ describe('bad UIs', () => {
     await fs.writeFile(path.join(outside, 'index.html'), '<p>secret</p>');
     await fs.mkdir(path.join(project, 'ui'));
     await fs.symlink(outside, path.join(project, 'ui', 'linked'));
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(1);
     expect(problemsOf(report)).toContain('ui/linked/index.html');
     expect(problemsOf(report)).toContain('leads outside the project');
@@ -238,7 +241,7 @@ describe('bad UIs', () => {
       'tools/dashboard/ui/index.html': PAGE,
       'ui/dashboard/index.html': PAGE,
     });
-    const { code, report } = await buildJson(project);
+    const { code, report } = await buildInProcess(project);
     expect(code).toBe(1);
     expect(problemsOf(report)).toContain('its UI would be ui://dashboard/index.html, which ui/dashboard already is');
     const manifest = await readJson<Manifest>(path.join(project, 'dist/mcp.json'));

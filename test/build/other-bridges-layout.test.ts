@@ -2,11 +2,15 @@
 // arguments exactly as the client sent them (raw values; one argument → `tools/<name>/<v>.json`,
 // two → the values sorted), and a resource's file from its URI with the scheme dropped (§2 of the
 // standard: `resource://changelog.md` → `resources/changelog.md.json`). The functions below model
-// that lookup, so these tests read our tree the way that bridge does.
+// that lookup, so these tests read our tree the way that bridge does. Trees are built and checked
+// by the commands' decisions in-process (buildOrReplay, checkSource), but for the landing page's
+// count, which needs the CLI's bundled page.
 import { describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { buildJson, runCli } from '../helpers/cli.js';
+import { checkSource } from '../../src/cli/commands/check.js';
+import { buildJson } from '../helpers/cli.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 import { makeProject } from '../helpers/projects.js';
 
 function render(value: unknown): string {
@@ -71,7 +75,7 @@ const readTreeJson = async (tree: string, file: string) =>
 describe('calls that leave out defaulted optional arguments', () => {
   it('are found where a bridge keyed on the sent arguments looks, answering the defaults-applied call', async () => {
     const project = await projectWith({ greet: GREET });
-    const { code } = await buildJson(project);
+    const { code } = await buildInProcess(project);
     expect(code).toBe(0);
     const tree = path.join(project, 'dist');
     const cases: [Record<string, unknown>, string][] = [
@@ -89,14 +93,12 @@ describe('calls that leave out defaulted optional arguments', () => {
     expect((await readTreeJson(tree, 'tools/greet/en/false.json')).content).toEqual([
       { type: 'text', text: 'en false\n' },
     ]);
-    const check = await runCli(['check', tree]);
-    expect(check.code).toBe(0);
-    expect(check.stdout + check.stderr).toContain('no problems');
+    expect((await checkSource(tree)).report.problems).toEqual([]);
   });
 
   it('writes no copy at a key two calls would share', async () => {
     const project = await projectWith({ flags: TWO_FLAGS });
-    expect((await buildJson(project)).code).toBe(0);
+    expect((await buildInProcess(project)).code).toBe(0);
     const tree = path.join(project, 'dist');
     // {a: true} and {b: true} both leave one default out and encode to flags/true.json: ambiguous.
     await expect(fs.access(path.join(tree, 'tools/flags/true.json'))).rejects.toThrow();
@@ -119,7 +121,7 @@ describe('resources', () => {
         'resources/odd name.txt': 'spaces are not kept raw',
       },
     );
-    expect((await buildJson(project)).code).toBe(0);
+    expect((await buildInProcess(project)).code).toBe(0);
     const tree = path.join(project, 'dist');
     const changelog = await readTreeJson(tree, standardResourcePath('resource://changelog.md'));
     expect(readAsReferenceBridge(changelog, 'resource://changelog.md')).toEqual([
@@ -133,8 +135,7 @@ describe('resources', () => {
     // A bridge that reads {uri, mimeType, blob} at the top finds it too.
     expect(logo).toMatchObject({ uri: 'resource://logo.png', mimeType: 'image/png', blob: PNG.toString('base64') });
     await expect(fs.access(path.join(tree, 'resources/odd name.txt.json'))).rejects.toThrow();
-    const check = await runCli(['check', tree]);
-    expect(check.code).toBe(0);
+    expect((await checkSource(tree)).report.problems).toEqual([]);
   });
 
   it('past the inline list and the file budget: the inline resources list and read, the rest are ours alone', async () => {
@@ -174,9 +175,9 @@ describe('resources', () => {
     for (const uri of unlisted.slice(0, 10))
       await expect(fs.access(path.join(tree, standardResourcePath(uri)))).rejects.toThrow();
     // Our own bridge serves all 260: check reads every part and packed resource.
-    const check = await runCli(['check', tree, '--json']);
-    expect(check.code).toBe(0);
-    expect(JSON.parse(check.stdout).checked.resources).toBe(260);
+    const { report: checked } = await checkSource(tree);
+    expect(checked.problems).toEqual([]);
+    expect(checked.checked.resources).toBe(260);
     // The landing page counts the whole list, not mcp.json's first part.
     expect(await fs.readFile(path.join(tree, 'index.html'), 'utf8')).toContain('Resources (260)');
   });

@@ -2,7 +2,8 @@
 // good ones (exit 1, the bad SKILL.md named), with skill files in their own folder of the tree
 // and their entries in skills/list.json, listed on the landing page; `check` passes it, and reports a skill file edited after
 // the build by its digest; shards merged into a packed tree keep them; a rebuild without a skill
-// leaves none of its files behind; a project without skills declares nothing.
+// leaves none of its files behind; a project without skills declares nothing. The shard parts,
+// the rebuild and the merged tree's check run the commands' decisions in-process.
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,8 @@ import { buildJson, runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { writeProject } from '../helpers/projects.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
+import { checkSource } from '../../src/cli/commands/check.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 
 let project: string;
 let report: Awaited<ReturnType<typeof buildJson>>;
@@ -95,7 +98,9 @@ describe('build', () => {
   it('shards merged into a packed tree hold the same skills, and check passes it', async () => {
     const folder = temporaryFolderSync('staticmcp-skills-shards-');
     const parts = ['1/2', '2/2'].map((shard, index) => ({ shard, out: path.join(folder, `part-${index + 1}`) }));
-    for (const { shard, out } of parts) await runCli(['build', project, '--shard', shard, '--out', out]);
+    // `build --shard I/2 --out <part>` in-process (each part has the refused skill's failure, exit 1).
+    for (const [index, { out }] of parts.entries())
+      await buildInProcess(project, { shard: { index: index + 1, count: 2 }, outDir: out });
     const merged = path.join(folder, 'merged');
     const merge = await runCli(['merge', ...parts.map((part) => part.out), '--out', merged, '--max-call-files', '1']);
     // The refused skill is the shards' one failure: the merge says so, and writes the rest.
@@ -105,13 +110,13 @@ describe('build', () => {
     expect(readFileSync(path.join(merged, 'skills/list.json'), 'utf8')).toBe(
       readFileSync(path.join(project, 'dist/skills/list.json'), 'utf8'),
     );
-    expect((await runCli(['check', merged])).code).toBe(0);
+    expect((await checkSource(merged)).report.problems).toEqual([]);
   });
 
   it('a rebuild without a skill leaves none of its files in the tree', async () => {
     rmSync(path.join(project, 'skills/greeting-etiquette'), { recursive: true });
     rmSync(path.join(project, 'skills/wrong-folder'), { recursive: true });
-    const rebuilt = await buildJson(project);
+    const rebuilt = await buildInProcess(project);
     expect(rebuilt.code).toBe(0);
     expect(existsSync(path.join(project, 'dist/skills/files/greeting-etiquette'))).toBe(false);
     expect(readFileSync(path.join(project, 'dist/skills/list.json'), 'utf8')).not.toContain('greeting-etiquette');

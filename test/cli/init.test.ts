@@ -1,21 +1,28 @@
 // `staticmcp init`: a starter project that builds as it is, with deploy files that work as they
-// are, and never a file overwritten.
-import { describe, expect, it } from 'vitest';
+// are, and never a file overwritten. One starter is made for the file (init is a process each
+// time) and only read by the tests after the first, which builds it as the hint says.
+import { beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { deployCommandWords } from '../../src/shared/staticmcp-command.js';
-import { buildJson, runCli } from '../helpers/cli.js';
+import { buildJson, type CliResult, runCli } from '../helpers/cli.js';
 import { readJson } from '../helpers/files.js';
 import { HttpServe } from '../helpers/http-serve.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 describe('staticmcp init', () => {
+  let project: string;
+  let init: CliResult;
+
+  beforeAll(async () => {
+    project = path.join(await temporaryFolder(), 'my-server');
+    init = await runCli(['init', project]);
+  });
+
   it('creates a project that builds at once, with an executable tool and a .gitignore', async () => {
-    const project = path.join(await temporaryFolder(), 'my-server');
-    const init = await runCli(['init', project]);
     expect(init.code).toBe(0);
     // The "next:" hint is a command line that works as printed (from where init ran).
     const next = /next: (.*)\n/.exec(init.stderr)?.[1];
@@ -44,8 +51,6 @@ describe('staticmcp init', () => {
   });
 
   it('adds deploy files for Cloudflare, Netlify and GitHub Pages, and says where they are explained', async () => {
-    const project = path.join(await temporaryFolder(), 'my-server');
-    const init = await runCli(['init', project]);
     expect(init.stderr).toContain(path.join('deploy', 'README.md'));
     for (const file of [
       'deploy/README.md',
@@ -65,8 +70,7 @@ describe('staticmcp init', () => {
   });
 
   it("the Netlify edge function answers MCP with the tree's worker, reading the tree from the site itself", async () => {
-    const project = path.join(await temporaryFolder(), 'my-server');
-    await runCli(['init', project]);
+    // The CLI's build (a replay once the first test built it): the tree needs its bundled _worker.js.
     expect((await buildJson(project)).code).toBe(0);
     // serve --http plays the static host (Netlify's CDN); the edge function has no asset binding.
     const site = await HttpServe.start([path.join(project, 'dist')]);

@@ -1,6 +1,6 @@
 // staticmcp as npm users get it: `npm pack` of the package (its package.json `files`, with the
 // dist/ this test run compiled), installed globally into a temporary prefix with every install
-// script refused, must run on its own: --version, init, build of the example project, check, and
+// script refused, must run on its own: --version, init, a build of the starter it makes, check, and
 // serve answering initialize over stdio. Also: the tarball holds only what runs, and the README's
 // install line names the tarball npm pack really writes.
 //
@@ -128,12 +128,14 @@ describe('the packed package, installed globally', () => {
     expect(version.stdout.trim()).toBe(packageJson.version);
   });
 
-  it('builds the example project, checks the tree and serves it over stdio', async () => {
-    const project = path.join(work, 'example');
-    await fs.cp(path.join(REPO_ROOT, 'fixtures', 'example'), project, {
-      recursive: true,
-      filter: (source) => !/[/\\](dist|\.staticmcp)$/.test(source),
-    });
+  it('creates a starter project with init (its tool executable), builds it, checks the tree and serves it over stdio', async () => {
+    // The starter, not fixtures/example: the installed package is what is tested, and the
+    // starter's one tool runs a handful of scripts where the example's run over a hundred.
+    const project = path.join(work, 'starter');
+    const init = await run(bin, ['init', project], work);
+    expect(init.code, init.stderr).toBe(0);
+    expect((await fs.stat(path.join(project, 'tools', 'hello'))).mode & 0o111).not.toBe(0);
+    await expect(fs.access(path.join(project, '.gitignore'))).resolves.toBeUndefined();
     const build = await run(bin, ['build', project], work);
     expect(build.code, build.stderr).toBe(0);
     const tree = path.join(project, 'dist');
@@ -143,7 +145,7 @@ describe('the packed package, installed globally', () => {
     expect(manifest.staticmcp.generator).toBe(`staticmcp ${packageJson.version}`);
     // The tree carries the worker bundle and the landing page, both read from the installed package.
     expect(await fs.readFile(path.join(tree, '_worker.js'), 'utf8')).toMatch(/^\/\/ _worker\.js: the MCP endpoint/);
-    expect(await fs.readFile(path.join(tree, 'index.html'), 'utf8')).toContain('<h2 id="tools-title">Tools (6)</h2>');
+    expect(await fs.readFile(path.join(tree, 'index.html'), 'utf8')).toContain('<h2 id="tools-title">Tools (1)</h2>');
 
     const check = await run(bin, ['check', tree], work);
     expect(check.code, check.stderr).toBe(0);
@@ -152,16 +154,9 @@ describe('the packed package, installed globally', () => {
     expect(answer, stderr).toMatchObject({
       jsonrpc: '2.0',
       id: 1,
-      result: { protocolVersion: '2025-06-18', serverInfo: { name: 'example' } },
+      // init keeps the starter's own name (templates/project/staticmcp.json), whatever the folder.
+      result: { protocolVersion: '2025-06-18', serverInfo: { name: 'my-server' } },
     });
-  });
-
-  it('creates a starter project with init, its tool still executable', async () => {
-    const starter = path.join(work, 'starter');
-    const init = await run(bin, ['init', starter], work);
-    expect(init.code, init.stderr).toBe(0);
-    expect((await fs.stat(path.join(starter, 'tools', 'hello'))).mode & 0o111).not.toBe(0);
-    await expect(fs.access(path.join(starter, '.gitignore'))).resolves.toBeUndefined();
   });
 
   it("packs itself for a project's deploy files exactly as npm pack packs it", async () => {

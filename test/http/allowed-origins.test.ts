@@ -4,7 +4,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpServe, LATEST, post } from '../helpers/http-serve.js';
-import { buildProjectTree, writeProject } from '../helpers/projects.js';
+import { writeProject } from '../helpers/projects.js';
+import { buildTreeInProcess } from '../helpers/in-process-build.js';
 
 let project: string;
 const running: HttpServe[] = [];
@@ -19,7 +20,7 @@ beforeAll(async () => {
     'tools/hi': { script: TOOL },
     'staticmcp.json': JSON.stringify({ http: { allowedOrigins: ['https://app.example', '*'] } }),
   });
-  buildProjectTree(project);
+  await buildTreeInProcess(project);
 });
 
 afterAll(async () => {

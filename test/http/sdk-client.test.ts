@@ -11,8 +11,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { HttpServe, LATEST, openSession, post, rawRequest, sseMessages } from '../helpers/http-serve.js';
 import { listEveryTool } from '../helpers/list-every-tool.js';
 import { isAlive, waitUntil } from '../helpers/processes.js';
-import { buildFixtureProject, buildProjectTree, writeTree } from '../helpers/projects.js';
+import { buildFixtureProject, writeTree } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
+import { buildFixtureInProcess } from '../helpers/in-process-build.js';
 
 let example: string;
 let project: string;
@@ -52,10 +53,10 @@ function pidOf(label: string): number | undefined {
 
 beforeAll(async () => {
   example = buildFixtureProject('fixtures/example');
-  project = buildFixtureProject('bridge-project');
-  // A live tool that reports its own progress (PROGRESS lines) and logs, for the SSE answers.
-  writeFileSync(path.join(project, 'tools', 'reporting'), REPORTING_SCRIPT, { mode: 0o755 });
-  buildProjectTree(project);
+  project = await buildFixtureInProcess('bridge-project', (copy) =>
+    // A live tool that reports its own progress (PROGRESS lines) and logs, for the SSE answers.
+    writeFileSync(path.join(copy, 'tools', 'reporting'), REPORTING_SCRIPT, { mode: 0o755 }),
+  );
   writeFileSync(path.join(project, 'marker.log'), '');
   [exampleServer, projectServer] = await Promise.all([HttpServe.start([example]), HttpServe.start([project])]);
   servers.push(exampleServer, projectServer);

@@ -13,14 +13,14 @@ import { createNodeServerContext } from '../../src/hosts/node/node-server-contex
 import { FolderSource } from '../../src/hosts/node/folder-source.js';
 import { LATEST } from '../helpers/http-serve.js';
 import { isAlive, waitUntil } from '../helpers/processes.js';
-import { buildFixtureProject } from '../helpers/projects.js';
+import { buildFixtureInProcess } from '../helpers/in-process-build.js';
 
 let project: string;
 let context: ServerContext;
 const handlers: McpHttpHandler[] = [];
 
 beforeAll(async () => {
-  project = buildFixtureProject('bridge-project');
+  project = await buildFixtureInProcess('bridge-project');
   context = await createNodeServerContext({
     source: new FolderSource(path.join(project, 'dist'), 'dist'),
     projectRoot: project,

@@ -5,8 +5,9 @@
 // together; only what the client declared is asked; a changed, foreign or malformed state or
 // answer is -32602; a legacy session still gets the questions as requests, one at a time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProjectTree, writeProject } from '../helpers/projects.js';
+import { writeProject } from '../helpers/projects.js';
 import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
+import { buildTreeInProcess } from '../helpers/in-process-build.js';
 
 const PROFILE = `#!/bin/sh
 # Two rounds: the colour question is only asked once the name is in.
@@ -77,7 +78,7 @@ beforeAll(async () => {
     'tools/together': { script: TOGETHER },
     'tools/fallback': { script: FALLBACK },
   });
-  buildProjectTree(project);
+  await buildTreeInProcess(project);
   bridge = new RawBridge([project]);
 });
 

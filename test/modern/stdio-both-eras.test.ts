@@ -6,8 +6,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureProject, buildProjectTree } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
+import { buildFixtureInProcess } from '../helpers/in-process-build.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -28,12 +28,12 @@ printf 'said %s\\n' "$word"
 let project: string;
 let bridge: RawBridge;
 
-beforeAll(() => {
-  project = buildFixtureProject('bridge-project');
-  const config = JSON.parse(readFileSync(path.join(project, 'staticmcp.json'), 'utf8'));
-  writeFileSync(path.join(project, 'staticmcp.json'), JSON.stringify({ ...config, cache: { ttlSeconds: 42 } }));
-  writeFileSync(path.join(project, 'tools', 'say'), LOGGING_SCRIPT, { mode: 0o755 });
-  buildProjectTree(project);
+beforeAll(async () => {
+  project = await buildFixtureInProcess('bridge-project', (copy) => {
+    const config = JSON.parse(readFileSync(path.join(copy, 'staticmcp.json'), 'utf8'));
+    writeFileSync(path.join(copy, 'staticmcp.json'), JSON.stringify({ ...config, cache: { ttlSeconds: 42 } }));
+    writeFileSync(path.join(copy, 'tools', 'say'), LOGGING_SCRIPT, { mode: 0o755 });
+  });
   bridge = new RawBridge([project]);
 });
 

@@ -4,8 +4,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildProjectTree, writeProject } from '../helpers/projects.js';
+import { writeProject } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
+import { buildTreeInProcess } from '../helpers/in-process-build.js';
 
 const DENIED = [
   'PYTHONWARNINGS',
@@ -71,7 +72,7 @@ env | grep '=${VALUE}$' | cut -d= -f1 | sort
 describe('option names that change how programs load', () => {
   it('are never exported to a live script, while an ordinary option is', async () => {
     const project = await writeProject({ 'tools/show-env': { script: envScript('string', false) } });
-    buildProjectTree(project);
+    await buildTreeInProcess(project);
     const bridge = new RawBridge([project]);
     await bridge.initialize();
     const args = Object.fromEntries([...DENIED, 'language'].map((name) => [name, VALUE]));
@@ -83,7 +84,7 @@ describe('option names that change how programs load', () => {
 
   it('are never exported to a script run at build time', async () => {
     const project = await writeProject({ 'tools/show-env': { script: envScript({ enum: [VALUE] }, true) } });
-    buildProjectTree(project);
+    await buildTreeInProcess(project);
     const calls = path.join(project, 'dist/tools/show-env');
     // One enumerated value per parameter: exactly one call file, one path segment per parameter.
     const file = path.join(calls, ...[...DENIED, 'language'].map(() => VALUE));

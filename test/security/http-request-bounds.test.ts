@@ -11,8 +11,9 @@ import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HttpServe, openSession, post, sseMessages } from '../helpers/http-serve.js';
 import { isAlive, waitUntil } from '../helpers/processes.js';
-import { buildProjectTree, writeProject } from '../helpers/projects.js';
+import { writeProject } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
+import { buildTreeInProcess } from '../helpers/in-process-build.js';
 
 const VERSION = '2025-03-26';
 /** "Answered, not blocked" on two cores shared with the rest of the suite (a ping took 2.04 s once); the attacks blocked 6-10 s or killed the server. */
@@ -45,7 +46,7 @@ beforeAll(async () => {
       script: `#!/bin/sh\n${helpOf('logs a lot')}\ni=0\nwhile [ $i -lt ${CHATTY_LINES} ]; do echo "INFO line $i" >&2; i=$((i+1)); done\necho chatted\n`,
     },
   });
-  buildProjectTree(project);
+  await buildTreeInProcess(project);
 }, 60_000);
 
 afterEach(async () => {

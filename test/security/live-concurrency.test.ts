@@ -9,12 +9,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HttpServe, post, sseMessages } from '../helpers/http-serve.js';
 import { waitUntil } from '../helpers/processes.js';
-import { buildProjectTree, writeProject } from '../helpers/projects.js';
+import { writeProject } from '../helpers/projects.js';
 import { modernHeaders } from '../protocol-table/drivers.js';
 import { MODERN_META } from '../protocol-table/modern-cases.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 import { firstText } from '../helpers/results.js';
+import { buildTreeInProcess } from '../helpers/in-process-build.js';
 
 /** A live-only tool that sleeps, then echoes `n`; with `startedMarker`, it first creates that file. */
 function sleeper(seconds: number, timeoutSecs: number, startedMarker?: string): string {
@@ -38,7 +39,7 @@ describe('live calls under load', () => {
       'tools/nap': { script: sleeper(1, 30) },
       'staticmcp.json': JSON.stringify({ limits: { liveConcurrency: 50 } }),
     });
-    buildProjectTree(project);
+    await buildTreeInProcess(project);
     const bridge = new RawBridge([project]);
     await bridge.initialize();
     const startedAt = Date.now();
@@ -58,7 +59,7 @@ describe('live calls under load', () => {
       'tools/hog': { script: sleeper(3, 10, hogStarted) },
       'tools/quick': { script: sleeper(0, 1) },
     });
-    buildProjectTree(project);
+    await buildTreeInProcess(project);
     const bridge = new RawBridge([project, '--live-concurrency', '1']);
     await bridge.initialize();
     const hog = bridge.request('tools/call', { name: 'hog', arguments: { n: 1 } });
@@ -122,7 +123,7 @@ describe('live runs per client over HTTP', () => {
       'tools/hold': { script: HOLDER },
       'tools/quick': { script: sleeper(0, 2) },
     });
-    buildProjectTree(project);
+    await buildTreeInProcess(project);
     // Six global slots; the greedy client (127.0.0.2) asks for eight runs at once.
     const server = await HttpServe.start([project, '--live-concurrency', '6']);
     const started = path.join(project, 'started');

@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type CliResult, runCli } from '../helpers/cli.js';
 import { fingerprint } from '../helpers/files.js';
 import { CLI } from '../helpers/paths.js';
+import { buildTreeInProcess } from '../helpers/in-process-build.js';
 import { writeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 import { readParts } from '../../src/merge/read-parts.js';
@@ -113,8 +114,8 @@ describe('merge of a tampered part', () => {
   beforeAll(async () => {
     const project = await writeProject(PROJECT);
     template = path.join(path.dirname(project), 'part');
-    const built = await runCli(['build', project, '--shard', '1/1', '--out', template]);
-    if (built.code !== 0) throw new Error(`the shard build failed:\n${built.stderr}`);
+    // `build --shard 1/1 --out <part>`, in-process: the part is what the tests tamper with.
+    await buildTreeInProcess(project, { shard: { index: 1, count: 1 }, outDir: template });
   });
 
   it('refuses a copy named ../ in the record: nothing outside --out is created or overwritten', async () => {

@@ -2,18 +2,24 @@
 // folder outside, an icon that is such a link, and a template provider outside the project are
 // each refused with a message naming them, the secret's bytes appear nowhere in the tree, and
 // everything else still builds. A symlink that stays inside the project keeps working.
+// Builds run in-process (the build command's buildOrReplay: the same report and tree); the one
+// test that reads what the command prints runs the CLI.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildJson, problemsOf } from '../helpers/cli.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 import { readTree } from '../helpers/files.js';
 import { makeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 const SECRET = 'ssh-ed25519 PRIVATE-KEY-MATERIAL-THAT-MUST-NOT-BE-PUBLISHED';
 
-/** A project beside a folder of secrets, with `setup` adding the attack; builds it and reads the tree. */
-async function buildWithAttack(setup: (project: string, secrets: string) => Promise<void>) {
+/**
+ * A project beside a folder of secrets, with `setup` adding the attack; builds it (in-process, or
+ * as `staticmcp build --json` with `viaCli`) and reads the tree.
+ */
+async function buildWithAttack(setup: (project: string, secrets: string) => Promise<void>, viaCli = false) {
   const parent = await temporaryFolder();
   const secrets = path.join(parent, 'home-ssh');
   await fs.mkdir(secrets);
@@ -23,7 +29,7 @@ async function buildWithAttack(setup: (project: string, secrets: string) => Prom
     parent,
   );
   await setup(project, secrets);
-  const result = await buildJson(project);
+  const result = viaCli ? await buildJson(project) : { ...(await buildInProcess(project)), stderr: '' };
   const tree = await readTree(path.join(project, 'dist'));
   const published = [...tree.values()].some(
     (bytes) =>
@@ -140,7 +146,7 @@ describe('files from outside the project', () => {
     const { report, stderr, code } = await buildWithAttack(async (project) => {
       // A key pasted where a sidecar was meant to be, inside the project.
       await fs.writeFile(path.join(project, 'resources', 'doc.md.meta.json'), `${SECRET}\n`);
-    });
+    }, true);
     expect(code).toBe(1);
     const problems = problemsOf(report);
     expect(problems).toMatch(/doc\.md\.meta\.json is not JSON \(a syntax error/);

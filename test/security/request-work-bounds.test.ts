@@ -12,9 +12,10 @@
 //   key walker: -32603 and a RangeError stack on stderr per request).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpServe, LATEST, openSession, post } from '../helpers/http-serve.js';
-import { buildProjectTree, writeProject } from '../helpers/projects.js';
+import { writeProject } from '../helpers/projects.js';
 import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
 import { firstText } from '../helpers/results.js';
+import { buildTreeInProcess } from '../helpers/in-process-build.js';
 
 /** "Answered, not blocked": generous for a ping on two loaded cores, below the old blocks (4.0 s and 6.3 s on 050d520). */
 const PROBE_BOUND_MS = 3000;
@@ -63,7 +64,7 @@ printf 'looked up %s characters\\n' "\${#word}"
     }),
     'providers/file': { script: '#!/bin/sh\nprintf "file %s.%s\\n" "$name" "$ext"\n' },
   });
-  buildProjectTree(project);
+  await buildTreeInProcess(project);
   bridge = new RawBridge([`${project}/dist`]);
   await bridge.initialize();
 });

@@ -5,8 +5,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAlive } from '../helpers/processes.js';
-import { buildProjectTree, writeProject } from '../helpers/projects.js';
+import { writeProject } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
+import { buildInProcess, buildTreeInProcess } from '../helpers/in-process-build.js';
 
 /** Leaves a setsid sleeper (its pid in <label>.pid), then hangs until killed. */
 function escapingScript(precompute: boolean): string {
@@ -39,7 +40,7 @@ async function waitUntilDead(pid: number): Promise<boolean> {
 describe('a child that escaped with setsid', () => {
   it('dies with a live run that timed out, and the bridge keeps answering', async () => {
     const project = await writeProject({ 'tools/escape': { script: escapingScript(false) } });
-    buildProjectTree(project);
+    await buildTreeInProcess(project);
     const bridge = new RawBridge([project]);
     await bridge.initialize();
     const answer = await bridge.request('tools/call', { name: 'escape', arguments: { label: 'timeout' } });
@@ -53,7 +54,7 @@ describe('a child that escaped with setsid', () => {
 
   it('dies with a live run that was cancelled', async () => {
     const project = await writeProject({ 'tools/escape': { script: escapingScript(false) } });
-    buildProjectTree(project);
+    await buildTreeInProcess(project);
     const bridge = new RawBridge([project]);
     await bridge.initialize();
     bridge.send({
@@ -70,7 +71,7 @@ describe('a child that escaped with setsid', () => {
 
   it('dies with a build-time run that timed out', async () => {
     const project = await writeProject({ 'tools/escape': { script: escapingScript(true) } });
-    expect(() => buildProjectTree(project)).toThrow();
+    expect((await buildInProcess(project)).code).not.toBe(0);
     const escaped = await pidFrom(path.join(project, 'built.pid'));
     expect(await waitUntilDead(escaped)).toBe(true);
   });
