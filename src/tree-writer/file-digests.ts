@@ -7,6 +7,7 @@
 // build peaked ~25 MB above a 4,000-call one.
 import { FILE_DIGEST_BYTES } from './content-hash.js';
 import { grownTypedArray } from './grown-typed-array.js';
+import { compareUtf8AsUtf16 } from './string-arena.js';
 
 const INITIAL_SLOTS = 1024;
 const EMPTY = 0;
@@ -25,8 +26,8 @@ export class FileDigests {
   private count = 0;
   private pathBytes = Buffer.alloc(INITIAL_SLOTS * 32);
   private pathBytesUsed = 0;
+  /** Where each slot's path starts in pathBytes; it ends where the next slot's starts (paths are appended). */
   private starts = new Uint32Array(INITIAL_SLOTS);
-  private lengths = new Uint32Array(INITIAL_SLOTS);
   private hashes = new Uint32Array(INITIAL_SLOTS);
   private digests = Buffer.alloc(INITIAL_SLOTS * FILE_DIGEST_BYTES);
   /** 1 where the file was left in the previous tree instead of written (tree-writer.ts). */
@@ -47,9 +48,49 @@ export class FileDigests {
     return this.count - this.droppedCount;
   }
 
+  private endOf(slot: number): number {
+    return slot + 1 < this.count ? this.starts[slot + 1]! : this.pathBytesUsed;
+  }
+
   private pathAt(slot: number): string {
-    const start = this.starts[slot]!;
-    return this.pathBytes.toString('utf8', start, start + this.lengths[slot]!);
+    return this.pathBytes.toString('utf8', this.starts[slot]!, this.endOf(slot));
+  }
+
+  /** How many slots there are, dropped ones included: slot numbers run from 0 to this - 1. */
+  get slotCount(): number {
+    return this.count;
+  }
+
+  /** The slot number of `filePath` (stable for the writer's life), or -1 when it is not recorded. */
+  slotOf(filePath: string): number {
+    const slot = this.find(filePath, hashPath(filePath));
+    return slot < 0 || this.dropped[slot] === 1 ? -1 : slot;
+  }
+
+  /** Whether the slot's file is still in the tree (not dropped). */
+  isLive(slot: number): boolean {
+    return slot < this.count && this.dropped[slot] === 0;
+  }
+
+  /** The path recorded in `slot` (pack-record-list.ts reads the build's packed names from here). */
+  at(slot: number): string {
+    return this.pathAt(slot);
+  }
+
+  /** The UTF-8 bytes of the path in `slot` (a view: valid until the next new path is recorded). */
+  bytesAt(slot: number): Uint8Array {
+    return this.pathBytes.subarray(this.starts[slot]!, this.endOf(slot));
+  }
+
+  /** Compares the paths of two slots as `<` compares strings. */
+  compare(left: number, right: number): number {
+    return compareUtf8AsUtf16(
+      this.pathBytes,
+      this.starts[left]!,
+      this.endOf(left),
+      this.starts[right]!,
+      this.endOf(right),
+    );
   }
 
   /** The slot of `filePath`, or where in the table it would go (as a negative number - 1). */
@@ -92,7 +133,6 @@ export class FileDigests {
       this.count += 1;
       const slots = this.count;
       this.starts = grownTypedArray(this.starts, slots);
-      this.lengths = grownTypedArray(this.lengths, slots);
       this.hashes = grownTypedArray(this.hashes, slots);
       this.digests = grownTypedArray(this.digests, slots * FILE_DIGEST_BYTES);
       this.unchanged = grownTypedArray(this.unchanged, slots);
@@ -103,7 +143,6 @@ export class FileDigests {
       this.pathBytes = grownTypedArray(this.pathBytes, this.pathBytesUsed + filePath.length * 3);
       const written = this.pathBytes.write(filePath, this.pathBytesUsed, 'utf8');
       this.starts[slot] = this.pathBytesUsed;
-      this.lengths[slot] = written;
       this.pathBytesUsed += written;
       this.hashes[slot] = hash;
       if (this.count * 2 > this.table.length) {
@@ -185,19 +224,14 @@ export class FileDigests {
    * sorted here on the bytes themselves so no list of path strings is ever built.
    */
   *sorted(): IterableIterator<[string, Buffer]> {
-    const order = Array.from({ length: this.count }, (_, slot) => slot).filter((slot) => this.dropped[slot] === 0);
+    // Slot numbers in a typed array, not an array of numbers: a tree can have 650,000 files.
+    const order = new Uint32Array(this.size);
+    let placed = 0;
+    for (let slot = 0; slot < this.count; slot++) if (this.dropped[slot] === 0) order[placed++] = slot;
     const bytes = this.pathBytes;
-    order.sort((left, right) => {
-      const leftStart = this.starts[left]!;
-      const rightStart = this.starts[right]!;
-      return bytes.compare(
-        bytes,
-        rightStart,
-        rightStart + this.lengths[right]!,
-        leftStart,
-        leftStart + this.lengths[left]!,
-      );
-    });
+    order.sort((left, right) =>
+      bytes.compare(bytes, this.starts[right]!, this.endOf(right), this.starts[left]!, this.endOf(left)),
+    );
     for (const slot of order)
       yield [this.pathAt(slot), this.digests.subarray(slot * FILE_DIGEST_BYTES, (slot + 1) * FILE_DIGEST_BYTES)];
   }

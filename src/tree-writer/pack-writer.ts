@@ -158,7 +158,27 @@ export function* generateToolPacks(
     readBodyInto?(firstPath: string, into: Uint8Array): void;
   },
 ): Generator<PackFile, PackTableRow[]> {
-  const { tool, records, targetPackBytes } = options;
+  // Every name and key in typed arrays (pack-record-list.ts), never an object per record or name.
+  const list = new PackRecordList();
+  for (const record of options.records) {
+    for (const path of record.paths) assertPlainTreePath(path, 'A packed call file');
+    list.push(record.paths, record.byteLength);
+  }
+  return yield* generateListPacks(list, options);
+}
+
+/**
+ * generateToolPacks over records already in a list (the build's: names by their number in the tree
+ * writer's recorded paths, checked plain when written), read by the reader's callbacks.
+ */
+export function* generateListPacks(
+  list: PackRecordList,
+  options: Omit<PackToolOptions, 'records'> & {
+    readBody(firstPath: string): Uint8Array;
+    readBodyInto?(firstPath: string, into: Uint8Array): void;
+  },
+): Generator<PackFile, PackTableRow[]> {
+  const { tool, targetPackBytes } = options;
   const targetIndexBytes = options.targetIndexBytes ?? DEFAULT_TARGET_INDEX_BYTES;
   assertPlainTreePath(`${PACKS_FOLDER}${tool}`, `The packs folder of tool ${tool}`);
   if (tool.includes('/')) throw new Error(`tool name ${tool} holds a "/"`);
@@ -170,14 +190,10 @@ export function* generateToolPacks(
         throw new Error(`the body of ${firstPath} is ${body.length} bytes, not the ${into.length} announced`);
       into.set(body);
     });
-  // Every name and key in typed arrays (pack-record-list.ts), never an object per record or name.
-  const list = new PackRecordList();
-  let totalBytes = 0;
-  for (const record of records) {
-    for (const path of record.paths) assertPlainTreePath(path, 'A packed call file');
-    totalBytes += encodedRecordBytes(list.push(record.paths, record.byteLength), record.byteLength);
-  }
   if (list.length === 0) return [];
+  let totalBytes = 0;
+  for (let record = 0; record < list.length; record++)
+    totalBytes += encodedRecordBytes(list.nameBytesOf(record), list.bodyLengthOf(record));
   const nameCount = list.nameCount;
 
   const packBits = bucketBits(totalBytes, targetPackBytes);
@@ -215,7 +231,7 @@ export function* generateToolPacks(
       for (let position = start; position < end; position += 1) {
         const record = order[position]!;
         const names = list.nameBytesOf(record);
-        const firstPath = list.names.at(list.firstNameOf(record));
+        const firstPath = list.nameAt(list.firstNameOf(record));
         const length = encodeRecordInto(packBytes, offset, names, list.bodyLengthOf(record), (into) =>
           readBodyInto(firstPath, into),
         );

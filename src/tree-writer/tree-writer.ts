@@ -62,7 +62,8 @@ export interface CommitOptions {
  * `discard` drops it and leaves the previous tree as it was.
  */
 export class TreeWriter {
-  private readonly written = new FileDigests();
+  /** Every file's path and digest; read-only outside (the pack step refers to paths by slot). */
+  readonly written = new FileDigests();
   private readonly folders = new Set<string>();
   private readonly ownPreviousFolders = new Map<string, Promise<boolean>>();
   private inFlight = 0;
