@@ -39,9 +39,14 @@ export class FileDigests {
    * Where the content of a spooled file (tree-writer.ts: held in the spool file, not yet a file of
    * the tree) starts in the spool, plus 1; 0 for a file written as a file.
    */
-  private spoolStarts = new Float64Array(INITIAL_SLOTS);
-  private spoolLengths = new Uint32Array(INITIAL_SLOTS);
-  /** Slot number + 1 of each path, EMPTY where none; at most half full. */
+  // Grown at the first spooled file only (an unpacked build spools none): a slot past their end
+  // reads as undefined, never spooled.
+  private spoolStarts = new Float64Array(0);
+  private spoolLengths = new Uint32Array(0);
+  /**
+   * Slot number + 1 of each path, EMPTY where none; at most three quarters full (a probe compares
+   * hashes before paths, so a longer run costs little; half full cost 4 more bytes a file).
+   */
   private table = new Uint32Array(INITIAL_SLOTS * 2);
 
   get size(): number {
@@ -137,15 +142,13 @@ export class FileDigests {
       this.digests = grownTypedArray(this.digests, slots * FILE_DIGEST_BYTES);
       this.unchanged = grownTypedArray(this.unchanged, slots);
       this.dropped = grownTypedArray(this.dropped, slots);
-      this.spoolStarts = grownTypedArray(this.spoolStarts, slots);
-      this.spoolLengths = grownTypedArray(this.spoolLengths, slots);
       // A UTF-8 character takes at most 3 bytes per UTF-16 code unit.
       this.pathBytes = grownTypedArray(this.pathBytes, this.pathBytesUsed + filePath.length * 3);
       const written = this.pathBytes.write(filePath, this.pathBytesUsed, 'utf8');
       this.starts[slot] = this.pathBytesUsed;
       this.pathBytesUsed += written;
       this.hashes[slot] = hash;
-      if (this.count * 2 > this.table.length) {
+      if (this.count * 4 > this.table.length * 3) {
         // Grown in place (grown-typed-array.ts), emptied, then every slot placed again.
         this.table = grownTypedArray(this.table, this.table.length * 2).fill(EMPTY);
         for (let placed = 0; placed < this.count; placed++) this.placeInTable(placed);
@@ -156,7 +159,7 @@ export class FileDigests {
     this.digests.set(digest, slot * FILE_DIGEST_BYTES);
     // New content is written until the writer finds it unchanged.
     this.unchanged[slot] = 0;
-    this.spoolStarts[slot] = 0;
+    if (slot < this.spoolStarts.length) this.spoolStarts[slot] = 0;
     if (this.dropped[slot] === 1) {
       this.dropped[slot] = 0;
       this.droppedCount -= 1;
@@ -174,6 +177,8 @@ export class FileDigests {
   setSpooled(filePath: string, offset: number, length: number): void {
     const slot = this.find(filePath, hashPath(filePath));
     if (slot < 0) return;
+    this.spoolStarts = grownTypedArray(this.spoolStarts, slot + 1);
+    this.spoolLengths = grownTypedArray(this.spoolLengths, slot + 1);
     this.spoolStarts[slot] = offset + 1;
     this.spoolLengths[slot] = length;
   }
@@ -181,19 +186,19 @@ export class FileDigests {
   /** Where a spooled file's content is in the spool; undefined for a file written as a file (or dropped). */
   spooledAt(filePath: string): { offset: number; length: number } | undefined {
     const slot = this.find(filePath, hashPath(filePath));
-    if (slot < 0 || this.dropped[slot] === 1 || this.spoolStarts[slot] === 0) return undefined;
+    if (slot < 0 || this.dropped[slot] === 1 || !this.spoolStarts[slot]) return undefined;
     return { offset: this.spoolStarts[slot]! - 1, length: this.spoolLengths[slot]! };
   }
 
   /** Marks a spooled file as written out as a file. */
   clearSpooled(filePath: string): void {
     const slot = this.find(filePath, hashPath(filePath));
-    if (slot >= 0) this.spoolStarts[slot] = 0;
+    if (slot >= 0 && slot < this.spoolStarts.length) this.spoolStarts[slot] = 0;
   }
 
   /** Every spooled path (not dropped), in the order first written. */
   *spooledPaths(): IterableIterator<string> {
-    for (let slot = 0; slot < this.count; slot++)
+    for (let slot = 0; slot < Math.min(this.count, this.spoolStarts.length); slot++)
       if (this.spoolStarts[slot] !== 0 && this.dropped[slot] === 0) yield this.pathAt(slot);
   }
 
