@@ -4,6 +4,7 @@
 // per call, beside the writer's own copy.
 import type { FileDigests } from '../tree-writer/file-digests.js';
 import { grownTypedArray } from '../tree-writer/grown-typed-array.js';
+import { sortPositions } from '../tree-writer/sort-positions.js';
 
 const INITIAL_ITEMS = 256;
 
@@ -33,6 +34,6 @@ export class TreeSlotList {
   sortedPositions(): Uint32Array {
     const order = new Uint32Array(this.count);
     for (let position = 0; position < this.count; position++) order[position] = position;
-    return order.sort((left, right) => this.files.compare(this.slots[left]!, this.slots[right]!));
+    return sortPositions(order, (left, right) => this.files.compare(this.slots[left]!, this.slots[right]!));
   }
 }

@@ -8,6 +8,7 @@
 import { FILE_DIGEST_BYTES } from './content-hash.js';
 import { grownTypedArray } from './grown-typed-array.js';
 import { compareUtf8AsUtf16 } from './string-arena.js';
+import { sortPositions } from './sort-positions.js';
 
 const INITIAL_SLOTS = 1024;
 const EMPTY = 0;
@@ -234,7 +235,7 @@ export class FileDigests {
     let placed = 0;
     for (let slot = 0; slot < this.count; slot++) if (this.dropped[slot] === 0) order[placed++] = slot;
     const bytes = this.pathBytes;
-    order.sort((left, right) =>
+    sortPositions(order, (left, right) =>
       bytes.compare(bytes, this.starts[right]!, this.endOf(right), this.starts[left]!, this.endOf(left)),
     );
     for (const slot of order)

@@ -9,6 +9,7 @@
 import { sipHash13Halves } from '../core/tree/siphash.js';
 import { grownTypedArray } from './grown-typed-array.js';
 import { StringArena } from './string-arena.js';
+import { sortPositions } from './sort-positions.js';
 
 const INITIAL_ITEMS = 256;
 
@@ -149,14 +150,14 @@ export class PackRecordList {
   sortedRecords(): Uint32Array {
     const order = new Uint32Array(this.recordCount);
     for (let record = 0; record < this.recordCount; record++) order[record] = record;
-    return order.sort((left, right) => this.compareNames(this.firstNames[left]!, this.firstNames[right]!));
+    return sortPositions(order, (left, right) => this.compareNames(this.firstNames[left]!, this.firstNames[right]!));
   }
 
   /** Every name's position in key order. */
   sortedNames(): Uint32Array {
     const order = new Uint32Array(this.nameTotal);
     for (let position = 0; position < order.length; position++) order[position] = position;
-    return order.sort((left, right) => this.compareNames(left, right));
+    return sortPositions(order, (left, right) => this.compareNames(left, right));
   }
 
   /** Records where the record's names point: pack number `pack`, at `offset`, `length` bytes. */

@@ -9,6 +9,7 @@ import { TreeSlotList } from '../../src/builder/tree-slot-list.js';
 import { FileDigests } from '../../src/tree-writer/file-digests.js';
 import { PackRecordList } from '../../src/tree-writer/pack-record-list.js';
 import { generateListPacks, type PackRecord, packToolRecords } from '../../src/tree-writer/pack-writer.js';
+import { sortPositions } from '../../src/tree-writer/sort-positions.js';
 
 const encoder = new TextEncoder();
 const digestOf = (index: number) => new Uint8Array(32).fill(index % 251);
@@ -99,5 +100,16 @@ describe('the pack step’s compact holding', () => {
     files.set('tools/t/late.json', digestOf(2));
     expect(files.spooledAt('tools/t/late.json')).toBeUndefined();
     expect([...files.spooledPaths()]).toEqual([]);
+  });
+
+  it('sorts positions off the heap into the order the built-in sort gives, ties kept in place', () => {
+    for (const count of [0, 1, 15, 16, 17, 33, 1_000, 4_099]) {
+      // Few distinct keys: long runs of ties, which a stable sort leaves in position order.
+      const keys = Array.from({ length: count }, (_, index) => (index * 7919) % 13);
+      const compare = (left: number, right: number) => keys[left]! - keys[right]!;
+      const expected = Array.from({ length: count }, (_, index) => index).sort(compare);
+      const order = Uint32Array.from({ length: count }, (_, index) => index);
+      expect(Array.from(sortPositions(order, compare))).toEqual(expected);
+    }
   });
 });
