@@ -18,31 +18,41 @@
 import path from 'node:path';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { encodedRecordBytes } from '../core/packs/pack-encoding.js';
+import type { FileDigests } from '../tree-writer/file-digests.js';
+import { PackRecordList } from '../tree-writer/pack-record-list.js';
 import {
   DEFAULT_TARGET_PACK_BYTES,
   MAX_PACK_BYTES,
   maxPackFilesFor,
-  generateToolPacks,
+  generateListPacks,
 } from '../tree-writer/pack-writer.js';
 import type { PackingOutcome } from './host-limits.js';
 import { toolOfCallFile } from './packable-call-file.js';
 import { type PackedToolOutcome, type PreviousPacks, ToolRecordsDigest } from './pack-reuse.js';
 import type { RecordedFile } from './recorded-file.js';
-import { StringArena } from '../tree-writer/string-arena.js';
+import { TreeSlotList } from './tree-slot-list.js';
 import type { TreeOutput } from './tree-output.js';
 
 /** Paths taken out of the tree per call to the writer. */
 const REMOVE_SLICE = 4096;
 
+/** Tree paths by position: held as slots of the writer's paths (tree-slot-list.ts) or in an arena of their own. */
+export interface TreePathList {
+  readonly length: number;
+  at(position: number): string;
+  /** The positions in the paths' order. */
+  sortedPositions(): Uint32Array;
+}
+
 export interface ToolCallFiles {
   tool: string;
   /**
    * Call files that are not copies, in the order written (the pack writer sorts records itself).
-   * Paths are held as UTF-8 in one buffer each (string-arena.ts): a tool can have 650,000 calls.
+   * Never a string per path (a tool can have 650,000 calls): the writer's slots, or an arena.
    */
-  owners: StringArena;
+  owners: TreePathList;
   /** The tool's call files that are copies (extra names of an owner's record). */
-  copies: StringArena;
+  copies: TreePathList;
   recordBytes: number;
   nameCount: number;
   /** This entry's own pack size (the resource group's, pack-resource-files.ts); else the plan's. */
@@ -103,23 +113,26 @@ export async function planPacking(
     list.push(copy);
   }
   for (const list of packedCopies.values()) list.sort(compareStrings);
-  const byTool = new Map<string, ToolCallFiles>();
-  for (const filePath of output.writer.paths()) {
+  const byTool = new Map<string, ToolCallFiles & { owners: TreeSlotList; copies: TreeSlotList }>();
+  const files = output.writer.written;
+  for (let slot = 0; slot < files.slotCount; slot++) {
+    if (!files.isLive(slot)) continue;
+    const filePath = files.at(slot);
     const tool = toolOfCallFile(filePath);
     if (tool === undefined || !known.has(tool)) continue;
     let entry = byTool.get(tool);
     if (!entry) {
-      entry = { tool, owners: new StringArena(), copies: new StringArena(), recordBytes: 0, nameCount: 0 };
+      entry = { tool, owners: new TreeSlotList(files), copies: new TreeSlotList(files), recordBytes: 0, nameCount: 0 };
       byTool.set(tool, entry);
     }
     // A copy is one more name of its original's record (an owner is always in its copy's tool).
     if (isCopy.has(filePath)) {
-      entry.copies.push(filePath);
+      entry.copies.push(slot);
       continue;
     }
-    entry.owners.push(filePath);
-    // Buffer.from: small strings share a pooled slab rather than a buffer each (a tool can have 650,000 calls).
-    const names = namesOf(packedCopies, filePath).map((name) => Buffer.from(name));
+    entry.owners.push(slot);
+    const copiesOf = packedCopies.get(filePath) ?? [];
+    const names = [files.bytesAt(slot), ...copiesOf.map((name) => Buffer.from(name))];
     entry.recordBytes += encodedRecordBytes(names, output.writer.sizeOf(filePath));
     entry.nameCount += names.length;
   }
@@ -189,14 +202,18 @@ export async function writePacks(
         );
       outcome = { records, targetPackBytes, table: reused.table, files: reused.files };
     } else {
+      // Names by their slot in the writer's paths, never a second copy of a path (pack-record-list.ts).
+      const files = output.writer.written;
+      const list = new PackRecordList(files);
+      for (const owner of owners())
+        list.pushIds(
+          namesOf(packedCopies, owner).map((name) => slotOfWritten(files, name)),
+          output.writer.sizeOf(owner),
+        );
       // One pack's bodies in memory at a time: each is read when its pack is made, then dropped.
       const reusedPacks = new Map<string, RecordedFile>();
-      const generator = generateToolPacks({
+      const generator = generateListPacks(list, {
         tool: entry.tool,
-        records: (function* () {
-          for (const owner of owners())
-            yield { paths: namesOf(packedCopies, owner), byteLength: output.writer.sizeOf(owner) };
-        })(),
         readBody: (owner) => output.writer.read(owner),
         readBodyInto: (owner, into) => output.writer.readInto(owner, into),
         targetPackBytes,
@@ -253,7 +270,7 @@ function reusingPacks(output: TreeOutput, previous: PreviousPacks, tool: string,
 }
 
 /** Takes `paths` out of the tree a slice at a time, so no array of every path is made. */
-async function removeAll(output: TreeOutput, paths: StringArena): Promise<void> {
+async function removeAll(output: TreeOutput, paths: TreePathList): Promise<void> {
   const slice: string[] = [];
   for (let position = 0; position < paths.length; position++) {
     slice.push(paths.at(position));
@@ -262,6 +279,13 @@ async function removeAll(output: TreeOutput, paths: StringArena): Promise<void> 
       slice.length = 0;
     }
   }
+}
+
+/** The slot of a file the tree holds (a packed name always is one). */
+function slotOfWritten(files: FileDigests, filePath: string): number {
+  const slot = files.slotOf(filePath);
+  if (slot < 0) throw new Error(`${filePath} is to be packed but is not in the tree`);
+  return slot;
 }
 
 /** How many call files the tool has, copies included. */

@@ -53,6 +53,13 @@ interface ToolTally {
  */
 const CALLS_PER_TURN = 256;
 
+/**
+ * Calls kept going per launcher (the batch runner runs `concurrency` scripts at once): the extra
+ * one has its job file written and waits for a launcher, so a finished script's launcher starts
+ * the next one at once rather than after its result is read, checked, cached and written.
+ */
+const CALLS_PER_LAUNCHER = 2;
+
 /** Lets timers, I/O and signal handlers run (a resolved promise would not: microtasks only). */
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
@@ -190,7 +197,7 @@ export async function runCalls(plans: readonly ToolPlan[], context: RunContext, 
           if (job.stream.exhausted && job.stream.inFlight === 0) context.cache.bucket(job.plan.runSeed).release();
         }
       },
-      context.concurrency,
+      context.concurrency * CALLS_PER_LAUNCHER,
     );
   } finally {
     await runner?.close();

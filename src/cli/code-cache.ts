@@ -6,8 +6,9 @@
 // an error. A cache file is named after the script's key (its content hash), the Node version and
 // the architecture; it is written to a temporary name and renamed, so a reader never sees half of
 // one; its header holds the payload's length and checksum, so a damaged file is never handed to V8
-// (whose own checks look only at versions, flags and the source's length).
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// (whose own checks look only at versions, flags and the source's length). A file that is not the
+// user's own, or that others may write, is not read.
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
@@ -30,10 +31,18 @@ function checksumOf(bytes: Uint8Array): number {
 /** The payload of a cache file whose header matches it; undefined for anything else. */
 export function readCacheFile(file: string): Buffer | undefined {
   let data: Buffer;
+  let descriptor: number | undefined;
   try {
-    data = readFileSync(file);
+    descriptor = openSync(file, 'r');
+    // The cache folder may be shared (os.tmpdir()): code another user could have written is never run.
+    const stats = fstatSync(descriptor);
+    if ((process.getuid !== undefined && stats.uid !== process.getuid()) || (stats.mode & 0o022) !== 0)
+      return undefined;
+    data = readFileSync(descriptor);
   } catch {
     return undefined;
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
   }
   if (data.byteLength < HEADER_BYTES || data.readUInt32LE(0) !== MAGIC) return undefined;
   const payload = data.subarray(HEADER_BYTES);
@@ -52,7 +61,7 @@ export function writeCacheFile(file: string, payload: Uint8Array): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(temporary, Buffer.concat([header, payload]));
+    writeFileSync(temporary, Buffer.concat([header, payload]), { mode: 0o600 });
     renameSync(temporary, file);
   } catch {
     rmSync(temporary, { force: true });

@@ -213,18 +213,21 @@ export class BatchRunner {
     if (this.closed || this.options.signal?.aborted) {
       return notStarted();
     }
-    const launcher = await this.acquire();
-    if (!launcher.alive || launcher.retiring) {
-      this.release(launcher);
-      return notStarted();
-    }
     const id = `${++this.sequence}`;
     // Concatenated, not path.join'ed: the folder is absolute and normalised, and this runs per call.
     const jobFile = `${this.folder}/${id}.sh`;
     const outFile = `${this.folder}/${id}.out`;
     const errFile = `${this.folder}/${id}.err`;
-    // Small files on a hot path: synchronous calls cost a few microseconds, a thread-pool round trip more.
+    // Small files on a hot path: synchronous calls cost a few microseconds, a thread-pool round trip
+    // more. Written before a launcher is free: the build keeps more calls going than there are
+    // launchers, so a freed launcher gets its next job at once instead of waiting for this write.
     writeFileSync(jobFile, this.jobFile(job, outFile, errFile));
+    const launcher = await this.acquire();
+    if (!launcher.alive || launcher.retiring) {
+      this.release(launcher);
+      removeFile(jobFile);
+      return notStarted();
+    }
     let timedOut = false;
     const status = await new Promise<number | null>((resolve) => {
       launcher.pending = resolve;
@@ -242,6 +245,9 @@ export class BatchRunner {
     });
     const cancelled = !timedOut && (this.options.signal?.aborted === true || this.closed);
     this.release(launcher);
+    // The job waiting for this launcher goes first (its continuation was queued by release): it
+    // hands the launcher its job file before this one reads its output and unlinks its files.
+    await Promise.resolve();
     const stdout = this.readCapped(outFile);
     const stderr = this.readCapped(errFile);
     // A daemon a script left behind may still hold these files: unlinking keeps it from writing into the next job's.

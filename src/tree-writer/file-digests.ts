@@ -7,6 +7,8 @@
 // build peaked ~25 MB above a 4,000-call one.
 import { FILE_DIGEST_BYTES } from './content-hash.js';
 import { grownTypedArray } from './grown-typed-array.js';
+import { compareUtf8AsUtf16 } from './string-arena.js';
+import { sortPositions } from './sort-positions.js';
 
 const INITIAL_SLOTS = 1024;
 const EMPTY = 0;
@@ -24,11 +26,11 @@ function hashPath(text: string): number {
 export class FileDigests {
   private count = 0;
   /** The slots in the content hash's order, until a path is added or dropped (the build hashes twice in a row). */
-  private sortedSlots: number[] | undefined;
+  private sortedSlots: Uint32Array | undefined;
   private pathBytes = Buffer.alloc(INITIAL_SLOTS * 32);
   private pathBytesUsed = 0;
+  /** Where each slot's path starts in pathBytes; it ends where the next slot's starts (paths are appended). */
   private starts = new Uint32Array(INITIAL_SLOTS);
-  private lengths = new Uint32Array(INITIAL_SLOTS);
   private hashes = new Uint32Array(INITIAL_SLOTS);
   private digests = Buffer.alloc(INITIAL_SLOTS * FILE_DIGEST_BYTES);
   /** 1 where the file was left in the previous tree instead of written (tree-writer.ts). */
@@ -40,18 +42,63 @@ export class FileDigests {
    * Where the content of a spooled file (tree-writer.ts: held in the spool file, not yet a file of
    * the tree) starts in the spool, plus 1; 0 for a file written as a file.
    */
-  private spoolStarts = new Float64Array(INITIAL_SLOTS);
-  private spoolLengths = new Uint32Array(INITIAL_SLOTS);
-  /** Slot number + 1 of each path, EMPTY where none; at most half full. */
+  // Grown at the first spooled file only (an unpacked build spools none): a slot past their end
+  // reads as undefined, never spooled.
+  private spoolStarts = new Float64Array(0);
+  private spoolLengths = new Uint32Array(0);
+  /**
+   * Slot number + 1 of each path, EMPTY where none; at most three quarters full (a probe compares
+   * hashes before paths, so a longer run costs little; half full cost 4 more bytes a file).
+   */
   private table = new Uint32Array(INITIAL_SLOTS * 2);
 
   get size(): number {
     return this.count - this.droppedCount;
   }
 
+  private endOf(slot: number): number {
+    return slot + 1 < this.count ? this.starts[slot + 1]! : this.pathBytesUsed;
+  }
+
   private pathAt(slot: number): string {
-    const start = this.starts[slot]!;
-    return this.pathBytes.toString('utf8', start, start + this.lengths[slot]!);
+    return this.pathBytes.toString('utf8', this.starts[slot]!, this.endOf(slot));
+  }
+
+  /** How many slots there are, dropped ones included: slot numbers run from 0 to this - 1. */
+  get slotCount(): number {
+    return this.count;
+  }
+
+  /** The slot number of `filePath` (stable for the writer's life), or -1 when it is not recorded. */
+  slotOf(filePath: string): number {
+    const slot = this.find(filePath, hashPath(filePath));
+    return slot < 0 || this.dropped[slot] === 1 ? -1 : slot;
+  }
+
+  /** Whether the slot's file is still in the tree (not dropped). */
+  isLive(slot: number): boolean {
+    return slot < this.count && this.dropped[slot] === 0;
+  }
+
+  /** The path recorded in `slot` (pack-record-list.ts reads the build's packed names from here). */
+  at(slot: number): string {
+    return this.pathAt(slot);
+  }
+
+  /** The UTF-8 bytes of the path in `slot` (a view: valid until the next new path is recorded). */
+  bytesAt(slot: number): Uint8Array {
+    return this.pathBytes.subarray(this.starts[slot]!, this.endOf(slot));
+  }
+
+  /** Compares the paths of two slots as `<` compares strings. */
+  compare(left: number, right: number): number {
+    return compareUtf8AsUtf16(
+      this.pathBytes,
+      this.starts[left]!,
+      this.endOf(left),
+      this.starts[right]!,
+      this.endOf(right),
+    );
   }
 
   /** The slot of `filePath`, or where in the table it would go (as a negative number - 1). */
@@ -96,21 +143,17 @@ export class FileDigests {
       this.sortedSlots = undefined;
       const slots = this.count;
       this.starts = grownTypedArray(this.starts, slots);
-      this.lengths = grownTypedArray(this.lengths, slots);
       this.hashes = grownTypedArray(this.hashes, slots);
       this.digests = grownTypedArray(this.digests, slots * FILE_DIGEST_BYTES);
       this.unchanged = grownTypedArray(this.unchanged, slots);
       this.dropped = grownTypedArray(this.dropped, slots);
-      this.spoolStarts = grownTypedArray(this.spoolStarts, slots);
-      this.spoolLengths = grownTypedArray(this.spoolLengths, slots);
       // A UTF-8 character takes at most 3 bytes per UTF-16 code unit.
       this.pathBytes = grownTypedArray(this.pathBytes, this.pathBytesUsed + filePath.length * 3);
       const written = this.pathBytes.write(filePath, this.pathBytesUsed, 'utf8');
       this.starts[slot] = this.pathBytesUsed;
-      this.lengths[slot] = written;
       this.pathBytesUsed += written;
       this.hashes[slot] = hash;
-      if (this.count * 2 > this.table.length) {
+      if (this.count * 4 > this.table.length * 3) {
         // Grown in place (grown-typed-array.ts), emptied, then every slot placed again.
         this.table = grownTypedArray(this.table, this.table.length * 2).fill(EMPTY);
         for (let placed = 0; placed < this.count; placed++) this.placeInTable(placed);
@@ -121,7 +164,7 @@ export class FileDigests {
     this.digests.set(digest, slot * FILE_DIGEST_BYTES);
     // New content is written until the writer finds it unchanged.
     this.unchanged[slot] = 0;
-    this.spoolStarts[slot] = 0;
+    if (slot < this.spoolStarts.length) this.spoolStarts[slot] = 0;
     if (this.dropped[slot] === 1) {
       this.dropped[slot] = 0;
       this.droppedCount -= 1;
@@ -140,6 +183,8 @@ export class FileDigests {
   setSpooled(filePath: string, offset: number, length: number): void {
     const slot = this.find(filePath, hashPath(filePath));
     if (slot < 0) return;
+    this.spoolStarts = grownTypedArray(this.spoolStarts, slot + 1);
+    this.spoolLengths = grownTypedArray(this.spoolLengths, slot + 1);
     this.spoolStarts[slot] = offset + 1;
     this.spoolLengths[slot] = length;
   }
@@ -147,19 +192,19 @@ export class FileDigests {
   /** Where a spooled file's content is in the spool; undefined for a file written as a file (or dropped). */
   spooledAt(filePath: string): { offset: number; length: number } | undefined {
     const slot = this.find(filePath, hashPath(filePath));
-    if (slot < 0 || this.dropped[slot] === 1 || this.spoolStarts[slot] === 0) return undefined;
+    if (slot < 0 || this.dropped[slot] === 1 || !this.spoolStarts[slot]) return undefined;
     return { offset: this.spoolStarts[slot]! - 1, length: this.spoolLengths[slot]! };
   }
 
   /** Marks a spooled file as written out as a file. */
   clearSpooled(filePath: string): void {
     const slot = this.find(filePath, hashPath(filePath));
-    if (slot >= 0) this.spoolStarts[slot] = 0;
+    if (slot >= 0 && slot < this.spoolStarts.length) this.spoolStarts[slot] = 0;
   }
 
   /** Every spooled path (not dropped), in the order first written. */
   *spooledPaths(): IterableIterator<string> {
-    for (let slot = 0; slot < this.count; slot++)
+    for (let slot = 0; slot < Math.min(this.count, this.spoolStarts.length); slot++)
       if (this.spoolStarts[slot] !== 0 && this.dropped[slot] === 0) yield this.pathAt(slot);
   }
 
@@ -195,20 +240,15 @@ export class FileDigests {
       yield [this.pathAt(slot), this.digests.subarray(slot * FILE_DIGEST_BYTES, (slot + 1) * FILE_DIGEST_BYTES)];
   }
 
-  private sortSlots(): number[] {
-    const order = Array.from({ length: this.count }, (_, slot) => slot).filter((slot) => this.dropped[slot] === 0);
+  private sortSlots(): Uint32Array {
+    // Slot numbers in a typed array, not an array of numbers: a tree can have 650,000 files.
+    const order = new Uint32Array(this.size);
+    let placed = 0;
+    for (let slot = 0; slot < this.count; slot++) if (this.dropped[slot] === 0) order[placed++] = slot;
     const bytes = this.pathBytes;
-    order.sort((left, right) => {
-      const leftStart = this.starts[left]!;
-      const rightStart = this.starts[right]!;
-      return bytes.compare(
-        bytes,
-        rightStart,
-        rightStart + this.lengths[right]!,
-        leftStart,
-        leftStart + this.lengths[left]!,
-      );
-    });
+    sortPositions(order, (left, right) =>
+      bytes.compare(bytes, this.starts[right]!, this.endOf(right), this.starts[left]!, this.endOf(left)),
+    );
     this.sortedSlots = order;
     return order;
   }

@@ -1,17 +1,33 @@
 // What the pack writer (pack-writer.ts) holds of one tool's records between reading them and
 // writing the last index, in typed arrays rather than an object per record and per name (a tool can
-// have hundreds of thousands): every name's UTF-8 bytes in one arena (string-arena.ts), each name's
-// call key as its two 32-bit SipHash halves, each record's first name and body size, and, once
-// its pack is made, each name's index entry (pack number, record offset and length).
+// have hundreds of thousands): each name as its number in a name source (its own arena,
+// string-arena.ts, or one the caller already holds: the build's are the tree writer's recorded
+// paths, file-digests.ts, so no second copy of a path is made), each name's call key as its two
+// 32-bit SipHash halves, each record's first name and body size, and, once its pack is made, each
+// name's index entry (pack number, record offset and length).
 // Comparing (high, low) as unsigned numbers is comparing a key's 8 big-endian bytes.
 import { sipHash13Halves } from '../core/tree/siphash.js';
 import { grownTypedArray } from './grown-typed-array.js';
 import { StringArena } from './string-arena.js';
+import { sortPositions } from './sort-positions.js';
 
 const INITIAL_ITEMS = 256;
 
+/** Strings by number, as UTF-8 bytes: what a record list's names refer to. */
+export interface PackNameSource {
+  /** The UTF-8 bytes of string `id` (a view: valid until the source grows). */
+  bytesAt(id: number): Uint8Array;
+  at(id: number): string;
+  /** Compares strings `left` and `right` as `<` compares strings. */
+  compare(left: number, right: number): number;
+}
+
 export class PackRecordList {
-  readonly names = new StringArena();
+  /** Per name position, the name's number in `names`. */
+  private nameIds = new Uint32Array(INITIAL_ITEMS);
+  private nameTotal = 0;
+  /** Names pushed as strings go here (`push`); `pushIds` refers to the caller's source instead. */
+  private readonly ownNames: StringArena | undefined;
   private keyHighs = new Uint32Array(INITIAL_ITEMS);
   private keyLows = new Uint32Array(INITIAL_ITEMS);
   /** Per record, the position of its first name; its names are the ones up to the next record's first. */
@@ -29,32 +45,57 @@ export class PackRecordList {
   }
 
   get nameCount(): number {
-    return this.names.length;
+    return this.nameTotal;
+  }
+
+  /** `names`: the source `pushIds` numbers refer to; none: the list keeps the strings `push` gets. */
+  constructor(readonly names: PackNameSource = new StringArena()) {
+    this.ownNames = names instanceof StringArena ? names : undefined;
   }
 
   /**
-   * Adds a record answering `paths` (its own first) whose body is `bodyLength` bytes; returns the
-   * names' UTF-8 bytes (views, valid until the next push).
+   * Adds a record answering `paths` (its own first) whose body is `bodyLength` bytes (a list
+   * made without a name source); returns the names' UTF-8 bytes (views, valid until the next push).
    */
   push(paths: readonly string[], bodyLength: number): Uint8Array[] {
+    if (!this.ownNames) throw new Error('push: this record list refers to names by number (pushIds)');
+    const ids: number[] = [];
+    for (const name of paths) ids.push(this.ownNames.push(name));
+    return this.pushIds(ids, bodyLength);
+  }
+
+  /**
+   * Adds a record answering the names numbered `ids` in the list's source (its own first) whose
+   * body is `bodyLength` bytes; returns the names' UTF-8 bytes (views, valid until the source grows).
+   */
+  pushIds(ids: ArrayLike<number>, bodyLength: number): Uint8Array[] {
     const record = this.recordCount;
     this.recordCount += 1;
     this.firstNames = grownTypedArray(this.firstNames, this.recordCount);
     this.bodyLengths = grownTypedArray(this.bodyLengths, this.recordCount);
-    this.firstNames[record] = this.names.length;
+    this.firstNames[record] = this.nameTotal;
     this.bodyLengths[record] = bodyLength;
-    for (const name of paths) {
-      const position = this.names.push(name);
-      this.keyHighs = grownTypedArray(this.keyHighs, position + 1);
-      this.keyLows = grownTypedArray(this.keyLows, position + 1);
-      const [high, low] = sipHash13Halves(this.names.bytesAt(position));
+    const names: Uint8Array[] = [];
+    for (let index = 0; index < ids.length; index++) {
+      const position = this.nameTotal;
+      this.nameTotal += 1;
+      this.nameIds = grownTypedArray(this.nameIds, this.nameTotal);
+      this.keyHighs = grownTypedArray(this.keyHighs, this.nameTotal);
+      this.keyLows = grownTypedArray(this.keyLows, this.nameTotal);
+      const id = ids[index]!;
+      const bytes = this.names.bytesAt(id);
+      const [high, low] = sipHash13Halves(bytes);
+      this.nameIds[position] = id;
       this.keyHighs[position] = high;
       this.keyLows[position] = low;
+      names.push(bytes);
     }
-    const names: Uint8Array[] = [];
-    for (let position = this.firstNames[record]!; position < this.names.length; position++)
-      names.push(this.names.bytesAt(position));
     return names;
+  }
+
+  /** The name at `position` as a string. */
+  nameAt(position: number): string {
+    return this.names.at(this.nameIds[position]!);
   }
 
   bodyLengthOf(record: number): number {
@@ -65,7 +106,7 @@ export class PackRecordList {
   nameBytesOf(record: number): Uint8Array[] {
     const [first, end] = this.nameRangeOf(record);
     const names: Uint8Array[] = [];
-    for (let position = first; position < end; position++) names.push(this.names.bytesAt(position));
+    for (let position = first; position < end; position++) names.push(this.names.bytesAt(this.nameIds[position]!));
     return names;
   }
 
@@ -83,7 +124,7 @@ export class PackRecordList {
     return (
       this.keyHighs[left]! - this.keyHighs[right]! ||
       this.keyLows[left]! - this.keyLows[right]! ||
-      this.names.compare(left, right)
+      this.names.compare(this.nameIds[left]!, this.nameIds[right]!)
     );
   }
 
@@ -93,7 +134,7 @@ export class PackRecordList {
 
   /** The positions of the record's names: [first, end). */
   nameRangeOf(record: number): [number, number] {
-    const end = record + 1 < this.recordCount ? this.firstNames[record + 1]! : this.names.length;
+    const end = record + 1 < this.recordCount ? this.firstNames[record + 1]! : this.nameTotal;
     return [this.firstNames[record]!, end];
   }
 
@@ -101,7 +142,7 @@ export class PackRecordList {
   pathsOf(record: number): string[] {
     const [first, end] = this.nameRangeOf(record);
     const paths: string[] = [];
-    for (let position = first; position < end; position++) paths.push(this.names.at(position));
+    for (let position = first; position < end; position++) paths.push(this.nameAt(position));
     return paths;
   }
 
@@ -109,22 +150,22 @@ export class PackRecordList {
   sortedRecords(): Uint32Array {
     const order = new Uint32Array(this.recordCount);
     for (let record = 0; record < this.recordCount; record++) order[record] = record;
-    return order.sort((left, right) => this.compareNames(this.firstNames[left]!, this.firstNames[right]!));
+    return sortPositions(order, (left, right) => this.compareNames(this.firstNames[left]!, this.firstNames[right]!));
   }
 
   /** Every name's position in key order. */
   sortedNames(): Uint32Array {
-    const order = new Uint32Array(this.names.length);
+    const order = new Uint32Array(this.nameTotal);
     for (let position = 0; position < order.length; position++) order[position] = position;
-    return order.sort((left, right) => this.compareNames(left, right));
+    return sortPositions(order, (left, right) => this.compareNames(left, right));
   }
 
   /** Records where the record's names point: pack number `pack`, at `offset`, `length` bytes. */
   setEntry(record: number, pack: number, offset: number, length: number): void {
-    if (this.entryPacks.length < this.names.length) {
-      this.entryPacks = grownTypedArray(this.entryPacks, this.names.length);
-      this.entryOffsets = grownTypedArray(this.entryOffsets, this.names.length);
-      this.entryLengths = grownTypedArray(this.entryLengths, this.names.length);
+    if (this.entryPacks.length < this.nameTotal) {
+      this.entryPacks = grownTypedArray(this.entryPacks, this.nameTotal);
+      this.entryOffsets = grownTypedArray(this.entryOffsets, this.nameTotal);
+      this.entryLengths = grownTypedArray(this.entryLengths, this.nameTotal);
     }
     const [first, end] = this.nameRangeOf(record);
     for (let position = first; position < end; position++) {

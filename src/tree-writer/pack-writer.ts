@@ -158,6 +158,21 @@ export function packToolRecords(options: PackToolOptions): PackedTool {
   return { files, table };
 }
 
+/** How the pack generators read a tool's records, and find packs the caller already has. */
+export type ListPackOptions = Omit<PackToolOptions, 'records'> & {
+  /** The body of the record whose first path is `firstPath`. */
+  readBody(firstPath: string): Uint8Array;
+  /** Fills `into` (the body's place in the pack, byteLength bytes) with that body; readBody's copy when absent. */
+  readBodyInto?(firstPath: string, into: Uint8Array): void;
+  /** The content digest of a record's body: given, each pack is yielded with its records digest. */
+  bodyDigest?(firstPath: string): Uint8Array;
+  /**
+   * The path of a pack file the caller already has for a records digest, `length` bytes long:
+   * that pack is yielded as reused, its bodies neither read nor encoded.
+   */
+  reusedPack?(records: string, length: number): string | undefined;
+};
+
 /**
  * Packs and indexes for one tool's records, each file yielded as soon as it is made (packs in key
  * order, then indexes); the tool's rows of the pack table are the generator's return value. A
@@ -170,23 +185,29 @@ export function packToolRecords(options: PackToolOptions): PackedTool {
  * pass MAX_PACK_BYTES.
  */
 export function* generateToolPacks(
-  options: Omit<PackToolOptions, 'records'> & {
+  options: ListPackOptions & {
     /** Read once, as they come (an iterable: the build never holds a list of them). */
     records: Iterable<LazyPackRecord>;
-    /** The body of the record whose first path is `firstPath`. */
-    readBody(firstPath: string): Uint8Array;
-    /** Fills `into` (the body's place in the pack, byteLength bytes) with that body; readBody's copy when absent. */
-    readBodyInto?(firstPath: string, into: Uint8Array): void;
-    /** The content digest of a record's body: given, each pack is yielded with its records digest. */
-    bodyDigest?(firstPath: string): Uint8Array;
-    /**
-     * The path of a pack file the caller already has for a records digest, `length` bytes long:
-     * that pack is yielded as reused, its bodies neither read nor encoded.
-     */
-    reusedPack?(records: string, length: number): string | undefined;
   },
 ): Generator<PackFile, PackTableRow[]> {
-  const { tool, records, targetPackBytes } = options;
+  // Every name and key in typed arrays (pack-record-list.ts), never an object per record or name.
+  const list = new PackRecordList();
+  for (const record of options.records) {
+    for (const path of record.paths) assertPlainTreePath(path, 'A packed call file');
+    list.push(record.paths, record.byteLength);
+  }
+  return yield* generateListPacks(list, options);
+}
+
+/**
+ * generateToolPacks over records already in a list (the build's: names by their number in the tree
+ * writer's recorded paths, checked plain when written), read by the reader's callbacks.
+ */
+export function* generateListPacks(
+  list: PackRecordList,
+  options: ListPackOptions,
+): Generator<PackFile, PackTableRow[]> {
+  const { tool, targetPackBytes } = options;
   const targetIndexBytes = options.targetIndexBytes ?? DEFAULT_TARGET_INDEX_BYTES;
   assertPlainTreePath(`${PACKS_FOLDER}${tool}`, `The packs folder of tool ${tool}`);
   if (tool.includes('/')) throw new Error(`tool name ${tool} holds a "/"`);
@@ -198,14 +219,10 @@ export function* generateToolPacks(
         throw new Error(`the body of ${firstPath} is ${body.length} bytes, not the ${into.length} announced`);
       into.set(body);
     });
-  // Every name and key in typed arrays (pack-record-list.ts), never an object per record or name.
-  const list = new PackRecordList();
-  let totalBytes = 0;
-  for (const record of records) {
-    for (const path of record.paths) assertPlainTreePath(path, 'A packed call file');
-    totalBytes += encodedRecordBytes(list.push(record.paths, record.byteLength), record.byteLength);
-  }
   if (list.length === 0) return [];
+  let totalBytes = 0;
+  for (let record = 0; record < list.length; record++)
+    totalBytes += encodedRecordBytes(list.nameBytesOf(record), list.bodyLengthOf(record));
   const nameCount = list.nameCount;
 
   const packBits = bucketBits(totalBytes, targetPackBytes);
@@ -259,7 +276,7 @@ export function* generateToolPacks(
       for (let position = start; position < end; position += 1) {
         const record = order[position]!;
         const names = list.nameBytesOf(record);
-        const firstPath = list.names.at(list.firstNameOf(record));
+        const firstPath = list.nameAt(list.firstNameOf(record));
         const length = encodeRecordInto(packBytes, offset, names, list.bodyLengthOf(record), (into) =>
           readBodyInto(firstPath, into),
         );
@@ -319,7 +336,7 @@ function recordsDigestOf(
   const digest = new PackRecordsDigest();
   for (let position = start; position < end; position += 1) {
     const record = order[position]!;
-    digest.add(list.nameBytesOf(record), bodyDigest(list.names.at(list.firstNameOf(record))));
+    digest.add(list.nameBytesOf(record), bodyDigest(list.nameAt(list.firstNameOf(record))));
   }
   return digest.digest();
 }

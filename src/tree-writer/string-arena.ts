@@ -5,6 +5,7 @@
 // eight more, outside the heap. A string is made again only when read (`at`).
 
 import { grownTypedArray } from './grown-typed-array.js';
+import { sortPositions } from './sort-positions.js';
 
 const INITIAL_ITEMS = 256;
 
@@ -76,6 +77,6 @@ export class StringArena {
   sortedPositions(): Uint32Array {
     const order = new Uint32Array(this.count);
     for (let position = 0; position < this.count; position++) order[position] = position;
-    return order.sort((left, right) => this.compare(left, right));
+    return sortPositions(order, (left, right) => this.compare(left, right));
   }
 }

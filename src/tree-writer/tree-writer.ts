@@ -53,7 +53,7 @@ export interface CommitOptions {
  * `discard` drops it and leaves the previous tree as it was.
  */
 export class TreeWriter {
-  private readonly written = new FileDigests();
+  readonly written = new FileDigests(); // read by the pack step, which names paths by slot
   private readonly folders = new Set<string>();
   private readonly ownPreviousFolders = new Map<string, Promise<boolean>>();
   private inFlight = 0;

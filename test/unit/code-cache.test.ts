@@ -1,7 +1,8 @@
 // The Node 20 code cache of the CLI bundle (src/cli/code-cache.ts): a run without a cache file
 // writes one, a later run uses it, and a damaged, truncated or stale file is ignored: the script
-// still runs and answers right, and a good cache file replaces the bad one.
-import { readFileSync, writeFileSync } from 'node:fs';
+// still runs and answers right, and a good cache file replaces the bad one; a file others may
+// write is never read.
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -52,6 +53,17 @@ describe('the code cache of the CLI bundle', () => {
       expect(runScript(folder, SOURCE, cacheFile).answer).toBe(ANSWER);
       expect(readCacheFile(cacheFile)).toBeDefined();
     }
+  });
+
+  it('does not read a cache file that others may write, and replaces it with one only its user can', () => {
+    const folder = temporaryFolderSync('staticmcp-code-cache-');
+    const cacheFile = cacheFileFor(folder, 'key');
+    runScript(folder, SOURCE, cacheFile);
+    expect(statSync(cacheFile).mode & 0o077).toBe(0);
+    chmodSync(cacheFile, 0o666);
+    expect(readCacheFile(cacheFile)).toBeUndefined();
+    expect(runScript(folder, SOURCE, cacheFile).answer).toBe(ANSWER);
+    expect(readCacheFile(cacheFile)).toBeDefined();
   });
 
   it('runs a changed script right from a stale cache file of the old one, and replaces it', () => {

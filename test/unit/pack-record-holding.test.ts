@@ -1,0 +1,115 @@
+// How the build's pack step holds a tool's records (issue #43): names by their slot in the tree
+// writer's recorded paths (file-digests.ts) instead of a copy of each path. The packs must be the
+// bytes the writer makes from the same records given as strings, whatever else the writer
+// recorded around them; slots must give back the paths, their bytes and their string order; and a
+// writer that spools nothing answers "not spooled" for every file.
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { TreeSlotList } from '../../src/builder/tree-slot-list.js';
+import { FileDigests } from '../../src/tree-writer/file-digests.js';
+import { PackRecordList } from '../../src/tree-writer/pack-record-list.js';
+import { generateListPacks, type PackRecord, packToolRecords } from '../../src/tree-writer/pack-writer.js';
+import { sortPositions } from '../../src/tree-writer/sort-positions.js';
+
+const encoder = new TextEncoder();
+const digestOf = (index: number) => new Uint8Array(32).fill(index % 251);
+
+/** Call paths with multi-byte names, among them where UTF-8 and UTF-16 orders disagree. */
+function recordsOf(count: number): PackRecord[] {
+  const odd = ['\u{1F600}', '\uFF01', 'é', 'z'];
+  return Array.from({ length: count }, (_, index) => ({
+    paths: [
+      `tools/t/${odd[index % odd.length]}${index}.json`,
+      ...(index % 7 === 0 ? [`tools/t/${index}-default.json`] : []),
+    ],
+    bytes: encoder.encode(`{"n":${index}}`),
+  }));
+}
+
+/** Each file's path and sha256 (a deep compare of the bytes themselves takes seconds). */
+function fingerprints(files: { path: string; bytes: Uint8Array }[]): string[] {
+  return files.map((file) => `${file.path} ${createHash('sha256').update(file.bytes).digest('hex')}`);
+}
+
+function collect(generator: Generator<{ path: string; bytes: Uint8Array }, unknown>) {
+  const files: { path: string; bytes: Uint8Array }[] = [];
+  let step = generator.next();
+  for (; !step.done; step = generator.next()) files.push({ path: step.value.path, bytes: step.value.bytes.slice() });
+  files.sort((left, right) => (left.path < right.path ? -1 : 1));
+  return { files: fingerprints(files), table: step.value };
+}
+
+describe('the pack step’s compact holding', () => {
+  it('packs names held as tree-writer slots into the bytes the strings give', () => {
+    const records = recordsOf(2_000);
+    const files = new FileDigests();
+    // Other files before, between and after the call files, and one dropped: slots are not positions.
+    files.set('index.html', digestOf(0));
+    files.set('tools/t/dropped.json', digestOf(1));
+    files.drop('tools/t/dropped.json');
+    for (const [index, record] of records.entries()) {
+      for (const name of record.paths) files.set(name, digestOf(index));
+      if (index % 500 === 0) files.set(`resources/r${index}.json`, digestOf(index));
+    }
+    const list = new PackRecordList(files);
+    // Pushed in another order than the strings below: the writer sorts records itself.
+    for (const record of [...records].reverse())
+      list.pushIds(
+        record.paths.map((name) => files.slotOf(name)),
+        record.bytes.length,
+      );
+    const bodies = new Map(records.map((record) => [record.paths[0]!, record.bytes]));
+    const options = { tool: 't', targetPackBytes: 16 * 1024, targetIndexBytes: 4 * 1024 };
+    const fromSlots = collect(generateListPacks(list, { ...options, readBody: (firstPath) => bodies.get(firstPath)! }));
+    const fromStrings = packToolRecords({ ...options, records });
+    expect(fromSlots.files.length).toBeGreaterThan(4);
+    expect(fromSlots).toEqual({ files: fingerprints(fromStrings.files), table: fromStrings.table });
+  });
+
+  it('gives back each slot’s path, its UTF-8 bytes and the strings’ order', () => {
+    const files = new FileDigests();
+    const paths = ['tools/t/\u{1F600}.json', 'tools/t/\uFF01.json', 'a', 'tools/t/é.json', 'tools/t/b.json'];
+    for (const [index, filePath] of paths.entries()) files.set(filePath, digestOf(index));
+    // Written again: keeps its slot, and its neighbours' ends stay where they were.
+    files.set('a', digestOf(9));
+    expect(files.slotCount).toBe(paths.length);
+    const list = new TreeSlotList(files);
+    for (const filePath of paths) {
+      const slot = files.slotOf(filePath);
+      expect(files.at(slot)).toBe(filePath);
+      expect(Buffer.from(files.bytesAt(slot)).toString('utf8')).toBe(filePath);
+      list.push(slot);
+    }
+    expect(Array.from(list.sortedPositions(), (position) => list.at(position))).toEqual([...paths].sort());
+    files.drop('a');
+    expect(files.slotOf('a')).toBe(-1);
+    expect(files.isLive(paths.indexOf('a'))).toBe(false);
+  });
+
+  it('answers "not spooled" for every file of a writer that spooled none, and tracks those it did', () => {
+    const files = new FileDigests();
+    for (let index = 0; index < 5_000; index++) files.set(`tools/t/${index}.json`, digestOf(index));
+    expect(files.spooledAt('tools/t/4999.json')).toBeUndefined();
+    expect([...files.spooledPaths()]).toEqual([]);
+    files.set('tools/t/late.json', digestOf(1));
+    files.setSpooled('tools/t/late.json', 2 ** 33, 12);
+    expect(files.spooledAt('tools/t/late.json')).toEqual({ offset: 2 ** 33, length: 12 });
+    expect(files.spooledAt('tools/t/10.json')).toBeUndefined();
+    expect([...files.spooledPaths()]).toEqual(['tools/t/late.json']);
+    // Written again as a file: no longer read from the spool.
+    files.set('tools/t/late.json', digestOf(2));
+    expect(files.spooledAt('tools/t/late.json')).toBeUndefined();
+    expect([...files.spooledPaths()]).toEqual([]);
+  });
+
+  it('sorts positions off the heap into the order the built-in sort gives, ties kept in place', () => {
+    for (const count of [0, 1, 15, 16, 17, 33, 1_000, 4_099]) {
+      // Few distinct keys: long runs of ties, which a stable sort leaves in position order.
+      const keys = Array.from({ length: count }, (_, index) => (index * 7919) % 13);
+      const compare = (left: number, right: number) => keys[left]! - keys[right]!;
+      const expected = Array.from({ length: count }, (_, index) => index).sort(compare);
+      const order = Uint32Array.from({ length: count }, (_, index) => index);
+      expect(Array.from(sortPositions(order, compare))).toEqual(expected);
+    }
+  });
+});
