@@ -7,13 +7,13 @@
 // process's CPU, as search-cold-edge.mjs measures it, is printed beside).
 // Run: npm run build && CORPUS=wiki COUNT=6000 node bench/search-cold-profile.mjs
 //   (RUNS=5, TOP=25, SERVER=files|assets, TREE=<built tree>)
-import WebSocket from 'ws';
 import { repoRoot } from './lib/common.mjs';
 import { startWorkerdSite } from './lib/edge-lib.mjs';
 import { initialize, timeToolCall } from './lib/mcp-http-client.mjs';
 import { childPid, cpuNs } from './lib/process-cpu.mjs';
 import { seededRandom } from './lib/search-query-corpus.mjs';
 import { corpusDocuments, searchTree } from './lib/search-query-tree.mjs';
+import { connectWorkerInspector } from './lib/workerd-inspector.mjs';
 
 const { tokenize } = await import(`${repoRoot}/dist/core/search/tokenize.js`);
 const CORPUS = process.env.CORPUS ?? 'wiki';
@@ -25,31 +25,6 @@ const SERVER = process.env.SERVER ?? 'files';
 const tree = process.env.TREE ?? (await searchTree(CORPUS, COUNT)).tree;
 const random = seededRandom(40);
 const documents = corpusDocuments(CORPUS, COUNT);
-
-/** A socket to the isolate's inspector and a send(method, params) that resolves with the result. */
-async function inspectorOf(port) {
-  const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
-  const target = targets.find((entry) => entry.id === 'core:user:');
-  const socket = new WebSocket(target.webSocketDebuggerUrl, { maxPayload: 1 << 30 });
-  await new Promise((resolve, reject) => {
-    socket.once('open', resolve);
-    socket.once('error', reject);
-  });
-  let nextId = 1;
-  const send = (method, params = {}) =>
-    new Promise((resolve) => {
-      const id = nextId++;
-      const onMessage = (data) => {
-        const message = JSON.parse(String(data));
-        if (message.id !== id) return;
-        socket.off('message', onMessage);
-        resolve(message.result ?? {});
-      };
-      socket.on('message', onMessage);
-      socket.send(JSON.stringify({ id, method, params }));
-    });
-  return { send, close: () => socket.close() };
-}
 
 const byKind = new Map();
 const byFunction = new Map();
@@ -81,7 +56,7 @@ for (let run = 0; run < RUNS; run += 1) {
   try {
     const endpoint = new URL('mcp', site.url).href;
     const pid = childPid(process.pid, 'workerd');
-    const inspector = await inspectorOf(inspectorPort);
+    const inspector = await connectWorkerInspector(inspectorPort);
     await inspector.send('Profiler.enable');
     await inspector.send('Profiler.setSamplingInterval', { interval: 50 });
     for (const phase of ['initialize', 'search']) {

@@ -30,7 +30,6 @@
 //   TREE=<folder>: measure that built tree instead (e.g. the one `BENCH_KEEP_TREE=… node
 //   bench/search-build.mjs` kept: its index is the build's own); MiniSearch is left out then.
 import { spawn, spawnSync } from 'node:child_process';
-import WebSocket from 'ws';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliPath, median, repoRoot, tempDir } from './lib/common.mjs';
@@ -39,6 +38,7 @@ import { childPid, cpuNs } from './lib/process-cpu.mjs';
 import { initialize, timeToolCall } from './lib/mcp-http-client.mjs';
 import { seededRandom } from './lib/search-query-corpus.mjs';
 import { searchTree } from './lib/search-query-tree.mjs';
+import { connectWorkerInspector } from './lib/workerd-inspector.mjs';
 
 const dist = (file) => import(path.join(repoRoot, 'dist', file));
 const { FolderPackFiles } = await dist('hosts/node/folder-pack-files.js');
@@ -81,33 +81,8 @@ function rssMiB(pid) {
  * HeapProfiler.collectGarbage, but a heap snapshot collects first): what the isolate holds.
  */
 async function isolateHeapMiB(port, collect = false) {
-  const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
-  const target = targets.find((entry) => entry.id === 'core:user:');
-  // The snapshot's chunks arrive as events on this socket (and are dropped): room for them.
-  const socket = new WebSocket(target.webSocketDebuggerUrl, { maxPayload: 1 << 30 });
-  await new Promise((resolve, reject) => {
-    socket.once('open', resolve);
-    socket.once('error', reject);
-  });
-  let nextId = 1;
-  const send = (method, timeoutMs = 120_000) =>
-    new Promise((resolve) => {
-      const id = nextId++;
-      const timer = setTimeout(() => {
-        socket.off('message', onMessage);
-        resolve(undefined);
-      }, timeoutMs);
-      const onMessage = (data) => {
-        const message = JSON.parse(String(data));
-        if (message.id !== id) return;
-        clearTimeout(timer);
-        socket.off('message', onMessage);
-        // workerd answers takeHeapSnapshot by echoing the request (no result) once it is taken.
-        resolve(message.result ?? {});
-      };
-      socket.on('message', onMessage);
-      socket.send(JSON.stringify({ id, method }));
-    });
+  const inspector = await connectWorkerInspector(port);
+  const send = (method) => inspector.send(method);
   const inMiB = (usage) =>
     usage && {
       heap: usage.usedSize / 1048576,
@@ -117,7 +92,7 @@ async function isolateHeapMiB(port, collect = false) {
   let collected;
   if (collect && (await send('HeapProfiler.enable')) && (await send('HeapProfiler.takeHeapSnapshot')) !== undefined)
     collected = inMiB(await send('Runtime.getHeapUsage'));
-  socket.close();
+  inspector.close();
   return { ...found, collected };
 }
 

@@ -27,8 +27,8 @@ export function loadModernEra(): Promise<ModernEra> {
 
 /**
  * How long after a session is ready the rest is preloaded: after the lists a client asks for as
- * it connects, before a model has decided on its first tool call (preloading takes ~45 ms of the
- * main thread, which a request arriving meanwhile would wait for).
+ * it connects, before a model has decided on its first tool call (preloading holds the main thread,
+ * and a request arriving meanwhile would wait for it).
  */
 const PRELOAD_AFTER_MS = 250;
 
