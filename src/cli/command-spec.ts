@@ -2,6 +2,7 @@
 // one in parse-fast.ts and yargs in parse-with-yargs.ts) read these declarations and hand the
 // handler the same values through readArguments, so they cannot disagree about an option.
 import { EXIT_USAGE, UsageError } from './exit-codes.js';
+import { writeHumanLines } from '../shared/terminal-text.js';
 
 /** What a handler gets for an option: the option's own type, a list for a repeatable one. */
 type OptionValue = string | number | boolean | string[];
@@ -126,5 +127,8 @@ export async function runCommand(
 }
 
 export function printUsageError(command: string | undefined, error: UsageError): void {
-  process.stderr.write(`staticmcp${command ? ` ${command}` : ''}: ${error.message}\n  what to do: ${error.hint}\n`);
+  writeHumanLines(process.stderr, [
+    `staticmcp${command ? ` ${command}` : ''}: ${error.message}`,
+    `  what to do: ${error.hint}`,
+  ]);
 }

@@ -3,7 +3,9 @@
 // raw, so a file named `\x1b[2J…` cannot clear the screen, retitle the window, forge a hyperlink
 // or a fake "no problems" line, and a bidi override cannot make a name read as another. The
 // commands print their messages line by line through writeHumanLines, the one place this happens;
-// the messages themselves stay raw (and --json output escapes through JSON itself).
+// the messages themselves stay raw (and --json output escapes through JSON itself). A value given
+// as a huge string (a 5,000-digit --port, a path of 4,000 characters) is shown by its ends and its
+// length, so the error stays readable and the terminal is not flooded.
 
 /**
  * C0 controls but tab (so also newline and carriage return: one message is one line), DEL, C1
@@ -21,7 +23,25 @@ export function escapeTerminalText(text: string): string {
   });
 }
 
-/** Writes each line escaped, ending each with a newline. */
+/** Longer runs of non-space characters are shortened by writeHumanLines. */
+export const LONGEST_SHOWN_WORD_CHARS = 240;
+const SHOWN_HEAD_CHARS = 120;
+const SHOWN_TAIL_CHARS = 40;
+const LONG_WORD = new RegExp(`\\S{${LONGEST_SHOWN_WORD_CHARS + 1},}`, 'g');
+
+/** `text` with each run of more than LONGEST_SHOWN_WORD_CHARS non-space characters cut to its ends. */
+export function shortenLongWords(text: string): string {
+  return text.replace(LONG_WORD, (word) => {
+    // By code point, so a cut never splits a surrogate pair into a replacement character.
+    const characters = Array.from(word);
+    if (characters.length <= LONGEST_SHOWN_WORD_CHARS) return word;
+    const head = characters.slice(0, SHOWN_HEAD_CHARS).join('');
+    const tail = characters.slice(-SHOWN_TAIL_CHARS).join('');
+    return `${head}…[${characters.length} characters]…${tail}`;
+  });
+}
+
+/** Writes each line escaped and with long words shortened, ending each with a newline. */
 export function writeHumanLines(stream: NodeJS.WritableStream, lines: readonly string[]): void {
-  if (lines.length > 0) stream.write(`${lines.map(escapeTerminalText).join('\n')}\n`);
+  if (lines.length > 0) stream.write(`${lines.map((line) => shortenLongWords(escapeTerminalText(line))).join('\n')}\n`);
 }

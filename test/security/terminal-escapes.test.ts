@@ -70,4 +70,13 @@ describe('names with terminal escape sequences', () => {
     expect(stderr).toContain('tools/e\\x1b[2Jvil');
     expect(stderr).toContain('tools/t\\x1b]0;pwned\\x07');
   });
+
+  it('a refused option value is printed escaped and, when huge, by its ends and length', async () => {
+    const { code, stderr } = await runCli(['serve', '--http', '--port', `${CLEAR_SCREEN}${'9'.repeat(5000)}`]);
+    expect(code).toBe(2);
+    expect(rawControlsIn(stderr)).toEqual([]);
+    expect(stderr).toContain('--port \\x1b[2J9999');
+    expect(stderr).toContain('[5007 characters]');
+    expect(stderr.length).toBeLessThan(1000);
+  });
 });

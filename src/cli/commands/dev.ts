@@ -14,17 +14,18 @@ import { exitCodeOf, exitCodeOfSignal, type StopSignal, UsageError } from '../ex
 import { BUILD_OPTIONS } from '../build-options.js';
 import { isNoise, watchProject } from '../watch-project.js';
 import { SWAP_FOLDER_MARK } from '../../tree-writer/swap-folders.js';
+import { writeHumanLines } from '../../shared/terminal-text.js';
 
 /** Quiet time after the last change before a rebuild starts: editors write a file in several steps. */
 const DEFAULT_DEBOUNCE_MS = 50;
 /** `serve --http`'s defaults. */
 
 function log(text: string): void {
-  process.stderr.write(`staticmcp dev: ${text}\n`);
+  writeHumanLines(process.stderr, [`staticmcp dev: ${text}`]);
 }
 
 function fail(message: string, hint: string, code: number): number {
-  process.stderr.write(`staticmcp dev: ${message}\n  what to do: ${hint}\n`);
+  writeHumanLines(process.stderr, [`staticmcp dev: ${message}`, `  what to do: ${hint}`]);
   return code;
 }
 

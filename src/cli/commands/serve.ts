@@ -10,6 +10,7 @@ import { type CommandArguments, defineCommand, type OptionSpec } from '../comman
 import { exitCodeOf, UsageError } from '../exit-codes.js';
 import type { TreeSource } from '../../core/tree/tree-source.js';
 import type { PackFileSource } from '../../core/packs/pack-reader.js';
+import { writeHumanLines } from '../../shared/terminal-text.js';
 
 const HTTP_ONLY = ['port', 'host', 'allowed-host', 'allow-remote-live', 'client-sessions', 'client-live-runs'] as const;
 const USAGE_HINT = 'run staticmcp serve --help for its options';
@@ -89,7 +90,7 @@ export const command = defineCommand({
 });
 
 function fail(message: string, hint: string, code: number): number {
-  process.stderr.write(`staticmcp serve: ${message}\n  what to do: ${hint}\n`);
+  writeHumanLines(process.stderr, [`staticmcp serve: ${message}`, `  what to do: ${hint}`]);
   return code;
 }
 
@@ -167,7 +168,8 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
     } else {
       const { readConfigOrDefaults, resolveOutputFolder } = await import('../../project/config.js');
       const { config, problem } = await readConfigOrDefaults(given);
-      if (problem) process.stderr.write(`staticmcp serve: ${problem}; looking for the tree in the default folder\n`);
+      if (problem)
+        writeHumanLines(process.stderr, [`staticmcp serve: ${problem}; looking for the tree in the default folder`]);
       const output = resolveOutputFolder(given, config);
       if (kindOf(path.join(output, 'mcp.json')) !== 'file') {
         const { commandLine } = await import('../invocation.js');
@@ -295,7 +297,7 @@ async function runOriginMode(sourceGiven: string | undefined, options: ServeOpti
 
 /** Why a packed call read as not precomputed (a damaged or absent pack): for the operator, on stderr. */
 function reportPackProblem(reason: string): void {
-  process.stderr.write(`staticmcp serve: ${reason}\n`);
+  writeHumanLines(process.stderr, [`staticmcp serve: ${reason}`]);
 }
 
 /**
