@@ -18,6 +18,7 @@ import type { JsonObject } from '../core/tree/json-object.js';
 import { type DocumentSettings, listTreeDocuments, type SearchDocument } from '../core/search/tree-documents.js';
 import type { ProjectConfig } from '../project/config.js';
 import { removeTree } from '../tree-writer/remove-tree.js';
+import { removeDeadWritersFiles } from '../tree-writer/interrupted-write.js';
 import { EXTENSION_KEY, isOurExtension } from '../core/tree/manifest.js';
 import {
   DEFAULT_MAX_LLMS_FULL_BYTES,
@@ -310,7 +311,11 @@ async function openKeptDocuments(
 ): Promise<KeptSearchDocuments | undefined> {
   if (kept === undefined) return undefined;
   // Loaded only by builds that write an index, as the writer is.
-  const { KeptSearchDocuments, maxKeptSearchBytes } = await import('../tree-writer/search-kept-documents.js');
+  const { KeptSearchDocuments, maxKeptSearchBytes, NEW_FILE_MARK } = await import(
+    '../tree-writer/search-kept-documents.js'
+  );
+  // A build killed while writing the new file left it: it would otherwise stay for good.
+  await removeDeadWritersFiles(kept.file, NEW_FILE_MARK);
   const maxBytes = maxKeptSearchBytes(process.env);
   if (maxBytes === 0) return undefined;
   await mkdir(path.dirname(kept.file), { recursive: true });

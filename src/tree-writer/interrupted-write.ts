@@ -51,3 +51,14 @@ export async function recoverInterruptedWrite(outDir: string): Promise<string[]>
   }
   return notes;
 }
+
+/**
+ * Removes the files `<target><mark><pid>` that writers killed mid-write left beside `target` (a
+ * file written whole and renamed into place), leaving alone those of writers still running.
+ */
+export async function removeDeadWritersFiles(target: string, mark: string): Promise<void> {
+  for (const left of await siblingsMarked(target, mark)) {
+    if (isProcessAlive(left.pid) && left.pid !== process.pid) continue;
+    await fs.rm(left.file, { force: true });
+  }
+}

@@ -21,6 +21,8 @@ export const DEFAULT_MAX_KEPT_SEARCH_BYTES = 512 * 1024 * 1024;
 export const MAX_KEPT_SEARCH_BYTES_VARIABLE = 'STATICMCP_MAX_KEPT_SEARCH_BYTES';
 
 const MAGIC = 'staticmcp search documents 2\n';
+/** The new file is `<file><NEW_FILE_MARK><pid>` until it is put in place. */
+export const NEW_FILE_MARK = '.new-';
 const DIGEST_BYTES = 32;
 
 /** A document's share of the index as its writer made it. */
@@ -92,7 +94,7 @@ export class KeptSearchDocuments {
     const header = Buffer.from(`${MAGIC}${createHash('sha256').update(identity).digest('hex')}\n`, 'utf8');
     this.ignoredBecause = readPrevious ? this.readPrevious(header) : undefined;
     if (maxBytes > 0) {
-      this.writer = new SpillWriter(`${file}.new-${process.pid}`);
+      this.writer = new SpillWriter(`${file}${NEW_FILE_MARK}${process.pid}`);
       this.append(header);
     }
   }

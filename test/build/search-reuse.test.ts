@@ -12,6 +12,8 @@
 // in-process through the build command's decision (test/helpers/in-process-build.ts), searches
 // in a session as serve opens it (test/helpers/in-process-session.ts).
 import { promises as fs, readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildInProcess } from '../helpers/in-process-build.js';
@@ -80,6 +82,13 @@ async function searchIds(tree: string, query: string): Promise<string[]> {
   }
 }
 
+/** The id of a process that has exited (a killed build's). */
+async function exitedProcessId(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '0']);
+  await once(child, 'exit');
+  return child.pid!;
+}
+
 describe('search index reuse', () => {
   it('links the previous index on a repeated build, and after an edit that leaves the documents as they were', async () => {
     const project = exampleProject();
@@ -110,8 +119,14 @@ describe('search index reuse', () => {
     expect(await searchIds(tree, 'precomputes')).toEqual(['resources/guide_md.json']);
     const guide = path.join(project, 'resources/guide.md');
     await fs.writeFile(guide, (await fs.readFile(guide, 'utf8')).replace('precomputes', 'prebakes'));
+    // A build killed while writing the kept documents left its new file; one still running has its own.
+    const deadWriters = path.join(project, `${KEPT}.new-${await exitedProcessId()}`);
+    const runningWriters = path.join(project, `${KEPT}.new-${process.ppid}`);
+    await Promise.all([fs.writeFile(deadWriters, 'half written'), fs.writeFile(runningWriters, 'being written')]);
     const edited = await build(project);
     expect(edited.searchIndex).toBe('written');
+    await expect(fs.stat(deadWriters)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await fs.readFile(runningWriters, 'utf8')).toBe('being written');
     expect(await searchIds(tree, 'prebakes')).toEqual(['resources/guide_md.json']);
     expect(await searchIds(tree, 'precomputes')).toEqual([]);
     expect(indexBytes(tree)).toEqual(await forcedIndex(project));
