@@ -10,13 +10,14 @@ import { createHash } from 'node:crypto';
 import { type BigIntStats, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isObject } from '../core/tree/json-object.js';
+import { maxFrontMatterBytes } from './front-matter-limit.js';
 import type { MarkdownSummary } from './markdown-summary.js';
 
 /**
  * What a parse of the same bytes gives: change it whenever markdown-summary.ts (or what the
  * build keeps from it) changes. The generator's name and version are part of the key too.
  */
-export const DOCUMENT_PARSER_ID = 'markdown-summary/2';
+export const DOCUMENT_PARSER_ID = 'markdown-summary/3';
 const CACHE_FILE = path.join('.staticmcp', 'cache', 'documents.json');
 /** A site page's extracted text, one file per digest, read when its resource file is written. */
 const PAGES_FOLDER = path.join('.staticmcp', 'cache', 'pages');
@@ -121,7 +122,8 @@ export class DocumentCache {
   /** `ignorePrevious` (build --force): everything is parsed again, and the result recorded. */
   static open(projectRoot: string, generator: string, ignorePrevious: boolean): DocumentCache {
     const file = path.join(projectRoot, CACHE_FILE);
-    const key = `${generator} ${DOCUMENT_PARSER_ID}`;
+    // A parse under another front-matter bound may have read (or skipped) a front matter differently.
+    const key = `${generator} ${DOCUMENT_PARSER_ID} ${maxFrontMatterBytes(process.env)}`;
     const previous = ignorePrevious ? undefined : readCacheFile(file, key);
     return new DocumentCache(file, previous, key, BigInt(Date.now()) * 1_000_000n);
   }

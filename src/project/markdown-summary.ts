@@ -8,6 +8,7 @@ import remarkParse from 'remark-parse';
 import remarkFrontmatter from 'remark-frontmatter';
 import { toString as textOf } from 'mdast-util-to-string';
 import { parseYamlText as parseYaml } from './yaml-front-matter.js';
+import { MAX_FRONT_MATTER_BYTES_VARIABLE, maxFrontMatterBytes } from './front-matter-limit.js';
 import type { Root, RootContent } from 'mdast';
 import { isObject } from '../core/tree/json-object.js';
 import { detachedString } from '../core/search/detached-string.js';
@@ -103,12 +104,33 @@ function summaryNodes(markdown: string) {
   }
 }
 
+/**
+ * The front matter's size when it is over the bound, else undefined. Both the Markdown parser and
+ * the YAML parser take seconds over a front matter of thousands of lines, so an oversized one is
+ * cut off before either sees it.
+ */
+function oversizedFrontMatter(markdown: string, maxBytes: number): { bytes: number; end: number } | undefined {
+  if (!markdown.startsWith('---')) return undefined;
+  const end = FRONT_MATTER.exec(markdown)?.[0].length;
+  // UTF-8 takes at least a byte per UTF-16 unit: a shorter front matter is within the bound.
+  if (end === undefined || end <= maxBytes) return undefined;
+  const bytes = Buffer.byteLength(markdown.slice(0, end), 'utf8');
+  return bytes > maxBytes ? { bytes, end } : undefined;
+}
+
 export function summarizeMarkdown(markdown: string): MarkdownSummary {
+  const maxBytes = maxFrontMatterBytes(process.env);
+  const oversized = oversizedFrontMatter(markdown, maxBytes);
+  const nodes = summaryNodes(oversized === undefined ? markdown : markdown.slice(oversized.end));
   const {
-    frontMatter: { fields: frontMatter, problem },
+    frontMatter: { fields: frontMatter },
     heading,
     paragraph,
-  } = summaryNodes(markdown);
+  } = nodes;
+  const problem =
+    oversized === undefined
+      ? nodes.frontMatter.problem
+      : `has ${oversized.bytes} bytes of front matter, over ${MAX_FRONT_MATTER_BYTES_VARIABLE} (${maxBytes}), so it is not read; its title and description come from its headings and first paragraph instead (keep the fields short, or raise the bound)`;
   const title = typeof frontMatter.title === 'string' ? frontMatter.title : heading ? textOf(heading) : undefined;
   const description =
     typeof frontMatter.description === 'string' ? frontMatter.description : paragraph ? textOf(paragraph) : undefined;

@@ -1,7 +1,7 @@
 // A Markdown document's title and description come from the head of the document when the head
 // holds them (markdown-summary.ts), and read exactly as a whole parse reads them: a link defined
 // at the end, a front matter with blank lines, a heading far down, a code fence or comment that
-// spans the first cut, and a Windows line ending.
+// spans the first cut, and a Windows line ending. A front matter over its bound is not parsed.
 import { describe, expect, it } from 'vitest';
 import { summarizeMarkdown, summaryPrefixOf } from '../../src/project/markdown-summary.js';
 
@@ -42,5 +42,17 @@ describe('summarizeMarkdown', () => {
     expect(summarizeMarkdown(`Only a paragraph.\n\n${long}\n\n${long}\n`)).toEqual({
       description: 'Only a paragraph.',
     });
+  });
+
+  it('does not parse a front matter over the bound: headings give the title, with a warning', () => {
+    // Ten thousand keys take the YAML parser seconds; past 64 KiB the page is summarized without it.
+    const keys = Array.from({ length: 10_000 }, (_, at) => `key${at}: value ${at}`).join('\n');
+    const started = performance.now();
+    const summary = summarizeMarkdown(`---\ntitle: Never read\n${keys}\n---\n\n# Huge front matter\n\nIts body.\n`);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(summary).toMatchObject({ title: 'Huge front matter', description: 'Its body.' });
+    expect(summary.frontMatterProblem).toMatch(
+      /^has \d+ bytes of front matter, over STATICMCP_MAX_FRONT_MATTER_BYTES \(65536\)/,
+    );
   });
 });
