@@ -92,6 +92,45 @@ describe('rebuilding an unchanged project', () => {
     expect(warningsOf((await build(project)).report)).toEqual([]);
   });
 
+  it('with a value-list command, still rebuilds on any edit of a document, sidecar, config or tree', async () => {
+    const project = await makeProject({
+      tools: { echo: 'echo-value' },
+      config: { tools: { echo: { values: { value: { command: "printf 'a\\n'" } } } } },
+      files: { 'resources/a.md': '# A\n\nfirst', 'resources/a.md.meta.json': '{"description": "one"}' },
+    });
+    const record = path.join(project, '.staticmcp/up-to-date.json');
+    // A replay leaves the record as it was; a build that ran writes a new one.
+    const replayed = async () => {
+      const before = (await fs.stat(record)).ino;
+      const { report } = await build(project);
+      expect(report.ok).toBe(true);
+      return (await fs.stat(record)).ino === before;
+    };
+    const manifest = () => readJson(path.join(project, 'dist/mcp.json'));
+    await build(project);
+    expect(await replayed()).toBe(true);
+    await fs.writeFile(path.join(project, 'resources/a.md'), '# A\n\nsecond');
+    expect(await replayed()).toBe(false);
+    expect(await readJson(path.join(project, 'dist/resources/a_md.json'))).toMatchObject({ text: '# A\n\nsecond' });
+    await fs.writeFile(path.join(project, 'resources/b.md'), '# B');
+    expect(await replayed()).toBe(false);
+    expect(await exists(path.join(project, 'dist/resources/b_md.json'))).toBe(true);
+    await fs.rm(path.join(project, 'resources/b.md'));
+    expect(await replayed()).toBe(false);
+    expect(await exists(path.join(project, 'dist/resources/b_md.json'))).toBe(false);
+    await fs.writeFile(path.join(project, 'resources/a.md.meta.json'), '{"description": "two"}');
+    expect(await replayed()).toBe(false);
+    expect(JSON.stringify(await manifest())).toContain('"two"');
+    const config = JSON.parse(await fs.readFile(path.join(project, 'staticmcp.json'), 'utf8'));
+    await fs.writeFile(path.join(project, 'staticmcp.json'), JSON.stringify({ ...config, title: 'Retitled' }));
+    expect(await replayed()).toBe(false);
+    expect(JSON.stringify(await manifest())).toContain('Retitled');
+    await fs.rm(path.join(project, 'dist/resources/a_md.json'));
+    expect(await replayed()).toBe(false);
+    expect(await exists(path.join(project, 'dist/resources/a_md.json'))).toBe(true);
+    expect(await replayed()).toBe(true);
+  });
+
   it('never replays a build that failed: the failure is reported again', async () => {
     const project = await makeProject({ tools: { ok: 'ok', broken: 'help-exit-1' } });
     expect((await build(project)).code).toBe(1);
