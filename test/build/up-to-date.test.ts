@@ -129,6 +129,8 @@ describe('rebuilding an unchanged project', () => {
     expect(await replayed()).toBe(false);
     expect(await exists(path.join(project, 'dist/resources/a_md.json'))).toBe(true);
     expect(await replayed()).toBe(true);
+    // A replay reads no document: the report says none was parsed.
+    expect((await build(project)).report.documents).toEqual({ parsed: 0, reused: 1 });
   });
 
   it('never replays a build that failed: the failure is reported again', async () => {
