@@ -1,7 +1,8 @@
 // The edit loop of a Markdown content project (issue #39 "Edits in a second"): N generated
 // Markdown documents (~4.4 KB each: front matter, headings, lists, code blocks, tables; folders of
-// 1,000) and one tool whose value list comes from a command, so no build is replayed as "already
-// up to date" and every rebuild runs the whole pipeline. Each build is the real CLI in its own
+// 1,000) and one tool whose value list comes from a command: a no-op is replayed as "already up to
+// date" after that command printed the same values again (up-to-date.ts), an edit runs the whole
+// pipeline. Each build is the real CLI in its own
 // process under /usr/bin/time: the first build (cold cache), a no-op rebuild, a one-document edit,
 // and a no-op again. Prints wall, CPU (user+sys) and peak RSS of each, and the documents the build
 // parsed and reused (its report's `documents`). After each rebuild it counts the tree's files with a

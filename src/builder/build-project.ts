@@ -60,6 +60,7 @@ import { readPreviousPacks, recordPacks } from './pack-reuse.js';
 import { keptSearchDocumentsFile, readReusableSearchIndex, recordSearchIndex } from './search-index-reuse.js';
 import { TreeOutput } from './tree-output.js';
 import { forgetUpToDate, recordUpToDate } from './up-to-date.js';
+import type { VolatileInput } from './value-list-command.js';
 
 /** The build's calls: the shard's, or all of them. */
 function selectCalls(options: BuildOptions, plans: readonly ToolPlan[]): CallFilter | undefined {
@@ -121,7 +122,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
   const { signal } = options;
   const project = await openProject(options);
   const { projectRoot, toolsRoot, outDir, config, cache, concurrency, displayPath, toolsFolder } = project;
-  const volatileInputs: string[] = [];
+  const volatileInputs: VolatileInput[] = [];
   const planned = await planTools(project.discovery.scripts, {
     projectRoot,
     toolsRoot,
@@ -390,8 +391,10 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
     // Only a clean build whose every input is a file may be replayed by the next identical run (a
     // shard part is never replayed: the record describes the project's one whole tree).
     if (shard) return report;
-    if (report.ok && volatileInputs.length === 0)
-      await recordUpToDate(project.fingerprintScope, project.inputsFingerprint, options, report);
+    // A value-list command is repeated by the replay (value-list-command.ts): recorded with its output.
+    const checks = volatileInputs.map((input) => input.check);
+    if (report.ok && checks.every((check) => check !== undefined))
+      await recordUpToDate(project.fingerprintScope, project.inputsFingerprint, options, report, checks);
     else await forgetUpToDate(projectRoot);
     return report;
   } catch (error) {

@@ -10,12 +10,13 @@ import { discoverSite } from '../project/discover-site.js';
 import { discoverSkills } from '../project/discover-skills.js';
 import { generatorName } from '../shared/version.js';
 import type { OpenedProject } from './open-project.js';
+import type { VolatileInput } from './value-list-command.js';
 
 /** Resources, prompts and resource templates (the last expanded through their providers). */
 export async function discoverContent(
   project: OpenedProject,
   signal: AbortSignal | undefined,
-  volatileInputs: string[],
+  volatileInputs: VolatileInput[],
   /** build --force: every document is parsed again. */
   force: boolean,
 ) {

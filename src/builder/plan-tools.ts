@@ -9,6 +9,7 @@ import { mergeToolMeta, readToolSidecar, type ToolMeta } from '../project/tool-m
 import { parseHelpOutput, readHelp, type HelpInfo } from '../script/read-help.js';
 import { optionsToInputSchema } from '../script/options-to-schema.js';
 import { createBaseEnvironment } from '../script/script-environment.js';
+import { digestStdout, runValueListCommand, type VolatileInput } from './value-list-command.js';
 import { expandArgumentSets, type Enumeration } from '../enumerate/expand-argument-sets.js';
 import type { ParameterSchema } from '../enumerate/parameter-domains.js';
 import { compileValidator } from '../shared/ajv-validator.js';
@@ -53,8 +54,11 @@ export interface PlanContext {
   displayPath: (relativePath: string) => string;
   /** Aborted when the build is interrupted: running scripts are ended. */
   signal?: AbortSignal;
-  /** Collects inputs no file fingerprint can see (value-list commands), which rule out the no-op fast path. */
-  volatileInputs?: string[];
+  /**
+   * Collects inputs no file fingerprint can see (value-list commands): the no-op fast path repeats
+   * their checks, and is ruled out by one without a check.
+   */
+  volatileInputs?: VolatileInput[];
 }
 
 interface LoadedScript {
@@ -130,22 +134,24 @@ export async function resolveValueList(
   if (Array.isArray(spec)) {
     values = spec;
   } else {
-    context.volatileInputs?.push(`the value list command for "${parameter}"`);
-    const { runScript } = await import('../script/run-script.js');
-    const run = await runScript({
-      file: '/bin/sh',
-      args: ['-c', spec.command],
-      cwd: context.projectRoot,
-      env: createBaseEnvironment({ projectRoot: context.projectRoot, toolsRoot: context.toolsRoot, phase: 'build' }),
-      timeoutMs: context.config.limits.helpTimeoutMs,
-      maxOutputBytes: context.config.limits.maxOutputBytes,
-      displayName: `the value list command for "${parameter}" (${spec.command})`,
-      signal: context.signal,
+    const what = `the value list command for "${parameter}"`;
+    const timeoutMs = context.config.limits.helpTimeoutMs;
+    const { maxOutputBytes } = context.config.limits;
+    const run = await runValueListCommand(spec.command, {
+      projectRoot: context.projectRoot,
+      toolsRoot: context.toolsRoot,
+      timeoutMs,
+      maxOutputBytes,
+      displayName: `${what} (${spec.command})`,
+      ...(context.signal ? { signal: context.signal } : {}),
     });
     if (run.failed || run.exitCode !== 0) {
+      context.volatileInputs?.push({ what });
       warnings.push(`${run.message}; "${parameter}" takes its default only`);
       return undefined;
     }
+    const check = { command: spec.command, timeoutMs, maxOutputBytes, stdoutSha256: digestStdout(run.stdout) };
+    context.volatileInputs?.push({ what, check });
     values = run.stdout
       .toString('utf8')
       .split('\n')

@@ -12,6 +12,9 @@
 // the replay stats only them. What it cannot see: a tree file rewritten in place (same name, same
 // folder); such a hand edit stays until the next build that runs (`--force`, or any input edit),
 // and `staticmcp check` reports it (the content hash).
+// A value-list command is an input no metadata shows: the record keeps the digest of what each
+// printed, and a replay runs them again (value-list-command.ts, loaded only then) and replays only
+// when each prints the same bytes. A failed command rules the replay out.
 import { createHash } from 'node:crypto';
 import { type Dirent, promises as fs, lstatSync, readdirSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
@@ -19,6 +22,7 @@ import { MANIFEST_FILE } from '../core/tree/manifest.js';
 import { SWAP_FOLDER_MARK } from '../tree-writer/swap-folders.js';
 import { BUILD_OPTION_EFFECTS, type BuildOptionEffect, type BuildOptions } from './build-options.js';
 import type { BuildReport } from './build-report.js';
+import type { CheckedCommand } from './value-list-command.js';
 
 const RECORD_FILE = path.join('.staticmcp', 'up-to-date.json');
 const SKIPPED_NAMES = new Set(['.staticmcp', '.git', 'node_modules']);
@@ -42,6 +46,8 @@ interface UpToDateRecord {
   outDir: string;
   toolsRoot: string;
   generator: string;
+  /** The value-list commands the build ran, repeated by a replay (absent in older records: none). */
+  commands?: CheckedCommand[];
   report: BuildReport;
 }
 
@@ -210,7 +216,13 @@ export async function readUpToDateReport(options: BuildOptions, generator: strin
   // The tree first: a few stats, where the inputs walk the whole project.
   if (fingerprintTreeFolders(record.outDir, record.treeFolders) !== record.tree) return null;
   const scope = { projectRoot, toolsRoot: record.toolsRoot, outDir: record.outDir, generator };
-  return (await fingerprintInputs(scope)) === record.inputs ? record.report : null;
+  if ((await fingerprintInputs(scope)) !== record.inputs) return null;
+  const commands = record.commands ?? [];
+  if (!Array.isArray(commands)) return null;
+  if (commands.length === 0) return record.report;
+  // Last: the only check that runs processes.
+  const { commandsPrintTheSame } = await import('./value-list-command.js');
+  return (await commandsPrintTheSame(commands, { projectRoot, toolsRoot: record.toolsRoot })) ? record.report : null;
 }
 
 export async function recordUpToDate(
@@ -218,6 +230,7 @@ export async function recordUpToDate(
   inputs: string,
   options: BuildOptions,
   report: BuildReport,
+  commands: readonly CheckedCommand[] = [],
 ): Promise<void> {
   const tree = fingerprintTree(scope.outDir);
   const record: UpToDateRecord = {
@@ -228,6 +241,7 @@ export async function recordUpToDate(
     outDir: scope.outDir,
     toolsRoot: scope.toolsRoot,
     generator: scope.generator,
+    ...(commands.length > 0 ? { commands: [...commands] } : {}),
     report,
   };
   const file = path.join(scope.projectRoot, RECORD_FILE);

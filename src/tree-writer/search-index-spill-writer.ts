@@ -65,7 +65,10 @@ function hasExcerptSource(document: SearchDocument): boolean {
  */
 function shareOf(document: SearchDocument, stemming: Stemming, kept: KeptSearchDocuments | undefined): KeptDocument {
   const body = encodeDocumentBody(document);
-  const digest = kept ? keptDigestOf(stemming, body, document.text) : undefined;
+  // A call result's body holds no text (encodeDocumentBody): only then is the text hashed apart.
+  const digest = kept
+    ? keptDigestOf(stemming, body, document.textFrom === 'call' ? document.text : undefined)
+    : undefined;
   const found = digest ? kept!.take(digest) : undefined;
   // An entry kept without an excerpt source (made for a call result) gets one made now.
   if (found && (found.excerpt.length > 0 || !hasExcerptSource(document))) return found;

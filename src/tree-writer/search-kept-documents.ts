@@ -20,7 +20,7 @@ export const DEFAULT_MAX_KEPT_SEARCH_BYTES = 512 * 1024 * 1024;
 /** Changes the bound above (bytes; 0 turns the kept file off). */
 export const MAX_KEPT_SEARCH_BYTES_VARIABLE = 'STATICMCP_MAX_KEPT_SEARCH_BYTES';
 
-const MAGIC = 'staticmcp search documents 2\n';
+const MAGIC = 'staticmcp search documents 3\n';
 /** The new file is `<file><NEW_FILE_MARK><pid>` until it is put in place. */
 export const NEW_FILE_MARK = '.new-';
 const DIGEST_BYTES = 32;
@@ -50,9 +50,16 @@ export function maxKeptSearchBytes(environment: Record<string, string | undefine
   return value;
 }
 
-/** The digest an entry is kept under: the document's stored body, its indexed text and the stemming. */
-export function keptDigestOf(stemming: string, body: string, indexedText: string): Buffer {
-  return createHash('sha256').update(`${stemming}\0${indexedText}\0`).update(body).digest();
+/**
+ * The digest an entry is kept under: the stemming, the document's stored body and its indexed
+ * text. A body that holds the text (every document's but a call result's) covers it, so the text
+ * is hashed once: `undefined` says the body holds it. Unambiguous: a body is JSON, which never
+ * holds a raw NUL.
+ */
+export function keptDigestOf(stemming: string, body: string, indexedText: string | undefined): Buffer {
+  const hash = createHash('sha256');
+  hash.update(indexedText === undefined ? `${stemming}\0` : `${stemming}\0${indexedText}\0`);
+  return hash.update(body).digest();
 }
 
 function readVarint(bytes: Uint8Array, at: { at: number }): number {

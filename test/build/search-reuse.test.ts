@@ -1,7 +1,7 @@
 // The search index is not written again when its documents did not change (issue #25), with the
 // build command on a copy of the built fixtures/example (its build cache answers every call), whose
-// argument values come from a command (so the no-op
-// fast path cannot replay it and every rebuild runs the search step): a repeated build links the
+// no-op replay record is removed before each build (so every rebuild runs the search step, as it
+// does after any edit; up-to-date.test.ts tests the replay): a repeated build links the
 // previous index files (same inodes) and says `searchIndex: "reused"`, an edit elsewhere (a prompt)
 // still reuses them, a resource edit writes the index again (the new word is found, the old one
 // not), and an index file swapped for a copy of itself, or an edited record, means a rebuild.
@@ -24,6 +24,7 @@ import { temporaryFolder } from '../helpers/temp-folders.js';
 const INDEX_FOLDER = 'packs/search.index';
 const RECORD = '.staticmcp/search-index.json';
 const KEPT = '.staticmcp/search-documents.bin';
+const UP_TO_DATE_RECORD = '.staticmcp/up-to-date.json';
 
 /** A copy of the built example: its cache answers the calls, and its index record names another
  * folder, so the copy's first build writes the index. */
@@ -33,6 +34,7 @@ function exampleProject(): string {
 
 /** Builds with --json; fails the test with stderr when the build does not succeed. */
 async function build(project: string, ...extra: string[]) {
+  await fs.rm(path.join(project, UP_TO_DATE_RECORD), { force: true });
   const outIndex = extra.indexOf('--out');
   const result = await buildInProcess(project, {
     ...(outIndex >= 0 ? { outDir: extra[outIndex + 1] } : {}),

@@ -1,6 +1,7 @@
 // The no-op fast path: an identical rerun replays the last clean build's report without running
-// anything, and any change it cannot see through file metadata (a value-list command, a damaged
-// tree, a failed build, an option that changes the output) sends the build down the full path.
+// anything but its value-list commands (each must print the same bytes again), and any change it
+// cannot see through file metadata (a damaged tree, a failed build, an option that changes the
+// output) sends the build down the full path.
 // Builds run in-process through the build command's decision (test/helpers/in-process-build.ts);
 // the first test shows the same replay through the CLI's --json once.
 import { describe, expect, it } from 'vitest';
@@ -55,16 +56,81 @@ describe('rebuilding an unchanged project', () => {
   it('always reruns value-list commands, whose output no file metadata shows', async () => {
     const outside = await temporaryFolder();
     const list = path.join(outside, 'values.txt');
+    const runs = path.join(outside, 'runs.txt');
     await fs.writeFile(list, 'a\n');
     const project = await makeProject({
       tools: { echo: 'echo-value' },
-      config: { tools: { echo: { values: { value: { command: `cat '${list}'` } } } } },
+      config: { tools: { echo: { values: { value: { command: `echo run >> '${runs}'; cat '${list}'` } } } } },
     });
     expect((await build(project)).report.tools[0]).toMatchObject({ precomputed: 1 });
+    // The same output: replayed, after running the command once more.
+    expect((await build(project)).report).toMatchObject({ ok: true, unchanged: true });
+    expect(await fs.readFile(runs, 'utf8')).toBe('run\nrun\n');
     await fs.writeFile(list, 'a\nb\n');
     const { report } = await build(project);
     expect(report.tools[0]).toMatchObject({ precomputed: 2 });
     expect(await readJson(path.join(project, 'dist/tools/echo/b.json'))).toMatchObject({ content: [{ text: 'b\n' }] });
+  });
+
+  it('never replays a build whose value-list command failed, nor when the command fails now', async () => {
+    const outside = await temporaryFolder();
+    const flag = path.join(outside, 'fail');
+    const project = await makeProject({
+      tools: { echo: 'echo-value' },
+      config: { tools: { echo: { values: { value: { command: `test ! -e '${flag}' && echo a` } } } } },
+    });
+    const record = path.join(project, '.staticmcp/up-to-date.json');
+    const warningsOf = (report: BuildReportJson) => report.tools[0]!.warnings;
+    expect(warningsOf((await build(project)).report)).toEqual([]);
+    expect(await exists(record)).toBe(true);
+    // The command fails now: a replay would answer the recorded report, without the warning.
+    await fs.writeFile(flag, '');
+    expect(warningsOf((await build(project)).report)).toEqual([expect.stringMatching(/value list command/)]);
+    // A build whose command failed leaves no record to replay.
+    expect(await exists(record)).toBe(false);
+    await fs.rm(flag);
+    expect(warningsOf((await build(project)).report)).toEqual([]);
+  });
+
+  it('with a value-list command, still rebuilds on any edit of a document, sidecar, config or tree', async () => {
+    const project = await makeProject({
+      tools: { echo: 'echo-value' },
+      config: { tools: { echo: { values: { value: { command: "printf 'a\\n'" } } } } },
+      files: { 'resources/a.md': '# A\n\nfirst', 'resources/a.md.meta.json': '{"description": "one"}' },
+    });
+    const record = path.join(project, '.staticmcp/up-to-date.json');
+    // A replay leaves the record as it was; a build that ran writes a new one.
+    const replayed = async () => {
+      const before = (await fs.stat(record)).ino;
+      const { report } = await build(project);
+      expect(report.ok).toBe(true);
+      return (await fs.stat(record)).ino === before;
+    };
+    const manifest = () => readJson(path.join(project, 'dist/mcp.json'));
+    await build(project);
+    expect(await replayed()).toBe(true);
+    await fs.writeFile(path.join(project, 'resources/a.md'), '# A\n\nsecond');
+    expect(await replayed()).toBe(false);
+    expect(await readJson(path.join(project, 'dist/resources/a_md.json'))).toMatchObject({ text: '# A\n\nsecond' });
+    await fs.writeFile(path.join(project, 'resources/b.md'), '# B');
+    expect(await replayed()).toBe(false);
+    expect(await exists(path.join(project, 'dist/resources/b_md.json'))).toBe(true);
+    await fs.rm(path.join(project, 'resources/b.md'));
+    expect(await replayed()).toBe(false);
+    expect(await exists(path.join(project, 'dist/resources/b_md.json'))).toBe(false);
+    await fs.writeFile(path.join(project, 'resources/a.md.meta.json'), '{"description": "two"}');
+    expect(await replayed()).toBe(false);
+    expect(JSON.stringify(await manifest())).toContain('"two"');
+    const config = JSON.parse(await fs.readFile(path.join(project, 'staticmcp.json'), 'utf8'));
+    await fs.writeFile(path.join(project, 'staticmcp.json'), JSON.stringify({ ...config, title: 'Retitled' }));
+    expect(await replayed()).toBe(false);
+    expect(JSON.stringify(await manifest())).toContain('Retitled');
+    await fs.rm(path.join(project, 'dist/resources/a_md.json'));
+    expect(await replayed()).toBe(false);
+    expect(await exists(path.join(project, 'dist/resources/a_md.json'))).toBe(true);
+    expect(await replayed()).toBe(true);
+    // A replay reads no document: the report says none was parsed.
+    expect((await build(project)).report.documents).toEqual({ parsed: 0, reused: 1 });
   });
 
   it('never replays a build that failed: the failure is reported again', async () => {

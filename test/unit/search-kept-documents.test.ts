@@ -55,13 +55,13 @@ async function indexOf(documents: SearchDocument[], kept?: KeptSearchDocuments) 
 const IDENTITY = 'test writer';
 const MAX_BYTES = 64 * 1024 * 1024;
 
-/** A first build that keeps every share, then the same documents with one edited. */
-async function keptThenEdited() {
+/** A first build that keeps every share, then the same documents with one (`editedNumber`) edited. */
+async function keptThenEdited(editedNumber = 17) {
   const file = path.join(folder(), 'search-documents.bin');
   const documents = corpus(60);
   await indexOf(documents, new KeptSearchDocuments(file, IDENTITY, MAX_BYTES, true));
   const edited = documents.map((document, number) =>
-    number === 17 ? { ...document, text: `${document.text} quokka zyzzyva runs` } : document,
+    number === editedNumber ? { ...document, text: `${document.text} quokka zyzzyva runs` } : document,
   );
   return { file, edited };
 }
@@ -80,6 +80,15 @@ describe('kept search documents', () => {
     const again = new KeptSearchDocuments(file, IDENTITY, MAX_BYTES, true);
     expect((await indexOf(edited, again)).files).toEqual(fresh.files);
     expect(again.taken).toBe(60);
+  });
+
+  it('sees an edit of a call result’s text, which its stored body does not hold', async () => {
+    const { file, edited } = await keptThenEdited(16);
+    expect(edited[16]!.textFrom).toBe('call');
+    const kept = new KeptSearchDocuments(file, IDENTITY, MAX_BYTES, true);
+    const rebuilt = await indexOf(edited, kept);
+    expect(kept.taken).toBe(59);
+    expect(rebuilt.files).toEqual((await indexOf(edited)).files);
   });
 
   it('ignores a damaged or edited file, or another writer’s, as a whole: the index is still right', async () => {

@@ -112,6 +112,10 @@ export async function buildOrReplay(buildOptions: BuildOptions, startedAt = perf
       unchanged: true,
       // Nothing was written this time: the index in the tree is the recorded build's.
       ...(recorded.searchIndex ? { searchIndex: 'reused' } : {}),
+      // Nor was any document read or parsed: each one's parse is the recorded build's.
+      ...(recorded.documents
+        ? { documents: { parsed: 0, reused: recorded.documents.parsed + recorded.documents.reused } }
+        : {}),
       durationMs: performance.now() - startedAt,
     };
   }

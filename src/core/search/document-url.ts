@@ -17,6 +17,8 @@ export const DOCUMENT_VIEW_PARAMETER = 'doc';
 
 /** Whether `value` is an absolute http(s) URL (the only canonical pages a document may claim). */
 export function isHttpUrl(value: string): boolean {
+  // No scheme, no absolute URL: every document's own view (`?doc=…`) is answered without a parse.
+  if (!value.includes(':')) return false;
   try {
     const url = new URL(value);
     return (url.protocol === 'https:' || url.protocol === 'http:') && url.host !== '';
