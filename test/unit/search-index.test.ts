@@ -5,6 +5,7 @@
 // nothing outside the index.
 import { describe, expect, it } from 'vitest';
 import { KEY_KIND, parseRecord } from '../../src/core/packs/pack-format.js';
+import { findIndexRow } from '../../src/core/packs/pack-table.js';
 import { encodeRecord } from '../../src/core/packs/pack-encoding.js';
 import {
   type ByteRange,
@@ -478,6 +479,31 @@ describe('a search table in its own file', () => {
       expect(problems.length, damage).toBeGreaterThan(0);
       expect(files.asked.every((asked) => asked.startsWith(SEARCH_FOLDER))).toBe(true);
     }
+  });
+
+  it('checks an index path of a row when a read needs it: only what the bad row holds is refused', async () => {
+    const { written, files, table, reader, problems, source } = readerOver(corpus(300), TABLE_FILE);
+    const path = (written.extension as { table: string }).table;
+    const rowOf = (word: string) => findIndexRow(table.terms, utf8Bytes(word))!;
+    // Below the index folder and ending in .idx, so the table parses; its ".git" segment is refused on read.
+    const bad = 'packs/search.index/terms/.git/0000000000000000.idx';
+    const rows = JSON.parse(new TextDecoder().decode(files.files.get(path)!));
+    rows.terms = rows.terms.map((row: { first: string; index: string }) =>
+      row.index === rowOf('alpha').index ? { ...row, index: bad } : row,
+    );
+    files.files.set(path, new TextEncoder().encode(JSON.stringify(rows)));
+    const refused = await reader.search({ query: 'alpha' });
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]).toMatchObject({
+      text: expect.stringMatching(/build and deploy the tree again.*"\.git" segment/),
+    });
+    expect(problems.join('\n')).toContain(bad);
+    // The documents' rows are sound: fetch still answers.
+    const fetched = await reader.fetch({ id: 'tools/wiki/doc-1.json' });
+    expect(fetched.isError).toBeUndefined();
+    expect(files.asked).not.toContain(bad);
+    // check still walks every row now, and names it.
+    expect((await verifySearchIndex(source, files, [...files.files.keys()])).join('\n')).toContain(bad);
   });
 
   it('refuses a manifest whose table names a file outside the index', () => {

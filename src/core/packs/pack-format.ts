@@ -191,6 +191,23 @@ export function packPathRefusal(name: string, path: string): PackProblem | undef
   return problem === undefined ? undefined : packPathProblem(name, path, problem);
 }
 
+/**
+ * The refusal of a pack index path a table names, when that table's paths were left to be checked
+ * on read (pack-table.ts): a plain tree path below packs/ ending in `.idx`, else nothing is read.
+ */
+export function indexPathRefusal(path: string): PackProblem | undefined {
+  const problem =
+    findTreePathProblem(path) ??
+    (!path.startsWith(PACKS_FOLDER) || !path.endsWith('.idx')
+      ? `it is not an .idx file below ${PACKS_FOLDER}`
+      : undefined);
+  if (problem === undefined) return undefined;
+  return {
+    status: 'refused',
+    reason: `the pack table names the index ${showTreePath(path)}, not an index of this tree (${problem}); nothing was read`,
+  };
+}
+
 /** What is wrong with one entry on its own (its key inside the heap, its pack and record), or undefined. */
 function entryProblem(index: ParsedIndex, entry: number): string | undefined {
   const { view, entriesStart, packs } = index;

@@ -14,6 +14,7 @@ import {
   findEntries,
   hexOfBytes,
   type IndexEntry,
+  indexPathRefusal,
   type KeyKind,
   type PackProblem,
   type ParsedIndex,
@@ -278,6 +279,9 @@ export class PackReader {
   private async loadIndex(path: string): Promise<ParsedIndex | PackProblem> {
     const cached = this.cache.get(path);
     if (cached) return cached;
+    // A table parsed with its paths left to now (a search table) is checked here, row by row.
+    const refused = indexPathRefusal(path);
+    if (refused !== undefined) return refused;
     const read = await this.files.readBytes(path);
     if (read.status === 'missing')
       return { status: 'missing', reason: `the pack index ${path} is missing on the host` };

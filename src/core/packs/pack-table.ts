@@ -28,8 +28,19 @@ export interface PackTableRow {
 /** Tool name → its rows, sorted by `first`. */
 export type PackTable = ReadonlyMap<string, readonly PackTableRow[]>;
 
+/**
+ * When a row's index path is checked as a plain tree path: `now` (check, the verifiers, a
+ * manifest's table), or `on-read`, by the pack reader before it reads that index
+ * (indexPathRefusal): a search table names hundreds of indexes, thousands at 650,000 documents,
+ * and a query reads a few. Either way a row's path must be below packs/ and end in `.idx`.
+ */
+export type IndexPathChecks = 'now' | 'on-read';
+
 /** Parses the manifest's `packs` value; `problem` says what is wrong with it. */
-export function parsePackTable(value: unknown): { table: PackTable } | { problem: string } {
+export function parsePackTable(
+  value: unknown,
+  pathChecks: IndexPathChecks = 'now',
+): { table: PackTable } | { problem: string } {
   if (value === undefined) return { table: new Map() };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problem: 'packs is not an object' };
   const table = new Map<string, PackTableRow[]>();
@@ -42,17 +53,19 @@ export function parsePackTable(value: unknown): { table: PackTable } | { problem
         return { problem: `packs.${tool} has a row whose first key is not lowercase hex` };
       }
       const pathProblem =
-        findTreePathProblem(index) ??
-        (!(index as string).startsWith(`${PACKS_FOLDER}`) || !(index as string).endsWith('.idx')
-          ? `it is not an .idx file below ${PACKS_FOLDER}`
-          : undefined);
-      if (pathProblem !== undefined) {
+        typeof index !== 'string'
+          ? 'it is not a string'
+          : ((pathChecks === 'now' ? findTreePathProblem(index) : undefined) ??
+            (!index.startsWith(PACKS_FOLDER) || !index.endsWith('.idx')
+              ? `it is not an .idx file below ${PACKS_FOLDER}`
+              : undefined));
+      if (pathProblem !== undefined || typeof index !== 'string') {
         return { problem: `packs.${tool} names the index ${showTreePath(index)} (${pathProblem})` };
       }
       const previous = parsed.at(-1);
       if (previous !== undefined && !(previous.first < first))
         return { problem: `packs.${tool} rows are not in key order` };
-      parsed.push({ first, index: index as string });
+      parsed.push({ first, index });
     }
     table.set(tool, parsed);
   }

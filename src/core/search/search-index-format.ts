@@ -48,7 +48,7 @@
 // index, or a whole part split by document, per query; split by term, their part would be this
 // format with their JSON as the record body. The same-run comparison with MiniSearch needs it as a
 // dev dependency (not installed yet).
-import { parsePackTable, type PackTableRow } from '../packs/pack-table.js';
+import { type IndexPathChecks, parsePackTable, type PackTableRow } from '../packs/pack-table.js';
 import { isObject } from '../tree/json-object.js';
 import { STEMMINGS, type Stemming } from './stem.js';
 
@@ -122,7 +122,10 @@ export type SearchIndexManifest = { table: SearchIndexTable } | { counts: Search
  * Parses the manifest's `staticmcp.search` (untrusted JSON), whose rows are inline or in a table
  * file (read it, then parseSearchTableFile); `problem` says what is wrong.
  */
-export function parseSearchIndexManifest(value: unknown): SearchIndexManifest | { problem: string } {
+export function parseSearchIndexManifest(
+  value: unknown,
+  pathChecks: IndexPathChecks = 'now',
+): SearchIndexManifest | { problem: string } {
   if (!isObject(value)) return { problem: 'search is not an object' };
   if (!READABLE_FORMATS.includes(value.format)) {
     return {
@@ -140,7 +143,7 @@ export function parseSearchIndexManifest(value: unknown): SearchIndexManifest | 
     stemming = value.stemming as Stemming;
   }
   const counts = { format, documentCount, tokenCount, blockSize, stemming };
-  if (value.table === undefined) return parseRows(value, counts, 'search');
+  if (value.table === undefined) return parseRows(value, counts, 'search', pathChecks);
   if (typeof value.table !== 'string' || !SEARCH_TABLE_FILE.test(value.table))
     return { problem: `search.table is not the path of a ${SEARCH_FOLDER}<hash>.table.json file` };
   return { counts, tableFile: value.table };
@@ -158,6 +161,7 @@ export function parseSearchTableFile(
   bytes: Uint8Array,
   path: string,
   counts: SearchIndexCounts,
+  pathChecks: IndexPathChecks = 'now',
 ): { table: SearchIndexTable } | { problem: string } {
   if (bytes.length > MAX_SEARCH_TABLE_FILE_BYTES)
     return { problem: `${path} has ${bytes.length} bytes, more than a search table's ${MAX_SEARCH_TABLE_FILE_BYTES}` };
@@ -168,7 +172,7 @@ export function parseSearchTableFile(
     return { problem: `${path} is not JSON (truncated or replaced?)` };
   }
   if (!isObject(value)) return { problem: `${path} is not an object of rows` };
-  return parseRows(value, counts, path);
+  return parseRows(value, counts, path, pathChecks);
 }
 
 /** The table's key spaces; format 6 added `excerpts`. */
@@ -178,6 +182,7 @@ function parseRows(
   value: Record<string, unknown>,
   counts: SearchIndexCounts,
   where: string,
+  pathChecks: IndexPathChecks,
 ): { table: SearchIndexTable } | { problem: string } {
   const { format, documentCount, tokenCount, blockSize, stemming } = counts;
   // parsePackTable checks each list as a tool's rows; an empty corpus has empty lists.
@@ -188,7 +193,7 @@ function parseRows(
     if (!Array.isArray(rows)) return { problem: `${where}.${name} is not a list` };
     if (rows.length > 0) lists[name] = rows;
   }
-  const parsed = parsePackTable(lists);
+  const parsed = parsePackTable(lists, pathChecks);
   if ('problem' in parsed) return { problem: `${where}: ${parsed.problem.replace(/^packs\./, '')}` };
   for (const [name, rows] of parsed.table) {
     for (const row of rows)

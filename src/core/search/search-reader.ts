@@ -328,7 +328,8 @@ export class SearchReader {
     // no promise of one request settled in another.
     const read = await this.files.readBytes(path);
     if (read.status === 'missing') throw new DamagedIndex(`the search table ${path} is missing on the host`);
-    const parsed = parseSearchTableFile(read.bytes, path, this.counts);
+    // Each row's index path is checked when a query reads that index (the pack reader).
+    const parsed = parseSearchTableFile(read.bytes, path, this.counts, 'on-read');
     if ('problem' in parsed) throw new DamagedIndex(parsed.problem);
     this.table = parsed.table;
     return parsed.table;

@@ -215,7 +215,8 @@ async function loadSearch(
       import('../search/search-results.js'),
       import('../packs/pack-reader.js'),
     ]);
-  const parsed = parseSearchIndexManifest(extension.search);
+  // Inline rows' index paths are checked as the reader reads each index (pack-reader.ts).
+  const parsed = parseSearchIndexManifest(extension.search, 'on-read');
   if ('problem' in parsed) {
     onProblem?.(`${MANIFEST_FILE}: ${parsed.problem}; the search and fetch tools are left out`);
     return undefined;
