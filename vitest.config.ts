@@ -24,7 +24,10 @@ export default defineConfig({
       // several without re-importing src/ for each, which is most of the tier's time.
       defineTier('core', [], false),
       // Compiles src/ once into .test-dist-<pid>/ and builds fixtures/example once (both tiers share them).
-      defineTier('cli', ['test/global-setup.ts']),
+      // Its files start the CLI as a process and, like core's, mock nothing and restore what they
+      // change, so they share workers too: an isolated worker per file re-imports vitest and the
+      // helpers for each of them.
+      defineTier('cli', ['test/global-setup.ts'], false),
       defineTier('runtimes', ['test/global-setup.ts']),
     ],
     // Removes the temporary folders the test helpers made, after each test file.

@@ -7,9 +7,9 @@
 // same checkout can never swap files under a running test. Tests get the CLI path from
 // test/helpers/paths.ts.
 //
-// src/ is transpiled file by file with esbuild (well under a second) instead of tsc (10-20 s on a
-// busy 2-core machine, all of it before the first test could start); `npm test` checks the types
-// before vitest starts.
+// src/ is transpiled file by file with esbuild by scripts/compile-src.mjs, the step `npm run build`
+// compiles dist/ with, instead of tsc, which would check the types a second time and hold back
+// the first test; `npm test` checks the types before vitest starts.
 //
 // It then builds fixtures/example once with that CLI into a temporary folder, read-only for the
 // tests (test/helpers/example.ts: `builtExample()` shares it, `copyBuiltExample()` copies it for a
@@ -20,12 +20,12 @@
 // (test/helpers/runtime-tools.ts), and serves the host runtimes started once per run over that
 // example (test/shared-hosts.ts).
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
 import type { TestProject } from 'vitest/node';
+import { compileSources } from '../scripts/compile-src.mjs';
 import { installRuntimeTools } from './helpers/runtime-tools.js';
 import { type SharedHostsServer, startSharedHostsServer } from './shared-hosts.js';
 
@@ -38,12 +38,6 @@ declare module 'vitest' {
     /** Runtimes tier only: where to ask for a host runtime over that example (test/helpers/shared-hosts.ts). */
     sharedHosts?: string;
   }
-}
-
-function listSources(folder: string): string[] {
-  return readdirSync(folder, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts'))
-    .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
 interface Compiled {
@@ -63,16 +57,7 @@ function compileOnce(root: string): Compiled {
   // A direct child of the repository, like dist/, so `../package.json` and `../../templates` resolve.
   const outDir = path.join(root, `.test-dist-${process.pid}`);
   try {
-    buildSync({
-      absWorkingDir: root,
-      entryPoints: listSources(path.join(root, 'src')),
-      outdir: outDir,
-      outbase: 'src',
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      logLevel: 'silent',
-    });
+    compileSources(outDir);
     for (const script of [
       'scripts/bundle-edge-worker.mjs',
       'scripts/bundle-page.mjs',
