@@ -2,15 +2,19 @@
 // spilled-digests.ts): every digest reads back as written, by path and in the content hash's order,
 // with files written again in between; the file exists only past HELD_SLOTS and is gone once
 // closed; and a digests' file cut short or changed under the build stops it with a clear error,
-// never a wrong content hash. A file removed mid-build reads on from the open descriptor.
+// never a wrong content hash. A file removed mid-build reads on from the open descriptor, and
+// the file a killed build left behind is removed by the next one.
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, openSync, closeSync, rmSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTreeHash } from '../../src/tree-writer/content-hash.js';
 import { FileDigests } from '../../src/tree-writer/file-digests.js';
+import { recoverInterruptedWrite } from '../../src/tree-writer/interrupted-write.js';
 import { HELD_SLOTS } from '../../src/tree-writer/spilled-digests.js';
+import { digestFileOf } from '../../src/tree-writer/swap-folders.js';
 
 const digestOf = (text: string) => createHash('sha256').update(text).digest();
 const pathOf = (index: number) => `tools/t/${index % 3 === 0 ? 'é' : 'a'}${index}.json`;
@@ -37,7 +41,7 @@ afterEach(() => {
 });
 
 describe('file digests past HELD_SLOTS', () => {
-  const count = HELD_SLOTS * 3 + 17;
+  const count = HELD_SLOTS * 2 + 17;
 
   it('reads every digest back, by path and in the hash order, files written again included', () => {
     const { files, file } = digestsBeside(count);
@@ -91,5 +95,18 @@ describe('file digests past HELD_SLOTS', () => {
     expect(files.get(pathOf(3))?.equals(digestOf('3'))).toBe(true);
     expect([...files.sorted()].length).toBe(count);
     files.close();
+  });
+
+  it('is removed by the next build when a killed build left it', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'staticmcp-digests-'));
+    folders.push(folder);
+    const outDir = path.join(folder, 'out');
+    // The pid of a process that has ended.
+    const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const left = digestFileOf(outDir, deadPid);
+    writeFileSync(left, Buffer.alloc(512));
+    const notes = await recoverInterruptedWrite(outDir);
+    expect(existsSync(left)).toBe(false);
+    expect(notes.join('\n')).toContain(`staticmcp-digests-${deadPid}`);
   });
 });
