@@ -101,6 +101,14 @@ export class BuildCache implements ValidationMemory {
     return bucket;
   }
 
+  /**
+   * Drops the buckets' indexes once every call is answered (~40 bytes a cached call, held to the
+   * end of the build beside the pack step's own per-call data); a bucket used again rescans its log.
+   */
+  releaseIndexes(): void {
+    for (const bucket of this.buckets.values()) bucket.release();
+  }
+
   /** Closes the buckets, writes the small file if it changed, and evicts down to `maxCacheBytes`. */
   async save(maxCacheBytes: number): Promise<void> {
     const now = new Date();

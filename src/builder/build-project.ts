@@ -161,6 +161,7 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       },
       sink.add,
     );
+    cache.releaseIndexes();
     if (output instanceof ShardOutput) output.endCalls();
     // Nothing is swapped in after an interruption (the cache keeps the results that did arrive).
     stopIfInterrupted(signal);

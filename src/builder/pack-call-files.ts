@@ -188,7 +188,8 @@ export async function writePacks(
       for (const position of ownerOrder) yield entry.owners.at(position);
     };
     const digest = new ToolRecordsDigest(options.generator, entry.tool, targetPackBytes);
-    for (const owner of owners()) digest.add(namesOf(packedCopies, owner), output.writer.digestOf(owner)!);
+    for (const [owner, ownerDigest] of ownerDigests(output, entry.owners, ownerOrder))
+      digest.add(namesOf(packedCopies, owner), ownerDigest);
     const records = digest.digest();
     const reused = options.previous?.reusable(entry.tool, records, targetPackBytes);
     let outcome: PackedToolOutcome;
@@ -267,6 +268,20 @@ function reusingPacks(output: TreeOutput, previous: PreviousPacks, tool: string,
       return file?.path;
     },
   };
+}
+
+/**
+ * Each owner in `order` with its digest: the writer's slots read in one pass over its digests'
+ * file per window (spilled-digests.ts), not one read a call.
+ */
+function* ownerDigests(output: TreeOutput, owners: TreePathList, order: Uint32Array): Iterable<[string, Buffer]> {
+  if (!(owners instanceof TreeSlotList)) {
+    for (const position of order) yield [owners.at(position), output.writer.digestOf(owners.at(position))!];
+    return;
+  }
+  const slots = Uint32Array.from(order, (position) => owners.slotAt(position));
+  let at = 0;
+  for (const digest of output.writer.written.digestsInOrder(slots)) yield [owners.at(order[at++]!), digest];
 }
 
 /** Takes `paths` out of the tree a slice at a time, so no array of every path is made. */

@@ -16,7 +16,10 @@ export class RunIndex {
   private keys = Buffer.alloc(INITIAL_SLOTS * KEY_BYTES);
   private offsets = new Float64Array(INITIAL_SLOTS);
   private lengths = new Uint32Array(INITIAL_SLOTS);
-  /** Slot number + 1 of each key, EMPTY where none; at most half full. */
+  /**
+   * Slot number + 1 of each key, EMPTY where none; at most three quarters full (as file-digests.ts:
+   * half full cost 4 more bytes a cached call, held through the whole call loop).
+   */
   private table = new Uint32Array(INITIAL_SLOTS * 2);
   /** The key being looked up, as bytes. */
   private readonly probe = Buffer.alloc(KEY_BYTES);
@@ -67,7 +70,7 @@ export class RunIndex {
       this.ensureCapacity(this.count);
       this.probe.copy(this.keys, slot * KEY_BYTES);
       this.table[this.freePosition] = slot + 1;
-      if (this.count * 2 > this.table.length) this.rebuildTable(this.table.length * 2);
+      if (this.count * 4 > this.table.length * 3) this.rebuildTable(this.table.length * 2);
     }
     this.offsets[slot] = offset;
     this.lengths[slot] = length;

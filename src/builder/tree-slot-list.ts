@@ -25,6 +25,11 @@ export class TreeSlotList {
     this.count += 1;
   }
 
+  /** The writer's slot of the path at `position`. */
+  slotAt(position: number): number {
+    return this.slots[position]!;
+  }
+
   /** The path at `position`. */
   at(position: number): string {
     return this.files.at(this.slots[position]!);

@@ -1,14 +1,38 @@
-// Keeps V8's young generation at its starting size for the rest of the process, for the commands
-// whose memory must not grow with the number of calls (build, merge). Every call leaves a little
-// short-lived garbage that happens to be alive at a scavenge, and V8 doubles the young generation each time the bytes surviving since the last growth pass its
-// size: in any long enough build it reached its 2 x 16 MiB maximum, which was most of the growth of
-// peak RSS between 4,000 and 40,000 calls (87 -> 116 MB; 72 -> 88 MB with this). Scavenges become
-// more frequent but stay cheap (build time unchanged, bench/build-vs-xargs.mjs).
+// Keeps V8's heap near what the build holds, for the commands whose memory must not grow with the
+// number of calls (build, merge). Every call leaves a little short-lived garbage that happens to be
+// alive at a scavenge, and V8 doubles the young generation each time the bytes surviving since the
+// last growth pass its size: in any long enough build it reached its 2 x 16 MiB maximum, which was
+// most of the growth of peak RSS between 4,000 and 40,000 calls. The same garbage, promoted, then
+// filled the old generation up to V8's next collection limit, set at up to 4x what was alive
+// after the last full collection: at 100,000 calls the old generation held ~37 MB for ~10 MB alive
+// (a heap snapshot at the peak). A growing factor of 1.5 (HEAP_GROWING_PERCENT) keeps it near
+// 10 MB; full collections of a small heap are cheap (build CPU time unchanged, bench/build-memory.mjs).
 import v8 from 'node:v8';
 
+/** How far V8 lets the old generation grow past what was alive at the last full collection, in %. */
+export const DEFAULT_HEAP_GROWING_PERCENT = 50;
+/** Changes the percentage above (0: V8's own factor, up to 300%). */
+export const HEAP_GROWING_PERCENT_VARIABLE = 'STATICMCP_HEAP_GROWING_PERCENT';
+
+/** The percentage in force: the environment's (a whole number ≥ 0), else the default. */
+export function heapGrowingPercent(environment: Record<string, string | undefined>): number {
+  const text = environment[HEAP_GROWING_PERCENT_VARIABLE]?.trim();
+  if (text === undefined || text === '') return DEFAULT_HEAP_GROWING_PERCENT;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) {
+    process.stderr.write(
+      `staticmcp: ${HEAP_GROWING_PERCENT_VARIABLE}=${text} is not a whole number ≥ 0; using ${DEFAULT_HEAP_GROWING_PERCENT}\n`,
+    );
+    return DEFAULT_HEAP_GROWING_PERCENT;
+  }
+  return value;
+}
+
 export function keepYoungGenerationSmall(): void {
-  // Read by V8 each time it grows the young generation, so it takes effect at run time (unlike
+  // Both read by V8 each time it sizes a generation, so they take effect at run time (unlike
   // --max-semi-space-size, fixed when the heap is set up). Checked on Node 20; an engine without
-  // the flag prints "unrecognized flag" on stderr and the build goes on.
+  // a flag prints "unrecognized flag" on stderr and the build goes on.
   v8.setFlagsFromString('--semi-space-growth-factor=1');
+  const percent = heapGrowingPercent(process.env);
+  if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }

@@ -1,14 +1,15 @@
 // What a tree writer knows of each file it wrote: its path and the sha256 of its content
 // (content-hash.ts), so the tree's content hash is computed at the end without reading a
 // single file back. Kept out of the JavaScript heap for trees of hundreds of thousands of files: the
-// paths' UTF-8 bytes sit side by side in one growing buffer, the digests in another (32 bytes a
-// file), and an open-addressing table of slot numbers finds a path again. A Map of path strings
+// paths' UTF-8 bytes sit side by side in one growing buffer, the digests past the newest few
+// thousand in a file beside the output folder (spilled-digests.ts), and an open-addressing table of
+// slot numbers finds a path again. A Map of path strings
 // cost ~100 bytes of heap a file, and the heap grows to a multiple of what it holds: a 40,000-call
 // build peaked ~25 MB above a 4,000-call one.
-import { FILE_DIGEST_BYTES } from './content-hash.js';
 import { grownTypedArray } from './grown-typed-array.js';
 import { compareUtf8AsUtf16 } from './string-arena.js';
 import { sortPositions } from './sort-positions.js';
+import { SpilledDigests } from './spilled-digests.js';
 
 const INITIAL_SLOTS = 1024;
 const EMPTY = 0;
@@ -32,7 +33,7 @@ export class FileDigests {
   /** Where each slot's path starts in pathBytes; it ends where the next slot's starts (paths are appended). */
   private starts = new Uint32Array(INITIAL_SLOTS);
   private hashes = new Uint32Array(INITIAL_SLOTS);
-  private digests = Buffer.alloc(INITIAL_SLOTS * FILE_DIGEST_BYTES);
+  private readonly digests: SpilledDigests;
   /** 1 where the file was left in the previous tree instead of written (tree-writer.ts). */
   private unchanged = new Uint8Array(INITIAL_SLOTS);
   /** 1 where the file was taken out of the tree again (a call file replaced by packs, build's pack step). */
@@ -51,6 +52,11 @@ export class FileDigests {
    * hashes before paths, so a longer run costs little; half full cost 4 more bytes a file).
    */
   private table = new Uint32Array(INITIAL_SLOTS * 2);
+
+  /** `digestFile`: where the digests past the newest few thousand go (none: all kept in memory). */
+  constructor(digestFile?: string) {
+    this.digests = new SpilledDigests(digestFile);
+  }
 
   get size(): number {
     return this.count - this.droppedCount;
@@ -144,7 +150,6 @@ export class FileDigests {
       const slots = this.count;
       this.starts = grownTypedArray(this.starts, slots);
       this.hashes = grownTypedArray(this.hashes, slots);
-      this.digests = grownTypedArray(this.digests, slots * FILE_DIGEST_BYTES);
       this.unchanged = grownTypedArray(this.unchanged, slots);
       this.dropped = grownTypedArray(this.dropped, slots);
       // A UTF-8 character takes at most 3 bytes per UTF-16 code unit.
@@ -161,7 +166,7 @@ export class FileDigests {
         this.placeInTable(slot);
       }
     }
-    this.digests.set(digest, slot * FILE_DIGEST_BYTES);
+    this.digests.set(slot, digest);
     // New content is written until the writer finds it unchanged.
     this.unchanged[slot] = 0;
     if (slot < this.spoolStarts.length) this.spoolStarts[slot] = 0;
@@ -172,11 +177,21 @@ export class FileDigests {
     }
   }
 
-  /** The digest recorded for `filePath` (a view: copy it to keep it past the next `set`). */
+  /** The digest recorded for `filePath` (a copy). */
   get(filePath: string): Buffer | undefined {
     const slot = this.find(filePath, hashPath(filePath));
     if (slot < 0 || this.dropped[slot] === 1) return undefined;
-    return this.digests.subarray(slot * FILE_DIGEST_BYTES, (slot + 1) * FILE_DIGEST_BYTES);
+    return this.digests.get(slot);
+  }
+
+  /** The digests of `slots`, in that order (views: each valid until the next; spilled-digests.ts). */
+  digestsInOrder(slots: Uint32Array): IterableIterator<Buffer> {
+    return this.digests.inOrder(slots);
+  }
+
+  /** Drops the digests' file (the writer is done: committed or discarded). */
+  close(): void {
+    this.digests.close();
   }
 
   /** Marks a recorded file as held in the writer's spool at `offset`, `length` bytes long. */
@@ -236,8 +251,8 @@ export class FileDigests {
    */
   *sorted(): IterableIterator<[string, Buffer]> {
     const order = this.sortedSlots ?? this.sortSlots();
-    for (const slot of order)
-      yield [this.pathAt(slot), this.digests.subarray(slot * FILE_DIGEST_BYTES, (slot + 1) * FILE_DIGEST_BYTES)];
+    let position = 0;
+    for (const digest of this.digests.inOrder(order)) yield [this.pathAt(order[position++]!), digest];
   }
 
   private sortSlots(): Uint32Array {

@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isProcessAlive } from '../shared/process-alive.js';
 import { removeTree } from './remove-tree.js';
-import { OLD_MARK, SCRATCH_MARK, SPOOL_MARK, TEMP_MARK } from './swap-folders.js';
+import { DIGESTS_MARK, OLD_MARK, SCRATCH_MARK, SPOOL_MARK, TEMP_MARK } from './swap-folders.js';
 
 async function siblingsMarked(outDir: string, mark: string): Promise<{ file: string; pid: number }[]> {
   const parent = path.dirname(outDir);
@@ -43,7 +43,7 @@ export async function recoverInterruptedWrite(outDir: string): Promise<string[]>
       await removeTree(old.file);
     }
   }
-  const leftBehind = [TEMP_MARK, SPOOL_MARK, SCRATCH_MARK].map((mark) => siblingsMarked(outDir, mark));
+  const leftBehind = [TEMP_MARK, SPOOL_MARK, SCRATCH_MARK, DIGESTS_MARK].map((mark) => siblingsMarked(outDir, mark));
   for (const temp of (await Promise.all(leftBehind)).flat()) {
     if (isProcessAlive(temp.pid) && temp.pid !== process.pid) continue;
     await removeTree(temp.file);

@@ -53,3 +53,27 @@ async function unlinkIfThere(file: string): Promise<void> {
     throw error;
   }
 }
+
+/**
+ * Removes the folders of `tempDir` that removing files from `emptied` (tree-relative folders) left
+ * empty, deepest first and then up to the top (a folder still holding anything stays); returns them.
+ */
+export async function removeEmptiedFolders(tempDir: string, emptied: Iterable<string>): Promise<string[]> {
+  const folders = new Set<string>();
+  for (let folder of emptied) {
+    while (folder !== '.' && folder !== '') {
+      folders.add(folder);
+      folder = path.dirname(folder);
+    }
+  }
+  const removed: string[] = [];
+  for (const folder of [...folders].sort((a, b) => b.split('/').length - a.split('/').length || (a < b ? -1 : 1))) {
+    try {
+      await fs.rmdir(path.join(tempDir, folder));
+      removed.push(folder);
+    } catch {
+      // Not empty (or never made): kept.
+    }
+  }
+  return removed;
+}

@@ -23,8 +23,8 @@ import { FileDigests } from './file-digests.js';
 import type { ReusingWrite, TreeFileReuse } from './file-reuse.js';
 import { holdsSameBytes } from './holds-same-bytes.js';
 import { linkCopy, linkOrCopy } from './link-or-copy.js';
-import { IO_CONCURRENCY, removeTree } from './remove-tree.js';
-import { oldFolderOf, tempFolderOf } from './swap-folders.js';
+import { IO_CONCURRENCY, removeEmptiedFolders, removeTree } from './remove-tree.js';
+import { digestFileOf, oldFolderOf, tempFolderOf } from './swap-folders.js';
 import { readFileInto } from './read-exactly.js';
 import { TreeSpool } from './tree-spool.js';
 
@@ -53,7 +53,7 @@ export interface CommitOptions {
  * `discard` drops it and leaves the previous tree as it was.
  */
 export class TreeWriter {
-  readonly written = new FileDigests(); // read by the pack step, which names paths by slot
+  readonly written: FileDigests; // read by the pack step, which names paths by slot
   private readonly folders = new Set<string>();
   private readonly ownPreviousFolders = new Map<string, Promise<boolean>>();
   private inFlight = 0;
@@ -75,7 +75,9 @@ export class TreeWriter {
     /** Whether `outDir` holds a tree whose files a write can be compared with. */
     private readonly previousExists: boolean,
     private readonly reuse: ReusingWrite | undefined,
-  ) {}
+  ) {
+    this.written = new FileDigests(digestFileOf(outDir, process.pid));
+  }
 
   static async open(outDir: string, options: OpenTreeWriterOptions = {}): Promise<TreeWriter> {
     const tempDir = tempFolderOf(outDir, process.pid);
@@ -316,22 +318,7 @@ export class TreeWriter {
       if (!unchanged) await fs.rm(path.join(this.tempDir, relativePath), { force: true });
       emptied.add(path.dirname(relativePath));
     }
-    // Deepest first, then up to the top: a folder still holding anything stays.
-    const folders = new Set<string>();
-    for (let folder of emptied) {
-      while (folder !== '.' && folder !== '') {
-        folders.add(folder);
-        folder = path.dirname(folder);
-      }
-    }
-    for (const folder of [...folders].sort((a, b) => b.split('/').length - a.split('/').length || (a < b ? -1 : 1))) {
-      try {
-        await fs.rmdir(path.join(this.tempDir, folder));
-        this.folders.delete(folder);
-      } catch {
-        // Not empty (or never made): kept.
-      }
-    }
+    for (const folder of await removeEmptiedFolders(this.tempDir, emptied)) this.folders.delete(folder);
   }
 
   /** The digest (content-hash.ts `digestFile`) of what was last written at `relativePath`. */
@@ -372,6 +359,7 @@ export class TreeWriter {
   async discard(): Promise<void> {
     await this.flush().catch(() => {});
     this.closeSpool();
+    this.written.close();
     await removeTree(this.tempDir);
     this.reuse?.discarded();
   }
@@ -401,6 +389,7 @@ export class TreeWriter {
     }
     await fs.rename(this.tempDir, this.outDir);
     this.reuse?.committed();
+    this.written.close();
     if (hadPrevious) await removeTree(oldDir);
     return kept;
   }

@@ -1,0 +1,161 @@
+// The content digests a tree writer records (file-digests.ts), by slot number, held on disk past the
+// newest few thousand: a tree of 650,000 files kept 21 MB of digests in memory for two reads at
+// the end (the content hash). The newest HELD_SLOTS digests stay in memory; each full batch of them
+// is appended to one file beside the output folder (`<out>.staticmcp-digests-<pid>`), created only
+// when a tree passes that many files. Every block of BLOCK_SLOTS digests on disk has its CRC-32 in
+// memory (4 bytes per 16 files), checked on every read: a file cut short or changed by anyone else
+// mid-build stops the build with a clear error, never a wrong content hash.
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
+import { StaticMcpError } from '../core/staticmcp-error.js';
+import { FILE_DIGEST_BYTES } from './content-hash.js';
+import { grownTypedArray } from './grown-typed-array.js';
+import { readExactly } from './read-exactly.js';
+import { sortPositions } from './sort-positions.js';
+
+/** Digests kept in memory before a batch goes to the file (128 KiB). */
+export const HELD_SLOTS = 4096;
+/** Digests per checksummed block of the file: a read of one digest reads and checks its block (512 bytes). */
+const BLOCK_SLOTS = 16;
+const BLOCK_BYTES = BLOCK_SLOTS * FILE_DIGEST_BYTES;
+/** Blocks read at once when digests are read in an order (inOrder): 1 MiB. */
+const CHUNK_BLOCKS = 2048;
+/** Positions served per pass over the file by inOrder: 2 MiB of digests in memory. */
+const WINDOW_SLOTS = 65_536;
+
+export class SpilledDigests {
+  /** Digests of the slots from `spilledSlots` on, in memory. */
+  private held = Buffer.alloc(HELD_SLOTS * FILE_DIGEST_BYTES);
+  /** Slots 0 … spilledSlots - 1 are in the file (a multiple of HELD_SLOTS). */
+  private spilledSlots = 0;
+  private fd: number | undefined;
+  /** The CRC-32 of each block of the file. */
+  private blockSums = new Uint32Array(0);
+  private readonly block = Buffer.alloc(BLOCK_BYTES);
+
+  /** `file`: where digests go past HELD_SLOTS (undefined: all are held in memory). */
+  constructor(private readonly file: string | undefined) {}
+
+  /** Records the digest of `slot` (a new slot is always the next one: slots are numbered in order). */
+  set(slot: number, digest: Uint8Array): void {
+    if (slot >= this.spilledSlots) {
+      const at = (slot - this.spilledSlots) * FILE_DIGEST_BYTES;
+      if (at >= this.held.length) {
+        if (this.file === undefined || at > this.held.length) {
+          this.held = grownTypedArray(this.held, at + FILE_DIGEST_BYTES);
+        } else {
+          this.spillHeld();
+          this.set(slot, digest);
+          return;
+        }
+      }
+      this.held.set(digest, at);
+      return;
+    }
+    // A file written again: its block is read, patched and written back, its sum renewed.
+    const blockNumber = Math.floor(slot / BLOCK_SLOTS);
+    const block = this.readBlock(blockNumber);
+    block.set(digest, (slot % BLOCK_SLOTS) * FILE_DIGEST_BYTES);
+    this.writeAt(block, blockNumber * BLOCK_BYTES);
+    this.blockSums[blockNumber] = crc32(block);
+  }
+
+  /** The digest of `slot` (a copy). */
+  get(slot: number): Buffer {
+    if (slot >= this.spilledSlots) {
+      const at = (slot - this.spilledSlots) * FILE_DIGEST_BYTES;
+      return Buffer.from(this.held.subarray(at, at + FILE_DIGEST_BYTES));
+    }
+    const at = (slot % BLOCK_SLOTS) * FILE_DIGEST_BYTES;
+    return Buffer.from(this.readBlock(Math.floor(slot / BLOCK_SLOTS)).subarray(at, at + FILE_DIGEST_BYTES));
+  }
+
+  /**
+   * The digests of `slots` in that order, each yielded with its position in `slots` (a view,
+   * valid until the next one): a window of positions at a time, its slots read from the file in
+   * the file's order, one pass over the file per window.
+   */
+  *inOrder(slots: Uint32Array): IterableIterator<Buffer> {
+    const window = Buffer.alloc(Math.min(slots.length, WINDOW_SLOTS) * FILE_DIGEST_BYTES);
+    const chunk = Buffer.alloc(this.spilledSlots > 0 ? CHUNK_BLOCKS * BLOCK_BYTES : 0);
+    for (let start = 0; start < slots.length; start += WINDOW_SLOTS) {
+      const part = slots.subarray(start, start + WINDOW_SLOTS);
+      const byFileOrder = new Uint32Array(part.length);
+      for (let position = 0; position < part.length; position++) byFileOrder[position] = position;
+      sortPositions(byFileOrder, (left, right) => part[left]! - part[right]!);
+      let chunkFirst = -1;
+      let chunkBlocks = 0;
+      for (const position of byFileOrder) {
+        const slot = part[position]!;
+        const into = position * FILE_DIGEST_BYTES;
+        if (slot >= this.spilledSlots) {
+          const at = (slot - this.spilledSlots) * FILE_DIGEST_BYTES;
+          this.held.copy(window, into, at, at + FILE_DIGEST_BYTES);
+          continue;
+        }
+        const blockNumber = Math.floor(slot / BLOCK_SLOTS);
+        if (chunkFirst < 0 || blockNumber >= chunkFirst + chunkBlocks) {
+          chunkFirst = blockNumber;
+          chunkBlocks = Math.min(CHUNK_BLOCKS, this.spilledSlots / BLOCK_SLOTS - blockNumber);
+          this.readBlocks(chunk.subarray(0, chunkBlocks * BLOCK_BYTES), chunkFirst);
+        }
+        const at = (blockNumber - chunkFirst) * BLOCK_BYTES + (slot % BLOCK_SLOTS) * FILE_DIGEST_BYTES;
+        chunk.copy(window, into, at, at + FILE_DIGEST_BYTES);
+      }
+      for (let position = 0; position < part.length; position++)
+        yield window.subarray(position * FILE_DIGEST_BYTES, (position + 1) * FILE_DIGEST_BYTES);
+    }
+  }
+
+  /** Closes and removes the file (the digests are gone). */
+  close(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
+    rmSync(this.file!, { force: true });
+  }
+
+  /** Appends the held digests (HELD_SLOTS of them) to the file and starts holding anew. */
+  private spillHeld(): void {
+    this.fd ??= openSync(this.file!, 'w+', 0o600);
+    const firstBlock = this.spilledSlots / BLOCK_SLOTS;
+    const blocks = this.held.length / BLOCK_BYTES;
+    this.blockSums = grownTypedArray(this.blockSums, firstBlock + blocks);
+    for (let block = 0; block < blocks; block++)
+      this.blockSums[firstBlock + block] = crc32(this.held.subarray(block * BLOCK_BYTES, (block + 1) * BLOCK_BYTES));
+    this.writeAt(this.held, this.spilledSlots * FILE_DIGEST_BYTES);
+    this.spilledSlots += HELD_SLOTS;
+    this.held.fill(0);
+  }
+
+  private writeAt(bytes: Uint8Array, position: number): void {
+    let done = 0;
+    while (done < bytes.length) done += writeSync(this.fd!, bytes, done, bytes.length - done, position + done);
+  }
+
+  private readBlock(blockNumber: number): Buffer {
+    this.readBlocks(this.block, blockNumber);
+    return this.block;
+  }
+
+  /** Fills `into` with whole blocks from `firstBlock` on, each checked against its sum. */
+  private readBlocks(into: Buffer, firstBlock: number): void {
+    try {
+      readExactly(this.fd!, into, firstBlock * BLOCK_BYTES, 'it');
+    } catch (error) {
+      throw this.damaged(`${(error as Error).message.replace(/^it /, '')}`);
+    }
+    for (let block = 0; block < into.length / BLOCK_BYTES; block++) {
+      if (crc32(into.subarray(block * BLOCK_BYTES, (block + 1) * BLOCK_BYTES)) !== this.blockSums[firstBlock + block])
+        throw this.damaged(`its block ${firstBlock + block} is not what was written`);
+    }
+  }
+
+  private damaged(what: string): StaticMcpError {
+    return new StaticMcpError(
+      'SCRATCH_FILE_DAMAGED',
+      `The build's file of content digests ${this.file} changed under it (${what}); nothing was swapped in`,
+      'Something else wrote to or cut that file while the build ran: run the build again, and keep other programs away from the files beside the output folder.',
+    );
+  }
+}

@@ -1,0 +1,112 @@
+// The tree writer's content digests held on disk past the newest few thousand (issue #43,
+// spilled-digests.ts): every digest reads back as written, by path and in the content hash's order,
+// with files written again in between; the file exists only past HELD_SLOTS and is gone once
+// closed; and a digests' file cut short or changed under the build stops it with a clear error,
+// never a wrong content hash. A file removed mid-build reads on from the open descriptor, and
+// the file a killed build left behind is removed by the next one.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTreeHash } from '../../src/tree-writer/content-hash.js';
+import { FileDigests } from '../../src/tree-writer/file-digests.js';
+import { recoverInterruptedWrite } from '../../src/tree-writer/interrupted-write.js';
+import { HELD_SLOTS } from '../../src/tree-writer/spilled-digests.js';
+import { digestFileOf } from '../../src/tree-writer/swap-folders.js';
+
+const digestOf = (text: string) => createHash('sha256').update(text).digest();
+const pathOf = (index: number) => `tools/t/${index % 3 === 0 ? 'é' : 'a'}${index}.json`;
+const folders: string[] = [];
+
+function digestsBeside(count: number): { files: FileDigests; file: string } {
+  const folder = mkdtempSync(path.join(tmpdir(), 'staticmcp-digests-'));
+  folders.push(folder);
+  const file = path.join(folder, 'out.staticmcp-digests-1');
+  const files = new FileDigests(file);
+  for (let index = 0; index < count; index++) files.set(pathOf(index), digestOf(`${index}`));
+  return { files, file };
+}
+
+/** The content hash from a plain list of the same paths and digests (no spilling). */
+function hashOf(entries: Iterable<[string, Buffer]>): string {
+  const hash = createTreeHash();
+  for (const [filePath, digest] of entries) hash.addDigest(filePath, digest);
+  return hash.digest();
+}
+
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+describe('file digests past HELD_SLOTS', () => {
+  const count = HELD_SLOTS * 2 + 17;
+
+  it('reads every digest back, by path and in the hash order, files written again included', () => {
+    const { files, file } = digestsBeside(count);
+    expect(existsSync(file)).toBe(true);
+    // Written again: one on disk, one still held in memory.
+    files.set(pathOf(5), digestOf('again 5'));
+    files.set(pathOf(count - 2), digestOf('again last'));
+    const expected = (index: number) =>
+      digestOf(index === 5 ? 'again 5' : index === count - 2 ? 'again last' : `${index}`);
+    for (const index of [0, 5, HELD_SLOTS - 1, HELD_SLOTS, count - 2, count - 1])
+      expect(files.get(pathOf(index))?.equals(expected(index))).toBe(true);
+    const plain = new FileDigests();
+    for (let index = 0; index < count; index++) plain.set(pathOf(index), expected(index));
+    const sorted = [...files.sorted()].map(([filePath, digest]) => [filePath, Buffer.from(digest)] as [string, Buffer]);
+    expect(sorted.length).toBe(count);
+    expect(hashOf(sorted)).toBe(hashOf(plain.sorted()));
+    files.close();
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('keeps a small tree in memory: no file', () => {
+    const { files, file } = digestsBeside(HELD_SLOTS);
+    expect(files.get(pathOf(7))?.equals(digestOf('7'))).toBe(true);
+    expect(existsSync(file)).toBe(false);
+    files.close();
+  });
+
+  it('stops with a clear error when the file is cut short', () => {
+    const { files, file } = digestsBeside(count);
+    truncateSync(file, 1000);
+    expect(() => files.get(pathOf(HELD_SLOTS - 1))).toThrow(/content digests .* changed under it .*ended after/);
+    expect(() => [...files.sorted()]).toThrow(/changed under it/);
+    files.close();
+  });
+
+  it('stops with a clear error when a byte of the file changes, never a wrong hash', () => {
+    const { files, file } = digestsBeside(count);
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.from([0x55]), 0, 1, 32 * 1000 + 3);
+    closeSync(fd);
+    expect(() => [...files.sorted()]).toThrow(/SCRATCH_FILE_DAMAGED|is not what was written/);
+    expect(() => files.get(pathOf(1000))).toThrow(/is not what was written/);
+    // A digest in another block still reads.
+    expect(files.get(pathOf(0))?.equals(digestOf('0'))).toBe(true);
+    files.close();
+  });
+
+  it('reads on when the file is removed mid-build (its descriptor stays open)', () => {
+    const { files, file } = digestsBeside(count);
+    rmSync(file);
+    expect(files.get(pathOf(3))?.equals(digestOf('3'))).toBe(true);
+    expect([...files.sorted()].length).toBe(count);
+    files.close();
+  });
+
+  it('is removed by the next build when a killed build left it', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'staticmcp-digests-'));
+    folders.push(folder);
+    const outDir = path.join(folder, 'out');
+    // The pid of a process that has ended.
+    const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const left = digestFileOf(outDir, deadPid);
+    writeFileSync(left, Buffer.alloc(512));
+    const notes = await recoverInterruptedWrite(outDir);
+    expect(existsSync(left)).toBe(false);
+    expect(notes.join('\n')).toContain(`staticmcp-digests-${deadPid}`);
+  });
+});
