@@ -56,7 +56,8 @@ export function plainHeadOf(markdown: string): PlainHead | undefined {
       } else if (OTHER_BLOCK_START.test(line)) {
         return undefined;
       } else {
-        (open ??= []).push(line);
+        open ??= [];
+        open.push(line);
       }
     }
     if (heading !== undefined && paragraph !== undefined) break;
