@@ -6,9 +6,10 @@
 // from the file itself (resource-file-content.ts), so memory stays flat in the number of documents.
 import { promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
-import { DocumentCache, type DocumentStats, digestBytes, identityOf, type ParsedDocument } from './document-cache.js';
+import { DocumentCache, type DocumentStats, digestBytes, type ParsedDocument } from './document-cache.js';
 import { readEitherSidecar, sidecarCandidates } from './read-json-sidecar.js';
 import { walkFolder } from './walk-folder.js';
+import { FileResourceStore, type ResourceOverrides } from './file-resource-store.js';
 import type { MarkdownSummary } from './markdown-summary.js';
 import { isHttpUrl } from '../core/search/document-url.js';
 import { compileValidator, type Validator } from '../shared/ajv-validator.js';
@@ -175,13 +176,13 @@ async function loadResource(
   file: string,
   relativePath: string,
   meta: Record<string, unknown> | undefined,
-  projectRoot: string,
+  store: FileResourceStore,
   documents: DocumentCache,
-): Promise<(ProjectResource & { warnings: string[] }) | { problem: string }> {
+): Promise<{ resource: ProjectResource; warnings: string[] } | { problem: string }> {
   // The MIME database is only loaded by projects that have resources.
   const { mimeTypeFor } = await import('./mime-type.js');
   const mimeType = (meta?.mimeType as string | undefined) ?? mimeTypeFor(file);
-  const read = await readDocument(file, mimeType, projectRoot, documents);
+  const read = await readDocument(file, mimeType, store.projectRoot, documents);
   if ('problem' in read) return read;
   const summary: MarkdownSummary = read.parsed.summary ?? {};
   const page =
@@ -189,28 +190,35 @@ async function loadResource(
       ? checkPageUrl(meta.url as string, 'sidecar url')
       : checkPageUrl(summary.pageUrl, 'front matter url');
   const warnings = [summary.frontMatterProblem, page.warning].filter((warning) => warning !== undefined);
-  return {
-    warnings,
-    ...(page.pageUrl !== undefined ? { pageUrl: page.pageUrl } : {}),
-    uri: (meta?.uri as string | undefined) ?? defaultResourceUri(relativePath),
-    name: (meta?.name as string | undefined) ?? path.basename(file),
-    title: (meta?.title as string | undefined) ?? summary.title,
-    description: (meta?.description as string | undefined) ?? summary.description ?? relativePath,
-    mimeType,
+  const overrides = meta && overridesOf(meta);
+  const resource = store.add({
     relativePath,
-    content: { source: { file, projectRoot, text: read.parsed.text, stats: identityOf(read.stats) } },
-    size: Number(read.stats.size),
-  };
+    mimeType,
+    text: read.parsed.text,
+    stats: read.stats,
+    ...(summary.title !== undefined ? { title: summary.title } : {}),
+    ...(summary.description !== undefined ? { description: summary.description } : {}),
+    ...(page.pageUrl !== undefined ? { pageUrl: page.pageUrl } : {}),
+    ...(overrides ? { overrides } : {}),
+  });
+  return { resource, warnings };
+}
+
+/** The listing fields a sidecar or registration sets (undefined: none). */
+function overridesOf(meta: Record<string, unknown>): ResourceOverrides | undefined {
+  const overrides: ResourceOverrides = {};
+  for (const key of ['uri', 'name', 'title', 'description'] as const)
+    if (typeof meta[key] === 'string') overrides[key] = meta[key];
+  return Object.keys(overrides).length > 0 ? overrides : undefined;
 }
 
 function withoutWarnings(
-  loaded: ProjectResource & { warnings: string[] },
+  loaded: { resource: ProjectResource; warnings: string[] },
   relativePath: string,
   warnings: ResourceDiscovery['warnings'],
 ): ProjectResource {
-  const { warnings: own, ...resource } = loaded;
-  for (const message of own) warnings.push({ relativePath, message });
-  return resource;
+  for (const message of loaded.warnings) warnings.push({ relativePath, message });
+  return loaded.resource;
 }
 
 /**
@@ -226,22 +234,13 @@ export async function discoverResources(
   const resources: ProjectResource[] = [];
   const problems: ResourceDiscovery['problems'] = [];
   const warnings: ResourceDiscovery['warnings'] = [];
-  const realProjectRoot = await fs.realpath(projectRoot).catch(() => undefined);
-  const counts = () => {
-    // Each file's read, when it is written, checks it stays inside the project: against one realpath.
-    if (realProjectRoot !== undefined)
-      for (const { content } of resources) if ('source' in content) content.source.realProjectRoot = realProjectRoot;
-    return { parsed: documents.parsedCount, reused: documents.reusedCount };
-  };
+  const store = new FileResourceStore(resourcesRoot, projectRoot);
+  // Each file's read, when it is written, checks it stays inside the project: against one realpath.
+  store.realProjectRoot = await fs.realpath(projectRoot).catch(() => undefined);
+  const counts = () => ({ parsed: documents.parsedCount, reused: documents.reusedCount });
   if (registered) {
     for (const entry of registered) {
-      const loaded = await loadResource(
-        path.join(resourcesRoot, entry.path!),
-        entry.path!,
-        entry,
-        projectRoot,
-        documents,
-      );
+      const loaded = await loadResource(path.join(resourcesRoot, entry.path!), entry.path!, entry, store, documents);
       if ('problem' in loaded)
         problems.push({
           relativePath: entry.path!,
@@ -266,7 +265,7 @@ export async function discoverResources(
       continue;
     }
     if (meta?.uriTemplate !== undefined) continue;
-    const loaded = await loadResource(file, relativePath, meta, projectRoot, documents);
+    const loaded = await loadResource(file, relativePath, meta, store, documents);
     if ('problem' in loaded) problems.push({ relativePath, message: loaded.problem });
     else resources.push(withoutWarnings(loaded, relativePath, warnings));
   }

@@ -1,6 +1,7 @@
 // Title and description of a Markdown resource (the one module that imports unified/remark):
 // front matter `title`/`description` first, else the first heading and the first paragraph; and
-// the document's own page, front matter `url` or `canonical`. Only the document's head is parsed
+// the document's own page, front matter `url` or `canonical`. A plain head is read without a parse
+// (plain-markdown-head.ts); otherwise only the document's head is parsed
 // when it holds all of that (summaryPrefixOf): a whole mdast per document was most of a content
 // build's CPU and garbage, for two nodes near the top.
 import { unified } from 'unified';
@@ -12,6 +13,7 @@ import { MAX_FRONT_MATTER_BYTES_VARIABLE, maxFrontMatterBytes } from './front-ma
 import type { Root, RootContent } from 'mdast';
 import { isObject } from '../core/tree/json-object.js';
 import { detachedString } from '../core/search/detached-string.js';
+import { plainHeadOf } from './plain-markdown-head.js';
 
 export interface MarkdownSummary {
   title?: string;
@@ -119,6 +121,18 @@ function oversizedFrontMatter(markdown: string, maxBytes: number): { bytes: numb
 }
 
 export function summarizeMarkdown(markdown: string): MarkdownSummary {
+  // Most documents open with plain text: their summary needs no parse (plain-markdown-head.ts).
+  const plain = plainHeadOf(markdown);
+  if (plain !== undefined)
+    return {
+      ...(plain.heading ? { title: shorten(plain.heading) } : {}),
+      ...(plain.paragraph ? { description: shorten(plain.paragraph) } : {}),
+    };
+  return summarizeByParse(markdown);
+}
+
+/** The summary from remark's reading of the document (what a plain head's reading must equal). */
+export function summarizeByParse(markdown: string): MarkdownSummary {
   const maxBytes = maxFrontMatterBytes(process.env);
   const oversized = oversizedFrontMatter(markdown, maxBytes);
   const nodes = summaryNodes(oversized === undefined ? markdown : markdown.slice(oversized.end));

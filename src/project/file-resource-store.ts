@@ -1,0 +1,173 @@
+// The resource files discovery found, held compactly (issue #39, "Memory"): a build of 100,000
+// documents keeps every one of them from discovery to the manifest. As plain objects each cost
+// about 1.7 KB of heap (the resource, its content and source objects, a stats object of three
+// bigints, its absolute path, URI and name as strings of their own, a title and a description
+// as views into copies), and the heap grows to a multiple of what it holds. Here a document is
+// one small object (its relative path and a position); its title and description are UTF-8 in
+// one arena, its identity on disk in typed arrays, and its path, URI and name are made when read.
+import path from 'node:path';
+import { grownTypedArray } from '../tree-writer/grown-typed-array.js';
+import { StringArena } from '../tree-writer/string-arena.js';
+import type { DocumentStats } from './document-cache.js';
+import type { ProjectResource, ResourceFileSource } from './discover-resources.js';
+
+/** What a sidecar (or a registration) set, which wins over what the file's parse gives. */
+export interface ResourceOverrides {
+  uri?: string;
+  name?: string;
+  title?: string;
+  description?: string;
+}
+
+/** A document as discovery adds it to the store. */
+export interface FileResourceFields {
+  relativePath: string;
+  mimeType: string;
+  /** Published as `text` (else as a base64 `blob`). */
+  text: boolean;
+  stats: DocumentStats;
+  title?: string;
+  description?: string;
+  pageUrl?: string;
+  overrides?: ResourceOverrides;
+}
+
+/** A title or description position of none (positions are stored one up). */
+const NONE = 0;
+const INITIAL_COUNT = 256;
+const LOW_BITS = 0xffff_ffffn;
+
+/** A 64-bit identity field as two 32-bit halves (high, low) at `slot` and `slot + 1`. */
+function storeHalves(halves: Uint32Array, slot: number, value: bigint): void {
+  const unsigned = BigInt.asUintN(64, value);
+  halves[slot] = Number(unsigned >> 32n);
+  halves[slot + 1] = Number(unsigned & LOW_BITS);
+}
+
+function readHalves(halves: Uint32Array, slot: number): bigint {
+  return (BigInt(halves[slot]!) << 32n) | BigInt(halves[slot + 1]!);
+}
+
+export class FileResourceStore {
+  /** The project's real path, taken once per build (the check that a file stays inside it). */
+  realProjectRoot: string | undefined;
+  private readonly texts = new StringArena();
+  private titleAt = new Uint32Array(INITIAL_COUNT);
+  private descriptionAt = new Uint32Array(INITIAL_COUNT);
+  /** Two halves per document each. */
+  private inodes = new Uint32Array(2 * INITIAL_COUNT);
+  private mtimesNs = new Uint32Array(2 * INITIAL_COUNT);
+  private sizes = new Float64Array(INITIAL_COUNT);
+  private isText = new Uint8Array(INITIAL_COUNT);
+  /** One string per MIME type, however many documents have it. */
+  private readonly mimeTypes = new Map<string, string>();
+  private count = 0;
+
+  constructor(
+    /** The folder the relative paths are under (the project's resources/). */
+    readonly resourcesRoot: string,
+    readonly projectRoot: string,
+  ) {}
+
+  add(fields: FileResourceFields): FileResource {
+    const position = this.count;
+    this.count += 1;
+    this.titleAt = grownTypedArray(this.titleAt, this.count);
+    this.descriptionAt = grownTypedArray(this.descriptionAt, this.count);
+    this.inodes = grownTypedArray(this.inodes, 2 * this.count);
+    this.mtimesNs = grownTypedArray(this.mtimesNs, 2 * this.count);
+    this.sizes = grownTypedArray(this.sizes, this.count);
+    this.isText = grownTypedArray(this.isText, this.count);
+    this.titleAt[position] = fields.title === undefined ? NONE : this.texts.push(fields.title) + 1;
+    this.descriptionAt[position] = fields.description === undefined ? NONE : this.texts.push(fields.description) + 1;
+    storeHalves(this.inodes, 2 * position, BigInt(fields.stats.ino));
+    storeHalves(this.mtimesNs, 2 * position, BigInt(fields.stats.mtimeNs));
+    this.sizes[position] = Number(fields.stats.size);
+    this.isText[position] = fields.text ? 1 : 0;
+    let mimeType = this.mimeTypes.get(fields.mimeType);
+    if (mimeType === undefined) {
+      mimeType = fields.mimeType;
+      this.mimeTypes.set(mimeType, mimeType);
+    }
+    const rare =
+      fields.overrides !== undefined || fields.pageUrl !== undefined
+        ? { ...fields.overrides, ...(fields.pageUrl !== undefined ? { pageUrl: fields.pageUrl } : {}) }
+        : undefined;
+    return new FileResource(this, position, fields.relativePath, mimeType, rare);
+  }
+
+  titleOf(position: number): string | undefined {
+    const at = this.titleAt[position]!;
+    return at === NONE ? undefined : this.texts.at(at - 1);
+  }
+
+  descriptionOf(position: number): string | undefined {
+    const at = this.descriptionAt[position]!;
+    return at === NONE ? undefined : this.texts.at(at - 1);
+  }
+
+  statsOf(position: number): DocumentStats {
+    return {
+      ino: readHalves(this.inodes, 2 * position),
+      size: BigInt(this.sizes[position]!),
+      // As fs.stat gives it: signed (a time before 1970 is negative).
+      mtimeNs: BigInt.asIntN(64, readHalves(this.mtimesNs, 2 * position)),
+    };
+  }
+
+  sizeOf(position: number): number {
+    return this.sizes[position]!;
+  }
+
+  isTextAt(position: number): boolean {
+    return this.isText[position] === 1;
+  }
+}
+
+/** A resource file of the project, read from its store (the ProjectResource the rest of the build sees). */
+export class FileResource implements ProjectResource {
+  constructor(
+    private readonly store: FileResourceStore,
+    private readonly position: number,
+    readonly relativePath: string,
+    readonly mimeType: string,
+    private readonly rare: (ResourceOverrides & { pageUrl?: string }) | undefined,
+  ) {}
+
+  get uri(): string {
+    return this.rare?.uri ?? `resource://${this.relativePath}`;
+  }
+
+  get name(): string {
+    return this.rare?.name ?? path.basename(this.relativePath);
+  }
+
+  get title(): string | undefined {
+    return this.rare?.title ?? this.store.titleOf(this.position);
+  }
+
+  get description(): string {
+    return this.rare?.description ?? this.store.descriptionOf(this.position) ?? this.relativePath;
+  }
+
+  get pageUrl(): string | undefined {
+    return this.rare?.pageUrl;
+  }
+
+  get size(): number {
+    return this.store.sizeOf(this.position);
+  }
+
+  get content(): { source: ResourceFileSource } {
+    const { store } = this;
+    return {
+      source: {
+        file: path.join(store.resourcesRoot, this.relativePath),
+        projectRoot: store.projectRoot,
+        ...(store.realProjectRoot !== undefined ? { realProjectRoot: store.realProjectRoot } : {}),
+        text: store.isTextAt(this.position),
+        stats: store.statsOf(this.position),
+      },
+    };
+  }
+}

@@ -1,0 +1,106 @@
+// What discovery keeps per resource file (issue #39, "Memory"): a build holds every document it
+// found from discovery to the manifest, so each must cost a couple of hundred bytes of heap, not
+// the several hundred to ~1.7 KB a plain object per document with its own path, URI, name and
+// stats strings took (file-resource-store.ts). Real files on disk, discovered by the compiled module in a plain node
+// process (vitest's module runner keeps state per dynamic import, which would be measured too),
+// the heap read after full collections. Also: what the compact holding gives back is what the
+// files say.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { CLI } from '../helpers/paths.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
+
+const DOCUMENTS = 1_200;
+const SECTION = 300;
+// A small object, its relative path, title and description as UTF-8: well under this bound,
+// which the plain objects passed by half again for these same files.
+const BOUND_BYTES_PER_DOCUMENT = 350;
+
+const pageText = (index: number) =>
+  `# Page ${index} — a title\n\nWhat page ${index} is about, in one line of its own.\n\nMore text ${index}.\n`;
+
+function writeProject(): string {
+  const root = temporaryFolderSync('resource-memory-');
+  for (let index = 0; index < DOCUMENTS; index += 1) {
+    const folder = path.join(root, 'resources', `section-${Math.floor(index / SECTION)}`);
+    if (index % SECTION === 0) mkdirSync(folder, { recursive: true });
+    writeFileSync(path.join(folder, `page-${index}.md`), pageText(index));
+  }
+  mkdirSync(path.join(root, 'warm-up'), { recursive: true });
+  // The Markdown parser and the sidecar validator load here, once, before the heap is measured.
+  writeFileSync(path.join(root, 'warm-up', 'first.md'), '# First\n\nLoads the Markdown parser.\n');
+  writeFileSync(path.join(root, 'warm-up', 'first.md.meta.json'), JSON.stringify({ title: 'First' }));
+  mkdirSync(path.join(root, 'resources', 'extra'), { recursive: true });
+  writeFileSync(path.join(root, 'resources', 'extra', 'notes.txt'), 'plain notes\n');
+  writeFileSync(
+    path.join(root, 'resources', 'extra', 'notes.txt.meta.json'),
+    JSON.stringify({ name: 'notes', title: 'Notes', uri: 'docs://notes' }),
+  );
+  return root;
+}
+
+// The slope between a discovery of one section and one of all of them, both held: what a call
+// costs once (its walk, its caches) cancels out. Modules load in a warm-up first (a validator
+// compiled during the measured call would read as ~500 B a document).
+const MEASURE = `
+const [modulePath, root] = process.argv.slice(1);
+const { discoverResources } = await import(modulePath);
+const path = await import('node:path');
+const heap = () => { gc(); gc(); return process.memoryUsage().heapUsed; };
+await discoverResources(path.join(root, 'warm-up'), undefined, root);
+const start = heap();
+const some = await discoverResources(path.join(root, 'resources', 'section-0'), undefined, root);
+const afterSome = heap();
+const all = await discoverResources(path.join(root, 'resources'), undefined, root);
+const afterAll = heap();
+const pick = (relativePath) => {
+  const found = all.resources.find((resource) => resource.relativePath === relativePath);
+  const { source } = found.content;
+  return { uri: found.uri, name: found.name, title: found.title, description: found.description,
+    mimeType: found.mimeType, size: found.size, file: source.file, text: source.text,
+    statsSize: Number(source.stats.size) };
+};
+console.log(JSON.stringify({
+  count: all.resources.length,
+  perDocument: (afterAll - afterSome - (afterSome - start)) / (all.resources.length - some.resources.length),
+  page: pick('section-1/page-444.md'),
+  notes: pick('extra/notes.txt'),
+}));
+`;
+
+describe('resource discovery memory', () => {
+  it('keeps a couple of hundred bytes of heap per document, and gives back what the files say', () => {
+    const root = writeProject();
+    const modulePath = pathToFileURL(path.join(path.dirname(CLI), '..', 'project', 'discover-resources.js')).href;
+    const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', MEASURE, modulePath, root], {
+      encoding: 'utf8',
+      timeout: 50_000,
+    });
+    expect(run.stderr).toBe('');
+    const measured = JSON.parse(run.stdout);
+    expect(measured.count).toBe(DOCUMENTS + 1);
+    expect(measured.perDocument).toBeLessThan(BOUND_BYTES_PER_DOCUMENT);
+    expect(measured.page).toEqual({
+      uri: 'resource://section-1/page-444.md',
+      name: 'page-444.md',
+      title: 'Page 444 — a title',
+      description: 'What page 444 is about, in one line of its own.',
+      mimeType: 'text/markdown',
+      size: Buffer.byteLength(pageText(444)),
+      file: path.join(root, 'resources', 'section-1', 'page-444.md'),
+      text: true,
+      statsSize: Buffer.byteLength(pageText(444)),
+    });
+    // A sidecar's fields win; the file's own path stays the file's.
+    expect(measured.notes).toMatchObject({
+      uri: 'docs://notes',
+      name: 'notes',
+      title: 'Notes',
+      description: 'extra/notes.txt',
+      mimeType: 'text/plain',
+    });
+  }, 60_000);
+});
