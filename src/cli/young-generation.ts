@@ -8,6 +8,7 @@
 // (a heap snapshot at the peak). A growing factor of 1.5 (HEAP_GROWING_PERCENT) keeps it near
 // 10 MB; full collections of a small heap are cheap (build CPU time unchanged, bench/build-memory.mjs).
 import v8 from 'node:v8';
+import { writeHumanLines } from '../shared/terminal-text.js';
 
 /** How far V8 lets the old generation grow past what was alive at the last full collection, in %. */
 export const DEFAULT_HEAP_GROWING_PERCENT = 50;
@@ -20,9 +21,9 @@ export function heapGrowingPercent(environment: Record<string, string | undefine
   if (text === undefined || text === '') return DEFAULT_HEAP_GROWING_PERCENT;
   const value = Number(text);
   if (!Number.isInteger(value) || value < 0) {
-    process.stderr.write(
-      `staticmcp: ${HEAP_GROWING_PERCENT_VARIABLE}=${text} is not a whole number ≥ 0; using ${DEFAULT_HEAP_GROWING_PERCENT}\n`,
-    );
+    writeHumanLines(process.stderr, [
+      `staticmcp: ${HEAP_GROWING_PERCENT_VARIABLE}=${text} is not a whole number ≥ 0; using ${DEFAULT_HEAP_GROWING_PERCENT}`,
+    ]);
     return DEFAULT_HEAP_GROWING_PERCENT;
   }
   return value;
