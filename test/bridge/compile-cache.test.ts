@@ -6,7 +6,7 @@ import { promises as fs, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureProject } from '../helpers/projects.js';
-import { BIN } from '../helpers/paths.js';
+import { binPath } from '../helpers/paths.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
@@ -41,7 +41,7 @@ describe('the compile cache', () => {
     const before = listFiles(project);
     const tmp = temporaryFolderSync('staticmcp-compile-cache-');
     // Through the installed bin, the CommonJS entry (the other test runs main.js).
-    const bridge = new RawBridge([project], { cwd: project, env: envWithTemp(tmp), cli: BIN });
+    const bridge = new RawBridge([project], { cwd: project, env: envWithTemp(tmp), cli: binPath() });
     expect((await bridge.initialize()).result?.protocolVersion).toBeDefined();
     expect(await bridge.close()).toBe(0);
     expect(listFiles(project)).toEqual(before);
