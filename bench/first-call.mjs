@@ -7,6 +7,7 @@
 // which makes 5× a tight bound on a busy machine). Run with another Node binary to measure it.
 // Run: npm run build && node bench/first-call.mjs
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cliPath, LineClient, median, writeLookupTree } from './lib/bridge-lib.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 7);
@@ -15,18 +16,38 @@ const PAUSE_MS = 1000;
 const tree = writeLookupTree(10);
 const pause = () => new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
 
-/** Times the first call and the median of the next LATER, given one call as a function. */
-async function timeCalls(call) {
-  let startedAt = performance.now();
-  await call(0);
-  const first = performance.now() - startedAt;
-  const later = [];
-  for (let index = 1; index <= LATER; index += 1) {
-    startedAt = performance.now();
-    await call(index % 10);
-    later.push(performance.now() - startedAt);
+/** CPU time the main thread of process `pid` has run (Linux /proc), in ms; undefined elsewhere. */
+function mainThreadCpuMs(pid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return undefined;
   }
-  return { first, later: median(later) };
+}
+
+/**
+ * Times the first call and the median of the next LATER, given one call as a function; with the
+ * server's `pid`, also the CPU its main thread spent on each (a busy machine stretches wall times
+ * several-fold, the CPU much less).
+ */
+async function timeCalls(call, pid) {
+  const measureOne = async (n) => {
+    const cpuBefore = pid === undefined ? undefined : mainThreadCpuMs(pid);
+    const startedAt = performance.now();
+    await call(n);
+    const elapsed = performance.now() - startedAt;
+    const cpuAfter = pid === undefined ? undefined : mainThreadCpuMs(pid);
+    return { elapsed, cpu: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore };
+  };
+  const first = await measureOne(0);
+  const later = [];
+  for (let index = 1; index <= LATER; index += 1) later.push(await measureOne(index % 10));
+  const laterCpus = later.map((one) => one.cpu).filter((cpu) => cpu !== undefined);
+  return {
+    first: first.elapsed,
+    later: median(later.map((one) => one.elapsed)),
+    ...(first.cpu !== undefined && laterCpus.length > 0 ? { firstCpu: first.cpu, laterCpu: median(laterCpus) } : {}),
+  };
 }
 
 async function overStdio() {
@@ -37,7 +58,7 @@ async function overStdio() {
     const response = await client.request('tools/call', { name: 'lookup', arguments: { n } });
     if (response.result?.content?.[0]?.text !== `value ${n}`)
       throw new Error(`stdio answered ${JSON.stringify(response)}`);
-  });
+  }, client.child.pid);
   await client.close();
   return times;
 }
@@ -79,7 +100,7 @@ async function overHttp() {
     });
     const body = await response.json();
     if (body.result?.content?.[0]?.text !== `value ${n}`) throw new Error(`http answered ${JSON.stringify(body)}`);
-  });
+  }, child.pid);
   child.removeAllListeners('exit');
   child.kill('SIGTERM');
   return times;
@@ -95,7 +116,16 @@ for (const [label, measure] of [
   for (let run = 0; run < RUNS; run += 1) runs.push(await measure());
   const first = median(runs.map((times) => times.first));
   const later = median(runs.map((times) => times.later));
+  const cpuRuns = runs.filter((times) => times.firstCpu !== undefined);
+  const cpu =
+    cpuRuns.length === 0
+      ? ''
+      : (() => {
+          const firstCpu = median(cpuRuns.map((times) => times.firstCpu));
+          const laterCpu = median(cpuRuns.map((times) => times.laterCpu));
+          return `; server main thread CPU ${firstCpu.toFixed(2)} ms, later ${laterCpu.toFixed(3)} ms: ratio ${(firstCpu / laterCpu).toFixed(1)}`;
+        })();
   console.log(
-    `${label.padEnd(13)} first call ${first.toFixed(1)} ms, later calls ${later.toFixed(2)} ms: ratio ${(first / later).toFixed(1)} (target ≤ 5; median of ${RUNS} servers)`,
+    `${label.padEnd(13)} first call ${first.toFixed(1)} ms, later calls ${later.toFixed(2)} ms: ratio ${(first / later).toFixed(1)} (target ≤ 5; median of ${RUNS} servers)${cpu}`,
   );
 }

@@ -1,4 +1,7 @@
-// Bundles the `serve` command line (src/cli/serve-command-line.ts, every module it can reach and
+// Bundles the command's CommonJS entry (src/cli/start-cli.ts and code-cache.ts) into
+// `<outDir>/cli/staticmcp.cjs`, the package's bin: Node 20 starts a CommonJS entry without setting
+// up its ES module loader, which an ordinary serve line then never needs (bench/bridge-startup.mjs).
+// And it bundles the `serve` command line (src/cli/serve-command-line.ts, every module it can reach and
 // the npm packages they import) into ONE CommonJS file, `<outDir>/cli/staticmcp-serve.cjs`, which
 // dist/cli/main.js runs for an ordinary serve line: Node then reads and compiles one file instead of
 // the bridge's dozens of ES modules, and V8's code cache keeps that compile between runs
@@ -13,7 +16,7 @@
 // gets, in the bundle, the URL its compiled file has in outDir, so those paths resolve as they do
 // for the unbundled modules. Line 1 of the bundle names a hash of the rest, the code cache's key.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -21,6 +24,7 @@ import { build } from 'esbuild';
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE_ROOT = path.join(REPO_ROOT, 'src');
 export const SERVE_BUNDLE_PATH = path.join('cli', 'staticmcp-serve.cjs');
+export const ENTRY_BUNDLE_PATH = path.join('cli', 'staticmcp.cjs');
 const BUNDLE_FOLDER = path.join(SOURCE_ROOT, path.dirname(SERVE_BUNDLE_PATH));
 
 // An import() of something not bundled (a file found at run time): `__importModule`, which
@@ -80,6 +84,30 @@ export async function bundleServe(outDir) {
   return outfile;
 }
 
+/** The bin: start-cli.ts run with this file's folder and its own import() (which resolves from there). */
+export async function bundleEntry(outDir) {
+  const outfile = path.join(path.resolve(REPO_ROOT, outDir), ENTRY_BUNDLE_PATH);
+  await build({
+    absWorkingDir: REPO_ROOT,
+    entryPoints: ['src/cli/start-cli.ts'],
+    outfile,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    banner: {
+      js: '#!/usr/bin/env node\n// The staticmcp command, written by scripts/bundle-cli.mjs from src/cli/start-cli.ts',
+    },
+    footer: { js: 'module.exports.startCli(__dirname, (specifier) => import(specifier));' },
+    logLevel: 'warning',
+  });
+  await chmod(outfile, 0o755);
+  return outfile;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  await bundleServe(process.argv[2] ?? 'dist');
+  const outDir = process.argv[2] ?? 'dist';
+  await Promise.all([bundleServe(outDir), bundleEntry(outDir)]);
 }

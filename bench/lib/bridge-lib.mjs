@@ -121,6 +121,23 @@ export function timeNodeStart(node = process.execPath) {
 }
 
 /**
+ * The CPU time Node's own start costs the main thread (Linux; undefined elsewhere): `node -e` of a
+ * line that prints its thread's /proc schedstat as its last act, the same figure
+ * timeInitializeWithCpu reads for a server, so the two are a ratio a busy machine disturbs little.
+ */
+export function nodeStartCpuMs(node = process.execPath) {
+  const script = "try{process.stdout.write(require('fs').readFileSync('/proc/thread-self/schedstat','utf8'))}catch{}";
+  return new Promise((resolve) => {
+    let output = '';
+    const child = spawn(node, ['-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
+    child.stdout.setEncoding('utf8').on('data', (text) => {
+      output += text;
+    });
+    child.on('exit', () => resolve(output ? Number(output.split(' ')[0]) / 1e6 : undefined));
+  });
+}
+
+/**
  * Spawn `node <args>` (a staticmcp serve) → its initialize answer over stdio: the wall time in ms
  * and, on Linux, the CPU time the child's main thread had used by then (from /proc; undefined
  * elsewhere), which a busy machine disturbs far less than the wall time.

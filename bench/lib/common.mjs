@@ -5,10 +5,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-// STATICMCP_CLI measures another compiled CLI (e.g. main's, for before/after figures).
+// The bin (dist/cli/staticmcp.cjs), as an installed `staticmcp` runs it; STATICMCP_CLI measures another
+// compiled CLI (e.g. main's dist/cli/main.js, for before/after figures).
 export const cliPath = process.env.STATICMCP_CLI
   ? path.resolve(process.env.STATICMCP_CLI)
-  : path.join(repoRoot, 'dist/cli/main.js');
+  : path.join(repoRoot, 'dist/cli/staticmcp.cjs');
 
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);

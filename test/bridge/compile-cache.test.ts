@@ -1,4 +1,4 @@
-// The compile cache main.ts keeps (Node's on 22.1+, src/cli/code-cache.ts's on Node 20) is a quiet
+// The compile cache the command's start keeps (src/cli/start-cli.ts) (Node's on 22.1+, src/cli/code-cache.ts's on Node 20) is a quiet
 // speed-up of serve's start-up: it lives in the OS temp folder (or $NODE_COMPILE_CACHE), never in
 // the project or the tree being served, and a temp folder where no cache can be made does not stop
 // serve. test/unit/code-cache.test.ts shows a damaged or stale cache file is ignored.
@@ -6,6 +6,7 @@ import { promises as fs, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureProject } from '../helpers/projects.js';
+import { binPath } from '../helpers/paths.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
@@ -39,7 +40,8 @@ describe('the compile cache', () => {
   it('is kept in the temp folder, and serving a project writes nothing into it', async () => {
     const before = listFiles(project);
     const tmp = temporaryFolderSync('staticmcp-compile-cache-');
-    const bridge = new RawBridge([project], { cwd: project, env: envWithTemp(tmp) });
+    // Through the installed bin, the CommonJS entry (the other test runs main.js).
+    const bridge = new RawBridge([project], { cwd: project, env: envWithTemp(tmp), cli: binPath() });
     expect((await bridge.initialize()).result?.protocolVersion).toBeDefined();
     expect(await bridge.close()).toBe(0);
     expect(listFiles(project)).toEqual(before);

@@ -76,6 +76,7 @@ describe('the packed package, installed globally', () => {
     // The --help document schemas, compiled ahead of time (ajv standalone code, CommonJS).
     expect(packedFiles).toContain('dist/script/help-validators.cjs');
     expect(packedFiles).toContain('dist/cli/staticmcp-serve.cjs');
+    expect(packedFiles).toContain('dist/cli/staticmcp.cjs');
     const unexpected = packedFiles.filter(
       (file) =>
         !['LICENSE', 'README.md', 'package.json', 'staticmcp.schema.json'].includes(file) &&
@@ -85,6 +86,8 @@ describe('the packed package, installed globally', () => {
         file !== 'dist/script/help-validators.cjs' &&
         // The serve bundle main.js runs for an ordinary serve line (scripts/bundle-cli.mjs).
         file !== 'dist/cli/staticmcp-serve.cjs' &&
+        // The bin: the command's start, bundled as CommonJS (scripts/bundle-cli.mjs).
+        file !== 'dist/cli/staticmcp.cjs' &&
         // The worker ships as its bundle only: never the edge host's own compiled modules.
         !(/^dist\/.+\.js$/.test(file) && !/^dist\/(edge\/(?!_worker\.js$)|hosts\/edge\/)/.test(file)),
     );

@@ -22,8 +22,12 @@ export class RawBridge {
   readonly exited: Promise<number | null>;
   private nextId = 1;
 
-  constructor(args: string[], options: { cwd?: string; command?: 'serve' | 'dev'; env?: NodeJS.ProcessEnv } = {}) {
-    this.child = spawn(process.execPath, [CLI, options.command ?? 'serve', ...args], {
+  /** `cli`: the entry file to run (default: the compiled main.js, CLI). */
+  constructor(
+    args: string[],
+    options: { cwd?: string; command?: 'serve' | 'dev'; env?: NodeJS.ProcessEnv; cli?: string } = {},
+  ) {
+    this.child = spawn(process.execPath, [options.cli ?? CLI, options.command ?? 'serve', ...args], {
       cwd: options.cwd ?? REPO_ROOT,
       env: options.env ?? process.env,
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -30,6 +30,18 @@ describe('encodeFilename (StaticMCP standard §3)', () => {
     expect(encodeFilename(input)).toBe(expected);
   });
 
+  it('encodes every ASCII character as the full NFD rule does (ASCII skips that step)', () => {
+    const ascii = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code)).join('');
+    const fullRule = (value: string): string =>
+      value
+        .normalize('NFD')
+        .replace(/\p{M}/gu, '')
+        .toLowerCase()
+        .replace(/[^a-z0-9_-]/gu, '_');
+    expect(encodeFilename(ascii)).toBe(fullRule(ascii));
+    expect(encodeFilename(`${ascii}é`)).toBe(fullRule(`${ascii}é`));
+  });
+
   it('shortens long names to 183 characters, an underscore and the hash', () => {
     expect(encodeFilename('A'.repeat(250))).toBe(`${'a'.repeat(183)}_6caae0a338faa11c`);
     expect(encodeFilename('x'.repeat(201))).toBe(`${'x'.repeat(183)}_38298ec4fa395c3b`);

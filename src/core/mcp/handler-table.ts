@@ -3,6 +3,7 @@
 // table, method-table.ts, names which answers what), and the 2026-07-28 dispatch.
 // preloadRequestHandling loads them, with the host's schema compiler, once a server is ready and
 // before a client needs them.
+import { encodeFilename } from '../tree/encode-filename.js';
 import type { Handlers } from './method-table.js';
 import type { ServerContext } from './server-context.js';
 
@@ -34,8 +35,8 @@ const PRELOAD_AFTER_MS = 250;
 
 let preloading: Promise<void> | undefined;
 /**
- * Loads what the first requests would otherwise wait for: the handlers, every tool's input
- * validator (a schema the host's full compiler takes loads it: ajv's load and meta-schema alone
+ * Loads what the first requests would otherwise wait for: the handlers, the Unicode tables of
+ * call keys, every tool's input validator (a schema the host's full compiler takes loads it: ajv's load and meta-schema alone
  * cost more than Node's start), and with `modern`, the 2026-07-28 dispatch. Once per process. A
  * failure is left to the request that meets it.
  */
@@ -43,6 +44,8 @@ export function preloadRequestHandling(server: ServerContext, modern: boolean): 
   preloading ??= (async () => {
     const handlers = await loadHandlers();
     await handlers.prepareInputValidators(server);
+    // The Unicode tables a call key with a non-ASCII value needs (encode-filename.ts).
+    encodeFilename('\u00e9');
   })().catch(() => undefined);
   if (!modern) return preloading;
   return preloading.then(loadModernEra).then(

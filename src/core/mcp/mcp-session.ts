@@ -39,6 +39,7 @@ import type { ModernListeners } from './modern-listeners.js';
 import {
   LOG_LEVELS,
   MAX_SUBSCRIPTIONS,
+  readLogLevel,
   RequestCancelled,
   type ServerContext,
   type RequestContext,
@@ -50,6 +51,7 @@ import { loadHandlers, loadModernEra, planPreload } from './handler-table.js';
 import { isInEra, methodRow, type SessionMethod, unhandledMethod } from './method-table.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 import { answerOnCurrentTree } from './tree-switch-port.js';
+import { PrecomputedAnswers } from './precomputed-answers.js';
 
 /** Only `staticmcp dev` needs these (and node:crypto): loaded on the first subscription or reload. */
 const loadTreeChanges = (): Promise<typeof import('./tree-changes.js')> => import('./tree-changes.js');
@@ -76,6 +78,7 @@ export class McpSession {
   private version: ProtocolVersion | undefined;
   private minimumLogLevel: LogLevel = 'info';
   private readonly inFlight = new Map<string, InFlight>();
+  private readonly precomputed = new PrecomputedAnswers();
   private closing = false;
   /** Set by `notifications/initialized` (or the client's first request after initialize). */
   private initialized = false;
@@ -178,12 +181,7 @@ export class McpSession {
         this.handleNotification(classified.message.method, classified.message.params);
         return undefined;
       case 'request':
-        // A request alone may take the whole cap.
-        return this.handleRequest(
-          classified.message,
-          notify,
-          room ?? new answers.AnswerBudget(this.answerLimits.maxAnswerBytes).openRoom(),
-        );
+        return this.handleRequest(classified.message, notify, room);
     }
   }
 
@@ -199,10 +197,19 @@ export class McpSession {
     // notifications/initialized and anything else: nothing to do, and never an answer.
   }
 
-  private async handleRequest(request: JsonRpcRequest, notify: Send, room: AnswerRoom): Promise<Outgoing | undefined> {
+  /** `share`: a batch entry's share of the answer cap; a request alone may take the whole cap. */
+  private async handleRequest(
+    request: JsonRpcRequest,
+    notify: Send,
+    share?: AnswerRoom,
+  ): Promise<Outgoing | undefined> {
     // Each request's own _meta decides its era: nothing about the connection is assumed.
     const era = readRequestEra(request.method, request.params);
     if (era.era === 'invalid') return errorResponse(request.id, era.error.code, era.error.message, era.error.data);
+    const plain = era.era === 'legacy' && !share && !this.closing;
+    const quick = plain ? this.precomputed.lookUp(request, this.server, this.version) : undefined;
+    if (quick?.result) return resultResponse(request.id, quick.result);
+    const room = share ?? new answers.AnswerBudget(this.answerLimits.maxAnswerBytes).openRoom();
     const key = inFlightKey(request.id);
     const controller = new AbortController();
     const work = answerOnCurrentTree(this.server, request, () =>
@@ -216,6 +223,7 @@ export class McpSession {
     try {
       const result = await work;
       if (controller.signal.aborted || this.closing) return undefined;
+      quick?.keep(result);
       return resultResponse(request.id, result);
     } catch (error) {
       if (error instanceof RequestCancelled || controller.signal.aborted || this.closing) return undefined;
@@ -308,14 +316,9 @@ export class McpSession {
         return this.subscribe(params);
       case 'resources/unsubscribe':
         return this.unsubscribe(params);
-      case 'logging/setLevel': {
-        const level = params?.level;
-        if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level)) {
-          throw new RpcError(INVALID_PARAMS, `logging/setLevel needs params.level, one of ${LOG_LEVELS.join(', ')}`);
-        }
-        this.minimumLogLevel = level as LogLevel;
+      case 'logging/setLevel':
+        this.minimumLogLevel = readLogLevel(params);
         return {};
-      }
       default:
         return unhandledMethod(own);
     }
@@ -425,15 +428,12 @@ export class McpSession {
    * killed) and awaited for at most `waitMs`.
    */
   async close(graceMs: number, waitMs: number): Promise<void> {
-    await Promise.race([this.pending(), delay(graceMs)]);
+    const pending = () => Promise.allSettled([...this.inFlight.values()].map((entry) => entry.promise));
+    await Promise.race([pending(), delay(graceMs)]);
     this.closing = true;
     for (const entry of this.inFlight.values()) entry.controller.abort();
     this.questions?.close();
-    await Promise.race([this.pending(), delay(waitMs)]);
-  }
-
-  private pending(): Promise<unknown> {
-    return Promise.allSettled([...this.inFlight.values()].map((entry) => entry.promise));
+    await Promise.race([pending(), delay(waitMs)]);
   }
 }
 

@@ -9,6 +9,8 @@ import type { CachedTreeReader } from '../tree-reading/cached-tree-reader.js';
 import type { LiveRunner } from './live-port.js';
 import type { LoadedTree } from '../tree-reading/loaded-tree.js';
 import type { ProtocolVersion } from './protocol-versions.js';
+import { INVALID_PARAMS, RpcError } from './json-rpc.js';
+import type { JsonObject } from '../tree/json-object.js';
 
 /**
  * Resource URIs one legacy session may subscribe to, and one 2026-07-28 listener may follow
@@ -108,3 +110,12 @@ export const LOG_LEVELS: readonly LogLevel[] = [
   'alert',
   'emergency',
 ];
+
+/** The level a `logging/setLevel` request asks for; -32602 when it names none of LOG_LEVELS. */
+export function readLogLevel(params: JsonObject | undefined): LogLevel {
+  const level = params?.level;
+  if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new RpcError(INVALID_PARAMS, `logging/setLevel needs params.level, one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return level as LogLevel;
+}

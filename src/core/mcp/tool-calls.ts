@@ -1,6 +1,7 @@
 // `tools/list` and `tools/call`: definitions verbatim (shaped for the negotiated version), calls
 // answered from the tree after checking the file answers exactly these arguments, and misses run
 // live when the tree allows it and the project is here.
+import { markPrecomputed } from './precomputed-answers.js';
 import { applyDefaults, callFilePath } from '../tree/call-key.js';
 import { sameJson } from '../tree/canonical-json.js';
 import { lenientCallFilePaths } from '../tree/lenient-call-keys.js';
@@ -101,7 +102,7 @@ function quoteArguments(args: JsonObject): string {
   return text.length <= QUOTED_ARGUMENTS_LENGTH ? text : `${text.slice(0, QUOTED_ARGUMENTS_LENGTH)}…`;
 }
 
-type Lookup = { hit: JsonObject } | { miss: true } | { broken: string };
+type Lookup = { hit: JsonObject; path: string; file: unknown } | { miss: true } | { broken: string };
 
 async function lookUpPrecomputed(
   server: ServerContext,
@@ -127,7 +128,7 @@ async function lookUpPrecomputed(
     // Two argument sets can share a file name: the file must say it answers exactly these.
     if (recordedArguments && !sameJson(recordedArguments, withDefaults) && !sameJson(recordedArguments, given))
       continue;
-    return { hit: result };
+    return { hit: result, path: candidate, file };
   }
   return broken ? { broken } : { miss: true };
 }
@@ -170,7 +171,7 @@ export async function callTool(
   const lookup: Lookup = couldBePrecomputed(tool, withDefaults)
     ? await lookUpPrecomputed(server, tool, declaredOnly(tool, given), withDefaults, request)
     : { miss: true };
-  if ('hit' in lookup) return shapeCallResult(lookup.hit, request.version);
+  if ('hit' in lookup) return markPrecomputed(shapeCallResult(lookup.hit, request.version), lookup.path, lookup.file);
 
   const extension = tool.extension;
   if (!extension?.live || !server.live) {

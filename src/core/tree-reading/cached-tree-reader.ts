@@ -151,4 +151,14 @@ export class CachedTreeReader {
   get size(): number {
     return this.entries.size;
   }
+
+  /** How many files it keeps at most. */
+  get maxEntries(): number {
+    return this.limits.maxEntries;
+  }
+
+  /** The parsed file it holds for `relativePath` (the same object until it is evicted or read again), or undefined. */
+  peek(relativePath: string): JsonFile | undefined {
+    return this.entries.get(relativePath)?.file;
+  }
 }

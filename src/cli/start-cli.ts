@@ -1,0 +1,64 @@
+// What the `staticmcp` command does first, for both of its entry files: dist/cli/staticmcp.cjs, the
+// bin (this module bundled as CommonJS by scripts/bundle-cli.mjs: Node 20 starts a CommonJS entry
+// without setting up its ES module loader, which an ordinary serve line then never needs), and
+// dist/cli/main.js (ES module, the path `node dist/cli/main.js …` runs). It keeps V8's compiled
+// code between runs: Node's compile cache on Node 22.1+ (turned on before any of our modules is
+// compiled), code-cache.ts on Node 20 for the serve bundle. Both live in $NODE_COMPILE_CACHE or
+// os.tmpdir()/node-compile-cache: never in the user's project or the install folder, so a read-only
+// install works, and a cache that cannot be read or written is silently not used.
+// NODE_DISABLE_COMPILE_CACHE=1 turns both off. An ordinary `serve` line runs from the serve bundle
+// (staticmcp-serve.cjs: one file instead of the modules the bridge needs, which pays for its
+// start-up: see bench/bridge-startup.mjs); `--version` alone is answered here; every other line, or
+// a build without the bundle, runs the command line's modules (run-command-line.ts).
+import { readFileSync } from 'node:fs';
+import module from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cacheFileFor, requireWithCodeCache } from './code-cache.js';
+
+interface ServeBundle {
+  runServeCommandLine(argv: string[]): Promise<boolean>;
+}
+
+/** `import()` as the entry file has it: specifiers resolve from dist/cli, where both entry files are. */
+export type ImportModule = (specifier: string) => Promise<unknown>;
+
+const enableCompileCache = (module as { enableCompileCache?: () => unknown }).enableCompileCache;
+
+/** The serve bundle's exports, or undefined when there is no bundle. */
+function loadServeBundle(cliFolder: string, importModule: ImportModule): ServeBundle | undefined {
+  const bundle = path.join(cliFolder, 'staticmcp-serve.cjs');
+  let source: string;
+  try {
+    source = readFileSync(bundle, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Node's compile cache keeps the bundle's code when Node loads it.
+  if (enableCompileCache) return module.createRequire(bundle)(bundle) as ServeBundle;
+  const key = /^\/\/ staticmcp bundle ([0-9a-f]+)/.exec(source)?.[1];
+  const cacheFolder = process.env.NODE_COMPILE_CACHE || path.join(tmpdir(), 'node-compile-cache');
+  const cacheFile =
+    key === undefined || process.env.NODE_DISABLE_COMPILE_CACHE ? undefined : cacheFileFor(cacheFolder, key);
+  // The bundle's own import() (of files found at run time) resolves as the entry file's does.
+  return requireWithCodeCache(bundle, source, cacheFile, importModule) as ServeBundle;
+}
+
+/** The package's version, as `staticmcp --version` prints it (the same package.json as shared/version.ts). */
+function readVersion(cliFolder: string): string {
+  return (JSON.parse(readFileSync(path.join(cliFolder, '..', '..', 'package.json'), 'utf8')) as { version: string })
+    .version;
+}
+
+/** Runs the command line in process.argv; `cliFolder` is the folder of the entry file (dist/cli). */
+export async function startCli(cliFolder: string, importModule: ImportModule): Promise<void> {
+  enableCompileCache?.();
+  const argv = process.argv.slice(2);
+  if (argv.length === 1 && argv[0] === '--version') {
+    process.stdout.write(`${readVersion(cliFolder)}\n`);
+    return;
+  }
+  const served =
+    argv[0] === 'serve' && (await loadServeBundle(cliFolder, importModule)?.runServeCommandLine(argv)) === true;
+  if (!served) await importModule('./run-command-line.js');
+}

@@ -1,0 +1,83 @@
+// A repeated precomputed tool call, answered without going through dispatch again. A session keeps,
+// per exact `tools/call` params, the result a precomputed file gave, with the tree, reader and
+// file it came from; the next identical call of that session is answered from it while the reader
+// still holds that same file, so an evicted or reread file, or a switched or reloaded tree, goes
+// the whole way again. Only plain calls qualify: the legacy era, a request alone (not a batch
+// entry), params holding nothing but `name` and `arguments` (no progress token, no other _meta),
+// and a tree in a local folder (the reader revalidates a downloaded file on its own schedule). It
+// keeps no more answers than the reader keeps files.
+import type { JsonRpcRequest } from './json-rpc.js';
+import type { ProtocolVersion } from './protocol-versions.js';
+import type { ServerContext } from './server-context.js';
+
+type Result = Record<string, unknown>;
+
+/** Where a precomputed answer came from: its tree-relative path and the reader's parsed file. */
+interface FileAnswered {
+  path: string;
+  file: unknown;
+}
+
+const filesAnswered = new WeakMap<object, FileAnswered>();
+
+/** Marks `result` as the answer of the precomputed file at `path`, as the reader gave it (tool-calls.ts). */
+export function markPrecomputed<T extends object>(result: T, path: string, file: unknown): T {
+  filesAnswered.set(result, { path, file });
+  return result;
+}
+
+interface KeptAnswer extends FileAnswered {
+  server: ServerContext;
+  tree: unknown;
+  reader: unknown;
+  version: ProtocolVersion | undefined;
+  result: Result;
+}
+
+/** What lookUp found: the kept result, or how to keep the one the call is about to get. */
+export interface QuickAnswer {
+  result?: Result;
+  keep(result: unknown): void;
+}
+
+export class PrecomputedAnswers {
+  private readonly kept = new Map<string, KeptAnswer>();
+
+  /** For a plain tools/call: its kept answer when still good, and a way to keep a new one. */
+  lookUp(
+    request: JsonRpcRequest,
+    server: ServerContext,
+    version: ProtocolVersion | undefined,
+  ): QuickAnswer | undefined {
+    const params = request.params;
+    if (request.method !== 'tools/call' || params === undefined) return undefined;
+    for (const name in params) if (name !== 'name' && name !== 'arguments') return undefined;
+    // A rebuild may be due to be switched in: the whole way looks for it.
+    if (server.treeSwitch?.checkIfDue() !== undefined) return undefined;
+    const key = JSON.stringify(params);
+    const kept = this.kept.get(key);
+    if (kept !== undefined && this.isCurrent(kept, server, version)) return { result: kept.result, keep: () => {} };
+    if (kept !== undefined) this.kept.delete(key);
+    return { keep: (result) => this.keep(key, server, version, result) };
+  }
+
+  private isCurrent(kept: KeptAnswer, server: ServerContext, version: ProtocolVersion | undefined): boolean {
+    return (
+      kept.server === server &&
+      kept.tree === server.tree &&
+      kept.reader === server.reader &&
+      kept.version === version &&
+      server.reader.peek(kept.path) === kept.file
+    );
+  }
+
+  private keep(key: string, server: ServerContext, version: ProtocolVersion | undefined, result: unknown): void {
+    const answered = typeof result === 'object' && result !== null ? filesAnswered.get(result) : undefined;
+    const { reader } = server;
+    // Not (or no longer) held by the reader: nothing would tell this answer is still the file's.
+    if (answered === undefined || reader.source.revalidateAfterMs !== undefined) return;
+    if (reader.peek(answered.path) !== answered.file) return;
+    this.kept.set(key, { ...answered, server, tree: server.tree, reader, version, result: result as Result });
+    if (this.kept.size > reader.maxEntries) this.kept.delete(this.kept.keys().next().value as string);
+  }
+}
