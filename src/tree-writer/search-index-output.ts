@@ -34,8 +34,6 @@ export interface SearchIndexRows {
   terms: PackTableRow[];
   titles: PackTableRow[];
   documents: PackTableRow[];
-  /** Excerpt sources, by document number (format 6: excerpt-source.ts). */
-  excerpts: PackTableRow[];
 }
 
 /** mcp.json's `staticmcp.search`: the rows inline, or `table` naming the file that holds them. */

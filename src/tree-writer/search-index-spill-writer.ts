@@ -5,8 +5,9 @@
 // collect in a bounded run that is sorted by term and written to `scratchFolder` when full; the
 // runs are k-way merged into the term records (each term's postings renumbered by id order and
 // sorted), which go to a scratch file and are then packed in one pass (search-posting-runs.ts,
-// search-record-packer.ts). Titles, fetch bodies and excerpt sources go to three scratch files as they arrive and
-// are read back by offset in block, key and number order (search-scratch-records.ts). Files are handed to
+// search-record-packer.ts). Titles, fetch bodies and excerpt sources go to three scratch files as
+// they arrive and are read back by offset in block (a block's sources after it) and key order
+// (search-scratch-records.ts). Files are handed to
 // `writeFile` as each pack or index closes, never held together. The caller owns `scratchFolder`
 // (the build puts it beside its output folder, swap-folders.ts, and removes it;
 // interrupted-write.ts removes the one a killed build left).
@@ -27,7 +28,6 @@ import {
   type SearchIndexOptions,
 } from './search-index-output.js';
 import {
-  EXCERPT_PACK_BYTES,
   SEARCH_FILE_LIMITS,
   TERM_INDEX_BYTES,
   TERM_PACK_BYTES,
@@ -38,7 +38,7 @@ import { readAt, SpillWriter } from './spill-files.js';
 import { weightAverageLengthOf } from '../core/search/postings.js';
 import { packRecords, type WriteIndexFile } from './search-record-packer.js';
 import { compareUtf8, mergeRuns, PostingRun } from './search-posting-runs.js';
-import { documentRecords, excerptRecords, titleRecords } from './search-scratch-records.js';
+import { documentRecords, titleRecords } from './search-scratch-records.js';
 import { compressDocumentBody, compressExcerptSource } from './search-document-compression.js';
 import { type KeptDocument, type KeptSearchDocuments, keptDigestOf } from './search-kept-documents.js';
 
@@ -201,8 +201,14 @@ export async function writeSearchIndexSpilling(
     const titles = await packRecords(
       `${SEARCH_FOLDER}titles/`,
       KEY_KIND.term,
-      titleRecords(byNumber, blockSize, ids, titleLength, (arrival) =>
-        readAt(titlesFd, titleAt[arrival]!, titleLength[arrival]!),
+      titleRecords(
+        byNumber,
+        blockSize,
+        ids,
+        titleLength,
+        (arrival) => readAt(titlesFd, titleAt[arrival]!, titleLength[arrival]!),
+        sourceLength,
+        (arrival) => readAt(sourcesFd, sourceAt[arrival]!, sourceLength[arrival]!),
       ),
       {
         targetPackBytes: options.targetPackBytes ?? TITLE_PACK_BYTES,
@@ -221,20 +227,7 @@ export async function writeSearchIndexSpilling(
       SEARCH_FILE_LIMITS.documents,
       writeFile,
     );
-    const excerpts = await packRecords(
-      `${SEARCH_FOLDER}excerpts/`,
-      KEY_KIND.term,
-      excerptRecords(byNumber, sourceLength, (arrival) =>
-        readAt(sourcesFd, sourceAt[arrival]!, sourceLength[arrival]!),
-      ),
-      {
-        targetPackBytes: options.targetPackBytes ?? EXCERPT_PACK_BYTES,
-        targetIndexBytes: options.targetIndexBytes ?? TITLE_INDEX_BYTES,
-      },
-      SEARCH_FILE_LIMITS.excerpts,
-      writeFile,
-    );
-    const rows = { terms, titles, documents: stored, excerpts };
+    const rows = { terms, titles, documents: stored };
     const { extension, tableFile } = searchExtensionOf(count, tokenCount, blockSize, rows, options);
     if (tableFile !== undefined) await writeFile(tableFile.path, tableFile.bytes);
     return extension;

@@ -34,15 +34,13 @@ export interface SearchPartFileLimits {
  * (builder/host-limits.ts), so the tree still deploys under a 20,000-file limit. Small corpora keep
  * the base targets (Debian's 63,000 descriptions: 14 MB of documents in 256 KiB packs).
  */
-export const SEARCH_FILE_LIMITS: Readonly<Record<'terms' | 'titles' | 'documents' | 'excerpts', SearchPartFileLimits>> =
-  {
-    terms: { maxPacks: 1_500, maxIndexes: 250 },
-    // 480 title packs hold the 31 MB of title blocks of 650,000 documents at the base size.
-    titles: { maxPacks: 500, maxIndexes: 28 },
-    documents: { maxPacks: 200, maxIndexes: 100 },
-    // A cold search reads up to 10 excerpt sources, each whole pack on a host that ignores ranges.
-    excerpts: { maxPacks: 400, maxIndexes: 20 },
-  };
+export const SEARCH_FILE_LIMITS: Readonly<Record<'terms' | 'titles' | 'documents', SearchPartFileLimits>> = {
+  terms: { maxPacks: 1_500, maxIndexes: 250 },
+  // Title blocks and their documents' excerpt sources, a block and its sources in one pack: a
+  // cold search reads one pack per result's block, whole on a host that ignores ranges.
+  titles: { maxPacks: 900, maxIndexes: 48 },
+  documents: { maxPacks: 200, maxIndexes: 100 },
+};
 /**
  * Term packs start at 32 KiB, not the 256 KiB of call packs: a cold search reads the pack of each
  * of its terms' records (a word's and its stem's: four for two words), and a host that ignores
@@ -52,16 +50,11 @@ export const SEARCH_FILE_LIMITS: Readonly<Record<'terms' | 'titles' | 'documents
  */
 export const TERM_PACK_BYTES = 32 * 1024;
 /**
- * Title packs start smaller than the others (16 KiB, not 256): a search reads one title block per
- * result, up to 10 in all, and a host that ignores byte ranges sends each block's whole pack.
+ * Title packs start smaller than the others (16 KiB, not 256): a search reads one title block and
+ * its documents' excerpt sources per result, up to 10 in all, and a host that ignores byte ranges
+ * sends each block's whole pack. A block with its sources is often larger: then it is a pack alone.
  */
 export const TITLE_PACK_BYTES = 16 * 1024;
-/**
- * Excerpt source packs start at 16 KiB (a dozen sources of ~1.3 KB): a cold search reads one per
- * result, and a host that ignores byte ranges (workerd's file service, the asset binding) sends
- * each whole; they are not kept warm (a result's excerpt is read once in a long while).
- */
-export const EXCERPT_PACK_BYTES = 16 * 1024;
 /** Targets grow in steps of this (or of their base, when smaller), not by doubling: a part uses its limit. */
 export const TARGET_STEP_BYTES = 64 * 1024;
 /** The files of the index at most: the parts' limits, each +1 (a last half-full file), and the table file. */

@@ -19,6 +19,8 @@ export interface EncodedRecord {
   key: Uint8Array;
   name: string;
   encoded: Uint8Array;
+  /** False: the next record stays in this one's pack and index (default true). */
+  closable?: boolean;
 }
 
 /** Records sorted by key, with the totals that place content-defined boundaries. */
@@ -109,11 +111,12 @@ export async function packRecords(
     pack.size += record.encoded.length;
     indexSize += INDEX_ENTRY_BYTES + record.key.length;
     const hash = boundaryHash(record.key);
-    if (boundaries.closesPack(pack.size, hash)) {
+    const closable = record.closable ?? true;
+    if (closable && boundaries.closesPack(pack.size, hash)) {
       await closePack(pack);
       pack = undefined;
     }
-    if (boundaries.closesIndex(indexSize, hash)) {
+    if (closable && boundaries.closesIndex(indexSize, hash)) {
       waiting.push(index);
       index = [];
       indexSize = 0;

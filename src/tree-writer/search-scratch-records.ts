@@ -1,6 +1,6 @@
-// The title, fetch and excerpt source records of the spilling search index writer (search-index-spill-writer.ts),
-// read back from its scratch files by offset in block and key order: byte for byte what the
-// in-memory reference writer makes.
+// The title block (each with its documents' excerpt sources) and fetch records of the spilling
+// search index writer (search-index-spill-writer.ts), read back from its scratch files by offset
+// in block and key order: byte for byte what the in-memory reference writer makes.
 import { encodedRecordBytes, encodeRecord } from '../core/packs/pack-encoding.js';
 import { excerptSourceKeyOf } from '../core/search/excerpt-source.js';
 import { sharedIdPrefixLength, titleBlockKeyOf } from '../core/search/search-index-format.js';
@@ -12,8 +12,9 @@ const utf8Encoder = new TextEncoder();
 
 /**
  * The title blocks: JSON `[[shared, rest of id, title, url], …]` of `blockSize` consecutive
- * numbers each, byte for byte what writeSearchIndex writes; `tailLength`/`readTail` give each
- * entry's `"title","url"`.
+ * numbers each, each followed by its documents' excerpt sources (`sourceLength` 0: none), byte for
+ * byte what writeSearchIndex writes; `tailLength`/`readTail` give each entry's `"title","url"`,
+ * `readSource` a source's bytes. Only a block's last record may close a pack or index.
  */
 export function titleRecords(
   byNumber: Uint32Array,
@@ -21,14 +22,16 @@ export function titleRecords(
   ids: readonly string[],
   tailLength: readonly number[],
   readTail: (arrival: number) => Uint8Array,
+  sourceLength: readonly number[],
+  readSource: (arrival: number) => Uint8Array,
 ): RecordSource {
   const blockCount = Math.ceil(byNumber.length / blockSize);
+  const endOf = (block: number) => Math.min(byNumber.length, (block + 1) * blockSize);
   /** Each entry's `[shared,"rest of id",` in the block. */
   const headsOf = (block: number): string[] => {
     const heads: string[] = [];
     let previousId = '';
-    const end = Math.min(byNumber.length, (block + 1) * blockSize);
-    for (let number = block * blockSize; number < end; number += 1) {
+    for (let number = block * blockSize; number < endOf(block); number += 1) {
       const id = ids[byNumber[number]!]!;
       const shared = sharedIdPrefixLength(previousId, id);
       heads.push(`[${shared},${JSON.stringify(id.slice(shared))},`);
@@ -44,23 +47,38 @@ export function titleRecords(
     });
     return length;
   };
+  /** The last number of the block with a source, or -1. */
+  const lastSourceOf = (block: number) => {
+    for (let number = endOf(block) - 1; number >= block * blockSize; number -= 1)
+      if (sourceLength[byNumber[number]!]! > 0) return number;
+    return -1;
+  };
+  const visitSizes = (visit: (key: Uint8Array, recordBytes: number, closable: boolean) => void) => {
+    for (let block = 0; block < blockCount; block += 1) {
+      const name = utf8Bytes(titleBlockKeyOf(block));
+      const last = lastSourceOf(block);
+      visit(name, encodedRecordBytes([name], bodyLengthOf(block)), last < 0);
+      for (let number = block * blockSize; number <= last; number += 1) {
+        const length = sourceLength[byNumber[number]!]!;
+        if (length === 0) continue;
+        const source = utf8Bytes(excerptSourceKeyOf(number, blockSize));
+        visit(source, encodedRecordBytes([source], length), number === last);
+      }
+    }
+  };
+  let count = 0;
   let totalBytes = 0;
   let keyBytes = 0;
-  for (let block = 0; block < blockCount; block += 1) {
-    const name = utf8Bytes(titleBlockKeyOf(block));
-    totalBytes += encodedRecordBytes([name], bodyLengthOf(block));
-    keyBytes += name.length;
-  }
+  visitSizes((key, bytes) => {
+    count += 1;
+    totalBytes += bytes;
+    keyBytes += key.length;
+  });
   return {
-    count: blockCount,
+    count,
     totalBytes,
     keyBytes,
-    visitSizes: (visit) => {
-      for (let block = 0; block < blockCount; block += 1) {
-        const name = utf8Bytes(titleBlockKeyOf(block));
-        visit(name, encodedRecordBytes([name], bodyLengthOf(block)));
-      }
-    },
+    visitSizes,
     records: function* () {
       for (let block = 0; block < blockCount; block += 1) {
         const heads = headsOf(block);
@@ -77,7 +95,15 @@ export function titleRecords(
         });
         body[at] = 0x5d; // ]
         const name = titleBlockKeyOf(block);
-        yield { key: utf8Bytes(name), name, encoded: encodeRecord({ names: [name], body }) };
+        const last = lastSourceOf(block);
+        yield { key: utf8Bytes(name), name, encoded: encodeRecord({ names: [name], body }), closable: last < 0 };
+        for (let number = block * blockSize; number <= last; number += 1) {
+          const arrival = byNumber[number]!;
+          if (sourceLength[arrival] === 0) continue;
+          const source = excerptSourceKeyOf(number, blockSize);
+          const encoded = encodeRecord({ names: [source], body: readSource(arrival) });
+          yield { key: utf8Bytes(source), name: source, encoded, closable: number === last };
+        }
       }
     },
   };
@@ -110,53 +136,12 @@ export function documentRecords(
     keyBytes: 8 * ids.length,
     visitSizes: (visit) => {
       for (const arrival of order)
-        visit(keyOf(arrival), encodedRecordBytes([utf8Bytes(ids[arrival]!)], bodyLength[arrival]!));
+        visit(keyOf(arrival), encodedRecordBytes([utf8Bytes(ids[arrival]!)], bodyLength[arrival]!), true);
     },
     records: function* () {
       for (const arrival of order) {
         const name = ids[arrival]!;
         yield { key: keyOf(arrival), name, encoded: encodeRecord({ names: [name], body: readBody(arrival) }) };
-      }
-    },
-  };
-}
-
-/**
- * The excerpt source records, by document number (8 hex digits), of the documents that have one
- * (`sourceLength` 0: none), as writeSearchIndex makes them.
- */
-export function excerptRecords(
-  byNumber: Uint32Array,
-  sourceLength: readonly number[],
-  readSource: (arrival: number) => Uint8Array,
-): RecordSource {
-  let count = 0;
-  let totalBytes = 0;
-  let keyBytes = 0;
-  const visitSizes = (visit: (key: Uint8Array, bytes: number) => void) => {
-    for (let number = 0; number < byNumber.length; number += 1) {
-      const length = sourceLength[byNumber[number]!]!;
-      if (length === 0) continue;
-      const name = utf8Bytes(excerptSourceKeyOf(number));
-      visit(name, encodedRecordBytes([name], length));
-    }
-  };
-  visitSizes((key, bytes) => {
-    count += 1;
-    totalBytes += bytes;
-    keyBytes += key.length;
-  });
-  return {
-    count,
-    totalBytes,
-    keyBytes,
-    visitSizes,
-    records: function* () {
-      for (let number = 0; number < byNumber.length; number += 1) {
-        const arrival = byNumber[number]!;
-        if (sourceLength[arrival] === 0) continue;
-        const name = excerptSourceKeyOf(number);
-        yield { key: utf8Bytes(name), name, encoded: encodeRecord({ names: [name], body: readSource(arrival) }) };
       }
     },
   };

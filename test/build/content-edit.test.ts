@@ -79,9 +79,10 @@ describe('a one-document edit of a packed content project', () => {
     // One resource pack holds the page (past the resources mcp.json lists inline, which stay plain);
     // every other keeps its inode.
     expect(packs('packs/resources', rewritten), rewritten.join()).toHaveLength(1);
-    // The index: the page's stored record and title block, and the packs of its words only.
+    // The index: the page's stored record, its title block's pack (which holds its excerpt
+    // source), and the packs of its words only.
     expect(packs('packs/search.index/documents/', rewritten)).toHaveLength(1);
-    expect(packs('packs/search.index/titles/', rewritten)).toHaveLength(0);
+    expect(packs('packs/search.index/titles/', rewritten)).toHaveLength(1);
     expect(rewritten.length).toBeLessThan(after.size / 2);
   });
 

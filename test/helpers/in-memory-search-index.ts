@@ -30,7 +30,6 @@ import {
   MAX_PACK_BYTES,
 } from '../../src/tree-writer/pack-writer.js';
 import {
-  EXCERPT_PACK_BYTES,
   SEARCH_FILE_LIMITS,
   type SearchPartFileLimits,
   TERM_INDEX_BYTES,
@@ -59,6 +58,8 @@ export interface KeyedRecord {
   key: Uint8Array;
   name: string;
   body: Uint8Array;
+  /** False: the next record stays in this one's pack and index (default true). */
+  closable?: boolean;
 }
 
 /** The index of `documents`. Throws when an id is not a plain tree path or repeats, or a document passes MAX_PACK_BYTES. */
@@ -107,16 +108,26 @@ export function writeSearchIndex(
   }));
   termRecords.sort((left, right) => compareKeys(left.key, right.key));
 
+  // Each title block, then the excerpt source of each of its documents that stores its text (a
+  // call's is the call's), all in one pack: the block's last record closes it, or may.
   const titleRecords: KeyedRecord[] = [];
   for (let start = 0; start < numbered.length; start += blockSize) {
     let previousId = '';
-    const block = numbered.slice(start, start + blockSize).map(({ document }) => {
+    const documentsOfBlock = numbered.slice(start, start + blockSize);
+    const block = documentsOfBlock.map(({ document }) => {
       const entry = titleBlockEntryOf(previousId, document);
       previousId = document.id;
       return entry;
     });
     const name = titleBlockKeyOf(start / blockSize);
-    titleRecords.push({ key: utf8Bytes(name), name, body: utf8Bytes(JSON.stringify(block)) });
+    titleRecords.push({ key: utf8Bytes(name), name, body: utf8Bytes(JSON.stringify(block)), closable: false });
+    documentsOfBlock.forEach(({ document }, position) => {
+      if (document.textFrom === 'call' || document.text === '') return;
+      const source = excerptSourceKeyOf(start + position, blockSize);
+      const body = compressExcerptSource(document.text);
+      titleRecords.push({ key: utf8Bytes(source), name: source, body, closable: false });
+    });
+    titleRecords.at(-1)!.closable = true;
   }
 
   const documentRecords: KeyedRecord[] = numbered.map(({ document }) => ({
@@ -125,14 +136,6 @@ export function writeSearchIndex(
     body: compressDocumentBody(encodeDocumentBody(document)),
   }));
   documentRecords.sort((left, right) => compareKeys(left.key, right.key) || compareStrings(left.name, right.name));
-
-  // A source per document that stores its text (a call's is the call's), by number.
-  const excerptRecords: KeyedRecord[] = [];
-  numbered.forEach(({ document }, number) => {
-    if (document.textFrom === 'call' || document.text === '') return;
-    const name = excerptSourceKeyOf(number);
-    excerptRecords.push({ key: utf8Bytes(name), name, body: compressExcerptSource(document.text) });
-  });
 
   const targets = { targetPackBytes, targetIndexBytes };
   const terms = packSortedRecords(
@@ -159,23 +162,8 @@ export function writeSearchIndex(
     targets,
     SEARCH_FILE_LIMITS.documents,
   );
-  const excerpts = packSortedRecords(
-    `${SEARCH_FOLDER}excerpts/`,
-    KEY_KIND.term,
-    excerptRecords,
-    {
-      targetPackBytes: options.targetPackBytes ?? EXCERPT_PACK_BYTES,
-      targetIndexBytes: options.targetIndexBytes ?? TITLE_INDEX_BYTES,
-    },
-    SEARCH_FILE_LIMITS.excerpts,
-  );
-  const files = [...terms.files, ...titles.files, ...stored.files, ...excerpts.files];
-  const rows: SearchIndexRows = {
-    terms: terms.rows,
-    titles: titles.rows,
-    documents: stored.rows,
-    excerpts: excerpts.rows,
-  };
+  const files = [...terms.files, ...titles.files, ...stored.files];
+  const rows: SearchIndexRows = { terms: terms.rows, titles: titles.rows, documents: stored.rows };
   const { extension, tableFile } = searchExtensionOf(numbered.length, tokenCount, blockSize, rows, options);
   if (tableFile !== undefined) files.push(tableFile);
   files.sort((left, right) => compareStrings(left.path, right.path));
@@ -205,7 +193,7 @@ export function packSortedRecords(
     limits,
     (visit) => {
       for (let position = 0; position < records.length; position += 1)
-        visit(records[position]!.key, encoded[position]!.length);
+        visit(records[position]!.key, encoded[position]!.length, records[position]!.closable ?? true);
     },
   );
   const files: { path: string; bytes: Uint8Array }[] = [];
@@ -218,7 +206,8 @@ export function packSortedRecords(
     while (end < records.length) {
       size += encoded[end]!.length;
       end += 1;
-      if (boundaries.closesPack(size, boundaryHash(records[end - 1]!.key))) break;
+      const last = records[end - 1]!;
+      if ((last.closable ?? true) && boundaries.closesPack(size, boundaryHash(last.key))) break;
     }
     const packBytes = encodePack(encoded.slice(start, end));
     if (packBytes.length > MAX_PACK_BYTES) {
@@ -247,7 +236,8 @@ export function packSortedRecords(
     while (end < records.length) {
       size += INDEX_ENTRY_BYTES + records[end]!.key.length;
       end += 1;
-      if (boundaries.closesIndex(size, boundaryHash(records[end - 1]!.key))) break;
+      const last = records[end - 1]!;
+      if ((last.closable ?? true) && boundaries.closesIndex(size, boundaryHash(last.key))) break;
     }
     const packPaths = [...new Set(entries.slice(start, end).map((entry) => entry.pack.path))].sort(compareStrings);
     const packNumber = new Map(packPaths.map((path, position) => [path, position]));

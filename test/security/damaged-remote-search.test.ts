@@ -155,14 +155,12 @@ function moveRowsToFile(
       terms: search.terms,
       titles: search.titles,
       documents: search.documents,
-      excerpts: search.excerpts,
     };
     change(rows);
     writeFileSync(path.join(tree, tablePath), cut(new TextEncoder().encode(JSON.stringify(rows))));
     delete search.terms;
     delete search.titles;
     delete search.documents;
-    delete search.excerpts;
     search.table = tablePath;
   });
 }

@@ -1,15 +1,21 @@
 // What a cold search reads (issue #40), from a host that sends whole files whatever range is asked
 // (the Workers asset binding): each file a query needs is read once, however many of its terms,
 // title blocks and excerpts lie in it; an excerpt inflates only the start of a long document, so a
-// damaged tail past that start costs fetch its answer, not search its excerpt.
+// damaged tail past that start costs fetch its answer, not search its excerpt; a result's title
+// block and excerpt source lie in one pack, read once.
 import { describe, expect, it } from 'vitest';
 import { callKeyOf, KEY_KIND, parseRecord } from '../../src/core/packs/pack-format.js';
 import { encodeRecord } from '../../src/core/packs/pack-encoding.js';
 import { utf8Bytes } from '../../src/core/tree/utf8.js';
 import { damageRecordBody } from '../helpers/search-record-damage.js';
 import { type BytesOutcome, type PackFileSource, PackReader } from '../../src/core/packs/pack-reader.js';
-import { parseSearchIndexManifest, type SearchIndexTable } from '../../src/core/search/search-index-format.js';
+import {
+  parseSearchIndexManifest,
+  type SearchIndexTable,
+  titleBlockKeyOf,
+} from '../../src/core/search/search-index-format.js';
 import { SearchReader } from '../../src/core/search/search-reader.js';
+import { excerptSourceKeyOf } from '../../src/core/search/excerpt-source.js';
 import type { SearchDocument, SearchIndexOptions } from '../../src/tree-writer/search-index-output.js';
 import { writeSearchIndex } from '../helpers/in-memory-search-index.js';
 import { random } from '../helpers/random.js';
@@ -128,7 +134,8 @@ describe('an excerpt of a long document', () => {
       { id: 'resources/b.json', title: 'b', text: 'another needle page', url: '' },
     ]);
     // Document 0 (ids in order): its source's deflate stream replaced by bytes that do not inflate.
-    await damageRecordBody(files, table.excerpts, KEY_KIND.term, utf8Bytes('00000000'), '00000000', (body) =>
+    const source = excerptSourceKeyOf(0, table.blockSize);
+    await damageRecordBody(files, table.titles, KEY_KIND.term, utf8Bytes(source), source, (body) =>
       body.fill(0xff, 4, 64),
     );
     const hits = (
@@ -143,5 +150,81 @@ describe('an excerpt of a long document', () => {
     expect(problems.some((problem) => problem.includes('resources/a.json'))).toBe(true);
     // fetch reads the document's own record, which is sound.
     expect((await reader.fetch({ id: 'resources/a.json' })).isError).toBeUndefined();
+  });
+});
+
+describe('a title block and its excerpt sources', () => {
+  const documents = () => {
+    const next = random(43);
+    return Array.from({ length: 200 }, (_, position) => ({
+      id: `resources/d${String(position).padStart(3, '0')}.json`,
+      title: `d${position}`,
+      text: `shared ${wordsOf(next, 80)}`,
+      url: '',
+    }));
+  };
+
+  it('share one pack, so a result costs one read of it', async () => {
+    const { files, table, reader } = readerOver(documents());
+    expect([...files.files.keys()].filter((path) => !/\/(terms|titles|documents)\//.test(path))).toEqual([]);
+    const packs = new PackReader(files);
+    const packOf = async (key: string) => {
+      const found = await packs.locate(table.titles, KEY_KIND.term, utf8Bytes(key), key);
+      if (found.status !== 'ok') throw new Error(found.reason);
+      return found.pack.path;
+    };
+    for (let number = 0; number < 200; number += 1) {
+      const block = Math.floor(number / table.blockSize);
+      expect(await packOf(excerptSourceKeyOf(number, table.blockSize)), `document ${number}`).toBe(
+        await packOf(titleBlockKeyOf(block)),
+      );
+    }
+    for (const query of ['shared w1', 'w2 w3 w5']) {
+      files.asked.length = 0;
+      const result = await reader.search({ query });
+      const hits = (result.structuredContent as { results: { id: string; excerpt?: string }[] }).results;
+      expect(hits.length).toBe(10);
+      expect(hits.every((hit) => hit.excerpt !== undefined)).toBe(true);
+      const blocks = new Set(hits.map((hit) => Math.floor(Number(/d(\d+)/.exec(hit.id)![1]) / table.blockSize)));
+      const titlePacks = files.asked.filter((path) => path.includes('/titles/') && path.endsWith('.pack'));
+      // Ten titles and ten excerpts: one pack read per block the results fall in, at most.
+      expect(titlePacks.length, query).toBe(new Set(titlePacks).size);
+      expect(titlePacks.length, query).toBeLessThanOrEqual(blocks.size);
+    }
+  });
+
+  it('refuses a source that names another document: that result alone loses its excerpt, and says why', async () => {
+    const { files, table, reader, problems } = readerOver(documents());
+    const victim = excerptSourceKeyOf(3, table.blockSize);
+    const entry = await new PackReader(files).locate(table.titles, KEY_KIND.term, utf8Bytes(victim), victim);
+    if (entry.status !== 'ok') throw new Error(entry.reason);
+    const pack = files.files.get(entry.pack.path)!.slice();
+    const record = parseRecord(pack.subarray(entry.recordOffset, entry.recordOffset + entry.recordLength), victim);
+    if ('status' in record) throw new Error(record.reason);
+    // Same length, so every offset stays: the record now claims document 4's source.
+    pack.set(encodeRecord({ names: [excerptSourceKeyOf(4, table.blockSize)], body: record.body }), entry.recordOffset);
+    files.files.set(entry.pack.path, pack);
+    const hits = (
+      (await reader.search({ query: 'shared' })).structuredContent as { results: { id: string; excerpt?: string }[] }
+    ).results;
+    const withExcerpt = new Map(hits.map((hit) => [hit.id, hit.excerpt !== undefined]));
+    // "shared" is in every document: ties rank by number, so documents 0 to 9 are the results.
+    expect(withExcerpt.get('resources/d003.json')).toBe(false);
+    expect([...withExcerpt].filter(([, has]) => !has).map(([id]) => id)).toEqual(['resources/d003.json']);
+    expect(problems.join('\n')).toMatch(new RegExp(`${entry.pack.path} .*does not name it`));
+    expect((await reader.fetch({ id: 'resources/d003.json' })).isError).toBeUndefined();
+  });
+
+  it('refuses the search with a clear error when their pack is missing', async () => {
+    const { files, table, reader } = readerOver(documents());
+    const key = titleBlockKeyOf(0);
+    const entry = await new PackReader(files).locate(table.titles, KEY_KIND.term, utf8Bytes(key), key);
+    if (entry.status !== 'ok') throw new Error(entry.reason);
+    files.files.delete(entry.pack.path);
+    const result = await reader.search({ query: 'shared' });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(
+      new RegExp(`damaged.*build and deploy.*${entry.pack.path} is missing`),
+    );
   });
 });

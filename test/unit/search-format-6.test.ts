@@ -12,6 +12,7 @@ import type { ByteRange, BytesOutcome, PackFileSource } from '../../src/core/pac
 import { MAX_PREFIX_INDEXES, MAX_PREFIX_TERMS } from '../../src/core/search/query-terms.js';
 import { parseSearchIndexManifest, type SearchIndexTable } from '../../src/core/search/search-index-format.js';
 import { SearchReader } from '../../src/core/search/search-reader.js';
+import { excerptSourceKeyOf } from '../../src/core/search/excerpt-source.js';
 import type { ToolResult } from '../../src/core/results/tool-result.js';
 import type { SearchDocument, SearchIndexOptions } from '../../src/tree-writer/search-index-output.js';
 import { writeSearchIndex } from '../helpers/in-memory-search-index.js';
@@ -215,7 +216,8 @@ describe('compressed document text', () => {
         [victim, true],
       ]);
       // Its excerpt source damaged too (document 2 in id order): that result alone has no excerpt.
-      await damageRecordBody(files, table.excerpts, KEY_KIND.term, utf8Bytes('00000002'), '00000002', spoil);
+      const source = excerptSourceKeyOf(2, table.blockSize);
+      await damageRecordBody(files, table.titles, KEY_KIND.term, utf8Bytes(source), source, spoil);
       expect(await excerpts()).toEqual([
         ['resources/singular.json', true],
         [victim, false],

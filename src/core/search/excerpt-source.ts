@@ -1,11 +1,13 @@
 // A document's excerpt source (index format 6, issue #40): the first EXCERPT_SOURCE_CHARS of its
-// text, compressed on its own, in a record of its own keyed by the document's number (as title
-// blocks are keyed by theirs), so a search result's excerpt reads a record of ~1 KB in a small
-// pack instead of the document's whole record in a large one. Body: 4 bytes (big-endian) holding
-// the text's UTF-8 length, with the top bit set when the text goes on past it, then raw deflate
-// (RFC 1951) ending in a sync flush and no final block. So the sources of one query's results,
-// laid end to end with one empty final block after them, are one deflate stream: one
-// DecompressionStream (whose setup is most of what inflating 3 KB costs in workerd) for all of
+// text, compressed on its own, in a record of its own beside its title block: keyed by the block's
+// key and then the document's number, so it sorts right after its block, and the writers keep a
+// block and its sources in one pack (search-part-boundaries.ts). A search result's title entry and
+// excerpt then come from one read of one pack (a host that ignores byte ranges sends it whole),
+// and the excerpt from a record of ~1 KB, not the document's whole record. Body: 4 bytes
+// (big-endian) holding the text's UTF-8 length, with the top bit set when the text goes on past
+// it, then raw deflate (RFC 1951) ending in a sync flush and no final block. So the sources of one
+// query's results, laid end to end with one empty final block after them, are one deflate stream:
+// one DecompressionStream (whose setup is most of what inflating 3 KB costs in workerd) for all of
 // them. When that stream fails, each record is inflated alone and a damaged one costs only its own
 // excerpt. Portable.
 import { titleBlockKeyOf } from './search-index-format.js';
@@ -21,9 +23,19 @@ const MAX_SOURCE_BYTES = 3 * EXCERPT_SOURCE_CHARS;
 /** An empty final block (fixed Huffman, end of block at once): ends a stream of sync-flushed sources. */
 const FINAL_EMPTY_BLOCK = new Uint8Array([0x03, 0x00]);
 
-/** The record key of document `number`'s excerpt source (8 hex digits, so keys sort as numbers). */
-export function excerptSourceKeyOf(number: number): string {
-  return titleBlockKeyOf(number);
+/**
+ * The record key of document `number`'s excerpt source, in the title blocks' key space: its block's
+ * key, then the number as 8 hex digits (16 in all), so it sorts after its block and before the next.
+ */
+export function excerptSourceKeyOf(number: number, blockSize: number): string {
+  return titleBlockKeyOf(Math.floor(number / blockSize)) + titleBlockKeyOf(number);
+}
+
+/** The document number of an excerpt source key, undefined when `key` is not one for `blockSize`. */
+export function numberOfExcerptSourceKey(key: string, blockSize: number): number | undefined {
+  if (!/^[0-9a-f]{16}$/.test(key)) return undefined;
+  const number = Number.parseInt(key.slice(8), 16);
+  return excerptSourceKeyOf(number, blockSize) === key ? number : undefined;
 }
 
 /** The part of `text` an excerpt source keeps, never ending between the halves of a surrogate pair. */

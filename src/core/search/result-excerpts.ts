@@ -1,20 +1,15 @@
 // What the excerpts of a search's ranked documents are cut from (issue #40): in format 6 their
-// excerpt sources (excerpt-source.ts), read at once by document number beside the title blocks
-// and inflated as one stream; before it, each document's stored text, found by its id once the
-// title blocks are read. Portable.
+// excerpt sources (excerpt-source.ts), read at once beside the title blocks, from the same packs
+// (a block's sources follow it: a host that sends a pack whole for the block sends them too, and
+// the query's one read of that pack serves both), and inflated as one stream; before it, each
+// document's stored text, found by its id once the title blocks are read. Portable.
 import { KEY_KIND } from '../packs/pack-format.js';
-import type { PackReader, WholePackKeeping } from '../packs/pack-reader.js';
+import type { PackReader } from '../packs/pack-reader.js';
 import { utf8Bytes } from '../tree/utf8.js';
 import type { ScoredDocument } from './bm25.js';
 import { excerptSourceKeyOf, inflateExcerptSources } from './excerpt-source.js';
 import { type SearchIndexTable, STEMMED_FORMAT } from './search-index-format.js';
 import { readExcerptText } from './stored-documents.js';
-
-/**
- * Excerpt source packs a host sent whole are kept only into room no other pack holds: warm, a
- * result's source then costs no read, and they never push out the title packs every query reads.
- */
-const EXCERPT_PACK_KEEPING: WholePackKeeping = { upToBytes: 64 * 1024, pushesOut: false };
 
 export type ExcerptText = { text: string; goesOn: boolean } | { problem: string } | undefined;
 
@@ -41,11 +36,11 @@ export async function readExcerptTexts(
       }),
     );
   }
-  if (table.excerpts.length === 0) return best.map(() => undefined);
   const found = await Promise.all(
     best.map(async ({ document }) => {
-      const key = excerptSourceKeyOf(document);
-      const read = await packs.lookup(table.excerpts, KEY_KIND.term, utf8Bytes(key), key, EXCERPT_PACK_KEEPING);
+      const key = excerptSourceKeyOf(document, table.blockSize);
+      // Kept as the title block's pack is (the same pack): whichever lookup reads it first shares it.
+      const read = await packs.lookup(table.titles, KEY_KIND.term, utf8Bytes(key), key);
       if (read.status === 'ok') return read;
       // No source: the document stores no text. Anything else is damage, costing this excerpt only.
       if (read.status !== 'missing' || !read.reason.startsWith(`${key} is not in this tree`))

@@ -28,16 +28,17 @@
 //   host ignoring byte ranges sends whole for one article.
 // Format 6 (issue #40): a term record per word and, stemming, one per Porter stem named
 // STEM_KEY_PREFIX + stem (stem.ts) holding the postings of every word with that stem; a document
-// record's body is its JSON compressed (document-body-codec.ts: length, then deflate-raw); and a
-// fourth key space, excerpts (KEY_KIND.term, key = the document number as 8 hex digits): a record
-// per document that stores its text, body = the first few KiB of it compressed on its own
-// (excerpt-source.ts), what a result's excerpt is cut from, in small packs.
+// record's body is its JSON compressed (document-body-codec.ts: length, then deflate-raw); and
+// the titles' key space holds, after each title block, an excerpt source per document of the block
+// that stores its text (key = the block's key + the document number as 8 hex digits), body = the
+// first few KiB of it compressed on its own (excerpt-source.ts), what a result's excerpt is cut
+// from; a block and its sources share a pack, so a result's title and excerpt are one read.
 // mcp.json, extension `staticmcp.search`: {format: 1 to 6, documentCount, tokenCount, blockSize,
-// stemming (format 6: "porter" or "none"), terms: rows, titles: rows, documents: rows, excerpts
-// (format 6): rows} (rows: [{first: hex key, index: tree path}]); once
+// stemming (format 6: "porter" or "none"), terms: rows, titles: rows, documents: rows} (rows:
+// [{first: hex key, index: tree path}]); once
 // the rows pass SEARCH_TABLE_INLINE_BYTES (≈ 1,000 rows at 650,000 documents, ~180 KB) they move
 // into their own content-named file, packs/search.index/<sha256-16>.table.json = {terms, titles,
-// documents, excerpts}, and mcp.json says {format, documentCount, tokenCount, blockSize, table: its path}:
+// documents}, and mcp.json says {format, documentCount, tokenCount, blockSize, table: its path}:
 // every reader of mcp.json (tools/list, a packed call) would otherwise parse them, and a search
 // reads the file once per tree load (cached with the tree).
 //
@@ -94,10 +95,9 @@ export interface SearchIndexTable {
   /** How words were stemmed (format 6; `none` before): how a query's words are looked up. */
   stemming: Stemming;
   terms: readonly PackTableRow[];
+  /** Title blocks, and (format 6) each block's excerpt sources after it (excerpt-source.ts). */
   titles: readonly PackTableRow[];
   documents: readonly PackTableRow[];
-  /** Excerpt sources by document number (format 6, excerpt-source.ts); none before. */
-  excerpts: readonly PackTableRow[];
 }
 
 /** The title block key of a block number: 8 hex digits, so keys sort as the numbers do. */
@@ -175,8 +175,8 @@ export function parseSearchTableFile(
   return parseRows(value, counts, path, pathChecks);
 }
 
-/** The table's key spaces; format 6 added `excerpts`. */
-const SPACES = ['terms', 'titles', 'documents', 'excerpts'] as const;
+/** The table's key spaces. */
+const SPACES = ['terms', 'titles', 'documents'] as const;
 
 function parseRows(
   value: Record<string, unknown>,
@@ -187,8 +187,7 @@ function parseRows(
   const { format, documentCount, tokenCount, blockSize, stemming } = counts;
   // parsePackTable checks each list as a tool's rows; an empty corpus has empty lists.
   const lists: Record<string, unknown> = {};
-  const names = format >= STEMMED_FORMAT ? SPACES : SPACES.slice(0, 3);
-  for (const name of names) {
+  for (const name of SPACES) {
     const rows = value[name];
     if (!Array.isArray(rows)) return { problem: `${where}.${name} is not a list` };
     if (rows.length > 0) lists[name] = rows;
@@ -210,7 +209,6 @@ function parseRows(
       terms: parsed.table.get('terms') ?? [],
       titles: parsed.table.get('titles') ?? [],
       documents: parsed.table.get('documents') ?? [],
-      excerpts: parsed.table.get('excerpts') ?? [],
     },
   };
 }

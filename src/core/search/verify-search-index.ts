@@ -36,13 +36,13 @@ import {
   titleBlockKeyOf,
 } from './search-index-format.js';
 import { decompressDocumentBody } from './document-body-codec.js';
-import { excerptSourceKeyOf, inflateExcerptSources } from './excerpt-source.js';
+import { inflateExcerptSources, numberOfExcerptSourceKey } from './excerpt-source.js';
 import { parseDocumentBody } from './search-results.js';
 
 const REBUILD = 'build the tree again';
 const MAX_PROBLEMS = 100;
 
-type Space = 'terms' | 'titles' | 'documents' | 'excerpts';
+type Space = 'terms' | 'titles' | 'documents';
 
 /**
  * The problems of the search index `source` names, read through `files`; `treeFiles` lists the
@@ -71,9 +71,9 @@ export async function verifySearchIndex(
   } else {
     table = source;
   }
-  const counts: Record<Space, number> = { terms: 0, titles: 0, documents: 0, excerpts: 0 };
+  const counts: Record<Space, number> = { terms: 0, titles: 0, documents: 0 };
   const blocks = new Set<string>();
-  for (const space of ['terms', 'titles', 'documents', 'excerpts'] as const) {
+  for (const space of ['terms', 'titles', 'documents'] as const) {
     const keyKind = space === 'documents' ? KEY_KIND.call : KEY_KIND.term;
     const rows = table[space];
     // Pack → record offset → the index entry that points there (what a lookup of its key finds).
@@ -128,8 +128,9 @@ export async function verifySearchIndex(
       if (!(await isNamedByContent(packPath, read.bytes)))
         problems.push(`${packPath} is not named by its content hash (edited?); ${REBUILD}`);
       for (const { record, offset, length } of parsed.records) {
-        counts[space] += 1;
         const name = record.names[0]!;
+        // A title block's excerpt sources share its space (format 6): only blocks count as titles.
+        if (space !== 'titles' || name.length !== 16) counts[space] += 1;
         const where = `${packPath} at byte ${offset} (${JSON.stringify(name.slice(0, 80))})`;
         const pointer = offsets.get(offset);
         offsets.delete(offset);
@@ -185,10 +186,9 @@ async function checkBody(
     const problem = 'problem' in postings ? postings.problem : postings.readEveryBlock();
     return problem === undefined ? undefined : `holds postings that do not decode (${problem})`;
   }
-  if (space === 'excerpts') {
-    const number = Number.parseInt(name, 16);
-    if (!/^[0-9a-f]{8}$/.test(name) || excerptSourceKeyOf(number) !== name || number >= table.documentCount)
-      return 'is not the excerpt source of a document';
+  if (space === 'titles' && name.length === 16 && table.format >= STEMMED_FORMAT) {
+    const number = numberOfExcerptSourceKey(name, table.blockSize);
+    if (number === undefined || number >= table.documentCount) return 'is not the excerpt source of a document';
     const [source] = await inflateExcerptSources([body]);
     return 'problem' in source! ? `is not a compressed excerpt source: ${source.problem}` : undefined;
   }
