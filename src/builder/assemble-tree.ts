@@ -20,7 +20,7 @@ import {
 } from '../core/tree/manifest.js';
 import type { ProjectConfig } from '../project/config.js';
 import { packageInfo } from '../shared/version.js';
-import type { ProjectResource } from '../project/discover-resources.js';
+import type { ProjectResource } from '../project/project-resource.js';
 import { type ResourceContent, readResourceContent } from '../project/resource-file-content.js';
 import { appPagesOf } from '../tree-writer/app-pages.js';
 import type { ProjectPrompt } from '../project/discover-prompts.js';

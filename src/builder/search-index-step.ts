@@ -42,7 +42,7 @@ import {
 import type { TreeOutput } from './tree-output.js';
 import { isAppResource } from '../core/tree/mcp-apps.js';
 import { isSkillUri } from '../core/tree/skills.js';
-import { isTextResource, type ProjectResource } from '../project/discover-resources.js';
+import { isTextResource, type ProjectResource } from '../project/project-resource.js';
 import { stemmingOfLanguage } from '../core/search/stem.js';
 
 export interface SearchStepInput {

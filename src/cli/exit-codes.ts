@@ -31,7 +31,7 @@ export class UsageError extends Error {
  * every code thrown in src/ to its exit code, so a new code is a decision, not an accident.
  */
 const REFUSED_CODE =
-  /^(OUT_|SHARD_|CHECK_|INIT_|PART_|PARTS_|NOT_A_PART$|NO_PARTS$|PROJECT_NOT_FOUND$|TOOLS_NOT_FOUND$|NOT_A_TREE$|TREE_NOT_FOUND$|SEARCH_TOOLS_TAKEN$|TOOL_NOT_IN_TREE$|ORIGIN_KEY$|ORIGIN_LIMIT$)/;
+  /^(OUT_|SHARD_|CHECK_|INIT_|PART_|PARTS_|NOT_A_PART$|NO_PARTS$|PROJECT_NOT_FOUND$|TOOLS_NOT_FOUND$|NOT_A_TREE$|TREE_NOT_FOUND$|SEARCH_TOOLS_TAKEN$|TOOL_NOT_IN_TREE$|ORIGIN_KEY$|ORIGIN_LIMIT$|INVALID_ENVIRONMENT$)/;
 
 /** The exit code of a command stopped by `error`. */
 export function exitCodeOf(error: unknown): number {

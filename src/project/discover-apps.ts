@@ -13,7 +13,7 @@ import { readFailureReason, readProjectFile } from '../shared/read-regular-file.
 import { APP_MIME_TYPE, APP_URI_SCHEME } from '../core/tree/mcp-apps.js';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import { provideAppClass } from './app-class.js';
-import type { ProjectResource } from './discover-resources.js';
+import type { ProjectResource } from './project-resource.js';
 
 /** The standalone UIs' folder in a project, and the UI folder beside a tool's script. */
 export const UI_FOLDER = 'ui';

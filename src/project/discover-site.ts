@@ -10,7 +10,7 @@ import { isInsideRealFolder, readFailureReason, readProjectFileAndStats } from '
 import { DocumentCache, digestBytes, identityOf, type ParsedDocument } from './document-cache.js';
 import { isBuildOwnedPath, isLocalSecretsFile, LOCAL_SECRETS_ADVICE } from '../tree-writer/tree-ownership.js';
 import type { ProjectConfig } from './config.js';
-import type { ProjectResource } from './discover-resources.js';
+import type { ProjectResource } from './project-resource.js';
 import { walkFolder } from './walk-folder.js';
 import { isHttpUrl } from '../core/search/document-url.js';
 

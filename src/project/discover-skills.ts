@@ -18,7 +18,7 @@ import {
   type SkillResource,
 } from '../core/tree/skills.js';
 import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
-import type { ProjectResource } from './discover-resources.js';
+import type { ProjectResource } from './project-resource.js';
 import { walkFolder } from './walk-folder.js';
 
 export const SKILLS_FOLDER = 'skills';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { grownTypedArray } from '../tree-writer/grown-typed-array.js';
 import { StringArena } from '../tree-writer/string-arena.js';
 import type { DocumentStats } from './document-cache.js';
-import type { ProjectResource, ResourceFileSource } from './discover-resources.js';
+import type { ProjectResource, ResourceFileSource } from './project-resource.js';
 
 /** What a sidecar (or a registration) set, which wins over what the file's parse gives. */
 export interface ResourceOverrides {

@@ -4,7 +4,7 @@
 // listing describes the text discovery read, and the next build describes the new one.
 import { isTextContent } from '../core/tree/resource-content.js';
 import { readFailureReason, readProjectFileAndStats } from '../shared/read-regular-file.js';
-import type { ProjectResource } from './discover-resources.js';
+import type { ProjectResource } from './project-resource.js';
 
 export type ResourceContent = { text: string } | { blob: string };
 

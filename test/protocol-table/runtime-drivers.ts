@@ -52,6 +52,8 @@ function projectOf(treeRoot: string): string {
   return path.dirname(treeRoot);
 }
 
+const WRANGLER_RESTARTED = 'Your worker restarted mid-request';
+
 /** Every POST carries the version header: an edge host keeps no session. */
 async function openEdgeConnection(site: { url: URL; close(): Promise<void> }): Promise<Connection> {
   const endpoint = new URL('mcp', site.url);
@@ -60,16 +62,25 @@ async function openEdgeConnection(site: { url: URL; close(): Promise<void> }): P
       era === 'modern'
         ? modernHeaders(message.method as string, message.params as Record<string, unknown> | undefined)
         : { 'mcp-protocol-version': TABLE_PROTOCOL_VERSION };
-    const answer = await fetch(endpoint, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...versionHeaders,
-      },
-      body: JSON.stringify(message),
-    });
-    const text = await answer.text();
+    const post = () =>
+      fetch(endpoint, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...versionHeaders,
+        },
+        body: JSON.stringify(message),
+      });
+    let answer = await post();
+    let text = await answer.text();
+    // wrangler restarts its worker when its file watcher fires (on a loaded machine, sometimes just
+    // after "Ready"), and answers a POST caught by the restart with this text instead of retrying it.
+    for (let retry = 0; retry < 3 && text.startsWith(WRANGLER_RESTARTED); retry += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      answer = await post();
+      text = await answer.text();
+    }
     const messages = (answer.headers.get('content-type') ?? '').startsWith('text/event-stream')
       ? sseMessages(text)
       : [JSON.parse(text)];

@@ -63,6 +63,10 @@ const EXIT_CODE_BY_ERROR_CODE: Record<string, 1 | 2> = {
   PART_NOT_FOUND: 2,
   PART_PATH_REFUSED: 2,
   PART_RECORD_BROKEN: 2,
+  // A STATICMCP_* variable set to what is not a number of bytes: refused as given, as a bad option value.
+  INVALID_ENVIRONMENT: 2,
+  // The build's own scratch file changed under it: nothing swapped in, a problem found.
+  SCRATCH_FILE_DAMAGED: 1,
 };
 
 /** The error codes named in the files of src/ that throw StaticMcpError (Node's own ERR_* and environment variable names aside). */
