@@ -18,6 +18,11 @@ const PLAIN_HEADING = /^#{1,6}[ \t]+([^#]*?)[ \t]*$/;
  * CommonMark never opens or closes emphasis with them.
  */
 const INERT_UNDERSCORES = /(?<=[\p{L}\p{N}])_+(?=[\p{L}\p{N}])/gu;
+/**
+ * CommonMark's blank line: spaces and tabs only. A line of other white space (a no-break space)
+ * continues a paragraph, so it is not blank here either (it then goes to the parser).
+ */
+const BLANK_LINE = /^[ \t]*$/;
 /** Two or more spaces before the line's end: a hard break, which to-string reads as nothing. */
 const HARD_BREAK = / {2,}$/;
 
@@ -40,7 +45,7 @@ export function plainHeadOf(markdown: string): PlainHead | undefined {
     const end = newline === -1 ? markdown.length : newline;
     const line = markdown.slice(start, end);
     start = end + 1;
-    if (line.trim() === '') {
+    if (BLANK_LINE.test(line)) {
       // A blank line ends the open paragraph.
       if (open !== undefined && paragraph === undefined) paragraph = open;
       open = undefined;

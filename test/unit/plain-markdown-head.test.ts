@@ -12,6 +12,7 @@ const PLAIN: string[] = [
   '#\tTabbed heading \n\nTrailing space \nand a break that is not one.\n',
   '# Authen::SASL::Perl::CRAM_MD5(3pm)\n\nsnake_case and double__underscored words stay words.\n',
   '# Only a heading\n',
+  '# Title\n\nParagraph,\n \t \nthen a line of spaces and a tab, which is blank.\n',
   'Only a paragraph, no heading at all: 1.5 GB (x) "quoted" — dashes.\n',
   '',
   '# Ünïcödé  heading\n\nΤο κείμενο   με   κενά.\n',
@@ -40,6 +41,8 @@ const PARSED: string[] = [
   '# Title\n\nA `code` span.\n',
   '# Title\n\nAn escaped \\* star.\n',
   '#\n\nEmpty heading.\n',
+  // A line of only a no-break space is no blank line: the paragraph goes on past it.
+  '# Title\n\nPara one\n\u00a0\nPara two\n\nMore.\n',
 ];
 
 describe('plainHeadOf', () => {
