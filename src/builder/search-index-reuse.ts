@@ -18,6 +18,7 @@
 // index) on every rebuild, and a second listing on every miss; the file digests cost neither.
 // Any doubt (no record, another output folder or generator, an edited record, a file touched,
 // removed or swapped, a path outside the index's folder) means "write it again".
+import { STEM_KEY_SUFFIX } from '../core/search/stem.js';
 import { RESOURCE_LIST_FOLDER } from '../core/tree/resource-list.js';
 import { LLMS_FILE, LLMS_FULL_FILE } from '../tree-writer/llms-txt.js';
 import { createHash } from 'node:crypto';
@@ -101,6 +102,8 @@ export function searchWriterIdentity(generator: string, settings: unknown): stri
   return JSON.stringify([
     generator,
     SEARCH_INDEX_FORMAT,
+    // How stem keys are made: an index of another form is not reused.
+    STEM_KEY_SUFFIX,
     DEFAULT_TARGET_PACK_BYTES,
     DEFAULT_TARGET_INDEX_BYTES,
     TERM_INDEX_BYTES,

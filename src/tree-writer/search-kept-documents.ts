@@ -20,7 +20,8 @@ export const DEFAULT_MAX_KEPT_SEARCH_BYTES = 512 * 1024 * 1024;
 /** Changes the bound above (bytes; 0 turns the kept file off). */
 export const MAX_KEPT_SEARCH_BYTES_VARIABLE = 'STATICMCP_MAX_KEPT_SEARCH_BYTES';
 
-const MAGIC = 'staticmcp search documents 3\n';
+// 4: a stem's key is the stem and STEM_KEY_SUFFIX (it was "~" and the stem).
+const MAGIC = 'staticmcp search documents 4\n';
 /** The new file is `<file><NEW_FILE_MARK><pid>` until it is put in place. */
 export const NEW_FILE_MARK = '.new-';
 const DIGEST_BYTES = 32;

@@ -243,12 +243,13 @@ export class PackReader {
    * The keys that start with `prefix`, in key order, each with its record's length (a reader picks
    * the longest without reading them: the search reader's prefix queries), reading at most
    * `maxIndexes` indexes and `maxKeys` entries; `complete` is false when a bound cut the walk.
+   * Keys `skips` accepts are passed over, uncounted (the search index's stem keys among its words).
    */
   async keysWithPrefix(
     rows: readonly PackTableRow[],
     keyKind: KeyKind,
     prefix: Uint8Array,
-    bounds: { maxIndexes: number; maxKeys: number },
+    bounds: { maxIndexes: number; maxKeys: number; skips?: (key: Uint8Array) => boolean },
   ): Promise<{ status: 'ok'; keys: { key: Uint8Array; recordLength: number }[]; complete: boolean } | PackProblem> {
     const prefixHex = hexOfBytes(prefix);
     const keys: { key: Uint8Array; recordLength: number }[] = [];
@@ -269,6 +270,7 @@ export class PackReader {
         if (damaged !== undefined) return damaged;
         const key = entryKey(index, entry);
         if (key.length < prefix.length || compareKeys(key.subarray(0, prefix.length), prefix) !== 0) break;
+        if (bounds.skips?.(key)) continue;
         if (keys.length === bounds.maxKeys) return { status: 'ok', keys, complete: false };
         keys.push({ key, recordLength: readEntry(index, entry).recordLength });
       }

@@ -22,6 +22,9 @@ export interface Excerpt {
 
 const RUNS = /[\p{L}\p{N}\p{M}]+/gu;
 const ASCII_WORD = /^[A-Za-z0-9]+$/;
+/** RUNS over ASCII text: a cold isolate need not compile RUNS (Unicode classes) for ASCII texts. */
+const ASCII_RUNS = /[A-Za-z0-9]+/g;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 interface Run {
   start: number;
@@ -42,6 +45,33 @@ function termOfRun(run: string, matchOf: (token: string) => number): number {
   return -1;
 }
 
+/** The words of `text` (as tokenize cuts them) and the query term each matches. */
+function runsOf(text: string, matchOf: (token: string) => number): Run[] {
+  const runs: Run[] = [];
+  // ASCII alone (most texts): its runs are RUNS's, and a run longer than a term matches nothing.
+  if (!NON_ASCII.test(text)) {
+    for (const match of text.matchAll(ASCII_RUNS)) {
+      const run = match[0];
+      const term = run.length <= MAX_TERM_LENGTH ? matchOf(run.toLowerCase()) : -1;
+      runs.push({ start: match.index, end: match.index + run.length, term });
+    }
+    return runs;
+  }
+  for (const match of text.matchAll(RUNS)) {
+    const run = match[0];
+    if (!UNSPACED.test(run)) {
+      runs.push({ start: match.index, end: match.index + run.length, term: termOfRun(run, matchOf) });
+      continue;
+    }
+    // Each ideograph or kana a word of its own, as tokenize cuts them.
+    for (const piece of run.matchAll(UNSPACED_OR_OTHER)) {
+      const start = match.index + piece.index;
+      runs.push({ start, end: start + piece[0].length, term: termOfRun(piece[0], matchOf) });
+    }
+  }
+  return runs;
+}
+
 /**
  * The excerpt of `text` for a query of `termCount` terms whose matcher is `matchOf`
  * (query-terms.ts); undefined when the text holds no word. `goesOn`: `text` is the start of a
@@ -54,19 +84,7 @@ export function excerptOf(
   goesOn = false,
 ): Excerpt | undefined {
   const scanned = text.length > EXCERPT_SCAN_CHARS ? text.slice(0, EXCERPT_SCAN_CHARS) : text;
-  const runs: Run[] = [];
-  for (const match of scanned.matchAll(RUNS)) {
-    const run = match[0];
-    if (!UNSPACED.test(run)) {
-      runs.push({ start: match.index, end: match.index + run.length, term: termOfRun(run, matchOf) });
-      continue;
-    }
-    // Each ideograph or kana a word of its own, as tokenize cuts them.
-    for (const piece of run.matchAll(UNSPACED_OR_OTHER)) {
-      const start = match.index + piece.index;
-      runs.push({ start, end: start + piece[0].length, term: termOfRun(piece[0], matchOf) });
-    }
-  }
+  const runs = runsOf(scanned, matchOf);
   if (runs.length === 0) return undefined;
   // The window of EXCERPT_WORDS runs with the most distinct terms, then the most matches: slid once.
   const counts = new Uint32Array(termCount + 1);

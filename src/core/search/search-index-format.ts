@@ -27,7 +27,7 @@
 //   tree would otherwise store its 1.3 GB of articles twice, in 8-16 MiB document packs that a
 //   host ignoring byte ranges sends whole for one article.
 // Format 6 (issue #40): a term record per word and, stemming, one per Porter stem named
-// STEM_KEY_PREFIX + stem (stem.ts) holding the postings of every word with that stem; a document
+// stem + STEM_KEY_SUFFIX (stem.ts; sorted beside the words it stems) holding the postings of every word with that stem; a document
 // record's body is its JSON compressed (document-body-codec.ts: length, then deflate-raw); and
 // the titles' key space holds, after each title block, an excerpt source per document of the block
 // that stores its text (key = the block's key + the document number as 8 hex digits), body = the

@@ -63,6 +63,7 @@ import {
 } from './query-terms.js';
 import { commonFrequencyOf } from './common-term-frequency.js';
 import { readStoredDocument, textOfCall } from './stored-documents.js';
+import { isStemKey, shownKeyOf } from './stem.js';
 import { readExcerptTexts } from './result-excerpts.js';
 import { SharedReads } from '../packs/shared-reads.js';
 
@@ -245,7 +246,8 @@ export class SearchReader {
         SEARCH_RESULT_LIMIT,
         found.map((term) => weightOf.get(term.term)!),
       );
-      if ('problem' in best) throw new DamagedIndex(`the postings of "${found[best.list]!.term}": ${best.problem}`);
+      if ('problem' in best)
+        throw new DamagedIndex(`the postings of "${shownKeyOf(found[best.list]!.term)}": ${best.problem}`);
       // A word's own list is part of its stem's: only the lists of full weight add documents.
       const counted = found.filter((term) => weightOf.get(term.term) === 1);
       const total = countMatchingDocuments(
@@ -253,7 +255,7 @@ export class SearchReader {
         documentCount,
       );
       if (typeof total !== 'number')
-        throw new DamagedIndex(`the postings of "${counted[total.list]!.term}": ${total.problem}`);
+        throw new DamagedIndex(`the postings of "${shownKeyOf(counted[total.list]!.term)}": ${total.problem}`);
       const matcher = tokenMatcherOf(parsed, stemming);
       const hits = await this.hitsOf(reads, table, best, matcher, parsed.words.length + parsed.prefixes.length);
       return { status: 'ok', hits, total: Math.max(total, skippedFrequency) };
@@ -266,12 +268,14 @@ export class SearchReader {
   /**
    * The words `prefix` stands for: of those the term index holds (within MAX_PREFIX_INDEXES
    * indexes and MAX_PREFIX_KEYS entries), the MAX_PREFIX_TERMS with the longest postings, so a
-   * one-letter prefix costs a bounded number of reads and postings. Stem keys never start a word.
+   * one-letter prefix costs a bounded number of reads and postings. Stem keys, among the words, are
+   * passed over.
    */
   private async prefixKeysOf(reads: QueryReads, table: SearchIndexTable, prefix: string): Promise<string[]> {
     const walked = await reads.packs.keysWithPrefix(table.terms, KEY_KIND.term, utf8Bytes(prefix), {
       maxIndexes: MAX_PREFIX_INDEXES,
       maxKeys: MAX_PREFIX_KEYS,
+      skips: isStemKey,
     });
     if (walked.status !== 'ok') {
       if (walked.status === 'missing' && table.terms.length === 0) return [];
@@ -365,7 +369,8 @@ export class SearchReader {
       throw new DamagedIndex(found.reason);
     }
     const list = decodePostings(found.body, this.counts, this.counts.format);
-    if ('problem' in list) throw new DamagedIndex(`the postings of "${term}" in ${found.pack}: ${list.problem}`);
+    if ('problem' in list)
+      throw new DamagedIndex(`the postings of "${shownKeyOf(term)}" in ${found.pack}: ${list.problem}`);
     this.postings.set(term, list, 64 + term.length * 2 + list.heldBytes);
     return list;
   }
