@@ -71,6 +71,35 @@ describe('a cold search', () => {
     }
   });
 
+  it('finds a word and its stem in one term index, among many', async () => {
+    const next = random(42);
+    const forms = ['connect', 'connected', 'connecting', 'connection', 'connects'];
+    const documents = Array.from({ length: 300 }, (_, position) => ({
+      id: `resources/d${String(position).padStart(3, '0')}.json`,
+      title: `d${position}`,
+      text: `${forms[position % forms.length]} ${Array.from({ length: 40 }, () => `x${Math.floor(next() * 20_000)}`).join(' ')}`,
+      url: '',
+    }));
+    const { files, table, reader } = readerOver(documents, { targetTermIndexBytes: 1024 });
+    expect(table.terms.length).toBeGreaterThan(20);
+    for (const query of ['connected', 'connecting x17']) {
+      files.asked.length = 0;
+      const result = await reader.search({ query });
+      expect(result.isError).toBeUndefined();
+      // Every form of the word is found (through its stem's list), the form asked first.
+      const hits = (result.structuredContent as { results: { excerpt?: string }[]; total: number }).results;
+      expect(hits[0]!.excerpt).toContain(query.split(' ')[0]);
+      expect((result.structuredContent as { total: number }).total).toBeGreaterThanOrEqual(300 * 0.9);
+      const termIndexes = files.asked.filter((path) => path.includes('/terms/') && path.endsWith('.idx'));
+      expect(termIndexes.length, query).toBe(query.split(' ').length);
+    }
+    // A prefix finds words, never a stem's key.
+    const prefixed = await reader.search({ query: 'connectio*' });
+    const texts = (prefixed.structuredContent as { results: { excerpt?: string }[] }).results;
+    expect(texts.length).toBe(10);
+    for (const hit of texts) expect(hit.excerpt).toContain('connection');
+  });
+
   it('reads a small share of a large index: its term and title packs are small', async () => {
     const next = random(41);
     const documents = Array.from({ length: 800 }, (_, position) => ({
