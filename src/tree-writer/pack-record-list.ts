@@ -34,8 +34,12 @@ export class PackRecordList {
   private readonly ownNames: StringArena | undefined;
   private keyHighs = new Uint32Array(INITIAL_ITEMS);
   private keyLows = new Uint32Array(INITIAL_ITEMS);
-  /** Per record, the position of its first name; its names are the ones up to the next record's first. */
-  private firstNames = new Uint32Array(INITIAL_ITEMS);
+  /**
+   * Per record, the position of its first name; its names are the ones up to the next record's
+   * first. Undefined while every record has one name (record r's is then name r): made at the
+   * first record with extra names, so a tool without left-out-default copies never holds it.
+   */
+  private firstNames: Uint32Array | undefined;
   /** Per record, its body's length in bytes. */
   private bodyLengths = new Uint32Array(INITIAL_ITEMS);
   private recordCount = 0;
@@ -73,9 +77,15 @@ export class PackRecordList {
   pushIds(ids: ArrayLike<number>, bodyLength: number): Uint8Array[] {
     const record = this.recordCount;
     this.recordCount += 1;
-    this.firstNames = grownTypedArray(this.firstNames, this.recordCount);
     this.bodyLengths = grownTypedArray(this.bodyLengths, this.recordCount);
-    this.firstNames[record] = this.nameTotal;
+    if (this.firstNames === undefined && ids.length !== 1) {
+      this.firstNames = new Uint32Array(Math.max(INITIAL_ITEMS, this.recordCount));
+      for (let earlier = 0; earlier < record; earlier++) this.firstNames[earlier] = earlier;
+    }
+    if (this.firstNames !== undefined) {
+      this.firstNames = grownTypedArray(this.firstNames, this.recordCount);
+      this.firstNames[record] = this.nameTotal;
+    }
     this.bodyLengths[record] = bodyLength;
     const names: Uint8Array[] = [];
     for (let index = 0; index < ids.length; index++) {
@@ -131,13 +141,13 @@ export class PackRecordList {
   }
 
   firstNameOf(record: number): number {
-    return this.firstNames[record]!;
+    return this.firstNames === undefined ? record : this.firstNames[record]!;
   }
 
   /** The positions of the record's names: [first, end). */
   nameRangeOf(record: number): [number, number] {
-    const end = record + 1 < this.recordCount ? this.firstNames[record + 1]! : this.nameTotal;
-    return [this.firstNames[record]!, end];
+    const end = record + 1 < this.recordCount ? this.firstNameOf(record + 1) : this.nameTotal;
+    return [this.firstNameOf(record), end];
   }
 
   /** The record's names as strings, its own first. */
@@ -152,7 +162,7 @@ export class PackRecordList {
   sortedRecords(): Uint32Array {
     const order = new Uint32Array(this.recordCount);
     for (let record = 0; record < this.recordCount; record++) order[record] = record;
-    return sortPositions(order, (left, right) => this.compareNames(this.firstNames[left]!, this.firstNames[right]!));
+    return sortPositions(order, (left, right) => this.compareNames(this.firstNameOf(left), this.firstNameOf(right)));
   }
 
   /** Every name's position in key order. */
@@ -172,13 +182,14 @@ export class PackRecordList {
   /** The record the name at `position` belongs to. */
   recordOf(position: number): number {
     // Without extra names, a record's only name has the record's own number.
-    if (this.nameTotal === this.recordCount) return position;
+    const firstNames = this.firstNames;
+    if (firstNames === undefined) return position;
     // Names are pushed record by record, so the first names' positions ascend.
     let low = 0;
     let high = this.recordCount - 1;
     while (low < high) {
       const middle = (low + high + 1) >>> 1;
-      if (this.firstNames[middle]! <= position) low = middle;
+      if (firstNames[middle]! <= position) low = middle;
       else high = middle - 1;
     }
     return low;
