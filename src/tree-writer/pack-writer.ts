@@ -232,9 +232,10 @@ export function* generateListPacks(
   // first key's bucket's, so no pack number is kept per name.
   const packOfBucket = new Uint32Array(2 ** packBits);
 
+  // Deterministic order whatever order the records came in: key, then the path itself.
+  let recordOrder: Uint32Array | undefined = list.sortedRecords();
   {
-    // Deterministic order whatever order the records came in: key, then the path itself.
-    const order = list.sortedRecords();
+    const order = recordOrder;
     let scratch = new Uint8Array(0);
     const highOf = (position: number) => list.keyHigh(list.firstNameOf(order[position]!));
     let start = 0;
@@ -295,7 +296,11 @@ export function* generateListPacks(
   }
 
   // An index per key range of 2^(64 - indexBits): the entries of its names, wherever their record lives.
-  const order = list.sortedNames();
+  // Where every record has one name, name r is record r's: the records' order is the names'
+  // (otherwise that order is let go before the names' is made).
+  if (list.nameCount !== list.length) recordOrder = undefined;
+  const order = recordOrder ?? list.sortedNames();
+  recordOrder = undefined;
   const table: PackTableRow[] = [];
   let start = 0;
   while (start < order.length) {
