@@ -182,15 +182,7 @@ export async function writePacks(
   await output.writer.flush();
   for (const entry of plan.tools) {
     const targetPackBytes = entry.targetPackBytes ?? plan.targetPackBytes;
-    // The owners in a fixed order (they come in as the calls finished), for the records digest.
-    const ownerOrder = entry.owners.sortedPositions();
-    const owners = function* () {
-      for (const position of ownerOrder) yield entry.owners.at(position);
-    };
-    const digest = new ToolRecordsDigest(options.generator, entry.tool, targetPackBytes);
-    for (const [owner, ownerDigest] of ownerDigests(output, entry.owners, ownerOrder))
-      digest.add(namesOf(packedCopies, owner), ownerDigest);
-    const records = digest.digest();
+    const records = toolRecordsDigest(output, entry, packedCopies, options.generator, targetPackBytes);
     const reused = options.previous?.reusable(entry.tool, records, targetPackBytes);
     let outcome: PackedToolOutcome;
     if (reused && options.previous) {
@@ -206,11 +198,14 @@ export async function writePacks(
       // Names by their slot in the writer's paths, never a second copy of a path (pack-record-list.ts).
       const files = output.writer.written;
       const list = new PackRecordList(files);
-      for (const owner of owners())
+      // In the order written: the pack writer sorts the records itself.
+      for (let position = 0; position < entry.owners.length; position++) {
+        const owner = entry.owners.at(position);
         list.pushIds(
           namesOf(packedCopies, owner).map((name) => slotOfWritten(files, name)),
           output.writer.sizeOf(owner),
         );
+      }
       // One pack's bodies in memory at a time: each is read when its pack is made, then dropped.
       const reusedPacks = new Map<string, RecordedFile>();
       const generator = generateListPacks(list, {
@@ -253,6 +248,24 @@ export async function writePacks(
   }
   const { callFilesBefore, callFilesAfter } = plan;
   return { callFilesBefore, callFilesAfter, table, packFiles, targetPackBytes: plan.targetPackBytes, packedTools };
+}
+
+/**
+ * The digest of a tool's records (pack-reuse.ts), its owners taken in path order (they come in as
+ * the calls finished); that order is dropped with it, not held through the packing.
+ */
+function toolRecordsDigest(
+  output: TreeOutput,
+  entry: ToolCallFiles,
+  packedCopies: ReadonlyMap<string, string[]>,
+  generator: string,
+  targetPackBytes: number,
+): string {
+  const ownerOrder = entry.owners.sortedPositions();
+  const digest = new ToolRecordsDigest(generator, entry.tool, targetPackBytes);
+  for (const [owner, ownerDigest] of ownerDigests(output, entry.owners, ownerOrder))
+    digest.add(namesOf(packedCopies, owner), ownerDigest);
+  return digest.digest();
 }
 
 /**

@@ -5,7 +5,10 @@
 // thousand in a file beside the output folder (spilled-digests.ts), and an open-addressing table of
 // slot numbers finds a path again. A Map of path strings
 // cost ~100 bytes of heap a file, and the heap grows to a multiple of what it holds: a 40,000-call
-// build peaked ~25 MB above a 4,000-call one.
+// build peaked ~25 MB above a 4,000-call one. What stays per file is held to the bytes it needs
+// (a tree of 650,000 files keeps it from the first call to the last pack): one byte of the path's
+// hash to skip most wrong slots in a probe (the rest is recomputed from the path when the table
+// grows), one byte of flags, and a spooled file's place in 6 bytes.
 import { grownTypedArray } from './grown-typed-array.js';
 import { compareUtf8AsUtf16 } from './string-arena.js';
 import { sortPositions } from './sort-positions.js';
@@ -14,14 +17,26 @@ import { SpilledDigests } from './spilled-digests.js';
 const INITIAL_SLOTS = 1024;
 const EMPTY = 0;
 
-/** FNV-1a over the string's UTF-16 code units (the same string always lands in the same place). */
-function hashPath(text: string): number {
+/** A file's flags: left where the previous tree has it (tree-writer.ts). */
+const UNCHANGED = 1;
+/** A file's flags: taken out of the tree again (a call file replaced by packs, build's pack step). */
+const DROPPED = 2;
+/** A spooled file's offset + 1 is split into 32 low bits and 16 high bits (up to 256 TiB). */
+const LOW_SPAN = 2 ** 32;
+
+/** FNV-1a over a path's UTF-8 bytes (the same path always lands in the same place). */
+function hashBytes(bytes: Uint8Array, start: number, end: number): number {
   let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index++) {
-    hash ^= text.charCodeAt(index);
+  for (let index = start; index < end; index++) {
+    hash ^= bytes[index]!;
     hash = Math.imul(hash, 0x01000193);
   }
   return hash >>> 0;
+}
+
+/** The byte of a hash kept per slot: its top bits (the table's position takes the low ones). */
+function tagOf(hash: number): number {
+  return hash >>> 24;
 }
 
 export class FileDigests {
@@ -32,24 +47,28 @@ export class FileDigests {
   private pathBytesUsed = 0;
   /** Where each slot's path starts in pathBytes; it ends where the next slot's starts (paths are appended). */
   private starts = new Uint32Array(INITIAL_SLOTS);
-  private hashes = new Uint32Array(INITIAL_SLOTS);
+  /** Each slot's tagOf(hash of its path). */
+  private tags = new Uint8Array(INITIAL_SLOTS);
   private readonly digests: SpilledDigests;
-  /** 1 where the file was left in the previous tree instead of written (tree-writer.ts). */
-  private unchanged = new Uint8Array(INITIAL_SLOTS);
-  /** 1 where the file was taken out of the tree again (a call file replaced by packs, build's pack step). */
-  private dropped = new Uint8Array(INITIAL_SLOTS);
+  /** UNCHANGED and DROPPED, per slot. */
+  private flags = new Uint8Array(INITIAL_SLOTS);
   private droppedCount = 0;
   /**
    * Where the content of a spooled file (tree-writer.ts: held in the spool file, not yet a file of
-   * the tree) starts in the spool, plus 1; 0 for a file written as a file.
+   * the tree) starts in the spool, plus 1 (its low 32 bits and the bits above); 0 for a file
+   * written as a file.
    */
   // Grown at the first spooled file only (an unpacked build spools none): a slot past their end
   // reads as undefined, never spooled.
-  private spoolStarts = new Float64Array(0);
+  private spoolLows = new Uint32Array(0);
+  private spoolHighs = new Uint16Array(0);
   private spoolLengths = new Uint32Array(0);
+  /** The UTF-8 bytes of the path being looked up (probeLength of them). */
+  private probe = Buffer.alloc(256);
+  private probeLength = 0;
   /**
    * Slot number + 1 of each path, EMPTY where none; at most three quarters full (a probe compares
-   * hashes before paths, so a longer run costs little; half full cost 4 more bytes a file).
+   * hash tags before paths, so a longer run costs little; half full cost 4 more bytes a file).
    */
   private table = new Uint32Array(INITIAL_SLOTS * 2);
 
@@ -77,13 +96,26 @@ export class FileDigests {
 
   /** The slot number of `filePath` (stable for the writer's life), or -1 when it is not recorded. */
   slotOf(filePath: string): number {
-    const slot = this.find(filePath, hashPath(filePath));
-    return slot < 0 || this.dropped[slot] === 1 ? -1 : slot;
+    const slot = this.find(filePath);
+    return slot < 0 || this.isDropped(slot) ? -1 : slot;
   }
 
   /** Whether the slot's file is still in the tree (not dropped). */
   isLive(slot: number): boolean {
-    return slot < this.count && this.dropped[slot] === 0;
+    return slot < this.count && !this.isDropped(slot);
+  }
+
+  private isDropped(slot: number): boolean {
+    return (this.flags[slot]! & DROPPED) !== 0;
+  }
+
+  private isSpooled(slot: number): boolean {
+    return slot < this.spoolLows.length && (this.spoolLows[slot] !== 0 || this.spoolHighs[slot] !== 0);
+  }
+
+  private setSpoolStart(slot: number, startPlusOne: number): void {
+    this.spoolLows[slot] = startPlusOne % LOW_SPAN;
+    this.spoolHighs[slot] = Math.floor(startPlusOne / LOW_SPAN);
   }
 
   /** The path recorded in `slot` (pack-record-list.ts reads the build's packed names from here). */
@@ -107,71 +139,82 @@ export class FileDigests {
     );
   }
 
-  /** The slot of `filePath`, or where in the table it would go (as a negative number - 1). */
-  private find(filePath: string, hash: number): number {
+  /**
+   * The slot of `filePath`, or where in the table it would go (as a negative number - 1); leaves
+   * the path's UTF-8 bytes in `probe`.
+   */
+  private find(filePath: string): number {
+    // A UTF-8 character takes at most 3 bytes per UTF-16 code unit.
+    if (this.probe.length < filePath.length * 3) this.probe = Buffer.alloc(filePath.length * 3);
+    const length = this.probe.write(filePath, 0, 'utf8');
+    this.probeLength = length;
+    const hash = hashBytes(this.probe, 0, length);
+    const tag = tagOf(hash);
     const mask = this.table.length - 1;
     for (let position = hash & mask; ; position = (position + 1) & mask) {
       const entry = this.table[position]!;
       if (entry === EMPTY) return -position - 1;
       const slot = entry - 1;
-      if (this.hashes[slot] === hash && this.pathAt(slot) === filePath) return slot;
+      if (this.tags[slot] !== tag) continue;
+      const start = this.starts[slot]!;
+      const end = this.endOf(slot);
+      if (end - start === length && this.pathBytes.compare(this.probe, 0, length, start, end) === 0) return slot;
     }
   }
 
   private placeInTable(slot: number): void {
     const mask = this.table.length - 1;
-    let position = this.hashes[slot]! & mask;
+    let position = hashBytes(this.pathBytes, this.starts[slot]!, this.endOf(slot)) & mask;
     while (this.table[position] !== EMPTY) position = (position + 1) & mask;
     this.table[position] = slot + 1;
   }
 
   has(filePath: string): boolean {
-    const slot = this.find(filePath, hashPath(filePath));
-    return slot >= 0 && this.dropped[slot] === 0;
+    const slot = this.find(filePath);
+    return slot >= 0 && !this.isDropped(slot);
   }
 
   /** Takes a recorded file out: it is no longer listed, hashed or had (its slot stays, unused). */
   drop(filePath: string): void {
-    const slot = this.find(filePath, hashPath(filePath));
-    if (slot < 0 || this.dropped[slot] === 1) return;
-    this.dropped[slot] = 1;
+    const slot = this.find(filePath);
+    if (slot < 0 || this.isDropped(slot)) return;
+    this.flags[slot]! |= DROPPED;
     this.sortedSlots = undefined;
     this.droppedCount += 1;
   }
 
   /** Records (or, for a path written again, replaces) the digest of the file at `filePath`, as not unchanged. */
   set(filePath: string, digest: Uint8Array): void {
-    const hash = hashPath(filePath);
-    let slot = this.find(filePath, hash);
+    let slot = this.find(filePath);
     if (slot < 0) {
+      const position = -slot - 1;
       slot = this.count;
       this.count += 1;
       this.sortedSlots = undefined;
       const slots = this.count;
       this.starts = grownTypedArray(this.starts, slots);
-      this.hashes = grownTypedArray(this.hashes, slots);
-      this.unchanged = grownTypedArray(this.unchanged, slots);
-      this.dropped = grownTypedArray(this.dropped, slots);
-      // A UTF-8 character takes at most 3 bytes per UTF-16 code unit.
-      this.pathBytes = grownTypedArray(this.pathBytes, this.pathBytesUsed + filePath.length * 3);
-      const written = this.pathBytes.write(filePath, this.pathBytesUsed, 'utf8');
+      this.tags = grownTypedArray(this.tags, slots);
+      this.flags = grownTypedArray(this.flags, slots);
+      const length = this.probeLength;
+      this.pathBytes = grownTypedArray(this.pathBytes, this.pathBytesUsed + length);
+      this.probe.copy(this.pathBytes, this.pathBytesUsed, 0, length);
       this.starts[slot] = this.pathBytesUsed;
-      this.pathBytesUsed += written;
-      this.hashes[slot] = hash;
+      this.pathBytesUsed += length;
+      this.tags[slot] = tagOf(hashBytes(this.probe, 0, length));
       if (this.count * 4 > this.table.length * 3) {
         // Grown in place (grown-typed-array.ts), emptied, then every slot placed again.
         this.table = grownTypedArray(this.table, this.table.length * 2).fill(EMPTY);
         for (let placed = 0; placed < this.count; placed++) this.placeInTable(placed);
       } else {
-        this.placeInTable(slot);
+        this.table[position] = slot + 1;
       }
     }
     this.digests.set(slot, digest);
     // New content is written until the writer finds it unchanged.
-    this.unchanged[slot] = 0;
-    if (slot < this.spoolStarts.length) this.spoolStarts[slot] = 0;
-    if (this.dropped[slot] === 1) {
-      this.dropped[slot] = 0;
+    this.flags[slot]! &= ~UNCHANGED;
+    if (slot < this.spoolLows.length) this.setSpoolStart(slot, 0);
+    if (this.isDropped(slot)) {
+      this.flags[slot]! &= ~DROPPED;
       this.droppedCount -= 1;
       this.sortedSlots = undefined;
     }
@@ -179,8 +222,8 @@ export class FileDigests {
 
   /** The digest recorded for `filePath` (a copy). */
   get(filePath: string): Buffer | undefined {
-    const slot = this.find(filePath, hashPath(filePath));
-    if (slot < 0 || this.dropped[slot] === 1) return undefined;
+    const slot = this.find(filePath);
+    if (slot < 0 || this.isDropped(slot)) return undefined;
     return this.digests.get(slot);
   }
 
@@ -196,53 +239,54 @@ export class FileDigests {
 
   /** Marks a recorded file as held in the writer's spool at `offset`, `length` bytes long. */
   setSpooled(filePath: string, offset: number, length: number): void {
-    const slot = this.find(filePath, hashPath(filePath));
+    const slot = this.find(filePath);
     if (slot < 0) return;
-    this.spoolStarts = grownTypedArray(this.spoolStarts, slot + 1);
+    this.spoolLows = grownTypedArray(this.spoolLows, slot + 1);
+    this.spoolHighs = grownTypedArray(this.spoolHighs, slot + 1);
     this.spoolLengths = grownTypedArray(this.spoolLengths, slot + 1);
-    this.spoolStarts[slot] = offset + 1;
+    this.setSpoolStart(slot, offset + 1);
     this.spoolLengths[slot] = length;
   }
 
   /** Where a spooled file's content is in the spool; undefined for a file written as a file (or dropped). */
   spooledAt(filePath: string): { offset: number; length: number } | undefined {
-    const slot = this.find(filePath, hashPath(filePath));
-    if (slot < 0 || this.dropped[slot] === 1 || !this.spoolStarts[slot]) return undefined;
-    return { offset: this.spoolStarts[slot]! - 1, length: this.spoolLengths[slot]! };
+    const slot = this.find(filePath);
+    if (slot < 0 || this.isDropped(slot) || !this.isSpooled(slot)) return undefined;
+    const startPlusOne = this.spoolHighs[slot]! * LOW_SPAN + this.spoolLows[slot]!;
+    return { offset: startPlusOne - 1, length: this.spoolLengths[slot]! };
   }
 
   /** Marks a spooled file as written out as a file. */
   clearSpooled(filePath: string): void {
-    const slot = this.find(filePath, hashPath(filePath));
-    if (slot >= 0 && slot < this.spoolStarts.length) this.spoolStarts[slot] = 0;
+    const slot = this.find(filePath);
+    if (slot >= 0 && slot < this.spoolLows.length) this.setSpoolStart(slot, 0);
   }
 
   /** Every spooled path (not dropped), in the order first written. */
   *spooledPaths(): IterableIterator<string> {
-    for (let slot = 0; slot < Math.min(this.count, this.spoolStarts.length); slot++)
-      if (this.spoolStarts[slot] !== 0 && this.dropped[slot] === 0) yield this.pathAt(slot);
+    for (let slot = 0; slot < Math.min(this.count, this.spoolLows.length); slot++)
+      if (this.isSpooled(slot) && !this.isDropped(slot)) yield this.pathAt(slot);
   }
 
   /** Marks a recorded file as left where the previous tree has it, byte for byte. */
   setUnchanged(filePath: string): void {
-    const slot = this.find(filePath, hashPath(filePath));
-    if (slot >= 0) this.unchanged[slot] = 1;
+    const slot = this.find(filePath);
+    if (slot >= 0) this.flags[slot]! |= UNCHANGED;
   }
 
   isUnchanged(filePath: string): boolean {
-    const slot = this.find(filePath, hashPath(filePath));
-    return slot >= 0 && this.unchanged[slot] === 1 && this.dropped[slot] === 0;
+    const slot = this.find(filePath);
+    return slot >= 0 && this.flags[slot] === UNCHANGED;
   }
 
   /** Every path marked unchanged. */
   *unchangedPaths(): IterableIterator<string> {
-    for (let slot = 0; slot < this.count; slot++)
-      if (this.unchanged[slot] === 1 && this.dropped[slot] === 0) yield this.pathAt(slot);
+    for (let slot = 0; slot < this.count; slot++) if (this.flags[slot] === UNCHANGED) yield this.pathAt(slot);
   }
 
   /** Every path, in the order first written. */
   *paths(): IterableIterator<string> {
-    for (let slot = 0; slot < this.count; slot++) if (this.dropped[slot] === 0) yield this.pathAt(slot);
+    for (let slot = 0; slot < this.count; slot++) if (!this.isDropped(slot)) yield this.pathAt(slot);
   }
 
   /**
@@ -259,7 +303,7 @@ export class FileDigests {
     // Slot numbers in a typed array, not an array of numbers: a tree can have 650,000 files.
     const order = new Uint32Array(this.size);
     let placed = 0;
-    for (let slot = 0; slot < this.count; slot++) if (this.dropped[slot] === 0) order[placed++] = slot;
+    for (let slot = 0; slot < this.count; slot++) if (!this.isDropped(slot)) order[placed++] = slot;
     const bytes = this.pathBytes;
     sortPositions(order, (left, right) =>
       bytes.compare(bytes, this.starts[right]!, this.endOf(right), this.starts[left]!, this.endOf(left)),

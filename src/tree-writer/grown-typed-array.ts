@@ -6,7 +6,7 @@
 // entries. A page of a resizable buffer costs memory only once written.
 
 /** The typed arrays grown here (Buffer is a Uint8Array). */
-export type GrownArray = Uint32Array | Uint8Array | Float64Array;
+export type GrownArray = Uint32Array | Uint16Array | Uint8Array | Float64Array;
 
 /**
  * Address space reserved per array (never memory: a page counts once written). An array past it

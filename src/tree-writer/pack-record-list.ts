@@ -4,8 +4,12 @@
 // string-arena.ts, or one the caller already holds: the build's are the tree writer's recorded
 // paths, file-digests.ts, so no second copy of a path is made), each name's call key as its two
 // 32-bit SipHash halves, each record's first name and body size, and, once its pack is made, each
-// name's index entry (pack number, record offset and length).
+// record's offset in its pack. A name's index entry is worked out from those when the index is
+// written (its record's length from the names and the body size, its pack from the key's bucket:
+// pack-writer.ts) rather than kept: 12 bytes a name, held through the whole index step, at the
+// build's peak.
 // Comparing (high, low) as unsigned numbers is comparing a key's 8 big-endian bytes.
+import { encodedRecordBytes } from '../core/packs/pack-encoding.js';
 import { sipHash13Halves } from '../core/tree/siphash.js';
 import { grownTypedArray } from './grown-typed-array.js';
 import { StringArena } from './string-arena.js';
@@ -30,15 +34,17 @@ export class PackRecordList {
   private readonly ownNames: StringArena | undefined;
   private keyHighs = new Uint32Array(INITIAL_ITEMS);
   private keyLows = new Uint32Array(INITIAL_ITEMS);
-  /** Per record, the position of its first name; its names are the ones up to the next record's first. */
-  private firstNames = new Uint32Array(INITIAL_ITEMS);
+  /**
+   * Per record, the position of its first name; its names are the ones up to the next record's
+   * first. Undefined while every record has one name (record r's is then name r): made at the
+   * first record with extra names, so a tool without left-out-default copies never holds it.
+   */
+  private firstNames: Uint32Array | undefined;
   /** Per record, its body's length in bytes. */
   private bodyLengths = new Uint32Array(INITIAL_ITEMS);
   private recordCount = 0;
-  /** Per name, once its record is packed: the pack's number, the record's offset and length in it. */
-  private entryPacks = new Uint32Array(0);
-  private entryOffsets = new Uint32Array(0);
-  private entryLengths = new Uint32Array(0);
+  /** Per record, once it is packed: its offset in its pack. */
+  private recordOffsets = new Uint32Array(0);
 
   get length(): number {
     return this.recordCount;
@@ -71,9 +77,15 @@ export class PackRecordList {
   pushIds(ids: ArrayLike<number>, bodyLength: number): Uint8Array[] {
     const record = this.recordCount;
     this.recordCount += 1;
-    this.firstNames = grownTypedArray(this.firstNames, this.recordCount);
     this.bodyLengths = grownTypedArray(this.bodyLengths, this.recordCount);
-    this.firstNames[record] = this.nameTotal;
+    if (this.firstNames === undefined && ids.length !== 1) {
+      this.firstNames = new Uint32Array(Math.max(INITIAL_ITEMS, this.recordCount));
+      for (let earlier = 0; earlier < record; earlier++) this.firstNames[earlier] = earlier;
+    }
+    if (this.firstNames !== undefined) {
+      this.firstNames = grownTypedArray(this.firstNames, this.recordCount);
+      this.firstNames[record] = this.nameTotal;
+    }
     this.bodyLengths[record] = bodyLength;
     const names: Uint8Array[] = [];
     for (let index = 0; index < ids.length; index++) {
@@ -129,13 +141,13 @@ export class PackRecordList {
   }
 
   firstNameOf(record: number): number {
-    return this.firstNames[record]!;
+    return this.firstNames === undefined ? record : this.firstNames[record]!;
   }
 
   /** The positions of the record's names: [first, end). */
   nameRangeOf(record: number): [number, number] {
-    const end = record + 1 < this.recordCount ? this.firstNames[record + 1]! : this.nameTotal;
-    return [this.firstNames[record]!, end];
+    const end = record + 1 < this.recordCount ? this.firstNameOf(record + 1) : this.nameTotal;
+    return [this.firstNameOf(record), end];
   }
 
   /** The record's names as strings, its own first. */
@@ -150,7 +162,7 @@ export class PackRecordList {
   sortedRecords(): Uint32Array {
     const order = new Uint32Array(this.recordCount);
     for (let record = 0; record < this.recordCount; record++) order[record] = record;
-    return sortPositions(order, (left, right) => this.compareNames(this.firstNames[left]!, this.firstNames[right]!));
+    return sortPositions(order, (left, right) => this.compareNames(this.firstNameOf(left), this.firstNameOf(right)));
   }
 
   /** Every name's position in key order. */
@@ -160,30 +172,36 @@ export class PackRecordList {
     return sortPositions(order, (left, right) => this.compareNames(left, right));
   }
 
-  /** Records where the record's names point: pack number `pack`, at `offset`, `length` bytes. */
-  setEntry(record: number, pack: number, offset: number, length: number): void {
-    if (this.entryPacks.length < this.nameTotal) {
-      this.entryPacks = grownTypedArray(this.entryPacks, this.nameTotal);
-      this.entryOffsets = grownTypedArray(this.entryOffsets, this.nameTotal);
-      this.entryLengths = grownTypedArray(this.entryLengths, this.nameTotal);
+  /** Records where the record was packed: at `offset` in its pack. */
+  setRecordOffset(record: number, offset: number): void {
+    if (this.recordOffsets.length < this.recordCount)
+      this.recordOffsets = grownTypedArray(this.recordOffsets, this.recordCount);
+    this.recordOffsets[record] = offset;
+  }
+
+  /** The record the name at `position` belongs to. */
+  recordOf(position: number): number {
+    // Without extra names, a record's only name has the record's own number.
+    const firstNames = this.firstNames;
+    if (firstNames === undefined) return position;
+    // Names are pushed record by record, so the first names' positions ascend.
+    let low = 0;
+    let high = this.recordCount - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (firstNames[middle]! <= position) low = middle;
+      else high = middle - 1;
     }
-    const [first, end] = this.nameRangeOf(record);
-    for (let position = first; position < end; position++) {
-      this.entryPacks[position] = pack;
-      this.entryOffsets[position] = offset;
-      this.entryLengths[position] = length;
-    }
+    return low;
   }
 
-  entryPack(name: number): number {
-    return this.entryPacks[name]!;
+  /** The record's offset in its pack (setRecordOffset). */
+  recordOffsetOf(record: number): number {
+    return this.recordOffsets[record]!;
   }
 
-  entryOffset(name: number): number {
-    return this.entryOffsets[name]!;
-  }
-
-  entryLength(name: number): number {
-    return this.entryLengths[name]!;
+  /** The record's encoded length in its pack: its names, its body, its header. */
+  recordBytesOf(record: number): number {
+    return encodedRecordBytes(this.nameBytesOf(record), this.bodyLengths[record]!);
   }
 }

@@ -180,7 +180,7 @@ export type ListPackOptions = Omit<PackToolOptions, 'records'> & {
  * the generator resumes), each record's body read straight into its place (`readBodyInto`): no
  * allocation per record, and none per pack once the buffer has grown to the largest pack (freed
  * buffers of a few hundred KiB each left the allocator's heap fragmented: peak RSS grew with
- * the tool). Memory holds that buffer and every name's index entry (in typed arrays,
+ * the tool). Memory holds that buffer and each record's offset in its pack (in typed arrays,
  * pack-record-list.ts), never the tool's bodies. Throws when a path is not plain or a pack would
  * pass MAX_PACK_BYTES.
  */
@@ -228,10 +228,14 @@ export function* generateListPacks(
   const packBits = bucketBits(totalBytes, targetPackBytes);
   const indexBits = Math.min(packBits, bucketBits(nameCount * INDEX_BYTES_PER_NAME, targetIndexBytes));
   const packs: { path: string; length: number }[] = [];
+  // Each bucket's pack number (a bucket holds one pack or none): a name's pack is its record's
+  // first key's bucket's, so no pack number is kept per name.
+  const packOfBucket = new Uint32Array(2 ** packBits);
 
+  // Deterministic order whatever order the records came in: key, then the path itself.
+  let recordOrder: Uint32Array | undefined = list.sortedRecords();
   {
-    // Deterministic order whatever order the records came in: key, then the path itself.
-    const order = list.sortedRecords();
+    const order = recordOrder;
     let scratch = new Uint8Array(0);
     const highOf = (position: number) => list.keyHigh(list.firstNameOf(order[position]!));
     let start = 0;
@@ -261,10 +265,10 @@ export function* generateListPacks(
         let offset = PACK_HEADER_BYTES;
         for (let position = start; position < end; position += 1) {
           const record = order[position]!;
-          const length = encodedRecordBytes(list.nameBytesOf(record), list.bodyLengthOf(record));
-          list.setEntry(record, packs.length, offset, length);
-          offset += length;
+          list.setRecordOffset(record, offset);
+          offset += encodedRecordBytes(list.nameBytesOf(record), list.bodyLengthOf(record));
         }
+        packOfBucket[bucket] = packs.length;
         packs.push({ path: reusedPath, length: packLength });
         yield { path: reusedPath, bytes: new Uint8Array(0), records: records!, reused: true };
         start = end;
@@ -280,9 +284,10 @@ export function* generateListPacks(
         const length = encodeRecordInto(packBytes, offset, names, list.bodyLengthOf(record), (into) =>
           readBodyInto(firstPath, into),
         );
-        list.setEntry(record, packs.length, offset, length);
+        list.setRecordOffset(record, offset);
         offset += length;
       }
+      packOfBucket[bucket] = packs.length;
       const pack = { path: `${PACKS_FOLDER}${tool}/${contentName(packBytes)}.pack`, length: packLength };
       packs.push(pack);
       yield { path: pack.path, bytes: packBytes, ...(records !== undefined ? { records } : {}) };
@@ -291,7 +296,11 @@ export function* generateListPacks(
   }
 
   // An index per key range of 2^(64 - indexBits): the entries of its names, wherever their record lives.
-  const order = list.sortedNames();
+  // Where every record has one name, name r is record r's: the records' order is the names'
+  // (otherwise that order is let go before the names' is made).
+  if (list.nameCount !== list.length) recordOrder = undefined;
+  const order = recordOrder ?? list.sortedNames();
+  recordOrder = undefined;
   const table: PackTableRow[] = [];
   let start = 0;
   while (start < order.length) {
@@ -299,16 +308,18 @@ export function* generateListPacks(
     let end = start;
     while (end < order.length && bucketOf(list.keyHigh(order[end]!), indexBits) === bucket) end += 1;
     const slice = order.subarray(start, end);
-    const packNumbers = [...new Set(Array.from(slice, (name) => list.entryPack(name)))].sort((left, right) =>
+    const records = Uint32Array.from(slice, (name) => list.recordOf(name));
+    const packOf = (record: number) => packOfBucket[bucketOf(list.keyHigh(list.firstNameOf(record)), packBits)]!;
+    const packNumbers = [...new Set(Array.from(records, packOf))].sort((left, right) =>
       compareStrings(packs[left]!.path, packs[right]!.path),
     );
     const packNumber = new Map(packNumbers.map((number, position) => [number, position]));
     const keys = keyBytesOf(list, slice);
-    const indexEntries: IndexEntryInput[] = Array.from(slice, (name, position) => ({
+    const indexEntries: IndexEntryInput[] = Array.from(records, (record, position) => ({
       key: keys[position]!,
-      pack: packNumber.get(list.entryPack(name))!,
-      recordOffset: list.entryOffset(name),
-      recordLength: list.entryLength(name),
+      pack: packNumber.get(packOf(record))!,
+      recordOffset: list.recordOffsetOf(record),
+      recordLength: list.recordBytesOf(record),
     }));
     const indexBytes = encodeIndex(
       KEY_KIND.call,

@@ -1,8 +1,13 @@
 // The cache bucket's index of result lines, kept off the heap: every key finds its own line
 // through the table's growth, a later line of a key wins, a key that is not 32 hex characters (a
-// damaged log line) is never stored or found, and appends never add keys (run-bucket.ts).
+// damaged log line) is never stored or found, and appends never add keys (run-bucket.ts). The
+// index keeps 64 bits of a key: a key alike in those to a cached one is a miss, never its result.
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RunBucket } from '../../src/builder/run-bucket.js';
 import { RunIndex } from '../../src/builder/run-index.js';
 
 const keyOf = (index: number): string => createHash('sha256').update(String(index)).digest('hex').slice(0, 32);
@@ -35,5 +40,29 @@ describe('RunIndex', () => {
     expect(index.get(keyOf(2))).toEqual({ offset: 20, length: 6 });
     index.clear();
     expect(index.has(keyOf(2))).toBe(false);
+  });
+
+  it('keeps an offset past 4 GiB', () => {
+    const index = new RunIndex();
+    index.set(keyOf(3), 2 ** 40 + 17, 9);
+    expect(index.get(keyOf(3))).toEqual({ offset: 2 ** 40 + 17, length: 9 });
+  });
+
+  it('answers a key alike in its first 64 bits to a cached one as a miss, not with that result', () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'staticmcp-run-index-'));
+    try {
+      const file = path.join(folder, 'bucket.log');
+      const cached = keyOf(1);
+      const alike = `${cached.slice(0, 16)}${cached.slice(16) === '0'.repeat(16) ? '1' : '0'}${'0'.repeat(15)}`;
+      const writing = new RunBucket<{ answer: number }>(file, false);
+      writing.set(cached, { answer: 42 });
+      writing.release();
+      const reading = new RunBucket<{ answer: number }>(file, false);
+      expect(reading.get(cached)).toEqual({ answer: 42 });
+      expect(reading.get(alike)).toBeUndefined();
+      reading.release();
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
