@@ -2,14 +2,17 @@
 // Cloudflare Pages without a 404.html answers index.html with 200 (labelled JSON by a `/*.json`
 // rule, as our `_headers` once did), others redirect to the landing page, answer 403 (buckets)
 // or an empty 200. `serve <URL>` must read each as "not in this tree", never as a broken file,
-// and `check <URL>` must say the host does it. One local server plays every host, by path prefix.
+// and `check <URL>` must say the host does it. One local server plays every host, by path prefix,
+// over the run's one build of fixtures/example (it only reads it). What check finds is decided
+// in-process (the command's checkSource) for each host; one CLI run shows what the command prints.
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkSource } from '../../src/cli/commands/check.js';
 import { runCli } from '../helpers/cli.js';
-import { buildFixtureProject } from '../helpers/projects.js';
+import { builtExample } from '../helpers/example.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 
 type Host = 'pages-fallback' | 'redirect' | 'forbidden' | 'empty' | 'not-found';
@@ -19,7 +22,7 @@ let server: http.Server;
 let origin: string;
 
 beforeAll(async () => {
-  root = path.join(buildFixtureProject('fixtures/example'), 'dist');
+  root = path.join(builtExample(), 'dist');
   const landingPage = await fs.readFile(path.join(root, 'index.html'));
   server = http.createServer(async (request, response) => {
     const [, host = '', ...rest] = new URL(request.url!, 'http://x').pathname.split('/');
@@ -74,13 +77,22 @@ describe.each(hosts)('a tree on a host that answers a missing file with %s', (ho
   });
 
   it('check <URL> says whether the host answers missing files with a page that stands in for them', async () => {
-    const result = await runCli(['check', `${origin}/${host}/`]);
+    const { report } = await checkSource(`${origin}/${host}/`);
+    const probe = report.problems.filter((problem) => problem.path === 'tools/.staticmcp-check-missing-file.json');
     if (host === 'not-found') {
-      expect(result.stderr).not.toContain('tools/.staticmcp-check-missing-file.json');
+      expect(probe).toEqual([]);
       return;
     }
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain('✗ tools/.staticmcp-check-missing-file.json: the host answers a file the tree');
-    expect(result.stderr).toContain('including the 404.html staticmcp build writes');
+    expect(report.ok).toBe(false);
+    expect(probe).toHaveLength(1);
+    expect(probe[0]?.message).toMatch(/^the host answers a file the tree does not have with /);
+    expect(probe[0]?.hint).toContain('including the 404.html staticmcp build writes');
   });
+});
+
+it('check <URL> prints the stand-in page as a problem with what to do, and exits 1', async () => {
+  const result = await runCli(['check', `${origin}/pages-fallback/`]);
+  expect(result.code).toBe(1);
+  expect(result.stderr).toContain('✗ tools/.staticmcp-check-missing-file.json: the host answers a file the tree');
+  expect(result.stderr).toContain('including the 404.html staticmcp build writes');
 });

@@ -9,6 +9,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { checkSource } from '../../src/cli/commands/check.js';
+import { exitCodeOf } from '../../src/cli/exit-codes.js';
+import { StaticMcpError } from '../../src/core/staticmcp-error.js';
 import { runCli } from '../helpers/cli.js';
 import { buildInProcess } from '../helpers/in-process-build.js';
 import { readJson } from '../helpers/files.js';
@@ -289,13 +291,22 @@ describe('staticmcp check on other trees', () => {
   });
 
   it('refuses a folder that does not exist, and an unreachable URL, with exit 2', async () => {
+    // Decided in-process (the command's checkSource and its exit code); the refusal above shows
+    // what the command prints for one.
+    const refusalOf = (source: string) =>
+      checkSource(source).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     const missing = path.join(await temporaryFolder(), 'nope');
-    const noFolder = await runCli(['check', missing]);
-    expect(noFolder.code).toBe(2);
-    expect(noFolder.stderr).toContain(`${missing} is not a folder`);
-    const unreachable = await runCli(['check', 'http://127.0.0.1:1/tree/']);
-    expect(unreachable.code).toBe(2);
-    expect(unreachable.stderr).toContain('http://127.0.0.1:1/tree/ cannot be read');
+    const noFolder = await refusalOf(missing);
+    expect(noFolder).toBeInstanceOf(StaticMcpError);
+    expect(exitCodeOf(noFolder as StaticMcpError)).toBe(2);
+    expect((noFolder as StaticMcpError).message).toContain(`${missing} is not a folder`);
+    const unreachable = await refusalOf('http://127.0.0.1:1/tree/');
+    expect(unreachable).toBeInstanceOf(StaticMcpError);
+    expect(exitCodeOf(unreachable as StaticMcpError)).toBe(2);
+    expect((unreachable as StaticMcpError).message).toContain('http://127.0.0.1:1/tree/ cannot be read');
   });
 });
 

@@ -114,11 +114,12 @@ describe('usage errors', () => {
     // Quoted as typed, by either parser.
     const port = await runCli(['serve', '--http', '--port', '0x10']);
     expect(port.stderr).toMatch(/^staticmcp serve: --port 0x10 is not a port number\n/);
-    // A negated flag is yargs' to read; help labels --port [number], yet the text still arrives as typed.
-    const portThroughYargs = await runCli(['serve', '--http', '--no-allow-remote-live', '--port', '0x10']);
+    // A negated flag is yargs' to read; help labels --port [number], yet the text still arrives as
+    // typed. Yargs' lines in-process, as the usage errors above (the CLI hands them the same parser).
+    const portThroughYargs = await runYargsInProcess(['serve', '--http', '--no-allow-remote-live', '--port', '0x10']);
     expect(portThroughYargs.code).toBe(2);
     expect(portThroughYargs.stderr).toMatch(/^staticmcp serve: --port 0x10 is not a port number\n/);
-    const out = await runCli(['build', '--out']);
+    const out = await runYargsInProcess(['build', '--out']);
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/Not enough arguments following: out/);
     // A mistyped folder is named as missing, not as a project to build.

@@ -6,6 +6,10 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { loadCommand } from '../../src/cli/command-list.js';
+import { readArguments } from '../../src/cli/command-spec.js';
+import { exitCodeOf } from '../../src/cli/exit-codes.js';
+import { parseFast } from '../../src/cli/parse-fast.js';
 import { deployCommandWords } from '../../src/shared/staticmcp-command.js';
 import { buildJson, runCli } from '../helpers/cli.js';
 import { readTree } from '../helpers/files.js';
@@ -126,8 +130,17 @@ describe('staticmcp init --shards', () => {
     ) as Workflow;
     expect(workflow.jobs.shard.strategy?.matrix.shard).toEqual([1, 2, 3, 4]);
 
-    const bad = await runCli(['init', path.join(project, 'new'), '--shards', '0']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--shards must be a whole number from 1 to 256');
+    // A refused count, decided in-process by the option's own check (exit 2, as every refused
+    // value: test/cli/command-line.test.ts runs one through the CLI).
+    const spec = (await loadCommand('init'))!;
+    const parsed = parseFast(spec, [path.join(project, 'new'), '--shards', '0'])!;
+    let refusal: unknown;
+    try {
+      readArguments(spec, parsed.positionals, parsed.found);
+    } catch (error) {
+      refusal = error;
+    }
+    expect(exitCodeOf(refusal)).toBe(2);
+    expect(String((refusal as Error).message)).toContain('--shards must be a whole number from 1 to 256');
   });
 });

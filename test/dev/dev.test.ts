@@ -254,7 +254,7 @@ describe.concurrent('staticmcp dev', () => {
     expect(dev.frames.some((frame) => JSON.stringify(frame).includes('list_changed'))).toBe(false);
   });
 
-  it('sends nothing before the client has initialized', async (test) => {
+  it('sends nothing before the client has initialized; ignores changes to the output tree and dot-files, and exits 0 when stdin closes', async (test) => {
     const { expect } = test;
     const project = await baseProject();
     const dev = startDev(test, project);
@@ -270,17 +270,13 @@ describe.concurrent('staticmcp dev', () => {
     const tools = (await dev.request('tools/list')).result?.tools as { name: string; description: string }[];
     expect(tools.find((tool) => tool.name === 'echo')?.description).toBe('Changed before initialize');
     expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);
-  });
 
-  it('ignores changes to the output tree and dot-files, and exits 0 when stdin closes', async (test) => {
-    const { expect } = test;
-    const dev = startDev(test, await baseProject());
-    await initialized(dev);
-    const project = dev.child.spawnargs.at(-1)!;
+    // The same dev process, initialized: what it writes itself and dot-files start no rebuild.
+    const rebuilds = dev.stderr.split('rebuilding').length;
     await fs.writeFile(path.join(project, 'dist/extra.json'), '{}');
     await fs.writeFile(path.join(project, '.scratch'), 'x');
     await settle();
-    expect(dev.stderr).not.toContain('rebuilding');
+    expect(dev.stderr.split('rebuilding').length).toBe(rebuilds);
     expect(await dev.close()).toBe(0);
   });
 
@@ -300,38 +296,7 @@ describe.concurrent('staticmcp dev', () => {
     expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);
   });
 
-  it('serves a packed tree (--max-call-files 2) from its packs, and a rebuilt one from its new packs', async (test) => {
-    const { expect } = test;
-    const runsLog = path.join(await temporaryFolder(), 'runs.log');
-    const project = await writeProject({ 'tools/say': { script: COUNTED_TOOL('v1', runsLog) } });
-    const dev = startDev(test, project, ['--max-call-files', '2']);
-    await initialized(dev);
-    const packs = await fs.readdir(path.join(project, 'dist/packs/say'));
-    expect(packs.some((file) => file.endsWith('.pack'))).toBe(true);
-    await expect(fs.stat(path.join(project, 'dist/tools/say/b.json'))).rejects.toThrow();
-    const runs = async (): Promise<number> => (await fs.readFile(runsLog, 'utf8')).split('\n').length - 1;
-    const builtRuns = await runs();
-    expect((await dev.request('tools/call', { name: 'say', arguments: { word: 'b' } })).result).toEqual({
-      content: [{ type: 'text', text: 'v1 b\n' }],
-    });
-    expect(await runs()).toBe(builtRuns);
-
-    // The edit gives new packs under new names: the answers come from them, not the old indexes.
-    await replaceFile(project, 'tools/say', COUNTED_TOOL('v2', runsLog));
-    await fs.chmod(path.join(project, 'tools/say'), 0o755);
-    await stderrSays(dev, 'reloaded the tree');
-    expect(await fs.readdir(path.join(project, 'dist/packs/say'))).not.toEqual(packs);
-    const rebuiltRuns = await runs();
-    for (const word of ['b', 'd']) {
-      expect((await dev.request('tools/call', { name: 'say', arguments: { word } })).result).toEqual({
-        content: [{ type: 'text', text: `v2 ${word}\n` }],
-      });
-    }
-    expect(await runs()).toBe(rebuiltRuns);
-    expect(dev.stderr).not.toMatch(/not answered from the tree|not precomputed/);
-  });
-
-  it("rebuilds only the edited tool's packs: the other packed tool keeps its files (same inodes)", async (test) => {
+  it("serves a packed tree (--max-call-files 2) from its packs, and a rebuilt one from its new packs, rebuilding only the edited tool's packs (the other keeps its inodes)", async (test) => {
     const { expect } = test;
     const runsLog = path.join(await temporaryFolder(), 'runs.log');
     const project = await writeProject({
@@ -347,17 +312,32 @@ describe.concurrent('staticmcp dev', () => {
       return files;
     };
     const [sayBefore, tellBefore] = [await inodes('say'), await inodes('tell')];
+    expect([...sayBefore.keys()].some((file) => file.endsWith('.pack'))).toBe(true);
+    await expect(fs.stat(path.join(project, 'dist/tools/say/b.json'))).rejects.toThrow();
+    const runs = async (): Promise<number> => (await fs.readFile(runsLog, 'utf8')).split('\n').length - 1;
+    const builtRuns = await runs();
+    expect((await dev.request('tools/call', { name: 'say', arguments: { word: 'b' } })).result).toEqual({
+      content: [{ type: 'text', text: 'v1 b\n' }],
+    });
+    expect(await runs()).toBe(builtRuns);
 
+    // The edit gives new packs under new names: the answers come from them, not the old indexes;
+    // the tool that was not edited keeps its pack files.
     await replaceFile(project, 'tools/say', COUNTED_TOOL('v2', runsLog));
     await fs.chmod(path.join(project, 'tools/say'), 0o755);
     await stderrSays(dev, 'reloaded the tree');
     expect(await inodes('tell')).toEqual(tellBefore);
     expect([...(await inodes('say')).keys()].sort()).not.toEqual([...sayBefore.keys()].sort());
+    const rebuiltRuns = await runs();
+    for (const word of ['b', 'c', 'd']) {
+      expect((await dev.request('tools/call', { name: 'say', arguments: { word } })).result).toEqual({
+        content: [{ type: 'text', text: `v2 ${word}\n` }],
+      });
+    }
     expect((await dev.request('tools/call', { name: 'tell', arguments: { word: 'c' } })).result).toEqual({
       content: [{ type: 'text', text: 't1 c\n' }],
     });
-    expect((await dev.request('tools/call', { name: 'say', arguments: { word: 'c' } })).result).toEqual({
-      content: [{ type: 'text', text: 'v2 c\n' }],
-    });
+    expect(await runs()).toBe(rebuiltRuns);
+    expect(dev.stderr).not.toMatch(/not answered from the tree|not precomputed/);
   });
 });

@@ -31,6 +31,8 @@ const helpOf = (description: string): string =>
 
 beforeAll(async () => {
   project = await writeProject({
+    // No search index: indexing the 12 MB resource was most of this build, and no test searches.
+    'staticmcp.json': JSON.stringify({ search: false }),
     'resources/big.txt': 'a'.repeat(RESOURCE_BYTES),
     'resources/huge.txt': 'a'.repeat(HUGE_RESOURCE_BYTES),
     // Records each run, so a test can tell whether any started.

@@ -14,6 +14,7 @@ import { CLI } from '../helpers/paths.js';
 import { buildTreeInProcess } from '../helpers/in-process-build.js';
 import { writeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
+import { mergeParts } from '../../src/merge/merge-parts.js';
 import { readParts } from '../../src/merge/read-parts.js';
 import { createTreeHash, sortTreePaths } from '../../src/tree-writer/content-hash.js';
 
@@ -56,8 +57,9 @@ async function prepare(template: string): Promise<Work> {
   await fs.mkdir(path.dirname(out));
   const victim = path.join(root, 'site', '.bashrc');
   await fs.writeFile(victim, VICTIM, { mode: 0o600 });
-  const merged = await runCli(['merge', part, '--out', out]);
-  if (merged.code !== 0) throw new Error(`the untampered part did not merge:\n${merged.stderr}`);
+  // In-process (merge's own mergeParts): this tree is only what the attacks must leave as it was.
+  const merged = await mergeParts({ parts: [part], outDir: out });
+  if (!merged.ok) throw new Error(`the untampered part did not merge: ${JSON.stringify(merged)}`);
   return { root, part, out, victim };
 }
 
