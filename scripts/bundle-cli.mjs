@@ -84,7 +84,7 @@ export async function bundleServe(outDir) {
   return outfile;
 }
 
-/** The bin: start-cli.ts run with this file's folder and its own import() (which resolves from there). */
+/** The bin: start-cli.ts run with this file's folder and its own import() and require() (which resolve from there). */
 export async function bundleEntry(outDir) {
   const outfile = path.join(path.resolve(REPO_ROOT, outDir), ENTRY_BUNDLE_PATH);
   await build({
@@ -100,7 +100,7 @@ export async function bundleEntry(outDir) {
     banner: {
       js: '#!/usr/bin/env node\n// The staticmcp command, written by scripts/bundle-cli.mjs from src/cli/start-cli.ts',
     },
-    footer: { js: 'module.exports.startCli(__dirname, (specifier) => import(specifier));' },
+    footer: { js: 'module.exports.startCli(__dirname, (specifier) => import(specifier), require);' },
     logLevel: 'warning',
   });
   await chmod(outfile, 0o755);

@@ -10,11 +10,9 @@
 // (staticmcp-serve.cjs: one file instead of the modules the bridge needs, which pays for its
 // start-up: see bench/bridge-startup.mjs); `--version` alone is answered here; every other line, or
 // a build without the bundle, runs the command line's modules (run-command-line.ts).
-import { readFileSync } from 'node:fs';
-import module from 'node:module';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { cacheFileFor, requireWithCodeCache } from './code-cache.js';
+import { cacheFileFor, readScriptFile, requireWithCodeCache } from './code-cache.js';
 
 interface ServeBundle {
   runServeCommandLine(argv: string[]): Promise<boolean>;
@@ -23,25 +21,56 @@ interface ServeBundle {
 /** `import()` as the entry file has it: specifiers resolve from dist/cli, where both entry files are. */
 export type ImportModule = (specifier: string) => Promise<unknown>;
 
-const enableCompileCache = (module as { enableCompileCache?: () => unknown }).enableCompileCache;
+/**
+ * Turns on Node's compile cache (module.enableCompileCache, from Node 22.1) and says whether there is
+ * one. Older Nodes are told from the version, so that on Node 20 node:module (and the ES module
+ * loader it brings) is never loaded for a serve line.
+ */
+function enableCompileCache(requireModule: NodeJS.Require): boolean {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  if (major < 22 || (major === 22 && minor < 1)) return false;
+  const enable = (requireModule('node:module') as { enableCompileCache?: () => unknown }).enableCompileCache;
+  enable?.();
+  return enable !== undefined;
+}
+
+/** os.tmpdir() without loading node:os where its rule is this simple (everywhere but Windows). */
+function tmpdirOf(requireModule: NodeJS.Require): string {
+  if (process.platform === 'win32') return (requireModule('node:os') as typeof import('node:os')).tmpdir();
+  const folder = process.env.TMPDIR || process.env.TMP || process.env.TEMP || '/tmp';
+  return folder.length > 1 && folder.endsWith('/') ? folder.slice(0, -1) : folder;
+}
 
 /** The serve bundle's exports, or undefined when there is no bundle. */
-function loadServeBundle(cliFolder: string, importModule: ImportModule): ServeBundle | undefined {
+function loadServeBundle(
+  cliFolder: string,
+  importModule: ImportModule,
+  requireModule: NodeJS.Require,
+  compileCache: boolean,
+): ServeBundle | undefined {
   const bundle = path.join(cliFolder, 'staticmcp-serve.cjs');
-  let source: string;
+  // Node's compile cache keeps the bundle's code when Node loads it.
+  if (compileCache) return existsSync(bundle) ? (requireModule(bundle) as ServeBundle) : undefined;
+  let script: ReturnType<typeof readScriptFile>;
   try {
-    source = readFileSync(bundle, 'utf8');
+    script = readScriptFile(bundle);
   } catch {
     return undefined;
   }
-  // Node's compile cache keeps the bundle's code when Node loads it.
-  if (enableCompileCache) return module.createRequire(bundle)(bundle) as ServeBundle;
-  const key = /^\/\/ staticmcp bundle ([0-9a-f]+)/.exec(source)?.[1];
-  const cacheFolder = process.env.NODE_COMPILE_CACHE || path.join(tmpdir(), 'node-compile-cache');
+  const key = /^\/\/ staticmcp bundle ([0-9a-f]+)/.exec(script.source)?.[1];
+  const cacheFolder = process.env.NODE_COMPILE_CACHE || path.join(tmpdirOf(requireModule), 'node-compile-cache');
   const cacheFile =
     key === undefined || process.env.NODE_DISABLE_COMPILE_CACHE ? undefined : cacheFileFor(cacheFolder, key);
-  // The bundle's own import() (of files found at run time) resolves as the entry file's does.
-  return requireWithCodeCache(bundle, source, cacheFile, importModule) as ServeBundle;
+  // The bundle's own import() (of files found at run time) resolves as the entry file's does, and
+  // its require() as the entry's: both files are in cliFolder.
+  return requireWithCodeCache(
+    bundle,
+    script.source,
+    cacheFile,
+    importModule,
+    requireModule,
+    script.scratch,
+  ) as ServeBundle;
 }
 
 /** The package's version, as `staticmcp --version` prints it (the same package.json as shared/version.ts). */
@@ -50,15 +79,24 @@ function readVersion(cliFolder: string): string {
     .version;
 }
 
-/** Runs the command line in process.argv; `cliFolder` is the folder of the entry file (dist/cli). */
-export async function startCli(cliFolder: string, importModule: ImportModule): Promise<void> {
-  enableCompileCache?.();
+/**
+ * Runs the command line in process.argv; `cliFolder` is the folder of the entry file (dist/cli),
+ * `importModule` and `requireModule` its import() and require() (the CommonJS bin's own require;
+ * main.js makes one with createRequire).
+ */
+export async function startCli(
+  cliFolder: string,
+  importModule: ImportModule,
+  requireModule: NodeJS.Require,
+): Promise<void> {
+  const compileCache = enableCompileCache(requireModule);
   const argv = process.argv.slice(2);
   if (argv.length === 1 && argv[0] === '--version') {
     process.stdout.write(`${readVersion(cliFolder)}\n`);
     return;
   }
   const served =
-    argv[0] === 'serve' && (await loadServeBundle(cliFolder, importModule)?.runServeCommandLine(argv)) === true;
+    argv[0] === 'serve' &&
+    (await loadServeBundle(cliFolder, importModule, requireModule, compileCache)?.runServeCommandLine(argv)) === true;
   if (!served) await importModule('./run-command-line.js');
 }
