@@ -17,6 +17,8 @@ import path from 'node:path';
 import vm from 'node:vm';
 
 const MAGIC = 0x32_43_4d_53; // "SMC2": 16-byte header (magic, payload length, checksum, zero)
+/** In the file's name too: a build with another format never reads (and then rewrites) this one's files. */
+const FORMAT = 2;
 const HEADER_BYTES = 16;
 /** A server started from a cache miss writes its cache this long after it started (or at exit, if sooner). */
 export const CACHE_WRITE_DELAY_MS = 1000;
@@ -111,37 +113,46 @@ export function writeCacheFile(file: string, payload: Uint8Array): void {
   }
 }
 
-/** The cache file of a script with this key, in `folder`, for this Node and architecture. */
+/** The cache file of a script with this key, in `folder`, for this Node and architecture (and this file format). */
 export function cacheFileFor(folder: string, key: string): string {
-  return path.join(folder, `staticmcp-${key}-${process.version}-${process.arch}.code-cache`);
+  return path.join(folder, `staticmcp-${key}-${process.version}-${process.arch}.code-cache-${FORMAT}`);
+}
+
+/** How a CommonJS source becomes the function expression requireWithCodeCache runs (scripts/bundle-cli.mjs writes the same). */
+export const COMMONJS_WRAPPER_START =
+  '(function (exports, require, module, __filename, __dirname, __staticmcpImport) {';
+export const COMMONJS_WRAPPER_END = '\n})';
+
+/** A CommonJS source as the function expression requireWithCodeCache takes. */
+export function wrapCommonJs(source: string): string {
+  return `${COMMONJS_WRAPPER_START}${source}${COMMONJS_WRAPPER_END}`;
 }
 
 /**
  * Runs `file` as a CommonJS module (exports, require, module, __filename, __dirname, and
  * `__staticmcpImport`, the caller's `import()`: a vm script has none of its own without
- * --experimental-vm-modules) and returns its exports. `cacheFile` undefined runs it without a cache.
- * `requireModule` is the script's `require` (one that resolves from its folder: the caller's own,
- * when it lives there, costs nothing to make); `scratch` is a buffer the cache may be read into.
+ * --experimental-vm-modules) and returns its exports. `script` is the file's whole text, a
+ * function expression of those parameters (wrapCommonJs): the bundle is written that way, since
+ * wrapping a source here would make V8 copy the joined text once more. `cacheFile` undefined runs
+ * it without a cache. `requireModule` is the script's `require` (one that resolves from its
+ * folder: the caller's own, when it lives there, costs nothing to make); `scratch` is a buffer the
+ * cache may be read into.
  */
 export function requireWithCodeCache(
   file: string,
-  source: string,
+  script: string,
   cacheFile: string | undefined,
   importModule: (specifier: string) => Promise<unknown>,
   requireModule: NodeJS.Require,
   scratch?: Buffer,
 ): unknown {
   const cachedData = cacheFile === undefined ? undefined : readCacheFile(cacheFile, scratch);
-  // On the first line, as Node's own wrapper does, so line numbers in stack traces stay the file's.
-  const script = new vm.Script(
-    `(function (exports, require, module, __filename, __dirname, __staticmcpImport) {${source}\n})`,
-    { filename: file, ...(cachedData ? { cachedData } : {}) },
-  );
-  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+  const compiled = new vm.Script(script, { filename: file, ...(cachedData ? { cachedData } : {}) });
+  const wrapper = compiled.runInThisContext() as (...args: unknown[]) => void;
   const module = { exports: {} as unknown };
   wrapper.call(module.exports, module.exports, requireModule, module, file, path.dirname(file), importModule);
-  if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true))
-    scheduleCacheWrite(script, cacheFile);
+  if (cacheFile !== undefined && (cachedData === undefined || compiled.cachedDataRejected === true))
+    scheduleCacheWrite(compiled, cacheFile);
   return module.exports;
 }
 

@@ -2,15 +2,16 @@
 // bin (this module bundled as CommonJS by scripts/bundle-cli.mjs: Node 20 starts a CommonJS entry
 // without setting up its ES module loader, which an ordinary serve line then never needs), and
 // dist/cli/main.js (ES module, the path `node dist/cli/main.js …` runs). It keeps V8's compiled
-// code between runs: Node's compile cache on Node 22.1+ (turned on before any of our modules is
-// compiled), code-cache.ts on Node 20 for the serve bundle. Both live in $NODE_COMPILE_CACHE or
+// code between runs: code-cache.ts's for the serve bundle (on every Node version: it loads the
+// bundle with less copying than Node's loader), Node's compile cache on Node 22.1+ for the other
+// modules (turned on before any of them is compiled). Both live in $NODE_COMPILE_CACHE or
 // os.tmpdir()/node-compile-cache: never in the user's project or the install folder, so a read-only
 // install works, and a cache that cannot be read or written is silently not used.
 // NODE_DISABLE_COMPILE_CACHE=1 turns both off. An ordinary `serve` line runs from the serve bundle
 // (staticmcp-serve.cjs: one file instead of the modules the bridge needs, which pays for its
 // start-up: see bench/bridge-startup.mjs); `--version` alone is answered here; every other line, or
 // a build without the bundle, runs the command line's modules (run-command-line.ts).
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { cacheFileFor, readScriptFile, requireWithCodeCache } from './code-cache.js';
 
@@ -22,16 +23,14 @@ interface ServeBundle {
 export type ImportModule = (specifier: string) => Promise<unknown>;
 
 /**
- * Turns on Node's compile cache (module.enableCompileCache, from Node 22.1) and says whether there is
- * one. Older Nodes are told from the version, so that on Node 20 node:module (and the ES module
- * loader it brings) is never loaded for a serve line.
+ * Turns on Node's compile cache (module.enableCompileCache, from Node 22.1) for the modules Node
+ * loads (all but the serve bundle). Older Nodes are told from the version, so that there node:module (and the ES module
+ * loader it brings) is not loaded for nothing.
  */
-function enableCompileCache(requireModule: NodeJS.Require): boolean {
+function enableCompileCache(requireModule: NodeJS.Require): void {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-  if (major < 22 || (major === 22 && minor < 1)) return false;
-  const enable = (requireModule('node:module') as { enableCompileCache?: () => unknown }).enableCompileCache;
-  enable?.();
-  return enable !== undefined;
+  if (major < 22 || (major === 22 && minor < 1)) return;
+  (requireModule('node:module') as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 }
 
 /** os.tmpdir() without loading node:os where its rule is this simple (everywhere but Windows). */
@@ -46,11 +45,8 @@ function loadServeBundle(
   cliFolder: string,
   importModule: ImportModule,
   requireModule: NodeJS.Require,
-  compileCache: boolean,
 ): ServeBundle | undefined {
   const bundle = path.join(cliFolder, 'staticmcp-serve.cjs');
-  // Node's compile cache keeps the bundle's code when Node loads it.
-  if (compileCache) return existsSync(bundle) ? (requireModule(bundle) as ServeBundle) : undefined;
   let script: ReturnType<typeof readScriptFile>;
   try {
     script = readScriptFile(bundle);
@@ -89,7 +85,7 @@ export async function startCli(
   importModule: ImportModule,
   requireModule: NodeJS.Require,
 ): Promise<void> {
-  const compileCache = enableCompileCache(requireModule);
+  enableCompileCache(requireModule);
   const argv = process.argv.slice(2);
   if (argv.length === 1 && argv[0] === '--version') {
     process.stdout.write(`${readVersion(cliFolder)}\n`);
@@ -97,6 +93,6 @@ export async function startCli(
   }
   const served =
     argv[0] === 'serve' &&
-    (await loadServeBundle(cliFolder, importModule, requireModule, compileCache)?.runServeCommandLine(argv)) === true;
+    (await loadServeBundle(cliFolder, importModule, requireModule)?.runServeCommandLine(argv)) === true;
   if (!served) await importModule('./run-command-line.js');
 }

@@ -11,6 +11,7 @@ import {
   flushCacheWrite,
   readCacheFile,
   requireWithCodeCache,
+  wrapCommonJs,
   writeCacheFile,
 } from '../../src/cli/code-cache.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
@@ -25,8 +26,9 @@ const importModule = (specifier: string): Promise<unknown> => import(specifier);
 /** Runs SOURCE from a file in `folder` with the cache file `cacheFile`, and lets its cache write happen. */
 function runScript(folder: string, source: string, cacheFile: string): { answer: string; where: string } {
   const file = path.join(folder, 'script.cjs');
-  writeFileSync(file, source);
-  const exports = requireWithCodeCache(file, source, cacheFile, importModule, createRequire(file)) as {
+  const script = wrapCommonJs(source);
+  writeFileSync(file, script);
+  const exports = requireWithCodeCache(file, script, cacheFile, importModule, createRequire(file)) as {
     answer: string;
     where: string;
   };
