@@ -5,7 +5,10 @@
 // loop cost), the official SDK's McpServer, and `staticmcp serve`. For each, per call: the CPU of
 // the whole process and of its main thread (Linux /proc; the difference is V8's helper threads,
 // mostly garbage collection), and the round trip's median. CLI=/other/dist/cli/main.js measures
-// that CLI too (a before figure). Run: npm run build && node bench/bridge-call-cpu.mjs
+// that CLI too (a before figure). DISTINCT=1: every call has new arguments (n = 0, 1, 2, …, each a
+// precomputed file of its own), so no answer a session kept from an earlier call serves it: what a
+// client asking different questions pays; the default repeats one call. Run: npm run build && node
+// bench/bridge-call-cpu.mjs
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliPath, LineClient, median, repoRoot, tempDir, writeLookupTree } from './lib/bridge-lib.mjs';
@@ -15,7 +18,8 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const WARMUP = 300;
 const TICK_MS = 10;
 
-const tree = writeLookupTree(10);
+const DISTINCT = process.env.DISTINCT === '1';
+const tree = writeLookupTree(DISTINCT ? WARMUP + CALLS : 10);
 const folder = tempDir('staticmcp-bench-cpu-');
 const sdkServer = path.join(folder, 'sdk-server.mjs');
 writeFileSync(
@@ -58,16 +62,18 @@ function mainThreadCpuMs(pid) {
 async function measure(args) {
   const client = new LineClient(process.execPath, args);
   await client.initialize();
-  const params = { name: 'lookup', arguments: { n: 7 } };
-  for (let index = 0; index < WARMUP; index += 1) await client.request('tools/call', params);
+  // The floor and the SDK answer "value 7" whatever n is; staticmcp answers "value <n>".
+  const paramsOf = (n) => ({ name: 'lookup', arguments: { n: DISTINCT ? n : 7 } });
+  for (let index = 0; index < WARMUP; index += 1) await client.request('tools/call', paramsOf(CALLS + index));
   const pid = client.child.pid;
   const [cpuBefore, mainBefore] = [processCpuMs(pid), mainThreadCpuMs(pid)];
   const walls = [];
   for (let index = 0; index < CALLS; index += 1) {
     const startedAt = performance.now();
-    const response = await client.request('tools/call', params);
+    const response = await client.request('tools/call', paramsOf(index));
     walls.push(performance.now() - startedAt);
-    if (index === 0 && response.result?.content?.[0]?.text !== 'value 7')
+    const text = response.result?.content?.[0]?.text;
+    if (index === 0 && text !== 'value 7' && text !== `value ${paramsOf(index).arguments.n}`)
       throw new Error(`${args.join(' ')} answered ${JSON.stringify(response)}`);
   }
   const figures = {
@@ -92,7 +98,7 @@ for (let round = 0; round < ROUNDS; round += 1)
 const sdk = results.get('SDK McpServer');
 const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
 console.log(
-  `precomputed tools/call over stdio on Node ${process.version}, ${CALLS} calls × ${ROUNDS} fresh servers: ms per call (mean of rounds)`,
+  `precomputed tools/call over stdio on Node ${process.version}, ${CALLS} ${DISTINCT ? 'distinct' : 'identical'} calls × ${ROUNDS} fresh servers: ms per call (mean of rounds)`,
 );
 for (const [label, runs] of results) {
   const cpu = mean(runs.map((run) => run.cpu));

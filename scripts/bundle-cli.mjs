@@ -5,7 +5,7 @@
 // the npm packages they import) into ONE CommonJS file, `<outDir>/cli/staticmcp-serve.cjs`, which
 // dist/cli/main.js runs for an ordinary serve line: Node then reads and compiles one file instead of
 // the bridge's dozens of ES modules, and V8's code cache keeps that compile between runs
-// (src/cli/code-cache.ts on Node 20, Node's compile cache on 22.1+). One file, no chunks: every
+// (src/cli/code-cache.ts, on every Node version). One file, no chunks: every
 // class the serve path uses (the errors `instanceof` tells apart) exists once in it, and nothing
 // in it is shared with the unbundled modules other command lines run. Run by `npm run build`
 // (outDir = dist) and by the test setup (a private outDir), after tsc or esbuild wrote the modules.
@@ -31,6 +31,9 @@ const BUNDLE_FOLDER = path.join(SOURCE_ROOT, path.dirname(SERVE_BUNDLE_PATH));
 // is Node's import() when Node loads the bundle, and main.js's when code-cache.ts does (a vm script
 // has no import() of its own on Node 20). import('./…') of our modules stays: esbuild bundles it.
 const RUNTIME_IMPORT = /\bawait import\((?!\s*['"]\.)/g;
+// As src/cli/code-cache.ts's wrapCommonJs writes it (test/bridge/compile-cache.test.ts runs the bundle).
+const COMMONJS_WRAPPER_START = '(function (exports, require, module, __filename, __dirname, __staticmcpImport) {';
+const COMMONJS_WRAPPER_END = '\n})';
 
 /** Replaces `import.meta.url` in our modules with the URL of the module's compiled file. */
 const moduleUrlOfCompiledFile = {
@@ -77,14 +80,16 @@ export async function bundleServe(outDir) {
     plugins: [moduleUrlOfCompiledFile],
     logLevel: 'warning',
   });
-  const code = result.outputFiles[0].text;
+  // The file is the function expression code-cache.ts compiles (its wrapCommonJs): wrapping it at
+  // each start would make V8 copy the joined text once more.
+  const code = `${COMMONJS_WRAPPER_START}${result.outputFiles[0].text}${COMMONJS_WRAPPER_END}`;
   const hash = createHash('sha256').update(code).digest('hex').slice(0, 32);
   await mkdir(path.dirname(outfile), { recursive: true });
   await writeFile(outfile, `// staticmcp bundle ${hash}, written by scripts/bundle-cli.mjs\n${code}`);
   return outfile;
 }
 
-/** The bin: start-cli.ts run with this file's folder and its own import() (which resolves from there). */
+/** The bin: start-cli.ts run with this file's folder and its own import() and require() (which resolve from there). */
 export async function bundleEntry(outDir) {
   const outfile = path.join(path.resolve(REPO_ROOT, outDir), ENTRY_BUNDLE_PATH);
   await build({
@@ -100,7 +105,7 @@ export async function bundleEntry(outDir) {
     banner: {
       js: '#!/usr/bin/env node\n// The staticmcp command, written by scripts/bundle-cli.mjs from src/cli/start-cli.ts',
     },
-    footer: { js: 'module.exports.startCli(__dirname, (specifier) => import(specifier));' },
+    footer: { js: 'module.exports.startCli(__dirname, (specifier) => import(specifier), require);' },
     logLevel: 'warning',
   });
   await chmod(outfile, 0o755);

@@ -2,8 +2,9 @@
 // bin (this module bundled as CommonJS by scripts/bundle-cli.mjs: Node 20 starts a CommonJS entry
 // without setting up its ES module loader, which an ordinary serve line then never needs), and
 // dist/cli/main.js (ES module, the path `node dist/cli/main.js …` runs). It keeps V8's compiled
-// code between runs: Node's compile cache on Node 22.1+ (turned on before any of our modules is
-// compiled), code-cache.ts on Node 20 for the serve bundle. Both live in $NODE_COMPILE_CACHE or
+// code between runs: code-cache.ts's for the serve bundle (on every Node version: it loads the
+// bundle with less copying than Node's loader), Node's compile cache on Node 22.1+ for the other
+// modules (turned on before any of them is compiled). Both live in $NODE_COMPILE_CACHE or
 // os.tmpdir()/node-compile-cache: never in the user's project or the install folder, so a read-only
 // install works, and a cache that cannot be read or written is silently not used.
 // NODE_DISABLE_COMPILE_CACHE=1 turns both off. An ordinary `serve` line runs from the serve bundle
@@ -11,10 +12,8 @@
 // start-up: see bench/bridge-startup.mjs); `--version` alone is answered here; every other line, or
 // a build without the bundle, runs the command line's modules (run-command-line.ts).
 import { readFileSync } from 'node:fs';
-import module from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cacheFileFor, requireWithCodeCache } from './code-cache.js';
+import { cacheFileFor, readScriptFile, requireWithCodeCache } from './code-cache.js';
 
 interface ServeBundle {
   runServeCommandLine(argv: string[]): Promise<boolean>;
@@ -23,25 +22,51 @@ interface ServeBundle {
 /** `import()` as the entry file has it: specifiers resolve from dist/cli, where both entry files are. */
 export type ImportModule = (specifier: string) => Promise<unknown>;
 
-const enableCompileCache = (module as { enableCompileCache?: () => unknown }).enableCompileCache;
+/**
+ * Turns on Node's compile cache (module.enableCompileCache, from Node 22.1) for the modules Node
+ * loads (all but the serve bundle). Older Nodes are told from the version, so that there node:module (and the ES module
+ * loader it brings) is not loaded for nothing.
+ */
+function enableCompileCache(requireModule: NodeJS.Require): void {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  if (major < 22 || (major === 22 && minor < 1)) return;
+  (requireModule('node:module') as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+}
+
+/** os.tmpdir() without loading node:os where its rule is this simple (everywhere but Windows). */
+function tmpdirOf(requireModule: NodeJS.Require): string {
+  if (process.platform === 'win32') return (requireModule('node:os') as typeof import('node:os')).tmpdir();
+  const folder = process.env.TMPDIR || process.env.TMP || process.env.TEMP || '/tmp';
+  return folder.length > 1 && folder.endsWith('/') ? folder.slice(0, -1) : folder;
+}
 
 /** The serve bundle's exports, or undefined when there is no bundle. */
-function loadServeBundle(cliFolder: string, importModule: ImportModule): ServeBundle | undefined {
+function loadServeBundle(
+  cliFolder: string,
+  importModule: ImportModule,
+  requireModule: NodeJS.Require,
+): ServeBundle | undefined {
   const bundle = path.join(cliFolder, 'staticmcp-serve.cjs');
-  let source: string;
+  let script: ReturnType<typeof readScriptFile>;
   try {
-    source = readFileSync(bundle, 'utf8');
+    script = readScriptFile(bundle);
   } catch {
     return undefined;
   }
-  // Node's compile cache keeps the bundle's code when Node loads it.
-  if (enableCompileCache) return module.createRequire(bundle)(bundle) as ServeBundle;
-  const key = /^\/\/ staticmcp bundle ([0-9a-f]+)/.exec(source)?.[1];
-  const cacheFolder = process.env.NODE_COMPILE_CACHE || path.join(tmpdir(), 'node-compile-cache');
+  const key = /^\/\/ staticmcp bundle ([0-9a-f]+)/.exec(script.source)?.[1];
+  const cacheFolder = process.env.NODE_COMPILE_CACHE || path.join(tmpdirOf(requireModule), 'node-compile-cache');
   const cacheFile =
     key === undefined || process.env.NODE_DISABLE_COMPILE_CACHE ? undefined : cacheFileFor(cacheFolder, key);
-  // The bundle's own import() (of files found at run time) resolves as the entry file's does.
-  return requireWithCodeCache(bundle, source, cacheFile, importModule) as ServeBundle;
+  // The bundle's own import() (of files found at run time) resolves as the entry file's does, and
+  // its require() as the entry's: both files are in cliFolder.
+  return requireWithCodeCache(
+    bundle,
+    script.source,
+    cacheFile,
+    importModule,
+    requireModule,
+    script.scratch,
+  ) as ServeBundle;
 }
 
 /** The package's version, as `staticmcp --version` prints it (the same package.json as shared/version.ts). */
@@ -50,15 +75,24 @@ function readVersion(cliFolder: string): string {
     .version;
 }
 
-/** Runs the command line in process.argv; `cliFolder` is the folder of the entry file (dist/cli). */
-export async function startCli(cliFolder: string, importModule: ImportModule): Promise<void> {
-  enableCompileCache?.();
+/**
+ * Runs the command line in process.argv; `cliFolder` is the folder of the entry file (dist/cli),
+ * `importModule` and `requireModule` its import() and require() (the CommonJS bin's own require;
+ * main.js makes one with createRequire).
+ */
+export async function startCli(
+  cliFolder: string,
+  importModule: ImportModule,
+  requireModule: NodeJS.Require,
+): Promise<void> {
+  enableCompileCache(requireModule);
   const argv = process.argv.slice(2);
   if (argv.length === 1 && argv[0] === '--version') {
     process.stdout.write(`${readVersion(cliFolder)}\n`);
     return;
   }
   const served =
-    argv[0] === 'serve' && (await loadServeBundle(cliFolder, importModule)?.runServeCommandLine(argv)) === true;
+    argv[0] === 'serve' &&
+    (await loadServeBundle(cliFolder, importModule, requireModule)?.runServeCommandLine(argv)) === true;
   if (!served) await importModule('./run-command-line.js');
 }

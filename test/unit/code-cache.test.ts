@@ -3,6 +3,7 @@
 // still runs and answers right, and a good cache file replaces the bad one; a file others may
 // write is never read.
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -10,6 +11,7 @@ import {
   flushCacheWrite,
   readCacheFile,
   requireWithCodeCache,
+  wrapCommonJs,
   writeCacheFile,
 } from '../../src/cli/code-cache.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
@@ -24,8 +26,12 @@ const importModule = (specifier: string): Promise<unknown> => import(specifier);
 /** Runs SOURCE from a file in `folder` with the cache file `cacheFile`, and lets its cache write happen. */
 function runScript(folder: string, source: string, cacheFile: string): { answer: string; where: string } {
   const file = path.join(folder, 'script.cjs');
-  writeFileSync(file, source);
-  const exports = requireWithCodeCache(file, source, cacheFile, importModule) as { answer: string; where: string };
+  const script = wrapCommonJs(source);
+  writeFileSync(file, script);
+  const exports = requireWithCodeCache(file, script, cacheFile, importModule, createRequire(file)) as {
+    answer: string;
+    where: string;
+  };
   // The write waits for a timer or the exit; the test does not.
   flushCacheWrite();
   return exports;
@@ -86,7 +92,7 @@ describe('the code cache of the CLI bundle', () => {
 });
 
 /** The cache payload V8 makes for `source`, run from a file in `folder`. */
-function readCacheFileOf(folder: string, source: string): Buffer {
+function readCacheFileOf(folder: string, source: string): Uint8Array {
   const cacheFile = cacheFileFor(folder, 'other');
   runScript(folder, source, cacheFile);
   const payload = readCacheFile(cacheFile);

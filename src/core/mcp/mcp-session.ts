@@ -1,11 +1,10 @@
-// The protocol core, the same on every host: one parsed message (or batch) in, the response out,
-// notifications through callbacks the transport gives (stdout, an SSE stream). Each request's own
-// _meta decides its era: a 2026-07-28 request goes to modern-dispatch.ts (loaded on the first
-// one, so a legacy client's start never waits for it); this file answers the legacy era
-// (handshake, negotiated version, log level, resource subscriptions) and owns what both
-// share: the requests in flight (so `notifications/cancelled` can stop one) and, under
-// `staticmcp dev`, the notifications a reloaded tree causes. It never throws on bad input: every
-// request with an id gets exactly one answer, unless cancelled.
+// The protocol core, the same on every host: one parsed message (or batch) in, the response out, notifications
+// through callbacks the transport gives (stdout, an SSE stream). Each request's own _meta decides its era: a
+// 2026-07-28 request goes to modern-dispatch.ts (loaded on the first one, so a legacy client's start never waits for
+// it); this file answers the legacy era (handshake, negotiated version, log level, resource subscriptions) and owns
+// what both share: the requests in flight (so `notifications/cancelled` can stop one) and, under `staticmcp dev`, the
+// notifications a reloaded tree causes. It never throws on bad input: every request with an id gets exactly one
+// answer, unless cancelled.
 import * as answers from './answer-budget.js';
 import type { AnswerLimits } from './answer-budget.js';
 import type { AnswerRoom } from '../tree-reading/answer-room.js';
@@ -52,13 +51,14 @@ import { isInEra, methodRow, type SessionMethod, unhandledMethod } from './metho
 import { isObject, type JsonObject } from '../tree/json-object.js';
 import { answerOnCurrentTree } from './tree-switch-port.js';
 import { PrecomputedAnswers } from './precomputed-answers.js';
+import { LazyAbort } from './lazy-abort.js';
 
 /** Only `staticmcp dev` needs these (and node:crypto): loaded on the first subscription or reload. */
 const loadTreeChanges = (): Promise<typeof import('./tree-changes.js')> => import('./tree-changes.js');
 type Outgoing = Record<string, unknown>;
 
 interface InFlight {
-  controller: AbortController;
+  controller: LazyAbort;
   promise: Promise<unknown>;
 }
 
@@ -211,10 +211,10 @@ export class McpSession {
     if (quick?.result) return resultResponse(request.id, quick.result);
     const room = share ?? new answers.AnswerBudget(this.answerLimits.maxAnswerBytes).openRoom();
     const key = inFlightKey(request.id);
-    const controller = new AbortController();
+    const controller = new LazyAbort();
     const work = answerOnCurrentTree(this.server, request, () =>
       era.era === 'legacy'
-        ? this.dispatch(request, controller.signal, notify, room)
+        ? this.dispatch(request, controller, notify, room)
         : this.dispatchModern(request, era, controller.signal, notify, room),
     );
     // A client may reuse an id while the first request still runs; only the newest is cancellable.
@@ -222,11 +222,11 @@ export class McpSession {
     this.inFlight.set(key, entry);
     try {
       const result = await work;
-      if (controller.signal.aborted || this.closing) return undefined;
+      if (controller.aborted || this.closing) return undefined;
       quick?.keep(result);
       return resultResponse(request.id, result);
     } catch (error) {
-      if (error instanceof RequestCancelled || controller.signal.aborted || this.closing) return undefined;
+      if (error instanceof RequestCancelled || controller.aborted || this.closing) return undefined;
       if (error instanceof RpcError) {
         // 2026-07-28 answers an unknown resource with Invalid Params; -32002 is legacy only.
         const code = era.era === 'modern' && error.code === RESOURCE_NOT_FOUND ? INVALID_PARAMS : error.code;
@@ -263,21 +263,26 @@ export class McpSession {
 
   private requestContext(
     params: JsonObject | undefined,
-    signal: AbortSignal,
+    abort: LazyAbort,
     notify: Send,
     answerRoom: AnswerRoom,
   ): RequestContext {
     return {
       version: this.version ?? LATEST_VERSION,
-      signal,
+      get signal() {
+        return abort.signal;
+      },
       answerRoom,
       progressToken: readProgressToken(params?._meta),
       notify: (method, notificationParams) => {
-        if (!signal.aborted && !this.closing) notify({ jsonrpc: '2.0', method, params: notificationParams });
+        if (!abort.aborted && !this.closing) notify({ jsonrpc: '2.0', method, params: notificationParams });
       },
       wantsLog: (level) => LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(this.minimumLogLevel),
       askClient: async (method, askParams, askSignal) =>
-        (await this.clientQuestions()).ask(method, askParams, this.clientCapabilities, notify, [signal, askSignal]),
+        (await this.clientQuestions()).ask(method, askParams, this.clientCapabilities, notify, [
+          abort.signal,
+          askSignal,
+        ]),
       // Known once this session's initialize declared them (a stateless POST never knows them).
       ...(this.handshakeDone ? { clientCapabilities: this.clientCapabilities } : {}),
     };
@@ -292,7 +297,7 @@ export class McpSession {
     return this.questions;
   }
 
-  private async dispatch(request: JsonRpcRequest, signal: AbortSignal, notify: Send, room: AnswerRoom) {
+  private async dispatch(request: JsonRpcRequest, abort: LazyAbort, notify: Send, room: AnswerRoom) {
     const { params } = request;
     const known = methodRow(request.method);
     const row = known && isInEra(known, 'legacy') ? known : undefined;
@@ -301,11 +306,7 @@ export class McpSession {
     if (this.version !== undefined && !row?.beforeInitialize) this.initialized = true;
     if (!row) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
     if (row.handler !== 'session')
-      return (await loadHandlers())[row.handler](
-        this.server,
-        params,
-        this.requestContext(params, signal, notify, room),
-      );
+      return (await loadHandlers())[row.handler](this.server, params, this.requestContext(params, abort, notify, room));
     const own = request.method as SessionMethod<'legacy'>;
     switch (own) {
       case 'initialize':
@@ -325,8 +326,7 @@ export class McpSession {
   }
 
   private initialize(params: JsonObject | undefined): JsonObject {
-    // The version is agreed once per connection; a second handshake would change it under
-    // requests still in flight, so it is refused as the lifecycle requires.
+    // Agreed once per connection: a second handshake, which would change it under requests in flight, is refused.
     if (this.handshakeDone) {
       throw new RpcError(
         INVALID_REQUEST,

@@ -4,36 +4,67 @@
 // garbage of a precomputed call (resident memory, bench/bridge-big-tree.mjs). Synchronous but
 // never blocking: a file is opened without waiting (O_NONBLOCK) and read only when it is a regular
 // file, since reading a named pipe in the tree would wait for a writer and freeze every client.
-import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync, statSync } from 'node:fs';
+// A call's file is sized (to claim room in the answer) and then read: the size is taken from the
+// opened file, which the read that follows uses, so a new call resolves its path (one readlink
+// per path segment) and stats it once, not twice.
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { ReadOutcome, TreeSource } from '../../core/tree/tree-source.js';
 
 /** The real path is already resolved: a link put there since is refused (ELOOP), not followed. */
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
 
+/** A file sizeOf opened, kept for the read of the same path that normally follows at once. */
+interface OpenedFile {
+  relativePath: string;
+  descriptor: number;
+  size: number;
+}
+
 export class FolderSource implements TreeSource {
   readonly revalidateAfterMs = undefined;
   private realRoot: string | undefined;
+  /** At most one: another sizeOf, a read, or close() closes it (a size refused by the answer's room is never read). */
+  private opened: OpenedFile | undefined;
 
   constructor(
     private readonly root: string,
     readonly displayName: string,
   ) {}
 
-  /** The size of a regular file inside the tree, from a stat (nothing is opened). */
+  /** The size of a regular file inside the tree; the file stays open for the read that follows. */
   async sizeOf(relativePath: string): Promise<number | undefined> {
+    this.closeOpened();
+    let descriptor: number | undefined;
     try {
       const realFile = this.realPathOf(relativePath);
       if (realFile === undefined) return undefined;
-      const stats = statSync(realFile, { throwIfNoEntry: false });
-      return stats?.isFile() ? stats.size : undefined;
+      descriptor = openSync(realFile, OPEN_FLAGS);
+      const stats = fstatSync(descriptor);
+      if (!stats.isFile()) return undefined;
+      this.opened = { relativePath, descriptor, size: stats.size };
+      descriptor = undefined;
+      return stats.size;
     } catch {
       // The read that follows says what is wrong.
       return undefined;
+    } finally {
+      if (descriptor !== undefined) closeSync(descriptor);
     }
   }
 
   async read(relativePath: string): Promise<ReadOutcome> {
+    const opened = this.opened;
+    if (opened !== undefined && opened.relativePath === relativePath) {
+      this.opened = undefined;
+      try {
+        return { status: 'ok', text: readOpenedFile(opened.descriptor, opened.size) };
+      } catch (error) {
+        return readFailure(relativePath, error);
+      } finally {
+        closeSync(opened.descriptor);
+      }
+    }
     // Outside the try: a tree folder that is gone is an error, not a missing file.
     this.realRoot ??= realpathSync.native(this.root);
     let realFile: string | undefined;
@@ -54,19 +85,27 @@ export class FolderSource implements TreeSource {
             `${relativePath} is not a regular file (a named pipe, socket or device); rebuild the tree to replace it`,
           );
         }
-        return { status: 'ok', text: readFileSync(fd, 'utf8') };
+        return { status: 'ok', text: readOpenedFile(fd, stats.size) };
       } finally {
         closeSync(fd);
       }
     } catch (error) {
-      if (!(error as NodeJS.ErrnoException).code) throw error;
-      if (isMissingError(error)) return { status: 'missing' };
-      // The code alone: the error's own message names the absolute path.
-      throw new Error(`${relativePath} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      return readFailure(relativePath, error);
     }
   }
 
-  close(): void {}
+  close(): void {
+    this.closeOpened();
+  }
+
+  private closeOpened(): void {
+    if (this.opened === undefined) return;
+    const { descriptor } = this.opened;
+    this.opened = undefined;
+    try {
+      closeSync(descriptor);
+    } catch {}
+  }
 
   /** The real path of a tree file, or undefined when it resolves outside the tree; throws like realpath. */
   private realPathOf(relativePath: string): string | undefined {
@@ -74,6 +113,29 @@ export class FolderSource implements TreeSource {
     const realFile = realpathSync.native(path.join(this.realRoot, ...relativePath.split('/')));
     return realFile.startsWith(`${this.realRoot}${path.sep}`) ? realFile : undefined;
   }
+}
+
+/**
+ * The text of an open regular file of `size` bytes (its fstat): read to that size, in one read for
+ * a tree file, without readFileSync's second stat and its read to the end.
+ */
+function readOpenedFile(descriptor: number, size: number): string {
+  const buffer = Buffer.allocUnsafe(size);
+  let filled = 0;
+  while (filled < size) {
+    const read = readSync(descriptor, buffer, filled, size - filled, null);
+    if (read === 0) break;
+    filled += read;
+  }
+  return buffer.toString('utf8', 0, filled);
+}
+
+/** A failed open or read as read() reports it: missing, or an error naming the tree path. */
+function readFailure(relativePath: string, error: unknown): ReadOutcome {
+  if (!(error as NodeJS.ErrnoException).code) throw error;
+  if (isMissingError(error)) return { status: 'missing' };
+  // The code alone: the error's own message names the absolute path.
+  throw new Error(`${relativePath} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
 }
 
 function isMissingError(error: unknown): boolean {
