@@ -24,6 +24,7 @@ import { build } from 'esbuild';
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE_ROOT = path.join(REPO_ROOT, 'src');
 export const SERVE_BUNDLE_PATH = path.join('cli', 'staticmcp-serve.cjs');
+export const COMMAND_LINE_BUNDLE_PATH = path.join('cli', 'staticmcp-cli.cjs');
 export const ENTRY_BUNDLE_PATH = path.join('cli', 'staticmcp.cjs');
 const BUNDLE_FOLDER = path.join(SOURCE_ROOT, path.dirname(SERVE_BUNDLE_PATH));
 
@@ -53,11 +54,12 @@ const moduleUrlOfCompiledFile = {
   },
 };
 
-export async function bundleServe(outDir) {
-  const outfile = path.join(path.resolve(REPO_ROOT, outDir), SERVE_BUNDLE_PATH);
+/** `entryPoint` and every module it reaches, as one pre-wrapped CommonJS file at `bundlePath` in outDir. */
+async function bundleCommandLine(outDir, entryPoint, bundlePath) {
+  const outfile = path.join(path.resolve(REPO_ROOT, outDir), bundlePath);
   const result = await build({
     absWorkingDir: REPO_ROOT,
-    entryPoints: ['src/cli/serve-command-line.ts'],
+    entryPoints: [entryPoint],
     outfile,
     bundle: true,
     format: 'cjs',
@@ -89,6 +91,16 @@ export async function bundleServe(outDir) {
   return outfile;
 }
 
+/** The serve command line's bundle (serve-command-line.ts). */
+export function bundleServe(outDir) {
+  return bundleCommandLine(outDir, 'src/cli/serve-command-line.ts', SERVE_BUNDLE_PATH);
+}
+
+/** Every other command's ordinary line (fast-command-line.ts): build, check, merge, index, dev, init. */
+export function bundleOtherCommands(outDir) {
+  return bundleCommandLine(outDir, 'src/cli/fast-command-line.ts', COMMAND_LINE_BUNDLE_PATH);
+}
+
 /** The bin: start-cli.ts run with this file's folder and its own import() and require() (which resolve from there). */
 export async function bundleEntry(outDir) {
   const outfile = path.join(path.resolve(REPO_ROOT, outDir), ENTRY_BUNDLE_PATH);
@@ -114,5 +126,5 @@ export async function bundleEntry(outDir) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const outDir = process.argv[2] ?? 'dist';
-  await Promise.all([bundleServe(outDir), bundleEntry(outDir)]);
+  await Promise.all([bundleServe(outDir), bundleOtherCommands(outDir), bundleEntry(outDir)]);
 }

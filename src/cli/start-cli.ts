@@ -2,21 +2,27 @@
 // bin (this module bundled as CommonJS by scripts/bundle-cli.mjs: Node 20 starts a CommonJS entry
 // without setting up its ES module loader, which an ordinary serve line then never needs), and
 // dist/cli/main.js (ES module, the path `node dist/cli/main.js …` runs). It keeps V8's compiled
-// code between runs: code-cache.ts's for the serve bundle (on every Node version: it loads the
+// code between runs: code-cache.ts's for the two bundles (on every Node version: it loads a
 // bundle with less copying than Node's loader), Node's compile cache on Node 22.1+ for the other
 // modules (turned on before any of them is compiled). Both live in $NODE_COMPILE_CACHE or
 // os.tmpdir()/node-compile-cache: never in the user's project or the install folder, so a read-only
 // install works, and a cache that cannot be read or written is silently not used.
 // NODE_DISABLE_COMPILE_CACHE=1 turns both off. An ordinary `serve` line runs from the serve bundle
 // (staticmcp-serve.cjs: one file instead of the modules the bridge needs, which pays for its
-// start-up: see bench/bridge-startup.mjs); `--version` alone is answered here; every other line, or
-// a build without the bundle, runs the command line's modules (run-command-line.ts).
+// start-up: see bench/bridge-startup.mjs); an ordinary line of any other command from the
+// command-line bundle (staticmcp-cli.cjs, fast-command-line.ts); `--version` alone is answered
+// here; every other line (help, usage errors: yargs), or a build without the bundles, runs the
+// command line's modules (run-command-line.ts).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { cacheFileFor, readScriptFile, requireWithCodeCache } from './code-cache.js';
 
+/** What both bundles export: run `argv` when it is an ordinary line of theirs (true), else nothing (false). */
 interface ServeBundle {
   runServeCommandLine(argv: string[]): Promise<boolean>;
+}
+interface CommandLineBundle {
+  runFastCommandLine(argv: string[]): Promise<boolean>;
 }
 
 /** `import()` as the entry file has it: specifiers resolve from dist/cli, where both entry files are. */
@@ -40,13 +46,14 @@ function tmpdirOf(requireModule: NodeJS.Require): string {
   return folder.length > 1 && folder.endsWith('/') ? folder.slice(0, -1) : folder;
 }
 
-/** The serve bundle's exports, or undefined when there is no bundle. */
-function loadServeBundle(
+/** A bundle's exports (`name` in cliFolder), or undefined when there is no such bundle. */
+function loadBundle(
   cliFolder: string,
+  name: string,
   importModule: ImportModule,
   requireModule: NodeJS.Require,
-): ServeBundle | undefined {
-  const bundle = path.join(cliFolder, 'staticmcp-serve.cjs');
+): unknown {
+  const bundle = path.join(cliFolder, name);
   let script: ReturnType<typeof readScriptFile>;
   try {
     script = readScriptFile(bundle);
@@ -59,14 +66,7 @@ function loadServeBundle(
     key === undefined || process.env.NODE_DISABLE_COMPILE_CACHE ? undefined : cacheFileFor(cacheFolder, key);
   // The bundle's own import() (of files found at run time) resolves as the entry file's does, and
   // its require() as the entry's: both files are in cliFolder.
-  return requireWithCodeCache(
-    bundle,
-    script.source,
-    cacheFile,
-    importModule,
-    requireModule,
-    script.scratch,
-  ) as ServeBundle;
+  return requireWithCodeCache(bundle, script.source, cacheFile, importModule, requireModule, script.scratch);
 }
 
 /** The package's version, as `staticmcp --version` prints it (the same package.json as shared/version.ts). */
@@ -91,8 +91,13 @@ export async function startCli(
     process.stdout.write(`${readVersion(cliFolder)}\n`);
     return;
   }
-  const served =
-    argv[0] === 'serve' &&
-    (await loadServeBundle(cliFolder, importModule, requireModule)?.runServeCommandLine(argv)) === true;
-  if (!served) await importModule('./run-command-line.js');
+  const ran =
+    argv[0] === 'serve'
+      ? await (
+          loadBundle(cliFolder, 'staticmcp-serve.cjs', importModule, requireModule) as ServeBundle | undefined
+        )?.runServeCommandLine(argv)
+      : await (
+          loadBundle(cliFolder, 'staticmcp-cli.cjs', importModule, requireModule) as CommandLineBundle | undefined
+        )?.runFastCommandLine(argv);
+  if (ran !== true) await importModule('./run-command-line.js');
 }

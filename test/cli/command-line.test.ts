@@ -5,13 +5,15 @@
 // command line it prints starts a working server.
 import { describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { runCli } from '../helpers/cli.js';
+import { fingerprint } from '../helpers/files.js';
 import { buildInProcess } from '../helpers/in-process-build.js';
 import { runYargsInProcess } from '../helpers/in-process-cli.js';
 import { binPath, CLI, REPO_ROOT } from '../helpers/paths.js';
 import { makeProject } from '../helpers/projects.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 import { COMMAND_NAMES, loadAllCommands, loadCommand } from '../../src/cli/command-list.js';
 import { type CommandSpec, readArguments } from '../../src/cli/command-spec.js';
@@ -130,6 +132,28 @@ describe('usage errors', () => {
     const mergeWithoutOut = await runCli(['merge', 'part-1', 'part-2']);
     expect(mergeWithoutOut.code).toBe(2);
     expect(mergeWithoutOut.stderr).toMatch(/^staticmcp merge: merge needs --out, the folder of the merged tree\n/);
+  });
+});
+
+describe('the command-line bundle', () => {
+  // An ordinary build line runs from dist/cli/staticmcp-cli.cjs; an install without it (a damaged
+  // or hand-copied one) runs the same line from the modules, with the same tree.
+  it('builds the same tree with the bundle and, where it is missing, from the modules', async () => {
+    const project = await makeProject({ tools: { ok: 'ok' } });
+    const dist = path.dirname(path.dirname(CLI));
+    const bare = path.join(await temporaryFolder('staticmcp-bare-install-'), 'dist');
+    cpSync(dist, bare, { recursive: true });
+    rmSync(path.join(bare, 'cli', 'staticmcp-cli.cjs'));
+    for (const shared of ['package.json', 'node_modules', 'templates', 'schemas', 'staticmcp.schema.json'])
+      symlinkSync(path.join(REPO_ROOT, shared), path.join(bare, '..', shared));
+    const viaBundle = await runCli(['build', project, '--out', path.join(project, 'bundled')]);
+    const viaModules = spawnSync(
+      process.execPath,
+      [path.join(bare, 'cli', 'staticmcp.cjs'), 'build', project, '--out', path.join(project, 'modules')],
+      { encoding: 'utf8' },
+    );
+    expect([viaBundle.code, viaModules.status]).toEqual([0, 0]);
+    expect(await fingerprint(path.join(project, 'modules'))).toEqual(await fingerprint(path.join(project, 'bundled')));
   });
 });
 

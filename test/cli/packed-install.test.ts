@@ -77,6 +77,7 @@ describe('the packed package, installed globally', () => {
     expect(packedFiles).toContain('dist/script/help-validators.cjs');
     expect(packedFiles).toContain('dist/cli/staticmcp-serve.cjs');
     expect(packedFiles).toContain('dist/cli/staticmcp.cjs');
+    expect(packedFiles).toContain('dist/cli/staticmcp-cli.cjs');
     const unexpected = packedFiles.filter(
       (file) =>
         !['LICENSE', 'README.md', 'package.json', 'staticmcp.schema.json'].includes(file) &&
@@ -86,6 +87,8 @@ describe('the packed package, installed globally', () => {
         file !== 'dist/script/help-validators.cjs' &&
         // The serve bundle main.js runs for an ordinary serve line (scripts/bundle-cli.mjs).
         file !== 'dist/cli/staticmcp-serve.cjs' &&
+        // The bundle of every other command's ordinary line (build, check, merge, …).
+        file !== 'dist/cli/staticmcp-cli.cjs' &&
         // The bin: the command's start, bundled as CommonJS (scripts/bundle-cli.mjs).
         file !== 'dist/cli/staticmcp.cjs' &&
         // The worker ships as its bundle only: never the edge host's own compiled modules.
