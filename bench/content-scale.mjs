@@ -20,7 +20,7 @@ const { createNodeServerContext } = await dist('hosts/node/node-server-context.j
 const { McpSession } = await dist('core/mcp/mcp-session.js');
 const { maxPackFilesFor, DEFAULT_TARGET_PACK_BYTES, MAX_PACK_BYTES } = await dist('tree-writer/pack-writer.js');
 const { DEFAULT_MAX_CALL_FILES } = await dist('builder/host-limits.js');
-const { RESOURCE_FILES_IN_MARGIN } = await dist('builder/pack-resource-files.js');
+const { RESOURCE_FILES_IN_MARGIN } = await dist('builder/host-limits.js');
 const { DEFAULT_RESOURCES_IN_MANIFEST, DEFAULT_RESOURCES_PER_LIST_PART } = await dist('core/tree/resource-list.js');
 
 const SIZES = (process.env.SIZES ?? '10000,100000').split(',').map(Number);
