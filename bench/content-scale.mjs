@@ -6,6 +6,7 @@
 // the arithmetic for 1,000,000 documents from the pack writer's own sizing (maxPackFilesFor).
 // Search is off by default (SEARCH=1 indexes too): the index has its own budget (search.md).
 // Run: npx tsc -p tsconfig.json && node bench/content-scale.mjs   (SIZES=10000,100000 SEARCH=0)
+// The peak RSS printed is the process's so far: run one size per process for each size's own.
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot, tempDir } from './lib/common.mjs';
@@ -19,7 +20,7 @@ const { createNodeServerContext } = await dist('hosts/node/node-server-context.j
 const { McpSession } = await dist('core/mcp/mcp-session.js');
 const { maxPackFilesFor, DEFAULT_TARGET_PACK_BYTES, MAX_PACK_BYTES } = await dist('tree-writer/pack-writer.js');
 const { DEFAULT_MAX_CALL_FILES } = await dist('builder/host-limits.js');
-const { RESOURCE_FILES_IN_MARGIN } = await dist('builder/pack-resource-files.js');
+const { RESOURCE_FILES_IN_MARGIN } = await dist('builder/host-limits.js');
 const { DEFAULT_RESOURCES_IN_MANIFEST, DEFAULT_RESOURCES_PER_LIST_PART } = await dist('core/tree/resource-list.js');
 
 const SIZES = (process.env.SIZES ?? '10000,100000').split(',').map(Number);
@@ -124,7 +125,7 @@ for (const count of SIZES) {
   const cold = await coldListBytes(outDir);
   console.log(`\n${count.toLocaleString('en')} documents${SEARCH ? ' (search on)' : ''}`);
   console.log(
-    `  build: ${(wallMs / 1000).toFixed(1)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU (this process)`,
+    `  build: ${(wallMs / 1000).toFixed(1)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU (this process); peak RSS so far ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`,
   );
   console.log(
     `  files: ${files} (${Object.entries(byTop)

@@ -5,8 +5,9 @@
 import { DOCUMENT_URL_META_KEY } from '../core/search/document-url.js';
 import { treeJsonFile } from '../core/tree/canonical-json.js';
 import type { JsonObject } from '../core/tree/json-object.js';
-import { rawResourceFilePath, resourceFilePath } from '../core/tree/resource-key.js';
-import { ExtraCopies } from './extra-copies.js';
+import { resourceFilePath } from '../core/tree/resource-key.js';
+import { HashedKeyMap } from './hashed-key-map.js';
+import { RawResourceCopies } from './raw-resource-copies.js';
 import { deployFiles } from '../tree-writer/deploy-files.js';
 import { discoveryFiles } from '../tree-writer/discovery-files.js';
 import {
@@ -34,7 +35,7 @@ import type { TreeOutput } from './tree-output.js';
 import { SKILLS_LIST_FILE, type SkillEntry } from '../core/tree/skills.js';
 import { isAppResource, namesAppResource } from '../core/tree/mcp-apps.js';
 import { declaredExtensions } from '../core/mcp/server-capabilities.js';
-import { writeResourceListParts } from './resource-list-parts.js';
+import { ResourceListWriter } from './resource-list-parts.js';
 import { inlineResourceFiles, planResourcePacking, type ResourcePackingPlan } from './pack-resource-files.js';
 
 export interface AssembleInput {
@@ -146,19 +147,30 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   const failures: BuildProblem[] = [];
   const reports = new Map(input.toolReports.map((report) => [report.name, report]));
 
-  const resourceDefinitions: ResourceDefinition[] = [];
-  const resourceOwners = new Map<string, string>();
+  const { config } = input;
+  // mcp.json keeps the first entries; the rest go to part files our extension names, written as
+  // they fill (resource-list-parts.ts): no list of every definition is held.
+  const listParts = new ResourceListWriter<ResourceDefinition>(output, config.limits);
+  let listsAppResource = false;
+  // Which resource (or template instance, numbered after the resources) owns each tree path, and
+  // each raw-name copy, held without the paths (hashed-key-map.ts): one entry a document.
+  const instanceOf = (owner: number) => input.templateInstances[owner - input.resources.length]!;
+  const uriOf = (owner: number) =>
+    owner < input.resources.length ? input.resources[owner]!.uri : instanceOf(owner).uri;
+  const resourceOwners = new HashedKeyMap((owner) => resourceFilePath(uriOf(owner)));
   // Also at the standard's raw name (`resources/changelog.md.json`), where other bridges look.
-  const rawResourceCopies = new ExtraCopies();
+  const rawResourceCopies = new RawResourceCopies(uriOf);
+  const writtenResources = new Uint8Array(input.resources.length);
   const pageOwners = new Map<string, string>();
   const pageWarnings: BuildProblem[] = [];
-  for (const resource of input.resources) {
+  for (let owner = 0; owner < input.resources.length; owner += 1) {
+    const resource = input.resources[owner]!;
     const filePath = resourceFilePath(resource.uri);
-    const owner = resourceOwners.get(filePath);
-    if (owner !== undefined) {
+    const held = resourceOwners.get(filePath);
+    if (held !== undefined) {
       failures.push({
         path: resource.shownPath ?? `resources/${resource.relativePath}`,
-        message: `its URI ${resource.uri} and ${owner} both map to ${filePath}; give one of them another "uri" in its .meta.json`,
+        message: `its URI ${resource.uri} and ${uriOf(held)} both map to ${filePath}; give one of them another "uri" in its .meta.json`,
       });
       continue;
     }
@@ -170,10 +182,11 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       continue;
     }
     if (read.warning !== undefined) pageWarnings.push({ path: shown, message: read.warning });
-    resourceOwners.set(filePath, resource.uri);
+    resourceOwners.set(filePath, owner);
+    writtenResources[owner] = 1;
     const page = claimPage(resource.pageUrl, shown, pageOwners, pageWarnings);
     const meta = page !== undefined ? { ...resource.meta, [DOCUMENT_URL_META_KEY]: page } : resource.meta;
-    resourceDefinitions.push({
+    const definition: ResourceDefinition = {
       uri: resource.uri,
       name: resource.name,
       ...(resource.title !== undefined ? { title: resource.title } : {}),
@@ -181,27 +194,29 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       mimeType: resource.mimeType,
       size: resource.size,
       ...(meta ? { _meta: meta } : {}),
-    });
+    };
+    listsAppResource ||= isAppResource({ uri: definition.uri, mimeType: definition.mimeType });
+    await listParts.add(definition);
     await output.write(filePath, treeJsonFile(resourceFileContent(resource, read.content)));
-    const raw = rawResourceFilePath(resource.uri);
-    if (raw) rawResourceCopies.claim(raw, filePath);
+    rawResourceCopies.claim(owner);
   }
 
-  for (const instance of input.templateInstances) {
+  for (let index = 0; index < input.templateInstances.length; index += 1) {
+    const instance = input.templateInstances[index]!;
+    const owner = input.resources.length + index;
     const filePath = resourceFilePath(instance.uri);
-    const owner = resourceOwners.get(filePath);
-    if (owner !== undefined) {
+    const held = resourceOwners.get(filePath);
+    if (held !== undefined) {
       failures.push({
         path: instance.uri,
-        message: `this template instance and ${owner} both map to ${filePath}; change the template or the value list`,
+        message: `this template instance and ${uriOf(held)} both map to ${filePath}; change the template or the value list`,
       });
       continue;
     }
-    resourceOwners.set(filePath, instance.uri);
+    resourceOwners.set(filePath, owner);
     // A blob instance also under `contents`, as resource files have it (resourceFileContent).
     await output.write(filePath, treeJsonFile('blob' in instance ? { ...instance, contents: [instance] } : instance));
-    const raw = rawResourceFilePath(instance.uri);
-    if (raw) rawResourceCopies.claim(raw, filePath);
+    rawResourceCopies.claim(owner);
   }
   await rawResourceCopies.writeInto(output);
   for (const prompt of input.prompts)
@@ -215,7 +230,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   for (const plan of input.plans.filter((candidate) => candidate.state)) {
     const uri = stateResourceUri(plan.script.relativePath);
     stateResources[uri] = plan.script.relativePath;
-    resourceDefinitions.push({
+    await listParts.add({
       uri,
       name: `${plan.name}-state`,
       description: `Current state of the ${plan.name} tool (read live)`,
@@ -239,9 +254,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     };
   }
 
-  const { config } = input;
-  // mcp.json keeps the first entries; the rest go to part files our extension names.
-  const listed = await writeResourceListParts(output, resourceDefinitions, config.limits);
+  const listed = await listParts.finish();
   const manifestWithoutHash: Manifest = {
     protocolVersion: LATEST_PROTOCOL_VERSION,
     serverInfo: {
@@ -258,11 +271,6 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       prompts: input.prompts.map((prompt) => prompt.definition),
     },
   };
-  // The search stage lists documents from the whole list, as merge and index read it (inline and parts).
-  const wholeList: Manifest = {
-    ...manifestWithoutHash,
-    capabilities: { ...manifestWithoutHash.capabilities, resources: resourceDefinitions },
-  };
   const publicUrl = config.publicUrl?.replace(/\/+$/, '');
   const cacheTtl = config.cache?.ttlSeconds;
   const discovery = discoveryFiles(manifestWithoutHash, {
@@ -274,16 +282,12 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     packageVersion: packageInfo().version,
     extensions: declaredExtensions({
       // As server-capabilities.ts tells them from the loaded tree.
-      apps:
-        resourceDefinitions.some((resource) => isAppResource({ uri: resource.uri, mimeType: resource.mimeType })) ||
-        input.plans.some((plan) => namesAppResource({ _meta: plan.definition._meta })),
+      apps: listsAppResource || input.plans.some((plan) => namesAppResource({ _meta: plan.definition._meta })),
       skills: skillCount > 0,
     }),
   });
   const toolNames = input.plans.map((plan) => plan.name);
-  const indexedResources = input.resources.filter(
-    (resource) => resourceOwners.get(resourceFilePath(resource.uri)) === resource.uri,
-  );
+  const indexedResources = input.resources.filter((_, owner) => writtenResources[owner] === 1);
   const hasTextResources = someTextResource(indexedResources);
   const searchIndexed =
     input.shardPart !== true && searchToIndex(input.config, toolNames, hasTextResources) !== undefined;
@@ -315,15 +319,21 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   return {
     manifestWithoutHash,
     ...(listed.resourceList ? { resourceList: listed.resourceList } : {}),
-    resourceCount: resourceDefinitions.length,
+    resourceCount: listParts.count,
     ...(resourcePacking ? { resourcePacking } : {}),
     tools,
     stateResources,
     hasCompletions,
     skillCount,
+    // The search stage lists documents from the inline list and the parts, as merge and index read it.
     documentsManifest: {
-      ...wholeList,
-      [EXTENSION_KEY]: { profileVersion: PROFILE_VERSION, tools, stateResources },
+      ...manifestWithoutHash,
+      [EXTENSION_KEY]: {
+        profileVersion: PROFILE_VERSION,
+        tools,
+        stateResources,
+        ...(listed.resourceList ? { resourceList: listed.resourceList } : {}),
+      },
     } as unknown as JsonObject,
     toolNames,
     hasTextResources,

@@ -59,8 +59,13 @@ export interface ToolCallFiles {
   targetPackBytes?: number;
 }
 
+/** Owner → the other names of its record, sorted (only looked up: a resource group's are made when asked). */
+export interface PackedCopies {
+  get(owner: string): readonly string[] | undefined;
+}
+
 /** A record's names: its own call file, then the copies packed with it (planPacking sorted them). */
-function namesOf(packedCopies: ReadonlyMap<string, string[]>, owner: string): string[] {
+function namesOf(packedCopies: PackedCopies, owner: string): string[] {
   return [owner, ...(packedCopies.get(owner) ?? [])];
 }
 
@@ -76,7 +81,7 @@ export interface PackingPlan {
   /** The tools to pack, in name order. */
   tools: ToolCallFiles[];
   /** Owner → its left-out-default copies below the same tool's folder (extra names of its record), sorted. */
-  packedCopies: ReadonlyMap<string, string[]>;
+  packedCopies: PackedCopies;
   targetPackBytes: number;
 }
 

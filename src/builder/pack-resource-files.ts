@@ -15,15 +15,54 @@ import { StringArena } from '../tree-writer/string-arena.js';
 import { formatCount } from '../shared/format-count.js';
 import type { BuildProblem } from './build-report.js';
 import { type PackingOutcome, RESOURCE_FILES_IN_MARGIN } from './host-limits.js';
-import type { PackingPlan, ToolCallFiles } from './pack-call-files.js';
+import { HashedKeyMap } from './hashed-key-map.js';
+import type { PackedCopies, PackingPlan, ToolCallFiles } from './pack-call-files.js';
 import type { TreeOutput } from './tree-output.js';
 
 /** The resource group to pack, with its own pack size and its copies (owner → other names). */
 export interface ResourcePackingPlan {
   entry: ToolCallFiles & { targetPackBytes: number };
-  copies: Map<string, string[]>;
+  copies: PackedCopies;
   /** Resource files in the tree before packing. */
   filesBefore: number;
+}
+
+/**
+ * The raw-name copies packed with their encoded twins, looked up by the twin (owner): held as the
+ * copies' positions in their arena by a hash of the twin (hashed-key-map.ts), not as a Map of path
+ * strings (~200 bytes of heap a resource, for the rest of the build).
+ */
+class RawNameCopies implements PackedCopies {
+  private readonly first: HashedKeyMap;
+  /** The next copy of the same twin (position + 1; 0: none). */
+  private readonly next: Uint32Array;
+
+  constructor(private readonly names: StringArena) {
+    this.first = new HashedKeyMap((position) => encodedTwinOf(names.at(position))!);
+    this.next = new Uint32Array(names.length);
+    for (let position = 0; position < names.length; position++) {
+      const twin = encodedTwinOf(names.at(position))!;
+      const held = this.first.get(twin);
+      if (held === undefined) {
+        this.first.set(twin, position);
+        continue;
+      }
+      let last = held;
+      while (this.next[last] !== 0) last = this.next[last]! - 1;
+      this.next[last] = position + 1;
+    }
+  }
+
+  get(owner: string): string[] | undefined {
+    const first = this.first.get(owner);
+    if (first === undefined) return undefined;
+    const names: string[] = [];
+    for (let position = first; ; position = this.next[position]! - 1) {
+      names.push(this.names.at(position));
+      if (this.next[position] === 0) break;
+    }
+    return names.sort();
+  }
 }
 
 /** The plain files of the resources listed inline: their encoded and raw names. */
@@ -56,7 +95,6 @@ export async function planResourcePacking(
   for (const filePath of writer.paths()) if (isPackableResourceFile(filePath)) filesBefore += 1;
   if (filesBefore <= room) return undefined;
 
-  const copies = new Map<string, string[]>();
   const owners = new StringArena();
   const copyNames = new StringArena();
   const packable = (filePath: string) => isPackableResourceFile(filePath) && !keepPlain.has(filePath);
@@ -71,12 +109,9 @@ export async function planResourcePacking(
       writer.digestOf(twin)?.equals(writer.digestOf(filePath)!)
     ) {
       copyNames.push(filePath);
-      const list = copies.get(twin) ?? [];
-      if (list.length === 0) copies.set(twin, list);
-      list.push(filePath);
     } else owners.push(filePath);
   }
-  for (const list of copies.values()) list.sort();
+  const copies = new RawNameCopies(copyNames);
   let recordBytes = 0;
   let nameCount = 0;
   for (let position = 0; position < owners.length; position++) {
@@ -115,14 +150,15 @@ export function withResourcePacking(
     callFilesBefore: callFiles,
     callFilesAfter: callFiles,
     tools: [],
-    packedCopies: new Map(),
+    packedCopies: new Map<string, string[]>(),
     targetPackBytes: DEFAULT_TARGET_PACK_BYTES,
   };
   return {
     ...base,
     // After the tools: the table keeps the tools' rows first, as before.
     tools: [...base.tools, resources.entry],
-    packedCopies: new Map([...base.packedCopies, ...resources.copies]),
+    // Call files and resource files never share a name.
+    packedCopies: { get: (owner) => base.packedCopies.get(owner) ?? resources.copies.get(owner) },
   };
 }
 

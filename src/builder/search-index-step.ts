@@ -23,8 +23,8 @@ import { EXTENSION_KEY, isOurExtension } from '../core/tree/manifest.js';
 import {
   DEFAULT_MAX_LLMS_FULL_BYTES,
   LLMS_FULL_FILE,
+  LLMS_FILE,
   LlmsTxtWriter,
-  llmsFiles,
   teeDocuments,
 } from '../tree-writer/llms-txt.js';
 import type { SearchIndexExtension } from '../tree-writer/search-index-output.js';
@@ -194,15 +194,17 @@ export async function writeTreeSearchIndex(
 ): Promise<{ extension: SearchIndexExtension; warnings: BuildProblem[]; skipped: number; files: string[] }> {
   const counts = { skipped: 0 };
   const files: string[] = [];
-  // A tree of ours also gets llms.txt and llms-full.txt, from the documents as they pass.
-  const llms = isOurExtension(manifest[EXTENSION_KEY])
-    ? new LlmsTxtWriter(manifest, settings.publicUrl, maxLlmsFullBytes)
-    : undefined;
   // The writer (and node:crypto) load only for projects that search. Its sorted runs go beside
   // the output folder, in the build's own scratch folder, never into the tree.
   const { writeSearchIndexSpilling } = await import('../tree-writer/search-index-spill-writer.js');
   const scratchFolder = scratchFolderOf(output.writer.outDir, process.pid);
   try {
+    await mkdir(scratchFolder, { recursive: true });
+    // A tree of ours also gets llms.txt and llms-full.txt, from the documents as they pass
+    // (llms-full.txt's entries wait in the scratch folder, not in memory).
+    const llms = isOurExtension(manifest[EXTENSION_KEY])
+      ? new LlmsTxtWriter(manifest, settings.publicUrl, maxLlmsFullBytes, scratchFolder)
+      : undefined;
     const documents = teeDocuments(streamDocuments(output.writer, manifest, settings, counts), llms);
     const options = { scratchFolder, stemming: settings.stemming, ...(kept ? { kept } : {}) };
     const extension = await writeSearchIndexSpilling(documents, options, (filePath, bytes) => {
@@ -211,10 +213,13 @@ export async function writeTreeSearchIndex(
     });
     const warnings = [...unknownToolWarnings(manifest, settings), ...skippedWarnings(counts.skipped)];
     if (llms) {
-      for (const [filePath, bytes] of llmsFiles(llms)) {
-        files.push(filePath);
-        await output.write(filePath, bytes);
-      }
+      await output.write(LLMS_FILE, Buffer.from(llms.renderIndex(), 'utf8'));
+      const fullFile = path.join(scratchFolder, LLMS_FULL_FILE);
+      const full = llms.writeFullFile(fullFile);
+      await output.writeFromFile(LLMS_FULL_FILE, fullFile, full.digest, full.sizeBytes);
+      // Put in place before the scratch folder goes.
+      await output.writer.flush();
+      files.push(LLMS_FILE, LLMS_FULL_FILE);
       if (llms.leftOutCount > 0)
         warnings.push({
           path: LLMS_FULL_FILE,

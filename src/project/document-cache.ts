@@ -5,11 +5,23 @@
 // identity; and each file's identity on disk (inode, size, mtime), so a build knows an untouched
 // file without reading it. A file whose identity changed is read and digested: the same bytes
 // (a touch, a checkout) are still not parsed. Only what this build saw is written back, so the
-// file holds one entry per document of the project. A corrupt or foreign file is ignored.
+// file holds one entry per document of the project; it is written as the documents pass (JSON
+// fragments in scratch files, joined at the end), never held whole. A corrupt or foreign file is
+// ignored.
 import { createHash } from 'node:crypto';
-import { type BigIntStats, promises as fs, readFileSync } from 'node:fs';
+import {
+  type BigIntStats,
+  closeSync,
+  promises as fs,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+} from 'node:fs';
 import path from 'node:path';
 import { isObject } from '../core/tree/json-object.js';
+import { SpillWriter } from '../tree-writer/spill-files.js';
 import { maxFrontMatterBytes } from './front-matter-limit.js';
 import type { MarkdownSummary } from './markdown-summary.js';
 
@@ -80,16 +92,27 @@ export class DocumentCache {
   parsedCount = 0;
   /** Documents whose parse came from the cache (by identity, or by digest after a read). */
   reusedCount = 0;
-  private readonly seen: CacheFile;
   private readonly pagesFolder: string | undefined;
+  /**
+   * This build's record, written as it is made (issue #39, "Memory": as objects it held ~600 bytes
+   * of heap a document, and its JSON text as much again, at discovery's end): its `files` and
+   * `parsed` entries as JSON fragments in two scratch files beside the cache, joined by save().
+   */
+  private fragments: { files: SpillWriter; parsed: SpillWriter } | undefined;
+  /** Entries recorded, and whether each is its path's entry in the previous record as it was. */
+  private recordedCount = 0;
+  private allAsBefore = true;
+  /** A fragment could not be written: no record is written. */
+  private failed = false;
+  /** The page texts (pageTextFile names) this build's documents have. */
+  private readonly usedPages = new Set<string>();
 
   private constructor(
     private readonly file: string | undefined,
     private readonly previous: CacheFile | undefined,
-    key: string,
+    private readonly key: string,
     private readonly startedAtNs: bigint,
   ) {
-    this.seen = { key, files: {}, parsed: {} };
     this.pagesFolder = file === undefined ? undefined : path.join(path.dirname(file), path.basename(PAGES_FOLDER));
   }
 
@@ -158,8 +181,8 @@ export class DocumentCache {
     stats: DocumentStats,
     sha256: string,
   ): ParsedDocument | undefined {
-    const key = `${sha256} ${mimeType}`;
-    const parsed = this.seen.parsed[key] ?? this.previous?.parsed[key];
+    // The previous build's parses only: two files of the same bytes in one build are parsed each.
+    const parsed = this.previous?.parsed[`${sha256} ${mimeType}`];
     if (parsed === undefined) return undefined;
     this.reusedCount += 1;
     this.record(relativePath, mimeType, stats, sha256, parsed);
@@ -185,60 +208,134 @@ export class DocumentCache {
     sha256: string,
     parsed: ParsedDocument,
   ): void {
+    if (this.file === undefined || this.failed) return;
     const fresh = this.startedAtNs - stats.mtimeNs < RACY_WINDOW_NS;
-    this.seen.files[relativePath] = {
+    const entry: FileEntry = {
       sha256,
       mimeType,
       inode: fresh ? '' : String(stats.ino),
       size: Number(stats.size),
       mtimeNs: String(stats.mtimeNs),
     };
-    this.seen.parsed[`${sha256} ${mimeType}`] = parsed;
+    const before = this.previous?.files[relativePath];
+    this.allAsBefore &&=
+      before !== undefined &&
+      before.sha256 === entry.sha256 &&
+      before.mimeType === entry.mimeType &&
+      before.inode === entry.inode &&
+      before.size === entry.size &&
+      before.mtimeNs === entry.mtimeNs;
+    if (parsed.page !== undefined) this.usedPages.add(path.basename(this.pageTextFile(sha256, mimeType)!));
+    const separator = this.recordedCount === 0 ? '' : ',';
+    this.recordedCount += 1;
+    try {
+      this.fragments ??= this.openFragments();
+      this.fragments.files.append(
+        Buffer.from(`${separator}${JSON.stringify(relativePath)}:${JSON.stringify(entry)}`, 'utf8'),
+      );
+      this.fragments.parsed.append(
+        Buffer.from(`${separator}${JSON.stringify(`${sha256} ${mimeType}`)}:${JSON.stringify(parsed)}`, 'utf8'),
+      );
+    } catch {
+      // The cache cannot be written: the next build parses again, as with no cache.
+      this.dropFragments();
+    }
+  }
+
+  private openFragments(): { files: SpillWriter; parsed: SpillWriter } {
+    mkdirSync(path.dirname(this.file!), { recursive: true });
+    const files = new SpillWriter(`${this.file}.${process.pid}.files.tmp`);
+    try {
+      return { files, parsed: new SpillWriter(`${this.file}.${process.pid}.parsed.tmp`) };
+    } catch (error) {
+      files.close();
+      rmSync(files.file, { force: true });
+      throw error;
+    }
+  }
+
+  /** Stops recording: this build writes no record (the previous one stays, true for what it holds). */
+  private dropFragments(): void {
+    closeFragments(this.fragments);
+    removeFragments(this.fragments);
+    this.fragments = undefined;
+    this.failed = true;
   }
 
   /** Writes what this build saw (atomically); a failure to write only costs the next build a parse. */
   async save(): Promise<void> {
-    if (this.file === undefined || (this.parsedCount === 0 && this.sameAsPrevious())) return;
+    if (this.file === undefined) return;
+    const { fragments } = this;
+    this.fragments = undefined;
+    closeFragments(fragments);
+    if (this.failed || (this.parsedCount === 0 && this.sameAsPrevious())) {
+      removeFragments(fragments);
+      return;
+    }
     await this.dropUnusedPages();
     const temp = `${this.file}.${process.pid}.tmp`;
     try {
       await fs.mkdir(path.dirname(this.file), { recursive: true });
-      await fs.writeFile(temp, JSON.stringify(this.seen));
+      const out = new SpillWriter(temp, 0o666);
+      try {
+        out.append(Buffer.from(`{"key":${JSON.stringify(this.key)},"files":{`, 'utf8'));
+        if (fragments !== undefined) copyFileInto(fragments.files.file, out);
+        out.append(Buffer.from('},"parsed":{', 'utf8'));
+        if (fragments !== undefined) copyFileInto(fragments.parsed.file, out);
+        out.append(Buffer.from('}}', 'utf8'));
+      } finally {
+        out.close();
+      }
       await fs.rename(temp, this.file);
     } catch {
       await fs.rm(temp, { force: true }).catch(() => {});
+    } finally {
+      removeFragments(fragments);
     }
   }
 
   /** Removes the page texts no document of this build has. */
   private async dropUnusedPages(): Promise<void> {
     if (this.pagesFolder === undefined) return;
-    const used = new Set<string>();
-    for (const entry of Object.values(this.seen.files))
-      if (this.seen.parsed[`${entry.sha256} ${entry.mimeType}`]?.page !== undefined)
-        used.add(path.basename(this.pageTextFile(entry.sha256, entry.mimeType)!));
     const names = await fs.readdir(this.pagesFolder).catch(() => [] as string[]);
     for (const name of names)
-      if (!used.has(name)) await fs.rm(path.join(this.pagesFolder, name), { force: true }).catch(() => {});
+      if (!this.usedPages.has(name)) await fs.rm(path.join(this.pagesFolder, name), { force: true }).catch(() => {});
   }
 
   /** Whether the record would not change (a no-op build writes nothing). */
   private sameAsPrevious(): boolean {
     const previous = this.previous?.files;
-    if (previous === undefined) return Object.keys(this.seen.files).length === 0;
-    const paths = Object.keys(this.seen.files);
-    if (paths.length !== Object.keys(previous).length) return false;
-    return paths.every((relativePath) => {
-      const now = this.seen.files[relativePath]!;
-      const before = previous[relativePath];
-      return (
-        before !== undefined &&
-        before.sha256 === now.sha256 &&
-        before.mimeType === now.mimeType &&
-        before.inode === now.inode &&
-        before.size === now.size &&
-        before.mtimeNs === now.mtimeNs
-      );
-    });
+    if (previous === undefined) return this.recordedCount === 0;
+    return this.allAsBefore && this.recordedCount === Object.keys(previous).length;
+  }
+}
+
+/** Closes (each once) a record's fragment files. */
+function closeFragments(fragments: { files: SpillWriter; parsed: SpillWriter } | undefined): void {
+  for (const writer of fragments ? [fragments.files, fragments.parsed] : []) {
+    try {
+      writer.close();
+    } catch {
+      // A write failed: the file is removed all the same.
+    }
+  }
+}
+
+function removeFragments(fragments: { files: SpillWriter; parsed: SpillWriter } | undefined): void {
+  for (const writer of fragments ? [fragments.files, fragments.parsed] : []) rmSync(writer.file, { force: true });
+}
+
+/** Appends the whole of `file` to `out`, a chunk at a time. */
+function copyFileInto(file: string, out: SpillWriter): void {
+  const fd = openSync(file, 'r');
+  try {
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    for (;;) {
+      const read = readSync(fd, chunk, 0, chunk.length, null);
+      if (read === 0) break;
+      out.append(chunk.subarray(0, read));
+    }
+  } finally {
+    closeSync(fd);
   }
 }

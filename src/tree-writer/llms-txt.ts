@@ -4,9 +4,15 @@
 // is each document's title, page and whole text, up to a byte cap (limits.maxLlmsFullBytes), then
 // a last line saying how many were left out. Links are absolute with publicUrl, else relative to
 // the tree's root, where both files sit, so they open on whatever host serves the tree.
+import { createHash } from 'node:crypto';
+import { closeSync, openSync } from 'node:fs';
+import path from 'node:path';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import { documentUrlBase, resolveDocumentUrl } from '../core/search/document-url.js';
 import type { SearchDocument } from '../core/search/tree-documents.js';
+import { sortPositions } from './sort-positions.js';
+import { readAt, SpillWriter } from './spill-files.js';
+import { StringArena } from './string-arena.js';
 
 export const LLMS_FILE = 'llms.txt';
 export const LLMS_FULL_FILE = 'llms-full.txt';
@@ -46,10 +52,57 @@ function folderOf(document: SearchDocument): string {
   return folder === '' ? 'Documents' : folder;
 }
 
+/**
+ * Where llms-full.txt's entries wait for the end (issue #39, "Memory": up to the cap, 8 MiB by
+ * default): a scratch file when the writer has a scratch folder (the build's), else memory.
+ */
+class FullEntries {
+  private readonly arena = new StringArena();
+  private readonly spill: SpillWriter | undefined;
+  private readonly spilledAt: number[] = [];
+  private readonly spilledLength: number[] = [];
+  private fd: number | undefined;
+
+  constructor(scratchFolder: string | undefined) {
+    this.spill =
+      scratchFolder === undefined ? undefined : new SpillWriter(path.join(scratchFolder, 'llms-full-entries'));
+  }
+
+  add(entry: string): void {
+    if (this.spill === undefined) {
+      this.arena.push(entry);
+      return;
+    }
+    const bytes = Buffer.from(entry, 'utf8');
+    this.spilledAt.push(this.spill.bytes);
+    this.spilledLength.push(bytes.length);
+    this.spill.append(bytes);
+  }
+
+  /** The entry added `position`th, as UTF-8. */
+  bytesAt(position: number): Uint8Array {
+    if (this.spill === undefined) return this.arena.bytesAt(position);
+    if (this.fd === undefined) {
+      this.spill.close();
+      this.fd = openSync(this.spill.file, 'r');
+    }
+    return readAt(this.fd, this.spilledAt[position]!, this.spilledLength[position]!);
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    else this.spill?.close();
+    this.fd = undefined;
+  }
+}
+
 export class LlmsTxtWriter {
-  private readonly sections = new Map<string, string[]>();
-  /** Entries as UTF-8: a document's text as a string takes up to twice its bytes, for the whole build. */
-  private readonly full: { id: string; entry: Buffer }[] = [];
+  /** Each section's lines, as positions in `lines` (a line as a string per document would be held to the end). */
+  private readonly sections = new Map<string, number[]>();
+  private readonly lines = new StringArena();
+  /** The ids of llms-full.txt's entries (by position), which order the file. */
+  private readonly fullIds = new StringArena();
+  private readonly full: FullEntries;
   private fullBytes = 0;
   private leftOut = 0;
   private readonly base: string | undefined;
@@ -58,8 +111,11 @@ export class LlmsTxtWriter {
     private readonly manifest: JsonObject,
     publicUrl: string | undefined,
     private readonly maxFullBytes = DEFAULT_MAX_LLMS_FULL_BYTES,
+    /** Where llms-full.txt's entries wait (absent: in memory); the caller owns and removes it. */
+    scratchFolder?: string,
   ) {
     this.base = documentUrlBase(publicUrl, undefined);
+    this.full = new FullEntries(scratchFolder);
   }
 
   add(document: SearchDocument): void {
@@ -67,7 +123,7 @@ export class LlmsTxtWriter {
     const folder = folderOf(document);
     const lines = this.sections.get(folder) ?? [];
     this.sections.set(folder, lines);
-    lines.push(`- [${inline(document.title) || document.id}](${target})`);
+    lines.push(this.lines.push(`- [${inline(document.title) || document.id}](${target})`));
     // Past the cap every later document is left out too: its entry is never made.
     if (this.leftOut > 0) {
       this.leftOut += 1;
@@ -80,7 +136,8 @@ export class LlmsTxtWriter {
       this.leftOut += 1;
       return;
     }
-    this.full.push({ id: document.id, entry: Buffer.from(entry, 'utf8') });
+    this.fullIds.push(document.id);
+    this.full.add(entry);
     this.fullBytes += bytes;
   }
 
@@ -104,7 +161,9 @@ export class LlmsTxtWriter {
   renderIndex(): string {
     const parts = [this.heading()];
     for (const folder of [...this.sections.keys()].sort()) {
-      const lines = [...this.sections.get(folder)!].sort();
+      const positions = Uint32Array.from(this.sections.get(folder)!);
+      const sorted = sortPositions(positions, (left, right) => this.lines.compare(left, right));
+      const lines = Array.from(sorted, (position) => this.lines.at(position));
       parts.push(`## ${inline(folder)}\n\n${lines.join('\n')}\n`);
     }
     return `${parts.join('\n')}`.replace(/\n*$/, '\n');
@@ -114,19 +173,45 @@ export class LlmsTxtWriter {
     return this.renderFullBytes().toString('utf8');
   }
 
+  /** llms-full.txt's pieces in order, as UTF-8 (each a copy or a view valid until the next). */
+  private *fullPieces(): Generator<Uint8Array> {
+    yield Buffer.from(`${this.heading()}\n`, 'utf8');
+    // By id, so the file does not depend on the order the documents came in (build, merge, index).
+    for (const position of this.fullIds.sortedPositions()) yield this.full.bytesAt(position);
+    if (this.leftOut > 0)
+      yield Buffer.from(
+        `(${this.leftOut} more documents are left out: this file stops at limits.maxLlmsFullBytes, ${this.maxFullBytes} bytes; see llms.txt for the whole list.)\n`,
+        'utf8',
+      );
+  }
+
   /** llms-full.txt's bytes, joined once from the entries' (never one string of the whole file). */
   renderFullBytes(): Buffer {
-    const tail =
-      this.leftOut > 0
-        ? `(${this.leftOut} more documents are left out: this file stops at limits.maxLlmsFullBytes, ${this.maxFullBytes} bytes; see llms.txt for the whole list.)\n`
-        : '';
-    // By id, so the file does not depend on the order the documents came in (build, merge, index).
-    const entries = [...this.full].sort((left, right) => (left.id < right.id ? -1 : left.id > right.id ? 1 : 0));
-    return Buffer.concat([
-      Buffer.from(`${this.heading()}\n`, 'utf8'),
-      ...entries.map((item) => item.entry),
-      Buffer.from(tail, 'utf8'),
-    ]);
+    try {
+      return Buffer.concat([...this.fullPieces()]);
+    } finally {
+      this.full.close();
+    }
+  }
+
+  /**
+   * Writes llms-full.txt to `file` piece by piece (never whole in memory) and returns its digest
+   * (the tree writer's, digestFile) and size, for TreeOutput.writeFromFile.
+   */
+  writeFullFile(file: string): { digest: Buffer; sizeBytes: number } {
+    const hash = createHash('sha256');
+    // Linked into the tree as it is: a tree file's mode, not a scratch file's.
+    const out = new SpillWriter(file, 0o666);
+    try {
+      for (const piece of this.fullPieces()) {
+        hash.update(piece);
+        out.append(piece);
+      }
+    } finally {
+      out.close();
+      this.full.close();
+    }
+    return { digest: hash.digest(), sizeBytes: out.bytes };
   }
 }
 

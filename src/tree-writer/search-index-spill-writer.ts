@@ -34,6 +34,7 @@ import {
   TITLE_INDEX_BYTES,
   TITLE_PACK_BYTES,
 } from './search-index-targets.js';
+import { grownTypedArray } from './grown-typed-array.js';
 import { readAt, SpillWriter } from './spill-files.js';
 import { weightAverageLengthOf } from '../core/search/postings.js';
 import { packRecords, type WriteIndexFile } from './search-record-packer.js';
@@ -108,17 +109,19 @@ export async function writeSearchIndexSpilling(
   const scratch = options.scratchFolder;
   mkdirSync(scratch, { recursive: true });
 
-  // By arrival: the id, where its title item and fetch body sit in their scratch files, its key.
+  // By arrival: the id, where its title item and fetch body sit in their scratch files, its key,
+  // in typed arrays (grown as documents come): a JavaScript array slot per number per document
+  // was heap the rest of the index write kept, and the heap grows to a multiple of what it holds.
   const ids: string[] = [];
-  const titleAt: number[] = [];
-  const titleLength: number[] = [];
-  const bodyAt: number[] = [];
-  const bodyLength: number[] = [];
-  const keyHigh: number[] = [];
-  const keyLow: number[] = [];
+  let titleAt = new Float64Array(1024);
+  let titleLength = new Uint32Array(1024);
+  let bodyAt = new Float64Array(1024);
+  let bodyLength = new Uint32Array(1024);
+  let keyHigh = new Uint32Array(1024);
+  let keyLow = new Uint32Array(1024);
   // Each excerpt source's bytes (0: the document has none) and where it sits in its scratch file.
-  const sourceAt: number[] = [];
-  const sourceLength: number[] = [];
+  let sourceAt = new Float64Array(1024);
+  let sourceLength = new Uint32Array(1024);
   const titleSpill = new SpillWriter(path.join(scratch, 'titles'));
   const bodySpill = new SpillWriter(path.join(scratch, 'bodies'));
   const sourceSpill = new SpillWriter(path.join(scratch, 'excerpts'));
@@ -144,20 +147,29 @@ export async function writeSearchIndexSpilling(
       run.addCounted(arrival, share.keys, share.counts, share.tokenCount);
       // An entry's title and url, as they end its title block entry (the id's part depends on its neighbour).
       const titleItem = Buffer.from(JSON.stringify([document.title, document.url]).slice(1, -1), 'utf8');
-      titleAt.push(titleSpill.bytes);
-      titleLength.push(titleItem.length);
+      const filled = arrival + 1;
+      titleAt = grownTypedArray(titleAt, filled);
+      titleLength = grownTypedArray(titleLength, filled);
+      bodyAt = grownTypedArray(bodyAt, filled);
+      bodyLength = grownTypedArray(bodyLength, filled);
+      keyHigh = grownTypedArray(keyHigh, filled);
+      keyLow = grownTypedArray(keyLow, filled);
+      sourceAt = grownTypedArray(sourceAt, filled);
+      sourceLength = grownTypedArray(sourceLength, filled);
+      titleAt[arrival] = titleSpill.bytes;
+      titleLength[arrival] = titleItem.length;
       titleSpill.append(titleItem);
       const body = share.body;
-      bodyAt.push(bodySpill.bytes);
-      bodyLength.push(body.length);
+      bodyAt[arrival] = bodySpill.bytes;
+      bodyLength[arrival] = body.length;
       bodySpill.append(body);
       const source = hasExcerptSource(document) ? share.excerpt : undefined;
-      sourceAt.push(sourceSpill.bytes);
-      sourceLength.push(source?.length ?? 0);
+      sourceAt[arrival] = sourceSpill.bytes;
+      sourceLength[arrival] = source?.length ?? 0;
       if (source !== undefined) sourceSpill.append(source);
       const [high, low] = sipHash13Halves(Buffer.from(document.id, 'utf8'));
-      keyHigh.push(high);
-      keyLow.push(low);
+      keyHigh[arrival] = high;
+      keyLow[arrival] = low;
     }
     flushRun();
   } finally {

@@ -20,9 +20,9 @@ export function titleRecords(
   byNumber: Uint32Array,
   blockSize: number,
   ids: readonly string[],
-  tailLength: readonly number[],
+  tailLength: ArrayLike<number>,
   readTail: (arrival: number) => Uint8Array,
-  sourceLength: readonly number[],
+  sourceLength: ArrayLike<number>,
   readSource: (arrival: number) => Uint8Array,
 ): RecordSource {
   const blockCount = Math.ceil(byNumber.length / blockSize);
@@ -112,9 +112,9 @@ export function titleRecords(
 /** The fetch records, by call key (SipHash of the id) then id, as writeSearchIndex sorts them. */
 export function documentRecords(
   ids: readonly string[],
-  keyHigh: readonly number[],
-  keyLow: readonly number[],
-  bodyLength: readonly number[],
+  keyHigh: ArrayLike<number>,
+  keyLow: ArrayLike<number>,
+  bodyLength: ArrayLike<number>,
   readBody: (arrival: number) => Uint8Array,
 ): RecordSource {
   const order = Uint32Array.from({ length: ids.length }, (_, arrival) => arrival).sort(

@@ -13,8 +13,12 @@ export class SpillWriter {
   private used = 0;
   bytes = 0;
 
-  constructor(readonly file: string) {
-    this.fd = openSync(file, 'w', 0o600);
+  /** `mode` 0o666 (less the umask) for a file that becomes a tree file (llms-txt.ts). */
+  constructor(
+    readonly file: string,
+    mode = 0o600,
+  ) {
+    this.fd = openSync(file, 'w', mode);
   }
 
   append(bytes: Uint8Array): void {

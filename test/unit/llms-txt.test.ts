@@ -1,8 +1,11 @@
 // llms.txt and llms-full.txt of a content tree (tree-writer/llms-txt.ts): sections by folder, links
 // that open from the file's own place, documents in id order whatever order they came in, and
 // llms-full.txt stopping at its byte cap with a last line saying how many were left out.
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LlmsTxtWriter } from '../../src/tree-writer/llms-txt.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
 const MANIFEST = { serverInfo: { name: 'lanterns', description: 'Notes on\nlanterns.' } };
 const doc = (id: string, uri: string, title: string, text: string, url = `?doc=${id}`) => ({
@@ -41,5 +44,29 @@ describe('llms.txt', () => {
     expect(full).not.toContain('xxxx');
     expect(full).toMatch(/\(1 more documents are left out: this file stops at limits\.maxLlmsFullBytes, 120 bytes/);
     expect(writer.leftOutCount).toBe(1);
+  });
+
+  it('writes the same files with its entries waiting in a scratch folder, in the order a string sort gives', () => {
+    const scratch = temporaryFolderSync('llms-scratch-');
+    const inMemory = new LlmsTxtWriter(MANIFEST, undefined, 10_000);
+    const spilled = new LlmsTxtWriter(MANIFEST, undefined, 10_000, scratch);
+    // A title past U+FFFF against one in U+E000-U+FFFF: UTF-16 order and UTF-8 order part there.
+    const titles = ['\u{1F600} smile', '\uFF21 wide', 'plain', 'Ünïcode', 'zeta'];
+    titles.forEach((title, index) => {
+      const document = doc(`resources/d${(index * 7) % 5}.json`, `resource://d${index}.md`, title, `Text ${index}.`);
+      inMemory.add(document);
+      spilled.add(document);
+    });
+    const index = spilled.renderIndex();
+    expect(index).toBe(inMemory.renderIndex());
+    const listed = index.split('\n').filter((line) => line.startsWith('- '));
+    expect(listed).toEqual([...listed].sort());
+    const file = path.join(scratch, 'llms-full.txt');
+    const written = spilled.writeFullFile(file);
+    const bytes = readFileSync(file);
+    expect(bytes.equals(inMemory.renderFullBytes())).toBe(true);
+    expect(written.sizeBytes).toBe(bytes.length);
+    // Linked into the tree as it is: readable by a web server, as the tree's other files.
+    expect(statSync(file).mode & 0o044).toBe(0o044);
   });
 });

@@ -1,0 +1,82 @@
+// What the build holds per document past discovery (issue #39, "Memory"), held compactly: the
+// owners of tree paths by a hash of the path (hashed-key-map.ts: a key made again from its value,
+// keys of one hash told apart), and the document cache's record, written as documents pass
+// instead of held (document-cache.ts): the heap it keeps is measured in a plain node process on
+// the compiled module (vitest's module runner keeps state of its own), and the file it writes is
+// the record the next build reads.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { HashedKeyMap } from '../../src/builder/hashed-key-map.js';
+import { CLI } from '../helpers/paths.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
+
+describe('HashedKeyMap', () => {
+  it('gives back every value by its key among 100,000, keys of one hash included', () => {
+    const keys = Array.from({ length: 100_000 }, (_, index) => `resources/part-${index % 97}/doc-${index}.json`);
+    const map = new HashedKeyMap((value) => keys[value]!);
+    for (const [index, key] of keys.entries()) map.set(key, index);
+    // 100,000 keys in 2^30 hashes: a few share one (birthday bound ~5), each must still be told apart.
+    expect(keys.every((key, index) => map.get(key) === index)).toBe(true);
+    expect(map.get('resources/part-1/doc-100000.json')).toBeUndefined();
+    expect(map.get('')).toBeUndefined();
+  });
+});
+
+const DOCUMENTS = 3_000;
+// What recording 3,000 documents leaves on the heap, after full collections, in bytes a document:
+// the record as objects (path, digest, identity strings, the parse) held ~900.
+const BOUND_BYTES_PER_DOCUMENT = 150;
+
+const MEASURE = `
+const [modulePath, root, count] = process.argv.slice(1);
+const { DocumentCache } = await import(modulePath);
+const heap = () => { gc(); gc(); return process.memoryUsage().heapUsed; };
+const stats = (index) => ({ ino: BigInt(1000 + index), size: 100n + BigInt(index), mtimeNs: 1_600_000_000_000_000_000n + BigInt(index) });
+const parse = (index) => ({ text: true, summary: { title: 'Page ' + index + ' — a title', description: 'What page ' + index + ' is about.' } });
+const warm = DocumentCache.open(root + '/warm', 'generator 1', false);
+for (let index = 0; index < 50; index += 1) warm.recordParse('w/' + index + '.md', 'text/markdown', stats(index), String(index).padStart(64, '0'), parse(index));
+await warm.save();
+const cache = DocumentCache.open(root, 'generator 1', false);
+const start = heap();
+for (let index = 0; index < Number(count); index += 1)
+  cache.recordParse('resources/page-' + index + '.md', 'text/markdown', stats(index), 'f' + index.toString(16).padStart(63, '0'), parse(index));
+const perDocument = (heap() - start) / Number(count);
+await cache.save();
+const again = DocumentCache.open(root, 'generator 1', false);
+const known = again.lookupUntouched('resources/page-7.md', 'text/markdown', stats(7));
+console.log(JSON.stringify({ perDocument, known, parsed: cache.parsedCount }));
+`;
+
+describe('the document cache record', () => {
+  it('keeps next to nothing on the heap per document, and writes the record the next build reads', () => {
+    const root = temporaryFolderSync('document-cache-memory-');
+    const modulePath = pathToFileURL(path.join(path.dirname(CLI), '..', 'project', 'document-cache.js')).href;
+    const flags = ['--expose-gc', '--no-opt', '--no-sparkplug', '--no-maglev', '--input-type=module'];
+    const run = spawnSync(process.execPath, [...flags, '-e', MEASURE, modulePath, root, String(DOCUMENTS)], {
+      encoding: 'utf8',
+      timeout: 50_000,
+    });
+    expect(run.stderr).toBe('');
+    const measured = JSON.parse(run.stdout);
+    expect(measured.parsed).toBe(DOCUMENTS);
+    expect(measured.perDocument).toBeLessThan(BOUND_BYTES_PER_DOCUMENT);
+    expect(measured.known).toEqual({
+      sha256: `f${(7).toString(16).padStart(63, '0')}`,
+      parsed: { text: true, summary: { title: 'Page 7 — a title', description: 'What page 7 is about.' } },
+    });
+    // The same JSON a record held whole gave: { key, files: { path: identity }, parsed: { "digest mime": parse } }.
+    const written = JSON.parse(readFileSync(path.join(root, '.staticmcp', 'cache', 'documents.json'), 'utf8'));
+    expect(Object.keys(written)).toEqual(['key', 'files', 'parsed']);
+    expect(Object.keys(written.files)).toHaveLength(DOCUMENTS);
+    expect(written.files['resources/page-12.md']).toEqual({
+      sha256: `f${(12).toString(16).padStart(63, '0')}`,
+      mimeType: 'text/markdown',
+      inode: '1012',
+      size: 112,
+      mtimeNs: String(1_600_000_000_000_000_000n + 12n),
+    });
+  }, 60_000);
+});
