@@ -15,7 +15,12 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { JsonObject } from '../core/tree/json-object.js';
-import { type DocumentSettings, listTreeDocuments, type SearchDocument } from '../core/search/tree-documents.js';
+import {
+  type DocumentSettings,
+  type KeptSources,
+  listTreeDocuments,
+  type SearchDocument,
+} from '../core/search/tree-documents.js';
 import type { ProjectConfig } from '../project/config.js';
 import { removeTree } from '../tree-writer/remove-tree.js';
 import { removeDeadWritersFiles } from '../tree-writer/interrupted-write.js';
@@ -103,15 +108,30 @@ export function writerDocumentFiles(writer: TreeWriter, manifest: JsonObject) {
   };
 }
 
-/** Every document of the tree being written, one at a time (650,000 call results never sit in memory together). */
+/**
+ * Every document of the tree being written, one at a time (650,000 call results never sit in memory
+ * together); a resource whose source `kept` holds is listed without reading its file.
+ */
 async function* streamDocuments(
   writer: TreeWriter,
   manifest: JsonObject,
   settings: DocumentSettings,
   counts: { skipped: number },
+  kept: KeptSearchDocuments | undefined,
+  keptSourceDigestOf: ((stemming: string, sourceKey: string) => Buffer) | undefined,
 ): AsyncGenerator<SearchDocument> {
   await writer.flush();
-  yield* listTreeDocuments(writerDocumentFiles(writer, manifest), settings, () => {
+  const stemming = settings.stemming ?? 'porter';
+  const keptSources: KeptSources | undefined =
+    kept && keptSourceDigestOf
+      ? {
+          digestOf: (treePath) => writer.digestOf(treePath),
+          readSync: (treePath) => (writer.has(treePath) ? writer.read(treePath) : undefined),
+          has: (sourceKey) => kept.hasSource(keptSourceDigestOf(stemming, sourceKey)),
+        }
+      : undefined;
+  const files = { ...writerDocumentFiles(writer, manifest), ...(keptSources ? { keptSources } : {}) };
+  yield* listTreeDocuments(files, settings, () => {
     counts.skipped += 1;
   });
 }
@@ -201,9 +221,11 @@ export async function writeTreeSearchIndex(
   // The writer (and node:crypto) load only for projects that search. Its sorted runs go beside
   // the output folder, in the build's own scratch folder, never into the tree.
   const { writeSearchIndexSpilling } = await import('../tree-writer/search-index-spill-writer.js');
+  const { keptSourceDigestOf } = await import('../tree-writer/search-kept-documents.js');
   const scratchFolder = scratchFolderOf(output.writer.outDir, process.pid);
   try {
-    const documents = teeDocuments(streamDocuments(output.writer, manifest, settings, counts), llms);
+    const listed = streamDocuments(output.writer, manifest, settings, counts, kept, keptSourceDigestOf);
+    const documents = teeDocuments(listed, llms);
     const options = { scratchFolder, stemming: settings.stemming, ...(kept ? { kept } : {}) };
     const extension = await writeSearchIndexSpilling(documents, options, (filePath, bytes) => {
       files.push(filePath);

@@ -40,7 +40,12 @@ import { packRecords, type WriteIndexFile } from './search-record-packer.js';
 import { compareUtf8, mergeRuns, PostingRun } from './search-posting-runs.js';
 import { documentRecords, titleRecords } from './search-scratch-records.js';
 import { compressDocumentBody, compressExcerptSource } from './search-document-compression.js';
-import { type KeptDocument, type KeptSearchDocuments, keptDigestOf } from './search-kept-documents.js';
+import {
+  type KeptDocument,
+  type KeptSearchDocuments,
+  keptDigestOf,
+  keptSourceDigestOf,
+} from './search-kept-documents.js';
 
 /** Postings a run holds before it is sorted and written out: 16 MiB of typed arrays, plus its terms. */
 export const DEFAULT_RUN_POSTINGS = 1_000_000;
@@ -64,12 +69,16 @@ function hasExcerptSource(document: SearchDocument): boolean {
  * unchanged document, else made (title and text are one column, as in writeSearchIndex) and kept.
  */
 function shareOf(document: SearchDocument, stemming: Stemming, kept: KeptSearchDocuments | undefined): KeptDocument {
+  const source = kept && document.sourceKey !== undefined ? keptSourceDigestOf(stemming, document.sourceKey) : undefined;
+  // Listed from a source kept before (tree-documents.ts): its entry, its text never read.
+  const bySource = source ? kept!.take(source, source, true) : undefined;
+  if (bySource) return bySource;
   const body = encodeDocumentBody(document);
   // A call result's body holds no text (encodeDocumentBody): only then is the text hashed apart.
   const digest = kept
     ? keptDigestOf(stemming, body, document.textFrom === 'call' ? document.text : undefined)
     : undefined;
-  const found = digest ? kept!.take(digest) : undefined;
+  const found = digest ? kept!.take(digest, source) : undefined;
   // An entry kept without an excerpt source (made for a call result) gets one made now.
   if (found && (found.excerpt.length > 0 || !hasExcerptSource(document))) return found;
   if (found) return { ...found, excerpt: compressExcerptSource(document.text) };
@@ -84,7 +93,7 @@ function shareOf(document: SearchDocument, stemming: Stemming, kept: KeptSearchD
     // Depends on the text alone (which the digest covers), so a kept one is the one made now.
     excerpt: hasExcerptSource(document) ? compressExcerptSource(document.text) : new Uint8Array(0),
   };
-  if (digest) kept!.keep(digest, share);
+  if (digest) kept!.keep(digest, share, source);
   return share;
 }
 
@@ -151,7 +160,14 @@ export async function writeSearchIndexSpilling(
       bodyAt.push(bodySpill.bytes);
       bodyLength.push(body.length);
       bodySpill.append(body);
-      const source = hasExcerptSource(document) ? share.excerpt : undefined;
+      // A resource listed by its kept source has an excerpt source exactly when its text is not empty.
+      const source = (
+        document.sourceKey !== undefined && document.textFrom !== 'call'
+          ? share.excerpt.length > 0
+          : hasExcerptSource(document)
+      )
+        ? share.excerpt
+        : undefined;
       sourceAt.push(sourceSpill.bytes);
       sourceLength.push(source?.length ?? 0);
       if (source !== undefined) sourceSpill.append(source);

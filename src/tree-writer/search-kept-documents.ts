@@ -10,6 +10,9 @@
 // sha256 of everything before it. A file that is absent, of another writer, damaged or edited
 // is ignored as a whole: every document is tokenized again, never a wrong index.
 // A new file is written beside it as the documents pass, and put in place when the index is done.
+// An entry of a resource document also carries the digest of what it was listed from (its source:
+// its file's content digest and its manifest entry, tree-documents.ts SourceKey): a rebuild finds
+// it by that, without reading, parsing or encoding the unchanged document at all.
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { writeVarint } from '../core/search/postings.js';
@@ -20,7 +23,7 @@ export const DEFAULT_MAX_KEPT_SEARCH_BYTES = 512 * 1024 * 1024;
 /** Changes the bound above (bytes; 0 turns the kept file off). */
 export const MAX_KEPT_SEARCH_BYTES_VARIABLE = 'STATICMCP_MAX_KEPT_SEARCH_BYTES';
 
-const MAGIC = 'staticmcp search documents 3\n';
+const MAGIC = 'staticmcp search documents 4\n';
 /** The new file is `<file><NEW_FILE_MARK><pid>` until it is put in place. */
 export const NEW_FILE_MARK = '.new-';
 const DIGEST_BYTES = 32;
@@ -62,6 +65,11 @@ export function keptDigestOf(stemming: string, body: string, indexedText: string
   return hash.update(body).digest();
 }
 
+/** The digest an entry is also found under: the stemming and the document's source key (tree-documents.ts). */
+export function keptSourceDigestOf(stemming: string, sourceKey: string): Buffer {
+  return createHash('sha256').update(`${stemming}\0source\0${sourceKey}`).digest();
+}
+
 function readVarint(bytes: Uint8Array, at: { at: number }): number {
   let value = 0;
   let scale = 1;
@@ -80,6 +88,8 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 /** The previous build's entries (read once) and the new file being written. */
 export class KeptSearchDocuments {
   private readonly previous = new Map<string, number>();
+  /** Entries by source digest (latin1), where each starts. */
+  private readonly previousBySource = new Map<string, number>();
   private bytes: Uint8Array = new Uint8Array(0);
   private writer: SpillWriter | undefined;
   private readonly hash = createHash('sha256');
@@ -127,13 +137,18 @@ export class KeptSearchDocuments {
         const start = at.at;
         const digest = body.subarray(at.at, at.at + DIGEST_BYTES);
         at.at += DIGEST_BYTES;
+        const sourceLength = readVarint(body, at);
+        const source = body.subarray(at.at, at.at + sourceLength);
+        at.at += sourceLength;
         // Keys, counts, body, excerpt: each a length and its bytes.
         for (let field = 0; field < 4; field += 1) {
           const length = readVarint(body, at);
           at.at += length;
         }
-        if (at.at > body.length || digest.length < DIGEST_BYTES) throw new RangeError('truncated');
+        if (at.at > body.length || digest.length < DIGEST_BYTES || (sourceLength !== 0 && sourceLength !== DIGEST_BYTES))
+          throw new RangeError('truncated');
         this.previous.set(Buffer.from(digest).toString('latin1'), start);
+        if (sourceLength > 0) this.previousBySource.set(Buffer.from(source).toString('latin1'), start);
       }
     } catch {
       this.previous.clear();
@@ -143,12 +158,23 @@ export class KeptSearchDocuments {
     return undefined;
   }
 
-  /** The previous build's entry for `digest`, if it kept one that parses. */
-  take(digest: Buffer): KeptDocument | undefined {
-    const start = this.previous.get(digest.toString('latin1'));
+  /** Whether the previous build kept an entry under the source digest `source`. */
+  hasSource(source: Buffer): boolean {
+    return this.previousBySource.has(source.toString('latin1'));
+  }
+
+  /**
+   * The previous build's entry for `digest` (or, `bySource`, for the source digest `digest`), if it
+   * kept one that parses; kept again for the next build, under `source` when given.
+   */
+  take(digest: Buffer, source?: Buffer, bySource = false): KeptDocument | undefined {
+    const start = (bySource ? this.previousBySource : this.previous).get(digest.toString('latin1'));
     if (start === undefined) return undefined;
     try {
       const at = { at: start + DIGEST_BYTES };
+      const sourceLength = readVarint(this.bytes, at);
+      at.at += sourceLength;
+      const fieldsStart = at.at;
       const keysLength = readVarint(this.bytes, at);
       const keysText = decoder.decode(this.bytes.subarray(at.at, at.at + keysLength));
       const keys = keysText === '' ? [] : keysText.split('\n');
@@ -165,23 +191,33 @@ export class KeptSearchDocuments {
       const excerptLength = readVarint(this.bytes, at);
       const excerpt = this.bytes.subarray(at.at, at.at + excerptLength);
       this.taken += 1;
-      // Kept for the next build as it is.
-      this.appendEntry(this.bytes.subarray(start, at.at + excerptLength));
+      // Kept for the next build as it is, under this build's source digest.
+      const sourceField = source === undefined ? new Uint8Array([0]) : Buffer.concat([Buffer.from([DIGEST_BYTES]), source]);
+      this.appendEntry(
+        Buffer.concat([
+          this.bytes.subarray(start, start + DIGEST_BYTES),
+          sourceField,
+          this.bytes.subarray(fieldsStart, at.at + excerptLength),
+        ]),
+      );
       return { keys, counts, tokenCount, body, excerpt };
     } catch {
       return undefined;
     }
   }
 
-  /** Adds this build's entry for `digest` to the new file (dropped past the size bound). */
-  keep(digest: Buffer, kept: KeptDocument): void {
+  /** Adds this build's entry for `digest` (and `source`, when given) to the new file (dropped past the size bound). */
+  keep(digest: Buffer, kept: KeptDocument, source?: Buffer): void {
     // A key holding the separator is not kept (tokens never do); its document is tokenized next time.
     if (this.writer === undefined || kept.keys.some((key) => key.includes('\n'))) return;
     const keys = Buffer.from(kept.keys.join('\n'), 'utf8');
     const counts: number[] = [kept.tokenCount, ...kept.counts];
     const countBytes = counts.reduce((sum, count) => sum + varintLength(count), 0);
+    const sourceBytes = source?.length ?? 0;
     const entry = Buffer.alloc(
       DIGEST_BYTES +
+        1 +
+        sourceBytes +
         varintLength(keys.length) +
         keys.length +
         varintLength(countBytes) +
@@ -192,6 +228,8 @@ export class KeptSearchDocuments {
         kept.excerpt.length,
     );
     let at = digest.copy(entry, 0);
+    at = writeVarint(entry, at, sourceBytes);
+    if (source !== undefined) at += source.copy(entry, at);
     at = writeVarint(entry, at, keys.length);
     at += keys.copy(entry, at);
     at = writeVarint(entry, at, countBytes);
