@@ -69,7 +69,8 @@ function hasExcerptSource(document: SearchDocument): boolean {
  * unchanged document, else made (title and text are one column, as in writeSearchIndex) and kept.
  */
 function shareOf(document: SearchDocument, stemming: Stemming, kept: KeptSearchDocuments | undefined): KeptDocument {
-  const source = kept && document.sourceKey !== undefined ? keptSourceDigestOf(stemming, document.sourceKey) : undefined;
+  const source =
+    kept && document.sourceKey !== undefined ? keptSourceDigestOf(stemming, document.sourceKey) : undefined;
   // Listed from a source kept before (tree-documents.ts): its entry, its text never read.
   const bySource = source ? kept!.take(source, source, true) : undefined;
   if (bySource) return bySource;

@@ -145,7 +145,11 @@ export class KeptSearchDocuments {
           const length = readVarint(body, at);
           at.at += length;
         }
-        if (at.at > body.length || digest.length < DIGEST_BYTES || (sourceLength !== 0 && sourceLength !== DIGEST_BYTES))
+        if (
+          at.at > body.length ||
+          digest.length < DIGEST_BYTES ||
+          (sourceLength !== 0 && sourceLength !== DIGEST_BYTES)
+        )
           throw new RangeError('truncated');
         this.previous.set(Buffer.from(digest).toString('latin1'), start);
         if (sourceLength > 0) this.previousBySource.set(Buffer.from(source).toString('latin1'), start);
@@ -192,7 +196,8 @@ export class KeptSearchDocuments {
       const excerpt = this.bytes.subarray(at.at, at.at + excerptLength);
       this.taken += 1;
       // Kept for the next build as it is, under this build's source digest.
-      const sourceField = source === undefined ? new Uint8Array([0]) : Buffer.concat([Buffer.from([DIGEST_BYTES]), source]);
+      const sourceField =
+        source === undefined ? new Uint8Array([0]) : Buffer.concat([Buffer.from([DIGEST_BYTES]), source]);
       this.appendEntry(
         Buffer.concat([
           this.bytes.subarray(start, start + DIGEST_BYTES),

@@ -306,10 +306,20 @@ async function* resourceDocuments(
     const title =
       typeof resource.title === 'string' ? resource.title : typeof resource.name === 'string' ? resource.name : uri;
     const pageOf = (id: string) =>
-      urlOf(settings, id, viewSiteOf(files), isObject(resource._meta) ? resource._meta[DOCUMENT_URL_META_KEY] : undefined);
+      urlOf(
+        settings,
+        id,
+        viewSiteOf(files),
+        isObject(resource._meta) ? resource._meta[DOCUMENT_URL_META_KEY] : undefined,
+      );
     const candidates = resourceFilePaths(uri, ours);
     if (files.keptSources !== undefined && candidates[0] !== undefined && files.has(candidates[0])) {
-      const kept = keptResourceDocument(files.keptSources, candidates, { uri, title, url: pageOf, mimeType: declaredMime });
+      const kept = keptResourceDocument(files.keptSources, candidates, {
+        uri,
+        title,
+        url: pageOf,
+        mimeType: declaredMime,
+      });
       if (kept !== undefined) {
         yield kept;
         continue;
