@@ -34,6 +34,7 @@ import {
 } from '../tree-writer/llms-txt.js';
 import type { SearchIndexExtension } from '../tree-writer/search-index-output.js';
 import type { KeptSearchDocuments } from '../tree-writer/search-kept-documents.js';
+import type { SpillingSearchIndexOptions } from '../tree-writer/search-index-spill-writer.js';
 import { scratchFolderOf } from '../tree-writer/swap-folders.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
 import type { BuildProblem } from './build-report.js';
@@ -211,6 +212,7 @@ export async function writeTreeSearchIndex(
   settings: DocumentSettings,
   maxLlmsFullBytes = DEFAULT_MAX_LLMS_FULL_BYTES,
   kept?: KeptSearchDocuments,
+  keptTerms?: SpillingSearchIndexOptions['keptTerms'],
 ): Promise<{ extension: SearchIndexExtension; warnings: BuildProblem[]; skipped: number; files: string[] }> {
   const counts = { skipped: 0 };
   const files: string[] = [];
@@ -226,7 +228,12 @@ export async function writeTreeSearchIndex(
   try {
     const listed = streamDocuments(output.writer, manifest, settings, counts, kept, keptSourceDigestOf);
     const documents = teeDocuments(listed, llms);
-    const options = { scratchFolder, stemming: settings.stemming, ...(kept ? { kept } : {}) };
+    const options = {
+      scratchFolder,
+      stemming: settings.stemming,
+      ...(kept ? { kept } : {}),
+      ...(keptTerms ? { keptTerms } : {}),
+    };
     const extension = await writeSearchIndexSpilling(documents, options, (filePath, bytes) => {
       files.push(filePath);
       return output.write(filePath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
@@ -296,6 +303,7 @@ export async function writeSearchIndexStep(
     };
   }
   const kept = await openKeptDocuments(input.kept, identity);
+  const keptTerms = kept ? await openKeptTerms(input.kept!.file, identity, kept) : undefined;
   let written: Awaited<ReturnType<typeof writeTreeSearchIndex>>;
   try {
     written = await writeTreeSearchIndex(
@@ -304,11 +312,14 @@ export async function writeSearchIndexStep(
       documentSettings,
       input.config.limits.maxLlmsFullBytes,
       kept,
+      keptTerms,
     );
     await input.output.writer.flush();
     kept?.commit();
+    keptTerms?.writer?.commit(kept?.committedChecksum);
   } finally {
     kept?.discard();
+    keptTerms?.writer?.discard();
   }
   return {
     extension: written.extension,
@@ -324,6 +335,26 @@ export async function writeSearchIndexStep(
       reused: false,
     },
   };
+}
+
+/**
+ * The previous term records kept beside the kept documents' file, when they go with the previous
+ * file `kept` read (search-kept-terms.ts), and the writer of this build's.
+ */
+async function openKeptTerms(documentsFile: string, identity: string, kept: KeptSearchDocuments) {
+  const { KeptTermsWriter, readKeptTerms, NEW_TERMS_MARK } = await import('../tree-writer/search-kept-terms.js');
+  const { maxKeptSearchBytes } = await import('../tree-writer/search-kept-documents.js');
+  const file = keptTermsFileOf(documentsFile);
+  await removeDeadWritersFiles(file, NEW_TERMS_MARK);
+  await removeDeadWritersFiles(`${file}.json`, NEW_TERMS_MARK);
+  const maxBytes = maxKeptSearchBytes(process.env);
+  const previous = readKeptTerms(file, identity, kept.previousChecksum, maxBytes);
+  return { ...(previous ? { previous } : {}), writer: new KeptTermsWriter(file, identity, maxBytes) };
+}
+
+/** The kept term records' file, beside the kept documents' (.staticmcp/search-terms.bin). */
+function keptTermsFileOf(documentsFile: string): string {
+  return path.join(path.dirname(documentsFile), 'search-terms.bin');
 }
 
 /** The kept documents' file for this writer, or undefined when none is kept. */

@@ -36,8 +36,16 @@ import {
 } from './search-index-targets.js';
 import { readAt, SpillWriter } from './spill-files.js';
 import { weightAverageLengthOf } from '../core/search/postings.js';
-import { packRecords, type WriteIndexFile } from './search-record-packer.js';
-import { compareUtf8, mergeRuns, PostingRun } from './search-posting-runs.js';
+import { packRecords, type RecordSource, type WriteIndexFile } from './search-record-packer.js';
+import { compareUtf8, mergeRuns, PostingRun, termRecordSource } from './search-posting-runs.js';
+import {
+  type ChangedDocument,
+  documentsDigestOf,
+  type KeptTermsWriter,
+  MAX_PATCHED_DOCUMENTS,
+  type PreviousTerms,
+  patchTermRecords,
+} from './search-kept-terms.js';
 import { documentRecords, titleRecords } from './search-scratch-records.js';
 import { compressDocumentBody, compressExcerptSource } from './search-document-compression.js';
 import {
@@ -57,6 +65,11 @@ export interface SpillingSearchIndexOptions extends SearchIndexOptions {
   runPostings?: number;
   /** What the previous build kept of each document, and where this one's goes (the build's). */
   kept?: KeptSearchDocuments;
+  /**
+   * The previous build's term records made with `kept`'s previous file (search-kept-terms.ts), and
+   * where this build's go (the build's).
+   */
+  keptTerms?: { previous?: PreviousTerms; writer?: KeptTermsWriter };
 }
 
 /** Whether the index stores an excerpt source of the document (not of a call result, nor of no text). */
@@ -86,9 +99,10 @@ function shareOf(document: SearchDocument, stemming: Stemming, kept: KeptSearchD
   const terms = tokenize(`${document.title}\n${document.text}`);
   const countOf = new Map<string, number>();
   for (const key of indexKeysOf(terms, stemming)) countOf.set(key, (countOf.get(key) ?? 0) + 1);
+  const keys = [...countOf.keys()];
+  const counts = [...countOf.values()];
   const share = {
-    keys: [...countOf.keys()],
-    counts: [...countOf.values()],
+    terms: () => ({ keys, counts }),
     tokenCount: terms.length,
     body: compressDocumentBody(body),
     // Depends on the text alone (which the digest covers), so a kept one is the one made now.
@@ -96,6 +110,11 @@ function shareOf(document: SearchDocument, stemming: Stemming, kept: KeptSearchD
   };
   if (digest) kept!.keep(digest, share, source);
   return share;
+}
+
+/** The documents' ids in number order. */
+function* byIdOrder(byNumber: Uint32Array, ids: readonly string[]): Iterable<string> {
+  for (const arrival of byNumber) yield ids[arrival]!;
 }
 
 /**
@@ -142,6 +161,17 @@ export async function writeSearchIndexSpilling(
     run.writeSorted(file);
     runFiles.push(file);
   };
+  const addToRun = (arrival: number, terms: { keys: string[]; counts: number[] }, documentTokens: number) => {
+    if (run.used > 0 && run.used + terms.keys.length > runLimit) flushRun();
+    run.addCounted(arrival, terms.keys, terms.counts, documentTokens);
+  };
+  // With the previous term records at hand, a taken document's terms wait (they are needed only
+  // when the records cannot be patched), and those of documents made anew are held, up to a bound.
+  const previousTerms = options.kept ? options.keptTerms?.previous : undefined;
+  let changed: (ChangedDocument & { arrival: number })[] | undefined = previousTerms ? [] : undefined;
+  const waitingArrivals: number[] = [];
+  const waitingAt: number[] = [];
+  const tokenCounts: number[] = [];
 
   try {
     for await (const document of documents) {
@@ -150,8 +180,17 @@ export async function writeSearchIndexSpilling(
       ids.push(document.id);
       const share = shareOf(document, stemming, options.kept);
       tokenCount += share.tokenCount;
-      if (run.used > 0 && run.used + share.keys.length > runLimit) flushRun();
-      run.addCounted(arrival, share.keys, share.counts, share.tokenCount);
+      if (changed !== undefined && share.termsAt !== undefined) {
+        waitingArrivals.push(arrival);
+        waitingAt.push(share.termsAt);
+      } else {
+        const terms = share.terms();
+        addToRun(arrival, terms, share.tokenCount);
+        if (changed !== undefined && changed.length < MAX_PATCHED_DOCUMENTS)
+          changed.push({ arrival, number: 0, ...terms, tokenCount: share.tokenCount });
+        else changed = undefined;
+      }
+      tokenCounts.push(share.tokenCount);
       // An entry's title and url, as they end its title block entry (the id's part depends on its neighbour).
       const titleItem = Buffer.from(JSON.stringify([document.title, document.url]).slice(1, -1), 'utf8');
       titleAt.push(titleSpill.bytes);
@@ -176,7 +215,6 @@ export async function writeSearchIndexSpilling(
       keyHigh.push(high);
       keyLow.push(low);
     }
-    flushRun();
   } finally {
     titleSpill.close();
     bodySpill.close();
@@ -195,15 +233,33 @@ export async function writeSearchIndexSpilling(
       throw new Error(`two search documents have the id ${ids[arrival]}`);
   });
 
+  const averageLength = weightAverageLengthOf({ documentCount: count, tokenCount });
+  const termsFile = path.join(scratch, 'terms');
+  const documentsDigest = previousTerms || options.keptTerms?.writer ? documentsDigestOf(byIdOrder(byNumber, ids)) : '';
+  let termSource: RecordSource;
+  if (
+    previousTerms !== undefined &&
+    changed !== undefined &&
+    previousTerms.state.documents === documentsDigest &&
+    previousTerms.state.averageLength === averageLength
+  ) {
+    // Every other document's postings are the previous records' (same ids, numbers and weights).
+    for (const document of changed) document.number = numberOf[document.arrival]!;
+    termSource = termRecordSource(
+      termsFile,
+      patchTermRecords(previousTerms.records, changed, count, averageLength, termsFile),
+    );
+  } else {
+    waitingArrivals.forEach((arrival, position) => {
+      addToRun(arrival, options.kept!.termsAt(waitingAt[position]!), tokenCounts[arrival]!);
+    });
+    flushRun();
+    termSource = mergeRuns(runFiles, numberOf, termsFile, averageLength);
+  }
   const terms = await packRecords(
     `${SEARCH_FOLDER}terms/`,
     KEY_KIND.term,
-    mergeRuns(
-      runFiles,
-      numberOf,
-      path.join(scratch, 'terms'),
-      weightAverageLengthOf({ documentCount: count, tokenCount }),
-    ),
+    termSource,
     {
       targetPackBytes: options.targetPackBytes ?? TERM_PACK_BYTES,
       targetIndexBytes: options.targetTermIndexBytes ?? TERM_INDEX_BYTES,
@@ -211,6 +267,7 @@ export async function writeSearchIndexSpilling(
     SEARCH_FILE_LIMITS.terms,
     writeFile,
   );
+  options.keptTerms?.writer?.keep(termsFile, { documents: documentsDigest, averageLength });
   const titlesFd = openSync(titleSpill.file, 'r');
   const bodiesFd = openSync(bodySpill.file, 'r');
   const sourcesFd = openSync(sourceSpill.file, 'r');

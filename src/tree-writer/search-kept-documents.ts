@@ -30,9 +30,10 @@ const DIGEST_BYTES = 32;
 
 /** A document's share of the index as its writer made it. */
 export interface KeptDocument {
-  /** Its distinct index keys (words and stems), and how often each occurs. */
-  keys: string[];
-  counts: number[];
+  /** Its distinct index keys (words and stems), and how often each occurs (a kept one's decoded when asked). */
+  terms: () => { keys: string[]; counts: number[] };
+  /** A kept entry's: where its keys start in the previous file (termsAt), for a writer that asks later. */
+  termsAt?: number;
   /** Its tokens (BM25's document length). */
   tokenCount: number;
   /** Its fetch body, compressed (search-document-compression.ts). */
@@ -97,6 +98,9 @@ export class KeptSearchDocuments {
   readonly ignoredBecause: string | undefined;
   /** Entries taken from the previous file. */
   taken = 0;
+  /** The previous file's checksum (hex), when it was read whole; and the new file's once committed. */
+  previousChecksum: string | undefined;
+  committedChecksum: string | undefined;
 
   /**
    * Opens `file` for the writer named `identity`: its entries when it is whole and that writer's
@@ -159,6 +163,7 @@ export class KeptSearchDocuments {
       return 'an entry does not parse';
     }
     this.bytes = body;
+    this.previousChecksum = bytes.subarray(body.length).toString('hex');
     return undefined;
   }
 
@@ -180,15 +185,16 @@ export class KeptSearchDocuments {
       at.at += sourceLength;
       const fieldsStart = at.at;
       const keysLength = readVarint(this.bytes, at);
-      const keysText = decoder.decode(this.bytes.subarray(at.at, at.at + keysLength));
-      const keys = keysText === '' ? [] : keysText.split('\n');
+      // Checked now, decoded only when asked (a writer that patches the previous terms never asks).
+      let keyCount = keysLength === 0 ? 0 : 1;
+      for (let index = at.at; index < at.at + keysLength; index += 1) if (this.bytes[index] === 0x0a) keyCount += 1;
       at.at += keysLength;
       const countBytes = readVarint(this.bytes, at);
       const countsEnd = at.at + countBytes;
       const tokenCount = readVarint(this.bytes, at);
-      const counts: number[] = [];
-      while (at.at < countsEnd) counts.push(readVarint(this.bytes, at));
-      if (at.at !== countsEnd || counts.length !== keys.length) return undefined;
+      let countCount = 0;
+      for (; at.at < countsEnd; countCount += 1) readVarint(this.bytes, at);
+      if (at.at !== countsEnd || countCount !== keyCount) return undefined;
       const bodyLength = readVarint(this.bytes, at);
       const body = this.bytes.subarray(at.at, at.at + bodyLength);
       at.at += bodyLength;
@@ -205,18 +211,32 @@ export class KeptSearchDocuments {
           this.bytes.subarray(fieldsStart, at.at + excerptLength),
         ]),
       );
-      return { keys, counts, tokenCount, body, excerpt };
+      return { terms: () => this.termsAt(fieldsStart), termsAt: fieldsStart, tokenCount, body, excerpt };
     } catch {
       return undefined;
     }
   }
 
+  /** The keys and counts of the entry whose fields start at `at` (KeptDocument.termsAt), as take checked them. */
+  termsAt(at: number): { keys: string[]; counts: number[] } {
+    const cursor = { at };
+    const keysLength = readVarint(this.bytes, cursor);
+    const keysText = decoder.decode(this.bytes.subarray(cursor.at, cursor.at + keysLength));
+    cursor.at += keysLength;
+    const countsEnd = readVarint(this.bytes, cursor) + cursor.at;
+    readVarint(this.bytes, cursor);
+    const counts: number[] = [];
+    while (cursor.at < countsEnd) counts.push(readVarint(this.bytes, cursor));
+    return { keys: keysText === '' ? [] : keysText.split('\n'), counts };
+  }
+
   /** Adds this build's entry for `digest` (and `source`, when given) to the new file (dropped past the size bound). */
   keep(digest: Buffer, kept: KeptDocument, source?: Buffer): void {
     // A key holding the separator is not kept (tokens never do); its document is tokenized next time.
-    if (this.writer === undefined || kept.keys.some((key) => key.includes('\n'))) return;
-    const keys = Buffer.from(kept.keys.join('\n'), 'utf8');
-    const counts: number[] = [kept.tokenCount, ...kept.counts];
+    const terms = kept.terms();
+    if (this.writer === undefined || terms.keys.some((key) => key.includes('\n'))) return;
+    const keys = Buffer.from(terms.keys.join('\n'), 'utf8');
+    const counts: number[] = [kept.tokenCount, ...terms.counts];
     const countBytes = counts.reduce((sum, count) => sum + varintLength(count), 0);
     const sourceBytes = source?.length ?? 0;
     const entry = Buffer.alloc(
@@ -263,7 +283,9 @@ export class KeptSearchDocuments {
       rmSync(this.file, { force: true });
       return;
     }
-    this.writer.append(this.hash.digest());
+    const checksum = this.hash.digest();
+    this.committedChecksum = checksum.toString('hex');
+    this.writer.append(checksum);
     this.writer.close();
     renameSync(this.writer.file, this.file);
     this.writer = undefined;
