@@ -86,11 +86,53 @@ function readVarint(bytes: Uint8Array, at: { at: number }): number {
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * Where entries start, by a digest that sits in each entry `offset` bytes from its start: keyed by
+ * the digest's first 48 bits (a string per entry made the previous file's read cost more than its
+ * checksum), each found start checked against the whole digest in `bytes`.
+ */
+class DigestTable {
+  private readonly starts = new Map<number, number>();
+  /** Entries whose first 48 bits another entry shares, by the whole digest. */
+  private readonly clashes = new Map<string, number>();
+
+  constructor(private readonly offset: number) {}
+
+  private digestAt(bytes: Uint8Array, start: number): Buffer {
+    return Buffer.from(bytes.buffer, bytes.byteOffset + start + this.offset, DIGEST_BYTES);
+  }
+
+  set(bytes: Uint8Array, start: number): void {
+    const digest = this.digestAt(bytes, start);
+    const key = digest.readUIntBE(0, 6);
+    const existing = this.starts.get(key);
+    if (existing === undefined) {
+      this.starts.set(key, start);
+      return;
+    }
+    if (existing >= 0) this.clashes.set(this.digestAt(bytes, existing).toString('latin1'), existing);
+    this.starts.set(key, -1);
+    this.clashes.set(digest.toString('latin1'), start);
+  }
+
+  get(bytes: Uint8Array, digest: Buffer): number | undefined {
+    const start = this.starts.get(digest.readUIntBE(0, 6));
+    if (start === undefined) return undefined;
+    if (start < 0) return this.clashes.get(digest.toString('latin1'));
+    return this.digestAt(bytes, start).equals(digest) ? start : undefined;
+  }
+
+  clear(): void {
+    this.starts.clear();
+    this.clashes.clear();
+  }
+}
+
 /** The previous build's entries (read once) and the new file being written. */
 export class KeptSearchDocuments {
-  private readonly previous = new Map<string, number>();
+  private readonly previous = new DigestTable(0);
   /** Entries by source digest (latin1), where each starts. */
-  private readonly previousBySource = new Map<string, number>();
+  private readonly previousBySource = new DigestTable(DIGEST_BYTES + 1);
   private bytes: Uint8Array = new Uint8Array(0);
   private writer: SpillWriter | undefined;
   private readonly hash = createHash('sha256');
@@ -142,7 +184,6 @@ export class KeptSearchDocuments {
         const digest = body.subarray(at.at, at.at + DIGEST_BYTES);
         at.at += DIGEST_BYTES;
         const sourceLength = readVarint(body, at);
-        const source = body.subarray(at.at, at.at + sourceLength);
         at.at += sourceLength;
         // Keys, counts, body, excerpt: each a length and its bytes.
         for (let field = 0; field < 4; field += 1) {
@@ -155,11 +196,12 @@ export class KeptSearchDocuments {
           (sourceLength !== 0 && sourceLength !== DIGEST_BYTES)
         )
           throw new RangeError('truncated');
-        this.previous.set(Buffer.from(digest).toString('latin1'), start);
-        if (sourceLength > 0) this.previousBySource.set(Buffer.from(source).toString('latin1'), start);
+        this.previous.set(body, start);
+        if (sourceLength > 0) this.previousBySource.set(body, start);
       }
     } catch {
       this.previous.clear();
+      this.previousBySource.clear();
       return 'an entry does not parse';
     }
     this.bytes = body;
@@ -169,7 +211,7 @@ export class KeptSearchDocuments {
 
   /** Whether the previous build kept an entry under the source digest `source`. */
   hasSource(source: Buffer): boolean {
-    return this.previousBySource.has(source.toString('latin1'));
+    return this.previousBySource.get(this.bytes, source) !== undefined;
   }
 
   /**
@@ -177,7 +219,7 @@ export class KeptSearchDocuments {
    * kept one that parses; kept again for the next build, under `source` when given.
    */
   take(digest: Buffer, source?: Buffer, bySource = false): KeptDocument | undefined {
-    const start = (bySource ? this.previousBySource : this.previous).get(digest.toString('latin1'));
+    const start = (bySource ? this.previousBySource : this.previous).get(this.bytes, digest);
     if (start === undefined) return undefined;
     try {
       const at = { at: start + DIGEST_BYTES };
