@@ -262,7 +262,7 @@ export async function writePacks(
 function toolRecordsDigest(
   output: TreeOutput,
   entry: ToolCallFiles,
-  packedCopies: ReadonlyMap<string, string[]>,
+  packedCopies: PackedCopies,
   generator: string,
   targetPackBytes: number,
 ): string {

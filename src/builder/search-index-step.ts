@@ -15,7 +15,12 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { JsonObject } from '../core/tree/json-object.js';
-import { type DocumentSettings, listTreeDocuments, type SearchDocument } from '../core/search/tree-documents.js';
+import {
+  type DocumentSettings,
+  type KeptSources,
+  listTreeDocuments,
+  type SearchDocument,
+} from '../core/search/tree-documents.js';
 import type { ProjectConfig } from '../project/config.js';
 import { removeTree } from '../tree-writer/remove-tree.js';
 import { removeDeadWritersFiles } from '../tree-writer/interrupted-write.js';
@@ -29,6 +34,7 @@ import {
 } from '../tree-writer/llms-txt.js';
 import type { SearchIndexExtension } from '../tree-writer/search-index-output.js';
 import type { KeptSearchDocuments } from '../tree-writer/search-kept-documents.js';
+import type { SpillingSearchIndexOptions } from '../tree-writer/search-index-spill-writer.js';
 import { scratchFolderOf } from '../tree-writer/swap-folders.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
 import type { BuildProblem } from './build-report.js';
@@ -103,15 +109,30 @@ export function writerDocumentFiles(writer: TreeWriter, manifest: JsonObject) {
   };
 }
 
-/** Every document of the tree being written, one at a time (650,000 call results never sit in memory together). */
+/**
+ * Every document of the tree being written, one at a time (650,000 call results never sit in memory
+ * together); a resource whose source `kept` holds is listed without reading its file.
+ */
 async function* streamDocuments(
   writer: TreeWriter,
   manifest: JsonObject,
   settings: DocumentSettings,
   counts: { skipped: number },
+  kept: KeptSearchDocuments | undefined,
+  keptSourceDigestOf: ((stemming: string, sourceKey: string) => Buffer) | undefined,
 ): AsyncGenerator<SearchDocument> {
   await writer.flush();
-  yield* listTreeDocuments(writerDocumentFiles(writer, manifest), settings, () => {
+  const stemming = settings.stemming ?? 'porter';
+  const keptSources: KeptSources | undefined =
+    kept && keptSourceDigestOf
+      ? {
+          digestOf: (treePath) => writer.digestOf(treePath),
+          readSync: (treePath) => (writer.has(treePath) ? writer.read(treePath) : undefined),
+          has: (sourceKey) => kept.hasSource(keptSourceDigestOf(stemming, sourceKey)),
+        }
+      : undefined;
+  const files = { ...writerDocumentFiles(writer, manifest), ...(keptSources ? { keptSources } : {}) };
+  yield* listTreeDocuments(files, settings, () => {
     counts.skipped += 1;
   });
 }
@@ -191,12 +212,14 @@ export async function writeTreeSearchIndex(
   settings: DocumentSettings,
   maxLlmsFullBytes = DEFAULT_MAX_LLMS_FULL_BYTES,
   kept?: KeptSearchDocuments,
+  keptTerms?: SpillingSearchIndexOptions['keptTerms'],
 ): Promise<{ extension: SearchIndexExtension; warnings: BuildProblem[]; skipped: number; files: string[] }> {
   const counts = { skipped: 0 };
   const files: string[] = [];
   // The writer (and node:crypto) load only for projects that search. Its sorted runs go beside
   // the output folder, in the build's own scratch folder, never into the tree.
   const { writeSearchIndexSpilling } = await import('../tree-writer/search-index-spill-writer.js');
+  const { keptSourceDigestOf } = await import('../tree-writer/search-kept-documents.js');
   const scratchFolder = scratchFolderOf(output.writer.outDir, process.pid);
   try {
     await mkdir(scratchFolder, { recursive: true });
@@ -205,8 +228,14 @@ export async function writeTreeSearchIndex(
     const llms = isOurExtension(manifest[EXTENSION_KEY])
       ? new LlmsTxtWriter(manifest, settings.publicUrl, maxLlmsFullBytes, scratchFolder)
       : undefined;
-    const documents = teeDocuments(streamDocuments(output.writer, manifest, settings, counts), llms);
-    const options = { scratchFolder, stemming: settings.stemming, ...(kept ? { kept } : {}) };
+    const listed = streamDocuments(output.writer, manifest, settings, counts, kept, keptSourceDigestOf);
+    const documents = teeDocuments(listed, llms);
+    const options = {
+      scratchFolder,
+      stemming: settings.stemming,
+      ...(kept ? { kept } : {}),
+      ...(keptTerms ? { keptTerms } : {}),
+    };
     const extension = await writeSearchIndexSpilling(documents, options, (filePath, bytes) => {
       files.push(filePath);
       return output.write(filePath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
@@ -279,6 +308,7 @@ export async function writeSearchIndexStep(
     };
   }
   const kept = await openKeptDocuments(input.kept, identity);
+  const keptTerms = kept ? await openKeptTerms(input.kept!.file, identity, kept) : undefined;
   let written: Awaited<ReturnType<typeof writeTreeSearchIndex>>;
   try {
     written = await writeTreeSearchIndex(
@@ -287,11 +317,14 @@ export async function writeSearchIndexStep(
       documentSettings,
       input.config.limits.maxLlmsFullBytes,
       kept,
+      keptTerms,
     );
     await input.output.writer.flush();
     kept?.commit();
+    keptTerms?.writer?.commit(kept?.committedChecksum);
   } finally {
     kept?.discard();
+    keptTerms?.writer?.discard();
   }
   return {
     extension: written.extension,
@@ -307,6 +340,26 @@ export async function writeSearchIndexStep(
       reused: false,
     },
   };
+}
+
+/**
+ * The previous term records kept beside the kept documents' file, when they go with the previous
+ * file `kept` read (search-kept-terms.ts), and the writer of this build's.
+ */
+async function openKeptTerms(documentsFile: string, identity: string, kept: KeptSearchDocuments) {
+  const { KeptTermsWriter, readKeptTerms, NEW_TERMS_MARK } = await import('../tree-writer/search-kept-terms.js');
+  const { maxKeptSearchBytes } = await import('../tree-writer/search-kept-documents.js');
+  const file = keptTermsFileOf(documentsFile);
+  await removeDeadWritersFiles(file, NEW_TERMS_MARK);
+  await removeDeadWritersFiles(`${file}.json`, NEW_TERMS_MARK);
+  const maxBytes = maxKeptSearchBytes(process.env);
+  const previous = readKeptTerms(file, identity, kept.previousChecksum, maxBytes);
+  return { ...(previous ? { previous } : {}), writer: new KeptTermsWriter(file, identity, maxBytes) };
+}
+
+/** The kept term records' file, beside the kept documents' (.staticmcp/search-terms.bin). */
+function keptTermsFileOf(documentsFile: string): string {
+  return path.join(path.dirname(documentsFile), 'search-terms.bin');
 }
 
 /** The kept documents' file for this writer, or undefined when none is kept. */

@@ -37,11 +37,24 @@ import {
 import { grownTypedArray } from './grown-typed-array.js';
 import { readAt, SpillWriter } from './spill-files.js';
 import { weightAverageLengthOf } from '../core/search/postings.js';
-import { packRecords, type WriteIndexFile } from './search-record-packer.js';
-import { compareUtf8, mergeRuns, PostingRun } from './search-posting-runs.js';
+import { packRecords, type RecordSource, type WriteIndexFile } from './search-record-packer.js';
+import { compareUtf8, mergeRuns, PostingRun, termRecordSource } from './search-posting-runs.js';
+import {
+  type ChangedDocument,
+  documentsDigestOf,
+  type KeptTermsWriter,
+  MAX_PATCHED_DOCUMENTS,
+  type PreviousTerms,
+  patchTermRecords,
+} from './search-kept-terms.js';
 import { documentRecords, titleRecords } from './search-scratch-records.js';
 import { compressDocumentBody, compressExcerptSource } from './search-document-compression.js';
-import { type KeptDocument, type KeptSearchDocuments, keptDigestOf } from './search-kept-documents.js';
+import {
+  type KeptDocument,
+  type KeptSearchDocuments,
+  keptDigestOf,
+  keptSourceDigestOf,
+} from './search-kept-documents.js';
 
 /** Postings a run holds before it is sorted and written out: 16 MiB of typed arrays, plus its terms. */
 export const DEFAULT_RUN_POSTINGS = 1_000_000;
@@ -53,6 +66,11 @@ export interface SpillingSearchIndexOptions extends SearchIndexOptions {
   runPostings?: number;
   /** What the previous build kept of each document, and where this one's goes (the build's). */
   kept?: KeptSearchDocuments;
+  /**
+   * The previous build's term records made with `kept`'s previous file (search-kept-terms.ts), and
+   * where this build's go (the build's).
+   */
+  keptTerms?: { previous?: PreviousTerms; writer?: KeptTermsWriter };
 }
 
 /** Whether the index stores an excerpt source of the document (not of a call result, nor of no text). */
@@ -65,28 +83,39 @@ function hasExcerptSource(document: SearchDocument): boolean {
  * unchanged document, else made (title and text are one column, as in writeSearchIndex) and kept.
  */
 function shareOf(document: SearchDocument, stemming: Stemming, kept: KeptSearchDocuments | undefined): KeptDocument {
+  const source =
+    kept && document.sourceKey !== undefined ? keptSourceDigestOf(stemming, document.sourceKey) : undefined;
+  // Listed from a source kept before (tree-documents.ts): its entry, its text never read.
+  const bySource = source ? kept!.take(source, source, true) : undefined;
+  if (bySource) return bySource;
   const body = encodeDocumentBody(document);
   // A call result's body holds no text (encodeDocumentBody): only then is the text hashed apart.
   const digest = kept
     ? keptDigestOf(stemming, body, document.textFrom === 'call' ? document.text : undefined)
     : undefined;
-  const found = digest ? kept!.take(digest) : undefined;
+  const found = digest ? kept!.take(digest, source) : undefined;
   // An entry kept without an excerpt source (made for a call result) gets one made now.
   if (found && (found.excerpt.length > 0 || !hasExcerptSource(document))) return found;
   if (found) return { ...found, excerpt: compressExcerptSource(document.text) };
   const terms = tokenize(`${document.title}\n${document.text}`);
   const countOf = new Map<string, number>();
   for (const key of indexKeysOf(terms, stemming)) countOf.set(key, (countOf.get(key) ?? 0) + 1);
+  const keys = [...countOf.keys()];
+  const counts = [...countOf.values()];
   const share = {
-    keys: [...countOf.keys()],
-    counts: [...countOf.values()],
+    terms: () => ({ keys, counts }),
     tokenCount: terms.length,
     body: compressDocumentBody(body),
     // Depends on the text alone (which the digest covers), so a kept one is the one made now.
     excerpt: hasExcerptSource(document) ? compressExcerptSource(document.text) : new Uint8Array(0),
   };
-  if (digest) kept!.keep(digest, share);
+  if (digest) kept!.keep(digest, share, source);
   return share;
+}
+
+/** The documents' ids in number order. */
+function* byIdOrder(byNumber: Uint32Array, ids: readonly string[]): Iterable<string> {
+  for (const arrival of byNumber) yield ids[arrival]!;
 }
 
 /**
@@ -135,6 +164,17 @@ export async function writeSearchIndexSpilling(
     run.writeSorted(file);
     runFiles.push(file);
   };
+  const addToRun = (arrival: number, terms: { keys: string[]; counts: number[] }, documentTokens: number) => {
+    if (run.used > 0 && run.used + terms.keys.length > runLimit) flushRun();
+    run.addCounted(arrival, terms.keys, terms.counts, documentTokens);
+  };
+  // With the previous term records at hand, a taken document's terms wait (they are needed only
+  // when the records cannot be patched), and those of documents made anew are held, up to a bound.
+  const previousTerms = options.kept ? options.keptTerms?.previous : undefined;
+  let changed: (ChangedDocument & { arrival: number })[] | undefined = previousTerms ? [] : undefined;
+  const waitingArrivals: number[] = [];
+  const waitingAt: number[] = [];
+  const tokenCounts: number[] = [];
 
   try {
     for await (const document of documents) {
@@ -143,8 +183,17 @@ export async function writeSearchIndexSpilling(
       ids.push(document.id);
       const share = shareOf(document, stemming, options.kept);
       tokenCount += share.tokenCount;
-      if (run.used > 0 && run.used + share.keys.length > runLimit) flushRun();
-      run.addCounted(arrival, share.keys, share.counts, share.tokenCount);
+      if (changed !== undefined && share.termsAt !== undefined) {
+        waitingArrivals.push(arrival);
+        waitingAt.push(share.termsAt);
+      } else {
+        const terms = share.terms();
+        addToRun(arrival, terms, share.tokenCount);
+        if (changed !== undefined && changed.length < MAX_PATCHED_DOCUMENTS)
+          changed.push({ arrival, number: 0, ...terms, tokenCount: share.tokenCount });
+        else changed = undefined;
+      }
+      tokenCounts.push(share.tokenCount);
       // An entry's title and url, as they end its title block entry (the id's part depends on its neighbour).
       const titleItem = Buffer.from(JSON.stringify([document.title, document.url]).slice(1, -1), 'utf8');
       const filled = arrival + 1;
@@ -163,7 +212,14 @@ export async function writeSearchIndexSpilling(
       bodyAt[arrival] = bodySpill.bytes;
       bodyLength[arrival] = body.length;
       bodySpill.append(body);
-      const source = hasExcerptSource(document) ? share.excerpt : undefined;
+      // A resource listed by its kept source has an excerpt source exactly when its text is not empty.
+      const source = (
+        document.sourceKey !== undefined && document.textFrom !== 'call'
+          ? share.excerpt.length > 0
+          : hasExcerptSource(document)
+      )
+        ? share.excerpt
+        : undefined;
       sourceAt[arrival] = sourceSpill.bytes;
       sourceLength[arrival] = source?.length ?? 0;
       if (source !== undefined) sourceSpill.append(source);
@@ -171,7 +227,6 @@ export async function writeSearchIndexSpilling(
       keyHigh[arrival] = high;
       keyLow[arrival] = low;
     }
-    flushRun();
   } finally {
     titleSpill.close();
     bodySpill.close();
@@ -190,15 +245,33 @@ export async function writeSearchIndexSpilling(
       throw new Error(`two search documents have the id ${ids[arrival]}`);
   });
 
+  const averageLength = weightAverageLengthOf({ documentCount: count, tokenCount });
+  const termsFile = path.join(scratch, 'terms');
+  const documentsDigest = previousTerms || options.keptTerms?.writer ? documentsDigestOf(byIdOrder(byNumber, ids)) : '';
+  let termSource: RecordSource;
+  if (
+    previousTerms !== undefined &&
+    changed !== undefined &&
+    previousTerms.state.documents === documentsDigest &&
+    previousTerms.state.averageLength === averageLength
+  ) {
+    // Every other document's postings are the previous records' (same ids, numbers and weights).
+    for (const document of changed) document.number = numberOf[document.arrival]!;
+    termSource = termRecordSource(
+      termsFile,
+      patchTermRecords(previousTerms.records, changed, count, averageLength, termsFile),
+    );
+  } else {
+    waitingArrivals.forEach((arrival, position) => {
+      addToRun(arrival, options.kept!.termsAt(waitingAt[position]!), tokenCounts[arrival]!);
+    });
+    flushRun();
+    termSource = mergeRuns(runFiles, numberOf, termsFile, averageLength);
+  }
   const terms = await packRecords(
     `${SEARCH_FOLDER}terms/`,
     KEY_KIND.term,
-    mergeRuns(
-      runFiles,
-      numberOf,
-      path.join(scratch, 'terms'),
-      weightAverageLengthOf({ documentCount: count, tokenCount }),
-    ),
+    termSource,
     {
       targetPackBytes: options.targetPackBytes ?? TERM_PACK_BYTES,
       targetIndexBytes: options.targetTermIndexBytes ?? TERM_INDEX_BYTES,
@@ -206,6 +279,7 @@ export async function writeSearchIndexSpilling(
     SEARCH_FILE_LIMITS.terms,
     writeFile,
   );
+  options.keptTerms?.writer?.keep(termsFile, { documents: documentsDigest, averageLength });
   const titlesFd = openSync(titleSpill.file, 'r');
   const bodiesFd = openSync(bodySpill.file, 'r');
   const sourcesFd = openSync(sourceSpill.file, 'r');

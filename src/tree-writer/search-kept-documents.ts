@@ -10,6 +10,9 @@
 // sha256 of everything before it. A file that is absent, of another writer, damaged or edited
 // is ignored as a whole: every document is tokenized again, never a wrong index.
 // A new file is written beside it as the documents pass, and put in place when the index is done.
+// An entry of a resource document also carries the digest of what it was listed from (its source:
+// its file's content digest and its manifest entry, tree-documents.ts SourceKey): a rebuild finds
+// it by that, without reading, parsing or encoding the unchanged document at all.
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { writeVarint } from '../core/search/postings.js';
@@ -20,17 +23,19 @@ export const DEFAULT_MAX_KEPT_SEARCH_BYTES = 512 * 1024 * 1024;
 /** Changes the bound above (bytes; 0 turns the kept file off). */
 export const MAX_KEPT_SEARCH_BYTES_VARIABLE = 'STATICMCP_MAX_KEPT_SEARCH_BYTES';
 
-// 4: a stem's key is the stem and STEM_KEY_SUFFIX (it was "~" and the stem).
-const MAGIC = 'staticmcp search documents 4\n';
+// 5: a stem's key is the stem and STEM_KEY_SUFFIX (it was "~" and the stem), and entries carry
+// their source key (4 had one or the other).
+const MAGIC = 'staticmcp search documents 5\n';
 /** The new file is `<file><NEW_FILE_MARK><pid>` until it is put in place. */
 export const NEW_FILE_MARK = '.new-';
 const DIGEST_BYTES = 32;
 
 /** A document's share of the index as its writer made it. */
 export interface KeptDocument {
-  /** Its distinct index keys (words and stems), and how often each occurs. */
-  keys: string[];
-  counts: number[];
+  /** Its distinct index keys (words and stems), and how often each occurs (a kept one's decoded when asked). */
+  terms: () => { keys: string[]; counts: number[] };
+  /** A kept entry's: where its keys start in the previous file (termsAt), for a writer that asks later. */
+  termsAt?: number;
   /** Its tokens (BM25's document length). */
   tokenCount: number;
   /** Its fetch body, compressed (search-document-compression.ts). */
@@ -63,6 +68,11 @@ export function keptDigestOf(stemming: string, body: string, indexedText: string
   return hash.update(body).digest();
 }
 
+/** The digest an entry is also found under: the stemming and the document's source key (tree-documents.ts). */
+export function keptSourceDigestOf(stemming: string, sourceKey: string): Buffer {
+  return createHash('sha256').update(`${stemming}\0source\0${sourceKey}`).digest();
+}
+
 function readVarint(bytes: Uint8Array, at: { at: number }): number {
   let value = 0;
   let scale = 1;
@@ -78,9 +88,53 @@ function readVarint(bytes: Uint8Array, at: { at: number }): number {
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * Where entries start, by a digest that sits in each entry `offset` bytes from its start: keyed by
+ * the digest's first 48 bits (a string per entry made the previous file's read cost more than its
+ * checksum), each found start checked against the whole digest in `bytes`.
+ */
+class DigestTable {
+  private readonly starts = new Map<number, number>();
+  /** Entries whose first 48 bits another entry shares, by the whole digest. */
+  private readonly clashes = new Map<string, number>();
+
+  constructor(private readonly offset: number) {}
+
+  private digestAt(bytes: Uint8Array, start: number): Buffer {
+    return Buffer.from(bytes.buffer, bytes.byteOffset + start + this.offset, DIGEST_BYTES);
+  }
+
+  set(bytes: Uint8Array, start: number): void {
+    const digest = this.digestAt(bytes, start);
+    const key = digest.readUIntBE(0, 6);
+    const existing = this.starts.get(key);
+    if (existing === undefined) {
+      this.starts.set(key, start);
+      return;
+    }
+    if (existing >= 0) this.clashes.set(this.digestAt(bytes, existing).toString('latin1'), existing);
+    this.starts.set(key, -1);
+    this.clashes.set(digest.toString('latin1'), start);
+  }
+
+  get(bytes: Uint8Array, digest: Buffer): number | undefined {
+    const start = this.starts.get(digest.readUIntBE(0, 6));
+    if (start === undefined) return undefined;
+    if (start < 0) return this.clashes.get(digest.toString('latin1'));
+    return this.digestAt(bytes, start).equals(digest) ? start : undefined;
+  }
+
+  clear(): void {
+    this.starts.clear();
+    this.clashes.clear();
+  }
+}
+
 /** The previous build's entries (read once) and the new file being written. */
 export class KeptSearchDocuments {
-  private readonly previous = new Map<string, number>();
+  private readonly previous = new DigestTable(0);
+  /** Entries by source digest (latin1), where each starts. */
+  private readonly previousBySource = new DigestTable(DIGEST_BYTES + 1);
   private bytes: Uint8Array = new Uint8Array(0);
   private writer: SpillWriter | undefined;
   private readonly hash = createHash('sha256');
@@ -88,6 +142,9 @@ export class KeptSearchDocuments {
   readonly ignoredBecause: string | undefined;
   /** Entries taken from the previous file. */
   taken = 0;
+  /** The previous file's checksum (hex), when it was read whole; and the new file's once committed. */
+  previousChecksum: string | undefined;
+  committedChecksum: string | undefined;
 
   /**
    * Opens `file` for the writer named `identity`: its entries when it is whole and that writer's
@@ -128,61 +185,108 @@ export class KeptSearchDocuments {
         const start = at.at;
         const digest = body.subarray(at.at, at.at + DIGEST_BYTES);
         at.at += DIGEST_BYTES;
+        const sourceLength = readVarint(body, at);
+        at.at += sourceLength;
         // Keys, counts, body, excerpt: each a length and its bytes.
         for (let field = 0; field < 4; field += 1) {
           const length = readVarint(body, at);
           at.at += length;
         }
-        if (at.at > body.length || digest.length < DIGEST_BYTES) throw new RangeError('truncated');
-        this.previous.set(Buffer.from(digest).toString('latin1'), start);
+        if (
+          at.at > body.length ||
+          digest.length < DIGEST_BYTES ||
+          (sourceLength !== 0 && sourceLength !== DIGEST_BYTES)
+        )
+          throw new RangeError('truncated');
+        this.previous.set(body, start);
+        if (sourceLength > 0) this.previousBySource.set(body, start);
       }
     } catch {
       this.previous.clear();
+      this.previousBySource.clear();
       return 'an entry does not parse';
     }
     this.bytes = body;
+    this.previousChecksum = bytes.subarray(body.length).toString('hex');
     return undefined;
   }
 
-  /** The previous build's entry for `digest`, if it kept one that parses. */
-  take(digest: Buffer): KeptDocument | undefined {
-    const start = this.previous.get(digest.toString('latin1'));
+  /** Whether the previous build kept an entry under the source digest `source`. */
+  hasSource(source: Buffer): boolean {
+    return this.previousBySource.get(this.bytes, source) !== undefined;
+  }
+
+  /**
+   * The previous build's entry for `digest` (or, `bySource`, for the source digest `digest`), if it
+   * kept one that parses; kept again for the next build, under `source` when given.
+   */
+  take(digest: Buffer, source?: Buffer, bySource = false): KeptDocument | undefined {
+    const start = (bySource ? this.previousBySource : this.previous).get(this.bytes, digest);
     if (start === undefined) return undefined;
     try {
       const at = { at: start + DIGEST_BYTES };
+      const sourceLength = readVarint(this.bytes, at);
+      at.at += sourceLength;
+      const fieldsStart = at.at;
       const keysLength = readVarint(this.bytes, at);
-      const keysText = decoder.decode(this.bytes.subarray(at.at, at.at + keysLength));
-      const keys = keysText === '' ? [] : keysText.split('\n');
+      // Checked now, decoded only when asked (a writer that patches the previous terms never asks).
+      let keyCount = keysLength === 0 ? 0 : 1;
+      for (let index = at.at; index < at.at + keysLength; index += 1) if (this.bytes[index] === 0x0a) keyCount += 1;
       at.at += keysLength;
       const countBytes = readVarint(this.bytes, at);
       const countsEnd = at.at + countBytes;
       const tokenCount = readVarint(this.bytes, at);
-      const counts: number[] = [];
-      while (at.at < countsEnd) counts.push(readVarint(this.bytes, at));
-      if (at.at !== countsEnd || counts.length !== keys.length) return undefined;
+      let countCount = 0;
+      for (; at.at < countsEnd; countCount += 1) readVarint(this.bytes, at);
+      if (at.at !== countsEnd || countCount !== keyCount) return undefined;
       const bodyLength = readVarint(this.bytes, at);
       const body = this.bytes.subarray(at.at, at.at + bodyLength);
       at.at += bodyLength;
       const excerptLength = readVarint(this.bytes, at);
       const excerpt = this.bytes.subarray(at.at, at.at + excerptLength);
       this.taken += 1;
-      // Kept for the next build as it is.
-      this.appendEntry(this.bytes.subarray(start, at.at + excerptLength));
-      return { keys, counts, tokenCount, body, excerpt };
+      // Kept for the next build as it is, under this build's source digest.
+      const sourceField =
+        source === undefined ? new Uint8Array([0]) : Buffer.concat([Buffer.from([DIGEST_BYTES]), source]);
+      this.appendEntry(
+        Buffer.concat([
+          this.bytes.subarray(start, start + DIGEST_BYTES),
+          sourceField,
+          this.bytes.subarray(fieldsStart, at.at + excerptLength),
+        ]),
+      );
+      return { terms: () => this.termsAt(fieldsStart), termsAt: fieldsStart, tokenCount, body, excerpt };
     } catch {
       return undefined;
     }
   }
 
-  /** Adds this build's entry for `digest` to the new file (dropped past the size bound). */
-  keep(digest: Buffer, kept: KeptDocument): void {
+  /** The keys and counts of the entry whose fields start at `at` (KeptDocument.termsAt), as take checked them. */
+  termsAt(at: number): { keys: string[]; counts: number[] } {
+    const cursor = { at };
+    const keysLength = readVarint(this.bytes, cursor);
+    const keysText = decoder.decode(this.bytes.subarray(cursor.at, cursor.at + keysLength));
+    cursor.at += keysLength;
+    const countsEnd = readVarint(this.bytes, cursor) + cursor.at;
+    readVarint(this.bytes, cursor);
+    const counts: number[] = [];
+    while (cursor.at < countsEnd) counts.push(readVarint(this.bytes, cursor));
+    return { keys: keysText === '' ? [] : keysText.split('\n'), counts };
+  }
+
+  /** Adds this build's entry for `digest` (and `source`, when given) to the new file (dropped past the size bound). */
+  keep(digest: Buffer, kept: KeptDocument, source?: Buffer): void {
     // A key holding the separator is not kept (tokens never do); its document is tokenized next time.
-    if (this.writer === undefined || kept.keys.some((key) => key.includes('\n'))) return;
-    const keys = Buffer.from(kept.keys.join('\n'), 'utf8');
-    const counts: number[] = [kept.tokenCount, ...kept.counts];
+    const terms = kept.terms();
+    if (this.writer === undefined || terms.keys.some((key) => key.includes('\n'))) return;
+    const keys = Buffer.from(terms.keys.join('\n'), 'utf8');
+    const counts: number[] = [kept.tokenCount, ...terms.counts];
     const countBytes = counts.reduce((sum, count) => sum + varintLength(count), 0);
+    const sourceBytes = source?.length ?? 0;
     const entry = Buffer.alloc(
       DIGEST_BYTES +
+        1 +
+        sourceBytes +
         varintLength(keys.length) +
         keys.length +
         varintLength(countBytes) +
@@ -193,6 +297,8 @@ export class KeptSearchDocuments {
         kept.excerpt.length,
     );
     let at = digest.copy(entry, 0);
+    at = writeVarint(entry, at, sourceBytes);
+    if (source !== undefined) at += source.copy(entry, at);
     at = writeVarint(entry, at, keys.length);
     at += keys.copy(entry, at);
     at = writeVarint(entry, at, countBytes);
@@ -221,7 +327,9 @@ export class KeptSearchDocuments {
       rmSync(this.file, { force: true });
       return;
     }
-    this.writer.append(this.hash.digest());
+    const checksum = this.hash.digest();
+    this.committedChecksum = checksum.toString('hex');
+    this.writer.append(checksum);
     this.writer.close();
     renameSync(this.writer.file, this.file);
     this.writer = undefined;

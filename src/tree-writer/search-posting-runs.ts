@@ -254,10 +254,19 @@ export function mergeRuns(
     keyBytes += key.length;
   }
   writer.close();
+  return termRecordSource(file, { count, totalBytes, keyBytes });
+}
+
+/**
+ * The term records a terms file holds (key and encoded record, by key: mergeRuns writes one, and
+ * search-kept-terms.ts a patched one), as the packer reads them.
+ */
+export function termRecordSource(
+  file: string,
+  totals: { count: number; totalBytes: number; keyBytes: number },
+): RecordSource {
   return {
-    count,
-    totalBytes,
-    keyBytes,
+    ...totals,
     visitSizes: (visit) => {
       const reader = new SpillReader(file);
       try {

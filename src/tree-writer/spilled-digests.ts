@@ -22,6 +22,13 @@ const BLOCK_BYTES = BLOCK_SLOTS * FILE_DIGEST_BYTES;
 const CHUNK_BLOCKS = 2048;
 /** Positions served per pass over the file by inOrder: 2 MiB of digests in memory. */
 const WINDOW_SLOTS = 65_536;
+/**
+ * Checked blocks `get` keeps (2 MiB): the build reads digests one at a time (raw copies, resource
+ * and call packing, in slot or path order), and reading a block per digest made each a syscall.
+ */
+const KEPT_BLOCKS = 4096;
+/** Blocks a `get` that misses reads at once (8 KiB), each checked and kept. */
+const RUN_BLOCKS = 16;
 
 export class SpilledDigests {
   /** Digests of the slots from `spilledSlots` on, in memory. */
@@ -32,6 +39,9 @@ export class SpilledDigests {
   /** The CRC-32 of each block of the file. */
   private blockSums = new Uint32Array(0);
   private readonly block = Buffer.alloc(BLOCK_BYTES);
+  /** Blocks `get` read and checked, by block number (oldest first), at most KEPT_BLOCKS. */
+  private readonly keptBlocks = new Map<number, Buffer>();
+  private readonly run = Buffer.alloc(RUN_BLOCKS * BLOCK_BYTES);
 
   /** `file`: where digests go past HELD_SLOTS (undefined: all are held in memory). */
   constructor(private readonly file: string | undefined) {}
@@ -58,6 +68,7 @@ export class SpilledDigests {
     block.set(digest, (slot % BLOCK_SLOTS) * FILE_DIGEST_BYTES);
     this.writeAt(block, blockNumber * BLOCK_BYTES);
     this.blockSums[blockNumber] = crc32(block);
+    this.keptBlocks.get(blockNumber)?.set(block);
   }
 
   /** The digest of `slot` (a copy). */
@@ -67,7 +78,35 @@ export class SpilledDigests {
       return Buffer.from(this.held.subarray(at, at + FILE_DIGEST_BYTES));
     }
     const at = (slot % BLOCK_SLOTS) * FILE_DIGEST_BYTES;
-    return Buffer.from(this.readBlock(Math.floor(slot / BLOCK_SLOTS)).subarray(at, at + FILE_DIGEST_BYTES));
+    return Buffer.from(this.keptBlock(Math.floor(slot / BLOCK_SLOTS)).subarray(at, at + FILE_DIGEST_BYTES));
+  }
+
+  /**
+   * Block `blockNumber`, from those kept or read with the blocks after it (up to RUN_BLOCKS),
+   * each checked: one that does not match is not kept, and is an error only when it is the one asked for.
+   */
+  private keptBlock(blockNumber: number): Buffer {
+    const kept = this.keptBlocks.get(blockNumber);
+    if (kept !== undefined) return kept;
+    const blocks = Math.min(RUN_BLOCKS, this.spilledSlots / BLOCK_SLOTS - blockNumber);
+    const bytes = this.run.subarray(0, blocks * BLOCK_BYTES);
+    try {
+      readExactly(this.fd!, bytes, blockNumber * BLOCK_BYTES, 'it');
+    } catch (error) {
+      throw this.damaged(`${(error as Error).message.replace(/^it /, '')}`);
+    }
+    for (let block = 0; block < blocks; block++) {
+      const number = blockNumber + block;
+      const content = bytes.subarray(block * BLOCK_BYTES, (block + 1) * BLOCK_BYTES);
+      if (crc32(content) !== this.blockSums[number]) {
+        if (block === 0) throw this.damaged(`its block ${number} is not what was written`);
+        continue;
+      }
+      if (this.keptBlocks.has(number)) continue;
+      if (this.keptBlocks.size >= KEPT_BLOCKS) this.keptBlocks.delete(this.keptBlocks.keys().next().value!);
+      this.keptBlocks.set(number, Buffer.from(content));
+    }
+    return this.keptBlocks.get(blockNumber)!;
   }
 
   /**

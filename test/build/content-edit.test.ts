@@ -1,7 +1,8 @@
 // A one-document edit of a content project whose resources are packed (issue #39, "Edits in a
 // second"): the rebuilt tree is byte for byte the one a from-scratch build of the same input
 // writes, and the files the edit does not touch stay the same files (same inodes): the other
-// resource packs, and the index packs that hold none of the edited document's words and titles.
+// resource packs, and the index packs that hold none of the edited document's words and titles;
+// then a page added and another removed in one rebuild give the from-scratch tree too.
 // With every cache of the project damaged (the document cache, the pack record, the kept index
 // shares), an edit still rebuilds that same tree. Builds run in-process (test/helpers/in-process-build.ts).
 import { promises as fs, readdirSync, statSync } from 'node:fs';
@@ -84,6 +85,19 @@ describe('a one-document edit of a packed content project', () => {
     expect(packs('packs/search.index/documents/', rewritten)).toHaveLength(1);
     expect(packs('packs/search.index/titles/', rewritten)).toHaveLength(1);
     expect(rewritten.length).toBeLessThan(after.size / 2);
+
+    // One page added and another removed in one rebuild (renumbered documents: the index's
+    // records are merged again, not patched): still the from-scratch tree.
+    await fs.writeFile(
+      path.join(project, 'resources', 'page-added.md'),
+      '---\ntitle: Added\n---\n\nAn added page: numbat.\n',
+    );
+    await fs.rm(path.join(project, 'resources', 'page-7.md'));
+    const changed = await build(project, tree);
+    expect(changed.documents).toMatchObject({ parsed: 1, reused: DOCUMENTS - 1 });
+    const [again, freshAgain] = await Promise.all([readTree(tree), freshTreeOf(project)]);
+    expect([...again.keys()].sort()).toEqual([...freshAgain.keys()].sort());
+    for (const [name, bytes] of freshAgain) expect(again.get(name)?.equals(bytes), name).toBe(true);
   });
 
   it('rebuilds that same tree after an edit when every cache of the project is damaged', async () => {

@@ -82,6 +82,35 @@ describe('kept search documents', () => {
     expect(again.taken).toBe(60);
   });
 
+  it('takes an unchanged resource by its source key, never reading its text', async () => {
+    const file = path.join(folder(), 'search-documents.bin');
+    // Resources listed with a source key (a build's), one of them with no text (no excerpt source).
+    const documents = corpus(60).map((document, number) => ({
+      ...document,
+      ...(number === 5 ? { text: '' } : {}),
+      ...(document.textFrom === 'call' ? {} : { sourceKey: `source-${number}` }),
+    }));
+    await indexOf(documents, new KeptSearchDocuments(file, IDENTITY, MAX_BYTES, true));
+    const edited = documents.map((document, number) => {
+      if (number === 17) return { ...document, text: `${document.text} quokka`, sourceKey: 'source-17-edited' };
+      if (document.sourceKey === undefined) return document;
+      // Listed by its kept source: its text is not to be read.
+      const { text: _text, ...rest } = document;
+      return Object.defineProperty(rest, 'text', {
+        enumerable: true,
+        get: () => {
+          throw new Error(`the text of ${document.id} was read`);
+        },
+      }) as SearchDocument;
+    });
+    const kept = new KeptSearchDocuments(file, IDENTITY, MAX_BYTES, true);
+    const rebuilt = await indexOf(edited, kept);
+    expect(kept.taken).toBe(59);
+    const fresh = await indexOf(documents.map((document, number) => (number === 17 ? edited[17]! : document)));
+    expect(rebuilt.extension).toEqual(fresh.extension);
+    expect(rebuilt.files).toEqual(fresh.files);
+  });
+
   it('sees an edit of a call result’s text, which its stored body does not hold', async () => {
     const { file, edited } = await keptThenEdited(16);
     expect(edited[16]!.textFrom).toBe('call');

@@ -121,6 +121,11 @@ export function searchErrorResult(message: string): ToolResult {
  */
 export interface IndexedDocument extends FetchedDocument {
   textFrom?: 'call';
+  /**
+   * A build's resource document whose source (file digest and manifest entry) the index writer
+   * kept a share of: the key it is found under. Its `text` is read only when asked for.
+   */
+  sourceKey?: string;
 }
 
 /** A document as the index stores it: its text, or (`textFrom: "call"`) none, the call's file holding it. */

@@ -65,6 +65,19 @@ export interface TreeDocumentFiles {
   read(treePath: string): Promise<Uint8Array | undefined>;
   /** Binary reads below packs/ (a packed tool's indexes and packs). */
   packFiles?: PackFileSource;
+  /**
+   * The build's (search-index-step.ts): a file's content digest and synchronous read, and whether
+   * the index writer kept the document of a source key. A resource whose source it kept is listed
+   * without being read: its `text` reads the file only when asked for (llms-full.txt's first ones).
+   */
+  keptSources?: KeptSources;
+}
+
+/** What lets the lister skip reading an unchanged resource (TreeDocumentFiles.keptSources). */
+export interface KeptSources {
+  digestOf(treePath: string): Uint8Array | undefined;
+  readSync(treePath: string): Uint8Array | undefined;
+  has(sourceKey: string): boolean;
 }
 
 /** A call's document points at its call (`textFrom`): the index keeps its text once, in the call. */
@@ -207,6 +220,63 @@ async function readPackedResource(
   return undefined;
 }
 
+/** A resource file's text items joined, as the document's text; undefined when it holds none or is not JSON. */
+function resourceText(bytes: Uint8Array, uri: string, declaredMime: string | undefined) {
+  const parsed = parseJson(bytes);
+  if (parsed === undefined) return undefined;
+  const contents = readResourceFile(parsed.value, uri, declaredMime);
+  const texts = contents.flatMap((item) => (typeof item.text === 'string' ? [item.text] : []));
+  if (texts.length === 0) return { text: undefined, contents };
+  return { text: texts.join('\n\n'), contents };
+}
+
+/**
+ * Everything a resource document is made from but its file's bytes, and those bytes' digest: equal
+ * keys make equal documents (the index writer keeps a document's share under it).
+ */
+function sourceKeyOf(id: string, title: string, url: string, uri: string, mimeType: string, digest: Uint8Array) {
+  let hex = '';
+  for (const byte of digest) hex += byte.toString(16).padStart(2, '0');
+  return JSON.stringify([id, title, url, uri, mimeType, hex]);
+}
+
+/**
+ * The document of a resource whose source the index writer kept, without reading its file: its
+ * text is read (once) when asked for. Undefined when it cannot be listed so.
+ */
+function keptResourceDocument(
+  kept: KeptSources,
+  candidates: readonly string[],
+  fields: { uri: string; title: string; url: (id: string) => string; mimeType: string | undefined },
+): SearchDocument | undefined {
+  const { uri, title, mimeType } = fields;
+  // The file's own mimeType counts only when the entry declares none: then the file is read.
+  if (mimeType === undefined) return undefined;
+  const id = candidates[0];
+  if (id === undefined) return undefined;
+  const digest = kept.digestOf(id);
+  if (digest === undefined) return undefined;
+  const url = fields.url(id);
+  const sourceKey = sourceKeyOf(id, title, url, uri, mimeType, digest);
+  if (!kept.has(sourceKey)) return undefined;
+  let text: string | undefined;
+  return {
+    id,
+    title,
+    get text(): string {
+      // Same digest as when it was kept: the same text items (a file that no longer reads gives none).
+      if (text === undefined) {
+        const bytes = kept.readSync(id);
+        text = (bytes === undefined ? undefined : resourceText(bytes, uri, mimeType)?.text) ?? '';
+      }
+      return text;
+    },
+    url,
+    metadata: { uri, mimeType },
+    sourceKey,
+  };
+}
+
 /** One pack reader per tree being listed (its index cache shared by the tree's resources). */
 const packReaders = new WeakMap<TreeDocumentFiles, PackReader>();
 
@@ -233,8 +303,30 @@ async function* resourceDocuments(
     // A skill's files are instructions an agent loads through the Skills extension, not documents.
     if (Object.hasOwn(stateResources, uri) || isAppResource(resource) || isSkillUri(uri)) continue;
     const declaredMime = typeof resource.mimeType === 'string' ? resource.mimeType : undefined;
+    const title =
+      typeof resource.title === 'string' ? resource.title : typeof resource.name === 'string' ? resource.name : uri;
+    const pageOf = (id: string) =>
+      urlOf(
+        settings,
+        id,
+        viewSiteOf(files),
+        isObject(resource._meta) ? resource._meta[DOCUMENT_URL_META_KEY] : undefined,
+      );
+    const candidates = resourceFilePaths(uri, ours);
+    if (files.keptSources !== undefined && candidates[0] !== undefined && files.has(candidates[0])) {
+      const kept = keptResourceDocument(files.keptSources, candidates, {
+        uri,
+        title,
+        url: pageOf,
+        mimeType: declaredMime,
+      });
+      if (kept !== undefined) {
+        yield kept;
+        continue;
+      }
+    }
     let found: { id: string; bytes: Uint8Array } | undefined;
-    for (const candidate of resourceFilePaths(uri, ours)) {
+    for (const candidate of candidates) {
       const bytes = files.has(candidate)
         ? await readOrSkip(files, candidate, onSkip)
         : await readPackedResource(files, candidate, onSkip);
@@ -246,29 +338,27 @@ async function* resourceDocuments(
       onSkip(resourceFilePaths(uri, ours).at(-1) ?? uri, `the file of the resource ${uri} is not in the tree`);
       continue;
     }
-    const parsed = parseJson(found.bytes);
-    if (parsed === undefined) {
+    const read = resourceText(found.bytes, uri, declaredMime);
+    if (read === undefined) {
       onSkip(found.id, 'is not JSON');
       continue;
     }
-    const contents = readResourceFile(parsed.value, uri, declaredMime);
-    const texts = contents.flatMap((item) => (typeof item.text === 'string' ? [item.text] : []));
     // Binary resources are not documents.
-    if (texts.length === 0) continue;
+    if (read.text === undefined) continue;
+    const { contents } = read;
     const mimeType = declaredMime ?? (typeof contents[0]?.mimeType === 'string' ? contents[0].mimeType : undefined);
-    const title =
-      typeof resource.title === 'string' ? resource.title : typeof resource.name === 'string' ? resource.name : uri;
+    const url = pageOf(found.id);
+    const digest = files.keptSources?.digestOf(found.id);
     yield {
       id: found.id,
       title,
-      text: texts.join('\n\n'),
-      url: urlOf(
-        settings,
-        found.id,
-        viewSiteOf(files),
-        isObject(resource._meta) ? resource._meta[DOCUMENT_URL_META_KEY] : undefined,
-      ),
+      text: read.text,
+      url,
       metadata: { uri, ...(mimeType !== undefined ? { mimeType } : {}) },
+      // Kept under it for the next build, which then need not read the file.
+      ...(mimeType !== undefined && declaredMime !== undefined && digest !== undefined && found.id === candidates[0]
+        ? { sourceKey: sourceKeyOf(found.id, title, url, uri, mimeType, digest) }
+        : {}),
     };
   }
 }

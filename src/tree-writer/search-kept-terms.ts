@@ -1,0 +1,290 @@
+// What the search index writer keeps of its term part between builds (issue #39, "Edits in a
+// second"): the last index's term records (key and encoded record, in key order, as mergeRuns
+// writes them) and what they were made from: a digest of the documents' ids in number order, the
+// weight average length, the writer's identity and the kept documents file they go with (its
+// checksum, search-kept-documents.ts). A rebuild whose documents have those ids and that average,
+// and whose every document but a few came from that kept file, patches the records instead of
+// collecting, sorting and merging every posting again: a record holding a changed document's
+// number loses that posting, each key of a changed document's text gains one, every other record
+// is copied as it is. A record is encodeImpactPostings of its numbers and impacts, as a
+// from-scratch merge makes it, so the index is byte for byte the same. Anything else (no file,
+// another writer's, damaged, other ids or average) merges the runs as a first build does.
+// Two files in the project's .staticmcp/: the records, and a small JSON naming their sha256 (it
+// is written last, so a build killed between the two leaves a pair that does not match: ignored).
+import { createHash } from 'node:crypto';
+import { copyFileSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { encodeRecord } from '../core/packs/pack-encoding.js';
+import { encodeImpactPostings, impactOf, POSTING_BLOCK_SIZE } from '../core/search/postings.js';
+import { SpillWriter } from './spill-files.js';
+
+/** What the kept records were made from. */
+export interface KeptTermsState {
+  /** sha256 (hex) of the documents' ids in number order. */
+  documents: string;
+  /** The weight average length the impacts were made with (weightAverageLengthOf). */
+  averageLength: number;
+}
+
+/** The previous build's records, read whole and checked. */
+export interface PreviousTerms {
+  state: KeptTermsState;
+  records: Uint8Array;
+}
+
+/** A document whose share was made anew (not taken from the kept documents): its number and terms. */
+export interface ChangedDocument {
+  number: number;
+  keys: readonly string[];
+  counts: readonly number[];
+  tokenCount: number;
+}
+
+/** Documents made anew past this many: the runs are merged (patching touches most records then). */
+export const MAX_PATCHED_DOCUMENTS = 1000;
+
+const STATE_VERSION = 1;
+/** A file being written is `<file><NEW_TERMS_MARK><pid>` until it is put in place. */
+export const NEW_TERMS_MARK = '.new-';
+
+/** A record's name bytes start after its 14-byte header and the name's 2-byte length (one name). */
+const RECORD_NAME_AT = 16;
+
+/** The documents' ids in number order, as the state names them. */
+export function documentsDigestOf(idsInNumberOrder: Iterable<string>): string {
+  const hash = createHash('sha256');
+  for (const id of idsInNumberOrder) hash.update(`${id.length}:${id}\n`);
+  return hash.digest('hex');
+}
+
+function stateFileOf(file: string): string {
+  return `${file}.json`;
+}
+
+/**
+ * The records kept at `file` for a writer of `identity` made with the kept documents whose
+ * checksum is `keptDocuments`, if they are whole and at most `maxBytes`; undefined otherwise.
+ */
+export function readKeptTerms(
+  file: string,
+  identity: string,
+  keptDocuments: string | undefined,
+  maxBytes: number,
+): PreviousTerms | undefined {
+  if (keptDocuments === undefined) return undefined;
+  try {
+    const saved = JSON.parse(readFileSync(stateFileOf(file), 'utf8')) as Record<string, unknown>;
+    if (
+      saved.version !== STATE_VERSION ||
+      saved.identity !== identityDigestOf(identity) ||
+      saved.keptDocuments !== keptDocuments ||
+      typeof saved.documents !== 'string' ||
+      typeof saved.averageLength !== 'number' ||
+      typeof saved.sha256 !== 'string' ||
+      statSync(file).size > maxBytes
+    )
+      return undefined;
+    const records = readFileSync(file);
+    if (createHash('sha256').update(records).digest('hex') !== saved.sha256) return undefined;
+    return { state: { documents: saved.documents, averageLength: saved.averageLength }, records };
+  } catch {
+    return undefined;
+  }
+}
+
+function identityDigestOf(identity: string): string {
+  return createHash('sha256').update(identity).digest('hex');
+}
+
+/**
+ * This build's records on their way to `file`: copied beside it when the index's term part is
+ * written, put in place with their state once the kept documents file they go with is (`commit`).
+ */
+export class KeptTermsWriter {
+  private pending: { file: string; state: KeptTermsState; sha256: string } | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly identity: string,
+    private readonly maxBytes: number,
+  ) {}
+
+  /** Takes a copy of the terms file `termsFile` (the writer's scratch file) made as `state` says. */
+  keep(termsFile: string, state: KeptTermsState): void {
+    this.discard();
+    if (statSync(termsFile).size > this.maxBytes) return;
+    const copy = `${this.file}${NEW_TERMS_MARK}${process.pid}`;
+    copyFileSync(termsFile, copy);
+    this.pending = { file: copy, state, sha256: createHash('sha256').update(readFileSync(copy)).digest('hex') };
+  }
+
+  /** Puts the copy in place for the kept documents file of checksum `keptDocuments` (none: removes the pair). */
+  commit(keptDocuments: string | undefined): void {
+    rmSync(stateFileOf(this.file), { force: true });
+    if (this.pending === undefined || keptDocuments === undefined) {
+      this.discard();
+      rmSync(this.file, { force: true });
+      return;
+    }
+    renameSync(this.pending.file, this.file);
+    const state = {
+      version: STATE_VERSION,
+      identity: identityDigestOf(this.identity),
+      keptDocuments,
+      ...this.pending.state,
+      sha256: this.pending.sha256,
+    };
+    this.pending = undefined;
+    const stateFile = stateFileOf(this.file);
+    writeFileSync(`${stateFile}${NEW_TERMS_MARK}${process.pid}`, JSON.stringify(state));
+    renameSync(`${stateFile}${NEW_TERMS_MARK}${process.pid}`, stateFile);
+  }
+
+  /** Drops a copy not put in place. */
+  discard(): void {
+    if (this.pending !== undefined) rmSync(this.pending.file, { force: true });
+    this.pending = undefined;
+  }
+}
+
+function readVarint(bytes: Uint8Array, cursor: { at: number }): number {
+  let value = 0;
+  let scale = 1;
+  for (let shift = 0; shift < 5; shift += 1) {
+    const byte = bytes[cursor.at++];
+    if (byte === undefined) throw new RangeError('the kept term records end early');
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) return value;
+    scale *= 128;
+  }
+  throw new RangeError('a varint of the kept term records is too long');
+}
+
+/** A record body's postings (encodeImpactPostings's layout): numbers ascending and impacts. */
+function decodePostings(body: Uint8Array): { numbers: number[]; impacts: number[] } {
+  const cursor = { at: 0 };
+  const count = readVarint(body, cursor);
+  // The skip table: per block of 128, two varints and a byte.
+  for (let block = 0; block < Math.ceil(count / POSTING_BLOCK_SIZE); block += 1) {
+    readVarint(body, cursor);
+    readVarint(body, cursor);
+    cursor.at += 1;
+  }
+  const numbers: number[] = [];
+  const impacts: number[] = [];
+  let number = 0;
+  for (let index = 0; index < count; index += 1) {
+    number += readVarint(body, cursor);
+    numbers.push(number);
+    impacts.push(body[cursor.at++]!);
+  }
+  if (cursor.at !== body.length) throw new RangeError('a kept term record does not parse');
+  return { numbers, impacts };
+}
+
+/** Whether a record body holds a posting of a number `changed` marks. */
+function holdsChanged(body: Uint8Array, changed: Uint8Array): boolean {
+  const cursor = { at: 0 };
+  const count = readVarint(body, cursor);
+  for (let block = 0; block < Math.ceil(count / POSTING_BLOCK_SIZE); block += 1) {
+    readVarint(body, cursor);
+    readVarint(body, cursor);
+    cursor.at += 1;
+  }
+  let number = 0;
+  for (let index = 0; index < count; index += 1) {
+    number += readVarint(body, cursor);
+    if (changed[number] === 1) return true;
+    cursor.at += 1;
+  }
+  return false;
+}
+
+/**
+ * Writes to `file` the previous term records patched for the `changed` documents (of
+ * `documentCount`), with impacts of `averageLength`: the records a from-scratch merge would write.
+ * Returns the totals the packer's boundaries need. Throws on records that do not parse.
+ */
+export function patchTermRecords(
+  previous: Uint8Array,
+  changed: readonly ChangedDocument[],
+  documentCount: number,
+  averageLength: number,
+  file: string,
+): { count: number; totalBytes: number; keyBytes: number } {
+  const marked = new Uint8Array(documentCount);
+  const added = new Map<string, { numbers: number[]; impacts: number[] }>();
+  for (const document of [...changed].sort((left, right) => left.number - right.number)) {
+    marked[document.number] = 1;
+    document.keys.forEach((key, position) => {
+      const postings = added.get(key) ?? { numbers: [], impacts: [] };
+      if (postings.numbers.length === 0) added.set(key, postings);
+      postings.numbers.push(document.number);
+      postings.impacts.push(impactOf(document.counts[position]!, document.tokenCount, averageLength));
+    });
+  }
+  // Keys the previous records lack come in between them, in the records' (UTF-8 byte) order.
+  const addedKeys = [...added.keys()].map((key) => ({ key, bytes: Buffer.from(key, 'utf8') }));
+  addedKeys.sort((left, right) => Buffer.compare(left.bytes, right.bytes));
+  let nextAdded = 0;
+  const writer = new SpillWriter(file);
+  const totals = { count: 0, totalBytes: 0, keyBytes: 0 };
+  const emit = (key: Uint8Array, encoded: Uint8Array) => {
+    writer.appendVarint(key.length);
+    writer.append(key);
+    writer.appendVarint(encoded.length);
+    writer.append(encoded);
+    totals.count += 1;
+    totals.totalBytes += encoded.length;
+    totals.keyBytes += key.length;
+  };
+  const emitPostings = (key: Uint8Array, term: string, numbers: number[], impacts: number[]) => {
+    if (numbers.length > 0) emit(key, encodeRecord({ names: [term], body: encodeImpactPostings(numbers, impacts) }));
+  };
+  const emitAdded = (entry: { key: string; bytes: Buffer }) => {
+    const postings = added.get(entry.key)!;
+    emitPostings(entry.bytes, entry.key, postings.numbers, postings.impacts);
+  };
+  try {
+    const cursor = { at: 0 };
+    while (cursor.at < previous.length) {
+      const keyLength = readVarint(previous, cursor);
+      const keyBytes = previous.subarray(cursor.at, cursor.at + keyLength);
+      cursor.at += keyLength;
+      const recordLength = readVarint(previous, cursor);
+      const encoded = previous.subarray(cursor.at, cursor.at + recordLength);
+      cursor.at += recordLength;
+      if (cursor.at > previous.length) throw new RangeError('the kept term records end early');
+      while (nextAdded < addedKeys.length && Buffer.compare(addedKeys[nextAdded]!.bytes, keyBytes) < 0)
+        emitAdded(addedKeys[nextAdded++]!);
+      const term = Buffer.from(keyBytes).toString('utf8');
+      const body = encoded.subarray(RECORD_NAME_AT + keyBytes.length);
+      const adds = added.get(term);
+      if (adds !== undefined) nextAdded += 1;
+      if (adds === undefined && !holdsChanged(body, marked)) {
+        emit(keyBytes, encoded);
+        continue;
+      }
+      const old = decodePostings(body);
+      const numbers: number[] = [];
+      const impacts: number[] = [];
+      let addAt = 0;
+      const addNumbers = adds?.numbers ?? [];
+      for (let index = 0; index <= old.numbers.length; index += 1) {
+        const number = index < old.numbers.length ? old.numbers[index]! : Number.POSITIVE_INFINITY;
+        while (addAt < addNumbers.length && addNumbers[addAt]! < number) {
+          numbers.push(addNumbers[addAt]!);
+          impacts.push(adds!.impacts[addAt]!);
+          addAt += 1;
+        }
+        if (index === old.numbers.length || marked[number] === 1) continue;
+        numbers.push(number);
+        impacts.push(old.impacts[index]!);
+      }
+      emitPostings(keyBytes, term, numbers, impacts);
+    }
+    while (nextAdded < addedKeys.length) emitAdded(addedKeys[nextAdded++]!);
+  } finally {
+    writer.close();
+  }
+  return totals;
+}

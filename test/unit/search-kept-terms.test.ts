@@ -1,0 +1,128 @@
+// The search index writer's kept term records (tree-writer/search-kept-terms.ts): after a
+// one-document edit, the previous build's records are patched (no posting run is written) and the
+// index is byte for byte the one a from-scratch write makes; an added or removed document, a
+// damaged records file, or kept documents of another build fall back to merging every posting,
+// with the same bytes.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeSearchIndexSpilling } from '../../src/tree-writer/search-index-spill-writer.js';
+import type { SearchDocument } from '../../src/tree-writer/search-index-output.js';
+import { KeptSearchDocuments } from '../../src/tree-writer/search-kept-documents.js';
+import { KeptTermsWriter, readKeptTerms } from '../../src/tree-writer/search-kept-terms.js';
+import { pick, random } from '../helpers/random.js';
+
+const WORDS = ['running', 'runs', 'alpha', 'beta', 'gamma', 'café', 'Straße', '東京', '😀x', 'checksums', 'zeta'];
+const IDENTITY = 'test writer';
+const MAX_BYTES = 64 * 1024 * 1024;
+
+function corpus(count: number): SearchDocument[] {
+  const next = random(11);
+  return Array.from({ length: count }, (_, number) => ({
+    id: `resources/doc-${String(number).padStart(3, '0')}.txt`,
+    title: `Document ${number}`,
+    text: Array.from({ length: 20 + Math.floor(next() * 100) }, () => pick(next, WORDS)).join(' '),
+    url: '',
+  }));
+}
+
+const folders: string[] = [];
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+function folder(): string {
+  const made = mkdtempSync(path.join(os.tmpdir(), 'search-kept-terms-'));
+  folders.push(made);
+  return made;
+}
+
+/** The index of `documents` (files as base64), and whether its postings went through runs. */
+async function indexOf(documents: SearchDocument[], cache?: string) {
+  const scratchFolder = path.join(folder(), 'scratch');
+  const files = new Map<string, string>();
+  const keptFile = cache && path.join(cache, 'search-documents.bin');
+  const termsFile = cache && path.join(cache, 'search-terms.bin');
+  const kept = keptFile ? new KeptSearchDocuments(keptFile, IDENTITY, MAX_BYTES, true) : undefined;
+  const previous = kept && readKeptTerms(termsFile!, IDENTITY, kept.previousChecksum, MAX_BYTES);
+  const writer = termsFile ? new KeptTermsWriter(termsFile, IDENTITY, MAX_BYTES) : undefined;
+  let merged = false;
+  const extension = await writeSearchIndexSpilling(
+    documents,
+    {
+      scratchFolder,
+      runPostings: 400,
+      ...(kept ? { kept, keptTerms: { ...(previous ? { previous } : {}), ...(writer ? { writer } : {}) } } : {}),
+    },
+    async (filePath, bytes) => {
+      // The runs are written before the first term pack: a patch writes none.
+      if (files.size === 0)
+        merged = existsSync(scratchFolder) && readdirSync(scratchFolder).some((name) => name.startsWith('run-'));
+      files.set(filePath, Buffer.from(bytes).toString('base64'));
+    },
+  );
+  kept?.commit();
+  writer?.commit(kept?.committedChecksum);
+  return { files, extension, merged, patched: previous !== undefined && !merged };
+}
+
+function edited(documents: SearchDocument[], number: number, words: string): SearchDocument[] {
+  return documents.map((document, at) =>
+    at === number ? { ...document, text: `${document.text} ${words}` } : document,
+  );
+}
+
+describe('kept search term records', () => {
+  it('patches the records after one edit and writes the index a from-scratch write does', async () => {
+    const cache = folder();
+    const documents = corpus(80);
+    expect((await indexOf(documents, cache)).merged).toBe(true);
+    // New words, and words the document no longer holds (its text replaced).
+    for (const next of [
+      edited(documents, 17, 'quokka zyzzyva runs'),
+      documents.map((document, at) =>
+        at === 40 ? { ...document, text: `${document.text.split(' ').slice(4).join(' ')} wombat` } : document,
+      ),
+    ]) {
+      const rebuilt = await indexOf(next, cache);
+      expect(rebuilt.patched).toBe(true);
+      const fresh = await indexOf(next);
+      expect(rebuilt.extension).toEqual(fresh.extension);
+      expect(rebuilt.files).toEqual(fresh.files);
+    }
+  });
+
+  it('merges every posting when a document is added or removed, with the same bytes', async () => {
+    const cache = folder();
+    const documents = corpus(80);
+    await indexOf(documents, cache);
+    for (const next of [documents.slice(1), [...documents, { ...documents[3]!, id: 'resources/new.txt' }]]) {
+      const rebuilt = await indexOf(next, cache);
+      expect(rebuilt.merged).toBe(true);
+      expect(rebuilt.files).toEqual((await indexOf(next)).files);
+    }
+  });
+
+  it('ignores damaged records, or records of other kept documents: the index is still right', async () => {
+    const cache = folder();
+    const documents = corpus(80);
+    await indexOf(documents, cache);
+    const termsFile = path.join(cache, 'search-terms.bin');
+    const good = readFileSync(termsFile);
+    const damaged = Buffer.from(good);
+    damaged[Math.floor(good.length / 2)]! ^= 0x01;
+    writeFileSync(termsFile, damaged);
+    const next = edited(documents, 5, 'quokka');
+    const rebuilt = await indexOf(next, cache);
+    expect(rebuilt.merged).toBe(true);
+    expect(rebuilt.files).toEqual((await indexOf(next)).files);
+    // The kept documents file replaced by another build's: the records no longer go with it.
+    const other = folder();
+    await indexOf(corpus(80).slice(2), other);
+    writeFileSync(path.join(cache, 'search-documents.bin'), readFileSync(path.join(other, 'search-documents.bin')));
+    const again = await indexOf(edited(next, 6, 'wombat'), cache);
+    expect(again.merged).toBe(true);
+    expect(again.files).toEqual((await indexOf(edited(next, 6, 'wombat'))).files);
+  });
+});
