@@ -23,12 +23,11 @@
 // A file that cannot be read or parsed is skipped and told to `onSkip`, never thrown.
 import type { Stemming } from './stem.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
-import { readCallFile, readResourceFile } from '../tree/lenient-files.js';
+import { readCallFile } from '../tree/lenient-files.js';
 import { callFilePath } from '../tree/call-key.js';
 import { isAppResource } from '../tree/mcp-apps.js';
 import { isSkillUri } from '../tree/skills.js';
 import { EXTENSION_KEY, isOurExtension } from '../tree/manifest.js';
-import { decodeUtf8 } from '../tree/utf8.js';
 import { findTreePathProblem } from '../tree/tree-path.js';
 import { resourceFilePaths } from '../tree/resource-key.js';
 import { allResourceEntries } from '../tree/resource-list.js';
@@ -38,8 +37,16 @@ import { type PackTable, RESOURCE_PACK_GROUP } from '../packs/pack-table.js';
 import type { IndexedDocument } from './search-results.js';
 import { callDocumentText, toolOfCallFile } from './call-text.js';
 import { DOCUMENT_URL_META_KEY, documentViewUrl, MOVED_LANDING_FILE } from './document-url.js';
+import {
+  type KeptSources,
+  keptResourceDocument,
+  parseJson,
+  resourceText,
+  sourceKeyOf,
+} from './resource-document-source.js';
 
 export { toolOfCallFile };
+export type { KeptSources };
 
 /** Which documents to make (staticmcp.json's `search`, or `staticmcp index`'s options). */
 export interface DocumentSettings {
@@ -73,13 +80,6 @@ export interface TreeDocumentFiles {
   keptSources?: KeptSources;
 }
 
-/** What lets the lister skip reading an unchanged resource (TreeDocumentFiles.keptSources). */
-export interface KeptSources {
-  digestOf(treePath: string): Uint8Array | undefined;
-  readSync(treePath: string): Uint8Array | undefined;
-  has(sourceKey: string): boolean;
-}
-
 /** A call's document points at its call (`textFrom`): the index keeps its text once, in the call. */
 export type SearchDocument = IndexedDocument;
 
@@ -89,14 +89,6 @@ function fillTemplate(template: string, args: JsonObject): string {
     const value = args[name];
     return value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
   });
-}
-
-function parseJson(bytes: Uint8Array): { value: unknown } | undefined {
-  try {
-    return { value: JSON.parse(decodeUtf8(bytes).text) };
-  } catch {
-    return undefined;
-  }
 }
 
 interface ToolShape {
@@ -218,63 +210,6 @@ async function readPackedResource(
   if (found.status === 'missing') return null;
   onSkip(treePath, found.reason);
   return undefined;
-}
-
-/** A resource file's text items joined, as the document's text; undefined when it holds none or is not JSON. */
-function resourceText(bytes: Uint8Array, uri: string, declaredMime: string | undefined) {
-  const parsed = parseJson(bytes);
-  if (parsed === undefined) return undefined;
-  const contents = readResourceFile(parsed.value, uri, declaredMime);
-  const texts = contents.flatMap((item) => (typeof item.text === 'string' ? [item.text] : []));
-  if (texts.length === 0) return { text: undefined, contents };
-  return { text: texts.join('\n\n'), contents };
-}
-
-/**
- * Everything a resource document is made from but its file's bytes, and those bytes' digest: equal
- * keys make equal documents (the index writer keeps a document's share under it).
- */
-function sourceKeyOf(id: string, title: string, url: string, uri: string, mimeType: string, digest: Uint8Array) {
-  let hex = '';
-  for (const byte of digest) hex += byte.toString(16).padStart(2, '0');
-  return JSON.stringify([id, title, url, uri, mimeType, hex]);
-}
-
-/**
- * The document of a resource whose source the index writer kept, without reading its file: its
- * text is read (once) when asked for. Undefined when it cannot be listed so.
- */
-function keptResourceDocument(
-  kept: KeptSources,
-  candidates: readonly string[],
-  fields: { uri: string; title: string; url: (id: string) => string; mimeType: string | undefined },
-): SearchDocument | undefined {
-  const { uri, title, mimeType } = fields;
-  // The file's own mimeType counts only when the entry declares none: then the file is read.
-  if (mimeType === undefined) return undefined;
-  const id = candidates[0];
-  if (id === undefined) return undefined;
-  const digest = kept.digestOf(id);
-  if (digest === undefined) return undefined;
-  const url = fields.url(id);
-  const sourceKey = sourceKeyOf(id, title, url, uri, mimeType, digest);
-  if (!kept.has(sourceKey)) return undefined;
-  let text: string | undefined;
-  return {
-    id,
-    title,
-    get text(): string {
-      // Same digest as when it was kept: the same text items (a file that no longer reads gives none).
-      if (text === undefined) {
-        const bytes = kept.readSync(id);
-        text = (bytes === undefined ? undefined : resourceText(bytes, uri, mimeType)?.text) ?? '';
-      }
-      return text;
-    },
-    url,
-    metadata: { uri, mimeType },
-    sourceKey,
-  };
 }
 
 /** One pack reader per tree being listed (its index cache shared by the tree's resources). */

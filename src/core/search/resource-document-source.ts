@@ -1,0 +1,79 @@
+// A resource's search document from its file (its text items joined), and, for an unchanged
+// resource the index writer kept, the same document without reading its file (tree-documents.ts
+// lists both).
+import { readResourceFile } from '../tree/lenient-files.js';
+import { decodeUtf8 } from '../tree/utf8.js';
+import type { IndexedDocument } from './search-results.js';
+
+/** What lets the lister skip reading an unchanged resource (TreeDocumentFiles.keptSources). */
+export interface KeptSources {
+  digestOf(treePath: string): Uint8Array | undefined;
+  readSync(treePath: string): Uint8Array | undefined;
+  has(sourceKey: string): boolean;
+}
+
+/** A file's JSON value, or undefined when it is not JSON. */
+export function parseJson(bytes: Uint8Array): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(decodeUtf8(bytes).text) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A resource file's text items joined, as the document's text; undefined when it holds none or is not JSON. */
+export function resourceText(bytes: Uint8Array, uri: string, declaredMime: string | undefined) {
+  const parsed = parseJson(bytes);
+  if (parsed === undefined) return undefined;
+  const contents = readResourceFile(parsed.value, uri, declaredMime);
+  const texts = contents.flatMap((item) => (typeof item.text === 'string' ? [item.text] : []));
+  if (texts.length === 0) return { text: undefined, contents };
+  return { text: texts.join('\n\n'), contents };
+}
+
+/**
+ * Everything a resource document is made from but its file's bytes, and those bytes' digest: equal
+ * keys make equal documents (the index writer keeps a document's share under it).
+ */
+export function sourceKeyOf(id: string, title: string, url: string, uri: string, mimeType: string, digest: Uint8Array) {
+  let hex = '';
+  for (const byte of digest) hex += byte.toString(16).padStart(2, '0');
+  return JSON.stringify([id, title, url, uri, mimeType, hex]);
+}
+
+/**
+ * The document of a resource whose source the index writer kept, without reading its file: its
+ * text is read (once) when asked for. Undefined when it cannot be listed so.
+ */
+export function keptResourceDocument(
+  kept: KeptSources,
+  candidates: readonly string[],
+  fields: { uri: string; title: string; url: (id: string) => string; mimeType: string | undefined },
+): IndexedDocument | undefined {
+  const { uri, title, mimeType } = fields;
+  // The file's own mimeType counts only when the entry declares none: then the file is read.
+  if (mimeType === undefined) return undefined;
+  const id = candidates[0];
+  if (id === undefined) return undefined;
+  const digest = kept.digestOf(id);
+  if (digest === undefined) return undefined;
+  const url = fields.url(id);
+  const sourceKey = sourceKeyOf(id, title, url, uri, mimeType, digest);
+  if (!kept.has(sourceKey)) return undefined;
+  let text: string | undefined;
+  return {
+    id,
+    title,
+    get text(): string {
+      // Same digest as when it was kept: the same text items (a file that no longer reads gives none).
+      if (text === undefined) {
+        const bytes = kept.readSync(id);
+        text = (bytes === undefined ? undefined : resourceText(bytes, uri, mimeType)?.text) ?? '';
+      }
+      return text;
+    },
+    url,
+    metadata: { uri, mimeType },
+    sourceKey,
+  };
+}
