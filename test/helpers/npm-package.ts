@@ -58,7 +58,8 @@ export interface PackedPackage {
 
 /**
  * Stages the package in `work/stage` and packs it into `work`. With `published`, the staged
- * dist/shared/staticmcp-command.js is flipped as the release workflow flips the source before it builds.
+ * dist/shared/staticmcp-command.js is flipped as the release workflow flips the source before it
+ * builds, and the stage ships without the command-line bundle (dist/cli/staticmcp-cli.cjs).
  */
 export async function packThisBuild(work: string, options: { published?: boolean } = {}): Promise<PackedPackage> {
   const stage = path.join(work, options.published ? 'stage-published' : 'stage');
@@ -79,6 +80,9 @@ export async function packThisBuild(work: string, options: { published?: boolean
       { cwd: stage },
     );
     if (flip.code !== 0) throw new Error(`mark-published failed on the staged dist: ${flip.stderr}`);
+    // The command-line bundle holds its own copy of the switch, built from the source (which the
+    // release flips before it builds); without the bundle this stage runs the flipped module.
+    await fs.rm(path.join(stage, 'dist', 'cli', 'staticmcp-cli.cjs'));
   }
   const pack = await runCommand('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', stage], {
     cwd: stage,
