@@ -265,7 +265,7 @@ export function mergeRuns(
           const key = reader.readBytes(reader.readVarint());
           const recordBytes = reader.readVarint();
           reader.readBytes(recordBytes);
-          visit(key, recordBytes, true);
+          visit(key, recordBytes);
         }
       } finally {
         reader.close();

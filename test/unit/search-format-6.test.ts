@@ -6,13 +6,11 @@
 // only its own document. Bad queries answer in bounded time.
 import { describe, expect, it } from 'vitest';
 import { callKeyOf, KEY_KIND } from '../../src/core/packs/pack-format.js';
-import { utf8Bytes } from '../../src/core/tree/utf8.js';
-import { damageRecordBody } from '../helpers/search-record-damage.js';
+import { damageExcerptSource, damageRecordBody } from '../helpers/search-record-damage.js';
 import type { ByteRange, BytesOutcome, PackFileSource } from '../../src/core/packs/pack-reader.js';
 import { MAX_PREFIX_INDEXES, MAX_PREFIX_TERMS } from '../../src/core/search/query-terms.js';
 import { parseSearchIndexManifest, type SearchIndexTable } from '../../src/core/search/search-index-format.js';
 import { SearchReader } from '../../src/core/search/search-reader.js';
-import { excerptSourceKeyOf } from '../../src/core/search/excerpt-source.js';
 import type { ToolResult } from '../../src/core/results/tool-result.js';
 import type { SearchDocument, SearchIndexOptions } from '../../src/tree-writer/search-index-output.js';
 import { writeSearchIndex } from '../helpers/in-memory-search-index.js';
@@ -216,8 +214,7 @@ describe('compressed document text', () => {
         [victim, true],
       ]);
       // Its excerpt source damaged too (document 2 in id order): that result alone has no excerpt.
-      const source = excerptSourceKeyOf(2, table.blockSize);
-      await damageRecordBody(files, table.titles, KEY_KIND.term, utf8Bytes(source), source, spoil);
+      await damageExcerptSource(files, table, 2, spoil);
       expect(await excerpts()).toEqual([
         ['resources/singular.json', true],
         [victim, false],
