@@ -37,6 +37,7 @@ import {
 import { readAt, SpillWriter } from './spill-files.js';
 import { weightAverageLengthOf } from '../core/search/postings.js';
 import { packRecords, type WriteIndexFile } from './search-record-packer.js';
+import { withoutRepeatedStemLists } from './search-stem-lists.js';
 import { compareUtf8, mergeRuns, PostingRun } from './search-posting-runs.js';
 import { documentRecords, titleRecords } from './search-scratch-records.js';
 import { compressDocumentBody, compressExcerptSource } from './search-document-compression.js';
@@ -178,15 +179,16 @@ export async function writeSearchIndexSpilling(
       throw new Error(`two search documents have the id ${ids[arrival]}`);
   });
 
+  const termRecords = mergeRuns(
+    runFiles,
+    numberOf,
+    path.join(scratch, 'terms'),
+    weightAverageLengthOf({ documentCount: count, tokenCount }),
+  );
   const terms = await packRecords(
     `${SEARCH_FOLDER}terms/`,
     KEY_KIND.term,
-    mergeRuns(
-      runFiles,
-      numberOf,
-      path.join(scratch, 'terms'),
-      weightAverageLengthOf({ documentCount: count, tokenCount }),
-    ),
+    stemming === 'none' ? termRecords : withoutRepeatedStemLists(termRecords),
     {
       targetPackBytes: options.targetPackBytes ?? TERM_PACK_BYTES,
       targetIndexBytes: options.targetTermIndexBytes ?? TERM_INDEX_BYTES,

@@ -47,6 +47,7 @@ import {
   type SearchIndexRows,
 } from '../../src/tree-writer/search-index-output.js';
 import { boundaryHash, fitPartBoundaries } from '../../src/tree-writer/search-part-boundaries.js';
+import { repeatsWordList } from '../../src/tree-writer/search-stem-lists.js';
 
 export interface SearchIndexOutput {
   /** Tree path → bytes, sorted by path. */
@@ -107,6 +108,11 @@ export function writeSearchIndex(
     body: encodePostings(postings, averageLength),
   }));
   termRecords.sort((left, right) => compareKeys(left.key, right.key));
+  // A stem list that repeats its word's is left out (the reader reads the word's).
+  const bodyOfWord = new Map(termRecords.map((record) => [record.name, record.body]));
+  const keptTermRecords = termRecords.filter(
+    (record) => !repeatsWordList(record.name, record.body, bodyOfWord.get(record.name.slice(1))),
+  );
 
   // Each title block, followed in its pack by the excerpt source of each of its documents that
   // stores its text (a call's is the call's), which its entries place by their lengths.
@@ -142,7 +148,7 @@ export function writeSearchIndex(
   const terms = packSortedRecords(
     `${SEARCH_FOLDER}terms/`,
     KEY_KIND.term,
-    termRecords,
+    keptTermRecords,
     { targetPackBytes: options.targetPackBytes ?? TERM_PACK_BYTES, targetIndexBytes: targetTermIndexBytes },
     SEARCH_FILE_LIMITS.terms,
   );

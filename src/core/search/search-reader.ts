@@ -62,6 +62,7 @@ import {
 } from './query-terms.js';
 import { commonFrequencyOf } from './common-term-frequency.js';
 import { readStoredDocument, textOfCall } from './stored-documents.js';
+import { wordOfStemKey } from './stem.js';
 import { type ReadTitleBlock, readExcerptTexts } from './result-excerpts.js';
 import { SharedReads } from '../packs/shared-reads.js';
 
@@ -360,7 +361,11 @@ export class SearchReader {
       // The term is not in the corpus; any other `missing` is a part the host lacks (a deploy cut
       // short), which would silently drop results, so it is reported. The pack reader says which
       // in its reason only: a typed field there would be sturdier.
-      if (found.status === 'missing' && found.reason.startsWith(`${term} is not in this tree`)) return null;
+      if (found.status === 'missing' && found.reason.startsWith(`${term} is not in this tree`)) {
+        // A stem's list that was its word's is left out (stem.ts): the word's stands for it.
+        const word = wordOfStemKey(term);
+        return word === undefined ? null : this.postingsOf(reads, table, word, maySkip);
+      }
       throw new DamagedIndex(found.reason);
     }
     const list = decodePostings(found.body, this.counts, this.counts.format);
