@@ -27,7 +27,8 @@
 //   tree would otherwise store its 1.3 GB of articles twice, in 8-16 MiB document packs that a
 //   host ignoring byte ranges sends whole for one article.
 // Format 6 (issue #40): a term record per word and, stemming, one per Porter stem named
-// STEM_KEY_PREFIX + stem (stem.ts) holding the postings of every word with that stem; a document
+// STEM_KEY_PREFIX + stem (stem.ts) holding the postings of every word with that stem (none where
+// that repeats the list of the word that is the stem: wordOfStemKey); a document
 // record's body is its JSON compressed (document-body-codec.ts: length, then deflate-raw); and
 // each title block record is followed in its pack by an excerpt source record per document of the
 // block that stores its text (named by the block's key + the document number as 8 hex digits),
