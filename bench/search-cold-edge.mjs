@@ -18,7 +18,7 @@ import { startWorkerdSite } from './lib/edge-lib.mjs';
 import { initialize, timeToolCall } from './lib/mcp-http-client.mjs';
 import { childPid, cpuNs } from './lib/process-cpu.mjs';
 import { seededRandom } from './lib/search-query-corpus.mjs';
-import { corpusDocuments, searchTree } from './lib/search-query-tree.mjs';
+import { queryDocuments, searchTree } from './lib/search-query-tree.mjs';
 
 const { tokenize } = await import(`${repoRoot}/dist/core/search/tokenize.js`);
 const CORPUS = process.env.CORPUS ?? 'wiki';
@@ -29,7 +29,7 @@ const workerScript = process.env.WORKER ? readFileSync(process.env.WORKER, 'utf8
 
 const tree = process.env.TREE ?? (await searchTree(CORPUS, COUNT)).tree;
 const random = seededRandom(40);
-const documents = corpusDocuments(CORPUS, COUNT);
+const documents = queryDocuments(CORPUS, COUNT);
 const queries = [];
 while (queries.length < RUNS) {
   const terms = [...new Set(tokenize(documents[Math.floor(random() * documents.length)].text))];

@@ -12,7 +12,7 @@ import { startWorkerdSite } from './lib/edge-lib.mjs';
 import { initialize, timeToolCall } from './lib/mcp-http-client.mjs';
 import { childPid, cpuNs } from './lib/process-cpu.mjs';
 import { seededRandom } from './lib/search-query-corpus.mjs';
-import { corpusDocuments, searchTree } from './lib/search-query-tree.mjs';
+import { queryDocuments, searchTree } from './lib/search-query-tree.mjs';
 import { connectWorkerInspector } from './lib/workerd-inspector.mjs';
 
 const { tokenize } = await import(`${repoRoot}/dist/core/search/tokenize.js`);
@@ -24,7 +24,7 @@ const SERVER = process.env.SERVER ?? 'files';
 
 const tree = process.env.TREE ?? (await searchTree(CORPUS, COUNT)).tree;
 const random = seededRandom(40);
-const documents = corpusDocuments(CORPUS, COUNT);
+const documents = queryDocuments(CORPUS, COUNT);
 
 const byKind = new Map();
 const byFunction = new Map();

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { median, repoRoot } from './lib/common.mjs';
 import { seededRandom } from './lib/search-query-corpus.mjs';
-import { corpusDocuments, searchTree } from './lib/search-query-tree.mjs';
+import { queryDocuments, searchTree } from './lib/search-query-tree.mjs';
 
 const dist = (file) => import(path.join(repoRoot, 'dist', file));
 const { FolderPackFiles } = await dist('hosts/node/folder-pack-files.js');
@@ -40,7 +40,7 @@ if ('problem' in parsed) throw new Error(parsed.problem);
 const source = 'table' in parsed ? parsed.table : parsed;
 
 const random = seededRandom(40);
-const documents = corpusDocuments(CORPUS, COUNT);
+const documents = queryDocuments(CORPUS, COUNT);
 const queries = [];
 while (queries.length < QUERIES) {
   const terms = [...new Set(tokenize(documents[Math.floor(random() * documents.length)].text))];

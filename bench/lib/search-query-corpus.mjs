@@ -67,10 +67,11 @@ function drawRank(cumulative, random) {
 }
 
 /**
- * Calls `visit({id, title, text, url})` for each of `count` articles, in a fixed order; ids are
- * `tools/wiki/<Title_With_Underscores>.json` (unique: a repeated title gets " (2)" etc.).
+ * The `count` articles, {id, title, text, url}, one at a time in a fixed order (a 650,000-article
+ * corpus never sits in memory at once); ids are `tools/wiki/<Title_With_Underscores>.json`
+ * (unique: a repeated title gets " (2)" etc.).
  */
-export function forEachWikiDocument(count, visit, seed = 650_000, textScale = 1) {
+export function* wikiDocumentStream(count, seed = 650_000, textScale = 1) {
   const random = seededRandom(seed);
   const words = makeVocabulary(random);
   const cumulative = makeCumulative();
@@ -89,26 +90,35 @@ export function forEachWikiDocument(count, visit, seed = 650_000, textScale = 1)
     if (repeats > 0) title = `${title} (${repeats + 1})`;
     const targetBytes =
       textScale * (random() < 0.1 ? 300 + Math.floor(random() * 700) : Math.floor(1000 * 5 ** random()));
-    let text = `${title} is`;
+    // Words gathered in an array and joined once: a string grown word by word is a rope of
+    // thousands of pieces per article, which held several GB at 650,000.
+    const pieces = [`${title} is`];
+    let length = pieces[0].length;
     let sentence = 0;
-    while (text.length < targetBytes) {
+    while (length < targetBytes) {
       const rank = drawRank(cumulative, random);
       const word = words[rank];
       sentence += 1;
-      if (sentence > 8 + random() * 14) {
-        text += `. ${capitalize(word)}`;
-        sentence = 0;
-      } else text += ` ${word}`;
+      const piece = sentence > 8 + random() * 14 ? `. ${capitalize(word)}` : ` ${word}`;
+      if (piece.startsWith('.')) sentence = 0;
+      pieces.push(piece);
+      length += piece.length;
     }
-    text += '.';
+    pieces.push('.');
+    const text = pieces.join('');
     const slug = title.replaceAll(' ', '_');
-    visit({
+    yield {
       id: `tools/wiki/${slug}.json`,
       title,
       text,
       url: `https://en.wikipedia.org/wiki/${encodeURIComponent(slug)}`,
-    });
+    };
   }
+}
+
+/** Calls `visit(document)` for each of `count` articles of wikiDocumentStream, in its order. */
+export function forEachWikiDocument(count, visit, seed = 650_000, textScale = 1) {
+  for (const document of wikiDocumentStream(count, seed, textScale)) visit(document);
 }
 
 /**

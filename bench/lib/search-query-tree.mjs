@@ -1,15 +1,16 @@
 // Shared by the search benches: a built tree (mcp.json, _worker.js, one resource) whose search
-// index is replaced by one written from a given corpus with today's writeSearchIndex, kept in a
-// folder named by the corpus and the writer's options so a second run reuses it (building the
-// 650,000-document index takes minutes and ~10 GiB). Debian's package descriptions come from
-// `apt-cache dumpavail`; the Wikipedia-shaped corpus from search-query-corpus.mjs.
+// index is replaced by one written from a given corpus with the build's spilling writer (dist/;
+// byte for byte the in-memory reference writer's), the corpus streamed into it one document at a
+// time, kept in a folder named by the corpus and the writer's options so a second run reuses it
+// (the 650,000-document index takes many minutes; its memory stays that of the spilling writer,
+// not of the corpus). Debian's package descriptions come from `apt-cache dumpavail`; the
+// Wikipedia-shaped corpus from search-query-corpus.mjs.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cliPath } from './common.mjs';
-import { loadWriteSearchIndex } from './in-memory-search-index.mjs';
-import { wikiDocuments } from './search-query-corpus.mjs';
+import { cliPath, repoRoot } from './common.mjs';
+import { wikiDocuments, wikiDocumentStream } from './search-query-corpus.mjs';
 
 /** Debian's package descriptions (short ones: this machine has no Translation files). */
 export function debianDocuments(limit = Number.POSITIVE_INFINITY) {
@@ -35,9 +36,31 @@ export function corpusDocuments(name, count) {
   throw new Error(`unknown corpus ${name}: debian or wiki`);
 }
 
+/** The documents of corpus `name`, `count` at most, one at a time. */
+function corpusStream(name, count) {
+  if (name === 'wiki') return wikiDocumentStream(count, undefined, Number(process.env.TEXT_SCALE ?? 1));
+  return corpusDocuments(name, count);
+}
+
+/** Corpora larger than this are sampled for the benches' queries, not held whole. */
+const WHOLE_CORPUS_DOCUMENTS = 100_000;
+
+/**
+ * Documents to draw the benches' queries from: the whole corpus up to WHOLE_CORPUS_DOCUMENTS,
+ * else every k-th document of it (about that many), streamed so the rest is never held.
+ */
+export function queryDocuments(name, count) {
+  if (count <= WHOLE_CORPUS_DOCUMENTS) return corpusDocuments(name, count);
+  const every = Math.ceil(count / WHOLE_CORPUS_DOCUMENTS);
+  const sample = [];
+  let number = 0;
+  for (const document of corpusStream(name, count)) if (number++ % every === 0) sample.push(document);
+  return sample;
+}
+
 /**
  * The tree of `corpus` (cached below the temp folder); `options` go to writeSearchIndex. Returns
- * { tree, documents (undefined when reused), buildMs, files, indexBytes, tableBytes }.
+ * { tree, documentCount, buildMs, files, indexBytes, tableBytes, tableInline, termIndexes, peakRssMiB }.
  */
 export async function searchTree(corpus, count, options = {}) {
   const scale = corpus === 'wiki' ? `-x${process.env.TEXT_SCALE ?? 1}` : '';
@@ -54,31 +77,44 @@ export async function searchTree(corpus, count, options = {}) {
   if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
   rmSync(path.join(tree, 'packs', 'search.index'), { recursive: true, force: true });
 
-  const documents = corpusDocuments(corpus, count);
-  const writeSearchIndex = await loadWriteSearchIndex();
-  const started = performance.now();
-  const written = writeSearchIndex(documents, options);
-  const buildMs = performance.now() - started;
-  let indexBytes = 0;
-  for (const file of written.files) {
-    mkdirSync(path.dirname(path.join(tree, file.path)), { recursive: true });
-    writeFileSync(path.join(tree, file.path), file.bytes);
-    indexBytes += file.bytes.length;
+  const { writeSearchIndexSpilling } = await import(
+    path.join(repoRoot, 'dist/tree-writer/search-index-spill-writer.js')
+  );
+  const scratchFolder = path.join(root, 'scratch');
+  let documentCount = 0;
+  function* counted() {
+    for (const document of corpusStream(corpus, count)) {
+      documentCount += 1;
+      yield document;
+    }
   }
+  const written = [];
+  let indexBytes = 0;
+  let tableBytes;
+  const started = performance.now();
+  const extension = await writeSearchIndexSpilling(counted(), { ...options, scratchFolder }, async (file, bytes) => {
+    mkdirSync(path.dirname(path.join(tree, file)), { recursive: true });
+    writeFileSync(path.join(tree, file), bytes);
+    written.push(file);
+    indexBytes += bytes.length;
+    if (file.endsWith('.table.json')) tableBytes = bytes.length;
+  });
+  const buildMs = performance.now() - started;
+  rmSync(scratchFolder, { recursive: true, force: true });
   const manifestPath = path.join(tree, 'mcp.json');
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
-  manifest.staticmcp.search = written.extension;
+  manifest.staticmcp.search = extension;
   writeFileSync(manifestPath, JSON.stringify(manifest));
-  const tableFile = written.files.find((file) => file.path.endsWith('.table.json'));
   const summary = {
-    documentCount: documents.length,
+    documentCount,
     buildMs,
-    files: written.files.length,
+    files: written.length,
     indexBytes,
-    tableBytes: tableFile?.bytes.length ?? JSON.stringify(written.extension).length,
-    tableInline: tableFile === undefined,
-    termIndexes: written.files.filter((file) => file.path.includes('/terms/') && file.path.endsWith('.idx')).length,
+    tableBytes: tableBytes ?? JSON.stringify(extension).length,
+    tableInline: tableBytes === undefined,
+    termIndexes: written.filter((file) => file.includes('/terms/') && file.endsWith('.idx')).length,
+    peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
   };
   writeFileSync(done, JSON.stringify(summary));
-  return { tree, documents, ...summary };
+  return { tree, ...summary };
 }

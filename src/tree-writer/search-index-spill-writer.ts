@@ -38,6 +38,7 @@ import { grownTypedArray } from './grown-typed-array.js';
 import { readAt, SpillWriter } from './spill-files.js';
 import { weightAverageLengthOf } from '../core/search/postings.js';
 import { packRecords, type RecordSource, type WriteIndexFile } from './search-record-packer.js';
+import { withoutRepeatedStemLists } from './search-stem-lists.js';
 import { compareUtf8, mergeRuns, PostingRun, termRecordSource } from './search-posting-runs.js';
 import {
   type ChangedDocument,
@@ -271,7 +272,8 @@ export async function writeSearchIndexSpilling(
   const terms = await packRecords(
     `${SEARCH_FOLDER}terms/`,
     KEY_KIND.term,
-    termSource,
+    // The kept records (termsFile) hold every list; those the reader finds under their word are left out here.
+    stemming === 'none' ? termSource : withoutRepeatedStemLists(termSource),
     {
       targetPackBytes: options.targetPackBytes ?? TERM_PACK_BYTES,
       targetIndexBytes: options.targetTermIndexBytes ?? TERM_INDEX_BYTES,

@@ -2,8 +2,8 @@
 // its pack once the pack holds half the target and its key's hash hits a mask, or when the pack
 // reaches the target), so one edited document renames the packs its terms fall in, not every pack
 // after them; and the least targets at which a part keeps to its file-count limits. Both search
-// index writers cut by these, so they write the same bytes. A record that is not `closable` keeps
-// the next one in its pack and index (a title block and its documents' excerpt sources: one read).
+// index writers cut by these, so they write the same bytes. A record's bytes include those that
+// follow it in its pack with no index entry (a title block's excerpt sources: one read).
 import { INDEX_ENTRY_BYTES, PACK_HEADER_BYTES } from '../core/packs/pack-format.js';
 import { sipHash13Halves } from '../core/tree/siphash.js';
 import {
@@ -36,10 +36,10 @@ export interface PartTotals {
 }
 
 /**
- * Walks a part's records in key order: each key, its encoded record's bytes, and whether a pack or
- * index may close after it (false: the next record belongs with it).
+ * Walks a part's records in key order: each key, and its encoded record's bytes with those of the
+ * records that follow it in its pack unindexed.
  */
-export type VisitRecordSizes = (visit: (key: Uint8Array, recordBytes: number, closable: boolean) => void) => void;
+export type VisitRecordSizes = (visit: (key: Uint8Array, recordBytes: number) => void) => void;
 
 /** Where a part's packs and indexes close: both writers (here and the spilling one) cut by it. */
 export interface PartBoundaries {
@@ -140,15 +140,15 @@ function countFiles(boundaries: PartBoundaries, visitSizes: VisitRecordSizes): {
   let indexes = 0;
   let packSize = PACK_HEADER_BYTES;
   let indexSize = 0;
-  visitSizes((key, recordBytes, closable) => {
+  visitSizes((key, recordBytes) => {
     const hash = boundaryHash(key);
     packSize += recordBytes;
-    if (closable && boundaries.closesPack(packSize, hash)) {
+    if (boundaries.closesPack(packSize, hash)) {
       packs += 1;
       packSize = PACK_HEADER_BYTES;
     }
     indexSize += INDEX_ENTRY_BYTES + key.length;
-    if (closable && boundaries.closesIndex(indexSize, hash)) {
+    if (boundaries.closesIndex(indexSize, hash)) {
       indexes += 1;
       indexSize = 0;
     }

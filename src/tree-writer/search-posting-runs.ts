@@ -274,7 +274,7 @@ export function termRecordSource(
           const key = reader.readBytes(reader.readVarint());
           const recordBytes = reader.readVarint();
           reader.readBytes(recordBytes);
-          visit(key, recordBytes, true);
+          visit(key, recordBytes);
         }
       } finally {
         reader.close();

@@ -19,8 +19,8 @@ export interface EncodedRecord {
   key: Uint8Array;
   name: string;
   encoded: Uint8Array;
-  /** False: the next record stays in this one's pack and index (default true). */
-  closable?: boolean;
+  /** Encoded records that follow this one in its pack, with no index entry (a title block's excerpt sources). */
+  followers?: Uint8Array[];
 }
 
 /** Records sorted by key, with the totals that place content-defined boundaries. */
@@ -109,14 +109,17 @@ export async function packRecords(
     index.push({ key: record.key, pack: pack.file, offset: pack.size, length: record.encoded.length });
     pack.records.push(record.encoded);
     pack.size += record.encoded.length;
+    for (const follower of record.followers ?? []) {
+      pack.records.push(follower);
+      pack.size += follower.length;
+    }
     indexSize += INDEX_ENTRY_BYTES + record.key.length;
     const hash = boundaryHash(record.key);
-    const closable = record.closable ?? true;
-    if (closable && boundaries.closesPack(pack.size, hash)) {
+    if (boundaries.closesPack(pack.size, hash)) {
       await closePack(pack);
       pack = undefined;
     }
-    if (closable && boundaries.closesIndex(indexSize, hash)) {
+    if (boundaries.closesIndex(indexSize, hash)) {
       waiting.push(index);
       index = [];
       indexSize = 0;

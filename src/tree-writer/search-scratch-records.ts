@@ -1,4 +1,4 @@
-// The title block (each with its documents' excerpt sources) and fetch records of the spilling
+// The title block (each followed by its documents' excerpt sources) and fetch records of the spilling
 // search index writer (search-index-spill-writer.ts), read back from its scratch files by offset
 // in block and key order: byte for byte what the in-memory reference writer makes.
 import { encodedRecordBytes, encodeRecord } from '../core/packs/pack-encoding.js';
@@ -11,10 +11,10 @@ import type { RecordSource } from './search-record-packer.js';
 const utf8Encoder = new TextEncoder();
 
 /**
- * The title blocks: JSON `[[shared, rest of id, title, url], …]` of `blockSize` consecutive
- * numbers each, each followed by its documents' excerpt sources (`sourceLength` 0: none), byte for
- * byte what writeSearchIndex writes; `tailLength`/`readTail` give each entry's `"title","url"`,
- * `readSource` a source's bytes. Only a block's last record may close a pack or index.
+ * The title blocks: JSON `[[shared, rest of id, title, url, source record bytes], …]` of
+ * `blockSize` consecutive numbers each, each followed in its pack by its documents' excerpt
+ * source records (`sourceLength` 0: none), byte for byte what writeSearchIndex writes;
+ * `tailLength`/`readTail` give each entry's `"title","url"`, `readSource` a source's bytes.
  */
 export function titleRecords(
   byNumber: Uint32Array,
@@ -27,83 +27,73 @@ export function titleRecords(
 ): RecordSource {
   const blockCount = Math.ceil(byNumber.length / blockSize);
   const endOf = (block: number) => Math.min(byNumber.length, (block + 1) * blockSize);
-  /** Each entry's `[shared,"rest of id",` in the block. */
-  const headsOf = (block: number): string[] => {
+  /** A source record's bytes (0: none). */
+  const sourceRecordBytes = (number: number) => {
+    const length = sourceLength[byNumber[number]!]!;
+    return length === 0 ? 0 : encodedRecordBytes([utf8Bytes(excerptSourceKeyOf(number, blockSize))], length);
+  };
+  /** Each entry's `[shared,"rest of id",` in the block, and its `,source bytes]` after its tail. */
+  const partsOf = (block: number): { heads: string[]; ends: string[] } => {
     const heads: string[] = [];
+    const ends: string[] = [];
     let previousId = '';
     for (let number = block * blockSize; number < endOf(block); number += 1) {
       const id = ids[byNumber[number]!]!;
       const shared = sharedIdPrefixLength(previousId, id);
       heads.push(`[${shared},${JSON.stringify(id.slice(shared))},`);
+      ends.push(`,${sourceRecordBytes(number)}]`);
       previousId = id;
     }
-    return heads;
+    return { heads, ends };
   };
-  const bodyLengthOf = (block: number, heads = headsOf(block)) => {
-    // "[" + items joined by "," + "]", each item head + tail + "]": exactly JSON.stringify of the block.
-    let length = 2 + (heads.length - 1);
-    heads.forEach((head, index) => {
-      length += Buffer.byteLength(head) + tailLength[byNumber[block * blockSize + index]!]! + 1;
+  const bodyLengthOf = (block: number, parts = partsOf(block)) => {
+    // "[" + items joined by "," + "]", each item head + tail + end: exactly JSON.stringify of the block.
+    let length = 2 + (parts.heads.length - 1);
+    parts.heads.forEach((head, index) => {
+      length += Buffer.byteLength(head) + tailLength[byNumber[block * blockSize + index]!]! + parts.ends[index]!.length;
     });
     return length;
   };
-  /** The last number of the block with a source, or -1. */
-  const lastSourceOf = (block: number) => {
-    for (let number = endOf(block) - 1; number >= block * blockSize; number -= 1)
-      if (sourceLength[byNumber[number]!]! > 0) return number;
-    return -1;
-  };
-  const visitSizes = (visit: (key: Uint8Array, recordBytes: number, closable: boolean) => void) => {
+  const visitSizes = (visit: (key: Uint8Array, recordBytes: number) => void) => {
     for (let block = 0; block < blockCount; block += 1) {
       const name = utf8Bytes(titleBlockKeyOf(block));
-      const last = lastSourceOf(block);
-      visit(name, encodedRecordBytes([name], bodyLengthOf(block)), last < 0);
-      for (let number = block * blockSize; number <= last; number += 1) {
-        const length = sourceLength[byNumber[number]!]!;
-        if (length === 0) continue;
-        const source = utf8Bytes(excerptSourceKeyOf(number, blockSize));
-        visit(source, encodedRecordBytes([source], length), number === last);
-      }
+      let bytes = encodedRecordBytes([name], bodyLengthOf(block));
+      for (let number = block * blockSize; number < endOf(block); number += 1) bytes += sourceRecordBytes(number);
+      visit(name, bytes);
     }
   };
-  let count = 0;
   let totalBytes = 0;
-  let keyBytes = 0;
-  visitSizes((key, bytes) => {
-    count += 1;
+  visitSizes((_, bytes) => {
     totalBytes += bytes;
-    keyBytes += key.length;
   });
   return {
-    count,
+    count: blockCount,
     totalBytes,
-    keyBytes,
+    keyBytes: 8 * blockCount,
     visitSizes,
     records: function* () {
       for (let block = 0; block < blockCount; block += 1) {
-        const heads = headsOf(block);
-        const body = new Uint8Array(bodyLengthOf(block, heads));
+        const parts = partsOf(block);
+        const body = new Uint8Array(bodyLengthOf(block, parts));
         body[0] = 0x5b; // [
         let at = 1;
-        heads.forEach((head, index) => {
+        parts.heads.forEach((head, index) => {
           if (index > 0) body[at++] = 0x2c; // ,
           at += utf8Encoder.encodeInto(head, body.subarray(at)).written;
           const tail = readTail(byNumber[block * blockSize + index]!);
           body.set(tail, at);
           at += tail.length;
-          body[at++] = 0x5d; // ]
+          at += utf8Encoder.encodeInto(parts.ends[index]!, body.subarray(at)).written;
         });
         body[at] = 0x5d; // ]
         const name = titleBlockKeyOf(block);
-        const last = lastSourceOf(block);
-        yield { key: utf8Bytes(name), name, encoded: encodeRecord({ names: [name], body }), closable: last < 0 };
-        for (let number = block * blockSize; number <= last; number += 1) {
+        const followers: Uint8Array[] = [];
+        for (let number = block * blockSize; number < endOf(block); number += 1) {
           const arrival = byNumber[number]!;
           if (sourceLength[arrival] === 0) continue;
-          const source = excerptSourceKeyOf(number, blockSize);
-          const encoded = encodeRecord({ names: [source], body: readSource(arrival) });
-          yield { key: utf8Bytes(source), name: source, encoded, closable: number === last };
+          followers.push(encodeRecord({ names: [excerptSourceKeyOf(number, blockSize)], body: readSource(arrival) }));
         }
+        yield { key: utf8Bytes(name), name, encoded: encodeRecord({ names: [name], body }), followers };
       }
     },
   };
@@ -136,7 +126,7 @@ export function documentRecords(
     keyBytes: 8 * ids.length,
     visitSizes: (visit) => {
       for (const arrival of order)
-        visit(keyOf(arrival), encodedRecordBytes([utf8Bytes(ids[arrival]!)], bodyLength[arrival]!), true);
+        visit(keyOf(arrival), encodedRecordBytes([utf8Bytes(ids[arrival]!)], bodyLength[arrival]!));
     },
     records: function* () {
       for (const arrival of order) {

@@ -47,6 +47,7 @@ import {
   type SearchIndexRows,
 } from '../../src/tree-writer/search-index-output.js';
 import { boundaryHash, fitPartBoundaries } from '../../src/tree-writer/search-part-boundaries.js';
+import { repeatsWordList } from '../../src/tree-writer/search-stem-lists.js';
 
 export interface SearchIndexOutput {
   /** Tree path → bytes, sorted by path. */
@@ -58,8 +59,8 @@ export interface KeyedRecord {
   key: Uint8Array;
   name: string;
   body: Uint8Array;
-  /** False: the next record stays in this one's pack and index (default true). */
-  closable?: boolean;
+  /** Records that follow this one in its pack, with no index entry (a title block's excerpt sources). */
+  followers?: Uint8Array[];
 }
 
 /** The index of `documents`. Throws when an id is not a plain tree path or repeats, or a document passes MAX_PACK_BYTES. */
@@ -107,27 +108,33 @@ export function writeSearchIndex(
     body: encodePostings(postings, averageLength),
   }));
   termRecords.sort((left, right) => compareKeys(left.key, right.key));
+  // A stem list that repeats its word's is left out (the reader reads the word's).
+  const bodyOfWord = new Map(termRecords.map((record) => [record.name, record.body]));
+  const keptTermRecords = termRecords.filter(
+    (record) => !repeatsWordList(record.name, record.body, bodyOfWord.get(record.name.slice(0, -1))),
+  );
 
-  // Each title block, then the excerpt source of each of its documents that stores its text (a
-  // call's is the call's), all in one pack: the block's last record closes it, or may.
+  // Each title block, followed in its pack by the excerpt source of each of its documents that
+  // stores its text (a call's is the call's), which its entries place by their lengths.
   const titleRecords: KeyedRecord[] = [];
   for (let start = 0; start < numbered.length; start += blockSize) {
     let previousId = '';
     const documentsOfBlock = numbered.slice(start, start + blockSize);
-    const block = documentsOfBlock.map(({ document }) => {
-      const entry = titleBlockEntryOf(previousId, document);
+    const followers: Uint8Array[] = [];
+    const block = documentsOfBlock.map(({ document }, position) => {
+      let sourceBytes = 0;
+      if (document.textFrom !== 'call' && document.text !== '') {
+        const source = excerptSourceKeyOf(start + position, blockSize);
+        const encoded = encodeRecord({ names: [source], body: compressExcerptSource(document.text) });
+        followers.push(encoded);
+        sourceBytes = encoded.length;
+      }
+      const entry = titleBlockEntryOf(previousId, document, sourceBytes);
       previousId = document.id;
       return entry;
     });
     const name = titleBlockKeyOf(start / blockSize);
-    titleRecords.push({ key: utf8Bytes(name), name, body: utf8Bytes(JSON.stringify(block)), closable: false });
-    documentsOfBlock.forEach(({ document }, position) => {
-      if (document.textFrom === 'call' || document.text === '') return;
-      const source = excerptSourceKeyOf(start + position, blockSize);
-      const body = compressExcerptSource(document.text);
-      titleRecords.push({ key: utf8Bytes(source), name: source, body, closable: false });
-    });
-    titleRecords.at(-1)!.closable = true;
+    titleRecords.push({ key: utf8Bytes(name), name, body: utf8Bytes(JSON.stringify(block)), followers });
   }
 
   const documentRecords: KeyedRecord[] = numbered.map(({ document }) => ({
@@ -141,7 +148,7 @@ export function writeSearchIndex(
   const terms = packSortedRecords(
     `${SEARCH_FOLDER}terms/`,
     KEY_KIND.term,
-    termRecords,
+    keptTermRecords,
     { targetPackBytes: options.targetPackBytes ?? TERM_PACK_BYTES, targetIndexBytes: targetTermIndexBytes },
     SEARCH_FILE_LIMITS.terms,
   );
@@ -183,8 +190,14 @@ export function packSortedRecords(
 ): { files: { path: string; bytes: Uint8Array }[]; rows: PackTableRow[] } {
   if (records.length === 0) return { files: [], rows: [] };
   const encoded = records.map((record) => encodeRecord({ names: [record.name], body: record.body }));
+  // A record's bytes in its pack: its own and its followers'.
+  const placed = records.map((record, position) => {
+    let bytes = encoded[position]!.length;
+    for (const follower of record.followers ?? []) bytes += follower.length;
+    return bytes;
+  });
   let totalBytes = 0;
-  for (const bytes of encoded) totalBytes += bytes.length;
+  for (const bytes of placed) totalBytes += bytes;
   let keyBytes = 0;
   for (const record of records) keyBytes += record.key.length;
   const boundaries = fitPartBoundaries(
@@ -192,8 +205,7 @@ export function packSortedRecords(
     { count: records.length, totalBytes, keyBytes },
     limits,
     (visit) => {
-      for (let position = 0; position < records.length; position += 1)
-        visit(records[position]!.key, encoded[position]!.length, records[position]!.closable ?? true);
+      for (let position = 0; position < records.length; position += 1) visit(records[position]!.key, placed[position]!);
     },
   );
   const files: { path: string; bytes: Uint8Array }[] = [];
@@ -204,12 +216,15 @@ export function packSortedRecords(
     let end = start;
     let size = PACK_HEADER_BYTES;
     while (end < records.length) {
-      size += encoded[end]!.length;
+      size += placed[end]!;
       end += 1;
-      const last = records[end - 1]!;
-      if ((last.closable ?? true) && boundaries.closesPack(size, boundaryHash(last.key))) break;
+      if (boundaries.closesPack(size, boundaryHash(records[end - 1]!.key))) break;
     }
-    const packBytes = encodePack(encoded.slice(start, end));
+    const packBytes = encodePack(
+      records
+        .slice(start, end)
+        .flatMap((record, position) => [encoded[start + position]!, ...(record.followers ?? [])]),
+    );
     if (packBytes.length > MAX_PACK_BYTES) {
       throw new StaticMcpError(
         'PACK_TOO_LARGE',
@@ -221,9 +236,8 @@ export function packSortedRecords(
     files.push({ path: pack.path, bytes: packBytes });
     let offset = PACK_HEADER_BYTES;
     for (let position = start; position < end; position += 1) {
-      const length = encoded[position]!.length;
-      entries.push({ pack, offset, length });
-      offset += length;
+      entries.push({ pack, offset, length: encoded[position]!.length });
+      offset += placed[position]!;
     }
     start = end;
   }
@@ -236,8 +250,7 @@ export function packSortedRecords(
     while (end < records.length) {
       size += INDEX_ENTRY_BYTES + records[end]!.key.length;
       end += 1;
-      const last = records[end - 1]!;
-      if ((last.closable ?? true) && boundaries.closesIndex(size, boundaryHash(last.key))) break;
+      if (boundaries.closesIndex(size, boundaryHash(records[end - 1]!.key))) break;
     }
     const packPaths = [...new Set(entries.slice(start, end).map((entry) => entry.pack.path))].sort(compareStrings);
     const packNumber = new Map(packPaths.map((path, position) => [path, position]));

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { callKeyOf, KEY_KIND, parseRecord } from '../../src/core/packs/pack-format.js';
 import { encodeRecord } from '../../src/core/packs/pack-encoding.js';
 import { utf8Bytes } from '../../src/core/tree/utf8.js';
-import { damageRecordBody } from '../helpers/search-record-damage.js';
+import { damageExcerptSource, locateExcerptSource } from '../helpers/search-record-damage.js';
 import { type BytesOutcome, type PackFileSource, PackReader } from '../../src/core/packs/pack-reader.js';
 import {
   parseSearchIndexManifest,
@@ -15,6 +15,7 @@ import {
   titleBlockKeyOf,
 } from '../../src/core/search/search-index-format.js';
 import { SearchReader } from '../../src/core/search/search-reader.js';
+import { verifySearchIndex } from '../../src/core/search/verify-search-index.js';
 import { excerptSourceKeyOf } from '../../src/core/search/excerpt-source.js';
 import type { SearchDocument, SearchIndexOptions } from '../../src/tree-writer/search-index-output.js';
 import { writeSearchIndex } from '../helpers/in-memory-search-index.js';
@@ -163,10 +164,7 @@ describe('an excerpt of a long document', () => {
       { id: 'resources/b.json', title: 'b', text: 'another needle page', url: '' },
     ]);
     // Document 0 (ids in order): its source's deflate stream replaced by bytes that do not inflate.
-    const source = excerptSourceKeyOf(0, table.blockSize);
-    await damageRecordBody(files, table.titles, KEY_KIND.term, utf8Bytes(source), source, (body) =>
-      body.fill(0xff, 4, 64),
-    );
+    await damageExcerptSource(files, table, 0, (body) => body.fill(0xff, 4, 64));
     const hits = (
       (await reader.search({ query: 'needle' })).structuredContent as {
         results: { id: string; excerpt?: string }[];
@@ -204,9 +202,12 @@ describe('a title block and its excerpt sources', () => {
     };
     for (let number = 0; number < 200; number += 1) {
       const block = Math.floor(number / table.blockSize);
-      expect(await packOf(excerptSourceKeyOf(number, table.blockSize)), `document ${number}`).toBe(
+      expect((await locateExcerptSource(files, table, number)).pack, `document ${number}`).toBe(
         await packOf(titleBlockKeyOf(block)),
       );
+      // Placed by its block's entries, not by an index entry of its own.
+      const key = excerptSourceKeyOf(number, table.blockSize);
+      expect((await packs.locate(table.titles, KEY_KIND.term, utf8Bytes(key), key)).status).toBe('missing');
     }
     for (const query of ['shared w1', 'w2 w3 w5']) {
       files.asked.length = 0;
@@ -224,15 +225,13 @@ describe('a title block and its excerpt sources', () => {
 
   it('refuses a source that names another document: that result alone loses its excerpt, and says why', async () => {
     const { files, table, reader, problems } = readerOver(documents());
-    const victim = excerptSourceKeyOf(3, table.blockSize);
-    const entry = await new PackReader(files).locate(table.titles, KEY_KIND.term, utf8Bytes(victim), victim);
-    if (entry.status !== 'ok') throw new Error(entry.reason);
-    const pack = files.files.get(entry.pack.path)!.slice();
-    const record = parseRecord(pack.subarray(entry.recordOffset, entry.recordOffset + entry.recordLength), victim);
+    const entry = await locateExcerptSource(files, table, 3);
+    const pack = files.files.get(entry.pack)!.slice();
+    const record = parseRecord(pack.subarray(entry.recordOffset, entry.recordOffset + entry.recordLength), entry.name);
     if ('status' in record) throw new Error(record.reason);
     // Same length, so every offset stays: the record now claims document 4's source.
     pack.set(encodeRecord({ names: [excerptSourceKeyOf(4, table.blockSize)], body: record.body }), entry.recordOffset);
-    files.files.set(entry.pack.path, pack);
+    files.files.set(entry.pack, pack);
     const hits = (
       (await reader.search({ query: 'shared' })).structuredContent as { results: { id: string; excerpt?: string }[] }
     ).results;
@@ -240,8 +239,34 @@ describe('a title block and its excerpt sources', () => {
     // "shared" is in every document: ties rank by number, so documents 0 to 9 are the results.
     expect(withExcerpt.get('resources/d003.json')).toBe(false);
     expect([...withExcerpt].filter(([, has]) => !has).map(([id]) => id)).toEqual(['resources/d003.json']);
-    expect(problems.join('\n')).toMatch(new RegExp(`${entry.pack.path} .*does not name it`));
+    expect(problems.join('\n')).toMatch(new RegExp(`${entry.pack} does not name ${entry.name}`));
     expect((await reader.fetch({ id: 'resources/d003.json' })).isError).toBeUndefined();
+  });
+
+  it('are checked where their block places them: a renamed or spoiled one is named', async () => {
+    const { files, table } = readerOver(documents());
+    const paths = () => [...files.files.keys()];
+    expect(await verifySearchIndex(table, files, paths())).toEqual([]);
+    const entry = await locateExcerptSource(files, table, 3);
+    const sound = files.files.get(entry.pack)!;
+    const record = parseRecord(sound.subarray(entry.recordOffset, entry.recordOffset + entry.recordLength), entry.name);
+    if ('status' in record) throw new Error(record.reason);
+    const renamed = sound.slice();
+    renamed.set(
+      encodeRecord({ names: [excerptSourceKeyOf(4, table.blockSize)], body: record.body }),
+      entry.recordOffset,
+    );
+    files.files.set(entry.pack, renamed);
+    expect((await verifySearchIndex(table, files, paths())).join('\n')).toMatch(
+      new RegExp(
+        `${entry.pack} at byte ${entry.recordOffset} .* is not the excerpt source its title block 00000000 places there`,
+      ),
+    );
+    files.files.set(entry.pack, sound);
+    await damageExcerptSource(files, table, 3, (body) => body.fill(0xff, 4));
+    expect((await verifySearchIndex(table, files, paths())).join('\n')).toMatch(
+      new RegExp(`${entry.pack} at byte ${entry.recordOffset} .* is not a compressed excerpt source`),
+    );
   });
 
   it('refuses the search with a clear error when their pack is missing', async () => {

@@ -7,12 +7,16 @@
 import { describe, expect, it } from 'vitest';
 import { callKeyOf, KEY_KIND } from '../../src/core/packs/pack-format.js';
 import { utf8Bytes } from '../../src/core/tree/utf8.js';
-import { damageRecordBody } from '../helpers/search-record-damage.js';
-import type { ByteRange, BytesOutcome, PackFileSource } from '../../src/core/packs/pack-reader.js';
+import { damageExcerptSource, damageRecordBody } from '../helpers/search-record-damage.js';
+import {
+  type ByteRange,
+  type BytesOutcome,
+  type PackFileSource,
+  PackReader,
+} from '../../src/core/packs/pack-reader.js';
 import { MAX_PREFIX_INDEXES, MAX_PREFIX_TERMS } from '../../src/core/search/query-terms.js';
 import { parseSearchIndexManifest, type SearchIndexTable } from '../../src/core/search/search-index-format.js';
 import { SearchReader } from '../../src/core/search/search-reader.js';
-import { excerptSourceKeyOf } from '../../src/core/search/excerpt-source.js';
 import type { ToolResult } from '../../src/core/results/tool-result.js';
 import type { SearchDocument, SearchIndexOptions } from '../../src/tree-writer/search-index-output.js';
 import { writeSearchIndex } from '../helpers/in-memory-search-index.js';
@@ -89,6 +93,27 @@ describe('stemming (Porter, search.language "en")', () => {
 });
 
 describe('prefixes (a word ending in *)', () => {
+  it('keeps no stem list that is its word’s, and answers as if it did', async () => {
+    const { files, table, reader } = readerOver(PAGES);
+    const holds = async (key: string) =>
+      (await new PackReader(files).locate(table.terms, KEY_KIND.term, utf8Bytes(key), key)).status === 'ok';
+    // "file" and "files" share a stem: its list is kept. "the" and "bzip2" have one form: only the word's.
+    expect(await holds('~file')).toBe(true);
+    for (const word of ['the', 'bzip2', 'river']) {
+      expect(await holds(word), word).toBe(true);
+      expect(await holds(`~${word}`), word).toBe(false);
+    }
+    // A form no page holds finds the one form they do, through its word's list.
+    expect(ids(await reader.search({ query: 'rivers' }))).toEqual(['resources/unrelated.json']);
+    expect(answer(await reader.search({ query: 'the river' })).total).toBe(4);
+    expect(answer(await reader.search({ query: 'the' })).total).toBe(4);
+    // The same ranking as the list kept twice: "the" scores its word and (as its stem) again.
+    const stemmed = readerOver(PAGES, { stemming: 'none' });
+    expect(ids(await reader.search({ query: 'the quiet' }))[0]).toBe(
+      ids(await stemmed.reader.search({ query: 'the quiet' }))[0],
+    );
+  });
+
   it('finds the words a prefix starts, and a one-letter prefix reads a bounded number of records', async () => {
     const { reader, files } = readerOver(PAGES);
     expect(ids(await reader.search({ query: 'compr*' }))).toEqual(['resources/compress.json']);
@@ -216,8 +241,7 @@ describe('compressed document text', () => {
         [victim, true],
       ]);
       // Its excerpt source damaged too (document 2 in id order): that result alone has no excerpt.
-      const source = excerptSourceKeyOf(2, table.blockSize);
-      await damageRecordBody(files, table.titles, KEY_KIND.term, utf8Bytes(source), source, spoil);
+      await damageExcerptSource(files, table, 2, spoil);
       expect(await excerpts()).toEqual([
         ['resources/singular.json', true],
         [victim, false],

@@ -49,7 +49,9 @@ export interface PackFileSource {
   readBytes(relativePath: string, range?: ByteRange): Promise<BytesOutcome>;
 }
 
-export type PackLookup = { status: 'ok'; body: Uint8Array; pack: string; recordOffset: number } | PackProblem;
+export type PackLookup =
+  | { status: 'ok'; body: Uint8Array; pack: string; packLength: number; recordOffset: number; recordLength: number }
+  | PackProblem;
 
 /** Which whole packs a lookup keeps when a host sends them: up to `upToBytes`, and whether one may push others out. */
 export interface WholePackKeeping {
@@ -204,8 +206,11 @@ export class PackReader {
         problem ??= found;
         continue;
       }
-      if (found.names.includes(name))
-        return { status: 'ok', body: found.body, pack: found.pack, recordOffset: found.recordOffset };
+      if (found.names.includes(name)) {
+        const { recordLength, pack } = readEntry(index, entry);
+        const { body, recordOffset } = found;
+        return { status: 'ok', body, pack: found.pack, packLength: pack.length, recordOffset, recordLength };
+      }
       problem ??= {
         status: 'refused',
         reason: `${row.index} sends ${name} to a record of ${found.pack} that does not name it (a hash collision or a tampered index): not in this tree`,
@@ -278,6 +283,29 @@ export class PackReader {
     return { status: 'ok', keys, complete: true };
   }
 
+  /**
+   * The body of the record `name` at `recordOffset` of a pack an index named (a record no index
+   * entry points at, placed by a record that is: a title block's excerpt sources), refused unless
+   * a whole sound record named `name` lies exactly there.
+   */
+  async readPlacedRecord(
+    pack: { path: string; length: number },
+    recordOffset: number,
+    recordLength: number,
+    name: string,
+  ): Promise<{ status: 'ok'; body: Uint8Array } | PackProblem> {
+    if (recordOffset + recordLength > pack.length)
+      return { status: 'refused', reason: `${name} would lie past the end of ${pack.path}; build the tree again` };
+    const found = await this.readAt(pack, recordOffset, recordLength, KEEP_ANY_WHOLE_PACK);
+    if ('status' in found) return found;
+    if (!found.names.includes(name))
+      return {
+        status: 'refused',
+        reason: `the record at byte ${recordOffset} of ${pack.path} does not name ${name}: not a sound index; build the tree again`,
+      };
+    return { status: 'ok', body: found.body };
+  }
+
   private async loadIndex(path: string): Promise<ParsedIndex | PackProblem> {
     const cached = this.cache.get(path);
     if (cached) return cached;
@@ -303,6 +331,15 @@ export class PackReader {
     const { pack, recordOffset, recordLength } = readEntry(index, entry);
     const refused = packPathRefusal(indexPath, pack.path);
     if (refused !== undefined) return refused;
+    return this.readAt(pack, recordOffset, recordLength, keeping);
+  }
+
+  private async readAt(
+    pack: { path: string; length: number },
+    recordOffset: number,
+    recordLength: number,
+    keeping: WholePackKeeping,
+  ): Promise<{ names: string[]; body: Uint8Array; pack: string; recordOffset: number } | PackProblem> {
     const keepPack = pack.length <= keeping.upToBytes;
     const kept = this.cache.wholePack(pack.path);
     const read: BytesOutcome = kept

@@ -1,9 +1,10 @@
 // A document's excerpt source (index format 6, issue #40): the first EXCERPT_SOURCE_CHARS of its
-// text, compressed on its own, in a record of its own beside its title block: keyed by the block's
-// key and then the document's number, so it sorts right after its block, and the writers keep a
-// block and its sources in one pack (search-part-boundaries.ts). A search result's title entry and
-// excerpt then come from one read of one pack (a host that ignores byte ranges sends it whole),
-// and the excerpt from a record of ~1 KB, not the document's whole record. Body: 4 bytes
+// text, compressed on its own, in a record of its own right after its title block in the block's
+// pack (the sources of a block follow it in document order), named by the block's key and then the
+// document's number. No index entry points at it: its title entry holds its record's length, so
+// the block says where each source lies (sourceRecordsAfter). A search result's title entry and
+// excerpt then come from one pack (a host that ignores byte ranges sends it whole, once), and the
+// excerpt from a record of ~1 KB, not the document's whole record. Body: 4 bytes
 // (big-endian) holding the text's UTF-8 length, with the top bit set when the text goes on past
 // it, then raw deflate (RFC 1951) ending in a sync flush and no final block. So the sources of one
 // query's results, laid end to end with one empty final block after them, are one deflate stream:
@@ -31,11 +32,34 @@ export function excerptSourceKeyOf(number: number, blockSize: number): string {
   return titleBlockKeyOf(Math.floor(number / blockSize)) + titleBlockKeyOf(number);
 }
 
-/** The document number of an excerpt source key, undefined when `key` is not one for `blockSize`. */
-export function numberOfExcerptSourceKey(key: string, blockSize: number): number | undefined {
-  if (!/^[0-9a-f]{16}$/.test(key)) return undefined;
-  const number = Number.parseInt(key.slice(8), 16);
-  return excerptSourceKeyOf(number, blockSize) === key ? number : undefined;
+/** Where an excerpt source record lies in its pack, and the name it must carry. */
+export interface SourceRecordPlace {
+  name: string;
+  recordOffset: number;
+  recordLength: number;
+}
+
+/**
+ * The source records that follow title block `block` (its record at `recordOffset`, `recordLength`
+ * bytes long) by its entries' `sourceBytes`, per entry (undefined: the document has none).
+ */
+export function sourceRecordsAfter(
+  block: { number: number; recordOffset: number; recordLength: number },
+  entries: readonly { sourceBytes?: number }[],
+  blockSize: number,
+): (SourceRecordPlace | undefined)[] {
+  let at = block.recordOffset + block.recordLength;
+  return entries.map((entry, position) => {
+    const length = entry.sourceBytes ?? 0;
+    if (length === 0) return undefined;
+    const place = {
+      name: excerptSourceKeyOf(block.number * blockSize + position, blockSize),
+      recordOffset: at,
+      recordLength: length,
+    };
+    at += length;
+    return place;
+  });
 }
 
 /** The part of `text` an excerpt source keeps, never ending between the halves of a surrogate pair. */

@@ -27,12 +27,16 @@
 //   tree would otherwise store its 1.3 GB of articles twice, in 8-16 MiB document packs that a
 //   host ignoring byte ranges sends whole for one article.
 // Format 6 (issue #40): a term record per word and, stemming, one per Porter stem named
-// stem + STEM_KEY_SUFFIX (stem.ts; sorted beside the words it stems) holding the postings of every word with that stem; a document
+// stem + STEM_KEY_SUFFIX (stem.ts; sorted beside the words it stems) holding the postings of every
+// word with that stem (none where that repeats the list of the word that is the stem:
+// wordOfStemKey); a document
 // record's body is its JSON compressed (document-body-codec.ts: length, then deflate-raw); and
-// the titles' key space holds, after each title block, an excerpt source per document of the block
-// that stores its text (key = the block's key + the document number as 8 hex digits), body = the
-// first few KiB of it compressed on its own (excerpt-source.ts), what a result's excerpt is cut
-// from; a block and its sources share a pack, so a result's title and excerpt are one read.
+// each title block record is followed in its pack by an excerpt source record per document of the
+// block that stores its text (named by the block's key + the document number as 8 hex digits),
+// body = the first few KiB of it compressed on its own (excerpt-source.ts), what a result's
+// excerpt is cut from. Sources have no index entries: each title entry ends with its source
+// record's length (0: none), so the block says where each source lies (they follow it in order),
+// and a result's title and excerpt are one read of one pack.
 // mcp.json, extension `staticmcp.search`: {format: 1 to 6, documentCount, tokenCount, blockSize,
 // stemming (format 6: "porter" or "none"), terms: rows, titles: rows, documents: rows} (rows:
 // [{first: hex key, index: tree path}]); once
@@ -218,7 +222,14 @@ export interface TitleEntry {
   id: string;
   title: string;
   url: string;
+  /** Format 6: the bytes of the document's excerpt source record after the block (0: none). */
+  sourceBytes?: number;
 }
+
+/** The first format whose title entries end with their excerpt source record's length. */
+const SOURCE_LENGTH_FORMAT = 6;
+/** A source record's length a title entry may claim: a source body's 12 KiB at worst deflated, and its name. */
+const MAX_SOURCE_RECORD_BYTES = 64 * 1024;
 
 /**
  * How many UTF-16 units of `id` a title block entry takes from the id before it: their common
@@ -233,16 +244,23 @@ export function sharedIdPrefixLength(previousId: string, id: string): number {
   return shared > 0 && last >= 0xd800 && last <= 0xdbff ? shared - 1 : shared;
 }
 
-/** A document's entry in its title block after the entry of `previousId` ('' for a block's first). */
-export function titleBlockEntryOf(previousId: string, entry: TitleEntry): [number, string, string, string] {
+/**
+ * A document's entry in its title block after the entry of `previousId` ('' for a block's first),
+ * ending with the bytes of its excerpt source record (0: none).
+ */
+export function titleBlockEntryOf(
+  previousId: string,
+  entry: TitleEntry,
+  sourceBytes: number,
+): [number, string, string, string, number] {
   const shared = sharedIdPrefixLength(previousId, entry.id);
-  return [shared, entry.id.slice(shared), entry.title, entry.url];
+  return [shared, entry.id.slice(shared), entry.title, entry.url, sourceBytes];
 }
 
 /**
  * A title block's body in index `format`; undefined when it is not `count` entries: [shared, rest,
- * title, url] with `shared` at most the previous id's length (0 for the first), or, before
- * format 5, [id, title, url] strings.
+ * title, url, source record bytes] (format 6; format 5 without the last) with `shared` at most the
+ * previous id's length (0 for the first), or, before format 5, [id, title, url] strings.
  */
 export function parseTitleBlock(text: string, count: number, format: number): TitleEntry[] | undefined {
   let raw: unknown;
@@ -253,11 +271,18 @@ export function parseTitleBlock(text: string, count: number, format: number): Ti
   }
   if (!Array.isArray(raw) || raw.length !== count) return undefined;
   const frontCoded = format >= FRONT_CODED_TITLES_FORMAT;
+  const withSources = format >= SOURCE_LENGTH_FORMAT;
   const entries: TitleEntry[] = [];
   let previousId = '';
   for (const item of raw as unknown[]) {
-    if (!Array.isArray(item) || item.length !== (frontCoded ? 4 : 3)) return undefined;
+    if (!Array.isArray(item) || item.length !== (frontCoded ? 4 : 3) + (withSources ? 1 : 0)) return undefined;
     const [first, ...strings] = item as unknown[];
+    let sourceBytes: unknown;
+    if (withSources) {
+      sourceBytes = strings.pop();
+      if (!Number.isSafeInteger(sourceBytes) || (sourceBytes as number) < 0) return undefined;
+      if ((sourceBytes as number) > MAX_SOURCE_RECORD_BYTES) return undefined;
+    }
     if (!strings.every((part) => typeof part === 'string')) return undefined;
     let id: string;
     if (!frontCoded) {
@@ -269,7 +294,7 @@ export function parseTitleBlock(text: string, count: number, format: number): Ti
       id = previousId.slice(0, first) + (strings.shift() as string);
     }
     const [title, url] = strings as [string, string];
-    entries.push({ id, title, url });
+    entries.push(withSources ? { id, title, url, sourceBytes: sourceBytes as number } : { id, title, url });
     previousId = id;
   }
   return entries;

@@ -41,7 +41,6 @@ import {
   SEARCH_RESULT_LIMIT,
   type SearchIndexCounts,
   type SearchIndexTable,
-  type TitleEntry,
   titleBlockKeyOf,
 } from './search-index-format.js';
 import {
@@ -63,8 +62,8 @@ import {
 } from './query-terms.js';
 import { commonFrequencyOf } from './common-term-frequency.js';
 import { readStoredDocument, textOfCall } from './stored-documents.js';
-import { isStemKey, shownKeyOf } from './stem.js';
-import { readExcerptTexts } from './result-excerpts.js';
+import { isStemKey, shownKeyOf, wordOfStemKey } from './stem.js';
+import { type ReadTitleBlock, readExcerptTexts } from './result-excerpts.js';
 import { SharedReads } from '../packs/shared-reads.js';
 
 export interface SearchReaderOptions {
@@ -132,7 +131,7 @@ export class SearchReader {
   private readonly indexCache: PackIndexCache;
   private lastReads: SharedReads | undefined;
   private readonly postings: BoundedCache<TermPostings>;
-  private readonly blocks: BoundedCache<TitleEntry[]>;
+  private readonly blocks: BoundedCache<ReadTitleBlock>;
   private readonly counts: SearchIndexCounts;
   private readonly tableFile: string | undefined;
   private table: SearchIndexTable | undefined;
@@ -365,7 +364,11 @@ export class SearchReader {
       // The term is not in the corpus; any other `missing` is a part the host lacks (a deploy cut
       // short), which would silently drop results, so it is reported. The pack reader says which
       // in its reason only: a typed field there would be sturdier.
-      if (found.status === 'missing' && found.reason.startsWith(`${term} is not in this tree`)) return null;
+      if (found.status === 'missing' && found.reason.startsWith(`${term} is not in this tree`)) {
+        // A stem's list that was its word's is left out (stem.ts): the word's stands for it.
+        const word = wordOfStemKey(term);
+        return word === undefined ? null : this.postingsOf(reads, table, word, maySkip);
+      }
       throw new DamagedIndex(found.reason);
     }
     const list = decodePostings(found.body, this.counts, this.counts.format);
@@ -389,26 +392,19 @@ export class SearchReader {
   ): Promise<SearchHit[]> {
     const blockSize = this.counts.blockSize;
     const blockNumbers = [...new Set(best.map((scored) => Math.floor(scored.document / blockSize)))];
-    const blocks = new Map<number, TitleEntry[]>();
-    const blocksRead = Promise.all(
+    const blocks = new Map<number, ReadTitleBlock>();
+    // A refused title block is the search's error, once every block's read has settled.
+    const settled = await Promise.allSettled(
       blockNumbers.map(async (block) => {
         blocks.set(block, await this.titleBlock(reads, table, block));
       }),
     );
-    // Excerpt sources are read beside the title blocks (older formats find a text by its id, after them).
-    const excerptTexts = readExcerptTexts(reads.packs, table, this.counts.format, best, this.options, async () => {
-      await blocksRead;
-      return best.map(
-        (scored) => blocks.get(Math.floor(scored.document / blockSize))![scored.document % blockSize]!.id,
-      );
-    });
-    // A refused title block is the search's error; the excerpts' reads still settle first.
-    await Promise.all([blocksRead, excerptTexts.catch(() => undefined)]);
-    // Every block was read or threw: get() finds each.
+    for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+    // Every block was read: get() finds each. Its excerpt sources follow it in its pack.
     const entries = best.map(
-      (scored) => blocks.get(Math.floor(scored.document / blockSize))![scored.document % blockSize]!,
+      (scored) => blocks.get(Math.floor(scored.document / blockSize))!.entries[scored.document % blockSize]!,
     );
-    const texts = await excerptTexts;
+    const texts = await readExcerptTexts(reads.packs, table, this.counts.format, best, this.options, blocks);
     return entries.map((entry, position): SearchHit => {
       const hit: SearchHit = { id: entry.id, title: entry.title, url: entry.url };
       const text = texts[position];
@@ -424,7 +420,7 @@ export class SearchReader {
     });
   }
 
-  private async titleBlock(reads: QueryReads, table: SearchIndexTable, block: number): Promise<TitleEntry[]> {
+  private async titleBlock(reads: QueryReads, table: SearchIndexTable, block: number): Promise<ReadTitleBlock> {
     const key = titleBlockKeyOf(block);
     const cached = this.blocks.get(key);
     if (cached !== undefined) return cached;
@@ -436,7 +432,9 @@ export class SearchReader {
     const entries = parseTitleBlock(text, count, this.counts.format);
     if (entries === undefined)
       throw new DamagedIndex(`title block ${key} in ${found.pack} is not ${count} title entries`);
-    this.blocks.set(key, entries, 64 + text.length * 2);
-    return entries;
+    const { pack, packLength, recordOffset, recordLength } = found;
+    const read = { entries, pack, packLength, recordOffset, recordLength };
+    this.blocks.set(key, read, 64 + pack.length * 2 + text.length * 2);
+    return read;
   }
 }

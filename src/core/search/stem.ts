@@ -78,6 +78,19 @@ export function indexKeysOf(terms: readonly string[], stemming: Stemming): strin
   return keys;
 }
 
+/**
+ * The word whose own list stands for the list of stem key `key` when the index holds none under
+ * it: the stem itself, when it is its own stem. A writer leaves out such a stem's list when it is
+ * byte for byte that word's (the stem's only word is the stem: "the", most numbers, every rare
+ * word), and only then, so a reader that finds no list under `key` reads the word's; undefined for
+ * a key that is not a stem key, or whose stem is not its own stem (no list: no such word).
+ */
+export function wordOfStemKey(key: string): string | undefined {
+  if (!key.endsWith(STEM_KEY_SUFFIX)) return undefined;
+  const word = key.slice(0, -STEM_KEY_SUFFIX.length);
+  return word !== '' && stemOf(word) === word ? word : undefined;
+}
+
 /** The stemming `search.language` asks for: Porter for English, none for any other language. */
 export function stemmingOfLanguage(language: string | undefined, stemming: boolean | undefined): Stemming {
   if (stemming === false) return 'none';

@@ -7,8 +7,9 @@
 // documents as the table says; and no file under packs/search.index/ is left that no index names.
 // A table kept in its own file must be there, named by its content, and parse. Each file is read
 // once: a record is reachable when an index entry of its key, in the index its row covers, points
-// at its offset and length (what the reader's lookup finds), checked in memory rather than by a
-// lookup per record (a range read each: minutes at 650,000 documents).
+// at its offset and length (what the reader's lookup finds), or (an excerpt source, format 6) when
+// it lies where its title block's entries place it; checked in memory rather than by a lookup per
+// record (a range read each: minutes at 650,000 documents).
 // Each problem is one line: what is wrong and where, then "; " and what to do.
 import { sha256HexOfBytes } from '../tree/sha256.js';
 import {
@@ -36,7 +37,7 @@ import {
   titleBlockKeyOf,
 } from './search-index-format.js';
 import { decompressDocumentBody } from './document-body-codec.js';
-import { inflateExcerptSources, numberOfExcerptSourceKey } from './excerpt-source.js';
+import { inflateExcerptSources, type SourceRecordPlace, sourceRecordsAfter } from './excerpt-source.js';
 import { parseDocumentBody } from './search-results.js';
 
 const REBUILD = 'build the tree again';
@@ -127,11 +128,31 @@ export async function verifySearchIndex(
       }
       if (!(await isNamedByContent(packPath, read.bytes)))
         problems.push(`${packPath} is not named by its content hash (edited?); ${REBUILD}`);
+      // The excerpt sources the last title block places after it (format 6), not yet met.
+      let placed: SourceRecordPlace[] = [];
+      const unmet = (block: string) =>
+        `${packPath} lacks the excerpt source ${placed[0]!.name} where title block ${block} places it at byte ${placed[0]!.recordOffset}; ${REBUILD}`;
+      let lastBlock = '';
       for (const { record, offset, length } of parsed.records) {
         const name = record.names[0]!;
-        // A title block's excerpt sources share its space (format 6): only blocks count as titles.
-        if (space !== 'titles' || name.length !== 16) counts[space] += 1;
         const where = `${packPath} at byte ${offset} (${JSON.stringify(name.slice(0, 80))})`;
+        const source = placed[0];
+        if (source !== undefined && source.recordOffset === offset) {
+          placed.shift();
+          if (source.recordLength !== length || !record.names.includes(source.name))
+            problems.push(`${where} is not the excerpt source its title block ${lastBlock} places there; ${REBUILD}`);
+          else {
+            const [inflated] = await inflateExcerptSources([record.body]);
+            if ('problem' in inflated!)
+              problems.push(`${where} is not a compressed excerpt source: ${inflated.problem}; ${REBUILD}`);
+          }
+          continue;
+        }
+        if (source !== undefined) {
+          problems.push(unmet(lastBlock));
+          placed = [];
+        }
+        counts[space] += 1;
         const pointer = offsets.get(offset);
         offsets.delete(offset);
         const entry = pointer && readEntry(pointer.index, pointer.entry);
@@ -144,8 +165,21 @@ export async function verifySearchIndex(
         }
         const bodyProblem = await checkBody(space, name, record.body, table, blocks, hasCall);
         if (bodyProblem !== undefined) problems.push(`${where} ${bodyProblem}; ${REBUILD}`);
+        else if (space === 'titles' && table.format >= STEMMED_FORMAT) {
+          const block = Number.parseInt(name, 16);
+          const count = Math.min(table.blockSize, table.documentCount - block * table.blockSize);
+          const entries = parseTitleBlock(textOfBody(record.body), count, table.format)!;
+          const places = sourceRecordsAfter(
+            { number: block, recordOffset: offset, recordLength: length },
+            entries,
+            table.blockSize,
+          );
+          placed = places.filter((place) => place !== undefined);
+          lastBlock = name;
+        }
         if (problems.length > MAX_PROBLEMS) return [...problems, `… and more; stopped after ${MAX_PROBLEMS} problems`];
       }
+      if (placed.length > 0) problems.push(unmet(lastBlock));
       for (const offset of offsets.keys()) {
         problems.push(`${packPath} has no record at byte ${offset}, where the search index points; ${REBUILD}`);
         break;
@@ -185,12 +219,6 @@ async function checkBody(
     const postings = decodePostings(body, table, table.format);
     const problem = 'problem' in postings ? postings.problem : postings.readEveryBlock();
     return problem === undefined ? undefined : `holds postings that do not decode (${problem})`;
-  }
-  if (space === 'titles' && name.length === 16 && table.format >= STEMMED_FORMAT) {
-    const number = numberOfExcerptSourceKey(name, table.blockSize);
-    if (number === undefined || number >= table.documentCount) return 'is not the excerpt source of a document';
-    const [source] = await inflateExcerptSources([body]);
-    return 'problem' in source! ? `is not a compressed excerpt source: ${source.problem}` : undefined;
   }
   if (space === 'titles') {
     const block = Number.parseInt(name, 16);
