@@ -15,7 +15,7 @@
 // it by that, without reading, parsing or encoding the unchanged document at all.
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { writeVarint } from '../core/search/postings.js';
+import { readVarint, writeVarint } from '../core/search/postings.js';
 import { SpillWriter } from './spill-files.js';
 
 /** The kept file's size at most (reading it is one read): past it, nothing is kept or read. */
@@ -71,19 +71,6 @@ export function keptDigestOf(stemming: string, body: string, indexedText: string
 /** The digest an entry is also found under: the stemming and the document's source key (tree-documents.ts). */
 export function keptSourceDigestOf(stemming: string, sourceKey: string): Buffer {
   return createHash('sha256').update(`${stemming}\0source\0${sourceKey}`).digest();
-}
-
-function readVarint(bytes: Uint8Array, at: { at: number }): number {
-  let value = 0;
-  let scale = 1;
-  for (let shift = 0; shift < 5; shift += 1) {
-    const byte = bytes[at.at++];
-    if (byte === undefined) throw new RangeError('truncated');
-    value += (byte & 0x7f) * scale;
-    if (byte < 0x80) return value;
-    scale *= 128;
-  }
-  throw new RangeError('varint too long');
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { encodeRecord } from '../core/packs/pack-encoding.js';
-import { encodeImpactPostings, impactOf, POSTING_BLOCK_SIZE } from '../core/search/postings.js';
+import { encodeImpactPostings, impactOf, POSTING_BLOCK_SIZE, readVarint } from '../core/search/postings.js';
 import { SpillWriter } from './spill-files.js';
 
 /** What the kept records were made from. */
@@ -146,29 +146,21 @@ export class KeptTermsWriter {
   }
 }
 
-function readVarint(bytes: Uint8Array, cursor: { at: number }): number {
-  let value = 0;
-  let scale = 1;
-  for (let shift = 0; shift < 5; shift += 1) {
-    const byte = bytes[cursor.at++];
-    if (byte === undefined) throw new RangeError('the kept term records end early');
-    value += (byte & 0x7f) * scale;
-    if (byte < 0x80) return value;
-    scale *= 128;
-  }
-  throw new RangeError('a varint of the kept term records is too long');
-}
-
-/** A record body's postings (encodeImpactPostings's layout): numbers ascending and impacts. */
-function decodePostings(body: Uint8Array): { numbers: number[]; impacts: number[] } {
-  const cursor = { at: 0 };
+/** Reads a postings body's count and moves past its skip table (per block of 128: two varints and a byte). */
+function readCountPastSkips(body: Uint8Array, cursor: { at: number }): number {
   const count = readVarint(body, cursor);
-  // The skip table: per block of 128, two varints and a byte.
   for (let block = 0; block < Math.ceil(count / POSTING_BLOCK_SIZE); block += 1) {
     readVarint(body, cursor);
     readVarint(body, cursor);
     cursor.at += 1;
   }
+  return count;
+}
+
+/** A record body's postings (encodeImpactPostings's layout): numbers ascending and impacts. */
+function decodePostings(body: Uint8Array): { numbers: number[]; impacts: number[] } {
+  const cursor = { at: 0 };
+  const count = readCountPastSkips(body, cursor);
   const numbers: number[] = [];
   const impacts: number[] = [];
   let number = 0;
@@ -184,12 +176,7 @@ function decodePostings(body: Uint8Array): { numbers: number[]; impacts: number[
 /** Whether a record body holds a posting of a number `changed` marks. */
 function holdsChanged(body: Uint8Array, changed: Uint8Array): boolean {
   const cursor = { at: 0 };
-  const count = readVarint(body, cursor);
-  for (let block = 0; block < Math.ceil(count / POSTING_BLOCK_SIZE); block += 1) {
-    readVarint(body, cursor);
-    readVarint(body, cursor);
-    cursor.at += 1;
-  }
+  const count = readCountPastSkips(body, cursor);
   let number = 0;
   for (let index = 0; index < count; index += 1) {
     number += readVarint(body, cursor);

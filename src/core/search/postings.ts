@@ -90,6 +90,20 @@ export function writeVarint(target: Uint8Array, at: number, value: number): numb
   return position;
 }
 
+/** Reads an unsigned LEB128 varint (at most 5 bytes) at `cursor.at` and moves past it; throws RangeError on bytes that end early. */
+export function readVarint(bytes: Uint8Array, cursor: { at: number }): number {
+  let value = 0;
+  let scale = 1;
+  for (let shift = 0; shift < 5; shift += 1) {
+    const byte = bytes[cursor.at++];
+    if (byte === undefined) throw new RangeError('a varint ends early');
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) return value;
+    scale *= 128;
+  }
+  throw new RangeError('a varint is too long');
+}
+
 /**
  * Format 4's body for postings given as documents (ascending, distinct) and their impact bytes,
  * in the order `order` lists positions (default: as given). Shared by both index writers.
