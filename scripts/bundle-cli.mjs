@@ -5,12 +5,13 @@
 // the npm packages they import) into ONE CommonJS file, `<outDir>/cli/staticmcp-serve.cjs`, which
 // dist/cli/main.js runs for an ordinary serve line: Node then reads and compiles one file instead of
 // the bridge's dozens of ES modules, and V8's code cache keeps that compile between runs
-// (src/cli/code-cache.ts, on every Node version). One file, no chunks: every
-// class the serve path uses (the errors `instanceof` tells apart) exists once in it, and nothing
-// in it is shared with the unbundled modules other command lines run. Run by `npm run build`
-// (outDir = dist) and by the test setup (a private outDir), after tsc or esbuild wrote the modules.
-// (A bundle of the whole command line was measured too: 1.7 MB to read and deserialize at every
-// start made serve slower than the modules it replaced.)
+// (src/cli/code-cache.ts, on every Node version). The ordinary lines of every other command go the
+// same way, from `<outDir>/cli/staticmcp-cli.cjs` (src/cli/fast-command-line.ts); help and usage
+// errors (yargs) stay with the unbundled modules. One file per bundle, no chunks: every class a
+// line uses (the errors `instanceof` tells apart) exists once in it, and nothing in it is shared
+// with the unbundled modules. Run by `npm run build` (outDir = dist) and by the test setup (a
+// private outDir), after esbuild wrote the modules. (One bundle for every command was slower for
+// serve: 1.7 MB to read and deserialize at every start.)
 //
 // A module of ours that finds files beside itself (`new URL('../../templates/…', import.meta.url)`)
 // gets, in the bundle, the URL its compiled file has in outDir, so those paths resolve as they do
