@@ -30,8 +30,8 @@ export type ImportModule = (specifier: string) => Promise<unknown>;
 
 /**
  * Turns on Node's compile cache (module.enableCompileCache, from Node 22.1) for the modules Node
- * loads (all but the serve bundle). Older Nodes are told from the version, so that there node:module (and the ES module
- * loader it brings) is not loaded for nothing.
+ * loads (all but the two bundles, which code-cache.ts loads). Older Nodes are told from the
+ * version, so that there node:module (and the ES module loader it brings) is not loaded for nothing.
  */
 function enableCompileCache(requireModule: NodeJS.Require): void {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
