@@ -47,7 +47,7 @@ const moduleUrlOfCompiledFile = {
       const compiled = path.relative(BUNDLE_FOLDER, args.path).replace(/\.ts$/, '.js').split(path.sep).join('/');
       return {
         contents: text
-          .replaceAll('import.meta.url', `new URL(${JSON.stringify(compiled)}, __bundleUrl).href`)
+          .replaceAll('import.meta.url', `new URL(${JSON.stringify(compiled)}, __bundleUrl()).href`)
           .replace(RUNTIME_IMPORT, 'await __importModule('),
         loader: 'ts',
       };
@@ -79,7 +79,9 @@ async function bundleCommandLine(outDir, entryPoint, bundlePath, minifyIdentifie
     banner: {
       js: [
         '"use strict";',
-        'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;',
+        // Made when first asked for: no module the bridge starts with needs it.
+        'var __bundleUrlText;',
+        'var __bundleUrl = () => (__bundleUrlText ??= require("node:url").pathToFileURL(__filename).href);',
         'var __importModule = typeof __staticmcpImport === "function" ? __staticmcpImport : (specifier) => import(specifier);',
       ].join('\n'),
     },
