@@ -7,27 +7,12 @@
 // the architecture; it is written to a temporary name and renamed, so a reader never sees half of
 // one; its header holds the payload's length and checksum, so a damaged file is never handed to V8
 // (whose own checks look only at versions, flags and the source's length: V8 checksums a code
-// cache only under --verify-snapshot-checksum, off in release builds). The checksum is verified
-// once per file, by the first run that reads it, which then marks the file verified by making it
-// read-only (mode 0400; files are written 0600): hashing the payload was a few percent of every
-// start, and what damages a cache file in practice (a write that never fully reached the disk)
-// is there before its first read. A file that is not the user's own, or that others may write,
-// is not read.
+// cache only under --verify-snapshot-checksum, off in release builds). A file that is not the
+// user's own, or that others may write, is not read.
 // Memory touched for the first time is what a start pays most for (each new page is a fault), so
 // the script's bytes and then the cache are read into one buffer, and the payload starts 16 bytes
 // in: aligned as V8 wants it, so neither we nor V8 copy it.
-import {
-  chmodSync,
-  closeSync,
-  fchmodSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
 
@@ -35,9 +20,6 @@ const MAGIC = 0x32_43_4d_53; // "SMC2": 16-byte header (magic, payload length, c
 /** In the file's name too: a build with another format never reads (and then rewrites) this one's files. */
 const FORMAT = 2;
 const HEADER_BYTES = 16;
-/** How a cache file is written, and how one whose checksum a run has verified is marked (writeCacheFile, readCacheFile). */
-const WRITTEN_MODE = 0o600;
-const VERIFIED_MODE = 0o400;
 /** A server started from a cache miss writes its cache this long after it started (or at exit, if sooner). */
 export const CACHE_WRITE_DELAY_MS = 1000;
 
@@ -94,6 +76,7 @@ function checksumOf(given: Uint8Array): number {
  * `scratch` (from its start) when it fits there, so the view returned may share it.
  */
 export function readCacheFile(file: string, scratch?: Buffer): Uint8Array | undefined {
+  let data: Buffer;
   let descriptor: number | undefined;
   try {
     descriptor = openSync(file, 'r');
@@ -101,27 +84,17 @@ export function readCacheFile(file: string, scratch?: Buffer): Uint8Array | unde
     const stats = fstatSync(descriptor);
     if ((process.getuid !== undefined && stats.uid !== process.getuid()) || (stats.mode & 0o022) !== 0)
       return undefined;
-    const data = readWhole(descriptor, stats.size, scratch).bytes;
-    if (data.byteLength < HEADER_BYTES || data.readUInt32LE(0) !== MAGIC) return undefined;
-    // 16 bytes in: aligned for the checksum's 32-bit words and for V8, which copies a payload that is not.
-    const payload = data.subarray(HEADER_BYTES);
-    if (data.readUInt32LE(4) !== payload.byteLength || data.readUInt32LE(12) !== 0) return undefined;
-    if ((stats.mode & 0o777) === VERIFIED_MODE) return payload;
-    if (data.readUInt32LE(8) !== checksumOf(payload)) return undefined;
-    markVerified(descriptor);
-    return payload;
+    data = readWhole(descriptor, stats.size, scratch).bytes;
   } catch {
     return undefined;
   } finally {
     if (descriptor !== undefined) closeSync(descriptor);
   }
-}
-
-/** Marks an open cache file as verified; one that cannot be marked is simply verified again next time. */
-function markVerified(descriptor: number): void {
-  try {
-    fchmodSync(descriptor, VERIFIED_MODE);
-  } catch {}
+  if (data.byteLength < HEADER_BYTES || data.readUInt32LE(0) !== MAGIC) return undefined;
+  // 16 bytes in: aligned for the checksum's 32-bit words and for V8, which copies a payload that is not.
+  const payload = data.subarray(HEADER_BYTES);
+  if (data.readUInt32LE(4) !== payload.byteLength || data.readUInt32LE(12) !== 0) return undefined;
+  return data.readUInt32LE(8) === checksumOf(payload) ? payload : undefined;
 }
 
 /** Writes a cache file whole or not at all; any failure leaves no file behind and is ignored. */
@@ -133,9 +106,7 @@ export function writeCacheFile(file: string, payload: Uint8Array): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(temporary, Buffer.concat([header, payload]), { mode: WRITTEN_MODE });
-    // Whatever the umask: a new file must never look verified.
-    chmodSync(temporary, WRITTEN_MODE);
+    writeFileSync(temporary, Buffer.concat([header, payload]), { mode: 0o600 });
     renameSync(temporary, file);
   } catch {
     rmSync(temporary, { force: true });

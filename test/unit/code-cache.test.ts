@@ -1,9 +1,8 @@
 // The Node 20 code cache of the CLI bundle (src/cli/code-cache.ts): a run without a cache file
 // writes one, a later run uses it, and a damaged, truncated or stale file is ignored: the script
 // still runs and answers right, and a good cache file replaces the bad one; a file others may
-// write is never read; a file's checksum is verified by the first run that reads it, which marks
-// it read-only.
-import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// write is never read.
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -55,30 +54,11 @@ describe('the code cache of the CLI bundle', () => {
     const damaged = Buffer.from(good);
     for (let index = 12; index < damaged.byteLength; index += 7) damaged[index] = (damaged[index] ?? 0) ^ 0x5a;
     for (const bad of [damaged, good.subarray(0, good.byteLength >> 1), Buffer.from('not a cache'), Buffer.alloc(0)]) {
-      // A new file, as a write that went wrong leaves one (a verified file is read-only).
-      rmSync(cacheFile);
-      writeFileSync(cacheFile, bad, { mode: 0o600 });
+      writeFileSync(cacheFile, bad);
       expect(readCacheFile(cacheFile)).toBeUndefined();
       expect(runScript(folder, SOURCE, cacheFile).answer).toBe(ANSWER);
       expect(readCacheFile(cacheFile)).toBeDefined();
     }
-  });
-
-  it('verifies a cache file once: the first run that reads it marks it read-only', () => {
-    const folder = temporaryFolderSync('staticmcp-code-cache-');
-    const cacheFile = cacheFileFor(folder, 'key');
-    runScript(folder, SOURCE, cacheFile);
-    expect(statSync(cacheFile).mode & 0o777).toBe(0o600);
-    const payload = readCacheFile(cacheFile);
-    expect(statSync(cacheFile).mode & 0o777).toBe(0o400);
-    expect(readCacheFile(cacheFile)).toEqual(payload);
-    expect(runScript(folder, SOURCE, cacheFile).answer).toBe(ANSWER);
-    // The same file with one payload byte flipped, written anew (so not yet verified): refused.
-    const bytes = readFileSync(cacheFile);
-    bytes[bytes.byteLength - 1] = (bytes[bytes.byteLength - 1] ?? 0) ^ 0xff;
-    rmSync(cacheFile);
-    writeFileSync(cacheFile, bytes, { mode: 0o600 });
-    expect(readCacheFile(cacheFile)).toBeUndefined();
   });
 
   it('does not read a cache file that others may write, and replaces it with one only its user can', () => {
