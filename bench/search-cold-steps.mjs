@@ -4,7 +4,8 @@
 // table and one term index too), `one` (one word of the corpus: its postings, title blocks and
 // excerpts), `two` (two words, as search-cold-edge.mjs). The differences between kinds say what
 // each step of a cold query costs the workerd process (native file service, Range dropped).
-// WORKERS=<a.js>,<b.js> takes turns between bundles too (a before/after in one run).
+// WORKERS=<a.js>,<b.js> takes turns between bundles too (a before/after in one run); SERVERS=
+// files,assets between workerd's native file service and miniflare's asset worker (an outer bound).
 // Run: npm run build && CORPUS=wiki COUNT=6000 node bench/search-cold-steps.mjs   (RUNS=6 per kind;
 //   TREE=; KINDS=none,absent,one,two; TREES=<a>,<b> one tree per bundle)
 import { readFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ const CORPUS = process.env.CORPUS ?? 'wiki';
 const COUNT = Number(process.env.COUNT ?? 6000);
 const RUNS = Number(process.env.RUNS ?? 6);
 const KINDS = (process.env.KINDS ?? 'none,absent,one,two').split(',');
+const SERVERS = (process.env.SERVERS ?? 'files').split(',');
 const workers = (process.env.WORKERS ?? workerBundle).split(',');
 const defaultTree = process.env.TREE ?? (await searchTree(CORPUS, COUNT)).tree;
 const trees = process.env.TREES ? process.env.TREES.split(',') : workers.map(() => defaultTree);
@@ -36,28 +38,31 @@ function words(count) {
 const queryOf = { none: () => '!!! ???', absent: () => 'qqqqzzzzxxxx', one: () => words(1), two: () => words(2) };
 
 const cpu = new Map();
+/** The workerd process's CPU for one cold search of `query` (after `initialize`), in ms. */
+async function coldSearchMs(tree, worker, server, query) {
+  const nativeFiles = server === 'files';
+  const site = await startWorkerdSite(tree, { nativeFiles, workerScript: readFileSync(worker, 'utf8') });
+  try {
+    const endpoint = new URL('mcp', site.url).href;
+    const pid = childPid(process.pid, 'workerd');
+    const headers = await initialize(endpoint);
+    const before = cpuNs(pid);
+    const { answer } = await timeToolCall(endpoint, headers, 'search', { query });
+    const ms = (cpuNs(pid) - before) / 1e6;
+    if (answer.error || answer.result?.isError) throw new Error(JSON.stringify(answer).slice(0, 300));
+    return ms;
+  } finally {
+    await site.close();
+  }
+}
 for (let run = 0; run < RUNS; run += 1)
   for (const kind of KINDS) {
     const query = queryOf[kind]();
-    for (const [which, worker] of workers.entries()) {
-      const site = await startWorkerdSite(trees[which], {
-        nativeFiles: true,
-        workerScript: readFileSync(worker, 'utf8'),
-      });
-      try {
-        const endpoint = new URL('mcp', site.url).href;
-        const pid = childPid(process.pid, 'workerd');
-        const headers = await initialize(endpoint);
-        const before = cpuNs(pid);
-        const { answer } = await timeToolCall(endpoint, headers, 'search', { query });
-        const ms = (cpuNs(pid) - before) / 1e6;
-        if (answer.error || answer.result?.isError) throw new Error(JSON.stringify(answer).slice(0, 300));
-        const key = `${worker.split('/').at(-1)} ${kind}`;
-        cpu.set(key, [...(cpu.get(key) ?? []), ms]);
-      } finally {
-        await site.close();
+    for (const server of SERVERS)
+      for (const [which, worker] of workers.entries()) {
+        const key = `${worker.split('/').at(-1)} ${server} ${kind}`;
+        cpu.set(key, [...(cpu.get(key) ?? []), await coldSearchMs(trees[which], worker, server, query)]);
       }
-    }
   }
 for (const [key, values] of cpu)
   console.log(`${key}: cold search CPU p50 ${median(values).toFixed(1)} ms (min ${Math.min(...values).toFixed(1)})`);
