@@ -353,7 +353,9 @@ export class PackReader {
         });
     if (read.status === 'missing') return { status: 'missing', reason: `the pack ${pack.path} is missing on the host` };
     let recordBytes = read.bytes;
-    // A whole pack that hashes to its name holds sound records: none needs its own CRC.
+    // A whole pack that hashes to its name holds sound records: none needs its own CRC. Only one
+    // the reader keeps is hashed (once): a pack read whole for one record each time would be
+    // hashed each time, where that record's CRC is cheaper.
     let named = false;
     if (read.whole) {
       if (!kept) {
@@ -361,7 +363,8 @@ export class PackReader {
         if (headerProblem) return headerProblem;
         if (keepPack) this.cache.addWholePack(pack.path, read.bytes, keeping.pushesOut);
       }
-      named = isKnownNamedContent(read.bytes, pack.path) || (await holdsNamedContent(read.bytes, pack.path));
+      named =
+        isKnownNamedContent(read.bytes, pack.path) || (keepPack && (await holdsNamedContent(read.bytes, pack.path)));
       recordBytes = read.bytes.subarray(recordOffset, recordOffset + recordLength);
     } else if (read.bytes.length !== recordLength) {
       return {
