@@ -67,7 +67,7 @@ describe('search over a built tree', () => {
 
   it('writes the index below packs/search.index/ and names it in mcp.json, the same bytes every build', async () => {
     const manifest = JSON.parse(readFileSync(path.join(tree, 'mcp.json'), 'utf8'));
-    expect(manifest.staticmcp.search).toMatchObject({ format: 6, documentCount: 2, blockSize: 32, stemming: 'porter' });
+    expect(manifest.staticmcp.search).toMatchObject({ format: 6, documentCount: 2, blockSize: 16, stemming: 'porter' });
     const first = filesBelow(tree, 'packs/search.index');
     expect([...first.keys()].some((file) => file.endsWith('.pack'))).toBe(true);
     // Named by their content, so caches may keep them for good, as call packs.

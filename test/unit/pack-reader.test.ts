@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { crc32 } from '../../src/core/packs/crc32.js';
+import { holdsNamedContent, MAX_DIGEST_CHECKED_PACK_BYTES } from '../../src/core/packs/pack-digest.js';
 import { callKeyOf, hexOfBytes, KEY_KIND, parsePack } from '../../src/core/packs/pack-format.js';
 import { encodeIndex, encodePack, encodeRecord } from '../../src/core/packs/pack-encoding.js';
 import {
@@ -325,6 +326,27 @@ describe('bad packs and indexes: absent ones read as not in this tree, damaged o
     tree.files.set(pack, bytes);
     await expectMissing(source, 'refused', 'checksum');
     expect(parsePack(bytes, pack)).toMatchObject({ status: 'refused', reason: expect.stringContaining('checksum') });
+  });
+
+  it('a pack sent whole is checked by its name; an edited byte in it refuses only its own record', async () => {
+    const { tree, source } = buildPackedTree(100, 1 << 20);
+    tree.ignoresRanges = true;
+    const pack = packOf(tree, target);
+    const sound = tree.files.get(pack)!;
+    expect(await holdsNamedContent(sound, pack)).toBe(true);
+    const bytes = sound.slice();
+    const parsed = parsePack(bytes, pack);
+    if (!('records' in parsed)) throw new Error('pack did not parse');
+    const record = parsed.records.find((entry) => entry.record.names.includes(target))!;
+    const other = parsed.records.find((entry) => !entry.record.names.includes(target))!.record.names[0]!;
+    bytes[record.offset + record.length - 3]! ^= 0x01;
+    tree.files.set(pack, bytes);
+    expect(await holdsNamedContent(bytes, pack)).toBe(false);
+    await expectMissing(source, 'refused', 'checksum');
+    expect(await source.read(other)).toMatchObject({ status: 'ok' });
+    // Not named by its digest, or too large to hash: checked record by record.
+    expect(await holdsNamedContent(sound, 'packs/lookup/not-a-digest.pack')).toBe(false);
+    expect(await holdsNamedContent(new Uint8Array(MAX_DIGEST_CHECKED_PACK_BYTES + 1), pack)).toBe(false);
   });
 
   it('a reordered pack (same length, records moved) is refused', async () => {

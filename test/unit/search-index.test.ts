@@ -440,7 +440,7 @@ describe('a search table in its own file', () => {
       stemming: 'none',
       documentCount: 300,
       tokenCount: expect.any(Number),
-      blockSize: 32,
+      blockSize: 16,
       table: expect.stringMatching(/^packs\/search\.index\/[0-9a-f]{16}\.table\.json$/),
     });
     for (const query of ['alpha omega', 'café', 'psi chi']) {
@@ -684,7 +684,7 @@ describe('verifying a search index (what check asks)', () => {
     const titleIndex = table.titles[0]!.index;
     files.files.delete(titleIndex);
     expect((await verifySearchIndex(table, files, paths())).join('\n')).toMatch(
-      new RegExp(`${titleIndex} is missing.*\\n.*holds \\d+ title blocks, its table needs 10`),
+      new RegExp(`${titleIndex} is missing.*\\n.*holds \\d+ title blocks, its table needs 19`),
     );
   });
 });

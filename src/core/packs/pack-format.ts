@@ -334,9 +334,10 @@ export interface ParsedRecord {
 /**
  * Parses the record that exactly fills `bytes` (`where` names it for messages): its marker, its
  * lengths, its names (UTF-8) and its CRC must all hold, so a record cut short, shifted by a
- * reordered pack or hand-edited is refused rather than answered.
+ * reordered pack or hand-edited is refused rather than answered. `checksum` false: the caller
+ * checked the whole pack by its name's digest (pack-digest.ts), which covers the CRC's bytes.
  */
-export function parseRecord(bytes: Uint8Array, where: string): ParsedRecord | PackProblem {
+export function parseRecord(bytes: Uint8Array, where: string, checksum = true): ParsedRecord | PackProblem {
   const refused = (what: string): PackProblem => ({
     status: 'refused',
     reason: `${where} is not a sound pack record (${what}); build the tree again`,
@@ -360,7 +361,7 @@ export function parseRecord(bytes: Uint8Array, where: string): ParsedRecord | Pa
   }
   if (nameCount === 0) return refused('it has no name');
   if (offset + bodyLength !== bytes.length) return refused('its length does not match the index: truncated or edited');
-  if (crc32(bytes, RECORD_HEADER_BYTES) !== view.getUint32(10))
+  if (checksum && crc32(bytes, RECORD_HEADER_BYTES) !== view.getUint32(10))
     return refused('its checksum does not match: edited or damaged');
   return { names, body: bytes.subarray(offset) };
 }

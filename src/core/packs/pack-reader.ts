@@ -6,6 +6,7 @@
 // names below packs/ are ever read.
 import { decodeUtf8 } from '../tree/utf8.js';
 import { BoundedCache } from './bounded-cache.js';
+import { holdsNamedContent, isKnownNamedContent } from './pack-digest.js';
 import {
   checkEntry,
   checkPackHeader,
@@ -352,12 +353,18 @@ export class PackReader {
         });
     if (read.status === 'missing') return { status: 'missing', reason: `the pack ${pack.path} is missing on the host` };
     let recordBytes = read.bytes;
+    // A whole pack that hashes to its name holds sound records: none needs its own CRC. Only one
+    // the reader keeps is hashed (once): a pack read whole for one record each time would be
+    // hashed each time, where that record's CRC is cheaper.
+    let named = false;
     if (read.whole) {
       if (!kept) {
         const headerProblem = checkPackHeader(read.bytes, pack.path, pack.length);
         if (headerProblem) return headerProblem;
         if (keepPack) this.cache.addWholePack(pack.path, read.bytes, keeping.pushesOut);
       }
+      named =
+        isKnownNamedContent(read.bytes, pack.path) || (keepPack && (await holdsNamedContent(read.bytes, pack.path)));
       recordBytes = read.bytes.subarray(recordOffset, recordOffset + recordLength);
     } else if (read.bytes.length !== recordLength) {
       return {
@@ -365,7 +372,7 @@ export class PackReader {
         reason: `${pack.path} answered ${read.bytes.length} bytes at ${recordOffset}, its index says ${recordLength}: truncated or replaced; build the tree again`,
       };
     }
-    const record = parseRecord(recordBytes, `${pack.path} at byte ${recordOffset}`);
+    const record = parseRecord(recordBytes, `${pack.path} at byte ${recordOffset}`, !named);
     if ('status' in record) return record;
     return { names: record.names, body: record.body, pack: pack.path, recordOffset };
   }

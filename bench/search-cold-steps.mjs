@@ -1,0 +1,68 @@
+// Where a cold search's CPU goes in workerd, by steps (issue #40): per run a new workerd,
+// `initialize`, then ONE search of a kind, the kinds taking turns: `none` (punctuation only: the
+// request path and the tool's first run, no index read), `absent` (a word the index lacks: the
+// table and one term index too), `one` (one word of the corpus: its postings, title blocks and
+// excerpts), `two` (two words, as search-cold-edge.mjs). The differences between kinds say what
+// each step of a cold query costs the workerd process (native file service, Range dropped).
+// WORKERS=<a.js>,<b.js> takes turns between bundles too (a before/after in one run); SERVERS=
+// files,assets between workerd's native file service and miniflare's asset worker (an outer bound).
+// Run: npm run build && CORPUS=wiki COUNT=6000 node bench/search-cold-steps.mjs   (RUNS=6 per kind;
+//   TREE=; KINDS=none,absent,one,two; TREES=<a>,<b> one tree per bundle)
+import { readFileSync } from 'node:fs';
+import { median, repoRoot } from './lib/common.mjs';
+import { startWorkerdSite, workerBundle } from './lib/edge-lib.mjs';
+import { initialize, timeToolCall } from './lib/mcp-http-client.mjs';
+import { childPid, cpuNs } from './lib/process-cpu.mjs';
+import { seededRandom } from './lib/search-query-corpus.mjs';
+import { queryDocuments, searchTree } from './lib/search-query-tree.mjs';
+
+const { tokenize } = await import(`${repoRoot}/dist/core/search/tokenize.js`);
+const CORPUS = process.env.CORPUS ?? 'wiki';
+const COUNT = Number(process.env.COUNT ?? 6000);
+const RUNS = Number(process.env.RUNS ?? 6);
+const KINDS = (process.env.KINDS ?? 'none,absent,one,two').split(',');
+const SERVERS = (process.env.SERVERS ?? 'files').split(',');
+const workers = (process.env.WORKERS ?? workerBundle).split(',');
+const defaultTree = process.env.TREE ?? (await searchTree(CORPUS, COUNT)).tree;
+const trees = process.env.TREES ? process.env.TREES.split(',') : workers.map(() => defaultTree);
+
+const random = seededRandom(42);
+const documents = queryDocuments(CORPUS, COUNT);
+function words(count) {
+  for (;;) {
+    const terms = [...new Set(tokenize(documents[Math.floor(random() * documents.length)].text))];
+    const picked = new Set(Array.from({ length: count }, () => terms[Math.floor(random() * terms.length)]));
+    if (picked.size === count) return [...picked].join(' ');
+  }
+}
+const queryOf = { none: () => '!!! ???', absent: () => 'qqqqzzzzxxxx', one: () => words(1), two: () => words(2) };
+
+const cpu = new Map();
+/** The workerd process's CPU for one cold search of `query` (after `initialize`), in ms. */
+async function coldSearchMs(tree, worker, server, query) {
+  const nativeFiles = server === 'files';
+  const site = await startWorkerdSite(tree, { nativeFiles, workerScript: readFileSync(worker, 'utf8') });
+  try {
+    const endpoint = new URL('mcp', site.url).href;
+    const pid = childPid(process.pid, 'workerd');
+    const headers = await initialize(endpoint);
+    const before = cpuNs(pid);
+    const { answer } = await timeToolCall(endpoint, headers, 'search', { query });
+    const ms = (cpuNs(pid) - before) / 1e6;
+    if (answer.error || answer.result?.isError) throw new Error(JSON.stringify(answer).slice(0, 300));
+    return ms;
+  } finally {
+    await site.close();
+  }
+}
+for (let run = 0; run < RUNS; run += 1)
+  for (const kind of KINDS) {
+    const query = queryOf[kind]();
+    for (const server of SERVERS)
+      for (const [which, worker] of workers.entries()) {
+        const key = `${worker.split('/').at(-1)} ${server} ${kind}`;
+        cpu.set(key, [...(cpu.get(key) ?? []), await coldSearchMs(trees[which], worker, server, query)]);
+      }
+  }
+for (const [key, values] of cpu)
+  console.log(`${key}: cold search CPU p50 ${median(values).toFixed(1)} ms (min ${Math.min(...values).toFixed(1)})`);
