@@ -5,7 +5,7 @@
 
 /** `core`: in-process only, nothing compiled; `cli`: the compiled CLI as a real process;
  * `runtimes`: wrangler, Deno, workerd/miniflare, chromium, the conformance suite, the Inspector,
- * verdaccio. */
+ * npm installs from a local registry. */
 export type Tier = 'core' | 'cli' | 'runtimes';
 
 export const TIERS: readonly Tier[] = ['core', 'cli', 'runtimes'];
