@@ -31,7 +31,7 @@ export default defineConfig({
       defineTier('runtimes', ['test/global-setup.ts']),
     ],
     // Removes the temporary folders the test helpers made, after each test file.
-    setupFiles: ['test/helpers/remove-temp-folders.setup.ts'],
+    setupFiles: ['test/helpers/remove-temp-folders.setup.ts', 'test/helpers/cpu-log.setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -5,7 +5,7 @@
 
 /** `core`: in-process only, nothing compiled; `cli`: the compiled CLI as a real process;
  * `runtimes`: wrangler, Deno, workerd/miniflare, chromium, the conformance suite, the Inspector,
- * verdaccio. */
+ * npm installs from a local registry. */
 export type Tier = 'core' | 'cli' | 'runtimes';
 
 export const TIERS: readonly Tier[] = ['core', 'cli', 'runtimes'];
@@ -58,21 +58,22 @@ export const LONGEST_FILES: readonly string[] = [
   'test/cli/deploy-commands.test.ts',
   'test/cli/readme-walkthrough.test.ts',
   'test/build/search-build.test.ts',
-  'test/inspector/inspector-cli.test.ts',
   'test/hosts/real-hosts.test.ts',
-  'test/protocol-table/runtimes.test.ts',
-  'test/cli/index-tree.test.ts',
   'test/hosts/live-origin-wrangler.test.ts',
+  'test/browser/mcp-apps-playground.test.ts',
+  'test/cli/index-tree.test.ts',
+  'test/browser/landing-page.test.ts',
+  'test/browser/playground.test.ts',
   'test/protocol-table/mcp-apps.test.ts',
   'test/conformance/conformance-2026-07-28.test.ts',
-  'test/browser/mcp-apps-playground.test.ts',
-  'test/security/damaged-remote-search.test.ts',
-  'test/protocol-table/skills.test.ts',
-  'test/security/damaged-remote-packs.test.ts',
-  'test/browser/playground.test.ts',
   'test/edge/live-origin.test.ts',
-  'test/edge/packed-worker.test.ts',
+  'test/security/damaged-remote-search.test.ts',
   'test/http/bad-input.test.ts',
+  'test/protocol-table/runtimes.test.ts',
+  'test/security/damaged-remote-packs.test.ts',
+  'test/protocol-table/skills.test.ts',
+  'test/inspector/inspector-cli.test.ts',
+  'test/edge/packed-worker.test.ts',
 ];
 
 /** The tier of a test file given from the repository root (`test/<folder>/…`); undefined when its folder has none. */

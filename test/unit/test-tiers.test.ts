@@ -30,7 +30,7 @@ const STARTS: readonly { what: string; pattern: RegExp; lowestTier: 'cli' | 'run
   { what: 'chromium', pattern: /'playwright-core'|browser\.js'/, lowestTier: 'runtimes' },
   { what: 'the conformance suite', pattern: /conformance-runner\.js'/, lowestTier: 'runtimes' },
   { what: 'the Inspector', pattern: /@modelcontextprotocol\/inspector|inspector-cli\.js'/, lowestTier: 'runtimes' },
-  { what: 'verdaccio', pattern: /local-registry\.js'/, lowestTier: 'runtimes' },
+  { what: 'the local npm registry', pattern: /local-registry\.js'/, lowestTier: 'runtimes' },
 ];
 const RANK = { core: 0, cli: 1, runtimes: 2 } as const;
 
