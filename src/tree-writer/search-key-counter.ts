@@ -3,7 +3,7 @@
 // Every key gets a number the first time a document has it, and the writer's documents share the
 // numbering: a token costs one lookup in one dictionary, a document makes no Map and no list of
 // its tokens, and a word is stemmed once while it stays in the dictionary, not once per token
-// (per-document Maps and per-token stemming were a third of the index step and most of its garbage).
+// (per-document Maps and per-token stemming were much of the index step's CPU and of its garbage).
 import { detachedString } from '../core/search/detached-string.js';
 import { stemKeyOf, type Stemming } from '../core/search/stem.js';
 import { forEachTerm } from '../core/search/tokenize.js';
