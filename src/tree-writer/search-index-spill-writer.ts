@@ -16,8 +16,8 @@ import path from 'node:path';
 import { KEY_KIND } from '../core/packs/pack-format.js';
 import { DEFAULT_TITLE_BLOCK_SIZE, SEARCH_FOLDER } from '../core/search/search-index-format.js';
 import { encodeDocumentBody } from '../core/search/search-results.js';
-import { indexKeysOf, type Stemming } from '../core/search/stem.js';
-import { tokenize } from '../core/search/tokenize.js';
+import type { Stemming } from '../core/search/stem.js';
+import { IndexKeyCounter } from './search-key-counter.js';
 import { sipHash13Halves } from '../core/tree/siphash.js';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
 import { DEFAULT_TARGET_INDEX_BYTES, DEFAULT_TARGET_PACK_BYTES } from './pack-writer.js';
@@ -83,7 +83,12 @@ function hasExcerptSource(document: SearchDocument): boolean {
  * A document's keys, counts, length, compressed body and excerpt source: the kept entry of an
  * unchanged document, else made (title and text are one column, as in writeSearchIndex) and kept.
  */
-function shareOf(document: SearchDocument, stemming: Stemming, kept: KeptSearchDocuments | undefined): KeptDocument {
+function shareOf(
+  document: SearchDocument,
+  stemming: Stemming,
+  kept: KeptSearchDocuments | undefined,
+  counter: IndexKeyCounter,
+): KeptDocument {
   const source =
     kept && document.sourceKey !== undefined ? keptSourceDigestOf(stemming, document.sourceKey) : undefined;
   // Listed from a source kept before (tree-documents.ts): its entry, its text never read.
@@ -98,14 +103,10 @@ function shareOf(document: SearchDocument, stemming: Stemming, kept: KeptSearchD
   // An entry kept without an excerpt source (made for a call result) gets one made now.
   if (found && (found.excerpt.length > 0 || !hasExcerptSource(document))) return found;
   if (found) return { ...found, excerpt: compressExcerptSource(document.text) };
-  const terms = tokenize(`${document.title}\n${document.text}`);
-  const countOf = new Map<string, number>();
-  for (const key of indexKeysOf(terms, stemming)) countOf.set(key, (countOf.get(key) ?? 0) + 1);
-  const keys = [...countOf.keys()];
-  const counts = [...countOf.values()];
+  const { keys, counts, tokenCount } = counter.count(`${document.title}\n${document.text}`);
   const share = {
     terms: () => ({ keys, counts }),
-    tokenCount: terms.length,
+    tokenCount,
     body: compressDocumentBody(body),
     // Depends on the text alone (which the digest covers), so a kept one is the one made now.
     excerpt: hasExcerptSource(document) ? compressExcerptSource(document.text) : new Uint8Array(0),
@@ -157,6 +158,7 @@ export async function writeSearchIndexSpilling(
   const sourceSpill = new SpillWriter(path.join(scratch, 'excerpts'));
   const runFiles: string[] = [];
   const run = new PostingRun(Math.min(runLimit, 1 << 16));
+  const counter = new IndexKeyCounter(stemming);
   let tokenCount = 0;
 
   const flushRun = (): void => {
@@ -182,7 +184,7 @@ export async function writeSearchIndexSpilling(
       assertPlainTreePath(document.id, 'A search document id');
       const arrival = ids.length;
       ids.push(document.id);
-      const share = shareOf(document, stemming, options.kept);
+      const share = shareOf(document, stemming, options.kept, counter);
       tokenCount += share.tokenCount;
       if (changed !== undefined && share.termsAt !== undefined) {
         waitingArrivals.push(arrival);

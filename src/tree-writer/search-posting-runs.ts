@@ -295,12 +295,20 @@ export function termRecordSource(
   };
 }
 
+let scratchNumbers = new Uint32Array(1024);
+let scratchImpacts = new Uint8Array(1024);
+
 /** postings.ts's encoding of the (arrival, tf, docLength) triples of `parts`, by document number. */
 function encodeTermPostings(parts: readonly number[][], numberOf: Uint32Array, averageLength: number): Uint8Array {
   let total = 0;
   for (const part of parts) total += part.length / 3;
-  const numbers = new Uint32Array(total);
-  const impacts = new Uint8Array(total);
+  // Reused from term to term (a pair of new arrays per term was much of the merge's garbage).
+  if (total > scratchNumbers.length) {
+    scratchNumbers = new Uint32Array(Math.max(total, scratchNumbers.length * 2));
+    scratchImpacts = new Uint8Array(scratchNumbers.length);
+  }
+  const numbers = scratchNumbers.subarray(0, total);
+  const impacts = scratchImpacts.subarray(0, total);
   let at = 0;
   let sorted = true;
   for (const part of parts) {

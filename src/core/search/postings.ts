@@ -104,6 +104,9 @@ export function readVarint(bytes: Uint8Array, cursor: { at: number }): number {
   throw new RangeError('a varint is too long');
 }
 
+let blockScratch = new Uint8Array(4096);
+let tableScratch = new Uint8Array(1024);
+
 /**
  * Format 4's body for postings given as documents (ascending, distinct) and their impact bytes,
  * in the order `order` lists positions (default: as given). Shared by both index writers.
@@ -115,9 +118,13 @@ export function encodeImpactPostings(
 ): Uint8Array {
   const count = documents.length;
   const blockCount = Math.ceil(count / POSTING_BLOCK_SIZE);
-  // At most 5 bytes per varint (values < 2^35) and the impact byte; a table entry is 2 varints and a byte.
-  const blocks = new Uint8Array(count * 6);
-  const table = new Uint8Array(5 + blockCount * 11);
+  // At most 5 bytes per varint (values < 2^35) and the impact byte; a table entry is 2 varints and a
+  // byte. Both written into buffers kept from call to call: a writer encodes a record per term.
+  if (count * 6 > blockScratch.length) blockScratch = new Uint8Array(Math.max(count * 6, blockScratch.length * 2));
+  if (5 + blockCount * 11 > tableScratch.length)
+    tableScratch = new Uint8Array(Math.max(5 + blockCount * 11, tableScratch.length * 2));
+  const blocks = blockScratch;
+  const table = tableScratch;
   let tableLength = writeVarint(table, 0, count);
   let length = 0;
   let previous = 0;

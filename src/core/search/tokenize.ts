@@ -21,7 +21,6 @@ export const UNSPACED_OR_OTHER =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
 
 const NON_ASCII = /[\u0080-\uffff]/;
-const ASCII_RUNS = /[a-z0-9]+/g;
 
 /** The text as terms are cut from it: NFKC, case folded, foldable diacritics dropped, NFC. */
 export function foldText(text: string): string {
@@ -47,25 +46,36 @@ function isAsciiSpace(unit: number): boolean {
   return unit === 32 || (unit >= 9 && unit <= 13);
 }
 
-/** The terms of plain ASCII: lowercased, its letters, numbers and marks are a-z and 0-9. */
-function cutAscii(text: string, terms: string[]): void {
-  for (const match of text.toLowerCase().matchAll(ASCII_RUNS)) {
-    if (match[0].length <= MAX_TERM_LENGTH) terms.push(match[0]);
+/** The terms of plain ASCII: lowercased, its letters, numbers and marks are a-z and 0-9 (runs of them). */
+function cutAscii(text: string, visit: (term: string) => void): void {
+  // A loop over the units, not matchAll: a match array per word was most of the garbage a build
+  // made cutting its documents.
+  const lower = text.toLowerCase();
+  let start = -1;
+  for (let at = 0; at < lower.length; at += 1) {
+    const unit = lower.charCodeAt(at);
+    if ((unit >= 97 && unit <= 122) || (unit >= 48 && unit <= 57)) {
+      if (start < 0) start = at;
+    } else if (start >= 0) {
+      if (at - start <= MAX_TERM_LENGTH) visit(lower.slice(start, at));
+      start = -1;
+    }
   }
+  if (start >= 0 && lower.length - start <= MAX_TERM_LENGTH) visit(lower.slice(start));
 }
 
 /** The terms of any text: folded whole, then cut into runs, ideographs and kana one each. */
-function cutFolded(text: string, terms: string[]): void {
+function cutFolded(text: string, visit: (term: string) => void): void {
   for (const match of foldText(text).matchAll(RUNS)) {
     const run = match[0];
     if (!UNSPACED.test(run)) {
-      if (run.length <= MAX_TERM_LENGTH) terms.push(run);
+      if (run.length <= MAX_TERM_LENGTH) visit(run);
       continue;
     }
     // Each ideograph or kana a term of its own, the letters between them a term each.
     for (const piece of run.matchAll(UNSPACED_OR_OTHER)) {
       const term = piece[0];
-      if (term.length <= MAX_TERM_LENGTH) terms.push(term);
+      if (term.length <= MAX_TERM_LENGTH) visit(term);
     }
   }
 }
@@ -78,6 +88,14 @@ function cutFolded(text: string, terms: string[]): void {
  */
 export function tokenize(text: string): string[] {
   const terms: string[] = [];
+  forEachTerm(text, (term) => {
+    terms.push(term);
+  });
+  return terms;
+}
+
+/** `tokenize`'s terms handed to `visit` one by one, in order (no list of a document's terms is made). */
+export function forEachTerm(text: string, visit: (term: string) => void): void {
   let done = 0;
   let pieceStart = -1;
   let pieceEnd = -1;
@@ -93,18 +111,17 @@ export function tokenize(text: string): string[] {
       continue;
     }
     if (pieceStart >= 0) {
-      cutAscii(text.slice(done, pieceStart), terms);
-      cutFolded(text.slice(pieceStart, pieceEnd), terms);
+      cutAscii(text.slice(done, pieceStart), visit);
+      cutFolded(text.slice(pieceStart, pieceEnd), visit);
       done = pieceEnd;
     }
     pieceStart = start;
     pieceEnd = end;
   }
   if (pieceStart >= 0) {
-    cutAscii(text.slice(done, pieceStart), terms);
-    cutFolded(text.slice(pieceStart, pieceEnd), terms);
+    cutAscii(text.slice(done, pieceStart), visit);
+    cutFolded(text.slice(pieceStart, pieceEnd), visit);
     done = pieceEnd;
   }
-  cutAscii(done === 0 ? text : text.slice(done), terms);
-  return terms;
+  cutAscii(done === 0 ? text : text.slice(done), visit);
 }
