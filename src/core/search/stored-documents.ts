@@ -9,6 +9,7 @@ import type { ToolResult } from '../results/tool-result.js';
 import type { ReadOutcome } from '../tree/tree-source.js';
 import { callDocumentText } from './call-text.js';
 import { decompressDocumentBody } from './document-body-codec.js';
+import { inflateExcerptSources, isDocumentSource } from './excerpt-source.js';
 import { STEMMED_FORMAT } from './search-index-format.js';
 import { parseDocumentBody, type StoredDocument, searchErrorResult } from './search-results.js';
 
@@ -38,6 +39,7 @@ export async function readStoredDocument(
     return { status: 'damaged', reason: found.reason };
   }
   let body = found.body;
+  if (format >= STEMMED_FORMAT && isDocumentSource(body)) return await documentOfSource(body, id, found.pack);
   if (format >= STEMMED_FORMAT) {
     const inflated = await decompressDocumentBody(body);
     if (!(inflated instanceof Uint8Array))
@@ -47,6 +49,23 @@ export async function readStoredDocument(
   const document = parseDocumentBody(textOfBody(body), id);
   if (document === undefined)
     return { status: 'damaged', reason: `the document record of ${id} in ${found.pack} is not a document` };
+  return { status: 'ok', document };
+}
+
+/**
+ * A document source's document (excerpt-source.ts): its text, and the rest of its JSON, which
+ * names `id` and holds an empty text.
+ */
+export async function documentOfSource(body: Uint8Array, id: string, pack: string): Promise<StoredDocumentOutcome> {
+  const source = (await inflateExcerptSources([body]))[0]!;
+  if ('problem' in source)
+    return { status: 'damaged', reason: `the document source of ${id} in ${pack}: ${source.problem}` };
+  const rest = source.rest === undefined ? undefined : parseDocumentBody(source.rest, id);
+  if (rest === undefined || !('text' in rest) || rest.text !== '')
+    return { status: 'damaged', reason: `the document source of ${id} in ${pack} is not a document` };
+  // The order a stored body's keys have (encodeDocumentBody): the answer is the same JSON.
+  const { title, url, metadata } = rest;
+  const document = { id, title, text: source.text, url, ...(metadata !== undefined ? { metadata } : {}) };
   return { status: 'ok', document };
 }
 
