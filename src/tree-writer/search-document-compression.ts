@@ -12,7 +12,7 @@ import {
   excerptSourceText,
   MAX_DOCUMENT_SOURCE_REST_BYTES,
 } from '../core/search/excerpt-source.js';
-import { encodeDocumentBody, type IndexedDocument } from '../core/search/search-results.js';
+import { encodeDocumentSourceRest, type IndexedDocument } from '../core/search/search-results.js';
 
 /** zlib's default level: a few percent from the best ratio at a fraction of level 9's CPU. */
 const DEFLATE_LEVEL = 6;
@@ -44,8 +44,8 @@ export function compressExcerptSource(text: string): Buffer {
 
 /**
  * The document source of a document whose whole text fits in its excerpt source (excerpt-source.ts):
- * the text's length with DOCUMENT_SOURCE_BIT, the rest's length, then raw deflate of the text and
- * the rest (its JSON with an empty text) ending in a sync flush. It is the document's fetch record
+ * the text's length with DOCUMENT_SOURCE_BIT, the rest's length (u16), then raw deflate of the text
+ * and the rest (`[title, url, metadata?]`: its id is the record's name) ending in a sync flush. It is the document's fetch record
  * too, so its text is stored once. Undefined for a document that stores no text, whose text goes
  * on past a source, or whose rest is past MAX_DOCUMENT_SOURCE_REST_BYTES: it keeps a fetch record
  * of its own.
@@ -53,7 +53,7 @@ export function compressExcerptSource(text: string): Buffer {
 export function compressDocumentSource(document: IndexedDocument): Buffer | undefined {
   if (document.textFrom === 'call' || document.text === '' || excerptSourceText(document.text).cut) return undefined;
   const text = Buffer.from(document.text, 'utf8');
-  const rest = Buffer.from(encodeDocumentBody({ ...document, text: '' }), 'utf8');
+  const rest = Buffer.from(encodeDocumentSourceRest(document), 'utf8');
   if (rest.length > MAX_DOCUMENT_SOURCE_REST_BYTES) return undefined;
   const deflated = deflateRawSync(Buffer.concat([text, rest]), {
     level: DEFLATE_LEVEL,
@@ -61,7 +61,7 @@ export function compressDocumentSource(document: IndexedDocument): Buffer | unde
   });
   const body = Buffer.allocUnsafe(DOCUMENT_SOURCE_HEADER_BYTES + deflated.length);
   body.writeUInt32BE((text.length | DOCUMENT_SOURCE_BIT) >>> 0, 0);
-  body.writeUInt32BE(rest.length, EXCERPT_HEADER_BYTES);
+  body.writeUInt16BE(rest.length, EXCERPT_HEADER_BYTES);
   deflated.copy(body, DOCUMENT_SOURCE_HEADER_BYTES);
   return body;
 }

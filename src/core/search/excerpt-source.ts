@@ -13,8 +13,8 @@
 // excerpt. A document whose whole text fits in its source stores its text once: its source is its
 // fetch record too (a document source, DOCUMENT_SOURCE_BIT; the documents index points at it in the
 // title pack, and the record names its id as well), and its stream goes on past the text with the
-// document's JSON with an empty `text` (the rest: its id, title, url and metadata), whose length
-// a second header word holds. Portable.
+// rest of its document (`[title, url, metadata?]`, search-results.ts), whose length two more header
+// bytes hold. Portable.
 import { titleBlockKeyOf } from './search-index-format.js';
 
 /** Characters of a document's text its excerpt source keeps: ~600 words, where an excerpt is looked for. */
@@ -25,8 +25,8 @@ export const EXCERPT_HEADER_BYTES = 4;
 export const EXCERPT_CUT_BIT = 0x80000000;
 /** The header's bit saying the source is its document's fetch record too: a rest length follows. */
 export const DOCUMENT_SOURCE_BIT = 0x40000000;
-/** Header bytes of a document source: the text's length and bits, then the rest's length. */
-export const DOCUMENT_SOURCE_HEADER_BYTES = 8;
+/** Header bytes of a document source: the text's length and bits, then the rest's length (u16). */
+export const DOCUMENT_SOURCE_HEADER_BYTES = 6;
 /**
  * The most bytes of JSON besides the text a document source holds (its id, title, url and
  * metadata): a document with more stores its text in a document record of its own, so a source
@@ -85,7 +85,7 @@ export function excerptSourceText(text: string): { text: string; cut: boolean } 
   return { text: text.slice(0, end), cut: true };
 }
 
-/** A source's text; a document source's `rest` is its document's JSON with an empty text. */
+/** A source's text; a document source's `rest` is the rest of its document (its title, url, metadata). */
 export type ExcerptSource = { text: string; cut: boolean; rest?: string } | { problem: string };
 
 interface Header {
@@ -113,7 +113,7 @@ function headerOf(body: Uint8Array): Header | { problem: string } {
   if ((word & DOCUMENT_SOURCE_BIT) === 0) return { length, cut, restLength: 0, headerBytes: EXCERPT_HEADER_BYTES };
   if (body.length < DOCUMENT_SOURCE_HEADER_BYTES) return { problem: 'its body is shorter than its length fields' };
   if (cut) return { problem: 'it claims to be its whole document and a cut text at once' };
-  const restLength = view.getUint32(EXCERPT_HEADER_BYTES);
+  const restLength = view.getUint16(EXCERPT_HEADER_BYTES);
   if (restLength > MAX_DOCUMENT_SOURCE_REST_BYTES)
     return {
       problem: `it claims ${restLength} bytes of document besides its text, more than a source's ${MAX_DOCUMENT_SOURCE_REST_BYTES}`,

@@ -11,7 +11,12 @@ import { callDocumentText } from './call-text.js';
 import { decompressDocumentBody } from './document-body-codec.js';
 import { inflateExcerptSources, isDocumentSource } from './excerpt-source.js';
 import { STEMMED_FORMAT } from './search-index-format.js';
-import { parseDocumentBody, type StoredDocument, searchErrorResult } from './search-results.js';
+import {
+  parseDocumentBody,
+  parseDocumentSourceRest,
+  type StoredDocument,
+  searchErrorResult,
+} from './search-results.js';
 
 /** A document's pack is never kept whole: fetch reads one record of it. */
 export const KEEP_NO_PACK: WholePackKeeping = { upToBytes: 0, pushesOut: false };
@@ -53,19 +58,16 @@ export async function readStoredDocument(
 }
 
 /**
- * A document source's document (excerpt-source.ts): its text, and the rest of its JSON, which
- * names `id` and holds an empty text.
+ * A document source's document (excerpt-source.ts): its text, and the rest (its title, url and
+ * metadata, search-results.ts encodeDocumentSourceRest); the record's name is its id.
  */
 export async function documentOfSource(body: Uint8Array, id: string, pack: string): Promise<StoredDocumentOutcome> {
   const source = (await inflateExcerptSources([body]))[0]!;
   if ('problem' in source)
     return { status: 'damaged', reason: `the document source of ${id} in ${pack}: ${source.problem}` };
-  const rest = source.rest === undefined ? undefined : parseDocumentBody(source.rest, id);
-  if (rest === undefined || !('text' in rest) || rest.text !== '')
+  const document = source.rest === undefined ? undefined : parseDocumentSourceRest(source.rest, id, source.text);
+  if (document === undefined)
     return { status: 'damaged', reason: `the document source of ${id} in ${pack} is not a document` };
-  // The order a stored body's keys have (encodeDocumentBody): the answer is the same JSON.
-  const { title, url, metadata } = rest;
-  const document = { id, title, text: source.text, url, ...(metadata !== undefined ? { metadata } : {}) };
   return { status: 'ok', document };
 }
 
