@@ -1,10 +1,18 @@
-// Compresses a document record's body and its excerpt source for index format 6
+// Compresses a document record's body and its excerpt source for index format 6, or the two in one
 // (core/search/document-body-codec.ts and excerpt-source.ts read them): the one place the writers
 // call zlib, with fixed settings, so the spill writer and the in-memory reference writer write the
 // same bytes.
 import { constants, deflateRawSync } from 'node:zlib';
 import { BODY_LENGTH_BYTES } from '../core/search/document-body-codec.js';
-import { EXCERPT_CUT_BIT, EXCERPT_HEADER_BYTES, excerptSourceText } from '../core/search/excerpt-source.js';
+import {
+  DOCUMENT_SOURCE_BIT,
+  DOCUMENT_SOURCE_HEADER_BYTES,
+  EXCERPT_CUT_BIT,
+  EXCERPT_HEADER_BYTES,
+  excerptSourceText,
+  MAX_DOCUMENT_SOURCE_REST_BYTES,
+} from '../core/search/excerpt-source.js';
+import { encodeDocumentSourceRest, type IndexedDocument } from '../core/search/search-results.js';
 
 /**
  * One below zlib's default: on documentation text level 5's output is barely larger than 6's for
@@ -35,5 +43,29 @@ export function compressExcerptSource(text: string): Buffer {
   const body = Buffer.allocUnsafe(EXCERPT_HEADER_BYTES + deflated.length);
   body.writeUInt32BE((plain.length | (source.cut ? EXCERPT_CUT_BIT : 0)) >>> 0, 0);
   deflated.copy(body, EXCERPT_HEADER_BYTES);
+  return body;
+}
+
+/**
+ * The document source of a document whose whole text fits in its excerpt source (excerpt-source.ts):
+ * the text's length with DOCUMENT_SOURCE_BIT, the rest's length (u16), then raw deflate of the text
+ * and the rest (`[title, url, metadata?]`: its id is the record's name) ending in a sync flush. It is the document's fetch record
+ * too, so its text is stored once. Undefined for a document that stores no text, whose text goes
+ * on past a source, or whose rest is past MAX_DOCUMENT_SOURCE_REST_BYTES: it keeps a fetch record
+ * of its own.
+ */
+export function compressDocumentSource(document: IndexedDocument): Buffer | undefined {
+  if (document.textFrom === 'call' || document.text === '' || excerptSourceText(document.text).cut) return undefined;
+  const text = Buffer.from(document.text, 'utf8');
+  const rest = Buffer.from(encodeDocumentSourceRest(document), 'utf8');
+  if (rest.length > MAX_DOCUMENT_SOURCE_REST_BYTES) return undefined;
+  const deflated = deflateRawSync(Buffer.concat([text, rest]), {
+    level: DEFLATE_LEVEL,
+    finishFlush: constants.Z_SYNC_FLUSH,
+  });
+  const body = Buffer.allocUnsafe(DOCUMENT_SOURCE_HEADER_BYTES + deflated.length);
+  body.writeUInt32BE((text.length | DOCUMENT_SOURCE_BIT) >>> 0, 0);
+  body.writeUInt16BE(rest.length, EXCERPT_HEADER_BYTES);
+  deflated.copy(body, DOCUMENT_SOURCE_HEADER_BYTES);
   return body;
 }

@@ -37,7 +37,7 @@ import {
 import { grownTypedArray } from './grown-typed-array.js';
 import { readAt, SpillWriter } from './spill-files.js';
 import { weightAverageLengthOf } from '../core/search/postings.js';
-import { packRecords, type RecordSource, type WriteIndexFile } from './search-record-packer.js';
+import { packRecords, type RecordPlace, type RecordSource, type WriteIndexFile } from './search-record-packer.js';
 import { withoutRepeatedStemLists } from './search-stem-lists.js';
 import { compareUtf8, mergeRuns, PostingRun, termRecordSource } from './search-posting-runs.js';
 import {
@@ -49,7 +49,7 @@ import {
   patchTermRecords,
 } from './search-kept-terms.js';
 import { documentRecords, titleRecords } from './search-scratch-records.js';
-import { compressDocumentBody, compressExcerptSource } from './search-document-compression.js';
+import { compressDocumentBody, compressDocumentSource, compressExcerptSource } from './search-document-compression.js';
 import {
   type KeptDocument,
   type KeptSearchDocuments,
@@ -80,6 +80,19 @@ function hasExcerptSource(document: SearchDocument): boolean {
 }
 
 /**
+ * A document's body and excerpt source: a document source alone (its body empty) when its whole
+ * text fits in one (its text stored once), else its compressed body and its plain source (or none).
+ */
+function storedOf(document: SearchDocument, body: string): { body: Uint8Array; excerpt: Uint8Array } {
+  const documentSource = compressDocumentSource(document);
+  if (documentSource !== undefined) return { body: new Uint8Array(0), excerpt: documentSource };
+  return {
+    body: compressDocumentBody(body),
+    excerpt: hasExcerptSource(document) ? compressExcerptSource(document.text) : new Uint8Array(0),
+  };
+}
+
+/**
  * A document's keys, counts, length, compressed body and excerpt source: the kept entry of an
  * unchanged document, else made (title and text are one column, as in writeSearchIndex) and kept.
  */
@@ -102,14 +115,13 @@ function shareOf(
   const found = digest ? kept!.take(digest, source) : undefined;
   // An entry kept without an excerpt source (made for a call result) gets one made now.
   if (found && (found.excerpt.length > 0 || !hasExcerptSource(document))) return found;
-  if (found) return { ...found, excerpt: compressExcerptSource(document.text) };
+  if (found) return { ...found, ...storedOf(document, body) };
   const { keys, counts, tokenCount } = counter.count(`${document.title}\n${document.text}`);
   const share = {
     terms: () => ({ keys, counts }),
     tokenCount,
-    body: compressDocumentBody(body),
-    // Depends on the text alone (which the digest covers), so a kept one is the one made now.
-    excerpt: hasExcerptSource(document) ? compressExcerptSource(document.text) : new Uint8Array(0),
+    // Depend on the stored body (which the digest covers), so a kept one is the one made now.
+    ...storedOf(document, body),
   };
   if (digest) kept!.keep(digest, share, source);
   return share;
@@ -284,6 +296,18 @@ export async function writeSearchIndexSpilling(
     writeFile,
   );
   options.keptTerms?.writer?.keep(termsFile, { documents: documentsDigest, averageLength });
+  // Where each document source lies in its title pack: its fetch record's index entry points there.
+  const placePacks: RecordPlace['pack'][] = [];
+  const placePackNumber = new Uint32Array(count);
+  const placeOffset = new Uint32Array(count);
+  const placeLength = new Uint32Array(count);
+  const placeFollower = (arrival: number, place: RecordPlace) => {
+    if (bodyLength[arrival] !== 0) return;
+    if (placePacks.at(-1) !== place.pack) placePacks.push(place.pack);
+    placePackNumber[arrival] = placePacks.length - 1;
+    placeOffset[arrival] = place.offset;
+    placeLength[arrival] = place.length;
+  };
   const titlesFd = openSync(titleSpill.file, 'r');
   const bodiesFd = openSync(bodySpill.file, 'r');
   const sourcesFd = openSync(sourceSpill.file, 'r');
@@ -299,6 +323,7 @@ export async function writeSearchIndexSpilling(
         (arrival) => readAt(titlesFd, titleAt[arrival]!, titleLength[arrival]!),
         sourceLength,
         (arrival) => readAt(sourcesFd, sourceAt[arrival]!, sourceLength[arrival]!),
+        (arrival) => bodyLength[arrival] === 0,
       ),
       {
         targetPackBytes: options.targetPackBytes ?? TITLE_PACK_BYTES,
@@ -306,12 +331,22 @@ export async function writeSearchIndexSpilling(
       },
       SEARCH_FILE_LIMITS.titles,
       writeFile,
+      placeFollower,
     );
     const stored = await packRecords(
       `${SEARCH_FOLDER}documents/`,
       KEY_KIND.call,
-      documentRecords(ids, keyHigh, keyLow, bodyLength, (arrival) =>
-        readAt(bodiesFd, bodyAt[arrival]!, bodyLength[arrival]!),
+      documentRecords(
+        ids,
+        keyHigh,
+        keyLow,
+        bodyLength,
+        (arrival) => readAt(bodiesFd, bodyAt[arrival]!, bodyLength[arrival]!),
+        (arrival) => ({
+          pack: placePacks[placePackNumber[arrival]!]!,
+          offset: placeOffset[arrival]!,
+          length: placeLength[arrival]!,
+        }),
       ),
       targets,
       SEARCH_FILE_LIMITS.documents,

@@ -23,9 +23,10 @@ export const DEFAULT_MAX_KEPT_SEARCH_BYTES = 512 * 1024 * 1024;
 /** Changes the bound above (bytes; 0 turns the kept file off). */
 export const MAX_KEPT_SEARCH_BYTES_VARIABLE = 'STATICMCP_MAX_KEPT_SEARCH_BYTES';
 
+// 6: a document whose text fits in its excerpt source keeps an empty body and its document source.
 // 5: a stem's key is the stem and STEM_KEY_SUFFIX (it was "~" and the stem), and entries carry
 // their source key (4 had one or the other).
-const MAGIC = 'staticmcp search documents 5\n';
+const MAGIC = 'staticmcp search documents 6\n';
 /** The new file is `<file><NEW_FILE_MARK><pid>` until it is put in place. */
 export const NEW_FILE_MARK = '.new-';
 const DIGEST_BYTES = 32;

@@ -143,7 +143,8 @@ function countFiles(boundaries: PartBoundaries, visitSizes: VisitRecordSizes): {
   visitSizes((key, recordBytes) => {
     const hash = boundaryHash(key);
     packSize += recordBytes;
-    if (boundaries.closesPack(packSize, hash)) {
+    // A record placed in another part's pack (0 bytes) opens no pack, so closes none.
+    if (packSize > PACK_HEADER_BYTES && boundaries.closesPack(packSize, hash)) {
       packs += 1;
       packSize = PACK_HEADER_BYTES;
     }

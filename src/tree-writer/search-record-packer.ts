@@ -21,6 +21,17 @@ export interface EncodedRecord {
   encoded: Uint8Array;
   /** Encoded records that follow this one in its pack, with no index entry (a title block's excerpt sources). */
   followers?: Uint8Array[];
+  /** Whose each follower is (a document's arrival), for `onFollowerPlaced`. */
+  followerArrivals?: number[];
+  /** A record that lies in another part's pack (a document source): only its index entry is made. */
+  placedAt?: RecordPlace;
+}
+
+/** Where a record lies: its pack (its path is filled when the pack closes), offset and length. */
+export interface RecordPlace {
+  pack: { path: string; length: number };
+  offset: number;
+  length: number;
 }
 
 /** Records sorted by key, with the totals that place content-defined boundaries. */
@@ -57,14 +68,17 @@ export async function packRecords(
   givenTargets: { targetPackBytes: number; targetIndexBytes: number },
   limits: SearchPartFileLimits,
   writeFile: WriteIndexFile,
+  onFollowerPlaced?: (arrival: number, place: RecordPlace) => void,
 ): Promise<PackTableRow[]> {
   if (source.count === 0) return [];
   const boundaries = fitPartBoundaries(givenTargets, source, limits, source.visitSizes);
   const rows: PackTableRow[] = [];
   let pack: OpenPack | undefined;
   let index: IndexEntryPending[] = [];
+  // The pack of the index's last entry in this part's packs: the index waits for its name.
+  let indexLastPack: OpenPack['file'] | undefined;
   let indexSize = 0;
-  const waiting: IndexEntryPending[][] = [];
+  const waiting: { entries: IndexEntryPending[]; lastPack?: OpenPack['file'] }[] = [];
 
   const closePack = async (open: OpenPack) => {
     const packBytes = encodePack(open.records);
@@ -80,8 +94,8 @@ export async function packRecords(
     await writeFile(open.file.path, packBytes);
   };
   const writeWaitingIndexes = async () => {
-    while (waiting.length > 0 && waiting[0]!.at(-1)!.pack.path !== '') {
-      const entries = waiting.shift()!;
+    while (waiting.length > 0 && (waiting[0]!.lastPack?.path ?? 'placed') !== '') {
+      const { entries } = waiting.shift()!;
       const packs = [...new Map(entries.map((entry) => [entry.pack.path, entry.pack])).values()].sort((a, b) =>
         compareStrings(a.path, b.path),
       );
@@ -104,30 +118,40 @@ export async function packRecords(
   };
 
   for (const record of source.records()) {
-    if (pack === undefined)
-      pack = { records: [], size: PACK_HEADER_BYTES, firstName: record.name, file: { path: '', length: 0 } };
-    index.push({ key: record.key, pack: pack.file, offset: pack.size, length: record.encoded.length });
-    pack.records.push(record.encoded);
-    pack.size += record.encoded.length;
-    for (const follower of record.followers ?? []) {
-      pack.records.push(follower);
-      pack.size += follower.length;
+    if (record.placedAt !== undefined) {
+      index.push({ key: record.key, ...record.placedAt });
+    } else {
+      if (pack === undefined)
+        pack = { records: [], size: PACK_HEADER_BYTES, firstName: record.name, file: { path: '', length: 0 } };
+      index.push({ key: record.key, pack: pack.file, offset: pack.size, length: record.encoded.length });
+      indexLastPack = pack.file;
+      pack.records.push(record.encoded);
+      pack.size += record.encoded.length;
+      record.followers?.forEach((follower, position) => {
+        const arrival = record.followerArrivals?.[position];
+        if (arrival !== undefined)
+          onFollowerPlaced?.(arrival, { pack: pack!.file, offset: pack!.size, length: follower.length });
+        pack!.records.push(follower);
+        pack!.size += follower.length;
+      });
     }
     indexSize += INDEX_ENTRY_BYTES + record.key.length;
     const hash = boundaryHash(record.key);
-    if (boundaries.closesPack(pack.size, hash)) {
+    // A pack holding no record (only placed ones met) is never half its target: it does not close.
+    if (pack !== undefined && boundaries.closesPack(pack.size, hash)) {
       await closePack(pack);
       pack = undefined;
     }
     if (boundaries.closesIndex(indexSize, hash)) {
-      waiting.push(index);
+      waiting.push({ entries: index, lastPack: indexLastPack });
       index = [];
+      indexLastPack = undefined;
       indexSize = 0;
     }
     await writeWaitingIndexes();
   }
   if (pack !== undefined) await closePack(pack);
-  if (index.length > 0) waiting.push(index);
+  if (index.length > 0) waiting.push({ entries: index, lastPack: indexLastPack });
   await writeWaitingIndexes();
   return rows;
 }

@@ -6,7 +6,7 @@ import { excerptSourceKeyOf } from '../core/search/excerpt-source.js';
 import { sharedIdPrefixLength, titleBlockKeyOf } from '../core/search/search-index-format.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
 import { compareStrings } from './search-index-output.js';
-import type { RecordSource } from './search-record-packer.js';
+import type { RecordPlace, RecordSource } from './search-record-packer.js';
 
 const utf8Encoder = new TextEncoder();
 
@@ -14,7 +14,8 @@ const utf8Encoder = new TextEncoder();
  * The title blocks: JSON `[[shared, rest of id, title, url, source record bytes], …]` of
  * `blockSize` consecutive numbers each, each followed in its pack by its documents' excerpt
  * source records (`sourceLength` 0: none), byte for byte what writeSearchIndex writes;
- * `tailLength`/`readTail` give each entry's `"title","url"`, `readSource` a source's bytes.
+ * `tailLength`/`readTail` give each entry's `"title","url"`, `readSource` a source's bytes;
+ * `isDocumentSource` says which sources are their documents' fetch records too (named by the id too).
  */
 export function titleRecords(
   byNumber: Uint32Array,
@@ -24,13 +25,19 @@ export function titleRecords(
   readTail: (arrival: number) => Uint8Array,
   sourceLength: ArrayLike<number>,
   readSource: (arrival: number) => Uint8Array,
+  isDocumentSource: (arrival: number) => boolean,
 ): RecordSource {
   const blockCount = Math.ceil(byNumber.length / blockSize);
   const endOf = (block: number) => Math.min(byNumber.length, (block + 1) * blockSize);
   /** A source record's bytes (0: none). */
+  const sourceNames = (number: number) => {
+    const key = excerptSourceKeyOf(number, blockSize);
+    const arrival = byNumber[number]!;
+    return isDocumentSource(arrival) ? [key, ids[arrival]!] : [key];
+  };
   const sourceRecordBytes = (number: number) => {
     const length = sourceLength[byNumber[number]!]!;
-    return length === 0 ? 0 : encodedRecordBytes([utf8Bytes(excerptSourceKeyOf(number, blockSize))], length);
+    return length === 0 ? 0 : encodedRecordBytes(sourceNames(number).map(utf8Bytes), length);
   };
   /** Each entry's `[shared,"rest of id",` in the block, and its `,source bytes]` after its tail. */
   const partsOf = (block: number): { heads: string[]; ends: string[] } => {
@@ -88,31 +95,45 @@ export function titleRecords(
         body[at] = 0x5d; // ]
         const name = titleBlockKeyOf(block);
         const followers: Uint8Array[] = [];
+        const followerArrivals: number[] = [];
         for (let number = block * blockSize; number < endOf(block); number += 1) {
           const arrival = byNumber[number]!;
           if (sourceLength[arrival] === 0) continue;
-          followers.push(encodeRecord({ names: [excerptSourceKeyOf(number, blockSize)], body: readSource(arrival) }));
+          followers.push(encodeRecord({ names: sourceNames(number), body: readSource(arrival) }));
+          followerArrivals.push(arrival);
         }
-        yield { key: utf8Bytes(name), name, encoded: encodeRecord({ names: [name], body }), followers };
+        yield {
+          key: utf8Bytes(name),
+          name,
+          encoded: encodeRecord({ names: [name], body }),
+          followers,
+          followerArrivals,
+        };
       }
     },
   };
 }
 
-/** The fetch records, by call key (SipHash of the id) then id, as writeSearchIndex sorts them. */
+/**
+ * The fetch records, by call key (SipHash of the id) then id, as writeSearchIndex sorts them; a
+ * document whose body is empty is its document source (`placeOf`: where it lies in a title pack).
+ */
 export function documentRecords(
   ids: readonly string[],
   keyHigh: ArrayLike<number>,
   keyLow: ArrayLike<number>,
   bodyLength: ArrayLike<number>,
   readBody: (arrival: number) => Uint8Array,
+  placeOf: (arrival: number) => RecordPlace,
 ): RecordSource {
   const order = Uint32Array.from({ length: ids.length }, (_, arrival) => arrival).sort(
     (a, b) => keyHigh[a]! - keyHigh[b]! || keyLow[a]! - keyLow[b]! || compareStrings(ids[a]!, ids[b]!),
   );
   let totalBytes = 0;
-  for (let arrival = 0; arrival < ids.length; arrival += 1)
-    totalBytes += encodedRecordBytes([utf8Bytes(ids[arrival]!)], bodyLength[arrival]!);
+  // A placed record's bytes are in its title pack, not here.
+  const recordBytes = (arrival: number) =>
+    bodyLength[arrival] === 0 ? 0 : encodedRecordBytes([utf8Bytes(ids[arrival]!)], bodyLength[arrival]!);
+  for (let arrival = 0; arrival < ids.length; arrival += 1) totalBytes += recordBytes(arrival);
   const keyOf = (arrival: number) => {
     const key = new Uint8Array(8);
     const view = new DataView(key.buffer);
@@ -125,13 +146,14 @@ export function documentRecords(
     totalBytes,
     keyBytes: 8 * ids.length,
     visitSizes: (visit) => {
-      for (const arrival of order)
-        visit(keyOf(arrival), encodedRecordBytes([utf8Bytes(ids[arrival]!)], bodyLength[arrival]!));
+      for (const arrival of order) visit(keyOf(arrival), recordBytes(arrival));
     },
     records: function* () {
       for (const arrival of order) {
         const name = ids[arrival]!;
-        yield { key: keyOf(arrival), name, encoded: encodeRecord({ names: [name], body: readBody(arrival) }) };
+        if (bodyLength[arrival] === 0)
+          yield { key: keyOf(arrival), name, encoded: new Uint8Array(0), placedAt: placeOf(arrival) };
+        else yield { key: keyOf(arrival), name, encoded: encodeRecord({ names: [name], body: readBody(arrival) }) };
       }
     },
   };

@@ -80,9 +80,9 @@ describe('a one-document edit of a packed content project', () => {
     // One resource pack holds the page (past the resources mcp.json lists inline, which stay plain);
     // every other keeps its inode.
     expect(packs('packs/resources', rewritten), rewritten.join()).toHaveLength(1);
-    // The index: the page's stored record, its title block's pack (which holds its excerpt
-    // source), and the packs of its words only.
-    expect(packs('packs/search.index/documents/', rewritten)).toHaveLength(1);
+    // The index: its title block's pack (which holds its excerpt source, the page's fetch record
+    // too: its text fits in it, so no document pack holds it), and the packs of its words only.
+    expect(packs('packs/search.index/documents/', rewritten)).toHaveLength(0);
     expect(packs('packs/search.index/titles/', rewritten)).toHaveLength(1);
     expect(rewritten.length).toBeLessThan(after.size / 2);
 

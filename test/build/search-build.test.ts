@@ -83,7 +83,8 @@ describe('search over a built tree', () => {
     // check reads the index: an edited pack of a copy of the tree is reported where it lies.
     const copy = path.join(project, 'edited');
     cpSync(tree, copy, { recursive: true });
-    const pack = [...first.keys()].find((file) => file.includes('/documents/') && file.endsWith('.pack'))!;
+    // Short texts: their fetch records are their excerpt sources, in the title pack.
+    const pack = [...first.keys()].find((file) => file.includes('/titles/') && file.endsWith('.pack'))!;
     const bytes = readFileSync(path.join(copy, pack));
     bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 0x20;
     writeFileSync(path.join(copy, pack), bytes);

@@ -18,7 +18,11 @@ import {
 } from '../../src/core/search/search-index-format.js';
 import { encodeDocumentBody } from '../../src/core/search/search-results.js';
 import { indexKeysOf } from '../../src/core/search/stem.js';
-import { compressDocumentBody, compressExcerptSource } from '../../src/tree-writer/search-document-compression.js';
+import {
+  compressDocumentBody,
+  compressDocumentSource,
+  compressExcerptSource,
+} from '../../src/tree-writer/search-document-compression.js';
 import { excerptSourceKeyOf } from '../../src/core/search/excerpt-source.js';
 import { tokenize } from '../../src/core/search/tokenize.js';
 import { StaticMcpError } from '../../src/core/staticmcp-error.js';
@@ -61,6 +65,15 @@ export interface KeyedRecord {
   body: Uint8Array;
   /** Records that follow this one in its pack, with no index entry (a title block's excerpt sources). */
   followers?: Uint8Array[];
+  /** A record that lies in another part's pack (a document source): its index entry points there. */
+  placedAt?: RecordPlace;
+}
+
+/** Where a record lies: its pack, offset and length. */
+export interface RecordPlace {
+  pack: { path: string; length: number };
+  offset: number;
+  length: number;
 }
 
 /** The index of `documents`. Throws when an id is not a plain tree path or repeats, or a document passes MAX_PACK_BYTES. */
@@ -115,8 +128,10 @@ export function writeSearchIndex(
   );
 
   // Each title block, followed in its pack by the excerpt source of each of its documents that
-  // stores its text (a call's is the call's), which its entries place by their lengths.
+  // stores its text (a call's is the call's), which its entries place by their lengths; a document
+  // whose whole text fits in its source stores it once: its source is its fetch record too.
   const titleRecords: KeyedRecord[] = [];
+  const sourceOfDocument = new Map<string, { block: number; follower: number }>();
   for (let start = 0; start < numbered.length; start += blockSize) {
     let previousId = '';
     const documentsOfBlock = numbered.slice(start, start + blockSize);
@@ -125,7 +140,13 @@ export function writeSearchIndex(
       let sourceBytes = 0;
       if (document.textFrom !== 'call' && document.text !== '') {
         const source = excerptSourceKeyOf(start + position, blockSize);
-        const encoded = encodeRecord({ names: [source], body: compressExcerptSource(document.text) });
+        const documentSource = compressDocumentSource(document);
+        if (documentSource !== undefined)
+          sourceOfDocument.set(document.id, { block: titleRecords.length, follower: followers.length });
+        const encoded =
+          documentSource === undefined
+            ? encodeRecord({ names: [source], body: compressExcerptSource(document.text) })
+            : encodeRecord({ names: [source, document.id], body: documentSource });
         followers.push(encoded);
         sourceBytes = encoded.length;
       }
@@ -136,13 +157,6 @@ export function writeSearchIndex(
     const name = titleBlockKeyOf(start / blockSize);
     titleRecords.push({ key: utf8Bytes(name), name, body: utf8Bytes(JSON.stringify(block)), followers });
   }
-
-  const documentRecords: KeyedRecord[] = numbered.map(({ document }) => ({
-    key: callKeyOf(document.id),
-    name: document.id,
-    body: compressDocumentBody(encodeDocumentBody(document)),
-  }));
-  documentRecords.sort((left, right) => compareKeys(left.key, right.key) || compareStrings(left.name, right.name));
 
   const targets = { targetPackBytes, targetIndexBytes };
   const terms = packSortedRecords(
@@ -162,6 +176,22 @@ export function writeSearchIndex(
     },
     SEARCH_FILE_LIMITS.titles,
   );
+  const documentRecords: KeyedRecord[] = numbered.map(({ document }) => {
+    const source = sourceOfDocument.get(document.id);
+    if (source !== undefined)
+      return {
+        key: callKeyOf(document.id),
+        name: document.id,
+        body: new Uint8Array(0),
+        placedAt: titles.followerPlaces[source.block]![source.follower]!,
+      };
+    return {
+      key: callKeyOf(document.id),
+      name: document.id,
+      body: compressDocumentBody(encodeDocumentBody(document)),
+    };
+  });
+  documentRecords.sort((left, right) => compareKeys(left.key, right.key) || compareStrings(left.name, right.name));
   const stored = packSortedRecords(
     `${SEARCH_FOLDER}documents/`,
     KEY_KIND.call,
@@ -179,7 +209,9 @@ export function writeSearchIndex(
 
 /**
  * Packs and indexes of records already sorted by key (one name each), below `folder`: packs of
- * whole records, indexes over contiguous key ranges, both cut at content-defined boundaries.
+ * whole records, indexes over contiguous key ranges, both cut at content-defined boundaries; a
+ * record placed in another part's pack takes no bytes here, only its index entry. Says where each
+ * record's followers lie.
  */
 export function packSortedRecords(
   folder: string,
@@ -187,9 +219,12 @@ export function packSortedRecords(
   records: readonly KeyedRecord[],
   givenTargets: { targetPackBytes: number; targetIndexBytes: number },
   limits: SearchPartFileLimits,
-): { files: { path: string; bytes: Uint8Array }[]; rows: PackTableRow[] } {
-  if (records.length === 0) return { files: [], rows: [] };
-  const encoded = records.map((record) => encodeRecord({ names: [record.name], body: record.body }));
+): { files: { path: string; bytes: Uint8Array }[]; rows: PackTableRow[]; followerPlaces: RecordPlace[][] } {
+  if (records.length === 0) return { files: [], rows: [], followerPlaces: [] };
+  const encoded = records.map((record) =>
+    record.placedAt ? new Uint8Array(0) : encodeRecord({ names: [record.name], body: record.body }),
+  );
+  const followerPlaces: RecordPlace[][] = records.map(() => []);
   // A record's bytes in its pack: its own and its followers'.
   const placed = records.map((record, position) => {
     let bytes = encoded[position]!.length;
@@ -209,7 +244,7 @@ export function packSortedRecords(
     },
   );
   const files: { path: string; bytes: Uint8Array }[] = [];
-  const entries: { pack: { path: string; length: number }; offset: number; length: number }[] = [];
+  const entries: RecordPlace[] = [];
 
   let start = 0;
   while (start < records.length) {
@@ -218,13 +253,20 @@ export function packSortedRecords(
     while (end < records.length) {
       size += placed[end]!;
       end += 1;
-      if (boundaries.closesPack(size, boundaryHash(records[end - 1]!.key))) break;
+      if (size > PACK_HEADER_BYTES && boundaries.closesPack(size, boundaryHash(records[end - 1]!.key))) break;
     }
-    const packBytes = encodePack(
-      records
-        .slice(start, end)
-        .flatMap((record, position) => [encoded[start + position]!, ...(record.followers ?? [])]),
-    );
+    const inPack = records
+      .slice(start, end)
+      .flatMap((record, position) =>
+        record.placedAt ? [] : [encoded[start + position]!, ...(record.followers ?? [])],
+      );
+    // Placed records after the last pack: no pack of their own.
+    if (inPack.length === 0) {
+      for (let position = start; position < end; position += 1) entries.push(records[position]!.placedAt!);
+      start = end;
+      continue;
+    }
+    const packBytes = encodePack(inPack);
     if (packBytes.length > MAX_PACK_BYTES) {
       throw new StaticMcpError(
         'PACK_TOO_LARGE',
@@ -236,8 +278,17 @@ export function packSortedRecords(
     files.push({ path: pack.path, bytes: packBytes });
     let offset = PACK_HEADER_BYTES;
     for (let position = start; position < end; position += 1) {
+      const record = records[position]!;
+      if (record.placedAt) {
+        entries.push(record.placedAt);
+        continue;
+      }
       entries.push({ pack, offset, length: encoded[position]!.length });
-      offset += placed[position]!;
+      offset += encoded[position]!.length;
+      for (const follower of record.followers ?? []) {
+        followerPlaces[position]!.push({ pack, offset, length: follower.length });
+        offset += follower.length;
+      }
     }
     start = end;
   }
@@ -274,5 +325,5 @@ export function packSortedRecords(
     rows.push({ first: hexOfBytes(records[start]!.key), index: indexPath });
     start = end;
   }
-  return { files, rows };
+  return { files, rows, followerPlaces };
 }

@@ -63,20 +63,22 @@ const SEARCH_DAMAGES: Record<
     },
     breaks: 'search',
   },
-  // Terms flipped (search) and the documents cut (fetch), one tree for both.
+  // Terms flipped (search) and the documents' indexes cut (fetch), one tree for both. (These notes
+  // are short: each one's fetch record is its excerpt source, in a title pack; no document pack.)
   flipterms: {
     damage: (tree) => {
       for (const pack of searchFiles(tree, 'terms', '.pack')) rewrite(pack, flipEvery48);
-      for (const pack of searchFiles(tree, 'documents', '.pack'))
-        rewrite(pack, (bytes) => bytes.subarray(0, bytes.length >> 1));
+      for (const index of searchFiles(tree, 'documents', '.idx'))
+        rewrite(index, (bytes) => bytes.subarray(0, bytes.length >> 1));
     },
     breaks: 'both',
   },
+  // The title packs hold the notes' excerpt sources, which are their fetch records too.
   cuttitles: {
     damage: (tree) => {
       for (const pack of searchFiles(tree, 'titles', '.pack')) rewrite(pack, (bytes) => bytes.subarray(0, 24));
     },
-    breaks: 'search',
+    breaks: 'both',
   },
   cuttermindex: {
     damage: (tree) => {

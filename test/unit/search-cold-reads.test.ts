@@ -229,8 +229,13 @@ describe('a title block and its excerpt sources', () => {
     const pack = files.files.get(entry.pack)!.slice();
     const record = parseRecord(pack.subarray(entry.recordOffset, entry.recordOffset + entry.recordLength), entry.name);
     if ('status' in record) throw new Error(record.reason);
-    // Same length, so every offset stays: the record now claims document 4's source.
-    pack.set(encodeRecord({ names: [excerptSourceKeyOf(4, table.blockSize)], body: record.body }), entry.recordOffset);
+    // Same length, so every offset stays: the record now claims document 4's source (and is still
+    // document 3's fetch record: its whole text fits in its source, so it is stored once).
+    expect(record.names).toEqual([entry.name, 'resources/d003.json']);
+    pack.set(
+      encodeRecord({ names: [excerptSourceKeyOf(4, table.blockSize), ...record.names.slice(1)], body: record.body }),
+      entry.recordOffset,
+    );
     files.files.set(entry.pack, pack);
     const hits = (
       (await reader.search({ query: 'shared' })).structuredContent as { results: { id: string; excerpt?: string }[] }
@@ -253,7 +258,7 @@ describe('a title block and its excerpt sources', () => {
     if ('status' in record) throw new Error(record.reason);
     const renamed = sound.slice();
     renamed.set(
-      encodeRecord({ names: [excerptSourceKeyOf(4, table.blockSize)], body: record.body }),
+      encodeRecord({ names: [excerptSourceKeyOf(4, table.blockSize), ...record.names.slice(1)], body: record.body }),
       entry.recordOffset,
     );
     files.files.set(entry.pack, renamed);

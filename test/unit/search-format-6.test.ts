@@ -17,6 +17,7 @@ import {
 import { MAX_PREFIX_INDEXES, MAX_PREFIX_TERMS } from '../../src/core/search/query-terms.js';
 import { parseSearchIndexManifest, type SearchIndexTable } from '../../src/core/search/search-index-format.js';
 import { SearchReader } from '../../src/core/search/search-reader.js';
+import { verifySearchIndex } from '../../src/core/search/verify-search-index.js';
 import type { ToolResult } from '../../src/core/results/tool-result.js';
 import type { SearchDocument, SearchIndexOptions } from '../../src/tree-writer/search-index-output.js';
 import { STEM_KEY_SUFFIX } from '../../src/core/search/stem.js';
@@ -218,8 +219,11 @@ describe('compressed document text', () => {
   });
 
   it('refuses only the document whose record does not inflate, or inflates to another length', async () => {
+    // Longer than its excerpt source, so it keeps a document record of its own.
+    const long = `${PAGES[0]!.text} ${'Nothing more to see here. '.repeat(200)}`;
+    const pages = [page('plural', long), ...PAGES.slice(1)];
     for (const damage of ['garbage', 'length'] as const) {
-      const { files, table, reader, problems } = readerOver(PAGES, { targetPackBytes: 1 << 20 });
+      const { files, table, reader, problems } = readerOver(pages, { targetPackBytes: 1 << 20 });
       const victim = 'resources/plural.json';
       const spoil = (body: Uint8Array) => {
         if (damage === 'garbage') body.fill(0xff, 4);
@@ -249,5 +253,39 @@ describe('compressed document text', () => {
       ]);
       expect(problems.some((problem) => problem.includes(`excerpt source of ${victim}`))).toBe(true);
     }
+  });
+
+  it('stores a text that fits in its excerpt source once: the source is its fetch record', async () => {
+    const { written, files, table, reader, problems } = readerOver(PAGES);
+    // No document pack at all: every text here is short, and lies in its title pack alone.
+    expect(written.files.filter((file) => file.path.includes('/documents/') && file.path.endsWith('.pack'))).toEqual(
+      [],
+    );
+    for (const document of PAGES) {
+      files.asked.length = 0;
+      const fetched = await reader.fetch({ id: document.id });
+      expect(JSON.parse((fetched.content[0] as unknown as { text: string }).text)).toEqual(document);
+      expect(fetched.structuredContent).toEqual(document);
+      // One index and one record, the title pack's.
+      expect(files.asked.filter((path) => path.endsWith('.pack'))).toEqual([expect.stringContaining('/titles/')]);
+    }
+    expect(await verifySearchIndex(table, files, [...files.files.keys()])).toEqual([]);
+    // Damaged, it costs that document its fetch and its excerpt, nothing else, and check names it.
+    const victim = 'resources/plural.json';
+    await damageExcerptSource(files, table, 2, (body) => body.fill(0xff, 8));
+    const fetched = await reader.fetch({ id: victim });
+    expect(fetched.isError).toBe(true);
+    expect(JSON.stringify(fetched.content)).toMatch(/damaged.*document source of resources\/plural.json/);
+    expect(answer(await reader.fetch({ id: 'resources/singular.json' }))).toMatchObject({ title: 'singular' });
+    const hits = answer(await reader.search({ query: 'checksum' })).results;
+    expect(hits.map((hit) => [hit.id, hit.excerpt !== undefined])).toEqual([
+      ['resources/singular.json', true],
+      [victim, false],
+    ]);
+    expect(problems.some((problem) => problem.includes(`excerpt source of ${victim}`))).toBe(true);
+    const found = (await verifySearchIndex(table, files, [...files.files.keys()])).join('\n');
+    expect(found).toMatch(
+      /\("resources\/plural.json"\): the document source of resources\/plural.json .* does not inflate/,
+    );
   });
 });

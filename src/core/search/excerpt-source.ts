@@ -10,7 +10,11 @@
 // query's results, laid end to end with one empty final block after them, are one deflate stream:
 // one DecompressionStream (whose setup is most of what inflating 3 KB costs in workerd) for all of
 // them. When that stream fails, each record is inflated alone and a damaged one costs only its own
-// excerpt. Portable.
+// excerpt. A document whose whole text fits in its source stores its text once: its source is its
+// fetch record too (a document source, DOCUMENT_SOURCE_BIT; the documents index points at it in the
+// title pack, and the record names its id as well), and its stream goes on past the text with the
+// rest of its document (`[title, url, metadata?]`, search-results.ts), whose length two more header
+// bytes hold. Portable.
 import { titleBlockKeyOf } from './search-index-format.js';
 
 /** Characters of a document's text its excerpt source keeps: ~600 words, where an excerpt is looked for. */
@@ -19,6 +23,16 @@ export const EXCERPT_SOURCE_CHARS = 4096;
 export const EXCERPT_HEADER_BYTES = 4;
 /** The header's bit saying the document's text goes on past its source. */
 export const EXCERPT_CUT_BIT = 0x80000000;
+/** The header's bit saying the source is its document's fetch record too: a rest length follows. */
+export const DOCUMENT_SOURCE_BIT = 0x40000000;
+/** Header bytes of a document source: the text's length and bits, then the rest's length (u16). */
+export const DOCUMENT_SOURCE_HEADER_BYTES = 6;
+/**
+ * The most bytes of JSON besides the text a document source holds (its id, title, url and
+ * metadata): a document with more stores its text in a document record of its own, so a source
+ * record stays below the length a title entry may claim.
+ */
+export const MAX_DOCUMENT_SOURCE_REST_BYTES = 16 * 1024;
 /** The largest UTF-8 length a source may claim: EXCERPT_SOURCE_CHARS at 3 bytes each. */
 const MAX_SOURCE_BYTES = 3 * EXCERPT_SOURCE_CHARS;
 /** An empty final block (fixed Huffman, end of block at once): ends a stream of sync-flushed sources. */
@@ -71,20 +85,40 @@ export function excerptSourceText(text: string): { text: string; cut: boolean } 
   return { text: text.slice(0, end), cut: true };
 }
 
-export type ExcerptSource = { text: string; cut: boolean } | { problem: string };
+/** A source's text; a document source's `rest` is the rest of its document (its title, url, metadata). */
+export type ExcerptSource = { text: string; cut: boolean; rest?: string } | { problem: string };
 
 interface Header {
   length: number;
   cut: boolean;
+  /** A document source's rest bytes after the text (0: a plain source). */
+  restLength: number;
+  /** Bytes before the deflate stream. */
+  headerBytes: number;
+}
+
+/** Whether a format 6 record body is a document source (a plain document body's length never sets the bit). */
+export function isDocumentSource(body: Uint8Array): boolean {
+  return body.length >= EXCERPT_HEADER_BYTES && (body[0]! & (DOCUMENT_SOURCE_BIT >>> 24)) !== 0;
 }
 
 function headerOf(body: Uint8Array): Header | { problem: string } {
   if (body.length < EXCERPT_HEADER_BYTES) return { problem: 'its body is shorter than its length field' };
-  const word = new DataView(body.buffer, body.byteOffset, body.byteLength).getUint32(0);
-  const length = word & ~EXCERPT_CUT_BIT;
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  const word = view.getUint32(0);
+  const length = word & ~(EXCERPT_CUT_BIT | DOCUMENT_SOURCE_BIT);
   if (length > MAX_SOURCE_BYTES)
     return { problem: `it claims ${length} bytes of text, more than an excerpt source's ${MAX_SOURCE_BYTES}` };
-  return { length, cut: (word & EXCERPT_CUT_BIT) !== 0 };
+  const cut = (word & EXCERPT_CUT_BIT) !== 0;
+  if ((word & DOCUMENT_SOURCE_BIT) === 0) return { length, cut, restLength: 0, headerBytes: EXCERPT_HEADER_BYTES };
+  if (body.length < DOCUMENT_SOURCE_HEADER_BYTES) return { problem: 'its body is shorter than its length fields' };
+  if (cut) return { problem: 'it claims to be its whole document and a cut text at once' };
+  const restLength = view.getUint16(EXCERPT_HEADER_BYTES);
+  if (restLength > MAX_DOCUMENT_SOURCE_REST_BYTES)
+    return {
+      problem: `it claims ${restLength} bytes of document besides its text, more than a source's ${MAX_DOCUMENT_SOURCE_REST_BYTES}`,
+    };
+  return { length, cut, restLength, headerBytes: DOCUMENT_SOURCE_HEADER_BYTES };
 }
 
 /** The bytes `parts` inflate to as one raw deflate stream, refused past `maxBytes`. */
@@ -130,19 +164,27 @@ export async function inflateExcerptSources(bodies: readonly Uint8Array[]): Prom
   const results: ExcerptSource[] = headers.map((header) =>
     'problem' in header ? header : { problem: 'not inflated' },
   );
-  const textOf = (bytes: Uint8Array, header: Header) => ({ text: utf8.decode(bytes), cut: header.cut });
+  const bytesOf = (header: Header) => header.length + header.restLength;
+  const textOf = (bytes: Uint8Array, header: Header): ExcerptSource => {
+    const text = utf8.decode(bytes.subarray(0, header.length));
+    if (header.restLength === 0) return { text, cut: header.cut };
+    return { text, cut: false, rest: utf8.decode(bytes.subarray(header.length)) };
+  };
   if (sound.length > 0) {
-    const total = sound.reduce((sum, position) => sum + (headers[position] as Header).length, 0);
+    const total = sound.reduce((sum, position) => sum + bytesOf(headers[position] as Header), 0);
     const all = await inflateRaw(
-      [...sound.map((position) => bodies[position]!.subarray(EXCERPT_HEADER_BYTES)), FINAL_EMPTY_BLOCK],
+      [
+        ...sound.map((position) => bodies[position]!.subarray((headers[position] as Header).headerBytes)),
+        FINAL_EMPTY_BLOCK,
+      ],
       total,
     );
     if (all !== undefined && all.length === total) {
       let at = 0;
       for (const position of sound) {
         const header = headers[position] as Header;
-        results[position] = textOf(all.subarray(at, at + header.length), header);
-        at += header.length;
+        results[position] = textOf(all.subarray(at, at + bytesOf(header)), header);
+        at += bytesOf(header);
       }
       return results;
     }
@@ -152,14 +194,14 @@ export async function inflateExcerptSources(bodies: readonly Uint8Array[]): Prom
     sound.map(async (position) => {
       const header = headers[position] as Header;
       const own = await inflateRaw(
-        [bodies[position]!.subarray(EXCERPT_HEADER_BYTES), FINAL_EMPTY_BLOCK],
-        header.length,
+        [bodies[position]!.subarray(header.headerBytes), FINAL_EMPTY_BLOCK],
+        bytesOf(header),
       );
       results[position] =
         own === undefined
           ? { problem: 'its body does not inflate (not a deflate stream, cut short, or longer than it claims)' }
-          : own.length !== header.length
-            ? { problem: `its body inflates to ${own.length} bytes, not the ${header.length} it claims` }
+          : own.length !== bytesOf(header)
+            ? { problem: `its body inflates to ${own.length} bytes, not the ${bytesOf(header)} it claims` }
             : textOf(own, header);
     }),
   );

@@ -36,7 +36,10 @@
 // body = the first few KiB of it compressed on its own (excerpt-source.ts), what a result's
 // excerpt is cut from. Sources have no index entries: each title entry ends with its source
 // record's length (0: none), so the block says where each source lies (they follow it in order),
-// and a result's title and excerpt are one read of one pack.
+// and a result's title and excerpt are one read of one pack. A document whose whole text fits in
+// its source stores it there alone: the source is its fetch record too (named by its id as well,
+// the documents index pointing at it in the title pack; excerpt-source.ts), and no document pack
+// holds it.
 // mcp.json, extension `staticmcp.search`: {format: 1 to 6, documentCount, tokenCount, blockSize,
 // stemming (format 6: "porter" or "none"), terms: rows, titles: rows, documents: rows} (rows:
 // [{first: hex key, index: tree path}]); once

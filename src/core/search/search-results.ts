@@ -182,3 +182,31 @@ export function encodeDocumentBody(document: IndexedDocument): string {
     ...(document.metadata !== undefined ? { metadata: document.metadata } : {}),
   });
 }
+
+/**
+ * The rest of a document source (excerpt-source.ts) after its text: `[title, url]`, or
+ * `[title, url, metadata]`; its id is the record's name, its text the source's.
+ */
+export function encodeDocumentSourceRest(document: IndexedDocument): string {
+  return JSON.stringify(
+    document.metadata !== undefined
+      ? [document.title, document.url, document.metadata]
+      : [document.title, document.url],
+  );
+}
+
+/** The document of `id` whose source holds `text` and `rest`; undefined when `rest` is not one. */
+export function parseDocumentSourceRest(rest: string, id: string, text: string): FetchedDocument | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(rest);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(raw) || raw.length < 2 || raw.length > 3) return undefined;
+  const [title, url, metadata] = raw as unknown[];
+  if (typeof title !== 'string' || typeof url !== 'string') return undefined;
+  if (raw.length === 3 && !isObject(metadata)) return undefined;
+  // The order a stored body's keys have (encodeDocumentBody): fetch answers the same JSON.
+  return { id, title, text, url, ...(raw.length === 3 ? { metadata: metadata as Record<string, unknown> } : {}) };
+}

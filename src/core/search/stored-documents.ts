@@ -9,8 +9,14 @@ import type { ToolResult } from '../results/tool-result.js';
 import type { ReadOutcome } from '../tree/tree-source.js';
 import { callDocumentText } from './call-text.js';
 import { decompressDocumentBody } from './document-body-codec.js';
+import { inflateExcerptSources, isDocumentSource } from './excerpt-source.js';
 import { STEMMED_FORMAT } from './search-index-format.js';
-import { parseDocumentBody, type StoredDocument, searchErrorResult } from './search-results.js';
+import {
+  parseDocumentBody,
+  parseDocumentSourceRest,
+  type StoredDocument,
+  searchErrorResult,
+} from './search-results.js';
 
 /** A document's pack is never kept whole: fetch reads one record of it. */
 export const KEEP_NO_PACK: WholePackKeeping = { upToBytes: 0, pushesOut: false };
@@ -38,6 +44,7 @@ export async function readStoredDocument(
     return { status: 'damaged', reason: found.reason };
   }
   let body = found.body;
+  if (format >= STEMMED_FORMAT && isDocumentSource(body)) return await documentOfSource(body, id, found.pack);
   if (format >= STEMMED_FORMAT) {
     const inflated = await decompressDocumentBody(body);
     if (!(inflated instanceof Uint8Array))
@@ -47,6 +54,20 @@ export async function readStoredDocument(
   const document = parseDocumentBody(textOfBody(body), id);
   if (document === undefined)
     return { status: 'damaged', reason: `the document record of ${id} in ${found.pack} is not a document` };
+  return { status: 'ok', document };
+}
+
+/**
+ * A document source's document (excerpt-source.ts): its text, and the rest (its title, url and
+ * metadata, search-results.ts encodeDocumentSourceRest); the record's name is its id.
+ */
+export async function documentOfSource(body: Uint8Array, id: string, pack: string): Promise<StoredDocumentOutcome> {
+  const source = (await inflateExcerptSources([body]))[0]!;
+  if ('problem' in source)
+    return { status: 'damaged', reason: `the document source of ${id} in ${pack}: ${source.problem}` };
+  const document = source.rest === undefined ? undefined : parseDocumentSourceRest(source.rest, id, source.text);
+  if (document === undefined)
+    return { status: 'damaged', reason: `the document source of ${id} in ${pack} is not a document` };
   return { status: 'ok', document };
 }
 

@@ -37,8 +37,14 @@ import {
   titleBlockKeyOf,
 } from './search-index-format.js';
 import { decompressDocumentBody } from './document-body-codec.js';
-import { inflateExcerptSources, type SourceRecordPlace, sourceRecordsAfter } from './excerpt-source.js';
+import {
+  inflateExcerptSources,
+  isDocumentSource,
+  type SourceRecordPlace,
+  sourceRecordsAfter,
+} from './excerpt-source.js';
 import { parseDocumentBody } from './search-results.js';
+import { documentOfSource } from './stored-documents.js';
 
 const REBUILD = 'build the tree again';
 const MAX_PROBLEMS = 100;
@@ -128,6 +134,12 @@ export async function verifySearchIndex(
       }
       if (!(await isNamedByContent(packPath, read.bytes)))
         problems.push(`${packPath} is not named by its content hash (edited?); ${REBUILD}`);
+      if (space === 'documents' && packPath.startsWith(TITLES_FOLDER)) {
+        const stop = await checkDocumentSources(packPath, parsed.records, offsets, table.format, problems);
+        counts.documents += stop.documents;
+        if (problems.length > MAX_PROBLEMS) return [...problems, `… and more; stopped after ${MAX_PROBLEMS} problems`];
+        continue;
+      }
       // The excerpt sources the last title block places after it (format 6), not yet met.
       let placed: SourceRecordPlace[] = [];
       const unmet = (block: string) =>
@@ -200,6 +212,49 @@ export async function verifySearchIndex(
       );
   }
   return problems;
+}
+
+/** Where title packs lie: a documents index points into one at a document source. */
+const TITLES_FOLDER = `${SEARCH_FOLDER}titles/`;
+
+/**
+ * The document sources (format 6, excerpt-source.ts) of a title pack that documents indexes point
+ * at (`offsets`): each a record there, named by the id its key is of, that reads as that document.
+ * The title walk checks the pack's other records (so a title pack is read once per part).
+ */
+async function checkDocumentSources(
+  packPath: string,
+  records: readonly { record: { names: string[]; body: Uint8Array }; offset: number; length: number }[],
+  offsets: Map<number, { index: ParsedIndex; entry: number }>,
+  format: number,
+  problems: string[],
+): Promise<{ documents: number }> {
+  const recordAt = new Map(records.map((item) => [item.offset, item]));
+  let documents = 0;
+  for (const [offset, pointer] of offsets) {
+    const found = recordAt.get(offset);
+    const id = found?.record.names[1];
+    if (
+      found === undefined ||
+      id === undefined ||
+      readEntry(pointer.index, pointer.entry).recordLength !== found.length ||
+      compareKeys(entryKey(pointer.index, pointer.entry), callKeyOf(id)) !== 0
+    ) {
+      problems.push(`${packPath} has no document source at byte ${offset}, where the search index points; ${REBUILD}`);
+      continue;
+    }
+    documents += 1;
+    const outcome =
+      format >= STEMMED_FORMAT && isDocumentSource(found.record.body)
+        ? await documentOfSource(found.record.body, id, packPath)
+        : undefined;
+    if (outcome?.status !== 'ok')
+      problems.push(
+        `${packPath} at byte ${offset} (${JSON.stringify(id.slice(0, 80))}): ${outcome !== undefined && 'reason' in outcome ? outcome.reason : 'not a document source'}; ${REBUILD}`,
+      );
+    if (problems.length > MAX_PROBLEMS) break;
+  }
+  return { documents };
 }
 
 function keyOf(keyKind: KeyKind, name: string): Uint8Array {
