@@ -5,11 +5,16 @@
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 
 const BUFFER_BYTES = 1 << 20;
+/** A writer's first buffer: most spill files of a small build are far smaller than BUFFER_BYTES. */
+const FIRST_BUFFER_BYTES = 1 << 14;
 
-/** Appends bytes to a new file through a 1 MiB buffer; `bytes` is where the next append lands. */
+/**
+ * Appends bytes to a new file through a buffer that doubles, up to 1 MiB, each time it is drained
+ * more than half full; `bytes` is where the next append lands.
+ */
 export class SpillWriter {
   private readonly fd: number;
-  private buffer = new Uint8Array(BUFFER_BYTES);
+  private buffer = new Uint8Array(FIRST_BUFFER_BYTES);
   private used = 0;
   bytes = 0;
 
@@ -45,6 +50,10 @@ export class SpillWriter {
 
   private drain(): void {
     if (this.used > 0) writeAll(this.fd, this.buffer.subarray(0, this.used));
+    // A zeroed 1 MiB buffer per writer was most of a small build's index step; a file that keeps
+    // filling its buffer gets the large one, and with it as few writes as before.
+    if (this.used > this.buffer.length / 2 && this.buffer.length < BUFFER_BYTES)
+      this.buffer = new Uint8Array(this.buffer.length * 2);
     this.used = 0;
   }
 

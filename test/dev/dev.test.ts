@@ -27,12 +27,18 @@ fi
 echo "you said $${option}"
 `;
 
-function baseProject(extra: Record<string, ProjectFile> = {}): Promise<string> {
+/**
+ * Two tools and two resources. Without a search index unless `indexed` (the tests that list the
+ * tools show dev serving search and fetch): the index is the build's (test/build), and the rest of
+ * these tests are about what dev notices and sends, which indexing only makes slower.
+ */
+function baseProject(extra: Record<string, ProjectFile> = {}, indexed = false): Promise<string> {
   return writeProject({
     'tools/echo': { script: TOOL('Echo a word') },
     'tools/other': { script: TOOL('Another tool') },
     'resources/notes.md': '# Notes\n\nFirst version.\n',
     'resources/data.json': '{"version": 1}\n',
+    ...(indexed ? {} : { 'staticmcp.json': JSON.stringify({ search: false }) }),
     ...extra,
   });
 }
@@ -196,7 +202,10 @@ describe.concurrent('staticmcp dev', () => {
     const { expect } = test;
     const project = await baseProject({
       // A value list command that takes a second: every build is slow enough to edit during it.
-      'staticmcp.json': JSON.stringify({ tools: { other: { values: { word: { command: 'sleep 1; echo a' } } } } }),
+      'staticmcp.json': JSON.stringify({
+        search: false,
+        tools: { other: { values: { word: { command: 'sleep 1; echo a' } } } },
+      }),
     });
     const dev = startDev(test, project);
     await initialized(dev);
@@ -227,7 +236,7 @@ describe.concurrent('staticmcp dev', () => {
 
   it('keeps serving the previous tree after a broken edit, warns the client, and recovers', async (test) => {
     const { expect } = test;
-    const dev = startDev(test, await baseProject());
+    const dev = startDev(test, await baseProject({}, true));
     await initialized(dev);
     const project = dev.child.spawnargs.at(-1)!;
     await fs.mkdir(path.join(project, 'server.d'));
@@ -282,7 +291,7 @@ describe.concurrent('staticmcp dev', () => {
 
   it('keeps serving the previous tools when tools/ is deleted, and says why', async (test) => {
     const { expect } = test;
-    const project = await baseProject();
+    const project = await baseProject({}, true);
     const dev = startDev(test, project);
     await initialized(dev);
     await fs.rm(path.join(project, 'tools'), { recursive: true });
