@@ -6,7 +6,16 @@
 // ~/.ssh) is refused, so nothing the project did not hold reaches a public tree.
 // The open, stat, read and close themselves are synchronous: a build reads thousands of small
 // files one after another, and four thread-pool round trips per file cost more than the reads.
-import { type BigIntStats, closeSync, constants, fstatSync, promises as fs, openSync, readSync } from 'node:fs';
+import {
+  type BigIntStats,
+  closeSync,
+  constants,
+  fstatSync,
+  promises as fs,
+  openSync,
+  readSync,
+  realpathSync,
+} from 'node:fs';
 import path from 'node:path';
 
 /** The `code` of the error thrown for a pipe, socket, device or folder. */
@@ -97,6 +106,28 @@ export async function readProjectFileAndStats(
     if (!stats.isFile()) {
       throw Object.assign(new Error(`${file} is not a regular file`), { code: NOT_A_REGULAR_FILE });
     }
+    return { bytes: readAllSync(fd, Number(stats.size)), stats };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * readProjectFileAndStats, synchronously (a file the tree writer reads when asked, tree-writer.ts
+ * writeDeferred): its real path is checked each time (a few files a build).
+ */
+export function readProjectFileAndStatsSync(
+  file: string,
+  projectRoot: string,
+  realProjectRoot?: string,
+): { bytes: Buffer; stats: BigIntStats } {
+  const realRoot = realProjectRoot ?? realpathSync(projectRoot);
+  if (!realpathSync(file).startsWith(`${realRoot}${path.sep}`))
+    throw Object.assign(new Error(`${file} leads outside the project`), { code: OUTSIDE_PROJECT });
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stats = fstatSync(fd, { bigint: true });
+    if (!stats.isFile()) throw Object.assign(new Error(`${file} is not a regular file`), { code: NOT_A_REGULAR_FILE });
     return { bytes: readAllSync(fd, Number(stats.size)), stats };
   } finally {
     closeSync(fd);
