@@ -38,6 +38,8 @@ const realRoots: RealPaths = new Map();
  */
 const realFolders: RealPaths = new Map();
 const NO_FOLLOW: number | undefined = constants.O_NOFOLLOW;
+/** The same folders' real paths, for synchronous reads (readProjectFileAndStatsSync). */
+const realFoldersSync = new Map<string, { real: string; resolvedAtMs: number }>();
 
 function realPathReused(known: RealPaths, folder: string, maxEntries: number): Promise<string> {
   const nowMs = Date.now();
@@ -122,9 +124,27 @@ export function readProjectFileAndStatsSync(
   realProjectRoot?: string,
 ): { bytes: Buffer; stats: BigIntStats } {
   const realRoot = realProjectRoot ?? realpathSync(projectRoot);
-  if (!realpathSync(file).startsWith(`${realRoot}${path.sep}`))
+  const flags = constants.O_RDONLY | constants.O_NONBLOCK;
+  // As openInsideFolder: a file that is no symlink, in a folder inside the root, needs no realpath of its own.
+  const folder = path.dirname(file);
+  const known = realFoldersSync.get(folder);
+  let realFolder = known !== undefined && Date.now() - known.resolvedAtMs < REAL_ROOT_REUSE_MS ? known.real : undefined;
+  if (realFolder === undefined) {
+    if (realFoldersSync.size > 4096) realFoldersSync.clear();
+    realFolder = realpathSync(folder);
+    realFoldersSync.set(folder, { real: realFolder, resolvedAtMs: Date.now() });
+  }
+  const inside = (real: string) => real === realRoot || real.startsWith(`${realRoot}${path.sep}`);
+  let fd: number | undefined;
+  try {
+    if (NO_FOLLOW !== undefined && inside(realFolder)) fd = openSync(file, flags | NO_FOLLOW);
+  } catch (error) {
+    // ELOOP: the file is a symlink, checked below.
+    if ((error as NodeJS.ErrnoException).code !== 'ELOOP') throw error;
+  }
+  if (fd === undefined && !realpathSync(file).startsWith(`${realRoot}${path.sep}`))
     throw Object.assign(new Error(`${file} leads outside the project`), { code: OUTSIDE_PROJECT });
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  fd ??= openSync(file, flags);
   try {
     const stats = fstatSync(fd, { bigint: true });
     if (!stats.isFile()) throw Object.assign(new Error(`${file} is not a regular file`), { code: NOT_A_REGULAR_FILE });

@@ -4,7 +4,7 @@
 // resource packs, and the index packs that hold none of the edited document's words and titles;
 // then a page added and another removed in one rebuild give the from-scratch tree too.
 // With every cache of the project damaged (the document cache, the pack record, the kept index
-// shares, the kept resource files), an edit still rebuilds that same tree; a kept resource file
+// shares, the kept resource files and llms-full.txt entries), an edit still rebuilds that same tree; a kept resource file
 // record that passes its checksum but names other bytes fails the build, never a wrong tree. Builds run in-process (test/helpers/in-process-build.ts).
 import { createHash } from 'node:crypto';
 import { promises as fs, readdirSync, statSync } from 'node:fs';
@@ -129,6 +129,10 @@ describe('a one-document edit of a packed content project', () => {
     const filesBytes = await fs.readFile(files);
     filesBytes[filesBytes.length - 7]! ^= 0xff;
     await fs.writeFile(files, filesBytes);
+    const entries = path.join(cache, 'llms-full-entries.bin');
+    const entriesBytes = await fs.readFile(entries);
+    entriesBytes[Math.floor(entriesBytes.length / 2)]! ^= 0xff;
+    await fs.writeFile(entries, entriesBytes);
 
     await fs.appendFile(path.join(project, 'resources', 'page-42.md'), '\nAn edit: wombat.\n');
     const edited = await build(project, tree);
