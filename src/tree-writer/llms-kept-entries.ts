@@ -4,22 +4,27 @@
 // the last llms-full.txt under a digest of those, and the next build takes an unchanged document's
 // entry from there instead of reading its text (a kept document's file is otherwise read for it
 // alone: ~8 MiB of documents a build). Layout: MAGIC, then per entry KEY_BYTES of key, its length
-// (u32) and its UTF-8 bytes, then the sha256 of all before it; the file is read whole (at most
-// about the llms-full.txt cap) and found by a table on the keys' first bytes. A damaged file
-// (checksum, a length past its end) is not used.
+// (u32) and its UTF-8 bytes, then the sha256 of all before it; the file is checked whole once, then
+// only its keys and places are held (a table on the keys' first bytes) and an entry is read when
+// taken. A damaged file (checksum, a length past its end) is not used.
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, rmSync } from 'node:fs';
-import { SpillWriter } from './spill-files.js';
+import { closeSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { readAt, SpillWriter } from './spill-files.js';
 
 const MAGIC = Buffer.from('SMCPLF01', 'latin1');
 /** This build's entries are written to `<file><NEW_ENTRIES_MARK><pid>`, then renamed into place. */
 export const NEW_ENTRIES_MARK = '.new-';
 const KEY_BYTES = 16;
+/** A held entry: its key, where its bytes start in the file and how many. */
+const HELD_BYTES = KEY_BYTES + 8;
 
 export class KeptLlmsEntries {
-  private readonly previous: Buffer;
-  /** Open addressing: the offset + 1 of an entry's key in `previous`, 0 where none. */
+  /** The previous entries' keys and places (HELD_BYTES each), not their bytes. */
+  private readonly held: Buffer;
+  /** Open addressing: an entry's position in `held` + 1, 0 where none. */
   private readonly table: Uint32Array;
+  /** The previous file, open from its check to the last lookup (its entries are read from there). */
+  private fd: number | undefined;
   private next: SpillWriter | undefined;
   private readonly nextHash = createHash('sha256');
 
@@ -29,20 +34,27 @@ export class KeptLlmsEntries {
     private readonly salt: string,
     readPrevious: boolean,
   ) {
-    this.previous = readPrevious ? readEntries(file) : Buffer.alloc(0);
+    const previous = readPrevious ? readEntries(file) : undefined;
+    this.fd = previous?.fd;
+    const bytes = previous?.bytes ?? Buffer.alloc(0);
     const offsets: number[] = [];
-    for (let at = MAGIC.length; at < this.previous.length; ) {
+    for (let at = MAGIC.length; at < bytes.length; ) {
       offsets.push(at);
-      at += KEY_BYTES + 4 + this.previous.readUInt32LE(at + KEY_BYTES);
+      at += KEY_BYTES + 4 + bytes.readUInt32LE(at + KEY_BYTES);
     }
+    this.held = Buffer.alloc(offsets.length * HELD_BYTES);
     let size = 16;
     while (size < offsets.length * 2) size *= 2;
     this.table = new Uint32Array(size);
-    for (const at of offsets) {
-      let slot = this.previous.readUInt32LE(at) & (size - 1);
+    offsets.forEach((at, position) => {
+      const place = position * HELD_BYTES;
+      bytes.copy(this.held, place, at, at + KEY_BYTES);
+      this.held.writeUInt32LE(at + KEY_BYTES + 4, place + KEY_BYTES);
+      this.held.writeUInt32LE(bytes.readUInt32LE(at + KEY_BYTES), place + KEY_BYTES + 4);
+      let slot = bytes.readUInt32LE(at) & (size - 1);
       while (this.table[slot] !== 0) slot = (slot + 1) & (size - 1);
-      this.table[slot] = at + 1;
-    }
+      this.table[slot] = position + 1;
+    });
     try {
       this.next = new SpillWriter(`${file}${NEW_ENTRIES_MARK}${process.pid}`);
       this.append(MAGIC);
@@ -58,27 +70,31 @@ export class KeptLlmsEntries {
       .subarray(0, KEY_BYTES);
   }
 
-  /** The kept entry's UTF-8 bytes (a view), or undefined. */
-  lookup(key: Buffer): Buffer | undefined {
-    const { previous, table } = this;
+  /** The kept entry's UTF-8 bytes, or undefined. */
+  lookup(key: Buffer): Uint8Array | undefined {
+    const { held, table, fd } = this;
+    if (fd === undefined) return undefined;
     const mask = table.length - 1;
     for (let slot = key.readUInt32LE(0) & mask; table[slot] !== 0; slot = (slot + 1) & mask) {
-      const at = table[slot]! - 1;
+      const place = (table[slot]! - 1) * HELD_BYTES;
       let same = true;
-      for (let index = 0; index < KEY_BYTES && same; index++) same = previous[at + index] === key[index];
-      if (same) {
-        const start = at + KEY_BYTES + 4;
-        return previous.subarray(start, start + previous.readUInt32LE(at + KEY_BYTES));
-      }
+      for (let index = 0; index < KEY_BYTES && same; index++) same = held[place + index] === key[index];
+      if (same) return readAt(fd, held.readUInt32LE(place + KEY_BYTES), held.readUInt32LE(place + KEY_BYTES + 4));
     }
     return undefined;
   }
 
+  /** Closes the previous file (commit and discard do). */
+  private closePrevious(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
   /** Keeps an entry of this build's llms-full.txt for the next one. */
-  add(key: Buffer, entry: Uint8Array): void {
+  add(key: Uint8Array, entry: Uint8Array): void {
     if (this.next === undefined) return;
     const head = Buffer.alloc(KEY_BYTES + 4);
-    key.copy(head, 0, 0, KEY_BYTES);
+    head.set(key.subarray(0, KEY_BYTES));
     head.writeUInt32LE(entry.length, KEY_BYTES);
     this.append(head);
     this.append(entry);
@@ -91,6 +107,7 @@ export class KeptLlmsEntries {
 
   /** Puts this build's entries in place of the previous ones (the build wrote its llms-full.txt). */
   commit(): void {
+    this.closePrevious();
     const { next } = this;
     if (next === undefined) return;
     this.next = undefined;
@@ -105,6 +122,7 @@ export class KeptLlmsEntries {
 
   /** Drops this build's entries when they were not committed. */
   discard(): void {
+    this.closePrevious();
     const { next } = this;
     if (next === undefined) return;
     this.next = undefined;
@@ -117,20 +135,27 @@ export class KeptLlmsEntries {
   }
 }
 
-/** The kept file's bytes, or none when it is missing, foreign or damaged. */
-function readEntries(file: string): Buffer {
+/**
+ * The kept file's bytes, checked, and the file left open (its entries are read from there, not
+ * held), or undefined when it is missing, foreign or damaged.
+ */
+function readEntries(file: string): { bytes: Buffer; fd: number } | undefined {
+  let fd: number | undefined;
   try {
-    const whole = readFileSync(file);
-    if (whole.length < MAGIC.length + 32 || !whole.subarray(0, MAGIC.length).equals(MAGIC)) return Buffer.alloc(0);
+    fd = openSync(file, 'r');
+    const whole = readFileSync(fd);
+    if (whole.length < MAGIC.length + 32 || !whole.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error('foreign');
     const bytes = whole.subarray(0, whole.length - 32);
-    if (!createHash('sha256').update(bytes).digest().equals(whole.subarray(bytes.length))) return Buffer.alloc(0);
+    if (!createHash('sha256').update(bytes).digest().equals(whole.subarray(bytes.length))) throw new Error('damaged');
     let at = MAGIC.length;
     while (at < bytes.length) {
-      if (at + KEY_BYTES + 4 > bytes.length) return Buffer.alloc(0);
+      if (at + KEY_BYTES + 4 > bytes.length) throw new Error('damaged');
       at += KEY_BYTES + 4 + bytes.readUInt32LE(at + KEY_BYTES);
     }
-    return at === bytes.length ? bytes : Buffer.alloc(0);
+    if (at !== bytes.length) throw new Error('damaged');
+    return { bytes, fd };
   } catch {
-    return Buffer.alloc(0);
+    if (fd !== undefined) closeSync(fd);
+    return undefined;
   }
 }
