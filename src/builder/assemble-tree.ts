@@ -22,7 +22,14 @@ import {
 import type { ProjectConfig } from '../project/config.js';
 import { packageInfo } from '../shared/version.js';
 import type { ProjectResource } from '../project/project-resource.js';
-import { type ResourceContent, readResourceContent } from '../project/resource-file-content.js';
+import {
+  type ResourceContent,
+  readKeptResourceContent,
+  readResourceContent,
+} from '../project/resource-file-content.js';
+import type { KeptResourceFiles } from './kept-resource-files.js';
+import { StaticMcpError } from '../core/staticmcp-error.js';
+import { digestFile } from '../tree-writer/content-hash.js';
 import { appPagesOf } from '../tree-writer/app-pages.js';
 import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
@@ -64,6 +71,8 @@ export interface AssembleInput {
    * the resource packing decision (pack-resource-files.ts); absent: resources are not packed (a shard part).
    */
   resourceBudget?: { maxCallFiles: number; callFilesAfter: number } | undefined;
+  /** The resource files of the previous builds (kept-resource-files.ts); absent: each is read and written. */
+  keptFiles?: KeptResourceFiles | undefined;
 }
 
 export interface AssembledTree {
@@ -115,6 +124,29 @@ function resourceFileContent(resource: ProjectResource, content: ResourceContent
   return 'blob' in content ? { ...item, contents: [item] } : item;
 }
 
+/** The key of a resource file under which kept-resource-files.ts records it: only a source file's whose bytes discovery knew. */
+function keptKeyOf(keptFiles: KeptResourceFiles, resource: ProjectResource, treePath: string): Buffer | undefined {
+  const { content } = resource;
+  if (!('source' in content) || content.source.sha256 === undefined) return undefined;
+  const { source } = content;
+  return keptFiles.keyOf({
+    treePath,
+    uri: resource.uri,
+    mimeType: resource.mimeType,
+    text: source.text,
+    meta: resource.meta,
+    sourceSha256: source.sha256!,
+  });
+}
+
+/** A kept resource's tree file, made from its source now (tree-writer.ts reads a deferred file so). */
+function keptResourceFile(resource: ProjectResource, shownOf: (resource: ProjectResource) => string): Buffer {
+  const { content } = resource;
+  if (!('source' in content)) throw new Error(`${shownOf(resource)} has no source file to read`);
+  const read = readKeptResourceContent(content.source, shownOf(resource));
+  return Buffer.from(treeJsonFile(resourceFileContent(resource, read)));
+}
+
 function hasInlineContent(resource: ProjectResource): resource is ProjectResource & { content: ResourceContent } {
   return !('source' in resource.content);
 }
@@ -163,6 +195,25 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   const writtenResources = new Uint8Array(input.resources.length);
   const pageOwners = new Map<string, string>();
   const pageWarnings: BuildProblem[] = [];
+  const { keptFiles } = input;
+  const shownOf = (resource: ProjectResource) => resource.shownPath ?? `resources/${resource.relativePath}`;
+  // An unchanged document's tree file is recorded by its kept digest and size, and read from its
+  // source only if something asks for its bytes (a pack re-encoded, a plain file at the swap).
+  if (keptFiles)
+    output.writer.setDeferredSource((owner) => {
+      const resource = input.resources[owner]!;
+      const bytes = keptResourceFile(resource, shownOf);
+      // A record that names other bytes than the source's (damaged): gone, so the next build reads all.
+      if (!digestFile(bytes).equals(output.writer.digestOf(resourceFilePath(resource.uri))!)) {
+        keptFiles.forget();
+        throw new StaticMcpError(
+          'KEPT_STATE_DAMAGED',
+          `the build's record of resource files (.staticmcp/resource-files.bin) does not match ${shownOf(resource)}; the record was removed`,
+          'Build again: the next build reads every document.',
+        );
+      }
+      return bytes;
+    });
   for (let owner = 0; owner < input.resources.length; owner += 1) {
     const resource = input.resources[owner]!;
     const filePath = resourceFilePath(resource.uri);
@@ -174,14 +225,16 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       });
       continue;
     }
-    const shown = resource.shownPath ?? `resources/${resource.relativePath}`;
-    // A file's text is read here, written, and let go (discovery holds none of it).
-    const read = await readResourceContent(resource);
-    if ('problem' in read) {
+    const shown = shownOf(resource);
+    const keptKey = keptFiles && keptKeyOf(keptFiles, resource, filePath);
+    const kept = keptKey && keptFiles?.lookup(keptKey);
+    // A file's text is read here, written, and let go (discovery holds none of it); a kept one's is not read.
+    const read = kept ? undefined : await readResourceContent(resource);
+    if (read && 'problem' in read) {
       failures.push({ path: shown, message: read.problem });
       continue;
     }
-    if (read.warning !== undefined) pageWarnings.push({ path: shown, message: read.warning });
+    if (read?.warning !== undefined) pageWarnings.push({ path: shown, message: read.warning });
     resourceOwners.set(filePath, owner);
     writtenResources[owner] = 1;
     const page = claimPage(resource.pageUrl, shown, pageOwners, pageWarnings);
@@ -197,7 +250,17 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     };
     listsAppResource ||= isAppResource({ uri: definition.uri, mimeType: definition.mimeType });
     await listParts.add(definition);
-    await output.write(filePath, treeJsonFile(resourceFileContent(resource, read.content)));
+    let sizeBytes: number;
+    if (kept) {
+      output.writeDeferred(filePath, kept.digest, kept.sizeBytes, owner);
+      sizeBytes = kept.sizeBytes;
+    } else {
+      const fileText = treeJsonFile(resourceFileContent(resource, read!.content));
+      await output.write(filePath, fileText);
+      sizeBytes = Buffer.byteLength(fileText);
+    }
+    // Recorded for the next build unless the file changed since discovery (its key is the old bytes').
+    if (keptKey && read?.warning === undefined) keptFiles!.add(keptKey, output.writer.digestOf(filePath)!, sizeBytes);
     rawResourceCopies.claim(owner);
   }
 
@@ -219,6 +282,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     rawResourceCopies.claim(owner);
   }
   await rawResourceCopies.writeInto(output);
+  keptFiles?.save();
   for (const prompt of input.prompts)
     await output.write(`prompts/${prompt.definition.name}.json`, treeJsonFile(prompt.file));
   const skillCount = input.skills?.length ?? 0;

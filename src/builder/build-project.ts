@@ -59,6 +59,7 @@ import { writeManifest } from './write-manifest.js';
 import { readPreviousPacks, recordPacks } from './pack-reuse.js';
 import { keptSearchDocumentsFile, readReusableSearchIndex, recordSearchIndex } from './search-index-reuse.js';
 import { TreeOutput } from './tree-output.js';
+import { KeptResourceFiles } from './kept-resource-files.js';
 import { forgetUpToDate, recordUpToDate } from './up-to-date.js';
 import type { VolatileInput } from './value-list-command.js';
 
@@ -222,6 +223,8 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       packsCalls: packingPlan !== undefined,
       shardPart: shard !== undefined,
       resourceBudget: shard ? undefined : { maxCallFiles: budget, callFilesAfter: callsLeft },
+      // An unchanged document's tree file by its kept digest (--force reads none; a part keeps none).
+      keptFiles: shard ? undefined : KeptResourceFiles.open(projectRoot, generatorName(), options.force !== true),
     });
     // Resources past what the budget leaves them are packed with the calls (pack-resource-files.ts).
     const fullPackingPlan = withResourcePacking(packingPlan, assembled.resourcePacking, callFilesBeforePacking);

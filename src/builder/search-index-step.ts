@@ -34,6 +34,7 @@ import {
 } from '../tree-writer/llms-txt.js';
 import type { SearchIndexExtension } from '../tree-writer/search-index-output.js';
 import type { KeptSearchDocuments } from '../tree-writer/search-kept-documents.js';
+import type { KeptLlmsEntries } from '../tree-writer/llms-kept-entries.js';
 import type { SpillingSearchIndexOptions } from '../tree-writer/search-index-spill-writer.js';
 import { scratchFolderOf } from '../tree-writer/swap-folders.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
@@ -213,6 +214,7 @@ export async function writeTreeSearchIndex(
   maxLlmsFullBytes = DEFAULT_MAX_LLMS_FULL_BYTES,
   kept?: KeptSearchDocuments,
   keptTerms?: SpillingSearchIndexOptions['keptTerms'],
+  keptLlms?: KeptLlmsEntries,
 ): Promise<{ extension: SearchIndexExtension; warnings: BuildProblem[]; skipped: number; files: string[] }> {
   const counts = { skipped: 0 };
   const files: string[] = [];
@@ -226,7 +228,7 @@ export async function writeTreeSearchIndex(
     // A tree of ours also gets llms.txt and llms-full.txt, from the documents as they pass
     // (llms-full.txt's entries wait in the scratch folder, not in memory).
     const llms = isOurExtension(manifest[EXTENSION_KEY])
-      ? new LlmsTxtWriter(manifest, settings.publicUrl, maxLlmsFullBytes, scratchFolder)
+      ? new LlmsTxtWriter(manifest, settings.publicUrl, maxLlmsFullBytes, scratchFolder, keptLlms)
       : undefined;
     const listed = streamDocuments(output.writer, manifest, settings, counts, kept, keptSourceDigestOf);
     const documents = teeDocuments(listed, llms);
@@ -309,6 +311,7 @@ export async function writeSearchIndexStep(
   }
   const kept = await openKeptDocuments(input.kept, identity);
   const keptTerms = kept ? await openKeptTerms(input.kept!.file, identity, kept) : undefined;
+  const keptLlms = kept ? await openKeptLlmsEntries(input.kept!, identity) : undefined;
   let written: Awaited<ReturnType<typeof writeTreeSearchIndex>>;
   try {
     written = await writeTreeSearchIndex(
@@ -318,13 +321,16 @@ export async function writeSearchIndexStep(
       input.config.limits.maxLlmsFullBytes,
       kept,
       keptTerms,
+      keptLlms,
     );
     await input.output.writer.flush();
     kept?.commit();
+    keptLlms?.commit();
     keptTerms?.writer?.commit(kept?.committedChecksum);
   } finally {
     kept?.discard();
     keptTerms?.writer?.discard();
+    keptLlms?.discard();
   }
   return {
     extension: written.extension,
@@ -355,6 +361,14 @@ async function openKeptTerms(documentsFile: string, identity: string, kept: Kept
   const maxBytes = maxKeptSearchBytes(process.env);
   const previous = readKeptTerms(file, identity, kept.previousChecksum, maxBytes);
   return { ...(previous ? { previous } : {}), writer: new KeptTermsWriter(file, identity, maxBytes) };
+}
+
+/** llms-full.txt's entries of the previous build (.staticmcp/llms-full-entries.bin), and this build's writer. */
+async function openKeptLlmsEntries(kept: { file: string; readPrevious: boolean }, identity: string) {
+  const { KeptLlmsEntries, NEW_ENTRIES_MARK } = await import('../tree-writer/llms-kept-entries.js');
+  const file = path.join(path.dirname(kept.file), 'llms-full-entries.bin');
+  await removeDeadWritersFiles(file, NEW_ENTRIES_MARK);
+  return new KeptLlmsEntries(file, identity, kept.readPrevious);
 }
 
 /** The kept term records' file, beside the kept documents' (.staticmcp/search-terms.bin). */

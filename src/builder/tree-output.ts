@@ -62,6 +62,17 @@ export class TreeOutput {
   }
 
   /**
+   * Records the file at `filePath` by its digest and size alone (tree-writer.ts writeDeferred): its
+   * bytes are made for `owner` by the writer's deferred source only if something reads them.
+   */
+  writeDeferred(filePath: string, digest: Buffer, sizeBytes: number, owner: number): void {
+    // Counted as a write would be (the spool decision of the files after it stays the same).
+    this.spools(filePath);
+    this.writer.writeDeferred(filePath, digest, sizeBytes, owner);
+    addToTally(this.tally, filePath, sizeBytes);
+  }
+
+  /**
    * Puts the regular file `source` (`sizeBytes` long, content digest `digest`) at `filePath`,
    * hard-linked where it can be: a previous tree's file reused as it is (pack-reuse.ts).
    */
@@ -95,7 +106,12 @@ export class TreeOutput {
   /** Writes at `toPath` a copy of the file written at `fromPath` (after a flush). */
   async copy(fromPath: string, toPath: string): Promise<void> {
     // A spooled file's copy that would be spooled too is one more name of the same spooled bytes.
-    if (!this.writer.has(toPath) && this.writer.isSpooled(fromPath) && this.spools(toPath)) {
+    // A deferred file's copy is deferred too (copySpooled), wherever the copy would go.
+    if (
+      !this.writer.has(toPath) &&
+      this.writer.isSpooled(fromPath) &&
+      (this.spools(toPath) || this.writer.isDeferred(fromPath))
+    ) {
       const size = this.writer.copySpooled(fromPath, toPath);
       if (size !== undefined) {
         addToTally(this.tally, toPath, size);

@@ -111,7 +111,7 @@ async function readDocument(
   mimeType: string,
   projectRoot: string,
   documents: DocumentCache,
-): Promise<{ parsed: ParsedDocument; stats: DocumentStats } | { problem: string }> {
+): Promise<{ parsed: ParsedDocument; stats: DocumentStats; sha256: string } | { problem: string }> {
   const key = path.relative(projectRoot, file).split(path.sep).join('/');
   try {
     // Known by identity: nothing is read now. Where the file leads is checked when it is read to
@@ -119,15 +119,15 @@ async function readDocument(
     const stats = statSync(file, { bigint: true });
     if (stats.isFile()) {
       const known = documents.lookupUntouched(key, mimeType, stats);
-      if (known) return { parsed: known.parsed, stats };
+      if (known) return { parsed: known.parsed, stats, sha256: known.sha256 };
     }
     const read = await readProjectFileAndStats(file, projectRoot);
     const sha256 = digestBytes(read.bytes);
     const known = documents.lookupDigest(key, mimeType, read.stats, sha256);
-    if (known) return { parsed: known, stats: read.stats };
+    if (known) return { parsed: known, stats: read.stats, sha256 };
     const parsed = await parseDocument(read.bytes, mimeType);
     documents.recordParse(key, mimeType, read.stats, sha256, parsed);
-    return { parsed, stats: read.stats };
+    return { parsed, stats: read.stats, sha256 };
   } catch (error) {
     return { problem: `cannot be read (${readFailureReason(error)}); skipped` };
   }
@@ -158,6 +158,7 @@ async function loadResource(
     mimeType,
     text: read.parsed.text,
     stats: read.stats,
+    sha256: read.sha256,
     ...(summary.title !== undefined ? { title: summary.title } : {}),
     ...(summary.description !== undefined ? { description: summary.description } : {}),
     ...(page.pageUrl !== undefined ? { pageUrl: page.pageUrl } : {}),

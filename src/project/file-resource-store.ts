@@ -26,6 +26,8 @@ export interface FileResourceFields {
   /** Published as `text` (else as a base64 `blob`). */
   text: boolean;
   stats: DocumentStats;
+  /** The sha256 of its bytes (hex), as the document cache knows it. */
+  sha256?: string;
   title?: string;
   description?: string;
   pageUrl?: string;
@@ -59,6 +61,9 @@ export class FileResourceStore {
   private mtimesNs = new Uint32Array(2 * INITIAL_COUNT);
   private sizes = new Float64Array(INITIAL_COUNT);
   private isText = new Uint8Array(INITIAL_COUNT);
+  /** Each document's sha256, 32 bytes a document, and whether it is known. */
+  private digests = new Uint8Array(32 * INITIAL_COUNT);
+  private hasDigest = new Uint8Array(INITIAL_COUNT);
   /** One string per MIME type, however many documents have it. */
   private readonly mimeTypes = new Map<string, string>();
   private count = 0;
@@ -84,6 +89,10 @@ export class FileResourceStore {
     storeHalves(this.mtimesNs, 2 * position, BigInt(fields.stats.mtimeNs));
     this.sizes[position] = Number(fields.stats.size);
     this.isText[position] = fields.text ? 1 : 0;
+    this.digests = grownTypedArray(this.digests, 32 * this.count);
+    this.hasDigest = grownTypedArray(this.hasDigest, this.count);
+    this.hasDigest[position] = fields.sha256 !== undefined && /^[0-9a-f]{64}$/.test(fields.sha256) ? 1 : 0;
+    if (this.hasDigest[position] === 1) this.digests.set(Buffer.from(fields.sha256!, 'hex'), 32 * position);
     let mimeType = this.mimeTypes.get(fields.mimeType);
     if (mimeType === undefined) {
       mimeType = fields.mimeType;
@@ -117,6 +126,11 @@ export class FileResourceStore {
 
   sizeOf(position: number): number {
     return this.sizes[position]!;
+  }
+
+  /** The document's sha256 (a copy), when discovery knew it. */
+  digestOf(position: number): Uint8Array | undefined {
+    return this.hasDigest[position] === 1 ? this.digests.slice(32 * position, 32 * position + 32) : undefined;
   }
 
   isTextAt(position: number): boolean {
@@ -160,6 +174,7 @@ export class FileResource implements ProjectResource {
 
   get content(): { source: ResourceFileSource } {
     const { store } = this;
+    const sha256 = store.digestOf(this.position);
     return {
       source: {
         file: path.join(store.resourcesRoot, this.relativePath),
@@ -167,6 +182,7 @@ export class FileResource implements ProjectResource {
         ...(store.realProjectRoot !== undefined ? { realProjectRoot: store.realProjectRoot } : {}),
         text: store.isTextAt(this.position),
         stats: store.statsOf(this.position),
+        ...(sha256 !== undefined ? { sha256 } : {}),
       },
     };
   }

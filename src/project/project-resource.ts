@@ -33,6 +33,8 @@ export interface ResourceFileSource {
   text: boolean;
   /** Its identity when its parse was taken: a different one at write time means it changed meanwhile. */
   stats: DocumentStats;
+  /** The sha256 of its bytes as discovery knew them (the document cache's), when known. */
+  sha256?: Uint8Array;
 }
 
 /** Whether a resource is text (inline, or a file found to be text). */

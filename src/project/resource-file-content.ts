@@ -3,8 +3,13 @@
 // since discovery took its title and description is published as it is now, with a warning: the
 // listing describes the text discovery read, and the next build describes the new one.
 import { isTextContent } from '../core/tree/resource-content.js';
-import { readFailureReason, readProjectFileAndStats } from '../shared/read-regular-file.js';
-import type { ProjectResource } from './project-resource.js';
+import { StaticMcpError } from '../core/staticmcp-error.js';
+import {
+  readFailureReason,
+  readProjectFileAndStats,
+  readProjectFileAndStatsSync,
+} from '../shared/read-regular-file.js';
+import type { ProjectResource, ResourceFileSource } from './project-resource.js';
 
 export type ResourceContent = { text: string } | { blob: string };
 
@@ -32,4 +37,30 @@ export async function readResourceContent(
         }
       : {}),
   };
+}
+
+/**
+ * A resource file's content read now, synchronously, for a tree file recorded before it was read
+ * (builder/kept-resource-files.ts): the file must be the one discovery saw, or the tree would not
+ * hold the bytes its digest says; one that changed since fails the build with what to do.
+ */
+export function readKeptResourceContent(source: ResourceFileSource, shownPath: string): ResourceContent {
+  let read: ReturnType<typeof readProjectFileAndStatsSync>;
+  try {
+    read = readProjectFileAndStatsSync(source.file, source.projectRoot, source.realProjectRoot);
+  } catch (error) {
+    throw new StaticMcpError(
+      'RESOURCE_CHANGED',
+      `${shownPath} cannot be read any more (${readFailureReason(error)}); it was there when the build started`,
+      'Build again once the file is back or gone for good.',
+    );
+  }
+  const { bytes, stats } = read;
+  if (stats.ino !== source.stats.ino || stats.size !== source.stats.size || stats.mtimeNs !== source.stats.mtimeNs)
+    throw new StaticMcpError(
+      'RESOURCE_CHANGED',
+      `${shownPath} changed while the build ran; the previous tree was left as it was`,
+      'Build again.',
+    );
+  return source.text ? { text: bytes.toString('utf8') } : { blob: bytes.toString('base64') };
 }

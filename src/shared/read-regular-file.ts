@@ -6,7 +6,16 @@
 // ~/.ssh) is refused, so nothing the project did not hold reaches a public tree.
 // The open, stat, read and close themselves are synchronous: a build reads thousands of small
 // files one after another, and four thread-pool round trips per file cost more than the reads.
-import { type BigIntStats, closeSync, constants, fstatSync, promises as fs, openSync, readSync } from 'node:fs';
+import {
+  type BigIntStats,
+  closeSync,
+  constants,
+  fstatSync,
+  promises as fs,
+  openSync,
+  readSync,
+  realpathSync,
+} from 'node:fs';
 import path from 'node:path';
 
 /** The `code` of the error thrown for a pipe, socket, device or folder. */
@@ -29,6 +38,8 @@ const realRoots: RealPaths = new Map();
  */
 const realFolders: RealPaths = new Map();
 const NO_FOLLOW: number | undefined = constants.O_NOFOLLOW;
+/** The same folders' real paths, for synchronous reads (readProjectFileAndStatsSync). */
+const realFoldersSync = new Map<string, { real: string; resolvedAtMs: number }>();
 
 function realPathReused(known: RealPaths, folder: string, maxEntries: number): Promise<string> {
   const nowMs = Date.now();
@@ -97,6 +108,46 @@ export async function readProjectFileAndStats(
     if (!stats.isFile()) {
       throw Object.assign(new Error(`${file} is not a regular file`), { code: NOT_A_REGULAR_FILE });
     }
+    return { bytes: readAllSync(fd, Number(stats.size)), stats };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * readProjectFileAndStats, synchronously (a file the tree writer reads when asked, tree-writer.ts
+ * writeDeferred): its real path is checked each time (a few files a build).
+ */
+export function readProjectFileAndStatsSync(
+  file: string,
+  projectRoot: string,
+  realProjectRoot?: string,
+): { bytes: Buffer; stats: BigIntStats } {
+  const realRoot = realProjectRoot ?? realpathSync(projectRoot);
+  const flags = constants.O_RDONLY | constants.O_NONBLOCK;
+  // As openInsideFolder: a file that is no symlink, in a folder inside the root, needs no realpath of its own.
+  const folder = path.dirname(file);
+  const known = realFoldersSync.get(folder);
+  let realFolder = known !== undefined && Date.now() - known.resolvedAtMs < REAL_ROOT_REUSE_MS ? known.real : undefined;
+  if (realFolder === undefined) {
+    if (realFoldersSync.size > 4096) realFoldersSync.clear();
+    realFolder = realpathSync(folder);
+    realFoldersSync.set(folder, { real: realFolder, resolvedAtMs: Date.now() });
+  }
+  const inside = (real: string) => real === realRoot || real.startsWith(`${realRoot}${path.sep}`);
+  let fd: number | undefined;
+  try {
+    if (NO_FOLLOW !== undefined && inside(realFolder)) fd = openSync(file, flags | NO_FOLLOW);
+  } catch (error) {
+    // ELOOP: the file is a symlink, checked below.
+    if ((error as NodeJS.ErrnoException).code !== 'ELOOP') throw error;
+  }
+  if (fd === undefined && !realpathSync(file).startsWith(`${realRoot}${path.sep}`))
+    throw Object.assign(new Error(`${file} leads outside the project`), { code: OUTSIDE_PROJECT });
+  fd ??= openSync(file, flags);
+  try {
+    const stats = fstatSync(fd, { bigint: true });
+    if (!stats.isFile()) throw Object.assign(new Error(`${file} is not a regular file`), { code: NOT_A_REGULAR_FILE });
     return { bytes: readAllSync(fd, Number(stats.size)), stats };
   } finally {
     closeSync(fd);

@@ -8,7 +8,8 @@
 // build peaked ~25 MB above a 4,000-call one. What stays per file is held to the bytes it needs
 // (a tree of 650,000 files keeps it from the first call to the last pack): one byte of the path's
 // hash to skip most wrong slots in a probe (the rest is recomputed from the path when the table
-// grows), one byte of flags, and a spooled file's place in 6 bytes.
+// grows), one byte of flags, and a spooled file's place in 6 bytes. A deferred file (tree-writer.ts
+// writeDeferred: its digest and size known, its bytes made only if asked) keeps its owner's number.
 import { grownTypedArray } from './grown-typed-array.js';
 import { compareUtf8AsUtf16 } from './string-arena.js';
 import { sortPositions } from './sort-positions.js';
@@ -63,6 +64,9 @@ export class FileDigests {
   private spoolLows = new Uint32Array(0);
   private spoolHighs = new Uint16Array(0);
   private spoolLengths = new Uint32Array(0);
+  /** A deferred file's owner number + 1 (0: not deferred) and size; grown at the first one. */
+  private deferredOwners = new Uint32Array(0);
+  private deferredLengths = new Uint32Array(0);
   /** The UTF-8 bytes of the path being looked up (probeLength of them). */
   private probe = Buffer.alloc(256);
   private probeLength = 0;
@@ -213,6 +217,7 @@ export class FileDigests {
     // New content is written until the writer finds it unchanged.
     this.flags[slot]! &= ~UNCHANGED;
     if (slot < this.spoolLows.length) this.setSpoolStart(slot, 0);
+    if (slot < this.deferredOwners.length) this.deferredOwners[slot] = 0;
     if (this.isDropped(slot)) {
       this.flags[slot]! &= ~DROPPED;
       this.droppedCount -= 1;
@@ -266,6 +271,39 @@ export class FileDigests {
   *spooledPaths(): IterableIterator<string> {
     for (let slot = 0; slot < Math.min(this.count, this.spoolLows.length); slot++)
       if (this.isSpooled(slot) && !this.isDropped(slot)) yield this.pathAt(slot);
+  }
+
+  /** Marks a recorded file as deferred: `length` bytes that the writer's source makes for `owner` when asked. */
+  setDeferred(filePath: string, owner: number, length: number): void {
+    const slot = this.find(filePath);
+    if (slot < 0) return;
+    this.deferredOwners = grownTypedArray(this.deferredOwners, slot + 1);
+    this.deferredLengths = grownTypedArray(this.deferredLengths, slot + 1);
+    this.deferredOwners[slot] = owner + 1;
+    this.deferredLengths[slot] = length;
+  }
+
+  /** A deferred file's owner and size; undefined for any other file (or a dropped one). */
+  deferredAt(filePath: string): { owner: number; length: number } | undefined {
+    const slot = this.find(filePath);
+    if (slot < 0 || this.isDropped(slot) || !this.isDeferred(slot)) return undefined;
+    return { owner: this.deferredOwners[slot]! - 1, length: this.deferredLengths[slot]! };
+  }
+
+  private isDeferred(slot: number): boolean {
+    return slot < this.deferredOwners.length && this.deferredOwners[slot] !== 0;
+  }
+
+  /** Marks a deferred file as made (written out as a file). */
+  clearDeferred(filePath: string): void {
+    const slot = this.find(filePath);
+    if (slot >= 0 && slot < this.deferredOwners.length) this.deferredOwners[slot] = 0;
+  }
+
+  /** Every deferred path (not dropped), in the order first written. */
+  *deferredPaths(): IterableIterator<string> {
+    for (let slot = 0; slot < Math.min(this.count, this.deferredOwners.length); slot++)
+      if (this.isDeferred(slot) && !this.isDropped(slot)) yield this.pathAt(slot);
   }
 
   /** Marks a recorded file as left where the previous tree has it, byte for byte. */

@@ -13,6 +13,7 @@ import type { SearchDocument } from '../core/search/tree-documents.js';
 import { sortPositions } from './sort-positions.js';
 import { readAt, SpillWriter } from './spill-files.js';
 import { StringArena } from './string-arena.js';
+import type { KeptLlmsEntries } from './llms-kept-entries.js';
 
 export const LLMS_FILE = 'llms.txt';
 export const LLMS_FULL_FILE = 'llms-full.txt';
@@ -68,12 +69,12 @@ class FullEntries {
       scratchFolder === undefined ? undefined : new SpillWriter(path.join(scratchFolder, 'llms-full-entries'));
   }
 
-  add(entry: string): void {
+  add(entry: string | Uint8Array): void {
     if (this.spill === undefined) {
-      this.arena.push(entry);
+      this.arena.push(typeof entry === 'string' ? entry : Buffer.from(entry).toString('utf8'));
       return;
     }
-    const bytes = Buffer.from(entry, 'utf8');
+    const bytes = typeof entry === 'string' ? Buffer.from(entry, 'utf8') : entry;
     this.spilledAt.push(this.spill.bytes);
     this.spilledLength.push(bytes.length);
     this.spill.append(bytes);
@@ -113,6 +114,8 @@ export class LlmsTxtWriter {
     private readonly maxFullBytes = DEFAULT_MAX_LLMS_FULL_BYTES,
     /** Where llms-full.txt's entries wait (absent: in memory); the caller owns and removes it. */
     scratchFolder?: string,
+    /** The previous build's entries, by source key (llms-kept-entries.ts): a kept document's text is not read. */
+    private readonly kept?: KeptLlmsEntries,
   ) {
     this.base = documentUrlBase(publicUrl, undefined);
     this.full = new FullEntries(scratchFolder);
@@ -129,9 +132,13 @@ export class LlmsTxtWriter {
       this.leftOut += 1;
       return;
     }
-    const entry = `# ${inline(document.title) || document.id}\n\nSource: ${target}\n\n${document.text.trim()}\n\n`;
+    const key =
+      this.kept && document.sourceKey !== undefined ? this.kept.keyOf(document.sourceKey, this.base) : undefined;
+    const keptEntry = key && this.kept!.lookup(key);
+    const entry =
+      keptEntry || `# ${inline(document.title) || document.id}\n\nSource: ${target}\n\n${document.text.trim()}\n\n`;
     // Counted without encoding: a copy of every document's text is garbage the build collects.
-    const bytes = Buffer.byteLength(entry, 'utf8');
+    const bytes = typeof entry === 'string' ? Buffer.byteLength(entry, 'utf8') : entry.length;
     if (this.fullBytes + bytes > this.maxFullBytes) {
       this.leftOut += 1;
       return;
@@ -139,6 +146,7 @@ export class LlmsTxtWriter {
     this.fullIds.push(document.id);
     this.full.add(entry);
     this.fullBytes += bytes;
+    if (key) this.kept!.add(key, typeof entry === 'string' ? Buffer.from(entry, 'utf8') : entry);
   }
 
   /** How many documents llms-full.txt leaves out (past its cap). */

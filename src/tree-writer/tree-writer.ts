@@ -15,6 +15,8 @@
 // file taken out again (`remove`) never costs a create or an unlink, and one still in the tree is
 // written out as a file before the tree is compared or swapped in. The build spools the call files
 // past its budget, which are packed at the end (builder/tree-output.ts).
+// A deferred write (`writeDeferred`: a resource file kept from the previous build) has a digest and
+// a size but no bytes until something reads it: an unchanged document in a linked pack never is.
 import { promises as fs, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
@@ -22,7 +24,8 @@ import { createTreeHash, digestFile } from './content-hash.js';
 import { FileDigests } from './file-digests.js';
 import type { ReusingWrite, TreeFileReuse } from './file-reuse.js';
 import { holdsSameBytes } from './holds-same-bytes.js';
-import { linkCopy, linkOrCopy } from './link-or-copy.js';
+import { linkOrCopy } from './link-or-copy.js';
+import { carryOver, linkUnchangedFiles } from './tree-commit-links.js';
 import { IO_CONCURRENCY, removeEmptiedFolders, removeTree } from './remove-tree.js';
 import { digestFileOf, oldFolderOf, tempFolderOf } from './swap-folders.js';
 import { readFileInto } from './read-exactly.js';
@@ -68,6 +71,8 @@ export class TreeWriter {
   private failure: unknown;
   /** The spool file, opened at the first spooled write. */
   private spool: TreeSpool | undefined;
+  /** Makes a deferred file's bytes from its owner's number (setDeferredSource). */
+  private deferredSource: ((owner: number) => Buffer) | undefined;
 
   private constructor(
     readonly outDir: string,
@@ -99,9 +104,38 @@ export class TreeWriter {
     return this.written.paths();
   }
 
-  /** Whether the file at `relativePath` is held in the spool (not yet a file). */
+  /** Whether the file at `relativePath` is held in the spool or deferred (not yet a file). */
   isSpooled(relativePath: string): boolean {
-    return this.written.spooledAt(relativePath) !== undefined;
+    return this.written.spooledAt(relativePath) !== undefined || this.isDeferred(relativePath);
+  }
+
+  isDeferred(relativePath: string): boolean {
+    return this.written.deferredAt(relativePath) !== undefined;
+  }
+
+  /** What makes the bytes of the files written with `writeDeferred`, from their owner's number. */
+  setDeferredSource(source: (owner: number) => Buffer): void {
+    this.deferredSource = source;
+  }
+
+  /**
+   * Records a file whose content has the digest `digest` and is `sizeBytes` long without its bytes:
+   * the deferred source makes them (for `owner`) when the file is read or must become a file.
+   */
+  writeDeferred(relativePath: string, digest: Buffer, sizeBytes: number, owner: number): void {
+    assertPlainTreePath(relativePath, 'the tree path');
+    if (this.failure) throw this.failure;
+    if (this.written.has(relativePath)) throw new Error(`${relativePath} is written already`);
+    this.written.set(relativePath, digest);
+    this.written.setDeferred(relativePath, owner, sizeBytes);
+  }
+
+  /** A deferred file's bytes, made now (the source checks them against the digest recorded). */
+  private makeDeferred(relativePath: string): Buffer {
+    const { owner, length } = this.written.deferredAt(relativePath)!;
+    const content = this.deferredSource!(owner);
+    if (content.length !== length) throw new Error(`${relativePath} is ${content.length} bytes, not ${length}`);
+    return content;
   }
 
   /** How many files are written so far. */
@@ -163,6 +197,12 @@ export class TreeWriter {
   copySpooled(fromPath: string, toPath: string): number | undefined {
     assertPlainTreePath(toPath, 'the tree path');
     if (this.failure) throw this.failure;
+    const deferred = this.written.deferredAt(fromPath);
+    if (deferred !== undefined && !this.written.has(toPath)) {
+      this.written.set(toPath, Buffer.from(this.written.get(fromPath)!));
+      this.written.setDeferred(toPath, deferred.owner, deferred.length);
+      return deferred.length;
+    }
     const at = this.written.spooledAt(fromPath);
     if (at === undefined || this.written.has(toPath)) return undefined;
     this.written.set(toPath, Buffer.from(this.written.get(fromPath)!));
@@ -185,6 +225,14 @@ export class TreeWriter {
 
   /** Waits for every write, writes every spooled file still in the tree out as a file, then drops the spool. */
   private async writeOutSpool(): Promise<void> {
+    await this.flush();
+    for (const relativePath of this.written.deferredPaths()) {
+      const content = this.makeDeferred(relativePath);
+      const digest = Buffer.from(this.written.get(relativePath)!);
+      this.written.clearDeferred(relativePath);
+      const compare = this.previousExists && !this.reuse;
+      await this.start(relativePath, () => this.writeOne(relativePath, content, digest, compare));
+    }
     await this.flush();
     if (!this.spool) return;
     for (const relativePath of this.written.spooledPaths()) {
@@ -275,6 +323,7 @@ export class TreeWriter {
   /** What an earlier `write` put at `relativePath` (after a `flush`). */
   read(relativePath: string): Buffer {
     assertPlainTreePath(relativePath, 'the tree path');
+    if (this.isDeferred(relativePath)) return this.makeDeferred(relativePath);
     const spooled = this.written.spooledAt(relativePath);
     if (spooled) return this.readSpooled(spooled);
     const root = this.written.isUnchanged(relativePath) ? this.outDir : this.tempDir;
@@ -284,6 +333,10 @@ export class TreeWriter {
   /** Reads what an earlier `write` put at `relativePath` (after a `flush`) into `into`, exactly its size. */
   readInto(relativePath: string, into: Uint8Array): void {
     assertPlainTreePath(relativePath, 'the tree path');
+    if (this.isDeferred(relativePath)) {
+      into.set(this.makeDeferred(relativePath));
+      return;
+    }
     const spooled = this.written.spooledAt(relativePath);
     const root = this.written.isUnchanged(relativePath) ? this.outDir : this.tempDir;
     if (!spooled) readFileInto(path.join(root, relativePath), into);
@@ -294,7 +347,7 @@ export class TreeWriter {
   /** The size in bytes of what an earlier `write` put at `relativePath` (after a `flush`). */
   sizeOf(relativePath: string): number {
     assertPlainTreePath(relativePath, 'the tree path');
-    const spooled = this.written.spooledAt(relativePath);
+    const spooled = this.written.spooledAt(relativePath) ?? this.written.deferredAt(relativePath);
     if (spooled) return spooled.length;
     const root = this.written.isUnchanged(relativePath) ? this.outDir : this.tempDir;
     return statSync(path.join(root, relativePath)).size;
@@ -312,7 +365,7 @@ export class TreeWriter {
       assertPlainTreePath(relativePath, 'the tree path');
       if (!this.written.has(relativePath)) continue;
       const unchanged = this.written.isUnchanged(relativePath);
-      const spooled = this.written.spooledAt(relativePath) !== undefined;
+      const spooled = this.isSpooled(relativePath);
       this.written.drop(relativePath);
       if (spooled) continue;
       if (!unchanged) await fs.rm(path.join(this.tempDir, relativePath), { force: true });
@@ -373,8 +426,9 @@ export class TreeWriter {
     let kept: string[] = [];
     try {
       await this.writeOutSpool();
-      await this.linkUnchangedFiles();
-      if (options.keep) kept = await this.carryOver(options.keep, options.dropInsideKept ?? []);
+      await linkUnchangedFiles(this.written, this.outDir, this.tempDir, this.folders);
+      if (options.keep)
+        kept = await carryOver(this.written, this.outDir, this.tempDir, options.keep, options.dropInsideKept ?? []);
     } catch (error) {
       await this.discard();
       throw error;
@@ -391,49 +445,6 @@ export class TreeWriter {
     this.reuse?.committed();
     this.written.close();
     if (hadPrevious) await removeTree(oldDir);
-    return kept;
-  }
-
-  /** Links the files left in the previous tree into the new one (before the swap: nothing is lost if killed). */
-  private async linkUnchangedFiles(): Promise<void> {
-    const pending = new Set<Promise<void>>();
-    for (const relativePath of this.written.unchangedPaths()) {
-      const source = path.join(this.outDir, relativePath);
-      const target = path.join(this.tempDir, relativePath);
-      // `remove` may have taken its folder out (the pack step emptied tools/, leaving an unchanged
-      // tools/<tool>.json only in the previous tree): a packed rebuild over its tree failed here.
-      const folder = path.dirname(relativePath);
-      if (!this.folders.has(folder)) {
-        mkdirSync(path.join(this.tempDir, folder), { recursive: true });
-        this.folders.add(folder);
-      }
-      const linking: Promise<void> = fs
-        .link(source, target)
-        .catch(() => fs.copyFile(source, target))
-        .finally(() => pending.delete(linking));
-      pending.add(linking);
-      if (pending.size >= IO_CONCURRENCY) await Promise.race(pending);
-    }
-    await Promise.all(pending);
-  }
-
-  private async carryOver(keep: (name: string) => boolean, dropInside: readonly string[]): Promise<string[]> {
-    let names: string[];
-    try {
-      names = (await fs.readdir(this.outDir)).sort();
-    } catch {
-      return [];
-    }
-    const writtenTop = new Set<string>();
-    for (const filePath of this.written.paths()) writtenTop.add(filePath.split('/', 1)[0] ?? '');
-    const kept: string[] = [];
-    for (const name of names) {
-      if (!keep(name) || writtenTop.has(name)) continue;
-      await linkCopy(path.join(this.outDir, name), path.join(this.tempDir, name));
-      for (const dropped of dropInside)
-        if (dropped.startsWith(`${name}/`)) await fs.rm(path.join(this.tempDir, dropped), { force: true });
-      kept.push(name);
-    }
     return kept;
   }
 }

@@ -4,7 +4,9 @@
 // resource packs, and the index packs that hold none of the edited document's words and titles;
 // then a page added and another removed in one rebuild give the from-scratch tree too.
 // With every cache of the project damaged (the document cache, the pack record, the kept index
-// shares), an edit still rebuilds that same tree. Builds run in-process (test/helpers/in-process-build.ts).
+// shares, the kept resource files and llms-full.txt entries), an edit still rebuilds that same tree; a kept resource file
+// record that passes its checksum but names other bytes fails the build, never a wrong tree. Builds run in-process (test/helpers/in-process-build.ts).
+import { createHash } from 'node:crypto';
 import { promises as fs, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -123,6 +125,14 @@ describe('a one-document edit of a packed content project', () => {
     const keptBytes = await fs.readFile(kept);
     keptBytes[Math.floor(keptBytes.length / 2)]! ^= 0xff;
     await fs.writeFile(kept, keptBytes);
+    const files = path.join(cache, 'resource-files.bin');
+    const filesBytes = await fs.readFile(files);
+    filesBytes[filesBytes.length - 7]! ^= 0xff;
+    await fs.writeFile(files, filesBytes);
+    const entries = path.join(cache, 'llms-full-entries.bin');
+    const entriesBytes = await fs.readFile(entries);
+    entriesBytes[Math.floor(entriesBytes.length / 2)]! ^= 0xff;
+    await fs.writeFile(entries, entriesBytes);
 
     await fs.appendFile(path.join(project, 'resources', 'page-42.md'), '\nAn edit: wombat.\n');
     const edited = await build(project, tree);
@@ -130,5 +140,37 @@ describe('a one-document edit of a packed content project', () => {
     const [rebuilt, fresh] = await Promise.all([readTree(tree), freshTreeOf(project)]);
     expect([...rebuilt.keys()].sort()).toEqual([...fresh.keys()].sort());
     for (const [name, bytes] of fresh) expect(rebuilt.get(name)?.equals(bytes), name).toBe(true);
+  });
+
+  it('fails, leaving the previous tree, when the kept resource files name other bytes, then rebuilds', async () => {
+    const project = path.join(await temporaryFolder('staticmcp-content-kept-'), 'docs');
+    await contentProject(project);
+    const tree = path.join(project, 'tree');
+    await build(project, tree);
+    const before = await readTree(tree);
+    // Two entries' digests and sizes swapped, the checksum made again: a record that reads well
+    // and is wrong about two documents (the first ones written, listed inline: plain files).
+    const file = path.join(project, '.staticmcp', 'resource-files.bin');
+    const bytes = await fs.readFile(file);
+    const entry = (at: number) => 44 + at * 52 + 16;
+    const first = Buffer.from(bytes.subarray(entry(0), entry(0) + 36));
+    bytes.copy(bytes, entry(0), entry(1), entry(1) + 36);
+    first.copy(bytes, entry(1));
+    createHash('sha256').update(bytes.subarray(44)).digest().copy(bytes, 12);
+    await fs.writeFile(file, bytes);
+
+    await fs.appendFile(path.join(project, 'resources', 'page-42.md'), '\nAn edit: wombat.\n');
+    const failed = await buildInProcess(project, { outDir: tree });
+    expect(failed.code).not.toBe(0);
+    expect(failed.error?.message).toMatch(
+      /resource-files\.bin\) does not match resources\/page-\d+\.md; the record was removed/,
+    );
+    const kept = await readTree(tree);
+    for (const [name, content] of before) expect(kept.get(name)?.equals(content), name).toBe(true);
+
+    await build(project, tree);
+    const [rebuilt, fresh] = await Promise.all([readTree(tree), freshTreeOf(project)]);
+    expect([...rebuilt.keys()].sort()).toEqual([...fresh.keys()].sort());
+    for (const [name, content] of fresh) expect(rebuilt.get(name)?.equals(content), name).toBe(true);
   });
 });

@@ -1,9 +1,12 @@
 // llms.txt and llms-full.txt of a content tree (tree-writer/llms-txt.ts): sections by folder, links
 // that open from the file's own place, documents in id order whatever order they came in, and
-// llms-full.txt stopping at its byte cap with a last line saying how many were left out.
+// llms-full.txt stopping at its byte cap with a last line saying how many were left out; a rebuild
+// takes an unchanged document's llms-full.txt entry from the kept entries, never reading its text.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { KeptLlmsEntries } from '../../src/tree-writer/llms-kept-entries.js';
 import { LlmsTxtWriter } from '../../src/tree-writer/llms-txt.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
@@ -68,5 +71,37 @@ describe('llms.txt', () => {
     expect(written.sizeBytes).toBe(bytes.length);
     // Linked into the tree as it is: readable by a web server, as the tree's other files.
     expect(statSync(file).mode & 0o044).toBe(0o044);
+  });
+
+  it('takes a kept entry instead of the text on a rebuild, and reads the text when the kept file is damaged', () => {
+    const folder = temporaryFolderSync('staticmcp-llms-kept-');
+    const file = path.join(folder, 'llms-full-entries.bin');
+    const keyed = (id: string, text: string | (() => string)) => {
+      const document = {
+        ...doc(`resources/${id}.json`, `resource://${id}.md`, id.toUpperCase(), ''),
+        sourceKey: `key of ${id} ${typeof text === 'string' ? text : 'same'}`,
+      };
+      return Object.defineProperty(document, 'text', { get: typeof text === 'string' ? () => text : text });
+    };
+    const unread = () => {
+      throw new Error('the text of a kept document was read');
+    };
+    const writeWith = (readPrevious: boolean, documents: ReturnType<typeof keyed>[]) => {
+      const kept = new KeptLlmsEntries(file, 'writer', readPrevious);
+      const writer = new LlmsTxtWriter(MANIFEST, undefined, 1000, undefined, kept);
+      for (const document of documents) writer.add(document);
+      kept.commit();
+      return writer.renderFull();
+    };
+    const first = writeWith(false, [keyed('a', 'Ay text.'), keyed('b', () => 'Bee text.')]);
+    expect(first).toContain('Bee text.');
+    // b unchanged (same source key): its entry comes from the kept file; a edited: its new text.
+    const second = writeWith(true, [keyed('a', 'Ay, edited.'), keyed('b', unread)]);
+    expect(second).toBe(first.replace('Ay text.', 'Ay, edited.'));
+    // A flipped byte: the whole kept file is ignored and the text read again.
+    const bytes = readFileSync(file);
+    bytes[bytes.length - 40]! ^= 0xff;
+    writeFileSync(file, bytes);
+    expect(() => writeWith(true, [keyed('a', 'Ay, edited.'), keyed('b', unread)])).toThrow(/kept document was read/);
   });
 });

@@ -1,0 +1,149 @@
+// The resource files of the previous builds, by what they are made from (issue #39, "Edits in a
+// second"): a resource's tree file is a function of its tree path, URI, MIME type, `_meta`, whether
+// it is text, and its source file's bytes (whose sha256 the document cache gives without a read),
+// so `.staticmcp/resource-files.bin` keeps, under a digest of those and the generator, the file's
+// sha256 and size. The next build records an unchanged document's tree file by them alone
+// (tree-output.ts writeDeferred): no read, no encoding, no spool, and a pack of unchanged
+// documents is linked as it was (pack-reuse.ts). The record is keyed by content, never by the
+// previous tree, so a build killed mid-way leaves it true; a damaged file (checksum) is not used.
+// Layout: MAGIC, the entry count (u32), the sha256 of the entries, then the entries in the order
+// the build wrote them, each KEY_BYTES of key, the file's sha256 and its size (u32); a table by
+// the key's first four bytes (keys are digests) finds one without a sort or a string a document.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+const RECORD_FILE = path.join('.staticmcp', 'resource-files.bin');
+const MAGIC = Buffer.from('SMCPRF01', 'latin1');
+const KEY_BYTES = 16;
+const DIGEST_BYTES = 32;
+const ENTRY_BYTES = KEY_BYTES + DIGEST_BYTES + 4;
+const HEADER_BYTES = MAGIC.length + 4 + 32;
+
+/** What a resource's tree file is made from (its source's bytes by their sha256). */
+export interface ResourceFileInputs {
+  treePath: string;
+  uri: string;
+  mimeType: string;
+  text: boolean;
+  meta: Record<string, unknown> | undefined;
+  sourceSha256: Uint8Array;
+}
+
+function entriesDigest(entries: Uint8Array): Buffer {
+  return createHash('sha256').update(entries).digest();
+}
+
+/** The entries of a record file, or an empty buffer when it is missing, foreign or damaged. */
+function readEntries(file: string): Buffer {
+  try {
+    const bytes = readFileSync(file);
+    if (bytes.length < HEADER_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return Buffer.alloc(0);
+    const count = bytes.readUInt32LE(MAGIC.length);
+    const entries = bytes.subarray(HEADER_BYTES);
+    if (entries.length !== count * ENTRY_BYTES) return Buffer.alloc(0);
+    if (!entriesDigest(entries).equals(bytes.subarray(MAGIC.length + 4, HEADER_BYTES))) return Buffer.alloc(0);
+    return entries;
+  } catch {
+    return Buffer.alloc(0);
+  }
+}
+
+export class KeptResourceFiles {
+  /** This build's entries, appended as resources are written. */
+  private added = Buffer.alloc(0);
+  private addedCount = 0;
+  /** Open addressing over the previous entries: entry position + 1, 0 where none. */
+  private readonly table: Uint32Array;
+
+  private constructor(
+    private readonly file: string,
+    private readonly generator: string,
+    /** The previous record's entries. */
+    private readonly previous: Buffer,
+  ) {
+    const count = previous.length / ENTRY_BYTES;
+    let size = 16;
+    while (size < count * 2) size *= 2;
+    this.table = new Uint32Array(size);
+    for (let position = 0; position < count; position++) {
+      let slot = previous.readUInt32LE(position * ENTRY_BYTES) & (size - 1);
+      while (this.table[slot] !== 0) slot = (slot + 1) & (size - 1);
+      this.table[slot] = position + 1;
+    }
+  }
+
+  /** The project's record; `readPrevious` false (build --force): nothing is looked up, all is recorded anew. */
+  static open(projectRoot: string, generator: string, readPrevious: boolean): KeptResourceFiles {
+    const file = path.join(projectRoot, RECORD_FILE);
+    return new KeptResourceFiles(file, generator, readPrevious ? readEntries(file) : Buffer.alloc(0));
+  }
+
+  keyOf(inputs: ResourceFileInputs): Buffer {
+    const hash = createHash('sha256');
+    hash.update(
+      JSON.stringify([this.generator, inputs.treePath, inputs.uri, inputs.mimeType, inputs.text, inputs.meta ?? null]),
+    );
+    hash.update(inputs.sourceSha256);
+    return hash.digest().subarray(0, KEY_BYTES);
+  }
+
+  /** The tree file recorded under `key`: its sha256 and size. */
+  lookup(key: Buffer): { digest: Buffer; sizeBytes: number } | undefined {
+    const { previous, table } = this;
+    const mask = table.length - 1;
+    for (let slot = key.readUInt32LE(0) & mask; table[slot] !== 0; slot = (slot + 1) & mask) {
+      const at = (table[slot]! - 1) * ENTRY_BYTES;
+      let same = true;
+      for (let index = 0; index < KEY_BYTES && same; index++) same = previous[at + index] === key[index];
+      if (same)
+        return {
+          digest: Buffer.from(previous.subarray(at + KEY_BYTES, at + KEY_BYTES + DIGEST_BYTES)),
+          sizeBytes: previous.readUInt32LE(at + KEY_BYTES + DIGEST_BYTES),
+        };
+    }
+    return undefined;
+  }
+
+  /** Records this build's tree file made under `key`. */
+  add(key: Uint8Array, digest: Uint8Array, sizeBytes: number): void {
+    // Past 4 GiB a size does not fit: such a file is simply not kept.
+    if (sizeBytes > 0xffff_ffff) return;
+    const at = this.addedCount * ENTRY_BYTES;
+    if (at + ENTRY_BYTES > this.added.length) {
+      const grown = Buffer.alloc(Math.max(64 * ENTRY_BYTES, this.added.length * 2));
+      this.added.copy(grown, 0, 0, at);
+      this.added = grown;
+    }
+    this.added.set(key.subarray(0, KEY_BYTES), at);
+    this.added.set(digest.subarray(0, DIGEST_BYTES), at + KEY_BYTES);
+    this.added.writeUInt32LE(sizeBytes, at + KEY_BYTES + DIGEST_BYTES);
+    this.addedCount += 1;
+  }
+
+  /** Removes the record (one was found not to match the file it names): the next build reads every document. */
+  forget(): void {
+    rmSync(this.file, { force: true });
+  }
+
+  /**
+   * Writes this build's entries (atomically; unless they are the previous record's). A failure to
+   * write only costs the next build the reads.
+   */
+  save(): void {
+    const entries = this.added.subarray(0, this.addedCount * ENTRY_BYTES);
+    if (entries.equals(this.previous)) return;
+    const header = Buffer.alloc(HEADER_BYTES);
+    MAGIC.copy(header);
+    header.writeUInt32LE(entries.length / ENTRY_BYTES, MAGIC.length);
+    entriesDigest(entries).copy(header, MAGIC.length + 4);
+    const temp = `${this.file}.${process.pid}.tmp`;
+    try {
+      mkdirSync(path.dirname(this.file), { recursive: true });
+      writeFileSync(temp, Buffer.concat([header, entries]));
+      renameSync(temp, this.file);
+    } catch {
+      rmSync(temp, { force: true });
+    }
+  }
+}
