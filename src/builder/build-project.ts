@@ -118,7 +118,23 @@ async function attachApps(planned: { plans: ToolPlan[] }, project: OpenedProject
   return { ...apps, warnings };
 }
 
+/**
+ * Builds the project. A kept record found damaged only when its bytes were made (KEPT_STATE_DAMAGED)
+ * has been removed by then and nothing was swapped in, so the build runs once more reading every
+ * input, and says so among its warnings.
+ */
 export async function buildProject(options: BuildOptions): Promise<BuildReport> {
+  try {
+    return await buildProjectOnce(options);
+  } catch (error) {
+    if (!(error instanceof StaticMcpError) || error.code !== 'KEPT_STATE_DAMAGED') throw error;
+    const report = await buildProjectOnce(options);
+    report.warnings.push({ path: '.staticmcp', message: `${error.message}; this build read every document again` });
+    return report;
+  }
+}
+
+async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
   const startedAt = performance.now();
   const { signal } = options;
   const project = await openProject(options);
