@@ -8,6 +8,12 @@ import { utf8Bytes } from '../core/tree/utf8.js';
 import { compareStrings } from './search-index-output.js';
 import type { RecordSource } from './search-record-packer.js';
 
+/** The documents' ids by arrival: an array, or the spill writer's UTF-8 arena (string-arena.ts). */
+export interface IdList {
+  readonly length: number;
+  at(arrival: number): string | undefined;
+}
+
 const utf8Encoder = new TextEncoder();
 
 /**
@@ -19,7 +25,7 @@ const utf8Encoder = new TextEncoder();
 export function titleRecords(
   byNumber: Uint32Array,
   blockSize: number,
-  ids: readonly string[],
+  ids: IdList,
   tailLength: ArrayLike<number>,
   readTail: (arrival: number) => Uint8Array,
   sourceLength: ArrayLike<number>,
@@ -38,7 +44,7 @@ export function titleRecords(
     const ends: string[] = [];
     let previousId = '';
     for (let number = block * blockSize; number < endOf(block); number += 1) {
-      const id = ids[byNumber[number]!]!;
+      const id = ids.at(byNumber[number]!)!;
       const shared = sharedIdPrefixLength(previousId, id);
       heads.push(`[${shared},${JSON.stringify(id.slice(shared))},`);
       ends.push(`,${sourceRecordBytes(number)}]`);
@@ -101,18 +107,18 @@ export function titleRecords(
 
 /** The fetch records, by call key (SipHash of the id) then id, as writeSearchIndex sorts them. */
 export function documentRecords(
-  ids: readonly string[],
+  ids: IdList,
   keyHigh: ArrayLike<number>,
   keyLow: ArrayLike<number>,
   bodyLength: ArrayLike<number>,
   readBody: (arrival: number) => Uint8Array,
 ): RecordSource {
   const order = Uint32Array.from({ length: ids.length }, (_, arrival) => arrival).sort(
-    (a, b) => keyHigh[a]! - keyHigh[b]! || keyLow[a]! - keyLow[b]! || compareStrings(ids[a]!, ids[b]!),
+    (a, b) => keyHigh[a]! - keyHigh[b]! || keyLow[a]! - keyLow[b]! || compareStrings(ids.at(a)!, ids.at(b)!),
   );
   let totalBytes = 0;
   for (let arrival = 0; arrival < ids.length; arrival += 1)
-    totalBytes += encodedRecordBytes([utf8Bytes(ids[arrival]!)], bodyLength[arrival]!);
+    totalBytes += encodedRecordBytes([utf8Bytes(ids.at(arrival)!)], bodyLength[arrival]!);
   const keyOf = (arrival: number) => {
     const key = new Uint8Array(8);
     const view = new DataView(key.buffer);
@@ -126,11 +132,11 @@ export function documentRecords(
     keyBytes: 8 * ids.length,
     visitSizes: (visit) => {
       for (const arrival of order)
-        visit(keyOf(arrival), encodedRecordBytes([utf8Bytes(ids[arrival]!)], bodyLength[arrival]!));
+        visit(keyOf(arrival), encodedRecordBytes([utf8Bytes(ids.at(arrival)!)], bodyLength[arrival]!));
     },
     records: function* () {
       for (const arrival of order) {
-        const name = ids[arrival]!;
+        const name = ids.at(arrival)!;
         yield { key: keyOf(arrival), name, encoded: encodeRecord({ names: [name], body: readBody(arrival) }) };
       }
     },
