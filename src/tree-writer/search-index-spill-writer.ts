@@ -271,6 +271,7 @@ export async function writeSearchIndexSpilling(
     flushRun();
     termSource = mergeRuns(runFiles, numberOf, termsFile, averageLength);
   }
+  run.release();
   const terms = await packRecords(
     `${SEARCH_FOLDER}terms/`,
     KEY_KIND.term,
