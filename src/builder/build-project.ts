@@ -223,6 +223,9 @@ export async function buildProject(options: BuildOptions): Promise<BuildReport> 
       shardPart: shard !== undefined,
       resourceBudget: shard ? undefined : { maxCallFiles: budget, callFilesAfter: callsLeft },
     });
+    // Their files and list entries are written: discovery's resources (one object and path each)
+    // are not held through the index stage, which keeps its own per-document state.
+    resources.resources = [];
     // Resources past what the budget leaves them are packed with the calls (pack-resource-files.ts).
     const fullPackingPlan = withResourcePacking(packingPlan, assembled.resourcePacking, callFilesBeforePacking);
     if (site) await applySiteOverrides(output, site);
