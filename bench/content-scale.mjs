@@ -7,9 +7,8 @@
 // Search is off by default (SEARCH=1 indexes too): the index has its own budget (search.md).
 // Run: npx tsc -p tsconfig.json && node bench/content-scale.mjs   (SIZES=10000,100000 SEARCH=0)
 // The peak RSS printed is the process's so far: run one size per process for each size's own.
-// The build runs in this process with the V8 settings `staticmcp build` sets (young-generation.ts;
-// without them the same build peaked ~1.6x higher), so the RSS is the command's. KEEP_V8=1 leaves
-// V8's own settings.
+// The build runs in this process with the V8 settings `staticmcp build` sets (young-generation.ts),
+// so the peak is the command's, not V8's default heap growth. KEEP_V8=1 leaves V8's own settings.
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot, tempDir } from './lib/common.mjs';
