@@ -7,12 +7,15 @@
 // Search is off by default (SEARCH=1 indexes too): the index has its own budget (search.md).
 // Run: npx tsc -p tsconfig.json && node bench/content-scale.mjs   (SIZES=10000,100000 SEARCH=0)
 // The peak RSS printed is the process's so far: run one size per process for each size's own.
+// The build runs in this process with the V8 settings `staticmcp build` sets (young-generation.ts),
+// so the peak is the command's, not V8's default heap growth. KEEP_V8=1 leaves V8's own settings.
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot, tempDir } from './lib/common.mjs';
 
 const dist = (file) => import(path.join(repoRoot, 'dist', file));
 const { buildProject } = await dist('builder/build-project.js');
+const { keepYoungGenerationSmall } = await dist('cli/young-generation.js');
 const { FolderSource } = await dist('hosts/node/folder-source.js');
 const { FolderPackFiles } = await dist('hosts/node/folder-pack-files.js');
 const { ManifestPackedSource } = await dist('core/packs/manifest-packed-source.js');
@@ -103,6 +106,7 @@ async function coldListBytes(tree) {
   return { afterInitialize, total, files: reads.map(([file]) => file), listed: listed.result.resources.length };
 }
 
+if (process.env.KEEP_V8 !== '1') keepYoungGenerationSmall();
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(2)} MiB`;
 let last;

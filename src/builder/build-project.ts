@@ -242,6 +242,9 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
       // An unchanged document's tree file by its kept digest (--force reads none; a part keeps none).
       keptFiles: shard ? undefined : KeptResourceFiles.open(projectRoot, generatorName(), options.force !== true),
     });
+    // Their files and list entries are written: discovery's resources (one object and path each)
+    // are not held through the index stage, which keeps its own per-document state.
+    resources.resources = [];
     // Resources past what the budget leaves them are packed with the calls (pack-resource-files.ts).
     const fullPackingPlan = withResourcePacking(packingPlan, assembled.resourcePacking, callFilesBeforePacking);
     if (site) await applySiteOverrides(output, site);

@@ -39,7 +39,8 @@ import { readAt, SpillWriter } from './spill-files.js';
 import { weightAverageLengthOf } from '../core/search/postings.js';
 import { packRecords, type RecordPlace, type RecordSource, type WriteIndexFile } from './search-record-packer.js';
 import { withoutRepeatedStemLists } from './search-stem-lists.js';
-import { compareUtf8, mergeRuns, PostingRun, termRecordSource } from './search-posting-runs.js';
+import { mergeRuns, PostingRun, termRecordSource } from './search-posting-runs.js';
+import { StringArena } from './string-arena.js';
 import {
   type ChangedDocument,
   documentsDigestOf,
@@ -128,8 +129,8 @@ function shareOf(
 }
 
 /** The documents' ids in number order. */
-function* byIdOrder(byNumber: Uint32Array, ids: readonly string[]): Iterable<string> {
-  for (const arrival of byNumber) yield ids[arrival]!;
+function* byIdOrder(byNumber: Uint32Array, ids: StringArena): Iterable<string> {
+  for (const arrival of byNumber) yield ids.at(arrival);
 }
 
 /**
@@ -155,7 +156,8 @@ export async function writeSearchIndexSpilling(
   // By arrival: the id, where its title item and fetch body sit in their scratch files, its key,
   // in typed arrays (grown as documents come): a JavaScript array slot per number per document
   // was heap the rest of the index write kept, and the heap grows to a multiple of what it holds.
-  const ids: string[] = [];
+  // The ids as UTF-8 side by side: a string and an array slot each was heap kept to the end.
+  const ids = new StringArena();
   let titleAt = new Float64Array(1024);
   let titleLength = new Uint32Array(1024);
   let bodyAt = new Float64Array(1024);
@@ -251,13 +253,13 @@ export async function writeSearchIndexSpilling(
   // Numbers are positions in id order (UTF-8), as writeSearchIndex numbers them.
   const count = ids.length;
   const byNumber = Uint32Array.from({ length: count }, (_, arrival) => arrival).sort((left, right) =>
-    compareUtf8(ids[left]!, ids[right]!),
+    ids.compareBytes(left, right),
   );
   const numberOf = new Uint32Array(count);
   byNumber.forEach((arrival, number) => {
     numberOf[arrival] = number;
-    if (number > 0 && ids[byNumber[number - 1]!] === ids[arrival])
-      throw new Error(`two search documents have the id ${ids[arrival]}`);
+    if (number > 0 && ids.compareBytes(byNumber[number - 1]!, arrival) === 0)
+      throw new Error(`two search documents have the id ${ids.at(arrival)}`);
   });
 
   const averageLength = weightAverageLengthOf({ documentCount: count, tokenCount });
@@ -283,6 +285,7 @@ export async function writeSearchIndexSpilling(
     flushRun();
     termSource = mergeRuns(runFiles, numberOf, termsFile, averageLength);
   }
+  run.release();
   const terms = await packRecords(
     `${SEARCH_FOLDER}terms/`,
     KEY_KIND.term,

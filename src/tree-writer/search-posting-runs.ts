@@ -155,6 +155,22 @@ export class PostingRun {
     this.lastArrival.fill(-1);
     this.used = 0;
   }
+
+  /**
+   * Lets the run's arrays go (up to 16 bytes a posting of its capacity) once its last postings
+   * are written: the merge and the packing after it would otherwise hold them to the end.
+   */
+  release(): void {
+    this.terms = new Map();
+    this.termIds = new Uint32Array(0);
+    this.arrivals = new Uint32Array(0);
+    this.frequencies = new Uint32Array(0);
+    this.lengths = new Uint32Array(0);
+    this.lastArrival = new Int32Array(0);
+    this.slotOf = new Uint32Array(0);
+    this.capacity = 0;
+    this.used = 0;
+  }
 }
 
 /** One run file's terms in order, each with its postings as (arrival, tf, docLength) triples. */

@@ -8,6 +8,12 @@ import { utf8Bytes } from '../core/tree/utf8.js';
 import { compareStrings } from './search-index-output.js';
 import type { RecordPlace, RecordSource } from './search-record-packer.js';
 
+/** The documents' ids by arrival: an array, or the spill writer's UTF-8 arena (string-arena.ts). */
+export interface IdList {
+  readonly length: number;
+  at(arrival: number): string | undefined;
+}
+
 const utf8Encoder = new TextEncoder();
 
 /**
@@ -20,7 +26,7 @@ const utf8Encoder = new TextEncoder();
 export function titleRecords(
   byNumber: Uint32Array,
   blockSize: number,
-  ids: readonly string[],
+  ids: IdList,
   tailLength: ArrayLike<number>,
   readTail: (arrival: number) => Uint8Array,
   sourceLength: ArrayLike<number>,
@@ -33,7 +39,7 @@ export function titleRecords(
   const sourceNames = (number: number) => {
     const key = excerptSourceKeyOf(number, blockSize);
     const arrival = byNumber[number]!;
-    return isDocumentSource(arrival) ? [key, ids[arrival]!] : [key];
+    return isDocumentSource(arrival) ? [key, ids.at(arrival)!] : [key];
   };
   const sourceRecordBytes = (number: number) => {
     const length = sourceLength[byNumber[number]!]!;
@@ -45,7 +51,7 @@ export function titleRecords(
     const ends: string[] = [];
     let previousId = '';
     for (let number = block * blockSize; number < endOf(block); number += 1) {
-      const id = ids[byNumber[number]!]!;
+      const id = ids.at(byNumber[number]!)!;
       const shared = sharedIdPrefixLength(previousId, id);
       heads.push(`[${shared},${JSON.stringify(id.slice(shared))},`);
       ends.push(`,${sourceRecordBytes(number)}]`);
@@ -119,7 +125,7 @@ export function titleRecords(
  * document whose body is empty is its document source (`placeOf`: where it lies in a title pack).
  */
 export function documentRecords(
-  ids: readonly string[],
+  ids: IdList,
   keyHigh: ArrayLike<number>,
   keyLow: ArrayLike<number>,
   bodyLength: ArrayLike<number>,
@@ -127,12 +133,12 @@ export function documentRecords(
   placeOf: (arrival: number) => RecordPlace,
 ): RecordSource {
   const order = Uint32Array.from({ length: ids.length }, (_, arrival) => arrival).sort(
-    (a, b) => keyHigh[a]! - keyHigh[b]! || keyLow[a]! - keyLow[b]! || compareStrings(ids[a]!, ids[b]!),
+    (a, b) => keyHigh[a]! - keyHigh[b]! || keyLow[a]! - keyLow[b]! || compareStrings(ids.at(a)!, ids.at(b)!),
   );
   let totalBytes = 0;
   // A placed record's bytes are in its title pack, not here.
   const recordBytes = (arrival: number) =>
-    bodyLength[arrival] === 0 ? 0 : encodedRecordBytes([utf8Bytes(ids[arrival]!)], bodyLength[arrival]!);
+    bodyLength[arrival] === 0 ? 0 : encodedRecordBytes([utf8Bytes(ids.at(arrival)!)], bodyLength[arrival]!);
   for (let arrival = 0; arrival < ids.length; arrival += 1) totalBytes += recordBytes(arrival);
   const keyOf = (arrival: number) => {
     const key = new Uint8Array(8);
@@ -150,7 +156,7 @@ export function documentRecords(
     },
     records: function* () {
       for (const arrival of order) {
-        const name = ids[arrival]!;
+        const name = ids.at(arrival)!;
         if (bodyLength[arrival] === 0)
           yield { key: keyOf(arrival), name, encoded: new Uint8Array(0), placedAt: placeOf(arrival) };
         else yield { key: keyOf(arrival), name, encoded: encodeRecord({ names: [name], body: readBody(arrival) }) };
