@@ -448,9 +448,10 @@ describe('the report and the command line', () => {
       searchIndex: 'written',
       // mcp.json, index.html, 404.html, _headers, .nojekyll, .assetsignore, _routes.json, _worker.js,
       // completions.json, a_md and its raw-name copy a.md, 3 divide answers, and the search index of
-      // a.md (a pack and an index each for its terms, its titles with their excerpt sources, and its
-      // documents: on by default), and llms.txt and llms-full.txt made from the same documents.
-      files: 22,
+      // a.md (a pack and an index each for its terms and its titles with their excerpt sources, and
+      // a documents index: a.md's text fits its excerpt source, which is its fetch record too: on by
+      // default), and llms.txt and llms-full.txt made from the same documents.
+      files: 21,
       contentHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       durationMs: expect.any(Number),
     });
