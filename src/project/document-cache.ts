@@ -15,11 +15,13 @@ import {
   promises as fs,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
   rmSync,
 } from 'node:fs';
 import path from 'node:path';
+import { isProcessAlive } from '../shared/process-alive.js';
 import { isObject } from '../core/tree/json-object.js';
 import { SpillWriter } from '../tree-writer/spill-files.js';
 import { maxFrontMatterBytes } from './front-matter-limit.js';
@@ -148,6 +150,7 @@ export class DocumentCache {
     // A parse under another front-matter bound may have read (or skipped) a front matter differently.
     const key = `${generator} ${DOCUMENT_PARSER_ID} ${maxFrontMatterBytes(process.env)}`;
     const previous = ignorePrevious ? undefined : readCacheFile(file, key);
+    removeDeadBuildsLeftovers(file);
     return new DocumentCache(file, previous, key, BigInt(Date.now()) * 1_000_000n);
   }
 
@@ -311,6 +314,32 @@ export class DocumentCache {
 }
 
 /** Closes (each once) a record's fragment files. */
+/**
+ * Removes the scratch files (`documents.json.<pid>.tmp`, `.files.tmp`, `.parsed.tmp`) that a build
+ * killed before it saved left beside the record, leaving alone those of builds still running.
+ */
+function removeDeadBuildsLeftovers(file: string): void {
+  const prefix = `${path.basename(file)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(path.dirname(file));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const left = /^(\d+)\.(?:files\.|parsed\.)?tmp$/.exec(name.slice(prefix.length));
+    if (left === null) continue;
+    const pid = Number(left[1]);
+    if (pid === process.pid || isProcessAlive(pid)) continue;
+    try {
+      rmSync(path.join(path.dirname(file), name), { force: true });
+    } catch {
+      // Not ours to remove: it only costs the disk space it takes.
+    }
+  }
+}
+
 function closeFragments(fragments: { files: SpillWriter; parsed: SpillWriter } | undefined): void {
   for (const writer of fragments ? [fragments.files, fragments.parsed] : []) {
     try {

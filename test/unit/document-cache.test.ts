@@ -152,3 +152,22 @@ describe('a document edited while the build runs', () => {
     expect('warning' in read ? read.warning : '').toMatch(/changed while the build ran.*build again/);
   });
 });
+
+describe('scratch files of a build killed before it saved its record', () => {
+  it('are removed by the next build, and those of a running build are left alone', async () => {
+    const folder = path.join(project, '.staticmcp', 'cache');
+    // 99999999 is past any pid_max: no process has it. Process 1 always runs.
+    const dead = [
+      'documents.json.99999999.tmp',
+      'documents.json.99999999.files.tmp',
+      'documents.json.99999999.parsed.tmp',
+    ];
+    const running = 'documents.json.1.files.tmp';
+    for (const name of [...dead, running]) await fs.writeFile(path.join(folder, name), '{"partial":');
+    await buildProject({ projectRoot: project, outDir: path.join(project, 'tree') });
+    const left = await fs.readdir(folder);
+    for (const name of dead) expect(left).not.toContain(name);
+    expect(left).toContain(running);
+    await fs.rm(path.join(folder, running));
+  });
+});
