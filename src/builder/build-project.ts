@@ -240,7 +240,7 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
       shardPart: shard !== undefined,
       resourceBudget: shard ? undefined : { maxCallFiles: budget, callFilesAfter: callsLeft },
       // An unchanged document's tree file by its kept digest (--force reads none; a part keeps none).
-      keptFiles: shard ? undefined : KeptResourceFiles.open(projectRoot, generatorName(), options.force !== true),
+      keptFiles: shard ? undefined : await KeptResourceFiles.open(projectRoot, generatorName(), options.force !== true),
     });
     // Their files and list entries are written: discovery's resources (one object and path each)
     // are not held through the index stage, which keeps its own per-document state.

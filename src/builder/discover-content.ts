@@ -21,7 +21,7 @@ export async function discoverContent(
   force: boolean,
 ) {
   const { projectRoot, registration, resourcesRoot, config, cache } = project;
-  const documents = DocumentCache.open(projectRoot, generatorName(), force);
+  const documents = await DocumentCache.open(projectRoot, generatorName(), force);
   const resources = await discoverResources(resourcesRoot, registration.resources, projectRoot, documents);
   // A built website's pages are resources like the others (discover-site.ts).
   const site = await discoverSite(projectRoot, config, documents);

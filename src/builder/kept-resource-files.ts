@@ -12,8 +12,11 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { removeDeadWritersFiles } from '../tree-writer/interrupted-write.js';
 
 const RECORD_FILE = path.join('.staticmcp', 'resource-files.bin');
+/** Beside the record, `<mark><pid>`: the record being written. */
+const NEW_FILE_MARK = '.new-';
 const MAGIC = Buffer.from('SMCPRF01', 'latin1');
 const KEY_BYTES = 16;
 const DIGEST_BYTES = 32;
@@ -74,8 +77,10 @@ export class KeptResourceFiles {
   }
 
   /** The project's record; `readPrevious` false (build --force): nothing is looked up, all is recorded anew. */
-  static open(projectRoot: string, generator: string, readPrevious: boolean): KeptResourceFiles {
+  static async open(projectRoot: string, generator: string, readPrevious: boolean): Promise<KeptResourceFiles> {
     const file = path.join(projectRoot, RECORD_FILE);
+    // What builds killed while writing it left (never a running build's).
+    await removeDeadWritersFiles(file, NEW_FILE_MARK);
     return new KeptResourceFiles(file, generator, readPrevious ? readEntries(file) : Buffer.alloc(0));
   }
 
@@ -137,7 +142,7 @@ export class KeptResourceFiles {
     MAGIC.copy(header);
     header.writeUInt32LE(entries.length / ENTRY_BYTES, MAGIC.length);
     entriesDigest(entries).copy(header, MAGIC.length + 4);
-    const temp = `${this.file}.${process.pid}.tmp`;
+    const temp = `${this.file}${NEW_FILE_MARK}${process.pid}`;
     try {
       mkdirSync(path.dirname(this.file), { recursive: true });
       writeFileSync(temp, Buffer.concat([header, entries]));

@@ -15,14 +15,13 @@ import {
   promises as fs,
   mkdirSync,
   openSync,
-  readdirSync,
   readFileSync,
   readSync,
   rmSync,
 } from 'node:fs';
 import path from 'node:path';
-import { isProcessAlive } from '../shared/process-alive.js';
 import { isObject } from '../core/tree/json-object.js';
+import { removeDeadWritersFiles } from '../tree-writer/interrupted-write.js';
 import { SpillWriter } from '../tree-writer/spill-files.js';
 import { maxFrontMatterBytes } from './front-matter-limit.js';
 import type { MarkdownSummary } from './markdown-summary.js';
@@ -33,6 +32,10 @@ import type { MarkdownSummary } from './markdown-summary.js';
  */
 export const DOCUMENT_PARSER_ID = 'markdown-summary/3';
 const CACHE_FILE = path.join('.staticmcp', 'cache', 'documents.json');
+/** Beside the record, `<mark><pid>`: the record being written, and its two fragments. */
+const RECORD_MARK = '.new-';
+const FILES_MARK = '.files-new-';
+const PARSED_MARK = '.parsed-new-';
 /** A site page's extracted text, one file per digest, read when its resource file is written. */
 const PAGES_FOLDER = path.join('.staticmcp', 'cache', 'pages');
 /**
@@ -144,13 +147,16 @@ export class DocumentCache {
     return new DocumentCache(undefined, undefined, '', 0n);
   }
 
-  /** `ignorePrevious` (build --force): everything is parsed again, and the result recorded. */
-  static open(projectRoot: string, generator: string, ignorePrevious: boolean): DocumentCache {
+  /**
+   * `ignorePrevious` (build --force): everything is parsed again, and the result recorded. What
+   * builds killed before they saved left beside the record goes (never a running build's).
+   */
+  static async open(projectRoot: string, generator: string, ignorePrevious: boolean): Promise<DocumentCache> {
     const file = path.join(projectRoot, CACHE_FILE);
+    for (const mark of [RECORD_MARK, FILES_MARK, PARSED_MARK]) await removeDeadWritersFiles(file, mark);
     // A parse under another front-matter bound may have read (or skipped) a front matter differently.
     const key = `${generator} ${DOCUMENT_PARSER_ID} ${maxFrontMatterBytes(process.env)}`;
     const previous = ignorePrevious ? undefined : readCacheFile(file, key);
-    removeDeadBuildsLeftovers(file);
     return new DocumentCache(file, previous, key, BigInt(Date.now()) * 1_000_000n);
   }
 
@@ -247,9 +253,9 @@ export class DocumentCache {
 
   private openFragments(): { files: SpillWriter; parsed: SpillWriter } {
     mkdirSync(path.dirname(this.file!), { recursive: true });
-    const files = new SpillWriter(`${this.file}.${process.pid}.files.tmp`);
+    const files = new SpillWriter(`${this.file}${FILES_MARK}${process.pid}`);
     try {
-      return { files, parsed: new SpillWriter(`${this.file}.${process.pid}.parsed.tmp`) };
+      return { files, parsed: new SpillWriter(`${this.file}${PARSED_MARK}${process.pid}`) };
     } catch (error) {
       files.close();
       rmSync(files.file, { force: true });
@@ -276,7 +282,7 @@ export class DocumentCache {
       return;
     }
     await this.dropUnusedPages();
-    const temp = `${this.file}.${process.pid}.tmp`;
+    const temp = `${this.file}${RECORD_MARK}${process.pid}`;
     try {
       await fs.mkdir(path.dirname(this.file), { recursive: true });
       const out = new SpillWriter(temp, 0o666);
@@ -314,32 +320,6 @@ export class DocumentCache {
 }
 
 /** Closes (each once) a record's fragment files. */
-/**
- * Removes the scratch files (`documents.json.<pid>.tmp`, `.files.tmp`, `.parsed.tmp`) that a build
- * killed before it saved left beside the record, leaving alone those of builds still running.
- */
-function removeDeadBuildsLeftovers(file: string): void {
-  const prefix = `${path.basename(file)}.`;
-  let names: string[];
-  try {
-    names = readdirSync(path.dirname(file));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const left = /^(\d+)\.(?:files\.|parsed\.)?tmp$/.exec(name.slice(prefix.length));
-    if (left === null) continue;
-    const pid = Number(left[1]);
-    if (pid === process.pid || isProcessAlive(pid)) continue;
-    try {
-      rmSync(path.join(path.dirname(file), name), { force: true });
-    } catch {
-      // Not ours to remove: it only costs the disk space it takes.
-    }
-  }
-}
-
 function closeFragments(fragments: { files: SpillWriter; parsed: SpillWriter } | undefined): void {
   for (const writer of fragments ? [fragments.files, fragments.parsed] : []) {
     try {
