@@ -8,10 +8,11 @@
 // previous tree, so a build killed mid-way leaves it true; a damaged file (checksum) is not used.
 // Layout: MAGIC, the entry count (u32), the sha256 of the entries, then the entries in the order
 // the build wrote them, each KEY_BYTES of key, the file's sha256 and its size (u32); a table by
-// the key's first four bytes (keys are digests) finds one without a sort or a string a document.
+// the key's first four bytes (shared/digest-key-table.ts) finds one.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DigestKeyTable } from '../shared/digest-key-table.js';
 import { removeDeadWritersFiles } from '../tree-writer/interrupted-write.js';
 
 const RECORD_FILE = path.join('.staticmcp', 'resource-files.bin');
@@ -56,8 +57,8 @@ export class KeptResourceFiles {
   /** This build's entries, appended as resources are written. */
   private added = Buffer.alloc(0);
   private addedCount = 0;
-  /** Open addressing over the previous entries: entry position + 1, 0 where none. */
-  private readonly table: Uint32Array;
+  /** The previous entries by key. */
+  private readonly table: DigestKeyTable;
 
   private constructor(
     private readonly file: string,
@@ -65,15 +66,7 @@ export class KeptResourceFiles {
     /** The previous record's entries. */
     private readonly previous: Buffer,
   ) {
-    const count = previous.length / ENTRY_BYTES;
-    let size = 16;
-    while (size < count * 2) size *= 2;
-    this.table = new Uint32Array(size);
-    for (let position = 0; position < count; position++) {
-      let slot = previous.readUInt32LE(position * ENTRY_BYTES) & (size - 1);
-      while (this.table[slot] !== 0) slot = (slot + 1) & (size - 1);
-      this.table[slot] = position + 1;
-    }
+    this.table = new DigestKeyTable(previous, ENTRY_BYTES, KEY_BYTES);
   }
 
   /** The project's record; `readPrevious` false (build --force): nothing is looked up, all is recorded anew. */
@@ -95,19 +88,13 @@ export class KeptResourceFiles {
 
   /** The tree file recorded under `key`: its sha256 and size. */
   lookup(key: Buffer): { digest: Buffer; sizeBytes: number } | undefined {
-    const { previous, table } = this;
-    const mask = table.length - 1;
-    for (let slot = key.readUInt32LE(0) & mask; table[slot] !== 0; slot = (slot + 1) & mask) {
-      const at = (table[slot]! - 1) * ENTRY_BYTES;
-      let same = true;
-      for (let index = 0; index < KEY_BYTES && same; index++) same = previous[at + index] === key[index];
-      if (same)
-        return {
-          digest: Buffer.from(previous.subarray(at + KEY_BYTES, at + KEY_BYTES + DIGEST_BYTES)),
-          sizeBytes: previous.readUInt32LE(at + KEY_BYTES + DIGEST_BYTES),
-        };
-    }
-    return undefined;
+    const position = this.table.find(key);
+    if (position < 0) return undefined;
+    const at = position * ENTRY_BYTES;
+    return {
+      digest: Buffer.from(this.previous.subarray(at + KEY_BYTES, at + KEY_BYTES + DIGEST_BYTES)),
+      sizeBytes: this.previous.readUInt32LE(at + KEY_BYTES + DIGEST_BYTES),
+    };
   }
 
   /** Records this build's tree file made under `key`. */

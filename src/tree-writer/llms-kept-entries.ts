@@ -5,10 +5,11 @@
 // entry from there instead of reading its text (a kept document's file is otherwise read for it
 // alone: ~8 MiB of documents a build). Layout: MAGIC, then per entry KEY_BYTES of key, its length
 // (u32) and its UTF-8 bytes, then the sha256 of all before it; the file is checked whole once, then
-// only its keys and places are held (a table on the keys' first bytes) and an entry is read when
+// only its keys and places are held (shared/digest-key-table.ts) and an entry is read when
 // taken. A damaged file (checksum, a length past its end) is not used.
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { DigestKeyTable } from '../shared/digest-key-table.js';
 import { readAt, SpillWriter } from './spill-files.js';
 
 const MAGIC = Buffer.from('SMCPLF01', 'latin1');
@@ -21,8 +22,8 @@ const HELD_BYTES = KEY_BYTES + 8;
 export class KeptLlmsEntries {
   /** The previous entries' keys and places (HELD_BYTES each), not their bytes. */
   private readonly held: Buffer;
-  /** Open addressing: an entry's position in `held` + 1, 0 where none. */
-  private readonly table: Uint32Array;
+  /** The previous entries by key. */
+  private readonly table: DigestKeyTable;
   /** The previous file, open from its check to the last lookup (its entries are read from there). */
   private fd: number | undefined;
   private next: SpillWriter | undefined;
@@ -43,18 +44,13 @@ export class KeptLlmsEntries {
       at += KEY_BYTES + 4 + bytes.readUInt32LE(at + KEY_BYTES);
     }
     this.held = Buffer.alloc(offsets.length * HELD_BYTES);
-    let size = 16;
-    while (size < offsets.length * 2) size *= 2;
-    this.table = new Uint32Array(size);
     offsets.forEach((at, position) => {
       const place = position * HELD_BYTES;
       bytes.copy(this.held, place, at, at + KEY_BYTES);
       this.held.writeUInt32LE(at + KEY_BYTES + 4, place + KEY_BYTES);
       this.held.writeUInt32LE(bytes.readUInt32LE(at + KEY_BYTES), place + KEY_BYTES + 4);
-      let slot = bytes.readUInt32LE(at) & (size - 1);
-      while (this.table[slot] !== 0) slot = (slot + 1) & (size - 1);
-      this.table[slot] = position + 1;
     });
+    this.table = new DigestKeyTable(this.held, HELD_BYTES, KEY_BYTES);
     try {
       this.next = new SpillWriter(`${file}${NEW_ENTRIES_MARK}${process.pid}`);
       this.append(MAGIC);
@@ -72,16 +68,12 @@ export class KeptLlmsEntries {
 
   /** The kept entry's UTF-8 bytes, or undefined. */
   lookup(key: Buffer): Uint8Array | undefined {
-    const { held, table, fd } = this;
+    const { held, fd } = this;
     if (fd === undefined) return undefined;
-    const mask = table.length - 1;
-    for (let slot = key.readUInt32LE(0) & mask; table[slot] !== 0; slot = (slot + 1) & mask) {
-      const place = (table[slot]! - 1) * HELD_BYTES;
-      let same = true;
-      for (let index = 0; index < KEY_BYTES && same; index++) same = held[place + index] === key[index];
-      if (same) return readAt(fd, held.readUInt32LE(place + KEY_BYTES), held.readUInt32LE(place + KEY_BYTES + 4));
-    }
-    return undefined;
+    const position = this.table.find(key);
+    if (position < 0) return undefined;
+    const place = position * HELD_BYTES;
+    return readAt(fd, held.readUInt32LE(place + KEY_BYTES), held.readUInt32LE(place + KEY_BYTES + 4));
   }
 
   /** Closes the previous file (commit and discard do). */
