@@ -13,6 +13,7 @@ import { digestStdout, runValueListCommand, type VolatileInput } from './value-l
 import { expandArgumentSets, type Enumeration } from '../enumerate/expand-argument-sets.js';
 import type { ParameterSchema } from '../enumerate/parameter-domains.js';
 import { compileValidator } from '../shared/ajv-validator.js';
+import { compileSimpleLeafValidator } from '../validators/simple-schema-validator.js';
 import type { OutputFormat } from '../core/results/mcp-output.js';
 import type { ToolDefinition } from '../core/tree/manifest.js';
 import { type BuildCache, hashParts } from './build-cache.js';
@@ -159,7 +160,9 @@ export async function resolveValueList(
       .filter((line) => line !== '')
       .map((line) => coerceListedValue(line, schema));
   }
-  const validate = compileValidator(schema as object, parameter);
+  // A plain leaf is checked without ajv (loading it and its meta-schema cost an edit build ~0.1 s).
+  const validate =
+    compileSimpleLeafValidator(schema as object, parameter) ?? compileValidator(schema as object, parameter);
   const kept: unknown[] = [];
   const seen = new Set<string>();
   for (const value of values) {

@@ -128,6 +128,20 @@ function placeOf(rootName: string, key: string): string {
 }
 
 /**
+ * A Validator for one value whose `schema` is a leaf this module checks exactly as ajv would (a
+ * parameter's schema, for the values a value list gives it); undefined otherwise.
+ */
+export function compileSimpleLeafValidator(schema: object, rootName: string): Validator | undefined {
+  const leaf = readLeaf(schema);
+  if (leaf === undefined) return undefined;
+  return (data: unknown, name = rootName) => {
+    const problems: string[] = [];
+    checkLeaf(leaf, data, name, problems);
+    return problems;
+  };
+}
+
+/**
  * A Validator for `schema` when it is a flat object schema this module checks exactly as ajv
  * would; undefined otherwise (the caller compiles it with its full compiler).
  */

@@ -2,7 +2,7 @@
 // ajv does, and then says the same lines in the same order, for every value tried here.
 import { describe, expect, it } from 'vitest';
 import { compileValidator } from '../../src/shared/ajv-validator.js';
-import { compileSimpleValidator } from '../../src/validators/simple-schema-validator.js';
+import { compileSimpleLeafValidator, compileSimpleValidator } from '../../src/validators/simple-schema-validator.js';
 
 const SCHEMAS: object[] = [
   { type: 'object' },
@@ -96,5 +96,34 @@ describe('compileSimpleValidator', () => {
       { type: 'object', properties: { n: { $ref: '#/$defs/n' } } },
     ])
       expect(compileSimpleValidator(schema, 'arguments'), JSON.stringify(schema)).toBeUndefined();
+  });
+});
+
+describe('compileSimpleLeafValidator', () => {
+  // A value list's values are checked against the parameter's own schema, named by the parameter.
+  const leaves = Object.values((SCHEMAS[3] as { properties: Record<string, object> }).properties).concat([
+    { type: 'integer', minimum: 0 },
+    { type: 'boolean' },
+    {},
+  ]);
+  const values = [null, 'text', '', 'Al', '😀😀', 0, -1, 2.5, 7, 200, Number.NaN, true, false, [], {}];
+
+  it.each(leaves.map((leaf) => [JSON.stringify(leaf), leaf]))('agrees with ajv on %s', (_, leaf) => {
+    const simple = compileSimpleLeafValidator(leaf, 'word');
+    const ajv = compileValidator(leaf, 'word');
+    expect(simple).toBeDefined();
+    for (const value of values) expect(simple!(value), JSON.stringify(value)).toEqual(ajv(value));
+  });
+
+  it('leaves every other schema to the full compiler', () => {
+    for (const leaf of [
+      { type: ['integer', 'null'] },
+      { type: 'string', pattern: '^a' },
+      { type: 'object', properties: {} },
+      { type: 'array' },
+      { enum: [] },
+      { type: 'integer', minimum: '1' },
+    ])
+      expect(compileSimpleLeafValidator(leaf, 'word'), JSON.stringify(leaf)).toBeUndefined();
   });
 });
