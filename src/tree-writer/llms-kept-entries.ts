@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { DigestKeyTable } from '../shared/digest-key-table.js';
-import { readAt, SpillWriter } from './spill-files.js';
+import { SpillWriter, WindowReader } from './spill-files.js';
 
 const MAGIC = Buffer.from('SMCPLF01', 'latin1');
 /** This build's entries are written to `<file><NEW_ENTRIES_MARK><pid>`, then renamed into place. */
@@ -26,6 +26,8 @@ export class KeptLlmsEntries {
   private readonly table: DigestKeyTable;
   /** The previous file, open from its check to the last lookup (its entries are read from there). */
   private fd: number | undefined;
+  /** The previous file's entries, looked up in about the order they were written: read by window. */
+  private reader: WindowReader | undefined;
   private next: SpillWriter | undefined;
   private readonly nextHash = createHash('sha256');
 
@@ -73,13 +75,15 @@ export class KeptLlmsEntries {
     const position = this.table.find(key);
     if (position < 0) return undefined;
     const place = position * HELD_BYTES;
-    return readAt(fd, held.readUInt32LE(place + KEY_BYTES), held.readUInt32LE(place + KEY_BYTES + 4));
+    this.reader ??= new WindowReader(fd);
+    return this.reader.read(held.readUInt32LE(place + KEY_BYTES), held.readUInt32LE(place + KEY_BYTES + 4));
   }
 
   /** Closes the previous file (commit and discard do). */
   private closePrevious(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+    this.reader = undefined;
   }
 
   /** Keeps an entry of this build's llms-full.txt for the next one. */

@@ -35,7 +35,7 @@ import {
   TITLE_PACK_BYTES,
 } from './search-index-targets.js';
 import { grownTypedArray } from './grown-typed-array.js';
-import { readAt, SpillWriter } from './spill-files.js';
+import { readAt, SpillWriter, WindowReader } from './spill-files.js';
 import { weightAverageLengthOf } from '../core/search/postings.js';
 import { packRecords, type RecordPlace, type RecordSource, type WriteIndexFile } from './search-record-packer.js';
 import { withoutRepeatedStemLists } from './search-stem-lists.js';
@@ -314,6 +314,9 @@ export async function writeSearchIndexSpilling(
   const titlesFd = openSync(titleSpill.file, 'r');
   const bodiesFd = openSync(bodySpill.file, 'r');
   const sourcesFd = openSync(sourceSpill.file, 'r');
+  // Titles and excerpt sources are read by number, about the order they arrived in: by window.
+  const titleReader = new WindowReader(titlesFd);
+  const sourceReader = new WindowReader(sourcesFd);
   try {
     const titles = await packRecords(
       `${SEARCH_FOLDER}titles/`,
@@ -323,9 +326,9 @@ export async function writeSearchIndexSpilling(
         blockSize,
         ids,
         titleLength,
-        (arrival) => readAt(titlesFd, titleAt[arrival]!, titleLength[arrival]!),
+        (arrival) => titleReader.read(titleAt[arrival]!, titleLength[arrival]!),
         sourceLength,
-        (arrival) => readAt(sourcesFd, sourceAt[arrival]!, sourceLength[arrival]!),
+        (arrival) => sourceReader.read(sourceAt[arrival]!, sourceLength[arrival]!),
         (arrival) => bodyLength[arrival] === 0,
       ),
       {

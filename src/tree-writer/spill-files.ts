@@ -145,3 +145,37 @@ export function readAt(fd: number, offset: number, length: number): Uint8Array {
   }
   return bytes;
 }
+
+/** What a WindowReader reads past a miss: enough for a run of neighbouring records. */
+const WINDOW_BYTES = 1 << 16;
+
+/**
+ * Reads at offsets of one open file through a window of the bytes after the last miss: records
+ * read in about the order they were written (a scratch file read back by number) cost one read a
+ * window instead of one a record. Each result is a copy (the window is reused).
+ */
+export class WindowReader {
+  private window = new Uint8Array(0);
+  private windowAt = 0;
+  private windowEnd = 0;
+
+  constructor(private readonly fd: number) {}
+
+  read(offset: number, length: number): Uint8Array {
+    if (offset < this.windowAt || offset + length > this.windowEnd) {
+      const size = Math.max(WINDOW_BYTES, length);
+      if (this.window.length < size) this.window = new Uint8Array(size);
+      let filled = 0;
+      while (filled < size) {
+        const read = readSync(this.fd, this.window, filled, size - filled, offset + filled);
+        if (read === 0) break;
+        filled += read;
+      }
+      if (filled < length) throw new Error('a scratch file ended early');
+      this.windowAt = offset;
+      this.windowEnd = offset + filled;
+    }
+    const start = offset - this.windowAt;
+    return this.window.slice(start, start + length);
+  }
+}
