@@ -59,7 +59,8 @@ export function titleRecords(
     }
     return { heads, ends };
   };
-  const bodyLengthOf = (block: number, parts = partsOf(block)) => {
+  const bodyLengthOf = (block: number) => {
+    const parts = partsOf(block);
     // "[" + items joined by "," + "]", each item head + tail + end: exactly JSON.stringify of the block.
     let length = 2 + (parts.heads.length - 1);
     parts.heads.forEach((head, index) => {
@@ -67,18 +68,22 @@ export function titleRecords(
     });
     return length;
   };
-  const visitSizes = (visit: (key: Uint8Array, recordBytes: number) => void) => {
-    for (let block = 0; block < blockCount; block += 1) {
-      const name = utf8Bytes(titleBlockKeyOf(block));
-      let bytes = encodedRecordBytes([name], bodyLengthOf(block));
-      for (let number = block * blockSize; number < endOf(block); number += 1) bytes += sourceRecordBytes(number);
-      visit(name, bytes);
-    }
-  };
+  // Each block's body and record bytes, made once: the packer visits the sizes more than once
+  // (search-part-boundaries.ts), and each visit made every block's JSON heads again.
+  const blockBodyLength = new Uint32Array(blockCount);
+  const blockRecordBytes = new Float64Array(blockCount);
   let totalBytes = 0;
-  visitSizes((_, bytes) => {
+  for (let block = 0; block < blockCount; block += 1) {
+    blockBodyLength[block] = bodyLengthOf(block);
+    let bytes = encodedRecordBytes([utf8Bytes(titleBlockKeyOf(block))], blockBodyLength[block]!);
+    for (let number = block * blockSize; number < endOf(block); number += 1) bytes += sourceRecordBytes(number);
+    blockRecordBytes[block] = bytes;
     totalBytes += bytes;
-  });
+  }
+  const visitSizes = (visit: (key: Uint8Array, recordBytes: number) => void) => {
+    for (let block = 0; block < blockCount; block += 1)
+      visit(utf8Bytes(titleBlockKeyOf(block)), blockRecordBytes[block]!);
+  };
   return {
     count: blockCount,
     totalBytes,
@@ -87,7 +92,7 @@ export function titleRecords(
     records: function* () {
       for (let block = 0; block < blockCount; block += 1) {
         const parts = partsOf(block);
-        const body = new Uint8Array(bodyLengthOf(block, parts));
+        const body = new Uint8Array(blockBodyLength[block]!);
         body[0] = 0x5b; // [
         let at = 1;
         parts.heads.forEach((head, index) => {
@@ -136,10 +141,16 @@ export function documentRecords(
     (a, b) => keyHigh[a]! - keyHigh[b]! || keyLow[a]! - keyLow[b]! || compareStrings(ids.at(a)!, ids.at(b)!),
   );
   let totalBytes = 0;
-  // A placed record's bytes are in its title pack, not here.
-  const recordBytes = (arrival: number) =>
-    bodyLength[arrival] === 0 ? 0 : encodedRecordBytes([utf8Bytes(ids.at(arrival)!)], bodyLength[arrival]!);
-  for (let arrival = 0; arrival < ids.length; arrival += 1) totalBytes += recordBytes(arrival);
+  // A placed record's bytes are in its title pack, not here. Made once: the sizes are visited more
+  // than once (search-part-boundaries.ts).
+  const recordBytesByArrival = new Uint32Array(ids.length);
+  for (let arrival = 0; arrival < ids.length; arrival += 1) {
+    const bytes =
+      bodyLength[arrival] === 0 ? 0 : encodedRecordBytes([utf8Bytes(ids.at(arrival)!)], bodyLength[arrival]!);
+    recordBytesByArrival[arrival] = bytes;
+    totalBytes += bytes;
+  }
+  const recordBytes = (arrival: number) => recordBytesByArrival[arrival]!;
   const keyOf = (arrival: number) => {
     const key = new Uint8Array(8);
     const view = new DataView(key.buffer);
