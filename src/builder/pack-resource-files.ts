@@ -63,6 +63,20 @@ class RawNameCopies implements PackedCopies {
     }
     return names.sort();
   }
+
+  /** The number of `owner`'s copies and their names' UTF-8 bytes, without making the names' list. */
+  measure(owner: string): { count: number; nameBytes: number } {
+    const first = this.first.get(owner);
+    if (first === undefined) return { count: 0, nameBytes: 0 };
+    let count = 0;
+    let nameBytes = 0;
+    for (let position = first; ; position = this.next[position]! - 1) {
+      count += 1;
+      nameBytes += Buffer.byteLength(this.names.at(position));
+      if (this.next[position] === 0) break;
+    }
+    return { count, nameBytes };
+  }
 }
 
 /** The plain files of the resources listed inline: their encoded and raw names. */
@@ -116,9 +130,12 @@ export async function planResourcePacking(
   let nameCount = 0;
   for (let position = 0; position < owners.length; position++) {
     const owner = owners.at(position);
-    const names = [owner, ...(copies.get(owner) ?? [])].map((name) => Buffer.from(name));
-    recordBytes += encodedRecordBytes(names, writer.sizeOf(owner));
-    nameCount += names.length;
+    // encodedRecordBytes of the owner's names, from their lengths (no buffer or list a record).
+    const copied = copies.measure(owner);
+    const names = 1 + copied.count;
+    recordBytes +=
+      encodedRecordBytes([], writer.sizeOf(owner)) + 2 * names + Buffer.byteLength(owner) + copied.nameBytes;
+    nameCount += names;
   }
   const plainFiles = owners.length + copyNames.length;
   const keptFiles = filesBefore - plainFiles;
