@@ -5,12 +5,18 @@
 // then a page added and another removed in one rebuild give the from-scratch tree too.
 // With every cache of the project damaged (the document cache, the pack record, the kept index
 // shares, the kept resource files and llms-full.txt entries), an edit still rebuilds that same tree; a kept resource file
-// record that passes its checksum but names other bytes fails the build, never a wrong tree. Builds run in-process (test/helpers/in-process-build.ts).
+// record that passes its checksum but names other bytes fails the build, never a wrong tree; an
+// edit build killed in its index stage leaves the previous tree, and the next build is the
+// from-scratch one. Builds run in-process (test/helpers/in-process-build.ts), the killed one as the CLI.
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { promises as fs, readdirSync, statSync } from 'node:fs';
+import { once } from 'node:events';
+import { existsSync, promises as fs, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SCRATCH_MARK } from '../../src/tree-writer/swap-folders.js';
 import { readTree } from '../helpers/files.js';
+import { CLI } from '../helpers/paths.js';
 import { buildInProcess } from '../helpers/in-process-build.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
@@ -167,5 +173,40 @@ describe('a one-document edit of a packed content project', () => {
     const [rebuilt, fresh] = await Promise.all([readTree(tree), freshTreeOf(project)]);
     expect([...rebuilt.keys()].sort()).toEqual([...fresh.keys()].sort());
     for (const [name, content] of fresh) expect(rebuilt.get(name)?.equals(content), name).toBe(true);
+  });
+
+  it('keeps the previous tree when an edit build is killed mid-way, and the next build is the fresh one', async () => {
+    const project = path.join(await temporaryFolder('staticmcp-content-killed-'), 'docs');
+    await contentProject(project);
+    const tree = path.join(project, 'tree');
+    await build(project, tree);
+    const before = await readTree(tree);
+
+    await fs.appendFile(path.join(project, 'resources', 'page-42.md'), '\nAn edit: wombat.\n');
+    const child = spawn(process.execPath, [CLI, 'build', project, '--out', tree, '--json'], { stdio: 'ignore' });
+    const closed = once(child, 'close');
+    // Killed once its search index stage has begun: the resource files and packs are written by then.
+    const scratch = `${tree}${SCRATCH_MARK}${child.pid}`;
+    let reached = false;
+    while (!reached && child.exitCode === null && child.signalCode === null) {
+      reached = existsSync(scratch);
+      if (!reached) await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    child.kill('SIGKILL');
+    await closed;
+    expect(reached, 'the build reached its index stage before it was killed').toBe(true);
+    const after = await readTree(tree);
+    expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
+    for (const [name, bytes] of before) expect(after.get(name)?.equals(bytes), name).toBe(true);
+
+    // What the killed build kept is true for the bytes it names (its document cache may already
+    // hold the edited page's parse): the next build is the from-scratch tree.
+    const rebuilt = await build(project, tree);
+    expect(rebuilt.documents!.parsed).toBeLessThanOrEqual(1);
+    expect(rebuilt.documents!.parsed + rebuilt.documents!.reused).toBe(DOCUMENTS);
+    const [again, fresh] = await Promise.all([readTree(tree), freshTreeOf(project)]);
+    expect([...again.keys()].sort()).toEqual([...fresh.keys()].sort());
+    for (const [name, bytes] of fresh) expect(again.get(name)?.equals(bytes), name).toBe(true);
+    expect(readdirSync(project).filter((name) => name.includes(SCRATCH_MARK))).toEqual([]);
   });
 });
