@@ -2,7 +2,9 @@
 // load, the first run of the request path's code and the index's first reads all fall on it),
 // `initialize`, then one two-word search, whose CPU is the workerd process's on-CPU time over that
 // request
-// (process-cpu.mjs), as bench/search-query.mjs measures it; with workerd's native file service
+// (process-cpu.mjs), as bench/search-query.mjs measures it, and the part of it on the main thread
+// (the isolate's, which also runs the asset side here) beside V8's background threads (compiles
+// of code that got hot, GC); with workerd's native file service
 // behind a Range-dropping worker (files) and with miniflare's asset router and asset worker
 // (assets, JavaScript in the same process: an outer bound, bench/edge-asset-read.mjs), side by
 // side, on the same queries. The tree is the search benches' (search-query-tree.mjs).
@@ -16,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { median, repoRoot } from './lib/common.mjs';
 import { startWorkerdSite } from './lib/edge-lib.mjs';
 import { initialize, timeToolCall } from './lib/mcp-http-client.mjs';
-import { childPid, cpuNs } from './lib/process-cpu.mjs';
+import { childPid, cpuNs, cpuNsByThread } from './lib/process-cpu.mjs';
 import { seededRandom } from './lib/search-query-corpus.mjs';
 import { queryDocuments, searchTree } from './lib/search-query-tree.mjs';
 
@@ -42,6 +44,7 @@ const f = (value) => value.toFixed(1);
 console.log(`${process.env.TREE ?? `${CORPUS}, ${COUNT} documents`}: ${RUNS} cold two-word searches in workerd`);
 for (const server of SERVERS) {
   const cpu = [];
+  const mainThread = [];
   const init = [];
   const startup = [];
   let failed = 0;
@@ -50,13 +53,15 @@ for (const server of SERVERS) {
     try {
       const endpoint = new URL('mcp', site.url).href;
       const pid = childPid(process.pid, 'workerd');
-      let before = cpuNs(pid);
+      const before = cpuNs(pid);
       startup.push(before / 1e6);
       const headers = await initialize(endpoint);
       init.push((cpuNs(pid) - before) / 1e6);
-      before = cpuNs(pid);
+      const threadsBefore = cpuNsByThread(pid);
       const { answer } = await timeToolCall(endpoint, headers, 'search', { query });
-      cpu.push((cpuNs(pid) - before) / 1e6);
+      const threadsAfter = cpuNsByThread(pid);
+      mainThread.push((threadsAfter.main - threadsBefore.main) / 1e6);
+      cpu.push((threadsAfter.main + threadsAfter.others - threadsBefore.main - threadsBefore.others) / 1e6);
       if (answer.error || answer.result?.isError) throw new Error(JSON.stringify(answer).slice(0, 300));
     } catch (error) {
       failed += 1;
@@ -68,7 +73,7 @@ for (const server of SERVERS) {
   const sorted = [...cpu].sort((a, b) => a - b);
   console.log(
     `${server === 'files' ? 'native file service' : 'miniflare asset worker'}: cold search CPU p50 ${f(median(cpu))} ms, ` +
-      `min ${f(sorted[0])} max ${f(sorted.at(-1))} (initialize p50 ${f(median(init))} ms; ` +
+      `min ${f(sorted[0])} max ${f(sorted.at(-1))}, main thread p50 ${f(median(mainThread))} ms (initialize p50 ${f(median(init))} ms; ` +
       `startup before any request p50 ${f(median(startup))} ms)${failed ? `; ${failed} failed` : ''}`,
   );
 }

@@ -17,6 +17,15 @@ export function cpuNs(pid) {
   return total;
 }
 
+/**
+ * On-CPU nanoseconds of `pid`'s main thread (workerd runs its isolates, their I/O and the file
+ * service there) and of its other threads together (V8's workers: background compiles and GC).
+ */
+export function cpuNsByThread(pid) {
+  const main = Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]);
+  return { main, others: cpuNs(pid) - main };
+}
+
 /** The pid of `parentPid`'s child named `name` (miniflare starts workerd as one). */
 export function childPid(parentPid, name) {
   const found = spawnSync('pgrep', ['-P', String(parentPid), name], { encoding: 'utf8' })

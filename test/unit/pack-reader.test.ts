@@ -14,7 +14,9 @@ import {
   type BytesOutcome,
   type PackFileSource,
   PackReader,
+  textOfBody,
 } from '../../src/core/packs/pack-reader.js';
+import { SharedReads } from '../../src/core/packs/shared-reads.js';
 import { parsePackTable } from '../../src/core/packs/pack-table.js';
 import { PackedTreeSource } from '../../src/core/packs/packed-tree-source.js';
 import { verifyPackedTool } from '../../src/core/packs/verify-packs.js';
@@ -266,6 +268,31 @@ describe('packed tree source over byte buffers', () => {
     expect(indexes).toBeGreaterThan(200);
     for (let position = 0; position < 6_000; position += 1) await source.read(`tools/lookup/key-${position}.json`);
     expect(source.cacheSize().indexes).toBe(indexes);
+  });
+});
+
+describe('lookups made at once (a search asks for its words and title blocks together)', () => {
+  it('share each index read, all find their records, and a damaged index fails every one of them', async () => {
+    const { tree, packed } = buildPackedTree(2_000, 16 * 1024, 4 * 1024);
+    tree.ignoresRanges = true;
+    const paths = Array.from({ length: 40 }, (_, position) => `tools/lookup/key-${position * 50}.json`);
+    const lookUpAll = (reader: PackReader) =>
+      Promise.all(paths.map((path) => reader.lookup(packed.table, KEY_KIND.call, callKeyOf(path), path)));
+    const found = await lookUpAll(new PackReader(new SharedReads(tree)));
+    found.forEach((outcome, position) => {
+      expect(outcome.status === 'ok' && textOfBody(outcome.body)).toBe(callBody(position * 50));
+    });
+    const indexReads = tree.asked.filter((path) => path.endsWith('.idx'));
+    expect(indexReads.length).toBe(new Set(indexReads).size);
+    expect(indexReads.length).toBeGreaterThan(2);
+
+    for (const path of indexPaths(tree)) {
+      const bytes = tree.files.get(path)!;
+      tree.files.set(path, bytes.subarray(0, bytes.length - 1));
+    }
+    const refused = await lookUpAll(new PackReader(new SharedReads(tree)));
+    for (const outcome of refused)
+      expect(outcome).toMatchObject({ status: 'refused', reason: expect.stringContaining('truncated or edited') });
   });
 });
 

@@ -314,6 +314,11 @@ export class PackReader {
     const refused = indexPathRefusal(path);
     if (refused !== undefined) return refused;
     const read = await this.files.readBytes(path);
+    // Lookups made at once (a search's title blocks, its words and their stems) share one read of
+    // the index (shared-reads.ts) and resume one after the other: the first parses and keeps it,
+    // the others take that one rather than parsing the same bytes again.
+    const parsedMeanwhile = this.cache.get(path);
+    if (parsedMeanwhile) return parsedMeanwhile;
     if (read.status === 'missing')
       return { status: 'missing', reason: `the pack index ${path} is missing on the host` };
     // Each entry is checked when a lookup uses it (checkEntry), not all of them now.
