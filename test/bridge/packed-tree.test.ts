@@ -6,6 +6,9 @@
 // keeps answering the rest. `check`
 // passes the packed tree (the build's content hash and counts hold over the packs' calls) and
 // reports damaged packs, stray files under packs/ and plain files of a packed tool with what to do.
+// The unpacked tree's stdio server is started once and answers for every test (it only reads);
+// check runs as a process for the packed tree it passes, and in-process (the command's
+// checkSource) for the damage it reports.
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { checkSource } from '../../src/cli/commands/check.js';
 import { runCli } from '../helpers/cli.js';
 import { HttpServe } from '../helpers/http-serve.js';
 import { callFilesOf, packTool } from '../helpers/packed-trees.js';
@@ -53,6 +57,14 @@ async function answersOf(client: Client): Promise<unknown[]> {
     for (const value of [...WORDS.slice(0, tool === 'echo' ? WORDS.length : 2), 'never-built'])
       answers.push(await client.callTool({ name: tool, arguments: { value } }));
   return answers;
+}
+
+let plainClient: Promise<Client> | undefined;
+
+/** The stdio client of the unpacked tree, shared by the tests (they only read through it). */
+function plainStdioClient(): Promise<Client> {
+  plainClient ??= stdioClient(plainTree);
+  return plainClient;
 }
 
 function copyTree(from: string): string {
@@ -118,7 +130,7 @@ describe('serve of a packed tree folder', () => {
   });
 
   it('answers every call over stdio exactly as the unpacked tree does', async () => {
-    const [plain, packed] = await Promise.all([stdioClient(plainTree), stdioClient(packedTree)]);
+    const [plain, packed] = await Promise.all([plainStdioClient(), stdioClient(packedTree)]);
     const expected = await answersOf(plain);
     expect((expected[3] as { content: { text: string }[] }).content[0]?.text).toBe('word-3\n');
     expect(await answersOf(packed)).toEqual(expected);
@@ -146,7 +158,7 @@ describe('serve of a packed tree folder', () => {
     indexBytes[indexBytes.length - 3] = indexBytes[indexBytes.length - 3]! ^ 0xff;
     writeFileSync(path.join(damaged, 'packs', 'echo', index), indexBytes);
 
-    const [plain, hurt] = await Promise.all([stdioClient(plainTree), stdioClient(damaged)]);
+    const [plain, hurt] = await Promise.all([plainStdioClient(), stdioClient(damaged)]);
     const notPrecomputed = await plain.callTool({ name: 'echo', arguments: { value: 'never-built' } });
     let answered = 0;
     let refused = 0;
@@ -179,7 +191,7 @@ describe('serve of a packed tree folder', () => {
     const manifest = JSON.parse(readFileSync(path.join(broken, 'mcp.json'), 'utf8'));
     manifest.staticmcp.packs.echo = [{ first: '00', index: '../../etc/passwd' }];
     writeFileSync(path.join(broken, 'mcp.json'), JSON.stringify(manifest));
-    const [plain, client] = await Promise.all([stdioClient(plainTree), stdioClient(broken)]);
+    const [plain, client] = await Promise.all([plainStdioClient(), stdioClient(broken)]);
     const notPrecomputed = JSON.stringify(await plain.callTool({ name: 'echo', arguments: { value: 'never-built' } }));
     expect(JSON.stringify(await client.callTool({ name: 'echo', arguments: { value: 'word-1' } }))).toBe(
       notPrecomputed.replaceAll('never-built', 'word-1'),
@@ -194,7 +206,7 @@ describe('serve <URL> of a packed tree', () => {
   it('answers as the unpacked tree does, reading records by byte range where the host serves ranges', async () => {
     const seen: string[] = [];
     const [plain, packed] = await Promise.all([
-      stdioClient(plainTree),
+      plainStdioClient(),
       stdioClient(await hostTree(packedTree, true, seen)),
     ]);
     expect(await answersOf(packed)).toEqual(await answersOf(plain));
@@ -208,7 +220,7 @@ describe('serve <URL> of a packed tree', () => {
   it('answers as the unpacked tree does from a host that ignores ranges (whole packs)', async () => {
     const seen: string[] = [];
     const [plain, packed] = await Promise.all([
-      stdioClient(plainTree),
+      plainStdioClient(),
       stdioClient(await hostTree(packedTree, false, seen)),
     ]);
     expect(await answersOf(packed)).toEqual(await answersOf(plain));
@@ -224,15 +236,22 @@ interface CheckJson {
   checked: { callFiles: number; hashedFiles: number };
 }
 
+/** `check <tree> --json` as a process: its exit code, report and stderr. */
 async function check(tree: string): Promise<{ code: number | null; report: CheckJson; stderr: string }> {
   const result = await runCli(['check', tree, '--json']);
   return { code: result.code, report: JSON.parse(result.stdout) as CheckJson, stderr: result.stderr };
 }
 
+/** What `check <tree> --json` decides, in-process: the exit code and report the command gives. */
+async function checkInProcess(tree: string): Promise<{ code: number; report: CheckJson }> {
+  const { report } = await checkSource(tree);
+  return { code: report.ok ? 0 : 1, report: report as unknown as CheckJson };
+}
+
 describe('check of a packed tree folder', () => {
   it('passes it, reading the packed calls as the call files they replace (counts and content hash)', async () => {
-    const [plain, packed] = await Promise.all([check(plainTree), check(packedTree)]);
-    expect(plain.report.ok, plain.stderr).toBe(true);
+    const [plain, packed] = await Promise.all([checkInProcess(plainTree), check(packedTree)]);
+    expect(plain.report.ok, JSON.stringify(plain.report.problems)).toBe(true);
     expect(packed.code, JSON.stringify(packed.report.problems, null, 2)).toBe(0);
     expect(packed.report.checked.callFiles).toBe(plain.report.checked.callFiles);
     expect(packed.report.checked.hashedFiles).toBe(plain.report.checked.hashedFiles);
@@ -248,7 +267,7 @@ describe('check of a packed tree folder', () => {
       path.join(damaged, 'tools', 'echo', 'word-0.json'),
       readFileSync(path.join(plainTree, 'tools', 'echo', 'word-0.json')),
     );
-    const { code, report } = await check(damaged);
+    const { code, report } = await checkInProcess(damaged);
     expect(code).toBe(1);
     const problems = report.problems;
     expect(problems.find((problem) => problem.path === 'packs/echo/' && problem.message.includes(pack))).toMatchObject({
@@ -264,7 +283,7 @@ describe('check of a packed tree folder', () => {
     const manifest = JSON.parse(readFileSync(path.join(broken, 'mcp.json'), 'utf8'));
     manifest.staticmcp.packs.echo = [{ first: '00', index: '../../etc/passwd' }];
     writeFileSync(path.join(broken, 'mcp.json'), JSON.stringify(manifest));
-    const { code, report } = await check(broken);
+    const { code, report } = await checkInProcess(broken);
     expect(code).toBe(1);
     expect(report.problems.find((problem) => problem.path === 'mcp.json#/staticmcp/packs')?.message).toMatch(
       /packs\.echo names the index/,

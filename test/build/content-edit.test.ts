@@ -8,12 +8,14 @@
 // record that passes its checksum but names other bytes fails the build, never a wrong tree; an
 // edit build killed in its index stage leaves the previous tree, and the next build is the
 // from-scratch one. Builds run in-process (test/helpers/in-process-build.ts), the killed one as the CLI.
+// The project is built once and each test edits a copy (its timestamps kept, so the copy's first
+// build reuses what the original's wrote); the from-scratch tree of one input is built once.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, promises as fs, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SCRATCH_MARK } from '../../src/tree-writer/swap-folders.js';
 import { readTree } from '../helpers/files.js';
 import { CLI } from '../helpers/paths.js';
@@ -54,21 +56,52 @@ function inodes(tree: string): Map<string, number> {
   return found;
 }
 
+/** From-scratch trees by a digest of their input: two tests that make the same edit share one build. */
+const freshTrees = new Map<string, Promise<Map<string, Buffer>>>();
+
+/** A digest of what a build of `project` reads: its resources and staticmcp.json. */
+async function digestInput(project: string): Promise<string> {
+  const hash = createHash('sha256');
+  for (const [name, bytes] of await readTree(path.join(project, 'resources'))) hash.update(`${name}\0`).update(bytes);
+  return hash.update(await fs.readFile(path.join(project, 'staticmcp.json'))).digest('hex');
+}
+
 /** The tree a from-scratch build of `project`'s input writes, in a folder of the same name (the server's name). */
 async function freshTreeOf(project: string): Promise<Map<string, Buffer>> {
-  const copy = path.join(await temporaryFolder('staticmcp-content-fresh-'), path.basename(project));
-  await fs.cp(path.join(project, 'resources'), path.join(copy, 'resources'), { recursive: true });
-  await fs.copyFile(path.join(project, 'staticmcp.json'), path.join(copy, 'staticmcp.json'));
-  await build(copy, path.join(copy, 'tree'), true);
-  return readTree(path.join(copy, 'tree'));
+  const digest = await digestInput(project);
+  let tree = freshTrees.get(digest);
+  if (!tree) {
+    tree = (async () => {
+      const copy = path.join(await temporaryFolder('staticmcp-content-fresh-'), path.basename(project));
+      await fs.cp(path.join(project, 'resources'), path.join(copy, 'resources'), { recursive: true });
+      await fs.copyFile(path.join(project, 'staticmcp.json'), path.join(copy, 'staticmcp.json'));
+      await build(copy, path.join(copy, 'tree'), true);
+      return readTree(path.join(copy, 'tree'));
+    })();
+    freshTrees.set(digest, tree);
+  }
+  return tree;
+}
+
+/** The project built once (its tree in tree/, its caches in .staticmcp/), copied by each test. */
+let builtProject: string;
+
+beforeAll(async () => {
+  builtProject = path.join(await temporaryFolder('staticmcp-content-built-'), 'docs');
+  await contentProject(builtProject);
+  await build(builtProject, path.join(builtProject, 'tree'));
+}, 120_000);
+
+/** A copy of the built project, with the timestamps its caches recorded. */
+async function copyBuiltProject(prefix: string): Promise<{ project: string; tree: string }> {
+  const project = path.join(await temporaryFolder(prefix), 'docs');
+  await fs.cp(builtProject, project, { recursive: true, preserveTimestamps: true });
+  return { project, tree: path.join(project, 'tree') };
 }
 
 describe('a one-document edit of a packed content project', () => {
   it('rebuilds the tree a from-scratch build writes, keeping the files the edit does not touch', async () => {
-    const project = path.join(await temporaryFolder('staticmcp-content-edit-'), 'docs');
-    await contentProject(project);
-    const tree = path.join(project, 'tree');
-    await build(project, tree);
+    const { project, tree } = await copyBuiltProject('staticmcp-content-edit-');
     const resourcePacks = [...inodes(tree).keys()].filter((name) => name.startsWith('packs/resources'));
     expect(resourcePacks.length).toBeGreaterThan(1);
     const before = inodes(tree);
@@ -109,10 +142,7 @@ describe('a one-document edit of a packed content project', () => {
   });
 
   it('rebuilds that same tree after an edit when every cache of the project is damaged', async () => {
-    const project = path.join(await temporaryFolder('staticmcp-content-damaged-'), 'docs');
-    await contentProject(project);
-    const tree = path.join(project, 'tree');
-    await build(project, tree);
+    const { project, tree } = await copyBuiltProject('staticmcp-content-damaged-');
     const cache = path.join(project, '.staticmcp');
     // The pack record stays JSON but names another pack for each records digest.
     const record = JSON.parse(await fs.readFile(path.join(cache, 'packs.json'), 'utf8'));
@@ -149,10 +179,7 @@ describe('a one-document edit of a packed content project', () => {
   });
 
   it('builds again reading every document when the kept resource files name other bytes', async () => {
-    const project = path.join(await temporaryFolder('staticmcp-content-kept-'), 'docs');
-    await contentProject(project);
-    const tree = path.join(project, 'tree');
-    await build(project, tree);
+    const { project, tree } = await copyBuiltProject('staticmcp-content-kept-');
     // Two entries' digests and sizes swapped, the checksum made again: a record that reads well
     // and is wrong about two documents (the first ones written, listed inline: plain files).
     const file = path.join(project, '.staticmcp', 'resource-files.bin');
@@ -176,10 +203,7 @@ describe('a one-document edit of a packed content project', () => {
   });
 
   it('keeps the previous tree when an edit build is killed mid-way, and the next build is the fresh one', async () => {
-    const project = path.join(await temporaryFolder('staticmcp-content-killed-'), 'docs');
-    await contentProject(project);
-    const tree = path.join(project, 'tree');
-    await build(project, tree);
+    const { project, tree } = await copyBuiltProject('staticmcp-content-killed-');
     const before = await readTree(tree);
 
     await fs.appendFile(path.join(project, 'resources', 'page-42.md'), '\nAn edit: wombat.\n');

@@ -3,13 +3,16 @@
 // that header both values joined with ", " (so `/*.json` beside `/mcp.json` once gave mcp.json
 // "max-age=300, …, max-age=60", and a cache reading the first kept it five minutes). A packed
 // tree's packs are immutable; an unpacked tree's _headers has no rule for them.
+// The example is the run's one CLI build; the other trees are built in-process
+// (test/helpers/in-process-build.ts), which writes _headers as the CLI does.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseHeadersFile } from '../../src/hosts/node/http/headers-file.js';
 import { readTree } from '../helpers/files.js';
-import { buildJson } from '../helpers/cli.js';
-import { buildFixtureProject, makeProject } from '../helpers/projects.js';
+import { buildFixtureInProcess, buildInProcess } from '../helpers/in-process-build.js';
+import { builtExample } from '../helpers/example.js';
+import { makeProject } from '../helpers/projects.js';
 
 /** Each header name a path gets, with every value the matching rules give it. */
 function headersAsHostsApplyThem(headersFile: string, urlPath: string): Map<string, string[]> {
@@ -29,7 +32,7 @@ let headersFile: string;
 let paths: string[];
 
 beforeAll(async () => {
-  tree = path.join(buildFixtureProject('fixtures/example'), 'dist');
+  tree = path.join(builtExample(), 'dist');
   headersFile = readFileSync(path.join(tree, '_headers'), 'utf8');
   paths = [...(await readTree(tree)).keys()].map((file) => `/${file}`);
 });
@@ -73,7 +76,7 @@ describe('_headers of a tree with discovery files', () => {
         registryAuth: 'v=MCPv1; k=ed25519; p=O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik=',
       },
     });
-    expect((await buildJson(project)).code).toBe(0);
+    expect((await buildInProcess(project)).code).toBe(0);
     const built = path.join(project, 'dist');
     discoveryHeaders = readFileSync(path.join(built, '_headers'), 'utf8');
     discoveryPaths = [...(await readTree(built)).keys()].map((file) => `/${file}`);
@@ -113,8 +116,8 @@ describe('_headers of a packed tree (issue #24)', () => {
     });
     const packed = path.join(project, 'packed');
     const plain = path.join(project, 'plain');
-    expect((await buildJson(project, '--out', packed, '--max-call-files', '2')).code).toBe(0);
-    expect((await buildJson(project, '--out', plain, '--max-call-files', '0')).code).toBe(0);
+    expect((await buildInProcess(project, { outDir: packed, maxCallFiles: 2 })).code).toBe(0);
+    expect((await buildInProcess(project, { outDir: plain, maxCallFiles: 0 })).code).toBe(0);
     packedHeaders = readFileSync(path.join(packed, '_headers'), 'utf8');
     plainHeaders = readFileSync(path.join(plain, '_headers'), 'utf8');
     packedPaths = [...(await readTree(packed)).keys()].map((file) => `/${file}`);
@@ -148,7 +151,7 @@ describe('_headers of a tree with skills (issue #42)', () => {
   let skillsHeaders: string;
   let skillPaths: string[];
   beforeAll(async () => {
-    const built = path.join(buildFixtureProject('skills-project'), 'dist');
+    const built = path.join(await buildFixtureInProcess('skills-project'), 'dist');
     skillsHeaders = readFileSync(path.join(built, '_headers'), 'utf8');
     skillPaths = [...(await readTree(built)).keys()].map((file) => `/${file}`).filter((p) => p.startsWith('/skills/'));
   });

@@ -320,10 +320,11 @@ describe('guardrails', () => {
     // 60 resources already make a manifest over 4 KiB.
     const some = Object.fromEntries(Object.entries(files).slice(0, 60));
     const tooLarge = await makeProject({ files: some, config: { limits: { maxManifestBytes: 4096 } } });
-    const refused = await buildJson(tooLarge);
+    // In-process: a build stopped by its error prints it as the REGISTER_INVALID case above shows.
+    const refused = await buildInProcess(tooLarge);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/MANIFEST_TOO_LARGE/);
-    expect(refused.stderr).toMatch(/raise limits\.maxManifestBytes/);
+    expect(refused.error?.code).toBe('MANIFEST_TOO_LARGE');
+    expect(`${refused.error?.message} ${refused.error?.hint}`).toMatch(/raise limits\.maxManifestBytes/);
     expect(await exists(path.join(tooLarge, 'dist'))).toBe(false);
   });
 });

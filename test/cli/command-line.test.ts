@@ -1,8 +1,8 @@
 // The command line: each command's options are declared once (src/cli/commands/<name>.ts), so the
 // fast parser and yargs hand a handler the same values; help texts are snapshots; usage errors
-// exit 2 with what to do (yargs' output in-process, one of each through the CLI); every command
-// and flag the CLI suggests exists; `serve` on a terminal says what it is waiting for, and the
-// command line it prints starts a working server.
+// exit 2 with what to do (yargs' output and the commands' refusals in-process, one of each through
+// the CLI); every command and flag the CLI suggests exists; `serve` on a terminal says what it is
+// waiting for, and the command line it prints starts a working server.
 import { describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -10,7 +10,7 @@ import path from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { fingerprint } from '../helpers/files.js';
 import { buildInProcess } from '../helpers/in-process-build.js';
-import { runYargsInProcess } from '../helpers/in-process-cli.js';
+import { runRefusedInProcess, runYargsInProcess } from '../helpers/in-process-cli.js';
 import { binPath, CLI, REPO_ROOT } from '../helpers/paths.js';
 import { makeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
@@ -113,8 +113,9 @@ describe('usage errors', () => {
     const concurrency = await runCli(['dev', '.', '--concurrency', '0']);
     expect(concurrency.code).toBe(2);
     expect(concurrency.stderr).toMatch(/^staticmcp dev: --concurrency must be a whole number of at least 1\n/);
-    // Quoted as typed, by either parser.
-    const port = await runCli(['serve', '--http', '--port', '0x10']);
+    // Quoted as typed, by either parser (the fast parser's refusal in-process, as the CLI prints it).
+    const port = await runRefusedInProcess(['serve', '--http', '--port', '0x10']);
+    expect(port.code).toBe(2);
     expect(port.stderr).toMatch(/^staticmcp serve: --port 0x10 is not a port number\n/);
     // A negated flag is yargs' to read; help labels --port [number], yet the text still arrives as
     // typed. Yargs' lines in-process, as the usage errors above (the CLI hands them the same parser).
@@ -129,7 +130,7 @@ describe('usage errors', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^staticmcp serve: no-such-folder does not exist \(or is not a folder\)\n/);
     expect(missing.stderr).not.toContain('build');
-    const mergeWithoutOut = await runCli(['merge', 'part-1', 'part-2']);
+    const mergeWithoutOut = await runRefusedInProcess(['merge', 'part-1', 'part-2']);
     expect(mergeWithoutOut.code).toBe(2);
     expect(mergeWithoutOut.stderr).toMatch(/^staticmcp merge: merge needs --out, the folder of the merged tree\n/);
   });

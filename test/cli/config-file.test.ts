@@ -1,11 +1,14 @@
 // staticmcp.json through its one reader: an absolute "out" is the same folder for build, serve
 // and check; a `tools` key that names no tool is a warning at build (with the closest name) and a
 // problem under check; a broken file does not stop a running server; the published schema is the
-// one the commands validate with, and carries their defaults.
+// one the commands validate with, and carries their defaults. Build and check decide in-process
+// (the build command's buildOrReplay, check's checkSource) where only their reports are read;
+// what the commands print, and serve, run as processes.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { buildJson, runCli } from '../helpers/cli.js';
+import { checkSource } from '../../src/cli/commands/check.js';
+import { runCli } from '../helpers/cli.js';
 import { exists, readJson } from '../helpers/files.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { makeProject } from '../helpers/projects.js';
@@ -25,8 +28,8 @@ describe('an absolute "out"', () => {
   it('is used as it is by build, serve and check', async () => {
     const out = path.join(await temporaryFolder(), 'site');
     const project = await makeProject({ tools: { ok: 'ok' }, config: { out } });
-    const build = await buildJson(project);
-    expect(build.code, build.stderr).toBe(0);
+    const build = await buildInProcess(project);
+    expect(build.code, build.error?.message).toBe(0);
     expect(build.report.outDir).toBe(out);
     expect(await exists(path.join(out, 'mcp.json'))).toBe(true);
     // Not re-rooted under the project (`<project>/tmp/…/site`), which is where it used to land.
@@ -37,9 +40,11 @@ describe('an absolute "out"', () => {
     expect(textOf(await bridge.request('tools/call', { name: 'ok', arguments: {} }))).toBe('ok\n');
     expect(await bridge.close()).toBe(0);
 
-    const check = await runCli(['check', project, '--json']);
-    expect(check.code, check.stderr).toBe(0);
-    expect(JSON.parse(check.stdout)).toMatchObject({ ok: true, tree: path.relative(REPO_ROOT, out) });
+    // check, in-process from the repository root as the CLI would run there: the tree it names.
+    expect(process.cwd()).toBe(REPO_ROOT);
+    const check = await checkSource(project);
+    expect(check.report.problems).toEqual([]);
+    expect(check.name).toBe(path.relative(REPO_ROOT, out));
   });
 });
 
@@ -79,8 +84,9 @@ describe('a tools key that names no tool', () => {
       expect.stringMatching(/staticmcp\.json#\/tools\/zzzzzzzzzz$/),
     ]);
     expect(given.stderr).toMatch(/did you mean "echo-value"\?.*\n\s+what to do: rename the key/);
-    const tree = await runCli(['check', path.join(project, 'dist')]);
-    expect(tree.code, tree.stderr).toBe(0);
+    const tree = await checkSource(path.join(project, 'dist'));
+    expect(tree.report.problems).toEqual([]);
+    expect(tree.report.ok).toBe(true);
   });
 });
 

@@ -1,7 +1,9 @@
 // `staticmcp init --shards N`: a GitHub Pages workflow that builds the project as an N-job matrix
 // and merges the parts. Its steps are run here as GitHub would run them (each shard's command in
 // its own checkout, the artifacts downloaded side by side, the merge command over them), and the
-// merged tree must be the one a one-machine build writes.
+// merged tree must be the one a one-machine build writes. Init runs as a process; each `run:`
+// line is read by the CLI's own parser and run in-process (the build command's buildOrReplay,
+// merge's mergeParts): what those commands print is test/build/shards.test.ts's.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,8 +12,11 @@ import { loadCommand } from '../../src/cli/command-list.js';
 import { readArguments } from '../../src/cli/command-spec.js';
 import { exitCodeOf } from '../../src/cli/exit-codes.js';
 import { parseFast } from '../../src/cli/parse-fast.js';
+import { parseShardSpec } from '../../src/builder/shard-of-call.js';
+import { mergeParts } from '../../src/merge/merge-parts.js';
 import { deployCommandWords } from '../../src/shared/staticmcp-command.js';
-import { buildJson, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 import { readTree } from '../helpers/files.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
@@ -44,6 +49,25 @@ function cliArguments(run: string, matrixShard?: number): string[] {
   const words = run.replaceAll(MATRIX_SHARD, String(matrixShard)).split(/\s+/);
   expect(words.slice(0, 3)).toEqual(deployCommandWords());
   return words.slice(3);
+}
+
+/**
+ * A workflow line's arguments read as the CLI reads them (its fast parser, then the command's own
+ * option checks), refusing any option this test does not pass on: a new one must be tested here.
+ */
+async function readLine(
+  args: string[],
+  passedOn: readonly string[],
+): Promise<{ positionals: string[]; options: Record<string, unknown> }> {
+  const spec = (await loadCommand(args[0]))!;
+  const parsed = parseFast(spec, args.slice(1));
+  expect(parsed, args.join(' ')).not.toBeNull();
+  const read = readArguments(spec, parsed!.positionals, parsed!.found);
+  const { positionals } = read;
+  const options = read.options as Record<string, unknown>;
+  const given = Object.keys(options).filter((name) => options[name] !== undefined && options[name] !== false);
+  expect(given.filter((name) => !passedOn.includes(name))).toEqual([]);
+  return { positionals, options };
 }
 
 function stepUsing(steps: Step[], action: string): Step {
@@ -81,17 +105,29 @@ describe('staticmcp init --shards', () => {
       await fs.cp(project, checkout, { recursive: true });
       const args = cliArguments(buildRun, index);
       expect(args[0]).toBe('build');
-      const result = await runCli(args, { cwd: checkout });
-      expect(result.code, result.stderr).toBe(0);
+      // `build <project> --shard I/N --out <part>`, run in the checkout.
+      const { positionals, options } = await readLine(args, ['shard', 'out']);
+      const result = await buildInProcess(path.resolve(checkout, positionals[0] ?? '.'), {
+        shard: parseShardSpec(String(options.shard)),
+        outDir: path.resolve(checkout, String(options.out)),
+      });
+      expect(result.code, result.error?.message).toBe(0);
       const artifact = String(upload.with?.name).replaceAll(MATRIX_SHARD, String(index));
       expect(artifact).toMatch(new RegExp(`^${String(download.with?.pattern).replace('*', '.*')}$`));
       await fs.cp(path.join(checkout, String(upload.with?.path)), path.join(downloaded, artifact), { recursive: true });
     }
     const mergeArgs = cliArguments(merge.steps.find((step) => step.run)!.run!);
     expect(mergeArgs.slice(0, 2)).toEqual(['merge', `${download.with?.path}/*`]);
+    const mergeJob = path.join(work, 'merge-job');
     const parts = (await fs.readdir(downloaded)).map((name) => path.join(String(download.with?.path), name));
-    const merged = await runCli(['merge', ...parts, ...mergeArgs.slice(2)], { cwd: path.join(work, 'merge-job') });
-    expect(merged.code, merged.stderr).toBe(0);
+    // The shell expands the glob; the line is read with the parts in its place.
+    const mergeLine = await readLine(['merge', ...parts, ...mergeArgs.slice(2)], ['out']);
+    expect(mergeLine.positionals).toEqual(parts);
+    const merged = await mergeParts({
+      parts: parts.map((part) => path.resolve(mergeJob, part)),
+      outDir: path.resolve(mergeJob, String(mergeLine.options.out)),
+    });
+    expect(merged.ok).toBe(true);
     const published = path.join(
       work,
       'merge-job',
@@ -99,7 +135,7 @@ describe('staticmcp init --shards', () => {
     );
 
     const whole = path.join(work, 'whole');
-    expect((await buildJson(project, '--out', whole)).code).toBe(0);
+    expect((await buildInProcess(project, { outDir: whole })).code).toBe(0);
     const [wholeTree, publishedTree] = await Promise.all([readTree(whole), readTree(published)]);
     expect([...publishedTree.keys()]).toEqual([...wholeTree.keys()]);
     for (const [file, bytes] of wholeTree) expect(publishedTree.get(file)?.equals(bytes), file).toBe(true);

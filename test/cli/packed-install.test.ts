@@ -52,6 +52,18 @@ describe('the packed package, installed globally', () => {
   let prefix = '';
   let work = '';
   let installOutput = '';
+  let starter: Promise<string> | undefined;
+
+  /** `init` of the starter project by the installed bin, once for the tests that read what it wrote. */
+  function initStarter(): Promise<string> {
+    starter ??= (async () => {
+      const project = path.join(work, 'starter');
+      const init = await run(bin, ['init', project], work);
+      expect(init.code, init.stderr).toBe(0);
+      return project;
+    })();
+    return starter;
+  }
 
   beforeAll(async () => {
     work = await temporaryFolder('staticmcp-packed-');
@@ -137,9 +149,7 @@ describe('the packed package, installed globally', () => {
   it('creates a starter project with init (its tool executable), builds it, checks the tree and serves it over stdio', async () => {
     // The starter, not fixtures/example: the installed package is what is tested, and the
     // starter's one tool runs a handful of scripts where the example's run over a hundred.
-    const project = path.join(work, 'starter');
-    const init = await run(bin, ['init', project], work);
-    expect(init.code, init.stderr).toBe(0);
+    const project = await initStarter();
     expect((await fs.stat(path.join(project, 'tools', 'hello'))).mode & 0o111).not.toBe(0);
     await expect(fs.access(path.join(project, '.gitignore'))).resolves.toBeUndefined();
     const build = await run(bin, ['build', project], work);
@@ -166,9 +176,8 @@ describe('the packed package, installed globally', () => {
   });
 
   it("packs itself for a project's deploy files exactly as npm pack packs it", async () => {
-    const starter = path.join(work, 'packed-by-init');
-    const init = await run(bin, ['init', starter], work);
-    expect(init.code, init.stderr).toBe(0);
+    // The tarball the starter's init packed (the test above builds in that project: deploy/ is init's alone).
+    const starter = await initStarter();
     const copy = path.join(starter, 'deploy', path.basename(tarball));
     const listing = await run('tar', ['-tzvf', copy], work);
     expect(listing.code, listing.stderr).toBe(0);

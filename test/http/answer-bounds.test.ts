@@ -1,8 +1,12 @@
 // Answers bounded before they are built (issue 37, row 4 and the arguments item), on a real
-// `serve --http` whose peak memory is read from /proc/<pid>/status: a batch of 100 reads of a 6 MB
-// resource reads only what fits the answer cap (the rest refused from their size, unread) and costs
-// the server a small multiple of the cap while a ping is answered; a resource larger than the cap
-// is refused from its size alone; a 2,000,000-element argument is refused before anything walks it.
+// `serve --http` whose peak memory is read from /proc/<pid>/status: a batch of 100 reads of a
+// resource of 3/16 of the answer cap reads only what fits the cap (the rest refused from their
+// size, unread) and costs the server a small multiple of the cap while a ping is answered; a
+// resource larger than the cap is refused from its size alone; a 2,000,000-element argument is
+// refused before anything walks it. The cap is lowered from its 32 MiB default to 8 MiB through
+// STATICMCP_HTTP_MAX_ANSWER_BYTES, and the resource and the memory bound with it (the ratios of
+// the issue's 6 MB resource and 300 MB bound to the default cap), so the batch moves a quarter of
+// the bytes.
 // (On 96d143f the batch peaked near 1.3 GB with the ping waiting out the whole batch, the large
 // resource was sent whole, and the argument held the server for seconds.) The resources are written
 // at test time into a temporary tree, never committed.
@@ -13,14 +17,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpServe, openSession, post } from '../helpers/http-serve.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
-/** The issue's bound for the batch: what the server may hold above its rest, in MB. */
-const PEAK_ABOVE_REST_MB = 300;
+const CAP_BYTES = 8 * 1024 * 1024;
+/** The issue's bound for the batch, 300 MB over a 32 MiB cap, scaled to this cap: what the server may hold above its rest. */
+const PEAK_ABOVE_REST_MB = (300 * CAP_BYTES) / (32 * 1024 * 1024);
+/** The issue's 6 MB resource, scaled to this cap: 5 of them fit one answer, the sixth does not. */
+const RESOURCE_BYTES = (6 * CAP_BYTES) / 32;
+/** Larger than the cap by 1 MiB, and more than the memory bound of the test that asks for it. */
+const HUGE_BYTES = 33 * 1024 * 1024;
 /**
  * "Answered, not blocked" for a ping sent meanwhile: the issue's 2 s, with room for a suite
  * sharing two cores with other work (at a load of 20 the unchanged code kept the ping 60 s).
  */
 const PROBE_BOUND_MS = 5000;
-const CAP_BYTES = 32 * 1024 * 1024;
 const BATCH_VERSION = '2025-03-26';
 
 let serve: HttpServe;
@@ -46,17 +54,17 @@ beforeAll(async () => {
           inputSchema: { type: 'object', properties: { numbers: { type: 'array', items: { type: 'number' } } } },
         },
       ],
-      resources: [await resource('six', 6 * 1024 * 1024), await resource('huge', CAP_BYTES + 1024 * 1024)],
+      resources: [await resource('slice', RESOURCE_BYTES), await resource('huge', HUGE_BYTES)],
       resourceTemplates: [],
       prompts: [],
     },
   };
   writeFileSync(path.join(tree, 'mcp.json'), JSON.stringify(manifest));
-  serve = await HttpServe.start([tree]);
+  serve = await HttpServe.start([tree], 20_000, { STATICMCP_HTTP_MAX_ANSWER_BYTES: String(CAP_BYTES) });
   const session = await openSession(serve.port, BATCH_VERSION);
   headers = { 'mcp-session-id': session, 'mcp-protocol-version': BATCH_VERSION };
   // Warm: the handlers and one whole read are loaded before the rest is measured.
-  const warm = await post(serve.port, request('resources/read', { uri: 'big://six' }), headers);
+  const warm = await post(serve.port, request('resources/read', { uri: 'big://slice' }), headers);
   expect(warm.status).toBe(200);
 });
 
@@ -111,21 +119,23 @@ interface Entry {
 }
 
 describe('answers bounded before they are built', () => {
-  it('a batch of 100 reads of a 6 MB resource reads what fits, refuses the rest unread, and a ping is answered', async () => {
-    const batch = Array.from({ length: 100 }, () => request('resources/read', { uri: 'big://six' }));
+  it('a batch of 100 reads of a resource of 3/16 of the cap reads what fits, refuses the rest unread, and a ping is answered', async () => {
+    const batch = Array.from({ length: 100 }, () => request('resources/read', { uri: 'big://slice' }));
     const { answer, probeMs, aboveRestMb } = await attack(JSON.stringify(batch));
     const entries = answer as Entry[];
     expect(entries).toHaveLength(100);
     const answered = entries.filter((entry) => entry.result);
     expect(answered.length).toBeGreaterThanOrEqual(4);
     expect(answered.length).toBeLessThanOrEqual(5);
-    for (const entry of answered) expect(entry.result?.contents[0]?.text.length).toBe(6 * 1024 * 1024);
+    for (const entry of answered) expect(entry.result?.contents[0]?.text.length).toBe(RESOURCE_BYTES);
     const refused = entries.filter((entry) => entry.error);
     expect(refused).toHaveLength(100 - answered.length);
     for (const entry of refused) {
       expect(entry.error?.code).toBe(-32000);
       expect(entry.error?.message).toMatch(
-        /^Answer too large: the resource big:\/\/six is \d+ bytes, more than the \d+ bytes left of the 33554432 this server sends for one batch; it was not read/,
+        new RegExp(
+          `^Answer too large: the resource big://slice is \\d+ bytes, more than the \\d+ bytes left of the ${CAP_BYTES} this server sends for one batch; it was not read`,
+        ),
       );
     }
     expect(new Set(entries.map((entry) => entry.id)).size).toBe(100);
@@ -141,7 +151,9 @@ describe('answers bounded before they are built', () => {
       error: {
         code: -32000,
         message: expect.stringMatching(
-          /^Answer too large: the resource big:\/\/huge is 34603\d{3} bytes, more than the 33554432 bytes this server sends in one answer; it was not read\./,
+          new RegExp(
+            `^Answer too large: the resource big://huge is 34603\\d{3} bytes, more than the ${CAP_BYTES} bytes this server sends in one answer; it was not read\\.`,
+          ),
         ),
       },
     });
@@ -150,14 +162,14 @@ describe('answers bounded before they are built', () => {
     expect(aboveRestMb).toBeLessThan(30);
     const batch = await post(
       serve.port,
-      [request('resources/read', { uri: 'big://huge' }), request('resources/read', { uri: 'big://six' })],
+      [request('resources/read', { uri: 'big://huge' }), request('resources/read', { uri: 'big://slice' })],
       headers,
     );
-    const [huge, six] = JSON.parse(batch.text) as Entry[];
+    const [huge, slice] = JSON.parse(batch.text) as Entry[];
     expect(huge?.error?.message).toMatch(
-      /big:\/\/huge is \d+ bytes, more than the 33554432 bytes this server sends in one answer/,
+      new RegExp(`big://huge is \\d+ bytes, more than the ${CAP_BYTES} bytes this server sends in one answer`),
     );
-    expect(six?.result?.contents[0]?.text.length).toBe(6 * 1024 * 1024);
+    expect(slice?.result?.contents[0]?.text.length).toBe(RESOURCE_BYTES);
   });
 
   it('a 2,000,000-element array argument is refused at once with -32602, and a ping is answered', async () => {

@@ -4,11 +4,12 @@
 // is refused, a stream nobody reads drops notifications but keeps the result, and a server that is
 // made to end (SIGHUP), over HTTP or stdio, takes its live scripts with it and exits. Caps are lowered through the STATICMCP_HTTP_*
 // variables so no test needs gigabytes. Throughout, a probe client on its own session is answered
-// within 5 s (answered, not blocked: the normal answer takes milliseconds).
+// within 5 s (answered, not blocked: the normal answer takes milliseconds). The refusals that
+// leave the server as it was share one server, its caps lowered together.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HttpServe, openSession, post, sseMessages } from '../helpers/http-serve.js';
 import { isAlive, waitUntil } from '../helpers/processes.js';
 import { writeProject } from '../helpers/projects.js';
@@ -53,6 +54,23 @@ beforeAll(async () => {
 
 afterEach(async () => {
   await Promise.all(started.splice(0).map((serve) => serve.stop()));
+});
+
+/** The caps of the shared server: a batch of 10 within the length cap, 3 big reads past the byte cap. */
+const SHARED_ENV = {
+  STATICMCP_HTTP_MAX_BATCH_LENGTH: '10',
+  STATICMCP_HTTP_MAX_ANSWER_BYTES: String(3 * RESOURCE_BYTES),
+};
+let shared: Promise<HttpServe> | undefined;
+
+/** The server of the tests whose requests are refused or answered, leaving it as it was. */
+function sharedServe(): Promise<HttpServe> {
+  shared ??= HttpServe.start(['--live', project], 20_000, SHARED_ENV);
+  return shared;
+}
+
+afterAll(async () => {
+  await (await shared)?.stop();
 });
 
 async function startServe(env: Record<string, string> = {}): Promise<HttpServe> {
@@ -132,7 +150,7 @@ async function postWithoutReading(port: number, session: string, body: unknown, 
 
 describe('serve --http under one hostile request', () => {
   it('refuses a batch longer than the cap whole, before any live script starts', async () => {
-    const serve = await startServe({ STATICMCP_HTTP_MAX_BATCH_LENGTH: '5' });
+    const serve = await sharedServe();
     const probe = startProbe(serve.port);
     const session = await openSession(serve.port, VERSION);
     const batch = Array.from({ length: 50 }, (_, id) => ({
@@ -145,7 +163,7 @@ describe('serve --http under one hostile request', () => {
     expect(answer.json().error).toEqual({
       code: -32600,
       message:
-        'Invalid request: the batch holds 50 messages, more than the 5 this server answers in one batch; send them in smaller batches',
+        'Invalid request: the batch holds 50 messages, more than the 10 this server answers in one batch; send them in smaller batches',
     });
     // A batch within the cap is answered as before (and its one call runs once).
     const small = await post(serve.port, batch.slice(0, 1), headersOf(session));
@@ -155,7 +173,7 @@ describe('serve --http under one hostile request', () => {
   });
 
   it("answers a batch's requests past the byte cap with an error each, and keeps serving", async () => {
-    const serve = await startServe({ STATICMCP_HTTP_MAX_ANSWER_BYTES: String(3 * RESOURCE_BYTES) });
+    const serve = await sharedServe();
     const probe = startProbe(serve.port);
     const session = await openSession(serve.port, VERSION);
     const answer = await post(
@@ -200,7 +218,9 @@ describe('serve --http under one hostile request', () => {
   });
 
   it('refuses a progressToken longer than the cap with -32602, and runs nothing for it', async () => {
-    const serve = await startServe();
+    const serve = await sharedServe();
+    const runsLog = path.join(project, 'runs.log');
+    const runsBefore = existsSync(runsLog) ? readFileSync(runsLog, 'utf8') : '';
     const probe = startProbe(serve.port);
     const session = await openSession(serve.port, VERSION);
     const answer = await post(
@@ -219,6 +239,7 @@ describe('serve --http under one hostile request', () => {
       message:
         'Invalid params: _meta.progressToken is 1048576 characters long, more than the 256 this server copies into progress notifications; use a shorter token',
     });
+    expect(existsSync(runsLog) ? readFileSync(runsLog, 'utf8') : '').toBe(runsBefore);
     await expectProbeAnswered(probe);
   });
 
