@@ -61,6 +61,21 @@ describe('the code cache of the CLI bundle', () => {
     }
   });
 
+  it('ignores a cache file with one byte changed, wherever it is', () => {
+    const folder = temporaryFolderSync('staticmcp-code-cache-');
+    const cacheFile = cacheFileFor(folder, 'key');
+    runScript(folder, SOURCE, cacheFile);
+    const good = readFileSync(cacheFile);
+    // Header bytes and payload bytes in every lane of the checksum, and the last one.
+    const positions = [4, 8, ...Array.from({ length: 40 }, (_, index) => 16 + index * 3), good.byteLength - 1];
+    for (const position of positions) {
+      const damaged = Buffer.from(good);
+      damaged[position] = (damaged[position] ?? 0) ^ 0x01;
+      writeFileSync(cacheFile, damaged);
+      expect(readCacheFile(cacheFile), `byte ${position} changed`).toBeUndefined();
+    }
+  });
+
   it('does not read a cache file that others may write, and replaces it with one only its user can', () => {
     const folder = temporaryFolderSync('staticmcp-code-cache-');
     const cacheFile = cacheFileFor(folder, 'key');

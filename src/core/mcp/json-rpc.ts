@@ -62,13 +62,28 @@ export const MAX_MESSAGE_NESTING = 128;
 
 /** True when `value` nests arrays and objects deeper than `limit`; no recursion, stops early. */
 export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const pending: [unknown, number][] = [[value, 1]];
-  while (pending.length > 0) {
-    const [item, depth] = pending.pop()!;
+  // Two stacks side by side, not a pair per value: this walk runs over every message.
+  const items: unknown[] = [value];
+  const depths: number[] = [1];
+  while (items.length > 0) {
+    const item = items.pop();
+    const depth = depths.pop() as number;
     if (item === null || typeof item !== 'object') continue;
     if (depth > limit) return true;
-    for (const child of Array.isArray(item) ? item : Object.values(item)) {
-      if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+    if (Array.isArray(item)) {
+      for (const child of item) {
+        if (child === null || typeof child !== 'object') continue;
+        items.push(child);
+        depths.push(depth + 1);
+      }
+      continue;
+    }
+    for (const key in item) {
+      if (!Object.hasOwn(item, key)) continue;
+      const child = (item as Record<string, unknown>)[key];
+      if (child === null || typeof child !== 'object') continue;
+      items.push(child);
+      depths.push(depth + 1);
     }
   }
   return false;
@@ -91,15 +106,32 @@ export const DEFAULT_MAX_MESSAGE_VALUES = 100_000;
  */
 export function holdsMoreValuesThan(value: unknown, limit: number): boolean {
   let count = 0;
-  const pending: [unknown, number][] = [[value, 1]];
-  while (pending.length > 0) {
-    const [item, depth] = pending.pop()!;
+  const items: unknown[] = [value];
+  const depths: number[] = [1];
+  while (items.length > 0) {
+    const item = items.pop();
+    const depth = depths.pop() as number;
     if (item === null || typeof item !== 'object') continue;
     if (depth > MAX_MESSAGE_NESTING + 1) return false;
-    const children = Array.isArray(item) ? item : Object.values(item);
-    count += children.length;
-    if (count > limit) return true;
-    for (const child of children) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+    if (Array.isArray(item)) {
+      count += item.length;
+      if (count > limit) return true;
+      for (const child of item) {
+        if (child === null || typeof child !== 'object') continue;
+        items.push(child);
+        depths.push(depth + 1);
+      }
+      continue;
+    }
+    for (const key in item) {
+      if (!Object.hasOwn(item, key)) continue;
+      count += 1;
+      if (count > limit) return true;
+      const child = (item as Record<string, unknown>)[key];
+      if (child === null || typeof child !== 'object') continue;
+      items.push(child);
+      depths.push(depth + 1);
+    }
   }
   return false;
 }

@@ -18,11 +18,15 @@ interface FileAnswered {
   file: unknown;
 }
 
-const filesAnswered = new WeakMap<object, FileAnswered>();
+/**
+ * Where a result object carries its FileAnswered: a symbol key, which JSON leaves out. Not a
+ * WeakMap: one entry per answered call made every garbage collection walk a table of dead keys.
+ */
+const FILE_ANSWERED = Symbol('staticmcp.fileAnswered');
 
 /** Marks `result` as the answer of the precomputed file at `path`, as the reader gave it (tool-calls.ts). */
 export function markPrecomputed<T extends object>(result: T, path: string, file: unknown): T {
-  filesAnswered.set(result, { path, file });
+  (result as { [FILE_ANSWERED]?: FileAnswered })[FILE_ANSWERED] = { path, file };
   return result;
 }
 
@@ -72,7 +76,10 @@ export class PrecomputedAnswers {
   }
 
   private keep(key: string, server: ServerContext, version: ProtocolVersion | undefined, result: unknown): void {
-    const answered = typeof result === 'object' && result !== null ? filesAnswered.get(result) : undefined;
+    const answered =
+      typeof result === 'object' && result !== null
+        ? (result as { [FILE_ANSWERED]?: FileAnswered })[FILE_ANSWERED]
+        : undefined;
     const { reader } = server;
     // Not (or no longer) held by the reader: nothing would tell this answer is still the file's.
     if (answered === undefined || reader.source.revalidateAfterMs !== undefined) return;

@@ -81,6 +81,10 @@ export const listTools = listHandler(
 /** The declared arguments only (a schema without properties keeps everything). */
 function declaredOnly(tool: TreeTool, args: JsonObject): JsonObject {
   if (tool.declaredParameters.length === 0 && !tool.extension) return args;
+  // Usually every argument is declared: then the same object, not a copy.
+  let undeclared = false;
+  for (const name in args) undeclared ||= !tool.declaredParameters.includes(name);
+  if (!undeclared) return args;
   return Object.fromEntries(Object.entries(args).filter(([name]) => tool.declaredParameters.includes(name)));
 }
 

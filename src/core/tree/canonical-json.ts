@@ -60,5 +60,42 @@ function fitsInCharacters(value: object, maxCharacters: number): boolean {
 
 /** True when two JSON values are the same data (key order ignored). */
 export function sameJson(left: unknown, right: unknown): boolean {
-  return canonicalJson(left) === canonicalJson(right);
+  return compareJson(left, right) ?? canonicalJson(left) === canonicalJson(right);
+}
+
+/**
+ * canonicalJson(left) === canonicalJson(right), told without writing either out (a call's
+ * arguments are compared with its file's at every new call), for plain JSON data: strings,
+ * booleans, finite numbers, null, arrays and objects of them. Undefined where a value is anything
+ * else (undefined, NaN, a function: written as null), which sameJson then compares as text.
+ */
+function compareJson(left: unknown, right: unknown): boolean | undefined {
+  if (left === right) return true;
+  if (!isPlainJson(left) || !isPlainJson(right)) return undefined;
+  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
+  if (Array.isArray(left) || Array.isArray(right)) {
+    if (!Array.isArray(left) || !Array.isArray(right) || left.length !== right.length) return false;
+    for (let index = 0; index < left.length; index += 1) {
+      const same = compareJson(left[index], right[index]);
+      if (same !== true) return same;
+    }
+    return true;
+  }
+  const leftObject = left as Record<string, unknown>;
+  const rightObject = right as Record<string, unknown>;
+  let count = 0;
+  for (const key in leftObject) {
+    if (!Object.hasOwn(leftObject, key) || leftObject[key] === undefined) continue;
+    count += 1;
+    if (!Object.hasOwn(rightObject, key)) return false;
+    const same = compareJson(leftObject[key], rightObject[key]);
+    if (same !== true) return same;
+  }
+  for (const key in rightObject) if (Object.hasOwn(rightObject, key) && rightObject[key] !== undefined) count -= 1;
+  return count === 0;
+}
+
+function isPlainJson(value: unknown): boolean {
+  const type = typeof value;
+  return type === 'string' || type === 'boolean' || type === 'object' || (type === 'number' && Number.isFinite(value));
 }

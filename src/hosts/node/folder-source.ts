@@ -5,14 +5,21 @@
 // never blocking: a file is opened without waiting (O_NONBLOCK) and read only when it is a regular
 // file, since reading a named pipe in the tree would wait for a writer and freeze every client.
 // A call's file is sized (to claim room in the answer) and then read: the size is taken from the
-// opened file, which the read that follows uses, so a new call resolves its path (one readlink
-// per path segment) and stats it once, not twice.
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+// opened file, which the read that follows uses, so a new call opens and stats it once, not twice.
+// Confinement is checked on the file actually opened, where the system can say which it is (Linux:
+// /proc/self/fd): the plain path is opened without following a final link, and kept only when the
+// opened file's own path is that same path, so no link was followed on the way and nothing swapped
+// in between can lead outside. Any other case (a link anywhere on the way, no /proc) resolves the
+// path first (one readlink per segment) and opens what it resolved to, as before.
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { ReadOutcome, TreeSource } from '../../core/tree/tree-source.js';
 
 /** The real path is already resolved: a link put there since is refused (ELOOP), not followed. */
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
+
+/** Where an open descriptor's path can be read back (a link to the file it holds). */
+const DESCRIPTOR_LINKS = '/proc/self/fd/';
 
 /** A file sizeOf opened, kept for the read of the same path that normally follows at once. */
 interface OpenedFile {
@@ -24,6 +31,8 @@ interface OpenedFile {
 export class FolderSource implements TreeSource {
   readonly revalidateAfterMs = undefined;
   private realRoot: string | undefined;
+  /** False once reading a descriptor's path back failed (no /proc): every open then resolves first. */
+  private descriptorLinks = process.platform === 'linux';
   /** At most one: another sizeOf, a read, or close() closes it (a size refused by the answer's room is never read). */
   private opened: OpenedFile | undefined;
 
@@ -37,9 +46,8 @@ export class FolderSource implements TreeSource {
     this.closeOpened();
     let descriptor: number | undefined;
     try {
-      const realFile = this.realPathOf(relativePath);
-      if (realFile === undefined) return undefined;
-      descriptor = openSync(realFile, OPEN_FLAGS);
+      descriptor = this.openInside(relativePath);
+      if (descriptor === undefined) return undefined;
       const stats = fstatSync(descriptor);
       if (!stats.isFile()) return undefined;
       this.opened = { relativePath, descriptor, size: stats.size };
@@ -67,16 +75,16 @@ export class FolderSource implements TreeSource {
     }
     // Outside the try: a tree folder that is gone is an error, not a missing file.
     this.realRoot ??= realpathSync.native(this.root);
-    let realFile: string | undefined;
+    let fd: number | undefined;
     try {
-      realFile = this.realPathOf(relativePath);
+      fd = this.openInside(relativePath);
     } catch (error) {
       if (isMissingError(error)) return { status: 'missing' };
+      if ((error as NodeJS.ErrnoException).syscall !== 'realpath') return readFailure(relativePath, error);
       throw new Error(`${relativePath} cannot be opened (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
-    if (realFile === undefined) return { status: 'missing' };
+    if (fd === undefined) return { status: 'missing' };
     try {
-      const fd = openSync(realFile, OPEN_FLAGS);
       try {
         const stats = fstatSync(fd);
         if (stats.isDirectory()) return { status: 'missing' };
@@ -107,11 +115,35 @@ export class FolderSource implements TreeSource {
     } catch {}
   }
 
-  /** The real path of a tree file, or undefined when it resolves outside the tree; throws like realpath. */
-  private realPathOf(relativePath: string): string | undefined {
+  /**
+   * A descriptor of the tree file at `relativePath`, or undefined when it resolves outside the
+   * tree; throws like realpath and open (a missing file: ENOENT or ENOTDIR).
+   */
+  private openInside(relativePath: string): number | undefined {
     this.realRoot ??= realpathSync.native(this.root);
+    if (this.descriptorLinks) {
+      const plain = `${this.realRoot}/${relativePath}`;
+      let descriptor: number;
+      try {
+        descriptor = openSync(plain, OPEN_FLAGS);
+      } catch (error) {
+        // Missing whichever way it is looked up (a link on the way resolves to the same miss).
+        if (isMissingError(error)) throw error;
+        descriptor = -1;
+      }
+      if (descriptor >= 0) {
+        let opened: string | undefined;
+        try {
+          opened = readlinkSync(`${DESCRIPTOR_LINKS}${descriptor}`);
+        } catch {
+          this.descriptorLinks = false;
+        }
+        if (opened === plain) return descriptor;
+        closeSync(descriptor);
+      }
+    }
     const realFile = realpathSync.native(path.join(this.realRoot, ...relativePath.split('/')));
-    return realFile.startsWith(`${this.realRoot}${path.sep}`) ? realFile : undefined;
+    return realFile.startsWith(`${this.realRoot}${path.sep}`) ? openSync(realFile, OPEN_FLAGS) : undefined;
   }
 }
 

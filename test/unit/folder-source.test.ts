@@ -1,0 +1,76 @@
+// What a tree in a folder gives a reader (folder-source.ts), against real folders and links: a file
+// inside, also through links that stay inside (and a tree folder given through a link); never a file a link leads to outside the tree, be
+// the link the file itself or a folder on the way, and whether it was there from the start or put
+// there after the file was first read; sizes from the same open as the read.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FolderSource } from '../../src/hosts/node/folder-source.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
+
+/** A tree folder with tools/a/1.json, and a folder outside it with the same layout and a secret. */
+async function writeTreeAndOutside(): Promise<{ tree: string; outside: string }> {
+  const base = await temporaryFolder('staticmcp-folder-source-');
+  const tree = path.join(base, 'tree');
+  const outside = path.join(base, 'outside');
+  await fs.mkdir(path.join(tree, 'tools', 'a'), { recursive: true });
+  await fs.mkdir(path.join(outside, 'a'), { recursive: true });
+  await fs.writeFile(path.join(tree, 'tools', 'a', '1.json'), '{"inside":1}');
+  await fs.writeFile(path.join(outside, 'a', '1.json'), '{"secret":1}');
+  await fs.writeFile(path.join(outside, 'secret.json'), '{"secret":2}');
+  return { tree, outside };
+}
+
+describe('FolderSource', () => {
+  it('reads a file inside the tree, sized from the same open', async () => {
+    const { tree } = await writeTreeAndOutside();
+    const source = new FolderSource(tree, 'tree');
+    expect(await source.sizeOf('tools/a/1.json')).toBe(12);
+    expect(await source.read('tools/a/1.json')).toEqual({ status: 'ok', text: '{"inside":1}' });
+    expect(await source.read('tools/a/2.json')).toEqual({ status: 'missing' });
+    expect(await source.sizeOf('tools/a/2.json')).toBeUndefined();
+    expect(await source.read('tools/a/1.json/x')).toEqual({ status: 'missing' });
+    source.close();
+  });
+
+  it('follows links that stay inside the tree, a file link and a folder link', async () => {
+    const { tree } = await writeTreeAndOutside();
+    await fs.symlink(path.join(tree, 'tools', 'a', '1.json'), path.join(tree, 'tools', 'a', 'same.json'));
+    await fs.symlink(path.join(tree, 'tools', 'a'), path.join(tree, 'tools', 'b'));
+    const source = new FolderSource(tree, 'tree');
+    expect(await source.read('tools/a/same.json')).toEqual({ status: 'ok', text: '{"inside":1}' });
+    expect(await source.sizeOf('tools/b/1.json')).toBe(12);
+    expect(await source.read('tools/b/1.json')).toEqual({ status: 'ok', text: '{"inside":1}' });
+    source.close();
+    // The tree's folder given through a link.
+    const linked = `${tree}-link`;
+    await fs.symlink(tree, linked);
+    const throughLink = new FolderSource(linked, 'tree');
+    expect(await throughLink.read('tools/a/1.json')).toEqual({ status: 'ok', text: '{"inside":1}' });
+    throughLink.close();
+  });
+
+  it('reads a link leading outside as missing, a file link or a folder on the way', async () => {
+    const { tree, outside } = await writeTreeAndOutside();
+    await fs.symlink(path.join(outside, 'secret.json'), path.join(tree, 'tools', 'a', 'leak.json'));
+    await fs.symlink(outside, path.join(tree, 'tools', 'out'));
+    const source = new FolderSource(tree, 'tree');
+    expect(await source.sizeOf('tools/a/leak.json')).toBeUndefined();
+    expect(await source.read('tools/a/leak.json')).toEqual({ status: 'missing' });
+    expect(await source.sizeOf('tools/out/a/1.json')).toBeUndefined();
+    expect(await source.read('tools/out/a/1.json')).toEqual({ status: 'missing' });
+    source.close();
+  });
+
+  it('never follows a folder swapped for a link outside after a file in it was read', async () => {
+    const { tree, outside } = await writeTreeAndOutside();
+    const source = new FolderSource(tree, 'tree');
+    expect(await source.read('tools/a/1.json')).toEqual({ status: 'ok', text: '{"inside":1}' });
+    await fs.rm(path.join(tree, 'tools'), { recursive: true });
+    await fs.symlink(outside, path.join(tree, 'tools'));
+    expect(await source.sizeOf('a/1.json')).toBeUndefined();
+    expect(await source.sizeOf('tools/a/1.json')).toBeUndefined();
+    expect(await source.read('tools/a/1.json')).toEqual({ status: 'missing' });
+    source.close();
+  });
+});
