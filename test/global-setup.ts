@@ -16,7 +16,7 @@
 // test that changes it), instead of once in every file that needs it. Both tiers' setups run in
 // the same vitest process, one after the other and before any test starts: the second reuses the
 // first's compile and example (neither changes during a run), and the last teardown removes them.
-// For the runtimes tier it first installs tools/runtimes when it is missing
+// For the runtimes tier it installs tools/runtimes when it is missing, beside the compile
 // (test/helpers/runtime-tools.ts), and serves the host runtimes started once per run over that
 // example (test/shared-hosts.ts).
 import { execFile } from 'node:child_process';
@@ -101,11 +101,16 @@ function runNode(args: string[], cwd: string): Promise<unknown> {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  if (project.name === 'runtimes') installRuntimeTools();
   const root = fileURLToPath(new URL('..', import.meta.url));
   const shared = globalThis as WithCompiled;
   shared[SHARED] ??= compileOnce(root);
-  const compiled = await shared[SHARED];
+  // A missing tools/runtimes installs (a minute, mostly network) while src/ compiles.
+  const [tools, compiling] = await Promise.allSettled([
+    project.name === 'runtimes' ? installRuntimeTools() : undefined,
+    shared[SHARED],
+  ]);
+  if (compiling.status === 'rejected') throw compiling.reason;
+  const compiled = compiling.value;
   compiled.users += 1;
   const release = (): void => {
     compiled.users -= 1;
@@ -113,6 +118,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     compiled.remove();
     delete shared[SHARED];
   };
+  if (tools.status === 'rejected') {
+    release();
+    throw tools.reason;
+  }
   project.provide('cli', compiled.cli);
   project.provide('builtExample', compiled.example);
   let sharedHosts: SharedHostsServer | undefined;
