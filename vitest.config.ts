@@ -28,7 +28,10 @@ export default defineConfig({
       // change, so they share workers too: an isolated worker per file re-imports vitest and the
       // helpers for each of them.
       defineTier('cli', ['test/global-setup.ts'], false),
-      defineTier('runtimes', ['test/global-setup.ts']),
+      // Its files start runtimes and clients and, like cli's, mock nothing and stop what they
+      // start, so they share workers too: a worker per file re-imported vitest, the SDK and
+      // miniflare for each, about a second of CPU a file.
+      defineTier('runtimes', ['test/global-setup.ts'], false),
     ],
     // Removes the temporary folders the test helpers made, after each test file.
     setupFiles: ['test/helpers/remove-temp-folders.setup.ts', 'test/helpers/cpu-log.setup.ts'],

@@ -16,14 +16,15 @@
 // test that changes it), instead of once in every file that needs it. Both tiers' setups run in
 // the same vitest process, one after the other and before any test starts: the second reuses the
 // first's compile and example (neither changes during a run), and the last teardown removes them.
-// For the runtimes tier it first installs tools/runtimes when it is missing
+// For the runtimes tier it installs tools/runtimes when it is missing, beside the compile
 // (test/helpers/runtime-tools.ts), and serves the host runtimes started once per run over that
 // example (test/shared-hosts.ts).
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { compileSources } from '../scripts/compile-src.mjs';
 import { installRuntimeTools } from './helpers/runtime-tools.js';
@@ -50,30 +51,29 @@ interface Compiled {
 
 // On globalThis, not in a module variable: each project may load this file as a module of its own.
 const SHARED = Symbol.for('staticmcp.test.compiled');
-type WithCompiled = typeof globalThis & { [SHARED]?: Compiled };
+type WithCompiled = typeof globalThis & { [SHARED]?: Promise<Compiled> };
 
 /** Compiles src/ into `.test-dist-<pid>/` and builds fixtures/example with it. */
-function compileOnce(root: string): Compiled {
+async function compileOnce(root: string): Promise<Compiled> {
   // A direct child of the repository, like dist/, so `../package.json` and `../../templates` resolve.
   const outDir = path.join(root, `.test-dist-${process.pid}`);
   try {
     compileSources(outDir);
-    for (const script of [
-      'scripts/bundle-edge-worker.mjs',
-      'scripts/bundle-page.mjs',
-      'scripts/compile-validators.mjs',
-      'scripts/bundle-cli.mjs',
-    ]) {
-      execFileSync(process.execPath, [path.join(root, script), outDir], {
-        cwd: root,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-    }
+    // Each script bundles from src/ on its own: side by side, the setup takes about as long as
+    // the longest of them instead of their sum (most of each is starting node and esbuild).
+    await Promise.all(
+      [
+        'scripts/bundle-edge-worker.mjs',
+        'scripts/bundle-page.mjs',
+        'scripts/compile-validators.mjs',
+        'scripts/bundle-cli.mjs',
+      ].map((script) => runNode([path.join(root, script), outDir], root)),
+    );
   } catch (error) {
     rmSync(outDir, { recursive: true, force: true });
-    const { stdout, stderr, message } = error as { stdout?: Buffer; stderr?: Buffer; message?: string };
+    const { stdout, stderr, message } = error as { stdout?: string; stderr?: string; message?: string };
     throw new Error(
-      `compiling src/ for the integration tests failed:\n${message ?? ''}\n${stdout?.toString() ?? ''}${stderr?.toString() ?? ''}`,
+      `compiling src/ for the integration tests failed:\n${message ?? ''}\n${stdout ?? ''}${stderr ?? ''}`,
     );
   }
   const cli = path.join(outDir, 'cli', 'main.js');
@@ -85,22 +85,32 @@ function compileOnce(root: string): Compiled {
   };
   try {
     cpSync(path.join(root, 'fixtures', 'example'), example, { recursive: true });
-    execFileSync(process.execPath, [cli, 'build', example], { stdio: ['ignore', 'ignore', 'pipe'] });
+    await runNode([cli, 'build', example], root);
   } catch (error) {
     remove();
     throw new Error(
-      `building fixtures/example for the tests failed:\n${(error as { stderr?: Buffer }).stderr ?? error}`,
+      `building fixtures/example for the tests failed:\n${(error as { stderr?: string }).stderr ?? error}`,
     );
   }
   return { cli, example, users: 0, remove };
 }
 
+/** Runs `node <args>` in `cwd`; rejects with its output when it fails. */
+function runNode(args: string[], cwd: string): Promise<unknown> {
+  return promisify(execFile)(process.execPath, args, { cwd, maxBuffer: 64 * 1024 * 1024 });
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  if (project.name === 'runtimes') installRuntimeTools();
   const root = fileURLToPath(new URL('..', import.meta.url));
   const shared = globalThis as WithCompiled;
   shared[SHARED] ??= compileOnce(root);
-  const compiled = shared[SHARED];
+  // A missing tools/runtimes installs (a minute, mostly network) while src/ compiles.
+  const [tools, compiling] = await Promise.allSettled([
+    project.name === 'runtimes' ? installRuntimeTools() : undefined,
+    shared[SHARED],
+  ]);
+  if (compiling.status === 'rejected') throw compiling.reason;
+  const compiled = compiling.value;
   compiled.users += 1;
   const release = (): void => {
     compiled.users -= 1;
@@ -108,6 +118,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     compiled.remove();
     delete shared[SHARED];
   };
+  if (tools.status === 'rejected') {
+    release();
+    throw tools.reason;
+  }
   project.provide('cli', compiled.cli);
   project.provide('builtExample', compiled.example);
   let sharedHosts: SharedHostsServer | undefined;

@@ -68,3 +68,64 @@ export async function startWorkerdSite(
   const url = await miniflare.ready;
   return { url: new URL('/', url), assetRequests, close: () => miniflare.dispose() };
 }
+
+/**
+ * Starts ONE workerd serving several trees, each by its own `_worker.js` with its own `ASSETS`, as
+ * if each were deployed alone: a router worker in front sends `/<name>/<path>` to tree `name`'s
+ * worker as `/<path>`. One process instead of one per tree, for files that start many small sites.
+ * Returns each tree's root URL (MCP at `mcp` below it).
+ */
+export async function startWorkerdSites(
+  trees: Record<string, string>,
+): Promise<{ urls: Record<string, URL>; close(): Promise<void> }> {
+  const names = Object.keys(trees);
+  for (const name of names)
+    if (!/^[a-z][a-z0-9-]*$/.test(name)) throw new Error(`tree name "${name}": use lower-case letters, digits and -`);
+  // Each tree's worker is named t-<name>, so no tree can take the router's name.
+  const router = `export default {
+    async fetch(request, env) {
+      const url = new URL(request.url);
+      const [, name, ...rest] = url.pathname.split('/');
+      const worker = env['t-' + name];
+      if (!worker) return new Response('no such tree', { status: 404 });
+      url.pathname = '/' + rest.join('/');
+      return worker.fetch(new Request(url, request));
+    },
+  };`;
+  const workers = await Promise.all(
+    names.map(async (name) => {
+      const root = path.resolve(trees[name]!);
+      const assetRequests = new Map<string, number>();
+      return {
+        name: `t-${name}`,
+        compatibilityDate: '2025-09-01',
+        modules: [
+          {
+            type: 'ESModule' as const,
+            path: '_worker.js',
+            contents: await fs.readFile(path.join(root, '_worker.js'), 'utf8'),
+          },
+        ],
+        serviceBindings: { ASSETS: (request: WorkerdRequest) => serveTreeFile(root, request, assetRequests) },
+      };
+    }),
+  );
+  const miniflare = new Miniflare({
+    host: '127.0.0.1',
+    port: 0,
+    workers: [
+      {
+        name: 'router',
+        compatibilityDate: '2025-09-01',
+        modules: [{ type: 'ESModule', path: 'router.js', contents: router }],
+        serviceBindings: Object.fromEntries(names.map((name) => [`t-${name}`, `t-${name}`])),
+      },
+      ...workers,
+    ],
+  });
+  const url = await miniflare.ready;
+  return {
+    urls: Object.fromEntries(names.map((name) => [name, new URL(`/${name}/`, url)])),
+    close: () => miniflare.dispose(),
+  };
+}

@@ -10,7 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { encodeIndex } from '../../src/core/packs/pack-encoding.js';
 import { entryKey, parseIndex, readEntry } from '../../src/core/packs/pack-format.js';
-import { startWorkerdSite, type WorkerdSite } from '../edge/workerd-site.js';
+import { startWorkerdSite, startWorkerdSites } from '../edge/workerd-site.js';
 import { CLI } from './paths.js';
 
 export const HTML_PAGE = '<!doctype html><title>Not found</title>';
@@ -61,7 +61,7 @@ export function reencodeIndex(
 
 export const HOSTILE_PACK_NAMES = ['../../mcp.json', 'packs/../mcp.json', 'mcp.json', 'tools/echo/word-1.json'];
 
-const sites: WorkerdSite[] = [];
+const sites: { close(): Promise<void> }[] = [];
 const clients: Client[] = [];
 const hosts: http.Server[] = [];
 
@@ -116,6 +116,21 @@ export async function workerOf(tree: string): Promise<Connected> {
   return { client };
 }
 
+/** Each tree of `trees` (name → folder) behind its own worker, all in one workerd; a client for each. */
+export async function workersOf(trees: Record<string, string>): Promise<Record<string, Connected>> {
+  const site = await startWorkerdSites(trees);
+  sites.push(site);
+  const connected = await Promise.all(
+    Object.entries(site.urls).map(async ([name, url]) => {
+      const client = new Client({ name: 'damage-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL('mcp', url)));
+      clients.push(client);
+      return [name, { client }] as const;
+    }),
+  );
+  return Object.fromEntries(connected);
+}
+
 /** The workerd processes this test file started (miniflare's children of this process). */
 export function workerdPids(): number[] {
   return readdirSync('/proc')
@@ -151,7 +166,9 @@ export function textOf(answer: CallAnswer): string {
 
 /** Closes every client, worker and host this module started (a test file's afterAll). */
 export async function closeDamageHosts(): Promise<void> {
-  for (const client of clients) await client.close().catch(() => undefined);
-  for (const site of sites) await site.close();
-  for (const host of hosts) await new Promise((resolve) => host.close(resolve));
+  // Emptied as they close: the runtimes tier runs several files in one worker, where this module
+  // and its lists outlive a file.
+  for (const client of clients.splice(0)) await client.close().catch(() => undefined);
+  for (const site of sites.splice(0)) await site.close();
+  for (const host of hosts.splice(0)) await new Promise((resolve) => host.close(resolve));
 }

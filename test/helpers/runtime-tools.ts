@@ -3,7 +3,7 @@
 // because they ask for Node 22. test/global-setup.ts installs them for the runtimes tier with
 // `npm ci` (scripts/install-runtime-tools.mjs, which .ci/run also starts early) when the folder is
 // missing or was installed from another lockfile.
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -16,14 +16,18 @@ export const requireTool = createRequire(path.join(RUNTIME_TOOLS, 'package.json'
 
 const INSTALL_SCRIPT = path.resolve(RUNTIME_TOOLS, '../../scripts/install-runtime-tools.mjs');
 
-/** Installs tools/runtimes (`npm ci`) unless it holds exactly what its lockfile says (scripts/install-runtime-tools.mjs). */
-export function installRuntimeTools(): void {
-  try {
-    // stderr inherited: a user waiting a minute sees that the install is what runs, and npm's error.
-    execFileSync(process.execPath, [INSTALL_SCRIPT], { stdio: ['ignore', 'inherit', 'inherit'] });
-  } catch (error) {
-    throw new Error(`installing tools/runtimes failed (what npm said is above): ${(error as Error).message}`);
-  }
+/**
+ * Installs tools/runtimes (`npm ci`) unless it holds exactly what its lockfile says
+ * (scripts/install-runtime-tools.mjs); resolves when it is ready, so the caller can compile beside it.
+ */
+export async function installRuntimeTools(): Promise<void> {
+  // stderr inherited: a user waiting a minute sees that the install is what runs, and npm's error.
+  const child = spawn(process.execPath, [INSTALL_SCRIPT], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const status = await new Promise<number | string | null>((resolve) => {
+    child.on('error', (error) => resolve(error.message));
+    child.on('close', (code, signal) => resolve(code ?? signal));
+  });
+  if (status !== 0) throw new Error(`installing tools/runtimes failed (what npm said is above): ${String(status)}`);
 }
 
 /**

@@ -4,7 +4,8 @@
 // and indexes, huge lengths, names outside the index, thousands of table rows, inline or in a table
 // file. Every search and fetch is answered on its own: results, or an error saying the index is
 // damaged and why; never a crash or a stall; the other tool still answered. The search index is one
-// per tree, so each mutation is a copy of one indexed tree, all served by one static host.
+// per tree, so each mutation is a copy of one indexed tree, all served by one static host, and
+// each by a worker of its own, all in one workerd.
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +25,7 @@ import {
   rewrite,
   serveUrl,
   textOf,
-  workerOf,
+  workersOf,
 } from '../helpers/damaged-trees.js';
 import { makeProject } from '../helpers/projects.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
@@ -222,9 +223,10 @@ describe('damaged search parts read from elsewhere', () => {
   }
 
   it('the worker in workerd answers every search and fetch alone, naming the damage', async () => {
+    // Each damaged tree by its own worker, as if deployed alone; one workerd runs them all.
     const names = Object.keys(SEARCH_DAMAGES);
-    const connected = await Promise.all(names.map((name) => workerOf(path.join(root, name))));
-    await Promise.all(names.map((name, position) => expectCleanSearch(connected[position]!.client, name)));
+    const connected = await workersOf(Object.fromEntries(names.map((name) => [name, path.join(root, name)])));
+    await Promise.all(names.map((name) => expectCleanSearch(connected[name]!.client, name)));
   }, 90_000);
 
   it('serve <URL> answers every search and fetch alone, naming the damage, in bounded memory', async () => {

@@ -1,8 +1,8 @@
 // Every test file runs in exactly one tier (test/helpers/test-tiers.ts), and in the right one: a
 // `core` file compiles nothing and starts no CLI, a `cli` file starts no external runtime or
 // client (those make `npm run test:fast` and the Node 24 run of CI slow, or need tools/runtimes).
-// The `core` and `cli` tiers share workers between files (`isolate: false`), so their files mock
-// no module and stub no global through vitest.
+// Every tier shares workers between files (`isolate: false`), so no file mocks a module or stubs
+// a global through vitest.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -78,18 +78,13 @@ describe('test tiers', () => {
     expect(misplaced).toEqual([]);
   });
 
-  it('runs no file that mocks a module or stubs a global where files share a worker (core, cli)', () => {
+  it('runs no file that mocks a module or stubs a global: every tier shares workers between files', () => {
     // What vi.mock or a stub changes would reach the next file the worker runs.
     const sharing = /\bvi\.(mock|doMock|stubEnv|stubGlobal|useFakeTimers|spyOn)\(/;
     const stubbing = TEST_FILES.filter(
       (file) =>
-        file !== 'test/unit/test-tiers.test.ts' &&
-        findTier(file) !== 'runtimes' &&
-        sharing.test(readFileSync(path.join(REPO_ROOT, file), 'utf8')),
+        file !== 'test/unit/test-tiers.test.ts' && sharing.test(readFileSync(path.join(REPO_ROOT, file), 'utf8')),
     );
-    expect(
-      stubbing,
-      'core and cli files share a worker: show the behaviour with a real process or file instead',
-    ).toEqual([]);
+    expect(stubbing, 'test files share a worker: show the behaviour with a real process or file instead').toEqual([]);
   });
 });
