@@ -56,6 +56,7 @@ import { CallFileSink } from './call-file-sink.js';
 import { resourcePackingWarning, withResourcePacking } from './pack-resource-files.js';
 import { planPacking, writePacks } from './pack-call-files.js';
 import { writeManifest } from './write-manifest.js';
+import { noteStageMemory } from './stage-memory.js';
 import { readPreviousPacks, recordPacks } from './pack-reuse.js';
 import { keptSearchDocumentsFile, readReusableSearchIndex, recordSearchIndex } from './search-index-reuse.js';
 import { TreeOutput } from './tree-output.js';
@@ -179,6 +180,7 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
       sink.add,
     );
     cache.releaseIndexes();
+    noteStageMemory('calls');
     if (output instanceof ShardOutput) output.endCalls();
     // Nothing is swapped in after an interruption (the cache keeps the results that did arrive).
     stopIfInterrupted(signal);
@@ -221,6 +223,7 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
           copies,
           budget,
         );
+    noteStageMemory('plan packing');
     const callsLeft = packingPlan?.callFilesAfter ?? callFilesBeforePacking;
     const toolReports = sink.toolReports();
     const assembled = await assembleTree({
@@ -249,6 +252,7 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
     const fullPackingPlan = withResourcePacking(packingPlan, assembled.resourcePacking, callFilesBeforePacking);
     if (site) await applySiteOverrides(output, site);
     const contentHash = await output.writer.hashWritten();
+    noteStageMemory('hash');
     // Before the pack stage, which takes the call files out of the tree. A part is not indexed:
     // it holds a share of the documents (the merge indexes the merged tree).
     const search = await writeSearchIndexStep(
@@ -269,6 +273,7 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
       },
       assembled.hasTextResources,
     );
+    noteStageMemory('search');
     const packing: PackingOutcome | undefined = fullPackingPlan
       ? await writePacks(output, fullPackingPlan, {
           // --force packs every tool again (a pack written by an older pack writer is never kept).
@@ -276,6 +281,7 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
           generator: generatorName(),
         })
       : undefined;
+    noteStageMemory('packs');
     const tree = await writeManifest(
       assembled,
       {

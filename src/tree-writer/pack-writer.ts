@@ -17,10 +17,11 @@ import {
 } from '../core/packs/pack-format.js';
 import {
   encodedRecordBytes,
-  encodeIndex,
+  encodeFixedKeyIndex,
+  FIXED_KEY_BYTES,
+  type FixedKeyIndexEntries,
   encodePackHeader,
   encodeRecordInto,
-  type IndexEntryInput,
 } from '../core/packs/pack-encoding.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
@@ -71,17 +72,6 @@ export { MAX_PACK_BYTES };
 const MAX_BUCKET_BITS = 16;
 /** A call key's 8 bytes and an entry, per name: what an index costs per call. */
 const INDEX_BYTES_PER_NAME = 8 + INDEX_ENTRY_BYTES;
-
-/** The names' keys as 8 big-endian bytes each, in one buffer (a view per key, not a buffer each). */
-function keyBytesOf(list: PackRecordList, names: Uint32Array): Uint8Array[] {
-  const bytes = new Uint8Array(names.length * 8);
-  const view = new DataView(bytes.buffer);
-  return Array.from(names, (name, position) => {
-    view.setUint32(position * 8, list.keyHigh(name));
-    view.setUint32(position * 8 + 4, list.keyLow(name));
-    return bytes.subarray(position * 8, position * 8 + 8);
-  });
-}
 
 /** A pack or index file the writer made. */
 export interface PackFile {
@@ -302,29 +292,34 @@ export function* generateListPacks(
   const order = recordOrder ?? list.sortedNames();
   recordOrder = undefined;
   const table: PackTableRow[] = [];
+  // One index's entries as columns, reused from index to index: no object or key view per name.
+  const columns = new IndexColumns();
+  const packOf = (record: number) => packOfBucket[bucketOf(list.keyHigh(list.firstNameOf(record)), packBits)]!;
   let start = 0;
   while (start < order.length) {
     const bucket = bucketOf(list.keyHigh(order[start]!), indexBits);
     let end = start;
     while (end < order.length && bucketOf(list.keyHigh(order[end]!), indexBits) === bucket) end += 1;
-    const slice = order.subarray(start, end);
-    const records = Uint32Array.from(slice, (name) => list.recordOf(name));
-    const packOf = (record: number) => packOfBucket[bucketOf(list.keyHigh(list.firstNameOf(record)), packBits)]!;
-    const packNumbers = [...new Set(Array.from(records, packOf))].sort((left, right) =>
-      compareStrings(packs[left]!.path, packs[right]!.path),
-    );
+    const entries = columns.reset(end - start);
+    const packsNamed = new Set<number>();
+    for (let position = start; position < end; position++) packsNamed.add(packOf(list.recordOf(order[position]!)));
+    const packNumbers = [...packsNamed].sort((left, right) => compareStrings(packs[left]!.path, packs[right]!.path));
     const packNumber = new Map(packNumbers.map((number, position) => [number, position]));
-    const keys = keyBytesOf(list, slice);
-    const indexEntries: IndexEntryInput[] = Array.from(records, (record, position) => ({
-      key: keys[position]!,
-      pack: packNumber.get(packOf(record))!,
-      recordOffset: list.recordOffsetOf(record),
-      recordLength: list.recordBytesOf(record),
-    }));
-    const indexBytes = encodeIndex(
+    const keyView = new DataView(entries.keys.buffer, entries.keys.byteOffset, entries.keys.byteLength);
+    for (let position = start; position < end; position++) {
+      const name = order[position]!;
+      const record = list.recordOf(name);
+      const entry = position - start;
+      keyView.setUint32(entry * 8, list.keyHigh(name));
+      keyView.setUint32(entry * 8 + 4, list.keyLow(name));
+      entries.packs[entry] = packNumber.get(packOf(record))!;
+      entries.recordOffsets[entry] = list.recordOffsetOf(record);
+      entries.recordLengths[entry] = list.recordBytesOf(record);
+    }
+    const indexBytes = encodeFixedKeyIndex(
       KEY_KIND.call,
       packNumbers.map((number) => packs[number]!),
-      indexEntries,
+      entries,
     );
     const indexPath = `${PACKS_FOLDER}${tool}/${contentName(indexBytes)}.idx`;
     yield { path: indexPath, bytes: indexBytes };
@@ -334,6 +329,36 @@ export function* generateListPacks(
     start = end;
   }
   return table;
+}
+
+/** An index's entries as typed columns, to be filled. */
+interface IndexColumnArrays extends FixedKeyIndexEntries {
+  packs: Uint32Array;
+  recordOffsets: Uint32Array;
+  recordLengths: Uint32Array;
+}
+
+function indexColumnsFor(capacity: number): IndexColumnArrays {
+  return {
+    count: 0,
+    keys: new Uint8Array(capacity * FIXED_KEY_BYTES),
+    packs: new Uint32Array(capacity),
+    recordOffsets: new Uint32Array(capacity),
+    recordLengths: new Uint32Array(capacity),
+  };
+}
+
+/** One index's entries as columns (encodeFixedKeyIndex), grown to the largest index of a tool. */
+class IndexColumns {
+  private entries = indexColumnsFor(0);
+
+  /** The columns for `count` entries, to be filled (their earlier values are stale). */
+  reset(count: number): IndexColumnArrays {
+    if (count > this.entries.packs.length)
+      this.entries = indexColumnsFor(Math.max(count, this.entries.packs.length * 2));
+    this.entries.count = count;
+    return this.entries;
+  }
 }
 
 /** The records digest of the pack of `order[start..end)`. */

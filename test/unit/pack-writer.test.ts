@@ -2,17 +2,18 @@
 // FolderSource + FolderPackFiles; the same calls give byte-identical files in any order; one
 // changed call renames only its pack and its index, and a rewrite given the previous packs by
 // records digest encodes only that pack; a left-out-default copy is a second name on
-// the same record, not a second copy of its bytes; a pack encoded in place is its records' bytes.
+// the same record, not a second copy of its bytes; a pack encoded in place is its records' bytes,
+// and an index written from columns its entries' bytes.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parsePack } from '../../src/core/packs/pack-format.js';
+import { INDEX_ENTRY_BYTES, KEY_KIND, parseIndex, parsePack } from '../../src/core/packs/pack-format.js';
 import { parsePackTable } from '../../src/core/packs/pack-table.js';
 import { PackedTreeSource } from '../../src/core/packs/packed-tree-source.js';
 import { FolderPackFiles } from '../../src/hosts/node/folder-pack-files.js';
 import { FolderSource } from '../../src/hosts/node/folder-source.js';
-import { encodePack, encodeRecord } from '../../src/core/packs/pack-encoding.js';
+import { encodeIndex, encodePack, encodeRecord } from '../../src/core/packs/pack-encoding.js';
 import {
   generateToolPacks,
   maxPackFilesFor,
@@ -104,6 +105,28 @@ describe('pack writer', () => {
       targetPackBytes: 8 * 1024,
     });
     expect(() => generator.next()).toThrow(/bytes, not the .* announced/);
+  });
+
+  it('writes each index byte for byte as its entries encoded one by one', () => {
+    const packed = packToolRecords({ tool: 'capital', records: callsOf(3_000), targetPackBytes: 8 * 1024 });
+    const indexes = packed.files.filter((file) => file.path.endsWith('.idx'));
+    expect(indexes.length).toBeGreaterThan(1);
+    for (const file of indexes) {
+      const index = parseIndex(file.bytes, file.path);
+      if (!('entryCount' in index)) throw new Error(index.reason);
+      const entries = Array.from({ length: index.entryCount }, (_, entry) => {
+        const at = index.entriesStart + entry * INDEX_ENTRY_BYTES;
+        const keyAt = index.heapStart + index.view.getUint32(at);
+        return {
+          key: index.bytes.slice(keyAt, keyAt + index.view.getUint16(at + 4)),
+          pack: index.view.getUint16(at + 6),
+          recordOffset: index.view.getUint32(at + 8),
+          recordLength: index.view.getUint32(at + 12),
+        };
+      });
+      const oneByOne = encodeIndex(KEY_KIND.call, index.packs, entries);
+      expect(Buffer.from(oneByOne).equals(Buffer.from(file.bytes))).toBe(true);
+    }
   });
 
   it('renames only the changed call’s pack and index', () => {

@@ -109,29 +109,12 @@ export function encodeIndex(
   packs: readonly { path: string; length: number }[],
   entries: readonly IndexEntryInput[],
 ): Uint8Array {
-  const packNames = packs.map((pack) => utf8Bytes(pack.path));
   let keyHeapLength = 0;
   for (const entry of entries) keyHeapLength += entry.key.length;
-  let total = INDEX_HEADER_BYTES + entries.length * INDEX_ENTRY_BYTES + keyHeapLength;
-  for (const name of packNames) total += 6 + name.length;
-  const bytes = new Uint8Array(total);
-  const view = new DataView(bytes.buffer);
-  writeAscii(bytes, 0, INDEX_MAGIC);
-  bytes[9] = PACK_FORMAT_VERSION;
-  bytes[10] = keyKind;
-  view.setUint32(12, packs.length);
-  view.setUint32(16, entries.length);
-  view.setUint32(20, keyHeapLength);
-  let offset = INDEX_HEADER_BYTES;
-  packs.forEach((pack, position) => {
-    const name = packNames[position]!;
-    view.setUint32(offset, pack.length);
-    view.setUint16(offset + 4, name.length);
-    bytes.set(name, offset + 6);
-    offset += 6 + name.length;
-  });
+  const { bytes, view, entriesStart } = encodeIndexHead(keyKind, packs, entries.length, keyHeapLength);
+  let offset = entriesStart;
   let heapOffset = 0;
-  const heapStart = offset + entries.length * INDEX_ENTRY_BYTES;
+  const heapStart = entriesStart + entries.length * INDEX_ENTRY_BYTES;
   for (const entry of entries) {
     view.setUint32(offset, heapOffset);
     view.setUint16(offset + 4, entry.key.length);
@@ -143,4 +126,69 @@ export function encodeIndex(
     offset += INDEX_ENTRY_BYTES;
   }
   return bytes;
+}
+
+/** An index's entries as columns, the call packs' (8-byte keys): no object per entry. */
+export interface FixedKeyIndexEntries {
+  count: number;
+  /** Entry i's key: bytes i*8 … i*8+7, entries sorted by key. */
+  keys: Uint8Array;
+  /** Entry i's position in `packs`. */
+  packs: ArrayLike<number>;
+  recordOffsets: ArrayLike<number>;
+  recordLengths: ArrayLike<number>;
+}
+
+/** Bytes of a key in a FixedKeyIndexEntries. */
+export const FIXED_KEY_BYTES = 8;
+
+/** The same bytes encodeIndex makes of the same entries, from columns (the build's call packs). */
+export function encodeFixedKeyIndex(
+  keyKind: KeyKind,
+  packs: readonly { path: string; length: number }[],
+  entries: FixedKeyIndexEntries,
+): Uint8Array {
+  const { count } = entries;
+  const keyHeapLength = count * FIXED_KEY_BYTES;
+  const { bytes, view, entriesStart } = encodeIndexHead(keyKind, packs, count, keyHeapLength);
+  let offset = entriesStart;
+  for (let entry = 0; entry < count; entry++) {
+    view.setUint32(offset, entry * FIXED_KEY_BYTES);
+    view.setUint16(offset + 4, FIXED_KEY_BYTES);
+    view.setUint16(offset + 6, entries.packs[entry]!);
+    view.setUint32(offset + 8, entries.recordOffsets[entry]!);
+    view.setUint32(offset + 12, entries.recordLengths[entry]!);
+    offset += INDEX_ENTRY_BYTES;
+  }
+  bytes.set(entries.keys.subarray(0, keyHeapLength), offset);
+  return bytes;
+}
+
+/** An index's buffer with its header and pack list written; its entries start at `entriesStart`. */
+function encodeIndexHead(
+  keyKind: KeyKind,
+  packs: readonly { path: string; length: number }[],
+  entryCount: number,
+  keyHeapLength: number,
+): { bytes: Uint8Array; view: DataView; entriesStart: number } {
+  const packNames = packs.map((pack) => utf8Bytes(pack.path));
+  let total = INDEX_HEADER_BYTES + entryCount * INDEX_ENTRY_BYTES + keyHeapLength;
+  for (const name of packNames) total += 6 + name.length;
+  const bytes = new Uint8Array(total);
+  const view = new DataView(bytes.buffer);
+  writeAscii(bytes, 0, INDEX_MAGIC);
+  bytes[9] = PACK_FORMAT_VERSION;
+  bytes[10] = keyKind;
+  view.setUint32(12, packs.length);
+  view.setUint32(16, entryCount);
+  view.setUint32(20, keyHeapLength);
+  let offset = INDEX_HEADER_BYTES;
+  packs.forEach((pack, position) => {
+    const name = packNames[position]!;
+    view.setUint32(offset, pack.length);
+    view.setUint16(offset + 4, name.length);
+    bytes.set(name, offset + 6);
+    offset += 6 + name.length;
+  });
+  return { bytes, view, entriesStart: offset };
 }
