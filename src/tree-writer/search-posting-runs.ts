@@ -45,6 +45,9 @@ export class PostingRun {
   private lengths: Uint32Array;
   private lastArrival = new Int32Array(1024).fill(-1);
   private slotOf = new Uint32Array(1024);
+  /** By key number in a key counter's `dictionary`: its term's number in this run (-1: not yet). */
+  private termOfKey: Int32Array = new Int32Array(1024).fill(-1);
+  private dictionary: number | undefined;
   used = 0;
 
   constructor(private capacity: number) {
@@ -107,11 +110,34 @@ export class PostingRun {
     this.lengths.fill(documentLength, first, this.used);
   }
 
-  /** A document's distinct terms (or index keys) with their counts, its length `documentLength`. */
-  addCounted(arrival: number, terms: readonly string[], counts: readonly number[], documentLength: number): void {
+  /**
+   * A document's distinct terms (or index keys) with their counts, its length `documentLength`.
+   * With the keys' numbers in a key counter's dictionary (search-key-counter.ts), a key is looked
+   * up by its number after the first time in a run, not by its string.
+   */
+  addCounted(
+    arrival: number,
+    counted: { keys: readonly string[]; counts: readonly number[]; keyIds?: Uint32Array; dictionary?: number },
+    documentLength: number,
+  ): void {
+    const { keys: terms, counts, keyIds } = counted;
     this.grow(this.used + terms.length);
+    if (keyIds !== undefined && counted.dictionary !== this.dictionary) {
+      this.dictionary = counted.dictionary;
+      this.termOfKey.fill(-1);
+    }
     for (let index = 0; index < terms.length; index += 1) {
-      const id = this.termIdOf(terms[index]!);
+      let id: number;
+      if (keyIds === undefined) id = this.termIdOf(terms[index]!);
+      else {
+        const key = keyIds[index]!;
+        if (key >= this.termOfKey.length) this.termOfKey = grownFilled(this.termOfKey, key + 1);
+        id = this.termOfKey[key]!;
+        if (id < 0) {
+          id = this.termIdOf(terms[index]!);
+          this.termOfKey[key] = id;
+        }
+      }
       this.termIds[this.used] = id;
       this.arrivals[this.used] = arrival;
       this.frequencies[this.used] = counts[index]!;
@@ -153,6 +179,7 @@ export class PostingRun {
     writer.close();
     this.terms = new Map();
     this.lastArrival.fill(-1);
+    this.termOfKey.fill(-1);
     this.used = 0;
   }
 
@@ -168,9 +195,17 @@ export class PostingRun {
     this.lengths = new Uint32Array(0);
     this.lastArrival = new Int32Array(0);
     this.slotOf = new Uint32Array(0);
+    this.termOfKey = new Int32Array(0);
     this.capacity = 0;
     this.used = 0;
   }
+}
+
+/** `array` copied into one of at least `length` (twice its length or more), the new part -1. */
+function grownFilled(array: Int32Array, length: number): Int32Array {
+  const larger = new Int32Array(Math.max(length, array.length * 2)).fill(-1);
+  larger.set(array);
+  return larger;
 }
 
 /** One run file's terms in order, each with its postings as (arrival, tf, docLength) triples. */
