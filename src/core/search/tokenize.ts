@@ -39,6 +39,7 @@ export function foldText(text: string): string {
  * pass: cutting each non-ASCII word alone costs more per character than the general pass.
  */
 const ASCII_GAP_TO_JOIN = 256;
+const NON_ASCII_ALL = /[\u0080-\uffff]/g;
 
 /** Whether the UTF-16 unit is ASCII white space, where no normalization or case rule reaches across. */
 function isAsciiSpace(unit: number): boolean {
@@ -145,13 +146,11 @@ export function visitTerms(text: string, visitor: TermVisitor): void {
   let done = 0;
   let pieceStart = -1;
   let pieceEnd = -1;
-  // Each non-ASCII unit past the current piece (a loop, not matchAll: no match array per unit).
+  // Each non-ASCII unit past the current piece, found by `test` (no match array per unit).
   for (let at = 0; at < text.length; at += 1) {
-    if (text.charCodeAt(at) < 0x80) continue;
-    if (at < pieceEnd) {
-      at = pieceEnd - 1;
-      continue;
-    }
+    NON_ASCII_ALL.lastIndex = Math.max(at, pieceEnd);
+    if (!NON_ASCII_ALL.test(text)) break;
+    at = NON_ASCII_ALL.lastIndex - 1;
     let start = at;
     while (start > Math.max(done, pieceEnd) && !isAsciiSpace(text.charCodeAt(start - 1))) start -= 1;
     let end = at + 1;
