@@ -182,13 +182,9 @@ export async function writeSearchIndexSpilling(
     run.writeSorted(file);
     runFiles.push(file);
   };
-  const addToRun = (
-    arrival: number,
-    terms: KeyCounts | { keys: string[]; counts: number[] },
-    documentTokens: number,
-  ) => {
+  const addToRun = (arrival: number, terms: KeyCounts | { keys: string[]; counts: number[] }) => {
     if (run.used > 0 && run.used + terms.keys.length > runLimit) flushRun();
-    run.addCounted(arrival, terms, documentTokens);
+    run.addCounted(arrival, terms);
   };
   // With the previous term records at hand, a taken document's terms wait (they are needed only
   // when the records cannot be patched), and those of documents made anew are held, up to a bound.
@@ -210,7 +206,7 @@ export async function writeSearchIndexSpilling(
         waitingAt.push(share.termsAt);
       } else {
         const terms = share.terms();
-        addToRun(arrival, terms, share.tokenCount);
+        addToRun(arrival, terms);
         if (changed !== undefined && changed.length < MAX_PATCHED_DOCUMENTS)
           changed.push({ arrival, number: 0, keys: terms.keys, counts: terms.counts, tokenCount: share.tokenCount });
         else changed = undefined;
@@ -285,10 +281,10 @@ export async function writeSearchIndexSpilling(
     );
   } else {
     waitingArrivals.forEach((arrival, position) => {
-      addToRun(arrival, options.kept!.termsAt(waitingAt[position]!), tokenCounts[arrival]!);
+      addToRun(arrival, options.kept!.termsAt(waitingAt[position]!));
     });
     flushRun();
-    termSource = mergeRuns(runFiles, numberOf, termsFile, averageLength);
+    termSource = mergeRuns(runFiles, numberOf, tokenCounts, termsFile, averageLength);
   }
   run.release();
   const terms = await packRecords(
