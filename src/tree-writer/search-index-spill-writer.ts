@@ -17,7 +17,7 @@ import { KEY_KIND } from '../core/packs/pack-format.js';
 import { DEFAULT_TITLE_BLOCK_SIZE, SEARCH_FOLDER } from '../core/search/search-index-format.js';
 import { encodeDocumentBody } from '../core/search/search-results.js';
 import type { Stemming } from '../core/search/stem.js';
-import { IndexKeyCounter } from './search-key-counter.js';
+import { IndexKeyCounter, type KeyCounts } from './search-key-counter.js';
 import { sipHash13Halves } from '../core/tree/siphash.js';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
 import { DEFAULT_TARGET_INDEX_BYTES, DEFAULT_TARGET_PACK_BYTES } from './pack-writer.js';
@@ -117,9 +117,10 @@ function shareOf(
   // An entry kept without an excerpt source (made for a call result) gets one made now.
   if (found && (found.excerpt.length > 0 || !hasExcerptSource(document))) return found;
   if (found) return { ...found, ...storedOf(document, body) };
-  const { keys, counts, tokenCount } = counter.count(`${document.title}\n${document.text}`);
+  const counted = counter.count(document.title, document.text);
+  const { tokenCount } = counted;
   const share = {
-    terms: () => ({ keys, counts }),
+    terms: () => counted,
     tokenCount,
     // Depend on the stored body (which the digest covers), so a kept one is the one made now.
     ...storedOf(document, body),
@@ -181,9 +182,9 @@ export async function writeSearchIndexSpilling(
     run.writeSorted(file);
     runFiles.push(file);
   };
-  const addToRun = (arrival: number, terms: { keys: string[]; counts: number[] }, documentTokens: number) => {
+  const addToRun = (arrival: number, terms: KeyCounts | { keys: string[]; counts: number[] }) => {
     if (run.used > 0 && run.used + terms.keys.length > runLimit) flushRun();
-    run.addCounted(arrival, terms.keys, terms.counts, documentTokens);
+    run.addCounted(arrival, terms);
   };
   // With the previous term records at hand, a taken document's terms wait (they are needed only
   // when the records cannot be patched), and those of documents made anew are held, up to a bound.
@@ -205,9 +206,9 @@ export async function writeSearchIndexSpilling(
         waitingAt.push(share.termsAt);
       } else {
         const terms = share.terms();
-        addToRun(arrival, terms, share.tokenCount);
+        addToRun(arrival, terms);
         if (changed !== undefined && changed.length < MAX_PATCHED_DOCUMENTS)
-          changed.push({ arrival, number: 0, ...terms, tokenCount: share.tokenCount });
+          changed.push({ arrival, number: 0, keys: terms.keys, counts: terms.counts, tokenCount: share.tokenCount });
         else changed = undefined;
       }
       tokenCounts.push(share.tokenCount);
@@ -280,10 +281,10 @@ export async function writeSearchIndexSpilling(
     );
   } else {
     waitingArrivals.forEach((arrival, position) => {
-      addToRun(arrival, options.kept!.termsAt(waitingAt[position]!), tokenCounts[arrival]!);
+      addToRun(arrival, options.kept!.termsAt(waitingAt[position]!));
     });
     flushRun();
-    termSource = mergeRuns(runFiles, numberOf, termsFile, averageLength);
+    termSource = mergeRuns(runFiles, numberOf, tokenCounts, termsFile, averageLength);
   }
   run.release();
   const terms = await packRecords(

@@ -4,9 +4,12 @@
 // numbering: a token costs one lookup in one dictionary, a document makes no Map and no list of
 // its tokens, and a word is stemmed once while it stays in the dictionary, not once per token
 // (per-document Maps and per-token stemming were much of the index step's CPU and of its garbage).
+// The dictionary is a hash table of its own over the text's units: a plain ASCII token is looked
+// up where it lies in its text, and a string is made only for a key the dictionary lacks (a string
+// per token, and hashing it, was most of what counting cost).
 import { detachedString } from '../core/search/detached-string.js';
 import { stemKeyOf, type Stemming } from '../core/search/stem.js';
-import { forEachTerm } from '../core/search/tokenize.js';
+import { type TermVisitor, visitTerms } from '../core/search/tokenize.js';
 
 /**
  * Keys the dictionary holds before it starts again (as the stem caches do): bounds its memory
@@ -20,10 +23,29 @@ export interface KeyCounts {
   counts: number[];
   /** The text's tokens (its length as BM25 counts it). */
   tokenCount: number;
+  /** Each key's number in the counter's dictionary, valid while its `dictionary` is the counter's. */
+  keyIds?: Uint32Array;
+  /** Which dictionary the numbers are of (IndexKeyCounter.dictionary when counted). */
+  dictionary?: number;
+}
+
+/** FNV-1a's step over one UTF-16 unit. */
+function hashStep(hash: number, unit: number): number {
+  return Math.imul(hash ^ unit, 0x01000193);
+}
+const HASH_SEED = 0x811c9dc5 | 0;
+
+/** The hash of a key (its units). */
+function hashOfString(key: string): number {
+  let hash = HASH_SEED;
+  for (let at = 0; at < key.length; at += 1) hash = hashStep(hash, key.charCodeAt(at));
+  return hash;
 }
 
 export class IndexKeyCounter {
-  private idOf = new Map<string, number>();
+  /** Open addressing, linear probing: a key's number + 1 (0: empty), at its hash's slot or after. */
+  private table = new Int32Array(1 << 12);
+  private hashOf = new Int32Array(1024);
   private keyOf: string[] = [];
   /** By key number: its stem key's number (-1: not looked up yet). */
   private stemIdOf = new Int32Array(1024).fill(-1);
@@ -36,9 +58,17 @@ export class IndexKeyCounter {
   private distinct = 0;
   private tokens = 0;
   private document = -1;
-  private readonly visit = (term: string): void => {
-    this.tokens += 1;
-    this.countKey(this.idOf.get(term) ?? this.added(term), 1);
+  /** Counts up each time the dictionary starts again (key numbers of another are meaningless). */
+  dictionary = 0;
+  private readonly visitor: TermVisitor = {
+    span: (text, start, end) => {
+      this.tokens += 1;
+      this.countKey(this.idOfSpan(text, start, end), 1);
+    },
+    term: (term) => {
+      this.tokens += 1;
+      this.countKey(this.idOf(term), 1);
+    },
   };
 
   constructor(
@@ -46,21 +76,24 @@ export class IndexKeyCounter {
     private readonly limit = KEY_DICTIONARY_LIMIT,
   ) {}
 
-  /** The keys and counts of `text` (a document's title and text joined by a line break). */
-  count(text: string): KeyCounts {
-    if (this.idOf.size >= this.limit) this.startAgain();
+  /**
+   * The keys and counts of a document's title and text (counted as the two joined by a line
+   * break, which no term crosses).
+   */
+  count(title: string, text?: string): KeyCounts {
+    if (this.keyOf.length >= this.limit) this.startAgain();
     this.document += 1;
     this.distinct = 0;
     this.tokens = 0;
-    forEachTerm(text, this.visit);
+    visitTerms(title, this.visitor);
+    if (text !== undefined) visitTerms(text, this.visitor);
     const words = this.distinct;
     if (this.stemming !== 'none') {
       for (let slot = 0; slot < words; slot += 1) {
         const id = this.documentIds[slot]!;
         let stemId = this.stemIdOf[id]!;
         if (stemId < 0) {
-          const key = stemKeyOf(this.keyOf[id]!);
-          stemId = this.idOf.get(key) ?? this.added(key);
+          stemId = this.idOf(stemKeyOf(this.keyOf[id]!));
           this.stemIdOf[id] = stemId;
         }
         this.countKey(stemId, this.documentCounts[slot]!);
@@ -72,7 +105,13 @@ export class IndexKeyCounter {
       keys[slot] = this.keyOf[this.documentIds[slot]!]!;
       counts[slot] = this.documentCounts[slot]!;
     }
-    return { keys, counts, tokenCount: this.tokens };
+    return {
+      keys,
+      counts,
+      tokenCount: this.tokens,
+      keyIds: this.documentIds.slice(0, this.distinct),
+      dictionary: this.dictionary,
+    };
   }
 
   private countKey(id: number, count: number): void {
@@ -92,27 +131,82 @@ export class IndexKeyCounter {
     this.documentCounts[slot] = count;
   }
 
-  /** A new key's number. */
-  private added(key: string): number {
+  /** The number of the key `text`'s units `start`..`end` lowercased (plain ASCII), added if new. */
+  private idOfSpan(text: string, start: number, end: number): number {
+    let hash = HASH_SEED;
+    for (let at = start; at < end; at += 1) {
+      const unit = text.charCodeAt(at);
+      hash = hashStep(hash, unit >= 65 && unit <= 90 ? unit + 32 : unit);
+    }
+    const mask = this.table.length - 1;
+    const length = end - start;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const entry = this.table[slot]!;
+      if (entry === 0) return this.added(text.slice(start, end).toLowerCase(), hash, slot);
+      const id = entry - 1;
+      if (this.hashOf[id] !== hash) continue;
+      const key = this.keyOf[id]!;
+      if (key.length !== length) continue;
+      let same = true;
+      for (let at = 0; at < length; at += 1) {
+        const unit = text.charCodeAt(start + at);
+        if (key.charCodeAt(at) !== (unit >= 65 && unit <= 90 ? unit + 32 : unit)) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return id;
+    }
+  }
+
+  /** The number of `key`, added if new. */
+  private idOf(key: string): number {
+    const hash = hashOfString(key);
+    const mask = this.table.length - 1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const entry = this.table[slot]!;
+      if (entry === 0) return this.added(key, hash, slot);
+      const id = entry - 1;
+      if (this.hashOf[id] === hash && this.keyOf[id] === key) return id;
+    }
+  }
+
+  /** A new key's number, put in the table's empty `slot` (its hash's). */
+  private added(key: string, hash: number, slot: number): number {
     const id = this.keyOf.length;
     // A copy: the key is a view into its document's text, which the dictionary must not hold.
-    const own = detachedString(key);
-    this.keyOf.push(own);
-    this.idOf.set(own, id);
+    this.keyOf.push(detachedString(key));
+    this.table[slot] = id + 1;
     if (id >= this.lastDocument.length) {
       this.lastDocument = doubled(this.lastDocument, -1);
       this.stemIdOf = doubled(this.stemIdOf, -1);
       this.slotOf = doubled(this.slotOf);
+      this.hashOf = doubled(this.hashOf);
     }
+    this.hashOf[id] = hash;
+    // At most half full, so a probe meets an empty slot soon.
+    if ((id + 1) * 2 > this.table.length) this.rehash(this.table.length * 2);
     return id;
+  }
+
+  private rehash(slots: number): void {
+    const table = new Int32Array(slots);
+    const mask = slots - 1;
+    for (let id = 0; id < this.keyOf.length; id += 1) {
+      let slot = this.hashOf[id]! & mask;
+      while (table[slot] !== 0) slot = (slot + 1) & mask;
+      table[slot] = id + 1;
+    }
+    this.table = table;
   }
 
   /** An empty dictionary (between documents only: a document's numbers must hold while it is counted). */
   private startAgain(): void {
-    this.idOf = new Map();
+    this.table.fill(0);
     this.keyOf = [];
     this.stemIdOf.fill(-1);
     this.lastDocument.fill(-1);
+    this.dictionary += 1;
   }
 }
 

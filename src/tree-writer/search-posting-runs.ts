@@ -33,25 +33,23 @@ export function compareUtf8(left: string, right: string): number {
 
 /**
  * The postings of the documents since the last run was written: a dictionary of this run's terms,
- * and (term, arrival, tf, docLength) in four typed arrays, one slot per distinct term of a
- * document; a term's slot for the current document is found through `lastArrival`/`slotOf`, so
- * a token costs one dictionary lookup.
+ * and (term, arrival, tf) in three typed arrays, one slot per distinct term of a document (a
+ * document's length is the merge's, by arrival: the same for each of its postings).
  */
 export class PostingRun {
   private terms = new Map<string, number>();
   private termIds: Uint32Array;
   private arrivals: Uint32Array;
   private frequencies: Uint32Array;
-  private lengths: Uint32Array;
-  private lastArrival = new Int32Array(1024).fill(-1);
-  private slotOf = new Uint32Array(1024);
+  /** By key number in a key counter's `dictionary`: its term's number in this run (-1: not yet). */
+  private termOfKey: Int32Array = new Int32Array(1024).fill(-1);
+  private dictionary: number | undefined;
   used = 0;
 
   constructor(private capacity: number) {
     this.termIds = new Uint32Array(capacity);
     this.arrivals = new Uint32Array(capacity);
     this.frequencies = new Uint32Array(capacity);
-    this.lengths = new Uint32Array(capacity);
   }
 
   private grow(needed: number): void {
@@ -65,7 +63,6 @@ export class PostingRun {
     this.termIds = larger(this.termIds);
     this.arrivals = larger(this.arrivals);
     this.frequencies = larger(this.frequencies);
-    this.lengths = larger(this.lengths);
     this.capacity = capacity;
   }
 
@@ -75,52 +72,48 @@ export class PostingRun {
       id = this.terms.size;
       // A copy: the term is a view into its document's text, which the run must not hold.
       this.terms.set(detachedString(term), id);
-      if (id >= this.lastArrival.length) {
-        const last = new Int32Array(this.lastArrival.length * 2).fill(-1);
-        last.set(this.lastArrival);
-        this.lastArrival = last;
-        const slots = new Uint32Array(this.slotOf.length * 2);
-        slots.set(this.slotOf);
-        this.slotOf = slots;
-      }
     }
     return id;
   }
 
-  /** A document's terms (or index keys), its length as BM25 counts it `documentLength`. */
-  addDocument(arrival: number, terms: readonly string[], documentLength = terms.length): void {
+  /**
+   * A document's distinct terms (or index keys) with their counts.
+   * With the keys' numbers in a key counter's dictionary (search-key-counter.ts), a key is looked
+   * up by its number after the first time in a run, not by its string.
+   */
+  addCounted(
+    arrival: number,
+    counted: { keys: readonly string[]; counts: readonly number[]; keyIds?: Uint32Array; dictionary?: number },
+  ): void {
+    const { keys: terms, counts, keyIds } = counted;
     this.grow(this.used + terms.length);
-    const first = this.used;
-    for (const term of terms) {
-      const id = this.termIdOf(term);
-      if (this.lastArrival[id] === arrival) {
-        this.frequencies[this.slotOf[id]!]! += 1;
-        continue;
-      }
-      this.lastArrival[id] = arrival;
-      this.slotOf[id] = this.used;
-      this.termIds[this.used] = id;
-      this.arrivals[this.used] = arrival;
-      this.frequencies[this.used] = 1;
-      this.used += 1;
+    if (keyIds !== undefined && counted.dictionary !== this.dictionary) {
+      this.dictionary = counted.dictionary;
+      this.termOfKey.fill(-1);
     }
-    this.lengths.fill(documentLength, first, this.used);
-  }
-
-  /** A document's distinct terms (or index keys) with their counts, its length `documentLength`. */
-  addCounted(arrival: number, terms: readonly string[], counts: readonly number[], documentLength: number): void {
-    this.grow(this.used + terms.length);
     for (let index = 0; index < terms.length; index += 1) {
-      const id = this.termIdOf(terms[index]!);
+      let id: number;
+      if (keyIds === undefined) id = this.termIdOf(terms[index]!);
+      else {
+        const key = keyIds[index]!;
+        if (key >= this.termOfKey.length) this.termOfKey = grownFilled(this.termOfKey, key + 1);
+        id = this.termOfKey[key]!;
+        if (id < 0) {
+          id = this.termIdOf(terms[index]!);
+          this.termOfKey[key] = id;
+        }
+      }
       this.termIds[this.used] = id;
       this.arrivals[this.used] = arrival;
       this.frequencies[this.used] = counts[index]!;
-      this.lengths[this.used] = documentLength;
       this.used += 1;
     }
   }
 
-  /** Writes the run to `file` by term (UTF-8 order), each term's postings in arrival order; empties it. */
+  /**
+   * Writes the run to `file` by term (UTF-8 order), each term's postings (arrival, tf) in arrival
+   * order; empties it.
+   */
   writeSorted(file: string): void {
     const terms = [...this.terms.keys()];
     // The native sort (UTF-16 order) is UTF-8 order too unless a term holds a unit ≥ U+D800.
@@ -147,12 +140,11 @@ export class PostingRun {
         const slot = order[at]!;
         writer.appendVarint(this.arrivals[slot]!);
         writer.appendVarint(this.frequencies[slot]!);
-        writer.appendVarint(this.lengths[slot]!);
       }
     }
     writer.close();
     this.terms = new Map();
-    this.lastArrival.fill(-1);
+    this.termOfKey.fill(-1);
     this.used = 0;
   }
 
@@ -165,18 +157,29 @@ export class PostingRun {
     this.termIds = new Uint32Array(0);
     this.arrivals = new Uint32Array(0);
     this.frequencies = new Uint32Array(0);
-    this.lengths = new Uint32Array(0);
-    this.lastArrival = new Int32Array(0);
-    this.slotOf = new Uint32Array(0);
+    this.termOfKey = new Int32Array(0);
     this.capacity = 0;
     this.used = 0;
   }
 }
 
-/** One run file's terms in order, each with its postings as (arrival, tf, docLength) triples. */
+/** `array` copied into one of at least `length` (twice its length or more), the new part -1. */
+function grownFilled(array: Int32Array, length: number): Int32Array {
+  const larger = new Int32Array(Math.max(length, array.length * 2)).fill(-1);
+  larger.set(array);
+  return larger;
+}
+
+/**
+ * One run file's terms in order, each with its postings as (arrival, tf) pairs: `postings`' first
+ * `values` numbers, valid until the next term but one (two buffers take turns, so the merge can
+ * hold one term's postings of every run while each run's cursor moves on).
+ */
 class RunCursor {
   term = '';
-  postings: number[] = [];
+  postings = new Uint32Array(256);
+  values = 0;
+  private spare = new Uint32Array(256);
   private readonly reader: SpillReader;
 
   constructor(file: string) {
@@ -191,21 +194,27 @@ class RunCursor {
       return false;
     }
     this.term = termDecoder.decode(this.reader.readBytes(this.reader.readVarint()));
-    const values = this.reader.readVarint() * 3;
-    this.postings = new Array<number>(values);
-    for (let index = 0; index < values; index += 1) this.postings[index] = this.reader.readVarint();
+    const values = this.reader.readVarint() * 2;
+    let postings = this.spare;
+    if (postings.length < values) postings = new Uint32Array(Math.max(values, postings.length * 2));
+    this.spare = this.postings;
+    this.postings = postings;
+    this.values = values;
+    for (let index = 0; index < values; index += 1) postings[index] = this.reader.readVarint();
     return true;
   }
 }
 
 /**
  * The term records, by merging the runs (a binary heap of cursors by term): each term's postings
- * from every run, renumbered and sorted by document number, encoded as postings.ts does. Written
- * to `file` first: the pack boundaries need the records' average size before the first pack.
+ * from every run, renumbered and sorted by document number, encoded as postings.ts does with the
+ * documents' lengths `lengthOf` (by arrival). Written to `file` first: the pack boundaries need
+ * the records' average size before the first pack.
  */
 export function mergeRuns(
   runFiles: readonly string[],
   numberOf: Uint32Array,
+  lengthOf: ArrayLike<number>,
   file: string,
   averageLength: number,
 ): RecordSource {
@@ -250,17 +259,23 @@ export function mergeRuns(
   let count = 0;
   let totalBytes = 0;
   let keyBytes = 0;
+  // One term's postings from each run that has it (reused from term to term).
+  const parts: Uint32Array[] = [];
+  const partValues: number[] = [];
   while (heap.length > 0) {
     const term = heap[0]!.term;
-    const parts: number[][] = [];
+    let partCount = 0;
     while (heap.length > 0 && heap[0]!.term === term) {
       const cursor = heap[0]!;
-      parts.push(cursor.postings);
+      parts[partCount] = cursor.postings;
+      partValues[partCount] = cursor.values;
+      partCount += 1;
       if (cursor.next()) siftDown();
       else popFront();
     }
+    const body = encodeTermPostings(parts, partValues, partCount, numberOf, lengthOf, averageLength);
     const key = utf8Bytes(term);
-    const encoded = encodeRecord({ names: [term], body: encodeTermPostings(parts, numberOf, averageLength) });
+    const encoded = encodeRecord({ names: [term], body });
     writer.appendVarint(key.length);
     writer.append(key);
     writer.appendVarint(encoded.length);
@@ -314,10 +329,20 @@ export function termRecordSource(
 let scratchNumbers = new Uint32Array(1024);
 let scratchImpacts = new Uint8Array(1024);
 
-/** postings.ts's encoding of the (arrival, tf, docLength) triples of `parts`, by document number. */
-function encodeTermPostings(parts: readonly number[][], numberOf: Uint32Array, averageLength: number): Uint8Array {
+/**
+ * postings.ts's encoding of the (arrival, tf) pairs of the first `partCount` parts (each part's
+ * first `partValues` numbers), by document number.
+ */
+function encodeTermPostings(
+  parts: readonly Uint32Array[],
+  partValues: readonly number[],
+  partCount: number,
+  numberOf: Uint32Array,
+  lengthOf: ArrayLike<number>,
+  averageLength: number,
+): Uint8Array {
   let total = 0;
-  for (const part of parts) total += part.length / 3;
+  for (let part = 0; part < partCount; part += 1) total += partValues[part]! / 2;
   // Reused from term to term (a pair of new arrays per term was much of the merge's garbage).
   if (total > scratchNumbers.length) {
     scratchNumbers = new Uint32Array(Math.max(total, scratchNumbers.length * 2));
@@ -327,10 +352,13 @@ function encodeTermPostings(parts: readonly number[][], numberOf: Uint32Array, a
   const impacts = scratchImpacts.subarray(0, total);
   let at = 0;
   let sorted = true;
-  for (const part of parts) {
-    for (let index = 0; index < part.length; index += 3) {
-      numbers[at] = numberOf[part[index]!]!;
-      impacts[at] = impactOf(part[index + 1]!, part[index + 2]!, averageLength);
+  for (let partAt = 0; partAt < partCount; partAt += 1) {
+    const part = parts[partAt]!;
+    const values = partValues[partAt]!;
+    for (let index = 0; index < values; index += 2) {
+      const arrival = part[index]!;
+      numbers[at] = numberOf[arrival]!;
+      impacts[at] = impactOf(part[index + 1]!, lengthOf[arrival]!, averageLength);
       if (at > 0 && numbers[at]! < numbers[at - 1]!) sorted = false;
       at += 1;
     }

@@ -20,6 +20,8 @@ const documents = [
   `${'x'.repeat(70)} short words words words generalizations generalization`,
   '',
   'connected running café tower Tokyo 東京 generalization 2024 v2 2024',
+  // Man-page punctuation around plain words, and control characters that are not letters.
+  'It\u2019s the \u201cQuoted\u201d WORD\u2010split\u0010ABC\u0019 x\u2014y FOO\u2022Bar \u00e9t\u00e9 ETE',
   `Title line\n${Array.from({ length: 400 }, (_, index) => `word${index % 37} relational relations`).join(' ')}`,
 ];
 
@@ -30,10 +32,24 @@ describe('index key counter', () => {
       for (const limit of [65_536, 8]) {
         const counter = new IndexKeyCounter(stemming, limit);
         for (const round of [1, 2])
-          for (const text of documents)
-            expect(counter.count(text), `${stemming}, limit ${limit}, round ${round}`).toEqual(
+          for (const text of documents) {
+            const { keys, counts, tokenCount } = counter.count(text);
+            expect({ keys, counts, tokenCount }, `${stemming}, limit ${limit}, round ${round}`).toEqual(
               expectedCounts(text, stemming),
             );
+          }
       }
     });
+
+  it('counts a title and a text as the two joined by a line break', () => {
+    const counter = new IndexKeyCounter('porter', 8);
+    for (const [title, text] of [
+      ['Café ﬁle', 'naïve 東京 file files'],
+      ['tail 東京', '東京タワー Running RUNS'],
+      ['', 'Only a text'],
+    ] as const) {
+      const { keys, counts, tokenCount } = counter.count(title, text);
+      expect({ keys, counts, tokenCount }).toEqual(expectedCounts(`${title}\n${text}`, 'porter'));
+    }
+  });
 });

@@ -46,36 +46,75 @@ function isAsciiSpace(unit: number): boolean {
   return unit === 32 || (unit >= 9 && unit <= 13);
 }
 
-/** The terms of plain ASCII: lowercased, its letters, numbers and marks are a-z and 0-9 (runs of them). */
-function cutAscii(text: string, visit: (term: string) => void): void {
+/**
+ * Where the terms of a text are handed: `span` gets a run of plain ASCII letters and digits as
+ * `text`'s units `start`..`end` (the term is that slice lowercased: A-Z are its only units that
+ * lowercasing changes), `term` every other term as a string. A caller that looks terms up can do
+ * so without making a string per token (the index writer's key counter).
+ */
+export interface TermVisitor {
+  span(text: string, start: number, end: number): void;
+  term(term: string): void;
+}
+
+/** The terms of `text`'s units `from`..`to`, plain ASCII: runs of its letters and digits. */
+function cutAscii(text: string, from: number, to: number, visitor: TermVisitor): void {
   // A loop over the units, not matchAll: a match array per word was most of the garbage a build
-  // made cutting its documents.
-  const lower = text.toLowerCase();
+  // made cutting its documents. Lowercased unit by unit, not copied.
   let start = -1;
-  for (let at = 0; at < lower.length; at += 1) {
-    const unit = lower.charCodeAt(at);
-    if ((unit >= 97 && unit <= 122) || (unit >= 48 && unit <= 57)) {
+  for (let at = from; at < to; at += 1) {
+    const unit = text.charCodeAt(at);
+    if ((unit >= 97 && unit <= 122) || (unit >= 48 && unit <= 57) || (unit >= 65 && unit <= 90)) {
       if (start < 0) start = at;
     } else if (start >= 0) {
-      if (at - start <= MAX_TERM_LENGTH) visit(lower.slice(start, at));
+      if (at - start <= MAX_TERM_LENGTH) visitor.span(text, start, at);
       start = -1;
     }
   }
-  if (start >= 0 && lower.length - start <= MAX_TERM_LENGTH) visit(lower.slice(start));
+  if (start >= 0 && to - start <= MAX_TERM_LENGTH) visitor.span(text, start, to);
+}
+
+// Runs of word characters and the gaps between them, matched in place (sticky, tested without a
+// match array): a run of letters and digits is mostly plain ASCII, handed on as a span.
+const WORD_RUN = /[\p{L}\p{N}\p{M}]+/uy;
+const WORD_GAP = /[^\p{L}\p{N}\p{M}]+/uy;
+
+/** Whether `text`'s units `start`..`end` are all ASCII. */
+function isAsciiSpan(text: string, start: number, end: number): boolean {
+  for (let at = start; at < end; at += 1) if (text.charCodeAt(at) >= 0x80) return false;
+  return true;
 }
 
 /** The terms of any text: folded whole, then cut into runs, ideographs and kana one each. */
-function cutFolded(text: string, visit: (term: string) => void): void {
-  for (const match of foldText(text).matchAll(RUNS)) {
+function cutFolded(text: string, visitor: TermVisitor): void {
+  const folded = foldText(text);
+  if (!UNSPACED.test(folded)) {
+    // The runs of RUNS, found without a match array each.
+    let at = 0;
+    while (at < folded.length) {
+      WORD_GAP.lastIndex = at;
+      if (WORD_GAP.test(folded)) at = WORD_GAP.lastIndex;
+      WORD_RUN.lastIndex = at;
+      if (!WORD_RUN.test(folded)) break;
+      const end = WORD_RUN.lastIndex;
+      // Folded plain ASCII is lowercase already: a span is its term.
+      if (end - at <= MAX_TERM_LENGTH)
+        if (isAsciiSpan(folded, at, end)) visitor.span(folded, at, end);
+        else visitor.term(folded.slice(at, end));
+      at = end;
+    }
+    return;
+  }
+  for (const match of folded.matchAll(RUNS)) {
     const run = match[0];
     if (!UNSPACED.test(run)) {
-      if (run.length <= MAX_TERM_LENGTH) visit(run);
+      if (run.length <= MAX_TERM_LENGTH) visitor.term(run);
       continue;
     }
     // Each ideograph or kana a term of its own, the letters between them a term each.
     for (const piece of run.matchAll(UNSPACED_OR_OTHER)) {
       const term = piece[0];
-      if (term.length <= MAX_TERM_LENGTH) visit(term);
+      if (term.length <= MAX_TERM_LENGTH) visitor.term(term);
     }
   }
 }
@@ -96,12 +135,22 @@ export function tokenize(text: string): string[] {
 
 /** `tokenize`'s terms handed to `visit` one by one, in order (no list of a document's terms is made). */
 export function forEachTerm(text: string, visit: (term: string) => void): void {
+  visitTerms(text, {
+    span: (source, start, end) => visit(source.slice(start, end).toLowerCase()),
+    term: visit,
+  });
+}
+
+/** `tokenize`'s terms handed to `visitor` one by one, in order, plain ASCII ones as spans of `text`. */
+export function visitTerms(text: string, visitor: TermVisitor): void {
   let done = 0;
   let pieceStart = -1;
   let pieceEnd = -1;
-  for (const match of text.matchAll(NON_ASCII_ALL)) {
-    const at = match.index;
-    if (at < pieceEnd) continue;
+  // Each non-ASCII unit past the current piece, found by `test` (no match array per unit).
+  for (let at = 0; at < text.length; at += 1) {
+    NON_ASCII_ALL.lastIndex = Math.max(at, pieceEnd);
+    if (!NON_ASCII_ALL.test(text)) break;
+    at = NON_ASCII_ALL.lastIndex - 1;
     let start = at;
     while (start > Math.max(done, pieceEnd) && !isAsciiSpace(text.charCodeAt(start - 1))) start -= 1;
     let end = at + 1;
@@ -111,17 +160,17 @@ export function forEachTerm(text: string, visit: (term: string) => void): void {
       continue;
     }
     if (pieceStart >= 0) {
-      cutAscii(text.slice(done, pieceStart), visit);
-      cutFolded(text.slice(pieceStart, pieceEnd), visit);
+      cutAscii(text, done, pieceStart, visitor);
+      cutFolded(text.slice(pieceStart, pieceEnd), visitor);
       done = pieceEnd;
     }
     pieceStart = start;
     pieceEnd = end;
   }
   if (pieceStart >= 0) {
-    cutAscii(text.slice(done, pieceStart), visit);
-    cutFolded(text.slice(pieceStart, pieceEnd), visit);
+    cutAscii(text, done, pieceStart, visitor);
+    cutFolded(text.slice(pieceStart, pieceEnd), visitor);
     done = pieceEnd;
   }
-  cutAscii(done === 0 ? text : text.slice(done), visit);
+  cutAscii(text, done, text.length, visitor);
 }
