@@ -140,11 +140,41 @@ function keptKeyOf(keptFiles: KeptResourceFiles, resource: ProjectResource, tree
 }
 
 /** A kept resource's tree file, made from its source now (tree-writer.ts reads a deferred file so). */
-function keptResourceFile(resource: ProjectResource, shownOf: (resource: ProjectResource) => string): Buffer {
+function keptResourceFile(resource: ProjectResource): Buffer {
   const { content } = resource;
   if (!('source' in content)) throw new Error(`${shownOf(resource)} has no source file to read`);
   const read = readKeptResourceContent(content.source, shownOf(resource));
   return Buffer.from(treeJsonFile(resourceFileContent(resource, read)));
+}
+
+/**
+ * What makes a deferred resource file's bytes from its owner's number (TreeWriter.setDeferredSource).
+ * A function of its own, so the writer holds what it needs and not the whole assembly's scope.
+ */
+function deferredSourceOf(
+  resources: readonly ProjectResource[],
+  keptFiles: KeptResourceFiles,
+  output: TreeOutput,
+): (owner: number) => Buffer {
+  return (owner) => {
+    const resource = resources[owner]!;
+    const bytes = keptResourceFile(resource);
+    // A record that names other bytes than the source's (damaged): gone, so the next build reads all.
+    if (!digestFile(bytes).equals(output.writer.digestOf(resourceFilePath(resource.uri))!)) {
+      keptFiles.forget();
+      throw new StaticMcpError(
+        'KEPT_STATE_DAMAGED',
+        `the build's record of resource files (.staticmcp/resource-files.bin) does not match ${shownOf(resource)}; the record was removed`,
+        'Build again: the next build reads every document.',
+      );
+    }
+    return bytes;
+  };
+}
+
+/** How problems name a resource: its shown path, else its file under resources/. */
+function shownOf(resource: ProjectResource): string {
+  return resource.shownPath ?? `resources/${resource.relativePath}`;
 }
 
 function hasInlineContent(resource: ProjectResource): resource is ProjectResource & { content: ResourceContent } {
@@ -196,24 +226,11 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   const pageOwners = new Map<string, string>();
   const pageWarnings: BuildProblem[] = [];
   const { keptFiles } = input;
-  const shownOf = (resource: ProjectResource) => resource.shownPath ?? `resources/${resource.relativePath}`;
   // An unchanged document's tree file is recorded by its kept digest and size, and read from its
-  // source only if something asks for its bytes (a pack re-encoded, a plain file at the swap).
-  if (keptFiles)
-    output.writer.setDeferredSource((owner) => {
-      const resource = input.resources[owner]!;
-      const bytes = keptResourceFile(resource, shownOf);
-      // A record that names other bytes than the source's (damaged): gone, so the next build reads all.
-      if (!digestFile(bytes).equals(output.writer.digestOf(resourceFilePath(resource.uri))!)) {
-        keptFiles.forget();
-        throw new StaticMcpError(
-          'KEPT_STATE_DAMAGED',
-          `the build's record of resource files (.staticmcp/resource-files.bin) does not match ${shownOf(resource)}; the record was removed`,
-          'Build again: the next build reads every document.',
-        );
-      }
-      return bytes;
-    });
+  // source only if something asks for its bytes (a pack re-encoded, a plain file at the swap). The
+  // source is set at the first such file: it holds every resource for the rest of the build, which
+  // a build that kept none (a first build, --force) need not.
+  let deferring = false;
   for (let owner = 0; owner < input.resources.length; owner += 1) {
     const resource = input.resources[owner]!;
     const filePath = resourceFilePath(resource.uri);
@@ -252,6 +269,8 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     await listParts.add(definition);
     let sizeBytes: number;
     if (kept) {
+      if (!deferring) output.writer.setDeferredSource(deferredSourceOf(input.resources, keptFiles!, output));
+      deferring = true;
       output.writeDeferred(filePath, kept.digest, kept.sizeBytes, owner);
       sizeBytes = kept.sizeBytes;
     } else {

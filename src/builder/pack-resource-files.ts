@@ -11,11 +11,11 @@ import { encodedRecordBytes } from '../core/packs/pack-encoding.js';
 import { isPackableResourceFile, RESOURCE_PACK_GROUP } from '../core/packs/pack-table.js';
 import { encodedTwinOf, rawResourceFilePath, resourceFilePath } from '../core/tree/resource-key.js';
 import { DEFAULT_TARGET_PACK_BYTES, MAX_PACK_BYTES, maxPackFilesFor } from '../tree-writer/pack-writer.js';
-import { StringArena } from '../tree-writer/string-arena.js';
 import { formatCount } from '../shared/format-count.js';
 import type { BuildProblem } from './build-report.js';
 import { type PackingOutcome, RESOURCE_FILES_IN_MARGIN } from './host-limits.js';
 import { HashedKeyMap } from './hashed-key-map.js';
+import { TreeSlotList } from './tree-slot-list.js';
 import type { PackedCopies, PackingPlan, ToolCallFiles } from './pack-call-files.js';
 import type { TreeOutput } from './tree-output.js';
 
@@ -29,15 +29,15 @@ export interface ResourcePackingPlan {
 
 /**
  * The raw-name copies packed with their encoded twins, looked up by the twin (owner): held as the
- * copies' positions in their arena by a hash of the twin (hashed-key-map.ts), not as a Map of path
- * strings (~200 bytes of heap a resource, for the rest of the build).
+ * copies' positions in their slot list by a hash of the twin (hashed-key-map.ts), not as a Map of
+ * path strings (~200 bytes of heap a resource, for the rest of the build).
  */
 class RawNameCopies implements PackedCopies {
   private readonly first: HashedKeyMap;
   /** The next copy of the same twin (position + 1; 0: none). */
   private readonly next: Uint32Array;
 
-  constructor(private readonly names: StringArena) {
+  constructor(private readonly names: TreeSlotList) {
     this.first = new HashedKeyMap((position) => encodedTwinOf(names.at(position))!);
     this.next = new Uint32Array(names.length);
     for (let position = 0; position < names.length; position++) {
@@ -109,10 +109,14 @@ export async function planResourcePacking(
   for (const filePath of writer.paths()) if (isPackableResourceFile(filePath)) filesBefore += 1;
   if (filesBefore <= room) return undefined;
 
-  const owners = new StringArena();
-  const copyNames = new StringArena();
+  // The writer's slots (4 bytes a file), not a copy of each path: held until the pack step.
+  const files = writer.written;
+  const owners = new TreeSlotList(files);
+  const copyNames = new TreeSlotList(files);
   const packable = (filePath: string) => isPackableResourceFile(filePath) && !keepPlain.has(filePath);
-  for (const filePath of writer.paths()) {
+  for (let slot = 0; slot < files.slotCount; slot++) {
+    if (!files.isLive(slot)) continue;
+    const filePath = files.at(slot);
     if (!packable(filePath)) continue;
     const twin = encodedTwinOf(filePath);
     // The same bytes under two names: one record, two names (only when the twin is packed too).
@@ -122,8 +126,8 @@ export async function planResourcePacking(
       writer.has(twin) &&
       writer.digestOf(twin)?.equals(writer.digestOf(filePath)!)
     ) {
-      copyNames.push(filePath);
-    } else owners.push(filePath);
+      copyNames.push(slot);
+    } else owners.push(slot);
   }
   const copies = new RawNameCopies(copyNames);
   let recordBytes = 0;

@@ -244,7 +244,9 @@ export async function writeTreeSearchIndex(
     });
     const warnings = [...unknownToolWarnings(manifest, settings), ...skippedWarnings(counts.skipped)];
     if (llms) {
-      await output.write(LLMS_FILE, Buffer.from(llms.renderIndex(), 'utf8'));
+      const indexFile = path.join(scratchFolder, LLMS_FILE);
+      const index = llms.writeIndexFile(indexFile);
+      await output.writeFromFile(LLMS_FILE, indexFile, index.digest, index.sizeBytes);
       const fullFile = path.join(scratchFolder, LLMS_FULL_FILE);
       const full = llms.writeFullFile(fullFile);
       await output.writeFromFile(LLMS_FULL_FILE, fullFile, full.digest, full.sizeBytes);

@@ -12,7 +12,8 @@ import { documentUrlBase, resolveDocumentUrl } from '../core/search/document-url
 import type { SearchDocument } from '../core/search/tree-documents.js';
 import { sortPositions } from './sort-positions.js';
 import { readAt, SpillWriter } from './spill-files.js';
-import { StringArena } from './string-arena.js';
+import { compareUtf8AsUtf16, StringArena } from './string-arena.js';
+import { grownTypedArray } from './grown-typed-array.js';
 import type { KeptLlmsEntries } from './llms-kept-entries.js';
 
 export const LLMS_FILE = 'llms.txt';
@@ -97,10 +98,120 @@ class FullEntries {
   }
 }
 
+/** A section's lines as UTF-8 side by side, each from `starts[i]` to `ends[i]`. */
+interface SectionLines {
+  bytes: Uint8Array;
+  starts: Uint32Array;
+  ends: Uint32Array;
+}
+
+/** Bytes read at a time from the lines' scratch file (a section's lines usually lie side by side). */
+const LINE_WINDOW_BYTES = 1 << 20;
+
+/**
+ * Where llms.txt's lines wait for the end (issue #39, "Memory": ~100 bytes a document): a scratch
+ * file when the writer has a scratch folder (the build's), with 12 bytes a line in memory; else
+ * memory. A section's lines are read back together when it is written.
+ */
+class LineStore {
+  private readonly arena = new StringArena();
+  private readonly spill: SpillWriter | undefined;
+  private spilledAt = new Float64Array(256);
+  private spilledLength = new Uint32Array(256);
+  private count = 0;
+  private writing: boolean;
+  private fd: number | undefined;
+
+  constructor(scratchFolder: string | undefined) {
+    this.spill = scratchFolder === undefined ? undefined : new SpillWriter(path.join(scratchFolder, 'llms-lines'));
+    this.writing = this.spill !== undefined;
+  }
+
+  /** Appends a line; returns its position. */
+  push(line: string): number {
+    if (this.spill === undefined) return this.arena.push(line);
+    const position = this.count;
+    this.count += 1;
+    this.spilledAt = grownTypedArray(this.spilledAt, this.count);
+    this.spilledLength = grownTypedArray(this.spilledLength, this.count);
+    const bytes = Buffer.from(line, 'utf8');
+    this.spilledAt[position] = this.spill.bytes;
+    this.spilledLength[position] = bytes.length;
+    this.spill.append(bytes);
+    return position;
+  }
+
+  /** The lines at `positions` (ascending), copied side by side. */
+  read(positions: readonly number[]): SectionLines {
+    const starts = new Uint32Array(positions.length);
+    const ends = new Uint32Array(positions.length);
+    let total = 0;
+    positions.forEach((position, index) => {
+      starts[index] = total;
+      total += this.lengthOf(position);
+      ends[index] = total;
+    });
+    const bytes = new Uint8Array(total);
+    if (this.spill === undefined) {
+      positions.forEach((position, index) => {
+        bytes.set(this.arena.bytesAt(position), starts[index]!);
+      });
+      return { bytes, starts, ends };
+    }
+    if (this.writing) {
+      this.spill.close();
+      this.writing = false;
+    }
+    this.fd ??= openSync(this.spill.file, 'r');
+    // Through a window of the file: one read for many lines that lie side by side.
+    let window: Uint8Array = new Uint8Array(0);
+    let windowAt = 0;
+    positions.forEach((position, index) => {
+      const at = this.spilledAt[position]!;
+      const length = this.spilledLength[position]!;
+      if (at < windowAt || at + length > windowAt + window.length) {
+        windowAt = at;
+        window = readAt(this.fd!, at, Math.min(Math.max(length, LINE_WINDOW_BYTES), this.spill!.bytes - at));
+      }
+      bytes.set(window.subarray(at - windowAt, at - windowAt + length), starts[index]!);
+    });
+    return { bytes, starts, ends };
+  }
+
+  private lengthOf(position: number): number {
+    return this.spill === undefined ? this.arena.bytesAt(position).length : this.spilledLength[position]!;
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    if (this.writing) this.spill!.close();
+    this.fd = undefined;
+    this.writing = false;
+  }
+}
+
+/** A section's lines in the order a sort of their strings gives, each ending in a line break. */
+function sortedSectionBytes(section: SectionLines): Uint8Array {
+  const { bytes, starts, ends } = section;
+  const order = new Uint32Array(starts.length);
+  for (let index = 0; index < order.length; index++) order[index] = index;
+  sortPositions(order, (left, right) =>
+    compareUtf8AsUtf16(bytes, starts[left]!, ends[left]!, starts[right]!, ends[right]!),
+  );
+  const out = new Uint8Array(bytes.length + order.length);
+  let at = 0;
+  for (const index of order) {
+    out.set(bytes.subarray(starts[index]!, ends[index]!), at);
+    at += ends[index]! - starts[index]!;
+    out[at++] = 0x0a;
+  }
+  return out;
+}
+
 export class LlmsTxtWriter {
   /** Each section's lines, as positions in `lines` (a line as a string per document would be held to the end). */
   private readonly sections = new Map<string, number[]>();
-  private readonly lines = new StringArena();
+  private readonly lines: LineStore;
   /** The ids of llms-full.txt's entries (by position), which order the file. */
   private readonly fullIds = new StringArena();
   private readonly full: FullEntries;
@@ -119,6 +230,7 @@ export class LlmsTxtWriter {
   ) {
     this.base = documentUrlBase(publicUrl, undefined);
     this.full = new FullEntries(scratchFolder);
+    this.lines = new LineStore(scratchFolder);
   }
 
   add(document: SearchDocument): void {
@@ -165,16 +277,33 @@ export class LlmsTxtWriter {
     return lines.join('\n');
   }
 
-  /** llms.txt: sections in name order, documents in the order they came (the index's is by id). */
+  /** llms.txt: sections in name order, each one's lines in string order. */
   renderIndex(): string {
-    const parts = [this.heading()];
-    for (const folder of [...this.sections.keys()].sort()) {
-      const positions = Uint32Array.from(this.sections.get(folder)!);
-      const sorted = sortPositions(positions, (left, right) => this.lines.compare(left, right));
-      const lines = Array.from(sorted, (position) => this.lines.at(position));
-      parts.push(`## ${inline(folder)}\n\n${lines.join('\n')}\n`);
+    return Buffer.concat([...this.indexPieces()]).toString('utf8');
+  }
+
+  /**
+   * llms.txt's pieces in order, as UTF-8: the heading, then each section (its lines read back and
+   * sorted one section at a time). Every piece ends in one line break, so joined they are the file.
+   */
+  private *indexPieces(): Generator<Uint8Array> {
+    try {
+      yield Buffer.from(this.heading(), 'utf8');
+      for (const folder of [...this.sections.keys()].sort()) {
+        yield Buffer.from(`\n## ${inline(folder)}\n\n`, 'utf8');
+        yield sortedSectionBytes(this.lines.read(this.sections.get(folder)!));
+      }
+    } finally {
+      this.lines.close();
     }
-    return `${parts.join('\n')}`.replace(/\n*$/, '\n');
+  }
+
+  /**
+   * Writes llms.txt to `file` section by section (never whole in memory) and returns its digest
+   * and size, for TreeOutput.writeFromFile.
+   */
+  writeIndexFile(file: string): { digest: Buffer; sizeBytes: number } {
+    return writeDigested(file, this.indexPieces());
   }
 
   renderFull(): string {
@@ -207,20 +336,28 @@ export class LlmsTxtWriter {
    * (the tree writer's, digestFile) and size, for TreeOutput.writeFromFile.
    */
   writeFullFile(file: string): { digest: Buffer; sizeBytes: number } {
-    const hash = createHash('sha256');
-    // Linked into the tree as it is: a tree file's mode, not a scratch file's.
-    const out = new SpillWriter(file, 0o666);
     try {
-      for (const piece of this.fullPieces()) {
-        hash.update(piece);
-        out.append(piece);
-      }
+      return writeDigested(file, this.fullPieces());
     } finally {
-      out.close();
       this.full.close();
     }
-    return { digest: hash.digest(), sizeBytes: out.bytes };
   }
+}
+
+/** Writes `pieces` to `file` and returns the tree writer's digest of them (digestFile) and their size. */
+function writeDigested(file: string, pieces: Iterable<Uint8Array>): { digest: Buffer; sizeBytes: number } {
+  const hash = createHash('sha256');
+  // Linked into the tree as it is: a tree file's mode, not a scratch file's.
+  const out = new SpillWriter(file, 0o666);
+  try {
+    for (const piece of pieces) {
+      hash.update(piece);
+      out.append(piece);
+    }
+  } finally {
+    out.close();
+  }
+  return { digest: hash.digest(), sizeBytes: out.bytes };
 }
 
 /** The documents as they are, each also given to `llms` when there is one (the index's stream feeds both). */

@@ -284,6 +284,9 @@ export async function writeSearchIndexSpilling(
       addToRun(arrival, options.kept!.termsAt(waitingAt[position]!));
     });
     flushRun();
+    // Every posting is in a run file now: the run's arrays (up to 16 bytes a posting of its
+    // capacity) go before the merge, not after it.
+    run.release();
     termSource = mergeRuns(runFiles, numberOf, tokenCounts, termsFile, averageLength);
   }
   run.release();
