@@ -19,15 +19,15 @@ interface FileAnswered {
 }
 
 /**
- * Where a result object carries its FileAnswered: a symbol key, which JSON leaves out. Not a
- * WeakMap: one entry per answered call made every garbage collection walk a table of dead keys.
+ * Where a result object carries its FileAnswered: a symbol key, which JSON leaves out, and not
+ * enumerable, so a copy or comparison of the result (an in-process host's) sees only the answer.
+ * Not a WeakMap: one entry per answered call made every garbage collection walk a table of dead keys.
  */
 const FILE_ANSWERED = Symbol('staticmcp.fileAnswered');
 
 /** Marks `result` as the answer of the precomputed file at `path`, as the reader gave it (tool-calls.ts). */
 export function markPrecomputed<T extends object>(result: T, path: string, file: unknown): T {
-  (result as { [FILE_ANSWERED]?: FileAnswered })[FILE_ANSWERED] = { path, file };
-  return result;
+  return Object.defineProperty(result, FILE_ANSWERED, { value: { path, file } satisfies FileAnswered });
 }
 
 interface KeptAnswer extends FileAnswered {
