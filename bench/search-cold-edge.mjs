@@ -15,14 +15,13 @@
 //   TREE=<built tree> measures that one; SERVERS=files,assets; WORKER=<a _worker.js> runs that
 //   bundle instead of dist's, e.g. a copy of an earlier build's, for a before/after in one run)
 import { readFileSync } from 'node:fs';
-import { median, repoRoot } from './lib/common.mjs';
+import { twoWordQueries } from './lib/cold-search.mjs';
+import { median } from './lib/common.mjs';
 import { startWorkerdSite } from './lib/edge-lib.mjs';
 import { initialize, timeToolCall } from './lib/mcp-http-client.mjs';
 import { childPid, cpuNs, cpuNsByThread } from './lib/process-cpu.mjs';
-import { seededRandom } from './lib/search-query-corpus.mjs';
-import { queryDocuments, searchTree } from './lib/search-query-tree.mjs';
+import { searchTree } from './lib/search-query-tree.mjs';
 
-const { tokenize } = await import(`${repoRoot}/dist/core/search/tokenize.js`);
 const CORPUS = process.env.CORPUS ?? 'wiki';
 const COUNT = Number(process.env.COUNT ?? 6000);
 const RUNS = Number(process.env.RUNS ?? 10);
@@ -30,15 +29,7 @@ const SERVERS = (process.env.SERVERS ?? 'files,assets').split(',');
 const workerScript = process.env.WORKER ? readFileSync(process.env.WORKER, 'utf8') : undefined;
 
 const tree = process.env.TREE ?? (await searchTree(CORPUS, COUNT)).tree;
-const random = seededRandom(40);
-const documents = queryDocuments(CORPUS, COUNT);
-const queries = [];
-while (queries.length < RUNS) {
-  const terms = [...new Set(tokenize(documents[Math.floor(random() * documents.length)].text))];
-  const first = terms[Math.floor(random() * terms.length)];
-  const second = terms[Math.floor(random() * terms.length)];
-  if (terms.length >= 2 && first !== second) queries.push(`${first} ${second}`);
-}
+const queries = twoWordQueries(CORPUS, COUNT, RUNS);
 
 const f = (value) => value.toFixed(1);
 console.log(`${process.env.TREE ?? `${CORPUS}, ${COUNT} documents`}: ${RUNS} cold two-word searches in workerd`);

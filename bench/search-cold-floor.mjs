@@ -11,18 +11,15 @@
 //   TREE=<built tree>; SERVERS=files,assets; WORKER=<a _worker.js> for the search's bundle)
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { coldSearchCpuMs, searchSourceOf, twoWordQueries } from './lib/cold-search.mjs';
 import { median, repoRoot } from './lib/common.mjs';
 import { startWorkerdSite } from './lib/edge-lib.mjs';
-import { initialize, timeToolCall } from './lib/mcp-http-client.mjs';
 import { childPid, cpuNs } from './lib/process-cpu.mjs';
-import { seededRandom } from './lib/search-query-corpus.mjs';
-import { queryDocuments, searchTree } from './lib/search-query-tree.mjs';
+import { searchTree } from './lib/search-query-tree.mjs';
 
 const dist = (file) => import(path.join(repoRoot, 'dist', file));
 const { FolderPackFiles } = await dist('hosts/node/folder-pack-files.js');
 const { SearchReader } = await dist('core/search/search-reader.js');
-const { parseSearchIndexManifest } = await dist('core/search/search-index-format.js');
-const { tokenize } = await dist('core/search/tokenize.js');
 
 const CORPUS = process.env.CORPUS ?? 'wiki';
 const COUNT = Number(process.env.COUNT ?? 6000);
@@ -46,20 +43,8 @@ const FLOOR_WORKER = `export default {
 };`;
 
 const tree = process.env.TREE ?? (await searchTree(CORPUS, COUNT)).tree;
-const manifest = JSON.parse(readFileSync(path.join(tree, 'mcp.json'), 'utf8'));
-const parsed = parseSearchIndexManifest(manifest.staticmcp.search);
-if ('problem' in parsed) throw new Error(parsed.problem);
-const source = 'table' in parsed ? parsed.table : parsed;
-
-const random = seededRandom(40);
-const documents = queryDocuments(CORPUS, COUNT);
-const queries = [];
-while (queries.length < RUNS) {
-  const terms = [...new Set(tokenize(documents[Math.floor(random() * documents.length)].text))];
-  const first = terms[Math.floor(random() * terms.length)];
-  const second = terms[Math.floor(random() * terms.length)];
-  if (terms.length >= 2 && first !== second) queries.push(`${first} ${second}`);
-}
+const { source } = searchSourceOf(tree);
+const queries = twoWordQueries(CORPUS, COUNT, RUNS);
 
 /** The distinct files a cold search of `query` reads, in the order it first asks for them. */
 async function filesOf(query) {
@@ -86,18 +71,7 @@ for (const server of SERVERS) {
   for (const query of queries) {
     const files = await filesOf(query);
     reads.push(files.length);
-    const real = await startWorkerdSite(tree, { nativeFiles, workerScript });
-    try {
-      const endpoint = new URL('mcp', real.url).href;
-      const pid = childPid(process.pid, 'workerd');
-      const headers = await initialize(endpoint);
-      const before = cpuNs(pid);
-      const { answer } = await timeToolCall(endpoint, headers, 'search', { query });
-      search.push((cpuNs(pid) - before) / 1e6);
-      if (answer.error || answer.result?.isError) throw new Error(JSON.stringify(answer).slice(0, 300));
-    } finally {
-      await real.close();
-    }
+    search.push(await coldSearchCpuMs(tree, { nativeFiles, workerScript }, query));
     const bare = await startWorkerdSite(tree, { nativeFiles, workerScript: FLOOR_WORKER });
     try {
       const endpoint = new URL('mcp', bare.url).href;

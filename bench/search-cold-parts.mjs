@@ -12,14 +12,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { coldSearchCpuMs, twoWordQueries } from './lib/cold-search.mjs';
 import { median, repoRoot, tempDir } from './lib/common.mjs';
-import { startWorkerdSite, workerBundle } from './lib/edge-lib.mjs';
-import { initialize, timeToolCall } from './lib/mcp-http-client.mjs';
-import { childPid, cpuNs } from './lib/process-cpu.mjs';
-import { seededRandom } from './lib/search-query-corpus.mjs';
-import { queryDocuments, searchTree } from './lib/search-query-tree.mjs';
+import { workerBundle } from './lib/edge-lib.mjs';
+import { searchTree } from './lib/search-query-tree.mjs';
 
-const { tokenize } = await import(`${repoRoot}/dist/core/search/tokenize.js`);
 const CORPUS = process.env.CORPUS ?? 'wiki';
 const COUNT = Number(process.env.COUNT ?? 6000);
 const RUNS = Number(process.env.RUNS ?? 8);
@@ -80,31 +77,12 @@ const bundles = { whole: readFileSync(workerBundle, 'utf8') };
 for (const cut of Object.keys(CUTS)) bundles[cut] = await cutBundle(cut, outDir);
 
 const tree = process.env.TREE ?? (await searchTree(CORPUS, COUNT)).tree;
-const random = seededRandom(40);
-const documents = queryDocuments(CORPUS, COUNT);
-const queries = [];
-while (queries.length < RUNS) {
-  const terms = [...new Set(tokenize(documents[Math.floor(random() * documents.length)].text))];
-  const first = terms[Math.floor(random() * terms.length)];
-  const second = terms[Math.floor(random() * terms.length)];
-  if (terms.length >= 2 && first !== second) queries.push(`${first} ${second}`);
-}
+const queries = twoWordQueries(CORPUS, COUNT, RUNS);
 
 const cpu = Object.fromEntries(Object.keys(bundles).map((name) => [name, []]));
 for (const query of queries)
   for (const [name, workerScript] of Object.entries(bundles)) {
-    const site = await startWorkerdSite(tree, { nativeFiles: SERVER === 'files', workerScript });
-    try {
-      const endpoint = new URL('mcp', site.url).href;
-      const pid = childPid(process.pid, 'workerd');
-      const headers = await initialize(endpoint);
-      const before = cpuNs(pid);
-      const { answer } = await timeToolCall(endpoint, headers, 'search', { query });
-      cpu[name].push((cpuNs(pid) - before) / 1e6);
-      if (answer.error || answer.result?.isError) throw new Error(JSON.stringify(answer).slice(0, 300));
-    } finally {
-      await site.close();
-    }
+    cpu[name].push(await coldSearchCpuMs(tree, { nativeFiles: SERVER === 'files', workerScript }, query));
   }
 
 const f = (value) => value.toFixed(1);

@@ -5,17 +5,14 @@
 // (caches cold, code warm: what the index costs, without workerd's module evaluation).
 // Run: npm run build && CORPUS=wiki COUNT=6000 node bench/search-cold-reads.mjs   (QUERIES=50;
 //   TREE=<built tree> measures that one)
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { searchSourceOf, twoWordQueries } from './lib/cold-search.mjs';
 import { median, repoRoot } from './lib/common.mjs';
-import { seededRandom } from './lib/search-query-corpus.mjs';
-import { queryDocuments, searchTree } from './lib/search-query-tree.mjs';
+import { searchTree } from './lib/search-query-tree.mjs';
 
 const dist = (file) => import(path.join(repoRoot, 'dist', file));
 const { FolderPackFiles } = await dist('hosts/node/folder-pack-files.js');
 const { SearchReader } = await dist('core/search/search-reader.js');
-const { parseSearchIndexManifest } = await dist('core/search/search-index-format.js');
-const { tokenize } = await dist('core/search/tokenize.js');
 
 const CORPUS = process.env.CORPUS ?? 'wiki';
 const COUNT = Number(process.env.COUNT ?? 6000);
@@ -34,21 +31,8 @@ function wholeFiles(tree, log) {
 }
 
 const tree = process.env.TREE ?? (await searchTree(CORPUS, COUNT)).tree;
-const manifest = JSON.parse(readFileSync(path.join(tree, 'mcp.json'), 'utf8'));
-const parsed = parseSearchIndexManifest(manifest.staticmcp.search);
-if ('problem' in parsed) throw new Error(parsed.problem);
-const source = 'table' in parsed ? parsed.table : parsed;
-
-const random = seededRandom(40);
-const documents = queryDocuments(CORPUS, COUNT);
-const queries = [];
-while (queries.length < QUERIES) {
-  const terms = [...new Set(tokenize(documents[Math.floor(random() * documents.length)].text))];
-  if (terms.length < 2) continue;
-  const first = terms[Math.floor(random() * terms.length)];
-  const second = terms[Math.floor(random() * terms.length)];
-  if (first !== second) queries.push(`${first} ${second}`);
-}
+const { parsed, source } = searchSourceOf(tree);
+const queries = twoWordQueries(CORPUS, COUNT, QUERIES);
 
 const rows = [];
 /** Reads and bytes per query, by part of the index and kind of file (the mean over queries). */

@@ -10,9 +10,8 @@
 //   TREE=; KINDS=none,absent,one,two; TREES=<a>,<b> one tree per bundle)
 import { readFileSync } from 'node:fs';
 import { median, repoRoot } from './lib/common.mjs';
-import { startWorkerdSite, workerBundle } from './lib/edge-lib.mjs';
-import { initialize, timeToolCall } from './lib/mcp-http-client.mjs';
-import { childPid, cpuNs } from './lib/process-cpu.mjs';
+import { coldSearchCpuMs } from './lib/cold-search.mjs';
+import { workerBundle } from './lib/edge-lib.mjs';
 import { seededRandom } from './lib/search-query-corpus.mjs';
 import { queryDocuments, searchTree } from './lib/search-query-tree.mjs';
 
@@ -38,30 +37,20 @@ function words(count) {
 const queryOf = { none: () => '!!! ???', absent: () => 'qqqqzzzzxxxx', one: () => words(1), two: () => words(2) };
 
 const cpu = new Map();
-/** The workerd process's CPU for one cold search of `query` (after `initialize`), in ms. */
-async function coldSearchMs(tree, worker, server, query) {
-  const nativeFiles = server === 'files';
-  const site = await startWorkerdSite(tree, { nativeFiles, workerScript: readFileSync(worker, 'utf8') });
-  try {
-    const endpoint = new URL('mcp', site.url).href;
-    const pid = childPid(process.pid, 'workerd');
-    const headers = await initialize(endpoint);
-    const before = cpuNs(pid);
-    const { answer } = await timeToolCall(endpoint, headers, 'search', { query });
-    const ms = (cpuNs(pid) - before) / 1e6;
-    if (answer.error || answer.result?.isError) throw new Error(JSON.stringify(answer).slice(0, 300));
-    return ms;
-  } finally {
-    await site.close();
-  }
-}
 for (let run = 0; run < RUNS; run += 1)
   for (const kind of KINDS) {
     const query = queryOf[kind]();
     for (const server of SERVERS)
       for (const [which, worker] of workers.entries()) {
         const key = `${worker.split('/').at(-1)} ${server} ${kind}`;
-        cpu.set(key, [...(cpu.get(key) ?? []), await coldSearchMs(trees[which], worker, server, query)]);
+        cpu.set(key, [
+          ...(cpu.get(key) ?? []),
+          await coldSearchCpuMs(
+            trees[which],
+            { nativeFiles: server === 'files', workerScript: readFileSync(worker, 'utf8') },
+            query,
+          ),
+        ]);
       }
   }
 for (const [key, values] of cpu)
