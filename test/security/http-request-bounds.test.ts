@@ -138,6 +138,9 @@ async function postWithoutReading(port: number, session: string, body: unknown, 
   socket.write(
     `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-session-id: ${session}\r\nmcp-protocol-version: ${VERSION}\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
   );
+  // The stall counts from the answer's first bytes: on a busy machine the server may take seconds
+  // to start it, and a client that resumed before then would take the whole answer in time.
+  await new Promise<void>((resolve) => socket.once('readable', () => resolve()));
   await new Promise((resolve) => setTimeout(resolve, stallMs));
   const chunks: Buffer[] = [];
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
