@@ -1,12 +1,16 @@
 // Start-up: spawn `staticmcp serve` → the initialize response, vs spawning `node -e 0` until it
 // exits (Node's own start), measured alternately in the same run, on every Node given: the one
-// running the bench, and NODE24=/path/to/node. BEFORE_CLI=/old/checkout/dist/cli/main.js measures
-// that CLI alternately too, for before/after figures from one run. Besides the wall time, the CPU
-// time of the server's main thread when it answered (Linux): on a busy machine the wall time
-// varies by tens of ms from run to run, the CPU time much less (so Node's own start is measured as
-// CPU too, and the CPU ratio printed beside the wall one). Target (issue #23): ratio ≤ 1.2.
-// NODE_EXTRA_CA_CERTS in the environment makes Node 20 (not 24) read that file at every start, ~50 ms
-// here, which lands in both figures and lowers the ratio: the bench says so when it is set.
+// running the bench, and NODE24=/path/to/node. BEFORE_CLI=/old/checkout/dist/cli/staticmcp.cjs
+// measures that CLI alternately too, for before/after figures from one run. Name the same entry
+// file the after figure starts (the bin, staticmcp.cjs, unless STATICMCP_CLI says otherwise):
+// main.js is an ES module, and on Node 20 the ES module loader it sets up costs more than most
+// changes being measured, so an old main.js against the new bin shows a gain no change made.
+// Besides the wall time, the CPU time of the server's main thread when it answered (Linux): on a
+// busy machine the wall time varies by tens of ms from run to run, the CPU time much less (so
+// Node's own start is measured as CPU too, and the CPU ratio printed beside the wall one). Target
+// (issue #23): ratio ≤ 1.2. NODE_EXTRA_CA_CERTS in the environment makes Node 20 (not 24) read that
+// file at every start, ~50 ms here, which lands in both figures and lowers the ratio: the bench
+// says so when it is set.
 // Run: npm run build && NODE24=… node bench/bridge-startup.mjs
 import path from 'node:path';
 import {
@@ -26,6 +30,10 @@ const clis = [
   { label: process.env.BEFORE_CLI ? 'after' : '', path: cliPath },
 ];
 
+if (process.env.BEFORE_CLI && path.basename(clis[0].path) !== path.basename(cliPath))
+  console.log(
+    `note: BEFORE_CLI starts ${path.basename(clis[0].path)}, the after figure ${path.basename(cliPath)}: different entry files, not only different builds`,
+  );
 if (process.env.NODE_EXTRA_CA_CERTS)
   console.log('note: NODE_EXTRA_CA_CERTS is set; Node 20 reads it at every start (both figures pay it)');
 for (const { binary, version } of nodeBinaries()) {
