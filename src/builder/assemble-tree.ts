@@ -178,7 +178,8 @@ function shownOf(resource: ProjectResource): string {
 }
 
 function hasInlineContent(resource: ProjectResource): resource is ProjectResource & { content: ResourceContent } {
-  return !('source' in resource.content);
+  // `content` is made on each read for a file resource: each of thousands of documents would make one here.
+  return resource.hasSourceFile !== true && !('source' in resource.content);
 }
 
 /**

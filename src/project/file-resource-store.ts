@@ -140,6 +140,11 @@ export class FileResourceStore {
 
 /** A resource file of the project, read from its store (the ProjectResource the rest of the build sees). */
 export class FileResource implements ProjectResource {
+  /** On the prototype, not a field: nothing more is held per document. */
+  get hasSourceFile(): boolean {
+    return true;
+  }
+
   constructor(
     private readonly store: FileResourceStore,
     private readonly position: number,

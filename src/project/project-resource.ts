@@ -11,6 +11,8 @@ export interface ProjectResource {
   relativePath: string;
   /** Inline, or (a file under resources/) read when its tree file is written. */
   content: { text: string } | { blob: string } | { source: ResourceFileSource };
+  /** True when `content` is a `source` (a file resource says so without making its content). */
+  readonly hasSourceFile?: boolean;
   size: number;
   /** `_meta` of its definition and of its contents (an MCP App's `_meta.ui`, discover-apps.ts). */
   meta?: Record<string, unknown>;

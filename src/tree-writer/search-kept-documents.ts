@@ -71,8 +71,16 @@ export function keptDigestOf(stemming: string, body: string, indexedText: string
 
 /** The digest an entry is also found under: the stemming and the document's source key (tree-documents.ts). */
 export function keptSourceDigestOf(stemming: string, sourceKey: string): Buffer {
-  return createHash('sha256').update(`${stemming}\0source\0${sourceKey}`).digest();
+  // The lister asks for a resource's digest, then the index writer for the same one right after.
+  if (lastSourceDigest?.stemming === stemming && lastSourceDigest.sourceKey === sourceKey)
+    return lastSourceDigest.digest;
+  const digest = createHash('sha256').update(`${stemming}\0source\0${sourceKey}`).digest();
+  lastSourceDigest = { stemming, sourceKey, digest };
+  return digest;
 }
+
+/** The last digest keptSourceDigestOf made (never changed by its callers: a lookup key). */
+let lastSourceDigest: { stemming: string; sourceKey: string; digest: Buffer } | undefined;
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 

@@ -187,6 +187,27 @@ function holdsChanged(body: Uint8Array, changed: Uint8Array): boolean {
 }
 
 /**
+ * Whether a record body's postings of the numbers `changed` marks are exactly `adds` (the same
+ * numbers with the same impacts): the patched record is then this one, byte for byte, and is kept
+ * as it is instead of being decoded and encoded again (an edit that leaves a term's weight in the
+ * edited document where it was).
+ */
+function holdsExactly(body: Uint8Array, changed: Uint8Array, adds: { numbers: number[]; impacts: number[] }): boolean {
+  const cursor = { at: 0 };
+  const count = readCountPastSkips(body, cursor);
+  let number = 0;
+  let matched = 0;
+  for (let index = 0; index < count; index += 1) {
+    number += readVarint(body, cursor);
+    const impact = body[cursor.at++];
+    if (changed[number] !== 1) continue;
+    if (adds.numbers[matched] !== number || adds.impacts[matched] !== impact) return false;
+    matched += 1;
+  }
+  return matched === adds.numbers.length && cursor.at === body.length;
+}
+
+/**
  * Writes to `file` the previous term records patched for the `changed` documents (of
  * `documentCount`), with impacts of `averageLength`: the records a from-scratch merge would write.
  * Returns the totals the packer's boundaries need. Throws on records that do not parse.
@@ -247,7 +268,7 @@ export function patchTermRecords(
       const body = encoded.subarray(RECORD_NAME_AT + keyBytes.length);
       const adds = added.get(term);
       if (adds !== undefined) nextAdded += 1;
-      if (adds === undefined && !holdsChanged(body, marked)) {
+      if (adds === undefined ? !holdsChanged(body, marked) : holdsExactly(body, marked, adds)) {
         emit(keyBytes, encoded);
         continue;
       }

@@ -78,9 +78,14 @@ describe('kept search term records', () => {
     const cache = folder();
     const documents = corpus(80);
     expect((await indexOf(documents, cache)).merged).toBe(true);
-    // New words, and words the document no longer holds (its text replaced).
+    // New words, and words the document no longer holds (its text replaced); and one word swapped
+    // for another, its length kept: its other terms' weights stay, and those records are kept as
+    // they are.
     for (const next of [
       edited(documents, 17, 'quokka zyzzyva runs'),
+      documents.map((document, at) =>
+        at === 60 ? { ...document, text: `quokka ${document.text.split(' ').slice(1).join(' ')}` } : document,
+      ),
       documents.map((document, at) =>
         at === 40 ? { ...document, text: `${document.text.split(' ').slice(4).join(' ')} wombat` } : document,
       ),

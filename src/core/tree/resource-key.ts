@@ -15,12 +15,21 @@ export function resourceFilePath(uri: string): string {
 
 /** `a/b/c` → `a/b/c.json` with each segment encoded (leading slashes dropped). */
 function encodedPath(afterScheme: string): string {
-  const withoutScheme = afterScheme.replace(/^\/+/, '');
-  const segments = withoutScheme.split('/').map(encodeKeySegment);
-  // A trailing slash leaves an empty last segment; it still needs a visible name.
-  const last = segments.pop()!;
-  return [...segments, `${last}.json`].join('/');
+  // A walk by indexOf, not replace/split/map/join: a build calls this several times a document,
+  // and the arrays and strings those make were a visible share of an edit build's scavenges.
+  let start = 0;
+  while (afterScheme.charCodeAt(start) === SLASH) start += 1;
+  let encoded = '';
+  for (;;) {
+    const end = afterScheme.indexOf('/', start);
+    // A trailing slash leaves an empty last segment; it still needs a visible name.
+    if (end < 0) return `${encoded}${encodeKeySegment(afterScheme.slice(start))}.json`;
+    encoded += `${encodeKeySegment(afterScheme.slice(start, end))}/`;
+    start = end + 1;
+  }
 }
+
+const SLASH = 0x2f;
 
 /** A segment a static host serves as it is: URL-unreserved characters only, never `.` or `..`. */
 const PLAIN_SEGMENT = /^[A-Za-z0-9._~-]+$/;
