@@ -67,6 +67,8 @@ export class FileDigests {
   /** A deferred file's owner number + 1 (0: not deferred) and size; grown at the first one. */
   private deferredOwners = new Uint32Array(0);
   private deferredLengths = new Uint32Array(0);
+  /** The slot + 1 of the file a held file was recorded as a copy of (0: none); grown at the first. */
+  private copyOfSlots = new Uint32Array(0);
   /** The UTF-8 bytes of the path being looked up (probeLength of them). */
   private probe = Buffer.alloc(256);
   private probeLength = 0;
@@ -218,6 +220,7 @@ export class FileDigests {
     this.flags[slot]! &= ~UNCHANGED;
     if (slot < this.spoolLows.length) this.setSpoolStart(slot, 0);
     if (slot < this.deferredOwners.length) this.deferredOwners[slot] = 0;
+    if (slot < this.copyOfSlots.length) this.copyOfSlots[slot] = 0;
     if (this.isDropped(slot)) {
       this.flags[slot]! &= ~DROPPED;
       this.droppedCount -= 1;
@@ -261,10 +264,11 @@ export class FileDigests {
     return { offset: startPlusOne - 1, length: this.spoolLengths[slot]! };
   }
 
-  /** Marks a spooled file as written out as a file. */
-  clearSpooled(filePath: string): void {
+  /** Marks a spooled or deferred file as written out as a file. */
+  clearHeld(filePath: string): void {
     const slot = this.find(filePath);
     if (slot >= 0 && slot < this.spoolLows.length) this.setSpoolStart(slot, 0);
+    if (slot >= 0 && slot < this.deferredOwners.length) this.deferredOwners[slot] = 0;
   }
 
   /** Every spooled path (not dropped), in the order first written. */
@@ -294,16 +298,26 @@ export class FileDigests {
     return slot < this.deferredOwners.length && this.deferredOwners[slot] !== 0;
   }
 
-  /** Marks a deferred file as made (written out as a file). */
-  clearDeferred(filePath: string): void {
-    const slot = this.find(filePath);
-    if (slot >= 0 && slot < this.deferredOwners.length) this.deferredOwners[slot] = 0;
-  }
-
   /** Every deferred path (not dropped), in the order first written. */
   *deferredPaths(): IterableIterator<string> {
     for (let slot = 0; slot < Math.min(this.count, this.deferredOwners.length); slot++)
       if (this.isDeferred(slot) && !this.isDropped(slot)) yield this.pathAt(slot);
+  }
+
+  /** Records that `filePath` was made a copy of `firstPath` (tree-writer.ts copySpooled); until it is set again. */
+  setCopyOf(filePath: string, firstPath: string): void {
+    const first = this.find(firstPath);
+    const slot = this.find(filePath);
+    if (slot < 0 || first < 0) return;
+    this.copyOfSlots = grownTypedArray(this.copyOfSlots, slot + 1);
+    this.copyOfSlots[slot] = first + 1;
+  }
+
+  /** The path `filePath` was recorded as a copy of, if it still is one (not dropped). */
+  copyOf(filePath: string): string | undefined {
+    const slot = this.find(filePath);
+    const first = slot >= 0 && slot < this.copyOfSlots.length ? this.copyOfSlots[slot]! - 1 : -1;
+    return first >= 0 && !this.isDropped(first) ? this.pathAt(first) : undefined;
   }
 
   /** Marks a recorded file as left where the previous tree has it, byte for byte. */

@@ -30,6 +30,8 @@ import { IO_CONCURRENCY, removeEmptiedFolders, removeTree } from './remove-tree.
 import { digestFileOf, oldFolderOf, tempFolderOf } from './swap-folders.js';
 import { readFileInto } from './read-exactly.js';
 import { TreeSpool } from './tree-spool.js';
+import { SharedFiles } from './shared-files.js';
+import { holdsSameFiles, PreviousFolders } from './previous-tree.js';
 
 export interface OpenTreeWriterOptions {
   /**
@@ -58,7 +60,7 @@ export interface CommitOptions {
 export class TreeWriter {
   readonly written: FileDigests; // read by the pack step, which names paths by slot
   private readonly folders = new Set<string>();
-  private readonly ownPreviousFolders = new Map<string, Promise<boolean>>();
+  private readonly previousFolders: PreviousFolders;
   private inFlight = 0;
   /** Writes waiting for a slot: each finished write lets the next one go. */
   private readonly slotWaiters: (() => void)[] = [];
@@ -69,6 +71,8 @@ export class TreeWriter {
    */
   private readonly idleWaiters: (() => void)[] = [];
   private failure: unknown;
+  /** Paths whose files are hard links shared with another path (shared-files.ts). */
+  private readonly shared = new SharedFiles();
   /** The spool file, opened at the first spooled write. */
   private spool: TreeSpool | undefined;
   /** Makes a deferred file's bytes from its owner's number (setDeferredSource). */
@@ -82,6 +86,7 @@ export class TreeWriter {
     private readonly reuse: ReusingWrite | undefined,
   ) {
     this.written = new FileDigests(digestFileOf(outDir, process.pid));
+    this.previousFolders = new PreviousFolders(outDir);
   }
 
   static async open(outDir: string, options: OpenTreeWriterOptions = {}): Promise<TreeWriter> {
@@ -201,12 +206,14 @@ export class TreeWriter {
     if (deferred !== undefined && !this.written.has(toPath)) {
       this.written.set(toPath, Buffer.from(this.written.get(fromPath)!));
       this.written.setDeferred(toPath, deferred.owner, deferred.length);
+      this.written.setCopyOf(toPath, fromPath);
       return deferred.length;
     }
     const at = this.written.spooledAt(fromPath);
     if (at === undefined || this.written.has(toPath)) return undefined;
     this.written.set(toPath, Buffer.from(this.written.get(fromPath)!));
     this.written.setSpooled(toPath, at.offset, at.length);
+    this.written.setCopyOf(toPath, fromPath);
     return at.length;
   }
 
@@ -223,27 +230,44 @@ export class TreeWriter {
     return this.spool!.readInto(Buffer.allocUnsafe(at.length), at.offset);
   }
 
-  /** Waits for every write, writes every spooled file still in the tree out as a file, then drops the spool. */
+  /**
+   * Waits for every write, writes every spooled or deferred file still in the tree out as a file,
+   * then drops the spool: first those of bytes of their own, then each copy (copySpooled) as a link
+   * to its first name's file when that holds the same bytes in the new tree (shared-files.ts).
+   */
   private async writeOutSpool(): Promise<void> {
     await this.flush();
-    for (const relativePath of this.written.deferredPaths()) {
-      const content = this.makeDeferred(relativePath);
-      const digest = Buffer.from(this.written.get(relativePath)!);
-      this.written.clearDeferred(relativePath);
-      const compare = this.previousExists && !this.reuse;
-      await this.start(relativePath, () => this.writeOne(relativePath, content, digest, compare));
-    }
+    for (const relativePath of this.heldPaths())
+      if (this.written.copyOf(relativePath) === undefined) await this.writeOutHeld(relativePath);
     await this.flush();
-    if (!this.spool) return;
-    for (const relativePath of this.written.spooledPaths()) {
-      const content = this.readSpooled(this.written.spooledAt(relativePath)!);
-      const digest = Buffer.from(this.written.get(relativePath)!);
-      this.written.clearSpooled(relativePath);
-      const compare = this.previousExists && !this.reuse;
-      await this.start(relativePath, () => this.writeOne(relativePath, content, digest, compare));
-    }
+    for (const relativePath of this.heldPaths())
+      await this.writeOutHeld(relativePath, this.written.copyOf(relativePath));
     await this.flush();
     this.closeSpool();
+  }
+
+  /** The deferred, then the spooled paths (each cleared as it is written out). */
+  private *heldPaths(): IterableIterator<string> {
+    yield* this.written.deferredPaths();
+    if (this.spool) yield* this.written.spooledPaths();
+  }
+
+  /** Whether `copy` may link to the file of `first` (copyOf: not dropped): in the new tree, no copy, same digest. */
+  private isLinkable(first: string, copy: string): boolean {
+    if (this.reuse || this.isSpooled(first) || this.written.isUnchanged(first)) return false;
+    return this.written.copyOf(first) === undefined && this.written.get(first)!.equals(this.written.get(copy)!);
+  }
+
+  /** Writes a spooled or deferred file out as a file: a link to `first`'s file when it may be one. */
+  private async writeOutHeld(relativePath: string, first?: string): Promise<void> {
+    const linked = first !== undefined && this.isLinkable(first, relativePath);
+    const spooled = this.written.spooledAt(relativePath);
+    const content = linked ? undefined : spooled ? this.readSpooled(spooled) : this.makeDeferred(relativePath);
+    const digest = Buffer.from(this.written.get(relativePath)!);
+    this.written.clearHeld(relativePath);
+    const compare = this.previousExists && !this.reuse;
+    const link = async () => this.shared.link(this.tempDir, first!, relativePath);
+    await this.start(relativePath, content ? () => this.writeOne(relativePath, content, digest, compare) : link);
   }
 
   private closeSpool(): void {
@@ -279,12 +303,13 @@ export class TreeWriter {
     compare: boolean,
   ): Promise<void> {
     const target = path.join(this.tempDir, relativePath);
-    const ownFolder = (compare || this.reuse) && (await this.isOwnPreviousFolder(path.dirname(relativePath)));
+    const ownFolder = (compare || this.reuse) && (await this.previousFolders.isOwn(path.dirname(relativePath)));
     if (compare && ownFolder && holdsSameBytes(path.join(this.outDir, relativePath), content)) {
       this.written.setUnchanged(relativePath);
       return;
     }
     if (!this.reuse) {
+      this.shared.unshare(relativePath, target);
       // Synchronous, creates included. A create costs 0.7-1 ms of kernel time on this machine's
       // ext4 (its inode allocator steps over recently deleted inodes), and on the thread pool the
       // 2,000 of a cold build cost 30-60% more CPU (creates racing in one folder) for no gain in
@@ -295,23 +320,6 @@ export class TreeWriter {
     const hash = digest.toString('hex');
     if (ownFolder && this.reuse.linkUnchanged(relativePath, content, hash, target)) return;
     await this.reuse.write(relativePath, content, hash, target);
-  }
-
-  /**
-   * Whether the previous tree's `folder` is a real folder of that tree: a symlink in the output
-   * folder (say `tools` → elsewhere) must not make a file outside the tree a link of the new one.
-   * Asked once per folder.
-   */
-  private isOwnPreviousFolder(folder: string): Promise<boolean> {
-    let answer = this.ownPreviousFolders.get(folder);
-    if (!answer) {
-      answer = Promise.all([fs.realpath(this.outDir), fs.realpath(path.join(this.outDir, folder))]).then(
-        ([root, real]) => real === path.join(root, folder),
-        () => false,
-      );
-      this.ownPreviousFolders.set(folder, answer);
-    }
-    return answer;
   }
 
   /** Waits for every write started so far; throws the first that failed. */
@@ -394,15 +402,7 @@ export class TreeWriter {
   async matchesPrevious(manifestPath: string): Promise<boolean> {
     try {
       await this.writeOutSpool();
-      if (!readFileSync(path.join(this.outDir, manifestPath)).equals(this.read(manifestPath))) return false;
-      for (const relativePath of this.written.paths()) {
-        if (this.written.isUnchanged(relativePath)) continue;
-        if (
-          statSync(path.join(this.outDir, relativePath)).size !== statSync(path.join(this.tempDir, relativePath)).size
-        )
-          return false;
-      }
-      return true;
+      return holdsSameFiles(this.outDir, this.tempDir, this.written, manifestPath, this.read(manifestPath));
     } catch {
       return false;
     }
