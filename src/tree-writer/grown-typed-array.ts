@@ -59,3 +59,15 @@ export function grownTypedArray<T extends GrownArray>(array: T, length: number):
   bigger.set(array);
   return bigger;
 }
+
+/**
+ * Gives back the memory of an array grown here at once (its buffer shrunk to nothing, which
+ * returns its pages to the system) rather than at some later collection: a buffer grown in place
+ * is not counted as external memory, so nothing hastens its collection. Returns an empty array
+ * of the same kind; `array` must not be used again.
+ */
+export function releaseGrown<T extends GrownArray>(array: T): T {
+  const buffer = array.buffer as ResizableArrayBuffer;
+  if (buffer.resizable && array.byteOffset === 0) buffer.resize(0);
+  return viewLike(array, new ArrayBuffer(0), 0);
+}

@@ -58,8 +58,12 @@ import {
   keptSourceDigestOf,
 } from './search-kept-documents.js';
 
-/** Postings a run holds before it is sorted and written out: 16 MiB of typed arrays, plus its terms. */
-export const DEFAULT_RUN_POSTINGS = 1_000_000;
+/**
+ * Postings a run holds before it is sorted and written out: 8 MiB of typed arrays, plus its terms.
+ * The run is the largest thing the index step holds; a larger one saves little of the merge's work
+ * (a document's postings are sorted once either way) and raised the build's peak with it.
+ */
+export const DEFAULT_RUN_POSTINGS = 524_288;
 
 export interface SpillingSearchIndexOptions extends SearchIndexOptions {
   /** An empty or absent folder of the caller's, for the scratch files. */
@@ -192,7 +196,8 @@ export async function writeSearchIndexSpilling(
   let changed: (ChangedDocument & { arrival: number })[] | undefined = previousTerms ? [] : undefined;
   const waitingArrivals: number[] = [];
   const waitingAt: number[] = [];
-  const tokenCounts: number[] = [];
+  // By arrival, as the other columns (a heap array of numbers was heap kept to the end).
+  let tokenCounts = new Uint32Array(1024);
 
   try {
     for await (const document of documents) {
@@ -211,7 +216,6 @@ export async function writeSearchIndexSpilling(
           changed.push({ arrival, number: 0, keys: terms.keys, counts: terms.counts, tokenCount: share.tokenCount });
         else changed = undefined;
       }
-      tokenCounts.push(share.tokenCount);
       // An entry's title and url, as they end its title block entry (the id's part depends on its neighbour).
       const titleItem = Buffer.from(JSON.stringify([document.title, document.url]).slice(1, -1), 'utf8');
       const filled = arrival + 1;
@@ -221,6 +225,8 @@ export async function writeSearchIndexSpilling(
       bodyLength = grownTypedArray(bodyLength, filled);
       keyHigh = grownTypedArray(keyHigh, filled);
       keyLow = grownTypedArray(keyLow, filled);
+      tokenCounts = grownTypedArray(tokenCounts, filled);
+      tokenCounts[arrival] = share.tokenCount;
       sourceAt = grownTypedArray(sourceAt, filled);
       sourceLength = grownTypedArray(sourceLength, filled);
       titleAt[arrival] = titleSpill.bytes;

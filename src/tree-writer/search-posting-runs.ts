@@ -5,6 +5,7 @@ import { encodeRecord } from '../core/packs/pack-encoding.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
 import { detachedString } from '../core/search/detached-string.js';
 import { SpillReader, SpillWriter } from './spill-files.js';
+import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import { encodeImpactPostings, impactOf } from '../core/search/postings.js';
 import type { RecordSource } from './search-record-packer.js';
 
@@ -54,16 +55,11 @@ export class PostingRun {
 
   private grow(needed: number): void {
     if (needed <= this.capacity) return;
-    const capacity = Math.max(needed, this.capacity * 2);
-    const larger = (array: Uint32Array) => {
-      const copy = new Uint32Array(capacity);
-      copy.set(array.subarray(0, this.used));
-      return copy;
-    };
-    this.termIds = larger(this.termIds);
-    this.arrivals = larger(this.arrivals);
-    this.frequencies = larger(this.frequencies);
-    this.capacity = capacity;
+    // In place (grown-typed-array.ts): a copy held the old arrays and the new ones at once.
+    this.termIds = grownTypedArray(this.termIds, needed);
+    this.arrivals = grownTypedArray(this.arrivals, needed);
+    this.frequencies = grownTypedArray(this.frequencies, needed);
+    this.capacity = this.termIds.length;
   }
 
   private termIdOf(term: string): number {
@@ -154,9 +150,9 @@ export class PostingRun {
    */
   release(): void {
     this.terms = new Map();
-    this.termIds = new Uint32Array(0);
-    this.arrivals = new Uint32Array(0);
-    this.frequencies = new Uint32Array(0);
+    this.termIds = releaseGrown(this.termIds);
+    this.arrivals = releaseGrown(this.arrivals);
+    this.frequencies = releaseGrown(this.frequencies);
     this.termOfKey = new Int32Array(0);
     this.capacity = 0;
     this.used = 0;

@@ -35,6 +35,7 @@ import { callKeyOf, KEY_KIND, parseIndex, parsePack } from '../packs/pack-format
 import { DEFAULT_PACK_CACHE_LIMITS, type PackFileSource, PackReader } from '../packs/pack-reader.js';
 import { type PackTable, RESOURCE_PACK_GROUP } from '../packs/pack-table.js';
 import type { IndexedDocument } from './search-results.js';
+import { StringSet } from './string-set.js';
 import { callDocumentText, toolOfCallFile } from './call-text.js';
 import { DOCUMENT_URL_META_KEY, documentViewUrl, MOVED_LANDING_FILE } from './document-url.js';
 import {
@@ -224,16 +225,16 @@ async function* resourceDocuments(
   const extension = isObject(manifest[EXTENSION_KEY]) ? manifest[EXTENSION_KEY] : undefined;
   const ours = isOurExtension(extension);
   const stateResources = isObject(extension?.stateResources) ? extension.stateResources : {};
-  const seen = new Set<string>();
+  // Every URI listed so far (a repeated one is skipped), held outside the heap (string-set.ts).
+  const seen = new StringSet();
   const readPart = async (treePath: string): Promise<unknown> => {
     const bytes = files.has(treePath) ? await files.read(treePath) : undefined;
     return bytes === undefined ? undefined : (parseJson(bytes)?.value ?? null);
   };
   // The inline list, then the parts our extension names (core/tree/resource-list.ts).
   for await (const resource of allResourceEntries(manifest, readPart, onSkip)) {
-    if (!isObject(resource) || typeof resource.uri !== 'string' || seen.has(resource.uri)) continue;
+    if (!isObject(resource) || typeof resource.uri !== 'string' || !seen.add(resource.uri)) continue;
     const { uri } = resource;
-    seen.add(uri);
     // Read live from the project: no file to index. An MCP App's page is a UI, not a document.
     // A skill's files are instructions an agent loads through the Skills extension, not documents.
     if (Object.hasOwn(stateResources, uri) || isAppResource(resource) || isSkillUri(uri)) continue;
