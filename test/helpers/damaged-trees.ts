@@ -45,12 +45,13 @@ export function reencodeIndex(
 ): void {
   const parsed = parseIndex(readFileSync(file), file);
   if ('status' in parsed) throw new Error(parsed.reason);
-  const packs = parsed.packs.map((pack) => ({ ...pack }));
+  const packList = [...parsed.packs];
+  const packs = packList.map((pack) => ({ ...pack }));
   const entries = Array.from({ length: parsed.entryCount }, (_, entry) => {
     const read = readEntry(parsed, entry);
     return {
       key: Uint8Array.from(entryKey(parsed, entry)),
-      pack: parsed.packs.indexOf(read.pack),
+      pack: packList.indexOf(read.pack),
       recordOffset: read.recordOffset,
       recordLength: read.recordLength,
     };

@@ -181,6 +181,50 @@ describe('packed tree source over byte buffers', () => {
     expect(tree.asked).toEqual(['packs/lookup/x.idx']);
   });
 
+  it('refuses the entries that name a pack whose name is not UTF-8, when used; the others still answer', async () => {
+    // Parsed lazily, an index decodes a pack's name only when an entry names it (a search's title
+    // index names every title pack): the damage is found then, and costs only what that pack holds.
+    const good = 'tools/lookup/good.json';
+    const bad = 'tools/lookup/bad.json';
+    const goodRecord = encodeRecord({ names: [good], body: encoder.encode('{"ok":1}') });
+    const goodPack = encodePack([goodRecord]);
+    const badPack = encodePack([encodeRecord({ names: [bad], body: encoder.encode('{"ok":2}') })]);
+    const [first, second] = [good, bad].sort((left, right) =>
+      hexOfBytes(callKeyOf(left)).localeCompare(hexOfBytes(callKeyOf(right))),
+    );
+    const packOf = (name: string) => (name === good ? 0 : 1);
+    const index = encodeIndex(
+      KEY_KIND.call,
+      [
+        { path: 'packs/lookup/good.pack', length: goodPack.length },
+        { path: 'packs/lookup/zzzz.pack', length: badPack.length },
+      ],
+      [first!, second!].map((name) => ({
+        key: callKeyOf(name),
+        pack: packOf(name),
+        recordOffset: 16,
+        recordLength: (name === good ? goodPack : badPack).length - 16,
+      })),
+    );
+    // The second pack's name: "zzzz" becomes bytes that are not UTF-8.
+    const at = Buffer.from(index).indexOf('zzzz');
+    index.set([0xff, 0xfe, 0xff, 0xfe], at);
+    const tree = new MemoryTree(
+      new Map([
+        ['packs/lookup/x.idx', index],
+        ['packs/lookup/good.pack', goodPack],
+      ]),
+    );
+    const reader = new PackReader(tree);
+    const rows = [{ first: '00', index: 'packs/lookup/x.idx' }];
+    expect(await reader.lookup(rows, KEY_KIND.call, callKeyOf(good), good)).toMatchObject({ status: 'ok' });
+    expect(await reader.lookup(rows, KEY_KIND.call, callKeyOf(bad), bad)).toMatchObject({
+      status: 'refused',
+      reason: expect.stringContaining('whose name is not UTF-8'),
+    });
+    expect(tree.asked.filter((path) => path.endsWith('.pack'))).toEqual(['packs/lookup/good.pack']);
+  });
+
   it('keeps no whole pack larger than a lookup says, and asks the host for the record alone', async () => {
     // The search reader's large term packs and its documents: it caches what it decodes, so their
     // packs (read once in a long while) must not push out the title packs every query reads.

@@ -124,7 +124,7 @@ describe('pack writer', () => {
           recordLength: index.view.getUint32(at + 12),
         };
       });
-      const oneByOne = encodeIndex(KEY_KIND.call, index.packs, entries);
+      const oneByOne = encodeIndex(KEY_KIND.call, [...index.packs], entries);
       expect(Buffer.from(oneByOne).equals(Buffer.from(file.bytes))).toBe(true);
     }
   });

@@ -159,6 +159,22 @@ describe('excerpts and total', () => {
     }
   });
 
+  it('marks every kind of match in an excerpt whatever its case: the word, its stem, a prefix', async () => {
+    // Words of the text are looked up only when a query term starts as they do: each kind must still be found.
+    const text = 'Quiet RIVERS flow. The River bends; rivering waters Meet boats and Otters at Dawn near the BOATHOUSE.';
+    const { reader } = readerOver([...PAGES, page('mixed', text)]);
+    const found = answer(await reader.search({ query: 'river boat* dawn' }));
+    const hit = found.results.find((candidate) => candidate.id === 'resources/mixed.json')!;
+    expect(hit.matches!.map(([start, end]) => hit.excerpt!.slice(start, end))).toEqual([
+      'RIVERS',
+      'River',
+      'rivering',
+      'boats',
+      'Dawn',
+      'BOATHOUSE',
+    ]);
+  });
+
   it('cuts excerpts of CJK, Arabic and emoji text on whole characters', async () => {
     const documents = [
       page('ja', '東京は日本の首都です。大阪も大きな都市です。'),

@@ -85,7 +85,7 @@ describe('a one-document edit and the index', () => {
     const packsOf = (file: string) => {
       const parsed = parseIndex(Buffer.from(after.get(file)!, 'base64'), file);
       if ('status' in parsed) throw new Error(parsed.reason);
-      return parsed.packs.map((pack) => pack.path);
+      return [...parsed.packs].map((pack) => pack.path);
     };
     const pointingIn = documentIndexes.filter((file) => packsOf(file).some((pack) => changedTitles.includes(pack)));
     expect(changedDocuments.sort()).toEqual(pointingIn.sort());

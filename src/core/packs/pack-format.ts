@@ -17,6 +17,9 @@ import { sipHash13Halves } from '../tree/siphash.js';
 import { findTreePathProblem, showTreePath } from '../tree/tree-path.js';
 import { decodeUtf8, utf8Bytes } from '../tree/utf8.js';
 import { crc32 } from './crc32.js';
+import { type IndexPack, type IndexPacks, LazyIndexPacks } from './index-packs.js';
+
+export type { IndexPack, IndexPacks };
 
 export const PACK_FORMAT_VERSION = 1;
 export const PACK_MAGIC = 'SMCPPACK';
@@ -86,7 +89,7 @@ export type PackProblem = { status: 'missing' | 'refused'; reason: string };
 
 export interface ParsedIndex {
   keyKind: number;
-  packs: readonly { path: string; length: number }[];
+  packs: IndexPacks;
   entryCount: number;
   /** The index file's bytes, kept whole: lookups binary-search the entry table in place. */
   bytes: Uint8Array;
@@ -140,32 +143,40 @@ export function parseIndex(
   const entryCount = view.getUint32(16);
   const heapLength = view.getUint32(20);
   if (packCount > 0xffff) return broken('more than 65,535 packs');
-  const packs: { path: string; length: number }[] = [];
+  const packs: IndexPack[] = [];
+  const packOffsets: number[] = [];
   let offset = INDEX_HEADER_BYTES;
   for (let position = 0; position < packCount; position += 1) {
     if (offset + 6 > bytes.length) return broken('it ends inside its pack list');
     const length = view.getUint32(offset);
     const nameLength = view.getUint16(offset + 4);
     if (offset + 6 + nameLength > bytes.length) return broken('it ends inside its pack list');
-    const decoded = decodeUtf8(bytes.subarray(offset + 6, offset + 6 + nameLength));
-    // Lazily parsed, a pack's path is checked when a lookup reads it (packPathRefusal): an index
-    // names a few dozen packs, a cold search reads one or two of each index it loads.
-    const problem = decoded.replaced
-      ? 'it is not UTF-8'
-      : entries === 'all'
-        ? findPackPathProblem(decoded.text)
-        : undefined;
-    if (problem !== undefined) return packPathProblem(name, decoded.text, problem);
-    if (length < PACK_HEADER_BYTES) return broken(`pack ${decoded.text} is said to be shorter than a pack header`);
-    if (length > MAX_PACK_BYTES) return broken(`pack ${decoded.text} is said to be larger than any pack is made`);
-    packs.push({ path: decoded.text, length });
+    const nameOf = () => decodeUtf8(bytes.subarray(offset + 6, offset + 6 + nameLength)).text;
+    if (length < PACK_HEADER_BYTES) return broken(`pack ${nameOf()} is said to be shorter than a pack header`);
+    if (length > MAX_PACK_BYTES) return broken(`pack ${nameOf()} is said to be larger than any pack is made`);
+    if (entries === 'all') {
+      const decoded = decodeUtf8(bytes.subarray(offset + 6, offset + 6 + nameLength));
+      const problem = decoded.replaced ? 'it is not UTF-8' : findPackPathProblem(decoded.text);
+      if (problem !== undefined) return packPathProblem(name, decoded.text, problem);
+      packs.push({ path: decoded.text, length });
+      // Lazily parsed, a pack's name is decoded when an entry names it (LazyIndexPacks) and its
+      // path checked when a lookup reads it (packPathRefusal).
+    } else packOffsets.push(offset);
     offset += 6 + nameLength;
   }
   const entriesStart = offset;
   const heapStart = entriesStart + entryCount * INDEX_ENTRY_BYTES;
   if (heapStart + heapLength !== bytes.length)
     return broken('its length does not match its header: truncated or edited');
-  const parsed: ParsedIndex = { keyKind, packs, entryCount, bytes, view, entriesStart, heapStart };
+  const parsed: ParsedIndex = {
+    keyKind,
+    packs: entries === 'all' ? packs : new LazyIndexPacks(bytes, view, packOffsets),
+    entryCount,
+    bytes,
+    view,
+    entriesStart,
+    heapStart,
+  };
   if (entries === 'lazy') return parsed;
   for (let entry = 0; entry < entryCount; entry += 1) {
     const problem = entryProblem(parsed, entry);
@@ -217,7 +228,7 @@ function entryProblem(index: ParsedIndex, entry: number): string | undefined {
     return `entry ${entry}'s key lies outside the index`;
   if (index.keyKind === KEY_KIND.call && keyLength !== 8) return `entry ${entry}'s key is not 8 bytes`;
   const pack = view.getUint16(at + 6);
-  const target = packs[pack];
+  const target = packs.at(pack);
   if (target === undefined) return `entry ${entry} names pack ${pack} of ${packs.length}`;
   const recordOffset = view.getUint32(at + 8);
   const recordLength = view.getUint32(at + 12);
@@ -242,6 +253,9 @@ export function checkEntry(index: ParsedIndex, entry: number, name: string): Pac
   });
   const problem = entryProblem(index, entry);
   if (problem !== undefined) return broken(problem);
+  // Only the entry's own pack name matters to it (a neighbour is read for its key alone).
+  const pack = index.view.getUint16(index.entriesStart + entry * INDEX_ENTRY_BYTES + 6);
+  if (index.packs.at(pack)!.notUtf8) return broken(`entry ${entry} names pack ${pack}, whose name is not UTF-8`);
   for (const neighbour of [entry - 1, entry + 1]) {
     if (neighbour < 0 || neighbour >= index.entryCount) continue;
     const neighbourProblem = entryProblem(index, neighbour);
@@ -282,7 +296,7 @@ export function entryKey(index: ParsedIndex, entry: number): Uint8Array {
 }
 
 export interface IndexEntry {
-  pack: { path: string; length: number };
+  pack: IndexPack;
   recordOffset: number;
   recordLength: number;
 }
@@ -291,7 +305,7 @@ export function readEntry(index: ParsedIndex, entry: number): IndexEntry {
   const at = index.entriesStart + entry * INDEX_ENTRY_BYTES;
   return {
     // parseIndex checked every entry's pack number.
-    pack: index.packs[index.view.getUint16(at + 6)]!,
+    pack: index.packs.at(index.view.getUint16(at + 6))!,
     recordOffset: index.view.getUint32(at + 8),
     recordLength: index.view.getUint32(at + 12),
   };

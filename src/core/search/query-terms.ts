@@ -60,10 +60,20 @@ export function wordLookupsOf(words: readonly string[], stemming: Stemming): Key
 }
 
 /**
+ * Which query term (its position: words, then prefixes) a folded token matches, or -1; with
+ * `firstUnits`, the first characters of every token it can match (a token starting otherwise
+ * matches nothing, so an excerpt need not make a string of it).
+ */
+export interface TokenMatcher {
+  (token: string): number;
+  readonly firstUnits?: string;
+}
+
+/**
  * Which query term (its position: words, then prefixes) a folded token of a document matches, or
  * -1: the word itself, a word of the same stem, or a word a prefix starts.
  */
-export function tokenMatcherOf(query: ParsedQuery, stemming: Stemming): (token: string) => number {
+export function tokenMatcherOf(query: ParsedQuery, stemming: Stemming): TokenMatcher {
   const exact = new Map(query.words.map((word, position) => [word, position]));
   const stems = new Map<string, number>();
   if (stemming !== 'none')
@@ -75,11 +85,17 @@ export function tokenMatcherOf(query: ParsedQuery, stemming: Stemming): (token: 
   const stemStarts = new Set([...stems.keys()].map((stem) => stem.slice(0, 2)));
   const { prefixes } = query;
   const prefixBase = query.words.length;
-  return (token) => {
+  const matcher = (token: string): number => {
     const found = exact.get(token) ?? (stemStarts.has(token.slice(0, 2)) ? stems.get(stemOf(token)) : undefined);
     if (found !== undefined) return found;
     for (let position = 0; position < prefixes.length; position += 1)
       if (token.startsWith(prefixes[position]!)) return prefixBase + position;
     return -1;
   };
+  // A match is the word (its first unit), a token whose first two units start a stem, or one a
+  // prefix starts: each begins with one of these.
+  const firstUnits = [...new Set([...query.words, ...stems.keys(), ...prefixes].map((term) => term.charAt(0)))].join(
+    '',
+  );
+  return Object.assign(matcher, { firstUnits });
 }
