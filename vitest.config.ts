@@ -33,8 +33,13 @@ export default defineConfig({
       // miniflare for each, about a second of CPU a file.
       defineTier('runtimes', ['test/global-setup.ts'], false),
     ],
-    // Removes the temporary folders the test helpers made, after each test file.
-    setupFiles: ['test/helpers/remove-temp-folders.setup.ts', 'test/helpers/cpu-log.setup.ts'],
+    // After each test file: removes the temporary folders the test helpers made, lets go of the
+    // shared host runtimes it asked for, and logs its CPU time when asked to.
+    setupFiles: [
+      'test/helpers/remove-temp-folders.setup.ts',
+      'test/helpers/shared-hosts.setup.ts',
+      'test/helpers/cpu-log.setup.ts',
+    ],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -9,6 +9,10 @@
 // the project folder, for the files that read the tree beside the host. Files that need a runtime
 // with settings of their own (secrets, their own project) still start their own. `chromium` is the browser server the browser tests connect to
 // (test/browser/browser.ts); its address is a ws:// URL.
+// Each `GET /<host>` holds the host for the asking test file until that file's `DELETE /<host>`
+// (test/helpers/shared-hosts.ts sends it after the file's own afterAll hooks). A host in a process
+// group of its own (wrangler, Deno) is paused while no file holds it and goes on when one asks:
+// most of the run they would otherwise idle, and an idle wrangler still uses CPU.
 import { execFile } from 'node:child_process';
 import { cpSync, promises as fs, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -122,11 +126,32 @@ export async function startSharedHostsServer(
     if (!host) {
       host = prepare(name).then(async (project) => {
         const started = await starters[name](project);
-        return { url: started.url, close: () => started.close(), project };
+        return {
+          url: started.url,
+          close: () => started.close(),
+          pause: started.pause,
+          resume: started.resume,
+          project,
+        };
       });
       hosts.set(name, host);
     }
     return host;
+  };
+
+  /** How many test files hold each host now. */
+  const holders = new Map<SharedHostName, number>();
+  const release = (name: SharedHostName): void => {
+    const held = Math.max(0, (holders.get(name) ?? 0) - 1);
+    holders.set(name, held);
+    // A host that failed to start has nothing to pause.
+    if (held === 0)
+      hosts.get(name)?.then(
+        (host) => {
+          if (holders.get(name) === 0) host.pause?.();
+        },
+        () => {},
+      );
   };
 
   const server = http.createServer((request, response) => {
@@ -136,8 +161,15 @@ export async function startSharedHostsServer(
       response.end(JSON.stringify({ error: `no shared host "${name}": ask for one of ${SHARED_HOSTS.join(', ')}` }));
       return;
     }
+    if (request.method === 'DELETE') {
+      release(name);
+      response.writeHead(204).end();
+      return;
+    }
+    holders.set(name, (holders.get(name) ?? 0) + 1);
     startHost(name).then(
       (host) => {
+        host.resume?.();
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(JSON.stringify({ url: host.url.href, project: host.project }));
       },

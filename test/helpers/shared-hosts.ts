@@ -1,6 +1,8 @@
 // The host runtimes over the built fixtures/example (and fixtures/conformance) that the runtimes
 // tier starts once per run (test/shared-hosts.ts): a file that only reads that tree asks for one
 // here instead of starting its own. The host belongs to the run: never close it, never change the tree it serves.
+// A file holds each host it asked for until its end (shared-hosts.setup.ts releases them after the
+// file's own afterAll hooks): the run pauses a host no file holds.
 import { cpSync } from 'node:fs';
 import path from 'node:path';
 import { inject } from 'vitest';
@@ -14,14 +16,39 @@ export async function sharedHost(name: SharedHostName): Promise<URL> {
   return (await sharedHostOfProject(name)).url;
 }
 
+/**
+ * The hosts the running test file holds. A module variable: a worker runs one file at a time, and
+ * files that share a worker share this module (vitest.config.ts), so the release empties it.
+ */
+const held = new Map<SharedHostName, Promise<{ url: URL; project: string }>>();
+
 /** The shared `name` host and the project folder it serves (the tree in its `dist/`); read it, never change it. */
-export async function sharedHostOfProject(name: SharedHostName): Promise<{ url: URL; project: string }> {
+export function sharedHostOfProject(name: SharedHostName): Promise<{ url: URL; project: string }> {
+  let host = held.get(name);
+  if (!host) {
+    host = askSharedHost(name);
+    held.set(name, host);
+  }
+  return host;
+}
+
+async function askSharedHost(name: SharedHostName): Promise<{ url: URL; project: string }> {
   const server = inject('sharedHosts');
   if (!server) throw new Error('no shared hosts: this file must run in the runtimes tier (test/helpers/test-tiers.ts)');
   const answer = await fetch(new URL(name, server));
   const body = (await answer.json()) as { url?: string; project?: string; error?: string };
   if (!answer.ok || !body.url) throw new Error(body.error ?? `the shared hosts answered ${answer.status}`);
   return { url: new URL(body.url), project: body.project ?? '' };
+}
+
+/** Lets go of every host this file asked for (its ask counted, even when the host failed to start). */
+export async function releaseSharedHosts(): Promise<void> {
+  const names = [...held.keys()];
+  held.clear();
+  if (names.length === 0) return;
+  const server = inject('sharedHosts');
+  if (!server) return;
+  await Promise.all(names.map((name) => fetch(new URL(name, server), { method: 'DELETE' })));
 }
 
 /**

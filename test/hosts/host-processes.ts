@@ -19,6 +19,14 @@ export interface RunningHost {
   /** The site's root, ending in `/`; MCP at `mcp` where the host runs the worker. */
   url: URL;
   close(): Promise<void>;
+  /**
+   * Runtimes in a process group of their own: stops the whole group (SIGSTOP) while no test uses
+   * it, and lets it go on (SIGCONT). An idle wrangler still uses CPU (esbuild's watch mode polls
+   * the worker's files; wrangler's own timers), and the run's shared hosts idle for most of it
+   * (test/shared-hosts.ts).
+   */
+  pause?(): void;
+  resume?(): void;
 }
 
 /** The compatibility date the tree's worker is written for, which the pinned workerd supports. */
@@ -139,7 +147,20 @@ export async function startRuntime(
     await endGroup(child);
     throw error;
   }
-  return { url: new URL(`http://127.0.0.1:${port}/`), close: () => endGroup(child) };
+  return {
+    url: new URL(`http://127.0.0.1:${port}/`),
+    close: () => endGroup(child),
+    pause: () => signalGroup(child, 'SIGSTOP'),
+    resume: () => signalGroup(child, 'SIGCONT'),
+  };
+}
+
+/** Sends `signal` to the group of `child`, unless it has ended. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {}
 }
 
 async function endGroup(child: ChildProcess): Promise<void> {
@@ -152,6 +173,8 @@ async function signalGroupEnd(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
     process.kill(-child.pid!, 'SIGTERM');
+    // A paused group handles SIGTERM only once it runs again.
+    process.kill(-child.pid!, 'SIGCONT');
   } catch {
     return;
   }
