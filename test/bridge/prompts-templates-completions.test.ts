@@ -3,9 +3,9 @@
 // completions, the project's live limits and output schemas on live calls.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeProject } from '../helpers/projects.js';
-import { RawBridge } from '../helpers/raw-bridge.js';
+import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
 import { buildTreeInProcess } from '../helpers/in-process-build.js';
 
 const CITIES = Array.from({ length: 150 }, (_, index) => `city-${String(index).padStart(3, '0')}`);
@@ -32,6 +32,13 @@ if [ "$n" = "good" ]; then echo '{"count": 3}'; else echo '{"count": "many"}'; f
 
 let project: string;
 let runsLog: string;
+/**
+ * One server over the project (initialized as 2025-11-25) for the tests that only ask it: one
+ * client's requests, one test after another, as a client's session holds them. Tests that need
+ * another version, tree or project start their own.
+ */
+let bridge: RawBridge;
+let initialized: JsonRpcMessage;
 
 beforeAll(async () => {
   project = await writeProject({
@@ -67,6 +74,12 @@ beforeAll(async () => {
   runsLog = path.join(project, '..', 'provider-runs.log');
   // The build ran the provider for cat and dog; from here on, every line is a bridge run.
   await fs.rm(runsLog, { force: true });
+  bridge = new RawBridge([project]);
+  initialized = await bridge.initialize();
+});
+
+afterAll(async () => {
+  if (bridge) expect(await bridge.close()).toBe(0);
 });
 
 async function providerRuns(): Promise<string[]> {
@@ -75,9 +88,7 @@ async function providerRuns(): Promise<string[]> {
 
 describe('prompts', () => {
   it('lists prompts and renders one, with defaults for missing optional arguments', async () => {
-    const bridge = new RawBridge([project]);
-    const init = await bridge.initialize();
-    expect(init.result?.capabilities).toMatchObject({ prompts: {}, completions: {} });
+    expect(initialized.result?.capabilities).toMatchObject({ prompts: {}, completions: {} });
     const list = await bridge.request('prompts/list');
     expect(list.result?.prompts).toEqual([
       {
@@ -101,12 +112,9 @@ describe('prompts', () => {
     expect((defaulted.result!.messages as { content: { text: string } }[])[0]?.content.text).toBe(
       'Hello Ada, welcome to Lyon.',
     );
-    await bridge.close();
   });
 
   it('refuses a missing required argument, a value outside the schema and an unknown prompt with -32602', async () => {
-    const bridge = new RawBridge([project]);
-    await bridge.initialize();
     const missing = await bridge.request('prompts/get', { name: 'welcome', arguments: { place: 'Paris' } });
     expect(missing.error?.code).toBe(-32602);
     expect(missing.error?.message).toContain('"name"');
@@ -118,7 +126,6 @@ describe('prompts', () => {
     expect(invalid.error?.message).toContain('place');
     const unknown = await bridge.request('prompts/get', { name: 'farewell' });
     expect(unknown.error).toMatchObject({ code: -32602, message: 'Unknown prompt: farewell' });
-    await bridge.close();
   });
 });
 
@@ -129,28 +136,26 @@ describe('prompts/list pagination', () => {
       files[`prompts/p${String(index).padStart(3, '0')}.md`] = `Prompt number ${index}`;
     const many = await writeProject(files);
     await buildTreeInProcess(many);
-    const bridge = new RawBridge([many]);
-    await bridge.initialize();
-    const first = await bridge.request('prompts/list');
+    const paged = new RawBridge([many]);
+    await paged.initialize();
+    const first = await paged.request('prompts/list');
     expect((first.result!.prompts as unknown[]).length).toBe(100);
     expect(first.result?._meta).toEqual({ 'staticmcp/total': 120 });
-    const second = await bridge.request('prompts/list', { cursor: first.result?.nextCursor });
+    const second = await paged.request('prompts/list', { cursor: first.result?.nextCursor });
     const names = [
       ...(first.result!.prompts as { name: string }[]),
       ...(second.result!.prompts as { name: string }[]),
     ].map((prompt) => prompt.name);
     expect(names).toEqual(Array.from({ length: 120 }, (_, index) => `p${String(index).padStart(3, '0')}`));
     expect(second.result?.nextCursor).toBeUndefined();
-    const garbage = await bridge.request('prompts/list', { cursor: 'garbage' });
+    const garbage = await paged.request('prompts/list', { cursor: 'garbage' });
     expect(garbage.error?.code).toBe(-32602);
-    await bridge.close();
+    await paged.close();
   });
 });
 
 describe('resource templates', () => {
   it('serves a precomputed instance without running the provider', async () => {
-    const bridge = new RawBridge([project]);
-    await bridge.initialize();
     const templates = await bridge.request('resources/templates/list');
     expect(templates.result?.resourceTemplates).toEqual([
       { name: 'animal-facts', uriTemplate: 'facts://animals/{animal}', mimeType: 'text/plain' },
@@ -159,13 +164,10 @@ describe('resource templates', () => {
     const [content] = read.result!.contents as { uri: string; mimeType: string; text: string }[];
     expect(content).toMatchObject({ uri: 'facts://animals/cat', mimeType: 'text/plain' });
     expect(content?.text).toMatch(/^cat fact/);
-    await bridge.close();
     expect(await providerRuns()).not.toContain('cat');
   });
 
   it('reads an instance that was not precomputed through the provider, with the tools folder as MCPD_CONFIG_COMMANDS_ROOT_DIRECTORY', async () => {
-    const bridge = new RawBridge([project]);
-    await bridge.initialize();
     const read = await bridge.request('resources/read', { uri: 'facts://animals/owl' });
     expect(read.result?.contents).toEqual([
       {
@@ -182,39 +184,29 @@ describe('resource templates', () => {
     expect((await bridge.request('resources/subscribe', { uri: 'facts://animals/owl' })).result).toEqual({});
     expect((await bridge.request('resources/unsubscribe', { uri: 'facts://animals/owl' })).result).toEqual({});
     expect((await bridge.request('resources/subscribe', { uri: 'nowhere://x' })).error?.code).toBe(-32002);
-    await bridge.close();
   });
 
   it('answers a failing provider with -32603 that says why, and keeps serving', async () => {
-    const bridge = new RawBridge([project]);
-    await bridge.initialize();
     const failed = await bridge.request('resources/read', { uri: 'facts://animals/bad' });
     expect(failed.error?.code).toBe(-32603);
     expect(failed.error?.message).toContain('exit code 3');
     expect(failed.error?.message).toContain('no such animal: bad');
     expect(failed.error?.message).not.toContain(project);
     expect((await bridge.request('ping')).result).toEqual({});
-    await bridge.close();
   });
 
   it("applies the project's limits.timeoutMs and limits.maxOutputBytes to live reads", async () => {
-    const bridge = new RawBridge([project]);
-    await bridge.initialize();
     const startedAt = Date.now();
     const slow = await bridge.request('resources/read', { uri: 'facts://animals/slow' });
     expect(slow.error?.message).toContain('timed out after 1500 ms');
     expect(Date.now() - startedAt).toBeLessThan(4500);
     const huge = await bridge.request('resources/read', { uri: 'facts://animals/huge' });
     expect(huge.error?.message).toContain('more than 1000 bytes');
-    await bridge.close();
   });
 
   it('answers -32002 for a URI no template matches, and for an instance without the project', async () => {
-    const bridge = new RawBridge([project]);
-    await bridge.initialize();
     const none = await bridge.request('resources/read', { uri: 'facts://plants/fern' });
     expect(none.error).toMatchObject({ code: -32002, data: { uri: 'facts://plants/fern' } });
-    await bridge.close();
 
     const treeOnly = new RawBridge([path.join(project, 'dist')]);
     await treeOnly.initialize();
@@ -231,8 +223,6 @@ describe('resource templates', () => {
 
 describe('completions', () => {
   it('completes prompt arguments by case-insensitive prefix, at most 100 values with total and hasMore', async () => {
-    const bridge = new RawBridge([project]);
-    await bridge.initialize();
     const ref = { type: 'ref/prompt', name: 'welcome' };
     const paris = await bridge.request('completion/complete', { ref, argument: { name: 'place', value: 'PAR' } });
     expect(paris.result).toEqual({ completion: { values: ['Paris', 'paris-east'], total: 2, hasMore: false } });
@@ -242,18 +232,17 @@ describe('completions', () => {
     expect(completion).toMatchObject({ total: 150, hasMore: true });
     const nothing = await bridge.request('completion/complete', { ref, argument: { name: 'name', value: 'A' } });
     expect(nothing.result).toEqual({ completion: { values: [], total: 0, hasMore: false } });
-    await bridge.close();
   });
 
   it('completes template variables and tool parameters (ref/tool), and refuses unknown references with -32602', async () => {
-    const bridge = new RawBridge([project]);
-    await bridge.initialize('2024-11-05');
-    const animals = await bridge.request('completion/complete', {
+    const older = new RawBridge([project]);
+    await older.initialize('2024-11-05');
+    const animals = await older.request('completion/complete', {
       ref: { type: 'ref/resource', uri: 'facts://animals/{animal}' },
       argument: { name: 'animal', value: 'd' },
     });
     expect(animals.result).toEqual({ completion: { values: ['dog'], total: 1, hasMore: false } });
-    const tool = await bridge.request('completion/complete', {
+    const tool = await older.request('completion/complete', {
       ref: { type: 'ref/tool', name: 'stats' },
       argument: { name: 'n', value: '' },
     });
@@ -264,29 +253,26 @@ describe('completions', () => {
       [{ type: 'ref/tool', name: 'nope' }, 'unknown tool "nope"'],
       [{ type: 'ref/model', name: 'x' }, 'unknown reference type'],
     ] as const) {
-      const answer = await bridge.request('completion/complete', { ref, argument: { name: 'x', value: '' } });
+      const answer = await older.request('completion/complete', { ref, argument: { name: 'x', value: '' } });
       expect(answer.error?.code).toBe(-32602);
       expect(answer.error?.message).toContain(says);
     }
-    const badArgument = await bridge.request('completion/complete', {
+    const badArgument = await older.request('completion/complete', {
       ref: { type: 'ref/prompt', name: 'welcome' },
       argument: { name: 'colour', value: '' },
     });
     expect(badArgument.error?.message).toContain('no argument "colour"');
-    await bridge.close();
+    await older.close();
   });
 });
 
 describe('output schemas on live calls', () => {
   it('returns structuredContent for matching JSON and an isError naming the field otherwise', async () => {
-    const bridge = new RawBridge([project]);
-    await bridge.initialize();
     const good = await bridge.request('tools/call', { name: 'stats', arguments: { n: 'good' } });
     expect(good.result).toMatchObject({ structuredContent: { count: 3 } });
     const bad = await bridge.request('tools/call', { name: 'stats', arguments: { n: 'bad' } });
     expect(bad.result?.isError).toBe(true);
     expect(JSON.stringify(bad.result?.content)).toContain('count');
     expect(JSON.stringify(bad.result?.content)).toContain('outputSchema');
-    await bridge.close();
   });
 });

@@ -43,12 +43,6 @@ describe('version negotiation', () => {
     });
   }
 
-  it('answers an unknown version with the latest', async () => {
-    const bridge = new RawBridge([example]);
-    expect((await bridge.initialize('1999-01-01')).result?.protocolVersion).toBe('2025-11-25');
-    await bridge.close();
-  });
-
   it('accepts batches under 2025-03-26 only', async () => {
     const old = new RawBridge([example]);
     await old.initialize('2025-03-26');
@@ -77,7 +71,7 @@ describe('version negotiation', () => {
 });
 
 describe('the lifecycle', () => {
-  it('answers a request before initialize with -32600 and what to send, pings, then serves after initialize', async () => {
+  it('answers a request before initialize with -32600 and what to send, pings, then serves after initialize (an unknown version answered with the latest)', async () => {
     const bridge = new RawBridge([example]);
     for (const [id, method, params] of [
       [1, 'tools/list', undefined],
@@ -94,7 +88,7 @@ describe('the lifecycle', () => {
     // An unknown method is still just unknown (a client probing server/discover falls back to initialize).
     expect((await bridge.request('server/discovery')).error?.code).toBe(-32601);
     expect((await bridge.request('ping')).result).toEqual({});
-    await bridge.initialize();
+    expect((await bridge.initialize('1999-01-01')).result?.protocolVersion).toBe('2025-11-25');
     const tools = (await bridge.request('tools/list')).result?.tools as unknown[];
     expect(tools.length).toBeGreaterThan(0);
     expect(await bridge.close()).toBe(0);
@@ -114,21 +108,35 @@ describe('the lifecycle', () => {
 });
 
 describe('bad input', () => {
-  it('treats names every object inherits (constructor, __proto__) as unknown methods', async () => {
+  // One session for both: each part ends by showing the server still serves.
+  it('refuses a frame over the size cap and reads the next line normally; treats names every object inherits (constructor, __proto__) as unknown methods; answers malformed and invalid messages, never notifications, and keeps serving', async () => {
     const bridge = new RawBridge([example]);
-    bridge.send({ jsonrpc: '2.0', id: 1, method: 'constructor' });
-    expect((await bridge.responseTo(1)).error?.code).toBe(-32601);
-    bridge.send({ jsonrpc: '2.0', id: 2, method: '__proto__' });
-    expect((await bridge.responseTo(2)).error?.code).toBe(-32601);
-    bridge.send({ jsonrpc: '2.0', id: 3, method: 'ping' });
-    expect((await bridge.responseTo(3)).result).toEqual({});
-    await bridge.close();
-  });
+    bridge.sendLine(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${'x'.repeat(9 * 1024 * 1024)}"}}`);
+    const refused = await bridge.responseTo(null);
+    expect(refused.error?.code).toBe(-32600);
+    expect(refused.error?.message).toMatch(/larger than/);
+    bridge.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    expect((await bridge.responseTo(2)).result).toEqual({});
+    expect(bridge.frames.some((frame) => (frame as JsonRpcMessage).id === 1)).toBe(false);
+    const oversized = bridge.frames.length;
+    expect(oversized).toBe(2);
 
-  it('answers malformed and invalid messages, never notifications, and keeps serving', async () => {
-    const bridge = new RawBridge([example]);
+    bridge.send({ jsonrpc: '2.0', id: 101, method: 'constructor' });
+    expect((await bridge.responseTo(101)).error?.code).toBe(-32601);
+    bridge.send({ jsonrpc: '2.0', id: 102, method: '__proto__' });
+    expect((await bridge.responseTo(102)).error?.code).toBe(-32601);
+    bridge.send({ jsonrpc: '2.0', id: 103, method: 'ping' });
+    expect((await bridge.responseTo(103)).result).toEqual({});
+    const inherited = bridge.frames.length;
+    expect(inherited).toBe(oversized + 3);
+
     bridge.sendLine('{"jsonrpc":"2.0","id":1,"method":');
-    expect((await bridge.responseTo(null)).error?.code).toBe(-32700);
+    // Its answer has no id either: the first one after the frames above.
+    const unparsed = await bridge.waitFor(
+      (frames) =>
+        frames.slice(inherited).find((frame) => (frame as JsonRpcMessage).id === null) as JsonRpcMessage | undefined,
+    );
+    expect(unparsed.error?.code).toBe(-32700);
     bridge.send({ jsonrpc: '1.0', id: 7, method: 'ping' });
     expect((await bridge.responseTo(7)).error?.code).toBe(-32600);
     bridge.send({ jsonrpc: '2.0', id: 8, method: 42 });
@@ -140,24 +148,12 @@ describe('bad input', () => {
     // ping works before initialize, and after all of the above.
     bridge.send({ jsonrpc: '2.0', id: 10, method: 'ping' });
     expect((await bridge.responseTo(10)).result).toEqual({});
-    expect(bridge.frames).toHaveLength(5);
+    expect(bridge.frames).toHaveLength(inherited + 5);
     await bridge.initialize();
     expect((await bridge.request('tools/call', { name: 'nope' })).error?.code).toBe(-32602);
     expect((await bridge.request('tools/call', { name: 'greet', arguments: [1] })).error?.code).toBe(-32602);
     expect((await bridge.request('logging/setLevel', { level: 'loud' })).error?.code).toBe(-32602);
     expect(await bridge.close()).toBe(0);
-  });
-
-  it('refuses a frame over the size cap and reads the next line normally', async () => {
-    const bridge = new RawBridge([example]);
-    bridge.sendLine(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${'x'.repeat(9 * 1024 * 1024)}"}}`);
-    const refused = await bridge.responseTo(null);
-    expect(refused.error?.code).toBe(-32600);
-    expect(refused.error?.message).toMatch(/larger than/);
-    bridge.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
-    expect((await bridge.responseTo(2)).result).toEqual({});
-    expect(bridge.frames.some((frame) => (frame as JsonRpcMessage).id === 1)).toBe(false);
-    await bridge.close();
   });
 
   it('answers requests piped in before stdin closes, then exits 0 with nothing but frames on stdout', async () => {

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildJson, problemsOf, runCli, toolReport } from '../helpers/cli.js';
+import { type BuildReportJson, problemsOf, runCli, toolReport } from '../helpers/cli.js';
 import { buildInProcess } from '../helpers/in-process-build.js';
 import { exists, readJson, readTree, waitForFile } from '../helpers/files.js';
 import { CLI } from '../helpers/paths.js';
@@ -267,16 +267,6 @@ describe('the tree on disk', () => {
     }
   });
 
-  it('runs every script with a relative TMPDIR, which the launchers (running in the project) would resolve elsewhere', async () => {
-    const project = await makeProject({ tools: { ok: 'ok' } });
-    const parent = await temporaryFolder('staticmcp-relative-tmp-');
-    await fs.mkdir(path.join(parent, 'tmp'));
-    const result = await runCli(['build', project, '--force', '--json'], { cwd: parent, env: { TMPDIR: 'tmp' } });
-    expect(result.code, result.stderr).toBe(0);
-    expect(textOf(await readJson(path.join(project, 'dist', 'tools', 'ok.json')))).toBe('ok\n');
-    expect(await listLeftovers(path.join(parent, 'tmp'))).toEqual([]);
-  });
-
   it('puts back a previous tree that a build killed between its two renames left beside the output', async () => {
     const project = await makeProject({ tools: { ok: 'ok' } });
     const out = path.join(project, 'dist');
@@ -396,7 +386,9 @@ describe('what is not precomputed', () => {
 });
 
 describe('the report and the command line', () => {
-  it('prints a machine-readable report with --json, and nothing else on stdout; the content hash follows the README', async () => {
+  // Run with a relative TMPDIR, which the launchers (running in the project) would resolve
+  // elsewhere: every script runs all the same (this build's process is the one that shows it).
+  it('prints a machine-readable report with --json, and nothing else on stdout; the content hash follows the README; scripts run with a relative TMPDIR', async () => {
     const project = await makeProject({
       tools: {
         divide: 'divide',
@@ -406,7 +398,13 @@ describe('the report and the command line', () => {
       },
       files: { 'resources/a.md': '# A\n', 'tools/counter.meta.json': JSON.stringify({ state: true }) },
     });
-    const { code, report, stderr } = await buildJson(project);
+    const parent = await temporaryFolder('staticmcp-relative-tmp-');
+    await fs.mkdir(path.join(parent, 'tmp'));
+    const { code, stdout, stderr } = await runCli(['build', project, '--json'], {
+      cwd: parent,
+      env: { TMPDIR: 'tmp' },
+    });
+    const report = JSON.parse(stdout) as BuildReportJson;
     expect(code).toBe(1);
     expect(stderr).toBe('');
     expect(report).toEqual({
@@ -467,6 +465,8 @@ describe('the report and the command line', () => {
       .sort((left, right) => Buffer.compare(Buffer.from(left), Buffer.from(right))))
       rule.update(`${file}\0${createHash('sha256').update(tree.get(file)!).digest('hex')}\0`);
     expect(report.contentHash).toBe(`sha256:${rule.digest('hex')}`);
+    expect(textOf(await readJson(path.join(project, 'dist', 'tools', 'divide', '6', '2.json')))).toBe('3\n');
+    expect(await listLeftovers(path.join(parent, 'tmp'))).toEqual([]);
   });
 
   it('builds a bare folder of scripts with --tools, counting every call in its plan line and naming each tool’s script time', async () => {

@@ -16,6 +16,7 @@ import { type BuildReportJson, runCli } from '../helpers/cli.js';
 import { exists, fingerprint, readTree } from '../helpers/files.js';
 import { CLI } from '../helpers/paths.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
+import { runRefusedInProcess } from '../helpers/in-process-cli.js';
 import { shardOfCallKey } from '../../src/builder/shard-of-call.js';
 import { callFilePath } from '../../src/core/tree/call-key.js';
 import { StaticMcpError } from '../../src/core/staticmcp-error.js';
@@ -106,6 +107,29 @@ const TOTAL_CALLS = 25 + 36 + 8 + 1;
 
 /** The generated project once built whole, its cache holding every call: copies of it rerun only what changed. */
 let builtProject: string | undefined;
+
+/** Shard 2/3 of the generated project as its first build on a machine left it (a copy), or none. */
+let firstShardBuild: FirstShardBuild | undefined;
+
+interface FirstShardBuild {
+  /** Holds `project` with the shard's build cache, `part-2` and `runs.log` of that build's runs. */
+  work: string;
+  build: InProcessBuild;
+}
+
+/**
+ * Copies `<work>/project` (its cache from one shard build only), `<work>/part-2` and the runs that
+ * build logged into a folder of their own, for the rebuild-in-place test to start from instead of
+ * building that shard again.
+ */
+async function keepFirstShardBuild(work: string, runsBefore: number, build: InProcessBuild): Promise<FirstShardBuild> {
+  const kept = await temporaryFolder();
+  await fs.cp(path.join(work, 'project'), path.join(kept, 'project'), { recursive: true, preserveTimestamps: true });
+  await fs.cp(path.join(work, 'part-2'), path.join(kept, 'part-2'), { recursive: true, preserveTimestamps: true });
+  const runs = (await runsLogged(work)).slice(runsBefore);
+  await fs.writeFile(path.join(kept, 'runs.log'), runs.map((run) => `${run}\n`).join(''));
+  return { work: kept, build };
+}
 
 /** Writes the generated project (plus `extra` files) into `<parent>/project` and returns its path. */
 async function makeShardedProject(parent: string, extra: Record<string, string> = {}): Promise<string> {
@@ -209,7 +233,9 @@ describe('a project built whole and as 3 shards', () => {
     await fs.rename(path.join(project, '.staticmcp'), wholeCache);
     for (const [index, part] of parts.entries()) {
       await fs.rm(path.join(project, '.staticmcp'), { recursive: true, force: true });
-      await buildShard(project, `${index + 1}/3`, part);
+      const runsBefore = (await runsLogged(work)).length;
+      const built = await buildShard(project, `${index + 1}/3`, part);
+      if (index === 1) firstShardBuild = await keepFirstShardBuild(work, runsBefore, built);
     }
     await fs.rm(path.join(project, '.staticmcp'), { recursive: true, force: true });
     await fs.rename(wholeCache, path.join(project, '.staticmcp'));
@@ -428,8 +454,9 @@ describe('a project built whole and as 3 shards', () => {
       const noOut = await runCli(['build', project, '--shard', '1/3']);
       expect(noOut.code).toBe(2);
       expect(noOut.stderr).toContain('error [SHARD_NEEDS_OUT]');
-      // Which specs are bad is parseShardSpec's (test/unit/shard-of-call.test.ts); one shows the refusal.
-      const bad = await runCli(['build', project, '--shard', '4/3', '--out', path.join(work, 'unused')]);
+      // Which specs are bad is parseShardSpec's (test/unit/shard-of-call.test.ts); one shows the
+      // refusal, in-process: the command refuses it before it starts anything, as it refuses the line above.
+      const bad = await runRefusedInProcess(['build', project, '--shard', '4/3', '--out', path.join(work, 'unused')]);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain('error [SHARD_INVALID]');
       expect(await exists(path.join(work, 'unused'))).toBe(false);
@@ -473,10 +500,12 @@ describe('a project built whole and as 3 shards', () => {
 
 describe('a shard rebuilt in place', () => {
   it('reuses its build cache like a full build: nothing reruns, then only what changed', async () => {
-    const work = await temporaryFolder();
-    const project = await makeShardedProject(work);
+    // The first build of shard 2 from a fresh cache, as the file's first describe made it (or
+    // made here when this test runs alone).
+    const work = firstShardBuild?.work ?? (await temporaryFolder());
+    const project = firstShardBuild ? path.join(work, 'project') : await makeShardedProject(work);
     const part = path.join(work, 'part-2');
-    const first = await buildShard(project, '2/3', part);
+    const first = firstShardBuild?.build ?? (await buildShard(project, '2/3', part));
     const firstRuns = (await runsLogged(work)).length;
     const inPart = callFiles(await readTree(part)).length;
     // Each call of this shard ran once (a colliding argument set runs too, then loses its file).

@@ -9,7 +9,6 @@ import { cpSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import path from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { fingerprint } from '../helpers/files.js';
-import { buildInProcess } from '../helpers/in-process-build.js';
 import { runRefusedInProcess, runYargsInProcess } from '../helpers/in-process-cli.js';
 import { binPath, CLI, REPO_ROOT } from '../helpers/paths.js';
 import { makeProject } from '../helpers/projects.js';
@@ -136,25 +135,37 @@ describe('usage errors', () => {
   });
 });
 
+/** A project of one tool built by the CLI into its dist/ (the bundle test's build), once for the tests that serve it. */
+let builtByCli: Promise<string> | undefined;
+
+function buildOneToolProject(): Promise<string> {
+  builtByCli ??= (async () => {
+    const project = await makeProject({ tools: { ok: 'ok' } });
+    const viaBundle = await runCli(['build', project]);
+    expect(viaBundle.code, viaBundle.stderr).toBe(0);
+    return project;
+  })();
+  return builtByCli;
+}
+
 describe('the command-line bundle', () => {
   // An ordinary build line runs from dist/cli/staticmcp-cli.cjs; an install without it (a damaged
   // or hand-copied one) runs the same line from the modules, with the same tree.
   it('builds the same tree with the bundle and, where it is missing, from the modules', async () => {
-    const project = await makeProject({ tools: { ok: 'ok' } });
+    const project = await buildOneToolProject();
     const dist = path.dirname(path.dirname(CLI));
     const bare = path.join(await temporaryFolder('staticmcp-bare-install-'), 'dist');
     cpSync(dist, bare, { recursive: true });
     rmSync(path.join(bare, 'cli', 'staticmcp-cli.cjs'));
     for (const shared of ['package.json', 'node_modules', 'templates', 'schemas', 'staticmcp.schema.json'])
       symlinkSync(path.join(REPO_ROOT, shared), path.join(bare, '..', shared));
-    const viaBundle = await runCli(['build', project, '--out', path.join(project, 'bundled')]);
     const viaModules = spawnSync(
       process.execPath,
       [path.join(bare, 'cli', 'staticmcp.cjs'), 'build', project, '--out', path.join(project, 'modules')],
       { encoding: 'utf8' },
     );
-    expect([viaBundle.code, viaModules.status]).toEqual([0, 0]);
-    expect(await fingerprint(path.join(project, 'modules'))).toEqual(await fingerprint(path.join(project, 'bundled')));
+    expect(viaModules.status, viaModules.stderr).toBe(0);
+    expect(await fingerprint(path.join(project, 'modules'))).toEqual(await fingerprint(path.join(project, 'dist')));
   });
 });
 
@@ -192,9 +203,8 @@ describe('serve on a terminal', () => {
   const hasScript = spawnSync('script', ['--version']).status === 0;
 
   it.skipIf(!hasScript)('prints one line saying what it waits for, and a command line that serves', async () => {
-    const project = await makeProject({ tools: { ok: 'ok' } });
     // Built by the CLI: the tree the printed command line serves is the one a user has.
-    execFileSync(process.execPath, [CLI, 'build', project], { stdio: 'ignore' });
+    const project = await buildOneToolProject();
     // A real pseudo-terminal on stdin: `script` runs serve inside one; closing its input (EOF on
     // the terminal) ends serve.
     const quoted = [process.execPath, CLI, 'serve', project].map((word) => `'${word}'`).join(' ');
@@ -228,9 +238,7 @@ describe('serve on a terminal', () => {
   });
 
   it('says nothing of the kind when a client is on stdin', async () => {
-    const project = await makeProject({ tools: { ok: 'ok' } });
-    expect((await buildInProcess(project)).code).toBe(0);
-    const bridge = new RawBridge([project]);
+    const bridge = new RawBridge([await buildOneToolProject()]);
     await bridge.initialize();
     await bridge.close();
     expect(bridge.stderr).toBe('');

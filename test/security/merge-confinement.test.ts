@@ -4,6 +4,8 @@
 // attack is refused with exit 2 and a message naming the part and the file, before the merged tree
 // replaces anything: the previous tree is left byte for byte, and nothing beside it appears or
 // changes. The tamperer recomputes the part's unkeyed count and hash, as a real one would.
+// The record and symlink attacks are decided in-process (merge's own mergeParts, with the exit code
+// the command gives its error); the oversized files run the merge command, as a CI job does.
 import { spawnSync } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -15,6 +17,8 @@ import { buildTreeInProcess } from '../helpers/in-process-build.js';
 import { writeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 import { mergeParts } from '../../src/merge/merge-parts.js';
+import { exitCodeOf } from '../../src/cli/exit-codes.js';
+import { StaticMcpError } from '../../src/core/staticmcp-error.js';
 import { readParts } from '../../src/merge/read-parts.js';
 import { createTreeHash, sortTreePaths } from '../../src/tree-writer/content-hash.js';
 
@@ -104,6 +108,27 @@ async function refusesAttack(work: Work, code: string, message: RegExp, extra: s
   return result;
 }
 
+/**
+ * The same refusal decided in-process by mergeParts, which the merge command calls (the CLI
+ * refusal above, of a lowered --max-file-bytes, shows what the command prints of one): the error's
+ * code, the exit code 2 the command gives it, its message and what to do, and nothing changed
+ * anywhere under the work folder but the part itself.
+ */
+async function refusesAttackInProcess(work: Work, code: string, message: RegExp): Promise<StaticMcpError> {
+  const outsideBefore = await listEverything(path.dirname(work.out));
+  const refusal = await mergeParts({ parts: [work.part], outDir: work.out }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  expect(refusal).toBeInstanceOf(StaticMcpError);
+  expect(refusal).toMatchObject({ code, message: expect.stringMatching(message), hint: expect.any(String) });
+  expect(exitCodeOf(refusal)).toBe(2);
+  expect(await listEverything(path.dirname(work.out))).toEqual(outsideBefore);
+  expect(await fs.readFile(work.victim, 'utf8')).toBe(VICTIM);
+  expect(existsSync(path.join(work.root, 'outside.txt'))).toBe(false);
+  return refusal as StaticMcpError;
+}
+
 function someCallFile(tree: Record<string, string>): string {
   const file = Object.keys(tree).find((name) => name.startsWith('tools/greet/'));
   if (!file) throw new Error('the part holds no call file');
@@ -127,8 +152,12 @@ describe('merge of a tampered part', () => {
       // From the temporary tree beside --out, ../.bashrc is the victim and ../../outside.txt is beside the site.
       record.copies.push(['../.bashrc', owner], ['../../outside.txt', owner]);
     });
-    const result = await refusesAttack(work, 'PART_RECORD_BROKEN', /part\/staticmcp-shard\.json .*"\.\." segment/);
-    expect(result.stderr).toContain('../.bashrc');
+    const refusal = await refusesAttackInProcess(
+      work,
+      'PART_RECORD_BROKEN',
+      /part\/staticmcp-shard\.json .*"\.\." segment/,
+    );
+    expect(refusal.message).toContain('../.bashrc');
   });
 
   it('refuses an absolute path in the record', async () => {
@@ -137,7 +166,7 @@ describe('merge of a tampered part', () => {
     await tamper(work.part, (record) => {
       record.copies.push([path.join(work.root, 'outside.txt'), owner]);
     });
-    await refusesAttack(work, 'PART_RECORD_BROKEN', /is absolute/);
+    await refusesAttackInProcess(work, 'PART_RECORD_BROKEN', /is absolute/);
   });
 
   it('refuses a call-file budget in the record that is not a count', async () => {
@@ -145,7 +174,7 @@ describe('merge of a tampered part', () => {
     await tamper(work.part, (record) => {
       record.maxCallFiles = -1;
     });
-    await refusesAttack(work, 'PART_RECORD_BROKEN', /its call-file budget \(maxCallFiles\) is not a count/);
+    await refusesAttackInProcess(work, 'PART_RECORD_BROKEN', /its call-file budget \(maxCallFiles\) is not a count/);
     // The other non-counts are refused by the same reading of the record (readParts, which merge
     // calls first), decided here in-process.
     for (const budget of [1.5, '20', null]) {
@@ -170,7 +199,7 @@ describe('merge of a tampered part', () => {
     await tamper(work.part, undefined, (file) =>
       file === 'tools/greet/key.json' ? Promise.resolve(Buffer.from(SECRET)) : fs.readFile(path.join(work.part, file)),
     );
-    await refusesAttack(work, 'PART_FILE_REFUSED', /part\/tools\/greet\/key\.json is a symlink/);
+    await refusesAttackInProcess(work, 'PART_FILE_REFUSED', /part\/tools\/greet\/key\.json is a symlink/);
     const published = Object.keys(await fingerprint(work.out));
     expect(published).not.toContain('tools/greet/key.json');
   });

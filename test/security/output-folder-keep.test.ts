@@ -1,10 +1,15 @@
 // What a user put into the output folder survives a rebuild that changes the tree (a gh-pages
 // worktree's .git, CNAME, robots.txt, a page of their own), files from the project's public/
-// folder are copied in, and `check` holds neither against the tree's content hash.
+// folder are copied in, and `check` holds neither against the tree's content hash. Builds run
+// in-process through the build command's decision (test/helpers/in-process-build.ts: the same tree
+// writer, without the bundled worker); one `check` runs as the CLI and shows what it prints, the
+// other is the command's checkSource in-process.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildJson, problemsOf, runCli } from '../helpers/cli.js';
+import { checkSource } from '../../src/cli/commands/check.js';
+import { problemsOf, runCli } from '../helpers/cli.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 import { makeProject } from '../helpers/projects.js';
 
 const USER_FILES: Record<string, string> = {
@@ -18,7 +23,7 @@ const USER_FILES: Record<string, string> = {
 describe('the output folder', () => {
   it('keeps what the user added across a rebuild that rewrites the tree, and removes stale build files', async () => {
     const project = await makeProject({ tools: { ok: 'ok' }, files: { 'resources/old.md': '# Old\n' } });
-    expect((await buildJson(project)).code).toBe(0);
+    expect((await buildInProcess(project)).code).toBe(0);
     const dist = path.join(project, 'dist');
     for (const [relative, content] of Object.entries(USER_FILES)) {
       await fs.mkdir(path.dirname(path.join(dist, relative)), { recursive: true });
@@ -26,7 +31,7 @@ describe('the output folder', () => {
     }
     await fs.rm(path.join(project, 'resources', 'old.md'));
     await fs.writeFile(path.join(project, 'resources', 'new.md'), '# New\n');
-    const rebuilt = await buildJson(project);
+    const rebuilt = await buildInProcess(project);
     expect(problemsOf(rebuilt.report)).toBe('[]');
     for (const [relative, content] of Object.entries(USER_FILES)) {
       expect(await fs.readFile(path.join(dist, relative), 'utf8'), relative).toBe(content);
@@ -49,7 +54,7 @@ describe('the output folder', () => {
         'public/_headers': '/*.json\n  Cache-Control: no-store\n',
       },
     });
-    const { report, code } = await buildJson(project);
+    const { report, code } = await buildInProcess(project);
     expect(code).toBe(1);
     expect(problemsOf(report)).toMatch(/public\/mcp\.json.*belongs to the build/);
     // Rules of the user's would join the build's on the hosts: refused, with where such settings go.
@@ -59,7 +64,7 @@ describe('the output folder', () => {
     expect(await fs.readFile(path.join(dist, '.well-known', 'security.txt'), 'utf8')).toMatch(/Contact/);
     expect([...(await fs.readFile(path.join(dist, 'favicon.ico')))]).toEqual([0, 0, 1, 0, 0xff]);
     expect(JSON.parse(await fs.readFile(path.join(dist, 'mcp.json'), 'utf8'))).toHaveProperty('staticmcp');
-    expect((await runCli(['check', dist])).code).toBe(0);
+    expect((await checkSource(dist)).report).toMatchObject({ ok: true, problems: [] });
   });
 
   it('builds into a fresh gh-pages worktree (only .git and CNAME) and keeps both', async () => {
@@ -68,7 +73,7 @@ describe('the output folder', () => {
     await fs.mkdir(path.join(dist, '.git'), { recursive: true });
     await fs.writeFile(path.join(dist, '.git', 'HEAD'), 'ref: refs/heads/gh-pages\n');
     await fs.writeFile(path.join(dist, 'CNAME'), 'mcp.example.org\n');
-    expect((await buildJson(project)).code).toBe(0);
+    expect((await buildInProcess(project)).code).toBe(0);
     expect(await fs.readFile(path.join(dist, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/gh-pages\n');
     expect(await fs.readFile(path.join(dist, 'CNAME'), 'utf8')).toBe('mcp.example.org\n');
     await fs.access(path.join(dist, 'mcp.json'));
