@@ -11,10 +11,7 @@
 // user's own, or that others may write, is not read.
 // Memory touched for the first time is what a start pays most for (each new page is a fault), so
 // the script's bytes and then the cache are read into one buffer, and the payload starts 16 bytes
-// in: aligned as V8 wants it, so neither we nor V8 copy it. That buffer's memory is mapped by V8,
-// not malloc'd: glibc raises its mmap threshold to the largest malloc'd block freed (up to 32 MiB),
-// and once this one (twice the CLI bundle) was freed, every later buffer smaller than it came from
-// malloc's heap, which keeps the pages it frees: a 40,000-call build peaked ~10 MB higher.
+// in: aligned as V8 wants it, so neither we nor V8 copy it.
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
@@ -33,27 +30,9 @@ export interface FileBytes {
   scratch: Buffer;
 }
 
-/** ES2024's resizable ArrayBuffer (Node ≥ 20), which the project's TypeScript library predates. */
-const ResizableArrayBuffer = ArrayBuffer as unknown as new (
-  byteLength: number,
-  options: { maxByteLength: number },
-) => ArrayBuffer;
-
-/**
- * A buffer of `bytes` bytes whose memory V8 maps itself (a resizable ArrayBuffer's), so freeing it
- * leaves malloc's mmap threshold where it was; a malloc'd one where that is refused.
- */
-function mappedBuffer(bytes: number): Buffer {
-  try {
-    return Buffer.from(new ResizableArrayBuffer(bytes, { maxByteLength: bytes }));
-  } catch {
-    return Buffer.allocUnsafeSlow(bytes);
-  }
-}
-
 /** Reads a whole file through its descriptor into `scratch` when it fits, else into a new buffer. */
 function readWhole(descriptor: number, size: number, scratch: Buffer | undefined, spare = 0): FileBytes {
-  const buffer = scratch !== undefined && scratch.byteLength >= size ? scratch : mappedBuffer(size + spare);
+  const buffer = scratch !== undefined && scratch.byteLength >= size ? scratch : Buffer.allocUnsafeSlow(size + spare);
   let filled = 0;
   while (filled < size) {
     const read = readSync(descriptor, buffer, filled, size - filled, filled);
