@@ -1,7 +1,7 @@
 // The Node 20 code cache of the CLI bundle (src/cli/code-cache.ts): a run without a cache file
 // writes one, a later run uses it, and a damaged, truncated or stale file is ignored: the script
 // still runs and answers right, and a good cache file replaces the bad one; a file others may
-// write is never read.
+// write is never read. A bundle's cache is read into the buffer its text was, and V8 takes it there.
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -10,6 +10,7 @@ import {
   cacheFileFor,
   flushCacheWrite,
   readCacheFile,
+  readScriptFile,
   requireWithCodeCache,
   wrapCommonJs,
   writeCacheFile,
@@ -44,6 +45,23 @@ describe('the code cache of the CLI bundle', () => {
     expect(runScript(folder, SOURCE, cacheFile).answer).toBe(ANSWER);
     expect(readCacheFile(cacheFile)?.byteLength).toBeGreaterThan(0);
     expect(runScript(folder, SOURCE, cacheFile)).toEqual({ answer: ANSWER, where: path.join(folder, 'script.cjs') });
+  });
+
+  it('reads the cache into the buffer the script was read into, and V8 takes it from there', () => {
+    const folder = temporaryFolderSync('staticmcp-code-cache-');
+    const cacheFile = cacheFileFor(folder, 'key');
+    // Longer than its cache, as the bundles are: the cache fits in the room after the text.
+    runScript(folder, `${SOURCE}// ${'a comment V8 keeps no code for '.repeat(100)}\n`, cacheFile);
+    const written = statSync(cacheFile).ino;
+    // As start-cli.ts loads a bundle: the script's text, then the cache into the same buffer.
+    const file = path.join(folder, 'script.cjs');
+    const { source, scratch } = readScriptFile(file);
+    expect(readCacheFile(cacheFile, scratch)?.buffer).toBe(scratch.buffer);
+    const exports = requireWithCodeCache(file, source, cacheFile, importModule, createRequire(file), scratch);
+    flushCacheWrite();
+    expect((exports as { answer: string }).answer).toBe(ANSWER);
+    // A cache V8 refused would be written again (a new file renamed over it).
+    expect(statSync(cacheFile).ino).toBe(written);
   });
 
   it('ignores a damaged or truncated cache file, and replaces it', () => {

@@ -2,8 +2,9 @@
 // through the table's growth, a later line of a key wins, a key that is not 32 hex characters (a
 // damaged log line) is never stored or found, and appends never add keys (run-bucket.ts). The
 // index keeps 64 bits of a key: a key alike in those to a cached one is a miss, never its result.
+// A reopened log is scanned whole, whatever lines cross its reads; a torn last line is cut off.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -61,6 +62,26 @@ describe('RunIndex', () => {
       expect(reading.get(cached)).toEqual({ answer: 42 });
       expect(reading.get(alike)).toBeUndefined();
       reading.release();
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('finds every result of a reopened log whose lines straddle its scan reads, and cuts a torn last line', () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'staticmcp-run-index-'));
+    try {
+      const file = path.join(folder, 'bucket.log');
+      const writing = new RunBucket<{ text: string }>(file, false);
+      // Short lines and lines longer than a scan read (64 KiB), so keys and records cross reads.
+      const textOf = (index: number): string => (index % 97 === 0 ? 'long '.repeat(14_000) : `result ${index}`);
+      for (let index = 0; index < 3000; index++) writing.set(keyOf(index), { text: textOf(index) });
+      writing.release();
+      appendFileSync(file, `${keyOf(3000)}\t{"text":"torn`);
+      const reading = new RunBucket<{ text: string }>(file, false);
+      for (let index = 0; index < 3000; index++) expect(reading.get(keyOf(index))?.text).toBe(textOf(index));
+      expect(reading.has(keyOf(3000))).toBe(false);
+      reading.release();
+      expect(readFileSync(file, 'utf8').endsWith('\n')).toBe(true);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
