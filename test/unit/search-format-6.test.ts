@@ -161,7 +161,8 @@ describe('excerpts and total', () => {
 
   it('marks every kind of match in an excerpt whatever its case: the word, its stem, a prefix', async () => {
     // Words of the text are looked up only when a query term starts as they do: each kind must still be found.
-    const text = 'Quiet RIVERS flow. The River bends; rivering waters Meet boats and Otters at Dawn near the BOATHOUSE.';
+    const text =
+      'Quiet RIVERS flow. The River bends; rivering waters Meet boats and Otters at Dawn near the BOATHOUSE.';
     const { reader } = readerOver([...PAGES, page('mixed', text)]);
     const found = answer(await reader.search({ query: 'river boat* dawn' }));
     const hit = found.results.find((candidate) => candidate.id === 'resources/mixed.json')!;
