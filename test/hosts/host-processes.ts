@@ -59,6 +59,27 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Attempts at starting a runtime whose port another process took between freePort and its bind. */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Starts a runtime on free ports, again on new ones when the runtime says its port is taken: a
+ * port is free only until freePort closes it, and on a busy machine another process (or another
+ * file's runtime) can bind it before the runtime does.
+ */
+async function startOnFreePorts(
+  start: (port: number, inspectorPort: number) => Promise<RunningHost>,
+): Promise<RunningHost> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await freePort(), await freePort());
+    } catch (error) {
+      const taken = /EADDRINUSE|address already in use/i.test(String((error as Error).message));
+      if (!taken || attempt === PORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
 const require = createRequire(import.meta.url);
 
 function wranglerBin(): string {
@@ -88,14 +109,14 @@ export async function addInitDeployFiles(cli: string, projectDir: string, makeFo
 
 /** Runs wrangler with `args` and resolves once it says it is ready. */
 async function startWrangler(args: string[], cwd: string, makeFolder: MakeFolder): Promise<RunningHost> {
-  const port = await freePort();
-  const inspectorPort = await freePort();
-  return startRuntime(
-    `wrangler ${args[0]}`,
-    [wranglerBin(), ...args, '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort)],
-    cwd,
-    port,
-    makeFolder,
+  return startOnFreePorts((port, inspectorPort) =>
+    startRuntime(
+      `wrangler ${args[0]}`,
+      [wranglerBin(), ...args, '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort)],
+      cwd,
+      port,
+      makeFolder,
+    ),
   );
 }
 
@@ -214,14 +235,15 @@ export async function startWranglerDev(projectDir: string, makeFolder: MakeFolde
  * run by Deno (Netlify's edge runtime) behind a static server that routes as netlify.toml says.
  */
 export async function startNetlifyUnderDeno(projectDir: string, makeFolder: MakeFolder): Promise<RunningHost> {
-  const port = await freePort();
   const harness = fileURLToPath(new URL('netlify-under-deno.mjs', import.meta.url));
   const project = path.resolve(projectDir);
-  return startRuntime(
-    'deno (netlify edge function)',
-    [DENO, 'run', '--quiet', '--allow-net=127.0.0.1', `--allow-read=${project}`, harness, project, String(port)],
-    project,
-    port,
-    makeFolder,
+  return startOnFreePorts((port) =>
+    startRuntime(
+      'deno (netlify edge function)',
+      [DENO, 'run', '--quiet', '--allow-net=127.0.0.1', `--allow-read=${project}`, harness, project, String(port)],
+      project,
+      port,
+      makeFolder,
+    ),
   );
 }
