@@ -219,19 +219,22 @@ async function runDevCommand(projectGiven: string, options: DevOptions): Promise
 
   const isOutput = outputMatcher(projectRoot, outDir);
   const toolsRoot = toolsDir ?? path.join(projectRoot, 'tools');
+  /** Warns and answers true when the tools folder is gone while the client still knows tools. */
+  const warnIfToolsFolderGone = async (): Promise<boolean> => {
+    if ((await isFolder(toolsRoot)) || bridge.toolCount() === 0) return false;
+    // Named inside the project: the warning also reaches the client, which has no business with our paths.
+    const inProject = path.relative(projectRoot, toolsRoot);
+    const shown = inProject.startsWith('..') || path.isAbsolute(inProject) ? 'the --tools folder' : `${inProject}/`;
+    bridge.warn(
+      `${shown} is gone, so a rebuild would serve no tools; still serving the previous tree (${bridge.toolCount()} tools). Restore the folder, or keep an empty one to really remove every tool`,
+    );
+    return true;
+  };
   const rebuilds = createRebuildLoop(async (changed) => {
     log(`${changed.length === 1 ? changed[0] : `${changed.length} files`} changed; rebuilding`);
     // A tools folder that vanished (deleted, renamed, a branch switch half done) would build an
     // empty server; keep serving the tools the client knows and say why.
-    if (!(await isFolder(toolsRoot)) && bridge.toolCount() > 0) {
-      // Named inside the project: the warning also reaches the client, which has no business with our paths.
-      const inProject = path.relative(projectRoot, toolsRoot);
-      const shown = inProject.startsWith('..') || path.isAbsolute(inProject) ? 'the --tools folder' : `${inProject}/`;
-      bridge.warn(
-        `${shown} is gone, so a rebuild would serve no tools; still serving the previous tree (${bridge.toolCount()} tools). Restore the folder, or keep an empty one to really remove every tool`,
-      );
-      return;
-    }
+    if (await warnIfToolsFolderGone()) return;
     let report: BuildReport;
     try {
       report = await build();
@@ -244,6 +247,9 @@ async function runDevCommand(projectGiven: string, options: DevOptions): Promise
     const failures = failureLines(report);
     if (failures.length > 0) bridge.warn(`rebuilt with ${failures.length} failure(s): ${failures.join('; ')}`);
     if (report.unchanged) return;
+    // A folder deleted while the build read it (`rm -r` removes the files before the folder) looked
+    // present above but empty to the build: checked again before the client sees the result.
+    if (await warnIfToolsFolderGone()) return;
     try {
       const reload = await bridge.reloadTree();
       const lists = (['tools', 'resources', 'prompts'] as const).filter((kind) => reload[kind]);
