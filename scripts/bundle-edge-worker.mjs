@@ -59,9 +59,10 @@ export async function bundleEdgeWorker(outDir, { sourcemap = false } = {}) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const outDir = process.argv[2] ?? 'dist';
+  const args = process.argv.slice(2);
+  const outDir = args.find((arg) => !arg.startsWith('--')) ?? 'dist';
   try {
-    await bundleEdgeWorker(outDir, { sourcemap: process.argv.includes('--sourcemap') });
+    await bundleEdgeWorker(outDir, { sourcemap: args.includes('--sourcemap') });
   } catch {
     // esbuild has printed what failed.
     process.exit(1);
