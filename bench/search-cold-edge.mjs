@@ -11,6 +11,8 @@
 // workerd compiles and evaluates the worker's module when it starts, before miniflare is ready:
 // that is in neither figure, so it is printed apart, as the process's CPU until ready (workerd's
 // own start and miniflare's workers included: compare with another bundle in the same run).
+// INITIALIZE=0 sends the search first, as a stateless host's new isolate may get it: the site's
+// load (mcp.json, the tree, the handler) and the request path's first run fall on the search then.
 // Run: npm run build && CORPUS=wiki COUNT=6000 node bench/search-cold-edge.mjs   (RUNS=10;
 //   TREE=<built tree> measures that one; SERVERS=files,assets; WORKER=<a _worker.js> runs that
 //   bundle instead of dist's, e.g. a copy of an earlier build's, for a before/after in one run)
@@ -18,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import { twoWordQueries } from './lib/cold-search.mjs';
 import { median } from './lib/common.mjs';
 import { startWorkerdSite } from './lib/edge-lib.mjs';
-import { initialize, timeToolCall } from './lib/mcp-http-client.mjs';
+import { HEADERS, initialize, timeToolCall } from './lib/mcp-http-client.mjs';
 import { childPid, cpuNs, cpuNsByThread } from './lib/process-cpu.mjs';
 import { searchTree } from './lib/search-query-tree.mjs';
 
@@ -27,12 +29,16 @@ const COUNT = Number(process.env.COUNT ?? 6000);
 const RUNS = Number(process.env.RUNS ?? 10);
 const SERVERS = (process.env.SERVERS ?? 'files,assets').split(',');
 const workerScript = process.env.WORKER ? readFileSync(process.env.WORKER, 'utf8') : undefined;
+const INITIALIZE = process.env.INITIALIZE !== '0';
 
 const tree = process.env.TREE ?? (await searchTree(CORPUS, COUNT)).tree;
 const queries = twoWordQueries(CORPUS, COUNT, RUNS);
 
 const f = (value) => value.toFixed(1);
-console.log(`${process.env.TREE ?? `${CORPUS}, ${COUNT} documents`}: ${RUNS} cold two-word searches in workerd`);
+console.log(
+  `${process.env.TREE ?? `${CORPUS}, ${COUNT} documents`}: ${RUNS} cold two-word searches in workerd` +
+    (INITIALIZE ? '' : ", each the isolate's first request"),
+);
 for (const server of SERVERS) {
   const cpu = [];
   const mainThread = [];
@@ -46,7 +52,7 @@ for (const server of SERVERS) {
       const pid = childPid(process.pid, 'workerd');
       const before = cpuNs(pid);
       startup.push(before / 1e6);
-      const headers = await initialize(endpoint);
+      const headers = INITIALIZE ? await initialize(endpoint) : HEADERS;
       init.push((cpuNs(pid) - before) / 1e6);
       const threadsBefore = cpuNsByThread(pid);
       const { answer } = await timeToolCall(endpoint, headers, 'search', { query });
@@ -64,7 +70,8 @@ for (const server of SERVERS) {
   const sorted = [...cpu].sort((a, b) => a - b);
   console.log(
     `${server === 'files' ? 'native file service' : 'miniflare asset worker'}: cold search CPU p50 ${f(median(cpu))} ms, ` +
-      `min ${f(sorted[0])} max ${f(sorted.at(-1))}, main thread p50 ${f(median(mainThread))} ms (initialize p50 ${f(median(init))} ms; ` +
+      `min ${f(sorted[0])} max ${f(sorted.at(-1))}, main thread p50 ${f(median(mainThread))} ms (` +
+      (INITIALIZE ? `initialize p50 ${f(median(init))} ms; ` : '') +
       `startup before any request p50 ${f(median(startup))} ms)${failed ? `; ${failed} failed` : ''}`,
   );
 }

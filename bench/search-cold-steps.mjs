@@ -42,7 +42,8 @@ for (let run = 0; run < RUNS; run += 1)
     const query = queryOf[kind]();
     for (const server of SERVERS)
       for (const [which, worker] of workers.entries()) {
-        const key = `${worker.split('/').at(-1)} ${server} ${kind}`;
+        // Keyed by position too: two builds' bundles are both named _worker.js.
+        const key = `${which}:${worker.split('/').at(-1)} ${server} ${kind}`;
         cpu.set(key, [
           ...(cpu.get(key) ?? []),
           await coldSearchCpuMs(
