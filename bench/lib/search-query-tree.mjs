@@ -6,7 +6,8 @@
 // not of the corpus). Debian's package descriptions come from `apt-cache dumpavail`; the
 // Wikipedia-shaped corpus from search-query-corpus.mjs.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cliPath, repoRoot } from './common.mjs';
@@ -59,12 +60,29 @@ export function queryDocuments(name, count) {
 }
 
 /**
- * The tree of `corpus` (cached below the temp folder); `options` go to writeSearchIndex. Returns
+ * A digest of the compiled code that writes and reads the index (dist/tree-writer, dist/core), so a
+ * tree cached by an earlier build of a different writer or format is built again, not measured stale.
+ */
+function hashIndexCode() {
+  const hash = createHash('sha256');
+  for (const folder of ['tree-writer', 'core']) {
+    const root = path.join(repoRoot, 'dist', folder);
+    for (const file of readdirSync(root, { recursive: true }).sort()) {
+      if (!file.endsWith('.js')) continue;
+      hash.update(file).update(readFileSync(path.join(root, file)));
+    }
+  }
+  return hash.digest('hex').slice(0, 12);
+}
+
+/**
+ * The tree of `corpus` (cached below the temp folder, keyed by the corpus, the options and the
+ * index code that wrote it); `options` go to writeSearchIndex. Returns
  * { tree, documentCount, buildMs, files, indexBytes, tableBytes, tableInline, termIndexes, peakRssMiB }.
  */
 export async function searchTree(corpus, count, options = {}) {
   const scale = corpus === 'wiki' ? `-x${process.env.TEXT_SCALE ?? 1}` : '';
-  const tag = `${corpus}-${count}${scale}-${options.targetTermIndexBytes ?? 'default'}`;
+  const tag = `${corpus}-${count}${scale}-${options.targetTermIndexBytes ?? 'default'}-${hashIndexCode()}`;
   const root = path.join(process.env.SEARCH_TREES ?? os.tmpdir(), `staticmcp-search-query-${tag}`);
   const tree = path.join(root, 'dist');
   const done = path.join(root, 'built.json');
