@@ -3,7 +3,7 @@
 // test, never a stale dist/), optionally with PUBLISHED_ON_NPM flipped by the release's own script
 // (scripts/mark-published.mjs) on the staged dist; and the npm commands the tests run around it,
 // in an environment free of a surrounding `npm test`'s settings. Shared by the packed-install,
-// deploy-commands, release-flip and readme-walkthrough tests.
+// deploy-commands, release-flip and readme-walkthrough tests (test/helpers/shared-install.ts).
 import { execFile, spawn } from 'node:child_process';
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -93,30 +93,6 @@ export async function packThisBuild(work: string, options: { published?: boolean
     tarball: path.join(stage, report.filename),
     files: report.files.map((file) => file.path).sort(),
   };
-}
-
-/**
- * Installs `tarball` globally into `prefix` with every install script refused, as a user would;
- * the path of its `staticmcp` bin, and what npm printed (a user's install must print no warning).
- */
-export async function installGlobally(tarball: string, prefix: string): Promise<{ bin: string; output: string }> {
-  const install = await runCommand(
-    'npm',
-    [
-      'install',
-      '--global',
-      '--prefix',
-      prefix,
-      '--ignore-scripts',
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      tarball,
-    ],
-    { cwd: path.dirname(tarball) },
-  );
-  if (install.code !== 0) throw new Error(`npm install -g failed (exit ${install.code}):\n${install.stderr}`);
-  return { bin: path.join(prefix, 'bin', 'staticmcp'), output: install.stdout + install.stderr };
 }
 
 /**
