@@ -57,11 +57,12 @@ export interface PackedPackage {
 }
 
 /**
- * Stages the package in `work/stage` and packs it into `work`. With `published`, the staged
+ * Stages the package in `work/stage` (`work/stage-published`) and returns that folder: what
+ * `npm pack` or `npm publish` packs there is the package. With `published`, the staged
  * dist/shared/staticmcp-command.js is flipped as the release workflow flips the source before it
  * builds, and the stage ships without the command-line bundle (dist/cli/staticmcp-cli.cjs).
  */
-export async function packThisBuild(work: string, options: { published?: boolean } = {}): Promise<PackedPackage> {
+export async function stageThisBuild(work: string, options: { published?: boolean } = {}): Promise<string> {
   const stage = path.join(work, options.published ? 'stage-published' : 'stage');
   await fs.mkdir(stage);
   // package.json "files" besides dist/ (staged from this run's build below): templates, the config schema.
@@ -84,6 +85,12 @@ export async function packThisBuild(work: string, options: { published?: boolean
     // release flips before it builds); without the bundle this stage runs the flipped module.
     await fs.rm(path.join(stage, 'dist', 'cli', 'staticmcp-cli.cjs'));
   }
+  return stage;
+}
+
+/** Stages the package in `work/stage` (stageThisBuild) and packs it there with `npm pack`. */
+export async function packThisBuild(work: string): Promise<PackedPackage> {
+  const stage = await stageThisBuild(work);
   const pack = await runCommand('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', stage], {
     cwd: stage,
   });
