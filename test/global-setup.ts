@@ -16,11 +16,14 @@
 // test that changes it), instead of once in every file that needs it. Both tiers' setups run in
 // the same vitest process, one after the other and before any test starts: the second reuses the
 // first's compile and example (neither changes during a run), and the last teardown removes them.
+// It also makes the empty folder where the first test file that needs staticmcp installed from its
+// packed tarball installs it for every file of the run (test/helpers/shared-install.ts); nothing is
+// packed or installed when no file asks.
 // For the runtimes tier it installs tools/runtimes when it is missing, beside the compile
 // (test/helpers/runtime-tools.ts), and serves the host runtimes started once per run over that
 // example (test/shared-hosts.ts).
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, promises as fs, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,15 +41,18 @@ declare module 'vitest' {
     builtExample: string;
     /** Runtimes tier only: where to ask for a host runtime over that example (test/helpers/shared-hosts.ts). */
     sharedHosts?: string;
+    /** An empty folder where the first file that asks installs the packed package for every file (test/helpers/shared-install.ts). */
+    sharedInstall: string;
   }
 }
 
 interface Compiled {
   cli: string;
   example: string;
+  sharedInstall: string;
   /** Tiers whose setup uses it and has not torn down yet. */
   users: number;
-  remove(): void;
+  remove(): Promise<void>;
 }
 
 // On globalThis, not in a module variable: each project may load this file as a module of its own.
@@ -79,20 +85,24 @@ async function compileOnce(root: string): Promise<Compiled> {
   const cli = path.join(outDir, 'cli', 'main.js');
   const exampleParent = mkdtempSync(path.join(tmpdir(), 'staticmcp-built-example-'));
   const example = path.join(exampleParent, 'example');
-  const remove = (): void => {
-    rmSync(outDir, { recursive: true, force: true });
-    rmSync(exampleParent, { recursive: true, force: true });
+  const sharedInstall = mkdtempSync(path.join(tmpdir(), 'staticmcp-shared-install-'));
+  // Side by side and off the event loop: an installed package is thousands of files, and a
+  // synchronous removal held back the ending of the test workers.
+  const remove = async (): Promise<void> => {
+    await Promise.all(
+      [outDir, exampleParent, sharedInstall].map((folder) => fs.rm(folder, { recursive: true, force: true })),
+    );
   };
   try {
     cpSync(path.join(root, 'fixtures', 'example'), example, { recursive: true });
     await runNode([cli, 'build', example], root);
   } catch (error) {
-    remove();
+    await remove();
     throw new Error(
       `building fixtures/example for the tests failed:\n${(error as { stderr?: string }).stderr ?? error}`,
     );
   }
-  return { cli, example, users: 0, remove };
+  return { cli, example, sharedInstall, users: 0, remove };
 }
 
 /** Runs `node <args>` in `cwd`; rejects with its output when it fails. */
@@ -112,30 +122,31 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (compiling.status === 'rejected') throw compiling.reason;
   const compiled = compiling.value;
   compiled.users += 1;
-  const release = (): void => {
+  const release = async (): Promise<void> => {
     compiled.users -= 1;
     if (compiled.users > 0) return;
-    compiled.remove();
     delete shared[SHARED];
+    await compiled.remove();
   };
   if (tools.status === 'rejected') {
-    release();
+    await release();
     throw tools.reason;
   }
   project.provide('cli', compiled.cli);
   project.provide('builtExample', compiled.example);
+  project.provide('sharedInstall', compiled.sharedInstall);
   let sharedHosts: SharedHostsServer | undefined;
   if (project.name === 'runtimes') {
     try {
       sharedHosts = await startSharedHostsServer(compiled.cli, compiled.example, root);
     } catch (error) {
-      release();
+      await release();
       throw error;
     }
     project.provide('sharedHosts', sharedHosts.url);
   }
   return async () => {
     await sharedHosts?.close();
-    release();
+    await release();
   };
 }

@@ -1,32 +1,30 @@
 // staticmcp as npm users get it: `npm pack` of the package (its package.json `files`, with the
-// dist/ this test run compiled), installed globally into a temporary prefix with every install
-// script refused, must run on its own: --version, init, a build of the starter it makes, check, and
-// serve answering initialize over stdio. Also: the tarball holds only what runs, and the README's
-// install line names the tarball npm pack really writes.
+// dist/ this test run compiled), installed globally into a temporary prefix by the README's line
+// `npm install -g ./<tarball>`, must run on its own: --version, init, a build of the starter it
+// makes, check, and serve answering initialize over stdio. Also: the tarball holds only what runs,
+// the README's install line names the tarball npm pack really writes, and no installed package has
+// an install script, so refusing them (`--ignore-scripts`, npm 11's default) changes nothing.
 //
-// The install resolves the dependencies as a user's does (their newest matching versions, not the
-// lockfile's), preferring the npm cache that `npm ci` filled; what the cache lacks comes from the
-// registry, so the first run on a machine needs it.
+// The pack and the install are the run's one shared install (test/helpers/shared-install.ts),
+// which the README walkthrough runs as its first step too. The install resolves the dependencies
+// as a user's does (their newest matching versions, not the lockfile's), preferring the npm cache
+// that `npm ci` filled; what the cache lacks comes from the registry, so the first run on a
+// machine needs it.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  initializeOverStdio,
-  installGlobally,
-  PACKAGE_JSON,
-  packThisBuild,
-  runCommand,
-} from '../helpers/npm-package.js';
+import { initializeOverStdio, PACKAGE_JSON, runCommand } from '../helpers/npm-package.js';
 import { REPO_ROOT } from '../helpers/paths.js';
+import { installPackedOnce } from '../helpers/shared-install.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 function run(command: string, args: readonly string[], cwd: string) {
   return runCommand(command, args, { cwd });
 }
 
-/** Every package folder under `root`'s node_modules (nested ones too), by name. */
-async function listInstalledPackages(root: string): Promise<Set<string>> {
-  const names = new Set<string>();
+/** Every package folder under `root`'s node_modules (nested ones too): name → folder. */
+async function listInstalledPackages(root: string): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
   const visit = async (folder: string): Promise<void> => {
     const modules = path.join(folder, 'node_modules');
     for (const entry of await fs.readdir(modules).catch(() => [] as string[])) {
@@ -35,7 +33,7 @@ async function listInstalledPackages(root: string): Promise<Set<string>> {
         ? (await fs.readdir(path.join(modules, entry))).map((name) => `${entry}/${name}`)
         : [entry];
       for (const name of packages) {
-        names.add(name);
+        names.set(name, path.join(modules, name));
         await visit(path.join(modules, name));
       }
     }
@@ -51,6 +49,7 @@ describe('the packed package, installed globally', () => {
   let bin = '';
   let prefix = '';
   let work = '';
+  let installCommand = '';
   let installOutput = '';
   let starter: Promise<string> | undefined;
 
@@ -67,16 +66,21 @@ describe('the packed package, installed globally', () => {
 
   beforeAll(async () => {
     work = await temporaryFolder('staticmcp-packed-');
-    ({ tarball, files: packedFiles } = await packThisBuild(work));
-
-    prefix = path.join(work, 'prefix');
-    ({ bin, output: installOutput } = await installGlobally(tarball, prefix));
+    ({
+      tarball,
+      files: packedFiles,
+      prefix,
+      bin,
+      command: installCommand,
+      output: installOutput,
+    } = await installPackedOnce());
   }, 240_000);
 
   it('is named as the README says to install it, and holds only what runs', async () => {
     expect(path.basename(tarball)).toBe(`${packageJson.name}-${packageJson.version}.tgz`);
     const readme = await fs.readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
     expect(readme).toContain(`npm install -g ./${path.basename(tarball)}`);
+    expect(installCommand).toBe(`npm install -g ./${path.basename(tarball)}`);
 
     expect(packedFiles).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/cli/main.js']));
     expect(packedFiles).toContain('dist/edge/_worker.js');
@@ -111,13 +115,30 @@ describe('the packed package, installed globally', () => {
   });
 
   it('needs no install script: npm runs none for its users and asks them to allow none', async () => {
-    const installed = JSON.parse(
-      await fs.readFile(path.join(path.dirname(bin), '..', 'lib', 'node_modules', 'staticmcp', 'package.json'), 'utf8'),
-    ) as { scripts?: Record<string, string> };
-    const installScripts = Object.keys(installed.scripts ?? {}).filter((name) =>
-      ['preinstall', 'install', 'postinstall', 'prepare'].includes(name),
-    );
-    expect(installScripts).toEqual([]);
+    const root = path.join(prefix, 'lib', 'node_modules', 'staticmcp');
+    /** The scripts npm runs when it installs the package in `folder` (`prepare` too for the one installed by path). */
+    const readInstallScripts = async (folder: string, names: readonly string[]): Promise<string[]> => {
+      const manifest = JSON.parse(await fs.readFile(path.join(folder, 'package.json'), 'utf8')) as {
+        scripts?: Record<string, string>;
+        gypfile?: boolean;
+      };
+      // npm runs `node-gyp rebuild` for a package with a binding.gyp and no install script of its own.
+      const gyp = manifest.gypfile === true || (await fs.stat(path.join(folder, 'binding.gyp')).catch(() => undefined));
+      return [
+        ...Object.keys(manifest.scripts ?? {}).filter((name) => names.includes(name)),
+        ...(gyp ? ['binding.gyp'] : []),
+      ];
+    };
+    const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall'];
+    expect(await readInstallScripts(root, [...INSTALL_SCRIPTS, 'prepare'])).toEqual([]);
+    // Nor any dependency (npm never runs a registry package's `prepare`): the install ran as the
+    // README writes it, and one refusing scripts (--ignore-scripts, npm's prompt) gets the same files.
+    const withScripts: string[] = [];
+    for (const [name, folder] of await listInstalledPackages(root)) {
+      const scripts = await readInstallScripts(folder, INSTALL_SCRIPTS);
+      if (scripts.length > 0) withScripts.push(`${name}: ${scripts.join(', ')}`);
+    }
+    expect(withScripts).toEqual([]);
   });
 
   it('pulls only the runtime dependencies, quietly: no dev tool, no warning on the oldest Node engines allows', async () => {

@@ -3,9 +3,11 @@
 // folder, with the staticmcp from the packed tarball installed on PATH. Three substitutions, each
 // because nothing here should reach beyond the machine or repeat what other tests do:
 // - step 1 (install) must read exactly `npm install`, `npm pack`, `npm install -g ./<tarball>`:
-//   the tarball is packed from this run's build (test/helpers/npm-package.ts; a clone's
-//   `npm install` is the 2-minute contributor install), then the `npm install -g` line runs as
-//   written, into a temporary prefix (npm_config_prefix) instead of the user's global folder;
+//   the tarball is packed from this run's build (a clone's `npm install` is the 2-minute
+//   contributor install), then the `npm install -g` line runs as written, into a temporary prefix
+//   (npm_config_prefix) instead of the user's global folder; that pack and install are the run's
+//   one shared install (test/helpers/shared-install.ts), which test/cli/packed-install.test.ts
+//   also checks;
 // - step 7 (deploy) must read `npx wrangler pages deploy <tree> --project-name <name>`; the tree
 //   is served by Cloudflare's local runtime instead (`wrangler pages dev <tree>
 //   --compatibility-date 2025-09-01`, test/hosts/host-runtimes.ts), and the client command after
@@ -17,16 +19,16 @@
 // soon as step 4 has built the tree it serves, while steps 5 and 6 run: starting wrangler is the
 // walkthrough's longest wait.
 import { existsSync, promises as fs, readFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningHost, startPagesDev } from '../hosts/host-runtimes.js';
-import { NPM_ENV, PACKAGE_JSON, packThisBuild, runCommand } from '../helpers/npm-package.js';
+import { PACKAGE_JSON, runCommand } from '../helpers/npm-package.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { linkRuntimeToolsWith } from '../helpers/runtime-tools.js';
 import { firstText } from '../helpers/results.js';
+import { installPackedOnce, type SharedInstall, userShellEnvironment } from '../helpers/shared-install.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 const START_MARKER = '<!-- walkthrough:';
@@ -55,12 +57,11 @@ describe('the README walkthrough, run as written', () => {
   const blocks = readWalkthroughBlocks(readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8'));
   const [install = '', init = '', writeTool = '', build = '', serve = '', connect = '', deploy = '', remote = ''] =
     blocks;
-  /** The clone where step 1 runs, and the folder of every later step. */
-  let clone = '';
+  /** Step 1: the pack and `npm install -g` in a clone, shared with packed-install. */
+  let installed: SharedInstall;
+  /** The folder of every later step. */
   let work = '';
   let environment: Record<string, string> = {};
-  /** Where step 1's `npm install -g` installs: npm's global prefix for that one command. */
-  let prefix = '';
   /** Step 7's runtime, started once step 4 has built the tree, so its start overlaps steps 5 and 6. */
   let pagesDev: Promise<RunningHost> | undefined;
   /** The tree step 7 deploys, as its command names it. */
@@ -71,29 +72,14 @@ describe('the README walkthrough, run as written', () => {
     runCommand('bash', ['-e', '-c', block], { cwd, env: { ...environment, ...extra } });
 
   beforeAll(async () => {
-    clone = await temporaryFolder('staticmcp-walkthrough-clone-');
     work = await temporaryFolder('staticmcp-walkthrough-');
-    prefix = await temporaryFolder('staticmcp-walkthrough-prefix-');
     const home = await temporaryFolder('staticmcp-walkthrough-home-');
-    // A user's shell: the installed staticmcp first on PATH, nothing of this repository's node_modules.
-    const userPath = (process.env.PATH ?? '')
-      .split(path.delimiter)
-      .filter((entry) => !entry.endsWith(path.join('node_modules', '.bin')));
-    environment = {
-      ...NPM_ENV,
-      PATH: [path.join(prefix, 'bin'), ...userPath].join(path.delimiter),
-      // The Inspector keeps a catalog in ~/.mcp-inspector: a home of its own; npm keeps its cache.
-      HOME: home,
-      npm_config_cache: process.env.npm_config_cache ?? path.join(os.homedir(), '.npm'),
-      npm_config_prefer_offline: 'true',
-      npm_config_update_notifier: 'false',
-      NO_COLOR: '1',
-    };
     await linkRuntimeToolsWith(path.join(REPO_ROOT, 'node_modules'), path.join(work, 'node_modules'));
-    // The README's `npm pack` in a clone: the tarball this run packed, where that command writes it.
-    const { tarball } = await packThisBuild(work);
-    await fs.copyFile(tarball, path.join(clone, path.basename(tarball)));
-  }, 120_000);
+    // The README's `npm pack` and `npm install -g` in a clone, run once for the run's files.
+    installed = await installPackedOnce();
+    // The installed staticmcp first on PATH, a home of its own for the Inspector's catalog.
+    environment = userShellEnvironment(installed.prefix, home);
+  }, 240_000);
 
   afterAll(async () => {
     await (await pagesDev?.catch(() => undefined))?.close();
@@ -106,12 +92,13 @@ describe('the README walkthrough, run as written', () => {
   it('1. installs the package npm pack wrote, and puts staticmcp on PATH', async () => {
     const tarball = `${PACKAGE_JSON.name}-${PACKAGE_JSON.version}.tgz`;
     expect(commandLines(install)).toEqual(['npm install', 'npm pack', `npm install -g ./${tarball}`]);
-    expect(existsSync(path.join(clone, tarball)), 'this run packed the tarball the README names').toBe(true);
-    const installed = await runBlock(commandLines(install)[2]!, clone, { npm_config_prefix: prefix });
-    expect(installed.code, installed.stderr).toBe(0);
+    expect(path.basename(installed.tarball), 'this run packed the tarball the README names').toBe(tarball);
+    expect(existsSync(path.join(installed.clone, tarball))).toBe(true);
+    // The line the shared install ran with bash in that clone (a failing install fails the setup above).
+    expect(installed.command).toBe(commandLines(install)[2]);
     const version = await runBlock('staticmcp --version');
     expect(version.stdout.trim()).toBe(PACKAGE_JSON.version);
-  }, 180_000);
+  });
 
   it('2-4. init, a tool of its own, build: every temperature precomputed', async () => {
     let output = '';

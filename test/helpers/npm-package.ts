@@ -3,7 +3,7 @@
 // test, never a stale dist/), optionally with PUBLISHED_ON_NPM flipped by the release's own script
 // (scripts/mark-published.mjs) on the staged dist; and the npm commands the tests run around it,
 // in an environment free of a surrounding `npm test`'s settings. Shared by the packed-install,
-// deploy-commands, release-flip and readme-walkthrough tests.
+// deploy-commands, release-flip and readme-walkthrough tests (test/helpers/shared-install.ts).
 import { execFile, spawn } from 'node:child_process';
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -57,11 +57,12 @@ export interface PackedPackage {
 }
 
 /**
- * Stages the package in `work/stage` and packs it into `work`. With `published`, the staged
+ * Stages the package in `work/stage` (`work/stage-published`) and returns that folder: what
+ * `npm pack` or `npm publish` packs there is the package. With `published`, the staged
  * dist/shared/staticmcp-command.js is flipped as the release workflow flips the source before it
  * builds, and the stage ships without the command-line bundle (dist/cli/staticmcp-cli.cjs).
  */
-export async function packThisBuild(work: string, options: { published?: boolean } = {}): Promise<PackedPackage> {
+export async function stageThisBuild(work: string, options: { published?: boolean } = {}): Promise<string> {
   const stage = path.join(work, options.published ? 'stage-published' : 'stage');
   await fs.mkdir(stage);
   // package.json "files" besides dist/ (staged from this run's build below): templates, the config schema.
@@ -84,6 +85,12 @@ export async function packThisBuild(work: string, options: { published?: boolean
     // release flips before it builds); without the bundle this stage runs the flipped module.
     await fs.rm(path.join(stage, 'dist', 'cli', 'staticmcp-cli.cjs'));
   }
+  return stage;
+}
+
+/** Stages the package in `work/stage` (stageThisBuild) and packs it there with `npm pack`. */
+export async function packThisBuild(work: string): Promise<PackedPackage> {
+  const stage = await stageThisBuild(work);
   const pack = await runCommand('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', stage], {
     cwd: stage,
   });
@@ -93,30 +100,6 @@ export async function packThisBuild(work: string, options: { published?: boolean
     tarball: path.join(stage, report.filename),
     files: report.files.map((file) => file.path).sort(),
   };
-}
-
-/**
- * Installs `tarball` globally into `prefix` with every install script refused, as a user would;
- * the path of its `staticmcp` bin, and what npm printed (a user's install must print no warning).
- */
-export async function installGlobally(tarball: string, prefix: string): Promise<{ bin: string; output: string }> {
-  const install = await runCommand(
-    'npm',
-    [
-      'install',
-      '--global',
-      '--prefix',
-      prefix,
-      '--ignore-scripts',
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      tarball,
-    ],
-    { cwd: path.dirname(tarball) },
-  );
-  if (install.code !== 0) throw new Error(`npm install -g failed (exit ${install.code}):\n${install.stderr}`);
-  return { bin: path.join(prefix, 'bin', 'staticmcp'), output: install.stdout + install.stderr };
 }
 
 /**
