@@ -185,6 +185,7 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
     // Nothing is swapped in after an interruption (the cache keeps the results that did arrive).
     stopIfInterrupted(signal);
     const content = await discoverContent(project, signal, volatileInputs, options.force === true);
+    noteStageMemory('discovery');
     stopIfInterrupted(signal);
     const { resources, prompts, templates, expansion, skills, site } = content;
     const { completions: registeredCompletions } = project.registration;
@@ -251,6 +252,7 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
     // Resources past what the budget leaves them are packed with the calls (pack-resource-files.ts).
     const fullPackingPlan = withResourcePacking(packingPlan, assembled.resourcePacking, callFilesBeforePacking);
     if (site) await applySiteOverrides(output, site);
+    noteStageMemory('assembly');
     const contentHash = await output.writer.hashWritten();
     noteStageMemory('hash');
     // Before the pack stage, which takes the call files out of the tree. A part is not indexed:
@@ -383,6 +385,7 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
       );
     }
     // A part's record holds its run's report (cache counts too), so a part is always written again.
+    noteStageMemory('manifest');
     unchanged = !shard && (await writer.matchesPrevious(MANIFEST_FILE));
     // What the user added to the output folder (.git, CNAME …) is carried into the new tree (a
     // shard part is the build's alone).
@@ -430,6 +433,7 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
     if (!swapped) await writer.discard();
     throw error;
   } finally {
+    noteStageMemory('commit');
     await cache.save(config.limits.maxCacheBytes);
   }
 }

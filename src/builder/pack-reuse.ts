@@ -95,6 +95,11 @@ export class PreviousPacks {
     return isUntouched(path.join(this.outDir, file.path), file) ? file : undefined;
   }
 
+  /** Every recorded pack and index file, of every tool (the tree writer checks each before use). */
+  *recordedFiles(): Iterable<RecordedFile> {
+    for (const tool of Object.values(this.tools)) if (Array.isArray(tool?.files)) yield* tool.files;
+  }
+
   /**
    * The recorded tool when its records digest and pack size are these and each of its files is
    * still in the output folder untouched (same inode, size and mtime); otherwise undefined.

@@ -311,6 +311,9 @@ export async function writeSearchIndexStep(
       },
     };
   }
+  // The previous index's files, known by digest and identity: those that come out the same are
+  // left in place without being read back (known-previous-files.ts).
+  if (previous) input.output.writer.knownPrevious.add(previous.files);
   const kept = await openKeptDocuments(input.kept, identity);
   const keptTerms = kept ? await openKeptTerms(input.kept!.file, identity, kept) : undefined;
   const keptLlms = kept ? await openKeptLlmsEntries(input.kept!, identity) : undefined;

@@ -1,7 +1,9 @@
-// A developer's view of where a build's memory goes: with STATICMCP_STAGE_MEMORY=1 the build
+// A developer's view of where a build's memory and CPU go: with STATICMCP_STAGE_MEMORY=1 the build
 // prints the process's memory after each of its stages to stderr (build-project.ts), so a growth
 // with the number of calls shows at the stage that makes it (bench/build-memory.mjs measures the
 // peak). Under `node --expose-gc` each line follows a full collection: the live bytes, not garbage.
+// Each line starts with the process's CPU time so far (user + system, all threads): the
+// difference between two lines is what a stage cost, which a loaded machine's wall time hides.
 
 const enabled = process.env.STATICMCP_STAGE_MEMORY === '1';
 
@@ -14,7 +16,8 @@ export function noteStageMemory(stage: string): void {
   if (!enabled) return;
   (globalThis as { gc?: () => void }).gc?.();
   const usage = process.memoryUsage();
+  const cpu = process.cpuUsage();
   process.stderr.write(
-    `[memory] ${stage.padEnd(12)} rss ${megabytes(usage.rss)} heap ${megabytes(usage.heapUsed)}/${megabytes(usage.heapTotal)} external ${megabytes(usage.external)} array buffers ${megabytes(usage.arrayBuffers)} MB\n`,
+    `[memory] ${stage.padEnd(12)} cpu ${((cpu.user + cpu.system) / 1000).toFixed(0).padStart(6)} ms rss ${megabytes(usage.rss)} heap ${megabytes(usage.heapUsed)}/${megabytes(usage.heapTotal)} external ${megabytes(usage.external)} array buffers ${megabytes(usage.arrayBuffers)} MB\n`,
   );
 }

@@ -134,6 +134,11 @@ export class FileDigests {
     return this.pathBytes.subarray(this.starts[slot]!, this.endOf(slot));
   }
 
+  /** The length of the UTF-8 bytes of the path in `slot`. */
+  byteLengthAt(slot: number): number {
+    return this.endOf(slot) - this.starts[slot]!;
+  }
+
   /** Compares the paths of two slots as `<` compares strings. */
   compare(left: number, right: number): number {
     return compareUtf8AsUtf16(

@@ -16,11 +16,16 @@ import { StringArena } from './string-arena.js';
 import { sortPositions } from './sort-positions.js';
 
 const INITIAL_ITEMS = 256;
+const NO_NAMES: readonly Uint8Array[] = [];
+/** Each name's length field in a record (pack-encoding.ts). */
+const NAME_LENGTH_BYTES = 2;
 
 /** Strings by number, as UTF-8 bytes: what a record list's names refer to. */
 export interface PackNameSource {
   /** The UTF-8 bytes of string `id` (a view: valid until the source grows). */
   bytesAt(id: number): Uint8Array;
+  /** The length of string `id`'s UTF-8 bytes (bytesAt's length, without making the view). */
+  byteLengthAt(id: number): number;
   at(id: number): string;
   /** Compares strings `left` and `right` as `<` compares strings. */
   compare(left: number, right: number): number;
@@ -200,8 +205,17 @@ export class PackRecordList {
     return this.recordOffsets[record]!;
   }
 
-  /** The record's encoded length in its pack: its names, its body, its header. */
+  /**
+   * The record's encoded length in its pack: its names, its body, its header. From the names'
+   * lengths alone: the pack writer asks for every record's more than once, and a view per name
+   * each time was most of the pack step's garbage.
+   */
   recordBytesOf(record: number): number {
-    return encodedRecordBytes(this.nameBytesOf(record), this.bodyLengths[record]!);
+    const first = this.firstNameOf(record);
+    const end = record + 1 < this.recordCount ? this.firstNameOf(record + 1) : this.nameTotal;
+    let total = encodedRecordBytes(NO_NAMES, this.bodyLengths[record]!);
+    for (let position = first; position < end; position++)
+      total += NAME_LENGTH_BYTES + this.names.byteLengthAt(this.nameIds[position]!);
+    return total;
   }
 }

@@ -16,7 +16,6 @@ import {
   PACKS_FOLDER,
 } from '../core/packs/pack-format.js';
 import {
-  encodedRecordBytes,
   encodeFixedKeyIndex,
   FIXED_KEY_BYTES,
   type FixedKeyIndexEntries,
@@ -211,8 +210,7 @@ export function* generateListPacks(
     });
   if (list.length === 0) return [];
   let totalBytes = 0;
-  for (let record = 0; record < list.length; record++)
-    totalBytes += encodedRecordBytes(list.nameBytesOf(record), list.bodyLengthOf(record));
+  for (let record = 0; record < list.length; record++) totalBytes += list.recordBytesOf(record);
   const nameCount = list.nameCount;
 
   const packBits = bucketBits(totalBytes, targetPackBytes);
@@ -236,7 +234,7 @@ export function* generateListPacks(
       let packLength = PACK_HEADER_BYTES;
       for (let position = start; position < end; position += 1) {
         const record = order[position]!;
-        packLength += encodedRecordBytes(list.nameBytesOf(record), list.bodyLengthOf(record));
+        packLength += list.recordBytesOf(record);
       }
       if (packLength > MAX_PACK_BYTES) {
         throw new StaticMcpError(
@@ -256,7 +254,7 @@ export function* generateListPacks(
         for (let position = start; position < end; position += 1) {
           const record = order[position]!;
           list.setRecordOffset(record, offset);
-          offset += encodedRecordBytes(list.nameBytesOf(record), list.bodyLengthOf(record));
+          offset += list.recordBytesOf(record);
         }
         packOfBucket[bucket] = packs.length;
         packs.push({ path: reusedPath, length: packLength });

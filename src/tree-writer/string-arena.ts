@@ -68,6 +68,11 @@ export class StringArena {
     return this.bytes.subarray(this.starts[position]!, this.ends[position]!);
   }
 
+  /** The length of the UTF-8 bytes of the string at `position`. */
+  byteLengthAt(position: number): number {
+    return this.ends[position]! - this.starts[position]!;
+  }
+
   /**
    * Compares the strings at two positions by their UTF-8 bytes: code point order, which is
    * `<`'s order but for the one case compareUtf8AsUtf16 describes.

@@ -4,10 +4,11 @@
 // the renames, beside it, where the next build puts it back: interrupted-write.ts).
 // Each file's sha256 is recorded as it goes in (file-digests.ts), so the tree's content hash
 // needs no read-back.
-// The writer compares each new file with the previous tree's file at the same path first (a read)
-// and leaves an identical one where it is: those are hard-linked into the new tree just before the
-// swap, and when nothing changed the new tree is dropped having written almost nothing (a
-// `build --force` of an unchanged 2,000-call project created and then deleted 2,000 files).
+// The writer compares each new file with the previous tree's file at the same path first (a read,
+// or its recorded digest and identity: known-previous-files.ts) and leaves an identical one where
+// it is: those are hard-linked into the new tree just before the swap, and when nothing changed the
+// new tree is dropped having written almost nothing (a `build --force` of an unchanged 2,000-call
+// project created and then deleted 2,000 files).
 // Given a TreeFileReuse (`staticmcp dev`), it links unchanged files by their recorded identity
 // instead (file-reuse.ts).
 // A write may be spooled (`{ spool: true }`): its content is appended to one spool file beside the
@@ -22,8 +23,9 @@ import path from 'node:path';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
 import { createTreeHash, digestFile } from './content-hash.js';
 import { FileDigests } from './file-digests.js';
-import type { ReusingWrite, TreeFileReuse } from './file-reuse.js';
-import { holdsSameBytes } from './holds-same-bytes.js';
+import type { ReusingWrite } from './file-reuse.js';
+import type { CommitOptions, OpenTreeWriterOptions } from './tree-writer-options.js';
+import { KnownPreviousFiles } from './known-previous-files.js';
 import { linkOrCopy } from './link-or-copy.js';
 import { carryOver, linkUnchangedFiles } from './tree-commit-links.js';
 import { IO_CONCURRENCY, removeEmptiedFolders, removeTree } from './remove-tree.js';
@@ -32,25 +34,6 @@ import { readFileInto } from './read-exactly.js';
 import { TreeSpool } from './tree-spool.js';
 import { SharedFiles } from './shared-files.js';
 import { holdsSameFiles, PreviousFolders } from './previous-tree.js';
-
-export interface OpenTreeWriterOptions {
-  /**
-   * Link the files a previous write through this same reuse left unchanged (dev's rebuilds),
-   * instead of comparing each file's content with the previous tree's.
-   */
-  reuse?: TreeFileReuse;
-}
-
-export interface CommitOptions {
-  /** Top-level entries of the previous tree to keep (the user's, not the build's). */
-  keep?: (topLevelName: string) => boolean;
-  /**
-   * Paths inside kept folders that are the build's all the same (`.well-known/ai-catalog.json` in
-   * the user's `.well-known/`): left out of what is kept, so a file this build no longer writes
-   * does not live on.
-   */
-  dropInsideKept?: readonly string[];
-}
 
 /**
  * A tree being written beside `outDir`. Files go in one at a time (`write`), each path once; the
@@ -77,6 +60,8 @@ export class TreeWriter {
   private spool: TreeSpool | undefined;
   /** Makes a deferred file's bytes from its owner's number (setDeferredSource). */
   private deferredSource: ((owner: number) => Buffer) | undefined;
+  /** Previous files a build's record knows (added by the builder): compared without a read. */
+  readonly knownPrevious = new KnownPreviousFiles();
 
   private constructor(
     readonly outDir: string,
@@ -304,7 +289,8 @@ export class TreeWriter {
   ): Promise<void> {
     const target = path.join(this.tempDir, relativePath);
     const ownFolder = (compare || this.reuse) && (await this.previousFolders.isOwn(path.dirname(relativePath)));
-    if (compare && ownFolder && holdsSameBytes(path.join(this.outDir, relativePath), content)) {
+    const previous = path.join(this.outDir, relativePath);
+    if (compare && ownFolder && this.knownPrevious.holdsSame(relativePath, previous, content, digest)) {
       this.written.setUnchanged(relativePath);
       return;
     }
