@@ -3,7 +3,7 @@
 // --http as a Streamable HTTP server that also serves the tree's files. Read without yargs (see
 // run-command-line.ts), so the bridge never waits for it (bench/bridge-startup.mjs); stdout belongs
 // to the protocol, messages go to stderr (in HTTP mode too).
-import { statSync } from 'node:fs';
+import { fstatSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT, PORT_OPTION } from '../http-listen-options.js';
 import { type CommandArguments, defineCommand, type OptionSpec } from '../command-spec.js';
@@ -106,6 +106,14 @@ function kindOf(entry: string): 'file' | 'folder' | 'other' | 'missing' {
     return stats.isFile() ? 'file' : stats.isDirectory() ? 'folder' : 'other';
   } catch {
     return 'missing';
+  }
+}
+
+function isCharacterDevice(descriptor: number): boolean {
+  try {
+    return fstatSync(descriptor).isCharacterDevice();
+  } catch {
+    return false;
   }
 }
 
@@ -238,11 +246,13 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
     }
   }
 
-  // Started by hand on a terminal, a stdio server would sit silent and look hung.
-  if (process.stdin.isTTY) process.stderr.write(`${await describeWaiting(sourceArgument, isUrl, liveArgument)}\n`);
+  // Started by hand on a terminal, a stdio server would sit silent and look hung. Only a character
+  // device can be a terminal: on a client's pipe, process.stdin is not made before the first answer.
+  if (isCharacterDevice(0) && process.stdin.isTTY)
+    process.stderr.write(`${await describeWaiting(sourceArgument, isUrl, liveArgument)}\n`);
   const { startBridge } = await (bridgeLoading ?? import('../../hosts/node/start-bridge.js'));
   try {
-    return await startBridge({ source, packFiles, projectRoot, liveConcurrency, treeRoot });
+    return await startBridge({ source, packFiles, projectRoot, liveConcurrency, treeRoot, answerWaitingFirst: true });
   } catch (error) {
     source.close();
     return fail(
