@@ -12,11 +12,14 @@ const FIRST_READ_BYTES = 64 * 1024;
 
 /**
  * The bytes waiting on stdin (empty at its end), read synchronously, or undefined when stdin is not
- * a pipe or a socket (a terminal, a file, /dev/null) or cannot be read that way: nothing was read.
+ * a pipe or a socket (a terminal, a file, /dev/null), or on Windows, or cannot be read that way
+ * (non-blocking): nothing was read then.
  * Blocks until the client writes or closes its end, so it is called once, before anything else has
  * started (no live run, no timer a client is waiting for).
  */
 export function readWaitingInput(): Buffer | undefined {
+  // Windows pipes are another kind of handle, which these reads were never tried on.
+  if (process.platform === 'win32') return undefined;
   try {
     const stats = fstatSync(0);
     if (!stats.isFIFO() && !stats.isSocket()) return undefined;
