@@ -10,6 +10,7 @@ import { type CommandArguments, defineCommand, type OptionSpec } from '../comman
 import { exitCodeOf, UsageError } from '../exit-codes.js';
 import type { TreeSource } from '../../core/tree/tree-source.js';
 import type { PackFileSource } from '../../core/packs/pack-reader.js';
+import { enableNodeCompileCache } from '../../shared/node-compile-cache.js';
 import { writeHumanLines } from '../../shared/terminal-text.js';
 
 const HTTP_ONLY = ['port', 'host', 'allowed-host', 'allow-remote-live', 'client-sessions', 'client-live-runs'] as const;
@@ -220,6 +221,8 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
         'add --allow-remote-live if that is what you want, or serve on 127.0.0.1 (the default), or serve the tree without --live',
       );
     }
+    // serve-handler, and what the HTTP server loads after it, through Node's loader.
+    enableNodeCompileCache();
     const { startHttpServer } = await import('../../hosts/node/http/start-http-server.js');
     try {
       return await startHttpServer({
@@ -283,6 +286,7 @@ async function runOriginMode(sourceGiven: string | undefined, options: ServeOpti
     throw new UsageError(`${folder} is not a folder`, 'give the project folder whose tools/ answer live calls');
   const portText = process.env.PORT;
   const envPort = portText !== undefined && /^\d{1,5}$/.test(portText) ? Number(portText) : undefined;
+  enableNodeCompileCache();
   const [{ startOriginServer }, { StaticMcpError }] = await Promise.all([
     import('../../hosts/node/origin/start-origin-server.js'),
     import('../../core/staticmcp-error.js'),
