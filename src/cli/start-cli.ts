@@ -4,7 +4,7 @@
 // dist/cli/main.js (ES module, the path `node dist/cli/main.js …` runs). It keeps V8's compiled
 // code between runs: code-cache.ts's for the two bundles (on every Node version: it loads a
 // bundle with less copying than Node's loader), Node's compile cache on Node 22.1+ for the other
-// modules (turned on before any of them is compiled). Both live in $NODE_COMPILE_CACHE or
+// modules (turned on before any of them is compiled: src/shared/node-compile-cache.ts). Both live in $NODE_COMPILE_CACHE or
 // os.tmpdir()/node-compile-cache: never in the user's project or the install folder, so a read-only
 // install works, and a cache that cannot be read or written is silently not used.
 // NODE_DISABLE_COMPILE_CACHE=1 turns both off. An ordinary `serve` line runs from the serve bundle
@@ -15,6 +15,7 @@
 // command line's modules (run-command-line.ts).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { enableNodeCompileCache } from '../shared/node-compile-cache.js';
 import { cacheFileFor, readScriptFile, requireWithCodeCache } from './code-cache.js';
 
 /** What both bundles export: run `argv` when it is an ordinary line of theirs (true), else nothing (false). */
@@ -27,17 +28,6 @@ interface CommandLineBundle {
 
 /** `import()` as the entry file has it: specifiers resolve from dist/cli, where both entry files are. */
 export type ImportModule = (specifier: string) => Promise<unknown>;
-
-/**
- * Turns on Node's compile cache (module.enableCompileCache, from Node 22.1) for the modules Node
- * loads (all but the two bundles, which code-cache.ts loads). Older Nodes are told from the
- * version, so that there node:module (and the ES module loader it brings) is not loaded for nothing.
- */
-function enableCompileCache(requireModule: NodeJS.Require): void {
-  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-  if (major < 22 || (major === 22 && minor < 1)) return;
-  (requireModule('node:module') as { enableCompileCache?: () => unknown }).enableCompileCache?.();
-}
 
 /** os.tmpdir() without loading node:os where its rule is this simple (everywhere but Windows). */
 function tmpdirOf(requireModule: NodeJS.Require): string {
@@ -85,8 +75,9 @@ export async function startCli(
   importModule: ImportModule,
   requireModule: NodeJS.Require,
 ): Promise<void> {
-  enableCompileCache(requireModule);
   const argv = process.argv.slice(2);
+  // serve turns it on where it loads a module through Node (src/shared/node-compile-cache.ts).
+  if (argv[0] !== 'serve') enableNodeCompileCache(requireModule);
   if (argv.length === 1 && argv[0] === '--version') {
     process.stdout.write(`${readVersion(cliFolder)}\n`);
     return;
@@ -99,5 +90,8 @@ export async function startCli(
       : await (
           loadBundle(cliFolder, 'staticmcp-cli.cjs', importModule, requireModule) as CommandLineBundle | undefined
         )?.runFastCommandLine(argv);
-  if (ran !== true) await importModule('./run-command-line.js');
+  if (ran !== true) {
+    enableNodeCompileCache(requireModule);
+    await importModule('./run-command-line.js');
+  }
 }

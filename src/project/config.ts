@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { compileValidator, type Validator, validatorOf } from '../shared/ajv-validator.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
+import { enableNodeCompileCache } from '../shared/node-compile-cache.js';
 import { readFailureReason, readRegularFile } from '../shared/read-regular-file.js';
 import { findClosestName } from './closest-name.js';
 
@@ -136,6 +137,7 @@ function loadSchema(): SchemaNode {
  * options and the same messages.
  */
 async function loadValidator(): Promise<Validator> {
+  enableNodeCompileCache();
   try {
     const compiled = (await import(new URL('./config-validator.js', import.meta.url).href)) as {
       default: Parameters<typeof validatorOf>[0];

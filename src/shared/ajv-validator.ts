@@ -2,12 +2,14 @@
 // documents, sidecars, tool arguments at call time. Errors come back as short readable lines.
 import { createRequire } from 'node:module';
 import type { Validator } from '../validators/validator.js';
+import { enableNodeCompileCache } from './node-compile-cache.js';
 
 export type { Validator } from '../validators/validator.js';
 import type { Ajv as AjvInstance, ErrorObject, ValidateFunction } from 'ajv';
 
 /** ajv costs ~60 ms to load: it is required on the first compile, so commands that never compile a schema never pay. */
 function loadAjv(): typeof import('ajv').Ajv {
+  enableNodeCompileCache();
   return (createRequire(import.meta.url)('ajv') as typeof import('ajv')).Ajv;
 }
 
@@ -55,6 +57,7 @@ const vendoredAjv: { draft7?: AjvInstance; draft2020?: AjvInstance } = {};
  * each; the callers check the URLs that matter themselves).
  */
 export function compileVendoredValidator(schema: object, rootName: string, draft: '07' | '2020-12'): Validator {
+  enableNodeCompileCache();
   const require = createRequire(import.meta.url);
   const options = { allErrors: true, strict: false, validateSchema: false, validateFormats: false };
   let ajv: AjvInstance;

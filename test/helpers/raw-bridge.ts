@@ -22,12 +22,27 @@ export class RawBridge {
   readonly exited: Promise<number | null>;
   private nextId = 1;
 
-  /** `cli`: the entry file to run (default: the compiled main.js, CLI). */
+  /**
+   * `cli`: the entry file to run (default: the compiled main.js, CLI); `launcher`: a whole command
+   * line to run instead, a program that starts the server itself (`args` are then not used).
+   */
   constructor(
     args: string[],
-    options: { cwd?: string; command?: 'serve' | 'dev'; env?: NodeJS.ProcessEnv; cli?: string } = {},
+    options: {
+      cwd?: string;
+      command?: 'serve' | 'dev';
+      env?: NodeJS.ProcessEnv;
+      cli?: string;
+      launcher?: [string, ...string[]];
+    } = {},
   ) {
-    this.child = spawn(process.execPath, [options.cli ?? CLI, options.command ?? 'serve', ...args], {
+    const [program, ...programArgs] = options.launcher ?? [
+      process.execPath,
+      options.cli ?? CLI,
+      options.command ?? 'serve',
+      ...args,
+    ];
+    this.child = spawn(program, programArgs, {
       cwd: options.cwd ?? REPO_ROOT,
       env: options.env ?? process.env,
       stdio: ['pipe', 'pipe', 'pipe'],

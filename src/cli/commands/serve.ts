@@ -3,13 +3,14 @@
 // --http as a Streamable HTTP server that also serves the tree's files. Read without yargs (see
 // run-command-line.ts), so the bridge never waits for it (bench/bridge-startup.mjs); stdout belongs
 // to the protocol, messages go to stderr (in HTTP mode too).
-import { statSync } from 'node:fs';
+import { fstatSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT, PORT_OPTION } from '../http-listen-options.js';
 import { type CommandArguments, defineCommand, type OptionSpec } from '../command-spec.js';
 import { exitCodeOf, UsageError } from '../exit-codes.js';
 import type { TreeSource } from '../../core/tree/tree-source.js';
 import type { PackFileSource } from '../../core/packs/pack-reader.js';
+import { enableNodeCompileCache } from '../../shared/node-compile-cache.js';
 import { writeHumanLines } from '../../shared/terminal-text.js';
 
 const HTTP_ONLY = ['port', 'host', 'allowed-host', 'allow-remote-live', 'client-sessions', 'client-live-runs'] as const;
@@ -106,6 +107,14 @@ function kindOf(entry: string): 'file' | 'folder' | 'other' | 'missing' {
     return stats.isFile() ? 'file' : stats.isDirectory() ? 'folder' : 'other';
   } catch {
     return 'missing';
+  }
+}
+
+function isCharacterDevice(descriptor: number): boolean {
+  try {
+    return fstatSync(descriptor).isCharacterDevice();
+  } catch {
+    return false;
   }
 }
 
@@ -212,6 +221,8 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
         'add --allow-remote-live if that is what you want, or serve on 127.0.0.1 (the default), or serve the tree without --live',
       );
     }
+    // serve-handler, and what the HTTP server loads after it, through Node's loader.
+    enableNodeCompileCache();
     const { startHttpServer } = await import('../../hosts/node/http/start-http-server.js');
     try {
       return await startHttpServer({
@@ -238,11 +249,13 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
     }
   }
 
-  // Started by hand on a terminal, a stdio server would sit silent and look hung.
-  if (process.stdin.isTTY) process.stderr.write(`${await describeWaiting(sourceArgument, isUrl, liveArgument)}\n`);
+  // Started by hand on a terminal, a stdio server would sit silent and look hung. Only a character
+  // device can be a terminal: on a client's pipe, process.stdin is not made before the first answer.
+  if (isCharacterDevice(0) && process.stdin.isTTY)
+    process.stderr.write(`${await describeWaiting(sourceArgument, isUrl, liveArgument)}\n`);
   const { startBridge } = await (bridgeLoading ?? import('../../hosts/node/start-bridge.js'));
   try {
-    return await startBridge({ source, packFiles, projectRoot, liveConcurrency, treeRoot });
+    return await startBridge({ source, packFiles, projectRoot, liveConcurrency, treeRoot, answerWaitingFirst: true });
   } catch (error) {
     source.close();
     return fail(
@@ -273,6 +286,7 @@ async function runOriginMode(sourceGiven: string | undefined, options: ServeOpti
     throw new UsageError(`${folder} is not a folder`, 'give the project folder whose tools/ answer live calls');
   const portText = process.env.PORT;
   const envPort = portText !== undefined && /^\d{1,5}$/.test(portText) ? Number(portText) : undefined;
+  enableNodeCompileCache();
   const [{ startOriginServer }, { StaticMcpError }] = await Promise.all([
     import('../../hosts/node/origin/start-origin-server.js'),
     import('../../core/staticmcp-error.js'),

@@ -23,6 +23,8 @@ export interface BridgeOptions extends Omit<NodeServerOptions, 'logProblem'> {
   logPrefix?: string;
   /** The tree's folder, for a folder source: a rebuilt tree there is switched in (tree-switch.ts). */
   treeRoot?: string;
+  /** Answer what the client sent before the server started ahead of loading Node's streams (stdio-transport.ts). */
+  answerWaitingFirst?: boolean;
 }
 
 export interface RunningBridge {
@@ -79,6 +81,7 @@ export async function openBridge(options: BridgeOptions): Promise<RunningBridge>
     onFrame: (text) => session!.handleFrame(text),
     onOversizedFrame: () => session!.handleOversizedFrame(MAX_FRAME_BYTES),
     onClose: shutdown,
+    answerWaitingFirst: options.answerWaitingFirst,
   });
   session = new McpSession(bridge, (message) => transport.send(message));
   process.once('SIGTERM', shutdown);

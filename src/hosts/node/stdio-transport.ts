@@ -2,16 +2,29 @@
 // The output carries protocol frames and nothing else; a line longer than the frame cap is skipped
 // (and reported) without buffering it; an empty line is ignored; `\r\n` is accepted. Back-pressure:
 // while the client does not read what we wrote, we stop reading its requests, so a client that
-// sends without reading cannot make the answers pile up in memory.
+// sends without reading cannot make the answers pile up in memory. With `answerWaitingFirst`,
+// what the client sent before the server started is read and answered before the streams are
+// made (waiting-input.ts).
 import { stringifyJsonRpc } from '../../core/mcp/exact-ids.js';
+import { readWaitingInput, writeOutputSync } from './waiting-input.js';
+
+type Input = NodeJS.ReadableStream & { pause(): unknown; resume(): unknown; destroy(): unknown };
+type Output = NodeJS.WritableStream & { destroyed: boolean; once(event: 'drain', listener: () => void): unknown };
 
 export interface StdioTransportOptions {
-  input?: NodeJS.ReadableStream & { pause(): unknown; resume(): unknown; destroy(): unknown };
-  output?: NodeJS.WritableStream & { destroyed: boolean; once(event: 'drain', listener: () => void): unknown };
+  input?: Input;
+  output?: Output;
   maxFrameBytes: number;
   onFrame(text: string): void;
   onOversizedFrame(): void;
   onClose(): void;
+  /**
+   * Read what stdin already holds with one blocking read, and answer it with plain writes, before
+   * process.stdin and process.stdout exist (only for process stdio; `serve` asks for it, dev does
+   * not: its watcher must not wait for a client). Until that read returns, a signal ends the
+   * process as it would any program (nothing has started that needs stopping).
+   */
+  answerWaitingFirst?: boolean;
 }
 
 export interface StdioTransport {
@@ -21,15 +34,21 @@ export interface StdioTransport {
 }
 
 const NEWLINE = 0x0a;
+/**
+ * How much the plain writes may send, in all: less than any pipe or socket holds (a page), so that
+ * a client that does not read yet cannot block the server in write(2), where no signal handler runs.
+ */
+const PLAIN_WRITE_BYTES = 4096;
 
 export function startStdioTransport(options: StdioTransportOptions): StdioTransport {
-  const stdin = options.input ?? process.stdin;
-  const stdout = options.output ?? process.stdout;
+  let stdin: Input | undefined;
+  let stdout: Output | undefined;
   let waitingForDrain = false;
   let chunks: Buffer[] = [];
   let bufferedBytes = 0;
   let discarding = false;
   let closed = false;
+  let plainWriteBytesLeft = PLAIN_WRITE_BYTES;
 
   const emit = (line: Buffer): void => {
     let text = line.toString('utf8');
@@ -38,7 +57,7 @@ export function startStdioTransport(options: StdioTransportOptions): StdioTransp
     options.onFrame(text);
   };
 
-  stdin.on('data', (chunk: Buffer) => {
+  const receive = (chunk: Buffer): void => {
     let start = 0;
     while (start < chunk.length) {
       const newline = chunk.indexOf(NEWLINE, start);
@@ -73,7 +92,7 @@ export function startStdioTransport(options: StdioTransportOptions): StdioTransp
       bufferedBytes = 0;
       emit(line);
     }
-  });
+  };
   const close = (): void => {
     if (closed) return;
     closed = true;
@@ -81,26 +100,86 @@ export function startStdioTransport(options: StdioTransportOptions): StdioTransp
     if (!discarding && bufferedBytes > 0) emit(Buffer.concat(chunks));
     options.onClose();
   };
-  stdin.on('end', close);
-  stdin.on('close', close);
-  stdin.on('error', close);
-  // The client went away: nothing more can be answered.
-  stdout.on('error', close);
+  const openOutput = (): Output => {
+    if (stdout !== undefined) return stdout;
+    const output = options.output ?? process.stdout;
+    stdout = output;
+    // The client went away: nothing more can be answered.
+    output.on('error', close);
+    return output;
+  };
+  const openInput = (): void => {
+    if (closed || stdin !== undefined) return;
+    const input = options.input ?? process.stdin;
+    stdin = input;
+    input.on('data', receive);
+    input.on('end', close);
+    input.on('close', close);
+    input.on('error', close);
+    if (waitingForDrain) input.pause();
+  };
+  const writeStream = (text: string | Buffer): void => {
+    const output = openOutput();
+    if (output.write(text) || waitingForDrain) return;
+    waitingForDrain = true;
+    stdin?.pause();
+    output.once('drain', () => {
+      waitingForDrain = false;
+      if (!closed) stdin?.resume();
+    });
+  };
+
+  const waiting =
+    options.answerWaitingFirst === true && options.input === undefined && options.output === undefined
+      ? readWaitingInput()
+      : undefined;
+  if (waiting === undefined) {
+    openOutput();
+    openInput();
+  } else {
+    // After the caller has wired its handlers: frames are delivered as a stream's would be.
+    process.nextTick(() => {
+      if (waiting.length === 0) {
+        close();
+        return;
+      }
+      receive(waiting);
+      // The answers that need no I/O are out by then; the streams load while the client reads them.
+      setImmediate(() => {
+        if (closed) return;
+        openOutput();
+        openInput();
+      });
+    });
+  }
 
   return {
     stopReading(): void {
       closed = true;
-      stdin.destroy();
+      stdin?.destroy();
     },
     send(message: unknown): void {
-      if (closed && stdout.destroyed) return;
-      if (stdout.write(`${stringifyJsonRpc(message)}\n`) || waitingForDrain) return;
-      waitingForDrain = true;
-      stdin.pause();
-      stdout.once('drain', () => {
-        waitingForDrain = false;
-        if (!closed) stdin.resume();
-      });
+      if (closed && stdout?.destroyed === true) return;
+      const line = `${stringifyJsonRpc(message)}\n`;
+      if (stdout !== undefined) {
+        writeStream(line);
+        return;
+      }
+      const bytes = Buffer.from(line);
+      if (bytes.length > plainWriteBytesLeft) {
+        writeStream(bytes);
+        return;
+      }
+      plainWriteBytesLeft -= bytes.length;
+      let rest: Buffer;
+      try {
+        rest = writeOutputSync(bytes);
+      } catch {
+        // What an 'error' on the stream means: the client went away.
+        close();
+        return;
+      }
+      if (rest.length > 0) writeStream(rest);
     },
   };
 }
