@@ -247,8 +247,20 @@ describe.concurrent('staticmcp index over a tree of ours', () => {
         buildTreeInProcess(searched, { maxCallFiles: budget }),
       ]);
       expect(manifestOf(built.outDir).staticmcp.search).toBeUndefined();
-      const result = await runCli(['index', built.outDir, '--tool', 'echo=Echo of {value}', '--public-url', publicUrl]);
-      expect(result.code, result.stderr).toBe(0);
+      // The CLI's index for one kind; the other through indexTree, the call the command makes.
+      if (kind === 'unpacked') {
+        const result = await runCli([
+          'index',
+          built.outDir,
+          '--tool',
+          'echo=Echo of {value}',
+          '--public-url',
+          publicUrl,
+        ]);
+        expect(result.code, result.stderr).toBe(0);
+      } else {
+        await indexTree({ tree: built.outDir, tools: [{ name: 'echo', title: 'Echo of {value}' }], publicUrl });
+      }
       expect(filesBelow(built.outDir, 'packs/search.index')).toEqual(filesBelow(expected.outDir, 'packs/search.index'));
       expect(manifestOf(built.outDir).staticmcp.search).toEqual(manifestOf(expected.outDir).staticmcp.search);
       expect(manifestOf(built.outDir).staticmcp.search?.documentCount).toBe(4);
