@@ -9,6 +9,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type BuildReportJson, problemsOf, runCli, toolReport } from '../helpers/cli.js';
+import { describeReportBody } from '../../src/cli/describe-report.js';
 import { buildInProcess } from '../helpers/in-process-build.js';
 import { exists, readJson, readTree, waitForFile } from '../helpers/files.js';
 import { CLI } from '../helpers/paths.js';
@@ -359,8 +360,8 @@ describe('what is not precomputed', () => {
         '3 argument sets exceed the limit of 2 (raise limits.maxCallsPerTool in staticmcp.json, or shorten value lists)',
     });
     expect(await exists(path.join(project, 'runs.log'))).toBe(false);
-    const human = await runCli(['build', project]);
-    expect(human.stderr).toContain(
+    // Its line in the summary the command prints (describeReportBody, from the same report).
+    expect(describeReportBody(report).join('\n')).toContain(
       '✓ count-runs (count-runs): 0 precomputed, live-only: 3 argument sets exceed the limit of 2',
     );
   });
@@ -490,9 +491,12 @@ describe('the report and the command line', () => {
     expect(await readJson(path.join(folder, 'dist', 'tools', 'ok.json'))).toMatchObject({
       content: [{ text: 'ok\n' }],
     });
-    // An unchanged project runs nothing on its next build, so that summary names no script time.
-    const again = await runCli(['build', '--tools', './scripts'], { cwd: folder });
+    // An unchanged project runs nothing on its next build (the same build in-process: the replay is
+    // the command's buildOrReplay), so its summary (describeReportBody) names no script time.
+    const again = await buildInProcess(folder, { toolsDir: path.join(folder, 'scripts') });
     expect(again.code).toBe(0);
-    expect(again.stderr).not.toContain('script time');
+    expect(again.report.unchanged).toBe(true);
+    expect(describeReportBody(again.report).join('\n')).toMatch(/✓ math_divide \(math\/divide\): 3 precomputed/);
+    expect(describeReportBody(again.report).join('\n')).not.toContain('script time');
   });
 });

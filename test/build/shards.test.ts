@@ -451,11 +451,13 @@ describe('a project built whole and as 3 shards', () => {
     });
 
     it('a shard build without --out, a bad shard, and a shard written over a whole tree (or the reverse)', async () => {
-      const noOut = await runCli(['build', project, '--shard', '1/3']);
+      // The command refuses both lines before it starts anything: in-process (runRefusedInProcess),
+      // what it prints and its exit code; the merge's refusal above shows the CLI's exit 2.
+      const noOut = await runRefusedInProcess(['build', project, '--shard', '1/3']);
       expect(noOut.code).toBe(2);
       expect(noOut.stderr).toContain('error [SHARD_NEEDS_OUT]');
-      // Which specs are bad is parseShardSpec's (test/unit/shard-of-call.test.ts); one shows the
-      // refusal, in-process: the command refuses it before it starts anything, as it refuses the line above.
+      expect(await exists(path.join(project, 'dist'))).toBe(false);
+      // Which specs are bad is parseShardSpec's (test/unit/shard-of-call.test.ts); one shows the refusal.
       const bad = await runRefusedInProcess(['build', project, '--shard', '4/3', '--out', path.join(work, 'unused')]);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain('error [SHARD_INVALID]');

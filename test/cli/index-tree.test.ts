@@ -5,6 +5,11 @@
 // index a build with the same settings writes, packed or not; bad trees are refused with what to
 // do, leaving the folder as it was, unreadable files are skipped with a warning and a count, and a
 // run killed while writing leaves the previous tree.
+// What index decides without printing (the first of two runs in place, the run after a killed one,
+// the refusals after the first) runs in-process (index-tree.ts's indexTree, the command's own call);
+// so do the builds of our trees (test/helpers/in-process-build.ts) and their check (checkSource).
+// The CLI runs once per thing a user sees: the summary and the JSON report, exit 2 with what to do,
+// the worker it writes, check's verdict on a foreign tree.
 import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -12,10 +17,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
+import { checkSource } from '../../src/cli/commands/check.js';
+import { exitCodeOf } from '../../src/cli/exit-codes.js';
+import { StaticMcpError } from '../../src/core/staticmcp-error.js';
+import { indexTree } from '../../src/index-tree/index-tree.js';
 import { DOCUMENTS, writeDocusaurusTree } from '../bridge/docusaurus-tree.js';
 import { startWorkerdSite } from '../edge/workerd-site.js';
-import { buildJson, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { fingerprint } from '../helpers/files.js';
+import { buildTreeInProcess } from '../helpers/in-process-build.js';
 import { CLI } from '../helpers/paths.js';
 import { makeProject, writeTree } from '../helpers/projects.js';
 
@@ -39,6 +49,20 @@ interface TreeManifest {
 
 function manifestOf(tree: string): TreeManifest {
   return JSON.parse(readFileSync(path.join(tree, 'mcp.json'), 'utf8')) as TreeManifest;
+}
+
+/**
+ * What `staticmcp index` refuses, in-process: the exit code the command gives for the error and
+ * the lines printError writes for it (`error [CODE] message`, then what to do).
+ */
+async function refusalOf(options: Parameters<typeof indexTree>[0]): Promise<{ code: number; stderr: string }> {
+  try {
+    await indexTree(options);
+  } catch (error) {
+    if (!(error instanceof StaticMcpError)) throw error;
+    return { code: exitCodeOf(error), stderr: `error [${error.code}] ${error.message}\nwhat to do: ${error.hint}\n` };
+  }
+  throw new Error(`index ${options.tree} was not refused`);
 }
 
 type Hit = { id: string; title: string; url: string };
@@ -168,7 +192,7 @@ describe('staticmcp index over a tree another generator wrote', () => {
     watcher.close();
     expect(signal).toBe('SIGKILL');
     expect(await fingerprint(tree)).toEqual(before);
-    expect((await runCli(['index', tree])).code).toBe(0);
+    expect((await indexTree({ tree, tools: [] })).documents).toBe(3);
     expect(readdirSync(parent).filter((name) => name.startsWith('tree.'))).toEqual([]);
     expect(manifestOf(tree).staticmcp.search?.documentCount).toBe(3);
   });
@@ -185,14 +209,14 @@ describe('staticmcp index over a tree another generator wrote', () => {
     manifest.capabilities.tools.push({ name: 'search', inputSchema: { type: 'object' } });
     writeFileSync(path.join(tree, 'mcp.json'), JSON.stringify(manifest));
     const before = await fingerprint(tree);
-    const taken = await runCli(['index', tree]);
+    const taken = await refusalOf({ tree, tools: [] });
     expect(taken.code).toBe(2);
     expect(taken.stderr).toMatch(/error \[SEARCH_TOOLS_TAKEN\].*own tool named "search"/);
     expect(taken.stderr).toMatch(/tools\/search → tools\/find-search/);
     expect(await fingerprint(tree)).toEqual(before);
 
     const other = await writeDocusaurusTree();
-    const unknown = await runCli(['index', other, '--tool', 'wiki']);
+    const unknown = await refusalOf({ tree: other, tools: [{ name: 'wiki' }] });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/error \[TOOL_NOT_IN_TREE\].*its tools: list_resources, get_resource/);
   });
@@ -201,8 +225,8 @@ describe('staticmcp index over a tree another generator wrote', () => {
 // The two kinds, and each one's two builds, are independent: run side by side.
 describe.concurrent('staticmcp index over a tree of ours', () => {
   for (const [kind, budget] of [
-    ['unpacked', '0'],
-    ['packed', '1'],
+    ['unpacked', 0],
+    ['packed', 1],
   ] as const) {
     it(`writes the index a build with the same settings writes (${kind} calls)`, async ({ expect }) => {
       const files = { 'resources/guide.md': '# Guide\n\nPush the tree to a static host.\n' };
@@ -218,13 +242,25 @@ describe.concurrent('staticmcp index over a tree of ours', () => {
         config: { publicUrl, search: { tools: { echo: { title: 'Echo of {value}' } } }, tools: values },
         files,
       });
-      const [{ report: built }, { report: expected }] = await Promise.all([
-        buildJson(plain, '--max-call-files', budget),
-        buildJson(searched, '--max-call-files', budget),
+      const [built, expected] = await Promise.all([
+        buildTreeInProcess(plain, { maxCallFiles: budget }),
+        buildTreeInProcess(searched, { maxCallFiles: budget }),
       ]);
       expect(manifestOf(built.outDir).staticmcp.search).toBeUndefined();
-      const result = await runCli(['index', built.outDir, '--tool', 'echo=Echo of {value}', '--public-url', publicUrl]);
-      expect(result.code, result.stderr).toBe(0);
+      // The CLI's index for one kind; the other through indexTree, the call the command makes.
+      if (kind === 'unpacked') {
+        const result = await runCli([
+          'index',
+          built.outDir,
+          '--tool',
+          'echo=Echo of {value}',
+          '--public-url',
+          publicUrl,
+        ]);
+        expect(result.code, result.stderr).toBe(0);
+      } else {
+        await indexTree({ tree: built.outDir, tools: [{ name: 'echo', title: 'Echo of {value}' }], publicUrl });
+      }
       expect(filesBelow(built.outDir, 'packs/search.index')).toEqual(filesBelow(expected.outDir, 'packs/search.index'));
       expect(manifestOf(built.outDir).staticmcp.search).toEqual(manifestOf(expected.outDir).staticmcp.search);
       expect(manifestOf(built.outDir).staticmcp.search?.documentCount).toBe(4);
@@ -235,9 +271,10 @@ describe.concurrent('staticmcp index over a tree of ours', () => {
       for (const file of ['llms.txt', 'llms-full.txt'])
         expect(belowTitle(built.outDir, file)).toBe(belowTitle(expected.outDir, file));
       // The rest of the tree is as built: its content hash still holds.
-      const check = await runCli(['check', built.outDir]);
-      expect(check.code, check.stdout + check.stderr).toBe(0);
-      expect(check.stdout).toMatch(/content hash matches/);
+      // (check's checkSource: the command prints "content hash matches" for hashed files and no problem.)
+      const check = (await checkSource(built.outDir)).report;
+      expect(check.ok, JSON.stringify(check.problems)).toBe(true);
+      expect(check.checked.hashedFiles).toBeGreaterThan(0);
     });
   }
 });

@@ -1,12 +1,13 @@
 // `staticmcp init --shards N`: a GitHub Pages workflow that builds the project as an N-job matrix
 // and merges the parts. Its steps are run here as GitHub would run them (each shard's command in
 // its own checkout, the artifacts downloaded side by side, the merge command over them), and the
-// merged tree must be the one a one-machine build writes. Init runs as a process; each `run:`
+// merged tree must be the one a one-machine build writes. Init runs as a process (once for a
+// project both tests copy, then over an existing project's copy); each `run:`
 // line is read by the CLI's own parser and run in-process (the build command's buildOrReplay,
 // merge's mergeParts): what those commands print is test/build/shards.test.ts's.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadCommand } from '../../src/cli/command-list.js';
 import { readArguments } from '../../src/cli/command-spec.js';
@@ -77,11 +78,19 @@ function stepUsing(steps: Step[], action: string): Step {
 }
 
 describe('staticmcp init --shards', () => {
+  /** The project `init --shards 3` wrote (the first test reads it; the second inits over a copy). */
+  let initialized: string;
+
+  beforeAll(async () => {
+    initialized = path.join(await temporaryFolder(), 'my-server');
+    const init = await runCli(['init', initialized, '--shards', '3']);
+    expect(init.code, init.stderr).toBe(0);
+  });
+
   it('writes a matrix workflow whose steps, run as GitHub runs them, publish the one-machine tree', async () => {
     const work = await temporaryFolder();
     const project = path.join(work, 'my-server');
-    const init = await runCli(['init', project, '--shards', '3']);
-    expect(init.code, init.stderr).toBe(0);
+    await fs.cp(initialized, project, { recursive: true });
     expect(await fs.readdir(path.join(project, '.github/workflows'))).toEqual(['staticmcp-pages.yml']);
     const workflow = parse(
       await fs.readFile(path.join(project, '.github/workflows/staticmcp-pages.yml'), 'utf8'),
@@ -143,7 +152,7 @@ describe('staticmcp init --shards', () => {
 
   it('adds only the workflow to an existing project, and never replaces one', async () => {
     const project = path.join(await temporaryFolder(), 'my-server');
-    expect((await runCli(['init', project])).code).toBe(0);
+    await fs.cp(initialized, project, { recursive: true });
     const before = await fs.readFile(path.join(project, '.github/workflows/staticmcp-pages.yml'), 'utf8');
     const refused = await runCli(['init', project, '--shards', '4']);
     expect(refused.code).toBe(2);

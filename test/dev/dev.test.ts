@@ -1,11 +1,13 @@
 // `staticmcp dev` as a user runs it: a real process on a temp project, driven over stdio (the
 // official SDK client, and raw lines), while the test edits the project like an editor would.
 // Each test checks what the client notices: list_changed notifications (once, for the right
-// kind), new definitions, resources/updated for subscriptions, warnings for broken edits. Each test
-// has its own project and dev process, so they run concurrently (each with its own `expect`).
+// kind), new definitions, resources/updated for subscriptions, warnings for broken edits. The tests
+// that need a project of their own (the SDK client, a slow build, a packed tree) each start their
+// dev process and run concurrently (each with its own `expect`); the others share one dev process
+// per project, one test after another, each counting what came after it started.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { describe, it, type TestContext, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type TestContext, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -52,8 +54,13 @@ function startDev(test: TestContext, project: string, extraArgs: string[] = []):
   return dev;
 }
 
-function notifications(dev: RawBridge, method: string): JsonRpcMessage[] {
-  return (dev.frames as JsonRpcMessage[]).filter((frame) => frame.method === method);
+/** The notifications of `method` the client got, from its `since`th frame on. */
+function notifications(dev: RawBridge, method: string, since = 0): JsonRpcMessage[] {
+  return (dev.frames as JsonRpcMessage[]).slice(since).filter((frame) => frame.method === method);
+}
+
+function countIn(text: string, part: string): number {
+  return text.split(part).length - 1;
 }
 
 /** Waits until stderr has said `text` `count` times. */
@@ -143,61 +150,6 @@ describe.concurrent('staticmcp dev', () => {
     );
   });
 
-  it('sends prompts/list_changed (and nothing else) when a prompt is added', async (test) => {
-    const { expect } = test;
-    const dev = startDev(test, await baseProject());
-    await initialized(dev);
-    expect((await dev.request('prompts/list')).result?.prompts).toEqual([]);
-    const project = dev.child.spawnargs.at(-1)!;
-    await fs.mkdir(path.join(project, 'prompts'));
-    await fs.writeFile(
-      path.join(project, 'prompts/summarize.md.meta.json'),
-      JSON.stringify({
-        description: 'Summarize a topic',
-        arguments: { type: 'object', properties: { topic: { type: 'string' } }, required: ['topic'] },
-      }),
-    );
-    await fs.writeFile(path.join(project, 'prompts/summarize.md'), 'Summarize {{topic}} in three lines.');
-    await dev.waitFor((frames) =>
-      (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/prompts/list_changed'),
-    );
-    await settle();
-    expect(notifications(dev, 'notifications/prompts/list_changed')).toHaveLength(1);
-    expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);
-    expect(notifications(dev, 'notifications/resources/list_changed')).toHaveLength(0);
-    const prompt = await dev.request('prompts/get', { name: 'summarize', arguments: { topic: 'tides' } });
-    expect(prompt.result?.messages).toEqual([
-      { role: 'user', content: { type: 'text', text: 'Summarize tides in three lines.' } },
-    ]);
-  });
-
-  it('sends resources/updated for a subscribed resource that changed, and stops after unsubscribe', async (test) => {
-    const { expect } = test;
-    const dev = startDev(test, await baseProject());
-    await initialized(dev);
-    const project = dev.child.spawnargs.at(-1)!;
-    const uri = 'resource://data.json';
-    expect((await dev.request('resources/subscribe', { uri })).result).toEqual({});
-    await fs.writeFile(path.join(project, 'resources/data.json'), '{"version": 2}\n');
-    const updated = await dev.waitFor((frames) =>
-      (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/resources/updated'),
-    );
-    expect(updated.params).toEqual({ uri });
-    const read = await dev.request('resources/read', { uri });
-    expect((read.result!.contents as { text: string }[])[0]?.text).toContain('"version": 2');
-
-    // Another resource changing is no update for this subscription.
-    await fs.writeFile(path.join(project, 'resources/notes.md'), '# Notes\n\nFirst version.\n\nMore.\n');
-    await stderrSays(dev, 'reloaded the tree', 2);
-    expect(notifications(dev, 'notifications/resources/updated')).toHaveLength(1);
-
-    expect((await dev.request('resources/unsubscribe', { uri })).result).toEqual({});
-    await fs.writeFile(path.join(project, 'resources/data.json'), '{"version": 3}\n');
-    await stderrSays(dev, 'reloaded the tree', 3);
-    await settle();
-    expect(notifications(dev, 'notifications/resources/updated')).toHaveLength(1);
-  });
-
   it('rebuilds once more when a file changes while a rebuild runs', async (test) => {
     const { expect } = test;
     const project = await baseProject({
@@ -232,77 +184,6 @@ describe.concurrent('staticmcp dev', () => {
     await settle();
     expect(dev.stderr.split('changed; rebuilding').length - 1).toBe(2);
     expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(1);
-  });
-
-  it('keeps serving the previous tree after a broken edit, warns the client, and recovers', async (test) => {
-    const { expect } = test;
-    const dev = startDev(test, await baseProject({}, true));
-    await initialized(dev);
-    const project = dev.child.spawnargs.at(-1)!;
-    await fs.mkdir(path.join(project, 'server.d'));
-    await fs.writeFile(path.join(project, 'server.d/register.json'), '{"version": 1, "tools": [}');
-    const warning = await dev.waitFor((frames) =>
-      (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/message'),
-    );
-    expect(warning.params).toMatchObject({ level: 'warning', logger: 'staticmcp' });
-    expect(String(warning.params?.data)).toContain('register.json');
-    expect(String(warning.params?.data)).toContain('previous tree');
-    expect(dev.stderr).toContain('rebuild failed');
-    const tools = (await dev.request('tools/list')).result?.tools as { name: string }[];
-    // search and fetch: the project's text resources are indexed (on by default).
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['echo', 'fetch', 'other', 'search']);
-    expect((await dev.request('tools/call', { name: 'echo', arguments: { word: 'b' } })).result).toEqual({
-      content: [{ type: 'text', text: 'you said b\n' }],
-    });
-
-    // Fixed: the rebuilt tree equals the one being served, so no list changed.
-    await fs.rm(path.join(project, 'server.d/register.json'));
-    await stderrSays(dev, 'rebuilt:');
-    await settle();
-    expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);
-    expect(dev.frames.some((frame) => JSON.stringify(frame).includes('list_changed'))).toBe(false);
-  });
-
-  it('sends nothing before the client has initialized; ignores changes to the output tree and dot-files, and exits 0 when stdin closes', async (test) => {
-    const { expect } = test;
-    const project = await baseProject();
-    const dev = startDev(test, project);
-    await stderrSays(dev, 'watching for changes');
-    await fs.writeFile(
-      path.join(project, 'tools/echo.meta.json'),
-      JSON.stringify({ description: 'Changed before initialize' }),
-    );
-    await stderrSays(dev, 'reloaded the tree');
-    await settle();
-    expect(dev.frames).toEqual([]);
-    await dev.initialize();
-    const tools = (await dev.request('tools/list')).result?.tools as { name: string; description: string }[];
-    expect(tools.find((tool) => tool.name === 'echo')?.description).toBe('Changed before initialize');
-    expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);
-
-    // The same dev process, initialized: what it writes itself and dot-files start no rebuild.
-    const rebuilds = dev.stderr.split('rebuilding').length;
-    await fs.writeFile(path.join(project, 'dist/extra.json'), '{}');
-    await fs.writeFile(path.join(project, '.scratch'), 'x');
-    await settle();
-    expect(dev.stderr.split('rebuilding').length).toBe(rebuilds);
-    expect(await dev.close()).toBe(0);
-  });
-
-  it('keeps serving the previous tools when tools/ is deleted, and says why', async (test) => {
-    const { expect } = test;
-    const project = await baseProject({}, true);
-    const dev = startDev(test, project);
-    await initialized(dev);
-    await fs.rm(path.join(project, 'tools'), { recursive: true });
-    await stderrSays(dev, 'is gone, so a rebuild would serve no tools');
-    const warning = await dev.waitFor((frames) =>
-      (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/message'),
-    );
-    expect(String(warning.params?.data)).toMatch(/^tools\/ is gone.*still serving the previous tree \(2 tools\)/);
-    const tools = (await dev.request('tools/list')).result?.tools as { name: string }[];
-    expect(tools.map((tool) => tool.name)).toEqual(['echo', 'other', 'search', 'fetch']);
-    expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);
   });
 
   it("serves a packed tree (--max-call-files 2) from its packs, and a rebuilt one from its new packs, rebuilding only the edited tool's packs (the other keeps its inodes)", async (test) => {
@@ -348,5 +229,150 @@ describe.concurrent('staticmcp dev', () => {
     });
     expect(await runs()).toBe(rebuiltRuns);
     expect(dev.stderr).not.toMatch(/not answered from the tree|not precomputed/);
+  });
+});
+
+// The project without an index, one dev process for these tests, one after another: the first
+// edits before the client initializes, the last closes stdin. Each test counts what came after it
+// started (`since`).
+describe.sequential('one staticmcp dev of a project, edited test after test', () => {
+  let project: string;
+  let dev: RawBridge;
+
+  beforeAll(async () => {
+    project = await baseProject();
+    dev = new RawBridge([project], { command: 'dev' });
+  });
+
+  afterAll(async () => {
+    await dev?.close();
+  });
+
+  it('sends nothing before the client has initialized, and serves what changed meanwhile', async () => {
+    await stderrSays(dev, 'watching for changes');
+    await fs.writeFile(
+      path.join(project, 'tools/echo.meta.json'),
+      JSON.stringify({ description: 'Changed before initialize' }),
+    );
+    await stderrSays(dev, 'reloaded the tree');
+    await settle();
+    expect(dev.frames).toEqual([]);
+    await dev.initialize();
+    const tools = (await dev.request('tools/list')).result?.tools as { name: string; description: string }[];
+    expect(tools.find((tool) => tool.name === 'echo')?.description).toBe('Changed before initialize');
+    expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);
+  });
+
+  it('sends resources/updated for a subscribed resource that changed, and stops after unsubscribe', async () => {
+    const reloads = countIn(dev.stderr, 'reloaded the tree');
+    const uri = 'resource://data.json';
+    expect((await dev.request('resources/subscribe', { uri })).result).toEqual({});
+    await fs.writeFile(path.join(project, 'resources/data.json'), '{"version": 2}\n');
+    const updated = await dev.waitFor((frames) =>
+      (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/resources/updated'),
+    );
+    expect(updated.params).toEqual({ uri });
+    const read = await dev.request('resources/read', { uri });
+    expect((read.result!.contents as { text: string }[])[0]?.text).toContain('"version": 2');
+
+    // Another resource changing is no update for this subscription.
+    await fs.writeFile(path.join(project, 'resources/notes.md'), '# Notes\n\nFirst version.\n\nMore.\n');
+    await stderrSays(dev, 'reloaded the tree', reloads + 2);
+    expect(notifications(dev, 'notifications/resources/updated')).toHaveLength(1);
+
+    expect((await dev.request('resources/unsubscribe', { uri })).result).toEqual({});
+    await fs.writeFile(path.join(project, 'resources/data.json'), '{"version": 3}\n');
+    await stderrSays(dev, 'reloaded the tree', reloads + 3);
+    await settle();
+    expect(notifications(dev, 'notifications/resources/updated')).toHaveLength(1);
+  });
+
+  it('sends prompts/list_changed (and nothing else) when a prompt is added', async () => {
+    const since = dev.frames.length;
+    expect((await dev.request('prompts/list')).result?.prompts).toEqual([]);
+    await fs.mkdir(path.join(project, 'prompts'));
+    await fs.writeFile(
+      path.join(project, 'prompts/summarize.md.meta.json'),
+      JSON.stringify({
+        description: 'Summarize a topic',
+        arguments: { type: 'object', properties: { topic: { type: 'string' } }, required: ['topic'] },
+      }),
+    );
+    await fs.writeFile(path.join(project, 'prompts/summarize.md'), 'Summarize {{topic}} in three lines.');
+    await dev.waitFor((frames) =>
+      (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/prompts/list_changed'),
+    );
+    await settle();
+    expect(notifications(dev, 'notifications/prompts/list_changed', since)).toHaveLength(1);
+    expect(notifications(dev, 'notifications/tools/list_changed', since)).toHaveLength(0);
+    expect(notifications(dev, 'notifications/resources/list_changed', since)).toHaveLength(0);
+    const prompt = await dev.request('prompts/get', { name: 'summarize', arguments: { topic: 'tides' } });
+    expect(prompt.result?.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Summarize tides in three lines.' } },
+    ]);
+  });
+
+  it('ignores changes to the output tree and dot-files, and exits 0 when stdin closes', async () => {
+    // What it writes itself and dot-files start no rebuild.
+    const rebuilds = countIn(dev.stderr, 'rebuilding');
+    await fs.writeFile(path.join(project, 'dist/extra.json'), '{}');
+    await fs.writeFile(path.join(project, '.scratch'), 'x');
+    await settle();
+    expect(countIn(dev.stderr, 'rebuilding')).toBe(rebuilds);
+    expect(await dev.close()).toBe(0);
+  });
+});
+
+// The indexed project (search and fetch listed), one dev process for both tests, one after the other.
+describe.sequential('one staticmcp dev of an indexed project, edited test after test', () => {
+  let project: string;
+  let dev: RawBridge;
+
+  beforeAll(async () => {
+    project = await baseProject({}, true);
+    dev = new RawBridge([project], { command: 'dev' });
+    await initialized(dev);
+  });
+
+  afterAll(async () => {
+    await dev?.close();
+  });
+
+  it('keeps serving the previous tree after a broken edit, warns the client, and recovers', async () => {
+    await fs.mkdir(path.join(project, 'server.d'));
+    await fs.writeFile(path.join(project, 'server.d/register.json'), '{"version": 1, "tools": [}');
+    const warning = await dev.waitFor((frames) =>
+      (frames as JsonRpcMessage[]).find((frame) => frame.method === 'notifications/message'),
+    );
+    expect(warning.params).toMatchObject({ level: 'warning', logger: 'staticmcp' });
+    expect(String(warning.params?.data)).toContain('register.json');
+    expect(String(warning.params?.data)).toContain('previous tree');
+    expect(dev.stderr).toContain('rebuild failed');
+    const tools = (await dev.request('tools/list')).result?.tools as { name: string }[];
+    // search and fetch: the project's text resources are indexed (on by default).
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['echo', 'fetch', 'other', 'search']);
+    expect((await dev.request('tools/call', { name: 'echo', arguments: { word: 'b' } })).result).toEqual({
+      content: [{ type: 'text', text: 'you said b\n' }],
+    });
+
+    // Fixed: the rebuilt tree equals the one being served, so no list changed.
+    await fs.rm(path.join(project, 'server.d/register.json'));
+    await stderrSays(dev, 'rebuilt:');
+    await settle();
+    expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);
+    expect(dev.frames.some((frame) => JSON.stringify(frame).includes('list_changed'))).toBe(false);
+  });
+
+  it('keeps serving the previous tools when tools/ is deleted, and says why', async () => {
+    const since = dev.frames.length;
+    await fs.rm(path.join(project, 'tools'), { recursive: true });
+    await stderrSays(dev, 'is gone, so a rebuild would serve no tools');
+    const warning = await dev.waitFor((frames) =>
+      (frames as JsonRpcMessage[]).slice(since).find((frame) => frame.method === 'notifications/message'),
+    );
+    expect(String(warning.params?.data)).toMatch(/^tools\/ is gone.*still serving the previous tree \(2 tools\)/);
+    const tools = (await dev.request('tools/list')).result?.tools as { name: string }[];
+    expect(tools.map((tool) => tool.name)).toEqual(['echo', 'other', 'search', 'fetch']);
+    expect(notifications(dev, 'notifications/tools/list_changed')).toHaveLength(0);
   });
 });
