@@ -4,7 +4,9 @@
 //   command that reads a project, `serve my-server` on each launch;
 // - the two `--help` documents (src/script/help-schemas.ts) → `<outDir>/script/help-validators.cjs`
 //   (src/script/read-help.ts): a cold build (no cache, as in CI) paid ~130 ms for them before its
-//   first script ran.
+//   first script ran;
+// - the schemas of a project's metadata files (src/project/sidecar-schemas.ts) →
+//   `<outDir>/project/sidecar-validators.cjs` (src/project/sidecar-validators.ts).
 // Run by `npm run build` (outDir = dist) and by the test setup (a private outDir), after src/ is
 // compiled there. The same ajv options as src/shared/ajv-validator.ts, so messages are the same
 // either way; a validator that would need ajv's runtime (an import) is refused.
@@ -58,4 +60,32 @@ write(
   'script/help-validators.cjs',
   'src/script/help-schemas.ts',
   standaloneCode(helpAjv, { validateMetadata: 'metadata', validateOptions: 'options' }),
+);
+
+// The project's metadata files (src/project/sidecar-schemas.ts) → `<outDir>/project/sidecar-validators.cjs`
+// (src/project/sidecar-validators.ts): the first sidecar of a cold build loaded ajv otherwise.
+// unicode: false as for the config; so a length bound other than "not empty" is refused here.
+const { SIDECAR_SCHEMAS } = await import(pathToFileURL(path.join(outDir, 'project', 'sidecar-schemas.js')).href);
+function refuseLengthBounds(node, where) {
+  if (node === null || typeof node !== 'object') return;
+  if ('maxLength' in node || ('minLength' in node && node.minLength !== 1))
+    throw new Error(`${where}: a length bound other than minLength 1 counts differently with unicode: false`);
+  for (const [key, value] of Object.entries(node)) refuseLengthBounds(value, `${where}.${key}`);
+}
+const sidecarAjv = new Ajv({
+  allErrors: true,
+  strict: false,
+  validateSchema: false,
+  unicode: false,
+  logger: false,
+  code: { source: true },
+});
+for (const [name, schema] of Object.entries(SIDECAR_SCHEMAS)) {
+  refuseLengthBounds(schema, name);
+  sidecarAjv.addSchema(schema, name);
+}
+write(
+  'project/sidecar-validators.cjs',
+  'src/project/sidecar-schemas.ts',
+  standaloneCode(sidecarAjv, Object.fromEntries(Object.keys(SIDECAR_SCHEMAS).map((name) => [name, name]))),
 );
