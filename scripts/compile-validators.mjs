@@ -1,6 +1,6 @@
 // Compiles our own JSON Schemas ahead of time, so no command loads ajv or compiles them at run time
 // (ajv's load and a compile cost more than Node's own start):
-// - staticmcp.schema.json → `<outDir>/project/config-validator.js` (src/project/config.ts): every
+// - staticmcp.schema.json → `<outDir>/project/config-validator.cjs` (src/project/config.ts): every
 //   command that reads a project, `serve my-server` on each launch;
 // - the two `--help` documents (src/script/help-schemas.ts) → `<outDir>/script/help-validators.cjs`
 //   (src/script/read-help.ts): a cold build (no cache, as in CI) paid ~130 ms for them before its
@@ -40,16 +40,17 @@ const configAjv = new Ajv({
   validateSchema: false,
   unicode: false,
   logger: false,
-  code: { source: true, esm: true },
+  code: { source: true },
 });
 const configSchema = JSON.parse(readFileSync(path.join(REPO_ROOT, 'staticmcp.schema.json'), 'utf8'));
 write(
-  'project/config-validator.js',
+  'project/config-validator.cjs',
   'staticmcp.schema.json',
   standaloneCode(configAjv, configAjv.compile(configSchema)),
 );
 
-// CommonJS: parseHelpOutput is synchronous, so read-help.ts loads it with require.
+// CommonJS, as every file here: read with require, which needs none of Node's ES module loader
+// (parseHelpOutput is synchronous besides).
 const { HELP_METADATA_SCHEMA, HELP_OPTIONS_SCHEMA } = await import(
   pathToFileURL(path.join(outDir, 'script', 'help-schemas.js')).href
 );
