@@ -1,10 +1,12 @@
 // Compiles our own JSON Schemas ahead of time, so no command loads ajv or compiles them at run time
 // (ajv's load and a compile cost more than Node's own start):
-// - staticmcp.schema.json → `<outDir>/project/config-validator.js` (src/project/config.ts): every
+// - staticmcp.schema.json → `<outDir>/project/config-validator.cjs` (src/project/config.ts): every
 //   command that reads a project, `serve my-server` on each launch;
 // - the two `--help` documents (src/script/help-schemas.ts) → `<outDir>/script/help-validators.cjs`
 //   (src/script/read-help.ts): a cold build (no cache, as in CI) paid ~130 ms for them before its
-//   first script ran.
+//   first script ran;
+// - the schemas of a project's metadata files (src/project/sidecar-schemas.ts) →
+//   `<outDir>/project/sidecar-validators.cjs` (src/project/sidecar-validators.ts).
 // Run by `npm run build` (outDir = dist) and by the test setup (a private outDir), after src/ is
 // compiled there. The same ajv options as src/shared/ajv-validator.ts, so messages are the same
 // either way; a validator that would need ajv's runtime (an import) is refused.
@@ -38,16 +40,17 @@ const configAjv = new Ajv({
   validateSchema: false,
   unicode: false,
   logger: false,
-  code: { source: true, esm: true },
+  code: { source: true },
 });
 const configSchema = JSON.parse(readFileSync(path.join(REPO_ROOT, 'staticmcp.schema.json'), 'utf8'));
 write(
-  'project/config-validator.js',
+  'project/config-validator.cjs',
   'staticmcp.schema.json',
   standaloneCode(configAjv, configAjv.compile(configSchema)),
 );
 
-// CommonJS: parseHelpOutput is synchronous, so read-help.ts loads it with require.
+// CommonJS, as every file here: read with require, which needs none of Node's ES module loader
+// (parseHelpOutput is synchronous besides).
 const { HELP_METADATA_SCHEMA, HELP_OPTIONS_SCHEMA } = await import(
   pathToFileURL(path.join(outDir, 'script', 'help-schemas.js')).href
 );
@@ -58,4 +61,32 @@ write(
   'script/help-validators.cjs',
   'src/script/help-schemas.ts',
   standaloneCode(helpAjv, { validateMetadata: 'metadata', validateOptions: 'options' }),
+);
+
+// The project's metadata files (src/project/sidecar-schemas.ts) → `<outDir>/project/sidecar-validators.cjs`
+// (src/project/sidecar-validators.ts): the first sidecar of a cold build loaded ajv otherwise.
+// unicode: false as for the config; so a length bound other than "not empty" is refused here.
+const { SIDECAR_SCHEMAS } = await import(pathToFileURL(path.join(outDir, 'project', 'sidecar-schemas.js')).href);
+function refuseLengthBounds(node, where) {
+  if (node === null || typeof node !== 'object') return;
+  if ('maxLength' in node || ('minLength' in node && node.minLength !== 1))
+    throw new Error(`${where}: a length bound other than minLength 1 counts differently with unicode: false`);
+  for (const [key, value] of Object.entries(node)) refuseLengthBounds(value, `${where}.${key}`);
+}
+const sidecarAjv = new Ajv({
+  allErrors: true,
+  strict: false,
+  validateSchema: false,
+  unicode: false,
+  logger: false,
+  code: { source: true },
+});
+for (const [name, schema] of Object.entries(SIDECAR_SCHEMAS)) {
+  refuseLengthBounds(schema, name);
+  sidecarAjv.addSchema(schema, name);
+}
+write(
+  'project/sidecar-validators.cjs',
+  'src/project/sidecar-schemas.ts',
+  standaloneCode(sidecarAjv, Object.fromEntries(Object.keys(SIDECAR_SCHEMAS).map((name) => [name, name]))),
 );

@@ -158,16 +158,27 @@ export function requireWithCodeCache(
 
 let pendingWrite: (() => void) | undefined;
 
+/**
+ * Under this global key while a cache write waits: code about to change V8's flags at run time
+ * (young-generation.ts, in the command-line bundle, which shares no module with this file) calls
+ * it first. V8 stamps a cache with the flags it was made under and refuses it when they differ:
+ * written after `build` changed two flags, the cache was refused, recompiled and rewritten by
+ * every later run of the bundle, whatever its command.
+ */
+export const WRITE_CODE_CACHE_NOW = Symbol.for('staticmcp.writeCodeCacheNow');
+
 function scheduleCacheWrite(script: vm.Script, cacheFile: string): void {
   const write = (): void => {
     if (pendingWrite !== write) return;
     pendingWrite = undefined;
     process.off('exit', write);
+    delete (globalThis as Record<symbol, unknown>)[WRITE_CODE_CACHE_NOW];
     try {
       writeCacheFile(cacheFile, script.createCachedData());
     } catch {}
   };
   pendingWrite = write;
+  (globalThis as Record<symbol, unknown>)[WRITE_CODE_CACHE_NOW] = write;
   setTimeout(write, CACHE_WRITE_DELAY_MS).unref();
   process.once('exit', write);
 }

@@ -9,6 +9,7 @@
 // 10 MB; full collections of a small heap are cheap (build CPU time unchanged, bench/build-memory.mjs).
 import v8 from 'node:v8';
 import { writeHumanLines } from '../shared/terminal-text.js';
+import { WRITE_CODE_CACHE_NOW } from './code-cache.js';
 
 /** How far V8 lets the old generation grow past what was alive at the last full collection, in %. */
 export const DEFAULT_HEAP_GROWING_PERCENT = 50;
@@ -32,7 +33,9 @@ export function heapGrowingPercent(environment: Record<string, string | undefine
 export function keepYoungGenerationSmall(): void {
   // Both read by V8 each time it sizes a generation, so they take effect at run time (unlike
   // --max-semi-space-size, fixed when the heap is set up). Checked on Node 20; an engine without
-  // a flag prints "unrecognized flag" on stderr and the build goes on.
+  // a flag prints "unrecognized flag" on stderr and the build goes on. A code cache waiting to be
+  // written is written first: one made under the changed flags would be refused by every later run.
+  (globalThis as Record<symbol, (() => void) | undefined>)[WRITE_CODE_CACHE_NOW]?.();
   v8.setFlagsFromString('--semi-space-growth-factor=1');
   const percent = heapGrowingPercent(process.env);
   if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);

@@ -3,6 +3,7 @@
 // typo here would otherwise silently change what gets precomputed), and this module owns the
 // defaults, so the build, serve, dev and check can never disagree about a value or a folder.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { compileValidator, type Validator, validatorOf } from '../shared/ajv-validator.js';
@@ -133,18 +134,19 @@ function loadSchema(): SchemaNode {
 /**
  * The validator compiled ahead of time by `npm run build` (scripts/compile-validators.mjs),
  * beside this module in dist/: loading ajv and compiling the schema would cost `serve my-server`
- * more than Node's own start. From src/ (unit tests) the schema is compiled here, with the same
- * options and the same messages.
+ * more than Node's own start. CommonJS, and required: the bundled CLI starts without Node's ES
+ * module loader, which an import() would set up for this one file. From src/ (unit tests) the
+ * schema is compiled here, with the same options and the same messages.
  */
 async function loadValidator(): Promise<Validator> {
   enableNodeCompileCache();
   try {
-    const compiled = (await import(new URL('./config-validator.js', import.meta.url).href)) as {
+    const compiled = createRequire(import.meta.url)('./config-validator.cjs') as {
       default: Parameters<typeof validatorOf>[0];
     };
     return validatorOf(compiled.default, CONFIG_FILE);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
     return compileValidator(loadSchema(), CONFIG_FILE, { trusted: true });
   }
 }

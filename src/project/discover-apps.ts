@@ -7,8 +7,9 @@
 // or UI only: the tool is skipped (as a bad sidecar skips it), the rest of the project builds.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { compileValidator, type Validator } from '../shared/ajv-validator.js';
+import { sidecarValidator } from './sidecar-validators.js';
 import { readJsonSidecar } from './read-json-sidecar.js';
+import { CSP_KEYS } from './sidecar-schemas.js';
 import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
 import { APP_MIME_TYPE, APP_URI_SCHEME } from '../core/tree/mcp-apps.js';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
@@ -34,45 +35,7 @@ const HOST =
 const HTTPS_ORIGIN = new RegExp(`^https://${HOST}(?::[0-9]{1,5})?$`);
 const CONNECT_ORIGIN = new RegExp(`^(?:https|wss)://${HOST}(?::[0-9]{1,5})?$`);
 const DOMAIN = new RegExp(`^(?:https://)?${HOST}(?::[0-9]{1,5})?$`);
-const CSP_KEYS = ['connectDomains', 'resourceDomains', 'frameDomains', 'baseUriDomains'] as const;
-const PERMISSIONS = ['camera', 'microphone', 'geolocation', 'clipboardWrite'] as const;
 const VISIBILITIES = ['model', 'app'];
-
-/** ui.meta.json as mcp-bash writes it (its `template`s are refused with a clear reason, below). */
-const uiMetaSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    // The resource's name only: the URI comes from the tool or the folder.
-    name: { type: 'string', minLength: 1 },
-    title: { type: 'string' },
-    description: { type: 'string' },
-    entrypoint: { type: 'string', pattern: '^[^/\\\\]+\\.html?$' },
-    template: { type: 'string' },
-    config: { type: 'object' },
-    meta: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        csp: {
-          type: 'object',
-          additionalProperties: false,
-          properties: Object.fromEntries(CSP_KEYS.map((key) => [key, { type: 'array', items: { type: 'string' } }])),
-        },
-        permissions: {
-          type: 'object',
-          additionalProperties: false,
-          properties: Object.fromEntries(PERMISSIONS.map((key) => [key, { type: 'object' }])),
-        },
-        prefersBorder: { type: 'boolean' },
-        domain: { type: 'string' },
-        // mcp-bash's name for `domain` (null: the host's default).
-        sandboxDomain: { type: ['string', 'null'] },
-      },
-    },
-  },
-};
-let validateUiMeta: Validator | undefined;
 
 /** A tool as the app discovery sees it. */
 export interface AppTool {
@@ -188,7 +151,7 @@ async function loadUi(
   const sidecar = await readJsonSidecar(
     metaFile,
     show(metaFile),
-    () => (validateUiMeta ??= compileValidator(uiMetaSchema, UI_META_FILE, { trusted: true })),
+    () => sidecarValidator('uiMeta', UI_META_FILE),
     context.projectRoot,
   );
   let uiMeta: JsonObject | undefined;

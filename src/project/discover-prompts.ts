@@ -6,13 +6,14 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { readEitherSidecar } from './read-json-sidecar.js';
-import { compileValidator, type Validator } from '../shared/ajv-validator.js';
+import type { Validator } from '../shared/ajv-validator.js';
+import { sidecarValidator } from './sidecar-validators.js';
 import type { PromptDefinition } from '../core/tree/manifest.js';
 import type { RegisterEntry } from './register-json.js';
 import { isMessagePromptFile, readMessagePrompt, stringsOf, type PromptMessage } from './message-prompts.js';
 import { readFailureReason, readProjectFile } from '../shared/read-regular-file.js';
 import { parsePromptTemplate } from '../core/tree/prompt-template.js';
-import { PROMPT_NAME, PROMPT_NAME_IN_WORDS, PROMPT_NAME_SCHEMA } from '../core/tree/name-rules.js';
+import { PROMPT_NAME, PROMPT_NAME_IN_WORDS } from '../core/tree/name-rules.js';
 
 /** What the tree stores for the bridge to render: one text template, or messages with content blocks. */
 export type PromptFile =
@@ -30,29 +31,9 @@ export interface PromptDiscovery {
   warnings: { relativePath: string; message: string }[];
 }
 
-const promptMetaSchema = {
-  type: 'object',
-  properties: {
-    name: PROMPT_NAME_SCHEMA,
-    title: { type: 'string' },
-    description: { type: 'string' },
-    role: { enum: ['user', 'assistant'] },
-    arguments: {
-      type: 'object',
-      properties: {
-        type: { const: 'object' },
-        properties: { type: 'object' },
-        required: { type: 'array', items: { type: 'string' } },
-      },
-    },
-  },
-};
-let validatePromptMeta: Validator | undefined;
-
 /** Compiled on first use: most projects have no prompts. */
 function promptMetaValidator(): Validator {
-  validatePromptMeta ??= compileValidator(promptMetaSchema, 'meta', { trusted: true });
-  return validatePromptMeta;
+  return sidecarValidator('promptMeta', 'meta');
 }
 
 async function readMeta(

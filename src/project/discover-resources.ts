@@ -13,9 +13,8 @@ import { walkFolder } from './walk-folder.js';
 import { FileResourceStore, type ResourceOverrides } from './file-resource-store.js';
 import type { MarkdownSummary } from './markdown-summary.js';
 import { isHttpUrl } from '../core/search/document-url.js';
-import { compileValidator, type Validator } from '../shared/ajv-validator.js';
+import { sidecarValidator } from './sidecar-validators.js';
 import type { RegisterEntry } from './register-json.js';
-import { RESOURCE_NAME_SCHEMA, RESOURCE_URI_SCHEMA } from '../core/tree/name-rules.js';
 import { readFailureReason, readProjectFileAndStats } from '../shared/read-regular-file.js';
 
 export interface ResourceDiscovery {
@@ -28,20 +27,6 @@ export interface ResourceDiscovery {
 }
 
 const MAX_RESOURCE_DEPTH = 8;
-
-const sidecarSchema = {
-  type: 'object',
-  properties: {
-    name: RESOURCE_NAME_SCHEMA,
-    title: { type: 'string' },
-    description: { type: 'string' },
-    uri: RESOURCE_URI_SCHEMA,
-    uriTemplate: { type: 'string' },
-    mimeType: { type: 'string', pattern: '^[^/\\s]+/[^/\\s]+$' },
-    url: { type: 'string' },
-  },
-};
-let validateSidecar: Validator | undefined;
 
 /** The URI a resource gets when its sidecar names none. */
 export function defaultResourceUri(relativePath: string): string {
@@ -58,7 +43,7 @@ async function readSidecar(
   const sidecar = await readEitherSidecar(
     file,
     relativePath,
-    () => (validateSidecar ??= compileValidator(sidecarSchema, 'meta', { trusted: true })),
+    () => sidecarValidator('resourceSidecar', 'meta'),
     projectRoot,
     (meta) => {
       // A stem file with a uriTemplate declares a template, not this file's metadata.

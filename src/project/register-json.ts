@@ -3,15 +3,10 @@
 // when invalid), plus per-entry checks: names, duplicates, required fields, paths inside the project.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { compileValidator, type Validator } from '../shared/ajv-validator.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { readFailureReason, readRegularFile } from '../shared/read-regular-file.js';
-import {
-  PROMPT_NAME_SCHEMA,
-  RESOURCE_NAME_SCHEMA,
-  RESOURCE_URI_SCHEMA,
-  TOOL_NAME_SCHEMA,
-} from '../core/tree/name-rules.js';
+import type { SidecarSchemaName } from './sidecar-schemas.js';
+import { sidecarValidator } from './sidecar-validators.js';
 
 export const REGISTER_FILE = 'server.d/register.json';
 export const MAX_REGISTER_BYTES = 1024 * 1024;
@@ -23,97 +18,13 @@ export type RegisterEntry = Record<string, unknown> & { name?: string; path?: st
 /** Per kind: undefined = discover as usual; an array (possibly empty = kind disabled) = use these. */
 export type Registration = Partial<Record<RegisterKind, RegisterEntry[]>>;
 
-const RELATIVE_PATH = { type: 'string', minLength: 1 };
-const entrySchemas: Record<RegisterKind, object> = {
-  tools: {
-    type: 'object',
-    required: ['name', 'path'],
-    properties: {
-      name: TOOL_NAME_SCHEMA,
-      path: RELATIVE_PATH,
-      title: { type: 'string' },
-      description: { type: 'string' },
-      inputSchema: { type: 'object' },
-      outputSchema: { type: 'object' },
-      annotations: { type: 'object' },
-      icons: { type: 'array' },
-      timeoutSecs: { type: 'number', exclusiveMinimum: 0 },
-      precompute: { type: 'boolean' },
-      inputs: { type: 'array', items: { type: 'string' } },
-      values: { type: 'object' },
-    },
-  },
-  resources: {
-    type: 'object',
-    required: ['name', 'uri', 'path'],
-    properties: {
-      name: RESOURCE_NAME_SCHEMA,
-      uri: RESOURCE_URI_SCHEMA,
-      path: RELATIVE_PATH,
-      title: { type: 'string' },
-      description: { type: 'string' },
-      mimeType: { type: 'string' },
-    },
-  },
-  resourceTemplates: {},
-  prompts: {
-    type: 'object',
-    required: ['name', 'path'],
-    properties: {
-      name: PROMPT_NAME_SCHEMA,
-      path: RELATIVE_PATH,
-      title: { type: 'string' },
-      description: { type: 'string' },
-      arguments: { type: 'object' },
-      role: { enum: ['user', 'assistant'] },
-    },
-  },
-  // Two shapes: a static list `{ref, argument, values}`, or mcp-bash's script-backed provider
-  // `{name, path, timeoutSecs?}` (a script under the project root that computes completions for
-  // the prompt, resource template or tool of that name).
-  completions: {
-    oneOf: [
-      {
-        type: 'object',
-        required: ['ref', 'argument', 'values'],
-        properties: {
-          ref: {
-            oneOf: [
-              {
-                type: 'object',
-                required: ['type', 'name'],
-                properties: { type: { const: 'ref/prompt' }, name: { type: 'string' } },
-              },
-              {
-                type: 'object',
-                required: ['type', 'uri'],
-                properties: { type: { const: 'ref/resource' }, uri: { type: 'string' } },
-              },
-              {
-                type: 'object',
-                required: ['type', 'name'],
-                properties: { type: { const: 'ref/tool' }, name: { type: 'string' } },
-              },
-            ],
-          },
-          argument: { type: 'string', minLength: 1 },
-          values: { type: 'array', items: { type: 'string' } },
-        },
-      },
-      {
-        type: 'object',
-        required: ['name', 'path'],
-        properties: {
-          name: { type: 'string', minLength: 1 },
-          path: RELATIVE_PATH,
-          timeoutSecs: { type: 'number', exclusiveMinimum: 0, maximum: 300 },
-        },
-        not: { anyOf: [{ required: ['ref'] }, { required: ['values'] }] },
-      },
-    ],
-  },
+/** The entry schema of each kind (sidecar-schemas.ts); resourceTemplates are checked by their reader. */
+const ENTRY_SCHEMAS: Record<Exclude<RegisterKind, 'resourceTemplates'>, SidecarSchemaName> = {
+  tools: 'registerTools',
+  resources: 'registerResources',
+  prompts: 'registerPrompts',
+  completions: 'registerCompletions',
 };
-const validators = new Map<RegisterKind, Validator>();
 
 /** Where an entry's `path` is resolved: tools/, resources/, prompts/ or the project root. */
 const PATH_BASES: Partial<Record<RegisterKind, string>> = {
@@ -134,14 +45,10 @@ function checkEntries(kind: RegisterKind, entries: unknown[], projectRoot: strin
   // 003_* skips an invalid template with a warning instead of refusing the file: the template
   // reader checks each entry and reports the ones it skips (discover-resource-templates.ts).
   if (kind === 'resourceTemplates') return entries as RegisterEntry[];
-  let validate = validators.get(kind);
-  if (!validate) {
-    validate = compileValidator(entrySchemas[kind], 'entry', { trusted: true });
-    validators.set(kind, validate);
-  }
+  const validate = sidecarValidator(ENTRY_SCHEMAS[kind], 'entry');
   const seen = new Set<string>();
   entries.forEach((entry, index) => {
-    const problems = validate!(entry);
+    const problems = validate(entry);
     if (problems.length > 0) fail(`${kind}[${index}]: ${problems.join('; ')}`);
     const record = entry as RegisterEntry;
     const isList = kind === 'completions' && record.ref !== undefined;

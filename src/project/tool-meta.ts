@@ -2,9 +2,8 @@
 // stdout JSON (sidecar wins, as 000_* orders them). Validated with ajv; a bad sidecar affects
 // only its own tool.
 import { readJsonSidecar } from './read-json-sidecar.js';
-import { compileValidator, type Validator } from '../shared/ajv-validator.js';
-import { OUTPUT_FORMATS, type OutputFormat } from '../core/results/mcp-output.js';
-import { TOOL_NAME_SCHEMA } from '../core/tree/name-rules.js';
+import { sidecarValidator } from './sidecar-validators.js';
+import type { OutputFormat } from '../core/results/mcp-output.js';
 
 export interface ToolMeta {
   name?: string;
@@ -27,48 +26,6 @@ export interface ToolMeta {
   _meta?: Record<string, unknown>;
 }
 
-const toolMetaSchema = {
-  type: 'object',
-  properties: {
-    name: TOOL_NAME_SCHEMA,
-    title: { type: 'string' },
-    description: { type: 'string' },
-    version: { type: 'string' },
-    state: { type: 'boolean' },
-    inputSchema: {
-      type: 'object',
-      required: ['type'],
-      properties: { type: { const: 'object' }, properties: { type: 'object' } },
-    },
-    outputSchema: { type: 'object', required: ['type'], properties: { type: { const: 'object' } } },
-    annotations: { type: 'object' },
-    icons: {
-      type: 'array',
-      items: { type: 'object', required: ['src'], properties: { src: { type: 'string', minLength: 1 } } },
-    },
-    timeoutSecs: { type: 'number', exclusiveMinimum: 0 },
-    precompute: { type: 'boolean' },
-    outputFormat: { enum: OUTPUT_FORMATS },
-    requiredClientCapabilities: { type: 'object', additionalProperties: { type: 'object' } },
-    inputs: { type: 'array', items: { type: 'string', minLength: 1 } },
-    values: {
-      type: 'object',
-      additionalProperties: {
-        oneOf: [
-          { type: 'array' },
-          {
-            type: 'object',
-            required: ['command'],
-            additionalProperties: false,
-            properties: { command: { type: 'string', minLength: 1 } },
-          },
-        ],
-      },
-    },
-  },
-};
-let validateToolMeta: Validator | undefined;
-
 /** Reads `<script>.meta.json`; absent is fine, unreadable or invalid is a reason to skip the tool. */
 export async function readToolSidecar(
   scriptFile: string,
@@ -78,7 +35,7 @@ export async function readToolSidecar(
   const sidecar = await readJsonSidecar(
     `${scriptFile}.meta.json`,
     `${displayPath}.meta.json`,
-    () => (validateToolMeta ??= compileValidator(toolMetaSchema, 'meta', { trusted: true })),
+    () => sidecarValidator('toolMeta', 'meta'),
     projectRoot,
   );
   if (!sidecar.found) return {};

@@ -1,10 +1,12 @@
 // The compile cache the command's start keeps (src/cli/start-cli.ts) (Node's on 22.1+, src/cli/code-cache.ts's on Node 20) is a quiet
 // speed-up of serve's start-up: it lives in the OS temp folder (or $NODE_COMPILE_CACHE), never in
 // the project or the tree being served, and a temp folder where no cache can be made does not stop
-// serve. test/unit/code-cache.test.ts shows a damaged or stale cache file is ignored.
-import { promises as fs, readdirSync, writeFileSync } from 'node:fs';
+// serve. test/unit/code-cache.test.ts shows a damaged or stale cache file is ignored. A cache
+// written by a build is one every later run can use: written before the build changes V8's flags.
+import { promises as fs, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { buildFixtureProject } from '../helpers/projects.js';
 import { binPath } from '../helpers/paths.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
@@ -58,5 +60,26 @@ describe('the compile cache', () => {
     expect((await bridge.request('tools/list')).result?.tools).toBeInstanceOf(Array);
     expect(await bridge.close()).toBe(0);
     expect(bridge.stderr).not.toMatch(/compile cache|Error/i);
+  });
+
+  it('written by a build, is used by later builds and checks, never rewritten', async () => {
+    const folder = temporaryFolderSync('staticmcp-compile-cache-');
+    const small = path.join(folder, 'project');
+    mkdirSync(path.join(small, 'resources'), { recursive: true });
+    writeFileSync(path.join(small, 'resources', 'guide.md'), '# Guide\n\nHello.\n');
+    const env = { NODE_COMPILE_CACHE: path.join(folder, 'cache') };
+    const tree = path.join(folder, 'tree');
+    /** The command-line bundle's cache file(s): name and bytes. */
+    const bundleCache = () =>
+      listFiles(env.NODE_COMPILE_CACHE)
+        .filter((file) => /^staticmcp-[0-9a-f]+-/.test(file))
+        .map((file) => [file, readFileSync(path.join(env.NODE_COMPILE_CACHE, file)).toString('base64')]);
+    expect((await runCli(['build', small, '--out', tree, '--force'], { env })).code).toBe(0);
+    const written = bundleCache();
+    expect(written).toHaveLength(1);
+    expect((await runCli(['check', tree], { env })).code).toBe(0);
+    expect((await runCli(['build', small, '--out', tree, '--force'], { env })).code).toBe(0);
+    // Rewritten only when missing or refused by V8: the same bytes mean both runs used it.
+    expect(bundleCache()).toEqual(written);
   });
 });

@@ -88,9 +88,11 @@ describe('the packed package, installed globally', () => {
     expect(packedFiles).toContain('templates/project/tools/hello');
     // The schema init's staticmcp.json names, and the validator compiled from it.
     expect(packedFiles).toContain('staticmcp.schema.json');
-    expect(packedFiles).toContain('dist/project/config-validator.js');
+    expect(packedFiles).toContain('dist/project/config-validator.cjs');
     // The --help document schemas, compiled ahead of time (ajv standalone code, CommonJS).
     expect(packedFiles).toContain('dist/script/help-validators.cjs');
+    // The project's metadata-file schemas, compiled the same way.
+    expect(packedFiles).toContain('dist/project/sidecar-validators.cjs');
     expect(packedFiles).toContain('dist/cli/staticmcp-serve.cjs');
     expect(packedFiles).toContain('dist/cli/staticmcp.cjs');
     expect(packedFiles).toContain('dist/cli/staticmcp-cli.cjs');
@@ -101,6 +103,8 @@ describe('the packed package, installed globally', () => {
         // The pinned registry and server-card schemas discovery files are validated against, with their sources.
         !/^schemas\/(README\.md|[a-z0-9.-]+\.schema\.json)$/.test(file) &&
         file !== 'dist/script/help-validators.cjs' &&
+        file !== 'dist/project/config-validator.cjs' &&
+        file !== 'dist/project/sidecar-validators.cjs' &&
         // The serve bundle main.js runs for an ordinary serve line (scripts/bundle-cli.mjs).
         file !== 'dist/cli/staticmcp-serve.cjs' &&
         // The bundle of every other command's ordinary line (build, check, merge, …).
