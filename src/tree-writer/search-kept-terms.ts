@@ -12,7 +12,17 @@
 // Two files in the project's .staticmcp/: the records, and a small JSON naming their sha256 (it
 // is written last, so a build killed between the two leaves a pair that does not match: ignored).
 import { createHash } from 'node:crypto';
-import { copyFileSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { encodeRecord } from '../core/packs/pack-encoding.js';
 import { encodeImpactPostings, impactOf, POSTING_BLOCK_SIZE, readVarint } from '../core/search/postings.js';
 import { SpillWriter } from './spill-files.js';
@@ -113,8 +123,7 @@ export class KeptTermsWriter {
     this.discard();
     if (statSync(termsFile).size > this.maxBytes) return;
     const copy = `${this.file}${NEW_TERMS_MARK}${process.pid}`;
-    copyFileSync(termsFile, copy);
-    this.pending = { file: copy, state, sha256: createHash('sha256').update(readFileSync(copy)).digest('hex') };
+    this.pending = { file: copy, state, sha256: copyHashing(termsFile, copy) };
   }
 
   /** Puts the copy in place for the kept documents file of checksum `keptDocuments` (none: removes the pair). */
@@ -144,6 +153,38 @@ export class KeptTermsWriter {
     if (this.pending !== undefined) rmSync(this.pending.file, { force: true });
     this.pending = undefined;
   }
+}
+
+/** Bytes copied at a time: a small buffer, under glibc's mmap threshold (CONTRIBUTING.md, Benchmarks). */
+const COPY_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Copies `source` to `target` and returns the sha256 (hex) of the bytes copied, a chunk at a time:
+ * reading the copy back whole held every term record at once, at the index step's peak (the
+ * records grow with the corpus).
+ */
+function copyHashing(source: string, target: string): string {
+  const hash = createHash('sha256');
+  const chunk = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
+  const from = openSync(source, 'r');
+  try {
+    const to = openSync(target, 'w', 0o600);
+    try {
+      for (;;) {
+        const read = readSync(from, chunk, 0, chunk.length, null);
+        if (read === 0) break;
+        const bytes = chunk.subarray(0, read);
+        hash.update(bytes);
+        let written = 0;
+        while (written < read) written += writeSync(to, bytes, written, read - written);
+      }
+    } finally {
+      closeSync(to);
+    }
+  } finally {
+    closeSync(from);
+  }
+  return hash.digest('hex');
 }
 
 /** Reads a postings body's count and moves past its skip table (per block of 128: two varints and a byte). */
