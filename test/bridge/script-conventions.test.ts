@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';
-import { RawBridge } from '../helpers/raw-bridge.js';
+import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
 import { buildFixtureInProcess } from '../helpers/in-process-build.js';
 
@@ -93,18 +93,30 @@ describe('outputFormat "mcp"', () => {
 
 describe('progress', () => {
   it("sends the script's own PROGRESS values (never one that does not increase), not ticks of its own", async () => {
-    const progress: unknown[] = [];
-    const result = await client.callTool({ name: 'steps', arguments: {} }, undefined, {
-      onprogress: (event) => progress.push(event),
+    // Read off the wire, not through an SDK client: SDK clients handle a notification a turn later
+    // than a response, so under load one that arrives in the same chunk as the result is dropped.
+    const bridge = new RawBridge([project]);
+    await bridge.initialize();
+    const response = await bridge.request('tools/call', {
+      name: 'steps',
+      arguments: {},
+      _meta: { progressToken: 'steps-1' },
     });
-    expect(result.content).toEqual([{ type: 'text', text: 'finished\n' }]);
-    // The log line before the first PROGRESS line is a tick (0); then the script's own values
-    // (the script sleeps before exiting: SDK clients drop progress that arrives with the result).
+    expect(response.result?.content).toEqual([{ type: 'text', text: 'finished\n' }]);
+    // The log line before the first PROGRESS line is a tick (0); then the script's own values, all
+    // sent before the result.
+    const answeredAt = bridge.frames.indexOf(response);
+    const progress = bridge.frames
+      .slice(0, answeredAt)
+      .filter((frame) => (frame as JsonRpcMessage).method === 'notifications/progress')
+      .map((frame) => (frame as JsonRpcMessage).params);
     expect(progress).toEqual([
-      { progress: 0, message: 'starting' },
-      { progress: 1, total: 3, message: 'step one' },
-      { progress: 3, total: 3, message: 'all done' },
+      { progressToken: 'steps-1', progress: 0, message: 'starting' },
+      { progressToken: 'steps-1', progress: 1, total: 3, message: 'step one' },
+      { progressToken: 'steps-1', progress: 3, total: 3, message: 'all done' },
     ]);
+    expect(bridge.frames.slice(answeredAt + 1)).toEqual([]);
+    await bridge.close();
   });
 
   it('shows a script that reports nothing and runs for a while as started', async () => {

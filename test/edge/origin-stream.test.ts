@@ -23,6 +23,7 @@ import { startWorkerdSite, type WorkerdSite } from './workerd-site.js';
 const KEY = 'kkkkkkkkkkkkkkkk0123456789abcdef0123456789abcdef';
 const EDGE_TIMEOUT_MS = 3_000;
 const MIB = 1024 * 1024;
+const FORGED_CALL_LABELS = ['elsewhere', 'netlify', 'cloudflare'] as const;
 
 type Mode = 'one-line' | 'small-writes' | 'endless-logs' | 'big-log' | 'busy-absurd' | 'busy-date';
 /** What `serve --origin` answers for a run that logged one 3 MiB line and printed "ok". */
@@ -112,6 +113,9 @@ beforeAll(async () => {
     path.join(project, 'tools', 'greet'),
   );
   await fs.writeFile(path.join(project, 'tools', 'echo'), ECHO_SCRIPT, { mode: 0o755 });
+  // One tool per forged call, so the origin's log line names the run it is about.
+  for (const label of FORGED_CALL_LABELS)
+    await fs.writeFile(path.join(project, 'tools', `keyed-${label}`), ECHO_SCRIPT, { mode: 0o755 });
   origin = await startOrigin(project, { STATICMCP_ORIGIN_KEY: KEY });
   fake = http.createServer((request, response) => {
     request.resume();
@@ -272,13 +276,16 @@ describe("the worker's bounds on an origin answer", () => {
 });
 
 describe('the client key the origin limits by', () => {
-  /** One echo call through `fetchMcp` with a forged CF-Connecting-IP; resolves with the key the origin logged. */
+  /**
+   * One call of `keyed-<label>` (an echo) through `fetchMcp` with a forged CF-Connecting-IP; resolves
+   * with the key the origin logged for that run. The tool's name, not the log's order, picks the
+   * line: a late line of an earlier run must not be taken for this one's.
+   */
   async function keyOfForgedCall(
     fetchMcp: (request: Request) => Promise<Response>,
-    label: string,
+    label: (typeof FORGED_CALL_LABELS)[number],
     endpoint = 'http://edge.test/mcp',
   ): Promise<string> {
-    const before = origin.log().length;
     const answer = await fetchMcp(
       new Request(endpoint, {
         method: 'POST',
@@ -292,16 +299,13 @@ describe('the client key the origin limits by', () => {
           jsonrpc: '2.0',
           id: 1,
           method: 'tools/call',
-          params: { name: 'echo', arguments: { text: label } },
+          params: { name: `keyed-${label}`, arguments: { text: label } },
         }),
       }),
     );
     expect(await answer.text()).toContain(`echo: ${label}`);
-    const logged = await waitUntil(
-      () => /live run of echo for client (\S+):/.exec(origin.log().slice(before))?.[1],
-      5_000,
-      'the origin to log the run',
-    );
+    const line = new RegExp(`live run of keyed-${label} for client (\\S+):`);
+    const logged = await waitUntil(() => line.exec(origin.log())?.[1], 5_000, 'the origin to log the run');
     return logged;
   }
 

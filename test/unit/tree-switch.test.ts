@@ -5,7 +5,7 @@
 // live run that failed is never run again.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { McpSession } from '../../src/core/mcp/mcp-session.js';
 import { answerOnCurrentTree } from '../../src/core/mcp/tree-switch-port.js';
 import type { ServerContext } from '../../src/core/mcp/server-context.js';
@@ -104,18 +104,27 @@ describe('switching a rebuilt tree in', () => {
   });
 
   it('looks at mcp.json at most once per interval, then switches on the next request', async () => {
-    const served = await serveTree(300);
-    await served.ask('resources/list');
-    const next = await served.prepare('second text', 'file:///more.md');
-    await next.swapOut();
-    await next.swapIn();
-    // Within the interval: the loaded tree answers (its reads see the new files, its list is the old one).
-    expect((await served.ask('resources/list')).result).toMatchObject({ resources: [{ uri: URI }] });
-    await new Promise((resolve) => setTimeout(resolve, 320));
-    expect((await served.ask('resources/list')).result).toMatchObject({
-      resources: [{ uri: URI }, { uri: 'file:///more.md' }],
-    });
-    expect(served.problems.join('\n')).toMatch(/switched to the rebuilt tree; resources list\(s\) changed/);
+    // The switch reads Date.now(): a fake clock (only Date; timers and the file system stay real)
+    // makes "within the interval" mean the interval, however slow the machine is.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const served = await serveTree(300);
+      await served.ask('resources/list');
+      const next = await served.prepare('second text', 'file:///more.md');
+      await next.swapOut();
+      await next.swapIn();
+      // Within the interval: the loaded tree answers (its reads see the new files, its list is the old one).
+      vi.advanceTimersByTime(299);
+      expect((await served.ask('resources/list')).result).toMatchObject({ resources: [{ uri: URI }] });
+      expect(served.sent).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect((await served.ask('resources/list')).result).toMatchObject({
+        resources: [{ uri: URI }, { uri: 'file:///more.md' }],
+      });
+      expect(served.problems.join('\n')).toMatch(/switched to the rebuilt tree; resources list\(s\) changed/);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('switches nothing when mcp.json was rewritten with the same content', async () => {
