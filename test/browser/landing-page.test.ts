@@ -5,19 +5,17 @@
 // documents stays short: resources listed at run time a screenful at a time, a filter, sections
 // that collapse, empty ones left out. Asserts what is on screen, not pixels.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkerdSite, type WorkerdSite } from '../edge/workerd-site.js';
 import { HttpServe } from '../helpers/http-serve.js';
 import { CLI } from '../helpers/paths.js';
 import { buildProjectTree, writeProject } from '../helpers/projects.js';
+import { type StaticHost, startStaticHost } from '../helpers/static-host.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
 import { findAccessibilityProblems, findWideElements, HAS_CHROMIUM, launchChromium, openPage } from './browser.js';
 
 const EVENTUALLY = { timeout: 15_000 };
-const STATIC_ONLY_WORKER = 'export default { fetch: (request, env) => env.ASSETS.fetch(request) };\n';
 const SCREENS = [
   { width: 1280, height: 800, colorScheme: 'light' },
   { width: 390, height: 844, colorScheme: 'dark' },
@@ -40,7 +38,7 @@ describe.skipIf(!HAS_CHROMIUM)('the landing page a new user meets', () => {
   let browser: Browser;
   let starter: HttpServe;
   let documents: HttpServe;
-  let staticStarter: WorkerdSite;
+  let staticStarter: StaticHost;
 
   beforeAll(async () => {
     const starterProject = path.join(temporaryFolderSync('staticmcp-starter-'), 'starter');
@@ -58,13 +56,11 @@ describe.skipIf(!HAS_CHROMIUM)('the landing page a new user meets', () => {
     }
     const documentsProject = await writeProject(files);
     buildProjectTree(documentsProject);
-    const staticWorker = path.join(temporaryFolderSync('staticmcp-static-'), 'static-worker.js');
-    writeFileSync(staticWorker, STATIC_ONLY_WORKER);
     [browser, starter, documents, staticStarter] = await Promise.all([
       launchChromium(),
       HttpServe.start([starterProject]),
       HttpServe.start([path.join(documentsProject, 'dist')]),
-      startWorkerdSite(path.join(starterProject, 'dist'), staticWorker),
+      startStaticHost(path.join(starterProject, 'dist')),
     ]);
     // Three builds and four starts: on a loaded 2-core machine this takes longer than a test.
   }, 180_000);

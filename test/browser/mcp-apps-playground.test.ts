@@ -9,7 +9,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkerdSite, type WorkerdSite } from '../edge/workerd-site.js';
+import { startWorkerdSitesOnPorts, type WorkerdSite } from '../edge/workerd-site.js';
 import { buildAppsProject } from '../helpers/apps-project.js';
 import { HttpServe } from '../helpers/http-serve.js';
 import {
@@ -61,11 +61,13 @@ describe.skipIf(!HAS_CHROMIUM)("a tool's MCP App in the playground", () => {
     project = buildAppsProject([], addModelOnlyTool);
     const staticWorker = path.join(project, 'static-worker.js');
     writeFileSync(staticWorker, STATIC_ONLY_WORKER);
-    [browser, serve, worker, staticSite] = await Promise.all([
+    [browser, serve, [worker, staticSite]] = await Promise.all([
       launchChromium(),
       HttpServe.start([project]),
-      startWorkerdSite(path.join(project, 'dist')),
-      startWorkerdSite(path.join(project, 'dist'), staticWorker),
+      startWorkerdSitesOnPorts([
+        { treeDir: path.join(project, 'dist') },
+        { treeDir: path.join(project, 'dist'), workerFile: staticWorker },
+      ]),
     ]);
   }, 120_000);
 

@@ -9,7 +9,7 @@ import { cpSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkerdSite, type WorkerdSite } from '../edge/workerd-site.js';
+import { startWorkerdSitesOnPorts, type WorkerdSite } from '../edge/workerd-site.js';
 import { HttpServe } from '../helpers/http-serve.js';
 import { packTool } from '../helpers/packed-trees.js';
 import { buildFixtureProject } from '../helpers/projects.js';
@@ -46,11 +46,13 @@ describe.skipIf(!HAS_CHROMIUM)('the playground page in chromium', () => {
     packTool(packed, 'math_multiply');
     const staticWorker = path.join(path.dirname(packed), 'static-worker.js');
     writeFileSync(staticWorker, STATIC_ONLY_WORKER);
-    [browser, serve, worker, staticSite] = await Promise.all([
+    [browser, serve, [worker, staticSite]] = await Promise.all([
       launchChromium(),
       HttpServe.start([project]),
-      startWorkerdSite(path.join(project, 'dist')),
-      startWorkerdSite(packed, staticWorker),
+      startWorkerdSitesOnPorts([
+        { treeDir: path.join(project, 'dist') },
+        { treeDir: packed, workerFile: staticWorker },
+      ]),
     ]);
   });
 

@@ -21,7 +21,7 @@ import { ECHO_SCRIPT, FRUIT_PROVIDER, type OriginProcess, STEPS_SCRIPT, startOri
 import { REPO_ROOT } from '../helpers/paths.js';
 import { waitUntil } from '../helpers/processes.js';
 import { removeTemporaryFolders, temporaryFolder } from '../helpers/temp-folders.js';
-import { startWorkerdSite, type WorkerdSite } from './workerd-site.js';
+import { startWorkerdSitesOnPorts, type WorkerdSite } from './workerd-site.js';
 
 const KEY = 'kkkkkkkkkkkkkkkk0123456789abcdef0123456789abcdef';
 const EDGE_TIMEOUT_MS = 3_000;
@@ -141,10 +141,11 @@ beforeAll(async () => {
   await buildTree(project, origin.url, tree);
   const fakeTree = path.join(await temporaryFolder(), 'fake-tree');
   await buildTree(project, `http://127.0.0.1:${(fake.address() as AddressInfo).port}`, fakeTree);
-  [site, fakeSite, keylessSite] = await Promise.all([
-    startWorkerdSite(tree, undefined, { STATICMCP_ORIGIN_KEY: KEY }),
-    startWorkerdSite(fakeTree, undefined, { STATICMCP_ORIGIN_KEY: KEY }),
-    startWorkerdSite(tree),
+  // One workerd for the three sites; `site` first, through miniflare's front as a lone site is.
+  [site, fakeSite, keylessSite] = await startWorkerdSitesOnPorts([
+    { treeDir: tree, bindings: { STATICMCP_ORIGIN_KEY: KEY } },
+    { treeDir: fakeTree, bindings: { STATICMCP_ORIGIN_KEY: KEY } },
+    { treeDir: tree },
   ]);
   client = await connect(site);
 }, 120_000);

@@ -18,7 +18,7 @@ import { ECHO_SCRIPT, type OriginProcess, startOrigin } from '../helpers/live-or
 import { REPO_ROOT } from '../helpers/paths.js';
 import { waitUntil } from '../helpers/processes.js';
 import { removeTemporaryFolders, temporaryFolder } from '../helpers/temp-folders.js';
-import { startWorkerdSite, type WorkerdSite } from './workerd-site.js';
+import { startWorkerdSitesOnPorts, type WorkerdSite } from './workerd-site.js';
 
 const KEY = 'kkkkkkkkkkkkkkkk0123456789abcdef0123456789abcdef';
 const EDGE_TIMEOUT_MS = 3_000;
@@ -144,9 +144,10 @@ beforeAll(async () => {
   await buildTree(project, origin.url, tree);
   const fakeTree = path.join(await temporaryFolder(), 'fake-tree');
   await buildTree(project, `http://127.0.0.1:${(fake.address() as AddressInfo).port}`, fakeTree);
-  [site, fakeSite] = await Promise.all([
-    startWorkerdSite(tree, undefined, { STATICMCP_ORIGIN_KEY: KEY }),
-    startWorkerdSite(fakeTree, undefined, { STATICMCP_ORIGIN_KEY: KEY }),
+  // One workerd for both; `site` first, through miniflare's front (its requests carry request.cf).
+  [site, fakeSite] = await startWorkerdSitesOnPorts([
+    { treeDir: tree, bindings: { STATICMCP_ORIGIN_KEY: KEY } },
+    { treeDir: fakeTree, bindings: { STATICMCP_ORIGIN_KEY: KEY } },
   ]);
 }, 120_000);
 

@@ -69,6 +69,62 @@ export async function startWorkerdSite(
   return { url: new URL('/', url), assetRequests, close: () => miniflare.dispose() };
 }
 
+export interface WorkerdSiteOptions {
+  treeDir: string;
+  /** Default: the tree's `_worker.js`. */
+  workerFile?: string;
+  /** Text bindings, as a deployment's secrets (`STATICMCP_ORIGIN_KEY`). */
+  bindings?: Record<string, string>;
+}
+
+/**
+ * Starts ONE workerd serving `sites`, each at the root of a port of its own, by its own worker with
+ * its own bindings and `ASSETS`, as if each were deployed alone: what `startWorkerdSite` does for
+ * each, for a workerd start (about a second of CPU) instead of one per site. The first site is
+ * reached through miniflare's front, as `startWorkerdSite`'s is (requests carry `request.cf`);
+ * the others by a socket straight to their worker, without `request.cf`, as on a host that is not
+ * Cloudflare. Closing any site closes them all.
+ */
+export async function startWorkerdSitesOnPorts<const Sites extends readonly WorkerdSiteOptions[]>(
+  sites: Sites,
+): Promise<{ [Position in keyof Sites]: WorkerdSite }> {
+  const counts = sites.map(() => new Map<string, number>());
+  const workers = await Promise.all(
+    sites.map(async (site, position) => {
+      const root = path.resolve(site.treeDir);
+      return {
+        name: `site-${position}`,
+        compatibilityDate: '2025-09-01',
+        modules: [
+          {
+            type: 'ESModule' as const,
+            path: '_worker.js',
+            contents: await fs.readFile(site.workerFile ?? path.join(root, '_worker.js'), 'utf8'),
+          },
+        ],
+        bindings: site.bindings ?? {},
+        serviceBindings: { ASSETS: (request: WorkerdRequest) => serveTreeFile(root, request, counts[position]!) },
+        unsafeDirectSockets: position === 0 ? [] : [{ host: '127.0.0.1', port: 0 }],
+      };
+    }),
+  );
+  const miniflare = new Miniflare({ host: '127.0.0.1', port: 0, workers });
+  const front = await miniflare.ready;
+  const urls = await Promise.all(
+    workers.map((worker, position) =>
+      position === 0 ? new URL('/', front) : miniflare.unsafeGetDirectURL(worker.name),
+    ),
+  );
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= miniflare.dispose();
+    return closed;
+  };
+  return urls.map((url, position) => ({ url: new URL('/', url), assetRequests: counts[position]!, close })) as {
+    [Position in keyof Sites]: WorkerdSite;
+  };
+}
+
 /**
  * Starts ONE workerd serving several trees, each by its own `_worker.js` with its own `ASSETS`, as
  * if each were deployed alone: a router worker in front sends `/<name>/<path>` to tree `name`'s
