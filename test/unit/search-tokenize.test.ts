@@ -79,6 +79,14 @@ describe('search tokens', () => {
       'Ｗ',
       '\u2002',
       'İ',
+      // Prose punctuation the ASCII loop cuts at, and two that NFKC gives a mark (tokenize.ts MAY_FOLD).
+      '—',
+      '•',
+      '’',
+      '«',
+      '\u00b7',
+      '\u2017',
+      '\u203e',
     ];
     let seed = 7;
     const random = () => {
@@ -96,6 +104,20 @@ describe('search tokens', () => {
       }
       expect(tokenize(text)).toEqual(whole(text));
     }
+  });
+
+  it('cuts words at prose punctuation as at ASCII punctuation, whatever its neighbours', () => {
+    // Every unit the ASCII loop treats as punctuation (tokenize.ts MAY_FOLD) folds into no letter,
+    // number or mark, and a word on either side keeps its letters.
+    const prose = [0xa0, 0xa9, 0xab, 0xae, 0xb0, 0xb7, 0xbb, 0xd7];
+    for (let unit = 0x2010; unit <= 0x205e; unit += 1) if (unit !== 0x2017 && unit !== 0x203e) prose.push(unit);
+    for (const unit of prose) {
+      const mark = String.fromCharCode(unit);
+      expect(foldText(mark)).not.toMatch(/[\p{L}\p{N}\p{M}]/u);
+      expect(tokenize(`Don${mark}T x${mark}${mark}Y9`)).toEqual(['don', 't', 'x', 'y9']);
+      expect(tokenize(`Ça${mark}va`)).toEqual(['ca', 'va']);
+    }
+    expect(tokenize('a\u2017b')).toEqual(['a', '\u0333b']);
   });
 
   it('leaves out runs longer than a word', () => {

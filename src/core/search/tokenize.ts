@@ -39,7 +39,16 @@ export function foldText(text: string): string {
  * pass: cutting each non-ASCII word alone costs more per character than the general pass.
  */
 const ASCII_GAP_TO_JOIN = 256;
-const NON_ASCII_ALL = /[\u0080-\uffff]/g;
+/**
+ * A non-ASCII unit that may fold into a word or change one: every unit past ASCII but the common
+ * punctuation of prose (no-break space, « » © ® ° · ×, dashes, curly quotes, bullets, ellipsis …),
+ * which is neither a letter, number nor mark, folds into none (nor combines with its neighbours)
+ * and so only ends a word, as ASCII punctuation does: plain ASCII with only those between its words
+ * is cut by the ASCII loop. Folding a piece for each of them was most of what cutting man pages
+ * cost (their bullets and em dashes). U+2017 and U+203E are left out: NFKC gives them a mark.
+ */
+const MAY_FOLD =
+  /[\u0080-\u009f\u00a1-\u00a8\u00aa\u00ac\u00ad\u00af\u00b1-\u00b6\u00b8-\u00ba\u00bc-\u00d6\u00d8-\u200f\u2017\u203e\u205f-\uffff]/g;
 
 /** Whether the UTF-16 unit is ASCII white space, where no normalization or case rule reaches across. */
 function isAsciiSpace(unit: number): boolean {
@@ -57,7 +66,7 @@ export interface TermVisitor {
   term(term: string): void;
 }
 
-/** The terms of `text`'s units `from`..`to`, plain ASCII: runs of its letters and digits. */
+/** The terms of `text`'s units `from`..`to`, plain ASCII but for units MAY_FOLD leaves out: runs of its letters and digits. */
 function cutAscii(text: string, from: number, to: number, visitor: TermVisitor): void {
   // A loop over the units, not matchAll: a match array per word was most of the garbage a build
   // made cutting its documents. Lowercased unit by unit, not copied.
@@ -146,11 +155,11 @@ export function visitTerms(text: string, visitor: TermVisitor): void {
   let done = 0;
   let pieceStart = -1;
   let pieceEnd = -1;
-  // Each non-ASCII unit past the current piece, found by `test` (no match array per unit).
+  // Each unit past the current piece that may fold (MAY_FOLD), found by `test` (no match array per unit).
   for (let at = 0; at < text.length; at += 1) {
-    NON_ASCII_ALL.lastIndex = Math.max(at, pieceEnd);
-    if (!NON_ASCII_ALL.test(text)) break;
-    at = NON_ASCII_ALL.lastIndex - 1;
+    MAY_FOLD.lastIndex = Math.max(at, pieceEnd);
+    if (!MAY_FOLD.test(text)) break;
+    at = MAY_FOLD.lastIndex - 1;
     let start = at;
     while (start > Math.max(done, pieceEnd) && !isAsciiSpace(text.charCodeAt(start - 1))) start -= 1;
     let end = at + 1;
