@@ -71,7 +71,10 @@ const EXIT_CODE_BY_ERROR_CODE: Record<string, 1 | 2> = {
   SCRATCH_FILE_DAMAGED: 1,
 };
 
-/** The error codes named in the files of src/ that throw StaticMcpError (Node's own ERR_* and environment variable names aside). */
+/** Node's own error codes that are not ERR_* (a module that `require` cannot find). */
+const NODE_CODES = new Set(['MODULE_NOT_FOUND']);
+
+/** The error codes named in the files of src/ that throw StaticMcpError (Node's own codes and environment variable names aside). */
 async function findErrorCodesInSource(): Promise<Set<string>> {
   const codes = new Set<string>();
   const root = path.join(REPO_ROOT, 'src');
@@ -80,7 +83,7 @@ async function findErrorCodesInSource(): Promise<Set<string>> {
     const text = await fs.readFile(path.join(root, file), 'utf8');
     if (!text.includes('StaticMcpError')) continue;
     for (const [, code] of text.matchAll(/'([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)'/g)) {
-      if (!code!.startsWith('ERR_') && !code!.startsWith('STATICMCP_')) codes.add(code!);
+      if (!code!.startsWith('ERR_') && !code!.startsWith('STATICMCP_') && !NODE_CODES.has(code!)) codes.add(code!);
     }
   }
   return codes;
