@@ -5,7 +5,7 @@
 // live run that failed is never run again.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { McpSession } from '../../src/core/mcp/mcp-session.js';
 import { answerOnCurrentTree } from '../../src/core/mcp/tree-switch-port.js';
 import type { ServerContext } from '../../src/core/mcp/server-context.js';
@@ -47,7 +47,7 @@ interface Served {
   prepare(text: string, extra?: string): Promise<{ swapOut(): Promise<void>; swapIn(): Promise<void> }>;
 }
 
-async function serveTree(checkIntervalMs: number, live?: ServerContext['live']): Promise<Served> {
+async function serveTree(checkIntervalMs: number, live?: ServerContext['live'], nowMs?: () => number): Promise<Served> {
   const root = path.join(await temporaryFolder('staticmcp-switch-'), 'tree');
   await writeTreeAt(root, 'first text');
   const problems: string[] = [];
@@ -62,6 +62,7 @@ async function serveTree(checkIntervalMs: number, live?: ServerContext['live']):
     source,
     loadedIdentity,
     checkIntervalMs,
+    ...(nowMs ? { nowMs } : {}),
     notify: (changes) => session.treeReloaded(changes),
     logProblem: (text) => problems.push(text),
   });
@@ -104,27 +105,23 @@ describe('switching a rebuilt tree in', () => {
   });
 
   it('looks at mcp.json at most once per interval, then switches on the next request', async () => {
-    // The switch reads Date.now(): a fake clock (only Date; timers and the file system stay real)
-    // makes "within the interval" mean the interval, however slow the machine is.
-    vi.useFakeTimers({ toFake: ['Date'] });
-    try {
-      const served = await serveTree(300);
-      await served.ask('resources/list');
-      const next = await served.prepare('second text', 'file:///more.md');
-      await next.swapOut();
-      await next.swapIn();
-      // Within the interval: the loaded tree answers (its reads see the new files, its list is the old one).
-      vi.advanceTimersByTime(299);
-      expect((await served.ask('resources/list')).result).toMatchObject({ resources: [{ uri: URI }] });
-      expect(served.sent).toEqual([]);
-      vi.advanceTimersByTime(1);
-      expect((await served.ask('resources/list')).result).toMatchObject({
-        resources: [{ uri: URI }, { uri: 'file:///more.md' }],
-      });
-      expect(served.problems.join('\n')).toMatch(/switched to the rebuilt tree; resources list\(s\) changed/);
-    } finally {
-      vi.useRealTimers();
-    }
+    // A clock the test steps (the file system stays real) makes "within the interval" mean the
+    // interval, however slow the machine is.
+    let clockMs = 1_000_000;
+    const served = await serveTree(300, undefined, () => clockMs);
+    await served.ask('resources/list');
+    const next = await served.prepare('second text', 'file:///more.md');
+    await next.swapOut();
+    await next.swapIn();
+    // Within the interval: the loaded tree answers (its reads see the new files, its list is the old one).
+    clockMs += 299;
+    expect((await served.ask('resources/list')).result).toMatchObject({ resources: [{ uri: URI }] });
+    expect(served.sent).toEqual([]);
+    clockMs += 1;
+    expect((await served.ask('resources/list')).result).toMatchObject({
+      resources: [{ uri: URI }, { uri: 'file:///more.md' }],
+    });
+    expect(served.problems.join('\n')).toMatch(/switched to the rebuilt tree; resources list\(s\) changed/);
   });
 
   it('switches nothing when mcp.json was rewritten with the same content', async () => {

@@ -40,6 +40,8 @@ export interface TreeSwitchOptions {
   loadedIdentity: string | undefined;
   /** Milliseconds between two looks at `mcp.json` (0: every request looks). */
   checkIntervalMs: number;
+  /** The clock the interval is measured on (Date.now unless a test steps it). */
+  nowMs?: () => number;
   /** Tells every session what changed; resolves with the subscribed URIs whose content changed. */
   notify(changes: ListChanges): Promise<string[]>;
   logProblem(text: string): void;
@@ -84,7 +86,7 @@ export class FolderTreeSwitch implements TreeSwitchPort {
 
   checkIfDue(): Promise<void> | undefined {
     if (this.looking) return this.looking;
-    const nowMs = Date.now();
+    const nowMs = (this.options.nowMs ?? Date.now)();
     if (nowMs - this.checkedAtMs < this.options.checkIntervalMs) return undefined;
     this.checkedAtMs = nowMs;
     // One stat, synchronous: the usual answer (unchanged) costs the request no turn of the event loop.
@@ -94,7 +96,7 @@ export class FolderTreeSwitch implements TreeSwitchPort {
 
   async switchedSince(tree: LoadedTree): Promise<boolean> {
     if (this.server.tree !== tree) return true;
-    this.checkedAtMs = Date.now();
+    this.checkedAtMs = (this.options.nowMs ?? Date.now)();
     await this.look();
     return this.server.tree !== tree;
   }
