@@ -34,14 +34,16 @@ function write(relativePath, source, code) {
 
 // unicode: false counts UTF-16 units for minLength/maxLength (no run-time import of ajv's
 // ucs2length); the schema's only bounds are "not empty" and an ASCII-only registry name.
-const configAjv = new Ajv({
+/** Options of the validators whose code needs nothing of ajv at run time. */
+const SELF_CONTAINED_OPTIONS = {
   allErrors: true,
   strict: false,
   validateSchema: false,
   unicode: false,
   logger: false,
   code: { source: true },
-});
+};
+const configAjv = new Ajv(SELF_CONTAINED_OPTIONS);
 const configSchema = JSON.parse(readFileSync(path.join(REPO_ROOT, 'staticmcp.schema.json'), 'utf8'));
 write(
   'project/config-validator.cjs',
@@ -73,14 +75,7 @@ function refuseLengthBounds(node, where) {
     throw new Error(`${where}: a length bound other than minLength 1 counts differently with unicode: false`);
   for (const [key, value] of Object.entries(node)) refuseLengthBounds(value, `${where}.${key}`);
 }
-const sidecarAjv = new Ajv({
-  allErrors: true,
-  strict: false,
-  validateSchema: false,
-  unicode: false,
-  logger: false,
-  code: { source: true },
-});
+const sidecarAjv = new Ajv(SELF_CONTAINED_OPTIONS);
 for (const [name, schema] of Object.entries(SIDECAR_SCHEMAS)) {
   refuseLengthBounds(schema, name);
   sidecarAjv.addSchema(schema, name);

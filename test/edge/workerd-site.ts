@@ -4,6 +4,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { Miniflare, Response as WorkerdResponse, type Request as WorkerdRequest } from 'miniflare';
+import { resolveTreeFile, TREE_CONTENT_TYPES } from '../helpers/static-host.js';
 
 export interface WorkerdSite {
   /** `http://127.0.0.1:<port>/`: the site's root; MCP at `mcp`. */
@@ -13,12 +14,6 @@ export interface WorkerdSite {
   close(): Promise<void>;
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.json': 'application/json; charset=utf-8',
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-};
-
 /** A static host over `treeDir`: files only, no listings, nothing outside the folder, 404 otherwise. */
 async function serveTreeFile(
   treeDir: string,
@@ -27,21 +22,17 @@ async function serveTreeFile(
 ): Promise<WorkerdResponse> {
   const { pathname } = new URL(request.url);
   counts.set(pathname, (counts.get(pathname) ?? 0) + 1);
-  let relative: string;
+  let file: string | undefined;
   try {
-    // A folder's URL serves its index.html, as Cloudflare's assets do (an app's page is apps/<key>/).
-    relative = decodeURIComponent(pathname)
-      .replace(/^\/+/, '')
-      .replace(/(^|\/)$/, '$1index.html');
+    file = resolveTreeFile(treeDir, pathname);
   } catch {
     return new WorkerdResponse('bad path', { status: 400 });
   }
-  const file = path.resolve(treeDir, relative);
-  if (!file.startsWith(`${treeDir}${path.sep}`)) return new WorkerdResponse('not found', { status: 404 });
+  if (file === undefined) return new WorkerdResponse('not found', { status: 404 });
   try {
     const bytes = await fs.readFile(file);
     return new WorkerdResponse(bytes, {
-      headers: { 'content-type': CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream' },
+      headers: { 'content-type': TREE_CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream' },
     });
   } catch {
     return new WorkerdResponse('not found', { status: 404 });

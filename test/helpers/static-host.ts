@@ -7,7 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 
-const CONTENT_TYPES: Record<string, string> = {
+/** Content types of the files a built tree serves (anything else: application/octet-stream). */
+export const TREE_CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.json': 'application/json; charset=utf-8',
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -19,16 +20,15 @@ export interface StaticHost {
   close(): Promise<void>;
 }
 
-/** The file below `root` that `pathname` names (a folder's: its index.html), or undefined outside it. */
-function resolveFile(root: string, pathname: string): string | undefined {
-  let relative: string;
-  try {
-    relative = decodeURIComponent(pathname)
-      .replace(/^\/+/, '')
-      .replace(/(^|\/)$/, '$1index.html');
-  } catch {
-    return undefined;
-  }
+/**
+ * The file below `root` that `pathname` names (a folder's: its index.html, as Cloudflare's assets
+ * answer an app's page at apps/<key>/), or undefined outside it; throws URIError for a malformed
+ * percent-encoding.
+ */
+export function resolveTreeFile(root: string, pathname: string): string | undefined {
+  const relative = decodeURIComponent(pathname)
+    .replace(/^\/+/, '')
+    .replace(/(^|\/)$/, '$1index.html');
   const file = path.resolve(root, relative);
   return file.startsWith(`${root}${path.sep}`) ? file : undefined;
 }
@@ -37,11 +37,14 @@ function resolveFile(root: string, pathname: string): string | undefined {
 export async function startStaticHost(treeDir: string): Promise<StaticHost> {
   const root = path.resolve(treeDir);
   const server = http.createServer((request, response) => {
-    const file = resolveFile(root, new URL(request.url ?? '/', 'http://host').pathname);
+    let file: string | undefined;
+    try {
+      file = resolveTreeFile(root, new URL(request.url ?? '/', 'http://host').pathname);
+    } catch {}
     const read = file ? fs.readFile(file) : Promise.reject(new Error('outside the tree'));
     read.then(
       (bytes) => {
-        const type = CONTENT_TYPES[path.extname(file ?? '')] ?? 'application/octet-stream';
+        const type = TREE_CONTENT_TYPES[path.extname(file ?? '')] ?? 'application/octet-stream';
         response.writeHead(200, { 'content-type': type }).end(bytes);
       },
       () => response.writeHead(404, { 'content-type': 'text/plain' }).end('not found'),
