@@ -147,7 +147,9 @@ export function startStdioTransport(options: StdioTransportOptions): StdioTransp
       // The answers that need no I/O are out by then; the streams load while the client reads them.
       setImmediate(() => {
         if (closed) return;
-        openOutput();
+        // An empty write sends nothing; it compiles the stream's write path now, while the client
+        // reads its answers, instead of in the first call's answer.
+        openOutput().write('');
         openInput();
       });
     });
