@@ -65,7 +65,8 @@ export class LineClient {
 
 /**
  * Writes a tree in our profile with one tool `lookup(n: integer)` and `count` precomputed call
- * files (n = 0 … count-1), each answering "value <n>"; returns its folder.
+ * files (n = 0 … count-1), each answering "value <n>" and laid out as a build writes it (one
+ * line, the arguments last: core/tree/call-file-text.ts); returns its folder.
  */
 export function writeLookupTree(count) {
   const root = tempDir('staticmcp-bench-tree-');
@@ -74,7 +75,7 @@ export function writeLookupTree(count) {
   for (let n = 0; n < count; n += 1) {
     writeFileSync(
       path.join(folder, `${n}.json`),
-      `${JSON.stringify({ content: [{ type: 'text', text: `value ${n}` }], _meta: { 'staticmcp/arguments': { n } } }, null, 2)}\n`,
+      `${JSON.stringify({ content: [{ type: 'text', text: `value ${n}` }], _meta: { 'staticmcp/arguments': { n } } })}\n`,
     );
   }
   const manifest = {

@@ -2,7 +2,7 @@
 // tree (collisions between keys detected here: the first argument set keeps the file, the others
 // are reported and served live) and into counters of its tool's report.
 import { callFilePath } from '../core/tree/call-key.js';
-import { treeJsonFile } from '../core/tree/canonical-json.js';
+import { callFileText } from '../core/tree/call-file-text.js';
 import { ARGUMENTS_META_KEY } from '../core/tree/manifest.js';
 import type { ToolReport } from './build-report.js';
 import { OmittedDefaultKeys } from './omitted-default-keys.js';
@@ -65,9 +65,8 @@ export class CallFileSink {
       if (owner.isError) report.errorResults -= 1;
       report.precomputed -= 1;
     }
-    // A rich result's own _meta is kept beside the recorded arguments (the bridge strips only those).
-    const callFile = { ...outcome.result, _meta: { ...outcome.result._meta, [ARGUMENTS_META_KEY]: outcome.arguments } };
-    await this.output.write(filePath, treeJsonFile(callFile));
+    // A rich result's own _meta is kept before the recorded arguments (the bridge strips only those).
+    await this.output.write(filePath, callFileText(outcome.result, outcome.arguments));
     this.omittedDefaults.add(plan, outcome.arguments, filePath);
     report.precomputed += 1;
     if (outcome.result.isError) report.errorResults += 1;

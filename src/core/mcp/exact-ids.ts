@@ -100,6 +100,11 @@ export function stringifyAndKeep(message: Record<string, unknown>): string {
   return text;
 }
 
+/** Makes `text` what stringifyJsonRpc writes for `message` (its caller vouches that it is the same JSON). */
+export function keepSerialized(message: Record<string, unknown>, text: string): void {
+  serialized.set(message, text);
+}
+
 /** JSON.stringify for an outgoing message, writing kept ids back as the client's literal. */
 export function stringifyJsonRpc(message: unknown): string {
   if (typeof message === 'object' && message !== null) {

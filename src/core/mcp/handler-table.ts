@@ -4,6 +4,7 @@
 // preloadRequestHandling loads them, with the host's schema compiler, once a server is ready and
 // before a client needs them.
 import { encodeFilename } from '../tree/encode-filename.js';
+import { answerCutCallsWith } from './precomputed-answers.js';
 import type { Handlers } from './method-table.js';
 import type { ServerContext } from './server-context.js';
 
@@ -15,7 +16,10 @@ type LoadedHandlers = Handlers & Pick<typeof import('./request-handlers.js'), 'p
 let handlersLoading: Promise<LoadedHandlers> | undefined;
 export function loadHandlers(): Promise<LoadedHandlers> {
   // `satisfies`: a handler the method table names and request-handlers.ts lacks is a type error.
-  handlersLoading ??= import('./request-handlers.js').then((handlers) => handlers satisfies LoadedHandlers);
+  handlersLoading ??= import('./request-handlers.js').then((handlers) => {
+    answerCutCallsWith(handlers.answerCutCall);
+    return handlers satisfies LoadedHandlers;
+  });
   return handlersLoading;
 }
 

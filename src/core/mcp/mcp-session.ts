@@ -207,8 +207,8 @@ export class McpSession {
     const era = readRequestEra(request.method, request.params);
     if (era.era === 'invalid') return errorResponse(request.id, era.error.code, era.error.message, era.error.data);
     const plain = era.era === 'legacy' && !share && !this.closing;
-    const quick = plain ? this.precomputed.lookUp(request, this.server, this.version) : undefined;
-    if (quick?.result) return resultResponse(request.id, quick.result);
+    const quick = plain ? this.precomputed.lookUp(request, this.server, this.version, this.answerLimits) : undefined;
+    if (quick?.response) return quick.response;
     const room = share ?? new answers.AnswerBudget(this.answerLimits.maxAnswerBytes).openRoom();
     const key = inFlightKey(request.id);
     const controller = new LazyAbort();

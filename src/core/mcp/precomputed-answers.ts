@@ -5,12 +5,28 @@
 // the whole way again. Only plain calls qualify: the legacy era, a request alone (not a batch
 // entry), params holding nothing but `name` and `arguments` (no progress token, no other _meta),
 // and a tree in a local folder (the reader revalidates a downloaded file on its own schedule). It
-// keeps no more answers than the reader keeps files.
-import type { JsonRpcRequest } from './json-rpc.js';
+// keeps no more answers than the reader keeps files. A call with no kept answer is answered from
+// its file's bytes at once when it can be (cut-call-answers.ts, once the handlers are loaded).
+import { type JsonRpcRequest, resultResponse } from './json-rpc.js';
 import type { ProtocolVersion } from './protocol-versions.js';
 import type { ServerContext } from './server-context.js';
 
 type Result = Record<string, unknown>;
+
+/** answerCutCall (cut-call-answers.ts), which loads with the handlers: the type, without importing it. */
+type CutCallAnswerer = (
+  server: ServerContext,
+  request: JsonRpcRequest,
+  version: ProtocolVersion,
+  maxAnswerBytes: number,
+) => Result | undefined;
+
+let answerCutCall: CutCallAnswerer | undefined;
+
+/** Called once the handlers are loaded (handler-table.ts): from then on, lookUp answers calls from their files' bytes. */
+export function answerCutCallsWith(answerer: CutCallAnswerer): void {
+  answerCutCall = answerer;
+}
 
 /** Where a precomputed answer came from: its tree-relative path and the reader's parsed file. */
 interface FileAnswered {
@@ -38,20 +54,24 @@ interface KeptAnswer extends FileAnswered {
   result: Result;
 }
 
-/** What lookUp found: the kept result, or how to keep the one the call is about to get. */
+/** What lookUp found: the response (a kept result, or one cut from the file), or how to keep the one the call is about to get. */
 export interface QuickAnswer {
-  result?: Result;
+  response?: Result;
   keep(result: unknown): void;
 }
 
 export class PrecomputedAnswers {
   private readonly kept = new Map<string, KeptAnswer>();
 
-  /** For a plain tools/call: its kept answer when still good, and a way to keep a new one. */
+  /**
+   * For a plain tools/call: its kept answer when still good, or one cut from its file now (within
+   * the answer cap), or else a way to keep the answer the whole way gives.
+   */
   lookUp(
     request: JsonRpcRequest,
     server: ServerContext,
     version: ProtocolVersion | undefined,
+    { maxAnswerBytes }: { maxAnswerBytes: number },
   ): QuickAnswer | undefined {
     const params = request.params;
     if (request.method !== 'tools/call' || params === undefined) return undefined;
@@ -60,8 +80,11 @@ export class PrecomputedAnswers {
     if (server.treeSwitch?.checkIfDue() !== undefined) return undefined;
     const key = JSON.stringify(params);
     const kept = this.kept.get(key);
-    if (kept !== undefined && this.isCurrent(kept, server, version)) return { result: kept.result, keep: () => {} };
+    if (kept !== undefined && this.isCurrent(kept, server, version))
+      return { response: resultResponse(request.id, kept.result), keep: () => {} };
     if (kept !== undefined) this.kept.delete(key);
+    const cut = version && answerCutCall?.(server, request, version, maxAnswerBytes);
+    if (cut) return { response: cut, keep: () => {} };
     return { keep: (result) => this.keep(key, server, version, result) };
   }
 

@@ -38,3 +38,11 @@ export async function validatorFor(
   }
   return validator;
 }
+
+/**
+ * The validator validatorFor has compiled for `key` on this tree (null: its schema cannot be used),
+ * or undefined while none is: for answers that must not wait for a compile.
+ */
+export function peekValidator(tree: LoadedTree, key: string): Validator | null | undefined {
+  return validatorsByTree.get(tree)?.get(key);
+}

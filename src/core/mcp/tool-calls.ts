@@ -79,7 +79,7 @@ export const listTools = listHandler(
 );
 
 /** The declared arguments only (a schema without properties keeps everything). */
-function declaredOnly(tool: TreeTool, args: JsonObject): JsonObject {
+export function declaredOnly(tool: TreeTool, args: JsonObject): JsonObject {
   if (tool.declaredParameters.length === 0 && !tool.extension) return args;
   // Usually every argument is declared: then the same object, not a copy.
   let undeclared = false;

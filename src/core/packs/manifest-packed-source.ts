@@ -46,6 +46,12 @@ export class ManifestPackedSource implements TreeSource {
     return (this.packed ?? this.inner).sizeOf?.(relativePath);
   }
 
+  /** The inner source's synchronous read, for an unpacked tree (a packed tree's calls are read from its packs). */
+  readNow(relativePath: string, maxBytes: number): ReadOutcome | undefined {
+    if (this.packed !== undefined || relativePath === MANIFEST_FILE) return undefined;
+    return this.inner.readNow?.(relativePath, maxBytes);
+  }
+
   close(): void {
     this.inner.close();
   }

@@ -14,6 +14,8 @@ export type JsonFile =
 
 interface CacheEntry {
   file: JsonFile;
+  /** The file's text, kept beside its parsed value when it was read for an answer cut from its bytes. */
+  text?: string;
   etag?: string;
   /** The file's length as read (UTF-16 units, what the answer built from it takes in UTF-8 for ASCII). */
   textLength?: number;
@@ -122,6 +124,43 @@ export class CachedTreeReader {
     }
     this.remember(relativePath, entry);
     return entry.file;
+  }
+
+  /**
+   * The text of a file and what it parses to, now (no promise): from the cache, or read from a
+   * local source that can read synchronously; undefined when neither can, or the file is larger
+   * than `maxBytes`, missing or not JSON (readJson then says what it is). For answers cut from a
+   * file's bytes (core/mcp/cut-call-answers.ts); cached like readJson's files, with the text.
+   */
+  readNow(relativePath: string, maxBytes: number): { text: string; value: unknown } | undefined {
+    const source = this.source;
+    if (source.readNow === undefined || source.revalidateAfterMs !== undefined) return undefined;
+    const cached = this.entries.get(relativePath);
+    if (cached !== undefined) {
+      if (cached.text === undefined || cached.file.kind !== 'ok' || cached.text.length > maxBytes) return undefined;
+      this.entries.delete(relativePath);
+      this.entries.set(relativePath, cached);
+      return { text: cached.text, value: cached.file.value };
+    }
+    if (checkTreePath(relativePath)) return undefined;
+    const outcome = source.readNow(relativePath, maxBytes);
+    if (outcome?.status !== 'ok') return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(outcome.text);
+    } catch {
+      return undefined;
+    }
+    const { text } = outcome;
+    this.remember(relativePath, {
+      file: { kind: 'ok', value },
+      text,
+      checkedAt: Date.now(),
+      textLength: text.length,
+      // The text is held as well as what it parsed to.
+      sizeBytes: text.length * 4 + ENTRY_OVERHEAD_BYTES,
+    });
+    return { text, value };
   }
 
   private remember(relativePath: string, entry: CacheEntry): void {

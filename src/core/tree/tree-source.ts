@@ -24,6 +24,11 @@ export interface TreeSource {
    * its answers counted only once they are built. Never throws.
    */
   sizeOf?(relativePath: string): Promise<number | undefined>;
+  /**
+   * `read` done synchronously, for a source whose reads are local and quick (a folder): undefined
+   * when it cannot, or the file is larger than `maxBytes` (then left unread). Optional. Never throws.
+   */
+  readNow?(relativePath: string, maxBytes: number): ReadOutcome | undefined;
   close(): void;
 }
 

@@ -21,6 +21,9 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOL
 /** Where an open descriptor's path can be read back (a link to the file it holds). */
 const DESCRIPTOR_LINKS = '/proc/self/fd/';
 
+/** The most readNow reads: a call file larger than this is read by read(). */
+const READ_NOW_BYTES = 64 * 1024;
+
 /** A file sizeOf opened, kept for the read of the same path that normally follows at once. */
 interface OpenedFile {
   relativePath: string;
@@ -35,6 +38,8 @@ export class FolderSource implements TreeSource {
   private descriptorLinks = process.platform === 'linux';
   /** At most one: another sizeOf, a read, or close() closes it (a size refused by the answer's room is never read). */
   private opened: OpenedFile | undefined;
+  /** What readNow reads into: one read, and no new buffer per call. */
+  private readNowBuffer: Buffer | undefined;
 
   constructor(
     private readonly root: string,
@@ -99,6 +104,32 @@ export class FolderSource implements TreeSource {
       }
     } catch (error) {
       return readFailure(relativePath, error);
+    }
+  }
+
+  /**
+   * read() without a promise, for an answer cut from the file's bytes (core/mcp/cut-call-answers.ts):
+   * the same opening and containment, and one read into a buffer kept for it, without fstat. A
+   * file that fills the buffer (larger than `maxBytes` or than the buffer) is not taken; nor is
+   * anything that cannot be opened, read or is outside the tree: undefined, and read() says why.
+   * What is not a regular file reads as an error or no bytes here (opened without waiting), and a
+   * device's bytes would still have to be the call file of exactly that call to be answered.
+   */
+  readNow(relativePath: string, maxBytes: number): ReadOutcome | undefined {
+    this.closeOpened();
+    let descriptor: number | undefined;
+    try {
+      descriptor = this.openInside(relativePath);
+      if (descriptor === undefined) return undefined;
+      const limit = Math.min(maxBytes, READ_NOW_BYTES);
+      this.readNowBuffer ??= Buffer.allocUnsafe(READ_NOW_BYTES + 1);
+      const filled = readSync(descriptor, this.readNowBuffer, 0, limit + 1, null);
+      if (filled > limit) return undefined;
+      return { status: 'ok', text: this.readNowBuffer.toString('utf8', 0, filled) };
+    } catch {
+      return undefined;
+    } finally {
+      if (descriptor !== undefined) closeSync(descriptor);
     }
   }
 

@@ -1,0 +1,181 @@
+// A precomputed call answered from its file's bytes (core/mcp/cut-call-answers.ts, the cut in
+// core/tree/call-file-text.ts): the line a client reads is byte for byte the one serializing the
+// parsed file gives, for every shape a build writes; files not laid out for the cut (older trees,
+// other generators, hand edits) answer the same through the serializer; and the file checks hold
+// on this path too (a damaged file, a link out of the tree, a named pipe, other arguments, the
+// answer cap). In-process, over real tree folders.
+import { execFileSync } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseJsonRpcText, stringifyJsonRpc } from '../../src/core/mcp/exact-ids.js';
+import { McpSession } from '../../src/core/mcp/mcp-session.js';
+import { callFileText, cutCallResult } from '../../src/core/tree/call-file-text.js';
+import { readCallFile } from '../../src/core/tree/lenient-files.js';
+import { FolderSource } from '../../src/hosts/node/folder-source.js';
+import { createNodeServerContext } from '../../src/hosts/node/node-server-context.js';
+import { temporaryFolder } from '../helpers/temp-folders.js';
+
+const RESULTS: Record<string, unknown>[] = [
+  { content: [{ type: 'text', text: 'value 1' }] },
+  { content: [{ type: 'text', text: 'failed "quoted" \\ back\nslash' }], isError: true },
+  { content: [{ type: 'text', text: 'crème brûlée 🍮 \u2028' }], structuredContent: { a: [1, 2, { b: null }] } },
+  { _meta: { phase: 'build', 'staticmcp/arguments': { stale: true } }, content: [] },
+  { content: [{ type: 'text', text: '}}' }], _meta: { note: '"staticmcp/arguments":{"n":1}}}' } },
+];
+
+/** What the whole way answers for a call file's text: the parsed result, arguments taken out, serialized. */
+function serializedResult(text: string): string {
+  return JSON.stringify(readCallFile(JSON.parse(text)).result);
+}
+
+describe('a call file as a build writes it', () => {
+  it('is one line, records its arguments last in _meta, and cuts to the serialized result', () => {
+    for (const result of RESULTS) {
+      for (const args of [{ n: 1 }, {}, { text: 'a "b"}}', list: [1, { c: 2 }] }]) {
+        const text = callFileText(result, args);
+        expect(text.indexOf('\n')).toBe(text.length - 1);
+        const value = JSON.parse(text);
+        expect(value._meta['staticmcp/arguments']).toEqual(args);
+        expect(Object.keys(value).at(-1)).toBe('_meta');
+        expect(cutCallResult(text, value)).toBe(serializedResult(text));
+      }
+    }
+  });
+
+  it('is not cut when laid out otherwise: the caller serializes it instead', () => {
+    const result = { content: [{ type: 'text', text: 'v' }], _meta: { 'staticmcp/arguments': { n: 1 } } };
+    const pretty = `${JSON.stringify(result, null, 2)}\n`;
+    const argumentsFirst = JSON.stringify({ _meta: { 'staticmcp/arguments': { n: 1 }, x: 1 }, content: [] });
+    const metaFirst = JSON.stringify({ _meta: { 'staticmcp/arguments': { n: 1 } }, content: [] });
+    // The tail is there, but inside a key that only ends like it.
+    const lookalike = '{"content":[],"_meta":{"x\\"staticmcp/arguments":{"n":1}}}';
+    const spaced = '{"content":[],"_meta":{"staticmcp/arguments":{"n": 1}}}';
+    const noArguments = JSON.stringify({ content: [], _meta: { x: 1 } });
+    for (const text of [pretty, argumentsFirst, metaFirst, lookalike, spaced, noArguments])
+      expect(cutCallResult(text, JSON.parse(text)), text).toBeUndefined();
+  });
+});
+
+const MANIFEST = {
+  protocolVersion: '2025-11-25',
+  serverInfo: { name: 'lookup', version: '1.0.0' },
+  capabilities: {
+    tools: [
+      {
+        name: 'lookup',
+        inputSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] },
+      },
+    ],
+    resources: [],
+    prompts: [],
+  },
+  staticmcp: {
+    profileVersion: 1,
+    tools: { lookup: { parameterOrder: ['n'], enumerated: ['n'], live: false, script: 'tools/lookup' } },
+  },
+};
+
+/** A tree whose lookup(n) files are `files[n]`, and a function that sends one line and returns the line answered. */
+async function openTree(
+  files: Record<number, string>,
+  version = '2025-11-25',
+  answerLimits = {},
+): Promise<{ root: string; ask: (line: string) => Promise<{ line: string; cut: boolean }>; close(): Promise<void> }> {
+  const root = await temporaryFolder('staticmcp-cut-calls-');
+  await fs.mkdir(path.join(root, 'tools', 'lookup'), { recursive: true });
+  await fs.writeFile(path.join(root, 'mcp.json'), JSON.stringify(MANIFEST));
+  for (const [n, text] of Object.entries(files))
+    await fs.writeFile(path.join(root, 'tools', 'lookup', `${n}.json`), text);
+  const server = await createNodeServerContext({ source: new FolderSource(root, 'lookup'), logProblem: () => {} });
+  const session = new McpSession(server, () => {}, { answerLimits });
+  const ask = async (line: string) => {
+    const response = (await session.handleParsed(parseJsonRpcText(line), () => {})) as Record<string, unknown>;
+    const answered = stringifyJsonRpc(response);
+    // Cut when the kept text, not the object, is what the transport writes.
+    response.result = 'replaced';
+    return { line: answered, cut: stringifyJsonRpc(response) === answered };
+  };
+  await ask(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version } }));
+  // The first call goes the whole way (the handlers and the validator are compiled on the way).
+  await ask('{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"lookup","arguments":{"n":99}}}');
+  return { root, ask, close: () => session.close(0, 1_000) };
+}
+
+const callLine = (id: string, n: unknown) =>
+  `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"lookup","arguments":{"n":${JSON.stringify(n)}}}}`;
+
+describe('a precomputed call answered from its file', () => {
+  it('writes the same line the serializer would, with the id as the client sent it', async () => {
+    const files = Object.fromEntries(RESULTS.map((result, n) => [n, callFileText(result, { n })]));
+    const tree = await openTree(files);
+    for (const [n, text] of Object.entries(files)) {
+      for (const id of ['7', '"a-string"', '12345678901234567890']) {
+        const answer = await tree.ask(callLine(id, Number(n)));
+        expect(answer).toEqual({ line: `{"jsonrpc":"2.0","id":${id},"result":${serializedResult(text)}}`, cut: true });
+      }
+    }
+    await tree.close();
+  });
+
+  it('answers an older tree (pretty-printed files) the same, through the serializer', async () => {
+    const result = {
+      content: [{ type: 'text', text: 'old' }],
+      _meta: { phase: 'build', 'staticmcp/arguments': { n: 1 } },
+    };
+    const tree = await openTree({ 1: `${JSON.stringify(result, null, 2)}\n` });
+    expect(await tree.ask(callLine('3', 1))).toEqual({
+      line: '{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"old"}],"_meta":{"phase":"build"}}}',
+      cut: false,
+    });
+    await tree.close();
+  });
+
+  it('reshapes for an older protocol version instead of cutting', async () => {
+    const text = callFileText({ content: [], structuredContent: { a: 1 } }, { n: 1 });
+    const tree = await openTree({ 1: text }, '2025-03-26');
+    expect(await tree.ask(callLine('1', 1))).toEqual({
+      line: '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}',
+      cut: false,
+    });
+    await tree.close();
+  });
+
+  it('keeps the file checks: damaged, linked out of the tree, a named pipe, other arguments, too large', async () => {
+    const outside = await temporaryFolder('staticmcp-cut-calls-outside-');
+    await fs.writeFile(
+      path.join(outside, 'secret.json'),
+      callFileText({ content: [{ type: 'text', text: 'secret' }] }, { n: 2 }),
+    );
+    const tree = await openTree({
+      1: callFileText({ content: [{ type: 'text', text: 'cut short' }] }, { n: 1 }).slice(0, 30),
+      4: callFileText({ content: [{ type: 'text', text: 'answers 5' }] }, { n: 5 }),
+      5: callFileText({ content: [{ type: 'text', text: 'x'.repeat(5000) }] }, { n: 5 }),
+    });
+    await fs.symlink(path.join(outside, 'secret.json'), path.join(tree.root, 'tools', 'lookup', '2.json'));
+    execFileSync('mkfifo', [path.join(tree.root, 'tools', 'lookup', '3.json')]);
+    const textOf = async (n: number) => {
+      const answer = await tree.ask(callLine('1', n));
+      expect(answer.cut).toBe(false);
+      return JSON.parse(answer.line).result.content[0].text as string;
+    };
+    expect(await textOf(1)).toMatch(
+      /its precomputed answer cannot be read \(tools\/lookup\/1\.json is not valid JSON\)/,
+    );
+    expect(await textOf(2)).toMatch(/this call was not precomputed/);
+    expect(await textOf(3)).toMatch(/is not a regular file/);
+    expect(await textOf(4)).toMatch(/this call was not precomputed/);
+    await tree.close();
+    const capped = await openTree(
+      { 5: callFileText({ content: [{ type: 'text', text: 'x'.repeat(5000) }] }, { n: 5 }) },
+      undefined,
+      {
+        maxAnswerBytes: 4096,
+      },
+    );
+    const answer = await capped.ask(callLine('1', 5));
+    expect(answer.cut).toBe(false);
+    expect(JSON.parse(answer.line).error.message).toMatch(/^Answer too large/);
+    await capped.close();
+  });
+});
