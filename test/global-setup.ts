@@ -30,6 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { compileSources } from '../scripts/compile-src.mjs';
+import { logOutsideCpu } from './helpers/process-tree-cpu.js';
 import { installRuntimeTools } from './helpers/runtime-tools.js';
 import { type SharedHostsServer, startSharedHostsServer } from './shared-hosts.js';
 
@@ -146,6 +147,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('sharedHosts', sharedHosts.url);
   }
   return async () => {
+    const cpuLog = process.env.STATICMCP_TEST_CPU_LOG;
+    if (cpuLog) logOutsideCpu(cpuLog, `${project.name} teardown`);
     await sharedHosts?.close();
     await release();
   };

@@ -10,9 +10,10 @@
 // with settings of their own (secrets, their own project) still start their own. `chromium` is the browser server the browser tests connect to
 // (test/browser/browser.ts); its address is a ws:// URL.
 // Each `GET /<host>` holds the host for the asking test file until that file's `DELETE /<host>`
-// (test/helpers/shared-hosts.ts sends it after the file's own afterAll hooks). A host in a process
-// group of its own (wrangler, Deno) is paused while no file holds it and goes on when one asks:
-// most of the run they would otherwise idle, and an idle wrangler still uses CPU.
+// (test/helpers/shared-hosts.ts sends it after the file's own afterAll hooks, or sooner, when the
+// file is done with it). A host in a process group of its own (wrangler, Deno, chromium) is paused
+// while no file holds it and goes on when one asks: most of the run they would otherwise idle, and
+// an idle wrangler or chromium still uses CPU.
 import { execFile } from 'node:child_process';
 import { cpSync, promises as fs, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';

@@ -23,11 +23,39 @@ export interface Screen {
   colorScheme: 'light' | 'dark';
 }
 
-/** Starts chromium as a server other processes connect to (test/shared-hosts.ts starts it once per run). */
-export async function startChromiumServer(): Promise<{ url: URL; close(): Promise<void> }> {
+/**
+ * Starts chromium as a server other processes connect to (test/shared-hosts.ts starts it once per
+ * run). Playwright starts it as the leader of a process group of its own: `pause` stops the group
+ * (SIGSTOP) while no test file uses it, since its processes keep using CPU when idle, and `resume`
+ * lets it go on.
+ */
+export async function startChromiumServer(): Promise<{
+  url: URL;
+  close(): Promise<void>;
+  pause(): void;
+  resume(): void;
+}> {
   // As root (CI), Chromium's sandbox cannot start.
   const server = await chromium.launchServer({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  return { url: new URL(server.wsEndpoint()), close: () => server.close() };
+  const group = server.process().pid;
+  const signalGroup = (signal: NodeJS.Signals): void => {
+    if (group === undefined) return;
+    try {
+      process.kill(-group, signal);
+    } catch {
+      // The browser has ended: nothing to pause or resume.
+    }
+  };
+  return {
+    url: new URL(server.wsEndpoint()),
+    close: async () => {
+      // A paused browser would never answer the close.
+      signalGroup('SIGCONT');
+      await server.close();
+    },
+    pause: () => signalGroup('SIGSTOP'),
+    resume: () => signalGroup('SIGCONT'),
+  };
 }
 
 /**

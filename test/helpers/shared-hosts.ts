@@ -41,6 +41,21 @@ async function askSharedHost(name: SharedHostName): Promise<{ url: URL; project:
   return { url: new URL(body.url), project: body.project ?? '' };
 }
 
+/**
+ * Lets go of the shared `name` host before the file ends, once the file is done with it, so the run
+ * can pause it while the file goes on with other hosts (an idle wrangler keeps using CPU). Asking
+ * for it again later holds it again.
+ */
+export async function releaseSharedHost(name: SharedHostName): Promise<void> {
+  const host = held.get(name);
+  if (!host) return;
+  held.delete(name);
+  // The ask first: a release that reached the server before its ask would leave the host held.
+  await host.catch(() => undefined);
+  const server = inject('sharedHosts');
+  if (server) await fetch(new URL(name, server), { method: 'DELETE' });
+}
+
 /** Lets go of every host this file asked for (its ask counted, even when the host failed to start). */
 export async function releaseSharedHosts(): Promise<void> {
   const names = [...held.keys()];

@@ -6,8 +6,8 @@
 // (test/shared-hosts.ts).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { type SharedHostName, sharedHostOfProject } from '../helpers/shared-hosts.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { releaseSharedHost, type SharedHostName, sharedHostOfProject } from '../helpers/shared-hosts.js';
 
 interface HostCase {
   name: string;
@@ -30,6 +30,9 @@ describe.each(HOSTS)('discovery files on $name', ({ shared }) => {
     config = JSON.parse(await fs.readFile(path.join(project, 'staticmcp.json'), 'utf8'));
     expect(config.publicUrl, 'the packed example has a public URL').toMatch(/^https:\/\//);
   }, 180_000);
+
+  // Done with it: the run pauses it while the next host's tests run.
+  afterAll(() => releaseSharedHost(shared));
 
   it('serves /mcp/server-card as a static file with its media type, to any origin', async () => {
     const answer = await fetch(new URL('mcp/server-card', host.url), {

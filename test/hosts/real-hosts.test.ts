@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CLI } from '../helpers/paths.js';
 import { buildFixtureProject } from '../helpers/projects.js';
-import { type SharedHostName, sharedHost, sharedHostOfProject } from '../helpers/shared-hosts.js';
+import { releaseSharedHost, type SharedHostName, sharedHost, sharedHostOfProject } from '../helpers/shared-hosts.js';
 import {
   type RunningHost,
   startNetlifyUnderDeno,
@@ -101,6 +101,8 @@ describe.each(HOSTS)('the example tree on $name', (hostCase) => {
   afterAll(async () => {
     await client?.close();
     await host?.close();
+    // Done with it: the run pauses it while the other hosts' tests run.
+    if (hostCase.shared) await releaseSharedHost(hostCase.shared);
   });
 
   it('connects the SDK client and answers a precomputed call', async () => {
@@ -225,6 +227,7 @@ describe.each(HOSTS)('the packed example tree on $name', (hostCase) => {
   afterAll(async () => {
     await client?.close();
     await host?.close();
+    if (hostCase.sharedPacked) await releaseSharedHost(hostCase.sharedPacked);
   });
 
   it('answers a packed call from its pack, and a call nobody precomputed as not precomputed', async () => {
