@@ -70,6 +70,8 @@ export interface SearchIndexOutcome {
   files: { path: string; sha256: string }[];
   /** Linked from the previous tree (the files then are the recorded ones), not written. */
   reused: boolean;
+  /** Each pack's key (part folder and digest of its records' inputs) and path (search-pack-reuse.ts). */
+  packKeys?: Record<string, string>;
 }
 
 interface SearchIndexRecord {
@@ -79,6 +81,7 @@ interface SearchIndexRecord {
   skipped: number;
   extension: SearchIndexExtension;
   files: RecordedIndexFile[];
+  packKeys?: Record<string, string>;
   /** sha256 of the fields above: a record edited by hand is not used. */
   check: string;
 }
@@ -90,6 +93,8 @@ export interface ReusableSearchIndex {
   skipped: number;
   extension: SearchIndexExtension;
   files: readonly RecordedIndexFile[];
+  /** Pack keys naming only files of `files` (search-pack-reuse.ts). */
+  packKeys?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -182,7 +187,15 @@ function pathsNamedBy(extension: SearchIndexExtension): string[] | undefined {
 function checkOf(record: Omit<SearchIndexRecord, 'check'>): string {
   return createHash('sha256')
     .update(
-      JSON.stringify([record.outDir, record.generator, record.inputs, record.skipped, record.extension, record.files]),
+      JSON.stringify([
+        record.outDir,
+        record.generator,
+        record.inputs,
+        record.skipped,
+        record.extension,
+        record.files,
+        ...(record.packKeys === undefined ? [] : [record.packKeys]),
+      ]),
     )
     .digest('hex');
 }
@@ -228,10 +241,21 @@ export async function readReusableSearchIndex(
     const named = pathsNamedBy(record.extension);
     if (named === undefined || named.length === 0 || !named.every((named) => paths.has(named))) return undefined;
     const { inputs, skipped, extension, files } = record;
-    return { outDir, inputs, skipped, extension, files };
+    const packKeys = packKeysOf(record.packKeys, paths);
+    return { outDir, inputs, skipped, extension, files, ...(packKeys ? { packKeys } : {}) };
   } catch {
     return undefined;
   }
+}
+
+/** The record's pack keys that name a file of `paths` (a key of another shape, or naming another file, is left out). */
+function packKeysOf(packKeys: unknown, paths: ReadonlySet<string>): Record<string, string> | undefined {
+  if (typeof packKeys !== 'object' || packKeys === null) return undefined;
+  const kept: Record<string, string> = {};
+  for (const [key, packPath] of Object.entries(packKeys))
+    if (typeof packPath === 'string' && paths.has(packPath) && /^[a-z./-]+[0-9a-f]{64}$/.test(key))
+      kept[key] = packPath;
+  return kept;
 }
 
 /**
@@ -267,8 +291,8 @@ export async function recordSearchIndex(
     }
     files.push(recordedFileOf(written.path, written.sha256, stats));
   }
-  const { inputs, skipped, extension } = outcome;
-  const fields = { outDir, generator, inputs, skipped, extension, files };
+  const { inputs, skipped, extension, packKeys } = outcome;
+  const fields = { outDir, generator, inputs, skipped, extension, files, ...(packKeys ? { packKeys } : {}) };
   const record: SearchIndexRecord = { ...fields, check: checkOf(fields) };
   await fs.mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;

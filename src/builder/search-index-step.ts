@@ -47,6 +47,7 @@ import {
   searchWriterIdentity,
 } from './search-index-reuse.js';
 import type { TreeOutput } from './tree-output.js';
+import { SearchPackReuse } from './search-pack-reuse.js';
 import { isAppResource } from '../core/tree/mcp-apps.js';
 import { isSkillUri } from '../core/tree/skills.js';
 import { isTextResource, type ProjectResource } from '../project/project-resource.js';
@@ -215,9 +216,17 @@ export async function writeTreeSearchIndex(
   kept?: KeptSearchDocuments,
   keptTerms?: SpillingSearchIndexOptions['keptTerms'],
   keptLlms?: KeptLlmsEntries,
-): Promise<{ extension: SearchIndexExtension; warnings: BuildProblem[]; skipped: number; files: string[] }> {
+  packs?: { previous?: ReusableSearchIndex },
+): Promise<{
+  extension: SearchIndexExtension;
+  warnings: BuildProblem[];
+  skipped: number;
+  files: string[];
+  packKeys?: Record<string, string>;
+}> {
   const counts = { skipped: 0 };
   const files: string[] = [];
+  const packReuse = packs ? new SearchPackReuse(output, packs.previous, (linked) => files.push(linked)) : undefined;
   // The writer (and node:crypto) load only for projects that search. Its sorted runs go beside
   // the output folder, in the build's own scratch folder, never into the tree.
   const { writeSearchIndexSpilling } = await import('../tree-writer/search-index-spill-writer.js');
@@ -237,6 +246,7 @@ export async function writeTreeSearchIndex(
       stemming: settings.stemming,
       ...(kept ? { kept } : {}),
       ...(keptTerms ? { keptTerms } : {}),
+      ...(packReuse ? { packReuse: (folder: string) => packReuse.forPart(folder) } : {}),
     };
     const extension = await writeSearchIndexSpilling(documents, options, (filePath, bytes) => {
       files.push(filePath);
@@ -259,7 +269,13 @@ export async function writeTreeSearchIndex(
           message: `leaves out ${llms.leftOutCount} documents past limits.maxLlmsFullBytes (${maxLlmsFullBytes} bytes); llms.txt lists them all (raise the limit in staticmcp.json to include them)`,
         });
     }
-    return { extension, warnings, skipped: counts.skipped, files: files.sort(compareStrings) };
+    return {
+      extension,
+      warnings,
+      skipped: counts.skipped,
+      files: files.sort(compareStrings),
+      ...(packReuse ? { packKeys: packReuse.made } : {}),
+    };
   } finally {
     await removeTree(scratchFolder);
   }
@@ -308,6 +324,7 @@ export async function writeSearchIndexStep(
         extension,
         files: previous.files.map((file) => ({ path: file.path, sha256: file.sha256 })),
         reused: true,
+        ...(previous.packKeys ? { packKeys: { ...previous.packKeys } } : {}),
       },
     };
   }
@@ -327,6 +344,7 @@ export async function writeSearchIndexStep(
       kept,
       keptTerms,
       keptLlms,
+      { ...(previous ? { previous } : {}) },
     );
     await input.output.writer.flush();
     kept?.commit();
@@ -349,6 +367,7 @@ export async function writeSearchIndexStep(
         sha256: input.output.writer.digestOf(filePath)!.toString('hex'),
       })),
       reused: false,
+      ...(written.packKeys ? { packKeys: written.packKeys } : {}),
     },
   };
 }

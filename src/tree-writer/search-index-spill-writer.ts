@@ -37,7 +37,13 @@ import {
 import { grownTypedArray } from './grown-typed-array.js';
 import { readAt, SpillWriter, WindowReader } from './spill-files.js';
 import { weightAverageLengthOf } from '../core/search/postings.js';
-import { packRecords, type RecordPlace, type RecordSource, type WriteIndexFile } from './search-record-packer.js';
+import {
+  type PackReuse,
+  packRecords,
+  type RecordPlace,
+  type RecordSource,
+  type WriteIndexFile,
+} from './search-record-packer.js';
 import { withoutRepeatedStemLists } from './search-stem-lists.js';
 import { mergeRuns, PostingRun, termRecordSource } from './search-posting-runs.js';
 import { StringArena } from './string-arena.js';
@@ -77,6 +83,8 @@ export interface SpillingSearchIndexOptions extends SearchIndexOptions {
    * where this build's go (the build's).
    */
   keptTerms?: { previous?: PreviousTerms; writer?: KeptTermsWriter };
+  /** The previous build's packs by part folder, that packs made from the same inputs link (the build's). */
+  packReuse?: (folder: string) => PackReuse;
 }
 
 /** Whether the index stores an excerpt source of the document (not of a call result, nor of no text). */
@@ -340,6 +348,7 @@ export async function writeSearchIndexSpilling(
         sourceLength,
         (arrival) => sourceReader.read(sourceAt[arrival]!, sourceLength[arrival]!),
         (arrival) => bodyLength[arrival] === 0,
+        options.packReuse !== undefined,
       ),
       {
         targetPackBytes: options.targetPackBytes ?? TITLE_PACK_BYTES,
@@ -348,6 +357,7 @@ export async function writeSearchIndexSpilling(
       SEARCH_FILE_LIMITS.titles,
       writeFile,
       placeFollower,
+      options.packReuse?.(`${SEARCH_FOLDER}titles/`),
     );
     const stored = await packRecords(
       `${SEARCH_FOLDER}documents/`,

@@ -30,6 +30,9 @@ const MAGIC = 'staticmcp search documents 6\n';
 /** The new file is `<file><NEW_FILE_MARK><pid>` until it is put in place. */
 export const NEW_FILE_MARK = '.new-';
 const DIGEST_BYTES = 32;
+/** An entry's source field: none, or the length byte before its digest. */
+const NO_SOURCE = Uint8Array.of(0);
+const SOURCE_LENGTH = Uint8Array.of(DIGEST_BYTES);
 
 /** A document's share of the index as its writer made it. */
 export interface KeptDocument {
@@ -241,16 +244,12 @@ export class KeptSearchDocuments {
       const excerptLength = readVarint(this.bytes, at);
       const excerpt = this.bytes.subarray(at.at, at.at + excerptLength);
       this.taken += 1;
-      // Kept for the next build as it is, under this build's source digest.
-      const sourceField =
-        source === undefined ? new Uint8Array([0]) : Buffer.concat([Buffer.from([DIGEST_BYTES]), source]);
-      this.appendEntry(
-        Buffer.concat([
-          this.bytes.subarray(start, start + DIGEST_BYTES),
-          sourceField,
-          this.bytes.subarray(fieldsStart, at.at + excerptLength),
-        ]),
-      );
+      // Kept for the next build as it is, under this build's source digest: its pieces appended
+      // one after the other (joining them first made a copy of every entry, ~1 KB each, as garbage).
+      const digestBytes = this.bytes.subarray(start, start + DIGEST_BYTES);
+      const fields = this.bytes.subarray(fieldsStart, at.at + excerptLength);
+      if (source === undefined) this.appendEntry(digestBytes, NO_SOURCE, fields);
+      else this.appendEntry(digestBytes, SOURCE_LENGTH, source, fields);
       return { terms: () => this.termsAt(fieldsStart), termsAt: fieldsStart, tokenCount, body, excerpt };
     } catch {
       return undefined;
@@ -306,10 +305,13 @@ export class KeptSearchDocuments {
     this.appendEntry(entry);
   }
 
-  private appendEntry(entry: Uint8Array): void {
+  /** Appends an entry made of `pieces`, in order. */
+  private appendEntry(...pieces: Uint8Array[]): void {
     if (this.writer === undefined) return;
-    if (this.writer.bytes + entry.length + DIGEST_BYTES > this.maxBytes) this.discard();
-    else this.append(entry);
+    let length = 0;
+    for (const piece of pieces) length += piece.length;
+    if (this.writer.bytes + length + DIGEST_BYTES > this.maxBytes) this.discard();
+    else for (const piece of pieces) this.append(piece);
   }
 
   private append(bytes: Uint8Array): void {

@@ -2,6 +2,10 @@
 // pass, handing each file to the caller as it closes: the spilling search index writer
 // (search-index-spill-writer.ts) packs its term, title and document records through it, cut at
 // the same content-defined boundaries as the in-memory reference writer (search-part-boundaries.ts).
+// A part whose records come deferred (their lengths and inputs known, their bytes made on demand)
+// can take a pack whole from the previous build: each pack is keyed by the sha256 of its records'
+// inputs, and a pack the previous build made from the same inputs is linked, not made again.
+import { createHash, type Hash } from 'node:crypto';
 import { hexOfBytes, INDEX_ENTRY_BYTES, type KeyKind, PACK_HEADER_BYTES } from '../core/packs/pack-format.js';
 import { encodeIndex, encodePack, type IndexEntryInput } from '../core/packs/pack-encoding.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
@@ -25,6 +29,28 @@ export interface EncodedRecord {
   followerArrivals?: number[];
   /** A record that lies in another part's pack (a document source): only its index entry is made. */
   placedAt?: RecordPlace;
+  /** A record made only if its pack is (`encoded` and `followers` are then empty until made). */
+  deferred?: DeferredRecord;
+}
+
+/** A record known by its lengths and the bytes it is made from, made on demand. */
+export interface DeferredRecord {
+  /** Its encoded bytes' length, and each follower's. */
+  length: number;
+  followerLengths: readonly number[];
+  /** Feeds everything its bytes (and its followers') are made from to `hash`. */
+  feed(hash: Hash): void;
+  make(): { encoded: Uint8Array; followers: Uint8Array[] };
+}
+
+/** Packs of the previous build that may stand for this build's, by the digest of their records' inputs. */
+export interface PackReuse {
+  /** The previous pack made from inputs of digest `key` (hex), when it is still in the previous tree. */
+  find(key: string): { path: string; length: number } | undefined;
+  /** Puts that pack into this build's tree as it is. */
+  link(path: string): Promise<void>;
+  /** Tells what this build's pack made from inputs of digest `key` is. */
+  made(key: string, path: string): void;
 }
 
 /** Where a record lies: its pack (its path is filled when the pack closes), offset and length. */
@@ -43,6 +69,9 @@ export interface RecordSource extends PartTotals {
 
 interface OpenPack {
   records: Uint8Array[];
+  /** Deferred records (made when the pack closes and is not reused), with the digest of their inputs. */
+  deferred: DeferredRecord[];
+  inputs?: Hash;
   size: number;
   firstName: string;
   /** Filled when the pack closes. */
@@ -69,6 +98,7 @@ export async function packRecords(
   limits: SearchPartFileLimits,
   writeFile: WriteIndexFile,
   onFollowerPlaced?: (arrival: number, place: RecordPlace) => void,
+  reuse?: PackReuse,
 ): Promise<PackTableRow[]> {
   if (source.count === 0) return [];
   const boundaries = fitPartBoundaries(givenTargets, source, limits, source.visitSizes);
@@ -81,6 +111,20 @@ export async function packRecords(
   const waiting: { entries: IndexEntryPending[]; lastPack?: OpenPack['file'] }[] = [];
 
   const closePack = async (open: OpenPack) => {
+    // The digest covers the records' count and each one's inputs (their names included).
+    const key = open.inputs?.update(`${open.deferred.length}`).digest('hex');
+    const previous = key === undefined ? undefined : reuse?.find(key);
+    if (previous !== undefined) {
+      open.file.path = previous.path;
+      open.file.length = previous.length;
+      await reuse!.link(previous.path);
+      reuse!.made(key!, previous.path);
+      return;
+    }
+    for (const record of open.deferred) {
+      const made = record.make();
+      open.records.push(made.encoded, ...made.followers);
+    }
     const packBytes = encodePack(open.records);
     if (packBytes.length > MAX_PACK_BYTES) {
       throw new StaticMcpError(
@@ -91,6 +135,7 @@ export async function packRecords(
     }
     open.file.path = `${folder}${contentName(packBytes)}.pack`;
     open.file.length = packBytes.length;
+    if (key !== undefined) reuse?.made(key, open.file.path);
     await writeFile(open.file.path, packBytes);
   };
   const writeWaitingIndexes = async () => {
@@ -122,17 +167,31 @@ export async function packRecords(
       index.push({ key: record.key, ...record.placedAt });
     } else {
       if (pack === undefined)
-        pack = { records: [], size: PACK_HEADER_BYTES, firstName: record.name, file: { path: '', length: 0 } };
-      index.push({ key: record.key, pack: pack.file, offset: pack.size, length: record.encoded.length });
+        pack = {
+          records: [],
+          deferred: [],
+          size: PACK_HEADER_BYTES,
+          firstName: record.name,
+          file: { path: '', length: 0 },
+        };
+      const { deferred } = record;
+      const length = deferred?.length ?? record.encoded.length;
+      index.push({ key: record.key, pack: pack.file, offset: pack.size, length });
       indexLastPack = pack.file;
-      pack.records.push(record.encoded);
-      pack.size += record.encoded.length;
-      record.followers?.forEach((follower, position) => {
+      pack.size += length;
+      if (deferred !== undefined) {
+        // A pack is deferred whole or not at all (a part's records all come one way).
+        pack.inputs ??= createHash('sha256');
+        deferred.feed(pack.inputs);
+        pack.deferred.push(deferred);
+      } else pack.records.push(record.encoded);
+      const followerLengths = deferred?.followerLengths ?? record.followers?.map((follower) => follower.length) ?? [];
+      followerLengths.forEach((followerLength, position) => {
         const arrival = record.followerArrivals?.[position];
         if (arrival !== undefined)
-          onFollowerPlaced?.(arrival, { pack: pack!.file, offset: pack!.size, length: follower.length });
-        pack!.records.push(follower);
-        pack!.size += follower.length;
+          onFollowerPlaced?.(arrival, { pack: pack!.file, offset: pack!.size, length: followerLength });
+        if (deferred === undefined) pack!.records.push(record.followers![position]!);
+        pack!.size += followerLength;
       });
     }
     indexSize += INDEX_ENTRY_BYTES + record.key.length;

@@ -2,16 +2,23 @@
 // search index writer (search-index-spill-writer.ts), read back from its scratch files by offset
 // in block and key order: byte for byte what the in-memory reference writer makes.
 import { encodedRecordBytes, encodeRecord } from '../core/packs/pack-encoding.js';
+import { RECORD_HEADER_BYTES } from '../core/packs/pack-format.js';
 import { excerptSourceKeyOf } from '../core/search/excerpt-source.js';
 import { sharedIdPrefixLength, titleBlockKeyOf } from '../core/search/search-index-format.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
 import { compareStrings } from './search-index-output.js';
-import type { RecordPlace, RecordSource } from './search-record-packer.js';
+import type { EncodedRecord, RecordPlace, RecordSource } from './search-record-packer.js';
 
 /** The documents' ids by arrival: an array, or the spill writer's UTF-8 arena (string-arena.ts). */
 export interface IdList {
   readonly length: number;
   at(arrival: number): string | undefined;
+  /** Its UTF-8 length, when the list knows it without making the string. */
+  byteLengthAt?(arrival: number): number;
+}
+
+function idByteLength(ids: IdList, arrival: number): number {
+  return ids.byteLengthAt?.(arrival) ?? Buffer.byteLength(ids.at(arrival)!);
 }
 
 const utf8Encoder = new TextEncoder();
@@ -22,6 +29,8 @@ const utf8Encoder = new TextEncoder();
  * source records (`sourceLength` 0: none), byte for byte what writeSearchIndex writes;
  * `tailLength`/`readTail` give each entry's `"title","url"`, `readSource` a source's bytes;
  * `isDocumentSource` says which sources are their documents' fetch records too (named by the id too).
+ * `deferred`: each block comes as a deferred record (search-record-packer.ts), so a pack made from
+ * the same blocks as one of the previous build's can be linked without encoding them.
  */
 export function titleRecords(
   byNumber: Uint32Array,
@@ -32,6 +41,7 @@ export function titleRecords(
   sourceLength: ArrayLike<number>,
   readSource: (arrival: number) => Uint8Array,
   isDocumentSource: (arrival: number) => boolean,
+  deferred = false,
 ): RecordSource {
   const blockCount = Math.ceil(byNumber.length / blockSize);
   const endOf = (block: number) => Math.min(byNumber.length, (block + 1) * blockSize);
@@ -41,9 +51,14 @@ export function titleRecords(
     const arrival = byNumber[number]!;
     return isDocumentSource(arrival) ? [key, ids.at(arrival)!] : [key];
   };
+  // encodedRecordBytes of its names, counted without encoding them: the key is ASCII.
   const sourceRecordBytes = (number: number) => {
-    const length = sourceLength[byNumber[number]!]!;
-    return length === 0 ? 0 : encodedRecordBytes(sourceNames(number).map(utf8Bytes), length);
+    const arrival = byNumber[number]!;
+    const length = sourceLength[arrival]!;
+    if (length === 0) return 0;
+    const keyBytes = 2 + excerptSourceKeyOf(number, blockSize).length;
+    const idBytes = isDocumentSource(arrival) ? 2 + idByteLength(ids, arrival) : 0;
+    return RECORD_HEADER_BYTES + keyBytes + idBytes + length;
   };
   /** Each entry's `[shared,"rest of id",` in the block, and its `,source bytes]` after its tail. */
   const partsOf = (block: number): { heads: string[]; ends: string[] } => {
@@ -105,21 +120,38 @@ export function titleRecords(
         });
         body[at] = 0x5d; // ]
         const name = titleBlockKeyOf(block);
-        const followers: Uint8Array[] = [];
+        const followerNames: string[][] = [];
+        const sources: Uint8Array[] = [];
         const followerArrivals: number[] = [];
+        const followerLengths: number[] = [];
         for (let number = block * blockSize; number < endOf(block); number += 1) {
           const arrival = byNumber[number]!;
           if (sourceLength[arrival] === 0) continue;
-          followers.push(encodeRecord({ names: sourceNames(number), body: readSource(arrival) }));
+          followerLengths.push(sourceRecordBytes(number));
+          followerNames.push(sourceNames(number));
+          sources.push(readSource(arrival));
           followerArrivals.push(arrival);
         }
-        yield {
-          key: utf8Bytes(name),
-          name,
+        const make = () => ({
           encoded: encodeRecord({ names: [name], body }),
-          followers,
-          followerArrivals,
-        };
+          followers: sources.map((source, position) => encodeRecord({ names: followerNames[position]!, body: source })),
+        });
+        const record: EncodedRecord = { key: utf8Bytes(name), name, encoded: new Uint8Array(0), followerArrivals };
+        if (deferred)
+          record.deferred = {
+            length: encodedRecordBytes([utf8Bytes(name)], body.length),
+            followerLengths,
+            // Names and bodies, each with its length: what encodeRecord makes the bytes of.
+            feed: (hash) => {
+              hash.update(`${name}\0${body.length}\0`).update(body);
+              sources.forEach((source, position) => {
+                hash.update(`${JSON.stringify(followerNames[position])}\0${source.length}\0`).update(source);
+              });
+            },
+            make,
+          };
+        else Object.assign(record, make());
+        yield record;
       }
     },
   };
@@ -146,7 +178,7 @@ export function documentRecords(
   const recordBytesByArrival = new Uint32Array(ids.length);
   for (let arrival = 0; arrival < ids.length; arrival += 1) {
     const bytes =
-      bodyLength[arrival] === 0 ? 0 : encodedRecordBytes([utf8Bytes(ids.at(arrival)!)], bodyLength[arrival]!);
+      bodyLength[arrival] === 0 ? 0 : RECORD_HEADER_BYTES + 2 + idByteLength(ids, arrival) + bodyLength[arrival]!;
     recordBytesByArrival[arrival] = bytes;
     totalBytes += bytes;
   }

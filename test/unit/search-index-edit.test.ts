@@ -4,7 +4,9 @@
 // and the table that names them. Postings weigh by the corpus's average length rounded to a log scale
 // (postings.ts weightAverageLengthOf), so an edit that changes the document's length leaves every
 // other term's record, and every pack of none of its words, byte for byte as it was; the index
-// is still the one both writers write from scratch.
+// is still the one both writers write from scratch. With pack reuse (the build's), the title packs
+// made from the same blocks as the previous writing's are linked, not made: only the edited
+// document's is written, and the index is still byte for byte the from-scratch one.
 import { rmSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -14,6 +16,7 @@ import { parseIndex } from '../../src/core/packs/pack-format.js';
 import { indexKeysOf } from '../../src/core/search/stem.js';
 import { tokenize } from '../../src/core/search/tokenize.js';
 import { writeSearchIndexSpilling } from '../../src/tree-writer/search-index-spill-writer.js';
+import type { PackReuse } from '../../src/tree-writer/search-record-packer.js';
 import type { SearchDocument, SearchIndexOptions } from '../../src/tree-writer/search-index-output.js';
 import { writeSearchIndex } from '../helpers/in-memory-search-index.js';
 import { random } from '../helpers/random.js';
@@ -38,14 +41,42 @@ afterEach(() => {
 });
 
 /** The spill writer's index of `documents`: file path → base64. */
-async function spilledIndex(documents: SearchDocument[]): Promise<Map<string, string>> {
+async function spilledIndex(
+  documents: SearchDocument[],
+  packReuse?: (folder: string) => PackReuse,
+): Promise<Map<string, string>> {
   const scratchFolder = mkdtempSync(path.join(os.tmpdir(), 'search-edit-'));
   folders.push(scratchFolder);
   const files = new Map<string, string>();
-  await writeSearchIndexSpilling(documents, { ...SMALL, scratchFolder, runPostings: 2000 }, async (file, bytes) => {
+  const options = { ...SMALL, scratchFolder, runPostings: 2000, ...(packReuse ? { packReuse } : {}) };
+  await writeSearchIndexSpilling(documents, options, async (file, bytes) => {
     files.set(file, Buffer.from(bytes).toString('base64'));
   });
   return files;
+}
+
+/**
+ * Pack reuse as the build has it, over the files of `previous` (a writing whose keys `previousKeys`
+ * holds): a linked pack is copied into `linked`; this writing's keys go to `keys`.
+ */
+function reuseOver(
+  previous: Map<string, string>,
+  previousKeys: Map<string, string>,
+  keys: Map<string, string>,
+  linked: Map<string, string>,
+) {
+  return (folder: string): PackReuse => ({
+    find: (key) => {
+      const pack = previousKeys.get(`${folder}${key}`);
+      return pack === undefined ? undefined : { path: pack, length: Buffer.from(previous.get(pack)!, 'base64').length };
+    },
+    link: async (pack) => {
+      linked.set(pack, previous.get(pack)!);
+    },
+    made: (key, pack) => {
+      keys.set(`${folder}${key}`, pack);
+    },
+  });
 }
 
 const keysOf = (document: SearchDocument) =>
@@ -89,5 +120,31 @@ describe('a one-document edit and the index', () => {
     };
     const pointingIn = documentIndexes.filter((file) => packsOf(file).some((pack) => changedTitles.includes(pack)));
     expect(changedDocuments.sort()).toEqual(pointingIn.sort());
+  });
+
+  it('links the title packs made from the blocks the previous writing made them from, writing the one edited', async () => {
+    const documents = corpus(200);
+    const edited = documents.map((document, number) =>
+      number === 17 ? { ...document, text: `${document.text} quokka zyzzyva w5 w5 w12` } : document,
+    );
+    const firstKeys = new Map<string, string>();
+    const first = await spilledIndex(documents, reuseOver(new Map(), new Map(), firstKeys, new Map()));
+    // The same bytes as without reuse: deferring the records changes nothing written.
+    expect(first).toEqual(await spilledIndex(documents));
+    const titlePacks = [...first.keys()].filter((file) => file.includes('/titles/') && file.endsWith('.pack'));
+    expect(titlePacks.length).toBeGreaterThan(3);
+    expect([...firstKeys.values()].sort()).toEqual(titlePacks.sort());
+
+    const keys = new Map<string, string>();
+    const linked = new Map<string, string>();
+    const written = await spilledIndex(edited, reuseOver(first, firstKeys, keys, linked));
+    // Linked packs are not handed to writeFile: together with those written, the from-scratch index.
+    expect(new Map([...written, ...linked])).toEqual(await spilledIndex(edited));
+    expect([...linked.keys()].every((file) => !written.has(file))).toBe(true);
+    const writtenTitlePacks = [...written.keys()].filter((file) => file.includes('/titles/') && file.endsWith('.pack'));
+    expect(writtenTitlePacks).toHaveLength(1);
+    expect(linked.size).toBe(titlePacks.length - 1);
+    // The next writing finds every pack of this one by its key.
+    expect(keys.size).toBe(titlePacks.length);
   });
 });
