@@ -2,7 +2,7 @@
 // `vitest run` into a private folder beside dist/ (`.test-dist-<pid>/`, removed afterwards), with
 // the edge worker bundled beside it exactly as `npm run build` does (edge/_worker.js, and the
 // precompiled staticmcp.json validator, project/config-validator.cjs, and the CLI bundle that
-// cli/main.js runs, cli/staticmcp-cli.cjs), so integration tests
+// cli/main.js runs, cli/staticmcp-<command>.cjs), so integration tests
 // exercise exactly what `npm install` ships, and a `npm run build` or a second test run in the
 // same checkout can never swap files under a running test. Tests get the CLI path from
 // test/helpers/paths.ts.

@@ -149,14 +149,14 @@ function buildOneToolProject(): Promise<string> {
 }
 
 describe('the command-line bundle', () => {
-  // An ordinary build line runs from dist/cli/staticmcp-cli.cjs; an install without it (a damaged
+  // An ordinary build line runs from dist/cli/staticmcp-build.cjs; an install without it (a damaged
   // or hand-copied one) runs the same line from the modules, with the same tree.
   it('builds the same tree with the bundle and, where it is missing, from the modules', async () => {
     const project = await buildOneToolProject();
     const dist = path.dirname(path.dirname(CLI));
     const bare = path.join(await temporaryFolder('staticmcp-bare-install-'), 'dist');
     cpSync(dist, bare, { recursive: true });
-    rmSync(path.join(bare, 'cli', 'staticmcp-cli.cjs'));
+    rmSync(path.join(bare, 'cli', 'staticmcp-build.cjs'));
     for (const shared of ['package.json', 'node_modules', 'templates', 'schemas', 'staticmcp.schema.json'])
       symlinkSync(path.join(REPO_ROOT, shared), path.join(bare, '..', shared));
     const viaModules = spawnSync(
