@@ -35,7 +35,7 @@ import { type SharedHostsServer, startSharedHostsServer } from './shared-hosts.j
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** Absolute path of the compiled `staticmcp` entry point to run with node. */
+    /** Absolute path of the compiled `staticmcp` bin (cli/staticmcp.cjs) to run with node. */
     cli: string;
     /** Absolute path of a copy of fixtures/example built by that CLI (`dist/` inside); never change it. */
     builtExample: string;
@@ -82,7 +82,8 @@ async function compileOnce(root: string): Promise<Compiled> {
       `compiling src/ for the integration tests failed:\n${message ?? ''}\n${stdout ?? ''}${stderr ?? ''}`,
     );
   }
-  const cli = path.join(outDir, 'cli', 'main.js');
+  // The installed bin (package.json `bin`), what users run; test/helpers/paths.ts names main.js too.
+  const cli = path.join(outDir, 'cli', 'staticmcp.cjs');
   const exampleParent = mkdtempSync(path.join(tmpdir(), 'staticmcp-built-example-'));
   const example = path.join(exampleParent, 'example');
   const sharedInstall = mkdtempSync(path.join(tmpdir(), 'staticmcp-shared-install-'));

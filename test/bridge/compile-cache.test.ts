@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { buildFixtureProject } from '../helpers/projects.js';
-import { binPath } from '../helpers/paths.js';
+import { mainModulePath } from '../helpers/paths.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
@@ -42,8 +42,8 @@ describe('the compile cache', () => {
   it('is kept in the temp folder, and serving a project writes nothing into it', async () => {
     const before = listFiles(project);
     const tmp = temporaryFolderSync('staticmcp-compile-cache-');
-    // Through the installed bin, the CommonJS entry (the other test runs main.js).
-    const bridge = new RawBridge([project], { cwd: project, env: envWithTemp(tmp), cli: binPath() });
+    // Through main.js, the ES module entry (the other tests run the installed bin).
+    const bridge = new RawBridge([project], { cwd: project, env: envWithTemp(tmp), cli: mainModulePath() });
     expect((await bridge.initialize()).result?.protocolVersion).toBeDefined();
     expect(await bridge.close()).toBe(0);
     expect(listFiles(project)).toEqual(before);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { fingerprint } from '../helpers/files.js';
 import { runRefusedInProcess, runYargsInProcess } from '../helpers/in-process-cli.js';
-import { binPath, CLI, REPO_ROOT } from '../helpers/paths.js';
+import { CLI, mainModulePath, REPO_ROOT } from '../helpers/paths.js';
 import { makeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
@@ -101,11 +101,11 @@ describe('usage errors', () => {
     const version = await runCli(['--version']);
     expect(version.code).toBe(0);
     expect(version.stdout).toBe(`${JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version}\n`);
-    // The installed bin (the CommonJS entry) prints the same, and hands other lines to the same command line.
-    expect(execFileSync(process.execPath, [binPath(), '--version'], { encoding: 'utf8' })).toBe(version.stdout);
-    const viaBin = spawnSync(process.execPath, [binPath(), 'bild'], { encoding: 'utf8' });
-    expect(viaBin.status).toBe(2);
-    expect(viaBin.stderr).toMatch(/Unknown argument: bild/);
+    // main.js (the ES module entry, `node dist/cli/main.js`) prints the same, and hands other lines to the same command line.
+    expect(execFileSync(process.execPath, [mainModulePath(), '--version'], { encoding: 'utf8' })).toBe(version.stdout);
+    const viaMain = spawnSync(process.execPath, [mainModulePath(), 'bild'], { encoding: 'utf8' });
+    expect(viaMain.status).toBe(2);
+    expect(viaMain.stderr).toMatch(/Unknown argument: bild/);
   });
 
   it('a value a check refuses, and an option that needs a value', async () => {
