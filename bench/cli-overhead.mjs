@@ -1,6 +1,6 @@
 // The fixed CPU of one CLI run on a small project (fixtures/example), what every user and every
 // CLI test pays: a cold build (no build cache, a new output folder), a no-op rebuild, `check` of
-// the tree, and `serve` started, asked `initialize`, and closed. CPU is user+sys of the whole
+// the tree, `init` of a new project, and `serve` started, asked `initialize`, and closed. CPU is user+sys of the whole
 // process tree (the fixture's scripts included) from /usr/bin/time, which a loaded machine
 // disturbs far less than the wall time; `node -e 0` is Node's own start, measured alongside.
 // BEFORE_CLI=/old/checkout/dist/cli/staticmcp.cjs measures that CLI alternately in the same run,
@@ -70,17 +70,17 @@ function timeServe(node, cli, tree) {
 async function measureOnce(node, cli, round) {
   const project = path.join(root, `project-${round}`);
   const tree = path.join(root, `tree-${round}`);
-  rmSync(project, { recursive: true, force: true });
-  rmSync(tree, { recursive: true, force: true });
+  const started = path.join(root, `init-${round}`);
+  for (const folder of [project, tree, started]) rmSync(folder, { recursive: true, force: true });
   cpSync(example, project, { recursive: true, filter: (source) => path.basename(source) !== '.staticmcp' });
   const figures = {
     'cold build': timeCommand(node, [cli, 'build', project, '--out', tree]),
     'no-op rebuild': timeCommand(node, [cli, 'build', project, '--out', tree]),
     check: timeCommand(node, [cli, 'check', tree]),
+    init: timeCommand(node, [cli, 'init', started]),
     'serve → initialize': await timeServe(node, cli, tree),
   };
-  rmSync(project, { recursive: true, force: true });
-  rmSync(tree, { recursive: true, force: true });
+  for (const folder of [project, tree, started]) rmSync(folder, { recursive: true, force: true });
   return figures;
 }
 

@@ -6,10 +6,12 @@
 // dist/cli/main.js runs for an ordinary serve line: Node then reads and compiles one file instead of
 // the bridge's dozens of ES modules, and V8's code cache keeps that compile between runs
 // (src/cli/code-cache.ts, on every Node version). The ordinary lines of every other command go the
-// same way, from `<outDir>/cli/staticmcp-cli.cjs` (src/cli/fast-command-line.ts); help and usage
-// errors (yargs) stay with the unbundled modules. One file per bundle, no chunks: every class a
-// line uses (the errors `instanceof` tells apart) exists once in it, and nothing in it is shared
-// with the unbundled modules. Run by `npm run build` (outDir = dist) and by the test setup (a
+// same way, each command from a bundle of its own, `<outDir>/cli/staticmcp-<command>.cjs`
+// (src/cli/fast-command-line.ts and the command's module): `check`, `merge`, `index` and `init`
+// then read and compile none of `build`'s code (search, Markdown, the tree writer), which is most of
+// the bytes; help and usage errors (yargs) stay with the unbundled modules. One file per bundle, no
+// chunks: every class a line uses (the errors `instanceof` tells apart) exists once in it, and
+// nothing in it is shared with the unbundled modules or another bundle. Run by `npm run build` (outDir = dist) and by the test setup (a
 // private outDir), after esbuild wrote the modules. (One bundle for every command was slower for
 // serve: 1.7 MB to read and deserialize at every start.)
 //
@@ -25,7 +27,19 @@ import { build } from 'esbuild';
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE_ROOT = path.join(REPO_ROOT, 'src');
 export const SERVE_BUNDLE_PATH = path.join('cli', 'staticmcp-serve.cjs');
-export const COMMAND_LINE_BUNDLE_PATH = path.join('cli', 'staticmcp-cli.cjs');
+/** Each command besides serve and its module in src/cli/commands (src/cli/start-cli.ts's BUNDLED_COMMANDS). */
+const COMMAND_MODULES = {
+  build: 'build.ts',
+  merge: 'merge.ts',
+  index: 'index-command.ts',
+  dev: 'dev.ts',
+  check: 'check.ts',
+  init: 'init.ts',
+};
+/** Each command's bundle, `cli/staticmcp-<command>.cjs`, by command. */
+export const COMMAND_BUNDLE_PATHS = Object.fromEntries(
+  Object.keys(COMMAND_MODULES).map((name) => [name, path.join('cli', `staticmcp-${name}.cjs`)]),
+);
 export const ENTRY_BUNDLE_PATH = path.join('cli', 'staticmcp.cjs');
 const BUNDLE_FOLDER = path.join(SOURCE_ROOT, path.dirname(SERVE_BUNDLE_PATH));
 
@@ -55,12 +69,15 @@ const moduleUrlOfCompiledFile = {
   },
 };
 
-/** `entryPoint` and every module it reaches, as one pre-wrapped CommonJS file at `bundlePath` in outDir. */
-async function bundleCommandLine(outDir, entryPoint, bundlePath, minifyIdentifiers = false) {
+/**
+ * `entry` (esbuild's `entryPoints` or `stdin`) and every module it reaches, as one pre-wrapped
+ * CommonJS file at `bundlePath` in outDir.
+ */
+async function bundleCommandLine(outDir, entry, bundlePath, minifyIdentifiers = false) {
   const outfile = path.join(path.resolve(REPO_ROOT, outDir), bundlePath);
   const result = await build({
     absWorkingDir: REPO_ROOT,
-    entryPoints: [entryPoint],
+    ...entry,
     outfile,
     bundle: true,
     format: 'cjs',
@@ -99,12 +116,23 @@ async function bundleCommandLine(outDir, entryPoint, bundlePath, minifyIdentifie
 
 /** The serve command line's bundle (serve-command-line.ts). */
 export function bundleServe(outDir) {
-  return bundleCommandLine(outDir, 'src/cli/serve-command-line.ts', SERVE_BUNDLE_PATH, true);
+  return bundleCommandLine(outDir, { entryPoints: ['src/cli/serve-command-line.ts'] }, SERVE_BUNDLE_PATH, true);
 }
 
-/** Every other command's ordinary line (fast-command-line.ts): build, check, merge, index, dev, init. */
+/** Each other command's ordinary line (fast-command-line.ts with that command): a bundle per command. */
 export function bundleOtherCommands(outDir) {
-  return bundleCommandLine(outDir, 'src/cli/fast-command-line.ts', COMMAND_LINE_BUNDLE_PATH);
+  return Promise.all(
+    Object.entries(COMMAND_MODULES).map(([name, module]) => {
+      // What start-cli.ts calls: the one command, read by fast-command-line.ts.
+      const contents = [
+        `import { command } from './commands/${module}';`,
+        `import { runFastCommandLine } from './fast-command-line.ts';`,
+        'export const runCommandLine = (argv) => runFastCommandLine(command, argv);',
+      ].join('\n');
+      const stdin = { contents, resolveDir: BUNDLE_FOLDER, sourcefile: `staticmcp-${name}.ts`, loader: 'ts' };
+      return bundleCommandLine(outDir, { stdin }, COMMAND_BUNDLE_PATHS[name]);
+    }),
+  );
 }
 
 /** The bin: start-cli.ts run with this file's folder and its own import() and require() (which resolve from there). */

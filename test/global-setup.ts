@@ -2,7 +2,7 @@
 // `vitest run` into a private folder beside dist/ (`.test-dist-<pid>/`, removed afterwards), with
 // the edge worker bundled beside it exactly as `npm run build` does (edge/_worker.js, and the
 // precompiled staticmcp.json validator, project/config-validator.cjs, and the CLI bundle that
-// cli/main.js runs, cli/staticmcp-cli.cjs), so integration tests
+// cli/main.js runs, cli/staticmcp-<command>.cjs), so integration tests
 // exercise exactly what `npm install` ships, and a `npm run build` or a second test run in the
 // same checkout can never swap files under a running test. Tests get the CLI path from
 // test/helpers/paths.ts.
@@ -36,7 +36,7 @@ import { type SharedHostsServer, startSharedHostsServer } from './shared-hosts.j
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** Absolute path of the compiled `staticmcp` entry point to run with node. */
+    /** Absolute path of the compiled `staticmcp` bin (cli/staticmcp.cjs) to run with node. */
     cli: string;
     /** Absolute path of a copy of fixtures/example built by that CLI (`dist/` inside); never change it. */
     builtExample: string;
@@ -83,7 +83,8 @@ async function compileOnce(root: string): Promise<Compiled> {
       `compiling src/ for the integration tests failed:\n${message ?? ''}\n${stdout ?? ''}${stderr ?? ''}`,
     );
   }
-  const cli = path.join(outDir, 'cli', 'main.js');
+  // The installed bin (package.json `bin`), what users run; test/helpers/paths.ts names main.js too.
+  const cli = path.join(outDir, 'cli', 'staticmcp.cjs');
   const exampleParent = mkdtempSync(path.join(tmpdir(), 'staticmcp-built-example-'));
   const example = path.join(exampleParent, 'example');
   const sharedInstall = mkdtempSync(path.join(tmpdir(), 'staticmcp-shared-install-'));

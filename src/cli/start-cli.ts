@@ -9,9 +9,9 @@
 // install works, and a cache that cannot be read or written is silently not used.
 // NODE_DISABLE_COMPILE_CACHE=1 turns both off. An ordinary `serve` line runs from the serve bundle
 // (staticmcp-serve.cjs: one file instead of the modules the bridge needs, which pays for its
-// start-up: see bench/bridge-startup.mjs); an ordinary line of any other command from the
-// command-line bundle (staticmcp-cli.cjs, fast-command-line.ts); `--version` alone is answered
-// here; every other line (help, usage errors: yargs), or a build without the bundles, runs the
+// start-up: see bench/bridge-startup.mjs); an ordinary line of any other command from that
+// command's own bundle (staticmcp-<command>.cjs, fast-command-line.ts and the command's module: a
+// `check` or `init` then reads none of `build`'s code); `--version` alone is answered here; every other line (help, usage errors: yargs), or a build without the bundles, runs the
 // command line's modules (run-command-line.ts).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -23,8 +23,11 @@ interface ServeBundle {
   runServeCommandLine(argv: string[]): Promise<boolean>;
 }
 interface CommandLineBundle {
-  runFastCommandLine(argv: string[]): Promise<boolean>;
+  runCommandLine(argv: string[]): Promise<boolean>;
 }
+
+/** The commands besides serve with a bundle of their own, `staticmcp-<name>.cjs` (scripts/bundle-cli.mjs writes one for each). */
+export const BUNDLED_COMMANDS: readonly string[] = ['build', 'merge', 'index', 'dev', 'check', 'init'];
 
 /** `import()` as the entry file has it: specifiers resolve from dist/cli, where both entry files are. */
 export type ImportModule = (specifier: string) => Promise<unknown>;
@@ -82,14 +85,17 @@ export async function startCli(
     process.stdout.write(`${readVersion(cliFolder)}\n`);
     return;
   }
+  const name = argv[0];
   const ran =
-    argv[0] === 'serve'
+    name === 'serve'
       ? await (
           loadBundle(cliFolder, 'staticmcp-serve.cjs', importModule, requireModule) as ServeBundle | undefined
         )?.runServeCommandLine(argv)
-      : await (
-          loadBundle(cliFolder, 'staticmcp-cli.cjs', importModule, requireModule) as CommandLineBundle | undefined
-        )?.runFastCommandLine(argv);
+      : name !== undefined && BUNDLED_COMMANDS.includes(name)
+        ? await (
+            loadBundle(cliFolder, `staticmcp-${name}.cjs`, importModule, requireModule) as CommandLineBundle | undefined
+          )?.runCommandLine(argv)
+        : false;
   if (ran !== true) {
     enableNodeCompileCache(requireModule);
     await importModule('./run-command-line.js');

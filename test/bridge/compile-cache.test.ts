@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { buildFixtureProject } from '../helpers/projects.js';
-import { binPath } from '../helpers/paths.js';
+import { mainModulePath } from '../helpers/paths.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
@@ -42,8 +42,8 @@ describe('the compile cache', () => {
   it('is kept in the temp folder, and serving a project writes nothing into it', async () => {
     const before = listFiles(project);
     const tmp = temporaryFolderSync('staticmcp-compile-cache-');
-    // Through the installed bin, the CommonJS entry (the other test runs main.js).
-    const bridge = new RawBridge([project], { cwd: project, env: envWithTemp(tmp), cli: binPath() });
+    // Through main.js, the ES module entry (the other tests run the installed bin).
+    const bridge = new RawBridge([project], { cwd: project, env: envWithTemp(tmp), cli: mainModulePath() });
     expect((await bridge.initialize()).result?.protocolVersion).toBeDefined();
     expect(await bridge.close()).toBe(0);
     expect(listFiles(project)).toEqual(before);
@@ -62,24 +62,29 @@ describe('the compile cache', () => {
     expect(bridge.stderr).not.toMatch(/compile cache|Error/i);
   });
 
-  it('written by a build, is used by later builds and checks, never rewritten', async () => {
+  it('written by a build (and a check, for its own bundle), is used by later runs, never rewritten', async () => {
     const folder = temporaryFolderSync('staticmcp-compile-cache-');
     const small = path.join(folder, 'project');
     mkdirSync(path.join(small, 'resources'), { recursive: true });
     writeFileSync(path.join(small, 'resources', 'guide.md'), '# Guide\n\nHello.\n');
     const env = { NODE_COMPILE_CACHE: path.join(folder, 'cache') };
     const tree = path.join(folder, 'tree');
-    /** The command-line bundle's cache file(s): name and bytes. */
+    /** The command bundles' cache files: name and bytes. */
     const bundleCache = () =>
       listFiles(env.NODE_COMPILE_CACHE)
         .filter((file) => /^staticmcp-[0-9a-f]+-/.test(file))
         .map((file) => [file, readFileSync(path.join(env.NODE_COMPILE_CACHE, file)).toString('base64')]);
     expect((await runCli(['build', small, '--out', tree, '--force'], { env })).code).toBe(0);
-    const written = bundleCache();
-    expect(written).toHaveLength(1);
+    const byBuild = bundleCache();
+    expect(byBuild).toHaveLength(1);
+    // check runs from a bundle of its own (scripts/bundle-cli.mjs): it adds that bundle's cache.
     expect((await runCli(['check', tree], { env })).code).toBe(0);
+    const written = bundleCache();
+    expect(written).toHaveLength(2);
+    expect(written).toEqual(expect.arrayContaining(byBuild));
     expect((await runCli(['build', small, '--out', tree, '--force'], { env })).code).toBe(0);
-    // Rewritten only when missing or refused by V8: the same bytes mean both runs used it.
+    expect((await runCli(['check', tree], { env })).code).toBe(0);
+    // Rewritten only when missing or refused by V8: the same bytes mean the later runs used them.
     expect(bundleCache()).toEqual(written);
   });
 });

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { fingerprint } from '../helpers/files.js';
 import { runRefusedInProcess, runYargsInProcess } from '../helpers/in-process-cli.js';
-import { binPath, CLI, REPO_ROOT } from '../helpers/paths.js';
+import { CLI, mainModulePath, REPO_ROOT } from '../helpers/paths.js';
 import { makeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
@@ -101,11 +101,11 @@ describe('usage errors', () => {
     const version = await runCli(['--version']);
     expect(version.code).toBe(0);
     expect(version.stdout).toBe(`${JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version}\n`);
-    // The installed bin (the CommonJS entry) prints the same, and hands other lines to the same command line.
-    expect(execFileSync(process.execPath, [binPath(), '--version'], { encoding: 'utf8' })).toBe(version.stdout);
-    const viaBin = spawnSync(process.execPath, [binPath(), 'bild'], { encoding: 'utf8' });
-    expect(viaBin.status).toBe(2);
-    expect(viaBin.stderr).toMatch(/Unknown argument: bild/);
+    // main.js (the ES module entry, `node dist/cli/main.js`) prints the same, and hands other lines to the same command line.
+    expect(execFileSync(process.execPath, [mainModulePath(), '--version'], { encoding: 'utf8' })).toBe(version.stdout);
+    const viaMain = spawnSync(process.execPath, [mainModulePath(), 'bild'], { encoding: 'utf8' });
+    expect(viaMain.status).toBe(2);
+    expect(viaMain.stderr).toMatch(/Unknown argument: bild/);
   });
 
   it('a value a check refuses, and an option that needs a value', async () => {
@@ -149,14 +149,14 @@ function buildOneToolProject(): Promise<string> {
 }
 
 describe('the command-line bundle', () => {
-  // An ordinary build line runs from dist/cli/staticmcp-cli.cjs; an install without it (a damaged
+  // An ordinary build line runs from dist/cli/staticmcp-build.cjs; an install without it (a damaged
   // or hand-copied one) runs the same line from the modules, with the same tree.
   it('builds the same tree with the bundle and, where it is missing, from the modules', async () => {
     const project = await buildOneToolProject();
     const dist = path.dirname(path.dirname(CLI));
     const bare = path.join(await temporaryFolder('staticmcp-bare-install-'), 'dist');
     cpSync(dist, bare, { recursive: true });
-    rmSync(path.join(bare, 'cli', 'staticmcp-cli.cjs'));
+    rmSync(path.join(bare, 'cli', 'staticmcp-build.cjs'));
     for (const shared of ['package.json', 'node_modules', 'templates', 'schemas', 'staticmcp.schema.json'])
       symlinkSync(path.join(REPO_ROOT, shared), path.join(bare, '..', shared));
     const viaModules = spawnSync(

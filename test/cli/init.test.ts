@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { readConfig } from '../../src/project/config.js';
 import { deployCommandWords } from '../../src/shared/staticmcp-command.js';
 import { buildJson, type CliResult, runCli } from '../helpers/cli.js';
 import { readJson } from '../helpers/files.js';
@@ -117,6 +118,16 @@ describe('staticmcp init', () => {
     } finally {
       await site.stop();
     }
+  });
+
+  it('points editors at staticmcp.schema.json, copied beside its staticmcp.json, and that file passes it', async () => {
+    const written = await readJson<{ $schema: string }>(path.join(project, 'staticmcp.json'));
+    // A fresh project has no node_modules/staticmcp: the schema of the staticmcp that wrote it is a file beside it.
+    expect(written.$schema).toBe('./staticmcp.schema.json');
+    expect(await readJson(path.join(project, written.$schema))).toEqual(
+      await readJson(path.join(REPO_ROOT, 'staticmcp.schema.json')),
+    );
+    await expect(readConfig(project)).resolves.toMatchObject({ name: 'my-server' });
   });
 
   it('refuses a folder that is not empty, with exit 2, and leaves it as it was', async () => {

@@ -13,6 +13,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { COMMAND_BUNDLE_PATHS } from '../../scripts/bundle-cli.mjs';
 import { initializeOverStdio, PACKAGE_JSON, runCommand } from '../helpers/npm-package.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { installPackedOnce } from '../helpers/shared-install.js';
@@ -95,7 +96,7 @@ describe('the packed package, installed globally', () => {
     expect(packedFiles).toContain('dist/project/sidecar-validators.cjs');
     expect(packedFiles).toContain('dist/cli/staticmcp-serve.cjs');
     expect(packedFiles).toContain('dist/cli/staticmcp.cjs');
-    expect(packedFiles).toContain('dist/cli/staticmcp-cli.cjs');
+    for (const bundle of Object.values(COMMAND_BUNDLE_PATHS)) expect(packedFiles).toContain(`dist/${bundle}`);
     const unexpected = packedFiles.filter(
       (file) =>
         !['LICENSE', 'README.md', 'package.json', 'staticmcp.schema.json'].includes(file) &&
@@ -107,8 +108,8 @@ describe('the packed package, installed globally', () => {
         file !== 'dist/project/sidecar-validators.cjs' &&
         // The serve bundle main.js runs for an ordinary serve line (scripts/bundle-cli.mjs).
         file !== 'dist/cli/staticmcp-serve.cjs' &&
-        // The bundle of every other command's ordinary line (build, check, merge, …).
-        file !== 'dist/cli/staticmcp-cli.cjs' &&
+        // A bundle per other command for its ordinary line (build, check, merge, …).
+        !Object.values(COMMAND_BUNDLE_PATHS).some((bundle) => file === `dist/${bundle}`) &&
         // The bin: the command's start, bundled as CommonJS (scripts/bundle-cli.mjs).
         file !== 'dist/cli/staticmcp.cjs' &&
         // The worker ships as its bundle only: never the edge host's own compiled modules.

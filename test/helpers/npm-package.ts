@@ -7,6 +7,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { COMMAND_BUNDLE_PATHS } from '../../scripts/bundle-cli.mjs';
 import { CLI, REPO_ROOT } from './paths.js';
 
 /** npm's own settings from a surrounding `npm test` (prefix, dry-run, …) must not steer a command. */
@@ -60,7 +61,7 @@ export interface PackedPackage {
  * Stages the package in `work/stage` (`work/stage-published`) and returns that folder: what
  * `npm pack` or `npm publish` packs there is the package. With `published`, the staged
  * dist/shared/staticmcp-command.js is flipped as the release workflow flips the source before it
- * builds, and the stage ships without the command-line bundle (dist/cli/staticmcp-cli.cjs).
+ * builds, and the stage ships without the command bundles (dist/cli/staticmcp-<command>.cjs, serve's aside).
  */
 export async function stageThisBuild(work: string, options: { published?: boolean } = {}): Promise<string> {
   const stage = path.join(work, options.published ? 'stage-published' : 'stage');
@@ -81,9 +82,9 @@ export async function stageThisBuild(work: string, options: { published?: boolea
       { cwd: stage },
     );
     if (flip.code !== 0) throw new Error(`mark-published failed on the staged dist: ${flip.stderr}`);
-    // The command-line bundle holds its own copy of the switch, built from the source (which the
-    // release flips before it builds); without the bundle this stage runs the flipped module.
-    await fs.rm(path.join(stage, 'dist', 'cli', 'staticmcp-cli.cjs'));
+    // The command bundles hold their own copy of the switch, built from the source (which the
+    // release flips before it builds); without them this stage runs the flipped module.
+    for (const bundle of Object.values(COMMAND_BUNDLE_PATHS)) await fs.rm(path.join(stage, 'dist', bundle));
   }
   return stage;
 }

@@ -23,7 +23,7 @@ export class RawBridge {
   private nextId = 1;
 
   /**
-   * `cli`: the entry file to run (default: the compiled main.js, CLI); `launcher`: a whole command
+   * `cli`: the entry file to run (default: the compiled bin, CLI); `launcher`: a whole command
    * line to run instead, a program that starts the server itself (`args` are then not used).
    */
   constructor(
