@@ -5,6 +5,7 @@
 import { hexOfBytes, INDEX_ENTRY_BYTES, type KeyKind, PACK_HEADER_BYTES } from '../core/packs/pack-format.js';
 import { encodeIndex, encodePack, type IndexEntryInput } from '../core/packs/pack-encoding.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
+import type { SearchPackRow } from '../core/search/search-index-format.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { MAX_PACK_BYTES } from './pack-writer.js';
 import { compareStrings, contentName } from './search-index-output.js';
@@ -45,6 +46,7 @@ interface OpenPack {
   records: Uint8Array[];
   size: number;
   firstName: string;
+  firstKey: Uint8Array;
   /** Filled when the pack closes. */
   file: { path: string; length: number };
 }
@@ -69,6 +71,7 @@ export async function packRecords(
   limits: SearchPartFileLimits,
   writeFile: WriteIndexFile,
   onFollowerPlaced?: (arrival: number, place: RecordPlace) => void,
+  packRows?: SearchPackRow[],
 ): Promise<PackTableRow[]> {
   if (source.count === 0) return [];
   const boundaries = fitPartBoundaries(givenTargets, source, limits, source.visitSizes);
@@ -89,8 +92,10 @@ export async function packRecords(
         'Leave that document out of the search index, or make it smaller.',
       );
     }
-    open.file.path = `${folder}${contentName(packBytes)}.pack`;
+    const name = contentName(packBytes);
+    open.file.path = `${folder}${name}.pack`;
     open.file.length = packBytes.length;
+    packRows?.push([hexOfBytes(open.firstKey), name, packBytes.length]);
     await writeFile(open.file.path, packBytes);
   };
   const writeWaitingIndexes = async () => {
@@ -122,7 +127,13 @@ export async function packRecords(
       index.push({ key: record.key, ...record.placedAt });
     } else {
       if (pack === undefined)
-        pack = { records: [], size: PACK_HEADER_BYTES, firstName: record.name, file: { path: '', length: 0 } };
+        pack = {
+          records: [],
+          size: PACK_HEADER_BYTES,
+          firstName: record.name,
+          firstKey: record.key,
+          file: { path: '', length: 0 },
+        };
       index.push({ key: record.key, pack: pack.file, offset: pack.size, length: record.encoded.length });
       indexLastPack = pack.file;
       pack.records.push(record.encoded);
