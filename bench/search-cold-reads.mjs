@@ -4,7 +4,8 @@
 // search benches build (search-query-tree.mjs); and the CPU of the search in this Node process
 // (caches cold, code warm: what the index costs, without workerd's module evaluation).
 // Run: npm run build && CORPUS=wiki COUNT=6000 node bench/search-cold-reads.mjs   (QUERIES=50;
-//   TREE=<built tree> measures that one)
+//   TREE=<built tree> measures that one; PACK_ROWS=0: the reader is not told the host sends whole
+//   files, so it goes through the term and title indexes, as before the table named its packs)
 import path from 'node:path';
 import { searchSourceOf, twoWordQueries } from './lib/cold-search.mjs';
 import { median, repoRoot } from './lib/common.mjs';
@@ -22,6 +23,7 @@ const QUERIES = Number(process.env.QUERIES ?? 50);
 function wholeFiles(tree, log) {
   const folder = new FolderPackFiles(tree);
   return {
+    sendsWholeFiles: process.env.PACK_ROWS !== '0',
     async readBytes(relativePath) {
       const read = await folder.readBytes(relativePath);
       log.push({ path: relativePath, bytes: read.status === 'ok' ? read.bytes.length : 0 });

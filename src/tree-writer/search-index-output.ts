@@ -5,7 +5,12 @@
 // and the content names and string order both use.
 import { createHash } from 'node:crypto';
 import type { PackTableRow } from '../core/packs/pack-table.js';
-import { SEARCH_FOLDER, SEARCH_INDEX_FORMAT, SEARCH_TABLE_INLINE_BYTES } from '../core/search/search-index-format.js';
+import {
+  SEARCH_FOLDER,
+  SEARCH_INDEX_FORMAT,
+  SEARCH_TABLE_INLINE_BYTES,
+  type SearchPackRow,
+} from '../core/search/search-index-format.js';
 import type { IndexedDocument } from '../core/search/search-results.js';
 import type { Stemming } from '../core/search/stem.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
@@ -34,6 +39,9 @@ export interface SearchIndexRows {
   terms: PackTableRow[];
   titles: PackTableRow[];
   documents: PackTableRow[];
+  /** The term and title packs by their first keys (search-pack-rows.ts). */
+  termPacks: SearchPackRow[];
+  titlePacks: SearchPackRow[];
 }
 
 /** mcp.json's `staticmcp.search`: the rows inline, or `table` naming the file that holds them. */

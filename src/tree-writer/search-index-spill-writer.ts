@@ -14,7 +14,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { KEY_KIND } from '../core/packs/pack-format.js';
-import { DEFAULT_TITLE_BLOCK_SIZE, SEARCH_FOLDER } from '../core/search/search-index-format.js';
+import { DEFAULT_TITLE_BLOCK_SIZE, SEARCH_FOLDER, type SearchPackRow } from '../core/search/search-index-format.js';
 import { encodeDocumentBody } from '../core/search/search-results.js';
 import type { Stemming } from '../core/search/stem.js';
 import { IndexKeyCounter, type KeyCounts } from './search-key-counter.js';
@@ -304,6 +304,7 @@ export async function writeSearchIndexSpilling(
     termSource = mergeRuns(runFiles, numberOf, tokenCounts, termsFile, averageLength);
   }
   run.release();
+  const termPacks: SearchPackRow[] = [];
   const terms = await packRecords(
     `${SEARCH_FOLDER}terms/`,
     KEY_KIND.term,
@@ -315,6 +316,9 @@ export async function writeSearchIndexSpilling(
     },
     SEARCH_FILE_LIMITS.terms,
     writeFile,
+    undefined,
+    undefined,
+    termPacks,
   );
   options.keptTerms?.writer?.keep(termsFile, { documents: documentsDigest, averageLength });
   // Where each document source lies in its title pack: its fetch record's index entry points there.
@@ -336,6 +340,7 @@ export async function writeSearchIndexSpilling(
   const titleReader = new WindowReader(titlesFd);
   const sourceReader = new WindowReader(sourcesFd);
   try {
+    const titlePacks: SearchPackRow[] = [];
     const titles = await packRecords(
       `${SEARCH_FOLDER}titles/`,
       KEY_KIND.term,
@@ -358,6 +363,7 @@ export async function writeSearchIndexSpilling(
       writeFile,
       placeFollower,
       options.packReuse?.(`${SEARCH_FOLDER}titles/`),
+      titlePacks,
     );
     const stored = await packRecords(
       `${SEARCH_FOLDER}documents/`,
@@ -378,7 +384,7 @@ export async function writeSearchIndexSpilling(
       SEARCH_FILE_LIMITS.documents,
       writeFile,
     );
-    const rows = { terms, titles, documents: stored };
+    const rows = { terms, titles, documents: stored, termPacks, titlePacks };
     const { extension, tableFile } = searchExtensionOf(count, tokenCount, blockSize, rows, options);
     if (tableFile !== undefined) await writeFile(tableFile.path, tableFile.bytes);
     return extension;

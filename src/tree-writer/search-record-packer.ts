@@ -9,6 +9,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { hexOfBytes, INDEX_ENTRY_BYTES, type KeyKind, PACK_HEADER_BYTES } from '../core/packs/pack-format.js';
 import { encodeIndex, encodePack, type IndexEntryInput } from '../core/packs/pack-encoding.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
+import type { SearchPackRow } from '../core/search/search-index-format.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { MAX_PACK_BYTES } from './pack-writer.js';
 import { compareStrings, contentName } from './search-index-output.js';
@@ -74,6 +75,7 @@ interface OpenPack {
   inputs?: Hash;
   size: number;
   firstName: string;
+  firstKey: Uint8Array;
   /** Filled when the pack closes. */
   file: { path: string; length: number };
 }
@@ -99,6 +101,7 @@ export async function packRecords(
   writeFile: WriteIndexFile,
   onFollowerPlaced?: (arrival: number, place: RecordPlace) => void,
   reuse?: PackReuse,
+  packRows?: SearchPackRow[],
 ): Promise<PackTableRow[]> {
   if (source.count === 0) return [];
   const boundaries = fitPartBoundaries(givenTargets, source, limits, source.visitSizes);
@@ -119,6 +122,7 @@ export async function packRecords(
       open.file.length = previous.length;
       await reuse!.link(previous.path);
       reuse!.made(key!, previous.path);
+      packRows?.push([hexOfBytes(open.firstKey), previous.path.slice(folder.length, -'.pack'.length), previous.length]);
       return;
     }
     for (const record of open.deferred) {
@@ -133,9 +137,11 @@ export async function packRecords(
         'Leave that document out of the search index, or make it smaller.',
       );
     }
-    open.file.path = `${folder}${contentName(packBytes)}.pack`;
+    const name = contentName(packBytes);
+    open.file.path = `${folder}${name}.pack`;
     open.file.length = packBytes.length;
     if (key !== undefined) reuse?.made(key, open.file.path);
+    packRows?.push([hexOfBytes(open.firstKey), name, packBytes.length]);
     await writeFile(open.file.path, packBytes);
   };
   const writeWaitingIndexes = async () => {
@@ -172,6 +178,7 @@ export async function packRecords(
           deferred: [],
           size: PACK_HEADER_BYTES,
           firstName: record.name,
+          firstKey: record.key,
           file: { path: '', length: 0 },
         };
       const { deferred } = record;

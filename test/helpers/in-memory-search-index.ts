@@ -13,6 +13,7 @@ import { weightAverageLengthOf, encodePostings, type Posting } from '../../src/c
 import {
   DEFAULT_TITLE_BLOCK_SIZE,
   SEARCH_FOLDER,
+  type SearchPackRow,
   titleBlockEntryOf,
   titleBlockKeyOf,
 } from '../../src/core/search/search-index-format.js';
@@ -200,7 +201,13 @@ export function writeSearchIndex(
     SEARCH_FILE_LIMITS.documents,
   );
   const files = [...terms.files, ...titles.files, ...stored.files];
-  const rows: SearchIndexRows = { terms: terms.rows, titles: titles.rows, documents: stored.rows };
+  const rows: SearchIndexRows = {
+    terms: terms.rows,
+    titles: titles.rows,
+    documents: stored.rows,
+    termPacks: terms.packRows,
+    titlePacks: titles.packRows,
+  };
   const { extension, tableFile } = searchExtensionOf(numbered.length, tokenCount, blockSize, rows, options);
   if (tableFile !== undefined) files.push(tableFile);
   files.sort((left, right) => compareStrings(left.path, right.path));
@@ -219,8 +226,13 @@ export function packSortedRecords(
   records: readonly KeyedRecord[],
   givenTargets: { targetPackBytes: number; targetIndexBytes: number },
   limits: SearchPartFileLimits,
-): { files: { path: string; bytes: Uint8Array }[]; rows: PackTableRow[]; followerPlaces: RecordPlace[][] } {
-  if (records.length === 0) return { files: [], rows: [], followerPlaces: [] };
+): {
+  files: { path: string; bytes: Uint8Array }[];
+  rows: PackTableRow[];
+  packRows: SearchPackRow[];
+  followerPlaces: RecordPlace[][];
+} {
+  if (records.length === 0) return { files: [], rows: [], packRows: [], followerPlaces: [] };
   const encoded = records.map((record) =>
     record.placedAt ? new Uint8Array(0) : encodeRecord({ names: [record.name], body: record.body }),
   );
@@ -245,6 +257,7 @@ export function packSortedRecords(
   );
   const files: { path: string; bytes: Uint8Array }[] = [];
   const entries: RecordPlace[] = [];
+  const packRows: SearchPackRow[] = [];
 
   let start = 0;
   while (start < records.length) {
@@ -274,7 +287,10 @@ export function packSortedRecords(
         'Leave that document out of the search index, or make it smaller.',
       );
     }
-    const pack = { path: `${folder}${contentName(packBytes)}.pack`, length: packBytes.length };
+    const name = contentName(packBytes);
+    const pack = { path: `${folder}${name}.pack`, length: packBytes.length };
+    const firstInPack = records.slice(start, end).find((record) => !record.placedAt)!;
+    packRows.push([hexOfBytes(firstInPack.key), name, packBytes.length]);
     files.push({ path: pack.path, bytes: packBytes });
     let offset = PACK_HEADER_BYTES;
     for (let position = start; position < end; position += 1) {
@@ -325,5 +341,5 @@ export function packSortedRecords(
     rows.push({ first: hexOfBytes(records[start]!.key), index: indexPath });
     start = end;
   }
-  return { files, rows, followerPlaces };
+  return { files, rows, packRows, followerPlaces };
 }

@@ -36,6 +36,8 @@ function outcomeOf(files: { path: string; content: string }[], index = INDEX): S
       terms: [{ first: '00', index }],
       titles: [],
       documents: [],
+      termPacks: [],
+      titlePacks: [],
     },
     files: files.map((file) => ({ path: file.path, sha256: sha256(file.content) })),
     reused: false,

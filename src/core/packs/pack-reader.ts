@@ -26,6 +26,7 @@ import {
 } from './pack-format.js';
 import type { PackTableRow } from './pack-table.js';
 import { findIndexRow } from './pack-table.js';
+import { lookupInWholePack } from './whole-pack-lookup.js';
 
 export interface ByteRange {
   offset: number;
@@ -48,6 +49,8 @@ export type BytesOutcome =
 export interface PackFileSource {
   /** `relativePath` is a plain tree path below packs/. Throws on I/O failures, like TreeSource.read. */
   readBytes(relativePath: string, range?: ByteRange): Promise<BytesOutcome>;
+  /** True where the host answers a range with the whole file (the Workers asset binding): a pack is one read either way. */
+  readonly sendsWholeFiles?: boolean;
 }
 
 export type PackLookup =
@@ -218,6 +221,18 @@ export class PackReader {
       };
     }
     return problem ?? { status: 'missing', reason: `${name} is not in this tree (not in ${row.index})` };
+  }
+
+  /**
+   * The record `name` of the pack at `path`, read whole, with no index (whole-pack-lookup.ts):
+   * `missing` when that pack is sound and lacks it, undefined when unsure (ask `lookup`).
+   */
+  lookupInPack(
+    path: string,
+    name: string,
+    keeping: WholePackKeeping = KEEP_ANY_WHOLE_PACK,
+  ): Promise<PackLookup | undefined> {
+    return lookupInWholePack(this.files, this.cache, path, name, keeping);
   }
 
   /**

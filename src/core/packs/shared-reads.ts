@@ -10,7 +10,11 @@ export class SharedReads implements PackFileSource {
   private readCount = 0;
   private byteCount = 0;
 
-  constructor(private readonly files: PackFileSource) {}
+  readonly sendsWholeFiles: boolean | undefined;
+
+  constructor(private readonly files: PackFileSource) {
+    this.sendsWholeFiles = files.sendsWholeFiles;
+  }
 
   /** Reads asked of the host and the bytes they brought (for benches and tests). */
   counts(): { reads: number; bytes: number } {

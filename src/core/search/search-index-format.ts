@@ -39,7 +39,10 @@
 // and a result's title and excerpt are one read of one pack. A document whose whole text fits in
 // its source stores it there alone: the source is its fetch record too (named by its id as well,
 // the documents index pointing at it in the title pack; excerpt-source.ts), and no document pack
-// holds it.
+// holds it. The table also names each term pack and title pack by its first key (`termPacks`,
+// `titlePacks`: [key hex, content name, bytes]; absent in earlier format 6 trees, which read
+// through their indexes): a host that sends whole files serves a lookup with its pack alone
+// (search-pack-rows.ts).
 // mcp.json, extension `staticmcp.search`: {format: 1 to 6, documentCount, tokenCount, blockSize,
 // stemming (format 6: "porter" or "none"), terms: rows, titles: rows, documents: rows} (rows:
 // [{first: hex key, index: tree path}]); once
@@ -109,7 +112,20 @@ export interface SearchIndexTable {
   /** Title blocks, and (format 6) each block's excerpt sources after it (excerpt-source.ts). */
   titles: readonly PackTableRow[];
   documents: readonly PackTableRow[];
+  /**
+   * Format 6's term and title packs by their first key, in key order (absent in trees written
+   * before): a reader whose host sends whole files finds a record by reading its pack alone,
+   * not the index first (search-pack-rows.ts).
+   */
+  termPacks?: readonly SearchPackRow[];
+  titlePacks?: readonly SearchPackRow[];
 }
+
+/**
+ * A pack of the search index named by its first record's key: [that key in lowercase hex, the
+ * pack's 16-digit content name (the pack is <space folder>/<name>.pack), its bytes]. Checked when used.
+ */
+export type SearchPackRow = readonly [first: string, name: string, bytes: number];
 
 /** The title block key of a block number: 8 hex digits, so keys sort as the numbers do. */
 export function titleBlockKeyOf(block: number): string {
@@ -220,7 +236,20 @@ function parseRows(
       terms: parsed.table.get('terms') ?? [],
       titles: parsed.table.get('titles') ?? [],
       documents: parsed.table.get('documents') ?? [],
+      ...packRowsOf(value),
     },
+  };
+}
+
+/**
+ * The table's pack rows, each list when it is one: each row is checked when a lookup uses it
+ * (search-pack-rows.ts), as a table with hundreds of rows is read for a query that needs a few.
+ */
+function packRowsOf(value: Record<string, unknown>): Pick<SearchIndexTable, 'termPacks' | 'titlePacks'> {
+  const { termPacks, titlePacks } = value;
+  return {
+    ...(Array.isArray(termPacks) ? { termPacks: termPacks as SearchPackRow[] } : {}),
+    ...(Array.isArray(titlePacks) ? { titlePacks: titlePacks as SearchPackRow[] } : {}),
   };
 }
 

@@ -65,6 +65,7 @@ import { readStoredDocument, textOfCall } from './stored-documents.js';
 import { isStemKey, shownKeyOf, wordOfStemKey } from './stem.js';
 import { type ReadTitleBlock, readExcerptTexts } from './result-excerpts.js';
 import { SharedReads } from '../packs/shared-reads.js';
+import { lookupSearchRecord, wholePackOf } from './search-pack-rows.js';
 
 export interface SearchReaderOptions {
   /** The pack reader's index cache: its limits, or one shared with the tree's packed calls. */
@@ -351,7 +352,9 @@ export class SearchReader {
     const cached = this.postings.get(term);
     if (cached !== undefined && (maySkip || cached === null || isPostingList(cached))) return cached;
     const key = utf8Bytes(term);
-    if (maySkip && cached === undefined) {
+    const wholePack = wholePackOf(reads.files, table.termPacks, 'terms', key);
+    // A pack read whole holds the term's whole record anyway: its count is no cheaper.
+    if (maySkip && cached === undefined && wholePack === undefined) {
       const documentFrequency = await commonFrequencyOf(reads, table.terms, this.counts, term, key);
       if (documentFrequency !== undefined) {
         const common: CommonTerm = { common: true, documentFrequency };
@@ -359,7 +362,7 @@ export class SearchReader {
         return common;
       }
     }
-    const found = await reads.packs.lookup(table.terms, KEY_KIND.term, key, term, TERM_PACK_KEEPING);
+    const found = await lookupSearchRecord(reads.packs, table.terms, wholePack, key, term, TERM_PACK_KEEPING);
     if (found.status !== 'ok') {
       // The term is not in the corpus; any other `missing` is a part the host lacks (a deploy cut
       // short), which would silently drop results, so it is reported. The pack reader says which
@@ -424,7 +427,9 @@ export class SearchReader {
     const key = titleBlockKeyOf(block);
     const cached = this.blocks.get(key);
     if (cached !== undefined) return cached;
-    const found = await reads.packs.lookup(table.titles, KEY_KIND.term, utf8Bytes(key), key);
+    const blockKey = utf8Bytes(key);
+    const wholePack = wholePackOf(reads.files, table.titlePacks, 'titles', blockKey);
+    const found = await lookupSearchRecord(reads.packs, table.titles, wholePack, blockKey, key);
     // The postings named this document, so its block must exist: a missing one is damage too.
     if (found.status !== 'ok') throw new DamagedIndex(found.reason);
     const count = Math.min(this.counts.blockSize, this.counts.documentCount - block * this.counts.blockSize);

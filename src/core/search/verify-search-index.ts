@@ -85,16 +85,20 @@ export async function verifySearchIndex(
     const rows = table[space];
     // Pack → record offset → the index entry that points there (what a lookup of its key finds).
     const entriesAt = new Map<string, Map<number, { index: ParsedIndex; entry: number }>>();
+    // The pack rows are compared with the packs the indexes name only when every file was read.
+    let everyFileRead = true;
     for (const [position, row] of rows.entries()) {
       named.add(row.index);
       const read = await files.readBytes(row.index);
       if (read.status === 'missing') {
         problems.push(`${row.index} is missing: part of the search index cannot be read; deploy the whole tree`);
+        everyFileRead = false;
         continue;
       }
       const parsed = parseIndex(read.bytes, row.index);
       if ('status' in parsed) {
         problems.push(parsed.reason);
+        everyFileRead = false;
         continue;
       }
       if (parsed.keyKind !== keyKind) problems.push(`${row.index} does not hold ${space} keys; ${REBUILD}`);
@@ -118,6 +122,8 @@ export async function verifySearchIndex(
         offsets.set(recordOffset, { index: parsed, entry });
       }
     }
+    // Each pack's first record key and bytes: what its row in the table's pack rows must say.
+    const packRows: [string, string, number][] = [];
     for (const packPath of [...entriesAt.keys()].sort()) {
       const offsets = entriesAt.get(packPath)!;
       entriesAt.delete(packPath);
@@ -125,15 +131,24 @@ export async function verifySearchIndex(
       const read = await files.readBytes(packPath);
       if (read.status === 'missing') {
         problems.push(`${packPath} is missing: part of the search index cannot be read; deploy the whole tree`);
+        everyFileRead = false;
         continue;
       }
       const parsed = parsePack(read.bytes, packPath);
       if ('status' in parsed) {
         problems.push(parsed.reason);
+        everyFileRead = false;
         continue;
       }
       if (!(await isNamedByContent(packPath, read.bytes)))
         problems.push(`${packPath} is not named by its content hash (edited?); ${REBUILD}`);
+      const first = parsed.records[0]?.record.names[0];
+      if (first !== undefined)
+        packRows.push([
+          hexOfBytes(keyOf(keyKind, first)),
+          packPath.slice(packPath.lastIndexOf('/') + 1, -5),
+          read.bytes.length,
+        ]);
       if (space === 'documents' && packPath.startsWith(TITLES_FOLDER)) {
         const stop = await checkDocumentSources(packPath, parsed.records, offsets, table.format, problems);
         counts.documents += stop.documents;
@@ -197,6 +212,12 @@ export async function verifySearchIndex(
         break;
       }
     }
+    const listed = space === 'terms' ? table.termPacks : space === 'titles' ? table.titlePacks : undefined;
+    packRows.sort((left, right) => (left[0] < right[0] ? -1 : left[0] > right[0] ? 1 : 0));
+    if (everyFileRead && listed !== undefined && JSON.stringify(listed) !== JSON.stringify(packRows))
+      problems.push(
+        `the search table's ${space === 'terms' ? 'termPacks' : 'titlePacks'} do not name the ${space} packs by their first keys, so a reader that reads packs whole misses records; ${REBUILD}`,
+      );
   }
   const blockCount = Math.ceil(table.documentCount / table.blockSize);
   if (counts.titles !== blockCount || blocks.size !== blockCount)

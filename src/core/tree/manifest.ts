@@ -136,6 +136,9 @@ export interface ManifestExtension {
     terms?: { first: string; index: string }[];
     titles?: { first: string; index: string }[];
     documents?: { first: string; index: string }[];
+    /** Format 6: the term and title packs by their first keys, [key hex, content name, bytes]. */
+    termPacks?: readonly (readonly [string, string, number])[];
+    titlePacks?: readonly (readonly [string, string, number])[];
     table?: string;
   };
 }

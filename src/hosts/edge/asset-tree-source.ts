@@ -164,6 +164,8 @@ async function readWholeOrCut(
 export function createAssetTreeSource(fetcher: AssetFetcher, siteRoot: URL): TreeSource & PackFileSource {
   return {
     displayName: siteRoot.href,
+    // The asset binding answers a range with the whole file (miniflare and Cloudflare alike).
+    sendsWholeFiles: true,
     // The reader of a manifest version (edge-site.ts) keeps a parsed file this long before asking again.
     revalidateAfterMs: 30_000,
     async read(relativePath: string, etag?: string): Promise<ReadOutcome> {

@@ -1,0 +1,96 @@
+// A record found in a pack read whole, without its index (issue #40): a host that ignores byte
+// ranges (the Workers asset binding) sends the whole pack for any record of it anyway, so a table
+// naming each pack by its first key (the search index's, search-pack-rows.ts) saves a cold query
+// the index's read. The pack's records are walked by their headers. A pack that hashes to its name
+// (pack-digest.ts) is sound as a whole: a name it lacks is not in the tree. Anything else the walk
+// is unsure of (a pack not so named that lacks the name, bytes where no record starts, a record
+// whose CRC fails) is left to the index, which refuses only the damaged record. Portable.
+import { utf8Bytes } from '../tree/utf8.js';
+import { holdsNamedContent, isKnownNamedContent } from './pack-digest.js';
+import {
+  checkPackHeader,
+  PACK_HEADER_BYTES,
+  type PackProblem,
+  parseRecord,
+  RECORD_HEADER_BYTES,
+} from './pack-format.js';
+
+// The pack reader's shapes (pack-reader.ts), as this file uses them: that file calls this one.
+interface WholeFiles {
+  readBytes(path: string): Promise<{ status: 'ok'; bytes: Uint8Array; whole: boolean } | { status: 'missing' }>;
+}
+interface WholePackCache {
+  wholePack(path: string): Uint8Array | undefined;
+  keepsWholePack(length: number, pushesOut: boolean): boolean;
+  addWholePack(path: string, bytes: Uint8Array, pushesOut: boolean): void;
+}
+type FoundRecord =
+  | { status: 'ok'; body: Uint8Array; pack: string; packLength: number; recordOffset: number; recordLength: number }
+  | PackProblem;
+
+/** "SMCR", a record's marker, as a big-endian u32. */
+const RECORD_MARKER_WORD = 0x534d4352;
+
+function holdsKeyAt(bytes: Uint8Array, at: number, key: Uint8Array): boolean {
+  for (let position = 0; position < key.length; position += 1) if (bytes[at + position] !== key[position]) return false;
+  return true;
+}
+
+/**
+ * The record named `name` in the pack at `path` (read whole, or the whole-pack cache's copy, kept
+ * as `keeping` says), `missing` when a sound pack lacks it, undefined when unsure (ask the index).
+ */
+export async function lookupInWholePack(
+  files: WholeFiles,
+  cache: WholePackCache,
+  path: string,
+  name: string,
+  keeping: { upToBytes: number; pushesOut: boolean },
+): Promise<FoundRecord | undefined> {
+  let bytes = cache.wholePack(path);
+  let kept = bytes !== undefined;
+  if (bytes === undefined) {
+    const read = await files.readBytes(path);
+    if (read.status !== 'ok' || !read.whole) return undefined;
+    if (checkPackHeader(read.bytes, path, read.bytes.length) !== undefined) return undefined;
+    bytes = read.bytes;
+    kept = bytes.length <= keeping.upToBytes && cache.keepsWholePack(bytes.length, keeping.pushesOut);
+    if (kept) cache.addWholePack(path, bytes, keeping.pushesOut);
+  }
+  const key = utf8Bytes(name);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let offset = PACK_HEADER_BYTES;
+  while (offset < bytes.length) {
+    if (offset + RECORD_HEADER_BYTES > bytes.length || view.getUint32(offset) !== RECORD_MARKER_WORD) return undefined;
+    const nameCount = view.getUint16(offset + 4);
+    let at = offset + RECORD_HEADER_BYTES;
+    let holds = false;
+    for (let position = 0; position < nameCount; position += 1) {
+      if (at + 2 > bytes.length) return undefined;
+      const length = view.getUint16(at);
+      at += 2;
+      if (!holds && length === key.length && holdsKeyAt(bytes, at, key)) holds = true;
+      at += length;
+    }
+    const end = at + view.getUint32(offset + 6);
+    if (end > bytes.length) return undefined;
+    if (holds) {
+      // As a lookup through the index: a pack kept is hashed once, else the record's CRC is checked.
+      const named = isKnownNamedContent(bytes, path) || (kept && (await holdsNamedContent(bytes, path)));
+      const record = parseRecord(bytes.subarray(offset, end), `${path} at byte ${offset}`, !named);
+      if ('status' in record || !record.names.includes(name)) return undefined;
+      const recordLength = end - offset;
+      return {
+        status: 'ok',
+        body: record.body,
+        pack: path,
+        packLength: bytes.length,
+        recordOffset: offset,
+        recordLength,
+      };
+    }
+    offset = end;
+  }
+  if (!(isKnownNamedContent(bytes, path) || (await holdsNamedContent(bytes, path)))) return undefined;
+  return { status: 'missing', reason: `${name} is not in this tree (not in ${path})` };
+}

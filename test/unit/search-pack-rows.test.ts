@@ -1,0 +1,132 @@
+// The search table's pack rows (issue #40): a reader whose host sends whole files (the Workers
+// asset binding) finds a word's postings and a result's title block by reading their pack alone,
+// named in the table by its first key, with no term or title index read; it answers as the reader
+// that goes through the indexes does; a damaged record still refuses only what it holds, and
+// `check` names rows that do not match the packs.
+import { describe, expect, it } from 'vitest';
+import { KEY_KIND, PACK_HEADER_BYTES } from '../../src/core/packs/pack-format.js';
+import { type BytesOutcome, type PackFileSource, PackReader } from '../../src/core/packs/pack-reader.js';
+import { parseSearchIndexManifest, type SearchIndexTable } from '../../src/core/search/search-index-format.js';
+import { SearchReader } from '../../src/core/search/search-reader.js';
+import { verifySearchIndex } from '../../src/core/search/verify-search-index.js';
+import { utf8Bytes } from '../../src/core/tree/utf8.js';
+import type { SearchDocument } from '../../src/tree-writer/search-index-output.js';
+import { writeSearchIndex } from '../helpers/in-memory-search-index.js';
+import { random } from '../helpers/random.js';
+
+/** Files sent whole, each read logged; `sendsWholeFiles` says so to the reader, or not. */
+class WholeFiles implements PackFileSource {
+  readonly asked: string[] = [];
+  constructor(
+    readonly files: Map<string, Uint8Array>,
+    readonly sendsWholeFiles: boolean,
+  ) {}
+  async readBytes(relativePath: string): Promise<BytesOutcome> {
+    this.asked.push(relativePath);
+    const bytes = this.files.get(relativePath);
+    return bytes ? { status: 'ok', bytes, whole: true } : { status: 'missing' };
+  }
+}
+
+function corpus(count: number): SearchDocument[] {
+  const next = random(7);
+  return Array.from({ length: count }, (_, position) => ({
+    id: `resources/d${String(position).padStart(4, '0')}.json`,
+    title: `Document ${position}`,
+    text: `common ${Array.from({ length: 50 }, () => `w${Math.floor(next() ** 2 * 4000)}`).join(' ')} running runs`,
+    url: '',
+  }));
+}
+
+function readersOver(documents: SearchDocument[]) {
+  const written = writeSearchIndex(documents);
+  const bytes = new Map(written.files.map((file) => [file.path, file.bytes]));
+  const parsed = parseSearchIndexManifest(JSON.parse(JSON.stringify(written.extension)));
+  if (!('table' in parsed)) throw new Error('the rows should be inline');
+  const table = parsed.table as SearchIndexTable;
+  const problems: string[] = [];
+  const readerOf = (files: WholeFiles) =>
+    // Nothing kept between searches: each one is a new isolate's.
+    new SearchReader(files, table, {
+      onProblem: (reason) => problems.push(reason),
+      indexCache: { maxIndexes: 0, maxIndexBytes: 0, maxWholePackBytes: 0 },
+    });
+  const whole = new WholeFiles(bytes, true);
+  const indexed = new WholeFiles(bytes, false);
+  return { bytes, table, problems, whole, indexed, wholeReader: readerOf(whole), indexedReader: readerOf(indexed) };
+}
+
+const QUERIES = ['w3 w17', 'common w2', 'running', 'w1999 w5', 'zzzabsent', 'w4* w8', 'w0'];
+
+describe('the search table names its term and title packs by their first keys', () => {
+  const documents = corpus(600);
+  const { bytes, table, whole, indexed, wholeReader, indexedReader } = readersOver(documents);
+
+  it('so a cold query reads packs alone, and answers as through the indexes', async () => {
+    expect(table.termPacks!.length).toBeGreaterThan(3);
+    expect(table.titlePacks!.length).toBeGreaterThan(3);
+    for (const query of QUERIES) {
+      whole.asked.length = 0;
+      indexed.asked.length = 0;
+      const byPacks = await wholeReader.search({ query });
+      const byIndexes = await indexedReader.search({ query });
+      expect(byPacks, query).toEqual(byIndexes);
+      expect(byPacks.isError, query).toBeUndefined();
+      // A prefix walks term indexes; whole words and title blocks need none.
+      const indexes = whole.asked.filter((path) => path.endsWith('.idx'));
+      if (query.includes('*'))
+        expect(
+          indexes.every((path) => path.includes('/terms/')),
+          query,
+        ).toBe(true);
+      else expect(indexes, query).toEqual([]);
+      // A word the index lacks: its pack, where the index path read the term index instead.
+      if (query === 'zzzabsent') expect(whole.asked.length, query).toBe(indexed.asked.length);
+      else expect(whole.asked.length, query).toBeLessThan(indexed.asked.length);
+      expect(new Set(whole.asked).size, query).toBe(whole.asked.length);
+    }
+    const hits = (await wholeReader.search({ query: 'running' })).structuredContent as { total: number };
+    expect(hits.total).toBe(documents.length);
+  });
+
+  it('and a damaged record refuses only its word, as through the indexes', async () => {
+    const damaged = new Map(bytes);
+    // The record of w3 in its term pack: one body byte changed, so the pack no longer hashes to its name.
+    const found = await new PackReader(indexed).lookup(table.terms, KEY_KIND.term, utf8Bytes('w3'), 'w3');
+    if (found.status !== 'ok') throw new Error(found.reason);
+    const pack = damaged.get(found.pack)!.slice();
+    const bodyAt = found.recordOffset + found.recordLength - found.body.length;
+    pack[bodyAt + found.body.length - 1]! ^= 0xff;
+    damaged.set(found.pack, pack);
+    expect(found.recordOffset).toBeGreaterThanOrEqual(PACK_HEADER_BYTES);
+    const problems: string[] = [];
+    const reader = new SearchReader(new WholeFiles(damaged, true), table, {
+      onProblem: (reason) => problems.push(reason),
+      indexCache: { maxIndexes: 0, maxIndexBytes: 0, maxWholePackBytes: 0 },
+    });
+    const refused = await reader.search({ query: 'w3' });
+    expect(refused.isError).toBe(true);
+    expect(problems.join('\n')).toMatch(/checksum/);
+    // Other words of the same pack still answer.
+    const words = [...new Set(documents.flatMap((document) => document.text.split(' ')))].filter(
+      (word) => word.startsWith('w') && word !== 'w3',
+    );
+    let neighbours = 0;
+    for (const word of words) {
+      const at = await new PackReader(indexed).lookup(table.terms, KEY_KIND.term, utf8Bytes(word), word);
+      if (at.status !== 'ok' || at.pack !== found.pack) continue;
+      neighbours += 1;
+      const other = await reader.search({ query: word });
+      expect(other.isError, word).toBeUndefined();
+      if (neighbours === 3) break;
+    }
+    expect(neighbours).toBe(3);
+  });
+
+  it('and check names rows that do not match the packs', async () => {
+    const paths = () => [...bytes.keys()];
+    expect(await verifySearchIndex(table, indexed, paths())).toEqual([]);
+    const swapped = { ...table, termPacks: [...table.termPacks!].reverse() };
+    expect((await verifySearchIndex(swapped, indexed, paths())).join('\n')).toMatch(/termPacks do not name/);
+  });
+});
