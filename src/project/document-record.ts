@@ -84,15 +84,23 @@ export class DocumentRecordHash {
  */
 export class DocumentRecord {
   private byDigest: Map<string, number> | undefined;
+  /** Path → offset, made only when a lookup leaves the record's order. */
+  private byPath: Map<string, number> | undefined;
+  /**
+   * The entry the next lookup most likely wants: a build looks documents up in the order the
+   * previous one recorded them, so most lookups compare one path and make no map of every path.
+   */
+  private cursor: number;
+  private last: { relativePath: string; at: number } | undefined;
 
   private constructor(
     private readonly bytes: Buffer,
-    /** Path → offset of its entry's length prefix. */
-    private readonly byPath: Map<string, number>,
-  ) {}
-
-  get size(): number {
-    return this.byPath.size;
+    private readonly firstEntry: number,
+    private readonly end: number,
+    /** How many entries the record holds. */
+    readonly size: number,
+  ) {
+    this.cursor = firstEntry;
   }
 
   static parse(bytes: Buffer, key: string): DocumentRecord | undefined {
@@ -101,7 +109,8 @@ export class DocumentRecord {
     const end = bytes.length - DIGEST_BYTES;
     const digest = createHash('sha256').update(bytes.subarray(0, end)).digest();
     if (!digest.equals(bytes.subarray(end))) return;
-    const byPath = new Map<string, number>();
+    // Every entry's lengths checked once: the lookups after read inside its bounds.
+    let count = 0;
     let at = header.length;
     while (at < end) {
       if (at + 4 > end) return;
@@ -110,22 +119,48 @@ export class DocumentRecord {
       if (next > end || pathAt > next) return;
       const pathEnd = pathAt + bytes.readUInt32LE(pathAt - 4);
       if (pathEnd + 2 > next || pathEnd + 2 + bytes.readUInt16LE(pathEnd) > next) return;
-      byPath.set(bytes.toString('utf8', pathAt, pathEnd), at);
+      count += 1;
       at = next;
     }
-    return new DocumentRecord(bytes, byPath);
+    return new DocumentRecord(bytes, header.length, end, count);
   }
 
   /** The offset of the entry recorded for a path. */
   offsetOf(relativePath: string): number | undefined {
-    return this.byPath.get(relativePath);
+    if (this.last?.relativePath === relativePath) return this.last.at;
+    let at: number | undefined;
+    if (this.byPath === undefined && this.cursor < this.end && this.pathAt(this.cursor) === relativePath) {
+      at = this.cursor;
+      this.cursor = this.nextOf(at);
+    } else {
+      this.byPath ??= this.indexPaths();
+      at = this.byPath.get(relativePath);
+    }
+    this.last = at === undefined ? undefined : { relativePath, at };
+    return at;
+  }
+
+  private indexPaths(): Map<string, number> {
+    const byPath = new Map<string, number>();
+    for (let at = this.firstEntry; at < this.end; at = this.nextOf(at)) byPath.set(this.pathAt(at), at);
+    return byPath;
+  }
+
+  private nextOf(at: number): number {
+    return at + 4 + this.bytes.readUInt32LE(at);
+  }
+
+  private pathAt(at: number): string {
+    const pathAt = at + 4 + FIXED_BYTES;
+    return this.bytes.toString('utf8', pathAt, pathAt + this.bytes.readUInt32LE(pathAt - 4));
   }
 
   /** The offset of an entry whose bytes had this digest and MIME type. */
   offsetOfDigest(sha256: string, mimeType: string): number | undefined {
     if (this.byDigest === undefined) {
       this.byDigest = new Map();
-      for (const at of this.byPath.values()) this.byDigest.set(`${this.sha256At(at)} ${this.mimeTypeAt(at)}`, at);
+      for (let at = this.firstEntry; at < this.end; at = this.nextOf(at))
+        this.byDigest.set(`${this.sha256At(at)} ${this.mimeTypeAt(at)}`, at);
     }
     return this.byDigest.get(`${sha256} ${mimeType}`);
   }
