@@ -18,6 +18,7 @@ import { HashedKeyMap } from './hashed-key-map.js';
 import { TreeSlotList } from './tree-slot-list.js';
 import type { PackedCopies, PackingPlan, ToolCallFiles } from './pack-call-files.js';
 import type { TreeOutput } from './tree-output.js';
+import type { FileDigests } from '../tree-writer/file-digests.js';
 
 /** The resource group to pack, with its own pack size and its copies (owner → other names). */
 export interface ResourcePackingPlan {
@@ -37,11 +38,19 @@ class RawNameCopies implements PackedCopies {
   /** The next copy of the same twin (position + 1; 0: none). */
   private readonly next: Uint32Array;
 
-  constructor(private readonly names: TreeSlotList) {
-    this.first = new HashedKeyMap((position) => encodedTwinOf(names.at(position))!);
+  constructor(
+    private readonly names: TreeSlotList,
+    files: FileDigests,
+  ) {
+    // Each copy's twin by its slot in the writer's paths (4 bytes a copy): a lookup reads the twin's
+    // path back instead of encoding the copy's name again (three lookups a resource an edit build).
+    const twinSlots = new Uint32Array(names.length);
+    this.first = new HashedKeyMap((position) => files.at(twinSlots[position]!));
     this.next = new Uint32Array(names.length);
     for (let position = 0; position < names.length; position++) {
       const twin = encodedTwinOf(names.at(position))!;
+      // A copy's twin is in the tree (planResourcePacking made it a copy for that).
+      twinSlots[position] = files.slotOf(twin);
       const held = this.first.get(twin);
       if (held === undefined) {
         this.first.set(twin, position);
@@ -129,7 +138,7 @@ export async function planResourcePacking(
       copyNames.push(slot);
     } else owners.push(slot);
   }
-  const copies = new RawNameCopies(copyNames);
+  const copies = new RawNameCopies(copyNames, files);
   let recordBytes = 0;
   let nameCount = 0;
   for (let position = 0; position < owners.length; position++) {

@@ -90,14 +90,20 @@ async function parseDocument(bytes: Buffer, mimeType: string): Promise<ParsedDoc
   return { text, summary: (await import('./markdown-summary.js')).summarizeMarkdown(bytes.toString('utf8')) };
 }
 
+/** A file's path from the project's root, `/`-separated. */
+function projectPathOf(projectRoot: string, file: string): string {
+  return path.relative(projectRoot, file).split(path.sep).join('/');
+}
+
 /** The file's parse: by its untouched identity, else by its digest, else parsed (the one read). */
 async function readDocument(
   file: string,
+  /** The file's path from the project's root, `/`-separated: its key in the document cache. */
+  key: string,
   mimeType: string,
   projectRoot: string,
   documents: DocumentCache,
 ): Promise<{ parsed: ParsedDocument; stats: DocumentStats; sha256: string } | { problem: string }> {
-  const key = path.relative(projectRoot, file).split(path.sep).join('/');
   try {
     // Known by identity: nothing is read now. Where the file leads is checked when it is read to
     // be written (resource-file-content.ts), as for any other file.
@@ -125,11 +131,13 @@ async function loadResource(
   meta: Record<string, unknown> | undefined,
   store: FileResourceStore,
   documents: DocumentCache,
+  /** `file` from the project's root, `/`-separated, when the caller knows it (else made from the paths). */
+  key = projectPathOf(store.projectRoot, file),
 ): Promise<{ resource: ProjectResource; warnings: string[] } | { problem: string }> {
   // The MIME database is only loaded by projects that have resources.
   const { mimeTypeFor } = await import('./mime-type.js');
   const mimeType = (meta?.mimeType as string | undefined) ?? mimeTypeFor(file);
-  const read = await readDocument(file, mimeType, store.projectRoot, documents);
+  const read = await readDocument(file, key, mimeType, store.projectRoot, documents);
   if ('problem' in read) return read;
   const summary: MarkdownSummary = read.parsed.summary ?? {};
   const page =
@@ -205,6 +213,9 @@ export async function discoverResources(
   });
   problems.push(...notices);
   const sharedStems = findSharedStems(files);
+  // A walked file's key is its folder's and its own relative path (one path.relative a build, not a file).
+  const folderKey = projectPathOf(projectRoot, resourcesRoot);
+  const keyPrefix = folderKey === '' ? '' : `${folderKey}/`;
   for (const { file, relativePath } of files) {
     const { meta, problem, notice } = await readSidecar(file, relativePath, sharedStems, projectRoot, sidecars);
     if (notice) warnings.push({ relativePath, message: notice });
@@ -213,7 +224,7 @@ export async function discoverResources(
       continue;
     }
     if (meta?.uriTemplate !== undefined) continue;
-    const loaded = await loadResource(file, relativePath, meta, store, documents);
+    const loaded = await loadResource(file, relativePath, meta, store, documents, `${keyPrefix}${relativePath}`);
     if ('problem' in loaded) problems.push({ relativePath, message: loaded.problem });
     else resources.push(withoutWarnings(loaded, relativePath, warnings));
   }

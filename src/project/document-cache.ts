@@ -1,28 +1,26 @@
 // The per-document parse cache (issue #39: a document is not parsed when its bytes did not
-// change). `<project>/.staticmcp/cache/documents.json` keeps, for each resource file, what the
-// build takes from reading and parsing it (text or binary, a Markdown file's title, description,
-// page and front-matter problem), keyed by the sha256 of its bytes, its MIME type and the parser's
-// identity; and each file's identity on disk (inode, size, mtime), so a build knows an untouched
-// file without reading it. A file whose identity changed is read and digested: the same bytes
-// (a touch, a checkout) are still not parsed. Only what this build saw is written back, so the
-// file holds one entry per document of the project; it is written as the documents pass (JSON
-// fragments in scratch files, joined at the end), never held whole. A corrupt or foreign file is
-// ignored.
+// change). `<project>/.staticmcp/cache/documents.bin` (document-record.ts) keeps, for each
+// resource file, what the build takes from reading and parsing it (text or binary, a Markdown
+// file's title, description, page and front-matter problem), keyed by the sha256 of its bytes, its
+// MIME type and the parser's identity; and each file's identity on disk (inode, size, mtime), so a
+// build knows an untouched file without reading it. A file whose identity changed is read and
+// digested: the same bytes (a touch, a checkout) are still not parsed. Only what this build saw is
+// written back, so the record holds one entry per document of the project; it is written as the
+// documents pass (into a scratch file beside it, renamed over it at the end), never held whole, and
+// an untouched document's entry is copied over as the bytes it was. A record that is damaged, cut
+// short or of another key is ignored.
+import { promises as fs, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import {
-  type BigIntStats,
-  closeSync,
-  promises as fs,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  rmSync,
-} from 'node:fs';
 import path from 'node:path';
-import { isObject } from '../core/tree/json-object.js';
 import { removeDeadWritersFiles } from '../tree-writer/interrupted-write.js';
 import { SpillWriter } from '../tree-writer/spill-files.js';
+import {
+  DocumentRecord,
+  DocumentRecordHash,
+  type DocumentStats,
+  encodeEntry,
+  TRUSTED_IDENTITY,
+} from './document-record.js';
 import { maxFrontMatterBytes } from './front-matter-limit.js';
 import type { MarkdownSummary } from './markdown-summary.js';
 
@@ -31,11 +29,11 @@ import type { MarkdownSummary } from './markdown-summary.js';
  * build keeps from it) changes. The generator's name and version are part of the key too.
  */
 export const DOCUMENT_PARSER_ID = 'markdown-summary/3';
-const CACHE_FILE = path.join('.staticmcp', 'cache', 'documents.json');
-/** Beside the record, `<mark><pid>`: the record being written, and its two fragments. */
+const CACHE_FILE = path.join('.staticmcp', 'cache', 'documents.bin');
+/** The JSON record of earlier versions: removed when a record is written. */
+const OLD_CACHE_FILE = path.join('.staticmcp', 'cache', 'documents.json');
+/** Beside the record, `<mark><pid>`: the record being written. */
 const RECORD_MARK = '.new-';
-const FILES_MARK = '.files-new-';
-const PARSED_MARK = '.parsed-new-';
 /** A site page's extracted text, one file per digest, read when its resource file is written. */
 const PAGES_FOLDER = path.join('.staticmcp', 'cache', 'pages');
 /**
@@ -53,24 +51,7 @@ export interface ParsedDocument {
   page?: { title?: string; canonicalHref?: string; warnings: string[] };
 }
 
-interface FileEntry {
-  sha256: string;
-  mimeType: string;
-  /** Empty when the file was too fresh to be trusted by its identity. */
-  inode: string;
-  size: number;
-  mtimeNs: string;
-}
-
-interface CacheFile {
-  key: string;
-  files: Record<string, FileEntry>;
-  /** By `<sha256> <mimeType>`. */
-  parsed: Record<string, ParsedDocument>;
-}
-
-/** A document's identity on disk, as `fs.stat(…, { bigint: true })` gives it. */
-export type DocumentStats = Pick<BigIntStats, 'ino' | 'size' | 'mtimeNs'>;
+export type { DocumentStats };
 
 /** Only the identity of a stat (a whole BigIntStats per document would be held until it is written). */
 export function identityOf(stats: DocumentStats): DocumentStats {
@@ -81,13 +62,23 @@ export function digestBytes(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-function readCacheFile(file: string, key: string): CacheFile | undefined {
+function readRecord(file: string, key: string): DocumentRecord | undefined {
   try {
-    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    if (isObject(parsed) && parsed.key === key && isObject(parsed.files) && isObject(parsed.parsed))
-      return parsed as unknown as CacheFile;
+    return DocumentRecord.parse(readFileSync(file), key);
   } catch {
-    // Missing or corrupt: every document is read and parsed.
+    // Missing or unreadable: every document is read and parsed.
+    return undefined;
+  }
+}
+
+/** A recorded parse, or undefined when its JSON is not one (then the document is parsed again). */
+function parsedOf(json: string): ParsedDocument | undefined {
+  try {
+    const parsed: unknown = JSON.parse(json);
+    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as ParsedDocument).text === 'boolean')
+      return parsed as ParsedDocument;
+  } catch {
+    // Not JSON: a record whose digest matched is never this, but a parse is cheaper than a doubt.
   }
   return undefined;
 }
@@ -100,25 +91,29 @@ export class DocumentCache {
   private readonly pagesFolder: string | undefined;
   /**
    * This build's record, written as it is made (issue #39, "Memory": as objects it held ~600 bytes
-   * of heap a document, and its JSON text as much again, at discovery's end): its `files` and
-   * `parsed` entries as JSON fragments in two scratch files beside the cache, joined by save().
+   * of heap a document, and its JSON text as much again, at discovery's end), beside the record.
    */
-  private fragments: { files: SpillWriter; parsed: SpillWriter } | undefined;
+  private writer: { out: SpillWriter; hash: DocumentRecordHash } | undefined;
   /** Entries recorded, and whether each is its path's entry in the previous record as it was. */
   private recordedCount = 0;
   private allAsBefore = true;
-  /** A fragment could not be written: no record is written. */
+  /** The record could not be written: none is written. */
   private failed = false;
   /** The page texts (pageTextFile names) this build's documents have. */
   private readonly usedPages = new Set<string>();
 
   private constructor(
     private readonly file: string | undefined,
-    private readonly previous: CacheFile | undefined,
+    private readonly previous: DocumentRecord | undefined,
     private readonly key: string,
     private readonly startedAtNs: bigint,
   ) {
     this.pagesFolder = file === undefined ? undefined : path.join(path.dirname(file), path.basename(PAGES_FOLDER));
+  }
+
+  /** How many documents the previous build's record holds (0: none, or none to be believed). */
+  get previousDocuments(): number {
+    return this.previous?.size ?? 0;
   }
 
   /** Where a page's extracted text is kept (undefined: this cache keeps nothing). */
@@ -153,10 +148,10 @@ export class DocumentCache {
    */
   static async open(projectRoot: string, generator: string, ignorePrevious: boolean): Promise<DocumentCache> {
     const file = path.join(projectRoot, CACHE_FILE);
-    for (const mark of [RECORD_MARK, FILES_MARK, PARSED_MARK]) await removeDeadWritersFiles(file, mark);
+    await removeDeadWritersFiles(file, RECORD_MARK);
     // A parse under another front-matter bound may have read (or skipped) a front matter differently.
     const key = `${generator} ${DOCUMENT_PARSER_ID} ${maxFrontMatterBytes(process.env)}`;
-    const previous = ignorePrevious ? undefined : readCacheFile(file, key);
+    const previous = ignorePrevious ? undefined : readRecord(file, key);
     return new DocumentCache(file, previous, key, BigInt(Date.now()) * 1_000_000n);
   }
 
@@ -166,21 +161,24 @@ export class DocumentCache {
     mimeType: string,
     stats: DocumentStats,
   ): { sha256: string; parsed: ParsedDocument } | undefined {
-    const entry = this.previous?.files[relativePath];
+    const previous = this.previous;
+    const at = previous?.offsetOf(relativePath);
     if (
-      entry === undefined ||
-      entry.inode === '' ||
-      entry.mimeType !== mimeType ||
-      entry.inode !== String(stats.ino) ||
-      entry.size !== Number(stats.size) ||
-      entry.mtimeNs !== String(stats.mtimeNs)
+      previous === undefined ||
+      at === undefined ||
+      (previous.flagsAt(at) & TRUSTED_IDENTITY) === 0 ||
+      !previous.sameIdentityAt(at, stats) ||
+      previous.mimeTypeAt(at) !== mimeType
     )
       return undefined;
-    const parsed = this.previous?.parsed[`${entry.sha256} ${mimeType}`];
+    const parsed = parsedOf(previous.parsedJsonAt(at));
     if (parsed === undefined) return undefined;
+    const sha256 = previous.sha256At(at);
     this.reusedCount += 1;
-    this.record(relativePath, mimeType, stats, entry.sha256, parsed);
-    return { sha256: entry.sha256, parsed };
+    // Trusted then, and older still now: the entry is the one recorded, byte for byte.
+    if (!this.isFresh(stats)) this.recordBytes(previous.entryBytes(at), true, sha256, mimeType, parsed);
+    else this.record(relativePath, mimeType, stats, sha256, parsed);
+    return { sha256, parsed };
   }
 
   /** The recorded parse of these bytes (by digest), when a file's identity changed but not its bytes. */
@@ -191,7 +189,8 @@ export class DocumentCache {
     sha256: string,
   ): ParsedDocument | undefined {
     // The previous build's parses only: two files of the same bytes in one build are parsed each.
-    const parsed = this.previous?.parsed[`${sha256} ${mimeType}`];
+    const at = this.previous?.offsetOfDigest(sha256, mimeType);
+    const parsed = at === undefined ? undefined : parsedOf(this.previous!.parsedJsonAt(at));
     if (parsed === undefined) return undefined;
     this.reusedCount += 1;
     this.record(relativePath, mimeType, stats, sha256, parsed);
@@ -210,6 +209,10 @@ export class DocumentCache {
     this.record(relativePath, mimeType, stats, sha256, parsed);
   }
 
+  private isFresh(stats: DocumentStats): boolean {
+    return this.startedAtNs - stats.mtimeNs < RACY_WINDOW_NS;
+  }
+
   private record(
     relativePath: string,
     mimeType: string,
@@ -218,88 +221,89 @@ export class DocumentCache {
     parsed: ParsedDocument,
   ): void {
     if (this.file === undefined || this.failed) return;
-    const fresh = this.startedAtNs - stats.mtimeNs < RACY_WINDOW_NS;
-    const entry: FileEntry = {
-      sha256,
+    const bytes = encodeEntry({
+      relativePath,
       mimeType,
-      inode: fresh ? '' : String(stats.ino),
-      size: Number(stats.size),
-      mtimeNs: String(stats.mtimeNs),
-    };
-    const before = this.previous?.files[relativePath];
-    this.allAsBefore &&=
-      before !== undefined &&
-      before.sha256 === entry.sha256 &&
-      before.mimeType === entry.mimeType &&
-      before.inode === entry.inode &&
-      before.size === entry.size &&
-      before.mtimeNs === entry.mtimeNs;
+      trusted: !this.isFresh(stats),
+      stats,
+      sha256,
+      parsedJson: JSON.stringify(parsed),
+      sitePage: parsed.page !== undefined,
+    });
+    const at = this.previous?.offsetOf(relativePath);
+    this.recordBytes(bytes, at !== undefined && this.previous!.entryBytes(at).equals(bytes), sha256, mimeType, parsed);
+  }
+
+  private recordBytes(
+    bytes: Buffer,
+    asBefore: boolean,
+    sha256: string,
+    mimeType: string,
+    parsed: ParsedDocument,
+  ): void {
+    if (this.file === undefined || this.failed) return;
+    this.allAsBefore &&= asBefore;
     if (parsed.page !== undefined) this.usedPages.add(path.basename(this.pageTextFile(sha256, mimeType)!));
-    const separator = this.recordedCount === 0 ? '' : ',';
     this.recordedCount += 1;
     try {
-      this.fragments ??= this.openFragments();
-      this.fragments.files.append(
-        Buffer.from(`${separator}${JSON.stringify(relativePath)}:${JSON.stringify(entry)}`, 'utf8'),
-      );
-      this.fragments.parsed.append(
-        Buffer.from(`${separator}${JSON.stringify(`${sha256} ${mimeType}`)}:${JSON.stringify(parsed)}`, 'utf8'),
-      );
+      this.writer ??= this.openWriter();
+      this.writer.out.append(bytes);
+      this.writer.hash.add(bytes);
     } catch {
       // The cache cannot be written: the next build parses again, as with no cache.
-      this.dropFragments();
+      this.dropWriter();
     }
   }
 
-  private openFragments(): { files: SpillWriter; parsed: SpillWriter } {
+  private openWriter(): { out: SpillWriter; hash: DocumentRecordHash } {
     mkdirSync(path.dirname(this.file!), { recursive: true });
-    const files = new SpillWriter(`${this.file}${FILES_MARK}${process.pid}`);
+    const out = new SpillWriter(`${this.file}${RECORD_MARK}${process.pid}`, 0o666);
+    const hash = new DocumentRecordHash();
+    const header = DocumentRecordHash.header(this.key);
     try {
-      return { files, parsed: new SpillWriter(`${this.file}${PARSED_MARK}${process.pid}`) };
+      out.append(header);
     } catch (error) {
-      files.close();
-      rmSync(files.file, { force: true });
+      closeWriter(out);
+      rmSync(out.file, { force: true });
       throw error;
     }
+    hash.add(header);
+    return { out, hash };
   }
 
   /** Stops recording: this build writes no record (the previous one stays, true for what it holds). */
-  private dropFragments(): void {
-    closeFragments(this.fragments);
-    removeFragments(this.fragments);
-    this.fragments = undefined;
+  private dropWriter(): void {
+    if (this.writer !== undefined) {
+      closeWriter(this.writer.out);
+      rmSync(this.writer.out.file, { force: true });
+    }
+    this.writer = undefined;
     this.failed = true;
   }
 
   /** Writes what this build saw (atomically); a failure to write only costs the next build a parse. */
   async save(): Promise<void> {
-    if (this.file === undefined) return;
-    const { fragments } = this;
-    this.fragments = undefined;
-    closeFragments(fragments);
-    if (this.failed || (this.parsedCount === 0 && this.sameAsPrevious())) {
-      removeFragments(fragments);
+    if (this.file === undefined || this.failed) return;
+    if (this.parsedCount === 0 && this.sameAsPrevious()) {
+      this.dropWriter();
       return;
     }
     await this.dropUnusedPages();
-    const temp = `${this.file}${RECORD_MARK}${process.pid}`;
+    let temp: string | undefined;
     try {
-      await fs.mkdir(path.dirname(this.file), { recursive: true });
-      const out = new SpillWriter(temp, 0o666);
-      try {
-        out.append(Buffer.from(`{"key":${JSON.stringify(this.key)},"files":{`, 'utf8'));
-        if (fragments !== undefined) copyFileInto(fragments.files.file, out);
-        out.append(Buffer.from('},"parsed":{', 'utf8'));
-        if (fragments !== undefined) copyFileInto(fragments.parsed.file, out);
-        out.append(Buffer.from('}}', 'utf8'));
-      } finally {
-        out.close();
-      }
+      // An empty record (no document now, some before) is a header and a digest.
+      this.writer ??= this.openWriter();
+      const { out, hash } = this.writer;
+      temp = out.file;
+      out.append(hash.trailer());
+      out.close();
+      this.writer = undefined;
       await fs.rename(temp, this.file);
+      await fs.rm(path.join(path.dirname(this.file), path.basename(OLD_CACHE_FILE)), { force: true });
     } catch {
-      await fs.rm(temp, { force: true }).catch(() => {});
-    } finally {
-      removeFragments(fragments);
+      if (this.writer !== undefined) closeWriter(this.writer.out);
+      this.writer = undefined;
+      if (temp !== undefined) await fs.rm(temp, { force: true }).catch(() => {});
     }
   }
 
@@ -313,38 +317,16 @@ export class DocumentCache {
 
   /** Whether the record would not change (a no-op build writes nothing). */
   private sameAsPrevious(): boolean {
-    const previous = this.previous?.files;
-    if (previous === undefined) return this.recordedCount === 0;
-    return this.allAsBefore && this.recordedCount === Object.keys(previous).length;
+    if (this.previous === undefined) return this.recordedCount === 0;
+    return this.allAsBefore && this.recordedCount === this.previous.size;
   }
 }
 
-/** Closes (each once) a record's fragment files. */
-function closeFragments(fragments: { files: SpillWriter; parsed: SpillWriter } | undefined): void {
-  for (const writer of fragments ? [fragments.files, fragments.parsed] : []) {
-    try {
-      writer.close();
-    } catch {
-      // A write failed: the file is removed all the same.
-    }
-  }
-}
-
-function removeFragments(fragments: { files: SpillWriter; parsed: SpillWriter } | undefined): void {
-  for (const writer of fragments ? [fragments.files, fragments.parsed] : []) rmSync(writer.file, { force: true });
-}
-
-/** Appends the whole of `file` to `out`, a chunk at a time. */
-function copyFileInto(file: string, out: SpillWriter): void {
-  const fd = openSync(file, 'r');
+/** Closes a record's writer (once: a write that failed closes it all the same). */
+function closeWriter(out: SpillWriter): void {
   try {
-    const chunk = Buffer.allocUnsafe(1 << 20);
-    for (;;) {
-      const read = readSync(fd, chunk, 0, chunk.length, null);
-      if (read === 0) break;
-      out.append(chunk.subarray(0, read));
-    }
-  } finally {
-    closeSync(fd);
+    out.close();
+  } catch {
+    // A write failed: the file is removed all the same.
   }
 }

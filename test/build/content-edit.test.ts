@@ -157,8 +157,10 @@ describe('a one-document edit of a packed content project', () => {
       file.records = digests[(at + 1) % digests.length];
     });
     await fs.writeFile(path.join(cache, 'packs.json'), JSON.stringify(record));
-    const documents = path.join(cache, 'cache', 'documents.json');
-    await fs.writeFile(documents, (await fs.readFile(documents, 'utf8')).slice(0, 1000));
+    const documents = path.join(cache, 'cache', 'documents.bin');
+    const documentBytes = await fs.readFile(documents);
+    documentBytes[Math.floor(documentBytes.length / 2)]! ^= 0xff;
+    await fs.writeFile(documents, documentBytes);
     const kept = path.join(cache, 'search-documents.bin');
     const keptBytes = await fs.readFile(kept);
     keptBytes[Math.floor(keptBytes.length / 2)]! ^= 0xff;

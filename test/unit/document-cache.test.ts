@@ -86,6 +86,24 @@ describe('the document cache', () => {
   });
 });
 
+describe('a damaged record', () => {
+  it('is not believed: a record cut short, or one byte changed, has every document parsed again', async () => {
+    const record = path.join(project, '.staticmcp', 'cache', 'documents.bin');
+    const whole = await fs.readFile(record);
+    const build = () => buildProject({ projectRoot: project, outDir: path.join(project, 'tree') });
+    await fs.writeFile(record, whole.subarray(0, Math.floor(whole.length / 2)));
+    expect((await build()).documents).toEqual({ parsed: DOCUMENTS, reused: 0 });
+    const changed = Buffer.from(whole);
+    // Inside an entry's parse (a title's letter), past the header: the record still reads as entries.
+    changed[changed.lastIndexOf('Page')]! ^= 0x01;
+    await fs.writeFile(record, changed);
+    const rebuilt = await build();
+    expect(rebuilt.documents).toEqual({ parsed: DOCUMENTS, reused: 0 });
+    expect(rebuilt.unchanged).toBe(true);
+    expect((await build()).documents).toEqual({ parsed: 0, reused: DOCUMENTS });
+  });
+});
+
 describe('a document edited within the same second as the build before', () => {
   it('is read and parsed again even with the same size, inode and mtime', async () => {
     const root = await temporaryFolder('document-cache-same-second-');
@@ -157,13 +175,8 @@ describe('scratch files of a build killed before it saved its records', () => {
   it('are removed by the next build, and those of a running build are left alone', async () => {
     const folder = path.join(project, '.staticmcp');
     // 99999999 is past any pid_max: no process has it. Process 1 always runs.
-    const dead = [
-      'cache/documents.json.new-99999999',
-      'cache/documents.json.files-new-99999999',
-      'cache/documents.json.parsed-new-99999999',
-      'resource-files.bin.new-99999999',
-    ];
-    const running = 'cache/documents.json.files-new-1';
+    const dead = ['cache/documents.bin.new-99999999', 'resource-files.bin.new-99999999'];
+    const running = 'cache/documents.bin.new-1';
     for (const name of [...dead, running]) await fs.writeFile(path.join(folder, name), '{"partial":');
     await buildProject({ projectRoot: project, outDir: path.join(project, 'tree') });
     for (const name of dead) await expect(fs.stat(path.join(folder, name)), name).rejects.toThrow(/ENOENT/);
