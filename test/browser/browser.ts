@@ -2,7 +2,7 @@
 // downloads cannot be fetched here), with the checks every page view gets: no element wider than
 // the viewport, an axe-core scan, and the Content-Security-Policy reports the page caused. One
 // chromium serves the whole run: the runtimes tier starts it when a file first asks
-// (test/shared-hosts.ts), and each file connects to it, its pages in contexts of its own.
+// (test/shared-hosts.ts), and each file connects to it, its visits in one page of its own.
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -72,38 +72,76 @@ export async function launchChromium(): Promise<Browser> {
 /** A page whose CSP violations, script errors and dialogs (an `alert` from the tree) are recorded. */
 export interface WatchedPage {
   page: Page;
+  /** The file's one context: its permissions last for the file (grant them for one origin). */
   context: BrowserContext;
   problems: string[];
 }
 
+/** What the file's page records into: the visit under way (an empty origin between visits). */
+interface Visit {
+  origin: string;
+  problems: string[];
+}
+
+const filePages = new WeakMap<Browser, Promise<{ page: Page; visit: Visit }>>();
+
+/**
+ * The one page of a connected browser (one per test file), its listeners recording into the visit
+ * under way. A new context and page per test cost chromium about twice the CPU of a navigation of
+ * this one; our pages keep nothing in storage between visits.
+ */
+function findFilePage(browser: Browser): Promise<{ page: Page; visit: Visit }> {
+  let found = filePages.get(browser);
+  if (!found) {
+    found = createFilePage(browser);
+    filePages.set(browser, found);
+  }
+  return found;
+}
+
+async function createFilePage(browser: Browser): Promise<{ page: Page; visit: Visit }> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const visit: Visit = { origin: '', problems: [] };
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) visit.problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => visit.problems.push(`page error: ${error.message}`));
+  page.on('dialog', (dialog) => {
+    visit.problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('request', (request) => {
+    const target = new URL(request.url());
+    if (visit.origin !== '' && target.protocol !== 'data:' && target.origin !== visit.origin)
+      visit.problems.push(`request to another origin: ${request.url()}`);
+  });
+  return { page, visit };
+}
+
+/**
+ * Opens `url` at `screen`'s size and colour scheme in the file's page, after leaving the previous
+ * visit's document for about:blank (so nothing it does lands in this visit's problems).
+ */
 export async function openPage(
   browser: Browser,
   url: string,
   { width, height, colorScheme }: Screen,
 ): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport: { width, height }, colorScheme });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('dialog', (dialog) => {
-    problems.push(`dialog: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  page.on('request', (request) => {
-    const target = new URL(request.url());
-    if (target.protocol !== 'data:' && target.origin !== new URL(url).origin)
-      problems.push(`request to another origin: ${request.url()}`);
-  });
+  const { page, visit } = await findFilePage(browser);
+  visit.origin = '';
+  await page.goto('about:blank');
+  visit.problems = [];
+  visit.origin = new URL(url).origin;
+  await page.setViewportSize({ width, height });
+  await page.emulateMedia({ colorScheme });
   await page.goto(url);
   // The playground is ready once it has said where its answers come from.
   await page
     .locator('#status')
     .filter({ hasNotText: /Looking for|Served, this page/ })
     .waitFor();
-  return { page, context, problems };
+  return { page, context: page.context(), problems: visit.problems };
 }
 
 /** Elements whose right edge passes the viewport (what a person would have to scroll the page for). */

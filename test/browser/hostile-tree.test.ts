@@ -129,6 +129,5 @@ describe.skipIf(!HAS_CHROMIUM)('a hostile tree in chromium', () => {
 
     expect(await findWideElements(page)).toEqual([]);
     expect(watched.problems).toEqual([]);
-    await watched.context.close();
   });
 });

@@ -71,7 +71,7 @@ describe.skipIf(!HAS_CHROMIUM)('the landing page a new user meets', () => {
 
   for (const screen of SCREENS) {
     it(`the starter at ${screen.width} px (${screen.colorScheme}): search and tools first, values offered, hits open a document`, async () => {
-      const { page, context, problems } = await openPage(browser, `${starter.base}/`, screen);
+      const { page, problems } = await openPage(browser, `${starter.base}/`, screen);
       await expect.poll(() => page.locator('#status').textContent(), EVENTUALLY).toMatch(/Connected to/);
       // What the server does comes first; connecting is a closed panel one click away.
       expect(await page.locator('.lead').textContent()).toMatch(/^This is an MCP server/);
@@ -123,12 +123,11 @@ describe.skipIf(!HAS_CHROMIUM)('the landing page a new user meets', () => {
       expect(await view.textContent()).not.toContain('# About');
       expect(await page.locator('#tools').isVisible()).toBe(false);
       await checkScreen(page, problems);
-      await context.close();
     });
   }
 
   it('a static host without /mcp: search and the document view read the tree’s own index', async () => {
-    const { page, context, problems } = await openPage(browser, staticStarter.url.href, SCREENS[1]);
+    const { page, problems } = await openPage(browser, staticStarter.url.href, SCREENS[1]);
     await expect.poll(() => page.locator('#status').textContent(), EVENTUALLY).toMatch(/No MCP endpoint here/);
     const search = page.locator('#search');
     await search.getByRole('searchbox').fill('deploy');
@@ -136,11 +135,10 @@ describe.skipIf(!HAS_CHROMIUM)('the landing page a new user meets', () => {
     await search.getByRole('link', { name: 'About this server' }).click();
     await expect.poll(() => page.locator('#document .markdown h3').textContent(), EVENTUALLY).toBe('About this server');
     expect(problems).toEqual([]);
-    await context.close();
   });
 
   it('300 documents at 1280 px (dark): a screenful of resources, no empty sections, nothing wider than the screen', async () => {
-    const { page, context, problems } = await openPage(browser, `${documents.base}/`, {
+    const { page, problems } = await openPage(browser, `${documents.base}/`, {
       width: 1280,
       height: 800,
       colorScheme: 'dark',
@@ -152,11 +150,10 @@ describe.skipIf(!HAS_CHROMIUM)('the landing page a new user meets', () => {
     expect(await resources.locator('article.resource').count()).toBe(50);
     expect(await page.getByRole('heading', { name: /Resource templates|Prompts/ }).count()).toBe(0);
     await checkScreen(page, problems);
-    await context.close();
   });
 
   it('300 documents at 390 px (light): a screenful at a time, a filter, sections that collapse', async () => {
-    const { page, context, problems } = await openPage(browser, `${documents.base}/`, {
+    const { page, problems } = await openPage(browser, `${documents.base}/`, {
       width: 390,
       height: 844,
       colorScheme: 'light',
@@ -188,6 +185,5 @@ describe.skipIf(!HAS_CHROMIUM)('the landing page a new user meets', () => {
     await page.locator('#tools > summary').click();
     expect(await page.locator('article.tool').isVisible()).toBe(false);
     await checkScreen(page, problems);
-    await context.close();
   });
 });

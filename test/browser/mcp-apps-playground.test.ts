@@ -124,7 +124,6 @@ describe.skipIf(!HAS_CHROMIUM)("a tool's MCP App in the playground", () => {
     expect(await findAccessibilityProblems(watched.page)).toEqual([]);
     expect(watched.problems).toEqual([]);
     await expectNoNetwork(app);
-    await watched.context.close();
   }, 90_000);
 
   it("served by the tree's worker at 390 px: the same app, its call answered by the worker", async () => {
@@ -135,7 +134,6 @@ describe.skipIf(!HAS_CHROMIUM)("a tool's MCP App in the playground", () => {
     expect(await findAccessibilityProblems(watched.page)).toEqual([]);
     expect(watched.problems).toEqual([]);
     await expectNoNetwork(app);
-    await watched.context.close();
   }, 90_000);
 
   it("a static host without /mcp: the app's call is answered from the tree's files", async () => {
@@ -144,6 +142,5 @@ describe.skipIf(!HAS_CHROMIUM)("a tool's MCP App in the playground", () => {
     const app = await runForecastAndCallBack(watched.page);
     expect(watched.problems).toEqual([]);
     await expectNoNetwork(app);
-    await watched.context.close();
   }, 90_000);
 });

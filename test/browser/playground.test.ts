@@ -95,7 +95,8 @@ describe.skipIf(!HAS_CHROMIUM)('the playground page in chromium', () => {
       await divide.getByRole('button', { name: 'Run' }).click();
       await expect.poll(() => outputOf(divide), EVENTUALLY).toBe('3.5');
 
-      await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+      // For this origin only: the file's other pages share the context and do not get it.
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.base });
       // Connecting is one click away: the panel opens by its heading.
       await page.locator('#connect > summary').click();
       await page.getByRole('button', { name: 'Copy: Claude Code' }).first().click();
@@ -108,7 +109,6 @@ describe.skipIf(!HAS_CHROMIUM)('the playground page in chromium', () => {
       await expect.poll(() => outputOf(guide), EVENTUALLY).toMatch(/resource:\/\/guide\.md/);
 
       await checkLayoutAndAccess(watched);
-      await context.close();
     });
   }
 
@@ -120,7 +120,6 @@ describe.skipIf(!HAS_CHROMIUM)('the playground page in chromium', () => {
     expect(await page.locator('article.tool form').count()).toBe(0);
     expect(await findWideElements(page)).toEqual([]);
     expect(watched.problems).toEqual([]);
-    await watched.context.close();
   });
 
   it("the tree's worker: a precomputed call answers, a miss shows the command that answers it", async () => {
@@ -143,7 +142,6 @@ describe.skipIf(!HAS_CHROMIUM)('the playground page in chromium', () => {
     // Every snippet names the address the page is served from.
     await expect.poll(() => page.locator('pre.snippet').first().textContent(), EVENTUALLY).toBe(`${site}mcp`);
     await checkLayoutAndAccess(watched);
-    await watched.context.close();
   });
 
   it('a static host without /mcp: answers read from the files and packs in the page, a miss shows the command', async () => {
@@ -182,6 +180,5 @@ describe.skipIf(!HAS_CHROMIUM)('the playground page in chromium', () => {
     await page.locator('#connect > summary').click();
     await page.getByRole('button', { name: 'Copy: Command' }).click();
     await checkLayoutAndAccess(watched);
-    await watched.context.close();
   });
 });
