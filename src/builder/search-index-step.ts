@@ -265,6 +265,7 @@ export async function writeTreeSearchIndex(
       // Put in place before the scratch folder goes.
       await output.writer.flush();
       files.push(LLMS_FILE, LLMS_FULL_FILE);
+      noteStageMemory('search/llms');
       if (llms.leftOutCount > 0)
         warnings.push({
           path: LLMS_FULL_FILE,
