@@ -52,6 +52,7 @@ import { isAppResource } from '../core/tree/mcp-apps.js';
 import { isSkillUri } from '../core/tree/skills.js';
 import { isTextResource, type ProjectResource } from '../project/project-resource.js';
 import { stemmingOfLanguage } from '../core/search/stem.js';
+import { noteStageMemory } from './stage-memory.js';
 
 export interface SearchStepInput {
   config: ProjectConfig;
@@ -247,6 +248,7 @@ export async function writeTreeSearchIndex(
       ...(kept ? { kept } : {}),
       ...(keptTerms ? { keptTerms } : {}),
       ...(packReuse ? { packReuse: (folder: string) => packReuse.forPart(folder) } : {}),
+      noteMemory: noteStageMemory,
     };
     const extension = await writeSearchIndexSpilling(documents, options, (filePath, bytes) => {
       files.push(filePath);
@@ -263,6 +265,7 @@ export async function writeTreeSearchIndex(
       // Put in place before the scratch folder goes.
       await output.writer.flush();
       files.push(LLMS_FILE, LLMS_FULL_FILE);
+      noteStageMemory('search/llms');
       if (llms.leftOutCount > 0)
         warnings.push({
           path: LLMS_FULL_FILE,

@@ -4,6 +4,8 @@
 // peak). Under `node --expose-gc` each line follows a full collection: the live bytes, not garbage.
 // Each line starts with the process's CPU time so far (user + system, all threads): the
 // difference between two lines is what a stage cost, which a loaded machine's wall time hides.
+// Each line ends with the process's peak RSS so far: a rise there between two lines is a peak
+// inside the stage between them, which the line after it (maybe after a collection) no longer shows.
 
 const enabled = process.env.STATICMCP_STAGE_MEMORY === '1';
 
@@ -11,13 +13,13 @@ function megabytes(bytes: number): string {
   return (bytes / (1024 * 1024)).toFixed(1);
 }
 
-/** Prints `stage` with RSS, heap used/total, external and array buffers in MB (nothing unless enabled). */
+/** Prints `stage` with RSS, heap used/total, external, array buffers and peak RSS in MB (nothing unless enabled). */
 export function noteStageMemory(stage: string): void {
   if (!enabled) return;
   (globalThis as { gc?: () => void }).gc?.();
   const usage = process.memoryUsage();
   const cpu = process.cpuUsage();
   process.stderr.write(
-    `[memory] ${stage.padEnd(12)} cpu ${((cpu.user + cpu.system) / 1000).toFixed(0).padStart(6)} ms rss ${megabytes(usage.rss)} heap ${megabytes(usage.heapUsed)}/${megabytes(usage.heapTotal)} external ${megabytes(usage.external)} array buffers ${megabytes(usage.arrayBuffers)} MB\n`,
+    `[memory] ${stage.padEnd(12)} cpu ${((cpu.user + cpu.system) / 1000).toFixed(0).padStart(6)} ms rss ${megabytes(usage.rss)} heap ${megabytes(usage.heapUsed)}/${megabytes(usage.heapTotal)} external ${megabytes(usage.external)} array buffers ${megabytes(usage.arrayBuffers)} peak rss ${megabytes(process.resourceUsage().maxRSS * 1024)} MB\n`,
   );
 }

@@ -5,7 +5,7 @@
 // a last line saying how many were left out. Links are absolute with publicUrl, else relative to
 // the tree's root, where both files sit, so they open on whatever host serves the tree.
 import { createHash } from 'node:crypto';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import { documentUrlBase, resolveDocumentUrl } from '../core/search/document-url.js';
@@ -121,6 +121,13 @@ class LineStore {
   private count = 0;
   private writing: boolean;
   private fd: number | undefined;
+  /**
+   * The window of the scratch file read last, kept from section to section: a new 1 MiB buffer
+   * per section was garbage that only a full collection gave back, at the build's peak.
+   */
+  private window: Uint8Array = new Uint8Array(0);
+  private windowAt = 0;
+  private windowFilled = 0;
 
   constructor(scratchFolder: string | undefined) {
     this.spill = scratchFolder === undefined ? undefined : new SpillWriter(path.join(scratchFolder, 'llms-lines'));
@@ -164,18 +171,27 @@ class LineStore {
     }
     this.fd ??= openSync(this.spill.file, 'r');
     // Through a window of the file: one read for many lines that lie side by side.
-    let window: Uint8Array = new Uint8Array(0);
-    let windowAt = 0;
     positions.forEach((position, index) => {
       const at = this.spilledAt[position]!;
       const length = this.spilledLength[position]!;
-      if (at < windowAt || at + length > windowAt + window.length) {
-        windowAt = at;
-        window = readAt(this.fd!, at, Math.min(Math.max(length, LINE_WINDOW_BYTES), this.spill!.bytes - at));
-      }
-      bytes.set(window.subarray(at - windowAt, at - windowAt + length), starts[index]!);
+      if (at < this.windowAt || at + length > this.windowAt + this.windowFilled) this.fillWindow(at, length);
+      bytes.set(this.window.subarray(at - this.windowAt, at - this.windowAt + length), starts[index]!);
     });
     return { bytes, starts, ends };
+  }
+
+  /** Reads the scratch file from `at` into the window, at least `length` bytes (a line). */
+  private fillWindow(at: number, length: number): void {
+    const size = Math.min(Math.max(length, LINE_WINDOW_BYTES), this.spill!.bytes - at);
+    if (this.window.length < size) this.window = new Uint8Array(Math.max(size, LINE_WINDOW_BYTES));
+    let filled = 0;
+    while (filled < size) {
+      const read = readSync(this.fd!, this.window, filled, size - filled, at + filled);
+      if (read === 0) throw new Error('a scratch file ended early');
+      filled += read;
+    }
+    this.windowAt = at;
+    this.windowFilled = filled;
   }
 
   private lengthOf(position: number): number {
@@ -185,6 +201,8 @@ class LineStore {
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     if (this.writing) this.spill!.close();
+    this.window = new Uint8Array(0);
+    this.windowFilled = 0;
     this.fd = undefined;
     this.writing = false;
   }

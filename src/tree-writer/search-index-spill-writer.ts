@@ -85,6 +85,8 @@ export interface SpillingSearchIndexOptions extends SearchIndexOptions {
   keptTerms?: { previous?: PreviousTerms; writer?: KeptTermsWriter };
   /** The previous build's packs by part folder, that packs made from the same inputs link (the build's). */
   packReuse?: (folder: string) => PackReuse;
+  /** Told as each step of the write ends (the build's stage-memory notes, where the peak lies). */
+  noteMemory?: (step: string) => void;
 }
 
 /** Whether the index stores an excerpt source of the document (not of a call result, nor of no text). */
@@ -164,6 +166,7 @@ export async function writeSearchIndexSpilling(
   const runLimit = Math.max(1, options.runPostings ?? DEFAULT_RUN_POSTINGS);
   const stemming = options.stemming ?? 'porter';
   const scratch = options.scratchFolder;
+  const noteMemory = options.noteMemory ?? (() => {});
   mkdirSync(scratch, { recursive: true });
 
   // By arrival: the id, where its title item and fetch body sit in their scratch files, its key,
@@ -265,6 +268,7 @@ export async function writeSearchIndexSpilling(
     sourceSpill.close();
   }
 
+  noteMemory('search/documents');
   // Numbers are positions in id order (UTF-8), as writeSearchIndex numbers them.
   const count = ids.length;
   const byNumber = Uint32Array.from({ length: count }, (_, arrival) => arrival).sort((left, right) =>
@@ -301,6 +305,7 @@ export async function writeSearchIndexSpilling(
     // Every posting is in a run file now: the run's arrays (up to 16 bytes a posting of its
     // capacity) go before the merge, not after it.
     run.release();
+    noteMemory('search/runs');
     termSource = mergeRuns(runFiles, numberOf, tokenCounts, termsFile, averageLength);
   }
   run.release();
@@ -320,6 +325,7 @@ export async function writeSearchIndexSpilling(
     undefined,
     termPacks,
   );
+  noteMemory('search/terms');
   options.keptTerms?.writer?.keep(termsFile, { documents: documentsDigest, averageLength });
   // Where each document source lies in its title pack: its fetch record's index entry points there.
   const placePacks: RecordPlace['pack'][] = [];
@@ -365,6 +371,7 @@ export async function writeSearchIndexSpilling(
       options.packReuse?.(`${SEARCH_FOLDER}titles/`),
       titlePacks,
     );
+    noteMemory('search/titles');
     const stored = await packRecords(
       `${SEARCH_FOLDER}documents/`,
       KEY_KIND.call,
@@ -384,6 +391,7 @@ export async function writeSearchIndexSpilling(
       SEARCH_FILE_LIMITS.documents,
       writeFile,
     );
+    noteMemory('search/stored');
     const rows = { terms, titles, documents: stored, termPacks, titlePacks };
     const { extension, tableFile } = searchExtensionOf(count, tokenCount, blockSize, rows, options);
     if (tableFile !== undefined) await writeFile(tableFile.path, tableFile.bytes);

@@ -73,6 +73,24 @@ describe('llms.txt', () => {
     expect(statSync(file).mode & 0o044).toBe(0o044);
   });
 
+  it('writes the same llms.txt from a scratch folder when its sections interleave over many windows', () => {
+    const scratch = temporaryFolderSync('llms-windows-');
+    const inMemory = new LlmsTxtWriter(MANIFEST, undefined, 0);
+    const spilled = new LlmsTxtWriter(MANIFEST, undefined, 0, scratch);
+    // ~2.5 MiB of lines, each section's spread over the whole scratch file (read back through its
+    // 1 MiB window, which moves back and forth between sections), one line longer than the window.
+    for (let index = 0; index < 6000; index += 1) {
+      const title = index === 4321 ? `long ${'x'.repeat(1_200_000)}` : `title ${index} ${'y'.repeat(400)}`;
+      const document = doc(`resources/s${index % 7}/d${index}.md`, `resource://d${index}.md`, title, 'Text.');
+      inMemory.add(document);
+      spilled.add(document);
+    }
+    const index = spilled.renderIndex();
+    expect(index).toBe(inMemory.renderIndex());
+    expect(index).toContain('x'.repeat(1_200_000));
+    expect(index.split('\n').filter((line) => line.startsWith('- '))).toHaveLength(6000);
+  });
+
   it('takes a kept entry instead of the text on a rebuild, and reads the text when the kept file is damaged', () => {
     const folder = temporaryFolderSync('staticmcp-llms-kept-');
     const file = path.join(folder, 'llms-full-entries.bin');
