@@ -15,6 +15,7 @@ import { readCallFile } from '../../src/core/tree/lenient-files.js';
 import { FolderSource } from '../../src/hosts/node/folder-source.js';
 import { createNodeServerContext } from '../../src/hosts/node/node-server-context.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
+import { LOOKUP_MANIFEST } from '../helpers/lookup-manifest.js';
 
 const RESULTS: Record<string, unknown>[] = [
   { content: [{ type: 'text', text: 'value 1' }] },
@@ -57,25 +58,6 @@ describe('a call file as a build writes it', () => {
   });
 });
 
-const MANIFEST = {
-  protocolVersion: '2025-11-25',
-  serverInfo: { name: 'lookup', version: '1.0.0' },
-  capabilities: {
-    tools: [
-      {
-        name: 'lookup',
-        inputSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] },
-      },
-    ],
-    resources: [],
-    prompts: [],
-  },
-  staticmcp: {
-    profileVersion: 1,
-    tools: { lookup: { parameterOrder: ['n'], enumerated: ['n'], live: false, script: 'tools/lookup' } },
-  },
-};
-
 /** A tree whose lookup(n) files are `files[n]`, and a function that sends one line and returns the line answered. */
 async function openTree(
   files: Record<number, string>,
@@ -84,7 +66,7 @@ async function openTree(
 ): Promise<{ root: string; ask: (line: string) => Promise<{ line: string; cut: boolean }>; close(): Promise<void> }> {
   const root = await temporaryFolder('staticmcp-cut-calls-');
   await fs.mkdir(path.join(root, 'tools', 'lookup'), { recursive: true });
-  await fs.writeFile(path.join(root, 'mcp.json'), JSON.stringify(MANIFEST));
+  await fs.writeFile(path.join(root, 'mcp.json'), JSON.stringify(LOOKUP_MANIFEST));
   for (const [n, text] of Object.entries(files))
     await fs.writeFile(path.join(root, 'tools', 'lookup', `${n}.json`), text);
   const server = await createNodeServerContext({ source: new FolderSource(root, 'lookup'), logProblem: () => {} });

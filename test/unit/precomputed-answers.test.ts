@@ -11,6 +11,7 @@ import { CachedTreeReader } from '../../src/core/tree-reading/cached-tree-reader
 import { FolderSource } from '../../src/hosts/node/folder-source.js';
 import { createNodeServerContext } from '../../src/hosts/node/node-server-context.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
+import { LOOKUP_MANIFEST } from '../helpers/lookup-manifest.js';
 
 /** Writes the answer of lookup(n) as "value <n> <label>". */
 async function writeCall(root: string, n: number, label: string): Promise<void> {
@@ -28,27 +29,7 @@ async function writeCall(root: string, n: number, label: string): Promise<void> 
 async function openLookupSession(): Promise<{ root: string; server: ServerContext; call: Call; session: McpSession }> {
   const root = await temporaryFolder('staticmcp-precomputed-answers-');
   for (const n of [0, 1, 2]) await writeCall(root, n, 'first');
-  await fs.writeFile(
-    path.join(root, 'mcp.json'),
-    JSON.stringify({
-      protocolVersion: '2025-11-25',
-      serverInfo: { name: 'lookup', version: '1.0.0' },
-      capabilities: {
-        tools: [
-          {
-            name: 'lookup',
-            inputSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] },
-          },
-        ],
-        resources: [],
-        prompts: [],
-      },
-      staticmcp: {
-        profileVersion: 1,
-        tools: { lookup: { parameterOrder: ['n'], enumerated: ['n'], live: false, script: 'tools/lookup' } },
-      },
-    }),
-  );
+  await fs.writeFile(path.join(root, 'mcp.json'), JSON.stringify(LOOKUP_MANIFEST));
   const server = await createNodeServerContext({ source: new FolderSource(root, 'lookup'), logProblem: () => {} });
   const session = new McpSession(server, () => {});
   let id = 0;
