@@ -33,7 +33,9 @@ export class SearchPackReuse {
       find: (key) => {
         const packPath = previous?.packKeys?.[`${folder}${key}`];
         const file = packPath === undefined ? undefined : filesByPath.get(packPath);
-        return file === undefined || !packPath!.startsWith(folder) ? undefined : { path: file.path, length: file.size };
+        // Only a pack of this part: a key naming any other file of the record is not used.
+        const isPackOfPart = packPath?.startsWith(folder) && packPath.endsWith('.pack');
+        return file === undefined || !isPackOfPart ? undefined : { path: file.path, length: file.size };
       },
       link: async (packPath) => {
         const file = filesByPath.get(packPath)!;
