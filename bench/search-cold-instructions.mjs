@@ -4,8 +4,10 @@
 // part moves most, ~10%, as collections fall at other points). Per query and bundle, the edge worker's
 // bundle runs in a new Node process under valgrind's callgrind (bench/lib/cold-search-instructions-
 // child.mjs: ASSETS reads the tree's files whole, as the Workers binding does; `initialize`, then
-// one two-word search), and the instructions of each phase are counted: the worker's module
-// (compile and evaluation), `initialize` and the search, and of the search what V8's lazy compiles
+// one two-word search, then one of two other words), and the instructions of each phase are
+// counted: the worker's module (compile and evaluation), `initialize`, the search, and the later
+// search (its reads as cold, its code no longer run for the first time: the same words cost that
+// much less once the code has run, RUNS > 1), and of the search what V8's lazy compiles
 // (first-run code parsed and compiled), garbage collections, regexp compiles and SHA-256 (the
 // whole packs the reader checks by their names) took, inclusive, so the parts overlap a little.
 // Node is not workerd: its Response and streams are JavaScript (their first run is kept out of
@@ -62,7 +64,7 @@ function partsOf(dump) {
 }
 
 /** One cold search of `query` by `worker`'s bundle: instructions per phase, and the search's parts. */
-function countOnce(worker, tree, query) {
+function countOnce(worker, tree, query, laterQuery) {
   const folder = mkdtempSync(path.join(os.tmpdir(), 'staticmcp-cold-instructions-'));
   try {
     // As an ES module by its name wherever it lies: a .js outside a "type": "module" package is
@@ -81,17 +83,20 @@ function countOnce(worker, tree, query) {
         module,
         tree,
         query,
+        laterQuery,
       ],
       { encoding: 'utf8', maxBuffer: 1 << 26 },
     );
     if (run.status !== 0) throw new Error(`${query}: ${run.stderr.split('\n').slice(-5).join('\n')}`);
-    // Dumps: .1 Node's start and first reads, .2 the worker's module, .3 initialize, .4 the search.
+    // Dumps: .1 Node's start and first reads, .2 the worker's module, .3 initialize, .4 the search,
+    // .5 the later search.
     const dump = (part) => path.join(folder, `cg.out.${part}`);
-    if (readdirSync(folder).length < 5) throw new Error(`${query}: callgrind wrote no dump per phase`);
+    if (readdirSync(folder).length < 6) throw new Error(`${query}: callgrind wrote no dump per phase`);
     return {
       module: totalOf(dump(2)),
       initialize: totalOf(dump(3)),
       search: totalOf(dump(4)),
+      later: totalOf(dump(5)),
       parts: partsOf(dump(4)),
     };
   } finally {
@@ -107,19 +112,25 @@ console.log(
 );
 const results = WORKERS.map(() => []);
 // Bundles take turns on each query.
-for (const query of queries) {
-  for (const [position, worker] of WORKERS.entries()) results[position].push(countOnce(worker, tree, query));
+// Each query's later search is the next query's words, the last one's the first's: over the runs,
+// the later searches ask the same words as the first searches, only with code that has run.
+for (const [run, query] of queries.entries()) {
+  for (const [position, worker] of WORKERS.entries())
+    results[position].push(countOnce(worker, tree, query, queries[(run + 1) % RUNS]));
 }
 const baseline = median(results[0].map((run) => run.search));
-WORKERS.forEach((worker, position) => {
+for (const [position, worker] of WORKERS.entries()) {
   const runs = results[position];
   const search = median(runs.map((run) => run.search));
+  const sum = (key) => runs.reduce((total, run) => total + run[key], 0);
   const parts = Object.keys(PARTS)
     .map((name) => `${name} ${millions(median(runs.map((run) => run.parts[name])))}`)
     .join(', ');
   console.log(
     `${position}:${path.basename(worker)}: search ${millions(search)}` +
       (position > 0 ? ` (${(search / baseline).toFixed(3)}× bundle 0)` : '') +
-      ` [${parts}]; module ${millions(median(runs.map((run) => run.module)))}, initialize ${millions(median(runs.map((run) => run.initialize)))}`,
+      ` [${parts}]; ` +
+      (RUNS > 1 ? `the same words searched later cost ${(sum('later') / sum('search')).toFixed(2)}× as much; ` : '') +
+      `module ${millions(median(runs.map((run) => run.module)))}, initialize ${millions(median(runs.map((run) => run.initialize)))}`,
   );
-});
+}
