@@ -129,12 +129,7 @@ export async function planResourcePacking(
     if (!packable(filePath)) continue;
     const twin = encodedTwinOf(filePath);
     // The same bytes under two names: one record, two names (only when the twin is packed too).
-    if (
-      twin !== undefined &&
-      packable(twin) &&
-      writer.has(twin) &&
-      writer.digestOf(twin)?.equals(writer.digestOf(filePath)!)
-    ) {
+    if (twin !== undefined && packable(twin) && files.sameDigest(twin, filePath)) {
       copyNames.push(slot);
     } else owners.push(slot);
   }
