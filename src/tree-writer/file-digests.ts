@@ -282,10 +282,12 @@ export class FileDigests {
 
   /** Whether both paths are recorded (not dropped) with the same digest. */
   sameDigest(leftPath: string, rightPath: string): boolean {
-    const left = this.find(leftPath);
-    if (left < 0 || this.isDropped(left)) return false;
-    const right = this.find(rightPath);
-    if (right < 0 || this.isDropped(right)) return false;
+    return this.sameDigestAt(this.slotOf(leftPath), this.slotOf(rightPath));
+  }
+
+  /** Whether both slots are live (slotOf's, -1: none) with the same digest. */
+  sameDigestAt(left: number, right: number): boolean {
+    if (left < 0 || right < 0 || !this.isLive(left) || !this.isLive(right)) return false;
     return this.digests.same(left, right);
   }
 
