@@ -282,6 +282,8 @@ function toolRecordsDigest(
 function reusingPacks(output: TreeOutput, previous: PreviousPacks, tool: string, found: Map<string, RecordedFile>) {
   return {
     bodyDigest: (owner: string) => output.writer.digestOf(owner)!,
+    // The list's names are the writer's slots (PackRecordList over writer.written).
+    bodyDigestOfName: (slot: number) => output.writer.written.digestAt(slot),
     reusedPack: (records: string, length: number) => {
       const file = previous.reusablePack(tool, records, length);
       if (file !== undefined) found.set(file.path, file);

@@ -10,11 +10,12 @@
 import { encodedRecordBytes } from '../core/packs/pack-encoding.js';
 import { isPackableResourceFile, RESOURCE_PACK_GROUP } from '../core/packs/pack-table.js';
 import { encodedTwinOf, rawResourceFilePath, resourceFilePath } from '../core/tree/resource-key.js';
+import { grownTypedArray } from '../tree-writer/grown-typed-array.js';
+import { sortPositions } from '../tree-writer/sort-positions.js';
 import { DEFAULT_TARGET_PACK_BYTES, MAX_PACK_BYTES, maxPackFilesFor } from '../tree-writer/pack-writer.js';
 import { formatCount } from '../shared/format-count.js';
 import type { BuildProblem } from './build-report.js';
 import { type PackingOutcome, RESOURCE_FILES_IN_MARGIN } from './host-limits.js';
-import { HashedKeyMap } from './hashed-key-map.js';
 import { TreeSlotList } from './tree-slot-list.js';
 import type { PackedCopies, PackingPlan, ToolCallFiles } from './pack-call-files.js';
 import type { TreeOutput } from './tree-output.js';
@@ -29,60 +30,62 @@ export interface ResourcePackingPlan {
 }
 
 /**
- * The raw-name copies packed with their encoded twins, looked up by the twin (owner): held as the
- * copies' positions in their slot list by a hash of the twin (hashed-key-map.ts), not as a Map of
- * path strings (~200 bytes of heap a resource, for the rest of the build).
+ * The raw-name copies packed with their encoded twins, looked up by the twin (owner): the copies'
+ * positions in their slot list ordered by their twin's slot in the writer's paths (8 bytes a copy
+ * with the twins' slots), found by a binary search on the owner's slot. No path is encoded or
+ * read back to find them (the pack step asks twice a resource), and no Map of path strings is
+ * held (~200 bytes of heap a resource, for the rest of the build).
  */
 class RawNameCopies implements PackedCopies {
-  private readonly first: HashedKeyMap;
-  /** The next copy of the same twin (position + 1; 0: none). */
-  private readonly next: Uint32Array;
+  /** Positions in `names`, by twin slot, then position. */
+  private readonly byTwin: Uint32Array;
 
   constructor(
     private readonly names: TreeSlotList,
-    files: FileDigests,
+    /** Each copy's twin's slot, by the copy's position in `names`. */
+    private readonly twinSlots: Uint32Array,
+    private readonly files: FileDigests,
   ) {
-    // Each copy's twin by its slot in the writer's paths (4 bytes a copy): a lookup reads the twin's
-    // path back instead of encoding the copy's name again (three lookups a resource an edit build).
-    const twinSlots = new Uint32Array(names.length);
-    this.first = new HashedKeyMap((position) => files.at(twinSlots[position]!));
-    this.next = new Uint32Array(names.length);
-    for (let position = 0; position < names.length; position++) {
-      const twin = encodedTwinOf(names.at(position))!;
-      // A copy's twin is in the tree (planResourcePacking made it a copy for that).
-      twinSlots[position] = files.slotOf(twin);
-      const held = this.first.get(twin);
-      if (held === undefined) {
-        this.first.set(twin, position);
-        continue;
-      }
-      let last = held;
-      while (this.next[last] !== 0) last = this.next[last]! - 1;
-      this.next[last] = position + 1;
+    this.byTwin = new Uint32Array(names.length);
+    for (let position = 0; position < names.length; position++) this.byTwin[position] = position;
+    sortPositions(this.byTwin, (left, right) => twinSlots[left]! - twinSlots[right]! || left - right);
+  }
+
+  /** Where the copies of `owner` (a twin) start in byTwin (byTwin.length when it has none). */
+  private firstAt(owner: string): number {
+    const slot = this.files.slotOf(owner);
+    let low = 0;
+    let high = this.byTwin.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.twinSlots[this.byTwin[middle]!]! < slot) low = middle + 1;
+      else high = middle;
     }
+    return slot >= 0 && low < this.byTwin.length && this.twinSlots[this.byTwin[low]!] === slot
+      ? low
+      : this.byTwin.length;
   }
 
   get(owner: string): string[] | undefined {
-    const first = this.first.get(owner);
-    if (first === undefined) return undefined;
+    let at = this.firstAt(owner);
+    if (at === this.byTwin.length) return undefined;
+    const slot = this.twinSlots[this.byTwin[at]!];
     const names: string[] = [];
-    for (let position = first; ; position = this.next[position]! - 1) {
-      names.push(this.names.at(position));
-      if (this.next[position] === 0) break;
-    }
+    for (; at < this.byTwin.length && this.twinSlots[this.byTwin[at]!] === slot; at++)
+      names.push(this.names.at(this.byTwin[at]!));
     return names.sort();
   }
 
   /** The number of `owner`'s copies and their names' UTF-8 bytes, without making the names' list. */
   measure(owner: string): { count: number; nameBytes: number } {
-    const first = this.first.get(owner);
-    if (first === undefined) return { count: 0, nameBytes: 0 };
+    let at = this.firstAt(owner);
+    if (at === this.byTwin.length) return { count: 0, nameBytes: 0 };
+    const slot = this.twinSlots[this.byTwin[at]!];
     let count = 0;
     let nameBytes = 0;
-    for (let position = first; ; position = this.next[position]! - 1) {
+    for (; at < this.byTwin.length && this.twinSlots[this.byTwin[at]!] === slot; at++) {
       count += 1;
-      nameBytes += Buffer.byteLength(this.names.at(position));
-      if (this.next[position] === 0) break;
+      nameBytes += this.files.byteLengthAt(this.names.slotAt(this.byTwin[at]!));
     }
     return { count, nameBytes };
   }
@@ -122,6 +125,8 @@ export async function planResourcePacking(
   const files = writer.written;
   const owners = new TreeSlotList(files);
   const copyNames = new TreeSlotList(files);
+  /** Each copy's twin's slot, by the copy's position in copyNames. */
+  let twinSlots = new Uint32Array(256);
   const packable = (filePath: string) => isPackableResourceFile(filePath) && !keepPlain.has(filePath);
   for (let slot = 0; slot < files.slotCount; slot++) {
     if (!files.isLive(slot)) continue;
@@ -129,16 +134,14 @@ export async function planResourcePacking(
     if (!packable(filePath)) continue;
     const twin = encodedTwinOf(filePath);
     // The same bytes under two names: one record, two names (only when the twin is packed too).
-    if (
-      twin !== undefined &&
-      packable(twin) &&
-      writer.has(twin) &&
-      writer.digestOf(twin)?.equals(writer.digestOf(filePath)!)
-    ) {
+    const twinSlot = twin !== undefined && packable(twin) ? files.slotOf(twin) : -1;
+    if (twinSlot >= 0 && files.sameDigestAt(twinSlot, slot)) {
+      twinSlots = grownTypedArray(twinSlots, copyNames.length + 1);
+      twinSlots[copyNames.length] = twinSlot;
       copyNames.push(slot);
     } else owners.push(slot);
   }
-  const copies = new RawNameCopies(copyNames, files);
+  const copies = new RawNameCopies(copyNames, twinSlots, files);
   let recordBytes = 0;
   let nameCount = 0;
   for (let position = 0; position < owners.length; position++) {

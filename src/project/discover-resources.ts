@@ -27,6 +27,8 @@ export interface ResourceDiscovery {
 }
 
 const MAX_RESOURCE_DEPTH = 8;
+/** mime-type.ts, once a build has a resource. */
+let mimeTypes: typeof import('./mime-type.js') | undefined;
 
 /** The URI a resource gets when its sidecar names none. */
 export function defaultResourceUri(relativePath: string): string {
@@ -83,7 +85,8 @@ function checkPageUrl(written: string | undefined, from: string): { pageUrl?: st
 
 /** What the build keeps of a resource file's bytes (the one parse, for Markdown). */
 async function parseDocument(bytes: Buffer, mimeType: string): Promise<ParsedDocument> {
-  const { isTextContent } = await import('./mime-type.js');
+  mimeTypes ??= await import('./mime-type.js');
+  const { isTextContent } = mimeTypes;
   const text = isTextContent(mimeType, bytes);
   // remark is loaded only by projects that have Markdown: it costs every other build ~40 ms.
   if (mimeType !== 'text/markdown' || !text) return { text };
@@ -134,8 +137,10 @@ async function loadResource(
   /** `file` from the project's root, `/`-separated, when the caller knows it (else made from the paths). */
   key = projectPathOf(store.projectRoot, file),
 ): Promise<{ resource: ProjectResource; warnings: string[] } | { problem: string }> {
-  // The MIME database is only loaded by projects that have resources.
-  const { mimeTypeFor } = await import('./mime-type.js');
+  // The MIME database is only loaded by projects that have resources (once: an import() a
+  // document cost as much as its cached parse).
+  mimeTypes ??= await import('./mime-type.js');
+  const { mimeTypeFor } = mimeTypes;
   const mimeType = (meta?.mimeType as string | undefined) ?? mimeTypeFor(file);
   const read = await readDocument(file, key, mimeType, store.projectRoot, documents);
   if ('problem' in read) return read;

@@ -110,6 +110,11 @@ export class PackRecordList {
     return names;
   }
 
+  /** The number of the name at `position` in the list's name source. */
+  nameIdAt(position: number): number {
+    return this.nameIds[position]!;
+  }
+
   /** The name at `position` as a string. */
   nameAt(position: number): string {
     return this.names.at(this.nameIds[position]!);

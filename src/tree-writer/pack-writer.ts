@@ -156,6 +156,11 @@ export type ListPackOptions = Omit<PackToolOptions, 'records'> & {
   /** The content digest of a record's body: given, each pack is yielded with its records digest. */
   bodyDigest?(firstPath: string): Uint8Array;
   /**
+   * bodyDigest by the first name's number in the list's name source (used instead when given: no
+   * string made a record); the digest is read before the next call.
+   */
+  bodyDigestOfName?(nameId: number): Uint8Array;
+  /**
    * The path of a pack file the caller already has for a records digest, `length` bytes long:
    * that pack is yielded as reused, its bodies neither read nor encoded.
    */
@@ -246,7 +251,10 @@ export function* generateListPacks(
       // Room for a pack a little over the target at once: each regrowth frees the old buffer.
       if (packLength > scratch.length)
         scratch = new Uint8Array(Math.max(packLength, scratch.length * 2, Math.ceil(targetPackBytes * 1.125)));
-      const records = options.bodyDigest && recordsDigestOf(list, order, start, end, options.bodyDigest);
+      const records = options.bodyDigestOfName
+        ? recordsDigestOf(list, order, start, end, (first) => options.bodyDigestOfName!(list.nameIdAt(first)))
+        : options.bodyDigest &&
+          recordsDigestOf(list, order, start, end, (first) => options.bodyDigest!(list.nameAt(first)));
       const reusedPath = records !== undefined ? options.reusedPack?.(records, packLength) : undefined;
       if (reusedPath !== undefined) {
         // Its entries from the records' sizes alone, as the encoding lays them out.
@@ -365,12 +373,13 @@ function recordsDigestOf(
   order: Uint32Array,
   start: number,
   end: number,
-  bodyDigest: (firstPath: string) => Uint8Array,
+  /** The body digest of the record whose first name is at this position. */
+  bodyDigest: (firstName: number) => Uint8Array,
 ): string {
   const digest = new PackRecordsDigest();
   for (let position = start; position < end; position += 1) {
     const record = order[position]!;
-    digest.add(list.nameBytesOf(record), bodyDigest(list.nameAt(list.firstNameOf(record))));
+    digest.add(list.nameBytesOf(record), bodyDigest(list.firstNameOf(record)));
   }
   return digest.digest();
 }

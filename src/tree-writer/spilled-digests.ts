@@ -73,12 +73,23 @@ export class SpilledDigests {
 
   /** The digest of `slot` (a copy). */
   get(slot: number): Buffer {
+    return Buffer.from(this.viewOf(slot));
+  }
+
+  /** Whether two slots have the same digest (no copy of either). */
+  same(left: number, right: number): boolean {
+    // Each view stays valid: a kept block is its own buffer, and nothing is spilled in between.
+    return this.viewOf(left).equals(this.viewOf(right));
+  }
+
+  /** The digest of `slot` as a view: valid until the next read or write of a digest. */
+  viewOf(slot: number): Buffer {
     if (slot >= this.spilledSlots) {
       const at = (slot - this.spilledSlots) * FILE_DIGEST_BYTES;
-      return Buffer.from(this.held.subarray(at, at + FILE_DIGEST_BYTES));
+      return this.held.subarray(at, at + FILE_DIGEST_BYTES);
     }
     const at = (slot % BLOCK_SLOTS) * FILE_DIGEST_BYTES;
-    return Buffer.from(this.keptBlock(Math.floor(slot / BLOCK_SLOTS)).subarray(at, at + FILE_DIGEST_BYTES));
+    return this.keptBlock(Math.floor(slot / BLOCK_SLOTS)).subarray(at, at + FILE_DIGEST_BYTES);
   }
 
   /**

@@ -53,6 +53,19 @@ describe('file digests past HELD_SLOTS', () => {
       digestOf(index === 5 ? 'again 5' : index === count - 2 ? 'again last' : `${index}`);
     for (const index of [0, 5, HELD_SLOTS - 1, HELD_SLOTS, count - 2, count - 1])
       expect(files.get(pathOf(index))?.equals(expected(index))).toBe(true);
+    // Compared in place (a raw-name copy and its twin, pack-resource-files.ts): spilled, held, both.
+    files.set('resources/copy-of-1.json', digestOf('1'));
+    files.set('resources/copy-of-last.json', digestOf('again last'));
+    expect(files.sameDigest(pathOf(1), 'resources/copy-of-1.json')).toBe(true);
+    expect(files.sameDigest(pathOf(count - 2), 'resources/copy-of-last.json')).toBe(true);
+    expect(files.sameDigest(pathOf(5), 'resources/copy-of-1.json')).toBe(false);
+    expect(files.sameDigest(pathOf(1), 'resources/absent.json')).toBe(false);
+    files.drop('resources/copy-of-1.json');
+    expect(files.sameDigest(pathOf(1), 'resources/copy-of-1.json')).toBe(false);
+    files.set('resources/copy-of-1.json', digestOf('other'));
+    expect(files.sameDigest(pathOf(1), 'resources/copy-of-1.json')).toBe(false);
+    files.drop('resources/copy-of-1.json');
+    files.drop('resources/copy-of-last.json');
     const plain = new FileDigests();
     for (let index = 0; index < count; index++) plain.set(pathOf(index), expected(index));
     const sorted = [...files.sorted()].map(([filePath, digest]) => [filePath, Buffer.from(digest)] as [string, Buffer]);

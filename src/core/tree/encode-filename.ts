@@ -3,7 +3,7 @@
 // computed at serve time is byte-for-byte the key written at build time.
 import { hashLikeRustDefaultHasher } from './siphash.js';
 
-const MAX_NAME_LENGTH = 200;
+export const MAX_NAME_LENGTH = 200;
 const KEPT_PREFIX_LENGTH = 183;
 const COMBINING_MARKS = /\p{M}/gu;
 /** One code point outside the kept set (a surrogate pair is one match, as `for…of` reads it). */

@@ -1,5 +1,5 @@
 // Where a resource's file lives in a tree: `resources/<uri without scheme://, each /-segment encoded>.json`.
-import { encodeKeySegment } from './encode-filename.js';
+import { encodeKeySegment, MAX_NAME_LENGTH } from './encode-filename.js';
 import { URI_WITH_SCHEME } from './name-rules.js';
 import { isSkillUri, SKILL_FILES_FOLDER, SKILL_URI_SCHEME } from './skills.js';
 import { checkTreePath } from './tree-source.js';
@@ -30,6 +30,26 @@ function encodedPath(afterScheme: string): string {
 }
 
 const SLASH = 0x2f;
+
+/**
+ * Whether `text[start, end)` is `/`-separated segments that encodeKeySegment keeps as they are
+ * (1 to MAX_NAME_LENGTH characters of `a-z 0-9 - _`, no leading slash): encodedPath gives it back.
+ */
+function isEncodedAlready(text: string, start: number, end: number): boolean {
+  let segmentStart = start;
+  for (let index = start; index <= end; index++) {
+    const code = index === end ? SLASH : text.charCodeAt(index);
+    if (code === SLASH) {
+      const length = index - segmentStart;
+      if (length === 0 || length > MAX_NAME_LENGTH) return false;
+      segmentStart = index + 1;
+      continue;
+    }
+    if (!((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || code === 0x2d || code === 0x5f))
+      return false;
+  }
+  return true;
+}
 
 /** A segment a static host serves as it is: URL-unreserved characters only, never `.` or `..`. */
 const PLAIN_SEGMENT = /^[A-Za-z0-9._~-]+$/;
@@ -70,6 +90,8 @@ export function resourceFilePaths(uri: string, ours: boolean): string[] {
  */
 export function encodedTwinOf(filePath: string): string | undefined {
   if (!filePath.startsWith('resources/') || !filePath.endsWith('.json')) return undefined;
+  // An encoded name is its own twin: the pack step asks this of every resource file.
+  if (isEncodedAlready(filePath, 'resources/'.length, filePath.length - '.json'.length)) return undefined;
   const twin = `resources/${encodedPath(filePath.slice('resources/'.length, -'.json'.length))}`;
   return twin === filePath ? undefined : twin;
 }
