@@ -3,33 +3,54 @@
 // the file's digest) and the links' base, so `.staticmcp/llms-full-entries.bin` keeps each entry of
 // the last llms-full.txt under a digest of those, and the next build takes an unchanged document's
 // entry from there instead of reading its text (a kept document's file is otherwise read for it
-// alone: ~8 MiB of documents a build). Layout: MAGIC, then per entry KEY_BYTES of key, its length
-// (u32) and its UTF-8 bytes, then the sha256 of all before it; the file is checked whole once, then
-// only its keys and places are held (shared/digest-key-table.ts) and an entry is read when
-// taken. A damaged file (checksum, a length past its end) is not used.
+// alone: ~8 MiB of documents a build). The file is a directory (MAGIC, then per entry KEY_BYTES of
+// key and its part, offset and length as u32, then the parts' table, its length and the entry
+// count, then the sha256 of all before it), checked whole and held (DigestKeyTable looks keys up
+// in it); the entries' UTF-8 bytes lie in part files beside it (kept-parts.ts), each read and
+// checked (size, CRC-32) when an entry of it is first taken, and written again only when the
+// entries it holds changed. A damaged directory is not used; a damaged part, only its entries.
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { DigestKeyTable } from '../shared/digest-key-table.js';
-import { SpillWriter, WindowReader } from './spill-files.js';
+import {
+  decodePartTable,
+  encodePartTable,
+  type KeptPart,
+  KeptPartReader,
+  KeptPartWriter,
+  partsFolderOf,
+  removeUnnamedParts,
+} from './kept-parts.js';
+import { SpillWriter } from './spill-files.js';
 
-const MAGIC = Buffer.from('SMCPLF01', 'latin1');
+const MAGIC = Buffer.from('SMCPLF02', 'latin1');
 /** This build's entries are written to `<file><NEW_ENTRIES_MARK><pid>`, then renamed into place. */
 export const NEW_ENTRIES_MARK = '.new-';
 const KEY_BYTES = 16;
-/** A held entry: its key, where its bytes start in the file and how many. */
-const HELD_BYTES = KEY_BYTES + 8;
+/** A directory entry: its key, then its part, offset and length (u32 each). */
+const RECORD_BYTES = KEY_BYTES + 12;
+const CHECKSUM_BYTES = 32;
+
+/** The previous directory, checked: its entries (RECORD_BYTES each, in part order) and parts. */
+interface PreviousEntries {
+  records: Buffer;
+  parts: KeptPart[];
+  /** Each part's first entry. */
+  partFirstRecord: Uint32Array;
+}
 
 export class KeptLlmsEntries {
-  /** The previous entries' keys and places (HELD_BYTES each), not their bytes. */
-  private readonly held: Buffer;
+  private readonly records: Buffer;
   /** The previous entries by key. */
   private readonly table: DigestKeyTable;
-  /** The previous file, open from its check to the last lookup (its entries are read from there). */
-  private fd: number | undefined;
-  /** The previous file's entries, looked up in about the order they were written: read by window. */
-  private reader: WindowReader | undefined;
+  private readonly partFirstRecord: Uint32Array;
+  private parts: KeptPartReader | undefined;
+  /** The entry lookup returned last, and where it lies: added back as it is, it repeats that entry. */
+  private lastTaken: { bytes: Uint8Array; part: number; index: number } | undefined;
   private next: SpillWriter | undefined;
+  private partWriter: KeptPartWriter | undefined;
   private readonly nextHash = createHash('sha256');
+  private nextCount = 0;
 
   /** `file`: the kept entries; `salt`: the writer's identity (a new one keeps nothing of the old). */
   constructor(
@@ -37,26 +58,18 @@ export class KeptLlmsEntries {
     private readonly salt: string,
     readPrevious: boolean,
   ) {
-    const previous = readPrevious ? readEntries(file) : undefined;
-    this.fd = previous?.fd;
-    const bytes = previous?.bytes ?? Buffer.alloc(0);
-    const offsets: number[] = [];
-    for (let at = MAGIC.length; at < bytes.length; ) {
-      offsets.push(at);
-      at += KEY_BYTES + 4 + bytes.readUInt32LE(at + KEY_BYTES);
-    }
-    this.held = Buffer.alloc(offsets.length * HELD_BYTES);
-    offsets.forEach((at, position) => {
-      const place = position * HELD_BYTES;
-      bytes.copy(this.held, place, at, at + KEY_BYTES);
-      this.held.writeUInt32LE(at + KEY_BYTES + 4, place + KEY_BYTES);
-      this.held.writeUInt32LE(bytes.readUInt32LE(at + KEY_BYTES), place + KEY_BYTES + 4);
-    });
-    this.table = new DigestKeyTable(this.held, HELD_BYTES, KEY_BYTES);
+    const previous = readPrevious ? readDirectory(file) : undefined;
+    this.records = previous?.records ?? Buffer.alloc(0);
+    this.partFirstRecord = previous?.partFirstRecord ?? new Uint32Array(0);
+    this.table = new DigestKeyTable(this.records, RECORD_BYTES, KEY_BYTES);
+    // Entries are taken in about the order they were kept: one part held at a time.
+    if (previous) this.parts = new KeptPartReader(partsFolderOf(file), previous.parts, undefined, true);
     try {
       this.next = new SpillWriter(`${file}${NEW_ENTRIES_MARK}${process.pid}`);
+      this.partWriter = new KeptPartWriter(partsFolderOf(file), previous?.parts ?? []);
       this.append(MAGIC);
     } catch {
+      this.next?.close();
       this.next = undefined;
     }
   }
@@ -68,32 +81,32 @@ export class KeptLlmsEntries {
       .subarray(0, KEY_BYTES);
   }
 
-  /** The kept entry's UTF-8 bytes, or undefined. */
+  /** The kept entry's UTF-8 bytes, or undefined (none, or its part is missing or damaged). */
   lookup(key: Buffer): Uint8Array | undefined {
-    const { held, fd } = this;
-    if (fd === undefined) return undefined;
     const position = this.table.find(key);
-    if (position < 0) return undefined;
-    const place = position * HELD_BYTES;
-    this.reader ??= new WindowReader(fd);
-    return this.reader.read(held.readUInt32LE(place + KEY_BYTES), held.readUInt32LE(place + KEY_BYTES + 4));
-  }
-
-  /** Closes the previous file (commit and discard do). */
-  private closePrevious(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
-    this.reader = undefined;
+    if (position < 0 || this.parts === undefined) return undefined;
+    const at = position * RECORD_BYTES + KEY_BYTES;
+    const part = this.records.readUInt32LE(at);
+    const offset = this.records.readUInt32LE(at + 4);
+    const bytes = this.parts.bytesOf(part)?.subarray(offset, offset + this.records.readUInt32LE(at + 8));
+    this.lastTaken = bytes && { bytes, part, index: position - this.partFirstRecord[part]! };
+    return bytes;
   }
 
   /** Keeps an entry of this build's llms-full.txt for the next one. */
   add(key: Uint8Array, entry: Uint8Array): void {
-    if (this.next === undefined) return;
-    const head = Buffer.alloc(KEY_BYTES + 4);
-    head.set(key.subarray(0, KEY_BYTES));
-    head.writeUInt32LE(entry.length, KEY_BYTES);
-    this.append(head);
-    this.append(entry);
+    const { next, partWriter, lastTaken } = this;
+    if (next === undefined || partWriter === undefined) return;
+    const from = lastTaken?.bytes === entry ? { part: lastTaken.part, index: lastTaken.index } : undefined;
+    const keyWord = Buffer.from(key.buffer, key.byteOffset, 4).readUInt32LE(0);
+    const place = partWriter.append([entry], keyWord, from);
+    const record = Buffer.alloc(RECORD_BYTES);
+    record.set(key.subarray(0, KEY_BYTES));
+    record.writeUInt32LE(place.part, KEY_BYTES);
+    record.writeUInt32LE(place.offset, KEY_BYTES + 4);
+    record.writeUInt32LE(entry.length, KEY_BYTES + 8);
+    this.append(record);
+    this.nextCount += 1;
   }
 
   private append(bytes: Uint8Array): void {
@@ -103,22 +116,36 @@ export class KeptLlmsEntries {
 
   /** Puts this build's entries in place of the previous ones (the build wrote its llms-full.txt). */
   commit(): void {
-    this.closePrevious();
-    const { next } = this;
-    if (next === undefined) return;
+    const { next, partWriter } = this;
+    if (next === undefined || partWriter === undefined) return;
     this.next = undefined;
     try {
+      const table = encodePartTable(partWriter.finish());
+      const lengths = Buffer.alloc(8);
+      lengths.writeUInt32LE(table.length, 0);
+      lengths.writeUInt32LE(this.nextCount, 4);
+      for (const bytes of [table, lengths]) {
+        next.append(bytes);
+        this.nextHash.update(bytes);
+      }
       next.append(this.nextHash.digest());
       next.close();
       renameSync(next.file, this.file);
     } catch {
+      partWriter.discard();
       rmSync(next.file, { force: true });
+      return;
+    }
+    // The parts the new directory names stay whatever happens here.
+    try {
+      removeUnnamedParts(partsFolderOf(this.file), partWriter.parts);
+    } catch {
+      // Left for the next build's commit to remove.
     }
   }
 
   /** Drops this build's entries when they were not committed. */
   discard(): void {
-    this.closePrevious();
     const { next } = this;
     if (next === undefined) return;
     this.next = undefined;
@@ -128,30 +155,41 @@ export class KeptLlmsEntries {
       // A write failed: the file goes all the same.
     }
     rmSync(next.file, { force: true });
+    this.partWriter?.discard();
   }
 }
 
-/**
- * The kept file's bytes, checked, and the file left open (its entries are read from there, not
- * held), or undefined when it is missing, foreign or damaged.
- */
-function readEntries(file: string): { bytes: Buffer; fd: number } | undefined {
-  let fd: number | undefined;
+/** The directory at `file`, checked whole, or undefined when it is missing, foreign or damaged. */
+function readDirectory(file: string): PreviousEntries | undefined {
   try {
-    fd = openSync(file, 'r');
-    const whole = readFileSync(fd);
-    if (whole.length < MAGIC.length + 32 || !whole.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error('foreign');
-    const bytes = whole.subarray(0, whole.length - 32);
-    if (!createHash('sha256').update(bytes).digest().equals(whole.subarray(bytes.length))) throw new Error('damaged');
-    let at = MAGIC.length;
-    while (at < bytes.length) {
-      if (at + KEY_BYTES + 4 > bytes.length) throw new Error('damaged');
-      at += KEY_BYTES + 4 + bytes.readUInt32LE(at + KEY_BYTES);
-    }
-    if (at !== bytes.length) throw new Error('damaged');
-    return { bytes, fd };
+    const whole = readFileSync(file);
+    if (whole.length < MAGIC.length + 8 + CHECKSUM_BYTES || !whole.subarray(0, MAGIC.length).equals(MAGIC))
+      throw new Error('foreign');
+    const body = whole.subarray(0, whole.length - CHECKSUM_BYTES);
+    if (!createHash('sha256').update(body).digest().equals(whole.subarray(body.length))) throw new Error('damaged');
+    const tableLength = body.readUInt32LE(body.length - 8);
+    const count = body.readUInt32LE(body.length - 4);
+    const tableStart = body.length - 8 - tableLength;
+    if (tableStart !== MAGIC.length + count * RECORD_BYTES) throw new Error('damaged');
+    const parts = decodePartTable(body, tableStart, body.length - 8);
+    const records = body.subarray(MAGIC.length, tableStart);
+    // Each part's entries lie end to end in it, in the directory's order, and fill it.
+    const partFirstRecord = new Uint32Array(parts.length);
+    let record = 0;
+    parts.forEach((part, index) => {
+      partFirstRecord[index] = record;
+      let offset = 0;
+      for (let entry = 0; entry < part.count; entry += 1, record += 1) {
+        const at = record * RECORD_BYTES + KEY_BYTES;
+        if (record >= count || records.readUInt32LE(at) !== index || records.readUInt32LE(at + 4) !== offset)
+          throw new Error('damaged');
+        offset += records.readUInt32LE(at + 8);
+      }
+      if (offset !== part.sizeBytes) throw new Error('damaged');
+    });
+    if (record !== count) throw new Error('damaged');
+    return { records, parts, partFirstRecord };
   } catch {
-    if (fd !== undefined) closeSync(fd);
     return undefined;
   }
 }

@@ -11,6 +11,7 @@
 // `writeFile` as each pack or index closes, never held together. The caller owns `scratchFolder`
 // (the build puts it beside its output folder, swap-folders.ts, and removes it;
 // interrupted-write.ts removes the one a killed build left).
+import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { KEY_KIND } from '../core/packs/pack-format.js';
@@ -141,6 +142,36 @@ function shareOf(
   };
   if (digest) kept!.keep(digest, share, source);
   return share;
+}
+
+/** A term pack's key: the kept term records (their sha256, hex) and the positions of its first and last record there. */
+function termRangeKeyOf(recordsSha: string, first: number, last: number): string {
+  return createHash('sha256').update(`terms\0${recordsSha}\0${first}\0${last}`).digest('hex');
+}
+
+/**
+ * The term part's pack reuse: a pack whose records are the previous records `first` to `last`
+ * unchanged (patchTermRecords copied them) is the previous build's pack of those, found by the key
+ * made of the previous kept records' sha256 and those positions; this build's packs get their keys
+ * once its own records are kept (`keyMade`), since the key names the file the positions are in.
+ */
+function termPackReuse(reuse: PackReuse | undefined, previousSha: string | undefined) {
+  const made: { first: number; last: number; path: string }[] = [];
+  return {
+    reuse: reuse && {
+      find: () => undefined,
+      link: (packPath: string) => reuse.link(packPath),
+      made: () => {},
+      findRange: (first: number, last: number) =>
+        previousSha === undefined ? undefined : reuse.find(termRangeKeyOf(previousSha, first, last)),
+      madeRange: (first: number, last: number, packPath: string) => {
+        made.push({ first, last, path: packPath });
+      },
+    },
+    keyMade: (recordsSha: string) => {
+      for (const pack of made) reuse?.made(termRangeKeyOf(recordsSha, pack.first, pack.last), pack.path);
+    },
+  };
 }
 
 /** The documents' ids in number order. */
@@ -293,10 +324,8 @@ export async function writeSearchIndexSpilling(
   ) {
     // Every other document's postings are the previous records' (same ids, numbers and weights).
     for (const document of changed) document.number = numberOf[document.arrival]!;
-    termSource = termRecordSource(
-      termsFile,
-      patchTermRecords(previousTerms.records, changed, count, averageLength, termsFile),
-    );
+    const patched = patchTermRecords(previousTerms.records, changed, count, averageLength, termsFile);
+    termSource = termRecordSource(termsFile, patched, patched.origins);
   } else {
     waitingArrivals.forEach((arrival, position) => {
       addToRun(arrival, options.kept!.termsAt(waitingAt[position]!));
@@ -309,6 +338,7 @@ export async function writeSearchIndexSpilling(
     termSource = mergeRuns(runFiles, numberOf, tokenCounts, termsFile, averageLength);
   }
   run.release();
+  const termReuse = termPackReuse(options.packReuse?.(`${SEARCH_FOLDER}terms/`), previousTerms?.sha256);
   const termPacks: SearchPackRow[] = [];
   const terms = await packRecords(
     `${SEARCH_FOLDER}terms/`,
@@ -322,11 +352,12 @@ export async function writeSearchIndexSpilling(
     SEARCH_FILE_LIMITS.terms,
     writeFile,
     undefined,
-    undefined,
+    termReuse.reuse,
     termPacks,
   );
   noteMemory('search/terms');
-  options.keptTerms?.writer?.keep(termsFile, { documents: documentsDigest, averageLength });
+  const keptTermsSha = options.keptTerms?.writer?.keep(termsFile, { documents: documentsDigest, averageLength });
+  if (keptTermsSha !== undefined) termReuse.keyMade(keptTermsSha);
   // Where each document source lies in its title pack: its fetch record's index entry points there.
   const placePacks: RecordPlace['pack'][] = [];
   const placePackNumber = new Uint32Array(count);

@@ -5,28 +5,44 @@
 // A rebuild takes an unchanged document's entry instead of tokenizing, stemming and compressing
 // it again, so a one-document edit re-tokenizes one document; the index is still put together from
 // every document, so it is byte for byte what a from-scratch build writes.
-// The file lives in the project's .staticmcp/ folder, on its own (the other caches there are
-// other modules'): a header naming the writer (generator and targets), the entries, and the
-// sha256 of everything before it. A file that is absent, of another writer, damaged or edited
-// is ignored as a whole: every document is tokenized again, never a wrong index.
-// A new file is written beside it as the documents pass, and put in place when the index is done.
+// It lives in the project's .staticmcp/ folder, on its own (the other caches there are other
+// modules'): a directory file (a header naming the writer, generator and targets; each entry's
+// digests and place; the parts' table; the sha256 of everything before it) and the part files
+// holding the entries (kept-parts.ts: each checked by its size and CRC-32 when first read, and
+// written again only when an edit changed what it holds). A directory that is absent, of another
+// writer, damaged or edited is ignored as a whole, and a part that is missing or damaged is not
+// used: those documents are tokenized again, never a wrong index.
+// A new directory is written beside it as the documents pass, and put in place when the index is done.
 // An entry of a resource document also carries the digest of what it was listed from (its source:
 // its file's content digest and its manifest entry, tree-documents.ts SourceKey): a rebuild finds
 // it by that, without reading, parsing or encoding the unchanged document at all.
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { readVarint, writeVarint } from '../core/search/postings.js';
+import {
+  decodePartTable,
+  encodePartTable,
+  type KeptPart,
+  KeptPartReader,
+  KeptPartWriter,
+  partsFolderOf,
+  partsSizeBytes,
+  removePartsFolder,
+  removeUnnamedParts,
+} from './kept-parts.js';
 import { SpillWriter } from './spill-files.js';
+import { DigestTable } from './kept-digest-table.js';
 
 /** The kept file's size at most (reading it is one read): past it, nothing is kept or read. */
 export const DEFAULT_MAX_KEPT_SEARCH_BYTES = 512 * 1024 * 1024;
 /** Changes the bound above (bytes; 0 turns the kept file off). */
 export const MAX_KEPT_SEARCH_BYTES_VARIABLE = 'STATICMCP_MAX_KEPT_SEARCH_BYTES';
 
+// 7: a directory of entries naming part files (kept-parts.ts).
 // 6: a document whose text fits in its excerpt source keeps an empty body and its document source.
 // 5: a stem's key is the stem and STEM_KEY_SUFFIX (it was "~" and the stem), and entries carry
 // their source key (4 had one or the other).
-const MAGIC = 'staticmcp search documents 6\n';
+const MAGIC = 'staticmcp search documents 7\n';
 /** The new file is `<file><NEW_FILE_MARK><pid>` until it is put in place. */
 export const NEW_FILE_MARK = '.new-';
 const DIGEST_BYTES = 32;
@@ -87,61 +103,50 @@ let lastSourceDigest: { stemming: string; sourceKey: string; digest: Buffer } | 
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-/**
- * Where entries start, by a digest that sits in each entry `offset` bytes from its start: keyed by
- * the digest's first 48 bits (a string per entry made the previous file's read cost more than its
- * checksum), each found start checked against the whole digest in `bytes`.
- */
-class DigestTable {
-  private readonly starts = new Map<number, number>();
-  /** Entries whose first 48 bits another entry shares, by the whole digest. */
-  private readonly clashes = new Map<string, number>();
+/** A directory entry: digest, source length (0 or DIGEST_BYTES), source (zeros when none), part, offset. */
+const RECORD_BYTES = DIGEST_BYTES + 1 + DIGEST_BYTES + 8;
+const RECORD_SOURCE_AT = DIGEST_BYTES + 1;
+const RECORD_PART_AT = RECORD_SOURCE_AT + DIGEST_BYTES;
 
-  constructor(private readonly offset: number) {}
-
-  private digestAt(bytes: Uint8Array, start: number): Buffer {
-    return Buffer.from(bytes.buffer, bytes.byteOffset + start + this.offset, DIGEST_BYTES);
+/** Where the entry starting at `start` ends (throws when it does not parse). */
+function entryEndOf(bytes: Uint8Array, start: number): number {
+  const at = { at: start + DIGEST_BYTES };
+  const sourceLength = readVarint(bytes, at);
+  if (sourceLength !== 0 && sourceLength !== DIGEST_BYTES) throw new RangeError('a source of another length');
+  at.at += sourceLength;
+  // Keys, counts, body, excerpt: each a length and its bytes.
+  for (let field = 0; field < 4; field += 1) {
+    const length = readVarint(bytes, at);
+    at.at += length;
   }
-
-  set(bytes: Uint8Array, start: number): void {
-    const digest = this.digestAt(bytes, start);
-    const key = digest.readUIntBE(0, 6);
-    const existing = this.starts.get(key);
-    if (existing === undefined) {
-      this.starts.set(key, start);
-      return;
-    }
-    if (existing >= 0) this.clashes.set(this.digestAt(bytes, existing).toString('latin1'), existing);
-    this.starts.set(key, -1);
-    this.clashes.set(digest.toString('latin1'), start);
-  }
-
-  get(bytes: Uint8Array, digest: Buffer): number | undefined {
-    const start = this.starts.get(digest.readUIntBE(0, 6));
-    if (start === undefined) return undefined;
-    if (start < 0) return this.clashes.get(digest.toString('latin1'));
-    return this.digestAt(bytes, start).equals(digest) ? start : undefined;
-  }
-
-  clear(): void {
-    this.starts.clear();
-    this.clashes.clear();
-  }
+  if (at.at > bytes.length) throw new RangeError('truncated');
+  return at.at;
 }
 
-/** The previous build's entries (read once) and the new file being written. */
+/**
+ * The previous build's entries (its directory read whole and checked; each part read and checked
+ * when an entry of it is first asked for, kept-parts.ts) and this build's, written as they come.
+ */
 export class KeptSearchDocuments {
   private readonly previous = new DigestTable(0);
-  /** Entries by source digest (latin1), where each starts. */
-  private readonly previousBySource = new DigestTable(DIGEST_BYTES + 1);
-  private bytes: Uint8Array = new Uint8Array(0);
+  /** Entries by source digest. */
+  private readonly previousBySource = new DigestTable(RECORD_SOURCE_AT);
+  /** The previous directory's entries (RECORD_BYTES each), in part order. */
+  private records: Uint8Array = new Uint8Array(0);
+  private parts: KeptPartReader | undefined;
+  /** Each previous part's first entry (its position in `records`). */
+  private partFirstRecord = new Uint32Array(0);
   private writer: SpillWriter | undefined;
+  private partWriter: KeptPartWriter | undefined;
   private readonly hash = createHash('sha256');
+  private readonly header: Buffer;
+  private appendedBytes = 0;
+  private recordCount = 0;
   /** Why the previous file was not used, when it was there and was not. */
   readonly ignoredBecause: string | undefined;
   /** Entries taken from the previous file. */
   taken = 0;
-  /** The previous file's checksum (hex), when it was read whole; and the new file's once committed. */
+  /** The previous directory's checksum (hex), when it was read whole; and the new one's once committed. */
   previousChecksum: string | undefined;
   committedChecksum: string | undefined;
 
@@ -155,15 +160,16 @@ export class KeptSearchDocuments {
     private readonly maxBytes: number,
     readPrevious: boolean,
   ) {
-    const header = Buffer.from(`${MAGIC}${createHash('sha256').update(identity).digest('hex')}\n`, 'utf8');
-    this.ignoredBecause = readPrevious ? this.readPrevious(header) : undefined;
+    this.header = Buffer.from(`${MAGIC}${createHash('sha256').update(identity).digest('hex')}\n`, 'utf8');
+    this.ignoredBecause = readPrevious ? this.readPrevious() : undefined;
     if (maxBytes > 0) {
       this.writer = new SpillWriter(`${file}${NEW_FILE_MARK}${process.pid}`);
-      this.append(header);
+      this.partWriter = new KeptPartWriter(partsFolderOf(file), this.parts?.parts ?? []);
+      this.append(this.header);
     }
   }
 
-  private readPrevious(header: Buffer): string | undefined {
+  private readPrevious(): string | undefined {
     let size: number;
     try {
       size = statSync(this.file).size;
@@ -171,48 +177,74 @@ export class KeptSearchDocuments {
       return undefined;
     }
     if (size > this.maxBytes) return `it is larger than ${this.maxBytes} bytes`;
+    const { header } = this;
     const bytes = readFileSync(this.file);
     const body = bytes.subarray(0, bytes.length - DIGEST_BYTES);
-    if (bytes.length < header.length + DIGEST_BYTES || !body.subarray(0, header.length).equals(header))
+    if (bytes.length < header.length + 8 + DIGEST_BYTES || !body.subarray(0, header.length).equals(header))
       return 'another writer made it';
     if (!createHash('sha256').update(body).digest().equals(bytes.subarray(body.length)))
       return 'its checksum does not match (it was damaged or edited)';
-    // Where each entry starts, by digest; an entry is decoded only when its document comes.
-    const at = { at: header.length };
+    let parts: KeptPart[];
     try {
-      while (at.at < body.length) {
-        const start = at.at;
-        const digest = body.subarray(at.at, at.at + DIGEST_BYTES);
-        at.at += DIGEST_BYTES;
-        const sourceLength = readVarint(body, at);
-        at.at += sourceLength;
-        // Keys, counts, body, excerpt: each a length and its bytes.
-        for (let field = 0; field < 4; field += 1) {
-          const length = readVarint(body, at);
-          at.at += length;
-        }
-        if (
-          at.at > body.length ||
-          digest.length < DIGEST_BYTES ||
-          (sourceLength !== 0 && sourceLength !== DIGEST_BYTES)
-        )
-          throw new RangeError('truncated');
-        this.previous.set(body, start);
-        if (sourceLength > 0) this.previousBySource.set(body, start);
+      const tableLength = body.readUInt32LE(body.length - 8);
+      const count = body.readUInt32LE(body.length - 4);
+      const tableStart = body.length - 8 - tableLength;
+      if (tableStart !== header.length + count * RECORD_BYTES) throw new RangeError('truncated');
+      parts = decodePartTable(body, tableStart, body.length - 8);
+      if (partsSizeBytes(parts) > this.maxBytes) return `its parts are larger than ${this.maxBytes} bytes`;
+      this.records = body.subarray(header.length, tableStart);
+      this.partFirstRecord = new Uint32Array(parts.length);
+      let first = 0;
+      parts.forEach((part, index) => {
+        this.partFirstRecord[index] = first;
+        first += part.count;
+      });
+      if (first !== count) throw new RangeError('counts differ');
+      for (let record = 0; record < count; record += 1) {
+        const start = record * RECORD_BYTES;
+        const sourceLength = this.records[start + DIGEST_BYTES];
+        if ((sourceLength !== 0 && sourceLength !== DIGEST_BYTES) || this.partOf(record) === undefined)
+          throw new RangeError('an entry of another form');
+        this.previous.set(this.records, start);
+        if (this.records[start + DIGEST_BYTES] !== 0) this.previousBySource.set(this.records, start);
       }
     } catch {
       this.previous.clear();
       this.previousBySource.clear();
+      this.records = new Uint8Array(0);
       return 'an entry does not parse';
     }
-    this.bytes = body;
+    this.parts = new KeptPartReader(partsFolderOf(this.file), parts, (partBytes, part) => partParses(partBytes, part));
     this.previousChecksum = bytes.subarray(body.length).toString('hex');
     return undefined;
   }
 
-  /** Whether the previous build kept an entry under the source digest `source`. */
+  /** Record `record`'s part and offset when its part is the one its position says and the offset lies in it. */
+  private partOf(record: number): { part: number; offset: number } | undefined {
+    const view = Buffer.from(this.records.buffer, this.records.byteOffset, this.records.byteLength);
+    const start = record * RECORD_BYTES + RECORD_PART_AT;
+    const part = view.readUInt32LE(start);
+    const offset = view.readUInt32LE(start + 4);
+    const first = this.partFirstRecord[part];
+    const size = this.parts?.parts[part]?.sizeBytes ?? Number.POSITIVE_INFINITY;
+    if (first === undefined || record < first || offset >= size) return undefined;
+    return { part, offset };
+  }
+
+  /** The previous entry found under `digest`: its part's bytes (read and checked), where it starts, its place. */
+  private find(digest: Buffer, bySource: boolean) {
+    const start = (bySource ? this.previousBySource : this.previous).get(this.records, digest);
+    if (start === undefined) return undefined;
+    const record = start / RECORD_BYTES;
+    const place = this.partOf(record)!;
+    const bytes = this.parts?.bytesOf(place.part);
+    if (bytes === undefined) return undefined;
+    return { bytes, place, index: record - this.partFirstRecord[place.part]! };
+  }
+
+  /** Whether the previous build kept an entry under the source digest `source` (its part whole). */
   hasSource(source: Buffer): boolean {
-    return this.previousBySource.get(this.bytes, source) !== undefined;
+    return this.find(source, true) !== undefined;
   }
 
   /**
@@ -220,52 +252,64 @@ export class KeptSearchDocuments {
    * kept one that parses; kept again for the next build, under `source` when given.
    */
   take(digest: Buffer, source?: Buffer, bySource = false): KeptDocument | undefined {
-    const start = (bySource ? this.previousBySource : this.previous).get(this.bytes, digest);
-    if (start === undefined) return undefined;
+    const found = this.find(digest, bySource);
+    if (found === undefined) return undefined;
+    const { bytes, place } = found;
+    const start = place.offset;
     try {
       const at = { at: start + DIGEST_BYTES };
-      const sourceLength = readVarint(this.bytes, at);
+      const sourceLength = readVarint(bytes, at);
+      const sourceBytes = bytes.subarray(at.at, at.at + sourceLength);
       at.at += sourceLength;
       const fieldsStart = at.at;
-      const keysLength = readVarint(this.bytes, at);
+      const keysLength = readVarint(bytes, at);
       // Checked now, decoded only when asked (a writer that patches the previous terms never asks).
       let keyCount = keysLength === 0 ? 0 : 1;
-      for (let index = at.at; index < at.at + keysLength; index += 1) if (this.bytes[index] === 0x0a) keyCount += 1;
+      for (let index = at.at; index < at.at + keysLength; index += 1) if (bytes[index] === 0x0a) keyCount += 1;
       at.at += keysLength;
-      const countBytes = readVarint(this.bytes, at);
+      const countBytes = readVarint(bytes, at);
       const countsEnd = at.at + countBytes;
-      const tokenCount = readVarint(this.bytes, at);
+      const tokenCount = readVarint(bytes, at);
       let countCount = 0;
-      for (; at.at < countsEnd; countCount += 1) readVarint(this.bytes, at);
+      for (; at.at < countsEnd; countCount += 1) readVarint(bytes, at);
       if (at.at !== countsEnd || countCount !== keyCount) return undefined;
-      const bodyLength = readVarint(this.bytes, at);
-      const body = this.bytes.subarray(at.at, at.at + bodyLength);
+      const bodyLength = readVarint(bytes, at);
+      const body = bytes.subarray(at.at, at.at + bodyLength);
       at.at += bodyLength;
-      const excerptLength = readVarint(this.bytes, at);
-      const excerpt = this.bytes.subarray(at.at, at.at + excerptLength);
+      const excerptLength = readVarint(bytes, at);
+      const excerpt = bytes.subarray(at.at, at.at + excerptLength);
       this.taken += 1;
-      // Kept for the next build as it is, under this build's source digest: its pieces appended
-      // one after the other (joining them first made a copy of every entry, ~1 KB each, as garbage).
-      const digestBytes = this.bytes.subarray(start, start + DIGEST_BYTES);
-      const fields = this.bytes.subarray(fieldsStart, at.at + excerptLength);
-      if (source === undefined) this.appendEntry(digestBytes, NO_SOURCE, fields);
-      else this.appendEntry(digestBytes, SOURCE_LENGTH, source, fields);
-      return { terms: () => this.termsAt(fieldsStart), termsAt: fieldsStart, tokenCount, body, excerpt };
+      // Kept for the next build as it is, under this build's source digest: the same bytes (the
+      // same source) are the previous entry, which a part of the same entries names as it is.
+      const digestBytes = bytes.subarray(start, start + DIGEST_BYTES);
+      const fields = bytes.subarray(fieldsStart, at.at + excerptLength);
+      const sameSource = source === undefined ? sourceLength === 0 : Buffer.compare(sourceBytes, source) === 0;
+      if (sameSource)
+        this.appendEntry(digestBytes, source, [bytes.subarray(start, at.at + excerptLength)], {
+          part: place.part,
+          index: found.index,
+        });
+      else if (source === undefined) this.appendEntry(digestBytes, source, [digestBytes, NO_SOURCE, fields]);
+      else this.appendEntry(digestBytes, source, [digestBytes, SOURCE_LENGTH, source, fields]);
+      const termsAt = this.parts!.starts[place.part]! + fieldsStart;
+      return { terms: () => this.termsAt(termsAt), termsAt, tokenCount, body, excerpt };
     } catch {
       return undefined;
     }
   }
 
-  /** The keys and counts of the entry whose fields start at `at` (KeptDocument.termsAt), as take checked them. */
-  termsAt(at: number): { keys: string[]; counts: number[] } {
-    const cursor = { at };
-    const keysLength = readVarint(this.bytes, cursor);
-    const keysText = decoder.decode(this.bytes.subarray(cursor.at, cursor.at + keysLength));
+  /** The keys and counts of the entry whose fields start at `position` (KeptDocument.termsAt), as take checked them. */
+  termsAt(position: number): { keys: string[]; counts: number[] } {
+    const part = this.parts!.partAt(position);
+    const bytes = this.parts!.bytesOf(part)!;
+    const cursor = { at: position - this.parts!.starts[part]! };
+    const keysLength = readVarint(bytes, cursor);
+    const keysText = decoder.decode(bytes.subarray(cursor.at, cursor.at + keysLength));
     cursor.at += keysLength;
-    const countsEnd = readVarint(this.bytes, cursor) + cursor.at;
-    readVarint(this.bytes, cursor);
+    const countsEnd = readVarint(bytes, cursor) + cursor.at;
+    readVarint(bytes, cursor);
     const counts: number[] = [];
-    while (cursor.at < countsEnd) counts.push(readVarint(this.bytes, cursor));
+    while (cursor.at < countsEnd) counts.push(readVarint(bytes, cursor));
     return { keys: keysText === '' ? [] : keysText.split('\n'), counts };
   }
 
@@ -302,16 +346,39 @@ export class KeptSearchDocuments {
     entry.set(kept.body, at);
     at = writeVarint(entry, at + kept.body.length, kept.excerpt.length);
     entry.set(kept.excerpt, at);
-    this.appendEntry(entry);
+    this.appendEntry(digest, source, [entry]);
   }
 
-  /** Appends an entry made of `pieces`, in order. */
-  private appendEntry(...pieces: Uint8Array[]): void {
+  /** Appends an entry made of `pieces` (in order) to this build's parts, and its record to the directory. */
+  private appendEntry(
+    digest: Uint8Array,
+    source: Uint8Array | undefined,
+    pieces: Uint8Array[],
+    from?: { part: number; index: number },
+  ): void {
     if (this.writer === undefined) return;
     let length = 0;
     for (const piece of pieces) length += piece.length;
-    if (this.writer.bytes + length + DIGEST_BYTES > this.maxBytes) this.discard();
-    else for (const piece of pieces) this.append(piece);
+    if (this.appendedBytes + length > this.maxBytes) {
+      this.discard();
+      return;
+    }
+    this.appendedBytes += length;
+    const place = this.partWriter!.append(
+      pieces,
+      Buffer.from(digest.buffer, digest.byteOffset, 4).readUInt32LE(0),
+      from,
+    );
+    const record = Buffer.alloc(RECORD_BYTES);
+    record.set(digest, 0);
+    if (source !== undefined) {
+      record[DIGEST_BYTES] = DIGEST_BYTES;
+      record.set(source, RECORD_SOURCE_AT);
+    }
+    record.writeUInt32LE(place.part, RECORD_PART_AT);
+    record.writeUInt32LE(place.offset, RECORD_PART_AT + 4);
+    this.append(record);
+    this.recordCount += 1;
   }
 
   private append(bytes: Uint8Array): void {
@@ -319,26 +386,48 @@ export class KeptSearchDocuments {
     this.writer!.append(bytes);
   }
 
-  /** Puts the new file in place of the previous one (the index it was made with is whole). */
+  /** Puts the new directory in place of the previous one (the index it was made with is whole), and drops the parts it no longer names. */
   commit(): void {
     if (this.writer === undefined) {
       rmSync(this.file, { force: true });
+      removePartsFolder(this.file);
       return;
     }
+    const parts = this.partWriter!.finish();
+    const table = encodePartTable(parts);
+    const lengths = Buffer.alloc(8);
+    lengths.writeUInt32LE(table.length, 0);
+    lengths.writeUInt32LE(this.recordCount, 4);
+    this.append(table);
+    this.append(lengths);
     const checksum = this.hash.digest();
     this.committedChecksum = checksum.toString('hex');
     this.writer.append(checksum);
     this.writer.close();
     renameSync(this.writer.file, this.file);
     this.writer = undefined;
+    removeUnnamedParts(partsFolderOf(this.file), parts);
   }
 
-  /** Drops the new file (the index failed, or the file outgrew its bound). */
+  /** Drops the new file and the parts it made (the index failed, or the file outgrew its bound). */
   discard(): void {
     if (this.writer === undefined) return;
     this.writer.close();
     rmSync(this.writer.file, { force: true });
+    this.partWriter?.discard();
     this.writer = undefined;
+  }
+}
+
+/** Whether a part holds `part.count` entries that parse, end to end. */
+function partParses(bytes: Uint8Array, part: KeptPart): boolean {
+  try {
+    let at = 0;
+    let count = 0;
+    for (; at < bytes.length; count += 1) at = entryEndOf(bytes, at);
+    return at === bytes.length && count === part.count;
+  } catch {
+    return false;
   }
 }
 

@@ -9,6 +9,8 @@
 // is copied as it is. A record is encodeImpactPostings of its numbers and impacts, as a
 // from-scratch merge makes it, so the index is byte for byte the same. Anything else (no file,
 // another writer's, damaged, other ids or average) merges the runs as a first build does.
+// The patch says which records it copied and from where, so a term pack made of copied records only
+// is linked from the previous tree (search-index-spill-writer.ts, termPackReuse).
 // Two files in the project's .staticmcp/: the records, and a small JSON naming their sha256 (it
 // is written last, so a build killed between the two leaves a pair that does not match: ignored).
 import { createHash } from 'node:crypto';
@@ -25,6 +27,7 @@ import {
 } from 'node:fs';
 import { encodeRecord } from '../core/packs/pack-encoding.js';
 import { encodeImpactPostings, impactOf, POSTING_BLOCK_SIZE, readVarint } from '../core/search/postings.js';
+import { grownTypedArray } from './grown-typed-array.js';
 import { SpillWriter } from './spill-files.js';
 
 /** What the kept records were made from. */
@@ -39,6 +42,8 @@ export interface KeptTermsState {
 export interface PreviousTerms {
   state: KeptTermsState;
   records: Uint8Array;
+  /** sha256 (hex) of `records`, as checked. */
+  sha256: string;
 }
 
 /** A document whose share was made anew (not taken from the kept documents): its number and terms. */
@@ -95,7 +100,7 @@ export function readKeptTerms(
       return undefined;
     const records = readFileSync(file);
     if (createHash('sha256').update(records).digest('hex') !== saved.sha256) return undefined;
-    return { state: { documents: saved.documents, averageLength: saved.averageLength }, records };
+    return { state: { documents: saved.documents, averageLength: saved.averageLength }, records, sha256: saved.sha256 };
   } catch {
     return undefined;
   }
@@ -118,12 +123,16 @@ export class KeptTermsWriter {
     private readonly maxBytes: number,
   ) {}
 
-  /** Takes a copy of the terms file `termsFile` (the writer's scratch file) made as `state` says. */
-  keep(termsFile: string, state: KeptTermsState): void {
+  /**
+   * Takes a copy of the terms file `termsFile` (the writer's scratch file) made as `state` says;
+   * returns its sha256 (hex), or undefined when it is not kept (past the size bound).
+   */
+  keep(termsFile: string, state: KeptTermsState): string | undefined {
     this.discard();
-    if (statSync(termsFile).size > this.maxBytes) return;
+    if (statSync(termsFile).size > this.maxBytes) return undefined;
     const copy = `${this.file}${NEW_TERMS_MARK}${process.pid}`;
     this.pending = { file: copy, state, sha256: copyHashing(termsFile, copy) };
+    return this.pending.sha256;
   }
 
   /** Puts the copy in place for the kept documents file of checksum `keptDocuments` (none: removes the pair). */
@@ -259,7 +268,7 @@ export function patchTermRecords(
   documentCount: number,
   averageLength: number,
   file: string,
-): { count: number; totalBytes: number; keyBytes: number } {
+): { count: number; totalBytes: number; keyBytes: number; origins: Uint32Array } {
   const marked = new Uint8Array(documentCount);
   const added = new Map<string, { numbers: number[]; impacts: number[] }>();
   for (const document of [...changed].sort((left, right) => left.number - right.number)) {
@@ -277,7 +286,12 @@ export function patchTermRecords(
   let nextAdded = 0;
   const writer = new SpillWriter(file);
   const totals = { count: 0, totalBytes: 0, keyBytes: 0 };
-  const emit = (key: Uint8Array, encoded: Uint8Array) => {
+  // Each record's position in the previous records plus one when it is that record as it was, else 0.
+  let origins = new Uint32Array(1024);
+  let previousPosition = 0;
+  const emit = (key: Uint8Array, encoded: Uint8Array, origin = -1) => {
+    origins = grownTypedArray(origins, totals.count + 1);
+    origins[totals.count] = origin + 1;
     writer.appendVarint(key.length);
     writer.append(key);
     writer.appendVarint(encoded.length);
@@ -309,8 +323,9 @@ export function patchTermRecords(
       const body = encoded.subarray(RECORD_NAME_AT + keyBytes.length);
       const adds = added.get(term);
       if (adds !== undefined) nextAdded += 1;
+      const position = previousPosition++;
       if (adds === undefined ? !holdsChanged(body, marked) : holdsExactly(body, marked, adds)) {
-        emit(keyBytes, encoded);
+        emit(keyBytes, encoded, position);
         continue;
       }
       const old = decodePostings(body);
@@ -335,5 +350,5 @@ export function patchTermRecords(
   } finally {
     writer.close();
   }
-  return totals;
+  return { ...totals, origins: origins.subarray(0, totals.count) };
 }

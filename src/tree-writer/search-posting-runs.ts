@@ -7,7 +7,7 @@ import { detachedString } from '../core/search/detached-string.js';
 import { SpillReader, SpillWriter } from './spill-files.js';
 import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import { encodeImpactPostings, impactOf } from '../core/search/postings.js';
-import type { RecordSource } from './search-record-packer.js';
+import type { EncodedRecord, RecordSource } from './search-record-packer.js';
 
 /** A UTF-16 unit where UTF-16 order and UTF-8 order part (compareUtf8). */
 const BEYOND_BMP_ORDER = /[\ud800-\uffff]/;
@@ -291,6 +291,8 @@ export function mergeRuns(
 export function termRecordSource(
   file: string,
   totals: { count: number; totalBytes: number; keyBytes: number },
+  /** Each record's position in the previous build's records plus one when it is that record unchanged, else 0 (patchTermRecords). */
+  origins?: Uint32Array,
 ): RecordSource {
   return {
     ...totals,
@@ -309,11 +311,21 @@ export function termRecordSource(
     },
     records: function* () {
       const reader = new SpillReader(file);
+      let position = 0;
+      let runStart = 0;
       try {
         while (!reader.atEnd()) {
           const key = reader.readBytes(reader.readVarint());
           const encoded = reader.readBytes(reader.readVarint());
-          yield { key, name: termDecoder.decode(key), encoded };
+          const record: EncodedRecord = { key, name: termDecoder.decode(key), encoded, position };
+          const origin = (origins?.[position] ?? 0) - 1;
+          if (origin >= 0) {
+            // A run: records copied one after the other from consecutive previous positions.
+            if (position === 0 || origins![position - 1] !== origin) runStart = position;
+            record.copied = { previous: origin, runStart };
+          }
+          position += 1;
+          yield record;
         }
       } finally {
         reader.close();

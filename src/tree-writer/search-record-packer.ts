@@ -4,7 +4,9 @@
 // the same content-defined boundaries as the in-memory reference writer (search-part-boundaries.ts).
 // A part whose records come deferred (their lengths and inputs known, their bytes made on demand)
 // can take a pack whole from the previous build: each pack is keyed by the sha256 of its records'
-// inputs, and a pack the previous build made from the same inputs is linked, not made again.
+// inputs, and a pack the previous build made from the same inputs is linked, not made again. A
+// part whose records come with positions (the term records) can take a pack whole when its
+// records were copied unchanged from the previous build's: found by those previous positions.
 import { createHash, type Hash } from 'node:crypto';
 import { hexOfBytes, INDEX_ENTRY_BYTES, type KeyKind, PACK_HEADER_BYTES } from '../core/packs/pack-format.js';
 import { encodeIndex, encodePack, type IndexEntryInput } from '../core/packs/pack-encoding.js';
@@ -32,6 +34,13 @@ export interface EncodedRecord {
   placedAt?: RecordPlace;
   /** A record made only if its pack is (`encoded` and `followers` are then empty until made). */
   deferred?: DeferredRecord;
+  /** Its position in its part's records (the term records'), counting those a filter leaves out. */
+  position?: number;
+  /**
+   * A record that is the previous build's record at `previous`, unchanged, as are the records
+   * from position `runStart` to it (each the one after the previous record of the one before).
+   */
+  copied?: { previous: number; runStart: number };
 }
 
 /** A record known by its lengths and the bytes it is made from, made on demand. */
@@ -52,6 +61,13 @@ export interface PackReuse {
   link(path: string): Promise<void>;
   /** Tells what this build's pack made from inputs of digest `key` is. */
   made(key: string, path: string): void;
+  /**
+   * For records that come with positions: the previous pack that held exactly the previous
+   * records at positions `first` to `last` (their first and last), when it is still in the tree.
+   */
+  findRange?(first: number, last: number): { path: string; length: number } | undefined;
+  /** Tells what this build's pack of the records at positions `first` to `last` is. */
+  madeRange?(first: number, last: number, path: string): void;
 }
 
 /** Where a record lies: its pack (its path is filled when the pack closes), offset and length. */
@@ -76,6 +92,9 @@ interface OpenPack {
   size: number;
   firstName: string;
   firstKey: Uint8Array;
+  /** Its first and last records (their positions and origins: a pack of copied records may be linked). */
+  first: EncodedRecord;
+  last: EncodedRecord;
   /** Filled when the pack closes. */
   file: { path: string; length: number };
 }
@@ -113,16 +132,26 @@ export async function packRecords(
   let indexSize = 0;
   const waiting: { entries: IndexEntryPending[]; lastPack?: OpenPack['file'] }[] = [];
 
+  const linkPrevious = async (open: OpenPack, previous: { path: string; length: number }) => {
+    open.file.path = previous.path;
+    open.file.length = previous.length;
+    await reuse!.link(previous.path);
+    packRows?.push([hexOfBytes(open.firstKey), previous.path.slice(folder.length, -'.pack'.length), previous.length]);
+  };
   const closePack = async (open: OpenPack) => {
     // The digest covers the records' count and each one's inputs (their names included).
     const key = open.inputs?.update(`${open.deferred.length}`).digest('hex');
     const previous = key === undefined ? undefined : reuse?.find(key);
     if (previous !== undefined) {
-      open.file.path = previous.path;
-      open.file.length = previous.length;
-      await reuse!.link(previous.path);
+      await linkPrevious(open, previous);
       reuse!.made(key!, previous.path);
-      packRows?.push([hexOfBytes(open.firstKey), previous.path.slice(folder.length, -'.pack'.length), previous.length]);
+      return;
+    }
+    const range = rangeOf(open);
+    const previousRange = range?.previous && reuse?.findRange?.(range.previous.first, range.previous.last);
+    if (range !== undefined && previousRange) {
+      await linkPrevious(open, previousRange);
+      reuse!.madeRange?.(range.first, range.last, previousRange.path);
       return;
     }
     for (const record of open.deferred) {
@@ -141,6 +170,7 @@ export async function packRecords(
     open.file.path = `${folder}${name}.pack`;
     open.file.length = packBytes.length;
     if (key !== undefined) reuse?.made(key, open.file.path);
+    if (range !== undefined) reuse?.madeRange?.(range.first, range.last, open.file.path);
     packRows?.push([hexOfBytes(open.firstKey), name, packBytes.length]);
     await writeFile(open.file.path, packBytes);
   };
@@ -179,8 +209,11 @@ export async function packRecords(
           size: PACK_HEADER_BYTES,
           firstName: record.name,
           firstKey: record.key,
+          first: record,
+          last: record,
           file: { path: '', length: 0 },
         };
+      pack.last = record;
       const { deferred } = record;
       const length = deferred?.length ?? record.encoded.length;
       index.push({ key: record.key, pack: pack.file, offset: pack.size, length });
@@ -220,4 +253,24 @@ export async function packRecords(
   if (index.length > 0) waiting.push({ entries: index, lastPack: indexLastPack });
   await writeWaitingIndexes();
   return rows;
+}
+
+/**
+ * The positions of a pack's first and last records, and, when every record from the one before its
+ * first to its last was copied in one run from the previous build's (so a filter that looks at a
+ * record's neighbour decided alike), the previous positions of that first and last.
+ */
+function rangeOf(
+  open: OpenPack,
+): { first: number; last: number; previous?: { first: number; last: number } } | undefined {
+  const first = open.first.position;
+  const last = open.last.position;
+  if (first === undefined || last === undefined || open.deferred.length > 0) return undefined;
+  const from = open.first.copied;
+  const to = open.last.copied;
+  const oneRun =
+    from !== undefined &&
+    to !== undefined &&
+    (to.runStart < first || (first === 0 && from.previous === 0 && to.runStart === 0));
+  return { first, last, ...(oneRun ? { previous: { first: from.previous, last: to.previous } } : {}) };
 }

@@ -3,7 +3,7 @@
 // kept share instead of tokenizing it again, and still writes the index a from-scratch write
 // does, byte for byte; a kept file that was damaged, edited, or made by another writer is ignored
 // as a whole (every document tokenized again), never a wrong index.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,12 +38,12 @@ function folder(): string {
 }
 
 /** The index of `documents` (files → base64, and mcp.json's value), keeping shares in `kept`. */
-async function indexOf(documents: SearchDocument[], kept?: KeptSearchDocuments) {
+async function indexOf(documents: SearchDocument[], kept?: KeptSearchDocuments, runPostings = 500) {
   const scratchFolder = path.join(folder(), 'scratch');
   const files = new Map<string, string>();
   const extension = await writeSearchIndexSpilling(
     documents,
-    { scratchFolder, runPostings: 500, ...(kept ? { kept } : {}) },
+    { scratchFolder, runPostings, ...(kept ? { kept } : {}) },
     async (filePath, bytes) => {
       files.set(filePath, Buffer.from(bytes).toString('base64'));
     },
@@ -54,6 +54,7 @@ async function indexOf(documents: SearchDocument[], kept?: KeptSearchDocuments) 
 
 const IDENTITY = 'test writer';
 const MAX_BYTES = 64 * 1024 * 1024;
+const LARGE_RUNS = 1 << 19;
 
 /** A first build that keeps every share, then the same documents with one (`editedNumber`) edited. */
 async function keptThenEdited(editedNumber = 17) {
@@ -141,6 +142,43 @@ describe('kept search documents', () => {
       expect(kept.taken).toBe(0);
       expect(rebuilt.files).toEqual(fresh.files);
     }
+  });
+
+  it('after an edit rewrites only the part its entry lies in; a damaged part costs only its own documents', async () => {
+    const file = path.join(folder(), 'search-documents.bin');
+    // Enough documents for a few parts; runs of the default size (many small runs cost the merge here).
+    const documents = corpus(800);
+    await indexOf(documents, new KeptSearchDocuments(file, IDENTITY, MAX_BYTES, true), LARGE_RUNS);
+    const partsFolder = `${file}.parts`;
+    const before = new Set(readdirSync(partsFolder));
+    expect(before.size).toBeGreaterThan(2);
+    const edited = documents.map((document, number) =>
+      number === 401 ? { ...document, text: `${document.text} quokka` } : document,
+    );
+    const kept = new KeptSearchDocuments(file, IDENTITY, MAX_BYTES, true);
+    const rebuilt = await indexOf(edited, kept, LARGE_RUNS);
+    expect(kept.taken).toBe(799);
+    const fresh = await indexOf(edited, undefined, LARGE_RUNS);
+    expect(rebuilt.files).toEqual(fresh.files);
+    const after = readdirSync(partsFolder);
+    expect(after.filter((name) => !before.has(name))).toHaveLength(1);
+    expect(after.length).toBe(before.size);
+
+    // One part flipped in the middle: its documents are tokenized again, the others taken.
+    const [damaged] = after.filter((name) => before.has(name));
+    const part = path.join(partsFolder, damaged!);
+    const bytes = readFileSync(part);
+    bytes[Math.floor(bytes.length / 2)]! ^= 0x01;
+    writeFileSync(part, bytes);
+    const again = new KeptSearchDocuments(file, IDENTITY, MAX_BYTES, true);
+    expect((await indexOf(edited, again, LARGE_RUNS)).files).toEqual(fresh.files);
+    expect(again.ignoredBecause).toBeUndefined();
+    expect(again.taken).toBeGreaterThan(0);
+    expect(again.taken).toBeLessThan(800);
+    // And the parts it left serve the next build whole.
+    const whole = new KeptSearchDocuments(file, IDENTITY, MAX_BYTES, true);
+    expect((await indexOf(edited, whole, LARGE_RUNS)).files).toEqual(fresh.files);
+    expect(whole.taken).toBe(800);
   });
 
   it('reads nothing when told not to (--force) or past its size bound, and keeps nothing at a bound of 0', async () => {

@@ -11,6 +11,7 @@ import { writeSearchIndexSpilling } from '../../src/tree-writer/search-index-spi
 import type { SearchDocument } from '../../src/tree-writer/search-index-output.js';
 import { KeptSearchDocuments } from '../../src/tree-writer/search-kept-documents.js';
 import { KeptTermsWriter, readKeptTerms } from '../../src/tree-writer/search-kept-terms.js';
+import type { PackReuse } from '../../src/tree-writer/search-record-packer.js';
 import { pick, random } from '../helpers/random.js';
 
 const WORDS = ['running', 'runs', 'alpha', 'beta', 'gamma', 'café', 'Straße', '東京', '😀x', 'checksums', 'zeta'];
@@ -38,8 +39,18 @@ function folder(): string {
   return made;
 }
 
+/** The previous index's files and pack keys, which packs made from the same records link (as a build's do). */
+interface PreviousPacks {
+  files: Map<string, string>;
+  packKeys: Record<string, string>;
+}
+
 /** The index of `documents` (files as base64), and whether its postings went through runs. */
-async function indexOf(documents: SearchDocument[], cache?: string) {
+async function indexOf(
+  documents: SearchDocument[],
+  cache?: string,
+  packs?: { previous?: PreviousPacks; targetPackBytes: number },
+) {
   const scratchFolder = path.join(folder(), 'scratch');
   const files = new Map<string, string>();
   const keptFile = cache && path.join(cache, 'search-documents.bin');
@@ -48,11 +59,29 @@ async function indexOf(documents: SearchDocument[], cache?: string) {
   const previous = kept && readKeptTerms(termsFile!, IDENTITY, kept.previousChecksum, MAX_BYTES);
   const writer = termsFile ? new KeptTermsWriter(termsFile, IDENTITY, MAX_BYTES) : undefined;
   let merged = false;
+  const packKeys: Record<string, string> = {};
+  const linked: string[] = [];
+  // search-pack-reuse.ts's over a map of the previous files: a linked pack is the previous one's bytes.
+  const packReuse = (partFolder: string): PackReuse => ({
+    find: (key) => {
+      const packPath = packs?.previous?.packKeys[`${partFolder}${key}`];
+      const bytes = packPath === undefined ? undefined : packs!.previous!.files.get(packPath);
+      return bytes === undefined ? undefined : { path: packPath!, length: Buffer.from(bytes, 'base64').length };
+    },
+    link: async (packPath) => {
+      files.set(packPath, packs!.previous!.files.get(packPath)!);
+      linked.push(packPath);
+    },
+    made: (key, packPath) => {
+      packKeys[`${partFolder}${key}`] = packPath;
+    },
+  });
   const extension = await writeSearchIndexSpilling(
     documents,
     {
       scratchFolder,
       runPostings: 400,
+      ...(packs ? { packReuse, targetPackBytes: packs.targetPackBytes } : {}),
       ...(kept ? { kept, keptTerms: { ...(previous ? { previous } : {}), ...(writer ? { writer } : {}) } } : {}),
     },
     async (filePath, bytes) => {
@@ -64,7 +93,7 @@ async function indexOf(documents: SearchDocument[], cache?: string) {
   );
   kept?.commit();
   writer?.commit(kept?.committedChecksum);
-  return { files, extension, merged, patched: previous !== undefined && !merged };
+  return { files, extension, merged, patched: previous !== undefined && !merged, packKeys, linked };
 }
 
 function edited(documents: SearchDocument[], number: number, words: string): SearchDocument[] {
@@ -95,6 +124,36 @@ describe('kept search term records', () => {
       const fresh = await indexOf(next);
       expect(rebuilt.extension).toEqual(fresh.extension);
       expect(rebuilt.files).toEqual(fresh.files);
+    }
+  });
+
+  it('links the term packs whose records an edit left as they were; the index is a from-scratch write', async () => {
+    const cache = folder();
+    // Many words, in small packs: most term packs hold no word of the edited document.
+    const next = random(5);
+    const documents = corpus(120).map((document, number) => ({
+      ...document,
+      text: `${document.text} ${Array.from({ length: 12 }, () => `w${Math.floor(next() * 600)}`).join(' ')} n${number}`,
+    }));
+    const packs = { targetPackBytes: 2048 };
+    const first = await indexOf(documents, cache, packs);
+    let previous: PreviousPacks = { files: first.files, packKeys: first.packKeys };
+    for (const [number, words] of [
+      [17, 'quokka'],
+      [80, 'w3 w5'],
+    ] as const) {
+      const edit = edited(documents, number, words);
+      const rebuilt = await indexOf(edit, cache, { ...packs, previous });
+      expect(rebuilt.patched).toBe(true);
+      const fresh = await indexOf(edit, undefined, packs);
+      expect(rebuilt.extension).toEqual(fresh.extension);
+      expect(rebuilt.files).toEqual(fresh.files);
+      const termPacks = [...rebuilt.files.keys()].filter((name) => name.includes('/terms/') && name.endsWith('.pack'));
+      const linkedTerms = rebuilt.linked.filter((name) => name.includes('/terms/'));
+      expect(termPacks.length).toBeGreaterThan(10);
+      expect(linkedTerms.length).toBeGreaterThan(termPacks.length / 2);
+      expect(linkedTerms.length).toBeLessThan(termPacks.length);
+      previous = { files: rebuilt.files, packKeys: rebuilt.packKeys };
     }
   });
 

@@ -1,0 +1,253 @@
+// Kept build state split into parts along stable boundaries (issue #39, "Edits in a second"): the
+// search writer's kept documents (search-kept-documents.ts) and llms-full.txt's kept entries
+// (llms-kept-entries.ts) are a directory file naming part files, each part a run of entries cut
+// where an entry's key hits a mask (content-defined, so one edited entry changes the part it lies
+// in, not every part after it). An edit reads a part when an entry of it is first asked for,
+// checks it against its size and CRC-32 in the directory (the directory itself carries a sha256),
+// and writes only the parts whose entries are not, in order, a previous part's: such a part is
+// named in the new directory as it is, never read back, hashed or written again.
+// New parts get names no previous part has, so a build killed at any point leaves the previous
+// directory and every part it names as they were; files no directory names are removed when the
+// next directory is put in place.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { crc32 } from 'node:zlib';
+import { isProcessAlive } from '../shared/process-alive.js';
+
+/** A part as its directory names it. */
+export interface KeptPart {
+  name: string;
+  sizeBytes: number;
+  crc: number;
+  /** Its entries. */
+  count: number;
+}
+
+/** Entries per part on average: a part closes after an entry whose key's first word this divides. */
+export const ENTRIES_PER_PART = 256;
+/** A part closes once it holds this many bytes, wherever its keys fall. */
+export const MAX_PART_BYTES = 8 * 1024 * 1024;
+const PART_SUFFIX = '.part';
+
+/** The folder of `directoryFile`'s parts, beside it. */
+export function partsFolderOf(directoryFile: string): string {
+  return `${directoryFile}.parts`;
+}
+
+/** Whether an entry whose key starts with `keyWord` ends its part, once the part holds `sizeBytes`. */
+export function closesPart(keyWord: number, sizeBytes: number): boolean {
+  return keyWord % ENTRIES_PER_PART === 0 || sizeBytes >= MAX_PART_BYTES;
+}
+
+/** The parts' table as the directory stores it: per part its name's length and name, size, CRC-32 and count. */
+export function encodePartTable(parts: readonly KeptPart[]): Buffer {
+  const pieces: Buffer[] = [];
+  const count = Buffer.alloc(4);
+  count.writeUInt32LE(parts.length);
+  pieces.push(count);
+  for (const part of parts) {
+    const name = Buffer.from(part.name, 'latin1');
+    const fields = Buffer.alloc(1 + name.length + 16);
+    fields.writeUInt8(name.length, 0);
+    name.copy(fields, 1);
+    fields.writeDoubleLE(part.sizeBytes, 1 + name.length);
+    fields.writeUInt32LE(part.crc, 9 + name.length);
+    fields.writeUInt32LE(part.count, 13 + name.length);
+    pieces.push(fields);
+  }
+  return Buffer.concat(pieces);
+}
+
+/** The table encodePartTable wrote at `at` of `bytes`; throws when it does not parse. */
+export function decodePartTable(bytes: Uint8Array, at: number, end: number): KeptPart[] {
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (at + 4 > end) throw new RangeError('truncated');
+  const count = view.readUInt32LE(at);
+  let cursor = at + 4;
+  const parts: KeptPart[] = [];
+  for (let index = 0; index < count; index += 1) {
+    if (cursor + 1 > end) throw new RangeError('truncated');
+    const nameLength = view.readUInt8(cursor);
+    if (cursor + 1 + nameLength + 16 > end) throw new RangeError('truncated');
+    const name = view.toString('latin1', cursor + 1, cursor + 1 + nameLength);
+    // A name of ours only: the directory never names a file outside its folder.
+    if (!/^[0-9a-z-]+\.part$/.test(name)) throw new RangeError('a part name of another form');
+    cursor += 1 + nameLength;
+    parts.push({
+      name,
+      sizeBytes: view.readDoubleLE(cursor),
+      crc: view.readUInt32LE(cursor + 8),
+      count: view.readUInt32LE(cursor + 12),
+    });
+    cursor += 16;
+  }
+  if (cursor !== end) throw new RangeError('trailing bytes');
+  return parts;
+}
+
+/** The previous parts, each read and checked when first asked for. */
+export class KeptPartReader {
+  private readonly loaded = new Map<number, Uint8Array | undefined>();
+  /** Where each part starts in the parts laid end to end (a position that names its part). */
+  readonly starts: Float64Array;
+
+  constructor(
+    private readonly folder: string,
+    readonly parts: readonly KeptPart[],
+    /** Checks a part's entries once its bytes are whole (false: the part is not used). */
+    private readonly parses: (bytes: Uint8Array, part: KeptPart) => boolean = () => true,
+    /** Holds the part read last only (entries asked for in about the order they were kept). */
+    private readonly holdOne = false,
+  ) {
+    this.starts = new Float64Array(parts.length + 1);
+    parts.forEach((part, index) => {
+      this.starts[index + 1] = this.starts[index]! + part.sizeBytes;
+    });
+  }
+
+  /** Part `index`'s bytes when the file is there with its size and CRC-32 and its entries parse; else undefined. */
+  bytesOf(index: number): Uint8Array | undefined {
+    if (this.loaded.has(index)) return this.loaded.get(index);
+    const part = this.parts[index];
+    let bytes: Uint8Array | undefined;
+    try {
+      const read = part === undefined ? undefined : readFileSync(path.join(this.folder, part.name));
+      if (
+        read !== undefined &&
+        read.length === part!.sizeBytes &&
+        crc32(read) === part!.crc &&
+        this.parses(read, part!)
+      )
+        bytes = read;
+    } catch {
+      bytes = undefined;
+    }
+    if (this.holdOne) this.loaded.clear();
+    this.loaded.set(index, bytes);
+    return bytes;
+  }
+
+  /** The part a position of the parts laid end to end (`starts`) lies in. */
+  partAt(position: number): number {
+    let low = 0;
+    let high = this.parts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (this.starts[middle]! <= position) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+}
+
+/** Where an entry lies: its part and its offset there. */
+export interface EntryPlace {
+  part: number;
+  offset: number;
+}
+
+/**
+ * This build's parts on their way to the folder: entries come in order, each cut into parts as
+ * closesPart says; a part made of a previous part's entries, all of them in order, is that part.
+ */
+export class KeptPartWriter {
+  readonly parts: KeptPart[] = [];
+  /** Bytes of every part so far. */
+  bytes = 0;
+  private pieces: Uint8Array[] = [];
+  private size = 0;
+  private count = 0;
+  /** The previous part the open part so far repeats, and its next entry; undefined: none. */
+  private repeating: { part: number; next: number } | undefined;
+  private readonly made: string[] = [];
+  private readonly namePrefix = `${process.pid}-${randomBytes(6).toString('hex')}-`;
+
+  constructor(
+    private readonly folder: string,
+    private readonly previous: readonly KeptPart[],
+  ) {
+    mkdirSync(folder, { recursive: true });
+  }
+
+  /**
+   * Appends an entry of `pieces` whose key starts with `keyWord`; `from`: the previous entry it
+   * repeats byte for byte (its part and its position there). Returns where it lies.
+   */
+  append(pieces: readonly Uint8Array[], keyWord: number, from?: { part: number; index: number }): EntryPlace {
+    const place = { part: this.parts.length, offset: this.size };
+    const repeating = this.repeating;
+    if (this.count === 0) this.repeating = from?.index === 0 ? { part: from.part, next: 1 } : undefined;
+    else if (repeating && from && from.part === repeating.part && from.index === repeating.next) repeating.next += 1;
+    else this.repeating = undefined;
+    for (const piece of pieces) {
+      this.pieces.push(piece);
+      this.size += piece.length;
+    }
+    this.count += 1;
+    if (closesPart(keyWord, this.size)) this.closePart();
+    return place;
+  }
+
+  private closePart(): void {
+    if (this.count === 0) return;
+    const same = this.repeating;
+    const previous = same === undefined ? undefined : this.previous[same.part];
+    if (previous !== undefined && same!.next === previous.count && previous.sizeBytes === this.size) {
+      this.parts.push(previous);
+    } else {
+      const name = `${this.namePrefix}${this.made.length}${PART_SUFFIX}`;
+      const bytes = Buffer.concat(this.pieces, this.size);
+      writeFileSync(path.join(this.folder, name), bytes, { mode: 0o600, flag: 'wx' });
+      this.made.push(name);
+      this.parts.push({ name, sizeBytes: this.size, crc: crc32(bytes), count: this.count });
+    }
+    this.bytes += this.size;
+    this.pieces = [];
+    this.size = 0;
+    this.count = 0;
+    this.repeating = undefined;
+  }
+
+  /** Closes the last part; returns every part, in order. */
+  finish(): KeptPart[] {
+    this.closePart();
+    return this.parts;
+  }
+
+  /** Removes the parts this writer made (its directory was not put in place). */
+  discard(): void {
+    for (const name of this.made.splice(0)) rmSync(path.join(this.folder, name), { force: true });
+    this.pieces = [];
+  }
+}
+
+/**
+ * Removes from `folder` the part files that `parts` (the directory just put in place) does not
+ * name, but those of writers still running (their name starts with their process id).
+ */
+export function removeUnnamedParts(folder: string, parts: readonly KeptPart[]): void {
+  const named = new Set(parts.map((part) => part.name));
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (named.has(name)) continue;
+    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
+    if (pid !== process.pid && Number.isSafeInteger(pid) && isProcessAlive(pid)) continue;
+    rmSync(path.join(folder, name), { force: true });
+  }
+}
+
+/** Removes `directoryFile`'s parts folder (no directory is kept). */
+export function removePartsFolder(directoryFile: string): void {
+  rmSync(partsFolderOf(directoryFile), { recursive: true, force: true });
+}
+
+/** The sum of the parts' sizes (the kept state's size), as the directory says. */
+export function partsSizeBytes(parts: readonly KeptPart[]): number {
+  return parts.reduce((sum, part) => sum + part.sizeBytes, 0);
+}

@@ -1,0 +1,108 @@
+// Kept build state in parts (tree-writer/kept-parts.ts): an edit writes only the parts whose
+// entries changed (the others are named as they are, the same files), a part read back is checked
+// against its size and CRC-32 (missing or damaged: not used), and the files no directory names
+// are removed, but a running writer's.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  decodePartTable,
+  encodePartTable,
+  ENTRIES_PER_PART,
+  KeptPartReader,
+  KeptPartWriter,
+  removeUnnamedParts,
+} from '../../src/tree-writer/kept-parts.js';
+
+const folders: string[] = [];
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+function partsFolder(): string {
+  const made = mkdtempSync(path.join(os.tmpdir(), 'kept-parts-'));
+  folders.push(made);
+  return made;
+}
+
+/** Entry `number`'s bytes and key word: every ENTRIES_PER_PART / 4th entry ends a part. */
+function entry(number: number, text = `entry ${number}`): { bytes: Uint8Array; keyWord: number } {
+  return { bytes: Buffer.from(text), keyWord: number % (ENTRIES_PER_PART / 4) === 0 ? 0 : number };
+}
+
+describe('kept parts', () => {
+  it('writes only the part an edited entry lies in; the others are the previous files', () => {
+    const folder = partsFolder();
+    const first = new KeptPartWriter(folder, []);
+    for (let number = 1; number <= 1000; number += 1) first.append([entry(number).bytes], entry(number).keyWord);
+    const previous = first.finish();
+    expect(previous.length).toBeGreaterThan(10);
+    const inodes = new Map(previous.map((part) => [part.name, statSync(path.join(folder, part.name)).ino]));
+
+    // Entry 500 edited, every other one repeated from where it lay.
+    const reader = new KeptPartReader(folder, previous);
+    const second = new KeptPartWriter(folder, previous);
+    let part = 0;
+    let index = 0;
+    for (let number = 1; number <= 1000; number += 1) {
+      const edited = number === 500;
+      const { bytes, keyWord } = entry(number, edited ? 'entry 500, edited' : undefined);
+      second.append([bytes], keyWord, edited ? undefined : { part, index });
+      index += 1;
+      if (index === previous[part]!.count) {
+        part += 1;
+        index = 0;
+      }
+    }
+    const parts = second.finish();
+    const made = parts.filter((candidate) => !inodes.has(candidate.name));
+    expect(made).toHaveLength(1);
+    expect(readFileSync(path.join(folder, made[0]!.name), 'utf8')).toContain('entry 500, edited');
+    for (const kept of parts.filter((candidate) => inodes.has(candidate.name)))
+      expect(statSync(path.join(folder, kept.name)).ino).toBe(inodes.get(kept.name));
+    // Read back whole, in order: every entry, the edited one as edited.
+    const rereader = new KeptPartReader(folder, parts);
+    const text = parts.map((_, position) => Buffer.from(rereader.bytesOf(position)!).toString()).join('');
+    expect(text).toContain('entry 499entry 500, editedentry 501');
+    expect(reader.bytesOf(0)).toBeDefined();
+
+    // The directory's table round-trips; the previous parts it no longer names go.
+    const table = encodePartTable(parts);
+    expect(decodePartTable(table, 0, table.length)).toEqual(parts);
+    removeUnnamedParts(folder, parts);
+    expect(readdirSync(folder).sort()).toEqual(parts.map((kept) => kept.name).sort());
+  });
+
+  it('does not use a part that is missing, damaged or of another size', () => {
+    const folder = partsFolder();
+    const writer = new KeptPartWriter(folder, []);
+    for (let number = 1; number <= 200; number += 1) writer.append([entry(number).bytes], entry(number).keyWord);
+    const parts = writer.finish();
+    expect(parts.length).toBeGreaterThan(3);
+    const flipped = path.join(folder, parts[0]!.name);
+    const bytes = readFileSync(flipped);
+    bytes[3]! ^= 0x01;
+    writeFileSync(flipped, bytes);
+    writeFileSync(
+      path.join(folder, parts[1]!.name),
+      Buffer.concat([readFileSync(path.join(folder, parts[1]!.name)), Buffer.from('x')]),
+    );
+    rmSync(path.join(folder, parts[2]!.name));
+    const reader = new KeptPartReader(folder, parts);
+    expect([0, 1, 2, 3].map((index) => reader.bytesOf(index) !== undefined)).toEqual([false, false, false, true]);
+    // A table naming a file outside the folder does not parse.
+    const table = encodePartTable([{ ...parts[3]!, name: '../escape.part' }]);
+    expect(() => decodePartTable(table, 0, table.length)).toThrow();
+  });
+
+  it('leaves the parts of a writer still running, and removes those of one that died', () => {
+    const folder = partsFolder();
+    const running = `${process.ppid}-abc-0.part`;
+    const dead = `${2 ** 22 + 12345}-abc-0.part`;
+    writeFileSync(path.join(folder, running), 'being written');
+    writeFileSync(path.join(folder, dead), 'half written');
+    removeUnnamedParts(folder, []);
+    expect(readdirSync(folder)).toEqual([running]);
+  });
+});
