@@ -5,8 +5,8 @@
 // made to end (SIGHUP), over HTTP or stdio, takes its live scripts with it and exits. Caps are lowered through the STATICMCP_HTTP_*
 // variables so no test needs gigabytes. Throughout, a probe client on its own session is answered
 // within 5 s (answered, not blocked: the normal answer takes milliseconds). The refusals that
-// leave the server as it was, and the unread stream, share one server, its caps lowered together;
-// the write-timeout test's server (no answer cap) is the one the SIGHUP test ends.
+// leave the server as it was share one server, its caps lowered together; the write-timeout
+// test's server (no answer cap) is the one the SIGHUP test ends.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -57,14 +57,10 @@ afterEach(async () => {
   await Promise.all(started.splice(0).map((serve) => serve.stop()));
 });
 
-/**
- * The caps of the shared server: a batch of 10 within the length cap, 3 big reads past the byte
- * cap, and 64 KiB of an unread stream's notifications queued (no other test here streams any).
- */
+/** The caps of the shared server: a batch of 10 within the length cap, 3 big reads past the byte cap. */
 const SHARED_ENV = {
   STATICMCP_HTTP_MAX_BATCH_LENGTH: '10',
   STATICMCP_HTTP_MAX_ANSWER_BYTES: String(3 * RESOURCE_BYTES),
-  STATICMCP_HTTP_MAX_QUEUED_STREAM_BYTES: '65536',
 };
 let shared: Promise<HttpServe> | undefined;
 
@@ -257,7 +253,10 @@ describe('serve --http under one hostile request', () => {
   });
 
   it('drops the notifications of a stream its client does not read past the cap, never its result', async () => {
-    const serve = await sharedServe();
+    const serve = await HttpServe.start(['--live', project], 20_000, {
+      STATICMCP_HTTP_MAX_QUEUED_STREAM_BYTES: '65536',
+    });
+    started.push(serve);
     const probe = startProbe(serve.port);
     const session = await openSession(serve.port, VERSION);
     const received = await postWithoutReading(
