@@ -1,12 +1,19 @@
 // The MCP surface beyond tools, over real stdio: prompts rendered from the tree, resource template
 // instances (precomputed without spawning, read live through the provider, -32002 otherwise),
-// completions, the project's live limits and output schemas on live calls.
+// completions, the project's live limits and output schemas on live calls. prompts/list's pages
+// are read in-process (test/helpers/in-process-session.ts), as serve opens the tree.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeProject } from '../helpers/projects.js';
 import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
 import { buildTreeInProcess } from '../helpers/in-process-build.js';
+import { openTreeSession } from '../helpers/in-process-session.js';
+
+/** A prompts/list answer as the session returns it. */
+interface PromptPage {
+  result?: { prompts: { name: string }[]; nextCursor?: string; _meta?: unknown };
+}
 
 const CITIES = Array.from({ length: 150 }, (_, index) => `city-${String(index).padStart(3, '0')}`);
 
@@ -136,19 +143,17 @@ describe('prompts/list pagination', () => {
       files[`prompts/p${String(index).padStart(3, '0')}.md`] = `Prompt number ${index}`;
     const many = await writeProject(files);
     await buildTreeInProcess(many);
-    const paged = new RawBridge([many]);
-    await paged.initialize();
-    const first = await paged.request('prompts/list');
-    expect((first.result!.prompts as unknown[]).length).toBe(100);
+    // The pages are the core's answer: a session as serve opens the tree, in-process (this file's
+    // other tests show the same answers over stdio).
+    const paged = await openTreeSession(path.join(many, 'dist'));
+    const first = (await paged.request('prompts/list')) as PromptPage;
+    expect(first.result!.prompts.length).toBe(100);
     expect(first.result?._meta).toEqual({ 'staticmcp/total': 120 });
-    const second = await paged.request('prompts/list', { cursor: first.result?.nextCursor });
-    const names = [
-      ...(first.result!.prompts as { name: string }[]),
-      ...(second.result!.prompts as { name: string }[]),
-    ].map((prompt) => prompt.name);
+    const second = (await paged.request('prompts/list', { cursor: first.result?.nextCursor })) as PromptPage;
+    const names = [...first.result!.prompts, ...second.result!.prompts].map((prompt) => prompt.name);
     expect(names).toEqual(Array.from({ length: 120 }, (_, index) => `p${String(index).padStart(3, '0')}`));
     expect(second.result?.nextCursor).toBeUndefined();
-    const garbage = await paged.request('prompts/list', { cursor: 'garbage' });
+    const garbage = (await paged.request('prompts/list', { cursor: 'garbage' })) as { error?: { code: number } };
     expect(garbage.error?.code).toBe(-32602);
     await paged.close();
   });

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { checkSource } from '../../src/cli/commands/check.js';
 import { runCli } from '../helpers/cli.js';
 import { exists } from '../helpers/files.js';
+import { runYargsInProcess } from '../helpers/in-process-cli.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { makeProject } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
@@ -139,7 +140,9 @@ describe('limits.maxCallFiles and --max-call-files', () => {
 
   it('refuses a budget that is not a whole number of files', async () => {
     const project = await makeProject({ tools: { ok: 'ok' } });
-    const flag = await runCli(['build', project, '--max-call-files', '-1']);
+    // In-process through yargs, which the CLI hands this line ("-1" reads as a flag to its fast
+    // parser): test/cli/command-line.test.ts shows the process prints yargs' refusals the same.
+    const flag = await runYargsInProcess(['build', project, '--max-call-files', '-1']);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain('--max-call-files -1 is not a whole number of files (0 for never)');
     await fs.writeFile(path.join(project, 'staticmcp.json'), JSON.stringify({ limits: { maxCallFiles: 1.5 } }));

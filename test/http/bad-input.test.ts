@@ -8,6 +8,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { HttpServe, LATEST, openSession, post, type RawAnswer, rawRequest } from '../helpers/http-serve.js';
+import { runRefusedInProcess } from '../helpers/in-process-cli.js';
 import { buildFixtureProject } from '../helpers/projects.js';
 import { sharedHost } from '../helpers/shared-hosts.js';
 import { BAD_INPUT_CASES, type BadInputCase, type ExpectedRefusal, PING } from './bad-input-cases.js';
@@ -213,15 +214,19 @@ describe('command-line refusals', () => {
     const stray = await runCli(['serve', project, '--port', '8080'], { timeoutMs: 20_000 });
     expect(stray.code).toBe(2);
     expect(stray.stderr).toMatch(/--port only applies with --http/);
-    const badPort = await runCli(['serve', project, '--http', '--port', '70000'], { timeoutMs: 20_000 });
+    expect(stray.stdout).toBe('');
+    // The other refusals in-process: the serve command the CLI runs for these lines
+    // (serve-command-line.ts), refusing before it reads the tree or listens.
+    const badPort = await runRefusedInProcess(['serve', project, '--http', '--port', '70000']);
     expect(badPort.code).toBe(2);
     expect(badPort.stderr).toMatch(/--port 70000 is not a port number/);
-    const noSessions = await runCli(['serve', project, '--http', '--client-sessions', '0'], { timeoutMs: 20_000 });
+    const noSessions = await runRefusedInProcess(['serve', project, '--http', '--client-sessions', '0']);
     expect(noSessions.code).toBe(2);
     expect(noSessions.stderr).toMatch(/--client-sessions 0 is not a whole number above 0/);
-    const strayQuota = await runCli(['serve', project, '--client-live-runs', '2'], { timeoutMs: 20_000 });
+    const strayQuota = await runRefusedInProcess(['serve', project, '--client-live-runs', '2']);
     expect(strayQuota.code).toBe(2);
     expect(strayQuota.stderr).toMatch(/--client-live-runs only applies with --http/);
+    for (const refused of [badPort, noSessions, strayQuota]) expect(refused.stderr).not.toContain('MCP endpoint');
   });
 
   it('says so when the port is taken (exit 1)', async () => {

@@ -5,7 +5,8 @@
 // made to end (SIGHUP), over HTTP or stdio, takes its live scripts with it and exits. Caps are lowered through the STATICMCP_HTTP_*
 // variables so no test needs gigabytes. Throughout, a probe client on its own session is answered
 // within 5 s (answered, not blocked: the normal answer takes milliseconds). The refusals that
-// leave the server as it was share one server, its caps lowered together.
+// leave the server as it was share one server, its caps lowered together; the write-timeout
+// test's server (no answer cap) is the one the SIGHUP test ends.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -69,15 +70,20 @@ function sharedServe(): Promise<HttpServe> {
   return shared;
 }
 
-afterAll(async () => {
-  await (await shared)?.stop();
-});
+/**
+ * A server without the answer cap (a client reads the 12 MB resource from it) that cuts a client
+ * after a 1 s write timeout: the write-timeout test uses it, then the SIGHUP test ends it.
+ */
+let uncapped: Promise<HttpServe> | undefined;
 
-async function startServe(env: Record<string, string> = {}): Promise<HttpServe> {
-  const serve = await HttpServe.start(['--live', project], 20_000, env);
-  started.push(serve);
-  return serve;
+function uncappedServe(): Promise<HttpServe> {
+  uncapped ??= HttpServe.start(['--live', project], 20_000, { STATICMCP_HTTP_WRITE_TIMEOUT_MS: '1000' });
+  return uncapped;
 }
+
+afterAll(async () => {
+  await Promise.all([shared, uncapped].map(async (serve) => (await serve)?.stop()));
+});
 
 /** Pings on a session of its own until stopped; resolves with the slowest answer's time (ms). */
 function startProbe(port: number): { stop(): Promise<{ slowestMs: number; answered: number }> } {
@@ -206,7 +212,7 @@ describe('serve --http under one hostile request', () => {
   });
 
   it('cuts a client that does not read its answer after the write timeout', async () => {
-    const serve = await startServe({ STATICMCP_HTTP_WRITE_TIMEOUT_MS: '1000' });
+    const serve = await uncappedServe();
     const probe = startProbe(serve.port);
     const session = await openSession(serve.port, VERSION);
     const received = await postWithoutReading(
@@ -247,7 +253,10 @@ describe('serve --http under one hostile request', () => {
   });
 
   it('drops the notifications of a stream its client does not read past the cap, never its result', async () => {
-    const serve = await startServe({ STATICMCP_HTTP_MAX_QUEUED_STREAM_BYTES: '65536' });
+    const serve = await HttpServe.start(['--live', project], 20_000, {
+      STATICMCP_HTTP_MAX_QUEUED_STREAM_BYTES: '65536',
+    });
+    started.push(serve);
     const probe = startProbe(serve.port);
     const session = await openSession(serve.port, VERSION);
     const received = await postWithoutReading(
@@ -273,7 +282,10 @@ describe('serve --http under one hostile request', () => {
   });
 
   it('kills its running live scripts when it is made to end (SIGHUP)', async () => {
-    const serve = await startServe();
+    // The write-timeout test's server, ended here (stopped after this test if it is not).
+    const serve = await uncappedServe();
+    uncapped = undefined;
+    started.push(serve);
     const probe = startProbe(serve.port);
     const session = await openSession(serve.port, VERSION);
     void post(

@@ -12,6 +12,7 @@ import { waitUntil } from '../helpers/processes.js';
 import { writeProject } from '../helpers/projects.js';
 import { modernHeaders } from '../protocol-table/drivers.js';
 import { MODERN_META } from '../protocol-table/modern-cases.js';
+import { runRefusedInProcess } from '../helpers/in-process-cli.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 import { firstText } from '../helpers/results.js';
@@ -78,9 +79,11 @@ describe('live calls under load', () => {
   it('refuses a --live-concurrency that is not a positive number', async () => {
     const project = await writeProject({ 'tools/quick': { script: sleeper(0, 1) } });
     await fs.mkdir(path.join(project, 'dist'), { recursive: true });
-    const bridge = new RawBridge([project, '--live-concurrency', '0']);
-    expect(await bridge.exited).toBe(2);
-    expect(bridge.stderr).toMatch(/--live-concurrency 0 is not a whole number above 0/);
+    // The serve command's option check in-process, as the CLI runs it for this line, before it
+    // serves (test/cli/command-line.test.ts shows the process prints such a refusal the same).
+    const refused = await runRefusedInProcess(['serve', project, '--live-concurrency', '0']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--live-concurrency 0 is not a whole number above 0/);
   });
 });
 
