@@ -37,7 +37,7 @@ export class FolderPackFiles implements PackFileSource {
         this.kept.set(relativePath, fd);
       }
       if (range.offset + range.length > range.fileLength) return undefined;
-      const bytes = Buffer.allocUnsafe(range.length);
+      const bytes = new Uint8Array(range.length);
       return readSync(fd, bytes, 0, range.length, range.offset) === range.length
         ? { status: 'ok', bytes, whole: false }
         : undefined;
