@@ -7,11 +7,20 @@
 // mostly garbage collection), and the round trip's median. CLI=/other/dist/cli/main.js measures
 // that CLI too (a before figure). DISTINCT=1: every call has new arguments (n = 0, 1, 2, …, each a
 // precomputed file of its own), so no answer a session kept from an earlier call serves it: what a
-// client asking different questions pays; the default repeats one call. Run: npm run build && node
-// bench/bridge-call-cpu.mjs
+// client asking different questions pays; the default repeats one call. PACKED=1: the same calls
+// from a packed tree (packs/, as a build writes past 19,000 calls) instead of one file per call.
+// Run: npm run build && node bench/bridge-call-cpu.mjs
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { cliPath, LineClient, median, repoRoot, tempDir, writeLookupTree } from './lib/bridge-lib.mjs';
+import {
+  cliPath,
+  LineClient,
+  median,
+  repoRoot,
+  tempDir,
+  writeLookupTree,
+  writePackedLookupTree,
+} from './lib/bridge-lib.mjs';
 
 const CALLS = Number(process.env.CALLS ?? 3000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
@@ -19,7 +28,9 @@ const WARMUP = 300;
 const TICK_MS = 10;
 
 const DISTINCT = process.env.DISTINCT === '1';
-const tree = writeLookupTree(DISTINCT ? WARMUP + CALLS : 10);
+const PACKED = process.env.PACKED === '1';
+const treeCalls = DISTINCT ? WARMUP + CALLS : 10;
+const tree = PACKED ? await writePackedLookupTree(treeCalls) : writeLookupTree(treeCalls);
 const folder = tempDir('staticmcp-bench-cpu-');
 const sdkServer = path.join(folder, 'sdk-server.mjs');
 writeFileSync(
@@ -98,7 +109,7 @@ for (let round = 0; round < ROUNDS; round += 1)
 const sdk = results.get('SDK McpServer');
 const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
 console.log(
-  `precomputed tools/call over stdio on Node ${process.version}, ${CALLS} ${DISTINCT ? 'distinct' : 'identical'} calls × ${ROUNDS} fresh servers: ms per call (mean of rounds)`,
+  `precomputed tools/call over stdio on Node ${process.version}, ${CALLS} ${DISTINCT ? 'distinct' : 'identical'} calls${PACKED ? ' (packed tree)' : ''} × ${ROUNDS} fresh servers: ms per call (mean of rounds)`,
 );
 for (const [label, runs] of results) {
   const cpu = mean(runs.map((run) => run.cpu));

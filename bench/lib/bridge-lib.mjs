@@ -113,6 +113,38 @@ export function writeLookupTree(count) {
   return root;
 }
 
+/**
+ * The same tool and answers as writeLookupTree, built packed (`--max-call-files 1`: every call in
+ * packs/, as past the default budget of 19,000 calls) by the build's own stages
+ * (packed-tree-projects.mjs: writeTreeDirectly, no script run per call); returns its folder. Needs
+ * the compiled package (npm run build).
+ */
+export async function writePackedLookupTree(count) {
+  const { writeBenchProject, writeTreeDirectly } = await import('./packed-tree-projects.mjs');
+  const shape = (calls) => ({
+    lookup: {
+      script: `#!/bin/sh
+if [ "$1" = "--help" ]; then
+  echo '{"description":"Look a number up"}'
+  echo '{"n":{"description":"A number","required":true,"value_type":"integer","size":{"min":0,"max":${calls - 1}}}}' >&2
+  exit 0
+fi
+printf 'value %s' "$n"
+`,
+      values: {},
+      calls,
+      argumentsAt: (index) => ({ n: index }),
+      answer: (args) => `value ${args.n}`,
+    },
+  });
+  const project = tempDir('staticmcp-bench-project-');
+  writeBenchProject(project, shape, count);
+  const tree = path.join(tempDir('staticmcp-bench-tree-'), 'tree');
+  const figures = await writeTreeDirectly(project, tree, shape, count, { maxCallFiles: 1 });
+  if (figures.packFiles === 0) throw new Error('the lookup tree was not packed');
+  return tree;
+}
+
 /** Node's own start: spawning `node -e 0` until it exits (with another Node binary when given). */
 export function timeNodeStart(node = process.execPath) {
   const startedAt = performance.now();

@@ -9,7 +9,9 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJsonRpcText, stringifyJsonRpc } from '../../src/core/mcp/exact-ids.js';
+import { warmCutCalls } from '../../src/core/mcp/cut-call-answers.js';
 import { McpSession } from '../../src/core/mcp/mcp-session.js';
+import type { ServerContext } from '../../src/core/mcp/server-context.js';
 import { callFileText, cutCallResult } from '../../src/core/tree/call-file-text.js';
 import { readCallFile } from '../../src/core/tree/lenient-files.js';
 import { FolderSource } from '../../src/hosts/node/folder-source.js';
@@ -63,7 +65,12 @@ async function openTree(
   files: Record<number, string>,
   version = '2025-11-25',
   answerLimits = {},
-): Promise<{ root: string; ask: (line: string) => Promise<{ line: string; cut: boolean }>; close(): Promise<void> }> {
+): Promise<{
+  root: string;
+  server: ServerContext;
+  ask: (line: string) => Promise<{ line: string; cut: boolean }>;
+  close(): Promise<void>;
+}> {
   const root = await temporaryFolder('staticmcp-cut-calls-');
   await fs.mkdir(path.join(root, 'tools', 'lookup'), { recursive: true });
   await fs.writeFile(path.join(root, 'mcp.json'), JSON.stringify(LOOKUP_MANIFEST));
@@ -81,7 +88,7 @@ async function openTree(
   await ask(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version } }));
   // The first call goes the whole way (the handlers and the validator are compiled on the way).
   await ask('{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"lookup","arguments":{"n":99}}}');
-  return { root, ask, close: () => session.close(0, 1_000) };
+  return { root, server, ask, close: () => session.close(0, 1_000) };
 }
 
 const callLine = (id: string, n: unknown) =>
@@ -159,5 +166,21 @@ describe('a precomputed call answered from its file', () => {
     expect(answer.cut).toBe(false);
     expect(JSON.parse(answer.line).error.message).toMatch(/^Answer too large/);
     await capped.close();
+  });
+
+  it('is warmed by the preload without an answer kept, a file cached or a call changed', async () => {
+    // The preload's read of the first tool's path finds a real file here (n: null → tools/lookup/null.json).
+    const files = { 1: callFileText({ content: [{ type: 'text', text: 'one' }] }, { n: 1 }) };
+    const tree = await openTree(files);
+    await fs.writeFile(path.join(tree.root, 'tools', 'lookup', 'null.json'), files[1]);
+    const cachedBefore = tree.server.reader.size;
+    warmCutCalls(tree.server);
+    warmCutCalls(tree.server);
+    expect(tree.server.reader.size).toBe(cachedBefore);
+    expect(await tree.ask(callLine('5', 1))).toEqual({
+      line: `{"jsonrpc":"2.0","id":5,"result":${serializedResult(files[1])}}`,
+      cut: true,
+    });
+    await tree.close();
   });
 });

@@ -17,7 +17,7 @@ import { readCallFile } from '../tree/lenient-files.js';
 import { keepSerialized, stringifyJsonRpc } from './exact-ids.js';
 import { type JsonRpcRequest, resultResponse } from './json-rpc.js';
 import { couldBePrecomputed } from './precomputable-call.js';
-import { type ProtocolVersion, shapeCallResult } from './protocol-versions.js';
+import { LATEST_VERSION, type ProtocolVersion, shapeCallResult } from './protocol-versions.js';
 import { peekValidator } from './schema-validators.js';
 import type { ServerContext } from './server-context.js';
 import { declaredOnly } from './tool-calls.js';
@@ -67,4 +67,28 @@ export function answerCutCall(
   if (cut !== undefined)
     keepSerialized(response, `{"jsonrpc":"2.0","id":${stringifyJsonRpc(request.id)},"result":${cut}}`);
   return response;
+}
+
+/** A call file as a build writes it, for warmCutCalls. */
+const WARM_FILE_TEXT = '{"content":[{"type":"text","text":"warm"}],"_meta":{"staticmcp/arguments":{}}}\n';
+
+/**
+ * Runs the way of a cut answer once on a made-up file, and one read now of the first tool's call
+ * path (answering nothing: no byte may be taken), so the first call of a new server does not
+ * compile each of these functions as it meets them (bench/first-call.mjs). For the preload
+ * (handler-table.ts): nothing is kept, written or cached.
+ */
+export function warmCutCalls(server: ServerContext): void {
+  const value: unknown = JSON.parse(WARM_FILE_TEXT);
+  const { result, recordedArguments } = readCallFile(value);
+  sameJson(recordedArguments, {});
+  const response = resultResponse(0, shapeCallResult(result, LATEST_VERSION));
+  const cut = cutCallResult(WARM_FILE_TEXT, value);
+  if (cut !== undefined) keepSerialized(response, `{"jsonrpc":"2.0","id":0,"result":${cut}}`);
+  stringifyJsonRpc(response);
+  const [tool] = server.tree.toolsByName.values();
+  const extension = tool?.extension;
+  if (tool === undefined || extension === undefined) return;
+  const args = declaredOnly(tool, applyDefaults(tool.definition.inputSchema, {}));
+  server.reader.readNow(callFilePath(tool.definition.name, extension.parameterOrder, args), 0);
 }

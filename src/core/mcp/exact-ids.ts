@@ -88,31 +88,38 @@ export function parseJsonRpcText(text: string): unknown {
 }
 
 /**
- * Messages already serialized once (a batch's answers, counted by answer-budget.ts as they arrive):
- * a batch is then written from its answers' texts, not serialized a second time.
+ * Where a message already serialized once keeps its text (a batch's answers, counted by
+ * answer-budget.ts as they arrive; a call answered from its file's bytes): a symbol key, not
+ * enumerable, so a copy of the message (`{ ...message, id }`) never carries a text that is not its
+ * own, and JSON leaves it out. Not a WeakMap: one entry per cut answer made every garbage
+ * collection walk a table of dead keys, as precomputed-answers.ts found for its own mark.
  */
-const serialized = new WeakMap<object, string>();
+const SERIALIZED = Symbol('staticmcp.serialized');
+
+function keptText(message: object): string | undefined {
+  return (message as { [SERIALIZED]?: string })[SERIALIZED];
+}
 
 /** `stringifyJsonRpc(message)`, kept so that serializing the message again (or its batch) reuses it. */
 export function stringifyAndKeep(message: Record<string, unknown>): string {
   const text = stringifyJsonRpc(message);
-  serialized.set(message, text);
+  keepSerialized(message, text);
   return text;
 }
 
 /** Makes `text` what stringifyJsonRpc writes for `message` (its caller vouches that it is the same JSON). */
 export function keepSerialized(message: Record<string, unknown>, text: string): void {
-  serialized.set(message, text);
+  Object.defineProperty(message, SERIALIZED, { value: text, writable: true, configurable: true });
 }
 
 /** JSON.stringify for an outgoing message, writing kept ids back as the client's literal. */
 export function stringifyJsonRpc(message: unknown): string {
   if (typeof message === 'object' && message !== null) {
-    const kept = serialized.get(message);
+    const kept = keptText(message);
     if (kept !== undefined) return kept;
     if (
       Array.isArray(message) &&
-      message.some((item: unknown) => typeof item === 'object' && item !== null && serialized.has(item))
+      message.some((item: unknown) => typeof item === 'object' && item !== null && keptText(item) !== undefined)
     )
       return `[${message.map((item: unknown) => stringifyJsonRpc(item)).join(',')}]`;
   }

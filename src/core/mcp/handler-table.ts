@@ -11,7 +11,8 @@ import type { ServerContext } from './server-context.js';
 export type { Handlers };
 type ModernEra = [typeof import('./modern-dispatch.js'), typeof import('./modern-listeners.js')];
 
-type LoadedHandlers = Handlers & Pick<typeof import('./request-handlers.js'), 'prepareInputValidators'>;
+type LoadedHandlers = Handlers &
+  Pick<typeof import('./request-handlers.js'), 'prepareInputValidators' | 'warmCutCalls'>;
 
 let handlersLoading: Promise<LoadedHandlers> | undefined;
 export function loadHandlers(): Promise<LoadedHandlers> {
@@ -40,7 +41,7 @@ const PRELOAD_AFTER_MS = 250;
 let preloading: Promise<void> | undefined;
 /**
  * Loads what the first requests would otherwise wait for: the handlers, the Unicode tables of
- * call keys, every tool's input validator (a schema the host's full compiler takes loads it: ajv's load and meta-schema alone
+ * call keys, the way of an answer cut from a call file (warmCutCalls), every tool's input validator (a schema the host's full compiler takes loads it: ajv's load and meta-schema alone
  * cost more than Node's start), and with `modern`, the 2026-07-28 dispatch. Once per process. A
  * failure is left to the request that meets it.
  */
@@ -50,6 +51,7 @@ export function preloadRequestHandling(server: ServerContext, modern: boolean): 
     await handlers.prepareInputValidators(server);
     // The Unicode tables a call key with a non-ASCII value needs (encode-filename.ts).
     encodeFilename('\u00e9');
+    handlers.warmCutCalls(server);
   })().catch(() => undefined);
   if (!modern) return preloading;
   return preloading.then(loadModernEra).then(

@@ -23,6 +23,9 @@ type CutCallAnswerer = (
 
 let answerCutCall: CutCallAnswerer | undefined;
 
+/** The keep of an answer that is not kept (already kept, or cut from its file): one function, not one per call. */
+const KEEP_NOTHING = (): void => {};
+
 /** Called once the handlers are loaded (handler-table.ts): from then on, lookUp answers calls from their files' bytes. */
 export function answerCutCallsWith(answerer: CutCallAnswerer): void {
   answerCutCall = answerer;
@@ -81,10 +84,10 @@ export class PrecomputedAnswers {
     const key = JSON.stringify(params);
     const kept = this.kept.get(key);
     if (kept !== undefined && this.isCurrent(kept, server, version))
-      return { response: resultResponse(request.id, kept.result), keep: () => {} };
+      return { response: resultResponse(request.id, kept.result), keep: KEEP_NOTHING };
     if (kept !== undefined) this.kept.delete(key);
     const cut = version && answerCutCall?.(server, request, version, maxAnswerBytes);
-    if (cut) return { response: cut, keep: () => {} };
+    if (cut) return { response: cut, keep: KEEP_NOTHING };
     return { keep: (result) => this.keep(key, server, version, result) };
   }
 

@@ -58,8 +58,9 @@ const CONTENT_TYPES: Shape = { audio: '2025-03-26', resource_link: '2025-06-18' 
 
 function dropNewerFields<T extends object>(value: T, shape: Shape, version: ProtocolVersion): T {
   let copy: Record<string, unknown> | undefined;
-  for (const [field, since] of Object.entries(shape)) {
-    if (field in value && !versionAtLeast(version, since)) {
+  // for…in, not Object.entries: no array per answer (a shape is a plain literal of its own fields).
+  for (const field in shape) {
+    if (field in value && !versionAtLeast(version, shape[field]!)) {
       copy ??= { ...(value as Record<string, unknown>) };
       delete copy[field];
     }
@@ -112,7 +113,12 @@ export function shapeContentBlock(item: unknown, version: ProtocolVersion): unkn
 /** A CallToolResult for this version: newer fields dropped, newer content types turned into text. */
 export function shapeCallResult(result: Record<string, unknown>, version: ProtocolVersion): Record<string, unknown> {
   const shaped = dropNewerFields(result, CALL_RESULT_FIELDS, version);
-  if (!Array.isArray(shaped.content)) return shaped;
-  const content = shaped.content.map((item: unknown) => shapeContentBlock(item, version));
-  return content.some((item, index) => item !== (shaped.content as unknown[])[index]) ? { ...shaped, content } : shaped;
+  const blocks = shaped.content;
+  if (!Array.isArray(blocks)) return shaped;
+  // A new array only once a block changes: most results keep every block as it is.
+  for (let index = 0; index < blocks.length; index += 1) {
+    if (shapeContentBlock(blocks[index], version) === blocks[index]) continue;
+    return { ...shaped, content: blocks.map((item: unknown) => shapeContentBlock(item, version)) };
+  }
+  return shaped;
 }

@@ -33,6 +33,8 @@ export class ManifestPackedSource implements TreeSource {
   async read(relativePath: string, etag?: string): Promise<ReadOutcome> {
     if (relativePath === MANIFEST_FILE) {
       const outcome = await this.inner.read(relativePath, etag);
+      // The packs kept open belong to the tree read so far: a rebuilt one names its own.
+      if (outcome.status !== 'not-modified') this.files.closeKept?.();
       if (outcome.status === 'ok') this.packed = await this.packedSourceFor(outcome.text);
       else if (outcome.status === 'missing') this.packed = undefined;
       return outcome;
@@ -46,13 +48,14 @@ export class ManifestPackedSource implements TreeSource {
     return (this.packed ?? this.inner).sizeOf?.(relativePath);
   }
 
-  /** The inner source's synchronous read, for an unpacked tree (a packed tree's calls are read from its packs). */
+  /** The synchronous read of whichever source reads `relativePath` (the packs' only from a warm index). */
   readNow(relativePath: string, maxBytes: number): ReadOutcome | undefined {
-    if (this.packed !== undefined || relativePath === MANIFEST_FILE) return undefined;
-    return this.inner.readNow?.(relativePath, maxBytes);
+    if (relativePath === MANIFEST_FILE) return undefined;
+    return (this.packed ?? this.inner).readNow?.(relativePath, maxBytes);
   }
 
   close(): void {
+    this.files.closeKept?.();
     this.inner.close();
   }
 

@@ -49,10 +49,16 @@ export type KeyKind = (typeof KEY_KIND)[keyof typeof KEY_KIND];
 /** The index key of a precomputed call's tree path. */
 export function callKeyOf(treePath: string): Uint8Array {
   const [high, low] = sipHash13Halves(utf8Bytes(treePath));
+  // Big-endian, byte by byte: no DataView per key (every packed call's lookup makes one).
   const key = new Uint8Array(8);
-  const view = new DataView(key.buffer);
-  view.setUint32(0, high);
-  view.setUint32(4, low);
+  key[0] = high >>> 24;
+  key[1] = high >>> 16;
+  key[2] = high >>> 8;
+  key[3] = high;
+  key[4] = low >>> 24;
+  key[5] = low >>> 16;
+  key[6] = low >>> 8;
+  key[7] = low;
   return key;
 }
 
@@ -68,8 +74,8 @@ const HEX_OF_BYTE = Array.from({ length: 256 }, (_, byte) => byte.toString(16).p
 
 export function hexOfBytes(bytes: Uint8Array): string {
   let hex = '';
-  // byte < 256: the table has it.
-  for (const byte of bytes) hex += HEX_OF_BYTE[byte]!;
+  // byte < 256: the table has it. An index, not for…of: no iterator per key.
+  for (let index = 0; index < bytes.length; index += 1) hex += HEX_OF_BYTE[bytes[index]!]!;
   return hex;
 }
 

@@ -24,6 +24,7 @@ import {
   parseRecord,
   readEntry,
 } from './pack-format.js';
+import { type FoundNow, lookUpNow } from './lookup-now.js';
 import type { PackTableRow } from './pack-table.js';
 import { findIndexRow } from './pack-table.js';
 import { lookupInWholePack } from './whole-pack-lookup.js';
@@ -49,6 +50,13 @@ export type BytesOutcome =
 export interface PackFileSource {
   /** `relativePath` is a plain tree path below packs/. Throws on I/O failures, like TreeSource.read. */
   readBytes(relativePath: string, range?: ByteRange): Promise<BytesOutcome>;
+  /**
+   * A byte range read without a promise (a local folder, its packs kept open: lookup-now.ts), or
+   * undefined when it cannot be read now (readBytes then says why).
+   */
+  readBytesNow?(relativePath: string, range: ByteRange): BytesOutcome | undefined;
+  /** Closes what readBytesNow keeps open: a new manifest (a rebuilt tree) names its own packs. */
+  closeKept?(): void;
   /** True where the host answers a range with the whole file (the Workers asset binding): a pack is one read either way. */
   readonly sendsWholeFiles?: boolean;
 }
@@ -221,6 +229,11 @@ export class PackReader {
       };
     }
     return problem ?? { status: 'missing', reason: `${name} is not in this tree (not in ${row.index})` };
+  }
+
+  /** lookup without a promise, or undefined when it cannot be answered now (lookup-now.ts). */
+  lookupNow(rows: readonly PackTableRow[], keyKind: KeyKind, key: Uint8Array, name: string): FoundNow | undefined {
+    return lookUpNow(this.files, this.cache, rows, keyKind, key, name);
   }
 
   /**

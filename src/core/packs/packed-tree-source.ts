@@ -101,6 +101,20 @@ export class PackedTreeSource implements TreeSource {
     return { status: 'ok', text: textOfBody(found.body), etag: packEtag };
   }
 
+  /**
+   * A packed call file's text without a promise, for an answer cut from its bytes: only once its
+   * index is cached and when the host reads ranges now (lookup-now.ts); a record longer than
+   * `maxBytes` is not taken, nor a resource, and any path the packs do not hold reads through.
+   */
+  readNow(relativePath: string, maxBytes: number): ReadOutcome | undefined {
+    const tool = this.packedToolOf(relativePath);
+    if (tool === undefined) return this.inner.readNow?.(relativePath, maxBytes);
+    if (tool === RESOURCE_PACK_GROUP) return undefined;
+    const found = this.reader.lookupNow(this.table.get(tool)!, KEY_KIND.call, callKeyOf(relativePath), relativePath);
+    if (found === undefined || found.recordLength > maxBytes) return undefined;
+    return { status: 'ok', text: textOfBody(found.body) };
+  }
+
   /** Bytes the index cache holds now. */
   cacheSize(): { indexes: number; bytes: number; wholePackBytes: number } {
     return this.reader.cacheSize();

@@ -22,9 +22,10 @@ export function callFilePath(
   args: Record<string, unknown>,
 ): string {
   if (parameterOrder.length === 0) return `tools/${toolName}.json`;
-  const segments = parameterOrder.map((name) => encodeKeySegment(renderArgumentValue(args[name] ?? null)));
-  const last = segments.pop();
-  return ['tools', toolName, ...segments, `${last}.json`].join('/');
+  // Built as one string: every call asks for its path, and arrays joined were its garbage.
+  let path = `tools/${toolName}`;
+  for (const name of parameterOrder) path += `/${encodeKeySegment(renderArgumentValue(args[name] ?? null))}`;
+  return `${path}.json`;
 }
 
 /** Applies `default` values from an inputSchema's properties to a copy of the arguments. */
