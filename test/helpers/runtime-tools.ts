@@ -4,7 +4,6 @@
 // `npm ci` (scripts/install-runtime-tools.mjs, which .ci/run also starts early) when the folder is
 // missing or was installed from another lockfile.
 import { spawn } from 'node:child_process';
-import { promises as fs } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,32 +27,4 @@ export async function installRuntimeTools(): Promise<void> {
     child.on('close', (code, signal) => resolve(code ?? signal));
   });
   if (status !== 0) throw new Error(`installing tools/runtimes failed (what npm said is above): ${String(status)}`);
-}
-
-/**
- * Makes `destination` a node_modules folder that holds the root install's packages and
- * tools/runtimes' own, as links (the root's win where both have one): what npx finds in a folder
- * where a user has both installed. `.bin` and scopes are merged entry by entry.
- */
-export async function linkRuntimeToolsWith(rootModules: string, destination: string): Promise<void> {
-  await mergeLinks([rootModules, path.join(RUNTIME_TOOLS, 'node_modules')], destination, 0);
-}
-
-async function mergeLinks(sources: readonly string[], destination: string, depth: number): Promise<void> {
-  await fs.mkdir(destination, { recursive: true });
-  const seen = new Set<string>();
-  for (const source of sources) {
-    for (const entry of await fs.readdir(source, { withFileTypes: true }).catch(() => [])) {
-      if (seen.has(entry.name) || (entry.name.startsWith('.') && entry.name !== '.bin')) continue;
-      seen.add(entry.name);
-      const merged = depth === 0 && (entry.name === '.bin' || entry.name.startsWith('@'));
-      if (merged)
-        await mergeLinks(
-          sources.map((folder) => path.join(folder, entry.name)),
-          path.join(destination, entry.name),
-          depth + 1,
-        );
-      else await fs.symlink(path.join(source, entry.name), path.join(destination, entry.name));
-    }
-  }
 }
