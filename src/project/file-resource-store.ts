@@ -3,8 +3,10 @@
 // about 1.7 KB of heap (the resource, its content and source objects, a stats object of three
 // bigints, its absolute path, URI and name as strings of their own, a title and a description
 // as views into copies), and the heap grows to a multiple of what it holds. Here a document is
-// one small object (its relative path and a position); its title and description are UTF-8 in
-// one arena, its identity on disk in typed arrays, and its path, URI and name are made when read.
+// one object of two fields (its store and its position); its relative path, title and
+// description are UTF-8 in arenas, its MIME type a number, its identity on disk in typed arrays,
+// and its path, URI and name are made when read. A relative path held as a string cost ~80 bytes
+// of heap (a view and the copy it views), and the object ~24 more for its path and MIME type.
 import path from 'node:path';
 import { grownTypedArray } from '../tree-writer/grown-typed-array.js';
 import { StringArena } from '../tree-writer/string-arena.js';
@@ -34,6 +36,9 @@ export interface FileResourceFields {
   overrides?: ResourceOverrides;
 }
 
+/** A document's sidecar overrides and page URL. */
+type Rare = ResourceOverrides & { pageUrl?: string };
+
 /** A title or description position of none (positions are stored one up). */
 const NONE = 0;
 const INITIAL_COUNT = 256;
@@ -54,6 +59,13 @@ export class FileResourceStore {
   /** The project's real path, taken once per build (the check that a file stays inside it). */
   realProjectRoot: string | undefined;
   private readonly texts = new StringArena();
+  /** Each document's path under resourcesRoot, at its position. */
+  private readonly paths = new StringArena();
+  private mimeTypeAt = new Uint32Array(INITIAL_COUNT);
+  /** Each MIME type once, however many documents have it; mimeTypeAt holds positions here. */
+  private readonly mimeTypeList: string[] = [];
+  /** What a sidecar set, or a page URL: few documents have either. */
+  private readonly rares = new Map<number, Rare>();
   private titleAt = new Uint32Array(INITIAL_COUNT);
   private descriptionAt = new Uint32Array(INITIAL_COUNT);
   /** Two halves per document each. */
@@ -64,8 +76,7 @@ export class FileResourceStore {
   /** Each document's sha256, 32 bytes a document, and whether it is known. */
   private digests = new Uint8Array(32 * INITIAL_COUNT);
   private hasDigest = new Uint8Array(INITIAL_COUNT);
-  /** One string per MIME type, however many documents have it. */
-  private readonly mimeTypes = new Map<string, string>();
+  private readonly mimeTypes = new Map<string, number>();
   private count = 0;
 
   constructor(
@@ -95,14 +106,31 @@ export class FileResourceStore {
     if (this.hasDigest[position] === 1) this.digests.set(Buffer.from(fields.sha256!, 'hex'), 32 * position);
     let mimeType = this.mimeTypes.get(fields.mimeType);
     if (mimeType === undefined) {
-      mimeType = fields.mimeType;
-      this.mimeTypes.set(mimeType, mimeType);
+      mimeType = this.mimeTypeList.length;
+      this.mimeTypeList.push(fields.mimeType);
+      this.mimeTypes.set(fields.mimeType, mimeType);
     }
-    const rare =
-      fields.overrides !== undefined || fields.pageUrl !== undefined
-        ? { ...fields.overrides, ...(fields.pageUrl !== undefined ? { pageUrl: fields.pageUrl } : {}) }
-        : undefined;
-    return new FileResource(this, position, fields.relativePath, mimeType, rare);
+    this.mimeTypeAt = grownTypedArray(this.mimeTypeAt, this.count);
+    this.mimeTypeAt[position] = mimeType;
+    this.paths.push(fields.relativePath);
+    if (fields.overrides !== undefined || fields.pageUrl !== undefined)
+      this.rares.set(position, {
+        ...fields.overrides,
+        ...(fields.pageUrl !== undefined ? { pageUrl: fields.pageUrl } : {}),
+      });
+    return new FileResource(this, position);
+  }
+
+  relativePathOf(position: number): string {
+    return this.paths.at(position);
+  }
+
+  mimeTypeOf(position: number): string {
+    return this.mimeTypeList[this.mimeTypeAt[position]!]!;
+  }
+
+  rareOf(position: number): Rare | undefined {
+    return this.rares.get(position);
   }
 
   titleOf(position: number): string | undefined {
@@ -148,10 +176,19 @@ export class FileResource implements ProjectResource {
   constructor(
     private readonly store: FileResourceStore,
     private readonly position: number,
-    readonly relativePath: string,
-    readonly mimeType: string,
-    private readonly rare: (ResourceOverrides & { pageUrl?: string }) | undefined,
   ) {}
+
+  get relativePath(): string {
+    return this.store.relativePathOf(this.position);
+  }
+
+  get mimeType(): string {
+    return this.store.mimeTypeOf(this.position);
+  }
+
+  private get rare(): Rare | undefined {
+    return this.store.rareOf(this.position);
+  }
 
   get uri(): string {
     return this.rare?.uri ?? `resource://${this.relativePath}`;
