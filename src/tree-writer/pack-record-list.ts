@@ -4,7 +4,8 @@
 // string-arena.ts, or one the caller already holds: the build's are the tree writer's recorded
 // paths, file-digests.ts, so no second copy of a path is made), each name's call key as its two
 // 32-bit SipHash halves, each record's first name and body size, and, once its pack is made, each
-// record's offset in its pack. A name's index entry is worked out from those when the index is
+// record's offset in its pack (only in a list whose records have several names: pack-writer.ts
+// works it out again for the others). A name's index entry is worked out from those when the index is
 // written (its record's length from the names and the body size, its pack from the key's bucket:
 // pack-writer.ts) rather than kept: 12 bytes a name, held through the whole index step, at the
 // build's peak.
