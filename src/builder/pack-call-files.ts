@@ -185,6 +185,8 @@ export async function writePacks(
   const packedTools: Record<string, PackedToolOutcome> = {};
   let packFiles = 0;
   await output.writer.flush();
+  // The content hash is taken: its order is let go before the tools' records are held.
+  output.writer.written.forgetOrder();
   // An edited tool's index files that come out the same are then left in place without a read.
   if (options.previous) output.writer.knownPrevious.add(options.previous.recordedFiles());
   for (const entry of plan.tools) {

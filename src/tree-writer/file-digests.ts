@@ -10,7 +10,7 @@
 // hash to skip most wrong slots in a probe (the rest is recomputed from the path when the table
 // grows), one byte of flags, and a spooled file's place in 6 bytes. A deferred file (tree-writer.ts
 // writeDeferred: its digest and size known, its bytes made only if asked) keeps its owner's number.
-import { grownTypedArray } from './grown-typed-array.js';
+import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import { PrefixCodedPaths } from './prefix-coded-paths.js';
 import { sortPositions } from './sort-positions.js';
 import { SpilledDigests } from './spilled-digests.js';
@@ -42,8 +42,13 @@ function tagOf(hash: number): number {
 
 export class FileDigests {
   private count = 0;
-  /** The slots in the content hash's order, until a path is added or dropped (the build hashes twice in a row). */
+  /**
+   * The slots in the content hash's order, until a path is added or dropped (the build hashes twice
+   * in a row) or forgetOrder; grown-in-place memory, given back at once when dropped.
+   */
   private sortedSlots: Uint32Array | undefined;
+  /** How many `sorted` walks are going (their order is not given back under them). */
+  private walksInOrder = 0;
   /** Each slot's path, by slot number. */
   private readonly pathList = new PrefixCodedPaths();
   /** Each slot's tagOf(hash of its path). */
@@ -176,7 +181,7 @@ export class FileDigests {
     const slot = this.find(filePath);
     if (slot < 0 || this.isDropped(slot)) return;
     this.flags[slot]! |= DROPPED;
-    this.sortedSlots = undefined;
+    this.forgetOrder();
     this.droppedCount += 1;
   }
 
@@ -187,7 +192,7 @@ export class FileDigests {
       const position = -slot - 1;
       slot = this.count;
       this.count += 1;
-      this.sortedSlots = undefined;
+      this.forgetOrder();
       const slots = this.count;
       this.tags = grownTypedArray(this.tags, slots);
       this.flags = grownTypedArray(this.flags, slots);
@@ -211,7 +216,7 @@ export class FileDigests {
     if (this.isDropped(slot)) {
       this.flags[slot]! &= ~DROPPED;
       this.droppedCount -= 1;
-      this.sortedSlots = undefined;
+      this.forgetOrder();
     }
   }
 
@@ -335,12 +340,27 @@ export class FileDigests {
   *sorted(): IterableIterator<[string, Buffer]> {
     const order = this.sortedSlots ?? this.sortSlots();
     let position = 0;
-    for (const digest of this.digests.inOrder(order)) yield [this.pathAt(order[position++]!), digest];
+    this.walksInOrder += 1;
+    try {
+      for (const digest of this.digests.inOrder(order)) yield [this.pathAt(order[position++]!), digest];
+    } finally {
+      this.walksInOrder -= 1;
+    }
+  }
+
+  /**
+   * Gives back the content hash's order (4 bytes a file) now rather than at the next new path: the
+   * pack step does before it holds its own per-call arrays, which is the build's peak.
+   */
+  forgetOrder(): void {
+    // A walk still going holds the order: it is then left to the collector, never emptied under it.
+    if (this.sortedSlots !== undefined && this.walksInOrder === 0) releaseGrown(this.sortedSlots);
+    this.sortedSlots = undefined;
   }
 
   private sortSlots(): Uint32Array {
     // Slot numbers in a typed array, not an array of numbers: a tree can have 650,000 files.
-    const order = new Uint32Array(this.size);
+    const order = grownTypedArray(new Uint32Array(0), this.size);
     let placed = 0;
     for (let slot = 0; slot < this.count; slot++) if (!this.isDropped(slot)) order[placed++] = slot;
     const paths = this.pathList;
