@@ -12,7 +12,7 @@ import { grownTypedArray } from './grown-typed-array.js';
 import { compareUtf8BytesAsUtf16 } from './string-arena.js';
 
 /** Paths per block: a decode walks at most this many entries from the block's whole path. */
-const BLOCK_PATHS = 16;
+const BLOCK_PATHS = 8;
 const INITIAL_BYTES = 16 * 1024;
 
 /** One decoded path, and where in the entries the path after it starts. */
