@@ -185,6 +185,8 @@ export async function writePacks(
   const packedTools: Record<string, PackedToolOutcome> = {};
   let packFiles = 0;
   await output.writer.flush();
+  // The content hash is taken: its order is let go before the tools' records are held.
+  output.writer.written.forgetOrder();
   // An edited tool's index files that come out the same are then left in place without a read.
   if (options.previous) output.writer.knownPrevious.add(options.previous.recordedFiles());
   for (const entry of plan.tools) {
@@ -192,6 +194,7 @@ export async function writePacks(
     const records = toolRecordsDigest(output, entry, packedCopies, options.generator, targetPackBytes);
     const reused = options.previous?.reusable(entry.tool, records, targetPackBytes);
     let outcome: PackedToolOutcome;
+    let owners: PathsToRemove = entry.owners;
     if (reused && options.previous) {
       for (const file of reused.files)
         await output.writeFromFile(
@@ -212,6 +215,12 @@ export async function writePacks(
           namesOf(packedCopies, owner).map((name) => slotOfWritten(files, name)),
           output.writer.sizeOf(owner),
         );
+      }
+      if (list.nameCount === list.length && entry.owners instanceof TreeSlotList) {
+        // One name a record: the list holds the owners' slots in the same order, so the owners'
+        // own array is let go (4 bytes a call through the packing) and the list names them.
+        owners = { length: list.length, at: (position) => list.nameAt(position) };
+        entry.owners.release();
       }
       // One pack's bodies in memory at a time: each is read when its pack is made, then dropped.
       const reusedPacks = new Map<string, RecordedFile>();
@@ -248,7 +257,7 @@ export async function writePacks(
       };
     }
     packFiles += outcome.files.length;
-    await removeAll(output, entry.owners);
+    await removeAll(output, owners);
     await removeAll(output, entry.copies);
     table[entry.tool] = outcome.table;
     packedTools[entry.tool] = outcome;
@@ -306,8 +315,11 @@ function* ownerDigests(output: TreeOutput, owners: TreePathList, order: Uint32Ar
   for (const digest of output.writer.written.digestsInOrder(slots)) yield [owners.at(order[at++]!), digest];
 }
 
+/** Paths to take out of the tree, by position. */
+type PathsToRemove = Pick<TreePathList, 'length' | 'at'>;
+
 /** Takes `paths` out of the tree a slice at a time, so no array of every path is made. */
-async function removeAll(output: TreeOutput, paths: TreePathList): Promise<void> {
+async function removeAll(output: TreeOutput, paths: PathsToRemove): Promise<void> {
   const slice: string[] = [];
   for (let position = 0; position < paths.length; position++) {
     slice.push(paths.at(position));

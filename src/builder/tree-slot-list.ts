@@ -3,7 +3,7 @@
 // call files this way; a copy of each path (string-arena.ts) cost the path's bytes and 8 more
 // per call, beside the writer's own copy.
 import type { FileDigests } from '../tree-writer/file-digests.js';
-import { grownTypedArray } from '../tree-writer/grown-typed-array.js';
+import { grownTypedArray, releaseGrown } from '../tree-writer/grown-typed-array.js';
 import { sortPositions } from '../tree-writer/sort-positions.js';
 
 const INITIAL_ITEMS = 256;
@@ -33,6 +33,12 @@ export class TreeSlotList {
   /** The path at `position`. */
   at(position: number): string {
     return this.files.at(this.slots[position]!);
+  }
+
+  /** Gives the slots' memory back at once and empties the list (the pack step holds them elsewhere). */
+  release(): void {
+    this.slots = releaseGrown(this.slots);
+    this.count = 0;
   }
 
   /** The positions 0 … length - 1 in the paths' order (as a sort of the strings gives it). */

@@ -1,7 +1,7 @@
 // What a tree writer knows of each file it wrote: its path and the sha256 of its content
 // (content-hash.ts), so the tree's content hash is computed at the end without reading a
 // single file back. Kept out of the JavaScript heap for trees of hundreds of thousands of files: the
-// paths' UTF-8 bytes sit side by side in one growing buffer, the digests past the newest few
+// paths' UTF-8 bytes front-coded in one growing buffer (prefix-coded-paths.ts), the digests past the newest few
 // thousand in a file beside the output folder (spilled-digests.ts), and an open-addressing table of
 // slot numbers finds a path again. A Map of path strings
 // cost ~100 bytes of heap a file, and the heap grows to a multiple of what it holds: a 40,000-call
@@ -10,8 +10,8 @@
 // hash to skip most wrong slots in a probe (the rest is recomputed from the path when the table
 // grows), one byte of flags, and a spooled file's place in 6 bytes. A deferred file (tree-writer.ts
 // writeDeferred: its digest and size known, its bytes made only if asked) keeps its owner's number.
-import { grownTypedArray } from './grown-typed-array.js';
-import { compareUtf8AsUtf16 } from './string-arena.js';
+import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
+import { PrefixCodedPaths } from './prefix-coded-paths.js';
 import { sortPositions } from './sort-positions.js';
 import { SpilledDigests } from './spilled-digests.js';
 
@@ -35,19 +35,6 @@ function hashBytes(bytes: Uint8Array, start: number, end: number): number {
   return hash >>> 0;
 }
 
-/**
- * Compares two byte ranges of `bytes` as Buffer.compare does (unsigned bytes, a prefix first): a
- * loop here costs about half of Buffer.compare's argument checks on paths this short.
- */
-function compareBytes(bytes: Uint8Array, leftStart: number, leftEnd: number, rightStart: number, rightEnd: number) {
-  const length = Math.min(leftEnd - leftStart, rightEnd - rightStart);
-  for (let index = 0; index < length; index++) {
-    const difference = bytes[leftStart + index]! - bytes[rightStart + index]!;
-    if (difference !== 0) return difference;
-  }
-  return leftEnd - leftStart - (rightEnd - rightStart);
-}
-
 /** The byte of a hash kept per slot: its top bits (the table's position takes the low ones). */
 function tagOf(hash: number): number {
   return hash >>> 24;
@@ -55,12 +42,15 @@ function tagOf(hash: number): number {
 
 export class FileDigests {
   private count = 0;
-  /** The slots in the content hash's order, until a path is added or dropped (the build hashes twice in a row). */
+  /**
+   * The slots in the content hash's order, until a path is added or dropped (the build hashes twice
+   * in a row) or forgetOrder; grown-in-place memory, given back at once when dropped.
+   */
   private sortedSlots: Uint32Array | undefined;
-  private pathBytes = Buffer.alloc(INITIAL_SLOTS * 32);
-  private pathBytesUsed = 0;
-  /** Where each slot's path starts in pathBytes; it ends where the next slot's starts (paths are appended). */
-  private starts = new Uint32Array(INITIAL_SLOTS);
+  /** How many `sorted` walks are going (their order is not given back under them). */
+  private walksInOrder = 0;
+  /** Each slot's path, by slot number. */
+  private readonly pathList = new PrefixCodedPaths();
   /** Each slot's tagOf(hash of its path). */
   private tags = new Uint8Array(INITIAL_SLOTS);
   private readonly digests: SpilledDigests;
@@ -107,12 +97,8 @@ export class FileDigests {
     return this.count - this.droppedCount;
   }
 
-  private endOf(slot: number): number {
-    return slot + 1 < this.count ? this.starts[slot + 1]! : this.pathBytesUsed;
-  }
-
   private pathAt(slot: number): string {
-    return this.pathBytes.toString('utf8', this.starts[slot]!, this.endOf(slot));
+    return this.pathList.stringAt(slot);
   }
 
   /** How many slots there are, dropped ones included: slot numbers run from 0 to this - 1. */
@@ -149,25 +135,19 @@ export class FileDigests {
     return this.pathAt(slot);
   }
 
-  /** The UTF-8 bytes of the path in `slot` (a view: valid until the next new path is recorded). */
+  /** The UTF-8 bytes of the path in `slot` (a view: valid until the next bytesAt or new path). */
   bytesAt(slot: number): Uint8Array {
-    return this.pathBytes.subarray(this.starts[slot]!, this.endOf(slot));
+    return this.pathList.bytesAt(slot);
   }
 
   /** The length of the UTF-8 bytes of the path in `slot`. */
   byteLengthAt(slot: number): number {
-    return this.endOf(slot) - this.starts[slot]!;
+    return this.pathList.byteLengthAt(slot);
   }
 
   /** Compares the paths of two slots as `<` compares strings. */
   compare(left: number, right: number): number {
-    return compareUtf8AsUtf16(
-      this.pathBytes,
-      this.starts[left]!,
-      this.endOf(left),
-      this.starts[right]!,
-      this.endOf(right),
-    );
+    return this.pathList.compare(left, right, true);
   }
 
   /**
@@ -188,10 +168,7 @@ export class FileDigests {
       const entry = this.table[position]!;
       if (entry === EMPTY) return -position - 1;
       const slot = entry - 1;
-      if (this.tags[slot] !== tag) continue;
-      const start = this.starts[slot]!;
-      const end = this.endOf(slot);
-      if (end - start === length && this.pathBytes.compare(this.probe, 0, length, start, end) === 0) {
+      if (this.tags[slot] === tag && this.pathList.equals(slot, this.probe, length)) {
         this.remember(filePath, slot);
         return slot;
       }
@@ -206,7 +183,8 @@ export class FileDigests {
 
   private placeInTable(slot: number): void {
     const mask = this.table.length - 1;
-    let position = hashBytes(this.pathBytes, this.starts[slot]!, this.endOf(slot)) & mask;
+    const bytes = this.pathList.bytesAt(slot);
+    let position = hashBytes(bytes, 0, bytes.length) & mask;
     while (this.table[position] !== EMPTY) position = (position + 1) & mask;
     this.table[position] = slot + 1;
   }
@@ -221,7 +199,7 @@ export class FileDigests {
     const slot = this.find(filePath);
     if (slot < 0 || this.isDropped(slot)) return;
     this.flags[slot]! |= DROPPED;
-    this.sortedSlots = undefined;
+    this.forgetOrder();
     this.droppedCount += 1;
   }
 
@@ -232,16 +210,12 @@ export class FileDigests {
       const position = -slot - 1;
       slot = this.count;
       this.count += 1;
-      this.sortedSlots = undefined;
+      this.forgetOrder();
       const slots = this.count;
-      this.starts = grownTypedArray(this.starts, slots);
       this.tags = grownTypedArray(this.tags, slots);
       this.flags = grownTypedArray(this.flags, slots);
       const length = this.probeLength;
-      this.pathBytes = grownTypedArray(this.pathBytes, this.pathBytesUsed + length);
-      this.probe.copy(this.pathBytes, this.pathBytesUsed, 0, length);
-      this.starts[slot] = this.pathBytesUsed;
-      this.pathBytesUsed += length;
+      this.pathList.push(this.probe, length);
       this.tags[slot] = tagOf(hashBytes(this.probe, 0, length));
       if (this.count * 4 > this.table.length * 3) {
         // Grown in place (grown-typed-array.ts), emptied, then every slot placed again.
@@ -261,7 +235,7 @@ export class FileDigests {
     if (this.isDropped(slot)) {
       this.flags[slot]! &= ~DROPPED;
       this.droppedCount -= 1;
-      this.sortedSlots = undefined;
+      this.forgetOrder();
     }
   }
 
@@ -404,18 +378,31 @@ export class FileDigests {
   *sorted(): IterableIterator<[string, Buffer]> {
     const order = this.sortedSlots ?? this.sortSlots();
     let position = 0;
-    for (const digest of this.digests.inOrder(order)) yield [this.pathAt(order[position++]!), digest];
+    this.walksInOrder += 1;
+    try {
+      for (const digest of this.digests.inOrder(order)) yield [this.pathAt(order[position++]!), digest];
+    } finally {
+      this.walksInOrder -= 1;
+    }
+  }
+
+  /**
+   * Gives back the content hash's order (4 bytes a file) now rather than at the next new path: the
+   * pack step does before it holds its own per-call arrays, which is the build's peak.
+   */
+  forgetOrder(): void {
+    // A walk still going holds the order: it is then left to the collector, never emptied under it.
+    if (this.sortedSlots !== undefined && this.walksInOrder === 0) releaseGrown(this.sortedSlots);
+    this.sortedSlots = undefined;
   }
 
   private sortSlots(): Uint32Array {
     // Slot numbers in a typed array, not an array of numbers: a tree can have 650,000 files.
-    const order = new Uint32Array(this.size);
+    const order = grownTypedArray(new Uint32Array(0), this.size);
     let placed = 0;
     for (let slot = 0; slot < this.count; slot++) if (!this.isDropped(slot)) order[placed++] = slot;
-    const bytes = this.pathBytes;
-    sortPositions(order, (left, right) =>
-      compareBytes(bytes, this.starts[left]!, this.endOf(left), this.starts[right]!, this.endOf(right)),
-    );
+    const paths = this.pathList;
+    sortPositions(order, (left, right) => paths.compare(left, right, false));
     this.sortedSlots = order;
     return order;
   }

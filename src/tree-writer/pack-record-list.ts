@@ -4,7 +4,8 @@
 // string-arena.ts, or one the caller already holds: the build's are the tree writer's recorded
 // paths, file-digests.ts, so no second copy of a path is made), each name's call key as its two
 // 32-bit SipHash halves, each record's first name and body size, and, once its pack is made, each
-// record's offset in its pack. A name's index entry is worked out from those when the index is
+// record's offset in its pack (only in a list whose records have several names: pack-writer.ts
+// works it out again for the others). A name's index entry is worked out from those when the index is
 // written (its record's length from the names and the body size, its pack from the key's bucket:
 // pack-writer.ts) rather than kept: 12 bytes a name, held through the whole index step, at the
 // build's peak.
@@ -22,7 +23,7 @@ const NAME_LENGTH_BYTES = 2;
 
 /** Strings by number, as UTF-8 bytes: what a record list's names refer to. */
 export interface PackNameSource {
-  /** The UTF-8 bytes of string `id` (a view: valid until the source grows). */
+  /** The UTF-8 bytes of string `id` (a view: valid until the next call on the source, file-digests.ts). */
   bytesAt(id: number): Uint8Array;
   /** The length of string `id`'s UTF-8 bytes (bytesAt's length, without making the view). */
   byteLengthAt(id: number): number;
@@ -77,7 +78,8 @@ export class PackRecordList {
 
   /**
    * Adds a record answering the names numbered `ids` in the list's source (its own first) whose
-   * body is `bodyLength` bytes; returns the names' UTF-8 bytes (views, valid until the source grows).
+   * body is `bodyLength` bytes; returns the names' UTF-8 bytes (a lone name's a view, valid until
+   * the next call on the source).
    */
   pushIds(ids: ArrayLike<number>, bodyLength: number): Uint8Array[] {
     const record = this.recordCount;
@@ -105,7 +107,7 @@ export class PackRecordList {
       this.nameIds[position] = id;
       this.keyHighs[position] = high;
       this.keyLows[position] = low;
-      names.push(bytes);
+      names.push(ids.length === 1 ? bytes : new Uint8Array(bytes));
     }
     return names;
   }
@@ -124,11 +126,18 @@ export class PackRecordList {
     return this.bodyLengths[record]!;
   }
 
-  /** The record's names' UTF-8 bytes, its own first (views: valid until the next push). */
+  /**
+   * The record's names' UTF-8 bytes, its own first: a lone name's a view (valid until the next
+   * call on the source), several names copies (a source's view may be one buffer reused:
+   * prefix-coded-paths.ts); only records with left-out-default copies pay for the copies.
+   */
   nameBytesOf(record: number): Uint8Array[] {
     const [first, end] = this.nameRangeOf(record);
     const names: Uint8Array[] = [];
-    for (let position = first; position < end; position++) names.push(this.names.bytesAt(this.nameIds[position]!));
+    for (let position = first; position < end; position++) {
+      const bytes = this.names.bytesAt(this.nameIds[position]!);
+      names.push(end - first === 1 ? bytes : new Uint8Array(bytes));
+    }
     return names;
   }
 

@@ -225,6 +225,10 @@ export function* generateListPacks(
   // first key's bucket's, so no pack number is kept per name.
   const packOfBucket = new Uint32Array(2 ** packBits);
 
+  // Where every record has one name, the indexes list the records in the order they are packed
+  // (an index covers whole packs), so a record's offset in its pack is worked out again as its
+  // entry is written rather than held (4 bytes a call, through the whole index step).
+  const singleNames = list.nameCount === list.length;
   // Deterministic order whatever order the records came in: key, then the path itself.
   let recordOrder: Uint32Array | undefined = list.sortedRecords();
   {
@@ -261,7 +265,7 @@ export function* generateListPacks(
         let offset = PACK_HEADER_BYTES;
         for (let position = start; position < end; position += 1) {
           const record = order[position]!;
-          list.setRecordOffset(record, offset);
+          if (!singleNames) list.setRecordOffset(record, offset);
           offset += list.recordBytesOf(record);
         }
         packOfBucket[bucket] = packs.length;
@@ -280,7 +284,12 @@ export function* generateListPacks(
         const length = encodeRecordInto(packBytes, offset, names, list.bodyLengthOf(record), (into) =>
           readBodyInto(firstPath, into),
         );
-        list.setRecordOffset(record, offset);
+        // The indexes' entries (and reused packs) are worked out from the sizes alone.
+        if (length !== list.recordBytesOf(record))
+          throw new Error(
+            `the record of ${firstPath} took ${length} bytes, not the ${list.recordBytesOf(record)} its sizes say`,
+          );
+        if (!singleNames) list.setRecordOffset(record, offset);
         offset += length;
       }
       packOfBucket[bucket] = packs.length;
@@ -294,13 +303,16 @@ export function* generateListPacks(
   // An index per key range of 2^(64 - indexBits): the entries of its names, wherever their record lives.
   // Where every record has one name, name r is record r's: the records' order is the names'
   // (otherwise that order is let go before the names' is made).
-  if (list.nameCount !== list.length) recordOrder = undefined;
+  if (!singleNames) recordOrder = undefined;
   const order = recordOrder ?? list.sortedNames();
   recordOrder = undefined;
   const table: PackTableRow[] = [];
   // One index's entries as columns, reused from index to index: no object or key view per name.
   const columns = new IndexColumns();
   const packOf = (record: number) => packOfBucket[bucketOf(list.keyHigh(list.firstNameOf(record)), packBits)]!;
+  // singleNames: the offset of the next record in its pack (packed) and that pack's number.
+  let packedOffset = 0;
+  let packedIn = -1;
   let start = 0;
   while (start < order.length) {
     const bucket = bucketOf(list.keyHigh(order[start]!), indexBits);
@@ -318,9 +330,17 @@ export function* generateListPacks(
       const entry = position - start;
       keyView.setUint32(entry * 8, list.keyHigh(name));
       keyView.setUint32(entry * 8 + 4, list.keyLow(name));
-      entries.packs[entry] = packNumber.get(packOf(record))!;
-      entries.recordOffsets[entry] = list.recordOffsetOf(record);
-      entries.recordLengths[entry] = list.recordBytesOf(record);
+      const recordPack = packOf(record);
+      const recordBytes = list.recordBytesOf(record);
+      entries.packs[entry] = packNumber.get(recordPack)!;
+      if (singleNames) {
+        if (recordPack !== packedIn) [packedIn, packedOffset] = [recordPack, PACK_HEADER_BYTES];
+        entries.recordOffsets[entry] = packedOffset;
+        packedOffset += recordBytes;
+      } else {
+        entries.recordOffsets[entry] = list.recordOffsetOf(record);
+      }
+      entries.recordLengths[entry] = recordBytes;
     }
     const indexBytes = encodeFixedKeyIndex(
       KEY_KIND.call,

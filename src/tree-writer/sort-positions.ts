@@ -4,8 +4,17 @@
 // grew the heap by ~16 MB that stayed committed for the rest of the build. Here a bottom-up merge
 // sort uses one more typed array of the same length as scratch, outside the heap.
 
+import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
+
 /** Runs this short are sorted by insertion before merging. */
 const INSERTION_RUN = 16;
+
+/**
+ * Positions past which the scratch array is grown-in-place memory given back as soon as the sort
+ * is done (128 KiB): a plain one waited for a collection that, the buffers outside the heap being
+ * small to the collector, came late, and the pack step's sorts' scratch was still in RSS at its peak.
+ */
+const RELEASED_SCRATCH = 32 * 1024;
 
 /** Sorts `order` in place by `compare` (stable), with a scratch array of its length; returns it. */
 export function sortPositions<T extends Uint32Array>(order: T, compare: (left: number, right: number) => number): T {
@@ -24,7 +33,8 @@ export function sortPositions<T extends Uint32Array>(order: T, compare: (left: n
   }
   if (count <= INSERTION_RUN) return order;
   let from: Uint32Array = order;
-  let to: Uint32Array = new Uint32Array(count);
+  const scratch = count >= RELEASED_SCRATCH ? grownTypedArray(new Uint32Array(0), count) : new Uint32Array(count);
+  let to: Uint32Array = scratch;
   for (let width = INSERTION_RUN; width < count; width *= 2) {
     for (let start = 0; start < count; start += 2 * width) {
       const middle = Math.min(start + width, count);
@@ -40,5 +50,6 @@ export function sortPositions<T extends Uint32Array>(order: T, compare: (left: n
     [from, to] = [to, from];
   }
   if (from !== order) order.set(from);
+  releaseGrown(scratch);
   return order;
 }

@@ -34,6 +34,25 @@ export function compareUtf8AsUtf16(
   return leftEnd - leftStart - (rightEnd - rightStart);
 }
 
+/** compareUtf8AsUtf16 of the first `leftLength` bytes of `leftBytes` and `rightLength` of `rightBytes`. */
+export function compareUtf8BytesAsUtf16(
+  leftBytes: Uint8Array,
+  leftLength: number,
+  rightBytes: Uint8Array,
+  rightLength: number,
+): number {
+  const length = Math.min(leftLength, rightLength);
+  for (let index = 0; index < length; index++) {
+    const left = leftBytes[index]!;
+    const right = rightBytes[index]!;
+    if (left === right) continue;
+    if (left >= 0xf0 && (right === 0xee || right === 0xef)) return -1;
+    if (right >= 0xf0 && (left === 0xee || left === 0xef)) return 1;
+    return left - right;
+  }
+  return leftLength - rightLength;
+}
+
 export class StringArena {
   private bytes = Buffer.alloc(INITIAL_ITEMS * 32);
   private bytesUsed = 0;

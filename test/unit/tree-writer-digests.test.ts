@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TreeOutput } from '../../src/builder/tree-output.js';
+import { FileDigests } from '../../src/tree-writer/file-digests.js';
 import { TreeWriter } from '../../src/tree-writer/tree-writer.js';
 import { readTree } from '../helpers/files.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
@@ -36,5 +37,23 @@ describe('the tree writer’s content hash', () => {
     expect(files.size).toBe(304);
     expect(hash).toBe(hashByTheRule(files));
     expect(output.tally.files).toBe(304);
+  });
+
+  it('keeps a walk in the hash order whole when files change or the order is let go under it', () => {
+    const files = new FileDigests();
+    const digest = (index: number) => new Uint8Array(32).fill(index % 251);
+    // In an order that is not the sorted one.
+    for (let index = 0; index < 5_000; index++) files.set(`tools/t/${(index * 7919) % 5_000}.json`, digest(index));
+    const expected = [...files.sorted()].map(([filePath, bytes]) => `${filePath} ${bytes[0]}`);
+    const walk = files.sorted();
+    const seen: string[] = [];
+    for (let step = walk.next(); !step.done; step = walk.next()) {
+      seen.push(`${step.value[0]} ${step.value[1][0]}`);
+      if (seen.length === 100) files.set('tools/t/new.json', digest(1));
+      if (seen.length === 200) files.forgetOrder();
+    }
+    expect(seen).toEqual(expected);
+    files.forgetOrder();
+    expect([...files.sorted()].length).toBe(5_001);
   });
 });

@@ -1,0 +1,193 @@
+// The paths a tree writer records (file-digests.ts), front-coded: each path is kept as the length
+// of the prefix it shares with the path recorded before it and the bytes after that prefix, with a
+// whole path every BLOCK_PATHS paths so any one is decoded from at most that many entries. Files
+// are recorded in the order their calls finish, close to the order they were enumerated, so most
+// paths share all but a few bytes with the one before (`tools/grid/1234/` of
+// `tools/grid/1234/56.json`): a path costs a few bytes, not all of them plus a 4-byte start, for
+// the whole build (the record lives from the first call to the last pack).
+// Decoding goes through cursors that remember the path they hold and where the next entry starts,
+// so a walk in slot order decodes each entry once and a merge sort's comparisons (one side stays
+// put) decode one path each.
+import { grownTypedArray } from './grown-typed-array.js';
+import { compareUtf8BytesAsUtf16 } from './string-arena.js';
+
+/** Paths per block: a decode walks at most this many entries from the block's whole path. */
+const BLOCK_PATHS = 8;
+const INITIAL_BYTES = 16 * 1024;
+
+/** One decoded path, and where in the entries the path after it starts. */
+class Cursor {
+  bytes: Buffer = Buffer.alloc(256);
+  length = 0;
+  /** The slot the cursor holds (-1: none). */
+  slot = -1;
+  /** Where the entry of slot + 1 starts. */
+  next = 0;
+}
+
+export class PrefixCodedPaths {
+  private entries: Buffer = Buffer.alloc(INITIAL_BYTES);
+  private used = 0;
+  /** Where each block's first entry (a whole path) starts in `entries`. */
+  private blockStarts = new Uint32Array(64);
+  private count = 0;
+  /** The newest path (the next one is coded against it). */
+  private readonly newest = new Cursor();
+  private readonly first = new Cursor();
+  private readonly second = new Cursor();
+  /** bytesAt's: only the next bytesAt moves it (a lookup or comparison between two never does). */
+  private readonly viewed = new Cursor();
+
+  get length(): number {
+    return this.count;
+  }
+
+  /** Records `length` bytes of `source` as the path of the next slot; returns that slot. */
+  push(source: Uint8Array, length: number): number {
+    const slot = this.count;
+    const newest = this.newest;
+    let shared = 0;
+    if (slot % BLOCK_PATHS === 0) {
+      this.blockStarts = grownTypedArray(this.blockStarts, slot / BLOCK_PATHS + 1);
+      this.blockStarts[slot / BLOCK_PATHS] = this.used;
+    } else {
+      const most = Math.min(length, newest.length);
+      while (shared < most && newest.bytes[shared] === source[shared]) shared += 1;
+    }
+    const suffix = length - shared;
+    // Two varints of at most 5 bytes each, then the suffix.
+    this.entries = grownTypedArray(this.entries, this.used + 10 + suffix);
+    this.used = writeVarint(this.entries, this.used, shared);
+    this.used = writeVarint(this.entries, this.used, suffix);
+    this.entries.set(source.subarray(shared, length), this.used);
+    this.used += suffix;
+    if (newest.bytes.length < length)
+      newest.bytes = grownCopy(newest.bytes, shared, Math.max(length, newest.bytes.length * 2));
+    newest.bytes.set(source.subarray(shared, length), shared);
+    newest.length = length;
+    newest.slot = slot;
+    newest.next = this.used;
+    this.count += 1;
+    return slot;
+  }
+
+  /** The bytes of the path in `slot` (a view: valid until the next bytesAt or push). */
+  bytesAt(slot: number): Buffer {
+    const viewed = this.viewed;
+    if (viewed.slot !== slot) this.decode(viewed, slot);
+    return viewed.bytes.subarray(0, viewed.length);
+  }
+
+  /** The path in `slot` as a string. */
+  stringAt(slot: number): string {
+    const cursor = this.cursorFor(slot, -1);
+    return cursor.bytes.toString('utf8', 0, cursor.length);
+  }
+
+  /** The length of the path in `slot`, in bytes. */
+  byteLengthAt(slot: number): number {
+    return this.cursorFor(slot, -1).length;
+  }
+
+  /** Whether the path in `slot` is the first `length` bytes of `probe`. */
+  equals(slot: number, probe: Uint8Array, length: number): boolean {
+    const cursor = this.cursorFor(slot, -1);
+    if (cursor.length !== length) return false;
+    const bytes = cursor.bytes;
+    for (let index = length - 1; index >= 0; index--) if (bytes[index] !== probe[index]) return false;
+    return true;
+  }
+
+  /** Compares the paths of two slots by their bytes (`asUtf16`: as `<` compares the strings). */
+  compare(left: number, right: number, asUtf16: boolean): number {
+    const leftCursor = this.cursorFor(left, right);
+    const rightCursor = this.cursorFor(right, left);
+    if (asUtf16)
+      return compareUtf8BytesAsUtf16(leftCursor.bytes, leftCursor.length, rightCursor.bytes, rightCursor.length);
+    return leftCursor.bytes.compare(rightCursor.bytes, 0, rightCursor.length, 0, leftCursor.length);
+  }
+
+  /**
+   * A cursor holding `slot`'s path: one already there, else the one not holding `keep` (the other
+   * side of a comparison), moved forward when it is earlier in the same block.
+   */
+  private cursorFor(slot: number, keep: number): Cursor {
+    if (this.first.slot === slot) return this.first;
+    if (this.second.slot === slot) return this.second;
+    if (this.newest.slot === slot) return this.newest;
+    if (this.viewed.slot === slot) return this.viewed;
+    const cursor = this.first.slot === keep && keep >= 0 ? this.second : this.first;
+    this.decode(cursor, slot);
+    return cursor;
+  }
+
+  /** Moves `cursor` to `slot`: forward from where it is in the same block, else from the block's whole path. */
+  private decode(cursor: Cursor, slot: number): void {
+    if (slot >= this.count || slot < 0) throw new RangeError(`no path recorded in slot ${slot}`);
+    const block = Math.floor(slot / BLOCK_PATHS);
+    let at: number;
+    let current: number;
+    if (cursor.slot >= 0 && cursor.slot < slot && Math.floor(cursor.slot / BLOCK_PATHS) === block) {
+      at = cursor.next;
+      current = cursor.slot + 1;
+    } else {
+      at = this.blockStarts[block]!;
+      current = block * BLOCK_PATHS;
+      cursor.length = 0;
+    }
+    const entries = this.entries;
+    for (; ; current++) {
+      let shared = entries[at++]!;
+      if (shared >= 0x80) [shared, at] = readLongVarint(entries, at - 1);
+      let suffix = entries[at++]!;
+      if (suffix >= 0x80) [suffix, at] = readLongVarint(entries, at - 1);
+      if (current === slot) {
+        if (cursor.bytes.length < shared + suffix)
+          cursor.bytes = grownCopy(cursor.bytes, cursor.length, Math.max(shared + suffix, cursor.bytes.length * 2));
+        const bytes = cursor.bytes;
+        for (let index = 0; index < suffix; index++) bytes[shared + index] = entries[at + index]!;
+        cursor.length = shared + suffix;
+        cursor.slot = slot;
+        cursor.next = at + suffix;
+        return;
+      }
+      // Entries before the one asked for are decoded in place only as far as a later one can share.
+      if (cursor.bytes.length < shared + suffix)
+        cursor.bytes = grownCopy(cursor.bytes, cursor.length, Math.max(shared + suffix, cursor.bytes.length * 2));
+      const bytes = cursor.bytes;
+      for (let index = 0; index < suffix; index++) bytes[shared + index] = entries[at + index]!;
+      cursor.length = shared + suffix;
+      at += suffix;
+    }
+  }
+}
+
+function grownCopy(bytes: Buffer, keepLength: number, length: number): Buffer {
+  const grown = Buffer.alloc(length);
+  bytes.copy(grown, 0, 0, keepLength);
+  return grown;
+}
+
+/** Writes `value` as a LEB128 varint at `at`; returns where it ends. */
+function writeVarint(bytes: Uint8Array, at: number, value: number): number {
+  let rest = value;
+  while (rest >= 0x80) {
+    bytes[at++] = (rest & 0x7f) | 0x80;
+    rest = Math.floor(rest / 0x80);
+  }
+  bytes[at++] = rest;
+  return at;
+}
+
+/** Reads a LEB128 varint starting at `at`; returns it and where it ends. */
+function readLongVarint(bytes: Uint8Array, at: number): [number, number] {
+  let value = 0;
+  let scale = 1;
+  let position = at;
+  for (;;) {
+    const byte = bytes[position++]!;
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) return [value, position];
+    scale *= 0x80;
+  }
+}
