@@ -15,7 +15,8 @@ import {
   PostingList,
   termWeightOf,
 } from '../../src/core/search/postings.js';
-import { foldText, MAX_TERM_LENGTH, tokenize, UNSPACED, UNSPACED_OR_OTHER } from '../../src/core/search/tokenize.js';
+import { foldText, MAX_TERM_LENGTH, tokenize } from '../../src/core/search/tokenize.js';
+import { unspaced, unspacedOrOther } from '../../src/core/search/unicode-patterns.js';
 
 describe('search tokens', () => {
   it('folds width, ligatures, case and Latin, Greek and Cyrillic accents', () => {
@@ -56,7 +57,7 @@ describe('search tokens', () => {
     const whole = (text: string): string[] => {
       const terms: string[] = [];
       for (const [run] of foldText(`${text} \u00e9`).matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
-        const pieces = UNSPACED.test(run) ? [...run.matchAll(UNSPACED_OR_OTHER)].map(([piece]) => piece) : [run];
+        const pieces = unspaced().test(run) ? [...run.matchAll(unspacedOrOther())].map(([piece]) => piece) : [run];
         terms.push(...pieces.filter((piece) => piece.length <= MAX_TERM_LENGTH));
       }
       // The é appended as a word of its own takes the general path for the whole text.

@@ -4,7 +4,8 @@
 // JavaScript strings count). Only the first EXCERPT_SCAN_CHARS of a text are looked at, so a
 // result costs the same whatever its document's size. Portable.
 import type { TokenMatcher } from './query-terms.js';
-import { foldText, MAX_TERM_LENGTH, tokenize, UNSPACED, UNSPACED_OR_OTHER } from './tokenize.js';
+import { foldText, MAX_TERM_LENGTH, tokenize } from './tokenize.js';
+import { unspaced, unspacedOrOther, wordRuns } from './unicode-patterns.js';
 
 /** Words an excerpt shows: a few lines of text. */
 export const EXCERPT_WORDS = 30;
@@ -21,10 +22,9 @@ export interface Excerpt {
   matches: [number, number][];
 }
 
-const RUNS = /[\p{L}\p{N}\p{M}]+/gu;
 const ASCII_WORD = /^[A-Za-z0-9]+$/;
 const NON_ASCII = /[\u0080-\uffff]/;
-/** RUNS over lowercased ASCII text: a cold isolate need not compile RUNS (Unicode classes) for ASCII texts. */
+/** wordRuns over lowercased ASCII text: a cold isolate need not build wordRuns (Unicode classes) for ASCII texts. */
 const LOWER_ASCII_RUNS = /[a-z0-9]+/g;
 
 /**
@@ -70,7 +70,7 @@ function asciiRunsOf(text: string, matchOf: TokenMatcher): Runs {
 
 /** The words of `text` (as tokenize cuts them) and the query term each matches. */
 function runsOf(text: string, matchOf: TokenMatcher): Runs {
-  // ASCII alone (most texts): its runs are RUNS's, and a run longer than a term matches nothing.
+  // ASCII alone (most texts): its runs are wordRuns's, and a run longer than a term matches nothing.
   if (!NON_ASCII.test(text)) return asciiRunsOf(text, matchOf);
   const runs: Runs = { starts: [], ends: [], terms: [] };
   const add = (start: number, end: number, term: number) => {
@@ -78,14 +78,14 @@ function runsOf(text: string, matchOf: TokenMatcher): Runs {
     runs.ends.push(end);
     runs.terms.push(term);
   };
-  for (const match of text.matchAll(RUNS)) {
+  for (const match of text.matchAll(wordRuns())) {
     const run = match[0];
-    if (!UNSPACED.test(run)) {
+    if (!unspaced().test(run)) {
       add(match.index, match.index + run.length, termOfRun(run, matchOf));
       continue;
     }
     // Each ideograph or kana a word of its own, as tokenize cuts them.
-    for (const piece of run.matchAll(UNSPACED_OR_OTHER)) {
+    for (const piece of run.matchAll(unspacedOrOther())) {
       const start = match.index + piece.index;
       add(start, start + piece[0].length, termOfRun(piece[0], matchOf));
     }

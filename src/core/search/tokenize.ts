@@ -4,21 +4,10 @@
 // marks; each Han, Hiragana and Katakana character a term of its own (those scripts put no spaces
 // between words). No stop words and no stemming, so the ranking stays comparable with SQLite
 // FTS5's bm25() fed the same terms. Portable.
+import { foldableMarks, unspaced, unspacedOrOther, wordGapAt, wordRunAt, wordRuns } from './unicode-patterns.js';
 
 /** Longer runs (hashes, base64, minified code) are not words anyone types: left out of the index. */
 export const MAX_TERM_LENGTH = 64;
-
-// Nonspacing marks after a Latin, Greek or Cyrillic letter (after NFD: é → e + U+0301). Marks of
-// other scripts stay: Devanagari's vowel signs, for one, are marks and part of the word.
-const FOLDABLE_MARKS = /([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])\p{Mn}+/gu;
-// A word: letters, numbers and the marks that belong to them; or a single ideograph or kana. Cut
-// in two steps, runs first, each with a plain character-class loop: one pattern with a lookahead
-// inside its repeat (`(?:(?!…)[…])+`) made V8 recurse per character, and a 12 MB run of letters
-// (a base64 resource) overflowed the stack.
-const RUNS = /[\p{L}\p{N}\p{M}]+/gu;
-export const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
-export const UNSPACED_OR_OTHER =
-  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
 
 const NON_ASCII = /[\u0080-\uffff]/;
 
@@ -31,7 +20,7 @@ export function foldText(text: string): string {
   // final sigma comes back from lowercasing a word-final Σ, so it is folded by hand.
   const folded = text.normalize('NFKC').toUpperCase().toLowerCase().replaceAll('ς', 'σ');
   // NFC at the end puts back what NFD split and no mark was dropped from (Hangul syllables).
-  return folded.normalize('NFD').replace(FOLDABLE_MARKS, '$1').normalize('NFC');
+  return folded.normalize('NFD').replace(foldableMarks(), '$1').normalize('NFC');
 }
 
 /**
@@ -83,22 +72,25 @@ function cutAscii(text: string, from: number, to: number, visitor: TermVisitor):
   if (start >= 0 && to - start <= MAX_TERM_LENGTH) visitor.span(text, start, to);
 }
 
-// Runs of word characters and the gaps between them, matched in place (sticky, tested without a
-// match array): a run of letters and digits is mostly plain ASCII, handed on as a span.
-const WORD_RUN = /[\p{L}\p{N}\p{M}]+/uy;
-const WORD_GAP = /[^\p{L}\p{N}\p{M}]+/uy;
-
 /** Whether `text`'s units `start`..`end` are all ASCII. */
 function isAsciiSpan(text: string, start: number, end: number): boolean {
   for (let at = start; at < end; at += 1) if (text.charCodeAt(at) >= 0x80) return false;
   return true;
 }
 
-/** The terms of any text: folded whole, then cut into runs, ideographs and kana one each. */
+/**
+ * The terms of any text: folded whole, then cut into runs, ideographs and kana one each. Cut in
+ * two steps, runs first, each with a plain character-class loop: one pattern with a lookahead
+ * inside its repeat (`(?:(?!…)[…])+`) made V8 recurse per character, and a 12 MB run of letters
+ * (a base64 resource) overflowed the stack.
+ */
 function cutFolded(text: string, visitor: TermVisitor): void {
   const folded = foldText(text);
-  if (!UNSPACED.test(folded)) {
-    // The runs of RUNS, found without a match array each.
+  if (!unspaced().test(folded)) {
+    // The runs of wordRuns, found in place (sticky, tested without a match array): a run of
+    // letters and digits is mostly plain ASCII, handed on as a span.
+    const WORD_RUN = wordRunAt();
+    const WORD_GAP = wordGapAt();
     let at = 0;
     while (at < folded.length) {
       WORD_GAP.lastIndex = at;
@@ -114,14 +106,14 @@ function cutFolded(text: string, visitor: TermVisitor): void {
     }
     return;
   }
-  for (const match of folded.matchAll(RUNS)) {
+  for (const match of folded.matchAll(wordRuns())) {
     const run = match[0];
-    if (!UNSPACED.test(run)) {
+    if (!unspaced().test(run)) {
       if (run.length <= MAX_TERM_LENGTH) visitor.term(run);
       continue;
     }
     // Each ideograph or kana a term of its own, the letters between them a term each.
-    for (const piece of run.matchAll(UNSPACED_OR_OTHER)) {
+    for (const piece of run.matchAll(unspacedOrOther())) {
       const term = piece[0];
       if (term.length <= MAX_TERM_LENGTH) visitor.term(term);
     }

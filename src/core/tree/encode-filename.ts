@@ -5,7 +5,18 @@ import { hashLikeRustDefaultHasher } from './siphash.js';
 
 export const MAX_NAME_LENGTH = 200;
 const KEPT_PREFIX_LENGTH = 183;
-const COMBINING_MARKS = /\p{M}/gu;
+/**
+ * Combining marks, built from a string when first needed: V8 parses a `\p{…}` literal, looking
+ * its property up in Unicode's tables, when it parses the module and again when the literal is
+ * made, which every edge isolate's start paid for ASCII keys that never run it.
+ */
+let combiningMarks: RegExp | undefined;
+const COMBINING_MARK = '\\p{M}';
+
+function combiningMarksPattern(): RegExp {
+  combiningMarks ??= new RegExp(COMBINING_MARK, 'gu');
+  return combiningMarks;
+}
 /** One code point outside the kept set (a surrogate pair is one match, as `for…of` reads it). */
 const NOT_KEPT = /[^a-z0-9_-]/gu;
 const NOT_KEPT_ASCII = /[^a-z0-9_-]/g;
@@ -22,7 +33,7 @@ export function encodeFilename(value: string): string {
   // The first normalize() and \p{M} match of a process load Unicode tables (milliseconds, paid by
   // a server's first call otherwise); most keys are ASCII, which neither step changes.
   const ascii = ASCII_ONLY.test(value);
-  const stripped = (ascii ? value : value.normalize('NFD').replace(COMBINING_MARKS, '')).toLowerCase();
+  const stripped = (ascii ? value : value.normalize('NFD').replace(combiningMarksPattern(), '')).toLowerCase();
   // One replace, not a test per code point: a 4 MB value took 1.4 s that way (issue 21, item 5).
   // ASCII text has no surrogate pair, so the cheaper non-Unicode pattern replaces the same characters.
   const safe = stripped.replace(ascii ? NOT_KEPT_ASCII : NOT_KEPT, '_');
