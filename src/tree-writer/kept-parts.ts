@@ -86,6 +86,13 @@ export function decodePartTable(bytes: Uint8Array, at: number, end: number): Kep
   return parts;
 }
 
+/**
+ * How many parts a reader holds at once: entries are asked for in about the order they were kept,
+ * so a few suffice, and holding every part read kept a whole previous state in memory for an edit
+ * build (a part asked for again once let go is read and checked again).
+ */
+export const MAX_HELD_PARTS = 16;
+
 /** The previous parts, each read and checked when first asked for. */
 export class KeptPartReader {
   private readonly loaded = new Map<number, Uint8Array | undefined>();
@@ -124,6 +131,7 @@ export class KeptPartReader {
       bytes = undefined;
     }
     if (this.holdOne) this.loaded.clear();
+    else if (this.loaded.size >= MAX_HELD_PARTS) this.loaded.delete(this.loaded.keys().next().value!);
     this.loaded.set(index, bytes);
     return bytes;
   }

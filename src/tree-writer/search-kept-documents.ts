@@ -301,7 +301,12 @@ export class KeptSearchDocuments {
   /** The keys and counts of the entry whose fields start at `position` (KeptDocument.termsAt), as take checked them. */
   termsAt(position: number): { keys: string[]; counts: number[] } {
     const part = this.parts!.partAt(position);
-    const bytes = this.parts!.bytesOf(part)!;
+    const bytes = this.parts!.bytesOf(part);
+    // Only when a part let go (kept-parts.ts MAX_HELD_PARTS) was removed or changed since it was read.
+    if (bytes === undefined)
+      throw new Error(
+        `the kept search state in ${this.file} changed while this build read it (another build of this project?): build again`,
+      );
     const cursor = { at: position - this.parts!.starts[part]! };
     const keysLength = readVarint(bytes, cursor);
     const keysText = decoder.decode(bytes.subarray(cursor.at, cursor.at + keysLength));

@@ -12,6 +12,7 @@ import {
   ENTRIES_PER_PART,
   KeptPartReader,
   KeptPartWriter,
+  MAX_HELD_PARTS,
   removeUnnamedParts,
 } from '../../src/tree-writer/kept-parts.js';
 
@@ -94,6 +95,21 @@ describe('kept parts', () => {
     // A table naming a file outside the folder does not parse.
     const table = encodePartTable([{ ...parts[3]!, name: '../escape.part' }]);
     expect(() => decodePartTable(table, 0, table.length)).toThrow();
+  });
+
+  it('holds only the last parts it read: one let go is read and checked again', () => {
+    const folder = partsFolder();
+    const writer = new KeptPartWriter(folder, []);
+    for (let number = 1; number <= 3000; number += 1) writer.append([entry(number).bytes], entry(number).keyWord);
+    const parts = writer.finish();
+    expect(parts.length).toBeGreaterThan(MAX_HELD_PARTS + 1);
+    const reader = new KeptPartReader(folder, parts);
+    for (let index = 0; index <= MAX_HELD_PARTS; index += 1) expect(reader.bytesOf(index)).toBeDefined();
+    rmSync(path.join(folder, parts[0]!.name));
+    rmSync(path.join(folder, parts[MAX_HELD_PARTS]!.name));
+    // Part 0 was let go, so its file is read again (and is gone); the last part read is still held.
+    expect(reader.bytesOf(0)).toBeUndefined();
+    expect(Buffer.from(reader.bytesOf(MAX_HELD_PARTS)!).toString()).toContain('entry');
   });
 
   it('leaves the parts of a writer still running, and removes those of one that died', () => {
