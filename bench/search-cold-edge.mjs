@@ -13,13 +13,17 @@
 // own start and miniflare's workers included: compare with another bundle in the same run).
 // INITIALIZE=0 sends the search first, as a stateless host's new isolate may get it: the site's
 // load (mcp.json, the tree, the handler) and the request path's first run fall on the search then.
+// WORKERS=<a>,<b>,… runs each bundle on every query, alternating (old and new in one run): a path to
+// a _worker.js (e.g. an earlier build's), `dist` (this build's), or the floor (floor-workers.mjs):
+// `trivial` (a fixed answer, workerd's own cost) and `imports` (dist's bundle evaluated, unused).
 // Run: npm run build && CORPUS=wiki COUNT=6000 node bench/search-cold-edge.mjs   (RUNS=10;
-//   TREE=<built tree> measures that one; SERVERS=files,assets; WORKER=<a _worker.js> runs that
-//   bundle instead of dist's, e.g. a copy of an earlier build's, for a before/after in one run)
+//   TREE=<built tree> measures that one; SERVERS=files,assets; WORKER=<a _worker.js> is WORKERS of one;
+//   the floor: WORKERS=trivial,imports,dist SERVERS=files)
 import { readFileSync } from 'node:fs';
 import { twoWordQueries } from './lib/cold-search.mjs';
 import { median } from './lib/common.mjs';
-import { startWorkerdSite } from './lib/edge-lib.mjs';
+import { startWorkerdSite, workerBundle } from './lib/edge-lib.mjs';
+import { importOnlyWorker, trivialWorker } from './lib/floor-workers.mjs';
 import { HEADERS, initialize, timeToolCall } from './lib/mcp-http-client.mjs';
 import { childPid, cpuNs, cpuNsByThread } from './lib/process-cpu.mjs';
 import { searchTree } from './lib/search-query-tree.mjs';
@@ -28,7 +32,15 @@ const CORPUS = process.env.CORPUS ?? 'wiki';
 const COUNT = Number(process.env.COUNT ?? 6000);
 const RUNS = Number(process.env.RUNS ?? 10);
 const SERVERS = (process.env.SERVERS ?? 'files,assets').split(',');
-const workerScript = process.env.WORKER ? readFileSync(process.env.WORKER, 'utf8') : undefined;
+const WORKERS = (process.env.WORKERS ?? process.env.WORKER ?? 'dist').split(',');
+
+/** A worker's module source by its name in WORKERS. */
+function workerSource(name) {
+  if (name === 'trivial') return trivialWorker;
+  if (name === 'imports') return importOnlyWorker(readFileSync(workerBundle, 'utf8'));
+  return readFileSync(name === 'dist' ? workerBundle : name, 'utf8');
+}
+const sources = WORKERS.map(workerSource);
 const INITIALIZE = process.env.INITIALIZE !== '0';
 
 const tree = process.env.TREE ?? (await searchTree(CORPUS, COUNT)).tree;
@@ -40,38 +52,40 @@ console.log(
     (INITIALIZE ? '' : ", each the isolate's first request"),
 );
 for (const server of SERVERS) {
-  const cpu = [];
-  const mainThread = [];
-  const init = [];
-  const startup = [];
-  let failed = 0;
+  const runs = WORKERS.map(() => ({ cpu: [], mainThread: [], init: [], startup: [], failed: 0 }));
   for (const query of queries) {
-    const site = await startWorkerdSite(tree, { nativeFiles: server === 'files', workerScript });
-    try {
-      const endpoint = new URL('mcp', site.url).href;
-      const pid = childPid(process.pid, 'workerd');
-      const before = cpuNs(pid);
-      startup.push(before / 1e6);
-      const headers = INITIALIZE ? await initialize(endpoint) : HEADERS;
-      init.push((cpuNs(pid) - before) / 1e6);
-      const threadsBefore = cpuNsByThread(pid);
-      const { answer } = await timeToolCall(endpoint, headers, 'search', { query });
-      const threadsAfter = cpuNsByThread(pid);
-      mainThread.push((threadsAfter.main - threadsBefore.main) / 1e6);
-      cpu.push((threadsAfter.main + threadsAfter.others - threadsBefore.main - threadsBefore.others) / 1e6);
-      if (answer.error || answer.result?.isError) throw new Error(JSON.stringify(answer).slice(0, 300));
-    } catch (error) {
-      failed += 1;
-      console.error(`${server}: "${query}" failed: ${error.message}`);
-    } finally {
-      await site.close();
+    for (const [index, workerScript] of sources.entries()) {
+      const run = runs[index];
+      const site = await startWorkerdSite(tree, { nativeFiles: server === 'files', workerScript });
+      try {
+        const endpoint = new URL('mcp', site.url).href;
+        const pid = childPid(process.pid, 'workerd');
+        const before = cpuNs(pid);
+        run.startup.push(before / 1e6);
+        const headers = INITIALIZE ? await initialize(endpoint) : HEADERS;
+        run.init.push((cpuNs(pid) - before) / 1e6);
+        const threadsBefore = cpuNsByThread(pid);
+        const { answer } = await timeToolCall(endpoint, headers, 'search', { query });
+        const threadsAfter = cpuNsByThread(pid);
+        run.mainThread.push((threadsAfter.main - threadsBefore.main) / 1e6);
+        run.cpu.push((threadsAfter.main + threadsAfter.others - threadsBefore.main - threadsBefore.others) / 1e6);
+        if (answer.error || answer.result?.isError) throw new Error(JSON.stringify(answer).slice(0, 300));
+      } catch (error) {
+        run.failed += 1;
+        console.error(`${server} ${WORKERS[index]}: "${query}" failed: ${error.message}`);
+      } finally {
+        await site.close();
+      }
     }
   }
-  const sorted = [...cpu].sort((a, b) => a - b);
-  console.log(
-    `${server === 'files' ? 'native file service' : 'miniflare asset worker'}: cold search CPU p50 ${f(median(cpu))} ms, ` +
-      `min ${f(sorted[0])} max ${f(sorted.at(-1))}, main thread p50 ${f(median(mainThread))} ms (` +
-      (INITIALIZE ? `initialize p50 ${f(median(init))} ms; ` : '') +
-      `startup before any request p50 ${f(median(startup))} ms)${failed ? `; ${failed} failed` : ''}`,
-  );
+  for (const [index, { cpu, mainThread, init, startup, failed }] of runs.entries()) {
+    const sorted = [...cpu].sort((a, b) => a - b);
+    console.log(
+      `${server === 'files' ? 'native file service' : 'miniflare asset worker'}` +
+        `${WORKERS.length > 1 ? ` [${WORKERS[index]}]` : ''}: cold search CPU p50 ${f(median(cpu))} ms, ` +
+        `min ${f(sorted[0])} max ${f(sorted.at(-1))}, main thread p50 ${f(median(mainThread))} ms (` +
+        (INITIALIZE ? `initialize p50 ${f(median(init))} ms; ` : '') +
+        `startup before any request p50 ${f(median(startup))} ms)${failed ? `; ${failed} failed` : ''}`,
+    );
+  }
 }
