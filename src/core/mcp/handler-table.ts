@@ -66,7 +66,7 @@ let preloadPlanned = false;
  * HTTP host makes a session per request: only the first plans anything).
  */
 export function planPreload(server: ServerContext, modern: boolean): void {
-  if (preloadPlanned) return;
+  if (preloadPlanned || server.preloadWhenIdle === false) return;
   preloadPlanned = true;
   const timer: unknown = setTimeout(() => void preloadRequestHandling(server, modern), PRELOAD_AFTER_MS);
   // On Node, a planned preload must not keep the process alive.

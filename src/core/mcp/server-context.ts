@@ -42,6 +42,12 @@ export interface ServerContext {
   /** True under `staticmcp dev`: the tree can change, so list changes and subscriptions are offered. */
   dev: boolean;
   /**
+   * False where a request's timers end with it (the edge worker: workerd cancels them), so the
+   * preload a session plans after `initialize` (handler-table.ts) would never run there; run in
+   * Node instead, it landed in the middle of the next request. Absent: planned.
+   */
+  preloadWhenIdle?: boolean;
+  /**
    * Set by a host that switches a rebuilt tree in (`serve <folder>`, `dev`): requests let it look
    * for one first, a legacy session is offered list changes and subscriptions, and a request that
    * failed because the tree changed under it is answered again (tree-switch-port.ts).

@@ -81,6 +81,8 @@ export function openEdgeSite(tree: LoadedTree, options: EdgeSiteOptions): EdgeSi
     reader,
     liveHint: `run staticmcp serve ${options.siteRoot.href} --live <project folder>`,
     dev: false,
+    // workerd cancels a request's timers when it ends: what the first requests need loads as they need it.
+    preloadWhenIdle: false,
     loadValidatorCompiler: async () => compileEdgeValidator,
     logProblem: options.logProblem,
   };
