@@ -16,8 +16,11 @@ const SOURCE_ROOT = path.join(REPO_ROOT, 'src');
 /** The folders the portable compile (tsconfig.portable.json) names, as `src/`-relative prefixes. */
 const PORTABLE_FOLDERS = ['core/', 'hosts/edge/', 'validators/'];
 /** The one package a portable folder may import: the edge's JSON Schema interpreter, in its validator plug. */
+// Packages that run on every host (no node: module, no native code): the edge stems a query as the
+// build stemmed the index.
 const PORTABLE_PACKAGES: Record<string, string[]> = {
   'validators/': ['@cfworker/json-schema'],
+  'core/search/': ['stemmer'],
 };
 /** CONTRIBUTING: small modules, one topic per file. */
 const MAX_SOURCE_LINES = 450;

@@ -1,9 +1,9 @@
-// Stemming for search (issue #40): English words cut to their Porter stem (porter-stem.ts: npm
-// `stemmer`'s stems, the algorithm of SQLite FTS5's `porter` tokenizer, so the ranking stays
-// comparable with it). An index of format 6 holds, besides each word's own postings,
+// Stemming for search (issue #40): English words cut to their Porter stem (npm `stemmer`, the
+// algorithm of SQLite FTS5's `porter` tokenizer, so the ranking stays comparable with it), the
+// one module that uses that package. An index of format 6 holds, besides each word's own postings,
 // a list per stem under stem + STEM_KEY_SUFFIX: a query word looks up its stem's list (every form
 // of the word) and its own (an exact match ranks above a stemmed one). Portable.
-import { porterStemOf } from './porter-stem.js';
+import { stemmer } from 'stemmer';
 import { detachedString } from './detached-string.js';
 
 /** How an index's words were stemmed: `porter` (search.language "en", the default) or not at all. */
@@ -32,27 +32,20 @@ export function shownKeyOf(key: string): string {
 }
 
 // Porter is defined over ASCII letters; FTS5's porter tokenizer leaves other tokens as they are.
-// A loop, not a pattern: a cold worker would compile the pattern on its first query.
-function isStemmable(term: string): boolean {
-  for (let index = 0; index < term.length; index += 1) {
-    const code = term.charCodeAt(index);
-    if (code < 97 || code > 122) return false;
-  }
-  return true;
-}
+const STEMMABLE = /^[a-z]+$/;
 /** Stems remembered, so a build stems each distinct word about once; cleared when full. */
 const STEM_CACHE_LIMIT = 65_536;
 const stems = new Map<string, string>();
 
 /** The Porter stem of a folded term (tokenize.ts); the term itself when it is not ASCII letters. */
 export function stemOf(term: string): string {
-  if (term.length <= 2 || !isStemmable(term)) return term;
+  if (term.length <= 2 || !STEMMABLE.test(term)) return term;
   let stem = stems.get(term);
   if (stem === undefined) {
     // The term is a view into its document's text, and its stem often the term itself: both are
     // made from a copy, so the cache holds no document.
     const own = detachedString(term);
-    stem = porterStemOf(own);
+    stem = stemmer(own);
     if (stems.size >= STEM_CACHE_LIMIT) stems.clear();
     stems.set(own, stem);
   }
