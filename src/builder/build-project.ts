@@ -45,7 +45,7 @@ import type { BuildProblem, BuildReport } from './build-report.js';
 import type { CallFilter } from './call-stream.js';
 import { collectCompletions } from './collect-completions.js';
 import { callFileBudget, checkCallFileBudget, checkHostLimits, type PackingOutcome } from './host-limits.js';
-import { hasTextResources, searchToIndex, writeSearchIndexStep } from './search-index-step.js';
+import { hashContentAndDocuments, hasTextResources, searchToIndex, writeSearchIndexStep } from './search-index-step.js';
 import { type OpenedProject, openProject } from './open-project.js';
 import { planTools, type ToolPlan } from './plan-tools.js';
 import { isProviderEntry, runCompletionProviders } from './run-completion-providers.js';
@@ -253,7 +253,7 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
     const fullPackingPlan = withResourcePacking(packingPlan, assembled.resourcePacking, callFilesBeforePacking);
     if (site) await applySiteOverrides(output, site);
     noteStageMemory('assembly');
-    const contentHash = await output.writer.hashWritten();
+    const { contentHash, documentFilesHash } = await hashContentAndDocuments(output, config, assembled, !!shard);
     noteStageMemory('hash');
     // Before the pack stage, which takes the call files out of the tree. A part is not indexed:
     // it holds a share of the documents (the merge indexes the merged tree).
@@ -272,6 +272,7 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
           : { previous: await readReusableSearchIndex(projectRoot, outDir, generatorName()) }),
         // Each document's share of the index, kept for the next build (--force reads none).
         ...(shard ? {} : { kept: { file: keptSearchDocumentsFile(projectRoot), readPrevious: !options.force } }),
+        ...(documentFilesHash !== undefined ? { documentFilesHash } : {}),
       },
       assembled.hasTextResources,
     );

@@ -76,6 +76,8 @@ export interface SearchStepInput {
    * whether the previous build's entries are read (not with --force); undefined: none kept.
    */
   kept?: { file: string; readPrevious: boolean };
+  /** The document files' hash, when hashContentAndDocuments took it with the content hash; absent: taken here. */
+  documentFilesHash?: string;
 }
 
 const OUR_TOOLS = ['search', 'fetch'];
@@ -193,6 +195,22 @@ export function searchToIndex(
   return settings;
 }
 
+/**
+ * The tree's content hash and, from the same walk of the written files, the hash of the document
+ * files the search step decides its reuse by (writeSearchIndexStep), when it will index.
+ */
+export async function hashContentAndDocuments(
+  output: TreeOutput,
+  config: ProjectConfig,
+  assembled: { toolNames: readonly string[]; hasTextResources: boolean },
+  shardPart: boolean,
+): Promise<{ contentHash: string; documentFilesHash?: string }> {
+  const settings = shardPart ? undefined : searchToIndex(config, assembled.toolNames, assembled.hasTextResources);
+  if (settings === undefined) return { contentHash: await output.writer.hashWritten() };
+  const [contentHash, documentFilesHash] = await output.writer.hashesWritten([() => true, isDocumentFile(settings)]);
+  return { contentHash: contentHash!, documentFilesHash: documentFilesHash! };
+}
+
 /** The one warning of a project whose own search or fetch tool wins over ours. */
 function clashWarnings(config: ProjectConfig, toolNames: readonly string[], hasTextResources: boolean): BuildProblem[] {
   const clash = OUR_TOOLS.filter((name) => toolNames.includes(name));
@@ -305,7 +323,8 @@ export async function writeSearchIndexStep(
     ...(input.publicUrl ? { publicUrl: input.publicUrl } : {}),
   };
   // Decided from digests the writer already holds: no document is read when the index is reused.
-  const documentFilesHash = await input.output.writer.hashWritten(isDocumentFile(documentSettings));
+  const documentFilesHash =
+    input.documentFilesHash ?? (await input.output.writer.hashWritten(isDocumentFile(documentSettings)));
   const identity = searchWriterIdentity(input.generator, documentSettings);
   const inputs = searchInputsDigest(identity, input.manifest, documentSettings, documentFilesHash);
   const { previous } = input;

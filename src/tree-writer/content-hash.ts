@@ -86,3 +86,15 @@ export function createTreeHash(): TreeHash {
     },
   };
 }
+
+/** The tree hash of the files each of `includes` accepts, from one pass over `files` (in sortTreePaths order). */
+export function hashDigestsBy(
+  files: Iterable<[string, Uint8Array]>,
+  includes: readonly ((filePath: string) => boolean)[],
+): string[] {
+  const hashes = includes.map(() => createTreeHash());
+  for (const [filePath, digest] of files)
+    for (let index = 0; index < includes.length; index += 1)
+      if (includes[index]!(filePath)) hashes[index]!.addDigest(filePath, digest);
+  return hashes.map((hash) => hash.digest());
+}

@@ -9,7 +9,7 @@
 // in it); the entries' UTF-8 bytes lie in part files beside it (kept-parts.ts), each read and
 // checked (size, CRC-32) when an entry of it is first taken, and written again only when the
 // entries it holds changed. A damaged directory is not used; a damaged part, only its entries.
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { DigestKeyTable } from '../shared/digest-key-table.js';
 import {
@@ -75,10 +75,8 @@ export class KeptLlmsEntries {
   }
 
   keyOf(sourceKey: string, linkBase: string | undefined): Buffer {
-    return createHash('sha256')
-      .update(JSON.stringify([this.salt, linkBase ?? null, sourceKey]))
-      .digest()
-      .subarray(0, KEY_BYTES);
+    // One-shot (no Hash object a document): the same bytes as createHash's.
+    return hash('sha256', JSON.stringify([this.salt, linkBase ?? null, sourceKey]), 'buffer').subarray(0, KEY_BYTES);
   }
 
   /** The kept entry's UTF-8 bytes, or undefined (none, or its part is missing or damaged). */

@@ -11,7 +11,7 @@ import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import { documentUrlBase, resolveDocumentUrl } from '../core/search/document-url.js';
 import type { SearchDocument } from '../core/search/tree-documents.js';
 import { sortPositions } from './sort-positions.js';
-import { readAt, SpillWriter } from './spill-files.js';
+import { SpillWriter, WindowReader } from './spill-files.js';
 import { compareUtf8AsUtf16, StringArena } from './string-arena.js';
 import { grownTypedArray } from './grown-typed-array.js';
 import type { KeptLlmsEntries } from './llms-kept-entries.js';
@@ -54,6 +54,9 @@ function folderOf(document: SearchDocument): string {
   return folder === '' ? 'Documents' : folder;
 }
 
+/** What llms-full.txt's entries are read back through (limits.maxLlmsFullBytes' default is 8 MiB). */
+const FULL_WINDOW_BYTES = 1 << 20;
+
 /**
  * Where llms-full.txt's entries wait for the end (issue #39, "Memory": up to the cap, 8 MiB by
  * default): a scratch file when the writer has a scratch folder (the build's), else memory.
@@ -64,6 +67,7 @@ class FullEntries {
   private readonly spilledAt: number[] = [];
   private readonly spilledLength: number[] = [];
   private fd: number | undefined;
+  private reader: WindowReader | undefined;
 
   constructor(scratchFolder: string | undefined) {
     this.spill =
@@ -87,14 +91,18 @@ class FullEntries {
     if (this.fd === undefined) {
       this.spill.close();
       this.fd = openSync(this.spill.file, 'r');
+      // Entries are read back by id, in about the order they came: a read a window, not one an
+      // entry (a read an entry was most of writing llms-full.txt in an edit build).
+      this.reader = new WindowReader(this.fd, FULL_WINDOW_BYTES);
     }
-    return readAt(this.fd, this.spilledAt[position]!, this.spilledLength[position]!);
+    return this.reader!.read(this.spilledAt[position]!, this.spilledLength[position]!);
   }
 
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     else this.spill?.close();
     this.fd = undefined;
+    this.reader = undefined;
   }
 }
 

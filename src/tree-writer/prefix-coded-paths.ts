@@ -84,9 +84,26 @@ export class PrefixCodedPaths {
     return cursor.bytes.toString('utf8', 0, cursor.length);
   }
 
-  /** The length of the path in `slot`, in bytes. */
+  /**
+   * The length of the path in `slot`, in bytes: from its entry's two lengths, walked to from its
+   * block's start without decoding a path (the pack writer asks for every name's, several times).
+   */
   byteLengthAt(slot: number): number {
-    return this.cursorFor(slot, -1).length;
+    if (this.first.slot === slot) return this.first.length;
+    if (this.second.slot === slot) return this.second.length;
+    if (this.newest.slot === slot) return this.newest.length;
+    if (this.viewed.slot === slot) return this.viewed.length;
+    if (slot >= this.count || slot < 0) throw new RangeError(`no path recorded in slot ${slot}`);
+    const entries = this.entries;
+    let at = this.blockStarts[Math.floor(slot / BLOCK_PATHS)]!;
+    for (let current = slot - (slot % BLOCK_PATHS); ; current++) {
+      let shared = entries[at++]!;
+      if (shared >= 0x80) [shared, at] = readLongVarint(entries, at - 1);
+      let suffix = entries[at++]!;
+      if (suffix >= 0x80) [suffix, at] = readLongVarint(entries, at - 1);
+      if (current === slot) return shared + suffix;
+      at += suffix;
+    }
   }
 
   /** Whether the path in `slot` is the first `length` bytes of `probe`. */

@@ -16,7 +16,7 @@
 // An entry of a resource document also carries the digest of what it was listed from (its source:
 // its file's content digest and its manifest entry, tree-documents.ts SourceKey): a rebuild finds
 // it by that, without reading, parsing or encoding the unchanged document at all.
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { readVarint, writeVarint } from '../core/search/postings.js';
 import {
@@ -93,7 +93,8 @@ export function keptSourceDigestOf(stemming: string, sourceKey: string): Buffer 
   // The lister asks for a resource's digest, then the index writer for the same one right after.
   if (lastSourceDigest?.stemming === stemming && lastSourceDigest.sourceKey === sourceKey)
     return lastSourceDigest.digest;
-  const digest = createHash('sha256').update(`${stemming}\0source\0${sourceKey}`).digest();
+  // One-shot (no Hash object a document): the same bytes as createHash's.
+  const digest = hash('sha256', `${stemming}\0source\0${sourceKey}`, 'buffer');
   lastSourceDigest = { stemming, sourceKey, digest };
   return digest;
 }

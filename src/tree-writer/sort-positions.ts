@@ -39,6 +39,12 @@ export function sortPositions<T extends Uint32Array>(order: T, compare: (left: n
     for (let start = 0; start < count; start += 2 * width) {
       const middle = Math.min(start + width, count);
       const end = Math.min(start + 2 * width, count);
+      // Two runs already in order (files are mostly written in their paths' order): copied after
+      // one comparison, not merged with one a position.
+      if (middle >= end || compare(from[middle]!, from[middle - 1]!) >= 0) {
+        to.set(from.subarray(start, end), start);
+        continue;
+      }
       let left = start;
       let right = middle;
       let out = start;

@@ -159,11 +159,15 @@ export class WindowReader {
   private windowAt = 0;
   private windowEnd = 0;
 
-  constructor(private readonly fd: number) {}
+  constructor(
+    private readonly fd: number,
+    /** What a miss reads (at least the record asked for). */
+    private readonly windowBytes = WINDOW_BYTES,
+  ) {}
 
   read(offset: number, length: number): Uint8Array {
     if (offset < this.windowAt || offset + length > this.windowEnd) {
-      const size = Math.max(WINDOW_BYTES, length);
+      const size = Math.max(this.windowBytes, length);
       if (this.window.length < size) this.window = new Uint8Array(size);
       let filled = 0;
       while (filled < size) {

@@ -21,7 +21,7 @@
 import { promises as fs, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
-import { createTreeHash, digestFile } from './content-hash.js';
+import { digestFile, hashDigestsBy } from './content-hash.js';
 import { FileDigests } from './file-digests.js';
 import type { ReusingWrite } from './file-reuse.js';
 import type { CommitOptions, OpenTreeWriterOptions } from './tree-writer-options.js';
@@ -378,10 +378,13 @@ export class TreeWriter {
    * (all of them without it), from the digests recorded as they were written.
    */
   async hashWritten(include: (relativePath: string) => boolean = () => true): Promise<string> {
+    return (await this.hashesWritten([include]))[0]!;
+  }
+
+  /** hashWritten for each of `includes`, from one walk of the sorted paths (a walk per hash cost as much as the hashing). */
+  async hashesWritten(includes: readonly ((relativePath: string) => boolean)[]): Promise<string[]> {
     await this.flush();
-    const hash = createTreeHash();
-    for (const [treePath, digest] of this.written.sorted()) if (include(treePath)) hash.addDigest(treePath, digest);
-    return hash.digest();
+    return hashDigestsBy(this.written.sorted(), includes);
   }
 
   /** True when `outDir` holds these same files at the same sizes, and `manifestPath` byte for byte. */

@@ -143,6 +143,30 @@ describe('a one-document edit of a packed content project', () => {
     for (const [name, bytes] of freshAgain) expect(again.get(name)?.equals(bytes), name).toBe(true);
   });
 
+  it('takes an edit of a sidecar alone into the tree: no chunk of the listing or the packs is reused stale', async () => {
+    const { project, tree } = await copyBuiltProject('staticmcp-content-sidecar-');
+    // Past the entries mcp.json lists inline: the page's listing is in a list part, its file in a pack.
+    await fs.writeFile(
+      path.join(project, 'resources', 'page-150.md.meta.json'),
+      JSON.stringify({ description: 'Overridden: a quokka page', title: 'Quokka' }),
+    );
+    const edited = await build(project, tree);
+    // The page's bytes did not change: nothing is parsed, yet its listing and its file are new.
+    expect(edited.documents).toMatchObject({ parsed: 0, reused: DOCUMENTS });
+    const [rebuilt, fresh] = await Promise.all([readTree(tree), freshTreeOf(project)]);
+    expect([...rebuilt.keys()].sort()).toEqual([...fresh.keys()].sort());
+    for (const [name, bytes] of fresh) expect(rebuilt.get(name)?.equals(bytes), name).toBe(true);
+    const listing = [...rebuilt].filter(([name]) => name.startsWith('lists/') || name === 'mcp.json');
+    expect(listing.some(([, bytes]) => bytes.includes('Overridden: a quokka page'))).toBe(true);
+
+    // The override taken back: the listing is the original's again, not the override's kept.
+    await fs.rm(path.join(project, 'resources', 'page-150.md.meta.json'));
+    await build(project, tree);
+    const [back, freshBack] = await Promise.all([readTree(tree), freshTreeOf(project)]);
+    for (const [name, bytes] of freshBack) expect(back.get(name)?.equals(bytes), name).toBe(true);
+    expect([...back.values()].some((bytes) => bytes.includes('Overridden: a quokka page'))).toBe(false);
+  });
+
   it('rebuilds that same tree after an edit when every cache of the project is damaged', async () => {
     const { project, tree } = await copyBuiltProject('staticmcp-content-damaged-');
     const cache = path.join(project, '.staticmcp');
