@@ -7,7 +7,8 @@
 // not), and an index file swapped for a copy of itself, or an edited record, means a rebuild.
 // Whatever the path, the index is byte for byte the one a build into an empty folder writes (as
 // `--force` does; `--force` itself, which reruns every script, is shown on a project of one text
-// resource). The two damage tests share one copy, each leaving it rebuilt. Every other damage and
+// resource). The resource edit goes on from the first test's copy, and the two damage tests share
+// one copy, each leaving it rebuilt. Every other damage and
 // edit of the record is decided by the same function, tested in-process
 // (test/unit/search-index-reuse.test.ts); here one of each shows what a user sees. Builds run
 // in-process through the build command's decision (test/helpers/in-process-build.ts), searches
@@ -86,6 +87,9 @@ async function searchIds(tree: string, query: string): Promise<string[]> {
   }
 }
 
+/** The first test's copy of the example, built and with a prompt edited: the second test goes on from it. */
+let linkedProject: string | undefined;
+
 /**
  * A copy of the built example after its first build, which writes the index as into an empty
  * folder, and those index bytes. The two damage tests share it: each leaves the tree it damaged
@@ -111,6 +115,7 @@ async function exitedProcessId(): Promise<number> {
 describe('search index reuse', () => {
   it('links the previous index on a repeated build, and after an edit that leaves the documents as they were', async () => {
     const project = exampleProject();
+    linkedProject = project;
     const first = await build(project);
     expect(first.searchIndex).toBe('written');
     const tree = first.outDir;
@@ -133,7 +138,8 @@ describe('search index reuse', () => {
   });
 
   it('writes the index again when a resource text changes: the new word is found, the old one is not', async () => {
-    const project = exampleProject();
+    // The previous test's copy (its index as --force writes it, as that test asserts), else a new one.
+    const project = linkedProject ?? exampleProject();
     const tree = (await build(project)).outDir;
     expect(await searchIds(tree, 'precomputes')).toEqual(['resources/guide_md.json']);
     const guide = path.join(project, 'resources/guide.md');
