@@ -101,6 +101,7 @@ async function copyBuiltProject(prefix: string): Promise<{ project: string; tree
 }
 
 describe('a one-document edit of a packed content project', () => {
+  // Four builds of the whole project, two from scratch: past the default 60 s on a loaded machine.
   it('rebuilds the tree a from-scratch build writes, keeping the files the edit does not touch', async () => {
     const { project, tree } = await copyBuiltProject('staticmcp-content-edit-');
     const resourcePacks = [...inodes(tree).keys()].filter((name) => name.startsWith('packs/resources'));
@@ -141,7 +142,7 @@ describe('a one-document edit of a packed content project', () => {
     const [again, freshAgain] = await Promise.all([readTree(tree), freshTreeOf(project)]);
     expect([...again.keys()].sort()).toEqual([...freshAgain.keys()].sort());
     for (const [name, bytes] of freshAgain) expect(again.get(name)?.equals(bytes), name).toBe(true);
-  });
+  }, 120_000);
 
   it('takes an edit of a sidecar alone into the tree: no chunk of the listing or the packs is reused stale', async () => {
     const { project, tree } = await copyBuiltProject('staticmcp-content-sidecar-');

@@ -6,7 +6,9 @@
 // still reuses them, a resource edit writes the index again (the new word is found, the old one
 // not), and an index file swapped for a copy of itself, or an edited record, means a rebuild.
 // Whatever the path, the index is byte for byte the one a build into an empty folder writes (as
-// `--force` does). Every other damage and
+// `--force` does; `--force` itself, which reruns every script, is shown on a project of one text
+// resource). The resource edit goes on from the first test's copy, and the two damage tests share
+// one copy, each leaving it rebuilt. Every other damage and
 // edit of the record is decided by the same function, tested in-process
 // (test/unit/search-index-reuse.test.ts); here one of each shows what a user sees. Builds run
 // in-process through the build command's decision (test/helpers/in-process-build.ts), searches
@@ -19,6 +21,7 @@ import { describe, expect, it } from 'vitest';
 import { buildInProcess } from '../helpers/in-process-build.js';
 import { copyBuiltExample } from '../helpers/example.js';
 import { openTreeSession } from '../helpers/in-process-session.js';
+import { makeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 const INDEX_FOLDER = 'packs/search.index';
@@ -84,6 +87,24 @@ async function searchIds(tree: string, query: string): Promise<string[]> {
   }
 }
 
+/** The first test's copy of the example, built and with a prompt edited: the second test goes on from it. */
+let linkedProject: string | undefined;
+
+/**
+ * A copy of the built example after its first build, which writes the index as into an empty
+ * folder, and those index bytes. The two damage tests share it: each leaves the tree it damaged
+ * rebuilt to those bytes (as it asserts), and the project's input as it was.
+ */
+let freshCopyOnce: Promise<{ project: string; tree: string; fresh: Map<string, string> }> | undefined;
+function freshCopy() {
+  freshCopyOnce ??= (async () => {
+    const project = exampleProject();
+    const tree = (await build(project)).outDir;
+    return { project, tree, fresh: indexBytes(tree) };
+  })();
+  return freshCopyOnce;
+}
+
 /** The id of a process that has exited (a killed build's). */
 async function exitedProcessId(): Promise<number> {
   const child = spawn(process.execPath, ['-e', '0']);
@@ -94,6 +115,7 @@ async function exitedProcessId(): Promise<number> {
 describe('search index reuse', () => {
   it('links the previous index on a repeated build, and after an edit that leaves the documents as they were', async () => {
     const project = exampleProject();
+    linkedProject = project;
     const first = await build(project);
     expect(first.searchIndex).toBe('written');
     const tree = first.outDir;
@@ -116,7 +138,8 @@ describe('search index reuse', () => {
   });
 
   it('writes the index again when a resource text changes: the new word is found, the old one is not', async () => {
-    const project = exampleProject();
+    // The previous test's copy (its index as --force writes it, as that test asserts), else a new one.
+    const project = linkedProject ?? exampleProject();
     const tree = (await build(project)).outDir;
     expect(await searchIds(tree, 'precomputes')).toEqual(['resources/guide_md.json']);
     const guide = path.join(project, 'resources/guide.md');
@@ -132,15 +155,21 @@ describe('search index reuse', () => {
     expect(await searchIds(tree, 'prebakes')).toEqual(['resources/guide_md.json']);
     expect(await searchIds(tree, 'precomputes')).toEqual([]);
     expect(indexBytes(tree)).toEqual(await forcedIndex(project));
-    // --force writes it even when nothing changed.
+  });
+
+  it('writes the index again with --force even when nothing changed', async () => {
+    // A project of one text resource: --force reruns every script, which the example has ~120 of.
+    const project = await makeProject({ tools: { ok: 'ok' }, files: { 'resources/a.md': '# A\n\nA wombat.\n' } });
+    const tree = (await build(project)).outDir;
+    const written = indexBytes(tree);
+    expect((await build(project)).searchIndex).toBe('reused');
     expect((await build(project, '--force')).searchIndex).toBe('written');
+    expect(indexBytes(tree)).toEqual(written);
+    expect(await searchIds(tree, 'wombat')).toEqual(['resources/a_md.json']);
   });
 
   it('writes the index again, as --force writes it, after a file of it was swapped for a copy of itself', async () => {
-    const project = exampleProject();
-    const tree = (await build(project)).outDir;
-    // The copy's first build writes the index, as into an empty folder.
-    const fresh = indexBytes(tree);
+    const { project, tree, fresh } = await freshCopy();
     // The same bytes under a new inode: only the file's identity tells.
     const [file] = [...indexInodes(tree).keys()].filter((name) => name.endsWith('.pack'));
     const swapped = path.join(tree, INDEX_FOLDER, file!);
@@ -153,10 +182,7 @@ describe('search index reuse', () => {
   });
 
   it('writes the index again when the record was edited, as --force does even with its kept documents damaged', async () => {
-    const project = exampleProject();
-    const tree = (await build(project)).outDir;
-    // The copy's first build writes the index, as into an empty folder.
-    const fresh = indexBytes(tree);
+    const { project, tree, fresh } = await freshCopy();
     const record = path.join(project, RECORD);
     await build(project);
     const intact = await fs.readFile(record, 'utf8');
