@@ -32,8 +32,23 @@ class WholeFiles implements PackFileSource {
   }
 }
 
-function readerOver(documents: SearchDocument[], options: SearchIndexOptions = {}) {
-  const written = writeSearchIndex(documents, options);
+/**
+ * The index written from a corpus, by the corpus: the tests that read one corpus share its writing.
+ * Each reader still gets a map of its own, where a test swaps in the copies it damages.
+ */
+const writtenByCorpus = new WeakMap<SearchDocument[], ReturnType<typeof writeSearchIndex>>();
+
+function writeWithDefaults(documents: SearchDocument[]): ReturnType<typeof writeSearchIndex> {
+  let written = writtenByCorpus.get(documents);
+  if (!written) {
+    written = writeSearchIndex(documents);
+    writtenByCorpus.set(documents, written);
+  }
+  return written;
+}
+
+function readerOver(documents: SearchDocument[], options?: SearchIndexOptions) {
+  const written = options ? writeSearchIndex(documents, options) : writeWithDefaults(documents);
   const files = new WholeFiles(new Map(written.files.map((file) => [file.path, file.bytes])));
   const parsed = parseSearchIndexManifest(JSON.parse(JSON.stringify(written.extension)));
   if (!('table' in parsed)) throw new Error('the rows should be inline');
@@ -181,14 +196,17 @@ describe('an excerpt of a long document', () => {
 });
 
 describe('a title block and its excerpt sources', () => {
+  // One corpus (and so one writing of its index, see readerOver) for the block's tests.
+  let corpus: SearchDocument[] | undefined;
   const documents = () => {
     const next = random(43);
-    return Array.from({ length: 200 }, (_, position) => ({
+    corpus ??= Array.from({ length: 200 }, (_, position) => ({
       id: `resources/d${String(position).padStart(3, '0')}.json`,
       title: `d${position}`,
       text: `shared ${wordsOf(next, 80)}`,
       url: '',
     }));
+    return corpus;
   };
 
   it('share one pack, so a result costs one read of it', async () => {

@@ -125,8 +125,23 @@ const SMALL_PARTS = {
   stemming: 'none',
 } as const;
 
+/**
+ * The index written from a corpus in SMALL_PARTS, by the corpus: the tests that read one corpus share
+ * its writing. Each reader still gets a map of its own, where a test swaps in the parts it damages.
+ */
+const writtenByCorpus = new WeakMap<SearchDocument[], ReturnType<typeof writeSearchIndex>>();
+
+function writeInSmallParts(documents: SearchDocument[]): ReturnType<typeof writeSearchIndex> {
+  let written = writtenByCorpus.get(documents);
+  if (!written) {
+    written = writeSearchIndex(documents, SMALL_PARTS);
+    writtenByCorpus.set(documents, written);
+  }
+  return written;
+}
+
 function readerOver(documents: SearchDocument[], options: Parameters<typeof writeSearchIndex>[1] = SMALL_PARTS) {
-  const written = writeSearchIndex(documents, options);
+  const written = options === SMALL_PARTS ? writeInSmallParts(documents) : writeSearchIndex(documents, options);
   const files = new MemoryFiles(new Map(written.files.map((file) => [file.path, file.bytes])));
   const parsed = parseSearchIndexManifest(JSON.parse(JSON.stringify(written.extension)));
   if ('problem' in parsed) throw new Error(parsed.problem);
@@ -141,10 +156,22 @@ function readerOver(documents: SearchDocument[], options: Parameters<typeof writ
   return { written, files, table, source, reader, problems };
 }
 
+/** A corpus sorted by id and tokenized, for the reference: once per corpus, however many queries. */
+const referenceCorpora = new WeakMap<SearchDocument[], { sorted: SearchDocument[]; tokenized: string[][] }>();
+
+function tokenizeForReference(documents: SearchDocument[]): { sorted: SearchDocument[]; tokenized: string[][] } {
+  let corpus = referenceCorpora.get(documents);
+  if (!corpus) {
+    const sorted = [...documents].sort((a, b) => (Buffer.from(a.id) < Buffer.from(b.id) ? -1 : 1));
+    corpus = { sorted, tokenized: sorted.map((document) => tokenize(`${document.title}\n${document.text}`)) };
+    referenceCorpora.set(documents, corpus);
+  }
+  return corpus;
+}
+
 /** BM25 straight from the documents (FTS5's formula, OR of the query's distinct terms): the reference. */
 function referenceRanking(documents: SearchDocument[], query: string, limit = 10): string[] {
-  const sorted = [...documents].sort((a, b) => (Buffer.from(a.id) < Buffer.from(b.id) ? -1 : 1));
-  const tokenized = sorted.map((document) => tokenize(`${document.title}\n${document.text}`));
+  const { sorted, tokenized } = tokenizeForReference(documents);
   // The average length as the writers weigh with it: on a log scale of 32 steps per doubling.
   const exactAverage = tokenized.reduce((sum, terms) => sum + terms.length, 0) / sorted.length;
   const average = 2 ** (Math.round(Math.log2(exactAverage) * 32) / 32);
