@@ -1,8 +1,12 @@
 // Trees other generators wrote (every shape DESIGN.md lists), resources, and safety: nothing
 // outside the tree is ever read, broken files are clean errors, paths of this machine never leak.
+// Other generators' trees go through a real stdio process; our own trees' resources are asked of
+// serve's own session in-process (test/helpers/in-process-bridge.ts: the same sources, the same
+// live state script).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InProcessBridge } from '../helpers/in-process-bridge.js';
 import { buildFixtureProject, writeTree } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 
@@ -163,7 +167,7 @@ describe('safety', () => {
 describe('resources of our own trees', () => {
   it('lists and reads text, blob and live state resources', async () => {
     const project = buildFixtureProject('fixtures/example');
-    const ours = new RawBridge([project]);
+    const ours = await InProcessBridge.open(project);
     await ours.initialize();
     const list = (await ours.request('resources/list')).result!;
     expect((list.resources as { uri: string }[]).map((resource) => resource.uri)).toContain('example://data/planets');
@@ -188,7 +192,7 @@ describe('resources of our own trees', () => {
     expect((await ours.request('resources/read', { uri: 'resource://nope.md' })).error?.code).toBe(-32002);
     await ours.close();
 
-    const treeOnly = new RawBridge([path.join(project, 'dist')]);
+    const treeOnly = await InProcessBridge.open(path.join(project, 'dist'));
     await treeOnly.initialize();
     const stateWithoutProject = await treeOnly.request('resources/read', { uri: 'mcpd://counter/state' });
     expect(stateWithoutProject.error?.message).toMatch(/--live/);

@@ -1,10 +1,13 @@
 // The MCP surface beyond tools, over real stdio: prompts rendered from the tree, resource template
 // instances (precomputed without spawning, read live through the provider, -32002 otherwise),
 // completions, the project's live limits and output schemas on live calls. prompts/list's pages
-// are read in-process (test/helpers/in-process-session.ts), as serve opens the tree.
+// are read in-process (test/helpers/in-process-session.ts), as serve opens the tree; the tree
+// served without its project and the 2024-11-05 session's completions are asked of serve's own
+// session in-process (test/helpers/in-process-bridge.ts), beside the one real stdio process.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InProcessBridge } from '../helpers/in-process-bridge.js';
 import { writeProject } from '../helpers/projects.js';
 import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
 import { buildTreeInProcess } from '../helpers/in-process-build.js';
@@ -213,7 +216,7 @@ describe('resource templates', () => {
     const none = await bridge.request('resources/read', { uri: 'facts://plants/fern' });
     expect(none.error).toMatchObject({ code: -32002, data: { uri: 'facts://plants/fern' } });
 
-    const treeOnly = new RawBridge([path.join(project, 'dist')]);
+    const treeOnly = await InProcessBridge.open(path.join(project, 'dist'));
     await treeOnly.initialize();
     const before = (await providerRuns()).length;
     const owl = await treeOnly.request('resources/read', { uri: 'facts://animals/owl' });
@@ -240,7 +243,7 @@ describe('completions', () => {
   });
 
   it('completes template variables and tool parameters (ref/tool), and refuses unknown references with -32602', async () => {
-    const older = new RawBridge([project]);
+    const older = await InProcessBridge.open(project);
     await older.initialize('2024-11-05');
     const animals = await older.request('completion/complete', {
       ref: { type: 'ref/resource', uri: 'facts://animals/{animal}' },

@@ -1,7 +1,11 @@
-// The protocol core over real stdio with raw JSON-RPC lines: version negotiation, what each
-// version may see, batches, errors for bad input, and a clean exit when stdin closes.
+// The protocol core over stdio with raw JSON-RPC lines: version negotiation, what each version may
+// see, batches, errors for bad input, and a clean exit when stdin closes. The version and batch
+// decisions are asked of serve's own session in-process (InProcessBridge: the same sources and
+// tree switch, fed the same lines); the lifecycle, the frame cap, piped input and back-pressure go
+// through the real process, which also shows each of those exits 0 when stdin closes.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildFixtureProject } from '../helpers/projects.js';
+import { InProcessBridge } from '../helpers/in-process-bridge.js';
 import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
 
 let example: string;
@@ -13,7 +17,7 @@ beforeAll(() => {
 describe('version negotiation', () => {
   for (const version of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']) {
     it(`echoes ${version} and shows only the fields it knows`, async () => {
-      const bridge = new RawBridge([example]);
+      const bridge = await InProcessBridge.open(example);
       const init = await bridge.initialize(version);
       expect(init.result?.protocolVersion).toBe(version);
       // The example has prompts and templates; the completions capability exists from 2025-03-26.
@@ -39,12 +43,12 @@ describe('version negotiation', () => {
       const resources = (await bridge.request('resources/list')).result?.resources as Record<string, unknown>[];
       const logo = resources.find((resource) => resource.uri === 'resource://logo.png')!;
       expect('size' in logo).toBe(version >= '2025-03-26');
-      expect(await bridge.close()).toBe(0);
+      await bridge.close();
     });
   }
 
   it('accepts batches under 2025-03-26 only', async () => {
-    const old = new RawBridge([example]);
+    const old = await InProcessBridge.open(example);
     await old.initialize('2025-03-26');
     old.sendLine(
       JSON.stringify([
@@ -60,7 +64,7 @@ describe('version negotiation', () => {
     });
     await old.close();
 
-    const current = new RawBridge([example]);
+    const current = await InProcessBridge.open(example);
     await current.initialize('2025-06-18');
     current.sendLine(JSON.stringify([{ jsonrpc: '2.0', id: 'a', method: 'ping' }]));
     const refused = await current.responseTo(null);
@@ -95,7 +99,7 @@ describe('the lifecycle', () => {
   });
 
   it('needs no handshake for a 2026-07-28 request, which carries its version in _meta', async () => {
-    const bridge = new RawBridge([example]);
+    const bridge = await InProcessBridge.open(example);
     const meta = {
       'io.modelcontextprotocol/protocolVersion': '2026-07-28',
       'io.modelcontextprotocol/clientCapabilities': {},

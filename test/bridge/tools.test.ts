@@ -1,11 +1,15 @@
 // tools/list and tools/call end to end, with the official SDK client and raw lines: precomputed
-// hits that never spawn, live misses, failures, cancellation, logs, progress, big answers.
+// hits that never spawn, live misses, failures, cancellation, logs, progress, big answers. A tree
+// served without its project, with --live, and the pagination walk are asked of serve's own session
+// in-process (connectInProcess: the same sources and tree switch, the SDK client on the frames);
+// the rest through the real process.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { connectInProcess } from '../helpers/in-process-bridge.js';
 import { CLI } from '../helpers/paths.js';
 import { writeTree } from '../helpers/projects.js';
 import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
@@ -154,7 +158,7 @@ describe('cancellation', () => {
 
 describe('without a project (serve a tree folder)', () => {
   it('answers hits and says a miss was not precomputed', async () => {
-    const treeOnly = await connect([path.join(project, 'dist')]);
+    const treeOnly = await connectInProcess(path.join(project, 'dist'));
     expect(textOf(await treeOnly.callTool({ name: 'marked', arguments: { word: 'alpha' } }))).toBe('word=alpha\n');
     const miss = await treeOnly.callTool({ name: 'marked', arguments: { word: 'delta' } });
     expect(miss.isError).toBe(true);
@@ -164,7 +168,7 @@ describe('without a project (serve a tree folder)', () => {
   });
 
   it('runs misses live with --live', async () => {
-    const live = await connect([path.join(project, 'dist'), '--live', project]);
+    const live = await connectInProcess(path.join(project, 'dist'), { live: project });
     expect(textOf(await live.callTool({ name: 'marked', arguments: { word: 'epsilon' } }))).toBe('word=epsilon\n');
     await live.close();
   });
@@ -191,7 +195,7 @@ describe('pagination', () => {
         capabilities: { tools: tools.slice(1), resources: [] },
       },
     });
-    const walker = await connect([treeA]);
+    const walker = await connectInProcess(treeA);
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -209,7 +213,7 @@ describe('pagination', () => {
     await expect(walker.listTools({ cursor: 'garbage!' })).rejects.toMatchObject({ code: -32602 });
     await walker.close();
 
-    const other = await connect([treeB]);
+    const other = await connectInProcess(treeB);
     await expect(other.listTools({ cursor: firstCursor })).rejects.toMatchObject({ code: -32602 });
     await other.close();
   });

@@ -1,7 +1,8 @@
 // The tree's own worker in workerd over a packed tree (issue #24): through its ASSETS binding it
 // reads one whole pack per packed call (and each index once, kept by the isolate), answering as it does over the unpacked
 // tree; a missing pack answers "not precomputed", a damaged one says its answer cannot be read and
-// why, never an error of the worker.
+// why, never an error of the worker. The three trees (unpacked, packed, damaged) are each a site
+// of its own, all in one workerd.
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,13 +11,23 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { packTool } from '../helpers/packed-trees.js';
 import { buildProjectTree, makeProject } from '../helpers/projects.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
-import { startWorkerdSite, type WorkerdSite } from './workerd-site.js';
+import { startWorkerdSitesOnPorts, type WorkerdSite } from './workerd-site.js';
 
 const WORDS = Array.from({ length: 30 }, (_, position) => `word-${position}`);
-const sites: WorkerdSite[] = [];
 const clients: Client[] = [];
 let plainTree: string;
 let packedTree: string;
+/** A copy of the packed tree with one pack cut short, one a host's HTML page, one gone. */
+let damagedTree: string;
+let sites: readonly WorkerdSite[] = [];
+let plain: Connected;
+let packed: Connected;
+let hurt: Connected;
+
+interface Connected {
+  client: Client;
+  site: WorkerdSite;
+}
 
 function copyTree(from: string): string {
   const to = path.join(temporaryFolderSync('staticmcp-packed-'), 'tree');
@@ -24,9 +35,7 @@ function copyTree(from: string): string {
   return to;
 }
 
-async function workerClient(tree: string): Promise<{ client: Client; site: WorkerdSite }> {
-  const site = await startWorkerdSite(tree);
-  sites.push(site);
+async function workerClient(site: WorkerdSite): Promise<Connected> {
   const client = new Client({ name: 'packed-worker-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL('mcp', site.url)));
   clients.push(client);
@@ -55,16 +64,36 @@ beforeAll(async () => {
   plainTree = copyTree(path.join(project, 'dist'));
   packedTree = copyTree(plainTree);
   packTool(packedTree, 'echo');
+  damagedTree = copyTree(packedTree);
+  const folder = path.join(damagedTree, 'packs', 'echo');
+  const [truncated, html, gone] = readdirSync(folder)
+    .filter((name) => name.endsWith('.pack'))
+    .sort()
+    .map((name) => path.join(folder, name));
+  writeFileSync(truncated!, readFileSync(truncated!).subarray(0, 40));
+  writeFileSync(html!, '<!doctype html><title>Not found</title>');
+  rmSync(gone!);
+  const [plainSite, packedSite, damagedSite] = await startWorkerdSitesOnPorts([
+    { treeDir: plainTree },
+    { treeDir: packedTree },
+    { treeDir: damagedTree },
+  ] as const);
+  sites = [plainSite, packedSite, damagedSite];
+  [plain, packed, hurt] = await Promise.all([
+    workerClient(plainSite),
+    workerClient(packedSite),
+    workerClient(damagedSite),
+  ]);
 }, 60_000);
 
 afterAll(async () => {
   for (const client of clients) await client.close().catch(() => undefined);
-  for (const site of sites) await site.close();
+  // One workerd runs every site: closing one closes them all.
+  await sites[0]?.close();
 });
 
 describe('the worker over a packed tree', () => {
   it('answers every call as over the unpacked tree, reading the packs through ASSETS', async () => {
-    const [plain, packed] = await Promise.all([workerClient(plainTree), workerClient(packedTree)]);
     const values = [...WORDS, 'never-built'];
     const expected = await answersOf(plain.client, 'echo', values);
     expect(JSON.parse(expected[2]!).content[0].text).toBe('word-2\n');
@@ -82,16 +111,6 @@ describe('the worker over a packed tree', () => {
   });
 
   it('answers the calls of a damaged pack as unreadable, of a missing one as not precomputed, the rest as before', async () => {
-    const damaged = copyTree(packedTree);
-    const folder = path.join(damaged, 'packs', 'echo');
-    const [truncated, html, gone] = readdirSync(folder)
-      .filter((name) => name.endsWith('.pack'))
-      .sort()
-      .map((name) => path.join(folder, name));
-    writeFileSync(truncated!, readFileSync(truncated!).subarray(0, 40));
-    writeFileSync(html!, '<!doctype html><title>Not found</title>');
-    rmSync(gone!);
-    const [plain, hurt] = await Promise.all([workerClient(plainTree), workerClient(damaged)]);
     const [notPrecomputed] = await answersOf(plain.client, 'echo', ['never-built']);
     const expected = await answersOf(plain.client, 'echo', WORDS);
     const got = await answersOf(hurt.client, 'echo', WORDS);

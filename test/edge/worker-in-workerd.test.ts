@@ -2,7 +2,8 @@
 // over Streamable HTTP on a loopback port, as a remote MCP client would use a deployed site:
 // handshake, pagination, precomputed calls, misses, resources, prompts, completions, and whom it
 // lets in (its refusals are rows of test/http/bad-input-cases.ts). Where `serve` over stdio answers the same request,
-// the answers must be the same.
+// the answers must be the same. The example's site and a big tree another generator wrote (served
+// by the example's worker) run in one workerd, a site each.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,12 +15,39 @@ import { runCli } from '../helpers/cli.js';
 import { listEveryTool } from '../helpers/list-every-tool.js';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';
 import { removeTemporaryFolders, temporaryFolder } from '../helpers/temp-folders.js';
-import { startWorkerdSite, type WorkerdSite } from './workerd-site.js';
+import { startWorkerdSitesOnPorts, type WorkerdSite } from './workerd-site.js';
 
 const ALLOWED_ORIGIN = 'https://app.example';
 
 let tree: string;
 let site: WorkerdSite;
+/** The big tree's site: the example's worker serving a tree it did not write. */
+let bigSite: WorkerdSite;
+/** The big tree's 250 tools. */
+const BIG_TOOLS = Array.from({ length: 250 }, (_, index) => ({
+  name: `tool_${String(index).padStart(3, '0')}`,
+  description: 'd',
+  inputSchema: { type: 'object' },
+}));
+
+/** A tree of 250 tools, as another generator writes it: mcp.json and one call file. */
+async function writeBigTree(): Promise<string> {
+  const bigTree = await temporaryFolder();
+  await fs.writeFile(
+    path.join(bigTree, 'mcp.json'),
+    JSON.stringify({
+      protocolVersion: '2025-06-18',
+      serverInfo: { name: 'big', version: '1' },
+      capabilities: { tools: BIG_TOOLS, resources: [] },
+    }),
+  );
+  await fs.mkdir(path.join(bigTree, 'tools'));
+  await fs.writeFile(
+    path.join(bigTree, 'tools', 'tool_249.json'),
+    JSON.stringify({ content: [{ type: 'text', text: 'last one' }] }),
+  );
+  return bigTree;
+}
 let client: Client;
 let stdio: Client;
 
@@ -68,7 +96,10 @@ beforeAll(async () => {
   tree = path.join(await temporaryFolder(), 'tree');
   const build = await runCli(['build', project, '--out', tree]);
   expect(build.code, build.stderr).toBe(0);
-  site = await startWorkerdSite(tree);
+  [site, bigSite] = await startWorkerdSitesOnPorts([
+    { treeDir: tree },
+    { treeDir: await writeBigTree(), workerFile: path.join(tree, '_worker.js') },
+  ] as const);
   client = await connectHttp(site.url);
   stdio = new Client({ name: 'edge-test-stdio', version: '1.0.0' });
   await stdio.connect(
@@ -166,37 +197,15 @@ describe('the worker as a remote MCP server', () => {
   });
 
   it('walks every page of a big tree from another generator', async () => {
-    const tools = Array.from({ length: 250 }, (_, index) => ({
-      name: `tool_${String(index).padStart(3, '0')}`,
-      description: 'd',
-      inputSchema: { type: 'object' },
-    }));
-    const bigTree = await temporaryFolder();
-    await fs.writeFile(
-      path.join(bigTree, 'mcp.json'),
-      JSON.stringify({
-        protocolVersion: '2025-06-18',
-        serverInfo: { name: 'big', version: '1' },
-        capabilities: { tools, resources: [] },
-      }),
-    );
-    await fs.mkdir(path.join(bigTree, 'tools'));
-    await fs.writeFile(
-      path.join(bigTree, 'tools', 'tool_249.json'),
-      JSON.stringify({ content: [{ type: 'text', text: 'last one' }] }),
-    );
-    // The worker from our tree, serving a tree it did not write.
-    const bigSite = await startWorkerdSite(bigTree, path.join(tree, '_worker.js'));
     const bigClient = await connectHttp(bigSite.url);
     try {
       const { names: seen, pages } = await listEveryTool(bigClient);
       expect(pages).toBe(3);
-      expect(seen).toEqual(tools.map((tool) => tool.name));
+      expect(seen).toEqual(BIG_TOOLS.map((tool) => tool.name));
       expect(textOf(await bigClient.callTool({ name: 'tool_249', arguments: {} }))).toBe('last one');
       await expect(bigClient.listTools({ cursor: 'garbage!' })).rejects.toMatchObject({ code: -32602 });
     } finally {
       await bigClient.close();
-      await bigSite.close();
     }
   });
 });

@@ -12,64 +12,22 @@ export interface JsonRpcMessage {
   error?: { code: number; message: string; data?: unknown };
 }
 
-/** A `staticmcp serve` (or `dev`) process driven by raw lines; collects every frame it prints. */
-export class RawBridge {
-  readonly child: ChildProcessWithoutNullStreams;
+/**
+ * Frames received from a stdio server, and requests that wait for their answers: what RawBridge
+ * (a real process) and InProcessBridge (test/helpers/in-process-bridge.ts: the same session
+ * in-process) share. `sendLine` is the one way a line reaches the server.
+ */
+export abstract class JsonRpcLines {
   readonly frames: unknown[] = [];
   stderr = '';
-  private buffered = '';
   private waiters: (() => void)[] = [];
-  readonly exited: Promise<number | null>;
   private nextId = 1;
 
-  /**
-   * `cli`: the entry file to run (default: the compiled bin, CLI); `launcher`: a whole command
-   * line to run instead, a program that starts the server itself (`args` are then not used).
-   */
-  constructor(
-    args: string[],
-    options: {
-      cwd?: string;
-      command?: 'serve' | 'dev';
-      env?: NodeJS.ProcessEnv;
-      cli?: string;
-      launcher?: [string, ...string[]];
-    } = {},
-  ) {
-    const [program, ...programArgs] = options.launcher ?? [
-      process.execPath,
-      options.cli ?? CLI,
-      options.command ?? 'serve',
-      ...args,
-    ];
-    this.child = spawn(program, programArgs, {
-      cwd: options.cwd ?? REPO_ROOT,
-      env: options.env ?? process.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    this.child.stdout.setEncoding('utf8');
-    this.child.stdout.on('data', (text: string) => {
-      this.buffered += text;
-      const lines = this.buffered.split('\n');
-      this.buffered = lines.pop() ?? '';
-      for (const line of lines) {
-        if (line.trim() === '') continue;
-        // A frame that is not JSON would fail the test that reads it.
-        this.frames.push(JSON.parse(line));
-      }
-      for (const waiter of this.waiters.splice(0)) waiter();
-    });
-    this.child.stderr.setEncoding('utf8');
-    this.child.stderr.on('data', (text: string) => {
-      this.stderr += text;
-      for (const waiter of this.waiters.splice(0)) waiter();
-    });
-    this.child.stdin.on('error', () => {});
-    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
-  }
+  abstract sendLine(line: string): void;
 
-  sendLine(line: string): void {
-    this.child.stdin.write(`${line}\n`);
+  /** Wakes whoever waits for a frame or a stderr line. */
+  protected received(): void {
+    for (const waiter of this.waiters.splice(0)) waiter();
   }
 
   send(message: unknown): void {
@@ -124,6 +82,64 @@ export class RawBridge {
     });
     this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     return response;
+  }
+}
+
+/** A `staticmcp serve` (or `dev`) process driven by raw lines; collects every frame it prints. */
+export class RawBridge extends JsonRpcLines {
+  readonly child: ChildProcessWithoutNullStreams;
+  private buffered = '';
+  readonly exited: Promise<number | null>;
+
+  /**
+   * `cli`: the entry file to run (default: the compiled bin, CLI); `launcher`: a whole command
+   * line to run instead, a program that starts the server itself (`args` are then not used).
+   */
+  constructor(
+    args: string[],
+    options: {
+      cwd?: string;
+      command?: 'serve' | 'dev';
+      env?: NodeJS.ProcessEnv;
+      cli?: string;
+      launcher?: [string, ...string[]];
+    } = {},
+  ) {
+    super();
+    const [program, ...programArgs] = options.launcher ?? [
+      process.execPath,
+      options.cli ?? CLI,
+      options.command ?? 'serve',
+      ...args,
+    ];
+    this.child = spawn(program, programArgs, {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: options.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (text: string) => {
+      this.buffered += text;
+      const lines = this.buffered.split('\n');
+      this.buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line.trim() === '') continue;
+        // A frame that is not JSON would fail the test that reads it.
+        this.frames.push(JSON.parse(line));
+      }
+      this.received();
+    });
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (text: string) => {
+      this.stderr += text;
+      this.received();
+    });
+    this.child.stdin.on('error', () => {});
+    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
+  }
+
+  sendLine(line: string): void {
+    this.child.stdin.write(`${line}\n`);
   }
 
   async close(): Promise<number | null> {

@@ -2,12 +2,15 @@
 // metadata) is refused with MissingRequiredClientCapabilityError (-32021, data.requiredCapabilities)
 // before its script runs, when the request's client did not declare them: a 2026-07-28 request by
 // its own _meta (HTTP 400), a legacy session by its initialize; the build records the need in the
-// manifest extension, and bad metadata keeps the tool out of the tree.
+// manifest extension, and bad metadata keeps the tool out of the tree. The legacy sessions' refusal
+// is the session's decision, asked of serve's own session in-process (InProcessBridge); the modern
+// refusals go through the real stdio and HTTP servers.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpServe, post } from '../helpers/http-serve.js';
+import { InProcessBridge } from '../helpers/in-process-bridge.js';
 import { CLI } from '../helpers/paths.js';
 import { writeProject } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
@@ -105,7 +108,7 @@ describe('requiredClientCapabilities', () => {
   });
 
   it('refuses a legacy session whose initialize did not declare it, and serves one that did', async () => {
-    const legacy = new RawBridge([project]);
+    const legacy = await InProcessBridge.open(project);
     try {
       await legacy.initialize('2025-06-18');
       const refused = await legacy.request('tools/call', { name: 'needs_sampling', arguments: {} });
@@ -113,7 +116,7 @@ describe('requiredClientCapabilities', () => {
     } finally {
       await legacy.close();
     }
-    const declared = new RawBridge([project]);
+    const declared = await InProcessBridge.open(project);
     try {
       await declared.request('initialize', {
         protocolVersion: '2025-06-18',

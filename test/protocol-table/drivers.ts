@@ -92,30 +92,40 @@ export const stdioDriver: Driver = {
   },
 };
 
+/** One Streamable HTTP session on a running `serve --http`; closing it stops the server when `stop`. */
+async function openHttpSession(serve: HttpServe, stop: boolean): Promise<Connection> {
+  const sessionId = await openSession(serve.port, TABLE_PROTOCOL_VERSION);
+  return {
+    request: async (id, method, params, era) => {
+      const headers =
+        era === 'modern'
+          ? modernHeaders(method, params)
+          : { 'mcp-session-id': sessionId, 'mcp-protocol-version': TABLE_PROTOCOL_VERSION };
+      const answer = await post(serve.port, { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, headers);
+      const messages = String(answer.headers['content-type']).startsWith('text/event-stream')
+        ? sseMessages(answer.text)
+        : [answer.json()];
+      return messages.at(-1) as unknown as ProtocolResponse;
+    },
+    close: async () => {
+      if (stop) await serve.stop();
+    },
+  };
+}
+
 /** `staticmcp serve <tree> --http` as a real process: one Streamable HTTP session over loopback. */
 export const nodeHttpDriver: Driver = {
   name: 'node-http',
-  async open(treeRoot) {
-    const serve = await HttpServe.start([treeRoot]);
-    const sessionId = await openSession(serve.port, TABLE_PROTOCOL_VERSION);
-    return {
-      request: async (id, method, params, era) => {
-        const headers =
-          era === 'modern'
-            ? modernHeaders(method, params)
-            : { 'mcp-session-id': sessionId, 'mcp-protocol-version': TABLE_PROTOCOL_VERSION };
-        const answer = await post(serve.port, { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, headers);
-        const messages = String(answer.headers['content-type']).startsWith('text/event-stream')
-          ? sseMessages(answer.text)
-          : [answer.json()];
-        return messages.at(-1) as unknown as ProtocolResponse;
-      },
-      close: async () => {
-        await serve.stop();
-      },
-    };
-  },
+  open: async (treeRoot) => openHttpSession(await HttpServe.start([treeRoot]), true),
 };
+
+/**
+ * The node-http driver on a server the file started (`serve` resolves it) and stops itself, so
+ * that its other tests (an SDK client's) talk to the same process instead of starting another.
+ */
+export function sharedNodeHttpDriver(serve: () => Promise<HttpServe>): Driver {
+  return { name: 'node-http', open: async () => openHttpSession(await serve(), false) };
+}
 
 /** `staticmcp serve <URL>` over stdio, reading the tree from a plain static host. */
 export const serveUrlDriver: Driver = {

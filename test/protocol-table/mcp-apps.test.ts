@@ -3,7 +3,8 @@
 // (the protocol table's drivers), then as the official SDK client sees it over stdio, HTTP and the
 // worker, and under `dev`. Each host declares io.modelcontextprotocol/ui (initialize and server/discover), lists the tools with
 // _meta.ui.resourceUri, reads the ui:// page with its MIME type and _meta.ui, and answers the
-// app's own call back to the tool like any other call.
+// app's own call back to the tool like any other call. The driver and the SDK client share one
+// `serve --http` and one workerd (each of those tests opens its own session or client on them).
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,17 +15,17 @@ import { buildAppsProject } from '../helpers/apps-project.js';
 import { HttpServe } from '../helpers/http-serve.js';
 import { CLI } from '../helpers/paths.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
-import { startWorkerdSite } from '../edge/workerd-site.js';
+import { startWorkerdSite, type WorkerdSite } from '../edge/workerd-site.js';
 import type { ProtocolResponse } from './cases.js';
 import {
   type Driver,
   inProcessDriver,
-  nodeHttpDriver,
   serveUrlDriver,
+  sharedNodeHttpDriver,
   stdioDriver,
   TABLE_PROTOCOL_VERSION,
 } from './drivers.js';
-import { netlifyDenoDriver, workerdDriver } from './runtime-drivers.js';
+import { edgeDriver, netlifyDenoDriver } from './runtime-drivers.js';
 import { MODERN_META } from './modern-cases.js';
 
 const APP = 'text/html;profile=mcp-app';
@@ -33,11 +34,29 @@ const FORECAST_UI = { csp: { connectDomains: [], resourceDomains: [] }, prefersB
 
 let project: string;
 let tree: string;
+let httpServe: Promise<HttpServe> | undefined;
+let workerd: Promise<WorkerdSite> | undefined;
 
 beforeAll(() => {
   project = buildAppsProject();
   tree = path.join(project, 'dist');
 });
+
+afterAll(async () => {
+  await (await httpServe)?.stop();
+  await (await workerd)?.close();
+});
+
+/** The file's one `serve --http` of the tree. */
+const sharedHttpServe = (): Promise<HttpServe> => {
+  httpServe ??= HttpServe.start([tree]);
+  return httpServe;
+};
+/** The file's one workerd running the tree's worker. */
+const sharedWorkerd = (): Promise<WorkerdSite> => {
+  workerd ??= startWorkerdSite(tree);
+  return workerd;
+};
 
 function textOf(result: unknown): string {
   return ((result as { content?: { text?: string }[] }).content ?? []).map((item) => item.text ?? '').join('');
@@ -55,9 +74,9 @@ function expectForecastPage(contents: unknown): void {
 const DRIVERS: Driver[] = [
   inProcessDriver,
   stdioDriver,
-  nodeHttpDriver,
+  sharedNodeHttpDriver(sharedHttpServe),
   serveUrlDriver,
-  workerdDriver,
+  edgeDriver('workerd', async () => ({ url: (await sharedWorkerd()).url, close: async () => {} })),
   netlifyDenoDriver,
 ];
 
@@ -135,11 +154,6 @@ async function expectAppThroughSdk(transport: Transport): Promise<void> {
 }
 
 describe('the SDK client', () => {
-  const closers: (() => Promise<unknown>)[] = [];
-  afterAll(async () => {
-    for (const close of closers) await close();
-  });
-
   it('over stdio (serve <project>: the tree, with its scripts for misses)', async () => {
     await expectAppThroughSdk(
       new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', project], stderr: 'pipe' }),
@@ -147,15 +161,11 @@ describe('the SDK client', () => {
   });
 
   it('over HTTP (serve --http)', async () => {
-    const serve = await HttpServe.start([tree]);
-    closers.push(() => serve.stop());
-    await expectAppThroughSdk(new StreamableHTTPClientTransport(serve.endpoint));
+    await expectAppThroughSdk(new StreamableHTTPClientTransport((await sharedHttpServe()).endpoint));
   });
 
   it('from the worker in workerd', async () => {
-    const site = await startWorkerdSite(tree);
-    closers.push(() => site.close());
-    await expectAppThroughSdk(new StreamableHTTPClientTransport(new URL('mcp', site.url)));
+    await expectAppThroughSdk(new StreamableHTTPClientTransport(new URL('mcp', (await sharedWorkerd()).url)));
   });
 });
 

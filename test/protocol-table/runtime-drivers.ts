@@ -10,7 +10,10 @@ import type { ProtocolResponse } from './cases.js';
 import { type Connection, type Driver, INITIALIZE_PARAMS, modernHeaders, TABLE_PROTOCOL_VERSION } from './drivers.js';
 
 /** A driver for a host that runs the tree's own _worker.js at `<site>/mcp`, stateless. */
-function edgeDriver(name: string, start: (treeRoot: string) => Promise<{ url: URL; close(): Promise<void> }>): Driver {
+export function edgeDriver(
+  name: string,
+  start: (treeRoot: string) => Promise<{ url: URL; close(): Promise<void> }>,
+): Driver {
   return {
     name,
     stateless: true,

@@ -3,7 +3,8 @@
 // in workerd (the protocol table's drivers), in both protocol eras; then as the official SDK
 // client reaches them (`client.request`: SDK 1.32 has no skills methods) over stdio and HTTP.
 // Each host declares the extension, lists and gets the skills with their cache hints, and serves
-// every listed file with the bytes its digest and size describe.
+// every listed file with the bytes its digest and size describe. The driver and the SDK client
+// share one `serve --http` (each opens its own session on it).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -20,8 +21,8 @@ import type { ProtocolResponse } from './cases.js';
 import {
   type Driver,
   inProcessDriver,
-  nodeHttpDriver,
   serveUrlDriver,
+  sharedNodeHttpDriver,
   stdioDriver,
   TABLE_PROTOCOL_VERSION,
 } from './drivers.js';
@@ -51,10 +52,21 @@ interface SkillEntry {
 }
 
 let tree: string;
+let httpServe: Promise<HttpServe> | undefined;
 
 beforeAll(() => {
   tree = path.join(buildFixtureProject('skills-project'), 'dist');
 });
+
+afterAll(async () => {
+  await (await httpServe)?.stop();
+});
+
+/** The file's one `serve --http` of the tree. */
+const sharedHttpServe = (): Promise<HttpServe> => {
+  httpServe ??= HttpServe.start([tree]);
+  return httpServe;
+};
 
 /** What a client gets from one contents item: text as UTF-8, a blob decoded. */
 function bytesOf(item: { text?: string; blob?: string }): Buffer {
@@ -81,7 +93,13 @@ function expectRefundsEntry(entry: SkillEntry | undefined): void {
   }
 }
 
-const DRIVERS: Driver[] = [inProcessDriver, stdioDriver, nodeHttpDriver, serveUrlDriver, workerdDriver];
+const DRIVERS: Driver[] = [
+  inProcessDriver,
+  stdioDriver,
+  sharedNodeHttpDriver(sharedHttpServe),
+  serveUrlDriver,
+  workerdDriver,
+];
 
 describe.each(DRIVERS)('the skills tree through $name', (driver) => {
   it('declares the extension, lists and gets the skills, and serves the bytes their digests describe', async () => {
@@ -187,11 +205,6 @@ async function expectSkillsThroughSdk(transport: Transport): Promise<void> {
 }
 
 describe('the SDK client', () => {
-  const closers: (() => Promise<unknown>)[] = [];
-  afterAll(async () => {
-    for (const close of closers) await close();
-  });
-
   it('over stdio', async () => {
     await expectSkillsThroughSdk(
       new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', tree], stderr: 'pipe' }),
@@ -199,9 +212,7 @@ describe('the SDK client', () => {
   });
 
   it('over HTTP (serve --http)', async () => {
-    const serve = await HttpServe.start([tree]);
-    closers.push(() => serve.stop());
-    await expectSkillsThroughSdk(new StreamableHTTPClientTransport(serve.endpoint));
+    await expectSkillsThroughSdk(new StreamableHTTPClientTransport((await sharedHttpServe()).endpoint));
   });
 });
 

@@ -34,7 +34,15 @@ import { packTool } from '../helpers/packed-trees.js';
 import { makeProject } from '../helpers/projects.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
-const WORDS = Array.from({ length: 30 }, (_, position) => `word-${position}`);
+const wordsOf = (count: number): string[] => Array.from({ length: count }, (_, position) => `word-${position}`);
+/** A tool's calls, all asked at once. */
+const WORDS = wordsOf(12);
+/**
+ * hugelength's calls: each promised a record of MAX_PACK_BYTES, so that a reader allocating what
+ * it is promised would pass either host's memory bound (30 × 24 MiB) well before it answered.
+ */
+const HUGE_WORDS = wordsOf(30);
+const wordsFor = (tool: string): string[] => (tool === 'hugelength' ? HUGE_WORDS : WORDS);
 
 /** A pack damage, applied to every file of its tool below packs/<tool>/. */
 type PackDamage = (folder: string, tree: string, tool: string) => void;
@@ -102,7 +110,9 @@ describe('damaged packs read from elsewhere', () => {
 
   beforeAll(async () => {
     const tools = Object.fromEntries([...DAMAGED_TOOLS, 'sound'].map((tool) => [tool, 'echo-value']));
-    const values = Object.fromEntries([...DAMAGED_TOOLS, 'sound'].map((tool) => [tool, { values: { value: WORDS } }]));
+    const values = Object.fromEntries(
+      [...DAMAGED_TOOLS, 'sound'].map((tool) => [tool, { values: { value: wordsFor(tool) } }]),
+    );
     const project = await makeProject({ tools, config: { tools: values } });
     const { report } = await buildJson(project);
     expect(report.ok).toBe(true);
@@ -117,14 +127,15 @@ describe('damaged packs read from elsewhere', () => {
   async function expectCleanAnswers(client: Client): Promise<Record<string, string>> {
     const outcomes: Record<string, string> = {};
     for (const tool of DAMAGED_TOOLS) {
+      const words = wordsFor(tool);
       const answers = (await Promise.all(
-        WORDS.map((value) => client.callTool({ name: tool, arguments: { value } })),
+        words.map((value) => client.callTool({ name: tool, arguments: { value } })),
       )) as CallAnswer[];
       let right = 0;
       answers.forEach((answer, position) => {
         if (!answer.isError) {
           // Never a wrong answer: what is answered is the call's own.
-          expect(textOf(answer), `${tool} ${WORDS[position]}`).toBe(`${WORDS[position]}\n`);
+          expect(textOf(answer), `${tool} ${words[position]}`).toBe(`${words[position]}\n`);
           right += 1;
         } else expect(textOf(answer), tool).toMatch(/precomputed answer cannot be read|was not precomputed/);
       });

@@ -38,22 +38,33 @@ export interface RunningBridge {
   toolCount(): number;
 }
 
-export async function openBridge(options: BridgeOptions): Promise<RunningBridge> {
-  const prefix = options.logPrefix ?? 'staticmcp serve';
-  const logProblem = (text: string): void => {
-    // Text from clients (a URI, a tool name) and trees reaches this line: never raw escapes.
-    process.stderr.write(`${prefix}: ${escapeTerminalText(text)}\n`);
-  };
+/** What a bridge answers with: the server context, the session over it and the tree switch, if any. */
+export interface BridgeSession {
+  server: ServerContext;
+  session: McpSession;
+  /** Only for a tree in a folder (`treeRoot`). */
+  treeSwitch: { reloadNow(): Promise<TreeReload> } | undefined;
+}
+
+/**
+ * The session a bridge answers with, wired as `openBridge` wires it but writing frames through
+ * `send` instead of stdout: tests ask it protocol questions in-process, with the same tree switch.
+ */
+export async function openBridgeSession(
+  options: BridgeOptions,
+  logProblem: (text: string) => void,
+  send: (message: unknown) => void,
+): Promise<BridgeSession> {
   // Checked before anything starts: a bad STATICMCP_TREE_CHECK_MS stops the start, naming it.
   const checkIntervalMs = options.treeRoot !== undefined ? readTreeCheckIntervalMs() : 0;
   // Read before the tree is loaded: a rebuild that lands meanwhile is then seen as one.
   const loadedIdentity = options.treeRoot !== undefined ? readTreeIdentity(options.treeRoot) : undefined;
-  const bridge: ServerContext = await createNodeServerContext({ ...options, logProblem });
+  const server: ServerContext = await createNodeServerContext({ ...options, logProblem });
   let session: McpSession | undefined;
   const treeSwitch =
     options.treeRoot === undefined
       ? undefined
-      : attachTreeSwitch(bridge, {
+      : attachTreeSwitch(server, {
           treeRoot: options.treeRoot,
           source: options.source,
           packFiles: options.packFiles,
@@ -62,6 +73,22 @@ export async function openBridge(options: BridgeOptions): Promise<RunningBridge>
           notify: (changes) => session!.treeReloaded(changes),
           logProblem,
         });
+  session = new McpSession(server, send);
+  return { server, session, treeSwitch };
+}
+
+export async function openBridge(options: BridgeOptions): Promise<RunningBridge> {
+  const prefix = options.logPrefix ?? 'staticmcp serve';
+  const logProblem = (text: string): void => {
+    // Text from clients (a URI, a tool name) and trees reaches this line: never raw escapes.
+    process.stderr.write(`${prefix}: ${escapeTerminalText(text)}\n`);
+  };
+  // Frames go out once the transport below is started; nothing is sent before a frame arrives.
+  const {
+    server: bridge,
+    session,
+    treeSwitch,
+  } = await openBridgeSession(options, logProblem, (message) => transport.send(message));
   let finish!: (code: number) => void;
   const finished = new Promise<number>((resolve) => {
     finish = resolve;
@@ -70,7 +97,7 @@ export async function openBridge(options: BridgeOptions): Promise<RunningBridge>
   const shutdown = (): void => {
     if (closing) return;
     closing = true;
-    void session!.close(CLOSE_GRACE_MS, CLOSE_WAIT_MS).then(() => {
+    void session.close(CLOSE_GRACE_MS, CLOSE_WAIT_MS).then(() => {
       options.source.close();
       transport.stopReading();
       finish(0);
@@ -78,12 +105,11 @@ export async function openBridge(options: BridgeOptions): Promise<RunningBridge>
   };
   const transport = startStdioTransport({
     maxFrameBytes: MAX_FRAME_BYTES,
-    onFrame: (text) => session!.handleFrame(text),
-    onOversizedFrame: () => session!.handleOversizedFrame(MAX_FRAME_BYTES),
+    onFrame: (text) => session.handleFrame(text),
+    onOversizedFrame: () => session.handleOversizedFrame(MAX_FRAME_BYTES),
     onClose: shutdown,
     answerWaitingFirst: options.answerWaitingFirst,
   });
-  session = new McpSession(bridge, (message) => transport.send(message));
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
   guardServerProcess(logProblem, shutdown);
@@ -97,7 +123,7 @@ export async function openBridge(options: BridgeOptions): Promise<RunningBridge>
     toolCount: () => bridge.tree.tools.filter((tool) => tool.searchTool === undefined).length,
     warn: (text) => {
       logProblem(text);
-      session!.logToClient('warning', 'staticmcp', text);
+      session.logToClient('warning', 'staticmcp', text);
     },
   };
 }
