@@ -62,13 +62,19 @@ async function readSidecar(
   return 'problem' in sidecar ? { problem: sidecar.problem, ...notice } : { meta: sidecar.meta, ...notice };
 }
 
-/** mcp-bash-style sidecar paths (`<folder>/<stem>.meta.json`) that more than one file would claim. */
-function findSharedStems(files: readonly { file: string }[]): Set<string> {
+/**
+ * mcp-bash-style sidecar paths (`<folder>/<stem>.meta.json`) that more than one file would claim,
+ * of those the walk saw (`present`): only a stem sidecar that exists is ever asked about, and
+ * without any the files are not even looked at (a path and a pattern a file were ~30% of the
+ * discovery of 10,000 documents).
+ */
+function findSharedStems(files: readonly { file: string }[], present: ReadonlySet<string>): Set<string> {
   const seen = new Set<string>();
   const shared = new Set<string>();
+  if (present.size === 0) return shared;
   for (const { file } of files) {
     const { stem } = sidecarCandidates(file);
-    if (stem === undefined) continue;
+    if (stem === undefined || !present.has(stem)) continue;
     if (seen.has(stem)) shared.add(stem);
     seen.add(stem);
   }
@@ -236,7 +242,7 @@ export async function discoverResources(
     tooDeepMessage: `is deeper than ${MAX_RESOURCE_DEPTH} levels; skipped`,
   });
   problems.push(...notices);
-  const sharedStems = findSharedStems(files);
+  const sharedStems = findSharedStems(files, sidecars);
   // A walked file's key is its folder's and its own relative path (one path.relative a build, not a file).
   const folderKey = projectPathOf(projectRoot, resourcesRoot);
   const keyPrefix = folderKey === '' ? '' : `${folderKey}/`;
