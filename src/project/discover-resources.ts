@@ -28,6 +28,7 @@ export interface ResourceDiscovery {
 }
 
 const MAX_RESOURCE_DEPTH = 8;
+const NO_SIDECAR: { meta?: Record<string, unknown>; problem?: string; notice?: string } = {};
 /** mime-type.ts, once a build has a resource. */
 let mimeTypes: typeof import('./mime-type.js') | undefined;
 
@@ -247,7 +248,9 @@ export async function discoverResources(
   const folderKey = projectPathOf(projectRoot, resourcesRoot);
   const keyPrefix = folderKey === '' ? '' : `${folderKey}/`;
   for (const { file, relativePath } of files) {
-    const { meta, problem, notice } = await readSidecar(file, relativePath, sharedStems, projectRoot, sidecars);
+    // No sidecar beside any file (the walk saw them all): none to look for, file by file.
+    const { meta, problem, notice } =
+      sidecars.size === 0 ? NO_SIDECAR : await readSidecar(file, relativePath, sharedStems, projectRoot, sidecars);
     if (notice) warnings.push({ relativePath, message: notice });
     if (problem) {
       problems.push({ relativePath, message: problem });
