@@ -131,7 +131,7 @@ function listMetadata(
   entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
   // What path.join(root, entryPath) gives, joined once for the folder (a name holds no separator).
   const prefix = folder === '.' ? '' : folder.endsWith(path.sep) ? folder : `${folder}${path.sep}`;
-  const files = identities?.startFolder(relative);
+  const files = identities?.startFolder(relative, entries.length);
   for (const entry of entries) {
     const entryPath = relative ? `${relative}/${entry.name}` : entry.name;
     const absolute = `${prefix}${entry.name}`;

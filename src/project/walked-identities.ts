@@ -7,6 +7,8 @@
 // array, no object or string per file (discovery holds these for every document of the project).
 import type { DocumentStats } from './document-record.js';
 
+const SLASH = 0x2f;
+
 /** A walked folder's regular files, in the walk's order (code-unit order of their names). */
 interface FolderIdentities {
   /** Each name followed by `/` (no name holds one). */
@@ -21,25 +23,34 @@ interface FolderIdentities {
 /** One folder's files as the walk passes them, made compact when the folder is done. */
 export class FolderRecorder {
   private readonly names: string[] = [];
-  private readonly values: bigint[] = [];
+  /** ino, size, mtimeNs per file: stored as signed 64 bits (an mtime may be before 1970). */
+  private readonly values: BigInt64Array;
 
   constructor(
     private readonly identities: WalkedIdentities,
     private readonly relativeFolder: string,
-  ) {}
+    /** At most this many files (the folder's entries). */
+    capacity: number,
+  ) {
+    this.values = new BigInt64Array(3 * capacity);
+  }
 
   /** A regular file of the folder (after every name before it in code-unit order). */
   add(name: string, stats: DocumentStats): void {
+    const at = 3 * this.names.length;
     this.names.push(name);
-    // Signed slots: an mtime may be before 1970; an inode past 2^63 comes back by asUintN.
-    this.values.push(BigInt.asIntN(64, stats.ino), BigInt.asIntN(64, stats.size), stats.mtimeNs);
+    // A typed array slot takes a BigInt modulo 2^64: an inode past 2^63 comes back by asUintN.
+    this.values[at] = stats.ino;
+    this.values[at + 1] = stats.size;
+    this.values[at + 2] = stats.mtimeNs;
   }
 
   finish(): void {
     if (this.names.length === 0) return;
+    const used = 3 * this.names.length;
     this.identities.setFolder(this.relativeFolder, {
       names: `${this.names.join('/')}/`,
-      values: BigInt64Array.from(this.values),
+      values: used === this.values.length ? this.values : this.values.slice(0, used),
       cursor: 0,
       offset: 0,
     });
@@ -50,8 +61,8 @@ export class WalkedIdentities {
   private readonly folders = new Map<string, FolderIdentities>();
 
   /** `relativeFolder`: from the walked root, `/`-separated, '' for the root itself. */
-  startFolder(relativeFolder: string): FolderRecorder {
-    return new FolderRecorder(this, relativeFolder);
+  startFolder(relativeFolder: string, capacity: number): FolderRecorder {
+    return new FolderRecorder(this, relativeFolder, capacity);
   }
 
   /** @internal FolderRecorder's. */
@@ -71,13 +82,15 @@ export class WalkedIdentities {
     const name = relativePath.slice(slash + 1);
     const count = folder.values.length / 3;
     while (folder.cursor < count) {
-      const end = folder.names.indexOf('/', folder.offset);
-      const current = folder.names.slice(folder.offset, end);
-      if (current > name) return undefined;
+      // The usual case, the next name: compared in place, no copy of it made.
+      const found =
+        folder.names.startsWith(name, folder.offset) && folder.names.charCodeAt(folder.offset + name.length) === SLASH;
+      const end = found ? folder.offset + name.length : folder.names.indexOf('/', folder.offset);
+      if (!found && folder.names.slice(folder.offset, end) > name) return undefined;
       const at = folder.cursor;
       folder.cursor += 1;
       folder.offset = end + 1;
-      if (current === name) {
+      if (found) {
         const { values } = folder;
         return {
           ino: BigInt.asUintN(64, values[at * 3]!),
