@@ -22,7 +22,10 @@ export async function discoverContent(
 ) {
   const { projectRoot, registration, resourcesRoot, config, cache } = project;
   const documents = await DocumentCache.open(projectRoot, generatorName(), force);
-  const resources = await discoverResources(resourcesRoot, registration.resources, projectRoot, documents);
+  const walked = project.walkedIdentities;
+  // Held through discovery only (a few dozen bytes a project file).
+  project.walkedIdentities = undefined;
+  const resources = await discoverResources(resourcesRoot, registration.resources, projectRoot, documents, walked);
   // A built website's pages are resources like the others (discover-site.ts).
   const site = await discoverSite(projectRoot, config, documents);
   // What the parses were is true whatever the rest of the build does.

@@ -14,6 +14,7 @@ import { generatorName } from '../shared/version.js';
 import { BuildCache, CACHE_FOLDER } from './build-cache.js';
 import type { BuildOptions } from './build-options.js';
 import { type FingerprintScope, fingerprintInputs } from './up-to-date.js';
+import type { WalkedIdentities } from '../project/walked-identities.js';
 
 export type OpenProjectOptions = Pick<
   BuildOptions,
@@ -36,6 +37,11 @@ export interface OpenedProject {
   displayPath: (relativePath: string) => string;
   fingerprintScope: FingerprintScope;
   inputsFingerprint: string;
+  /**
+   * The fingerprint walk's identity of each project file, for discovery to take instead of a stat
+   * of its own; discovery lets go of it (undefined after).
+   */
+  walkedIdentities?: WalkedIdentities;
 }
 
 async function isFolder(folder: string): Promise<boolean> {
@@ -131,7 +137,7 @@ export async function openProject(options: OpenProjectOptions): Promise<OpenedPr
   );
 
   const fingerprintScope = { projectRoot, toolsRoot, outDir, generator: generatorName() };
-  const inputsFingerprint = await fingerprintInputs(fingerprintScope);
+  const { digest: inputsFingerprint, identities: walkedIdentities } = await fingerprintInputs(fingerprintScope);
   const registration = (await readRegistration(projectRoot)) ?? {};
   const discovered = registration.tools
     ? registeredScripts(registration.tools, toolsRoot)
@@ -157,5 +163,6 @@ export async function openProject(options: OpenProjectOptions): Promise<OpenedPr
     displayPath: (relativePath) => `${toolsFolder ? `${toolsFolder}/` : ''}${relativePath}`,
     fingerprintScope,
     inputsFingerprint,
+    walkedIdentities,
   };
 }

@@ -16,13 +16,14 @@
 // printed, and a replay runs them again (value-list-command.ts, loaded only then) and replays only
 // when each prints the same bytes. A failed command rules the replay out.
 import { createHash } from 'node:crypto';
-import { type Dirent, promises as fs, lstatSync, readdirSync, type Stats, statSync } from 'node:fs';
+import { type BigIntStats, type Dirent, promises as fs, lstatSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { MANIFEST_FILE } from '../core/tree/manifest.js';
 import { SWAP_FOLDER_MARK } from '../tree-writer/swap-folders.js';
 import { BUILD_OPTION_EFFECTS, type BuildOptionEffect, type BuildOptions } from './build-options.js';
 import type { BuildReport } from './build-report.js';
 import type { CheckedCommand } from './value-list-command.js';
+import { WalkedIdentities } from '../project/walked-identities.js';
 
 const RECORD_FILE = path.join('.staticmcp', 'up-to-date.json');
 const SKIPPED_NAMES = new Set(['.staticmcp', '.git', 'node_modules']);
@@ -111,7 +112,14 @@ class LineDigest {
  * Synchronous on purpose: thousands of stats of cached metadata cost microseconds each, far less
  * than their promises.
  */
-function listMetadata(root: string, excluded: readonly string[], lines: LineDigest, relative = '', depth = 0): void {
+function listMetadata(
+  root: string,
+  excluded: readonly string[],
+  lines: LineDigest,
+  identities: WalkedIdentities | undefined,
+  relative = '',
+  depth = 0,
+): void {
   const folder = path.join(root, relative);
   let entries: Dirent[];
   try {
@@ -123,6 +131,7 @@ function listMetadata(root: string, excluded: readonly string[], lines: LineDige
   entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
   // What path.join(root, entryPath) gives, joined once for the folder (a name holds no separator).
   const prefix = folder === '.' ? '' : folder.endsWith(path.sep) ? folder : `${folder}${path.sep}`;
+  const files = identities?.startFolder(relative, entries.length);
   for (const entry of entries) {
     const entryPath = relative ? `${relative}/${entry.name}` : entry.name;
     const absolute = `${prefix}${entry.name}`;
@@ -131,17 +140,21 @@ function listMetadata(root: string, excluded: readonly string[], lines: LineDige
       excluded.some((folder) => absolute === folder || absolute.startsWith(`${folder}${SWAP_FOLDER_MARK}`))
     )
       continue;
-    // statSync follows file symlinks, so an edited target still changes the fingerprint.
-    let stats: Stats;
+    // statSync follows file symlinks, so an edited target still changes the fingerprint. BigInt:
+    // the nanosecond mtime discovery's document cache compares (no dearer than a Number stat).
+    let stats: BigIntStats;
     try {
-      stats = statSync(absolute);
+      stats = statSync(absolute, { bigint: true });
     } catch (error) {
       lines.push(`${entryPath}\0${(error as NodeJS.ErrnoException).code}`);
       continue;
     }
-    lines.push(`${entryPath}\0${stats.isDirectory() ? 'd' : 'f'}\0${stats.size}\0${stats.mtimeMs}\0${stats.mode}`);
-    if (entry.isDirectory() && depth < MAX_WALK_DEPTH) listMetadata(root, excluded, lines, entryPath, depth + 1);
+    lines.push(`${entryPath}\0${stats.isDirectory() ? 'd' : 'f'}\0${stats.size}\0${stats.mtimeNs}\0${stats.mode}`);
+    if (files !== undefined && stats.isFile()) files.add(entry.name, stats);
+    if (entry.isDirectory() && depth < MAX_WALK_DEPTH)
+      listMetadata(root, excluded, lines, identities, entryPath, depth + 1);
   }
+  files?.finish();
 }
 
 /**
@@ -149,25 +162,34 @@ function listMetadata(root: string, excluded: readonly string[], lines: LineDige
  * follows it in the same process to take once instead of walking the project again: taken
  * earlier, it is still taken before that build reads anything.
  */
-let checkedFingerprint: { key: string; digest: string } | undefined;
+let checkedFingerprint: { key: string; digest: string; identities: WalkedIdentities } | undefined;
 
 function scopeKey(scope: FingerprintScope): string {
   return JSON.stringify([scope.projectRoot, scope.toolsRoot, scope.outDir, scope.generator]);
 }
 
+/** What a build reads, as the walk saw it: the fingerprint, and the identity of each project file. */
+export interface InputsFingerprint {
+  digest: string;
+  /** Of the files under the project folder (paths from it): discovery's, instead of a stat of its own. */
+  identities: WalkedIdentities;
+}
+
 /** Fingerprint of what a build reads (taken before it starts, so an edit during the build is never recorded as built). */
-export async function fingerprintInputs(scope: FingerprintScope): Promise<string> {
+export async function fingerprintInputs(scope: FingerprintScope): Promise<InputsFingerprint> {
   const checked = checkedFingerprint;
   checkedFingerprint = undefined;
-  if (checked !== undefined && checked.key === scopeKey(scope)) return checked.digest;
+  if (checked !== undefined && checked.key === scopeKey(scope))
+    return { digest: checked.digest, identities: checked.identities };
   const lines = new LineDigest();
   for (const line of [scope.generator, scope.outDir, scope.toolsRoot, process.env.SOURCE_DATE_EPOCH ?? ''])
     lines.push(line);
-  listMetadata(scope.projectRoot, [scope.outDir], lines);
+  const identities = new WalkedIdentities();
+  listMetadata(scope.projectRoot, [scope.outDir], lines, identities);
   const toolsRelative = path.relative(scope.projectRoot, scope.toolsRoot);
   if (toolsRelative.startsWith('..') || path.isAbsolute(toolsRelative))
-    listMetadata(scope.toolsRoot, [scope.outDir], lines);
-  return lines.digest();
+    listMetadata(scope.toolsRoot, [scope.outDir], lines, undefined);
+  return { digest: lines.digest(), identities };
 }
 
 /** The tree's fingerprint and the folders it covers. */
@@ -245,8 +267,8 @@ export async function readUpToDateReport(options: BuildOptions, generator: strin
   if (fingerprintTreeFolders(record.outDir, record.treeFolders) !== record.tree) return null;
   const scope = { projectRoot, toolsRoot: record.toolsRoot, outDir: record.outDir, generator };
   const inputs = await fingerprintInputs(scope);
-  if (inputs !== record.inputs) {
-    checkedFingerprint = { key: scopeKey(scope), digest: inputs };
+  if (inputs.digest !== record.inputs) {
+    checkedFingerprint = { key: scopeKey(scope), ...inputs };
     return null;
   }
   const commands = record.commands ?? [];

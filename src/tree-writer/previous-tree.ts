@@ -8,6 +8,8 @@ import type { FileDigests } from './file-digests.js';
 
 export class PreviousFolders {
   private readonly answers = new Map<string, Promise<boolean>>();
+  /** The output folder's real path, taken once a build (it was taken again for every folder asked). */
+  private realOutDir: Promise<string> | undefined;
 
   constructor(private readonly outDir: string) {}
 
@@ -15,7 +17,8 @@ export class PreviousFolders {
   isOwn(folder: string): Promise<boolean> {
     let answer = this.answers.get(folder);
     if (!answer) {
-      answer = Promise.all([fs.realpath(this.outDir), fs.realpath(path.join(this.outDir, folder))]).then(
+      this.realOutDir ??= fs.realpath(this.outDir);
+      answer = Promise.all([this.realOutDir, fs.realpath(path.join(this.outDir, folder))]).then(
         ([root, real]) => real === path.join(root, folder),
         () => false,
       );

@@ -1,0 +1,104 @@
+// The identities (inode, size, mtime) the up-to-date walk took of the project's files
+// (builder/up-to-date.ts), handed on to discovery so that a document is stat-ed once a build, not
+// twice (issue #39: the second 10,000 stats were most of discovery's time at 10,000 documents). An
+// identity taken by the walk is older than one discovery would take: a file edited since is
+// still caught where its tree file is written (resource-file-content.ts compares it again).
+// Compact on purpose: per folder, its file names in one string and their identities in one typed
+// array, no object or string per file (discovery holds these for every document of the project).
+import type { DocumentStats } from './document-record.js';
+
+const SLASH = 0x2f;
+
+/** A walked folder's regular files, in the walk's order (code-unit order of their names). */
+interface FolderIdentities {
+  /** Each name followed by `/` (no name holds one). */
+  names: string;
+  /** ino, size, mtimeNs of each file, in the order of `names`. */
+  values: BigInt64Array;
+  /** The next file a lookup in order starts from: its index and its name's offset in `names`. */
+  cursor: number;
+  offset: number;
+}
+
+/** One folder's files as the walk passes them, made compact when the folder is done. */
+export class FolderRecorder {
+  private readonly names: string[] = [];
+  /** ino, size, mtimeNs per file: stored as signed 64 bits (an mtime may be before 1970). */
+  private readonly values: BigInt64Array;
+
+  constructor(
+    private readonly identities: WalkedIdentities,
+    private readonly relativeFolder: string,
+    /** At most this many files (the folder's entries). */
+    capacity: number,
+  ) {
+    this.values = new BigInt64Array(3 * capacity);
+  }
+
+  /** A regular file of the folder (after every name before it in code-unit order). */
+  add(name: string, stats: DocumentStats): void {
+    const at = 3 * this.names.length;
+    this.names.push(name);
+    // A typed array slot takes a BigInt modulo 2^64: an inode past 2^63 comes back by asUintN.
+    this.values[at] = stats.ino;
+    this.values[at + 1] = stats.size;
+    this.values[at + 2] = stats.mtimeNs;
+  }
+
+  finish(): void {
+    if (this.names.length === 0) return;
+    const used = 3 * this.names.length;
+    this.identities.setFolder(this.relativeFolder, {
+      names: `${this.names.join('/')}/`,
+      values: used === this.values.length ? this.values : this.values.slice(0, used),
+      cursor: 0,
+      offset: 0,
+    });
+  }
+}
+
+export class WalkedIdentities {
+  private readonly folders = new Map<string, FolderIdentities>();
+
+  /** `relativeFolder`: from the walked root, `/`-separated, '' for the root itself. */
+  startFolder(relativeFolder: string, capacity: number): FolderRecorder {
+    return new FolderRecorder(this, relativeFolder, capacity);
+  }
+
+  /** @internal FolderRecorder's. */
+  setFolder(relativeFolder: string, folder: FolderIdentities): void {
+    this.folders.set(relativeFolder, folder);
+  }
+
+  /**
+   * The walk's identity of a regular file (its path from the walked root, `/`-separated), or
+   * undefined when the walk did not see it as one: then the caller stats it. Lookups in code-unit
+   * order within a folder cost one pass over its names; one out of order is not answered.
+   */
+  lookup(relativePath: string): DocumentStats | undefined {
+    const slash = relativePath.lastIndexOf('/');
+    const folder = this.folders.get(slash < 0 ? '' : relativePath.slice(0, slash));
+    if (folder === undefined) return undefined;
+    const name = relativePath.slice(slash + 1);
+    const count = folder.values.length / 3;
+    while (folder.cursor < count) {
+      // The usual case, the next name: compared in place, no copy of it made.
+      const found =
+        folder.names.startsWith(name, folder.offset) && folder.names.charCodeAt(folder.offset + name.length) === SLASH;
+      const end = found ? folder.offset + name.length : folder.names.indexOf('/', folder.offset);
+      if (!found && folder.names.slice(folder.offset, end) > name) return undefined;
+      const at = folder.cursor;
+      folder.cursor += 1;
+      folder.offset = end + 1;
+      if (found) {
+        const { values } = folder;
+        return {
+          ino: BigInt.asUintN(64, values[at * 3]!),
+          size: BigInt.asUintN(64, values[at * 3 + 1]!),
+          mtimeNs: values[at * 3 + 2]!,
+        };
+      }
+    }
+    return undefined;
+  }
+}
