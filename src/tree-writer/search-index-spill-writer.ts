@@ -298,6 +298,7 @@ export async function writeSearchIndexSpilling(
     bodySpill.close();
     sourceSpill.close();
   }
+  options.kept?.endLookups();
 
   noteMemory('search/documents');
   // Numbers are positions in id order (UTF-8), as writeSearchIndex numbers them.
