@@ -5,17 +5,16 @@
 // that counts, wrapped as the worker wraps its assets: packs read through the same table). Then
 // the arithmetic for 1,000,000 documents from the pack writer's own sizing (maxPackFilesFor).
 // Search is off by default (SEARCH=1 indexes too): the index has its own budget (search.md).
-// Run: npx tsc -p tsconfig.json && node bench/content-scale.mjs   (SIZES=10000,100000 SEARCH=0)
-// The peak RSS printed is the process's so far: run one size per process for each size's own.
-// The build runs in this process with the V8 settings `staticmcp build` sets (young-generation.ts),
-// so the peak is the command's, not V8's default heap growth. KEEP_V8=1 leaves V8's own settings.
+// Run: npm run build && node bench/content-scale.mjs   (SIZES=10000,100000 SEARCH=0)
+// The corpus is generated here, then built by the CLI (`staticmcp build`) in its own process under
+// /usr/bin/time: its wall, CPU (user+sys) and peak RSS are the command's own, not this process's
+// (whose corpus generation and tree reading came before and after).
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot, tempDir } from './lib/common.mjs';
+import { cliPath, repoRoot, tempDir } from './lib/common.mjs';
 
 const dist = (file) => import(path.join(repoRoot, 'dist', file));
-const { buildProject } = await dist('builder/build-project.js');
-const { keepYoungGenerationSmall } = await dist('cli/young-generation.js');
 const { FolderSource } = await dist('hosts/node/folder-source.js');
 const { FolderPackFiles } = await dist('hosts/node/folder-pack-files.js');
 const { ManifestPackedSource } = await dist('core/packs/manifest-packed-source.js');
@@ -106,19 +105,27 @@ async function coldListBytes(tree) {
   return { afterInitialize, total, files: reads.map(([file]) => file), listed: listed.result.resources.length };
 }
 
-if (process.env.KEEP_V8 !== '1') keepYoungGenerationSmall();
+/** `staticmcp build` of `project` into `outDir` in its own process: wall s, CPU s, peak RSS MiB. */
+function buildInChild(project, outDir) {
+  const result = spawnSync(
+    '/usr/bin/time',
+    ['-f', 'TIME %e %U %S %M', process.execPath, cliPath, 'build', project, '--out', outDir, '--json'],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
+  const timing = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(result.stderr);
+  if (result.status !== 0 || !timing) throw new Error(`build failed (${result.status}): ${result.stderr.slice(-2000)}`);
+  const report = JSON.parse(result.stdout);
+  if (!report.ok) throw new Error(`build not ok: ${JSON.stringify(report.failures.slice(0, 3))}`);
+  return { wallS: Number(timing[1]), cpuS: Number(timing[2]) + Number(timing[3]), rssMiB: Number(timing[4]) / 1024 };
+}
+
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(2)} MiB`;
 let last;
 for (const count of SIZES) {
   const project = makeProject(count);
   const outDir = path.join(project, 'dist');
-  const cpuBefore = process.cpuUsage();
-  const started = performance.now();
-  const report = await buildProject({ projectRoot: project, outDir });
-  const wallMs = performance.now() - started;
-  const cpu = process.cpuUsage(cpuBefore);
-  if (!report.ok) throw new Error(`build failed: ${JSON.stringify(report.failures.slice(0, 3))}`);
+  const built = buildInChild(project, outDir);
   const { files, largest, byTop } = walk(outDir);
   const manifest = statSync(path.join(outDir, 'mcp.json')).size;
   const packFolder = path.join(outDir, 'packs', 'resources.files');
@@ -129,7 +136,7 @@ for (const count of SIZES) {
   const cold = await coldListBytes(outDir);
   console.log(`\n${count.toLocaleString('en')} documents${SEARCH ? ' (search on)' : ''}`);
   console.log(
-    `  build: ${(wallMs / 1000).toFixed(1)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU (this process); peak RSS so far ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`,
+    `  build: ${built.wallS.toFixed(1)} s wall, ${built.cpuS.toFixed(1)} s CPU, peak RSS ${built.rssMiB.toFixed(0)} MiB (the CLI's process)`,
   );
   console.log(
     `  files: ${files} (${Object.entries(byTop)

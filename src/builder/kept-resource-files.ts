@@ -64,13 +64,13 @@ export class KeptResourceFiles {
   private added = Buffer.alloc(0);
   private addedCount = 0;
   /** The previous entries by key. */
-  private readonly table: DigestKeyTable;
+  private table: DigestKeyTable;
 
   private constructor(
     private readonly file: string,
     private readonly generator: string,
     /** The previous record's entries. */
-    private readonly previous: Buffer,
+    private previous: Buffer,
   ) {
     this.table = new DigestKeyTable(previous, ENTRY_BYTES, KEY_BYTES);
   }
@@ -130,12 +130,20 @@ export class KeptResourceFiles {
   }
 
   /**
-   * Writes this build's entries (atomically; unless they are the previous record's). A failure to
-   * write only costs the next build the reads.
+   * Writes this build's entries (atomically; unless they are the previous record's), once, after
+   * the last `add`: then nothing is found or added any more. A failure to write only costs the
+   * next build the reads.
    */
   save(): void {
     const entries = this.added.subarray(0, this.addedCount * ENTRY_BYTES);
-    if (entries.equals(this.previous)) return;
+    const previous = this.previous;
+    // Both sets of entries (52 bytes a document each) are let go: the build holds this record to
+    // its end (forget), through the search step's peak, and nothing is looked up or added after.
+    this.added = Buffer.alloc(0);
+    this.addedCount = 0;
+    this.previous = Buffer.alloc(0);
+    this.table = new DigestKeyTable(this.previous, ENTRY_BYTES, KEY_BYTES);
+    if (entries.equals(previous)) return;
     const header = Buffer.alloc(HEADER_BYTES);
     MAGIC.copy(header);
     header.writeUInt32LE(entries.length / ENTRY_BYTES, MAGIC.length);

@@ -156,7 +156,16 @@ export class FileResourceStore {
     return this.sizes[position]!;
   }
 
-  /** The document's sha256 (a copy), when discovery knew it. */
+  /**
+   * Lets go of every document's sha256 (32 bytes a document): only the assembly's keys of the kept
+   * resource files use them, and the store lives to the manifest, through the search step's peak.
+   */
+  releaseDigests(): void {
+    this.digests = new Uint8Array(0);
+    this.hasDigest = new Uint8Array(0);
+  }
+
+  /** The document's sha256 (a copy), when discovery knew it and its digests were not let go. */
   digestOf(position: number): Uint8Array | undefined {
     return this.hasDigest[position] === 1 ? this.digests.slice(32 * position, 32 * position + 32) : undefined;
   }
@@ -174,7 +183,7 @@ export class FileResource implements ProjectResource {
   }
 
   constructor(
-    private readonly store: FileResourceStore,
+    readonly store: FileResourceStore,
     private readonly position: number,
   ) {}
 
@@ -228,4 +237,14 @@ export class FileResource implements ProjectResource {
       },
     };
   }
+}
+
+/** Lets go of the sha256 of every file resource of `resources` (their stores', after the assembly used them). */
+export function releaseSourceDigests(resources: readonly ProjectResource[]): void {
+  let released: FileResourceStore | undefined;
+  for (const resource of resources)
+    if (resource instanceof FileResource && resource.store !== released) {
+      released = resource.store;
+      released.releaseDigests();
+    }
 }

@@ -136,6 +136,11 @@ export class KeptPartReader {
     return bytes;
   }
 
+  /** Lets go of the parts held (one asked for again is read and checked again). */
+  release(): void {
+    this.loaded.clear();
+  }
+
   /** The part a position of the parts laid end to end (`starts`) lies in. */
   partAt(position: number): number {
     let low = 0;

@@ -298,6 +298,7 @@ export async function writeSearchIndexSpilling(
     bodySpill.close();
     sourceSpill.close();
   }
+  options.kept?.endLookups();
 
   noteMemory('search/documents');
   // Numbers are positions in id order (UTF-8), as writeSearchIndex numbers them.
@@ -315,7 +316,8 @@ export async function writeSearchIndexSpilling(
   const averageLength = weightAverageLengthOf({ documentCount: count, tokenCount });
   const termsFile = path.join(scratch, 'terms');
   const documentsDigest = previousTerms || options.keptTerms?.writer ? documentsDigestOf(byIdOrder(byNumber, ids)) : '';
-  let termSource: RecordSource;
+  let termSource: RecordSource | undefined;
+  let patchedFrom: string | undefined;
   if (
     previousTerms !== undefined &&
     changed !== undefined &&
@@ -324,9 +326,16 @@ export async function writeSearchIndexSpilling(
   ) {
     // Every other document's postings are the previous records' (same ids, numbers and weights).
     for (const document of changed) document.number = numberOf[document.arrival]!;
-    const patched = patchTermRecords(previousTerms.records, changed, count, averageLength, termsFile);
-    termSource = termRecordSource(termsFile, patched, patched.origins);
-  } else {
+    try {
+      const patched = patchTermRecords(previousTerms, changed, count, averageLength, termsFile);
+      termSource = termRecordSource(termsFile, patched, patched.origins);
+      patchedFrom = previousTerms.sha256;
+    } catch {
+      // Records that are not the ones their state names (KeptTermsChangedError), end early or do
+      // not parse: merged from the runs, as a first build's (a failing write fails there too).
+    }
+  }
+  if (termSource === undefined) {
     waitingArrivals.forEach((arrival, position) => {
       addToRun(arrival, options.kept!.termsAt(waitingAt[position]!));
     });
@@ -338,7 +347,7 @@ export async function writeSearchIndexSpilling(
     termSource = mergeRuns(runFiles, numberOf, tokenCounts, termsFile, averageLength);
   }
   run.release();
-  const termReuse = termPackReuse(options.packReuse?.(`${SEARCH_FOLDER}terms/`), previousTerms?.sha256);
+  const termReuse = termPackReuse(options.packReuse?.(`${SEARCH_FOLDER}terms/`), patchedFrom);
   const termPacks: SearchPackRow[] = [];
   const terms = await packRecords(
     `${SEARCH_FOLDER}terms/`,

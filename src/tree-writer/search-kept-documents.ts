@@ -299,6 +299,18 @@ export class KeptSearchDocuments {
     }
   }
 
+  /**
+   * Lets go of the previous directory and the parts held (every document has passed): from here
+   * on nothing is found by digest, and termsAt reads a part again when asked. The directory (73
+   * bytes a document) and its two tables were held through the index step's peak.
+   */
+  endLookups(): void {
+    this.previous.clear();
+    this.previousBySource.clear();
+    this.records = new Uint8Array(0);
+    this.parts?.release();
+  }
+
   /** The keys and counts of the entry whose fields start at `position` (KeptDocument.termsAt), as take checked them. */
   termsAt(position: number): { keys: string[]; counts: number[] } {
     const part = this.parts!.partAt(position);

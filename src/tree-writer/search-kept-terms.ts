@@ -28,7 +28,7 @@ import {
 import { encodeRecord } from '../core/packs/pack-encoding.js';
 import { encodeImpactPostings, impactOf, POSTING_BLOCK_SIZE, readVarint } from '../core/search/postings.js';
 import { grownTypedArray } from './grown-typed-array.js';
-import { SpillWriter } from './spill-files.js';
+import { SpillReader, SpillWriter } from './spill-files.js';
 
 /** What the kept records were made from. */
 export interface KeptTermsState {
@@ -38,11 +38,13 @@ export interface KeptTermsState {
   averageLength: number;
 }
 
-/** The previous build's records, read whole and checked. */
+/**
+ * The previous build's records: their file and the sha256 (hex) their state names, which
+ * patchTermRecords checks as it reads them (held whole, they were the edit build's largest holding).
+ */
 export interface PreviousTerms {
   state: KeptTermsState;
-  records: Uint8Array;
-  /** sha256 (hex) of `records`, as checked. */
+  file: string;
   sha256: string;
 }
 
@@ -77,7 +79,8 @@ function stateFileOf(file: string): string {
 
 /**
  * The records kept at `file` for a writer of `identity` made with the kept documents whose
- * checksum is `keptDocuments`, if they are whole and at most `maxBytes`; undefined otherwise.
+ * checksum is `keptDocuments`, if their state says so and they are at most `maxBytes`; undefined
+ * otherwise. Not read here: patchTermRecords checks their sha256 as it streams them.
  */
 export function readKeptTerms(
   file: string,
@@ -98,9 +101,7 @@ export function readKeptTerms(
       statSync(file).size > maxBytes
     )
       return undefined;
-    const records = readFileSync(file);
-    if (createHash('sha256').update(records).digest('hex') !== saved.sha256) return undefined;
-    return { state: { documents: saved.documents, averageLength: saved.averageLength }, records, sha256: saved.sha256 };
+    return { state: { documents: saved.documents, averageLength: saved.averageLength }, file, sha256: saved.sha256 };
   } catch {
     return undefined;
   }
@@ -257,13 +258,18 @@ function holdsExactly(body: Uint8Array, changed: Uint8Array, adds: { numbers: nu
   return matched === adds.numbers.length && cursor.at === body.length;
 }
 
+/** Thrown when the kept records read are not those their state names (damaged, or replaced meanwhile). */
+export class KeptTermsChangedError extends Error {}
+
 /**
  * Writes to `file` the previous term records patched for the `changed` documents (of
  * `documentCount`), with impacts of `averageLength`: the records a from-scratch merge would write.
- * Returns the totals the packer's boundaries need. Throws on records that do not parse.
+ * Returns the totals the packer's boundaries need. The previous records are read a buffer at a
+ * time and hashed as they pass: throws KeptTermsChangedError when they are not the ones checked
+ * (then `file` is not to be used), and on records that do not parse.
  */
 export function patchTermRecords(
-  previous: Uint8Array,
+  previous: Pick<PreviousTerms, 'file' | 'sha256'>,
   changed: readonly ChangedDocument[],
   documentCount: number,
   averageLength: number,
@@ -307,16 +313,12 @@ export function patchTermRecords(
     const postings = added.get(entry.key)!;
     emitPostings(entry.bytes, entry.key, postings.numbers, postings.impacts);
   };
+  const hash = createHash('sha256');
+  const reader = new SpillReader(previous.file, COPY_CHUNK_BYTES, hash);
   try {
-    const cursor = { at: 0 };
-    while (cursor.at < previous.length) {
-      const keyLength = readVarint(previous, cursor);
-      const keyBytes = previous.subarray(cursor.at, cursor.at + keyLength);
-      cursor.at += keyLength;
-      const recordLength = readVarint(previous, cursor);
-      const encoded = previous.subarray(cursor.at, cursor.at + recordLength);
-      cursor.at += recordLength;
-      if (cursor.at > previous.length) throw new RangeError('the kept term records end early');
+    while (!reader.atEnd()) {
+      const keyBytes = reader.readBytes(reader.readVarint());
+      const encoded = reader.readBytes(reader.readVarint());
       while (nextAdded < addedKeys.length && Buffer.compare(addedKeys[nextAdded]!.bytes, keyBytes) < 0)
         emitAdded(addedKeys[nextAdded++]!);
       const term = Buffer.from(keyBytes).toString('utf8');
@@ -348,7 +350,10 @@ export function patchTermRecords(
     }
     while (nextAdded < addedKeys.length) emitAdded(addedKeys[nextAdded++]!);
   } finally {
+    reader.close();
     writer.close();
   }
+  if (hash.digest('hex') !== previous.sha256)
+    throw new KeptTermsChangedError(`the kept term records ${previous.file} are not those their state names`);
   return { ...totals, origins: origins.subarray(0, totals.count) };
 }

@@ -2,6 +2,7 @@
 // append-only writer, a buffered sequential reader of unsigned LEB128 varints and byte runs, and
 // reads at an offset. Synchronous: the writer is the build's only work while it runs, and one
 // sequential stream per file needs no event-loop round trip per record.
+import type { Hash } from 'node:crypto';
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 
 const BUFFER_BYTES = 1 << 20;
@@ -69,7 +70,10 @@ function writeAll(fd: number, bytes: Uint8Array): void {
   while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
 }
 
-/** Reads a file written by SpillWriter from its start, through a buffer of `bufferBytes`. */
+/**
+ * Reads a file written by SpillWriter from its start, through a buffer of `bufferBytes`; `hash`,
+ * when given, is updated with every byte as it is read.
+ */
 export class SpillReader {
   private readonly fd: number;
   private buffer: Uint8Array;
@@ -80,6 +84,7 @@ export class SpillReader {
   constructor(
     readonly file: string,
     bufferBytes = BUFFER_BYTES,
+    private readonly hash?: Hash,
   ) {
     this.fd = openSync(file, 'r');
     this.buffer = new Uint8Array(bufferBytes);
@@ -98,6 +103,7 @@ export class SpillReader {
     while (this.end < count) {
       const read = readSync(this.fd, this.buffer, this.end, this.buffer.length - this.end, this.filePosition);
       if (read === 0) break;
+      this.hash?.update(this.buffer.subarray(this.end, this.end + read));
       this.end += read;
       this.filePosition += read;
     }
