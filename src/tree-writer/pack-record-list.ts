@@ -14,7 +14,7 @@
 // Comparing (high, low) as unsigned numbers is comparing a key's 8 big-endian bytes.
 import { encodedRecordBytes } from '../core/packs/pack-encoding.js';
 import { sipHash13Halves } from '../core/tree/siphash.js';
-import { grownTypedArray } from './grown-typed-array.js';
+import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import { StringArena } from './string-arena.js';
 import { sortPositions } from './sort-positions.js';
 
@@ -185,16 +185,23 @@ export class PackRecordList {
   }
 
   /**
-   * Items 0 … count - 1 by the key of their name `nameOf(item)`: counted into their buckets (the
-   * key worked out twice), then each bucket sorted on its own, its keys worked out once more.
+   * Items 0 … count - 1 by the key of their name `nameOf(item)`: counted into their buckets, then
+   * each bucket sorted on its own, its keys worked out once more.
    */
   private byKey(count: number, nameOf: (item: number) => number, bits: number): KeyOrder {
     const bucketStarts = new Uint32Array(2 ** bits + 1);
-    for (let item = 0; item < count; item++) bucketStarts[bucketOfHigh(this.keyOf(nameOf(item))[0], bits) + 1]! += 1;
+    // Each item's bucket (bits ≤ 16) for the placing pass, given back before the packs are made.
+    const buckets = grownTypedArray(new Uint16Array(0), count);
+    for (let item = 0; item < count; item++) {
+      const bucket = bucketOfHigh(this.keyOf(nameOf(item))[0], bits);
+      buckets[item] = bucket;
+      bucketStarts[bucket + 1]! += 1;
+    }
     for (let bucket = 1; bucket < bucketStarts.length; bucket++) bucketStarts[bucket]! += bucketStarts[bucket - 1]!;
     const order = new Uint32Array(count);
     const next = bucketStarts.slice(0, -1);
-    for (let item = 0; item < count; item++) order[next[bucketOfHigh(this.keyOf(nameOf(item))[0], bits)]!++] = item;
+    for (let item = 0; item < count; item++) order[next[buckets[item]!]!++] = item;
+    releaseGrown(buckets);
     // One bucket's keys and positions at a time: a pack's or an index's worth.
     let highs = new Uint32Array(0);
     let lows = new Uint32Array(0);
