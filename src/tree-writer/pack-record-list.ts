@@ -2,17 +2,19 @@
 // writing the last index, in typed arrays rather than an object per record and per name (a tool can
 // have hundreds of thousands): each name as its number in a name source (its own arena,
 // string-arena.ts, or one the caller already holds: the build's are the tree writer's recorded
-// paths, file-digests.ts, so no second copy of a path is made), each name's call key as its two
-// 32-bit SipHash halves, each record's first name and body size, and, once its pack is made, each
-// record's offset in its pack (only in a list whose records have several names: pack-writer.ts
-// works it out again for the others). A name's index entry is worked out from those when the index is
-// written (its record's length from the names and the body size, its pack from the key's bucket:
-// pack-writer.ts) rather than kept: 12 bytes a name, held through the whole index step, at the
-// build's peak.
+// paths, file-digests.ts, so no second copy of a path is made), each record's first name and body
+// size, and, once its pack is made, each record's offset in its pack (only in a list whose records
+// have several names: pack-writer.ts works it out again for the others). A name's call key is not
+// held: it is worked out again from the name (SipHash of its bytes) where it is needed, and the
+// key order is made by counting the names into their key's top-bit buckets, then sorting one
+// bucket at a time (8 bytes a name of keys, and a sort's scratch as long as the list, were held
+// through the whole pack step, the build's peak). A name's index entry is worked out from those
+// when the index is written (its record's length from the names and the body size, its pack from
+// the key's bucket: pack-writer.ts) rather than kept.
 // Comparing (high, low) as unsigned numbers is comparing a key's 8 big-endian bytes.
 import { encodedRecordBytes } from '../core/packs/pack-encoding.js';
 import { sipHash13Halves } from '../core/tree/siphash.js';
-import { grownTypedArray } from './grown-typed-array.js';
+import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import { StringArena } from './string-arena.js';
 import { sortPositions } from './sort-positions.js';
 
@@ -32,14 +34,23 @@ export interface PackNameSource {
   compare(left: number, right: number): number;
 }
 
+/** Items in key order, and where each bucket of the keys' top bits starts in it (one more: the end). */
+export interface KeyOrder {
+  order: Uint32Array;
+  bucketStarts: Uint32Array;
+}
+
+/** The bucket of a key whose high 32 bits are `high`, among 2^bits (bits ≤ 16). */
+export function bucketOfHigh(high: number, bits: number): number {
+  return bits === 0 ? 0 : high >>> (32 - bits);
+}
+
 export class PackRecordList {
   /** Per name position, the name's number in `names`. */
   private nameIds = new Uint32Array(INITIAL_ITEMS);
   private nameTotal = 0;
   /** Names pushed as strings go here (`push`); `pushIds` refers to the caller's source instead. */
   private readonly ownNames: StringArena | undefined;
-  private keyHighs = new Uint32Array(INITIAL_ITEMS);
-  private keyLows = new Uint32Array(INITIAL_ITEMS);
   /**
    * Per record, the position of its first name; its names are the ones up to the next record's
    * first. Undefined while every record has one name (record r's is then name r): made at the
@@ -99,14 +110,9 @@ export class PackRecordList {
       const position = this.nameTotal;
       this.nameTotal += 1;
       this.nameIds = grownTypedArray(this.nameIds, this.nameTotal);
-      this.keyHighs = grownTypedArray(this.keyHighs, this.nameTotal);
-      this.keyLows = grownTypedArray(this.keyLows, this.nameTotal);
       const id = ids[index]!;
       const bytes = this.names.bytesAt(id);
-      const [high, low] = sipHash13Halves(bytes);
       this.nameIds[position] = id;
-      this.keyHighs[position] = high;
-      this.keyLows[position] = low;
       names.push(ids.length === 1 ? bytes : new Uint8Array(bytes));
     }
     return names;
@@ -141,22 +147,9 @@ export class PackRecordList {
     return names;
   }
 
-  /** The key's high 32 bits of the name at `position`. */
-  keyHigh(position: number): number {
-    return this.keyHighs[position]!;
-  }
-
-  keyLow(position: number): number {
-    return this.keyLows[position]!;
-  }
-
-  /** Names by key, then by the name itself (two names with one key are still in a fixed order). */
-  compareNames(left: number, right: number): number {
-    return (
-      this.keyHighs[left]! - this.keyHighs[right]! ||
-      this.keyLows[left]! - this.keyLows[right]! ||
-      this.names.compare(this.nameIds[left]!, this.nameIds[right]!)
-    );
+  /** The call key of the name at `position`: its SipHash halves (high, low), worked out from the name. */
+  keyOf(position: number): [number, number] {
+    return sipHash13Halves(this.names.bytesAt(this.nameIds[position]!));
   }
 
   firstNameOf(record: number): number {
@@ -177,18 +170,71 @@ export class PackRecordList {
     return paths;
   }
 
-  /** The records 0 … length - 1 in key order of their first names. */
-  sortedRecords(): Uint32Array {
-    const order = new Uint32Array(this.recordCount);
-    for (let record = 0; record < this.recordCount; record++) order[record] = record;
-    return sortPositions(order, (left, right) => this.compareNames(this.firstNameOf(left), this.firstNameOf(right)));
+  /**
+   * The records 0 … length - 1 in key order of their first names (then by the name itself: two
+   * names of one key still come in a fixed order), with where each of the 2^bits buckets of their
+   * key's top bits starts in it.
+   */
+  recordsByKey(bits: number): KeyOrder {
+    return this.byKey(this.recordCount, (record) => this.firstNameOf(record), bits);
   }
 
-  /** Every name's position in key order. */
-  sortedNames(): Uint32Array {
-    const order = new Uint32Array(this.nameTotal);
-    for (let position = 0; position < order.length; position++) order[position] = position;
-    return sortPositions(order, (left, right) => this.compareNames(left, right));
+  /** Every name's position in key order (then by the name), with where each bucket starts. */
+  namesByKey(bits: number): KeyOrder {
+    return this.byKey(this.nameTotal, (position) => position, bits);
+  }
+
+  /**
+   * Items 0 … count - 1 by the key of their name `nameOf(item)`: counted into their buckets, then
+   * each bucket sorted on its own, its keys worked out once more.
+   */
+  private byKey(count: number, nameOf: (item: number) => number, bits: number): KeyOrder {
+    const bucketStarts = new Uint32Array(2 ** bits + 1);
+    // Each item's bucket (bits ≤ 16) for the placing pass, given back before the packs are made.
+    const buckets = grownTypedArray(new Uint16Array(0), count);
+    for (let item = 0; item < count; item++) {
+      const bucket = bucketOfHigh(this.keyOf(nameOf(item))[0], bits);
+      buckets[item] = bucket;
+      bucketStarts[bucket + 1]! += 1;
+    }
+    for (let bucket = 1; bucket < bucketStarts.length; bucket++) bucketStarts[bucket]! += bucketStarts[bucket - 1]!;
+    const order = new Uint32Array(count);
+    const next = bucketStarts.slice(0, -1);
+    for (let item = 0; item < count; item++) order[next[buckets[item]!]!++] = item;
+    releaseGrown(buckets);
+    // One bucket's keys and positions at a time: a pack's or an index's worth.
+    let highs = new Uint32Array(0);
+    let lows = new Uint32Array(0);
+    let local = new Uint32Array(0);
+    let items = new Uint32Array(0);
+    for (let bucket = 0; bucket + 1 < bucketStarts.length; bucket++) {
+      const start = bucketStarts[bucket]!;
+      const size = bucketStarts[bucket + 1]! - start;
+      if (size < 2) continue;
+      if (size > highs.length) {
+        const capacity = Math.max(size, highs.length * 2);
+        highs = new Uint32Array(capacity);
+        lows = new Uint32Array(capacity);
+        local = new Uint32Array(capacity);
+        items = new Uint32Array(capacity);
+      }
+      for (let index = 0; index < size; index++) {
+        const item = order[start + index]!;
+        [highs[index], lows[index]] = this.keyOf(nameOf(item));
+        local[index] = index;
+        items[index] = item;
+      }
+      const nameIdOf = (index: number) => this.nameIds[nameOf(items[index]!)]!;
+      sortPositions(
+        local.subarray(0, size),
+        (left, right) =>
+          highs[left]! - highs[right]! ||
+          lows[left]! - lows[right]! ||
+          this.names.compare(nameIdOf(left), nameIdOf(right)),
+      );
+      for (let index = 0; index < size; index++) order[start + index] = items[local[index]!]!;
+    }
+    return { order, bucketStarts };
   }
 
   /** Records where the record was packed: at `offset` in its pack. */

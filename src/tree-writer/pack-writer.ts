@@ -25,7 +25,7 @@ import {
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
-import { PackRecordList } from './pack-record-list.js';
+import { bucketOfHigh, type KeyOrder, PackRecordList } from './pack-record-list.js';
 
 export interface PackRecord {
   /** The tree paths this body answers: the call's own first, then its left-out-default copies. */
@@ -124,10 +124,6 @@ export function maxPackFilesFor(
 
 function contentName(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
-}
-
-function bucketOf(top: number, bits: number): number {
-  return bits === 0 ? 0 : top >>> (32 - bits);
 }
 
 /** Packs and indexes for one tool's records, all in memory (tests, benches; the build streams: generateToolPacks). */
@@ -229,17 +225,16 @@ export function* generateListPacks(
   // (an index covers whole packs), so a record's offset in its pack is worked out again as its
   // entry is written rather than held (4 bytes a call, through the whole index step).
   const singleNames = list.nameCount === list.length;
-  // Deterministic order whatever order the records came in: key, then the path itself.
-  let recordOrder: Uint32Array | undefined = list.sortedRecords();
+  // Deterministic order whatever order the records came in: key, then the path itself. A pack
+  // bucket's records are together in it (the bucket is the key's top bits).
+  let records: KeyOrder | undefined = list.recordsByKey(packBits);
   {
-    const order = recordOrder;
+    const { order, bucketStarts } = records;
     let scratch = new Uint8Array(0);
-    const highOf = (position: number) => list.keyHigh(list.firstNameOf(order[position]!));
-    let start = 0;
-    while (start < order.length) {
-      const bucket = bucketOf(highOf(start), packBits);
-      let end = start;
-      while (end < order.length && bucketOf(highOf(end), packBits) === bucket) end += 1;
+    for (let bucket = 0; bucket < packOfBucket.length; bucket++) {
+      const start = bucketStarts[bucket]!;
+      const end = bucketStarts[bucket + 1]!;
+      if (start === end) continue;
       let packLength = PACK_HEADER_BYTES;
       for (let position = start; position < end; position += 1) {
         const record = order[position]!;
@@ -255,11 +250,11 @@ export function* generateListPacks(
       // Room for a pack a little over the target at once: each regrowth frees the old buffer.
       if (packLength > scratch.length)
         scratch = new Uint8Array(Math.max(packLength, scratch.length * 2, Math.ceil(targetPackBytes * 1.125)));
-      const records = options.bodyDigestOfName
+      const packRecords = options.bodyDigestOfName
         ? recordsDigestOf(list, order, start, end, (first) => options.bodyDigestOfName!(list.nameIdAt(first)))
         : options.bodyDigest &&
           recordsDigestOf(list, order, start, end, (first) => options.bodyDigest!(list.nameAt(first)));
-      const reusedPath = records !== undefined ? options.reusedPack?.(records, packLength) : undefined;
+      const reusedPath = packRecords !== undefined ? options.reusedPack?.(packRecords, packLength) : undefined;
       if (reusedPath !== undefined) {
         // Its entries from the records' sizes alone, as the encoding lays them out.
         let offset = PACK_HEADER_BYTES;
@@ -270,8 +265,7 @@ export function* generateListPacks(
         }
         packOfBucket[bucket] = packs.length;
         packs.push({ path: reusedPath, length: packLength });
-        yield { path: reusedPath, bytes: new Uint8Array(0), records: records!, reused: true };
-        start = end;
+        yield { path: reusedPath, bytes: new Uint8Array(0), records: packRecords!, reused: true };
         continue;
       }
       const packBytes = scratch.subarray(0, packLength);
@@ -295,44 +289,45 @@ export function* generateListPacks(
       packOfBucket[bucket] = packs.length;
       const pack = { path: `${PACKS_FOLDER}${tool}/${contentName(packBytes)}.pack`, length: packLength };
       packs.push(pack);
-      yield { path: pack.path, bytes: packBytes, ...(records !== undefined ? { records } : {}) };
-      start = end;
+      yield { path: pack.path, bytes: packBytes, ...(packRecords !== undefined ? { records: packRecords } : {}) };
     }
   }
 
   // An index per key range of 2^(64 - indexBits): the entries of its names, wherever their record lives.
-  // Where every record has one name, name r is record r's: the records' order is the names'
-  // (otherwise that order is let go before the names' is made).
-  if (!singleNames) recordOrder = undefined;
-  const order = recordOrder ?? list.sortedNames();
-  recordOrder = undefined;
+  // Where every record has one name, name r is record r's: the records' order is the names', and
+  // an index's bucket is 2^(packBits - indexBits) pack buckets in a row (otherwise that order is
+  // let go before the names' is made).
+  if (!singleNames) records = undefined;
+  const names = records ?? list.namesByKey(indexBits);
+  records = undefined;
+  const order = names.order;
+  const bucketsPerIndex = singleNames ? 2 ** (packBits - indexBits) : 1;
   const table: PackTableRow[] = [];
   // One index's entries as columns, reused from index to index: no object or key view per name.
   const columns = new IndexColumns();
-  const packOf = (record: number) => packOfBucket[bucketOf(list.keyHigh(list.firstNameOf(record)), packBits)]!;
   // singleNames: the offset of the next record in its pack (packed) and that pack's number.
   let packedOffset = 0;
   let packedIn = -1;
-  let start = 0;
-  while (start < order.length) {
-    const bucket = bucketOf(list.keyHigh(order[start]!), indexBits);
-    let end = start;
-    while (end < order.length && bucketOf(list.keyHigh(order[end]!), indexBits) === bucket) end += 1;
+  for (let bucket = 0; bucket < 2 ** indexBits; bucket++) {
+    const start = names.bucketStarts[bucket * bucketsPerIndex]!;
+    const end = names.bucketStarts[(bucket + 1) * bucketsPerIndex]!;
+    if (start === end) continue;
     const entries = columns.reset(end - start);
-    const packsNamed = new Set<number>();
-    for (let position = start; position < end; position++) packsNamed.add(packOf(list.recordOf(order[position]!)));
-    const packNumbers = [...packsNamed].sort((left, right) => compareStrings(packs[left]!.path, packs[right]!.path));
-    const packNumber = new Map(packNumbers.map((number, position) => [number, position]));
     const keyView = new DataView(entries.keys.buffer, entries.keys.byteOffset, entries.keys.byteLength);
+    const packsNamed = new Set<number>();
+    // Each name's key worked out again (the list holds none), its record's pack number for now.
     for (let position = start; position < end; position++) {
       const name = order[position]!;
       const record = list.recordOf(name);
       const entry = position - start;
-      keyView.setUint32(entry * 8, list.keyHigh(name));
-      keyView.setUint32(entry * 8 + 4, list.keyLow(name));
-      const recordPack = packOf(record);
+      const [high, low] = list.keyOf(name);
+      keyView.setUint32(entry * 8, high);
+      keyView.setUint32(entry * 8 + 4, low);
+      const firstName = list.firstNameOf(record);
+      const recordPack = packOfBucket[bucketOfHigh(firstName === name ? high : list.keyOf(firstName)[0], packBits)]!;
+      packsNamed.add(recordPack);
       const recordBytes = list.recordBytesOf(record);
-      entries.packs[entry] = packNumber.get(recordPack)!;
+      entries.packs[entry] = recordPack;
       if (singleNames) {
         if (recordPack !== packedIn) [packedIn, packedOffset] = [recordPack, PACK_HEADER_BYTES];
         entries.recordOffsets[entry] = packedOffset;
@@ -342,6 +337,9 @@ export function* generateListPacks(
       }
       entries.recordLengths[entry] = recordBytes;
     }
+    const packNumbers = [...packsNamed].sort((left, right) => compareStrings(packs[left]!.path, packs[right]!.path));
+    const packNumber = new Map(packNumbers.map((number, position) => [number, position]));
+    for (let entry = 0; entry < end - start; entry++) entries.packs[entry] = packNumber.get(entries.packs[entry]!)!;
     const indexBytes = encodeFixedKeyIndex(
       KEY_KIND.call,
       packNumbers.map((number) => packs[number]!),
@@ -352,7 +350,6 @@ export function* generateListPacks(
     const firstKey = new Uint8Array(8);
     new DataView(firstKey.buffer).setUint32(0, indexBits === 0 ? 0 : (bucket << (32 - indexBits)) >>> 0);
     table.push({ first: hexOfBytes(firstKey), index: indexPath });
-    start = end;
   }
   return table;
 }

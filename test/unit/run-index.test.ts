@@ -3,6 +3,7 @@
 // damaged log line) is never stored or found, and appends never add keys (run-bucket.ts). The
 // index keeps 64 bits of a key: a key alike in those to a cached one is a miss, never its result.
 // A reopened log is scanned whole, whatever lines cross its reads; a torn last line is cut off.
+// A cleared index (the build's, once every call is answered) starts over empty.
 import { createHash } from 'node:crypto';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,6 +42,18 @@ describe('RunIndex', () => {
     expect(index.get(keyOf(2))).toEqual({ offset: 20, length: 6 });
     index.clear();
     expect(index.has(keyOf(2))).toBe(false);
+  });
+
+  it('after a clear that gives its grown memory back, finds only the keys set since, through a new growth', () => {
+    const index = new RunIndex();
+    for (let call = 0; call < 5_000; call++) index.set(keyOf(call), call * 100, call + 1);
+    index.clear();
+    expect(index.size).toBe(0);
+    expect(index.has(keyOf(1))).toBe(false);
+    for (let call = 5_000; call < 8_000; call++) index.set(keyOf(call), call, 2);
+    expect(index.size).toBe(3_000);
+    expect(index.get(keyOf(4_999))).toBeUndefined();
+    for (let call = 5_000; call < 8_000; call++) expect(index.get(keyOf(call))).toEqual({ offset: call, length: 2 });
   });
 
   it('keeps an offset past 4 GiB', () => {
