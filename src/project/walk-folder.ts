@@ -1,5 +1,6 @@
 // Walks a project folder (tools/, resources/) in code-unit order, so results never depend on the
-// file system: dotfiles, dot-folders and `*.meta.json` skipped, symlinks followed once, and every
+// file system: dotfiles, dot-folders and `*.meta.json` skipped, symlinks followed once (a folder
+// the walk reaches by its own path is walked there, never through a symlink to it), and every
 // entry that cannot be used (a loop, a dangling link, a pipe, a folder too deep) reported, never fatal.
 import { type Dirent, promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
@@ -46,12 +47,50 @@ export interface WalkOptions {
 }
 
 export async function walkFolder(root: string, options: WalkOptions): Promise<WalkResult> {
+  const first = await walkOnce(root, options, undefined);
+  if (!first.ownFolderClaimed) return first.result;
+  // A symlink that sorts before the folder it points to was walked first and took that folder's
+  // files under its own name: walk again, skipping symlinks to folders reachable by their own path.
+  return (await walkOnce(root, options, await listOwnFolders(root, options))).result;
+}
+
+/** Real paths of the folders reachable from root without passing a symlink (rare: see walkFolder). */
+async function listOwnFolders(root: string, options: WalkOptions): Promise<Set<string>> {
+  const own = new Set<string>();
+  async function list(realFolder: string, depth: number): Promise<void> {
+    own.add(realFolder);
+    if (depth >= options.maxDepth - 1) return;
+    let entries: Dirent[];
+    try {
+      entries = await fs.readdir(realFolder, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (!options.everyName && entry.name.startsWith('.')) continue;
+      if (entry.isDirectory()) await list(path.join(realFolder, entry.name), depth + 1);
+    }
+  }
+  try {
+    await list(await fs.realpath(root), 0);
+  } catch {
+    // No root: the walk itself says so.
+  }
+  return own;
+}
+
+async function walkOnce(
+  root: string,
+  options: WalkOptions,
+  ownFolders: ReadonlySet<string> | undefined,
+): Promise<{ result: WalkResult; ownFolderClaimed: boolean }> {
   const files: WalkedFile[] = [];
   const sidecars = new Set<string>();
   const notices: WalkNotice[] = [];
   const visitedFolders = new Set<string>();
+  let ownFolderClaimed = false;
 
-  async function walk(folder: string, relativeFolder: string, depth: number): Promise<void> {
+  async function walk(folder: string, relativeFolder: string, depth: number, viaSymlink: boolean): Promise<void> {
     let realFolder: string;
     try {
       realFolder = await fs.realpath(folder);
@@ -65,7 +104,15 @@ export async function walkFolder(root: string, options: WalkOptions): Promise<Wa
       }
       return;
     }
+    if (viaSymlink && ownFolders?.has(realFolder)) {
+      notices.push({
+        relativePath: relativeFolder,
+        message: 'is a symlink to a folder walked under its own name; skipped',
+      });
+      return;
+    }
     if (visitedFolders.has(realFolder)) {
+      if (!viaSymlink) ownFolderClaimed = true;
       notices.push({
         relativePath: relativeFolder,
         message: 'is a symlink back into a folder already scanned (a loop); skipped',
@@ -114,7 +161,7 @@ export async function walkFolder(root: string, options: WalkOptions): Promise<Wa
       }
       if (stats.isDirectory()) {
         if (depth >= options.maxDepth - 1) notices.push({ relativePath, message: options.tooDeepMessage });
-        else await walk(file, relativePath, depth + 1);
+        else await walk(file, relativePath, depth + 1, entry.isSymbolicLink());
         continue;
       }
       if (!stats.isFile()) {
@@ -125,6 +172,6 @@ export async function walkFolder(root: string, options: WalkOptions): Promise<Wa
     }
   }
 
-  await walk(root, '', 0);
-  return { files, notices, sidecars };
+  await walk(root, '', 0, false);
+  return { result: { files, notices, sidecars }, ownFolderClaimed };
 }
