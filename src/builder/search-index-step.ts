@@ -249,7 +249,7 @@ export async function writeTreeSearchIndex(
   // The writer (and node:crypto) load only for projects that search. Its sorted runs go beside
   // the output folder, in the build's own scratch folder, never into the tree.
   const { writeSearchIndexSpilling } = await import('../tree-writer/search-index-spill-writer.js');
-  const { keptSourceDigestOf } = await import('../tree-writer/search-kept-documents.js');
+  const { keptSourceDigestOf } = await import('../tree-writer/search-kept-keys.js');
   const scratchFolder = scratchFolderOf(output.writer.outDir, process.pid);
   try {
     await mkdir(scratchFolder, { recursive: true });
@@ -400,7 +400,7 @@ export async function writeSearchIndexStep(
  */
 async function openKeptTerms(documentsFile: string, identity: string, kept: KeptSearchDocuments) {
   const { KeptTermsWriter, readKeptTerms, NEW_TERMS_MARK } = await import('../tree-writer/search-kept-terms.js');
-  const { maxKeptSearchBytes } = await import('../tree-writer/search-kept-documents.js');
+  const { maxKeptSearchBytes } = await import('../tree-writer/search-kept-keys.js');
   const file = keptTermsFileOf(documentsFile);
   await removeDeadWritersFiles(file, NEW_TERMS_MARK);
   await removeDeadWritersFiles(`${file}.json`, NEW_TERMS_MARK);
@@ -429,9 +429,8 @@ async function openKeptDocuments(
 ): Promise<KeptSearchDocuments | undefined> {
   if (kept === undefined) return undefined;
   // Loaded only by builds that write an index, as the writer is.
-  const { KeptSearchDocuments, maxKeptSearchBytes, NEW_FILE_MARK } = await import(
-    '../tree-writer/search-kept-documents.js'
-  );
+  const { KeptSearchDocuments, NEW_FILE_MARK } = await import('../tree-writer/search-kept-documents.js');
+  const { maxKeptSearchBytes } = await import('../tree-writer/search-kept-keys.js');
   // A build killed while writing the new file left it: it would otherwise stay for good.
   await removeDeadWritersFiles(kept.file, NEW_FILE_MARK);
   const maxBytes = maxKeptSearchBytes(process.env);

@@ -58,12 +58,8 @@ import {
 } from './search-kept-terms.js';
 import { documentRecords, titleRecords } from './search-scratch-records.js';
 import { compressDocumentBody, compressDocumentSource, compressExcerptSource } from './search-document-compression.js';
-import {
-  type KeptDocument,
-  type KeptSearchDocuments,
-  keptDigestOf,
-  keptSourceDigestOf,
-} from './search-kept-documents.js';
+import type { KeptDocument, KeptSearchDocuments } from './search-kept-documents.js';
+import { keptDigestOf, keptSourceDigestOf } from './search-kept-keys.js';
 
 /**
  * Postings a run holds before it is sorted and written out: 8 MiB of typed arrays, plus its terms.

@@ -16,7 +16,7 @@
 // An entry of a resource document also carries the digest of what it was listed from (its source:
 // its file's content digest and its manifest entry, tree-documents.ts SourceKey): a rebuild finds
 // it by that, without reading, parsing or encoding the unchanged document at all.
-import { createHash, hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { readVarint, writeVarint } from '../core/search/postings.js';
 import {
@@ -32,11 +32,6 @@ import {
 } from './kept-parts.js';
 import { SpillWriter } from './spill-files.js';
 import { DigestTable } from './kept-digest-table.js';
-
-/** The kept file's size at most (reading it is one read): past it, nothing is kept or read. */
-export const DEFAULT_MAX_KEPT_SEARCH_BYTES = 512 * 1024 * 1024;
-/** Changes the bound above (bytes; 0 turns the kept file off). */
-export const MAX_KEPT_SEARCH_BYTES_VARIABLE = 'STATICMCP_MAX_KEPT_SEARCH_BYTES';
 
 // 7: a directory of entries naming part files (kept-parts.ts).
 // 6: a document whose text fits in its excerpt source keeps an empty body and its document source.
@@ -63,44 +58,6 @@ export interface KeptDocument {
   /** Its excerpt source, compressed; empty when none was made (a call result's, or no text). */
   excerpt: Uint8Array;
 }
-
-/** The bound in force: the environment's, else the default. */
-export function maxKeptSearchBytes(environment: Record<string, string | undefined>): number {
-  const given = environment[MAX_KEPT_SEARCH_BYTES_VARIABLE];
-  if (given === undefined || given === '') return DEFAULT_MAX_KEPT_SEARCH_BYTES;
-  const value = Number(given);
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new Error(
-      `${MAX_KEPT_SEARCH_BYTES_VARIABLE} is ${JSON.stringify(given)}: give a number of bytes (0 keeps nothing)`,
-    );
-  return value;
-}
-
-/**
- * The digest an entry is kept under: the stemming, the document's stored body and its indexed
- * text. A body that holds the text (every document's but a call result's) covers it, so the text
- * is hashed once: `undefined` says the body holds it. Unambiguous: a body is JSON, which never
- * holds a raw NUL.
- */
-export function keptDigestOf(stemming: string, body: string, indexedText: string | undefined): Buffer {
-  const hash = createHash('sha256');
-  hash.update(indexedText === undefined ? `${stemming}\0` : `${stemming}\0${indexedText}\0`);
-  return hash.update(body).digest();
-}
-
-/** The digest an entry is also found under: the stemming and the document's source key (tree-documents.ts). */
-export function keptSourceDigestOf(stemming: string, sourceKey: string): Buffer {
-  // The lister asks for a resource's digest, then the index writer for the same one right after.
-  if (lastSourceDigest?.stemming === stemming && lastSourceDigest.sourceKey === sourceKey)
-    return lastSourceDigest.digest;
-  // One-shot (no Hash object a document): the same bytes as createHash's.
-  const digest = hash('sha256', `${stemming}\0source\0${sourceKey}`, 'buffer');
-  lastSourceDigest = { stemming, sourceKey, digest };
-  return digest;
-}
-
-/** The last digest keptSourceDigestOf made (never changed by its callers: a lookup key). */
-let lastSourceDigest: { stemming: string; sourceKey: string; digest: Buffer } | undefined;
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
