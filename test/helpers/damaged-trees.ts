@@ -16,6 +16,8 @@ import { CLI } from './paths.js';
 export const HTML_PAGE = '<!doctype html><title>Not found</title>';
 /** What `serve <URL>` may hold at its peak after every damaged read (it rests near 60 MB). */
 export const MAX_SERVE_PEAK_BYTES = 300 * 1024 * 1024;
+/** What serve's session may add, in a process of its own or in this one, to the process's resting size. */
+export const MAX_SERVE_GROWTH_BYTES = MAX_SERVE_PEAK_BYTES - 60 * 1024 * 1024;
 /** What workerd may hold at its peak after every damaged read. */
 export const MAX_WORKERD_PEAK_BYTES = 400 * 1024 * 1024;
 
@@ -152,6 +154,16 @@ export function workerdPids(): number[] {
 /** Peak resident memory of a process so far (Linux), in bytes. */
 export function peakBytesOf(pid: number): number {
   const line = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(line?.[1] ?? 0) * 1024;
+}
+
+/**
+ * Starts this process's peak resident memory again from its present size (Linux 4.0+: clear_refs
+ * `5`) and returns that size, in bytes: the peak read after it is what came since.
+ */
+export function resetPeakBytes(): number {
+  writeFileSync('/proc/self/clear_refs', '5');
+  const line = /VmRSS:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
   return Number(line?.[1] ?? 0) * 1024;
 }
 

@@ -1,6 +1,6 @@
-// `staticmcp serve <folder>` over stdio, opened in-process: the session serve's bridge answers with
-// (openBridgeSession, src/hosts/node/start-bridge.ts), its tree switch included, over the same
-// sources serve opens for a tree folder or a built project, fed raw lines and collecting the frames
+// `staticmcp serve <folder>` (or `serve <URL>`) over stdio, opened in-process: the session serve's
+// bridge answers with (openBridgeSession, src/hosts/node/start-bridge.ts), its tree switch included,
+// over the same sources serve opens for a tree folder, a built project or a URL, fed raw lines and collecting the frames
 // it writes as RawBridge collects them from a process. For the protocol's decisions (versions,
 // batches, errors); what only the process shows (framing, the frame cap, stderr, the exit code)
 // stays tested through RawBridge.
@@ -15,6 +15,7 @@ import type { McpSession } from '../../src/core/mcp/mcp-session.js';
 import { FolderPackFiles } from '../../src/hosts/node/folder-pack-files.js';
 import { FolderSource } from '../../src/hosts/node/folder-source.js';
 import { openBridgeSession } from '../../src/hosts/node/start-bridge.js';
+import { UrlSource } from '../../src/hosts/node/url-source.js';
 import { JsonRpcLines } from './raw-bridge.js';
 
 export class InProcessBridge extends JsonRpcLines {
@@ -30,9 +31,11 @@ export class InProcessBridge extends JsonRpcLines {
 
   /**
    * Opens `folder` as `serve <folder>` does: a tree (it holds mcp.json), or a project built into
-   * dist/, whose scripts then answer live what the tree lacks; `live` as `--live <project>`.
+   * dist/, whose scripts then answer live what the tree lacks; `live` as `--live <project>`. An
+   * http(s) URL is opened as `serve <URL>` does: files by HTTP, packs by byte range.
    */
   static async open(folder: string, options: { live?: string } = {}): Promise<InProcessBridge> {
+    if (/^https?:\/\//i.test(folder)) return InProcessBridge.openUrl(folder);
     const given = path.resolve(folder);
     const isTree = existsSync(path.join(given, 'mcp.json'));
     const treeRoot = isTree ? given : path.join(given, 'dist');
@@ -52,6 +55,25 @@ export class InProcessBridge extends JsonRpcLines {
       { onProblem: logProblem },
     );
     const { session } = await openBridgeSession({ source, packFiles, projectRoot, treeRoot }, logProblem, (message) =>
+      bridge!.receive(stringifyJsonRpc(message)),
+    );
+    bridge = new InProcessBridge(session, () => source.close());
+    bridge.stderr = logged;
+    return bridge;
+  }
+
+  private static async openUrl(url: string): Promise<InProcessBridge> {
+    let bridge: InProcessBridge | undefined;
+    let logged = '';
+    const logProblem = (text: string): void => {
+      logged += `staticmcp serve: ${text}\n`;
+      if (!bridge) return;
+      bridge.stderr = logged;
+      bridge.received();
+    };
+    const urlSource = new UrlSource(url);
+    const source = new ManifestPackedSource(urlSource, urlSource, { onProblem: logProblem });
+    const { session } = await openBridgeSession({ source, packFiles: urlSource }, logProblem, (message) =>
       bridge!.receive(stringifyJsonRpc(message)),
     );
     bridge = new InProcessBridge(session, () => source.close());
