@@ -13,7 +13,10 @@
 // (test/helpers/shared-hosts.ts sends it after the file's own afterAll hooks, or sooner, when the
 // file is done with it). A host in a process group of its own (wrangler, Deno, chromium) is paused
 // while no file holds it and goes on when one asks: most of the run they would otherwise idle, and
-// an idle wrangler or chromium still uses CPU.
+// an idle wrangler or chromium still uses CPU. A host that was paused is handed out only once it
+// answers a request again (on a connection of its own): its timers that came due while it was
+// stopped (idle connections to close, wrangler's own checks) have run by then, not while the
+// asking file's first request is on its way.
 import { execFile } from 'node:child_process';
 import { cpSync, promises as fs, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -49,6 +52,30 @@ export const SHARED_HOSTS = [
   'chromium',
 ] as const;
 export type SharedHostName = (typeof SHARED_HOSTS)[number];
+
+/** How long a resumed host may take to answer again; past it, it is handed out anyway, and the test says what fails. */
+const RESUME_DEADLINE_MS = 30_000;
+/** One probe of a resumed host; a probe unanswered this long is sent again on a new connection. */
+const PROBE_TIMEOUT_MS = 2_000;
+
+/** Resolves once the http(s) host at `url` answers a request (any status) on a new connection, or after the deadline. */
+async function waitUntilAnswering(url: URL): Promise<void> {
+  if (url.protocol !== 'http:') return;
+  const deadline = Date.now() + RESUME_DEADLINE_MS;
+  while (Date.now() < deadline) {
+    const answered = await new Promise<boolean>((resolve) => {
+      const request = http.get(url, { agent: false, timeout: PROBE_TIMEOUT_MS }, (response) => {
+        response.resume();
+        response.on('end', () => resolve(true));
+        response.on('error', () => resolve(true));
+      });
+      request.on('timeout', () => request.destroy());
+      request.on('error', () => resolve(false));
+    });
+    if (answered) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 /** The public URL of the packed example (its server card and AI Catalog name it). */
 const PACKED_PUBLIC_URL = 'https://example.staticmcp.test/';
@@ -142,6 +169,18 @@ export async function startSharedHostsServer(
 
   /** How many test files hold each host now. */
   const holders = new Map<SharedHostName, number>();
+  /** The hosts paused now. */
+  const paused = new Set<SharedHostName>();
+  /** A resumed host's wait until it answers again (waitUntilAnswering), shared by the files asking meanwhile. */
+  const resuming = new Map<SharedHostName, Promise<void>>();
+  const resumeHost = (name: SharedHostName, host: RunningHost): Promise<void> => {
+    if (paused.delete(name)) {
+      host.resume?.();
+      const answering = waitUntilAnswering(host.url).finally(() => resuming.delete(name));
+      resuming.set(name, answering);
+    }
+    return resuming.get(name) ?? Promise.resolve();
+  };
   const release = (name: SharedHostName): void => {
     const held = Math.max(0, (holders.get(name) ?? 0) - 1);
     holders.set(name, held);
@@ -149,7 +188,9 @@ export async function startSharedHostsServer(
     if (held === 0)
       hosts.get(name)?.then(
         (host) => {
-          if (holders.get(name) === 0) host.pause?.();
+          if (holders.get(name) !== 0 || !host.pause) return;
+          host.pause();
+          paused.add(name);
         },
         () => {},
       );
@@ -169,8 +210,8 @@ export async function startSharedHostsServer(
     }
     holders.set(name, (holders.get(name) ?? 0) + 1);
     startHost(name).then(
-      (host) => {
-        host.resume?.();
+      async (host) => {
+        await resumeHost(name, host);
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(JSON.stringify({ url: host.url.href, project: host.project }));
       },
