@@ -61,11 +61,14 @@ function cliArgs({ target, options }: InspectorInvocation): string[] {
 }
 
 /**
- * Runs `invocations` one after the other in one Inspector process, each as `inspector --cli` would
- * run it: its output and exit code, in order. A batch that fails as a whole (the process died or
- * ran out of time) rejects with what it printed.
+ * Runs `invocations` in one Inspector process, each as `inspector --cli` would run it, `lanes` of
+ * them at a time (one after the other by default): its output and exit code, in order. A batch that
+ * fails as a whole (the process died or ran out of time) rejects with what it printed.
  */
-export async function runInspectorBatch(invocations: readonly InspectorInvocation[]): Promise<InspectorRun[]> {
+export async function runInspectorBatch(
+  invocations: readonly InspectorInvocation[],
+  lanes = 1,
+): Promise<InspectorRun[]> {
   const folder = temporaryFolderSync('staticmcp-inspector-batch-');
   const runsFile = path.join(folder, 'runs.json');
   const resultsFile = path.join(folder, 'results.json');
@@ -73,11 +76,11 @@ export async function runInspectorBatch(invocations: readonly InspectorInvocatio
   await new Promise<void>((resolve, reject) => {
     execFile(
       process.execPath,
-      [BATCH_DRIVER, INSPECTOR_CLI_MODULE, runsFile, resultsFile],
+      [BATCH_DRIVER, INSPECTOR_CLI_MODULE, runsFile, resultsFile, String(lanes)],
       {
         cwd: folder,
         env: { ...process.env, HOME: inspectorHome, NO_COLOR: '1' },
-        timeout: BATCH_START_TIMEOUT_MS + RUN_TIMEOUT_MS * invocations.length,
+        timeout: BATCH_START_TIMEOUT_MS + RUN_TIMEOUT_MS * Math.ceil(invocations.length / lanes),
         maxBuffer: 16 * 1024 * 1024,
       },
       (error, stdout, stderr) =>

@@ -3,9 +3,9 @@
 // (`serve <project>` as the command it spawns) and over `serve --http` (the /mcp URL), in each of
 // its three protocol eras. Each era and transport lists tools, calls a precomputed tool and a live
 // one, reads a resource and gets a prompt, and we check what the user sees in its JSON output. The
-// 30 runs are independent (the stdio ones each start their own server); each era's ten run in one
-// Inspector process (test/helpers/inspector-cli.ts: the CLI entry the launcher calls, its start
-// paid once instead of ten times), and the three eras' processes run side by side.
+// 30 runs are independent (the stdio ones each start their own server); they run in one Inspector
+// process, three at a time (test/helpers/inspector-cli.ts: the CLI entry the launcher calls, its
+// start paid once instead of thirty times).
 // test/inspector/skills-inspector.test.ts and the README walkthrough run the launcher itself.
 import { afterAll, describe, type ExpectStatic, it } from 'vitest';
 import { HttpServe } from '../helpers/http-serve.js';
@@ -57,17 +57,14 @@ function invocationsOf(era: Era): (InspectorInvocation & { key: string })[] {
   );
 }
 
-// Started now, all three, so no test waits for a batch a slot of vitest's concurrency has not started.
-const BATCHES = new Map(
-  ERAS.map((era) => {
-    const invocations = invocationsOf(era);
-    const runs = runInspectorBatch(invocations).then(
-      (results) => new Map(invocations.map((invocation, index) => [invocation.key, results[index]])),
-    );
-    runs.catch(() => {});
-    return [era, runs] as const;
-  }),
+// Started now, all of them, in one Inspector process, three at a time (as the three eras' processes
+// ran side by side before, on one Inspector start instead of three), so no test waits for a run a
+// slot of vitest's concurrency has not started.
+const INVOCATIONS = ERAS.flatMap((era) => invocationsOf(era).map((invocation) => ({ ...invocation, era })));
+const RUNS = runInspectorBatch(INVOCATIONS, ERAS.length).then(
+  (results) => new Map(INVOCATIONS.map((invocation, index) => [`${invocation.era} ${invocation.key}`, results[index]])),
 );
+RUNS.catch(() => {});
 
 interface InspectorJsonRun extends InspectorRun {
   /** `--format json` prints one object: `{result}` on stdout, or `{error}` on stderr. */
@@ -76,8 +73,8 @@ interface InspectorJsonRun extends InspectorRun {
 
 /** The run of `method` over `transport` in `era`'s batch. */
 async function inspector(era: Era, transport: Transport, method: keyof typeof METHODS): Promise<InspectorJsonRun> {
-  const run = (await BATCHES.get(era))?.get(`${transport} ${method}`);
-  if (!run) throw new Error(`no Inspector run of ${method} over ${transport} in the ${era} batch`);
+  const run = (await RUNS).get(`${era} ${transport} ${method}`);
+  if (!run) throw new Error(`no Inspector run of ${method} over ${transport} in the ${era} era`);
   return {
     ...run,
     json: () => {
@@ -111,7 +108,7 @@ function textOf(result: Record<string, unknown>): string {
   return (result.content as { type: string; text?: string }[]).map((block) => block.text ?? '').join('');
 }
 
-// A test waits for its era's whole batch (ten runs one after the other, each bounded by
+// A test waits for the whole batch (thirty runs, three at a time, each bounded by
 // runInspectorBatch), not for one run: room for a loaded machine.
 const BATCH_WAIT_MS = 240_000;
 
