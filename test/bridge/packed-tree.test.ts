@@ -6,9 +6,11 @@
 // keeps answering the rest. `check`
 // passes the packed tree (the build's content hash and counts hold over the packs' calls) and
 // reports damaged packs, stray files under packs/ and plain files of a packed tool with what to do.
-// The unpacked tree's stdio server is started once and answers for every test (it only reads);
-// check runs as a process for the packed tree it passes, and in-process (the command's
-// checkSource) for the damage it reports.
+// The unpacked tree's answers, the reference, come from serve's session in-process, opened once for
+// every test (it only reads); so do the damaged and malformed trees' and the whole-pack host's
+// (connectInProcess: the sources serve opens), while the packed tree is served by real processes
+// over stdio, --http and serve <URL> by byte range. check runs as a process for the packed tree it
+// passes, and in-process (the command's checkSource) for the damage it reports.
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +22,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { checkSource } from '../../src/cli/commands/check.js';
 import { runCli } from '../helpers/cli.js';
 import { HttpServe } from '../helpers/http-serve.js';
+import { connectInProcess } from '../helpers/in-process-bridge.js';
 import { callFilesOf, packTool } from '../helpers/packed-trees.js';
 import { CLI } from '../helpers/paths.js';
 import { makeProject } from '../helpers/projects.js';
@@ -59,11 +62,18 @@ async function answersOf(client: Client): Promise<unknown[]> {
   return answers;
 }
 
+/** A client of serve's session over `source` (a tree folder or URL), in-process. */
+async function inProcessClient(source: string): Promise<Client> {
+  const client = await connectInProcess(source);
+  clients.push(client);
+  return client;
+}
+
 let plainClient: Promise<Client> | undefined;
 
-/** The stdio client of the unpacked tree, shared by the tests (they only read through it). */
-function plainStdioClient(): Promise<Client> {
-  plainClient ??= stdioClient(plainTree);
+/** The unpacked tree's client (serve's session in-process), shared by the tests (they only read through it). */
+function plainClientOnce(): Promise<Client> {
+  plainClient ??= inProcessClient(plainTree);
   return plainClient;
 }
 
@@ -130,7 +140,7 @@ describe('serve of a packed tree folder', () => {
   });
 
   it('answers every call over stdio exactly as the unpacked tree does', async () => {
-    const [plain, packed] = await Promise.all([plainStdioClient(), stdioClient(packedTree)]);
+    const [plain, packed] = await Promise.all([plainClientOnce(), stdioClient(packedTree)]);
     const expected = await answersOf(plain);
     expect((expected[3] as { content: { text: string }[] }).content[0]?.text).toBe('word-3\n');
     expect(await answersOf(packed)).toEqual(expected);
@@ -138,7 +148,7 @@ describe('serve of a packed tree folder', () => {
   });
 
   it('answers every call over --http exactly as the unpacked tree does', async () => {
-    const [plain, packed] = await Promise.all([httpClient(plainTree), httpClient(packedTree)]);
+    const [plain, packed] = await Promise.all([plainClientOnce(), httpClient(packedTree)]);
     expect(await answersOf(packed)).toEqual(await answersOf(plain));
   });
 
@@ -158,7 +168,7 @@ describe('serve of a packed tree folder', () => {
     indexBytes[indexBytes.length - 3] = indexBytes[indexBytes.length - 3]! ^ 0xff;
     writeFileSync(path.join(damaged, 'packs', 'echo', index), indexBytes);
 
-    const [plain, hurt] = await Promise.all([plainStdioClient(), stdioClient(damaged)]);
+    const [plain, hurt] = await Promise.all([plainClientOnce(), inProcessClient(damaged)]);
     const notPrecomputed = await plain.callTool({ name: 'echo', arguments: { value: 'never-built' } });
     let answered = 0;
     let refused = 0;
@@ -191,7 +201,7 @@ describe('serve of a packed tree folder', () => {
     const manifest = JSON.parse(readFileSync(path.join(broken, 'mcp.json'), 'utf8'));
     manifest.staticmcp.packs.echo = [{ first: '00', index: '../../etc/passwd' }];
     writeFileSync(path.join(broken, 'mcp.json'), JSON.stringify(manifest));
-    const [plain, client] = await Promise.all([plainStdioClient(), stdioClient(broken)]);
+    const [plain, client] = await Promise.all([plainClientOnce(), inProcessClient(broken)]);
     const notPrecomputed = JSON.stringify(await plain.callTool({ name: 'echo', arguments: { value: 'never-built' } }));
     expect(JSON.stringify(await client.callTool({ name: 'echo', arguments: { value: 'word-1' } }))).toBe(
       notPrecomputed.replaceAll('never-built', 'word-1'),
@@ -205,10 +215,7 @@ describe('serve of a packed tree folder', () => {
 describe('serve <URL> of a packed tree', () => {
   it('answers as the unpacked tree does, reading records by byte range where the host serves ranges', async () => {
     const seen: string[] = [];
-    const [plain, packed] = await Promise.all([
-      plainStdioClient(),
-      stdioClient(await hostTree(packedTree, true, seen)),
-    ]);
+    const [plain, packed] = await Promise.all([plainClientOnce(), stdioClient(await hostTree(packedTree, true, seen))]);
     expect(await answersOf(packed)).toEqual(await answersOf(plain));
     expect(seen.filter((line) => line.startsWith('206 /packs/echo/') && line.endsWith('.pack')).length).toBeGreaterThan(
       0,
@@ -220,8 +227,8 @@ describe('serve <URL> of a packed tree', () => {
   it('answers as the unpacked tree does from a host that ignores ranges (whole packs)', async () => {
     const seen: string[] = [];
     const [plain, packed] = await Promise.all([
-      plainStdioClient(),
-      stdioClient(await hostTree(packedTree, false, seen)),
+      plainClientOnce(),
+      inProcessClient(await hostTree(packedTree, false, seen)),
     ]);
     expect(await answersOf(packed)).toEqual(await answersOf(plain));
     expect(seen.filter((line) => line.startsWith('200 /packs/echo/') && line.endsWith('.pack')).length).toBeGreaterThan(
