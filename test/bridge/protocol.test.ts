@@ -180,6 +180,47 @@ describe('bad input', () => {
     });
   });
 
+  it('answers precomputed calls in the order asked to a client that reads none of them for a while', async () => {
+    // Answered at once and written straight to stdout while it takes them; past a full pipe the
+    // rest must queue behind what is left, never overtake it.
+    const bridge = new RawBridge([example]);
+    await bridge.initialize();
+    bridge.child.stdout.pause();
+    const languages = ['en', 'fr', 'de'];
+    const calls = 10_000;
+    let id = 100;
+    await new Promise<void>((resolve) => {
+      const pump = (): void => {
+        while (id < 100 + calls) {
+          const params = { name: 'greet', arguments: { language: languages[id % 3], shout: id % 2 === 0 } };
+          if (
+            !bridge.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params })}\n`)
+          ) {
+            bridge.child.stdin.once('drain', pump);
+            return;
+          }
+        }
+        resolve();
+      };
+      pump();
+      setTimeout(() => bridge.child.stdout.resume(), 1_500);
+    });
+    const answers = await bridge.waitFor((frames) => {
+      const calls = (frames as JsonRpcMessage[]).filter((frame) => typeof frame.id === 'number' && frame.id >= 100);
+      return calls.length >= 10_000 ? calls : undefined;
+    }, 60_000);
+    expect(answers.map((frame) => frame.id)).toEqual(Array.from({ length: calls }, (_, index) => 100 + index));
+    const greetings = { en: 'Hello!', fr: 'Bonjour !', de: 'Hallo!' } as Record<string, string>;
+    for (const frame of answers) {
+      const id = frame.id as number;
+      const text = greetings[languages[id % 3]!]!;
+      expect(frame.result).toEqual({
+        content: [{ type: 'text', text: `${id % 2 === 0 ? text.toUpperCase() : text}\n` }],
+      });
+    }
+    expect(await bridge.close()).toBe(0);
+  });
+
   it('answers every request exactly once to a client that sends thousands before it reads any answer', async () => {
     const bridge = new RawBridge([example]);
     bridge.child.stdout.pause();

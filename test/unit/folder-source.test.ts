@@ -1,7 +1,9 @@
 // What a tree in a folder gives a reader (folder-source.ts), against real folders and links: a file
 // inside, also through links that stay inside (and a tree folder given through a link); never a file a link leads to outside the tree, be
 // the link the file itself or a folder on the way, and whether it was there from the start or put
-// there after the file was first read; sizes from the same open as the read.
+// there after the file was first read; sizes from the same open as the read. readNow opens files
+// in a folder kept open once in use: the same refusals, and a rebuilt tree's folders once its
+// manifest is read.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -70,6 +72,42 @@ describe('FolderSource', () => {
     await fs.symlink(outside, path.join(tree, 'tools'));
     expect(await source.sizeOf('a/1.json')).toBeUndefined();
     expect(await source.sizeOf('tools/a/1.json')).toBeUndefined();
+    expect(await source.read('tools/a/1.json')).toEqual({ status: 'missing' });
+    source.close();
+  });
+
+  it('readNow opens files in a folder in use, never outside, and a rebuilt tree once its manifest is read', async () => {
+    const { tree, outside } = await writeTreeAndOutside();
+    await fs.writeFile(path.join(tree, 'tools', 'a', '2.json'), '{"inside":2}');
+    await fs.symlink(path.join(outside, 'secret.json'), path.join(tree, 'tools', 'a', 'leak.json'));
+    const source = new FolderSource(tree, 'tree');
+    // The second file of the folder is the first opened through it.
+    expect(source.readNow('tools/a/1.json', 100)).toEqual({ status: 'ok', text: '{"inside":1}' });
+    expect(source.readNow('tools/a/2.json', 100)).toEqual({ status: 'ok', text: '{"inside":2}' });
+    expect(source.readNow('tools/a/leak.json', 100)).toBeUndefined();
+    expect(source.readNow('tools/a/3.json', 100)).toBeUndefined();
+    expect(source.readNow('tools/a/1.json', 5)).toBeUndefined();
+
+    // A rebuild swaps the whole folder in: until its manifest is read, the tree loaded so far is read.
+    const rebuilt = `${tree}-new`;
+    await fs.mkdir(path.join(rebuilt, 'tools', 'a'), { recursive: true });
+    await fs.writeFile(path.join(rebuilt, 'tools', 'a', '1.json'), '{"rebuilt":1}');
+    await fs.writeFile(path.join(rebuilt, 'mcp.json'), '{}');
+    await fs.rename(tree, `${tree}-old`);
+    await fs.rename(rebuilt, tree);
+    expect(source.readNow('tools/a/1.json', 100)).toEqual({ status: 'ok', text: '{"inside":1}' });
+    expect(await source.read('mcp.json')).toEqual({ status: 'ok', text: '{}' });
+    expect(source.readNow('tools/a/1.json', 100)).toEqual({ status: 'ok', text: '{"rebuilt":1}' });
+    expect(source.readNow('tools/a/1.json', 100)).toEqual({ status: 'ok', text: '{"rebuilt":1}' });
+
+    // The folder in use deleted and replaced by a link outside: nothing is read through either.
+    await fs.rm(path.join(tree, 'tools'), { recursive: true });
+    await fs.symlink(outside, path.join(tree, 'tools'));
+    await fs.mkdir(path.join(outside, 'tools', 'a'), { recursive: true });
+    await fs.writeFile(path.join(outside, 'tools', 'a', '1.json'), '{"secret":3}');
+    expect(source.readNow('tools/a/1.json', 100)).toBeUndefined();
+    expect(source.readNow('tools/a/1.json', 100)).toBeUndefined();
+    expect(source.readNow('a/1.json', 100)).toBeUndefined();
     expect(await source.read('tools/a/1.json')).toEqual({ status: 'missing' });
     source.close();
   });

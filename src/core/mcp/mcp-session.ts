@@ -1,10 +1,10 @@
 // The protocol core, the same on every host: one parsed message (or batch) in, the response out, notifications
 // through callbacks the transport gives (stdout, an SSE stream). Each request's own _meta decides its era: a
 // 2026-07-28 request goes to modern-dispatch.ts (loaded on the first one, so a legacy client's start never waits for
-// it); this file answers the legacy era (handshake, negotiated version, log level, resource subscriptions) and owns
-// what both share: the requests in flight (so `notifications/cancelled` can stop one) and, under `staticmcp dev`, the
-// notifications a reloaded tree causes. It never throws on bad input: every request with an id gets exactly one
-// answer, unless cancelled.
+// it); this file answers the legacy era (handshake, negotiated version, log level, resource subscriptions through
+// resource-subscriptions.ts) and owns what both share: the requests in flight (so `notifications/cancelled` can stop
+// one) and, under `staticmcp dev`, the notifications a reloaded tree causes. It never throws on bad input: every
+// request with an id gets exactly one answer, unless cancelled.
 import * as answers from './answer-budget.js';
 import type { AnswerLimits } from './answer-budget.js';
 import type { AnswerRoom } from '../tree-reading/answer-room.js';
@@ -31,13 +31,12 @@ import {
   shapeServerInfo,
   type ProtocolVersion,
 } from './protocol-versions.js';
-import { readRequestEra, type ModernRequest } from './request-meta.js';
+import { readRequestEra, type ModernRequest, type RequestEra } from './request-meta.js';
 import { serverCapabilities } from './server-capabilities.js';
 import type { ClientQuestions, Send } from './client-questions.js';
 import type { ModernListeners } from './modern-listeners.js';
 import {
   LOG_LEVELS,
-  MAX_SUBSCRIPTIONS,
   readLogLevel,
   RequestCancelled,
   type ServerContext,
@@ -50,12 +49,13 @@ import { loadHandlers, loadModernEra, planPreload } from './handler-table.js';
 import { isInEra, methodRow, type SessionMethod, unhandledMethod } from './method-table.js';
 import { isObject, type JsonObject } from '../tree/json-object.js';
 import { answerOnCurrentTree } from './tree-switch-port.js';
-import { PrecomputedAnswers } from './precomputed-answers.js';
+import { PrecomputedAnswers, type QuickAnswer } from './precomputed-answers.js';
+import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { LazyAbort } from './lazy-abort.js';
 
-/** Only `staticmcp dev` needs these (and node:crypto): loaded on the first subscription or reload. */
-const loadTreeChanges = (): Promise<typeof import('./tree-changes.js')> => import('./tree-changes.js');
 type Outgoing = Record<string, unknown>;
+/** What is answered now, or a promise of it when it must wait. */
+type Answer<T> = T | Promise<T>;
 
 interface InFlight {
   controller: LazyAbort;
@@ -84,8 +84,7 @@ export class McpSession {
   private initialized = false;
   /** Set once `initialize` was answered on this session (a version given by the transport is not a handshake). */
   private handshakeDone = false;
-  /** Subscribed resource URIs → a fingerprint of what a read answered at the last check. */
-  private readonly subscriptions = new Map<string, string>();
+  private readonly subscriptions: ResourceSubscriptions;
   /** The capabilities the client declared in initialize: what a script may ask it. */
   private clientCapabilities: JsonObject = {};
   /** Open `subscriptions/listen` requests (only under dev: a served tree never changes); made with the first modern request. */
@@ -101,6 +100,7 @@ export class McpSession {
     options: SessionOptions = {},
   ) {
     this.answerLimits = { ...answers.DEFAULT_ANSWER_LIMITS, ...options.answerLimits };
+    this.subscriptions = new ResourceSubscriptions(server);
     if (options.version !== undefined) {
       this.version = options.version;
       this.initialized = true;
@@ -112,7 +112,11 @@ export class McpSession {
     return this.version;
   }
 
-  /** One line from a stream transport (already without its newline); answers go out through `send`. */
+  /**
+   * One line from a stream transport (already without its newline); answers go out through `send`.
+   * An answer ready at once (a precomputed call cut from its file, an invalid message) is sent
+   * before this returns, with no promise made for it.
+   */
   handleFrame(text: string): void {
     let parsed: unknown;
     try {
@@ -121,7 +125,17 @@ export class McpSession {
       this.send(errorResponse(null, PARSE_ERROR, 'Parse error: the line is not valid JSON'));
       return;
     }
-    void this.handleParsed(parsed, this.send)
+    let answer: Answer<Outgoing | Outgoing[] | undefined>;
+    try {
+      answer = this.answerParsed(parsed, this.send);
+      if (!(answer instanceof Promise)) {
+        if (answer) this.send(answer);
+        return;
+      }
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    void answer
       .then((response) => {
         if (response) this.send(response);
       })
@@ -138,8 +152,17 @@ export class McpSession {
    * notifications that belong to these requests (progress, log messages) while they run.
    */
   handleParsed(parsed: unknown, notify: Send): Promise<Outgoing | Outgoing[] | undefined> {
+    try {
+      return Promise.resolve(this.answerParsed(parsed, notify));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** handleParsed's answer, not wrapped in a promise when it is ready now. */
+  private answerParsed(parsed: unknown, notify: Send): Answer<Outgoing | Outgoing[] | undefined> {
     const tooMany = answers.refuseManyValues(parsed, this.answerLimits);
-    if (tooMany) return Promise.resolve(tooMany);
+    if (tooMany) return tooMany;
     return Array.isArray(parsed) ? this.handleBatch(parsed, notify) : this.handleMessage(parsed, notify);
   }
 
@@ -160,14 +183,14 @@ export class McpSession {
     const refused = answers.refuseLongBatch(items.length, this.answerLimits);
     if (refused) return refused;
     const { maxAnswerBytes } = this.answerLimits;
-    const answered = await answers.answerBatchWithin(items, maxAnswerBytes, (item, room) =>
+    const answered = await answers.answerBatchWithin(items, maxAnswerBytes, async (item, room) =>
       this.handleMessage(item, notify, room),
     );
     return answered.length > 0 ? answered : undefined;
   }
 
   /** The response to send, or undefined (notification, response, cancelled); `room`: a batch entry's share. */
-  private async handleMessage(value: unknown, notify: Send, room?: AnswerRoom): Promise<Outgoing | undefined> {
+  private handleMessage(value: unknown, notify: Send, room?: AnswerRoom): Answer<Outgoing | undefined> {
     const classified = classifyMessage(value);
     switch (classified.kind) {
       case 'invalid':
@@ -197,18 +220,28 @@ export class McpSession {
     // notifications/initialized and anything else: nothing to do, and never an answer.
   }
 
-  /** `share`: a batch entry's share of the answer cap; a request alone may take the whole cap. */
-  private async handleRequest(
-    request: JsonRpcRequest,
-    notify: Send,
-    share?: AnswerRoom,
-  ): Promise<Outgoing | undefined> {
+  /**
+   * `share`: a batch entry's share of the answer cap; a request alone may take the whole cap. A
+   * refused request and a precomputed call answered from its file are answered now; the rest
+   * goes the whole way (answerRequest).
+   */
+  private handleRequest(request: JsonRpcRequest, notify: Send, share?: AnswerRoom): Answer<Outgoing | undefined> {
     // Each request's own _meta decides its era: nothing about the connection is assumed.
     const era = readRequestEra(request.method, request.params);
     if (era.era === 'invalid') return errorResponse(request.id, era.error.code, era.error.message, era.error.data);
     const plain = era.era === 'legacy' && !share && !this.closing;
     const quick = plain ? this.precomputed.lookUp(request, this.server, this.version, this.answerLimits) : undefined;
     if (quick?.response) return quick.response;
+    return this.answerRequest(request, era, notify, share, quick);
+  }
+
+  private async answerRequest(
+    request: JsonRpcRequest,
+    era: Exclude<RequestEra, { era: 'invalid' }>,
+    notify: Send,
+    share: AnswerRoom | undefined,
+    quick: QuickAnswer | undefined,
+  ): Promise<Outgoing | undefined> {
     const room = share ?? new answers.AnswerBudget(this.answerLimits.maxAnswerBytes).openRoom();
     const key = inFlightKey(request.id);
     const controller = new LazyAbort();
@@ -314,9 +347,9 @@ export class McpSession {
       case 'ping':
         return {};
       case 'resources/subscribe':
-        return this.subscribe(params);
+        return this.subscriptions.subscribe(params);
       case 'resources/unsubscribe':
-        return this.unsubscribe(params);
+        return this.subscriptions.unsubscribe(params);
       case 'logging/setLevel':
         this.minimumLogLevel = readLogLevel(params);
         return {};
@@ -353,58 +386,12 @@ export class McpSession {
   }
 
   /**
-   * Any known resource (listed, a state resource, or an instance of a template) can be subscribed.
-   * Only where the tree can change (dev, a served folder) is a fingerprint of its content kept, to
-   * tell after a rebuild whether it changed; other subscribers are simply never notified.
-   */
-  private async subscribe(params: JsonObject | undefined): Promise<JsonObject> {
-    const uri = params?.uri;
-    if (typeof uri !== 'string') throw new RpcError(INVALID_PARAMS, 'resources/subscribe needs params.uri (a string)');
-    const { tree } = this.server;
-    const known =
-      tree.resourcesByUri.has(uri) ||
-      tree.extension?.stateResources?.[uri] !== undefined ||
-      (await import('./template-reads.js')).findTemplateFor(tree, uri) !== undefined;
-    if (!known) throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
-    // Template instances are unbounded: one session must not grow this map without end.
-    if (!this.subscriptions.has(uri) && this.subscriptions.size >= MAX_SUBSCRIPTIONS) {
-      throw new RpcError(
-        INVALID_PARAMS,
-        `resources/subscribe: at most ${MAX_SUBSCRIPTIONS} subscriptions per session; unsubscribe from some first`,
-      );
-    }
-    if (!this.server.dev && this.server.treeSwitch === undefined) {
-      this.subscriptions.set(uri, '');
-      return {};
-    }
-    const { fingerprintResource } = await loadTreeChanges();
-    this.subscriptions.set(uri, await fingerprintResource(tree, uri));
-    return {};
-  }
-
-  private unsubscribe(params: JsonObject | undefined): JsonObject {
-    const uri = params?.uri;
-    if (typeof uri !== 'string')
-      throw new RpcError(INVALID_PARAMS, 'resources/unsubscribe needs params.uri (a string)');
-    this.subscriptions.delete(uri);
-    return {};
-  }
-
-  /**
    * After the bridge swapped in a reloaded tree: one list_changed per kind whose list changed, and
    * `resources/updated` for each subscribed resource whose content changed. Nothing is sent before
    * the client is initialized (it lists everything then anyway). Returns the updated URIs.
    */
   async treeReloaded(changes: ListChanges): Promise<string[]> {
-    const { fingerprintResource } = await loadTreeChanges();
-    const { tree } = this.server;
-    const updated: string[] = [];
-    for (const [uri, previous] of this.subscriptions) {
-      const current = await fingerprintResource(tree, uri);
-      if (current === previous) continue;
-      this.subscriptions.set(uri, current);
-      updated.push(uri);
-    }
+    const updated = await this.subscriptions.changedByReload();
     if (!this.closing) await this.listeners?.notifyChanges(this.server, changes);
     if (!this.initialized || this.closing) return updated;
     if (changes.tools) this.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });

@@ -81,14 +81,20 @@ export class PrecomputedAnswers {
     for (const name in params) if (name !== 'name' && name !== 'arguments') return undefined;
     // A rebuild may be due to be switched in: the whole way looks for it.
     if (server.treeSwitch?.checkIfDue() !== undefined) return undefined;
-    const key = JSON.stringify(params);
-    const kept = this.kept.get(key);
-    if (kept !== undefined && this.isCurrent(kept, server, version))
-      return { response: resultResponse(request.id, kept.result), keep: KEEP_NOTHING };
-    if (kept !== undefined) this.kept.delete(key);
+    // Made only where it is looked up or kept: a new call cut from its file needs none.
+    let key: string | undefined;
+    if (this.kept.size > 0) {
+      key = JSON.stringify(params);
+      const kept = this.kept.get(key);
+      if (kept !== undefined && this.isCurrent(kept, server, version))
+        return { response: resultResponse(request.id, kept.result), keep: KEEP_NOTHING };
+      if (kept !== undefined) this.kept.delete(key);
+    }
     const cut = version && answerCutCall?.(server, request, version, maxAnswerBytes);
     if (cut) return { response: cut, keep: KEEP_NOTHING };
-    return { keep: (result) => this.keep(key, server, version, result) };
+    // Taken now: the params are the request's, which the whole way may still change.
+    const keptKey = key ?? JSON.stringify(params);
+    return { keep: (result) => this.keep(keptKey, server, version, result) };
   }
 
   private isCurrent(kept: KeptAnswer, server: ServerContext, version: ProtocolVersion | undefined): boolean {

@@ -10,10 +10,14 @@
 // /proc/self/fd): the plain path is opened without following a final link, and kept only when the
 // opened file's own path is that same path, so no link was followed on the way and nothing swapped
 // in between can lead outside. Any other case (a link anywhere on the way, no /proc) resolves the
-// path first (one readlink per segment) and opens what it resolved to, as before.
+// path first (one readlink per segment) and opens what it resolved to, as before. readNow, which
+// answers a new call at once, opens a file by its name in a folder kept open once in use
+// (kept-folders.ts), with the same proof made once for the folder.
 import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { MANIFEST_FILE } from '../../core/tree/manifest.js';
 import type { ReadOutcome, TreeSource } from '../../core/tree/tree-source.js';
+import { KeptFolders } from './kept-folders.js';
 
 /** The real path is already resolved: a link put there since is refused (ELOOP), not followed. */
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
@@ -40,6 +44,8 @@ export class FolderSource implements TreeSource {
   private opened: OpenedFile | undefined;
   /** What readNow reads into: one read, and no new buffer per call. */
   private readNowBuffer: Buffer | undefined;
+  /** The folders readNow opens files in (Linux, with /proc): made on its first read. */
+  private keptFolders: KeptFolders | undefined;
 
   constructor(
     private readonly root: string,
@@ -67,6 +73,8 @@ export class FolderSource implements TreeSource {
   }
 
   async read(relativePath: string): Promise<ReadOutcome> {
+    // The tree is being loaded (again): its folders are opened anew, a rebuilt tree's ones.
+    if (relativePath === MANIFEST_FILE) this.keptFolders?.forget();
     const opened = this.opened;
     if (opened !== undefined && opened.relativePath === relativePath) {
       this.opened = undefined;
@@ -114,12 +122,15 @@ export class FolderSource implements TreeSource {
    * anything that cannot be opened, read or is outside the tree: undefined, and read() says why.
    * What is not a regular file reads as an error or no bytes here (opened without waiting), and a
    * device's bytes would still have to be the call file of exactly that call to be answered.
+   * A file missing from a kept folder (deleted since: a rebuilt tree) is not taken either: read()
+   * looks its plain path up.
    */
   readNow(relativePath: string, maxBytes: number): ReadOutcome | undefined {
     this.closeOpened();
     let descriptor: number | undefined;
     try {
-      descriptor = this.openInside(relativePath);
+      const throughFolder = this.pathThroughKeptFolder(relativePath);
+      descriptor = throughFolder !== undefined ? openSync(throughFolder, OPEN_FLAGS) : this.openInside(relativePath);
       if (descriptor === undefined) return undefined;
       const limit = Math.min(maxBytes, READ_NOW_BYTES);
       this.readNowBuffer ??= Buffer.allocUnsafe(READ_NOW_BYTES + 1);
@@ -135,6 +146,17 @@ export class FolderSource implements TreeSource {
 
   close(): void {
     this.closeOpened();
+    this.keptFolders?.forget();
+  }
+
+  /** Where readNow opens `relativePath` through its kept folder, or undefined to open its plain path. */
+  private pathThroughKeptFolder(relativePath: string): string | undefined {
+    if (!this.descriptorLinks) return undefined;
+    const slash = relativePath.lastIndexOf('/');
+    if (slash <= 0) return undefined;
+    this.realRoot ??= realpathSync.native(this.root);
+    this.keptFolders ??= new KeptFolders(this.realRoot);
+    return this.keptFolders.pathInside(relativePath.slice(0, slash), relativePath.slice(slash + 1));
   }
 
   private closeOpened(): void {

@@ -4,12 +4,20 @@
 // while the client does not read what we wrote, we stop reading its requests, so a client that
 // sends without reading cannot make the answers pile up in memory. With `answerWaitingFirst`,
 // what the client sent before the server started is read and answered before the streams are
-// made (waiting-input.ts).
+// made (waiting-input.ts). Once stdout's stream exists on a pipe or socket (which Node makes
+// non-blocking), an answer is written to it with one write(2) while the stream holds nothing
+// unsent: the stream's own write makes the same call after a dozen functions and a request object
+// of its own. What that write cannot take (a full pipe) goes through the stream, in order.
+import { fstatSync } from 'node:fs';
 import { stringifyJsonRpc } from '../../core/mcp/exact-ids.js';
-import { readWaitingInput, writeOutputSync } from './waiting-input.js';
+import { readWaitingInput, writeOutputSync, writeTextSync } from './waiting-input.js';
 
 type Input = NodeJS.ReadableStream & { pause(): unknown; resume(): unknown; destroy(): unknown };
-type Output = NodeJS.WritableStream & { destroyed: boolean; once(event: 'drain', listener: () => void): unknown };
+type Output = NodeJS.WritableStream & {
+  destroyed: boolean;
+  writableLength: number;
+  once(event: 'drain', listener: () => void): unknown;
+};
 
 export interface StdioTransportOptions {
   input?: Input;
@@ -49,6 +57,8 @@ export function startStdioTransport(options: StdioTransportOptions): StdioTransp
   let discarding = false;
   let closed = false;
   let plainWriteBytesLeft = PLAIN_WRITE_BYTES;
+  /** Whether process.stdout is a non-blocking pipe or socket, which write(2) may be given directly. */
+  let writesDirectly = false;
 
   const emit = (line: Buffer): void => {
     let text = line.toString('utf8');
@@ -104,6 +114,7 @@ export function startStdioTransport(options: StdioTransportOptions): StdioTransp
     if (stdout !== undefined) return stdout;
     const output = options.output ?? process.stdout;
     stdout = output;
+    writesDirectly = options.output === undefined && isPipeOrSocket(1);
     // The client went away: nothing more can be answered.
     output.on('error', close);
     return output;
@@ -164,7 +175,19 @@ export function startStdioTransport(options: StdioTransportOptions): StdioTransp
       if (closed && stdout?.destroyed === true) return;
       const line = `${stringifyJsonRpc(message)}\n`;
       if (stdout !== undefined) {
-        writeStream(line);
+        // Only past everything the stream still holds: answers go out in the order they were sent.
+        if (!writesDirectly || waitingForDrain || stdout.writableLength > 0) {
+          writeStream(line);
+          return;
+        }
+        let rest: string | Buffer;
+        try {
+          rest = writeTextSync(line);
+        } catch {
+          close();
+          return;
+        }
+        if (rest.length > 0) writeStream(rest);
         return;
       }
       const bytes = Buffer.from(line);
@@ -184,4 +207,15 @@ export function startStdioTransport(options: StdioTransportOptions): StdioTransp
       if (rest.length > 0) writeStream(rest);
     },
   };
+}
+
+/** Whether the descriptor is a pipe or a socket (what Node's stdio streams make non-blocking); false on Windows. */
+function isPipeOrSocket(descriptor: number): boolean {
+  if (process.platform === 'win32') return false;
+  try {
+    const stats = fstatSync(descriptor);
+    return stats.isFIFO() || stats.isSocket();
+  } catch {
+    return false;
+  }
 }

@@ -4,7 +4,8 @@
 // it has started the server, so one plain read(2) of stdin finds it waiting, and the answers to it
 // go out with write(2); the streams are made after that. Either read or write falls back to the
 // streams, having consumed or written nothing it did not hand on, when the descriptor is
-// non-blocking (EAGAIN).
+// non-blocking (EAGAIN). The transport goes on writing its answers with write(2) once stdout's
+// stream exists and holds nothing unsent (writeTextSync).
 import { fstatSync, readSync, writeSync } from 'node:fs';
 
 /** What one read takes: a first request (initialize) is a few hundred bytes; a longer one goes on through the stream. */
@@ -45,4 +46,21 @@ export function writeOutputSync(bytes: Buffer): Buffer {
     }
   }
   return bytes.subarray(written);
+}
+
+/**
+ * writeOutputSync for a text: one write(2) of it, without a buffer made first for the usual case
+ * (all of it taken); returns what is left unwritten (empty when all was written).
+ */
+export function writeTextSync(text: string): string | Buffer {
+  let written: number;
+  try {
+    written = writeSync(1, text);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return text;
+    throw error;
+  }
+  // Counted in bytes: the text's own length differs once it holds more than ASCII.
+  if (written >= Buffer.byteLength(text)) return '';
+  return writeOutputSync(Buffer.from(text).subarray(written));
 }
