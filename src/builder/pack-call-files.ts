@@ -57,11 +57,23 @@ export interface ToolCallFiles {
   nameCount: number;
   /** This entry's own pack size (the resource group's, pack-resource-files.ts); else the plan's. */
   targetPackBytes?: number;
+  /**
+   * The writer's slots of an owner's record names (its own, then its copies' in their names'
+   * order), by the owner's slot, where the entry knows them (the resource group's): the pack
+   * step then makes no string of them.
+   */
+  nameSlotsOf?: (ownerSlot: number) => readonly number[];
 }
 
 /** Owner → the other names of its record, sorted (only looked up: a resource group's are made when asked). */
 export interface PackedCopies {
   get(owner: string): readonly string[] | undefined;
+}
+
+/** A record's names as the writer's slots (its own first), when the entry knows them. */
+function nameSlotsOf(entry: ToolCallFiles, position: number): readonly number[] | undefined {
+  if (entry.nameSlotsOf === undefined || !(entry.owners instanceof TreeSlotList)) return undefined;
+  return entry.nameSlotsOf(entry.owners.slotAt(position));
 }
 
 /** A record's names: its own call file, then the copies packed with it (planPacking sorted them). */
@@ -210,6 +222,12 @@ export async function writePacks(
       const list = new PackRecordList(files);
       // In the order written: the pack writer sorts the records itself.
       for (let position = 0; position < entry.owners.length; position++) {
+        const slots = nameSlotsOf(entry, position);
+        const held = slots && files.heldLengthAt(slots[0]!);
+        if (slots !== undefined && held !== undefined) {
+          list.pushIds(slots, held);
+          continue;
+        }
         const owner = entry.owners.at(position);
         list.pushIds(
           namesOf(packedCopies, owner).map((name) => slotOfWritten(files, name)),
@@ -279,8 +297,12 @@ function toolRecordsDigest(
 ): string {
   const ownerOrder = entry.owners.sortedPositions();
   const digest = new ToolRecordsDigest(generator, entry.tool, targetPackBytes);
-  for (const [owner, ownerDigest] of ownerDigests(output, entry.owners, ownerOrder))
-    digest.add(namesOf(packedCopies, owner), ownerDigest);
+  const files = output.writer.written;
+  for (const [position, ownerDigest] of ownerDigests(output, entry.owners, ownerOrder)) {
+    const slots = nameSlotsOf(entry, position);
+    if (slots !== undefined) digest.addNameBytes(slots.length, (index) => files.bytesAt(slots[index]!), ownerDigest);
+    else digest.add(namesOf(packedCopies, entry.owners.at(position)), ownerDigest);
+  }
   return digest.digest();
 }
 
@@ -302,17 +324,17 @@ function reusingPacks(output: TreeOutput, previous: PreviousPacks, tool: string,
 }
 
 /**
- * Each owner in `order` with its digest: the writer's slots read in one pass over its digests'
- * file per window (spilled-digests.ts), not one read a call.
+ * Each owner's position in `order` with its digest: the writer's slots read in one pass over its
+ * digests' file per window (spilled-digests.ts), not one read a call.
  */
-function* ownerDigests(output: TreeOutput, owners: TreePathList, order: Uint32Array): Iterable<[string, Buffer]> {
+function* ownerDigests(output: TreeOutput, owners: TreePathList, order: Uint32Array): Iterable<[number, Buffer]> {
   if (!(owners instanceof TreeSlotList)) {
-    for (const position of order) yield [owners.at(position), output.writer.digestOf(owners.at(position))!];
+    for (const position of order) yield [position, output.writer.digestOf(owners.at(position))!];
     return;
   }
   const slots = Uint32Array.from(order, (position) => owners.slotAt(position));
   let at = 0;
-  for (const digest of output.writer.written.digestsInOrder(slots)) yield [owners.at(order[at++]!), digest];
+  for (const digest of output.writer.written.digestsInOrder(slots)) yield [order[at++]!, digest];
 }
 
 /** Paths to take out of the tree, by position. */

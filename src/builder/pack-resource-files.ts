@@ -53,7 +53,11 @@ class RawNameCopies implements PackedCopies {
 
   /** Where the copies of `owner` (a twin) start in byTwin (byTwin.length when it has none). */
   private firstAt(owner: string): number {
-    const slot = this.files.slotOf(owner);
+    return this.firstAtSlot(this.files.slotOf(owner));
+  }
+
+  /** firstAt by the owner's slot (-1: not in the tree). */
+  private firstAtSlot(slot: number): number {
     let low = 0;
     let high = this.byTwin.length;
     while (low < high) {
@@ -76,11 +80,24 @@ class RawNameCopies implements PackedCopies {
     return names.sort();
   }
 
-  /** The number of `owner`'s copies and their names' UTF-8 bytes, without making the names' list. */
-  measure(owner: string): { count: number; nameBytes: number } {
-    let at = this.firstAt(owner);
+  /** The slots of the owner in `slot` and of its copies, in their names' order (get's, by slot). */
+  nameSlotsOf(slot: number): readonly number[] {
+    let at = this.firstAtSlot(slot);
+    const slots = [slot];
+    for (; at < this.byTwin.length && this.twinSlots[this.byTwin[at]!] === slot; at++)
+      slots.push(this.names.slotAt(this.byTwin[at]!));
+    // In get's order (names.sort()): a resource has one raw-name copy at most, so this rarely sorts.
+    if (slots.length > 2) {
+      const copies = slots.slice(1).sort((left, right) => this.files.compare(left, right));
+      slots.splice(1, copies.length, ...copies);
+    }
+    return slots;
+  }
+
+  /** The number of the copies of the owner in `slot` and their names' UTF-8 bytes, without making the names' list. */
+  measureSlot(slot: number): { count: number; nameBytes: number } {
+    let at = this.firstAtSlot(slot);
     if (at === this.byTwin.length) return { count: 0, nameBytes: 0 };
-    const slot = this.twinSlots[this.byTwin[at]!];
     let count = 0;
     let nameBytes = 0;
     for (; at < this.byTwin.length && this.twinSlots[this.byTwin[at]!] === slot; at++) {
@@ -145,12 +162,13 @@ export async function planResourcePacking(
   let recordBytes = 0;
   let nameCount = 0;
   for (let position = 0; position < owners.length; position++) {
-    const owner = owners.at(position);
-    // encodedRecordBytes of the owner's names, from their lengths (no buffer or list a record).
-    const copied = copies.measure(owner);
+    const slot = owners.slotAt(position);
+    // encodedRecordBytes of the owner's names, from their lengths (no buffer or list a record), by
+    // the owner's slot: no path made or looked up for a spooled or deferred one.
+    const copied = copies.measureSlot(slot);
     const names = 1 + copied.count;
-    recordBytes +=
-      encodedRecordBytes([], writer.sizeOf(owner)) + 2 * names + Buffer.byteLength(owner) + copied.nameBytes;
+    const sizeBytes = files.heldLengthAt(slot) ?? writer.sizeOf(owners.at(position));
+    recordBytes += encodedRecordBytes([], sizeBytes) + 2 * names + files.byteLengthAt(slot) + copied.nameBytes;
     nameCount += names;
   }
   const plainFiles = owners.length + copyNames.length;
@@ -166,7 +184,15 @@ export async function planResourcePacking(
     targetPackBytes *= 2;
   if (maxPackFilesFor(recordBytes, nameCount, targetPackBytes) >= plainFiles) return undefined;
   return {
-    entry: { tool: RESOURCE_PACK_GROUP, owners, copies: copyNames, recordBytes, nameCount, targetPackBytes },
+    entry: {
+      tool: RESOURCE_PACK_GROUP,
+      owners,
+      copies: copyNames,
+      recordBytes,
+      nameCount,
+      targetPackBytes,
+      nameSlotsOf: (slot) => copies.nameSlotsOf(slot),
+    },
     copies,
     filesBefore,
   };

@@ -128,6 +128,8 @@ export class PreviousPacks {
 /** The digest of a tool's records: its name, the pack size, and each record's names and body digest in order. */
 export class ToolRecordsDigest {
   private readonly hash = createHash('sha256');
+  /** addNameBytes's record, reused. */
+  private scratch = Buffer.alloc(256);
 
   constructor(generator: string, tool: string, targetPackBytes: number) {
     this.hash.update(`${generator}\0${tool}\0${targetPackBytes}\n`);
@@ -139,6 +141,35 @@ export class ToolRecordsDigest {
     this.hash.update('\0');
     this.hash.update(bodyDigest);
     this.hash.update('\n');
+  }
+
+  /**
+   * add, from the names' UTF-8 bytes (`nameAt(index)`: a view, valid until the next call), in one
+   * update: the same bytes as add's four.
+   */
+  addNameBytes(count: number, nameAt: (index: number) => Uint8Array, bodyDigest: Uint8Array): void {
+    let at = 0;
+    for (let index = 0; index < count; index += 1) {
+      const name = nameAt(index);
+      this.reserve(at + name.length + 1);
+      if (index > 0) this.scratch[at++] = 0;
+      this.scratch.set(name, at);
+      at += name.length;
+    }
+    this.reserve(at + bodyDigest.length + 2);
+    this.scratch[at++] = 0;
+    this.scratch.set(bodyDigest, at);
+    at += bodyDigest.length;
+    this.scratch[at++] = 0x0a;
+    this.hash.update(this.scratch.subarray(0, at));
+  }
+
+  /** Grows the scratch record to hold `length` bytes, keeping what it holds. */
+  private reserve(length: number): void {
+    if (this.scratch.length >= length) return;
+    const grown = Buffer.alloc(Math.max(length, this.scratch.length * 2));
+    this.scratch.copy(grown);
+    this.scratch = grown;
   }
 
   digest(): string {

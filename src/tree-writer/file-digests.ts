@@ -301,6 +301,16 @@ export class FileDigests {
     if (slot >= 0 && slot < this.deferredOwners.length) this.deferredOwners[slot] = 0;
   }
 
+  /**
+   * The size of a live spooled or deferred file by its slot (the pack step's owners: no path made
+   * or looked up); undefined for a file written as a file, whose size only the file has.
+   */
+  heldLengthAt(slot: number): number | undefined {
+    if (!this.isLive(slot)) return undefined;
+    if (this.isSpooled(slot)) return this.spoolLengths[slot]!;
+    return this.isDeferred(slot) ? this.deferredLengths[slot]! : undefined;
+  }
+
   /** Every spooled path (not dropped), in the order first written. */
   *spooledPaths(): IterableIterator<string> {
     for (let slot = 0; slot < Math.min(this.count, this.spoolLows.length); slot++)

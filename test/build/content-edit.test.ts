@@ -2,7 +2,8 @@
 // second"): the rebuilt tree is byte for byte the one a from-scratch build of the same input
 // writes, and the files the edit does not touch stay the same files (same inodes): the other
 // resource packs, and the index packs that hold none of the edited document's words and titles;
-// then a page added and another removed in one rebuild give the from-scratch tree too.
+// then a page added and another removed in one rebuild give the from-scratch tree too, and so do
+// an edit of a sidecar alone and a page claim that moves to a document whose bytes did not change.
 // With every cache of the project damaged (the document cache, the pack record, the kept index
 // shares, the kept resource files and llms-full.txt entries), an edit still rebuilds that same tree; a kept resource file
 // record that passes its checksum but names other bytes fails the build, never a wrong tree; an
@@ -166,6 +167,44 @@ describe('a one-document edit of a packed content project', () => {
     const [back, freshBack] = await Promise.all([readTree(tree), freshTreeOf(project)]);
     for (const [name, bytes] of freshBack) expect(back.get(name)?.equals(bytes), name).toBe(true);
     expect([...back.values()].some((bytes) => bytes.includes('Overridden: a quokka page'))).toBe(false);
+  });
+
+  it('takes a page claim that moves to an unchanged document into the tree: no listing or pack of it reused stale', async () => {
+    const { project, tree } = await copyBuiltProject('staticmcp-content-claim-');
+    const shared = 'https://example.com/shared-page';
+    const page = (number: number, url?: string) =>
+      `---\ntitle: Page ${number}\n${url ? `url: ${url}\n` : ''}---\n\n# Page ${number}\n\nclaimed word${number}.\n`;
+    // page-150 claims the page first; page-200's entry is in a list part and its file in a pack.
+    await fs.writeFile(path.join(project, 'resources', 'page-150.md'), page(150, shared));
+    await fs.writeFile(path.join(project, 'resources', 'page-200.md'), page(200, shared));
+    await build(project, tree);
+    // A page's listing entry: inline in mcp.json or in a list part (page-200's: the first 100 in name order are inline).
+    const entryOf = (files: Map<string, Buffer>, uri: string) => {
+      for (const [name, bytes] of files) {
+        const list = name.startsWith('lists/')
+          ? JSON.parse(bytes.toString('utf8')).resources
+          : name === 'mcp.json'
+            ? JSON.parse(bytes.toString('utf8')).capabilities.resources
+            : [];
+        const found = list.find((entry: { uri: string }) => entry.uri === uri);
+        if (found !== undefined) return { ...found, inline: name === 'mcp.json' };
+      }
+      return undefined;
+    };
+    const before = await readTree(tree);
+    expect(entryOf(before, 'resource://page-150.md')?._meta?.['staticmcp/url']).toBe(shared);
+    expect(entryOf(before, 'resource://page-200.md')).toMatchObject({ inline: false });
+    expect(entryOf(before, 'resource://page-200.md')?._meta?.['staticmcp/url']).toBeUndefined();
+
+    // page-150 gives the page up: page-200, whose bytes did not change, now holds it.
+    await fs.writeFile(path.join(project, 'resources', 'page-150.md'), page(150));
+    const edited = await build(project, tree);
+    expect(edited.documents).toMatchObject({ parsed: 1, reused: DOCUMENTS - 1 });
+    const [rebuilt, fresh] = await Promise.all([readTree(tree), freshTreeOf(project)]);
+    expect([...rebuilt.keys()].sort()).toEqual([...fresh.keys()].sort());
+    for (const [name, bytes] of fresh) expect(rebuilt.get(name)?.equals(bytes), name).toBe(true);
+    expect(entryOf(rebuilt, 'resource://page-200.md')?._meta?.['staticmcp/url']).toBe(shared);
+    expect(entryOf(rebuilt, 'resource://page-150.md')?._meta?.['staticmcp/url']).toBeUndefined();
   });
 
   it('rebuilds that same tree after an edit when every cache of the project is damaged', async () => {

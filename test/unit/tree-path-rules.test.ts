@@ -48,6 +48,20 @@ function splitEncodedPath(afterScheme: string): string {
   return [...segments, `${last}.json`].join('/');
 }
 
+/** rawResourceFilePath as it was written with replace, split, every and join. */
+function splitRawResourceFilePath(uri: string): string | undefined {
+  const schemeEnd = uri.indexOf('://');
+  if (schemeEnd < 0 || uri.startsWith('skill://')) return undefined;
+  const segments = uri
+    .slice(schemeEnd + 3)
+    .replace(/^\/+/, '')
+    .split('/');
+  if (!segments.every((segment) => /^[A-Za-z0-9._~-]+$/.test(segment) && segment !== '.' && segment !== '..'))
+    return undefined;
+  const raw = `resources/${segments.join('/')}.json`;
+  return raw === resourceFilePath(uri) ? undefined : raw;
+}
+
 function splitPathProblem(candidate: string): string | undefined {
   if (candidate === '') return 'it is empty';
   if (candidate.includes('\0')) return 'it holds a NUL character';
@@ -75,6 +89,14 @@ describe('tree path rules walked without split', () => {
         differing.push(value);
     }
     expect(differing).toEqual([]);
+  });
+
+  it('gives a resource the raw name the split rule gives it, and none where that rule gives none', () => {
+    const uris = [...generated(5_000), 'a.b', 'A', 'a/b.c', 'a~b', '.a', 'a/../b', '...', 'abc', 'a/b'].flatMap(
+      (value) => [`res://${value}`, `file:///${value}`, `skill://${value}`, value],
+    );
+    expect(uris.map(rawResourceFilePath)).toEqual(uris.map(splitRawResourceFilePath));
+    expect(uris.filter((uri) => rawResourceFilePath(uri) !== undefined).length).toBeGreaterThan(100);
   });
 
   it('refuses exactly the paths the split rule refuses, for the same reason', () => {

@@ -1,6 +1,7 @@
 // A resource's search document from its file (its text items joined), and, for an unchanged
 // resource the index writer kept, the same document without reading its file (tree-documents.ts
 // lists both).
+import { hexOfBytes } from '../packs/pack-format.js';
 import { readResourceFile } from '../tree/lenient-files.js';
 import { decodeUtf8 } from '../tree/utf8.js';
 import type { IndexedDocument } from './search-results.js';
@@ -36,9 +37,8 @@ export function resourceText(bytes: Uint8Array, uri: string, declaredMime: strin
  * keys make equal documents (the index writer keeps a document's share under it).
  */
 export function sourceKeyOf(id: string, title: string, url: string, uri: string, mimeType: string, digest: Uint8Array) {
-  let hex = '';
-  for (const byte of digest) hex += byte.toString(16).padStart(2, '0');
-  return JSON.stringify([id, title, url, uri, mimeType, hex]);
+  // A byte's two digits from a table: toString and padStart a byte were an edit build's visible share.
+  return JSON.stringify([id, title, url, uri, mimeType, hexOfBytes(digest)]);
 }
 
 /**

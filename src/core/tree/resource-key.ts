@@ -51,9 +51,6 @@ function isEncodedAlready(text: string, start: number, end: number): boolean {
   return true;
 }
 
-/** A segment a static host serves as it is: URL-unreserved characters only, never `.` or `..`. */
-const PLAIN_SEGMENT = /^[A-Za-z0-9._~-]+$/;
-
 /**
  * Where the standard's file naming (§2: drop `scheme://`, `/` is a folder, keep simple URIs as is)
  * and the reference bridges (sse_bridge's `uri_to_path`) look for a resource:
@@ -64,14 +61,44 @@ export function rawResourceFilePath(uri: string): string | undefined {
   const schemeEnd = uri.indexOf('://');
   // Skill files are ours alone (skills/files/): no copy under resources/.
   if (schemeEnd < 0 || isSkillUri(uri)) return undefined;
-  const segments = uri
-    .slice(schemeEnd + 3)
-    .replace(/^\/+/, '')
-    .split('/');
-  if (!segments.every((segment) => PLAIN_SEGMENT.test(segment) && segment !== '.' && segment !== '..'))
-    return undefined;
-  const raw = `resources/${segments.join('/')}.json`;
-  return raw === resourceFilePath(uri) ? undefined : raw;
+  let start = schemeEnd + 3;
+  while (uri.charCodeAt(start) === SLASH) start += 1;
+  // A walk, not replace/split/every/join and the encoded path to compare with: a build asks this
+  // twice a document (raw-resource-copies.ts).
+  let segmentStart = start;
+  for (let index = start; index <= uri.length; index++) {
+    const code = index === uri.length ? SLASH : uri.charCodeAt(index);
+    if (code !== SLASH) {
+      if (!isPlainCode(code)) return undefined;
+      continue;
+    }
+    const length = index - segmentStart;
+    if (length === 0) return undefined;
+    if (uri.charCodeAt(segmentStart) === DOT && (length === 1 || (length === 2 && uri.charCodeAt(index - 1) === DOT)))
+      return undefined;
+    segmentStart = index + 1;
+  }
+  // The encoded path is this one exactly when encodeKeySegment keeps every (plain, non-empty) segment as it is.
+  if (isEncodedAlready(uri, start, uri.length)) return undefined;
+  return `resources/${uri.slice(start)}.json`;
+}
+
+const DOT = 0x2e;
+
+/**
+ * A character of a plain segment, one a static host serves as it is: URL-unreserved characters
+ * only (`A-Z a-z 0-9 . _ ~ -`); the segment is never `.` or `..`.
+ */
+function isPlainCode(code: number): boolean {
+  return (
+    (code >= 0x61 && code <= 0x7a) ||
+    (code >= 0x41 && code <= 0x5a) ||
+    (code >= 0x30 && code <= 0x39) ||
+    code === DOT ||
+    code === 0x5f ||
+    code === 0x7e ||
+    code === 0x2d
+  );
 }
 
 /** Where other generators put a resource: the part after `scheme://` as is (sse_bridge), then encoded. */
