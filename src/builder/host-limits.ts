@@ -5,6 +5,7 @@
 // The same tally decides whether a tree needs packs (call files grouped into a few large files,
 // issue #24): more call files than `limits.maxCallFiles` / `--max-call-files`.
 import { formatCount } from '../shared/format-count.js';
+import { readTestHook } from '../shared/test-hook.js';
 import type { BuildProblem } from './build-report.js';
 import { type PackTableRow, RESOURCE_PACK_GROUP } from '../core/packs/pack-table.js';
 import type { PackedToolOutcome } from './pack-reuse.js';
@@ -26,6 +27,13 @@ export const NON_CALL_FILE_MARGIN = 1_000;
 export const DEFAULT_MAX_CALL_FILES = CLOUDFLARE_FREE_FILE_LIMIT - NON_CALL_FILE_MARGIN;
 /** Of NON_CALL_FILE_MARGIN, the resource files a tree keeps plain whatever the calls take. */
 export const RESOURCE_FILES_IN_MARGIN = 500;
+/** Sets RESOURCE_FILES_IN_MARGIN for a test, which then packs resources with a few dozen documents. */
+export const RESOURCE_FILES_IN_MARGIN_VARIABLE = 'STATICMCP_TEST_RESOURCE_FILES_IN_MARGIN';
+
+/** RESOURCE_FILES_IN_MARGIN, or what its test hook sets (read once a build). */
+export function readResourceFilesInMargin(): number {
+  return readTestHook(RESOURCE_FILES_IN_MARGIN_VARIABLE, RESOURCE_FILES_IN_MARGIN);
+}
 /** Of NON_CALL_FILE_MARGIN, the files a search index may take without taking room from the calls. */
 const SEARCH_FILES_IN_MARGIN = 900;
 /** What a tree with a search index keeps free of call files beyond the margin (the index's SEARCH_MAX_FILES). */

@@ -15,7 +15,7 @@ import { sortPositions } from '../tree-writer/sort-positions.js';
 import { DEFAULT_TARGET_PACK_BYTES, MAX_PACK_BYTES, maxPackFilesFor } from '../tree-writer/pack-writer.js';
 import { formatCount } from '../shared/format-count.js';
 import type { BuildProblem } from './build-report.js';
-import { type PackingOutcome, RESOURCE_FILES_IN_MARGIN } from './host-limits.js';
+import { type PackingOutcome, readResourceFilesInMargin } from './host-limits.js';
 import { TreeSlotList } from './tree-slot-list.js';
 import type { PackedCopies, PackingPlan, ToolCallFiles } from './pack-call-files.js';
 import type { TreeOutput } from './tree-output.js';
@@ -133,7 +133,7 @@ export async function planResourcePacking(
   if (maxCallFiles === 0) return undefined;
   await output.writer.flush();
   const { writer } = output;
-  const room = Math.max(RESOURCE_FILES_IN_MARGIN, maxCallFiles - callFilesAfter);
+  const room = Math.max(readResourceFilesInMargin(), maxCallFiles - callFilesAfter);
   let filesBefore = 0;
   for (const filePath of writer.paths()) if (isPackableResourceFile(filePath)) filesBefore += 1;
   if (filesBefore <= room) return undefined;

@@ -11,6 +11,7 @@ import { forEachConcurrent, mapConcurrent } from './map-concurrent.js';
 import type { ToolPlan } from './plan-tools.js';
 import { probeDeterminism, serveLiveInstead } from './probe-determinism.js';
 import { RunBucket } from './run-bucket.js';
+import { readTestHook } from '../shared/test-hook.js';
 import {
   type CallOutcome,
   type CallRunContext,
@@ -52,6 +53,8 @@ interface ToolTally {
  * per 256 costs ~2,500 turns there, nothing measurable.
  */
 const CALLS_PER_TURN = 256;
+/** Sets CALLS_PER_TURN for a test, which then shows the turn with a few cached calls. */
+export const CALLS_PER_TURN_VARIABLE = 'STATICMCP_TEST_CALLS_PER_TURN';
 
 /**
  * Calls kept going per launcher (the batch runner runs `concurrency` scripts at once): the extra
@@ -66,7 +69,11 @@ function nextTurn(): Promise<void> {
 }
 
 /** Stage 1: how many calls of each tool run and how many come from the cache, holding nothing per call. */
-async function countCalls(plans: readonly ToolPlan[], context: RunContext): Promise<Map<ToolPlan, ToolTally>> {
+async function countCalls(
+  plans: readonly ToolPlan[],
+  context: RunContext,
+  callsPerTurn: number,
+): Promise<Map<ToolPlan, ToolTally>> {
   const tallies = new Map<ToolPlan, ToolTally>();
   for (const plan of plans) {
     if (!plan.enumeration.precomputable) continue;
@@ -77,7 +84,7 @@ async function countCalls(plans: readonly ToolPlan[], context: RunContext): Prom
     const empty = bucket.isEmpty();
     let counted = 0;
     for (const args of streamToolCalls(plan, context.callFilter)) {
-      if (!empty && ++counted % CALLS_PER_TURN === 0) {
+      if (!empty && ++counted % callsPerTurn === 0) {
         await nextTurn();
         if (context.signal?.aborted) break;
       }
@@ -117,6 +124,7 @@ async function* generateJobs(
   tallies: ReadonlyMap<ToolPlan, ToolTally>,
   context: RunContext,
   sink: CallSink,
+  callsPerTurn: number,
 ): AsyncGenerator<Job> {
   for (const plan of plans) {
     const tally = tallies.get(plan);
@@ -131,7 +139,7 @@ async function* generateJobs(
       const cached = bucket.get(key);
       if (cached) {
         await sink(cachedOutcome(plan, args, cached));
-        if (++answered % CALLS_PER_TURN === 0) await nextTurn();
+        if (++answered % callsPerTurn === 0) await nextTurn();
       } else {
         stream.inFlight += 1;
         yield { plan, args, key, stream };
@@ -144,7 +152,8 @@ async function* generateJobs(
 }
 
 export async function runCalls(plans: readonly ToolPlan[], context: RunContext, sink: CallSink): Promise<void> {
-  const tallies = await countCalls(plans, context);
+  const callsPerTurn = readTestHook(CALLS_PER_TURN_VARIABLE, CALLS_PER_TURN);
+  const tallies = await countCalls(plans, context, callsPerTurn);
   if (context.signal?.aborted) return;
   let runner: BatchRunner | undefined;
   const validators = new Map<ToolPlan, ReturnType<typeof outputValidatorFor>>();
@@ -181,7 +190,7 @@ export async function runCalls(plans: readonly ToolPlan[], context: RunContext, 
     }
     context.onEvent?.({ type: 'plan', totalRuns, cachedRuns });
     await forEachConcurrent(
-      generateJobs(plans, tallies, context, sink),
+      generateJobs(plans, tallies, context, sink, callsPerTurn),
       async (job) => {
         try {
           const validator = validatorOf(job.plan);

@@ -15,7 +15,7 @@ import { toolOfCallFile } from './packable-call-file.js';
 import {
   addToTally,
   createTreeTally,
-  RESOURCE_FILES_IN_MARGIN,
+  readResourceFilesInMargin,
   removeFromTally,
   type TreeTally,
 } from './host-limits.js';
@@ -26,6 +26,8 @@ export class TreeOutput {
   private spoolPast: number | undefined;
   /** Packable resource files written so far (spooled past RESOURCE_FILES_IN_MARGIN, with spooling on). */
   private resourceFiles = 0;
+  /** RESOURCE_FILES_IN_MARGIN (its test hook read once, when the build's output opens). */
+  private readonly resourceFilesInMargin = readResourceFilesInMargin();
 
   constructor(readonly writer: TreeWriter) {}
 
@@ -50,7 +52,7 @@ export class TreeOutput {
   private spoolsResource(filePath: string): boolean {
     if (!isPackableResourceFile(filePath)) return false;
     this.resourceFiles += 1;
-    return this.resourceFiles > RESOURCE_FILES_IN_MARGIN;
+    return this.resourceFiles > this.resourceFilesInMargin;
   }
 
   /**

@@ -7,6 +7,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CALLS_PER_TURN_VARIABLE } from '../../src/builder/run-calls.js';
 import { countFailedRuns, describeReportBody } from '../../src/cli/describe-report.js';
 import { problemsOf, toolReport } from '../helpers/cli.js';
 import { buildInProcess } from '../helpers/in-process-build.js';
@@ -102,27 +103,35 @@ describe('the build cache across builds', () => {
 
 describe('a rebuild answered from the cache', () => {
   it('handles an interruption while it answers calls from the cache, starting no script after it', async () => {
-    // 260 cached calls of one tool (past run-calls.ts' 256 a turn of the event loop), answered
-    // into the spool (past a budget of 1 call file), which never waits on I/O; a second tool
-    // still has a call to run once they are all answered.
+    // 20 cached calls of one tool, past the 8 a turn of the event loop this test sets (run-calls.ts'
+    // CALLS_PER_TURN, 256 otherwise: a test hook), answered into the spool (past a budget of 1
+    // call file), which never waits on I/O; a second tool still has a call to run once they are
+    // all answered.
     const countRuns = await fs.readFile(path.join(FIXTURE_SCRIPTS, 'count-runs'), 'utf8');
     const project = await writeProject({
-      'tools/a-cached': { script: countRuns.replace('"max": 3', '"max": 260') },
+      'tools/a-cached': { script: countRuns.replace('"max": 3', '"max": 20') },
       'staticmcp.json': JSON.stringify({ limits: { maxCallFiles: 1 } }),
     });
-    expect(await buildAndCountRuns(project)).toHaveLength(261);
-    await writeFiles(project, { 'tools/b-runs': { script: countRuns.replace('"max": 3', '"max": 2') } });
-    await fs.rm(path.join(project, 'runs.log'), { force: true });
-    const interruption = new AbortController();
-    const { error } = await buildInProcess(project, {
-      signal: interruption.signal,
-      // The plan line comes once the probe ran b-runs 1 (twice), just before the cache answers.
-      onEvent: (event) => {
-        if (event.type === 'plan') setImmediate(() => interruption.abort());
-      },
-    });
-    expect(error?.code).toBe('INTERRUPTED');
-    expect(await runsLogged(project)).toEqual(['b-runs 1', 'b-runs 1']);
+    const previous = process.env[CALLS_PER_TURN_VARIABLE];
+    process.env[CALLS_PER_TURN_VARIABLE] = '8';
+    try {
+      expect(await buildAndCountRuns(project)).toHaveLength(21);
+      await writeFiles(project, { 'tools/b-runs': { script: countRuns.replace('"max": 3', '"max": 2') } });
+      await fs.rm(path.join(project, 'runs.log'), { force: true });
+      const interruption = new AbortController();
+      const { error } = await buildInProcess(project, {
+        signal: interruption.signal,
+        // The plan line comes once the probe ran b-runs 1 (twice), just before the cache answers.
+        onEvent: (event) => {
+          if (event.type === 'plan') setImmediate(() => interruption.abort());
+        },
+      });
+      expect(error?.code).toBe('INTERRUPTED');
+      expect(await runsLogged(project)).toEqual(['b-runs 1', 'b-runs 1']);
+    } finally {
+      if (previous === undefined) delete process.env[CALLS_PER_TURN_VARIABLE];
+      else process.env[CALLS_PER_TURN_VARIABLE] = previous;
+    }
   });
 });
 

@@ -16,16 +16,20 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, promises as fs, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESOURCE_FILES_IN_MARGIN_VARIABLE } from '../../src/builder/host-limits.js';
 import { SCRATCH_MARK } from '../../src/tree-writer/swap-folders.js';
 import { readTree } from '../helpers/files.js';
 import { CLI } from '../helpers/paths.js';
 import { buildInProcess } from '../helpers/in-process-build.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
-// Two files a resource: 520 files, past the 500 a tree keeps plain whatever its budget (a fixed
-// margin, not a setting), so every document past the 100 mcp.json lists inline is packed.
-const DOCUMENTS = 260;
+// Two files a resource: 120 files, past the 40 a tree keeps plain whatever its budget (a fixed
+// margin of 500, not a setting: its test hook sets 40 for this file), so every document past the
+// 20 mcp.json lists inline (limits.resourcesInManifest) is packed.
+const DOCUMENTS = 60;
+const RESOURCE_FILES_IN_MARGIN = '40';
+const RESOURCES_IN_MANIFEST = 20;
 const WORDS = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma'.split(
   ' ',
 );
@@ -40,7 +44,10 @@ async function contentProject(root: string): Promise<void> {
       `---\ntitle: Page ${number}\n---\n\n# Page ${number}\n\n${words.join(' ')} word${number}.\n`,
     );
   }
-  await fs.writeFile(path.join(root, 'staticmcp.json'), JSON.stringify({ limits: { maxCallFiles: 10 } }));
+  await fs.writeFile(
+    path.join(root, 'staticmcp.json'),
+    JSON.stringify({ limits: { maxCallFiles: 10, resourcesInManifest: RESOURCES_IN_MANIFEST } }),
+  );
 }
 
 async function build(project: string, outDir: string, force = false) {
@@ -88,11 +95,21 @@ async function freshTreeOf(project: string): Promise<Map<string, Buffer>> {
 /** The project built once (its tree in tree/, its caches in .staticmcp/), copied by each test. */
 let builtProject: string;
 
+/** The hook's value before this file set it, put back after it (the killed CLI build inherits it). */
+let marginBefore: string | undefined;
+
 beforeAll(async () => {
+  marginBefore = process.env[RESOURCE_FILES_IN_MARGIN_VARIABLE];
+  process.env[RESOURCE_FILES_IN_MARGIN_VARIABLE] = RESOURCE_FILES_IN_MARGIN;
   builtProject = path.join(await temporaryFolder('staticmcp-content-built-'), 'docs');
   await contentProject(builtProject);
   await build(builtProject, path.join(builtProject, 'tree'));
 }, 120_000);
+
+afterAll(() => {
+  if (marginBefore === undefined) delete process.env[RESOURCE_FILES_IN_MARGIN_VARIABLE];
+  else process.env[RESOURCE_FILES_IN_MARGIN_VARIABLE] = marginBefore;
+});
 
 /** A copy of the built project, with the timestamps its caches recorded. */
 async function copyBuiltProject(prefix: string): Promise<{ project: string; tree: string }> {
@@ -149,7 +166,7 @@ describe('a one-document edit of a packed content project', () => {
     const { project, tree } = await copyBuiltProject('staticmcp-content-sidecar-');
     // Past the entries mcp.json lists inline: the page's listing is in a list part, its file in a pack.
     await fs.writeFile(
-      path.join(project, 'resources', 'page-150.md.meta.json'),
+      path.join(project, 'resources', 'page-50.md.meta.json'),
       JSON.stringify({ description: 'Overridden: a quokka page', title: 'Quokka' }),
     );
     const edited = await build(project, tree);
@@ -162,7 +179,7 @@ describe('a one-document edit of a packed content project', () => {
     expect(listing.some(([, bytes]) => bytes.includes('Overridden: a quokka page'))).toBe(true);
 
     // The override taken back: the listing is the original's again, not the override's kept.
-    await fs.rm(path.join(project, 'resources', 'page-150.md.meta.json'));
+    await fs.rm(path.join(project, 'resources', 'page-50.md.meta.json'));
     await build(project, tree);
     const [back, freshBack] = await Promise.all([readTree(tree), freshTreeOf(project)]);
     for (const [name, bytes] of freshBack) expect(back.get(name)?.equals(bytes), name).toBe(true);

@@ -3,7 +3,8 @@
 // and their entries in skills/list.json, listed on the landing page; `check` passes it, and reports a skill file edited after
 // the build by its digest; shards merged into a packed tree keep them; a rebuild without a skill
 // leaves none of its files behind; a project without skills declares nothing. The shard parts,
-// the rebuild and the merged tree's check run the commands' decisions in-process.
+// the rebuild and check (of the tree, its tampered copy and the merged tree) run the commands'
+// decisions in-process.
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -82,15 +83,19 @@ describe('build', () => {
   });
 
   it('check passes the tree, and reports a skill file that no longer matches its digest', async () => {
+    // check's decision in-process (checkSource; test/cli/check.test.ts runs the command and reads
+    // its lines): the report the command prints and exits by.
     const tree = path.join(project, 'dist');
-    expect((await runCli(['check', tree])).code).toBe(0);
+    const clean = (await checkSource(tree)).report;
+    expect(clean.ok, JSON.stringify(clean.problems)).toBe(true);
+    expect(clean.problems).toEqual([]);
     const tampered = path.join(temporaryFolderSync('staticmcp-skills-tampered-'), 'dist');
     cpSync(tree, tampered, { recursive: true });
     const file = path.join(tampered, 'skills/files/acme/billing/refunds/examples/email_md.json');
     writeFileSync(file, readFileSync(file, 'utf8').replace('on its way', 'ON ITS WAY'));
-    const checked = await runCli(['check', tampered]);
-    expect(checked.code).toBe(1);
-    expect(checked.stdout + checked.stderr).toContain(
+    const checked = (await checkSource(tampered)).report;
+    expect(checked.ok).toBe(false);
+    expect(checked.problems.map((problem) => `${problem.path}: ${problem.message}`).join('\n')).toContain(
       'skills/files/acme/billing/refunds/examples/email_md.json: no longer matches its digest: skill://acme/billing/refunds/examples/email.md serves sha256:',
     );
   });

@@ -1,11 +1,11 @@
-// Content at any size (issue #39), in-process: a project of 320 text resources built with small
-// list parts and a small file budget: mcp.json keeps the first entries, part files hold the rest,
+// Content at any size (issue #39), in-process: a project of 80 text resources built with small
+// list parts and a small file budget (and a resource-file margin of 40, its test hook, not 500): mcp.json keeps the first entries, part files hold the rest,
 // the resources past the inline ones are packed; resources/list walks the parts a part per page,
 // resources/read finds packed and part-listed resources, search indexes every document, check
 // passes the tree, reports a damaged part and holds an app page listed in a part to the apps' rules.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProject } from '../../src/builder/build-project.js';
 import { checkTree } from '../../src/check/check-tree.js';
 import { listTreeFiles } from '../../src/check/list-tree-files.js';
@@ -16,12 +16,16 @@ import { FolderSource } from '../../src/hosts/node/folder-source.js';
 import { createNodeServerContext } from '../../src/hosts/node/node-server-context.js';
 import type { TreeSource } from '../../src/core/tree/tree-source.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
+import { RESOURCE_FILES_IN_MARGIN_VARIABLE } from '../../src/builder/host-limits.js';
 
-const DOCUMENTS = 320;
+const DOCUMENTS = 80;
 /** The documents and one MCP App page. */
 const LISTED = DOCUMENTS + 1;
-const INLINE = 40;
-const PER_PART = 100;
+const INLINE = 10;
+/** Below resources/list's page of 100: a page is a whole part, never more. */
+const PER_PART = 25;
+/** The resource files a tree keeps plain whatever its budget (500 without the test hook). */
+const RESOURCE_FILES_IN_MARGIN = '40';
 
 type Answer = { result?: Record<string, unknown>; error?: { code: number; message: string } };
 
@@ -68,8 +72,12 @@ async function openSession(tree: string, logged: string[] = [], read: string[] =
 
 let tree: string;
 let warnings: string[];
+/** The hook's value before this file set it, put back after it. */
+let marginBefore: string | undefined;
 
 beforeAll(async () => {
+  marginBefore = process.env[RESOURCE_FILES_IN_MARGIN_VARIABLE];
+  process.env[RESOURCE_FILES_IN_MARGIN_VARIABLE] = RESOURCE_FILES_IN_MARGIN;
   const project = await temporaryFolder('content-parts-');
   await fs.mkdir(path.join(project, 'resources'));
   for (let index = 0; index < DOCUMENTS; index++)
@@ -85,7 +93,7 @@ beforeAll(async () => {
   );
   await fs.writeFile(
     path.join(project, 'staticmcp.json'),
-    JSON.stringify({ limits: { resourcesInManifest: INLINE, resourcesPerListPart: PER_PART, maxCallFiles: 100 } }),
+    JSON.stringify({ limits: { resourcesInManifest: INLINE, resourcesPerListPart: PER_PART, maxCallFiles: 10 } }),
   );
   tree = path.join(project, 'dist');
   const report = await buildProject({ projectRoot: project, outDir: tree });
@@ -94,13 +102,18 @@ beforeAll(async () => {
   warnings = report.warnings.map((warning) => warning.message);
 }, 60_000);
 
+afterAll(() => {
+  if (marginBefore === undefined) delete process.env[RESOURCE_FILES_IN_MARGIN_VARIABLE];
+  else process.env[RESOURCE_FILES_IN_MARGIN_VARIABLE] = marginBefore;
+});
+
 describe('a content tree past the inline list and the file budget', () => {
   it('keeps mcp.json to the inline entries and names the parts', async () => {
     const manifest = JSON.parse(await fs.readFile(path.join(tree, 'mcp.json'), 'utf8'));
     expect(manifest.capabilities.resources).toHaveLength(INLINE);
     const { resourceList } = manifest.staticmcp;
     expect(resourceList.total).toBe(LISTED);
-    expect(resourceList.parts.map((part: { count: number }) => part.count)).toEqual([100, 100, 81]);
+    expect(resourceList.parts.map((part: { count: number }) => part.count)).toEqual([25, 25, 21]);
     for (const part of resourceList.parts) expect(part.path).toMatch(/^lists\/resources\/[0-9a-f]{16}\.json$/);
   });
 
@@ -109,7 +122,7 @@ describe('a content tree past the inline list and the file budget', () => {
     // Inline: the encoded file and the raw name other bridges read.
     expect(files).toContain('resources/doc-0000_txt.json');
     expect(files).toContain('resources/doc-0000.txt.json');
-    expect(files).not.toContain(`resources/${name(200)}_txt.json`);
+    expect(files).not.toContain(`resources/${name(50)}_txt.json`);
     expect(files.filter((file) => file.startsWith('resources/'))).toHaveLength(INLINE * 2);
     expect(files.some((file) => /^packs\/resources\.files\/[0-9a-f]{16}\.pack$/.test(file))).toBe(true);
     expect(warnings.join('\n')).toMatch(/resource files, more than the file budget leaves them/);
@@ -138,7 +151,7 @@ describe('a content tree past the inline list and the file budget', () => {
     } while (cursor !== undefined && pages < 50);
     expect(seen).toHaveLength(LISTED);
     expect(new Set(seen).size).toBe(LISTED);
-    // The inline 40, then one page per part: a page never crosses a part.
+    // The inline 10, then one page per part: a page never crosses a part.
     expect(pages).toBe(1 + 3);
     const forged = await ask('resources/list', { cursor: 'eyJsIjoicmVzb3VyY2VzIn0' });
     expect(forged.error?.code).toBe(-32602);
@@ -147,20 +160,20 @@ describe('a content tree past the inline list and the file budget', () => {
 
   it('reads a packed resource listed in a part, and refuses a URI no file records', async () => {
     const { ask, close } = await openSession(tree);
-    const packed = await ask('resources/read', { uri: `resource://${name(319)}.txt` });
-    expect(firstText(packed)).toContain('zq319x');
+    const packed = await ask('resources/read', { uri: `resource://${name(79)}.txt` });
+    expect(firstText(packed)).toContain('zq79x');
     const inline = await ask('resources/read', { uri: `resource://${name(3)}.txt` });
     expect(firstText(inline)).toContain('zq3x');
-    // Encodes to doc-0319_txt.json too, but that file records another URI.
-    const lookalike = await ask('resources/read', { uri: `resource://${name(319)}_txt` });
+    // Encodes to doc-0079_txt.json too, but that file records another URI.
+    const lookalike = await ask('resources/read', { uri: `resource://${name(79)}_txt` });
     expect(lookalike.error?.code).toBe(-32002);
     await close();
   });
 
   it('indexes the documents of every part for search', async () => {
     const { ask, close } = await openSession(tree);
-    const answer = await ask('tools/call', { name: 'search', arguments: { query: 'zq300x' } });
-    expect(JSON.stringify(answer.result)).toContain(`${name(300)}`);
+    const answer = await ask('tools/call', { name: 'search', arguments: { query: 'zq70x' } });
+    expect(JSON.stringify(answer.result)).toContain(`${name(70)}`);
     await close();
   });
 

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProject } from '../../src/builder/build-project.js';
 import { checkTree } from '../../src/check/check-tree.js';
 import { listTreeFiles } from '../../src/check/list-tree-files.js';
@@ -16,11 +16,13 @@ import { FolderPackFiles } from '../../src/hosts/node/folder-pack-files.js';
 import { FolderSource } from '../../src/hosts/node/folder-source.js';
 import { mergeParts } from '../../src/merge/merge-parts.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
+import { RESOURCE_FILES_IN_MARGIN_VARIABLE } from '../../src/builder/host-limits.js';
 
-/** Past the 500 resource files a tree keeps plain (pack-resource-files.ts), counting raw names. */
-const DOCUMENTS = 270;
+/** Past the 40 resource files this file lets a tree keep plain (500 without the test hook), counting raw names. */
+const DOCUMENTS = 60;
+const RESOURCE_FILES_IN_MARGIN = '40';
 /** The first ones are Markdown (titles, summaries); the rest plain text, cheaper to build 4 times. */
-const MARKDOWN = 30;
+const MARKDOWN = 10;
 const SHARDS = 2;
 const SITE = path.join(import.meta.dirname, '..', 'fixtures', 'site-project', 'public');
 
@@ -44,8 +46,12 @@ async function digestTree(root: string): Promise<Map<string, string>> {
 let project: string;
 let whole: string;
 let parts: string[];
+/** The hook's value before this file set it, put back after it. */
+let marginBefore: string | undefined;
 
 beforeAll(async () => {
+  marginBefore = process.env[RESOURCE_FILES_IN_MARGIN_VARIABLE];
+  process.env[RESOURCE_FILES_IN_MARGIN_VARIABLE] = RESOURCE_FILES_IN_MARGIN;
   project = await temporaryFolder('content-shards-');
   await fs.mkdir(path.join(project, 'resources', 'guide'), { recursive: true });
   for (let index = 0; index < DOCUMENTS; index++)
@@ -66,7 +72,7 @@ beforeAll(async () => {
       search: true,
       publicUrl: 'https://docs.example.org',
       // Small enough that llms-full.txt leaves documents out (the merge must cut it where the build does).
-      limits: { resourcesInManifest: 20, resourcesPerListPart: 50, maxCallFiles: 10, maxLlmsFullBytes: 6000 },
+      limits: { resourcesInManifest: 10, resourcesPerListPart: 20, maxCallFiles: 10, maxLlmsFullBytes: 2000 },
     }),
   );
   whole = path.join(project, 'whole');
@@ -80,6 +86,11 @@ beforeAll(async () => {
     parts.push(part);
   }
 }, 60_000);
+
+afterAll(() => {
+  if (marginBefore === undefined) delete process.env[RESOURCE_FILES_IN_MARGIN_VARIABLE];
+  else process.env[RESOURCE_FILES_IN_MARGIN_VARIABLE] = marginBefore;
+});
 
 describe('a content project built whole and as 2 shards', () => {
   it('splits the documents over the parts, each resource file in one part, its raw name beside it', async () => {
