@@ -191,11 +191,11 @@ describe('a one-document edit of a packed content project', () => {
     const shared = 'https://example.com/shared-page';
     const page = (number: number, url?: string) =>
       `---\ntitle: Page ${number}\n${url ? `url: ${url}\n` : ''}---\n\n# Page ${number}\n\nclaimed word${number}.\n`;
-    // page-150 claims the page first; page-200's entry is in a list part and its file in a pack.
-    await fs.writeFile(path.join(project, 'resources', 'page-150.md'), page(150, shared));
-    await fs.writeFile(path.join(project, 'resources', 'page-200.md'), page(200, shared));
+    // page-15 claims the page first; page-58's entry is in a list part and its file in a pack.
+    await fs.writeFile(path.join(project, 'resources', 'page-15.md'), page(15, shared));
+    await fs.writeFile(path.join(project, 'resources', 'page-58.md'), page(58, shared));
     await build(project, tree);
-    // A page's listing entry: inline in mcp.json or in a list part (page-200's: the first 100 in name order are inline).
+    // A page's listing entry: inline in mcp.json or in a list part (page-58's: the first RESOURCES_IN_MANIFEST in name order are inline).
     const entryOf = (files: Map<string, Buffer>, uri: string) => {
       for (const [name, bytes] of files) {
         const list = name.startsWith('lists/')
@@ -209,19 +209,19 @@ describe('a one-document edit of a packed content project', () => {
       return undefined;
     };
     const before = await readTree(tree);
-    expect(entryOf(before, 'resource://page-150.md')?._meta?.['staticmcp/url']).toBe(shared);
-    expect(entryOf(before, 'resource://page-200.md')).toMatchObject({ inline: false });
-    expect(entryOf(before, 'resource://page-200.md')?._meta?.['staticmcp/url']).toBeUndefined();
+    expect(entryOf(before, 'resource://page-15.md')?._meta?.['staticmcp/url']).toBe(shared);
+    expect(entryOf(before, 'resource://page-58.md')).toMatchObject({ inline: false });
+    expect(entryOf(before, 'resource://page-58.md')?._meta?.['staticmcp/url']).toBeUndefined();
 
-    // page-150 gives the page up: page-200, whose bytes did not change, now holds it.
-    await fs.writeFile(path.join(project, 'resources', 'page-150.md'), page(150));
+    // page-15 gives the page up: page-58, whose bytes did not change, now holds it.
+    await fs.writeFile(path.join(project, 'resources', 'page-15.md'), page(15));
     const edited = await build(project, tree);
     expect(edited.documents).toMatchObject({ parsed: 1, reused: DOCUMENTS - 1 });
     const [rebuilt, fresh] = await Promise.all([readTree(tree), freshTreeOf(project)]);
     expect([...rebuilt.keys()].sort()).toEqual([...fresh.keys()].sort());
     for (const [name, bytes] of fresh) expect(rebuilt.get(name)?.equals(bytes), name).toBe(true);
-    expect(entryOf(rebuilt, 'resource://page-200.md')?._meta?.['staticmcp/url']).toBe(shared);
-    expect(entryOf(rebuilt, 'resource://page-150.md')?._meta?.['staticmcp/url']).toBeUndefined();
+    expect(entryOf(rebuilt, 'resource://page-58.md')?._meta?.['staticmcp/url']).toBe(shared);
+    expect(entryOf(rebuilt, 'resource://page-15.md')?._meta?.['staticmcp/url']).toBeUndefined();
   });
 
   it('rebuilds that same tree after an edit when every cache of the project is damaged', async () => {
