@@ -17,8 +17,11 @@ import {
   FIXED_BYTES,
 } from './document-record.js';
 
-/** A sequential read's window; an entry asked for out of order reads only SCATTERED_READ_BYTES. */
-const WINDOW_BYTES = 1 << 18;
+/**
+ * A sequential read's window; an entry asked for out of order reads only SCATTERED_READ_BYTES.
+ * Under glibc's 128 KiB mmap threshold: a larger buffer, once freed, raises it (CONTRIBUTING.md).
+ */
+const WINDOW_BYTES = 1 << 16;
 const SCATTERED_READ_BYTES = 1 << 12;
 /** Offsets are held in 32 bits (stored one up, 0 is an empty slot): a larger record is not read. */
 const MAX_RECORD_BYTES = 0xffff_fffe;
