@@ -44,7 +44,7 @@ import { isAppResource, namesAppResource } from '../core/tree/mcp-apps.js';
 import { declaredExtensions } from '../core/mcp/server-capabilities.js';
 import { ResourceListWriter } from './resource-list-parts.js';
 import { inlineResourceFiles, planResourcePacking, type ResourcePackingPlan } from './pack-resource-files.js';
-import { releaseSourceDigests } from '../project/file-resource-store.js';
+import { releaseAssembled } from '../project/file-resource-store.js';
 
 export interface AssembleInput {
   serverName: string;
@@ -304,7 +304,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   }
   await rawResourceCopies.writeInto(output);
   keptFiles?.save();
-  releaseSourceDigests(input.resources);
+  releaseAssembled(input.resources);
   for (const prompt of input.prompts)
     await output.write(`prompts/${prompt.definition.name}.json`, treeJsonFile(prompt.file));
   const skillCount = input.skills?.length ?? 0;

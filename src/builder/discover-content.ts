@@ -25,11 +25,17 @@ export async function discoverContent(
   const walked = project.walkedIdentities;
   // Held through discovery only (a few dozen bytes a project file).
   project.walkedIdentities = undefined;
-  const resources = await discoverResources(resourcesRoot, registration.resources, projectRoot, documents, walked);
-  // A built website's pages are resources like the others (discover-site.ts).
-  const site = await discoverSite(projectRoot, config, documents);
-  // What the parses were is true whatever the rest of the build does.
-  await documents.save();
+  let resources: Awaited<ReturnType<typeof discoverResources>>;
+  let site: Awaited<ReturnType<typeof discoverSite>>;
+  try {
+    resources = await discoverResources(resourcesRoot, registration.resources, projectRoot, documents, walked);
+    // A built website's pages are resources like the others (discover-site.ts).
+    site = await discoverSite(projectRoot, config, documents);
+    // What the parses were is true whatever the rest of the build does.
+    await documents.save();
+  } finally {
+    documents.close();
+  }
   resources.documents = { parsed: documents.parsedCount, reused: documents.reusedCount };
   if (site) resources.resources.push(...site.resources);
   const prompts = await discoverPrompts(path.join(projectRoot, 'prompts'), registration.prompts, projectRoot);

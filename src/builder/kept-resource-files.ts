@@ -10,10 +10,11 @@
 // the build wrote them, each KEY_BYTES of key, the file's sha256 and its size (u32); a table by
 // the key's first four bytes (shared/digest-key-table.ts) finds one.
 import { createHash, hash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { DigestKeyTable } from '../shared/digest-key-table.js';
-import { grownTypedArray } from '../tree-writer/grown-typed-array.js';
+import { grownTypedArray, releaseGrown } from '../tree-writer/grown-typed-array.js';
+import { readFileMapped } from '../tree-writer/read-exactly.js';
 import { removeDeadWritersFiles } from '../tree-writer/interrupted-write.js';
 
 const RECORD_FILE = path.join('.staticmcp', 'resource-files.bin');
@@ -40,18 +41,26 @@ function entriesDigest(entries: Uint8Array): Buffer {
 }
 
 /** The entries of a record file, or an empty buffer when it is missing, foreign or damaged. */
-function readEntries(file: string): Buffer {
+function readEntries(file: string): { whole: Buffer; entries: Buffer } {
+  const none = { whole: Buffer.alloc(0), entries: Buffer.alloc(0) };
+  let bytes: Buffer;
   try {
-    const bytes = readFileSync(file);
-    if (bytes.length < HEADER_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return Buffer.alloc(0);
-    const count = bytes.readUInt32LE(MAGIC.length);
-    const entries = bytes.subarray(HEADER_BYTES);
-    if (entries.length !== count * ENTRY_BYTES) return Buffer.alloc(0);
-    if (!entriesDigest(entries).equals(bytes.subarray(MAGIC.length + 4, HEADER_BYTES))) return Buffer.alloc(0);
-    return entries;
+    bytes = readFileMapped(file);
   } catch {
-    return Buffer.alloc(0);
+    return none;
   }
+  const count = bytes.length < HEADER_BYTES ? -1 : bytes.readUInt32LE(MAGIC.length);
+  const entries = bytes.subarray(HEADER_BYTES);
+  if (
+    count < 0 ||
+    !bytes.subarray(0, MAGIC.length).equals(MAGIC) ||
+    entries.length !== count * ENTRY_BYTES ||
+    !entriesDigest(entries).equals(bytes.subarray(MAGIC.length + 4, HEADER_BYTES))
+  ) {
+    releaseGrown(bytes);
+    return none;
+  }
+  return { whole: bytes, entries };
 }
 
 /** Writes all of `bytes` at the file's position (a write may take fewer). */
@@ -66,13 +75,18 @@ export class KeptResourceFiles {
   /** The previous entries by key. */
   private table: DigestKeyTable;
 
+  /** The previous record's entries, in `previousWhole` (the record file as read: given back at save). */
+  private previous: Buffer;
+  private previousWhole: Buffer;
+
   private constructor(
     private readonly file: string,
     private readonly generator: string,
-    /** The previous record's entries. */
-    private previous: Buffer,
+    read: { whole: Buffer; entries: Buffer },
   ) {
-    this.table = new DigestKeyTable(previous, ENTRY_BYTES, KEY_BYTES);
+    this.previous = read.entries;
+    this.previousWhole = read.whole;
+    this.table = new DigestKeyTable(this.previous, ENTRY_BYTES, KEY_BYTES);
   }
 
   /** The project's record; `readPrevious` false (build --force): nothing is looked up, all is recorded anew. */
@@ -80,7 +94,11 @@ export class KeptResourceFiles {
     const file = path.join(projectRoot, RECORD_FILE);
     // What builds killed while writing it left (never a running build's).
     await removeDeadWritersFiles(file, NEW_FILE_MARK);
-    return new KeptResourceFiles(file, generator, readPrevious ? readEntries(file) : Buffer.alloc(0));
+    return new KeptResourceFiles(
+      file,
+      generator,
+      readPrevious ? readEntries(file) : { whole: Buffer.alloc(0), entries: Buffer.alloc(0) },
+    );
   }
 
   keyOf(inputs: ResourceFileInputs): Buffer {
@@ -143,7 +161,9 @@ export class KeptResourceFiles {
     this.addedCount = 0;
     this.previous = Buffer.alloc(0);
     this.table = new DigestKeyTable(this.previous, ENTRY_BYTES, KEY_BYTES);
-    if (entries.equals(previous)) return;
+    const same = entries.equals(previous);
+    this.previousWhole = releaseGrown(this.previousWhole);
+    if (same) return;
     const header = Buffer.alloc(HEADER_BYTES);
     MAGIC.copy(header);
     header.writeUInt32LE(entries.length / ENTRY_BYTES, MAGIC.length);

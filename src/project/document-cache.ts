@@ -9,18 +9,13 @@
 // documents pass (into a scratch file beside it, renamed over it at the end), never held whole, and
 // an untouched document's entry is copied over as the bytes it was. A record that is damaged, cut
 // short or of another key is ignored.
-import { promises as fs, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { promises as fs, mkdirSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { removeDeadWritersFiles } from '../tree-writer/interrupted-write.js';
 import { SpillWriter } from '../tree-writer/spill-files.js';
-import {
-  DocumentRecord,
-  DocumentRecordHash,
-  type DocumentStats,
-  encodeEntry,
-  TRUSTED_IDENTITY,
-} from './document-record.js';
+import { DocumentRecordHash, type DocumentStats, encodeEntry, TRUSTED_IDENTITY } from './document-record.js';
+import { DocumentRecord } from './document-record-reader.js';
 import { maxFrontMatterBytes } from './front-matter-limit.js';
 import type { MarkdownSummary } from './markdown-summary.js';
 
@@ -60,15 +55,6 @@ export function identityOf(stats: DocumentStats): DocumentStats {
 
 export function digestBytes(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
-}
-
-function readRecord(file: string, key: string): DocumentRecord | undefined {
-  try {
-    return DocumentRecord.parse(readFileSync(file), key);
-  } catch {
-    // Missing or unreadable: every document is read and parsed.
-    return undefined;
-  }
 }
 
 /** A recorded parse, or undefined when its JSON is not one (then the document is parsed again). */
@@ -151,7 +137,8 @@ export class DocumentCache {
     await removeDeadWritersFiles(file, RECORD_MARK);
     // A parse under another front-matter bound may have read (or skipped) a front matter differently.
     const key = `${generator} ${DOCUMENT_PARSER_ID} ${maxFrontMatterBytes(process.env)}`;
-    const previous = ignorePrevious ? undefined : readRecord(file, key);
+    // Missing, unreadable or damaged: every document is read and parsed.
+    const previous = ignorePrevious ? undefined : DocumentRecord.open(file, key);
     return new DocumentCache(file, previous, key, BigInt(Date.now()) * 1_000_000n);
   }
 
@@ -174,9 +161,12 @@ export class DocumentCache {
     const parsed = parsedOf(previous.parsedJsonAt(at));
     if (parsed === undefined) return undefined;
     const sha256 = previous.sha256At(at);
+    const entry = previous.entryBytes(at);
+    // The record could not be read on: the file is read as if it had none.
+    if (sha256 === '' || entry.length === 0) return undefined;
     this.reusedCount += 1;
     // Trusted then, and older still now: the entry is the one recorded, byte for byte.
-    if (!this.isFresh(stats)) this.recordBytes(previous.entryBytes(at), true, sha256, mimeType, parsed);
+    if (!this.isFresh(stats)) this.recordBytes(entry, true, sha256, mimeType, parsed);
     else this.record(relativePath, mimeType, stats, sha256, parsed);
     return { sha256, parsed };
   }
@@ -281,8 +271,14 @@ export class DocumentCache {
     this.failed = true;
   }
 
+  /** Lets go of the previous record's file (lookups after this find nothing). */
+  close(): void {
+    this.previous?.close();
+  }
+
   /** Writes what this build saw (atomically); a failure to write only costs the next build a parse. */
   async save(): Promise<void> {
+    this.close();
     if (this.file === undefined || this.failed) return;
     if (this.parsedCount === 0 && this.sameAsPrevious()) {
       this.dropWriter();

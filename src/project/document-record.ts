@@ -15,9 +15,9 @@ import type { BigIntStats } from 'node:fs';
 export type DocumentStats = Pick<BigIntStats, 'ino' | 'size' | 'mtimeNs'>;
 
 const MAGIC = Buffer.from('staticmcp documents 1\n', 'latin1');
-const DIGEST_BYTES = 32;
+export const DIGEST_BYTES = 32;
 /** flags, inode, size, mtime, digest, path length: the fixed part of an entry after its length. */
-const FIXED_BYTES = 1 + 8 + 8 + 8 + DIGEST_BYTES + 4;
+export const FIXED_BYTES = 1 + 8 + 8 + 8 + DIGEST_BYTES + 4;
 export const TRUSTED_IDENTITY = 1;
 const SITE_PAGE = 2;
 
@@ -77,133 +77,10 @@ export class DocumentRecordHash {
   }
 }
 
-/**
- * A record read whole and checked: its entries found by path (and, when first asked, by digest),
- * each decoded only when looked up. Undefined from `parse` when the bytes are not a whole record
- * of this key.
- */
-export class DocumentRecord {
-  private byDigest: Map<string, number> | undefined;
-  /** Path → offset, made only when a lookup leaves the record's order. */
-  private byPath: Map<string, number> | undefined;
-  /**
-   * The entry the next lookup most likely wants: a build looks documents up in the order the
-   * previous one recorded them, so most lookups compare one path and make no map of every path.
-   */
-  private cursor: number;
-  private last: { relativePath: string; at: number } | undefined;
-
-  private constructor(
-    private readonly bytes: Buffer,
-    private readonly firstEntry: number,
-    private readonly end: number,
-    /** How many entries the record holds. */
-    readonly size: number,
-  ) {
-    this.cursor = firstEntry;
-  }
-
-  static parse(bytes: Buffer, key: string): DocumentRecord | undefined {
-    const header = DocumentRecordHash.header(key);
-    if (bytes.length < header.length + DIGEST_BYTES || !bytes.subarray(0, header.length).equals(header)) return;
-    const end = bytes.length - DIGEST_BYTES;
-    const digest = createHash('sha256').update(bytes.subarray(0, end)).digest();
-    if (!digest.equals(bytes.subarray(end))) return;
-    // Every entry's lengths checked once: the lookups after read inside its bounds.
-    let count = 0;
-    let at = header.length;
-    while (at < end) {
-      if (at + 4 > end) return;
-      const next = at + 4 + bytes.readUInt32LE(at);
-      const pathAt = at + 4 + FIXED_BYTES;
-      if (next > end || pathAt > next) return;
-      const pathEnd = pathAt + bytes.readUInt32LE(pathAt - 4);
-      if (pathEnd + 2 > next || pathEnd + 2 + bytes.readUInt16LE(pathEnd) > next) return;
-      count += 1;
-      at = next;
-    }
-    return new DocumentRecord(bytes, header.length, end, count);
-  }
-
-  /** The offset of the entry recorded for a path. */
-  offsetOf(relativePath: string): number | undefined {
-    if (this.last?.relativePath === relativePath) return this.last.at;
-    let at: number | undefined;
-    if (this.byPath === undefined && this.cursor < this.end && this.pathAt(this.cursor) === relativePath) {
-      at = this.cursor;
-      this.cursor = this.nextOf(at);
-    } else {
-      this.byPath ??= this.indexPaths();
-      at = this.byPath.get(relativePath);
-    }
-    this.last = at === undefined ? undefined : { relativePath, at };
-    return at;
-  }
-
-  private indexPaths(): Map<string, number> {
-    const byPath = new Map<string, number>();
-    for (let at = this.firstEntry; at < this.end; at = this.nextOf(at)) byPath.set(this.pathAt(at), at);
-    return byPath;
-  }
-
-  private nextOf(at: number): number {
-    return at + 4 + this.bytes.readUInt32LE(at);
-  }
-
-  private pathAt(at: number): string {
-    const pathAt = at + 4 + FIXED_BYTES;
-    return this.bytes.toString('utf8', pathAt, pathAt + this.bytes.readUInt32LE(pathAt - 4));
-  }
-
-  /** The offset of an entry whose bytes had this digest and MIME type. */
-  offsetOfDigest(sha256: string, mimeType: string): number | undefined {
-    if (this.byDigest === undefined) {
-      this.byDigest = new Map();
-      for (let at = this.firstEntry; at < this.end; at = this.nextOf(at))
-        this.byDigest.set(`${this.sha256At(at)} ${this.mimeTypeAt(at)}`, at);
-    }
-    return this.byDigest.get(`${sha256} ${mimeType}`);
-  }
-
-  /** The entry's bytes, its length prefix included (to be copied to the next record as they are). */
-  entryBytes(at: number): Buffer {
-    return this.bytes.subarray(at, at + 4 + this.bytes.readUInt32LE(at));
-  }
-
-  flagsAt(at: number): number {
-    return this.bytes[at + 4]!;
-  }
-
-  /** Whether the entry's identity is `stats`'s. */
-  sameIdentityAt(at: number, stats: DocumentStats): boolean {
-    return (
-      this.bytes.readBigUInt64LE(at + 5) === BigInt.asUintN(64, stats.ino) &&
-      this.bytes.readBigUInt64LE(at + 13) === BigInt.asUintN(64, stats.size) &&
-      this.bytes.readBigInt64LE(at + 21) === BigInt.asIntN(64, stats.mtimeNs)
-    );
-  }
-
-  sha256At(at: number): string {
-    return this.bytes.toString('hex', at + 29, at + 29 + DIGEST_BYTES);
-  }
-
-  mimeTypeAt(at: number): string {
-    const mimeAt = this.mimeLengthAt(at);
-    return this.bytes.toString('utf8', mimeAt + 2, mimeAt + 2 + this.bytes.readUInt16LE(mimeAt));
-  }
-
-  /** The parse as recorded, JSON text. */
-  parsedJsonAt(at: number): string {
-    const mimeAt = this.mimeLengthAt(at);
-    return this.bytes.toString(
-      'utf8',
-      mimeAt + 2 + this.bytes.readUInt16LE(mimeAt),
-      at + 4 + this.bytes.readUInt32LE(at),
-    );
-  }
-
-  private mimeLengthAt(at: number): number {
-    const pathAt = at + 4 + FIXED_BYTES;
-    return pathAt + this.bytes.readUInt32LE(pathAt - 4);
-  }
+/** Whether an entry's bytes (its length prefix included) hold its path and MIME type within them. */
+export function entryFieldsValid(entry: Buffer): boolean {
+  const pathAt = 4 + FIXED_BYTES;
+  if (entry.length < pathAt || entry.readUInt32LE(0) !== entry.length - 4) return false;
+  const pathEnd = pathAt + entry.readUInt32LE(pathAt - 4);
+  return pathEnd + 2 <= entry.length && pathEnd + 2 + entry.readUInt16LE(pathEnd) <= entry.length;
 }

@@ -8,7 +8,7 @@
 // and its path, URI and name are made when read. A relative path held as a string cost ~80 bytes
 // of heap (a view and the copy it views), and the object ~24 more for its path and MIME type.
 import path from 'node:path';
-import { grownTypedArray } from '../tree-writer/grown-typed-array.js';
+import { grownTypedArray, releaseGrown } from '../tree-writer/grown-typed-array.js';
 import { StringArena } from '../tree-writer/string-arena.js';
 import type { DocumentStats } from './document-cache.js';
 import type { ProjectResource, ResourceFileSource } from './project-resource.js';
@@ -78,6 +78,7 @@ export class FileResourceStore {
   private hasDigest = new Uint8Array(INITIAL_COUNT);
   private readonly mimeTypes = new Map<string, number>();
   private count = 0;
+  private listingReleased = false;
 
   constructor(
     /** The folder the relative paths are under (the project's resources/). */
@@ -134,11 +135,13 @@ export class FileResourceStore {
   }
 
   titleOf(position: number): string | undefined {
+    this.checkListing();
     const at = this.titleAt[position]!;
     return at === NONE ? undefined : this.texts.at(at - 1);
   }
 
   descriptionOf(position: number): string | undefined {
+    this.checkListing();
     const at = this.descriptionAt[position]!;
     return at === NONE ? undefined : this.texts.at(at - 1);
   }
@@ -157,12 +160,26 @@ export class FileResourceStore {
   }
 
   /**
-   * Lets go of every document's sha256 (32 bytes a document): only the assembly's keys of the kept
-   * resource files use them, and the store lives to the manifest, through the search step's peak.
+   * Lets go of what only the assembly reads: every document's sha256 (32 bytes a document, the keys
+   * of the kept resource files) and its title and description (the list entries). An edit build's
+   * deferred resource files hold the store to the manifest, through the search step's peak, and
+   * need only each document's path, MIME type and identity. Their memory goes back at once
+   * (releaseGrown): a resizable buffer is not counted as external memory, so no collection comes
+   * for it soon.
    */
-  releaseDigests(): void {
-    this.digests = new Uint8Array(0);
-    this.hasDigest = new Uint8Array(0);
+  releaseAssembled(): void {
+    this.digests = releaseGrown(this.digests);
+    this.hasDigest = releaseGrown(this.hasDigest);
+    this.texts.release();
+    this.titleAt = releaseGrown(this.titleAt);
+    this.descriptionAt = releaseGrown(this.descriptionAt);
+    this.listingReleased = true;
+  }
+
+  /** A title or description asked for after releaseAssembled would be wrong, not missing. */
+  private checkListing(): void {
+    if (this.listingReleased)
+      throw new Error('a resource title or description was read after the assembly let them go');
   }
 
   /** The document's sha256 (a copy), when discovery knew it and its digests were not let go. */
@@ -239,12 +256,12 @@ export class FileResource implements ProjectResource {
   }
 }
 
-/** Lets go of the sha256 of every file resource of `resources` (their stores', after the assembly used them). */
-export function releaseSourceDigests(resources: readonly ProjectResource[]): void {
+/** Lets go of what only the assembly reads of every file resource of `resources` (their stores'). */
+export function releaseAssembled(resources: readonly ProjectResource[]): void {
   let released: FileResourceStore | undefined;
   for (const resource of resources)
     if (resource instanceof FileResource && resource.store !== released) {
       released = resource.store;
-      released.releaseDigests();
+      released.releaseAssembled();
     }
 }

@@ -17,7 +17,7 @@
 // its file's content digest and its manifest entry, tree-documents.ts SourceKey): a rebuild finds
 // it by that, without reading, parsing or encoding the unchanged document at all.
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { renameSync, rmSync, statSync } from 'node:fs';
 import { readVarint, writeVarint } from '../core/search/postings.js';
 import {
   decodePartTable,
@@ -31,6 +31,8 @@ import {
   removeUnnamedParts,
 } from './kept-parts.js';
 import { SpillWriter } from './spill-files.js';
+import { releaseGrown } from './grown-typed-array.js';
+import { readFileMapped } from './read-exactly.js';
 import { DigestTable } from './kept-digest-table.js';
 
 // 7: a directory of entries naming part files (kept-parts.ts).
@@ -91,6 +93,8 @@ export class KeptSearchDocuments {
   private readonly previousBySource = new DigestTable(RECORD_SOURCE_AT);
   /** The previous directory's entries (RECORD_BYTES each), in part order. */
   private records: Uint8Array = new Uint8Array(0);
+  /** The previous file as read (records is a view of it): given back by endLookups. */
+  private recordsWhole: Buffer | undefined;
   private parts: KeptPartReader | undefined;
   /** Each previous part's first entry (its position in `records`). */
   private partFirstRecord = new Uint32Array(0);
@@ -136,12 +140,21 @@ export class KeptSearchDocuments {
     }
     if (size > this.maxBytes) return `it is larger than ${this.maxBytes} bytes`;
     const { header } = this;
-    const bytes = readFileSync(this.file);
+    let bytes: Buffer;
+    try {
+      bytes = readFileMapped(this.file);
+    } catch {
+      return undefined;
+    }
+    const refused = (reason: string) => {
+      releaseGrown(bytes);
+      return reason;
+    };
+    if (bytes.length < header.length + 8 + DIGEST_BYTES) return refused('another writer made it');
     const body = bytes.subarray(0, bytes.length - DIGEST_BYTES);
-    if (bytes.length < header.length + 8 + DIGEST_BYTES || !body.subarray(0, header.length).equals(header))
-      return 'another writer made it';
+    if (!body.subarray(0, header.length).equals(header)) return refused('another writer made it');
     if (!createHash('sha256').update(body).digest().equals(bytes.subarray(body.length)))
-      return 'its checksum does not match (it was damaged or edited)';
+      return refused('its checksum does not match (it was damaged or edited)');
     let parts: KeptPart[];
     try {
       const tableLength = body.readUInt32LE(body.length - 8);
@@ -149,8 +162,9 @@ export class KeptSearchDocuments {
       const tableStart = body.length - 8 - tableLength;
       if (tableStart !== header.length + count * RECORD_BYTES) throw new RangeError('truncated');
       parts = decodePartTable(body, tableStart, body.length - 8);
-      if (partsSizeBytes(parts) > this.maxBytes) return `its parts are larger than ${this.maxBytes} bytes`;
+      if (partsSizeBytes(parts) > this.maxBytes) return refused(`its parts are larger than ${this.maxBytes} bytes`);
       this.records = body.subarray(header.length, tableStart);
+      this.recordsWhole = bytes;
       this.partFirstRecord = new Uint32Array(parts.length);
       let first = 0;
       parts.forEach((part, index) => {
@@ -170,7 +184,8 @@ export class KeptSearchDocuments {
       this.previous.clear();
       this.previousBySource.clear();
       this.records = new Uint8Array(0);
-      return 'an entry does not parse';
+      this.recordsWhole = undefined;
+      return refused('an entry does not parse');
     }
     this.parts = new KeptPartReader(partsFolderOf(this.file), parts, (partBytes, part) => partParses(partBytes, part));
     this.previousChecksum = bytes.subarray(body.length).toString('hex');
@@ -265,6 +280,8 @@ export class KeptSearchDocuments {
     this.previous.clear();
     this.previousBySource.clear();
     this.records = new Uint8Array(0);
+    if (this.recordsWhole !== undefined) releaseGrown(this.recordsWhole);
+    this.recordsWhole = undefined;
     this.parts?.release();
   }
 

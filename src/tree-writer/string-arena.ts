@@ -4,7 +4,7 @@
 // on the heap, and the heap grows to a multiple of what it holds; here a path costs its bytes and
 // eight more, outside the heap. A string is made again only when read (`at`).
 
-import { grownTypedArray } from './grown-typed-array.js';
+import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import { sortPositions } from './sort-positions.js';
 
 const INITIAL_ITEMS = 256;
@@ -75,6 +75,15 @@ export class StringArena {
     this.bytesUsed += this.bytes.write(text, this.bytesUsed, 'utf8');
     this.ends[position] = this.bytesUsed;
     return position;
+  }
+
+  /** Gives back the arena's memory now (its strings are gone: the arena is empty again). */
+  release(): void {
+    this.bytes = releaseGrown(this.bytes);
+    this.starts = releaseGrown(this.starts);
+    this.ends = releaseGrown(this.ends);
+    this.bytesUsed = 0;
+    this.count = 0;
   }
 
   /** The string at `position`. */
