@@ -2,8 +2,10 @@
 // `_worker.js` inside workerd (through miniflare, the one test module that imports it), with its
 // `ASSETS` binding answered from the tree folder on disk. Listens on a loopback port only.
 import { promises as fs } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { Miniflare, Response as WorkerdResponse, type Request as WorkerdRequest } from 'miniflare';
+import { Miniflare } from 'miniflare';
 import { resolveTreeFile, TREE_CONTENT_TYPES } from '../helpers/static-host.js';
 
 export interface WorkerdSite {
@@ -17,26 +19,76 @@ export interface WorkerdSite {
 /** A static host over `treeDir`: files only, no listings, nothing outside the folder, 404 otherwise. */
 async function serveTreeFile(
   treeDir: string,
-  request: WorkerdRequest,
+  request: IncomingMessage,
+  response: ServerResponse,
   counts: Map<string, number>,
-): Promise<WorkerdResponse> {
-  const { pathname } = new URL(request.url);
+): Promise<void> {
+  const { pathname } = new URL(request.url ?? '/', 'http://assets');
   counts.set(pathname, (counts.get(pathname) ?? 0) + 1);
+  const answer = (status: number, body: string | Buffer, contentType = 'text/plain'): void => {
+    response.writeHead(status, { 'content-type': contentType, 'content-length': body.length });
+    response.end(body);
+  };
   let file: string | undefined;
   try {
     file = resolveTreeFile(treeDir, pathname);
   } catch {
-    return new WorkerdResponse('bad path', { status: 400 });
+    return answer(400, 'bad path');
   }
-  if (file === undefined) return new WorkerdResponse('not found', { status: 404 });
+  if (file === undefined) return answer(404, 'not found');
+  let bytes: Buffer;
   try {
-    const bytes = await fs.readFile(file);
-    return new WorkerdResponse(bytes, {
-      headers: { 'content-type': TREE_CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream' },
-    });
+    bytes = await fs.readFile(file);
   } catch {
-    return new WorkerdResponse('not found', { status: 404 });
+    return answer(404, 'not found');
   }
+  answer(200, bytes, TREE_CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream');
+}
+
+interface AssetHost {
+  /** The worker's `ASSETS` service binding: this host, by its address. */
+  binding: { external: { address: string; http: Record<string, never> } };
+  close(): void;
+}
+
+/**
+ * The `ASSETS` binding's host: a Node HTTP server of our own on a loopback port, not a function
+ * binding. Miniflare answers a function binding through its loopback server, which closes a
+ * kept-alive connection after Node's default 5 s idle; workerd pools those connections, and a
+ * request it sends on one as Node closes it fails in the worker with "Network connection lost".
+ * On a loaded machine (calls seconds apart) that race was lost in about one run in three. This
+ * server never times out an idle connection; workerd closes them when it stops.
+ */
+async function startAssetHost(treeDir: string, counts: Map<string, number>): Promise<AssetHost> {
+  const server = createServer((request, response) => {
+    serveTreeFile(treeDir, request, response, counts).catch(() => response.destroy());
+  });
+  server.keepAliveTimeout = 0;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    binding: { external: { address: `127.0.0.1:${port}`, http: {} } },
+    close: () => {
+      server.close();
+      server.closeAllConnections();
+    },
+  };
+}
+
+/** workerd's front URL once it runs; a workerd that fails to start leaves no asset host behind. */
+async function readyOrClose(miniflare: Miniflare, assetHosts: AssetHost[]): Promise<URL> {
+  try {
+    return await miniflare.ready;
+  } catch (error) {
+    for (const host of assetHosts) host.close();
+    throw error;
+  }
+}
+
+/** Stops workerd, then the asset hosts it read from. */
+async function closeAfter(miniflare: Miniflare, assetHosts: AssetHost[]): Promise<void> {
+  await miniflare.dispose();
+  for (const host of assetHosts) host.close();
 }
 
 /** Starts workerd with `workerFile` (default: the tree's `_worker.js`) serving `treeDir`. */
@@ -48,16 +100,17 @@ export async function startWorkerdSite(
 ): Promise<WorkerdSite> {
   const root = path.resolve(treeDir);
   const assetRequests = new Map<string, number>();
+  const assets = await startAssetHost(root, assetRequests);
   const miniflare = new Miniflare({
     host: '127.0.0.1',
     port: 0,
     compatibilityDate: '2025-09-01',
     modules: [{ type: 'ESModule', path: '_worker.js', contents: await fs.readFile(workerFile, 'utf8') }],
     bindings,
-    serviceBindings: { ASSETS: (request: WorkerdRequest) => serveTreeFile(root, request, assetRequests) },
+    serviceBindings: { ASSETS: assets.binding },
   });
-  const url = await miniflare.ready;
-  return { url: new URL('/', url), assetRequests, close: () => miniflare.dispose() };
+  const url = await readyOrClose(miniflare, [assets]);
+  return { url: new URL('/', url), assetRequests, close: () => closeAfter(miniflare, [assets]) };
 }
 
 export interface WorkerdSiteOptions {
@@ -80,9 +133,12 @@ export async function startWorkerdSitesOnPorts<const Sites extends readonly Work
   sites: Sites,
 ): Promise<{ [Position in keyof Sites]: WorkerdSite }> {
   const counts = sites.map(() => new Map<string, number>());
+  const assetHosts: AssetHost[] = [];
   const workers = await Promise.all(
     sites.map(async (site, position) => {
       const root = path.resolve(site.treeDir);
+      const assets = await startAssetHost(root, counts[position]!);
+      assetHosts.push(assets);
       return {
         name: `site-${position}`,
         compatibilityDate: '2025-09-01',
@@ -94,13 +150,13 @@ export async function startWorkerdSitesOnPorts<const Sites extends readonly Work
           },
         ],
         bindings: site.bindings ?? {},
-        serviceBindings: { ASSETS: (request: WorkerdRequest) => serveTreeFile(root, request, counts[position]!) },
+        serviceBindings: { ASSETS: assets.binding },
         unsafeDirectSockets: position === 0 ? [] : [{ host: '127.0.0.1', port: 0 }],
       };
     }),
   );
   const miniflare = new Miniflare({ host: '127.0.0.1', port: 0, workers });
-  const front = await miniflare.ready;
+  const front = await readyOrClose(miniflare, assetHosts);
   const urls = await Promise.all(
     workers.map((worker, position) =>
       position === 0 ? new URL('/', front) : miniflare.unsafeGetDirectURL(worker.name),
@@ -108,7 +164,7 @@ export async function startWorkerdSitesOnPorts<const Sites extends readonly Work
   );
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
-    closed ??= miniflare.dispose();
+    closed ??= closeAfter(miniflare, assetHosts);
     return closed;
   };
   return urls.map((url, position) => ({ url: new URL('/', url), assetRequests: counts[position]!, close })) as {
@@ -139,10 +195,12 @@ export async function startWorkerdSites(
       return worker.fetch(new Request(url, request));
     },
   };`;
+  const assetHosts: AssetHost[] = [];
   const workers = await Promise.all(
     names.map(async (name) => {
       const root = path.resolve(trees[name]!);
-      const assetRequests = new Map<string, number>();
+      const assets = await startAssetHost(root, new Map());
+      assetHosts.push(assets);
       return {
         name: `t-${name}`,
         compatibilityDate: '2025-09-01',
@@ -153,7 +211,7 @@ export async function startWorkerdSites(
             contents: await fs.readFile(path.join(root, '_worker.js'), 'utf8'),
           },
         ],
-        serviceBindings: { ASSETS: (request: WorkerdRequest) => serveTreeFile(root, request, assetRequests) },
+        serviceBindings: { ASSETS: assets.binding },
       };
     }),
   );
@@ -170,9 +228,9 @@ export async function startWorkerdSites(
       ...workers,
     ],
   });
-  const url = await miniflare.ready;
+  const url = await readyOrClose(miniflare, assetHosts);
   return {
     urls: Object.fromEntries(names.map((name) => [name, new URL(`/${name}/`, url)])),
-    close: () => miniflare.dispose(),
+    close: () => closeAfter(miniflare, assetHosts),
   };
 }
