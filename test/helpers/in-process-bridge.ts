@@ -40,29 +40,30 @@ export class InProcessBridge extends JsonRpcLines {
     const isTree = existsSync(path.join(given, 'mcp.json'));
     const treeRoot = isTree ? given : path.join(given, 'dist');
     const projectRoot = options.live !== undefined ? path.resolve(options.live) : isTree ? undefined : given;
-    let bridge: InProcessBridge | undefined;
-    let logged = '';
-    const logProblem = (text: string): void => {
-      logged += `staticmcp serve: ${text}\n`;
-      if (!bridge) return;
-      bridge.stderr = logged;
-      bridge.received();
-    };
     const packFiles = new FolderPackFiles(treeRoot);
-    const source = new ManifestPackedSource(
-      new FolderSource(treeRoot, path.relative(process.cwd(), treeRoot) || '.'),
+    const folderSource = new FolderSource(treeRoot, path.relative(process.cwd(), treeRoot) || '.');
+    return InProcessBridge.start(
+      (onProblem) => new ManifestPackedSource(folderSource, packFiles, { onProblem }),
       packFiles,
-      { onProblem: logProblem },
+      { projectRoot, treeRoot },
     );
-    const { session } = await openBridgeSession({ source, packFiles, projectRoot, treeRoot }, logProblem, (message) =>
-      bridge!.receive(stringifyJsonRpc(message)),
-    );
-    bridge = new InProcessBridge(session, () => source.close());
-    bridge.stderr = logged;
-    return bridge;
   }
 
-  private static async openUrl(url: string): Promise<InProcessBridge> {
+  private static openUrl(url: string): Promise<InProcessBridge> {
+    const urlSource = new UrlSource(url);
+    return InProcessBridge.start(
+      (onProblem) => new ManifestPackedSource(urlSource, urlSource, { onProblem }),
+      urlSource,
+      {},
+    );
+  }
+
+  /** serve's own session over the source `makeSource` returns; what it logs is kept in `stderr`. */
+  private static async start(
+    makeSource: (onProblem: (text: string) => void) => ManifestPackedSource,
+    packFiles: FolderPackFiles | UrlSource,
+    roots: { projectRoot?: string | undefined; treeRoot?: string },
+  ): Promise<InProcessBridge> {
     let bridge: InProcessBridge | undefined;
     let logged = '';
     const logProblem = (text: string): void => {
@@ -71,9 +72,8 @@ export class InProcessBridge extends JsonRpcLines {
       bridge.stderr = logged;
       bridge.received();
     };
-    const urlSource = new UrlSource(url);
-    const source = new ManifestPackedSource(urlSource, urlSource, { onProblem: logProblem });
-    const { session } = await openBridgeSession({ source, packFiles: urlSource }, logProblem, (message) =>
+    const source = makeSource(logProblem);
+    const { session } = await openBridgeSession({ source, packFiles, ...roots }, logProblem, (message) =>
       bridge!.receive(stringifyJsonRpc(message)),
     );
     bridge = new InProcessBridge(session, () => source.close());
