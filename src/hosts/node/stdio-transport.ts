@@ -10,7 +10,7 @@
 // of its own. What that write cannot take (a full pipe) goes through the stream, in order.
 import { fstatSync } from 'node:fs';
 import { stringifyJsonRpc } from '../../core/mcp/exact-ids.js';
-import { readWaitingInput, writeOutputSync, writeTextSync } from './waiting-input.js';
+import { readWaitingInput, writeTextSync } from './waiting-input.js';
 
 type Input = NodeJS.ReadableStream & { pause(): unknown; resume(): unknown; destroy(): unknown };
 type Output = NodeJS.WritableStream & {
@@ -166,6 +166,19 @@ export function startStdioTransport(options: StdioTransportOptions): StdioTransp
     });
   }
 
+  /** One write(2) of `line`; what it cannot take goes through the stream, after it. */
+  const writeDirectly = (line: string): void => {
+    let rest: string | Buffer;
+    try {
+      rest = writeTextSync(line);
+    } catch {
+      // What an 'error' on the stream means: the client went away.
+      close();
+      return;
+    }
+    if (rest.length > 0) writeStream(rest);
+  };
+
   return {
     stopReading(): void {
       closed = true;
@@ -176,35 +189,17 @@ export function startStdioTransport(options: StdioTransportOptions): StdioTransp
       const line = `${stringifyJsonRpc(message)}\n`;
       if (stdout !== undefined) {
         // Only past everything the stream still holds: answers go out in the order they were sent.
-        if (!writesDirectly || waitingForDrain || stdout.writableLength > 0) {
-          writeStream(line);
-          return;
-        }
-        let rest: string | Buffer;
-        try {
-          rest = writeTextSync(line);
-        } catch {
-          close();
-          return;
-        }
-        if (rest.length > 0) writeStream(rest);
+        if (!writesDirectly || waitingForDrain || stdout.writableLength > 0) writeStream(line);
+        else writeDirectly(line);
         return;
       }
-      const bytes = Buffer.from(line);
-      if (bytes.length > plainWriteBytesLeft) {
-        writeStream(bytes);
+      const length = Buffer.byteLength(line);
+      if (length > plainWriteBytesLeft) {
+        writeStream(line);
         return;
       }
-      plainWriteBytesLeft -= bytes.length;
-      let rest: Buffer;
-      try {
-        rest = writeOutputSync(bytes);
-      } catch {
-        // What an 'error' on the stream means: the client went away.
-        close();
-        return;
-      }
-      if (rest.length > 0) writeStream(rest);
+      plainWriteBytesLeft -= length;
+      writeDirectly(line);
     },
   };
 }

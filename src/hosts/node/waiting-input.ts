@@ -35,7 +35,7 @@ export function readWaitingInput(): Buffer | undefined {
  * Writes `bytes` to stdout synchronously; returns what is left when stdout is non-blocking and full
  * (empty when all was written). Throws what write(2) does otherwise (EPIPE: the client went away).
  */
-export function writeOutputSync(bytes: Buffer): Buffer {
+function writeOutputSync(bytes: Buffer): Buffer {
   let written = 0;
   while (written < bytes.length) {
     try {
