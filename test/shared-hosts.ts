@@ -16,7 +16,8 @@
 // an idle wrangler or chromium still uses CPU. A host that was paused is handed out only once it
 // answers a request again (on a connection of its own): its timers that came due while it was
 // stopped (idle connections to close, wrangler's own checks) have run by then, not while the
-// asking file's first request is on its way.
+// asking file's first request is on its way. A host that ended by itself (its last output is
+// printed then) is started again for the next file that asks.
 import { execFile } from 'node:child_process';
 import { cpSync, promises as fs, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -159,12 +160,26 @@ export async function startSharedHostsServer(
           close: () => started.close(),
           pause: started.pause,
           resume: started.resume,
+          endedBy: started.endedBy,
           project,
         };
       });
       hosts.set(name, host);
     }
     return host;
+  };
+
+  /** The started `name` host, started again if it ended by itself since (its output was printed then). */
+  const startLiveHost = async (name: SharedHostName): Promise<RunningHost & { project: string }> => {
+    const starting = startHost(name);
+    const host = await starting;
+    if (!host.endedBy?.()) return host;
+    // The first file to find it ended starts the next one; the others get that one.
+    if (hosts.get(name) === starting) {
+      hosts.delete(name);
+      paused.delete(name);
+    }
+    return startHost(name);
   };
 
   /** How many test files hold each host now. */
@@ -209,7 +224,7 @@ export async function startSharedHostsServer(
       return;
     }
     holders.set(name, (holders.get(name) ?? 0) + 1);
-    startHost(name).then(
+    startLiveHost(name).then(
       async (host) => {
         await resumeHost(name, host);
         response.writeHead(200, { 'content-type': 'application/json' });

@@ -75,9 +75,8 @@ interface Launcher {
 export class BatchRunner {
   private readonly idle: Launcher[] = [];
   private readonly waiting: ((launcher: Launcher) => void)[] = [];
+  /** The launchers not yet reaped: their process group ids cannot have been given to anyone else. */
   private readonly all = new Set<Launcher>();
-  /** Every launcher's process group, dead or alive: anything left in one is killed at close. */
-  private readonly groups = new Set<number>();
   private started = 0;
   private sequence = 0;
   private closed = false;
@@ -116,7 +115,6 @@ export class BatchRunner {
     });
     const launcher: Launcher = { process: child, marker, lineBuffer: '', alive: true };
     this.all.add(launcher);
-    if (child.pid !== undefined) this.groups.add(child.pid);
     child.stdin!.on('error', () => {});
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (text: string) => {
@@ -182,6 +180,9 @@ export class BatchRunner {
     }
     setTimeout(() => {
       killMarkedProcesses(launcher.marker, 'SIGKILL');
+      // By number only while the launcher is not reaped: its group's number is then still its own
+      // (see close). A reaped launcher waited for its job first, so what could be left is marked.
+      if (!launcher.alive) return;
       try {
         process.kill(-pid, 'SIGKILL');
       } catch {
@@ -319,12 +320,15 @@ export class BatchRunner {
   /** Ends the launchers (and anything still running) and removes the job folder. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const launcher of this.all) launcher.process.stdin!.end();
-    // Every job has answered by now, so whatever is left in a group (a daemon, a script that
-    // ignored SIGTERM after its timeout) belongs to no one.
-    for (const group of this.groups) {
+    // Every job has answered by now, so whatever is left in a launcher's group (a daemon a script
+    // started) belongs to no one. Only the groups of launchers not yet reaped: once a group empties,
+    // the system may give its number to an unrelated process group, which a kill by number would
+    // hit. A launcher ended earlier had its group killed then (killLauncher), and what left a group
+    // carries the marker.
+    for (const launcher of this.all) {
+      launcher.process.stdin!.end();
       try {
-        process.kill(-group, 'SIGKILL');
+        process.kill(-launcher.process.pid!, 'SIGKILL');
       } catch {
         // Gone already.
       }

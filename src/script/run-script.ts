@@ -139,8 +139,10 @@ export function runScript(options: RunScriptOptions): Promise<ScriptRun> {
     child.on('exit', (code, signal) => {
       exitCode = code;
       exitSignal = signal;
-      // Descendants left in the group would hold our pipes open: end them with their parent.
+      // Descendants left in the group would hold our pipes open: end them with their parent. Just
+      // reaped, so the group's number is still ours; later kills go by marker only.
       killGroup(child.pid, 'SIGKILL');
+      terminator.forgetGroup();
       // A run that was stopped leaves nothing behind, not even what detached with setsid.
       if (timedOut || cancelled || outputTooLarge) killMarkedProcesses(marker, 'SIGKILL');
       // Stop reading only when the pipes stayed quiet for the whole grace period. Timers run before

@@ -37,9 +37,11 @@ export async function startChromiumServer(): Promise<{
 }> {
   // As root (CI), Chromium's sandbox cannot start.
   const server = await chromium.launchServer({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  const group = server.process().pid;
+  const browser = server.process();
+  const group = browser.pid;
   const signalGroup = (signal: NodeJS.Signals): void => {
-    if (group === undefined) return;
+    // Once the browser is reaped, the system may give its group's number to an unrelated group.
+    if (group === undefined || browser.exitCode !== null || browser.signalCode !== null) return;
     try {
       process.kill(-group, signal);
     } catch {

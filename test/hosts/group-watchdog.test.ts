@@ -2,6 +2,7 @@
 // that started it: a real node process starts one as the runtimes tier does (startRuntime, with a
 // node program that says it is ready and then waits), is killed with SIGKILL, which no handler can
 // catch, and the runtime's whole process group must be gone within seconds (group-watchdog.mjs).
+// A runtime that ends by itself says how, with what it printed last, and leaves nothing of its group.
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { temporaryFolder } from '../helpers/temp-folders.js';
+import { startRuntime } from './host-processes.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -17,6 +19,15 @@ function isGroupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
     return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether process `pid` runs (a zombie waiting for its parent does not). */
+function isRunning(pid: number): boolean {
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return false;
   }
@@ -72,5 +83,29 @@ describe('the host runtimes started detached', () => {
     const ended = await waitUntil(() => !isGroupAlive(pgid), 15_000);
     if (!ended) execFileSync('kill', ['-KILL', `-${pgid}`]);
     expect(ended, 'the runtime ended after its parent was killed').toBe(true);
+  });
+
+  it('say how they ended by themselves, with their last output, and leave nothing of their group', async () => {
+    const work = await temporaryFolder('staticmcp-runtime-end-');
+    const pidFile = path.join(work, 'left.pid');
+    // Ready, then leaves a process in its group behind and exits with status 3.
+    const runtime = `const { spawn } = require('node:child_process');
+      const left = spawn('sleep', ['60'], { stdio: 'ignore' });
+      require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(left.pid));
+      console.log('Ready on http://127.0.0.1:' + process.argv[1]);
+      setTimeout(() => { console.log('giving up now'); process.exit(3); }, 200);`;
+    const host = await startRuntime('a runtime', ['-e', runtime, '45679'], work, 45679, (prefix) =>
+      temporaryFolder(prefix),
+    );
+    try {
+      const left = Number(readFileSync(pidFile, 'utf8'));
+      expect(await waitUntil(() => host.endedBy?.() !== undefined, 10_000), 'the end is noticed').toBe(true);
+      expect(host.endedBy?.()).toMatch(
+        /^a runtime ended by itself \(exit code 3\); it printed last:\n[\s\S]*giving up now/,
+      );
+      expect(await waitUntil(() => !isRunning(left), 5_000), 'what it left in its group has ended').toBe(true);
+    } finally {
+      await host.close();
+    }
   });
 });

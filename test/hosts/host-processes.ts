@@ -27,7 +27,12 @@ export interface RunningHost {
    */
   pause?(): void;
   resume?(): void;
+  /** Set once the runtime ended by itself: how it ended and the last of what it printed. */
+  endedBy?(): string | undefined;
 }
+
+/** How much of a runtime's output is kept to tell why it ended. */
+const OUTPUT_TAIL_CHARS = 8_000;
 
 /** The compatibility date the tree's worker is written for, which the pinned workerd supports. */
 export const COMPATIBILITY_DATE = '2025-09-01';
@@ -146,11 +151,28 @@ export async function startRuntime(
   });
   tellWatchdog('+', child.pid!);
   let output = '';
+  let started = false;
+  let closing = false;
+  let ended: string | undefined;
+  child.on('exit', (code, signal) => {
+    if (!closing && started) {
+      ended = `${name} ended by itself (${signal ?? `exit code ${code}`}); it printed last:\n${output}`;
+      process.stderr.write(`${ended}\n`);
+    }
+    // Just reaped: what is left of its group goes with it, and the watchdog forgets the group's
+    // number, which the system may give to an unrelated group from now on.
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {}
+    tellWatchdog('-', child.pid!);
+  });
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), STARTUP_TIMEOUT_MS);
     const read = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
-      if (output.includes(`Ready on http://127.0.0.1:${port}`)) {
+      if (started) output = output.slice(-OUTPUT_TAIL_CHARS);
+      else if (output.includes(`Ready on http://127.0.0.1:${port}`)) {
+        started = true;
         clearTimeout(timer);
         resolve();
       }
@@ -170,9 +192,13 @@ export async function startRuntime(
   }
   return {
     url: new URL(`http://127.0.0.1:${port}/`),
-    close: () => endGroup(child),
+    close: () => {
+      closing = true;
+      return endGroup(child);
+    },
     pause: () => signalGroup(child, 'SIGSTOP'),
     resume: () => signalGroup(child, 'SIGCONT'),
+    endedBy: () => ended,
   };
 }
 
@@ -184,12 +210,8 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   } catch {}
 }
 
+/** Ends the group of `child` (SIGTERM, then SIGKILL after 5 s); its exit handler tells the watchdog. */
 async function endGroup(child: ChildProcess): Promise<void> {
-  await signalGroupEnd(child);
-  tellWatchdog('-', child.pid!);
-}
-
-async function signalGroupEnd(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {

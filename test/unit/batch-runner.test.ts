@@ -1,7 +1,11 @@
 // The build's script launcher, driven directly with real one-purpose scripts: what a run returns,
-// and that a launcher killed by a timeout is replaced so later calls still run.
+// that a launcher killed by a timeout is replaced so later calls still run, and that closing never
+// signals a process group that only has the number of one it ended.
 import { afterEach, describe, expect, it } from 'vitest';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { BatchRunner } from '../../src/script/batch-runner.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
@@ -18,6 +22,37 @@ function job(script: string, env: Record<string, string> = {}, stdin = '{}', tim
     timeoutMs,
     displayName: script,
   };
+}
+
+/** Whether any process is in group `group`. */
+function groupExists(group: number): boolean {
+  try {
+    process.kill(-group, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts a process that leads a group of its own under the process id `id`, as the system would
+ * when its counter comes round to a freed number: through Linux's ns_last_pid, which only a
+ * privileged process may write. Undefined where that cannot be arranged.
+ */
+async function startProcessWithId(id: number): Promise<ChildProcess | undefined> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    try {
+      writeFileSync('/proc/sys/kernel/ns_last_pid', String(id - 1));
+    } catch {
+      return undefined;
+    }
+    const child = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
+    if (child.pid === id) return child;
+    child.kill('SIGKILL');
+    // Another process took the number first: let it end, or try again at once.
+    await sleep(10);
+  }
+  return undefined;
 }
 
 describe('BatchRunner', () => {
@@ -70,6 +105,32 @@ describe('BatchRunner', () => {
       const run = await runner.run(job('sized-output', { size: String(size) }));
       expect(run).toMatchObject({ exitCode: 0, failed: false, outputTooLarge: false });
       expect(run.stdout.equals(numbers.subarray(0, size)), `output of ${size} bytes`).toBe(true);
+    }
+  });
+
+  it('never signals a process group that took the number of a launcher group it ended', async (context) => {
+    runner = await BatchRunner.open({ cwd: scripts, concurrency: 1, maxOutputBytes: 1024 * 1024, killGraceMs: 100 });
+    const hung = await runner.run(job('report-group-then-hang', {}, '{}', 300));
+    expect(hung).toMatchObject({ timedOut: true, failed: true });
+    const ended = Number(hung.stdout.toString());
+    expect(ended).toBeGreaterThan(1);
+    for (let waitedMs = 0; groupExists(ended) && waitedMs < 5_000; waitedMs += 20) await sleep(20);
+    expect(groupExists(ended), 'the timed-out launcher group has ended').toBe(false);
+    // Past the grace period's SIGKILL too.
+    await sleep(300);
+    const stranger = await startProcessWithId(ended);
+    if (!stranger) {
+      context.skip('choosing a process id needs Linux and a privileged process (root in CI)');
+      return;
+    }
+    try {
+      const exited = new Promise((resolve) => stranger.once('exit', (_code, signal) => resolve(signal)));
+      expect(await runner.run(job('ok'))).toMatchObject({ exitCode: 0, failed: false });
+      await runner.close();
+      runner = undefined;
+      expect(await Promise.race([exited, sleep(500, 'still running')])).toBe('still running');
+    } finally {
+      stranger.kill('SIGKILL');
     }
   });
 });

@@ -13,29 +13,37 @@ export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void
   }
 }
 
-/** The run's process group, and every process that carries its marker. */
-export function killRun(pid: number | undefined, marker: string, signal: NodeJS.Signals): void {
-  killGroup(pid, signal);
-  killMarkedProcesses(marker, signal);
-}
-
 export interface Terminator {
   /** SIGTERM now, SIGKILL after the grace period (once, however often it is called). */
   terminate(): void;
   /** SIGKILL now, no grace. */
   killNow(): void;
+  /**
+   * The run's leader was reaped (and its group killed with it): from now on only marked processes
+   * are signalled. Once a group empties the system may give its number to an unrelated process
+   * group, which a kill by that number would hit.
+   */
+  forgetGroup(): void;
   /** Forgets the pending SIGKILL (the run is over). */
   dispose(): void;
 }
 
 export function createTerminator(pid: number | undefined, marker: string, graceMs = DEFAULT_KILL_GRACE_MS): Terminator {
   let killTimer: NodeJS.Timeout | undefined;
+  let group = pid;
+  const killRun = (signal: NodeJS.Signals): void => {
+    killGroup(group, signal);
+    killMarkedProcesses(marker, signal);
+  };
   return {
     terminate() {
-      killRun(pid, marker, 'SIGTERM');
-      killTimer ??= setTimeout(() => killRun(pid, marker, 'SIGKILL'), graceMs);
+      killRun('SIGTERM');
+      killTimer ??= setTimeout(() => killRun('SIGKILL'), graceMs);
     },
-    killNow: () => killRun(pid, marker, 'SIGKILL'),
+    killNow: () => killRun('SIGKILL'),
+    forgetGroup: () => {
+      group = undefined;
+    },
     dispose: () => clearTimeout(killTimer),
   };
 }
