@@ -3,8 +3,11 @@
 // pack record is read alone (206), a range past the file's end is a short read the pack reader
 // refuses, and a whole file still comes whole. A host that ignores ranges is the same site reached
 // without the Range header: a pack too large to keep is cut as it streams. Over miniflare's asset
-// binding, which ignores ranges, test/edge/packed-worker.test.ts covers the whole-pack path.
+// binding, which ignores ranges, test/edge/packed-worker.test.ts covers the whole-pack path. A host
+// that drops a connection without answering is asked once more.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAssetTreeSource } from '../../src/hosts/edge/asset-tree-source.js';
@@ -171,5 +174,44 @@ describe('the worker reading packs from a host that ignores byte ranges', () => 
     ).toEqual({
       status: 'missing',
     });
+  });
+});
+
+describe('the worker reading from a host that drops a connection without answering', () => {
+  /** A site that closes the connection of each of the first `drops` requests unanswered, then answers `{}`. */
+  async function startDroppingSite(drops: number) {
+    let requests = 0;
+    const server = http.createServer((request, response) => {
+      requests += 1;
+      if (requests <= drops) request.socket.destroy();
+      else response.writeHead(200, { 'content-type': 'application/json' }).end('{"answered":true}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const root = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    return {
+      source: createAssetTreeSource({ fetch: (request) => fetch(request) }, root),
+      server,
+      requests: () => requests,
+    };
+  }
+
+  it('reads the file on a second request after one dropped connection', async () => {
+    const site = await startDroppingSite(1);
+    try {
+      expect(await site.source.read('mcp.json')).toMatchObject({ status: 'ok', text: '{"answered":true}' });
+      expect(site.requests()).toBe(2);
+    } finally {
+      site.server.close();
+    }
+  });
+
+  it('fails the read after two dropped connections, asking no more', async () => {
+    const site = await startDroppingSite(2);
+    try {
+      await expect(site.source.readBytes('packs/echo/0.pack')).rejects.toThrow(/fetch failed/);
+      expect(site.requests()).toBe(2);
+    } finally {
+      site.server.close();
+    }
   });
 });

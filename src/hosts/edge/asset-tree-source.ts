@@ -17,7 +17,8 @@ function encodePath(relativePath: string): string {
 
 /**
  * One tree file's response: 'missing' for a 404, 410 or redirect, a 304, 416 (a range past the
- * file's end) or 2xx response as it is; other statuses throw (a failure must not be cached as an answer).
+ * file's end) or 2xx response as it is; other statuses throw (a failure must not be cached as an
+ * answer), as does a fetch that fails twice.
  */
 async function fetchTreeFile(
   fetcher: AssetFetcher,
@@ -25,9 +26,15 @@ async function fetchTreeFile(
   relativePath: string,
   headers: Record<string, string>,
 ): Promise<Response | 'missing'> {
-  const response = await fetcher.fetch(
-    new Request(new URL(encodePath(relativePath), siteRoot), { headers, redirect: 'manual' }),
-  );
+  const url = new URL(encodePath(relativePath), siteRoot);
+  let response: Response;
+  try {
+    response = await fetcher.fetch(new Request(url, { headers, redirect: 'manual' }));
+  } catch {
+    // The fetch failed as a whole, with no status (a kept-alive connection the host had just
+    // closed): a tree read changes nothing, so it is asked once more; a second failure throws.
+    response = await fetcher.fetch(new Request(url, { headers, redirect: 'manual' }));
+  }
   if (response.status === 304 || response.status === 416) return response;
   if (response.status === 404 || response.status === 410 || (response.status >= 300 && response.status < 400)) {
     await response.body?.cancel();
