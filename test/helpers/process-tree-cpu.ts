@@ -2,6 +2,8 @@
 // shared host runtimes, its reaped workers and compile steps), read from Linux /proc: with
 // STATICMCP_TEST_CPU_LOG set, test/global-setup.ts appends them to the log at teardown beside the
 // per-file lines of cpu-log.setup.ts, so the log accounts for the time outside the files too.
+// Tests that bound a server's work read its CPU here too (readCpuMs): CPU, unlike a wall-clock
+// bound, does not grow with the machine's load.
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -31,6 +33,13 @@ function readStat(pid: number | 'self'): ProcessStat | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The CPU time process `pid` has used (all its threads, user and system), in milliseconds; Linux only. */
+export function readCpuMs(pid: number): number {
+  const stat = readStat(pid);
+  if (!stat) throw new Error(`no /proc/${pid}/stat: the process ended, or this system has no /proc`);
+  return (stat.ownTicks * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
 function listProcesses(): ProcessStat[] {
