@@ -1,5 +1,16 @@
-// Watching processes and conditions from a test: liveness of a pid, polling with a deadline.
+// Watching processes and conditions from a test: liveness of a pid or a process group, polling
+// with a deadline.
 export { isProcessAlive as isAlive } from '../../src/shared/process-alive.js';
+
+/** Whether any process is in process group `pgid`. */
+export function isGroupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export const isRoot = process.getuid?.() === 0;
 

@@ -9,20 +9,11 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { isGroupAlive } from '../helpers/processes.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 import { startRuntime } from './host-processes.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-
-/** Whether any process of group `pgid` is still running. */
-function isGroupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Whether process `pid` runs (a zombie waiting for its parent does not). */
 function isRunning(pid: number): boolean {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { BatchRunner } from '../../src/script/batch-runner.js';
+import { isGroupAlive, waitUntil } from '../helpers/processes.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 const scripts = fileURLToPath(new URL('../fixtures/scripts/', import.meta.url));
@@ -22,16 +23,6 @@ function job(script: string, env: Record<string, string> = {}, stdin = '{}', tim
     timeoutMs,
     displayName: script,
   };
-}
-
-/** Whether any process is in group `group`. */
-function groupExists(group: number): boolean {
-  try {
-    process.kill(-group, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -114,8 +105,7 @@ describe('BatchRunner', () => {
     expect(hung).toMatchObject({ timedOut: true, failed: true });
     const ended = Number(hung.stdout.toString());
     expect(ended).toBeGreaterThan(1);
-    for (let waitedMs = 0; groupExists(ended) && waitedMs < 5_000; waitedMs += 20) await sleep(20);
-    expect(groupExists(ended), 'the timed-out launcher group has ended').toBe(false);
+    await waitUntil(() => !isGroupAlive(ended), 5_000, 'the timed-out launcher group to end');
     // Past the grace period's SIGKILL too.
     await sleep(300);
     const stranger = await startProcessWithId(ended);
