@@ -2,7 +2,7 @@
 // speed-up of serve's start-up: it lives in the OS temp folder (or $NODE_COMPILE_CACHE), never in
 // the project or the tree being served, and a temp folder where no cache can be made does not stop
 // serve. test/unit/code-cache.test.ts shows a damaged or stale cache file is ignored. A cache
-// written by a build is one every later run can use: written before the build changes V8's flags.
+// written by a build or a serve is one every later run can use: written before they change V8's flags.
 import { promises as fs, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,5 +86,30 @@ describe('the compile cache', () => {
     expect((await runCli(['check', tree], { env })).code).toBe(0);
     // Rewritten only when missing or refused by V8: the same bytes mean the later runs used them.
     expect(bundleCache()).toEqual(written);
+  });
+
+  it("written by serve, which then lowers V8's tier-up budget (Node 20), is used by later serves", async () => {
+    const folder = temporaryFolderSync('staticmcp-compile-cache-');
+    const cache = path.join(folder, 'cache');
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_COMPILE_CACHE: cache };
+    delete env.NODE_DISABLE_COMPILE_CACHE;
+    const serveCache = () =>
+      listFiles(cache)
+        .filter((file) => /^staticmcp-[0-9a-f]+-/.test(file))
+        .map((file) => [file, readFileSync(path.join(cache, file)).toString('base64')]);
+    const serveAWhile = async () => {
+      const bridge = new RawBridge([path.join(project, 'dist')], { env });
+      expect((await bridge.initialize()).result?.protocolVersion).toBeDefined();
+      // Past the cache write (a second after the start) and the flag change that waits for it.
+      await new Promise((resolve) => setTimeout(resolve, 1_600));
+      expect((await bridge.request('tools/list')).result?.tools).toBeInstanceOf(Array);
+      expect(await bridge.close()).toBe(0);
+    };
+    await serveAWhile();
+    const written = serveCache();
+    expect(written).toHaveLength(1);
+    await serveAWhile();
+    // A cache made under the changed flags would be refused by the next start, and rewritten.
+    expect(serveCache()).toEqual(written);
   });
 });

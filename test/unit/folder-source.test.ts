@@ -3,7 +3,7 @@
 // the link the file itself or a folder on the way, and whether it was there from the start or put
 // there after the file was first read; sizes from the same open as the read. readNow opens files
 // in a folder kept open once in use: the same refusals, and a rebuilt tree's folders once its
-// manifest is read.
+// manifest is read; the file it read is closed in a microtask, and none is left open.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -75,6 +75,29 @@ describe('FolderSource', () => {
     expect(await source.read('tools/a/1.json')).toEqual({ status: 'missing' });
     source.close();
   });
+
+  it.runIf(process.platform === 'linux')(
+    'readNow leaves no file open: each is closed once its caller has run, or when the source closes',
+    async () => {
+      const { tree } = await writeTreeAndOutside();
+      await fs.writeFile(path.join(tree, 'tools', 'a', '2.json'), '{"inside":2}');
+      const openFiles = async () => (await fs.readdir('/proc/self/fd')).length;
+      const source = new FolderSource(tree, 'tree');
+      // Keeps tools/a open (the second file of a folder in use): one descriptor from then on.
+      source.readNow('tools/a/1.json', 100);
+      source.readNow('tools/a/2.json', 100);
+      await Promise.resolve();
+      const before = await openFiles();
+      for (let round = 0; round < 50; round += 1)
+        expect(source.readNow(`tools/a/${(round % 2) + 1}.json`, 100)?.status).toBe('ok');
+      await Promise.resolve();
+      expect(await openFiles()).toBe(before);
+      source.readNow('tools/a/1.json', 100);
+      source.close();
+      // The kept folder and the file just read, both closed at once.
+      expect(await openFiles()).toBe(before - 1);
+    },
+  );
 
   it('readNow opens files in a folder in use, never outside, and a rebuilt tree once its manifest is read', async () => {
     const { tree, outside } = await writeTreeAndOutside();

@@ -12,7 +12,8 @@
 // in between can lead outside. Any other case (a link anywhere on the way, no /proc) resolves the
 // path first (one readlink per segment) and opens what it resolved to, as before. readNow, which
 // answers a new call at once, opens a file by its name in a folder kept open once in use
-// (kept-folders.ts), with the same proof made once for the folder.
+// (kept-folders.ts), with the same proof made once for the folder, and closes the file in a
+// microtask, after the answer its caller sends at once.
 import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { MANIFEST_FILE } from '../../core/tree/manifest.js';
@@ -42,6 +43,8 @@ export class FolderSource implements TreeSource {
   private descriptorLinks = process.platform === 'linux';
   /** At most one: another sizeOf, a read, or close() closes it (a size refused by the answer's room is never read). */
   private opened: OpenedFile | undefined;
+  /** The last file readNow read, until the microtask that closes it runs. */
+  private readDescriptor: number | undefined;
   /** What readNow reads into: one read, and no new buffer per call. */
   private readNowBuffer: Buffer | undefined;
   /** The folders readNow opens files in (Linux, with /proc): made on its first read. */
@@ -140,14 +143,31 @@ export class FolderSource implements TreeSource {
     } catch {
       return undefined;
     } finally {
-      if (descriptor !== undefined) closeSync(descriptor);
+      if (descriptor !== undefined) this.closeSoon(descriptor);
     }
   }
 
   close(): void {
     this.closeOpened();
+    this.closeRead();
     this.keptFolders?.forget();
   }
+
+  /**
+   * Closes what readNow read once the code that asked for it has run (a microtask): its answer,
+   * sent in the same turn, goes out before the close(2) instead of after it.
+   */
+  private closeSoon(descriptor: number): void {
+    if (this.readDescriptor === undefined) queueMicrotask(this.closeRead);
+    else closeQuietly(this.readDescriptor);
+    this.readDescriptor = descriptor;
+  }
+
+  private readonly closeRead = (): void => {
+    const descriptor = this.readDescriptor;
+    this.readDescriptor = undefined;
+    if (descriptor !== undefined) closeQuietly(descriptor);
+  };
 
   /** Where readNow opens `relativePath` through its kept folder, or undefined to open its plain path. */
   private pathThroughKeptFolder(relativePath: string): string | undefined {
@@ -163,9 +183,7 @@ export class FolderSource implements TreeSource {
     if (this.opened === undefined) return;
     const { descriptor } = this.opened;
     this.opened = undefined;
-    try {
-      closeSync(descriptor);
-    } catch {}
+    closeQuietly(descriptor);
   }
 
   /**
@@ -227,4 +245,10 @@ function isMissingError(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
   // EISDIR: `tools/<name>.json` asked for while only a folder exists; ENOTDIR: a segment is a file.
   return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ENAMETOOLONG';
+}
+
+function closeQuietly(descriptor: number): void {
+  try {
+    closeSync(descriptor);
+  } catch {}
 }
