@@ -70,15 +70,18 @@ const moduleUrlOfCompiledFile = {
 };
 
 /**
- * `entry` (esbuild's `entryPoints` or `stdin`) and every module it reaches, as one pre-wrapped
- * CommonJS file at `bundlePath` in outDir.
+ * Each of `entries` (esbuild's `entryPoints`: `in` a module, `out` the bundle's path in outDir
+ * without `.cjs`) and every module it reaches, as one pre-wrapped CommonJS file. One build for
+ * them all: esbuild reads and parses the modules the bundles share once, and each bundle is still
+ * whole, since nothing is split into chunks.
  */
-async function bundleCommandLine(outDir, entry, bundlePath, minifyIdentifiers = false) {
-  const outfile = path.join(path.resolve(REPO_ROOT, outDir), bundlePath);
+async function bundleCommandLines(outDir, entries, minifyIdentifiers = false) {
+  const root = path.resolve(REPO_ROOT, outDir);
   const result = await build({
     absWorkingDir: REPO_ROOT,
-    ...entry,
-    outfile,
+    entryPoints: entries,
+    outdir: root,
+    outExtension: { '.js': '.cjs' },
     bundle: true,
     format: 'cjs',
     platform: 'node',
@@ -102,36 +105,64 @@ async function bundleCommandLine(outDir, entry, bundlePath, minifyIdentifiers = 
         'var __importModule = typeof __staticmcpImport === "function" ? __staticmcpImport : (specifier) => import(specifier);',
       ].join('\n'),
     },
-    plugins: [moduleUrlOfCompiledFile],
+    plugins: [commandEntries, moduleUrlOfCompiledFile],
     logLevel: 'warning',
   });
-  // The file is the function expression code-cache.ts compiles (its wrapCommonJs): wrapping it at
-  // each start would make V8 copy the joined text once more.
-  const code = `${COMMONJS_WRAPPER_START}${result.outputFiles[0].text}${COMMONJS_WRAPPER_END}`;
-  const hash = createHash('sha256').update(code).digest('hex').slice(0, 32);
-  await mkdir(path.dirname(outfile), { recursive: true });
-  await writeFile(outfile, `// staticmcp bundle ${hash}, written by scripts/bundle-cli.mjs\n${code}`);
-  return outfile;
+  return Promise.all(
+    result.outputFiles.map(async ({ path: outfile, text }) => {
+      // The file is the function expression code-cache.ts compiles (its wrapCommonJs): wrapping it at
+      // each start would make V8 copy the joined text once more.
+      const code = `${COMMONJS_WRAPPER_START}${text}${COMMONJS_WRAPPER_END}`;
+      const hash = createHash('sha256').update(code).digest('hex').slice(0, 32);
+      await mkdir(path.dirname(outfile), { recursive: true });
+      await writeFile(outfile, `// staticmcp bundle ${hash}, written by scripts/bundle-cli.mjs\n${code}`);
+      return outfile;
+    }),
+  );
 }
+
+/** Where a bundle goes, as esbuild's `out` names it: its path in outDir without `.cjs`. */
+const outName = (bundlePath) => bundlePath.replace(/\.cjs$/, '');
 
 /** The serve command line's bundle (serve-command-line.ts). */
 export function bundleServe(outDir) {
-  return bundleCommandLine(outDir, { entryPoints: ['src/cli/serve-command-line.ts'] }, SERVE_BUNDLE_PATH, true);
+  return bundleCommandLines(outDir, [{ in: 'src/cli/serve-command-line.ts', out: outName(SERVE_BUNDLE_PATH) }], true);
 }
+
+const COMMAND_ENTRY = 'staticmcp-command:';
+
+/**
+ * What start-cli.ts calls for each other command, `staticmcp-command:<command>`: the one command,
+ * read by fast-command-line.ts.
+ */
+const commandEntries = {
+  name: 'command-entries',
+  setup(pluginBuild) {
+    // Named as the bundle is: esbuild names the entry's exports object after it.
+    pluginBuild.onResolve({ filter: new RegExp(`^${COMMAND_ENTRY}`) }, (args) => ({
+      path: `staticmcp-${args.path.slice(COMMAND_ENTRY.length)}.ts`,
+      namespace: 'command-entry',
+    }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'command-entry' }, (args) => ({
+      contents: [
+        `import { command } from './commands/${COMMAND_MODULES[args.path.slice('staticmcp-'.length, -'.ts'.length)]}';`,
+        `import { runFastCommandLine } from './fast-command-line.ts';`,
+        'export const runCommandLine = (argv) => runFastCommandLine(command, argv);',
+      ].join('\n'),
+      resolveDir: BUNDLE_FOLDER,
+      loader: 'ts',
+    }));
+  },
+};
 
 /** Each other command's ordinary line (fast-command-line.ts with that command): a bundle per command. */
 export function bundleOtherCommands(outDir) {
-  return Promise.all(
-    Object.entries(COMMAND_MODULES).map(([name, module]) => {
-      // What start-cli.ts calls: the one command, read by fast-command-line.ts.
-      const contents = [
-        `import { command } from './commands/${module}';`,
-        `import { runFastCommandLine } from './fast-command-line.ts';`,
-        'export const runCommandLine = (argv) => runFastCommandLine(command, argv);',
-      ].join('\n');
-      const stdin = { contents, resolveDir: BUNDLE_FOLDER, sourcefile: `staticmcp-${name}.ts`, loader: 'ts' };
-      return bundleCommandLine(outDir, { stdin }, COMMAND_BUNDLE_PATHS[name]);
-    }),
+  return bundleCommandLines(
+    outDir,
+    Object.keys(COMMAND_MODULES).map((name) => ({
+      in: `${COMMAND_ENTRY}${name}`,
+      out: outName(COMMAND_BUNDLE_PATHS[name]),
+    })),
   );
 }
 

@@ -5,7 +5,11 @@
 // (test/shared-hosts.ts), and each file connects to it, its visits in one page of its own.
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+
+// Required, not imported: Node's ESM loader would parse playwright's CommonJS bundle once more to
+// find its exports, in vitest's process and in each worker that loads this module.
+const { chromium } = createRequire(import.meta.url)('playwright-core') as typeof import('playwright-core');
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM);

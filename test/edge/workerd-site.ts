@@ -3,10 +3,15 @@
 // `ASSETS` binding answered from the tree folder on disk. Listens on a loopback port only.
 import { promises as fs } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { Miniflare } from 'miniflare';
 import { resolveTreeFile, TREE_CONTENT_TYPES } from '../helpers/static-host.js';
+
+// Required, not imported: miniflare is one CommonJS file of megabytes in a package without
+// "type", which Node's ESM loader parses once more to tell its format, in every worker.
+const { Miniflare } = createRequire(import.meta.url)('miniflare') as typeof import('miniflare');
+type Miniflare = import('miniflare').Miniflare;
 
 export interface WorkerdSite {
   /** `http://127.0.0.1:<port>/`: the site's root; MCP at `mcp`. */

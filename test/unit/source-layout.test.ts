@@ -7,10 +7,14 @@
 // dependency-graph library, which would be a new dependency. tsconfig.portable.json checks the same
 // folders by compiling them without Node's types.
 import { promises as fs } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/paths.js';
+
+// Required, not imported: Node's ESM loader first parses a package without "type" to tell its
+// format, and TypeScript's one file is most of a second of CPU to parse again.
+const ts: typeof import('typescript') = createRequire(import.meta.url)('typescript');
 
 const SOURCE_ROOT = path.join(REPO_ROOT, 'src');
 /** The folders the portable compile (tsconfig.portable.json) names, as `src/`-relative prefixes. */
