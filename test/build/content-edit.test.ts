@@ -177,6 +177,10 @@ describe('a one-document edit of a packed content project', () => {
     for (const [name, bytes] of fresh) expect(rebuilt.get(name)?.equals(bytes), name).toBe(true);
     const listing = [...rebuilt].filter(([name]) => name.startsWith('lists/') || name === 'mcp.json');
     expect(listing.some(([, bytes]) => bytes.includes('Overridden: a quokka page'))).toBe(true);
+    // The new title reaches the title pack of its block, whose other entries are unchanged.
+    const titlePacksHolding = (files: Map<string, Buffer>, text: string) =>
+      [...files].filter(([name, bytes]) => name.startsWith('packs/search.index/titles/') && bytes.includes(text));
+    expect(titlePacksHolding(rebuilt, '"Quokka"')).toHaveLength(1);
 
     // The override taken back: the listing is the original's again, not the override's kept.
     await fs.rm(path.join(project, 'resources', 'page-50.md.meta.json'));
@@ -184,6 +188,7 @@ describe('a one-document edit of a packed content project', () => {
     const [back, freshBack] = await Promise.all([readTree(tree), freshTreeOf(project)]);
     for (const [name, bytes] of freshBack) expect(back.get(name)?.equals(bytes), name).toBe(true);
     expect([...back.values()].some((bytes) => bytes.includes('Overridden: a quokka page'))).toBe(false);
+    expect(titlePacksHolding(back, '"Quokka"')).toHaveLength(0);
   });
 
   it('takes a page claim that moves to an unchanged document into the tree: no listing or pack of it reused stale', async () => {
