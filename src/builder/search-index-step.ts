@@ -254,7 +254,7 @@ export async function writeTreeSearchIndex(
   try {
     await mkdir(scratchFolder, { recursive: true });
     // A tree of ours also gets llms.txt and llms-full.txt, from the documents as they pass
-    // (llms-full.txt's entries wait in the scratch folder, not in memory).
+    // (llms-full.txt's entries wait in their kept parts or the scratch folder, not in memory).
     const llms = isOurExtension(manifest[EXTENSION_KEY])
       ? new LlmsTxtWriter(manifest, settings.publicUrl, maxLlmsFullBytes, scratchFolder, keptLlms)
       : undefined;

@@ -1,13 +1,14 @@
 // Pack-level reuse of the search index (issue #39, "Edits in a second"): when an edit changes the
 // index's inputs, the index is written again, but each pack of a part whose records come deferred
-// (search-record-packer.ts: the title blocks) is keyed by the sha256 of everything its records are
-// made from, and a pack the previous build made from the same inputs is hard-linked from the
-// previous tree instead of being encoded, hashed and written again. The keys and the packs they
-// name are in the previous build's record (search-index-reuse.ts, covered by its check); a key is
-// used only for a pack path that record lists among the index's files, each of which it found
-// untouched (same inode, size, mtime) when it was read. The bytes of a pack follow from its
-// records' inputs alone (the writer is the record's generator), so a linked pack is the one a
-// from-scratch build writes.
+// (search-record-packer.ts: the title blocks) is keyed by the sha256 of what its records are made
+// from (a title block's: its number, and each document's id, lengths and entry digest, which
+// covers its title, url and excerpt source: search-scratch-records.ts), and a pack the previous
+// build made from the same inputs is hard-linked from the previous tree instead of being read,
+// encoded, hashed and written again. The keys and the packs they name are in the previous build's
+// record (search-index-reuse.ts, covered by its check); a key is used only for a pack path that
+// record lists among the index's files, each of which it found untouched (same inode, size, mtime)
+// when it was read. The bytes of a pack follow from those inputs alone (the writer is the record's
+// generator), so a linked pack is the one a from-scratch build writes.
 import path from 'node:path';
 import type { PackReuse } from '../tree-writer/search-record-packer.js';
 import type { ReusableSearchIndex } from './search-index-reuse.js';

@@ -9,12 +9,15 @@
 // in it); the entries' UTF-8 bytes lie in part files beside it (kept-parts.ts), each read and
 // checked (size, CRC-32) when an entry of it is first taken, and written again only when the
 // entries it holds changed. A damaged directory is not used; a damaged part, only its entries.
+// This build's llms-full.txt is written from this build's parts (finishParts): an entry's bytes
+// are written once, into its part, not also into a scratch copy.
 import { createHash, hash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { DigestKeyTable } from '../shared/digest-key-table.js';
 import {
   decodePartTable,
   encodePartTable,
+  type EntryPlace,
   type KeptPart,
   KeptPartReader,
   KeptPartWriter,
@@ -22,6 +25,7 @@ import {
   removeUnnamedParts,
 } from './kept-parts.js';
 import { SpillWriter } from './spill-files.js';
+import type { FinishedParts } from './llms-full-entries.js';
 
 const MAGIC = Buffer.from('SMCPLF02', 'latin1');
 /** This build's entries are written to `<file><NEW_ENTRIES_MARK><pid>`, then renamed into place. */
@@ -91,10 +95,13 @@ export class KeptLlmsEntries {
     return bytes;
   }
 
-  /** Keeps an entry of this build's llms-full.txt for the next one. */
-  add(key: Uint8Array, entry: Uint8Array): void {
+  /**
+   * Keeps an entry of this build's llms-full.txt for the next one; returns where it lies in this
+   * build's parts (read back once finishParts closed them), or undefined when it is not kept.
+   */
+  add(key: Uint8Array, entry: Uint8Array): EntryPlace | undefined {
     const { next, partWriter, lastTaken } = this;
-    if (next === undefined || partWriter === undefined) return;
+    if (next === undefined || partWriter === undefined) return undefined;
     const from = lastTaken?.bytes === entry ? { part: lastTaken.part, index: lastTaken.index } : undefined;
     const keyWord = Buffer.from(key.buffer, key.byteOffset, 4).readUInt32LE(0);
     const place = partWriter.append([entry], keyWord, from);
@@ -105,6 +112,13 @@ export class KeptLlmsEntries {
     record.writeUInt32LE(entry.length, KEY_BYTES + 8);
     this.append(record);
     this.nextCount += 1;
+    return place;
+  }
+
+  /** This build's parts, the last one closed and written: where the entries add placed lie. */
+  finishParts(): FinishedParts | undefined {
+    if (this.next === undefined || this.partWriter === undefined) return undefined;
+    return { folder: partsFolderOf(this.file), parts: this.partWriter.finish() };
   }
 
   private append(bytes: Uint8Array): void {

@@ -11,10 +11,11 @@ import { isObject, type JsonObject } from '../core/tree/json-object.js';
 import { documentUrlBase, resolveDocumentUrl } from '../core/search/document-url.js';
 import type { SearchDocument } from '../core/search/tree-documents.js';
 import { sortPositions } from './sort-positions.js';
-import { SpillWriter, WindowReader } from './spill-files.js';
+import { SpillWriter } from './spill-files.js';
 import { compareUtf8AsUtf16, StringArena } from './string-arena.js';
 import { grownTypedArray } from './grown-typed-array.js';
 import type { KeptLlmsEntries } from './llms-kept-entries.js';
+import { FullEntries } from './llms-full-entries.js';
 
 export const LLMS_FILE = 'llms.txt';
 export const LLMS_FULL_FILE = 'llms-full.txt';
@@ -52,58 +53,6 @@ function folderOf(document: SearchDocument): string {
     .filter(Boolean)
     .join('/');
   return folder === '' ? 'Documents' : folder;
-}
-
-/** What llms-full.txt's entries are read back through (limits.maxLlmsFullBytes' default is 8 MiB). */
-const FULL_WINDOW_BYTES = 1 << 20;
-
-/**
- * Where llms-full.txt's entries wait for the end (issue #39, "Memory": up to the cap, 8 MiB by
- * default): a scratch file when the writer has a scratch folder (the build's), else memory.
- */
-class FullEntries {
-  private readonly arena = new StringArena();
-  private readonly spill: SpillWriter | undefined;
-  private readonly spilledAt: number[] = [];
-  private readonly spilledLength: number[] = [];
-  private fd: number | undefined;
-  private reader: WindowReader | undefined;
-
-  constructor(scratchFolder: string | undefined) {
-    this.spill =
-      scratchFolder === undefined ? undefined : new SpillWriter(path.join(scratchFolder, 'llms-full-entries'));
-  }
-
-  add(entry: string | Uint8Array): void {
-    if (this.spill === undefined) {
-      this.arena.push(typeof entry === 'string' ? entry : Buffer.from(entry).toString('utf8'));
-      return;
-    }
-    const bytes = typeof entry === 'string' ? Buffer.from(entry, 'utf8') : entry;
-    this.spilledAt.push(this.spill.bytes);
-    this.spilledLength.push(bytes.length);
-    this.spill.append(bytes);
-  }
-
-  /** The entry added `position`th, as UTF-8. */
-  bytesAt(position: number): Uint8Array {
-    if (this.spill === undefined) return this.arena.bytesAt(position);
-    if (this.fd === undefined) {
-      this.spill.close();
-      this.fd = openSync(this.spill.file, 'r');
-      // Entries are read back by id, in about the order they came: a read a window, not one an
-      // entry (a read an entry was most of writing llms-full.txt in an edit build).
-      this.reader = new WindowReader(this.fd, FULL_WINDOW_BYTES);
-    }
-    return this.reader!.read(this.spilledAt[position]!, this.spilledLength[position]!);
-  }
-
-  close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    else this.spill?.close();
-    this.fd = undefined;
-    this.reader = undefined;
-  }
 }
 
 /** A section's lines as UTF-8 side by side, each from `starts[i]` to `ends[i]`. */
@@ -282,9 +231,10 @@ export class LlmsTxtWriter {
       return;
     }
     this.fullIds.push(document.id);
-    this.full.add(entry);
+    const entryBytes = typeof entry === 'string' ? Buffer.from(entry, 'utf8') : entry;
+    // A kept entry is read back from its kept part when the file is written: its bytes written once.
+    this.full.add(entryBytes, key ? this.kept!.add(key, entryBytes) : undefined);
     this.fullBytes += bytes;
-    if (key) this.kept!.add(key, typeof entry === 'string' ? Buffer.from(entry, 'utf8') : entry);
   }
 
   /** How many documents llms-full.txt leaves out (past its cap). */
@@ -338,6 +288,7 @@ export class LlmsTxtWriter {
 
   /** llms-full.txt's pieces in order, as UTF-8 (each a copy or a view valid until the next). */
   private *fullPieces(): Generator<Uint8Array> {
+    this.full.readFrom(this.kept?.finishParts());
     yield Buffer.from(`${this.heading()}\n`, 'utf8');
     // By id, so the file does not depend on the order the documents came in (build, merge, index).
     for (const position of this.fullIds.sortedPositions()) yield this.full.bytesAt(position);

@@ -7,8 +7,9 @@
 // sorted), which go to a scratch file and are then packed in one pass (search-posting-runs.ts,
 // search-record-packer.ts). Titles, fetch bodies and excerpt sources go to three scratch files as
 // they arrive and are read back by offset in block (a block's sources after it) and key order
-// (search-scratch-records.ts). Files are handed to
-// `writeFile` as each pack or index closes, never held together. The caller owns `scratchFolder`
+// (search-scratch-records.ts); with pack reuse, each title item is followed by its document's
+// entry digest, which keys the title packs, so a linked pack's titles and sources are never read.
+// Files are handed to `writeFile` as each pack or index closes, never held together. The caller owns `scratchFolder`
 // (the build puts it beside its output folder, swap-folders.ts, and removes it;
 // interrupted-write.ts removes the one a killed build left).
 import { createHash } from 'node:crypto';
@@ -16,8 +17,6 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { KEY_KIND } from '../core/packs/pack-format.js';
 import { DEFAULT_TITLE_BLOCK_SIZE, SEARCH_FOLDER, type SearchPackRow } from '../core/search/search-index-format.js';
-import { encodeDocumentBody } from '../core/search/search-results.js';
-import type { Stemming } from '../core/search/stem.js';
 import { IndexKeyCounter, type KeyCounts } from './search-key-counter.js';
 import { sipHash13Halves } from '../core/tree/siphash.js';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
@@ -57,9 +56,8 @@ import {
   patchTermRecords,
 } from './search-kept-terms.js';
 import { documentRecords, titleRecords } from './search-scratch-records.js';
-import { compressDocumentBody, compressDocumentSource, compressExcerptSource } from './search-document-compression.js';
-import type { KeptDocument, KeptSearchDocuments } from './search-kept-documents.js';
-import { keptDigestOf, keptSourceDigestOf } from './search-kept-keys.js';
+import type { KeptSearchDocuments } from './search-kept-documents.js';
+import { hasExcerptSource, shareOf } from './search-document-share.js';
 
 /**
  * Postings a run holds before it is sorted and written out: 8 MiB of typed arrays, plus its terms.
@@ -86,59 +84,8 @@ export interface SpillingSearchIndexOptions extends SearchIndexOptions {
   noteMemory?: (step: string) => void;
 }
 
-/** Whether the index stores an excerpt source of the document (not of a call result, nor of no text). */
-function hasExcerptSource(document: SearchDocument): boolean {
-  return document.textFrom !== 'call' && document.text !== '';
-}
-
-/**
- * A document's body and excerpt source: a document source alone (its body empty) when its whole
- * text fits in one (its text stored once), else its compressed body and its plain source (or none).
- */
-function storedOf(document: SearchDocument, body: string): { body: Uint8Array; excerpt: Uint8Array } {
-  const documentSource = compressDocumentSource(document);
-  if (documentSource !== undefined) return { body: new Uint8Array(0), excerpt: documentSource };
-  return {
-    body: compressDocumentBody(body),
-    excerpt: hasExcerptSource(document) ? compressExcerptSource(document.text) : new Uint8Array(0),
-  };
-}
-
-/**
- * A document's keys, counts, length, compressed body and excerpt source: the kept entry of an
- * unchanged document, else made (title and text are one column, as in writeSearchIndex) and kept.
- */
-function shareOf(
-  document: SearchDocument,
-  stemming: Stemming,
-  kept: KeptSearchDocuments | undefined,
-  counter: IndexKeyCounter,
-): KeptDocument {
-  const source =
-    kept && document.sourceKey !== undefined ? keptSourceDigestOf(stemming, document.sourceKey) : undefined;
-  // Listed from a source kept before (tree-documents.ts): its entry, its text never read.
-  const bySource = source ? kept!.take(source, source, true) : undefined;
-  if (bySource) return bySource;
-  const body = encodeDocumentBody(document);
-  // A call result's body holds no text (encodeDocumentBody): only then is the text hashed apart.
-  const digest = kept
-    ? keptDigestOf(stemming, body, document.textFrom === 'call' ? document.text : undefined)
-    : undefined;
-  const found = digest ? kept!.take(digest, source) : undefined;
-  // An entry kept without an excerpt source (made for a call result) gets one made now.
-  if (found && (found.excerpt.length > 0 || !hasExcerptSource(document))) return found;
-  if (found) return { ...found, ...storedOf(document, body) };
-  const counted = counter.count(document.title, document.text);
-  const { tokenCount } = counted;
-  const share = {
-    terms: () => counted,
-    tokenCount,
-    // Depend on the stored body (which the digest covers), so a kept one is the one made now.
-    ...storedOf(document, body),
-  };
-  if (digest) kept!.keep(digest, share, source);
-  return share;
-}
+/** An entry digest's bytes (sha256). */
+const DIGEST_BYTES = 32;
 
 /** A term pack's key: the kept term records (their sha256, hex) and the positions of its first and last record there. */
 function termRangeKeyOf(recordsSha: string, first: number, last: number): string {
@@ -194,6 +141,8 @@ export async function writeSearchIndexSpilling(
   const stemming = options.stemming ?? 'porter';
   const scratch = options.scratchFolder;
   const noteMemory = options.noteMemory ?? (() => {});
+  // With pack reuse, each title pack is keyed by its documents' entry digests (search-scratch-records.ts).
+  const keysTitlePacks = options.packReuse !== undefined;
   mkdirSync(scratch, { recursive: true });
 
   // By arrival: the id, where its title item and fetch body sit in their scratch files, its key,
@@ -242,7 +191,7 @@ export async function writeSearchIndexSpilling(
       assertPlainTreePath(document.id, 'A search document id');
       const arrival = ids.length;
       ids.push(document.id);
-      const share = shareOf(document, stemming, options.kept, counter);
+      const { share, digest } = shareOf(document, stemming, options.kept, counter, keysTitlePacks);
       tokenCount += share.tokenCount;
       if (changed !== undefined && share.termsAt !== undefined) {
         waitingArrivals.push(arrival);
@@ -270,6 +219,8 @@ export async function writeSearchIndexSpilling(
       titleAt[arrival] = titleSpill.bytes;
       titleLength[arrival] = titleItem.length;
       titleSpill.append(titleItem);
+      // Its entry digest waits after its title item: the title packs are keyed by it.
+      if (keysTitlePacks) titleSpill.append(digest!);
       const body = share.body;
       bodyAt[arrival] = bodySpill.bytes;
       bodyLength[arrival] = body.length;
@@ -395,7 +346,9 @@ export async function writeSearchIndexSpilling(
         sourceLength,
         (arrival) => sourceReader.read(sourceAt[arrival]!, sourceLength[arrival]!),
         (arrival) => bodyLength[arrival] === 0,
-        options.packReuse !== undefined,
+        keysTitlePacks
+          ? (arrival) => titleReader.read(titleAt[arrival]! + titleLength[arrival]!, DIGEST_BYTES)
+          : undefined,
       ),
       {
         targetPackBytes: options.targetPackBytes ?? TITLE_PACK_BYTES,

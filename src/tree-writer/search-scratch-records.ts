@@ -2,7 +2,7 @@
 // search index writer (search-index-spill-writer.ts), read back from its scratch files by offset
 // in block and key order: byte for byte what the in-memory reference writer makes.
 import { encodedRecordBytes, encodeRecord } from '../core/packs/pack-encoding.js';
-import { RECORD_HEADER_BYTES } from '../core/packs/pack-format.js';
+import { hexOfBytes, RECORD_HEADER_BYTES } from '../core/packs/pack-format.js';
 import { excerptSourceKeyOf } from '../core/search/excerpt-source.js';
 import { sharedIdPrefixLength, titleBlockKeyOf } from '../core/search/search-index-format.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
@@ -29,8 +29,10 @@ const utf8Encoder = new TextEncoder();
  * source records (`sourceLength` 0: none), byte for byte what writeSearchIndex writes;
  * `tailLength`/`readTail` give each entry's `"title","url"`, `readSource` a source's bytes;
  * `isDocumentSource` says which sources are their documents' fetch records too (named by the id too).
- * `deferred`: each block comes as a deferred record (search-record-packer.ts), so a pack made from
- * the same blocks as one of the previous build's can be linked without encoding them.
+ * `digestOf`, when given, is each document's entry digest (what its title entry and excerpt source
+ * are made from, search-index-spill-writer.ts): each block then comes as a deferred record
+ * (search-record-packer.ts) keyed by its documents' ids, lengths and digests, so a pack made from
+ * the same entries as one of the previous build's is linked without reading or encoding them.
  */
 export function titleRecords(
   byNumber: Uint32Array,
@@ -41,7 +43,7 @@ export function titleRecords(
   sourceLength: ArrayLike<number>,
   readSource: (arrival: number) => Uint8Array,
   isDocumentSource: (arrival: number) => boolean,
-  deferred = false,
+  digestOf?: (arrival: number) => Uint8Array,
 ): RecordSource {
   const blockCount = Math.ceil(byNumber.length / blockSize);
   const endOf = (block: number) => Math.min(byNumber.length, (block + 1) * blockSize);
@@ -99,6 +101,29 @@ export function titleRecords(
     for (let block = 0; block < blockCount; block += 1)
       visit(utf8Bytes(titleBlockKeyOf(block)), blockRecordBytes[block]!);
   };
+  /** A block's record and its excerpt source records, encoded. */
+  const makeBlock = (block: number, name: string) => {
+    const parts = partsOf(block);
+    const body = new Uint8Array(blockBodyLength[block]!);
+    body[0] = 0x5b; // [
+    let at = 1;
+    parts.heads.forEach((head, index) => {
+      if (index > 0) body[at++] = 0x2c; // ,
+      at += utf8Encoder.encodeInto(head, body.subarray(at)).written;
+      const tail = readTail(byNumber[block * blockSize + index]!);
+      body.set(tail, at);
+      at += tail.length;
+      at += utf8Encoder.encodeInto(parts.ends[index]!, body.subarray(at)).written;
+    });
+    body[at] = 0x5d; // ]
+    const followers: Uint8Array[] = [];
+    for (let number = block * blockSize; number < endOf(block); number += 1) {
+      const arrival = byNumber[number]!;
+      if (sourceLength[arrival] === 0) continue;
+      followers.push(encodeRecord({ names: sourceNames(number), body: readSource(arrival) }));
+    }
+    return { encoded: encodeRecord({ names: [name], body }), followers };
+  };
   return {
     count: blockCount,
     totalBytes,
@@ -106,47 +131,30 @@ export function titleRecords(
     visitSizes,
     records: function* () {
       for (let block = 0; block < blockCount; block += 1) {
-        const parts = partsOf(block);
-        const body = new Uint8Array(blockBodyLength[block]!);
-        body[0] = 0x5b; // [
-        let at = 1;
-        parts.heads.forEach((head, index) => {
-          if (index > 0) body[at++] = 0x2c; // ,
-          at += utf8Encoder.encodeInto(head, body.subarray(at)).written;
-          const tail = readTail(byNumber[block * blockSize + index]!);
-          body.set(tail, at);
-          at += tail.length;
-          at += utf8Encoder.encodeInto(parts.ends[index]!, body.subarray(at)).written;
-        });
-        body[at] = 0x5d; // ]
         const name = titleBlockKeyOf(block);
-        const followerNames: string[][] = [];
-        const sources: Uint8Array[] = [];
         const followerArrivals: number[] = [];
         const followerLengths: number[] = [];
         for (let number = block * blockSize; number < endOf(block); number += 1) {
           const arrival = byNumber[number]!;
           if (sourceLength[arrival] === 0) continue;
           followerLengths.push(sourceRecordBytes(number));
-          followerNames.push(sourceNames(number));
-          sources.push(readSource(arrival));
           followerArrivals.push(arrival);
         }
-        const make = () => ({
-          encoded: encodeRecord({ names: [name], body }),
-          followers: sources.map((source, position) => encodeRecord({ names: followerNames[position]!, body: source })),
-        });
+        const make = () => makeBlock(block, name);
         const record: EncodedRecord = { key: utf8Bytes(name), name, encoded: new Uint8Array(0), followerArrivals };
-        if (deferred)
+        if (digestOf !== undefined)
           record.deferred = {
-            length: encodedRecordBytes([utf8Bytes(name)], body.length),
+            length: encodedRecordBytes([utf8Bytes(name)], blockBodyLength[block]!),
             followerLengths,
-            // Names and bodies, each with its length: what encodeRecord makes the bytes of.
+            // Everything the block's bytes are made from: its number, and each entry's id, lengths
+            // and digest (which covers its title, url and excerpt source).
             feed: (hash) => {
-              hash.update(`${name}\0${body.length}\0`).update(body);
-              sources.forEach((source, position) => {
-                hash.update(`${JSON.stringify(followerNames[position])}\0${source.length}\0`).update(source);
-              });
+              let inputs = `entries\0${name}\0${blockBodyLength[block]}\0`;
+              for (let number = block * blockSize; number < endOf(block); number += 1) {
+                const arrival = byNumber[number]!;
+                inputs += `${ids.at(arrival)}\0${tailLength[arrival]}\0${sourceLength[arrival]}\0${isDocumentSource(arrival) ? 1 : 0}\0${hexOfBytes(digestOf(arrival))}\n`;
+              }
+              hash.update(inputs);
             },
             make,
           };

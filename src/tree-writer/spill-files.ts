@@ -166,10 +166,18 @@ export class WindowReader {
   private windowEnd = 0;
 
   constructor(
-    private readonly fd: number,
+    private fd: number,
     /** What a miss reads (at least the record asked for). */
     private readonly windowBytes = WINDOW_BYTES,
   ) {}
+
+  /** Reads the file open as `fd` from here on, through the same window (a new one a file is garbage). */
+  switchTo(fd: number): this {
+    this.fd = fd;
+    this.windowAt = 0;
+    this.windowEnd = 0;
+    return this;
+  }
 
   read(offset: number, length: number): Uint8Array {
     if (offset < this.windowAt || offset + length > this.windowEnd) {

@@ -160,6 +160,13 @@ describe('a one-document edit of a packed content project', () => {
     const [again, freshAgain] = await Promise.all([readTree(tree), freshTreeOf(project)]);
     expect([...again.keys()].sort()).toEqual([...freshAgain.keys()].sort());
     for (const [name, bytes] of freshAgain) expect(again.get(name)?.equals(bytes), name).toBe(true);
+    // The removed page is gone from llms-full.txt and the title packs, the added one is in both.
+    const full = again.get('llms-full.txt')!.toString('utf8');
+    expect(full).not.toContain('\n# Page 7\n');
+    expect(full).toContain('\n# Added\n');
+    const titles = [...again].filter(([name]) => name.startsWith('packs/search.index/titles/'));
+    expect(titles.some(([, bytes]) => bytes.includes('"Page 7"'))).toBe(false);
+    expect(titles.some(([, bytes]) => bytes.includes('"Added"'))).toBe(true);
   }, 120_000);
 
   it('takes an edit of a sidecar alone into the tree: no chunk of the listing or the packs is reused stale', async () => {
@@ -177,6 +184,12 @@ describe('a one-document edit of a packed content project', () => {
     for (const [name, bytes] of fresh) expect(rebuilt.get(name)?.equals(bytes), name).toBe(true);
     const listing = [...rebuilt].filter(([name]) => name.startsWith('lists/') || name === 'mcp.json');
     expect(listing.some(([, bytes]) => bytes.includes('Overridden: a quokka page'))).toBe(true);
+    // The new title reaches the title pack of its block, whose other entries are unchanged.
+    const titlePacksHolding = (files: Map<string, Buffer>, text: string) =>
+      [...files].filter(([name, bytes]) => name.startsWith('packs/search.index/titles/') && bytes.includes(text));
+    expect(titlePacksHolding(rebuilt, '"Quokka"')).toHaveLength(1);
+    // llms-full.txt, written from the kept entries of the other pages, has the page's new heading.
+    expect(rebuilt.get('llms-full.txt')?.toString('utf8')).toContain('\n# Quokka\n');
 
     // The override taken back: the listing is the original's again, not the override's kept.
     await fs.rm(path.join(project, 'resources', 'page-50.md.meta.json'));
@@ -184,6 +197,9 @@ describe('a one-document edit of a packed content project', () => {
     const [back, freshBack] = await Promise.all([readTree(tree), freshTreeOf(project)]);
     for (const [name, bytes] of freshBack) expect(back.get(name)?.equals(bytes), name).toBe(true);
     expect([...back.values()].some((bytes) => bytes.includes('Overridden: a quokka page'))).toBe(false);
+    expect(titlePacksHolding(back, '"Quokka"')).toHaveLength(0);
+    expect(back.get('llms-full.txt')?.toString('utf8')).not.toContain('# Quokka');
+    expect(back.get('llms-full.txt')?.toString('utf8')).toContain('\n# Page 50\n');
   });
 
   it('takes a page claim that moves to an unchanged document into the tree: no listing or pack of it reused stale', async () => {

@@ -148,3 +148,45 @@ describe('a one-document edit and the index', () => {
     expect(keys.size).toBe(titlePacks.length);
   });
 });
+
+describe('title packs keyed by their entries', () => {
+  it('writes the packs of a retitled, a moved and a removed document, links the others: the from-scratch index', async () => {
+    const documents = corpus(200);
+    const firstKeys = new Map<string, string>();
+    const first = await spilledIndex(documents, reuseOver(new Map(), new Map(), firstKeys, new Map()));
+    // A new title, a new url (their texts unchanged) and a document gone, in three blocks far apart.
+    const edited = documents
+      .map((document, number) =>
+        number === 17
+          ? { ...document, title: 'Quokka handbook' }
+          : number === 150
+            ? { ...document, url: 'https://example.com/numbat' }
+            : document,
+      )
+      .filter((_, number) => number !== 90);
+    const keys = new Map<string, string>();
+    const linked = new Map<string, string>();
+    const written = await spilledIndex(edited, reuseOver(first, firstKeys, keys, linked));
+    const fresh = await spilledIndex(edited);
+    expect(new Map([...written, ...linked])).toEqual(fresh);
+
+    const titlePacks = (files: Map<string, string>) =>
+      [...files].filter(([file]) => file.includes('/titles/') && file.endsWith('.pack'));
+    const holding = (text: string) =>
+      titlePacks(written).filter(([, bytes]) => Buffer.from(bytes, 'base64').includes(text));
+    expect(holding('"Quokka handbook"')).toHaveLength(1);
+    expect(holding('"https://example.com/numbat"')).toHaveLength(1);
+    // No pack, written or linked, still holds the old title or the removed document.
+    const all = titlePacks(new Map([...written, ...linked]));
+    const inAny = (files: [string, string][], text: string) =>
+      files.some(([, bytes]) => Buffer.from(bytes, 'base64').includes(text));
+    for (const gone of ['"Document 17"', '"Document 90"']) {
+      expect(inAny(titlePacks(first), gone)).toBe(true);
+      expect(inAny(all, gone)).toBe(false);
+    }
+    // Packs before the first change are linked: only those from a change on are written again
+    // (a removal renumbers every block after it).
+    expect(linked.size).toBeGreaterThan(0);
+    expect(titlePacks(written).length).toBeLessThan(all.length);
+  });
+});
