@@ -168,6 +168,33 @@ describe('a precomputed call answered from its file', () => {
     await capped.close();
   });
 
+  it.runIf(process.platform === 'linux')(
+    "keeps the first tool's folder open after the preload, so the first call opens its file there",
+    async () => {
+      const root = await temporaryFolder('staticmcp-cut-warm-');
+      await fs.mkdir(path.join(root, 'tools', 'lookup'), { recursive: true });
+      await fs.writeFile(path.join(root, 'mcp.json'), JSON.stringify(LOOKUP_MANIFEST));
+      const text = callFileText({ content: [{ type: 'text', text: 'one' }] }, { n: 1 });
+      await fs.writeFile(path.join(root, 'tools', 'lookup', '1.json'), text);
+      const server = await createNodeServerContext({ source: new FolderSource(root, 'lookup'), logProblem: () => {} });
+      const folder = await fs.realpath(path.join(root, 'tools', 'lookup'));
+      const descriptorsOnFolder = async () => {
+        const links = await Promise.all(
+          (await fs.readdir('/proc/self/fd')).map((fd) => fs.readlink(`/proc/self/fd/${fd}`).catch(() => '')),
+        );
+        return links.filter((link) => link === folder).length;
+      };
+      expect(await descriptorsOnFolder()).toBe(0);
+      warmCutCalls(server);
+      await Promise.resolve();
+      // Held from the preload on (one descriptor), not opened and proven by the first call.
+      expect(await descriptorsOnFolder()).toBe(1);
+      expect(server.reader.readNow('tools/lookup/1.json', 4096)?.text).toBe(text);
+      server.reader.source.close();
+      expect(await descriptorsOnFolder()).toBe(0);
+    },
+  );
+
   it('is warmed by the preload without an answer kept, a file cached or a call changed', async () => {
     // The preload's read of the first tool's path finds a real file here (n: null → tools/lookup/null.json).
     const files = { 1: callFileText({ content: [{ type: 'text', text: 'one' }] }, { n: 1 }) };

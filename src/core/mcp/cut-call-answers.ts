@@ -73,10 +73,11 @@ export function answerCutCall(
 const WARM_FILE_TEXT = '{"content":[{"type":"text","text":"warm"}],"_meta":{"staticmcp/arguments":{}}}\n';
 
 /**
- * Runs the way of a cut answer once on a made-up file, and one read now of the first tool's call
- * path (answering nothing: no byte may be taken), so the first call of a new server does not
- * compile each of these functions as it meets them (bench/first-call.mjs). For the preload
- * (handler-table.ts): nothing is kept, written or cached.
+ * Runs the way of a cut answer once on a made-up file, the first tool's validator on its default
+ * arguments, and two reads now of its call path (answering nothing: no byte may be taken), so the
+ * first call of a new server does not compile each of these functions as it meets them, nor open
+ * its tool's folder (bench/first-call.mjs). For the preload (handler-table.ts): nothing is
+ * written or cached, and only that one folder is held open.
  */
 export function warmCutCalls(server: ServerContext): void {
   const value: unknown = JSON.parse(WARM_FILE_TEXT);
@@ -90,5 +91,11 @@ export function warmCutCalls(server: ServerContext): void {
   const extension = tool?.extension;
   if (tool === undefined || extension === undefined) return;
   const args = declaredOnly(tool, applyDefaults(tool.definition.inputSchema, {}));
-  server.reader.readNow(callFilePath(tool.definition.name, extension.parameterOrder, args), 0);
+  // The validator's first run (pure: it only answers whether these arguments pass).
+  peekValidator(server.tree, `input:${tool.definition.name}`)?.(args);
+  const file = callFilePath(tool.definition.name, extension.parameterOrder, args);
+  server.reader.readNow(file, 0);
+  // Asked twice, the tool's folder is kept open (hosts/node/kept-folders.ts) now: the first call
+  // opens its file there at once, instead of opening and proving the folder first.
+  server.reader.readNow(file, 0);
 }
