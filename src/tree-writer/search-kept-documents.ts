@@ -187,7 +187,14 @@ export class KeptSearchDocuments {
       this.recordsWhole = undefined;
       return refused('an entry does not parse');
     }
-    this.parts = new KeptPartReader(partsFolderOf(this.file), parts, (partBytes, part) => partParses(partBytes, part));
+    // Given back as let go: take's body and excerpt are copied out before the next document's.
+    this.parts = new KeptPartReader(
+      partsFolderOf(this.file),
+      parts,
+      (partBytes, part) => partParses(partBytes, part),
+      false,
+      true,
+    );
     this.previousChecksum = bytes.subarray(body.length).toString('hex');
     return undefined;
   }

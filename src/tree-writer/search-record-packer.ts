@@ -82,6 +82,11 @@ export interface RecordSource extends PartTotals {
   records: () => Iterable<EncodedRecord>;
   /** Each record's key and encoded bytes, in the same order, without encoding the records. */
   visitSizes: VisitRecordSizes;
+  /**
+   * Each record's key and encoded bytes, in order, as views valid only during the call (nothing
+   * copied or allocated a record): for a walk that keeps none of them. Absent: walk `records`.
+   */
+  visitRecords?: (visit: (key: Uint8Array, encoded: Uint8Array) => void) => void;
 }
 
 interface OpenPack {

@@ -8,8 +8,11 @@ import { RECORD_HEADER_BYTES } from '../core/packs/pack-format.js';
 import { isStemKey, wordOfStemKey } from '../core/search/stem.js';
 import type { EncodedRecord, RecordSource } from './search-record-packer.js';
 
+/** As the term records' source decodes a key into its record's name. */
+const nameDecoder = new TextDecoder();
+
 /** A term record's body: after its header and its one name (the term, as its key). */
-function bodyOf(record: EncodedRecord): Uint8Array {
+function bodyOf(record: { key: Uint8Array; encoded: Uint8Array }): Uint8Array {
   return record.encoded.subarray(RECORD_HEADER_BYTES + 2 + record.key.length);
 }
 
@@ -36,18 +39,47 @@ export function withoutRepeatedStemLists(source: RecordSource): RecordSource {
   let totalBytes = source.totalBytes;
   let keyBytes = source.keyBytes;
   // A stem key is its stem and a 0x01 byte, so it sorts right after the word that is the stem.
-  let previous: EncodedRecord | undefined;
   let position = 0;
-  for (const record of source.records()) {
+  const walk = (
+    record: { key: Uint8Array; encoded: Uint8Array },
+    word: { key: Uint8Array; body: Uint8Array } | undefined,
+    nameOf: () => string,
+  ) => {
     const at = position++;
-    const word = previous;
-    previous = record;
-    if (word === undefined || !isStemKeyOf(record.key, word.key)) continue;
-    if (!repeatsWordList(record.name, bodyOf(record), bodyOf(word))) continue;
+    if (word === undefined || !isStemKeyOf(record.key, word.key)) return;
+    if (!repeatsWordList(nameOf(), bodyOf(record), word.body)) return;
     dropped[at] = 1;
     count -= 1;
     totalBytes -= record.encoded.length;
     keyBytes -= record.key.length;
+  };
+  if (source.visitRecords) {
+    // The records as views of the reader's buffer: the one before is copied into buffers of its own.
+    const word = { key: new Uint8Array(64), keyLength: -1, body: new Uint8Array(1024), bodyLength: 0 };
+    source.visitRecords((key, encoded) => {
+      const record = { key, encoded };
+      const body = bodyOf(record);
+      walk(
+        record,
+        word.keyLength < 0
+          ? undefined
+          : { key: word.key.subarray(0, word.keyLength), body: word.body.subarray(0, word.bodyLength) },
+        () => nameDecoder.decode(key),
+      );
+      if (key.length > word.key.length) word.key = new Uint8Array(key.length * 2);
+      word.key.set(key);
+      word.keyLength = key.length;
+      if (body.length > word.body.length) word.body = new Uint8Array(body.length * 2);
+      word.body.set(body);
+      word.bodyLength = body.length;
+    });
+  } else {
+    let previous: EncodedRecord | undefined;
+    for (const record of source.records()) {
+      const word = previous;
+      previous = record;
+      walk(record, word && { key: word.key, body: bodyOf(word) }, () => record.name);
+    }
   }
   return {
     count,
@@ -59,6 +91,16 @@ export function withoutRepeatedStemLists(source: RecordSource): RecordSource {
         if (dropped[position++] === 0) visit(key, recordBytes);
       });
     },
+    ...(source.visitRecords
+      ? {
+          visitRecords: (visit: (key: Uint8Array, encoded: Uint8Array) => void) => {
+            let position = 0;
+            source.visitRecords!((key, encoded) => {
+              if (dropped[position++] === 0) visit(key, encoded);
+            });
+          },
+        }
+      : {}),
     records: function* () {
       let position = 0;
       for (const record of source.records()) if (dropped[position++] === 0) yield record;

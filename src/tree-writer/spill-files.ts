@@ -129,10 +129,25 @@ export class SpillReader {
 
   /** The next `count` bytes, copied (the buffer is reused). */
   readBytes(count: number): Uint8Array {
+    return this.readView(count).slice();
+  }
+
+  /** The next `count` bytes in the reader's own buffer: valid only until the next read. */
+  readView(count: number): Uint8Array {
     if (this.fill(count) < count) throw new Error(`the scratch file ${this.file} ends early`);
-    const bytes = this.buffer.slice(this.start, this.start + count);
+    const bytes = this.buffer.subarray(this.start, this.start + count);
     this.start += count;
     return bytes;
+  }
+
+  /** Steps over the next `count` bytes (read, not copied: a hash still sees them). */
+  skip(count: number): void {
+    for (let left = count; left > 0; ) {
+      const step = Math.min(left, this.buffer.length);
+      if (this.fill(step) < step) throw new Error(`the scratch file ${this.file} ends early`);
+      this.start += step;
+      left -= step;
+    }
   }
 
   close(): void {
