@@ -1,10 +1,14 @@
-// MCP Apps on every host: the tree of fixtures/apps through the in-process core, serve over stdio,
-// serve --http, serve <URL>, the tree's worker in workerd and Netlify's edge function under Deno
-// (the protocol table's drivers), then as the official SDK client sees it over stdio, HTTP and the
-// worker, and under `dev`. Each host declares io.modelcontextprotocol/ui (initialize and server/discover), lists the tools with
+// MCP Apps on every kind of host: the tree of fixtures/apps through the in-process core, serve
+// over stdio, serve --http and the tree's worker in workerd (the protocol table's drivers), then as
+// the official SDK client sees it over stdio, HTTP and the worker, and under `dev`. Each host
+// declares io.modelcontextprotocol/ui (initialize and server/discover), lists the tools with
 // _meta.ui.resourceUri, reads the ui:// page with its MIME type and _meta.ui, and answers the
 // app's own call back to the tool like any other call. The driver and the SDK client share one
 // `serve --http` and one workerd (each of those tests opens its own session or client on them).
+// What a page and its tool carry is the core's answer (the in-process driver); `serve <URL>` and
+// the other edge runtimes (wrangler pages dev, wrangler dev, Netlify under Deno) only read the
+// tree's files and run the same session or the same worker, which the protocol table shows
+// answering as the core does (protocol-table.test.ts, runtimes.test.ts), so they are left to it.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,15 +21,8 @@ import { CLI } from '../helpers/paths.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 import { startWorkerdSite, type WorkerdSite } from '../edge/workerd-site.js';
 import type { ProtocolResponse } from './cases.js';
-import {
-  type Driver,
-  inProcessDriver,
-  serveUrlDriver,
-  sharedNodeHttpDriver,
-  stdioDriver,
-  TABLE_PROTOCOL_VERSION,
-} from './drivers.js';
-import { edgeDriver, netlifyDenoDriver } from './runtime-drivers.js';
+import { type Driver, inProcessDriver, sharedNodeHttpDriver, stdioDriver, TABLE_PROTOCOL_VERSION } from './drivers.js';
+import { edgeDriver } from './runtime-drivers.js';
 import { MODERN_META } from './modern-cases.js';
 
 const APP = 'text/html;profile=mcp-app';
@@ -69,15 +66,11 @@ function expectForecastPage(contents: unknown): void {
   expect((contents as { text: string }[])[0]!.text).toMatch(/^<!doctype html>[\s\S]*callServerTool[\s\S]*<\/html>\n$/);
 }
 
-// wrangler's two runtimes (pages dev, dev) answer these too (~13 s each); the protocol table already
-// shows they answer as workerd does, so they are left to it.
 const DRIVERS: Driver[] = [
   inProcessDriver,
   stdioDriver,
   sharedNodeHttpDriver(sharedHttpServe),
-  serveUrlDriver,
   edgeDriver('workerd', async () => ({ url: (await sharedWorkerd()).url, close: async () => {} })),
-  netlifyDenoDriver,
 ];
 
 describe.each(DRIVERS)('the apps tree through $name', (driver) => {
