@@ -243,7 +243,10 @@ describe.each(HOSTS)('the packed example tree on $name', (hostCase) => {
     expect(textOf(miss)).not.toContain('cannot be read');
   });
 
-  it('lists the skills, and serves each listed file with the bytes its digest and size describe', async () => {
+  it('lists and gets the skills, and serves each listed file with the bytes its digest and size describe', async () => {
+    expect(client.getServerCapabilities()?.extensions).toMatchObject({
+      'io.modelcontextprotocol/skills': { directoryRead: true },
+    });
     // The SDK (1.32) has no skills methods: `client.request` with its own loose result schema.
     const listed = await client.request({ method: 'skills/list', params: {} }, ResultSchema);
     const skills = listed.skills as { uri: string; resources: { uri: string; digest: string; size: number }[] }[];
@@ -251,6 +254,18 @@ describe.each(HOSTS)('the packed example tree on $name', (hostCase) => {
       'skill://acme/billing/refunds/SKILL.md',
       'skill://acme/billing/refunds/chargebacks/SKILL.md',
       'skill://greeting-etiquette/SKILL.md',
+    ]);
+    const got = await client.request({ method: 'skills/get', params: { uri: skills[0]!.uri } }, ResultSchema);
+    expect(got.skill).toEqual(skills[0]);
+    const folder = await client.request(
+      { method: 'resources/directory/read', params: { uri: 'skill://acme/billing/refunds' } },
+      ResultSchema,
+    );
+    expect((folder.resources as { uri: string }[]).map((resource) => resource.uri)).toEqual([
+      'skill://acme/billing/refunds/SKILL.md',
+      'skill://acme/billing/refunds/assets',
+      'skill://acme/billing/refunds/chargebacks',
+      'skill://acme/billing/refunds/examples',
     ]);
     for (const file of skills[0]!.resources) {
       const [item] = (await client.readResource({ uri: file.uri })).contents as { text?: string; blob?: string }[];

@@ -1,10 +1,13 @@
-// Skills (io.modelcontextprotocol/skills) on every host: the tree of test/fixtures/skills-project
-// through the in-process core, serve over stdio, serve --http, serve <URL> and the tree's worker
-// in workerd (the protocol table's drivers), in both protocol eras; then as the official SDK
-// client reaches them (`client.request`: SDK 1.32 has no skills methods) over stdio and HTTP.
-// Each host declares the extension, lists and gets the skills with their cache hints, and serves
-// every listed file with the bytes its digest and size describe. The driver and the SDK client
-// share one `serve --http` (each opens its own session on it).
+// Skills (io.modelcontextprotocol/skills) through the protocol table's drivers that run the
+// session: the tree of test/fixtures/skills-project through the in-process core, serve over stdio
+// and serve --http, in both protocol eras; then as the official SDK client reaches them
+// (`client.request`: SDK 1.32 has no skills methods) over stdio and HTTP. Each host declares the
+// extension, lists and gets the skills with their cache hints, and serves every listed file with
+// the bytes its digest and size describe. The driver and the SDK client share one `serve --http`
+// (each opens its own session on it). The hosts that read the tree from elsewhere run the same
+// session (`serve <URL>`) or the tree's worker (the edge runtimes): test/hosts/real-hosts.test.ts
+// lists, gets and reads the same skills on each of them, over the packed example that carries
+// this fixture's skills, and test/inspector/skills-inspector.test.ts verifies them in workerd.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,15 +21,7 @@ import { HttpServe } from '../helpers/http-serve.js';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';
 import { buildFixtureProject, writeTree } from '../helpers/projects.js';
 import type { ProtocolResponse } from './cases.js';
-import {
-  type Driver,
-  inProcessDriver,
-  serveUrlDriver,
-  sharedNodeHttpDriver,
-  stdioDriver,
-  TABLE_PROTOCOL_VERSION,
-} from './drivers.js';
-import { workerdDriver } from './runtime-drivers.js';
+import { type Driver, inProcessDriver, sharedNodeHttpDriver, stdioDriver, TABLE_PROTOCOL_VERSION } from './drivers.js';
 import { MODERN_META } from './modern-cases.js';
 
 const FIXTURE = path.join(REPO_ROOT, 'test/fixtures/skills-project');
@@ -93,13 +88,7 @@ function expectRefundsEntry(entry: SkillEntry | undefined): void {
   }
 }
 
-const DRIVERS: Driver[] = [
-  inProcessDriver,
-  stdioDriver,
-  sharedNodeHttpDriver(sharedHttpServe),
-  serveUrlDriver,
-  workerdDriver,
-];
+const DRIVERS: Driver[] = [inProcessDriver, stdioDriver, sharedNodeHttpDriver(sharedHttpServe)];
 
 describe.each(DRIVERS)('the skills tree through $name', (driver) => {
   it('declares the extension, lists and gets the skills, and serves the bytes their digests describe', async () => {
@@ -119,16 +108,6 @@ describe.each(DRIVERS)('the skills tree through $name', (driver) => {
       const capabilities = discovered.capabilities as { extensions?: Record<string, unknown>; resources?: unknown };
       expect(capabilities.extensions).toEqual({ [SKILLS_ID]: { directoryRead: true } });
       expect(capabilities.resources).toBeDefined();
-      if (driver.stateless) {
-        const initialized = await ask('initialize', {
-          protocolVersion: TABLE_PROTOCOL_VERSION,
-          capabilities: {},
-          clientInfo: { name: 'skills', version: '1' },
-        });
-        expect((initialized.capabilities as { extensions?: unknown }).extensions).toEqual({
-          [SKILLS_ID]: { directoryRead: true },
-        });
-      }
       for (const era of [undefined, 'modern'] as const) {
         const meta = era ? { _meta: MODERN_META } : {};
         const listed = await ask('skills/list', meta, era);
