@@ -1,16 +1,18 @@
-// Another generator's tree through every host (in-process, stdio, Node HTTP, the edge worker in
-// workerd): a docusaurus-smg style tree, whose get_resource files sit at the document's path, so a
-// raw argument holding `/` is nested folders; the URI is tried as sent and without its scheme.
-// Nothing outside the tool's folder is ever read, whatever the value says.
+// Another generator's tree through each way a tree is read (in-process, serve over stdio, the edge
+// worker in workerd): a docusaurus-smg style tree, whose get_resource files sit at the document's
+// path, so a raw argument holding `/` is nested folders; the URI is tried as sent and without its
+// scheme. Nothing outside the tool's folder is ever read, whatever the value says. serve --http
+// answers from the same folder reader and session as stdio (protocol-table.test.ts shows the two
+// transports give the core's answers), so it is not started again here.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentAnswer, writeDocusaurusTree } from '../bridge/docusaurus-tree.js';
-import { type Driver, inProcessDriver, nodeHttpDriver, stdioDriver } from './drivers.js';
+import { type Driver, inProcessDriver, stdioDriver } from './drivers.js';
 import { workerdDriver } from './runtime-drivers.js';
 import type { ProtocolResponse } from './cases.js';
 
-const DRIVERS: Driver[] = [inProcessDriver, stdioDriver, nodeHttpDriver, workerdDriver];
+const DRIVERS: Driver[] = [inProcessDriver, stdioDriver, workerdDriver];
 
 let tree: string;
 
