@@ -1,6 +1,6 @@
 // MCP Apps on every kind of host: the tree of fixtures/apps through the in-process core, serve
 // over stdio, serve --http and the tree's worker in workerd (the protocol table's drivers), then as
-// the official SDK client sees it over stdio, HTTP and the worker, and under `dev`. Each host
+// the official SDK client sees it over stdio, HTTP and the worker. Each host
 // declares io.modelcontextprotocol/ui (initialize and server/discover), lists the tools with
 // _meta.ui.resourceUri, reads the ui:// page with its MIME type and _meta.ui, and answers the
 // app's own call back to the tool like any other call. The driver and the SDK client share one
@@ -8,7 +8,8 @@
 // What a page and its tool carry is the core's answer (the in-process driver); `serve <URL>` and
 // the other edge runtimes (wrangler pages dev, wrangler dev, Netlify under Deno) only read the
 // tree's files and run the same session or the same worker, which the protocol table shows
-// answering as the core does (protocol-table.test.ts, runtimes.test.ts), so they are left to it.
+// answering as the core does (protocol-table.test.ts, runtimes.test.ts), so they are left to it;
+// `dev` builds with the build's own code and serves that session (test/dev/dev.test.ts).
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,7 +19,6 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { buildAppsProject } from '../helpers/apps-project.js';
 import { HttpServe } from '../helpers/http-serve.js';
 import { CLI } from '../helpers/paths.js';
-import { RawBridge } from '../helpers/raw-bridge.js';
 import { startWorkerdSite, type WorkerdSite } from '../edge/workerd-site.js';
 import type { ProtocolResponse } from './cases.js';
 import { type Driver, inProcessDriver, sharedNodeHttpDriver, stdioDriver, TABLE_PROTOCOL_VERSION } from './drivers.js';
@@ -159,19 +159,5 @@ describe('the SDK client', () => {
 
   it('from the worker in workerd', async () => {
     await expectAppThroughSdk(new StreamableHTTPClientTransport(new URL('mcp', (await sharedWorkerd()).url)));
-  });
-});
-
-describe('dev', () => {
-  it('declares the extension and serves the pages it builds', async () => {
-    const dev = new RawBridge([project], { command: 'dev' });
-    try {
-      const init = await dev.initialize();
-      expect((init.result as { capabilities: { extensions?: unknown } }).capabilities.extensions).toEqual(EXTENSIONS);
-      const read = await dev.request('resources/read', { uri: 'ui://forecast/index.html' });
-      expectForecastPage((read.result as { contents: unknown }).contents);
-    } finally {
-      await dev.close();
-    }
   });
 });
