@@ -25,9 +25,16 @@ const ResizableArrayBuffer = ArrayBuffer as unknown as new (
   options?: { maxByteLength: number },
 ) => ResizableArrayBuffer;
 
-/** A view of `buffer`'s first `length` elements, of the same kind as `like` (a Buffer stays a Buffer). */
+/**
+ * A view of `buffer`'s first `length` elements, of the same kind as `like` (a Buffer stays a Buffer).
+ * A Buffer is made a Uint8Array given Buffer's prototype, not `Buffer.from(buffer)`: on Node 20,
+ * V8 gives each Buffer (a Uint8Array subclass) made over a resizable buffer a hidden class of its
+ * own, so code that reads a growing Buffer saw a new one at each growth and its element reads
+ * fell back to V8's slowest, megamorphic path (the tree writer's path decoding, every build).
+ * Plain Uint8Arrays over resizable buffers share one class, and so do these.
+ */
 function viewLike<T extends GrownArray>(like: T, buffer: ArrayBuffer, length: number): T {
-  if (Buffer.isBuffer(like)) return Buffer.from(buffer, 0, length) as unknown as T;
+  if (Buffer.isBuffer(like)) return Object.setPrototypeOf(new Uint8Array(buffer, 0, length), Buffer.prototype) as T;
   const View = like.constructor as new (buffer: ArrayBuffer, byteOffset: number, length: number) => T;
   return new View(buffer, 0, length);
 }

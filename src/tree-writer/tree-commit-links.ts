@@ -1,11 +1,10 @@
 // The links a tree writer makes just before its swap (tree-writer.ts commit): the files left
 // unchanged in the previous tree, and the user's own top-level entries carried over, both linked
 // into the new tree before the swap, so a build killed at any point has lost nothing.
-import { promises as fs, mkdirSync } from 'node:fs';
+import { copyFileSync, promises as fs, linkSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { FileDigests } from './file-digests.js';
 import { linkCopy } from './link-or-copy.js';
-import { IO_CONCURRENCY } from './remove-tree.js';
 
 /** Links the files left in the previous tree (`outDir`) into the new one (`tempDir`); `folders` are those made so far. */
 export async function linkUnchangedFiles(
@@ -14,7 +13,8 @@ export async function linkUnchangedFiles(
   tempDir: string,
   folders: Set<string>,
 ): Promise<void> {
-  const pending = new Set<Promise<void>>();
+  // Synchronous, as the writer's creates are (tree-writer.ts writeOne): a link is one system call,
+  // cheaper than the trip through the thread pool that would make it.
   for (const relativePath of written.unchangedPaths()) {
     const source = path.join(outDir, relativePath);
     const target = path.join(tempDir, relativePath);
@@ -25,14 +25,12 @@ export async function linkUnchangedFiles(
       mkdirSync(path.join(tempDir, folder), { recursive: true });
       folders.add(folder);
     }
-    const linking: Promise<void> = fs
-      .link(source, target)
-      .catch(() => fs.copyFile(source, target))
-      .finally(() => pending.delete(linking));
-    pending.add(linking);
-    if (pending.size >= IO_CONCURRENCY) await Promise.race(pending);
+    try {
+      linkSync(source, target);
+    } catch {
+      copyFileSync(source, target);
+    }
   }
-  await Promise.all(pending);
 }
 
 /**

@@ -32,6 +32,13 @@ describe('arrays grown in place', () => {
     expect(bytes.toString('utf8', 0, 6)).toBe('héllo');
     expect(bytes.toString('utf8', 900, 906)).toBe('wörld');
     expect(bytes[500]).toBe(0);
+    // Every Buffer method the build uses on a grown one: made from Buffer's prototype, not Buffer.from.
+    bytes.writeUInt32LE(0xdeadbeef, 600);
+    expect(bytes.readUInt32LE(600)).toBe(0xdeadbeef);
+    expect(Buffer.isBuffer(bytes.subarray(900, 906))).toBe(true);
+    expect(bytes.subarray(900, 906).equals(Buffer.from('wörld'))).toBe(true);
+    expect(Buffer.concat([bytes.subarray(0, 6), bytes.subarray(900, 906)]).toString()).toBe('héllowörld');
+    expect(grownTypedArray(bytes, 5_000).toString('utf8', 0, 6)).toBe('héllo');
     let offsets = new Float64Array([2 ** 40 + 0.5]);
     offsets = grownTypedArray(offsets, 3);
     expect(offsets).toBeInstanceOf(Float64Array);
