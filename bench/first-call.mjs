@@ -11,6 +11,7 @@
 // Run: npm run build && node bench/first-call.mjs
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import { cliPath, LineClient, median, writeLookupTree } from './lib/bridge-lib.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 7);
@@ -61,6 +62,36 @@ async function timeCalls(call, pid) {
   };
 }
 
+/** POSTs `body` to `url` through `agent` (node:http's client) and parses the JSON answer. */
+function postJson(url, headers, body, agent) {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: 'POST', headers, agent }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => {
+        text += chunk;
+      });
+      response.on('end', () => resolve(JSON.parse(text)));
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/** One exchange with a node:http server of this process, which is then closed: the client's own first use. */
+async function warmClient() {
+  const server = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const agent = new http.Agent({ keepAlive: true });
+  await postJson(`http://127.0.0.1:${server.address().port}/`, { 'content-type': 'application/json' }, '{}', agent);
+  agent.destroy();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+}
+
 async function overStdio() {
   const client = new LineClient(process.execPath, [cliPath, 'serve', tree]);
   await client.initialize();
@@ -92,33 +123,39 @@ async function overHttp() {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientCapabilities': {},
   };
+  // One connection kept for every call, as a client's fetch keeps one.
+  const agent = new http.Agent({ keepAlive: true });
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': 'lookup',
+  };
   const times = await timeCalls(async (n) => {
-    const response = await fetch(endpoint, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'lookup',
-      },
-      body: JSON.stringify({
+    const body = await postJson(
+      endpoint,
+      headers,
+      JSON.stringify({
         jsonrpc: '2.0',
         id: n,
         method: 'tools/call',
         params: { name: 'lookup', arguments: { n }, _meta: meta },
       }),
-    });
-    const body = await response.json();
+      agent,
+    );
     if (body.result?.content?.[0]?.text !== `value ${n}`) throw new Error(`http answered ${JSON.stringify(body)}`);
   }, child.pid);
+  agent.destroy();
   child.removeAllListeners('exit');
   child.kill('SIGTERM');
   return times;
 }
 
-// The client's own first fetch loads undici too: warm it, so only the server's first call is timed.
-await fetch('data:,warm').catch(() => undefined);
+// The client's own first request compiles node:http's client side: it happens against a server of
+// this process first, so only the server's first call is timed. (fetch is not used: its first
+// request to each new origin cost the client tens of ms more on Node 24.)
+await warmClient();
 for (const [label, measure] of [
   ['stdio', overStdio],
   ['serve --http', overHttp],
