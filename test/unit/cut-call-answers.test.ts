@@ -9,12 +9,14 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJsonRpcText, stringifyJsonRpc } from '../../src/core/mcp/exact-ids.js';
-import { warmCutCalls } from '../../src/core/mcp/cut-call-answers.js';
+import { prepareInputValidators } from '../../src/core/mcp/tool-calls.js';
+import { sampleArguments, warmCutCalls } from '../../src/core/mcp/warm-cut-calls.js';
 import { McpSession } from '../../src/core/mcp/mcp-session.js';
 import type { ServerContext } from '../../src/core/mcp/server-context.js';
 import { callFileText, cutCallResult } from '../../src/core/tree/call-file-text.js';
 import { readCallFile } from '../../src/core/tree/lenient-files.js';
 import { FolderSource } from '../../src/hosts/node/folder-source.js';
+import { attachTreeSwitch, readTreeIdentity } from '../../src/hosts/node/tree-switch.js';
 import { createNodeServerContext } from '../../src/hosts/node/node-server-context.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 import { LOOKUP_MANIFEST } from '../helpers/lookup-manifest.js';
@@ -185,6 +187,8 @@ describe('a precomputed call answered from its file', () => {
         return links.filter((link) => link === folder).length;
       };
       expect(await descriptorsOnFolder()).toBe(0);
+      // As the preload runs it: with the tools' validators made.
+      await prepareInputValidators(server);
       warmCutCalls(server);
       await Promise.resolve();
       // Held from the preload on (one descriptor), not opened and proven by the first call.
@@ -196,10 +200,10 @@ describe('a precomputed call answered from its file', () => {
   );
 
   it('is warmed by the preload without an answer kept, a file cached or a call changed', async () => {
-    // The preload's read of the first tool's path finds a real file here (n: null → tools/lookup/null.json).
+    // The preload's made-up call (n: 1, past the schema's minimum) names a real file here.
+    expect(sampleArguments(LOOKUP_MANIFEST.capabilities.tools[0]!.inputSchema)).toEqual({ n: 1 });
     const files = { 1: callFileText({ content: [{ type: 'text', text: 'one' }] }, { n: 1 }) };
     const tree = await openTree(files);
-    await fs.writeFile(path.join(tree.root, 'tools', 'lookup', 'null.json'), files[1]);
     const cachedBefore = tree.server.reader.size;
     warmCutCalls(tree.server);
     warmCutCalls(tree.server);
@@ -209,5 +213,58 @@ describe('a precomputed call answered from its file', () => {
       cut: true,
     });
     await tree.close();
+  });
+  it('sends nothing from the preload, nor switches in a tree rebuilt before it: the next request does', async () => {
+    const root = await temporaryFolder('staticmcp-cut-warm-switch-');
+    await fs.mkdir(path.join(root, 'tools', 'lookup'), { recursive: true });
+    await fs.writeFile(path.join(root, 'mcp.json'), JSON.stringify(LOOKUP_MANIFEST));
+    const text = callFileText({ content: [{ type: 'text', text: 'one' }] }, { n: 1 });
+    await fs.writeFile(path.join(root, 'tools', 'lookup', '1.json'), text);
+    const source = new FolderSource(root, 'lookup');
+    const loadedIdentity = readTreeIdentity(root);
+    const server = await createNodeServerContext({ source, logProblem: () => {} });
+    const sent: unknown[] = [];
+    const session = new McpSession(server, (message) => sent.push(message));
+    // Every request looks at mcp.json (an interval of 0), asking the clock first.
+    let looks = 0;
+    attachTreeSwitch(server, {
+      treeRoot: root,
+      source,
+      loadedIdentity,
+      checkIntervalMs: 0,
+      nowMs: () => {
+        looks += 1;
+        return Date.now();
+      },
+      notify: (changes) => session.treeReloaded(changes),
+      logProblem: () => {},
+    });
+    await session.handleParsed(
+      { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } },
+      () => {},
+    );
+    await session.handleParsed({ jsonrpc: '2.0', method: 'notifications/initialized' }, () => {});
+    const rebuilt = structuredClone(LOOKUP_MANIFEST);
+    Object.assign(rebuilt.capabilities.tools[0]!, { description: 'rebuilt' });
+    await fs.writeFile(path.join(root, 'mcp.json.tmp'), JSON.stringify(rebuilt));
+    await fs.rename(path.join(root, 'mcp.json.tmp'), path.join(root, 'mcp.json'));
+    const served = server.tree;
+    await prepareInputValidators(server);
+    const looksBefore = looks;
+    warmCutCalls(server);
+    warmCutCalls(server);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(looks).toBe(looksBefore);
+    expect(sent).toEqual([]);
+    expect(server.tree).toBe(served);
+    const answer = (await session.handleParsed(parseJsonRpcText(callLine('2', 1)), () => {})) as Record<
+      string,
+      unknown
+    >;
+    expect(stringifyJsonRpc(answer)).toBe(`{"jsonrpc":"2.0","id":2,"result":${serializedResult(text)}}`);
+    expect(server.tree).not.toBe(served);
+    expect(sent).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
+    await session.close(0, 1_000);
+    source.close();
   });
 });

@@ -17,7 +17,7 @@ import { readCallFile } from '../tree/lenient-files.js';
 import { keepSerialized, stringifyJsonRpc } from './exact-ids.js';
 import { type JsonRpcRequest, resultResponse } from './json-rpc.js';
 import { couldBePrecomputed } from './precomputable-call.js';
-import { LATEST_VERSION, type ProtocolVersion, shapeCallResult } from './protocol-versions.js';
+import { type ProtocolVersion, shapeCallResult } from './protocol-versions.js';
 import { peekValidator } from './schema-validators.js';
 import type { ServerContext } from './server-context.js';
 import { declaredOnly } from './tool-calls.js';
@@ -25,7 +25,8 @@ import { declaredOnly } from './tool-calls.js';
 /**
  * The response to a plain `tools/call` (params of `name` and `arguments` only) answered from its
  * call file now, or undefined when it must go the whole way. Its serialized text is kept
- * (exact-ids.ts), so the transport writes the cut bytes.
+ * (exact-ids.ts), so the transport writes the cut bytes. The caller (precomputed-answers.ts) has
+ * already looked for a rebuilt tree due to be switched in, and asks only when none is.
  */
 export function answerCutCall(
   server: ServerContext,
@@ -49,8 +50,6 @@ export function answerCutCall(
   if (validate === undefined || (validate !== null && validate(given).length > 0)) return undefined;
   const withDefaults = declaredOnly(tool, applyDefaults(tool.definition.inputSchema, given));
   if (!couldBePrecomputed(tool, withDefaults)) return undefined;
-  // A rebuild due to be switched in: the whole way switches first.
-  if (server.treeSwitch?.checkIfDue() !== undefined) return undefined;
   const path = callFilePath(tool.definition.name, extension.parameterOrder, withDefaults);
   const file = server.reader.readNow(path, maxAnswerBytes);
   if (file === undefined) return undefined;
@@ -67,35 +66,4 @@ export function answerCutCall(
   if (cut !== undefined)
     keepSerialized(response, `{"jsonrpc":"2.0","id":${stringifyJsonRpc(request.id)},"result":${cut}}`);
   return response;
-}
-
-/** A call file as a build writes it, for warmCutCalls. */
-const WARM_FILE_TEXT = '{"content":[{"type":"text","text":"warm"}],"_meta":{"staticmcp/arguments":{}}}\n';
-
-/**
- * Runs the way of a cut answer once on a made-up file, the first tool's validator on its default
- * arguments, and two reads now of its call path (answering nothing: no byte may be taken), so the
- * first call of a new server does not compile each of these functions as it meets them, nor open
- * its tool's folder (bench/first-call.mjs). For the preload (handler-table.ts): nothing is
- * written or cached, and only that one folder is held open.
- */
-export function warmCutCalls(server: ServerContext): void {
-  const value: unknown = JSON.parse(WARM_FILE_TEXT);
-  const { result, recordedArguments } = readCallFile(value);
-  sameJson(recordedArguments, {});
-  const response = resultResponse(0, shapeCallResult(result, LATEST_VERSION));
-  const cut = cutCallResult(WARM_FILE_TEXT, value);
-  if (cut !== undefined) keepSerialized(response, `{"jsonrpc":"2.0","id":0,"result":${cut}}`);
-  stringifyJsonRpc(response);
-  const [tool] = server.tree.toolsByName.values();
-  const extension = tool?.extension;
-  if (tool === undefined || extension === undefined) return;
-  const args = declaredOnly(tool, applyDefaults(tool.definition.inputSchema, {}));
-  // The validator's first run (pure: it only answers whether these arguments pass).
-  peekValidator(server.tree, `input:${tool.definition.name}`)?.(args);
-  const file = callFilePath(tool.definition.name, extension.parameterOrder, args);
-  server.reader.readNow(file, 0);
-  // Asked twice, the tool's folder is kept open (hosts/node/kept-folders.ts) now: the first call
-  // opens its file there at once, instead of opening and proving the folder first.
-  server.reader.readNow(file, 0);
 }

@@ -21,6 +21,7 @@ import { guardServerProcess } from '../process-guard.js';
 import { allowedHostsFor, bracketIpv6, isLoopbackHost } from './host-rules.js';
 import { createOriginRule } from './origin-rule.js';
 import { exchangeOfNodeRequest, writeAnswer } from './node-exchange.js';
+import { warmFirstRequest } from './warm-first-request.js';
 import { escapeTerminalText } from '../../../shared/terminal-text.js';
 import type { RunningBridge } from '../start-bridge.js';
 import { attachTreeSwitch, readTreeCheckIntervalMs, readTreeIdentity } from '../tree-switch.js';
@@ -205,8 +206,13 @@ export async function openHttpServer(options: HttpServeOptions): Promise<Running
     logProblem,
   });
   baseUrl = `http://${bracketIpv6(options.host)}:${port}`;
-  // Loaded now rather than by the first request (its answer took ~80 ms instead of ~2 ms).
-  setTimeout(() => void preloadRequestHandling(context, true), 0);
+  // Loaded now rather than by the first request (its answer took ~80 ms instead of ~2 ms); then one
+  // made-up request, answered in-process, compiles the rest of a request's way.
+  const warmHost = allowedHosts[0] ?? `${bracketIpv6(options.host)}:${port}`;
+  setTimeout(
+    () => void preloadRequestHandling(context, true).then(() => warmFirstRequest(server, context, warmHost)),
+    0,
+  );
   // One write: a reader that sees the endpoint line sees the site line too (tests, scripts).
   process.stderr.write(
     `MCP endpoint: ${baseUrl}${MCP_PATH}\n` +
