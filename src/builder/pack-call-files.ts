@@ -19,6 +19,7 @@ import path from 'node:path';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { encodedRecordBytes } from '../core/packs/pack-encoding.js';
 import type { FileDigests } from '../tree-writer/file-digests.js';
+import { grownTypedArray, releaseGrown } from '../tree-writer/grown-typed-array.js';
 import { PackRecordList } from '../tree-writer/pack-record-list.js';
 import {
   DEFAULT_TARGET_PACK_BYTES,
@@ -303,6 +304,8 @@ function toolRecordsDigest(
     if (slots !== undefined) digest.addNameBytes(slots.length, (index) => files.bytesAt(slots[index]!), ownerDigest);
     else digest.add(namesOf(packedCopies, entry.owners.at(position)), ownerDigest);
   }
+  // Given back now: freed by a collection, a buffer this size would leave glibc's heap fragmented.
+  releaseGrown(ownerOrder);
   return digest.digest();
 }
 
@@ -332,9 +335,14 @@ function* ownerDigests(output: TreeOutput, owners: TreePathList, order: Uint32Ar
     for (const position of order) yield [position, output.writer.digestOf(owners.at(position))!];
     return;
   }
-  const slots = Uint32Array.from(order, (position) => owners.slotAt(position));
+  const slots = grownTypedArray(new Uint32Array(0), order.length);
+  for (let at = 0; at < order.length; at++) slots[at] = owners.slotAt(order[at]!);
   let at = 0;
-  for (const digest of output.writer.written.digestsInOrder(slots)) yield [order[at++]!, digest];
+  try {
+    for (const digest of output.writer.written.digestsInOrder(slots)) yield [order[at++]!, digest];
+  } finally {
+    releaseGrown(slots);
+  }
 }
 
 /** Paths to take out of the tree, by position. */

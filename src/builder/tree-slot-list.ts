@@ -41,9 +41,12 @@ export class TreeSlotList {
     this.count = 0;
   }
 
-  /** The positions 0 … length - 1 in the paths' order (as a sort of the strings gives it). */
+  /**
+   * The positions 0 … length - 1 in the paths' order (as a sort of the strings gives it), in an
+   * array the caller may give back with releaseGrown.
+   */
   sortedPositions(): Uint32Array {
-    const order = new Uint32Array(this.count);
+    const order = grownTypedArray(new Uint32Array(0), this.count);
     for (let position = 0; position < this.count; position++) order[position] = position;
     return sortPositions(order, (left, right) => this.files.compare(this.slots[left]!, this.slots[right]!));
   }

@@ -2,8 +2,10 @@
 // writing the last index, in typed arrays rather than an object per record and per name (a tool can
 // have hundreds of thousands): each name as its number in a name source (its own arena,
 // string-arena.ts, or one the caller already holds: the build's are the tree writer's recorded
-// paths, file-digests.ts, so no second copy of a path is made), each record's first name and body
-// size, and, once its pack is made, each record's offset in its pack (only in a list whose records
+// paths, file-digests.ts, so no second copy of a path is made), about a byte a name where the
+// numbers come close together (compact-ids.ts: a tool's call files among the writer's slots),
+// each record's first name and body size (none where the source holds the body's length: the
+// writer's spooled files), and, once its pack is made, each record's offset in its pack (only in a list whose records
 // have several names: pack-writer.ts works it out again for the others). A name's call key is not
 // held: it is worked out again from the name (SipHash of its bytes) where it is needed, and the
 // key order is made by counting the names into their key's top-bit buckets, then sorting one
@@ -14,6 +16,7 @@
 // Comparing (high, low) as unsigned numbers is comparing a key's 8 big-endian bytes.
 import { encodedRecordBytes } from '../core/packs/pack-encoding.js';
 import { sipHash13Halves } from '../core/tree/siphash.js';
+import { CompactIds } from './compact-ids.js';
 import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import { StringArena } from './string-arena.js';
 import { sortPositions } from './sort-positions.js';
@@ -32,6 +35,11 @@ export interface PackNameSource {
   at(id: number): string;
   /** Compares strings `left` and `right` as `<` compares strings. */
   compare(left: number, right: number): number;
+  /**
+   * The length of the body the source holds for string `id` (the writer's spooled files), if it
+   * holds one; it must not change while a list refers to it.
+   */
+  heldLengthAt?(id: number): number | undefined;
 }
 
 /** Items in key order, and where each bucket of the keys' top bits starts in it (one more: the end). */
@@ -47,7 +55,7 @@ export function bucketOfHigh(high: number, bits: number): number {
 
 export class PackRecordList {
   /** Per name position, the name's number in `names`. */
-  private nameIds = new Uint32Array(INITIAL_ITEMS);
+  private readonly nameIds = new CompactIds();
   private nameTotal = 0;
   /** Names pushed as strings go here (`push`); `pushIds` refers to the caller's source instead. */
   private readonly ownNames: StringArena | undefined;
@@ -57,8 +65,13 @@ export class PackRecordList {
    * first record with extra names, so a tool without left-out-default copies never holds it.
    */
   private firstNames: Uint32Array | undefined;
-  /** Per record, its body's length in bytes. */
-  private bodyLengths = new Uint32Array(INITIAL_ITEMS);
+  /** Per record, its body's length in bytes, for a source that holds no lengths. */
+  private bodyLengths: Uint32Array | undefined;
+  /** For a source that holds lengths, the records (ascending) whose body length it does not hold… */
+  private unheldRecords = new Uint32Array(0);
+  /** … and those records' body lengths. */
+  private unheldLengths = new Uint32Array(0);
+  private unheldCount = 0;
   private recordCount = 0;
   /** Per record, once it is packed: its offset in its pack. */
   private recordOffsets = new Uint32Array(0);
@@ -74,6 +87,7 @@ export class PackRecordList {
   /** `names`: the source `pushIds` numbers refer to; none: the list keeps the strings `push` gets. */
   constructor(readonly names: PackNameSource = new StringArena()) {
     this.ownNames = names instanceof StringArena ? names : undefined;
+    if (names.heldLengthAt === undefined) this.bodyLengths = new Uint32Array(INITIAL_ITEMS);
   }
 
   /**
@@ -95,7 +109,6 @@ export class PackRecordList {
   pushIds(ids: ArrayLike<number>, bodyLength: number): Uint8Array[] {
     const record = this.recordCount;
     this.recordCount += 1;
-    this.bodyLengths = grownTypedArray(this.bodyLengths, this.recordCount);
     if (this.firstNames === undefined && ids.length !== 1) {
       this.firstNames = new Uint32Array(Math.max(INITIAL_ITEMS, this.recordCount));
       for (let earlier = 0; earlier < record; earlier++) this.firstNames[earlier] = earlier;
@@ -104,15 +117,13 @@ export class PackRecordList {
       this.firstNames = grownTypedArray(this.firstNames, this.recordCount);
       this.firstNames[record] = this.nameTotal;
     }
-    this.bodyLengths[record] = bodyLength;
+    this.setBodyLength(record, ids[0]!, bodyLength);
     const names: Uint8Array[] = [];
     for (let index = 0; index < ids.length; index++) {
-      const position = this.nameTotal;
       this.nameTotal += 1;
-      this.nameIds = grownTypedArray(this.nameIds, this.nameTotal);
       const id = ids[index]!;
       const bytes = this.names.bytesAt(id);
-      this.nameIds[position] = id;
+      this.nameIds.push(id);
       names.push(ids.length === 1 ? bytes : new Uint8Array(bytes));
     }
     return names;
@@ -120,16 +131,43 @@ export class PackRecordList {
 
   /** The number of the name at `position` in the list's name source. */
   nameIdAt(position: number): number {
-    return this.nameIds[position]!;
+    return this.nameIds.at(position);
   }
 
   /** The name at `position` as a string. */
   nameAt(position: number): string {
-    return this.names.at(this.nameIds[position]!);
+    return this.names.at(this.nameIds.at(position));
+  }
+
+  /** Keeps the record's body length, unless the source holds that length for its first name. */
+  private setBodyLength(record: number, firstId: number, bodyLength: number): void {
+    if (this.bodyLengths !== undefined) {
+      this.bodyLengths = grownTypedArray(this.bodyLengths, this.recordCount);
+      this.bodyLengths[record] = bodyLength;
+      return;
+    }
+    if (this.names.heldLengthAt!(firstId) === bodyLength) return;
+    this.unheldCount += 1;
+    this.unheldRecords = grownTypedArray(this.unheldRecords, this.unheldCount);
+    this.unheldLengths = grownTypedArray(this.unheldLengths, this.unheldCount);
+    this.unheldRecords[this.unheldCount - 1] = record;
+    this.unheldLengths[this.unheldCount - 1] = bodyLength;
   }
 
   bodyLengthOf(record: number): number {
-    return this.bodyLengths[record]!;
+    if (this.bodyLengths !== undefined) return this.bodyLengths[record]!;
+    // Records are pushed in ascending order, so the unheld ones are sorted.
+    let low = 0;
+    let high = this.unheldCount;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.unheldRecords[middle]! < record) low = middle + 1;
+      else high = middle;
+    }
+    if (low < this.unheldCount && this.unheldRecords[low] === record) return this.unheldLengths[low]!;
+    const held = this.names.heldLengthAt!(this.nameIds.at(this.firstNameOf(record)));
+    if (held === undefined) throw new Error(`record ${record}'s body is no longer held by its name source`);
+    return held;
   }
 
   /**
@@ -141,7 +179,7 @@ export class PackRecordList {
     const [first, end] = this.nameRangeOf(record);
     const names: Uint8Array[] = [];
     for (let position = first; position < end; position++) {
-      const bytes = this.names.bytesAt(this.nameIds[position]!);
+      const bytes = this.names.bytesAt(this.nameIds.at(position));
       names.push(end - first === 1 ? bytes : new Uint8Array(bytes));
     }
     return names;
@@ -149,7 +187,7 @@ export class PackRecordList {
 
   /** The call key of the name at `position`: its SipHash halves (high, low), worked out from the name. */
   keyOf(position: number): [number, number] {
-    return sipHash13Halves(this.names.bytesAt(this.nameIds[position]!));
+    return sipHash13Halves(this.names.bytesAt(this.nameIds.at(position)));
   }
 
   firstNameOf(record: number): number {
@@ -198,7 +236,8 @@ export class PackRecordList {
       bucketStarts[bucket + 1]! += 1;
     }
     for (let bucket = 1; bucket < bucketStarts.length; bucket++) bucketStarts[bucket]! += bucketStarts[bucket - 1]!;
-    const order = new Uint32Array(count);
+    // Given back by the pack writer (releaseGrown) once it is done with it.
+    const order = grownTypedArray(new Uint32Array(0), count);
     const next = bucketStarts.slice(0, -1);
     for (let item = 0; item < count; item++) order[next[buckets[item]!]!++] = item;
     releaseGrown(buckets);
@@ -224,7 +263,7 @@ export class PackRecordList {
         local[index] = index;
         items[index] = item;
       }
-      const nameIdOf = (index: number) => this.nameIds[nameOf(items[index]!)]!;
+      const nameIdOf = (index: number) => this.nameIds.at(nameOf(items[index]!));
       sortPositions(
         local.subarray(0, size),
         (left, right) =>
@@ -273,9 +312,9 @@ export class PackRecordList {
   recordBytesOf(record: number): number {
     const first = this.firstNameOf(record);
     const end = record + 1 < this.recordCount ? this.firstNameOf(record + 1) : this.nameTotal;
-    let total = encodedRecordBytes(NO_NAMES, this.bodyLengths[record]!);
+    let total = encodedRecordBytes(NO_NAMES, this.bodyLengthOf(record));
     for (let position = first; position < end; position++)
-      total += NAME_LENGTH_BYTES + this.names.byteLengthAt(this.nameIds[position]!);
+      total += NAME_LENGTH_BYTES + this.names.byteLengthAt(this.nameIds.at(position));
     return total;
   }
 }

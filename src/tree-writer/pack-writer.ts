@@ -25,6 +25,7 @@ import {
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
+import { releaseGrown } from './grown-typed-array.js';
 import { bucketOfHigh, type KeyOrder, PackRecordList } from './pack-record-list.js';
 
 export interface PackRecord {
@@ -297,7 +298,10 @@ export function* generateListPacks(
   // Where every record has one name, name r is record r's: the records' order is the names', and
   // an index's bucket is 2^(packBits - indexBits) pack buckets in a row (otherwise that order is
   // let go before the names' is made).
-  if (!singleNames) records = undefined;
+  if (!singleNames) {
+    releaseGrown(records.order);
+    records = undefined;
+  }
   const names = records ?? list.namesByKey(indexBits);
   records = undefined;
   const order = names.order;
@@ -351,6 +355,8 @@ export function* generateListPacks(
     new DataView(firstKey.buffer).setUint32(0, indexBits === 0 ? 0 : (bucket << (32 - indexBits)) >>> 0);
     table.push({ first: hexOfBytes(firstKey), index: indexPath });
   }
+  // Given back now: freed by a collection, an order this size would leave glibc's heap fragmented.
+  releaseGrown(order);
   return table;
 }
 

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { TreeSlotList } from '../../src/builder/tree-slot-list.js';
+import { CompactIds } from '../../src/tree-writer/compact-ids.js';
 import { FileDigests } from '../../src/tree-writer/file-digests.js';
 import { PackRecordList } from '../../src/tree-writer/pack-record-list.js';
 import { generateListPacks, type PackRecord, packToolRecords } from '../../src/tree-writer/pack-writer.js';
@@ -64,6 +65,53 @@ describe('the pack step’s compact holding', () => {
     const fromStrings = packToolRecords({ ...options, records });
     expect(fromSlots.files.length).toBeGreaterThan(4);
     expect(fromSlots).toEqual({ files: fingerprints(fromStrings.files), table: fromStrings.table });
+  });
+
+  it('packs the same bytes when the writer holds the bodies’ lengths and the slots come close together', () => {
+    // One name a record, as a tool without left-out-default copies: the list keeps about a byte a
+    // name and no body length the writer holds (spooled files), only the others'.
+    const records = recordsOf(3_000).map((record) => ({ paths: record.paths.slice(0, 1), bytes: record.bytes }));
+    const files = new FileDigests();
+    let spoolAt = 0;
+    for (const [index, record] of records.entries()) {
+      files.set(record.paths[0]!, digestOf(index));
+      // The first ones written as files (the writer holds no length), the rest spooled.
+      if (index >= 700) files.setSpooled(record.paths[0]!, spoolAt, record.bytes.length);
+      spoolAt += record.bytes.length;
+      // Other files among them, now and then far apart: slots are not positions.
+      if (index % 400 === 0)
+        for (let other = 0; other < (index === 2_000 ? 300 : 3); other++)
+          files.set(`resources/r${index}-${other}.json`, digestOf(other));
+    }
+    const list = new PackRecordList(files);
+    for (const record of records) list.pushIds([files.slotOf(record.paths[0]!)], record.bytes.length);
+    for (const [index, record] of records.entries()) {
+      expect(list.nameAt(index)).toBe(record.paths[0]);
+      expect(list.bodyLengthOf(index)).toBe(record.bytes.length);
+    }
+    const bodies = new Map(records.map((record) => [record.paths[0]!, record.bytes]));
+    const options = { tool: 't', targetPackBytes: 16 * 1024, targetIndexBytes: 4 * 1024 };
+    const fromSlots = collect(generateListPacks(list, { ...options, readBody: (firstPath) => bodies.get(firstPath)! }));
+    const fromStrings = packToolRecords({ ...options, records });
+    expect(fromSlots.files.length).toBeGreaterThan(4);
+    expect(fromSlots).toEqual({ files: fingerprints(fromStrings.files), table: fromStrings.table });
+  });
+
+  it('keeps numbers that come close together, or not, as they were pushed', () => {
+    for (const step of [
+      (index: number) => index * 3,
+      (index: number) => 5_000 - index,
+      (index: number) => index ** 2,
+    ]) {
+      const ids = new CompactIds();
+      const pushed = Array.from({ length: 1_000 }, (_, index) => step(index));
+      for (const id of pushed) ids.push(id);
+      expect(Array.from({ length: ids.length }, (_, position) => ids.at(position))).toEqual(pushed);
+    }
+    const close = new CompactIds();
+    for (let id = 0; id < 1_000; id++) close.push(2 ** 31 + id * 7);
+    expect(close.isPlain).toBe(false);
+    expect(close.at(999)).toBe(2 ** 31 + 999 * 7);
   });
 
   it('gives back each slot’s path, its UTF-8 bytes and the strings’ order', () => {
