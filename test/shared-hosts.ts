@@ -87,11 +87,15 @@ export interface SharedHostsServer {
   close(): Promise<void>;
 }
 
-/** Serves the shared hosts of the example built at `builtExample`, and of the fixtures in `repoRoot`, by the compiled CLI `cli`. */
+/**
+ * Serves the shared hosts of the example built at `builtExample`, and of the fixtures in `repoRoot`,
+ * by the compiled CLI `cli`; a host starts only once `ready` (that compile and build) resolved.
+ */
 export async function startSharedHostsServer(
   cli: string,
   builtExample: string,
   repoRoot: string,
+  ready: Promise<unknown>,
 ): Promise<SharedHostsServer> {
   const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'staticmcp-shared-hosts-')));
   const makeFolder: MakeFolder = (prefix) => fs.mkdtemp(path.join(root, prefix));
@@ -153,17 +157,19 @@ export async function startSharedHostsServer(
   const startHost = (name: SharedHostName): Promise<RunningHost & { project: string }> => {
     let host = hosts.get(name);
     if (!host) {
-      host = prepare(name).then(async (project) => {
-        const started = await starters[name](project);
-        return {
-          url: started.url,
-          close: () => started.close(),
-          pause: started.pause,
-          resume: started.resume,
-          endedBy: started.endedBy,
-          project,
-        };
-      });
+      host = ready
+        .then(() => prepare(name))
+        .then(async (project) => {
+          const started = await starters[name](project);
+          return {
+            url: started.url,
+            close: () => started.close(),
+            pause: started.pause,
+            resume: started.resume,
+            endedBy: started.endedBy,
+            project,
+          };
+        });
       hosts.set(name, host);
     }
     return host;
