@@ -25,8 +25,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startChromiumServer } from './browser/browser.js';
-import { startWorkerdSite } from './edge/workerd-site.js';
 import {
   addInitDeployFiles,
   type MakeFolder,
@@ -136,6 +134,12 @@ export async function startSharedHostsServer(
     })();
     return packed;
   };
+  // miniflare and playwright-core load when a host first needs them, not with this module: the
+  // global setup imports it in vitest's process before the first test file starts.
+  const startWorkerdSite = async (dir: string): Promise<RunningHost> =>
+    (await import('./edge/workerd-site.js')).startWorkerdSite(dir);
+  const startChromiumServer = async (): Promise<RunningHost> =>
+    (await import('./browser/browser.js')).startChromiumServer();
   const starters: Record<SharedHostName, (project: string) => Promise<RunningHost>> = {
     workerd: (dir) => startWorkerdSite(path.join(dir, 'dist')),
     'pages-dev': (dir) => startPagesDev(path.join(dir, 'dist'), undefined, makeFolder),
