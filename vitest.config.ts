@@ -8,12 +8,16 @@ import { configDefaults, defineConfig, type TestProjectInlineConfiguration } fro
 import { listTierGlobs, type Tier } from './test/helpers/test-tiers.js';
 import LongestFirstSequencer from './test/longest-first-sequencer.js';
 
-/** One tier's project; `globalSetup` runs only when a file of the tier is selected. */
+/**
+ * One tier's project; `globalSetup` runs only when a file of the tier is selected. It returns
+ * before its work ends: the tier's files wait for it in test/helpers/wait-for-setup.setup.ts.
+ */
 function defineTier(tier: Tier, globalSetup: string[], isolate = true): TestProjectInlineConfiguration {
   const { include, exclude } = listTierGlobs(tier);
+  const setupFiles = globalSetup.length > 0 ? ['test/helpers/wait-for-setup.setup.ts'] : [];
   return {
     extends: true,
-    test: { name: tier, include, exclude: [...configDefaults.exclude, ...exclude], globalSetup, isolate },
+    test: { name: tier, include, exclude: [...configDefaults.exclude, ...exclude], globalSetup, setupFiles, isolate },
   };
 }
 

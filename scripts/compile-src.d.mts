@@ -1,3 +1,3 @@
 // Types of scripts/compile-src.mjs for test/global-setup.ts, which imports it.
-/** Writes `<outDir>/<path>.js` for every `src/<path>.ts` (src/page left out); throws when one does not compile. */
-export function compileSources(outDir: string): void;
+/** Writes `<outDir>/<path>.js` for every `src/<path>.ts` (src/page left out); rejects when one does not compile. */
+export function compileSources(outDir: string): Promise<void>;

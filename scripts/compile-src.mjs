@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
+import { build } from 'esbuild';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -19,9 +19,13 @@ function listSources(srcDir) {
     .filter((file) => !path.relative(srcDir, file).startsWith(`page${path.sep}`));
 }
 
-/** Writes `<outDir>/<path>.js` for every `src/<path>.ts`; throws with esbuild's messages when one does not compile. */
-export function compileSources(outDir) {
-  buildSync({
+/**
+ * Writes `<outDir>/<path>.js` for every `src/<path>.ts`; rejects with esbuild's messages when one
+ * does not compile. Asynchronous so the test setup's process, vitest's own, goes on handing test
+ * files to workers while esbuild works in its own process.
+ */
+export async function compileSources(outDir) {
+  await build({
     absWorkingDir: REPO_ROOT,
     entryPoints: listSources(path.join(REPO_ROOT, 'src')),
     outdir: path.resolve(REPO_ROOT, outDir),
@@ -35,5 +39,5 @@ export function compileSources(outDir) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  compileSources(process.argv[2] ?? 'dist');
+  await compileSources(process.argv[2] ?? 'dist');
 }

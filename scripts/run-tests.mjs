@@ -1,25 +1,25 @@
-// `npm test`: biome's lint and format check, then the type check (`npm run typecheck`) beside
-// `vitest run` (every tier; arguments after `npm test --` go to vitest). The type check is one
-// process, tsc single-threaded, and the tests keep the cores only partly busy while they wait on
-// child processes: run one after the other, a core idles for the type check's length. tsc runs at
+// `npm test`: biome's lint and format check and the type check (`npm run typecheck`) beside
+// `vitest run` (every tier; arguments after `npm test --` go to vitest). Each check is one process
+// and the tests keep the cores only partly busy while they wait on child processes: run one after
+// the other, a core idles for the checks' length, and every test waits for them. The checks run at
 // a lower CPU priority (TYPECHECK_NICENESS, or the environment's STATICMCP_TYPECHECK_NICENESS) so
-// it takes what the tests leave idle and never slows a test that measures time; when the tests end
-// first, it gets its priority back where the system allows (root, or CAP_SYS_NICE). Its errors are
-// printed as soon as it ends and again after the tests' report; the exit status is 1 when the
-// lint, the type check or a test failed.
-import { spawn, spawnSync } from 'node:child_process';
+// they take what the tests leave idle and never slow a test that measures time; when the tests end
+// first, they get their priority back where the system allows (root, or CAP_SYS_NICE). A check's
+// errors are printed as soon as it ends and again after the tests' report; the exit status is 1
+// when the lint, the type check or a test failed.
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import path from 'node:path';
 
-/** Unix niceness of the type check (0 = the tests' own priority, 19 = the lowest). */
+/** Unix niceness of the checks (0 = the tests' own priority, 19 = the lowest). */
 const TYPECHECK_NICENESS = 10;
 
 const require = createRequire(import.meta.url);
 /** A package's bin script, by its path in the package (bins are not among what `exports` names). */
 const bin = (pkg, file) => path.join(path.dirname(require.resolve(`${pkg}/package.json`)), file);
 
-/** Runs `node <args>` with the terminal; resolves to its exit status. */
+/** Runs `node <args>`; resolves to its exit status. */
 function run(args, stdio = 'inherit') {
   const child = spawn(process.execPath, args, { stdio });
   return { child, exited: new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? signal))) };
@@ -38,44 +38,60 @@ function readNiceness() {
   return value;
 }
 
-const niceness = readNiceness();
-const lint = spawnSync(process.execPath, [bin('@biomejs/biome', 'bin/biome'), 'ci', '.'], { stdio: 'inherit' });
-if (lint.status !== 0) process.exit(1);
-
-// `npm run typecheck`'s command, run directly so its priority can be lowered.
-const typecheck = run(
-  [bin('typescript', 'bin/tsc'), '-b', 'tsconfig.test.json', 'tsconfig.portable.json', 'tsconfig.page.json'],
-  ['ignore', 'pipe', 'pipe'],
-);
-try {
-  setPriority(typecheck.child.pid, niceness);
-} catch {
-  // Lowering a child's priority is refused on some systems; the check then runs at full priority.
+/**
+ * Starts `node <args>` at `niceness`, its output kept; `failure` resolves to undefined when it
+ * passed, or to what it printed, which is also written to stderr as soon as it ends.
+ */
+function startCheck(name, args, niceness) {
+  const check = run(args, ['ignore', 'pipe', 'pipe']);
+  try {
+    setPriority(check.child.pid, niceness);
+  } catch {
+    // Lowering a child's priority is refused on some systems; the check then runs at full priority.
+  }
+  let output = '';
+  check.child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  check.child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
+  let ended = false;
+  const failure = check.exited.then((status) => {
+    ended = true;
+    if (status === 0) return undefined;
+    process.stderr.write(`\nnpm test: ${name} failed:\n${output}\n`);
+    return output;
+  });
+  const restorePriority = () => {
+    if (ended) return;
+    try {
+      // Nothing left to yield to: the rest of the check at the tests' priority (refused without privilege).
+      setPriority(check.child.pid, 0);
+    } catch {}
+  };
+  return { name, failure, restorePriority };
 }
-let typeErrors = '';
-typecheck.child.stdout.on('data', (chunk) => {
-  typeErrors += chunk;
-});
-typecheck.child.stderr.on('data', (chunk) => {
-  typeErrors += chunk;
-});
+
+const niceness = readNiceness();
+const checks = [
+  startCheck('the lint (biome ci .)', [bin('@biomejs/biome', 'bin/biome'), 'ci', '.'], niceness),
+  // `npm run typecheck`'s command, run directly so its priority can be lowered.
+  startCheck(
+    'the type check (tsc -b)',
+    [bin('typescript', 'bin/tsc'), '-b', 'tsconfig.test.json', 'tsconfig.portable.json', 'tsconfig.page.json'],
+    niceness,
+  ),
+];
 const tests = run([bin('vitest', 'vitest.mjs'), 'run', ...process.argv.slice(2)]);
 
-let typeStatus;
-const typeEnded = typecheck.exited.then((status) => {
-  typeStatus = status;
-  if (status !== 0) process.stderr.write(`\nnpm test: the type check failed (tsc -b):\n${typeErrors}\n`);
-});
 const testStatus = await tests.exited;
-if (typeStatus === undefined) {
-  try {
-    // Nothing left to yield to: the rest of the check at the tests' priority (refused without privilege).
-    setPriority(typecheck.child.pid, 0);
-  } catch {}
+for (const check of checks) check.restorePriority();
+let failed = testStatus !== 0;
+for (const check of checks) {
+  const output = await check.failure;
+  if (output === undefined) continue;
+  process.stderr.write(`\nnpm test: ${check.name} failed; what it printed, again:\n${output}\n`);
+  failed = true;
 }
-await typeEnded;
-if (typeStatus !== 0) {
-  process.stderr.write(`\nnpm test: the type check failed; its errors, again:\n${typeErrors}\n`);
-  process.exit(1);
-}
-process.exit(testStatus === 0 ? 0 : 1);
+process.exit(failed ? 1 : 0);

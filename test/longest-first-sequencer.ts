@@ -1,14 +1,17 @@
-// The order `vitest run` starts test files in (vitest.config.ts): the longest first, so the run
-// does not end waiting on one long file started last. Vitest's own order puts the tiers in name
-// order (cli, core, runtimes): the runtimes tier, whose files are the longest and mostly wait on
-// child processes, would start after every cli file. Here the tiers go runtimes, cli, core; within
-// a tier the files LONGEST_FILES (test/helpers/test-tiers.ts) names come first, in its order (a
-// fresh clone has no timings of its own), then vitest's order: the longest of the last runs where
-// vitest kept their timings, otherwise the largest file. The order changes no test's outcome.
+// The order `vitest run` starts test files in (vitest.config.ts). The `core` tier first: its files
+// need nothing compiled, so they keep the cores busy while the global setup compiles src/ and
+// builds fixtures/example beside them (test/global-setup.ts), which every other file waits for.
+// Then the longest first, so the run does not end waiting on one long file started last. Vitest's
+// own order puts the tiers in name order (cli, core, runtimes): the runtimes tier, whose files are
+// the longest and mostly wait on child processes, would start after every cli file. Here the tiers
+// go core, runtimes, cli; within a tier the files LONGEST_FILES (test/helpers/test-tiers.ts) names
+// come first, in its order (a fresh clone has no timings of its own), then vitest's order: the
+// longest of the last runs where vitest kept their timings, otherwise the largest file. The order
+// changes no test's outcome.
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { LONGEST_FILES, type Tier } from './helpers/test-tiers.js';
 
-const TIER_ORDER: readonly Tier[] = ['runtimes', 'cli', 'core'];
+const TIER_ORDER: readonly Tier[] = ['core', 'runtimes', 'cli'];
 
 /** Where a file goes: its tier's place, then its place in LONGEST_FILES (after them when not listed). */
 function rankFile(spec: TestSpecification, root: string): [number, number] {

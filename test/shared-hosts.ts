@@ -25,8 +25,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startChromiumServer } from './browser/browser.js';
-import { startWorkerdSite } from './edge/workerd-site.js';
 import {
   addInitDeployFiles,
   type MakeFolder,
@@ -87,11 +85,15 @@ export interface SharedHostsServer {
   close(): Promise<void>;
 }
 
-/** Serves the shared hosts of the example built at `builtExample`, and of the fixtures in `repoRoot`, by the compiled CLI `cli`. */
+/**
+ * Serves the shared hosts of the example built at `builtExample`, and of the fixtures in `repoRoot`,
+ * by the compiled CLI `cli`; a host starts only once `ready` (that compile and build) resolved.
+ */
 export async function startSharedHostsServer(
   cli: string,
   builtExample: string,
   repoRoot: string,
+  ready: Promise<unknown>,
 ): Promise<SharedHostsServer> {
   const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'staticmcp-shared-hosts-')));
   const makeFolder: MakeFolder = (prefix) => fs.mkdtemp(path.join(root, prefix));
@@ -132,6 +134,12 @@ export async function startSharedHostsServer(
     })();
     return packed;
   };
+  // miniflare and playwright-core load when a host first needs them, not with this module: the
+  // global setup imports it in vitest's process before the first test file starts.
+  const startWorkerdSite = async (dir: string): Promise<RunningHost> =>
+    (await import('./edge/workerd-site.js')).startWorkerdSite(dir);
+  const startChromiumServer = async (): Promise<RunningHost> =>
+    (await import('./browser/browser.js')).startChromiumServer();
   const starters: Record<SharedHostName, (project: string) => Promise<RunningHost>> = {
     workerd: (dir) => startWorkerdSite(path.join(dir, 'dist')),
     'pages-dev': (dir) => startPagesDev(path.join(dir, 'dist'), undefined, makeFolder),
@@ -153,17 +161,19 @@ export async function startSharedHostsServer(
   const startHost = (name: SharedHostName): Promise<RunningHost & { project: string }> => {
     let host = hosts.get(name);
     if (!host) {
-      host = prepare(name).then(async (project) => {
-        const started = await starters[name](project);
-        return {
-          url: started.url,
-          close: () => started.close(),
-          pause: started.pause,
-          resume: started.resume,
-          endedBy: started.endedBy,
-          project,
-        };
-      });
+      host = ready
+        .then(() => prepare(name))
+        .then(async (project) => {
+          const started = await starters[name](project);
+          return {
+            url: started.url,
+            close: () => started.close(),
+            pause: started.pause,
+            resume: started.resume,
+            endedBy: started.endedBy,
+            project,
+          };
+        });
       hosts.set(name, host);
     }
     return host;

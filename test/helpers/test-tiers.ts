@@ -52,7 +52,7 @@ export const FILE_TIERS: Readonly<Record<string, Tier>> = {
 
 /**
  * The slowest files, slowest first (from `--reporter=json` timings of whole runs): vitest starts
- * them first (test/longest-first-sequencer.ts). A stale order only costs time, never a result.
+ * them first in their tier (test/longest-first-sequencer.ts). A stale order only costs time, never a result.
  */
 export const LONGEST_FILES: readonly string[] = [
   'test/cli/deploy-commands.test.ts',
