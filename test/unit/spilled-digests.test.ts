@@ -114,8 +114,11 @@ describe('file digests past HELD_SLOTS', () => {
     const folder = mkdtempSync(path.join(tmpdir(), 'staticmcp-digests-'));
     folders.push(folder);
     const outDir = path.join(folder, 'out');
-    // The pid of a process that has ended.
-    const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
+    // The pid of a process that has ended (a spawn refused under load has no pid to use).
+    const ended = spawnSync(process.execPath, ['-e', '0']);
+    expect(ended.error).toBeUndefined();
+    const deadPid = ended.pid;
+    expect(deadPid).toBeGreaterThan(0);
     const left = digestFileOf(outDir, deadPid);
     writeFileSync(left, Buffer.alloc(512));
     const notes = await recoverInterruptedWrite(outDir);
