@@ -175,6 +175,9 @@ export class KeptPartReader {
   }
 }
 
+/** A piece up to this long is copied byte by byte: a view of it would cost more than the copy. */
+const SMALL_PIECE_BYTES = 64;
+
 /** Where an entry lies: its part and its offset there. */
 export interface EntryPlace {
   part: number;
@@ -213,19 +216,40 @@ export class KeptPartWriter {
    * repeats byte for byte (its part and its position there). Returns where it lies.
    */
   append(pieces: readonly Uint8Array[], keyWord: number, from?: { part: number; index: number }): EntryPlace {
+    const place = this.begin(from);
+    for (const piece of pieces) this.add(piece, 0, piece.length);
+    this.end(keyWord);
+    return place;
+  }
+
+  /**
+   * Starts an entry (append, in steps: its bytes come from `add`, copied in place from what holds
+   * them, with no view made of each piece); `from` as append's. Returns where it lies.
+   */
+  begin(from?: { part: number; index: number }): EntryPlace {
     const place = { part: this.parts.length, offset: this.size };
     const repeating = this.repeating;
     if (this.count === 0) this.repeating = from?.index === 0 ? { part: from.part, next: 1 } : undefined;
     else if (repeating && from && from.part === repeating.part && from.index === repeating.next) repeating.next += 1;
     else this.repeating = undefined;
-    for (const piece of pieces) {
-      this.open = grownTypedArray(this.open, this.size + piece.length);
-      this.open.set(piece, this.size);
-      this.size += piece.length;
-    }
+    return place;
+  }
+
+  /** Adds `bytes[start, end)` to the entry begun. */
+  add(bytes: Uint8Array, start: number, end: number): void {
+    const length = end - start;
+    this.open = grownTypedArray(this.open, this.size + length);
+    const open = this.open;
+    if (length <= SMALL_PIECE_BYTES)
+      for (let index = 0; index < length; index += 1) open[this.size + index] = bytes[start + index]!;
+    else open.set(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end), this.size);
+    this.size += length;
+  }
+
+  /** Ends the entry begun, whose key starts with `keyWord`. */
+  end(keyWord: number): void {
     this.count += 1;
     if (closesPart(keyWord, this.size)) this.closePart();
-    return place;
   }
 
   private closePart(): void {

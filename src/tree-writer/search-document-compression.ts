@@ -21,10 +21,18 @@ import { encodeDocumentSourceRest, type IndexedDocument } from '../core/search/s
  */
 const DEFLATE_LEVEL = 5;
 
+/**
+ * zlib's output chunk (its default is 16 KiB): a chunk under half of Buffer's 8 KiB pool comes
+ * from the pool, where a 16 KiB one is a malloc of its own per call, alive until a collection, and
+ * a first build's three deflates a document grew glibc's heap with them. A longer output takes
+ * several chunks, joined: the same bytes.
+ */
+const DEFLATE_CHUNK_BYTES = 2048;
+
 /** The body of a document whose JSON (encodeDocumentBody) is `json`: its length, then raw deflate. */
 export function compressDocumentBody(json: string): Buffer {
   const plain = Buffer.from(json, 'utf8');
-  const deflated = deflateRawSync(plain, { level: DEFLATE_LEVEL });
+  const deflated = deflateRawSync(plain, { level: DEFLATE_LEVEL, chunkSize: DEFLATE_CHUNK_BYTES });
   const body = Buffer.allocUnsafe(BODY_LENGTH_BYTES + deflated.length);
   body.writeUInt32BE(plain.length, 0);
   deflated.copy(body, BODY_LENGTH_BYTES);
@@ -39,7 +47,11 @@ export function compressDocumentBody(json: string): Buffer {
 export function compressExcerptSource(text: string): Buffer {
   const source = excerptSourceText(text);
   const plain = Buffer.from(source.text, 'utf8');
-  const deflated = deflateRawSync(plain, { level: DEFLATE_LEVEL, finishFlush: constants.Z_SYNC_FLUSH });
+  const deflated = deflateRawSync(plain, {
+    level: DEFLATE_LEVEL,
+    finishFlush: constants.Z_SYNC_FLUSH,
+    chunkSize: DEFLATE_CHUNK_BYTES,
+  });
   const body = Buffer.allocUnsafe(EXCERPT_HEADER_BYTES + deflated.length);
   body.writeUInt32BE((plain.length | (source.cut ? EXCERPT_CUT_BIT : 0)) >>> 0, 0);
   deflated.copy(body, EXCERPT_HEADER_BYTES);
@@ -61,6 +73,7 @@ export function compressDocumentSource(document: IndexedDocument): Buffer | unde
   if (rest.length > MAX_DOCUMENT_SOURCE_REST_BYTES) return undefined;
   const deflated = deflateRawSync(Buffer.concat([text, rest]), {
     level: DEFLATE_LEVEL,
+    chunkSize: DEFLATE_CHUNK_BYTES,
     finishFlush: constants.Z_SYNC_FLUSH,
   });
   const body = Buffer.allocUnsafe(DOCUMENT_SOURCE_HEADER_BYTES + deflated.length);

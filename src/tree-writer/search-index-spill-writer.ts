@@ -60,11 +60,11 @@ import type { KeptSearchDocuments } from './search-kept-documents.js';
 import { hasExcerptSource, shareOf } from './search-document-share.js';
 
 /**
- * Postings a run holds before it is sorted and written out: 8 MiB of typed arrays, plus its terms.
+ * Postings a run holds before it is sorted and written out: 4 MiB of typed arrays, plus its terms.
  * The run is the largest thing the index step holds; a larger one saves little of the merge's work
  * (a document's postings are sorted once either way) and raised the build's peak with it.
  */
-export const DEFAULT_RUN_POSTINGS = 524_288;
+export const DEFAULT_RUN_POSTINGS = 262_144;
 
 export interface SpillingSearchIndexOptions extends SearchIndexOptions {
   /** An empty or absent folder of the caller's, for the scratch files. */

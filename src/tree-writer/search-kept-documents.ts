@@ -101,6 +101,7 @@ export class KeptSearchDocuments {
   private writer: SpillWriter | undefined;
   private partWriter: KeptPartWriter | undefined;
   private readonly hash = createHash('sha256');
+  private readonly record = new Uint8Array(RECORD_BYTES);
   private readonly header: Buffer;
   private appendedBytes = 0;
   private recordCount = 0;
@@ -201,10 +202,9 @@ export class KeptSearchDocuments {
 
   /** Record `record`'s part and offset when its part is the one its position says and the offset lies in it. */
   private partOf(record: number): { part: number; offset: number } | undefined {
-    const view = Buffer.from(this.records.buffer, this.records.byteOffset, this.records.byteLength);
     const start = record * RECORD_BYTES + RECORD_PART_AT;
-    const part = view.readUInt32LE(start);
-    const offset = view.readUInt32LE(start + 4);
+    const part = uint32At(this.records, start);
+    const offset = uint32At(this.records, start + 4);
     const first = this.partFirstRecord[part];
     const size = this.parts?.parts[part]?.sizeBytes ?? Number.POSITIVE_INFINITY;
     if (first === undefined || record < first || offset >= size) return undefined;
@@ -239,7 +239,7 @@ export class KeptSearchDocuments {
     try {
       const at = { at: start + DIGEST_BYTES };
       const sourceLength = readVarint(bytes, at);
-      const sourceBytes = bytes.subarray(at.at, at.at + sourceLength);
+      const sourceAt = at.at;
       at.at += sourceLength;
       const fieldsStart = at.at;
       const keysLength = readVarint(bytes, at);
@@ -258,19 +258,17 @@ export class KeptSearchDocuments {
       at.at += bodyLength;
       const excerptLength = readVarint(bytes, at);
       const excerpt = bytes.subarray(at.at, at.at + excerptLength);
+      const end = at.at + excerptLength;
       this.taken += 1;
       // Kept for the next build as it is, under this build's source digest: the same bytes (the
       // same source) are the previous entry, which a part of the same entries names as it is.
-      const digestBytes = bytes.subarray(start, start + DIGEST_BYTES);
-      const fields = bytes.subarray(fieldsStart, at.at + excerptLength);
-      const sameSource = source === undefined ? sourceLength === 0 : Buffer.compare(sourceBytes, source) === 0;
-      if (sameSource)
-        this.appendEntry(digestBytes, source, [bytes.subarray(start, at.at + excerptLength)], {
-          part: place.part,
-          index: found.index,
-        });
-      else if (source === undefined) this.appendEntry(digestBytes, source, [digestBytes, NO_SOURCE, fields]);
-      else this.appendEntry(digestBytes, source, [digestBytes, SOURCE_LENGTH, source, fields]);
+      // Copied from the part in place, not through views of it (see DigestTable).
+      const sameSource =
+        source === undefined
+          ? sourceLength === 0
+          : sourceLength === source.length && sameBytes(bytes, sourceAt, source);
+      if (sameSource) this.appendKept(bytes, start, end, source, { part: place.part, index: found.index });
+      else this.appendKept(bytes, start, end, source, undefined, fieldsStart);
       const termsAt = this.parts!.starts[place.part]! + fieldsStart;
       return { terms: () => this.termsAt(termsAt), termsAt, tokenCount, body, excerpt };
     } catch {
@@ -348,34 +346,74 @@ export class KeptSearchDocuments {
     this.appendEntry(digest, source, [entry]);
   }
 
-  /** Appends an entry made of `pieces` (in order) to this build's parts, and its record to the directory. */
-  private appendEntry(
-    digest: Uint8Array,
+  /**
+   * Appends the previous entry `bytes[start, end)` to this build's parts: as it is (`from`, the
+   * entry it repeats), or with `source` in place of its source field (its fields from `fieldsStart`).
+   */
+  private appendKept(
+    bytes: Uint8Array,
+    start: number,
+    end: number,
     source: Uint8Array | undefined,
-    pieces: Uint8Array[],
     from?: { part: number; index: number },
+    fieldsStart?: number,
   ): void {
+    if (this.writer === undefined) return;
+    const sourceBytes = source?.length ?? 0;
+    const length = fieldsStart === undefined ? end - start : DIGEST_BYTES + 1 + sourceBytes + end - fieldsStart;
+    if (!this.room(length)) return;
+    const writer = this.partWriter!;
+    const place = writer.begin(from);
+    if (fieldsStart === undefined) writer.add(bytes, start, end);
+    else {
+      writer.add(bytes, start, start + DIGEST_BYTES);
+      writer.add(sourceBytes === 0 ? NO_SOURCE : SOURCE_LENGTH, 0, 1);
+      if (source !== undefined) writer.add(source, 0, sourceBytes);
+      writer.add(bytes, fieldsStart, end);
+    }
+    writer.end(uint32At(bytes, start));
+    this.appendRecord(bytes, start, source, place);
+  }
+
+  /** Appends an entry made of `pieces` (in order) to this build's parts, and its record to the directory. */
+  private appendEntry(digest: Uint8Array, source: Uint8Array | undefined, pieces: Uint8Array[]): void {
     if (this.writer === undefined) return;
     let length = 0;
     for (const piece of pieces) length += piece.length;
+    if (!this.room(length)) return;
+    const writer = this.partWriter!;
+    const place = writer.begin(undefined);
+    for (const piece of pieces) writer.add(piece, 0, piece.length);
+    writer.end(uint32At(digest, 0));
+    this.appendRecord(digest, 0, source, place);
+  }
+
+  /** Whether an entry of `length` bytes still fits the bound (past it, this build keeps nothing). */
+  private room(length: number): boolean {
     if (this.appendedBytes + length > this.maxBytes) {
       this.discard();
-      return;
+      return false;
     }
     this.appendedBytes += length;
-    const place = this.partWriter!.append(
-      pieces,
-      Buffer.from(digest.buffer, digest.byteOffset, 4).readUInt32LE(0),
-      from,
-    );
-    const record = Buffer.alloc(RECORD_BYTES);
-    record.set(digest, 0);
+    return true;
+  }
+
+  /** The directory's record of the entry whose digest is `digestBytes[digestAt, +32)`, placed at `place`. */
+  private appendRecord(
+    digestBytes: Uint8Array,
+    digestAt: number,
+    source: Uint8Array | undefined,
+    place: { part: number; offset: number },
+  ): void {
+    // One record's bytes, reused: append copies them.
+    const record = this.record;
+    for (let index = 0; index < DIGEST_BYTES; index += 1) record[index] = digestBytes[digestAt + index]!;
     if (source !== undefined) {
       record[DIGEST_BYTES] = DIGEST_BYTES;
       record.set(source, RECORD_SOURCE_AT);
-    }
-    record.writeUInt32LE(place.part, RECORD_PART_AT);
-    record.writeUInt32LE(place.offset, RECORD_PART_AT + 4);
+    } else record.fill(0, DIGEST_BYTES, RECORD_PART_AT);
+    writeUint32At(record, RECORD_PART_AT, place.part);
+    writeUint32At(record, RECORD_PART_AT + 4, place.offset);
     this.append(record);
     this.recordCount += 1;
   }
@@ -428,6 +466,24 @@ function partParses(bytes: Uint8Array, part: KeptPart): boolean {
   } catch {
     return false;
   }
+}
+
+/** The little-endian unsigned 32-bit number at `at`. */
+function uint32At(bytes: Uint8Array, at: number): number {
+  return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16)) + bytes[at + 3]! * 0x1000000;
+}
+
+function writeUint32At(bytes: Uint8Array, at: number, value: number): void {
+  bytes[at] = value & 0xff;
+  bytes[at + 1] = (value >>> 8) & 0xff;
+  bytes[at + 2] = (value >>> 16) & 0xff;
+  bytes[at + 3] = (value >>> 24) & 0xff;
+}
+
+/** Whether `bytes[at, at + other.length)` are `other`'s bytes. */
+function sameBytes(bytes: Uint8Array, at: number, other: Uint8Array): boolean {
+  for (let index = 0; index < other.length; index += 1) if (bytes[at + index] !== other[index]) return false;
+  return true;
 }
 
 function varintLength(value: number): number {

@@ -102,6 +102,10 @@ function printSummary(report: BuildReport): void {
  * The command prints what this returns; tests call it in-process to see the same reports.
  */
 export async function buildOrReplay(buildOptions: BuildOptions, startedAt = performance.now()): Promise<BuildReport> {
+  // Before the check, not after: its walk of every project file grew V8's young generation (up to
+  // 2 x 16 MiB) in a large project, and a young generation never shrinks back, so every later
+  // stage of an edit build carried it.
+  keepYoungGenerationSmall();
   const recorded = await readUpToDateReport(buildOptions, generatorName());
   if (recorded) {
     // Nothing ran this time: every answer came from what the recorded build left.
@@ -120,7 +124,6 @@ export async function buildOrReplay(buildOptions: BuildOptions, startedAt = perf
     };
   }
   // The pipeline (and its dependencies) loads only when something may have changed.
-  keepYoungGenerationSmall();
   const { buildProject } = await import('../../builder/build-project.js');
   return buildProject(buildOptions);
 }
