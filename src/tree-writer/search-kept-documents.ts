@@ -34,6 +34,19 @@ import { SpillWriter } from './spill-files.js';
 import { releaseGrown } from './grown-typed-array.js';
 import { readFileMapped } from './read-exactly.js';
 import { DigestTable } from './kept-digest-table.js';
+import {
+  DIGEST_BYTES,
+  NO_SOURCE,
+  partParses,
+  RECORD_BYTES,
+  RECORD_PART_AT,
+  RECORD_SOURCE_AT,
+  SOURCE_LENGTH,
+  sameBytes,
+  uint32At,
+  varintLength,
+  writeUint32At,
+} from './search-kept-entry-layout.js';
 
 // 7: a directory of entries naming part files (kept-parts.ts).
 // 6: a document whose text fits in its excerpt source keeps an empty body and its document source.
@@ -42,11 +55,6 @@ import { DigestTable } from './kept-digest-table.js';
 const MAGIC = 'staticmcp search documents 7\n';
 /** The new file is `<file><NEW_FILE_MARK><pid>` until it is put in place. */
 export const NEW_FILE_MARK = '.new-';
-const DIGEST_BYTES = 32;
-/** An entry's source field: none, or the length byte before its digest. */
-const NO_SOURCE = Uint8Array.of(0);
-const SOURCE_LENGTH = Uint8Array.of(DIGEST_BYTES);
-
 /** A document's share of the index as its writer made it. */
 export interface KeptDocument {
   /** Its distinct index keys (words and stems), and how often each occurs (a kept one's decoded when asked). */
@@ -62,26 +70,6 @@ export interface KeptDocument {
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
-
-/** A directory entry: digest, source length (0 or DIGEST_BYTES), source (zeros when none), part, offset. */
-const RECORD_BYTES = DIGEST_BYTES + 1 + DIGEST_BYTES + 8;
-const RECORD_SOURCE_AT = DIGEST_BYTES + 1;
-const RECORD_PART_AT = RECORD_SOURCE_AT + DIGEST_BYTES;
-
-/** Where the entry starting at `start` ends (throws when it does not parse). */
-function entryEndOf(bytes: Uint8Array, start: number): number {
-  const at = { at: start + DIGEST_BYTES };
-  const sourceLength = readVarint(bytes, at);
-  if (sourceLength !== 0 && sourceLength !== DIGEST_BYTES) throw new RangeError('a source of another length');
-  at.at += sourceLength;
-  // Keys, counts, body, excerpt: each a length and its bytes.
-  for (let field = 0; field < 4; field += 1) {
-    const length = readVarint(bytes, at);
-    at.at += length;
-  }
-  if (at.at > bytes.length) throw new RangeError('truncated');
-  return at.at;
-}
 
 /**
  * The previous build's entries (its directory read whole and checked; each part read and checked
@@ -454,40 +442,4 @@ export class KeptSearchDocuments {
     this.partWriter?.discard();
     this.writer = undefined;
   }
-}
-
-/** Whether a part holds `part.count` entries that parse, end to end. */
-function partParses(bytes: Uint8Array, part: KeptPart): boolean {
-  try {
-    let at = 0;
-    let count = 0;
-    for (; at < bytes.length; count += 1) at = entryEndOf(bytes, at);
-    return at === bytes.length && count === part.count;
-  } catch {
-    return false;
-  }
-}
-
-/** The little-endian unsigned 32-bit number at `at`. */
-function uint32At(bytes: Uint8Array, at: number): number {
-  return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16)) + bytes[at + 3]! * 0x1000000;
-}
-
-function writeUint32At(bytes: Uint8Array, at: number, value: number): void {
-  bytes[at] = value & 0xff;
-  bytes[at + 1] = (value >>> 8) & 0xff;
-  bytes[at + 2] = (value >>> 16) & 0xff;
-  bytes[at + 3] = (value >>> 24) & 0xff;
-}
-
-/** Whether `bytes[at, at + other.length)` are `other`'s bytes. */
-function sameBytes(bytes: Uint8Array, at: number, other: Uint8Array): boolean {
-  for (let index = 0; index < other.length; index += 1) if (bytes[at + index] !== other[index]) return false;
-  return true;
-}
-
-function varintLength(value: number): number {
-  let length = 1;
-  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 128)) length += 1;
-  return length;
 }
