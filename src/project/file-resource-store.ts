@@ -12,6 +12,7 @@ import { grownTypedArray, releaseGrown } from '../tree-writer/grown-typed-array.
 import { StringArena } from '../tree-writer/string-arena.js';
 import type { DocumentStats } from './document-cache.js';
 import type { ProjectResource, ResourceFileSource } from './project-resource.js';
+import { joinedPath } from './joined-path.js';
 
 /** What a sidecar (or a registration) set, which wins over what the file's parse gives. */
 export interface ResourceOverrides {
@@ -245,7 +246,7 @@ export class FileResource implements ProjectResource {
     const sha256 = store.digestOf(this.position);
     return {
       source: {
-        file: path.join(store.resourcesRoot, this.relativePath),
+        file: joinedPath(store.resourcesRoot, this.relativePath),
         projectRoot: store.projectRoot,
         ...(store.realProjectRoot !== undefined ? { realProjectRoot: store.realProjectRoot } : {}),
         text: store.isTextAt(this.position),

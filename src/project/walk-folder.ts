@@ -5,6 +5,7 @@
 import { type Dirent, promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import { detachedString } from '../core/search/detached-string.js';
+import { joinedPath } from './joined-path.js';
 
 /**
  * A file the walk found. Its absolute path is made again when asked, from the walked folder's
@@ -20,7 +21,7 @@ export class WalkedFile {
 
   /** The file's path, as the walk reached it (through any symlinked folder, not resolved). */
   get file(): string {
-    return path.join(this.root, this.relativePath);
+    return joinedPath(this.root, this.relativePath);
   }
 }
 
@@ -138,7 +139,7 @@ async function walkOnce(
       if (!options.everyName && name.startsWith('.')) continue;
       // Flat copies: a joined path is a tree of a dozen concatenations and views (~400 bytes of
       // heap a file, held for every file of the walk).
-      const file = detachedString(path.join(folder, name));
+      const file = detachedString(joinedPath(folder, name));
       if (!options.everyName && name.endsWith('.meta.json')) {
         sidecars.add(file);
         continue;

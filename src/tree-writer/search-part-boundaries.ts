@@ -5,7 +5,7 @@
 // index writers cut by these, so they write the same bytes. A record's bytes include those that
 // follow it in its pack with no index entry (a title block's excerpt sources: one read).
 import { INDEX_ENTRY_BYTES, PACK_HEADER_BYTES } from '../core/packs/pack-format.js';
-import { sipHash13Halves } from '../core/tree/siphash.js';
+import { sipHash13Low } from '../core/tree/siphash.js';
 import {
   MAX_SCALED_INDEX_BYTES,
   MAX_SCALED_PACK_BYTES,
@@ -15,7 +15,7 @@ import {
 
 /** A key's own hash (low half of SipHash-1-3): where content-defined boundaries fall. */
 export function boundaryHash(key: Uint8Array): number {
-  return sipHash13Halves(key)[1];
+  return sipHash13Low(key);
 }
 
 /**

@@ -27,6 +27,18 @@ export function repeatsWordList(name: string, body: Uint8Array, wordBody: Uint8A
   return wordBody !== undefined && wordOfStemKey(name) !== undefined && equalBytes(body, wordBody);
 }
 
+/** Whether `bytes` begins with the first `length` bytes of `prefix`. */
+function startsWith(bytes: Uint8Array, prefix: Uint8Array, length: number): boolean {
+  for (let index = 0; index < length; index += 1) if (bytes[index] !== prefix[index]) return false;
+  return true;
+}
+
+/** Copies `length` bytes of `source` from `from` to the start of `target`: a short list by hand (no view made). */
+function copyInto(target: Uint8Array, source: Uint8Array, from: number, length: number): void {
+  if (length > 64) target.set(source.subarray(from, from + length));
+  else for (let index = 0; index < length; index += 1) target[index] = source[from + index]!;
+}
+
 /** Whether `stemKey` is `word`'s key and STEM_KEY_SUFFIX: the stem key a word that is its own stem has. */
 function isStemKeyOf(stemKey: Uint8Array, word: Uint8Array): boolean {
   return isStemKey(stemKey) && stemKey.length === word.length + 1 && equalBytes(stemKey.subarray(0, word.length), word);
@@ -54,24 +66,33 @@ export function withoutRepeatedStemLists(source: RecordSource): RecordSource {
     keyBytes -= record.key.length;
   };
   if (source.visitRecords) {
-    // The records as views of the reader's buffer: the one before is copied into buffers of its own.
-    const word = { key: new Uint8Array(64), keyLength: -1, body: new Uint8Array(1024), bodyLength: 0 };
+    // The records as views of the reader's buffer: the one before is copied into buffers of its
+    // own. Compared in place, with no view or object made a record (they were most of this walk's
+    // garbage): only a stem key right after its word makes views, to compare their lists.
+    let wordKey = new Uint8Array(64);
+    let wordKeyLength = -1;
+    let wordBody = new Uint8Array(1024);
+    let wordBodyLength = 0;
     source.visitRecords((key, encoded) => {
-      const record = { key, encoded };
-      const body = bodyOf(record);
-      walk(
-        record,
-        word.keyLength < 0
-          ? undefined
-          : { key: word.key.subarray(0, word.keyLength), body: word.body.subarray(0, word.bodyLength) },
-        () => nameDecoder.decode(key),
-      );
-      if (key.length > word.key.length) word.key = new Uint8Array(key.length * 2);
-      word.key.set(key);
-      word.keyLength = key.length;
-      if (body.length > word.body.length) word.body = new Uint8Array(body.length * 2);
-      word.body.set(body);
-      word.bodyLength = body.length;
+      const bodyAt = RECORD_HEADER_BYTES + 2 + key.length;
+      if (
+        wordKeyLength >= 0 &&
+        key.length === wordKeyLength + 1 &&
+        isStemKey(key) &&
+        startsWith(key, wordKey, wordKeyLength)
+      ) {
+        const record = { key, encoded };
+        walk(record, { key: wordKey.subarray(0, wordKeyLength), body: wordBody.subarray(0, wordBodyLength) }, () =>
+          nameDecoder.decode(key),
+        );
+      } else position += 1;
+      if (key.length > wordKey.length) wordKey = new Uint8Array(key.length * 2);
+      wordKey.set(key);
+      wordKeyLength = key.length;
+      const bodyLength = encoded.length - bodyAt;
+      if (bodyLength > wordBody.length) wordBody = new Uint8Array(bodyLength * 2);
+      copyInto(wordBody, encoded, bodyAt, bodyLength);
+      wordBodyLength = bodyLength;
     });
   } else {
     let previous: EncodedRecord | undefined;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeFilename, encodeKeySegment } from '../../src/core/tree/encode-filename.js';
-import { hashLikeRustDefaultHasher } from '../../src/core/tree/siphash.js';
+import { hashLikeRustDefaultHasher, sipHash13Halves, sipHash13Low } from '../../src/core/tree/siphash.js';
 
 describe('hashLikeRustDefaultHasher (SipHash-1-3, key 0, str terminator 0xFF)', () => {
   it.each([
@@ -10,6 +10,17 @@ describe('hashLikeRustDefaultHasher (SipHash-1-3, key 0, str terminator 0xFF)', 
     ['x'.repeat(201), '38298ec4fa395c3b'],
   ])('hashes %j like the reference generator', (input, expected) => {
     expect(hashLikeRustDefaultHasher(input)).toBe(expected);
+  });
+
+  it('gives the reference halves from its one shared state, hash after hash', () => {
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    // 'Hello World' and its 0xFF terminator: the reference value above, as two halves.
+    const hello = new Uint8Array([...bytes('Hello World'), 0xff]);
+    expect(sipHash13Halves(hello)).toEqual([0x6ec8f3d8, 0x24bb8003]);
+    // A long input first leaves nothing behind for the next hash, and the low half alone agrees.
+    sipHash13Low(bytes('A'.repeat(250)));
+    expect(sipHash13Low(hello)).toBe(0x24bb8003);
+    expect(sipHash13Halves(hello)).toEqual([0x6ec8f3d8, 0x24bb8003]);
   });
 });
 

@@ -102,6 +102,16 @@ function indexPaths(tree: MemoryTree): string[] {
   return [...tree.files.keys()].filter((path) => path.endsWith('.idx'));
 }
 
+describe('hexOfBytes', () => {
+  it('writes lowercase hex of any length, the same on a second call of each length', () => {
+    for (const length of [0, 1, 8, 32, 64, 65, 200, 8, 32, 65]) {
+      const bytes = randomBytes(length);
+      expect(hexOfBytes(bytes)).toBe(Buffer.from(bytes).toString('hex'));
+    }
+    expect(hexOfBytes(new Uint8Array([0, 15, 16, 255]))).toBe('000f10ff');
+  });
+});
+
 describe('packed tree source over byte buffers', () => {
   it('reads back 10,000 calls across many packs, one index read and one record range each', async () => {
     const { tree, source, packed } = buildPackedTree(10_000);

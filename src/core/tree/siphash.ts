@@ -57,22 +57,21 @@ export function sipHash13(bytes: Uint8Array): bigint {
   return (BigInt(high) << 32n) | BigInt(low);
 }
 
-/**
- * The same hash as two unsigned 32-bit halves (high first), with no BigInt: a pack lookup hashes
- * every call path, and the BigInt result alone cost more than the hash (bench/pack-lookup.mjs).
- */
-export function sipHash13Halves(bytes: Uint8Array): [number, number] {
+/** The state of the hash being taken: one for the module, as a hash runs to its end in one go. */
+const state = new Uint32Array(8);
+
+/** Leaves SipHash-1-3 of `bytes` in `state`: the result is the xor of its four words. */
+function hashIntoState(bytes: Uint8Array): Uint32Array {
+  const v = state;
   // v0..v3 = the key (0, 0) xor "somepseudorandomlygeneratedbytes".
-  const v = Uint32Array.of(
-    0x736f6d65,
-    0x70736575,
-    0x646f7261,
-    0x6e646f6d,
-    0x6c796765,
-    0x6e657261,
-    0x74656462,
-    0x79746573,
-  );
+  v[0] = 0x736f6d65;
+  v[1] = 0x70736575;
+  v[2] = 0x646f7261;
+  v[3] = 0x6e646f6d;
+  v[4] = 0x6c796765;
+  v[5] = 0x6e657261;
+  v[6] = 0x74656462;
+  v[7] = 0x79746573;
   const length = bytes.length;
   const wholeWordsEnd = length - (length % 8);
   for (let offset = 0; offset < wholeWordsEnd; offset += 8) {
@@ -95,9 +94,25 @@ export function sipHash13Halves(bytes: Uint8Array): [number, number] {
   sipRound(v);
   sipRound(v);
   sipRound(v);
-  const resultHigh = (v[0]! ^ v[2]! ^ v[4]! ^ v[6]!) >>> 0;
-  const resultLow = (v[1]! ^ v[3]! ^ v[5]! ^ v[7]!) >>> 0;
-  return [resultHigh, resultLow];
+  return v;
+}
+
+/**
+ * The same hash as two unsigned 32-bit halves (high first), with no BigInt: a pack lookup hashes
+ * every call path, and the BigInt result alone cost more than the hash (bench/pack-lookup.mjs).
+ */
+export function sipHash13Halves(bytes: Uint8Array): [number, number] {
+  const v = hashIntoState(bytes);
+  return [(v[0]! ^ v[2]! ^ v[4]! ^ v[6]!) >>> 0, (v[1]! ^ v[3]! ^ v[5]! ^ v[7]!) >>> 0];
+}
+
+/**
+ * The low half alone, allocating nothing: a search part's boundaries hash each record's key two or
+ * more times a build, and a state array a hash was much of the garbage of an edit's index step.
+ */
+export function sipHash13Low(bytes: Uint8Array): number {
+  const v = hashIntoState(bytes);
+  return (v[1]! ^ v[3]! ^ v[5]! ^ v[7]!) >>> 0;
 }
 
 /** What Rust prints for `{:016x}` of `DefaultHasher` after `text.hash(&mut hasher)`. */
