@@ -1,0 +1,107 @@
+// The CPU chromium spends on the browser tests' kind of visit (the landing page of the built
+// example, at the two screens test/browser uses, each visit with the wide-element check and an
+// axe-core scan), for each way of starting it: through Debian's /usr/bin/chromium launcher (which
+// adds the flags of /etc/chromium.d, GPU rasterization among them) or the binary it runs, with
+// or without extra switches. CPU is user+sys of chromium's whole process tree, read from /proc
+// just before it closes (every process under it, and what each has reaped), so the page server
+// and this process are not counted. Variants run alternately, a browser each round.
+// (--renderer-process-limit=1 and --disable-site-isolation-trials changed nothing measurable either.)
+// VISITS (default 6) visits per round, RUNS (default 5) rounds.
+// Run: npm run build && node bench/browser-cpu.mjs
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { cliPath, median, repoRoot, tempDir } from './lib/common.mjs';
+import { treeCpuSeconds } from './lib/process-tree.mjs';
+
+const RUNS = Number(process.env.RUNS ?? 5);
+const VISITS = Number(process.env.VISITS ?? 6);
+const LAUNCHER = '/usr/bin/chromium';
+const BINARY = '/usr/lib/chromium/chromium';
+if (!existsSync(LAUNCHER) || !existsSync(BINARY)) {
+  console.log(`browser-cpu: needs Debian's chromium (${LAUNCHER}, ${BINARY}); skipped`);
+  process.exit(0);
+}
+const require = createRequire(path.join(repoRoot, 'package.json'));
+const { chromium } = require('playwright-core');
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+const VARIANTS = [
+  { label: 'launcher', executablePath: LAUNCHER, args: ['--no-sandbox'] },
+  { label: 'binary', executablePath: BINARY, args: ['--no-sandbox'] },
+  { label: 'binary', executablePath: BINARY, args: ['--no-sandbox', '--disable-gpu'] },
+];
+const SCREENS = [
+  { width: 1280, height: 900, colorScheme: 'light' },
+  { width: 390, height: 844, colorScheme: 'dark' },
+];
+/** `serve <project> --http --port 0`, resolved with its base URL once it says where it listens. */
+function startServe(project) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, 'serve', project, '--http', '--port', '0'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text) => {
+      stderr += text;
+      const match = /http:\/\/127\.0\.0\.1:\d+/.exec(stderr);
+      if (match) resolve({ base: match[0], stop: () => child.kill() });
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+}
+
+/** One browser of `variant`: VISITS visits, alternating the screens; its CPU seconds. */
+async function measureOnce(variant, url) {
+  const browser = await chromium.launch({ executablePath: variant.executablePath, args: variant.args });
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  for (let visit = 0; visit < VISITS; visit += 1) {
+    const { width, height, colorScheme } = SCREENS[visit % SCREENS.length];
+    await page.goto('about:blank');
+    await page.setViewportSize({ width, height });
+    await page.emulateMedia({ colorScheme });
+    await page.goto(url);
+    await page
+      .locator('#status')
+      .filter({ hasNotText: /Looking for|Served, this page/ })
+      .waitFor();
+    await page.evaluate(`document.body.querySelectorAll('*').length`);
+    await page.evaluate(AXE_SOURCE);
+    await page.evaluate('axe.run().then(({ violations }) => violations.length)');
+  }
+  const seconds = treeCpuSeconds(findBrowserPid());
+  await browser.close();
+  return seconds;
+}
+
+/** This process's chromium child (playwright starts it; the launcher execs the binary in place). */
+function findBrowserPid() {
+  const found = spawnSync('pgrep', ['-P', String(process.pid), 'chromium'], { encoding: 'utf8' }).stdout.trim();
+  return Number(found.split('\n')[0]);
+}
+
+const root = tempDir('staticmcp-browser-cpu-');
+const project = path.join(root, 'example');
+cpSync(path.join(repoRoot, 'fixtures', 'example'), project, { recursive: true });
+const built = spawnSync(process.execPath, [cliPath, 'build', project], { encoding: 'utf8' });
+if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
+const serve = await startServe(project);
+try {
+  const url = `${serve.base}/`;
+  await measureOnce(VARIANTS[0], url);
+  const seconds = VARIANTS.map(() => []);
+  for (let round = 0; round < RUNS; round += 1)
+    for (const [index, variant] of VARIANTS.entries()) seconds[index].push(await measureOnce(variant, url));
+  const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  console.log(`chromium CPU (user+sys, s) for ${VISITS} visits, ${RUNS} alternating rounds: median (mean)`);
+  for (const [index, variant] of VARIANTS.entries()) {
+    const ratio = index === 0 ? '' : `, ${(mean(seconds[index]) / mean(seconds[0])).toFixed(2)} of launcher (means)`;
+    console.log(
+      `  ${variant.label} ${variant.args.join(' ')}: ${median(seconds[index]).toFixed(2)} (${mean(seconds[index]).toFixed(2)})${ratio}`,
+    );
+  }
+} finally {
+  serve.stop();
+}
