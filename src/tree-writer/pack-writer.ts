@@ -6,9 +6,9 @@
 // naming it; the rest keep their names and their CDN-cached copies. The bucket counts are powers
 // of two chosen from the tool's total size: when a tool about doubles or halves they change and
 // every pack of that tool is rewritten once.
+import { hexOfBytes } from '../core/packs/hex-of-bytes.js';
 import { createHash } from 'node:crypto';
 import {
-  hexOfBytes,
   INDEX_ENTRY_BYTES,
   KEY_KIND,
   MAX_PACK_BYTES,

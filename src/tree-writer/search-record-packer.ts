@@ -8,7 +8,8 @@
 // part whose records come with positions (the term records) can take a pack whole when its
 // records were copied unchanged from the previous build's: found by those previous positions.
 import { createHash, type Hash } from 'node:crypto';
-import { hexOfBytes, INDEX_ENTRY_BYTES, type KeyKind, PACK_HEADER_BYTES } from '../core/packs/pack-format.js';
+import { hexOfBytes } from '../core/packs/hex-of-bytes.js';
+import { INDEX_ENTRY_BYTES, type KeyKind, PACK_HEADER_BYTES } from '../core/packs/pack-format.js';
 import { encodeIndex, encodePack, type IndexEntryInput } from '../core/packs/pack-encoding.js';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import type { SearchPackRow } from '../core/search/search-index-format.js';

@@ -2,7 +2,8 @@
 // search index writer (search-index-spill-writer.ts), read back from its scratch files by offset
 // in block and key order: byte for byte what the in-memory reference writer makes.
 import { encodedRecordBytes, encodeRecord } from '../core/packs/pack-encoding.js';
-import { hexOfBytes, RECORD_HEADER_BYTES } from '../core/packs/pack-format.js';
+import { hexOfBytes } from '../core/packs/hex-of-bytes.js';
+import { RECORD_HEADER_BYTES } from '../core/packs/pack-format.js';
 import { excerptSourceKeyOf } from '../core/search/excerpt-source.js';
 import { sharedIdPrefixLength, titleBlockKeyOf } from '../core/search/search-index-format.js';
 import { utf8Bytes } from '../core/tree/utf8.js';

@@ -1,7 +1,7 @@
+import { hexOfBytes } from '../../src/core/packs/hex-of-bytes.js';
 import {
   callKeyOf,
   compareKeys,
-  hexOfBytes,
   INDEX_ENTRY_BYTES,
   KEY_KIND,
   type KeyKind,

@@ -7,7 +7,8 @@ import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { crc32 } from '../../src/core/packs/crc32.js';
 import { holdsNamedContent, MAX_DIGEST_CHECKED_PACK_BYTES } from '../../src/core/packs/pack-digest.js';
-import { callKeyOf, hexOfBytes, KEY_KIND, parsePack } from '../../src/core/packs/pack-format.js';
+import { hexOfBytes } from '../../src/core/packs/hex-of-bytes.js';
+import { callKeyOf, KEY_KIND, parsePack } from '../../src/core/packs/pack-format.js';
 import { encodeIndex, encodePack, encodeRecord } from '../../src/core/packs/pack-encoding.js';
 import {
   type ByteRange,

@@ -4,6 +4,7 @@
 // hostile pack or index answers `missing`/`refused` with the reason (I/O failures of the host do
 // throw, as TreeSource reads do, so they are not taken for an absent file). Only paths an index
 // names below packs/ are ever read.
+import { hexOfBytes } from './hex-of-bytes.js';
 import { decodeUtf8 } from '../tree/utf8.js';
 import { BoundedCache } from './bounded-cache.js';
 import { holdsNamedContent, isKnownNamedContent } from './pack-digest.js';
@@ -13,7 +14,6 @@ import {
   compareKeys,
   entryKey,
   findEntries,
-  hexOfBytes,
   type IndexEntry,
   indexPathRefusal,
   type KeyKind,

@@ -4,7 +4,8 @@
 // plain tree path below packs/ ending in `.idx`, or rows out of order, refuse the whole table.
 import { EXTENSION_KEY } from '../tree/manifest.js';
 import { findTreePathProblem, showTreePath } from '../tree/tree-path.js';
-import { hexOfBytes, PACKS_FOLDER } from './pack-format.js';
+import { hexOfBytes } from './hex-of-bytes.js';
+import { PACKS_FOLDER } from './pack-format.js';
 
 /**
  * The table's name for the packed resource files (issue #39): never a tool name (tool names hold

@@ -4,12 +4,12 @@
 // count is right); every entry points at the start of a record that names it; and every name of
 // every record is reachable by the lookup a reader does. Each problem is one line saying what is
 // wrong and where; an empty list means the tool's packs are sound.
+import { hexOfBytes } from './hex-of-bytes.js';
 import { sha256HexOfBytes } from '../tree/sha256.js';
 import {
   callKeyOf,
   compareKeys,
   entryKey,
-  hexOfBytes,
   KEY_KIND,
   type PackProblem,
   type ParsedIndex,

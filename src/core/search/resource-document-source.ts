@@ -1,7 +1,7 @@
 // A resource's search document from its file (its text items joined), and, for an unchanged
 // resource the index writer kept, the same document without reading its file (tree-documents.ts
 // lists both).
-import { hexOfBytes } from '../packs/pack-format.js';
+import { hexOfBytes } from '../packs/hex-of-bytes.js';
 import { readResourceFile } from '../tree/lenient-files.js';
 import { decodeUtf8 } from '../tree/utf8.js';
 import type { IndexedDocument } from './search-results.js';

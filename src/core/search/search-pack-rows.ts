@@ -5,7 +5,8 @@
 // checked when a lookup uses it; one that is not [hex, 16-digit name] leaves the lookup to the
 // index. Portable.
 import { MAX_DIGEST_CHECKED_PACK_BYTES } from '../packs/pack-digest.js';
-import { hexOfBytes, KEY_KIND } from '../packs/pack-format.js';
+import { hexOfBytes } from '../packs/hex-of-bytes.js';
+import { KEY_KIND } from '../packs/pack-format.js';
 import type { PackFileSource, PackLookup, PackReader, WholePackKeeping } from '../packs/pack-reader.js';
 import type { PackTableRow } from '../packs/pack-table.js';
 import { SEARCH_FOLDER, type SearchPackRow } from './search-index-format.js';

@@ -11,12 +11,12 @@
 // it lies where its title block's entries place it; checked in memory rather than by a lookup per
 // record (a range read each: minutes at 650,000 documents).
 // Each problem is one line: what is wrong and where, then "; " and what to do.
+import { hexOfBytes } from '../packs/hex-of-bytes.js';
 import { sha256HexOfBytes } from '../tree/sha256.js';
 import {
   callKeyOf,
   compareKeys,
   entryKey,
-  hexOfBytes,
   KEY_KIND,
   type KeyKind,
   type ParsedIndex,
