@@ -100,7 +100,7 @@ export class RunBucket<Value> {
     // Pooled for small records (no native allocation per lookup); every byte is read into it.
     const line = Buffer.allocUnsafe(length);
     if (readSync(descriptor, line, 0, line.length, offset) !== line.length) return undefined;
-    // The index tells keys apart by their first 64 bits (run-index.ts): the line's own key decides.
+    // The index tells keys apart by their first 48 bits (run-index.ts): the line's own key decides.
     if (line.length <= KEY_LENGTH || line[KEY_LENGTH] !== TAB || line.toString('latin1', 0, KEY_LENGTH) !== key)
       return undefined;
     try {

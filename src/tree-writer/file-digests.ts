@@ -8,12 +8,14 @@
 // build peaked ~25 MB above a 4,000-call one. What stays per file is held to the bytes it needs
 // (a tree of 650,000 files keeps it from the first call to the last pack): one byte of the path's
 // hash to skip most wrong slots in a probe (the rest is recomputed from the path when the table
-// grows), one byte of flags, and a spooled file's place in 6 bytes. A deferred file (tree-writer.ts
-// writeDeferred: its digest and size known, its bytes made only if asked) keeps its owner's number.
+// grows), one byte of flags, and a spooled file's place in ~2.3 bytes (spool-places.ts). A
+// deferred file (tree-writer.ts writeDeferred: its digest and size known, its bytes made only if
+// asked) keeps its owner's number.
 import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import { PrefixCodedPaths } from './prefix-coded-paths.js';
 import { sortPositions } from './sort-positions.js';
 import { SpilledDigests } from './spilled-digests.js';
+import { SpoolPlaces } from './spool-places.js';
 
 const INITIAL_SLOTS = 1024;
 const EMPTY = 0;
@@ -22,8 +24,6 @@ const EMPTY = 0;
 const UNCHANGED = 1;
 /** A file's flags: taken out of the tree again (a call file replaced by packs, build's pack step). */
 const DROPPED = 2;
-/** A spooled file's offset + 1 is split into 32 low bits and 16 high bits (up to 256 TiB). */
-const LOW_SPAN = 2 ** 32;
 
 /** FNV-1a over a path's UTF-8 bytes (the same path always lands in the same place). */
 function hashBytes(bytes: Uint8Array, start: number, end: number): number {
@@ -57,16 +57,8 @@ export class FileDigests {
   /** UNCHANGED and DROPPED, per slot. */
   private flags = new Uint8Array(INITIAL_SLOTS);
   private droppedCount = 0;
-  /**
-   * Where the content of a spooled file (tree-writer.ts: held in the spool file, not yet a file of
-   * the tree) starts in the spool, plus 1 (its low 32 bits and the bits above); 0 for a file
-   * written as a file.
-   */
-  // Grown at the first spooled file only (an unpacked build spools none): a slot past their end
-  // reads as undefined, never spooled.
-  private spoolLows = new Uint32Array(0);
-  private spoolHighs = new Uint16Array(0);
-  private spoolLengths = new Uint32Array(0);
+  /** Where each spooled file (tree-writer.ts: held in the spool file, not yet a file of the tree) is. */
+  private readonly spoolPlaces = new SpoolPlaces();
   /** A deferred file's owner number + 1 (0: not deferred) and size; grown at the first one. */
   private deferredOwners = new Uint32Array(0);
   private deferredLengths = new Uint32Array(0);
@@ -122,12 +114,7 @@ export class FileDigests {
   }
 
   private isSpooled(slot: number): boolean {
-    return slot < this.spoolLows.length && (this.spoolLows[slot] !== 0 || this.spoolHighs[slot] !== 0);
-  }
-
-  private setSpoolStart(slot: number, startPlusOne: number): void {
-    this.spoolLows[slot] = startPlusOne % LOW_SPAN;
-    this.spoolHighs[slot] = Math.floor(startPlusOne / LOW_SPAN);
+    return this.spoolPlaces.has(slot);
   }
 
   /** The path recorded in `slot` (pack-record-list.ts reads the build's packed names from here). */
@@ -229,7 +216,7 @@ export class FileDigests {
     this.digests.set(slot, digest);
     // New content is written until the writer finds it unchanged.
     this.flags[slot]! &= ~UNCHANGED;
-    if (slot < this.spoolLows.length) this.setSpoolStart(slot, 0);
+    this.spoolPlaces.clear(slot);
     if (slot < this.deferredOwners.length) this.deferredOwners[slot] = 0;
     if (slot < this.copyOfSlots.length) this.copyOfSlots[slot] = 0;
     if (this.isDropped(slot)) {
@@ -279,25 +266,20 @@ export class FileDigests {
   setSpooled(filePath: string, offset: number, length: number): void {
     const slot = this.find(filePath);
     if (slot < 0) return;
-    this.spoolLows = grownTypedArray(this.spoolLows, slot + 1);
-    this.spoolHighs = grownTypedArray(this.spoolHighs, slot + 1);
-    this.spoolLengths = grownTypedArray(this.spoolLengths, slot + 1);
-    this.setSpoolStart(slot, offset + 1);
-    this.spoolLengths[slot] = length;
+    this.spoolPlaces.set(slot, offset, length);
   }
 
   /** Where a spooled file's content is in the spool; undefined for a file written as a file (or dropped). */
   spooledAt(filePath: string): { offset: number; length: number } | undefined {
     const slot = this.find(filePath);
     if (slot < 0 || this.isDropped(slot) || !this.isSpooled(slot)) return undefined;
-    const startPlusOne = this.spoolHighs[slot]! * LOW_SPAN + this.spoolLows[slot]!;
-    return { offset: startPlusOne - 1, length: this.spoolLengths[slot]! };
+    return this.spoolPlaces.at(slot);
   }
 
   /** Marks a spooled or deferred file as written out as a file. */
   clearHeld(filePath: string): void {
     const slot = this.find(filePath);
-    if (slot >= 0 && slot < this.spoolLows.length) this.setSpoolStart(slot, 0);
+    if (slot >= 0) this.spoolPlaces.clear(slot);
     if (slot >= 0 && slot < this.deferredOwners.length) this.deferredOwners[slot] = 0;
   }
 
@@ -307,13 +289,13 @@ export class FileDigests {
    */
   heldLengthAt(slot: number): number | undefined {
     if (!this.isLive(slot)) return undefined;
-    if (this.isSpooled(slot)) return this.spoolLengths[slot]!;
+    if (this.isSpooled(slot)) return this.spoolPlaces.lengthAt(slot);
     return this.isDeferred(slot) ? this.deferredLengths[slot]! : undefined;
   }
 
   /** Every spooled path (not dropped), in the order first written. */
   *spooledPaths(): IterableIterator<string> {
-    for (let slot = 0; slot < Math.min(this.count, this.spoolLows.length); slot++)
+    for (let slot = 0; slot < this.count; slot++)
       if (this.isSpooled(slot) && !this.isDropped(slot)) yield this.pathAt(slot);
   }
 

@@ -1,7 +1,9 @@
 // The cache bucket's index of result lines, kept off the heap: every key finds its own line
 // through the table's growth, a later line of a key wins, a key that is not 32 hex characters (a
-// damaged log line) is never stored or found, and appends never add keys (run-bucket.ts). The
-// index keeps 64 bits of a key: a key alike in those to a cached one is a miss, never its result.
+// damaged log line) is never stored or found, and appends never add keys (run-bucket.ts). Lines
+// laid end to end, with gaps, long lines and keys set again between growths, are found where they
+// are. The index keeps 48 bits of a key: a key alike in those to a cached one is a miss, never its
+// result.
 // A reopened log is scanned whole, whatever lines cross its reads; a torn last line is cut off.
 // A cleared index (the build's, once every call is answered) starts over empty.
 import { createHash } from 'node:crypto';
@@ -27,6 +29,26 @@ describe('RunIndex', () => {
     }
     expect(index.has(keyOf(5_000))).toBe(false);
     expect(index.get(keyOf(5_001))).toBeUndefined();
+  });
+
+  it('finds lines laid end to end past gaps, long lines and keys set again across growths', () => {
+    const index = new RunIndex();
+    const expected = new Map<string, { offset: number; length: number }>();
+    let offset = 0;
+    for (let line = 0; line < 20_000; line++) {
+      // Every 7th line sets an earlier key again; some lines are long; some follow skipped bytes.
+      const key = keyOf(line % 7 === 6 ? line - 500 : line);
+      const length = line % 101 === 0 ? 70_000 + line : 40 + (line % 300);
+      if (line % 53 === 0) offset += 1 + (line % 4_000);
+      index.set(key, offset, length);
+      expected.set(key, { offset, length });
+      offset += length + 1;
+    }
+    expect(index.size).toBe(expected.size);
+    for (const [key, where] of expected) expect(index.get(key)).toEqual(where);
+    index.set(keyOf(3), offset, 12, true);
+    expect(index.get(keyOf(3))).toEqual({ offset, length: 12 });
+    expect(index.size).toBe(expected.size);
   });
 
   it('never stores or finds a key that is not 32 hex characters, and moves only known keys when asked', () => {
@@ -62,7 +84,7 @@ describe('RunIndex', () => {
     expect(index.get(keyOf(3))).toEqual({ offset: 2 ** 40 + 17, length: 9 });
   });
 
-  it('answers a key alike in its first 64 bits to a cached one as a miss, not with that result', () => {
+  it('answers a key alike in its first 64 bits (so in the 48 kept) to a cached one as a miss, not with that result', () => {
     const folder = mkdtempSync(path.join(tmpdir(), 'staticmcp-run-index-'));
     try {
       const file = path.join(folder, 'bucket.log');
