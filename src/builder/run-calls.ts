@@ -155,7 +155,21 @@ export async function runCalls(plans: readonly ToolPlan[], context: RunContext, 
   const callsPerTurn = readTestHook(CALLS_PER_TURN_VARIABLE, CALLS_PER_TURN);
   const tallies = await countCalls(plans, context, callsPerTurn);
   if (context.signal?.aborted) return;
-  let runner: BatchRunner | undefined;
+  // Opened at the first call to run, not from the tally: a line the tally counted as cached can
+  // still fail to read back (a damaged or truncated cache log), and that call then runs.
+  let runnerOpening: Promise<BatchRunner> | undefined;
+  const openRunner = (): Promise<BatchRunner> => {
+    // Loaded only when something runs: a rebuild from the cache never needs the launchers.
+    runnerOpening ??= import('../script/batch-runner.js').then(({ BatchRunner }) =>
+      BatchRunner.open({
+        cwd: context.projectRoot,
+        concurrency: context.concurrency,
+        maxOutputBytes: context.maxOutputBytes,
+        signal: context.signal,
+      }),
+    );
+    return runnerOpening;
+  };
   const validators = new Map<ToolPlan, ReturnType<typeof outputValidatorFor>>();
   // Compiled only for tools with something to run, so a rebuild from the cache never loads ajv for them.
   const validatorOf = (plan: ToolPlan): ReturnType<typeof outputValidatorFor> => {
@@ -167,15 +181,7 @@ export async function runCalls(plans: readonly ToolPlan[], context: RunContext, 
   };
   try {
     if ([...tallies.values()].some((tally) => tally.toRun > 0)) {
-      // Loaded only when something runs: a rebuild from the cache never needs the launchers.
-      const { BatchRunner } = await import('../script/batch-runner.js');
-      runner = await BatchRunner.open({
-        cwd: context.projectRoot,
-        concurrency: context.concurrency,
-        maxOutputBytes: context.maxOutputBytes,
-        signal: context.signal,
-      });
-      await probeTools(runner, tallies, validatorOf, context, sink);
+      await probeTools(await openRunner(), tallies, validatorOf, context, sink);
     }
     // The sample calls the probe already ran count as run and done, so the plan line names every
     // call the build runs (it said 4,999 for a build that ran 5,000).
@@ -196,7 +202,7 @@ export async function runCalls(plans: readonly ToolPlan[], context: RunContext, 
           const validator = validatorOf(job.plan);
           const outcome = validator.problem
             ? invalidSchemaOutcome(job.plan, job.args, validator.problem)
-            : (await runOneCall(runner!, job.plan, job.args, validator.validate, context)).outcome;
+            : (await runOneCall(await openRunner(), job.plan, job.args, validator.validate, context)).outcome;
           remember(outcome, job.key, context);
           await sink(outcome);
           done += 1;
@@ -209,6 +215,8 @@ export async function runCalls(plans: readonly ToolPlan[], context: RunContext, 
       context.concurrency * CALLS_PER_LAUNCHER,
     );
   } finally {
+    // A runner that failed to open has nothing to close; its error reached the call that asked.
+    const runner = await runnerOpening?.catch(() => undefined);
     await runner?.close();
   }
 }

@@ -90,6 +90,24 @@ describe('the build cache across builds', () => {
     ]);
   });
 
+  it('reruns the calls whose cached records are damaged in place, even when the tally found nothing to run', async () => {
+    const project = await makeProject({ tools: { counted: 'count-runs' } });
+    expect(await buildAndCountRuns(project)).toHaveLength(4);
+    const runsFolder = path.join(project, '.staticmcp', 'cache', 'runs');
+    const [bucket] = await fs.readdir(runsFolder);
+    if (bucket === undefined) throw new Error(`the build cached nothing in ${runsFolder}`);
+    const lines = (await fs.readFile(path.join(runsFolder, bucket), 'utf8')).split('\n').filter(Boolean);
+    // Keys and lengths intact, so every call still counts as cached; no record reads back as JSON.
+    const damaged = lines.map((line) => `${line.slice(0, 33)}{${'x'.repeat(line.length - 34)}`);
+    await fs.writeFile(path.join(runsFolder, bucket), `${damaged.join('\n')}\n`);
+    await fs.rm(path.join(project, 'dist'), { recursive: true });
+    expect(await buildAndCountRuns(project)).toEqual(['counted 1', 'counted 2', 'counted 3']);
+    for (const n of [1, 2, 3])
+      expect(await readJson(path.join(project, `dist/tools/counted/${n}.json`))).toMatchObject({
+        content: [{ text: `n=${n}\n` }],
+      });
+  });
+
   it('ignores a cache file that is not JSON, and drops the single-file cache of earlier versions', async () => {
     const project = await makeProject({
       tools: { counted: 'count-runs' },
