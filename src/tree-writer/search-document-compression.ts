@@ -29,9 +29,27 @@ const DEFLATE_LEVEL = 5;
  */
 const DEFLATE_CHUNK_BYTES = 2048;
 
+/** The longest text encoded into the reused input buffer (a longer one gets a Buffer of its own). */
+const MAX_SCRATCH_BYTES = 64 * 1024;
+let scratch = Buffer.allocUnsafeSlow(16 * 1024);
+
+/**
+ * `text` as UTF-8, in a buffer reused from call to call when it fits MAX_SCRATCH_BYTES (valid until
+ * the next call): zlib reads its input before returning, and a new Buffer per document body (a
+ * malloc of a few KiB each, past Buffer's pool, alive until a collection) grew glibc's heap with
+ * the number of documents in a first build.
+ */
+function utf8Input(text: string): Buffer {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_SCRATCH_BYTES) return Buffer.from(text, 'utf8');
+  if (bytes > scratch.length)
+    scratch = Buffer.allocUnsafeSlow(Math.min(MAX_SCRATCH_BYTES, Math.max(bytes, 2 * scratch.length)));
+  return scratch.subarray(0, scratch.write(text, 0, 'utf8'));
+}
+
 /** The body of a document whose JSON (encodeDocumentBody) is `json`: its length, then raw deflate. */
 export function compressDocumentBody(json: string): Buffer {
-  const plain = Buffer.from(json, 'utf8');
+  const plain = utf8Input(json);
   const deflated = deflateRawSync(plain, { level: DEFLATE_LEVEL, chunkSize: DEFLATE_CHUNK_BYTES });
   const body = Buffer.allocUnsafe(BODY_LENGTH_BYTES + deflated.length);
   body.writeUInt32BE(plain.length, 0);
