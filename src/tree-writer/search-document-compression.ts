@@ -29,9 +29,29 @@ const DEFLATE_LEVEL = 5;
  */
 const DEFLATE_CHUNK_BYTES = 2048;
 
+/** The longest text encoded into the reused input buffer (a longer one gets a Buffer of its own). */
+const MAX_SCRATCH_BYTES = 64 * 1024;
+let scratch = Buffer.allocUnsafeSlow(16 * 1024);
+
+/**
+ * `text` as UTF-8, in a buffer reused from call to call when it fits MAX_SCRATCH_BYTES (valid until
+ * the next call): zlib reads its input before returning, and a new Buffer per document body (a
+ * malloc of a few KiB each, past Buffer's pool, alive until a collection) grew glibc's heap with
+ * the number of documents in a first build.
+ */
+function utf8Input(text: string, then = ''): Buffer {
+  const bytes = Buffer.byteLength(text, 'utf8') + Buffer.byteLength(then, 'utf8');
+  // Each encoded on its own, as the writes below do (a lone surrogate at the seam stays lone).
+  if (bytes > MAX_SCRATCH_BYTES) return Buffer.concat([Buffer.from(text, 'utf8'), Buffer.from(then, 'utf8')]);
+  if (bytes > scratch.length)
+    scratch = Buffer.allocUnsafeSlow(Math.min(MAX_SCRATCH_BYTES, Math.max(bytes, 2 * scratch.length)));
+  const textBytes = scratch.write(text, 0, 'utf8');
+  return scratch.subarray(0, textBytes + scratch.write(then, textBytes, 'utf8'));
+}
+
 /** The body of a document whose JSON (encodeDocumentBody) is `json`: its length, then raw deflate. */
 export function compressDocumentBody(json: string): Buffer {
-  const plain = Buffer.from(json, 'utf8');
+  const plain = utf8Input(json);
   const deflated = deflateRawSync(plain, { level: DEFLATE_LEVEL, chunkSize: DEFLATE_CHUNK_BYTES });
   const body = Buffer.allocUnsafe(BODY_LENGTH_BYTES + deflated.length);
   body.writeUInt32BE(plain.length, 0);
@@ -46,7 +66,7 @@ export function compressDocumentBody(json: string): Buffer {
  */
 export function compressExcerptSource(text: string): Buffer {
   const source = excerptSourceText(text);
-  const plain = Buffer.from(source.text, 'utf8');
+  const plain = utf8Input(source.text);
   const deflated = deflateRawSync(plain, {
     level: DEFLATE_LEVEL,
     finishFlush: constants.Z_SYNC_FLUSH,
@@ -68,17 +88,18 @@ export function compressExcerptSource(text: string): Buffer {
  */
 export function compressDocumentSource(document: IndexedDocument): Buffer | undefined {
   if (document.textFrom === 'call' || document.text === '' || excerptSourceText(document.text).cut) return undefined;
-  const text = Buffer.from(document.text, 'utf8');
-  const rest = Buffer.from(encodeDocumentSourceRest(document), 'utf8');
-  if (rest.length > MAX_DOCUMENT_SOURCE_REST_BYTES) return undefined;
-  const deflated = deflateRawSync(Buffer.concat([text, rest]), {
+  const rest = encodeDocumentSourceRest(document);
+  const restBytes = Buffer.byteLength(rest, 'utf8');
+  if (restBytes > MAX_DOCUMENT_SOURCE_REST_BYTES) return undefined;
+  const textBytes = Buffer.byteLength(document.text, 'utf8');
+  const deflated = deflateRawSync(utf8Input(document.text, rest), {
     level: DEFLATE_LEVEL,
     chunkSize: DEFLATE_CHUNK_BYTES,
     finishFlush: constants.Z_SYNC_FLUSH,
   });
   const body = Buffer.allocUnsafe(DOCUMENT_SOURCE_HEADER_BYTES + deflated.length);
-  body.writeUInt32BE((text.length | DOCUMENT_SOURCE_BIT) >>> 0, 0);
-  body.writeUInt16BE(rest.length, EXCERPT_HEADER_BYTES);
+  body.writeUInt32BE((textBytes | DOCUMENT_SOURCE_BIT) >>> 0, 0);
+  body.writeUInt16BE(restBytes, EXCERPT_HEADER_BYTES);
   deflated.copy(body, DOCUMENT_SOURCE_HEADER_BYTES);
   return body;
 }

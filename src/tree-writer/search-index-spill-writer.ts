@@ -46,6 +46,7 @@ import {
 } from './search-record-packer.js';
 import { withoutRepeatedStemLists } from './search-stem-lists.js';
 import { mergeRuns, PostingRun, termRecordSource } from './search-posting-runs.js';
+import { SpilledLengths } from './spilled-lengths.js';
 import { StringArena } from './string-arena.js';
 import {
   type ChangedDocument,
@@ -150,15 +151,13 @@ export async function writeSearchIndexSpilling(
   // was heap the rest of the index write kept, and the heap grows to a multiple of what it holds.
   // The ids as UTF-8 side by side: a string and an array slot each was heap kept to the end.
   const ids = new StringArena();
-  let titleAt = new Float64Array(1024);
-  let titleLength = new Uint32Array(1024);
-  let bodyAt = new Float64Array(1024);
-  let bodyLength = new Uint32Array(1024);
+  // Each scratch file's items by arrival: lengths, their offsets summed from them (spilled-lengths.ts).
+  const titleItems = new SpilledLengths(keysTitlePacks ? DIGEST_BYTES : 0);
+  const bodies = new SpilledLengths();
   let keyHigh = new Uint32Array(1024);
   let keyLow = new Uint32Array(1024);
   // Each excerpt source's bytes (0: the document has none) and where it sits in its scratch file.
-  let sourceAt = new Float64Array(1024);
-  let sourceLength = new Uint32Array(1024);
+  const sources = new SpilledLengths();
   const titleSpill = new SpillWriter(path.join(scratch, 'titles'));
   const bodySpill = new SpillWriter(path.join(scratch, 'bodies'));
   const sourceSpill = new SpillWriter(path.join(scratch, 'excerpts'));
@@ -206,24 +205,16 @@ export async function writeSearchIndexSpilling(
       // An entry's title and url, as they end its title block entry (the id's part depends on its neighbour).
       const titleItem = Buffer.from(JSON.stringify([document.title, document.url]).slice(1, -1), 'utf8');
       const filled = arrival + 1;
-      titleAt = grownTypedArray(titleAt, filled);
-      titleLength = grownTypedArray(titleLength, filled);
-      bodyAt = grownTypedArray(bodyAt, filled);
-      bodyLength = grownTypedArray(bodyLength, filled);
       keyHigh = grownTypedArray(keyHigh, filled);
       keyLow = grownTypedArray(keyLow, filled);
       tokenCounts = grownTypedArray(tokenCounts, filled);
       tokenCounts[arrival] = share.tokenCount;
-      sourceAt = grownTypedArray(sourceAt, filled);
-      sourceLength = grownTypedArray(sourceLength, filled);
-      titleAt[arrival] = titleSpill.bytes;
-      titleLength[arrival] = titleItem.length;
+      titleItems.push(titleItem.length);
       titleSpill.append(titleItem);
       // Its entry digest waits after its title item: the title packs are keyed by it.
       if (keysTitlePacks) titleSpill.append(digest!);
       const body = share.body;
-      bodyAt[arrival] = bodySpill.bytes;
-      bodyLength[arrival] = body.length;
+      bodies.push(body.length);
       bodySpill.append(body);
       // A resource listed by its kept source has an excerpt source exactly when its text is not empty.
       const source = (
@@ -233,8 +224,7 @@ export async function writeSearchIndexSpilling(
       )
         ? share.excerpt
         : undefined;
-      sourceAt[arrival] = sourceSpill.bytes;
-      sourceLength[arrival] = source?.length ?? 0;
+      sources.push(source?.length ?? 0);
       if (source !== undefined) sourceSpill.append(source);
       const [high, low] = sipHash13Halves(Buffer.from(document.id, 'utf8'));
       keyHigh[arrival] = high;
@@ -319,6 +309,9 @@ export async function writeSearchIndexSpilling(
   const placePackNumber = new Uint32Array(count);
   const placeOffset = new Uint32Array(count);
   const placeLength = new Uint32Array(count);
+  const titleLength = titleItems.lengthOf;
+  const bodyLength = bodies.lengthOf;
+  const sourceLength = sources.lengthOf;
   const placeFollower = (arrival: number, place: RecordPlace) => {
     if (bodyLength[arrival] !== 0) return;
     if (placePacks.at(-1) !== place.pack) placePacks.push(place.pack);
@@ -342,12 +335,12 @@ export async function writeSearchIndexSpilling(
         blockSize,
         ids,
         titleLength,
-        (arrival) => titleReader.read(titleAt[arrival]!, titleLength[arrival]!),
+        (arrival) => titleReader.read(titleItems.offsetAt(arrival), titleLength[arrival]!),
         sourceLength,
-        (arrival) => sourceReader.read(sourceAt[arrival]!, sourceLength[arrival]!),
+        (arrival) => sourceReader.read(sources.offsetAt(arrival), sourceLength[arrival]!),
         (arrival) => bodyLength[arrival] === 0,
         keysTitlePacks
-          ? (arrival) => titleReader.read(titleAt[arrival]! + titleLength[arrival]!, DIGEST_BYTES)
+          ? (arrival) => titleReader.read(titleItems.offsetAt(arrival) + titleLength[arrival]!, DIGEST_BYTES)
           : undefined,
       ),
       {
@@ -369,7 +362,7 @@ export async function writeSearchIndexSpilling(
         keyHigh,
         keyLow,
         bodyLength,
-        (arrival) => readAt(bodiesFd, bodyAt[arrival]!, bodyLength[arrival]!),
+        (arrival) => readAt(bodiesFd, bodies.offsetAt(arrival), bodyLength[arrival]!),
         (arrival) => ({
           pack: placePacks[placePackNumber[arrival]!]!,
           offset: placeOffset[arrival]!,

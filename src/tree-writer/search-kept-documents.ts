@@ -90,6 +90,11 @@ export class KeptSearchDocuments {
   private partWriter: KeptPartWriter | undefined;
   private readonly hash = createHash('sha256');
   private readonly record = new Uint8Array(RECORD_BYTES);
+  /**
+   * A made entry's bytes, reused from document to document: a new Buffer each was a malloc of a
+   * few KiB alive until a collection, and a first build's stream of them grew glibc's heap.
+   */
+  private entry = Buffer.allocUnsafeSlow(8192);
   private readonly header: Buffer;
   private appendedBytes = 0;
   private recordCount = 0;
@@ -307,19 +312,21 @@ export class KeptSearchDocuments {
     const counts: number[] = [kept.tokenCount, ...terms.counts];
     const countBytes = counts.reduce((sum, count) => sum + varintLength(count), 0);
     const sourceBytes = source?.length ?? 0;
-    const entry = Buffer.alloc(
+    const length =
       DIGEST_BYTES +
-        1 +
-        sourceBytes +
-        varintLength(keys.length) +
-        keys.length +
-        varintLength(countBytes) +
-        countBytes +
-        varintLength(kept.body.length) +
-        kept.body.length +
-        varintLength(kept.excerpt.length) +
-        kept.excerpt.length,
-    );
+      1 +
+      sourceBytes +
+      varintLength(keys.length) +
+      keys.length +
+      varintLength(countBytes) +
+      countBytes +
+      varintLength(kept.body.length) +
+      kept.body.length +
+      varintLength(kept.excerpt.length) +
+      kept.excerpt.length;
+    // Every byte of it is written below, and append copies it.
+    if (this.entry.length < length) this.entry = Buffer.allocUnsafeSlow(Math.max(length, 2 * this.entry.length));
+    const { entry } = this;
     let at = digest.copy(entry, 0);
     at = writeVarint(entry, at, sourceBytes);
     if (source !== undefined) at += source.copy(entry, at);
@@ -331,7 +338,7 @@ export class KeptSearchDocuments {
     entry.set(kept.body, at);
     at = writeVarint(entry, at + kept.body.length, kept.excerpt.length);
     entry.set(kept.excerpt, at);
-    this.appendEntry(digest, source, [entry]);
+    this.appendEntry(digest, source, entry, length);
   }
 
   /**
@@ -363,15 +370,13 @@ export class KeptSearchDocuments {
     this.appendRecord(bytes, start, source, place);
   }
 
-  /** Appends an entry made of `pieces` (in order) to this build's parts, and its record to the directory. */
-  private appendEntry(digest: Uint8Array, source: Uint8Array | undefined, pieces: Uint8Array[]): void {
+  /** Appends the entry `bytes[0, length)` to this build's parts, and its record to the directory. */
+  private appendEntry(digest: Uint8Array, source: Uint8Array | undefined, bytes: Uint8Array, length: number): void {
     if (this.writer === undefined) return;
-    let length = 0;
-    for (const piece of pieces) length += piece.length;
     if (!this.room(length)) return;
     const writer = this.partWriter!;
     const place = writer.begin(undefined);
-    for (const piece of pieces) writer.add(piece, 0, piece.length);
+    writer.add(bytes, 0, length);
     writer.end(uint32At(digest, 0));
     this.appendRecord(digest, 0, source, place);
   }
