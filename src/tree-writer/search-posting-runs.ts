@@ -9,9 +9,6 @@ import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import { encodeImpactPostings, impactOf } from '../core/search/postings.js';
 import type { EncodedRecord, RecordSource } from './search-record-packer.js';
 
-/** A run file's write buffer: SpillWriter's largest (a run of the default size is about a megabyte). */
-const RUN_WRITE_BUFFER_BYTES = 1 << 20;
-
 /** A UTF-16 unit where UTF-16 order and UTF-8 order part (compareUtf8). */
 const BEYOND_BMP_ORDER = /[\ud800-\uffff]/;
 
@@ -48,13 +45,6 @@ export class PostingRun {
   /** By key number in a key counter's `dictionary`: its term's number in this run (-1: not yet). */
   private termOfKey: Int32Array = new Int32Array(1024).fill(-1);
   private dictionary: number | undefined;
-  /**
-   * What writing a run uses, kept from run to run: a corpus of 100,000 documents writes ~16 runs,
-   * and a new megabyte or two of each per run (the sort order, the file's buffer grown from 16 KiB)
-   * came from glibc's heap, which kept growing around them.
-   */
-  private order = new Uint32Array(0);
-  private writeBuffer: Uint8Array | undefined;
   used = 0;
 
   constructor(private capacity: number) {
@@ -133,12 +123,10 @@ export class PostingRun {
     const start = new Uint32Array(terms.length + 1);
     for (let slot = 0; slot < this.used; slot += 1) start[rankOf[this.termIds[slot]!]! + 1]! += 1;
     for (let rank = 0; rank < terms.length; rank += 1) start[rank + 1]! += start[rank]!;
-    this.order = grownTypedArray(this.order, this.used);
-    const { order } = this;
+    const order = new Uint32Array(this.used);
     const next = start.slice(0, terms.length);
     for (let slot = 0; slot < this.used; slot += 1) order[next[rankOf[this.termIds[slot]!]!]!++] = slot;
-    this.writeBuffer ??= new Uint8Array(RUN_WRITE_BUFFER_BYTES);
-    const writer = new SpillWriter(file, undefined, this.writeBuffer);
+    const writer = new SpillWriter(file);
     for (let rank = 0; rank < terms.length; rank += 1) {
       const termBytes = Buffer.from(terms[rank]!, 'utf8');
       writer.appendVarint(termBytes.length);
@@ -166,8 +154,6 @@ export class PostingRun {
     this.arrivals = releaseGrown(this.arrivals);
     this.frequencies = releaseGrown(this.frequencies);
     this.termOfKey = new Int32Array(0);
-    this.order = releaseGrown(this.order);
-    this.writeBuffer = undefined;
     this.capacity = 0;
     this.used = 0;
   }

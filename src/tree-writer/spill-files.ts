@@ -15,21 +15,16 @@ const FIRST_BUFFER_BYTES = 1 << 14;
  */
 export class SpillWriter {
   private readonly fd: number;
-  private buffer: Uint8Array = new Uint8Array(FIRST_BUFFER_BYTES);
+  private buffer = new Uint8Array(FIRST_BUFFER_BYTES);
   private used = 0;
   bytes = 0;
 
-  /**
-   * `mode` 0o666 (less the umask) for a file that becomes a tree file (llms-txt.ts); `buffer`, a
-   * caller's buffer to write through (one it reuses from file to file), else one of its own.
-   */
+  /** `mode` 0o666 (less the umask) for a file that becomes a tree file (llms-txt.ts). */
   constructor(
     readonly file: string,
     mode = 0o600,
-    buffer?: Uint8Array,
   ) {
     this.fd = openSync(file, 'w', mode);
-    if (buffer !== undefined && buffer.length >= FIRST_BUFFER_BYTES) this.buffer = buffer;
   }
 
   append(bytes: Uint8Array): void {
