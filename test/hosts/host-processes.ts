@@ -87,14 +87,8 @@ async function startOnFreePorts(
 
 const require = createRequire(import.meta.url);
 
-/**
- * What wrangler's bin (bin/wrangler.js) runs: it only starts a second node on wrangler-dist/cli.js
- * with these flags and relays signals, so running that line directly is the same wrangler with
- * one node process fewer to start and keep (bench/wrangler-start.mjs measures both).
- */
-function wranglerCommandLine(): string[] {
-  const folder = path.dirname(require.resolve('wrangler/package.json'));
-  return ['--no-warnings', '--experimental-vm-modules', path.join(folder, 'wrangler-dist', 'cli.js')];
+function wranglerBin(): string {
+  return path.join(path.dirname(require.resolve('wrangler/package.json')), 'bin', 'wrangler.js');
 }
 
 /**
@@ -123,16 +117,7 @@ async function startWrangler(args: string[], cwd: string, makeFolder: MakeFolder
   return startOnFreePorts((port, inspectorPort) =>
     startRuntime(
       `wrangler ${args[0]}`,
-      [
-        ...wranglerCommandLine(),
-        ...args,
-        '--ip',
-        '127.0.0.1',
-        '--port',
-        String(port),
-        '--inspector-port',
-        String(inspectorPort),
-      ],
+      [wranglerBin(), ...args, '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort)],
       cwd,
       port,
       makeFolder,

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { startWorkerdSite } from '../edge/workerd-site.js';
 import { sseMessages } from '../helpers/http-serve.js';
-import { releaseSharedHost, type SharedHostName, sharedHost } from '../helpers/shared-hosts.js';
+import { type SharedHostName, sharedHost } from '../helpers/shared-hosts.js';
 import { addInitDeployFiles, startNetlifyUnderDeno, startPagesDev, startWranglerDev } from '../hosts/host-runtimes.js';
 import type { ProtocolResponse } from './cases.js';
 import { type Connection, type Driver, INITIALIZE_PARAMS, modernHeaders, TABLE_PROTOCOL_VERSION } from './drivers.js';
@@ -44,9 +44,8 @@ export function sharedExampleDriver(name: string, host: SharedHostName): Driver 
   return {
     name,
     stateless: true,
-    // The host belongs to the run: closing the connection leaves it running, and lets go of it so
-    // the run pauses it while the table goes on through the next hosts.
-    open: async () => openEdgeConnection({ url: await sharedHost(host), close: () => releaseSharedHost(host) }),
+    // The host belongs to the run: closing the connection leaves it running.
+    open: async () => openEdgeConnection({ url: await sharedHost(host), close: async () => {} }),
   };
 }
 
