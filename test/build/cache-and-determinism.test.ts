@@ -31,6 +31,18 @@ async function buildAndCountRuns(project: string, config?: unknown): Promise<str
   return runsLogged(project);
 }
 
+/** A project whose one tool's three calls were built once: its cache bucket file and the records in it. */
+async function buildCountedProject(): Promise<{ project: string; bucketFile: string; lines: string[] }> {
+  const project = await makeProject({ tools: { counted: 'count-runs' } });
+  expect(await buildAndCountRuns(project)).toHaveLength(4);
+  const runsFolder = path.join(project, '.staticmcp', 'cache', 'runs');
+  const [bucket] = await fs.readdir(runsFolder);
+  if (bucket === undefined) throw new Error(`the build cached nothing in ${runsFolder}`);
+  const bucketFile = path.join(runsFolder, bucket);
+  const lines = (await fs.readFile(bucketFile, 'utf8')).split('\n').filter(Boolean);
+  return { project, bucketFile, lines };
+}
+
 describe('the build cache across builds', () => {
   it('keeps the results of earlier builds: switching a value list back and forth reruns nothing', async () => {
     const project = await makeProject({ tools: { counted: 'count-runs' } });
@@ -63,16 +75,11 @@ describe('the build cache across builds', () => {
   });
 
   it('reruns only the call whose cached result a killed build left half-written', async () => {
-    const project = await makeProject({ tools: { counted: 'count-runs' } });
-    expect(await buildAndCountRuns(project)).toHaveLength(4);
-    const runsFolder = path.join(project, '.staticmcp', 'cache', 'runs');
-    const [bucket] = await fs.readdir(runsFolder);
-    if (bucket === undefined) throw new Error(`the build cached nothing in ${runsFolder}`);
-    const lines = (await fs.readFile(path.join(runsFolder, bucket), 'utf8')).split('\n').filter(Boolean);
+    const { project, bucketFile, lines } = await buildCountedProject();
     expect(lines).toHaveLength(3);
     // Cut the last record in half, as a build killed in the middle of its append leaves it.
     const torn = `${lines.slice(0, 2).join('\n')}\n${lines[2]?.slice(0, 20)}`;
-    await fs.writeFile(path.join(runsFolder, bucket), torn);
+    await fs.writeFile(bucketFile, torn);
     await fs.rm(path.join(project, 'dist'), { recursive: true });
     const runs = await buildAndCountRuns(project);
     expect(runs).toHaveLength(2);
@@ -82,7 +89,7 @@ describe('the build cache across builds', () => {
         content: [{ text: `n=${n}\n` }],
       });
     // The torn line was cut off, not kept: the bucket holds three whole records again.
-    const repaired = (await fs.readFile(path.join(runsFolder, bucket), 'utf8')).split('\n').filter(Boolean);
+    const repaired = (await fs.readFile(bucketFile, 'utf8')).split('\n').filter(Boolean);
     expect(repaired.map((line) => JSON.parse(line.slice(33)).result.content[0].text).sort()).toEqual([
       'n=1\n',
       'n=2\n',
@@ -91,15 +98,10 @@ describe('the build cache across builds', () => {
   });
 
   it('reruns the calls whose cached records are damaged in place, even when the tally found nothing to run', async () => {
-    const project = await makeProject({ tools: { counted: 'count-runs' } });
-    expect(await buildAndCountRuns(project)).toHaveLength(4);
-    const runsFolder = path.join(project, '.staticmcp', 'cache', 'runs');
-    const [bucket] = await fs.readdir(runsFolder);
-    if (bucket === undefined) throw new Error(`the build cached nothing in ${runsFolder}`);
-    const lines = (await fs.readFile(path.join(runsFolder, bucket), 'utf8')).split('\n').filter(Boolean);
+    const { project, bucketFile, lines } = await buildCountedProject();
     // Keys and lengths intact, so every call still counts as cached; no record reads back as JSON.
     const damaged = lines.map((line) => `${line.slice(0, 33)}{${'x'.repeat(line.length - 34)}`);
-    await fs.writeFile(path.join(runsFolder, bucket), `${damaged.join('\n')}\n`);
+    await fs.writeFile(bucketFile, `${damaged.join('\n')}\n`);
     await fs.rm(path.join(project, 'dist'), { recursive: true });
     expect(await buildAndCountRuns(project)).toEqual(['counted 1', 'counted 2', 'counted 3']);
     for (const n of [1, 2, 3])
