@@ -63,4 +63,6 @@ export interface BuildReport {
 
 export type BuildEvent =
   | { type: 'plan'; totalRuns: number; cachedRuns: number }
+  /** A result the plan counted as cached did not read back (a damaged cache record): it runs again. */
+  | { type: 'rerun'; totalRuns: number; tool: string }
   | { type: 'run'; done: number; totalRuns: number; tool: string };

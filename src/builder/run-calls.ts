@@ -125,6 +125,7 @@ async function* generateJobs(
   context: RunContext,
   sink: CallSink,
   callsPerTurn: number,
+  onRerun: (plan: ToolPlan) => void,
 ): AsyncGenerator<Job> {
   for (const plan of plans) {
     const tally = tallies.get(plan);
@@ -141,6 +142,8 @@ async function* generateJobs(
         await sink(cachedOutcome(plan, args, cached));
         if (++answered % callsPerTurn === 0) await nextTurn();
       } else {
+        // Indexed but unreadable: the plan counted it as cached, so its totals grow by one.
+        if (bucket.has(key)) onRerun(plan);
         stream.inFlight += 1;
         yield { plan, args, key, stream };
       }
@@ -195,8 +198,12 @@ export async function runCalls(plans: readonly ToolPlan[], context: RunContext, 
       if (tally.sampleKey) done += 1;
     }
     context.onEvent?.({ type: 'plan', totalRuns, cachedRuns });
+    const onRerun = (plan: ToolPlan): void => {
+      totalRuns += 1;
+      context.onEvent?.({ type: 'rerun', totalRuns, tool: plan.name });
+    };
     await forEachConcurrent(
-      generateJobs(plans, tallies, context, sink, callsPerTurn),
+      generateJobs(plans, tallies, context, sink, callsPerTurn, onRerun),
       async (job) => {
         try {
           const validator = validatorOf(job.plan);

@@ -7,6 +7,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { BuildEvent } from '../../src/builder/build-report.js';
 import { CALLS_PER_TURN_VARIABLE } from '../../src/builder/run-calls.js';
 import { countFailedRuns, describeReportBody } from '../../src/cli/describe-report.js';
 import { problemsOf, toolReport } from '../helpers/cli.js';
@@ -103,7 +104,15 @@ describe('the build cache across builds', () => {
     const damaged = lines.map((line) => `${line.slice(0, 33)}{${'x'.repeat(line.length - 34)}`);
     await fs.writeFile(bucketFile, `${damaged.join('\n')}\n`);
     await fs.rm(path.join(project, 'dist'), { recursive: true });
-    expect(await buildAndCountRuns(project)).toEqual(['counted 1', 'counted 2', 'counted 3']);
+    await fs.rm(path.join(project, 'runs.log'), { force: true });
+    const events: BuildEvent[] = [];
+    const { code, report } = await buildInProcess(project, { onEvent: (event) => events.push(event) });
+    expect(code, problemsOf(report)).toBe(0);
+    expect(await runsLogged(project)).toEqual(['counted 1', 'counted 2', 'counted 3']);
+    // The plan said nothing runs; the progress then counts each rerun, ending at 3 of 3.
+    expect(events[0]).toEqual({ type: 'plan', totalRuns: 0, cachedRuns: 3 });
+    expect(events.filter((event) => event.type === 'rerun')).toHaveLength(3);
+    expect(events.at(-1)).toMatchObject({ type: 'run', done: 3, totalRuns: 3 });
     for (const n of [1, 2, 3])
       expect(await readJson(path.join(project, `dist/tools/counted/${n}.json`))).toMatchObject({
         content: [{ text: `n=${n}\n` }],

@@ -49,11 +49,20 @@ function createProgress(): (event: BuildEvent) => void {
   const isTty = process.stderr.isTTY === true;
   let lastDrawnAt = 0;
   let lastPercent = -1;
+  let warnedOfReruns = false;
   return (event) => {
     if (event.type === 'plan') {
       process.stderr.write(
         `staticmcp: ${event.totalRuns} call(s) to run${event.cachedRuns > 0 ? `, ${event.cachedRuns} unchanged from the cache` : ''}\n`,
       );
+      return;
+    }
+    if (event.type === 'rerun') {
+      if (!warnedOfReruns)
+        process.stderr.write(
+          `staticmcp: some results in the build cache (.staticmcp/cache) could not be read back; those calls run again and are cached anew\n`,
+        );
+      warnedOfReruns = true;
       return;
     }
     const percent = Math.floor((event.done / event.totalRuns) * 100);
