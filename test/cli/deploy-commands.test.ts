@@ -13,9 +13,9 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { startStaticHost } from '../hosts/host-runtimes.js';
 import { runCli } from '../helpers/cli.js';
 import { readJson } from '../helpers/files.js';
-import { HttpServe } from '../helpers/http-serve.js';
 import { LocalRegistry } from '../helpers/local-registry.js';
 import { initializeOverStdio, PACKAGE_JSON, runCommand, stageThisBuild } from '../helpers/npm-package.js';
 import { REPO_ROOT } from '../helpers/paths.js';
@@ -213,13 +213,14 @@ describe('the deploy files init writes, run as each host runs them against an np
     const stdio = readStdioConfig(await fs.readFile(path.join(project, 'dist/index.html'), 'utf8'));
     expect(stdio.command).toBe('npx');
     expect(stdio.args).toEqual(['-y', REGISTRY_SPEC, 'serve', 'https://my-server.pages.dev/']);
-    const site = await HttpServe.start([path.join(project, 'dist')]);
+    // A plain static host, as GitHub Pages serves dist/: files as they are.
+    const site = await startStaticHost(path.join(project, 'dist'));
     try {
-      const args = stdio.args.map((arg) => (arg === 'https://my-server.pages.dev/' ? `${site.base}/` : arg));
+      const args = stdio.args.map((arg) => (arg === 'https://my-server.pages.dev/' ? site.url.href : arg));
       const { answer, stderr } = await initializeOverStdio(stdio.command, args, { env, cwd: work, timeoutMs: 60_000 });
       expect(answer, stderr).toMatchObject({ id: 1, result: { serverInfo: { name: 'my-server' } } });
     } finally {
-      await site.stop();
+      await site.close();
     }
   }, 180_000);
 });

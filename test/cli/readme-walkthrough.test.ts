@@ -14,8 +14,9 @@
 //   it runs as written with that runtime's address in place of https://my-server.pages.dev/;
 // - `npx @modelcontextprotocol/inspector@2.12.0` finds the pinned Inspector (tools/runtimes) in
 //   the folder's node_modules, as it would in npx's cache after a first download: no network.
-//   That node_modules is tools/runtimes' own and nothing else: a user's folder outside the clone
-//   has none of the clone's packages, and npx reads every package there before it runs.
+//   That node_modules holds the Inspector and what it needs, as that cache would, and nothing
+//   else (test/helpers/npx-folder.ts): a user's folder outside the clone has none of the clone's
+//   packages, and npx reads every package there before it runs.
 // Step 5 (`staticmcp serve my-server`) is the command the MCP TypeScript SDK client starts over
 // stdio; it lists the tools and gets a precomputed and a live answer. Step 7's runtime starts as
 // soon as step 4 has built the tree it serves, while steps 5 and 6 run: starting wrangler is the
@@ -28,7 +29,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningHost, startPagesDev } from '../hosts/host-runtimes.js';
 import { PACKAGE_JSON, runCommand } from '../helpers/npm-package.js';
 import { REPO_ROOT } from '../helpers/paths.js';
-import { RUNTIME_TOOLS } from '../helpers/runtime-tools.js';
+import { linkToolClosure } from '../helpers/npx-folder.js';
 import { firstText } from '../helpers/results.js';
 import { installPackedOnce, type SharedInstall, userShellEnvironment } from '../helpers/shared-install.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
@@ -76,7 +77,7 @@ describe('the README walkthrough, run as written', () => {
   beforeAll(async () => {
     work = await temporaryFolder('staticmcp-walkthrough-');
     const home = await temporaryFolder('staticmcp-walkthrough-home-');
-    await fs.symlink(path.join(RUNTIME_TOOLS, 'node_modules'), path.join(work, 'node_modules'), 'dir');
+    await linkToolClosure(work, '@modelcontextprotocol/inspector');
     // The README's `npm pack` and `npm install -g` in a clone, run once for the run's files.
     installed = await installPackedOnce();
     // The installed staticmcp first on PATH, a home of its own for the Inspector's catalog.

@@ -146,7 +146,10 @@ export class LocalRegistry {
     const hostPath = this.url.replace(/^http:/, '');
     await fs.writeFile(path.join(this.folder, 'npmrc'), `registry=${this.url}\n${hostPath}:_authToken=${this.token}\n`);
     // The machine's content store, shared; npx's installs, private (see the header).
-    const shared = execFileSync('npm', ['config', 'get', 'cache'], { env: NPM_ENV, encoding: 'utf8' }).trim();
+    // Under `npm test` npm names it in the environment; asking npm would start one more npm.
+    const shared =
+      NPM_ENV.npm_config_cache ??
+      execFileSync('npm', ['config', 'get', 'cache'], { env: NPM_ENV, encoding: 'utf8' }).trim();
     await fs.mkdir(path.join(shared, '_cacache'), { recursive: true });
     await fs.mkdir(path.join(this.folder, 'npm-cache'));
     await fs.symlink(path.join(shared, '_cacache'), path.join(this.folder, 'npm-cache', '_cacache'), 'dir');
