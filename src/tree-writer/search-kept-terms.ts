@@ -29,6 +29,7 @@ import { encodeRecord } from '../core/packs/pack-encoding.js';
 import { encodeImpactPostings, impactOf, POSTING_BLOCK_SIZE, readVarint } from '../core/search/postings.js';
 import { grownTypedArray } from './grown-typed-array.js';
 import { SpillReader, SpillWriter } from './spill-files.js';
+import { ChangedNumbers, holdsChanged, holdsExactly } from './search-changed-postings.js';
 
 /** What the kept records were made from. */
 export interface KeptTermsState {
@@ -236,40 +237,6 @@ function decodePostings(body: Uint8Array): number {
   return count;
 }
 
-/** Whether a record body holds a posting of a number `changed` marks. */
-function holdsChanged(body: Uint8Array, changed: Uint8Array): boolean {
-  const cursor = { at: 0 };
-  const count = readCountPastSkips(body, cursor);
-  let number = 0;
-  for (let index = 0; index < count; index += 1) {
-    number += readVarint(body, cursor);
-    if (changed[number] === 1) return true;
-    cursor.at += 1;
-  }
-  return false;
-}
-
-/**
- * Whether a record body's postings of the numbers `changed` marks are exactly `adds` (the same
- * numbers with the same impacts): the patched record is then this one, byte for byte, and is kept
- * as it is instead of being decoded and encoded again (an edit that leaves a term's weight in the
- * edited document where it was).
- */
-function holdsExactly(body: Uint8Array, changed: Uint8Array, adds: { numbers: number[]; impacts: number[] }): boolean {
-  const cursor = { at: 0 };
-  const count = readCountPastSkips(body, cursor);
-  let number = 0;
-  let matched = 0;
-  for (let index = 0; index < count; index += 1) {
-    number += readVarint(body, cursor);
-    const impact = body[cursor.at++];
-    if (changed[number] !== 1) continue;
-    if (adds.numbers[matched] !== number || adds.impacts[matched] !== impact) return false;
-    matched += 1;
-  }
-  return matched === adds.numbers.length && cursor.at === body.length;
-}
-
 /** Thrown when the kept records read are not those their state names (damaged, or replaced meanwhile). */
 export class KeptTermsChangedError extends Error {}
 
@@ -287,10 +254,13 @@ export function patchTermRecords(
   averageLength: number,
   file: string,
 ): { count: number; totalBytes: number; keyBytes: number; origins: Uint32Array } {
-  const marked = new Uint8Array(documentCount);
+  const changedNumbers = new ChangedNumbers(
+    changed.map((document) => document.number),
+    documentCount,
+  );
+  const { marked } = changedNumbers;
   const added = new Map<string, { numbers: number[]; impacts: number[] }>();
   for (const document of [...changed].sort((left, right) => left.number - right.number)) {
-    marked[document.number] = 1;
     document.keys.forEach((key, position) => {
       const postings = added.get(key) ?? { numbers: [], impacts: [] };
       if (postings.numbers.length === 0) added.set(key, postings);
@@ -340,16 +310,25 @@ export function patchTermRecords(
       const encoded = reader.readView(reader.readVarint());
       while (nextAdded < addedKeys.length && Buffer.compare(addedKeys[nextAdded]!.bytes, keyBytes) < 0)
         emitAdded(addedKeys[nextAdded++]!);
-      const term = keyBytes.toString('utf8');
-      const body = encoded.subarray(RECORD_NAME_AT + keyBytes.length);
-      const adds = added.get(term);
+      // The added keys come in the records' order: this record's key, if added, is the next one.
+      const addedKey =
+        nextAdded < addedKeys.length && addedKeys[nextAdded]!.bytes.equals(keyBytes)
+          ? addedKeys[nextAdded]!
+          : undefined;
+      const adds = addedKey && added.get(addedKey.key);
       if (adds !== undefined) nextAdded += 1;
       const position = previousPosition++;
-      if (adds === undefined ? !holdsChanged(body, marked) : holdsExactly(body, marked, adds)) {
+      const bodyStart = RECORD_NAME_AT + keyBytes.length;
+      if (
+        adds === undefined
+          ? !holdsChanged(encoded, bodyStart, encoded.length, changedNumbers)
+          : holdsExactly(encoded, bodyStart, encoded.length, changedNumbers, adds)
+      ) {
         emit(keyBytes, encoded, position);
         continue;
       }
-      const oldCount = decodePostings(body);
+      const term = addedKey?.key ?? keyBytes.toString('utf8');
+      const oldCount = decodePostings(encoded.subarray(bodyStart));
       let addAt = 0;
       const addNumbers = adds?.numbers ?? [];
       if (oldCount + addNumbers.length > mergedNumbers.length) {

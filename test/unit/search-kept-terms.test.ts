@@ -127,6 +127,22 @@ describe('kept search term records', () => {
     }
   });
 
+  it('patches records of many blocks (an edit inside, on the edge of and past their blocks) as a from-scratch write', async () => {
+    const cache = folder();
+    // Each word in most of 400 documents: its record is three or four blocks of 128 postings.
+    const documents = corpus(400);
+    expect((await indexOf(documents, cache)).merged).toBe(true);
+    for (const number of [0, 127, 128, 200, 255, 399]) {
+      const next = edited(documents, number, `wombat runs ${number}`);
+      const rebuilt = await indexOf(next, cache);
+      expect(rebuilt.patched).toBe(true);
+      const fresh = await indexOf(next);
+      expect(rebuilt.extension).toEqual(fresh.extension);
+      expect(rebuilt.files).toEqual(fresh.files);
+      await indexOf(documents, cache);
+    }
+  });
+
   it('links the term packs whose records an edit left as they were; the index is a from-scratch write', async () => {
     const cache = folder();
     // Many words, in small packs: most term packs hold no word of the edited document.

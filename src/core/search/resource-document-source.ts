@@ -8,6 +8,7 @@ import type { IndexedDocument } from './search-results.js';
 
 /** What lets the lister skip reading an unchanged resource (TreeDocumentFiles.keptSources). */
 export interface KeptSources {
+  /** A file's content digest; undefined when the tree lacks the file. */
   digestOf(treePath: string): Uint8Array | undefined;
   readSync(treePath: string): Uint8Array | undefined;
   has(sourceKey: string): boolean;

@@ -225,6 +225,8 @@ async function* resourceDocuments(
   const extension = isObject(manifest[EXTENSION_KEY]) ? manifest[EXTENSION_KEY] : undefined;
   const ours = isOurExtension(extension);
   const stateResources = isObject(extension?.stateResources) ? extension.stateResources : {};
+  // Asked once: the tree's files do not change while its documents are listed.
+  const site = viewSiteOf(files);
   // Every URI listed so far (a repeated one is skipped), held outside the heap (string-set.ts).
   const seen = new StringSet();
   const readPart = async (treePath: string): Promise<unknown> => {
@@ -242,14 +244,10 @@ async function* resourceDocuments(
     const title =
       typeof resource.title === 'string' ? resource.title : typeof resource.name === 'string' ? resource.name : uri;
     const pageOf = (id: string) =>
-      urlOf(
-        settings,
-        id,
-        viewSiteOf(files),
-        isObject(resource._meta) ? resource._meta[DOCUMENT_URL_META_KEY] : undefined,
-      );
+      urlOf(settings, id, site, isObject(resource._meta) ? resource._meta[DOCUMENT_URL_META_KEY] : undefined);
     const candidates = resourceFilePaths(uri, ours);
-    if (files.keptSources !== undefined && candidates[0] !== undefined && files.has(candidates[0])) {
+    // keptResourceDocument asks for the first candidate's digest, which only a file the tree has has.
+    if (files.keptSources !== undefined && candidates[0] !== undefined) {
       const kept = keptResourceDocument(files.keptSources, candidates, {
         uri,
         title,
@@ -305,6 +303,7 @@ async function* packedCallDocuments(
   settings: DocumentSettings,
   order: readonly string[],
   onSkip: (treePath: string, reason: string) => void,
+  site: ViewSite,
 ): AsyncGenerator<SearchDocument> {
   const rows = files.packs?.get(tool) ?? [];
   const packFiles = files.packFiles;
@@ -346,7 +345,7 @@ async function* packedCallDocuments(
         onSkip(id, `in ${packPath} is not JSON`);
         continue;
       }
-      const document = callDocument(id, tool, parsed.value, order, settings, viewSiteOf(files));
+      const document = callDocument(id, tool, parsed.value, order, settings, site);
       if (document) yield document;
     }
   }
@@ -365,9 +364,10 @@ export async function* listTreeDocuments(
   const indexed = Object.keys(settings.tools);
   if (indexed.length === 0) return;
   const shapes = toolShapes(files.manifest);
+  const site = viewSiteOf(files);
   for (const tool of indexed.sort()) {
     if (files.packs?.has(tool))
-      yield* packedCallDocuments(tool, files, settings, shapes.get(tool)?.parameterOrder ?? [], onSkip);
+      yield* packedCallDocuments(tool, files, settings, shapes.get(tool)?.parameterOrder ?? [], onSkip, site);
   }
   for (const filePath of files.paths()) {
     const tool = toolOfCallFile(filePath);
@@ -386,7 +386,7 @@ export async function* listTreeDocuments(
       const own = callFilePath(tool, order, recordedArguments);
       if (own !== filePath && files.has(own)) continue;
     }
-    const document = callDocument(filePath, tool, parsed.value, order, settings, viewSiteOf(files));
+    const document = callDocument(filePath, tool, parsed.value, order, settings, site);
     if (document) yield document;
   }
 }
