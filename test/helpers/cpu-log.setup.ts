@@ -2,9 +2,10 @@
 // line per test file to it: the file and the CPU seconds its worker and the processes it started
 // and waited for used while the file ran (Linux /proc; user + system, children included). On
 // 2 cores the suite is bound by CPU, so this says which file to make cheaper; wall times only
-// say which file waited longest.
+// say which file waited longest. With STATICMCP_TEST_CPU_LOG_TESTS=1 it also appends a line per
+// test (`test` names it), to find the test that costs a file its CPU.
 import { appendFileSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 
 const CLOCK_TICKS_PER_SECOND = 100;
 
@@ -31,4 +32,16 @@ if (logFile) {
     if (start === undefined || end === undefined) return;
     appendFileSync(logFile, `${JSON.stringify({ file, cpuSeconds: Math.round((end - start) * 10) / 10 })}\n`);
   });
+  if (process.env.STATICMCP_TEST_CPU_LOG_TESTS === '1') {
+    let testStart: number | undefined;
+    beforeEach(() => {
+      testStart = readCpuSeconds();
+    });
+    afterEach((context) => {
+      const end = readCpuSeconds();
+      if (testStart === undefined || end === undefined) return;
+      const cpuSeconds = Math.round((end - testStart) * 100) / 100;
+      appendFileSync(logFile, `${JSON.stringify({ file, test: context.task.name, cpuSeconds })}\n`);
+    });
+  }
 }

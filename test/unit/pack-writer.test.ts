@@ -51,7 +51,8 @@ function sourceOver(root: string, table: unknown): PackedTreeSource {
 describe('pack writer', () => {
   it('writes packs a folder reader answers every call from, within the target size', async () => {
     const root = temporaryFolderSync('staticmcp-packs-');
-    const calls = callsOf(10_000);
+    // Each call is read back from disk: 3,000 fill more than 8 packs and several indexes.
+    const calls = callsOf(3_000);
     const packed = packToolRecords({
       tool: 'capital',
       records: calls,
@@ -62,6 +63,7 @@ describe('pack writer', () => {
     writeFileSync(path.join(root, 'mcp.json'), '{}');
     const packs = packed.files.filter((file) => file.path.endsWith('.pack'));
     expect(packs.length).toBeGreaterThan(8);
+    expect(packed.files.filter((file) => file.path.endsWith('.idx')).length).toBeGreaterThan(1);
     // Power-of-two buckets of a hash: between half the target and the target, give or take.
     for (const pack of packs) expect(pack.bytes.length).toBeLessThan(32 * 1024 * 1.3);
     expect(readdirSync(path.join(root, 'packs/capital')).length).toBe(packed.files.length);

@@ -267,7 +267,9 @@ describe('a title block and its excerpt sources', () => {
   });
 
   it('are checked where their block places them: a renamed or spoiled one is named', async () => {
-    const { files, table } = readerOver(documents());
+    // check reads every record of the index, three times here: three title blocks of the corpus
+    // show it (the damage is in the first), at a quarter of the whole corpus's CPU.
+    const { files, table } = readerOver(documents().slice(0, 48));
     const paths = () => [...files.files.keys()];
     expect(await verifySearchIndex(table, files, paths())).toEqual([]);
     const entry = await locateExcerptSource(files, table, 3);
