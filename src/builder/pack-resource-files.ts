@@ -93,19 +93,6 @@ class RawNameCopies implements PackedCopies {
     }
     return slots;
   }
-
-  /** The number of the copies of the owner in `slot` and their names' UTF-8 bytes, without making the names' list. */
-  measureSlot(slot: number): { count: number; nameBytes: number } {
-    let at = this.firstAtSlot(slot);
-    if (at === this.byTwin.length) return { count: 0, nameBytes: 0 };
-    let count = 0;
-    let nameBytes = 0;
-    for (; at < this.byTwin.length && this.twinSlots[this.byTwin[at]!] === slot; at++) {
-      count += 1;
-      nameBytes += this.files.byteLengthAt(this.names.slotAt(this.byTwin[at]!));
-    }
-    return { count, nameBytes };
-  }
 }
 
 /** The plain files of the resources listed inline: their encoded and raw names. */
@@ -134,10 +121,6 @@ export async function planResourcePacking(
   await output.writer.flush();
   const { writer } = output;
   const room = Math.max(readResourceFilesInMargin(), maxCallFiles - callFilesAfter);
-  let filesBefore = 0;
-  for (const filePath of writer.paths()) if (isPackableResourceFile(filePath)) filesBefore += 1;
-  if (filesBefore <= room) return undefined;
-
   // The writer's slots (4 bytes a file), not a copy of each path: held until the pack step.
   const files = writer.written;
   const owners = new TreeSlotList(files);
@@ -145,32 +128,37 @@ export async function planResourcePacking(
   /** Each copy's twin's slot, by the copy's position in copyNames. */
   let twinSlots = new Uint32Array(256);
   const packable = (filePath: string) => isPackableResourceFile(filePath) && !keepPlain.has(filePath);
+  // One pass, each path decoded once (two walks of every path were most of this step in an edit
+  // build): the count before packing, the owners and copies, and their records' bytes. A copy's
+  // twin is always an owner (an encoded name has no twin), so the bytes a copy adds to its twin's
+  // record (its name: 2 bytes of length and its UTF-8 bytes) are summed with the copy.
+  let filesBefore = 0;
+  let recordBytes = 0;
   for (let slot = 0; slot < files.slotCount; slot++) {
     if (!files.isLive(slot)) continue;
     const filePath = files.at(slot);
-    if (!packable(filePath)) continue;
+    if (!isPackableResourceFile(filePath)) continue;
+    filesBefore += 1;
+    if (keepPlain.has(filePath)) continue;
     const twin = encodedTwinOf(filePath);
     // The same bytes under two names: one record, two names (only when the twin is packed too).
     const twinSlot = twin !== undefined && packable(twin) ? files.slotOf(twin) : -1;
+    const nameBytes = 2 + Buffer.byteLength(filePath);
     if (twinSlot >= 0 && files.sameDigestAt(twinSlot, slot)) {
       twinSlots = grownTypedArray(twinSlots, copyNames.length + 1);
       twinSlots[copyNames.length] = twinSlot;
       copyNames.push(slot);
-    } else owners.push(slot);
+      recordBytes += nameBytes;
+    } else {
+      owners.push(slot);
+      // encodedRecordBytes from the lengths (no buffer or list a record): no path made or looked
+      // up again for a spooled or deferred one.
+      recordBytes += encodedRecordBytes([], files.heldLengthAt(slot) ?? writer.sizeOf(filePath)) + nameBytes;
+    }
   }
+  if (filesBefore <= room) return undefined;
   const copies = new RawNameCopies(copyNames, twinSlots, files);
-  let recordBytes = 0;
-  let nameCount = 0;
-  for (let position = 0; position < owners.length; position++) {
-    const slot = owners.slotAt(position);
-    // encodedRecordBytes of the owner's names, from their lengths (no buffer or list a record), by
-    // the owner's slot: no path made or looked up for a spooled or deferred one.
-    const copied = copies.measureSlot(slot);
-    const names = 1 + copied.count;
-    const sizeBytes = files.heldLengthAt(slot) ?? writer.sizeOf(owners.at(position));
-    recordBytes += encodedRecordBytes([], sizeBytes) + 2 * names + files.byteLengthAt(slot) + copied.nameBytes;
-    nameCount += names;
-  }
+  const nameCount = owners.length + copyNames.length;
   const plainFiles = owners.length + copyNames.length;
   const keptFiles = filesBefore - plainFiles;
   // The smallest packs that fit the room (pack-call-files.ts says why small), up to 16 MiB.
