@@ -20,15 +20,16 @@ export interface RunningHost {
   url: URL;
   close(): Promise<void>;
   /**
-   * Runtimes in a process group of their own: stops the whole group (SIGSTOP) while no test uses
-   * it, and lets it go on (SIGCONT). An idle wrangler still uses CPU (esbuild's watch mode polls
-   * the worker's files; wrangler's own timers), and the run's shared hosts idle for most of it
-   * (test/shared-hosts.ts).
+   * Runtimes that may be paused (Deno): stops the whole group (SIGSTOP) while no test uses it, and
+   * lets it go on (SIGCONT); the run's shared hosts idle for most of it (test/shared-hosts.ts).
+   * wrangler has neither (startWrangler says why).
    */
   pause?(): void;
   resume?(): void;
   /** Set once the runtime ended by itself: how it ended and the last of what it printed. */
   endedBy?(): string | undefined;
+  /** The last of what the runtime printed (OUTPUT_TAIL_CHARS), to tell why it stopped answering. */
+  lastOutput?(): string;
 }
 
 /** How much of a runtime's output is kept to tell why it ended. */
@@ -112,9 +113,15 @@ export async function addInitDeployFiles(cli: string, projectDir: string, makeFo
   await fs.copyFile(path.join(scaffold, 'netlify.toml'), path.join(projectDir, 'netlify.toml'));
 }
 
-/** Runs wrangler with `args` and resolves once it says it is ready. */
+/**
+ * Runs wrangler with `args` and resolves once it says it is ready. Never paused: after a SIGSTOP
+ * longer than the keep-alive timeouts inside it (workerd to workerd, workerd to its Node loopback
+ * server), the first requests after SIGCONT race the timers that came due, and when its proxy
+ * worker's request to the user worker loses that race, wrangler exits 1 with an empty
+ * "✘ [ERROR]" (cloudflare/workers-sdk#15317, #15451): a shared host dying mid-run.
+ */
 async function startWrangler(args: string[], cwd: string, makeFolder: MakeFolder): Promise<RunningHost> {
-  return startOnFreePorts((port, inspectorPort) =>
+  const host = await startOnFreePorts((port, inspectorPort) =>
     startRuntime(
       `wrangler ${args[0]}`,
       [wranglerBin(), ...args, '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort)],
@@ -123,6 +130,7 @@ async function startWrangler(args: string[], cwd: string, makeFolder: MakeFolder
       makeFolder,
     ),
   );
+  return { url: host.url, close: host.close, endedBy: host.endedBy, lastOutput: host.lastOutput };
 }
 
 /** Runs `node <args>` in its own process group, resolving once it prints that it is ready on `port`. */
@@ -199,6 +207,7 @@ export async function startRuntime(
     pause: () => signalGroup(child, 'SIGSTOP'),
     resume: () => signalGroup(child, 'SIGCONT'),
     endedBy: () => ended,
+    lastOutput: () => output,
   };
 }
 
