@@ -187,6 +187,7 @@ export async function startSharedHostsServer(
             pause: started.pause,
             resume: started.resume,
             endedBy: started.endedBy,
+            lastOutput: started.lastOutput,
             project,
           };
         });
