@@ -13,8 +13,8 @@
 // (test/helpers/shared-hosts.ts sends it after the file's own afterAll hooks, or sooner, when the
 // file is done with it). Deno and chromium, each in a process group of its own, are paused while
 // no file holds them and go on when one asks: most of the run they would otherwise idle, and an
-// idle chromium still uses CPU. wrangler is never paused: a resumed wrangler can end itself
-// (test/hosts/host-processes.ts, startWrangler). A host that was paused is handed out only once it
+// idle chromium still uses CPU. Of wrangler only its esbuild is paused: a resumed wrangler can end
+// itself (test/hosts/host-processes.ts, startWrangler). A host that was paused is handed out only once it
 // answers a request again (on a connection of its own): its timers that came due while it was
 // stopped (idle connections to close) have run by then, not while the asking file's first request
 // is on its way. A host that ended by itself (its last output is printed then), or whose port
