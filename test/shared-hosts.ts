@@ -11,17 +11,19 @@
 // (test/browser/browser.ts); its address is a ws:// URL.
 // Each `GET /<host>` holds the host for the asking test file until that file's `DELETE /<host>`
 // (test/helpers/shared-hosts.ts sends it after the file's own afterAll hooks, or sooner, when the
-// file is done with it). A host in a process group of its own (wrangler, Deno, chromium) is paused
-// while no file holds it and goes on when one asks: most of the run they would otherwise idle, and
-// an idle wrangler or chromium still uses CPU. A host that was paused is handed out only once it
+// file is done with it). Deno and chromium, each in a process group of its own, are paused while
+// no file holds them and go on when one asks: most of the run they would otherwise idle, and an
+// idle chromium still uses CPU. Of wrangler only its esbuild is paused: a resumed wrangler can end
+// itself (test/hosts/host-processes.ts, startWrangler). A host that was paused is handed out only once it
 // answers a request again (on a connection of its own): its timers that came due while it was
-// stopped (idle connections to close, wrangler's own checks) have run by then, not while the
-// asking file's first request is on its way. A host that ended by itself (its last output is
-// printed then) is started again for the next file that asks.
+// stopped (idle connections to close) have run by then, not while the asking file's first request
+// is on its way. A host that ended by itself (its last output is printed then), or whose port
+// refuses connections while its process lives on (wrangler whose workerd is gone), is ended and
+// started again for the next file that asks, which is told which files used it last.
 import { execFile } from 'node:child_process';
 import { cpSync, promises as fs, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -74,6 +76,20 @@ async function waitUntilAnswering(url: URL): Promise<void> {
     if (answered) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** Whether nothing listens on the port of `url` any more (a connection is refused); a slow accept is not. */
+function refusesConnections(url: URL): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: url.hostname, port: Number(url.port) });
+    const settle = (refused: boolean): void => {
+      socket.destroy();
+      resolve(refused);
+    };
+    socket.setTimeout(PROBE_TIMEOUT_MS, () => settle(false));
+    socket.on('connect', () => settle(false));
+    socket.on('error', (error: NodeJS.ErrnoException) => settle(error.code === 'ECONNREFUSED'));
+  });
 }
 
 /** The public URL of the packed example (its server card and AI Catalog name it). */
@@ -171,6 +187,7 @@ export async function startSharedHostsServer(
             pause: started.pause,
             resume: started.resume,
             endedBy: started.endedBy,
+            lastOutput: started.lastOutput,
             project,
           };
         });
@@ -179,15 +196,34 @@ export async function startSharedHostsServer(
     return host;
   };
 
-  /** The started `name` host, started again if it ended by itself since (its output was printed then). */
-  const startLiveHost = async (name: SharedHostName): Promise<RunningHost & { project: string }> => {
+  /** The test files that asked for each host, latest last (a few: to name them when it is found ended). */
+  const askedBy = new Map<SharedHostName, string[]>();
+  const noteAsker = (name: SharedHostName, file: string): void => {
+    const files = (askedBy.get(name) ?? []).filter((known) => known !== file);
+    askedBy.set(name, [...files, file].slice(-3));
+  };
+
+  /**
+   * The started `name` host, started again if it ended by itself since (its output was printed
+   * then) or its port refuses connections though its process lives on (its output is printed here).
+   */
+  const startLiveHost = async (name: SharedHostName, file: string): Promise<RunningHost & { project: string }> => {
     const starting = startHost(name);
     const host = await starting;
-    if (!host.endedBy?.()) return host;
+    if (!host.endedBy?.() && !(await refusesConnections(host.url))) return host;
     // The first file to find it ended starts the next one; the others get that one.
     if (hosts.get(name) === starting) {
       hosts.delete(name);
       paused.delete(name);
+      const how = host.endedBy?.()
+        ? 'ended by itself (its output is above)'
+        : `refuses connections on ${host.url.host}; it printed last:\n${host.lastOutput?.() ?? ''}\n`;
+      const users = askedBy.get(name)?.join(', ') ?? 'no file';
+      process.stderr.write(
+        `test/shared-hosts.ts: the shared ${name} ${how}; last asked for by ${users}; starting it again for ${file}\n`,
+      );
+      // What is left of it (wrangler whose workerd is gone) goes, and its port with it.
+      await host.close().catch(() => undefined);
     }
     return startHost(name);
   };
@@ -222,7 +258,9 @@ export async function startSharedHostsServer(
   };
 
   const server = http.createServer((request, response) => {
-    const name = (request.url ?? '/').slice(1) as SharedHostName;
+    const asked = new URL(request.url ?? '/', 'http://shared-hosts');
+    const name = asked.pathname.slice(1) as SharedHostName;
+    const file = asked.searchParams.get('file') ?? 'a test file';
     if (!SHARED_HOSTS.includes(name)) {
       response.writeHead(404, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ error: `no shared host "${name}": ask for one of ${SHARED_HOSTS.join(', ')}` }));
@@ -234,8 +272,9 @@ export async function startSharedHostsServer(
       return;
     }
     holders.set(name, (holders.get(name) ?? 0) + 1);
-    startLiveHost(name).then(
+    startLiveHost(name, file).then(
       async (host) => {
+        noteAsker(name, file);
         await resumeHost(name, host);
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(JSON.stringify({ url: host.url.href, project: host.project }));

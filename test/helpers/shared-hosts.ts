@@ -5,7 +5,7 @@
 // file's own afterAll hooks): the run pauses a host no file holds.
 import { cpSync } from 'node:fs';
 import path from 'node:path';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { temporaryFolderSync } from './temp-folders.js';
 import type { SharedHostName } from '../shared-hosts.js';
 
@@ -35,7 +35,11 @@ export function sharedHostOfProject(name: SharedHostName): Promise<{ url: URL; p
 async function askSharedHost(name: SharedHostName): Promise<{ url: URL; project: string }> {
   const server = inject('sharedHosts');
   if (!server) throw new Error('no shared hosts: this file must run in the runtimes tier (test/helpers/test-tiers.ts)');
-  const answer = await fetch(new URL(name, server));
+  // Which file asks: a host found ended is reported with the files that used it last.
+  const asking = new URL(name, server);
+  const testPath = expect.getState().testPath;
+  if (testPath) asking.searchParams.set('file', path.relative(process.cwd(), testPath));
+  const answer = await fetch(asking);
   const body = (await answer.json()) as { url?: string; project?: string; error?: string };
   if (!answer.ok || !body.url) throw new Error(body.error ?? `the shared hosts answered ${answer.status}`);
   return { url: new URL(body.url), project: body.project ?? '' };
@@ -43,8 +47,8 @@ async function askSharedHost(name: SharedHostName): Promise<{ url: URL; project:
 
 /**
  * Lets go of the shared `name` host before the file ends, once the file is done with it, so the run
- * can pause it while the file goes on with other hosts (an idle wrangler keeps using CPU). Asking
- * for it again later holds it again.
+ * can pause it (Deno, chromium) while the file goes on with other hosts. Asking for it again later
+ * holds it again.
  */
 export async function releaseSharedHost(name: SharedHostName): Promise<void> {
   const host = held.get(name);

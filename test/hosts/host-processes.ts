@@ -6,7 +6,7 @@
 // A watchdog (group-watchdog.mjs) ends the groups still running if this process dies without
 // ending them (vitest killed or interrupted), so no runtime outlives the run.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, promises as fs } from 'node:fs';
+import { existsSync, promises as fs, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -21,14 +21,15 @@ export interface RunningHost {
   close(): Promise<void>;
   /**
    * Runtimes in a process group of their own: stops the whole group (SIGSTOP) while no test uses
-   * it, and lets it go on (SIGCONT). An idle wrangler still uses CPU (esbuild's watch mode polls
-   * the worker's files; wrangler's own timers), and the run's shared hosts idle for most of it
-   * (test/shared-hosts.ts).
+   * it, and lets it go on (SIGCONT); the run's shared hosts idle for most of it
+   * (test/shared-hosts.ts). wrangler: only its esbuild (startWrangler says why).
    */
   pause?(): void;
   resume?(): void;
   /** Set once the runtime ended by itself: how it ended and the last of what it printed. */
   endedBy?(): string | undefined;
+  /** The last of what the runtime printed (OUTPUT_TAIL_CHARS), to tell why it stopped answering. */
+  lastOutput?(): string;
 }
 
 /** How much of a runtime's output is kept to tell why it ended. */
@@ -112,7 +113,15 @@ export async function addInitDeployFiles(cli: string, projectDir: string, makeFo
   await fs.copyFile(path.join(scaffold, 'netlify.toml'), path.join(projectDir, 'netlify.toml'));
 }
 
-/** Runs wrangler with `args` and resolves once it says it is ready. */
+/**
+ * Runs wrangler with `args` and resolves once it says it is ready. Only its esbuild is paused,
+ * never the group: after a SIGSTOP longer than the keep-alive timeouts inside it (workerd to
+ * workerd, workerd to its Node loopback server), the first requests after SIGCONT race the timers
+ * that came due, and when its proxy worker's request to the user worker loses that race, wrangler
+ * exits 1 with an empty "✘ [ERROR]" (cloudflare/workers-sdk#15317, #15451): a shared host dying
+ * mid-run. esbuild holds no connection, and its watch mode's polling is most of what an idle
+ * wrangler costs.
+ */
 async function startWrangler(args: string[], cwd: string, makeFolder: MakeFolder): Promise<RunningHost> {
   return startOnFreePorts((port, inspectorPort) =>
     startRuntime(
@@ -121,6 +130,7 @@ async function startWrangler(args: string[], cwd: string, makeFolder: MakeFolder
       cwd,
       port,
       makeFolder,
+      'esbuild',
     ),
   );
 }
@@ -132,6 +142,8 @@ export async function startRuntime(
   cwd: string,
   port: number,
   makeFolder: MakeFolder,
+  /** Pause only the processes of the group with this name (`comm`), not the whole group. */
+  pauseOnly?: string,
 ): Promise<RunningHost> {
   const home = await makeFolder('staticmcp-host-home-');
   const child = spawn(args[0] === DENO ? DENO : process.execPath, args[0] === DENO ? args.slice(1) : args, {
@@ -196,18 +208,43 @@ export async function startRuntime(
       closing = true;
       return endGroup(child);
     },
-    pause: () => signalGroup(child, 'SIGSTOP'),
-    resume: () => signalGroup(child, 'SIGCONT'),
+    pause: () => signalGroup(child, 'SIGSTOP', pauseOnly),
+    resume: () => signalGroup(child, 'SIGCONT', pauseOnly),
     endedBy: () => ended,
+    lastOutput: () => output,
   };
 }
 
-/** Sends `signal` to the group of `child`, unless it has ended. */
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+/**
+ * Sends `signal` to the group of `child`, or to its processes named `only`, unless `child` has
+ * ended (its group's number is then no longer ours).
+ */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals, only?: string): void {
   if (child.exitCode !== null || child.signalCode !== null) return;
   try {
-    process.kill(-child.pid!, signal);
+    if (only === undefined) process.kill(-child.pid!, signal);
+    else for (const pid of findGroupMembers(child.pid!, only)) process.kill(pid, signal);
   } catch {}
+}
+
+/** The processes of group `pgid` whose name is `comm`, from /proc (none where there is no /proc). */
+function findGroupMembers(pgid: number, comm: string): number[] {
+  const found: number[] = [];
+  let entries: string[] = [];
+  try {
+    entries = readdirSync('/proc');
+  } catch {}
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so split at the last ")".
+      const close = stat.lastIndexOf(')');
+      const [, , pgrp] = stat.slice(close + 2).split(' ');
+      if (Number(pgrp) === pgid && stat.slice(stat.indexOf('(') + 1, close) === comm) found.push(Number(entry));
+    } catch {}
+  }
+  return found;
 }
 
 /** Ends the group of `child` (SIGTERM, then SIGKILL after 5 s); its exit handler tells the watchdog. */

@@ -147,7 +147,9 @@ describe.each(HOSTS)('the example tree on $name', (hostCase) => {
   it('answers a missing static path with 404, and mcp.json and a call file with one Cache-Control each', async () => {
     const missing = await fetch(new URL('tools/capital/peru.json', host.url));
     expect(missing.status).toBe(404);
-    await missing.body?.cancel();
+    // Read to its end, not cancelled: a response cut off mid-way is a lost connection inside
+    // wrangler, which it may answer by exiting (test/hosts/host-processes.ts, startWrangler).
+    await missing.arrayBuffer();
     const manifest = await fetch(new URL('mcp.json', host.url));
     const call = await fetch(new URL('tools/capital/japan.json', host.url));
     expect(manifest.status).toBe(200);
@@ -279,6 +281,6 @@ describe.each(HOSTS)('the packed example tree on $name', (hostCase) => {
     if (!hostCase.appliesHeaders) return;
     const list = await fetch(new URL('skills/list.json', host.url));
     expect(list.headers.get('cache-control')).toBe('public, max-age=300, must-revalidate');
-    await list.body?.cancel();
+    await list.arrayBuffer();
   });
 });
