@@ -82,6 +82,12 @@ function textOf(result: unknown): string {
   return ((result as { content?: { text?: string }[] }).content ?? []).map((item) => item.text ?? '').join('');
 }
 
+/**
+ * How long a describe may wait for its shared host: the first file to ask waits for the packed
+ * example's build and the runtime's start, which take well over a minute on a loaded machine.
+ */
+const SHARED_HOST_TIMEOUT_MS = 180_000;
+
 /** The project the shared edge hosts serve (the tree in its dist/), asked once: the static host serves it too. */
 let packedProject: Promise<string> | undefined;
 function findPackedProject(): Promise<string> {
@@ -110,7 +116,7 @@ describe.each(HOSTS)('$name', (hostCase) => {
         : await hostCase.start(buildFixtureProject('fixtures/example'));
       client = new Client({ name: 'real-hosts', version: '1.0.0' });
       await client.connect(hostCase.transport(host));
-    });
+    }, SHARED_HOST_TIMEOUT_MS);
 
     afterAll(async () => {
       await client?.close();
@@ -207,7 +213,7 @@ describe.each(HOSTS)('$name', (hostCase) => {
         : await hostCase.start(project);
       client = new Client({ name: 'real-hosts-packed', version: '1.0.0' });
       await client.connect(hostCase.transport(host));
-    });
+    }, SHARED_HOST_TIMEOUT_MS);
 
     afterAll(async () => {
       await client?.close();

@@ -23,9 +23,10 @@ export function replayProtocolTable(
   let treeRoot: string;
   const answers = new Map<string, ProtocolResponse[]>();
 
+  // A shared host's tree may wait for its build and the host's start, over a minute when loaded.
   beforeAll(async () => {
     treeRoot = await findTreeRoot();
-  });
+  }, 180_000);
 
   afterAll(() => {
     answers.clear();
