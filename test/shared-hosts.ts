@@ -1,14 +1,18 @@
 // The host runtimes of the runtimes tier, started at most once per `vitest run` and shared by the
 // test files that only read the built fixtures/example or fixtures/conformance
 // (test/helpers/shared-hosts.ts asks for them). test/global-setup.ts runs a loopback server in
-// vitest's own process: `GET /<host>` starts that host over a copy of the built example (with the
-// deploy files `init` writes; `conformance-workerd`: fixtures/conformance, built) the first time
-// any file asks, and answers its address to every file after; the run's end stops them all. Nothing starts when no file asks, so running one unrelated file costs nothing.
-// `packed-*` are the same hosts over a copy of the example with test/fixtures/skills-project's
-// skills added and a public URL set, built packed (`--max-call-files 1`): its answer also names
+// vitest's own process: `GET /<host>` starts that host the first time any file asks, and answers
+// its address to every file after; the run's end stops them all. Nothing starts when no file asks,
+// so running one unrelated file costs nothing. `workerd` serves a copy of the built example,
+// `conformance-workerd` fixtures/conformance, built. The hosts' own runtimes (`pages-dev`,
+// `wrangler-dev`, `netlify-deno`) serve one tree that carries what the tests of the plain example
+// and those of packs and skills need, so each starts once a run: a copy of the example with
+// test/fixtures/skills-project's skills added and a public URL set, built packed
+// (`--max-call-files 1`: capital, greet and math_multiply go into packs, word-count and the
+// all-defaults greet stay call files), with the deploy files `init` writes. Their answer also names
 // the project folder, for the files that read the tree beside the host. Files that need a runtime
-// with settings of their own (secrets, their own project) still start their own. `chromium` is the browser server the browser tests connect to
-// (test/browser/browser.ts); its address is a ws:// URL.
+// with settings of their own (secrets, their own project) still start their own. `chromium` is the
+// browser server the browser tests connect to (test/browser/browser.ts); its address is a ws:// URL.
 // Each `GET /<host>` holds the host for the asking test file until that file's `DELETE /<host>`
 // (test/helpers/shared-hosts.ts sends it after the file's own afterAll hooks, or sooner, when the
 // file is done with it). Deno and chromium, each in a process group of its own, are paused while
@@ -37,9 +41,9 @@ import {
 } from './hosts/host-processes.js';
 
 /**
- * The hosts started on demand: over the example, workerd (miniflare), wrangler pages dev, wrangler
- * dev and Netlify under Deno; the last three again over the packed example; over
- * fixtures/conformance, workerd; and chromium, over nothing.
+ * The hosts started on demand: over the example, workerd (miniflare); over the packed example with
+ * skills, wrangler pages dev, wrangler dev and Netlify under Deno; over fixtures/conformance,
+ * workerd; and chromium, over nothing.
  */
 export const SHARED_HOSTS = [
   'workerd',
@@ -47,9 +51,6 @@ export const SHARED_HOSTS = [
   'wrangler-dev',
   'netlify-deno',
   'conformance-workerd',
-  'packed-pages-dev',
-  'packed-wrangler-dev',
-  'packed-netlify-deno',
   'chromium',
 ] as const;
 export type SharedHostName = (typeof SHARED_HOSTS)[number];
@@ -114,11 +115,11 @@ export async function startSharedHostsServer(
   const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'staticmcp-shared-hosts-')));
   const makeFolder: MakeFolder = (prefix) => fs.mkdtemp(path.join(root, prefix));
   let project: Promise<string> | undefined;
+  // Only workerd serves it, from dist/: it needs no deploy files.
   const prepareProject = (): Promise<string> => {
     project ??= (async () => {
       const copy = path.join(root, 'example');
       cpSync(builtExample, copy, { recursive: true });
-      await addInitDeployFiles(cli, copy, makeFolder);
       return copy;
     })();
     return project;
@@ -162,16 +163,13 @@ export async function startSharedHostsServer(
     'wrangler-dev': (dir) => startWranglerDev(dir, makeFolder),
     'netlify-deno': (dir) => startNetlifyUnderDeno(dir, makeFolder),
     'conformance-workerd': (dir) => startWorkerdSite(path.join(dir, 'dist')),
-    'packed-pages-dev': (dir) => startPagesDev(path.join(dir, 'dist'), undefined, makeFolder),
-    'packed-wrangler-dev': (dir) => startWranglerDev(dir, makeFolder),
-    'packed-netlify-deno': (dir) => startNetlifyUnderDeno(dir, makeFolder),
     chromium: () => startChromiumServer(),
   };
   // A failed start stays failed for the run: every file that asks gets its error, none waits again.
   const prepare = (name: SharedHostName): Promise<string> => {
     if (name === 'chromium') return Promise.resolve('');
     if (name === 'conformance-workerd') return prepareConformance();
-    return name.startsWith('packed-') ? preparePacked() : prepareProject();
+    return name === 'workerd' ? prepareProject() : preparePacked();
   };
   const hosts = new Map<SharedHostName, Promise<RunningHost & { project: string }>>();
   const startHost = (name: SharedHostName): Promise<RunningHost & { project: string }> => {

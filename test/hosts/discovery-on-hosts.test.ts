@@ -2,7 +2,7 @@
 // static file beside the worker's /mcp (Pages' _routes.json, Workers' run_worker_first and
 // Netlify's edge function path all name /mcp exactly), served with the card's media type and
 // readable from any origin, while /mcp itself still answers MCP. The hosts are the ones the tier
-// starts once per run over the packed example, whose staticmcp.json sets a public URL
+// starts once per run over the packed example with skills, whose staticmcp.json sets a public URL
 // (test/shared-hosts.ts).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -15,9 +15,9 @@ interface HostCase {
 }
 
 const HOSTS: HostCase[] = [
-  { name: 'Cloudflare Pages (wrangler pages dev)', shared: 'packed-pages-dev' },
-  { name: 'Cloudflare Workers static assets (wrangler dev, deploy/wrangler.jsonc)', shared: 'packed-wrangler-dev' },
-  { name: 'Netlify (the edge function under Deno, routed by netlify.toml)', shared: 'packed-netlify-deno' },
+  { name: 'Cloudflare Pages (wrangler pages dev)', shared: 'pages-dev' },
+  { name: 'Cloudflare Workers static assets (wrangler dev, deploy/wrangler.jsonc)', shared: 'wrangler-dev' },
+  { name: 'Netlify (the edge function under Deno, routed by netlify.toml)', shared: 'netlify-deno' },
 ];
 
 describe.each(HOSTS)('discovery files on $name', ({ shared }) => {

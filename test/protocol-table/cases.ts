@@ -10,11 +10,17 @@ export interface ProtocolResponse {
   error?: { code: number; message: string; data?: unknown };
 }
 
+/** What the replayed tree carries beyond fixtures/example's own (replay-table.ts is told, never guesses). */
+export interface TableTree {
+  /** test/fixtures/skills-project's skills, as in the tree the runtimes tier's wrangler and Deno hosts serve. */
+  skills?: boolean;
+}
+
 export interface ProtocolCase {
   name: string;
   method: string;
   params?: Record<string, unknown>;
-  check(response: ProtocolResponse): void;
+  check(response: ProtocolResponse, tree: TableTree): void;
   /** False when the text may name the host (how to get live answers differs on the edge). */
   sameOnEveryHost?: boolean;
   /** Only meaningful on a connection with state (a stateless host starts afresh on every request). */

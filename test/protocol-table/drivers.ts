@@ -2,6 +2,7 @@
 // tree (initialize done) and sends one request at a time; a new host is one more driver here.
 import path from 'node:path';
 import { McpSession } from '../../src/core/mcp/mcp-session.js';
+import { ManifestPackedSource } from '../../src/core/packs/manifest-packed-source.js';
 import { FolderPackFiles } from '../../src/hosts/node/folder-pack-files.js';
 import { FolderSource } from '../../src/hosts/node/folder-source.js';
 import { createNodeServerContext } from '../../src/hosts/node/node-server-context.js';
@@ -56,10 +57,12 @@ export interface Driver {
 export const inProcessDriver: Driver = {
   name: 'in-process',
   async open(treeRoot) {
+    // Binary reads, as serve gives them: the search and fetch tools answer from the tree's index.
+    const packFiles = new FolderPackFiles(treeRoot);
     const server = await createNodeServerContext({
-      source: new FolderSource(treeRoot, path.basename(treeRoot)),
-      // Binary reads, as serve gives them: the search and fetch tools answer from the tree's index.
-      packFiles: new FolderPackFiles(treeRoot),
+      // As serve opens a folder (src/cli/commands/serve.ts): a packed tree answers from its packs.
+      source: new ManifestPackedSource(new FolderSource(treeRoot, path.basename(treeRoot)), packFiles),
+      packFiles,
       logProblem: () => {},
     });
     const session = new McpSession(server, () => {});

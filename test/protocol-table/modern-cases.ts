@@ -39,16 +39,21 @@ export const MODERN_CASES: ProtocolCase[] = [
     era: 'modern',
     method: 'server/discover',
     params: modern(),
-    check: (response) => {
+    check: (response, tree) => {
       expectComplete(response, 'public');
       expect(response.result?.supportedVersions).toEqual([MODERN_VERSION]);
       expect(Object.keys(response.result?.capabilities as object).sort()).toEqual([
         'completions',
+        ...(tree.skills ? ['extensions'] : []),
         'logging',
         'prompts',
         'resources',
         'tools',
       ]);
+      if (tree.skills)
+        expect((response.result!.capabilities as { extensions: object }).extensions).toEqual({
+          'io.modelcontextprotocol/skills': { directoryRead: true },
+        });
       expect(response.result?.capabilities).toMatchObject({ resources: {} });
       expect((response.result!.capabilities as { resources: object }).resources).not.toHaveProperty('subscribe');
     },

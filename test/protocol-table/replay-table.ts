@@ -3,7 +3,7 @@
 // tier replays it through its own hosts: in-process.test.ts (core), protocol-table.test.ts (the
 // CLI over stdio and HTTP), runtimes.test.ts (workerd, wrangler, Deno).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROTOCOL_CASES as LEGACY_CASES, type ProtocolResponse } from './cases.js';
+import { PROTOCOL_CASES as LEGACY_CASES, type ProtocolResponse, type TableTree } from './cases.js';
 import { type Driver, inProcessDriver } from './drivers.js';
 import { MODERN_CASES } from './modern-cases.js';
 
@@ -12,15 +12,21 @@ const PROTOCOL_CASES = [...LEGACY_CASES, ...MODERN_CASES];
 
 /**
  * Replays the table through `drivers` over the tree `findTreeRoot()` names (called in beforeAll),
- * and compares every host's answers with the in-process core's, which runs first as the reference.
+ * which carries what `tree` says beyond the example's own, and compares every host's answers with
+ * the in-process core's, which runs first as the reference.
  */
-export function replayProtocolTable(drivers: readonly Driver[], findTreeRoot: () => string): void {
+export function replayProtocolTable(
+  drivers: readonly Driver[],
+  findTreeRoot: () => string | Promise<string>,
+  tree: TableTree = {},
+): void {
   let treeRoot: string;
   const answers = new Map<string, ProtocolResponse[]>();
 
-  beforeAll(() => {
-    treeRoot = findTreeRoot();
-  });
+  // A shared host's tree may wait for its build and the host's start, over a minute when loaded.
+  beforeAll(async () => {
+    treeRoot = await findTreeRoot();
+  }, 180_000);
 
   afterAll(() => {
     answers.clear();
@@ -39,7 +45,7 @@ export function replayProtocolTable(drivers: readonly Driver[], findTreeRoot: ()
           const response = await connection.request(`case-${index}`, testCase.method, testCase.params, testCase.era);
           expect(response.id, testCase.name).toBe(`case-${index}`);
           try {
-            testCase.check(response);
+            testCase.check(response, tree);
           } catch (error) {
             throw new Error(
               `${driver.name}: ${testCase.name}: ${(error as Error).message}\nresponse: ${JSON.stringify(response).slice(0, 1000)}`,

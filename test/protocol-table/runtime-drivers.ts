@@ -37,8 +37,8 @@ export const netlifyDenoDriver = edgeDriver('netlify-deno', async (treeRoot) => 
 });
 
 /**
- * A driver for the runtime the runtimes tier shares over the built example (test/helpers/shared-hosts.ts),
- * named as the driver that starts its own: the tree it is given must be that example's.
+ * A driver for a runtime the runtimes tier shares (test/helpers/shared-hosts.ts), named as the
+ * driver that starts its own: the tree it is given must be the one that host serves.
  */
 export function sharedExampleDriver(name: string, host: SharedHostName): Driver {
   return {
