@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { START_TICK_VARIABLE } from '../../src/core/mcp/progress-reporter.js';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';
 import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
@@ -95,7 +96,9 @@ describe('progress', () => {
   it("sends the script's own PROGRESS values (never one that does not increase), not ticks of its own", async () => {
     // Read off the wire, not through an SDK client: SDK clients handle a notification a turn later
     // than a response, so under load one that arrives in the same chunk as the result is dropped.
-    const bridge = new RawBridge([project]);
+    // Its start tick after ten minutes (a test hook): the script's own log line is the first tick
+    // however long a busy machine takes to start it.
+    const bridge = new RawBridge([project], { env: { ...process.env, [START_TICK_VARIABLE]: String(600_000) } });
     await bridge.initialize();
     const response = await bridge.request('tools/call', {
       name: 'steps',
@@ -120,8 +123,16 @@ describe('progress', () => {
   });
 
   it('shows a script that reports nothing and runs for a while as started', async () => {
+    // The script runs until the tick has reached us (or 30 s): it is still running when the tick
+    // comes, however slow the machine, and the tick is not lost beside the result.
     const progress: unknown[] = [];
-    await client.callTool({ name: 'quiet', arguments: {} }, undefined, { onprogress: (event) => progress.push(event) });
+    const result = await client.callTool({ name: 'quiet', arguments: {} }, undefined, {
+      onprogress: (event) => {
+        progress.push(event);
+        writeFileSync(path.join(project, 'quiet.go'), '');
+      },
+    });
+    expect(result.content).toEqual([{ type: 'text', text: 'done quietly\n' }]);
     expect(progress).toEqual([{ progress: 0, message: 'running quiet' }]);
   });
 });

@@ -14,6 +14,12 @@ import type { RequestContext } from './server-context.js';
  * responses, so a tick right before the result arrives after its handler is gone.
  */
 export const START_TICK_MS = 1000;
+/**
+ * Sets START_TICK_MS for a test (read by the Node host as it starts: core never reads the
+ * environment), which then tells a quick script from a slow one by what it waits for, not by the
+ * machine's load.
+ */
+export const START_TICK_VARIABLE = 'STATICMCP_TEST_START_TICK_MS';
 
 export class ProgressReporter {
   private lastSent: number | undefined;
@@ -24,9 +30,10 @@ export class ProgressReporter {
   constructor(
     private readonly request: RequestContext,
     toolName: string,
+    startTickMs = START_TICK_MS,
   ) {
     if (request.progressToken === undefined) return;
-    this.startTimer = setTimeout(() => this.tick(`running ${toolName}`), START_TICK_MS);
+    this.startTimer = setTimeout(() => this.tick(`running ${toolName}`), startTickMs);
   }
 
   /** The script's own progress. */

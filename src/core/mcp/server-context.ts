@@ -62,6 +62,8 @@ export interface ServerContext {
    * document's relative page is made absolute from when the tree has no publicUrl.
    */
   requestOrigin?: string;
+  /** How long a live run goes before its start tick (progress-reporter.ts); absent: START_TICK_MS. */
+  startTickMs?: number;
 }
 
 export interface RequestContext {

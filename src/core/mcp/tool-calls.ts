@@ -289,7 +289,7 @@ async function runLive(
 ): Promise<JsonObject> {
   const name = tool.definition.name;
   const extension = tool.extension!;
-  const progress = new ProgressReporter(request, name);
+  const progress = new ProgressReporter(request, name, server.startTickMs);
   // A question the script asked and still waits on is abandoned when the script is gone.
   const runOver = new AbortController();
   // Ends the run when the client cancels, or (2026-07-28) when it is time to ask for input.

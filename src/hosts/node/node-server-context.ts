@@ -9,6 +9,8 @@ import { DEFAULT_LIVE_HINT, type ServerContext } from '../../core/mcp/server-con
 import type { TreeSource } from '../../core/tree/tree-source.js';
 import type { PackFileSource } from '../../core/packs/pack-reader.js';
 import type { CompileValidator } from '../../validators/validator.js';
+import { START_TICK_MS, START_TICK_VARIABLE } from '../../core/mcp/progress-reporter.js';
+import { readTestHook } from '../../shared/test-hook.js';
 
 export interface NodeServerOptions {
   source: TreeSource;
@@ -87,6 +89,7 @@ export async function createNodeServerContext(options: NodeServerOptions): Promi
     dev: options.dev === true,
     loadValidatorCompiler: loadNodeCompiler,
     logProblem: options.logProblem,
+    startTickMs: readTestHook(START_TICK_VARIABLE, START_TICK_MS),
   };
   // Worked out just after start-up, not before it: the client's first answer never waits for the
   // narrowing (nor for loading its modules), and tools/list finds it done. Two turns of the event
