@@ -3,6 +3,7 @@
 // as soon as it shows, before the rest of the answer is read.
 import { describe, expect, it } from 'vitest';
 import { LineLimitExceeded, OriginLineSplitter } from '../../src/hosts/edge/origin-line-splitter.js';
+import { cpuMsSince } from '../helpers/cpu-time.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -51,12 +52,12 @@ describe('the origin line splitter', () => {
   it('splits a 3 MiB line sent in 512-byte chunks in linear time', () => {
     const splitter = new OriginLineSplitter(10 * 1024 * 1024, 10);
     const chunk = encoder.encode('x'.repeat(512));
-    const startedAt = performance.now();
+    const start = process.cpuUsage();
     let early = 0;
     for (let sent = 0; sent < 3 * 1024 * 1024; sent += chunk.byteLength) early += splitter.push(chunk).length;
     expect(early).toBe(0);
     const [line] = splitter.push(encoder.encode('\n'));
     expect(line?.byteLength).toBe(3 * 1024 * 1024);
-    expect(performance.now() - startedAt).toBeLessThan(2_000);
+    expect(cpuMsSince(start)).toBeLessThan(2_000);
   });
 });

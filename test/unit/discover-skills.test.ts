@@ -12,6 +12,7 @@ import { defaultLimits } from '../../src/project/config.js';
 import { discoverSkills, type SkillDiscovery } from '../../src/project/discover-skills.js';
 import { writeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
+import { cpuMsSince } from '../helpers/cpu-time.js';
 
 const skill = (name: string, body = '# Body\n', extra = ''): string =>
   `---\nname: ${name}\ndescription: Does ${name} things.\n${extra}---\n\n${body}`;
@@ -36,7 +37,7 @@ const sha256 = (bytes: string | Buffer): string => `sha256:${createHash('sha256'
 let project: string;
 let outside: string;
 let found: SkillDiscovery;
-let tookMs: number;
+let tookCpuMs: number;
 
 beforeAll(async () => {
   outside = path.join(await temporaryFolder('staticmcp-outside-'), 'secret.txt');
@@ -70,9 +71,9 @@ beforeAll(async () => {
   // Sparse: 100 MB on paper, nothing on disk, refused by its size before a byte is read.
   await fs.writeFile(path.join(project, 'skills/good/big.dat'), '');
   await fs.truncate(path.join(project, 'skills/good/big.dat'), 100 * 1024 * 1024);
-  const startedAt = performance.now();
+  const start = process.cpuUsage();
   found = await discoverSkills(project, defaultLimits());
-  tookMs = performance.now() - startedAt;
+  tookCpuMs = cpuMsSince(start);
 });
 
 const messageFor = (notices: SkillDiscovery['problems'], file: string): string | undefined =>
@@ -144,8 +145,9 @@ describe('discoverSkills', () => {
     expect(messageFor(found.warnings, 'skills/team-b/tools/SKILL.md')).toMatch(
       /name "tools" of skills\/team-a\/tools\/SKILL.md too/,
     );
-    // 1 MB of front matter is refused before it is parsed, not a hang (generous: this runs beside other tests).
-    expect(tookMs).toBeLessThan(10_000);
+    // 1 MB of front matter is refused before it is parsed, not a hang (CPU time: a busy machine does
+    // not stretch it).
+    expect(tookCpuMs).toBeLessThan(10_000);
   });
 
   it('warns past five skills (OpenAI) and past the per-skill caps of the specification', async () => {

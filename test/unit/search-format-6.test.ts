@@ -23,6 +23,7 @@ import type { SearchDocument, SearchIndexOptions } from '../../src/tree-writer/s
 import { STEM_KEY_SUFFIX } from '../../src/core/search/stem.js';
 import { writeSearchIndex } from '../helpers/in-memory-search-index.js';
 import { random } from '../helpers/random.js';
+import { cpuMsSince } from '../helpers/cpu-time.js';
 
 class MemoryFiles implements PackFileSource {
   readonly asked: string[] = [];
@@ -127,9 +128,9 @@ describe('prefixes (a word ending in *)', () => {
     );
     const big = readerOver(many, { targetPackBytes: 2048, targetIndexBytes: 512, targetTermIndexBytes: 512 });
     const before = big.files.asked.length;
-    const started = performance.now();
+    const start = process.cpuUsage();
     const found = answer(await big.reader.search({ query: 'a*' }));
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(cpuMsSince(start)).toBeLessThan(2000);
     expect(found.results.length).toBe(10);
     // The indexes walked, a record per word, and the first bytes of one: "a" itself (every title,
     // "a-<n>", holds it) is at FTS5's idf floor, whose count is read before its postings.
@@ -215,10 +216,10 @@ describe('bad queries', () => {
       '東京大阪名古屋札幌 القاهرة 🚀👩‍🚀 w3*',
     ];
     for (const query of queries) {
-      const started = performance.now();
+      const start = process.cpuUsage();
       const result = await reader.search({ query });
       expect(result.isError, query.slice(0, 20)).toBeUndefined();
-      expect(performance.now() - started, query.slice(0, 20)).toBeLessThan(3000);
+      expect(cpuMsSince(start), query.slice(0, 20)).toBeLessThan(3000);
     }
     expect((await reader.search({ query: 'w '.repeat(2049) })).isError).toBe(true);
   });
