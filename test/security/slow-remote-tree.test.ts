@@ -48,17 +48,22 @@ describe('a remote tree that drips bytes', () => {
     const bridge = new RawBridge([baseUrl, '--fetch-deadline-ms', '2000']);
     await bridge.initialize();
     const startedAt = Date.now();
+    let slowEnded = 0;
     const slowCalls = Array.from({ length: 40 }, () =>
-      bridge.request('tools/call', { name: 'greet', arguments: { language: 'fr' } }),
+      bridge.request('tools/call', { name: 'greet', arguments: { language: 'fr' } }).finally(() => {
+        slowEnded += 1;
+      }),
     );
     const fast = await bridge.request('tools/call', { name: 'greet', arguments: { language: 'de' } });
     expect(textOf(fast)).toMatch(/Hallo/);
-    expect(Date.now() - startedAt).toBeLessThan(1_500);
+    // At once: before the slow file's deadline ended any call that waits on it.
+    expect(slowEnded).toBe(0);
     for (const slow of await Promise.all(slowCalls)) {
       expect(slow.result?.isError, JSON.stringify(slow)).toBe(true);
       expect(textOf(slow)).toMatch(/did not send the whole file within 2000 ms/);
     }
-    expect(Date.now() - startedAt).toBeLessThan(10_000);
+    // Ten times the deadline: only calls the deadline did not end fail this.
+    expect(Date.now() - startedAt).toBeLessThan(20_000);
     expect(await bridge.close()).toBe(0);
   });
 
@@ -74,7 +79,9 @@ describe('a remote tree that drips bytes', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const closedAt = Date.now();
     expect(await bridge.close()).toBe(0);
-    expect(Date.now() - closedAt).toBeLessThan(8_000);
+    // serve gives answers in flight half a second and scripts three more (start-bridge.ts): more
+    // than ten times that still fails only a serve that waits for the ten-minute download.
+    expect(Date.now() - closedAt).toBeLessThan(40_000);
   });
 
   it('refuses a deadline that is not a positive number of milliseconds', async () => {
