@@ -151,11 +151,13 @@ describe('the README walkthrough, run as written', () => {
     }
   });
 
+  // npx starts the Inspector while step 7's runtime starts beside it: as long as step 7 on a busy
+  // machine.
   it('6. the Inspector CLI starts the server and prints the answer', async () => {
     const inspector = await runBlock(connect);
     expect(inspector.code, inspector.stderr).toBe(0);
     expect(inspector.stdout).toContain(ANSWER_37);
-  });
+  }, 120_000);
 
   it('7. deployed to Cloudflare Pages (its local runtime), the tree answers MCP at /mcp', async () => {
     expect(deployMatch, commandLines(deploy)[0]).not.toBeNull();
