@@ -121,7 +121,9 @@ describe('a stranger at the origin', () => {
     const closedAfterMs = await peer.closed;
     expect(peer.answer()).toMatch(/^HTTP\/1\.1 401/);
     expect(peer.answer()).toMatch(/only requests signed by its edge worker/);
-    expect(closedAfterMs).toBeLessThan(2_000);
+    // The 401 (not the body deadline's 408) shows the body was not waited for; the close comes
+    // within ten times that deadline, however busy the machine.
+    expect(closedAfterMs).toBeLessThan(BODY_TIMEOUT_MS * 10);
   });
 
   it('holds 100 unsigned connections that announce 4 MiB − 16 bytes and stall for little memory, and drops them all', async () => {
@@ -143,8 +145,9 @@ describe('a stranger at the origin', () => {
     const drip = setInterval(() => peer.socket.write('x'), 1000);
     const closedAfterMs = await peer.closed;
     clearInterval(drip);
+    // Not before the deadline; after it, within ten times it (a busy machine stretches the rest).
     expect(closedAfterMs).toBeGreaterThanOrEqual(BODY_TIMEOUT_MS - 100);
-    expect(closedAfterMs).toBeLessThan(BODY_TIMEOUT_MS + 3_000);
+    expect(closedAfterMs).toBeLessThan(BODY_TIMEOUT_MS * 10);
     expect(peer.answer()).toMatch(/^HTTP\/1\.1 408/);
   });
 
@@ -153,7 +156,9 @@ describe('a stranger at the origin', () => {
     const drip = setInterval(() => peer.socket.write('x'), 1000);
     const closedAfterMs = await peer.closed;
     clearInterval(drip);
-    expect(closedAfterMs).toBeLessThan(HEADERS_TIMEOUT_MS + 3_000);
+    // Node checks the headers deadline about once a second: twenty times the deadline is over ten
+    // times what that takes on a quiet machine.
+    expect(closedAfterMs).toBeLessThan(HEADERS_TIMEOUT_MS * 20);
   });
 
   it('logs refusals as one count per interval, not one line each', async () => {
@@ -237,7 +242,9 @@ describe('a signed request at the origin', () => {
     });
     expect(response.status).toBe(200);
     const text = await response.text();
-    expect(Date.now() - startedAt).toBeLessThan(TOOL_TIMEOUT_MS + 4_000);
+    // Ten times the configured limit, still before the script's own end: only a run the clamp did
+    // not end fails this; the message names the limit.
+    expect(Date.now() - startedAt).toBeLessThan(TOOL_TIMEOUT_MS * 10);
     expect(text).toMatch(/"failed":true/);
     expect(text).toMatch(new RegExp(`${TOOL_TIMEOUT_MS}`));
   });
