@@ -44,7 +44,7 @@ import { isAppResource, namesAppResource } from '../core/tree/mcp-apps.js';
 import { declaredExtensions } from '../core/mcp/server-capabilities.js';
 import { ResourceListWriter } from './resource-list-parts.js';
 import { inlineResourceFiles, planResourcePacking, type ResourcePackingPlan } from './pack-resource-files.js';
-import { releaseAssembled } from '../project/file-resource-store.js';
+import { FileResource, releaseAssembled } from '../project/file-resource-store.js';
 
 export interface AssembleInput {
   serverName: string;
@@ -125,18 +125,33 @@ function resourceFileContent(resource: ProjectResource, content: ResourceContent
   return 'blob' in content ? { ...item, contents: [item] } : item;
 }
 
-/** The key of a resource file under which kept-resource-files.ts records it: only a source file's whose bytes discovery knew. */
-function keptKeyOf(keptFiles: KeptResourceFiles, resource: ProjectResource, treePath: string): Buffer | undefined {
+/** What a resource file's key is made of from its source: a file resource gives it without making `content`. */
+function keyedSourceOf(resource: ProjectResource): { text: boolean; sha256: Uint8Array | undefined } | undefined {
+  if (resource instanceof FileResource) return resource.keyedSource;
   const { content } = resource;
-  if (!('source' in content) || content.source.sha256 === undefined) return undefined;
-  const { source } = content;
+  return 'source' in content ? { text: content.source.text, sha256: content.source.sha256 } : undefined;
+}
+
+/**
+ * The key of a resource file under which kept-resource-files.ts records it: only a source file's
+ * whose bytes discovery knew. `uri` and `mimeType` are the resource's, read once by the caller.
+ */
+function keptKeyOf(
+  keptFiles: KeptResourceFiles,
+  resource: ProjectResource,
+  uri: string,
+  mimeType: string,
+  treePath: string,
+): Buffer | undefined {
+  const source = keyedSourceOf(resource);
+  if (source?.sha256 === undefined) return undefined;
   return keptFiles.keyOf({
     treePath,
-    uri: resource.uri,
-    mimeType: resource.mimeType,
+    uri,
+    mimeType,
     text: source.text,
     meta: resource.meta,
-    sourceSha256: source.sha256!,
+    sourceSha256: source.sha256,
   });
 }
 
@@ -235,17 +250,19 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   let deferring = false;
   for (let owner = 0; owner < input.resources.length; owner += 1) {
     const resource = input.resources[owner]!;
-    const filePath = resourceFilePath(resource.uri);
+    // Each read once: a file resource makes them from its store on every read.
+    const { uri, mimeType } = resource;
+    const filePath = resourceFilePath(uri);
     const held = resourceOwners.get(filePath);
     if (held !== undefined) {
       failures.push({
         path: resource.shownPath ?? `resources/${resource.relativePath}`,
-        message: `its URI ${resource.uri} and ${uriOf(held)} both map to ${filePath}; give one of them another "uri" in its .meta.json`,
+        message: `its URI ${uri} and ${uriOf(held)} both map to ${filePath}; give one of them another "uri" in its .meta.json`,
       });
       continue;
     }
     const shown = shownOf(resource);
-    const keptKey = keptFiles && keptKeyOf(keptFiles, resource, filePath);
+    const keptKey = keptFiles && keptKeyOf(keptFiles, resource, uri, mimeType, filePath);
     const kept = keptKey && keptFiles?.lookup(keptKey);
     // A file's text is read here, written, and let go (discovery holds none of it); a kept one's is not read.
     const read = kept ? undefined : await readResourceContent(resource);
@@ -258,12 +275,13 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     writtenResources[owner] = 1;
     const page = claimPage(resource.pageUrl, shown, pageOwners, pageWarnings);
     const meta = page !== undefined ? { ...resource.meta, [DOCUMENT_URL_META_KEY]: page } : resource.meta;
+    const { title } = resource;
     const definition: ResourceDefinition = {
-      uri: resource.uri,
+      uri,
       name: resource.name,
-      ...(resource.title !== undefined ? { title: resource.title } : {}),
+      ...(title !== undefined ? { title } : {}),
       description: resource.description ?? '',
-      mimeType: resource.mimeType,
+      mimeType,
       size: resource.size,
       ...(meta ? { _meta: meta } : {}),
     };
@@ -281,8 +299,9 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       sizeBytes = Buffer.byteLength(fileText);
     }
     // Recorded for the next build unless the file changed since discovery (its key is the old bytes').
-    if (keptKey && read?.warning === undefined) keptFiles!.add(keptKey, output.writer.digestOf(filePath)!, sizeBytes);
-    rawResourceCopies.claim(owner);
+    if (keptKey && read?.warning === undefined)
+      keptFiles!.add(keptKey, kept ? kept.digest : output.writer.digestOf(filePath)!, sizeBytes);
+    rawResourceCopies.claim(owner, uri);
   }
 
   for (let index = 0; index < input.templateInstances.length; index += 1) {

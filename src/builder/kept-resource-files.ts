@@ -118,13 +118,17 @@ export class KeptResourceFiles {
     return hash('sha256', bytes, 'buffer').subarray(0, KEY_BYTES);
   }
 
-  /** The tree file recorded under `key`: its sha256 and size. */
+  /**
+   * The tree file recorded under `key`: its sha256 and size. The digest is a view into the record,
+   * valid until `save` (the writer and `add` copy it): a copy a document was a visible share of an
+   * edit build's assembly.
+   */
   lookup(key: Buffer): { digest: Buffer; sizeBytes: number } | undefined {
     const position = this.table.find(key);
     if (position < 0) return undefined;
     const at = position * ENTRY_BYTES;
     return {
-      digest: Buffer.from(this.previous.subarray(at + KEY_BYTES, at + KEY_BYTES + DIGEST_BYTES)),
+      digest: this.previous.subarray(at + KEY_BYTES, at + KEY_BYTES + DIGEST_BYTES),
       sizeBytes: this.previous.readUInt32LE(at + KEY_BYTES + DIGEST_BYTES),
     };
   }
@@ -136,9 +140,16 @@ export class KeptResourceFiles {
     const at = this.addedCount * ENTRY_BYTES;
     // Grown in place: doubling by copies held two of them at once (~10 MB at 100,000 documents).
     this.added = grownTypedArray(this.added, at + ENTRY_BYTES);
-    this.added.set(key.subarray(0, KEY_BYTES), at);
-    this.added.set(digest.subarray(0, DIGEST_BYTES), at + KEY_BYTES);
-    this.added.writeUInt32LE(sizeBytes, at + KEY_BYTES + DIGEST_BYTES);
+    const { added } = this;
+    // A key and a digest of their own length are set as they are (a Buffer's subarray a document showed).
+    added.set(key.length === KEY_BYTES ? key : key.subarray(0, KEY_BYTES), at);
+    added.set(digest.length === DIGEST_BYTES ? digest : digest.subarray(0, DIGEST_BYTES), at + KEY_BYTES);
+    // Little-endian by hand: writeUInt32LE's range checks cost more than the write, once a document.
+    const sizeAt = at + KEY_BYTES + DIGEST_BYTES;
+    added[sizeAt] = sizeBytes & 0xff;
+    added[sizeAt + 1] = (sizeBytes >>> 8) & 0xff;
+    added[sizeAt + 2] = (sizeBytes >>> 16) & 0xff;
+    added[sizeAt + 3] = (sizeBytes >>> 24) & 0xff;
     this.addedCount += 1;
   }
 

@@ -22,9 +22,12 @@ export class RawResourceCopies {
     this.owners = new HashedKeyMap((owner) => rawResourceFilePath(uriOf(owner)) ?? '');
   }
 
-  /** Claims the raw name of resource `owner`'s file (none when its URI has no raw name of its own). */
-  claim(owner: number): void {
-    const raw = rawResourceFilePath(this.uriOf(owner));
+  /**
+   * Claims the raw name of resource `owner`'s file (none when its URI has no raw name of its own);
+   * `uri` is its URI when the caller has it at hand.
+   */
+  claim(owner: number, uri: string = this.uriOf(owner)): void {
+    const raw = rawResourceFilePath(uri);
     if (raw === undefined) return;
     const held = this.owners.get(raw);
     if (held === undefined) {

@@ -47,9 +47,8 @@ export class ResourceListWriter<T> {
     // JSON.stringify indents a nested value by its depth at each line break, so an entry's own
     // text with every line indented once more is its text inside the part.
     const text = JSON.stringify(entry, null, 2).replaceAll('\n', `\n${ENTRY_INDENT}`);
-    this.append(this.pending === 0 ? PART_HEAD : ENTRY_SEPARATOR);
-    this.append(ENTRY_INDENT);
-    this.append(text);
+    // One append an entry: each measures, grows and writes the buffer once.
+    this.append(`${this.pending === 0 ? PART_HEAD : ENTRY_SEPARATOR}${ENTRY_INDENT}${text}`);
     this.pending += 1;
     if (this.pending >= this.limits.resourcesPerListPart) await this.writePart();
   }

@@ -188,6 +188,11 @@ export class FileResourceStore {
     return this.hasDigest[position] === 1 ? this.digests.slice(32 * position, 32 * position + 32) : undefined;
   }
 
+  /** digestOf as a view into the store (valid until releaseAssembled), for a key made at once. */
+  digestViewOf(position: number): Uint8Array | undefined {
+    return this.hasDigest[position] === 1 ? this.digests.subarray(32 * position, 32 * position + 32) : undefined;
+  }
+
   isTextAt(position: number): boolean {
     return this.isText[position] === 1;
   }
@@ -239,6 +244,15 @@ export class FileResource implements ProjectResource {
 
   get size(): number {
     return this.store.sizeOf(this.position);
+  }
+
+  /**
+   * What the assembly's kept-file key needs of `content.source` (kept-resource-files.ts), without
+   * making it: the source object with its path and identity a document cost more than the key.
+   * The digest is a view, valid until the store's releaseAssembled.
+   */
+  get keyedSource(): { text: boolean; sha256: Uint8Array | undefined } {
+    return { text: this.store.isTextAt(this.position), sha256: this.store.digestViewOf(this.position) };
   }
 
   get content(): { source: ResourceFileSource } {

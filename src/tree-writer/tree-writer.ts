@@ -31,6 +31,7 @@ import { carryOver, linkUnchangedFiles } from './tree-commit-links.js';
 import { IO_CONCURRENCY, removeEmptiedFolders, removeTree } from './remove-tree.js';
 import { digestFileOf, oldFolderOf, tempFolderOf } from './swap-folders.js';
 import { readFileInto } from './read-exactly.js';
+import { holdsDigest } from './holds-same-bytes.js';
 import { TreeSpool } from './tree-spool.js';
 import { SharedFiles } from './shared-files.js';
 import { holdsSameFiles, PreviousFolders } from './previous-tree.js';
@@ -189,14 +190,14 @@ export class TreeWriter {
     if (this.failure) throw this.failure;
     const deferred = this.written.deferredAt(fromPath);
     if (deferred !== undefined && !this.written.has(toPath)) {
-      this.written.set(toPath, Buffer.from(this.written.get(fromPath)!));
+      this.written.set(toPath, this.written.get(fromPath)!);
       this.written.setDeferred(toPath, deferred.owner, deferred.length);
       this.written.setCopyOf(toPath, fromPath);
       return deferred.length;
     }
     const at = this.written.spooledAt(fromPath);
     if (at === undefined || this.written.has(toPath)) return undefined;
-    this.written.set(toPath, Buffer.from(this.written.get(fromPath)!));
+    this.written.set(toPath, this.written.get(fromPath)!);
     this.written.setSpooled(toPath, at.offset, at.length);
     this.written.setCopyOf(toPath, fromPath);
     return at.length;
@@ -247,10 +248,18 @@ export class TreeWriter {
   private async writeOutHeld(relativePath: string, first?: string): Promise<void> {
     const linked = first !== undefined && this.isLinkable(first, relativePath);
     const spooled = this.written.spooledAt(relativePath);
-    const content = linked ? undefined : spooled ? this.readSpooled(spooled) : this.makeDeferred(relativePath);
     const digest = Buffer.from(this.written.get(relativePath)!);
-    this.written.clearHeld(relativePath);
     const compare = this.previousExists && !this.reuse;
+    // A deferred file the previous tree holds (its bytes' digest) stays there, its bytes never made.
+    const deferred = !linked && !spooled && compare ? this.written.deferredAt(relativePath) : undefined;
+    const own = deferred !== undefined && (await this.previousFolders.isOwn(path.dirname(relativePath)));
+    if (own && holdsDigest(path.join(this.outDir, relativePath), digest, deferred.length)) {
+      this.written.clearHeld(relativePath);
+      this.written.setUnchanged(relativePath);
+      return;
+    }
+    const content = linked ? undefined : spooled ? this.readSpooled(spooled) : this.makeDeferred(relativePath);
+    this.written.clearHeld(relativePath);
     const link = async () => this.shared.link(this.tempDir, first!, relativePath);
     await this.start(relativePath, content ? () => this.writeOne(relativePath, content, digest, compare) : link);
   }
