@@ -44,7 +44,7 @@ export async function discoverContent(
       ? { templates: [], problems: [] }
       : await discoverResourceTemplates(
           resourcesRoot,
-          new Set(resources.resources.map((resource) => resource.name)),
+          () => new Set(resources.resources.map((resource) => resource.name)),
           registration.resourceTemplates,
           projectRoot,
         );

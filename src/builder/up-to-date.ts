@@ -30,6 +30,8 @@ const SKIPPED_NAMES = new Set(['.staticmcp', '.git', 'node_modules']);
 const MAX_WALK_DEPTH = 12;
 /** How much text a fingerprint gathers before it hashes it. */
 const LINE_CHUNK_CHARS = 64 * 1024;
+/** How many bytes of file metadata a fingerprint gathers before it hashes them. */
+const METADATA_CHUNK_BYTES = 64 * 1024;
 
 export interface FingerprintScope {
   projectRoot: string;
@@ -108,14 +110,67 @@ class LineDigest {
 }
 
 /**
- * Metadata lines of everything below `root` (not following folder symlinks), skipping `excluded`.
+ * The inputs' metadata hashed as bytes: per entry its path, a NUL, a type byte and, for what could
+ * be stat-ed, size, nanosecond mtime and mode as 64-bit numbers (decimal text of three BigInts a
+ * file cost more than its stat). A path holds no NUL, so entries cannot run into each other.
+ */
+class MetadataDigest {
+  private readonly hash = createHash('sha256');
+  private readonly buffer = Buffer.allocUnsafe(METADATA_CHUNK_BYTES);
+  private readonly numbers = new BigInt64Array(3);
+  private readonly numberBytes = new Uint8Array(this.numbers.buffer);
+  private used = 0;
+
+  /** A text field (one of the scope's strings, or an entry's path), ended by a NUL. */
+  pushText(text: string): void {
+    // UTF-8 takes at most 3 bytes a UTF-16 code unit.
+    if (3 * text.length + 1 > METADATA_CHUNK_BYTES - this.used) this.flush();
+    if (3 * text.length + 1 > METADATA_CHUNK_BYTES) {
+      this.hash.update(text);
+      this.hash.update('\0');
+      return;
+    }
+    this.used += this.buffer.write(text, this.used, 'utf8');
+    this.buffer[this.used++] = 0;
+  }
+
+  /** An entry's type (`d`, `f`, or `e` when it could not be stat-ed) and, when stat-ed, its numbers. */
+  pushStats(type: 'd' | 'f', stats: Pick<BigIntStats, 'size' | 'mtimeNs' | 'mode'>): void {
+    if (25 > METADATA_CHUNK_BYTES - this.used) this.flush();
+    this.buffer[this.used++] = type.charCodeAt(0);
+    this.numbers[0] = stats.size;
+    this.numbers[1] = stats.mtimeNs;
+    this.numbers[2] = stats.mode;
+    this.buffer.set(this.numberBytes, this.used);
+    this.used += this.numberBytes.length;
+  }
+
+  private flush(): void {
+    this.hash.update(this.buffer.subarray(0, this.used));
+    this.used = 0;
+  }
+
+  digest(): string {
+    this.flush();
+    return this.hash.digest('hex');
+  }
+}
+
+/** A folder to skip, and the start of the names of its swap folders (tree-writer/swap-folders.ts). */
+interface ExcludedFolder {
+  folder: string;
+  swapPrefix: string;
+}
+
+/**
+ * Metadata of everything below `root` (not following folder symlinks), skipping `excluded`.
  * Synchronous on purpose: thousands of stats of cached metadata cost microseconds each, far less
  * than their promises.
  */
 function listMetadata(
   root: string,
-  excluded: readonly string[],
-  lines: LineDigest,
+  excluded: readonly ExcludedFolder[],
+  lines: MetadataDigest,
   identities: WalkedIdentities | undefined,
   relative = '',
   depth = 0,
@@ -125,7 +180,8 @@ function listMetadata(
   try {
     entries = readdirSync(folder, { withFileTypes: true });
   } catch {
-    lines.push(`${relative}\0unreadable`);
+    lines.pushText(relative);
+    lines.pushText('unreadable');
     return;
   }
   entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
@@ -137,7 +193,7 @@ function listMetadata(
     const absolute = `${prefix}${entry.name}`;
     if (
       SKIPPED_NAMES.has(entry.name) ||
-      excluded.some((folder) => absolute === folder || absolute.startsWith(`${folder}${SWAP_FOLDER_MARK}`))
+      excluded.some(({ folder, swapPrefix }) => absolute === folder || absolute.startsWith(swapPrefix))
     )
       continue;
     // statSync follows file symlinks, so an edited target still changes the fingerprint. BigInt:
@@ -146,10 +202,12 @@ function listMetadata(
     try {
       stats = statSync(absolute, { bigint: true });
     } catch (error) {
-      lines.push(`${entryPath}\0${(error as NodeJS.ErrnoException).code}`);
+      lines.pushText(entryPath);
+      lines.pushText(`e${(error as NodeJS.ErrnoException).code}`);
       continue;
     }
-    lines.push(`${entryPath}\0${stats.isDirectory() ? 'd' : 'f'}\0${stats.size}\0${stats.mtimeNs}\0${stats.mode}`);
+    lines.pushText(entryPath);
+    lines.pushStats(stats.isDirectory() ? 'd' : 'f', stats);
     if (files !== undefined && stats.isFile()) files.add(entry.name, stats);
     if (entry.isDirectory() && depth < MAX_WALK_DEPTH)
       listMetadata(root, excluded, lines, identities, entryPath, depth + 1);
@@ -181,14 +239,15 @@ export async function fingerprintInputs(scope: FingerprintScope): Promise<Inputs
   checkedFingerprint = undefined;
   if (checked !== undefined && checked.key === scopeKey(scope))
     return { digest: checked.digest, identities: checked.identities };
-  const lines = new LineDigest();
+  const lines = new MetadataDigest();
   for (const line of [scope.generator, scope.outDir, scope.toolsRoot, process.env.SOURCE_DATE_EPOCH ?? ''])
-    lines.push(line);
+    lines.pushText(line);
   const identities = new WalkedIdentities();
-  listMetadata(scope.projectRoot, [scope.outDir], lines, identities);
+  const excluded = [{ folder: scope.outDir, swapPrefix: `${scope.outDir}${SWAP_FOLDER_MARK}` }];
+  listMetadata(scope.projectRoot, excluded, lines, identities);
   const toolsRelative = path.relative(scope.projectRoot, scope.toolsRoot);
   if (toolsRelative.startsWith('..') || path.isAbsolute(toolsRelative))
-    listMetadata(scope.toolsRoot, [scope.outDir], lines, undefined);
+    listMetadata(scope.toolsRoot, excluded, lines, undefined);
   return { digest: lines.digest(), identities };
 }
 

@@ -83,7 +83,8 @@ function projectRelativePath(value: string): string | undefined {
 
 export async function discoverResourceTemplates(
   resourcesRoot: string,
-  resourceNames: ReadonlySet<string>,
+  /** The resources' names, asked for only when there is a template (one string a document). */
+  resourceNames: () => ReadonlySet<string>,
   registered?: RegisterEntry[],
   projectRoot = path.dirname(resourcesRoot),
 ): Promise<TemplateDiscovery> {
@@ -137,8 +138,9 @@ export async function discoverResourceTemplates(
     byName.set(template.definition.name, template);
   }
   const templates: ProjectResourceTemplate[] = [];
+  const taken = byName.size === 0 ? new Set<string>() : resourceNames();
   for (const template of byName.values()) {
-    if (resourceNames.has(template.definition.name)) {
+    if (taken.has(template.definition.name)) {
       problems.push({
         relativePath: template.definition.name,
         message: 'a resource already has this name; the template was skipped',

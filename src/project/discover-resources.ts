@@ -112,7 +112,38 @@ function regularFileIdentity(file: string): DocumentStats | undefined {
   return stats.isFile() ? stats : undefined;
 }
 
-/** The file's parse: by its untouched identity, else by its digest, else parsed (the one read). */
+/** A document's parse, with the identity and digest of the bytes it was made from. */
+interface DocumentRead {
+  parsed: ParsedDocument;
+  stats: DocumentStats;
+  sha256: string;
+}
+
+/**
+ * The file's parse when the cache knows it by its untouched identity (nothing is read now), else
+ * undefined: then it is read (readDocument). Where the file leads is checked when it is read to
+ * be written (resource-file-content.ts), as for any other file. The identity the up-to-date walk
+ * took (a regular file then) saves a stat; else it is taken now.
+ */
+function untouchedDocument(
+  file: string,
+  key: string,
+  mimeType: string,
+  documents: DocumentCache,
+  walked: WalkedIdentities | undefined,
+): DocumentRead | { problem: string } | undefined {
+  let stats: DocumentStats | undefined;
+  try {
+    stats = walked?.lookup(key) ?? regularFileIdentity(file);
+  } catch (error) {
+    return { problem: `cannot be read (${readFailureReason(error)}); skipped` };
+  }
+  if (stats === undefined) return undefined;
+  const known = documents.lookupUntouched(key, mimeType, stats);
+  return known === undefined ? undefined : { parsed: known.parsed, stats, sha256: known.sha256 };
+}
+
+/** The file's parse, read: by its digest, else parsed (the one read). */
 async function readDocument(
   file: string,
   /** The file's path from the project's root, `/`-separated: its key in the document cache. */
@@ -120,17 +151,8 @@ async function readDocument(
   mimeType: string,
   projectRoot: string,
   documents: DocumentCache,
-  walked: WalkedIdentities | undefined,
-): Promise<{ parsed: ParsedDocument; stats: DocumentStats; sha256: string } | { problem: string }> {
+): Promise<DocumentRead | { problem: string }> {
   try {
-    // Known by identity: nothing is read now. Where the file leads is checked when it is read to
-    // be written (resource-file-content.ts), as for any other file. The identity the up-to-date
-    // walk took (a regular file then) saves a stat; else it is taken now.
-    const stats = walked?.lookup(key) ?? regularFileIdentity(file);
-    if (stats !== undefined) {
-      const known = documents.lookupUntouched(key, mimeType, stats);
-      if (known) return { parsed: known.parsed, stats, sha256: known.sha256 };
-    }
     const read = await readProjectFileAndStats(file, projectRoot);
     const sha256 = digestBytes(read.bytes);
     const known = documents.lookupDigest(key, mimeType, read.stats, sha256);
@@ -143,7 +165,9 @@ async function readDocument(
   }
 }
 
-/** One resource file with its metadata; `meta` fields win over what the content suggests. */
+type LoadedResource = { resource: ProjectResource; warnings: readonly string[] } | { problem: string };
+
+/** A resource file with its metadata; `meta` fields win over what the content suggests. */
 async function loadResource(
   file: string,
   relativePath: string,
@@ -153,31 +177,85 @@ async function loadResource(
   walked: WalkedIdentities | undefined,
   /** `file` from the project's root, `/`-separated, when the caller knows it (else made from the paths). */
   key = projectPathOf(store.projectRoot, file),
-): Promise<{ resource: ProjectResource; warnings: string[] } | { problem: string }> {
+): Promise<LoadedResource> {
   // The MIME database is only loaded by projects that have resources (once: an import() a
   // document cost as much as its cached parse).
   mimeTypes ??= await import('./mime-type.js');
-  const { mimeTypeFor } = mimeTypes;
-  const mimeType = (meta?.mimeType as string | undefined) ?? mimeTypeFor(file);
-  const read = await readDocument(file, key, mimeType, store.projectRoot, documents, walked);
-  if ('problem' in read) return read;
-  const summary: MarkdownSummary = read.parsed.summary ?? {};
+  return (
+    loadUntouchedResource(file, relativePath, meta, store, documents, walked, key) ??
+    (await loadReadResource(file, relativePath, meta, store, documents, key))
+  );
+}
+
+/** The MIME type of a resource file (once the MIME database is loaded). */
+function mimeTypeOfResource(file: string, meta: Record<string, unknown> | undefined): string {
+  return (meta?.mimeType as string | undefined) ?? mimeTypes!.mimeTypeFor(file);
+}
+
+/**
+ * loadResource without a promise or a read when the cache knows the file by its identity (every
+ * document but the edited ones in an edit build); undefined when the file must be read.
+ */
+function loadUntouchedResource(
+  file: string,
+  relativePath: string,
+  meta: Record<string, unknown> | undefined,
+  store: FileResourceStore,
+  documents: DocumentCache,
+  walked: WalkedIdentities | undefined,
+  key: string,
+): LoadedResource | undefined {
+  const mimeType = mimeTypeOfResource(file, meta);
+  const known = untouchedDocument(file, key, mimeType, documents, walked);
+  if (known === undefined || 'problem' in known) return known;
+  return addResource(store, relativePath, mimeType, meta, known);
+}
+
+async function loadReadResource(
+  file: string,
+  relativePath: string,
+  meta: Record<string, unknown> | undefined,
+  store: FileResourceStore,
+  documents: DocumentCache,
+  key: string,
+): Promise<LoadedResource> {
+  const mimeType = mimeTypeOfResource(file, meta);
+  const read = await readDocument(file, key, mimeType, store.projectRoot, documents);
+  return 'problem' in read ? read : addResource(store, relativePath, mimeType, meta, read);
+}
+
+const NO_WARNINGS: readonly string[] = [];
+const NO_PAGE: { pageUrl?: string; warning?: string } = {};
+
+function addResource(
+  store: FileResourceStore,
+  relativePath: string,
+  mimeType: string,
+  meta: Record<string, unknown> | undefined,
+  read: DocumentRead,
+): LoadedResource {
+  const summary: MarkdownSummary | undefined = read.parsed.summary;
   const page =
     meta?.url !== undefined
       ? checkPageUrl(meta.url as string, 'sidecar url')
-      : checkPageUrl(summary.pageUrl, 'front matter url');
-  const warnings = [summary.frontMatterProblem, page.warning].filter((warning) => warning !== undefined);
-  const overrides = meta && overridesOf(meta);
+      : summary?.pageUrl === undefined
+        ? NO_PAGE
+        : checkPageUrl(summary.pageUrl, 'front matter url');
+  const problem = summary?.frontMatterProblem;
+  const warnings =
+    problem === undefined && page.warning === undefined
+      ? NO_WARNINGS
+      : [problem, page.warning].filter((warning) => warning !== undefined);
   const resource = store.add({
     relativePath,
     mimeType,
     text: read.parsed.text,
     stats: read.stats,
     sha256: read.sha256,
-    ...(summary.title !== undefined ? { title: summary.title } : {}),
-    ...(summary.description !== undefined ? { description: summary.description } : {}),
-    ...(page.pageUrl !== undefined ? { pageUrl: page.pageUrl } : {}),
-    ...(overrides ? { overrides } : {}),
+    title: summary?.title,
+    description: summary?.description,
+    pageUrl: page.pageUrl,
+    overrides: meta && overridesOf(meta),
   });
   return { resource, warnings };
 }
@@ -191,7 +269,7 @@ function overridesOf(meta: Record<string, unknown>): ResourceOverrides | undefin
 }
 
 function withoutWarnings(
-  loaded: { resource: ProjectResource; warnings: string[] },
+  loaded: { resource: ProjectResource; warnings: readonly string[] },
   relativePath: string,
   warnings: ResourceDiscovery['warnings'],
 ): ProjectResource {
@@ -257,15 +335,13 @@ export async function discoverResources(
       continue;
     }
     if (meta?.uriTemplate !== undefined) continue;
-    const loaded = await loadResource(
-      file,
-      relativePath,
-      meta,
-      store,
-      documents,
-      walked,
-      `${keyPrefix}${relativePath}`,
-    );
+    const key = `${keyPrefix}${relativePath}`;
+    mimeTypes ??= await import('./mime-type.js');
+    // An untouched document takes no promise (two a document were a good part of an edit build's
+    // discovery, which finds every document but the edited ones untouched).
+    const loaded =
+      loadUntouchedResource(file, relativePath, meta, store, documents, walked, key) ??
+      (await loadReadResource(file, relativePath, meta, store, documents, key));
     if ('problem' in loaded) problems.push({ relativePath, message: loaded.problem });
     else resources.push(withoutWarnings(loaded, relativePath, warnings));
   }

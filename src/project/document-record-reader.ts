@@ -78,6 +78,12 @@ export class DocumentRecord {
   private last: { relativePath: string; at: number } | undefined;
   /** A read came short or an entry no longer reads as one: nothing more is believed. */
   private lost = false;
+  /**
+   * The last entry viewAt gave, and where: a lookup asks for the same entry several times (its
+   * flags, identity, MIME type, parse, digest, bytes), and each view of the window is an object.
+   */
+  private viewed: EntryView | undefined;
+  private viewedAt = -1;
 
   private constructor(
     private fd: number | undefined,
@@ -146,6 +152,12 @@ export class DocumentRecord {
     this.lost = true;
     this.window = Buffer.alloc(0);
     this.windowStart = this.windowEnd = 0;
+    this.forgetView();
+  }
+
+  private forgetView(): void {
+    this.viewed = undefined;
+    this.viewedAt = -1;
   }
 
   /** Fills the window from `at`: a whole window when reading on from the last entry, else a little. */
@@ -162,12 +174,14 @@ export class DocumentRecord {
     }
     this.windowStart = at;
     this.windowEnd = at + done;
+    this.forgetView();
     return done >= atLeast;
   }
 
   /** The entry at `at`, its lengths checked; undefined (and nothing believed after) when it is not one. */
   private viewAt(at: number): EntryView | undefined {
     if (this.lost || this.fd === undefined) return undefined;
+    if (at === this.viewedAt) return this.viewed;
     if (at < this.windowStart || at + 4 > this.windowEnd) {
       if (!this.fill(at, 4)) return this.lose();
     }
@@ -178,11 +192,14 @@ export class DocumentRecord {
     const entry = this.window.subarray(from, from + length);
     if (!entryFieldsValid(entry)) return this.lose();
     this.nextAt = at + length;
+    this.viewed = entry;
+    this.viewedAt = at;
     return entry;
   }
 
   private lose(): undefined {
     this.lost = true;
+    this.forgetView();
     return undefined;
   }
 

@@ -43,13 +43,15 @@ type Rare = ResourceOverrides & { pageUrl?: string };
 /** A title or description position of none (positions are stored one up). */
 const NONE = 0;
 const INITIAL_COUNT = 256;
-const LOW_BITS = 0xffff_ffffn;
+
+/** Where storeHalves splits a value (taken modulo 2^64 when set): no BigInt is made a document. */
+const splitter = new DataView(new ArrayBuffer(8));
 
 /** A 64-bit identity field as two 32-bit halves (high, low) at `slot` and `slot + 1`. */
 function storeHalves(halves: Uint32Array, slot: number, value: bigint): void {
-  const unsigned = BigInt.asUintN(64, value);
-  halves[slot] = Number(unsigned >> 32n);
-  halves[slot + 1] = Number(unsigned & LOW_BITS);
+  splitter.setBigUint64(0, value);
+  halves[slot] = splitter.getUint32(0);
+  halves[slot + 1] = splitter.getUint32(4);
 }
 
 function readHalves(halves: Uint32Array, slot: number): bigint {
