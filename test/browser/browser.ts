@@ -14,6 +14,15 @@ const { chromium } = createRequire(import.meta.url)('playwright-core') as typeof
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
 
+/**
+ * How often a test's `expect.poll` looks at the page again. Each look is a round trip through
+ * playwright's server to chromium and a query in the page, so vitest's default of 50 ms costs
+ * chromium and the processes between about twice the CPU of an idle page while a test waits for an
+ * answer; waits here are for processes on a loaded machine, seconds each, so a quarter second
+ * late is nothing a test would notice.
+ */
+export const POLL_INTERVAL_MS = 250;
+
 /** A desktop in light mode and a phone in dark mode (prefers-color-scheme), so axe checks both palettes' contrast. */
 export const VIEWPORTS = [
   { width: 1280, height: 900, colorScheme: 'light' },

@@ -11,10 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpServe } from '../helpers/http-serve.js';
 import { CLI } from '../helpers/paths.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
-import { findWideElements, HAS_CHROMIUM, launchChromium, openPage, VIEWPORTS } from './browser.js';
+import { findWideElements, HAS_CHROMIUM, launchChromium, openPage, POLL_INTERVAL_MS, VIEWPORTS } from './browser.js';
 
 /** Answers come from real processes on a shared machine: wait for them as a person would. */
-const EVENTUALLY = { timeout: 15_000 };
+const EVENTUALLY = { timeout: 15_000, interval: POLL_INTERVAL_MS };
 
 const attack = (n: number): string => `"><img src=x onerror=alert(${n})><script>alert(${n})</script>`;
 

@@ -13,9 +13,16 @@ import { CLI } from '../helpers/paths.js';
 import { buildProjectTree, writeProject } from '../helpers/projects.js';
 import { type StaticHost, startStaticHost } from '../helpers/static-host.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
-import { findAccessibilityProblems, findWideElements, HAS_CHROMIUM, launchChromium, openPage } from './browser.js';
+import {
+  findAccessibilityProblems,
+  findWideElements,
+  HAS_CHROMIUM,
+  launchChromium,
+  openPage,
+  POLL_INTERVAL_MS,
+} from './browser.js';
 
-const EVENTUALLY = { timeout: 15_000 };
+const EVENTUALLY = { timeout: 15_000, interval: POLL_INTERVAL_MS };
 const SCREENS = [
   { width: 1280, height: 800, colorScheme: 'light' },
   { width: 390, height: 844, colorScheme: 'dark' },
@@ -94,7 +101,7 @@ describe.skipIf(!HAS_CHROMIUM)('the landing page a new user meets', () => {
       // A boolean's two values are both precomputed: no hint says otherwise.
       expect(await hello.locator('.field').nth(1).locator('.hint').textContent()).not.toMatch(/precomputed/i);
       await hello.getByRole('button', { name: 'Run' }).click();
-      await expect.poll(() => hello.locator('.output-area').textContent()).toBe('name is required');
+      await expect.poll(() => hello.locator('.output-area').textContent(), EVENTUALLY).toBe('name is required');
       await name.fill('MCP');
       await hello.getByRole('button', { name: 'Run' }).click();
       await expect.poll(() => hello.locator('.output-area').textContent(), EVENTUALLY).toMatch(/Hello, MCP\./);
@@ -173,7 +180,7 @@ describe.skipIf(!HAS_CHROMIUM)('the landing page a new user meets', () => {
 
     const filter = page.getByRole('searchbox', { name: 'Filter tools and resources' });
     await filter.fill('doc-042');
-    await expect.poll(() => page.locator('#resources-title').textContent()).toBe('Resources (1 of 300)');
+    await expect.poll(() => page.locator('#resources-title').textContent(), EVENTUALLY).toBe('Resources (1 of 300)');
     expect(await resources.locator('article.resource:visible').count()).toBe(1);
     expect(await page.locator('#tools').isVisible()).toBe(false);
     await resources.getByRole('button', { name: 'View' }).click();

@@ -18,11 +18,12 @@ import {
   HAS_CHROMIUM,
   launchChromium,
   openPage,
+  POLL_INTERVAL_MS,
   VIEWPORTS,
 } from './browser.js';
 
 /** Answers come from real processes on a shared machine: wait for them as a person would. */
-const EVENTUALLY = { timeout: 20_000 };
+const EVENTUALLY = { timeout: 20_000, interval: POLL_INTERVAL_MS };
 
 /** A tool only the model may call (MCP Apps visibility), and a button in the forecast app that calls it. */
 function addModelOnlyTool(project: string): void {

@@ -20,12 +20,13 @@ import {
   HAS_CHROMIUM,
   launchChromium,
   openPage,
+  POLL_INTERVAL_MS,
   VIEWPORTS,
   type WatchedPage,
 } from './browser.js';
 
 /** Answers come from real processes on a shared machine: wait for them as a person would. */
-const EVENTUALLY = { timeout: 15_000 };
+const EVENTUALLY = { timeout: 15_000, interval: POLL_INTERVAL_MS };
 
 if (!HAS_CHROMIUM) console.warn('test/browser: skipped, /usr/bin/chromium is missing (apt-get install -y chromium)');
 
