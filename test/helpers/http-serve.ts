@@ -22,7 +22,7 @@ export class HttpServe {
   }
 
   /** Starts `serve <args> --http --port 0` (with `env` added to ours) and waits for the endpoint line. */
-  static async start(args: string[], timeoutMs = 20_000, env: Record<string, string> = {}): Promise<HttpServe> {
+  static async start(args: string[], timeoutMs = 45_000, env: Record<string, string> = {}): Promise<HttpServe> {
     const child = spawn(process.execPath, [CLI, 'serve', ...args, '--http', '--port', '0'], {
       cwd: REPO_ROOT,
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -60,7 +60,7 @@ beforeAll(async () => {
     },
   };
   writeFileSync(path.join(tree, 'mcp.json'), JSON.stringify(manifest));
-  serve = await HttpServe.start([tree], 20_000, { STATICMCP_HTTP_MAX_ANSWER_BYTES: String(CAP_BYTES) });
+  serve = await HttpServe.start([tree], undefined, { STATICMCP_HTTP_MAX_ANSWER_BYTES: String(CAP_BYTES) });
   const session = await openSession(serve.port, BATCH_VERSION);
   headers = { 'mcp-session-id': session, 'mcp-protocol-version': BATCH_VERSION };
   // Warm: the handlers and one whole read are loaded before the rest is measured.

@@ -78,7 +78,7 @@ let shared: Promise<HttpServe> | undefined;
 
 /** The server of the tests whose requests are refused or answered, leaving it as it was. */
 function sharedServe(): Promise<HttpServe> {
-  shared ??= HttpServe.start(['--live', project], 20_000, SHARED_ENV);
+  shared ??= HttpServe.start(['--live', project], undefined, SHARED_ENV);
   return shared;
 }
 
@@ -89,7 +89,7 @@ function sharedServe(): Promise<HttpServe> {
 let uncapped: Promise<HttpServe> | undefined;
 
 function uncappedServe(): Promise<HttpServe> {
-  uncapped ??= HttpServe.start(['--live', project], 20_000, { STATICMCP_HTTP_WRITE_TIMEOUT_MS: '1000' });
+  uncapped ??= HttpServe.start(['--live', project], undefined, { STATICMCP_HTTP_WRITE_TIMEOUT_MS: '1000' });
   return uncapped;
 }
 
@@ -276,7 +276,7 @@ describe('serve --http under one hostile request', () => {
   });
 
   it('drops the notifications of a stream its client does not read past the cap, never its result', async () => {
-    const serve = await HttpServe.start(['--live', project], 20_000, {
+    const serve = await HttpServe.start(['--live', project], undefined, {
       STATICMCP_HTTP_MAX_QUEUED_STREAM_BYTES: '65536',
     });
     started.push(serve);
