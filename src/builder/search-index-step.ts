@@ -25,13 +25,7 @@ import type { ProjectConfig } from '../project/config.js';
 import { removeTree } from '../tree-writer/remove-tree.js';
 import { removeDeadWritersFiles } from '../tree-writer/interrupted-write.js';
 import { EXTENSION_KEY, isOurExtension } from '../core/tree/manifest.js';
-import {
-  DEFAULT_MAX_LLMS_FULL_BYTES,
-  LLMS_FULL_FILE,
-  LLMS_FILE,
-  LlmsTxtWriter,
-  teeDocuments,
-} from '../tree-writer/llms-txt.js';
+import { DEFAULT_MAX_LLMS_FULL_BYTES, LLMS_FULL_FILE, LLMS_FILE, LlmsTxtWriter } from '../tree-writer/llms-txt.js';
 import type { SearchIndexExtension } from '../tree-writer/search-index-output.js';
 import type { KeptSearchDocuments } from '../tree-writer/search-kept-documents.js';
 import type { KeptLlmsEntries } from '../tree-writer/llms-kept-entries.js';
@@ -116,16 +110,18 @@ export function writerDocumentFiles(writer: TreeWriter, manifest: JsonObject) {
 
 /**
  * Every document of the tree being written, one at a time (650,000 call results never sit in memory
- * together); a resource whose source `kept` holds is listed without reading its file.
+ * together); a resource whose source `kept` holds is listed without reading its file. The lister's
+ * own generator, not one wrapping it: each level an async generator adds is a promise chain a
+ * document.
  */
-async function* streamDocuments(
+async function listDocuments(
   writer: TreeWriter,
   manifest: JsonObject,
   settings: DocumentSettings,
   counts: { skipped: number },
   kept: KeptSearchDocuments | undefined,
   keptSourceDigestOf: ((stemming: string, sourceKey: string) => Buffer) | undefined,
-): AsyncGenerator<SearchDocument> {
+): Promise<AsyncIterable<SearchDocument>> {
   await writer.flush();
   const stemming = settings.stemming ?? 'porter';
   const keptSources: KeptSources | undefined =
@@ -137,7 +133,7 @@ async function* streamDocuments(
         }
       : undefined;
   const files = { ...writerDocumentFiles(writer, manifest), ...(keptSources ? { keptSources } : {}) };
-  yield* listTreeDocuments(files, settings, () => {
+  return listTreeDocuments(files, settings, () => {
     counts.skipped += 1;
   });
 }
@@ -258,10 +254,10 @@ export async function writeTreeSearchIndex(
     const llms = isOurExtension(manifest[EXTENSION_KEY])
       ? new LlmsTxtWriter(manifest, settings.publicUrl, maxLlmsFullBytes, scratchFolder, keptLlms)
       : undefined;
-    const listed = streamDocuments(output.writer, manifest, settings, counts, kept, keptSourceDigestOf);
-    const documents = teeDocuments(listed, llms);
+    const documents = await listDocuments(output.writer, manifest, settings, counts, kept, keptSourceDigestOf);
     const options = {
       scratchFolder,
+      ...(llms ? { onDocument: (document: SearchDocument) => llms.add(document) } : {}),
       stemming: settings.stemming,
       ...(kept ? { kept } : {}),
       ...(keptTerms ? { keptTerms } : {}),

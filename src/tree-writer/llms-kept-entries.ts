@@ -54,6 +54,9 @@ export class KeptLlmsEntries {
   private next: SpillWriter | undefined;
   private partWriter: KeptPartWriter | undefined;
   private readonly nextHash = createHash('sha256');
+  private readonly record = Buffer.alloc(RECORD_BYTES);
+  /** keyOf's JSON up to its last item, for the link base it was made for. */
+  private keyPrefix: { linkBase: string | undefined; text: string } | undefined;
   private nextCount = 0;
 
   /** `file`: the kept entries; `salt`: the writer's identity (a new one keeps nothing of the old). */
@@ -79,8 +82,14 @@ export class KeptLlmsEntries {
   }
 
   keyOf(sourceKey: string, linkBase: string | undefined): Buffer {
+    // JSON.stringify([salt, linkBase, sourceKey]), its first two items made once: the salt (the
+    // writer's identity) is long, and escaping it again for every document was most of the key.
+    if (this.keyPrefix === undefined || this.keyPrefix.linkBase !== linkBase) {
+      const head = JSON.stringify([this.salt, linkBase ?? null]);
+      this.keyPrefix = { linkBase, text: `${head.slice(0, -1)},` };
+    }
     // One-shot (no Hash object a document): the same bytes as createHash's.
-    return hash('sha256', JSON.stringify([this.salt, linkBase ?? null, sourceKey]), 'buffer').subarray(0, KEY_BYTES);
+    return hash('sha256', `${this.keyPrefix.text}${JSON.stringify(sourceKey)}]`, 'buffer').subarray(0, KEY_BYTES);
   }
 
   /** The kept entry's UTF-8 bytes, or undefined (none, or its part is missing or damaged). */
@@ -105,7 +114,8 @@ export class KeptLlmsEntries {
     const from = lastTaken?.bytes === entry ? { part: lastTaken.part, index: lastTaken.index } : undefined;
     const keyWord = Buffer.from(key.buffer, key.byteOffset, 4).readUInt32LE(0);
     const place = partWriter.append([entry], keyWord, from);
-    const record = Buffer.alloc(RECORD_BYTES);
+    // One record's bytes, reused: append copies them.
+    const record = this.record;
     record.set(key.subarray(0, KEY_BYTES));
     record.writeUInt32LE(place.part, KEY_BYTES);
     record.writeUInt32LE(place.offset, KEY_BYTES + 4);

@@ -98,10 +98,8 @@ class LineStore {
     this.count += 1;
     this.spilledAt = grownTypedArray(this.spilledAt, this.count);
     this.spilledLength = grownTypedArray(this.spilledLength, this.count);
-    const bytes = Buffer.from(line, 'utf8');
     this.spilledAt[position] = this.spill.bytes;
-    this.spilledLength[position] = bytes.length;
-    this.spill.append(bytes);
+    this.spilledLength[position] = this.spill.appendUtf8(line);
     return position;
   }
 

@@ -81,6 +81,8 @@ export interface SpillingSearchIndexOptions extends SearchIndexOptions {
   keptTerms?: { previous?: PreviousTerms; writer?: KeptTermsWriter };
   /** The previous build's packs by part folder, that packs made from the same inputs link (the build's). */
   packReuse?: (folder: string) => PackReuse;
+  /** Given each document as it arrives, before the index takes its share (the build's llms.txt writer). */
+  onDocument?: (document: SearchDocument) => void;
   /** Told as each step of the write ends (the build's stage-memory notes, where the peak lies). */
   noteMemory?: (step: string) => void;
 }
@@ -187,6 +189,7 @@ export async function writeSearchIndexSpilling(
 
   try {
     for await (const document of documents) {
+      options.onDocument?.(document);
       assertPlainTreePath(document.id, 'A search document id');
       const arrival = ids.length;
       ids.push(document.id);
@@ -203,14 +206,14 @@ export async function writeSearchIndexSpilling(
         else changed = undefined;
       }
       // An entry's title and url, as they end its title block entry (the id's part depends on its neighbour).
-      const titleItem = Buffer.from(JSON.stringify([document.title, document.url]).slice(1, -1), 'utf8');
+      // Encoded straight into the spill buffer: a Buffer each was garbage a document.
+      const titleItemLength = titleSpill.appendUtf8(JSON.stringify([document.title, document.url]).slice(1, -1));
       const filled = arrival + 1;
       keyHigh = grownTypedArray(keyHigh, filled);
       keyLow = grownTypedArray(keyLow, filled);
       tokenCounts = grownTypedArray(tokenCounts, filled);
       tokenCounts[arrival] = share.tokenCount;
-      titleItems.push(titleItem.length);
-      titleSpill.append(titleItem);
+      titleItems.push(titleItemLength);
       // Its entry digest waits after its title item: the title packs are keyed by it.
       if (keysTitlePacks) titleSpill.append(digest!);
       const body = share.body;
@@ -226,7 +229,7 @@ export async function writeSearchIndexSpilling(
         : undefined;
       sources.push(source?.length ?? 0);
       if (source !== undefined) sourceSpill.append(source);
-      const [high, low] = sipHash13Halves(Buffer.from(document.id, 'utf8'));
+      const [high, low] = sipHash13Halves(ids.bytesAt(arrival));
       keyHigh[arrival] = high;
       keyLow[arrival] = low;
     }

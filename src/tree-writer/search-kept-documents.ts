@@ -1,7 +1,6 @@
 // What the search index writer keeps of each document between builds (issue #39, "Edits in a
 // second"): its index keys with their counts, its token count, its compressed fetch body and
-// compressed excerpt source, keyed
-// by a digest of everything they are made from (the stored body, the indexed text, the stemming).
+// excerpt source, keyed by a digest of all they are made from (stored body, indexed text, stemming).
 // A rebuild takes an unchanged document's entry instead of tokenizing, stemming and compressing
 // it again, so a one-document edit re-tokenizes one document; the index is still put together from
 // every document, so it is byte for byte what a from-scratch build writes.
@@ -36,6 +35,7 @@ import { readFileMapped } from './read-exactly.js';
 import { DigestTable } from './kept-digest-table.js';
 import {
   DIGEST_BYTES,
+  type KeptDocument,
   NO_SOURCE,
   partParses,
   RECORD_BYTES,
@@ -48,6 +48,8 @@ import {
   writeUint32At,
 } from './search-kept-entry-layout.js';
 
+export type { KeptDocument };
+
 // 7: a directory of entries naming part files (kept-parts.ts).
 // 6: a document whose text fits in its excerpt source keeps an empty body and its document source.
 // 5: a stem's key is the stem and STEM_KEY_SUFFIX (it was "~" and the stem), and entries carry
@@ -55,20 +57,7 @@ import {
 const MAGIC = 'staticmcp search documents 7\n';
 /** The new file is `<file><NEW_FILE_MARK><pid>` until it is put in place. */
 export const NEW_FILE_MARK = '.new-';
-/** A document's share of the index as its writer made it. */
-export interface KeptDocument {
-  /** Its distinct index keys (words and stems), and how often each occurs (a kept one's decoded when asked). */
-  terms: () => { keys: string[]; counts: number[] };
-  /** A kept entry's: where its keys start in the previous file (termsAt), for a writer that asks later. */
-  termsAt?: number;
-  /** Its tokens (BM25's document length). */
-  tokenCount: number;
-  /** Its fetch body, compressed (search-document-compression.ts). */
-  body: Uint8Array;
-  /** Its excerpt source, compressed; empty when none was made (a call result's, or no text). */
-  excerpt: Uint8Array;
-}
-
+type FoundEntry = { bytes: Uint8Array; place: { part: number; offset: number }; index: number };
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
@@ -90,6 +79,8 @@ export class KeptSearchDocuments {
   private partWriter: KeptPartWriter | undefined;
   private readonly hash = createHash('sha256');
   private readonly record = new Uint8Array(RECORD_BYTES);
+  /** What find found last, and for which digest (the same Buffer: a lookup key no caller changes). */
+  private lastFound: { digest: Buffer; bySource: boolean; found: FoundEntry } | undefined;
   /**
    * A made entry's bytes, reused from document to document: a new Buffer each was a malloc of a
    * few KiB alive until a collection, and a first build's stream of them grew glibc's heap.
@@ -206,13 +197,18 @@ export class KeptSearchDocuments {
 
   /** The previous entry found under `digest`: its part's bytes (read and checked), where it starts, its place. */
   private find(digest: Buffer, bySource: boolean) {
+    // The lister asks whether a source is kept, then the writer takes it with the same digest.
+    const last = this.lastFound;
+    if (last?.digest === digest && last.bySource === bySource && last.found.bytes.length > 0) return last.found;
     const start = (bySource ? this.previousBySource : this.previous).get(this.records, digest);
     if (start === undefined) return undefined;
     const record = start / RECORD_BYTES;
     const place = this.partOf(record)!;
     const bytes = this.parts?.bytesOf(place.part);
     if (bytes === undefined) return undefined;
-    return { bytes, place, index: record - this.partFirstRecord[place.part]! };
+    const found = { bytes, place, index: record - this.partFirstRecord[place.part]! };
+    this.lastFound = { digest, bySource, found };
+    return found;
   }
 
   /** Whether the previous build kept an entry under the source digest `source` (its part whole). */
@@ -275,6 +271,7 @@ export class KeptSearchDocuments {
    * bytes a document) and its two tables were held through the index step's peak.
    */
   endLookups(): void {
+    this.lastFound = undefined;
     this.previous.clear();
     this.previousBySource.clear();
     this.records = new Uint8Array(0);

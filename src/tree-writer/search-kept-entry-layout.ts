@@ -3,6 +3,20 @@
 import { readVarint } from '../core/search/postings.js';
 import type { KeptPart } from './kept-parts.js';
 
+/** A document's share of the index as its writer made it. */
+export interface KeptDocument {
+  /** Its distinct index keys (words and stems), and how often each occurs (a kept one's decoded when asked). */
+  terms: () => { keys: string[]; counts: number[] };
+  /** A kept entry's: where its keys start in the previous file (termsAt), for a writer that asks later. */
+  termsAt?: number;
+  /** Its tokens (BM25's document length). */
+  tokenCount: number;
+  /** Its fetch body, compressed (search-document-compression.ts). */
+  body: Uint8Array;
+  /** Its excerpt source, compressed; empty when none was made (a call result's, or no text). */
+  excerpt: Uint8Array;
+}
+
 export const DIGEST_BYTES = 32;
 /** An entry's source field: none, or the length byte before its digest. */
 export const NO_SOURCE = Uint8Array.of(0);

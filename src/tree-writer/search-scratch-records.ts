@@ -2,7 +2,6 @@
 // search index writer (search-index-spill-writer.ts), read back from its scratch files by offset
 // in block and key order: byte for byte what the in-memory reference writer makes.
 import { encodedRecordBytes, encodeRecord } from '../core/packs/pack-encoding.js';
-import { hexOfBytes } from '../core/packs/hex-of-bytes.js';
 import { RECORD_HEADER_BYTES } from '../core/packs/pack-format.js';
 import { excerptSourceKeyOf } from '../core/search/excerpt-source.js';
 import { sharedIdPrefixLength, titleBlockKeyOf } from '../core/search/search-index-format.js';
@@ -16,6 +15,8 @@ export interface IdList {
   at(arrival: number): string | undefined;
   /** Its UTF-8 length, when the list knows it without making the string. */
   byteLengthAt?(arrival: number): number;
+  /** Its UTF-8 bytes (a view valid until the list changes), when the list holds them so. */
+  bytesAt?(arrival: number): Uint8Array;
 }
 
 function idByteLength(ids: IdList, arrival: number): number {
@@ -125,6 +126,36 @@ export function titleRecords(
     }
     return { encoded: encodeRecord({ names: [name], body }), followers };
   };
+  /** A block's inputs (deferred.feed), in a buffer reused from block to block. */
+  let inputs = Buffer.alloc(0);
+  const blockInputs = (name: string, bodyLength: number, first: number, end: number): Uint8Array => {
+    let at = 0;
+    const reserve = (bytes: number) => {
+      if (at + bytes > inputs.length) {
+        const grown = Buffer.alloc(Math.max(2 * inputs.length, at + bytes, 4096));
+        inputs.copy(grown, 0, 0, at);
+        inputs = grown;
+      }
+    };
+    reserve(12 + 3 * name.length);
+    at += inputs.write(`entries\0${name}\0`, at, 'utf8');
+    at = inputs.writeUInt32LE(bodyLength, at);
+    for (let number = first; number < end; number += 1) {
+      const arrival = byNumber[number]!;
+      const id = ids.bytesAt?.(arrival) ?? Buffer.from(ids.at(arrival)!, 'utf8');
+      const digest = digestOf!(arrival);
+      reserve(13 + id.length + digest.length);
+      at = inputs.writeUInt32LE(id.length, at);
+      inputs.set(id, at);
+      at += id.length;
+      at = inputs.writeUInt32LE(tailLength[arrival]!, at);
+      at = inputs.writeUInt32LE(sourceLength[arrival]!, at);
+      inputs[at++] = isDocumentSource(arrival) ? 1 : 0;
+      inputs.set(digest, at);
+      at += digest.length;
+    }
+    return inputs.subarray(0, at);
+  };
   return {
     count: blockCount,
     totalBytes,
@@ -148,14 +179,10 @@ export function titleRecords(
             length: encodedRecordBytes([utf8Bytes(name)], blockBodyLength[block]!),
             followerLengths,
             // Everything the block's bytes are made from: its number, and each entry's id, lengths
-            // and digest (which covers its title, url and excerpt source).
+            // and digest (which covers its title, url and excerpt source), laid out as bytes (a
+            // length before each id) and hashed in one update.
             feed: (hash) => {
-              let inputs = `entries\0${name}\0${blockBodyLength[block]}\0`;
-              for (let number = block * blockSize; number < endOf(block); number += 1) {
-                const arrival = byNumber[number]!;
-                inputs += `${ids.at(arrival)}\0${tailLength[arrival]}\0${sourceLength[arrival]}\0${isDocumentSource(arrival) ? 1 : 0}\0${hexOfBytes(digestOf(arrival))}\n`;
-              }
-              hash.update(inputs);
+              hash.update(blockInputs(name, blockBodyLength[block]!, block * blockSize, endOf(block)));
             },
             make,
           };

@@ -6,6 +6,7 @@ import type { Hash } from 'node:crypto';
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 
 const BUFFER_BYTES = 1 << 20;
+const utf8Encoder = new TextEncoder();
 /** A writer's first buffer: most spill files of a small build are far smaller than BUFFER_BYTES. */
 const FIRST_BUFFER_BYTES = 1 << 14;
 
@@ -35,6 +36,22 @@ export class SpillWriter {
       this.used += bytes.length;
     }
     this.bytes += bytes.length;
+  }
+
+  /** Appends `text` as UTF-8 (no Buffer made of it); returns its byte length. */
+  appendUtf8(text: string): number {
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    const most = 3 * text.length;
+    if (most > this.buffer.length - this.used) this.drain();
+    if (most > this.buffer.length) {
+      const bytes = Buffer.from(text, 'utf8');
+      this.append(bytes);
+      return bytes.length;
+    }
+    const { written } = utf8Encoder.encodeInto(text, this.buffer.subarray(this.used));
+    this.used += written;
+    this.bytes += written;
+    return written;
   }
 
   appendVarint(value: number): void {

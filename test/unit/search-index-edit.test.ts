@@ -189,4 +189,21 @@ describe('title packs keyed by their entries', () => {
     expect(linked.size).toBeGreaterThan(0);
     expect(titlePacks(written).length).toBeLessThan(all.length);
   });
+
+  it('writes the pack of a document retitled to a title of the same length, text and url as they were', async () => {
+    const documents = corpus(200);
+    const firstKeys = new Map<string, string>();
+    const first = await spilledIndex(documents, reuseOver(new Map(), new Map(), firstKeys, new Map()));
+    // Every length a block's key counts is the same: only the entry's digest tells the blocks apart.
+    const edited = documents.map((document, number) =>
+      number === 17 ? { ...document, title: 'Document 71' } : document,
+    );
+    const keys = new Map<string, string>();
+    const linked = new Map<string, string>();
+    const written = await spilledIndex(edited, reuseOver(first, firstKeys, keys, linked));
+    expect(new Map([...written, ...linked])).toEqual(await spilledIndex(edited));
+    const writtenTitlePacks = [...written.keys()].filter((file) => file.includes('/titles/') && file.endsWith('.pack'));
+    expect(writtenTitlePacks).toHaveLength(1);
+    expect(Buffer.from(written.get(writtenTitlePacks[0]!)!, 'base64').includes('"Document 71"')).toBe(true);
+  });
 });
