@@ -212,7 +212,7 @@ async function runServeCommand(sourceGiven: string | undefined, options: ServeOp
       { onProblem: reportPackProblem },
     );
   }
-  // A server answers many requests: its hot path is optimized sooner (Node 20).
+  // A server answers many requests: its hot path is optimized sooner.
   planSoonerTierUp();
 
   if (http) {
