@@ -83,10 +83,20 @@ export function addToTally(tally: TreeTally, filePath: string, bytes: number): v
 }
 
 /** Takes a file written earlier out of the tally (it is being replaced). */
-export function removeFromTally(tally: TreeTally, filePath: string, bytes: number): void {
+/** Takes one file out of the tally (its path, or its path's UTF-8 bytes). */
+export function removeFromTally(tally: TreeTally, filePath: string | Uint8Array, bytes: number): void {
   tally.files -= 1;
-  if (isCallFilePath(filePath)) tally.callFiles -= 1;
+  if (typeof filePath === 'string' ? isCallFilePath(filePath) : startsWithBytes(filePath, CALL_FILES_PREFIX_BYTES))
+    tally.callFiles -= 1;
   tally.bytes -= bytes;
+}
+
+const CALL_FILES_PREFIX_BYTES = Buffer.from(CALL_FILES_PREFIX);
+
+function startsWithBytes(bytes: Uint8Array, prefix: Uint8Array): boolean {
+  if (bytes.length < prefix.length) return false;
+  for (let index = 0; index < prefix.length; index++) if (bytes[index] !== prefix[index]) return false;
+  return true;
 }
 
 function isCallFilePath(filePath: string): boolean {

@@ -204,7 +204,11 @@ export async function writePacks(
   if (options.previous) output.writer.knownPrevious.add(options.previous.recordedFiles());
   for (const entry of plan.tools) {
     const targetPackBytes = entry.targetPackBytes ?? plan.targetPackBytes;
-    const records = toolRecordsDigest(output, entry, packedCopies, options.generator, targetPackBytes);
+    // Not taken when the recorded tool's records had other bytes: they cannot be these.
+    const records = options.previous?.cannotMatch(entry.tool, entry.recordBytes, targetPackBytes)
+      ? ''
+      : toolRecordsDigest(output, entry, packedCopies, options.generator, targetPackBytes);
+    const { recordBytes } = entry;
     const reused = options.previous?.reusable(entry.tool, records, targetPackBytes);
     let outcome: PackedToolOutcome;
     let owners: PathsToRemove = entry.owners;
@@ -216,7 +220,7 @@ export async function writePacks(
           Buffer.from(file.sha256, 'hex'),
           file.size,
         );
-      outcome = { records, targetPackBytes, table: reused.table, files: reused.files };
+      outcome = { records, targetPackBytes, recordBytes, table: reused.table, files: reused.files };
     } else {
       // Names by their slot in the writer's paths, never a second copy of a path (pack-record-list.ts).
       const files = output.writer.written;
@@ -238,7 +242,11 @@ export async function writePacks(
       if (list.nameCount === list.length && entry.owners instanceof TreeSlotList) {
         // One name a record: the list holds the owners' slots in the same order, so the owners'
         // own array is let go (4 bytes a call through the packing) and the list names them.
-        owners = { length: list.length, at: (position) => list.nameAt(position) };
+        owners = {
+          length: list.length,
+          at: (position) => list.nameAt(position),
+          slotAt: (position) => list.nameIdAt(position),
+        };
         entry.owners.release();
       }
       // One pack's bodies in memory at a time: each is read when its pack is made, then dropped.
@@ -269,6 +277,7 @@ export async function writePacks(
       outcome = {
         records,
         targetPackBytes,
+        recordBytes,
         table: step.value,
         files: written
           .sort((left, right) => compareStrings(left.path, right.path))
@@ -345,11 +354,15 @@ function* ownerDigests(output: TreeOutput, owners: TreePathList, order: Uint32Ar
   }
 }
 
-/** Paths to take out of the tree, by position. */
-type PathsToRemove = Pick<TreePathList, 'length' | 'at'>;
+/** Paths to take out of the tree, by position (and by the writer's slot, where known). */
+type PathsToRemove = Pick<TreePathList, 'length' | 'at'> & { slotAt?(position: number): number };
 
-/** Takes `paths` out of the tree a slice at a time, so no array of every path is made. */
+/** Takes `paths` out of the tree a slice at a time (by slot where known), so no array of every path is made. */
 async function removeAll(output: TreeOutput, paths: PathsToRemove): Promise<void> {
+  if (paths.slotAt !== undefined) {
+    await output.removeSlots(paths as Required<PathsToRemove>);
+    return;
+  }
   const slice: string[] = [];
   for (let position = 0; position < paths.length; position++) {
     slice.push(paths.at(position));

@@ -12,6 +12,9 @@
 // checksum does not match) means "pack".
 // A tool whose records did change still links each pack whose own records digest (pack-writer.ts)
 // is a recorded pack's: a one-document edit re-encodes the one resource pack that holds it.
+// The record also keeps the encoded bytes of a tool's records (the plan's sum, from sizes alone):
+// records of other bytes cannot be the recorded ones, so their digest, a walk of every record in
+// path order, is not taken, and the tool is recorded without one (never reused whole next time).
 import { createHash } from 'node:crypto';
 import { type BigIntStats, promises as fs, lstatSync } from 'node:fs';
 import path from 'node:path';
@@ -32,6 +35,8 @@ type RecordedPackFile = RecordedFile & {
 export interface RecordedPackedTool {
   records: string;
   targetPackBytes: number;
+  /** The records' encoded bytes (the plan's `recordBytes`): records of other bytes are other records. */
+  recordBytes?: number;
   table: PackTableRow[];
   files: RecordedPackFile[];
 }
@@ -50,8 +55,10 @@ function checksumOf(tools: Record<string, RecordedPackedTool>): string {
 
 /** A tool's packs as the build wrote them: its records' digest, its table rows and its files' digests. */
 export interface PackedToolOutcome {
+  /** The tool's records digest; '' when it was not taken (the recorded tool's could not match). */
   records: string;
   targetPackBytes: number;
+  recordBytes?: number;
   table: PackTableRow[];
   files: { path: string; sha256: string; records?: string }[];
 }
@@ -101,12 +108,23 @@ export class PreviousPacks {
   }
 
   /**
+   * Whether the recorded tool's records are provably not records of `recordBytes` bytes packed at
+   * `targetPackBytes` (their digest is then not worth taking: a one-document edit changes a size).
+   */
+  cannotMatch(tool: string, recordBytes: number, targetPackBytes: number): boolean {
+    const recorded = Object.hasOwn(this.tools, tool) ? this.tools[tool] : undefined;
+    if (recorded === undefined || typeof recorded.recordBytes !== 'number') return false;
+    return recorded.recordBytes !== recordBytes || recorded.targetPackBytes !== targetPackBytes;
+  }
+
+  /**
    * The recorded tool when its records digest and pack size are these and each of its files is
    * still in the output folder untouched (same inode, size and mtime); otherwise undefined.
    */
   reusable(tool: string, records: string, targetPackBytes: number): RecordedPackedTool | undefined {
     const recorded = Object.hasOwn(this.tools, tool) ? this.tools[tool] : undefined;
-    if (!recorded || recorded.records !== records || recorded.targetPackBytes !== targetPackBytes) return undefined;
+    if (!recorded || records === '' || recorded.records !== records || recorded.targetPackBytes !== targetPackBytes)
+      return undefined;
     try {
       // The record is the project's own file, but an edited one must not put paths outside the
       // tool's packs folder into the tree or its table.
@@ -229,7 +247,8 @@ export async function recordPacks(
       files.push(written.records !== undefined ? { ...recorded, records: written.records } : recorded);
     }
     if (files.length !== outcome.files.length) continue;
-    tools[tool] = { records: outcome.records, targetPackBytes: outcome.targetPackBytes, table: outcome.table, files };
+    const { records, targetPackBytes, recordBytes, table } = outcome;
+    tools[tool] = { records, targetPackBytes, ...(recordBytes !== undefined ? { recordBytes } : {}), table, files };
   }
   const record: PackRecordFile = { outDir, generator, tools, checksum: checksumOf(tools) };
   await fs.mkdir(path.dirname(file), { recursive: true });

@@ -95,6 +95,27 @@ export class TreeOutput {
     await this.writer.remove(filePaths);
   }
 
+  /**
+   * remove, by the writer's slots (`slotAt(position)`, `length` of them): a file held in the spool
+   * or deferred, never a file on disk, is dropped with no path made; the others go through remove.
+   */
+  async removeSlots(slots: { length: number; slotAt(position: number): number }): Promise<void> {
+    await this.writer.flush();
+    const files = this.writer.written;
+    const others: string[] = [];
+    for (let position = 0; position < slots.length; position++) {
+      const slot = slots.slotAt(position);
+      const held = files.heldLengthAt(slot);
+      if (held === undefined) {
+        if (files.isLive(slot)) others.push(files.at(slot));
+        continue;
+      }
+      removeFromTally(this.tally, files.bytesAt(slot), held);
+      files.dropSlot(slot);
+    }
+    if (others.length > 0) await this.remove(others);
+  }
+
   /** Whether the tree has a file at `filePath` (written, or for a shard part, left to shard 1). */
   has(filePath: string): boolean {
     return this.writer.has(filePath);

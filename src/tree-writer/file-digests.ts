@@ -184,7 +184,12 @@ export class FileDigests {
   /** Takes a recorded file out: it is no longer listed, hashed or had (its slot stays, unused). */
   drop(filePath: string): void {
     const slot = this.find(filePath);
-    if (slot < 0 || this.isDropped(slot)) return;
+    if (slot >= 0) this.dropSlot(slot);
+  }
+
+  /** drop, by the file's slot (a dropped one is left as it is). */
+  dropSlot(slot: number): void {
+    if (slot >= this.count || this.isDropped(slot)) return;
     this.flags[slot]! |= DROPPED;
     this.forgetOrder();
     this.droppedCount += 1;

@@ -3,7 +3,7 @@
 // writes, and the files the edit does not touch stay the same files (same inodes): the other
 // resource packs, and the index packs that hold none of the edited document's words and titles;
 // then a page added and another removed in one rebuild give the from-scratch tree too, and so do
-// an edit of a sidecar alone and a page claim that moves to a document whose bytes did not change.
+// an edit that keeps a page's size (with the from-scratch build's file count), an edit of a sidecar alone and a page claim that moves to a document whose bytes did not change.
 // With every cache of the project damaged (the document cache, the pack record, the kept index
 // shares, the kept resource files and llms-full.txt entries), an edit still rebuilds that same tree; a kept resource file
 // record that passes its checksum but names other bytes fails the build, never a wrong tree; an
@@ -67,6 +67,8 @@ function inodes(tree: string): Map<string, number> {
 
 /** From-scratch trees by a digest of their input: two tests that make the same edit share one build. */
 const freshTrees = new Map<string, Promise<Map<string, Buffer>>>();
+/** The from-scratch builds' reports, by the same digest. */
+const freshReports = new Map<string, Awaited<ReturnType<typeof build>>>();
 
 /** A digest of what a build of `project` reads: its resources and staticmcp.json. */
 async function digestInput(project: string): Promise<string> {
@@ -84,7 +86,7 @@ async function freshTreeOf(project: string): Promise<Map<string, Buffer>> {
       const copy = path.join(await temporaryFolder('staticmcp-content-fresh-'), path.basename(project));
       await fs.cp(path.join(project, 'resources'), path.join(copy, 'resources'), { recursive: true });
       await fs.copyFile(path.join(project, 'staticmcp.json'), path.join(copy, 'staticmcp.json'));
-      await build(copy, path.join(copy, 'tree'), true);
+      freshReports.set(digest, await build(copy, path.join(copy, 'tree'), true));
       return readTree(path.join(copy, 'tree'));
     })();
     freshTrees.set(digest, tree);
@@ -167,6 +169,23 @@ describe('a one-document edit of a packed content project', () => {
     const titles = [...again].filter(([name]) => name.startsWith('packs/search.index/titles/'));
     expect(titles.some(([, bytes]) => bytes.includes('"Page 7"'))).toBe(false);
     expect(titles.some(([, bytes]) => bytes.includes('"Added"'))).toBe(true);
+  }, 120_000);
+
+  it("takes an edit that keeps a page's size into its pack, and counts the files as a fresh build", async () => {
+    const { project, tree } = await copyBuiltProject('staticmcp-content-same-size-');
+    // Same bytes long: the packed records' sizes are the previous build's, so their digest decides.
+    const page = path.join(project, 'resources', 'page-33.md');
+    await fs.writeFile(page, (await fs.readFile(page, 'utf8')).replace('word33', 'WORD33'));
+    const edited = await build(project, tree);
+    expect(edited.documents).toMatchObject({ parsed: 1, reused: DOCUMENTS - 1 });
+    const [rebuilt, fresh] = await Promise.all([readTree(tree), freshTreeOf(project)]);
+    expect([...rebuilt.keys()].sort()).toEqual([...fresh.keys()].sort());
+    for (const [name, bytes] of fresh) expect(rebuilt.get(name)?.equals(bytes), name).toBe(true);
+    expect(rebuilt.get('llms-full.txt')?.includes('WORD33')).toBe(true);
+    // The packed files are taken out of the tree's count as a from-scratch build takes them.
+    const freshReport = freshReports.get(await digestInput(project))!;
+    expect(edited.files).toBe(freshReport.files);
+    expect(edited.warnings).toEqual(freshReport.warnings);
   }, 120_000);
 
   it('takes an edit of a sidecar alone into the tree: no chunk of the listing or the packs is reused stale', async () => {

@@ -3,7 +3,9 @@
 // untouched; a touched file, or a hand-edited record naming paths outside the tool's packs
 // folder, means "pack again", never a crash or a file from elsewhere in the tree. One pack of an
 // edited tool is linked by its own records digest, under the same rules; a record whose checksum
-// does not match (damaged, or edited by hand) is not used at all.
+// does not match (damaged, or edited by hand) is not used at all. A tool whose recorded records had
+// other bytes takes no records digest (they cannot match), and one recorded without it is never
+// reused whole.
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -84,5 +86,22 @@ describe('the packs of the previous build', () => {
     expect(damaged.reusablePack('echo', 'pack-records-2', 10)).toBeUndefined();
     await fs.writeFile(recordFile, '{"outDir": ');
     expect((await readPreviousPacks(project, out, GENERATOR)).reusable('echo', 'digest-1', 1024)).toBeUndefined();
+  });
+
+  it('take no records digest where the recorded records had other bytes, and never reuse a tool without one', async () => {
+    const { project, out } = await packedProject();
+    const tool = { records: '', targetPackBytes: 1024, recordBytes: 500, table: [], files: [] };
+    await recordPacks(project, out, GENERATOR, { echo: tool, other: { ...tool, recordBytes: undefined } });
+    const previous = await readPreviousPacks(project, out, GENERATOR);
+    // A one-document edit changes the bytes: those records cannot be the recorded ones.
+    expect(previous.cannotMatch('echo', 501, 1024)).toBe(true);
+    expect(previous.cannotMatch('echo', 500, 2048)).toBe(true);
+    // Same bytes (an edit that keeps the size, or no edit): the digest decides.
+    expect(previous.cannotMatch('echo', 500, 1024)).toBe(false);
+    // No recorded bytes (a record of an older build) or no record: the digest decides.
+    expect(previous.cannotMatch('other', 501, 1024)).toBe(false);
+    expect(previous.cannotMatch('missing', 501, 1024)).toBe(false);
+    // A tool recorded without its digest is never reused whole.
+    expect(previous.reusable('echo', '', 1024)).toBeUndefined();
   });
 });
