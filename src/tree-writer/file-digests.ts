@@ -68,6 +68,16 @@ export class FileDigests {
   private probe = Buffer.alloc(256);
   private probeLength = 0;
   /**
+   * The last path not found, its UTF-8 bytes, their hash and the table position it would take:
+   * a new path is asked about several times before it is set (has, then set; a raw copy's name
+   * four times), and the answer holds until a path is added to the table.
+   */
+  private missedPath = '';
+  private missedPosition = -1;
+  private missedBytes = Buffer.alloc(256);
+  private missedLength = 0;
+  private missedHash = 0;
+  /**
    * The last two paths found and their slots: the build asks about one path several times in a row
    * (has, set, then its flags; a copy and its first name by turns), and a slot never moves.
    */
@@ -139,11 +149,12 @@ export class FileDigests {
 
   /**
    * The slot of `filePath`, or where in the table it would go (as a negative number - 1); leaves
-   * the path's UTF-8 bytes in `probe`.
+   * a path not found as the missed one (its UTF-8 bytes and hash, for set).
    */
   private find(filePath: string): number {
     if (filePath === this.foundPaths[0] && this.foundSlots[0] >= 0) return this.foundSlots[0];
     if (filePath === this.foundPaths[1] && this.foundSlots[1] >= 0) return this.foundSlots[1];
+    if (filePath === this.missedPath && this.missedPosition >= 0) return -this.missedPosition - 1;
     // A UTF-8 character takes at most 3 bytes per UTF-16 code unit.
     if (this.probe.length < filePath.length * 3) this.probe = Buffer.alloc(filePath.length * 3);
     const length = this.probe.write(filePath, 0, 'utf8');
@@ -153,13 +164,25 @@ export class FileDigests {
     const mask = this.table.length - 1;
     for (let position = hash & mask; ; position = (position + 1) & mask) {
       const entry = this.table[position]!;
-      if (entry === EMPTY) return -position - 1;
+      if (entry === EMPTY) return this.rememberMissed(filePath, position, hash);
       const slot = entry - 1;
       if (this.tags[slot] === tag && this.pathList.equals(slot, this.probe, length)) {
         this.remember(filePath, slot);
         return slot;
       }
     }
+  }
+
+  /** Keeps the probe's bytes as the missed path's (swapping buffers: nothing copied). */
+  private rememberMissed(filePath: string, position: number, hash: number): number {
+    const bytes = this.missedBytes;
+    this.missedBytes = this.probe;
+    this.probe = bytes;
+    this.missedLength = this.probeLength;
+    this.missedHash = hash;
+    this.missedPosition = position;
+    this.missedPath = filePath;
+    return -position - 1;
   }
 
   private remember(filePath: string, slot: number): void {
@@ -206,9 +229,10 @@ export class FileDigests {
       const slots = this.count;
       this.tags = grownTypedArray(this.tags, slots);
       this.flags = grownTypedArray(this.flags, slots);
-      const length = this.probeLength;
-      this.pathList.push(this.probe, length);
-      this.tags[slot] = tagOf(hashBytes(this.probe, 0, length));
+      // find left the path's bytes and hash as the missed ones; the table changes now.
+      this.missedPosition = -1;
+      this.pathList.push(this.missedBytes, this.missedLength);
+      this.tags[slot] = tagOf(this.missedHash);
       if (this.count * 4 > this.table.length * 3) {
         // Grown in place (grown-typed-array.ts), emptied, then every slot placed again.
         this.table = grownTypedArray(this.table, this.table.length * 2).fill(EMPTY);

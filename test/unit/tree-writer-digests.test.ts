@@ -56,4 +56,24 @@ describe('the tree writer’s content hash', () => {
     files.forgetOrder();
     expect([...files.sorted()].length).toBe(5_001);
   });
+
+  it('finds every path with its own digest when lookups of missing paths come between the writes', () => {
+    const files = new FileDigests();
+    const digest = (index: number) => new Uint8Array(32).fill(index % 251);
+    // As the build asks: a path not there yet is looked up, then other paths are added or looked up
+    // before it is set (the table grows several times on the way).
+    for (let index = 0; index < 4_000; index++) {
+      const asked = `resources/r${index}.md.json`;
+      expect(files.has(asked)).toBe(false);
+      files.set(`resources/r${index}.json`, digest(index));
+      if (index % 3 === 0) expect(files.get(`resources/none-${index}.json`)).toBeUndefined();
+      files.set(asked, digest(index + 1));
+    }
+    expect(files.size).toBe(8_000);
+    for (let index = 0; index < 4_000; index++) {
+      expect(files.get(`resources/r${index}.json`)?.[0]).toBe(index % 251);
+      expect(files.get(`resources/r${index}.md.json`)?.[0]).toBe((index + 1) % 251);
+    }
+    expect(new Set(files.paths()).size).toBe(8_000);
+  });
 });
