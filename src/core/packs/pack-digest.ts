@@ -4,13 +4,33 @@
 // records, and none of them needs its own CRC: Web Crypto hashes the pack natively, where the CRC
 // loop runs as a cold isolate's first-run JavaScript (a cold search checks ~23 records, ~55 KB).
 // A pack that does not hash to its name (edited, damaged, or named some other way) is checked
-// record by record, as before: a damaged record still refuses only what it holds. Portable.
+// record by record, as before: a damaged record still refuses only what it holds. A record that
+// is a small part of a large pack is checked by its CRC instead (digestsPackFor): hashing the
+// whole pack for it costs a warm query more than the CRC, the pack being seldom read again.
+// Portable.
 
 /**
  * Whole packs larger than this are checked record by record: a query uses a few records of such a
  * pack (a term pack at 650,000 documents is megabytes), and hashing all of it would cost more.
  */
 export const MAX_DIGEST_CHECKED_PACK_BYTES = 512 * 1024;
+
+/** Packs up to this size are hashed whole for any record: a cold query's few small packs. */
+const ALWAYS_DIGESTED_PACK_BYTES = 64 * 1024;
+
+/**
+ * How many times a record's bytes the pack may be and still be hashed whole for it: native SHA-256
+ * runs several times faster per byte than the CRC in JavaScript, and not more than that.
+ */
+const DIGESTED_PACK_PER_RECORD_BYTES = 4;
+
+/**
+ * Whether a record of `recordLength` bytes in a whole pack of `packLength` bytes is checked by
+ * hashing the pack (then every record of it is sound), not by its own CRC.
+ */
+export function digestsPackFor(packLength: number, recordLength: number): boolean {
+  return packLength <= ALWAYS_DIGESTED_PACK_BYTES || packLength <= recordLength * DIGESTED_PACK_PER_RECORD_BYTES;
+}
 
 const NAMED_BY_DIGEST = /(?:^|\/)([0-9a-f]{16})\.pack$/;
 

@@ -7,7 +7,8 @@
 import { hexOfBytes } from './hex-of-bytes.js';
 import { decodeUtf8 } from '../tree/utf8.js';
 import { BoundedCache } from './bounded-cache.js';
-import { holdsNamedContent, isKnownNamedContent } from './pack-digest.js';
+import { parseRecordOfPack } from './checked-records.js';
+import { digestsPackFor, holdsNamedContent, isKnownNamedContent } from './pack-digest.js';
 import {
   checkEntry,
   checkPackHeader,
@@ -385,27 +386,29 @@ export class PackReader {
           keepsWhole: keepPack && this.cache.keepsWholePack(pack.length, keeping.pushesOut),
         });
     if (read.status === 'missing') return { status: 'missing', reason: `the pack ${pack.path} is missing on the host` };
-    let recordBytes = read.bytes;
+    const where = `${pack.path} at byte ${recordOffset}`;
+    let record: ReturnType<typeof parseRecord>;
     // A whole pack that hashes to its name holds sound records: none needs its own CRC. Only one
-    // the reader keeps is hashed (once): a pack read whole for one record each time would be
-    // hashed each time, where that record's CRC is cheaper.
-    let named = false;
+    // the reader keeps is hashed (once), and only when the record is not a small part of it
+    // (digestsPackFor): else the record's CRC is cheaper, and is checked once for the bytes kept.
     if (read.whole) {
       if (!kept) {
         const headerProblem = checkPackHeader(read.bytes, pack.path, pack.length);
         if (headerProblem) return headerProblem;
         if (keepPack) this.cache.addWholePack(pack.path, read.bytes, keeping.pushesOut);
       }
-      named =
-        isKnownNamedContent(read.bytes, pack.path) || (keepPack && (await holdsNamedContent(read.bytes, pack.path)));
-      recordBytes = read.bytes.subarray(recordOffset, recordOffset + recordLength);
+      const named =
+        isKnownNamedContent(read.bytes, pack.path) ||
+        (keepPack &&
+          digestsPackFor(read.bytes.length, recordLength) &&
+          (await holdsNamedContent(read.bytes, pack.path)));
+      record = parseRecordOfPack(read.bytes, recordOffset, recordLength, where, named);
     } else if (read.bytes.length !== recordLength) {
       return {
         status: 'refused',
         reason: `${pack.path} answered ${read.bytes.length} bytes at ${recordOffset}, its index says ${recordLength}: truncated or replaced; build the tree again`,
       };
-    }
-    const record = parseRecord(recordBytes, `${pack.path} at byte ${recordOffset}`, !named);
+    } else record = parseRecord(read.bytes, where);
     if ('status' in record) return record;
     return { names: record.names, body: record.body, pack: pack.path, recordOffset };
   }

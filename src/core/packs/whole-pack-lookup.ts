@@ -6,14 +6,9 @@
 // is unsure of (a pack not so named that lacks the name, bytes where no record starts, a record
 // whose CRC fails) is left to the index, which refuses only the damaged record. Portable.
 import { utf8Bytes } from '../tree/utf8.js';
-import { holdsNamedContent, isKnownNamedContent } from './pack-digest.js';
-import {
-  checkPackHeader,
-  PACK_HEADER_BYTES,
-  type PackProblem,
-  parseRecord,
-  RECORD_HEADER_BYTES,
-} from './pack-format.js';
+import { parseRecordOfPack } from './checked-records.js';
+import { digestsPackFor, holdsNamedContent, isKnownNamedContent } from './pack-digest.js';
+import { checkPackHeader, PACK_HEADER_BYTES, type PackProblem, RECORD_HEADER_BYTES } from './pack-format.js';
 
 // The pack reader's shapes (pack-reader.ts), as this file uses them: that file calls this one.
 interface WholeFiles {
@@ -75,11 +70,14 @@ export async function lookupInWholePack(
     const end = at + view.getUint32(offset + 6);
     if (end > bytes.length) return undefined;
     if (holds) {
-      // As a lookup through the index: a pack kept is hashed once, else the record's CRC is checked.
-      const named = isKnownNamedContent(bytes, path) || (kept && (await holdsNamedContent(bytes, path)));
-      const record = parseRecord(bytes.subarray(offset, end), `${path} at byte ${offset}`, !named);
-      if ('status' in record || !record.names.includes(name)) return undefined;
+      // As a lookup through the index: a pack kept is hashed once when that pays (digestsPackFor),
+      // else the record's CRC is checked, once for the bytes kept.
       const recordLength = end - offset;
+      const named =
+        isKnownNamedContent(bytes, path) ||
+        (kept && digestsPackFor(bytes.length, recordLength) && (await holdsNamedContent(bytes, path)));
+      const record = parseRecordOfPack(bytes, offset, recordLength, `${path} at byte ${offset}`, named);
+      if ('status' in record || !record.names.includes(name)) return undefined;
       return {
         status: 'ok',
         body: record.body,
