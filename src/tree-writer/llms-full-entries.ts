@@ -2,15 +2,15 @@
 // "Memory": up to the cap, 8 MiB by default): an entry the kept entries hold (llms-kept-entries.ts)
 // is read back from the part file it was kept in, its bytes written once; any other goes to a
 // scratch file when the writer has a scratch folder (the build's), else to memory.
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { KeptPart } from './kept-parts.js';
 import { grownTypedArray } from './grown-typed-array.js';
-import { SpillWriter, WindowReader } from './spill-files.js';
+import { SpillWriter } from './spill-files.js';
 import { StringArena } from './string-arena.js';
 
-/** What the entries are read back through (limits.maxLlmsFullBytes' default is 8 MiB). */
-const FULL_WINDOW_BYTES = 1 << 20;
+/** The longest run of entries read back at once (limits.maxLlmsFullBytes' default is 8 MiB). */
+const RUN_BYTES = 1 << 20;
 /** An entry's part when it lies in the scratch file or memory. */
 const NOT_IN_PART = 0xffff_ffff;
 
@@ -30,9 +30,10 @@ export class FullEntries {
   private length = new Uint32Array(256);
   private spillFd: number | undefined;
   private partFd: number | undefined;
-  /** The file the reader reads: NOT_IN_PART (the scratch file) or a part. */
-  private readerFile: number | undefined;
-  private reader: WindowReader | undefined;
+  /** The file readRun reads (NOT_IN_PART: the scratch file, else a part), open as `fd`. */
+  private openFile: number | undefined;
+  private fd: number | undefined;
+  private run = new Uint8Array(0);
   private parts: FinishedParts | undefined;
 
   constructor(scratchFolder: string | undefined) {
@@ -63,42 +64,72 @@ export class FullEntries {
     this.spill.append(bytes);
   }
 
-  /** The kept parts the placed entries lie in, once closed (before the first bytesAt). */
+  /** The kept parts the placed entries lie in, once closed (before bytesInOrder). */
   readFrom(parts: FinishedParts | undefined): void {
     this.parts = parts;
   }
 
-  /** The entry added `position`th, as UTF-8. */
-  bytesAt(position: number): Uint8Array {
-    if (this.spill === undefined) return this.arena.bytesAt(position);
-    const part = this.partOf[position]!;
-    if (this.readerFile !== part) this.openReader(part);
-    return this.reader!.read(this.at[position]!, this.length[position]!);
+  /**
+   * The entries at `positions`, in that order, as UTF-8: entries that lie end to end in one file
+   * (most of them: ids sort about as the documents came) come as one piece, read at once, so the
+   * file's writer hashes and copies a few runs, not a piece a document. A piece is a view valid
+   * until the next.
+   */
+  *bytesInOrder(positions: Iterable<number>): Generator<Uint8Array> {
+    if (this.spill === undefined) {
+      for (const position of positions) yield this.arena.bytesAt(position);
+      return;
+    }
+    let runFile = NOT_IN_PART;
+    let runAt = 0;
+    let runLength = 0;
+    for (const position of positions) {
+      const file = this.partOf[position]!;
+      const at = this.at[position]!;
+      const length = this.length[position]!;
+      if (runLength > 0 && file === runFile && at === runAt + runLength && runLength + length <= RUN_BYTES) {
+        runLength += length;
+        continue;
+      }
+      if (runLength > 0) yield this.readRun(runFile, runAt, runLength);
+      runFile = file;
+      runAt = at;
+      runLength = length;
+    }
+    if (runLength > 0) yield this.readRun(runFile, runAt, runLength);
   }
 
-  /**
-   * Points the reader at the scratch file or a part: entries are read back by id, in about the
-   * order they came, so a read a window, not one an entry, and a part opened once.
-   */
-  private openReader(part: number): void {
+  /** `length` bytes from `at` of the scratch file or a part, into the run buffer (reused). */
+  private readRun(file: number, at: number, length: number): Uint8Array {
+    if (this.openFile !== file) this.openFileOf(file);
+    if (this.run.length < length) this.run = new Uint8Array(Math.max(length, RUN_BYTES));
+    let filled = 0;
+    while (filled < length) {
+      const read = readSync(this.fd!, this.run, filled, length - filled, at + filled);
+      if (read === 0) throw new Error('an llms-full.txt entry lies past the end of its file');
+      filled += read;
+    }
+    return this.run.subarray(0, length);
+  }
+
+  /** Opens the scratch file (once) or a part, for readRun. */
+  private openFileOf(file: number): void {
     if (this.partFd !== undefined) closeSync(this.partFd);
     this.partFd = undefined;
-    let fd: number;
-    if (part === NOT_IN_PART) {
+    if (file === NOT_IN_PART) {
       if (this.spillFd === undefined) {
         this.spill!.close();
         this.spillFd = openSync(this.spill!.file, 'r');
       }
-      fd = this.spillFd;
+      this.fd = this.spillFd;
     } else {
-      const named = this.parts?.parts[part];
+      const named = this.parts?.parts[file];
       if (named === undefined)
-        throw new Error(`an llms-full.txt entry lies in kept part ${part}, which was not closed`);
-      fd = openSync(path.join(this.parts!.folder, named.name), 'r');
-      this.partFd = fd;
+        throw new Error(`an llms-full.txt entry lies in kept part ${file}, which was not closed`);
+      this.partFd = openSync(path.join(this.parts!.folder, named.name), 'r');
+      this.fd = this.partFd;
     }
-    this.reader = this.reader === undefined ? new WindowReader(fd, FULL_WINDOW_BYTES) : this.reader.switchTo(fd);
-    this.readerFile = part;
+    this.openFile = file;
   }
 
   close(): void {
@@ -107,7 +138,8 @@ export class FullEntries {
     else this.spill?.close();
     this.partFd = undefined;
     this.spillFd = undefined;
-    this.readerFile = undefined;
-    this.reader = undefined;
+    this.openFile = undefined;
+    this.fd = undefined;
+    this.run = new Uint8Array(0);
   }
 }

@@ -22,8 +22,13 @@ export const LLMS_FULL_FILE = 'llms-full.txt';
 /** limits.maxLlmsFullBytes's default (staticmcp.schema.json declares it for projects). */
 export const DEFAULT_MAX_LLMS_FULL_BYTES = 8 * 1024 * 1024;
 
+/** What inline changes: whitespace other than a space, a space not between two other characters, a bracket. */
+const NOT_INLINE = /[^\S ]|[[\]]| {2}|^ | $/;
+
 /** One line of Markdown text: no line breaks, and none of the characters that would end a link. */
 function inline(text: string): string {
+  // Most titles are one line with single spaces: nothing to replace, and no new string made.
+  if (!NOT_INLINE.test(text)) return text;
   return text
     .replace(/\s+/g, ' ')
     .replace(/[[\]]/g, (bracket) => `\\${bracket}`)
@@ -289,7 +294,7 @@ export class LlmsTxtWriter {
     this.full.readFrom(this.kept?.finishParts());
     yield Buffer.from(`${this.heading()}\n`, 'utf8');
     // By id, so the file does not depend on the order the documents came in (build, merge, index).
-    for (const position of this.fullIds.sortedPositions()) yield this.full.bytesAt(position);
+    yield* this.full.bytesInOrder(this.fullIds.sortedPositions());
     if (this.leftOut > 0)
       yield Buffer.from(
         `(${this.leftOut} more documents are left out: this file stops at limits.maxLlmsFullBytes, ${this.maxFullBytes} bytes; see llms.txt for the whole list.)\n`,
@@ -300,7 +305,10 @@ export class LlmsTxtWriter {
   /** llms-full.txt's bytes, joined once from the entries' (never one string of the whole file). */
   renderFullBytes(): Buffer {
     try {
-      return Buffer.concat([...this.fullPieces()]);
+      // Each piece copied as it comes: a view is valid only until the next.
+      const pieces: Uint8Array[] = [];
+      for (const piece of this.fullPieces()) pieces.push(piece.slice());
+      return Buffer.concat(pieces);
     } finally {
       this.full.close();
     }

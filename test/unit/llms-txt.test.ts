@@ -122,4 +122,64 @@ describe('llms.txt', () => {
     writeFileSync(file, bytes);
     expect(() => writeWith(true, [keyed('a', 'Ay, edited.'), keyed('b', unread)])).toThrow(/kept document was read/);
   });
+
+  it('writes the same llms-full.txt from kept parts and scratch entries as from memory, in id order', () => {
+    const folder = temporaryFolderSync('staticmcp-llms-runs-');
+    const file = path.join(folder, 'llms-full-entries.bin');
+    const documents = (edited: number) =>
+      Array.from({ length: 3000 }, (_, index) => ({
+        ...doc(
+          `resources/d${index}.json`,
+          `resource://d${index}.md`,
+          `D ${index}`,
+          `Text ${index} ${'z'.repeat(600)}.`,
+        ),
+        sourceKey: `key ${index} ${index === edited ? 'edited' : ''}`,
+        ...(index === edited ? { text: `Edited ${index}.` } : {}),
+      }));
+    // Each build's documents come in an order other than their ids' (a run of entries that lie end
+    // to end in one file breaks where the order jumps), one entry longer than a run is read at once.
+    const order = (list: ReturnType<typeof documents>) => [...list.slice(1500).reverse(), ...list.slice(0, 1500)];
+    const build = (edited: number, readPrevious: boolean) => {
+      const scratch = temporaryFolderSync('staticmcp-llms-runs-scratch-');
+      const kept = new KeptLlmsEntries(file, 'writer', readPrevious);
+      const spilled = new LlmsTxtWriter(MANIFEST, undefined, 4_000_000, scratch, kept);
+      const inMemory = new LlmsTxtWriter(MANIFEST, undefined, 4_000_000);
+      const list = order(documents(edited));
+      list[2000] = { ...list[2000]!, text: 'y'.repeat(1_200_000), sourceKey: 'long' };
+      for (const document of list) {
+        spilled.add(document);
+        inMemory.add(document);
+      }
+      const written = path.join(scratch, 'llms-full.txt');
+      spilled.writeFullFile(written);
+      kept.commit();
+      const expected = inMemory.renderFullBytes();
+      expect(readFileSync(written).equals(expected)).toBe(true);
+      return expected.toString('utf8');
+    };
+    const first = build(-1, false);
+    expect(first.indexOf('Text 10 ')).toBeLessThan(first.indexOf('Text 2999 '));
+    const second = build(1234, true);
+    expect(second).toContain('Edited 1234.');
+    expect(second).not.toContain('Text 1234 ');
+    expect(second.length).toBe(first.length - 'Text 1234 .'.length - 600 + 'Edited 1234.'.length);
+  });
+
+  it('gives renderFullBytes whole entries when they wait in a scratch folder', () => {
+    const scratch = temporaryFolderSync('staticmcp-llms-render-');
+    const spilled = new LlmsTxtWriter(MANIFEST, undefined, 10_000_000, scratch);
+    const inMemory = new LlmsTxtWriter(MANIFEST, undefined, 10_000_000);
+    for (let index = 0; index < 4000; index += 1) {
+      const document = doc(
+        `resources/r${(index * 37) % 4000}.json`,
+        `resource://r${index}.md`,
+        `R ${index}`,
+        `${index} ${'w'.repeat(500)}`,
+      );
+      spilled.add(document);
+      inMemory.add(document);
+    }
+    expect(spilled.renderFullBytes().equals(inMemory.renderFullBytes())).toBe(true);
+  });
 });
