@@ -8,12 +8,13 @@
 // (--renderer-process-limit=1 and --disable-site-isolation-trials changed nothing measurable either.)
 // VISITS (default 6) visits per round, RUNS (default 5) rounds.
 // Run: npm run build && node bench/browser-cpu.mjs
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { cliPath, median, repoRoot, tempDir } from './lib/common.mjs';
 import { treeCpuSeconds } from './lib/process-tree.mjs';
+import { startServeHttp } from './lib/serve-http.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 5);
 const VISITS = Number(process.env.VISITS ?? 6);
@@ -36,22 +37,6 @@ const SCREENS = [
   { width: 1280, height: 900, colorScheme: 'light' },
   { width: 390, height: 844, colorScheme: 'dark' },
 ];
-/** `serve <project> --http --port 0`, resolved with its base URL once it says where it listens. */
-function startServe(project) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, 'serve', project, '--http', '--port', '0'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (text) => {
-      stderr += text;
-      const match = /http:\/\/127\.0\.0\.1:\d+/.exec(stderr);
-      if (match) resolve({ base: match[0], stop: () => child.kill() });
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-}
-
 /** One browser of `variant`: VISITS visits, alternating the screens; its CPU seconds. */
 async function measureOnce(variant, url) {
   const browser = await chromium.launch({ executablePath: variant.executablePath, args: variant.args });
@@ -87,7 +72,7 @@ const project = path.join(root, 'example');
 cpSync(path.join(repoRoot, 'fixtures', 'example'), project, { recursive: true });
 const built = spawnSync(process.execPath, [cliPath, 'build', project], { encoding: 'utf8' });
 if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
-const serve = await startServe(project);
+const serve = await startServeHttp(project);
 try {
   const url = `${serve.base}/`;
   await measureOnce(VARIANTS[0], url);

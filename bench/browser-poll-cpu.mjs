@@ -6,12 +6,13 @@
 // process tree (/proc). The page is the built example's landing page under `serve --http`; each
 // wait reads #status's text every INTERVAL for WAIT_MS. Intervals run alternately, RUNS rounds.
 // Run: npm run build && node bench/browser-poll-cpu.mjs
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { cliPath, median, repoRoot, tempDir } from './lib/common.mjs';
 import { treeCpuSeconds } from './lib/process-tree.mjs';
+import { startServeHttp } from './lib/serve-http.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const WAIT_MS = Number(process.env.WAIT_MS ?? 5_000);
@@ -22,22 +23,6 @@ if (!existsSync(CHROMIUM)) {
   process.exit(0);
 }
 const { chromium } = createRequire(path.join(repoRoot, 'package.json'))('playwright-core');
-
-/** `serve <project> --http --port 0`, resolved with its base URL once it says where it listens. */
-function startServe(project) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, 'serve', project, '--http', '--port', '0'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (text) => {
-      stderr += text;
-      const match = /http:\/\/127\.0\.0\.1:\d+/.exec(stderr);
-      if (match) resolve({ base: match[0], stop: () => child.kill() });
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-}
 
 /** CPU seconds of chromium's tree and of this process (playwright's client and server). */
 function cpuSeconds(browserPid) {
@@ -50,7 +35,7 @@ const project = path.join(root, 'example');
 cpSync(path.join(repoRoot, 'fixtures', 'example'), project, { recursive: true });
 const built = spawnSync(process.execPath, [cliPath, 'build', project], { encoding: 'utf8' });
 if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
-const serve = await startServe(project);
+const serve = await startServeHttp(project);
 const server = await chromium.launchServer({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 try {
   const browserPid = server.process().pid;
