@@ -29,7 +29,10 @@ export interface ResourceDiscovery {
 
 const MAX_RESOURCE_DEPTH = 8;
 const NO_SIDECAR: { meta?: Record<string, unknown>; problem?: string; notice?: string } = {};
-/** mime-type.ts, once a build has a resource. */
+/**
+ * mime-type.ts, once a build has a resource: only projects with resources load the MIME database,
+ * and only once (an import() a document cost as much as its cached parse).
+ */
 let mimeTypes: typeof import('./mime-type.js') | undefined;
 
 /** The URI a resource gets when its sidecar names none. */
@@ -167,8 +170,13 @@ async function readDocument(
 
 type LoadedResource = { resource: ProjectResource; warnings: readonly string[] } | { problem: string };
 
-/** A resource file with its metadata; `meta` fields win over what the content suggests. */
-async function loadResource(
+/**
+ * A resource file with its metadata; `meta` fields win over what the content suggests. Without a
+ * promise or a read when the cache knows the file by its identity (every document but the edited
+ * ones in an edit build: two promises a document were a good part of such a build's discovery).
+ * Needs the MIME database loaded.
+ */
+function loadResource(
   file: string,
   relativePath: string,
   meta: Record<string, unknown> | undefined,
@@ -177,35 +185,25 @@ async function loadResource(
   walked: WalkedIdentities | undefined,
   /** `file` from the project's root, `/`-separated, when the caller knows it (else made from the paths). */
   key = projectPathOf(store.projectRoot, file),
-): Promise<LoadedResource> {
-  // The MIME database is only loaded by projects that have resources (once: an import() a
-  // document cost as much as its cached parse).
-  mimeTypes ??= await import('./mime-type.js');
+): LoadedResource | Promise<LoadedResource> {
+  const mimeType = (meta?.mimeType as string | undefined) ?? mimeTypes!.mimeTypeFor(file);
   return (
-    loadUntouchedResource(file, relativePath, meta, store, documents, walked, key) ??
-    (await loadReadResource(file, relativePath, meta, store, documents, key))
+    loadUntouchedResource(file, relativePath, mimeType, meta, store, documents, walked, key) ??
+    loadReadResource(file, relativePath, mimeType, meta, store, documents, key)
   );
 }
 
-/** The MIME type of a resource file (once the MIME database is loaded). */
-function mimeTypeOfResource(file: string, meta: Record<string, unknown> | undefined): string {
-  return (meta?.mimeType as string | undefined) ?? mimeTypes!.mimeTypeFor(file);
-}
-
-/**
- * loadResource without a promise or a read when the cache knows the file by its identity (every
- * document but the edited ones in an edit build); undefined when the file must be read.
- */
+/** loadResource when the cache knows the file by its identity; undefined when the file must be read. */
 function loadUntouchedResource(
   file: string,
   relativePath: string,
+  mimeType: string,
   meta: Record<string, unknown> | undefined,
   store: FileResourceStore,
   documents: DocumentCache,
   walked: WalkedIdentities | undefined,
   key: string,
 ): LoadedResource | undefined {
-  const mimeType = mimeTypeOfResource(file, meta);
   const known = untouchedDocument(file, key, mimeType, documents, walked);
   if (known === undefined || 'problem' in known) return known;
   return addResource(store, relativePath, mimeType, meta, known);
@@ -214,12 +212,12 @@ function loadUntouchedResource(
 async function loadReadResource(
   file: string,
   relativePath: string,
+  mimeType: string,
   meta: Record<string, unknown> | undefined,
   store: FileResourceStore,
   documents: DocumentCache,
   key: string,
 ): Promise<LoadedResource> {
-  const mimeType = mimeTypeOfResource(file, meta);
   const read = await readDocument(file, key, mimeType, store.projectRoot, documents);
   return 'problem' in read ? read : addResource(store, relativePath, mimeType, meta, read);
 }
@@ -297,6 +295,7 @@ export async function discoverResources(
   store.realProjectRoot = await fs.realpath(projectRoot).catch(() => undefined);
   const counts = () => ({ parsed: documents.parsedCount, reused: documents.reusedCount });
   if (registered) {
+    mimeTypes ??= await import('./mime-type.js');
     for (const entry of registered) {
       const loaded = await loadResource(
         path.join(resourcesRoot, entry.path!),
@@ -335,13 +334,9 @@ export async function discoverResources(
       continue;
     }
     if (meta?.uriTemplate !== undefined) continue;
-    const key = `${keyPrefix}${relativePath}`;
     mimeTypes ??= await import('./mime-type.js');
-    // An untouched document takes no promise (two a document were a good part of an edit build's
-    // discovery, which finds every document but the edited ones untouched).
-    const loaded =
-      loadUntouchedResource(file, relativePath, meta, store, documents, walked, key) ??
-      (await loadReadResource(file, relativePath, meta, store, documents, key));
+    const pending = loadResource(file, relativePath, meta, store, documents, walked, `${keyPrefix}${relativePath}`);
+    const loaded = pending instanceof Promise ? await pending : pending;
     if ('problem' in loaded) problems.push({ relativePath, message: loaded.problem });
     else resources.push(withoutWarnings(loaded, relativePath, warnings));
   }
