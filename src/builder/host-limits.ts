@@ -82,8 +82,7 @@ export function addToTally(tally: TreeTally, filePath: string, bytes: number): v
   if (tally.oversized.length < LISTED_OVERSIZED_FILES) tally.oversized.push(filePath);
 }
 
-/** Takes a file written earlier out of the tally (it is being replaced). */
-/** Takes one file out of the tally (its path, or its path's UTF-8 bytes). */
+/** Takes a file written earlier out of the tally (its path, or its path's UTF-8 bytes). */
 export function removeFromTally(tally: TreeTally, filePath: string | Uint8Array, bytes: number): void {
   tally.files -= 1;
   if (typeof filePath === 'string' ? isCallFilePath(filePath) : startsWithBytes(filePath, CALL_FILES_PREFIX_BYTES))
