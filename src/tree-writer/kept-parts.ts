@@ -152,6 +152,33 @@ export class KeptPartReader {
     return bytes;
   }
 
+  /**
+   * Copies part `index`'s first `length` bytes into `into` from 0: the part as held, else read and
+   * checked again (and not held, so no part a caller still reads is let go for it). False when it
+   * can no longer be read whole.
+   */
+  copyPrefix(index: number, length: number, into: Uint8Array): boolean {
+    const held = this.loaded.get(index);
+    if (held !== undefined && held.length >= length) {
+      into.set(held.subarray(0, length), 0);
+      return true;
+    }
+    const part = this.parts[index];
+    if (part === undefined) return false;
+    let read: Uint8Array | undefined;
+    try {
+      const file = path.join(this.folder, part.name);
+      read = this.giveBackLetGo ? readFileMapped(file) : readFileSync(file);
+      if (read.length !== part.sizeBytes || length > read.length || crc32(read) !== part.crc) return false;
+      into.set(read.subarray(0, length), 0);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      this.giveBack(read);
+    }
+  }
+
   private giveBack(bytes: Uint8Array | undefined): void {
     if (this.giveBackLetGo && bytes !== undefined) releaseGrown(bytes);
   }
@@ -184,9 +211,19 @@ export interface EntryPlace {
   offset: number;
 }
 
+/** A previous entry an appended one repeats byte for byte: its part, its position there and its offset. */
+export interface RepeatedEntry {
+  part: number;
+  index: number;
+  offset: number;
+}
+
 /**
  * This build's parts on their way to the folder: entries come in order, each cut into parts as
  * closesPart says; a part made of a previous part's entries, all of them in order, is that part.
+ * With the previous parts' reader at hand, the entries of such a run are not copied as they come:
+ * their bytes are the previous part's first bytes, copied from it only when the run breaks before
+ * the part closes (an edit's part), so an edit copies the parts it changes, not all of them.
  */
 export class KeptPartWriter {
   readonly parts: KeptPart[] = [];
@@ -204,18 +241,26 @@ export class KeptPartWriter {
   private readonly made: string[] = [];
   private readonly namePrefix = `${process.pid}-${randomBytes(6).toString('hex')}-`;
 
+  /**
+   * Whether the open part's bytes so far are the repeated previous part's first bytes, not copied
+   * into `open` (they are when the run breaks: copyRepeated).
+   */
+  private deferred = false;
+
   constructor(
     private readonly folder: string,
     private readonly previous: readonly KeptPart[],
+    /** The previous parts as read this build: lets a run of repeated entries go uncopied. */
+    private readonly previousReader?: KeptPartReader,
   ) {
     mkdirSync(folder, { recursive: true });
   }
 
   /**
    * Appends an entry of `pieces` whose key starts with `keyWord`; `from`: the previous entry it
-   * repeats byte for byte (its part and its position there). Returns where it lies.
+   * repeats byte for byte. Returns where it lies.
    */
-  append(pieces: readonly Uint8Array[], keyWord: number, from?: { part: number; index: number }): EntryPlace {
+  append(pieces: readonly Uint8Array[], keyWord: number, from?: RepeatedEntry): EntryPlace {
     const place = this.begin(from);
     for (const piece of pieces) this.add(piece, 0, piece.length);
     this.end(keyWord);
@@ -226,18 +271,47 @@ export class KeptPartWriter {
    * Starts an entry (append, in steps: its bytes come from `add`, copied in place from what holds
    * them, with no view made of each piece); `from` as append's. Returns where it lies.
    */
-  begin(from?: { part: number; index: number }): EntryPlace {
+  begin(from?: RepeatedEntry): EntryPlace {
     const place = { part: this.parts.length, offset: this.size };
     const repeating = this.repeating;
-    if (this.count === 0) this.repeating = from?.index === 0 ? { part: from.part, next: 1 } : undefined;
-    else if (repeating && from && from.part === repeating.part && from.index === repeating.next) repeating.next += 1;
-    else this.repeating = undefined;
+    // An entry repeats the run only where it lay right after the run's last one, so the run's
+    // bytes are always its part's first `size` bytes.
+    if (this.count === 0) {
+      this.repeating = from?.index === 0 && from.offset === 0 ? { part: from.part, next: 1 } : undefined;
+      this.deferred = this.repeating !== undefined && this.previousReader !== undefined;
+    } else if (
+      repeating &&
+      from &&
+      from.part === repeating.part &&
+      from.index === repeating.next &&
+      from.offset === this.size
+    )
+      repeating.next += 1;
+    else {
+      this.copyRepeated();
+      this.repeating = undefined;
+    }
     return place;
+  }
+
+  /** Copies the run's bytes, so far left in the previous part, into the open part. */
+  private copyRepeated(): void {
+    if (!this.deferred) return;
+    this.deferred = false;
+    this.open = grownTypedArray(this.open, this.size);
+    if (!this.previousReader!.copyPrefix(this.repeating!.part, this.size, this.open))
+      throw new Error(
+        `the kept build state in ${this.folder} changed while this build read it (another build of this project?): build again`,
+      );
   }
 
   /** Adds `bytes[start, end)` to the entry begun. */
   add(bytes: Uint8Array, start: number, end: number): void {
     const length = end - start;
+    if (this.deferred) {
+      this.size += length;
+      return;
+    }
     this.open = grownTypedArray(this.open, this.size + length);
     const open = this.open;
     if (length <= SMALL_PIECE_BYTES)
@@ -259,6 +333,7 @@ export class KeptPartWriter {
     if (previous !== undefined && same!.next === previous.count && previous.sizeBytes === this.size) {
       this.parts.push(previous);
     } else {
+      this.copyRepeated();
       const name = `${this.namePrefix}${this.made.length}${PART_SUFFIX}`;
       const bytes = this.open.subarray(0, this.size);
       writeFileSync(path.join(this.folder, name), bytes, { mode: 0o600, flag: 'wx' });
@@ -269,6 +344,7 @@ export class KeptPartWriter {
     this.size = 0;
     this.count = 0;
     this.repeating = undefined;
+    this.deferred = false;
   }
 
   /** Closes the last part; returns every part, in order. */
@@ -283,6 +359,7 @@ export class KeptPartWriter {
     for (const name of this.made.splice(0)) rmSync(path.join(this.folder, name), { force: true });
     this.open = releaseGrown(this.open);
     this.size = 0;
+    this.deferred = false;
   }
 }
 

@@ -50,7 +50,7 @@ export class KeptLlmsEntries {
   private readonly partFirstRecord: Uint32Array;
   private parts: KeptPartReader | undefined;
   /** The entry lookup returned last, and where it lies: added back as it is, it repeats that entry. */
-  private lastTaken: { bytes: Uint8Array; part: number; index: number } | undefined;
+  private lastTaken: { bytes: Uint8Array; part: number; index: number; offset: number } | undefined;
   private next: SpillWriter | undefined;
   private partWriter: KeptPartWriter | undefined;
   private readonly nextHash = createHash('sha256');
@@ -73,7 +73,7 @@ export class KeptLlmsEntries {
     if (previous) this.parts = new KeptPartReader(partsFolderOf(file), previous.parts, undefined, true);
     try {
       this.next = new SpillWriter(`${file}${NEW_ENTRIES_MARK}${process.pid}`);
-      this.partWriter = new KeptPartWriter(partsFolderOf(file), previous?.parts ?? []);
+      this.partWriter = new KeptPartWriter(partsFolderOf(file), previous?.parts ?? [], this.parts);
       this.append(MAGIC);
     } catch {
       this.next?.close();
@@ -100,7 +100,7 @@ export class KeptLlmsEntries {
     const part = this.records.readUInt32LE(at);
     const offset = this.records.readUInt32LE(at + 4);
     const bytes = this.parts.bytesOf(part)?.subarray(offset, offset + this.records.readUInt32LE(at + 8));
-    this.lastTaken = bytes && { bytes, part, index: position - this.partFirstRecord[part]! };
+    this.lastTaken = bytes && { bytes, part, index: position - this.partFirstRecord[part]!, offset };
     return bytes;
   }
 
@@ -111,7 +111,10 @@ export class KeptLlmsEntries {
   add(key: Uint8Array, entry: Uint8Array): EntryPlace | undefined {
     const { next, partWriter, lastTaken } = this;
     if (next === undefined || partWriter === undefined) return undefined;
-    const from = lastTaken?.bytes === entry ? { part: lastTaken.part, index: lastTaken.index } : undefined;
+    const from =
+      lastTaken?.bytes === entry
+        ? { part: lastTaken.part, index: lastTaken.index, offset: lastTaken.offset }
+        : undefined;
     const keyWord = Buffer.from(key.buffer, key.byteOffset, 4).readUInt32LE(0);
     const place = partWriter.append([entry], keyWord, from);
     // One record's bytes, reused: append copies them.

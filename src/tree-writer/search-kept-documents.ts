@@ -28,6 +28,7 @@ import {
   partsSizeBytes,
   removePartsFolder,
   removeUnnamedParts,
+  type RepeatedEntry,
 } from './kept-parts.js';
 import { SpillWriter } from './spill-files.js';
 import { releaseGrown } from './grown-typed-array.js';
@@ -111,7 +112,7 @@ export class KeptSearchDocuments {
     this.ignoredBecause = readPrevious ? this.readPrevious() : undefined;
     if (maxBytes > 0) {
       this.writer = new SpillWriter(`${file}${NEW_FILE_MARK}${process.pid}`);
-      this.partWriter = new KeptPartWriter(partsFolderOf(file), this.parts?.parts ?? []);
+      this.partWriter = new KeptPartWriter(partsFolderOf(file), this.parts?.parts ?? [], this.parts);
       this.append(this.header);
     }
   }
@@ -256,7 +257,8 @@ export class KeptSearchDocuments {
         source === undefined
           ? sourceLength === 0
           : sourceLength === source.length && sameBytes(bytes, sourceAt, source);
-      if (sameSource) this.appendKept(bytes, start, end, source, { part: place.part, index: found.index });
+      if (sameSource)
+        this.appendKept(bytes, start, end, source, { part: place.part, index: found.index, offset: start });
       else this.appendKept(bytes, start, end, source, undefined, fieldsStart);
       const termsAt = this.parts!.starts[place.part]! + fieldsStart;
       return { terms: () => this.termsAt(termsAt), termsAt, tokenCount, body, excerpt };
@@ -347,7 +349,7 @@ export class KeptSearchDocuments {
     start: number,
     end: number,
     source: Uint8Array | undefined,
-    from?: { part: number; index: number },
+    from?: RepeatedEntry,
     fieldsStart?: number,
   ): void {
     if (this.writer === undefined) return;

@@ -41,19 +41,23 @@ describe('kept parts', () => {
     expect(previous.length).toBeGreaterThan(10);
     const inodes = new Map(previous.map((part) => [part.name, statSync(path.join(folder, part.name)).ino]));
 
-    // Entry 500 edited, every other one repeated from where it lay.
+    // Entry 500 edited, every other one repeated from where it lay; the writer reads the previous
+    // parts through the reader, so the entries before 500 in its part are copied from there.
     const reader = new KeptPartReader(folder, previous);
-    const second = new KeptPartWriter(folder, previous);
+    const second = new KeptPartWriter(folder, previous, reader);
     let part = 0;
     let index = 0;
+    let offset = 0;
     for (let number = 1; number <= 1000; number += 1) {
       const edited = number === 500;
       const { bytes, keyWord } = entry(number, edited ? 'entry 500, edited' : undefined);
-      second.append([bytes], keyWord, edited ? undefined : { part, index });
+      second.append([bytes], keyWord, edited ? undefined : { part, index, offset });
       index += 1;
+      offset += entry(number).bytes.length;
       if (index === previous[part]!.count) {
         part += 1;
         index = 0;
+        offset = 0;
       }
     }
     const parts = second.finish();
@@ -66,6 +70,9 @@ describe('kept parts', () => {
     const rereader = new KeptPartReader(folder, parts);
     const text = parts.map((_, position) => Buffer.from(rereader.bytesOf(position)!).toString()).join('');
     expect(text).toContain('entry 499entry 500, editedentry 501');
+    expect(text).toBe(
+      Array.from({ length: 1000 }, (_, at) => (at === 499 ? 'entry 500, edited' : `entry ${at + 1}`)).join(''),
+    );
     expect(reader.bytesOf(0)).toBeDefined();
 
     // The directory's table round-trips; the previous parts it no longer names go.
@@ -73,6 +80,40 @@ describe('kept parts', () => {
     expect(decodePartTable(table, 0, table.length)).toEqual(parts);
     removeUnnamedParts(folder, parts);
     expect(readdirSync(folder).sort()).toEqual(parts.map((kept) => kept.name).sort());
+  });
+
+  it('copies a run of repeated entries from the previous part when it is cut short, read again once let go', () => {
+    const folder = partsFolder();
+    const first = new KeptPartWriter(folder, []);
+    for (let number = 1; number <= 300; number += 1) first.append([entry(number).bytes], entry(number).keyWord);
+    const previous = first.finish();
+    expect(previous.length).toBeGreaterThan(3);
+    // Holding one part: by the time the run of part 0 breaks, its bytes were let go.
+    const reader = new KeptPartReader(folder, previous, undefined, true);
+    const second = new KeptPartWriter(folder, previous, reader);
+    // Part 0's entries but its last (the one that closed it): the last part, cut short.
+    const expected: string[] = [];
+    let offset = 0;
+    expect(reader.bytesOf(0)).toBeDefined();
+    for (let index = 0; index < previous[0]!.count - 1; index += 1) {
+      const { bytes, keyWord } = entry(index + 1);
+      second.append([bytes], keyWord, { part: 0, index, offset });
+      expected.push(bytes.toString());
+      offset += bytes.length;
+    }
+    // Part 0 let go before the run is copied (at the close): it is read again.
+    expect(reader.bytesOf(1)).toBeDefined();
+    const parts = second.finish();
+    expect(parts).toHaveLength(1);
+    expect(parts[0]!.name).not.toBe(previous[0]!.name);
+    expect(readFileSync(path.join(folder, parts[0]!.name), 'utf8')).toBe(expected.join(''));
+
+    // The previous part gone before the run is copied: the build stops and says so, never a part of other bytes.
+    const third = new KeptPartWriter(folder, parts, new KeptPartReader(folder, parts, undefined, true));
+    third.append([entry(1).bytes], entry(1).keyWord, { part: 0, index: 0, offset: 0 });
+    rmSync(path.join(folder, parts[0]!.name));
+    expect(() => third.append([Buffer.from('new')], 1)).toThrow(/changed while this build read it.*build again/);
+    third.discard();
   });
 
   it('does not use a part that is missing, damaged or of another size', () => {
