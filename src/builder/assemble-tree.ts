@@ -203,12 +203,11 @@ function hasInlineContent(resource: ProjectResource): resource is ProjectResourc
  * is the landing page's view of it, with a warning naming both).
  */
 function claimPage(
-  pageUrl: string | undefined,
+  pageUrl: string,
   shown: string,
   owners: Map<string, string>,
   warnings: BuildProblem[],
 ): string | undefined {
-  if (pageUrl === undefined) return undefined;
   const owner = owners.get(pageUrl);
   if (owner === undefined) {
     owners.set(pageUrl, shown);
@@ -261,19 +260,20 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       });
       continue;
     }
-    const shown = shownOf(resource);
     const keptKey = keptFiles && keptKeyOf(keptFiles, resource, uri, mimeType, filePath);
     const kept = keptKey && keptFiles?.lookup(keptKey);
     // A file's text is read here, written, and let go (discovery holds none of it); a kept one's is not read.
     const read = kept ? undefined : await readResourceContent(resource);
     if (read && 'problem' in read) {
-      failures.push({ path: shown, message: read.problem });
+      failures.push({ path: shownOf(resource), message: read.problem });
       continue;
     }
-    if (read?.warning !== undefined) pageWarnings.push({ path: shown, message: read.warning });
+    if (read?.warning !== undefined) pageWarnings.push({ path: shownOf(resource), message: read.warning });
     resourceOwners.set(filePath, owner);
     writtenResources[owner] = 1;
-    const page = claimPage(resource.pageUrl, shown, pageOwners, pageWarnings);
+    // The shown path is made only for a page claimed or a problem: most documents have neither.
+    const { pageUrl } = resource;
+    const page = pageUrl === undefined ? undefined : claimPage(pageUrl, shownOf(resource), pageOwners, pageWarnings);
     const meta = page !== undefined ? { ...resource.meta, [DOCUMENT_URL_META_KEY]: page } : resource.meta;
     const { title } = resource;
     const definition: ResourceDefinition = {

@@ -82,6 +82,9 @@ export class FileResourceStore {
   private readonly mimeTypes = new Map<string, number>();
   private count = 0;
   private listingReleased = false;
+  /** The path relativePathOf made last, and its position (one string, not one a document). */
+  private lastPath = '';
+  private lastPathPosition = -1;
 
   constructor(
     /** The folder the relative paths are under (the project's resources/). */
@@ -126,7 +129,12 @@ export class FileResourceStore {
   }
 
   relativePathOf(position: number): string {
-    return this.paths.at(position);
+    // The assembly asks a document's path for its URI, name and shown path in a row: decoded once.
+    if (position !== this.lastPathPosition) {
+      this.lastPath = this.paths.at(position);
+      this.lastPathPosition = position;
+    }
+    return this.lastPath;
   }
 
   mimeTypeOf(position: number): string {

@@ -1,22 +1,25 @@
 // The per-file and per-call arrays of the tree writer, the pack step and the build cache grow in
-// place (tree-writer/grown-typed-array.ts): every value kept, the same kind of array, and after the
-// first growth the same memory, so a build of 650,000 calls never holds an old copy beside a new one.
+// place (tree-writer/grown-typed-array.ts): every value kept, the same kind of array, and once past
+// the size small arrays are copied up to the same memory, so a build of 650,000 calls never holds
+// an old copy of a large array beside a new one.
 import { describe, expect, it } from 'vitest';
 import { grownTypedArray } from '../../src/tree-writer/grown-typed-array.js';
 
 describe('arrays grown in place', () => {
   it('keeps every value through many growths, in the same memory once grown', () => {
     let array = new Uint32Array(4);
-    const values = 20_000;
+    // 4 MB of values: past the size up to which an array is copied into a plain buffer.
+    const values = 1_000_000;
     let buffer: ArrayBufferLike | undefined;
     for (let index = 0; index < values; index++) {
       array = grownTypedArray(array, index + 1);
       array[index] = index * 7;
-      // The first growth moves the values into a resizable buffer; every later one grows that one.
-      if (index === 4) buffer = array.buffer;
+      // The first growth past that size moves the values into a resizable buffer; every later one grows that one.
+      if (buffer === undefined && (array.buffer as { resizable?: boolean }).resizable) buffer = array.buffer;
     }
     expect(array).toBeInstanceOf(Uint32Array);
     expect(array.length).toBeGreaterThanOrEqual(values);
+    expect(buffer).toBeDefined();
     expect(array.buffer).toBe(buffer);
     let wrong = 0;
     for (let index = 0; index < values; index++) if (array[index] !== index * 7) wrong += 1;
