@@ -2,10 +2,13 @@
 // example, at the two screens test/browser uses, each visit with the wide-element check and an
 // axe-core scan), for each way of starting it: through Debian's /usr/bin/chromium launcher (which
 // adds the flags of /etc/chromium.d, GPU rasterization among them) or the binary it runs, with
-// or without extra switches. CPU is user+sys of chromium's whole process tree, read from /proc
-// just before it closes (every process under it, and what each has reaped), so the page server
-// and this process are not counted. Variants run alternately, a browser each round.
-// (--renderer-process-limit=1 and --disable-site-isolation-trials changed nothing measurable either.)
+// or without extra switches. Visits alternate between two `serve --http` servers on two ports,
+// each visit from about:blank, as the test files' visits do (test/browser/browser.ts, openPage).
+// CPU is user+sys of chromium's whole process tree, read from /proc just before it closes (every
+// process under it, and what each has reaped), so the page servers and this process are not
+// counted. Variants run alternately, a browser each round. (Run over test/browser,
+// --process-per-site started as many renderers as no switch; --renderer-process-limit=1 fewer,
+// but more than --disable-site-isolation-trials.)
 // VISITS (default 6) visits per round, RUNS (default 5) rounds.
 // Run: npm run build && node bench/browser-cpu.mjs
 import { spawnSync } from 'node:child_process';
@@ -32,13 +35,15 @@ const VARIANTS = [
   { label: 'launcher', executablePath: LAUNCHER, args: ['--no-sandbox'] },
   { label: 'binary', executablePath: BINARY, args: ['--no-sandbox'] },
   { label: 'binary', executablePath: BINARY, args: ['--no-sandbox', '--disable-gpu'] },
+  // What test/browser/browser.ts starts.
+  { label: 'launcher', executablePath: LAUNCHER, args: ['--no-sandbox', '--disable-site-isolation-trials'] },
 ];
 const SCREENS = [
   { width: 1280, height: 900, colorScheme: 'light' },
   { width: 390, height: 844, colorScheme: 'dark' },
 ];
-/** One browser of `variant`: VISITS visits, alternating the screens; its CPU seconds. */
-async function measureOnce(variant, url) {
+/** One browser of `variant`: VISITS visits, alternating the screens and `urls`; its CPU seconds. */
+async function measureOnce(variant, urls) {
   const browser = await chromium.launch({ executablePath: variant.executablePath, args: variant.args });
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -47,7 +52,7 @@ async function measureOnce(variant, url) {
     await page.goto('about:blank');
     await page.setViewportSize({ width, height });
     await page.emulateMedia({ colorScheme });
-    await page.goto(url);
+    await page.goto(urls[visit % urls.length]);
     await page
       .locator('#status')
       .filter({ hasNotText: /Looking for|Served, this page/ })
@@ -72,13 +77,13 @@ const project = path.join(root, 'example');
 cpSync(path.join(repoRoot, 'fixtures', 'example'), project, { recursive: true });
 const built = spawnSync(process.execPath, [cliPath, 'build', project], { encoding: 'utf8' });
 if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
-const serve = await startServeHttp(project);
+const serves = await Promise.all([startServeHttp(project), startServeHttp(project)]);
 try {
-  const url = `${serve.base}/`;
-  await measureOnce(VARIANTS[0], url);
+  const urls = serves.map((serve) => `${serve.base}/`);
+  await measureOnce(VARIANTS[0], urls);
   const seconds = VARIANTS.map(() => []);
   for (let round = 0; round < RUNS; round += 1)
-    for (const [index, variant] of VARIANTS.entries()) seconds[index].push(await measureOnce(variant, url));
+    for (const [index, variant] of VARIANTS.entries()) seconds[index].push(await measureOnce(variant, urls));
   const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
   console.log(`chromium CPU (user+sys, s) for ${VISITS} visits, ${RUNS} alternating rounds: median (mean)`);
   for (const [index, variant] of VARIANTS.entries()) {
@@ -88,5 +93,5 @@ try {
     );
   }
 } finally {
-  serve.stop();
+  for (const serve of serves) serve.stop();
 }

@@ -37,6 +37,16 @@ export interface Screen {
 }
 
 /**
+ * The switches the run's chromium starts with. As root (CI), Chromium's sandbox cannot start.
+ * With site isolation on, chromium starts a new renderer process for most navigations of a
+ * file's page and for sandboxed frames such as an MCP App's, and each start costs CPU; without
+ * it, renderers are reused (bench/browser-cpu.mjs runs both ways).
+ * The tests assert what a page shows and does, its CSP and iframe sandbox included, which
+ * chromium enforces in one process as in many; none asserts which process renders a frame.
+ */
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-site-isolation-trials'];
+
+/**
  * Starts chromium as a server other processes connect to (test/shared-hosts.ts starts it once per
  * run). Playwright starts it as the leader of a process group of its own: `pause` stops the group
  * (SIGSTOP) while no test file uses it, since its processes keep using CPU when idle, and `resume`
@@ -48,8 +58,7 @@ export async function startChromiumServer(): Promise<{
   pause(): void;
   resume(): void;
 }> {
-  // As root (CI), Chromium's sandbox cannot start.
-  const server = await chromium.launchServer({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const server = await chromium.launchServer({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const browser = server.process();
   const group = browser.pid;
   const signalGroup = (signal: NodeJS.Signals): void => {
