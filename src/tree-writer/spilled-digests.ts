@@ -46,10 +46,15 @@ export class SpilledDigests {
    * only by a full collection: ~10 MB of malloc's heap at 200,000 calls, where 2 MiB were kept.
    */
   private kept = Buffer.alloc(0);
-  /** Block number → its place in `kept`. */
-  private readonly keptPlaces = new Map<number, number>();
+  /**
+   * Per block of the file, its place in `kept` + 1 (0: not kept). A Map of 4,096 kept blocks,
+   * deleted from and added to at each read that misses, was rebuilt every 4,096 deletions as a
+   * new ~230 KiB table in V8's large-object space, each left there until a full collection.
+   */
+  private placeOfBlock = new Uint16Array(0);
   /** Place → the block number it holds (the oldest place is taken next once all are used). */
   private readonly keptBlockOf = new Uint32Array(KEPT_BLOCKS);
+  private keptCount = 0;
   private nextPlace = 0;
   private readonly run = Buffer.alloc(RUN_BLOCKS * BLOCK_BYTES);
   /** viewOf's digest of a kept block (a view of `kept` would be overwritten by the next read anyway). */
@@ -82,8 +87,8 @@ export class SpilledDigests {
     block.set(digest, (slot % BLOCK_SLOTS) * FILE_DIGEST_BYTES);
     this.writeAt(block, blockNumber * BLOCK_BYTES);
     this.blockSums[blockNumber] = crc32(block);
-    const place = this.keptPlaces.get(blockNumber);
-    if (place !== undefined) block.copy(this.kept, place * BLOCK_BYTES);
+    const place = this.placeOfBlock[blockNumber]! - 1;
+    if (place >= 0) block.copy(this.kept, place * BLOCK_BYTES);
   }
 
   /** The digest of `slot` (a copy). */
@@ -115,8 +120,8 @@ export class SpilledDigests {
    * when it is the one asked for.
    */
   private keptPlace(blockNumber: number): number {
-    const kept = this.keptPlaces.get(blockNumber);
-    if (kept !== undefined) return kept;
+    const kept = this.placeOfBlock[blockNumber]! - 1;
+    if (kept >= 0) return kept;
     const blocks = Math.min(RUN_BLOCKS, this.spilledSlots / BLOCK_SLOTS - blockNumber);
     const bytes = this.run.subarray(0, blocks * BLOCK_BYTES);
     try {
@@ -131,23 +136,26 @@ export class SpilledDigests {
         if (block === 0) throw this.damaged(`its block ${number} is not what was written`);
         continue;
       }
-      if (this.keptPlaces.has(number)) continue;
+      if (this.placeOfBlock[number] !== 0) continue;
       // The place first: taking it may grow `kept` into a new view.
       const place = this.takePlace(number);
       bytes.copy(this.kept, place * BLOCK_BYTES, start, start + BLOCK_BYTES);
     }
-    return this.keptPlaces.get(blockNumber)!;
+    return this.placeOfBlock[blockNumber]! - 1;
   }
 
   /** The next place in `kept` for block `number`: a new one until KEPT_BLOCKS are used, then the oldest. */
   private takePlace(number: number): number {
     const place = this.nextPlace;
     this.nextPlace = (place + 1) % KEPT_BLOCKS;
-    if (this.keptPlaces.size === KEPT_BLOCKS) this.keptPlaces.delete(this.keptBlockOf[place]!);
-    // Grown in place as places are first used (grown-typed-array.ts): a small tree keeps a few pages.
-    else this.kept = grownTypedArray(this.kept, (place + 1) * BLOCK_BYTES);
+    if (this.keptCount === KEPT_BLOCKS) this.placeOfBlock[this.keptBlockOf[place]!] = 0;
+    else {
+      // Grown in place as places are first used (grown-typed-array.ts): a small tree keeps a few pages.
+      this.kept = grownTypedArray(this.kept, (place + 1) * BLOCK_BYTES);
+      this.keptCount += 1;
+    }
     this.keptBlockOf[place] = number;
-    this.keptPlaces.set(number, place);
+    this.placeOfBlock[number] = place + 1;
     return place;
   }
 
@@ -192,7 +200,8 @@ export class SpilledDigests {
   close(): void {
     if (this.fd === undefined) return;
     this.kept = releaseGrown(this.kept);
-    this.keptPlaces.clear();
+    this.placeOfBlock = releaseGrown(this.placeOfBlock);
+    this.keptCount = 0;
     this.nextPlace = 0;
     closeSync(this.fd);
     this.fd = undefined;
@@ -205,6 +214,7 @@ export class SpilledDigests {
     const firstBlock = this.spilledSlots / BLOCK_SLOTS;
     const blocks = this.held.length / BLOCK_BYTES;
     this.blockSums = grownTypedArray(this.blockSums, firstBlock + blocks);
+    this.placeOfBlock = grownTypedArray(this.placeOfBlock, firstBlock + blocks);
     for (let block = 0; block < blocks; block++)
       this.blockSums[firstBlock + block] = crc32(this.held.subarray(block * BLOCK_BYTES, (block + 1) * BLOCK_BYTES));
     this.writeAt(this.held, this.spilledSlots * FILE_DIGEST_BYTES);
