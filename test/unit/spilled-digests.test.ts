@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTreeHash } from '../../src/tree-writer/content-hash.js';
 import { FileDigests } from '../../src/tree-writer/file-digests.js';
 import { recoverInterruptedWrite } from '../../src/tree-writer/interrupted-write.js';
-import { HELD_SLOTS } from '../../src/tree-writer/spilled-digests.js';
+import { HELD_SLOTS, KEPT_BLOCKS } from '../../src/tree-writer/spilled-digests.js';
 import { digestFileOf } from '../../src/tree-writer/swap-folders.js';
 
 const digestOf = (text: string) => createHash('sha256').update(text).digest();
@@ -73,6 +73,32 @@ describe('file digests past HELD_SLOTS', () => {
     expect(hashOf(sorted)).toBe(hashOf(plain.sorted()));
     files.close();
     expect(existsSync(file)).toBe(false);
+  });
+
+  it('reads digests in any order across more blocks than it keeps, its places reused', () => {
+    // Digests per checked block (spilled-digests.ts BLOCK_SLOTS): past KEPT_BLOCKS blocks the oldest place is reused.
+    const blockSlots = 16;
+    const many = HELD_SLOTS * Math.ceil(((KEPT_BLOCKS + 64) * blockSlots) / HELD_SLOTS) + 17;
+    const { files } = digestsBeside(many);
+    // The pack step's order: a call key's, random among the slots.
+    let seed = 7;
+    const order = Array.from({ length: many }, (_, index) => index);
+    for (let index = many - 1; index > 0; index--) {
+      seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+      const other = seed % (index + 1);
+      [order[index], order[other]] = [order[other]!, order[index]!];
+    }
+    const wrong = order.slice(0, 20_000).filter((index) => !files.get(pathOf(index))?.equals(digestOf(`${index}`)));
+    expect(wrong).toEqual([]);
+    // Block 0 read first, then enough blocks to use every place: block 0's place is the next taken,
+    // by the far block's read, between reading slot 0 and comparing it.
+    files.get(pathOf(0));
+    for (let block = 1; block <= KEPT_BLOCKS; block++) files.get(pathOf(block * blockSlots));
+    const far = (KEPT_BLOCKS + 32) * blockSlots;
+    expect(files.sameDigest(pathOf(0), pathOf(far))).toBe(false);
+    files.set('resources/copy-of-far.json', digestOf(`${far}`));
+    expect(files.sameDigest(pathOf(far), 'resources/copy-of-far.json')).toBe(true);
+    files.close();
   });
 
   it('keeps a small tree in memory: no file', () => {
