@@ -38,15 +38,12 @@ export const SEARCH_FILE_LIMITS: Readonly<
   Record<'terms' | 'titles' | 'textTitles' | 'documents', SearchPartFileLimits>
 > = {
   terms: { maxPacks: 1_500, maxIndexes: 250 },
-  // Title blocks of an index that stores no text (call results only): ~1 KB a block, so 900
-  // packs hold 650,000 documents' in packs of ~35 KB.
+  // Title blocks of an index that stores no text (call results only) are small: few packs hold them.
   titles: { maxPacks: 900, maxIndexes: 48 },
   // Title blocks and their documents' excerpt sources, a block and its sources in one pack: a
-  // cold search reads one pack per result's block, whole on a host that ignores ranges. A block
-  // of 16 Wikipedia-shaped documents with its sources weighs ~24 KB, so with 900 packs a result
-  // read ~130 KB at 65,000 documents and ~1 MiB at 650,000. This many keeps each block its own
-  // pack up to ~140,000 documents, and packs of ~110 KB at 650,000: the room a content tree
-  // leaves under the 20,000 files (the build keeps it free of call files, host-limits.ts).
+  // cold search reads one pack per result's block, whole on a host that ignores ranges, so the
+  // more packs, the less it reads. This many is the room a content tree leaves under the 20,000
+  // files (the build keeps it free of call files, host-limits.ts); docs/search.md gives the sizes.
   textTitles: { maxPacks: 9_000, maxIndexes: 48 },
   documents: { maxPacks: 200, maxIndexes: 100 },
 };
