@@ -209,13 +209,12 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
     // Decided now, from the files written, so the deploy files know the tree has packs. A shard
     // part is never packed: the merge packs the whole tree the same way (merge/merge-parts.ts).
     // A tree that gets a search index leaves it room (host-limits.ts callFileBudget).
-    const indexesSearch =
-      searchToIndex(
-        config,
-        planned.plans.map((plan) => plan.name),
-        hasTextResources([...resources.resources, ...apps.resources]),
-      ) !== undefined;
-    const budget = callFileBudget(maxCallFiles, indexesSearch);
+    const indexedSearch = searchToIndex(
+      config,
+      planned.plans.map((plan) => plan.name),
+      hasTextResources([...resources.resources, ...apps.resources]),
+    );
+    const budget = callFileBudget(maxCallFiles, indexedSearch);
     const packingPlan = shard
       ? undefined
       : await planPacking(
@@ -380,7 +379,7 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
     } else {
       // Host limits are about the whole tree: a part's are checked by the merge.
       warnings.push(
-        ...checkCallFileBudget(callFilesBeforePacking, maxCallFiles, packing, indexesSearch),
+        ...checkCallFileBudget(callFilesBeforePacking, maxCallFiles, packing, indexedSearch),
         ...resourcePackingWarning(assembled.resourcePacking, packing, tree.manifest.capabilities.resources.length),
         ...checkHostLimits(output.tally),
       );

@@ -9,7 +9,7 @@ import { readTestHook } from '../shared/test-hook.js';
 import type { BuildProblem } from './build-report.js';
 import { type PackTableRow, RESOURCE_PACK_GROUP } from '../core/packs/pack-table.js';
 import type { PackedToolOutcome } from './pack-reuse.js';
-import { SEARCH_MAX_FILES } from '../tree-writer/search-index-targets.js';
+import { SEARCH_MAX_FILES, SEARCH_MAX_TEXT_FILES } from '../tree-writer/search-index-targets.js';
 
 export const CLOUDFLARE_FREE_FILE_LIMIT = 20_000;
 export const CLOUDFLARE_PAID_FILE_LIMIT = 100_000;
@@ -36,8 +36,21 @@ export function readResourceFilesInMargin(): number {
 }
 /** Of NON_CALL_FILE_MARGIN, the files a search index may take without taking room from the calls. */
 const SEARCH_FILES_IN_MARGIN = 900;
-/** What a tree with a search index keeps free of call files beyond the margin (the index's SEARCH_MAX_FILES). */
-export const SEARCH_ROOM_BEYOND_MARGIN = SEARCH_MAX_FILES - SEARCH_FILES_IN_MARGIN;
+
+/** What the build decided to index, as far as the index's room goes: absent, no index. */
+export interface IndexedSearch {
+  /** Whether text resources are documents: their excerpt sources take the larger title part. */
+  resources: boolean;
+}
+
+/**
+ * What a tree with a search index keeps free of call files beyond the margin: the index's
+ * SEARCH_MAX_FILES, or SEARCH_MAX_TEXT_FILES when it may store text (its writer takes the larger
+ * title part only then: search-index-targets.ts titleFileLimits).
+ */
+export function searchRoomBeyondMargin(search: IndexedSearch): number {
+  return (search.resources ? SEARCH_MAX_TEXT_FILES : SEARCH_MAX_FILES) - SEARCH_FILES_IN_MARGIN;
+}
 
 /**
  * The call files the pack step works to: the default budget, less the room a search index may need
@@ -45,9 +58,9 @@ export const SEARCH_ROOM_BEYOND_MARGIN = SEARCH_MAX_FILES - SEARCH_FILES_IN_MARG
  * index still deploy under 20,000 files. A budget the user set (`limits.maxCallFiles`,
  * `--max-call-files`; `0`: never pack) is theirs: they did the arithmetic for their host.
  */
-export function callFileBudget(maxCallFiles: number, indexesSearch: boolean): number {
-  return indexesSearch && maxCallFiles === DEFAULT_MAX_CALL_FILES
-    ? DEFAULT_MAX_CALL_FILES - SEARCH_ROOM_BEYOND_MARGIN
+export function callFileBudget(maxCallFiles: number, search: IndexedSearch | null | undefined): number {
+  return search && maxCallFiles === DEFAULT_MAX_CALL_FILES
+    ? DEFAULT_MAX_CALL_FILES - searchRoomBeyondMargin(search)
     : maxCallFiles;
 }
 /** Where call files live in a tree (`tools/<tool>.json`, `tools/<tool>/…/<key>.json`): nothing else is written there. */
@@ -126,13 +139,13 @@ export function checkCallFileBudget(
   callFiles: number,
   maxCallFiles: number,
   packing: PackingOutcome | undefined,
-  indexesSearch = false,
+  search?: IndexedSearch | null,
 ): BuildProblem[] {
-  const budget = callFileBudget(maxCallFiles, indexesSearch);
+  const budget = callFileBudget(maxCallFiles, search);
   if (budget === 0 || callFiles <= budget) return [];
   const over =
     `${formatCount(callFiles)} call files over a budget of ${formatCount(budget)} (limits.maxCallFiles in staticmcp.json, or --max-call-files` +
-    (budget < maxCallFiles ? `, less ${formatCount(SEARCH_ROOM_BEYOND_MARGIN)} files kept for the search index)` : ')');
+    (budget < maxCallFiles ? `, less ${formatCount(maxCallFiles - budget)} files kept for the search index)` : ')');
   if (!packing || Object.keys(packing.table).every((name) => name === RESOURCE_PACK_GROUP)) {
     return [
       {

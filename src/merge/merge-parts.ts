@@ -194,7 +194,7 @@ async function writeManifest(
     }),
   );
   // Room for the index as the build leaves it: `search` is the build's decision to index.
-  const budget = callFileBudget(maxCallFiles, search !== undefined && search !== null);
+  const budget = callFileBudget(maxCallFiles, search);
   const callPlan = await planPacking(tree, Object.keys(extension.tools), copies, budget);
   // The resources as the build packs them: past what the budget leaves, all but the inline list's.
   const inlineUris = manifest.capabilities.resources.map((resource) => resource.uri);
@@ -340,12 +340,7 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
       ...reports.flatMap((report) => report.warnings),
       ...merged.searchWarnings,
       // As the build warns: the packing decision, then the host limits of the tree as written.
-      ...checkCallFileBudget(
-        callFilesBeforePacking,
-        maxCallFiles,
-        merged.packing,
-        search !== undefined && search !== null,
-      ),
+      ...checkCallFileBudget(callFilesBeforePacking, maxCallFiles, merged.packing, search),
       ...merged.resourceWarnings,
       ...checkHostLimits(tree.tally),
     ]),

@@ -29,6 +29,7 @@ import {
 } from './search-index-output.js';
 import {
   SEARCH_FILE_LIMITS,
+  titleFileLimits,
   TERM_INDEX_BYTES,
   TERM_PACK_BYTES,
   TITLE_INDEX_BYTES,
@@ -350,7 +351,8 @@ export async function writeSearchIndexSpilling(
         targetPackBytes: options.targetPackBytes ?? TITLE_PACK_BYTES,
         targetIndexBytes: options.targetIndexBytes ?? TITLE_INDEX_BYTES,
       },
-      SEARCH_FILE_LIMITS.titles,
+      // An index of call results alone has small title blocks; one storing text, larger packs' worth.
+      titleFileLimits(sourceLength.subarray(0, count).some((length) => length > 0)),
       writeFile,
       placeFollower,
       options.packReuse?.(`${SEARCH_FOLDER}titles/`),

@@ -34,13 +34,24 @@ export interface SearchPartFileLimits {
  * (builder/host-limits.ts), so the tree still deploys under a 20,000-file limit. Small corpora keep
  * the base targets (Debian's 63,000 descriptions: 14 MB of documents in 256 KiB packs).
  */
-export const SEARCH_FILE_LIMITS: Readonly<Record<'terms' | 'titles' | 'documents', SearchPartFileLimits>> = {
+export const SEARCH_FILE_LIMITS: Readonly<
+  Record<'terms' | 'titles' | 'textTitles' | 'documents', SearchPartFileLimits>
+> = {
   terms: { maxPacks: 1_500, maxIndexes: 250 },
-  // Title blocks and their documents' excerpt sources, a block and its sources in one pack: a
-  // cold search reads one pack per result's block, whole on a host that ignores ranges.
+  // Title blocks of an index that stores no text (call results only) are small: few packs hold them.
   titles: { maxPacks: 900, maxIndexes: 48 },
+  // Title blocks and their documents' excerpt sources, a block and its sources in one pack: a
+  // cold search reads one pack per result's block, whole on a host that ignores ranges, so the
+  // more packs, the less it reads. This many is the room a content tree leaves under the 20,000
+  // files (the build keeps it free of call files, host-limits.ts); docs/search.md gives the sizes.
+  textTitles: { maxPacks: 9_000, maxIndexes: 48 },
   documents: { maxPacks: 200, maxIndexes: 100 },
 };
+
+/** The title part's limits: larger when the index stores text, whose excerpt sources fill its packs. */
+export function titleFileLimits(storesText: boolean): SearchPartFileLimits {
+  return storesText ? SEARCH_FILE_LIMITS.textTitles : SEARCH_FILE_LIMITS.titles;
+}
 /**
  * Term packs start at 32 KiB, not the 256 KiB of call packs: a cold search reads the pack of each
  * of its terms' records (a word's and its stem's: four for two words), and a host that ignores
@@ -57,8 +68,13 @@ export const TERM_PACK_BYTES = 32 * 1024;
 export const TITLE_PACK_BYTES = 16 * 1024;
 /** Targets grow in steps of this (or of their base, when smaller), not by doubling: a part uses its limit. */
 export const TARGET_STEP_BYTES = 64 * 1024;
-/** The files of the index at most: the parts' limits, each +1 (a last half-full file), and the table file. */
+/**
+ * The files of the index at most: the parts' limits, each +1 (a last half-full file), and the table
+ * file; SEARCH_MAX_TEXT_FILES with the title part of an index that stores text.
+ */
 export const SEARCH_MAX_FILES = 3_004;
+export const SEARCH_MAX_TEXT_FILES =
+  SEARCH_MAX_FILES + SEARCH_FILE_LIMITS.textTitles.maxPacks - SEARCH_FILE_LIMITS.titles.maxPacks;
 /** The largest targets growing reaches: a pack closes at its target, within MAX_PACK_BYTES. */
 export const MAX_SCALED_PACK_BYTES = 16 * 1024 * 1024;
 export const MAX_SCALED_INDEX_BYTES = 4 * 1024 * 1024;

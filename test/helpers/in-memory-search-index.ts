@@ -36,6 +36,7 @@ import {
 } from '../../src/tree-writer/pack-writer.js';
 import {
   SEARCH_FILE_LIMITS,
+  titleFileLimits,
   type SearchPartFileLimits,
   TERM_INDEX_BYTES,
   TERM_PACK_BYTES,
@@ -175,7 +176,7 @@ export function writeSearchIndex(
       targetPackBytes: options.targetPackBytes ?? TITLE_PACK_BYTES,
       targetIndexBytes: options.targetIndexBytes ?? TITLE_INDEX_BYTES,
     },
-    SEARCH_FILE_LIMITS.titles,
+    titleFileLimits(titleRecords.some((record) => record.followers!.length > 0)),
   );
   const documentRecords: KeyedRecord[] = numbered.map(({ document }) => {
     const source = sourceOfDocument.get(document.id);

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writeSearchIndexSpilling } from '../../src/tree-writer/search-index-spill-writer.js';
 import { compareUtf8 } from '../../src/tree-writer/search-posting-runs.js';
 import type { SearchDocument, SearchIndexOptions } from '../../src/tree-writer/search-index-output.js';
-import { SEARCH_FILE_LIMITS } from '../../src/tree-writer/search-index-targets.js';
+import { SEARCH_FILE_LIMITS, titleFileLimits } from '../../src/tree-writer/search-index-targets.js';
 import { writeSearchIndex } from '../helpers/in-memory-search-index.js';
 import { pick, random } from '../helpers/random.js';
 
@@ -127,7 +127,8 @@ describe('the spilling search index writer', () => {
       const names = [...spilled.files.keys()].filter((name) => name.startsWith(`packs/search.index/${part}/`));
       const packs = names.filter((name) => name.endsWith('.pack')).length;
       const indexes = names.filter((name) => name.endsWith('.idx')).length;
-      const limits = SEARCH_FILE_LIMITS[part];
+      // Half the documents store their text: the title part's limit is an index storing text's.
+      const limits = part === 'titles' ? titleFileLimits(true) : SEARCH_FILE_LIMITS[part];
       // Grown only as far as the count needs, the limit is used nearly whole: files as small as
       // fit, what a query streams on a host that ignores ranges (the terms' 764 packs hold one
       // record each already; 1,500 documents make only 47 title blocks).
@@ -136,6 +137,31 @@ describe('the spilling search index writer', () => {
       expect(packs, part).toBeLessThanOrEqual(limits.maxPacks);
       expect(indexes, part).toBeLessThanOrEqual(limits.maxIndexes);
     }
+  });
+
+  it("gives each title block its own pack past the call results' limit when the index stores text", async () => {
+    // 950 title blocks of one document each, more than an index of call results alone packs its
+    // titles in. Pack targets so small every block would close a pack of its own.
+    const documentsOf = (textFrom: 'call' | undefined): SearchDocument[] =>
+      Array.from({ length: 950 }, (_, number) => ({
+        id: `tools/docs/${String(number).padStart(5, '0')}.json`,
+        title: `Document ${number}`,
+        text: `word${number % 97} common`,
+        url: '',
+        ...(textFrom ? { textFrom } : {}),
+      }));
+    const options = { targetPackBytes: 64, blockSize: 1, inlineTableBytes: 0 };
+    const titlePacksOf = (files: Map<string, string>) =>
+      [...files.keys()].filter((name) => name.startsWith('packs/search.index/titles/') && name.endsWith('.pack'))
+        .length;
+    // Storing text, a result's title block and its sources are a pack alone: a query reads that much.
+    const withText = await spill(documentsOf(undefined), options);
+    expect(titlePacksOf(withText.files)).toBe(950);
+    expect(withText.files).toEqual(inMemory(documentsOf(undefined), options).files);
+    // Call results alone have small blocks: they keep to the smaller limit.
+    const calls = titlePacksOf((await spill(documentsOf('call'), options)).files);
+    expect(calls).toBeLessThanOrEqual(SEARCH_FILE_LIMITS.titles.maxPacks);
+    expect(calls).toBeGreaterThan(SEARCH_FILE_LIMITS.titles.maxPacks * 0.5);
   });
 
   it('writes the same table file when the rows are too long for mcp.json', async () => {
