@@ -213,6 +213,8 @@ export function mergeRuns(
   lengthOf: ArrayLike<number>,
   file: string,
   averageLength: number,
+  /** Told each record as it is written (views valid only during the call). */
+  onRecord?: (key: Uint8Array, encoded: Uint8Array) => void,
 ): RecordSource {
   const heap: RunCursor[] = [];
   const less = (a: RunCursor, b: RunCursor) => compareUtf8(a.term, b.term) < 0;
@@ -276,6 +278,7 @@ export function mergeRuns(
     writer.append(key);
     writer.appendVarint(encoded.length);
     writer.append(encoded);
+    onRecord?.(key, encoded);
     count += 1;
     totalBytes += encoded.length;
     keyBytes += key.length;
