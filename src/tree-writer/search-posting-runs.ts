@@ -5,6 +5,7 @@ import { encodeRecord } from '../core/packs/pack-encoding.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
 import { detachedString } from '../core/search/detached-string.js';
 import { SpillReader, SpillWriter } from './spill-files.js';
+import { ByteArena } from './byte-arena.js';
 import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import { encodeImpactPostings, impactOf } from '../core/search/postings.js';
 import type { EncodedRecord, RecordSource } from './search-record-packer.js';
@@ -332,13 +333,14 @@ export function termRecordSource(
     },
     records: function* () {
       const reader = new SpillReader(file);
+      const arena = new ByteArena();
       let position = 0;
       let runStart = 0;
       try {
         while (!reader.atEnd()) {
-          const key = reader.readBytes(reader.readVarint());
-          const encoded = reader.readBytes(reader.readVarint());
-          const record: EncodedRecord = { key, name: termDecoder.decode(key), encoded, position };
+          const key = arena.copy(reader.readView(reader.readVarint()));
+          const encoded = arena.copy(reader.readView(reader.readVarint()));
+          const record: EncodedRecord = new TermRecord(key, encoded, position);
           const origin = (origins?.[position] ?? 0) - 1;
           if (origin >= 0) {
             // A run: records copied one after the other from consecutive previous positions.
@@ -353,6 +355,21 @@ export function termRecordSource(
       }
     },
   };
+}
+
+/** A term record as the packer reads it: its name (the term) is decoded only if asked for (a pack's first). */
+class TermRecord implements EncodedRecord {
+  copied?: { previous: number; runStart: number };
+
+  constructor(
+    readonly key: Uint8Array,
+    readonly encoded: Uint8Array,
+    readonly position: number,
+  ) {}
+
+  get name(): string {
+    return termDecoder.decode(this.key);
+  }
 }
 
 let scratchNumbers = new Uint32Array(1024);

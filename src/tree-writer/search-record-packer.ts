@@ -90,6 +90,9 @@ export interface RecordSource extends PartTotals {
   visitRecords?: (visit: (key: Uint8Array, encoded: Uint8Array) => void) => void;
 }
 
+/** A record's follower lengths when it has none (one array for all: a new one a record was garbage). */
+const NO_FOLLOWERS: readonly number[] = [];
+
 interface OpenPack {
   records: Uint8Array[];
   /** Deferred records (made when the pack closes and is not reused), with the digest of their inputs. */
@@ -231,7 +234,8 @@ export async function packRecords(
         deferred.feed(pack.inputs);
         pack.deferred.push(deferred);
       } else pack.records.push(record.encoded);
-      const followerLengths = deferred?.followerLengths ?? record.followers?.map((follower) => follower.length) ?? [];
+      const followerLengths =
+        deferred?.followerLengths ?? record.followers?.map((follower) => follower.length) ?? NO_FOLLOWERS;
       followerLengths.forEach((followerLength, position) => {
         const arrival = record.followerArrivals?.[position];
         if (arrival !== undefined)
