@@ -340,12 +340,13 @@ export function termRecordSource(
         while (!reader.atEnd()) {
           const key = arena.copy(reader.readView(reader.readVarint()));
           const encoded = arena.copy(reader.readView(reader.readVarint()));
-          const record: EncodedRecord = new TermRecord(key, encoded, position);
+          const record = new TermRecord(key, encoded, position);
           const origin = (origins?.[position] ?? 0) - 1;
           if (origin >= 0) {
             // A run: records copied one after the other from consecutive previous positions.
             if (position === 0 || origins![position - 1] !== origin) runStart = position;
-            record.copied = { previous: origin, runStart };
+            record.previous = origin;
+            record.runStart = runStart;
           }
           position += 1;
           yield record;
@@ -357,9 +358,14 @@ export function termRecordSource(
   };
 }
 
-/** A term record as the packer reads it: its name (the term) is decoded only if asked for (a pack's first). */
+/**
+ * A term record as the packer reads it: its name (the term) and where it was copied from are made
+ * only if asked for (of a pack's first and last records).
+ */
 class TermRecord implements EncodedRecord {
-  copied?: { previous: number; runStart: number };
+  /** Its position in the previous records when copied from there unchanged (else -1), and its run's start. */
+  previous = -1;
+  runStart = 0;
 
   constructor(
     readonly key: Uint8Array,
@@ -369,6 +375,10 @@ class TermRecord implements EncodedRecord {
 
   get name(): string {
     return termDecoder.decode(this.key);
+  }
+
+  get copied(): EncodedRecord['copied'] {
+    return this.previous < 0 ? undefined : { previous: this.previous, runStart: this.runStart };
   }
 }
 
