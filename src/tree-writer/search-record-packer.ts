@@ -236,13 +236,14 @@ export async function packRecords(
       } else pack.records.push(record.encoded);
       const followerLengths =
         deferred?.followerLengths ?? record.followers?.map((follower) => follower.length) ?? NO_FOLLOWERS;
-      followerLengths.forEach((followerLength, position) => {
-        const arrival = record.followerArrivals?.[position];
-        if (arrival !== undefined)
-          onFollowerPlaced?.(arrival, { pack: pack!.file, offset: pack!.size, length: followerLength });
-        if (deferred === undefined) pack!.records.push(record.followers![position]!);
-        pack!.size += followerLength;
-      });
+      if (followerLengths.length > 0)
+        followerLengths.forEach((followerLength, position) => {
+          const arrival = record.followerArrivals?.[position];
+          if (arrival !== undefined)
+            onFollowerPlaced?.(arrival, { pack: pack!.file, offset: pack!.size, length: followerLength });
+          if (deferred === undefined) pack!.records.push(record.followers![position]!);
+          pack!.size += followerLength;
+        });
     }
     indexSize += INDEX_ENTRY_BYTES + record.key.length;
     const hash = boundaryHash(record.key);
@@ -257,7 +258,8 @@ export async function packRecords(
       indexLastPack = undefined;
       indexSize = 0;
     }
-    await writeWaitingIndexes();
+    // Awaited only when an index waits: an await per record made a promise per record.
+    if (waiting.length > 0) await writeWaitingIndexes();
   }
   if (pack !== undefined) await closePack(pack);
   if (index.length > 0) waiting.push({ entries: index, lastPack: indexLastPack });
