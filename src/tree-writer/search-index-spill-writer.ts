@@ -45,7 +45,7 @@ import {
   type RecordSource,
   type WriteIndexFile,
 } from './search-record-packer.js';
-import { withoutRepeatedStemLists } from './search-stem-lists.js';
+import { RepeatedStemLists } from './search-stem-lists.js';
 import { mergeRuns, PostingRun, termRecordSource } from './search-posting-runs.js';
 import { SpilledLengths } from './spilled-lengths.js';
 import { StringArena } from './string-arena.js';
@@ -258,6 +258,13 @@ export async function writeSearchIndexSpilling(
   const termsFile = path.join(scratch, 'terms');
   const documentsDigest = previousTerms || options.keptTerms?.writer ? documentsDigestOf(byIdOrder(byNumber, ids)) : '';
   let termSource: RecordSource | undefined;
+  // The kept records (termsFile) hold every list; those the reader finds under their word are
+  // left out of the packs, found as the records are written.
+  let stemLists: RepeatedStemLists | undefined;
+  const newStemLists = () => {
+    stemLists = stemming === 'none' ? undefined : new RepeatedStemLists();
+    return stemLists?.visit;
+  };
   let patchedFrom: string | undefined;
   if (
     previousTerms !== undefined &&
@@ -268,7 +275,7 @@ export async function writeSearchIndexSpilling(
     // Every other document's postings are the previous records' (same ids, numbers and weights).
     for (const document of changed) document.number = numberOf[document.arrival]!;
     try {
-      const patched = patchTermRecords(previousTerms, changed, count, averageLength, termsFile);
+      const patched = patchTermRecords(previousTerms, changed, count, averageLength, termsFile, newStemLists());
       termSource = termRecordSource(termsFile, patched, patched.origins);
       patchedFrom = previousTerms.sha256;
     } catch {
@@ -285,7 +292,7 @@ export async function writeSearchIndexSpilling(
     // capacity) go before the merge, not after it.
     run.release();
     noteMemory('search/runs');
-    termSource = mergeRuns(runFiles, numberOf, tokenCounts, termsFile, averageLength);
+    termSource = mergeRuns(runFiles, numberOf, tokenCounts, termsFile, averageLength, newStemLists());
   }
   run.release();
   const termReuse = termPackReuse(options.packReuse?.(`${SEARCH_FOLDER}terms/`), patchedFrom);
@@ -293,8 +300,7 @@ export async function writeSearchIndexSpilling(
   const terms = await packRecords(
     `${SEARCH_FOLDER}terms/`,
     KEY_KIND.term,
-    // The kept records (termsFile) hold every list; those the reader finds under their word are left out here.
-    stemming === 'none' ? termSource : withoutRepeatedStemLists(termSource),
+    stemLists === undefined ? termSource : stemLists.applyTo(termSource),
     {
       targetPackBytes: options.targetPackBytes ?? TERM_PACK_BYTES,
       targetIndexBytes: options.targetTermIndexBytes ?? TERM_INDEX_BYTES,

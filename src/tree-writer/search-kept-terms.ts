@@ -253,6 +253,8 @@ export function patchTermRecords(
   documentCount: number,
   averageLength: number,
   file: string,
+  /** Told each record as it is written (views valid only during the call). */
+  onRecord?: (key: Uint8Array, encoded: Uint8Array) => void,
 ): { count: number; totalBytes: number; keyBytes: number; origins: Uint32Array } {
   const changedNumbers = new ChangedNumbers(
     changed.map((document) => document.number),
@@ -284,6 +286,7 @@ export function patchTermRecords(
     writer.append(key);
     writer.appendVarint(encoded.length);
     writer.append(encoded);
+    onRecord?.(key, encoded);
     totals.count += 1;
     totals.totalBytes += encoded.length;
     totals.keyBytes += key.length;

@@ -5,6 +5,7 @@ import { encodeRecord } from '../core/packs/pack-encoding.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
 import { detachedString } from '../core/search/detached-string.js';
 import { SpillReader, SpillWriter } from './spill-files.js';
+import { ByteArena } from './byte-arena.js';
 import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import { encodeImpactPostings, impactOf } from '../core/search/postings.js';
 import type { EncodedRecord, RecordSource } from './search-record-packer.js';
@@ -213,6 +214,8 @@ export function mergeRuns(
   lengthOf: ArrayLike<number>,
   file: string,
   averageLength: number,
+  /** Told each record as it is written (views valid only during the call). */
+  onRecord?: (key: Uint8Array, encoded: Uint8Array) => void,
 ): RecordSource {
   const heap: RunCursor[] = [];
   const less = (a: RunCursor, b: RunCursor) => compareUtf8(a.term, b.term) < 0;
@@ -276,6 +279,7 @@ export function mergeRuns(
     writer.append(key);
     writer.appendVarint(encoded.length);
     writer.append(encoded);
+    onRecord?.(key, encoded);
     count += 1;
     totalBytes += encoded.length;
     keyBytes += key.length;
@@ -329,18 +333,20 @@ export function termRecordSource(
     },
     records: function* () {
       const reader = new SpillReader(file);
+      const arena = new ByteArena();
       let position = 0;
       let runStart = 0;
       try {
         while (!reader.atEnd()) {
-          const key = reader.readBytes(reader.readVarint());
-          const encoded = reader.readBytes(reader.readVarint());
-          const record: EncodedRecord = { key, name: termDecoder.decode(key), encoded, position };
+          const key = arena.copy(reader.readView(reader.readVarint()));
+          const encoded = arena.copy(reader.readView(reader.readVarint()));
+          const record = new TermRecord(key, encoded, position);
           const origin = (origins?.[position] ?? 0) - 1;
           if (origin >= 0) {
             // A run: records copied one after the other from consecutive previous positions.
             if (position === 0 || origins![position - 1] !== origin) runStart = position;
-            record.copied = { previous: origin, runStart };
+            record.previous = origin;
+            record.runStart = runStart;
           }
           position += 1;
           yield record;
@@ -350,6 +356,30 @@ export function termRecordSource(
       }
     },
   };
+}
+
+/**
+ * A term record as the packer reads it: its name (the term) and where it was copied from are made
+ * only if asked for (of a pack's first and last records).
+ */
+class TermRecord implements EncodedRecord {
+  /** Its position in the previous records when copied from there unchanged (else -1), and its run's start. */
+  previous = -1;
+  runStart = 0;
+
+  constructor(
+    readonly key: Uint8Array,
+    readonly encoded: Uint8Array,
+    readonly position: number,
+  ) {}
+
+  get name(): string {
+    return termDecoder.decode(this.key);
+  }
+
+  get copied(): EncodedRecord['copied'] {
+    return this.previous < 0 ? undefined : { previous: this.previous, runStart: this.runStart };
+  }
 }
 
 let scratchNumbers = new Uint32Array(1024);

@@ -90,6 +90,9 @@ export interface RecordSource extends PartTotals {
   visitRecords?: (visit: (key: Uint8Array, encoded: Uint8Array) => void) => void;
 }
 
+/** A record's follower lengths when it has none (one array for all: a new one a record was garbage). */
+const NO_FOLLOWERS: readonly number[] = [];
+
 interface OpenPack {
   records: Uint8Array[];
   /** Deferred records (made when the pack closes and is not reused), with the digest of their inputs. */
@@ -231,14 +234,16 @@ export async function packRecords(
         deferred.feed(pack.inputs);
         pack.deferred.push(deferred);
       } else pack.records.push(record.encoded);
-      const followerLengths = deferred?.followerLengths ?? record.followers?.map((follower) => follower.length) ?? [];
-      followerLengths.forEach((followerLength, position) => {
-        const arrival = record.followerArrivals?.[position];
-        if (arrival !== undefined)
-          onFollowerPlaced?.(arrival, { pack: pack!.file, offset: pack!.size, length: followerLength });
-        if (deferred === undefined) pack!.records.push(record.followers![position]!);
-        pack!.size += followerLength;
-      });
+      const followerLengths =
+        deferred?.followerLengths ?? record.followers?.map((follower) => follower.length) ?? NO_FOLLOWERS;
+      if (followerLengths.length > 0)
+        followerLengths.forEach((followerLength, position) => {
+          const arrival = record.followerArrivals?.[position];
+          if (arrival !== undefined)
+            onFollowerPlaced?.(arrival, { pack: pack!.file, offset: pack!.size, length: followerLength });
+          if (deferred === undefined) pack!.records.push(record.followers![position]!);
+          pack!.size += followerLength;
+        });
     }
     indexSize += INDEX_ENTRY_BYTES + record.key.length;
     const hash = boundaryHash(record.key);
@@ -253,7 +258,8 @@ export async function packRecords(
       indexLastPack = undefined;
       indexSize = 0;
     }
-    await writeWaitingIndexes();
+    // Awaited only when an index waits: an await per record made a promise per record.
+    if (waiting.length > 0) await writeWaitingIndexes();
   }
   if (pack !== undefined) await closePack(pack);
   if (index.length > 0) waiting.push({ entries: index, lastPack: indexLastPack });

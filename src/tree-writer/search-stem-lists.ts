@@ -2,19 +2,15 @@
 // byte for byte the list of the word that is the stem (a stem whose only word is itself: "the",
 // most numbers, every word of one form), which the reader reads instead (stem.ts, wordOfStemKey):
 // on man pages and node_modules' Markdown those records and their index entries were 8% and 19%
-// of the text's size. Streams: a stem key sorts right after the word that is the stem, so one walk
-// holding the previous record finds each pair; a flag per record says which are left out.
+// of the text's size. Streams: a stem key sorts right after the word that is the stem, so the
+// writer of the records, holding the previous one, finds each pair; a flag per record says which are left out.
 import { RECORD_HEADER_BYTES } from '../core/packs/pack-format.js';
 import { isStemKey, wordOfStemKey } from '../core/search/stem.js';
-import type { EncodedRecord, RecordSource } from './search-record-packer.js';
+import { grownTypedArray } from './grown-typed-array.js';
+import type { RecordSource } from './search-record-packer.js';
 
 /** As the term records' source decodes a key into its record's name. */
 const nameDecoder = new TextDecoder();
-
-/** A term record's body: after its header and its one name (the term, as its key). */
-function bodyOf(record: { key: Uint8Array; encoded: Uint8Array }): Uint8Array {
-  return record.encoded.subarray(RECORD_HEADER_BYTES + 2 + record.key.length);
-}
 
 function equalBytes(left: Uint8Array, right: Uint8Array): boolean {
   if (left.length !== right.length) return false;
@@ -39,92 +35,81 @@ function copyInto(target: Uint8Array, source: Uint8Array, from: number, length: 
   else for (let index = 0; index < length; index += 1) target[index] = source[from + index]!;
 }
 
-/** Whether `stemKey` is `word`'s key and STEM_KEY_SUFFIX: the stem key a word that is its own stem has. */
-function isStemKeyOf(stemKey: Uint8Array, word: Uint8Array): boolean {
-  return isStemKey(stemKey) && stemKey.length === word.length + 1 && equalBytes(stemKey.subarray(0, word.length), word);
-}
+/**
+ * Finds, as the term records are written (told each in key order), the stem lists that repeat
+ * their word's, and gives the records without them: deciding as they are written spares a read of
+ * the whole terms file (the records of a 10,000-document project were an edit's largest walk).
+ */
+export class RepeatedStemLists {
+  private dropped = new Uint8Array(1024);
+  private position = 0;
+  private droppedCount = 0;
+  private droppedBytes = 0;
+  private droppedKeyBytes = 0;
+  // The record before, copied into buffers of its own (the records told are views valid during the call).
+  private wordKey = new Uint8Array(64);
+  private wordKeyLength = -1;
+  private wordBody = new Uint8Array(1024);
+  private wordBodyLength = 0;
 
-/** `source` (term records sorted by key) without the stem lists that repeat their word's. */
-export function withoutRepeatedStemLists(source: RecordSource): RecordSource {
-  const dropped = new Uint8Array(source.count);
-  let count = source.count;
-  let totalBytes = source.totalBytes;
-  let keyBytes = source.keyBytes;
-  // A stem key is its stem and a 0x01 byte, so it sorts right after the word that is the stem.
-  let position = 0;
-  const walk = (
-    record: { key: Uint8Array; encoded: Uint8Array },
-    word: { key: Uint8Array; body: Uint8Array } | undefined,
-    nameOf: () => string,
-  ) => {
-    const at = position++;
-    if (word === undefined || !isStemKeyOf(record.key, word.key)) return;
-    if (!repeatsWordList(nameOf(), bodyOf(record), word.body)) return;
-    dropped[at] = 1;
-    count -= 1;
-    totalBytes -= record.encoded.length;
-    keyBytes -= record.key.length;
-  };
-  if (source.visitRecords) {
-    // The records as views of the reader's buffer: the one before is copied into buffers of its
-    // own. Compared in place, with no view or object made a record (they were most of this walk's
-    // garbage): only a stem key right after its word makes views, to compare their lists.
-    let wordKey = new Uint8Array(64);
-    let wordKeyLength = -1;
-    let wordBody = new Uint8Array(1024);
-    let wordBodyLength = 0;
-    source.visitRecords((key, encoded) => {
-      const bodyAt = RECORD_HEADER_BYTES + 2 + key.length;
-      if (
-        wordKeyLength >= 0 &&
-        key.length === wordKeyLength + 1 &&
-        isStemKey(key) &&
-        startsWith(key, wordKey, wordKeyLength)
-      ) {
-        const record = { key, encoded };
-        walk(record, { key: wordKey.subarray(0, wordKeyLength), body: wordBody.subarray(0, wordBodyLength) }, () =>
-          nameDecoder.decode(key),
-        );
-      } else position += 1;
-      if (key.length > wordKey.length) wordKey = new Uint8Array(key.length * 2);
-      wordKey.set(key);
-      wordKeyLength = key.length;
-      const bodyLength = encoded.length - bodyAt;
-      if (bodyLength > wordBody.length) wordBody = new Uint8Array(bodyLength * 2);
-      copyInto(wordBody, encoded, bodyAt, bodyLength);
-      wordBodyLength = bodyLength;
-    });
-  } else {
-    let previous: EncodedRecord | undefined;
-    for (const record of source.records()) {
-      const word = previous;
-      previous = record;
-      walk(record, word && { key: word.key, body: bodyOf(word) }, () => record.name);
+  /**
+   * Tells the next record (views valid only during the call). Compared in place, with no view or
+   * object made a record: only a stem key right after its word makes views, to compare their lists.
+   */
+  readonly visit = (key: Uint8Array, encoded: Uint8Array): void => {
+    const at = this.position++;
+    this.dropped = grownTypedArray(this.dropped, this.position);
+    const bodyAt = RECORD_HEADER_BYTES + 2 + key.length;
+    // A stem key is its stem and a 0x01 byte, so it sorts right after the word that is the stem.
+    if (
+      this.wordKeyLength >= 0 &&
+      key.length === this.wordKeyLength + 1 &&
+      isStemKey(key) &&
+      startsWith(key, this.wordKey, this.wordKeyLength) &&
+      repeatsWordList(nameDecoder.decode(key), encoded.subarray(bodyAt), this.wordBody.subarray(0, this.wordBodyLength))
+    ) {
+      this.dropped[at] = 1;
+      this.droppedCount += 1;
+      this.droppedBytes += encoded.length;
+      this.droppedKeyBytes += key.length;
     }
-  }
-  return {
-    count,
-    totalBytes,
-    keyBytes,
-    visitSizes: (visit) => {
-      let position = 0;
-      source.visitSizes((key, recordBytes) => {
-        if (dropped[position++] === 0) visit(key, recordBytes);
-      });
-    },
-    ...(source.visitRecords
-      ? {
-          visitRecords: (visit: (key: Uint8Array, encoded: Uint8Array) => void) => {
-            let position = 0;
-            source.visitRecords!((key, encoded) => {
-              if (dropped[position++] === 0) visit(key, encoded);
-            });
-          },
-        }
-      : {}),
-    records: function* () {
-      let position = 0;
-      for (const record of source.records()) if (dropped[position++] === 0) yield record;
-    },
+    if (key.length > this.wordKey.length) this.wordKey = new Uint8Array(key.length * 2);
+    this.wordKey.set(key);
+    this.wordKeyLength = key.length;
+    const bodyLength = encoded.length - bodyAt;
+    if (bodyLength > this.wordBody.length) this.wordBody = new Uint8Array(bodyLength * 2);
+    copyInto(this.wordBody, encoded, bodyAt, bodyLength);
+    this.wordBodyLength = bodyLength;
   };
+
+  /** `source`, whose every record was told in order, without the stem lists that repeat their word's. */
+  applyTo(source: RecordSource): RecordSource {
+    if (this.position !== source.count) throw new RangeError('the stem list filter was not told every term record');
+    const { dropped } = this;
+    return {
+      count: source.count - this.droppedCount,
+      totalBytes: source.totalBytes - this.droppedBytes,
+      keyBytes: source.keyBytes - this.droppedKeyBytes,
+      visitSizes: (visit) => {
+        let position = 0;
+        source.visitSizes((key, recordBytes) => {
+          if (dropped[position++] === 0) visit(key, recordBytes);
+        });
+      },
+      ...(source.visitRecords
+        ? {
+            visitRecords: (visit: (key: Uint8Array, encoded: Uint8Array) => void) => {
+              let position = 0;
+              source.visitRecords!((key, encoded) => {
+                if (dropped[position++] === 0) visit(key, encoded);
+              });
+            },
+          }
+        : {}),
+      records: function* () {
+        let position = 0;
+        for (const record of source.records()) if (dropped[position++] === 0) yield record;
+      },
+    };
+  }
 }
