@@ -10,7 +10,7 @@
 // directory and every part it names as they were; files no directory names are removed when the
 // next directory is put in place.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { isProcessAlive } from '../shared/process-alive.js';
@@ -204,6 +204,8 @@ export class KeptPartReader {
 
 /** A piece up to this long is copied byte by byte: a view of it would cost more than the copy. */
 const SMALL_PIECE_BYTES = 64;
+/** The most of a part that cannot repeat a previous one a writer holds before it goes to the part's file. */
+export const OPEN_PART_FLUSH_BYTES = 256 * 1024;
 
 /** Where an entry lies: its part and its offset there. */
 export interface EntryPlace {
@@ -230,11 +232,20 @@ export class KeptPartWriter {
   /** Bytes of every part so far. */
   bytes = 0;
   /**
-   * The open part's bytes, copied in as entries come (one buffer for every part): pieces held by
-   * reference would hold a previous part a reader may have let go of (KeptPartReader).
+   * The open part's bytes not yet in its file, copied in as entries come (one buffer for every
+   * part): pieces held by reference would hold a previous part a reader may have let go of
+   * (KeptPartReader). A part that may still repeat a previous one is held whole (it is never
+   * written when it does); one that cannot goes to its file every OPEN_PART_FLUSH_BYTES, so a
+   * first build holds that much, not its largest part (up to MAX_PART_BYTES, more often the more
+   * parts there are).
    */
   private open = Buffer.alloc(0);
+  /** The open part's bytes, in its file and in `open`. */
   private size = 0;
+  /** Of those, the ones in `open`. */
+  private buffered = 0;
+  /** The open part's file, once some of it is written, and the CRC-32 of what is. */
+  private file: { fd: number; name: string; crc: number } | undefined;
   private count = 0;
   /** The previous part the open part so far repeats, and its next entry; undefined: none. */
   private repeating: { part: number; next: number } | undefined;
@@ -303,6 +314,8 @@ export class KeptPartWriter {
       throw new Error(
         `the kept build state in ${this.folder} changed while this build read it (another build of this project?): build again`,
       );
+    // Nothing of a deferred run was buffered or written: all of it is in `open` now.
+    this.buffered = this.size;
   }
 
   /** Adds `bytes[start, end)` to the entry begun. */
@@ -312,12 +325,15 @@ export class KeptPartWriter {
       this.size += length;
       return;
     }
-    this.open = grownTypedArray(this.open, this.size + length);
+    this.open = grownTypedArray(this.open, this.buffered + length);
     const open = this.open;
     if (length <= SMALL_PIECE_BYTES)
-      for (let index = 0; index < length; index += 1) open[this.size + index] = bytes[start + index]!;
-    else open.set(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end), this.size);
+      for (let index = 0; index < length; index += 1) open[this.buffered + index] = bytes[start + index]!;
+    else open.set(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end), this.buffered);
     this.size += length;
+    this.buffered += length;
+    // Within a part, a repeat once broken stays broken (begin): this part will be written.
+    if (this.repeating === undefined && this.buffered >= OPEN_PART_FLUSH_BYTES) this.writeBuffered();
   }
 
   /** Ends the entry begun, whose key starts with `keyWord`. */
@@ -326,12 +342,32 @@ export class KeptPartWriter {
     if (closesPart(keyWord, this.size)) this.closePart();
   }
 
+  /** Moves the open part's buffered bytes to its file (made at the first move). */
+  private writeBuffered(): void {
+    if (this.file === undefined) {
+      const name = `${this.namePrefix}${this.made.length}${PART_SUFFIX}`;
+      const fd = openSync(path.join(this.folder, name), 'wx', 0o600);
+      this.made.push(name);
+      this.file = { fd, name, crc: 0 };
+    }
+    const bytes = this.open.subarray(0, this.buffered);
+    for (let at = 0; at < bytes.length; ) at += writeSync(this.file.fd, bytes, at, bytes.length - at);
+    this.file.crc = crc32(bytes, this.file.crc);
+    this.buffered = 0;
+  }
+
   private closePart(): void {
     if (this.count === 0) return;
     const same = this.repeating;
     const previous = same === undefined ? undefined : this.previous[same.part];
     if (previous !== undefined && same!.next === previous.count && previous.sizeBytes === this.size) {
       this.parts.push(previous);
+    } else if (this.file !== undefined) {
+      this.writeBuffered();
+      const { fd, name, crc } = this.file;
+      this.file = undefined;
+      closeSync(fd);
+      this.parts.push({ name, sizeBytes: this.size, crc, count: this.count });
     } else {
       this.copyRepeated();
       const name = `${this.namePrefix}${this.made.length}${PART_SUFFIX}`;
@@ -342,6 +378,7 @@ export class KeptPartWriter {
     }
     this.bytes += this.size;
     this.size = 0;
+    this.buffered = 0;
     this.count = 0;
     this.repeating = undefined;
     this.deferred = false;
@@ -356,9 +393,12 @@ export class KeptPartWriter {
 
   /** Removes the parts this writer made (its directory was not put in place). */
   discard(): void {
+    if (this.file !== undefined) closeSync(this.file.fd);
+    this.file = undefined;
     for (const name of this.made.splice(0)) rmSync(path.join(this.folder, name), { force: true });
     this.open = releaseGrown(this.open);
     this.size = 0;
+    this.buffered = 0;
     this.deferred = false;
   }
 }

@@ -5,6 +5,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   decodePartTable,
@@ -13,6 +14,7 @@ import {
   KeptPartReader,
   KeptPartWriter,
   MAX_HELD_PARTS,
+  OPEN_PART_FLUSH_BYTES,
   removeUnnamedParts,
 } from '../../src/tree-writer/kept-parts.js';
 
@@ -114,6 +116,61 @@ describe('kept parts', () => {
     rmSync(path.join(folder, parts[0]!.name));
     expect(() => third.append([Buffer.from('new')], 1)).toThrow(/changed while this build read it.*build again/);
     third.discard();
+  });
+
+  it('writes a large new part to its file as it grows; a large repeated part is never written', () => {
+    const folder = partsFolder();
+    // 24 entries of 100 KB, none ending a part: one part of 2.4 MB, ten times what a writer holds of it.
+    const big = (number: number, text = String.fromCharCode(97 + (number % 26))) =>
+      Buffer.from(`${number}:`.padEnd(100_000, text));
+    const first = new KeptPartWriter(folder, []);
+    for (let number = 0; number < 24; number += 1) {
+      first.append([big(number)], 1);
+      // On disk already, but for the last piece under OPEN_PART_FLUSH_BYTES.
+      const onDisk = readdirSync(folder).reduce((sum, name) => sum + statSync(path.join(folder, name)).size, 0);
+      expect((number + 1) * 100_000 - onDisk).toBeLessThan(OPEN_PART_FLUSH_BYTES);
+    }
+    const previous = first.finish();
+    expect(previous).toHaveLength(1);
+    const whole = Buffer.concat(Array.from({ length: 24 }, (_, number) => big(number)));
+    const written = readFileSync(path.join(folder, previous[0]!.name));
+    expect(written.equals(whole)).toBe(true);
+    expect(previous[0]).toMatchObject({ sizeBytes: whole.length, crc: crc32(whole), count: 24 });
+    expect(Buffer.from(new KeptPartReader(folder, previous).bytesOf(0)!).equals(whole)).toBe(true);
+
+    // Every entry repeated: the previous part, and no file written for it.
+    const again = new KeptPartWriter(folder, previous);
+    for (let number = 0; number < 24; number += 1)
+      again.append([big(number)], 1, { part: 0, index: number, offset: number * 100_000 });
+    expect(again.finish()).toEqual(previous);
+    expect(readdirSync(folder)).toEqual([previous[0]!.name]);
+
+    // The last entry edited: a new part, whole and checked, though its first 2.3 MB waited as a repeat.
+    const edited = new KeptPartWriter(folder, previous);
+    for (let number = 0; number < 24; number += 1)
+      edited.append(
+        [number === 23 ? big(number, '!') : big(number)],
+        1,
+        number === 23 ? undefined : { part: 0, index: number, offset: number * 100_000 },
+      );
+    const parts = edited.finish();
+    expect(parts[0]!.name).not.toBe(previous[0]!.name);
+    const editedWhole = Buffer.concat([whole.subarray(0, 23 * 100_000), big(23, '!')]);
+    expect(Buffer.from(new KeptPartReader(folder, parts).bytesOf(0)!).equals(editedWhole)).toBe(true);
+    expect(parts[0]!.crc).toBe(crc32(editedWhole));
+
+    // The same with the previous part's reader: the run's 2.3 MB are copied from it when the edit
+    // breaks the run, then go to the part's file with the edited entry.
+    const deferred = new KeptPartWriter(folder, previous, new KeptPartReader(folder, previous));
+    for (let number = 0; number < 24; number += 1)
+      deferred.append(
+        [number === 23 ? big(number, '!') : big(number)],
+        1,
+        number === 23 ? undefined : { part: 0, index: number, offset: number * 100_000 },
+      );
+    const deferredParts = deferred.finish();
+    expect(readFileSync(path.join(folder, deferredParts[0]!.name)).equals(editedWhole)).toBe(true);
+    expect(deferredParts[0]).toMatchObject({ sizeBytes: editedWhole.length, crc: crc32(editedWhole), count: 24 });
   });
 
   it('does not use a part that is missing, damaged or of another size', () => {
