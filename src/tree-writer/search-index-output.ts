@@ -11,6 +11,7 @@ import {
   SEARCH_TABLE_INLINE_BYTES,
   type SearchPackRow,
 } from '../core/search/search-index-format.js';
+import { encodePackRows } from '../core/search/search-pack-rows.js';
 import type { IndexedDocument } from '../core/search/search-results.js';
 import type { Stemming } from '../core/search/stem.js';
 import { utf8Bytes } from '../core/tree/utf8.js';
@@ -44,6 +45,9 @@ export interface SearchIndexRows {
   titlePacks: SearchPackRow[];
 }
 
+/** The rows as mcp.json or the table file holds them: the pack rows as a text each. */
+type StoredSearchRows = Omit<SearchIndexRows, 'termPacks' | 'titlePacks'> & { termPacks: string; titlePacks: string };
+
 /** mcp.json's `staticmcp.search`: the rows inline, or `table` naming the file that holds them. */
 export type SearchIndexExtension = {
   format: typeof SEARCH_INDEX_FORMAT;
@@ -51,7 +55,7 @@ export type SearchIndexExtension = {
   tokenCount: number;
   blockSize: number;
   stemming: Stemming;
-} & (SearchIndexRows | { table: string });
+} & (StoredSearchRows | { table: string });
 
 /** mcp.json's `staticmcp.search` for the rows, and the table file holding them when they are too long to inline. */
 export function searchExtensionOf(
@@ -63,9 +67,15 @@ export function searchExtensionOf(
 ): { extension: SearchIndexExtension; tableFile?: { path: string; bytes: Uint8Array } } {
   const stemming = options.stemming ?? 'porter';
   const counts = { format: SEARCH_INDEX_FORMAT, documentCount, tokenCount, blockSize, stemming } as const;
-  const rowsBytes = utf8Bytes(JSON.stringify(rows));
+  // The pack rows go as one text each (search-pack-rows.ts), which a cold reader parses as a string.
+  const stored: StoredSearchRows = {
+    ...rows,
+    termPacks: encodePackRows(rows.termPacks),
+    titlePacks: encodePackRows(rows.titlePacks),
+  };
+  const rowsBytes = utf8Bytes(JSON.stringify(stored));
   if (rowsBytes.length <= (options.inlineTableBytes ?? SEARCH_TABLE_INLINE_BYTES))
-    return { extension: { ...counts, ...rows } };
+    return { extension: { ...counts, ...stored } };
   const table = `${SEARCH_FOLDER}${contentName(rowsBytes)}.table.json`;
   return { extension: { ...counts, table }, tableFile: { path: table, bytes: rowsBytes } };
 }

@@ -40,7 +40,8 @@
 // its source stores it there alone: the source is its fetch record too (named by its id as well,
 // the documents index pointing at it in the title pack; excerpt-source.ts), and no document pack
 // holds it. The table also names each term pack and title pack by its first key (`termPacks`,
-// `titlePacks`: [key hex, content name, bytes]; absent in earlier format 6 trees, which read
+// `titlePacks`: one text, a line per pack `<key hex> <content name> <bytes>`; a list of
+// [key hex, content name, bytes] in earlier format 6 trees, absent in the first ones, which read
 // through their indexes): a host that sends whole files serves a lookup with its pack alone
 // (search-pack-rows.ts).
 // mcp.json, extension `staticmcp.search`: {format: 1 to 6, documentCount, tokenCount, blockSize,
@@ -117,8 +118,8 @@ export interface SearchIndexTable {
    * before): a reader whose host sends whole files finds a record by reading its pack alone,
    * not the index first (search-pack-rows.ts).
    */
-  termPacks?: readonly SearchPackRow[];
-  titlePacks?: readonly SearchPackRow[];
+  termPacks?: SearchPackRows;
+  titlePacks?: SearchPackRows;
 }
 
 /**
@@ -126,6 +127,14 @@ export interface SearchIndexTable {
  * pack's 16-digit content name (the pack is <space folder>/<name>.pack), its bytes]. Checked when used.
  */
 export type SearchPackRow = readonly [first: string, name: string, bytes: number];
+
+/**
+ * A space's pack rows as the table holds them: one text, a line per row (`<first key hex>
+ * <name> <bytes>`, lines joined by "\n"), as written now; or a list of rows, as earlier format 6
+ * trees wrote them. The text parses as one JSON string: at 650,000 documents (7,415 title packs)
+ * the list form's thousands of small arrays took most of a cold worker's table parse.
+ */
+export type SearchPackRows = string | readonly SearchPackRow[];
 
 /** The title block key of a block number: 8 hex digits, so keys sort as the numbers do. */
 export function titleBlockKeyOf(block: number): string {
@@ -242,15 +251,19 @@ function parseRows(
 }
 
 /**
- * The table's pack rows, each list when it is one: each row is checked when a lookup uses it
+ * The table's pack rows, each when it is a text or a list: each row is checked when a lookup uses it
  * (search-pack-rows.ts), as a table with hundreds of rows is read for a query that needs a few.
  */
 function packRowsOf(value: Record<string, unknown>): Pick<SearchIndexTable, 'termPacks' | 'titlePacks'> {
   const { termPacks, titlePacks } = value;
   return {
-    ...(Array.isArray(termPacks) ? { termPacks: termPacks as SearchPackRow[] } : {}),
-    ...(Array.isArray(titlePacks) ? { titlePacks: titlePacks as SearchPackRow[] } : {}),
+    ...(isPackRowsValue(termPacks) ? { termPacks } : {}),
+    ...(isPackRowsValue(titlePacks) ? { titlePacks } : {}),
   };
+}
+
+function isPackRowsValue(value: unknown): value is SearchPackRows {
+  return typeof value === 'string' || Array.isArray(value);
 }
 
 /** One search hit as a title block holds it. */

@@ -37,6 +37,7 @@ import {
   titleBlockKeyOf,
 } from './search-index-format.js';
 import { decompressDocumentBody } from './document-body-codec.js';
+import { listPackRows } from './search-pack-rows.js';
 import {
   inflateExcerptSources,
   isDocumentSource,
@@ -214,7 +215,11 @@ export async function verifySearchIndex(
     }
     const listed = space === 'terms' ? table.termPacks : space === 'titles' ? table.titlePacks : undefined;
     packRows.sort((left, right) => (left[0] < right[0] ? -1 : left[0] > right[0] ? 1 : 0));
-    if (everyFileRead && listed !== undefined && JSON.stringify(listed) !== JSON.stringify(packRows))
+    if (
+      everyFileRead &&
+      listed !== undefined &&
+      JSON.stringify(listPackRows(listed) ?? listed) !== JSON.stringify(packRows)
+    )
       problems.push(
         `the search table's ${space === 'terms' ? 'termPacks' : 'titlePacks'} do not name the ${space} packs by their first keys, so a reader that reads packs whole misses records; ${REBUILD}`,
       );

@@ -136,9 +136,12 @@ export interface ManifestExtension {
     terms?: { first: string; index: string }[];
     titles?: { first: string; index: string }[];
     documents?: { first: string; index: string }[];
-    /** Format 6: the term and title packs by their first keys, [key hex, content name, bytes]. */
-    termPacks?: readonly (readonly [string, string, number])[];
-    titlePacks?: readonly (readonly [string, string, number])[];
+    /**
+     * Format 6: the term and title packs by their first keys, a line each: `<key hex> <content name>
+     * <bytes>` (a list of [key hex, content name, bytes] in earlier trees).
+     */
+    termPacks?: string | readonly (readonly [string, string, number])[];
+    titlePacks?: string | readonly (readonly [string, string, number])[];
     table?: string;
   };
 }
