@@ -7,7 +7,8 @@
 // each record's first name and body size (none where the source holds the body's length: the
 // writer's spooled files), and, once its pack is made, each record's offset in its pack (only in a list whose records
 // have several names: pack-writer.ts works it out again for the others). A name's call key is not
-// held: it is worked out again from the name (SipHash of its bytes) where it is needed, and the
+// held (but while a list of at most HELD_NAMES names is packed: holdKeysAndSizes): it is worked
+// out again from the name (SipHash of its bytes) where it is needed, and the
 // key order is made by counting the names into their key's top-bit buckets, then sorting one
 // bucket at a time (8 bytes a name of keys, and a sort's scratch as long as the list, were held
 // through the whole pack step, the build's peak). A name's index entry is worked out from those
@@ -22,6 +23,13 @@ import { StringArena } from './string-arena.js';
 import { sortPositions } from './sort-positions.js';
 
 const INITIAL_ITEMS = 256;
+/**
+ * Lists of at most this many names hold each name's key and each record's encoded size while they
+ * are packed (holdKeysAndSizes: 12 bytes a name at most, 1.5 MiB), instead of working them out
+ * again each of the four or five times the pack writer asks; a larger list (a tool of hundreds of
+ * thousands of calls, the build's peak) still works them out each time.
+ */
+const HELD_NAMES = 128 * 1024;
 const NO_NAMES: readonly Uint8Array[] = [];
 /** Each name's length field in a record (pack-encoding.ts). */
 const NAME_LENGTH_BYTES = 2;
@@ -75,6 +83,10 @@ export class PackRecordList {
   private recordCount = 0;
   /** Per record, once it is packed: its offset in its pack. */
   private recordOffsets = new Uint32Array(0);
+  /** While held (holdKeysAndSizes): each name's key halves, and each record's encoded size. */
+  private heldHighs: Uint32Array | undefined;
+  private heldLows: Uint32Array | undefined;
+  private heldRecordBytes: Uint32Array | undefined;
 
   get length(): number {
     return this.recordCount;
@@ -107,6 +119,7 @@ export class PackRecordList {
    * the next call on the source).
    */
   pushIds(ids: ArrayLike<number>, bodyLength: number): Uint8Array[] {
+    if (this.heldHighs !== undefined) throw new Error('pushIds: the list holds its keys and sizes (holdKeysAndSizes)');
     const record = this.recordCount;
     this.recordCount += 1;
     if (this.firstNames === undefined && ids.length !== 1) {
@@ -132,6 +145,11 @@ export class PackRecordList {
   /** The number of the name at `position` in the list's name source. */
   nameIdAt(position: number): number {
     return this.nameIds.at(position);
+  }
+
+  /** The UTF-8 bytes of the name at `position` (a view: valid until the next call on the source). */
+  nameViewAt(position: number): Uint8Array {
+    return this.names.bytesAt(this.nameIds.at(position));
   }
 
   /** The name at `position` as a string. */
@@ -187,7 +205,40 @@ export class PackRecordList {
 
   /** The call key of the name at `position`: its SipHash halves (high, low), worked out from the name. */
   keyOf(position: number): [number, number] {
+    if (this.heldHighs !== undefined) return [this.heldHighs[position]!, this.heldLows![position]!];
     return sipHash13Halves(this.names.bytesAt(this.nameIds.at(position)));
+  }
+
+  /**
+   * Works out every name's key and every record's encoded size once, for keyOf and recordBytesOf
+   * to answer from until releaseKeysAndSizes, when the list has at most HELD_NAMES names (else
+   * nothing is held). No record may be pushed meanwhile.
+   */
+  holdKeysAndSizes(): void {
+    if (this.heldHighs !== undefined || this.nameTotal > HELD_NAMES) return;
+    const highs = grownTypedArray(new Uint32Array(0), this.nameTotal);
+    const lows = grownTypedArray(new Uint32Array(0), this.nameTotal);
+    for (let position = 0; position < this.nameTotal; position++) {
+      const [high, low] = sipHash13Halves(this.names.bytesAt(this.nameIds.at(position)));
+      highs[position] = high;
+      lows[position] = low;
+    }
+    const recordBytes = grownTypedArray(new Uint32Array(0), this.recordCount);
+    for (let record = 0; record < this.recordCount; record++) recordBytes[record] = this.recordBytesOf(record);
+    this.heldHighs = highs;
+    this.heldLows = lows;
+    this.heldRecordBytes = recordBytes;
+  }
+
+  /** Lets go what holdKeysAndSizes held. */
+  releaseKeysAndSizes(): void {
+    if (this.heldHighs === undefined) return;
+    releaseGrown(this.heldHighs);
+    releaseGrown(this.heldLows!);
+    releaseGrown(this.heldRecordBytes!);
+    this.heldHighs = undefined;
+    this.heldLows = undefined;
+    this.heldRecordBytes = undefined;
   }
 
   firstNameOf(record: number): number {
@@ -310,6 +361,7 @@ export class PackRecordList {
    * each time was most of the pack step's garbage.
    */
   recordBytesOf(record: number): number {
+    if (this.heldRecordBytes !== undefined) return this.heldRecordBytes[record]!;
     const first = this.firstNameOf(record);
     const end = record + 1 < this.recordCount ? this.firstNameOf(record + 1) : this.nameTotal;
     let total = encodedRecordBytes(NO_NAMES, this.bodyLengthOf(record));

@@ -27,6 +27,7 @@ import { StaticMcpError } from '../core/staticmcp-error.js';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
 import { releaseGrown } from './grown-typed-array.js';
 import { bucketOfHigh, type KeyOrder, PackRecordList } from './pack-record-list.js';
+import { recordsDigestOf } from './pack-records-digest.js';
 
 export interface PackRecord {
   /** The tree paths this body answers: the call's own first, then its left-out-default copies. */
@@ -81,23 +82,6 @@ export interface PackFile {
   records?: string;
   /** A pack the caller's `reusedPack` named: `bytes` is empty, the caller links the file it has. */
   reused?: boolean;
-}
-
-/**
- * A pack's records digest: each record's names and body digest, in pack order. A pack's bytes are a
- * function of its records alone (pack-format.ts), so two packs of one digest are the same bytes.
- */
-class PackRecordsDigest {
-  private readonly hash = createHash('sha256');
-
-  add(names: readonly Uint8Array[], bodyDigest: Uint8Array): void {
-    for (const name of names) this.hash.update(name).update('\0');
-    this.hash.update(bodyDigest).update('\n');
-  }
-
-  digest(): string {
-    return this.hash.digest('hex');
-  }
 }
 
 /** The smallest bit count b with total / 2^b <= target (0 when it fits in one), capped. */
@@ -198,8 +182,7 @@ export function* generateListPacks(
   list: PackRecordList,
   options: ListPackOptions,
 ): Generator<PackFile, PackTableRow[]> {
-  const { tool, targetPackBytes } = options;
-  const targetIndexBytes = options.targetIndexBytes ?? DEFAULT_TARGET_INDEX_BYTES;
+  const { tool } = options;
   assertPlainTreePath(`${PACKS_FOLDER}${tool}`, `The packs folder of tool ${tool}`);
   if (tool.includes('/')) throw new Error(`tool name ${tool} holds a "/"`);
   const readBodyInto =
@@ -211,6 +194,22 @@ export function* generateListPacks(
       into.set(body);
     });
   if (list.length === 0) return [];
+  list.holdKeysAndSizes();
+  try {
+    return yield* generateHeldListPacks(list, options, readBodyInto);
+  } finally {
+    list.releaseKeysAndSizes();
+  }
+}
+
+/** generateListPacks once the list holds what it can (PackRecordList.holdKeysAndSizes). */
+function* generateHeldListPacks(
+  list: PackRecordList,
+  options: ListPackOptions,
+  readBodyInto: (firstPath: string, into: Uint8Array) => void,
+): Generator<PackFile, PackTableRow[]> {
+  const { tool, targetPackBytes } = options;
+  const targetIndexBytes = options.targetIndexBytes ?? DEFAULT_TARGET_INDEX_BYTES;
   let totalBytes = 0;
   for (let record = 0; record < list.length; record++) totalBytes += list.recordBytesOf(record);
   const nameCount = list.nameCount;
@@ -388,23 +387,6 @@ class IndexColumns {
     this.entries.count = count;
     return this.entries;
   }
-}
-
-/** The records digest of the pack of `order[start..end)`. */
-function recordsDigestOf(
-  list: PackRecordList,
-  order: Uint32Array,
-  start: number,
-  end: number,
-  /** The body digest of the record whose first name is at this position. */
-  bodyDigest: (firstName: number) => Uint8Array,
-): string {
-  const digest = new PackRecordsDigest();
-  for (let position = start; position < end; position += 1) {
-    const record = order[position]!;
-    digest.add(list.nameBytesOf(record), bodyDigest(list.firstNameOf(record)));
-  }
-  return digest.digest();
 }
 
 function compareStrings(left: string, right: string): number {

@@ -202,6 +202,38 @@ describe('pack writer', () => {
     expect(second.table).toEqual(fresh.table);
   });
 
+  it('names each pack by the digest of its records, names and body digests in pack order', () => {
+    // The key a previous build's .staticmcp/packs.json records: a pack of the same records is
+    // linked from the previous tree only while this stays what it is.
+    const digestOf = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest();
+    const records: PackRecord[] = [
+      { paths: ['tools/capital/Japan/en.json', 'tools/capital/Japan.json'], bytes: encoder.encode('{"a":1}') },
+      ...callsOf(3_000),
+    ];
+    const bodies = new Map(records.map((record) => [record.paths[0]!, record.bytes]));
+    const generator = generateToolPacks({
+      tool: 'capital',
+      targetPackBytes: 64 * 1024,
+      records: records.map((record) => ({ paths: record.paths, byteLength: record.bytes.length })),
+      readBody: (firstPath) => bodies.get(firstPath)!,
+      bodyDigest: (firstPath) => digestOf(bodies.get(firstPath)!),
+    });
+    let packs = 0;
+    for (let step = generator.next(); !step.done; step = generator.next()) {
+      if (!step.value.path.endsWith('.pack')) continue;
+      packs += 1;
+      const parsed = parsePack(step.value.bytes, step.value.path);
+      if (!('records' in parsed)) throw new Error(parsed.reason);
+      const expected = createHash('sha256');
+      for (const { record } of parsed.records) {
+        for (const name of record.names) expected.update(name).update('\0');
+        expected.update(digestOf(record.body)).update('\n');
+      }
+      expect(step.value.records).toBe(expected.digest('hex'));
+    }
+    expect(packs).toBeGreaterThan(1);
+  });
+
   it('stores a left-out-default copy as a second name of one record', async () => {
     const root = temporaryFolderSync('staticmcp-packs-');
     const body = encoder.encode('{"content":[{"type":"text","text":"Tokyo"}]}');
