@@ -74,6 +74,23 @@ export const LONGEST_FILES: readonly string[] = [
   'test/protocol-table/skills.test.ts',
   'test/inspector/inspector-cli.test.ts',
   'test/edge/packed-worker.test.ts',
+  // The cli tier runs last: on a fresh clone (no timings) vitest starts its files largest first,
+  // which put the small protocol-table.test.ts, whose table runs through every process host, last of the run.
+  'test/build/build-behaviour.test.ts',
+  'test/build/content-edit.test.ts',
+  'test/cli/check.test.ts',
+  'test/build/up-to-date.test.ts',
+  'test/build/shards.test.ts',
+  'test/cli/command-line.test.ts',
+  'test/dev/dev.test.ts',
+  'test/http/fuzz.test.ts',
+  'test/security/live-concurrency.test.ts',
+  'test/cli/packed-install.test.ts',
+  'test/security/http-request-bounds.test.ts',
+  'test/bridge/compile-cache.test.ts',
+  'test/build/mcp-surface.test.ts',
+  'test/cli/init-shards.test.ts',
+  'test/protocol-table/protocol-table.test.ts',
 ];
 
 /** The tier of a test file given from the repository root (`test/<folder>/…`); undefined when its folder has none. */

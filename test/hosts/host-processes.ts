@@ -5,12 +5,13 @@
 // says where throwaway folders go (`makeFolder`) and which compiled CLI writes init's deploy files.
 // A watchdog (group-watchdog.mjs) ends the groups still running if this process dies without
 // ending them (vitest killed or interrupted), so no runtime outlives the run.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, promises as fs, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 /** Makes a fresh temporary folder whose name starts with `prefix` and returns its real path. */
 export type MakeFolder = (prefix: string) => Promise<string>;
@@ -107,8 +108,13 @@ const DENO = findDeno();
 /** Copies the deploy files `staticmcp init` writes (deploy/, netlify.toml) into a built project, as init renders them. */
 export async function addInitDeployFiles(cli: string, projectDir: string, makeFolder: MakeFolder): Promise<void> {
   const scaffold = path.join(await makeFolder('staticmcp-init-'), 'project');
-  const init = spawnSync(process.execPath, [cli, 'init', scaffold], { encoding: 'utf8' });
-  if (init.status !== 0) throw new Error(`staticmcp init failed: ${init.stderr}`);
+  // Not spawnSync: test/shared-hosts.ts calls this in vitest's own process, whose event loop
+  // answers every test worker; blocked for init's run (it packs the package), they all wait.
+  await promisify(execFile)(process.execPath, [cli, 'init', scaffold], { encoding: 'utf8' }).catch(
+    (error: { stderr?: string; message?: string }) => {
+      throw new Error(`staticmcp init failed: ${error.stderr || error.message}`);
+    },
+  );
   await fs.cp(path.join(scaffold, 'deploy'), path.join(projectDir, 'deploy'), { recursive: true });
   await fs.copyFile(path.join(scaffold, 'netlify.toml'), path.join(projectDir, 'netlify.toml'));
 }
