@@ -54,6 +54,16 @@ type FoundEntry = { bytes: Uint8Array; place: { part: number; offset: number }; 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
+ * A plain Uint8Array view of `bytes[at, at + length)`, which must lie in it: a part's bytes are a
+ * Buffer over a resizable buffer (readFileMapped), whose subarray makes a Buffer through its
+ * species constructor, many times the cost of a view, two a document.
+ */
+function viewOf(bytes: Uint8Array, at: number, length: number): Uint8Array {
+  if (at + length > bytes.length) throw new RangeError('an entry past its part');
+  return new Uint8Array(bytes.buffer, bytes.byteOffset + at, length);
+}
+
+/**
  * The previous build's entries (its directory read whole and checked; each part read and checked
  * when an entry of it is first asked for, kept-parts.ts) and this build's, written as they come.
  */
@@ -231,10 +241,10 @@ export class KeptSearchDocuments {
       for (; at.at < countsEnd; countCount += 1) readVarint(bytes, at);
       if (at.at !== countsEnd || countCount !== keyCount) return undefined;
       const bodyLength = readVarint(bytes, at);
-      const body = bytes.subarray(at.at, at.at + bodyLength);
+      const body = viewOf(bytes, at.at, bodyLength);
       at.at += bodyLength;
       const excerptLength = readVarint(bytes, at);
-      const excerpt = bytes.subarray(at.at, at.at + excerptLength);
+      const excerpt = viewOf(bytes, at.at, excerptLength);
       const end = at.at + excerptLength;
       this.taken += 1;
       // Kept for the next build as it is, under this build's source digest: the same bytes (the
