@@ -351,7 +351,9 @@ export async function writeSearchIndexStep(
   if (previous) input.output.writer.knownPrevious.add(previous.files);
   const kept = await openKeptDocuments(input.kept, identity);
   const keptTerms = kept ? await openKeptTerms(input.kept!.file, identity, kept) : undefined;
-  const keptLlms = kept ? await openKeptLlmsEntries(input.kept!, identity) : undefined;
+  const keptLlms = kept
+    ? await openKeptLlmsEntries(input.kept!, identity, documentSettings.stemming ?? 'porter')
+    : undefined;
   let written: Awaited<ReturnType<typeof writeTreeSearchIndex>>;
   try {
     written = await writeTreeSearchIndex(
@@ -405,12 +407,16 @@ async function openKeptTerms(documentsFile: string, identity: string, kept: Kept
   return { ...(previous ? { previous } : {}), writer: new KeptTermsWriter(file, identity, maxBytes) };
 }
 
-/** llms-full.txt's entries of the previous build (.staticmcp/llms-full-entries.bin), and this build's writer. */
-async function openKeptLlmsEntries(kept: { file: string; readPrevious: boolean }, identity: string) {
+/**
+ * llms-full.txt's entries of the previous build (.staticmcp/llms-full-entries.bin), and this
+ * build's writer; keyed by the search writer's source digests (the one it makes of each document).
+ */
+async function openKeptLlmsEntries(kept: { file: string; readPrevious: boolean }, identity: string, stemming: string) {
   const { KeptLlmsEntries, NEW_ENTRIES_MARK } = await import('../tree-writer/llms-kept-entries.js');
+  const { keptSourceDigestOf } = await import('../tree-writer/search-kept-keys.js');
   const file = path.join(path.dirname(kept.file), 'llms-full-entries.bin');
   await removeDeadWritersFiles(file, NEW_ENTRIES_MARK);
-  return new KeptLlmsEntries(file, identity, kept.readPrevious);
+  return new KeptLlmsEntries(file, identity, kept.readPrevious, (sourceKey) => keptSourceDigestOf(stemming, sourceKey));
 }
 
 /** The kept term records' file, beside the kept documents' (.staticmcp/search-terms.bin). */

@@ -1,7 +1,8 @@
 // llms-full.txt's entries kept from the previous build (issue #39, "Edits in a second"): an entry is
 // a function of its document's source key (search-results.ts: id, title, url, URI, MIME type and
 // the file's digest) and the links' base, so `.staticmcp/llms-full-entries.bin` keeps each entry of
-// the last llms-full.txt under a digest of those, and the next build takes an unchanged document's
+// the last llms-full.txt under a digest of those (of the source key's own digest, which the search
+// writer makes anyway, not of the key again), and the next build takes an unchanged document's
 // entry from there instead of reading its text (a kept document's file is otherwise read for it
 // alone: ~8 MiB of documents a build). The file is a directory (MAGIC, then per entry KEY_BYTES of
 // key and its part, offset and length as u32, then the parts' table, its length and the entry
@@ -27,10 +28,13 @@ import {
 import { SpillWriter } from './spill-files.js';
 import type { FinishedParts } from './llms-full-entries.js';
 
-const MAGIC = Buffer.from('SMCPLF02', 'latin1');
+// 03: keys made of the source key's digest (02: of the source key).
+const MAGIC = Buffer.from('SMCPLF03', 'latin1');
 /** This build's entries are written to `<file><NEW_ENTRIES_MARK><pid>`, then renamed into place. */
 export const NEW_ENTRIES_MARK = '.new-';
 const KEY_BYTES = 16;
+/** A source key's digest (sha256's). */
+const SOURCE_DIGEST_BYTES = 32;
 /** A directory entry: its key, then its part, offset and length (u32 each). */
 const RECORD_BYTES = KEY_BYTES + 12;
 const CHECKSUM_BYTES = 32;
@@ -55,15 +59,24 @@ export class KeptLlmsEntries {
   private partWriter: KeptPartWriter | undefined;
   private readonly nextHash = createHash('sha256');
   private readonly record = Buffer.alloc(RECORD_BYTES);
-  /** keyOf's JSON up to its last item, for the link base it was made for. */
-  private keyPrefix: { linkBase: string | undefined; text: string } | undefined;
+  /**
+   * What keyOf hashes: JSON.stringify([salt, linkBase]) as UTF-8, then room for a source digest,
+   * for the link base it was made for (one buffer, the digest copied in: no string a document).
+   */
+  private keyInput: { linkBase: string | undefined; bytes: Buffer; digestAt: number } | undefined;
   private nextCount = 0;
 
-  /** `file`: the kept entries; `salt`: the writer's identity (a new one keeps nothing of the old). */
+  /**
+   * `file`: the kept entries; `salt`: the writer's identity (a new one keeps nothing of the old);
+   * `sourceDigestOf`: a collision-resistant digest of a source key (the build's is the search
+   * writer's, made for the same document just before).
+   */
   constructor(
     private readonly file: string,
     private readonly salt: string,
     readPrevious: boolean,
+    private readonly sourceDigestOf: (sourceKey: string) => Uint8Array = (sourceKey) =>
+      hash('sha256', sourceKey, 'buffer'),
   ) {
     const previous = readPrevious ? readDirectory(file) : undefined;
     this.records = previous?.records ?? Buffer.alloc(0);
@@ -82,14 +95,20 @@ export class KeptLlmsEntries {
   }
 
   keyOf(sourceKey: string, linkBase: string | undefined): Buffer {
-    // JSON.stringify([salt, linkBase, sourceKey]), its first two items made once: the salt (the
-    // writer's identity) is long, and escaping it again for every document was most of the key.
-    if (this.keyPrefix === undefined || this.keyPrefix.linkBase !== linkBase) {
-      const head = JSON.stringify([this.salt, linkBase ?? null]);
-      this.keyPrefix = { linkBase, text: `${head.slice(0, -1)},` };
+    // The salt and link base made once: the salt (the writer's identity) is long. A JSON array
+    // never ends inside itself, so the digest after it is unambiguous.
+    if (this.keyInput === undefined || this.keyInput.linkBase !== linkBase) {
+      const head = Buffer.from(JSON.stringify([this.salt, linkBase ?? null]), 'utf8');
+      const bytes = Buffer.alloc(head.length + SOURCE_DIGEST_BYTES);
+      head.copy(bytes);
+      this.keyInput = { linkBase, bytes, digestAt: head.length };
     }
+    const { bytes, digestAt } = this.keyInput;
+    const digest = this.sourceDigestOf(sourceKey);
+    if (digest.length !== SOURCE_DIGEST_BYTES) throw new RangeError('a source digest is not 32 bytes');
+    bytes.set(digest, digestAt);
     // One-shot (no Hash object a document): the same bytes as createHash's.
-    return hash('sha256', `${this.keyPrefix.text}${JSON.stringify(sourceKey)}]`, 'buffer').subarray(0, KEY_BYTES);
+    return hash('sha256', bytes, 'buffer').subarray(0, KEY_BYTES);
   }
 
   /** The kept entry's UTF-8 bytes, or undefined (none, or its part is missing or damaged). */

@@ -46,7 +46,11 @@ function linkTarget(stored: string, base: string | undefined): string {
 function folderOf(document: SearchDocument): string {
   const metadata = document.metadata ?? {};
   if (typeof metadata.tool === 'string') return `${metadata.tool} (tool results)`;
-  const uri = typeof metadata.uri === 'string' ? metadata.uri : document.id;
+  return folderOfUri(typeof metadata.uri === 'string' ? metadata.uri : document.id);
+}
+
+/** The folder of a URI's path ('Documents' when it has none). */
+function folderOfUri(uri: string): string {
   const pathPart = /^https?:\/\//i.test(uri)
     ? uri.replace(/^https?:\/\/[^/]+/i, '')
     : uri.replace(/^[a-z][\w+.-]*:\/\//i, '');
@@ -58,6 +62,31 @@ function folderOf(document: SearchDocument): string {
     .filter(Boolean)
     .join('/');
   return folder === '' ? 'Documents' : folder;
+}
+
+/**
+ * folderOf, remembered by the part of a URI it depends on: up to its last slash, when the rest is
+ * a plain last segment (no query, fragment or trailing slash), which the folder drops whatever it
+ * is; the scheme and host patterns end at a slash, so they match within that part alike. Documents
+ * of one folder share it: the patterns run once a folder, not once a document.
+ */
+class FolderNames {
+  private readonly byPrefix = new Map<string, string>();
+
+  of(document: SearchDocument): string {
+    const metadata = document.metadata ?? {};
+    if (typeof metadata.tool === 'string') return folderOf(document);
+    const uri = typeof metadata.uri === 'string' ? metadata.uri : document.id;
+    const slash = uri.lastIndexOf('/');
+    if (slash < 0 || slash === uri.length - 1 || uri.includes('?') || uri.includes('#')) return folderOfUri(uri);
+    const prefix = uri.slice(0, slash + 1);
+    let folder = this.byPrefix.get(prefix);
+    if (folder === undefined) {
+      folder = folderOfUri(`${prefix}x`);
+      this.byPrefix.set(prefix, folder);
+    }
+    return folder;
+  }
 }
 
 /** A section's lines as UTF-8 side by side, each from `starts[i]` to `ends[i]`. */
@@ -196,6 +225,7 @@ export class LlmsTxtWriter {
   private fullBytes = 0;
   private leftOut = 0;
   private readonly base: string | undefined;
+  private readonly folders = new FolderNames();
 
   constructor(
     private readonly manifest: JsonObject,
@@ -213,7 +243,7 @@ export class LlmsTxtWriter {
 
   add(document: SearchDocument): void {
     const target = linkTarget(document.url, this.base);
-    const folder = folderOf(document);
+    const folder = this.folders.of(document);
     const lines = this.sections.get(folder) ?? [];
     this.sections.set(folder, lines);
     lines.push(this.lines.push(`- [${inline(document.title) || document.id}](${target})`));

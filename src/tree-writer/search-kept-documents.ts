@@ -11,55 +11,57 @@
 // written again only when an edit changed what it holds). A directory that is absent, of another
 // writer, damaged or edited is ignored as a whole, and a part that is missing or damaged is not
 // used: those documents are tokenized again, never a wrong index.
-// A new directory is written beside it as the documents pass, and put in place when the index is done.
+// A new directory is written beside it as the documents pass (search-kept-documents-writer.ts),
+// and put in place when the index is done.
 // An entry of a resource document also carries the digest of what it was listed from (its source:
 // its file's content digest and its manifest entry, tree-documents.ts SourceKey): a rebuild finds
 // it by that, without reading, parsing or encoding the unchanged document at all.
 import { createHash } from 'node:crypto';
-import { renameSync, rmSync, statSync } from 'node:fs';
-import { readVarint, writeVarint } from '../core/search/postings.js';
+import { rmSync, statSync } from 'node:fs';
+import { readVarint } from '../core/search/postings.js';
 import {
   decodePartTable,
-  encodePartTable,
   type KeptPart,
   KeptPartReader,
-  KeptPartWriter,
   partsFolderOf,
   partsSizeBytes,
   removePartsFolder,
-  removeUnnamedParts,
-  type RepeatedEntry,
 } from './kept-parts.js';
-import { SpillWriter } from './spill-files.js';
 import { releaseGrown } from './grown-typed-array.js';
+import { KeptDocumentsWriter, NEW_FILE_MARK } from './search-kept-documents-writer.js';
 import { readFileMapped } from './read-exactly.js';
 import { DigestTable } from './kept-digest-table.js';
 import {
   DIGEST_BYTES,
   type KeptDocument,
-  NO_SOURCE,
   partParses,
   RECORD_BYTES,
   RECORD_PART_AT,
   RECORD_SOURCE_AT,
-  SOURCE_LENGTH,
   sameBytes,
   uint32At,
-  varintLength,
-  writeUint32At,
 } from './search-kept-entry-layout.js';
 
 export type { KeptDocument };
+export { NEW_FILE_MARK };
 
 // 7: a directory of entries naming part files (kept-parts.ts).
 // 6: a document whose text fits in its excerpt source keeps an empty body and its document source.
 // 5: a stem's key is the stem and STEM_KEY_SUFFIX (it was "~" and the stem), and entries carry
 // their source key (4 had one or the other).
 const MAGIC = 'staticmcp search documents 7\n';
-/** The new file is `<file><NEW_FILE_MARK><pid>` until it is put in place. */
-export const NEW_FILE_MARK = '.new-';
 type FoundEntry = { bytes: Uint8Array; place: { part: number; offset: number }; index: number };
 const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A plain Uint8Array view of `bytes[at, at + length)`, which must lie in it: a part's bytes are a
+ * Buffer over a resizable buffer (readFileMapped), whose subarray makes a Buffer through its
+ * species constructor, many times the cost of a view, two a document.
+ */
+function viewOf(bytes: Uint8Array, at: number, length: number): Uint8Array {
+  if (at + length > bytes.length) throw new RangeError('an entry past its part');
+  return new Uint8Array(bytes.buffer, bytes.byteOffset + at, length);
+}
 
 /**
  * The previous build's entries (its directory read whole and checked; each part read and checked
@@ -76,27 +78,17 @@ export class KeptSearchDocuments {
   private parts: KeptPartReader | undefined;
   /** Each previous part's first entry (its position in `records`). */
   private partFirstRecord = new Uint32Array(0);
-  private writer: SpillWriter | undefined;
-  private partWriter: KeptPartWriter | undefined;
-  private readonly hash = createHash('sha256');
-  private readonly record = new Uint8Array(RECORD_BYTES);
+  /** This build's entries (none when the bound is 0). */
+  private readonly writer: KeptDocumentsWriter | undefined;
   /** What find found last, and for which digest (the same Buffer: a lookup key no caller changes). */
   private lastFound: { digest: Buffer; bySource: boolean; found: FoundEntry } | undefined;
-  /**
-   * A made entry's bytes, reused from document to document: a new Buffer each was a malloc of a
-   * few KiB alive until a collection, and a first build's stream of them grew glibc's heap.
-   */
-  private entry = Buffer.allocUnsafeSlow(8192);
   private readonly header: Buffer;
-  private appendedBytes = 0;
-  private recordCount = 0;
   /** Why the previous file was not used, when it was there and was not. */
   readonly ignoredBecause: string | undefined;
   /** Entries taken from the previous file. */
   taken = 0;
   /** The previous directory's checksum (hex), when it was read whole; and the new one's once committed. */
   previousChecksum: string | undefined;
-  committedChecksum: string | undefined;
 
   /**
    * Opens `file` for the writer named `identity`: its entries when it is whole and that writer's
@@ -110,11 +102,16 @@ export class KeptSearchDocuments {
   ) {
     this.header = Buffer.from(`${MAGIC}${createHash('sha256').update(identity).digest('hex')}\n`, 'utf8');
     this.ignoredBecause = readPrevious ? this.readPrevious() : undefined;
-    if (maxBytes > 0) {
-      this.writer = new SpillWriter(`${file}${NEW_FILE_MARK}${process.pid}`);
-      this.partWriter = new KeptPartWriter(partsFolderOf(file), this.parts?.parts ?? [], this.parts);
-      this.append(this.header);
-    }
+    if (maxBytes > 0)
+      this.writer = new KeptDocumentsWriter(file, this.header, maxBytes, {
+        parts: this.parts?.parts ?? [],
+        reader: this.parts,
+      });
+  }
+
+  /** The new directory's checksum (hex), once committed. */
+  get committedChecksum(): string | undefined {
+    return this.writer?.committedChecksum;
   }
 
   private readPrevious(): string | undefined {
@@ -244,10 +241,10 @@ export class KeptSearchDocuments {
       for (; at.at < countsEnd; countCount += 1) readVarint(bytes, at);
       if (at.at !== countsEnd || countCount !== keyCount) return undefined;
       const bodyLength = readVarint(bytes, at);
-      const body = bytes.subarray(at.at, at.at + bodyLength);
+      const body = viewOf(bytes, at.at, bodyLength);
       at.at += bodyLength;
       const excerptLength = readVarint(bytes, at);
-      const excerpt = bytes.subarray(at.at, at.at + excerptLength);
+      const excerpt = viewOf(bytes, at.at, excerptLength);
       const end = at.at + excerptLength;
       this.taken += 1;
       // Kept for the next build as it is, under this build's source digest: the same bytes (the
@@ -258,8 +255,8 @@ export class KeptSearchDocuments {
           ? sourceLength === 0
           : sourceLength === source.length && sameBytes(bytes, sourceAt, source);
       if (sameSource)
-        this.appendKept(bytes, start, end, source, { part: place.part, index: found.index, offset: start });
-      else this.appendKept(bytes, start, end, source, undefined, fieldsStart);
+        this.writer?.appendKept(bytes, start, end, source, { part: place.part, index: found.index, offset: start });
+      else this.writer?.appendKept(bytes, start, end, source, undefined, fieldsStart);
       const termsAt = this.parts!.starts[place.part]! + fieldsStart;
       return { terms: () => this.termsAt(termsAt), termsAt, tokenCount, body, excerpt };
     } catch {
@@ -304,146 +301,20 @@ export class KeptSearchDocuments {
 
   /** Adds this build's entry for `digest` (and `source`, when given) to the new file (dropped past the size bound). */
   keep(digest: Buffer, kept: KeptDocument, source?: Buffer): void {
-    // A key holding the separator is not kept (tokens never do); its document is tokenized next time.
-    const terms = kept.terms();
-    if (this.writer === undefined || terms.keys.some((key) => key.includes('\n'))) return;
-    const keys = Buffer.from(terms.keys.join('\n'), 'utf8');
-    const counts: number[] = [kept.tokenCount, ...terms.counts];
-    const countBytes = counts.reduce((sum, count) => sum + varintLength(count), 0);
-    const sourceBytes = source?.length ?? 0;
-    const length =
-      DIGEST_BYTES +
-      1 +
-      sourceBytes +
-      varintLength(keys.length) +
-      keys.length +
-      varintLength(countBytes) +
-      countBytes +
-      varintLength(kept.body.length) +
-      kept.body.length +
-      varintLength(kept.excerpt.length) +
-      kept.excerpt.length;
-    // Every byte of it is written below, and append copies it.
-    if (this.entry.length < length) this.entry = Buffer.allocUnsafeSlow(Math.max(length, 2 * this.entry.length));
-    const { entry } = this;
-    let at = digest.copy(entry, 0);
-    at = writeVarint(entry, at, sourceBytes);
-    if (source !== undefined) at += source.copy(entry, at);
-    at = writeVarint(entry, at, keys.length);
-    at += keys.copy(entry, at);
-    at = writeVarint(entry, at, countBytes);
-    for (const count of counts) at = writeVarint(entry, at, count);
-    at = writeVarint(entry, at, kept.body.length);
-    entry.set(kept.body, at);
-    at = writeVarint(entry, at + kept.body.length, kept.excerpt.length);
-    entry.set(kept.excerpt, at);
-    this.appendEntry(digest, source, entry, length);
-  }
-
-  /**
-   * Appends the previous entry `bytes[start, end)` to this build's parts: as it is (`from`, the
-   * entry it repeats), or with `source` in place of its source field (its fields from `fieldsStart`).
-   */
-  private appendKept(
-    bytes: Uint8Array,
-    start: number,
-    end: number,
-    source: Uint8Array | undefined,
-    from?: RepeatedEntry,
-    fieldsStart?: number,
-  ): void {
-    if (this.writer === undefined) return;
-    const sourceBytes = source?.length ?? 0;
-    const length = fieldsStart === undefined ? end - start : DIGEST_BYTES + 1 + sourceBytes + end - fieldsStart;
-    if (!this.room(length)) return;
-    const writer = this.partWriter!;
-    const place = writer.begin(from);
-    if (fieldsStart === undefined) writer.add(bytes, start, end);
-    else {
-      writer.add(bytes, start, start + DIGEST_BYTES);
-      writer.add(sourceBytes === 0 ? NO_SOURCE : SOURCE_LENGTH, 0, 1);
-      if (source !== undefined) writer.add(source, 0, sourceBytes);
-      writer.add(bytes, fieldsStart, end);
-    }
-    writer.end(uint32At(bytes, start));
-    this.appendRecord(bytes, start, source, place);
-  }
-
-  /** Appends the entry `bytes[0, length)` to this build's parts, and its record to the directory. */
-  private appendEntry(digest: Uint8Array, source: Uint8Array | undefined, bytes: Uint8Array, length: number): void {
-    if (this.writer === undefined) return;
-    if (!this.room(length)) return;
-    const writer = this.partWriter!;
-    const place = writer.begin(undefined);
-    writer.add(bytes, 0, length);
-    writer.end(uint32At(digest, 0));
-    this.appendRecord(digest, 0, source, place);
-  }
-
-  /** Whether an entry of `length` bytes still fits the bound (past it, this build keeps nothing). */
-  private room(length: number): boolean {
-    if (this.appendedBytes + length > this.maxBytes) {
-      this.discard();
-      return false;
-    }
-    this.appendedBytes += length;
-    return true;
-  }
-
-  /** The directory's record of the entry whose digest is `digestBytes[digestAt, +32)`, placed at `place`. */
-  private appendRecord(
-    digestBytes: Uint8Array,
-    digestAt: number,
-    source: Uint8Array | undefined,
-    place: { part: number; offset: number },
-  ): void {
-    // One record's bytes, reused: append copies them.
-    const record = this.record;
-    for (let index = 0; index < DIGEST_BYTES; index += 1) record[index] = digestBytes[digestAt + index]!;
-    if (source !== undefined) {
-      record[DIGEST_BYTES] = DIGEST_BYTES;
-      record.set(source, RECORD_SOURCE_AT);
-    } else record.fill(0, DIGEST_BYTES, RECORD_PART_AT);
-    writeUint32At(record, RECORD_PART_AT, place.part);
-    writeUint32At(record, RECORD_PART_AT + 4, place.offset);
-    this.append(record);
-    this.recordCount += 1;
-  }
-
-  private append(bytes: Uint8Array): void {
-    this.hash.update(bytes);
-    this.writer!.append(bytes);
+    this.writer?.keep(digest, kept, source);
   }
 
   /** Puts the new directory in place of the previous one (the index it was made with is whole), and drops the parts it no longer names. */
   commit(): void {
-    if (this.writer === undefined) {
+    if (this.writer !== undefined) this.writer.commit();
+    else {
       rmSync(this.file, { force: true });
       removePartsFolder(this.file);
-      return;
     }
-    const parts = this.partWriter!.finish();
-    const table = encodePartTable(parts);
-    const lengths = Buffer.alloc(8);
-    lengths.writeUInt32LE(table.length, 0);
-    lengths.writeUInt32LE(this.recordCount, 4);
-    this.append(table);
-    this.append(lengths);
-    const checksum = this.hash.digest();
-    this.committedChecksum = checksum.toString('hex');
-    this.writer.append(checksum);
-    this.writer.close();
-    renameSync(this.writer.file, this.file);
-    this.writer = undefined;
-    removeUnnamedParts(partsFolderOf(this.file), parts);
   }
 
   /** Drops the new file and the parts it made (the index failed, or the file outgrew its bound). */
   discard(): void {
-    if (this.writer === undefined) return;
-    this.writer.close();
-    rmSync(this.writer.file, { force: true });
-    this.partWriter?.discard();
-    this.writer = undefined;
+    this.writer?.discard();
   }
 }

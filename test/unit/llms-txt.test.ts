@@ -2,6 +2,7 @@
 // that open from the file's own place, documents in id order whatever order they came in, and
 // llms-full.txt stopping at its byte cap with a last line saying how many were left out; a rebuild
 // takes an unchanged document's llms-full.txt entry from the kept entries, never reading its text.
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -47,6 +48,43 @@ describe('llms.txt', () => {
     expect(full).not.toContain('xxxx');
     expect(full).toMatch(/\(1 more documents are left out: this file stops at limits\.maxLlmsFullBytes, 120 bytes/);
     expect(writer.leftOutCount).toBe(1);
+  });
+
+  it('lists each document under the folder of its URI path, whatever else the URI holds', () => {
+    const uris = [
+      'resource://guide/b.md',
+      'resource://guide/b2.md',
+      'resource://guide/deep/c.md?v=2',
+      'resource://guide/deep/d.md#top',
+      'resource://guide/',
+      'https://example.org/guide/e.md',
+      'HTTPS://Example.org/Upper/f.md',
+      'https://example.org',
+      'https://example.org/',
+      'file:///notes/g.md',
+      'notes/h.md',
+      'plain',
+      'x-y.z://guide/i.md',
+      'resource://a//b/j.md',
+    ];
+    const writer = new LlmsTxtWriter(MANIFEST, undefined);
+    uris.forEach((uri, position) => {
+      writer.add(doc(`resources/${position}.json`, uri, `T${position}`, 'text'));
+    });
+    const sections: Record<string, string[]> = {};
+    let section = '';
+    for (const line of writer.renderIndex().split('\n')) {
+      if (line.startsWith('## ')) section = line.slice(3);
+      else if (line.startsWith('- [')) (sections[section] ??= []).push(line.slice(3, line.indexOf(']')));
+    }
+    expect(sections).toEqual({
+      Documents: ['T11', 'T4', 'T7', 'T8'],
+      'a/b': ['T13'],
+      guide: ['T0', 'T12', 'T1', 'T5'],
+      'guide/deep': ['T2', 'T3'],
+      notes: ['T10', 'T9'],
+      Upper: ['T6'],
+    });
   });
 
   it('writes the same files with its entries waiting in a scratch folder, in the order a string sort gives', () => {
@@ -121,6 +159,43 @@ describe('llms.txt', () => {
     bytes[bytes.length - 40]! ^= 0xff;
     writeFileSync(file, bytes);
     expect(() => writeWith(true, [keyed('a', 'Ay, edited.'), keyed('b', unread)])).toThrow(/kept document was read/);
+  });
+
+  it('finds a kept entry by the source digest it is given, and ignores a kept file of the older key form', () => {
+    const folder = temporaryFolderSync('staticmcp-llms-digest-');
+    const file = path.join(folder, 'llms-full-entries.bin');
+    const asked: string[] = [];
+    const digestOf = (salt: string) => (sourceKey: string) => {
+      asked.push(sourceKey);
+      return createHash('sha256').update(`${salt}\0${sourceKey}`).digest();
+    };
+    const keyed = (id: string, text: () => string) =>
+      Object.defineProperty(
+        { ...doc(`resources/${id}.json`, `resource://${id}.md`, id, ''), sourceKey: `key of ${id}` },
+        'text',
+        { get: text },
+      );
+    const unread = () => {
+      throw new Error('the text of a kept document was read');
+    };
+    const writeWith = (readPrevious: boolean, salt: string, text: () => string) => {
+      const kept = new KeptLlmsEntries(file, 'writer', readPrevious, digestOf(salt));
+      const writer = new LlmsTxtWriter(MANIFEST, undefined, 1000, undefined, kept);
+      writer.add(keyed('a', text));
+      kept.commit();
+      return writer.renderFull();
+    };
+    const first = writeWith(false, 'porter', () => 'Ay text.');
+    expect(asked).toEqual(['key of a']);
+    expect(writeWith(true, 'porter', unread)).toBe(first);
+    // Another digest of the same key (the index's stemming changed): the text is read.
+    expect(writeWith(true, 'none', () => 'Ay text.')).toBe(first);
+    // A kept file of the previous form (keys made of the source key itself) is not read.
+    const bytes = readFileSync(file);
+    bytes.write('SMCPLF02', 0, 'latin1');
+    writeFileSync(file, bytes);
+    expect(() => writeWith(true, 'none', unread)).toThrow(/kept document was read/);
+    expect(writeWith(true, 'none', () => 'Ay text.')).toBe(first);
   });
 
   it('writes the same llms-full.txt from kept parts and scratch entries as from memory, in id order', () => {

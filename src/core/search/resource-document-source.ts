@@ -43,6 +43,40 @@ export function sourceKeyOf(id: string, title: string, url: string, uri: string,
 }
 
 /**
+ * A kept resource's document: its text read (once) only when asked for. A class, its reader on
+ * the prototype: an object literal with a getter made a closure, its context and an accessor of
+ * its own for every unchanged document of an edit build, garbage the collector went through.
+ */
+class KeptResourceDocument implements IndexedDocument {
+  readonly #kept: KeptSources;
+  #text: string | undefined;
+  readonly metadata: { uri: string; mimeType: string };
+
+  constructor(
+    kept: KeptSources,
+    readonly id: string,
+    readonly title: string,
+    readonly url: string,
+    uri: string,
+    mimeType: string,
+    readonly sourceKey: string,
+  ) {
+    this.#kept = kept;
+    this.metadata = { uri, mimeType };
+  }
+
+  get text(): string {
+    // Same digest as when it was kept: the same text items (a file that no longer reads gives none).
+    if (this.#text === undefined) {
+      const bytes = this.#kept.readSync(this.id);
+      const { uri, mimeType } = this.metadata;
+      this.#text = (bytes === undefined ? undefined : resourceText(bytes, uri, mimeType)?.text) ?? '';
+    }
+    return this.#text;
+  }
+}
+
+/**
  * The document of a resource whose source the index writer kept, without reading its file: its
  * text is read (once) when asked for. Undefined when it cannot be listed so.
  */
@@ -61,20 +95,5 @@ export function keptResourceDocument(
   const url = fields.url(id);
   const sourceKey = sourceKeyOf(id, title, url, uri, mimeType, digest);
   if (!kept.has(sourceKey)) return undefined;
-  let text: string | undefined;
-  return {
-    id,
-    title,
-    get text(): string {
-      // Same digest as when it was kept: the same text items (a file that no longer reads gives none).
-      if (text === undefined) {
-        const bytes = kept.readSync(id);
-        text = (bytes === undefined ? undefined : resourceText(bytes, uri, mimeType)?.text) ?? '';
-      }
-      return text;
-    },
-    url,
-    metadata: { uri, mimeType },
-    sourceKey,
-  };
+  return new KeptResourceDocument(kept, id, title, url, uri, mimeType, sourceKey);
 }

@@ -30,7 +30,7 @@ import { isSkillUri } from '../tree/skills.js';
 import { EXTENSION_KEY, isOurExtension } from '../tree/manifest.js';
 import { findTreePathProblem } from '../tree/tree-path.js';
 import { resourceFilePaths } from '../tree/resource-key.js';
-import { allResourceEntries } from '../tree/resource-list.js';
+import { resourceEntryLists } from '../tree/resource-list.js';
 import { callKeyOf, KEY_KIND, parseIndex, parsePack } from '../packs/pack-format.js';
 import { DEFAULT_PACK_CACHE_LIMITS, type PackFileSource, PackReader } from '../packs/pack-reader.js';
 import { type PackTable, RESOURCE_PACK_GROUP } from '../packs/pack-table.js';
@@ -234,67 +234,68 @@ async function* resourceDocuments(
     return bytes === undefined ? undefined : (parseJson(bytes)?.value ?? null);
   };
   // The inline list, then the parts our extension names (core/tree/resource-list.ts).
-  for await (const resource of allResourceEntries(manifest, readPart, onSkip)) {
-    if (!isObject(resource) || typeof resource.uri !== 'string' || !seen.add(resource.uri)) continue;
-    const { uri } = resource;
-    // Read live from the project: no file to index. An MCP App's page is a UI, not a document.
-    // A skill's files are instructions an agent loads through the Skills extension, not documents.
-    if (Object.hasOwn(stateResources, uri) || isAppResource(resource) || isSkillUri(uri)) continue;
-    const declaredMime = typeof resource.mimeType === 'string' ? resource.mimeType : undefined;
-    const title =
-      typeof resource.title === 'string' ? resource.title : typeof resource.name === 'string' ? resource.name : uri;
-    const pageOf = (id: string) =>
-      urlOf(settings, id, site, isObject(resource._meta) ? resource._meta[DOCUMENT_URL_META_KEY] : undefined);
-    const candidates = resourceFilePaths(uri, ours);
-    // keptResourceDocument asks for the first candidate's digest, which only a file the tree has has.
-    if (files.keptSources !== undefined && candidates[0] !== undefined) {
-      const kept = keptResourceDocument(files.keptSources, candidates, {
-        uri,
-        title,
-        url: pageOf,
-        mimeType: declaredMime,
-      });
-      if (kept !== undefined) {
-        yield kept;
+  for await (const resources of resourceEntryLists(manifest, readPart, onSkip))
+    for (const resource of resources) {
+      if (!isObject(resource) || typeof resource.uri !== 'string' || !seen.add(resource.uri)) continue;
+      const { uri } = resource;
+      // Read live from the project: no file to index. An MCP App's page is a UI, not a document.
+      // A skill's files are instructions an agent loads through the Skills extension, not documents.
+      if (Object.hasOwn(stateResources, uri) || isAppResource(resource) || isSkillUri(uri)) continue;
+      const declaredMime = typeof resource.mimeType === 'string' ? resource.mimeType : undefined;
+      const title =
+        typeof resource.title === 'string' ? resource.title : typeof resource.name === 'string' ? resource.name : uri;
+      const pageOf = (id: string) =>
+        urlOf(settings, id, site, isObject(resource._meta) ? resource._meta[DOCUMENT_URL_META_KEY] : undefined);
+      const candidates = resourceFilePaths(uri, ours);
+      // keptResourceDocument asks for the first candidate's digest, which only a file the tree has has.
+      if (files.keptSources !== undefined && candidates[0] !== undefined) {
+        const kept = keptResourceDocument(files.keptSources, candidates, {
+          uri,
+          title,
+          url: pageOf,
+          mimeType: declaredMime,
+        });
+        if (kept !== undefined) {
+          yield kept;
+          continue;
+        }
+      }
+      let found: { id: string; bytes: Uint8Array } | undefined;
+      for (const candidate of candidates) {
+        const bytes = files.has(candidate)
+          ? await readOrSkip(files, candidate, onSkip)
+          : await readPackedResource(files, candidate, onSkip);
+        if (bytes === null) continue;
+        if (bytes !== undefined) found = { id: candidate, bytes };
+        break;
+      }
+      if (found === undefined) {
+        onSkip(resourceFilePaths(uri, ours).at(-1) ?? uri, `the file of the resource ${uri} is not in the tree`);
         continue;
       }
+      const read = resourceText(found.bytes, uri, declaredMime);
+      if (read === undefined) {
+        onSkip(found.id, 'is not JSON');
+        continue;
+      }
+      // Binary resources are not documents.
+      if (read.text === undefined) continue;
+      const { contents } = read;
+      const mimeType = declaredMime ?? (typeof contents[0]?.mimeType === 'string' ? contents[0].mimeType : undefined);
+      const url = pageOf(found.id);
+      const digest = files.keptSources?.digestOf(found.id);
+      yield {
+        id: found.id,
+        title,
+        text: read.text,
+        url,
+        metadata: { uri, ...(mimeType !== undefined ? { mimeType } : {}) },
+        // Kept under it for the next build, which then need not read the file.
+        ...(mimeType !== undefined && declaredMime !== undefined && digest !== undefined && found.id === candidates[0]
+          ? { sourceKey: sourceKeyOf(found.id, title, url, uri, mimeType, digest) }
+          : {}),
+      };
     }
-    let found: { id: string; bytes: Uint8Array } | undefined;
-    for (const candidate of candidates) {
-      const bytes = files.has(candidate)
-        ? await readOrSkip(files, candidate, onSkip)
-        : await readPackedResource(files, candidate, onSkip);
-      if (bytes === null) continue;
-      if (bytes !== undefined) found = { id: candidate, bytes };
-      break;
-    }
-    if (found === undefined) {
-      onSkip(resourceFilePaths(uri, ours).at(-1) ?? uri, `the file of the resource ${uri} is not in the tree`);
-      continue;
-    }
-    const read = resourceText(found.bytes, uri, declaredMime);
-    if (read === undefined) {
-      onSkip(found.id, 'is not JSON');
-      continue;
-    }
-    // Binary resources are not documents.
-    if (read.text === undefined) continue;
-    const { contents } = read;
-    const mimeType = declaredMime ?? (typeof contents[0]?.mimeType === 'string' ? contents[0].mimeType : undefined);
-    const url = pageOf(found.id);
-    const digest = files.keptSources?.digestOf(found.id);
-    yield {
-      id: found.id,
-      title,
-      text: read.text,
-      url,
-      metadata: { uri, ...(mimeType !== undefined ? { mimeType } : {}) },
-      // Kept under it for the next build, which then need not read the file.
-      ...(mimeType !== undefined && declaredMime !== undefined && digest !== undefined && found.id === candidates[0]
-        ? { sourceKey: sourceKeyOf(found.id, title, url, uri, mimeType, digest) }
-        : {}),
-    };
-  }
 }
 
 async function* packedCallDocuments(

@@ -90,9 +90,22 @@ export async function* allResourceEntries(
   readPart: (treePath: string) => Promise<unknown>,
   onProblem: (treePath: string, reason: string) => void = () => {},
 ): AsyncGenerator<JsonObject> {
+  for await (const entries of resourceEntryLists(manifest, readPart, onProblem)) yield* entries;
+}
+
+/**
+ * allResourceEntries a list at a time (the inline list, then a part's): a caller that goes
+ * through every entry awaits once a part, not once an entry (each level of async generator an
+ * entry passes through is promises made and settled for it).
+ */
+export async function* resourceEntryLists(
+  manifest: JsonObject,
+  readPart: (treePath: string) => Promise<unknown>,
+  onProblem: (treePath: string, reason: string) => void = () => {},
+): AsyncGenerator<readonly JsonObject[]> {
   const capabilities = isObject(manifest.capabilities) ? manifest.capabilities : {};
   const inline = Array.isArray(capabilities.resources) ? capabilities.resources.filter(isObject) : [];
-  yield* inline;
+  yield inline;
   const extension = isObject(manifest[EXTENSION_KEY]) ? manifest[EXTENSION_KEY] : undefined;
   const parsed = parseResourceList(extension?.resourceList, inline.length);
   if (parsed === undefined) return;
@@ -114,6 +127,6 @@ export async function* allResourceEntries(
     }
     const entries = entriesOfPart(value, part);
     if ('problem' in entries) onProblem(part.path, entries.problem);
-    else yield* entries;
+    else yield entries;
   }
 }
