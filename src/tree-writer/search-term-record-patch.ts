@@ -6,6 +6,8 @@
 // its numbers and impacts, as a from-scratch merge makes it, so the index is byte for byte the same.
 import { encodeRecord } from '../core/packs/pack-encoding.js';
 import { encodeImpactPostings, impactOf, POSTING_BLOCK_SIZE, readVarint } from '../core/search/postings.js';
+import { crc32 } from 'node:zlib';
+import { RECORD_HEADER_BYTES } from '../core/packs/pack-format.js';
 import { ChangedNumbers, holdsChanged, holdsExactly } from './search-changed-postings.js';
 
 /** A document whose share was made anew (not taken from the kept documents): its number and terms. */
@@ -18,6 +20,9 @@ export interface ChangedDocument {
 
 /** A record's name bytes start after its 14-byte header and the name's 2-byte length (one name). */
 export const RECORD_NAME_AT = 16;
+
+/** Where a record's CRC-32 of the bytes after its header lies (encodeRecordInto). */
+const RECORD_CHECKSUM_AT = 10;
 
 /** Told each record patched or kept: its key, its encoded bytes (views valid only during the call), its previous position (-1: made anew). */
 export type EmitTermRecord = (key: Uint8Array, encoded: Uint8Array, origin: number) => void;
@@ -95,11 +100,6 @@ export class TermRecordPatch {
     this.addedKeys.sort((left, right) => Buffer.compare(left.bytes, right.bytes));
   }
 
-  /** Whether the record body `encoded[bodyStart, end)` holds a posting of a changed document. */
-  holdsChanged(encoded: Uint8Array, bodyStart: number): boolean {
-    return holdsChanged(encoded, bodyStart, encoded.length, this.changedNumbers);
-  }
-
   /** Emits the added keys before position `end` of addedKeys not yet met (each a record of its own). */
   emitAddedUpTo(end: number, emit: EmitTermRecord): void {
     while (this.next < end) {
@@ -131,6 +131,11 @@ export class TermRecordPatch {
       emit(keyBytes, encoded, position);
       return;
     }
+    const inPlace = adds && withImpactsReplaced(encoded, bodyStart, this.changedNumbers, adds);
+    if (inPlace !== undefined) {
+      emit(keyBytes, inPlace, -1);
+      return;
+    }
     const term = addedKey?.key ?? Buffer.from(keyBytes).toString('utf8');
     const oldCount = decodePostings(encoded.subarray(bodyStart));
     let addAt = 0;
@@ -154,6 +159,67 @@ export class TermRecordPatch {
     }
     emitPostings(keyBytes, term, mergedNumbers.subarray(0, merged), mergedImpacts.subarray(0, merged), emit);
   }
+}
+
+/** Each skip table entry's impact byte (its place in the record), reused from record to record. */
+let impactPlaces = new Float64Array(64);
+
+/**
+ * The record `encoded` (its postings body at `bodyStart`) with the impacts of the changed numbers
+ * replaced by those of `adds`, when its changed numbers are exactly those of `adds` (a document
+ * whose text changed but still holds the word): the postings and block lengths stay, so only
+ * those impact bytes, their blocks' best impacts and the record's CRC-32 change, and the record
+ * is what encodeImpactPostings makes of the merged postings without decoding the others.
+ * Undefined when a number is added or taken away.
+ */
+function withImpactsReplaced(
+  encoded: Uint8Array,
+  bodyStart: number,
+  changed: ChangedNumbers,
+  adds: { numbers: readonly number[]; impacts: readonly number[] },
+): Uint8Array | undefined {
+  const cursor = { at: bodyStart };
+  const count = readVarint(encoded, cursor);
+  const blocks = Math.ceil(count / POSTING_BLOCK_SIZE);
+  if (blocks > impactPlaces.length) impactPlaces = new Float64Array(blocks * 2);
+  const lasts: number[] = [];
+  const lengths: number[] = [];
+  let last = 0;
+  for (let block = 0; block < blocks; block += 1) {
+    last += readVarint(encoded, cursor);
+    lasts.push(last);
+    lengths.push(readVarint(encoded, cursor));
+    impactPlaces[block] = cursor.at++;
+  }
+  const { marked } = changed;
+  let copy: Uint8Array | undefined;
+  let matched = 0;
+  let blockAt = cursor.at;
+  for (let block = 0; block < blocks; block += 1) {
+    const blockEnd = blockAt + lengths[block]!;
+    let number = block === 0 ? 0 : lasts[block - 1]!;
+    if (changed.anyIn(block === 0 ? 0 : number + 1, lasts[block]!)) {
+      copy ??= encoded.slice();
+      let best = 0;
+      for (cursor.at = blockAt; cursor.at < blockEnd; ) {
+        number += readVarint(encoded, cursor);
+        const impactAt = cursor.at++;
+        if (marked[number] === 1) {
+          if (adds.numbers[matched] !== number) return undefined;
+          copy[impactAt] = adds.impacts[matched++]!;
+        }
+        if (copy[impactAt]! > best) best = copy[impactAt]!;
+      }
+      copy[impactPlaces[block]!] = best;
+    }
+    blockAt = blockEnd;
+  }
+  if (copy === undefined || matched !== adds.numbers.length) return undefined;
+  new DataView(copy.buffer, copy.byteOffset, copy.byteLength).setUint32(
+    RECORD_CHECKSUM_AT,
+    crc32(copy.subarray(RECORD_HEADER_BYTES)),
+  );
+  return copy;
 }
 
 function emitPostings(

@@ -11,6 +11,7 @@ import { crc32 } from 'node:zlib';
 import { SpillWriter } from './spill-files.js';
 import { grownTypedArray } from './grown-typed-array.js';
 import { StemListJudge } from './search-stem-lists.js';
+import { scanTermRecords } from './search-changed-postings.js';
 import {
   type ChangedDocument,
   type EmitTermRecord,
@@ -132,23 +133,11 @@ export function editTermRecords(
         (at + 1 === packCount || Buffer.compare(patch.addedKeys[addedEnd]!.bytes, firstKeys[at + 1]!) < 0)
       )
         addedEnd += 1;
-      let touched = addedEnd > patch.next;
+      const scan = scanTermRecords(bytes, records, RECORD_NAME_AT, patch.changedNumbers);
+      if (scan.end !== bytes.length) throw new TermsLayoutMismatch(`pack ${pack.path}'s records do not fill its range`);
+      const touched = addedEnd > patch.next || scan.holds;
+      const lastAt = scan.lastAt;
       const cursor = { at: 0 };
-      let lastAt = 0;
-      for (let record = 0; record < records; record += 1) {
-        lastAt = cursor.at;
-        const keyLength = varintAt(bytes, cursor);
-        cursor.at += keyLength;
-        const encodedLength = varintAt(bytes, cursor);
-        if (
-          !touched &&
-          patch.holdsChanged(bytes.subarray(cursor.at, cursor.at + encodedLength), RECORD_NAME_AT + keyLength)
-        )
-          touched = true;
-        cursor.at += encodedLength;
-      }
-      if (cursor.at !== bytes.length)
-        throw new TermsLayoutMismatch(`pack ${pack.path}'s records do not fill its range`);
       edited.newStart[at] = edited.count;
       edited.newByte[at] = writer.bytes;
       if (touched) {
