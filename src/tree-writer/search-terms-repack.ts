@@ -321,7 +321,13 @@ export async function repackTermPart(
             oldPacks[openPrevious!]!.start === open.firstOrigin - 1 &&
             changed[openPrevious!] === 0 &&
             runStart <= open.start);
-        if (indexAligned && openUnchanged) {
+        // A change whose walk would start in the index after this one: walked on to from here.
+        let nextChanged =
+          openPrevious !== undefined && open !== undefined ? openPrevious + 1 : rowAt(oldPacks, origin - 1) + 1;
+        while (nextChanged < oldPacks.length && changed[nextChanged] === 0) nextChanged += 1;
+        const changeNext =
+          nextChanged < oldPacks.length && rowAt(oldIndexes, oldPacks[nextChanged]!.start) <= previousIndex + 1;
+        if (indexAligned && openUnchanged && !changeNext) {
           let nextPack = rowAt(oldPacks, origin - 1) + 1;
           if (open !== undefined) {
             const old = oldPacks[openPrevious!]!;
