@@ -51,6 +51,10 @@ export class SearchPackReuse {
       made: (key, packPath) => {
         this.made[`${folder}${key}`] = packPath;
       },
+      previousFile: (filePath) => {
+        const file = filePath.startsWith(folder) ? filesByPath.get(filePath) : undefined;
+        return file === undefined ? undefined : { length: file.size };
+      },
     };
   }
 }

@@ -110,3 +110,74 @@ export function holdsExactly(
   }
   return matched === adds.numbers.length && blockAt === end;
 }
+
+/** Where varintHere reads next (one place, not an object a record: the scan below allocates nothing). */
+let here = 0;
+
+function varintHere(bytes: Uint8Array): number {
+  let value = 0;
+  let scale = 1;
+  for (;;) {
+    const byte = bytes[here++] ?? 0;
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) return value;
+    scale *= 128;
+  }
+}
+
+/** holdsChanged without a view or object made: whether the postings body `bytes[start, …)` holds a changed number. */
+function bodyHoldsChanged(bytes: Uint8Array, start: number, changed: ChangedNumbers): boolean {
+  here = start;
+  const blocks = Math.ceil(varintHere(bytes) / POSTING_BLOCK_SIZE);
+  let table = here;
+  for (let block = 0; block < blocks; block += 1) {
+    varintHere(bytes);
+    varintHere(bytes);
+    here += 1;
+  }
+  let blockAt = here;
+  let previousLast = 0;
+  const { marked } = changed;
+  for (let block = 0; block < blocks; block += 1) {
+    here = table;
+    const last = previousLast + varintHere(bytes);
+    const length = varintHere(bytes);
+    table = here + 1;
+    if (changed.anyIn(block === 0 ? 0 : previousLast + 1, last)) {
+      let number = previousLast;
+      for (here = blockAt; here < blockAt + length; here += 1) {
+        number += varintHere(bytes);
+        if (marked[number] === 1) return true;
+      }
+    }
+    blockAt += length;
+    previousLast = last;
+  }
+  return false;
+}
+
+/**
+ * Walks the first `count` term records of `bytes` (each a varint key length, the key, a varint
+ * record length, the record, whose postings body starts `nameAt` bytes and the key's length in):
+ * whether any holds a changed number, where the last starts, and where they end.
+ */
+export function scanTermRecords(
+  bytes: Uint8Array,
+  count: number,
+  nameAt: number,
+  changed: ChangedNumbers,
+): { holds: boolean; lastAt: number; end: number } {
+  let holds = false;
+  let lastAt = 0;
+  let at = 0;
+  for (let record = 0; record < count; record += 1) {
+    lastAt = at;
+    here = at;
+    const keyLength = varintHere(bytes);
+    here += keyLength;
+    const recordLength = varintHere(bytes);
+    at = here + recordLength;
+    if (!holds && at <= bytes.length) holds = bodyHoldsChanged(bytes, here + nameAt + keyLength, changed);
+  }
+  return { holds, lastAt, end: at };
+}

@@ -58,6 +58,7 @@ import {
   patchTermRecords,
 } from './search-kept-terms.js';
 import { documentRecords, titleRecords } from './search-scratch-records.js';
+import { packTermsByLayout, TermLayoutRecorder } from './search-term-part.js';
 import type { KeptSearchDocuments } from './search-kept-documents.js';
 import { hasExcerptSource, shareOf } from './search-document-share.js';
 
@@ -266,24 +267,46 @@ export async function writeSearchIndexSpilling(
     return stemLists?.visit;
   };
   let patchedFrom: string | undefined;
-  if (
+  const termFolder = `${SEARCH_FOLDER}terms/`;
+  const termTargets = {
+    targetPackBytes: options.targetPackBytes ?? TERM_PACK_BYTES,
+    targetIndexBytes: options.targetTermIndexBytes ?? TERM_INDEX_BYTES,
+  };
+  // The term part written from the previous layout, when it could be.
+  let byLayout: Awaited<ReturnType<typeof packTermsByLayout>>;
+  const patchable =
     previousTerms !== undefined &&
     changed !== undefined &&
     previousTerms.state.documents === documentsDigest &&
-    previousTerms.state.averageLength === averageLength
-  ) {
+    previousTerms.state.averageLength === averageLength;
+  if (patchable) {
     // Every other document's postings are the previous records' (same ids, numbers and weights).
-    for (const document of changed) document.number = numberOf[document.arrival]!;
+    for (const document of changed!) document.number = numberOf[document.arrival]!;
+    byLayout = await packTermsByLayout(
+      termFolder,
+      previousTerms,
+      changed!,
+      count,
+      averageLength,
+      termsFile,
+      stemming !== 'none',
+      termTargets,
+      options.packReuse?.(termFolder),
+      writeFile,
+      noteMemory,
+    );
+  }
+  if (byLayout === undefined && patchable) {
     try {
-      const patched = patchTermRecords(previousTerms, changed, count, averageLength, termsFile, newStemLists());
+      const patched = patchTermRecords(previousTerms!, changed!, count, averageLength, termsFile, newStemLists());
       termSource = termRecordSource(termsFile, patched, patched.origins);
-      patchedFrom = previousTerms.sha256;
+      patchedFrom = previousTerms!.sha256;
     } catch {
       // Records that are not the ones their state names (KeptTermsChangedError), end early or do
       // not parse: merged from the runs, as a first build's (a failing write fails there too).
     }
   }
-  if (termSource === undefined) {
+  if (termSource === undefined && byLayout === undefined) {
     waitingArrivals.forEach((arrival, position) => {
       addToRun(arrival, options.kept!.termsAt(waitingAt[position]!));
     });
@@ -295,25 +318,33 @@ export async function writeSearchIndexSpilling(
     termSource = mergeRuns(runFiles, numberOf, tokenCounts, termsFile, averageLength, newStemLists());
   }
   run.release();
-  const termReuse = termPackReuse(options.packReuse?.(`${SEARCH_FOLDER}terms/`), patchedFrom);
-  const termPacks: SearchPackRow[] = [];
-  const terms = await packRecords(
-    `${SEARCH_FOLDER}terms/`,
-    KEY_KIND.term,
-    stemLists === undefined ? termSource : stemLists.applyTo(termSource),
-    {
-      targetPackBytes: options.targetPackBytes ?? TERM_PACK_BYTES,
-      targetIndexBytes: options.targetTermIndexBytes ?? TERM_INDEX_BYTES,
-    },
-    SEARCH_FILE_LIMITS.terms,
-    writeFile,
-    undefined,
-    termReuse.reuse,
-    termPacks,
-  );
+  const termReuse = termPackReuse(options.packReuse?.(termFolder), patchedFrom);
+  const termPacks: SearchPackRow[] = byLayout?.packRows ?? [];
+  const recorder = options.keptTerms?.writer && !byLayout ? new TermLayoutRecorder() : undefined;
+  const terms =
+    byLayout?.rows ??
+    (await packRecords(
+      termFolder,
+      KEY_KIND.term,
+      stemLists === undefined ? termSource! : stemLists.applyTo(termSource!),
+      termTargets,
+      SEARCH_FILE_LIMITS.terms,
+      writeFile,
+      undefined,
+      termReuse.reuse,
+      termPacks,
+      recorder,
+    ));
   noteMemory('search/terms');
-  const keptTermsSha = options.keptTerms?.writer?.keep(termsFile, { documents: documentsDigest, averageLength });
-  if (keptTermsSha !== undefined) termReuse.keyMade(keptTermsSha);
+  const termsWriter = options.keptTerms?.writer;
+  const keptTermsSha = termsWriter?.keep(termsFile, { documents: documentsDigest, averageLength });
+  if (keptTermsSha !== undefined) {
+    const layout = byLayout?.layout ?? recorder?.layoutOf(termsFile, termSource!.count);
+    if (layout !== undefined) termsWriter!.keepLayout(layout);
+    // The packs' keys by their records' positions, for a build that patches without the layout.
+    for (const pack of byLayout?.layout.packs ?? []) termReuse.reuse?.madeRange(pack.start, pack.lastPacked, pack.path);
+    termReuse.keyMade(keptTermsSha);
+  }
   // Where each document source lies in its title pack: its fetch record's index entry points there.
   const placePacks: RecordPlace['pack'][] = [];
   const placePackNumber = new Uint32Array(count);

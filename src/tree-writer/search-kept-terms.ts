@@ -25,11 +25,10 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { encodeRecord } from '../core/packs/pack-encoding.js';
-import { encodeImpactPostings, impactOf, POSTING_BLOCK_SIZE, readVarint } from '../core/search/postings.js';
 import { grownTypedArray } from './grown-typed-array.js';
 import { SpillReader, SpillWriter } from './spill-files.js';
-import { ChangedNumbers, holdsChanged, holdsExactly } from './search-changed-postings.js';
+import { layoutOf, savedLayoutOf, type TermsLayout } from './search-terms-layout.js';
+import { type ChangedDocument, type EmitTermRecord, TermRecordPatch } from './search-term-record-patch.js';
 
 /** What the kept records were made from. */
 export interface KeptTermsState {
@@ -47,15 +46,11 @@ export interface PreviousTerms {
   state: KeptTermsState;
   file: string;
   sha256: string;
+  /** Where the previous index's term packs and indexes lie in the records (when saved and whole). */
+  layout?: TermsLayout;
 }
 
-/** A document whose share was made anew (not taken from the kept documents): its number and terms. */
-export interface ChangedDocument {
-  number: number;
-  keys: readonly string[];
-  counts: readonly number[];
-  tokenCount: number;
-}
+export type { ChangedDocument };
 
 /** Documents made anew past this many: the runs are merged (patching touches most records then). */
 export const MAX_PATCHED_DOCUMENTS = 1000;
@@ -63,9 +58,6 @@ export const MAX_PATCHED_DOCUMENTS = 1000;
 const STATE_VERSION = 1;
 /** A file being written is `<file><NEW_TERMS_MARK><pid>` until it is put in place. */
 export const NEW_TERMS_MARK = '.new-';
-
-/** A record's name bytes start after its 14-byte header and the name's 2-byte length (one name). */
-const RECORD_NAME_AT = 16;
 
 /** The documents' ids in number order, as the state names them. */
 export function documentsDigestOf(idsInNumberOrder: Iterable<string>): string {
@@ -102,10 +94,23 @@ export function readKeptTerms(
       statSync(file).size > maxBytes
     )
       return undefined;
-    return { state: { documents: saved.documents, averageLength: saved.averageLength }, file, sha256: saved.sha256 };
+    const layout = layoutDigestOf(saved.layout) === saved.layoutSha256 ? layoutOf(saved.layout) : undefined;
+    return {
+      state: { documents: saved.documents, averageLength: saved.averageLength },
+      file,
+      sha256: saved.sha256,
+      ...(layout && layout.bytes === statSync(file).size ? { layout } : {}),
+    };
   } catch {
     return undefined;
   }
+}
+
+/** The digest the state names its layout by (a layout edited or cut short is not used). */
+function layoutDigestOf(saved: unknown): string {
+  return createHash('sha256')
+    .update(JSON.stringify(saved ?? null))
+    .digest('hex');
 }
 
 function identityDigestOf(identity: string): string {
@@ -117,7 +122,7 @@ function identityDigestOf(identity: string): string {
  * written, put in place with their state once the kept documents file they go with is (`commit`).
  */
 export class KeptTermsWriter {
-  private pending: { file: string; state: KeptTermsState; sha256: string } | undefined;
+  private pending: { file: string; state: KeptTermsState; sha256: string; layout?: unknown } | undefined;
 
   constructor(
     private readonly file: string,
@@ -137,6 +142,11 @@ export class KeptTermsWriter {
     return this.pending.sha256;
   }
 
+  /** Saves with the records kept the layout of the term part made of them. */
+  keepLayout(layout: TermsLayout): void {
+    if (this.pending !== undefined) this.pending.layout = savedLayoutOf(layout);
+  }
+
   /** Puts the copy in place for the kept documents file of checksum `keptDocuments` (none: removes the pair). */
   commit(keptDocuments: string | undefined): void {
     rmSync(stateFileOf(this.file), { force: true });
@@ -146,12 +156,14 @@ export class KeptTermsWriter {
       return;
     }
     renameSync(this.pending.file, this.file);
+    const { layout } = this.pending;
     const state = {
       version: STATE_VERSION,
       identity: identityDigestOf(this.identity),
       keptDocuments,
       ...this.pending.state,
       sha256: this.pending.sha256,
+      ...(layout === undefined ? {} : { layout, layoutSha256: layoutDigestOf(layout) }),
     };
     this.pending = undefined;
     const stateFile = stateFileOf(this.file);
@@ -198,45 +210,6 @@ function copyHashing(source: string, target: string): string {
   return hash.digest('hex');
 }
 
-/** Reads a postings body's count and moves past its skip table (per block of 128: two varints and a byte). */
-function readCountPastSkips(body: Uint8Array, cursor: { at: number }): number {
-  const count = readVarint(body, cursor);
-  for (let block = 0; block < Math.ceil(count / POSTING_BLOCK_SIZE); block += 1) {
-    readVarint(body, cursor);
-    readVarint(body, cursor);
-    cursor.at += 1;
-  }
-  return count;
-}
-
-/**
- * Postings decoded and merged, reused from record to record: a patched list of a word in every
- * one of 100,000 documents was four JavaScript arrays of 100,000 numbers each, in V8's
- * large-object space, and an edit patches every word of the edited document.
- */
-let oldNumbers = new Uint32Array(1024);
-let oldImpacts = new Uint8Array(1024);
-let mergedNumbers = new Uint32Array(1024);
-let mergedImpacts = new Uint8Array(1024);
-
-/** Decodes a record body's postings (encodeImpactPostings's layout) into oldNumbers and oldImpacts; returns their count. */
-function decodePostings(body: Uint8Array): number {
-  const cursor = { at: 0 };
-  const count = readCountPastSkips(body, cursor);
-  if (count > oldNumbers.length) {
-    oldNumbers = new Uint32Array(count * 2);
-    oldImpacts = new Uint8Array(count * 2);
-  }
-  let number = 0;
-  for (let index = 0; index < count; index += 1) {
-    number += readVarint(body, cursor);
-    oldNumbers[index] = number;
-    oldImpacts[index] = body[cursor.at++]!;
-  }
-  if (cursor.at !== body.length) throw new RangeError('a kept term record does not parse');
-  return count;
-}
-
 /** Thrown when the kept records read are not those their state names (damaged, or replaced meanwhile). */
 export class KeptTermsChangedError extends Error {}
 
@@ -256,30 +229,13 @@ export function patchTermRecords(
   /** Told each record as it is written (views valid only during the call). */
   onRecord?: (key: Uint8Array, encoded: Uint8Array) => void,
 ): { count: number; totalBytes: number; keyBytes: number; origins: Uint32Array } {
-  const changedNumbers = new ChangedNumbers(
-    changed.map((document) => document.number),
-    documentCount,
-  );
-  const { marked } = changedNumbers;
-  const added = new Map<string, { numbers: number[]; impacts: number[] }>();
-  for (const document of [...changed].sort((left, right) => left.number - right.number)) {
-    document.keys.forEach((key, position) => {
-      const postings = added.get(key) ?? { numbers: [], impacts: [] };
-      if (postings.numbers.length === 0) added.set(key, postings);
-      postings.numbers.push(document.number);
-      postings.impacts.push(impactOf(document.counts[position]!, document.tokenCount, averageLength));
-    });
-  }
-  // Keys the previous records lack come in between them, in the records' (UTF-8 byte) order.
-  const addedKeys = [...added.keys()].map((key) => ({ key, bytes: Buffer.from(key, 'utf8') }));
-  addedKeys.sort((left, right) => Buffer.compare(left.bytes, right.bytes));
-  let nextAdded = 0;
+  const patch = new TermRecordPatch(changed, documentCount, averageLength);
   const writer = new SpillWriter(file);
   const totals = { count: 0, totalBytes: 0, keyBytes: 0 };
   // Each record's position in the previous records plus one when it is that record as it was, else 0.
   let origins = new Uint32Array(1024);
   let previousPosition = 0;
-  const emit = (key: Uint8Array, encoded: Uint8Array, origin = -1) => {
+  const emit: EmitTermRecord = (key, encoded, origin) => {
     origins = grownTypedArray(origins, totals.count + 1);
     origins[totals.count] = origin + 1;
     writer.appendVarint(key.length);
@@ -290,13 +246,6 @@ export function patchTermRecords(
     totals.count += 1;
     totals.totalBytes += encoded.length;
     totals.keyBytes += key.length;
-  };
-  const emitPostings = (key: Uint8Array, term: string, numbers: ArrayLike<number>, impacts: ArrayLike<number>) => {
-    if (numbers.length > 0) emit(key, encodeRecord({ names: [term], body: encodeImpactPostings(numbers, impacts) }));
-  };
-  const emitAdded = (entry: { key: string; bytes: Buffer }) => {
-    const postings = added.get(entry.key)!;
-    emitPostings(entry.bytes, entry.key, postings.numbers, postings.impacts);
   };
   const hash = createHash('sha256');
   const reader = new SpillReader(previous.file, COPY_CHUNK_BYTES, hash);
@@ -309,50 +258,10 @@ export function patchTermRecords(
       const keyLength = reader.readVarint();
       if (keyLength > keyScratch.length) keyScratch = Buffer.alloc(keyLength * 2);
       keyScratch.set(reader.readView(keyLength));
-      const keyBytes = keyScratch.subarray(0, keyLength);
       const encoded = reader.readView(reader.readVarint());
-      while (nextAdded < addedKeys.length && Buffer.compare(addedKeys[nextAdded]!.bytes, keyBytes) < 0)
-        emitAdded(addedKeys[nextAdded++]!);
-      // The added keys come in the records' order: this record's key, if added, is the next one.
-      const addedKey =
-        nextAdded < addedKeys.length && addedKeys[nextAdded]!.bytes.equals(keyBytes)
-          ? addedKeys[nextAdded]!
-          : undefined;
-      const adds = addedKey && added.get(addedKey.key);
-      if (adds !== undefined) nextAdded += 1;
-      const position = previousPosition++;
-      const bodyStart = RECORD_NAME_AT + keyBytes.length;
-      if (
-        adds === undefined
-          ? !holdsChanged(encoded, bodyStart, encoded.length, changedNumbers)
-          : holdsExactly(encoded, bodyStart, encoded.length, changedNumbers, adds)
-      ) {
-        emit(keyBytes, encoded, position);
-        continue;
-      }
-      const term = addedKey?.key ?? keyBytes.toString('utf8');
-      const oldCount = decodePostings(encoded.subarray(bodyStart));
-      let addAt = 0;
-      const addNumbers = adds?.numbers ?? [];
-      if (oldCount + addNumbers.length > mergedNumbers.length) {
-        mergedNumbers = new Uint32Array((oldCount + addNumbers.length) * 2);
-        mergedImpacts = new Uint8Array(mergedNumbers.length);
-      }
-      let merged = 0;
-      for (let index = 0; index <= oldCount; index += 1) {
-        const number = index < oldCount ? oldNumbers[index]! : Number.POSITIVE_INFINITY;
-        while (addAt < addNumbers.length && addNumbers[addAt]! < number) {
-          mergedNumbers[merged] = addNumbers[addAt]!;
-          mergedImpacts[merged++] = adds!.impacts[addAt]!;
-          addAt += 1;
-        }
-        if (index === oldCount || marked[number] === 1) continue;
-        mergedNumbers[merged] = number;
-        mergedImpacts[merged++] = oldImpacts[index]!;
-      }
-      emitPostings(keyBytes, term, mergedNumbers.subarray(0, merged), mergedImpacts.subarray(0, merged));
+      patch.record(keyScratch.subarray(0, keyLength), encoded, previousPosition++, emit);
     }
-    while (nextAdded < addedKeys.length) emitAdded(addedKeys[nextAdded++]!);
+    patch.emitAddedUpTo(patch.addedKeys.length, emit);
   } finally {
     reader.close();
     writer.close();

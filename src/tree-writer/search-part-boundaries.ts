@@ -47,6 +47,8 @@ export interface PartBoundaries {
   closesPack(size: number, hash: number): boolean;
   /** The same for an index of `size` entry bytes (an index may reach twice its target). */
   closesIndex(size: number, hash: number): boolean;
+  /** The pack and index targets and divisors: boundaries of equal `cut` close at the same records. */
+  cut: readonly number[];
 }
 
 function boundariesAt(targetPackBytes: number, targetIndexBytes: number, totals: PartTotals): PartBoundaries {
@@ -56,6 +58,7 @@ function boundariesAt(targetPackBytes: number, targetIndexBytes: number, totals:
     closesPack: (size, hash) => size >= targetPackBytes || (size >= targetPackBytes / 2 && hash % packDivisor === 0),
     closesIndex: (size, hash) =>
       size >= targetIndexBytes * 2 || (size >= targetIndexBytes / 2 && hash % indexDivisor === 0),
+    cut: [targetPackBytes, targetIndexBytes, packDivisor, indexDivisor],
   };
 }
 
@@ -84,6 +87,21 @@ export function fitPartBoundaries(
     index.learn(files.indexes);
   }
   return boundariesAt(pack.target, index.target, totals);
+}
+
+/**
+ * fitPartBoundaries's boundaries when its targets follow from `totals` alone (the part fits its
+ * limits at the given targets, no count of files needed), else undefined.
+ */
+export function uncountedBoundaries(
+  targets: { targetPackBytes: number; targetIndexBytes: number },
+  totals: PartTotals,
+  limits: SearchPartFileLimits,
+): PartBoundaries | undefined {
+  const indexBytes = totals.count * INDEX_ENTRY_BYTES + totals.keyBytes;
+  const pack = new TargetSearch(targets.targetPackBytes, totals.totalBytes, limits.maxPacks, MAX_SCALED_PACK_BYTES);
+  const index = new TargetSearch(targets.targetIndexBytes, indexBytes, limits.maxIndexes, MAX_SCALED_INDEX_BYTES);
+  return pack.found && index.found ? boundariesAt(pack.target, index.target, totals) : undefined;
 }
 
 /**

@@ -69,6 +69,8 @@ export interface PackReuse {
   findRange?(first: number, last: number): { path: string; length: number } | undefined;
   /** Tells what this build's pack of the records at positions `first` to `last` is. */
   madeRange?(first: number, last: number, path: string): void;
+  /** The previous tree's index file at `path` (its length), when it may be linked. */
+  previousFile?(path: string): { length: number } | undefined;
 }
 
 /** Where a record lies: its pack (its path is filled when the pack closes), offset and length. */
@@ -90,6 +92,23 @@ export interface RecordSource extends PartTotals {
   visitRecords?: (visit: (key: Uint8Array, encoded: Uint8Array) => void) => void;
 }
 
+/** Told where each pack and index of a part with positioned records (the term records) lies. */
+export interface PackLayoutListener {
+  /** The boundaries' targets and divisors (PartBoundaries.cut), before the first pack. */
+  cut(cut: readonly number[]): void;
+  pack(pack: {
+    start: number;
+    lastPacked: number;
+    packedCount: number;
+    packedBytes: number;
+    packedKeyBytes: number;
+    path: string;
+    length: number;
+    firstKey: string;
+  }): void;
+  index(index: { start: number; lastPacked: number; path: string; firstKey: string }): void;
+}
+
 /** A record's follower lengths when it has none (one array for all: a new one a record was garbage). */
 const NO_FOLLOWERS: readonly number[] = [];
 
@@ -99,6 +118,9 @@ interface OpenPack {
   deferred: DeferredRecord[];
   inputs?: Hash;
   size: number;
+  /** Its records and their keys' bytes (for a PackLayoutListener). */
+  count: number;
+  keyBytes: number;
   firstName: string;
   firstKey: Uint8Array;
   /** Its first and last records (their positions and origins: a pack of copied records may be linked). */
@@ -108,11 +130,31 @@ interface OpenPack {
   file: { path: string; length: number };
 }
 
-interface IndexEntryPending {
+/** An index entry waiting for its pack's name. */
+export interface IndexEntryPending {
   key: Uint8Array;
   pack: OpenPack['file'];
   offset: number;
   length: number;
+}
+
+/** The index file of `entries` (their packs named), in key order. */
+export function encodePartIndex(keyKind: KeyKind, entries: readonly IndexEntryPending[]): Uint8Array {
+  const packs = [...new Map(entries.map((entry) => [entry.pack.path, entry.pack])).values()].sort((a, b) =>
+    compareStrings(a.path, b.path),
+  );
+  const packNumber = new Map(packs.map((file, position) => [file.path, position]));
+  const indexEntries: IndexEntryInput[] = entries.map((entry) => ({
+    key: entry.key,
+    pack: packNumber.get(entry.pack.path)!,
+    recordOffset: entry.offset,
+    recordLength: entry.length,
+  }));
+  return encodeIndex(
+    keyKind,
+    packs.map((file) => ({ path: file.path, length: file.length })),
+    indexEntries,
+  );
 }
 
 /**
@@ -130,16 +172,26 @@ export async function packRecords(
   onFollowerPlaced?: (arrival: number, place: RecordPlace) => void,
   reuse?: PackReuse,
   packRows?: SearchPackRow[],
+  layout?: PackLayoutListener,
 ): Promise<PackTableRow[]> {
   if (source.count === 0) return [];
   const boundaries = fitPartBoundaries(givenTargets, source, limits, source.visitSizes);
+  layout?.cut(boundaries.cut);
   const rows: PackTableRow[] = [];
   let pack: OpenPack | undefined;
   let index: IndexEntryPending[] = [];
   // The pack of the index's last entry in this part's packs: the index waits for its name.
   let indexLastPack: OpenPack['file'] | undefined;
   let indexSize = 0;
-  const waiting: { entries: IndexEntryPending[]; lastPack?: OpenPack['file'] }[] = [];
+  // The positions of the index's first record and of the last record met (for a PackLayoutListener).
+  let indexStart = -1;
+  let lastPosition = -1;
+  const waiting: {
+    entries: IndexEntryPending[];
+    lastPack?: OpenPack['file'];
+    start: number;
+    lastPacked: number;
+  }[] = [];
 
   const linkPrevious = async (open: OpenPack, previous: { path: string; length: number }) => {
     open.file.path = previous.path;
@@ -154,6 +206,7 @@ export async function packRecords(
     if (previous !== undefined) {
       await linkPrevious(open, previous);
       reuse!.made(key!, previous.path);
+      tellPack(open);
       return;
     }
     const range = rangeOf(open);
@@ -161,6 +214,7 @@ export async function packRecords(
     if (range !== undefined && previousRange) {
       await linkPrevious(open, previousRange);
       reuse!.madeRange?.(range.first, range.last, previousRange.path);
+      tellPack(open);
       return;
     }
     for (const record of open.deferred) {
@@ -181,29 +235,29 @@ export async function packRecords(
     if (key !== undefined) reuse?.made(key, open.file.path);
     if (range !== undefined) reuse?.madeRange?.(range.first, range.last, open.file.path);
     packRows?.push([hexOfBytes(open.firstKey), name, packBytes.length]);
+    tellPack(open);
     await writeFile(open.file.path, packBytes);
+  };
+  const tellPack = (open: OpenPack) => {
+    layout?.pack({
+      start: open.first.position!,
+      lastPacked: open.last.position!,
+      packedCount: open.count,
+      packedBytes: open.size - PACK_HEADER_BYTES,
+      packedKeyBytes: open.keyBytes,
+      path: open.file.path,
+      length: open.file.length,
+      firstKey: hexOfBytes(open.firstKey),
+    });
   };
   const writeWaitingIndexes = async () => {
     while (waiting.length > 0 && (waiting[0]!.lastPack?.path ?? 'placed') !== '') {
-      const { entries } = waiting.shift()!;
-      const packs = [...new Map(entries.map((entry) => [entry.pack.path, entry.pack])).values()].sort((a, b) =>
-        compareStrings(a.path, b.path),
-      );
-      const packNumber = new Map(packs.map((file, position) => [file.path, position]));
-      const indexEntries: IndexEntryInput[] = entries.map((entry) => ({
-        key: entry.key,
-        pack: packNumber.get(entry.pack.path)!,
-        recordOffset: entry.offset,
-        recordLength: entry.length,
-      }));
-      const indexBytes = encodeIndex(
-        keyKind,
-        packs.map((file) => ({ path: file.path, length: file.length })),
-        indexEntries,
-      );
+      const { entries, start, lastPacked } = waiting.shift()!;
+      const indexBytes = encodePartIndex(keyKind, entries);
       const indexPath = `${folder}${contentName(indexBytes)}.idx`;
       await writeFile(indexPath, indexBytes);
       rows.push({ first: hexOfBytes(entries[0]!.key), index: indexPath });
+      layout?.index({ start, lastPacked, path: indexPath, firstKey: hexOfBytes(entries[0]!.key) });
     }
   };
 
@@ -216,6 +270,8 @@ export async function packRecords(
           records: [],
           deferred: [],
           size: PACK_HEADER_BYTES,
+          count: 0,
+          keyBytes: 0,
           firstName: record.name,
           firstKey: record.key,
           first: record,
@@ -223,6 +279,8 @@ export async function packRecords(
           file: { path: '', length: 0 },
         };
       pack.last = record;
+      pack.count += 1;
+      pack.keyBytes += record.key.length;
       const { deferred } = record;
       const length = deferred?.length ?? record.encoded.length;
       index.push({ key: record.key, pack: pack.file, offset: pack.size, length });
@@ -246,6 +304,8 @@ export async function packRecords(
         });
     }
     indexSize += INDEX_ENTRY_BYTES + record.key.length;
+    if (indexStart < 0) indexStart = record.position ?? 0;
+    lastPosition = record.position ?? 0;
     const hash = boundaryHash(record.key);
     // A pack holding no record (only placed ones met) is never half its target: it does not close.
     if (pack !== undefined && boundaries.closesPack(pack.size, hash)) {
@@ -253,16 +313,18 @@ export async function packRecords(
       pack = undefined;
     }
     if (boundaries.closesIndex(indexSize, hash)) {
-      waiting.push({ entries: index, lastPack: indexLastPack });
+      waiting.push({ entries: index, lastPack: indexLastPack, start: indexStart, lastPacked: lastPosition });
       index = [];
       indexLastPack = undefined;
       indexSize = 0;
+      indexStart = -1;
     }
     // Awaited only when an index waits: an await per record made a promise per record.
     if (waiting.length > 0) await writeWaitingIndexes();
   }
   if (pack !== undefined) await closePack(pack);
-  if (index.length > 0) waiting.push({ entries: index, lastPack: indexLastPack });
+  if (index.length > 0)
+    waiting.push({ entries: index, lastPack: indexLastPack, start: indexStart, lastPacked: lastPosition });
   await writeWaitingIndexes();
   return rows;
 }

@@ -36,6 +36,43 @@ function copyInto(target: Uint8Array, source: Uint8Array, from: number, length: 
 }
 
 /**
+ * Tells, of each term record in key order, whether it is a stem list that repeats its word's
+ * (the record before it). Compared in place, with no view or object made a record: only a stem
+ * key right after its word makes views, to compare their lists.
+ */
+export class StemListJudge {
+  // The record before, copied into buffers of its own (the records told are views valid during the call).
+  private wordKey = new Uint8Array(64);
+  private wordKeyLength = -1;
+  private wordBody = new Uint8Array(1024);
+  private wordBodyLength = 0;
+
+  /** Whether the next record (views valid only during the call) is left out; it is then the record before. */
+  drops(key: Uint8Array, encoded: Uint8Array): boolean {
+    const bodyAt = RECORD_HEADER_BYTES + 2 + key.length;
+    // A stem key is its stem and a 0x01 byte, so it sorts right after the word that is the stem.
+    const dropped =
+      this.wordKeyLength >= 0 &&
+      key.length === this.wordKeyLength + 1 &&
+      isStemKey(key) &&
+      startsWith(key, this.wordKey, this.wordKeyLength) &&
+      repeatsWordList(
+        nameDecoder.decode(key),
+        encoded.subarray(bodyAt),
+        this.wordBody.subarray(0, this.wordBodyLength),
+      );
+    if (key.length > this.wordKey.length) this.wordKey = new Uint8Array(key.length * 2);
+    this.wordKey.set(key);
+    this.wordKeyLength = key.length;
+    const bodyLength = encoded.length - bodyAt;
+    if (bodyLength > this.wordBody.length) this.wordBody = new Uint8Array(bodyLength * 2);
+    copyInto(this.wordBody, encoded, bodyAt, bodyLength);
+    this.wordBodyLength = bodyLength;
+    return dropped;
+  }
+}
+
+/**
  * Finds, as the term records are written (told each in key order), the stem lists that repeat
  * their word's, and gives the records without them: deciding as they are written spares a read of
  * the whole terms file (the records of a 10,000-document project were an edit's largest walk).
@@ -46,42 +83,19 @@ export class RepeatedStemLists {
   private droppedCount = 0;
   private droppedBytes = 0;
   private droppedKeyBytes = 0;
-  // The record before, copied into buffers of its own (the records told are views valid during the call).
-  private wordKey = new Uint8Array(64);
-  private wordKeyLength = -1;
-  private wordBody = new Uint8Array(1024);
-  private wordBodyLength = 0;
+  private readonly judge = new StemListJudge();
 
-  /**
-   * Tells the next record (views valid only during the call). Compared in place, with no view or
-   * object made a record: only a stem key right after its word makes views, to compare their lists.
-   */
+  /** Tells the next record (views valid only during the call). */
   readonly visit = (key: Uint8Array, encoded: Uint8Array): void => {
     const at = this.position++;
     this.dropped = grownTypedArray(this.dropped, this.position);
-    const bodyAt = RECORD_HEADER_BYTES + 2 + key.length;
-    // A stem key is its stem and a 0x01 byte, so it sorts right after the word that is the stem.
-    if (
-      this.wordKeyLength >= 0 &&
-      key.length === this.wordKeyLength + 1 &&
-      isStemKey(key) &&
-      startsWith(key, this.wordKey, this.wordKeyLength) &&
-      repeatsWordList(nameDecoder.decode(key), encoded.subarray(bodyAt), this.wordBody.subarray(0, this.wordBodyLength))
-    ) {
+    if (this.judge.drops(key, encoded)) {
       this.dropped[at] = 1;
       this.droppedCount += 1;
       this.droppedBytes += encoded.length;
       this.droppedKeyBytes += key.length;
     }
-    if (key.length > this.wordKey.length) this.wordKey = new Uint8Array(key.length * 2);
-    this.wordKey.set(key);
-    this.wordKeyLength = key.length;
-    const bodyLength = encoded.length - bodyAt;
-    if (bodyLength > this.wordBody.length) this.wordBody = new Uint8Array(bodyLength * 2);
-    copyInto(this.wordBody, encoded, bodyAt, bodyLength);
-    this.wordBodyLength = bodyLength;
   };
-
   /** `source`, whose every record was told in order, without the stem lists that repeat their word's. */
   applyTo(source: RecordSource): RecordSource {
     if (this.position !== source.count) throw new RangeError('the stem list filter was not told every term record');

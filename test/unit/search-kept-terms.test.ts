@@ -3,12 +3,13 @@
 // index is byte for byte the one a from-scratch write makes; an added or removed document, a
 // damaged records file, or kept documents of another build fall back to merging every posting,
 // with the same bytes.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeSearchIndexSpilling } from '../../src/tree-writer/search-index-spill-writer.js';
-import type { SearchDocument } from '../../src/tree-writer/search-index-output.js';
+import type { SearchDocument, SearchIndexExtension } from '../../src/tree-writer/search-index-output.js';
 import { KeptSearchDocuments } from '../../src/tree-writer/search-kept-documents.js';
 import { KeptTermsWriter, readKeptTerms } from '../../src/tree-writer/search-kept-terms.js';
 import type { PackReuse } from '../../src/tree-writer/search-record-packer.js';
@@ -49,7 +50,7 @@ interface PreviousPacks {
 async function indexOf(
   documents: SearchDocument[],
   cache?: string,
-  packs?: { previous?: PreviousPacks; targetPackBytes: number },
+  packs?: { previous?: PreviousPacks; targetPackBytes: number; targetTermIndexBytes?: number },
 ) {
   const scratchFolder = path.join(folder(), 'scratch');
   const files = new Map<string, string>();
@@ -75,13 +76,21 @@ async function indexOf(
     made: (key, packPath) => {
       packKeys[`${partFolder}${key}`] = packPath;
     },
+    previousFile: (filePath) => {
+      const bytes = filePath.startsWith(partFolder) ? packs?.previous?.files.get(filePath) : undefined;
+      return bytes === undefined ? undefined : { length: Buffer.from(bytes, 'base64').length };
+    },
   });
+  // The writer's steps: `search/term-records` is the edit that patched and packed by the previous layout.
+  const steps: string[] = [];
   const extension = await writeSearchIndexSpilling(
     documents,
     {
       scratchFolder,
       runPostings: 400,
       ...(packs ? { packReuse, targetPackBytes: packs.targetPackBytes } : {}),
+      ...(packs?.targetTermIndexBytes ? { targetTermIndexBytes: packs.targetTermIndexBytes } : {}),
+      noteMemory: (step: string) => steps.push(step),
       ...(kept ? { kept, keptTerms: { ...(previous ? { previous } : {}), ...(writer ? { writer } : {}) } } : {}),
     },
     async (filePath, bytes) => {
@@ -93,7 +102,15 @@ async function indexOf(
   );
   kept?.commit();
   writer?.commit(kept?.committedChecksum);
-  return { files, extension, merged, patched: previous !== undefined && !merged, packKeys, linked };
+  return {
+    files,
+    extension,
+    merged,
+    patched: previous !== undefined && !merged,
+    byLayout: steps.includes('search/term-records'),
+    packKeys,
+    linked,
+  };
 }
 
 function edited(documents: SearchDocument[], number: number, words: string): SearchDocument[] {
@@ -204,5 +221,107 @@ describe('kept search term records', () => {
     const again = await indexOf(edited(next, 6, 'wombat'), cache);
     expect(again.merged).toBe(true);
     expect(again.files).toEqual((await indexOf(edited(next, 6, 'wombat'))).files);
+  });
+});
+
+describe('term records patched and packed by the previous layout', () => {
+  /** 160 documents of many words each, in small term packs and indexes: an edit touches a few. */
+  function manyWords(): SearchDocument[] {
+    const next = random(7);
+    return corpus(160).map((document, number) => ({
+      ...document,
+      text: `${document.text} ${Array.from({ length: 10 }, () => `w${Math.floor(next() * 900)}`).join(' ')} n${number}`,
+    }));
+  }
+  const packs = { targetPackBytes: 2048, targetTermIndexBytes: 1024 };
+
+  /** The first key of the term pack holding `term`, by the rows (packs sorted by first key). */
+  function packOf(extension: SearchIndexExtension, term: string): string {
+    const key = Buffer.from(term, 'utf8').toString('hex');
+    const rows = 'termPacks' in extension ? extension.termPacks : [];
+    return rows.filter(([first]) => Buffer.compare(Buffer.from(first, 'hex'), Buffer.from(key, 'hex')) <= 0).at(-1)![0];
+  }
+
+  /** Builds `documents` on `cache` and a tree from scratch: the same files, by the layout when `byLayout`. */
+  async function expectFromScratch(
+    documents: SearchDocument[],
+    cache: string,
+    previous: PreviousPacks,
+    byLayout = true,
+  ) {
+    const rebuilt = await indexOf(documents, cache, { ...packs, previous });
+    expect(rebuilt.byLayout).toBe(byLayout);
+    const fresh = await indexOf(documents, undefined, packs);
+    expect(rebuilt.extension).toEqual(fresh.extension);
+    expect(rebuilt.files).toEqual(fresh.files);
+    return rebuilt;
+  }
+
+  it('adds a new term, removes the last document of one, moves terms across pack boundaries: the from-scratch index', async () => {
+    const cache = folder();
+    const documents = manyWords();
+    const first = await indexOf(documents, cache, packs);
+    expect(first.byLayout).toBe(false);
+    let previous: PreviousPacks = { files: first.files, packKeys: first.packKeys };
+    // A word no document had.
+    const added = edited(documents, 17, 'quokka');
+    let rebuilt = await expectFromScratch(added, cache, previous);
+    const termPacks = [...rebuilt.files.keys()].filter((name) => name.includes('/terms/') && name.endsWith('.pack'));
+    expect(termPacks.length).toBeGreaterThan(10);
+    const linkedPacks = rebuilt.linked.filter((name) => name.includes('/terms/') && name.endsWith('.pack'));
+    expect(linkedPacks.length).toBeGreaterThan(0);
+    expect(linkedPacks.length).toBeLessThan(termPacks.length);
+    previous = { files: rebuilt.files, packKeys: rebuilt.packKeys };
+    // n40 is in document 40 alone: its record goes.
+    const removed = added.map((document, at) =>
+      at === 40 ? { ...document, text: document.text.replace(/ n40$/, '') } : document,
+    );
+    rebuilt = await expectFromScratch(removed, cache, previous);
+    expect(JSON.stringify(rebuilt.extension)).not.toContain(Buffer.from('n40').toString('hex'));
+    previous = { files: rebuilt.files, packKeys: rebuilt.packKeys };
+    // Many postings more for words of the first packs: their packs fill sooner, and terms that
+    // were in one pack are in another.
+    const before = rebuilt.extension;
+    const grown = edited(removed, 90, Array.from({ length: 60 }, (_, at) => `w${at}`).join(' '));
+    rebuilt = await expectFromScratch(grown, cache, previous);
+    const moved = Array.from({ length: 60 }, (_, at) => `w${at}`).filter(
+      (term) => packOf(before, term) !== packOf(rebuilt.extension, term),
+    );
+    expect(moved.length).toBeGreaterThan(0);
+  });
+
+  it('takes the full path, with the same bytes, when the saved layout is damaged or its records are', async () => {
+    const cache = folder();
+    const documents = manyWords();
+    const first = await indexOf(documents, cache, packs);
+    const previous: PreviousPacks = { files: first.files, packKeys: first.packKeys };
+    const stateFile = path.join(cache, 'search-terms.bin.json');
+    const state = readFileSync(stateFile, 'utf8');
+    const saved = JSON.parse(state) as { layout: { packs: unknown[][] }; layoutSha256: string };
+    const next = edited(documents, 33, 'quokka w1');
+    // A layout edited by hand (its digest no longer matches), or cut short.
+    const edited1 = JSON.parse(state) as typeof saved;
+    edited1.layout.packs[3]![0] = 1;
+    writeFileSync(stateFile, JSON.stringify(edited1));
+    await expectFromScratch(next, cache, previous, false);
+    writeFileSync(stateFile, state.slice(0, state.length - 40));
+    await expectFromScratch(next, cache, previous, false);
+    // A layout whose digest matches but whose ranges' CRCs do not: checked as each range is read.
+    await indexOf(documents, cache, packs);
+    const wrongCrc = JSON.parse(readFileSync(stateFile, 'utf8')) as typeof saved;
+    wrongCrc.layout.packs[1]![2] = ((wrongCrc.layout.packs[1]![2] as number) ^ 1) >>> 0;
+    wrongCrc.layoutSha256 = createHash('sha256').update(JSON.stringify(wrongCrc.layout)).digest('hex');
+    writeFileSync(stateFile, JSON.stringify(wrongCrc));
+    await expectFromScratch(next, cache, previous, false);
+    // A byte of the records changed under a layout that names them.
+    await indexOf(documents, cache, packs);
+    const termsFile = path.join(cache, 'search-terms.bin');
+    const damaged = readFileSync(termsFile);
+    damaged[Math.floor(damaged.length / 3)]! ^= 0x04;
+    writeFileSync(termsFile, damaged);
+    await expectFromScratch(next, cache, previous, false);
+    // A layout naming packs the previous tree does not hold (another tree's).
+    await indexOf(documents, cache, packs);
+    await expectFromScratch(next, cache, { files: new Map(), packKeys: {} }, false);
   });
 });
