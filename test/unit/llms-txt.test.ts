@@ -75,7 +75,11 @@ describe('llms.txt', () => {
     let section = '';
     for (const line of writer.renderIndex().split('\n')) {
       if (line.startsWith('## ')) section = line.slice(3);
-      else if (line.startsWith('- [')) (sections[section] ??= []).push(line.slice(3, line.indexOf(']')));
+      else if (line.startsWith('- [')) {
+        const titles = sections[section] ?? [];
+        titles.push(line.slice(3, line.indexOf(']')));
+        sections[section] = titles;
+      }
     }
     expect(sections).toEqual({
       Documents: ['T11', 'T4', 'T7', 'T8'],

@@ -238,7 +238,12 @@ describe('term records patched and packed by the previous layout', () => {
   /** The first key of the term pack holding `term`, by the rows (packs sorted by first key). */
   function packOf(extension: SearchIndexExtension, term: string): string {
     const key = Buffer.from(term, 'utf8').toString('hex');
-    const rows = 'termPacks' in extension ? extension.termPacks : [];
+    const listed = 'termPacks' in extension ? extension.termPacks : [];
+    // The table stores its rows as text, a line per pack (`<first key hex> <name> <bytes>`).
+    const rows =
+      typeof listed === 'string'
+        ? listed.split('\n').map((line) => line.split(' ') as [string, string, string])
+        : (listed ?? []);
     return rows.filter(([first]) => Buffer.compare(Buffer.from(first, 'hex'), Buffer.from(key, 'hex')) <= 0).at(-1)![0];
   }
 
