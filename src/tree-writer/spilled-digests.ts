@@ -18,10 +18,14 @@ export const HELD_SLOTS = 4096;
 /** Digests per checksummed block of the file: a read of one digest reads and checks its block (512 bytes). */
 const BLOCK_SLOTS = 16;
 const BLOCK_BYTES = BLOCK_SLOTS * FILE_DIGEST_BYTES;
-/** Blocks read at once when digests are read in an order (inOrder): 1 MiB. */
-const CHUNK_BLOCKS = 2048;
-/** Positions served per pass over the file by inOrder: 2 MiB of digests in memory. */
-const WINDOW_SLOTS = 65_536;
+/** Blocks read at once when digests are read in an order (inOrder): 512 KiB. */
+const CHUNK_BLOCKS = 1024;
+/**
+ * Positions served per pass over the file by inOrder: 512 KiB of digests in memory. The content
+ * hash's walk is part of the build's peak; its orders (paths sorted) take a window's slots from a
+ * narrow part of the file, so a smaller window reads about as much of the file in all.
+ */
+const WINDOW_SLOTS = 16_384;
 /**
  * Checked blocks `get` keeps (2 MiB): the build reads digests one at a time (raw copies, resource
  * and call packing, in slot or path order), and reading a block per digest made each a syscall.

@@ -132,7 +132,7 @@ describe('file digests past HELD_SLOTS', () => {
   });
 
   it('gives the memory of a walk in the hash order back as soon as the walk ends', () => {
-    // Past one window of the walk (65,536 digests, 2 MiB) and its chunk of the file (1 MiB): the
+    // Past a few windows of the walk (16,384 digests, 512 KiB) and its chunk of the file: the
     // build walks twice in a row (the content hash, then the pack step), and buffers left for a
     // collection held both walks' at its peak. ArrayBuffer bytes, counted until their buffers are
     // collected or given back, show what is still held; no collection runs between the two reads.
