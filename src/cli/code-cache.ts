@@ -30,9 +30,41 @@ export interface FileBytes {
   scratch: Buffer;
 }
 
+/** ES2024's resizable ArrayBuffer (Node ≥ 20), which the project's TypeScript library predates. */
+interface ResizableArrayBuffer extends ArrayBuffer {
+  readonly resizable: boolean;
+  resize(byteLength: number): void;
+}
+const ResizableArrayBuffer = ArrayBuffer as unknown as new (
+  byteLength: number,
+  options: { maxByteLength: number },
+) => ResizableArrayBuffer;
+
+/**
+ * A buffer of `bytes` bytes that V8 maps itself (a resizable ArrayBuffer), not one from malloc.
+ * glibc's malloc maps a block of a few megabytes on its own, and freeing such a block raises its
+ * mmap threshold to the block's size and its trim threshold to twice that for the rest of the
+ * process: every smaller block after it comes from malloc's arenas, which kept the pages a long
+ * build freed, so its peak grew with the calls it built. giveBackScratch returns these pages at once.
+ */
+function unmallocedBuffer(bytes: number): Buffer {
+  try {
+    return Buffer.from(new ResizableArrayBuffer(bytes, { maxByteLength: bytes }), 0, bytes);
+  } catch {
+    // An engine without resizable buffers, or address space refused (a small ulimit -v).
+    return Buffer.allocUnsafeSlow(bytes);
+  }
+}
+
+/** Gives the pages of a buffer from readScriptFile back to the system; the buffer must not be used again. */
+export function giveBackScratch(scratch: Buffer): void {
+  const buffer = scratch.buffer as ResizableArrayBuffer;
+  if (buffer.resizable) buffer.resize(0);
+}
+
 /** Reads a whole file through its descriptor into `scratch` when it fits, else into a new buffer. */
 function readWhole(descriptor: number, size: number, scratch: Buffer | undefined, spare = 0): FileBytes {
-  const buffer = scratch !== undefined && scratch.byteLength >= size ? scratch : Buffer.allocUnsafeSlow(size + spare);
+  const buffer = scratch !== undefined && scratch.byteLength >= size ? scratch : unmallocedBuffer(size + spare);
   let filled = 0;
   while (filled < size) {
     const read = readSync(descriptor, buffer, filled, size - filled, filled);
@@ -148,6 +180,8 @@ export function requireWithCodeCache(
 ): unknown {
   const cachedData = cacheFile === undefined ? undefined : readCacheFile(cacheFile, scratch);
   const compiled = new vm.Script(script, { filename: file, ...(cachedData ? { cachedData } : {}) });
+  // Compiled: V8 holds its own copies of the source and the cache.
+  if (scratch !== undefined) giveBackScratch(scratch);
   const wrapper = compiled.runInThisContext() as (...args: unknown[]) => void;
   const module = { exports: {} as unknown };
   wrapper.call(module.exports, module.exports, requireModule, module, file, path.dirname(file), importModule);

@@ -18,10 +18,14 @@ export const HELD_SLOTS = 4096;
 /** Digests per checksummed block of the file: a read of one digest reads and checks its block (512 bytes). */
 const BLOCK_SLOTS = 16;
 const BLOCK_BYTES = BLOCK_SLOTS * FILE_DIGEST_BYTES;
-/** Blocks read at once when digests are read in an order (inOrder): 1 MiB. */
-const CHUNK_BLOCKS = 2048;
-/** Positions served per pass over the file by inOrder: 2 MiB of digests in memory. */
-const WINDOW_SLOTS = 65_536;
+/** Blocks read at once when digests are read in an order (inOrder): 512 KiB. */
+const CHUNK_BLOCKS = 1024;
+/**
+ * Positions served per pass over the file by inOrder: 512 KiB of digests in memory. The content
+ * hash's walk is part of the build's peak; its orders (paths sorted) take a window's slots from a
+ * narrow part of the file, so a smaller window reads about as much of the file in all.
+ */
+const WINDOW_SLOTS = 16_384;
 /**
  * Checked blocks `get` keeps (2 MiB): the build reads digests one at a time (raw copies, resource
  * and call packing, in slot or path order), and reading a block per digest made each a syscall.
@@ -160,39 +164,53 @@ export class SpilledDigests {
   }
 
   /**
-   * The digests of `slots` in that order, each yielded with its position in `slots` (a view,
-   * valid until the next one): a window of positions at a time, its slots read from the file in
-   * the file's order, one pass over the file per window.
+   * The digests of `slots` in that order, each yielded with its position in `slots` (a copy in
+   * one buffer, valid until the next one): a window of positions at a time, its slots read from
+   * the file in the file's order, one pass over the file per window. The window and the chunk
+   * are grown in place and given back when the walk ends: Buffers of a few megabytes freed by a
+   * collection came from malloc's heap, and the build's walks one after the other (the content
+   * hash, then the pack step's) held two sets at once at its peak.
    */
   *inOrder(slots: Uint32Array): IterableIterator<Buffer> {
-    const window = Buffer.alloc(Math.min(slots.length, WINDOW_SLOTS) * FILE_DIGEST_BYTES);
-    const chunk = Buffer.alloc(this.spilledSlots > 0 ? CHUNK_BLOCKS * BLOCK_BYTES : 0);
-    for (let start = 0; start < slots.length; start += WINDOW_SLOTS) {
-      const part = slots.subarray(start, start + WINDOW_SLOTS);
-      const byFileOrder = new Uint32Array(part.length);
-      for (let position = 0; position < part.length; position++) byFileOrder[position] = position;
-      sortPositions(byFileOrder, (left, right) => part[left]! - part[right]!);
-      let chunkFirst = -1;
-      let chunkBlocks = 0;
-      for (const position of byFileOrder) {
-        const slot = part[position]!;
-        const into = position * FILE_DIGEST_BYTES;
-        if (slot >= this.spilledSlots) {
-          const at = (slot - this.spilledSlots) * FILE_DIGEST_BYTES;
-          this.held.copy(window, into, at, at + FILE_DIGEST_BYTES);
-          continue;
+    const windowSlots = Math.min(slots.length, WINDOW_SLOTS);
+    let window = grownTypedArray(Buffer.alloc(0), windowSlots * FILE_DIGEST_BYTES);
+    let chunk = grownTypedArray(Buffer.alloc(0), this.spilledSlots > 0 ? CHUNK_BLOCKS * BLOCK_BYTES : 0);
+    let byFileOrder = grownTypedArray(new Uint32Array(0), windowSlots);
+    const digest = Buffer.alloc(FILE_DIGEST_BYTES);
+    try {
+      for (let start = 0; start < slots.length; start += WINDOW_SLOTS) {
+        const part = slots.subarray(start, start + WINDOW_SLOTS);
+        for (let position = 0; position < part.length; position++) byFileOrder[position] = position;
+        sortPositions(byFileOrder.subarray(0, part.length), (left, right) => part[left]! - part[right]!);
+        let chunkFirst = -1;
+        let chunkBlocks = 0;
+        for (let index = 0; index < part.length; index++) {
+          const position = byFileOrder[index]!;
+          const slot = part[position]!;
+          const into = position * FILE_DIGEST_BYTES;
+          if (slot >= this.spilledSlots) {
+            const at = (slot - this.spilledSlots) * FILE_DIGEST_BYTES;
+            this.held.copy(window, into, at, at + FILE_DIGEST_BYTES);
+            continue;
+          }
+          const blockNumber = Math.floor(slot / BLOCK_SLOTS);
+          if (chunkFirst < 0 || blockNumber >= chunkFirst + chunkBlocks) {
+            chunkFirst = blockNumber;
+            chunkBlocks = Math.min(CHUNK_BLOCKS, this.spilledSlots / BLOCK_SLOTS - blockNumber);
+            this.readBlocks(chunk.subarray(0, chunkBlocks * BLOCK_BYTES), chunkFirst);
+          }
+          const at = (blockNumber - chunkFirst) * BLOCK_BYTES + (slot % BLOCK_SLOTS) * FILE_DIGEST_BYTES;
+          chunk.copy(window, into, at, at + FILE_DIGEST_BYTES);
         }
-        const blockNumber = Math.floor(slot / BLOCK_SLOTS);
-        if (chunkFirst < 0 || blockNumber >= chunkFirst + chunkBlocks) {
-          chunkFirst = blockNumber;
-          chunkBlocks = Math.min(CHUNK_BLOCKS, this.spilledSlots / BLOCK_SLOTS - blockNumber);
-          this.readBlocks(chunk.subarray(0, chunkBlocks * BLOCK_BYTES), chunkFirst);
+        for (let position = 0; position < part.length; position++) {
+          window.copy(digest, 0, position * FILE_DIGEST_BYTES, (position + 1) * FILE_DIGEST_BYTES);
+          yield digest;
         }
-        const at = (blockNumber - chunkFirst) * BLOCK_BYTES + (slot % BLOCK_SLOTS) * FILE_DIGEST_BYTES;
-        chunk.copy(window, into, at, at + FILE_DIGEST_BYTES);
       }
-      for (let position = 0; position < part.length; position++)
-        yield window.subarray(position * FILE_DIGEST_BYTES, (position + 1) * FILE_DIGEST_BYTES);
+    } finally {
+      window = releaseGrown(window);
+      chunk = releaseGrown(chunk);
+      byFileOrder = releaseGrown(byFileOrder);
     }
   }
 

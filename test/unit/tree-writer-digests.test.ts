@@ -44,7 +44,7 @@ describe('the tree writer’s content hash', () => {
     const digest = (index: number) => new Uint8Array(32).fill(index % 251);
     // In an order that is not the sorted one.
     for (let index = 0; index < 5_000; index++) files.set(`tools/t/${(index * 7919) % 5_000}.json`, digest(index));
-    const expected = [...files.sorted()].map(([filePath, bytes]) => `${filePath} ${bytes[0]}`);
+    const expected = Array.from(files.sorted(), ([filePath, bytes]) => `${filePath} ${bytes[0]}`);
     const walk = files.sorted();
     const seen: string[] = [];
     for (let step = walk.next(); !step.done; step = walk.next()) {
