@@ -13,7 +13,7 @@ import type { SearchDocument } from '../core/search/tree-documents.js';
 import { sortPositions } from './sort-positions.js';
 import { SpillWriter } from './spill-files.js';
 import { compareUtf8AsUtf16, StringArena } from './string-arena.js';
-import { grownTypedArray } from './grown-typed-array.js';
+import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import type { KeptLlmsEntries } from './llms-kept-entries.js';
 import { FullEntries } from './llms-full-entries.js';
 
@@ -60,11 +60,43 @@ function folderOf(document: SearchDocument): string {
   return folder === '' ? 'Documents' : folder;
 }
 
-/** A section's lines as UTF-8 side by side, each from `starts[i]` to `ends[i]`. */
+/** A section's `count` lines as UTF-8 side by side, each from `starts[i]` to `ends[i]`. */
 interface SectionLines {
   bytes: Uint8Array;
   starts: Uint32Array;
   ends: Uint32Array;
+  count: number;
+}
+
+/**
+ * The arrays every section of llms.txt is read into and sorted in, sized once for the largest
+ * section (a large tree's sections hold megabytes of lines each). New arrays per section would be
+ * garbage waiting for a collection, piling up in glibc's heap at the build's peak; these are
+ * given back at once when llms.txt is written (releaseGrown).
+ */
+class SectionScratch {
+  bytes: Uint8Array;
+  starts: Uint32Array;
+  ends: Uint32Array;
+  order: Uint32Array;
+  /** The sorted lines, each with its line break. */
+  out: Uint8Array;
+
+  constructor(maxBytes: number, maxLines: number) {
+    this.bytes = grownTypedArray(new Uint8Array(0), maxBytes);
+    this.starts = grownTypedArray(new Uint32Array(0), maxLines);
+    this.ends = grownTypedArray(new Uint32Array(0), maxLines);
+    this.order = grownTypedArray(new Uint32Array(0), maxLines);
+    this.out = grownTypedArray(new Uint8Array(0), maxBytes + maxLines);
+  }
+
+  release(): void {
+    this.bytes = releaseGrown(this.bytes);
+    this.starts = releaseGrown(this.starts);
+    this.ends = releaseGrown(this.ends);
+    this.order = releaseGrown(this.order);
+    this.out = releaseGrown(this.out);
+  }
 }
 
 /** Bytes read at a time from the lines' scratch file (a section's lines usually lie side by side). */
@@ -108,22 +140,29 @@ class LineStore {
     return position;
   }
 
-  /** The lines at `positions` (ascending), copied side by side. */
-  read(positions: readonly number[]): SectionLines {
-    const starts = new Uint32Array(positions.length);
-    const ends = new Uint32Array(positions.length);
+  /** The bytes of the lines at `positions` together. */
+  bytesOf(positions: readonly number[]): number {
+    let total = 0;
+    for (const position of positions) total += this.lengthOf(position);
+    return total;
+  }
+
+  /** The lines at `positions` (ascending), copied side by side into `scratch` (valid until its next use). */
+  read(positions: readonly number[], scratch: SectionScratch): SectionLines {
+    const { starts, ends } = scratch;
     let total = 0;
     positions.forEach((position, index) => {
       starts[index] = total;
       total += this.lengthOf(position);
       ends[index] = total;
     });
-    const bytes = new Uint8Array(total);
+    const { bytes } = scratch;
+    const lines = { bytes, starts, ends, count: positions.length };
     if (this.spill === undefined) {
       positions.forEach((position, index) => {
         bytes.set(this.arena.bytesAt(position), starts[index]!);
       });
-      return { bytes, starts, ends };
+      return lines;
     }
     if (this.writing) {
       this.spill.close();
@@ -137,7 +176,7 @@ class LineStore {
       if (at < this.windowAt || at + length > this.windowAt + this.windowFilled) this.fillWindow(at, length);
       bytes.set(this.window.subarray(at - this.windowAt, at - this.windowAt + length), starts[index]!);
     });
-    return { bytes, starts, ends };
+    return lines;
   }
 
   /** Reads the scratch file from `at` into the window, at least `length` bytes (a line). */
@@ -168,22 +207,25 @@ class LineStore {
   }
 }
 
-/** A section's lines in the order a sort of their strings gives, each ending in a line break. */
-function sortedSectionBytes(section: SectionLines): Uint8Array {
-  const { bytes, starts, ends } = section;
-  const order = new Uint32Array(starts.length);
-  for (let index = 0; index < order.length; index++) order[index] = index;
+/**
+ * A section's lines in the order a sort of their strings gives, each ending in a line break: a
+ * view of `scratch.out`, valid until its next use.
+ */
+function sortedSectionBytes(section: SectionLines, scratch: SectionScratch): Uint8Array {
+  const { bytes, starts, ends, count } = section;
+  const order = scratch.order.subarray(0, count);
+  for (let index = 0; index < count; index++) order[index] = index;
   sortPositions(order, (left, right) =>
     compareUtf8AsUtf16(bytes, starts[left]!, ends[left]!, starts[right]!, ends[right]!),
   );
-  const out = new Uint8Array(bytes.length + order.length);
+  const { out } = scratch;
   let at = 0;
   for (const index of order) {
     out.set(bytes.subarray(starts[index]!, ends[index]!), at);
     at += ends[index]! - starts[index]!;
     out[at++] = 0x0a;
   }
-  return out;
+  return out.subarray(0, at);
 }
 
 export class LlmsTxtWriter {
@@ -258,21 +300,34 @@ export class LlmsTxtWriter {
 
   /** llms.txt: sections in name order, each one's lines in string order. */
   renderIndex(): string {
-    return Buffer.concat([...this.indexPieces()]).toString('utf8');
+    // Each piece copied as it comes: a section's is a view valid only until the next.
+    const pieces: Uint8Array[] = [];
+    for (const piece of this.indexPieces()) pieces.push(piece.slice());
+    return Buffer.concat(pieces).toString('utf8');
   }
 
   /**
    * llms.txt's pieces in order, as UTF-8: the heading, then each section (its lines read back and
    * sorted one section at a time). Every piece ends in one line break, so joined they are the file.
+   * A section's piece is a view valid until the next piece.
    */
   private *indexPieces(): Generator<Uint8Array> {
+    const folders = [...this.sections.keys()].sort();
+    let maxBytes = 0;
+    let maxLines = 0;
+    for (const positions of this.sections.values()) {
+      maxBytes = Math.max(maxBytes, this.lines.bytesOf(positions));
+      maxLines = Math.max(maxLines, positions.length);
+    }
+    const scratch = new SectionScratch(maxBytes, maxLines);
     try {
       yield Buffer.from(this.heading(), 'utf8');
-      for (const folder of [...this.sections.keys()].sort()) {
+      for (const folder of folders) {
         yield Buffer.from(`\n## ${inline(folder)}\n\n`, 'utf8');
-        yield sortedSectionBytes(this.lines.read(this.sections.get(folder)!));
+        yield sortedSectionBytes(this.lines.read(this.sections.get(folder)!, scratch), scratch);
       }
     } finally {
+      scratch.release();
       this.lines.close();
     }
   }
