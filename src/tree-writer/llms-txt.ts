@@ -140,15 +140,8 @@ class LineStore {
     return position;
   }
 
-  /** The bytes of the lines at `positions` together. */
-  bytesOf(positions: readonly number[]): number {
-    let total = 0;
-    for (const position of positions) total += this.lengthOf(position);
-    return total;
-  }
-
   /** The lines at `positions` (ascending), copied side by side into `scratch` (valid until its next use). */
-  read(positions: readonly number[], scratch: SectionScratch): SectionLines {
+  read(positions: Uint32Array, scratch: SectionScratch): SectionLines {
     const { starts, ends } = scratch;
     let total = 0;
     positions.forEach((position, index) => {
@@ -193,7 +186,7 @@ class LineStore {
     this.windowFilled = filled;
   }
 
-  private lengthOf(position: number): number {
+  lengthOf(position: number): number {
     return this.spill === undefined ? this.arena.bytesAt(position).length : this.spilledLength[position]!;
   }
 
@@ -229,8 +222,15 @@ function sortedSectionBytes(section: SectionLines, scratch: SectionScratch): Uin
 }
 
 export class LlmsTxtWriter {
-  /** Each section's lines, as positions in `lines` (a line as a string per document would be held to the end). */
-  private readonly sections = new Map<string, number[]>();
+  /** Each section's number, by its folder. */
+  private readonly sections = new Map<string, number>();
+  /**
+   * By line position in `lines`: its section's number (a line as a string per document would be
+   * held to the end, and a JavaScript array of positions per section was heap, in V8's
+   * large-object space once it held a few tens of thousands).
+   */
+  private sectionOfLine = new Uint32Array(256);
+  private lineCount = 0;
   private readonly lines: LineStore;
   /** The ids of llms-full.txt's entries (by position), which order the file. */
   private readonly fullIds = new StringArena();
@@ -256,9 +256,15 @@ export class LlmsTxtWriter {
   add(document: SearchDocument): void {
     const target = linkTarget(document.url, this.base);
     const folder = folderOf(document);
-    const lines = this.sections.get(folder) ?? [];
-    this.sections.set(folder, lines);
-    lines.push(this.lines.push(`- [${inline(document.title) || document.id}](${target})`));
+    let section = this.sections.get(folder);
+    if (section === undefined) {
+      section = this.sections.size;
+      this.sections.set(folder, section);
+    }
+    const line = this.lines.push(`- [${inline(document.title) || document.id}](${target})`);
+    this.lineCount = line + 1;
+    this.sectionOfLine = grownTypedArray(this.sectionOfLine, this.lineCount);
+    this.sectionOfLine[line] = section;
     // Past the cap every later document is left out too: its entry is never made.
     if (this.leftOut > 0) {
       this.leftOut += 1;
@@ -312,22 +318,37 @@ export class LlmsTxtWriter {
    * A section's piece is a view valid until the next piece.
    */
   private *indexPieces(): Generator<Uint8Array> {
-    const folders = [...this.sections.keys()].sort();
-    let maxBytes = 0;
-    let maxLines = 0;
-    for (const positions of this.sections.values()) {
-      maxBytes = Math.max(maxBytes, this.lines.bytesOf(positions));
-      maxLines = Math.max(maxLines, positions.length);
+    // The lines grouped by section, each section's in the order they came (a counting sort).
+    const sectionCount = this.sections.size;
+    const start = new Uint32Array(sectionCount + 1);
+    const sectionBytes = new Float64Array(sectionCount);
+    for (let line = 0; line < this.lineCount; line += 1) {
+      const section = this.sectionOfLine[line]!;
+      start[section + 1]! += 1;
+      sectionBytes[section]! += this.lines.lengthOf(line);
     }
+    let maxLines = 0;
+    let maxBytes = 0;
+    for (let section = 0; section < sectionCount; section += 1) {
+      maxLines = Math.max(maxLines, start[section + 1]!);
+      maxBytes = Math.max(maxBytes, sectionBytes[section]!);
+      start[section + 1]! += start[section]!;
+    }
+    let grouped = grownTypedArray(new Uint32Array(0), this.lineCount);
+    const next = start.slice(0, sectionCount);
+    for (let line = 0; line < this.lineCount; line += 1) grouped[next[this.sectionOfLine[line]!]!++] = line;
     const scratch = new SectionScratch(maxBytes, maxLines);
     try {
       yield Buffer.from(this.heading(), 'utf8');
-      for (const folder of folders) {
+      for (const folder of [...this.sections.keys()].sort()) {
+        const section = this.sections.get(folder)!;
+        const positions = grouped.subarray(start[section]!, start[section + 1]!);
         yield Buffer.from(`\n## ${inline(folder)}\n\n`, 'utf8');
-        yield sortedSectionBytes(this.lines.read(this.sections.get(folder)!, scratch), scratch);
+        yield sortedSectionBytes(this.lines.read(positions, scratch), scratch);
       }
     } finally {
       scratch.release();
+      grouped = releaseGrown(grouped);
       this.lines.close();
     }
   }
