@@ -13,9 +13,10 @@ import type { SearchDocument } from '../core/search/tree-documents.js';
 import { sortPositions } from './sort-positions.js';
 import { SpillWriter } from './spill-files.js';
 import { compareUtf8AsUtf16, StringArena } from './string-arena.js';
-import { grownTypedArray } from './grown-typed-array.js';
+import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import type { KeptLlmsEntries } from './llms-kept-entries.js';
 import { FullEntries } from './llms-full-entries.js';
+import { FolderNames } from './llms-folders.js';
 
 export const LLMS_FILE = 'llms.txt';
 export const LLMS_FULL_FILE = 'llms-full.txt';
@@ -42,58 +43,43 @@ function linkTarget(stored: string, base: string | undefined): string {
   return (stored.startsWith('?') ? `./${stored}` : stored).replace(/[()\s]/g, encodeURIComponent);
 }
 
-/** The section a document is listed under: its tool, or the folder of its URI's path. */
-function folderOf(document: SearchDocument): string {
-  const metadata = document.metadata ?? {};
-  if (typeof metadata.tool === 'string') return `${metadata.tool} (tool results)`;
-  return folderOfUri(typeof metadata.uri === 'string' ? metadata.uri : document.id);
-}
-
-/** The folder of a URI's path ('Documents' when it has none). */
-function folderOfUri(uri: string): string {
-  const pathPart = /^https?:\/\//i.test(uri)
-    ? uri.replace(/^https?:\/\/[^/]+/i, '')
-    : uri.replace(/^[a-z][\w+.-]*:\/\//i, '');
-  const folder = pathPart
-    .replace(/[?#].*$/, '')
-    .replace(/\/+$/, '')
-    .split('/')
-    .slice(0, -1)
-    .filter(Boolean)
-    .join('/');
-  return folder === '' ? 'Documents' : folder;
-}
-
-/**
- * folderOf, remembered by the part of a URI it depends on: up to its last slash, when the rest is
- * a plain last segment (no query, fragment or trailing slash), which the folder drops whatever it
- * is; the scheme and host patterns end at a slash, so they match within that part alike. Documents
- * of one folder share it: the patterns run once a folder, not once a document.
- */
-class FolderNames {
-  private readonly byPrefix = new Map<string, string>();
-
-  of(document: SearchDocument): string {
-    const metadata = document.metadata ?? {};
-    if (typeof metadata.tool === 'string') return folderOf(document);
-    const uri = typeof metadata.uri === 'string' ? metadata.uri : document.id;
-    const slash = uri.lastIndexOf('/');
-    if (slash < 0 || slash === uri.length - 1 || uri.includes('?') || uri.includes('#')) return folderOfUri(uri);
-    const prefix = uri.slice(0, slash + 1);
-    let folder = this.byPrefix.get(prefix);
-    if (folder === undefined) {
-      folder = folderOfUri(`${prefix}x`);
-      this.byPrefix.set(prefix, folder);
-    }
-    return folder;
-  }
-}
-
-/** A section's lines as UTF-8 side by side, each from `starts[i]` to `ends[i]`. */
+/** A section's `count` lines as UTF-8 side by side, each from `starts[i]` to `ends[i]`. */
 interface SectionLines {
   bytes: Uint8Array;
   starts: Uint32Array;
   ends: Uint32Array;
+  count: number;
+}
+
+/**
+ * The arrays every section of llms.txt is read into and sorted in, sized once for the largest
+ * section (a large tree's sections hold megabytes of lines each). New arrays per section would be
+ * garbage waiting for a collection, piling up in glibc's heap at the build's peak; these are
+ * given back at once when llms.txt is written (releaseGrown).
+ */
+class SectionScratch {
+  bytes: Uint8Array;
+  starts: Uint32Array;
+  ends: Uint32Array;
+  order: Uint32Array;
+  /** The sorted lines, each with its line break. */
+  out: Uint8Array;
+
+  constructor(maxBytes: number, maxLines: number) {
+    this.bytes = grownTypedArray(new Uint8Array(0), maxBytes);
+    this.starts = grownTypedArray(new Uint32Array(0), maxLines);
+    this.ends = grownTypedArray(new Uint32Array(0), maxLines);
+    this.order = grownTypedArray(new Uint32Array(0), maxLines);
+    this.out = grownTypedArray(new Uint8Array(0), maxBytes + maxLines);
+  }
+
+  release(): void {
+    this.bytes = releaseGrown(this.bytes);
+    this.starts = releaseGrown(this.starts);
+    this.ends = releaseGrown(this.ends);
+    this.order = releaseGrown(this.order);
+    this.out = releaseGrown(this.out);
+  }
 }
 
 /** Bytes read at a time from the lines' scratch file (a section's lines usually lie side by side). */
@@ -137,22 +123,22 @@ class LineStore {
     return position;
   }
 
-  /** The lines at `positions` (ascending), copied side by side. */
-  read(positions: readonly number[]): SectionLines {
-    const starts = new Uint32Array(positions.length);
-    const ends = new Uint32Array(positions.length);
+  /** The lines at `positions` (ascending), copied side by side into `scratch` (valid until its next use). */
+  read(positions: Uint32Array, scratch: SectionScratch): SectionLines {
+    const { starts, ends } = scratch;
     let total = 0;
     positions.forEach((position, index) => {
       starts[index] = total;
       total += this.lengthOf(position);
       ends[index] = total;
     });
-    const bytes = new Uint8Array(total);
+    const { bytes } = scratch;
+    const lines = { bytes, starts, ends, count: positions.length };
     if (this.spill === undefined) {
       positions.forEach((position, index) => {
         bytes.set(this.arena.bytesAt(position), starts[index]!);
       });
-      return { bytes, starts, ends };
+      return lines;
     }
     if (this.writing) {
       this.spill.close();
@@ -166,7 +152,7 @@ class LineStore {
       if (at < this.windowAt || at + length > this.windowAt + this.windowFilled) this.fillWindow(at, length);
       bytes.set(this.window.subarray(at - this.windowAt, at - this.windowAt + length), starts[index]!);
     });
-    return { bytes, starts, ends };
+    return lines;
   }
 
   /** Reads the scratch file from `at` into the window, at least `length` bytes (a line). */
@@ -183,7 +169,7 @@ class LineStore {
     this.windowFilled = filled;
   }
 
-  private lengthOf(position: number): number {
+  lengthOf(position: number): number {
     return this.spill === undefined ? this.arena.bytesAt(position).length : this.spilledLength[position]!;
   }
 
@@ -197,27 +183,37 @@ class LineStore {
   }
 }
 
-/** A section's lines in the order a sort of their strings gives, each ending in a line break. */
-function sortedSectionBytes(section: SectionLines): Uint8Array {
-  const { bytes, starts, ends } = section;
-  const order = new Uint32Array(starts.length);
-  for (let index = 0; index < order.length; index++) order[index] = index;
+/**
+ * A section's lines in the order a sort of their strings gives, each ending in a line break: a
+ * view of `scratch.out`, valid until its next use.
+ */
+function sortedSectionBytes(section: SectionLines, scratch: SectionScratch): Uint8Array {
+  const { bytes, starts, ends, count } = section;
+  const order = scratch.order.subarray(0, count);
+  for (let index = 0; index < count; index++) order[index] = index;
   sortPositions(order, (left, right) =>
     compareUtf8AsUtf16(bytes, starts[left]!, ends[left]!, starts[right]!, ends[right]!),
   );
-  const out = new Uint8Array(bytes.length + order.length);
+  const { out } = scratch;
   let at = 0;
   for (const index of order) {
     out.set(bytes.subarray(starts[index]!, ends[index]!), at);
     at += ends[index]! - starts[index]!;
     out[at++] = 0x0a;
   }
-  return out;
+  return out.subarray(0, at);
 }
 
 export class LlmsTxtWriter {
-  /** Each section's lines, as positions in `lines` (a line as a string per document would be held to the end). */
-  private readonly sections = new Map<string, number[]>();
+  /** Each section's number, by its folder. */
+  private readonly sections = new Map<string, number>();
+  /**
+   * By line position in `lines`: its section's number (a line as a string per document would be
+   * held to the end, and a JavaScript array of positions per section was heap, in V8's
+   * large-object space once it held a few tens of thousands).
+   */
+  private sectionOfLine = new Uint32Array(256);
+  private lineCount = 0;
   private readonly lines: LineStore;
   /** The ids of llms-full.txt's entries (by position), which order the file. */
   private readonly fullIds = new StringArena();
@@ -244,9 +240,15 @@ export class LlmsTxtWriter {
   add(document: SearchDocument): void {
     const target = linkTarget(document.url, this.base);
     const folder = this.folders.of(document);
-    const lines = this.sections.get(folder) ?? [];
-    this.sections.set(folder, lines);
-    lines.push(this.lines.push(`- [${inline(document.title) || document.id}](${target})`));
+    let section = this.sections.get(folder);
+    if (section === undefined) {
+      section = this.sections.size;
+      this.sections.set(folder, section);
+    }
+    const line = this.lines.push(`- [${inline(document.title) || document.id}](${target})`);
+    this.lineCount = line + 1;
+    this.sectionOfLine = grownTypedArray(this.sectionOfLine, this.lineCount);
+    this.sectionOfLine[line] = section;
     // Past the cap every later document is left out too: its entry is never made.
     if (this.leftOut > 0) {
       this.leftOut += 1;
@@ -288,21 +290,49 @@ export class LlmsTxtWriter {
 
   /** llms.txt: sections in name order, each one's lines in string order. */
   renderIndex(): string {
-    return Buffer.concat([...this.indexPieces()]).toString('utf8');
+    // Each piece copied as it comes: a section's is a view valid only until the next.
+    const pieces: Uint8Array[] = [];
+    for (const piece of this.indexPieces()) pieces.push(piece.slice());
+    return Buffer.concat(pieces).toString('utf8');
   }
 
   /**
    * llms.txt's pieces in order, as UTF-8: the heading, then each section (its lines read back and
    * sorted one section at a time). Every piece ends in one line break, so joined they are the file.
+   * A section's piece is a view valid until the next piece.
    */
   private *indexPieces(): Generator<Uint8Array> {
+    // The lines grouped by section, each section's in the order they came (a counting sort).
+    const sectionCount = this.sections.size;
+    const start = new Uint32Array(sectionCount + 1);
+    const sectionBytes = new Float64Array(sectionCount);
+    for (let line = 0; line < this.lineCount; line += 1) {
+      const section = this.sectionOfLine[line]!;
+      start[section + 1]! += 1;
+      sectionBytes[section]! += this.lines.lengthOf(line);
+    }
+    let maxLines = 0;
+    let maxBytes = 0;
+    for (let section = 0; section < sectionCount; section += 1) {
+      maxLines = Math.max(maxLines, start[section + 1]!);
+      maxBytes = Math.max(maxBytes, sectionBytes[section]!);
+      start[section + 1]! += start[section]!;
+    }
+    let grouped = grownTypedArray(new Uint32Array(0), this.lineCount);
+    const next = start.slice(0, sectionCount);
+    for (let line = 0; line < this.lineCount; line += 1) grouped[next[this.sectionOfLine[line]!]!++] = line;
+    const scratch = new SectionScratch(maxBytes, maxLines);
     try {
       yield Buffer.from(this.heading(), 'utf8');
       for (const folder of [...this.sections.keys()].sort()) {
+        const section = this.sections.get(folder)!;
+        const positions = grouped.subarray(start[section]!, start[section + 1]!);
         yield Buffer.from(`\n## ${inline(folder)}\n\n`, 'utf8');
-        yield sortedSectionBytes(this.lines.read(this.sections.get(folder)!));
+        yield sortedSectionBytes(this.lines.read(positions, scratch), scratch);
       }
     } finally {
+      scratch.release();
+      grouped = releaseGrown(grouped);
       this.lines.close();
     }
   }

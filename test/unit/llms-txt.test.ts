@@ -133,6 +133,39 @@ describe('llms.txt', () => {
     expect(index.split('\n').filter((line) => line.startsWith('- '))).toHaveLength(6000);
   });
 
+  it('writes each section whole when a larger section comes before a smaller one', () => {
+    const scratch = temporaryFolderSync('llms-sections-');
+    const spilled = new LlmsTxtWriter(MANIFEST, undefined, 0, scratch);
+    // Sections are read and sorted one after another in the same arrays: the second, shorter one
+    // must not carry the first one's lines or bytes.
+    const big = ['delta', 'alpha', 'charlie', 'bravo'].map((word) => `${word} ${word.repeat(30)}`);
+    big.forEach((title, index) => {
+      spilled.add(doc(`resources/a/d${index}.md`, `resource://a/d${index}.md`, title, 'Text.'));
+    });
+    spilled.add(doc('resources/b/e.md', 'resource://b/e.md', 'echo', 'Text.'));
+    const file = path.join(scratch, 'llms.txt');
+    const written = spilled.writeIndexFile(file);
+    const expected = [
+      '# lanterns',
+      '',
+      '> Notes on lanterns.',
+      '',
+      '## a',
+      '',
+      ...[...big]
+        .map((title, index) => ({ title, index }))
+        .sort((left, right) => (left.title < right.title ? -1 : 1))
+        .map(({ title, index }) => `- [${title}](./?doc=resources/a/d${index}.md)`),
+      '',
+      '## b',
+      '',
+      '- [echo](./?doc=resources/b/e.md)',
+      '',
+    ].join('\n');
+    expect(readFileSync(file, 'utf8')).toBe(expected);
+    expect(written.sizeBytes).toBe(Buffer.byteLength(expected));
+  });
+
   it('takes a kept entry instead of the text on a rebuild, and reads the text when the kept file is damaged', () => {
     const folder = temporaryFolderSync('staticmcp-llms-kept-');
     const file = path.join(folder, 'llms-full-entries.bin');
