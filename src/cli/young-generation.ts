@@ -38,12 +38,20 @@ export function keepYoungGenerationSmall(): void {
   (globalThis as Record<symbol, (() => void) | undefined>)[WRITE_CODE_CACHE_NOW]?.();
   v8.setFlagsFromString('--semi-space-growth-factor=1');
   const percent = heapGrowingPercent(process.env);
-  if (percent > 0) {
-    v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
-    // V8 also lets the old generation grow at least 8 MB past what was alive before its next full
-    // collection (2 MB when optimizing for size, which V8 reads at each collection): with ~10 MB
-    // alive, that floor, not the percentage, set the limit, and a long build filled it with
-    // promoted garbage that a short one never reached (~4 MB of the peak at 200,000 calls).
-    v8.setFlagsFromString('--optimize-for-size');
-  }
+  if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
+}
+
+/** From how many calls a build trades a little CPU for a flat peak (keepOldGenerationTight). */
+export const MANY_CALLS = 50_000;
+
+/**
+ * V8 also lets the old generation grow at least 8 MB past what was alive before its next full
+ * collection (2 MB when optimizing for size, which V8 reads at each collection): with ~10 MB
+ * alive, that floor, not the percentage, sets the limit, and a long build fills it with promoted
+ * garbage that a short one never reaches. Optimizing for size also makes V8's compiler do less,
+ * which costs a content build's edit loop several percent of its CPU: so only a build of
+ * MANY_CALLS or more (told when its calls are planned) and a merge ask for it.
+ */
+export function keepOldGenerationTight(): void {
+  if (heapGrowingPercent(process.env) > 0) v8.setFlagsFromString('--optimize-for-size');
 }

@@ -14,7 +14,7 @@ import { exitCodeOf, exitCodeOfSignal, type StopSignal } from '../exit-codes.js'
 import { BUILD_OPTIONS } from '../build-options.js';
 import { countFailedRuns, describeReportBody } from '../describe-report.js';
 import { commandLine } from '../invocation.js';
-import { keepYoungGenerationSmall } from '../young-generation.js';
+import { keepOldGenerationTight, keepYoungGenerationSmall, MANY_CALLS } from '../young-generation.js';
 
 export const command = defineCommand({
   name: 'build',
@@ -134,7 +134,14 @@ export async function buildOrReplay(buildOptions: BuildOptions, startedAt = perf
   }
   // The pipeline (and its dependencies) loads only when something may have changed.
   const { buildProject } = await import('../../builder/build-project.js');
-  return buildProject(buildOptions);
+  const { onEvent } = buildOptions;
+  return buildProject({
+    ...buildOptions,
+    onEvent: (event) => {
+      if (event.type === 'plan' && event.totalRuns + event.cachedRuns >= MANY_CALLS) keepOldGenerationTight();
+      onEvent?.(event);
+    },
+  });
 }
 
 async function runBuildCommand(options: BuildCommandOptions): Promise<number> {

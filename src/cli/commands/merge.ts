@@ -11,7 +11,7 @@ import { exitCodeOf, UsageError } from '../exit-codes.js';
 import { countFailedRuns, describeReportBody } from '../describe-report.js';
 import { printError } from '../print-error.js';
 import { writeHumanLines } from '../../shared/terminal-text.js';
-import { keepYoungGenerationSmall } from '../young-generation.js';
+import { keepOldGenerationTight, keepYoungGenerationSmall } from '../young-generation.js';
 
 export const command = defineCommand({
   name: 'merge',
@@ -78,6 +78,7 @@ function printSummary(report: MergeReport): void {
 async function runMergeCommand(options: MergeCommandOptions): Promise<number> {
   try {
     keepYoungGenerationSmall();
+    keepOldGenerationTight();
     const { mergeParts } = await import('../../merge/merge-parts.js');
     const report = await mergeParts({
       parts: options.parts,
