@@ -92,20 +92,23 @@ export interface RecordSource extends PartTotals {
   visitRecords?: (visit: (key: Uint8Array, encoded: Uint8Array) => void) => void;
 }
 
+/** Where a pack of positioned records lies: its first and last packed records, totals, file and first key. */
+export interface PackPlace {
+  start: number;
+  lastPacked: number;
+  packedCount: number;
+  packedBytes: number;
+  packedKeyBytes: number;
+  path: string;
+  length: number;
+  firstKey: string;
+}
+
 /** Told where each pack and index of a part with positioned records (the term records) lies. */
 export interface PackLayoutListener {
   /** The boundaries' targets and divisors (PartBoundaries.cut), before the first pack. */
   cut(cut: readonly number[]): void;
-  pack(pack: {
-    start: number;
-    lastPacked: number;
-    packedCount: number;
-    packedBytes: number;
-    packedKeyBytes: number;
-    path: string;
-    length: number;
-    firstKey: string;
-  }): void;
+  pack(pack: PackPlace): void;
   index(index: { start: number; lastPacked: number; path: string; firstKey: string }): void;
 }
 

@@ -9,23 +9,14 @@
 // sums here, each range's CRC when its bytes are read; anything else is the full path.
 import { closeSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
+import type { PackPlace } from './search-record-packer.js';
 
 /** A term pack: the kept records [start, next pack's start) it was made from. */
-export interface LayoutPack {
-  /** Position of its first record (packed) and the byte where it starts in the records file. */
-  start: number;
+export interface LayoutPack extends PackPlace {
+  /** The byte where its first record starts in the records file. */
   byte: number;
   /** CRC-32 of the range's bytes in the records file. */
   crc: number;
-  /** Position of its last packed record (the pack closed after it). */
-  lastPacked: number;
-  /** Its packed records' count, encoded bytes and key bytes. */
-  packedCount: number;
-  packedBytes: number;
-  packedKeyBytes: number;
-  path: string;
-  length: number;
-  firstKey: string;
 }
 
 /** A term index file: the positions of its first and last records. */
