@@ -104,14 +104,18 @@ const SEARCH_DAMAGES: Record<
   hostilepackrows: {
     damage: (tree) =>
       editManifestSearch(tree, (search) => {
-        const rows = search.termPacks as unknown[][];
-        search.termPacks = rows.map((row, position) =>
-          position % 3 === 0
-            ? [row[0], '../../mcp.json', row[2]]
-            : position % 3 === 1
-              ? [row[0]]
-              : [row[0], row[1], 1e12],
-        );
+        // The rows as the table stores them: one text, a line per pack (`<first key> <name> <bytes>`).
+        const rows = (search.termPacks as string).split('\n').map((line) => line.split(' '));
+        search.termPacks = rows
+          .map((row, position) =>
+            position % 3 === 0
+              ? [row[0], '../../mcp.json', row[2]]
+              : position % 3 === 1
+                ? [row[0]]
+                : [row[0], row[1], 1e12],
+          )
+          .map((row) => row.join(' '))
+          .join('\n');
         search.titlePacks = 'not rows';
       }),
     breaks: 'none',
