@@ -30,7 +30,8 @@ export function heapGrowingPercent(environment: Record<string, string | undefine
   return value;
 }
 
-export function keepYoungGenerationSmall(): void {
+/** Returns the heap growing percentage in force, for keepOldGenerationTight. */
+export function keepYoungGenerationSmall(): number {
   // Both read by V8 each time it sizes a generation, so they take effect at run time (unlike
   // --max-semi-space-size, fixed when the heap is set up). Checked on Node 20; an engine without
   // a flag prints "unrecognized flag" on stderr and the build goes on. A code cache waiting to be
@@ -39,6 +40,7 @@ export function keepYoungGenerationSmall(): void {
   v8.setFlagsFromString('--semi-space-growth-factor=1');
   const percent = heapGrowingPercent(process.env);
   if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
+  return percent;
 }
 
 /** From how many calls a build trades a little CPU for a flat peak (keepOldGenerationTight). */
@@ -50,8 +52,9 @@ export const MANY_CALLS = 50_000;
  * alive, that floor, not the percentage, sets the limit, and a long build fills it with promoted
  * garbage that a short one never reaches. Optimizing for size also makes V8's compiler do less,
  * which costs a content build's edit loop several percent of its CPU: so only a build of
- * MANY_CALLS or more (told when its calls are planned) and a merge ask for it.
+ * MANY_CALLS or more (told when its calls are planned) and a merge ask for it. Takes the percentage
+ * keepYoungGenerationSmall returned, so a bad variable is reported once, not once per call here.
  */
-export function keepOldGenerationTight(): void {
-  if (heapGrowingPercent(process.env) > 0) v8.setFlagsFromString('--optimize-for-size');
+export function keepOldGenerationTight(heapGrowingPercentInForce: number): void {
+  if (heapGrowingPercentInForce > 0) v8.setFlagsFromString('--optimize-for-size');
 }

@@ -496,10 +496,14 @@ describe('a project built whole and as 3 shards', () => {
     watcher.close();
     expect(signal).toBe('SIGKILL');
     expect(await fingerprint(out)).toEqual(before);
-    // The next merge, through the CLI: its exit code and the summary on stderr.
-    const again = await runCli(['merge', ...parts, '--out', out]);
+    // The next merge, through the CLI: its exit code and the summary on stderr; a bad heap setting
+    // is reported once and the merge goes on with the default.
+    const again = await runCli(['merge', ...parts, '--out', out], { env: { STATICMCP_HEAP_GROWING_PERCENT: 'lots' } });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('merged 3 shard(s)');
+    expect(again.stderr.match(/STATICMCP_HEAP_GROWING_PERCENT=lots is not a whole number ≥ 0; using 50/g)).toHaveLength(
+      1,
+    );
     expect((await fs.readdir(work)).filter((name) => name.startsWith('killed.'))).toEqual([]);
     // The merged tree replaced it (the CLI's landing page, with its bundled script).
     expect(await fs.readFile(path.join(out, 'index.html'), 'utf8')).toMatch(/^<!doctype html>[\s\S]*<script/i);

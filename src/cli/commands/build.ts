@@ -114,7 +114,7 @@ export async function buildOrReplay(buildOptions: BuildOptions, startedAt = perf
   // Before the check, not after: its walk of every project file grew V8's young generation (up to
   // 2 x 16 MiB) in a large project, and a young generation never shrinks back, so every later
   // stage of an edit build carried it.
-  keepYoungGenerationSmall();
+  const heapGrowingPercentInForce = keepYoungGenerationSmall();
   const recorded = await readUpToDateReport(buildOptions, generatorName());
   if (recorded) {
     // Nothing ran this time: every answer came from what the recorded build left.
@@ -138,7 +138,8 @@ export async function buildOrReplay(buildOptions: BuildOptions, startedAt = perf
   return buildProject({
     ...buildOptions,
     onEvent: (event) => {
-      if (event.type === 'plan' && event.totalRuns + event.cachedRuns >= MANY_CALLS) keepOldGenerationTight();
+      if (event.type === 'plan' && event.totalRuns + event.cachedRuns >= MANY_CALLS)
+        keepOldGenerationTight(heapGrowingPercentInForce);
       onEvent?.(event);
     },
   });

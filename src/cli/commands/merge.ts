@@ -77,8 +77,7 @@ function printSummary(report: MergeReport): void {
 
 async function runMergeCommand(options: MergeCommandOptions): Promise<number> {
   try {
-    keepYoungGenerationSmall();
-    keepOldGenerationTight();
+    keepOldGenerationTight(keepYoungGenerationSmall());
     const { mergeParts } = await import('../../merge/merge-parts.js');
     const report = await mergeParts({
       parts: options.parts,
