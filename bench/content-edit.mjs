@@ -8,7 +8,8 @@
 // parsed and reused (its report's `documents`). After each rebuild it counts the tree's files with a
 // new inode (rewritten) and their bytes; CHECK=1 also builds the edited input from scratch (--force,
 // a copy without the cache) and requires every tree file byte-identical.
-// Run: npm run build && node bench/content-edit.mjs   (SIZES=10000 SEARCH=1 REPEAT=3 KIND=md|txt CHECK=1)
+// Run: npm run build && node bench/content-edit.mjs   (SIZES=10000 SEARCH=1 REPEAT=3 KIND=md|txt CHECK=1
+// MAX_CALL_FILES=1000)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -32,6 +33,8 @@ const REPEAT = Number(process.env.REPEAT ?? 3);
 const CHECK = process.env.CHECK === '1';
 // KIND=txt: ~600-byte text documents (bench/content-scale.mjs's), for peak RSS at 100,000 and more.
 const KIND = process.env.KIND ?? 'md';
+// MAX_CALL_FILES=1000: the call-file budget, so a small CHECK run packs resources as 10,000 does.
+const MAX_CALL_FILES = process.env.MAX_CALL_FILES === undefined ? undefined : Number(process.env.MAX_CALL_FILES);
 const WORDS =
   'static content server tree pack index part list resource document page site host edge worker build cache parse summary title'.split(
     ' ',
@@ -82,6 +85,7 @@ function makeProject(count) {
     JSON.stringify({
       tools: { 'echo-word': { values: { word: { command: "printf 'alpha\\nbeta\\n'" } } } },
       search: SEARCH ? { resources: true } : false,
+      ...(MAX_CALL_FILES === undefined ? {} : { limits: { maxCallFiles: MAX_CALL_FILES } }),
     }),
   );
   return root;
