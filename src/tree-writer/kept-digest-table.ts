@@ -1,59 +1,68 @@
-// Where kept entries start, by a digest each holds (search-kept-documents.ts's directory): keyed by
-// the digest's first 48 bits, each found start checked against the whole digest.
+// Where kept entries start, by a digest each holds (search-kept-documents.ts's directory): open
+// addressing in one typed array on the digest's first four bytes, which a digest already spreads
+// evenly, each found entry checked against the whole digest in place.
 
 const DIGEST_BYTES = 32;
 
-/** The first 48 bits of the digest at `at`, big-endian (a whole number below 2^48: no allocation). */
-function keyAt(bytes: Uint8Array, at: number): number {
-  return (
-    ((bytes[at]! << 16) | (bytes[at + 1]! << 8) | bytes[at + 2]!) * 0x1000000 +
-    ((bytes[at + 3]! << 16) | (bytes[at + 4]! << 8) | bytes[at + 5]!)
-  );
+/** The little-endian 32-bit word at `at`. */
+function wordAt(bytes: Uint8Array, at: number): number {
+  return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
 }
 
 /**
- * Where entries start, by a digest that sits in each entry `offset` bytes from its start: keyed by
- * the digest's first 48 bits (a string per entry made the previous file's read cost more than its
- * checksum), each found start checked against the whole digest in `bytes`. Read and compared in
- * place: a Buffer view per lookup, two lookups a document, was most of what an edit build's index
- * step promoted to the old generation at 100,000 documents (views outlive a scavenge far more often
- * than other short-lived objects).
+ * Where records start, by a digest that sits in each record `offset` bytes from its start: a
+ * slot per record and as many again, each holding its record's number + 1 (0: empty). A Map keyed
+ * by the digest's first 48 bits cost an edit build's index step more than reading the directory it
+ * indexed (two inserts a document, a heap number each); a string or a Buffer view per lookup, more
+ * again. Read and compared in place.
  */
 export class DigestTable {
-  private readonly starts = new Map<number, number>();
-  /** Entries whose first 48 bits another entry shares, by the whole digest. */
-  private readonly clashes = new Map<string, number>();
+  private slots = new Uint32Array(0);
+  private recordBytes = 1;
 
   constructor(private readonly offset: number) {}
 
-  private digestAt(bytes: Uint8Array, start: number): Buffer {
-    return Buffer.from(bytes.buffer, bytes.byteOffset + start + this.offset, DIGEST_BYTES);
-  }
-
-  set(bytes: Uint8Array, start: number): void {
-    const key = keyAt(bytes, start + this.offset);
-    const existing = this.starts.get(key);
-    if (existing === undefined) {
-      this.starts.set(key, start);
-      return;
+  /**
+   * Indexes the `count` records of `recordBytes` each at the start of `bytes`, those `include`
+   * says (all when absent): of records with one digest, the last is found.
+   */
+  index(bytes: Uint8Array, recordBytes: number, count: number, include?: (start: number) => boolean): void {
+    let size = 16;
+    while (size < count * 2) size *= 2;
+    const slots = new Uint32Array(size);
+    const mask = size - 1;
+    for (let record = 0; record < count; record += 1) {
+      const start = record * recordBytes;
+      if (include !== undefined && !include(start)) continue;
+      const at = start + this.offset;
+      let slot = wordAt(bytes, at) & mask;
+      for (; slots[slot] !== 0; slot = (slot + 1) & mask)
+        if (sameDigest(bytes, (slots[slot]! - 1) * recordBytes + this.offset, bytes, at)) break;
+      slots[slot] = record + 1;
     }
-    if (existing >= 0) this.clashes.set(this.digestAt(bytes, existing).toString('latin1'), existing);
-    this.starts.set(key, -1);
-    this.clashes.set(this.digestAt(bytes, start).toString('latin1'), start);
+    this.slots = slots;
+    this.recordBytes = recordBytes;
   }
 
-  get(bytes: Uint8Array, digest: Buffer): number | undefined {
-    if (digest.length !== DIGEST_BYTES) return undefined;
-    const start = this.starts.get(keyAt(digest, 0));
-    if (start === undefined) return undefined;
-    if (start < 0) return this.clashes.get(digest.toString('latin1'));
-    const at = start + this.offset;
-    for (let index = 0; index < DIGEST_BYTES; index += 1) if (bytes[at + index] !== digest[index]) return undefined;
-    return start;
+  /** Where the record whose digest is `digest` starts in `bytes` (the bytes indexed), or undefined. */
+  get(bytes: Uint8Array, digest: Uint8Array): number | undefined {
+    const { slots, recordBytes, offset } = this;
+    if (digest.length !== DIGEST_BYTES || slots.length === 0) return undefined;
+    const mask = slots.length - 1;
+    for (let slot = wordAt(digest, 0) & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
+      const start = (slots[slot]! - 1) * recordBytes;
+      if (sameDigest(bytes, start + offset, digest, 0)) return start;
+    }
+    return undefined;
   }
 
   clear(): void {
-    this.starts.clear();
-    this.clashes.clear();
+    this.slots = new Uint32Array(0);
   }
+}
+
+function sameDigest(left: Uint8Array, leftAt: number, right: Uint8Array, rightAt: number): boolean {
+  for (let index = 0; index < DIGEST_BYTES; index += 1)
+    if (left[leftAt + index] !== right[rightAt + index]) return false;
+  return true;
 }

@@ -158,11 +158,12 @@ export class KeptSearchDocuments {
       for (let record = 0; record < count; record += 1) {
         const start = record * RECORD_BYTES;
         const sourceLength = this.records[start + DIGEST_BYTES];
-        if ((sourceLength !== 0 && sourceLength !== DIGEST_BYTES) || this.partOf(record) === undefined)
+        if ((sourceLength !== 0 && sourceLength !== DIGEST_BYTES) || !this.liesInItsPart(record))
           throw new RangeError('an entry of another form');
-        this.previous.set(this.records, start);
-        if (this.records[start + DIGEST_BYTES] !== 0) this.previousBySource.set(this.records, start);
       }
+      const records = this.records;
+      this.previous.index(records, RECORD_BYTES, count);
+      this.previousBySource.index(records, RECORD_BYTES, count, (start) => records[start + DIGEST_BYTES] !== 0);
     } catch {
       this.previous.clear();
       this.previousBySource.clear();
@@ -184,13 +185,18 @@ export class KeptSearchDocuments {
 
   /** Record `record`'s part and offset when its part is the one its position says and the offset lies in it. */
   private partOf(record: number): { part: number; offset: number } | undefined {
+    if (!this.liesInItsPart(record)) return undefined;
+    const start = record * RECORD_BYTES + RECORD_PART_AT;
+    return { part: uint32At(this.records, start), offset: uint32At(this.records, start + 4) };
+  }
+
+  /** Whether record `record`'s part is the one its position says and its offset lies in it (no object made: a check a record). */
+  private liesInItsPart(record: number): boolean {
     const start = record * RECORD_BYTES + RECORD_PART_AT;
     const part = uint32At(this.records, start);
-    const offset = uint32At(this.records, start + 4);
     const first = this.partFirstRecord[part];
     const size = this.parts?.parts[part]?.sizeBytes ?? Number.POSITIVE_INFINITY;
-    if (first === undefined || record < first || offset >= size) return undefined;
-    return { part, offset };
+    return first !== undefined && record >= first && uint32At(this.records, start + 4) < size;
   }
 
   /** The previous entry found under `digest`: its part's bytes (read and checked), where it starts, its place. */

@@ -1,0 +1,117 @@
+// The search index writer's documents as they arrive (search-index-spill-writer.ts), by arrival:
+// each one's id (UTF-8 side by side), its key (sipHash of the id), its token count, and where its
+// title item, fetch body and excerpt source lie in their three scratch files, in typed arrays
+// grown as documents come (a JavaScript array slot per number per document was heap the rest of
+// the index write kept, and the heap grows to a multiple of what it holds). The title and stored
+// packs are made from these columns (search-document-packs.ts); numbers are positions in id order.
+import path from 'node:path';
+import { sipHash13Halves } from '../core/tree/siphash.js';
+import { grownTypedArray } from './grown-typed-array.js';
+import { hasExcerptSource } from './search-document-share.js';
+import type { KeptDocument } from './search-kept-documents.js';
+import type { SearchDocument } from './search-index-output.js';
+import { SpillWriter } from './spill-files.js';
+import { SpilledLengths } from './spilled-lengths.js';
+import { StringArena } from './string-arena.js';
+
+/** An entry digest's bytes (sha256): with pack reuse one follows each title item. */
+export const DIGEST_BYTES = 32;
+
+export class DocumentColumns {
+  /** The ids as UTF-8 side by side: a string and an array slot each was heap kept to the end. */
+  readonly ids = new StringArena();
+  /** Each scratch file's items by arrival: lengths, their offsets summed from them (spilled-lengths.ts). */
+  readonly titleItems: SpilledLengths;
+  readonly bodies = new SpilledLengths();
+  /** Each excerpt source's bytes (0: the document has none) and where it sits in its scratch file. */
+  readonly sources = new SpilledLengths();
+  readonly titleSpill: SpillWriter;
+  readonly bodySpill: SpillWriter;
+  readonly sourceSpill: SpillWriter;
+  keyHigh = new Uint32Array(1024);
+  keyLow = new Uint32Array(1024);
+  tokenCounts = new Uint32Array(1024);
+  /** Every document's tokens. */
+  tokenCount = 0;
+
+  /** `keysTitlePacks`: each title item is followed by its document's entry digest (pack reuse). */
+  constructor(
+    scratchFolder: string,
+    readonly keysTitlePacks: boolean,
+  ) {
+    this.titleItems = new SpilledLengths(keysTitlePacks ? DIGEST_BYTES : 0);
+    this.titleSpill = new SpillWriter(path.join(scratchFolder, 'titles'));
+    this.bodySpill = new SpillWriter(path.join(scratchFolder, 'bodies'));
+    this.sourceSpill = new SpillWriter(path.join(scratchFolder, 'excerpts'));
+  }
+
+  /** The documents so far; the next one's arrival. */
+  get count(): number {
+    return this.ids.length;
+  }
+
+  /** Adds a document with its share of the index and its entry digest (wanted with pack reuse). */
+  add(document: SearchDocument, share: KeptDocument, digest: Buffer | undefined): void {
+    const arrival = this.ids.length;
+    this.ids.push(document.id);
+    this.tokenCount += share.tokenCount;
+    // An entry's title and url, as they end its title block entry (the id's part depends on its neighbour).
+    // Encoded straight into the spill buffer: a Buffer each was garbage a document.
+    const titleItemLength = this.titleSpill.appendUtf8(JSON.stringify([document.title, document.url]).slice(1, -1));
+    const filled = arrival + 1;
+    this.keyHigh = grownTypedArray(this.keyHigh, filled);
+    this.keyLow = grownTypedArray(this.keyLow, filled);
+    this.tokenCounts = grownTypedArray(this.tokenCounts, filled);
+    this.tokenCounts[arrival] = share.tokenCount;
+    this.titleItems.push(titleItemLength);
+    // Its entry digest waits after its title item: the title packs are keyed by it.
+    if (this.keysTitlePacks) this.titleSpill.append(digest!);
+    const body = share.body;
+    this.bodies.push(body.length);
+    this.bodySpill.append(body);
+    // A resource listed by its kept source has an excerpt source exactly when its text is not empty.
+    const source = (
+      document.sourceKey !== undefined && document.textFrom !== 'call'
+        ? share.excerpt.length > 0
+        : hasExcerptSource(document)
+    )
+      ? share.excerpt
+      : undefined;
+    this.sources.push(source?.length ?? 0);
+    if (source !== undefined) this.sourceSpill.append(source);
+    const [high, low] = sipHash13Halves(this.ids.bytesAt(arrival));
+    this.keyHigh[arrival] = high;
+    this.keyLow[arrival] = low;
+  }
+
+  /** Closes the scratch files (every document has come). */
+  close(): void {
+    this.titleSpill.close();
+    this.bodySpill.close();
+    this.sourceSpill.close();
+  }
+
+  /**
+   * The documents' numbers (positions in id order, UTF-8, as writeSearchIndex numbers them):
+   * arrivals by number, and numbers by arrival. Throws when two documents have one id.
+   */
+  numbers(): { byNumber: Uint32Array; numberOf: Uint32Array } {
+    const { ids } = this;
+    const count = ids.length;
+    const byNumber = Uint32Array.from({ length: count }, (_, arrival) => arrival).sort((left, right) =>
+      ids.compareBytes(left, right),
+    );
+    const numberOf = new Uint32Array(count);
+    byNumber.forEach((arrival, number) => {
+      numberOf[arrival] = number;
+      if (number > 0 && ids.compareBytes(byNumber[number - 1]!, arrival) === 0)
+        throw new Error(`two search documents have the id ${ids.at(arrival)}`);
+    });
+    return { byNumber, numberOf };
+  }
+
+  /** The ids in number order. */
+  *idsInOrder(byNumber: Uint32Array): Iterable<string> {
+    for (const arrival of byNumber) yield this.ids.at(arrival);
+  }
+}
