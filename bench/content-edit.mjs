@@ -8,8 +8,13 @@
 // parsed and reused (its report's `documents`). After each rebuild it counts the tree's files with a
 // new inode (rewritten) and their bytes; CHECK=1 also builds the edited input from scratch (--force,
 // a copy without the cache) and requires every tree file byte-identical.
+// BEFORE_CLI=<another build's dist/cli/staticmcp.cjs> runs it on a copy of the same project in the
+// same run, each round's edit made on both and the two builds alternated (before, after, after,
+// before, ...), so both sides see the same load. The one-edit rows end with each build stage's
+// CPU (the STATICMCP_STAGE_MEMORY lines, medians in ms; before -> after with BEFORE_CLI): a stage's
+// figure is far steadier than the whole build's on a loaded machine.
 // Run: npm run build && node bench/content-edit.mjs   (SIZES=10000 SEARCH=1 REPEAT=3 KIND=md|txt CHECK=1
-// MAX_CALL_FILES=1000)
+// BEFORE_CLI=… MAX_CALL_FILES=1000)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -31,6 +36,7 @@ const SIZES = (process.env.SIZES ?? '10000').split(',').map(Number);
 const SEARCH = process.env.SEARCH === '1';
 const REPEAT = Number(process.env.REPEAT ?? 3);
 const CHECK = process.env.CHECK === '1';
+const BEFORE_CLI = process.env.BEFORE_CLI ? path.resolve(process.env.BEFORE_CLI) : undefined;
 // KIND=txt: ~600-byte text documents (bench/content-scale.mjs's), for peak RSS at 100,000 and more.
 const KIND = process.env.KIND ?? 'md';
 // MAX_CALL_FILES=1000: the call-file budget, so a small CHECK run packs resources as 10,000 does.
@@ -104,13 +110,31 @@ function treeFiles(tree, hash = false) {
   return files;
 }
 
-/** One build in its own process: wall s, CPU s, peak RSS MiB, and its report. */
-function build(project, out = path.join(project, 'tree'), ...extra) {
+/**
+ * Each build stage's CPU in ms (its line's process CPU less the line before it's), from the stage
+ * lines STATICMCP_STAGE_MEMORY=1 prints (src/builder/stage-memory.ts).
+ */
+function stagesOf(stderr) {
+  const stages = {};
+  let before = 0;
+  for (const [, stage, cpu] of stderr.matchAll(/^\[memory\] (.+?)\s+cpu\s+(\d+) ms/gm)) {
+    stages[stage] = Number(cpu) - before;
+    before = Number(cpu);
+  }
+  return stages;
+}
+
+/** One build in its own process (by `cli`): wall s, CPU s, peak RSS MiB, its stages' CPU, and its report. */
+function build(project, out = path.join(project, 'tree'), extra = [], cli = cliPath) {
   const before = treeFilesIfAny(out);
   const result = spawnSync(
     '/usr/bin/time',
-    ['-f', 'TIME %e %U %S %M', process.execPath, cliPath, 'build', project, '--out', out, '--json', ...extra],
-    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+    ['-f', 'TIME %e %U %S %M', process.execPath, cli, 'build', project, '--out', out, '--json', ...extra],
+    {
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+      env: { ...process.env, STATICMCP_STAGE_MEMORY: '1' },
+    },
   );
   const timing = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(result.stderr);
   if (result.status !== 0 || !timing) throw new Error(`build failed (${result.status}): ${result.stderr.slice(-2000)}`);
@@ -120,6 +144,7 @@ function build(project, out = path.join(project, 'tree'), ...extra) {
     wallS: Number(timing[1]),
     cpuS: Number(timing[2]) + Number(timing[3]),
     rssMiB: Number(timing[4]) / 1024,
+    stages: stagesOf(result.stderr),
     documents: report.documents,
     rewritten: rewrittenOf(before, treeFilesIfAny(out)),
   };
@@ -155,37 +180,93 @@ const show = (label, runs) => {
     );
   const documents = runs.at(-1).documents;
   console.log(
-    `  ${label.padEnd(12)} wall ${pick('wallS').toFixed(2)} s, CPU ${pick('cpuS').toFixed(2)} s, peak RSS ${pick('rssMiB').toFixed(0)} MiB` +
+    `  ${label.padEnd(20)} wall ${pick('wallS').toFixed(2)} s, CPU ${pick('cpuS').toFixed(2)} s, peak RSS ${pick('rssMiB').toFixed(0)} MiB` +
       (documents ? `; parsed ${documents.parsed}, reused ${documents.reused}` : '') +
       `; rewrote ${pick('rewrittenFiles')} of ${runs.at(-1).rewritten.total} files, ${(pick('rewrittenBytes') / 1e6).toFixed(2)} MB`,
   );
 };
 
+/** Each stage's median CPU over `runs`, before and after (BEFORE_CLI) or alone, with the ratio. */
+function showStages(runs, beforeRuns) {
+  const stageNames = [...new Set([...(beforeRuns ?? []), ...runs].flatMap((run) => Object.keys(run.stages)))];
+  const medianOf = (list, stage) => median(list.map((run) => run.stages[stage] ?? 0));
+  for (const stage of stageNames) {
+    const after = medianOf(runs, stage);
+    if (beforeRuns === undefined) {
+      console.log(`    ${stage.padEnd(20)} ${after.toFixed(0).padStart(6)} ms`);
+      continue;
+    }
+    const before = medianOf(beforeRuns, stage);
+    const ratio = before > 0 ? ` (${(after / before).toFixed(2)}x)` : '';
+    console.log(
+      `    ${stage.padEnd(20)} ${before.toFixed(0).padStart(6)} -> ${after.toFixed(0).padStart(6)} ms${ratio}`,
+    );
+  }
+}
+
+/** The project's input (no cache, no tree) copied to a new folder of the same name: the server's name comes from it. */
+function copyInput(project, prefix) {
+  const copy = path.join(tempDir(prefix), path.basename(project));
+  for (const name of ['resources', 'tools', 'staticmcp.json'])
+    cpSync(path.join(project, name), path.join(copy, name), { recursive: true });
+  return copy;
+}
+
 for (const count of SIZES) {
   const project = makeProject(count);
-  const edited = path.join(project, 'resources', 'part-0', `doc-7.${KIND}`);
+  // The before side's own copy: its cache and tree are its builds' (copied before any build).
+  const beforeProject = BEFORE_CLI === undefined ? undefined : copyInput(project, 'content-edit-before-');
+  const editedIn = (root) => path.join(root, 'resources', 'part-0', `doc-7.${KIND}`);
   console.log(`\n${count.toLocaleString('en')} ${KIND} documents${SEARCH ? ' (search on)' : ''}, median of ${REPEAT}`);
-  show('first build', [build(project)]);
+  if (beforeProject !== undefined) {
+    console.log(
+      `  before: ${BEFORE_CLI}\n  after:  ${cliPath}\n  (builds alternated: before, after, after, before, ...)`,
+    );
+    show('first build (before)', [build(beforeProject, undefined, [], BEFORE_CLI)]);
+  }
+  show(beforeProject === undefined ? 'first build' : 'first build (after)', [build(project)]);
   const noop = [];
   const edit = [];
+  const beforeNoop = [];
+  const beforeEdit = [];
   for (let round = 0; round < REPEAT; round++) {
-    noop.push(build(project));
-    appendFileSync(edited, `\nAn edit, round ${round}.\n`);
-    edit.push(build(project));
+    const sides = [
+      () => {
+        noop.push(build(project));
+        appendFileSync(editedIn(project), `\nAn edit, round ${round}.\n`);
+        edit.push(build(project));
+      },
+    ];
+    if (beforeProject !== undefined) {
+      const beforeSide = () => {
+        beforeNoop.push(build(beforeProject, undefined, [], BEFORE_CLI));
+        appendFileSync(editedIn(beforeProject), `\nAn edit, round ${round}.\n`);
+        beforeEdit.push(build(beforeProject, undefined, [], BEFORE_CLI));
+      };
+      if (round % 2 === 0) sides.unshift(beforeSide);
+      else sides.push(beforeSide);
+    }
+    for (const side of sides) side();
     if (CHECK) {
       // A copy of the input without its .staticmcp cache, so the edit loop's cache stays the tree's.
-      // Same folder name: the server's name comes from it.
-      const copy = path.join(tempDir('content-edit-fresh-'), path.basename(project));
-      for (const name of ['resources', 'tools', 'staticmcp.json'])
-        cpSync(path.join(project, name), path.join(copy, name), { recursive: true });
-      build(copy, path.join(copy, 'tree'), '--force');
+      const copy = copyInput(project, 'content-edit-fresh-');
+      build(copy, path.join(copy, 'tree'), ['--force']);
       assertSameTree(path.join(project, 'tree'), path.join(copy, 'tree'));
       rmSync(path.dirname(copy), { recursive: true, force: true });
     }
   }
   if (REPEAT > 0) {
-    show('no-op', noop);
-    show('one edit', edit);
+    if (beforeProject !== undefined) {
+      show('no-op (before)', beforeNoop);
+      show('no-op (after)', noop);
+      show('one edit (before)', beforeEdit);
+      show('one edit (after)', edit);
+    } else {
+      show('no-op', noop);
+      show('one edit', edit);
+    }
+    console.log(`  one edit's stages, CPU ms (median)${beforeProject !== undefined ? ', before -> after' : ''}:`);
+    showStages(edit, beforeProject === undefined ? undefined : beforeEdit);
     if (CHECK) console.log('  the tree after each edit: byte-identical to a from-scratch build');
   }
 }

@@ -1,6 +1,6 @@
 // Content at any size (issue #39), in-process: a project of 80 text resources built with small
 // list parts and a small file budget (and a resource-file margin of 40, its test hook, not 500): mcp.json keeps the first entries, part files hold the rest,
-// the resources past the inline ones are packed; resources/list walks the parts a part per page,
+// the resources past the inline ones are packed (each once: its raw name is one more name of its record); resources/list walks the parts a part per page,
 // resources/read finds packed and part-listed resources, search indexes every document, check
 // passes the tree, reports a damaged part and holds an app page listed in a part to the apps' rules.
 import { promises as fs } from 'node:fs';
@@ -11,6 +11,7 @@ import { checkTree } from '../../src/check/check-tree.js';
 import { listTreeFiles } from '../../src/check/list-tree-files.js';
 import { McpSession } from '../../src/core/mcp/mcp-session.js';
 import { ManifestPackedSource } from '../../src/core/packs/manifest-packed-source.js';
+import { parsePack } from '../../src/core/packs/pack-format.js';
 import { FolderPackFiles } from '../../src/hosts/node/folder-pack-files.js';
 import { FolderSource } from '../../src/hosts/node/folder-source.js';
 import { createNodeServerContext } from '../../src/hosts/node/node-server-context.js';
@@ -128,6 +129,23 @@ describe('a content tree past the inline list and the file budget', () => {
     expect(warnings.join('\n')).toMatch(/resource files, more than the file budget leaves them/);
     const headers = await fs.readFile(path.join(tree, '_headers'), 'utf8');
     expect(headers).toContain('/packs/*');
+  });
+
+  it('packs each packed document once, under its encoded and its raw name', async () => {
+    const folder = path.join(tree, 'packs', 'resources.files');
+    const namesByRecord: string[][] = [];
+    for (const file of (await fs.readdir(folder)).filter((entry) => entry.endsWith('.pack'))) {
+      const parsed = parsePack(await fs.readFile(path.join(folder, file)), file);
+      if ('status' in parsed) throw new Error(parsed.reason);
+      namesByRecord.push(...parsed.records.map(({ record }) => record.names));
+    }
+    // A raw name is one more name of its encoded twin's record, whether its twin was held past the
+    // margin (the copy held too) or written as a file before it (the copy written anew).
+    const packed = Array.from({ length: DOCUMENTS - INLINE }, (_, offset) => name(INLINE + offset));
+    expect(namesByRecord.filter((names) => names.some((one) => one.startsWith('resources/doc-')))).toEqual(
+      expect.arrayContaining(packed.map((one) => [`resources/${one}_txt.json`, `resources/${one}.txt.json`])),
+    );
+    expect(namesByRecord.flat().filter((one) => one.startsWith('resources/doc-'))).toHaveLength(packed.length * 2);
   });
 
   it('lists every resource once, a page never crossing a part, with the total', async () => {
