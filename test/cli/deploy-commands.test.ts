@@ -119,6 +119,8 @@ function readStdioConfig(indexHtml: string): { command: string; args: string[] }
   return server;
 }
 
+// Each scenario is bounded at 5 minutes: several npm and npx runs, each allowed 3 (runCommand),
+// the two scenarios side by side, which a loaded machine stretches well past a quiet one's minute.
 describe('the deploy files init writes, run as each host runs them against an npm registry', () => {
   let registry: LocalRegistry;
   let work = '';
@@ -164,7 +166,7 @@ describe('the deploy files init writes, run as each host runs them against an np
     const builds = await readHostBuilds(project);
     for (const build of builds) expect(build.commands, build.host).toEqual([`npx --yes ${TARBALL_SPEC} build`]);
     expect(await buildAsHosts(project, builds, env)).toEqual(['GitHub Pages = Netlify = Cloudflare Pages (dashboard)']);
-  }, 180_000);
+  }, 300_000);
 
   it.concurrent('once published: the flipped package from the registry writes pinned deploy files that every host builds with, and a landing page whose stdio config connects', async ({
     expect,
@@ -222,5 +224,5 @@ describe('the deploy files init writes, run as each host runs them against an np
     } finally {
       await site.close();
     }
-  }, 180_000);
+  }, 300_000);
 });

@@ -150,7 +150,8 @@ describe('staticmcp index over a tree another generator wrote', () => {
       }
     };
     await Promise.all([overStdio(), inWorkerd()]);
-  });
+    // Six CLI runs and a workerd one after another: past a minute on a loaded machine.
+  }, 180_000);
 
   it('indexes in place, again over its own index, and skips unreadable files with a warning and a count', async () => {
     const tree = await writeDocusaurusTree({ 'resources/docs/intro.json': '{not json' });

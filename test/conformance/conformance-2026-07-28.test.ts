@@ -112,16 +112,27 @@ const NOT_APPLICABLE_ON_WORKER: Record<string, string> = {
 const KNOWN_FAILURES: Record<string, string> = {};
 
 /**
- * Checks in which the suite gives a live script's run a fixed window to show its first frame: on a
- * loaded machine (CI runs three test files at once on two cores) a correct server can miss it. A
- * run whose only problems are among these runs those scenarios once more, and that run must pass.
+ * Checks in which the suite gives a stream a fixed window to show its first frames: on a loaded
+ * machine (CI runs three test files at once on two cores, or beside a second CI) a correct server
+ * can miss it. A run whose only problems are among these runs those scenarios again
+ * (findProblemsAfterRetry).
  */
 const TIMING_WINDOW_CHECKS: Record<string, string> = {
   'server-stateless: sep-2575-http-server-no-independent-requests-on-stream':
     'reads the tools/call stream for 600 ms, while the script is started, asks, and its question is gathered for 150 ms (QUESTION_SETTLE_MS) before the InputRequiredResult goes out',
   'server-stateless: sep-2575-server-no-log-without-loglevel':
     'reads the stream of a live logging tool for 500 ms, the script started and run inside that time',
+  'server-stateless: sep-2575-server-sends-subscription-ack':
+    'reads the subscriptions/listen stream for 800 ms, while a tools/call changes the tool list',
+  'server-stateless: sep-2575-server-tags-subscription-id': 'reads the frames of that same 800 ms window',
 };
+
+/**
+ * How long the suite gives one scenario (its --timeout): the test's own bound on a server that
+ * stops answering, not a promise of the server's. server-stateless sends its many requests one
+ * after another, some reading a stream for a fixed window, so a loaded machine stretches it most.
+ */
+const SCENARIO_TIMEOUT_MS = 60_000;
 
 // The workerd the tier shares over the built fixtures/conformance (test/shared-hosts.ts), and a
 // copy of the project it serves, built once per run.
@@ -134,15 +145,36 @@ afterAll(async () => {
 });
 
 /**
- * The scenarios 2026-07-28 requires (or the one named), bounded: 20 s per scenario, killed after
- * 4 minutes.
+ * The scenarios 2026-07-28 requires (or the one named), bounded: SCENARIO_TIMEOUT_MS per scenario,
+ * killed after 4 minutes.
  */
 function runRequired(endpoint: URL, scenario?: string): Promise<SuiteRun> {
   const selection =
     scenario === undefined
       ? ['--requirements', '2026-07-28']
       : ['--scenario', scenario, '--spec-version', '2026-07-28'];
-  return runSuite(SUITE, endpoint, [...selection, '--timeout', '20000'], 240_000);
+  return runSuite(SUITE, endpoint, [...selection, '--timeout', String(SCENARIO_TIMEOUT_MS)], 240_000);
+}
+
+/** How many times a scenario whose only problems are timing-window misses runs again. */
+const TIMING_WINDOW_RETRIES = 2;
+
+/**
+ * The problems of a run against `endpoint` among `applicable` scenarios; while all of them are
+ * timing-window misses (TIMING_WINDOW_CHECKS), those of the scenarios run again, one by one, up to
+ * TIMING_WINDOW_RETRIES times: a server that lacks what a check asks for fails every run.
+ */
+async function findProblemsAfterRetry(endpoint: URL, run: SuiteRun, applicable: string[]): Promise<string[]> {
+  let found = problems(run.checks, applicable);
+  for (let retry = 1; retry <= TIMING_WINDOW_RETRIES; retry++) {
+    if (found.length === 0 || !found.every((line) => problemKey(line) in TIMING_WINDOW_CHECKS)) return found;
+    process.stderr.write(`conformance 2026-07-28: running again after a timing-window miss: ${found.join('; ')}\n`);
+    const again: string[] = [];
+    for (const scenario of new Set(found.map((line) => line.slice(0, line.indexOf(':')))))
+      again.push(...problems((await runRequired(endpoint, scenario)).checks, [scenario]));
+    found = again;
+  }
+  return found;
 }
 
 /** A scenario passes when none of its checks is FAILURE or WARNING (SKIPPED: not offered). */
@@ -169,16 +201,9 @@ describe('conformance 0.2.0-alpha --requirements 2026-07-28', () => {
   it.concurrent(`passes the ${applicableOnServe.length} applicable scenarios against serve --http --live, but for the known failures`, {
     timeout: 300_000,
   }, async ({ expect }) => {
-    const { output, checks } = await runRequired(serve.endpoint);
-    expect([...checks.keys()].sort(), output).toEqual([...REQUIRED, ...UNSCORED].sort());
-    let found = problems(checks, applicableOnServe);
-    if (found.length > 0 && found.every((line) => problemKey(line) in TIMING_WINDOW_CHECKS)) {
-      process.stderr.write(`conformance 2026-07-28: running again after a timing-window miss: ${found.join('; ')}\n`);
-      const scenarios = [...new Set(found.map((line) => line.slice(0, line.indexOf(':'))))];
-      found = [];
-      for (const scenario of scenarios)
-        found.push(...problems((await runRequired(serve.endpoint, scenario)).checks, [scenario]));
-    }
+    const run = await runRequired(serve.endpoint);
+    expect([...run.checks.keys()].sort(), run.output).toEqual([...REQUIRED, ...UNSCORED].sort());
+    const found = await findProblemsAfterRetry(serve.endpoint, run, applicableOnServe);
     expect(compareWithKnownFailures(found, KNOWN_FAILURES, applicableOnServe)).toEqual({
       problems: [],
       nowPassing: [],
@@ -189,9 +214,10 @@ describe('conformance 0.2.0-alpha --requirements 2026-07-28', () => {
   it.concurrent(`passes the ${applicableOnWorker.length} scenarios a static server can against the tree's _worker.js in workerd, but for the known failures`, {
     timeout: 300_000,
   }, async ({ expect }) => {
-    const { output, checks } = await runRequired(workerEndpoint);
-    expect([...checks.keys()].sort(), output).toEqual([...REQUIRED, ...UNSCORED].sort());
-    expect(compareWithKnownFailures(problems(checks, applicableOnWorker), KNOWN_FAILURES, applicableOnWorker)).toEqual({
+    const run = await runRequired(workerEndpoint);
+    expect([...run.checks.keys()].sort(), run.output).toEqual([...REQUIRED, ...UNSCORED].sort());
+    const found = await findProblemsAfterRetry(workerEndpoint, run, applicableOnWorker);
+    expect(compareWithKnownFailures(found, KNOWN_FAILURES, applicableOnWorker)).toEqual({
       problems: [],
       nowPassing: [],
     });

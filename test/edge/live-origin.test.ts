@@ -257,7 +257,9 @@ describe('the edge in front of a live origin', () => {
       onprogress: (progress) => seen.push(progress.progress),
     });
     expect(textOf(result)).toBe('done x\n');
-    expect(seen).toEqual([1, 2, 3]);
+    // The script's own 1, 2, 3 in order. The edge's start tick (progress 0) comes first when the
+    // origin's first line takes longer than its second, as on a loaded machine: not a relay's fault.
+    expect(seen[0] === 0 ? seen.slice(1) : seen).toEqual([1, 2, 3]);
   });
 
   it('answers isError within the deadline when the origin is slow, and goes on answering precomputed calls', async () => {

@@ -105,7 +105,8 @@ beforeAll(async () => {
   await stdio.connect(
     new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', tree], stderr: 'pipe' }),
   );
-});
+  // A build, a workerd and a stdio server one after another: past a minute on a loaded machine.
+}, 180_000);
 
 afterAll(async () => {
   await client?.close();

@@ -59,12 +59,13 @@ export abstract class JsonRpcLines {
     await this.waitFor(() => (pattern.test(this.stderr) ? true : undefined), timeoutMs);
   }
 
-  responseTo(id: string | number | null): Promise<JsonRpcMessage> {
+  responseTo(id: string | number | null, timeoutMs?: number): Promise<JsonRpcMessage> {
     return this.waitFor(
       (frames) =>
         frames.find((frame) => (frame as JsonRpcMessage).id === id && (frame as JsonRpcMessage).method === undefined) as
           | JsonRpcMessage
           | undefined,
+      timeoutMs,
     );
   }
 

@@ -193,7 +193,9 @@ describe.each(HOSTS)('the edge on $name in front of the origin', (hostCase) => {
       onprogress: (progress) => seen.push(progress.progress),
     });
     expect(textOf(result), JSON.stringify(result)).toBe('done x\n');
-    expect(seen).toEqual([1, 2, 3]);
+    // The script's own 1, 2, 3 in order. The edge's start tick (progress 0) comes first when the
+    // origin's first line takes longer than its second, as on a loaded machine: not a relay's fault.
+    expect(seen[0] === 0 ? seen.slice(1) : seen).toEqual([1, 2, 3]);
   });
 
   it("forwards a completion to the origin's provider, whose own matching answers", async ({ skip }) => {
