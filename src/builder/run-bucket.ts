@@ -3,8 +3,23 @@
 // once for an index (key → where its line is), never holding the results themselves; a lookup
 // reads one line; a new result is one append. A torn last line (a killed build) is cut off, a
 // line that does not parse is a miss, and of two lines for one key the later wins.
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+// Under `--force` the earlier builds' lines are not read, but they stay in the log until the build
+// has run every call again (dropEarlierResults): a forced build killed halfway leaves the next one
+// the results it had not run again yet, and the later lines of those it had.
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  promises as fs,
+  readSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { hashParts } from './cache-keys.js';
 import { RunIndex } from './run-index.js';
 
@@ -17,11 +32,20 @@ const NEWLINE = 0x0a;
 const TAB = 0x09;
 /** Hex characters of the key kept per record: 128 bits of the argument hash. */
 const KEY_LENGTH = 32;
+/** `<bucket>.log<mark><pid>`: a log being rewritten without the earlier builds' lines, then renamed over it. */
+export const REWRITE_MARK = '.rewrite-';
 
 export class RunBucket<Value> {
   private readonly index = new RunIndex();
   private descriptor: number | undefined;
   private size = 0;
+  /**
+   * Where the lines this build reads start: 0, or under --force the end of the earlier builds'
+   * lines (found at the first open, kept when the bucket is released and opened again).
+   */
+  private firstRead: number | undefined;
+  /** Set once this build has a result, or a failure, for every call of the tool (markAllRun). */
+  private allRun = false;
   /** Whether this build read or wrote anything here (so eviction spares it). */
   used = false;
 
@@ -36,10 +60,9 @@ export class RunBucket<Value> {
     mkdirSync(path.dirname(this.file), { recursive: true });
     const descriptor = openSync(this.file, 'a+');
     this.descriptor = descriptor;
-    // --force: this tool version's earlier results are dropped, not just skipped (they would be duplicated).
-    if (this.ignorePrevious) ftruncateSync(descriptor, 0);
     this.size = fstatSync(descriptor).size;
-    const complete = this.scan(descriptor);
+    this.firstRead ??= this.ignorePrevious ? this.endOfLastLine(descriptor) : 0;
+    const complete = this.scan(descriptor, this.firstRead);
     // A killed build may have left half a line: cut it so the next append starts a line of its own.
     if (complete < this.size) {
       ftruncateSync(descriptor, complete);
@@ -48,13 +71,29 @@ export class RunBucket<Value> {
     return descriptor;
   }
 
-  /** Indexes every complete line; returns the length of the file up to its last newline. */
-  private scan(descriptor: number): number {
+  /**
+   * Where the log's last complete line ends (what --force leaves unread). A read that comes back
+   * short takes the whole file as earlier lines: an earlier result is never read as this build's.
+   */
+  private endOfLastLine(descriptor: number): number {
+    const chunk = Buffer.alloc(SCAN_CHUNK_BYTES);
+    for (let end = this.size; end > 0; ) {
+      const start = Math.max(0, end - chunk.length);
+      if (readSync(descriptor, chunk, 0, end - start, start) !== end - start) return this.size;
+      const newline = chunk.lastIndexOf(NEWLINE, end - start - 1);
+      if (newline >= 0) return start + newline + 1;
+      end = start;
+    }
+    return 0;
+  }
+
+  /** Indexes every complete line from `from`; returns the length of the file up to its last newline. */
+  private scan(descriptor: number, from: number): number {
     const chunk = Buffer.alloc(SCAN_CHUNK_BYTES);
     const head = Buffer.alloc(KEY_LENGTH + 1);
     let headLength = 0;
-    let lineStart = 0;
-    for (let position = 0; position < this.size; ) {
+    let lineStart = from;
+    for (let position = from; position < this.size; ) {
       const bytesRead = readSync(descriptor, chunk, 0, Math.min(chunk.length, this.size - position), position);
       if (bytesRead === 0) break;
       let cursor = 0;
@@ -126,6 +165,32 @@ export class RunBucket<Value> {
     this.index.set(key, this.size, line.length - 1, true);
     this.size += line.length;
     this.used = true;
+  }
+
+  /**
+   * Notes that this build ran every call of the tool (none was left by an interruption): under
+   * --force the earlier builds' lines are then superseded, and dropEarlierResults may drop them.
+   */
+  markAllRun(): void {
+    this.allRun = true;
+  }
+
+  /**
+   * Under --force, once every call ran again (markAllRun): rewrites the log with this build's lines
+   * only, into a file of its own renamed over the log, so a kill at any moment leaves one whole log.
+   * A rewrite that fails leaves the log as it was (its later lines win), never a build failed.
+   */
+  async dropEarlierResults(): Promise<void> {
+    const from = this.firstRead ?? 0;
+    if (!this.ignorePrevious || !this.allRun || from === 0) return;
+    const temp = `${this.file}${REWRITE_MARK}${process.pid}`;
+    try {
+      await pipeline(createReadStream(this.file, { start: from }), createWriteStream(temp));
+      await fs.rename(temp, this.file);
+      this.firstRead = 0;
+    } catch {
+      await fs.rm(temp, { force: true });
+    }
   }
 
   /** Drops the index and closes the file; the bucket reopens (and rescans) if used again. */
