@@ -3,7 +3,7 @@
 // append-only bucket per tool version (run-bucket.ts), so a build reads only the results it looks
 // up and writes only the new ones. Results of earlier builds are kept (switching a value list back
 // and forth reruns nothing) until the cache passes `limits.maxCacheBytes`; then the buckets used
-// longest ago go first, never one this build used. A corrupt cache is ignored, never trusted.
+// longest ago go first, never one of this build's tools. A corrupt cache is ignored, never trusted.
 // A build killed at any moment leaves every result it had whole (`--force` included: run-bucket.ts).
 import { promises as fs, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -157,7 +157,9 @@ export class BuildCache implements ValidationMemory {
     }
     await removeDeadRewrites(runsFolder, names);
     names = names.filter((name) => name.endsWith(BUCKET_EXTENSION));
-    const used = new Set([...this.buckets.values()].filter((bucket) => bucket.used).map((bucket) => bucket.file));
+    // Every bucket of this build's tools is spared, used or not: an interrupted build may not have
+    // reached a tool, whose results are no less current for it.
+    const current = new Set([...this.buckets.values()].map((bucket) => bucket.file));
     let total = 0;
     const candidates: { file: string; bytes: number; usedAtMs: number }[] = [];
     for (const name of names) {
@@ -165,7 +167,7 @@ export class BuildCache implements ValidationMemory {
       try {
         const stats = statSync(file);
         total += stats.size;
-        if (!used.has(file)) candidates.push({ file, bytes: stats.size, usedAtMs: stats.mtimeMs });
+        if (!current.has(file)) candidates.push({ file, bytes: stats.size, usedAtMs: stats.mtimeMs });
       } catch {
         // Removed meanwhile (another build evicting): nothing to count.
       }

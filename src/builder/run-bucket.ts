@@ -46,7 +46,7 @@ export class RunBucket<Value> {
   private firstRead: number | undefined;
   /** Set once this build has a result, or a failure, for every call of the tool (markAllRun). */
   private allRun = false;
-  /** Whether this build read or wrote anything here (so eviction spares it). */
+  /** Whether this build read or wrote anything here (its mtime then says so: eviction takes the oldest first). */
   used = false;
 
   constructor(

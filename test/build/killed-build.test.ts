@@ -2,7 +2,8 @@
 // script holds (it writes a file, then hangs), or just after a stage of the build (its stage line
 // on stderr). The previous tree stays as it was, or is the whole new one, and the next build runs
 // only the calls whose results the cache does not hold whole: with `--force` too, whose earlier
-// results stay until it has run every call again.
+// results stay until it has run every call again, and over the cache cap, whose eviction spares
+// the tools an interrupted build had not reached.
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -179,6 +180,30 @@ describe('a build killed at a call', () => {
       });
       expect(await answersOf(out)).toEqual(ALL.map((n) => `n=${n} second`));
     }
+  });
+});
+
+describe('an interrupted build over the cache cap', () => {
+  it('keeps the results of the tools it had not reached yet', async () => {
+    // Tools run in order: the build is ended at the first tool's gate, before the second's calls.
+    const project = await makeProject({
+      tools: { [TOOL]: 'waits-at-gate', 'then-counted': 'count-runs' },
+      config: { limits: { maxCacheBytes: 0 } },
+      files: { edition: 'first\n' },
+    });
+    expect((await buildInProcess(project)).code).toBe(0);
+    await fs.rm(path.join(project, 'runs.log'));
+    await fs.appendFile(path.join(project, 'tools', TOOL), '# the second version\n');
+    await fs.writeFile(path.join(project, 'gate'), `${GATE}\n`);
+    await killBuildWhen([project, '--concurrency', '1'], 'SIGTERM', () => untilAtGate(project));
+    await endGateScript(project);
+    await fs.rm(path.join(project, 'runs.log'));
+
+    const next = await buildInProcess(project);
+    expect(next.code, problemsOf(next.report)).toBe(0);
+    const runs = (await fs.readFile(path.join(project, 'runs.log'), 'utf8')).split('\n').filter(Boolean);
+    expect(runs.filter((line) => line.startsWith('then-counted'))).toEqual([]);
+    expect(toolReport(next.report as BuildReportJson, 'then-counted')).toMatchObject({ precomputed: 3, cached: 3 });
   });
 });
 
