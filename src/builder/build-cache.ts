@@ -127,7 +127,7 @@ export class BuildCache implements ValidationMemory {
     const now = new Date();
     for (const bucket of this.buckets.values()) {
       bucket.release();
-      await bucket.dropEarlierResults();
+      await bucket.dropSupersededLines();
       // The bucket's mtime is its last use: eviction takes the oldest first.
       if (bucket.used) await fs.utimes(bucket.file, now, now).catch(() => {});
     }

@@ -4,7 +4,7 @@
 // reads one line; a new result is one append. A torn last line (a killed build) is cut off, a
 // line that does not parse is a miss, and of two lines for one key the later wins.
 // Under `--force` the earlier builds' lines are not read, but they stay in the log until the build
-// has run every call again (dropEarlierResults): a forced build killed halfway leaves the next one
+// has run every call again (dropSupersededLines): a forced build killed halfway leaves the next one
 // the results it had not run again yet, and the later lines of those it had.
 import {
   closeSync,
@@ -44,6 +44,8 @@ export class RunBucket<Value> {
    * lines (found at the first open, kept when the bucket is released and opened again).
    */
   private firstRead: number | undefined;
+  /** Whether the log's first scan found as many superseded lines (a key's earlier ones) as current ones. */
+  private supersededAtOpen = false;
   /** Set once this build has a result, or a failure, for every call of the tool (markAllRun). */
   private allRun = false;
   /** Whether this build read or wrote anything here (its mtime then says so: eviction takes the oldest first). */
@@ -61,8 +63,11 @@ export class RunBucket<Value> {
     const descriptor = openSync(this.file, 'a+');
     this.descriptor = descriptor;
     this.size = fstatSync(descriptor).size;
+    const firstOpen = this.firstRead === undefined;
     this.firstRead ??= this.ignorePrevious ? this.endOfLastLine(descriptor) : 0;
     const complete = this.scan(descriptor, this.firstRead);
+    if (firstOpen && !this.ignorePrevious && this.index.superseded > 0 && this.index.superseded >= this.index.size)
+      this.supersededAtOpen = true;
     // A killed build may have left half a line: cut it so the next append starts a line of its own.
     if (complete < this.size) {
       ftruncateSync(descriptor, complete);
@@ -89,6 +94,18 @@ export class RunBucket<Value> {
 
   /** Indexes every complete line from `from`; returns the length of the file up to its last newline. */
   private scan(descriptor: number, from: number): number {
+    return this.forEachLine(descriptor, from, (key, start, length) => this.index.set(key, start, length));
+  }
+
+  /**
+   * Calls `visit` with the key, start and length of every complete line from `from` that starts
+   * with a key and a tab; returns the length of the file up to its last newline.
+   */
+  private forEachLine(
+    descriptor: number,
+    from: number,
+    visit: (key: string, start: number, length: number) => void,
+  ): number {
     const chunk = Buffer.alloc(SCAN_CHUNK_BYTES);
     const head = Buffer.alloc(KEY_LENGTH + 1);
     let headLength = 0;
@@ -106,7 +123,7 @@ export class RunBucket<Value> {
         if (end === bytesRead) break;
         const lineEnd = position + end;
         if (headLength === head.length && head[KEY_LENGTH] === TAB)
-          this.index.set(head.toString('latin1', 0, KEY_LENGTH), lineStart, lineEnd - lineStart);
+          visit(head.toString('latin1', 0, KEY_LENGTH), lineStart, lineEnd - lineStart);
         headLength = 0;
         lineStart = lineEnd + 1;
         cursor = end + 1;
@@ -169,27 +186,61 @@ export class RunBucket<Value> {
 
   /**
    * Notes that this build ran every call of the tool (none was left by an interruption): under
-   * --force the earlier builds' lines are then superseded, and dropEarlierResults may drop them.
+   * --force the earlier builds' lines are then superseded, and dropSupersededLines may drop them.
    */
   markAllRun(): void {
     this.allRun = true;
   }
 
   /**
-   * Under --force, once every call ran again (markAllRun): rewrites the log with this build's lines
-   * only, into a file of its own renamed over the log, so a kill at any moment leaves one whole log.
+   * Rewrites the log without the lines no lookup reads any more, into a file of its own renamed
+   * over it (a kill at any moment leaves one whole log): under --force, once every call ran again
+   * (markAllRun), the earlier builds' lines; otherwise, when the log's first scan found as many
+   * superseded lines as current ones (forced builds killed once their calls were done), those.
    * A rewrite that fails leaves the log as it was (its later lines win), never a build failed.
    */
-  async dropEarlierResults(): Promise<void> {
+  async dropSupersededLines(): Promise<void> {
     const from = this.firstRead ?? 0;
-    if (!this.ignorePrevious || !this.allRun || from === 0) return;
+    const forced = this.ignorePrevious && this.allRun && from > 0;
+    if (!forced && !this.supersededAtOpen) return;
+    this.release();
     const temp = `${this.file}${REWRITE_MARK}${process.pid}`;
     try {
-      await pipeline(createReadStream(this.file, { start: from }), createWriteStream(temp));
+      if (forced) await pipeline(createReadStream(this.file, { start: from }), createWriteStream(temp));
+      else this.writeCurrentLines(temp);
       await fs.rename(temp, this.file);
       this.firstRead = 0;
+      this.supersededAtOpen = false;
     } catch {
       await fs.rm(temp, { force: true });
+    } finally {
+      this.release();
+    }
+  }
+
+  /** Writes to `temp` each line a lookup would read (the last of its key), in the log's order. */
+  private writeCurrentLines(temp: string): void {
+    const descriptor = this.open();
+    const output = openSync(temp, 'w');
+    try {
+      const batch = Buffer.allocUnsafe(SCAN_CHUNK_BYTES);
+      let batched = 0;
+      this.forEachLine(descriptor, 0, (key, start, length) => {
+        if (this.index.get(key)?.offset !== start) return;
+        if (batched + length + 1 > batch.length) {
+          writeSync(output, batch, 0, batched);
+          batched = 0;
+        }
+        // A line longer than the batch is read and written on its own.
+        const target = length + 1 > batch.length ? Buffer.allocUnsafe(length + 1) : batch;
+        const at = target === batch ? batched : 0;
+        if (readSync(descriptor, target, at, length + 1, start) !== length + 1) throw new Error('the log changed');
+        if (target === batch) batched += length + 1;
+        else writeSync(output, target);
+      });
+      writeSync(output, batch, 0, batched);
+    } finally {
+      closeSync(output);
     }
   }
 

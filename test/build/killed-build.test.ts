@@ -232,6 +232,8 @@ describe('a build killed after a stage', () => {
       expect(next.code, next.stderr).toBe(0);
       expect(next.stderr, stage).toContain(`0 call(s) to run, ${CALLS} unchanged from the cache`);
       expect(await takeRuns(project), stage).toEqual([]);
+      // The killed build's results and the earlier ones were both in the log: it now holds each once.
+      expect(await cachedLines(project), stage).toBe(CALLS);
       const rebuilt = await readTree(out);
       const same = (one: Map<string, Buffer>, other: Map<string, Buffer>): boolean =>
         one.size === other.size && [...one].every(([file, bytes]) => other.get(file)?.equals(bytes));
