@@ -3,13 +3,15 @@
 // append-only bucket per tool version (run-bucket.ts), so a build reads only the results it looks
 // up and writes only the new ones. Results of earlier builds are kept (switching a value list back
 // and forth reruns nothing) until the cache passes `limits.maxCacheBytes`; then the buckets used
-// longest ago go first, never one this build used. A corrupt cache is ignored, never trusted.
+// longest ago go first, never one of this build's tools. A corrupt cache is ignored, never trusted.
+// A build killed at any moment leaves every result it had whole (`--force` included: run-bucket.ts).
 import { promises as fs, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ToolResult } from '../core/results/tool-result.js';
 import type { ValidationMemory } from '../project/config.js';
 import { hashParts } from './cache-keys.js';
-import { RunBucket } from './run-bucket.js';
+import { isProcessAlive } from '../shared/process-alive.js';
+import { REWRITE_MARK, RunBucket } from './run-bucket.js';
 
 export { hashParts };
 
@@ -50,6 +52,17 @@ function readMeta(file: string): MetaFile | undefined {
     // Missing or corrupt: start empty.
   }
   return undefined;
+}
+
+/** Removes the rewrites of bucket logs (run-bucket.ts) that builds killed mid-rewrite left behind. */
+async function removeDeadRewrites(runsFolder: string, names: readonly string[]): Promise<void> {
+  const marker = `${BUCKET_EXTENSION}${REWRITE_MARK}`;
+  for (const name of names) {
+    const at = name.indexOf(marker);
+    if (at < 0) continue;
+    const pid = name.slice(at + marker.length);
+    if (/^\d+$/.test(pid) && !isProcessAlive(Number(pid))) await fs.rm(path.join(runsFolder, name), { force: true });
+  }
 }
 
 export class BuildCache implements ValidationMemory {
@@ -114,6 +127,7 @@ export class BuildCache implements ValidationMemory {
     const now = new Date();
     for (const bucket of this.buckets.values()) {
       bucket.release();
+      await bucket.dropSupersededLines();
       // The bucket's mtime is its last use: eviction takes the oldest first.
       if (bucket.used) await fs.utimes(bucket.file, now, now).catch(() => {});
     }
@@ -137,11 +151,15 @@ export class BuildCache implements ValidationMemory {
     const runsFolder = path.join(this.folder, RUNS_FOLDER);
     let names: string[];
     try {
-      names = readdirSync(runsFolder).filter((name) => name.endsWith(BUCKET_EXTENSION));
+      names = readdirSync(runsFolder);
     } catch {
       return;
     }
-    const used = new Set([...this.buckets.values()].filter((bucket) => bucket.used).map((bucket) => bucket.file));
+    await removeDeadRewrites(runsFolder, names);
+    names = names.filter((name) => name.endsWith(BUCKET_EXTENSION));
+    // Every bucket of this build's tools is spared, used or not: an interrupted build may not have
+    // reached a tool, whose results are no less current for it.
+    const current = new Set([...this.buckets.values()].map((bucket) => bucket.file));
     let total = 0;
     const candidates: { file: string; bytes: number; usedAtMs: number }[] = [];
     for (const name of names) {
@@ -149,7 +167,7 @@ export class BuildCache implements ValidationMemory {
       try {
         const stats = statSync(file);
         total += stats.size;
-        if (!used.has(file)) candidates.push({ file, bytes: stats.size, usedAtMs: stats.mtimeMs });
+        if (!current.has(file)) candidates.push({ file, bytes: stats.size, usedAtMs: stats.mtimeMs });
       } catch {
         // Removed meanwhile (another build evicting): nothing to count.
       }

@@ -3,8 +3,23 @@
 // once for an index (key → where its line is), never holding the results themselves; a lookup
 // reads one line; a new result is one append. A torn last line (a killed build) is cut off, a
 // line that does not parse is a miss, and of two lines for one key the later wins.
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+// Under `--force` the earlier builds' lines are not read, but they stay in the log until the build
+// has run every call again (dropSupersededLines): a forced build killed halfway leaves the next one
+// the results it had not run again yet, and the later lines of those it had.
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  promises as fs,
+  readSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { hashParts } from './cache-keys.js';
 import { RunIndex } from './run-index.js';
 
@@ -17,12 +32,23 @@ const NEWLINE = 0x0a;
 const TAB = 0x09;
 /** Hex characters of the key kept per record: 128 bits of the argument hash. */
 const KEY_LENGTH = 32;
+/** `<bucket>.log<mark><pid>`: a log being rewritten without the earlier builds' lines, then renamed over it. */
+export const REWRITE_MARK = '.rewrite-';
 
 export class RunBucket<Value> {
   private readonly index = new RunIndex();
   private descriptor: number | undefined;
   private size = 0;
-  /** Whether this build read or wrote anything here (so eviction spares it). */
+  /**
+   * Where the lines this build reads start: 0, or under --force the end of the earlier builds'
+   * lines (found at the first open, kept when the bucket is released and opened again).
+   */
+  private firstRead: number | undefined;
+  /** Whether the log's first scan found as many superseded lines (a key's earlier ones) as current ones. */
+  private supersededAtOpen = false;
+  /** Set once this build has a result, or a failure, for every call of the tool (markAllRun). */
+  private allRun = false;
+  /** Whether this build read or wrote anything here (its mtime then says so: eviction takes the oldest first). */
   used = false;
 
   constructor(
@@ -36,10 +62,12 @@ export class RunBucket<Value> {
     mkdirSync(path.dirname(this.file), { recursive: true });
     const descriptor = openSync(this.file, 'a+');
     this.descriptor = descriptor;
-    // --force: this tool version's earlier results are dropped, not just skipped (they would be duplicated).
-    if (this.ignorePrevious) ftruncateSync(descriptor, 0);
     this.size = fstatSync(descriptor).size;
-    const complete = this.scan(descriptor);
+    const firstOpen = this.firstRead === undefined;
+    this.firstRead ??= this.ignorePrevious ? this.endOfLastLine(descriptor) : 0;
+    const complete = this.scan(descriptor, this.firstRead);
+    if (firstOpen && !this.ignorePrevious && this.index.superseded > 0 && this.index.superseded >= this.index.size)
+      this.supersededAtOpen = true;
     // A killed build may have left half a line: cut it so the next append starts a line of its own.
     if (complete < this.size) {
       ftruncateSync(descriptor, complete);
@@ -48,13 +76,41 @@ export class RunBucket<Value> {
     return descriptor;
   }
 
-  /** Indexes every complete line; returns the length of the file up to its last newline. */
-  private scan(descriptor: number): number {
+  /**
+   * Where the log's last complete line ends (what --force leaves unread). A read that comes back
+   * short takes the whole file as earlier lines: an earlier result is never read as this build's.
+   */
+  private endOfLastLine(descriptor: number): number {
+    const chunk = Buffer.alloc(SCAN_CHUNK_BYTES);
+    for (let end = this.size; end > 0; ) {
+      const start = Math.max(0, end - chunk.length);
+      if (readSync(descriptor, chunk, 0, end - start, start) !== end - start) return this.size;
+      const newline = chunk.lastIndexOf(NEWLINE, end - start - 1);
+      if (newline >= 0) return start + newline + 1;
+      end = start;
+    }
+    return 0;
+  }
+
+  /** Indexes every complete line from `from`; returns the length of the file up to its last newline. */
+  private scan(descriptor: number, from: number): number {
+    return this.forEachLine(descriptor, from, (key, start, length) => this.index.set(key, start, length));
+  }
+
+  /**
+   * Calls `visit` with the key, start and length of every complete line from `from` that starts
+   * with a key and a tab; returns the length of the file up to its last newline.
+   */
+  private forEachLine(
+    descriptor: number,
+    from: number,
+    visit: (key: string, start: number, length: number) => void,
+  ): number {
     const chunk = Buffer.alloc(SCAN_CHUNK_BYTES);
     const head = Buffer.alloc(KEY_LENGTH + 1);
     let headLength = 0;
-    let lineStart = 0;
-    for (let position = 0; position < this.size; ) {
+    let lineStart = from;
+    for (let position = from; position < this.size; ) {
       const bytesRead = readSync(descriptor, chunk, 0, Math.min(chunk.length, this.size - position), position);
       if (bytesRead === 0) break;
       let cursor = 0;
@@ -67,7 +123,7 @@ export class RunBucket<Value> {
         if (end === bytesRead) break;
         const lineEnd = position + end;
         if (headLength === head.length && head[KEY_LENGTH] === TAB)
-          this.index.set(head.toString('latin1', 0, KEY_LENGTH), lineStart, lineEnd - lineStart);
+          visit(head.toString('latin1', 0, KEY_LENGTH), lineStart, lineEnd - lineStart);
         headLength = 0;
         lineStart = lineEnd + 1;
         cursor = end + 1;
@@ -126,6 +182,66 @@ export class RunBucket<Value> {
     this.index.set(key, this.size, line.length - 1, true);
     this.size += line.length;
     this.used = true;
+  }
+
+  /**
+   * Notes that this build ran every call of the tool (none was left by an interruption): under
+   * --force the earlier builds' lines are then superseded, and dropSupersededLines may drop them.
+   */
+  markAllRun(): void {
+    this.allRun = true;
+  }
+
+  /**
+   * Rewrites the log without the lines no lookup reads any more, into a file of its own renamed
+   * over it (a kill at any moment leaves one whole log): under --force, once every call ran again
+   * (markAllRun), the earlier builds' lines; otherwise, when the log's first scan found as many
+   * superseded lines as current ones (forced builds killed once their calls were done), those.
+   * A rewrite that fails leaves the log as it was (its later lines win), never a build failed.
+   */
+  async dropSupersededLines(): Promise<void> {
+    const from = this.firstRead ?? 0;
+    const forced = this.ignorePrevious && this.allRun && from > 0;
+    if (!forced && !this.supersededAtOpen) return;
+    this.release();
+    const temp = `${this.file}${REWRITE_MARK}${process.pid}`;
+    try {
+      if (forced) await pipeline(createReadStream(this.file, { start: from }), createWriteStream(temp));
+      else this.writeCurrentLines(temp);
+      await fs.rename(temp, this.file);
+      this.firstRead = 0;
+      this.supersededAtOpen = false;
+    } catch {
+      await fs.rm(temp, { force: true });
+    } finally {
+      this.release();
+    }
+  }
+
+  /** Writes to `temp` each line a lookup would read (the last of its key), in the log's order. */
+  private writeCurrentLines(temp: string): void {
+    const descriptor = this.open();
+    const output = openSync(temp, 'w');
+    try {
+      const batch = Buffer.allocUnsafe(SCAN_CHUNK_BYTES);
+      let batched = 0;
+      this.forEachLine(descriptor, 0, (key, start, length) => {
+        if (this.index.get(key)?.offset !== start) return;
+        if (batched + length + 1 > batch.length) {
+          writeSync(output, batch, 0, batched);
+          batched = 0;
+        }
+        // A line longer than the batch is read and written on its own.
+        const target = length + 1 > batch.length ? Buffer.allocUnsafe(length + 1) : batch;
+        const at = target === batch ? batched : 0;
+        if (readSync(descriptor, target, at, length + 1, start) !== length + 1) throw new Error('the log changed');
+        if (target === batch) batched += length + 1;
+        else writeSync(output, target);
+      });
+      writeSync(output, batch, 0, batched);
+    } finally {
+      closeSync(output);
+    }
   }
 
   /** Drops the index and closes the file; the bucket reopens (and rescans) if used again. */

@@ -57,6 +57,11 @@ export class RunIndex {
     return this.count;
   }
 
+  /** Lines indexed and then superseded by a later line of their key. */
+  get superseded(): number {
+    return this.entries - this.count;
+  }
+
   /**
    * The table position of `hexKey` (32 hex characters); ABSENT when it is not there (freePosition
    * is then where it would go), INVALID when it is no such key (a damaged log line): never found.

@@ -76,6 +76,7 @@ export const LONGEST_FILES: readonly string[] = [
   'test/edge/packed-worker.test.ts',
   // The cli tier runs last: on a fresh clone (no timings) vitest starts its files largest first,
   // which put the small protocol-table.test.ts, whose table runs through every process host, last of the run.
+  'test/build/killed-build.test.ts',
   'test/build/build-behaviour.test.ts',
   'test/build/content-edit.test.ts',
   'test/cli/check.test.ts',
