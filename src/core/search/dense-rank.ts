@@ -58,7 +58,7 @@ export function rankAndCountDense(
   }
   if (corpus.documentCount === 0 || limit <= 0) return { best: [], total: 0 };
   const parts = partsOf(lists, corpus.documentCount, listWeights, counted, maxFixedScore);
-  const fixed = new Int16Array(corpus.documentCount);
+  const fixed = scoresFor(corpus.documentCount);
   let total = 0;
   for (const { list, counts, fixedParts } of parts) {
     const { documents, count } = list;
@@ -84,9 +84,18 @@ export function rankAndCountDense(
       if (-score >= bar) candidates.push(document);
     }
   }
+  fixed.fill(0);
   const best = candidates.map((document) => ({ document, score: exactScoreOf(lists, parts, document) }));
   best.sort((left, right) => right.score - left.score || left.document - right.document);
   return { best: best.slice(0, limit), total };
+}
+
+/** The scores' array, kept from query to query (all zeros between them): a warm query touches no new memory. */
+let keptScores = new Int16Array(0);
+
+function scoresFor(documentCount: number): Int16Array {
+  if (keptScores.length < documentCount) keptScores = new Int16Array(documentCount);
+  return keptScores.subarray(0, documentCount);
 }
 
 function partsOf(
