@@ -71,19 +71,11 @@ export function rankAndCountDense(
     }
   }
   // A document of the page scores within 2 units a list of the `limit`-th best fixed-point score.
-  const bar = fixedBarOf(parts, fixed, limit) - 2 * lists.length - 1;
-  const candidates: number[] = [];
-  for (const { list } of parts) {
-    const { documents, count } = list;
-    for (let position = 0; position < count; position += 1) {
-      const document = documents[position]!;
-      // Negative: not met yet by this walk (fixedBarOf turned every score).
-      const score = fixed[document]!;
-      if (score >= 0) continue;
-      fixed[document] = -score;
-      if (-score >= bar) candidates.push(document);
-    }
-  }
+  const margin = 2 * lists.length + 1;
+  const met: number[] = [];
+  const bar = fixedBarOf(parts, fixed, limit, margin, met) - margin;
+  // fixedBarOf turned every document's score negative.
+  const candidates = met.filter((document) => -fixed[document]! >= bar);
   fixed.fill(0);
   const best = candidates.map((document) => ({ document, score: exactScoreOf(lists, parts, document) }));
   best.sort((left, right) => right.score - left.score || left.document - right.document);
@@ -131,9 +123,17 @@ function partsOf(
 
 /**
  * The `limit`-th best fixed-point score among the documents of `parts`, minus infinity when fewer
- * match; each document met is turned negative, so that it counts once.
+ * match; each document met is turned negative, so that it counts once. Each document within
+ * `margin` of the bar as it stood when met goes into `met`: the bar only rises, so those within
+ * `margin` of the last one are all there.
  */
-function fixedBarOf(parts: readonly ListPart[], fixed: Int16Array, limit: number): number {
+function fixedBarOf(
+  parts: readonly ListPart[],
+  fixed: Int16Array,
+  limit: number,
+  margin: number,
+  met: number[],
+): number {
   // The best `limit` scores met so far, ascending: top[0] is the lowest kept.
   const top = new Int16Array(limit);
   let held = 0;
@@ -149,11 +149,15 @@ function fixedBarOf(parts: readonly ListPart[], fixed: Int16Array, limit: number
         held += 1;
         for (; at > 0 && top[at - 1]! > score; at -= 1) top[at] = top[at - 1]!;
         top[at] = score;
-      } else if (score > top[0]!) {
+        met.push(document);
+        continue;
+      }
+      if (score > top[0]!) {
         let at = 0;
         for (; at + 1 < limit && top[at + 1]! < score; at += 1) top[at] = top[at + 1]!;
         top[at] = score;
       }
+      if (score >= top[0]! - margin) met.push(document);
     }
   }
   return held < limit ? Number.NEGATIVE_INFINITY : top[0]!;
