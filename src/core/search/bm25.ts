@@ -96,7 +96,7 @@ export function rankBm25(
       const list = lists[index]!;
       const position = positions[index]!;
       if (position >= list.count || list.documents[position] !== document) continue;
-      const part = idfs[index]! * list.weights[position]!;
+      const part = idfs[index]! * list.weightAt(position);
       parts[index] = part;
       partial += part;
       positions[index] = position + 1;
@@ -125,7 +125,7 @@ export function rankBm25(
       while (list.documents[position]! < document) position += 1;
       positions[index] = position;
       if (list.documents[position] !== document) continue;
-      const part = idfs[index]! * list.weights[position]!;
+      const part = idfs[index]! * list.weightAt(position);
       parts[index] = part;
       partial += part;
       positions[index] = position + 1;

@@ -78,6 +78,11 @@ export function impactOf(termFrequency: number, documentLength: number, averageL
 /** The term weight an impact byte stands for. */
 const WEIGHT_OF_IMPACT = Float64Array.from({ length: IMPACT_STEPS + 1 }, (_, impact) => impact * IMPACT_STEP);
 
+/** The term weight impact byte `impact` (0..255) stands for, as a decoded posting weighs. */
+export function weightOfImpact(impact: number): number {
+  return WEIGHT_OF_IMPACT[impact]!;
+}
+
 /** Writes `value` as an unsigned LEB128 varint at `at`; returns where the next byte goes. */
 export function writeVarint(target: Uint8Array, at: number, value: number): number {
   let rest = value;
@@ -192,17 +197,22 @@ class VarintCursor {
 
 /**
  * A term's postings as parallel arrays (a 2.5 MB list decodes without an object per posting),
- * each document's BM25 term-frequency part beside it, which a query multiplies by the term's idf.
- * Blocks of POSTING_BLOCK_SIZE postings, with each block's last document and largest weight known
- * before the block is decoded: `documents` and `weights` hold a block's postings once
- * `readBlock` decoded it (formats 4 and 5 decode on demand; older formats decode everything at once).
+ * each document's BM25 term-frequency part beside it (weightAt), which a query multiplies by the
+ * term's idf. Blocks of POSTING_BLOCK_SIZE postings, with each block's last document and largest
+ * weight known before the block is decoded: `documents` and the weights hold a block's postings
+ * once `readBlock` decoded it (formats 4 and later decode on demand, keeping each posting's impact
+ * byte; older formats decode everything at once, with exact weights).
  */
 export class PostingList {
   readonly documents: Uint32Array;
-  readonly weights: Float64Array;
+  /** Each posting's impact byte (formats 4 and later): integers, which first-run code adds without allocating. */
+  readonly impacts: Uint8Array | undefined;
+  private readonly exactWeights: Float64Array | undefined;
   readonly blockLastDocuments: Uint32Array;
   readonly blockMaxWeights: Float64Array;
-  /** 1 for each block `documents` and `weights` hold. */
+  /** Each block's largest impact byte (formats 4 and later). */
+  readonly blockMaxImpacts: Uint8Array;
+  /** 1 for each block `documents` and the weights hold. */
   readonly decoded: Uint8Array;
 
   constructor(
@@ -212,9 +222,11 @@ export class PostingList {
     private readonly blockBytes?: { bytes: Uint8Array; starts: Uint32Array },
   ) {
     this.documents = new Uint32Array(count);
-    this.weights = new Float64Array(count);
+    if (blockBytes === undefined) this.exactWeights = new Float64Array(count);
+    else this.impacts = new Uint8Array(count);
     this.blockLastDocuments = new Uint32Array(blockCount);
     this.blockMaxWeights = new Float64Array(blockCount);
+    this.blockMaxImpacts = new Uint8Array(blockCount);
     this.decoded = new Uint8Array(blockCount);
   }
 
@@ -222,46 +234,76 @@ export class PostingList {
     return this.decoded.length;
   }
 
-  /** Bytes the list holds (its arrays, and the blocks' bytes not yet decoded). */
-  get heldBytes(): number {
-    return this.count * 12 + this.blockCount * 13 + (this.blockBytes?.bytes.length ?? 0);
+  /** The weight of the posting at `position` (of a decoded block). */
+  weightAt(position: number): number {
+    const impacts = this.impacts;
+    return impacts !== undefined ? WEIGHT_OF_IMPACT[impacts[position]!]! : this.exactWeights![position]!;
   }
 
-  /** Decodes `block` into `documents` and `weights` unless done; a problem when its bytes are not sound. */
+  /** Bytes the list holds (its arrays, and the blocks' bytes not yet decoded). */
+  get heldBytes(): number {
+    const perPosting = this.impacts !== undefined ? 5 : 12;
+    return this.count * perPosting + this.blockCount * 14 + (this.blockBytes?.bytes.length ?? 0);
+  }
+
+  /** Decodes `block` into `documents` and the weights unless done; a problem when its bytes are not sound. */
   readBlock(block: number): string | undefined {
-    if (this.decoded[block] === 1) return undefined;
-    const { bytes, starts } = this.blockBytes!;
-    const cursor = new VarintCursor(bytes, starts[block]!);
-    const end = starts[block + 1]!;
-    const last = this.blockLastDocuments[block]!;
-    const maxWeight = this.blockMaxWeights[block]!;
-    let document = block === 0 ? 0 : this.blockLastDocuments[block - 1]!;
-    let reachesMax = false;
-    const stop = Math.min(this.count, (block + 1) * POSTING_BLOCK_SIZE);
-    for (let position = block * POSTING_BLOCK_SIZE; position < stop; position += 1) {
-      const delta = cursor.read();
-      if (delta === undefined || cursor.offset >= end) return 'a block ends inside a posting';
-      if (position > 0 && delta === 0) return 'its documents are not in ascending order';
-      document += delta;
-      if (document > last) return 'a block holds a document past its last';
-      const weight = WEIGHT_OF_IMPACT[bytes[cursor.offset++]!]!;
-      if (weight === 0) return 'a posting has no weight';
-      if (weight > maxWeight) return 'a posting weighs more than its block says';
-      if (weight === maxWeight) reachesMax = true;
-      this.documents[position] = document;
-      this.weights[position] = weight;
-    }
-    if (cursor.offset !== end) return 'bytes follow the last posting of a block';
-    if (document !== last || !reachesMax) return 'a block does not end or weigh as its table says';
-    this.decoded[block] = 1;
-    return undefined;
+    return this.decoded[block] === 1 ? undefined : this.readBlocks(block, block + 1);
   }
 
   /** Decodes every block; the first problem found, or undefined. */
   readEveryBlock(): string | undefined {
-    for (let block = 0; block < this.blockCount; block += 1) {
-      const problem = this.readBlock(block);
-      if (problem !== undefined) return problem;
+    return this.readBlocks(0, this.blockCount);
+  }
+
+  /**
+   * Decodes the blocks `first` to `end` (exclusive) not yet decoded, in one loop with the varints
+   * read inline and integers only: a cold query decodes 100,000+ postings here, where a call per
+   * block and per varint, or a floating-point weight per posting (a number first-run code
+   * allocates), would cost several times as much.
+   */
+  private readBlocks(first: number, end: number): string | undefined {
+    if (this.blockBytes === undefined) return undefined;
+    const { bytes, starts } = this.blockBytes;
+    const { documents, decoded, blockLastDocuments, blockMaxImpacts } = this;
+    const impacts = this.impacts!;
+    const count = this.count;
+    for (let block = first; block < end; block += 1) {
+      if (decoded[block] === 1) continue;
+      let offset = starts[block]!;
+      const stop = starts[block + 1]!;
+      const last = blockLastDocuments[block]!;
+      const maxImpact = blockMaxImpacts[block]!;
+      let document = block === 0 ? 0 : blockLastDocuments[block - 1]!;
+      let reachesMax = false;
+      const postingEnd = Math.min(count, (block + 1) * POSTING_BLOCK_SIZE);
+      for (let position = block * POSTING_BLOCK_SIZE; position < postingEnd; position += 1) {
+        // An unsigned LEB128 varint of at most MAX_VARINT_BYTES, as VarintCursor reads it.
+        let delta = 0;
+        let scale = 1;
+        let used = 0;
+        for (;;) {
+          if (offset >= stop || used === MAX_VARINT_BYTES) return 'a block ends inside a posting';
+          const byte = bytes[offset++]!;
+          used += 1;
+          delta += (byte & 0x7f) * scale;
+          if (byte < 0x80) break;
+          scale *= 128;
+        }
+        if (offset >= stop) return 'a block ends inside a posting';
+        if (position > 0 && delta === 0) return 'its documents are not in ascending order';
+        document += delta;
+        if (document > last) return 'a block holds a document past its last';
+        const impact = bytes[offset++]!;
+        if (impact === 0) return 'a posting has no weight';
+        if (impact > maxImpact) return 'a posting weighs more than its block says';
+        if (impact === maxImpact) reachesMax = true;
+        documents[position] = document;
+        impacts[position] = impact;
+      }
+      if (offset !== stop) return 'bytes follow the last posting of a block';
+      if (document !== last || !reachesMax) return 'a block does not end or weigh as its table says';
+      decoded[block] = 1;
     }
     return undefined;
   }
@@ -270,12 +312,12 @@ export class PostingList {
   static ofDecoded(documents: ArrayLike<number>, weights: ArrayLike<number>): PostingList {
     const list = new PostingList(documents.length, Math.ceil(documents.length / POSTING_BLOCK_SIZE));
     list.documents.set(documents);
-    list.weights.set(weights);
+    list.exactWeights!.set(weights);
     for (let block = 0; block < list.blockCount; block += 1) {
       const end = Math.min(list.count, (block + 1) * POSTING_BLOCK_SIZE);
       let max = 0;
       for (let position = block * POSTING_BLOCK_SIZE; position < end; position += 1)
-        if (list.weights[position]! > max) max = list.weights[position]!;
+        if (weights[position]! > max) max = weights[position]!;
       list.blockLastDocuments[block] = list.documents[end - 1]!;
       list.blockMaxWeights[block] = max;
       list.decoded[block] = 1;
@@ -368,6 +410,7 @@ function decodeBlockTable(
   for (let block = 0; block < blockCount; block += 1) starts[block + 1] = starts[block]! + lengths[block]!;
   const list = new PostingList(count, blockCount, { bytes: cursor.bytes.slice(cursor.offset), starts });
   list.blockLastDocuments.set(lastDocuments);
+  list.blockMaxImpacts.set(maxImpacts);
   for (let block = 0; block < blockCount; block += 1)
     list.blockMaxWeights[block] = WEIGHT_OF_IMPACT[maxImpacts[block]!]!;
   return list;

@@ -3,12 +3,11 @@
 // reads one record per key its words are looked up under (format 6: each word's stem list and its
 // own, query-terms.ts; a prefix's words, from the term indexes), one title block per result and
 // each result's document record for its excerpt (excerpt.ts), and counts the matching documents
-// (match-count.ts); fetch reads one record (and, for a
-// precomputed call's document, the call itself, through `readCall`: the index keeps no copy of a
-// call's text; a call the host lacks or that no longer reads as a document is an isError result
-// saying to build again); decoded postings and title blocks stay in a bounded LRU, parsed indexes
-// in the pack reader's. A table kept in its own file (search-index-format.ts) is read on the
-// first search or fetch and kept.
+// (rank-and-count.ts); fetch reads one record (and, for a precomputed call's document, the call
+// itself, through `readCall`: the index keeps no copy of a call's text; a call the host lacks or
+// that no longer reads as a document is an isError result saying to build again); decoded postings
+// and title blocks stay in a bounded LRU, parsed indexes in the pack reader's. A table kept in its
+// own file (search-index-format.ts) is read on the first search or fetch and kept.
 // A term in at least half the documents (FTS5's idf floor: it adds ~1e-6 to a score) has the
 // longest postings (2.5 MB at 650,000 documents) for nothing: when the other terms of the query
 // already find a page of results, its postings are not read, only its count of documents (the
@@ -30,7 +29,7 @@ import {
 import type { ReadOutcome } from '../tree/tree-source.js';
 import type { ToolResult } from '../results/tool-result.js';
 import { decodeUtf8, utf8Bytes } from '../tree/utf8.js';
-import { inverseDocumentFrequency, rankBm25, type ScoredDocument } from './bm25.js';
+import { inverseDocumentFrequency, type ScoredDocument } from './bm25.js';
 import { BoundedCache } from '../packs/bounded-cache.js';
 import { decodePostings, type PostingList } from './postings.js';
 import {
@@ -51,7 +50,7 @@ import {
   searchToolResult,
 } from './search-results.js';
 import { excerptOf } from './excerpt.js';
-import { countMatchingDocuments } from './match-count.js';
+import { rankAndCount } from './rank-and-count.js';
 import {
   MAX_PREFIX_INDEXES,
   MAX_PREFIX_KEYS,
@@ -122,6 +121,8 @@ function isPostingList(value: TermPostings): value is PostingList {
 interface QueryReads {
   packs: PackReader;
   files: SharedReads;
+  /** Each term's postings as this search reads them, by `maySkip` and term: a word looked up for its stem's missing list too is decoded once. */
+  postings: Map<string, Promise<TermPostings>>;
 }
 
 /** The table inline (parsed from mcp.json), or its counts and the table file to read on first use. */
@@ -203,7 +204,7 @@ export class SearchReader {
       return { status: 'ok', hits: [], total: 0 };
     const stemming = this.counts.stemming;
     const files = new SharedReads(this.files);
-    const reads: QueryReads = { packs: new PackReader(files, this.indexCache), files };
+    const reads: QueryReads = { packs: new PackReader(files, this.indexCache), files, postings: new Map() };
     this.lastReads = files;
     try {
       const table = await this.tableOf();
@@ -240,22 +241,14 @@ export class SearchReader {
           if (isPostingList(list)) found.push({ term: common[position]!, list });
         });
       }
-      const best = rankBm25(
+      const ranked = rankAndCount(
         found.map((term) => term.list),
         this.counts,
-        SEARCH_RESULT_LIMIT,
         found.map((term) => weightOf.get(term.term)!),
       );
-      if ('problem' in best)
-        throw new DamagedIndex(`the postings of "${shownKeyOf(found[best.list]!.term)}": ${best.problem}`);
-      // A word's own list is part of its stem's: only the lists of full weight add documents.
-      const counted = found.filter((term) => weightOf.get(term.term) === 1);
-      const total = countMatchingDocuments(
-        counted.map((term) => term.list),
-        documentCount,
-      );
-      if (typeof total !== 'number')
-        throw new DamagedIndex(`the postings of "${shownKeyOf(counted[total.list]!.term)}": ${total.problem}`);
+      if ('problem' in ranked)
+        throw new DamagedIndex(`the postings of "${shownKeyOf(found[ranked.list]!.term)}": ${ranked.problem}`);
+      const { best, total } = ranked;
       const matcher = tokenMatcherOf(parsed, stemming);
       const hits = await this.hitsOf(reads, table, best, matcher, parsed.words.length + parsed.prefixes.length);
       return { status: 'ok', hits, total: Math.max(total, skippedFrequency) };
@@ -343,7 +336,19 @@ export class SearchReader {
    * A term's postings, null when the index does not hold it, a CommonTerm when `maySkip` and it
    * sits in at least half the documents; throws DamagedIndex when refused.
    */
-  private async postingsOf(
+  private postingsOf(
+    reads: QueryReads,
+    table: SearchIndexTable,
+    term: string,
+    maySkip: boolean,
+  ): Promise<TermPostings> {
+    const readKey = `${maySkip ? 1 : 0}${term}`;
+    const read = reads.postings.get(readKey) ?? this.readPostings(reads, table, term, maySkip);
+    reads.postings.set(readKey, read);
+    return read;
+  }
+
+  private async readPostings(
     reads: QueryReads,
     table: SearchIndexTable,
     term: string,
