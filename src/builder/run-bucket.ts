@@ -19,7 +19,7 @@ const TAB = 0x09;
 const KEY_LENGTH = 32;
 
 export class RunBucket<Value> {
-  private readonly index = new RunIndex();
+  private readonly index: RunIndex;
   private descriptor: number | undefined;
   private size = 0;
   /** Whether this build read or wrote anything here (so eviction spares it). */
@@ -29,7 +29,10 @@ export class RunBucket<Value> {
     readonly file: string,
     /** Start this bucket empty (`--force`). */
     private readonly ignorePrevious: boolean,
-  ) {}
+  ) {
+    // Beside the log: the scratch file of its keys is on the disk the cache is on (run-index.ts).
+    this.index = new RunIndex(`${file}.keys-${process.pid}`);
+  }
 
   private open(): number {
     if (this.descriptor !== undefined) return this.descriptor;
