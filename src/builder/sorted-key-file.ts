@@ -34,6 +34,8 @@ export const NOT_FOUND = -1;
 
 export class SortedKeyFile {
   private fd: number | undefined;
+  /** Whether the file's name could not be removed while it was open. */
+  private removeOnClose = false;
   private fileBytes = 0;
   /** Records added since the last merge, unsorted. */
   private pending = Buffer.alloc(0);
@@ -140,6 +142,8 @@ export class SortedKeyFile {
   /** Forgets every key and closes the file. */
   clear(): void {
     if (this.fd !== undefined) closeSync(this.fd);
+    if (this.removeOnClose) rmSync(this.file, { force: true });
+    this.removeOnClose = false;
     this.fd = undefined;
     this.fileBytes = 0;
     this.pending = Buffer.alloc(0);
@@ -328,9 +332,14 @@ export class SortedKeyFile {
     if (this.fd !== undefined) return this.fd;
     try {
       this.fd = openSync(this.file, 'w+', 0o600);
-      rmSync(this.file, { force: true });
     } catch (error) {
       throw this.failure(error);
+    }
+    try {
+      rmSync(this.file, { force: true });
+    } catch {
+      // A system that keeps an open file's name (an older Windows): removed once closed (clear).
+      this.removeOnClose = true;
     }
     return this.fd;
   }
