@@ -36,7 +36,7 @@ const KEY_LENGTH = 32;
 export const REWRITE_MARK = '.rewrite-';
 
 export class RunBucket<Value> {
-  private readonly index = new RunIndex();
+  private readonly index: RunIndex;
   private descriptor: number | undefined;
   private size = 0;
   /**
@@ -55,7 +55,10 @@ export class RunBucket<Value> {
     readonly file: string,
     /** Start this bucket empty (`--force`). */
     private readonly ignorePrevious: boolean,
-  ) {}
+  ) {
+    // Beside the log: the scratch file of its keys is on the disk the cache is on (run-index.ts).
+    this.index = new RunIndex(`${file}.keys-${process.pid}`);
+  }
 
   private open(): number {
     if (this.descriptor !== undefined) return this.descriptor;

@@ -1,16 +1,18 @@
-// Where each result of a cache bucket's log is (its line's offset and length), by key, kept out of
-// the JavaScript heap and held through the whole call loop, so kept small: ~15 bytes a cached call.
-// Entries are kept in the log's order, one per indexed line: 48 bits of its key, its line's length
-// (16 bits; longer ones aside), and no offset: a line starts where the entry before it ends, plus
-// a gap noted aside where lines the index skips lie between (damaged ones, results appended
-// unindexed), and every 32nd entry keeps its offset whole. A key set again (a later line of it in
-// the log, or a rerun's append) gets a new entry at the end and the old one is left in the chain
-// unreferenced, so offsets only ever grow. An open-addressing table holds entry numbers by key.
-// A Map of 32-character keys cost ~100 bytes of heap a call; entries with offsets of their own
-// ~24. 48 bits of a key tell keys apart here, and the line a lookup reads starts with the whole
-// key, which the bucket compares (run-bucket.ts): two keys alike in 48 bits cost a rerun, never a
-// wrong result.
+// Where each result of a cache bucket's log is (its line's offset and length), by key, held through
+// the whole call loop, so kept small: ~6.4 bytes a cached call in memory. Entries are kept in the
+// log's order, one per indexed line: 32 bits of its key, its line's length (16 bits; longer ones
+// aside), and no offset: a line starts where the entry before it ends, plus a gap noted aside
+// where lines the index skips lie between (damaged ones, results appended unindexed), and every
+// 32nd entry keeps its offset whole. A lookup tries the entries next to the one found last
+// (lookups follow the log's order but for runs that finished out of turn); the keys, 48 bits
+// each with their entry's number, are sorted on disk for the others (sorted-key-file.ts: a
+// lookup there reads one block). A key set again (a later line of it in the log, or a rerun's
+// append) gets a new entry at the end and the old one is marked replaced, so offsets only grow.
+// A Map of 32-character keys cost ~100 bytes of heap a call; 48-bit keys and an open-addressing
+// table in memory ~15. The line a lookup reads starts with the whole key, which the bucket
+// compares (run-bucket.ts): two keys alike in the bits compared cost a rerun, never a wrong result.
 import { grownTypedArray, releaseGrown } from '../tree-writer/grown-typed-array.js';
+import { NOT_FOUND, SortedKeyFile } from './sorted-key-file.js';
 
 /** The hex characters of a key given. */
 const KEY_HEX_LENGTH = 32;
@@ -20,19 +22,12 @@ const BLOCK_MASK = (1 << BLOCK_SHIFT) - 1;
 /** A length at or past this is kept aside (in `longLengths`). */
 const LONG_LENGTH = 0xffff;
 const INITIAL_ENTRIES = 1024;
-const EMPTY = 0;
-const ABSENT = -1;
-const INVALID = -2;
+/** How far from the entry found last a lookup looks first, each way. */
+const NEAR_ENTRIES = 8;
 
 export class RunIndex {
-  /** Keys in the index (a key set twice counts once). */
-  private count = 0;
   /** Entries made: keys, plus one per key set again. */
   private entries = 0;
-  /** Whether some key was set again: the table then holds fewer entries than were made. */
-  private moved = false;
-  private keyLows = new Uint32Array(INITIAL_ENTRIES);
-  private keyHighs = new Uint16Array(INITIAL_ENTRIES);
   private lengths = new Uint16Array(INITIAL_ENTRIES);
   private blockOffsets = new Float64Array(INITIAL_ENTRIES >> BLOCK_SHIFT);
   /** Lengths of LONG_LENGTH or more, by entry. */
@@ -41,20 +36,33 @@ export class RunIndex {
   private gaps = new Map<number, number>();
   private lastOffset = 0;
   private lastLength = -1;
-  /**
-   * Entry number + 1 of each key, EMPTY where none; at most three quarters full (as file-digests.ts:
-   * half full cost 4 more bytes a cached call, held through the whole call loop).
-   */
-  private table = new Uint32Array(INITIAL_ENTRIES * 2);
+  /** Each key's entry. */
+  private readonly keys: SortedKeyFile;
+  /** By entry: 32 bits of its key, which a lookup near the entry found last compares first. */
+  private keyBits = new Uint32Array(INITIAL_ENTRIES);
+  /** One bit an entry: whether a later entry of its key replaced it. */
+  private superseded = new Uint8Array(INITIAL_ENTRIES >> 3);
+  /** The entry the last lookup found (-1: none). */
+  private lastFound = -1;
   /** The key being looked up, as bytes. */
   private readonly probe = Buffer.alloc(KEY_HEX_LENGTH / 2);
-  private probeLow = 0;
-  private probeHigh = 0;
-  /** Where in the table the key last looked up and not found would go. */
-  private freePosition = 0;
 
+  /** `scratchFile`: where the keys go past a few thousand (created and unlinked at once). */
+  constructor(scratchFile: string) {
+    this.keys = new SortedKeyFile(scratchFile, (entry) => {
+      this.superseded[entry >>> 3]! |= 1 << (entry & 7);
+    });
+  }
+
+  /** Keys in the index (a key set twice counts once). */
   get size(): number {
-    return this.count;
+    return this.keys.size;
+  }
+
+  /** 48 bits of `hexKey` (32 hex characters) as a number, or -1 when it is no such key (a damaged log line). */
+  private keyOf(hexKey: string): number {
+    if (hexKey.length !== KEY_HEX_LENGTH || this.probe.write(hexKey, 'hex') !== KEY_HEX_LENGTH / 2) return -1;
+    return this.probe.readUIntLE(0, 6);
   }
 
   /** Lines indexed and then superseded by a later line of their key. */
@@ -63,63 +71,65 @@ export class RunIndex {
   }
 
   /**
-   * The table position of `hexKey` (32 hex characters); ABSENT when it is not there (freePosition
-   * is then where it would go), INVALID when it is no such key (a damaged log line): never found.
+   * The entry of `key` (keyOf's), or NOT_FOUND. A build looks its calls up in the order it
+   * enumerates them, the order their results were appended in but for runs finishing out of turn:
+   * the entries next to the one found last are tried first, by 32 bits of their key, and only a
+   * lookup none of them answers reads the keys on disk. A near entry alike in those 32 bits but
+   * of another key (one chance in 2^28 a lookup) is a miss, found so by the line's own key.
    */
-  private find(hexKey: string): number {
-    if (hexKey.length !== KEY_HEX_LENGTH || this.probe.write(hexKey, 'hex') !== KEY_HEX_LENGTH / 2) return INVALID;
-    this.probeLow = this.probe.readUInt32LE(0);
-    this.probeHigh = this.probe.readUInt16LE(4);
-    return this.findProbe(this.table);
+  private find(key: number): number {
+    this.keys.settle();
+    const bits = this.probe.readUInt32LE(0);
+    const last = this.lastFound;
+    for (let distance = 1; last >= 0 && distance <= NEAR_ENTRIES; distance++) {
+      const after = last + distance;
+      const before = last - distance;
+      let near = -1;
+      if (after < this.entries && this.keyBits[after] === bits && !this.isSuperseded(after)) near = after;
+      else if (before >= 0 && this.keyBits[before] === bits && !this.isSuperseded(before)) near = before;
+      if (near >= 0) {
+        this.lastFound = near;
+        return near;
+      }
+    }
+    const entry = this.keys.find(key);
+    if (entry !== NOT_FOUND) this.lastFound = entry;
+    return entry;
   }
 
-  /** Looks up probeLow/probeHigh in `table`. */
-  private findProbe(table: Uint32Array): number {
-    const mask = table.length - 1;
-    // The key is a sha256 prefix: its first bytes are already uniformly spread.
-    for (let position = this.probeLow & mask; ; position = (position + 1) & mask) {
-      const entry = table[position]!;
-      if (entry === EMPTY) {
-        this.freePosition = position;
-        return ABSENT;
-      }
-      if (this.keyLows[entry - 1] === this.probeLow && this.keyHighs[entry - 1] === this.probeHigh) return position;
-    }
+  private isSuperseded(entry: number): boolean {
+    return (this.superseded[entry >>> 3]! & (1 << (entry & 7))) !== 0;
   }
 
   has(hexKey: string): boolean {
-    return this.find(hexKey) >= 0;
+    const key = this.keyOf(hexKey);
+    return key >= 0 && this.find(key) !== NOT_FOUND;
   }
 
   /** Where the line of `hexKey` is, or undefined. */
   get(hexKey: string): { offset: number; length: number } | undefined {
-    const position = this.find(hexKey);
-    if (position < 0) return undefined;
-    const entry = this.table[position]! - 1;
+    const key = this.keyOf(hexKey);
+    const entry = key < 0 ? NOT_FOUND : this.find(key);
+    if (entry === NOT_FOUND) return undefined;
     return { offset: this.offsetOf(entry), length: this.lengthOf(entry) };
   }
 
   /** Points `hexKey` at a line; `onlyIfPresent`: moves a known key, never adds one. */
   set(hexKey: string, offset: number, length: number, onlyIfPresent = false): void {
-    const position = this.find(hexKey);
-    if (position === INVALID || (position === ABSENT && onlyIfPresent)) return;
-    const entry = this.addEntry(offset, length);
-    if (position === ABSENT) {
-      this.table[this.freePosition] = entry + 1;
-      this.count += 1;
-      if (this.count * 4 > this.table.length * 3) this.rebuildTable(this.table.length * 2);
-    } else {
-      this.table[position] = entry + 1;
-      this.moved = true;
-    }
+    const key = this.keyOf(hexKey);
+    if (key < 0) return;
+    // The keys on disk, not the near entries: the key's record there is what a move repoints.
+    if (onlyIfPresent) {
+      if (this.keys.find(key) === NOT_FOUND) return;
+      this.keys.repointFound(this.addEntry(offset, length));
+    } else this.keys.add(key, this.addEntry(offset, length));
   }
 
-  /** Appends an entry for the probed key's line; entries follow the log, so `offset` only grows. */
+  /** Appends an entry for a line; entries follow the log, so `offset` only grows. */
   private addEntry(offset: number, length: number): number {
     const entry = this.entries++;
     this.ensureCapacity(this.entries);
-    this.keyLows[entry] = this.probeLow;
-    this.keyHighs[entry] = this.probeHigh;
+    this.keyBits[entry] = this.probe.readUInt32LE(0);
     if (length < LONG_LENGTH) this.lengths[entry] = length;
     else {
       this.lengths[entry] = LONG_LENGTH;
@@ -158,58 +168,29 @@ export class RunIndex {
    * cached rebuild) ran with ~25 bytes a cached call of released index still resident.
    */
   clear(): void {
-    this.count = 0;
     this.entries = 0;
-    this.moved = false;
     this.lastOffset = 0;
     this.lastLength = -1;
     this.longLengths.clear();
     this.gaps.clear();
-    releaseGrown(this.keyLows);
-    releaseGrown(this.keyHighs);
+    this.keys.clear();
+    this.lastFound = -1;
+    releaseGrown(this.keyBits);
+    releaseGrown(this.superseded);
+    this.keyBits = new Uint32Array(INITIAL_ENTRIES);
+    this.superseded = new Uint8Array(INITIAL_ENTRIES >> 3);
     releaseGrown(this.lengths);
     releaseGrown(this.blockOffsets);
-    releaseGrown(this.table);
-    this.keyLows = new Uint32Array(INITIAL_ENTRIES);
-    this.keyHighs = new Uint16Array(INITIAL_ENTRIES);
     this.lengths = new Uint16Array(INITIAL_ENTRIES);
     this.blockOffsets = new Float64Array(INITIAL_ENTRIES >> BLOCK_SHIFT);
-    this.table = new Uint32Array(INITIAL_ENTRIES * 2);
   }
 
   /** Grown in place (tree-writer/grown-typed-array.ts): no copy, no old buffer left behind. */
   private ensureCapacity(entries: number): void {
     if (entries <= this.lengths.length) return;
-    this.keyLows = grownTypedArray(this.keyLows, entries);
-    this.keyHighs = grownTypedArray(this.keyHighs, entries);
     this.lengths = grownTypedArray(this.lengths, entries);
+    this.keyBits = grownTypedArray(this.keyBits, this.lengths.length);
+    this.superseded = grownTypedArray(this.superseded, (this.lengths.length >> 3) + 1);
     this.blockOffsets = grownTypedArray(this.blockOffsets, (this.lengths.length >> BLOCK_SHIFT) + 1);
-  }
-
-  /**
-   * Refills the table, grown in place, from the entries. With no key set twice every entry is in
-   * it; otherwise the latest entry of each key is, so the entries go in from the last.
-   */
-  private rebuildTable(size: number): void {
-    const table = grownTypedArray(this.table, size).fill(EMPTY);
-    const mask = size - 1;
-    const { probeLow, probeHigh, freePosition } = this;
-    if (!this.moved) {
-      for (let entry = 0; entry < this.entries; entry++) {
-        let position = this.keyLows[entry]! & mask;
-        while (table[position] !== EMPTY) position = (position + 1) & mask;
-        table[position] = entry + 1;
-      }
-    } else {
-      for (let entry = this.entries - 1; entry >= 0; entry--) {
-        this.probeLow = this.keyLows[entry]!;
-        this.probeHigh = this.keyHighs[entry]!;
-        if (this.findProbe(table) === ABSENT) table[this.freePosition] = entry + 1;
-      }
-    }
-    this.table = table;
-    this.probeLow = probeLow;
-    this.probeHigh = probeHigh;
-    this.freePosition = freePosition;
   }
 }

@@ -4,13 +4,14 @@
 // or linked a file keep 32 bytes for it and hash the tree at the end without reading it back
 // (`sha256sum` gives the same digests, so the hash can be recomputed with shell tools). The build,
 // the merge, shard parts and `staticmcp check` all use this one definition.
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
 /** The raw sha256 of one file's content: what the tree hash takes per file. */
 export const FILE_DIGEST_BYTES = 32;
 
 export function digestFile(content: string | Uint8Array): Buffer {
-  return createHash('sha256').update(content).digest();
+  // At once: no Hash object per file, whose native memory waits for a collection.
+  return hash('sha256', content, 'buffer');
 }
 
 export interface TreeHash {

@@ -1,8 +1,9 @@
-// The paths a tree writer records (file-digests.ts), front-coded: each path is kept as the length
-// of the prefix it shares with the path recorded before it and the bytes after that prefix, with a
-// whole path every BLOCK_PATHS paths so any one is decoded from at most that many entries. Files
-// are recorded in the order their calls finish, close to the order they were enumerated, so most
-// paths share all but a few bytes with the one before (`tools/grid/1234/` of
+// The paths a tree writer records (file-digests.ts), front- and back-coded: each path is kept as
+// the length of the prefix it shares with the path recorded before it, the bytes after that
+// prefix up to the tail it shares with that path too, and that tail's length, with a whole path
+// every BLOCK_PATHS paths so any one is decoded from at most that many entries. Files are
+// recorded in the order their calls finish, close to the order they were enumerated, so most
+// paths share all but a byte or two with the one before (`tools/grid/1234/5` and `.json` of
 // `tools/grid/1234/56.json`): a path costs a few bytes, not all of them plus a 4-byte start, for
 // the whole build (the record lives from the first call to the last pack).
 // Decoding goes through cursors that remember the path they hold and where the next entry starts,
@@ -47,20 +48,25 @@ export class PrefixCodedPaths {
     const slot = this.count;
     const newest = this.newest;
     let shared = 0;
+    let tail = 0;
     if (slot % BLOCK_PATHS === 0) {
       this.blockStarts = grownTypedArray(this.blockStarts, slot / BLOCK_PATHS + 1);
       this.blockStarts[slot / BLOCK_PATHS] = this.used;
     } else {
       const most = Math.min(length, newest.length);
       while (shared < most && newest.bytes[shared] === source[shared]) shared += 1;
+      // The tail never reaches into the shared prefix of either path.
+      const end = newest.length - 1;
+      while (tail < most - shared && newest.bytes[end - tail] === source[length - 1 - tail]) tail += 1;
     }
-    const suffix = length - shared;
-    // Two varints of at most 5 bytes each, then the suffix.
-    this.entries = grownTypedArray(this.entries, this.used + 10 + suffix);
+    const middle = length - shared - tail;
+    // Three varints of at most 5 bytes each, then the middle.
+    this.entries = grownTypedArray(this.entries, this.used + 15 + middle);
     this.used = writeVarint(this.entries, this.used, shared);
-    this.used = writeVarint(this.entries, this.used, suffix);
-    this.entries.set(source.subarray(shared, length), this.used);
-    this.used += suffix;
+    this.used = writeVarint(this.entries, this.used, middle);
+    this.used = writeVarint(this.entries, this.used, tail);
+    this.entries.set(source.subarray(shared, shared + middle), this.used);
+    this.used += middle;
     if (newest.bytes.length < length)
       newest.bytes = grownCopy(newest.bytes, shared, Math.max(length, newest.bytes.length * 2));
     newest.bytes.set(source.subarray(shared, length), shared);
@@ -99,10 +105,12 @@ export class PrefixCodedPaths {
     for (let current = slot - (slot % BLOCK_PATHS); ; current++) {
       let shared = entries[at++]!;
       if (shared >= 0x80) [shared, at] = readLongVarint(entries, at - 1);
-      let suffix = entries[at++]!;
-      if (suffix >= 0x80) [suffix, at] = readLongVarint(entries, at - 1);
-      if (current === slot) return shared + suffix;
-      at += suffix;
+      let middle = entries[at++]!;
+      if (middle >= 0x80) [middle, at] = readLongVarint(entries, at - 1);
+      let tail = entries[at++]!;
+      if (tail >= 0x80) [tail, at] = readLongVarint(entries, at - 1);
+      if (current === slot) return shared + middle + tail;
+      at += middle;
     }
   }
 
@@ -156,25 +164,25 @@ export class PrefixCodedPaths {
     for (; ; current++) {
       let shared = entries[at++]!;
       if (shared >= 0x80) [shared, at] = readLongVarint(entries, at - 1);
-      let suffix = entries[at++]!;
-      if (suffix >= 0x80) [suffix, at] = readLongVarint(entries, at - 1);
+      let middle = entries[at++]!;
+      if (middle >= 0x80) [middle, at] = readLongVarint(entries, at - 1);
+      let tail = entries[at++]!;
+      if (tail >= 0x80) [tail, at] = readLongVarint(entries, at - 1);
+      // Entries before the one asked for are decoded in place: each path is made from the one before.
+      const length = shared + middle + tail;
+      if (cursor.bytes.length < length)
+        cursor.bytes = grownCopy(cursor.bytes, cursor.length, Math.max(length, cursor.bytes.length * 2));
+      const bytes = cursor.bytes;
+      // The tail first: the middle may land where the previous path's tail was.
+      if (tail > 0) bytes.copyWithin(shared + middle, cursor.length - tail, cursor.length);
+      for (let index = 0; index < middle; index++) bytes[shared + index] = entries[at + index]!;
+      cursor.length = length;
+      at += middle;
       if (current === slot) {
-        if (cursor.bytes.length < shared + suffix)
-          cursor.bytes = grownCopy(cursor.bytes, cursor.length, Math.max(shared + suffix, cursor.bytes.length * 2));
-        const bytes = cursor.bytes;
-        for (let index = 0; index < suffix; index++) bytes[shared + index] = entries[at + index]!;
-        cursor.length = shared + suffix;
         cursor.slot = slot;
-        cursor.next = at + suffix;
+        cursor.next = at;
         return;
       }
-      // Entries before the one asked for are decoded in place only as far as a later one can share.
-      if (cursor.bytes.length < shared + suffix)
-        cursor.bytes = grownCopy(cursor.bytes, cursor.length, Math.max(shared + suffix, cursor.bytes.length * 2));
-      const bytes = cursor.bytes;
-      for (let index = 0; index < suffix; index++) bytes[shared + index] = entries[at + index]!;
-      cursor.length = shared + suffix;
-      at += suffix;
     }
   }
 }

@@ -67,8 +67,9 @@ const EXIT_CODE_BY_ERROR_CODE: Record<string, 1 | 2> = {
   PART_RECORD_BROKEN: 2,
   // A STATICMCP_* variable set to what is not a number of bytes: refused as given, as a bad option value.
   INVALID_ENVIRONMENT: 2,
-  // The build's own scratch file changed under it: nothing swapped in, a problem found.
+  // The build's own scratch file changed under it, or could not be written: nothing swapped in.
   SCRATCH_FILE_DAMAGED: 1,
+  SCRATCH_FILE_FAILED: 1,
 };
 
 /** Node's own error codes that are not ERR_* (a module that `require` cannot find). */

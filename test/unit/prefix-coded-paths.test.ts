@@ -1,6 +1,7 @@
-// The tree writer's front-coded path record (src/tree-writer/prefix-coded-paths.ts): every path
+// The tree writer's front- and back-coded path record (src/tree-writer/prefix-coded-paths.ts): every path
 // comes back byte for byte whatever order it is asked for in (within a block, across blocks, the
-// newest one, long paths whose lengths take more than one varint byte), equality finds exactly the
+// newest one, long paths whose lengths take more than one varint byte, paths sharing a prefix and a
+// tail with the one before however the two meet), equality finds exactly the
 // path recorded, and both comparisons give the orders the tree needs: by UTF-8 bytes (the content
 // hash) and as `<` compares strings (the pack step), characters past U+FFFF included.
 import { describe, expect, it } from 'vitest';
@@ -48,6 +49,25 @@ function pathsLike(count: number, seed: number): string[] {
 }
 
 describe('PrefixCodedPaths', () => {
+  it('gives back paths that share both ends with the one before, however the two ends meet', () => {
+    // Few characters and short paths: prefixes and tails of every length, overlapping ones too.
+    const random = randomFrom(3);
+    const alphabet = ['a', 'b', '/', '.', 'é'];
+    const paths = Array.from({ length: 4000 }, () =>
+      Array.from({ length: Math.floor(random() * 9) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''),
+    );
+    paths.push('tools/grid/1/11.json', 'tools/grid/1/111.json', 'tools/grid/1/1.json', 'tools/grid/11/1.json', '');
+    const list = recorded(paths);
+    const random2 = randomFrom(4);
+    for (let round = 0; round < 8000; round++) {
+      const slot = round < paths.length ? round : Math.floor(random2() * paths.length);
+      const bytes = Buffer.from(paths[slot]!);
+      expect(list.byteLengthAt(slot)).toBe(bytes.length);
+      expect(list.bytesAt(slot).toString('utf8')).toBe(paths[slot]);
+      expect(list.equals(slot, bytes, bytes.length)).toBe(true);
+    }
+  });
+
   it('gives back every path byte for byte, in order, backwards and at random', () => {
     const paths = pathsLike(5000, 1);
     const list = recorded(paths);

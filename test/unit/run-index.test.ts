@@ -7,18 +7,21 @@
 // A reopened log is scanned whole, whatever lines cross its reads; a torn last line is cut off.
 // A cleared index (the build's, once every call is answered) starts over empty.
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunBucket } from '../../src/builder/run-bucket.js';
 import { RunIndex } from '../../src/builder/run-index.js';
+import { temporaryFolderSync } from '../helpers/temp-folders.js';
 
+/** A scratch path of its own for an index (the index creates and unlinks it past a few thousand keys). */
+const scratchFile = (): string => path.join(temporaryFolderSync('staticmcp-run-index-'), 'keys');
 const keyOf = (index: number): string => createHash('sha256').update(String(index)).digest('hex').slice(0, 32);
 
 describe('RunIndex', () => {
   it('finds each of 5,000 keys at its own line, and the later line of a key set twice', () => {
-    const index = new RunIndex();
+    const index = new RunIndex(scratchFile());
     for (let call = 0; call < 5_000; call++) index.set(keyOf(call), call * 100, call + 1);
     index.set(keyOf(7), 999_999, 3);
     expect(index.size).toBe(5_000);
@@ -32,7 +35,7 @@ describe('RunIndex', () => {
   });
 
   it('finds lines laid end to end past gaps, long lines and keys set again across growths', () => {
-    const index = new RunIndex();
+    const index = new RunIndex(scratchFile());
     const expected = new Map<string, { offset: number; length: number }>();
     let offset = 0;
     for (let line = 0; line < 20_000; line++) {
@@ -52,7 +55,7 @@ describe('RunIndex', () => {
   });
 
   it('never stores or finds a key that is not 32 hex characters, and moves only known keys when asked', () => {
-    const index = new RunIndex();
+    const index = new RunIndex(scratchFile());
     index.set('zz'.repeat(16), 1, 1);
     index.set(keyOf(1).slice(0, 31), 1, 1);
     expect(index.size).toBe(0);
@@ -67,7 +70,7 @@ describe('RunIndex', () => {
   });
 
   it('after a clear that gives its grown memory back, finds only the keys set since, through a new growth', () => {
-    const index = new RunIndex();
+    const index = new RunIndex(scratchFile());
     for (let call = 0; call < 5_000; call++) index.set(keyOf(call), call * 100, call + 1);
     index.clear();
     expect(index.size).toBe(0);
@@ -78,8 +81,64 @@ describe('RunIndex', () => {
     for (let call = 5_000; call < 8_000; call++) expect(index.get(keyOf(call))).toEqual({ offset: call, length: 2 });
   });
 
+  it('keeps 40,000 keys in sorted runs on disk, leaving no file, and finds each, moved or set again', () => {
+    const folder = temporaryFolderSync('staticmcp-run-index-');
+    const index = new RunIndex(path.join(folder, 'keys'));
+    const expected = new Map<string, { offset: number; length: number }>();
+    let offset = 0;
+    const setLine = (key: string, length: number): void => {
+      index.set(key, offset, length);
+      expected.set(key, { offset, length });
+      offset += length + 1;
+    };
+    /**
+     * The keys whose line the index gets wrong, looked up in the order they were first set (a key
+     * set again right after the line before its first one: next to its replaced entry) and then
+     * in a scattered order (each lookup far from the one before: read from disk).
+     */
+    const wrongKeys = (): string[] => {
+      const keys = [...expected.keys()];
+      const scattered = keys.map((_, at) => keys[(at * 7_919) % keys.length]!);
+      return [...keys, ...scattered].filter((key) => {
+        const where = index.get(key);
+        return where?.offset !== expected.get(key)!.offset || where?.length !== expected.get(key)!.length;
+      });
+    };
+    // Keys set again land in other runs than their first line (runs hold ~12,000 keys).
+    for (let line = 0; line < 40_000; line++) setLine(keyOf(line % 10 === 9 ? line - 15_000 : line), 30 + (line % 50));
+    expect(readdirSync(folder)).toEqual([]);
+    expect(index.size).toBe(expected.size);
+    expect(wrongKeys()).toEqual([]);
+    expect(index.has(keyOf(40_001))).toBe(false);
+    // Moved after the merge (a rerun's append), then more keys added: a second merge.
+    index.set(keyOf(12), offset, 7, true);
+    expected.set(keyOf(12), { offset, length: 7 });
+    offset += 8;
+    for (let line = 40_000; line < 46_000; line++) setLine(keyOf(line % 2 === 0 ? line - 35_000 : line), 20);
+    expect(index.size).toBe(expected.size);
+    expect(wrongKeys()).toEqual([]);
+    index.clear();
+    expect(index.has(keyOf(12))).toBe(false);
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
+  it('stops with what to do when its scratch file cannot be made, never with a wrong answer', () => {
+    const index = new RunIndex(path.join(temporaryFolderSync('staticmcp-run-index-'), 'missing', 'keys'));
+    let failure: unknown;
+    try {
+      for (let line = 0; line < 20_000; line++) index.set(keyOf(line), line * 10, 9);
+    } catch (error) {
+      failure = error;
+    }
+    expect(failure).toMatchObject({
+      code: 'SCRATCH_FILE_FAILED',
+      message: expect.stringContaining(path.join('missing', 'keys')),
+      hint: expect.stringContaining('build again'),
+    });
+  });
+
   it('keeps an offset past 4 GiB', () => {
-    const index = new RunIndex();
+    const index = new RunIndex(scratchFile());
     index.set(keyOf(3), 2 ** 40 + 17, 9);
     expect(index.get(keyOf(3))).toEqual({ offset: 2 ** 40 + 17, length: 9 });
   });
