@@ -69,7 +69,12 @@ export class RunBucket<Value> {
     const firstOpen = this.firstRead === undefined;
     this.firstRead ??= this.ignorePrevious ? this.endOfLastLine(descriptor) : 0;
     const complete = this.scan(descriptor, this.firstRead);
-    if (firstOpen && !this.ignorePrevious && this.index.superseded > 0 && this.index.superseded >= this.index.size)
+    if (
+      firstOpen &&
+      !this.ignorePrevious &&
+      this.index.supersededLines > 0 &&
+      this.index.supersededLines >= this.index.size
+    )
       this.supersededAtOpen = true;
     // A killed build may have left half a line: cut it so the next append starts a line of its own.
     if (complete < this.size) {

@@ -66,8 +66,8 @@ export class RunIndex {
   }
 
   /** Lines indexed and then superseded by a later line of their key. */
-  get superseded(): number {
-    return this.entries - this.count;
+  get supersededLines(): number {
+    return this.entries - this.keys.size;
   }
 
   /**
