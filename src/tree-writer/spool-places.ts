@@ -33,8 +33,15 @@ export class SpoolPlaces {
   private readonly longLengths = new Map<number, number>();
   /** By slot: how far its file starts past the end of the slot before it. */
   private readonly gaps = new Map<number, number>();
-  /** Places kept whole, by slot: files placed out of the chain's order. */
-  private readonly aside = new Map<number, SpoolPlace>();
+  /**
+   * Places kept whole: files placed out of the chain's order (each raw-name copy of a content
+   * build's documents). By slot, the place's number + 1 (0: none); the places in typed arrays. An
+   * object, its boxed offset and a Map entry a copy were ~90 bytes of heap a document.
+   */
+  private asideNumberOf = new Uint32Array(0);
+  private asideOffsets = new Float64Array(0);
+  private asideLengths = new Float64Array(0);
+  private asideCount = 0;
 
   has(slot: number): boolean {
     return slot >>> 3 < this.spooled.length && (this.spooled[slot >>> 3]! & (1 << (slot & 7))) !== 0;
@@ -47,10 +54,10 @@ export class SpoolPlaces {
     // A copy points back into the spool, and a slot below the chain's end already has its place
     // there, which the slots after it count from.
     if (slot < this.chained || offset < this.chainEnd) {
-      this.aside.set(slot, { offset, length });
+      this.setAside(slot, offset, length);
       return;
     }
-    this.aside.delete(slot);
+    this.deleteAside(slot);
     this.extendChain(slot + 1);
     if ((slot & BLOCK_MASK) === 0) this.blockOffsets[slot >>> BLOCK_SHIFT] = offset;
     else if (offset !== this.chainEnd) this.gaps.set(slot, offset - this.chainEnd);
@@ -60,6 +67,38 @@ export class SpoolPlaces {
       this.longLengths.set(slot, length);
     }
     this.chainEnd = offset + length;
+  }
+
+  /** The number + 1 of `slot`'s place kept whole (0: none). */
+  private asideOf(slot: number): number {
+    return slot < this.asideNumberOf.length ? this.asideNumberOf[slot]! : 0;
+  }
+
+  private setAside(slot: number, offset: number, length: number): void {
+    let number = this.asideOf(slot) - 1;
+    if (number < 0) {
+      number = this.asideCount;
+      this.asideCount += 1;
+      this.asideNumberOf = grownTypedArray(this.asideNumberOf, slot + 1);
+      this.asideNumberOf[slot] = number + 1;
+      this.asideOffsets = grownTypedArray(this.asideOffsets, this.asideCount);
+      this.asideLengths = grownTypedArray(this.asideLengths, this.asideCount);
+    }
+    this.asideOffsets[number] = offset;
+    this.asideLengths[number] = length;
+  }
+
+  /** Forgets `slot`'s place kept whole; the slot keeps its number, which setAside fills again. */
+  private deleteAside(slot: number): void {
+    const number = this.asideOf(slot) - 1;
+    if (number >= 0) this.asideLengths[number] = -1;
+  }
+
+  /** `slot`'s place kept whole, or undefined. */
+  private asideAt(slot: number): SpoolPlace | undefined {
+    const number = this.asideOf(slot) - 1;
+    if (number < 0 || this.asideLengths[number]! < 0) return undefined;
+    return { offset: this.asideOffsets[number]!, length: this.asideLengths[number]! };
   }
 
   /** Covers the slots up to `slots` with the chain, the ones not spooled as zero bytes. */
@@ -76,14 +115,14 @@ export class SpoolPlaces {
   clear(slot: number): void {
     if (!this.has(slot)) return;
     this.spooled[slot >>> 3]! &= ~(1 << (slot & 7));
-    this.aside.delete(slot);
+    this.deleteAside(slot);
   }
 
   /** Where `slot`'s file is, or undefined when it is not spooled. */
   at(slot: number): SpoolPlace | undefined {
     if (!this.has(slot)) return undefined;
-    const aside = this.aside.get(slot);
-    if (aside !== undefined) return { offset: aside.offset, length: aside.length };
+    const aside = this.asideAt(slot);
+    if (aside !== undefined) return aside;
     const first = slot & ~BLOCK_MASK;
     let offset = this.blockOffsets[slot >>> BLOCK_SHIFT]!;
     for (let before = first; before < slot; before++) offset += this.chainLengthOf(before);
@@ -94,8 +133,9 @@ export class SpoolPlaces {
   /** The size of `slot`'s file, or undefined when it is not spooled. */
   lengthAt(slot: number): number | undefined {
     if (!this.has(slot)) return undefined;
-    const aside = this.aside.get(slot);
-    return aside !== undefined ? aside.length : this.chainLengthOf(slot);
+    const number = this.asideOf(slot) - 1;
+    if (number >= 0 && this.asideLengths[number]! >= 0) return this.asideLengths[number]!;
+    return this.chainLengthOf(slot);
   }
 
   private chainLengthOf(slot: number): number {

@@ -37,6 +37,31 @@ describe('SpoolPlaces', () => {
     }
   });
 
+  it('finds a copy of every file, cleared and placed again, past the slots of a large build', () => {
+    // A content build spools each document's file, then its raw-name copy pointing back at it.
+    const places = new SpoolPlaces();
+    let end = 0;
+    for (let slot = 0; slot < 40_000; slot += 2) {
+      places.set(slot, end, 100 + (slot % 77));
+      places.set(slot + 1, end, 100 + (slot % 77));
+      end += 100 + (slot % 77);
+    }
+    places.clear(9_001);
+    places.set(9_001, 2 ** 36, 70_000);
+    places.clear(9_003);
+    let start = 0;
+    for (let slot = 0; slot < 40_000; slot += 2) {
+      const place = { offset: start, length: 100 + (slot % 77) };
+      start += place.length;
+      expect(places.at(slot)).toEqual(place);
+      if (slot + 1 === 9_001) expect(places.at(slot + 1)).toEqual({ offset: 2 ** 36, length: 70_000 });
+      else if (slot + 1 === 9_003) expect(places.at(slot + 1)).toBeUndefined();
+      else expect(places.at(slot + 1)).toEqual(place);
+    }
+    expect(places.lengthAt(9_001)).toBe(70_000);
+    expect(places.lengthAt(9_003)).toBeUndefined();
+  });
+
   it('keeps an offset past 4 GiB, and a slot spooled again after being cleared', () => {
     const places = new SpoolPlaces();
     places.set(0, 0, 5);
