@@ -222,8 +222,10 @@ export async function runCalls(plans: readonly ToolPlan[], context: RunContext, 
       context.concurrency * CALLS_PER_LAUNCHER,
     );
     // Every call has its outcome only when nothing cut the stream short: a --force build may then
-    // drop the results its calls replaced (run-bucket.ts), and never after an interruption.
-    if (!context.signal?.aborted) for (const plan of tallies.keys()) context.cache.bucket(plan.runSeed).markAllRun();
+    // drop the results its calls replaced (run-bucket.ts), and never after an interruption. A
+    // shard's calls are only its share: the other shards' results in the same logs stay.
+    if (!context.signal?.aborted && context.callFilter === undefined)
+      for (const plan of tallies.keys()) context.cache.bucket(plan.runSeed).markAllRun();
   } finally {
     // A runner that failed to open has nothing to close; its error reached the call that asked.
     const runner = await runnerOpening?.catch(() => undefined);

@@ -542,6 +542,24 @@ describe('a shard rebuilt in place', () => {
     // Each of the shard's calls once, plus the determinism probe's second run of one of them.
     expect(rerun).toHaveLength(edited.report.tools.find((tool) => tool.name === 'math_add')!.precomputed + 1);
   });
+
+  it('keeps the other shards’ cached results through a --force build of one shard', async () => {
+    const work = await temporaryFolder();
+    const project = await makeShardedProject(work);
+    for (const shard of ['1/3', '2/3', '3/3']) await buildShard(project, shard, path.join(work, `part-${shard[0]}`));
+    const before = (await runsLogged(work)).length;
+    const forced = await buildInProcess(project, {
+      shard: { index: 2, count: 3 },
+      outDir: path.join(work, 'part-2'),
+      force: true,
+    });
+    expect(forced.code, forced.error?.message).toBe(0);
+    const forcedRuns = (await runsLogged(work)).length;
+    expect(forcedRuns).toBeGreaterThan(before);
+    // Shards 1 and 3 ran nothing under --force: their results are still the cache's.
+    for (const shard of ['1/3', '3/3']) await buildShard(project, shard, path.join(work, `part-${shard[0]}`));
+    expect((await runsLogged(work)).slice(forcedRuns)).toEqual([]);
+  });
 });
 
 describe('left-out-defaults copies (the keys other bridges compute when defaults are left out)', () => {
