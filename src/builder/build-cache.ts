@@ -12,6 +12,7 @@ import type { ValidationMemory } from '../project/config.js';
 import { hashParts } from './cache-keys.js';
 import { isProcessAlive } from '../shared/process-alive.js';
 import { REWRITE_MARK, RunBucket } from './run-bucket.js';
+import { removeDeadTempFiles } from './dead-temp-files.js';
 
 export { hashParts };
 
@@ -78,6 +79,7 @@ export class BuildCache implements ValidationMemory {
 
   static async open(projectRoot: string, ignorePrevious: boolean): Promise<BuildCache> {
     const folder = path.join(projectRoot, CACHE_FOLDER, CACHE_SUBFOLDER);
+    await removeDeadTempFiles([path.dirname(folder), folder]);
     const previous = ignorePrevious ? undefined : readMeta(path.join(folder, META_FILE));
     return new BuildCache(folder, previous ?? { version: CACHE_VERSION, help: {}, valid: {} }, ignorePrevious);
   }

@@ -114,7 +114,9 @@ export class DocumentCache {
     if (file === undefined) return undefined;
     try {
       await fs.mkdir(path.dirname(file), { recursive: true });
-      const temp = `${file}.${process.pid}.tmp`;
+      // Beside the pages folder, not in it: the build cache sweeps its own folders of a killed
+      // writer's temp files, and the pages folder is too large to list every build.
+      const temp = path.join(path.dirname(path.dirname(file)), `${path.basename(file)}.${process.pid}.tmp`);
       await fs.writeFile(temp, text);
       await fs.rename(temp, file);
       return file;

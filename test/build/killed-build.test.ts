@@ -4,7 +4,7 @@
 // only the calls whose results the cache does not hold whole: with `--force` too, whose earlier
 // results stay until it has run every call again, and over the cache cap, whose eviction spares
 // the tools an interrupted build had not reached.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -239,6 +239,31 @@ describe('a build killed after a stage', () => {
         one.size === other.size && [...one].every(([file, bytes]) => other.get(file)?.equals(bytes));
       expect(same(rebuilt, before), `${stage}: the forced build's results are in the tree`).toBe(false);
       expect(same(killed, before) || same(killed, rebuilt), `${stage}: the killed build left another tree`).toBe(true);
+    }
+  });
+});
+
+describe('a build killed while it wrote a cache record', () => {
+  // Each record is written whole to `<file>.<pid>.tmp` and renamed into place: a kill between the
+  // two leaves the temp file, which nothing else would ever remove.
+  it('the next build removes the temp files of dead writers, never those of a running build', async () => {
+    const project = await makeNumberedProject('first');
+    expect((await buildInProcess(project)).code).toBe(0);
+    const deadPid = spawnSync('true').pid;
+    const running = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      const left = [
+        path.join(project, '.staticmcp', `up-to-date.json.${deadPid}.tmp`),
+        path.join(project, '.staticmcp', 'cache', `meta.json.${deadPid}.tmp`),
+      ];
+      const runningFile = path.join(project, '.staticmcp', 'cache', `meta.json.${running.pid}.tmp`);
+      for (const file of [...left, runningFile]) await fs.writeFile(file, '{"half": ');
+      const next = await buildInProcess(project);
+      expect(next.code, problemsOf(next.report)).toBe(0);
+      for (const file of left) expect(await exists(file), file).toBe(false);
+      expect(await exists(runningFile)).toBe(true);
+    } finally {
+      running.kill('SIGKILL');
     }
   });
 });
