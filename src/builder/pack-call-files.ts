@@ -327,6 +327,8 @@ function toolRecordsDigest(
   }
   // The slots themselves sorted, one array a call: positions and their slots were two.
   const slots = owners.sortedSlots();
+  // A tool without copies has one name a record: its bytes, with no string made a call.
+  const ownNameOnly = entry.nameSlotsOf === undefined && entry.copies.length === 0;
   let at = 0;
   try {
     // The writer's digests read in one pass over its digests' file per window (spilled-digests.ts).
@@ -334,6 +336,7 @@ function toolRecordsDigest(
       const slot = slots[at++]!;
       const names = entry.nameSlotsOf?.(slot);
       if (names !== undefined) digest.addNameBytes(names.length, (index) => files.bytesAt(names[index]!), ownerDigest);
+      else if (ownNameOnly) digest.addNameBytes(1, () => files.bytesAt(slot), ownerDigest);
       else digest.add(namesOf(packedCopies, files.at(slot)), ownerDigest);
     }
   } finally {
