@@ -19,7 +19,7 @@ import path from 'node:path';
 import type { PackTableRow } from '../core/packs/pack-table.js';
 import { encodedRecordBytes } from '../core/packs/pack-encoding.js';
 import type { FileDigests } from '../tree-writer/file-digests.js';
-import { grownTypedArray, releaseGrown } from '../tree-writer/grown-typed-array.js';
+import { releaseGrown } from '../tree-writer/grown-typed-array.js';
 import { PackRecordList } from '../tree-writer/pack-record-list.js';
 import {
   DEFAULT_TARGET_PACK_BYTES,
@@ -31,6 +31,7 @@ import type { PackingOutcome } from './host-limits.js';
 import { toolOfCallFile } from './packable-call-file.js';
 import { type PackedToolOutcome, type PreviousPacks, ToolRecordsDigest } from './pack-reuse.js';
 import type { RecordedFile } from './recorded-file.js';
+import { noteStageMemory } from './stage-memory.js';
 import { TreeSlotList } from './tree-slot-list.js';
 import type { TreeOutput } from './tree-output.js';
 
@@ -208,6 +209,7 @@ export async function writePacks(
     const records = options.previous?.cannotMatch(entry.tool, entry.recordBytes, targetPackBytes)
       ? ''
       : toolRecordsDigest(output, entry, packedCopies, options.generator, targetPackBytes);
+    noteStageMemory('packs/digest');
     const { recordBytes } = entry;
     const reused = options.previous?.reusable(entry.tool, records, targetPackBytes);
     let outcome: PackedToolOutcome;
@@ -249,6 +251,7 @@ export async function writePacks(
         };
         entry.owners.release();
       }
+      noteStageMemory('packs/list');
       // One pack's bodies in memory at a time: each is read when its pack is made, then dropped.
       const reusedPacks = new Map<string, RecordedFile>();
       const generator = generateListPacks(list, {
@@ -260,9 +263,14 @@ export async function writePacks(
         ...(options.previous ? reusingPacks(output, options.previous, entry.tool, reusedPacks) : {}),
       });
       const written: { path: string; records?: string }[] = [];
+      let indexesNoted = false;
       let step = generator.next();
       for (; !step.done; step = generator.next()) {
         const { bytes, path: filePath, records: packRecords } = step.value;
+        if (filePath.endsWith('.idx') && !indexesNoted) {
+          indexesNoted = true;
+          noteStageMemory('packs/packs');
+        }
         const reused = step.value.reused ? reusedPacks.get(filePath) : undefined;
         if (reused !== undefined && options.previous) {
           const source = path.join(options.previous.outDir, filePath);
@@ -284,9 +292,11 @@ export async function writePacks(
           .map((file) => ({ ...file, sha256: output.writer.digestOf(file.path)!.toString('hex') })),
       };
     }
+    noteStageMemory('packs/indexes');
     packFiles += outcome.files.length;
     await removeAll(output, owners);
     await removeAll(output, entry.copies);
+    noteStageMemory('packs/removed');
     table[entry.tool] = outcome.table;
     packedTools[entry.tool] = outcome;
   }
@@ -305,16 +315,34 @@ function toolRecordsDigest(
   generator: string,
   targetPackBytes: number,
 ): string {
-  const ownerOrder = entry.owners.sortedPositions();
   const digest = new ToolRecordsDigest(generator, entry.tool, targetPackBytes);
   const files = output.writer.written;
-  for (const [position, ownerDigest] of ownerDigests(output, entry.owners, ownerOrder)) {
-    const slots = nameSlotsOf(entry, position);
-    if (slots !== undefined) digest.addNameBytes(slots.length, (index) => files.bytesAt(slots[index]!), ownerDigest);
-    else digest.add(namesOf(packedCopies, entry.owners.at(position)), ownerDigest);
+  const { owners } = entry;
+  if (!(owners instanceof TreeSlotList)) {
+    const ownerOrder = owners.sortedPositions();
+    for (const position of ownerOrder)
+      digest.add(namesOf(packedCopies, owners.at(position)), output.writer.digestOf(owners.at(position))!);
+    releaseGrown(ownerOrder);
+    return digest.digest();
   }
-  // Given back now: freed by a collection, a buffer this size would leave glibc's heap fragmented.
-  releaseGrown(ownerOrder);
+  // The slots themselves sorted, one array a call: positions and their slots were two.
+  const slots = owners.sortedSlots();
+  // A tool without copies has one name a record: its bytes, with no string made a call.
+  const ownNameOnly = entry.nameSlotsOf === undefined && entry.copies.length === 0;
+  let at = 0;
+  try {
+    // The writer's digests read in one pass over its digests' file per window (spilled-digests.ts).
+    for (const ownerDigest of files.digestsInOrder(slots)) {
+      const slot = slots[at++]!;
+      const names = entry.nameSlotsOf?.(slot);
+      if (names !== undefined) digest.addNameBytes(names.length, (index) => files.bytesAt(names[index]!), ownerDigest);
+      else if (ownNameOnly) digest.addNameBytes(1, () => files.bytesAt(slot), ownerDigest);
+      else digest.add(namesOf(packedCopies, files.at(slot)), ownerDigest);
+    }
+  } finally {
+    // Given back now: freed by a collection, a buffer this size would leave glibc's heap fragmented.
+    releaseGrown(slots);
+  }
   return digest.digest();
 }
 
@@ -333,25 +361,6 @@ function reusingPacks(output: TreeOutput, previous: PreviousPacks, tool: string,
       return file?.path;
     },
   };
-}
-
-/**
- * Each owner's position in `order` with its digest: the writer's slots read in one pass over its
- * digests' file per window (spilled-digests.ts), not one read a call.
- */
-function* ownerDigests(output: TreeOutput, owners: TreePathList, order: Uint32Array): Iterable<[number, Buffer]> {
-  if (!(owners instanceof TreeSlotList)) {
-    for (const position of order) yield [position, output.writer.digestOf(owners.at(position))!];
-    return;
-  }
-  const slots = grownTypedArray(new Uint32Array(0), order.length);
-  for (let at = 0; at < order.length; at++) slots[at] = owners.slotAt(order[at]!);
-  let at = 0;
-  try {
-    for (const digest of output.writer.written.digestsInOrder(slots)) yield [order[at++]!, digest];
-  } finally {
-    releaseGrown(slots);
-  }
 }
 
 /** Paths to take out of the tree, by position (and by the writer's slot, where known). */

@@ -56,6 +56,15 @@ export class CompactIds {
     return this.bases[position >>> BLOCK_BITS]! + this.distances[position]!;
   }
 
+  /** Gives the list's memory back at once and empties it. */
+  release(): void {
+    this.bases = releaseGrown(this.bases);
+    this.distances = releaseGrown(this.distances);
+    if (this.plain !== undefined) releaseGrown(this.plain);
+    this.plain = undefined;
+    this.count = 0;
+  }
+
   /** Copies the first `count` numbers into a plain array and lets the blocks go. */
   private turnPlain(count: number): void {
     const plain = grownTypedArray(new Uint32Array(0), Math.max(INITIAL_ITEMS, count + 1));

@@ -264,10 +264,11 @@ export class FileDigests {
 
   /**
    * The digest recorded in a live slot, as a view (valid until the next digest is read or set):
-   * the pack step reads its records' digests by slot, with no path made or looked up.
+   * the pack step reads its records' digests by slot, with no path made or looked up, in call-key
+   * order (scattered: no block of the digests' file is kept for a next read, spilled-digests.ts).
    */
   digestAt(slot: number): Buffer {
-    return this.digests.viewOf(slot);
+    return this.digests.scatteredViewOf(slot);
   }
 
   /** Whether both paths are recorded (not dropped) with the same digest. */

@@ -119,6 +119,18 @@ export class SpilledDigests {
   }
 
   /**
+   * viewOf for reads in a scattered order (the pack step's, in call-key order): a block not kept is
+   * read and checked alone, and not kept. Such reads seldom come back to a block before it is
+   * evicted, so keeping blocks only grew `kept` to its full size and checked a run of blocks a read.
+   */
+  scatteredViewOf(slot: number): Buffer {
+    if (slot >= this.spilledSlots || this.placeOfBlock[Math.floor(slot / BLOCK_SLOTS)] !== 0) return this.viewOf(slot);
+    const at = (slot % BLOCK_SLOTS) * FILE_DIGEST_BYTES;
+    this.readBlock(Math.floor(slot / BLOCK_SLOTS)).copy(this.keptDigest, 0, at, at + FILE_DIGEST_BYTES);
+    return this.keptDigest;
+  }
+
+  /**
    * The place in `kept` of block `blockNumber`, from those kept or read with the blocks after it
    * (up to RUN_BLOCKS), each checked: one that does not match is not kept, and is an error only
    * when it is the one asked for.

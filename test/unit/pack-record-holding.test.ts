@@ -129,9 +129,28 @@ describe('the pack step’s compact holding', () => {
       list.push(slot);
     }
     expect(Array.from(list.sortedPositions(), (position) => list.at(position))).toEqual([...paths].sort());
+    expect(Array.from(list.sortedSlots(), (slot) => files.at(slot))).toEqual([...paths].sort());
+    list.release();
+    expect(list.length).toBe(0);
     files.drop('a');
     expect(files.slotOf('a')).toBe(-1);
     expect(files.isLive(paths.indexOf('a'))).toBe(false);
+  });
+
+  it('lists a tool’s slots as pushed, whether they come close together or far apart', () => {
+    // A tool's call files among the writer's slots: in a row, or interleaved with another tool's
+    // far behind (held 4 bytes a slot from there on); sorted by their paths either way.
+    const files = new FileDigests();
+    for (let index = 0; index < 3_000; index++) files.set(`tools/t/${(index * 7919) % 3_000}.json`, digestOf(index));
+    for (const pick of [(slot: number) => slot % 2 === 0, (slot: number) => slot < 40 || slot > 2_900]) {
+      const list = new TreeSlotList(files);
+      const pushed = Array.from({ length: 3_000 }, (_, slot) => slot).filter(pick);
+      for (const slot of pushed) list.push(slot);
+      expect(Array.from({ length: list.length }, (_, position) => list.slotAt(position))).toEqual(pushed);
+      const byPath = [...pushed].sort((left, right) => (files.at(left) < files.at(right) ? -1 : 1));
+      expect([...list.sortedSlots()]).toEqual(byPath);
+      expect(Array.from(list.sortedPositions(), (position) => list.slotAt(position))).toEqual(byPath);
+    }
   });
 
   it('answers "not spooled" for every file of a writer that spooled none, and tracks those it did', () => {

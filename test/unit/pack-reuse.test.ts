@@ -5,12 +5,13 @@
 // edited tool is linked by its own records digest, under the same rules; a record whose checksum
 // does not match (damaged, or edited by hand) is not used at all. A tool whose recorded records had
 // other bytes takes no records digest (they cannot match), and one recorded without it is never
-// reused whole.
+// reused whole. A records digest is the same whether its names come as strings or as UTF-8 bytes
+// (the pack step gives bytes where it can), so a build finds the packs of one that gave the other.
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readPreviousPacks, recordPacks } from '../../src/builder/pack-reuse.js';
+import { readPreviousPacks, recordPacks, ToolRecordsDigest } from '../../src/builder/pack-reuse.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
 
 const GENERATOR = 'staticmcp test';
@@ -103,5 +104,26 @@ describe('the packs of the previous build', () => {
     expect(previous.cannotMatch('missing', 501, 1024)).toBe(false);
     // A tool recorded without its digest is never reused whole.
     expect(previous.reusable('echo', '', 1024)).toBeUndefined();
+  });
+});
+
+describe('a tool’s records digest', () => {
+  it('is the same from the names as strings or as their UTF-8 bytes', () => {
+    const records: [string[], Buffer][] = [
+      [['tools/t/a.json'], createHash('sha256').update('a').digest()],
+      [['tools/t/é/\u{1F600}.json'], createHash('sha256').update('b').digest()],
+      [['tools/t/c.json', 'tools/t/c/x.json', 'tools/t/c/y.json'], createHash('sha256').update('c').digest()],
+    ];
+    const fromStrings = new ToolRecordsDigest(GENERATOR, 't', 4096);
+    const fromBytes = new ToolRecordsDigest(GENERATOR, 't', 4096);
+    for (const [names, body] of records) {
+      fromStrings.add(names, body);
+      fromBytes.addNameBytes(names.length, (index) => Buffer.from(names[index]!), body);
+    }
+    const other = new ToolRecordsDigest(GENERATOR, 't', 4096);
+    for (const [names, body] of records.slice(1)) other.add(names, body);
+    const expected = fromStrings.digest();
+    expect(fromBytes.digest()).toBe(expected);
+    expect(other.digest()).not.toBe(expected);
   });
 });

@@ -104,6 +104,34 @@ describe('file digests past HELD_SLOTS', () => {
     files.close();
   });
 
+  it('reads digests by slot in a scattered order without keeping their blocks', () => {
+    // The pack step's reads (digestAt, in call-key order): each right, spilled or held, and the
+    // blocks read are not kept (KEPT_BLOCKS of them, 2 MiB, held through the pack step's peak).
+    const many = HELD_SLOTS * 8 + 5;
+    const { files, file } = digestsBeside(many);
+    let seed = 11;
+    const order = Array.from({ length: many }, (_, index) => index);
+    for (let index = many - 1; index > 0; index--) {
+      seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+      const other = seed % (index + 1);
+      [order[index], order[other]] = [order[other]!, order[index]!];
+    }
+    // Made before: each digest made is an ArrayBuffer of its own until a collection.
+    const slots = order.map((index) => files.slotOf(pathOf(index)));
+    const expected = order.map((index) => digestOf(`${index}`));
+    const before = process.memoryUsage().arrayBuffers;
+    const wrong = order.filter((_, at) => !files.digestAt(slots[at]!).equals(expected[at]!));
+    expect(wrong).toEqual([]);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * 1024);
+    // A changed byte is still found, and only for the digests of its block.
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.from([0x55]), 0, 1, 32 * 2000 + 3);
+    closeSync(fd);
+    expect(() => files.digestAt(files.slotOf(pathOf(2001)))).toThrow(/is not what was written/);
+    expect(files.digestAt(files.slotOf(pathOf(0))).equals(digestOf('0'))).toBe(true);
+    files.close();
+  });
+
   it('keeps a small tree in memory: no file', () => {
     const { files, file } = digestsBeside(HELD_SLOTS);
     expect(files.get(pathOf(7))?.equals(digestOf('7'))).toBe(true);
