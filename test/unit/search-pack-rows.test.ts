@@ -91,6 +91,17 @@ describe('the search table names its term and title packs by their first keys', 
     expect(hits.total).toBe(documents.length);
   });
 
+  it('a word the index lacks finds nothing, and beside a word it holds changes nothing', async () => {
+    whole.asked.length = 0;
+    expect((await wholeReader.search({ query: 'zzzabsent' })).structuredContent).toEqual({ results: [], total: 0 });
+    // Its term pack (its stem's key and its own lie in one), and no title pack: nothing was found.
+    expect(whole.asked.every((path) => path.includes('/terms/'))).toBe(true);
+    const alone = (await wholeReader.search({ query: 'w3' })).structuredContent as { total: number };
+    expect(alone.total).toBeGreaterThan(0);
+    expect((await wholeReader.search({ query: 'zzzabsent w3' })).structuredContent).toEqual(alone);
+    expect((await wholeReader.search({ query: 'w3 zzzabsent' })).structuredContent).toEqual(alone);
+  });
+
   it('and a damaged record refuses only its word, as through the indexes', async () => {
     const damaged = new Map(bytes);
     // The record of w3 in its term pack: one body byte changed, so the pack no longer hashes to its name.
