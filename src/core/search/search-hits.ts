@@ -73,7 +73,7 @@ async function readTitleBlock(reads: HitReads, block: number): Promise<ReadTitle
   if (cached !== undefined) return cached;
   const blockKey = utf8Bytes(key);
   const wholePack = wholePackOf(reads.files, table.titlePacks, 'titles', blockKey);
-  const found = await lookupSearchRecord(reads.packs, table.titles, wholePack, blockKey, key);
+  const found = await lookupSearchRecord(reads.packs, () => table.titles, wholePack, blockKey, key);
   // The postings named this document, so its block must exist: a missing one is damage too.
   if (found.status !== 'ok') throw new DamagedIndex(found.reason);
   const count = Math.min(table.blockSize, table.documentCount - block * table.blockSize);

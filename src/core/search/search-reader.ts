@@ -292,14 +292,15 @@ export class SearchReader {
     );
     if (id.length > MAX_DOCUMENT_ID_LENGTH || LONE_SURROGATE.test(id) || this.counts.documentCount === 0)
       return unknown;
-    let table: SearchIndexTable;
+    let stored: Awaited<ReturnType<typeof readStoredDocument>>;
     try {
-      table = await this.tableOf();
+      // The table's document rows are checked here, when first used.
+      const table = await this.tableOf();
+      stored = await readStoredDocument(this.packs, table.documents, this.counts.format, id);
     } catch (error) {
       if (error instanceof DamagedIndex) return searchErrorResult(this.damaged(error.reason).message);
       throw error;
     }
-    const stored = await readStoredDocument(this.packs, table.documents, this.counts.format, id);
     if (stored.status === 'missing') return unknown;
     if (stored.status === 'damaged') return searchErrorResult(this.damaged(stored.reason).message);
     const document = stored.document;
@@ -326,7 +327,8 @@ export class SearchReader {
     // no promise of one request settled in another.
     const read = await this.files.readBytes(path);
     if (read.status === 'missing') throw new DamagedIndex(`the search table ${path} is missing on the host`);
-    // Each row's index path is checked when a query reads that index (the pack reader).
+    // A space's index rows are checked when a query first uses them (a lookup the pack rows did
+    // not settle, a prefix, a fetch), each row's path when a query reads that index (the pack reader).
     const parsed = parseSearchTableFile(read.bytes, path, this.counts, 'on-read');
     if ('problem' in parsed) throw new DamagedIndex(parsed.problem);
     this.table = parsed.table;
@@ -368,7 +370,7 @@ export class SearchReader {
         return common;
       }
     }
-    const found = await lookupSearchRecord(reads.packs, table.terms, wholePack, key, term, TERM_PACK_KEEPING);
+    const found = await lookupSearchRecord(reads.packs, () => table.terms, wholePack, key, term, TERM_PACK_KEEPING);
     if (found.status !== 'ok') {
       // The term is not in the corpus; any other `missing` is a part the host lacks (a deploy cut
       // short), which would silently drop results, so it is reported. The pack reader says which
