@@ -18,7 +18,8 @@
 // `trivial` (a fixed answer, workerd's own cost) and `imports` (dist's bundle evaluated, unused).
 // Run: npm run build && CORPUS=wiki COUNT=6000 node bench/search-cold-edge.mjs   (RUNS=10;
 //   TREE=<built tree> measures that one; SERVERS=files,assets; WORKER=<a _worker.js> is WORKERS of one;
-//   the floor: WORKERS=trivial,imports,dist SERVERS=files)
+//   the floor: WORKERS=trivial,imports,dist SERVERS=files; QUERY=qqqqzzzzxxxx asks a word the
+//   index lacks every run instead of two-word queries)
 import { readFileSync } from 'node:fs';
 import { twoWordQueries } from './lib/cold-search.mjs';
 import { median } from './lib/common.mjs';

@@ -14,7 +14,8 @@
 // the search), and it is V8 of another version; use it to compare bundles in one run, and
 // search-cold-edge.mjs for what workerd spends.
 // Run: npm run build && CORPUS=wiki COUNT=6000 node bench/search-cold-instructions.mjs   (RUNS=3
-//   queries; WORKERS=<a.js>,<b.js> compares bundles, e.g. an earlier build's; TREE=<built tree>)
+//   queries; WORKERS=<a.js>,<b.js> compares bundles, e.g. an earlier build's; TREE=<built tree>;
+//   QUERY=<text> asks that query every run, e.g. a word the index lacks)
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';

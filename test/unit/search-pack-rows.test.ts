@@ -91,6 +91,43 @@ describe('the search table names its term and title packs by their first keys', 
     expect(hits.total).toBe(documents.length);
   });
 
+  it('a word the index lacks finds nothing, and beside a word it holds changes nothing', async () => {
+    whole.asked.length = 0;
+    expect((await wholeReader.search({ query: 'zzzabsent' })).structuredContent).toEqual({ results: [], total: 0 });
+    // Its term pack (its stem's key and its own lie in one), and no title pack: nothing was found.
+    expect(whole.asked.every((path) => path.includes('/terms/'))).toBe(true);
+    const alone = (await wholeReader.search({ query: 'w3' })).structuredContent as { total: number };
+    expect(alone.total).toBeGreaterThan(0);
+    expect((await wholeReader.search({ query: 'zzzabsent w3' })).structuredContent).toEqual(alone);
+    expect((await wholeReader.search({ query: 'w3 zzzabsent' })).structuredContent).toEqual(alone);
+  });
+
+  it("checks a space's index rows when a query first uses them", async () => {
+    const written = writeSearchIndex(documents.slice(0, 200));
+    const files = new Map(written.files.map((file) => [file.path, file.bytes]));
+    const value = JSON.parse(JSON.stringify(written.extension)) as Record<string, { index: string }[]>;
+    // A term row and a document row that name no index file: a table damaged on the host.
+    value.terms![0]!.index = 'packs/search.index/terms/elsewhere.json';
+    value.documents![0]!.index = 'packs/search.index/documents/elsewhere.json';
+    expect(parseSearchIndexManifest(value)).toMatchObject({ problem: expect.stringContaining('terms') });
+    const parsed = parseSearchIndexManifest(value, 'on-read');
+    if (!('table' in parsed)) throw new Error(`a reader's table checks its rows later: ${JSON.stringify(parsed)}`);
+    const readerOf = (sendsWholeFiles: boolean) =>
+      new SearchReader(new WholeFiles(files, sendsWholeFiles), parsed.table);
+    const sound = parseSearchIndexManifest(JSON.parse(JSON.stringify(written.extension)));
+    if (!('table' in sound)) throw new Error('the rows should be inline');
+    const expected = await new SearchReader(new WholeFiles(files, true), sound.table).search({ query: 'w3 common' });
+    // A host that sends whole packs finds words through the pack rows: the term rows are not used.
+    expect(await readerOf(true).search({ query: 'w3 common' })).toEqual(expected);
+    const fetched = await readerOf(true).fetch({ id: documents[0]!.id });
+    expect(fetched.isError).toBe(true);
+    expect(fetched.content[0]).toMatchObject({ text: expect.stringMatching(/damaged.*documents names the index/) });
+    // A host that reads ranges looks words up through the term rows: the search says the index is damaged.
+    const ranged = await readerOf(false).search({ query: 'w3' });
+    expect(ranged.isError).toBe(true);
+    expect(ranged.content[0]).toMatchObject({ text: expect.stringMatching(/damaged.*terms names the index/) });
+  });
+
   it('and a damaged record refuses only its word, as through the indexes', async () => {
     const damaged = new Map(bytes);
     // The record of w3 in its term pack: one body byte changed, so the pack no longer hashes to its name.

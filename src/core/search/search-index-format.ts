@@ -62,6 +62,7 @@
 // dev dependency (not installed yet).
 import { type IndexPathChecks, parsePackTable, type PackTableRow } from '../packs/pack-table.js';
 import { isObject } from '../tree/json-object.js';
+import { DamagedIndex } from './damaged-index.js';
 import { STEMMINGS, type Stemming } from './stem.js';
 
 /**
@@ -222,32 +223,55 @@ function parseRows(
 ): { table: SearchIndexTable } | { problem: string } {
   const { format, documentCount, tokenCount, blockSize, stemming } = counts;
   // parsePackTable checks each list as a tool's rows; an empty corpus has empty lists.
-  const lists: Record<string, unknown> = {};
+  const lists: Record<string, unknown[]> = {};
   for (const name of SPACES) {
     const rows = value[name];
     if (!Array.isArray(rows)) return { problem: `${where}.${name} is not a list` };
-    if (rows.length > 0) lists[name] = rows;
+    lists[name] = rows;
   }
-  const parsed = parsePackTable(lists, pathChecks);
+  const table = { format, documentCount, tokenCount, blockSize, stemming, ...packRowsOf(value) };
+  if (pathChecks === 'on-read') {
+    // A reader checks a space's rows when a query first uses them: a worker whose host sends
+    // whole packs finds a word through the pack rows, and a cold query then checks no index row.
+    for (const name of SPACES) {
+      let rows: readonly PackTableRow[] | undefined;
+      Object.defineProperty(table, name, {
+        enumerable: true,
+        get: () => {
+          if (rows !== undefined) return rows;
+          const checked = checkedRowsOf(name, lists[name]!, where, pathChecks);
+          if ('problem' in checked) throw new DamagedIndex(checked.problem);
+          rows = checked.rows;
+          return rows;
+        },
+      });
+    }
+    return { table: table as SearchIndexTable };
+  }
+  const checked: Record<string, readonly PackTableRow[]> = {};
+  for (const name of SPACES) {
+    const space = checkedRowsOf(name, lists[name]!, where, pathChecks);
+    if ('problem' in space) return space;
+    checked[name] = space.rows;
+  }
+  return { table: { ...table, terms: checked.terms!, titles: checked.titles!, documents: checked.documents! } };
+}
+
+/** One space's index rows, checked (parsePackTable's rules, and below the index's folder). */
+function checkedRowsOf(
+  name: string,
+  rows: unknown[],
+  where: string,
+  pathChecks: IndexPathChecks,
+): { rows: readonly PackTableRow[] } | { problem: string } {
+  if (rows.length === 0) return { rows: [] };
+  const parsed = parsePackTable({ [name]: rows }, pathChecks);
   if ('problem' in parsed) return { problem: `${where}: ${parsed.problem.replace(/^packs\./, '')}` };
-  for (const [name, rows] of parsed.table) {
-    for (const row of rows)
-      if (!row.index.startsWith(SEARCH_FOLDER))
-        return { problem: `${where}.${name} names the index ${row.index}, which is not below ${SEARCH_FOLDER}` };
-  }
-  return {
-    table: {
-      format,
-      documentCount,
-      tokenCount,
-      blockSize,
-      stemming,
-      terms: parsed.table.get('terms') ?? [],
-      titles: parsed.table.get('titles') ?? [],
-      documents: parsed.table.get('documents') ?? [],
-      ...packRowsOf(value),
-    },
-  };
+  const checked = parsed.table.get(name)!;
+  for (const row of checked)
+    if (!row.index.startsWith(SEARCH_FOLDER))
+      return { problem: `${where}.${name} names the index ${row.index}, which is not below ${SEARCH_FOLDER}` };
+  return { rows: checked };
 }
 
 /**

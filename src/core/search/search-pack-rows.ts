@@ -127,10 +127,13 @@ export function wholePackOf(
   return packPathOfKey(rows, space, key);
 }
 
-/** The record `name` under `key`: in `wholePack` (wholePackOf) when it is sure, else through the index. */
+/**
+ * The record `name` under `key`: in `wholePack` (wholePackOf) when it is sure, else through the
+ * index, whose rows `indexRows` gives (a reader's table checks them when first asked).
+ */
 export async function lookupSearchRecord(
   packs: PackReader,
-  indexRows: readonly PackTableRow[],
+  indexRows: () => readonly PackTableRow[],
   wholePack: string | null | undefined,
   key: Uint8Array,
   name: string,
@@ -141,5 +144,5 @@ export async function lookupSearchRecord(
     const found = await packs.lookupInPack(wholePack, name, keeping);
     if (found !== undefined) return found;
   }
-  return packs.lookup(indexRows, KEY_KIND.term, key, name, keeping);
+  return packs.lookup(indexRows(), KEY_KIND.term, key, name, keeping);
 }

@@ -2,7 +2,7 @@
 // reader and whatever byte source the host has (a folder, a URL, the worker's assets): a query
 // reads one record per key its words are looked up under (format 6: each word's stem list and its
 // own, query-terms.ts; a prefix's words, from the term indexes), one title block per result and
-// each result's document record for its excerpt (excerpt.ts), and counts the matching documents
+// each result's excerpt source (search-hits.ts), and counts the matching documents
 // (rank-and-count.ts); fetch reads one record (and, for a precomputed call's document, the call
 // itself, through `readCall`: the index keeps no copy of a call's text; a call the host lacks or
 // that no longer reads as a document is an isError result saying to build again); decoded postings
@@ -24,23 +24,20 @@ import {
   PackIndexCache,
   PackReader,
   type WholePackKeeping,
-  textOfBody,
 } from '../packs/pack-reader.js';
 import type { ReadOutcome } from '../tree/tree-source.js';
 import type { ToolResult } from '../results/tool-result.js';
 import { decodeUtf8, utf8Bytes } from '../tree/utf8.js';
-import { inverseDocumentFrequency, type ScoredDocument } from './bm25.js';
+import { inverseDocumentFrequency } from './bm25.js';
 import { BoundedCache } from '../packs/bounded-cache.js';
 import { decodePostings, type PostingList } from './postings.js';
 import {
   MAX_DOCUMENT_ID_LENGTH,
   MAX_QUERY_LENGTH,
   parseSearchTableFile,
-  parseTitleBlock,
   SEARCH_RESULT_LIMIT,
   type SearchIndexCounts,
   type SearchIndexTable,
-  titleBlockKeyOf,
 } from './search-index-format.js';
 import {
   type FetchedDocument,
@@ -49,7 +46,6 @@ import {
   searchErrorResult,
   searchToolResult,
 } from './search-results.js';
-import { excerptOf } from './excerpt.js';
 import { rankAndCount } from './rank-and-count.js';
 import {
   MAX_PREFIX_INDEXES,
@@ -62,7 +58,9 @@ import {
 import { commonFrequencyOf } from './common-term-frequency.js';
 import { readStoredDocument, textOfCall } from './stored-documents.js';
 import { isStemKey, shownKeyOf, wordOfStemKey } from './stem.js';
-import { type ReadTitleBlock, readExcerptTexts } from './result-excerpts.js';
+import type { ReadTitleBlock } from './result-excerpts.js';
+import { DamagedIndex } from './damaged-index.js';
+import { readHits } from './search-hits.js';
 import { SharedReads } from '../packs/shared-reads.js';
 import { lookupSearchRecord, wholePackOf } from './search-pack-rows.js';
 
@@ -95,11 +93,6 @@ const TERM_PACK_KEEPING: WholePackKeeping = { upToBytes: 256 * 1024 + 64 * 1024,
 
 /** A search's hits, or the message of its isError result. */
 export type SearchOutcome = { status: 'ok'; hits: SearchHit[]; total: number } | { status: 'error'; message: string };
-
-/** Refused parts surface as this, turned into an isError result at the top. */
-class DamagedIndex {
-  constructor(readonly reason: string) {}
-}
 
 const DAMAGED_ADVICE = "this server's search index is damaged; its owner should build and deploy the tree again";
 // A lone surrogate has no UTF-8 form: such an id could only be forged, and would hash as U+FFFD.
@@ -216,6 +209,9 @@ export class SearchReader {
       const keys = [...weightOf.keys()];
       if (keys.length === 0) return { status: 'ok', hits: [], total: 0 };
       const lists = await Promise.all(keys.map((key) => this.postingsOf(reads, table, key, keys.length > 1)));
+      // No word of the query is in the index: the answer is known, and a cold worker runs none of
+      // the ranking, matching and excerpt code, which it would compile for an empty page.
+      if (lists.every((list) => list === null)) return { status: 'ok', hits: [], total: 0 };
       let found = keys.flatMap((term, position) => {
         const list = lists[position]!;
         return isPostingList(list) ? [{ term, list }] : [];
@@ -250,7 +246,12 @@ export class SearchReader {
         throw new DamagedIndex(`the postings of "${shownKeyOf(found[ranked.list]!.term)}": ${ranked.problem}`);
       const { best, total } = ranked;
       const matcher = tokenMatcherOf(parsed, stemming);
-      const hits = await this.hitsOf(reads, table, best, matcher, parsed.words.length + parsed.prefixes.length);
+      const hits = await readHits(
+        { packs: reads.packs, files: reads.files, table, blocks: this.blocks, options: this.options },
+        best,
+        matcher,
+        parsed.words.length + parsed.prefixes.length,
+      );
       return { status: 'ok', hits, total: Math.max(total, skippedFrequency) };
     } catch (error) {
       if (error instanceof DamagedIndex) return this.damaged(error.reason);
@@ -291,14 +292,15 @@ export class SearchReader {
     );
     if (id.length > MAX_DOCUMENT_ID_LENGTH || LONE_SURROGATE.test(id) || this.counts.documentCount === 0)
       return unknown;
-    let table: SearchIndexTable;
+    let stored: Awaited<ReturnType<typeof readStoredDocument>>;
     try {
-      table = await this.tableOf();
+      // The table's document rows are checked here, when first used.
+      const table = await this.tableOf();
+      stored = await readStoredDocument(this.packs, table.documents, this.counts.format, id);
     } catch (error) {
       if (error instanceof DamagedIndex) return searchErrorResult(this.damaged(error.reason).message);
       throw error;
     }
-    const stored = await readStoredDocument(this.packs, table.documents, this.counts.format, id);
     if (stored.status === 'missing') return unknown;
     if (stored.status === 'damaged') return searchErrorResult(this.damaged(stored.reason).message);
     const document = stored.document;
@@ -325,7 +327,8 @@ export class SearchReader {
     // no promise of one request settled in another.
     const read = await this.files.readBytes(path);
     if (read.status === 'missing') throw new DamagedIndex(`the search table ${path} is missing on the host`);
-    // Each row's index path is checked when a query reads that index (the pack reader).
+    // A space's index rows are checked when a query first uses them (a lookup the pack rows did
+    // not settle, a prefix, a fetch), each row's path when a query reads that index (the pack reader).
     const parsed = parseSearchTableFile(read.bytes, path, this.counts, 'on-read');
     if ('problem' in parsed) throw new DamagedIndex(parsed.problem);
     this.table = parsed.table;
@@ -367,7 +370,7 @@ export class SearchReader {
         return common;
       }
     }
-    const found = await lookupSearchRecord(reads.packs, table.terms, wholePack, key, term, TERM_PACK_KEEPING);
+    const found = await lookupSearchRecord(reads.packs, () => table.terms, wholePack, key, term, TERM_PACK_KEEPING);
     if (found.status !== 'ok') {
       // The term is not in the corpus; any other `missing` is a part the host lacks (a deploy cut
       // short), which would silently drop results, so it is reported. The pack reader says which
@@ -384,67 +387,5 @@ export class SearchReader {
       throw new DamagedIndex(`the postings of "${shownKeyOf(term)}" in ${found.pack}: ${list.problem}`);
     this.postings.set(term, list, 64 + term.length * 2 + list.heldBytes);
     return list;
-  }
-
-  /**
-   * The hits of the ranked documents: their title entries, and each one's excerpt from its stored
-   * text (none for a document that stores no text; a record that cannot be read costs only its
-   * own excerpt, and `onProblem` hears why).
-   */
-  private async hitsOf(
-    reads: QueryReads,
-    table: SearchIndexTable,
-    best: readonly ScoredDocument[],
-    matchOf: (token: string) => number,
-    termCount: number,
-  ): Promise<SearchHit[]> {
-    const blockSize = this.counts.blockSize;
-    const blockNumbers = [...new Set(best.map((scored) => Math.floor(scored.document / blockSize)))];
-    const blocks = new Map<number, ReadTitleBlock>();
-    // A refused title block is the search's error, once every block's read has settled.
-    const settled = await Promise.allSettled(
-      blockNumbers.map(async (block) => {
-        blocks.set(block, await this.titleBlock(reads, table, block));
-      }),
-    );
-    for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
-    // Every block was read: get() finds each. Its excerpt sources follow it in its pack.
-    const entries = best.map(
-      (scored) => blocks.get(Math.floor(scored.document / blockSize))!.entries[scored.document % blockSize]!,
-    );
-    const texts = await readExcerptTexts(reads.packs, table, this.counts.format, best, this.options, blocks);
-    return entries.map((entry, position): SearchHit => {
-      const hit: SearchHit = { id: entry.id, title: entry.title, url: entry.url };
-      const text = texts[position];
-      if (text !== undefined && 'problem' in text)
-        this.options.onProblem?.(`the excerpt source of ${entry.id} ${text.problem}`);
-      const excerpt =
-        text === undefined || 'problem' in text ? undefined : excerptOf(text.text, matchOf, termCount, text.goesOn);
-      if (excerpt !== undefined) {
-        hit.excerpt = excerpt.text;
-        hit.matches = excerpt.matches;
-      }
-      return hit;
-    });
-  }
-
-  private async titleBlock(reads: QueryReads, table: SearchIndexTable, block: number): Promise<ReadTitleBlock> {
-    const key = titleBlockKeyOf(block);
-    const cached = this.blocks.get(key);
-    if (cached !== undefined) return cached;
-    const blockKey = utf8Bytes(key);
-    const wholePack = wholePackOf(reads.files, table.titlePacks, 'titles', blockKey);
-    const found = await lookupSearchRecord(reads.packs, table.titles, wholePack, blockKey, key);
-    // The postings named this document, so its block must exist: a missing one is damage too.
-    if (found.status !== 'ok') throw new DamagedIndex(found.reason);
-    const count = Math.min(this.counts.blockSize, this.counts.documentCount - block * this.counts.blockSize);
-    const text = textOfBody(found.body);
-    const entries = parseTitleBlock(text, count, this.counts.format);
-    if (entries === undefined)
-      throw new DamagedIndex(`title block ${key} in ${found.pack} is not ${count} title entries`);
-    const { pack, packLength, recordOffset, recordLength } = found;
-    const read = { entries, pack, packLength, recordOffset, recordLength };
-    this.blocks.set(key, read, 64 + pack.length * 2 + text.length * 2);
-    return read;
   }
 }

@@ -1,0 +1,88 @@
+// A search's page of hits from its ranked documents (issue #40): each one's title entry, read from
+// its title block (one record per block of documents, found in its pack whole when the table names
+// the packs), and its excerpt, cut from its excerpt source (result-excerpts.ts, excerpt.ts). A
+// title block that cannot be read refuses the search (DamagedIndex: the postings named its
+// documents); a source that cannot be read costs only its own result's excerpt. Portable.
+import type { BoundedCache } from '../packs/bounded-cache.js';
+import { type PackReader, textOfBody } from '../packs/pack-reader.js';
+import type { SharedReads } from '../packs/shared-reads.js';
+import { utf8Bytes } from '../tree/utf8.js';
+import type { ScoredDocument } from './bm25.js';
+import { DamagedIndex } from './damaged-index.js';
+import { excerptOf } from './excerpt.js';
+import { type ReadTitleBlock, readExcerptTexts } from './result-excerpts.js';
+import { parseTitleBlock, type SearchIndexTable, titleBlockKeyOf } from './search-index-format.js';
+import { lookupSearchRecord, wholePackOf } from './search-pack-rows.js';
+import type { SearchHit } from './search-results.js';
+
+/** What reading a search's hits takes: its reads, the table, the reader's kept title blocks. */
+export interface HitReads {
+  packs: PackReader;
+  files: SharedReads;
+  table: SearchIndexTable;
+  blocks: BoundedCache<ReadTitleBlock>;
+  options: { onProblem?: (reason: string) => void };
+}
+
+/**
+ * The hits of the ranked documents: their title entries, and each one's excerpt from its stored
+ * text (none for a document that stores no text; a record that cannot be read costs only its
+ * own excerpt, and `onProblem` hears why). Throws DamagedIndex when a title block is refused.
+ */
+export async function readHits(
+  reads: HitReads,
+  best: readonly ScoredDocument[],
+  matchOf: (token: string) => number,
+  termCount: number,
+): Promise<SearchHit[]> {
+  const { table, options } = reads;
+  const blockSize = table.blockSize;
+  const blockNumbers = [...new Set(best.map((scored) => Math.floor(scored.document / blockSize)))];
+  const blocks = new Map<number, ReadTitleBlock>();
+  // A refused title block is the search's error, once every block's read has settled.
+  const settled = await Promise.allSettled(
+    blockNumbers.map(async (block) => {
+      blocks.set(block, await readTitleBlock(reads, block));
+    }),
+  );
+  for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+  // Every block was read: get() finds each. Its excerpt sources follow it in its pack.
+  const entries = best.map(
+    (scored) => blocks.get(Math.floor(scored.document / blockSize))!.entries[scored.document % blockSize]!,
+  );
+  const texts = await readExcerptTexts(reads.packs, table, table.format, best, options, blocks);
+  return entries.map((entry, position): SearchHit => {
+    const hit: SearchHit = { id: entry.id, title: entry.title, url: entry.url };
+    const text = texts[position];
+    if (text !== undefined && 'problem' in text)
+      options.onProblem?.(`the excerpt source of ${entry.id} ${text.problem}`);
+    const excerpt =
+      text === undefined || 'problem' in text ? undefined : excerptOf(text.text, matchOf, termCount, text.goesOn);
+    if (excerpt !== undefined) {
+      hit.excerpt = excerpt.text;
+      hit.matches = excerpt.matches;
+    }
+    return hit;
+  });
+}
+
+async function readTitleBlock(reads: HitReads, block: number): Promise<ReadTitleBlock> {
+  const { table } = reads;
+  const key = titleBlockKeyOf(block);
+  const cached = reads.blocks.get(key);
+  if (cached !== undefined) return cached;
+  const blockKey = utf8Bytes(key);
+  const wholePack = wholePackOf(reads.files, table.titlePacks, 'titles', blockKey);
+  const found = await lookupSearchRecord(reads.packs, () => table.titles, wholePack, blockKey, key);
+  // The postings named this document, so its block must exist: a missing one is damage too.
+  if (found.status !== 'ok') throw new DamagedIndex(found.reason);
+  const count = Math.min(table.blockSize, table.documentCount - block * table.blockSize);
+  const text = textOfBody(found.body);
+  const entries = parseTitleBlock(text, count, table.format);
+  if (entries === undefined)
+    throw new DamagedIndex(`title block ${key} in ${found.pack} is not ${count} title entries`);
+  const { pack, packLength, recordOffset, recordLength } = found;
+  const read = { entries, pack, packLength, recordOffset, recordLength };
+  reads.blocks.set(key, read, 64 + pack.length * 2 + text.length * 2);
+  return read;
+}
