@@ -119,7 +119,8 @@ function regularFileIdentity(file: string): DocumentStats | undefined {
 interface DocumentRead {
   parsed: ParsedDocument;
   stats: DocumentStats;
-  sha256: string;
+  /** The sha256 of its bytes: hex when just read, bytes when the cache knew the file. */
+  sha256: string | Uint8Array;
 }
 
 /**
@@ -143,7 +144,7 @@ function untouchedDocument(
   }
   if (stats === undefined) return undefined;
   const known = documents.lookupUntouched(key, mimeType, stats);
-  return known === undefined ? undefined : { parsed: known.parsed, stats, sha256: known.sha256 };
+  return known === undefined ? undefined : { parsed: known.parsed, stats, sha256: known.digest };
 }
 
 /** The file's parse, read: by its digest, else parsed (the one read). */

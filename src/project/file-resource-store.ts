@@ -29,8 +29,8 @@ export interface FileResourceFields {
   /** Published as `text` (else as a base64 `blob`). */
   text: boolean;
   stats: DocumentStats;
-  /** The sha256 of its bytes (hex), as the document cache knows it. */
-  sha256?: string;
+  /** The sha256 of its bytes (hex, or the 32 bytes), as the document cache knows it. */
+  sha256?: string | Uint8Array;
   title?: string;
   description?: string;
   pageUrl?: string;
@@ -56,6 +56,13 @@ function storeHalves(halves: Uint32Array, slot: number, value: bigint): void {
 
 function readHalves(halves: Uint32Array, slot: number): bigint {
   return (BigInt(halves[slot]!) << 32n) | BigInt(halves[slot + 1]!);
+}
+
+/** A sha256 as its 32 bytes, when it is one (as hex or as bytes). */
+function digestBytesOf(sha256: string | Uint8Array | undefined): Uint8Array | undefined {
+  if (sha256 === undefined) return undefined;
+  if (typeof sha256 !== 'string') return sha256.length === 32 ? sha256 : undefined;
+  return /^[0-9a-f]{64}$/.test(sha256) ? Buffer.from(sha256, 'hex') : undefined;
 }
 
 export class FileResourceStore {
@@ -109,8 +116,9 @@ export class FileResourceStore {
     this.isText[position] = fields.text ? 1 : 0;
     this.digests = grownTypedArray(this.digests, 32 * this.count);
     this.hasDigest = grownTypedArray(this.hasDigest, this.count);
-    this.hasDigest[position] = fields.sha256 !== undefined && /^[0-9a-f]{64}$/.test(fields.sha256) ? 1 : 0;
-    if (this.hasDigest[position] === 1) this.digests.set(Buffer.from(fields.sha256!, 'hex'), 32 * position);
+    const digest = digestBytesOf(fields.sha256);
+    this.hasDigest[position] = digest === undefined ? 0 : 1;
+    if (digest !== undefined) this.digests.set(digest, 32 * position);
     let mimeType = this.mimeTypes.get(fields.mimeType);
     if (mimeType === undefined) {
       mimeType = this.mimeTypeList.length;
