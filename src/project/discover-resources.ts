@@ -291,7 +291,7 @@ export async function discoverResources(
   const resources: ProjectResource[] = [];
   const problems: ResourceDiscovery['problems'] = [];
   const warnings: ResourceDiscovery['warnings'] = [];
-  const store = new FileResourceStore(resourcesRoot, projectRoot);
+  const store = new FileResourceStore(resourcesRoot, projectRoot, documents.previousDocuments);
   // Each file's read, when it is written, checks it stays inside the project: against one realpath.
   store.realProjectRoot = await fs.realpath(projectRoot).catch(() => undefined);
   const counts = () => ({ parsed: documents.parsedCount, reused: documents.reusedCount });
