@@ -119,7 +119,8 @@ function regularFileIdentity(file: string): DocumentStats | undefined {
 interface DocumentRead {
   parsed: ParsedDocument;
   stats: DocumentStats;
-  sha256: string;
+  /** The sha256 of its bytes: hex when just read, bytes when the cache knew the file. */
+  sha256: string | Uint8Array;
 }
 
 /**
@@ -143,7 +144,7 @@ function untouchedDocument(
   }
   if (stats === undefined) return undefined;
   const known = documents.lookupUntouched(key, mimeType, stats);
-  return known === undefined ? undefined : { parsed: known.parsed, stats, sha256: known.sha256 };
+  return known === undefined ? undefined : { parsed: known.parsed, stats, sha256: known.digest };
 }
 
 /** The file's parse, read: by its digest, else parsed (the one read). */
@@ -290,7 +291,7 @@ export async function discoverResources(
   const resources: ProjectResource[] = [];
   const problems: ResourceDiscovery['problems'] = [];
   const warnings: ResourceDiscovery['warnings'] = [];
-  const store = new FileResourceStore(resourcesRoot, projectRoot);
+  const store = new FileResourceStore(resourcesRoot, projectRoot, documents.previousDocuments);
   // Each file's read, when it is written, checks it stays inside the project: against one realpath.
   store.realProjectRoot = await fs.realpath(projectRoot).catch(() => undefined);
   const counts = () => ({ parsed: documents.parsedCount, reused: documents.reusedCount });

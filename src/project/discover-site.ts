@@ -108,7 +108,7 @@ async function readPage(
     const stats = await fs.stat(file, { bigint: true });
     if (stats.isFile() && (await isInsideRealFolder(file, projectRoot))) {
       const known = documents.lookupUntouched(key, kind, stats);
-      const found = known && (await fromCache(known.sha256, known.parsed));
+      const found = known && (await fromCache(Buffer.from(known.digest).toString('hex'), known.parsed));
       if (found) return found;
     }
     const read = await readProjectFileAndStats(file, projectRoot);

@@ -14,7 +14,13 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { removeDeadWritersFiles } from '../tree-writer/interrupted-write.js';
 import { SpillWriter } from '../tree-writer/spill-files.js';
-import { DocumentRecordHash, type DocumentStats, encodeEntry, TRUSTED_IDENTITY } from './document-record.js';
+import {
+  DIGEST_BYTES,
+  DocumentRecordHash,
+  type DocumentStats,
+  encodeEntry,
+  TRUSTED_IDENTITY,
+} from './document-record.js';
 import { DocumentRecord } from './document-record-reader.js';
 import { maxFrontMatterBytes } from './front-matter-limit.js';
 import type { MarkdownSummary } from './markdown-summary.js';
@@ -36,6 +42,8 @@ const PAGES_FOLDER = path.join('.staticmcp', 'cache', 'pages');
  * written again within the same mtime tick): it is digested instead.
  */
 const RACY_WINDOW_NS = 2_000_000_000n;
+/** What the record's writer gathers before a write (under glibc's mmap threshold, CONTRIBUTING.md). */
+const RECORD_CHUNK_BYTES = 1 << 16;
 
 /** What the build keeps from reading and parsing a document's bytes. */
 export interface ParsedDocument {
@@ -79,7 +87,7 @@ export class DocumentCache {
    * This build's record, written as it is made (issue #39, "Memory": as objects it held ~600 bytes
    * of heap a document, and its JSON text as much again, at discovery's end), beside the record.
    */
-  private writer: { out: SpillWriter; hash: DocumentRecordHash } | undefined;
+  private writer: RecordWriter | undefined;
   /** Entries recorded, and whether each is its path's entry in the previous record as it was. */
   private recordedCount = 0;
   private allAsBefore = true;
@@ -144,12 +152,15 @@ export class DocumentCache {
     return new DocumentCache(file, previous, key, BigInt(Date.now()) * 1_000_000n);
   }
 
-  /** The recorded parse of a file whose identity is untouched since it was recorded, with its digest. */
+  /**
+   * The recorded parse of a file whose identity is untouched since it was recorded, with its
+   * digest as bytes (no hex text made per document: the resource store keeps the bytes).
+   */
   lookupUntouched(
     relativePath: string,
     mimeType: string,
     stats: DocumentStats,
-  ): { sha256: string; parsed: ParsedDocument } | undefined {
+  ): { digest: Uint8Array; parsed: ParsedDocument } | undefined {
     const previous = this.previous;
     const at = previous?.offsetOf(relativePath);
     if (
@@ -157,20 +168,21 @@ export class DocumentCache {
       at === undefined ||
       (previous.flagsAt(at) & TRUSTED_IDENTITY) === 0 ||
       !previous.sameIdentityAt(at, stats) ||
-      previous.mimeTypeAt(at) !== mimeType
+      !previous.hasMimeTypeAt(at, mimeType)
     )
       return undefined;
     const parsed = parsedOf(previous.parsedJsonAt(at));
     if (parsed === undefined) return undefined;
-    const sha256 = previous.sha256At(at);
+    // A copy: the view is the reader's window, which the next lookup may move.
+    const digest = new Uint8Array(previous.digestAt(at));
     const entry = previous.entryBytes(at);
     // The record could not be read on: the file is read as if it had none.
-    if (sha256 === '' || entry.length === 0) return undefined;
+    if (digest.length !== DIGEST_BYTES || entry.length === 0) return undefined;
     this.reusedCount += 1;
     // Trusted then, and older still now: the entry is the one recorded, byte for byte.
-    if (!this.isFresh(stats)) this.recordBytes(entry, true, sha256, mimeType, parsed);
-    else this.record(relativePath, mimeType, stats, sha256, parsed);
-    return { sha256, parsed };
+    if (!this.isFresh(stats)) this.recordBytes(entry, true, digest, mimeType, parsed);
+    else this.record(relativePath, mimeType, stats, hexOf(digest), parsed);
+    return { digest, parsed };
   }
 
   /** The recorded parse of these bytes (by digest), when a file's identity changed but not its bytes. */
@@ -229,38 +241,37 @@ export class DocumentCache {
   private recordBytes(
     bytes: Buffer,
     asBefore: boolean,
-    sha256: string,
+    sha256: string | Uint8Array,
     mimeType: string,
     parsed: ParsedDocument,
   ): void {
     if (this.file === undefined || this.failed) return;
     this.allAsBefore &&= asBefore;
-    if (parsed.page !== undefined) this.usedPages.add(path.basename(this.pageTextFile(sha256, mimeType)!));
+    if (parsed.page !== undefined)
+      this.usedPages.add(
+        path.basename(this.pageTextFile(typeof sha256 === 'string' ? sha256 : hexOf(sha256), mimeType)!),
+      );
     this.recordedCount += 1;
     try {
       this.writer ??= this.openWriter();
-      this.writer.out.append(bytes);
-      this.writer.hash.add(bytes);
+      this.writer.append(bytes);
     } catch {
       // The cache cannot be written: the next build parses again, as with no cache.
       this.dropWriter();
     }
   }
 
-  private openWriter(): { out: SpillWriter; hash: DocumentRecordHash } {
+  private openWriter(): RecordWriter {
     mkdirSync(path.dirname(this.file!), { recursive: true });
-    const out = new SpillWriter(`${this.file}${RECORD_MARK}${process.pid}`, 0o666);
-    const hash = new DocumentRecordHash();
-    const header = DocumentRecordHash.header(this.key);
+    const writer = new RecordWriter(new SpillWriter(`${this.file}${RECORD_MARK}${process.pid}`, 0o666));
     try {
-      out.append(header);
+      writer.append(DocumentRecordHash.header(this.key));
     } catch (error) {
-      closeWriter(out);
-      rmSync(out.file, { force: true });
+      closeWriter(writer.out);
+      rmSync(writer.out.file, { force: true });
       throw error;
     }
-    hash.add(header);
-    return { out, hash };
+    return writer;
   }
 
   /** Stops recording: this build writes no record (the previous one stays, true for what it holds). */
@@ -291,9 +302,9 @@ export class DocumentCache {
     try {
       // An empty record (no document now, some before) is a header and a digest.
       this.writer ??= this.openWriter();
-      const { out, hash } = this.writer;
+      const { out } = this.writer;
       temp = out.file;
-      out.append(hash.trailer());
+      out.append(this.writer.trailer());
       out.close();
       this.writer = undefined;
       await fs.rename(temp, this.file);
@@ -317,6 +328,48 @@ export class DocumentCache {
   private sameAsPrevious(): boolean {
     if (this.previous === undefined) return this.recordedCount === 0;
     return this.allAsBefore && this.recordedCount === this.previous.size;
+  }
+}
+
+function hexOf(digest: Uint8Array): string {
+  return Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('hex');
+}
+
+/**
+ * The record being written, gathered into chunks before they reach the file and the digest: one
+ * write and one hash update a chunk, not one of each per document (an edit build copies every
+ * untouched document's entry).
+ */
+class RecordWriter {
+  private readonly hash = new DocumentRecordHash();
+  private readonly chunk = Buffer.allocUnsafe(RECORD_CHUNK_BYTES);
+  private used = 0;
+
+  constructor(readonly out: SpillWriter) {}
+
+  append(bytes: Uint8Array): void {
+    if (bytes.length > RECORD_CHUNK_BYTES - this.used) this.flush();
+    if (bytes.length > RECORD_CHUNK_BYTES) this.write(bytes);
+    else {
+      this.chunk.set(bytes, this.used);
+      this.used += bytes.length;
+    }
+  }
+
+  /** Writes what is gathered; returns the digest of everything appended (the record's trailer). */
+  trailer(): Buffer {
+    this.flush();
+    return this.hash.trailer();
+  }
+
+  private flush(): void {
+    if (this.used > 0) this.write(this.chunk.subarray(0, this.used));
+    this.used = 0;
+  }
+
+  private write(bytes: Uint8Array): void {
+    this.out.append(bytes);
+    this.hash.add(bytes);
   }
 }
 

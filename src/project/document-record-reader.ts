@@ -84,6 +84,9 @@ export class DocumentRecord {
    */
   private viewed: EntryView | undefined;
   private viewedAt = -1;
+  /** The MIME type hasMimeTypeAt compared last, as UTF-8 (most documents of a build share one). */
+  private mimeBytes = Buffer.alloc(0);
+  private mimeBytesOf: string | undefined;
 
   private constructor(
     private fd: number | undefined,
@@ -209,7 +212,7 @@ export class DocumentRecord {
     if (this.last?.relativePath === relativePath) return this.last.at;
     let at: number | undefined;
     const atCursor = this.cursor < this.end ? this.viewAt(this.cursor) : undefined;
-    if (atCursor !== undefined && pathOf(atCursor) === relativePath) at = this.cursor;
+    if (atCursor !== undefined && pathIs(atCursor, relativePath)) at = this.cursor;
     else {
       this.byPath ??= this.indexEntries(hashOfPath);
       const wanted = Buffer.from(relativePath, 'utf8');
@@ -272,6 +275,28 @@ export class DocumentRecord {
     return this.viewAt(at) === undefined ? '' : digestBytesOf(this.viewAt(at)!).toString('hex');
   }
 
+  /** The entry's digest as bytes (a view, valid until the record is read again; empty when unreadable). */
+  digestAt(at: number): Buffer {
+    const entry = this.viewAt(at);
+    return entry === undefined ? Buffer.alloc(0) : digestBytesOf(entry);
+  }
+
+  /** Whether the entry's MIME type is `mimeType` (compared as bytes: no string made per entry). */
+  hasMimeTypeAt(at: number, mimeType: string): boolean {
+    const entry = this.viewAt(at);
+    if (entry === undefined) return false;
+    if (mimeType !== this.mimeBytesOf) {
+      this.mimeBytes = Buffer.from(mimeType, 'utf8');
+      this.mimeBytesOf = mimeType;
+    }
+    const wanted = this.mimeBytes;
+    const mimeAt = mimeLengthAt(entry);
+    if (entry.readUInt16LE(mimeAt) !== wanted.length) return false;
+    for (let index = 0; index < wanted.length; index += 1)
+      if (entry[mimeAt + 2 + index] !== wanted[index]) return false;
+    return true;
+  }
+
   mimeTypeAt(at: number): string {
     const entry = this.viewAt(at);
     return entry === undefined ? '' : mimeTypeOf(entry);
@@ -294,6 +319,22 @@ function pathBytesOf(entry: EntryView): Buffer {
 
 function pathOf(entry: EntryView): string {
   return entry.toString('utf8', PATH_AT, PATH_AT + entry.readUInt32LE(PATH_AT - 4));
+}
+
+/**
+ * Whether the entry's path is `relativePath`: an ASCII path is compared byte by byte with the
+ * string's code units, no string made of it (a lookup in order asks this once a document).
+ */
+function pathIs(entry: EntryView, relativePath: string): boolean {
+  const length = entry.readUInt32LE(PATH_AT - 4);
+  // More bytes than code units: not ASCII, compared as text.
+  if (length > relativePath.length) return pathOf(entry) === relativePath;
+  if (length < relativePath.length) return false;
+  for (let index = 0; index < length; index += 1) {
+    const byte = entry[PATH_AT + index]!;
+    if (byte >= 0x80 || byte !== relativePath.charCodeAt(index)) return byte >= 0x80 && pathOf(entry) === relativePath;
+  }
+  return true;
 }
 
 function hashOfPath(entry: EntryView): number {

@@ -29,8 +29,8 @@ export interface FileResourceFields {
   /** Published as `text` (else as a base64 `blob`). */
   text: boolean;
   stats: DocumentStats;
-  /** The sha256 of its bytes (hex), as the document cache knows it. */
-  sha256?: string;
+  /** The sha256 of its bytes (hex, or the 32 bytes), as the document cache knows it. */
+  sha256?: string | Uint8Array;
   title?: string;
   description?: string;
   pageUrl?: string;
@@ -56,6 +56,13 @@ function storeHalves(halves: Uint32Array, slot: number, value: bigint): void {
 
 function readHalves(halves: Uint32Array, slot: number): bigint {
   return (BigInt(halves[slot]!) << 32n) | BigInt(halves[slot + 1]!);
+}
+
+/** A sha256 as its 32 bytes, when it is one (as hex or as bytes). */
+function digestBytesOf(sha256: string | Uint8Array | undefined): Uint8Array | undefined {
+  if (sha256 === undefined) return undefined;
+  if (typeof sha256 !== 'string') return sha256.length === 32 ? sha256 : undefined;
+  return /^[0-9a-f]{64}$/.test(sha256) ? Buffer.from(sha256, 'hex') : undefined;
 }
 
 export class FileResourceStore {
@@ -90,34 +97,44 @@ export class FileResourceStore {
     /** The folder the relative paths are under (the project's resources/). */
     readonly resourcesRoot: string,
     readonly projectRoot: string,
-  ) {}
+    /** How many documents the store will likely hold (the previous build's): room made once. */
+    expectedCount = 0,
+  ) {
+    if (expectedCount > INITIAL_COUNT) this.makeRoom(expectedCount);
+  }
+
+  /** Grows every per-document array to hold `count` documents. */
+  private makeRoom(count: number): void {
+    this.titleAt = grownTypedArray(this.titleAt, count);
+    this.descriptionAt = grownTypedArray(this.descriptionAt, count);
+    this.inodes = grownTypedArray(this.inodes, 2 * count);
+    this.mtimesNs = grownTypedArray(this.mtimesNs, 2 * count);
+    this.sizes = grownTypedArray(this.sizes, count);
+    this.isText = grownTypedArray(this.isText, count);
+    this.digests = grownTypedArray(this.digests, 32 * count);
+    this.hasDigest = grownTypedArray(this.hasDigest, count);
+    this.mimeTypeAt = grownTypedArray(this.mimeTypeAt, count);
+  }
 
   add(fields: FileResourceFields): FileResource {
     const position = this.count;
     this.count += 1;
-    this.titleAt = grownTypedArray(this.titleAt, this.count);
-    this.descriptionAt = grownTypedArray(this.descriptionAt, this.count);
-    this.inodes = grownTypedArray(this.inodes, 2 * this.count);
-    this.mtimesNs = grownTypedArray(this.mtimesNs, 2 * this.count);
-    this.sizes = grownTypedArray(this.sizes, this.count);
-    this.isText = grownTypedArray(this.isText, this.count);
+    if (this.count > this.isText.length) this.makeRoom(this.count);
     this.titleAt[position] = fields.title === undefined ? NONE : this.texts.push(fields.title) + 1;
     this.descriptionAt[position] = fields.description === undefined ? NONE : this.texts.push(fields.description) + 1;
     storeHalves(this.inodes, 2 * position, BigInt(fields.stats.ino));
     storeHalves(this.mtimesNs, 2 * position, BigInt(fields.stats.mtimeNs));
     this.sizes[position] = Number(fields.stats.size);
     this.isText[position] = fields.text ? 1 : 0;
-    this.digests = grownTypedArray(this.digests, 32 * this.count);
-    this.hasDigest = grownTypedArray(this.hasDigest, this.count);
-    this.hasDigest[position] = fields.sha256 !== undefined && /^[0-9a-f]{64}$/.test(fields.sha256) ? 1 : 0;
-    if (this.hasDigest[position] === 1) this.digests.set(Buffer.from(fields.sha256!, 'hex'), 32 * position);
+    const digest = digestBytesOf(fields.sha256);
+    this.hasDigest[position] = digest === undefined ? 0 : 1;
+    if (digest !== undefined) this.digests.set(digest, 32 * position);
     let mimeType = this.mimeTypes.get(fields.mimeType);
     if (mimeType === undefined) {
       mimeType = this.mimeTypeList.length;
       this.mimeTypeList.push(fields.mimeType);
       this.mimeTypes.set(fields.mimeType, mimeType);
     }
-    this.mimeTypeAt = grownTypedArray(this.mimeTypeAt, this.count);
     this.mimeTypeAt[position] = mimeType;
     this.paths.push(fields.relativePath);
     if (fields.overrides !== undefined || fields.pageUrl !== undefined)

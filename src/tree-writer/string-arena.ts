@@ -68,9 +68,14 @@ export class StringArena {
   push(text: string): number {
     const position = this.count;
     this.count += 1;
-    this.starts = grownTypedArray(this.starts, this.count);
-    this.ends = grownTypedArray(this.ends, this.count);
-    this.bytes = grownTypedArray(this.bytes, this.bytesUsed + Buffer.byteLength(text));
+    if (this.count > this.starts.length) {
+      this.starts = grownTypedArray(this.starts, this.count);
+      this.ends = grownTypedArray(this.ends, this.count);
+    }
+    // Room for the most UTF-8 the text can take (3 bytes a UTF-16 code unit), rather than a
+    // count of its bytes before the write that counts them again.
+    const most = this.bytesUsed + 3 * text.length;
+    if (most > this.bytes.length) this.bytes = grownTypedArray(this.bytes, most);
     this.starts[position] = this.bytesUsed;
     this.bytesUsed += this.bytes.write(text, this.bytesUsed, 'utf8');
     this.ends[position] = this.bytesUsed;

@@ -45,8 +45,13 @@ for (let index = 0; index < Number(count); index += 1)
 const perDocument = (heap() - start) / Number(count);
 await cache.save();
 const again = await DocumentCache.open(root, 'generator 1', false);
-const known = again.lookupUntouched('resources/page-7.md', 'text/markdown', stats(7));
-const lookup = (changed) => again.lookupUntouched('resources/page-12.md', 'text/markdown', { ...stats(12), ...changed })?.sha256 ?? false;
+const hex = (digest) => Buffer.from(digest).toString('hex');
+const found = again.lookupUntouched('resources/page-7.md', 'text/markdown', stats(7));
+const known = found && { sha256: hex(found.digest), parsed: found.parsed };
+const lookup = (changed) => {
+  const found = again.lookupUntouched('resources/page-12.md', 'text/markdown', { ...stats(12), ...changed });
+  return found === undefined ? false : hex(found.digest);
+};
 const page12 = { same: lookup({}), inode: lookup({ ino: 1n }), size: lookup({ size: 1n }), mtime: lookup({ mtimeNs: 1n }) };
 const entries = again.previousDocuments;
 console.log(JSON.stringify({ perDocument, known, parsed: cache.parsedCount, page12, entries }));

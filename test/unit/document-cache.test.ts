@@ -104,6 +104,43 @@ describe('a damaged record', () => {
   });
 });
 
+describe('a record of many documents, one of them larger than a write of the record', () => {
+  it('is copied on by an edit build and believed whole by the build after it', async () => {
+    const root = await temporaryFolder('document-cache-large-record-');
+    const folder = path.join(root, 'resources');
+    await fs.mkdir(folder, { recursive: true });
+    const count = 200;
+    // ~300-byte descriptions: the entries together span a few of the record's 64 KiB writes.
+    const page = (index: number) =>
+      `# Page ${index}\n\nPage ${index} ${'says something long enough to be listed. '.repeat(7)}\n`;
+    for (let index = 0; index < count; index++)
+      await fs.writeFile(path.join(folder, `page-${String(index).padStart(3, '0')}.md`), page(index));
+    // A front matter page URL of 70,000 characters (under a raised bound): an entry larger than a write.
+    const url = `https://example.com/${'a'.repeat(70_000)}`;
+    await fs.writeFile(path.join(folder, 'page-100.md'), `---\nurl: ${url}\n---\n\n${page(100)}`);
+    const past = new Date(Date.now() - 60_000);
+    for (const name of await fs.readdir(folder)) await fs.utimes(path.join(folder, name), past, past);
+    const bound = process.env.STATICMCP_MAX_FRONT_MATTER_BYTES;
+    process.env.STATICMCP_MAX_FRONT_MATTER_BYTES = String(128 * 1024);
+    try {
+      const build = () => buildProject({ projectRoot: root, outDir: path.join(root, 'tree') });
+      expect((await build()).documents).toEqual({ parsed: count, reused: 0 });
+      // Each edit build copies every other entry as recorded; the build after it trusts them all.
+      for (const edited of ['page-010.md', 'page-190.md']) {
+        await fs.appendFile(path.join(folder, edited), '\nOne more line.\n');
+        await fs.utimes(path.join(folder, edited), past, new Date(Date.now() - 30_000));
+        expect((await build()).documents).toEqual({ parsed: 1, reused: count - 1 });
+      }
+      const fresh = await buildProject({ projectRoot: root, outDir: path.join(root, 'fresh'), force: true });
+      expect(fresh.documents).toEqual({ parsed: count, reused: 0 });
+      expect(await readTree(path.join(root, 'tree'))).toEqual(await readTree(path.join(root, 'fresh')));
+    } finally {
+      if (bound === undefined) delete process.env.STATICMCP_MAX_FRONT_MATTER_BYTES;
+      else process.env.STATICMCP_MAX_FRONT_MATTER_BYTES = bound;
+    }
+  });
+});
+
 describe('a document edited within the same second as the build before', () => {
   it('is read and parsed again even with the same size, inode and mtime', async () => {
     const root = await temporaryFolder('document-cache-same-second-');

@@ -58,6 +58,8 @@ describe('a document record read through a window', () => {
         record.entryBytes(at).equals(encoded[index]!) &&
         record.sha256At(at) === entry.sha256 &&
         record.mimeTypeAt(at) === entry.mimeType &&
+        record.hasMimeTypeAt(at, entry.mimeType) &&
+        !record.hasMimeTypeAt(at, entry.mimeType === 'text/plain' ? 'text/markdown' : 'text/plain') &&
         record.parsedJsonAt(at) === entry.parsedJson &&
         (record.flagsAt(at) & 1) === (entry.trusted ? 1 : 0) &&
         record.sameIdentityAt(at, entry.stats) &&
@@ -88,6 +90,35 @@ describe('a document record read through a window', () => {
     expect(record.offsetOfDigest('00'.repeat(32), 'text/markdown')).toBeUndefined();
     record.close();
     expect(record.offsetOf(entries[0]!.relativePath)).toBeUndefined();
+  });
+
+  it('tells paths apart by every character, ASCII or not, at the cursor and away from it', () => {
+    const unicodeFile = path.join(folder, 'unicode.bin');
+    const named = (relativePath: string, index: number) => ({ ...entryOf(index), relativePath });
+    const paths = ['resources/é.md', 'resources/e.md', 'resources/日本.md', 'resources/ab.md', 'resources/ac.md'];
+    const written = writeRecord(unicodeFile, paths.map(named));
+    const record = DocumentRecord.open(unicodeFile, KEY)!;
+    // In order: each found at the cursor.
+    const inOrder = paths.map((relativePath) => record.offsetOf(relativePath));
+    expect(inOrder.map((at, index) => at !== undefined && record.entryBytes(at).equals(written[index]!))).toEqual(
+      paths.map(() => true),
+    );
+    // Asked with the cursor on an entry of the same length in code units, or the same bytes but one.
+    const again = DocumentRecord.open(unicodeFile, KEY)!;
+    for (const [asked, wanted] of [
+      ['resources/e.md', 1],
+      ['resources/ab.md', 3],
+      ['resources/ad.md', undefined],
+      ['resources/日本.md', 2],
+      ['resources/ëe.md', undefined],
+    ] as const) {
+      const at = again.offsetOf(asked);
+      expect(at === undefined ? undefined : again.entryBytes(at).equals(written[wanted!]!)).toBe(
+        wanted === undefined ? undefined : true,
+      );
+    }
+    record.close();
+    again.close();
   });
 
   it('reads an entry longer than a window whole', () => {
