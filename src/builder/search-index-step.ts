@@ -352,9 +352,8 @@ export async function writeSearchIndexStep(
   const keptLlms = kept
     ? await openKeptLlmsEntries(input.kept!, identity, documentSettings.stemming ?? 'porter')
     : undefined;
-  const editState = kept
-    ? (await import('../tree-writer/search-edit-state-recorder.js')).openSearchEditState(input.kept!.file, kept)
-    : undefined;
+  const { openSearchEditState } = await import('../tree-writer/search-edit-state-recorder.js');
+  const editState = kept && keptLlms ? openSearchEditState(input.kept!.file, kept, keptLlms) : undefined;
   let written: Awaited<ReturnType<typeof writeTreeSearchIndex>>;
   try {
     written = await writeTreeSearchIndex(

@@ -16,8 +16,9 @@ import { SpilledLengths } from './spilled-lengths.js';
 import { StringArena } from './string-arena.js';
 import type { SearchEditState } from './search-edit-state.js';
 
-/** Bytes copied at a time from a previous build's scratch file. */
-const COPY_BYTES = 1 << 20;
+/** Bytes copied at a time from a previous build's scratch file, through one buffer for every run. */
+const COPY_BYTES = 1 << 18;
+let copyBuffer: Uint8Array | undefined;
 
 /** An entry digest's bytes (sha256): with pack reuse one follows each title item. */
 export const DIGEST_BYTES = 32;
@@ -91,7 +92,8 @@ export class DocumentColumns {
     if (run === undefined) return;
     this.run = undefined;
     const spills = [this.titleSpill, this.bodySpill, this.sourceSpill];
-    const buffer = new Uint8Array(COPY_BYTES);
+    copyBuffer ??= new Uint8Array(COPY_BYTES);
+    const buffer = copyBuffer;
     spills.forEach((spill, file) => {
       const starts = run.state.starts[file]!;
       const end = starts[run.end]!;

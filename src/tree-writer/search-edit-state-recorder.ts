@@ -10,6 +10,8 @@ import path from 'node:path';
 import { isProcessAlive } from '../shared/process-alive.js';
 import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import type { KeptSearchDocuments } from './search-kept-documents.js';
+import type { KeptLlmsEntries } from './llms-kept-entries.js';
+import { partsFolderOf } from './kept-parts.js';
 import type { DocumentColumns } from './search-document-columns.js';
 import {
   COLUMN_NAMES,
@@ -52,6 +54,7 @@ export class SearchEditStateRecorder {
   constructor(
     private readonly file: string,
     private readonly keptDocuments: KeptSearchDocuments,
+    private readonly keptLlms: KeptLlmsEntries,
   ) {
     this.folder = path.join(path.dirname(file), EDIT_SPILLS_FOLDER);
     this.lastAppended = keptDocuments.appended?.count ?? 0;
@@ -123,15 +126,22 @@ export class SearchEditStateRecorder {
   commit(): void {
     const checksum = this.keptDocuments.committedChecksum;
     const parts = this.keptDocuments.committedParts;
+    const llms = this.keptLlms.committed;
     const { columns, spills } = this;
-    if (checksum === undefined || parts === undefined || columns === undefined || spills === undefined) {
+    if (!checksum || !parts || !llms || columns === undefined || spills === undefined) {
       this.discard();
       rmSync(this.file, { force: true });
       return;
     }
     const partsFolder = this.keptDocuments.previousParts.folder;
+    const llmsFolder = partsFolderOf(this.keptLlms.file);
     const identities: FileIdentity[] = [];
-    for (const file of [...spills.files, ...parts.map((part) => path.join(partsFolder, part.name))]) {
+    const files = [
+      ...spills.files,
+      ...parts.map((part) => path.join(partsFolder, part.name)),
+      ...llms.parts.map((part) => path.join(llmsFolder, part.name)),
+    ];
+    for (const file of files) {
       const identity = fileIdentityOf(file);
       if (identity === undefined) {
         this.discard();
@@ -159,15 +169,20 @@ export class SearchEditStateRecorder {
     const prefixLength = Buffer.alloc(4);
     prefixLength.writeUInt32LE(prefix.length, 0);
     pieces.push(prefixLength, prefix);
-    const identityBytes = Buffer.alloc(4 + 24 * identities.length);
-    identities.forEach((identity, index) => {
-      // The part count comes between the scratch files' identities and the parts'.
-      const at = index < SPILL_NAMES.length ? 24 * index : 4 + 24 * index;
-      identity.forEach((value, field) => {
-        identityBytes.writeDoubleLE(value, at + 8 * field);
-      });
-    });
-    identityBytes.writeUInt32LE(parts.length, 24 * SPILL_NAMES.length);
+    // The scratch files' identities; the llms checksum; each kept directory's part count and parts' identities.
+    const identityBytes = Buffer.alloc(24 * identities.length + DIGEST_BYTES + 8);
+    const writeIdentities = (from: number, to: number, at: number) => {
+      let next = at;
+      for (const identity of identities.slice(from, to))
+        for (const value of identity) next = identityBytes.writeDoubleLE(value, next);
+      return next;
+    };
+    let at = writeIdentities(0, SPILL_NAMES.length, 0);
+    at += Buffer.from(llms.checksum, 'hex').copy(identityBytes, at);
+    at = identityBytes.writeUInt32LE(parts.length, at);
+    at = writeIdentities(SPILL_NAMES.length, SPILL_NAMES.length + parts.length, at);
+    at = identityBytes.writeUInt32LE(llms.parts.length, at);
+    writeIdentities(SPILL_NAMES.length + parts.length, identities.length, at);
     pieces.push(identityBytes);
     for (const name of COLUMN_NAMES) {
       const column = numbers[name];
@@ -215,6 +230,7 @@ export class SearchEditStateRecorder {
 export function openSearchEditState(
   documentsFile: string,
   kept: KeptSearchDocuments,
+  keptLlms: KeptLlmsEntries,
 ): { previous?: SearchEditState; recorder: SearchEditStateRecorder } {
   const file = path.join(path.dirname(documentsFile), EDIT_STATE_FILE);
   removeDeadStates(file);
@@ -222,9 +238,11 @@ export function openSearchEditState(
     identity: kept.identity,
     keptChecksum: kept.previousChecksum,
     keptParts: kept.previousParts,
+    llms: keptLlms.previous,
     keysTitlePacks: true,
   });
-  return { ...(state ? { previous: state } : {}), recorder: new SearchEditStateRecorder(file, kept) };
+  if (state) keptLlms.trust();
+  return { ...(state ? { previous: state } : {}), recorder: new SearchEditStateRecorder(file, kept, keptLlms) };
 }
 
 /** Removes the temporary states of builds no longer running (killed before their rename). */

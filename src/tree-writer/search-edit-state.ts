@@ -9,8 +9,9 @@
 // such documents in one read (search-document-columns.ts): no kept part is read, parsed or
 // checked for it, and its kept entry is named as it is (KeptDocumentsWriter.appendRepeated).
 // Checked on read without reading what it summarises: its own sha256, the writer's identity, the
-// checksum of the kept directory it was made with, and the size, mtime and inode of each kept part
-// and scratch file it names. Missing, damaged, foreign or stale: not used (today's full path).
+// checksums of the kept directories it was made with (the documents', llms-full.txt's entries'),
+// and the size, mtime and inode of each of their parts and of each scratch file it names: with it,
+// llms-full.txt's unchanged entries are named as they are too (KeptLlmsEntries.repeat). Missing, damaged, foreign or stale: not used (today's full path).
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -70,6 +71,8 @@ export interface EditStateExpectation {
   /** The kept documents' directory as this build read it (its checksum, its parts and their folder). */
   keptChecksum: string | undefined;
   keptParts: { folder: string; parts: readonly KeptPart[] };
+  /** llms-full.txt's kept entries as this build read them (llms-kept-entries.ts). */
+  llms: { checksum: string; folder: string; parts: readonly KeptPart[] } | undefined;
   /** Whether title items are followed by their entry digest (title pack reuse). */
   keysTitlePacks: boolean;
 }
@@ -187,12 +190,14 @@ export function readSearchEditState(
     const folder = path.join(path.dirname(file), EDIT_SPILLS_FOLDER);
     const spillFiles = SPILL_NAMES.map((name) => path.join(folder, `${prefix}${name}`));
     const spillIdentities = SPILL_NAMES.map(() => cursor.identity());
-    const partCount = cursor.uint32();
-    const { parts, folder: partsFolder } = expected.keptParts;
-    if (partCount !== parts.length) return { ignoredBecause: 'it describes other kept documents' };
-    for (const part of parts)
-      if (!sameIdentity(fileIdentityOf(path.join(partsFolder, part.name)), cursor.identity()))
-        return { ignoredBecause: 'a kept part changed since it was written' };
+    const llmsChecksum = cursor.take(DIGEST_BYTES).toString('hex');
+    if (llmsChecksum !== expected.llms?.checksum) return { ignoredBecause: 'it describes other llms-full.txt entries' };
+    for (const { parts, folder } of [expected.keptParts, expected.llms]) {
+      if (cursor.uint32() !== parts.length) return { ignoredBecause: 'it describes other kept parts' };
+      for (const part of parts)
+        if (!sameIdentity(fileIdentityOf(path.join(folder, part.name)), cursor.identity()))
+          return { ignoredBecause: 'a kept part changed since it was written' };
+    }
     const columns = {} as Record<ColumnName, Uint32Array>;
     for (const name of COLUMN_NAMES) {
       const column = new Uint32Array(count);

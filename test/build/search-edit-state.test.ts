@@ -1,10 +1,11 @@
 // The search edit state (tree-writer/search-edit-state.ts, issue #39 "Edits in a second"): a
 // content project's edit build writes .staticmcp/search-edit-state.bin and its scratch files, and
-// the next edit build takes every unchanged document from them (its kept entry named as it is, its
-// columns and scratch bytes copied in runs). Each rebuild is byte for byte the tree a from-scratch
+// the next edit build takes every unchanged document from them (its kept entry and its
+// llms-full.txt entry named as they are, its columns and scratch bytes copied in runs). Each rebuild is byte for byte the tree a from-scratch
 // build of the same input writes: one edit, then another, then a page added and one removed. A
 // state that is corrupt, truncated, deleted, another project's, or whose scratch files or kept
-// parts were rewritten, and an output tree edited by hand, still give that tree.
+// parts (the documents' or llms-full.txt's) were rewritten, and an output tree edited by hand,
+// still give that tree.
 // Builds run in-process (test/helpers/in-process-build.ts); each case builds its own project (a
 // copy would have other inodes, which the state checks, so it would never be used).
 import { createHash } from 'node:crypto';
@@ -85,6 +86,16 @@ async function expectFreshTree(project: string): Promise<void> {
   for (const [name, bytes] of fresh) expect(rebuilt.get(name)?.equals(bytes), name).toBe(true);
 }
 
+/** Flips a byte in the middle of the first part in `.staticmcp/<folder>`. */
+async function rewriteFirstPart(project: string, folder: string): Promise<void> {
+  const parts = path.join(project, '.staticmcp', folder);
+  const [name] = readdirSync(parts).sort();
+  const file = path.join(parts, name!);
+  const bytes = await fs.readFile(file);
+  bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
+  await fs.writeFile(file, bytes);
+}
+
 describe('the search edit state', () => {
   it('rebuilds the from-scratch tree edit after edit, and after a page added and one removed', async () => {
     const project = await projectWithState('staticmcp-edit-state-');
@@ -139,17 +150,8 @@ describe('the search edit state', () => {
       },
     ],
     ['the scratch files deleted', (project) => fs.rm(path.join(project, SPILLS), { recursive: true })],
-    [
-      'a kept part rewritten',
-      async (project) => {
-        const folder = path.join(project, '.staticmcp', 'search-documents.bin.parts');
-        const [name] = readdirSync(folder);
-        const file = path.join(folder, name!);
-        const bytes = await fs.readFile(file);
-        bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
-        await fs.writeFile(file, bytes);
-      },
-    ],
+    ['a kept documents part rewritten', (project) => rewriteFirstPart(project, 'search-documents.bin.parts')],
+    ["an llms-full.txt entries' part rewritten", (project) => rewriteFirstPart(project, 'llms-full-entries.bin.parts')],
     [
       'the output tree edited by hand',
       async (project) => {
