@@ -81,7 +81,7 @@ export interface EditStateExpectation {
 export class SearchEditState {
   readonly columns: Record<ColumnName, Uint32Array>;
   /** Each document's source digest then entry digest (64 bytes a document). */
-  readonly digests: Uint8Array;
+  digests: Uint8Array;
   /** Where each document's item starts in each scratch file (count + 1 each: the last is the file's end). */
   readonly starts: Float64Array[];
   private readonly table = new DigestTable(0);
@@ -104,6 +104,14 @@ export class SearchEditState {
       return starts;
     });
     this.table.index(digests, 2 * DIGEST_BYTES, count, (start) => columns.found[start / (2 * DIGEST_BYTES)] === 1);
+  }
+
+  /** Lets go of the columns (every document has come): they were held through the index step's peak. */
+  release(): void {
+    this.table.clear();
+    for (const name of COLUMN_NAMES) this.columns[name] = new Uint32Array(0);
+    this.digests = new Uint8Array(0);
+    this.starts.length = 0;
   }
 
   /** The previous arrival of the document whose source digest is `source`, if the state has it. */

@@ -181,6 +181,7 @@ export async function writeSearchIndexSpilling(
     columns.close();
   }
   editRecorder?.noteColumns(columns);
+  editState?.release();
   options.kept?.endLookups();
 
   noteMemory('search/documents');
