@@ -119,19 +119,14 @@ async function listDocuments(
   manifest: JsonObject,
   settings: DocumentSettings,
   counts: { skipped: number },
-  kept: KeptSearchDocuments | undefined,
-  keptSourceDigestOf: ((stemming: string, sourceKey: string) => Buffer) | undefined,
+  hasSource: ((sourceKey: string) => boolean) | undefined,
 ): Promise<AsyncIterable<SearchDocument>> {
   await writer.flush();
-  const stemming = settings.stemming ?? 'porter';
-  const keptSources: KeptSources | undefined =
-    kept && keptSourceDigestOf
-      ? {
-          digestOf: (treePath) => writer.digestOf(treePath),
-          readSync: (treePath) => (writer.has(treePath) ? writer.read(treePath) : undefined),
-          has: (sourceKey) => kept.hasSource(keptSourceDigestOf(stemming, sourceKey)),
-        }
-      : undefined;
+  const keptSources: KeptSources | undefined = hasSource && {
+    digestOf: (treePath) => writer.digestOf(treePath),
+    readSync: (treePath) => (writer.has(treePath) ? writer.read(treePath) : undefined),
+    has: hasSource,
+  };
   const files = { ...writerDocumentFiles(writer, manifest), ...(keptSources ? { keptSources } : {}) };
   return listTreeDocuments(files, settings, () => {
     counts.skipped += 1;
@@ -232,6 +227,7 @@ export async function writeTreeSearchIndex(
   keptTerms?: SpillingSearchIndexOptions['keptTerms'],
   keptLlms?: KeptLlmsEntries,
   packs?: { previous?: ReusableSearchIndex },
+  editState?: SpillingSearchIndexOptions['editState'],
 ): Promise<{
   extension: SearchIndexExtension;
   warnings: BuildProblem[];
@@ -245,7 +241,7 @@ export async function writeTreeSearchIndex(
   // The writer (and node:crypto) load only for projects that search. Its sorted runs go beside
   // the output folder, in the build's own scratch folder, never into the tree.
   const { writeSearchIndexSpilling } = await import('../tree-writer/search-index-spill-writer.js');
-  const { keptSourceDigestOf } = await import('../tree-writer/search-kept-keys.js');
+  const { keptSourceLookup } = await import('../tree-writer/search-edit-state.js');
   const scratchFolder = scratchFolderOf(output.writer.outDir, process.pid);
   try {
     await mkdir(scratchFolder, { recursive: true });
@@ -254,7 +250,8 @@ export async function writeTreeSearchIndex(
     const llms = isOurExtension(manifest[EXTENSION_KEY])
       ? new LlmsTxtWriter(manifest, settings.publicUrl, maxLlmsFullBytes, scratchFolder, keptLlms)
       : undefined;
-    const documents = await listDocuments(output.writer, manifest, settings, counts, kept, keptSourceDigestOf);
+    const hasSource = kept && keptSourceLookup(kept, editState?.previous, settings.stemming ?? 'porter');
+    const documents = await listDocuments(output.writer, manifest, settings, counts, hasSource);
     const options = {
       scratchFolder,
       ...(llms ? { onDocument: (document: SearchDocument) => llms.add(document) } : {}),
@@ -263,6 +260,7 @@ export async function writeTreeSearchIndex(
       ...(keptTerms ? { keptTerms } : {}),
       ...(packReuse ? { packReuse: (folder: string) => packReuse.forPart(folder) } : {}),
       noteMemory: noteStageMemory,
+      ...(editState ? { editState } : {}),
     };
     const extension = await writeSearchIndexSpilling(documents, options, (filePath, bytes) => {
       files.push(filePath);
@@ -354,6 +352,8 @@ export async function writeSearchIndexStep(
   const keptLlms = kept
     ? await openKeptLlmsEntries(input.kept!, identity, documentSettings.stemming ?? 'porter')
     : undefined;
+  const { openSearchEditState } = await import('../tree-writer/search-edit-state-recorder.js');
+  const editState = kept && keptLlms ? openSearchEditState(input.kept!.file, kept, keptLlms) : undefined;
   let written: Awaited<ReturnType<typeof writeTreeSearchIndex>>;
   try {
     written = await writeTreeSearchIndex(
@@ -365,12 +365,15 @@ export async function writeSearchIndexStep(
       keptTerms,
       keptLlms,
       { ...(previous ? { previous } : {}) },
+      editState,
     );
     await input.output.writer.flush();
     kept?.commit();
     keptLlms?.commit();
     keptTerms?.writer?.commit(kept?.committedChecksum);
+    editState?.recorder.commit();
   } finally {
+    editState?.recorder.discard();
     kept?.discard();
     keptTerms?.writer?.discard();
     keptLlms?.discard();

@@ -246,7 +246,8 @@ export class KeptPartWriter {
   private buffered = 0;
   /** The open part's file, once some of it is written, and the CRC-32 of what is. */
   private file: { fd: number; name: string; crc: number } | undefined;
-  private count = 0;
+  /** The open part's entries so far (the next one's position in it): read by the documents writer. */
+  count = 0;
   /** The previous part the open part so far repeats, and its next entry; undefined: none. */
   private repeating: { part: number; next: number } | undefined;
   private readonly made: string[] = [];
@@ -302,6 +303,21 @@ export class KeptPartWriter {
       this.copyRepeated();
       this.repeating = undefined;
     }
+    return place;
+  }
+
+  /** Appends the previous entry `from` (`length` bytes) uncopied if begin defers it (a run of its part), else nothing. */
+  repeatUncopied(from: RepeatedEntry, length: number, keyWord: number): (EntryPlace & { index: number }) | undefined {
+    const run = this.repeating;
+    const continues = run?.part === from.part && run.next === from.index && from.offset === this.size;
+    if (
+      !this.previousReader ||
+      !(this.count === 0 ? from.index === 0 && from.offset === 0 : this.deferred && continues)
+    )
+      return undefined;
+    const place = { ...this.begin(from), index: this.count };
+    this.size += length;
+    this.end(keyWord);
     return place;
   }
 

@@ -64,6 +64,23 @@ export class FullEntries {
     this.spill.append(bytes);
   }
 
+  /** Whether entries wait in files (a scratch folder was given), so addPlaced may be used. */
+  get placesEntries(): boolean {
+    return this.spill !== undefined;
+  }
+
+  /** Adds an entry of `length` bytes that lies at `place` in this build's kept parts (placesEntries). */
+  addPlaced(length: number, place: { part: number; offset: number }): void {
+    const position = this.count;
+    this.count += 1;
+    this.partOf = grownTypedArray(this.partOf, this.count);
+    this.at = grownTypedArray(this.at, this.count);
+    this.length = grownTypedArray(this.length, this.count);
+    this.length[position] = length;
+    this.partOf[position] = place.part;
+    this.at[position] = place.offset;
+  }
+
   /** The kept parts the placed entries lie in, once closed (before bytesInOrder). */
   readFrom(parts: FinishedParts | undefined): void {
     this.parts = parts;

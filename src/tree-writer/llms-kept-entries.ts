@@ -43,6 +43,8 @@ const CHECKSUM_BYTES = 32;
 interface PreviousEntries {
   records: Buffer;
   parts: KeptPart[];
+  /** Its sha256 (hex). */
+  checksum: string;
   /** Each part's first entry. */
   partFirstRecord: Uint32Array;
 }
@@ -65,6 +67,15 @@ export class KeptLlmsEntries {
    */
   private keyInput: { linkBase: string | undefined; bytes: Buffer; digestAt: number } | undefined;
   private nextCount = 0;
+  /** The previous directory's checksum (hex) and parts, when it was read whole. */
+  readonly previous: { checksum: string; folder: string; parts: readonly KeptPart[] } | undefined;
+  /** This build's directory's checksum (hex) and parts, once committed. */
+  committed: { checksum: string; parts: readonly KeptPart[] } | undefined;
+  /**
+   * Whether the previous parts are as they were written (the search edit state says so, by their
+   * size, mtime and inode): an entry is then named in this build's parts without being read.
+   */
+  private trusted = false;
 
   /**
    * `file`: the kept entries; `salt`: the writer's identity (a new one keeps nothing of the old);
@@ -72,7 +83,7 @@ export class KeptLlmsEntries {
    * writer's, made for the same document just before).
    */
   constructor(
-    private readonly file: string,
+    readonly file: string,
     private readonly salt: string,
     readPrevious: boolean,
     private readonly sourceDigestOf: (sourceKey: string) => Uint8Array = (sourceKey) =>
@@ -80,6 +91,7 @@ export class KeptLlmsEntries {
   ) {
     const previous = readPrevious ? readDirectory(file) : undefined;
     this.records = previous?.records ?? Buffer.alloc(0);
+    this.previous = previous && { checksum: previous.checksum, folder: partsFolderOf(file), parts: previous.parts };
     this.partFirstRecord = previous?.partFirstRecord ?? new Uint32Array(0);
     this.table = new DigestKeyTable(this.records, RECORD_BYTES, KEY_BYTES);
     // Entries are taken in about the order they were kept: one part held at a time.
@@ -123,6 +135,33 @@ export class KeptLlmsEntries {
     return bytes;
   }
 
+  /** Lets entries be kept without reading their parts (search-edit-state.ts vouches for the parts). */
+  trust(): void {
+    this.trusted = this.parts !== undefined;
+  }
+
+  /**
+   * Keeps the previous entry under `key` for the next build without reading its part, when the
+   * parts are trusted and it repeats a run of its part's entries; returns its length and where it
+   * lies in this build's parts, or undefined (nothing kept: the caller looks it up and adds it);
+   * `fits` says whether an entry of that length still fits llms-full.txt.
+   */
+  repeat(key: Buffer, fits: (length: number) => boolean): { length: number; place: EntryPlace } | undefined {
+    const { next, partWriter } = this;
+    if (!this.trusted || next === undefined || partWriter === undefined) return undefined;
+    const position = this.table.find(key);
+    if (position < 0) return undefined;
+    const at = position * RECORD_BYTES + KEY_BYTES;
+    const part = this.records.readUInt32LE(at);
+    const from = { part, index: position - this.partFirstRecord[part]!, offset: this.records.readUInt32LE(at + 4) };
+    const length = this.records.readUInt32LE(at + 8);
+    if (!fits(length)) return undefined;
+    const place = partWriter.repeatUncopied(from, length, key.readUInt32LE(0));
+    if (place === undefined) return undefined;
+    this.appendRecord(key, place, length);
+    return { length, place };
+  }
+
   /**
    * Keeps an entry of this build's llms-full.txt for the next one; returns where it lies in this
    * build's parts (read back once finishParts closed them), or undefined when it is not kept.
@@ -136,15 +175,19 @@ export class KeptLlmsEntries {
         : undefined;
     const keyWord = Buffer.from(key.buffer, key.byteOffset, 4).readUInt32LE(0);
     const place = partWriter.append([entry], keyWord, from);
+    this.appendRecord(key, place, entry.length);
+    return place;
+  }
+
+  private appendRecord(key: Uint8Array, place: EntryPlace, length: number): void {
     // One record's bytes, reused: append copies them.
     const record = this.record;
     record.set(key.subarray(0, KEY_BYTES));
     record.writeUInt32LE(place.part, KEY_BYTES);
     record.writeUInt32LE(place.offset, KEY_BYTES + 4);
-    record.writeUInt32LE(entry.length, KEY_BYTES + 8);
+    record.writeUInt32LE(length, KEY_BYTES + 8);
     this.append(record);
     this.nextCount += 1;
-    return place;
   }
 
   /** This build's parts, the last one closed and written: where the entries add placed lie. */
@@ -164,7 +207,8 @@ export class KeptLlmsEntries {
     if (next === undefined || partWriter === undefined) return;
     this.next = undefined;
     try {
-      const table = encodePartTable(partWriter.finish());
+      const parts = partWriter.finish();
+      const table = encodePartTable(parts);
       const lengths = Buffer.alloc(8);
       lengths.writeUInt32LE(table.length, 0);
       lengths.writeUInt32LE(this.nextCount, 4);
@@ -172,9 +216,11 @@ export class KeptLlmsEntries {
         next.append(bytes);
         this.nextHash.update(bytes);
       }
-      next.append(this.nextHash.digest());
+      const checksum = this.nextHash.digest();
+      next.append(checksum);
       next.close();
       renameSync(next.file, this.file);
+      this.committed = { checksum: checksum.toString('hex'), parts };
     } catch {
       partWriter.discard();
       rmSync(next.file, { force: true });
@@ -232,7 +278,7 @@ function readDirectory(file: string): PreviousEntries | undefined {
       if (offset !== part.sizeBytes) throw new Error('damaged');
     });
     if (record !== count) throw new Error('damaged');
-    return { records, parts, partFirstRecord };
+    return { records, parts, partFirstRecord, checksum: whole.subarray(body.length).toString('hex') };
   } catch {
     return undefined;
   }

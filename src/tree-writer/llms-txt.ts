@@ -256,6 +256,15 @@ export class LlmsTxtWriter {
     }
     const key =
       this.kept && document.sourceKey !== undefined ? this.kept.keyOf(document.sourceKey, this.base) : undefined;
+    // An unchanged entry whose part the edit state vouches for: named as it is, never read.
+    const fits = (length: number) => this.fullBytes + length <= this.maxFullBytes;
+    const repeated = key && this.full.placesEntries ? this.kept!.repeat(key, fits) : undefined;
+    if (repeated) {
+      this.fullIds.push(document.id);
+      this.full.addPlaced(repeated.length, repeated.place);
+      this.fullBytes += repeated.length;
+      return;
+    }
     const keptEntry = key && this.kept!.lookup(key);
     const entry =
       keptEntry || `# ${inline(document.title) || document.id}\n\nSource: ${target}\n\n${document.text.trim()}\n\n`;

@@ -4,6 +4,7 @@
 // grown as documents come (a JavaScript array slot per number per document was heap the rest of
 // the index write kept, and the heap grows to a multiple of what it holds). The title and stored
 // packs are made from these columns (search-document-packs.ts); numbers are positions in id order.
+import { closeSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { sipHash13Halves } from '../core/tree/siphash.js';
 import { grownTypedArray } from './grown-typed-array.js';
@@ -13,6 +14,11 @@ import type { SearchDocument } from './search-index-output.js';
 import { SpillWriter } from './spill-files.js';
 import { SpilledLengths } from './spilled-lengths.js';
 import { StringArena } from './string-arena.js';
+import type { SearchEditState } from './search-edit-state.js';
+
+/** Bytes copied at a time from a previous build's scratch file, through one buffer for every run. */
+const COPY_BYTES = 1 << 18;
+let copyBuffer: Uint8Array | undefined;
 
 /** An entry digest's bytes (sha256): with pack reuse one follows each title item. */
 export const DIGEST_BYTES = 32;
@@ -33,6 +39,8 @@ export class DocumentColumns {
   tokenCounts = new Uint32Array(1024);
   /** Every document's tokens. */
   tokenCount = 0;
+  /** Documents taken from an edit state whose scratch bytes are not copied yet: its arrivals [start, end). */
+  private run: { state: SearchEditState; start: number; end: number } | undefined;
 
   /** `keysTitlePacks`: each title item is followed by its document's entry digest (pack reuse). */
   constructor(
@@ -50,8 +58,64 @@ export class DocumentColumns {
     return this.ids.length;
   }
 
+  /**
+   * Adds the document `id` that arrived `previous`-th in the build `state` describes, unchanged
+   * since: its numbers copied, its scratch bytes copied with those of the run it continues.
+   */
+  addRepeated(id: string, state: SearchEditState, previous: number): void {
+    const arrival = this.ids.length;
+    this.ids.push(id);
+    const { columns } = state;
+    const tokenCount = columns.tokenCount[previous]!;
+    this.tokenCount += tokenCount;
+    const filled = arrival + 1;
+    this.keyHigh = grownTypedArray(this.keyHigh, filled);
+    this.keyLow = grownTypedArray(this.keyLow, filled);
+    this.tokenCounts = grownTypedArray(this.tokenCounts, filled);
+    this.tokenCounts[arrival] = tokenCount;
+    this.keyHigh[arrival] = columns.keyHigh[previous]!;
+    this.keyLow[arrival] = columns.keyLow[previous]!;
+    this.titleItems.push(columns.titleLength[previous]!);
+    this.bodies.push(columns.bodyLength[previous]!);
+    this.sources.push(columns.excerptLength[previous]!);
+    const run = this.run;
+    if (run !== undefined && run.state === state && run.end === previous) run.end += 1;
+    else {
+      this.copyRun();
+      this.run = { state, start: previous, end: previous + 1 };
+    }
+  }
+
+  /** Copies the scratch bytes of the run of repeated documents, if any, to this build's scratch files. */
+  private copyRun(): void {
+    const run = this.run;
+    if (run === undefined) return;
+    this.run = undefined;
+    const spills = [this.titleSpill, this.bodySpill, this.sourceSpill];
+    copyBuffer ??= new Uint8Array(COPY_BYTES);
+    const buffer = copyBuffer;
+    spills.forEach((spill, file) => {
+      const starts = run.state.starts[file]!;
+      const end = starts[run.end]!;
+      let at = starts[run.start]!;
+      if (at === end) return;
+      const fd = openSync(run.state.spillFiles[file]!, 'r');
+      try {
+        while (at < end) {
+          const read = readSync(fd, buffer, 0, Math.min(COPY_BYTES, end - at), at);
+          if (read === 0) throw new Error(`${run.state.spillFiles[file]} ended early: build again`);
+          spill.append(buffer.subarray(0, read));
+          at += read;
+        }
+      } finally {
+        closeSync(fd);
+      }
+    });
+  }
+
   /** Adds a document with its share of the index and its entry digest (wanted with pack reuse). */
   add(document: SearchDocument, share: KeptDocument, digest: Buffer | undefined): void {
+    this.copyRun();
     const arrival = this.ids.length;
     this.ids.push(document.id);
     this.tokenCount += share.tokenCount;
@@ -86,6 +150,7 @@ export class DocumentColumns {
 
   /** Closes the scratch files (every document has come). */
   close(): void {
+    this.copyRun();
     this.titleSpill.close();
     this.bodySpill.close();
     this.sourceSpill.close();

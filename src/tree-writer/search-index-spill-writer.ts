@@ -48,6 +48,9 @@ import { shareOf } from './search-document-share.js';
 import { DocumentColumns } from './search-document-columns.js';
 import { packDocumentParts } from './search-document-packs.js';
 import { termPackReuse } from './search-term-pack-reuse.js';
+import type { SearchEditState } from './search-edit-state.js';
+import type { SearchEditStateRecorder } from './search-edit-state-recorder.js';
+import { keptSourceDigestOf } from './search-kept-keys.js';
 
 /**
  * Postings a run holds before it is sorted and written out: 4 MiB of typed arrays, plus its terms.
@@ -74,6 +77,8 @@ export interface SpillingSearchIndexOptions extends SearchIndexOptions {
   onDocument?: (document: SearchDocument) => void;
   /** Told as each step of the write ends (the build's stage-memory notes, where the peak lies). */
   noteMemory?: (step: string) => void;
+  /** The previous build's edit state, which `kept` matches (search-edit-state.ts), and this build's. */
+  editState?: { previous?: SearchEditState; recorder?: SearchEditStateRecorder };
 }
 
 /**
@@ -120,12 +125,44 @@ export async function writeSearchIndexSpilling(
   let changed: (ChangedDocument & { arrival: number })[] | undefined = previousTerms ? [] : undefined;
   const waitingArrivals: number[] = [];
   const waitingAt: number[] = [];
+  const editState = options.kept ? options.editState?.previous : undefined;
+  const editRecorder = options.kept ? options.editState?.recorder : undefined;
 
   try {
     for await (const document of documents) {
       options.onDocument?.(document);
       assertPlainTreePath(document.id, 'A search document id');
       const arrival = columns.count;
+      const source =
+        (editState !== undefined || editRecorder !== undefined) && document.sourceKey !== undefined
+          ? keptSourceDigestOf(stemming, document.sourceKey)
+          : undefined;
+      // Unchanged since the build the edit state describes: its kept entry named as it is, its
+      // columns and scratch bytes copied; nothing of it read, parsed or made.
+      const previous = source && editState?.find(source);
+      const termsAt =
+        previous === undefined
+          ? undefined
+          : options.kept!.repeat(
+              editState!.entryDigestAt(previous),
+              source!,
+              {
+                part: editState!.columns.keptPart[previous]!,
+                index: editState!.columns.keptIndex[previous]!,
+                offset: editState!.columns.keptOffset[previous]!,
+              },
+              editState!.columns.keptLength[previous]!,
+              editState!.columns.fieldsOffset[previous]!,
+            );
+      if (termsAt !== undefined) {
+        if (changed !== undefined) {
+          waitingArrivals.push(arrival);
+          waitingAt.push(termsAt);
+        } else addToRun(arrival, options.kept!.termsAt(termsAt));
+        editRecorder?.note(arrival, source);
+        columns.addRepeated(document.id, editState!, previous!);
+        continue;
+      }
       const { share, digest } = shareOf(document, stemming, options.kept, counter, keysTitlePacks);
       if (changed !== undefined && share.termsAt !== undefined) {
         waitingArrivals.push(arrival);
@@ -137,11 +174,14 @@ export async function writeSearchIndexSpilling(
           changed.push({ arrival, number: 0, keys: terms.keys, counts: terms.counts, tokenCount: share.tokenCount });
         else changed = undefined;
       }
+      editRecorder?.note(arrival, source);
       columns.add(document, share, digest);
     }
   } finally {
     columns.close();
   }
+  editRecorder?.noteColumns(columns);
+  editState?.release();
   options.kept?.endLookups();
 
   noteMemory('search/documents');
@@ -255,6 +295,8 @@ export async function writeSearchIndexSpilling(
     options.packReuse?.(`${SEARCH_FOLDER}titles/`),
     noteMemory,
   );
+  // Out of the scratch folder before the caller removes it: the next edit copies from them.
+  editRecorder?.keepSpills();
   const rows = { terms, titles, documents: stored, termPacks, titlePacks };
   const { extension, tableFile } = searchExtensionOf(count, tokenCount, blockSize, rows, options);
   if (tableFile !== undefined) await writeFile(tableFile.path, tableFile.bytes);

@@ -48,6 +48,12 @@ export class KeptDocumentsWriter {
   private recordCount = 0;
   /** The new directory's checksum (hex), once committed. */
   committedChecksum: string | undefined;
+  /** The new directory's parts, once committed. */
+  committedParts: readonly KeptPart[] | undefined;
+  /** Entries appended so far (a document whose entry was appended raised it). */
+  appended = 0;
+  /** The entry appended last: where it lies in the new parts, its length, where its fields start in it. */
+  readonly lastEntry = { part: 0, index: 0, offset: 0, length: 0, fieldsOffset: 0 };
 
   /** A new directory for `file` starting with `header`; `previous`: the previous parts as read (repeated ones are not copied). */
   constructor(
@@ -59,6 +65,11 @@ export class KeptDocumentsWriter {
     this.writer = new SpillWriter(`${file}${NEW_FILE_MARK}${process.pid}`);
     this.partWriter = new KeptPartWriter(partsFolderOf(file), previous.parts, previous.reader);
     this.append(header);
+  }
+
+  /** The directory record of the entry appended last (valid until the next append). */
+  get lastRecord(): Uint8Array {
+    return this.record;
   }
 
   /** Adds this build's entry for `digest` (and `source`, when given) to the new file (dropped past the size bound). */
@@ -116,6 +127,7 @@ export class KeptDocumentsWriter {
     const length = fieldsStart === undefined ? end - start : DIGEST_BYTES + 1 + sourceBytes + end - fieldsStart;
     if (!this.room(length)) return;
     const writer = this.partWriter;
+    const index = writer.count;
     const place = writer.begin(from);
     if (fieldsStart === undefined) writer.add(bytes, start, end);
     else {
@@ -125,7 +137,26 @@ export class KeptDocumentsWriter {
       writer.add(bytes, fieldsStart, end);
     }
     writer.end(uint32At(bytes, start));
-    this.appendRecord(bytes, start, source, place);
+    this.appendRecord(bytes, start, source, place, index, length);
+  }
+
+  /**
+   * Appends the previous entry `from` (`length` bytes, its digest `digest`, its source `source`)
+   * as it is, without reading it, when the part writer leaves it in the previous part (a run of a
+   * previous part's entries); false, appending nothing, when it would have to be copied.
+   */
+  appendRepeated(digest: Uint8Array, source: Uint8Array, from: RepeatedEntry, length: number): boolean {
+    if (this.writer === undefined) return true;
+    if (this.appendedBytes + length > this.maxBytes) {
+      // Past the bound this build keeps nothing: handled, as room does.
+      this.discard();
+      return true;
+    }
+    const place = this.partWriter.repeatUncopied(from, length, uint32At(digest, 0));
+    if (place === undefined) return false;
+    this.appendedBytes += length;
+    this.appendRecord(digest, 0, source, place, place.index, length);
+    return true;
   }
 
   /** Appends the entry `bytes[0, length)` to this build's parts, and its record to the directory. */
@@ -133,10 +164,11 @@ export class KeptDocumentsWriter {
     if (this.writer === undefined) return;
     if (!this.room(length)) return;
     const writer = this.partWriter;
+    const index = writer.count;
     const place = writer.begin(undefined);
     writer.add(bytes, 0, length);
     writer.end(uint32At(digest, 0));
-    this.appendRecord(digest, 0, source, place);
+    this.appendRecord(digest, 0, source, place, index, length);
   }
 
   /** Whether an entry of `length` bytes still fits the bound (past it, this build keeps nothing). */
@@ -155,7 +187,16 @@ export class KeptDocumentsWriter {
     digestAt: number,
     source: Uint8Array | undefined,
     place: { part: number; offset: number },
+    index: number,
+    length: number,
   ): void {
+    const last = this.lastEntry;
+    last.part = place.part;
+    last.index = index;
+    last.offset = place.offset;
+    last.length = length;
+    last.fieldsOffset = DIGEST_BYTES + 1 + (source?.length ?? 0);
+    this.appended += 1;
     // One record's bytes, reused: append copies them.
     const record = this.record;
     for (let index = 0; index < DIGEST_BYTES; index += 1) record[index] = digestBytes[digestAt + index]!;
@@ -182,6 +223,7 @@ export class KeptDocumentsWriter {
       return;
     }
     const parts = this.partWriter.finish();
+    this.committedParts = parts;
     const table = encodePartTable(parts);
     const lengths = Buffer.alloc(8);
     lengths.writeUInt32LE(table.length, 0);

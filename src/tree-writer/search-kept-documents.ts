@@ -23,6 +23,7 @@ import {
   decodePartTable,
   type KeptPart,
   KeptPartReader,
+  type RepeatedEntry,
   partsFolderOf,
   partsSizeBytes,
   removePartsFolder,
@@ -96,7 +97,7 @@ export class KeptSearchDocuments {
    */
   constructor(
     private readonly file: string,
-    identity: string,
+    readonly identity: string,
     private readonly maxBytes: number,
     readPrevious: boolean,
   ) {
@@ -213,6 +214,41 @@ export class KeptSearchDocuments {
     const found = { bytes, place, index: record - this.partFirstRecord[place.part]! };
     this.lastFound = { digest, bySource, found };
     return found;
+  }
+
+  /** The directory record of this build's entry appended last (valid until the next append). */
+  get lastRecord(): Uint8Array | undefined {
+    return this.writer?.lastRecord;
+  }
+
+  /** The previous directory's parts (none when it was not read), and their folder. */
+  get previousParts(): { folder: string; parts: readonly KeptPart[] } {
+    return { folder: partsFolderOf(this.file), parts: this.parts?.parts ?? [] };
+  }
+
+  /** This build's entries so far, and where the last one lies (search-edit-state-recorder.ts). */
+  get appended(): { count: number; last: KeptDocumentsWriter['lastEntry'] } | undefined {
+    return this.writer === undefined ? undefined : { count: this.writer.appended, last: this.writer.lastEntry };
+  }
+
+  /** The new directory's parts, once committed. */
+  get committedParts(): readonly KeptPart[] | undefined {
+    return this.writer?.committedParts;
+  }
+
+  /**
+   * Keeps the previous entry `from` (`length` bytes, under `digest` and its source `source`, its
+   * fields `fieldsOffset` bytes in) for the next build without reading its part, as the edit
+   * state (search-edit-state.ts) vouches it is; returns where its fields start for termsAt, or
+   * undefined when it cannot be kept so (its part must be copied: the caller takes it instead).
+   */
+  repeat(digest: Uint8Array, source: Uint8Array, from: RepeatedEntry, length: number, fieldsOffset: number) {
+    const parts = this.parts;
+    const part = parts?.parts[from.part];
+    if (part === undefined || from.offset + length > part.sizeBytes || from.index >= part.count) return undefined;
+    if (this.writer !== undefined && !this.writer.appendRepeated(digest, source, from, length)) return undefined;
+    this.taken += 1;
+    return parts!.starts[from.part]! + from.offset + fieldsOffset;
   }
 
   /** Whether the previous build kept an entry under the source digest `source` (its part whole). */
