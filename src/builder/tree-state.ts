@@ -7,7 +7,7 @@
 // untouched document's key and entry are then one table lookup and a copy: no JSON made, no
 // hash of its inputs. The record is keyed by content, never by the previous tree, so a build
 // killed mid-way leaves it true; a missing, damaged (checksum) or foreign one is not used.
-// Layout: MAGIC, the sha256 of the rest, the stamp (u32 length, UTF-8), the entry count, the
+// Layout: MAGIC, the CRC-32 of the rest, the stamp (u32 length, UTF-8), the entry count, the
 // identities' and entries' byte counts (u32 each), then per entry FIXED_BYTES (its identity's and
 // entry's lengths, flags, source sha256, key: nothing that depends on where it is, so a run of
 // kept entries is written as one slice), then the identities (tree path, a NUL, MIME type), then
@@ -15,13 +15,16 @@
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
+import { grownTypedArray, releaseGrown } from '../tree-writer/grown-typed-array.js';
 import { removeDeadWritersFiles } from '../tree-writer/interrupted-write.js';
 
 export const TREE_STATE_FILE = path.join('.staticmcp', 'tree-state.bin');
 /** Beside the record, `<mark><pid>`: the record being written. */
 const NEW_FILE_MARK = '.new-';
 const MAGIC = Buffer.from('SMCPTS02', 'latin1');
-const SUM_BYTES = 32;
+/** The CRC-32 of the rest: damage is what it is for (a record is a cache, rebuilt when in doubt). */
+const SUM_BYTES = 4;
 const SHA_BYTES = 32;
 const KEY_BYTES = 16;
 /** identity length, entry length, flags (u32 each), sha256, key. */
@@ -68,13 +71,7 @@ function readSections(bytes: Buffer, stamp: string): Sections {
   if (bytes.length < MAGIC.length + SUM_BYTES + 4 || !bytes.subarray(0, MAGIC.length).equals(MAGIC))
     return noSections();
   const body = bytes.subarray(MAGIC.length + SUM_BYTES);
-  if (
-    !createHash('sha256')
-      .update(body)
-      .digest()
-      .equals(bytes.subarray(MAGIC.length, MAGIC.length + SUM_BYTES))
-  )
-    return noSections();
+  if (crc32(body) !== bytes.readUInt32LE(MAGIC.length)) return noSections();
   const stampLength = body.readUInt32LE(0);
   const header = 4 + stampLength + 12;
   if (body.length < header || body.toString('utf8', 4, 4 + stampLength) !== stamp) return noSections();
@@ -104,14 +101,6 @@ function readSections(bytes: Buffer, stamp: string): Sections {
 /** Writes all of `bytes` at the file's position (a write may take fewer). */
 function writeAll(fd: number, bytes: Uint8Array): void {
   for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
-}
-
-/** `buffer` with room for `length` bytes (doubled, its `used` bytes copied, when it has not). */
-function withRoom(buffer: Buffer, used: number, length: number): Buffer {
-  if (buffer.length >= length) return buffer;
-  const grown = Buffer.allocUnsafe(Math.max(length, buffer.length * 2, 4096));
-  buffer.copy(grown, 0, 0, used);
-  return grown;
 }
 
 export class TreeState {
@@ -251,13 +240,13 @@ export class TreeState {
     const added = this.added;
     const index = added.count;
     const fixedAt = index * FIXED_BYTES;
-    added.fixed = withRoom(added.fixed, fixedAt, fixedAt + FIXED_BYTES);
+    added.fixed = grownTypedArray(added.fixed, fixedAt + FIXED_BYTES);
     added.fixed.fill(0, fixedAt, fixedAt + FIXED_BYTES);
-    added.ids = withRoom(added.ids, this.addedIdBytes, this.addedIdBytes + this.probeLength);
+    added.ids = grownTypedArray(added.ids, this.addedIdBytes + this.probeLength);
     this.probe.copy(added.ids, this.addedIdBytes, 0, this.probeLength);
     const entryLength = Buffer.byteLength(entryText);
     const entryStart = this.addedEntryBytes;
-    added.entries = withRoom(added.entries, entryStart, entryStart + entryLength);
+    added.entries = grownTypedArray(added.entries, entryStart + entryLength);
     added.entries.write(entryText, entryStart, 'utf8');
     added.fixed.writeUInt32LE(this.probeLength, fixedAt);
     added.fixed.writeUInt32LE(entryLength, fixedAt + 4);
@@ -312,6 +301,9 @@ export class TreeState {
     if (!unchanged) this.write(count, idBytes, entryBytes, slices);
     // Both records are let go: the build holds this one to its end (forget), through the search step's peak.
     this.previous = noSections();
+    // Grown in place (grown-typed-array.ts): a first build's record (~370 bytes a document) goes
+    // back at once, not at a collection during the search step's peak.
+    for (const part of [added.fixed, added.ids, added.entries]) releaseGrown(part);
     this.added = noSections();
     this.table = new Uint32Array(16);
     this.runs = [];
@@ -327,9 +319,9 @@ export class TreeState {
     header.writeUInt32LE(count, bodyAt + 4 + stamp.length);
     header.writeUInt32LE(idBytes, bodyAt + 8 + stamp.length);
     header.writeUInt32LE(entryBytes, bodyAt + 12 + stamp.length);
-    const sum = createHash('sha256').update(header.subarray(bodyAt));
-    for (const slice of slices) sum.update(slice);
-    sum.digest().copy(header, MAGIC.length);
+    let sum = crc32(header.subarray(bodyAt));
+    for (const slice of slices) sum = crc32(slice, sum);
+    header.writeUInt32LE(sum, MAGIC.length);
     const temp = `${this.file}${NEW_FILE_MARK}${process.pid}`;
     try {
       mkdirSync(path.dirname(this.file), { recursive: true });
