@@ -22,14 +22,8 @@ import {
 import type { ProjectConfig } from '../project/config.js';
 import { packageInfo } from '../shared/version.js';
 import type { ProjectResource } from '../project/project-resource.js';
-import {
-  type ResourceContent,
-  readKeptResourceContent,
-  readResourceContent,
-} from '../project/resource-file-content.js';
+import { type ResourceContent, readResourceContent } from '../project/resource-file-content.js';
 import type { KeptResourceFiles } from './kept-resource-files.js';
-import { StaticMcpError } from '../core/staticmcp-error.js';
-import { digestFile } from '../tree-writer/content-hash.js';
 import { appPagesOf } from '../tree-writer/app-pages.js';
 import type { ProjectPrompt } from '../project/discover-prompts.js';
 import type { ProjectResourceTemplate } from '../project/discover-resource-templates.js';
@@ -45,6 +39,8 @@ import { declaredExtensions } from '../core/mcp/server-capabilities.js';
 import { ResourceListWriter } from './resource-list-parts.js';
 import { inlineResourceFiles, planResourcePacking, type ResourcePackingPlan } from './pack-resource-files.js';
 import { FileResource, releaseAssembled } from '../project/file-resource-store.js';
+import type { TreeState } from './tree-state.js';
+import { deferredSourceOf, keptKeyOf, resourceFileContent, shownOf } from './resource-file-sources.js';
 
 export interface AssembleInput {
   serverName: string;
@@ -74,6 +70,8 @@ export interface AssembleInput {
   resourceBudget?: { maxCallFiles: number; callFilesAfter: number } | undefined;
   /** The resource files of the previous builds (kept-resource-files.ts); absent: each is read and written. */
   keptFiles?: KeptResourceFiles | undefined;
+  /** What the previous build made of each document (tree-state.ts); used only with `keptFiles`. */
+  treeState?: TreeState | undefined;
 }
 
 export interface AssembledTree {
@@ -108,89 +106,6 @@ export interface AssembledTree {
 
 export function stateResourceUri(scriptPath: string): string {
   return `mcpd://${scriptPath}/state`;
-}
-
-/**
- * A resource's file: `{uri, mimeType, text}`, or for binary content `{uri, mimeType, blob}` plus
- * the same item under `contents`, the shape bridges that only know `text` pass on as it is (the
- * reference sse_bridge would otherwise wrap the whole file as text).
- */
-function resourceFileContent(resource: ProjectResource, content: ResourceContent): Record<string, unknown> {
-  const item = {
-    uri: resource.uri,
-    mimeType: resource.mimeType,
-    ...content,
-    ...(resource.meta ? { _meta: resource.meta } : {}),
-  };
-  return 'blob' in content ? { ...item, contents: [item] } : item;
-}
-
-/** What a resource file's key is made of from its source: a file resource gives it without making `content`. */
-function keyedSourceOf(resource: ProjectResource): { text: boolean; sha256: Uint8Array | undefined } | undefined {
-  if (resource instanceof FileResource) return resource.keyedSource;
-  const { content } = resource;
-  return 'source' in content ? { text: content.source.text, sha256: content.source.sha256 } : undefined;
-}
-
-/**
- * The key of a resource file under which kept-resource-files.ts records it: only a source file's
- * whose bytes discovery knew. `uri` and `mimeType` are the resource's, read once by the caller.
- */
-function keptKeyOf(
-  keptFiles: KeptResourceFiles,
-  resource: ProjectResource,
-  uri: string,
-  mimeType: string,
-  treePath: string,
-): Buffer | undefined {
-  const source = keyedSourceOf(resource);
-  if (source?.sha256 === undefined) return undefined;
-  return keptFiles.keyOf({
-    treePath,
-    uri,
-    mimeType,
-    text: source.text,
-    meta: resource.meta,
-    sourceSha256: source.sha256,
-  });
-}
-
-/** A kept resource's tree file, made from its source now (tree-writer.ts reads a deferred file so). */
-function keptResourceFile(resource: ProjectResource): Buffer {
-  const { content } = resource;
-  if (!('source' in content)) throw new Error(`${shownOf(resource)} has no source file to read`);
-  const read = readKeptResourceContent(content.source, shownOf(resource));
-  return Buffer.from(treeJsonFile(resourceFileContent(resource, read)));
-}
-
-/**
- * What makes a deferred resource file's bytes from its owner's number (TreeWriter.setDeferredSource).
- * A function of its own, so the writer holds what it needs and not the whole assembly's scope.
- */
-function deferredSourceOf(
-  resources: readonly ProjectResource[],
-  keptFiles: KeptResourceFiles,
-  output: TreeOutput,
-): (owner: number) => Buffer {
-  return (owner) => {
-    const resource = resources[owner]!;
-    const bytes = keptResourceFile(resource);
-    // A record that names other bytes than the source's (damaged): gone, so the next build reads all.
-    if (!digestFile(bytes).equals(output.writer.digestOf(resourceFilePath(resource.uri))!)) {
-      keptFiles.forget();
-      throw new StaticMcpError(
-        'KEPT_STATE_DAMAGED',
-        `the build's record of resource files (.staticmcp/resource-files.bin) does not match ${shownOf(resource)}; the record was removed`,
-        'Build again: the next build reads every document.',
-      );
-    }
-    return bytes;
-  };
-}
-
-/** How problems name a resource: its shown path, else its file under resources/. */
-function shownOf(resource: ProjectResource): string {
-  return resource.shownPath ?? `resources/${resource.relativePath}`;
 }
 
 function hasInlineContent(resource: ProjectResource): resource is ProjectResource & { content: ResourceContent } {
@@ -242,6 +157,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   const pageOwners = new Map<string, string>();
   const pageWarnings: BuildProblem[] = [];
   const { keptFiles } = input;
+  const treeState = keptFiles && input.treeState;
   // An unchanged document's tree file is recorded by its kept digest and size, and read from its
   // source only if something asks for its bytes (a pack re-encoded, a plain file at the swap). The
   // source is set at the first such file: it holds every resource for the rest of the build, which
@@ -260,7 +176,13 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       });
       continue;
     }
-    const keptKey = keptFiles && keptKeyOf(keptFiles, resource, uri, mimeType, filePath);
+    // A document file with no sidecar and no page claim: its key and listing entry from the
+    // previous build's, when its inputs are the same (tree-state.ts).
+    const source =
+      treeState && resource instanceof FileResource && !resource.overridden ? resource.keyedSource : undefined;
+    const found = source?.sha256 ? treeState!.find(filePath, mimeType, source.text, source.sha256) : -1;
+    const keptKey =
+      found >= 0 ? treeState!.keyAt(found) : keptFiles && keptKeyOf(keptFiles, resource, uri, mimeType, filePath);
     const kept = keptKey && keptFiles?.lookup(keptKey);
     // A file's text is read here, written, and let go (discovery holds none of it); a kept one's is not read.
     const read = kept ? undefined : await readResourceContent(resource);
@@ -271,6 +193,43 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
     if (read?.warning !== undefined) pageWarnings.push({ path: shownOf(resource), message: read.warning });
     resourceOwners.set(filePath, owner);
     writtenResources[owner] = 1;
+    listsAppResource ||= isAppResource({ uri, mimeType });
+    // Recorded for the next build unless the file changed since discovery (its key is the old bytes').
+    const recorded = keptKey !== undefined && read?.warning === undefined;
+    if (found >= 0 && !listParts.nextIsInline) {
+      await listParts.addEncoded(treeState!.entryAt(found));
+      if (recorded) treeState!.keep(found);
+    } else {
+      const record =
+        recorded && source?.sha256 ? { key: keptKey, text: source.text, sha256: source.sha256 } : undefined;
+      await listDocument(resource, uri, mimeType, filePath, record);
+    }
+    let sizeBytes: number;
+    if (kept) {
+      if (!deferring) output.writer.setDeferredSource(deferredSourceOf(input.resources, keptFiles!, treeState, output));
+      deferring = true;
+      output.writeDeferred(filePath, kept.digest, kept.sizeBytes, owner);
+      sizeBytes = kept.sizeBytes;
+    } else {
+      const fileText = treeJsonFile(resourceFileContent(resource, read!.content));
+      await output.write(filePath, fileText);
+      sizeBytes = Buffer.byteLength(fileText);
+    }
+    if (recorded) keptFiles!.add(keptKey, kept ? kept.digest : output.writer.digestOf(filePath)!, sizeBytes);
+    rawResourceCopies.claim(owner, uri);
+  }
+  /**
+   * A document's listing entry made from its fields (a page claimed here); `record`: what the tree
+   * state records it under (only a document file with no sidecar and no page claim, with its
+   * source's sha256 known).
+   */
+  async function listDocument(
+    resource: ProjectResource,
+    uri: string,
+    mimeType: string,
+    filePath: string,
+    record: { key: Buffer; text: boolean; sha256: Uint8Array } | undefined,
+  ): Promise<void> {
     // The shown path is made only for a page claimed or a problem: most documents have neither.
     const { pageUrl } = resource;
     const page = pageUrl === undefined ? undefined : claimPage(pageUrl, shownOf(resource), pageOwners, pageWarnings);
@@ -285,23 +244,11 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       size: resource.size,
       ...(meta ? { _meta: meta } : {}),
     };
-    listsAppResource ||= isAppResource({ uri: definition.uri, mimeType: definition.mimeType });
-    await listParts.add(definition);
-    let sizeBytes: number;
-    if (kept) {
-      if (!deferring) output.writer.setDeferredSource(deferredSourceOf(input.resources, keptFiles!, output));
-      deferring = true;
-      output.writeDeferred(filePath, kept.digest, kept.sizeBytes, owner);
-      sizeBytes = kept.sizeBytes;
-    } else {
-      const fileText = treeJsonFile(resourceFileContent(resource, read!.content));
-      await output.write(filePath, fileText);
-      sizeBytes = Buffer.byteLength(fileText);
-    }
-    // Recorded for the next build unless the file changed since discovery (its key is the old bytes').
-    if (keptKey && read?.warning === undefined)
-      keptFiles!.add(keptKey, kept ? kept.digest : output.writer.digestOf(filePath)!, sizeBytes);
-    rawResourceCopies.claim(owner, uri);
+    if (record === undefined || listParts.nextIsInline) return listParts.add(definition);
+    const { key, text, sha256 } = record;
+    await listParts.addEncoded(
+      treeState!.record(filePath, mimeType, text, sha256, key, listParts.entryText(definition)),
+    );
   }
 
   for (let index = 0; index < input.templateInstances.length; index += 1) {
@@ -323,6 +270,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   }
   await rawResourceCopies.writeInto(output);
   keptFiles?.save();
+  treeState?.save();
   releaseAssembled(input.resources);
   for (const prompt of input.prompts)
     await output.write(`prompts/${prompt.definition.name}.json`, treeJsonFile(prompt.file));

@@ -61,6 +61,7 @@ import { readPreviousPacks, recordPacks } from './pack-reuse.js';
 import { keptSearchDocumentsFile, readReusableSearchIndex, recordSearchIndex } from './search-index-reuse.js';
 import { TreeOutput } from './tree-output.js';
 import { KeptResourceFiles } from './kept-resource-files.js';
+import { TreeState } from './tree-state.js';
 import { forgetUpToDate, recordUpToDate } from './up-to-date.js';
 import type { VolatileInput } from './value-list-command.js';
 
@@ -244,6 +245,7 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
       resourceBudget: shard ? undefined : { maxCallFiles: budget, callFilesAfter: callsLeft },
       // An unchanged document's tree file by its kept digest (--force reads none; a part keeps none).
       keptFiles: shard ? undefined : await KeptResourceFiles.open(projectRoot, generatorName(), options.force !== true),
+      treeState: shard ? undefined : await TreeState.open(projectRoot, generatorName(), config, !options.force),
     });
     // Their files and list entries are written: discovery's resources (one object and path each)
     // are not held through the index stage, which keeps its own per-document state.

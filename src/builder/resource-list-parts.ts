@@ -38,17 +38,42 @@ export class ResourceListWriter<T> {
     return this.total;
   }
 
+  /** Whether the next entry goes inline (into mcp.json), not into a part. */
+  get nextIsInline(): boolean {
+    return this.total < this.limits.resourcesInManifest;
+  }
+
+  /** An entry's text as a part holds it (after its indent): what addEncoded takes as bytes. */
+  entryText(entry: T): string {
+    // JSON.stringify indents a nested value by its depth at each line break, so an entry's own
+    // text with every line indented once more is its text inside the part.
+    return JSON.stringify(entry, null, 2).replaceAll('\n', `\n${ENTRY_INDENT}`);
+  }
+
   async add(entry: T): Promise<void> {
-    this.total += 1;
-    if (this.total <= this.limits.resourcesInManifest) {
+    if (this.nextIsInline) {
+      this.total += 1;
       this.inline.push(entry);
       return;
     }
-    // JSON.stringify indents a nested value by its depth at each line break, so an entry's own
-    // text with every line indented once more is its text inside the part.
-    const text = JSON.stringify(entry, null, 2).replaceAll('\n', `\n${ENTRY_INDENT}`);
+    this.total += 1;
     // One append an entry: each measures, grows and writes the buffer once.
-    this.append(`${this.pending === 0 ? PART_HEAD : ENTRY_SEPARATOR}${ENTRY_INDENT}${text}`);
+    this.append(`${this.pending === 0 ? PART_HEAD : ENTRY_SEPARATOR}${ENTRY_INDENT}${this.entryText(entry)}`);
+    await this.added();
+  }
+
+  /** Adds an entry past the inline ones by its entryText's UTF-8 bytes (tree-state.ts keeps them). */
+  async addEncoded(bytes: Uint8Array): Promise<void> {
+    if (this.nextIsInline) throw new Error('an inline resource entry must be added as an object');
+    this.total += 1;
+    this.append(`${this.pending === 0 ? PART_HEAD : ENTRY_SEPARATOR}${ENTRY_INDENT}`);
+    this.bytes = grownTypedArray(this.bytes, this.length + bytes.length);
+    this.bytes.set(bytes, this.length);
+    this.length += bytes.length;
+    await this.added();
+  }
+
+  private async added(): Promise<void> {
     this.pending += 1;
     if (this.pending >= this.limits.resourcesPerListPart) await this.writePart();
   }

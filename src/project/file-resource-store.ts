@@ -249,6 +249,11 @@ export class FileResource implements ProjectResource {
     return this.store.rareOf(this.position);
   }
 
+  /** Whether a sidecar (or a registration) set any of its fields, or it claims a page. */
+  get overridden(): boolean {
+    return this.rare !== undefined;
+  }
+
   get uri(): string {
     return this.rare?.uri ?? `resource://${this.relativePath}`;
   }

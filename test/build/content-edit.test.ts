@@ -5,8 +5,9 @@
 // then a page added and another removed in one rebuild give the from-scratch tree too, and so do
 // an edit that keeps a page's size (with the from-scratch build's file count), an edit of a sidecar alone and a page claim that moves to a document whose bytes did not change.
 // With every cache of the project damaged (the document cache, the pack record, the kept index
-// shares, the kept resource files and llms-full.txt entries), an edit still rebuilds that same tree; a kept resource file
-// record that passes its checksum but names other bytes fails the build, never a wrong tree; an
+// shares, the kept resource files, the tree state and llms-full.txt entries), an edit still rebuilds that same tree; a kept resource file
+// record that passes its checksum but names other bytes (or a tree state that gives a page another's
+// key) fails the build, never a wrong tree; an
 // edit build killed in its index stage leaves the previous tree, and the next build is the
 // from-scratch one. Builds run in-process (test/helpers/in-process-build.ts), the killed one as the CLI.
 // The project is built once and each test edits a copy (its timestamps kept, so the copy's first
@@ -16,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, promises as fs, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCE_FILES_IN_MARGIN_VARIABLE } from '../../src/builder/host-limits.js';
 import { SCRATCH_MARK } from '../../src/tree-writer/swap-folders.js';
@@ -289,6 +291,11 @@ describe('a one-document edit of a packed content project', () => {
     const entriesBytes = await fs.readFile(entries);
     entriesBytes[Math.floor(entriesBytes.length / 2)]! ^= 0xff;
     await fs.writeFile(entries, entriesBytes);
+    // The tree state's listing entries (its last bytes): one changed, its checksum not made again.
+    const state = path.join(cache, 'tree-state.bin');
+    const stateBytes = await fs.readFile(state);
+    stateBytes[stateBytes.length - 9]! ^= 0x01;
+    await fs.writeFile(state, stateBytes);
 
     await fs.appendFile(path.join(project, 'resources', 'page-42.md'), '\nAn edit: wombat.\n');
     const edited = await build(project, tree);
@@ -315,7 +322,33 @@ describe('a one-document edit of a packed content project', () => {
     const built = await buildInProcess(project, { outDir: tree });
     expect(built.code).toBe(0);
     expect(built.report.warnings.map((warning) => warning.message).join('\n')).toMatch(
-      /resource-files\.bin\) does not match resources\/page-\d+\.md; the record was removed; this build read every document again/,
+      /resource-files\.bin, tree-state\.bin\) do not match resources\/page-\d+\.md; the records were removed; this build read every document again/,
+    );
+    const [rebuilt, fresh] = await Promise.all([readTree(tree), freshTreeOf(project)]);
+    expect([...rebuilt.keys()].sort()).toEqual([...fresh.keys()].sort());
+    for (const [name, content] of fresh) expect(rebuilt.get(name)?.equals(content), name).toBe(true);
+  });
+
+  it('builds again reading every document when the tree state gives a page the key of another', async () => {
+    const { project, tree } = await copyBuiltProject('staticmcp-content-state-');
+    // Two entries' kept-file keys swapped, the checksum made again: a tree state that reads well and
+    // is wrong about two documents (listed in parts, their files packed). Layout: tree-state.ts.
+    const file = path.join(project, '.staticmcp', 'tree-state.bin');
+    const bytes = await fs.readFile(file);
+    const body = 8 + 4;
+    const fixed = body + 4 + bytes.readUInt32LE(body) + 12;
+    const key = (at: number) => fixed + at * 60 + 44;
+    const first = Buffer.from(bytes.subarray(key(0), key(0) + 16));
+    bytes.copy(bytes, key(0), key(1), key(1) + 16);
+    first.copy(bytes, key(1));
+    bytes.writeUInt32LE(crc32(bytes.subarray(body)), 8);
+    await fs.writeFile(file, bytes);
+
+    await fs.appendFile(path.join(project, 'resources', 'page-42.md'), '\nAn edit: wombat.\n');
+    const built = await buildInProcess(project, { outDir: tree });
+    expect(built.code).toBe(0);
+    expect(built.report.warnings.map((warning) => warning.message).join('\n')).toMatch(
+      /tree-state\.bin\) do not match resources\/page-\d+\.md; the records were removed; this build read every document again/,
     );
     const [rebuilt, fresh] = await Promise.all([readTree(tree), freshTreeOf(project)]);
     expect([...rebuilt.keys()].sort()).toEqual([...fresh.keys()].sort());

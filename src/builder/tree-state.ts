@@ -1,0 +1,348 @@
+// What the assembly made of each document the previous build listed (issue #39, "Edits in a
+// second"), in `.staticmcp/tree-state.bin`: a document file with no sidecar and no page claim
+// has a tree file and a listing entry made from nothing but its tree path, MIME type, whether it
+// is text, its source's sha256, the generator and staticmcp.json, so the record keeps, under the
+// first four (the last two stamp the whole record), the key of its kept resource file
+// (kept-resource-files.ts keyOf) and its listing entry's bytes as a list part holds them. An
+// untouched document's key and entry are then one table lookup and a copy: no JSON made, no
+// hash of its inputs. The record is keyed by content, never by the previous tree, so a build
+// killed mid-way leaves it true; a missing, damaged (checksum) or foreign one is not used.
+// Layout: MAGIC, the CRC-32 of the rest, the stamp (u32 length, UTF-8), the entry count, the
+// identities' and entries' byte counts (u32 each), then per entry FIXED_BYTES (its identity's and
+// entry's lengths, flags, source sha256, key: nothing that depends on where it is, so a run of
+// kept entries is written as one slice), then the identities (tree path, a NUL, MIME type), then
+// the entries.
+import { createHash } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { crc32 } from 'node:zlib';
+import { grownTypedArray, releaseGrown } from '../tree-writer/grown-typed-array.js';
+import { removeDeadWritersFiles } from '../tree-writer/interrupted-write.js';
+
+export const TREE_STATE_FILE = path.join('.staticmcp', 'tree-state.bin');
+/** Beside the record, `<mark><pid>`: the record being written. */
+const NEW_FILE_MARK = '.new-';
+const MAGIC = Buffer.from('SMCPTS02', 'latin1');
+/** The CRC-32 of the rest: damage is what it is for (a record is a cache, rebuilt when in doubt). */
+const SUM_BYTES = 4;
+const SHA_BYTES = 32;
+const KEY_BYTES = 16;
+/** identity length, entry length, flags (u32 each), sha256, key. */
+const FIXED_BYTES = 3 * 4 + SHA_BYTES + KEY_BYTES;
+const SHA_AT = 12;
+const KEY_AT = SHA_AT + SHA_BYTES;
+const TEXT_FLAG = 1;
+const EMPTY = 0;
+
+/** FNV-1a over bytes (the same identity always lands in the same place). */
+function hashBytes(bytes: Uint8Array, start: number, end: number): number {
+  let hash = 0x811c9dc5;
+  for (let index = start; index < end; index++) {
+    hash ^= bytes[index]!;
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/** A record's three sections, with where each entry's identity and entry start (count + 1 each). */
+interface Sections {
+  count: number;
+  fixed: Buffer;
+  ids: Buffer;
+  entries: Buffer;
+  idStarts: Uint32Array;
+  entryStarts: Uint32Array;
+}
+
+function noSections(): Sections {
+  const none = Buffer.alloc(0);
+  return {
+    count: 0,
+    fixed: none,
+    ids: none,
+    entries: none,
+    idStarts: new Uint32Array(1),
+    entryStarts: new Uint32Array(1),
+  };
+}
+
+/** A record's sections, or none when it is missing, foreign (another stamp) or damaged. */
+function readSections(bytes: Buffer, stamp: string): Sections {
+  if (bytes.length < MAGIC.length + SUM_BYTES + 4 || !bytes.subarray(0, MAGIC.length).equals(MAGIC))
+    return noSections();
+  const body = bytes.subarray(MAGIC.length + SUM_BYTES);
+  if (crc32(body) !== bytes.readUInt32LE(MAGIC.length)) return noSections();
+  const stampLength = body.readUInt32LE(0);
+  const header = 4 + stampLength + 12;
+  if (body.length < header || body.toString('utf8', 4, 4 + stampLength) !== stamp) return noSections();
+  const count = body.readUInt32LE(4 + stampLength);
+  const idBytes = body.readUInt32LE(8 + stampLength);
+  const entryBytes = body.readUInt32LE(12 + stampLength);
+  const fixedEnd = header + count * FIXED_BYTES;
+  if (body.length !== fixedEnd + idBytes + entryBytes) return noSections();
+  const fixed = body.subarray(header, fixedEnd);
+  const idStarts = new Uint32Array(count + 1);
+  const entryStarts = new Uint32Array(count + 1);
+  for (let index = 0; index < count; index++) {
+    idStarts[index + 1] = idStarts[index]! + fixed.readUInt32LE(index * FIXED_BYTES);
+    entryStarts[index + 1] = entryStarts[index]! + fixed.readUInt32LE(index * FIXED_BYTES + 4);
+  }
+  if (idStarts[count] !== idBytes || entryStarts[count] !== entryBytes) return noSections();
+  return {
+    count,
+    fixed,
+    ids: body.subarray(fixedEnd, fixedEnd + idBytes),
+    entries: body.subarray(fixedEnd + idBytes),
+    idStarts,
+    entryStarts,
+  };
+}
+
+/** Writes all of `bytes` at the file's position (a write may take fewer). */
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
+}
+
+export class TreeState {
+  private previous: Sections;
+  /** Entry number + 1 by its identity's hash, open addressing, EMPTY where none. */
+  private table: Uint32Array;
+  /** The identity being looked up or recorded: its UTF-8 bytes (probeLength of them). */
+  private probe = Buffer.alloc(256);
+  private probeLength = 0;
+  /** This build's entries listed the full way, in the same layout (`added.count` of them). */
+  private added = noSections();
+  private addedIdBytes = 0;
+  private addedEntryBytes = 0;
+  /**
+   * This build's record as runs of entries, in order: [from, to) of the previous record's entries
+   * (kept), or of `added`'s: [from, to, 1 when added] each. A one-document edit makes three.
+   */
+  private runs: number[] = [];
+
+  private constructor(
+    private readonly file: string,
+    private readonly stamp: string,
+    whole: Buffer,
+  ) {
+    this.previous = readSections(whole, stamp);
+    let size = 16;
+    while (size < this.previous.count * 2) size *= 2;
+    this.table = new Uint32Array(size);
+    const mask = size - 1;
+    const { ids, idStarts } = this.previous;
+    for (let index = 0; index < this.previous.count; index++) {
+      let position = hashBytes(ids, idStarts[index]!, idStarts[index + 1]!) & mask;
+      while (this.table[position] !== EMPTY) position = (position + 1) & mask;
+      this.table[position] = index + 1;
+    }
+  }
+  /**
+   * The project's record, stamped with the generator and a digest of staticmcp.json as the build
+   * read it (a record of another stamp is not used); `readPrevious` false (build --force): nothing
+   * is found, all is recorded anew.
+   */
+  static async open(
+    projectRoot: string,
+    generator: string,
+    config: unknown,
+    readPrevious: boolean,
+  ): Promise<TreeState> {
+    const stamp = `${generator}\0${createHash('sha256').update(JSON.stringify(config)).digest('hex')}`;
+    const file = path.join(projectRoot, TREE_STATE_FILE);
+    // What builds killed while writing it left (never a running build's).
+    await removeDeadWritersFiles(file, NEW_FILE_MARK);
+    let whole: Buffer = Buffer.alloc(0);
+    if (readPrevious) {
+      try {
+        whole = readFileSync(file);
+      } catch {
+        // None yet, or unreadable: every document is listed the full way.
+      }
+    }
+    return new TreeState(file, stamp, whole);
+  }
+
+  /** Puts `treePath \0 mimeType` in the probe. */
+  private encodeIdentity(treePath: string, mimeType: string): void {
+    const most = (treePath.length + mimeType.length) * 3 + 1;
+    if (this.probe.length < most) this.probe = Buffer.alloc(most * 2);
+    let length = this.probe.write(treePath, 0, 'utf8');
+    this.probe[length++] = 0;
+    length += this.probe.write(mimeType, length, 'utf8');
+    this.probeLength = length;
+  }
+
+  /**
+   * The previous record's entry for a document of these inputs, or -1: the same tree path and MIME
+   * type, both text or both not, and the same source bytes (sha256).
+   */
+  find(treePath: string, mimeType: string, text: boolean, sourceSha256: Uint8Array): number {
+    if (this.previous.count === 0) return -1;
+    this.encodeIdentity(treePath, mimeType);
+    const { ids, idStarts, fixed } = this.previous;
+    const length = this.probeLength;
+    const mask = this.table.length - 1;
+    for (let position = hashBytes(this.probe, 0, length) & mask; ; position = (position + 1) & mask) {
+      const entry = this.table[position]!;
+      if (entry === EMPTY) return -1;
+      const index = entry - 1;
+      const start = idStarts[index]!;
+      if (idStarts[index + 1]! - start !== length || ids.compare(this.probe, 0, length, start, start + length) !== 0)
+        continue;
+      const at = index * FIXED_BYTES;
+      const same =
+        (fixed[at + 8]! & TEXT_FLAG) === (text ? TEXT_FLAG : 0) &&
+        sourceSha256.length === SHA_BYTES &&
+        fixed.compare(sourceSha256, 0, SHA_BYTES, at + SHA_AT, at + KEY_AT) === 0;
+      return same ? index : -1;
+    }
+  }
+
+  /** The kept-file key of a found entry (a view, valid until save). */
+  keyAt(index: number): Buffer {
+    const at = index * FIXED_BYTES + KEY_AT;
+    return this.previous.fixed.subarray(at, at + KEY_BYTES);
+  }
+
+  /** The listing entry's bytes of a found entry (a view, valid until save). */
+  entryAt(index: number): Buffer {
+    const { entries, entryStarts } = this.previous;
+    return entries.subarray(entryStarts[index]!, entryStarts[index + 1]!);
+  }
+
+  /** Records a found entry for the next build as it is. */
+  keep(index: number): void {
+    this.extendRun(index, false);
+  }
+
+  /** Adds entry `index` (of the previous record, or of `added`) to the last run, or starts one. */
+  private extendRun(index: number, added: boolean): void {
+    const { runs } = this;
+    const last = runs.length - 3;
+    if (last >= 0 && runs[last + 2] === (added ? 1 : 0) && runs[last + 1] === index) runs[last + 1] = index + 1;
+    else runs.push(index, index + 1, added ? 1 : 0);
+  }
+
+  /**
+   * Records a document listed the full way; returns its entry's bytes (a view, valid until the
+   * next record), `entryText` as a list part holds it.
+   */
+  record(
+    treePath: string,
+    mimeType: string,
+    text: boolean,
+    sourceSha256: Uint8Array,
+    key: Uint8Array,
+    entryText: string,
+  ): Buffer {
+    this.encodeIdentity(treePath, mimeType);
+    const added = this.added;
+    const index = added.count;
+    const fixedAt = index * FIXED_BYTES;
+    added.fixed = grownTypedArray(added.fixed, fixedAt + FIXED_BYTES);
+    added.fixed.fill(0, fixedAt, fixedAt + FIXED_BYTES);
+    added.ids = grownTypedArray(added.ids, this.addedIdBytes + this.probeLength);
+    this.probe.copy(added.ids, this.addedIdBytes, 0, this.probeLength);
+    const entryLength = Buffer.byteLength(entryText);
+    const entryStart = this.addedEntryBytes;
+    added.entries = grownTypedArray(added.entries, entryStart + entryLength);
+    added.entries.write(entryText, entryStart, 'utf8');
+    added.fixed.writeUInt32LE(this.probeLength, fixedAt);
+    added.fixed.writeUInt32LE(entryLength, fixedAt + 4);
+    added.fixed.writeUInt32LE(text ? TEXT_FLAG : 0, fixedAt + 8);
+    added.fixed.set(sourceSha256.subarray(0, SHA_BYTES), fixedAt + SHA_AT);
+    added.fixed.set(key.subarray(0, KEY_BYTES), fixedAt + KEY_AT);
+    this.addedIdBytes += this.probeLength;
+    this.addedEntryBytes += entryLength;
+    added.idStarts = withRoomFor(added.idStarts, index + 2);
+    added.entryStarts = withRoomFor(added.entryStarts, index + 2);
+    added.idStarts[index + 1] = this.addedIdBytes;
+    added.entryStarts[index + 1] = this.addedEntryBytes;
+    added.count += 1;
+    this.extendRun(index, true);
+    return added.entries.subarray(entryStart, this.addedEntryBytes);
+  }
+
+  /** Removes the record (what it led to was found wrong): the next build lists every document the full way. */
+  forget(): void {
+    rmSync(this.file, { force: true });
+  }
+
+  /**
+   * Writes this build's record (atomically; unless it is the previous one), once, after the last
+   * document: then nothing is found or recorded any more. A failure to write only costs the next
+   * build the full way.
+   */
+  save(): void {
+    const { runs, previous, added } = this;
+    const sectionsOf = (run: number) => (runs[run + 2] === 1 ? added : previous);
+    let count = 0;
+    let idBytes = 0;
+    let entryBytes = 0;
+    for (let run = 0; run < runs.length; run += 3) {
+      const { idStarts, entryStarts } = sectionsOf(run);
+      const [from, to] = [runs[run]!, runs[run + 1]!];
+      count += to - from;
+      idBytes += idStarts[to]! - idStarts[from]!;
+      entryBytes += entryStarts[to]! - entryStarts[from]!;
+    }
+    const unchanged = runs.length === 3 && runs[2] === 0 && runs[0] === 0 && runs[1] === previous.count;
+    const slices: Uint8Array[] = [];
+    for (const section of ['fixed', 'ids', 'entries'] as const) {
+      for (let run = 0; run < runs.length; run += 3) {
+        const sections = sectionsOf(run);
+        const [from, to] = [runs[run]!, runs[run + 1]!];
+        const starts = section === 'fixed' ? undefined : section === 'ids' ? sections.idStarts : sections.entryStarts;
+        const [start, end] = starts ? [starts[from]!, starts[to]!] : [from * FIXED_BYTES, to * FIXED_BYTES];
+        slices.push(sections[section].subarray(start, end));
+      }
+    }
+    if (!unchanged) this.write(count, idBytes, entryBytes, slices);
+    // Both records are let go: the build holds this one to its end (forget), through the search step's peak.
+    this.previous = noSections();
+    // Grown in place (grown-typed-array.ts): a first build's record (~370 bytes a document) goes
+    // back at once, not at a collection during the search step's peak.
+    for (const part of [added.fixed, added.ids, added.entries]) releaseGrown(part);
+    this.added = noSections();
+    this.table = new Uint32Array(16);
+    this.runs = [];
+  }
+
+  private write(count: number, idBytes: number, entryBytes: number, slices: readonly Uint8Array[]): void {
+    const stamp = Buffer.from(this.stamp, 'utf8');
+    const bodyAt = MAGIC.length + SUM_BYTES;
+    const header = Buffer.alloc(bodyAt + 4 + stamp.length + 12);
+    MAGIC.copy(header);
+    header.writeUInt32LE(stamp.length, bodyAt);
+    stamp.copy(header, bodyAt + 4);
+    header.writeUInt32LE(count, bodyAt + 4 + stamp.length);
+    header.writeUInt32LE(idBytes, bodyAt + 8 + stamp.length);
+    header.writeUInt32LE(entryBytes, bodyAt + 12 + stamp.length);
+    let sum = crc32(header.subarray(bodyAt));
+    for (const slice of slices) sum = crc32(slice, sum);
+    header.writeUInt32LE(sum, MAGIC.length);
+    const temp = `${this.file}${NEW_FILE_MARK}${process.pid}`;
+    try {
+      mkdirSync(path.dirname(this.file), { recursive: true });
+      const fd = openSync(temp, 'w');
+      try {
+        writeAll(fd, header);
+        for (const slice of slices) writeAll(fd, slice);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(temp, this.file);
+    } catch {
+      rmSync(temp, { force: true });
+    }
+  }
+}
+
+/** `array` with room for `length` numbers (doubled, copied, when it has not). */
+function withRoomFor(array: Uint32Array, length: number): Uint32Array {
+  if (array.length >= length) return array;
+  const grown = new Uint32Array(Math.max(length, array.length * 2, 1024));
+  grown.set(array);
+  return grown;
+}
