@@ -1,5 +1,5 @@
 // The search index writer's documents as they arrive (search-index-spill-writer.ts), by arrival:
-// each one's id (UTF-8 side by side), its key (sipHash of the id), its token count, and where its
+// each one's id (prefix-coded: search-document-ids.ts), its key (sipHash of the id), its token count, and where its
 // title item, fetch body and excerpt source lie in their three scratch files, in typed arrays
 // grown as documents come (a JavaScript array slot per number per document was heap the rest of
 // the index write kept, and the heap grows to a multiple of what it holds). The title and stored
@@ -13,8 +13,8 @@ import type { KeptDocument } from './search-kept-documents.js';
 import type { SearchDocument } from './search-index-output.js';
 import { SpillWriter } from './spill-files.js';
 import { SpilledLengths } from './spilled-lengths.js';
-import { StringArena } from './string-arena.js';
 import type { SearchEditState } from './search-edit-state.js';
+import { DocumentIds } from './search-document-ids.js';
 
 /** Bytes copied at a time from a previous build's scratch file, through one buffer for every run. */
 const COPY_BYTES = 1 << 18;
@@ -24,8 +24,8 @@ let copyBuffer: Uint8Array | undefined;
 export const DIGEST_BYTES = 32;
 
 export class DocumentColumns {
-  /** The ids as UTF-8 side by side: a string and an array slot each was heap kept to the end. */
-  readonly ids = new StringArena();
+  /** The ids, coded against each other: a string and an array slot each was heap kept to the end. */
+  readonly ids = new DocumentIds();
   /** Each scratch file's items by arrival: lengths, their offsets summed from them (spilled-lengths.ts). */
   readonly titleItems: SpilledLengths;
   readonly bodies = new SpilledLengths();
@@ -117,7 +117,8 @@ export class DocumentColumns {
   add(document: SearchDocument, share: KeptDocument, digest: Buffer | undefined): void {
     this.copyRun();
     const arrival = this.ids.length;
-    this.ids.push(document.id);
+    const idBytes = this.ids.push(document.id);
+    const [high, low] = sipHash13Halves(idBytes);
     this.tokenCount += share.tokenCount;
     // An entry's title and url, as they end its title block entry (the id's part depends on its neighbour).
     // Encoded straight into the spill buffer: a Buffer each was garbage a document.
@@ -143,7 +144,6 @@ export class DocumentColumns {
       : undefined;
     this.sources.push(source?.length ?? 0);
     if (source !== undefined) this.sourceSpill.append(source);
-    const [high, low] = sipHash13Halves(this.ids.bytesAt(arrival));
     this.keyHigh[arrival] = high;
     this.keyLow[arrival] = low;
   }
@@ -163,9 +163,7 @@ export class DocumentColumns {
   numbers(): { byNumber: Uint32Array; numberOf: Uint32Array } {
     const { ids } = this;
     const count = ids.length;
-    const byNumber = Uint32Array.from({ length: count }, (_, arrival) => arrival).sort((left, right) =>
-      ids.compareBytes(left, right),
-    );
+    const byNumber = ids.sortedArrivals();
     const numberOf = new Uint32Array(count);
     byNumber.forEach((arrival, number) => {
       numberOf[arrival] = number;

@@ -99,6 +99,26 @@ describe('the spilling search index writer', () => {
     expect(new Map([...spilled.files].sort())).toEqual(new Map([...expected.files].sort()));
   });
 
+  it('writes the same from documents streamed in id order, as a build lists them, and one out of it', async () => {
+    const documents = corpus(300, 11).sort((a, b) => Buffer.compare(Buffer.from(a.id), Buffer.from(b.id)));
+    const targets = { targetPackBytes: 4096, targetIndexBytes: 1024, targetTermIndexBytes: 512, inlineTableBytes: 1e9 };
+    const expected = inMemory(documents, targets);
+    const inOrder = await spill(streamed(documents), { ...targets, runPostings: 40 });
+    expect(inOrder.extension).toEqual(expected.extension);
+    expect(new Map([...inOrder.files].sort())).toEqual(new Map([...expected.files].sort()));
+    // The last document first: every other arrives in order, that one not.
+    const oneOut = await spill(streamed([documents.at(-1)!, ...documents.slice(0, -1)]), {
+      ...targets,
+      runPostings: 40,
+    });
+    expect(new Map([...oneOut.files].sort())).toEqual(new Map([...expected.files].sort()));
+    // A repeated id right after itself, in an otherwise ordered stream.
+    const repeated = [...documents.slice(0, 20), { ...documents[19]!, text: 'other' }, ...documents.slice(20)];
+    await expect(spill(streamed(repeated), targets)).rejects.toThrow(
+      `two search documents have the id ${documents[19]!.id}`,
+    );
+  });
+
   it('writes format 6, as the in-memory writer does, when every document stores its text', async () => {
     const documents = corpus(120, 5).map(({ textFrom: _, ...document }) => document);
     const expected = inMemory(documents, {});
