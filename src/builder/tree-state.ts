@@ -18,6 +18,7 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { grownTypedArray, releaseGrown } from '../tree-writer/grown-typed-array.js';
 import { removeDeadWritersFiles } from '../tree-writer/interrupted-write.js';
+import { fnv1aOf } from '../shared/fnv1a-hash.js';
 
 export const TREE_STATE_FILE = path.join('.staticmcp', 'tree-state.bin');
 /** Beside the record, `<mark><pid>`: the record being written. */
@@ -33,16 +34,6 @@ const SHA_AT = 12;
 const KEY_AT = SHA_AT + SHA_BYTES;
 const TEXT_FLAG = 1;
 const EMPTY = 0;
-
-/** FNV-1a over bytes (the same identity always lands in the same place). */
-function hashBytes(bytes: Uint8Array, start: number, end: number): number {
-  let hash = 0x811c9dc5;
-  for (let index = start; index < end; index++) {
-    hash ^= bytes[index]!;
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
-}
 
 /** A record's three sections, with where each entry's identity and entry start (count + 1 each). */
 interface Sections {
@@ -132,7 +123,7 @@ export class TreeState {
     const mask = size - 1;
     const { ids, idStarts } = this.previous;
     for (let index = 0; index < this.previous.count; index++) {
-      let position = hashBytes(ids, idStarts[index]!, idStarts[index + 1]!) & mask;
+      let position = fnv1aOf(ids, idStarts[index]!, idStarts[index + 1]!) & mask;
       while (this.table[position] !== EMPTY) position = (position + 1) & mask;
       this.table[position] = index + 1;
     }
@@ -183,7 +174,7 @@ export class TreeState {
     const { ids, idStarts, fixed } = this.previous;
     const length = this.probeLength;
     const mask = this.table.length - 1;
-    for (let position = hashBytes(this.probe, 0, length) & mask; ; position = (position + 1) & mask) {
+    for (let position = fnv1aOf(this.probe, 0, length) & mask; ; position = (position + 1) & mask) {
       const entry = this.table[position]!;
       if (entry === EMPTY) return -1;
       const index = entry - 1;

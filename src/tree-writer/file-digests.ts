@@ -16,6 +16,7 @@ import { PrefixCodedPaths } from './prefix-coded-paths.js';
 import { sortPositions } from './sort-positions.js';
 import { SpilledDigests } from './spilled-digests.js';
 import { SpoolPlaces } from './spool-places.js';
+import { fnv1aOf } from '../shared/fnv1a-hash.js';
 
 const INITIAL_SLOTS = 1024;
 const EMPTY = 0;
@@ -24,16 +25,6 @@ const EMPTY = 0;
 const UNCHANGED = 1;
 /** A file's flags: taken out of the tree again (a call file replaced by packs, build's pack step). */
 const DROPPED = 2;
-
-/** FNV-1a over a path's UTF-8 bytes (the same path always lands in the same place). */
-function hashBytes(bytes: Uint8Array, start: number, end: number): number {
-  let hash = 0x811c9dc5;
-  for (let index = start; index < end; index++) {
-    hash ^= bytes[index]!;
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
-}
 
 /** The byte of a hash kept per slot: its top bits (the table's position takes the low ones). */
 function tagOf(hash: number): number {
@@ -159,7 +150,7 @@ export class FileDigests {
     if (this.probe.length < filePath.length * 3) this.probe = Buffer.alloc(filePath.length * 3);
     const length = this.probe.write(filePath, 0, 'utf8');
     this.probeLength = length;
-    const hash = hashBytes(this.probe, 0, length);
+    const hash = fnv1aOf(this.probe, 0, length);
     const tag = tagOf(hash);
     const mask = this.table.length - 1;
     for (let position = hash & mask; ; position = (position + 1) & mask) {
@@ -194,7 +185,7 @@ export class FileDigests {
   private placeInTable(slot: number): void {
     const mask = this.table.length - 1;
     const bytes = this.pathList.bytesAt(slot);
-    let position = hashBytes(bytes, 0, bytes.length) & mask;
+    let position = fnv1aOf(bytes, 0, bytes.length) & mask;
     while (this.table[position] !== EMPTY) position = (position + 1) & mask;
     this.table[position] = slot + 1;
   }

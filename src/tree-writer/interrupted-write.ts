@@ -2,7 +2,7 @@
 // one killed in the microseconds between the swap's two renames leaves the previous tree there
 // instead of in place. The next build puts the previous tree back and removes the rest, leaving
 // alone the folders of builds still running.
-import { promises as fs } from 'node:fs';
+import { promises as fs, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { isProcessAlive } from '../shared/process-alive.js';
 import { removeTree } from './remove-tree.js';
@@ -60,5 +60,24 @@ export async function removeDeadWritersFiles(target: string, mark: string): Prom
   for (const left of await siblingsMarked(target, mark)) {
     if (isProcessAlive(left.pid) && left.pid !== process.pid) continue;
     await fs.rm(left.file, { force: true });
+  }
+}
+
+/**
+ * Removes from `folder` the files `keep` does not keep, but those of writers still running (a
+ * writer's file name starts with its process id and a dash).
+ */
+export function removeFilesOfDeadWriters(folder: string, keep: (name: string) => boolean): void {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (keep(name)) continue;
+    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
+    if (pid !== process.pid && Number.isSafeInteger(pid) && isProcessAlive(pid)) continue;
+    rmSync(path.join(folder, name), { force: true });
   }
 }

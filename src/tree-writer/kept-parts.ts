@@ -10,12 +10,12 @@
 // directory and every part it names as they were; files no directory names are removed when the
 // next directory is put in place.
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { isProcessAlive } from '../shared/process-alive.js';
 import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import { readFileMapped } from './read-exactly.js';
+import { removeFilesOfDeadWriters } from './interrupted-write.js';
 
 /** A part as its directory names it. */
 export interface KeptPart {
@@ -425,18 +425,7 @@ export class KeptPartWriter {
  */
 export function removeUnnamedParts(folder: string, parts: readonly KeptPart[]): void {
   const named = new Set(parts.map((part) => part.name));
-  let names: string[];
-  try {
-    names = readdirSync(folder);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (named.has(name)) continue;
-    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
-    if (pid !== process.pid && Number.isSafeInteger(pid) && isProcessAlive(pid)) continue;
-    rmSync(path.join(folder, name), { force: true });
-  }
+  removeFilesOfDeadWriters(folder, (name) => named.has(name));
 }
 
 /** Removes `directoryFile`'s parts folder (no directory is kept). */

@@ -25,6 +25,7 @@ import {
   headerOf,
   SPILL_NAMES,
 } from './search-edit-state.js';
+import { removeFilesOfDeadWriters } from './interrupted-write.js';
 
 const DIGEST_BYTES = 32;
 /** The state is `<file><NEW_STATE_MARK><pid>` until it is put in place. */
@@ -204,7 +205,8 @@ export class SearchEditStateRecorder {
     // In place: the scratch files it names are the next build's, no longer this one's to remove.
     this.spills = undefined;
     this.release();
-    removeUnnamedSpills(this.folder, spills.prefix);
+    // The scratch files of other states go, but those of writers still running.
+    removeFilesOfDeadWriters(this.folder, (name) => name.startsWith(spills.prefix));
   }
 
   /** Removes the scratch files this build moved (its state is not written). */
@@ -270,21 +272,5 @@ function moveFile(from: string, to: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
     copyFileSync(from, to);
-  }
-}
-
-/** Removes the scratch files of other states from `folder`, but those of writers still running. */
-function removeUnnamedSpills(folder: string, keptPrefix: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(folder);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (name.startsWith(keptPrefix)) continue;
-    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
-    if (pid !== process.pid && Number.isSafeInteger(pid) && isProcessAlive(pid)) continue;
-    rmSync(path.join(folder, name), { force: true });
   }
 }
