@@ -162,6 +162,11 @@ interface ExcludedFolder {
   swapPrefix: string;
 }
 
+/** The file-type bits of a stat's mode (S_IFMT), and those of a folder and of a regular file. */
+const TYPE_BITS = 0o170000;
+const FOLDER_TYPE = 0o040000;
+const FILE_TYPE = 0o100000;
+
 /**
  * Metadata of everything below `root` (not following folder symlinks), skipping `excluded`.
  * Synchronous on purpose: thousands of stats of cached metadata cost microseconds each, far less
@@ -187,15 +192,23 @@ function listMetadata(
   entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
   // What path.join(root, entryPath) gives, joined once for the folder (a name holds no separator).
   const prefix = folder === '.' ? '' : folder.endsWith(path.sep) ? folder : `${folder}${path.sep}`;
+  // Only an excluded folder whose swap prefix this folder's entries could start with (or one this
+  // folder is under) can match here: the others are not compared entry by entry.
+  const excludedHere = excluded.filter(
+    ({ swapPrefix }) => swapPrefix.startsWith(prefix) || prefix.startsWith(swapPrefix),
+  );
+  const entryPrefix = relative ? `${relative}/` : '';
   const files = identities?.startFolder(relative, entries.length);
   for (const entry of entries) {
-    const entryPath = relative ? `${relative}/${entry.name}` : entry.name;
-    const absolute = `${prefix}${entry.name}`;
+    const { name } = entry;
+    if (SKIPPED_NAMES.has(name)) continue;
+    const absolute = `${prefix}${name}`;
     if (
-      SKIPPED_NAMES.has(entry.name) ||
-      excluded.some(({ folder, swapPrefix }) => absolute === folder || absolute.startsWith(swapPrefix))
+      excludedHere.length > 0 &&
+      excludedHere.some(({ folder, swapPrefix }) => absolute === folder || absolute.startsWith(swapPrefix))
     )
       continue;
+    const entryPath = `${entryPrefix}${name}`;
     // statSync follows file symlinks, so an edited target still changes the fingerprint. BigInt:
     // the nanosecond mtime discovery's document cache compares (no dearer than a Number stat).
     let stats: BigIntStats;
@@ -206,9 +219,11 @@ function listMetadata(
       lines.pushText(`e${(error as NodeJS.ErrnoException).code}`);
       continue;
     }
+    // The type from the mode as a number once: each of BigIntStats' isFile and isDirectory makes BigInts.
+    const type = Number(stats.mode & BigInt(TYPE_BITS));
     lines.pushText(entryPath);
-    lines.pushStats(stats.isDirectory() ? 'd' : 'f', stats);
-    if (files !== undefined && stats.isFile()) files.add(entry.name, stats);
+    lines.pushStats(type === FOLDER_TYPE ? 'd' : 'f', stats);
+    if (files !== undefined && type === FILE_TYPE) files.add(name, stats);
     if (entry.isDirectory() && depth < MAX_WALK_DEPTH)
       listMetadata(root, excluded, lines, identities, entryPath, depth + 1);
   }
