@@ -130,7 +130,7 @@ interface DocumentRead {
  * took (a regular file then) saves a stat; else it is taken now.
  */
 function untouchedDocument(
-  file: string,
+  file: FileAt,
   key: string,
   mimeType: string,
   documents: DocumentCache,
@@ -138,7 +138,7 @@ function untouchedDocument(
 ): DocumentRead | { problem: string } | undefined {
   let stats: DocumentStats | undefined;
   try {
-    stats = walked?.lookup(key) ?? regularFileIdentity(file);
+    stats = walked?.lookup(key) ?? regularFileIdentity(file.file);
   } catch (error) {
     return { problem: `cannot be read (${readFailureReason(error)}); skipped` };
   }
@@ -172,22 +172,33 @@ async function readDocument(
 type LoadedResource = { resource: ProjectResource; warnings: readonly string[] } | { problem: string };
 
 /**
+ * Where a resource file is: its absolute path is made only when the file is stat-ed or read (a
+ * walked file's is joined when asked, and a document the cache knows by its walked identity needs
+ * none).
+ */
+interface FileAt {
+  readonly file: string;
+}
+
+/**
  * A resource file with its metadata; `meta` fields win over what the content suggests. Without a
  * promise or a read when the cache knows the file by its identity (every document but the edited
  * ones in an edit build: two promises a document were a good part of such a build's discovery).
  * Needs the MIME database loaded.
  */
 function loadResource(
-  file: string,
+  file: FileAt,
   relativePath: string,
   meta: Record<string, unknown> | undefined,
   store: FileResourceStore,
   documents: DocumentCache,
   walked: WalkedIdentities | undefined,
-  /** `file` from the project's root, `/`-separated, when the caller knows it (else made from the paths). */
-  key = projectPathOf(store.projectRoot, file),
+  /** `file` from the project's root, `/`-separated. */
+  key: string,
+  /** A path ending in the file's own name, which its MIME type is told by. */
+  typedName: string,
 ): LoadedResource | Promise<LoadedResource> {
-  const mimeType = (meta?.mimeType as string | undefined) ?? mimeTypes!.mimeTypeFor(file);
+  const mimeType = (meta?.mimeType as string | undefined) ?? mimeTypes!.mimeTypeFor(typedName);
   return (
     loadUntouchedResource(file, relativePath, mimeType, meta, store, documents, walked, key) ??
     loadReadResource(file, relativePath, mimeType, meta, store, documents, key)
@@ -196,7 +207,7 @@ function loadResource(
 
 /** loadResource when the cache knows the file by its identity; undefined when the file must be read. */
 function loadUntouchedResource(
-  file: string,
+  file: FileAt,
   relativePath: string,
   mimeType: string,
   meta: Record<string, unknown> | undefined,
@@ -211,7 +222,7 @@ function loadUntouchedResource(
 }
 
 async function loadReadResource(
-  file: string,
+  file: FileAt,
   relativePath: string,
   mimeType: string,
   meta: Record<string, unknown> | undefined,
@@ -219,7 +230,7 @@ async function loadReadResource(
   documents: DocumentCache,
   key: string,
 ): Promise<LoadedResource> {
-  const read = await readDocument(file, key, mimeType, store.projectRoot, documents);
+  const read = await readDocument(file.file, key, mimeType, store.projectRoot, documents);
   return 'problem' in read ? read : addResource(store, relativePath, mimeType, meta, read);
 }
 
@@ -298,13 +309,16 @@ export async function discoverResources(
   if (registered) {
     mimeTypes ??= await import('./mime-type.js');
     for (const entry of registered) {
+      const file = path.join(resourcesRoot, entry.path!);
       const loaded = await loadResource(
-        path.join(resourcesRoot, entry.path!),
+        { file },
         entry.path!,
         entry,
         store,
         documents,
         walked,
+        projectPathOf(projectRoot, file),
+        file,
       );
       if ('problem' in loaded)
         problems.push({
@@ -325,10 +339,13 @@ export async function discoverResources(
   // A walked file's key is its folder's and its own relative path (one path.relative a build, not a file).
   const folderKey = projectPathOf(projectRoot, resourcesRoot);
   const keyPrefix = folderKey === '' ? '' : `${folderKey}/`;
-  for (const { file, relativePath } of files) {
+  for (const walkedFile of files) {
+    const { relativePath } = walkedFile;
     // No sidecar beside any file (the walk saw them all): none to look for, file by file.
     const { meta, problem, notice } =
-      sidecars.size === 0 ? NO_SIDECAR : await readSidecar(file, relativePath, sharedStems, projectRoot, sidecars);
+      sidecars.size === 0
+        ? NO_SIDECAR
+        : await readSidecar(walkedFile.file, relativePath, sharedStems, projectRoot, sidecars);
     if (notice) warnings.push({ relativePath, message: notice });
     if (problem) {
       problems.push({ relativePath, message: problem });
@@ -336,7 +353,17 @@ export async function discoverResources(
     }
     if (meta?.uriTemplate !== undefined) continue;
     mimeTypes ??= await import('./mime-type.js');
-    const pending = loadResource(file, relativePath, meta, store, documents, walked, `${keyPrefix}${relativePath}`);
+    // The walked path ends in the file's name as its absolute path does: its MIME type is the same.
+    const pending = loadResource(
+      walkedFile,
+      relativePath,
+      meta,
+      store,
+      documents,
+      walked,
+      `${keyPrefix}${relativePath}`,
+      relativePath,
+    );
     const loaded = pending instanceof Promise ? await pending : pending;
     if ('problem' in loaded) problems.push({ relativePath, message: loaded.problem });
     else resources.push(withoutWarnings(loaded, relativePath, warnings));

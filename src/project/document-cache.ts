@@ -193,12 +193,24 @@ export class DocumentCache {
     sha256: string,
   ): ParsedDocument | undefined {
     // The previous build's parses only: two files of the same bytes in one build are parsed each.
-    const at = this.previous?.offsetOfDigest(sha256, mimeType);
+    const at = this.offsetOfBytes(relativePath, sha256, mimeType);
     const parsed = at === undefined ? undefined : parsedOf(this.previous!.parsedJsonAt(at));
     if (parsed === undefined) return undefined;
     this.reusedCount += 1;
     this.record(relativePath, mimeType, stats, sha256, parsed);
     return parsed;
+  }
+
+  /**
+   * The previous entry of these bytes: the path's own when it has them (a touch, a checkout),
+   * none when it had other bytes (an edit: a search of every entry by digest, which a table of
+   * them all costs, would only find a copy of another document), else any path's (a rename).
+   */
+  private offsetOfBytes(relativePath: string, sha256: string, mimeType: string): number | undefined {
+    const previous = this.previous;
+    const own = previous?.offsetOf(relativePath);
+    if (previous === undefined || own === undefined) return previous?.offsetOfDigest(sha256, mimeType);
+    return previous.sha256At(own) === sha256 && previous.hasMimeTypeAt(own, mimeType) ? own : undefined;
   }
 
   /** Records a parse this build made (counted when it parsed Markdown). */

@@ -2,7 +2,8 @@
 // a project of Markdown documents built, rebuilt unchanged (no document parsed: the build report's
 // own counts), rebuilt after a one-document edit (one parsed, and the tree byte for byte the one a
 // from-scratch build writes), with a broken front matter told again on every cached rebuild; a
-// same-size edit within the second after a build (same inode and mtime) is still noticed.
+// same-size edit within the second after a build (same inode and mtime) is still noticed; a
+// renamed file's parse is found by its bytes.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -83,6 +84,19 @@ describe('the document cache', () => {
     await fs.utimes(touched, later, later);
     const rebuilt = await buildProject({ projectRoot: project, outDir: path.join(project, 'tree') });
     expect(rebuilt.documents).toEqual({ parsed: 0, reused: DOCUMENTS });
+  });
+
+  it("takes a renamed file's parse from its bytes under the old name, and writes a from-scratch tree", async () => {
+    const guide = path.join(project, 'resources', 'guide');
+    await fs.rename(path.join(guide, 'page-7.md'), path.join(guide, 'renamed-7.md'));
+    const rebuilt = await buildProject({ projectRoot: project, outDir: path.join(project, 'tree') });
+    expect(rebuilt.documents).toEqual({ parsed: 0, reused: DOCUMENTS });
+    const fresh = await buildProject({ projectRoot: project, outDir: path.join(project, 'fresh'), force: true });
+    expect(fresh.documents).toEqual({ parsed: DOCUMENTS, reused: 0 });
+    expect(await readTree(path.join(project, 'tree'))).toEqual(await readTree(path.join(project, 'fresh')));
+    expect(await fs.readFile(path.join(project, 'tree', 'mcp.json'), 'utf8')).toContain(
+      'resource://guide/renamed-7.md',
+    );
   });
 });
 
