@@ -16,6 +16,7 @@ import {
   entryFieldsValid,
   FIXED_BYTES,
 } from './document-record.js';
+import { WalkedIdentity } from './walked-identities.js';
 
 /**
  * A sequential read's window; an entry asked for out of order reads only SCATTERED_READ_BYTES.
@@ -263,6 +264,7 @@ export class DocumentRecord {
   /** Whether the entry's identity is `stats`'s. */
   sameIdentityAt(at: number, stats: DocumentStats): boolean {
     const entry = this.viewAt(at);
+    if (entry !== undefined && stats instanceof WalkedIdentity) return stats.equalsLittleEndian(entry, 5);
     return (
       entry !== undefined &&
       entry.readBigUInt64LE(5) === BigInt.asUintN(64, stats.ino) &&

@@ -13,6 +13,7 @@ import { StringArena } from '../tree-writer/string-arena.js';
 import type { DocumentStats } from './document-cache.js';
 import type { ProjectResource, ResourceFileSource } from './project-resource.js';
 import { joinedPath } from './joined-path.js';
+import { WalkedIdentity } from './walked-identities.js';
 
 /** What a sidecar (or a registration) set, which wins over what the file's parse gives. */
 export interface ResourceOverrides {
@@ -122,9 +123,19 @@ export class FileResourceStore {
     if (this.count > this.isText.length) this.makeRoom(this.count);
     this.titleAt[position] = fields.title === undefined ? NONE : this.texts.push(fields.title) + 1;
     this.descriptionAt[position] = fields.description === undefined ? NONE : this.texts.push(fields.description) + 1;
-    storeHalves(this.inodes, 2 * position, BigInt(fields.stats.ino));
-    storeHalves(this.mtimesNs, 2 * position, BigInt(fields.stats.mtimeNs));
-    this.sizes[position] = Number(fields.stats.size);
+    const { stats } = fields;
+    if (stats instanceof WalkedIdentity) {
+      // The walk's words as they are: no BigInt made a document.
+      this.inodes[2 * position] = stats.highWord(0);
+      this.inodes[2 * position + 1] = stats.lowWord(0);
+      this.mtimesNs[2 * position] = stats.highWord(2);
+      this.mtimesNs[2 * position + 1] = stats.lowWord(2);
+      this.sizes[position] = stats.highWord(1) * 2 ** 32 + stats.lowWord(1);
+    } else {
+      storeHalves(this.inodes, 2 * position, BigInt(stats.ino));
+      storeHalves(this.mtimesNs, 2 * position, BigInt(stats.mtimeNs));
+      this.sizes[position] = Number(stats.size);
+    }
     this.isText[position] = fields.text ? 1 : 0;
     const digest = digestBytesOf(fields.sha256);
     this.hasDigest[position] = digest === undefined ? 0 : 1;

@@ -40,7 +40,12 @@ describe("the up-to-date walk's identities", () => {
     const { identities } = await walk(root);
     for (const name of ['resources/a.md', 'resources/b.md', 'resources/sub/c.md']) {
       const stats = await fs.stat(path.join(root, name), { bigint: true });
-      expect(identities.lookup(name), name).toEqual({ ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs });
+      const found = identities.lookup(name);
+      expect({ ino: found?.ino, size: found?.size, mtimeNs: found?.mtimeNs }, name).toEqual({
+        ino: stats.ino,
+        size: stats.size,
+        mtimeNs: stats.mtimeNs,
+      });
     }
     // Through a symlinked folder (the walk does not enter it), a folder, a missing file.
     expect(identities.lookup('resources/link/c.md')).toBeUndefined();
@@ -69,6 +74,11 @@ describe("the up-to-date walk's identities", () => {
     const read = await readResourceContent(edited!);
     expect(read).toMatchObject({ content: { text: '# A, edited after the walk\n' } });
     expect('warning' in read ? read.warning : '').toMatch(/changed while the build ran/);
+    // An untouched one is written with no such warning: the identity kept for it is its own.
+    const untouched = found.resources.find((resource) => resource.uri === 'resource://b.md');
+    const readUntouched = await readResourceContent(untouched!);
+    expect(readUntouched).toMatchObject({ content: { text: '# B, longer\n' } });
+    expect('warning' in readUntouched ? readUntouched.warning : undefined).toBeUndefined();
     // sub/ is published under its own name, not through the symlink to it that sorts first.
     const uris = found.resources.map((resource) => resource.uri);
     expect(uris).toContain('resource://sub/c.md');
