@@ -3,7 +3,7 @@
 // single file back. Kept out of the JavaScript heap for trees of hundreds of thousands of files: the
 // paths' UTF-8 bytes front-coded in one growing buffer (prefix-coded-paths.ts), the digests past the newest few
 // thousand in a file beside the output folder (spilled-digests.ts), and an open-addressing table of
-// slot numbers finds a path again. A Map of path strings
+// slot numbers finds a path again (packed-slot-table.ts). A Map of path strings
 // cost ~100 bytes of heap a file, and the heap grows to a multiple of what it holds: a 40,000-call
 // build peaked ~25 MB above a 4,000-call one. What stays per file is held to the bytes it needs
 // (a tree of 650,000 files keeps it from the first call to the last pack): one byte of the path's
@@ -12,6 +12,7 @@
 // deferred file (tree-writer.ts writeDeferred: its digest and size known, its bytes made only if
 // asked) keeps its owner's number.
 import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
+import { PackedSlotTable } from './packed-slot-table.js';
 import { PrefixCodedPaths } from './prefix-coded-paths.js';
 import { sortPositions } from './sort-positions.js';
 import { SpilledDigests } from './spilled-digests.js';
@@ -77,9 +78,9 @@ export class FileDigests {
   private foundNext = 0;
   /**
    * Slot number + 1 of each path, EMPTY where none; at most three quarters full (a probe compares
-   * hash tags before paths, so a longer run costs little; half full cost 4 more bytes a file).
+   * hash tags before paths, so a longer run costs little; half full cost twice the table).
    */
-  private table = new Uint32Array(INITIAL_SLOTS * 2);
+  private readonly table = new PackedSlotTable(INITIAL_SLOTS * 2);
 
   /** `digestFile`: where the digests past the newest few thousand go (none: all kept in memory). */
   constructor(digestFile?: string) {
@@ -154,7 +155,7 @@ export class FileDigests {
     const tag = tagOf(hash);
     const mask = this.table.length - 1;
     for (let position = hash & mask; ; position = (position + 1) & mask) {
-      const entry = this.table[position]!;
+      const entry = this.table.at(position);
       if (entry === EMPTY) return this.rememberMissed(filePath, position, hash);
       const slot = entry - 1;
       if (this.tags[slot] === tag && this.pathList.equals(slot, this.probe, length)) {
@@ -186,8 +187,8 @@ export class FileDigests {
     const mask = this.table.length - 1;
     const bytes = this.pathList.bytesAt(slot);
     let position = fnv1aOf(bytes, 0, bytes.length) & mask;
-    while (this.table[position] !== EMPTY) position = (position + 1) & mask;
-    this.table[position] = slot + 1;
+    while (this.table.at(position) !== EMPTY) position = (position + 1) & mask;
+    this.table.put(position, slot + 1);
   }
 
   has(filePath: string): boolean {
@@ -225,11 +226,11 @@ export class FileDigests {
       this.pathList.push(this.missedBytes, this.missedLength);
       this.tags[slot] = tagOf(this.missedHash);
       if (this.count * 4 > this.table.length * 3) {
-        // Grown in place (grown-typed-array.ts), emptied, then every slot placed again.
-        this.table = grownTypedArray(this.table, this.table.length * 2).fill(EMPTY);
+        // Grown, emptied, then every slot placed again.
+        this.table.growEmpty();
         for (let placed = 0; placed < this.count; placed++) this.placeInTable(placed);
       } else {
-        this.table[position] = slot + 1;
+        this.table.put(position, slot + 1);
       }
       this.remember(filePath, slot);
     }
