@@ -28,9 +28,10 @@ export class PackedSlotTable {
 
   /** The value at `position` (0: empty). */
   at(position: number): number {
-    const bit = position * this.width;
-    const word = Math.floor(bit / WORD_BITS);
-    const offset = bit - word * WORD_BITS;
+    // position * width bits in, without a product past 2^32: 32 positions take `width` words.
+    const inGroup = (position & (WORD_BITS - 1)) * this.width;
+    const word = (position >>> 5) * this.width + (inGroup >>> 5);
+    const offset = inGroup & (WORD_BITS - 1);
     let value = this.words[word]! >>> offset;
     if (offset + this.width > WORD_BITS) value |= this.words[word + 1]! << (WORD_BITS - offset);
     return (value & this.mask) >>> 0;
@@ -38,9 +39,9 @@ export class PackedSlotTable {
 
   /** Sets `position` to `value` (below `length`). */
   put(position: number, value: number): void {
-    const bit = position * this.width;
-    const word = Math.floor(bit / WORD_BITS);
-    const offset = bit - word * WORD_BITS;
+    const inGroup = (position & (WORD_BITS - 1)) * this.width;
+    const word = (position >>> 5) * this.width + (inGroup >>> 5);
+    const offset = inGroup & (WORD_BITS - 1);
     const words = this.words;
     words[word] = (words[word]! & ~(this.mask << offset)) | (value << offset);
     if (offset + this.width > WORD_BITS) {

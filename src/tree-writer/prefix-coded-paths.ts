@@ -159,8 +159,19 @@ export class PrefixCodedPaths {
     const entries = this.entries;
     const lengths = this.lengths;
     for (; ; current++) {
-      at = readLengths(entries, at, lengths);
-      const { shared, middle, tail } = lengths;
+      // readLengths, its common case inline (this loop decodes every path the sorts compare).
+      let shared = entries[at]!;
+      const both = entries[at + 1]!;
+      let middle: number;
+      let tail: number;
+      if (shared < 0x80 && both < 0x80) {
+        middle = both >>> 4;
+        tail = both & 0x0f;
+        at += 2;
+      } else {
+        at = readLengths(entries, at, lengths);
+        ({ shared, middle, tail } = lengths);
+      }
       // Entries before the one asked for are decoded in place: each path is made from the one before.
       const length = shared + middle + tail;
       if (cursor.bytes.length < length)
