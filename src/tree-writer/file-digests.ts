@@ -3,15 +3,16 @@
 // single file back. Kept out of the JavaScript heap for trees of hundreds of thousands of files: the
 // paths' UTF-8 bytes front-coded in one growing buffer (prefix-coded-paths.ts), the digests past the newest few
 // thousand in a file beside the output folder (spilled-digests.ts), and an open-addressing table of
-// slot numbers finds a path again. A Map of path strings
+// slot numbers finds a path again (packed-slot-table.ts). A Map of path strings
 // cost ~100 bytes of heap a file, and the heap grows to a multiple of what it holds: a 40,000-call
 // build peaked ~25 MB above a 4,000-call one. What stays per file is held to the bytes it needs
-// (a tree of 650,000 files keeps it from the first call to the last pack): one byte of the path's
-// hash to skip most wrong slots in a probe (the rest is recomputed from the path when the table
-// grows), one byte of flags, and a spooled file's place in ~2.3 bytes (spool-places.ts). A
+// (a tree of 650,000 files keeps it from the first call to the last pack): one byte, 6 bits of the
+// path's hash to skip most wrong slots in a probe (the rest is recomputed from the path when the
+// table grows) and the file's two flags, and a spooled file's place in ~2.3 bytes (spool-places.ts). A
 // deferred file (tree-writer.ts writeDeferred: its digest and size known, its bytes made only if
 // asked) keeps its owner's number.
 import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
+import { PackedSlotTable } from './packed-slot-table.js';
 import { PrefixCodedPaths } from './prefix-coded-paths.js';
 import { sortPositions } from './sort-positions.js';
 import { SpilledDigests } from './spilled-digests.js';
@@ -21,14 +22,15 @@ import { fnv1aOf } from '../shared/fnv1a-hash.js';
 const INITIAL_SLOTS = 1024;
 const EMPTY = 0;
 
-/** A file's flags: left where the previous tree has it (tree-writer.ts). */
+/** A file's flags (the low bits of its slot's byte): left where the previous tree has it (tree-writer.ts). */
 const UNCHANGED = 1;
 /** A file's flags: taken out of the tree again (a call file replaced by packs, build's pack step). */
 const DROPPED = 2;
+const FLAG_BITS = UNCHANGED | DROPPED;
 
-/** The byte of a hash kept per slot: its top bits (the table's position takes the low ones). */
+/** The tag kept in a slot's byte above its flags: the hash's top 6 bits (the table's position takes the low ones). */
 function tagOf(hash: number): number {
-  return hash >>> 24;
+  return (hash >>> 26) << 2;
 }
 
 export class FileDigests {
@@ -42,10 +44,8 @@ export class FileDigests {
   private walksInOrder = 0;
   /** Each slot's path, by slot number. */
   private readonly pathList = new PrefixCodedPaths();
-  /** Each slot's tagOf(hash of its path). */
-  private tags = new Uint8Array(INITIAL_SLOTS);
   private readonly digests: SpilledDigests;
-  /** UNCHANGED and DROPPED, per slot. */
+  /** Per slot, one byte: tagOf(hash of its path) | its flags (UNCHANGED, DROPPED). */
   private flags = new Uint8Array(INITIAL_SLOTS);
   private droppedCount = 0;
   /** Where each spooled file (tree-writer.ts: held in the spool file, not yet a file of the tree) is. */
@@ -77,9 +77,9 @@ export class FileDigests {
   private foundNext = 0;
   /**
    * Slot number + 1 of each path, EMPTY where none; at most three quarters full (a probe compares
-   * hash tags before paths, so a longer run costs little; half full cost 4 more bytes a file).
+   * hash tags before paths, so a longer run costs little; half full cost twice the table).
    */
-  private table = new Uint32Array(INITIAL_SLOTS * 2);
+  private readonly table = new PackedSlotTable(INITIAL_SLOTS * 2);
 
   /** `digestFile`: where the digests past the newest few thousand go (none: all kept in memory). */
   constructor(digestFile?: string) {
@@ -154,10 +154,10 @@ export class FileDigests {
     const tag = tagOf(hash);
     const mask = this.table.length - 1;
     for (let position = hash & mask; ; position = (position + 1) & mask) {
-      const entry = this.table[position]!;
+      const entry = this.table.at(position);
       if (entry === EMPTY) return this.rememberMissed(filePath, position, hash);
       const slot = entry - 1;
-      if (this.tags[slot] === tag && this.pathList.equals(slot, this.probe, length)) {
+      if ((this.flags[slot]! & ~FLAG_BITS) === tag && this.pathList.equals(slot, this.probe, length)) {
         this.remember(filePath, slot);
         return slot;
       }
@@ -186,8 +186,8 @@ export class FileDigests {
     const mask = this.table.length - 1;
     const bytes = this.pathList.bytesAt(slot);
     let position = fnv1aOf(bytes, 0, bytes.length) & mask;
-    while (this.table[position] !== EMPTY) position = (position + 1) & mask;
-    this.table[position] = slot + 1;
+    while (this.table.at(position) !== EMPTY) position = (position + 1) & mask;
+    this.table.put(position, slot + 1);
   }
 
   has(filePath: string): boolean {
@@ -218,18 +218,17 @@ export class FileDigests {
       this.count += 1;
       this.forgetOrder();
       const slots = this.count;
-      this.tags = grownTypedArray(this.tags, slots);
       this.flags = grownTypedArray(this.flags, slots);
       // find left the path's bytes and hash as the missed ones; the table changes now.
       this.missedPosition = -1;
       this.pathList.push(this.missedBytes, this.missedLength);
-      this.tags[slot] = tagOf(this.missedHash);
+      this.flags[slot] = tagOf(this.missedHash);
       if (this.count * 4 > this.table.length * 3) {
-        // Grown in place (grown-typed-array.ts), emptied, then every slot placed again.
-        this.table = grownTypedArray(this.table, this.table.length * 2).fill(EMPTY);
+        // Grown, emptied, then every slot placed again.
+        this.table.growEmpty();
         for (let placed = 0; placed < this.count; placed++) this.placeInTable(placed);
       } else {
-        this.table[position] = slot + 1;
+        this.table.put(position, slot + 1);
       }
       this.remember(filePath, slot);
     }
@@ -371,12 +370,13 @@ export class FileDigests {
 
   isUnchanged(filePath: string): boolean {
     const slot = this.find(filePath);
-    return slot >= 0 && this.flags[slot] === UNCHANGED;
+    return slot >= 0 && (this.flags[slot]! & FLAG_BITS) === UNCHANGED;
   }
 
   /** Every path marked unchanged. */
   *unchangedPaths(): IterableIterator<string> {
-    for (let slot = 0; slot < this.count; slot++) if (this.flags[slot] === UNCHANGED) yield this.pathAt(slot);
+    for (let slot = 0; slot < this.count; slot++)
+      if ((this.flags[slot]! & FLAG_BITS) === UNCHANGED) yield this.pathAt(slot);
   }
 
   /** Every path, in the order first written. */

@@ -38,6 +38,8 @@ export class PrefixCodedPaths {
   private readonly second = new Cursor();
   /** bytesAt's: only the next bytesAt moves it (a lookup or comparison between two never does). */
   private readonly viewed = new Cursor();
+  /** The lengths of the entry read last (readLengths'). */
+  private readonly lengths: EntryLengths = { shared: 0, middle: 0, tail: 0 };
 
   get length(): number {
     return this.count;
@@ -60,11 +62,9 @@ export class PrefixCodedPaths {
       while (tail < most - shared && newest.bytes[end - tail] === source[length - 1 - tail]) tail += 1;
     }
     const middle = length - shared - tail;
-    // Three varints of at most 5 bytes each, then the middle.
-    this.entries = grownTypedArray(this.entries, this.used + 15 + middle);
-    this.used = writeVarint(this.entries, this.used, shared);
-    this.used = writeVarint(this.entries, this.used, middle);
-    this.used = writeVarint(this.entries, this.used, tail);
+    // The lengths (at most 16 bytes), then the middle.
+    this.entries = grownTypedArray(this.entries, this.used + 16 + middle);
+    this.used = writeLengths(this.entries, this.used, shared, middle, tail);
     this.entries.set(source.subarray(shared, shared + middle), this.used);
     this.used += middle;
     if (newest.bytes.length < length)
@@ -102,15 +102,11 @@ export class PrefixCodedPaths {
     if (slot >= this.count || slot < 0) throw new RangeError(`no path recorded in slot ${slot}`);
     const entries = this.entries;
     let at = this.blockStarts[Math.floor(slot / BLOCK_PATHS)]!;
+    const lengths = this.lengths;
     for (let current = slot - (slot % BLOCK_PATHS); ; current++) {
-      let shared = entries[at++]!;
-      if (shared >= 0x80) [shared, at] = readLongVarint(entries, at - 1);
-      let middle = entries[at++]!;
-      if (middle >= 0x80) [middle, at] = readLongVarint(entries, at - 1);
-      let tail = entries[at++]!;
-      if (tail >= 0x80) [tail, at] = readLongVarint(entries, at - 1);
-      if (current === slot) return shared + middle + tail;
-      at += middle;
+      at = readLengths(entries, at, lengths);
+      if (current === slot) return lengths.shared + lengths.middle + lengths.tail;
+      at += lengths.middle;
     }
   }
 
@@ -161,13 +157,21 @@ export class PrefixCodedPaths {
       cursor.length = 0;
     }
     const entries = this.entries;
+    const lengths = this.lengths;
     for (; ; current++) {
-      let shared = entries[at++]!;
-      if (shared >= 0x80) [shared, at] = readLongVarint(entries, at - 1);
-      let middle = entries[at++]!;
-      if (middle >= 0x80) [middle, at] = readLongVarint(entries, at - 1);
-      let tail = entries[at++]!;
-      if (tail >= 0x80) [tail, at] = readLongVarint(entries, at - 1);
+      // readLengths, its common case inline (this loop decodes every path the sorts compare).
+      let shared = entries[at]!;
+      const both = entries[at + 1]!;
+      let middle: number;
+      let tail: number;
+      if (shared < 0x80 && both < 0x80) {
+        middle = both >>> 4;
+        tail = both & 0x0f;
+        at += 2;
+      } else {
+        at = readLengths(entries, at, lengths);
+        ({ shared, middle, tail } = lengths);
+      }
       // Entries before the one asked for are decoded in place: each path is made from the one before.
       const length = shared + middle + tail;
       if (cursor.bytes.length < length)
@@ -191,6 +195,57 @@ function grownCopy(bytes: Buffer, keepLength: number, length: number): Buffer {
   const grown = Buffer.alloc(length);
   bytes.copy(grown, 0, 0, keepLength);
   return grown;
+}
+
+/** An entry's three lengths: the prefix it shares with the path before, its own bytes, the tail it shares. */
+interface EntryLengths {
+  shared: number;
+  middle: number;
+  tail: number;
+}
+
+/** A tail this long or longer is written as a varint of its own (a long entry's byte holds shorter ones). */
+const LONG_TAIL = 0x7f;
+
+/**
+ * Writes an entry's lengths at `at`; returns where they end. The shared prefix is a varint; a
+ * neighbour's middle (below 8) and tail (below 16) then share one byte below 0x80 (most entries:
+ * `tools/grid/123/4` shared, `6` its own, `.json` the tail), else a byte 0x80 | tail (0xff: the
+ * tail follows as a varint) comes before the middle's varint.
+ */
+function writeLengths(bytes: Uint8Array, at: number, shared: number, middle: number, tail: number): number {
+  let end = writeVarint(bytes, at, shared);
+  if (middle < 8 && tail < 16) {
+    bytes[end++] = (middle << 4) | tail;
+    return end;
+  }
+  if (tail < LONG_TAIL) bytes[end++] = 0x80 | tail;
+  else {
+    bytes[end++] = 0x80 | LONG_TAIL;
+    end = writeVarint(bytes, end, tail);
+  }
+  return writeVarint(bytes, end, middle);
+}
+
+/** Reads the lengths writeLengths wrote at `at` into `into`; returns where they end. */
+function readLengths(bytes: Uint8Array, at: number, into: EntryLengths): number {
+  let end = at;
+  let shared = bytes[end++]!;
+  if (shared >= 0x80) [shared, end] = readLongVarint(bytes, end - 1);
+  into.shared = shared;
+  const both = bytes[end++]!;
+  if (both < 0x80) {
+    into.middle = both >>> 4;
+    into.tail = both & 0x0f;
+    return end;
+  }
+  let tail = both & LONG_TAIL;
+  if (tail === LONG_TAIL) [tail, end] = readLongVarint(bytes, end);
+  into.tail = tail;
+  let middle = bytes[end++]!;
+  if (middle >= 0x80) [middle, end] = readLongVarint(bytes, end - 1);
+  into.middle = middle;
+  return end;
 }
 
 /** Writes `value` as a LEB128 varint at `at`; returns where it ends. */

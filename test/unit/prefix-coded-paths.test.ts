@@ -57,6 +57,9 @@ describe('PrefixCodedPaths', () => {
       Array.from({ length: Math.floor(random() * 9) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''),
     );
     paths.push('tools/grid/1/11.json', 'tools/grid/1/111.json', 'tools/grid/1/1.json', 'tools/grid/11/1.json', '');
+    // Tails past one byte's worth (126, 127, 200 bytes shared at the end), middles past 7 bytes.
+    for (const tail of [15, 16, 126, 127, 200])
+      paths.push(`x${'t'.repeat(tail)}`, `y${'t'.repeat(tail)}`, `tools/grid/1/${'m'.repeat(8)}${'t'.repeat(tail)}`);
     const list = recorded(paths);
     const random2 = randomFrom(4);
     for (let round = 0; round < 8000; round++) {
