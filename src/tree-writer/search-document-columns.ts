@@ -163,7 +163,9 @@ export class DocumentColumns {
   numbers(): { byNumber: Uint32Array; numberOf: Uint32Array } {
     const { ids } = this;
     const count = ids.length;
-    const byNumber = ids.sortedArrivals();
+    const { order: byNumber, strictlyInOrder } = ids.sortedArrivals();
+    // Arrivals each past the one before are their own numbers, and no two share an id.
+    if (strictlyInOrder) return { byNumber, numberOf: byNumber.slice() };
     const numberOf = new Uint32Array(count);
     byNumber.forEach((arrival, number) => {
       numberOf[arrival] = number;

@@ -44,14 +44,19 @@ export class DocumentIds implements IdList {
 
   /**
    * The arrivals in id order: as they came when every id is past the one before (the usual case,
-   * checked in one walk that decodes each id once), else sorted.
+   * checked in one walk that decodes each id once), else sorted; `strictlyInOrder` says which
+   * (then no two ids are the same either).
    */
-  sortedArrivals(): Uint32Array {
+  sortedArrivals(): { order: Uint32Array; strictlyInOrder: boolean } {
     const count = this.length;
-    const order = Uint32Array.from({ length: count }, (_, arrival) => arrival);
+    const order = new Uint32Array(count);
+    for (let arrival = 0; arrival < count; arrival += 1) order[arrival] = arrival;
     let inOrder = true;
     for (let arrival = 1; arrival < count && inOrder; arrival += 1)
       inOrder = this.compareBytes(arrival - 1, arrival) < 0;
-    return inOrder ? order : order.sort((left, right) => this.compareBytes(left, right));
+    return {
+      order: inOrder ? order : order.sort((left, right) => this.compareBytes(left, right)),
+      strictlyInOrder: inOrder,
+    };
   }
 }

@@ -60,7 +60,7 @@ export function titleRecords(
     const arrival = byNumber[number]!;
     const length = sourceLength[arrival]!;
     if (length === 0) return 0;
-    const keyBytes = 2 + excerptSourceKeyOf(number, blockSize).length;
+    const keyBytes = 2 + excerptSourceKeyLength(number, blockSize);
     const idBytes = isDocumentSource(arrival) ? 2 + idByteLength(ids, arrival) : 0;
     return RECORD_HEADER_BYTES + keyBytes + idBytes + length;
   };
@@ -79,12 +79,46 @@ export function titleRecords(
     return { heads, ends };
   };
   const bodyLengthOf = (block: number) => {
+    const counted = plainBodyLengthOf(block);
+    if (counted !== undefined) return counted;
     const parts = partsOf(block);
     // "[" + items joined by "," + "]", each item head + tail + end: exactly JSON.stringify of the block.
     let length = 2 + (parts.heads.length - 1);
     parts.heads.forEach((head, index) => {
       length += Buffer.byteLength(head) + tailLength[byNumber[block * blockSize + index]!]! + parts.ends[index]!.length;
     });
+    return length;
+  };
+  // The previous id's bytes, for plainBodyLengthOf (bytesAt's view moves with the next id).
+  let previousBytes = new Uint8Array(256);
+  /**
+   * bodyLengthOf counted from the ids' bytes, without making a string an entry, when every id
+   * of the block is printable ASCII that JSON writes as it is: then a UTF-16 unit is a byte, and
+   * an entry's head `[shared,"rest",` is its digits and the rest's bytes plus five. Undefined
+   * otherwise (the strings count it).
+   */
+  const plainBodyLengthOf = (block: number): number | undefined => {
+    if (ids.bytesAt === undefined) return undefined;
+    const first = block * blockSize;
+    const end = endOf(block);
+    let length = 2 + (end - first - 1);
+    let previousLength = 0;
+    for (let number = first; number < end; number += 1) {
+      const arrival = byNumber[number]!;
+      const bytes = ids.bytesAt(arrival);
+      let shared = 0;
+      const most = Math.min(previousLength, bytes.length);
+      while (shared < most && previousBytes[shared] === bytes[shared]) shared += 1;
+      for (let at = 0; at < bytes.length; at += 1) {
+        const byte = bytes[at]!;
+        if (byte < 0x20 || byte > 0x7e || byte === 0x22 || byte === 0x5c) return undefined;
+      }
+      length += decimalDigits(shared) + bytes.length - shared + 5;
+      length += tailLength[arrival]! + 2 + decimalDigits(sourceRecordBytes(number));
+      if (previousBytes.length < bytes.length) previousBytes = new Uint8Array(2 * bytes.length);
+      previousBytes.set(bytes);
+      previousLength = bytes.length;
+    }
     return length;
   };
   // Each block's body and record bytes, made once: the packer visits the sizes more than once
@@ -193,6 +227,25 @@ export function titleRecords(
   };
 }
 
+/** excerptSourceKeyOf's length, counted without making it: two keys of at least eight hex digits each. */
+function excerptSourceKeyLength(number: number, blockSize: number): number {
+  return hexKeyLength(Math.floor(number / blockSize)) + hexKeyLength(number);
+}
+
+/** titleBlockKeyOf's length: the hex digits, padded to eight. */
+function hexKeyLength(value: number): number {
+  let digits = 1;
+  for (let rest = value; rest >= 16; rest = Math.floor(rest / 16)) digits += 1;
+  return Math.max(8, digits);
+}
+
+/** How many digits a non-negative integer is written with. */
+function decimalDigits(value: number): number {
+  let digits = 1;
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits += 1;
+  return digits;
+}
+
 /**
  * The fetch records, by call key (SipHash of the id) then id, as writeSearchIndex sorts them; a
  * document whose body is empty is its document source (`placeOf`: where it lies in a title pack).
@@ -219,26 +272,40 @@ export function documentRecords(
     totalBytes += bytes;
   }
   const recordBytes = (arrival: number) => recordBytesByArrival[arrival]!;
-  const keyOf = (arrival: number) => {
-    const key = new Uint8Array(8);
-    const view = new DataView(key.buffer);
-    view.setUint32(0, keyHigh[arrival]!);
-    view.setUint32(4, keyLow[arrival]!);
-    return key;
-  };
+  // Every key (big-endian high then low half), in key order, written once: the sizes are visited
+  // more than once and the records once, and a buffer and a DataView a visit were most of the
+  // part's cost in an edit build (each walk runs about once, before V8 optimizes it).
+  const keys = new Uint8Array(8 * order.length);
+  for (let position = 0; position < order.length; position += 1) {
+    const arrival = order[position]!;
+    const high = keyHigh[arrival]!;
+    const low = keyLow[arrival]!;
+    const at = 8 * position;
+    keys[at] = high >>> 24;
+    keys[at + 1] = high >>> 16;
+    keys[at + 2] = high >>> 8;
+    keys[at + 3] = high;
+    keys[at + 4] = low >>> 24;
+    keys[at + 5] = low >>> 16;
+    keys[at + 6] = low >>> 8;
+    keys[at + 7] = low;
+  }
+  const keyAt = (position: number) => new Uint8Array(keys.buffer, 8 * position, 8);
   return {
     count: ids.length,
     totalBytes,
     keyBytes: 8 * ids.length,
     visitSizes: (visit) => {
-      for (const arrival of order) visit(keyOf(arrival), recordBytes(arrival));
+      for (let position = 0; position < order.length; position += 1)
+        visit(keyAt(position), recordBytes(order[position]!));
     },
     records: function* () {
-      for (const arrival of order) {
+      for (let position = 0; position < order.length; position += 1) {
+        const arrival = order[position]!;
         const name = ids.at(arrival)!;
         if (bodyLength[arrival] === 0)
-          yield { key: keyOf(arrival), name, encoded: new Uint8Array(0), placedAt: placeOf(arrival) };
-        else yield { key: keyOf(arrival), name, encoded: encodeRecord({ names: [name], body: readBody(arrival) }) };
+          yield { key: keyAt(position), name, encoded: new Uint8Array(0), placedAt: placeOf(arrival) };
+        else yield { key: keyAt(position), name, encoded: encodeRecord({ names: [name], body: readBody(arrival) }) };
       }
     },
   };

@@ -30,6 +30,20 @@ describe('document pages made absolute', () => {
     expect(documentUrlBase('javascript:alert(1)', undefined)).toBeUndefined();
   });
 
+  it("escapes in a document's view all that a query needs escaped, and only that", () => {
+    expect(documentViewUrl("resources/a(1)!~*'_-.json", 'staticmcp.html')).toBe(
+      "staticmcp.html?doc=resources/a(1)!~*'_-.json",
+    );
+    expect(documentViewUrl('resources/a&b=c#d?e%f+g.json')).toBe('?doc=resources/a%26b%3Dc%23d%3Fe%25f%2Bg.json');
+    expect(documentViewUrl('resources/résumé 😀.json')).toBe('?doc=resources/r%C3%A9sum%C3%A9%20%F0%9F%98%80.json');
+    // Every character below U+0300 alone and inside a path: what encodeURIComponent makes, `/` kept.
+    for (let code = 0; code < 0x300; code += 1) {
+      const character = String.fromCharCode(code);
+      const escaped = encodeURIComponent(character).replace(/%2F/g, '/');
+      expect(documentViewUrl(`resources/x${character}.json`)).toBe(`?doc=resources/x${escaped}.json`);
+    }
+  });
+
   it('rewrites a result in both forms, keeping its other fields, and leaves errors alone', () => {
     const structured = { results: [{ id: 'a', title: 'A', url: '?doc=a', excerpt: 'x' }] };
     const result = resolveResultUrls(

@@ -128,6 +128,21 @@ describe('the spilling search index writer', () => {
     expect(new Map([...spilled.files].sort())).toEqual(new Map([...expected.files].sort()));
   });
 
+  it('writes the same title blocks from ids of plain ASCII, which it counts without making their entries', async () => {
+    // Ids sharing no prefix, a short one and one of a hundred bytes; the punctuation a path may hold.
+    const stems = ['a', "b'(c)!~*", 'x-y_z.q', 'a'.repeat(100), 'ab', 'abc9', 'b', 'z'];
+    const documents = Array.from({ length: 90 }, (_, position) => ({
+      id: `${position % 2 === 0 ? 'resources' : 'r'}/${stems[position % stems.length]}${position}.json`,
+      title: `Title ${position}`,
+      text: 'word '.repeat(1 + (position % 400)),
+      url: `?doc=${position}`,
+    }));
+    const expected = inMemory(documents, { blockSize: 4 });
+    const spilled = await spill(streamed(documents), { blockSize: 4, runPostings: 50 });
+    expect(spilled.extension).toEqual(expected.extension);
+    expect(new Map([...spilled.files].sort())).toEqual(new Map([...expected.files].sort()));
+  });
+
   it('writes the same with one run and the default targets', async () => {
     const documents = corpus(300, 11);
     const spilled = await spill(documents, {});

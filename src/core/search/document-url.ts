@@ -27,10 +27,15 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
+/** The characters encodeURIComponent leaves as they are, and `/`. */
+const UNESCAPED_ID = /^[A-Za-z0-9_.!~*'()/-]*$/;
+
 /** The landing page's view of one document, relative to the tree's root: `<landing>?doc=<id>`. */
 export function documentViewUrl(id: string, landingFile = ''): string {
-  // `/` stays readable in the query (it needs no escaping there), the rest is escaped.
-  return `${landingFile}?${DOCUMENT_VIEW_PARAMETER}=${encodeURIComponent(id).replace(/%2F/g, '/')}`;
+  // `/` stays readable in the query (it needs no escaping there), the rest is escaped. An id of
+  // only what encodeURIComponent leaves as it is (most tree paths) goes in without a new string.
+  const query = UNESCAPED_ID.test(id) ? id : encodeURIComponent(id).replace(/%2F/g, '/');
+  return `${landingFile}?${DOCUMENT_VIEW_PARAMETER}=${query}`;
 }
 
 /** The base stored urls are resolved against: publicUrl, else the request's origin; undefined when neither. */
