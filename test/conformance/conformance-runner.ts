@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { setPriority } from 'node:os';
 import path from 'node:path';
 import { requireTool } from '../helpers/runtime-tools.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
@@ -79,12 +80,14 @@ export async function runSuite(
   endpoint: URL,
   args: string[] = [],
   killAfterMs = 240_000,
+  priority?: number,
 ): Promise<SuiteRun> {
   const outputDir = temporaryFolderSync('staticmcp-conformance-');
   const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
     const child = spawn(suite.node, [suite.cli, 'server', '--url', endpoint.href, ...args, '-o', outputDir], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    if (priority !== undefined) raisePriority(child.pid, priority);
     let text = '';
     const collect = (chunk: Buffer): void => {
       text += chunk.toString('utf8');
@@ -98,6 +101,19 @@ export async function runSuite(
     });
   });
   return { code, output, checks: readChecks(outputDir) };
+}
+
+/**
+ * Gives process `pid` the niceness `priority` (below 0: ahead of the machine's other processes)
+ * where the system allows it (root, or CAP_SYS_NICE); elsewhere it keeps its own.
+ */
+export function raisePriority(pid: number | undefined, priority: number): void {
+  if (pid === undefined) return;
+  try {
+    setPriority(pid, priority);
+  } catch {
+    // Refused without the privilege: the process runs at the priority it has.
+  }
 }
 
 /** checks.json of every scenario the suite ran: `server-<scenario>-<timestamp>/checks.json`. */
