@@ -58,6 +58,8 @@ export class FileDigests {
   /** The UTF-8 bytes of the path being looked up (probeLength of them). */
   private probe = Buffer.alloc(256);
   private probeLength = 0;
+  /** addHeldCopy's digest, copied out of the digests' view before it is recorded again. */
+  private readonly copiedDigest = Buffer.alloc(32);
   /**
    * The last path not found, its UTF-8 bytes, their hash and the table position it would take:
    * a new path is asked about several times before it is set (has, then set; a raw copy's name
@@ -323,7 +325,10 @@ export class FileDigests {
   /** Marks a recorded file as deferred: `length` bytes that the writer's source makes for `owner` when asked. */
   setDeferred(filePath: string, owner: number, length: number): void {
     const slot = this.find(filePath);
-    if (slot < 0) return;
+    if (slot >= 0) this.setDeferredAt(slot, owner, length);
+  }
+
+  private setDeferredAt(slot: number, owner: number, length: number): void {
     this.deferredOwners = grownTypedArray(this.deferredOwners, slot + 1);
     this.deferredLengths = grownTypedArray(this.deferredLengths, slot + 1);
     this.deferredOwners[slot] = owner + 1;
@@ -345,6 +350,29 @@ export class FileDigests {
   *deferredPaths(): IterableIterator<string> {
     for (let slot = 0; slot < Math.min(this.count, this.deferredOwners.length); slot++)
       if (this.isDeferred(slot) && !this.isDropped(slot)) yield this.pathAt(slot);
+  }
+
+  /**
+   * Records `filePath` (not recorded yet, or dropped) as one more name of the held file in live slot
+   * `first`: the same digest, spool place or deferred owner and size, and a copy of it (copyOf).
+   * Returns its size, or undefined (nothing recorded) when `first` is not deferred, nor spooled
+   * with `spooledToo`. By slot, with no path of `first` made or looked up: a content build
+   * copies every document to its raw name.
+   */
+  addHeldCopy(first: number, filePath: string, spooledToo: boolean): number | undefined {
+    const deferred = this.isDeferred(first);
+    const spooled = spooledToo && !deferred && this.isSpooled(first) ? this.spoolPlaces.at(first) : undefined;
+    if (!deferred && spooled === undefined) return undefined;
+    // Copied out first: recording the new digest may spill the held ones the view is in.
+    this.digests.viewOf(first).copy(this.copiedDigest);
+    this.set(filePath, this.copiedDigest);
+    const slot = this.find(filePath);
+    const length = deferred ? this.deferredLengths[first]! : spooled!.length;
+    if (deferred) this.setDeferredAt(slot, this.deferredOwners[first]! - 1, length);
+    else this.spoolPlaces.set(slot, spooled!.offset, length);
+    this.copyOfSlots = grownTypedArray(this.copyOfSlots, slot + 1);
+    this.copyOfSlots[slot] = first + 1;
+    return length;
   }
 
   /** Records that `filePath` was made a copy of `firstPath` (tree-writer.ts copySpooled); until it is set again. */
