@@ -353,17 +353,14 @@ export class FileDigests {
   }
 
   /**
-   * Records `filePath` (not recorded yet, or dropped) as one more name of the held file in live slot
-   * `first`: the same digest, spool place or deferred owner and size, and a copy of it (copyOf).
-   * Returns its size, or undefined (nothing recorded) when `first` is not deferred, nor spooled
-   * with `spooledToo`. By slot, with no path of `first` made or looked up: a content build
-   * copies every document to its raw name.
+   * Records `filePath` (not recorded, or dropped) as a copy (copyOf) of the held file in live slot
+   * `first`, by slot (a content build copies each document to its raw name); its size, or undefined
+   * (nothing recorded) when `first` is not deferred, nor spooled with `spooledToo`.
    */
   addHeldCopy(first: number, filePath: string, spooledToo: boolean): number | undefined {
     const deferred = this.isDeferred(first);
     const spooled = spooledToo && !deferred && this.isSpooled(first) ? this.spoolPlaces.at(first) : undefined;
     if (!deferred && spooled === undefined) return undefined;
-    // Copied out first: recording the new digest may spill the held ones the view is in.
     this.digests.viewOf(first).copy(this.copiedDigest);
     this.set(filePath, this.copiedDigest);
     const slot = this.find(filePath);
@@ -413,15 +410,16 @@ export class FileDigests {
   }
 
   /**
-   * Every path with its digest, in the content hash's order (content-hash.ts: by UTF-8 bytes),
-   * sorted here on the bytes themselves so no list of path strings is ever built.
+   * Every live slot (its path: bytesAt, at) with its digest, in the content hash's order
+   * (content-hash.ts: by UTF-8 bytes), sorted here on the bytes themselves so no list of path
+   * strings is ever built.
    */
-  *sorted(): IterableIterator<[string, Buffer]> {
+  *inHashOrder(): IterableIterator<[number, Buffer]> {
     const order = this.sortedSlots ?? this.sortSlots();
     let position = 0;
     this.walksInOrder += 1;
     try {
-      for (const digest of this.digests.inOrder(order)) yield [this.pathAt(order[position++]!), digest];
+      for (const digest of this.digests.inOrder(order)) yield [order[position++]!, digest];
     } finally {
       this.walksInOrder -= 1;
     }
