@@ -129,7 +129,8 @@ export function hashSlotsBy(
     const bytes = paths.bytesAt(slot);
     let filePath: string | undefined;
     for (let index = 0; index < includes.length; index += 1) {
-      const taken = prefixes[index]!.some((prefix) => startsWith(bytes, prefix)) || includes[index]!((filePath ??= paths.at(slot)));
+      const taken =
+        prefixes[index]!.some((prefix) => startsWith(bytes, prefix)) || includes[index]!((filePath ??= paths.at(slot)));
       if (taken) hashes[index]!.addDigestOfBytes(bytes, digest);
     }
   }
