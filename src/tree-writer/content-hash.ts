@@ -81,15 +81,17 @@ export function createTreeHash(): TreeHash {
   };
   const addDigest = (filePath: string, digest: Uint8Array): void => {
     // A path's UTF-8 is at most 3 bytes a UTF-16 unit; a longer one goes in on its own.
-    if (!roomFor(filePath.length * 3 + 2 + digest.length * 2)) return addAlone(filePath, digest);
-    used += batch.write(filePath, used, 'utf8');
-    addHex(digest);
+    if (roomFor(filePath.length * 3 + 2 + digest.length * 2)) {
+      used += batch.write(filePath, used, 'utf8');
+      addHex(digest);
+    } else addAlone(filePath, digest);
   };
   const addDigestOfBytes = (pathBytes: Uint8Array, digest: Uint8Array): void => {
-    if (!roomFor(pathBytes.length + 2 + digest.length * 2)) return addAlone(pathBytes, digest);
-    batch.set(pathBytes, used);
-    used += pathBytes.length;
-    addHex(digest);
+    if (roomFor(pathBytes.length + 2 + digest.length * 2)) {
+      batch.set(pathBytes, used);
+      used += pathBytes.length;
+      addHex(digest);
+    } else addAlone(pathBytes, digest);
   };
   return {
     add: (filePath, content) => addDigest(filePath, digestFile(content)),
@@ -129,8 +131,11 @@ export function hashSlotsBy(
     const bytes = paths.bytesAt(slot);
     let filePath: string | undefined;
     for (let index = 0; index < includes.length; index += 1) {
-      const taken =
-        prefixes[index]!.some((prefix) => startsWith(bytes, prefix)) || includes[index]!((filePath ??= paths.at(slot)));
+      let taken = prefixes[index]!.some((prefix) => startsWith(bytes, prefix));
+      if (!taken) {
+        filePath ??= paths.at(slot);
+        taken = includes[index]!(filePath);
+      }
       if (taken) hashes[index]!.addDigestOfBytes(bytes, digest);
     }
   }
