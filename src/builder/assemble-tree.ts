@@ -216,7 +216,7 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       sizeBytes = Buffer.byteLength(fileText);
     }
     if (recorded) keptFiles!.add(keptKey, kept ? kept.digest : output.writer.digestOf(filePath)!, sizeBytes);
-    rawResourceCopies.claim(owner, uri);
+    rawResourceCopies.claim(owner, uri, output.writer.written.slotOf(filePath));
   }
   /**
    * A document's listing entry made from its fields (a page claimed here); `record`: what the tree

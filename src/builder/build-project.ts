@@ -189,6 +189,7 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
     noteStageMemory('discovery');
     stopIfInterrupted(signal);
     const { resources, prompts, templates, expansion, skills, site } = content;
+    if (resources.documents?.reused) options.onEvent?.({ type: 'documents', ...resources.documents });
     const { completions: registeredCompletions } = project.registration;
     const providers = registeredCompletions?.some(isProviderEntry)
       ? await runCompletionProviders(
@@ -406,7 +407,6 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
         tree.searchIndex,
         unchanged && tree.searchIndex?.reused !== true,
       );
-
     const report: BuildReport = {
       ok,
       outDir,

@@ -65,4 +65,6 @@ export type BuildEvent =
   | { type: 'plan'; totalRuns: number; cachedRuns: number }
   /** A result the plan counted as cached did not read back (a damaged cache record): it runs again. */
   | { type: 'rerun'; totalRuns: number; tool: string }
-  | { type: 'run'; done: number; totalRuns: number; tool: string };
+  | { type: 'run'; done: number; totalRuns: number; tool: string }
+  /** Discovery reused documents from the previous build (an edit): how many it parsed and reused. */
+  | { type: 'documents'; parsed: number; reused: number };

@@ -14,6 +14,8 @@ export class RawResourceCopies {
   private readonly ambiguous = new Set<number>();
   /** The claims, in order (ascending numbers). */
   private readonly claimed: number[] = [];
+  /** Per claim, the tree writer's slot of the resource's file (-1: not known, found by its path). */
+  private readonly slots: number[] = [];
 
   constructor(
     /** The URI of the resource numbered `owner`. */
@@ -24,25 +26,34 @@ export class RawResourceCopies {
 
   /**
    * Claims the raw name of resource `owner`'s file (none when its URI has no raw name of its own);
-   * `uri` is its URI when the caller has it at hand.
+   * `uri` is its URI when the caller has it at hand, `slot` the tree writer's slot of its file.
    */
-  claim(owner: number, uri: string = this.uriOf(owner)): void {
+  claim(owner: number, uri: string = this.uriOf(owner), slot = -1): void {
     const raw = rawResourceFilePath(uri);
     if (raw === undefined) return;
     const held = this.owners.get(raw);
     if (held === undefined) {
       this.owners.set(raw, owner);
       this.claimed.push(owner);
+      this.slots.push(slot);
     } else if (held !== owner) this.ambiguous.add(held);
   }
 
   /** Writes every unambiguous copy into the tree. */
   async writeInto(output: TreeOutput): Promise<void> {
     await output.writer.flush();
-    for (const owner of this.claimed) {
+    const files = output.writer.written;
+    for (let index = 0; index < this.claimed.length; index++) {
+      const owner = this.claimed[index]!;
       if (this.ambiguous.has(owner)) continue;
       const uri = this.uriOf(owner);
       const raw = rawResourceFilePath(uri)!;
+      // By slot: neither the encoded path made again nor looked up (a slot never changes its path).
+      const slot = this.slots[index]!;
+      if (slot >= 0) {
+        if (!output.has(raw) && files.isLive(slot)) await output.copySlot(slot, raw);
+        continue;
+      }
       const filePath = resourceFilePath(uri);
       if (output.has(raw) || !output.has(filePath)) continue;
       await output.copy(filePath, raw);

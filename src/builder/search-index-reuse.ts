@@ -20,6 +20,7 @@
 // removed or swapped, a path outside the index's folder) means "write it again".
 import { STEM_KEY_SUFFIX } from '../core/search/stem.js';
 import { RESOURCE_LIST_FOLDER } from '../core/tree/resource-list.js';
+import type { FileFilter } from '../tree-writer/content-hash.js';
 import { LLMS_FILE, LLMS_FULL_FILE } from '../tree-writer/llms-txt.js';
 import { createHash } from 'node:crypto';
 import { type BigIntStats, promises as fs, lstatSync, readFileSync } from 'node:fs';
@@ -142,12 +143,15 @@ function listedManifestParts(manifest: JsonObject, indexed: (tool: string) => bo
 }
 
 /** Whether the lister may read `treePath`: a file below resources/ (or a resource list part), or a call file of an indexed tool. */
-export function isDocumentFile(settings: DocumentSettings): (treePath: string) => boolean {
-  return (treePath) => {
-    if (treePath.startsWith('resources/') || treePath.startsWith(RESOURCE_LIST_FOLDER)) return true;
+export function isDocumentFile(settings: DocumentSettings): FileFilter {
+  const acceptedPrefixes = ['resources/', RESOURCE_LIST_FOLDER];
+  const accepts = (treePath: string) => {
+    if (acceptedPrefixes.some((prefix) => treePath.startsWith(prefix))) return true;
     const tool = toolOfCallFile(treePath);
     return tool !== undefined && Object.hasOwn(settings.tools, tool);
   };
+  // The tree hash takes a path with one of these prefixes on its bytes (content-hash.ts hashSlotsBy).
+  return Object.assign(accepts, { acceptedPrefixes });
 }
 
 /**

@@ -30,6 +30,7 @@ import type { SearchIndexExtension } from '../tree-writer/search-index-output.js
 import type { KeptSearchDocuments } from '../tree-writer/search-kept-documents.js';
 import type { KeptLlmsEntries } from '../tree-writer/llms-kept-entries.js';
 import type { SpillingSearchIndexOptions } from '../tree-writer/search-index-spill-writer.js';
+import { ALL_FILES } from '../tree-writer/content-hash.js';
 import { scratchFolderOf } from '../tree-writer/swap-folders.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
 import type { BuildProblem } from './build-report.js';
@@ -198,7 +199,7 @@ export async function hashContentAndDocuments(
 ): Promise<{ contentHash: string; documentFilesHash?: string }> {
   const settings = shardPart ? undefined : searchToIndex(config, assembled.toolNames, assembled.hasTextResources);
   if (settings === undefined) return { contentHash: await output.writer.hashWritten() };
-  const [contentHash, documentFilesHash] = await output.writer.hashesWritten([() => true, isDocumentFile(settings)]);
+  const [contentHash, documentFilesHash] = await output.writer.hashesWritten([ALL_FILES, isDocumentFile(settings)]);
   return { contentHash: contentHash!, documentFilesHash: documentFilesHash! };
 }
 

@@ -122,6 +122,11 @@ export class ShardOutput extends TreeOutput {
     if (super.has(fromPath)) await super.write(toPath, this.writer.read(fromPath));
   }
 
+  override async copySlot(fromSlot: number, toPath: string): Promise<void> {
+    // By its path: a copy goes where its original went, as copy decides.
+    await this.copy(this.writer.written.at(fromSlot), toPath);
+  }
+
   /** Everything a shard computes that must be equal on every machine building the same project state. */
   private hashProjectState(input: ShardRecordInput): string {
     const hash = createTreeHash();

@@ -10,6 +10,7 @@
 // a create and an unlink per name on every rebuild; those left plain are written out as files
 // before the swap, as an unpacked tool's calls are.
 import { isPackableResourceFile } from '../core/packs/pack-table.js';
+import { assertPlainTreePath } from '../core/tree/tree-path.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
 import { toolOfCallFile } from './packable-call-file.js';
 import {
@@ -124,6 +125,23 @@ export class TreeOutput {
   /** The bytes of the file written at `filePath` (after a flush). */
   read(filePath: string): Buffer {
     return this.writer.read(filePath);
+  }
+
+  /**
+   * copy, from the writer's live slot of the file (its path made only if its bytes are read):
+   * the assembly's raw-name copy of each document (raw-resource-copies.ts).
+   */
+  async copySlot(fromSlot: number, toPath: string): Promise<void> {
+    const files = this.writer.written;
+    if (!this.writer.has(toPath) && files.heldLengthAt(fromSlot) !== undefined) {
+      assertPlainTreePath(toPath, 'the tree path');
+      const size = files.addHeldCopy(fromSlot, toPath, this.spools(toPath));
+      if (size !== undefined) {
+        addToTally(this.tally, toPath, size);
+        return;
+      }
+    }
+    await this.write(toPath, this.writer.read(files.at(fromSlot)));
   }
 
   /** Writes at `toPath` a copy of the file written at `fromPath` (after a flush). */

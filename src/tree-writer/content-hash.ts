@@ -19,6 +19,8 @@ export interface TreeHash {
   add(filePath: string, content: string | Uint8Array): void;
   /** Adds one file by its `digestFile` digest, in the same order. */
   addDigest(filePath: string, digest: Uint8Array): void;
+  /** addDigest, with the path as its UTF-8 bytes. */
+  addDigestOfBytes(pathBytes: Uint8Array, digest: Uint8Array): void;
   /** `sha256:<hex>`. */
   digest(): string;
 }
@@ -58,18 +60,15 @@ export function createTreeHash(): TreeHash {
   const hash = createHash('sha256');
   const batch = Buffer.allocUnsafe(BATCH_BYTES);
   let used = 0;
-  const addDigest = (filePath: string, digest: Uint8Array): void => {
-    // A path's UTF-8 is at most 3 bytes a UTF-16 unit; a longer one goes in on its own.
-    const most = filePath.length * 3 + 2 + digest.length * 2;
+  /** Makes room for `most` bytes; false when they go in on their own (longer than a batch). */
+  const roomFor = (most: number): boolean => {
     if (used + most > BATCH_BYTES) {
       hash.update(batch.subarray(0, used));
       used = 0;
     }
-    if (most > BATCH_BYTES) {
-      hash.update(filePath).update('\0').update(Buffer.from(digest).toString('hex')).update('\0');
-      return;
-    }
-    used += batch.write(filePath, used, 'utf8');
+    return most <= BATCH_BYTES;
+  };
+  const addHex = (digest: Uint8Array): void => {
     batch[used++] = 0;
     for (const byte of digest) {
       batch[used++] = HEX_DIGITS[byte >> 4]!;
@@ -77,9 +76,27 @@ export function createTreeHash(): TreeHash {
     }
     batch[used++] = 0;
   };
+  const addAlone = (filePath: string | Uint8Array, digest: Uint8Array): void => {
+    hash.update(filePath).update('\0').update(Buffer.from(digest).toString('hex')).update('\0');
+  };
+  const addDigest = (filePath: string, digest: Uint8Array): void => {
+    // A path's UTF-8 is at most 3 bytes a UTF-16 unit; a longer one goes in on its own.
+    if (roomFor(filePath.length * 3 + 2 + digest.length * 2)) {
+      used += batch.write(filePath, used, 'utf8');
+      addHex(digest);
+    } else addAlone(filePath, digest);
+  };
+  const addDigestOfBytes = (pathBytes: Uint8Array, digest: Uint8Array): void => {
+    if (roomFor(pathBytes.length + 2 + digest.length * 2)) {
+      batch.set(pathBytes, used);
+      used += pathBytes.length;
+      addHex(digest);
+    } else addAlone(pathBytes, digest);
+  };
   return {
     add: (filePath, content) => addDigest(filePath, digestFile(content)),
     addDigest,
+    addDigestOfBytes,
     digest: () => {
       hash.update(batch.subarray(0, used));
       used = 0;
@@ -88,14 +105,45 @@ export function createTreeHash(): TreeHash {
   };
 }
 
-/** The tree hash of the files each of `includes` accepts, from one pass over `files` (in sortTreePaths order). */
-export function hashDigestsBy(
-  files: Iterable<[string, Uint8Array]>,
-  includes: readonly ((filePath: string) => boolean)[],
+/**
+ * A test of which files a tree hash takes (hashSlotsBy), with the path prefixes it takes whatever
+ * follows: a path starting with one is taken on its bytes, with no string made.
+ */
+export type FileFilter = ((filePath: string) => boolean) & { acceptedPrefixes?: readonly string[] };
+
+/** Every file. */
+export const ALL_FILES: FileFilter = Object.assign(() => true, { acceptedPrefixes: [''] });
+
+/**
+ * The tree hash of the files each of `includes` accepts, from one pass over a writer's files by
+ * slot (file-digests.ts inHashOrder, in sortTreePaths order): each path's bytes hashed as they are
+ * held, its string made only for a filter whose prefixes do not take it.
+ */
+export function hashSlotsBy(
+  files: Iterable<[number, Uint8Array]>,
+  paths: { bytesAt(slot: number): Uint8Array; at(slot: number): string },
+  includes: readonly FileFilter[],
 ): string[] {
   const hashes = includes.map(() => createTreeHash());
-  for (const [filePath, digest] of files)
-    for (let index = 0; index < includes.length; index += 1)
-      if (includes[index]!(filePath)) hashes[index]!.addDigest(filePath, digest);
+  const prefixes = includes.map((include) => (include.acceptedPrefixes ?? []).map((prefix) => Buffer.from(prefix)));
+  for (const [slot, digest] of files) {
+    // A view until the next bytesAt: `at` decodes with a cursor of its own.
+    const bytes = paths.bytesAt(slot);
+    let filePath: string | undefined;
+    for (let index = 0; index < includes.length; index += 1) {
+      let taken = prefixes[index]!.some((prefix) => startsWith(bytes, prefix));
+      if (!taken) {
+        filePath ??= paths.at(slot);
+        taken = includes[index]!(filePath);
+      }
+      if (taken) hashes[index]!.addDigestOfBytes(bytes, digest);
+    }
+  }
   return hashes.map((hash) => hash.digest());
+}
+
+function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
+  if (bytes.length < prefix.length) return false;
+  for (let index = 0; index < prefix.length; index++) if (bytes[index] !== prefix[index]) return false;
+  return true;
 }

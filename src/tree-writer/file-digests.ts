@@ -58,6 +58,8 @@ export class FileDigests {
   /** The UTF-8 bytes of the path being looked up (probeLength of them). */
   private probe = Buffer.alloc(256);
   private probeLength = 0;
+  /** addHeldCopy's digest, copied out of the digests' view before it is recorded again. */
+  private readonly copiedDigest = Buffer.alloc(32);
   /**
    * The last path not found, its UTF-8 bytes, their hash and the table position it would take:
    * a new path is asked about several times before it is set (has, then set; a raw copy's name
@@ -322,7 +324,10 @@ export class FileDigests {
   /** Marks a recorded file as deferred: `length` bytes that the writer's source makes for `owner` when asked. */
   setDeferred(filePath: string, owner: number, length: number): void {
     const slot = this.find(filePath);
-    if (slot < 0) return;
+    if (slot >= 0) this.setDeferredAt(slot, owner, length);
+  }
+
+  private setDeferredAt(slot: number, owner: number, length: number): void {
     this.deferredOwners = grownTypedArray(this.deferredOwners, slot + 1);
     this.deferredLengths = grownTypedArray(this.deferredLengths, slot + 1);
     this.deferredOwners[slot] = owner + 1;
@@ -344,6 +349,26 @@ export class FileDigests {
   *deferredPaths(): IterableIterator<string> {
     for (let slot = 0; slot < Math.min(this.count, this.deferredOwners.length); slot++)
       if (this.isDeferred(slot) && !this.isDropped(slot)) yield this.pathAt(slot);
+  }
+
+  /**
+   * Records `filePath` (not recorded, or dropped) as a copy (copyOf) of the held file in live slot
+   * `first`, by slot (a content build copies each document to its raw name); its size, or undefined
+   * (nothing recorded) when `first` is not deferred, nor spooled with `spooledToo`.
+   */
+  addHeldCopy(first: number, filePath: string, spooledToo: boolean): number | undefined {
+    const deferred = this.isDeferred(first);
+    const spooled = spooledToo && !deferred && this.isSpooled(first) ? this.spoolPlaces.at(first) : undefined;
+    if (!deferred && spooled === undefined) return undefined;
+    this.digests.viewOf(first).copy(this.copiedDigest);
+    this.set(filePath, this.copiedDigest);
+    const slot = this.find(filePath);
+    const length = deferred ? this.deferredLengths[first]! : spooled!.length;
+    if (deferred) this.setDeferredAt(slot, this.deferredOwners[first]! - 1, length);
+    else this.spoolPlaces.set(slot, spooled!.offset, length);
+    this.copyOfSlots = grownTypedArray(this.copyOfSlots, slot + 1);
+    this.copyOfSlots[slot] = first + 1;
+    return length;
   }
 
   /** Records that `filePath` was made a copy of `firstPath` (tree-writer.ts copySpooled); until it is set again. */
@@ -385,15 +410,16 @@ export class FileDigests {
   }
 
   /**
-   * Every path with its digest, in the content hash's order (content-hash.ts: by UTF-8 bytes),
-   * sorted here on the bytes themselves so no list of path strings is ever built.
+   * Every live slot (its path: bytesAt, at) with its digest, in the content hash's order
+   * (content-hash.ts: by UTF-8 bytes), sorted here on the bytes themselves so no list of path
+   * strings is ever built.
    */
-  *sorted(): IterableIterator<[string, Buffer]> {
+  *inHashOrder(): IterableIterator<[number, Buffer]> {
     const order = this.sortedSlots ?? this.sortSlots();
     let position = 0;
     this.walksInOrder += 1;
     try {
-      for (const digest of this.digests.inOrder(order)) yield [this.pathAt(order[position++]!), digest];
+      for (const digest of this.digests.inOrder(order)) yield [order[position++]!, digest];
     } finally {
       this.walksInOrder -= 1;
     }

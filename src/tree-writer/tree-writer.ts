@@ -21,7 +21,7 @@
 import { promises as fs, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
-import { digestFile, hashDigestsBy } from './content-hash.js';
+import { ALL_FILES, digestFile, type FileFilter, hashSlotsBy } from './content-hash.js';
 import { FileDigests } from './file-digests.js';
 import type { ReusingWrite } from './file-reuse.js';
 import type { CommitOptions, OpenTreeWriterOptions } from './tree-writer-options.js';
@@ -386,14 +386,14 @@ export class TreeWriter {
    * The tree's content hash (content-hash.ts) over the files written so far that `include` accepts
    * (all of them without it), from the digests recorded as they were written.
    */
-  async hashWritten(include: (relativePath: string) => boolean = () => true): Promise<string> {
+  async hashWritten(include: FileFilter = ALL_FILES): Promise<string> {
     return (await this.hashesWritten([include]))[0]!;
   }
 
   /** hashWritten for each of `includes`, from one walk of the sorted paths (a walk per hash cost as much as the hashing). */
-  async hashesWritten(includes: readonly ((relativePath: string) => boolean)[]): Promise<string[]> {
+  async hashesWritten(includes: readonly FileFilter[]): Promise<string[]> {
     await this.flush();
-    return hashDigestsBy(this.written.sorted(), includes);
+    return hashSlotsBy(this.written.inHashOrder(), this.written, includes);
   }
 
   /** True when `outDir` holds these same files at the same sizes, and `manifestPath` byte for byte. */

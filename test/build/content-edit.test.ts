@@ -3,7 +3,8 @@
 // writes, and the files the edit does not touch stay the same files (same inodes): the other
 // resource packs, and the index packs that hold none of the edited document's words and titles;
 // then a page added and another removed in one rebuild give the from-scratch tree too, and so do
-// an edit that keeps a page's size (with the from-scratch build's file count), an edit of a sidecar alone and a page claim that moves to a document whose bytes did not change.
+// an edit that keeps a page's size (with the from-scratch build's file count), an edit of a sidecar alone and a page claim that moves to a document whose bytes did not change,
+// and an edit after a raw-name copy was deleted from the tree by hand.
 // With every cache of the project damaged (the document cache, the pack record, the kept index
 // shares, the kept resource files, the tree state and llms-full.txt entries), an edit still rebuilds that same tree; a kept resource file
 // record that passes its checksum but names other bytes (or a tree state that gives a page another's
@@ -188,6 +189,22 @@ describe('a one-document edit of a packed content project', () => {
     const freshReport = freshReports.get(await digestInput(project))!;
     expect(edited.files).toBe(freshReport.files);
     expect(edited.warnings).toEqual(freshReport.warnings);
+  }, 120_000);
+
+  it('writes a raw-name copy deleted from the tree by hand again, from its own document', async () => {
+    const { project, tree } = await copyBuiltProject('staticmcp-content-hand-');
+    // An unchanged page listed inline (plain files): the copy at its raw name, which other bridges
+    // read, is kept by its digest alone, and made from that page's source once the tree lacks it.
+    const copy = path.join(tree, 'resources', 'page-1.md.json');
+    const before = await fs.readFile(copy);
+    await fs.rm(copy);
+    await fs.appendFile(path.join(project, 'resources', 'page-42.md'), '\nAn edit: wombat.\n');
+    const edited = await build(project, tree);
+    expect(edited.documents).toMatchObject({ parsed: 1, reused: DOCUMENTS - 1 });
+    expect((await fs.readFile(copy)).equals(before)).toBe(true);
+    const [rebuilt, fresh] = await Promise.all([readTree(tree), freshTreeOf(project)]);
+    expect([...rebuilt.keys()].sort()).toEqual([...fresh.keys()].sort());
+    for (const [name, bytes] of fresh) expect(rebuilt.get(name)?.equals(bytes), name).toBe(true);
   }, 120_000);
 
   it('takes an edit of a sidecar alone into the tree: no chunk of the listing or the packs is reused stale', async () => {

@@ -15,6 +15,7 @@ import { BUILD_OPTIONS } from '../build-options.js';
 import { countFailedRuns, describeReportBody } from '../describe-report.js';
 import { commandLine } from '../invocation.js';
 import { keepOldGenerationTight, keepYoungGenerationSmall, MANY_CALLS } from '../young-generation.js';
+import { isEditOfFew, tierUpLater } from '../tier-up-later.js';
 
 export const command = defineCommand({
   name: 'build',
@@ -57,6 +58,7 @@ function createProgress(): (event: BuildEvent) => void {
       );
       return;
     }
+    if (event.type === 'documents') return;
     if (event.type === 'rerun') {
       if (!warnedOfReruns)
         process.stderr.write(
@@ -140,6 +142,7 @@ export async function buildOrReplay(buildOptions: BuildOptions, startedAt = perf
     onEvent: (event) => {
       if (event.type === 'plan' && event.totalRuns + event.cachedRuns >= MANY_CALLS)
         keepOldGenerationTight(heapGrowingPercentInForce);
+      if (event.type === 'documents' && isEditOfFew(event)) tierUpLater();
       onEvent?.(event);
     },
   });
