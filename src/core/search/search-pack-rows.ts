@@ -129,11 +129,11 @@ export function wholePackOf(
 
 /**
  * The record `name` under `key`: in `wholePack` (wholePackOf) when it is sure, else through the
- * index, whose rows `indexRows` gives (a reader's table checks them when first asked).
+ * index, whose rows `indexRows` gives (a reader's table is read, and its rows checked, when first asked).
  */
 export async function lookupSearchRecord(
   packs: PackReader,
-  indexRows: () => readonly PackTableRow[],
+  indexRows: () => readonly PackTableRow[] | Promise<readonly PackTableRow[]>,
   wholePack: string | null | undefined,
   key: Uint8Array,
   name: string,
@@ -144,5 +144,5 @@ export async function lookupSearchRecord(
     const found = await packs.lookupInPack(wholePack, name, keeping);
     if (found !== undefined) return found;
   }
-  return packs.lookup(indexRows(), KEY_KIND.term, key, name, keeping);
+  return packs.lookup(await indexRows(), KEY_KIND.term, key, name, keeping);
 }
