@@ -224,52 +224,67 @@ export class SearchReader {
       // No word of the query is in the index: the answer is known, and a cold worker runs none of
       // the ranking, matching and excerpt code, which it would compile for an empty page.
       if (lists.every((list) => list === null)) return { status: 'ok', hits: [], total: 0 };
-      let found = keys.flatMap((term, position) => {
-        const list = lists[position]!;
-        return isPostingList(list) ? [{ term, list }] : [];
-      });
-      // Left out, a common term only changes scores by ~1e-6 (FTS5's floor) as long as a term
-      // above the floor fills a page on its own; else its documents are results too, or its 1e-6
-      // is what orders them (the other terms are at the floor too), so it is read.
-      const documentCount = this.counts.documentCount;
-      const aboveFloor = ({ list }: { list: PostingList }) =>
-        inverseDocumentFrequency(documentCount, list.count) > 1e-6;
-      let skippedFrequency = 0;
-      if (found.some((term) => term.list.count >= SEARCH_RESULT_LIMIT && aboveFloor(term))) {
-        // Also those read for an earlier query: the ranking must not depend on what is cached.
-        for (const term of found) if (!aboveFloor(term)) skippedFrequency = Math.max(skippedFrequency, term.list.count);
-        found = found.filter(aboveFloor);
-        for (const list of lists)
-          if (list !== null && !isPostingList(list))
-            skippedFrequency = Math.max(skippedFrequency, list.documentFrequency);
-      } else {
-        const common = keys.filter((_, position) => lists[position] !== null && !isPostingList(lists[position]!));
-        const read = await Promise.all(common.map((term) => this.postingsOf(reads, term, false)));
-        read.forEach((list, position) => {
-          if (isPostingList(list)) found.push({ term: common[position]!, list });
-        });
-      }
-      const ranked = rankAndCount(
-        found.map((term) => term.list),
-        this.counts,
-        found.map((term) => weightOf.get(term.term)!),
-      );
-      if ('problem' in ranked)
-        throw new DamagedIndex(`the postings of "${shownKeyOf(found[ranked.list]!.term)}": ${ranked.problem}`);
-      const { best, total } = ranked;
-      const matcher = tokenMatcherOf(parsed, stemming);
-      const table = await this.tableFor(reads);
-      const hits = await readHits(
-        { packs: reads.packs, files: reads.files, table, blocks: this.blocks, options: this.options },
-        best,
-        matcher,
-        parsed.words.length + parsed.prefixes.length,
-      );
-      return { status: 'ok', hits, total: Math.max(total, skippedFrequency) };
+      return await this.rankedHits(reads, parsed, keys, lists, weightOf);
     } catch (error) {
       if (error instanceof DamagedIndex) return this.damaged(error.reason);
       throw error;
     }
+  }
+
+  /**
+   * The page and total of a query some of whose words the index holds. A method of its own: a
+   * cold worker compiles a function whole when it first runs it, and a query of missing words
+   * never runs this.
+   */
+  private async rankedHits(
+    reads: QueryReads,
+    parsed: ReturnType<typeof parseQuery>,
+    keys: string[],
+    lists: TermPostings[],
+    weightOf: ReadonlyMap<string, number>,
+  ): Promise<SearchOutcome> {
+    const stemming = this.counts.stemming;
+    let found = keys.flatMap((term, position) => {
+      const list = lists[position]!;
+      return isPostingList(list) ? [{ term, list }] : [];
+    });
+    // Left out, a common term only changes scores by ~1e-6 (FTS5's floor) as long as a term
+    // above the floor fills a page on its own; else its documents are results too, or its 1e-6
+    // is what orders them (the other terms are at the floor too), so it is read.
+    const documentCount = this.counts.documentCount;
+    const aboveFloor = ({ list }: { list: PostingList }) => inverseDocumentFrequency(documentCount, list.count) > 1e-6;
+    let skippedFrequency = 0;
+    if (found.some((term) => term.list.count >= SEARCH_RESULT_LIMIT && aboveFloor(term))) {
+      // Also those read for an earlier query: the ranking must not depend on what is cached.
+      for (const term of found) if (!aboveFloor(term)) skippedFrequency = Math.max(skippedFrequency, term.list.count);
+      found = found.filter(aboveFloor);
+      for (const list of lists)
+        if (list !== null && !isPostingList(list))
+          skippedFrequency = Math.max(skippedFrequency, list.documentFrequency);
+    } else {
+      const common = keys.filter((_, position) => lists[position] !== null && !isPostingList(lists[position]!));
+      const read = await Promise.all(common.map((term) => this.postingsOf(reads, term, false)));
+      read.forEach((list, position) => {
+        if (isPostingList(list)) found.push({ term: common[position]!, list });
+      });
+    }
+    const ranked = rankAndCount(
+      found.map((term) => term.list),
+      this.counts,
+      found.map((term) => weightOf.get(term.term)!),
+    );
+    if ('problem' in ranked)
+      throw new DamagedIndex(`the postings of "${shownKeyOf(found[ranked.list]!.term)}": ${ranked.problem}`);
+    const { best, total } = ranked;
+    const matcher = tokenMatcherOf(parsed, stemming);
+    const table = await this.tableFor(reads);
+    const hits = await readHits(
+      { packs: reads.packs, files: reads.files, table, blocks: this.blocks, options: this.options },
+      best,
+      matcher,
+      parsed.words.length + parsed.prefixes.length,
+    );
+    return { status: 'ok', hits, total: Math.max(total, skippedFrequency) };
   }
 
   /**
