@@ -1,11 +1,16 @@
-// The term pack rows mcp.json keeps beside a search table file (issue #40): a host that sends whole
-// files (the Workers asset binding) finds a word's pack, or knows the word is missing, without
-// reading the table; the table is read once a query needs titles. An earlier format 6 tree, whose
-// table file holds the term pack rows, answers the same; `check` holds mcp.json's rows to the packs.
+// Term packs as a host that sends whole files (the Workers asset binding) reads them (issue #40):
+// mcp.json keeps their rows beside a search table file, so a word's pack is found, or the word
+// known missing, without reading the table; the table is read once a query needs titles. An
+// earlier format 6 tree, whose table file holds the term pack rows, answers the same; `check`
+// holds mcp.json's rows to the packs, and a term pack's records to key order (a reader's walk of
+// a pack stops at the first record after the word).
 import { describe, expect, it } from 'vitest';
 import type { BytesOutcome, PackFileSource } from '../../src/core/packs/pack-reader.js';
+import { KEY_KIND, PACK_HEADER_BYTES, parsePack } from '../../src/core/packs/pack-format.js';
+import { encodeIndex, encodePack } from '../../src/core/packs/pack-encoding.js';
 import {
   parseSearchIndexManifest,
+  type SearchIndexTable,
   SEARCH_TERM_PACKS_INLINE_BYTES,
   type SearchTableFileSource,
 } from '../../src/core/search/search-index-format.js';
@@ -25,6 +30,17 @@ class WholeFiles implements PackFileSource {
     this.asked.push(relativePath);
     const bytes = this.files.get(relativePath);
     return bytes ? { status: 'ok', bytes, whole: true } : { status: 'missing' };
+  }
+}
+
+/** Files read by range, as `serve` reads them: every word is found through its term index. */
+class RangeFiles implements PackFileSource {
+  constructor(readonly files: Map<string, Uint8Array>) {}
+  async readBytes(relativePath: string, range?: { offset: number; length: number }): Promise<BytesOutcome> {
+    const bytes = this.files.get(relativePath);
+    if (!bytes) return { status: 'missing' };
+    if (!range) return { status: 'ok', bytes, whole: true };
+    return { status: 'ok', bytes: bytes.subarray(range.offset, range.offset + range.length), whole: false };
   }
 }
 
@@ -106,8 +122,18 @@ describe('term pack rows beside the table file', () => {
     );
     const earlier = earlierTree();
     const before = readerOver(earlier.files, earlier.source);
-    for (const query of ['w3 w17', 'w250', 'w1* w40', 'qqqqzzzzxxxx', 'w4000 w4999']) {
-      expect(await before.reader.search({ query }), query).toEqual(await current.reader.search({ query }));
+    const throughIndexes = new SearchReader(
+      new RangeFiles(new Map(written.files.map((file) => [file.path, file.bytes]))),
+      sourceOf(written.extension),
+    );
+    // Words before, inside and after each pack's range, and missing ones: the walk of a pack read
+    // whole stops at the first record past the word, and finds what the indexes find.
+    const queries = ['w3 w17', 'w250', 'w1* w40', 'qqqqzzzzxxxx', 'w4000 w4999', 'a w0', 'w2499x w99999', 'zzz w4'];
+    for (let word = 0; word < 5000; word += 97) queries.push(`w${word} w${word}0`);
+    for (const query of queries) {
+      const answer = await current.reader.search({ query });
+      expect(await before.reader.search({ query }), query).toEqual(answer);
+      expect(await throughIndexes.search({ query }), query).toEqual(answer);
     }
     // The earlier tree's missing word is known through the table's term pack rows, read first.
     const fresh = readerOver(earlier.files, earlier.source);
@@ -127,5 +153,55 @@ describe('term pack rows beside the table file', () => {
     expect((await verifySearchIndex(wrong, new WholeFiles(files), [...files.keys()])).join('\n')).toMatch(
       /termPacks do not name the terms packs/,
     );
+  });
+});
+
+describe('a term pack', () => {
+  it('whose records are out of key order is a problem check names', async () => {
+    // Few words: one term pack and one term index, rewritten with the pack's records reversed.
+    const small = writeSearchIndex(
+      ['alpha beta', 'gamma delta', 'beta epsilon'].map((text, position) => ({
+        id: `resources/s${position}.md`,
+        title: `S${position}`,
+        text,
+        url: '',
+      })),
+    );
+    const parsed = parseSearchIndexManifest(JSON.parse(JSON.stringify(small.extension)));
+    if (!('table' in parsed)) throw new Error('the rows should be inline');
+    const files = new Map(small.files.map((file) => [file.path, file.bytes]));
+    const termPack = [...files.keys()].find((path) => path.includes('/terms/') && path.endsWith('.pack'))!;
+    expect(parsed.table.terms).toHaveLength(1);
+    const records = parsePack(files.get(termPack)!, termPack);
+    if ('status' in records) throw new Error(records.reason);
+    const reversed = [...records.records].reverse();
+    const packBytes = encodePack(
+      reversed.map(({ offset, length }) => files.get(termPack)!.subarray(offset, offset + length)),
+    );
+    const packName = contentName(packBytes);
+    const packPath = `packs/search.index/terms/${packName}.pack`;
+    let offset = PACK_HEADER_BYTES;
+    const entries = reversed.map(({ length, record }) => {
+      const entry = { key: utf8Bytes(record.names[0]!), pack: 0, recordOffset: offset, recordLength: length };
+      offset += length;
+      return entry;
+    });
+    entries.sort((left, right) => Buffer.compare(left.key, right.key));
+    const indexBytes = encodeIndex(KEY_KIND.term, [{ path: packPath, length: packBytes.length }], entries);
+    const indexPath = `packs/search.index/terms/${contentName(indexBytes)}.idx`;
+    files.delete(termPack);
+    files.delete(parsed.table.terms[0]!.index);
+    files.set(packPath, packBytes);
+    files.set(indexPath, indexBytes);
+    const first = Buffer.from(entries[0]!.key).toString('hex');
+    const table: SearchIndexTable = {
+      ...parsed.table,
+      terms: [{ first, index: indexPath }],
+      termPacks: `${Buffer.from(reversed[0]!.record.names[0]!).toString('hex')} ${packName} ${packBytes.length}`,
+    };
+    const problems = await verifySearchIndex(table, new WholeFiles(files), [...files.keys()]);
+    expect(problems.join('\n')).toMatch(/is not after the record before it in key order/);
+    // Each record but the first, and nothing else: the pack is named by its content, every record reachable.
+    expect(problems).toHaveLength(records.records.length - 1);
   });
 });

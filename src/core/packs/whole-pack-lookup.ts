@@ -31,9 +31,22 @@ function holdsKeyAt(bytes: Uint8Array, at: number, key: Uint8Array): boolean {
   return true;
 }
 
+/** Whether the `length` bytes of a name at `at` sort after `key` (byte order). */
+function sortsAfterKey(bytes: Uint8Array, at: number, length: number, key: Uint8Array): boolean {
+  const common = Math.min(length, key.length);
+  for (let position = 0; position < common; position += 1) {
+    const difference = bytes[at + position]! - key[position]!;
+    if (difference !== 0) return difference > 0;
+  }
+  return length > key.length;
+}
+
 /**
  * The record named `name` in the pack at `path` (read whole, or the whole-pack cache's copy, kept
  * as `keeping` says), `missing` when a sound pack lacks it, undefined when unsure (ask the index).
+ * `sorted`: the pack's records are in byte order of their first names (the search index's term
+ * packs; `check` says when one is not), so the walk stops at the first that sorts after the name:
+ * a word the index lacks, and a stem's key that has no list of its own, cost half a walk.
  */
 export async function lookupInWholePack(
   files: WholeFiles,
@@ -41,6 +54,7 @@ export async function lookupInWholePack(
   path: string,
   name: string,
   keeping: { upToBytes: number; pushesOut: boolean },
+  sorted = false,
 ): Promise<FoundRecord | undefined> {
   let bytes = cache.wholePack(path);
   let kept = bytes !== undefined;
@@ -60,13 +74,18 @@ export async function lookupInWholePack(
     const nameCount = view.getUint16(offset + 4);
     let at = offset + RECORD_HEADER_BYTES;
     let holds = false;
+    let past = false;
     for (let position = 0; position < nameCount; position += 1) {
       if (at + 2 > bytes.length) return undefined;
       const length = view.getUint16(at);
       at += 2;
+      if (at + length > bytes.length) return undefined;
       if (!holds && length === key.length && holdsKeyAt(bytes, at, key)) holds = true;
+      else if (sorted && position === 0 && sortsAfterKey(bytes, at, length, key)) past = true;
       at += length;
     }
+    // Every later record sorts after this one: none holds the name.
+    if (past) break;
     const end = at + view.getUint32(offset + 6);
     if (end > bytes.length) return undefined;
     if (holds) {

@@ -403,7 +403,8 @@ export class SearchReader {
       }
     }
     const termRows = async () => (await this.tableFor(reads)).terms;
-    const found = await lookupSearchRecord(reads.packs, termRows, wholePack, key, term, TERM_PACK_KEEPING);
+    // Term packs hold their records in key order (`check` says when one does not).
+    const found = await lookupSearchRecord(reads.packs, termRows, wholePack, key, term, TERM_PACK_KEEPING, true);
     if (found.status !== 'ok') {
       // The term is not in the corpus; any other `missing` is a part the host lacks (a deploy cut
       // short), which would silently drop results, so it is reported. The pack reader says which

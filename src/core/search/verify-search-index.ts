@@ -162,9 +162,17 @@ export async function verifySearchIndex(
       const unmet = (block: string) =>
         `${packPath} lacks the excerpt source ${placed[0]!.name} where title block ${block} places it at byte ${placed[0]!.recordOffset}; ${REBUILD}`;
       let lastBlock = '';
+      // A reader that reads a term pack whole stops at the first record after the word it wants.
+      let previousKey: Uint8Array | undefined;
       for (const { record, offset, length } of parsed.records) {
         const name = record.names[0]!;
         const where = `${packPath} at byte ${offset} (${JSON.stringify(name.slice(0, 80))})`;
+        if (space === 'terms') {
+          const key = keyOf(keyKind, name);
+          if (previousKey !== undefined && compareKeys(previousKey, key) >= 0)
+            problems.push(`${where} is not after the record before it in key order, so readers miss words; ${REBUILD}`);
+          previousKey = key;
+        }
         const source = placed[0];
         if (source !== undefined && source.recordOffset === offset) {
           placed.shift();
