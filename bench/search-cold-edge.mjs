@@ -13,11 +13,13 @@
 // own start and miniflare's workers included: compare with another bundle in the same run).
 // INITIALIZE=0 sends the search first, as a stateless host's new isolate may get it: the site's
 // load (mcp.json, the tree, the handler) and the request path's first run fall on the search then.
-// WORKERS=<a>,<b>,… runs each bundle on every query, alternating (old and new in one run): a path to
+// WORKERS=<a>,<b>,… runs each bundle on every query, alternating (old and new in one run, the order
+// reversed every other query: a, b, b, a, …): a path to
 // a _worker.js (e.g. an earlier build's), `dist` (this build's), or the floor (floor-workers.mjs):
 // `trivial` (a fixed answer, workerd's own cost) and `imports` (dist's bundle evaluated, unused).
 // Run: npm run build && CORPUS=wiki COUNT=6000 node bench/search-cold-edge.mjs   (RUNS=10;
-//   TREE=<built tree> measures that one; SERVERS=files,assets; WORKER=<a _worker.js> is WORKERS of one;
+//   TREE=<built tree> measures that one, TREES=<a>,<b>,… one per worker of WORKERS (an index
+//   layout and the reader that wrote it); SERVERS=files,assets; WORKER=<a _worker.js> is WORKERS of one;
 //   the floor: WORKERS=trivial,imports,dist SERVERS=files; QUERY=qqqqzzzzxxxx asks a word the
 //   index lacks every run instead of two-word queries)
 import { readFileSync } from 'node:fs';
@@ -44,7 +46,8 @@ function workerSource(name) {
 const sources = WORKERS.map(workerSource);
 const INITIALIZE = process.env.INITIALIZE !== '0';
 
-const tree = process.env.TREE ?? (await searchTree(CORPUS, COUNT)).tree;
+const tree = process.env.TREE ?? (process.env.TREES ? undefined : (await searchTree(CORPUS, COUNT)).tree);
+const trees = WORKERS.map((_, index) => process.env.TREES?.split(',')[index] ?? tree);
 const queries = twoWordQueries(CORPUS, COUNT, RUNS);
 
 const f = (value) => value.toFixed(1);
@@ -54,10 +57,13 @@ console.log(
 );
 for (const server of SERVERS) {
   const runs = WORKERS.map(() => ({ cpu: [], mainThread: [], init: [], startup: [], failed: 0 }));
-  for (const query of queries) {
-    for (const [index, workerScript] of sources.entries()) {
+  for (const [round, query] of queries.entries()) {
+    const order = [...sources.keys()];
+    if (round % 2 === 1) order.reverse();
+    for (const index of order) {
+      const workerScript = sources[index];
       const run = runs[index];
-      const site = await startWorkerdSite(tree, { nativeFiles: server === 'files', workerScript });
+      const site = await startWorkerdSite(trees[index], { nativeFiles: server === 'files', workerScript });
       try {
         const endpoint = new URL('mcp', site.url).href;
         const pid = childPid(process.pid, 'workerd');

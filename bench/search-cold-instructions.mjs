@@ -15,7 +15,8 @@
 // search-cold-edge.mjs for what workerd spends.
 // Run: npm run build && CORPUS=wiki COUNT=6000 node bench/search-cold-instructions.mjs   (RUNS=3
 //   queries; WORKERS=<a.js>,<b.js> compares bundles, e.g. an earlier build's; TREE=<built tree>;
-//   QUERY=<text> asks that query every run, e.g. a word the index lacks)
+//   QUERY=<text> asks that query every run, e.g. a word the index lacks; TREES=<a>,<b> one tree
+//   per bundle, for an index layout and the reader that wrote it)
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -105,7 +106,8 @@ function countOnce(worker, tree, query, laterQuery) {
   }
 }
 
-const tree = process.env.TREE ?? (await searchTree(CORPUS, COUNT)).tree;
+const tree = process.env.TREE ?? (process.env.TREES ? undefined : (await searchTree(CORPUS, COUNT)).tree);
+const trees = WORKERS.map((_, position) => process.env.TREES?.split(',')[position] ?? tree);
 const queries = twoWordQueries(CORPUS, COUNT, RUNS);
 const millions = (count) => (count / 1e6).toFixed(2);
 console.log(
@@ -117,7 +119,7 @@ const results = WORKERS.map(() => []);
 // the later searches ask the same words as the first searches, only with code that has run.
 for (const [run, query] of queries.entries()) {
   for (const [position, worker] of WORKERS.entries())
-    results[position].push(countOnce(worker, tree, query, queries[(run + 1) % RUNS]));
+    results[position].push(countOnce(worker, trees[position], query, queries[(run + 1) % RUNS]));
 }
 const baseline = median(results[0].map((run) => run.search));
 for (const [position, worker] of WORKERS.entries()) {

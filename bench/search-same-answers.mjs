@@ -7,7 +7,8 @@
 // query that differs and exits 1 when any does.
 // Run: npm run build && OLD_WORKER=/work/old/dist/edge/_worker.js TREE=<built wiki tree> \
 //   node bench/search-same-answers.mjs   (COUNT= the tree's documents, default 650000; QUERIES=60;
-//   NEW_WORKER= default this checkout's dist/edge/_worker.js)
+//   NEW_WORKER= default this checkout's dist/edge/_worker.js; OLD_TREE= the tree the old bundle
+//   reads, when the index's layout changed: the same documents as TREE, written by the old writer)
 import { readFileSync } from 'node:fs';
 import { repoRoot } from './lib/common.mjs';
 import { startWorkerdSite, workerBundle } from './lib/edge-lib.mjs';
@@ -58,8 +59,8 @@ function queriesOf() {
 }
 
 /** Each query's answer from one bundle: its result ids in order and total, or its error text. */
-async function answersOf(workerScript, queries) {
-  const site = await startWorkerdSite(TREE, { nativeFiles: true, workerScript });
+async function answersOf(workerScript, queries, tree = TREE) {
+  const site = await startWorkerdSite(tree, { nativeFiles: true, workerScript });
   try {
     const endpoint = new URL('mcp', site.url).href;
     const headers = await initialize(endpoint);
@@ -83,7 +84,7 @@ async function answersOf(workerScript, queries) {
 }
 
 const queries = queriesOf();
-const before = await answersOf(readFileSync(OLD_WORKER, 'utf8'), queries);
+const before = await answersOf(readFileSync(OLD_WORKER, 'utf8'), queries, process.env.OLD_TREE ?? TREE);
 const after = await answersOf(readFileSync(NEW_WORKER, 'utf8'), queries);
 let differing = 0;
 queries.forEach((query, position) => {

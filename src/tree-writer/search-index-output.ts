@@ -9,6 +9,7 @@ import {
   SEARCH_FOLDER,
   SEARCH_INDEX_FORMAT,
   SEARCH_TABLE_INLINE_BYTES,
+  SEARCH_TERM_PACKS_INLINE_BYTES,
   type SearchPackRow,
 } from '../core/search/search-index-format.js';
 import { encodePackRows } from '../core/search/search-pack-rows.js';
@@ -48,14 +49,17 @@ export interface SearchIndexRows {
 /** The rows as mcp.json or the table file holds them: the pack rows as a text each. */
 type StoredSearchRows = Omit<SearchIndexRows, 'termPacks' | 'titlePacks'> & { termPacks: string; titlePacks: string };
 
-/** mcp.json's `staticmcp.search`: the rows inline, or `table` naming the file that holds them. */
+/**
+ * mcp.json's `staticmcp.search`: the rows inline, or `table` naming the file that holds them (and
+ * the term pack rows beside it when they are small enough).
+ */
 export type SearchIndexExtension = {
   format: typeof SEARCH_INDEX_FORMAT;
   documentCount: number;
   tokenCount: number;
   blockSize: number;
   stemming: Stemming;
-} & (StoredSearchRows | { table: string });
+} & (StoredSearchRows | { table: string; termPacks?: string });
 
 /** mcp.json's `staticmcp.search` for the rows, and the table file holding them when they are too long to inline. */
 export function searchExtensionOf(
@@ -73,11 +77,17 @@ export function searchExtensionOf(
     termPacks: encodePackRows(rows.termPacks),
     titlePacks: encodePackRows(rows.titlePacks),
   };
-  const rowsBytes = utf8Bytes(JSON.stringify(stored));
-  if (rowsBytes.length <= (options.inlineTableBytes ?? SEARCH_TABLE_INLINE_BYTES))
+  if (utf8Bytes(JSON.stringify(stored)).length <= (options.inlineTableBytes ?? SEARCH_TABLE_INLINE_BYTES))
     return { extension: { ...counts, ...stored } };
-  const table = `${SEARCH_FOLDER}${contentName(rowsBytes)}.table.json`;
-  return { extension: { ...counts, table }, tableFile: { path: table, bytes: rowsBytes } };
+  // The term pack rows stay beside the table's name: a word's lookup then needs no table read.
+  const { termPacks, ...rest } = stored;
+  const termPacksInline = utf8Bytes(termPacks).length <= SEARCH_TERM_PACKS_INLINE_BYTES;
+  const fileBytes = utf8Bytes(JSON.stringify(termPacksInline ? rest : stored));
+  const table = `${SEARCH_FOLDER}${contentName(fileBytes)}.table.json`;
+  return {
+    extension: { ...counts, table, ...(termPacksInline ? { termPacks } : {}) },
+    tableFile: { path: table, bytes: fileBytes },
+  };
 }
 
 export function contentName(bytes: Uint8Array): string {

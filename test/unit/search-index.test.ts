@@ -176,7 +176,11 @@ function readerOver(documents: SearchDocument[], options: WriteOptions = SMALL_P
   const table: SearchIndexTable =
     'table' in parsed
       ? parsed.table
-      : { ...parsed.counts, ...JSON.parse(new TextDecoder().decode(files.files.get(parsed.tableFile))) };
+      : {
+          ...parsed.counts,
+          ...JSON.parse(new TextDecoder().decode(files.files.get(parsed.tableFile))),
+          ...(parsed.termPacks === undefined ? {} : { termPacks: parsed.termPacks }),
+        };
   return { written, files, table, source, reader, problems };
 }
 
@@ -496,6 +500,7 @@ describe('a search table in its own file', () => {
       tokenCount: expect.any(Number),
       blockSize: 16,
       table: expect.stringMatching(/^packs\/search\.index\/[0-9a-f]{16}\.table\.json$/),
+      termPacks: expect.stringMatching(/^[0-9a-f]+ [0-9a-f]{16} \d+\n/),
     });
     for (const query of ['alpha omega', 'café', 'psi chi']) {
       expect(await filed.reader.search({ query }), query).toEqual(await inline.reader.search({ query }));

@@ -245,8 +245,9 @@ export class PackReader {
     path: string,
     name: string,
     keeping: WholePackKeeping = KEEP_ANY_WHOLE_PACK,
+    sorted = false,
   ): Promise<PackLookup | undefined> {
-    return lookupInWholePack(this.files, this.cache, path, name, keeping);
+    return lookupInWholePack(this.files, this.cache, path, name, keeping, sorted);
   }
 
   /**

@@ -49,9 +49,11 @@
 // [{first: hex key, index: tree path}]); once
 // the rows pass SEARCH_TABLE_INLINE_BYTES (≈ 1,000 rows at 650,000 documents, ~180 KB) they move
 // into their own content-named file, packs/search.index/<sha256-16>.table.json = {terms, titles,
-// documents}, and mcp.json says {format, documentCount, tokenCount, blockSize, table: its path}:
-// every reader of mcp.json (tools/list, a packed call) would otherwise parse them, and a search
-// reads the file once per tree load (cached with the tree).
+// documents, titlePacks}, and mcp.json says {format, documentCount, tokenCount, blockSize,
+// stemming, table: its path, termPacks}: every reader of mcp.json (tools/list, a packed call)
+// would otherwise parse them, and a search reads the file once per tree load (cached with the
+// tree), when it first needs more than a word's term pack. The term pack rows stay in mcp.json
+// (up to SEARCH_TERM_PACKS_INLINE_BYTES; else in the file, as earlier format 6 trees have them).
 //
 // A query: ≤ MAX_QUERY_TERMS distinct terms → per term its row (in memory) → its index (bounded
 // LRU) → one record; BM25 (bm25.ts) over the postings; the top results' title blocks (≤ one
@@ -97,6 +99,14 @@ export const MAX_QUERY_TERMS = 32;
 export const MAX_DOCUMENT_ID_LENGTH = 4096;
 /** Rows' JSON above this leaves mcp.json for a file of its own (16 KiB: mcp.json stays small). */
 export const SEARCH_TABLE_INLINE_BYTES = 16 * 1024;
+/**
+ * Term pack rows up to this many bytes stay in mcp.json when the other rows leave for the table
+ * file: the worker parsed mcp.json for `initialize` already, so a word's pack is found, and a
+ * word the index lacks answered, with no table read (at 650,000 documents the table is 425 KB,
+ * most of it title pack rows a missing word never needs). Term packs stop at ~1,500 (their size
+ * grows past that), ~83 KB of rows at 650,000 documents.
+ */
+export const SEARCH_TERM_PACKS_INLINE_BYTES = 128 * 1024;
 /** The table file's name: content-addressed like packs, so a deploy never mixes two builds'. */
 export const SEARCH_TABLE_FILE = /^packs\/search\.index\/[0-9a-f]{16}\.table\.json$/;
 /** Bytes a table file may have (≈ 90,000 rows): a larger one is refused before it is parsed. */
@@ -152,8 +162,18 @@ export type SearchIndexCounts = Pick<
   'format' | 'documentCount' | 'tokenCount' | 'blockSize' | 'stemming'
 >;
 
+/**
+ * The manifest's counts when its rows are in a table file, that file, and the term pack rows when
+ * the manifest keeps them inline beside it (SEARCH_TERM_PACKS_INLINE_BYTES).
+ */
+export interface SearchTableFileSource {
+  counts: SearchIndexCounts;
+  tableFile: string;
+  termPacks?: SearchPackRows;
+}
+
 /** The manifest's `staticmcp.search`: the whole table, or its counts and the file holding its rows. */
-export type SearchIndexManifest = { table: SearchIndexTable } | { counts: SearchIndexCounts; tableFile: string };
+export type SearchIndexManifest = { table: SearchIndexTable } | SearchTableFileSource;
 
 /**
  * Parses the manifest's `staticmcp.search` (untrusted JSON), whose rows are inline or in a table
@@ -183,7 +203,11 @@ export function parseSearchIndexManifest(
   if (value.table === undefined) return parseRows(value, counts, 'search', pathChecks);
   if (typeof value.table !== 'string' || !SEARCH_TABLE_FILE.test(value.table))
     return { problem: `search.table is not the path of a ${SEARCH_FOLDER}<hash>.table.json file` };
-  return { counts, tableFile: value.table };
+  return {
+    counts,
+    tableFile: value.table,
+    ...(isPackRowsValue(value.termPacks) ? { termPacks: value.termPacks } : {}),
+  };
 }
 
 /** Parses the manifest's `staticmcp.search` when its rows are inline (a table file is a problem here). */

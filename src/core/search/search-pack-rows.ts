@@ -129,20 +129,22 @@ export function wholePackOf(
 
 /**
  * The record `name` under `key`: in `wholePack` (wholePackOf) when it is sure, else through the
- * index, whose rows `indexRows` gives (a reader's table checks them when first asked).
+ * index, whose rows `indexRows` gives (a reader's table is read, and its rows checked, when first asked).
+ * `sorted`: the pack's records are in key order (term packs), so its walk may stop early.
  */
 export async function lookupSearchRecord(
   packs: PackReader,
-  indexRows: () => readonly PackTableRow[],
+  indexRows: () => readonly PackTableRow[] | Promise<readonly PackTableRow[]>,
   wholePack: string | null | undefined,
   key: Uint8Array,
   name: string,
   keeping?: WholePackKeeping,
+  sorted = false,
 ): Promise<PackLookup> {
   if (wholePack === null) return { status: 'missing', reason: `${name} is not in this tree (before its first pack)` };
   if (wholePack !== undefined) {
-    const found = await packs.lookupInPack(wholePack, name, keeping);
+    const found = await packs.lookupInPack(wholePack, name, keeping, sorted);
     if (found !== undefined) return found;
   }
-  return packs.lookup(indexRows(), KEY_KIND.term, key, name, keeping);
+  return packs.lookup(await indexRows(), KEY_KIND.term, key, name, keeping);
 }

@@ -7,7 +7,8 @@
 // itself, through `readCall`: the index keeps no copy of a call's text; a call the host lacks or
 // that no longer reads as a document is an isError result saying to build again); decoded postings
 // and title blocks stay in a bounded LRU, parsed indexes in the pack reader's. A table kept in its
-// own file (search-index-format.ts) is read on the first search or fetch and kept.
+// own file (search-index-format.ts) is read when a search or fetch first needs it, and kept: a
+// word whose term pack mcp.json names is found, or known missing, without it.
 // A term in at least half the documents (FTS5's idf floor: it adds ~1e-6 to a score) has the
 // longest postings (2.5 MB at 650,000 documents) for nothing: when the other terms of the query
 // already find a page of results, its postings are not read, only its count of documents (the
@@ -38,6 +39,8 @@ import {
   SEARCH_RESULT_LIMIT,
   type SearchIndexCounts,
   type SearchIndexTable,
+  type SearchPackRows,
+  type SearchTableFileSource,
 } from './search-index-format.js';
 import {
   type FetchedDocument,
@@ -116,10 +119,15 @@ interface QueryReads {
   files: SharedReads;
   /** Each term's postings as this search reads them, by `maySkip` and term: a word looked up for its stem's missing list too is decoded once. */
   postings: Map<string, Promise<TermPostings>>;
+  /** The table as this search first asked for it: its lookups at once read and parse it once. */
+  table?: Promise<SearchIndexTable>;
 }
 
-/** The table inline (parsed from mcp.json), or its counts and the table file to read on first use. */
-export type SearchTableSource = SearchIndexTable | { counts: SearchIndexCounts; tableFile: string };
+/**
+ * The table inline (parsed from mcp.json), or its counts and the table file to read on first use
+ * (and the term pack rows, when mcp.json keeps them beside it).
+ */
+export type SearchTableSource = SearchIndexTable | SearchTableFileSource;
 
 export class SearchReader {
   private readonly packs: PackReader;
@@ -130,6 +138,8 @@ export class SearchReader {
   private readonly counts: SearchIndexCounts;
   private readonly tableFile: string | undefined;
   private table: SearchIndexTable | undefined;
+  /** The term pack rows mcp.json holds beside a table file: a word is found without the table. */
+  private readonly inlineTermPacks: SearchPackRows | undefined;
 
   constructor(
     private readonly files: PackFileSource,
@@ -139,6 +149,7 @@ export class SearchReader {
     if ('tableFile' in source) {
       this.counts = source.counts;
       this.tableFile = source.tableFile;
+      this.inlineTermPacks = source.termPacks;
     } else {
       this.counts = source;
       this.table = source;
@@ -200,63 +211,80 @@ export class SearchReader {
     const reads: QueryReads = { packs: new PackReader(files, this.indexCache), files, postings: new Map() };
     this.lastReads = files;
     try {
-      const table = await this.tableOf();
+      // The table is read when first needed: a word whose term pack mcp.json names is found (or
+      // known missing) without it.
       const weightOf = new Map<string, number>();
       for (const { key, weight } of wordLookupsOf(parsed.words, stemming))
         weightOf.set(key, Math.max(weight, weightOf.get(key) ?? 0));
       for (const prefix of parsed.prefixes)
-        for (const key of await this.prefixKeysOf(reads, table, prefix)) weightOf.set(key, 1);
+        for (const key of await this.prefixKeysOf(reads, await this.tableFor(reads), prefix)) weightOf.set(key, 1);
       const keys = [...weightOf.keys()];
       if (keys.length === 0) return { status: 'ok', hits: [], total: 0 };
-      const lists = await Promise.all(keys.map((key) => this.postingsOf(reads, table, key, keys.length > 1)));
+      const lists = await Promise.all(keys.map((key) => this.postingsOf(reads, key, keys.length > 1)));
       // No word of the query is in the index: the answer is known, and a cold worker runs none of
       // the ranking, matching and excerpt code, which it would compile for an empty page.
       if (lists.every((list) => list === null)) return { status: 'ok', hits: [], total: 0 };
-      let found = keys.flatMap((term, position) => {
-        const list = lists[position]!;
-        return isPostingList(list) ? [{ term, list }] : [];
-      });
-      // Left out, a common term only changes scores by ~1e-6 (FTS5's floor) as long as a term
-      // above the floor fills a page on its own; else its documents are results too, or its 1e-6
-      // is what orders them (the other terms are at the floor too), so it is read.
-      const documentCount = this.counts.documentCount;
-      const aboveFloor = ({ list }: { list: PostingList }) =>
-        inverseDocumentFrequency(documentCount, list.count) > 1e-6;
-      let skippedFrequency = 0;
-      if (found.some((term) => term.list.count >= SEARCH_RESULT_LIMIT && aboveFloor(term))) {
-        // Also those read for an earlier query: the ranking must not depend on what is cached.
-        for (const term of found) if (!aboveFloor(term)) skippedFrequency = Math.max(skippedFrequency, term.list.count);
-        found = found.filter(aboveFloor);
-        for (const list of lists)
-          if (list !== null && !isPostingList(list))
-            skippedFrequency = Math.max(skippedFrequency, list.documentFrequency);
-      } else {
-        const common = keys.filter((_, position) => lists[position] !== null && !isPostingList(lists[position]!));
-        const read = await Promise.all(common.map((term) => this.postingsOf(reads, table, term, false)));
-        read.forEach((list, position) => {
-          if (isPostingList(list)) found.push({ term: common[position]!, list });
-        });
-      }
-      const ranked = rankAndCount(
-        found.map((term) => term.list),
-        this.counts,
-        found.map((term) => weightOf.get(term.term)!),
-      );
-      if ('problem' in ranked)
-        throw new DamagedIndex(`the postings of "${shownKeyOf(found[ranked.list]!.term)}": ${ranked.problem}`);
-      const { best, total } = ranked;
-      const matcher = tokenMatcherOf(parsed, stemming);
-      const hits = await readHits(
-        { packs: reads.packs, files: reads.files, table, blocks: this.blocks, options: this.options },
-        best,
-        matcher,
-        parsed.words.length + parsed.prefixes.length,
-      );
-      return { status: 'ok', hits, total: Math.max(total, skippedFrequency) };
+      return await this.rankedHits(reads, parsed, keys, lists, weightOf);
     } catch (error) {
       if (error instanceof DamagedIndex) return this.damaged(error.reason);
       throw error;
     }
+  }
+
+  /**
+   * The page and total of a query some of whose words the index holds. A method of its own: a
+   * cold worker compiles a function whole when it first runs it, and a query of missing words
+   * never runs this.
+   */
+  private async rankedHits(
+    reads: QueryReads,
+    parsed: ReturnType<typeof parseQuery>,
+    keys: string[],
+    lists: TermPostings[],
+    weightOf: ReadonlyMap<string, number>,
+  ): Promise<SearchOutcome> {
+    const stemming = this.counts.stemming;
+    let found = keys.flatMap((term, position) => {
+      const list = lists[position]!;
+      return isPostingList(list) ? [{ term, list }] : [];
+    });
+    // Left out, a common term only changes scores by ~1e-6 (FTS5's floor) as long as a term
+    // above the floor fills a page on its own; else its documents are results too, or its 1e-6
+    // is what orders them (the other terms are at the floor too), so it is read.
+    const documentCount = this.counts.documentCount;
+    const aboveFloor = ({ list }: { list: PostingList }) => inverseDocumentFrequency(documentCount, list.count) > 1e-6;
+    let skippedFrequency = 0;
+    if (found.some((term) => term.list.count >= SEARCH_RESULT_LIMIT && aboveFloor(term))) {
+      // Also those read for an earlier query: the ranking must not depend on what is cached.
+      for (const term of found) if (!aboveFloor(term)) skippedFrequency = Math.max(skippedFrequency, term.list.count);
+      found = found.filter(aboveFloor);
+      for (const list of lists)
+        if (list !== null && !isPostingList(list))
+          skippedFrequency = Math.max(skippedFrequency, list.documentFrequency);
+    } else {
+      const common = keys.filter((_, position) => lists[position] !== null && !isPostingList(lists[position]!));
+      const read = await Promise.all(common.map((term) => this.postingsOf(reads, term, false)));
+      read.forEach((list, position) => {
+        if (isPostingList(list)) found.push({ term: common[position]!, list });
+      });
+    }
+    const ranked = rankAndCount(
+      found.map((term) => term.list),
+      this.counts,
+      found.map((term) => weightOf.get(term.term)!),
+    );
+    if ('problem' in ranked)
+      throw new DamagedIndex(`the postings of "${shownKeyOf(found[ranked.list]!.term)}": ${ranked.problem}`);
+    const { best, total } = ranked;
+    const matcher = tokenMatcherOf(parsed, stemming);
+    const table = await this.tableFor(reads);
+    const hits = await readHits(
+      { packs: reads.packs, files: reads.files, table, blocks: this.blocks, options: this.options },
+      best,
+      matcher,
+      parsed.words.length + parsed.prefixes.length,
+    );
+    return { status: 'ok', hits, total: Math.max(total, skippedFrequency) };
   }
 
   /**
@@ -319,6 +347,12 @@ export class SearchReader {
     return { status: 'error', message: `Search failed: ${DAMAGED_ADVICE} (${reason}).` };
   }
 
+  /** The table for one search: a first read shared by its lookups. */
+  private tableFor(reads: QueryReads): Promise<SearchIndexTable> {
+    reads.table ??= this.tableOf();
+    return reads.table;
+  }
+
   /** The table, read from its file on first use; throws DamagedIndex when the file is missing or unsound. */
   private async tableOf(): Promise<SearchIndexTable> {
     if (this.table !== undefined) return this.table;
@@ -339,30 +373,28 @@ export class SearchReader {
    * A term's postings, null when the index does not hold it, a CommonTerm when `maySkip` and it
    * sits in at least half the documents; throws DamagedIndex when refused.
    */
-  private postingsOf(
-    reads: QueryReads,
-    table: SearchIndexTable,
-    term: string,
-    maySkip: boolean,
-  ): Promise<TermPostings> {
+  private postingsOf(reads: QueryReads, term: string, maySkip: boolean): Promise<TermPostings> {
     const readKey = `${maySkip ? 1 : 0}${term}`;
-    const read = reads.postings.get(readKey) ?? this.readPostings(reads, table, term, maySkip);
+    const read = reads.postings.get(readKey) ?? this.readPostings(reads, term, maySkip);
     reads.postings.set(readKey, read);
     return read;
   }
 
-  private async readPostings(
-    reads: QueryReads,
-    table: SearchIndexTable,
-    term: string,
-    maySkip: boolean,
-  ): Promise<TermPostings> {
+  /** The term pack rows: mcp.json's, else the table's (read for them). */
+  private async termPacksOf(reads: QueryReads): Promise<SearchPackRows | undefined> {
+    return this.inlineTermPacks ?? (await this.tableFor(reads)).termPacks;
+  }
+
+  private async readPostings(reads: QueryReads, term: string, maySkip: boolean): Promise<TermPostings> {
     const cached = this.postings.get(term);
     if (cached !== undefined && (maySkip || cached === null || isPostingList(cached))) return cached;
     const key = utf8Bytes(term);
-    const wholePack = wholePackOf(reads.files, table.termPacks, 'terms', key);
+    // A host that reads ranges goes through the term index, so it reads the table either way.
+    const termPacks = reads.files.sendsWholeFiles === true ? await this.termPacksOf(reads) : undefined;
+    const wholePack = wholePackOf(reads.files, termPacks, 'terms', key);
     // A pack read whole holds the term's whole record anyway: its count is no cheaper.
     if (maySkip && cached === undefined && wholePack === undefined) {
+      const table = await this.tableFor(reads);
       const documentFrequency = await commonFrequencyOf(reads, table.terms, this.counts, term, key);
       if (documentFrequency !== undefined) {
         const common: CommonTerm = { common: true, documentFrequency };
@@ -370,7 +402,9 @@ export class SearchReader {
         return common;
       }
     }
-    const found = await lookupSearchRecord(reads.packs, () => table.terms, wholePack, key, term, TERM_PACK_KEEPING);
+    const termRows = async () => (await this.tableFor(reads)).terms;
+    // Term packs hold their records in key order (`check` says when one does not).
+    const found = await lookupSearchRecord(reads.packs, termRows, wholePack, key, term, TERM_PACK_KEEPING, true);
     if (found.status !== 'ok') {
       // The term is not in the corpus; any other `missing` is a part the host lacks (a deploy cut
       // short), which would silently drop results, so it is reported. The pack reader says which
@@ -378,7 +412,7 @@ export class SearchReader {
       if (found.status === 'missing' && found.reason.startsWith(`${term} is not in this tree`)) {
         // A stem's list that was its word's is left out (stem.ts): the word's stands for it.
         const word = wordOfStemKey(term);
-        return word === undefined ? null : this.postingsOf(reads, table, word, maySkip);
+        return word === undefined ? null : this.postingsOf(reads, word, maySkip);
       }
       throw new DamagedIndex(found.reason);
     }

@@ -31,8 +31,8 @@ import {
   parseSearchTableFile,
   parseTitleBlock,
   SEARCH_FOLDER,
-  type SearchIndexCounts,
   type SearchIndexTable,
+  type SearchTableFileSource,
   STEMMED_FORMAT,
   titleBlockKeyOf,
 } from './search-index-format.js';
@@ -58,7 +58,7 @@ type Space = 'terms' | 'titles' | 'documents';
  * packed: a document that takes its text from its call is a problem when the tree lacks the call.
  */
 export async function verifySearchIndex(
-  source: SearchIndexTable | { counts: SearchIndexCounts; tableFile: string },
+  source: SearchIndexTable | SearchTableFileSource,
   files: PackFileSource,
   treeFiles: readonly string[],
   hasCall?: (treePath: string) => boolean,
@@ -75,7 +75,8 @@ export async function verifySearchIndex(
     if ('problem' in parsed) return [`${parsed.problem}; ${REBUILD}`];
     if (!(await isNamedByContent(source.tableFile, read.bytes)))
       problems.push(`${source.tableFile} is not named by its content hash (edited?); ${REBUILD}`);
-    table = parsed.table;
+    // Term pack rows mcp.json keeps beside the file are the ones a reader uses.
+    table = source.termPacks === undefined ? parsed.table : { ...parsed.table, termPacks: source.termPacks };
   } else {
     table = source;
   }
@@ -161,9 +162,17 @@ export async function verifySearchIndex(
       const unmet = (block: string) =>
         `${packPath} lacks the excerpt source ${placed[0]!.name} where title block ${block} places it at byte ${placed[0]!.recordOffset}; ${REBUILD}`;
       let lastBlock = '';
+      // A reader that reads a term pack whole stops at the first record after the word it wants.
+      let previousKey: Uint8Array | undefined;
       for (const { record, offset, length } of parsed.records) {
         const name = record.names[0]!;
         const where = `${packPath} at byte ${offset} (${JSON.stringify(name.slice(0, 80))})`;
+        if (space === 'terms') {
+          const key = keyOf(keyKind, name);
+          if (previousKey !== undefined && compareKeys(previousKey, key) >= 0)
+            problems.push(`${where} is not after the record before it in key order, so readers miss words; ${REBUILD}`);
+          previousKey = key;
+        }
         const source = placed[0];
         if (source !== undefined && source.recordOffset === offset) {
           placed.shift();
