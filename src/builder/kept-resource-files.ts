@@ -164,7 +164,8 @@ export class KeptResourceFiles {
    * next build the reads.
    */
   save(): void {
-    const entries = this.added.subarray(0, this.addedCount * ENTRY_BYTES);
+    const added = this.added;
+    const entries = added.subarray(0, this.addedCount * ENTRY_BYTES);
     const previous = this.previous;
     // Both sets of entries (52 bytes a document each) are let go: the build holds this record to
     // its end (forget), through the search step's peak, and nothing is looked up or added after.
@@ -174,7 +175,15 @@ export class KeptResourceFiles {
     this.table = new DigestKeyTable(this.previous, ENTRY_BYTES, KEY_BYTES);
     const same = entries.equals(previous);
     this.previousWhole = releaseGrown(this.previousWhole);
-    if (same) return;
+    try {
+      if (!same) this.write(entries);
+    } finally {
+      // Grown in place: given back now, not at a collection during the search step's peak.
+      releaseGrown(added);
+    }
+  }
+
+  private write(entries: Buffer): void {
     const header = Buffer.alloc(HEADER_BYTES);
     MAGIC.copy(header);
     header.writeUInt32LE(entries.length / ENTRY_BYTES, MAGIC.length);

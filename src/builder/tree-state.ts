@@ -11,18 +11,21 @@
 // identities' and entries' byte counts (u32 each), then per entry FIXED_BYTES (its identity's and
 // entry's lengths, flags, source sha256, key: nothing that depends on where it is, so a run of
 // kept entries is written as one slice), then the identities (tree path, a NUL, MIME type), then
-// the entries.
+// the entries. This build's new entries wait in a scratch file until the record is written
+// (tree-state-scratch.ts).
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { grownTypedArray, releaseGrown } from '../tree-writer/grown-typed-array.js';
 import { removeDeadWritersFiles } from '../tree-writer/interrupted-write.js';
 import { fnv1aOf } from '../shared/fnv1a-hash.js';
+import { AddedEntries, type AddedSectionReader, RecordFileWriter, type SectionName } from './tree-state-scratch.js';
 
 export const TREE_STATE_FILE = path.join('.staticmcp', 'tree-state.bin');
 /** Beside the record, `<mark><pid>`: the record being written. */
 const NEW_FILE_MARK = '.new-';
+/** Beside the record, `<mark><pid>`: this build's new entries until the record is written. */
+const ADDED_FILE_MARK = '.added-';
 const MAGIC = Buffer.from('SMCPTS02', 'latin1');
 /** The CRC-32 of the rest: damage is what it is for (a record is a cache, rebuilt when in doubt). */
 const SUM_BYTES = 4;
@@ -89,11 +92,6 @@ function readSections(bytes: Buffer, stamp: string): Sections {
   };
 }
 
-/** Writes all of `bytes` at the file's position (a write may take fewer). */
-function writeAll(fd: number, bytes: Uint8Array): void {
-  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done);
-}
-
 export class TreeState {
   private previous: Sections;
   /** Entry number + 1 by its identity's hash, open addressing, EMPTY where none. */
@@ -101,10 +99,14 @@ export class TreeState {
   /** The identity being looked up or recorded: its UTF-8 bytes (probeLength of them). */
   private probe = Buffer.alloc(256);
   private probeLength = 0;
-  /** This build's entries listed the full way, in the same layout (`added.count` of them). */
-  private added = noSections();
+  /** This build's entries listed the full way (`addedCount` of them, with their bytes summed). */
+  private readonly added: AddedEntries;
+  private addedCount = 0;
   private addedIdBytes = 0;
   private addedEntryBytes = 0;
+  /** The fixed bytes and the listing entry of the entry being added (the entry is record's view). */
+  private readonly addedFixed = Buffer.alloc(FIXED_BYTES);
+  private entryBytes = Buffer.alloc(1024);
   /**
    * This build's record as runs of entries, in order: [from, to) of the previous record's entries
    * (kept), or of `added`'s: [from, to, 1 when added] each. A one-document edit makes three.
@@ -117,6 +119,7 @@ export class TreeState {
     whole: Buffer,
   ) {
     this.previous = readSections(whole, stamp);
+    this.added = new AddedEntries(`${file}${ADDED_FILE_MARK}${process.pid}`, FIXED_BYTES);
     let size = 16;
     while (size < this.previous.count * 2) size *= 2;
     this.table = new Uint32Array(size);
@@ -143,6 +146,7 @@ export class TreeState {
     const file = path.join(projectRoot, TREE_STATE_FILE);
     // What builds killed while writing it left (never a running build's).
     await removeDeadWritersFiles(file, NEW_FILE_MARK);
+    await removeDeadWritersFiles(file, ADDED_FILE_MARK);
     let whole: Buffer = Buffer.alloc(0);
     if (readPrevious) {
       try {
@@ -228,31 +232,24 @@ export class TreeState {
     entryText: string,
   ): Buffer {
     this.encodeIdentity(treePath, mimeType);
-    const added = this.added;
-    const index = added.count;
-    const fixedAt = index * FIXED_BYTES;
-    added.fixed = grownTypedArray(added.fixed, fixedAt + FIXED_BYTES);
-    added.fixed.fill(0, fixedAt, fixedAt + FIXED_BYTES);
-    added.ids = grownTypedArray(added.ids, this.addedIdBytes + this.probeLength);
-    this.probe.copy(added.ids, this.addedIdBytes, 0, this.probeLength);
-    const entryLength = Buffer.byteLength(entryText);
-    const entryStart = this.addedEntryBytes;
-    added.entries = grownTypedArray(added.entries, entryStart + entryLength);
-    added.entries.write(entryText, entryStart, 'utf8');
-    added.fixed.writeUInt32LE(this.probeLength, fixedAt);
-    added.fixed.writeUInt32LE(entryLength, fixedAt + 4);
-    added.fixed.writeUInt32LE(text ? TEXT_FLAG : 0, fixedAt + 8);
-    added.fixed.set(sourceSha256.subarray(0, SHA_BYTES), fixedAt + SHA_AT);
-    added.fixed.set(key.subarray(0, KEY_BYTES), fixedAt + KEY_AT);
+    const index = this.addedCount;
+    const most = entryText.length * 3;
+    if (this.entryBytes.length < most) this.entryBytes = Buffer.alloc(most * 2);
+    const entryLength = this.entryBytes.write(entryText, 0, 'utf8');
+    const fixed = this.addedFixed;
+    fixed.fill(0);
+    fixed.writeUInt32LE(this.probeLength, 0);
+    fixed.writeUInt32LE(entryLength, 4);
+    fixed.writeUInt32LE(text ? TEXT_FLAG : 0, 8);
+    fixed.set(sourceSha256.subarray(0, SHA_BYTES), SHA_AT);
+    fixed.set(key.subarray(0, KEY_BYTES), KEY_AT);
+    const entry = this.entryBytes.subarray(0, entryLength);
+    this.added.append(fixed, this.probe.subarray(0, this.probeLength), entry);
     this.addedIdBytes += this.probeLength;
     this.addedEntryBytes += entryLength;
-    added.idStarts = withRoomFor(added.idStarts, index + 2);
-    added.entryStarts = withRoomFor(added.entryStarts, index + 2);
-    added.idStarts[index + 1] = this.addedIdBytes;
-    added.entryStarts[index + 1] = this.addedEntryBytes;
-    added.count += 1;
+    this.addedCount += 1;
     this.extendRun(index, true);
-    return added.entries.subarray(entryStart, this.addedEntryBytes);
+    return entry;
   }
 
   /** Removes the record (what it led to was found wrong): the next build lists every document the full way. */
@@ -267,40 +264,28 @@ export class TreeState {
    */
   save(): void {
     const { runs, previous, added } = this;
-    const sectionsOf = (run: number) => (runs[run + 2] === 1 ? added : previous);
+    this.added.finish();
     let count = 0;
-    let idBytes = 0;
-    let entryBytes = 0;
+    let idBytes = this.addedIdBytes;
+    let entryBytes = this.addedEntryBytes;
     for (let run = 0; run < runs.length; run += 3) {
-      const { idStarts, entryStarts } = sectionsOf(run);
       const [from, to] = [runs[run]!, runs[run + 1]!];
       count += to - from;
-      idBytes += idStarts[to]! - idStarts[from]!;
-      entryBytes += entryStarts[to]! - entryStarts[from]!;
+      if (runs[run + 2] === 1) continue;
+      idBytes += previous.idStarts[to]! - previous.idStarts[from]!;
+      entryBytes += previous.entryStarts[to]! - previous.entryStarts[from]!;
     }
     const unchanged = runs.length === 3 && runs[2] === 0 && runs[0] === 0 && runs[1] === previous.count;
-    const slices: Uint8Array[] = [];
-    for (const section of ['fixed', 'ids', 'entries'] as const) {
-      for (let run = 0; run < runs.length; run += 3) {
-        const sections = sectionsOf(run);
-        const [from, to] = [runs[run]!, runs[run + 1]!];
-        const starts = section === 'fixed' ? undefined : section === 'ids' ? sections.idStarts : sections.entryStarts;
-        const [start, end] = starts ? [starts[from]!, starts[to]!] : [from * FIXED_BYTES, to * FIXED_BYTES];
-        slices.push(sections[section].subarray(start, end));
-      }
-    }
-    if (!unchanged) this.write(count, idBytes, entryBytes, slices);
+    if (!unchanged && !added.failed) this.write(count, idBytes, entryBytes);
+    added.remove();
     // Both records are let go: the build holds this one to its end (forget), through the search step's peak.
     this.previous = noSections();
-    // Grown in place (grown-typed-array.ts): a first build's record (~370 bytes a document) goes
-    // back at once, not at a collection during the search step's peak.
-    for (const part of [added.fixed, added.ids, added.entries]) releaseGrown(part);
-    this.added = noSections();
     this.table = new Uint32Array(16);
     this.runs = [];
   }
 
-  private write(count: number, idBytes: number, entryBytes: number, slices: readonly Uint8Array[]): void {
+  /** Writes the record: each section's runs in turn, a previous run as one slice, an added one entry by entry. */
+  private write(count: number, idBytes: number, entryBytes: number): void {
     const stamp = Buffer.from(this.stamp, 'utf8');
     const bodyAt = MAGIC.length + SUM_BYTES;
     const header = Buffer.alloc(bodyAt + 4 + stamp.length + 12);
@@ -310,30 +295,37 @@ export class TreeState {
     header.writeUInt32LE(count, bodyAt + 4 + stamp.length);
     header.writeUInt32LE(idBytes, bodyAt + 8 + stamp.length);
     header.writeUInt32LE(entryBytes, bodyAt + 12 + stamp.length);
-    let sum = crc32(header.subarray(bodyAt));
-    for (const slice of slices) sum = crc32(slice, sum);
-    header.writeUInt32LE(sum, MAGIC.length);
     const temp = `${this.file}${NEW_FILE_MARK}${process.pid}`;
+    let out: RecordFileWriter | undefined;
     try {
       mkdirSync(path.dirname(this.file), { recursive: true });
-      const fd = openSync(temp, 'w');
-      try {
-        writeAll(fd, header);
-        for (const slice of slices) writeAll(fd, slice);
-      } finally {
-        closeSync(fd);
-      }
+      out = new RecordFileWriter(temp, bodyAt);
+      out.append(header);
+      for (const section of ['fixed', 'ids', 'entries'] as const) this.writeSection(out, section);
+      out.finish(MAGIC.length);
+      out = undefined;
       renameSync(temp, this.file);
     } catch {
+      out?.abandon();
       rmSync(temp, { force: true });
     }
   }
-}
 
-/** `array` with room for `length` numbers (doubled, copied, when it has not). */
-function withRoomFor(array: Uint32Array, length: number): Uint32Array {
-  if (array.length >= length) return array;
-  const grown = new Uint32Array(Math.max(length, array.length * 2, 1024));
-  grown.set(array);
-  return grown;
+  private writeSection(out: RecordFileWriter, section: SectionName): void {
+    const { runs, previous } = this;
+    const starts = section === 'ids' ? previous.idStarts : previous.entryStarts;
+    let reader: AddedSectionReader | undefined;
+    try {
+      for (let run = 0; run < runs.length; run += 3) {
+        const [from, to] = [runs[run]!, runs[run + 1]!];
+        if (runs[run + 2] === 1) {
+          reader ??= this.added.reader(section);
+          for (let index = from; index < to; index++) out.append(reader!.next());
+        } else if (section === 'fixed') out.append(previous.fixed.subarray(from * FIXED_BYTES, to * FIXED_BYTES));
+        else out.append(previous[section].subarray(starts[from]!, starts[to]!));
+      }
+    } finally {
+      reader?.close();
+    }
+  }
 }

@@ -4,7 +4,7 @@
 // entry that cannot be used (a loop, a dangling link, a pipe, a folder too deep) reported, never fatal.
 import { type Dirent, promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
-import { detachedString } from '../core/search/detached-string.js';
+import { ownString } from './own-string.js';
 import { joinedPath } from './joined-path.js';
 
 /**
@@ -139,12 +139,12 @@ async function walkOnce(
       if (!options.everyName && name.startsWith('.')) continue;
       // Flat copies: a joined path is a tree of a dozen concatenations and views (~400 bytes of
       // heap a file, held for every file of the walk).
-      const file = detachedString(joinedPath(folder, name));
+      const file = ownString(joinedPath(folder, name));
       if (!options.everyName && name.endsWith('.meta.json')) {
         sidecars.add(file);
         continue;
       }
-      const relativePath = relativeFolder ? detachedString(`${relativeFolder}/${name}`) : name;
+      const relativePath = relativeFolder ? ownString(`${relativeFolder}/${name}`) : name;
       // The entry's own type is the file's unless it is a symlink (or the file system did not say).
       let stats: Pick<Stats, 'isDirectory' | 'isFile'> = entry;
       try {

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { stemKeyOf, stemOf } from '../../src/core/search/stem.js';
 import { tokenize } from '../../src/core/search/tokenize.js';
 import { summarizeMarkdown } from '../../src/project/markdown-summary.js';
+import { ownString } from '../../src/project/own-string.js';
 
 setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as () => void;
@@ -52,5 +53,23 @@ describe('what a build keeps of a document', () => {
       return [stemOf(term).length, stemKeyOf(term).length];
     });
     expect(grown).toBeLessThan(BOUND_BYTES);
+  });
+
+  it('a kept path costs its own characters, not a view of a copy', () => {
+    // Discovery keeps a path like these for every document it walks (walk-folder.ts).
+    const count = 50_000;
+    collect();
+    const before = process.memoryUsage().heapUsed;
+    const kept: string[] = [];
+    for (let index = 0; index < count; index += 1) {
+      const line = `man1/gcloud_beta_auth_application-default-${index}.1.md and the rest of the line`;
+      kept.push(ownString(line.slice(0, line.indexOf(' '))));
+    }
+    collect();
+    const perPathBytes = (process.memoryUsage().heapUsed - before) / count;
+    expect(kept[7]).toBe('man1/gcloud_beta_auth_application-default-7.1.md');
+    // A flat string of ~50 one-byte characters is ~72 bytes and its array slot 8: a view (32 bytes)
+    // of a copy one character longer made it ~115.
+    expect(perPathBytes).toBeLessThan(96);
   });
 });

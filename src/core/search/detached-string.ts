@@ -4,7 +4,7 @@
 // document of a build, through the stem caches and the posting run's dictionary. Portable.
 
 /** V8's shortest substring that is a view (SlicedString::kMinLength); shorter ones are copies already. */
-const SHORTEST_VIEW = 13;
+export const SHORTEST_VIEW = 13;
 
 /** `text` as a string of its own (for strings meant to outlive the text they were cut from). */
 export function detachedString(text: string): string {
