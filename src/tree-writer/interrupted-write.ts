@@ -8,18 +8,21 @@ import { isProcessAlive } from '../shared/process-alive.js';
 import { removeTree } from './remove-tree.js';
 import { DIGESTS_MARK, OLD_MARK, SCRATCH_MARK, SPOOL_MARK, TEMP_MARK } from './swap-folders.js';
 
-async function siblingsMarked(outDir: string, mark: string): Promise<{ file: string; pid: number }[]> {
-  const parent = path.dirname(outDir);
-  const prefix = `${path.basename(outDir)}${mark}`;
-  let names: string[];
-  try {
-    names = await fs.readdir(parent);
-  } catch {
-    return [];
-  }
+/** The files `<target><mark><pid>` among `names` (the entries of target's folder), with their writer's pid. */
+function marked(target: string, mark: string, names: string[]): { file: string; pid: number }[] {
+  const parent = path.dirname(target);
+  const prefix = `${path.basename(target)}${mark}`;
   return names
     .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
     .map((name) => ({ file: path.join(parent, name), pid: Number(name.slice(prefix.length)) }));
+}
+
+async function siblingsMarked(outDir: string, mark: string): Promise<{ file: string; pid: number }[]> {
+  try {
+    return marked(outDir, mark, await fs.readdir(path.dirname(outDir)));
+  } catch {
+    return [];
+  }
 }
 
 /**
@@ -60,6 +63,20 @@ export async function removeDeadWritersFiles(target: string, mark: string): Prom
   for (const left of await siblingsMarked(target, mark)) {
     if (isProcessAlive(left.pid) && left.pid !== process.pid) continue;
     await fs.rm(left.file, { force: true });
+  }
+}
+
+/** removeDeadWritersFiles, for a caller that cannot wait. */
+export function removeDeadWritersFilesSync(target: string, mark: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(path.dirname(target));
+  } catch {
+    return;
+  }
+  for (const left of marked(target, mark, names)) {
+    if (isProcessAlive(left.pid) && left.pid !== process.pid) continue;
+    rmSync(left.file, { force: true });
   }
 }
 

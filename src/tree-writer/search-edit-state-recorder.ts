@@ -4,10 +4,9 @@
 // before it goes, then the state file is written to a temporary name and renamed, then the
 // scratch files of earlier states are removed. A build killed at any point leaves a state that
 // names the kept directory and files it was made with, or one that no longer matches them.
-import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { isProcessAlive } from '../shared/process-alive.js';
 import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import type { KeptSearchDocuments } from './search-kept-documents.js';
 import type { KeptLlmsEntries } from './llms-kept-entries.js';
@@ -25,7 +24,7 @@ import {
   headerOf,
   SPILL_NAMES,
 } from './search-edit-state.js';
-import { removeFilesOfDeadWriters } from './interrupted-write.js';
+import { removeDeadWritersFilesSync, removeFilesOfDeadWriters } from './interrupted-write.js';
 
 const DIGEST_BYTES = 32;
 /** The state is `<file><NEW_STATE_MARK><pid>` until it is put in place. */
@@ -235,7 +234,8 @@ export function openSearchEditState(
   keptLlms: KeptLlmsEntries,
 ): { previous?: SearchEditState; recorder: SearchEditStateRecorder } {
   const file = path.join(path.dirname(documentsFile), EDIT_STATE_FILE);
-  removeDeadStates(file);
+  // Temporary states of builds killed before their rename (never a running build's).
+  removeDeadWritersFilesSync(file, NEW_STATE_MARK);
   const { state } = readSearchEditState(file, {
     identity: kept.identity,
     keptChecksum: kept.previousChecksum,
@@ -245,24 +245,6 @@ export function openSearchEditState(
   });
   if (state) keptLlms.trust();
   return { ...(state ? { previous: state } : {}), recorder: new SearchEditStateRecorder(file, kept, keptLlms) };
-}
-
-/** Removes the temporary states of builds no longer running (killed before their rename). */
-function removeDeadStates(file: string): void {
-  const folder = path.dirname(file);
-  const mark = `${path.basename(file)}${NEW_STATE_MARK}`;
-  let names: string[];
-  try {
-    names = readdirSync(folder);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(mark)) continue;
-    const pid = Number(name.slice(mark.length));
-    if (Number.isSafeInteger(pid) && pid !== process.pid && isProcessAlive(pid)) continue;
-    rmSync(path.join(folder, name), { force: true });
-  }
 }
 
 /** Renames `from` to `to`, or copies it there when they lie on two file systems. */

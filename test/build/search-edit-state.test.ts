@@ -8,6 +8,7 @@
 // still give that tree.
 // Builds run in-process (test/helpers/in-process-build.ts); each case builds its own project (a
 // copy would have other inodes, which the state checks, so it would never be used).
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -97,6 +98,20 @@ async function rewriteFirstPart(project: string, folder: string): Promise<void> 
 }
 
 describe('the search edit state', () => {
+  it("removes a killed build's unfinished state, never a running build's", async () => {
+    const project = await projectWithState('staticmcp-edit-state-dead-');
+    // A process that has ended, and one still running (the test runner's parent).
+    const deadPid = spawnSync(process.execPath, ['-e', '0']).pid;
+    const dead = path.join(project, `${STATE}.new-${deadPid}`);
+    const running = path.join(project, `${STATE}.new-${process.ppid}`);
+    for (const file of [dead, running]) await fs.writeFile(file, 'half a state');
+    await edit(project, 12, 'swept');
+    await build(project);
+    await expectFreshTree(project);
+    await expect(fs.access(dead)).rejects.toThrow();
+    expect(await fs.readFile(running, 'utf8')).toBe('half a state');
+  });
+
   it('rebuilds the from-scratch tree edit after edit, and after a page added and one removed', async () => {
     const project = await projectWithState('staticmcp-edit-state-');
     const spillsBefore = readdirSync(path.join(project, SPILLS));
