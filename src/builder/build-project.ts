@@ -164,7 +164,7 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
     const maxCallFiles = options.maxCallFiles ?? config.limits.maxCallFiles;
     // Call files past the budget are held in a spool, not created: the pack step takes them from
     // there (a shard part is never packed, so its files are written as they come).
-    if (!shard) output.spoolCallFilesPast(maxCallFiles);
+    if (!shard) output.spoolCallFilesPast(maxCallFiles, planned.plans);
     const sink = new CallFileSink(output, planned.plans);
     await runCalls(
       planned.plans,

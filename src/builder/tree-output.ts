@@ -4,7 +4,9 @@
 // (tree-writer.ts) instead of created: the pack step (pack-call-files.ts) reads it from the spool
 // and takes it out, so a packed tool's calls past the budget never become files; those of a tool
 // left unpacked are written out as files before the swap. The budget decision itself still needs
-// every tool's final count and size, known only once every call is in.
+// every tool's final count and size, known only once every call is in; but when the plan already
+// enumerates more calls than the budget, every call file is spooled from the first: the files
+// written before the budget was reached would otherwise each be created and then unlinked.
 // Resource files past the first RESOURCE_FILES_IN_MARGIN are spooled the same way: past that many
 // the pack step may take them (pack-resource-files.ts), and a packed file that was created costs
 // a create and an unlink per name on every rebuild; those left plain are written out as files
@@ -12,6 +14,7 @@
 import { isPackableResourceFile } from '../core/packs/pack-table.js';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
+import type { ToolPlan } from './plan-tools.js';
 import { toolOfCallFile } from './packable-call-file.js';
 import {
   addToTally,
@@ -58,10 +61,11 @@ export class TreeOutput {
 
   /**
    * Spools the packable call files written once the tree holds `maxCallFiles` (a budget above 0),
-   * and the packable resource files past RESOURCE_FILES_IN_MARGIN.
+   * or all of them when `plans` enumerate more calls than that, and the packable resource files
+   * past RESOURCE_FILES_IN_MARGIN.
    */
-  spoolCallFilesPast(maxCallFiles: number): void {
-    if (maxCallFiles > 0) this.spoolPast = maxCallFiles;
+  spoolCallFilesPast(maxCallFiles: number, plans: readonly ToolPlan[]): void {
+    if (maxCallFiles > 0) this.spoolPast = enumeratedCallsOf(plans) > maxCallFiles ? 0 : maxCallFiles;
   }
 
   /**
@@ -161,4 +165,11 @@ export class TreeOutput {
     }
     await this.write(toPath, this.writer.read(fromPath));
   }
+}
+
+/** The calls the plans enumerate: about the call files they make (copies at omitted defaults add some, failures take some away). */
+function enumeratedCallsOf(plans: readonly ToolPlan[]): number {
+  let calls = 0;
+  for (const { enumeration } of plans) if (enumeration.precomputable) calls += enumeration.count;
+  return calls;
 }

@@ -175,4 +175,39 @@ describe('a build past its call-file budget', () => {
     expect([...never.keys()].some((file) => file.startsWith('packs/'))).toBe(false);
     expect(never.get('mcp.json')!.toString('utf8')).not.toContain('"packs"');
   });
+
+  it('planned past the budget but ending within it (calls that fail), writes exactly the unpacked tree', async () => {
+    // Seven calls planned over a budget of five: every call file waits in the spool from the
+    // first; three calls die, so the four files left are within the budget and written out plainly.
+    const project = await makeProject({
+      tools: { ok: 'ok' },
+      config: { tools: { half: { values: { value: ['a', 'b', 'c', 'd', 'e', 'f'] } } } },
+      files: {
+        'tools/half': `#!/bin/sh
+if [ "$1" = "--help" ]; then
+  echo '{"description": "Dies past c"}'
+  echo '{"value": {"description": "a letter", "required": true, "value_type": "string"}}' >&2
+  exit 0
+fi
+case "$value" in d|e|f) kill -KILL $$ ;; esac
+echo "$value"
+`,
+      },
+    });
+    await fs.chmod(path.join(project, 'tools', 'half'), 0o755);
+    const parent = await temporaryFolder();
+    // Failed calls make the build's exit code 1; the tree is written all the same.
+    for (const [folder, budget] of [
+      ['never', 0],
+      ['spooled', 5],
+    ] as const) {
+      const result = await buildInProcess(project, { outDir: path.join(parent, folder), maxCallFiles: budget });
+      expect(result.report.tools.find((tool) => tool.name === 'half')!.failures).toHaveLength(3);
+    }
+    const never = await readTree(path.join(parent, 'never'));
+    expect(await readTree(path.join(parent, 'spooled'))).toEqual(never);
+    expect([...never.keys()].filter((file) => file.startsWith('tools/half/')).sort()).toEqual(
+      ['a', 'b', 'c'].map((value) => `tools/half/${value}.json`),
+    );
+  });
 });
