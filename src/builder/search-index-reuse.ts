@@ -172,9 +172,14 @@ export function searchInputsDigest(
     .digest('hex');
 }
 
-/** The tree paths the extension names (its rows' indexes, or its table file). */
+/** The tree paths the extension names (its rows' indexes, or its table file and title pack rows' file). */
 function pathsNamedBy(extension: SearchIndexExtension): string[] | undefined {
-  if ('table' in extension) return typeof extension.table === 'string' ? [extension.table] : undefined;
+  if ('table' in extension) {
+    if (typeof extension.table !== 'string') return undefined;
+    const { titlePackFile } = extension;
+    if (titlePackFile !== undefined && typeof titlePackFile !== 'string') return undefined;
+    return titlePackFile === undefined ? [extension.table] : [extension.table, titlePackFile];
+  }
   const named: string[] = [];
   for (const kind of ['terms', 'titles', 'documents'] as const) {
     const rows = (extension as unknown as Record<string, unknown>)[kind];

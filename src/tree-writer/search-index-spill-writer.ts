@@ -298,7 +298,7 @@ export async function writeSearchIndexSpilling(
   // Out of the scratch folder before the caller removes it: the next edit copies from them.
   editRecorder?.keepSpills();
   const rows = { terms, titles, documents: stored, termPacks, titlePacks };
-  const { extension, tableFile } = searchExtensionOf(count, tokenCount, blockSize, rows, options);
-  if (tableFile !== undefined) await writeFile(tableFile.path, tableFile.bytes);
+  const { extension, files } = searchExtensionOf(count, tokenCount, blockSize, rows, options);
+  for (const file of files) await writeFile(file.path, file.bytes);
   return extension;
 }

@@ -209,8 +209,8 @@ export function writeSearchIndex(
     termPacks: terms.packRows,
     titlePacks: titles.packRows,
   };
-  const { extension, tableFile } = searchExtensionOf(numbered.length, tokenCount, blockSize, rows, options);
-  if (tableFile !== undefined) files.push(tableFile);
+  const { extension, files: tableFiles } = searchExtensionOf(numbered.length, tokenCount, blockSize, rows, options);
+  files.push(...tableFiles);
   files.sort((left, right) => compareStrings(left.path, right.path));
   return { files, extension };
 }

@@ -501,6 +501,7 @@ describe('a search table in its own file', () => {
       blockSize: 16,
       table: expect.stringMatching(/^packs\/search\.index\/[0-9a-f]{16}\.table\.json$/),
       termPacks: expect.stringMatching(/^[0-9a-f]+ [0-9a-f]{16} \d+\n/),
+      titlePackFile: expect.stringMatching(/^packs\/search\.index\/[0-9a-f]{16}\.title-packs$/),
     });
     for (const query of ['alpha omega', 'café', 'psi chi']) {
       expect(await filed.reader.search({ query }), query).toEqual(await inline.reader.search({ query }));

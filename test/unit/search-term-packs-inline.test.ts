@@ -1,6 +1,6 @@
 // Term packs as a host that sends whole files (the Workers asset binding) reads them (issue #40):
 // mcp.json keeps their rows beside a search table file, so a word's pack is found, or the word
-// known missing, without reading the table; the table is read once a query needs titles. An
+// known missing, without reading the table (nor for titles: search-title-pack-rows.test.ts). An
 // earlier format 6 tree, whose table file holds the term pack rows, answers the same; `check`
 // holds mcp.json's rows to the packs, and a term pack's records to key order (a reader's walk of
 // a pack stops at the first record after the word).
@@ -19,6 +19,8 @@ import { verifySearchIndex } from '../../src/core/search/verify-search-index.js'
 import { contentName } from '../../src/tree-writer/search-index-output.js';
 import { utf8Bytes } from '../../src/core/tree/utf8.js';
 import { writeSearchIndex } from '../helpers/in-memory-search-index.js';
+import { encodePackRows } from '../../src/core/search/search-pack-rows.js';
+import { TitlePackRows } from '../../src/core/search/title-pack-rows.js';
 import { random } from '../helpers/random.js';
 
 /** Files as the asset binding sends them: whole, each read logged. */
@@ -66,13 +68,18 @@ function readerOver(files: Map<string, Uint8Array>, source: SearchTableFileSourc
 
 /** The same index as an earlier format 6 build wrote it: the term pack rows in the table file. */
 function earlierTree(): { files: Map<string, Uint8Array>; source: SearchTableFileSource } {
-  const { table, termPacks, ...counts } = written.extension as { table: string; termPacks: string };
+  const { table, termPacks, titlePackFile, ...counts } = written.extension as {
+    table: string;
+    termPacks: string;
+    titlePackFile: string;
+  };
   const files = new Map(written.files.map((file) => [file.path, file.bytes]));
-  const rows = JSON.parse(new TextDecoder().decode(files.get(table)));
-  const { titlePacks, ...indexRows } = rows;
+  const indexRows = JSON.parse(new TextDecoder().decode(files.get(table)));
+  const titlePacks = encodePackRows(TitlePackRows.of(files.get(titlePackFile)!)!.list());
   const bytes = utf8Bytes(JSON.stringify({ ...indexRows, termPacks, titlePacks }));
   const path = `packs/search.index/${contentName(bytes)}.table.json`;
   files.delete(table);
+  files.delete(titlePackFile);
   files.set(path, bytes);
   return { files, source: sourceOf({ ...counts, table: path }) };
 }
@@ -84,12 +91,7 @@ describe('term pack rows beside the table file', () => {
     expect(extension.termPacks).toMatch(/^[0-9a-f]+ [0-9a-f]{16} \d+(\n[0-9a-f]+ [0-9a-f]{16} \d+)+$/);
     expect(utf8Bytes(extension.termPacks as string).length).toBeLessThanOrEqual(SEARCH_TERM_PACKS_INLINE_BYTES);
     const table = written.files.find((file) => file.path === extension.table)!;
-    expect(Object.keys(JSON.parse(new TextDecoder().decode(table.bytes)))).toEqual([
-      'terms',
-      'titles',
-      'documents',
-      'titlePacks',
-    ]);
+    expect(Object.keys(JSON.parse(new TextDecoder().decode(table.bytes)))).toEqual(['terms', 'titles', 'documents']);
   });
 
   it('let a word the index lacks be answered with one read, its term pack, and no table', async () => {
@@ -108,11 +110,11 @@ describe('term pack rows beside the table file', () => {
       ).toBe(true);
       expect(host.asked.length).toBeLessThanOrEqual(query.split(' ').length);
     }
-    // A word found needs its results' titles: the table is read then, once.
+    // A word found needs its results' titles, found through the title pack rows' file, not the table.
     host.asked.length = 0;
     const found = await reader.search({ query: 'w3 w17' });
     expect((found.structuredContent as { results: unknown[] }).results).toHaveLength(10);
-    expect(host.asked.filter((path) => path.endsWith('.table.json'))).toHaveLength(1);
+    expect(host.asked.filter((path) => path.endsWith('.table.json'))).toHaveLength(0);
   });
 
   it('answer as the rows of an earlier tree’s table file do, which are still read', async () => {

@@ -24,23 +24,24 @@ export interface ReadTitleBlock {
  * Per ranked document, the text its excerpt is cut from (`goesOn`: the document's text is longer),
  * undefined for a document that stores no text or whose record cannot be read (`onProblem` hears
  * why), or the problem of an excerpt source that cannot be read or does not inflate (the caller
- * names its id). `blocks` holds the title block of every ranked document.
+ * names its id). `blocks` holds the title block of every ranked document. `table` is read only
+ * before format 6, whose excerpts come from the documents' records.
  */
 export async function readExcerptTexts(
   packs: PackReader,
-  table: SearchIndexTable,
+  blockSize: number,
+  table: () => Promise<SearchIndexTable>,
   format: number,
   best: readonly ScoredDocument[],
   options: { onProblem?: (reason: string) => void },
   blocks: ReadonlyMap<number, ReadTitleBlock>,
 ): Promise<ExcerptText[]> {
-  const blockSize = table.blockSize;
   const blockOf = (document: number) => blocks.get(Math.floor(document / blockSize))!;
   if (format < STEMMED_FORMAT) {
     return Promise.all(
       best.map(async ({ document }) => {
         const id = blockOf(document).entries[document % blockSize]!.id;
-        const stored = await readExcerptText(packs, table.documents, format, id);
+        const stored = await readExcerptText(packs, (await table()).documents, format, id);
         if (stored.status === 'damaged') options.onProblem?.(stored.reason);
         return stored.status === 'ok' ? { text: stored.text, goesOn: false } : undefined;
       }),

@@ -54,6 +54,9 @@
 // would otherwise parse them, and a search reads the file once per tree load (cached with the
 // tree), when it first needs more than a word's term pack. The term pack rows stay in mcp.json
 // (up to SEARCH_TERM_PACKS_INLINE_BYTES; else in the file, as earlier format 6 trees have them).
+// The title pack rows then leave the table too, for a binary file mcp.json names beside it
+// (`titlePackFile`, title-pack-rows.ts), which a query reads for its results' title packs, so a
+// search for words reads no table (earlier format 6 trees keep them in the table, still read).
 //
 // A query: ≤ MAX_QUERY_TERMS distinct terms → per term its row (in memory) → its index (bounded
 // LRU) → one record; BM25 (bm25.ts) over the postings; the top results' title blocks (≤ one
@@ -109,6 +112,8 @@ export const SEARCH_TABLE_INLINE_BYTES = 16 * 1024;
 export const SEARCH_TERM_PACKS_INLINE_BYTES = 128 * 1024;
 /** The table file's name: content-addressed like packs, so a deploy never mixes two builds'. */
 export const SEARCH_TABLE_FILE = /^packs\/search\.index\/[0-9a-f]{16}\.table\.json$/;
+/** The title pack rows file's name (title-pack-rows.ts), content-addressed as the table file is. */
+export const TITLE_PACK_ROWS_FILE = /^packs\/search\.index\/[0-9a-f]{16}\.title-packs$/;
 /** Bytes a table file may have (≈ 90,000 rows): a larger one is refused before it is parsed. */
 export const MAX_SEARCH_TABLE_FILE_BYTES = 8 * 1024 * 1024;
 
@@ -170,6 +175,8 @@ export interface SearchTableFileSource {
   counts: SearchIndexCounts;
   tableFile: string;
   termPacks?: SearchPackRows;
+  /** The binary file of the title pack rows (title-pack-rows.ts), when the table does not hold them. */
+  titlePackFile?: string;
 }
 
 /** The manifest's `staticmcp.search`: the whole table, or its counts and the file holding its rows. */
@@ -203,10 +210,14 @@ export function parseSearchIndexManifest(
   if (value.table === undefined) return parseRows(value, counts, 'search', pathChecks);
   if (typeof value.table !== 'string' || !SEARCH_TABLE_FILE.test(value.table))
     return { problem: `search.table is not the path of a ${SEARCH_FOLDER}<hash>.table.json file` };
+  const { titlePackFile } = value;
+  if (titlePackFile !== undefined && (typeof titlePackFile !== 'string' || !TITLE_PACK_ROWS_FILE.test(titlePackFile)))
+    return { problem: `search.titlePackFile is not the path of a ${SEARCH_FOLDER}<hash>.title-packs file` };
   return {
     counts,
     tableFile: value.table,
     ...(isPackRowsValue(value.termPacks) ? { termPacks: value.termPacks } : {}),
+    ...(titlePackFile !== undefined ? { titlePackFile } : {}),
   };
 }
 

@@ -8,7 +8,8 @@
 // that no longer reads as a document is an isError result saying to build again); decoded postings
 // and title blocks stay in a bounded LRU, parsed indexes in the pack reader's. A table kept in its
 // own file (search-index-format.ts) is read when a search or fetch first needs it, and kept: a
-// word whose term pack mcp.json names is found, or known missing, without it.
+// word whose term pack mcp.json names is found, or known missing, without it, and a result's title
+// pack through the title pack rows' file when mcp.json names one (title-pack-rows.ts).
 // A term in at least half the documents (FTS5's idf floor: it adds ~1e-6 to a score) has the
 // longest postings (2.5 MB at 650,000 documents) for nothing: when the other terms of the query
 // already find a page of results, its postings are not read, only its count of documents (the
@@ -66,6 +67,7 @@ import { DamagedIndex } from './damaged-index.js';
 import { readHits } from './search-hits.js';
 import { SharedReads } from '../packs/shared-reads.js';
 import { lookupSearchRecord, wholePackOf } from './search-pack-rows.js';
+import { type TitlePackFile, titlePackLookupOf } from './title-pack-rows.js';
 
 export interface SearchReaderOptions {
   /** The pack reader's index cache: its limits, or one shared with the tree's packed calls. */
@@ -140,6 +142,8 @@ export class SearchReader {
   private table: SearchIndexTable | undefined;
   /** The term pack rows mcp.json holds beside a table file: a word is found without the table. */
   private readonly inlineTermPacks: SearchPackRows | undefined;
+  /** The title pack rows' file mcp.json names beside a table file: a result's title pack is found without the table. */
+  private readonly titlePackFile: TitlePackFile | undefined;
 
   constructor(
     private readonly files: PackFileSource,
@@ -150,6 +154,7 @@ export class SearchReader {
       this.counts = source.counts;
       this.tableFile = source.tableFile;
       this.inlineTermPacks = source.termPacks;
+      if (source.titlePackFile !== undefined) this.titlePackFile = { path: source.titlePackFile };
     } else {
       this.counts = source;
       this.table = source;
@@ -277,9 +282,21 @@ export class SearchReader {
       throw new DamagedIndex(`the postings of "${shownKeyOf(found[ranked.list]!.term)}": ${ranked.problem}`);
     const { best, total } = ranked;
     const matcher = tokenMatcherOf(parsed, stemming);
-    const table = await this.tableFor(reads);
     const hits = await readHits(
-      { packs: reads.packs, files: reads.files, table, blocks: this.blocks, options: this.options },
+      {
+        packs: reads.packs,
+        files: reads.files,
+        counts: this.counts,
+        table: () => this.tableFor(reads),
+        titlePackOf: await titlePackLookupOf(
+          reads.files,
+          this.titlePackFile,
+          async () => (await this.tableFor(reads)).titlePacks,
+          this.options.onProblem,
+        ),
+        blocks: this.blocks,
+        options: this.options,
+      },
       best,
       matcher,
       parsed.words.length + parsed.prefixes.length,

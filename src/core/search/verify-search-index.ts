@@ -5,7 +5,9 @@
 // blocks of the right size, documents that decompress (format 6) and name their id, and whose call the tree has when they
 // take their text from it, excerpt sources of a document number that inflate); there are as many title blocks and
 // documents as the table says; and no file under packs/search.index/ is left that no index names.
-// A table kept in its own file must be there, named by its content, and parse. Each file is read
+// A table kept in its own file must be there, named by its content, and parse; so must the title
+// pack rows' file mcp.json names beside it (title-pack-rows.ts), whose rows name the title packs
+// by their first blocks as the table's text rows would. Each file is read
 // once: a record is reachable when an index entry of its key, in the index its row covers, points
 // at its offset and length (what the reader's lookup finds), or (an excerpt source, format 6) when
 // it lies where its title block's entries place it; checked in memory rather than by a lookup per
@@ -32,12 +34,14 @@ import {
   parseTitleBlock,
   SEARCH_FOLDER,
   type SearchIndexTable,
+  type SearchPackRow,
   type SearchTableFileSource,
   STEMMED_FORMAT,
   titleBlockKeyOf,
 } from './search-index-format.js';
 import { decompressDocumentBody } from './document-body-codec.js';
 import { listPackRows } from './search-pack-rows.js';
+import { TitlePackRows } from './title-pack-rows.js';
 import {
   inflateExcerptSources,
   isDocumentSource,
@@ -77,6 +81,10 @@ export async function verifySearchIndex(
       problems.push(`${source.tableFile} is not named by its content hash (edited?); ${REBUILD}`);
     // Term pack rows mcp.json keeps beside the file are the ones a reader uses.
     table = source.termPacks === undefined ? parsed.table : { ...parsed.table, termPacks: source.termPacks };
+    if (source.titlePackFile !== undefined) {
+      const titlePacks = await titlePackRowsOf(source.titlePackFile, files, named, problems);
+      table = { ...table, ...(titlePacks === undefined ? {} : { titlePacks }) };
+    }
   } else {
     table = source;
   }
@@ -333,7 +341,35 @@ async function checkBody(
   return undefined;
 }
 
+/**
+ * The title pack rows of the file mcp.json names, as the table's rows list them, for the walk to
+ * compare with the packs; undefined (and a problem) when it is missing, misnamed or not a rows file.
+ */
+async function titlePackRowsOf(
+  path: string,
+  files: PackFileSource,
+  named: Set<string>,
+  problems: string[],
+): Promise<SearchPackRow[] | undefined> {
+  named.add(path);
+  const read = await files.readBytes(path);
+  if (read.status === 'missing') {
+    problems.push(
+      `${path} is missing: a search finds its results' titles more slowly without it; deploy the whole tree`,
+    );
+    return undefined;
+  }
+  if (!(await isNamedByContent(path, read.bytes)))
+    problems.push(`${path} is not named by its content hash (edited?); ${REBUILD}`);
+  const rows = TitlePackRows.of(read.bytes);
+  if (rows === undefined) {
+    problems.push(`${path} is not a file of title pack rows (truncated or replaced?); ${REBUILD}`);
+    return undefined;
+  }
+  return rows.list();
+}
+
 async function isNamedByContent(path: string, bytes: Uint8Array): Promise<boolean> {
-  const name = path.slice(path.lastIndexOf('/') + 1).replace(/\.(?:pack|idx|table\.json)$/, '');
+  const name = path.slice(path.lastIndexOf('/') + 1).replace(/\.(?:pack|idx|table\.json|title-packs)$/, '');
   return (await sha256HexOfBytes(bytes)).slice(0, 16) === name;
 }

@@ -143,6 +143,8 @@ export interface ManifestExtension {
     termPacks?: string | readonly (readonly [string, string, number])[];
     titlePacks?: string | readonly (readonly [string, string, number])[];
     table?: string;
+    /** Beside `table`: the packs/search.index/<hash>.title-packs file of the title pack rows. */
+    titlePackFile?: string;
   };
 }
 
