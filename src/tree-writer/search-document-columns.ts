@@ -64,7 +64,7 @@ export class DocumentColumns {
    */
   addRepeated(id: string, state: SearchEditState, previous: number): void {
     const arrival = this.ids.length;
-    this.ids.push(id);
+    this.ids.add(id);
     const { columns } = state;
     const tokenCount = columns.tokenCount[previous]!;
     this.tokenCount += tokenCount;
@@ -158,18 +158,19 @@ export class DocumentColumns {
 
   /**
    * The documents' numbers (positions in id order, UTF-8, as writeSearchIndex numbers them):
-   * arrivals by number, and numbers by arrival. Throws when two documents have one id.
+   * arrivals by number, and numbers by arrival. `hint`: an order to check before sorting (the
+   * previous build's). Throws when two documents have one id.
    */
-  numbers(): { byNumber: Uint32Array; numberOf: Uint32Array } {
+  numbers(hint?: Uint32Array): { byNumber: Uint32Array; numberOf: Uint32Array } {
     const { ids } = this;
     const count = ids.length;
-    const { order: byNumber, strictlyInOrder } = ids.sortedArrivals();
+    const { order: byNumber, strictlyInOrder, distinct } = ids.sortedArrivals(hint);
     // Arrivals each past the one before are their own numbers, and no two share an id.
     if (strictlyInOrder) return { byNumber, numberOf: byNumber.slice() };
     const numberOf = new Uint32Array(count);
     byNumber.forEach((arrival, number) => {
       numberOf[arrival] = number;
-      if (number > 0 && ids.compareBytes(byNumber[number - 1]!, arrival) === 0)
+      if (!distinct && number > 0 && ids.compareBytes(byNumber[number - 1]!, arrival) === 0)
         throw new Error(`two search documents have the id ${ids.at(arrival)}`);
     });
     return { byNumber, numberOf };

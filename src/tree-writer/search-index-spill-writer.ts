@@ -181,13 +181,16 @@ export async function writeSearchIndexSpilling(
     columns.close();
   }
   editRecorder?.noteColumns(columns);
+  // Held past the state's release: the ids' order when they are the previous build's.
+  const orderHint = editState?.columns.order;
   editState?.release();
   options.kept?.endLookups();
 
   noteMemory('search/documents');
   const count = columns.count;
   const { tokenCount } = columns;
-  const { byNumber, numberOf } = columns.numbers();
+  const { byNumber, numberOf } = columns.numbers(orderHint);
+  editRecorder?.noteOrder(byNumber);
 
   const averageLength = weightAverageLengthOf({ documentCount: count, tokenCount });
   const termsFile = path.join(scratch, 'terms');

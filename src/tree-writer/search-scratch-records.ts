@@ -55,15 +55,19 @@ export function titleRecords(
     const arrival = byNumber[number]!;
     return isDocumentSource(arrival) ? [key, ids.at(arrival)!] : [key];
   };
-  // encodedRecordBytes of its names, counted without encoding them: the key is ASCII.
-  const sourceRecordBytes = (number: number) => {
+  // encodedRecordBytes of its names, counted without encoding them: the key is ASCII. Counted
+  // once a number: the block lengths, the sizes and the records each ask for every one, and an
+  // id's length is a walk in its coded block (search-document-ids.ts).
+  const sourceBytesByNumber = new Float64Array(byNumber.length);
+  for (let number = 0; number < byNumber.length; number += 1) {
     const arrival = byNumber[number]!;
     const length = sourceLength[arrival]!;
-    if (length === 0) return 0;
+    if (length === 0) continue;
     const keyBytes = 2 + excerptSourceKeyLength(number, blockSize);
     const idBytes = isDocumentSource(arrival) ? 2 + idByteLength(ids, arrival) : 0;
-    return RECORD_HEADER_BYTES + keyBytes + idBytes + length;
-  };
+    sourceBytesByNumber[number] = RECORD_HEADER_BYTES + keyBytes + idBytes + length;
+  }
+  const sourceRecordBytes = (number: number) => sourceBytesByNumber[number]!;
   /** Each entry's `[shared,"rest of id",` in the block, and its `,source bytes]` after its tail. */
   const partsOf = (block: number): { heads: string[]; ends: string[] } => {
     const heads: string[] = [];
@@ -125,17 +129,19 @@ export function titleRecords(
   // (search-part-boundaries.ts), and each visit made every block's JSON heads again.
   const blockBodyLength = new Uint32Array(blockCount);
   const blockRecordBytes = new Float64Array(blockCount);
+  // Each block's key as UTF-8, made once (ASCII: a byte a character).
+  const blockKeys: Uint8Array[] = [];
   let totalBytes = 0;
   for (let block = 0; block < blockCount; block += 1) {
+    blockKeys.push(utf8Bytes(titleBlockKeyOf(block)));
     blockBodyLength[block] = bodyLengthOf(block);
-    let bytes = encodedRecordBytes([utf8Bytes(titleBlockKeyOf(block))], blockBodyLength[block]!);
+    let bytes = encodedRecordBytes([blockKeys[block]!], blockBodyLength[block]!);
     for (let number = block * blockSize; number < endOf(block); number += 1) bytes += sourceRecordBytes(number);
     blockRecordBytes[block] = bytes;
     totalBytes += bytes;
   }
   const visitSizes = (visit: (key: Uint8Array, recordBytes: number) => void) => {
-    for (let block = 0; block < blockCount; block += 1)
-      visit(utf8Bytes(titleBlockKeyOf(block)), blockRecordBytes[block]!);
+    for (let block = 0; block < blockCount; block += 1) visit(blockKeys[block]!, blockRecordBytes[block]!);
   };
   /** A block's record and its excerpt source records, encoded. */
   const makeBlock = (block: number, name: string) => {
@@ -207,10 +213,10 @@ export function titleRecords(
           followerArrivals.push(arrival);
         }
         const make = () => makeBlock(block, name);
-        const record: EncodedRecord = { key: utf8Bytes(name), name, encoded: new Uint8Array(0), followerArrivals };
+        const record: EncodedRecord = { key: blockKeys[block]!, name, encoded: new Uint8Array(0), followerArrivals };
         if (digestOf !== undefined)
           record.deferred = {
-            length: encodedRecordBytes([utf8Bytes(name)], blockBodyLength[block]!),
+            length: encodedRecordBytes([blockKeys[block]!], blockBodyLength[block]!),
             followerLengths,
             // Everything the block's bytes are made from: its number, and each entry's id, lengths
             // and digest (which covers its title, url and excerpt source), laid out as bytes (a
