@@ -7,6 +7,9 @@ import { grownTypedArray } from './grown-typed-array.js';
 import { PrefixCodedPaths } from './prefix-coded-paths.js';
 import type { IdList } from './search-scratch-records.js';
 
+/** A character outside printable ASCII, or one JSON escapes (`"`, `\`). */
+const NOT_PLAIN_JSON = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
+
 export class DocumentIds implements IdList {
   private readonly paths = new PrefixCodedPaths();
   /** The id being added, as UTF-8 (grown for a longer one). */
@@ -16,6 +19,8 @@ export class DocumentIds implements IdList {
    * coded id's length is a walk from its block's start.
    */
   private byteLengths = new Uint32Array(1024);
+  /** Ids with a character JSON escapes or outside printable ASCII (none: the title blocks count bytes alone). */
+  private notPlainCount = 0;
 
   get length(): number {
     return this.paths.length;
@@ -35,7 +40,13 @@ export class DocumentIds implements IdList {
     const arrival = this.paths.push(this.scratch, length);
     this.byteLengths = grownTypedArray(this.byteLengths, arrival + 1);
     this.byteLengths[arrival] = length;
+    if (NOT_PLAIN_JSON.test(id)) this.notPlainCount += 1;
     return length;
+  }
+
+  /** Whether every id is printable ASCII that JSON writes as it is (a byte a character, nothing escaped). */
+  holdsOnlyPlainJson(): boolean {
+    return this.notPlainCount === 0;
   }
 
   at(arrival: number): string {

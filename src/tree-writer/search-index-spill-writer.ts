@@ -36,7 +36,6 @@ import { RepeatedStemLists } from './search-stem-lists.js';
 import { mergeRuns, PostingRun, termRecordSource } from './search-posting-runs.js';
 import {
   type ChangedDocument,
-  documentsDigestOf,
   type KeptTermsWriter,
   MAX_PATCHED_DOCUMENTS,
   type PreviousTerms,
@@ -194,8 +193,7 @@ export async function writeSearchIndexSpilling(
 
   const averageLength = weightAverageLengthOf({ documentCount: count, tokenCount });
   const termsFile = path.join(scratch, 'terms');
-  const documentsDigest =
-    previousTerms || options.keptTerms?.writer ? documentsDigestOf(columns.idsInOrder(byNumber)) : '';
+  const documentsDigest = previousTerms || options.keptTerms?.writer ? columns.idsDigest(byNumber) : '';
   let termSource: RecordSource | undefined;
   // The kept records (termsFile) hold every list; those the reader finds under their word are
   // left out of the packs, found as the records are written.

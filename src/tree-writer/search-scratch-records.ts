@@ -17,6 +17,8 @@ export interface IdList {
   byteLengthAt?(arrival: number): number;
   /** Its UTF-8 bytes (a view valid until the list changes), when the list holds them so. */
   bytesAt?(arrival: number): Uint8Array;
+  /** Whether every id is printable ASCII that JSON writes as it is, when the list knows. */
+  holdsOnlyPlainJson?(): boolean;
 }
 
 function idByteLength(ids: IdList, arrival: number): number {
@@ -101,6 +103,8 @@ export function titleRecords(
    * an entry's head `[shared,"rest",` is its digits and the rest's bytes plus five. Undefined
    * otherwise (the strings count it).
    */
+  // Known for every id at once: then no id's bytes are checked one by one.
+  const allPlain = ids.holdsOnlyPlainJson?.() === true;
   const plainBodyLengthOf = (block: number): number | undefined => {
     if (ids.bytesAt === undefined) return undefined;
     const first = block * blockSize;
@@ -113,7 +117,7 @@ export function titleRecords(
       let shared = 0;
       const most = Math.min(previousLength, bytes.length);
       while (shared < most && previousBytes[shared] === bytes[shared]) shared += 1;
-      for (let at = 0; at < bytes.length; at += 1) {
+      for (let at = 0; at < bytes.length && !allPlain; at += 1) {
         const byte = bytes[at]!;
         if (byte < 0x20 || byte > 0x7e || byte === 0x22 || byte === 0x5c) return undefined;
       }
@@ -240,6 +244,8 @@ function excerptSourceKeyLength(number: number, blockSize: number): number {
 
 /** titleBlockKeyOf's length: the hex digits, padded to eight. */
 function hexKeyLength(value: number): number {
+  // Below 16^8 (every number of a Uint32Array) eight: no walk over the digits a document.
+  if (value < 0x1_0000_0000) return 8;
   let digits = 1;
   for (let rest = value; rest >= 16; rest = Math.floor(rest / 16)) digits += 1;
   return Math.max(8, digits);
