@@ -4,6 +4,8 @@
 // grown as documents come (a JavaScript array slot per number per document was heap the rest of
 // the index write kept, and the heap grows to a multiple of what it holds). The title and stored
 // packs are made from these columns (search-document-packs.ts); numbers are positions in id order.
+import { isAscii } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { sipHash13Halves } from '../core/tree/siphash.js';
@@ -64,7 +66,7 @@ export class DocumentColumns {
    */
   addRepeated(id: string, state: SearchEditState, previous: number): void {
     const arrival = this.ids.length;
-    this.ids.push(id);
+    this.ids.add(id);
     const { columns } = state;
     const tokenCount = columns.tokenCount[previous]!;
     this.tokenCount += tokenCount;
@@ -158,18 +160,19 @@ export class DocumentColumns {
 
   /**
    * The documents' numbers (positions in id order, UTF-8, as writeSearchIndex numbers them):
-   * arrivals by number, and numbers by arrival. Throws when two documents have one id.
+   * arrivals by number, and numbers by arrival. `hint`: an order to check before sorting (the
+   * previous build's). Throws when two documents have one id.
    */
-  numbers(): { byNumber: Uint32Array; numberOf: Uint32Array } {
+  numbers(hint?: Uint32Array): { byNumber: Uint32Array; numberOf: Uint32Array } {
     const { ids } = this;
     const count = ids.length;
-    const { order: byNumber, strictlyInOrder } = ids.sortedArrivals();
+    const { order: byNumber, strictlyInOrder, distinct } = ids.sortedArrivals(hint);
     // Arrivals each past the one before are their own numbers, and no two share an id.
     if (strictlyInOrder) return { byNumber, numberOf: byNumber.slice() };
     const numberOf = new Uint32Array(count);
     byNumber.forEach((arrival, number) => {
       numberOf[arrival] = number;
-      if (number > 0 && ids.compareBytes(byNumber[number - 1]!, arrival) === 0)
+      if (!distinct && number > 0 && ids.compareBytes(byNumber[number - 1]!, arrival) === 0)
         throw new Error(`two search documents have the id ${ids.at(arrival)}`);
     });
     return { byNumber, numberOf };
@@ -179,4 +182,53 @@ export class DocumentColumns {
   *idsInOrder(byNumber: Uint32Array): Iterable<string> {
     for (const arrival of byNumber) yield this.ids.at(arrival);
   }
+
+  /**
+   * documentsDigestOf(idsInOrder(byNumber)) (search-kept-terms.ts), the same hex, from the ids'
+   * bytes: an ASCII id's UTF-16 length is its byte length, so its `length:id\n` is laid out in a
+   * buffer hashed a chunk at a time (a string and a hash update an id were most of that digest's
+   * cost); another id is hashed as that function hashes it.
+   */
+  idsDigest(byNumber: Uint32Array): string {
+    const hash = createHash('sha256');
+    let chunk = Buffer.allocUnsafe(ID_DIGEST_CHUNK_BYTES);
+    let at = 0;
+    for (const arrival of byNumber) {
+      const bytes = this.ids.bytesAt(arrival);
+      const length = bytes.length;
+      const ascii = isAscii(bytes);
+      if (!ascii || at + length + 16 > chunk.length) {
+        hash.update(chunk.subarray(0, at));
+        at = 0;
+      }
+      if (!ascii) {
+        const id = this.ids.at(arrival);
+        hash.update(`${id.length}:${id}\n`);
+        continue;
+      }
+      if (length + 16 > chunk.length) chunk = Buffer.allocUnsafe(2 * (length + 16));
+      at = writeDecimal(chunk, at, length);
+      chunk[at++] = 0x3a; // :
+      chunk.set(bytes, at);
+      at += length;
+      chunk[at++] = 0x0a;
+    }
+    hash.update(chunk.subarray(0, at));
+    return hash.digest('hex');
+  }
+}
+
+/** Bytes of ids laid out per hash update (idsDigest). */
+const ID_DIGEST_CHUNK_BYTES = 64 * 1024;
+
+/** Writes `value` (a non-negative integer) in decimal ASCII at `at`; returns where it ends. */
+function writeDecimal(bytes: Uint8Array, at: number, value: number): number {
+  let digits = 1;
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits += 1;
+  let rest = value;
+  for (let index = digits - 1; index >= 0; index -= 1) {
+    bytes[at + index] = 0x30 + (rest % 10);
+    rest = Math.floor(rest / 10);
+  }
+  return at + digits;
 }

@@ -46,18 +46,30 @@ export class SearchEditStateRecorder {
   private digests = new Uint8Array(64 * 1024);
   private count = 0;
   private columns: DocumentColumns | undefined;
+  /** The arrivals in id order (DocumentColumns.numbers). */
+  private order: Uint32Array | undefined;
   /** The column scratch files, once moved out of the scratch folder. */
   private spills: { prefix: string; files: string[] } | undefined;
   private readonly folder: string;
   private lastAppended: number;
 
+  /** `expectedCount`: the documents the build likely has (the previous state's), room made for them at once. */
   constructor(
     private readonly file: string,
     private readonly keptDocuments: KeptSearchDocuments,
     private readonly keptLlms: KeptLlmsEntries,
+    expectedCount = 0,
   ) {
     this.folder = path.join(path.dirname(file), EDIT_SPILLS_FOLDER);
     this.lastAppended = keptDocuments.appended?.count ?? 0;
+    if (expectedCount > 0) this.grow(expectedCount);
+  }
+
+  /** Room for `count` documents in every column. */
+  private grow(count: number): void {
+    const kept = this.kept;
+    for (const name of Object.keys(kept) as (keyof typeof kept)[]) kept[name] = grownTypedArray(kept[name], count);
+    this.digests = grownTypedArray(this.digests, count * 2 * DIGEST_BYTES);
   }
 
   /**
@@ -68,10 +80,7 @@ export class SearchEditStateRecorder {
   note(arrival: number, source: Uint8Array | undefined): void {
     const filled = arrival + 1;
     const kept = this.kept;
-    if (kept.found.length < filled) {
-      for (const name of Object.keys(kept) as (keyof typeof kept)[]) kept[name] = grownTypedArray(kept[name], filled);
-      this.digests = grownTypedArray(this.digests, filled * 2 * DIGEST_BYTES);
-    }
+    if (kept.found.length < filled) this.grow(filled);
     this.count = filled;
     const appended = this.keptDocuments.appended;
     const fresh = appended !== undefined && appended.count > this.lastAppended;
@@ -97,6 +106,11 @@ export class SearchEditStateRecorder {
   /** The documents' columns, closed (every document has come): their numbers go into the state. */
   noteColumns(columns: DocumentColumns): void {
     this.columns = columns;
+  }
+
+  /** The arrivals in id order: the next build's hint for its own (DocumentColumns.numbers). */
+  noteOrder(byNumber: Uint32Array): void {
+    this.order = byNumber;
   }
 
   /** Moves the columns' scratch files out of the scratch folder (before it is removed); false when they cannot be. */
@@ -127,8 +141,8 @@ export class SearchEditStateRecorder {
     const checksum = this.keptDocuments.committedChecksum;
     const parts = this.keptDocuments.committedParts;
     const llms = this.keptLlms.committed;
-    const { columns, spills } = this;
-    if (!checksum || !parts || !llms || columns === undefined || spills === undefined) {
+    const { columns, spills, order } = this;
+    if (!checksum || !parts || !llms || columns === undefined || spills === undefined || order?.length !== this.count) {
       this.discard();
       rmSync(this.file, { force: true });
       return;
@@ -159,6 +173,7 @@ export class SearchEditStateRecorder {
       bodyLength: columns.bodies.lengthOf,
       excerptLength: columns.sources.lengthOf,
       ...this.kept,
+      order: order!,
     };
     const pieces: Uint8Array[] = [headerOf(this.keptDocuments.identity)];
     const fields = Buffer.alloc(8);
@@ -220,6 +235,7 @@ export class SearchEditStateRecorder {
       this.kept[name] = releaseGrown(this.kept[name]);
     this.digests = releaseGrown(this.digests);
     this.columns = undefined;
+    this.order = undefined;
   }
 }
 
@@ -244,7 +260,10 @@ export function openSearchEditState(
     keysTitlePacks: true,
   });
   if (state) keptLlms.trust();
-  return { ...(state ? { previous: state } : {}), recorder: new SearchEditStateRecorder(file, kept, keptLlms) };
+  return {
+    ...(state ? { previous: state } : {}),
+    recorder: new SearchEditStateRecorder(file, kept, keptLlms, state?.count),
+  };
 }
 
 /** Renames `from` to `to`, or copies it there when they lie on two file systems. */

@@ -2,7 +2,8 @@
 // `.staticmcp/search-edit-state.bin`, one file, beside the kept documents it vouches for
 // (search-kept-documents.ts). For each document of the build, by arrival: the source digest it is
 // found by (tree-documents.ts SourceKey), its kept entry's digest and place in the kept parts, and
-// its index columns (token count, id key, title item, body and excerpt lengths); and the build's
+// its index columns (token count, id key, title item, body and excerpt lengths); the arrivals in
+// id order (the next build checks them against its ids in one walk instead of sorting); and the build's
 // three column scratch files themselves (titles, bodies, excerpt sources), kept in
 // `.staticmcp/search-edit-state.spills/`. A rebuild finds an unchanged document by its source
 // digest (one typed-array lookup), copies its columns, and copies the scratch bytes of a run of
@@ -22,7 +23,7 @@ import type { KeptSearchDocuments } from './search-kept-documents.js';
 
 export const EDIT_STATE_FILE = 'search-edit-state.bin';
 export const EDIT_SPILLS_FOLDER = 'search-edit-state.spills';
-export const MAGIC = 'staticmcp search edit state 1\n';
+export const MAGIC = 'staticmcp search edit state 2\n';
 const DIGEST_BYTES = 32;
 /** The column scratch files a state keeps, in this order. */
 export const SPILL_NAMES = ['titles', 'bodies', 'excerpts'] as const;
@@ -40,6 +41,8 @@ export const COLUMN_NAMES = [
   'keptLength',
   'fieldsOffset',
   'found',
+  // Not by arrival: the arrivals in id order (search-document-ids.ts takes it as a hint).
+  'order',
 ] as const;
 export type ColumnName = (typeof COLUMN_NAMES)[number];
 
@@ -85,6 +88,10 @@ export class SearchEditState {
   /** Where each document's item starts in each scratch file (count + 1 each: the last is the file's end). */
   readonly starts: Float64Array[];
   private readonly table = new DigestTable(0);
+  private lastFound: { source: Uint8Array | undefined; arrival: number | undefined } = {
+    source: undefined,
+    arrival: undefined,
+  };
 
   constructor(
     readonly count: number,
@@ -109,6 +116,7 @@ export class SearchEditState {
   /** Lets go of the columns (every document has come): they were held through the index step's peak. */
   release(): void {
     this.table.clear();
+    this.lastFound = { source: undefined, arrival: undefined };
     for (const name of COLUMN_NAMES) this.columns[name] = new Uint32Array(0);
     this.digests = new Uint8Array(0);
     this.starts.length = 0;
@@ -116,8 +124,13 @@ export class SearchEditState {
 
   /** The previous arrival of the document whose source digest is `source`, if the state has it. */
   find(source: Uint8Array): number | undefined {
+    // The lister asks for a document (keptSourceLookup), then the index writer for the same one
+    // with the same digest (keptSourceDigestOf's, never changed): one table lookup for both.
+    if (source === this.lastFound.source) return this.lastFound.arrival;
     const start = this.table.get(this.digests, source);
-    return start === undefined ? undefined : start / (2 * DIGEST_BYTES);
+    const arrival = start === undefined ? undefined : start / (2 * DIGEST_BYTES);
+    this.lastFound = { source, arrival };
+    return arrival;
   }
 
   sourceAt(arrival: number): Uint8Array {

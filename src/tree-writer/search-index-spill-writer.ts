@@ -36,7 +36,6 @@ import { RepeatedStemLists } from './search-stem-lists.js';
 import { mergeRuns, PostingRun, termRecordSource } from './search-posting-runs.js';
 import {
   type ChangedDocument,
-  documentsDigestOf,
   type KeptTermsWriter,
   MAX_PATCHED_DOCUMENTS,
   type PreviousTerms,
@@ -181,18 +180,20 @@ export async function writeSearchIndexSpilling(
     columns.close();
   }
   editRecorder?.noteColumns(columns);
+  // Held past the state's release: the ids' order when they are the previous build's.
+  const orderHint = editState?.columns.order;
   editState?.release();
   options.kept?.endLookups();
 
   noteMemory('search/documents');
   const count = columns.count;
   const { tokenCount } = columns;
-  const { byNumber, numberOf } = columns.numbers();
+  const { byNumber, numberOf } = columns.numbers(orderHint);
+  editRecorder?.noteOrder(byNumber);
 
   const averageLength = weightAverageLengthOf({ documentCount: count, tokenCount });
   const termsFile = path.join(scratch, 'terms');
-  const documentsDigest =
-    previousTerms || options.keptTerms?.writer ? documentsDigestOf(columns.idsInOrder(byNumber)) : '';
+  const documentsDigest = previousTerms || options.keptTerms?.writer ? columns.idsDigest(byNumber) : '';
   let termSource: RecordSource | undefined;
   // The kept records (termsFile) hold every list; those the reader finds under their word are
   // left out of the packs, found as the records are written.

@@ -17,6 +17,8 @@ export interface IdList {
   byteLengthAt?(arrival: number): number;
   /** Its UTF-8 bytes (a view valid until the list changes), when the list holds them so. */
   bytesAt?(arrival: number): Uint8Array;
+  /** Whether every id is printable ASCII that JSON writes as it is, when the list knows. */
+  holdsOnlyPlainJson?(): boolean;
 }
 
 function idByteLength(ids: IdList, arrival: number): number {
@@ -55,15 +57,19 @@ export function titleRecords(
     const arrival = byNumber[number]!;
     return isDocumentSource(arrival) ? [key, ids.at(arrival)!] : [key];
   };
-  // encodedRecordBytes of its names, counted without encoding them: the key is ASCII.
-  const sourceRecordBytes = (number: number) => {
+  // encodedRecordBytes of its names, counted without encoding them: the key is ASCII. Counted
+  // once a number: the block lengths, the sizes and the records each ask for every one, and an
+  // id's length is a walk in its coded block (search-document-ids.ts).
+  const sourceBytesByNumber = new Float64Array(byNumber.length);
+  for (let number = 0; number < byNumber.length; number += 1) {
     const arrival = byNumber[number]!;
     const length = sourceLength[arrival]!;
-    if (length === 0) return 0;
+    if (length === 0) continue;
     const keyBytes = 2 + excerptSourceKeyLength(number, blockSize);
     const idBytes = isDocumentSource(arrival) ? 2 + idByteLength(ids, arrival) : 0;
-    return RECORD_HEADER_BYTES + keyBytes + idBytes + length;
-  };
+    sourceBytesByNumber[number] = RECORD_HEADER_BYTES + keyBytes + idBytes + length;
+  }
+  const sourceRecordBytes = (number: number) => sourceBytesByNumber[number]!;
   /** Each entry's `[shared,"rest of id",` in the block, and its `,source bytes]` after its tail. */
   const partsOf = (block: number): { heads: string[]; ends: string[] } => {
     const heads: string[] = [];
@@ -97,6 +103,8 @@ export function titleRecords(
    * an entry's head `[shared,"rest",` is its digits and the rest's bytes plus five. Undefined
    * otherwise (the strings count it).
    */
+  // Known for every id at once: then no id's bytes are checked one by one.
+  const allPlain = ids.holdsOnlyPlainJson?.() === true;
   const plainBodyLengthOf = (block: number): number | undefined => {
     if (ids.bytesAt === undefined) return undefined;
     const first = block * blockSize;
@@ -109,7 +117,7 @@ export function titleRecords(
       let shared = 0;
       const most = Math.min(previousLength, bytes.length);
       while (shared < most && previousBytes[shared] === bytes[shared]) shared += 1;
-      for (let at = 0; at < bytes.length; at += 1) {
+      for (let at = 0; at < bytes.length && !allPlain; at += 1) {
         const byte = bytes[at]!;
         if (byte < 0x20 || byte > 0x7e || byte === 0x22 || byte === 0x5c) return undefined;
       }
@@ -125,17 +133,19 @@ export function titleRecords(
   // (search-part-boundaries.ts), and each visit made every block's JSON heads again.
   const blockBodyLength = new Uint32Array(blockCount);
   const blockRecordBytes = new Float64Array(blockCount);
+  // Each block's key as UTF-8, made once (ASCII: a byte a character).
+  const blockKeys: Uint8Array[] = [];
   let totalBytes = 0;
   for (let block = 0; block < blockCount; block += 1) {
+    blockKeys.push(utf8Bytes(titleBlockKeyOf(block)));
     blockBodyLength[block] = bodyLengthOf(block);
-    let bytes = encodedRecordBytes([utf8Bytes(titleBlockKeyOf(block))], blockBodyLength[block]!);
+    let bytes = encodedRecordBytes([blockKeys[block]!], blockBodyLength[block]!);
     for (let number = block * blockSize; number < endOf(block); number += 1) bytes += sourceRecordBytes(number);
     blockRecordBytes[block] = bytes;
     totalBytes += bytes;
   }
   const visitSizes = (visit: (key: Uint8Array, recordBytes: number) => void) => {
-    for (let block = 0; block < blockCount; block += 1)
-      visit(utf8Bytes(titleBlockKeyOf(block)), blockRecordBytes[block]!);
+    for (let block = 0; block < blockCount; block += 1) visit(blockKeys[block]!, blockRecordBytes[block]!);
   };
   /** A block's record and its excerpt source records, encoded. */
   const makeBlock = (block: number, name: string) => {
@@ -207,10 +217,10 @@ export function titleRecords(
           followerArrivals.push(arrival);
         }
         const make = () => makeBlock(block, name);
-        const record: EncodedRecord = { key: utf8Bytes(name), name, encoded: new Uint8Array(0), followerArrivals };
+        const record: EncodedRecord = { key: blockKeys[block]!, name, encoded: new Uint8Array(0), followerArrivals };
         if (digestOf !== undefined)
           record.deferred = {
-            length: encodedRecordBytes([utf8Bytes(name)], blockBodyLength[block]!),
+            length: encodedRecordBytes([blockKeys[block]!], blockBodyLength[block]!),
             followerLengths,
             // Everything the block's bytes are made from: its number, and each entry's id, lengths
             // and digest (which covers its title, url and excerpt source), laid out as bytes (a
@@ -234,6 +244,8 @@ function excerptSourceKeyLength(number: number, blockSize: number): number {
 
 /** titleBlockKeyOf's length: the hex digits, padded to eight. */
 function hexKeyLength(value: number): number {
+  // Below 16^8 (every number of a Uint32Array) eight: no walk over the digits a document.
+  if (value < 0x1_0000_0000) return 8;
   let digits = 1;
   for (let rest = value; rest >= 16; rest = Math.floor(rest / 16)) digits += 1;
   return Math.max(8, digits);

@@ -135,6 +135,19 @@ describe('the search edit state', () => {
     expect(full).toContain('\n# Added\n');
   }, 120_000);
 
+  it('rebuilds the from-scratch tree after a rename that moves a page in id order, as many pages as before', async () => {
+    // The state's id order no longer sorts the ids: the build must not number by it.
+    const project = await projectWithState('staticmcp-edit-state-renamed-');
+    await fs.rename(path.join(project, 'resources', 'page-1.md'), path.join(project, 'resources', 'page-zz.md'));
+    await edit(project, 12, 'second');
+    await build(project);
+    await expectFreshTree(project);
+    // And the state of that build orders the next one's ids.
+    await edit(project, 13, 'third');
+    await build(project);
+    await expectFreshTree(project);
+  }, 120_000);
+
   const damages: [string, (project: string) => Promise<void>][] = [
     [
       'a corrupt state',
