@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -36,6 +36,10 @@ export async function compileSources(outDir) {
     target: 'node20',
     logLevel: 'silent',
   });
+  // esbuild's service process would otherwise stay until the calling process ends, exchanging a
+  // ping with it: the test setup compiles in vitest's own process, which lives for the
+  // whole run and builds nothing more. A later build starts a new service.
+  await stop();
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -22,6 +22,12 @@ const ALL = Array.from({ length: CALLS }, (_, index) => index + 1);
 /** The call the gate holds. With one runner, calls run in order after the probe's two runs of n=1. */
 const GATE = 6;
 const RUNS_FOLDER = path.join('.staticmcp', 'cache', 'runs');
+/**
+ * Room for a test of many real builds in a row (up to 13) on a machine other jobs share: each
+ * build is a Node start and a dozen script runs, which such a machine stretches well past vitest's
+ * minute (CONTRIBUTING: tests are not timed).
+ */
+const MANY_BUILDS_MS = 180_000;
 
 async function makeNumberedProject(edition: string): Promise<string> {
   return makeProject({ tools: { [TOOL]: 'waits-at-gate' }, files: { edition: `${edition}\n` } });
@@ -104,83 +110,91 @@ async function untilAtGate(project: string): Promise<void> {
 }
 
 describe('a build killed at a call', () => {
-  it('--force: the next build runs nothing, answering the calls it ran again anew and the others as before', async () => {
-    for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-      const project = await makeNumberedProject('first');
-      const out = path.join(project, 'dist');
-      expect((await buildInProcess(project)).code).toBe(0);
-      // The determinism probe runs the first call twice.
-      expect(await takeRuns(project)).toEqual([1, ...ALL]);
-      const before = await readTree(out);
+  it(
+    '--force: the next build runs nothing, answering the calls it ran again anew and the others as before',
+    async () => {
+      for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+        const project = await makeNumberedProject('first');
+        const out = path.join(project, 'dist');
+        expect((await buildInProcess(project)).code).toBe(0);
+        // The determinism probe runs the first call twice.
+        expect(await takeRuns(project)).toEqual([1, ...ALL]);
+        const before = await readTree(out);
 
-      // A new edition only --force shows; the forced build is killed at its sixth call.
-      await fs.writeFile(path.join(project, 'edition'), 'second\n');
-      await fs.writeFile(path.join(project, 'gate'), `${GATE}\n`);
-      await killBuildWhen([project, '--force', '--concurrency', '1'], signal, () => untilAtGate(project));
-      await endGateScript(project);
-      expect(await takeRuns(project), signal).toEqual([1, 1, 2, 3, 4, 5, 6]);
-      const after = await readTree(out);
-      expect([...after.keys()], signal).toEqual([...before.keys()]);
-      for (const [file, bytes] of before) expect(after.get(file)!.equals(bytes), `${signal} ${file}`).toBe(true);
+        // A new edition only --force shows; the forced build is killed at its sixth call.
+        await fs.writeFile(path.join(project, 'edition'), 'second\n');
+        await fs.writeFile(path.join(project, 'gate'), `${GATE}\n`);
+        await killBuildWhen([project, '--force', '--concurrency', '1'], signal, () => untilAtGate(project));
+        await endGateScript(project);
+        expect(await takeRuns(project), signal).toEqual([1, 1, 2, 3, 4, 5, 6]);
+        const after = await readTree(out);
+        expect([...after.keys()], signal).toEqual([...before.keys()]);
+        for (const [file, bytes] of before) expect(after.get(file)!.equals(bytes), `${signal} ${file}`).toBe(true);
 
-      // Removing the gate is an edit: the build runs, from the cache.
-      const next = await buildInProcess(project);
-      expect(next.code, problemsOf(next.report)).toBe(0);
-      expect(toolReport(next.report as BuildReportJson, TOOL), signal).toMatchObject({
-        precomputed: CALLS,
-        cached: CALLS,
-      });
-      expect(await takeRuns(project), signal).toEqual([]);
-      expect(await answersOf(out), signal).toEqual(ALL.map((n) => `n=${n} ${n < GATE ? 'second' : 'first'}`));
+        // Removing the gate is an edit: the build runs, from the cache.
+        const next = await buildInProcess(project);
+        expect(next.code, problemsOf(next.report)).toBe(0);
+        expect(toolReport(next.report as BuildReportJson, TOOL), signal).toMatchObject({
+          precomputed: CALLS,
+          cached: CALLS,
+        });
+        expect(await takeRuns(project), signal).toEqual([]);
+        expect(await answersOf(out), signal).toEqual(ALL.map((n) => `n=${n} ${n < GATE ? 'second' : 'first'}`));
 
-      // A forced build that runs every call replaces every earlier result, and the log holds it once;
-      // the rewrite a build killed while it wrote the log left (its pid is never alive) is removed.
-      const [bucket] = await fs.readdir(path.join(project, RUNS_FOLDER));
-      const deadRewrite = path.join(project, RUNS_FOLDER, `${bucket}.rewrite-4194305`);
-      await fs.writeFile(deadRewrite, 'x\n');
-      const forced = await buildInProcess(project, { force: true });
-      expect(forced.code, problemsOf(forced.report)).toBe(0);
-      expect(await takeRuns(project)).toEqual([1, ...ALL]);
-      expect(await answersOf(out)).toEqual(ALL.map((n) => `n=${n} second`));
-      expect(await exists(deadRewrite)).toBe(false);
-      expect(await cachedLines(project), signal).toBe(CALLS);
-    }
-  });
+        // A forced build that runs every call replaces every earlier result, and the log holds it once;
+        // the rewrite a build killed while it wrote the log left (its pid is never alive) is removed.
+        const [bucket] = await fs.readdir(path.join(project, RUNS_FOLDER));
+        const deadRewrite = path.join(project, RUNS_FOLDER, `${bucket}.rewrite-4194305`);
+        await fs.writeFile(deadRewrite, 'x\n');
+        const forced = await buildInProcess(project, { force: true });
+        expect(forced.code, problemsOf(forced.report)).toBe(0);
+        expect(await takeRuns(project)).toEqual([1, ...ALL]);
+        expect(await answersOf(out)).toEqual(ALL.map((n) => `n=${n} second`));
+        expect(await exists(deadRewrite)).toBe(false);
+        expect(await cachedLines(project), signal).toBe(CALLS);
+      }
+    },
+    MANY_BUILDS_MS,
+  );
 
-  it('the next build runs the calls the killed one had not answered, and only those', async () => {
-    for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-      const project = await makeNumberedProject('first');
-      const out = path.join(project, 'dist');
-      expect((await buildInProcess(project)).code).toBe(0);
-      await takeRuns(project);
-      const before = await readTree(out);
+  it(
+    'the next build runs the calls the killed one had not answered, and only those',
+    async () => {
+      for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+        const project = await makeNumberedProject('first');
+        const out = path.join(project, 'dist');
+        expect((await buildInProcess(project)).code).toBe(0);
+        await takeRuns(project);
+        const before = await readTree(out);
 
-      // A new version of the script: every call runs again, and the build is killed at the sixth.
-      await fs.appendFile(path.join(project, 'tools', TOOL), '# the second version\n');
-      await fs.writeFile(path.join(project, 'edition'), 'second\n');
-      await fs.writeFile(path.join(project, 'gate'), `${GATE}\n`);
-      await killBuildWhen([project, '--concurrency', '1'], signal, () => untilAtGate(project));
-      await endGateScript(project);
-      await takeRuns(project);
-      const after = await readTree(out);
-      for (const [file, bytes] of before) expect(after.get(file)!.equals(bytes), `${signal} ${file}`).toBe(true);
+        // A new version of the script: every call runs again, and the build is killed at the sixth.
+        await fs.appendFile(path.join(project, 'tools', TOOL), '# the second version\n');
+        await fs.writeFile(path.join(project, 'edition'), 'second\n');
+        await fs.writeFile(path.join(project, 'gate'), `${GATE}\n`);
+        await killBuildWhen([project, '--concurrency', '1'], signal, () => untilAtGate(project));
+        await endGateScript(project);
+        await takeRuns(project);
+        const after = await readTree(out);
+        for (const [file, bytes] of before) expect(after.get(file)!.equals(bytes), `${signal} ${file}`).toBe(true);
 
-      const next = await buildInProcess(project);
-      expect(next.code, problemsOf(next.report)).toBe(0);
-      const runs = await takeRuns(project);
-      // A SIGTERMed build appends each result it has before it ends; a SIGKILL may land between the
-      // fifth call's end and its append, a result then run again, never one read half-written.
-      const first = signal === 'SIGKILL' && runs[0] === GATE - 1 ? GATE - 1 : GATE;
-      const toRun = ALL.filter((n) => n >= first);
-      // The determinism probe runs the first call to run twice.
-      expect(runs, signal).toEqual([first, ...toRun]);
-      expect(toolReport(next.report as BuildReportJson, TOOL)).toMatchObject({
-        precomputed: CALLS,
-        cached: CALLS - toRun.length,
-      });
-      expect(await answersOf(out)).toEqual(ALL.map((n) => `n=${n} second`));
-    }
-  });
+        const next = await buildInProcess(project);
+        expect(next.code, problemsOf(next.report)).toBe(0);
+        const runs = await takeRuns(project);
+        // A SIGTERMed build appends each result it has before it ends; a SIGKILL may land between the
+        // fifth call's end and its append, a result then run again, never one read half-written.
+        const first = signal === 'SIGKILL' && runs[0] === GATE - 1 ? GATE - 1 : GATE;
+        const toRun = ALL.filter((n) => n >= first);
+        // The determinism probe runs the first call to run twice.
+        expect(runs, signal).toEqual([first, ...toRun]);
+        expect(toolReport(next.report as BuildReportJson, TOOL)).toMatchObject({
+          precomputed: CALLS,
+          cached: CALLS - toRun.length,
+        });
+        expect(await answersOf(out)).toEqual(ALL.map((n) => `n=${n} second`));
+      }
+    },
+    MANY_BUILDS_MS,
+  );
 });
 
 describe('an interrupted build over the cache cap', () => {
@@ -210,37 +224,43 @@ describe('an interrupted build over the cache cap', () => {
 describe('a build killed after a stage', () => {
   // A packed tree (4 call files at most), so the pack step runs: a forced build killed just after
   // its calls, its search index, its packs and its manifest (the kill may land a little later).
-  it('leaves the previous tree or the whole new one, and the next build runs nothing', async () => {
-    const project = await makeNumberedProject('first');
-    const out = path.join(project, 'dist');
-    const build = () => runCli(['build', project, '--max-call-files', '4']);
-    expect((await build()).code).toBe(0);
-    await takeRuns(project);
-    for (const stage of ['calls', 'search', 'packs', 'manifest']) {
-      const before = await readTree(out);
-      // A new edition for each forced build, so the previous tree and the new one differ.
-      await fs.writeFile(path.join(project, 'edition'), `after ${stage}\n`);
-      await killBuildWhen([project, '--max-call-files', '4', '--force'], 'SIGKILL', async (stderr) => {
-        while (!stderr().includes(`[memory] ${stage} `)) await new Promise((resolve) => setTimeout(resolve, 5));
-      });
-      expect(await takeRuns(project), stage).toEqual([1, ...ALL]);
-      const killed = await readTree(out);
+  it(
+    'leaves the previous tree or the whole new one, and the next build runs nothing',
+    async () => {
+      const project = await makeNumberedProject('first');
+      const out = path.join(project, 'dist');
+      const build = () => runCli(['build', project, '--max-call-files', '4']);
+      expect((await build()).code).toBe(0);
+      await takeRuns(project);
+      for (const stage of ['calls', 'search', 'packs', 'manifest']) {
+        const before = await readTree(out);
+        // A new edition for each forced build, so the previous tree and the new one differ.
+        await fs.writeFile(path.join(project, 'edition'), `after ${stage}\n`);
+        await killBuildWhen([project, '--max-call-files', '4', '--force'], 'SIGKILL', async (stderr) => {
+          while (!stderr().includes(`[memory] ${stage} `)) await new Promise((resolve) => setTimeout(resolve, 5));
+        });
+        expect(await takeRuns(project), stage).toEqual([1, ...ALL]);
+        const killed = await readTree(out);
 
-      // An edit, so the build runs rather than finding the tree up to date.
-      await fs.writeFile(path.join(project, 'notes.txt'), `an edit after ${stage}\n`);
-      const next = await build();
-      expect(next.code, next.stderr).toBe(0);
-      expect(next.stderr, stage).toContain(`0 call(s) to run, ${CALLS} unchanged from the cache`);
-      expect(await takeRuns(project), stage).toEqual([]);
-      // The killed build's results and the earlier ones were both in the log: it now holds each once.
-      expect(await cachedLines(project), stage).toBe(CALLS);
-      const rebuilt = await readTree(out);
-      const same = (one: Map<string, Buffer>, other: Map<string, Buffer>): boolean =>
-        one.size === other.size && [...one].every(([file, bytes]) => other.get(file)?.equals(bytes));
-      expect(same(rebuilt, before), `${stage}: the forced build's results are in the tree`).toBe(false);
-      expect(same(killed, before) || same(killed, rebuilt), `${stage}: the killed build left another tree`).toBe(true);
-    }
-  });
+        // An edit, so the build runs rather than finding the tree up to date.
+        await fs.writeFile(path.join(project, 'notes.txt'), `an edit after ${stage}\n`);
+        const next = await build();
+        expect(next.code, next.stderr).toBe(0);
+        expect(next.stderr, stage).toContain(`0 call(s) to run, ${CALLS} unchanged from the cache`);
+        expect(await takeRuns(project), stage).toEqual([]);
+        // The killed build's results and the earlier ones were both in the log: it now holds each once.
+        expect(await cachedLines(project), stage).toBe(CALLS);
+        const rebuilt = await readTree(out);
+        const same = (one: Map<string, Buffer>, other: Map<string, Buffer>): boolean =>
+          one.size === other.size && [...one].every(([file, bytes]) => other.get(file)?.equals(bytes));
+        expect(same(rebuilt, before), `${stage}: the forced build's results are in the tree`).toBe(false);
+        expect(same(killed, before) || same(killed, rebuilt), `${stage}: the killed build left another tree`).toBe(
+          true,
+        );
+      }
+    },
+    MANY_BUILDS_MS,
+  );
 });
 
 describe('a build killed while it wrote a cache record', () => {

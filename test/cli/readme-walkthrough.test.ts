@@ -9,9 +9,12 @@
 //   one shared install (test/helpers/shared-install.ts), which test/cli/packed-install.test.ts
 //   also checks;
 // - step 7 (deploy) must read `npx wrangler pages deploy <tree> --project-name <name>`; the tree
-//   is served by Cloudflare's local runtime instead (`wrangler pages dev <tree>
-//   --compatibility-date 2025-09-01`, test/hosts/host-runtimes.ts), and the client command after
-//   it runs as written with that runtime's address in place of https://my-server.pages.dev/;
+//   is served by Cloudflare's runtime instead: its `_worker.js` in workerd with the tree as its
+//   ASSETS (test/edge/workerd-site.ts), and the client command after it runs as written with that
+//   address in place of https://my-server.pages.dev/. Not `wrangler pages dev`, which costs several
+//   times a workerd start's CPU: what it adds, Pages' routing by `_routes.json`, is the same here as
+//   for every tree (the test checks that it sends /mcp to the worker), and
+//   test/hosts/real-hosts.test.ts runs the same worker and routes under `wrangler pages dev`;
 // - `npx @modelcontextprotocol/inspector@2.12.0` finds the pinned Inspector (tools/runtimes) in
 //   the folder's node_modules, as it would in npx's cache after a first download: no network.
 //   That node_modules holds the Inspector and what it needs, as that cache would, and nothing
@@ -19,14 +22,13 @@
 //   packages, and npx reads every package there before it runs.
 // Step 5 (`staticmcp serve my-server`) is the command the MCP TypeScript SDK client starts over
 // stdio; it lists the tools and gets a precomputed and a live answer. Step 7's runtime starts as
-// soon as step 4 has built the tree it serves, while steps 5 and 6 run: starting wrangler is the
-// walkthrough's longest wait.
+// soon as step 4 has built the tree it serves, while steps 5 and 6 run.
 import { existsSync, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningHost, startPagesDev } from '../hosts/host-runtimes.js';
+import { startWorkerdSite, type WorkerdSite } from '../edge/workerd-site.js';
 import { PACKAGE_JSON, runCommand } from '../helpers/npm-package.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { linkToolClosure } from '../helpers/npx-folder.js';
@@ -66,7 +68,7 @@ describe('the README walkthrough, run as written', () => {
   let work = '';
   let environment: Record<string, string> = {};
   /** Step 7's runtime, started once step 4 has built the tree, so its start overlaps steps 5 and 6. */
-  let pagesDev: Promise<RunningHost> | undefined;
+  let deployed: Promise<WorkerdSite> | undefined;
   /** The tree step 7 deploys, as its command names it. */
   const deployMatch = /^npx wrangler pages deploy (\S+) --project-name \S+$/.exec(commandLines(deploy)[0] ?? '');
 
@@ -85,7 +87,7 @@ describe('the README walkthrough, run as written', () => {
   }, 240_000);
 
   afterAll(async () => {
-    await (await pagesDev?.catch(() => undefined))?.close();
+    await (await deployed?.catch(() => undefined))?.close();
   });
 
   it('has the eight blocks of its seven steps', () => {
@@ -118,9 +120,9 @@ describe('the README walkthrough, run as written', () => {
     };
     expect(manifest.capabilities.tools.map((tool) => tool.name).sort()).toEqual(['celsius-to-fahrenheit', 'hello']);
     if (deployMatch) {
-      pagesDev = startPagesDev(path.join(work, deployMatch[1]!));
+      deployed = startWorkerdSite(path.join(work, deployMatch[1]!));
       // Step 7 reports a failed start; until then it must not count as unhandled.
-      pagesDev.catch(() => {});
+      deployed.catch(() => {});
     }
   });
 
@@ -159,10 +161,15 @@ describe('the README walkthrough, run as written', () => {
     expect(inspector.stdout).toContain(ANSWER_37);
   }, 120_000);
 
-  it('7. deployed to Cloudflare Pages (its local runtime), the tree answers MCP at /mcp', async () => {
+  it('7. deployed to Cloudflare Pages (its runtime, workerd), the tree answers MCP at /mcp', async () => {
     expect(deployMatch, commandLines(deploy)[0]).not.toBeNull();
-    expect(pagesDev, 'step 4 built the tree step 7 deploys').toBeDefined();
-    const host = await pagesDev!;
+    expect(deployed, 'step 4 built the tree step 7 deploys').toBeDefined();
+    // Pages runs the worker for the paths _routes.json includes, and serves the rest as files.
+    const routes = JSON.parse(await fs.readFile(path.join(work, deployMatch![1]!, '_routes.json'), 'utf8')) as {
+      include: string[];
+    };
+    expect(routes.include).toContain('/mcp');
+    const host = await deployed!;
     expect(remote).toContain('https://my-server.pages.dev/');
     const inspector = await runBlock(remote.replaceAll('https://my-server.pages.dev/', host.url.href));
     expect(inspector.code, inspector.stderr).toBe(0);
