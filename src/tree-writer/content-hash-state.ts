@@ -10,9 +10,11 @@
 // are hashed. Never keyed by the previous tree, so a killed build leaves it true; a missing,
 // damaged (CRC-32) or foreign one means the full walk, which writes it anew.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { type FileFilter, hashSlotsBy } from './content-hash.js';
+import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
+import { readExactly } from './read-exactly.js';
 import {
   ENTRY_TAIL_BYTES,
   HEX_BYTES,
@@ -66,10 +68,17 @@ export function hashWithState(
     return hashSlotsBy(files.inHashOrder(), files, includes);
   const key = createHash('sha256').update(JSON.stringify(identities)).digest();
   if (state.readPrevious) {
-    const record = updatedRecord(state.file, key, files, includes);
-    if (record !== undefined) {
-      writeRecord(state.file, key, record);
-      return record.taken.map((taken) => hashOfTaken(record, taken));
+    // The record's bytes, read and merged, given back at once: a build's later stages (the pack
+    // step's peak) never hold them.
+    const held: Buffer[] = [];
+    try {
+      const record = updatedRecord(state.file, key, files, includes, held);
+      if (record !== undefined) {
+        writeRecord(state.file, key, record);
+        return record.taken.map((taken) => hashOfTaken(record, taken));
+      }
+    } finally {
+      for (const bytes of held) releaseGrown(bytes);
     }
   }
   const recorder = new RecordWriter(state.file, files.slotCount, includes.length);
@@ -104,16 +113,13 @@ function updatedRecord(
   key: Buffer,
   files: HashedFiles,
   includes: readonly FileFilter[],
+  /** Where the buffers made here go, for the caller to give back (grown-typed-array.ts releaseGrown). */
+  held: Buffer[],
 ): HashRecord | undefined {
-  let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
-  } catch {
-    return undefined;
-  }
-  try {
-    const record = readRecord(bytes, key, includes.length);
-    const updated = record && patchedOrMerged(record, files, includes);
+    const bytes = readWhole(file, held);
+    const record = bytes && readRecord(bytes, key, includes.length);
+    const updated = record && patchedOrMerged(record, files, includes, held);
     return updated && isInPathOrder(updated) ? updated : undefined;
   } catch {
     // Offsets out of range in a record not written here: as damaged.
@@ -121,8 +127,26 @@ function updatedRecord(
   }
 }
 
+/** The file's bytes, in a buffer added to `held`; undefined when it cannot be read. */
+function readWhole(file: string, held: Buffer[]): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const bytes = grownTypedArray(Buffer.alloc(0), fstatSync(fd).size);
+    held.push(bytes);
+    readExactly(fd, bytes, 0, 'the content hash record');
+    return bytes;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** updatedRecord's work on a record read whole. */
-function patchedOrMerged(record: HashRecord, files: HashedFiles, includes: readonly FileFilter[]) {
+function patchedOrMerged(record: HashRecord, files: HashedFiles, includes: readonly FileFilter[], held: Buffer[]) {
   const { entries, entryOfSlot, starts, stream } = record;
   // Per entry: 0 not claimed by a slot (yet), KEPT, REMOVED.
   const fates = new Uint8Array(entries);
@@ -159,7 +183,9 @@ function patchedOrMerged(record: HashRecord, files: HashedFiles, includes: reado
     removedCount += 1;
   }
   if (added.length === 0 && removedCount === 0) return record;
-  return mergedRecord(record, files, includes, fates, removedCount, added);
+  const merged = mergedRecord(record, files, includes, fates, removedCount, added);
+  held.push(merged.stream);
+  return merged;
 }
 
 /** Whether every entry's path comes before the next one's (by their bytes: the content hash's order). */
@@ -218,7 +244,7 @@ function mergedRecord(
     entries: count,
     entryOfSlot: new Uint32Array(files.slotCount).fill(NONE),
     starts: new Uint32Array(count + 1),
-    stream: Buffer.allocUnsafe(bytes),
+    stream: grownTypedArray(Buffer.alloc(0), bytes),
     taken: includes.map(() => new Uint8Array(Math.ceil(count / 8))),
   };
   // Old entries are copied a run at a time: from `runFrom` (in the old bytes) to where the next begins.

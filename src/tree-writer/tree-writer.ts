@@ -392,10 +392,10 @@ export class TreeWriter {
     return (await this.hashesWritten([include]))[0]!;
   }
 
-  /** hashWritten for each of `includes`, from one walk of the sorted paths (a walk per hash cost as much as the hashing). */
-  async hashesWritten(includes: readonly FileFilter[]): Promise<string[]> {
+  /** hashWritten for each of `includes` in one walk; `recorded`: through the hash state (a build that indexes documents). */
+  async hashesWritten(includes: readonly FileFilter[], recorded = false): Promise<string[]> {
     await this.flush();
-    return hashWithState(this.written, includes, this.hashState);
+    return hashWithState(this.written, includes, recorded ? this.hashState : undefined);
   }
 
   /** True when `outDir` holds these same files at the same sizes, and `manifestPath` byte for byte. */
