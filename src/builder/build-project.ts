@@ -155,7 +155,7 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
   stopIfInterrupted(signal);
   // MCP Apps before any call runs: a tool whose UI is wrong is skipped, so none of its calls run.
   const apps = await attachApps(planned, project);
-  const writer = await TreeWriter.open(outDir, { reuse: options.fileReuse });
+  const writer = await TreeWriter.open(outDir, { reuse: options.fileReuse, hashState: project.hashState });
   let unchanged = false;
   let swapped = false;
   try {

@@ -8,6 +8,7 @@ import { type ProjectConfig, readConfig, resolveOutputFolder } from '../project/
 import { discoverScripts, type DiscoveredScript, type Discovery } from '../project/discover-scripts.js';
 import { readRegistration, REGISTER_FILE, type RegisterEntry, type Registration } from '../project/register-json.js';
 import { checkOutputFolder } from '../tree-writer/check-output-folder.js';
+import { type ContentHashStateOptions, contentHashStateFile } from '../tree-writer/content-hash-state.js';
 import { recoverInterruptedWrite } from '../tree-writer/interrupted-write.js';
 import { StaticMcpError } from '../core/staticmcp-error.js';
 import { generatorName } from '../shared/version.js';
@@ -42,6 +43,8 @@ export interface OpenedProject {
    * of its own; discovery lets go of it (undefined after).
    */
   walkedIdentities?: WalkedIdentities;
+  /** Where the tree writer keeps the content hash's input for the next build; none for a shard part. */
+  hashState?: ContentHashStateOptions;
 }
 
 async function isFolder(folder: string): Promise<boolean> {
@@ -164,5 +167,7 @@ export async function openProject(options: OpenProjectOptions): Promise<OpenedPr
     fingerprintScope,
     inputsFingerprint,
     walkedIdentities,
+    // --force reads none (a content-keyed record, but --force trusts no saved state).
+    ...(options.shard ? {} : { hashState: { file: contentHashStateFile(projectRoot), readPrevious: !options.force } }),
   };
 }

@@ -151,7 +151,8 @@ export function isDocumentFile(settings: DocumentSettings): FileFilter {
     return tool !== undefined && Object.hasOwn(settings.tools, tool);
   };
   // The tree hash takes a path with one of these prefixes on its bytes (content-hash.ts hashSlotsBy).
-  return Object.assign(accepts, { acceptedPrefixes });
+  const identity = `documents\0${JSON.stringify([acceptedPrefixes, Object.keys(settings.tools).sort()])}`;
+  return Object.assign(accepts, { acceptedPrefixes, identity });
 }
 
 /**

@@ -199,7 +199,8 @@ export async function hashContentAndDocuments(
 ): Promise<{ contentHash: string; documentFilesHash?: string }> {
   const settings = shardPart ? undefined : searchToIndex(config, assembled.toolNames, assembled.hasTextResources);
   if (settings === undefined) return { contentHash: await output.writer.hashWritten() };
-  const [contentHash, documentFilesHash] = await output.writer.hashesWritten([ALL_FILES, isDocumentFile(settings)]);
+  const includes = [ALL_FILES, isDocumentFile(settings)];
+  const [contentHash, documentFilesHash] = await output.writer.hashesWritten(includes, true);
   return { contentHash: contentHash!, documentFilesHash: documentFilesHash! };
 }
 

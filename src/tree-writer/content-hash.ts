@@ -109,10 +109,19 @@ export function createTreeHash(): TreeHash {
  * A test of which files a tree hash takes (hashSlotsBy), with the path prefixes it takes whatever
  * follows: a path starting with one is taken on its bytes, with no string made.
  */
-export type FileFilter = ((filePath: string) => boolean) & { acceptedPrefixes?: readonly string[] };
+export type FileFilter = ((filePath: string) => boolean) & {
+  acceptedPrefixes?: readonly string[];
+  /** What the filter takes, as a string: the same identity, the same files (content-hash-state.ts keys by it). */
+  identity?: string;
+};
 
 /** Every file. */
-export const ALL_FILES: FileFilter = Object.assign(() => true, { acceptedPrefixes: [''] });
+export const ALL_FILES: FileFilter = Object.assign(() => true, { acceptedPrefixes: [''], identity: 'all' });
+
+/** Told of each file hashSlotsBy walks, in order: its slot, path bytes, digest and which hashes take it. */
+export interface HashObserver {
+  observe(slot: number, pathBytes: Uint8Array, digest: Uint8Array, takenBy: readonly boolean[]): void;
+}
 
 /**
  * The tree hash of the files each of `includes` accepts, from one pass over a writer's files by
@@ -123,8 +132,10 @@ export function hashSlotsBy(
   files: Iterable<[number, Uint8Array]>,
   paths: { bytesAt(slot: number): Uint8Array; at(slot: number): string },
   includes: readonly FileFilter[],
+  observer?: HashObserver,
 ): string[] {
   const hashes = includes.map(() => createTreeHash());
+  const takenBy = includes.map(() => false);
   const prefixes = includes.map((include) => (include.acceptedPrefixes ?? []).map((prefix) => Buffer.from(prefix)));
   for (const [slot, digest] of files) {
     // A view until the next bytesAt: `at` decodes with a cursor of its own.
@@ -137,7 +148,9 @@ export function hashSlotsBy(
         taken = includes[index]!(filePath);
       }
       if (taken) hashes[index]!.addDigestOfBytes(bytes, digest);
+      takenBy[index] = taken;
     }
+    observer?.observe(slot, bytes, digest, takenBy);
   }
   return hashes.map((hash) => hash.digest());
 }

@@ -44,7 +44,8 @@ export class FileDigests {
   private walksInOrder = 0;
   /** Each slot's path, by slot number. */
   private readonly pathList = new PrefixCodedPaths();
-  private readonly digests: SpilledDigests;
+  /** Each slot's digest (content-hash-state.ts compares every one with its record's). */
+  readonly digests: SpilledDigests;
   /** Per slot, one byte: tagOf(hash of its path) | its flags (UNCHANGED, DROPPED). */
   private flags = new Uint8Array(INITIAL_SLOTS);
   private droppedCount = 0;

@@ -1,5 +1,6 @@
 // What opening and committing a tree writer (tree-writer.ts) takes: dev's file reuse, and the
 // previous tree's entries a commit keeps.
+import type { ContentHashStateOptions } from './content-hash-state.js';
 import type { TreeFileReuse } from './file-reuse.js';
 
 export interface OpenTreeWriterOptions {
@@ -8,6 +9,8 @@ export interface OpenTreeWriterOptions {
    * instead of comparing each file's content with the previous tree's.
    */
   reuse?: TreeFileReuse;
+  /** Where the content hash's input is kept for the next build (content-hash-state.ts); absent: none. */
+  hashState?: ContentHashStateOptions | undefined;
 }
 
 export interface CommitOptions {

@@ -21,7 +21,8 @@
 import { promises as fs, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
-import { ALL_FILES, digestFile, type FileFilter, hashSlotsBy } from './content-hash.js';
+import { ALL_FILES, digestFile, type FileFilter } from './content-hash.js';
+import { type ContentHashStateOptions, hashWithState } from './content-hash-state.js';
 import { FileDigests } from './file-digests.js';
 import type { ReusingWrite } from './file-reuse.js';
 import type { CommitOptions, OpenTreeWriterOptions } from './tree-writer-options.js';
@@ -70,6 +71,7 @@ export class TreeWriter {
     /** Whether `outDir` holds a tree whose files a write can be compared with. */
     private readonly previousExists: boolean,
     private readonly reuse: ReusingWrite | undefined,
+    private readonly hashState: ContentHashStateOptions | undefined,
   ) {
     this.written = new FileDigests(digestFileOf(outDir, process.pid));
     this.previousFolders = new PreviousFolders(outDir);
@@ -83,7 +85,7 @@ export class TreeWriter {
       (stat) => stat.isDirectory(),
       () => false,
     );
-    return new TreeWriter(outDir, tempDir, previousExists, options.reuse?.begin(outDir));
+    return new TreeWriter(outDir, tempDir, previousExists, options.reuse?.begin(outDir), options.hashState);
   }
 
   has(relativePath: string): boolean {
@@ -390,10 +392,10 @@ export class TreeWriter {
     return (await this.hashesWritten([include]))[0]!;
   }
 
-  /** hashWritten for each of `includes`, from one walk of the sorted paths (a walk per hash cost as much as the hashing). */
-  async hashesWritten(includes: readonly FileFilter[]): Promise<string[]> {
+  /** hashWritten for each of `includes` in one walk; `recorded`: through the hash state (a build that indexes documents). */
+  async hashesWritten(includes: readonly FileFilter[], recorded = false): Promise<string[]> {
     await this.flush();
-    return hashSlotsBy(this.written.inHashOrder(), this.written, includes);
+    return hashWithState(this.written, includes, recorded ? this.hashState : undefined);
   }
 
   /** True when `outDir` holds these same files at the same sizes, and `manifestPath` byte for byte. */

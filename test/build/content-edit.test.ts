@@ -313,6 +313,11 @@ describe('a one-document edit of a packed content project', () => {
     const stateBytes = await fs.readFile(state);
     stateBytes[stateBytes.length - 9]! ^= 0x01;
     await fs.writeFile(state, stateBytes);
+    // The content hash's record: one byte of its entries changed, its checksum not made again.
+    const hashRecord = path.join(cache, 'content-hash.bin');
+    const hashBytes = await fs.readFile(hashRecord);
+    hashBytes[hashBytes.indexOf('resources/') + 'resources/'.length + 40]! ^= 0x01;
+    await fs.writeFile(hashRecord, hashBytes);
 
     await fs.appendFile(path.join(project, 'resources', 'page-42.md'), '\nAn edit: wombat.\n');
     const edited = await build(project, tree);
