@@ -9,7 +9,8 @@ import path from 'node:path';
 import { DocumentCache, type DocumentStats, digestBytes, type ParsedDocument } from './document-cache.js';
 import type { ProjectResource } from './project-resource.js';
 import { readEitherSidecar, sidecarCandidates } from './read-json-sidecar.js';
-import { walkFolder } from './walk-folder.js';
+import { type WalkedFile, walkFolder } from './walk-folder.js';
+import { ResourceRuns } from './resource-runs.js';
 import type { WalkedIdentities } from './walked-identities.js';
 import { FileResourceStore, type ResourceOverrides } from './file-resource-store.js';
 import type { MarkdownSummary } from './markdown-summary.js';
@@ -303,6 +304,7 @@ export async function discoverResources(
   const problems: ResourceDiscovery['problems'] = [];
   const warnings: ResourceDiscovery['warnings'] = [];
   const store = new FileResourceStore(resourcesRoot, projectRoot, documents.previousDocuments);
+  const context = { resources, problems, warnings, store, documents, walked, projectRoot };
   // Each file's read, when it is written, checks it stays inside the project: against one realpath.
   store.realProjectRoot = await fs.realpath(projectRoot).catch(() => undefined);
   const counts = () => ({ parsed: documents.parsedCount, reused: documents.reusedCount });
@@ -339,7 +341,45 @@ export async function discoverResources(
   // A walked file's key is its folder's and its own relative path (one path.relative a build, not a file).
   const folderKey = projectPathOf(projectRoot, resourcesRoot);
   const keyPrefix = folderKey === '' ? '' : `${folderKey}/`;
-  for (const walkedFile of files) {
+  // Runs of untouched files are taken whole (resource-runs.ts): only where no sidecar can change one.
+  const runs = await ResourceRuns.open(projectRoot, documents, walked, keyPrefix, sidecars.size === 0);
+  try {
+    await loadWalkedResources(files, { ...context, keyPrefix, runs, sharedStems, sidecars });
+    runs?.save();
+  } catch (error) {
+    runs?.discard();
+    throw error;
+  }
+  return { resources, problems, warnings, documents: counts() };
+}
+
+/** What loading the walked files shares. */
+interface WalkedContext {
+  resources: ProjectResource[];
+  problems: ResourceDiscovery['problems'];
+  warnings: ResourceDiscovery['warnings'];
+  store: FileResourceStore;
+  documents: DocumentCache;
+  walked: WalkedIdentities | undefined;
+  projectRoot: string;
+  keyPrefix: string;
+  runs: ResourceRuns | undefined;
+  sharedStems: ReadonlySet<string>;
+  sidecars: ReadonlySet<string>;
+}
+
+/** Each walked file as a resource (or a problem), in the walk's order: a saved run at once, else one by one. */
+async function loadWalkedResources(files: readonly WalkedFile[], context: WalkedContext): Promise<void> {
+  const { resources, problems, warnings, store, documents, walked, projectRoot, keyPrefix, runs } = context;
+  const { sharedStems, sidecars } = context;
+  for (let index = 0; index < files.length; ) {
+    const taken = runs === undefined ? 0 : runs.take(files, index, store, resources);
+    if (taken > 0) {
+      index += taken;
+      continue;
+    }
+    const walkedFile = files[index]!;
+    index += 1;
     const { relativePath } = walkedFile;
     // No sidecar beside any file (the walk saw them all): none to look for, file by file.
     const { meta, problem, notice } =
@@ -365,8 +405,8 @@ export async function discoverResources(
       relativePath,
     );
     const loaded = pending instanceof Promise ? await pending : pending;
+    runs?.note(relativePath, loaded);
     if ('problem' in loaded) problems.push({ relativePath, message: loaded.problem });
     else resources.push(withoutWarnings(loaded, relativePath, warnings));
   }
-  return { resources, problems, warnings, documents: counts() };
 }

@@ -105,6 +105,49 @@ export class DocumentCache {
     this.pagesFolder = file === undefined ? undefined : path.join(path.dirname(file), path.basename(PAGES_FOLDER));
   }
 
+  /**
+   * The entry the last lookup or parse recorded (a view that the next lookup may move), for the
+   * saved runs (resource-runs.ts) to copy at once; taken by takeLastEntry.
+   */
+  private lastEntry: Uint8Array | undefined;
+
+  /** The record's key (generator, parser, front-matter bound): the saved runs' too. */
+  get recordKey(): string {
+    return this.key;
+  }
+
+  /** Whether this build writes a record (a cache that keeps nothing, or whose writes failed, does not). */
+  get keepsRecord(): boolean {
+    return this.file !== undefined && !this.failed;
+  }
+
+  /** The entry the last lookup or parse recorded, once (undefined: none, or the record is not written). */
+  takeLastEntry(): Uint8Array | undefined {
+    const entry = this.lastEntry;
+    this.lastEntry = undefined;
+    return this.failed ? undefined : entry;
+  }
+
+  /**
+   * Records `count` documents a saved run gave as they were (`entries`: their record entries, back
+   * to back), each reused. False when the record is not written (the run is not taken then).
+   */
+  reuseRun(entries: Uint8Array, count: number): boolean {
+    if (this.file === undefined || this.failed) return false;
+    try {
+      this.writer ??= this.openWriter();
+      this.writer.append(entries);
+    } catch {
+      this.dropWriter();
+      return false;
+    }
+    this.reusedCount += count;
+    this.recordedCount += count;
+    // Not known to be the previous record's entries byte for byte: the record is written again.
+    this.allAsBefore = false;
+    return true;
+  }
+
   /** How many documents the previous build's record holds (0: none, or none to be believed). */
   get previousDocuments(): number {
     return this.previous?.size ?? 0;
@@ -267,6 +310,7 @@ export class DocumentCache {
     try {
       this.writer ??= this.openWriter();
       this.writer.append(bytes);
+      this.lastEntry = bytes;
     } catch {
       // The cache cannot be written: the next build parses again, as with no cache.
       this.dropWriter();

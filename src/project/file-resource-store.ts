@@ -14,6 +14,7 @@ import type { DocumentStats } from './document-cache.js';
 import type { ProjectResource, ResourceFileSource } from './project-resource.js';
 import { joinedPath } from './joined-path.js';
 import { WalkedIdentity } from './walked-identities.js';
+import { NO_STRING } from './document-runs.js';
 
 /** What a sidecar (or a registration) set, which wins over what the file's parse gives. */
 export interface ResourceOverrides {
@@ -36,6 +37,31 @@ export interface FileResourceFields {
   description?: string;
   pageUrl?: string;
   overrides?: ResourceOverrides;
+}
+
+/** A saved run's columns, in the store's own layout (document-runs.ts). */
+export interface StoredRun {
+  count: number;
+  mimeType: string;
+  /** Two u32 halves a document, high first, as `inodes` and `mtimesNs` hold them. */
+  inodes: Uint8Array;
+  mtimes: Uint8Array;
+  /** A f64 a document. */
+  sizes: Uint8Array;
+  texts: Uint8Array;
+  digests: Uint8Array;
+  /** Byte lengths (NO_STRING: none) and the UTF-8 back to back. */
+  pathLengths: Uint32Array;
+  paths: Uint8Array;
+  titleLengths: Uint32Array;
+  titles: Uint8Array;
+  descriptionLengths: Uint32Array;
+  descriptions: Uint8Array;
+}
+
+/** A typed array's bytes, in place. */
+function bytesOf(array: Uint32Array | Float64Array): Uint8Array {
+  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 }
 
 /** A document's sidecar overrides and page URL. */
@@ -156,6 +182,47 @@ export class FileResourceStore {
     return new FileResource(this, position);
   }
 
+  /**
+   * The documents of a saved run (resource-runs.ts), from its columns: copies of byte ranges, no
+   * string, BigInt or object made a document. Returns the first one's position.
+   */
+  addRun(run: StoredRun): number {
+    const first = this.count;
+    const { count } = run;
+    this.count += count;
+    if (this.count > this.isText.length) this.makeRoom(this.count);
+    bytesOf(this.inodes).set(run.inodes, 8 * first);
+    bytesOf(this.mtimesNs).set(run.mtimes, 8 * first);
+    bytesOf(this.sizes).set(run.sizes, 8 * first);
+    this.isText.set(run.texts, first);
+    this.digests.set(run.digests, 32 * first);
+    this.hasDigest.fill(1, first, first + count);
+    let mimeType = this.mimeTypes.get(run.mimeType);
+    if (mimeType === undefined) {
+      mimeType = this.mimeTypeList.length;
+      this.mimeTypeList.push(run.mimeType);
+      this.mimeTypes.set(run.mimeType, mimeType);
+    }
+    this.mimeTypeAt.fill(mimeType, first, first + count);
+    this.paths.pushRun(run.pathLengths, run.paths, NO_STRING);
+    // Positions are stored one up (NONE for none), as add stores them.
+    this.texts.pushRun(run.titleLengths, run.titles, NO_STRING, this.titleAt, first);
+    this.texts.pushRun(run.descriptionLengths, run.descriptions, NO_STRING, this.descriptionAt, first);
+    return first;
+  }
+
+  /** The UTF-8 of a document's title (a view, valid until the next add), when it has one. */
+  titleBytesOf(position: number): Uint8Array | undefined {
+    const at = this.titleAt[position]!;
+    return at === NONE ? undefined : this.texts.bytesAt(at - 1);
+  }
+
+  /** The UTF-8 of a document's description (a view, valid until the next add), when it has one. */
+  descriptionBytesOf(position: number): Uint8Array | undefined {
+    const at = this.descriptionAt[position]!;
+    return at === NONE ? undefined : this.texts.bytesAt(at - 1);
+  }
+
   relativePathOf(position: number): string {
     // The assembly asks a document's path for its URI, name and shown path in a row: decoded once.
     if (position !== this.lastPathPosition) {
@@ -245,7 +312,8 @@ export class FileResource implements ProjectResource {
 
   constructor(
     readonly store: FileResourceStore,
-    private readonly position: number,
+    /** Its place in the store. */
+    readonly position: number,
   ) {}
 
   get relativePath(): string {

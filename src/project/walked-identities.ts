@@ -125,6 +125,39 @@ export class WalkedIdentities {
   }
 
   /**
+   * Whether the walk saw, in `relativeFolder` from its next file in order on, exactly the files
+   * `names` (each followed by `/`) one after another, with `identities` (inode, size, mtime ns,
+   * 24 little-endian bytes a file): one compare of the names and one of the bytes, not a lookup
+   * a file. When they match, lookups go on after them; else nothing moves.
+   */
+  matchRun(relativeFolder: string, names: string, identities: Uint8Array): boolean {
+    const folder = this.folders.get(relativeFolder);
+    // The typed array's bytes are the little-endian layout only on a little-endian machine.
+    if (folder === undefined || LOW_WORD !== 0) return false;
+    const firstEnd = names.indexOf('/');
+    if (firstEnd <= 0) return false;
+    const firstName = names.slice(0, firstEnd);
+    const count = folder.values.length / 3;
+    let { cursor, offset } = folder;
+    while (
+      cursor < count &&
+      !(folder.names.startsWith(firstName, offset) && folder.names.charCodeAt(offset + firstEnd) === SLASH)
+    ) {
+      const end = folder.names.indexOf('/', offset);
+      if (folder.names.slice(offset, end) > firstName) return false;
+      cursor += 1;
+      offset = end + 1;
+    }
+    const runCount = identities.length / 24;
+    if (cursor + runCount > count || !folder.names.startsWith(names, offset)) return false;
+    const walkedBytes = new Uint8Array(folder.values.buffer, folder.values.byteOffset + 24 * cursor, identities.length);
+    if (Buffer.compare(walkedBytes, identities) !== 0) return false;
+    folder.cursor = cursor + runCount;
+    folder.offset = offset + names.length;
+    return true;
+  }
+
+  /**
    * The walk's identity of a regular file (its path from the walked root, `/`-separated), or
    * undefined when the walk did not see it as one: then the caller stats it. Lookups in code-unit
    * order within a folder cost one pass over its names; one out of order is not answered.

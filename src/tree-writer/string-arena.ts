@@ -82,6 +82,41 @@ export class StringArena {
     return position;
   }
 
+  /**
+   * Appends strings given as their UTF-8 bytes back to back (`bytes`) and their byte lengths, a
+   * length of `none` standing for no string: one copy of the bytes. Each string's position plus one
+   * (0 for none) is written to `positions` from `at`, when given.
+   */
+  pushRun(lengths: Uint32Array, bytes: Uint8Array, none: number, positions?: Uint32Array, at = 0): void {
+    let present = 0;
+    for (let index = 0; index < lengths.length; index += 1) if (lengths[index] !== none) present += 1;
+    const first = this.count;
+    this.count += present;
+    if (this.count > this.starts.length) {
+      this.starts = grownTypedArray(this.starts, this.count);
+      this.ends = grownTypedArray(this.ends, this.count);
+    }
+    const base = this.bytesUsed;
+    if (base + bytes.length > this.bytes.length) this.bytes = grownTypedArray(this.bytes, base + bytes.length);
+    this.bytes.set(bytes, base);
+    this.bytesUsed = base + bytes.length;
+    const { starts, ends } = this;
+    let position = first;
+    let offset = base;
+    for (let index = 0; index < lengths.length; index += 1) {
+      const length = lengths[index]!;
+      if (length === none) {
+        if (positions !== undefined) positions[at + index] = 0;
+        continue;
+      }
+      starts[position] = offset;
+      offset += length;
+      ends[position] = offset;
+      if (positions !== undefined) positions[at + index] = position + 1;
+      position += 1;
+    }
+  }
+
   /** Gives back the arena's memory now (its strings are gone: the arena is empty again). */
   release(): void {
     this.bytes = releaseGrown(this.bytes);
