@@ -76,6 +76,30 @@ describe('the ranking of one list', () => {
     expect(page).toEqual(rankBm25([own, own], corpus, 10, [1, 0.02]));
   });
 
+  it('reads two records of the same bytes (a rare word and its stem) as one list, and no others', () => {
+    const random = seededRandom(72);
+    const documents = [...new Set(Array.from({ length: 3_000 }, () => Math.floor(random() * corpus.documentCount)))];
+    documents.sort((a, b) => a - b);
+    const impacts = documents.map(() => 1 + Math.floor(random() * 255));
+    // The word's own list is its stem's when the stem has no other form: the same bytes.
+    const expected = rankBm25([listOf(documents, impacts), listOf(documents, impacts)], corpus, 10, [1, 0.02]);
+    expect(
+      rankAndCount([listOf(documents, impacts), listOf(documents, impacts)], corpus as SearchIndexCounts, [1, 0.02]),
+    ).toEqual({ best: expected, total: documents.length });
+    // The same documents, the best one weighed otherwise (another form of the word in it): two lists.
+    const best = impacts.indexOf(Math.max(...impacts));
+    const otherImpacts = impacts.map((impact, at) => (at === best ? impact - 1 : impact));
+    const two = () => [listOf(documents, impacts), listOf(documents, otherImpacts)];
+    expect(rankAndCount(two(), corpus as SearchIndexCounts, [1, 0.02])).toEqual({
+      best: rankBm25(two(), corpus, 10, [1, 0.02]),
+      total: documents.length,
+    });
+    expect(rankAndCount(two(), corpus as SearchIndexCounts, [1, 1])).toEqual({
+      best: rankBm25(two(), corpus, 10, [1, 1]),
+      total: documents.length,
+    });
+  });
+
   it('is not the path for two different lists, and refuses a damaged block', () => {
     expect(isOneList([listOf([1, 2], [3, 4]), listOf([1, 2], [3, 4])])).toBe(false);
     const bytes = encodeImpactPostings([5, 6, 7], [4, 4, 4]);

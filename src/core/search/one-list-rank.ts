@@ -14,6 +14,44 @@ import { type CorpusStatistics, POSTING_BLOCK_SIZE, type PostingList } from './p
 /** The page, or the problem of the first list (by position: they are one) whose block did not decode. */
 export type OneListOutcome = ScoredDocument[] | { problem: string; list: number };
 
+/**
+ * `lists` with each one whose bytes are an earlier one's replaced by that one: a word whose stem has
+ * no other form (a rare word, "pacose" of stem "pacos") has two records of the same bytes, its own
+ * and its stem's, and read as one list they are decoded and walked once (and a query of such words
+ * alone is ranked here). The bytes are compared only for lists of the same count and length.
+ */
+export function mergeEqualLists(lists: readonly PostingList[]): PostingList[] {
+  const merged: PostingList[] = [];
+  for (const list of lists) merged.push(merged.find((earlier) => holdSameBytes(earlier, list)) ?? list);
+  return merged;
+}
+
+function holdSameBytes(left: PostingList, right: PostingList): boolean {
+  if (left === right) return true;
+  const leftBytes = left.blockBytes?.bytes;
+  const rightBytes = right.blockBytes?.bytes;
+  if (leftBytes === undefined || rightBytes === undefined) return false;
+  if (left.count !== right.count || leftBytes.length !== rightBytes.length) return false;
+  if (!sameUnits(left.blockLastDocuments, right.blockLastDocuments)) return false;
+  if (!sameUnits(left.blockMaxImpacts, right.blockMaxImpacts)) return false;
+  // Four bytes at a time where both start on a word (the blocks' bytes are a copy of their own).
+  let at = 0;
+  if (leftBytes.byteOffset % 4 === 0 && rightBytes.byteOffset % 4 === 0) {
+    const words = leftBytes.length >>> 2;
+    const leftWords = new Uint32Array(leftBytes.buffer, leftBytes.byteOffset, words);
+    const rightWords = new Uint32Array(rightBytes.buffer, rightBytes.byteOffset, words);
+    if (!sameUnits(leftWords, rightWords)) return false;
+    at = words * 4;
+  }
+  return sameUnits(leftBytes.subarray(at), rightBytes.subarray(at));
+}
+
+function sameUnits(left: Uint8Array | Uint32Array, right: Uint8Array | Uint32Array): boolean {
+  if (left.length !== right.length) return false;
+  for (let index = 0; index < left.length; index += 1) if (left[index] !== right[index]) return false;
+  return true;
+}
+
 /** Whether every one of `lists` is the same list (with impact bytes: index format 4 and later). */
 export function isOneList(lists: readonly PostingList[]): boolean {
   return lists.length > 0 && lists[0]!.impacts !== undefined && lists.every((list) => list === lists[0]);

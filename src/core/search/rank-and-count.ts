@@ -7,7 +7,7 @@
 import { rankBm25 } from './bm25.js';
 import { type DenseRankOutcome, rankAndCountDense, ranksDensely } from './dense-rank.js';
 import { countMatchingDocuments } from './match-count.js';
-import { isOneList, rankOneList } from './one-list-rank.js';
+import { isOneList, mergeEqualLists, rankOneList } from './one-list-rank.js';
 import type { PostingList } from './postings.js';
 import { SEARCH_RESULT_LIMIT, type SearchIndexCounts } from './search-index-format.js';
 
@@ -16,10 +16,12 @@ import { SEARCH_RESULT_LIMIT, type SearchIndexCounts } from './search-index-form
  * the lists of full weight hold: a word's own list is part of its stem's, and adds no document.
  */
 export function rankAndCount(
-  lists: readonly PostingList[],
+  listsAsRead: readonly PostingList[],
   counts: SearchIndexCounts,
   weights: readonly number[],
 ): DenseRankOutcome {
+  // A stem's record that holds its one word's bytes is that word's list.
+  const lists = mergeEqualLists(listsAsRead);
   const counted = weights.map((weight) => weight === 1);
   // One list (a word's own list that is its stem's too): its length is the count.
   if (isOneList(lists)) {
