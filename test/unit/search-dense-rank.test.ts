@@ -95,7 +95,41 @@ describe('the dense ranking', () => {
       problem: 'a posting has no weight',
       list: 1,
     });
+    // The list walked first is the counted one; the damaged one is still the one named.
+    const again = decodePostings(bytes, corpus, 6) as PostingList;
+    expect(rankAndCountDense([again, listOf([1, 2], [9, 9])], corpus, 10, [0.02, 1], [false, true])).toEqual({
+      problem: 'a posting has no weight',
+      list: 0,
+    });
     expect(ranksDensely([sound, PostingList.ofDecoded([4], [1.5])], corpus.documentCount)).toBe(false);
     expect(ranksDensely([sound], 3_000_000)).toBe(false);
+  });
+
+  it('answers a query after a refused one, and over lists decoded before, as it answers fresh lists', () => {
+    const random = seededRandom(40);
+    const made = () =>
+      [800, 5_000, 12_000].map((size) => {
+        const documents = [...new Set(Array.from({ length: size }, () => Math.floor(random() * corpus.documentCount)))];
+        documents.sort((a, b) => a - b);
+        return listOf(
+          documents,
+          documents.map(() => 1 + Math.floor(random() * 255)),
+        );
+      });
+    const weights = [1, 1, 0.02];
+    const counted = [true, true, false];
+    const lists = made();
+    const fresh = rankAndCountDense(lists, corpus, 10, weights, counted);
+    expect(fresh).toEqual(expectedOf(() => lists, weights));
+    // A damaged list walked after scores were added: the scores it left must not count in the next query.
+    const bytes = encodeImpactPostings([5, 6, 7], [4, 4, 4]);
+    bytes[bytes.length - 1] = 9;
+    const damaged = decodePostings(bytes, corpus, 6) as PostingList;
+    expect(rankAndCountDense([lists[2]!, damaged], corpus, 10, [1, 1], [true, true])).toEqual({
+      problem: 'a posting weighs more than its block says',
+      list: 1,
+    });
+    // The same lists again, every block decoded by the first query (a reader keeps decoded lists).
+    expect(rankAndCountDense(lists, corpus, 10, weights, counted)).toEqual(fresh);
   });
 });

@@ -219,7 +219,7 @@ export class PostingList {
     readonly count: number,
     blockCount: number,
     /** The blocks' bytes and where each block starts in them (format 4 and later). */
-    private readonly blockBytes?: { bytes: Uint8Array; starts: Uint32Array },
+    readonly blockBytes?: { bytes: Uint8Array; starts: Uint32Array },
   ) {
     this.documents = new Uint32Array(count);
     if (blockBytes === undefined) this.exactWeights = new Float64Array(count);
@@ -260,7 +260,8 @@ export class PostingList {
    * Decodes the blocks `first` to `end` (exclusive) not yet decoded, in one loop with the varints
    * read inline and integers only: a cold query decodes 100,000+ postings here, where a call per
    * block and per varint, or a floating-point weight per posting (a number first-run code
-   * allocates), would cost several times as much.
+   * allocates), would cost several times as much. dense-rank.ts decodes as this does, checks
+   * included, while it scores.
    */
   private readBlocks(first: number, end: number): string | undefined {
     if (this.blockBytes === undefined) return undefined;
