@@ -1,20 +1,27 @@
 // Which part of a cold search costs what in workerd (issue #40), by cutting the query short: the
-// worker is bundled again from src/ with its search reader stopped at a point (the source edited
-// as esbuild loads it, a bench-only bundle), and each cut bundle takes turns with the whole one
-// on the same queries, each run in a new workerd (`initialize`, then one two-word search, the
-// process's CPU over the search, as search-cold-edge.mjs). The differences between neighbours
-// are the parts: `postings` (the request, the table, the term lookups and postings) →
-// `ranked` (+ BM25, the count, the excerpt matcher) → `titles` (+ the title blocks: their index
-// and packs) → `whole` (+ the excerpt sources and excerpts). A sampling profile (search-cold-
-// profile.mjs) attributes badly on a loaded machine; these are CPU differences.
+// worker is bundled again (scripts/bundle-edge-worker.mjs, as the build does) with the search
+// reader's source edited to return early at a step (a bench-only bundle), and every bundle takes
+// turns on the same queries, each run in a new workerd (`initialize`, then one search, the
+// process's CPU over the search, as search-cold-edge.mjs). The steps, each one adding to the one
+// before; the differences between neighbours are the parts:
+//   request   the request, its JSON-RPC and the query's words (no read)
+//   postings  + each word's term pack and postings (a query of missing words stops here)
+//   ranked    + the common-term check, BM25 ranking and the total
+//   titleRows + the token matcher and the title pack rows' file
+//   titlePacks+ the title packs read and each block's record found (its text not parsed)
+//   titles    + the title blocks parsed: the page's ids, titles and urls
+//   sources   + each result's excerpt source record placed and read (not inflated)
+//   inflated  + the sources inflated (no excerpt cut)
+//   whole     + the excerpts: the answer a user gets
+// Each cut names the source text it replaces: when the code moves, the bench stops and says which
+// anchor is gone (a sampling profile, search-cold-profile.mjs, attributes badly on a loaded machine).
 // Run: npm run build && CORPUS=wiki COUNT=6000 node bench/search-cold-parts.mjs   (RUNS=8;
-//   TREE=<built tree>; SERVER=files|assets)
+//   TREE=<built tree>; SERVER=files|assets; QUERY=<text> for one query RUNS times)
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { build } from 'esbuild';
+import { bundleEdgeWorker } from '../scripts/bundle-edge-worker.mjs';
 import { coldSearchCpuMs, twoWordQueries } from './lib/cold-search.mjs';
 import { median, repoRoot, tempDir } from './lib/common.mjs';
-import { workerBundle } from './lib/edge-lib.mjs';
 import { searchTree } from './lib/search-query-tree.mjs';
 
 const CORPUS = process.env.CORPUS ?? 'wiki';
@@ -22,78 +29,125 @@ const COUNT = Number(process.env.COUNT ?? 6000);
 const RUNS = Number(process.env.RUNS ?? 8);
 const SERVER = process.env.SERVER ?? 'files';
 
-/** Per cut, the reader's source text to find and what it becomes (an early return). */
-const CUTS = {
+const READER = 'src/core/search/search-reader.ts';
+const HITS = 'src/core/search/search-hits.ts';
+const EXCERPTS = 'src/core/search/result-excerpts.ts';
+const EMPTY = "{ status: 'ok', hits: [], total: 0 }";
+const BARE_HITS = 'best.map((scored) => ({ id: String(scored.document), title: "", url: "" }))';
+
+/** One edit of a cut: in `file`, the text `find` (exactly once) becomes `replace`. */
+const edit = (file, find, replace) => ({ file, find, replace });
+/** Returns before `find`. */
+const before = (file, find, early) => edit(file, find, `${early}\n${find}`);
+
+/** The reader's edits that stop it after each step (in the order of the steps). */
+const STEPS = {
+  request: [
+    before(READER, '      const lists = await Promise.all(keys.map(', `      if (keys.length >= 0) return ${EMPTY};`),
+  ],
   postings: [
-    '      let found = keys.flatMap(',
-    "      if (lists.length >= 0) return { status: 'ok', hits: [], total: 0 };\n      let found = keys.flatMap(",
+    before(READER, '    let found = keys.flatMap((term, position) => {', `    if (lists.length >= 0) return ${EMPTY};`),
   ],
   ranked: [
-    '    const blockSize = this.counts.blockSize;\n    const blockNumbers',
-    "    if (best.length >= 0) return best.map((scored) => ({ id: String(scored.document), title: '', url: '' }));\n    const blockSize = this.counts.blockSize;\n    const blockNumbers",
+    before(
+      READER,
+      '    const matcher = tokenMatcherOf(parsed, stemming);',
+      `    if (best.length >= 0) return { status: 'ok', hits: ${BARE_HITS}, total };`,
+    ),
+  ],
+  titleRows: [
+    before(HITS, '  const blockNumbers = [...new Set(best.map(', `  if (best.length >= 0) return ${BARE_HITS};`),
+  ],
+  // Its blocks' entries are blank, so it stops where `titles` stops too: nothing reads them.
+  titlePacks: [
+    edit(
+      HITS,
+      '  const text = textOfBody(found.body);\n  const entries = parseTitleBlock(text, count, counts.format);',
+      '  const text = "";\n  const entries = Array.from({ length: count }, () => ({ id: "", title: "", url: "" }));',
+    ),
+    before(
+      HITS,
+      '  const texts = await readExcerptTexts(',
+      '  if (entries.length >= 0) return entries.map((entry) => ({ id: entry.id, title: entry.title, url: entry.url }));',
+    ),
   ],
   titles: [
-    'const texts = await readExcerptTexts(reads.packs, table, this.counts.format, best, this.options, blocks);',
-    'const texts: undefined[] = best.map(() => undefined); void readExcerptTexts;',
+    before(
+      HITS,
+      '  const texts = await readExcerptTexts(',
+      '  if (entries.length >= 0) return entries.map((entry) => ({ id: entry.id, title: entry.title, url: entry.url }));',
+    ),
   ],
+  sources: [
+    before(
+      EXCERPTS,
+      '  const sources = await inflateExcerptSources(',
+      '  if (present.length >= 0) return found.map(() => undefined);',
+    ),
+  ],
+  inflated: [edit(HITS, ': excerptOf(text.text, matchOf, termCount, text.goesOn);', ': undefined;')],
 };
+const ORDER = [...Object.keys(STEPS), 'whole'];
 
-/** The worker bundled from src/ with the search reader cut at `cut`. */
-async function cutBundle(cut, outDir) {
-  const [find, replace] = CUTS[cut];
-  const readerFile = path.join(repoRoot, 'src/core/search/search-reader.ts');
-  const outfile = path.join(outDir, `${cut}.js`);
-  await build({
-    absWorkingDir: repoRoot,
-    entryPoints: ['src/hosts/edge/worker.ts'],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    mainFields: ['module', 'main'],
-    minifyWhitespace: true,
-    minifySyntax: true,
-    logLevel: 'warning',
-    plugins: [
-      {
-        name: 'cut-search-reader',
-        setup(pluginBuild) {
-          pluginBuild.onLoad({ filter: /search-reader\.ts$/ }, (args) => {
-            const text = readFileSync(args.path, 'utf8');
-            if (args.path !== readerFile || !text.includes(find))
-              throw new Error(`cut ${cut}: its anchor is not in ${args.path}; update CUTS`);
-            return { contents: text.replace(find, replace), loader: 'ts' };
-          });
-        },
-      },
-    ],
-  });
+/** The worker bundled as the build bundles it, with the step's edits made to our sources as esbuild loads them. */
+async function cutBundle(step, outDir) {
+  const edits = STEPS[step] ?? [];
+  const made = new Set();
+  const editSource = (file, text) => {
+    let edited = text;
+    for (const [index, { file: wanted, find, replace }] of edits.entries()) {
+      if (path.resolve(repoRoot, wanted) !== file) continue;
+      const at = edited.indexOf(find);
+      if (at < 0 || edited.indexOf(find, at + 1) >= 0)
+        throw new Error(`cut ${step}: its anchor ${JSON.stringify(find)} is not once in ${wanted}; update STEPS`);
+      edited = edited.slice(0, at) + replace + edited.slice(at + find.length);
+      made.add(index);
+    }
+    return edited;
+  };
+  const stepDir = path.join(outDir, step);
+  const outfile = await bundleEdgeWorker(stepDir, { editSource });
+  const missed = edits.filter((_, index) => !made.has(index));
+  if (missed.length > 0)
+    throw new Error(`cut ${step}: the bundle never loaded ${missed.map((one) => one.file).join(', ')}; update STEPS`);
   return readFileSync(outfile, 'utf8');
 }
 
 const outDir = tempDir('search-cold-parts-');
-const bundles = { whole: readFileSync(workerBundle, 'utf8') };
-for (const cut of Object.keys(CUTS)) bundles[cut] = await cutBundle(cut, outDir);
+const bundles = {};
+for (const step of ORDER) bundles[step] = await cutBundle(step, outDir);
 
 const tree = process.env.TREE ?? (await searchTree(CORPUS, COUNT)).tree;
 const queries = twoWordQueries(CORPUS, COUNT, RUNS);
 
-const cpu = Object.fromEntries(Object.keys(bundles).map((name) => [name, []]));
-for (const query of queries)
-  for (const [name, workerScript] of Object.entries(bundles)) {
-    cpu[name].push(await coldSearchCpuMs(tree, { nativeFiles: SERVER === 'files', workerScript }, query));
-  }
+const cpu = Object.fromEntries(ORDER.map((step) => [step, []]));
+for (const [run, query] of queries.entries()) {
+  // Alternating the order run by run, so a step is not always measured just after the same one.
+  const steps = run % 2 === 0 ? ORDER : [...ORDER].reverse();
+  for (const step of steps)
+    cpu[step].push(
+      await coldSearchCpuMs(tree, { nativeFiles: SERVER === 'files', workerScript: bundles[step] }, query),
+    );
+}
 
 const f = (value) => value.toFixed(1);
-const order = ['postings', 'ranked', 'titles', 'whole'];
-console.log(`${process.env.TREE ?? `${CORPUS}, ${COUNT} documents`}: ${RUNS} cold two-word searches, ${SERVER}`);
-order.forEach((name, position) => {
-  const previous = order[position - 1];
+const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+console.log(
+  `${process.env.TREE ?? `${CORPUS}, ${COUNT} documents`}: ${RUNS} cold searches (${process.env.QUERY === undefined ? 'two words' : JSON.stringify(process.env.QUERY)}), ${SERVER}; load ${load}`,
+);
+ORDER.forEach((step, position) => {
+  const previous = ORDER[position - 1];
   // The part is the median of each query's difference: the same query ran under both bundles.
-  const part = previous === undefined ? cpu[name] : cpu[name].map((ms, run) => ms - cpu[previous][run]);
+  const part = previous === undefined ? cpu[step] : cpu[step].map((ms, run) => ms - cpu[previous][run]);
+  const parts =
+    previous === undefined
+      ? ''
+      : ` [${[...part]
+          .sort((a, b) => a - b)
+          .map(f)
+          .join(' ')}]`;
   console.log(
-    `${name.padEnd(8)} cold search CPU p50 ${f(median(cpu[name]))} ms; ` +
-      `${previous === undefined ? 'up to its postings' : `its part beyond ${previous}`} p50 ${f(median(part))} ms`,
+    `${step.padEnd(10)} cold search CPU p50 ${f(median(cpu[step]))} ms; ` +
+      `${previous === undefined ? 'the whole of it' : `its part beyond ${previous}`} p50 ${f(median(part))} ms${parts}`,
   );
 });

@@ -40,27 +40,32 @@ const RELATIVE_DYNAMIC_IMPORT = /(typeof\s+)?(?<![\w$.])import\((['"])(\.{1,2}\/
  * either way. Without the wrappers a cold search runs fewer instructions, its `initialize` and the
  * module's evaluation most (bench/search-cold-instructions.mjs).
  */
-const staticImports = {
+const staticImports = (editSource) => ({
   name: 'static-imports',
   setup(pluginBuild) {
     pluginBuild.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
+      const read = await readFile(args.path, 'utf8');
+      const source = editSource === undefined ? read : editSource(args.path, read);
       const names = new Map();
       const contents = source.replace(RELATIVE_DYNAMIC_IMPORT, (whole, type, _quote, specifier) => {
         if (type) return whole;
         if (!names.has(specifier)) names.set(specifier, `staticImport${names.size}`);
         return `Promise.resolve(${names.get(specifier)})`;
       });
-      if (names.size === 0) return undefined;
+      if (names.size === 0) return source === read ? undefined : { contents: source, loader: 'ts' };
       const imports = [...names].map(([specifier, name]) => `import * as ${name} from ${JSON.stringify(specifier)};`);
       // On the first line, so the module's own lines keep their numbers in the source map.
       return { contents: `${imports.join(' ')}${contents}`, loader: 'ts' };
     });
   },
-};
+});
 
-/** `sourcemap`: also write `_worker.js.map` beside it (not shipped), to read a deployed worker's stack trace. */
-export async function bundleEdgeWorker(outDir, { sourcemap = false } = {}) {
+/**
+ * `sourcemap`: also write `_worker.js.map` beside it (not shipped), to read a deployed worker's
+ * stack trace. `editSource(path, text)`: each of our source files' text as the bundle takes it
+ * (benches only: bench/search-cold-parts.mjs cuts the search reader short with it).
+ */
+export async function bundleEdgeWorker(outDir, { sourcemap = false, editSource } = {}) {
   const outfile = path.join(path.resolve(REPO_ROOT, outDir), WORKER_BUNDLE_PATH);
   await build({
     absWorkingDir: REPO_ROOT,
@@ -82,7 +87,7 @@ export async function bundleEdgeWorker(outDir, { sourcemap = false } = {}) {
     banner: {
       js: '// _worker.js: the MCP endpoint of a StaticMCP tree, written by staticmcp build. Routes /mcp; see _routes.json.',
     },
-    plugins: [refuseNodeBuiltins, staticImports],
+    plugins: [refuseNodeBuiltins, staticImports(editSource)],
     logLevel: 'warning',
   });
   return outfile;
