@@ -4,10 +4,14 @@
 // before it goes, then the state file is written to a temporary name and renamed, then the
 // scratch files of earlier states are removed. A build killed at any point leaves a state that
 // names the kept directory and files it was made with, or one that no longer matches them.
-import { copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// What the recorder notes per document (its kept entry's place and its two digests, 88 bytes)
+// waits in a scratch file of rows beside the states, not in memory: a first build notes every
+// document, and the rows were held through the index step's peak. The state's columns are
+// written from the rows when it is committed, through small windows.
+import { appendFileSync, copyFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
+import { SpillReader, SpillWriter } from './spill-files.js';
 import type { KeptSearchDocuments } from './search-kept-documents.js';
 import type { KeptLlmsEntries } from './llms-kept-entries.js';
 import { partsFolderOf } from './kept-parts.js';
@@ -27,23 +31,26 @@ import {
 import { removeDeadWritersFilesSync, removeFilesOfDeadWriters } from './interrupted-write.js';
 
 const DIGEST_BYTES = 32;
+/** The kept entry's numbers a row holds (u32 LE each), in COLUMN_NAMES' order: the six before `order`. */
+const KEPT_COLUMNS = ['keptPart', 'keptIndex', 'keptOffset', 'keptLength', 'fieldsOffset', 'found'] as const;
+/** A document's row: the kept columns, then its source digest and its entry digest. */
+const ROW_BYTES = 4 * KEPT_COLUMNS.length + 2 * DIGEST_BYTES;
+const DIGESTS_AT = 4 * KEPT_COLUMNS.length;
+/** Rows gathered before an append, and a reader's window: under glibc's mmap threshold (CONTRIBUTING.md). */
+const CHUNK_BYTES = 1 << 16;
 /** The state is `<file><NEW_STATE_MARK><pid>` until it is put in place. */
 export const NEW_STATE_MARK = '.new-';
 /** Where a directory record keeps its source's length byte (search-kept-entry-layout.ts RECORD_SOURCE_AT - 1). */
 const RECORD_SOURCE_LENGTH_AT = DIGEST_BYTES;
 
 export class SearchEditStateRecorder {
-  /** By arrival: the kept entry's place and fields, and whether the document is found by its source (1). */
-  private kept = {
-    keptPart: new Uint32Array(1024),
-    keptIndex: new Uint32Array(1024),
-    keptOffset: new Uint32Array(1024),
-    keptLength: new Uint32Array(1024),
-    fieldsOffset: new Uint32Array(1024),
-    found: new Uint32Array(1024),
-  };
-  /** By arrival: source digest, then entry digest. */
-  private digests = new Uint8Array(64 * 1024);
+  /** Rows not yet appended to the rows file. */
+  private chunk: Buffer | undefined;
+  private used = 0;
+  /** The rows file, named once the first chunk is appended (a dead writer's goes in a later commit's sweep). */
+  private rowsFile: string | undefined;
+  /** A row could not be kept (an append failed, an arrival noted twice): no state is written. */
+  private failed = false;
   private count = 0;
   private columns: DocumentColumns | undefined;
   /** The arrivals in id order (DocumentColumns.numbers). */
@@ -53,23 +60,13 @@ export class SearchEditStateRecorder {
   private readonly folder: string;
   private lastAppended: number;
 
-  /** `expectedCount`: the documents the build likely has (the previous state's), room made for them at once. */
   constructor(
     private readonly file: string,
     private readonly keptDocuments: KeptSearchDocuments,
     private readonly keptLlms: KeptLlmsEntries,
-    expectedCount = 0,
   ) {
     this.folder = path.join(path.dirname(file), EDIT_SPILLS_FOLDER);
     this.lastAppended = keptDocuments.appended?.count ?? 0;
-    if (expectedCount > 0) this.grow(expectedCount);
-  }
-
-  /** Room for `count` documents in every column. */
-  private grow(count: number): void {
-    const kept = this.kept;
-    for (const name of Object.keys(kept) as (keyof typeof kept)[]) kept[name] = grownTypedArray(kept[name], count);
-    this.digests = grownTypedArray(this.digests, count * 2 * DIGEST_BYTES);
   }
 
   /**
@@ -78,29 +75,53 @@ export class SearchEditStateRecorder {
    * appended under that source.
    */
   note(arrival: number, source: Uint8Array | undefined): void {
-    const filled = arrival + 1;
-    const kept = this.kept;
-    if (kept.found.length < filled) this.grow(filled);
-    this.count = filled;
+    if (arrival < this.count) this.failed = true;
+    // Documents not noted keep a row of zeros (not found), as they had in columns grown to them.
+    while (this.count < arrival) this.nextRow();
+    const row = this.nextRow();
     const appended = this.keptDocuments.appended;
     const fresh = appended !== undefined && appended.count > this.lastAppended;
     if (appended !== undefined) this.lastAppended = appended.count;
     const record = this.keptDocuments.lastRecord;
-    kept.found[arrival] = 0;
     if (!fresh || source === undefined || record === undefined) return;
-    const at = arrival * 2 * DIGEST_BYTES;
     if (record[RECORD_SOURCE_LENGTH_AT] !== DIGEST_BYTES) return;
     for (let index = 0; index < DIGEST_BYTES; index += 1)
       if (record[RECORD_SOURCE_LENGTH_AT + 1 + index] !== source[index]) return;
-    this.digests.set(source, at);
-    this.digests.set(record.subarray(0, DIGEST_BYTES), at + DIGEST_BYTES);
     const { last } = appended!;
-    kept.keptPart[arrival] = last.part;
-    kept.keptIndex[arrival] = last.index;
-    kept.keptOffset[arrival] = last.offset;
-    kept.keptLength[arrival] = last.length;
-    kept.fieldsOffset[arrival] = last.fieldsOffset;
-    kept.found[arrival] = 1;
+    [last.part, last.index, last.offset, last.length, last.fieldsOffset, 1].forEach((value, column) => {
+      row.writeUInt32LE(value, 4 * column);
+    });
+    row.set(source, DIGESTS_AT);
+    row.set(record.subarray(0, DIGEST_BYTES), DIGESTS_AT + DIGEST_BYTES);
+  }
+
+  /** The next document's row, zeroed, in the chunk (appended to the rows file when it is full). */
+  private nextRow(): Buffer {
+    if (this.used + ROW_BYTES > CHUNK_BYTES) this.flushRows();
+    this.chunk ??= Buffer.allocUnsafe(CHUNK_BYTES);
+    const row = this.chunk.subarray(this.used, this.used + ROW_BYTES).fill(0);
+    this.used += ROW_BYTES;
+    this.count += 1;
+    return row;
+  }
+
+  /** Appends the gathered rows to the rows file (by name: no descriptor is held between appends). */
+  private flushRows(): void {
+    if (this.used === 0 || this.failed) {
+      this.used = 0;
+      return;
+    }
+    const first = this.rowsFile === undefined;
+    try {
+      if (first) {
+        mkdirSync(this.folder, { recursive: true });
+        this.rowsFile = path.join(this.folder, `${process.pid}-${randomBytes(6).toString('hex')}-rows`);
+      }
+      appendFileSync(this.rowsFile!, this.chunk!.subarray(0, this.used), { flag: first ? 'w' : 'a', mode: 0o600 });
+    } catch {
+      this.failed = true;
+    }
+    this.used = 0;
   }
 
   /** The documents' columns, closed (every document has come): their numbers go into the state. */
@@ -165,15 +186,20 @@ export class SearchEditStateRecorder {
       identities.push(identity);
     }
     const count = this.count;
-    const numbers: Record<ColumnName, Uint32Array> = {
+    this.flushRows();
+    this.chunk = undefined;
+    if (this.failed || (count > 0 && this.rowsFile === undefined)) {
+      this.discard();
+      rmSync(this.file, { force: true });
+      return;
+    }
+    const numbers: Record<Exclude<ColumnName, (typeof KEPT_COLUMNS)[number] | 'order'>, Uint32Array> = {
       tokenCount: columns.tokenCounts,
       keyHigh: columns.keyHigh,
       keyLow: columns.keyLow,
       titleLength: columns.titleItems.lengthOf,
       bodyLength: columns.bodies.lengthOf,
       excerptLength: columns.sources.lengthOf,
-      ...this.kept,
-      order: order!,
     };
     const pieces: Uint8Array[] = [headerOf(this.keptDocuments.identity)];
     const fields = Buffer.alloc(8);
@@ -200,16 +226,27 @@ export class SearchEditStateRecorder {
     writeIdentities(SPILL_NAMES.length + parts.length, identities.length, at);
     pieces.push(identityBytes);
     for (const name of COLUMN_NAMES) {
-      const column = numbers[name];
-      pieces.push(new Uint8Array(column.buffer, column.byteOffset, count * 4));
+      const column = (numbers as Partial<Record<ColumnName, Uint32Array>>)[name];
+      if (column !== undefined) pieces.push(new Uint8Array(column.buffer, column.byteOffset, count * 4));
     }
-    pieces.push(this.digests.subarray(0, count * 2 * DIGEST_BYTES));
-    const hash = createHash('sha256');
-    for (const piece of pieces) hash.update(piece);
-    pieces.push(hash.digest());
     const temporary = `${this.file}${NEW_STATE_MARK}${process.pid}`;
     try {
-      writeFileSync(temporary, Buffer.concat(pieces), { mode: 0o600 });
+      const hash = createHash('sha256');
+      const output = new SpillWriter(temporary);
+      try {
+        const write = (bytes: Uint8Array) => {
+          hash.update(bytes);
+          output.append(bytes);
+        };
+        for (const piece of pieces) write(piece);
+        // The kept columns, one pass over the rows each, the id order, then the digests: the file's order.
+        for (let column = 0; column < KEPT_COLUMNS.length; column += 1) this.writeFromRows(count, 4 * column, 4, write);
+        write(new Uint8Array(order!.buffer, order!.byteOffset, count * 4));
+        this.writeFromRows(count, DIGESTS_AT, 2 * DIGEST_BYTES, write);
+        output.append(hash.digest());
+      } finally {
+        output.close();
+      }
       renameSync(temporary, this.file);
     } catch {
       rmSync(temporary, { force: true });
@@ -230,10 +267,33 @@ export class SearchEditStateRecorder {
     this.release();
   }
 
+  /** Hands `width` bytes at `offset` of each of the `count` rows to `write`, a window of them at a time. */
+  private writeFromRows(count: number, offset: number, width: number, write: (bytes: Uint8Array) => void): void {
+    if (count === 0) return;
+    const rows = new SpillReader(this.rowsFile!, CHUNK_BYTES);
+    const out = Buffer.allocUnsafe(Math.floor(CHUNK_BYTES / width) * width);
+    let used = 0;
+    try {
+      for (let row = 0; row < count; row += 1) {
+        const bytes = rows.readView(ROW_BYTES);
+        out.set(bytes.subarray(offset, offset + width), used);
+        used += width;
+        if (used === out.length) {
+          write(out);
+          used = 0;
+        }
+      }
+      if (used > 0) write(out.subarray(0, used));
+    } finally {
+      rows.close();
+    }
+  }
+
   private release(): void {
-    for (const name of Object.keys(this.kept) as (keyof typeof this.kept)[])
-      this.kept[name] = releaseGrown(this.kept[name]);
-    this.digests = releaseGrown(this.digests);
+    this.chunk = undefined;
+    this.used = 0;
+    if (this.rowsFile !== undefined) rmSync(this.rowsFile, { force: true });
+    this.rowsFile = undefined;
     this.columns = undefined;
     this.order = undefined;
   }
@@ -260,10 +320,7 @@ export function openSearchEditState(
     keysTitlePacks: true,
   });
   if (state) keptLlms.trust();
-  return {
-    ...(state ? { previous: state } : {}),
-    recorder: new SearchEditStateRecorder(file, kept, keptLlms, state?.count),
-  };
+  return { ...(state ? { previous: state } : {}), recorder: new SearchEditStateRecorder(file, kept, keptLlms) };
 }
 
 /** Renames `from` to `to`, or copies it there when they lie on two file systems. */
