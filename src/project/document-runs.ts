@@ -49,25 +49,32 @@ const RUN_SECTIONS = [
 type SectionName = (typeof RUN_SECTIONS)[number];
 const SECTION_HEAD = 4 + 4 * RUN_SECTIONS.length;
 
-/** One saved run, as read and checked: its sections as views of the block. */
-export interface DocumentRun {
-  folder: string;
+/** A saved run's columns, in the store's own layout (file-resource-store.ts addRun). */
+export interface StoredRun {
   count: number;
-  /** The files' names, each followed by `/`. */
-  names: string;
   mimeType: string;
-  identities: Uint8Array;
+  /** Two u32 halves a document, high first, as `inodes` and `mtimesNs` hold them. */
   inodes: Uint8Array;
   mtimes: Uint8Array;
+  /** A f64 a document. */
   sizes: Uint8Array;
-  digests: Uint8Array;
   texts: Uint8Array;
+  digests: Uint8Array;
+  /** Byte lengths (NO_STRING: none) and the UTF-8 back to back. */
   pathLengths: Uint32Array;
   paths: Uint8Array;
   titleLengths: Uint32Array;
   titles: Uint8Array;
   descriptionLengths: Uint32Array;
   descriptions: Uint8Array;
+}
+
+/** One saved run, as read and checked: its sections as views of the block. */
+export interface DocumentRun extends StoredRun {
+  folder: string;
+  /** The files' names, each followed by `/`. */
+  names: string;
+  identities: Uint8Array;
   entries: Uint8Array;
   /** The whole block, its length and digest included, to be saved again as it is. */
   block: Uint8Array;

@@ -14,7 +14,7 @@ import type { DocumentStats } from './document-cache.js';
 import type { ProjectResource, ResourceFileSource } from './project-resource.js';
 import { joinedPath } from './joined-path.js';
 import { WalkedIdentity } from './walked-identities.js';
-import { NO_STRING } from './document-runs.js';
+import { NO_STRING, type StoredRun } from './document-runs.js';
 
 /** What a sidecar (or a registration) set, which wins over what the file's parse gives. */
 export interface ResourceOverrides {
@@ -37,26 +37,6 @@ export interface FileResourceFields {
   description?: string;
   pageUrl?: string;
   overrides?: ResourceOverrides;
-}
-
-/** A saved run's columns, in the store's own layout (document-runs.ts). */
-export interface StoredRun {
-  count: number;
-  mimeType: string;
-  /** Two u32 halves a document, high first, as `inodes` and `mtimesNs` hold them. */
-  inodes: Uint8Array;
-  mtimes: Uint8Array;
-  /** A f64 a document. */
-  sizes: Uint8Array;
-  texts: Uint8Array;
-  digests: Uint8Array;
-  /** Byte lengths (NO_STRING: none) and the UTF-8 back to back. */
-  pathLengths: Uint32Array;
-  paths: Uint8Array;
-  titleLengths: Uint32Array;
-  titles: Uint8Array;
-  descriptionLengths: Uint32Array;
-  descriptions: Uint8Array;
 }
 
 /** A typed array's bytes, in place. */
