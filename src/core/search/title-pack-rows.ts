@@ -1,9 +1,9 @@
 // The title pack rows of a large search index as a binary file of their own (issue #40): when the
 // table leaves mcp.json for its file, the rows naming each title pack by its first block go to
-// packs/search.index/<sha256-16>.title-packs instead, 16 bytes a pack (at 650,000 documents
-// ~120 KB for 7,415 packs, where they were ~300 KB of the table's text). A cold two-word query then
-// reads that file for its results' title packs and never reads or parses the table; a lookup is a
-// binary search over fixed-size rows, with no JSON parse and no string built but the pack's name.
+// packs/search.index/<sha256-16>.title-packs instead, 16 bytes a pack (less than half of the
+// table's text they took; docs/search.md has the figures). A cold two-word query then reads that
+// file for its results' title packs and never reads or parses the table; a lookup is a binary
+// search over fixed-size rows, with no JSON parse and no string built but the pack's name.
 // Layout: "SMTP" (4 bytes), the row count (uint32 LE), then per pack, in block order: its first
 // block number (uint32 LE), its content name (the 16 hex digits as 8 bytes), its bytes (uint32 LE).
 // A row is checked when a lookup uses it, as the text rows are (search-pack-rows.ts): one that does
