@@ -18,7 +18,7 @@
 // past its budget, which are packed at the end (builder/tree-output.ts).
 // A deferred write (`writeDeferred`: a resource file kept from the previous build) has a digest and
 // a size but no bytes until something reads it: an unchanged document in a linked pack never is.
-import { promises as fs, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { promises as fs, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
 import { ALL_FILES, digestFile, type FileFilter } from './content-hash.js';
@@ -435,13 +435,16 @@ export class TreeWriter {
     }
     const oldDir = oldFolderOf(this.outDir, process.pid);
     let hadPrevious = true;
+    // Both renames back to back, with no turn of the event loop between them: a build killed in
+    // that gap leaves no tree at outDir (the next build puts the previous one back), and on a busy
+    // machine an awaited rename's gap lasted long enough for a kill to land in it.
     try {
-      await fs.rename(this.outDir, oldDir);
+      renameSync(this.outDir, oldDir);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       hadPrevious = false;
     }
-    await fs.rename(this.tempDir, this.outDir);
+    renameSync(this.tempDir, this.outDir);
     this.reuse?.committed();
     this.written.close();
     if (hadPrevious) await removeTree(oldDir);

@@ -45,6 +45,18 @@ async function takeRuns(project: string): Promise<number[]> {
     .sort((left, right) => left - right);
 }
 
+/**
+ * The tree a killed build left: at `out`, or, killed between the swap's two renames, the previous
+ * tree parked beside it as `<out>.staticmcp-old-<pid>` for the next build to put back.
+ */
+async function treeLeftBy(out: string): Promise<{ files: Map<string, Buffer>; parked: boolean }> {
+  if (await exists(out)) return { files: await readTree(out), parked: false };
+  const prefix = `${path.basename(out)}.staticmcp-old-`;
+  const parked = (await fs.readdir(path.dirname(out))).filter((name) => name.startsWith(prefix));
+  expect(parked, `no tree at ${out} and none parked beside it`).toHaveLength(1);
+  return { files: await readTree(path.join(path.dirname(out), parked[0]!)), parked: true };
+}
+
 /** What each call file of the tree answers, by n. */
 async function answersOf(out: string): Promise<string[]> {
   const answers: string[] = [];
@@ -240,12 +252,13 @@ describe('a build killed after a stage', () => {
           while (!stderr().includes(`[memory] ${stage} `)) await new Promise((resolve) => setTimeout(resolve, 5));
         });
         expect(await takeRuns(project), stage).toEqual([1, ...ALL]);
-        const killed = await readTree(out);
+        const killed = await treeLeftBy(out);
 
         // An edit, so the build runs rather than finding the tree up to date.
         await fs.writeFile(path.join(project, 'notes.txt'), `an edit after ${stage}\n`);
         const next = await build();
         expect(next.code, next.stderr).toBe(0);
+        if (killed.parked) expect(next.stderr, stage).toContain('restored the previous tree');
         expect(next.stderr, stage).toContain(`0 call(s) to run, ${CALLS} unchanged from the cache`);
         expect(await takeRuns(project), stage).toEqual([]);
         // The killed build's results and the earlier ones were both in the log: it now holds each once.
@@ -254,9 +267,10 @@ describe('a build killed after a stage', () => {
         const same = (one: Map<string, Buffer>, other: Map<string, Buffer>): boolean =>
           one.size === other.size && [...one].every(([file, bytes]) => other.get(file)?.equals(bytes));
         expect(same(rebuilt, before), `${stage}: the forced build's results are in the tree`).toBe(false);
-        expect(same(killed, before) || same(killed, rebuilt), `${stage}: the killed build left another tree`).toBe(
-          true,
-        );
+        expect(
+          same(killed.files, before) || same(killed.files, rebuilt),
+          `${stage}: the killed build left another tree`,
+        ).toBe(true);
       }
     },
     MANY_BUILDS_MS,
