@@ -3,7 +3,7 @@
 // ran, turning them into one readable line per problem, and holding problems against a list of
 // known failures. The three test files say only what they run it against and what must pass.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import path from 'node:path';
@@ -116,12 +116,17 @@ export function raisePriority(pid: number | undefined, priority: number): void {
   }
 }
 
-/** checks.json of every scenario the suite ran: `server-<scenario>-<timestamp>/checks.json`. */
+/**
+ * checks.json of every scenario the suite ran: `server-<scenario>-<timestamp>/checks.json`. A
+ * scenario that crashed before writing one has no checks, which findProblems reports by name,
+ * rather than an ENOENT that hides which scenario it was and every other result.
+ */
 function readChecks(outputDir: string): Map<string, Check[]> {
   const byScenario = new Map<string, Check[]>();
   for (const folder of readdirSync(outputDir)) {
     const scenario = folder.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
-    byScenario.set(scenario, JSON.parse(readFileSync(path.join(outputDir, folder, 'checks.json'), 'utf8')) as Check[]);
+    const file = path.join(outputDir, folder, 'checks.json');
+    byScenario.set(scenario, existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Check[]) : []);
   }
   return byScenario;
 }
