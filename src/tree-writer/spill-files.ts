@@ -75,10 +75,14 @@ export class SpillWriter {
     this.used = 0;
   }
 
+  /** Writes what is buffered and closes the file; the file is closed even when that write fails (ENOSPC). */
   close(): void {
-    this.drain();
-    closeSync(this.fd);
-    this.buffer = new Uint8Array(0);
+    try {
+      this.drain();
+    } finally {
+      closeSync(this.fd);
+      this.buffer = new Uint8Array(0);
+    }
   }
 }
 
