@@ -5,7 +5,9 @@
 // process's CPU over the search, as search-cold-edge.mjs). The steps, each one adding to the one
 // before; the differences between neighbours are the parts:
 //   request   the request, its JSON-RPC and the query's words (no read)
-//   postings  + each word's term pack and postings (a query of missing words stops here)
+//   termPacks + each key's term pack read whole (a word and its stem: up to four for two words)
+//   termRecords + each key's record found in its pack and checked (CRC, or the pack's hash)
+//   postings  + each key's postings decoded (a query of missing words stops here)
 //   ranked    + the common-term check, BM25 ranking and the total
 //   titleRows + the token matcher and the title pack rows' file
 //   titlePacks+ the title packs read and each block's record found (its text not parsed)
@@ -16,7 +18,7 @@
 // Each cut names the source text it replaces: when the code moves, the bench stops and says which
 // anchor is gone (a sampling profile, search-cold-profile.mjs, attributes badly on a loaded machine).
 // Run: npm run build && CORPUS=wiki COUNT=6000 node bench/search-cold-parts.mjs   (RUNS=8;
-//   TREE=<built tree>; SERVER=files|assets; QUERY=<text> for one query RUNS times)
+//   TREE=<built tree>; SERVER=files|assets; QUERY=<text> for one query RUNS times; UPTO=<step>)
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleEdgeWorker } from '../scripts/bundle-edge-worker.mjs';
@@ -40,14 +42,38 @@ const edit = (file, find, replace) => ({ file, find, replace });
 /** Returns before `find`. */
 const before = (file, find, early) => edit(file, find, `${early}\n${find}`);
 
+/** Returns once every key's postings are read (the steps up to `postings` stop there too). */
+const STOP_AFTER_POSTINGS = before(
+  READER,
+  '    let found = keys.flatMap((term, position) => {',
+  `    if (lists.length >= 0) return ${EMPTY};`,
+);
+
 /** The reader's edits that stop it after each step (in the order of the steps). */
 const STEPS = {
   request: [
     before(READER, '      const lists = await Promise.all(keys.map(', `      if (keys.length >= 0) return ${EMPTY};`),
   ],
-  postings: [
-    before(READER, '    let found = keys.flatMap((term, position) => {', `    if (lists.length >= 0) return ${EMPTY};`),
+  // Each key's term pack read whole and nothing looked for in it (a key whose pack is over 512 KiB,
+  // found through the table and the term index, is looked up in full here already).
+  termPacks: [
+    edit(
+      READER,
+      "    const wholePack = wholePackOf(reads.files, termPacks, 'terms', key);",
+      "    const wholePack = wholePackOf(reads.files, termPacks, 'terms', key);\n    if (typeof wholePack === 'string' && (await reads.files.readBytes(wholePack))) return null;",
+    ),
+    STOP_AFTER_POSTINGS,
   ],
+  // + each key's record found in its pack and checked (its CRC, or the pack's hash), not decoded.
+  termRecords: [
+    edit(
+      READER,
+      '    const list = decodePostings(found.body, this.counts, this.counts.format);',
+      '    if (found.body.length >= 0) return null;\n    const list = decodePostings(found.body, this.counts, this.counts.format);',
+    ),
+    STOP_AFTER_POSTINGS,
+  ],
+  postings: [STOP_AFTER_POSTINGS],
   ranked: [
     before(
       READER,
@@ -87,7 +113,10 @@ const STEPS = {
   ],
   inflated: [edit(HITS, ': excerptOf(text.text, matchOf, termCount, text.goesOn);', ': undefined;')],
 };
-const ORDER = [...Object.keys(STEPS), 'whole'];
+const STEP_NAMES = [...Object.keys(STEPS), 'whole'];
+// UPTO=<step> measures the steps up to that one only (a 650,000-document run of every step is long).
+const ORDER = STEP_NAMES.slice(0, STEP_NAMES.indexOf(process.env.UPTO ?? 'whole') + 1);
+if (ORDER.length === 0) throw new Error(`UPTO=${process.env.UPTO}: no such step; one of ${STEP_NAMES.join(', ')}`);
 
 /** The worker bundled as the build bundles it, with the step's edits made to our sources as esbuild loads them. */
 async function cutBundle(step, outDir) {

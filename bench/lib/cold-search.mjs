@@ -15,10 +15,16 @@ const { parseSearchIndexManifest } = await import(`${repoRoot}/dist/core/search/
 /**
  * `wanted` queries of two different words of one document each, the same on every run (seed 40);
  * QUERY=<text> in the environment asks that one query `wanted` times instead (a word the index
- * lacks, say, whose cold cost is what a cold worker spends before it can answer anything).
+ * lacks, say, whose cold cost is what a cold worker spends before it can answer anything);
+ * QUERIES_FILE=<a JSON list of queries> asks those, in turn (sampling a 650,000-document corpus for
+ * the seeded queries takes minutes: save them once).
  */
 export function twoWordQueries(corpus, count, wanted) {
   if (process.env.QUERY !== undefined) return Array.from({ length: wanted }, () => process.env.QUERY);
+  if (process.env.QUERIES_FILE !== undefined) {
+    const listed = JSON.parse(readFileSync(process.env.QUERIES_FILE, 'utf8'));
+    return Array.from({ length: wanted }, (_, position) => listed[position % listed.length]);
+  }
   const random = seededRandom(40);
   const documents = queryDocuments(corpus, count);
   const queries = [];
