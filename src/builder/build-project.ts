@@ -10,7 +10,8 @@
 //   → sink.writeCopies → the left-out-default copies of call files
 //   → planPacking → PackingPlan (pack-call-files.ts: which tools' calls go into packs)
 //   → assembleTree → AssembledTree (assemble-tree.ts: resource, prompt, deploy and discovery files)
-//   → hashWritten → the content hash over the logical files (tree-writer.ts)
+//   → hashContentAndDocuments → the content hash over the logical files, from one walk that also
+//     takes the packed tools' records digests (content-hash-step.ts, records-from-hash-walk.ts)
 //   → writeSearchIndexStep → the search index, written or reused (search-index-step.ts)
 //   → writePacks → PackingOutcome, the manifest's pack table (pack-call-files.ts)
 //   → writeManifest → WrittenManifest (write-manifest.ts: mcp.json, the edge runtime)
@@ -45,7 +46,8 @@ import type { BuildProblem, BuildReport } from './build-report.js';
 import type { CallFilter } from './call-stream.js';
 import { collectCompletions } from './collect-completions.js';
 import { callFileBudget, checkCallFileBudget, checkHostLimits, type PackingOutcome } from './host-limits.js';
-import { hashContentAndDocuments, hasTextResources, searchToIndex, writeSearchIndexStep } from './search-index-step.js';
+import { hasTextResources, searchToIndex, writeSearchIndexStep } from './search-index-step.js';
+import { hashContentAndDocuments } from './content-hash-step.js';
 import { type OpenedProject, openProject } from './open-project.js';
 import { planTools, type ToolPlan } from './plan-tools.js';
 import { isProviderEntry, runCompletionProviders } from './run-completion-providers.js';
@@ -211,20 +213,11 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
     // Decided now, from the files written, so the deploy files know the tree has packs. A shard
     // part is never packed: the merge packs the whole tree the same way (merge/merge-parts.ts).
     // A tree that gets a search index leaves it room (host-limits.ts callFileBudget).
-    const indexedSearch = searchToIndex(
-      config,
-      planned.plans.map((plan) => plan.name),
-      hasTextResources([...resources.resources, ...apps.resources]),
-    );
+    const toolNames = planned.plans.map((plan) => plan.name);
+    const textResources = hasTextResources([...resources.resources, ...apps.resources]);
+    const indexedSearch = searchToIndex(config, toolNames, textResources);
     const budget = callFileBudget(maxCallFiles, indexedSearch);
-    const packingPlan = shard
-      ? undefined
-      : await planPacking(
-          output,
-          planned.plans.map((plan) => plan.name),
-          copies,
-          budget,
-        );
+    const packingPlan = shard ? undefined : await planPacking(output, toolNames, copies, budget);
     noteStageMemory('plan packing');
     const callsLeft = packingPlan?.callFilesAfter ?? callFilesBeforePacking;
     const toolReports = sink.toolReports();
@@ -252,10 +245,16 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
     // are not held through the index stage, which keeps its own per-document state.
     resources.resources = [];
     // Resources past what the budget leaves them are packed with the calls (pack-resource-files.ts).
-    const fullPackingPlan = withResourcePacking(packingPlan, assembled.resourcePacking, callFilesBeforePacking);
+    const toPack = withResourcePacking(packingPlan, assembled.resourcePacking, callFilesBeforePacking);
     if (site) await applySiteOverrides(output, site);
     noteStageMemory('assembly');
-    const { contentHash, documentFilesHash } = await hashContentAndDocuments(output, config, assembled, !!shard);
+    const { contentHash, documentFilesHash } = await hashContentAndDocuments(
+      output,
+      config,
+      assembled,
+      !!shard,
+      toPack,
+    );
     noteStageMemory('hash');
     // Before the pack stage, which takes the call files out of the tree. A part is not indexed:
     // it holds a share of the documents (the merge indexes the merged tree).
@@ -279,8 +278,8 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
       assembled.hasTextResources,
     );
     noteStageMemory('search');
-    const packing: PackingOutcome | undefined = fullPackingPlan
-      ? await writePacks(output, fullPackingPlan, {
+    const packing: PackingOutcome | undefined = toPack
+      ? await writePacks(output, toPack, {
           // --force packs every tool again (a pack written by an older pack writer is never kept).
           previous: options.force ? undefined : await readPreviousPacks(projectRoot, outDir, generatorName()),
           generator: generatorName(),

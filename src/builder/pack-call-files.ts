@@ -97,6 +97,13 @@ export interface PackingPlan {
   /** Owner → its left-out-default copies below the same tool's folder (extra names of its record), sorted. */
   packedCopies: PackedCopies;
   targetPackBytes: number;
+  /** The tools' records digests, taken in the content hash's walk where it could (content-hash-step.ts). */
+  recordsWalk?: WalkedRecords;
+}
+
+/** A tool's records digest (ToolRecordsDigest) taken before the pack step; undefined where it was not. */
+export interface WalkedRecords {
+  recordsOf(entry: ToolCallFiles, generator: string, targetPackBytes: number): string | undefined;
 }
 
 export interface PackCallFilesOptions {
@@ -208,7 +215,8 @@ export async function writePacks(
     // Not taken when the recorded tool's records had other bytes: they cannot be these.
     const records = options.previous?.cannotMatch(entry.tool, entry.recordBytes, targetPackBytes)
       ? ''
-      : toolRecordsDigest(output, entry, packedCopies, options.generator, targetPackBytes);
+      : (plan.recordsWalk?.recordsOf(entry, options.generator, targetPackBytes) ??
+        toolRecordsDigest(output, entry, packedCopies, options.generator, targetPackBytes));
     noteStageMemory('packs/digest');
     const { recordBytes } = entry;
     const reused = options.previous?.reusable(entry.tool, records, targetPackBytes);
@@ -306,7 +314,8 @@ export async function writePacks(
 
 /**
  * The digest of a tool's records (pack-reuse.ts), its owners taken in path order (they come in as
- * the calls finished); that order is dropped with it, not held through the packing.
+ * the calls finished); that order is dropped with it, not held through the packing. For a tool
+ * the content hash's walk did not take it for (records-from-hash-walk.ts).
  */
 function toolRecordsDigest(
   output: TreeOutput,

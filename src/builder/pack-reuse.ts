@@ -154,7 +154,7 @@ export class ToolRecordsDigest {
   }
 
   /** Adds one record (call these in a fixed order: the owners sorted). */
-  add(paths: readonly string[], bodyDigest: Buffer): void {
+  add(paths: readonly string[], bodyDigest: Uint8Array): void {
     this.hash.update(paths.join('\0'));
     this.hash.update('\0');
     this.hash.update(bodyDigest);

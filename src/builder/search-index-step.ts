@@ -30,7 +30,6 @@ import type { SearchIndexExtension } from '../tree-writer/search-index-output.js
 import type { KeptSearchDocuments } from '../tree-writer/search-kept-documents.js';
 import type { KeptLlmsEntries } from '../tree-writer/llms-kept-entries.js';
 import type { SpillingSearchIndexOptions } from '../tree-writer/search-index-spill-writer.js';
-import { ALL_FILES } from '../tree-writer/content-hash.js';
 import { scratchFolderOf } from '../tree-writer/swap-folders.js';
 import type { TreeWriter } from '../tree-writer/tree-writer.js';
 import type { BuildProblem } from './build-report.js';
@@ -185,23 +184,6 @@ export function searchToIndex(
   if (settings === undefined || OUR_TOOLS.some((name) => toolNames.includes(name))) return undefined;
   if (config.search === undefined && !hasTextResources) return undefined;
   return settings;
-}
-
-/**
- * The tree's content hash and, from the same walk of the written files, the hash of the document
- * files the search step decides its reuse by (writeSearchIndexStep), when it will index.
- */
-export async function hashContentAndDocuments(
-  output: TreeOutput,
-  config: ProjectConfig,
-  assembled: { toolNames: readonly string[]; hasTextResources: boolean },
-  shardPart: boolean,
-): Promise<{ contentHash: string; documentFilesHash?: string }> {
-  const settings = shardPart ? undefined : searchToIndex(config, assembled.toolNames, assembled.hasTextResources);
-  if (settings === undefined) return { contentHash: await output.writer.hashWritten() };
-  const includes = [ALL_FILES, isDocumentFile(settings)];
-  const [contentHash, documentFilesHash] = await output.writer.hashesWritten(includes, true);
-  return { contentHash: contentHash!, documentFilesHash: documentFilesHash! };
 }
 
 /** The one warning of a project whose own search or fetch tool wins over ours. */

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { type FileFilter, hashSlotsBy } from './content-hash.js';
+import { type FileFilter, type HashObserver, hashSlotsBy } from './content-hash.js';
 import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import { readExactly } from './read-exactly.js';
 import {
@@ -62,10 +62,12 @@ export function hashWithState(
   files: HashedFiles,
   includes: readonly FileFilter[],
   state: ContentHashStateOptions | undefined,
+  /** Told of each file when the hash walks them all (not when it is taken from the record). */
+  observer?: HashObserver,
 ): string[] {
   const identities = includes.map((include) => include.identity);
   if (state === undefined || identities.some((identity) => identity === undefined))
-    return hashSlotsBy(files.inHashOrder(), files, includes);
+    return hashSlotsBy(files.inHashOrder(), files, includes, observer);
   const key = createHash('sha256').update(JSON.stringify(identities)).digest();
   if (state.readPrevious) {
     // The record's bytes, read and merged, given back at once: a build's later stages (the pack
@@ -82,9 +84,23 @@ export function hashWithState(
     }
   }
   const recorder = new RecordWriter(state.file, files.slotCount, includes.length);
-  const hashes = hashSlotsBy(files.inHashOrder(), files, includes, recorder);
+  const hashes = hashSlotsBy(
+    files.inHashOrder(),
+    files,
+    includes,
+    observer ? bothObservers(recorder, observer) : recorder,
+  );
   recorder.finish(key);
   return hashes;
+}
+
+function bothObservers(first: HashObserver, second: HashObserver): HashObserver {
+  return {
+    observe(slot, pathBytes, digest, takenBy) {
+      first.observe(slot, pathBytes, digest, takenBy);
+      second.observe(slot, pathBytes, digest, takenBy);
+    },
+  };
 }
 
 /** The content hash of the entries `taken` marks: one update a run of them. */

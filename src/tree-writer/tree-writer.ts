@@ -21,7 +21,7 @@
 import { promises as fs, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
-import { ALL_FILES, digestFile, type FileFilter } from './content-hash.js';
+import { ALL_FILES, digestFile, type FileFilter, type HashObserver } from './content-hash.js';
 import { type ContentHashStateOptions, hashWithState } from './content-hash-state.js';
 import { FileDigests } from './file-digests.js';
 import type { ReusingWrite } from './file-reuse.js';
@@ -394,9 +394,9 @@ export class TreeWriter {
   }
 
   /** hashWritten for each of `includes` in one walk; `recorded`: through the hash state (a build that indexes documents). */
-  async hashesWritten(includes: readonly FileFilter[], recorded = false): Promise<string[]> {
+  async hashesWritten(includes: readonly FileFilter[], recorded = false, observer?: HashObserver): Promise<string[]> {
     await this.flush();
-    return hashWithState(this.written, includes, recorded ? this.hashState : undefined);
+    return hashWithState(this.written, includes, recorded ? this.hashState : undefined, observer);
   }
 
   /** True when `outDir` holds these same files at the same sizes, and `manifestPath` byte for byte. */

@@ -164,6 +164,28 @@ describe('a build past its call-file budget', () => {
     expect(await readTree(out)).toEqual(await readTree(fresh));
   });
 
+  it('packs again a tool one of whose answers changed to as many other bytes, and only that tool', async () => {
+    // The records digest a rebuild finds its previous packs by is taken in the content hash's walk
+    // (records-from-hash-walk.ts): the changed answer's bytes must change it.
+    const project = await packableProject();
+    const out = path.join(await temporaryFolder(), 'tree');
+    await build(project, out, '2');
+    const before = await packFilesOf(out);
+    await build(project, out, '2');
+    expect(await packFilesOf(out)).toEqual(before);
+
+    const script = path.join(project, 'tools', 'greet');
+    const changed = 'if [ "$language" = fr ]; then echo "FR $shout"; else echo "$language $shout"; fi';
+    await fs.writeFile(script, GREET.replace('echo "$language $shout"', changed));
+    await build(project, out, '2');
+    const after = await packFilesOf(out);
+    expect(after.get('echo')).toEqual(before.get('echo'));
+    expect(after.get('greet')).not.toEqual(before.get('greet'));
+    const fresh = path.join(await temporaryFolder(), 'fresh');
+    await build(project, fresh, '2');
+    expect(await readTree(out)).toEqual(await readTree(fresh));
+  });
+
   it('within the budget, or with 0, writes exactly the unpacked tree', async () => {
     const project = await packableProject();
     const parent = await temporaryFolder();
