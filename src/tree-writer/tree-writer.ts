@@ -1,7 +1,7 @@
 // Writes a tree atomically: files go into a sibling folder as they are produced (a build streams
-// its call files in while scripts still run), which is swapped in at the end with two renames, so a
-// build killed at any moment leaves the previous tree in place (or, in the microseconds between
-// the renames, beside it, where the next build puts it back: interrupted-write.ts).
+// its call files in while scripts still run), which is swapped in at the end with two renames
+// (swap-tree-in.ts), so a build killed at any moment leaves the previous tree in place (or, in the
+// microseconds between the renames, beside it, where the next build puts it back).
 // Each file's sha256 is recorded as it goes in (file-digests.ts), so the tree's content hash
 // needs no read-back.
 // The writer compares each new file with the previous tree's file at the same path first (a read,
@@ -18,7 +18,7 @@
 // past its budget, which are packed at the end (builder/tree-output.ts).
 // A deferred write (`writeDeferred`: a resource file kept from the previous build) has a digest and
 // a size but no bytes until something reads it: an unchanged document in a linked pack never is.
-import { promises as fs, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { promises as fs, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertPlainTreePath } from '../core/tree/tree-path.js';
 import { ALL_FILES, digestFile, type FileFilter } from './content-hash.js';
@@ -30,7 +30,8 @@ import { KnownPreviousFiles } from './known-previous-files.js';
 import { linkOrCopy } from './link-or-copy.js';
 import { carryOver, linkUnchangedFiles } from './tree-commit-links.js';
 import { IO_CONCURRENCY, removeEmptiedFolders, removeTree } from './remove-tree.js';
-import { digestFileOf, oldFolderOf, tempFolderOf } from './swap-folders.js';
+import { digestFileOf, tempFolderOf } from './swap-folders.js';
+import { swapTreeIn } from './swap-tree-in.js';
 import { readFileInto } from './read-exactly.js';
 import { holdsDigest } from './holds-same-bytes.js';
 import { TreeSpool } from './tree-spool.js';
@@ -433,21 +434,10 @@ export class TreeWriter {
       await this.discard();
       throw error;
     }
-    const oldDir = oldFolderOf(this.outDir, process.pid);
-    let hadPrevious = true;
-    // Both renames back to back, with no turn of the event loop between them: a build killed in
-    // that gap leaves no tree at outDir (the next build puts the previous one back), and on a busy
-    // machine an awaited rename's gap lasted long enough for a kill to land in it.
-    try {
-      renameSync(this.outDir, oldDir);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      hadPrevious = false;
-    }
-    renameSync(this.tempDir, this.outDir);
+    const oldDir = swapTreeIn(this.outDir, this.tempDir);
     this.reuse?.committed();
     this.written.close();
-    if (hadPrevious) await removeTree(oldDir);
+    if (oldDir !== undefined) await removeTree(oldDir);
     return kept;
   }
 }
