@@ -217,7 +217,9 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       await output.write(filePath, fileText);
       sizeBytes = Buffer.byteLength(fileText);
     }
-    if (recorded) keptFiles!.add(keptKey, kept ? kept.digest : output.writer.digestOf(filePath)!, sizeBytes);
+    // A kept file's entry is the previous record's as it is (no copy of it made).
+    if (recorded && kept) keptFiles!.keep(kept.position);
+    else if (recorded) keptFiles!.add(keptKey, output.writer.digestOf(filePath)!, sizeBytes);
     const slot = output.writer.written.slotOf(filePath);
     resourceOwners.set(slot, owner);
     rawResourceCopies.claim(owner, slot);
