@@ -6,8 +6,8 @@ import { DOCUMENT_URL_META_KEY } from '../core/search/document-url.js';
 import { treeJsonFile } from '../core/tree/canonical-json.js';
 import type { JsonObject } from '../core/tree/json-object.js';
 import { resourceFilePath } from '../core/tree/resource-key.js';
-import { HashedKeyMap } from './hashed-key-map.js';
 import { RawResourceCopies } from './raw-resource-copies.js';
+import { SlotOwners } from './slot-owners.js';
 import { deployFiles } from '../tree-writer/deploy-files.js';
 import { discoveryFiles } from '../tree-writer/discovery-files.js';
 import {
@@ -145,12 +145,13 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   // they fill (resource-list-parts.ts): no list of every definition is held.
   const listParts = new ResourceListWriter<ResourceDefinition>(output, config.limits);
   let listsAppResource = false;
-  // Which resource (or template instance, numbered after the resources) owns each tree path, and
-  // each raw-name copy, held without the paths (hashed-key-map.ts): one entry a document.
   const instanceOf = (owner: number) => input.templateInstances[owner - input.resources.length]!;
   const uriOf = (owner: number) =>
     owner < input.resources.length ? input.resources[owner]!.uri : instanceOf(owner).uri;
-  const resourceOwners = new HashedKeyMap((owner) => resourceFilePath(uriOf(owner)));
+  // Which resource (or template instance, numbered after the resources) owns each tree path, by
+  // the tree writer's slot of its file: the path is looked up once, by the writer, which the
+  // write then finds again at no cost (file-digests.ts keeps the last path it missed or found).
+  const resourceOwners = new SlotOwners(output.writer.written);
   // Also at the standard's raw name (`resources/changelog.md.json`), where other bridges look.
   const rawResourceCopies = new RawResourceCopies(uriOf);
   const writtenResources = new Uint8Array(input.resources.length);
@@ -163,6 +164,8 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
   // source is set at the first such file: it holds every resource for the rest of the build, which
   // a build that kept none (a first build, --force) need not.
   let deferring = false;
+  // Each resource's file and its raw-name copy: the writer's table grows once, not at each doubling.
+  output.writer.written.reserve(2 * (input.resources.length + input.templateInstances.length));
   for (let owner = 0; owner < input.resources.length; owner += 1) {
     const resource = input.resources[owner]!;
     // Each read once: a file resource makes them from its store on every read.
@@ -191,7 +194,6 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       continue;
     }
     if (read?.warning !== undefined) pageWarnings.push({ path: shownOf(resource), message: read.warning });
-    resourceOwners.set(filePath, owner);
     writtenResources[owner] = 1;
     listsAppResource ||= isAppResource({ uri, mimeType });
     // Recorded for the next build unless the file changed since discovery (its key is the old bytes').
@@ -215,8 +217,12 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       await output.write(filePath, fileText);
       sizeBytes = Buffer.byteLength(fileText);
     }
-    if (recorded) keptFiles!.add(keptKey, kept ? kept.digest : output.writer.digestOf(filePath)!, sizeBytes);
-    rawResourceCopies.claim(owner, uri, output.writer.written.slotOf(filePath));
+    // A kept file's entry is the previous record's as it is (no copy of it made).
+    if (recorded && kept) keptFiles!.keep(kept.position);
+    else if (recorded) keptFiles!.add(keptKey, output.writer.digestOf(filePath)!, sizeBytes);
+    const slot = output.writer.written.slotOf(filePath);
+    resourceOwners.set(slot, owner);
+    rawResourceCopies.claim(owner, slot);
   }
   /**
    * A document's listing entry made from its fields (a page claimed here); `record`: what the tree
@@ -263,9 +269,9 @@ export async function assembleTree(input: AssembleInput): Promise<AssembledTree>
       });
       continue;
     }
-    resourceOwners.set(filePath, owner);
     // A blob instance also under `contents`, as resource files have it (resourceFileContent).
     await output.write(filePath, treeJsonFile('blob' in instance ? { ...instance, contents: [instance] } : instance));
+    resourceOwners.set(output.writer.written.slotOf(filePath), owner);
     rawResourceCopies.claim(owner);
   }
   await rawResourceCopies.writeInto(output);

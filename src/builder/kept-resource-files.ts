@@ -4,7 +4,9 @@
 // so `.staticmcp/resource-files.bin` keeps, under a digest of those and the generator, the file's
 // sha256 and size. The next build records an unchanged document's tree file by them alone
 // (tree-output.ts writeDeferred): no read, no encoding, no spool, and a pack of unchanged
-// documents is linked as it was (pack-reuse.ts). The record is keyed by content, never by the
+// documents is linked as it was (pack-reuse.ts). An entry found again is kept as it is, by its
+// place in the previous record: the new record is runs of the previous one's entries and of this
+// build's, each written as one slice (a one-document edit makes three), no entry copied. The record is keyed by content, never by the
 // previous tree, so a build killed mid-way leaves it true; a damaged file (checksum) is not used.
 // Layout: MAGIC, the entry count (u32), the sha256 of the entries, then the entries in the order
 // the build wrote them, each KEY_BYTES of key, the file's sha256 and its size (u32); a table by
@@ -69,9 +71,14 @@ function writeAll(fd: number, bytes: Uint8Array): void {
 }
 
 export class KeptResourceFiles {
-  /** This build's entries, appended as resources are written. */
+  /** This build's new entries, appended as resources are written. */
   private added = Buffer.alloc(0);
   private addedCount = 0;
+  /**
+   * This build's record as runs of entries, in order: [from, to) of the previous record's entries
+   * (kept), or of `added`'s: [from, to, 1 when added] each.
+   */
+  private runs: number[] = [];
   /** The previous entries by key. */
   private table: DigestKeyTable;
 
@@ -123,14 +130,28 @@ export class KeptResourceFiles {
    * valid until `save` (the writer and `add` copy it): a copy a document was a visible share of an
    * edit build's assembly.
    */
-  lookup(key: Buffer): { digest: Buffer; sizeBytes: number } | undefined {
+  lookup(key: Buffer): { digest: Buffer; sizeBytes: number; position: number } | undefined {
     const position = this.table.find(key);
     if (position < 0) return undefined;
     const at = position * ENTRY_BYTES;
     return {
       digest: this.previous.subarray(at + KEY_BYTES, at + KEY_BYTES + DIGEST_BYTES),
       sizeBytes: this.previous.readUInt32LE(at + KEY_BYTES + DIGEST_BYTES),
+      position,
     };
+  }
+
+  /** Records the tree file of the previous entry at `position` (lookup's) for this build, as it is. */
+  keep(position: number): void {
+    this.extendRun(position, false);
+  }
+
+  /** Adds entry `index` (of the previous record, or of `added`) to the last run, or starts one. */
+  private extendRun(index: number, added: boolean): void {
+    const { runs } = this;
+    const last = runs.length - 3;
+    if (last >= 0 && runs[last + 2] === (added ? 1 : 0) && runs[last + 1] === index) runs[last + 1] = index + 1;
+    else runs.push(index, index + 1, added ? 1 : 0);
   }
 
   /** Records this build's tree file made under `key`. */
@@ -150,6 +171,7 @@ export class KeptResourceFiles {
     added[sizeAt + 1] = (sizeBytes >>> 8) & 0xff;
     added[sizeAt + 2] = (sizeBytes >>> 16) & 0xff;
     added[sizeAt + 3] = (sizeBytes >>> 24) & 0xff;
+    this.extendRun(this.addedCount, true);
     this.addedCount += 1;
   }
 
@@ -164,30 +186,42 @@ export class KeptResourceFiles {
    * next build the reads.
    */
   save(): void {
-    const added = this.added;
-    const entries = added.subarray(0, this.addedCount * ENTRY_BYTES);
-    const previous = this.previous;
-    // Both sets of entries (52 bytes a document each) are let go: the build holds this record to
-    // its end (forget), through the search step's peak, and nothing is looked up or added after.
+    const { added, previous, runs } = this;
+    // This build's entries as slices of the two sets, run by run.
+    const slices = runs.flatMap((_, run) =>
+      run % 3 === 0
+        ? [(runs[run + 2] === 1 ? added : previous).subarray(runs[run]! * ENTRY_BYTES, runs[run + 1]! * ENTRY_BYTES)]
+        : [],
+    );
+    const same = runs.length === 3 && runs[2] === 0 && runs[0] === 0 && runs[1]! * ENTRY_BYTES === previous.length;
+    // Both sets of entries (52 bytes a document each) are let go once written: the build holds
+    // this record to its end (forget), through the search step's peak, and nothing is looked up
+    // or added after.
     this.added = Buffer.alloc(0);
     this.addedCount = 0;
+    this.runs = [];
     this.previous = Buffer.alloc(0);
     this.table = new DigestKeyTable(this.previous, ENTRY_BYTES, KEY_BYTES);
-    const same = entries.equals(previous);
-    this.previousWhole = releaseGrown(this.previousWhole);
     try {
-      if (!same) this.write(entries);
+      if (!same && !(runs.length === 0 && previous.length === 0)) this.write(slices);
     } finally {
       // Grown in place: given back now, not at a collection during the search step's peak.
+      this.previousWhole = releaseGrown(this.previousWhole);
       releaseGrown(added);
     }
   }
 
-  private write(entries: Buffer): void {
+  private write(slices: readonly Buffer[]): void {
     const header = Buffer.alloc(HEADER_BYTES);
     MAGIC.copy(header);
-    header.writeUInt32LE(entries.length / ENTRY_BYTES, MAGIC.length);
-    entriesDigest(entries).copy(header, MAGIC.length + 4);
+    const digest = createHash('sha256');
+    let bytes = 0;
+    for (const slice of slices) {
+      digest.update(slice);
+      bytes += slice.length;
+    }
+    header.writeUInt32LE(bytes / ENTRY_BYTES, MAGIC.length);
+    digest.digest().copy(header, MAGIC.length + 4);
     const temp = `${this.file}${NEW_FILE_MARK}${process.pid}`;
     try {
       mkdirSync(path.dirname(this.file), { recursive: true });
@@ -195,7 +229,7 @@ export class KeptResourceFiles {
       const fd = openSync(temp, 'w');
       try {
         writeAll(fd, header);
-        writeAll(fd, entries);
+        for (const slice of slices) writeAll(fd, slice);
       } finally {
         closeSync(fd);
       }

@@ -1,17 +1,15 @@
 // The copies of resource files at the standard's raw names (`resources/changelog.md.json`), where
 // other StaticMCP bridges look, as extra-copies.ts keeps them for calls but held per resource by
-// its number alone (issue #39, "Memory"): the raw and the encoded path are made again from its URI
-// when the copies are written. A raw name two resources claim is ambiguous and is not written;
-// neither is one the tree already uses for a file of its own.
+// its number and its file's slot in the tree writer alone (issue #39, "Memory"): the raw path is
+// made from its URI only when the copies are written. Two resources never claim one raw name: a
+// raw name is the URI's path after `scheme://` as it is, and the encoded name (resource-key.ts) is
+// made from that same path, so two URIs of one raw name have one encoded name too, which the
+// assembly refuses for the second (assemble-tree.ts). A raw name the tree already uses for a file
+// of its own (another resource's encoded name) is not written.
 import { rawResourceFilePath, resourceFilePath } from '../core/tree/resource-key.js';
-import { HashedKeyMap } from './hashed-key-map.js';
 import type { TreeOutput } from './tree-output.js';
 
 export class RawResourceCopies {
-  /** Raw name → the first resource that claimed it. */
-  private readonly owners: HashedKeyMap;
-  /** Resources whose raw name another resource claimed too. */
-  private readonly ambiguous = new Set<number>();
   /** The claims, in order (ascending numbers). */
   private readonly claimed: number[] = [];
   /** Per claim, the tree writer's slot of the resource's file (-1: not known, found by its path). */
@@ -20,34 +18,23 @@ export class RawResourceCopies {
   constructor(
     /** The URI of the resource numbered `owner`. */
     private readonly uriOf: (owner: number) => string,
-  ) {
-    this.owners = new HashedKeyMap((owner) => rawResourceFilePath(uriOf(owner)) ?? '');
+  ) {}
+
+  /** Claims the raw name of resource `owner`'s file, if its URI has one; `slot` is the tree writer's slot of its file. */
+  claim(owner: number, slot = -1): void {
+    this.claimed.push(owner);
+    this.slots.push(slot);
   }
 
-  /**
-   * Claims the raw name of resource `owner`'s file (none when its URI has no raw name of its own);
-   * `uri` is its URI when the caller has it at hand, `slot` the tree writer's slot of its file.
-   */
-  claim(owner: number, uri: string = this.uriOf(owner), slot = -1): void {
-    const raw = rawResourceFilePath(uri);
-    if (raw === undefined) return;
-    const held = this.owners.get(raw);
-    if (held === undefined) {
-      this.owners.set(raw, owner);
-      this.claimed.push(owner);
-      this.slots.push(slot);
-    } else if (held !== owner) this.ambiguous.add(held);
-  }
-
-  /** Writes every unambiguous copy into the tree. */
+  /** Writes every copy into the tree. */
   async writeInto(output: TreeOutput): Promise<void> {
     await output.writer.flush();
     const files = output.writer.written;
     for (let index = 0; index < this.claimed.length; index++) {
       const owner = this.claimed[index]!;
-      if (this.ambiguous.has(owner)) continue;
       const uri = this.uriOf(owner);
-      const raw = rawResourceFilePath(uri)!;
+      const raw = rawResourceFilePath(uri);
+      if (raw === undefined) continue;
       // By slot: neither the encoded path made again nor looked up (a slot never changes its path).
       const slot = this.slots[index]!;
       if (slot >= 0) {

@@ -14,7 +14,7 @@
 import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import { PackedSlotTable } from './packed-slot-table.js';
 import { PrefixCodedPaths } from './prefix-coded-paths.js';
-import { sortPositions } from './sort-positions.js';
+import { sortedPositionsOf } from './sort-positions.js';
 import { SpilledDigests } from './spilled-digests.js';
 import { SpoolPlaces } from './spool-places.js';
 import { fnv1aOf } from '../shared/fnv1a-hash.js';
@@ -193,6 +193,16 @@ export class FileDigests {
     this.table.put(position, slot + 1);
   }
 
+  /**
+   * Makes room for `more` paths past those recorded: every slot is placed again once, not at each
+   * doubling (a content build knows its documents' count before it records their files).
+   */
+  reserve(more: number): void {
+    if ((this.count + more) * 4 <= this.table.length * 3) return;
+    while ((this.count + more) * 4 > this.table.length * 3) this.table.growEmpty();
+    for (let placed = 0; placed < this.count; placed++) this.placeInTable(placed);
+  }
+
   has(filePath: string): boolean {
     const slot = this.find(filePath);
     return slot >= 0 && !this.isDropped(slot);
@@ -226,13 +236,8 @@ export class FileDigests {
       this.missedPosition = -1;
       this.pathList.push(this.missedBytes, this.missedLength);
       this.flags[slot] = tagOf(this.missedHash);
-      if (this.count * 4 > this.table.length * 3) {
-        // Grown, emptied, then every slot placed again.
-        this.table.growEmpty();
-        for (let placed = 0; placed < this.count; placed++) this.placeInTable(placed);
-      } else {
-        this.table.put(position, slot + 1);
-      }
+      if (this.count * 4 > this.table.length * 3) this.reserve(0);
+      else this.table.put(position, slot + 1);
       this.remember(filePath, slot);
     }
     this.digests.set(slot, digest);
@@ -437,13 +442,8 @@ export class FileDigests {
   }
 
   private sortSlots(): Uint32Array {
-    // Slot numbers in a typed array, not an array of numbers: a tree can have 650,000 files.
-    const order = grownTypedArray(new Uint32Array(0), this.size);
-    let placed = 0;
-    for (let slot = 0; slot < this.count; slot++) if (!this.isDropped(slot)) order[placed++] = slot;
-    const paths = this.pathList;
-    sortPositions(order, (left, right) => paths.compare(left, right, false));
-    this.sortedSlots = order;
-    return order;
+    const byPath = (left: number, right: number) => this.pathList.compare(left, right, false);
+    this.sortedSlots = sortedPositionsOf(this.count, this.size, (slot) => !this.isDropped(slot), byPath);
+    return this.sortedSlots;
   }
 }

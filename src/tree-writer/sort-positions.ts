@@ -17,6 +17,23 @@ const INSERTION_RUN = 16;
  */
 const RELEASED_SCRATCH = 32 * 1024;
 
+/**
+ * The positions 0 … count - 1 that `keep` accepts (`kept` of them), sorted by `compare`, in an
+ * array grown here (grown-typed-array.ts): a typed array, not an array of numbers, since a tree
+ * can have 650,000 files.
+ */
+export function sortedPositionsOf(
+  count: number,
+  kept: number,
+  keep: (position: number) => boolean,
+  compare: (left: number, right: number) => number,
+): Uint32Array {
+  const order = grownTypedArray(new Uint32Array(0), kept);
+  let placed = 0;
+  for (let position = 0; position < count; position++) if (keep(position)) order[placed++] = position;
+  return sortPositions(order, compare);
+}
+
 /** Sorts `order` in place by `compare` (stable), with a scratch array of half its length; returns it. */
 export function sortPositions<T extends Uint32Array>(order: T, compare: (left: number, right: number) => number): T {
   const count = order.length;

@@ -1,28 +1,13 @@
 // What the build holds per document past discovery (issue #39, "Memory"), held compactly: the
-// owners of tree paths by a hash of the path (hashed-key-map.ts: a key made again from its value,
-// keys of one hash told apart), and the document cache's record, written as documents pass
-// instead of held (document-cache.ts): the heap it keeps is measured in a plain node process on
-// the compiled module (vitest's module runner keeps state of its own), and the file it writes is
-// the record the next build reads.
+// document cache's record, written as documents pass instead of held (document-cache.ts): the
+// heap it keeps is measured in a plain node process on the compiled module (vitest's module
+// runner keeps state of its own), and the file it writes is the record the next build reads.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { HashedKeyMap } from '../../src/builder/hashed-key-map.js';
 import { CLI } from '../helpers/paths.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
-
-describe('HashedKeyMap', () => {
-  it('gives back every value by its key among 100,000, keys of one hash included', () => {
-    const keys = Array.from({ length: 100_000 }, (_, index) => `resources/part-${index % 97}/doc-${index}.json`);
-    const map = new HashedKeyMap((value) => keys[value]!);
-    for (const [index, key] of keys.entries()) map.set(key, index);
-    // 100,000 keys in 2^30 hashes: a few share one (birthday bound ~5), each must still be told apart.
-    expect(keys.every((key, index) => map.get(key) === index)).toBe(true);
-    expect(map.get('resources/part-1/doc-100000.json')).toBeUndefined();
-    expect(map.get('')).toBeUndefined();
-  });
-});
 
 const DOCUMENTS = 3_000;
 // What recording 3,000 documents leaves on the heap, after full collections, in bytes a document:

@@ -258,6 +258,32 @@ describe('prompts', () => {
 });
 
 describe('resource templates and Markdown resources', () => {
+  it('refuses the second of two resources whose URIs map to one tree file, and keeps the first with its raw-name copy', async () => {
+    const project = await makeProject({
+      files: {
+        'resources/first.md': '# First\n\nThe first page.\n',
+        'resources/first.md.meta.json': JSON.stringify({ uri: 'docs://Guide.md' }),
+        'resources/second.md': '# Second\n\nThe second page.\n',
+        'resources/second.md.meta.json': JSON.stringify({ uri: 'file:///Guide.md' }),
+      },
+    });
+    const { code, report } = await buildInProcess(project);
+    expect(code).toBe(1);
+    expect(report.failures).toEqual([
+      {
+        path: 'resources/second.md',
+        message: expect.stringContaining('its URI file:///Guide.md and docs://Guide.md both map to resources/'),
+      },
+    ]);
+    const manifest = await readJson<ManifestJson>(path.join(project, 'dist/mcp.json'));
+    expect(manifest.capabilities.resources.map((resource) => resource.uri)).toEqual(['docs://Guide.md']);
+    // The one raw-name copy (where other bridges look) is the first resource's file.
+    expect(await readJson(path.join(project, 'dist/resources/Guide.md.json'))).toMatchObject({
+      uri: 'docs://Guide.md',
+      text: expect.stringContaining('The first page.'),
+    });
+  });
+
   it('precomputes template instances from a provider, and skips (and reports) a template without a variable or with both uri and uriTemplate', async () => {
     const project = await makeProject({
       tools: { 'p/echo': 'echo-value' },

@@ -99,6 +99,25 @@ describe('tree path rules walked without split', () => {
     expect(uris.filter((uri) => rawResourceFilePath(uri) !== undefined).length).toBeGreaterThan(100);
   });
 
+  it('gives two URIs one raw name only when it gives them one encoded name too', () => {
+    // The assembly writes each raw-name copy unchecked for a second claim (raw-resource-copies.ts):
+    // two resources of one raw name must have been refused already for sharing their encoded name.
+    const values = [...generated(3_000), 'a.b', 'A', 'a/b.c', 'a~b', 'abc', 'a/b', 'a_b', 'a-b'];
+    const uris = values.flatMap((value) => [`res://${value}`, `file:///${value}`, `doc://${value}`, `x:///${value}`]);
+    const encodedByRaw = new Map<string, Set<string>>();
+    for (const uri of uris) {
+      const raw = rawResourceFilePath(uri);
+      if (raw === undefined) continue;
+      const encoded = encodedByRaw.get(raw) ?? new Set<string>();
+      encoded.add(resourceFilePath(uri));
+      encodedByRaw.set(raw, encoded);
+    }
+    const sharedRaw = [...encodedByRaw.values()].filter((encoded) => encoded.size > 1);
+    expect(sharedRaw).toEqual([]);
+    // Each raw name was reached from several URIs (schemes and leading slashes), so the check has teeth.
+    expect(encodedByRaw.size).toBeGreaterThan(100);
+  });
+
   it('refuses exactly the paths the split rule refuses, for the same reason', () => {
     const values = [...generated(5_000), 'a/.git', 'a/.GIT/b', '.gitx/a', 'a/..', './a', 'a//b', 'a/', 'a/b'];
     expect(values.map(findTreePathProblem)).toEqual(values.map(splitPathProblem));

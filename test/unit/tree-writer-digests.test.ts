@@ -44,6 +44,26 @@ describe('the tree writer’s content hash', () => {
     expect(output.tally.files).toBe(304);
   });
 
+  it('finds every path again, with its digest, after room is made for many more at once', () => {
+    const files = new FileDigests();
+    const digest = (index: number) => new Uint8Array(32).fill(index % 251);
+    for (let index = 0; index < 3_000; index++) files.set(`resources/a/${index}.json`, digest(index));
+    // The content build's room for its documents: the paths already recorded are placed again.
+    files.reserve(40_000);
+    for (let index = 3_000; index < 30_000; index++) files.set(`resources/a/${index}.json`, digest(index));
+    files.reserve(0);
+    const wrong: number[] = [];
+    for (let index = 0; index < 30_000; index++)
+      if (
+        files.slotOf(`resources/a/${index}.json`) !== index ||
+        files.get(`resources/a/${index}.json`)![0] !== index % 251
+      )
+        wrong.push(index);
+    expect(wrong).toEqual([]);
+    expect(files.has('resources/a/30000.json')).toBe(false);
+    expect(files.size).toBe(30_000);
+  });
+
   it('keeps a walk in the hash order whole when files change or the order is let go under it', () => {
     const files = new FileDigests();
     const digest = (index: number) => new Uint8Array(32).fill(index % 251);
