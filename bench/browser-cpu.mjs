@@ -2,7 +2,8 @@
 // example, at the two screens test/browser uses, each visit with the wide-element check and an
 // axe-core scan), for each way of starting it: through Debian's /usr/bin/chromium launcher (which
 // adds the flags of /etc/chromium.d, GPU rasterization among them) or the binary it runs, with
-// or without extra switches. Visits alternate between two `serve --http` servers on two ports,
+// or without extra switches, and Debian's chromium-headless-shell (the old headless mode, which
+// test/browser runs where it is installed; `apt-get install chromium-headless-shell`). Visits alternate between two `serve --http` servers on two ports,
 // each visit from about:blank, as the test files' visits do (test/browser/browser.ts, openPage).
 // CPU is user+sys of chromium's whole process tree, read from /proc just before it closes (every
 // process under it, and what each has reaped), so the page servers and this process are not
@@ -23,6 +24,8 @@ const RUNS = Number(process.env.RUNS ?? 5);
 const VISITS = Number(process.env.VISITS ?? 6);
 const LAUNCHER = '/usr/bin/chromium';
 const BINARY = '/usr/lib/chromium/chromium';
+/** Debian's chromium-headless-shell (the old headless mode, a build without the browser's UI). */
+const HEADLESS_SHELL = '/usr/lib/chromium/chromium-headless-shell';
 if (!existsSync(LAUNCHER) || !existsSync(BINARY)) {
   console.log(`browser-cpu: needs Debian's chromium (${LAUNCHER}, ${BINARY}); skipped`);
   process.exit(0);
@@ -35,9 +38,15 @@ const VARIANTS = [
   { label: 'launcher', executablePath: LAUNCHER, args: ['--no-sandbox'] },
   { label: 'binary', executablePath: BINARY, args: ['--no-sandbox'] },
   { label: 'binary', executablePath: BINARY, args: ['--no-sandbox', '--disable-gpu'] },
-  // What test/browser/browser.ts starts.
+  // What test/browser/browser.ts starts where the headless shell is not installed.
   { label: 'launcher', executablePath: LAUNCHER, args: ['--no-sandbox', '--disable-site-isolation-trials'] },
-];
+  // What test/browser/browser.ts starts where Debian's chromium-headless-shell is installed.
+  {
+    label: 'headless shell',
+    executablePath: HEADLESS_SHELL,
+    args: ['--no-sandbox', '--disable-site-isolation-trials'],
+  },
+].filter((variant) => existsSync(variant.executablePath));
 const SCREENS = [
   { width: 1280, height: 900, colorScheme: 'light' },
   { width: 390, height: 844, colorScheme: 'dark' },

@@ -11,8 +11,21 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 // find its exports, in vitest's process and in each worker that loads this module.
 const { chromium } = createRequire(import.meta.url)('playwright-core') as typeof import('playwright-core');
 
-export const CHROMIUM = '/usr/bin/chromium';
-export const HAS_CHROMIUM = existsSync(CHROMIUM);
+/**
+ * Debian's chromium-headless-shell (its binary; /usr/bin/chromium-headless-shell is a shell script
+ * around it), the old headless mode, a build without the browser's user interface: on the tests'
+ * visits it spends much less CPU than the full browser's headless mode (bench/browser-cpu.mjs
+ * compares them). The same Blink and V8 of the same release render the page, so what a test
+ * asserts (layout, CSP, the iframe sandbox, axe) holds in both.
+ */
+const HEADLESS_SHELL = '/usr/lib/chromium/chromium-headless-shell';
+/** Debian's chromium, in its headless mode: where the headless shell is not installed. */
+const FULL_CHROMIUM = '/usr/bin/chromium';
+/** The chromium the browser tests run: the headless shell where installed, else the full browser. */
+export const CHROMIUM = [HEADLESS_SHELL, FULL_CHROMIUM].find((file) => existsSync(file));
+export const HAS_CHROMIUM = CHROMIUM !== undefined;
+/** What to tell a person on a machine without either. */
+export const MISSING_CHROMIUM = `test/browser: skipped, neither ${HEADLESS_SHELL} nor ${FULL_CHROMIUM} is installed (apt-get install -y chromium-headless-shell)`;
 
 /**
  * How often a test's `expect.poll` looks at the page again. Each look is a round trip through
@@ -58,6 +71,7 @@ export async function startChromiumServer(): Promise<{
   pause(): void;
   resume(): void;
 }> {
+  if (CHROMIUM === undefined) throw new Error(MISSING_CHROMIUM);
   const server = await chromium.launchServer({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const browser = server.process();
   const group = browser.pid;

@@ -4,7 +4,7 @@
 // serious accessibility problem (axe-core), no CSP violation, no request to another origin. Served
 // by `serve --http` with the project (live calls answered), by the tree's worker in workerd, and by
 // a static host without /mcp over a packed tree (answers read from the files and packs in the page).
-// Skipped, saying so, where /usr/bin/chromium is missing (.ci/run installs it).
+// Skipped, saying so, where no chromium is installed (.ci/run installs it).
 import { cpSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Locator } from 'playwright-core';
@@ -19,6 +19,7 @@ import {
   findWideElements,
   HAS_CHROMIUM,
   launchChromium,
+  MISSING_CHROMIUM,
   openPage,
   POLL_INTERVAL_MS,
   VIEWPORTS,
@@ -28,7 +29,7 @@ import {
 /** Answers come from real processes on a shared machine: wait for them as a person would. */
 const EVENTUALLY = { timeout: 15_000, interval: POLL_INTERVAL_MS };
 
-if (!HAS_CHROMIUM) console.warn('test/browser: skipped, /usr/bin/chromium is missing (apt-get install -y chromium)');
+if (!HAS_CHROMIUM) console.warn(MISSING_CHROMIUM);
 
 /** A static host: the tree's files, and nothing at /mcp (GitHub Pages, a bucket). */
 const STATIC_ONLY_WORKER = 'export default { fetch: (request, env) => env.ASSETS.fetch(request) };\n';
