@@ -40,6 +40,7 @@ describe.skipIf(!HAS_CHROMIUM)('the playground page in chromium', () => {
   let serve: HttpServe;
   let worker: WorkerdSite;
   let staticSite: WorkerdSite;
+  let starting: Promise<unknown>[] = [];
 
   beforeAll(async () => {
     project = buildFixtureProject('fixtures/example');
@@ -48,17 +49,21 @@ describe.skipIf(!HAS_CHROMIUM)('the playground page in chromium', () => {
     packTool(packed, 'math_multiply');
     const staticWorker = path.join(path.dirname(packed), 'static-worker.js');
     writeFileSync(staticWorker, STATIC_ONLY_WORKER);
-    [browser, serve, [worker, staticSite]] = await Promise.all([
-      launchChromium(),
-      HttpServe.start([project]),
+    // Each kept as it starts, and afterAll waits for all: a beforeAll that times out under load
+    // must not leave a server started after afterAll ran (it outlived the test run).
+    starting = [
+      launchChromium().then((started) => (browser = started)),
+      HttpServe.start([project]).then((started) => (serve = started)),
       startWorkerdSitesOnPorts([
         { treeDir: path.join(project, 'dist') },
         { treeDir: packed, workerFile: staticWorker },
-      ]),
-    ]);
+      ]).then((started) => ([worker, staticSite] = started)),
+    ];
+    await Promise.all(starting);
   });
 
   afterAll(async () => {
+    await Promise.allSettled(starting);
     await Promise.all([browser?.close(), serve?.stop(), worker?.close(), staticSite?.close()]);
   });
 
