@@ -28,7 +28,7 @@ import type { DocumentSettings, TreeDocumentFiles } from './tree-document-files.
 
 /** Documents a batch holds at most, and the text (UTF-16 units) of the documents read for it. */
 const BATCH_DOCUMENTS = 256;
-const BATCH_TEXT_UNITS = 1 << 20;
+const BATCH_TEXT_UNITS = 1 << 18;
 const DIGEST_BYTES = 32;
 
 /** Whether the tree is ours (it has the landing page's document view), and where that page is. */
