@@ -26,9 +26,13 @@ import {
 } from './resource-document-source.js';
 import type { DocumentSettings, TreeDocumentFiles } from './tree-document-files.js';
 
-/** Documents a batch holds at most, and the text (UTF-16 units) of the documents read for it. */
+/**
+ * Documents a batch holds at most, and the text (UTF-16 units) of the documents read for it: a
+ * read document waits in its batch across collections of the young generation, and a batch of
+ * much text got its documents promoted to the old one, raising a first build's peak.
+ */
 const BATCH_DOCUMENTS = 256;
-const BATCH_TEXT_UNITS = 1 << 18;
+const BATCH_TEXT_UNITS = 1 << 13;
 const DIGEST_BYTES = 32;
 
 /** Whether the tree is ours (it has the landing page's document view), and where that page is. */
