@@ -18,7 +18,7 @@ import type { JsonObject } from '../core/tree/json-object.js';
 import {
   type DocumentSettings,
   type KeptSources,
-  listTreeDocuments,
+  listTreeDocumentBatches,
   type SearchDocument,
 } from '../core/search/tree-documents.js';
 import type { ProjectConfig } from '../project/config.js';
@@ -109,10 +109,9 @@ export function writerDocumentFiles(writer: TreeWriter, manifest: JsonObject) {
 }
 
 /**
- * Every document of the tree being written, one at a time (650,000 call results never sit in memory
- * together); a resource whose source `kept` holds is listed without reading its file. The lister's
- * own generator, not one wrapping it: each level an async generator adds is a promise chain a
- * document.
+ * Every document of the tree being written, a batch at a time (650,000 call results never sit in
+ * memory together); a resource whose source `kept` holds is listed without reading its file, an
+ * unchanged list part's documents by the previous build's edit state (search-list-runs.ts).
  */
 async function listDocuments(
   writer: TreeWriter,
@@ -120,15 +119,19 @@ async function listDocuments(
   settings: DocumentSettings,
   counts: { skipped: number },
   hasSource: ((sourceKey: string) => boolean) | undefined,
-): Promise<AsyncIterable<SearchDocument>> {
+  editState: SpillingSearchIndexOptions['editState'],
+): Promise<AsyncIterable<SearchDocument[]>> {
   await writer.flush();
+  const digestOf = (treePath: string) => writer.digestOf(treePath);
+  const { listRunSources } = await import('../tree-writer/search-list-runs.js');
   const keptSources: KeptSources | undefined = hasSource && {
-    digestOf: (treePath) => writer.digestOf(treePath),
+    digestOf,
     readSync: (treePath) => (writer.has(treePath) ? writer.read(treePath) : undefined),
     has: hasSource,
+    ...listRunSources(digestOf, editState),
   };
   const files = { ...writerDocumentFiles(writer, manifest), ...(keptSources ? { keptSources } : {}) };
-  return listTreeDocuments(files, settings, () => {
+  return listTreeDocumentBatches(files, settings, () => {
     counts.skipped += 1;
   });
 }
@@ -235,7 +238,7 @@ export async function writeTreeSearchIndex(
       ? new LlmsTxtWriter(manifest, settings.publicUrl, maxLlmsFullBytes, scratchFolder, keptLlms)
       : undefined;
     const hasSource = kept && keptSourceLookup(kept, editState?.previous, settings.stemming ?? 'porter');
-    const documents = await listDocuments(output.writer, manifest, settings, counts, hasSource);
+    const documents = await listDocuments(output.writer, manifest, settings, counts, hasSource, editState);
     const options = {
       scratchFolder,
       ...(llms ? { onDocument: (document: SearchDocument) => llms.add(document) } : {}),

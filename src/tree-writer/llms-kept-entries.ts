@@ -107,6 +107,11 @@ export class KeptLlmsEntries {
   }
 
   keyOf(sourceKey: string, linkBase: string | undefined): Buffer {
+    return this.keyOfDigest(this.sourceDigestOf(sourceKey), linkBase);
+  }
+
+  /** keyOf, given the source key's digest (`sourceDigestOf`'s): a document of an unchanged list run has it. */
+  keyOfDigest(digest: Uint8Array, linkBase: string | undefined): Buffer {
     // The salt and link base made once: the salt (the writer's identity) is long. A JSON array
     // never ends inside itself, so the digest after it is unambiguous.
     if (this.keyInput === undefined || this.keyInput.linkBase !== linkBase) {
@@ -116,7 +121,6 @@ export class KeptLlmsEntries {
       this.keyInput = { linkBase, bytes, digestAt: head.length };
     }
     const { bytes, digestAt } = this.keyInput;
-    const digest = this.sourceDigestOf(sourceKey);
     if (digest.length !== SOURCE_DIGEST_BYTES) throw new RangeError('a source digest is not 32 bytes');
     bytes.set(digest, digestAt);
     // One-shot (no Hash object a document): the same bytes as createHash's.

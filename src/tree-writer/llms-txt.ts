@@ -255,7 +255,13 @@ export class LlmsTxtWriter {
       return;
     }
     const key =
-      this.kept && document.sourceKey !== undefined ? this.kept.keyOf(document.sourceKey, this.base) : undefined;
+      this.kept === undefined
+        ? undefined
+        : document.sourceDigest !== undefined
+          ? this.kept.keyOfDigest(document.sourceDigest, this.base)
+          : document.sourceKey !== undefined
+            ? this.kept.keyOf(document.sourceKey, this.base)
+            : undefined;
     // An unchanged entry whose part the edit state vouches for: named as it is, never read.
     const fits = (length: number) => this.fullBytes + length <= this.maxFullBytes;
     const repeated = key && this.full.placesEntries ? this.kept!.repeat(key, fits) : undefined;

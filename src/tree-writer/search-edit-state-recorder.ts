@@ -26,6 +26,7 @@ import {
   type FileIdentity,
   fileIdentityOf,
   headerOf,
+  LIST_RUN_BYTES,
   SPILL_NAMES,
 } from './search-edit-state.js';
 import { removeDeadWritersFilesSync, removeFilesOfDeadWriters } from './interrupted-write.js';
@@ -59,6 +60,8 @@ export class SearchEditStateRecorder {
   private spills: { prefix: string; files: string[] } | undefined;
   private readonly folder: string;
   private lastAppended: number;
+  /** The list runs noted (search-list-runs.ts), LIST_RUN_BYTES each, written after the digests. */
+  private listRuns: Buffer[] = [];
 
   constructor(
     private readonly file: string,
@@ -93,6 +96,16 @@ export class SearchEditStateRecorder {
     });
     row.set(source, DIGESTS_AT);
     row.set(record.subarray(0, DIGEST_BYTES), DIGESTS_AT + DIGEST_BYTES);
+  }
+
+  /** Notes a list run: its key, its first arrival and count, and the digest of its documents' file digests. */
+  noteListRun(key: Uint8Array, first: number, count: number, files: Uint8Array): void {
+    const run = Buffer.alloc(LIST_RUN_BYTES);
+    run.set(key.subarray(0, DIGEST_BYTES), 0);
+    run.writeUInt32LE(first, DIGEST_BYTES);
+    run.writeUInt32LE(count, DIGEST_BYTES + 4);
+    run.set(files.subarray(0, DIGEST_BYTES), DIGEST_BYTES + 8);
+    this.listRuns.push(run);
   }
 
   /** The next document's row, zeroed, in the chunk (appended to the rows file when it is full). */
@@ -243,6 +256,14 @@ export class SearchEditStateRecorder {
         for (let column = 0; column < KEPT_COLUMNS.length; column += 1) this.writeFromRows(count, 4 * column, 4, write);
         write(new Uint8Array(order!.buffer, order!.byteOffset, count * 4));
         this.writeFromRows(count, DIGESTS_AT, 2 * DIGEST_BYTES, write);
+        // The runs of documents that all arrived (a failed build never gets here).
+        const runs = this.listRuns.filter(
+          (run) => run.readUInt32LE(DIGEST_BYTES) + run.readUInt32LE(DIGEST_BYTES + 4) <= count,
+        );
+        const runCount = Buffer.alloc(4);
+        runCount.writeUInt32LE(runs.length, 0);
+        write(runCount);
+        for (const run of runs) write(run);
         output.append(hash.digest());
       } finally {
         output.close();
@@ -290,6 +311,7 @@ export class SearchEditStateRecorder {
   }
 
   private release(): void {
+    this.listRuns = [];
     this.chunk = undefined;
     this.used = 0;
     if (this.rowsFile !== undefined) rmSync(this.rowsFile, { force: true });

@@ -9,6 +9,10 @@
 // digest (one typed-array lookup), copies its columns, and copies the scratch bytes of a run of
 // such documents in one read (search-document-columns.ts): no kept part is read, parsed or
 // checked for it, and its kept entry is named as it is (KeptDocumentsWriter.appendRepeated).
+// Last, the list runs (search-list-runs.ts): for each resource list part every entry of which
+// made a kept document, the digest of the part and its context, the part's first arrival and
+// count, and the digest of its documents' file digests; the lister then takes such a part's
+// documents by their arrivals, without spelling or hashing a source key each.
 // Checked on read without reading what it summarises: its own sha256, the writer's identity, the
 // checksums of the kept directories it was made with (the documents', llms-full.txt's entries'),
 // and the size, mtime and inode of each of their parts and of each scratch file it names: with it,
@@ -23,7 +27,7 @@ import type { KeptSearchDocuments } from './search-kept-documents.js';
 
 export const EDIT_STATE_FILE = 'search-edit-state.bin';
 export const EDIT_SPILLS_FOLDER = 'search-edit-state.spills';
-export const MAGIC = 'staticmcp search edit state 2\n';
+export const MAGIC = 'staticmcp search edit state 3\n';
 const DIGEST_BYTES = 32;
 /** The column scratch files a state keeps, in this order. */
 export const SPILL_NAMES = ['titles', 'bodies', 'excerpts'] as const;
@@ -80,8 +84,21 @@ export interface EditStateExpectation {
   keysTitlePacks: boolean;
 }
 
+/** A list run's bytes in the state: its key, first arrival, count and files digest. */
+export const LIST_RUN_BYTES = 2 * DIGEST_BYTES + 8;
+
+/** A list part's documents as the state names them (search-list-runs.ts). */
+export interface ListRun {
+  first: number;
+  count: number;
+  /** sha256 of the documents' file digests, back to back. */
+  files: Buffer;
+}
+
 /** A state read and checked: its columns by previous arrival, and where its scratch files lie. */
 export class SearchEditState {
+  /** The list runs, by the hex of their key. */
+  listRuns = new Map<string, ListRun>();
   readonly columns: Record<ColumnName, Uint32Array>;
   /** Each document's source digest then entry digest (64 bytes a document). */
   digests: Uint8Array;
@@ -113,8 +130,23 @@ export class SearchEditState {
     this.table.index(digests, 2 * DIGEST_BYTES, count, (start) => columns.found[start / (2 * DIGEST_BYTES)] === 1);
   }
 
+  /**
+   * The first arrival of the list run kept under `key` when it holds `count` documents whose file
+   * digests hash to `files`, each of them found by its source digest (its kept entry appended
+   * under it); undefined otherwise.
+   */
+  listRunAt(key: Buffer, files: Buffer, count: number): number | undefined {
+    const run = this.listRuns.get(key.toString('hex'));
+    if (run === undefined || run.count !== count || run.first + count > this.count || !run.files.equals(files))
+      return undefined;
+    const { found } = this.columns;
+    for (let arrival = run.first; arrival < run.first + count; arrival += 1) if (found[arrival] !== 1) return undefined;
+    return run.first;
+  }
+
   /** Lets go of the columns (every document has come): they were held through the index step's peak. */
   release(): void {
+    this.listRuns = new Map();
     this.table.clear();
     this.lastFound = { source: undefined, arrival: undefined };
     for (const name of COLUMN_NAMES) this.columns[name] = new Uint32Array(0);
@@ -226,8 +258,15 @@ export function readSearchEditState(
       columns[name] = column;
     }
     const digests = new Uint8Array(cursor.take(2 * DIGEST_BYTES * count));
+    const listRuns = new Map<string, ListRun>();
+    for (let runs = cursor.uint32(); runs > 0; runs -= 1) {
+      const key = cursor.take(DIGEST_BYTES).toString('hex');
+      const first = cursor.uint32();
+      listRuns.set(key, { first, count: cursor.uint32(), files: Buffer.from(cursor.take(DIGEST_BYTES)) });
+    }
     if (cursor.at !== body.length) throw new RangeError('bytes past the end');
     const state = new SearchEditState(count, columns, digests, spillFiles, keysTitlePacks ? DIGEST_BYTES : 0);
+    state.listRuns = listRuns;
     for (let spill = 0; spill < SPILL_NAMES.length; spill += 1) {
       const identity = spillIdentities[spill]!;
       if (identity[0] !== state.starts[spill]![count] || !sameIdentity(fileIdentityOf(spillFiles[spill]!), identity))

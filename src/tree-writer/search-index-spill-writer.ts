@@ -81,12 +81,13 @@ export interface SpillingSearchIndexOptions extends SearchIndexOptions {
 }
 
 /**
- * Writes the index of `documents` through `writeFile` and returns mcp.json's `staticmcp.search`.
+ * Writes the index of `documents` (one at a time, or in batches) through `writeFile` and returns
+ * mcp.json's `staticmcp.search`.
  * Throws as writeSearchIndex does: an id that is not a plain tree path or repeats, a document
  * past MAX_PACK_BYTES.
  */
 export async function writeSearchIndexSpilling(
-  documents: AsyncIterable<SearchDocument> | Iterable<SearchDocument>,
+  documents: AsyncIterable<SearchDocument | readonly SearchDocument[]> | Iterable<SearchDocument>,
   options: SpillingSearchIndexOptions,
   writeFile: WriteIndexFile,
 ): Promise<SearchIndexExtension> {
@@ -128,54 +129,57 @@ export async function writeSearchIndexSpilling(
   const editRecorder = options.kept ? options.editState?.recorder : undefined;
 
   try {
-    for await (const document of documents) {
-      options.onDocument?.(document);
-      assertPlainTreePath(document.id, 'A search document id');
-      const arrival = columns.count;
-      const source =
-        (editState !== undefined || editRecorder !== undefined) && document.sourceKey !== undefined
-          ? keptSourceDigestOf(stemming, document.sourceKey)
-          : undefined;
-      // Unchanged since the build the edit state describes: its kept entry named as it is, its
-      // columns and scratch bytes copied; nothing of it read, parsed or made.
-      const previous = source && editState?.find(source);
-      const termsAt =
-        previous === undefined
-          ? undefined
-          : options.kept!.repeat(
-              editState!.entryDigestAt(previous),
-              source!,
-              {
-                part: editState!.columns.keptPart[previous]!,
-                index: editState!.columns.keptIndex[previous]!,
-                offset: editState!.columns.keptOffset[previous]!,
-              },
-              editState!.columns.keptLength[previous]!,
-              editState!.columns.fieldsOffset[previous]!,
-            );
-      if (termsAt !== undefined) {
-        if (changed !== undefined) {
+    for await (const item of documents)
+      for (const document of Array.isArray(item) ? item : [item]) {
+        options.onDocument?.(document);
+        assertPlainTreePath(document.id, 'A search document id');
+        const arrival = columns.count;
+        // A document of an unchanged list run comes with its digest (the previous build's).
+        const source =
+          editState === undefined && editRecorder === undefined
+            ? undefined
+            : (document.sourceDigest ??
+              (document.sourceKey !== undefined ? keptSourceDigestOf(stemming, document.sourceKey) : undefined));
+        // Unchanged since the build the edit state describes: its kept entry named as it is, its
+        // columns and scratch bytes copied; nothing of it read, parsed or made.
+        const previous = source && editState?.find(source);
+        const termsAt =
+          previous === undefined
+            ? undefined
+            : options.kept!.repeat(
+                editState!.entryDigestAt(previous),
+                source!,
+                {
+                  part: editState!.columns.keptPart[previous]!,
+                  index: editState!.columns.keptIndex[previous]!,
+                  offset: editState!.columns.keptOffset[previous]!,
+                },
+                editState!.columns.keptLength[previous]!,
+                editState!.columns.fieldsOffset[previous]!,
+              );
+        if (termsAt !== undefined) {
+          if (changed !== undefined) {
+            waitingArrivals.push(arrival);
+            waitingAt.push(termsAt);
+          } else addToRun(arrival, options.kept!.termsAt(termsAt));
+          editRecorder?.note(arrival, source);
+          columns.addRepeated(document.id, editState!, previous!);
+          continue;
+        }
+        const { share, digest } = shareOf(document, stemming, options.kept, counter, keysTitlePacks);
+        if (changed !== undefined && share.termsAt !== undefined) {
           waitingArrivals.push(arrival);
-          waitingAt.push(termsAt);
-        } else addToRun(arrival, options.kept!.termsAt(termsAt));
+          waitingAt.push(share.termsAt);
+        } else {
+          const terms = share.terms();
+          addToRun(arrival, terms);
+          if (changed !== undefined && changed.length < MAX_PATCHED_DOCUMENTS)
+            changed.push({ arrival, number: 0, keys: terms.keys, counts: terms.counts, tokenCount: share.tokenCount });
+          else changed = undefined;
+        }
         editRecorder?.note(arrival, source);
-        columns.addRepeated(document.id, editState!, previous!);
-        continue;
+        columns.add(document, share, digest);
       }
-      const { share, digest } = shareOf(document, stemming, options.kept, counter, keysTitlePacks);
-      if (changed !== undefined && share.termsAt !== undefined) {
-        waitingArrivals.push(arrival);
-        waitingAt.push(share.termsAt);
-      } else {
-        const terms = share.terms();
-        addToRun(arrival, terms);
-        if (changed !== undefined && changed.length < MAX_PATCHED_DOCUMENTS)
-          changed.push({ arrival, number: 0, keys: terms.keys, counts: terms.counts, tokenCount: share.tokenCount });
-        else changed = undefined;
-      }
-      editRecorder?.note(arrival, source);
-      columns.add(document, share, digest);
-    }
   } finally {
     columns.close();
   }

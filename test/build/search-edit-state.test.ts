@@ -1,7 +1,8 @@
 // The search edit state (tree-writer/search-edit-state.ts, issue #39 "Edits in a second"): a
 // content project's edit build writes .staticmcp/search-edit-state.bin and its scratch files, and
 // the next edit build takes every unchanged document from them (its kept entry and its
-// llms-full.txt entry named as they are, its columns and scratch bytes copied in runs). Each rebuild is byte for byte the tree a from-scratch
+// llms-full.txt entry named as they are, its columns and scratch bytes copied in runs; an
+// unchanged list part's documents listed as a run). Each rebuild is byte for byte the tree a from-scratch
 // build of the same input writes: one edit, then another, then a page added and one removed. A
 // state that is corrupt, truncated, deleted, another project's, or whose scratch files or kept
 // parts (the documents' or llms-full.txt's) were rewritten, and an output tree edited by hand,
@@ -35,7 +36,11 @@ async function contentProject(root: string): Promise<void> {
       `---\ntitle: Page ${number}\n---\n\n# Page ${number}\n\n${words.join(' ')} word${number}.${long}\n`,
     );
   }
-  await fs.writeFile(path.join(root, 'staticmcp.json'), JSON.stringify({ limits: { resourcesInManifest: 10 } }));
+  // List parts of 8: the lister takes an unchanged part's documents as a run (search-list-runs.ts).
+  await fs.writeFile(
+    path.join(root, 'staticmcp.json'),
+    JSON.stringify({ limits: { resourcesInManifest: 10, resourcesPerListPart: 8 } }),
+  );
 }
 
 async function build(project: string, force = false) {
@@ -146,6 +151,26 @@ describe('the search edit state', () => {
     await edit(project, 13, 'third');
     await build(project);
     await expectFreshTree(project);
+  }, 120_000);
+
+  it('answers with the new text after an edit of the same size, whose list part keeps its bytes', async () => {
+    // The page's list entry (title, description, size) is as it was: only its file's digest
+    // tells the edit, made to the last word of its long text (not its summary), in the first part.
+    const project = await projectWithState('staticmcp-edit-state-same-size-');
+    const page = path.join(project, 'resources', 'guide', 'page-36.md');
+    const before = await fs.readFile(page, 'utf8');
+    const lastWord = before.lastIndexOf(' ') + 1;
+    const marker = 'Z'.repeat(before.length - 1 - lastWord);
+    const after = `${before.slice(0, lastWord)}${marker}\n`;
+    expect(Buffer.byteLength(after)).toBe(Buffer.byteLength(before));
+    await fs.writeFile(page, after);
+    const parts = async () => readdirSync(path.join(project, 'tree', 'lists', 'resources')).sort();
+    const partsBefore = await parts();
+    await build(project);
+    expect(await parts()).toEqual(partsBefore);
+    await expectFreshTree(project);
+    const full = await fs.readFile(path.join(project, 'tree', 'llms-full.txt'), 'utf8');
+    expect(full).toContain(` ${marker}\n`);
   }, 120_000);
 
   const damages: [string, (project: string) => Promise<void>][] = [

@@ -12,6 +12,21 @@ export interface KeptSources {
   digestOf(treePath: string): Uint8Array | undefined;
   readSync(treePath: string): Uint8Array | undefined;
   has(sourceKey: string): boolean;
+  /**
+   * The source digests (as the index writer makes them of each document's source key) of a list
+   * part's documents when the previous build listed the same part's bytes, under the same
+   * `context`, as documents of files with the same digests (`fileDigests`, 32 bytes a document,
+   * back to back) at consecutive arrivals: `sourceAt(position)` then names the document at that
+   * position of the part. Undefined: the documents are listed one at a time.
+   */
+  takeListRun?(
+    partPath: string,
+    context: string,
+    fileDigests: Uint8Array,
+    count: number,
+  ): ((position: number) => Uint8Array) | undefined;
+  /** Tells the build that every entry of a list part made a kept document, at arrivals [first, first + count). */
+  noteListRun?(partPath: string, context: string, fileDigests: Uint8Array, first: number, count: number): void;
 }
 
 /** A file's JSON value, or undefined when it is not JSON. */
@@ -46,10 +61,14 @@ export function sourceKeyOf(id: string, title: string, url: string, uri: string,
  * A kept resource's document: its text read (once) only when asked for. A class, its reader on
  * the prototype: an object literal with a getter made a closure, its context and an accessor of
  * its own for every unchanged document of an edit build, garbage the collector went through.
+ * One of a list run (takeListRun) carries its source digest, and spells its source key only when
+ * asked for it (the index writer then finds it by the digest alone).
  */
-class KeptResourceDocument implements IndexedDocument {
+export class KeptResourceDocument implements IndexedDocument {
   readonly #kept: KeptSources;
   #text: string | undefined;
+  #sourceKey: string | undefined;
+  readonly #fileDigest: { digests: Uint8Array; at: number } | undefined;
   readonly metadata: { uri: string; mimeType: string };
 
   constructor(
@@ -59,10 +78,22 @@ class KeptResourceDocument implements IndexedDocument {
     readonly url: string,
     uri: string,
     mimeType: string,
-    readonly sourceKey: string,
+    sourceKey: string | { digests: Uint8Array; at: number },
+    readonly sourceDigest?: Uint8Array,
   ) {
     this.#kept = kept;
     this.metadata = { uri, mimeType };
+    if (typeof sourceKey === 'string') this.#sourceKey = sourceKey;
+    else this.#fileDigest = sourceKey;
+  }
+
+  get sourceKey(): string {
+    if (this.#sourceKey === undefined) {
+      const { digests, at } = this.#fileDigest!;
+      const { uri, mimeType } = this.metadata;
+      this.#sourceKey = sourceKeyOf(this.id, this.title, this.url, uri, mimeType, digests.subarray(at, at + 32));
+    }
+    return this.#sourceKey;
   }
 
   get text(): string {

@@ -126,6 +126,11 @@ export interface IndexedDocument extends FetchedDocument {
    * kept a share of: the key it is found under. Its `text` is read only when asked for.
    */
   sourceKey?: string;
+  /**
+   * The digest the index writer makes of `sourceKey`, when the lister had it from the previous
+   * build's edit state (a document of an unchanged list run): the writer finds it by this alone.
+   */
+  sourceDigest?: Uint8Array;
 }
 
 /** A document as the index stores it: its text, or (`textFrom: "call"`) none, the call's file holding it. */
