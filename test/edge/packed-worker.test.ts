@@ -1,7 +1,7 @@
 // The tree's own worker in workerd over a packed tree (issue #24): through its ASSETS binding it
 // reads one whole pack per packed call (and each index once, kept by the isolate), answering as it does over the unpacked
 // tree; a missing pack answers "not precomputed", a damaged one says its answer cannot be read and
-// why, never an error of the worker. The three trees (unpacked, packed, damaged) are each a site
+// why (a record whose bytes changed: its checksum), never an error of the worker. The three trees (unpacked, packed, damaged) are each a site
 // of its own, all in one workerd.
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -66,13 +66,18 @@ beforeAll(async () => {
   packTool(packedTree, 'echo');
   damagedTree = copyTree(packedTree);
   const folder = path.join(damagedTree, 'packs', 'echo');
-  const [truncated, html, gone] = readdirSync(folder)
+  const [truncated, html, gone, flipped] = readdirSync(folder)
     .filter((name) => name.endsWith('.pack'))
     .sort()
     .map((name) => path.join(folder, name));
   writeFileSync(truncated!, readFileSync(truncated!).subarray(0, 40));
   writeFileSync(html!, '<!doctype html><title>Not found</title>');
   rmSync(gone!);
+  // One byte of its last record's body changed: only that record's CRC fails (workerd computes it
+  // natively, native-crc32.ts), the pack's other records answer as before.
+  const flippedBytes = readFileSync(flipped!);
+  flippedBytes[flippedBytes.length - 1] = flippedBytes[flippedBytes.length - 1]! ^ 0x20;
+  writeFileSync(flipped!, flippedBytes);
   const [plainSite, packedSite, damagedSite] = await startWorkerdSitesOnPorts([
     { treeDir: plainTree },
     { treeDir: packedTree },
@@ -116,15 +121,20 @@ describe('the worker over a packed tree', () => {
     const got = await answersOf(hurt.client, 'echo', WORDS);
     let refused = 0;
     let named = 0;
+    let edited = 0;
     got.forEach((answer, position) => {
       if (answer === expected[position]) return;
       refused += 1;
-      // The truncated pack's calls say why they cannot be read; the lost packs' read as never built.
+      // The truncated pack's calls say why they cannot be read, as does the record whose byte
+      // changed; the lost packs' read as never built.
       if (/its precomputed answer cannot be read \(packs\/echo\/.*truncated/.test(answer)) named += 1;
+      else if (/its precomputed answer cannot be read \(packs\/echo\/.*checksum does not match/.test(answer))
+        edited += 1;
       else expect(answer).toBe(notPrecomputed!.replaceAll('never-built', WORDS[position]!));
     });
     expect(refused).toBeGreaterThan(0);
     expect(named).toBeGreaterThan(0);
+    expect(edited).toBe(1);
     expect(refused).toBeLessThan(WORDS.length);
   });
 });

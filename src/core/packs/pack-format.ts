@@ -32,6 +32,8 @@ export const PACK_HEADER_BYTES = 16;
  */
 export const MAX_PACK_BYTES = 24 * 1024 * 1024;
 export const RECORD_HEADER_BYTES = 14;
+/** Where a record's CRC-32 (big-endian) of its names and body lies in its header. */
+export const RECORD_CRC_OFFSET = 10;
 export const INDEX_HEADER_BYTES = 24;
 export const INDEX_ENTRY_BYTES = 16;
 /** Where every pack and index lives in a tree; a name elsewhere is refused before it is read. */
@@ -372,7 +374,7 @@ export function parseRecord(bytes: Uint8Array, where: string, checksum = true): 
   }
   if (nameCount === 0) return refused('it has no name');
   if (offset + bodyLength !== bytes.length) return refused('its length does not match the index: truncated or edited');
-  if (checksum && crc32(bytes, RECORD_HEADER_BYTES) !== view.getUint32(10))
+  if (checksum && crc32(bytes, RECORD_HEADER_BYTES) !== view.getUint32(RECORD_CRC_OFFSET))
     return refused('its checksum does not match: edited or damaged');
   return { names, body: bytes.subarray(offset) };
 }

@@ -7,7 +7,7 @@
 import { hexOfBytes } from './hex-of-bytes.js';
 import { decodeUtf8 } from '../tree/utf8.js';
 import { BoundedCache } from './bounded-cache.js';
-import { parseRecordOfPack } from './checked-records.js';
+import { parseCheckedRecord, parseRecordOfPack } from './checked-records.js';
 import { digestsPackFor, holdsNamedContent, isKnownNamedContent } from './pack-digest.js';
 import {
   checkEntry,
@@ -22,7 +22,7 @@ import {
   type ParsedIndex,
   packPathRefusal,
   parseIndex,
-  parseRecord,
+  type parseRecord,
   readEntry,
 } from './pack-format.js';
 import { type FoundNow, lookUpNow } from './lookup-now.js';
@@ -403,13 +403,13 @@ export class PackReader {
         (keepPack &&
           digestsPackFor(read.bytes.length, recordLength) &&
           (await holdsNamedContent(read.bytes, pack.path)));
-      record = parseRecordOfPack(read.bytes, recordOffset, recordLength, where, named);
+      record = await parseRecordOfPack(read.bytes, recordOffset, recordLength, where, named);
     } else if (read.bytes.length !== recordLength) {
       return {
         status: 'refused',
         reason: `${pack.path} answered ${read.bytes.length} bytes at ${recordOffset}, its index says ${recordLength}: truncated or replaced; build the tree again`,
       };
-    } else record = parseRecord(read.bytes, where);
+    } else record = await parseCheckedRecord(read.bytes, where);
     if ('status' in record) return record;
     return { names: record.names, body: record.body, pack: pack.path, recordOffset };
   }

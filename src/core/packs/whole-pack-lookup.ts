@@ -104,7 +104,7 @@ export async function lookupInWholePack(
       const named =
         isKnownNamedContent(bytes, path) ||
         (kept && digestsPackFor(bytes.length, recordLength) && (await holdsNamedContent(bytes, path)));
-      const record = parseRecordOfPack(bytes, offset, recordLength, `${path} at byte ${offset}`, named);
+      const record = await parseRecordOfPack(bytes, offset, recordLength, `${path} at byte ${offset}`, named);
       if ('status' in record || !record.names.includes(name)) return undefined;
       return {
         status: 'ok',

@@ -10,6 +10,7 @@
 import type { ScoredDocument } from './bm25.js';
 import { inverseDocumentFrequency } from './bm25.js';
 import { type CorpusStatistics, POSTING_BLOCK_SIZE, type PostingList } from './postings.js';
+import { holdSameBytes } from './same-bytes.js';
 
 /** The page, or the problem of the first list (by position: they are one) whose block did not decode. */
 export type OneListOutcome = ScoredDocument[] | { problem: string; list: number };
@@ -22,34 +23,21 @@ export type OneListOutcome = ScoredDocument[] | { problem: string; list: number 
  */
 export function mergeEqualLists(lists: readonly PostingList[]): PostingList[] {
   const merged: PostingList[] = [];
-  for (const list of lists) merged.push(merged.find((earlier) => holdSameBytes(earlier, list)) ?? list);
+  for (const list of lists) merged.push(merged.find((earlier) => holdSameLists(earlier, list)) ?? list);
   return merged;
 }
 
-function holdSameBytes(left: PostingList, right: PostingList): boolean {
+function holdSameLists(left: PostingList, right: PostingList): boolean {
   if (left === right) return true;
   const leftBytes = left.blockBytes?.bytes;
   const rightBytes = right.blockBytes?.bytes;
   if (leftBytes === undefined || rightBytes === undefined) return false;
   if (left.count !== right.count || leftBytes.length !== rightBytes.length) return false;
-  if (!sameUnits(left.blockLastDocuments, right.blockLastDocuments)) return false;
-  if (!sameUnits(left.blockMaxImpacts, right.blockMaxImpacts)) return false;
-  // Four bytes at a time where both start on a word (the blocks' bytes are a copy of their own).
-  let at = 0;
-  if (leftBytes.byteOffset % 4 === 0 && rightBytes.byteOffset % 4 === 0) {
-    const words = leftBytes.length >>> 2;
-    const leftWords = new Uint32Array(leftBytes.buffer, leftBytes.byteOffset, words);
-    const rightWords = new Uint32Array(rightBytes.buffer, rightBytes.byteOffset, words);
-    if (!sameUnits(leftWords, rightWords)) return false;
-    at = words * 4;
-  }
-  return sameUnits(leftBytes.subarray(at), rightBytes.subarray(at));
-}
-
-function sameUnits(left: Uint8Array | Uint32Array, right: Uint8Array | Uint32Array): boolean {
-  if (left.length !== right.length) return false;
-  for (let index = 0; index < left.length; index += 1) if (left[index] !== right[index]) return false;
-  return true;
+  return (
+    holdSameBytes(left.blockLastDocuments, right.blockLastDocuments) &&
+    holdSameBytes(left.blockMaxImpacts, right.blockMaxImpacts) &&
+    holdSameBytes(leftBytes, rightBytes)
+  );
 }
 
 /** Whether every one of `lists` is the same list (with impact bytes: index format 4 and later). */

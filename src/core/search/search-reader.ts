@@ -32,7 +32,8 @@ import type { ToolResult } from '../results/tool-result.js';
 import { decodeUtf8, utf8Bytes } from '../tree/utf8.js';
 import { inverseDocumentFrequency } from './bm25.js';
 import { BoundedCache } from '../packs/bounded-cache.js';
-import { decodePostings, type PostingList } from './postings.js';
+import type { PostingList } from './postings.js';
+import { decodePostingsOnce } from './recent-postings.js';
 import {
   MAX_DOCUMENT_ID_LENGTH,
   MAX_QUERY_LENGTH,
@@ -433,7 +434,7 @@ export class SearchReader {
       }
       throw new DamagedIndex(found.reason);
     }
-    const list = decodePostings(found.body, this.counts, this.counts.format);
+    const list = decodePostingsOnce(found.body, this.counts, this.counts.format);
     if ('problem' in list)
       throw new DamagedIndex(`the postings of "${shownKeyOf(term)}" in ${found.pack}: ${list.problem}`);
     this.postings.set(term, list, 64 + term.length * 2 + list.heldBytes);
