@@ -12,6 +12,7 @@ import { documentUrlBase, resolveDocumentUrl } from '../core/search/document-url
 import type { SearchDocument } from '../core/search/tree-documents.js';
 import { sortPositions } from './sort-positions.js';
 import { SpillWriter } from './spill-files.js';
+import { SpilledLengths } from './spilled-lengths.js';
 import { compareUtf8AsUtf16, StringArena } from './string-arena.js';
 import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
 import type { KeptLlmsEntries } from './llms-kept-entries.js';
@@ -87,15 +88,14 @@ const LINE_WINDOW_BYTES = 1 << 20;
 
 /**
  * Where llms.txt's lines wait for the end (issue #39, "Memory": ~100 bytes a document): a scratch
- * file when the writer has a scratch folder (the build's), with 12 bytes a line in memory; else
+ * file when the writer has a scratch folder (the build's), with about 4 bytes a line in memory; else
  * memory. A section's lines are read back together when it is written.
  */
 class LineStore {
   private readonly arena = new StringArena();
   private readonly spill: SpillWriter | undefined;
-  private spilledAt = new Float64Array(256);
-  private spilledLength = new Uint32Array(256);
-  private count = 0;
+  /** Each spilled line's length, its offset summed from them: no offset column of 8 bytes a line. */
+  private readonly spilled = new SpilledLengths();
   private writing: boolean;
   private fd: number | undefined;
   /**
@@ -114,12 +114,8 @@ class LineStore {
   /** Appends a line; returns its position. */
   push(line: string): number {
     if (this.spill === undefined) return this.arena.push(line);
-    const position = this.count;
-    this.count += 1;
-    this.spilledAt = grownTypedArray(this.spilledAt, this.count);
-    this.spilledLength = grownTypedArray(this.spilledLength, this.count);
-    this.spilledAt[position] = this.spill.bytes;
-    this.spilledLength[position] = this.spill.appendUtf8(line);
+    const position = this.spilled.count;
+    this.spilled.push(this.spill.appendUtf8(line));
     return position;
   }
 
@@ -147,8 +143,8 @@ class LineStore {
     this.fd ??= openSync(this.spill.file, 'r');
     // Through a window of the file: one read for many lines that lie side by side.
     positions.forEach((position, index) => {
-      const at = this.spilledAt[position]!;
-      const length = this.spilledLength[position]!;
+      const at = this.spilled.offsetAt(position);
+      const length = this.spilled.lengthAt(position);
       if (at < this.windowAt || at + length > this.windowAt + this.windowFilled) this.fillWindow(at, length);
       bytes.set(this.window.subarray(at - this.windowAt, at - this.windowAt + length), starts[index]!);
     });
@@ -170,7 +166,7 @@ class LineStore {
   }
 
   lengthOf(position: number): number {
-    return this.spill === undefined ? this.arena.bytesAt(position).length : this.spilledLength[position]!;
+    return this.spill === undefined ? this.arena.bytesAt(position).length : this.spilled.lengthAt(position);
   }
 
   close(): void {

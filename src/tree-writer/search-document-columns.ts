@@ -1,9 +1,10 @@
 // The search index writer's documents as they arrive (search-index-spill-writer.ts), by arrival:
-// each one's id (prefix-coded: search-document-ids.ts), its key (sipHash of the id), its token count, and where its
-// title item, fetch body and excerpt source lie in their three scratch files, in typed arrays
-// grown as documents come (a JavaScript array slot per number per document was heap the rest of
-// the index write kept, and the heap grows to a multiple of what it holds). The title and stored
-// packs are made from these columns (search-document-packs.ts); numbers are positions in id order.
+// each one's id (prefix-coded: search-document-ids.ts; its key, the id's sipHash, is made from
+// it when asked), its token count, and where its title item, fetch body and excerpt source lie in
+// their three scratch files, in typed arrays grown as documents come (a JavaScript array slot per
+// number per document was heap the rest of the index write kept, and the heap grows to a multiple
+// of what it holds). The title and stored packs are made from these columns
+// (search-document-packs.ts); numbers are positions in id order.
 import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
@@ -36,8 +37,6 @@ export class DocumentColumns {
   readonly titleSpill: SpillWriter;
   readonly bodySpill: SpillWriter;
   readonly sourceSpill: SpillWriter;
-  keyHigh = new Uint32Array(1024);
-  keyLow = new Uint32Array(1024);
   tokenCounts = new Uint32Array(1024);
   /** Every document's tokens. */
   tokenCount = 0;
@@ -70,13 +69,8 @@ export class DocumentColumns {
     const { columns } = state;
     const tokenCount = columns.tokenCount[previous]!;
     this.tokenCount += tokenCount;
-    const filled = arrival + 1;
-    this.keyHigh = grownTypedArray(this.keyHigh, filled);
-    this.keyLow = grownTypedArray(this.keyLow, filled);
-    this.tokenCounts = grownTypedArray(this.tokenCounts, filled);
+    this.tokenCounts = grownTypedArray(this.tokenCounts, arrival + 1);
     this.tokenCounts[arrival] = tokenCount;
-    this.keyHigh[arrival] = columns.keyHigh[previous]!;
-    this.keyLow[arrival] = columns.keyLow[previous]!;
     this.titleItems.push(columns.titleLength[previous]!);
     this.bodies.push(columns.bodyLength[previous]!);
     this.sources.push(columns.excerptLength[previous]!);
@@ -119,16 +113,12 @@ export class DocumentColumns {
   add(document: SearchDocument, share: KeptDocument, digest: Buffer | undefined): void {
     this.copyRun();
     const arrival = this.ids.length;
-    const idBytes = this.ids.push(document.id);
-    const [high, low] = sipHash13Halves(idBytes);
+    this.ids.push(document.id);
     this.tokenCount += share.tokenCount;
     // An entry's title and url, as they end its title block entry (the id's part depends on its neighbour).
     // Encoded straight into the spill buffer: a Buffer each was garbage a document.
     const titleItemLength = this.titleSpill.appendUtf8(JSON.stringify([document.title, document.url]).slice(1, -1));
-    const filled = arrival + 1;
-    this.keyHigh = grownTypedArray(this.keyHigh, filled);
-    this.keyLow = grownTypedArray(this.keyLow, filled);
-    this.tokenCounts = grownTypedArray(this.tokenCounts, filled);
+    this.tokenCounts = grownTypedArray(this.tokenCounts, arrival + 1);
     this.tokenCounts[arrival] = share.tokenCount;
     this.titleItems.push(titleItemLength);
     // Its entry digest waits after its title item: the title packs are keyed by it.
@@ -146,8 +136,23 @@ export class DocumentColumns {
       : undefined;
     this.sources.push(source?.length ?? 0);
     if (source !== undefined) this.sourceSpill.append(source);
-    this.keyHigh[arrival] = high;
-    this.keyLow[arrival] = low;
+  }
+
+  /**
+   * Each document's key (sipHash of its id) as two halves, by arrival, made from the ids when asked:
+   * kept as columns from the first document on, they would be 8 bytes a document through the index
+   * step's document loop, where a large build peaks. Give them back with releaseGrown once read.
+   */
+  keyHalves(): { keyHigh: Uint32Array; keyLow: Uint32Array } {
+    const count = this.ids.length;
+    const keyHigh = grownTypedArray(new Uint32Array(0), count);
+    const keyLow = grownTypedArray(new Uint32Array(0), count);
+    for (let arrival = 0; arrival < count; arrival += 1) {
+      const [high, low] = sipHash13Halves(this.ids.bytesAt(arrival));
+      keyHigh[arrival] = high;
+      keyLow[arrival] = low;
+    }
+    return { keyHigh, keyLow };
   }
 
   /** Closes the scratch files (every document has come). */

@@ -14,6 +14,7 @@ import { SEARCH_FILE_LIMITS, titleFileLimits } from './search-index-targets.js';
 import { type PackReuse, packRecords, type RecordPlace, type WriteIndexFile } from './search-record-packer.js';
 import { documentRecords, titleRecords } from './search-scratch-records.js';
 import { readAt, WindowReader } from './spill-files.js';
+import { releaseGrown } from './grown-typed-array.js';
 
 type Targets = { targetPackBytes: number; targetIndexBytes: number };
 
@@ -77,21 +78,26 @@ export async function packDocumentParts(
       titlePacks,
     );
     noteMemory('search/titles');
+    const keys = columns.keyHalves();
+    const records = documentRecords(
+      ids,
+      keys.keyHigh,
+      keys.keyLow,
+      bodyLength,
+      (arrival) => readAt(bodiesFd, bodies.offsetAt(arrival), bodyLength[arrival]!),
+      (arrival) => ({
+        pack: placePacks[placePackNumber[arrival]!]!,
+        offset: placeOffset[arrival]!,
+        length: placeLength[arrival]!,
+      }),
+    );
+    // documentRecords keeps the keys in its own order: the halves go back at once.
+    releaseGrown(keys.keyHigh);
+    releaseGrown(keys.keyLow);
     const stored = await packRecords(
       `${SEARCH_FOLDER}documents/`,
       KEY_KIND.call,
-      documentRecords(
-        ids,
-        columns.keyHigh,
-        columns.keyLow,
-        bodyLength,
-        (arrival) => readAt(bodiesFd, bodies.offsetAt(arrival), bodyLength[arrival]!),
-        (arrival) => ({
-          pack: placePacks[placePackNumber[arrival]!]!,
-          offset: placeOffset[arrival]!,
-          length: placeLength[arrival]!,
-        }),
-      ),
+      records,
       targets.stored,
       SEARCH_FILE_LIMITS.documents,
       writeFile,

@@ -12,6 +12,7 @@ import { appendFileSync, copyFileSync, mkdirSync, renameSync, rmSync } from 'nod
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { SpillReader, SpillWriter } from './spill-files.js';
+import { releaseGrown } from './grown-typed-array.js';
 import type { KeptSearchDocuments } from './search-kept-documents.js';
 import type { KeptLlmsEntries } from './llms-kept-entries.js';
 import { partsFolderOf } from './kept-parts.js';
@@ -206,10 +207,12 @@ export class SearchEditStateRecorder {
       rmSync(this.file, { force: true });
       return;
     }
+    // Made from the ids now, given back once the state is written.
+    const keys = columns.keyHalves();
     const numbers: Record<Exclude<ColumnName, (typeof KEPT_COLUMNS)[number] | 'order'>, Uint32Array> = {
       tokenCount: columns.tokenCounts,
-      keyHigh: columns.keyHigh,
-      keyLow: columns.keyLow,
+      keyHigh: keys.keyHigh,
+      keyLow: keys.keyLow,
       titleLength: columns.titleItems.lengthOf,
       bodyLength: columns.bodies.lengthOf,
       excerptLength: columns.sources.lengthOf,
@@ -273,6 +276,9 @@ export class SearchEditStateRecorder {
       rmSync(temporary, { force: true });
       this.discard();
       return;
+    } finally {
+      releaseGrown(keys.keyHigh);
+      releaseGrown(keys.keyLow);
     }
     // In place: the scratch files it names are the next build's, no longer this one's to remove.
     this.spills = undefined;

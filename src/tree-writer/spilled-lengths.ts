@@ -13,7 +13,7 @@ export class SpilledLengths {
   private lengths = new Uint32Array(1024);
   /** The offset of every CHECKPOINT_ITEMS-th item (a file may pass 4 GiB: doubles). */
   private checkpoints = new Float64Array(32);
-  private count = 0;
+  private items = 0;
   private end = 0;
 
   /**
@@ -24,9 +24,9 @@ export class SpilledLengths {
 
   /** The item after the last, `length` bytes, at the file's current end; returns its offset. */
   push(length: number): number {
-    const at = this.count;
-    this.count += 1;
-    this.lengths = grownTypedArray(this.lengths, this.count);
+    const at = this.items;
+    this.items += 1;
+    this.lengths = grownTypedArray(this.lengths, this.items);
     this.lengths[at] = length;
     if ((at & (CHECKPOINT_ITEMS - 1)) === 0) {
       this.checkpoints = grownTypedArray(this.checkpoints, (at >> CHECKPOINT_SHIFT) + 1);
@@ -35,6 +35,11 @@ export class SpilledLengths {
     const offset = this.end;
     this.end += length + this.gap;
     return offset;
+  }
+
+  /** The items pushed so far; the next one's arrival. */
+  get count(): number {
+    return this.items;
   }
 
   /** Each item's length, by arrival (a view: valid while no item is pushed). */
