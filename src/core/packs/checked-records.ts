@@ -6,7 +6,7 @@
 // Where the host computes CRC-32 natively (native-crc32.ts: workerd) a record's CRC is checked so
 // first; a record that fails there, or a host without it, is checked by crc32.ts, whose refusal
 // names what is wrong. Portable.
-import { nativeCrc32 } from './native-crc32.js';
+import { hasNativeCrc32, nativeCrc32 } from './native-crc32.js';
 import {
   type PackProblem,
   type ParsedRecord,
@@ -31,7 +31,8 @@ export async function parseRecordOfPack(
 ): Promise<ParsedRecord | PackProblem> {
   const recordBytes = bytes.subarray(offset, offset + length);
   const known = packSound || (checkedOffsets.get(bytes)?.has(offset) ?? false);
-  const record = parseRecord(recordBytes, where, !known && !(await holdsNativeCrc(recordBytes)));
+  const sound = known || (hasNativeCrc32() && (await holdsNativeCrc(recordBytes)));
+  const record = parseRecord(recordBytes, where, !sound);
   if (known || 'status' in record) return record;
   // Looked up again: another lookup may have added the set while the CRC was computed.
   let checked = checkedOffsets.get(bytes);
@@ -45,7 +46,7 @@ export async function parseRecordOfPack(
 
 /** The record that exactly fills `bytes` (a byte range read), its CRC checked natively where the host can. */
 export async function parseCheckedRecord(bytes: Uint8Array, where: string): Promise<ParsedRecord | PackProblem> {
-  return parseRecord(bytes, where, !(await holdsNativeCrc(bytes)));
+  return parseRecord(bytes, where, !(hasNativeCrc32() && (await holdsNativeCrc(bytes))));
 }
 
 /**

@@ -13,12 +13,20 @@ type DigestStreamConstructor = new (
 /** Set once the host refused the algorithm: no later record tries it again. */
 let refused = false;
 
+const digestStreamOfHost = (): DigestStreamConstructor | undefined =>
+  (globalThis as { crypto?: { DigestStream?: DigestStreamConstructor } }).crypto?.DigestStream;
+
+/** Whether the host may compute CRC-32 natively: callers skip the asynchronous try where it cannot (Node). */
+export function hasNativeCrc32(): boolean {
+  return !refused && digestStreamOfHost() !== undefined;
+}
+
 /**
  * The CRC-32 of `bytes` computed natively, or undefined where the host cannot (then the caller
  * computes it with crc32.ts). The bytes are written, not handed over: the host copies them.
  */
 export async function nativeCrc32(bytes: Uint8Array): Promise<number | undefined> {
-  const DigestStream = (globalThis as { crypto?: { DigestStream?: DigestStreamConstructor } }).crypto?.DigestStream;
+  const DigestStream = digestStreamOfHost();
   if (DigestStream === undefined || refused) return undefined;
   let stream: InstanceType<DigestStreamConstructor>;
   try {
