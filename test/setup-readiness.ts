@@ -19,6 +19,9 @@ export async function serveReadiness(work: Promise<unknown>): Promise<ReadinessS
     (error: unknown) => (error instanceof Error ? error.message : String(error)),
   );
   const server = http.createServer((_request, response) => {
+    // One request per connection: a reused idle socket can be closed by this server's keep-alive
+    // timeout just as a file writes its question into it, which fails that file.
+    response.shouldKeepAlive = false;
     outcome.then((failure) => {
       response.writeHead(failure === undefined ? 200 : 500, { 'content-type': 'text/plain; charset=utf-8' });
       response.end(failure ?? 'ready');

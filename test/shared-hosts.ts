@@ -256,6 +256,9 @@ export async function startSharedHostsServer(
   };
 
   const server = http.createServer((request, response) => {
+    // One request per connection: a worker's fetch reuses an idle socket, and under load it wrote its
+    // next ask into one this server was closing at its keep-alive timeout ("other side closed").
+    response.shouldKeepAlive = false;
     const asked = new URL(request.url ?? '/', 'http://shared-hosts');
     const name = asked.pathname.slice(1) as SharedHostName;
     const file = asked.searchParams.get('file') ?? 'a test file';
