@@ -3,7 +3,7 @@ import { StaticMcpError } from '../core/staticmcp-error.js';
 import { writeHumanLines } from '../shared/terminal-text.js';
 
 export function printError(error: unknown): void {
-  if (error instanceof StaticMcpError) {
+  if (isStaticMcpError(error)) {
     writeHumanLines(process.stderr, [
       `staticmcp: error [${error.code}]: ${error.message}`,
       `  what to do: ${error.hint}`,
@@ -15,4 +15,14 @@ export function printError(error: unknown): void {
     `staticmcp: unexpected error: ${message}`,
     '  what to do: this is a bug in staticmcp; please report it with the command you ran',
   ]);
+}
+
+/**
+ * By shape as well as by class: the CLI's bundles each hold their own copy of the class, and an
+ * error thrown in one (the bin's `--version`) may be printed by a module loaded beside it.
+ */
+function isStaticMcpError(error: unknown): error is StaticMcpError {
+  if (error instanceof StaticMcpError) return true;
+  const { name, code, hint } = error as Partial<StaticMcpError>;
+  return error instanceof Error && name === 'StaticMcpError' && typeof code === 'string' && typeof hint === 'string';
 }

@@ -13,9 +13,9 @@
 // command's own bundle (staticmcp-<command>.cjs, fast-command-line.ts and the command's module: a
 // `check` or `init` then reads none of `build`'s code); `--version` alone is answered here; every other line (help, usage errors: yargs), or a build without the bundles, runs the
 // command line's modules (run-command-line.ts).
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { enableNodeCompileCache } from '../shared/node-compile-cache.js';
+import { readPackageJson } from '../shared/version.js';
 import { cacheFileFor, readScriptFile, requireWithCodeCache } from './code-cache.js';
 
 /** What both bundles export: run `argv` when it is an ordinary line of theirs (true), else nothing (false). */
@@ -64,8 +64,7 @@ function loadBundle(
 
 /** The package's version, as `staticmcp --version` prints it (the same package.json as shared/version.ts). */
 function readVersion(cliFolder: string): string {
-  return (JSON.parse(readFileSync(path.join(cliFolder, '..', '..', 'package.json'), 'utf8')) as { version: string })
-    .version;
+  return readPackageJson(path.join(cliFolder, '..', '..', 'package.json')).version;
 }
 
 /**
@@ -82,7 +81,12 @@ export async function startCli(
   // serve turns it on where it loads a module through Node (src/shared/node-compile-cache.ts).
   if (argv[0] !== 'serve') enableNodeCompileCache(requireModule);
   if (argv.length === 1 && argv[0] === '--version') {
-    process.stdout.write(`${readVersion(cliFolder)}\n`);
+    try {
+      process.stdout.write(`${readVersion(cliFolder)}\n`);
+    } catch (error) {
+      ((await importModule('./print-error.js')) as typeof import('./print-error.js')).printError(error);
+      process.exitCode = 1;
+    }
     return;
   }
   const name = argv[0];
