@@ -70,6 +70,8 @@ const EXIT_CODE_BY_ERROR_CODE: Record<string, 1 | 2> = {
   // The build's own scratch file changed under it, or could not be written: nothing swapped in.
   SCRATCH_FILE_DAMAGED: 1,
   SCRATCH_FILE_FAILED: 1,
+  // The install itself is missing a file (its package.json): staticmcp failed, not the user's input.
+  INSTALL_INCOMPLETE: 1,
 };
 
 /** Node's own error codes that are not ERR_* (a module that `require` cannot find). */
