@@ -256,6 +256,10 @@ export async function startSharedHostsServer(
   };
 
   const server = http.createServer((request, response) => {
+    // Each answer closes its connection: a test worker's fetch keeps an idle connection for its
+    // next file's ask, and one this server closes after its idle timeout, while that ask is on its
+    // way, fails the ask ("other side closed") on a loaded machine.
+    response.setHeader('connection', 'close');
     const asked = new URL(request.url ?? '/', 'http://shared-hosts');
     const name = asked.pathname.slice(1) as SharedHostName;
     const file = asked.searchParams.get('file') ?? 'a test file';
