@@ -1,7 +1,7 @@
 // The CPU a browser test spends while it waits for an answer with `expect.poll`, for each polling
 // interval: every look at the page is a round trip from playwright's client through its server to
-// chromium and a query in the page. Chromium is started as the runtimes tier starts it (a browser
-// server, Debian's /usr/bin/chromium with --no-sandbox) and connected to from this process, so its
+// chromium and a query in the page. Chromium is started as a browser
+// server (Debian's /usr/bin/chromium with --no-sandbox) and connected to from this process, so its
 // CPU is playwright's client and server (this process, process.cpuUsage) plus chromium's whole
 // process tree (/proc). The page is the built example's landing page under `serve --http`; each
 // wait reads #status's text every INTERVAL for WAIT_MS. Intervals run alternately, RUNS rounds.

@@ -19,9 +19,9 @@ export async function serveReadiness(work: Promise<unknown>): Promise<ReadinessS
     (error: unknown) => (error instanceof Error ? error.message : String(error)),
   );
   const server = http.createServer((_request, response) => {
-    // One request per connection: a reused idle socket can be closed by this server's keep-alive
-    // timeout just as a file writes its question into it, which fails that file.
-    response.shouldKeepAlive = false;
+    // Closed after the answer, as test/shared-hosts.ts does: a worker's next file would otherwise
+    // send its ask on the kept connection, which this server may be closing as it arrives.
+    response.setHeader('connection', 'close');
     outcome.then((failure) => {
       response.writeHead(failure === undefined ? 200 : 500, { 'content-type': 'text/plain; charset=utf-8' });
       response.end(failure ?? 'ready');

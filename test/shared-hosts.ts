@@ -11,15 +11,13 @@
 // (`--max-call-files 1`: capital, greet and math_multiply go into packs, word-count and the
 // all-defaults greet stay call files), with the deploy files `init` writes. Their answer also names
 // the project folder, for the files that read the tree beside the host. Files that need a runtime
-// with settings of their own (secrets, their own project) still start their own. `chromium` is the
-// browser server the browser tests connect to (test/browser/browser.ts); its address is a ws:// URL.
+// with settings of their own (secrets, their own project) still start their own.
 // Each `GET /<host>` holds the host for the asking test file until that file's `DELETE /<host>`
 // (test/helpers/shared-hosts.ts sends it after the file's own afterAll hooks, or sooner, when the
-// file is done with it). Deno and chromium, each in a process group of its own, are paused while
-// no file holds them and go on when one asks: most of the run they would otherwise idle, and an
-// idle chromium still uses CPU. Of wrangler only its esbuild is paused: a resumed wrangler can end
-// itself (test/hosts/host-processes.ts, startWrangler). A host that was paused is handed out only once it
-// answers a request again (on a connection of its own): its timers that came due while it was
+// file is done with it). Deno, in a process group of its own, is paused while no file holds it and
+// goes on when one asks: most of the run it would otherwise idle. Of wrangler only its esbuild is
+// paused: a resumed wrangler can end itself (test/hosts/host-processes.ts, startWrangler). A host
+// that was paused is handed out only once it answers a request again (on a connection of its own): its timers that came due while it was
 // stopped (idle connections to close) have run by then, not while the asking file's first request
 // is on its way. A host that ended by itself (its last output is printed then), or whose port
 // refuses connections while its process lives on (wrangler whose workerd is gone), is ended and
@@ -43,16 +41,9 @@ import {
 /**
  * The hosts started on demand: over the example, workerd (miniflare); over the packed example with
  * skills, wrangler pages dev, wrangler dev and Netlify under Deno; over fixtures/conformance,
- * workerd; and chromium, over nothing.
+ * workerd.
  */
-export const SHARED_HOSTS = [
-  'workerd',
-  'pages-dev',
-  'wrangler-dev',
-  'netlify-deno',
-  'conformance-workerd',
-  'chromium',
-] as const;
+export const SHARED_HOSTS = ['workerd', 'pages-dev', 'wrangler-dev', 'netlify-deno', 'conformance-workerd'] as const;
 export type SharedHostName = (typeof SHARED_HOSTS)[number];
 
 /** How long a resumed host may take to answer again; past it, it is handed out anyway, and the test says what fails. */
@@ -151,23 +142,19 @@ export async function startSharedHostsServer(
     })();
     return packed;
   };
-  // miniflare and playwright-core load when a host first needs them, not with this module: the
-  // global setup imports it in vitest's process before the first test file starts.
+  // miniflare loads when a host first needs it, not with this module: the global setup imports it
+  // in vitest's process before the first test file starts.
   const startWorkerdSite = async (dir: string): Promise<RunningHost> =>
     (await import('./edge/workerd-site.js')).startWorkerdSite(dir);
-  const startChromiumServer = async (): Promise<RunningHost> =>
-    (await import('./browser/browser.js')).startChromiumServer();
   const starters: Record<SharedHostName, (project: string) => Promise<RunningHost>> = {
     workerd: (dir) => startWorkerdSite(path.join(dir, 'dist')),
     'pages-dev': (dir) => startPagesDev(path.join(dir, 'dist'), undefined, makeFolder),
     'wrangler-dev': (dir) => startWranglerDev(dir, makeFolder),
     'netlify-deno': (dir) => startNetlifyUnderDeno(dir, makeFolder),
     'conformance-workerd': (dir) => startWorkerdSite(path.join(dir, 'dist')),
-    chromium: () => startChromiumServer(),
   };
   // A failed start stays failed for the run: every file that asks gets its error, none waits again.
   const prepare = (name: SharedHostName): Promise<string> => {
-    if (name === 'chromium') return Promise.resolve('');
     if (name === 'conformance-workerd') return prepareConformance();
     return name === 'workerd' ? prepareProject() : preparePacked();
   };
@@ -256,9 +243,10 @@ export async function startSharedHostsServer(
   };
 
   const server = http.createServer((request, response) => {
-    // One request per connection: a worker's fetch reuses an idle socket, and under load it wrote its
-    // next ask into one this server was closing at its keep-alive timeout ("other side closed").
-    response.shouldKeepAlive = false;
+    // Each answer closes its connection: a test worker's fetch keeps an idle connection for its
+    // next file's ask, and one this server closes after its idle timeout, while that ask is on its
+    // way, fails the ask ("other side closed") on a loaded machine.
+    response.setHeader('connection', 'close');
     const asked = new URL(request.url ?? '/', 'http://shared-hosts');
     const name = asked.pathname.slice(1) as SharedHostName;
     const file = asked.searchParams.get('file') ?? 'a test file';

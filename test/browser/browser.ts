@@ -1,11 +1,16 @@
 // Debian's chromium driven by playwright-core (the one test module that imports it; its own browser
 // downloads cannot be fetched here), with the checks every page view gets: no element wider than
-// the viewport, an axe-core scan, and the Content-Security-Policy reports the page caused. One
-// chromium serves the whole run: the runtimes tier starts it when a file first asks
-// (test/shared-hosts.ts), and each file connects to it, its visits in one page of its own.
+// the viewport, an axe-core scan, and the Content-Security-Policy reports the page caused. Each
+// test file starts its own chromium in its worker and visits its URLs in one page of its own.
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import {
+  listChildPids,
+  noteUnreapedCpu,
+  readReapedCpuSeconds,
+  readTreeCpuSeconds,
+} from '../helpers/process-tree-cpu.js';
 
 // Required, not imported: Node's ESM loader would parse playwright's CommonJS bundle once more to
 // find its exports, in vitest's process and in each worker that loads this module.
@@ -50,7 +55,7 @@ export interface Screen {
 }
 
 /**
- * The switches the run's chromium starts with. As root (CI), Chromium's sandbox cannot start.
+ * The switches each file's chromium starts with. As root (CI), Chromium's sandbox cannot start.
  * With site isolation on, chromium starts a new renderer process for most navigations of a
  * file's page and for sandboxed frames such as an MCP App's, and each start costs CPU; without
  * it, renderers are reused (bench/browser-cpu.mjs runs both ways).
@@ -60,51 +65,33 @@ export interface Screen {
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-site-isolation-trials'];
 
 /**
- * Starts chromium as a server other processes connect to (test/shared-hosts.ts starts it once per
- * run). Playwright starts it as the leader of a process group of its own: `pause` stops the group
- * (SIGSTOP) while no test file uses it, since its processes keep using CPU when idle, and `resume`
- * lets it go on.
+ * Starts this file's chromium, driven over a pipe from this worker; `close()` ends it. A browser
+ * shared by the run would put playwright's server in vitest's own process, relaying every message
+ * between a file's worker and chromium, at more CPU than a chromium start per file costs.
  */
-export async function startChromiumServer(): Promise<{
-  url: URL;
-  close(): Promise<void>;
-  pause(): void;
-  resume(): void;
-}> {
+export async function launchChromium(): Promise<Browser> {
   if (CHROMIUM === undefined) throw new Error(MISSING_CHROMIUM);
-  const server = await chromium.launchServer({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  const browser = server.process();
-  const group = browser.pid;
-  const signalGroup = (signal: NodeJS.Signals): void => {
-    // Once the browser is reaped, the system may give its group's number to an unrelated group.
-    if (group === undefined || browser.exitCode !== null || browser.signalCode !== null) return;
-    try {
-      process.kill(-group, signal);
-    } catch {
-      // The browser has ended: nothing to pause or resume.
-    }
-  };
-  return {
-    url: new URL(server.wsEndpoint()),
-    close: async () => {
-      // A paused browser would never answer the close.
-      signalGroup('SIGCONT');
-      await server.close();
-    },
-    pause: () => signalGroup('SIGSTOP'),
-    resume: () => signalGroup('SIGCONT'),
-  };
+  const executable = CHROMIUM;
+  const running = new Set(listChildPids(executable));
+  const browser = await chromium.launch({ executablePath: executable, args: CHROMIUM_ARGS });
+  const pid = listChildPids(executable).find((child) => !running.has(child));
+  if (pid !== undefined && process.env.STATICMCP_TEST_CPU_LOG) countRenderersOnClose(browser, pid);
+  return browser;
 }
 
 /**
- * The run's chromium, connected: `close()` closes this file's contexts and disconnects, and leaves
- * the browser to the other files.
+ * Makes `browser.close()` note for the file's CPU line (test/helpers/cpu-log.setup.ts) what
+ * chromium's processes used that this worker will not reap: its renderers outlive the browser
+ * process and are reaped by init, so their CPU is in no reaped time of the worker.
  */
-export async function launchChromium(): Promise<Browser> {
-  // Imported here: test/shared-hosts.ts loads this module in vitest's own process, where the
-  // helper's `inject` has nothing to read.
-  const { sharedHost } = await import('../helpers/shared-hosts.js');
-  return chromium.connect((await sharedHost('chromium')).href);
+function countRenderersOnClose(browser: Browser, pid: number): void {
+  const close = browser.close.bind(browser);
+  browser.close = async (options) => {
+    const treeSeconds = readTreeCpuSeconds(pid);
+    const reapedBefore = readReapedCpuSeconds();
+    await close(options);
+    noteUnreapedCpu(Math.max(0, treeSeconds - (readReapedCpuSeconds() - reapedBefore)));
+  };
 }
 
 /** A page whose CSP violations, script errors and dialogs (an `alert` from the tree) are recorded. */

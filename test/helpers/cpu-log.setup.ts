@@ -1,11 +1,13 @@
 // Setup file (vitest.config.ts) that, when STATICMCP_TEST_CPU_LOG names a file, appends one JSON
 // line per test file to it: the file and the CPU seconds its worker and the processes it started
-// and waited for used while the file ran (Linux /proc; user + system, children included). On
+// and waited for used while the file ran (Linux /proc; user + system, children included), and what
+// the processes it started left unreaped (a browser's renderers: process-tree-cpu.ts). On
 // 2 cores the suite is bound by CPU, so this says which file to make cheaper; wall times only
 // say which file waited longest. With STATICMCP_TEST_CPU_LOG_TESTS=1 it also appends a line per
 // test (`test` names it), to find the test that costs a file its CPU.
 import { appendFileSync, readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import { takeUnreapedCpu } from './process-tree-cpu.js';
 
 const CLOCK_TICKS_PER_SECOND = 100;
 
@@ -23,6 +25,8 @@ function readCpuSeconds(): number | undefined {
 const logFile = process.env.STATICMCP_TEST_CPU_LOG;
 if (logFile) {
   const start = readCpuSeconds();
+  // A previous file's leftovers, had its line not been written.
+  takeUnreapedCpu();
   let file = '';
   beforeAll(() => {
     file = expect.getState().testPath ?? '';
@@ -30,7 +34,8 @@ if (logFile) {
   afterAll(() => {
     const end = readCpuSeconds();
     if (start === undefined || end === undefined) return;
-    appendFileSync(logFile, `${JSON.stringify({ file, cpuSeconds: Math.round((end - start) * 10) / 10 })}\n`);
+    const cpuSeconds = end - start + takeUnreapedCpu();
+    appendFileSync(logFile, `${JSON.stringify({ file, cpuSeconds: Math.round(cpuSeconds * 10) / 10 })}\n`);
   });
   if (process.env.STATICMCP_TEST_CPU_LOG_TESTS === '1') {
     let testStart: number | undefined;

@@ -3,7 +3,9 @@
 // STATICMCP_TEST_CPU_LOG set, test/global-setup.ts appends them to the log at teardown beside the
 // per-file lines of cpu-log.setup.ts, so the log accounts for the time outside the files too.
 // Tests that bound a server's work read its CPU here too (readCpuMs): CPU, unlike a wall-clock
-// bound, does not grow with the machine's load.
+// bound, does not grow with the machine's load. A process a test file starts whose own children
+// outlive it (chromium's renderers, reparented to init when the browser ends) leaves their CPU in
+// no process's reaped time: noteUnreapedCpu keeps it for the file's line in cpu-log.setup.ts.
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -87,4 +89,49 @@ export function logOutsideCpu(logFile: string, label: string): void {
     })),
   ];
   appendFileSync(logFile, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+}
+
+/** CPU seconds of `pid` and every process under it now, each with the children it has reaped. */
+export function readTreeCpuSeconds(pid: number): number {
+  const processes = listProcesses();
+  let ticks = 0;
+  const queue = [pid];
+  while (queue.length > 0) {
+    const current = queue.pop();
+    for (const stat of processes) {
+      if (stat.pid === current) ticks += stat.ownTicks + stat.reapedTicks;
+      else if (stat.ppid === current) queue.push(stat.pid);
+    }
+  }
+  return toSeconds(ticks);
+}
+
+/** CPU seconds of the children this process has waited for. */
+export function readReapedCpuSeconds(): number {
+  return toSeconds(readStat('self')?.reapedTicks ?? 0);
+}
+
+/** The running children of this process whose command starts with `executable`. */
+export function listChildPids(executable: string): number[] {
+  return listProcesses()
+    .filter((stat) => stat.ppid === process.pid && readCommand(stat.pid).split(' ')[0] === executable)
+    .map((stat) => stat.pid);
+}
+
+// On globalThis: the test file's helpers and the setup file may load this module apart.
+const UNREAPED = Symbol.for('staticmcp.test.unreaped-cpu');
+type WithUnreaped = typeof globalThis & { [UNREAPED]?: number };
+
+/** Adds CPU seconds the running test file's processes used that no reaped time of this process holds. */
+export function noteUnreapedCpu(seconds: number): void {
+  const shared = globalThis as WithUnreaped;
+  shared[UNREAPED] = (shared[UNREAPED] ?? 0) + seconds;
+}
+
+/** The CPU seconds noted since the last call (cpu-log.setup.ts adds them to the file's line). */
+export function takeUnreapedCpu(): number {
+  const shared = globalThis as WithUnreaped;
+  const seconds = shared[UNREAPED] ?? 0;
+  shared[UNREAPED] = 0;
+  return seconds;
 }

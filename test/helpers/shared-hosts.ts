@@ -47,7 +47,7 @@ async function askSharedHost(name: SharedHostName): Promise<{ url: URL; project:
 
 /**
  * Lets go of the shared `name` host before the file ends, once the file is done with it, so the run
- * can pause it (Deno, chromium) while the file goes on with other hosts. Asking for it again later
+ * can pause it (Deno) while the file goes on with other hosts. Asking for it again later
  * holds it again.
  */
 export async function releaseSharedHost(name: SharedHostName): Promise<void> {
