@@ -14,6 +14,7 @@ import { ResourceRuns } from './resource-runs.js';
 import type { WalkedIdentities } from './walked-identities.js';
 import { FileResourceStore, type ResourceOverrides } from './file-resource-store.js';
 import type { MarkdownSummary } from './markdown-summary.js';
+import { plainSummaryOf } from './plain-summary.js';
 import { isHttpUrl } from '../core/search/document-url.js';
 import { sidecarValidator } from './sidecar-validators.js';
 import type { RegisterEntry } from './register-json.js';
@@ -102,7 +103,12 @@ async function parseDocument(bytes: Buffer, mimeType: string): Promise<ParsedDoc
   const text = isTextContent(mimeType, bytes);
   // remark is loaded only by projects that have Markdown: it costs every other build ~40 ms.
   if (mimeType !== 'text/markdown' || !text) return { text };
-  return { text, summary: (await import('./markdown-summary.js')).summarizeMarkdown(bytes.toString('utf8')) };
+  const markdown = bytes.toString('utf8');
+  // The parser loads only for a document it must read (plain-summary.ts reads the others).
+  return {
+    text,
+    summary: plainSummaryOf(markdown) ?? (await import('./markdown-summary.js')).summarizeByParse(markdown),
+  };
 }
 
 /** A file's path from the project's root, `/`-separated. */
