@@ -1,13 +1,13 @@
 // A Markdown document's summary when it can be read without the parser (markdown-summary.ts, the
 // one module that loads remark and yaml): a plain head (plain-markdown-head.ts), or a plain front
-// matter that gives both the title and the description. Loading remark and yaml was most of the
-// discovery of a one-document edit, for the one document parsed. A plain front matter is one
-// where YAML could read nothing but strings: an opening line `---`, then only `key: value` lines
-// (a plain key, no key twice, a value that starts with a letter and holds no comment, no mapping
-// indicator, no tab and none of the characters that open a quoted, flow, anchor, alias or tag
-// scalar, and is not a boolean or null), then a closing line `---`. Anything else returns
-// undefined and goes to the parser, so the summary is always what the parser gives
-// (test/unit/plain-summary.test.ts compares the two).
+// matter with the title and the description, or with one of them and a plain head after it for
+// the other. Loading remark and yaml was most of the discovery of a one-document edit, for the
+// one document parsed. A plain front matter is one where YAML could read nothing but strings: an
+// opening line `---`, then only `key: value` lines (a plain key, no key twice, a value that starts
+// with a letter and holds no comment, no mapping indicator, no tab and none of the characters
+// that open a quoted, flow, anchor, alias or tag scalar, and is not a boolean or null), then a
+// closing line `---`. Anything else returns undefined and goes to the parser, so the summary is
+// always what the parser gives (test/unit/plain-summary.test.ts compares the two).
 import { detachedString } from '../core/search/detached-string.js';
 import { maxFrontMatterBytes } from './front-matter-limit.js';
 import { plainHeadOf } from './plain-markdown-head.js';
@@ -40,8 +40,11 @@ export function shorten(text: string): string {
   );
 }
 
-/** The fields of a plain front matter at the start of `markdown`, or undefined when it has none or another. */
-function plainFrontMatterFields(markdown: string): Map<string, string> | undefined {
+/**
+ * The fields of a plain front matter at the start of `markdown`, and where the document after it
+ * starts; undefined when it has none or another.
+ */
+function plainFrontMatter(markdown: string): { fields: Map<string, string>; end: number } | undefined {
   if (!markdown.startsWith('---\n') || markdown.includes('\r')) return undefined;
   const fields = new Map<string, string>();
   let at = 4;
@@ -51,7 +54,9 @@ function plainFrontMatterFields(markdown: string): Map<string, string> | undefin
     if (line === '---') {
       const end = newline < 0 ? markdown.length : newline + 1;
       // A front matter over the bound is not read by the parser's path either: it goes there.
-      return Buffer.byteLength(markdown.slice(0, end), 'utf8') <= maxFrontMatterBytes(process.env) ? fields : undefined;
+      return Buffer.byteLength(markdown.slice(0, end), 'utf8') <= maxFrontMatterBytes(process.env)
+        ? { fields, end }
+        : undefined;
     }
     if (newline < 0) return undefined;
     const field = FIELD_LINE.exec(line);
@@ -64,16 +69,27 @@ function plainFrontMatterFields(markdown: string): Map<string, string> | undefin
   }
 }
 
-/** The summary of a document whose plain front matter gives its title and description. */
+/**
+ * The summary of a document with a plain front matter: its title and description, and the body's
+ * first heading or paragraph for one it lacks, where the body's head is plain too.
+ */
 function plainFrontMatterSummary(markdown: string): MarkdownSummary | undefined {
-  const fields = plainFrontMatterFields(markdown);
-  const title = fields?.get('title');
-  const description = fields?.get('description');
-  if (title === undefined || description === undefined) return undefined;
-  const pageUrl = fields!.get('url') ?? fields!.get('canonical');
+  const matter = plainFrontMatter(markdown);
+  if (matter === undefined) return undefined;
+  const { fields } = matter;
+  let title = fields.get('title');
+  let description = fields.get('description');
+  if (title === undefined || description === undefined) {
+    // The body is read from the line after the closing fence on, as a document of its own.
+    const head = plainHeadOf(markdown.slice(matter.end));
+    if (head === undefined) return undefined;
+    title ??= head.heading;
+    description ??= head.paragraph;
+  }
+  const pageUrl = fields.get('url') ?? fields.get('canonical');
   return {
-    title: shorten(title),
-    description: shorten(description),
+    ...(title ? { title: shorten(title) } : {}),
+    ...(description ? { description: shorten(description) } : {}),
     ...(pageUrl !== undefined ? { pageUrl: detachedString(pageUrl) } : {}),
   };
 }

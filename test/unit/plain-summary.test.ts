@@ -1,6 +1,7 @@
-// A document whose plain front matter gives its title and description is summarized without the
-// parser (plain-summary.ts), and must give exactly what the parser's reading gives; every front
-// matter YAML could read as anything but those strings must go to the parser. Each case is
+// A document whose plain front matter gives its title and description (or one of them, and its
+// plain head the other) is summarized without the parser (plain-summary.ts), and must give exactly
+// what the parser's reading gives; every front matter YAML could read as anything but those
+// strings, and every head after it that is not plain, must go to the parser. Each case is
 // compared with summarizeByParse.
 import { describe, expect, it } from 'vitest';
 import { summarizeByParse, summarizeMarkdown } from '../../src/project/markdown-summary.js';
@@ -15,12 +16,19 @@ const PLAIN: string[] = [
   `---\ntitle: T\ndescription: D\ncanonical: https://example.com/page\ntags: one, two\nlast-modified: soon\n---\n`,
   `---\ntitle: Long\ndescription: ${'word '.repeat(100).trim()}\n---\n${body}`,
   `---\ntitle: Title only ends the file\ndescription: no newline after the fence\n---`,
+  // One field from the front matter, the other from the body's plain head.
+  `---\ntitle: From the front matter\n---\n${body}`,
+  `---\ndescription: From the front matter\n---\n${body}`,
+  `---\ntitle: A title\n---\n\nA first paragraph after a blank line,\nover two lines.\n`,
+  `---\ntags: none of the two\n---\n# Heading only\n`,
+  `---\ntitle: Nothing after the fence\n---\n`,
 ];
 
 const PARSED: string[] = [
-  // Not both fields: the body gives the other one.
-  `---\ntitle: Only a title\n---\n${body}`,
-  `---\ndescription: Only a description\n---\n${body}`,
+  // Not both fields, and a body whose head is not plain: the parser reads it.
+  `---\ntitle: Only a title\n---\n# Heading\n\nA *marked* paragraph.\n`,
+  `---\ndescription: Only a description\n---\n- a list first\n\n# Heading\n`,
+  `---\ntitle: t\n---\n---\nsecond: fence\n---\nText.\n`,
   // Values YAML reads as something else, or reads otherwise.
   `---\ntitle: true\ndescription: d\n---\n${body}`,
   `---\ntitle: Null\ndescription: d\n---\n${body}`,
