@@ -14,6 +14,9 @@ import { ResourceRuns } from './resource-runs.js';
 import type { WalkedIdentities } from './walked-identities.js';
 import { FileResourceStore, type ResourceOverrides } from './file-resource-store.js';
 import type { MarkdownSummary } from './markdown-summary.js';
+import { plainSummaryOf } from './plain-summary.js';
+import { commonMimeTypeFor } from './common-mime-types.js';
+import { isTextContent } from '../core/tree/resource-content.js';
 import { isHttpUrl } from '../core/search/document-url.js';
 import { sidecarValidator } from './sidecar-validators.js';
 import type { RegisterEntry } from './register-json.js';
@@ -97,12 +100,15 @@ function checkPageUrl(written: string | undefined, from: string): { pageUrl?: st
 
 /** What the build keeps of a resource file's bytes (the one parse, for Markdown). */
 async function parseDocument(bytes: Buffer, mimeType: string): Promise<ParsedDocument> {
-  mimeTypes ??= await import('./mime-type.js');
-  const { isTextContent } = mimeTypes;
   const text = isTextContent(mimeType, bytes);
   // remark is loaded only by projects that have Markdown: it costs every other build ~40 ms.
   if (mimeType !== 'text/markdown' || !text) return { text };
-  return { text, summary: (await import('./markdown-summary.js')).summarizeMarkdown(bytes.toString('utf8')) };
+  const markdown = bytes.toString('utf8');
+  // The parser loads only for a document it must read (plain-summary.ts reads the others).
+  return {
+    text,
+    summary: plainSummaryOf(markdown) ?? (await import('./markdown-summary.js')).summarizeByParse(markdown),
+  };
 }
 
 /** A file's path from the project's root, `/`-separated. */
@@ -185,7 +191,7 @@ interface FileAt {
  * A resource file with its metadata; `meta` fields win over what the content suggests. Without a
  * promise or a read when the cache knows the file by its identity (every document but the edited
  * ones in an edit build: two promises a document were a good part of such a build's discovery).
- * Needs the MIME database loaded.
+ * Needs the MIME database loaded, unless the name's type is a common one (common-mime-types.ts).
  */
 function loadResource(
   file: FileAt,
@@ -199,7 +205,8 @@ function loadResource(
   /** A path ending in the file's own name, which its MIME type is told by. */
   typedName: string,
 ): LoadedResource | Promise<LoadedResource> {
-  const mimeType = (meta?.mimeType as string | undefined) ?? mimeTypes!.mimeTypeFor(typedName);
+  const mimeType =
+    (meta?.mimeType as string | undefined) ?? commonMimeTypeFor(typedName) ?? mimeTypes!.mimeTypeFor(typedName);
   return (
     loadUntouchedResource(file, relativePath, mimeType, meta, store, documents, walked, key) ??
     loadReadResource(file, relativePath, mimeType, meta, store, documents, key)
@@ -392,7 +399,8 @@ async function loadWalkedResources(files: readonly WalkedFile[], context: Walked
       continue;
     }
     if (meta?.uriTemplate !== undefined) continue;
-    mimeTypes ??= await import('./mime-type.js');
+    // The database loads only for a name whose type it alone knows (common-mime-types.ts).
+    if (commonMimeTypeFor(relativePath) === undefined) mimeTypes ??= await import('./mime-type.js');
     // The walked path ends in the file's name as its absolute path does: its MIME type is the same.
     const pending = loadResource(
       walkedFile,

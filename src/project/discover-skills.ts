@@ -98,7 +98,8 @@ export async function discoverSkills(projectRoot: string, limits: SkillLimits): 
   const files = new Map<string, SkillFile>();
   // Tree file → the skill file there: two names that encode alike (`a.md`, `A.md`) would share one.
   const treeFiles = new Map<string, string>();
-  const { mimeTypeFor } = await import('./mime-type.js');
+  // The MIME database loads only for a project with skill files other than SKILL.md.
+  let mimeTypes: typeof import('./mime-type.js') | undefined;
   for (const { file, relativePath } of walked.files) {
     if (!insideSomeSkill(relativePath)) {
       if (path.posix.basename(relativePath) !== SKILL_FILE)
@@ -124,7 +125,11 @@ export async function discoverSkills(projectRoot: string, limits: SkillLimits): 
       discovery.warnings.push({ path: shown(relativePath), message: read.problem });
       continue;
     }
-    const mimeType = path.posix.basename(relativePath) === SKILL_FILE ? 'text/markdown' : mimeTypeFor(relativePath);
+    let mimeType = 'text/markdown';
+    if (path.posix.basename(relativePath) !== SKILL_FILE) {
+      mimeTypes ??= await import('./mime-type.js');
+      mimeType = mimeTypes.mimeTypeFor(relativePath);
+    }
     files.set(relativePath, {
       relativePath,
       uri,
@@ -135,14 +140,17 @@ export async function discoverSkills(projectRoot: string, limits: SkillLimits): 
   }
 
   // The YAML parser is loaded only by projects that have skills.
-  const { readFrontMatterObject } = await import('./yaml-front-matter.js');
+  const frontMatter = skillRoots.length > 0 ? await import('./yaml-front-matter.js') : undefined;
   const published = new Set<string>();
   const names = new Map<string, string>();
   for (const root of skillRoots.sort()) {
     const skillFile = files.get(`${root}/${SKILL_FILE}`);
     if (!skillFile) continue; // skipped above, with its reason
     const fields = validateSkill(skillFile, path.posix.basename(root), (text) =>
-      readFrontMatterObject(text, { value: limits.maxSkillFrontMatterBytes, name: 'limits.maxSkillFrontMatterBytes' }),
+      frontMatter!.readFrontMatterObject(text, {
+        value: limits.maxSkillFrontMatterBytes,
+        name: 'limits.maxSkillFrontMatterBytes',
+      }),
     );
     if ('problem' in fields) {
       discovery.problems.push({

@@ -1,7 +1,7 @@
 // Title and description of a Markdown resource (the one module that imports unified/remark):
 // front matter `title`/`description` first, else the first heading and the first paragraph; and
-// the document's own page, front matter `url` or `canonical`. A plain head is read without a parse
-// (plain-markdown-head.ts); otherwise only the document's head is parsed
+// the document's own page, front matter `url` or `canonical`. A plain head or front matter is read
+// without a parse (plain-summary.ts, which discovery asks first); otherwise only the document's head is parsed
 // when it holds all of that (summaryPrefixOf): a whole mdast per document was most of a content
 // build's CPU and garbage, for two nodes near the top.
 import { unified } from 'unified';
@@ -13,18 +13,9 @@ import { MAX_FRONT_MATTER_BYTES_VARIABLE, maxFrontMatterBytes } from './front-ma
 import type { Root, RootContent } from 'mdast';
 import { isObject } from '../core/tree/json-object.js';
 import { detachedString } from '../core/search/detached-string.js';
-import { plainHeadOf } from './plain-markdown-head.js';
+import { type MarkdownSummary, plainSummaryOf, shorten } from './plain-summary.js';
 
-export interface MarkdownSummary {
-  title?: string;
-  description?: string;
-  /** Front matter `url`, else `canonical`, as written (the caller checks it is an http(s) URL). */
-  pageUrl?: string;
-  /** Why the front matter was not used (its YAML is broken): the build warns, naming the file. */
-  frontMatterProblem?: string;
-}
-
-const MAX_DESCRIPTION_LENGTH = 300;
+export type { MarkdownSummary } from './plain-summary.js';
 
 function readFrontMatter(node: RootContent | undefined): { fields: Record<string, unknown>; problem?: string } {
   if (node?.type !== 'yaml') return { fields: {} };
@@ -39,14 +30,6 @@ function readFrontMatter(node: RootContent | undefined): { fields: Record<string
       problem: `has front matter that is not valid YAML (${reason}); its title and description come from its headings and first paragraph instead`,
     };
   }
-}
-
-function shorten(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  // Kept for the whole build (and in the document cache): a copy, not a view into the document.
-  return detachedString(
-    oneLine.length > MAX_DESCRIPTION_LENGTH ? `${oneLine.slice(0, MAX_DESCRIPTION_LENGTH - 1)}…` : oneLine,
-  );
 }
 
 /** Where the head parse starts looking for a blank line to end at (it grows fourfold from there). */
@@ -120,15 +103,9 @@ function oversizedFrontMatter(markdown: string, maxBytes: number): { bytes: numb
   return bytes > maxBytes ? { bytes, end } : undefined;
 }
 
+/** The summary of a Markdown document: read without a parse where it can be (plain-summary.ts). */
 export function summarizeMarkdown(markdown: string): MarkdownSummary {
-  // Most documents open with plain text: their summary needs no parse (plain-markdown-head.ts).
-  const plain = plainHeadOf(markdown);
-  if (plain !== undefined)
-    return {
-      ...(plain.heading ? { title: shorten(plain.heading) } : {}),
-      ...(plain.paragraph ? { description: shorten(plain.paragraph) } : {}),
-    };
-  return summarizeByParse(markdown);
+  return plainSummaryOf(markdown) ?? summarizeByParse(markdown);
 }
 
 /** The summary from remark's reading of the document (what a plain head's reading must equal). */

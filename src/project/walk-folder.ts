@@ -137,18 +137,19 @@ async function walkOnce(
     for (const entry of entries) {
       const { name } = entry;
       if (!options.everyName && name.startsWith('.')) continue;
-      // Flat copies: a joined path is a tree of a dozen concatenations and views (~400 bytes of
-      // heap a file, held for every file of the walk).
-      const file = ownString(joinedPath(folder, name));
+      // The entry's absolute path is made only where it is used (a sidecar, an entry to stat, a
+      // folder): a file's is made again from the walk's root when asked (WalkedFile.file).
       if (!options.everyName && name.endsWith('.meta.json')) {
-        sidecars.add(file);
+        // A flat copy: a joined path is a tree of a dozen concatenations and views (~400 bytes of heap).
+        sidecars.add(ownString(joinedPath(folder, name)));
         continue;
       }
       const relativePath = relativeFolder ? ownString(`${relativeFolder}/${name}`) : name;
       // The entry's own type is the file's unless it is a symlink (or the file system did not say).
       let stats: Pick<Stats, 'isDirectory' | 'isFile'> = entry;
       try {
-        if (entry.isSymbolicLink() || !(entry.isFile() || entry.isDirectory())) stats = await fs.stat(file);
+        if (entry.isSymbolicLink() || !(entry.isFile() || entry.isDirectory()))
+          stats = await fs.stat(joinedPath(folder, name));
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         const message =
@@ -162,7 +163,7 @@ async function walkOnce(
       }
       if (stats.isDirectory()) {
         if (depth >= options.maxDepth - 1) notices.push({ relativePath, message: options.tooDeepMessage });
-        else await walk(file, relativePath, depth + 1, entry.isSymbolicLink());
+        else await walk(ownString(joinedPath(folder, name)), relativePath, depth + 1, entry.isSymbolicLink());
         continue;
       }
       if (!stats.isFile()) {
