@@ -29,6 +29,21 @@ const DEFLATE_LEVEL = 5;
  */
 const DEFLATE_CHUNK_BYTES = 2048;
 
+/**
+ * The smallest raw deflate window (2^bits bytes, 9 to 15) that still reaches every earlier byte of
+ * an input of `inputBytes`: zlib limits a match's distance to the window less 262 bytes, and never
+ * slides a window the input fits in, so for such an input the output is the same bytes as with
+ * the largest window (and any reader's window of 2^15 inflates it). zlib's state for a deflate is
+ * about four times the window: at 2^15 it is allocated and freed per call past glibc's mmap
+ * threshold, which glibc then raises, and a first build's deflates of every document left its heap
+ * fragmented by the size of a state each. Small documents now take a state of a few dozen KiB.
+ */
+export function windowBitsFor(inputBytes: number): number {
+  let bits = 9;
+  while (bits < 15 && 2 ** bits < inputBytes + 263) bits++;
+  return bits;
+}
+
 /** The longest text encoded into the reused input buffer (a longer one gets a Buffer of its own). */
 const MAX_SCRATCH_BYTES = 64 * 1024;
 let scratch = Buffer.allocUnsafeSlow(16 * 1024);
@@ -52,7 +67,11 @@ function utf8Input(text: string, then = ''): Buffer {
 /** The body of a document whose JSON (encodeDocumentBody) is `json`: its length, then raw deflate. */
 export function compressDocumentBody(json: string): Buffer {
   const plain = utf8Input(json);
-  const deflated = deflateRawSync(plain, { level: DEFLATE_LEVEL, chunkSize: DEFLATE_CHUNK_BYTES });
+  const deflated = deflateRawSync(plain, {
+    level: DEFLATE_LEVEL,
+    chunkSize: DEFLATE_CHUNK_BYTES,
+    windowBits: windowBitsFor(plain.length),
+  });
   const body = Buffer.allocUnsafe(BODY_LENGTH_BYTES + deflated.length);
   body.writeUInt32BE(plain.length, 0);
   deflated.copy(body, BODY_LENGTH_BYTES);
@@ -71,6 +90,7 @@ export function compressExcerptSource(text: string): Buffer {
     level: DEFLATE_LEVEL,
     finishFlush: constants.Z_SYNC_FLUSH,
     chunkSize: DEFLATE_CHUNK_BYTES,
+    windowBits: windowBitsFor(plain.length),
   });
   const body = Buffer.allocUnsafe(EXCERPT_HEADER_BYTES + deflated.length);
   body.writeUInt32BE((plain.length | (source.cut ? EXCERPT_CUT_BIT : 0)) >>> 0, 0);
@@ -92,10 +112,12 @@ export function compressDocumentSource(document: IndexedDocument): Buffer | unde
   const restBytes = Buffer.byteLength(rest, 'utf8');
   if (restBytes > MAX_DOCUMENT_SOURCE_REST_BYTES) return undefined;
   const textBytes = Buffer.byteLength(document.text, 'utf8');
-  const deflated = deflateRawSync(utf8Input(document.text, rest), {
+  const plain = utf8Input(document.text, rest);
+  const deflated = deflateRawSync(plain, {
     level: DEFLATE_LEVEL,
     chunkSize: DEFLATE_CHUNK_BYTES,
     finishFlush: constants.Z_SYNC_FLUSH,
+    windowBits: windowBitsFor(plain.length),
   });
   const body = Buffer.allocUnsafe(DOCUMENT_SOURCE_HEADER_BYTES + deflated.length);
   body.writeUInt32BE((textBytes | DOCUMENT_SOURCE_BIT) >>> 0, 0);
