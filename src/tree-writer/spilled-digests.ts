@@ -34,6 +34,15 @@ export const KEPT_BLOCKS = 4096;
 /** Blocks a `get` that misses reads at once (8 KiB), each checked and kept. */
 const RUN_BLOCKS = 16;
 
+/**
+ * Slots handed to inOrder a window at a time (file-digests.ts: an order given back as it is
+ * walked): `length` of them in all, `take` fills its array with the next ones and says how many.
+ */
+export interface SlotWindows {
+  readonly length: number;
+  take(into: Uint32Array): number;
+}
+
 export class SpilledDigests {
   /** Digests of the slots from `spilledSlots` on, in memory. */
   private held = Buffer.alloc(HELD_SLOTS * FILE_DIGEST_BYTES);
@@ -183,15 +192,19 @@ export class SpilledDigests {
    * collection came from malloc's heap, and the build's walks one after the other (the content
    * hash, then the pack step's) held two sets at once at its peak.
    */
-  *inOrder(slots: Uint32Array): IterableIterator<Buffer> {
+  *inOrder(slots: Uint32Array | SlotWindows): IterableIterator<Buffer> {
     const windowSlots = Math.min(slots.length, WINDOW_SLOTS);
     let window = grownTypedArray(Buffer.alloc(0), windowSlots * FILE_DIGEST_BYTES);
     let chunk = grownTypedArray(Buffer.alloc(0), this.spilledSlots > 0 ? CHUNK_BLOCKS * BLOCK_BYTES : 0);
     let byFileOrder = grownTypedArray(new Uint32Array(0), windowSlots);
     const digest = Buffer.alloc(FILE_DIGEST_BYTES);
+    const taken = slots instanceof Uint32Array ? undefined : new Uint32Array(windowSlots);
     try {
       for (let start = 0; start < slots.length; start += WINDOW_SLOTS) {
-        const part = slots.subarray(start, start + WINDOW_SLOTS);
+        const part =
+          taken === undefined
+            ? (slots as Uint32Array).subarray(start, start + WINDOW_SLOTS)
+            : taken.subarray(0, (slots as SlotWindows).take(taken));
         for (let position = 0; position < part.length; position++) byFileOrder[position] = position;
         sortPositions(byFileOrder.subarray(0, part.length), (left, right) => part[left]! - part[right]!);
         let chunkFirst = -1;
