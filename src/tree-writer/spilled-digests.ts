@@ -112,7 +112,7 @@ export class SpilledDigests {
   /** Whether two slots have the same digest (nothing allocated). */
   same(left: number, right: number): boolean {
     // Copied: reading the right one may take the kept place or the view the left one is in.
-    this.viewOf(left).copy(this.leftDigest);
+    copyDigest(this.viewOf(left), 0, this.leftDigest, 0);
     return this.viewOf(right).equals(this.leftDigest);
   }
 
@@ -123,7 +123,7 @@ export class SpilledDigests {
       return this.held.subarray(at, at + FILE_DIGEST_BYTES);
     }
     const at = this.keptPlace(Math.floor(slot / BLOCK_SLOTS)) * BLOCK_BYTES + (slot % BLOCK_SLOTS) * FILE_DIGEST_BYTES;
-    this.kept.copy(this.keptDigest, 0, at, at + FILE_DIGEST_BYTES);
+    copyDigest(this.kept, at, this.keptDigest, 0);
     return this.keptDigest;
   }
 
@@ -135,7 +135,7 @@ export class SpilledDigests {
   scatteredViewOf(slot: number): Buffer {
     if (slot >= this.spilledSlots || this.placeOfBlock[Math.floor(slot / BLOCK_SLOTS)] !== 0) return this.viewOf(slot);
     const at = (slot % BLOCK_SLOTS) * FILE_DIGEST_BYTES;
-    this.readBlock(Math.floor(slot / BLOCK_SLOTS)).copy(this.keptDigest, 0, at, at + FILE_DIGEST_BYTES);
+    copyDigest(this.readBlock(Math.floor(slot / BLOCK_SLOTS)), at, this.keptDigest, 0);
     return this.keptDigest;
   }
 
@@ -215,7 +215,7 @@ export class SpilledDigests {
           const into = position * FILE_DIGEST_BYTES;
           if (slot >= this.spilledSlots) {
             const at = (slot - this.spilledSlots) * FILE_DIGEST_BYTES;
-            this.held.copy(window, into, at, at + FILE_DIGEST_BYTES);
+            copyDigest(this.held, at, window, into);
             continue;
           }
           const blockNumber = Math.floor(slot / BLOCK_SLOTS);
@@ -225,10 +225,10 @@ export class SpilledDigests {
             this.readBlocks(chunk.subarray(0, chunkBlocks * BLOCK_BYTES), chunkFirst);
           }
           const at = (blockNumber - chunkFirst) * BLOCK_BYTES + (slot % BLOCK_SLOTS) * FILE_DIGEST_BYTES;
-          chunk.copy(window, into, at, at + FILE_DIGEST_BYTES);
+          copyDigest(chunk, at, window, into);
         }
         for (let position = 0; position < part.length; position++) {
-          window.copy(digest, 0, position * FILE_DIGEST_BYTES, (position + 1) * FILE_DIGEST_BYTES);
+          copyDigest(window, position * FILE_DIGEST_BYTES, digest, 0);
           yield digest;
         }
       }
@@ -295,4 +295,13 @@ export class SpilledDigests {
       'Something else wrote to or cut that file while the build ran: run the build again, and keep other programs away from the files beside the output folder.',
     );
   }
+}
+
+/**
+ * Copies one digest from `source` at `from` into `target` at `to`, byte by byte: Buffer's copy
+ * makes a view object a call, and the content hash's walk copies two or three digests a file
+ * (half the walk's collections of the young generation, whose survivors fill the old one).
+ */
+function copyDigest(source: Uint8Array, from: number, target: Uint8Array, to: number): void {
+  for (let index = 0; index < FILE_DIGEST_BYTES; index++) target[to + index] = source[from + index]!;
 }
