@@ -423,6 +423,11 @@ export class FileDigests {
     return this.hashOrder.walk();
   }
 
+  /** inHashOrder with no object made a file: `visit` is told each slot and its digest (valid during the call). */
+  forEachInHashOrder(visit: (slot: number, digest: Buffer) => void): void {
+    this.hashOrder.forEach(visit);
+  }
+
   /**
    * The next inHashOrder walk is the last before a path changes (the build's hash stage): it gives
    * the order back as it goes, where it held it all (4 bytes a file) to its end.

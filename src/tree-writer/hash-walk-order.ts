@@ -4,7 +4,7 @@
 // back a window at a time as it goes: the order is 4 bytes a file, held through a walk that is
 // part of the build's peak, and nothing reads it after.
 import { releaseGrown, shrunkGrown } from './grown-typed-array.js';
-import type { SpilledDigests } from './spilled-digests.js';
+import type { SlotWindows, SpilledDigests } from './spilled-digests.js';
 
 export class HashWalkOrder {
   /** The slots in the content hash's order; grown-in-place memory, given back at once when dropped. */
@@ -39,6 +39,22 @@ export class HashWalkOrder {
     }
   }
 
+  /** walk with no object made a slot (a view, valid during the call): the content hash's. */
+  forEach(visit: (slot: number, digest: Buffer) => void): void {
+    this.sortedSlots ??= this.sort();
+    const order = this.sortedSlots;
+    this.walksGoing += 1;
+    try {
+      if (this.givenBackByNextWalk && this.walksGoing === 1) {
+        this.givenBackByNextWalk = false;
+        this.sortedSlots = undefined;
+        this.forEachGivingBack(order, visit);
+      } else this.digests.forEachInOrder(order, visit);
+    } finally {
+      this.walksGoing -= 1;
+    }
+  }
+
   /**
    * Says the next walk is the last before a path changes: it gives the order back as it goes, so
    * the walk ends holding none of it (a walk after it sorts again: slower, never wrong).
@@ -54,30 +70,61 @@ export class HashWalkOrder {
     this.sortedSlots = undefined;
   }
 
-  /**
-   * A walk of `order` turned around first, so that its next slots are at its end, where a buffer
-   * grown in place shrinks: each window the digests take is given back before they are read.
-   */
-  private *walkGivingBack(order: Uint32Array): IterableIterator<[number, Buffer]> {
-    let left = order.reverse().length;
-    let slots: Uint32Array = new Uint32Array(0);
-    let position = 0;
-    const windows = {
-      length: left,
-      take: (into: Uint32Array): number => {
-        const count = Math.min(into.length, left);
-        for (let index = 0; index < count; index++) into[index] = order[left - 1 - index]!;
-        left -= count;
-        order = shrunkGrown(order, left);
-        slots = into;
-        position = 0;
-        return count;
-      },
-    };
+  /** forEach's walk of `order` giving it back as it goes (walkGivingBack's way). */
+  private forEachGivingBack(order: Uint32Array, visit: (slot: number, digest: Buffer) => void): void {
+    const windows = new WindowsGivenBack(order);
     try {
-      for (const digest of this.digests.inOrder(windows)) yield [slots[position++]!, digest];
+      this.digests.forEachInOrder(windows, visit);
     } finally {
-      releaseGrown(order);
+      windows.release();
     }
+  }
+
+  /** walk's walk of `order` giving it back as it goes. */
+  private *walkGivingBack(order: Uint32Array): IterableIterator<[number, Buffer]> {
+    const windows = new WindowsGivenBack(order);
+    let position = 0;
+    let window = -1;
+    try {
+      for (const digest of this.digests.inOrder(windows)) {
+        if (window !== windows.takes) [window, position] = [windows.takes, 0];
+        yield [windows.taken[position++]!, digest];
+      }
+    } finally {
+      windows.release();
+    }
+  }
+}
+
+/**
+ * An order handed to the digests' reader a window at a time, turned around first so that its next
+ * slots are at its end, where a buffer grown in place shrinks: each window taken is given back
+ * before its digests are read.
+ */
+class WindowsGivenBack implements SlotWindows {
+  readonly length: number;
+  private left: number;
+  /** The array the last window was taken into (the reader's own, reused for every window). */
+  taken: Uint32Array = new Uint32Array(0);
+  /** Windows taken so far. */
+  takes = 0;
+
+  constructor(private order: Uint32Array) {
+    this.length = order.length;
+    this.left = order.reverse().length;
+  }
+
+  take(into: Uint32Array): number {
+    const count = Math.min(into.length, this.left);
+    for (let index = 0; index < count; index++) into[index] = this.order[this.left - 1 - index]!;
+    this.left -= count;
+    this.order = shrunkGrown(this.order, this.left);
+    this.taken = into;
+    this.takes += 1;
+    return count;
+  }
+
+  release(): void {
+    this.order = releaseGrown(this.order);
   }
 }

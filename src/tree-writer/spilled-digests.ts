@@ -184,20 +184,43 @@ export class SpilledDigests {
     return place;
   }
 
-  /**
-   * The digests of `slots` in that order, each yielded with its position in `slots` (a copy in
-   * one buffer, valid until the next one): a window of positions at a time, its slots read from
-   * the file in the file's order, one pass over the file per window. The window and the chunk
-   * are grown in place and given back when the walk ends: Buffers of a few megabytes freed by a
-   * collection came from malloc's heap, and the build's walks one after the other (the content
-   * hash, then the pack step's) held two sets at once at its peak.
-   */
+  /** The digests of `slots`, in that order (a copy in one buffer, valid until the next one). */
   *inOrder(slots: Uint32Array | SlotWindows): IterableIterator<Buffer> {
+    const digest = Buffer.alloc(FILE_DIGEST_BYTES);
+    for (const window of this.windowsInOrder(slots))
+      for (let position = 0; position < window.slots.length; position++) {
+        copyDigest(window.digests, position * FILE_DIGEST_BYTES, digest, 0);
+        yield digest;
+      }
+  }
+
+  /**
+   * inOrder with no object made a digest (the content hash's walk of every file: a generator's
+   * results were most of its collections): `visit` is told each slot with its digest (a copy in
+   * one buffer, valid during the call).
+   */
+  forEachInOrder(slots: Uint32Array | SlotWindows, visit: (slot: number, digest: Buffer) => void): void {
+    const digest = Buffer.alloc(FILE_DIGEST_BYTES);
+    for (const window of this.windowsInOrder(slots))
+      for (let position = 0; position < window.slots.length; position++) {
+        copyDigest(window.digests, position * FILE_DIGEST_BYTES, digest, 0);
+        visit(window.slots[position]!, digest);
+      }
+  }
+
+  /**
+   * The digests of `slots` a window of them at a time (its slots, and their digests in that order,
+   * valid until the next window), its slots read from the file in the file's order, one pass over
+   * the file per window. The window and the chunk are grown in place and given back when the walk
+   * ends: Buffers of a few megabytes freed by a collection came from malloc's heap, and the
+   * build's walks one after the other (the content hash, then the pack step's) held two sets at
+   * once at its peak.
+   */
+  private *windowsInOrder(slots: Uint32Array | SlotWindows): IterableIterator<{ slots: Uint32Array; digests: Buffer }> {
     const windowSlots = Math.min(slots.length, WINDOW_SLOTS);
     let window = grownTypedArray(Buffer.alloc(0), windowSlots * FILE_DIGEST_BYTES);
     let chunk = grownTypedArray(Buffer.alloc(0), this.spilledSlots > 0 ? CHUNK_BLOCKS * BLOCK_BYTES : 0);
     let byFileOrder = grownTypedArray(new Uint32Array(0), windowSlots);
-    const digest = Buffer.alloc(FILE_DIGEST_BYTES);
     const taken = slots instanceof Uint32Array ? undefined : new Uint32Array(windowSlots);
     try {
       for (let start = 0; start < slots.length; start += WINDOW_SLOTS) {
@@ -227,10 +250,7 @@ export class SpilledDigests {
           const at = (blockNumber - chunkFirst) * BLOCK_BYTES + (slot % BLOCK_SLOTS) * FILE_DIGEST_BYTES;
           copyDigest(chunk, at, window, into);
         }
-        for (let position = 0; position < part.length; position++) {
-          copyDigest(window, position * FILE_DIGEST_BYTES, digest, 0);
-          yield digest;
-        }
+        yield { slots: part, digests: window };
       }
     } finally {
       window = releaseGrown(window);

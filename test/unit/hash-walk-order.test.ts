@@ -1,7 +1,7 @@
 // The content hash's walk of a tree writer's files (tree-writer/hash-walk-order.ts): the build's
 // last walk gives the sorted order back window by window as it goes, and still yields every
-// slot with its own digest, spilled to disk or held, in the order's sequence; a walk after it
-// sorts again and yields the same; a walk not told keeps its order for the next.
+// slot with its own digest, spilled to disk or held, in the order's sequence, as a generator or
+// to a visitor; a walk after it sorts again and yields the same; a walk not told keeps its order.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -77,6 +77,30 @@ describe('the content hash walk order', () => {
     // A walk after it sorts again and yields the same.
     expect(walked(order.walk(), expected)).toMatchObject({ slots: count, wrong: 0 });
     expect(sorts).toHaveLength(2);
+    digests.close();
+  });
+
+  it('walks the same with a visitor (the content hash walk), giving the order back likewise', () => {
+    const { order, expected, sorts, digests } = slotsAndOrder(count);
+    order.giveBackByNextWalk();
+    const heldBytes: number[] = [];
+    let visits = 0;
+    let wrong = 0;
+    order.forEach((slot, digest) => {
+      if (visits % 16_384 === 1) heldBytes.push(sorts[0]!.buffer.byteLength);
+      if (digest.readUInt32LE(0) !== slot || expected[visits] !== slot) wrong += 1;
+      visits += 1;
+    });
+    expect({ visits, wrong }).toEqual({ visits: count, wrong: 0 });
+    expect(heldBytes[0]!).toBeLessThan(count * 4);
+    for (let index = 1; index < heldBytes.length; index++)
+      expect(heldBytes[index]!).toBeLessThan(heldBytes[index - 1]!);
+    expect(sorts[0]!.buffer.byteLength).toBe(0);
+    // Not told: the order is kept, and the generator's walk after it yields the same.
+    order.forEach(() => {});
+    expect(walked(order.walk(), expected)).toMatchObject({ slots: count, wrong: 0 });
+    expect(sorts).toHaveLength(2);
+    expect(sorts[1]!.buffer.byteLength).toBe(count * 4);
     digests.close();
   });
 
