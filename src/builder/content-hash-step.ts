@@ -23,9 +23,11 @@ export async function hashContentAndDocuments(
   const includes = settings === undefined ? [ALL_FILES] : [ALL_FILES, isDocumentFile(settings)];
   const walk = packing && new RecordsFromHashWalk(output.writer.written, packing, generatorName());
   if (packing && walk) packing.recordsWalk = walk;
+  // The walk's order (4 bytes a file) is given back as it goes, and whatever is left after: no
+  // later stage of a build walks again, and the pack step's own arrays come next (a shard part
+  // hashes once more: shard-part.ts).
+  if (!shardPart) output.writer.written.lastWalkInOrder();
   const [contentHash, documentFilesHash] = await output.writer.hashesWritten(includes, settings !== undefined, walk);
-  // The walk's order (4 bytes a file) is given back now: no later stage of a build walks again,
-  // and the pack step's own arrays come next (a shard part hashes once more: shard-part.ts).
   if (!shardPart) output.writer.written.forgetOrder();
   walk?.endWalk();
   return { contentHash: contentHash!, ...(documentFilesHash !== undefined ? { documentFilesHash } : {}) };

@@ -8,6 +8,9 @@
 // each with their entry's number, are sorted on disk for the others (sorted-key-file.ts: a
 // lookup there reads one block). A key set again (a later line of it in the log, or a rerun's
 // append) gets a new entry at the end and the old one is marked replaced, so offsets only grow.
+// The 32 bits of key kept per entry are only a shortcut past the disk: they are held in chunks,
+// each given back once every entry in it was found (a build looks each call up once, in the log's
+// order), so the call loop ends holding few of them where it held them all to the end.
 // A Map of 32-character keys cost ~100 bytes of heap a call; 48-bit keys and an open-addressing
 // table in memory ~15. The line a lookup reads starts with the whole key, which the bucket
 // compares (run-bucket.ts): two keys alike in the bits compared cost a rerun, never a wrong result.
@@ -24,6 +27,13 @@ const LONG_LENGTH = 0xffff;
 const INITIAL_ENTRIES = 1024;
 /** How far from the entry found last a lookup looks first, each way. */
 const NEAR_ENTRIES = 8;
+/**
+ * Entries per chunk of key bits (512 KiB): past the size grown-typed-array.ts keeps in plain
+ * buffers, so a chunk given back returns its pages at once rather than at some collection.
+ */
+const CHUNK_SHIFT = 17;
+const CHUNK_ENTRIES = 1 << CHUNK_SHIFT;
+const CHUNK_MASK = CHUNK_ENTRIES - 1;
 
 export class RunIndex {
   /** Entries made: keys, plus one per key set again. */
@@ -38,8 +48,14 @@ export class RunIndex {
   private lastLength = -1;
   /** Each key's entry. */
   private readonly keys: SortedKeyFile;
-  /** By entry: 32 bits of its key, which a lookup near the entry found last compares first. */
-  private keyBits = new Uint32Array(INITIAL_ENTRIES);
+  /**
+   * By chunk of CHUNK_ENTRIES entries: 32 bits of each entry's key, which a lookup near the entry
+   * found last compares first; undefined once given back (its lookups then read the disk).
+   */
+  private keyBitChunks: (Uint32Array | undefined)[] = [];
+  /** By chunk: its entries not superseded, and the lookups that found one of them. */
+  private liveInChunk: number[] = [];
+  private foundInChunk: number[] = [];
   /** One bit an entry: whether a later entry of its key replaced it. */
   private superseded = new Uint8Array(INITIAL_ENTRIES >> 3);
   /** The entry the last lookup found (-1: none). */
@@ -50,7 +66,9 @@ export class RunIndex {
   /** `scratchFile`: where the keys go past a few thousand (created and unlinked at once). */
   constructor(scratchFile: string) {
     this.keys = new SortedKeyFile(scratchFile, (entry) => {
+      if (this.isSuperseded(entry)) return;
       this.superseded[entry >>> 3]! |= 1 << (entry & 7);
+      this.liveInChunk[entry >>> CHUNK_SHIFT]! -= 1;
     });
   }
 
@@ -63,6 +81,20 @@ export class RunIndex {
   private keyOf(hexKey: string): number {
     if (hexKey.length !== KEY_HEX_LENGTH || this.probe.write(hexKey, 'hex') !== KEY_HEX_LENGTH / 2) return -1;
     return this.probe.readUIntLE(0, 6);
+  }
+
+  /** Entries whose key bits are still held (the rest were given back, chunk by chunk). */
+  get heldKeyBits(): number {
+    let held = 0;
+    for (let chunk = 0; chunk < this.keyBitChunks.length; chunk++)
+      if (this.keyBitChunks[chunk] !== undefined) held += Math.min(CHUNK_ENTRIES, this.entries - chunk * CHUNK_ENTRIES);
+    return held;
+  }
+
+  /** 32 bits of an entry's key, or -1 once its chunk was given back. */
+  private keyBitsOf(entry: number): number {
+    const chunk = this.keyBitChunks[entry >>> CHUNK_SHIFT];
+    return chunk === undefined ? -1 : chunk[entry & CHUNK_MASK]!;
   }
 
   /** Lines indexed and then superseded by a later line of their key. */
@@ -85,15 +117,29 @@ export class RunIndex {
       const after = last + distance;
       const before = last - distance;
       let near = -1;
-      if (after < this.entries && this.keyBits[after] === bits && !this.isSuperseded(after)) near = after;
-      else if (before >= 0 && this.keyBits[before] === bits && !this.isSuperseded(before)) near = before;
-      if (near >= 0) {
-        this.lastFound = near;
-        return near;
-      }
+      if (after < this.entries && this.keyBitsOf(after) === bits && !this.isSuperseded(after)) near = after;
+      else if (before >= 0 && this.keyBitsOf(before) === bits && !this.isSuperseded(before)) near = before;
+      if (near >= 0) return this.found(near);
     }
     const entry = this.keys.find(key);
-    if (entry !== NOT_FOUND) this.lastFound = entry;
+    return entry === NOT_FOUND ? entry : this.found(entry);
+  }
+
+  /**
+   * Notes a lookup's entry; gives its chunk's key bits back once its lookups number its live
+   * entries (a key looked up twice gives them back early: a later lookup then reads the disk),
+   * but for the chunk entries are still added to.
+   */
+  private found(entry: number): number {
+    this.lastFound = entry;
+    const chunk = entry >>> CHUNK_SHIFT;
+    const found = (this.foundInChunk[chunk] ?? 0) + 1;
+    this.foundInChunk[chunk] = found;
+    if (found >= this.liveInChunk[chunk]! && chunk < (this.entries - 1) >>> CHUNK_SHIFT) {
+      const bits = this.keyBitChunks[chunk];
+      if (bits !== undefined) releaseGrown(bits);
+      this.keyBitChunks[chunk] = undefined;
+    }
     return entry;
   }
 
@@ -129,7 +175,9 @@ export class RunIndex {
   private addEntry(offset: number, length: number): number {
     const entry = this.entries++;
     this.ensureCapacity(this.entries);
-    this.keyBits[entry] = this.probe.readUInt32LE(0);
+    this.keyBitChunkFor(entry)[entry & CHUNK_MASK] = this.probe.readUInt32LE(0);
+    const chunk = entry >>> CHUNK_SHIFT;
+    this.liveInChunk[chunk] = (this.liveInChunk[chunk] ?? 0) + 1;
     if (length < LONG_LENGTH) this.lengths[entry] = length;
     else {
       this.lengths[entry] = LONG_LENGTH;
@@ -175,9 +223,11 @@ export class RunIndex {
     this.gaps.clear();
     this.keys.clear();
     this.lastFound = -1;
-    releaseGrown(this.keyBits);
+    for (const bits of this.keyBitChunks) if (bits !== undefined) releaseGrown(bits);
+    this.keyBitChunks = [];
+    this.liveInChunk = [];
+    this.foundInChunk = [];
     releaseGrown(this.superseded);
-    this.keyBits = new Uint32Array(INITIAL_ENTRIES);
     this.superseded = new Uint8Array(INITIAL_ENTRIES >> 3);
     releaseGrown(this.lengths);
     releaseGrown(this.blockOffsets);
@@ -189,8 +239,22 @@ export class RunIndex {
   private ensureCapacity(entries: number): void {
     if (entries <= this.lengths.length) return;
     this.lengths = grownTypedArray(this.lengths, entries);
-    this.keyBits = grownTypedArray(this.keyBits, this.lengths.length);
     this.superseded = grownTypedArray(this.superseded, (this.lengths.length >> 3) + 1);
     this.blockOffsets = grownTypedArray(this.blockOffsets, (this.lengths.length >> BLOCK_SHIFT) + 1);
+  }
+
+  /**
+   * The chunk of key bits `entry` goes in, grown to hold it: the first from a few entries (a small
+   * bucket holds little), a later one made whole (a resizable buffer: a page costs once written).
+   */
+  private keyBitChunkFor(entry: number): Uint32Array {
+    const chunk = entry >>> CHUNK_SHIFT;
+    let bits = this.keyBitChunks[chunk];
+    if (bits === undefined)
+      bits = chunk === 0 ? new Uint32Array(INITIAL_ENTRIES) : grownTypedArray(new Uint32Array(0), CHUNK_ENTRIES);
+    else if ((entry & CHUNK_MASK) < bits.length) return bits;
+    bits = grownTypedArray(bits, (entry & CHUNK_MASK) + 1);
+    this.keyBitChunks[chunk] = bits;
+    return bits;
   }
 }

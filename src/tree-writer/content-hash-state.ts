@@ -36,7 +36,7 @@ export interface ContentHashStateOptions {
 export interface HashedFiles {
   readonly slotCount: number;
   isLive(slot: number): boolean;
-  inHashOrder(): Iterable<[number, Uint8Array]>;
+  forEachInHashOrder(visit: (slot: number, digest: Uint8Array) => void): void;
   bytesAt(slot: number): Uint8Array;
   at(slot: number): string;
   /** Each slot's digest (spilled-digests.ts: a view valid until the next read of a digest). */
@@ -67,7 +67,7 @@ export function hashWithState(
 ): string[] {
   const identities = includes.map((include) => include.identity);
   if (state === undefined || identities.some((identity) => identity === undefined))
-    return hashSlotsBy(files.inHashOrder(), files, includes, observer);
+    return hashSlotsBy((visit) => files.forEachInHashOrder(visit), files, includes, observer);
   const key = createHash('sha256').update(JSON.stringify(identities)).digest();
   if (state.readPrevious) {
     // The record's bytes, read and merged, given back at once: a build's later stages (the pack
@@ -85,7 +85,7 @@ export function hashWithState(
   }
   const recorder = new RecordWriter(state.file, files.slotCount, includes.length);
   const hashes = hashSlotsBy(
-    files.inHashOrder(),
+    (visit) => files.forEachInHashOrder(visit),
     files,
     includes,
     observer ? bothObservers(recorder, observer) : recorder,

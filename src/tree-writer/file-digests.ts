@@ -11,7 +11,8 @@
 // table grows) and the file's two flags, and a spooled file's place in ~2.3 bytes (spool-places.ts). A
 // deferred file (tree-writer.ts writeDeferred: its digest and size known, its bytes made only if
 // asked) keeps its owner's number.
-import { grownTypedArray, releaseGrown } from './grown-typed-array.js';
+import { grownTypedArray } from './grown-typed-array.js';
+import { HashWalkOrder } from './hash-walk-order.js';
 import { PackedSlotTable } from './packed-slot-table.js';
 import { PrefixCodedPaths } from './prefix-coded-paths.js';
 import { sortedPositionsOf } from './sort-positions.js';
@@ -35,13 +36,8 @@ function tagOf(hash: number): number {
 
 export class FileDigests {
   private count = 0;
-  /**
-   * The slots in the content hash's order, until a path is added or dropped (the build hashes twice
-   * in a row) or forgetOrder; grown-in-place memory, given back at once when dropped.
-   */
-  private sortedSlots: Uint32Array | undefined;
-  /** How many `sorted` walks are going (their order is not given back under them). */
-  private walksInOrder = 0;
+  /** The slots in the content hash's order, until a path is added or dropped, or forgetOrder. */
+  private readonly hashOrder: HashWalkOrder;
   /** Each slot's path, by slot number. */
   private readonly pathList = new PrefixCodedPaths();
   /** Each slot's digest (content-hash-state.ts compares every one with its record's). */
@@ -87,6 +83,9 @@ export class FileDigests {
   /** `digestFile`: where the digests past the newest few thousand go (none: all kept in memory). */
   constructor(digestFile?: string) {
     this.digests = new SpilledDigests(digestFile);
+    const byPath = (left: number, right: number) => this.pathList.compare(left, right, false);
+    const sort = () => sortedPositionsOf(this.count, this.size, (slot) => !this.isDropped(slot), byPath);
+    this.hashOrder = new HashWalkOrder(sort, this.digests);
   }
 
   get size(): number {
@@ -420,15 +419,21 @@ export class FileDigests {
    * (content-hash.ts: by UTF-8 bytes), sorted here on the bytes themselves so no list of path
    * strings is ever built.
    */
-  *inHashOrder(): IterableIterator<[number, Buffer]> {
-    const order = this.sortedSlots ?? this.sortSlots();
-    let position = 0;
-    this.walksInOrder += 1;
-    try {
-      for (const digest of this.digests.inOrder(order)) yield [order[position++]!, digest];
-    } finally {
-      this.walksInOrder -= 1;
-    }
+  inHashOrder(): IterableIterator<[number, Buffer]> {
+    return this.hashOrder.walk();
+  }
+
+  /** inHashOrder with no object made a file: `visit` is told each slot and its digest (valid during the call). */
+  forEachInHashOrder(visit: (slot: number, digest: Buffer) => void): void {
+    this.hashOrder.forEach(visit);
+  }
+
+  /**
+   * The next inHashOrder walk is the last before a path changes (the build's hash stage): it gives
+   * the order back as it goes, where it held it all (4 bytes a file) to its end.
+   */
+  lastWalkInOrder(): void {
+    this.hashOrder.giveBackByNextWalk();
   }
 
   /**
@@ -436,14 +441,6 @@ export class FileDigests {
    * pack step does before it holds its own per-call arrays, which is the build's peak.
    */
   forgetOrder(): void {
-    // A walk still going holds the order: it is then left to the collector, never emptied under it.
-    if (this.sortedSlots !== undefined && this.walksInOrder === 0) releaseGrown(this.sortedSlots);
-    this.sortedSlots = undefined;
-  }
-
-  private sortSlots(): Uint32Array {
-    const byPath = (left: number, right: number) => this.pathList.compare(left, right, false);
-    this.sortedSlots = sortedPositionsOf(this.count, this.size, (slot) => !this.isDropped(slot), byPath);
-    return this.sortedSlots;
+    this.hashOrder.forget();
   }
 }

@@ -91,3 +91,14 @@ export function releaseGrown<T extends GrownArray>(array: T): T {
   if (buffer.resizable && array.byteOffset === 0) buffer.resize(0);
   return viewLike(array, new ArrayBuffer(0), 0);
 }
+
+/**
+ * The first `length` elements of an array grown here, the memory past them given back at once
+ * where it was grown in place (a plain one: a view, its memory kept). `array` must not be used again.
+ */
+export function shrunkGrown<T extends GrownArray>(array: T, length: number): T {
+  const buffer = array.buffer as ResizableArrayBuffer;
+  if (!buffer.resizable || array.byteOffset !== 0 || length >= array.length) return array.subarray(0, length) as T;
+  buffer.resize(length * array.BYTES_PER_ELEMENT);
+  return viewLike(array, buffer, length);
+}

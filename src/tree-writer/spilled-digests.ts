@@ -34,6 +34,15 @@ export const KEPT_BLOCKS = 4096;
 /** Blocks a `get` that misses reads at once (8 KiB), each checked and kept. */
 const RUN_BLOCKS = 16;
 
+/**
+ * Slots handed to inOrder a window at a time (file-digests.ts: an order given back as it is
+ * walked): `length` of them in all, `take` fills its array with the next ones and says how many.
+ */
+export interface SlotWindows {
+  readonly length: number;
+  take(into: Uint32Array): number;
+}
+
 export class SpilledDigests {
   /** Digests of the slots from `spilledSlots` on, in memory. */
   private held = Buffer.alloc(HELD_SLOTS * FILE_DIGEST_BYTES);
@@ -103,7 +112,7 @@ export class SpilledDigests {
   /** Whether two slots have the same digest (nothing allocated). */
   same(left: number, right: number): boolean {
     // Copied: reading the right one may take the kept place or the view the left one is in.
-    this.viewOf(left).copy(this.leftDigest);
+    copyDigest(this.viewOf(left), 0, this.leftDigest, 0);
     return this.viewOf(right).equals(this.leftDigest);
   }
 
@@ -114,7 +123,7 @@ export class SpilledDigests {
       return this.held.subarray(at, at + FILE_DIGEST_BYTES);
     }
     const at = this.keptPlace(Math.floor(slot / BLOCK_SLOTS)) * BLOCK_BYTES + (slot % BLOCK_SLOTS) * FILE_DIGEST_BYTES;
-    this.kept.copy(this.keptDigest, 0, at, at + FILE_DIGEST_BYTES);
+    copyDigest(this.kept, at, this.keptDigest, 0);
     return this.keptDigest;
   }
 
@@ -126,7 +135,7 @@ export class SpilledDigests {
   scatteredViewOf(slot: number): Buffer {
     if (slot >= this.spilledSlots || this.placeOfBlock[Math.floor(slot / BLOCK_SLOTS)] !== 0) return this.viewOf(slot);
     const at = (slot % BLOCK_SLOTS) * FILE_DIGEST_BYTES;
-    this.readBlock(Math.floor(slot / BLOCK_SLOTS)).copy(this.keptDigest, 0, at, at + FILE_DIGEST_BYTES);
+    copyDigest(this.readBlock(Math.floor(slot / BLOCK_SLOTS)), at, this.keptDigest, 0);
     return this.keptDigest;
   }
 
@@ -175,23 +184,50 @@ export class SpilledDigests {
     return place;
   }
 
+  /** The digests of `slots`, in that order (a copy in one buffer, valid until the next one). */
+  *inOrder(slots: Uint32Array | SlotWindows): IterableIterator<Buffer> {
+    const digest = Buffer.alloc(FILE_DIGEST_BYTES);
+    for (const window of this.windowsInOrder(slots))
+      for (let position = 0; position < window.slots.length; position++) {
+        copyDigest(window.digests, position * FILE_DIGEST_BYTES, digest, 0);
+        yield digest;
+      }
+  }
+
   /**
-   * The digests of `slots` in that order, each yielded with its position in `slots` (a copy in
-   * one buffer, valid until the next one): a window of positions at a time, its slots read from
-   * the file in the file's order, one pass over the file per window. The window and the chunk
-   * are grown in place and given back when the walk ends: Buffers of a few megabytes freed by a
-   * collection came from malloc's heap, and the build's walks one after the other (the content
-   * hash, then the pack step's) held two sets at once at its peak.
+   * inOrder with no object made a digest (the content hash's walk of every file: a generator's
+   * results were most of its collections): `visit` is told each slot with its digest (a copy in
+   * one buffer, valid during the call).
    */
-  *inOrder(slots: Uint32Array): IterableIterator<Buffer> {
+  forEachInOrder(slots: Uint32Array | SlotWindows, visit: (slot: number, digest: Buffer) => void): void {
+    const digest = Buffer.alloc(FILE_DIGEST_BYTES);
+    for (const window of this.windowsInOrder(slots))
+      for (let position = 0; position < window.slots.length; position++) {
+        copyDigest(window.digests, position * FILE_DIGEST_BYTES, digest, 0);
+        visit(window.slots[position]!, digest);
+      }
+  }
+
+  /**
+   * The digests of `slots` a window of them at a time (its slots, and their digests in that order,
+   * valid until the next window), its slots read from the file in the file's order, one pass over
+   * the file per window. The window and the chunk are grown in place and given back when the walk
+   * ends: Buffers of a few megabytes freed by a collection came from malloc's heap, and the
+   * build's walks one after the other (the content hash, then the pack step's) held two sets at
+   * once at its peak.
+   */
+  private *windowsInOrder(slots: Uint32Array | SlotWindows): IterableIterator<{ slots: Uint32Array; digests: Buffer }> {
     const windowSlots = Math.min(slots.length, WINDOW_SLOTS);
     let window = grownTypedArray(Buffer.alloc(0), windowSlots * FILE_DIGEST_BYTES);
     let chunk = grownTypedArray(Buffer.alloc(0), this.spilledSlots > 0 ? CHUNK_BLOCKS * BLOCK_BYTES : 0);
     let byFileOrder = grownTypedArray(new Uint32Array(0), windowSlots);
-    const digest = Buffer.alloc(FILE_DIGEST_BYTES);
+    const taken = slots instanceof Uint32Array ? undefined : new Uint32Array(windowSlots);
     try {
       for (let start = 0; start < slots.length; start += WINDOW_SLOTS) {
-        const part = slots.subarray(start, start + WINDOW_SLOTS);
+        const part =
+          taken === undefined
+            ? (slots as Uint32Array).subarray(start, start + WINDOW_SLOTS)
+            : taken.subarray(0, (slots as SlotWindows).take(taken));
         for (let position = 0; position < part.length; position++) byFileOrder[position] = position;
         sortPositions(byFileOrder.subarray(0, part.length), (left, right) => part[left]! - part[right]!);
         let chunkFirst = -1;
@@ -202,7 +238,7 @@ export class SpilledDigests {
           const into = position * FILE_DIGEST_BYTES;
           if (slot >= this.spilledSlots) {
             const at = (slot - this.spilledSlots) * FILE_DIGEST_BYTES;
-            this.held.copy(window, into, at, at + FILE_DIGEST_BYTES);
+            copyDigest(this.held, at, window, into);
             continue;
           }
           const blockNumber = Math.floor(slot / BLOCK_SLOTS);
@@ -212,12 +248,9 @@ export class SpilledDigests {
             this.readBlocks(chunk.subarray(0, chunkBlocks * BLOCK_BYTES), chunkFirst);
           }
           const at = (blockNumber - chunkFirst) * BLOCK_BYTES + (slot % BLOCK_SLOTS) * FILE_DIGEST_BYTES;
-          chunk.copy(window, into, at, at + FILE_DIGEST_BYTES);
+          copyDigest(chunk, at, window, into);
         }
-        for (let position = 0; position < part.length; position++) {
-          window.copy(digest, 0, position * FILE_DIGEST_BYTES, (position + 1) * FILE_DIGEST_BYTES);
-          yield digest;
-        }
+        yield { slots: part, digests: window };
       }
     } finally {
       window = releaseGrown(window);
@@ -282,4 +315,13 @@ export class SpilledDigests {
       'Something else wrote to or cut that file while the build ran: run the build again, and keep other programs away from the files beside the output folder.',
     );
   }
+}
+
+/**
+ * Copies one digest from `source` at `from` into `target` at `to`, byte by byte: Buffer's copy
+ * makes a view object a call, and the content hash's walk copies two or three digests a file
+ * (half the walk's collections of the young generation, whose survivors fill the old one).
+ */
+function copyDigest(source: Uint8Array, from: number, target: Uint8Array, to: number): void {
+  for (let index = 0; index < FILE_DIGEST_BYTES; index++) target[to + index] = source[from + index]!;
 }

@@ -75,9 +75,9 @@ function hashedWalking(
       return digests.slotCount;
     },
     isLive: (slot) => digests.isLive(slot),
-    inHashOrder: () => {
+    forEachInHashOrder: (visit) => {
       walked = true;
-      return digests.inHashOrder();
+      digests.forEachInHashOrder(visit);
     },
     bytesAt: (slot) => digests.bytesAt(slot),
     at: (slot) => digests.at(slot),

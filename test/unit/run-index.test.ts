@@ -122,6 +122,37 @@ describe('RunIndex', () => {
     expect(readdirSync(folder)).toEqual([]);
   });
 
+  it('gives key bits back chunk by chunk as a build looks each key up, and answers the same after', () => {
+    const index = new RunIndex(scratchFile());
+    // Keys made faster than by sha256 (300,000 of them), each distinct in the 48 bits kept.
+    const hex = (value: number): string => value.toString(16).padStart(8, '0');
+    const fastKey = (line: number): string => `${hex(Math.imul(line, 0x9e3779b1) >>> 0)}${hex(line)}${'0'.repeat(16)}`;
+    // Two chunks of key bits and part of a third; every 9th line sets an earlier key again.
+    const lines = 300_000;
+    const expected = new Map<string, number>();
+    for (let line = 0; line < lines; line++) {
+      const key = fastKey(line % 9 === 8 && line >= 70_000 ? line - 70_000 : line);
+      index.set(key, line * 10, 9);
+      expected.set(key, line * 10);
+    }
+    const keys = [...expected.keys()];
+    const wrong = (order: readonly string[]): number =>
+      order.filter((key) => index.get(key)?.offset !== expected.get(key)).length;
+    expect(index.heldKeyBits).toBe(lines);
+    // Looked up in the log's order, as a build does: every chunk but the last is given back.
+    expect(wrong(keys.slice(0, keys.length / 2))).toBe(0);
+    expect(index.heldKeyBits).toBeLessThan(lines);
+    expect(wrong(keys.slice(keys.length / 2))).toBe(0);
+    expect(index.heldKeyBits).toBeLessThanOrEqual(lines - 2 * 131_072);
+    // Looked up again, a run in order and some scattered: from the keys on disk, the same answers.
+    expect(wrong(keys.slice(1_000, 3_000))).toBe(0);
+    expect(wrong(keys.filter((_, at) => at % 97 === 0).map((_, at) => keys[(at * 7_919) % keys.length]!))).toBe(0);
+    expect(index.has(fastKey(lines + 1))).toBe(false);
+    // A key moved after its chunk was given back (a rerun's append) is found at its new line.
+    index.set(fastKey(5), lines * 10, 4, true);
+    expect(index.get(fastKey(5))).toEqual({ offset: lines * 10, length: 4 });
+  });
+
   it('stops with what to do when its scratch file cannot be made, never with a wrong answer', () => {
     const index = new RunIndex(path.join(temporaryFolderSync('staticmcp-run-index-'), 'missing', 'keys'));
     let failure: unknown;
