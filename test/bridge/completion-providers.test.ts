@@ -2,14 +2,17 @@
 // through the official SDK client over real stdio: run live when the bridge has the project (the
 // script's own matching, with the client's context), answered from the precomputed empty-value
 // answer when it has only the tree, and reported at build time when the script is broken.
+// Builds run in-process (the build command's decision), as does serve's session where the bridge
+// only reads the tree (connectInProcess: the sources serve opens); the live run is a serve process.
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectInProcess } from '../helpers/in-process-bridge.js';
+import { buildInProcess, buildTreeInProcess } from '../helpers/in-process-build.js';
 import { CLI } from '../helpers/paths.js';
 import { writeProject } from '../helpers/projects.js';
-import { execFileSync, spawnSync } from 'node:child_process';
 
 // Matches anywhere in the word (not only at the start), so an answer shows whether the script or
 // the tree's prefix match produced it; records each run's query and context.
@@ -32,9 +35,15 @@ const clients: Client[] = [];
 const folders: string[] = [];
 let project: string;
 
-async function connect(args: string[]): Promise<Client> {
-  const client = new Client({ name: 'completion-test', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, ...args], stderr: 'pipe' }));
+/** The SDK client on `staticmcp serve <folder>`: a real process, or serve's session in-process. */
+async function connect(folder: string, asProcess = false): Promise<Client> {
+  let client: Client;
+  if (asProcess) {
+    client = new Client({ name: 'completion-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', folder], stderr: 'pipe' }),
+    );
+  } else client = await connectInProcess(folder);
   clients.push(client);
   return client;
 }
@@ -67,7 +76,7 @@ beforeAll(async () => {
     }),
   });
   folders.push(path.dirname(project));
-  execFileSync(process.execPath, [CLI, 'build', project], { stdio: 'ignore' });
+  await buildTreeInProcess(project);
 });
 
 afterAll(async () => {
@@ -93,7 +102,7 @@ describe('a script completion provider', () => {
   });
 
   it('runs live with the value typed and the context, when the bridge has the project', async () => {
-    const client = await connect(['serve', project]);
+    const client = await connect(project, true);
     const before = runsLog().split('\n').length;
     const answer = await complete(client, 'an', { basket: 'wicker' });
     expect(answer.completion).toEqual({ values: ['banana', 'mango'], total: 2, hasMore: false });
@@ -105,7 +114,7 @@ describe('a script completion provider', () => {
   });
 
   it('answers from the tree (prefix match on the precomputed answer) when there is no project', async () => {
-    const client = await connect(['serve', path.join(project, 'dist')]);
+    const client = await connect(path.join(project, 'dist'));
     const runs = runsLog();
     expect((await complete(client, 'b')).completion.values).toEqual(['banana', 'blueberry']);
     expect((await complete(client, 'an')).completion.values).toEqual([]);
@@ -127,14 +136,13 @@ describe('a broken completion provider', () => {
       }),
     });
     folders.push(path.dirname(broken));
-    const build = spawnSync(process.execPath, [CLI, 'build', broken, '--json'], { encoding: 'utf8' });
-    expect(build.status).toBe(1);
-    const report = JSON.parse(build.stdout);
-    expect(report.failures).toContainEqual({
+    const build = await buildInProcess(broken);
+    expect(build.code).toBe(1);
+    expect(build.report.failures).toContainEqual({
       path: 'server.d/register.json',
       message: expect.stringMatching(/completions\/names\.sh .*"name" printed something that is not JSON/),
     });
-    const client = await connect(['serve', broken]);
+    const client = await connect(broken);
     const answer = await client.complete({
       ref: { type: 'ref/prompt', name: 'greet' },
       argument: { name: 'name', value: 'A' },

@@ -3,8 +3,9 @@
 // rule, as our `_headers` once did), others redirect to the landing page, answer 403 (buckets)
 // or an empty 200. `serve <URL>` must read each as "not in this tree", never as a broken file,
 // and `check <URL>` must say the host does it. One local server plays every host, by path prefix,
-// over the run's one build of fixtures/example (it only reads it). What check finds is decided
-// in-process (the command's checkSource) for each host; one CLI run shows what the command prints.
+// over the run's one build of fixtures/example (it only reads it). What serve answers and what
+// check finds are decided in-process for each host (serve's own session over its URL source, the
+// check command's checkSource); one process of each command shows what the command does.
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSource } from '../../src/cli/commands/check.js';
 import { runCli } from '../helpers/cli.js';
 import { builtExample } from '../helpers/example.js';
-import { RawBridge } from '../helpers/raw-bridge.js';
+import { InProcessBridge } from '../helpers/in-process-bridge.js';
+import { type JsonRpcLines, RawBridge } from '../helpers/raw-bridge.js';
 
 type Host = 'pages-fallback' | 'redirect' | 'forbidden' | 'empty' | 'not-found';
 
@@ -60,20 +62,30 @@ afterAll(async () => {
 
 const hosts: Host[] = ['pages-fallback', 'redirect', 'forbidden', 'empty', 'not-found'];
 
+/** Asks a bridge serving the tree at `url` for a hit, a miss and a missing resource. */
+async function expectMissesNotPrecomputed(bridge: JsonRpcLines): Promise<void> {
+  await bridge.initialize();
+  const hit = await bridge.request('tools/call', { name: 'capital', arguments: { country: 'Japan' } });
+  expect(hit.result?.content).toEqual([{ type: 'text', text: 'Tokyo\n' }]);
+  const miss = await bridge.request('tools/call', { name: 'capital', arguments: { country: 'Peru' } });
+  const text = JSON.stringify(miss);
+  expect(text).toContain('this call was not precomputed');
+  expect(text).not.toContain('cannot be read');
+  const resource = await bridge.request('resources/read', { uri: 'resource://no-such-file.md' });
+  expect(resource.error?.code).toBe(-32002);
+}
+
+const NOT_A_BROKEN_TREE = /not valid JSON|cannot be read|HTTP 403|redirect/;
+
 describe.each(hosts)('a tree on a host that answers a missing file with %s', (host) => {
   it('serve <URL> answers hits, and a miss as not precomputed, never as a broken tree', async () => {
-    const bridge = new RawBridge([`${origin}/${host}/`]);
-    await bridge.initialize();
-    const hit = await bridge.request('tools/call', { name: 'capital', arguments: { country: 'Japan' } });
-    expect(hit.result?.content).toEqual([{ type: 'text', text: 'Tokyo\n' }]);
-    const miss = await bridge.request('tools/call', { name: 'capital', arguments: { country: 'Peru' } });
-    const text = JSON.stringify(miss);
-    expect(text).toContain('this call was not precomputed');
-    expect(text).not.toContain('cannot be read');
-    const resource = await bridge.request('resources/read', { uri: 'resource://no-such-file.md' });
-    expect(resource.error?.code).toBe(-32002);
-    expect(await bridge.close()).toBe(0);
-    expect(bridge.stderr).not.toMatch(/not valid JSON|cannot be read|HTTP 403|redirect/);
+    const bridge = await InProcessBridge.open(`${origin}/${host}/`);
+    try {
+      await expectMissesNotPrecomputed(bridge);
+    } finally {
+      await bridge.close();
+    }
+    expect(bridge.stderr).not.toMatch(NOT_A_BROKEN_TREE);
   });
 
   it('check <URL> says whether the host answers missing files with a page that stands in for them', async () => {
@@ -95,4 +107,11 @@ it('check <URL> prints the stand-in page as a problem with what to do, and exits
   expect(result.code).toBe(1);
   expect(result.stderr).toContain('✗ tools/.staticmcp-check-missing-file.json: the host answers a file the tree');
   expect(result.stderr).toContain('including the 404.html staticmcp build writes');
+});
+
+it('serve <URL> as a process answers a miss on a stand-in page as not precomputed, and exits 0', async () => {
+  const bridge = new RawBridge([`${origin}/pages-fallback/`]);
+  await expectMissesNotPrecomputed(bridge);
+  expect(await bridge.close()).toBe(0);
+  expect(bridge.stderr).not.toMatch(NOT_A_BROKEN_TREE);
 });

@@ -2,7 +2,6 @@
 // (`"outputFormat": "mcp"`) precomputed and live, malformed rich output as a readable isError,
 // PROGRESS lines as the call's progress, message prompts with files and placeholders, and the
 // client channel a live script uses to ask the client (elicitation here).
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, mkdirSync, cpSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +12,7 @@ import { START_TICK_VARIABLE } from '../../src/core/mcp/progress-reporter.js';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';
 import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
-import { buildFixtureInProcess } from '../helpers/in-process-build.js';
+import { buildFixtureInProcess, buildInProcess } from '../helpers/in-process-build.js';
 
 const PIXEL = readFileSync(path.join(REPO_ROOT, 'test/fixtures/conventions-project/resources/dot.png')).toString(
   'base64',
@@ -160,7 +159,7 @@ describe('message prompts', () => {
     expect(completion.completion.values).toEqual(['cat', 'car']);
   });
 
-  it('reports a malformed message prompt by name and still builds the rest', () => {
+  it('reports a malformed message prompt by name and still builds the rest', async () => {
     const broken = path.join(temporaryFolderSync(), 'broken');
     cpSync(path.join(REPO_ROOT, 'test/fixtures/conventions-project'), broken, { recursive: true });
     mkdirSync(path.join(broken, 'prompts'), { recursive: true });
@@ -172,12 +171,10 @@ describe('message prompts', () => {
       path.join(broken, 'prompts/escape.json'),
       JSON.stringify({ messages: [{ role: 'user', content: { type: 'image', file: '../../outside.png' } }] }),
     );
-    let output = '';
-    try {
-      execFileSync(process.execPath, [CLI, 'build', broken], { stdio: 'pipe' });
-    } catch (error) {
-      output = String((error as { stdout: Buffer }).stdout) + String((error as { stderr: Buffer }).stderr);
-    }
+    // The build's decision in-process: its report's failures, each with the file it names.
+    const build = await buildInProcess(broken);
+    expect(build.code).toBe(1);
+    const output = build.report.failures.map((failure) => `${failure.path}: ${failure.message}`).join('\n');
     expect(output).toMatch(/bad\.json.*content\.data must be a non-empty base64 string/);
     expect(output).toMatch(/escape\.json.*outside the project/);
     const manifest = JSON.parse(readFileSync(path.join(broken, 'dist/mcp.json'), 'utf8'));

@@ -3,9 +3,9 @@
 // stored relative and made absolute by each host (stdio: "" without publicUrl; serve --http: the
 // origin it was asked on); resources/list carries the page in `_meta`; llms.txt and llms-full.txt
 // list the same documents and `check` holds them to their shape; and a folder of HTML pages built
-// in one command (`build --site`) with its own `_headers` joined to the tree's. Trees are built,
-// served, and `--site` refused by the CLI; they are checked by check's decision in-process
-// (checkSource).
+// in one command (`build --site`) with its own `_headers` joined to the tree's. Trees are served,
+// and `--site` refused, by the CLI; they are built by the build command's decision in-process
+// (test/helpers/in-process-build.ts) and checked by check's (checkSource).
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,7 +13,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSource } from '../../src/cli/commands/check.js';
-import { buildJson, problemsOf, runCli } from '../helpers/cli.js';
+import { problemsOf, runCli } from '../helpers/cli.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 import { HttpServe } from '../helpers/http-serve.js';
 import { CLI } from '../helpers/paths.js';
 import { makeProject } from '../helpers/projects.js';
@@ -46,7 +47,7 @@ describe("a document's page", () => {
 
   beforeAll(async () => {
     const project = await makeProject({ config: { title: 'Lantern notes', search: true }, files: FILES });
-    const { report } = await buildJson(project);
+    const { report } = await buildInProcess(project);
     expect(report.ok, problemsOf(report)).toBe(true);
     tree = report.outDir;
     warnings = JSON.stringify(report.warnings);
@@ -140,7 +141,7 @@ describe('build --site <folder> (a folder of HTML pages, no staticmcp.json)', ()
           '/*\n  Cache-Control: max-age=9\n  X-Frame-Options: DENY\n/mcp.json\n  X-Custom: 1\n/assets/*\n  Cache-Control: max-age=99\n',
       },
     });
-    const { report } = await buildJson(project, '--site', path.join(project, 'public'));
+    const { report } = await buildInProcess(project, { siteDir: path.join(project, 'public') });
     expect(report.ok, problemsOf(report)).toBe(true);
     const manifest = JSON.parse(readFileSync(path.join(report.outDir, 'mcp.json'), 'utf8'));
     expect(

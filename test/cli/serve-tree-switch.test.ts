@@ -1,11 +1,12 @@
 // A running `staticmcp serve <tree>` under a rebuild, as a user meets it: the project is built
 // again while the bridge runs, and the next requests are answered from the new tree as a whole
 // (its search index with its files, never the old index over new files), the client is told the
-// resource list changed, and nothing says the index is damaged.
+// resource list changed, and nothing says the index is damaged. The builds run in-process (the
+// build command's decision, writing the tree as the CLI does): the serve process is under test.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 import { makeProject } from '../helpers/projects.js';
 import { type JsonRpcMessage, RawBridge } from '../helpers/raw-bridge.js';
 
@@ -21,7 +22,7 @@ describe('serve <tree> while the project is rebuilt', () => {
       config: { search: true },
       files: { 'resources/guide.md': '# Guide\n\nThe harbour opens at dawn.\n' },
     });
-    expect((await runCli(['build', project])).code).toBe(0);
+    expect((await buildInProcess(project)).code).toBe(0);
     const tree = path.join(project, 'dist');
     const serve = new RawBridge([tree]);
     onTestFinished(async () => {
@@ -35,8 +36,8 @@ describe('serve <tree> while the project is rebuilt', () => {
 
     await fs.writeFile(path.join(project, 'resources/guide.md'), '# Guide\n\nThe lighthouse is painted blue.\n');
     await fs.writeFile(path.join(project, 'resources/extra.md'), '# Extra\n\nAnother lighthouse, further north.\n');
-    const rebuild = await runCli(['build', project]);
-    expect(rebuild.code, rebuild.stderr).toBe(0);
+    const rebuild = await buildInProcess(project);
+    expect(rebuild.code, rebuild.error?.message).toBe(0);
     // A rebuild is looked for at most once a second, as a request arrives.
     await new Promise((resolve) => setTimeout(resolve, 1_100));
 

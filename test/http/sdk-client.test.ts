@@ -12,7 +12,7 @@ import { HttpServe, LATEST, openSession, post, rawRequest, sseMessages } from '.
 import { listEveryTool } from '../helpers/list-every-tool.js';
 import { isAlive, waitUntil } from '../helpers/processes.js';
 import { buildFixtureProject, writeTree } from '../helpers/projects.js';
-import { RawBridge } from '../helpers/raw-bridge.js';
+import { InProcessBridge } from '../helpers/in-process-bridge.js';
 import { buildFixtureInProcess } from '../helpers/in-process-build.js';
 
 let example: string;
@@ -240,14 +240,19 @@ describe('sessions', () => {
 });
 
 describe('the tree at /', () => {
+  // Read by serve <URL>'s own session in-process (InProcessBridge: the URL source serve opens);
+  // serve <URL> as a process is test/bridge/host-fallbacks.test.ts's.
   it('is a URL source another staticmcp serve can answer from', async () => {
-    const bridge = new RawBridge([`${exampleServer.base}/`]);
-    await bridge.initialize();
-    const call = await bridge.request('tools/call', { name: 'greet', arguments: { language: 'fr' } });
-    expect(call.result).toEqual({ content: [{ type: 'text', text: 'Bonjour !\n' }] });
-    const read = await bridge.request('resources/read', { uri: 'resource://guide.md' });
-    expect(JSON.stringify(read.result)).toContain('resource://guide.md');
-    expect(await bridge.close()).toBe(0);
+    const bridge = await InProcessBridge.open(`${exampleServer.base}/`);
+    try {
+      await bridge.initialize();
+      const call = await bridge.request('tools/call', { name: 'greet', arguments: { language: 'fr' } });
+      expect(call.result).toEqual({ content: [{ type: 'text', text: 'Bonjour !\n' }] });
+      const read = await bridge.request('resources/read', { uri: 'resource://guide.md' });
+      expect(JSON.stringify(read.result)).toContain('resource://guide.md');
+    } finally {
+      await bridge.close();
+    }
   });
 });
 

@@ -5,13 +5,12 @@
 // manifest extension, and bad metadata keeps the tool out of the tree. The legacy sessions' refusal
 // is the session's decision, asked of serve's own session in-process (InProcessBridge); the modern
 // refusals go through the real stdio and HTTP servers.
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpServe, post } from '../helpers/http-serve.js';
 import { InProcessBridge } from '../helpers/in-process-bridge.js';
-import { CLI } from '../helpers/paths.js';
+import { buildInProcess } from '../helpers/in-process-build.js';
 import { writeProject } from '../helpers/projects.js';
 import { RawBridge } from '../helpers/raw-bridge.js';
 import { temporaryFolderSync } from '../helpers/temp-folders.js';
@@ -51,8 +50,11 @@ beforeAll(async () => {
     'tools/needs_sampling': { script: needsSampling(marker) },
     'tools/bad_needs': { script: BAD_METADATA },
   });
-  // The bad tool fails the build (exit 1) and is left out; everything else is written.
-  buildOutput = spawnSync(process.execPath, [CLI, 'build', project], { encoding: 'utf8' }).stderr;
+  // The bad tool fails the build (exit 1) and is left out; everything else is written. The build's
+  // decision in-process: its failures as the CLI prints them (path: message).
+  const build = await buildInProcess(project);
+  expect(build.code).toBe(1);
+  buildOutput = build.report.failures.map((failure) => `${failure.path}: ${failure.message}`).join('\n');
   bridge = new RawBridge([project]);
   serve = await HttpServe.start(['--live', project]);
 });

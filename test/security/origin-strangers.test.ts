@@ -9,6 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { buildTreeInProcess } from '../helpers/in-process-build.js';
 import {
   ECHO_SCRIPT,
   type OriginProcess,
@@ -62,8 +63,8 @@ beforeAll(async () => {
     path.join(project, 'staticmcp.json'),
     JSON.stringify({ name: 'strangers', limits: { timeoutMs: TOOL_TIMEOUT_MS } }),
   );
-  const build = await runCli(['build', project]);
-  expect(build.code, build.stderr).toBe(0);
+  // Built in-process (the build command's decision): the origin process is what is under test.
+  await buildTreeInProcess(project);
   origin = await startOrigin(project, {
     STATICMCP_ORIGIN_KEY: KEY,
     STATICMCP_ORIGIN_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS),

@@ -7,7 +7,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpServe, rawRequest } from '../helpers/http-serve.js';
-import { buildProjectTree, writeProject, writeTree } from '../helpers/projects.js';
+import { buildTreeInProcess } from '../helpers/in-process-build.js';
+import { writeProject, writeTree } from '../helpers/projects.js';
 
 const SECRET = 'token-that-must-stay-home';
 const TOOL = `#!/bin/sh
@@ -26,7 +27,8 @@ beforeAll(async () => {
     'staticmcp.json': JSON.stringify({ http: { allowedOrigins: [APP] } }),
     'public/.well-known/mcp/server-card.json': JSON.stringify({ name: 'card' }),
   });
-  buildProjectTree(project);
+  // Built in-process (the build command's decision): serve --http is what is under test.
+  await buildTreeInProcess(project);
   const dist = path.join(project, 'dist');
   // What an output folder that is also a gh-pages worktree, or a project's root, may hold.
   mkdirSync(path.join(dist, '.git'));
