@@ -67,4 +67,6 @@ export type BuildEvent =
   | { type: 'rerun'; totalRuns: number; tool: string }
   | { type: 'run'; done: number; totalRuns: number; tool: string }
   /** Discovery reused documents from the previous build (an edit): how many it parsed and reused. */
-  | { type: 'documents'; parsed: number; reused: number };
+  | { type: 'documents'; parsed: number; reused: number }
+  /** What the build did first about a tree an interrupted build left (interrupted-write.ts). */
+  | { type: 'recovered'; note: string };

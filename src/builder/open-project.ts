@@ -19,7 +19,7 @@ import type { WalkedIdentities } from '../project/walked-identities.js';
 
 export type OpenProjectOptions = Pick<
   BuildOptions,
-  'projectRoot' | 'toolsDir' | 'outDir' | 'concurrency' | 'force' | 'shard' | 'siteDir'
+  'projectRoot' | 'toolsDir' | 'outDir' | 'concurrency' | 'force' | 'shard' | 'siteDir' | 'onEvent'
 >;
 
 export interface OpenedProject {
@@ -112,7 +112,7 @@ export async function openProject(options: OpenProjectOptions): Promise<OpenedPr
   }
   const outDir = options.outDir !== undefined ? path.resolve(options.outDir) : resolveOutputFolder(projectRoot, config);
   const resourcesRoot = path.join(projectRoot, 'resources');
-  await recoverInterruptedWrite(outDir);
+  for (const note of await recoverInterruptedWrite(outDir)) options.onEvent?.({ type: 'recovered', note });
   await checkOutputFolder(
     outDir,
     [

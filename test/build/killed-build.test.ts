@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { type BuildReportJson, problemsOf, runCli, toolReport } from '../helpers/cli.js';
 import { exists, readTree, waitForFile } from '../helpers/files.js';
 import { buildInProcess } from '../helpers/in-process-build.js';
+import { OLD_MARK } from '../../src/tree-writer/swap-folders.js';
 import { CLI } from '../helpers/paths.js';
 import { makeProject } from '../helpers/projects.js';
 import { temporaryFolder } from '../helpers/temp-folders.js';
@@ -275,6 +276,22 @@ describe('a build killed after a stage', () => {
     },
     MANY_BUILDS_MS,
   );
+});
+
+describe('a build killed between the swap of its tree', () => {
+  it('the next build puts the previous tree back and says so', async () => {
+    const project = await makeProject({ tools: { ok: 'ok' } });
+    const out = path.join(project, 'dist');
+    expect((await runCli(['build', project])).code).toBe(0);
+    const before = await readTree(out);
+    // Where the swap parks the previous tree (swap-folders.ts), by a build no longer running.
+    await fs.rename(out, `${out}${OLD_MARK}${spawnSync('true').pid}`);
+    const next = await runCli(['build', project]);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain('staticmcp: restored the previous tree that an interrupted build left at dist');
+    const after = await readTree(out);
+    expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
+  });
 });
 
 describe('a build killed while it wrote a cache record', () => {

@@ -59,6 +59,10 @@ function createProgress(): (event: BuildEvent) => void {
       return;
     }
     if (event.type === 'documents') return;
+    if (event.type === 'recovered') {
+      process.stderr.write(`staticmcp: ${escapeTerminalText(event.note)}\n`);
+      return;
+    }
     if (event.type === 'rerun') {
       if (!warnedOfReruns)
         process.stderr.write(
