@@ -65,6 +65,8 @@ export interface IndexTreeReport {
   /** Files skipped (unreadable, malformed), each with why. */
   skipped: BuildProblem[];
   warnings: BuildProblem[];
+  /** What was put back or removed of the folders an interrupted run left beside the tree or --out. */
+  recovered: string[];
   durationMs: number;
 }
 
@@ -170,7 +172,7 @@ export async function indexTree(options: IndexTreeOptions): Promise<IndexTreeRep
   const inPlace = outDir === source;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_PART_FILE_BYTES;
   // A tree an interrupted run (index or build) left beside itself is put back first.
-  await recoverInterruptedWrite(source);
+  const recovered = await recoverInterruptedWrite(source);
   const stats = await fs.stat(source).catch(() => null);
   if (!stats?.isDirectory()) {
     throw new StaticMcpError(
@@ -189,7 +191,7 @@ export async function indexTree(options: IndexTreeOptions): Promise<IndexTreeRep
         'Index into a folder of its own (or leave out --out to index the tree in place).',
       );
     }
-    await recoverInterruptedWrite(outDir);
+    recovered.push(...(await recoverInterruptedWrite(outDir)));
     await checkOutputFolder(outDir, [{ folder: source, what: `tree ${given}`, input: true }]);
   }
 
@@ -316,6 +318,7 @@ export async function indexTree(options: IndexTreeOptions): Promise<IndexTreeRep
     // A file both unreadable as a document and left out of the copy is one file skipped.
     skipped: [...new Map(skipped.map((problem) => [problem.path, problem])).values()],
     warnings,
+    recovered,
     durationMs: performance.now() - startedAt,
   };
 }

@@ -74,6 +74,8 @@ export interface MergeReport {
   tools: ToolReport[];
   failures: BuildProblem[];
   warnings: BuildProblem[];
+  /** What was put back or removed of the folders an interrupted run left beside the output folder. */
+  recovered: string[];
   durationMs: number;
 }
 
@@ -293,7 +295,7 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
       );
     }
   }
-  await recoverInterruptedWrite(outDir);
+  const recovered = await recoverInterruptedWrite(outDir);
   // Also catches the same overlaps through symlinked paths, and refuses folders that are not trees.
   await checkOutputFolder(
     outDir,
@@ -344,6 +346,7 @@ export async function mergeParts(options: MergeOptions): Promise<MergeReport> {
       ...merged.resourceWarnings,
       ...checkHostLimits(tree.tally),
     ]),
+    recovered,
     durationMs: performance.now() - startedAt,
   };
 }

@@ -76,7 +76,8 @@ interface IndexCommandOptions {
 
 function printSummary(report: IndexTreeReport): void {
   const where = path.relative(process.cwd(), report.outDir) || '.';
-  const lines = [`staticmcp: indexed ${report.documents} document(s) into ${where}`];
+  const lines = report.recovered.map((note) => `staticmcp: ${note}`);
+  lines.push(`staticmcp: indexed ${report.documents} document(s) into ${where}`);
   for (const warning of report.warnings) lines.push(`warning: ${warning.path}: ${warning.message}`);
   if (report.skipped.length > 0) {
     lines.push(`staticmcp: skipped ${report.skipped.length} file(s) that could not be read as documents:`);

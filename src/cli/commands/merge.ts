@@ -64,7 +64,8 @@ interface MergeCommandOptions {
 
 function printSummary(report: MergeReport): void {
   const where = path.relative(process.cwd(), report.outDir) || '.';
-  const lines = [`staticmcp: merged ${report.shards} shard(s) into ${where}: ${report.files} files`];
+  const lines = report.recovered.map((note) => `staticmcp: ${note}`);
+  lines.push(`staticmcp: merged ${report.shards} shard(s) into ${where}: ${report.files} files`);
   lines.push(...describeReportBody(report));
   const failedRuns = countFailedRuns(report.tools);
   lines.push(
