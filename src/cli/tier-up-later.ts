@@ -48,17 +48,26 @@ export function isEditOfFew(documents: { parsed: number; reused: number }): bool
 }
 
 /**
+ * Cached calls from which a plan makes a build a calls build even when none runs: replaying them
+ * (and packing them) runs loops long enough to pay for TurboFan's code, as a build before the
+ * early later tier-up had them run.
+ */
+export const MANY_CACHED_CALLS = 1_000;
+
+/**
  * The tiering a build's event calls for: `later` once discovery counted an edit of a few documents;
- * `usual` once it counted more, or once the plan has scripts to run (a calls build, whose loops pay
- * for TurboFan's code); undefined: as it is. A build of a project built before starts `later`
+ * `usual` once it counted more, or once the plan has scripts to run or MANY_CACHED_CALLS (a calls
+ * build, whose loops pay for TurboFan's code); undefined: as it is. A build of a project built before starts `later`
  * (buildOrReplay), so its start, its up-to-date walk and its discovery, which run once each,
  * are not compiled by TurboFan for the few milliseconds left of them.
  */
 export function tieringAfter(
-  event: { type: 'plan'; totalRuns: number } | { type: 'documents'; parsed: number; reused: number },
+  event:
+    | { type: 'plan'; totalRuns: number; cachedRuns: number }
+    | { type: 'documents'; parsed: number; reused: number },
 ): 'later' | 'usual' | undefined {
   if (event.type === 'documents') return isEditOfFew(event) ? 'later' : 'usual';
-  return event.totalRuns > 0 ? 'usual' : undefined;
+  return event.totalRuns > 0 || event.cachedRuns >= MANY_CACHED_CALLS ? 'usual' : undefined;
 }
 
 /** Whether tierUpLater's flags are in force (tierUpAsUsual changes nothing else). */

@@ -9,6 +9,7 @@ import {
   BUILD_INTERRUPT_BUDGET,
   isEditOfFew,
   laterTierUpFlags,
+  MANY_CACHED_CALLS,
   tieringAfter,
   USUAL_INTERRUPT_BUDGET,
   usualTierUpFlags,
@@ -75,9 +76,10 @@ describe('the later tier-up of a build', () => {
       expect(usualTierUpFlags(version)).toEqual([]);
   });
 
-  it('stays later through an edit of a few documents, and goes back once scripts run or many documents changed', () => {
-    expect(tieringAfter({ type: 'plan', totalRuns: 0 })).toBeUndefined();
-    expect(tieringAfter({ type: 'plan', totalRuns: 1 })).toBe('usual');
+  it('stays later through an edit of a few documents, and goes back once scripts run, many calls replay or many documents changed', () => {
+    expect(tieringAfter({ type: 'plan', totalRuns: 0, cachedRuns: 2 })).toBeUndefined();
+    expect(tieringAfter({ type: 'plan', totalRuns: 1, cachedRuns: 0 })).toBe('usual');
+    expect(tieringAfter({ type: 'plan', totalRuns: 0, cachedRuns: MANY_CACHED_CALLS })).toBe('usual');
     expect(tieringAfter({ type: 'documents', parsed: 1, reused: 9_999 })).toBe('later');
     expect(tieringAfter({ type: 'documents', parsed: 10_000, reused: 0 })).toBe('usual');
     expect(tieringAfter({ type: 'documents', parsed: 500, reused: 500 })).toBe('usual');
