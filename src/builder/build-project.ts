@@ -191,7 +191,8 @@ async function buildProjectOnce(options: BuildOptions): Promise<BuildReport> {
     noteStageMemory('discovery');
     stopIfInterrupted(signal);
     const { resources, prompts, templates, expansion, skills, site } = content;
-    if (resources.documents?.reused) options.onEvent?.({ type: 'documents', ...resources.documents });
+    if (resources.documents?.reused || resources.documents?.parsed)
+      options.onEvent?.({ type: 'documents', ...resources.documents });
     const { completions: registeredCompletions } = project.registration;
     const providers = registeredCompletions?.some(isProviderEntry)
       ? await runCompletionProviders(

@@ -326,7 +326,12 @@ export function fingerprintTree(outDir: string): TreeFingerprint {
  * The recorded report when nothing changed since the last successful build with the same
  * output-changing options, else null. Never throws: any doubt means "build".
  */
-export async function readUpToDateReport(options: BuildOptions, generator: string): Promise<BuildReport | null> {
+export async function readUpToDateReport(
+  options: BuildOptions,
+  generator: string,
+  /** Told when a record of a build with the same options is found, before the project is walked. */
+  onRecordFound?: () => void,
+): Promise<BuildReport | null> {
   if (!mayReplay(options)) return null;
   const projectRoot = path.resolve(options.projectRoot);
   let record: UpToDateRecord;
@@ -337,6 +342,7 @@ export async function readUpToDateReport(options: BuildOptions, generator: strin
   }
   if (record.generator !== generator || record.options !== fingerprintOptions(options)) return null;
   if (!Array.isArray(record.treeFolders)) return null;
+  onRecordFound?.();
   // The tree first: a few stats, where the inputs walk the whole project.
   if (fingerprintTreeFolders(record.outDir, record.treeFolders) !== record.tree) return null;
   const scope = { projectRoot, toolsRoot: record.toolsRoot, outDir: record.outDir, generator };

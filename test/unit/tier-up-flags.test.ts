@@ -1,11 +1,19 @@
 // The V8 flags the CLI sets while it runs: `serve` once its first answers are out
-// (src/cli/tier-up-sooner.ts), `build` once discovery found an edit of a few documents, and only then
-// (src/cli/tier-up-later.ts). The running Node's V8 takes each of them without a word on stderr (V8
+// (src/cli/tier-up-sooner.ts), `build` from the start when the project was built before, kept
+// while discovery finds an edit of a few documents and given back otherwise (src/cli/tier-up-later.ts). The running Node's V8 takes each of them without a word on stderr (V8
 // prints an error there for a flag it lacks, which a stdio client or a build's user would see), and
 // an engine not known gets none.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { BUILD_INTERRUPT_BUDGET, isEditOfFew, laterTierUpFlags } from '../../src/cli/tier-up-later.js';
+import {
+  BUILD_INTERRUPT_BUDGET,
+  isEditOfFew,
+  laterTierUpFlags,
+  MANY_CACHED_CALLS,
+  tieringAfter,
+  USUAL_INTERRUPT_BUDGET,
+  usualTierUpFlags,
+} from '../../src/cli/tier-up-later.js';
 import { soonerTierUpFlags } from '../../src/cli/tier-up-sooner.js';
 
 /** Sets `flags` after the start, as the CLI does, and checks V8 took each as one of its own. */
@@ -51,6 +59,30 @@ describe('the later tier-up of a build', () => {
     for (const version of ['11.8.172.17', '12.4.254.21-node.33', '13.6.233.17-node.53', '10.2.154.26', 'unknown'])
       expect(laterTierUpFlags(version)).toEqual([]);
     expect(laterTierUpFlags('11.3.244.8-node.30')).toEqual([`--interrupt-budget=${BUILD_INTERRUPT_BUDGET}`]);
+  });
+
+  it("gives back V8's own budget with a flag the running Node's V8 takes silently", () => {
+    if (!process.versions.v8.startsWith('11.3.')) return;
+    const flags = usualTierUpFlags(process.versions.v8);
+    expect(flags).toEqual([`--interrupt-budget=${USUAL_INTERRUPT_BUDGET}`]);
+    expectTakenSilently(flags);
+    // The budget given back is the engine's own default.
+    const options = spawnSync(process.execPath, ['--v8-options'], { encoding: 'utf8' }).stdout;
+    expect(options).toContain(`default: --interrupt-budget=${USUAL_INTERRUPT_BUDGET}\n`);
+  });
+
+  it('gives nothing back on an engine whose tiering flags are not known', () => {
+    for (const version of ['11.8.172.17', '13.6.233.17-node.53', 'unknown'])
+      expect(usualTierUpFlags(version)).toEqual([]);
+  });
+
+  it('stays later through an edit of a few documents, and goes back once scripts run, many calls replay or many documents changed', () => {
+    expect(tieringAfter({ type: 'plan', totalRuns: 0, cachedRuns: 2 })).toBeUndefined();
+    expect(tieringAfter({ type: 'plan', totalRuns: 1, cachedRuns: 0 })).toBe('usual');
+    expect(tieringAfter({ type: 'plan', totalRuns: 0, cachedRuns: MANY_CACHED_CALLS })).toBe('usual');
+    expect(tieringAfter({ type: 'documents', parsed: 1, reused: 9_999 })).toBe('later');
+    expect(tieringAfter({ type: 'documents', parsed: 10_000, reused: 0 })).toBe('usual');
+    expect(tieringAfter({ type: 'documents', parsed: 500, reused: 500 })).toBe('usual');
   });
 
   it('is for an edit of a few documents only', () => {

@@ -15,7 +15,7 @@ import { BUILD_OPTIONS } from '../build-options.js';
 import { countFailedRuns, describeReportBody } from '../describe-report.js';
 import { commandLine } from '../invocation.js';
 import { keepOldGenerationTight, keepYoungGenerationSmall, MANY_CALLS } from '../young-generation.js';
-import { isEditOfFew, tierUpLater } from '../tier-up-later.js';
+import { tierUpAsUsual, tierUpLater, tieringAfter } from '../tier-up-later.js';
 
 export const command = defineCommand({
   name: 'build',
@@ -121,7 +121,8 @@ export async function buildOrReplay(buildOptions: BuildOptions, startedAt = perf
   // 2 x 16 MiB) in a large project, and a young generation never shrinks back, so every later
   // stage of an edit build carried it.
   const heapGrowingPercentInForce = keepYoungGenerationSmall();
-  const recorded = await readUpToDateReport(buildOptions, generatorName());
+  // A project built before with these options is most often edited a little or not at all.
+  const recorded = await readUpToDateReport(buildOptions, generatorName(), tierUpLater);
   if (recorded) {
     // Nothing ran this time: every answer came from what the recorded build left.
     const tools = recorded.tools.map((tool) => ({ ...tool, cached: tool.precomputed, scriptMs: 0 }));
@@ -146,7 +147,9 @@ export async function buildOrReplay(buildOptions: BuildOptions, startedAt = perf
     onEvent: (event) => {
       if (event.type === 'plan' && event.totalRuns + event.cachedRuns >= MANY_CALLS)
         keepOldGenerationTight(heapGrowingPercentInForce);
-      if (event.type === 'documents' && isEditOfFew(event)) tierUpLater();
+      const tiering = event.type === 'plan' || event.type === 'documents' ? tieringAfter(event) : undefined;
+      if (tiering === 'later') tierUpLater();
+      else if (tiering === 'usual') tierUpAsUsual();
       onEvent?.(event);
     },
   });
