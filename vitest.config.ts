@@ -5,6 +5,7 @@
 // end-to-end tests room; golden trees are regenerated only with UPDATE_GOLDEN=1, never in CI.
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { CLI_TIER_TMPDIR } from './scripts/test-temp-folder.mjs';
 import { listTierGlobs, type Tier } from './test/helpers/test-tiers.js';
 import LongestFirstSequencer from './test/longest-first-sequencer.js';
 
@@ -12,13 +13,32 @@ import LongestFirstSequencer from './test/longest-first-sequencer.js';
  * One tier's project; `globalSetup` runs only when a file of the tier is selected. It returns
  * before its work ends: the tier's files wait for it in test/helpers/wait-for-setup.setup.ts.
  */
-function defineTier(tier: Tier, globalSetup: string[], isolate = true): TestProjectInlineConfiguration {
+function defineTier(
+  tier: Tier,
+  globalSetup: string[],
+  isolate = true,
+  env: Record<string, string> = {},
+): TestProjectInlineConfiguration {
   const { include, exclude } = listTierGlobs(tier);
   const setupFiles = globalSetup.length > 0 ? ['test/helpers/wait-for-setup.setup.ts'] : [];
   return {
     extends: true,
-    test: { name: tier, include, exclude: [...configDefaults.exclude, ...exclude], globalSetup, setupFiles, isolate },
+    test: {
+      name: tier,
+      include,
+      exclude: [...configDefaults.exclude, ...exclude],
+      globalSetup,
+      setupFiles,
+      isolate,
+      env,
+    },
   };
+}
+
+/** TMPDIR for the cli tier's workers: the folder scripts/run-tests.mjs made for it, if any. */
+function cliTierEnvironment(): Record<string, string> {
+  const folder = process.env[CLI_TIER_TMPDIR];
+  return folder ? { TMPDIR: folder } : {};
 }
 
 export default defineConfig({
@@ -31,7 +51,9 @@ export default defineConfig({
       // Its files start the CLI as a process and, like core's, mock nothing and restore what they
       // change, so they share workers too: an isolated worker per file re-imports vitest and the
       // helpers for each of them.
-      defineTier('cli', ['test/global-setup.ts'], false),
+      // Under `npm test`, its workers' TMPDIR is a RAM-backed folder where there is one
+      // (scripts/test-temp-folder.mjs); the global setup's shared folders stay in os.tmpdir().
+      defineTier('cli', ['test/global-setup.ts'], false, cliTierEnvironment()),
       // Its files start runtimes and clients and, like cli's, mock nothing and stop what they
       // start, so they share workers too: a worker per file re-imported vitest, the SDK and
       // miniflare for each, about a second of CPU a file.

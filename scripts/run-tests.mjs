@@ -6,11 +6,13 @@
 // they take what the tests leave idle and never slow a test that measures time; when the tests end
 // first, they get their priority back where the system allows (root, or CAP_SYS_NICE). A check's
 // errors are printed as soon as it ends and again after the tests' report; the exit status is 1
-// when the lint, the type check or a test failed.
+// when the lint, the type check or a test failed. The cli tier's temporary folders go to a
+// RAM-backed folder where there is one with room (scripts/test-temp-folder.mjs).
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import path from 'node:path';
+import { CLI_TIER_TMPDIR, makeTestTempFolder, removeTestTempFolder } from './test-temp-folder.mjs';
 
 /** Unix niceness of the checks (0 = the tests' own priority, 19 = the lowest). */
 const TYPECHECK_NICENESS = 10;
@@ -20,8 +22,8 @@ const require = createRequire(import.meta.url);
 const bin = (pkg, file) => path.join(path.dirname(require.resolve(`${pkg}/package.json`)), file);
 
 /** Runs `node <args>`; resolves to its exit status. */
-function run(args, stdio = 'inherit') {
-  const child = spawn(process.execPath, args, { stdio });
+function run(args, stdio = 'inherit', env = process.env) {
+  const child = spawn(process.execPath, args, { stdio, env });
   return { child, exited: new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? signal))) };
 }
 
@@ -83,9 +85,17 @@ const checks = [
     niceness,
   ),
 ];
-const tests = run([bin('vitest', 'vitest.mjs'), 'run', ...process.argv.slice(2)]);
+const tempFolder = makeTestTempFolder();
+const tests = run(
+  [bin('vitest', 'vitest.mjs'), 'run', ...process.argv.slice(2)],
+  'inherit',
+  // The cli tier's temporary folder (vitest.config.ts): the runtimes tier's Deno refuses to read
+  // below /dev, so that tier keeps the default.
+  tempFolder === undefined ? process.env : { ...process.env, [CLI_TIER_TMPDIR]: tempFolder },
+);
 
 const testStatus = await tests.exited;
+if (tempFolder !== undefined) removeTestTempFolder(tempFolder);
 for (const check of checks) check.restorePriority();
 let failed = testStatus !== 0;
 for (const check of checks) {

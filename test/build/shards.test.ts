@@ -8,7 +8,7 @@
 // trees have no bundled _worker.js; one CLI run per command shows what the command makes of them
 // (exit codes, stderr, --json, a kill mid-merge).
 import { spawn } from 'node:child_process';
-import { promises as fs, statSync, watch } from 'node:fs';
+import { accessSync, constants, promises as fs, statSync, watch } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -27,14 +27,19 @@ import { openTreeSession } from '../helpers/in-process-session.js';
 
 const HELP = 'if [ "$1" = "--help" ]; then';
 
-const OTHER_FILESYSTEM = '/dev/shm';
-const partsElsewhereCanBeTried = (() => {
+/**
+ * A folder on another filesystem than the temporary folder's: /dev/shm (a tmpfs) where there is
+ * one, or the disk's /tmp when `npm test` put the temporary folder on /dev/shm.
+ */
+const OTHER_FILESYSTEM = ['/dev/shm', '/tmp', '/var/tmp'].find((folder) => {
   try {
-    return statSync(OTHER_FILESYSTEM).dev !== statSync(os.tmpdir()).dev;
+    accessSync(folder, constants.W_OK);
+    return statSync(folder).dev !== statSync(os.tmpdir()).dev;
   } catch {
     return false;
   }
-})();
+});
+const partsElsewhereCanBeTried = OTHER_FILESYSTEM !== undefined;
 
 /** Every script logs its runs to runs.log beside the project, so a test sees what really ran. */
 const LOG_RUN = 'echo "$STATICMCP_TOOL" >> "$STATICMCP_PROJECT_ROOT/../runs.log"';
@@ -318,7 +323,7 @@ describe('a project built whole and as 3 shards', () => {
     expect(await manifestOf(out)).toEqual(await manifestOf(whole));
   });
 
-  // /dev/shm is a tmpfs where there is one: a link from there into the temporary folder fails (EXDEV).
+  // A link from another filesystem into the temporary folder fails (EXDEV).
   it.skipIf(!partsElsewhereCanBeTried)(
     'links the parts’ files into the merged tree, but writes those with other permissions and those on another filesystem',
     async () => {
@@ -333,7 +338,7 @@ describe('a project built whole and as 3 shards', () => {
       expect((await merge([parts[0], unpacked, parts[2]], fromUnpacked)).ok).toBe(true);
       expect(await fingerprint(fromUnpacked)).toEqual(await fingerprint(whole));
       expect((await fs.stat(path.join(fromUnpacked, otherFile))).nlink).toBe(1);
-      const elsewhere = await fs.mkdtemp(path.join(OTHER_FILESYSTEM, 'staticmcp-parts-'));
+      const elsewhere = await fs.mkdtemp(path.join(OTHER_FILESYSTEM!, 'staticmcp-parts-'));
       try {
         const moved: string[] = [];
         for (const [index, part] of parts.entries()) {

@@ -61,6 +61,7 @@ export const LONGEST_FILES: readonly string[] = [
   'test/cli/deploy-commands.test.ts',
   'test/build/search-build.test.ts',
   'test/browser/playground.test.ts',
+  'test/browser/landing-page.test.ts',
   'test/http/bad-input.test.ts',
   'test/edge/live-origin.test.ts',
   'test/conformance/conformance-2026-07-28.test.ts',
