@@ -13,6 +13,7 @@ import {
   MAX_DOCUMENT_SOURCE_REST_BYTES,
 } from '../core/search/excerpt-source.js';
 import { encodeDocumentSourceRest, type IndexedDocument } from '../core/search/search-results.js';
+import { encodeUtf8InScratch } from './utf8-scratch.js';
 
 /**
  * One below zlib's default: on documentation text level 5's output is barely larger than 6's for
@@ -57,7 +58,12 @@ let scratch = Buffer.allocUnsafeSlow(16 * 1024);
 function utf8Input(text: string, then = ''): Buffer {
   const bytes = Buffer.byteLength(text, 'utf8') + Buffer.byteLength(then, 'utf8');
   // Each encoded on its own, as the writes below do (a lone surrogate at the seam stays lone).
-  if (bytes > MAX_SCRATCH_BYTES) return Buffer.concat([Buffer.from(text, 'utf8'), Buffer.from(then, 'utf8')]);
+  if (bytes > MAX_SCRATCH_BYTES)
+    // A long body through the shared long-string buffer: two copies of it a document were native
+    // blocks whose frees raise glibc's mmap threshold (utf8-scratch.ts).
+    return then === ''
+      ? encodeUtf8InScratch(text)
+      : Buffer.concat([Buffer.from(text, 'utf8'), Buffer.from(then, 'utf8')]);
   if (bytes > scratch.length)
     scratch = Buffer.allocUnsafeSlow(Math.min(MAX_SCRATCH_BYTES, Math.max(bytes, 2 * scratch.length)));
   const textBytes = scratch.write(text, 0, 'utf8');
