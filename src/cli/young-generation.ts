@@ -1,15 +1,13 @@
 // Keeps V8's heap near what the build holds, for the commands whose memory must not grow with the
 // number of calls (build, merge). Every call leaves a little short-lived garbage that happens to be
 // alive at a scavenge, and V8 doubles the young generation each time the bytes surviving since the
-// last growth pass its size: in any long enough build it reached its 2 x 16 MiB maximum, which was
-// most of the growth of peak RSS between 4,000 and 40,000 calls. The same garbage, promoted, then
-// filled the old generation up to V8's next collection limit, set at up to 4x what was alive
-// after the last full collection: at 100,000 calls the old generation held ~37 MB for ~10 MB alive
-// (a heap snapshot at the peak). A growing factor of 1.2 (HEAP_GROWING_PERCENT) keeps it near
-// 10 MB; full collections of a small heap are cheap (build CPU time unchanged, bench/build-memory.mjs).
-// 1.2 rather than 1.5: below 40 MB alive V8's own 8 MB floor sets the limit either way, and a
-// content build of 100,000 documents holds ~30 MB at its search step, where 1.5 let the heap
-// reach ~44 MB at the peak of the whole build.
+// last growth pass its size: in any long enough build it reached its 2 x 16 MiB maximum. The same
+// garbage, promoted, then filled the old generation up to V8's next collection limit, set at up
+// to 4x what was alive after the last full collection. A growing factor of 1.2
+// (HEAP_GROWING_PERCENT) keeps the old generation near what is alive; full collections of a small
+// heap are cheap (bench/build-memory.mjs compares). Below 40 MB alive V8's own 8 MB floor sets the
+// limit at 1.2 as at 1.5, so only a large content build's search step, which holds more, collects
+// sooner than it did at 1.5.
 import v8 from 'node:v8';
 import { writeHumanLines } from '../shared/terminal-text.js';
 import { WRITE_CODE_CACHE_NOW } from './code-cache.js';
