@@ -12,7 +12,7 @@ import { stemKeyOf, type Stemming } from '../core/search/stem.js';
 import { type TermVisitor, visitTerms } from '../core/search/tokenize.js';
 
 /**
- * Keys the dictionary holds before it starts again (as the stem caches do): bounds its memory
+ * Keys the dictionary holds before it starts again (as the stem cache does): bounds its memory
  * (~5 MB) on a corpus of any vocabulary, while the words most tokens are stay found.
  */
 export const KEY_DICTIONARY_LIMIT = 65_536;

@@ -1,4 +1,4 @@
-// What a build keeps per document (a Markdown title and description, the stem caches' terms, a
+// What a build keeps per document (a Markdown title and description, the stem cache's terms, a
 // posting run's dictionary) must not keep the whole document alive: V8 makes a long substring a
 // view into its parent string, which once held every document of a 6,000-page build in memory
 // (detached-string.ts). Each case cuts what is kept from 512 KiB documents and checks the heap
@@ -53,6 +53,21 @@ describe('what a build keeps of a document', () => {
       return [stemOf(term).length, stemKeyOf(term).length];
     });
     expect(grown).toBeLessThan(BOUND_BYTES);
+  });
+
+  it('stem keys of many distinct words keep none of them', () => {
+    // A content build asks the stem key of each word its key counter holds: most are the
+    // documents' own numbers and names, a new one per document.
+    const count = 50_000;
+    let length = 0;
+    collect();
+    const before = process.memoryUsage().heapUsed;
+    for (let index = 0; index < count; index += 1) length += stemKeyOf(`page${index}name`).length;
+    collect();
+    const grown = process.memoryUsage().heapUsed - before;
+    expect(length).toBeGreaterThan(count * 10);
+    // Remembering each word and its key took ~100 bytes a word.
+    expect(grown).toBeLessThan(count * 10);
   });
 
   it('a kept path costs its own characters, not a view of a copy', () => {

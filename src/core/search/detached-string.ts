@@ -1,7 +1,7 @@
 // A copy of a short string that holds nothing but itself. V8 makes a substring of 13 or more
 // characters (a regexp match, a slice, a trim) a view into the whole string it came from, so a
 // search term or a title kept in a long-lived map or list keeps its whole document alive: every
-// document of a build, through the stem caches and the posting run's dictionary. Portable.
+// document of a build, through the stem cache and the posting run's dictionary. Portable.
 
 /** V8's shortest substring that is a view (SlicedString::kMinLength); shorter ones are copies already. */
 export const SHORTEST_VIEW = 13;

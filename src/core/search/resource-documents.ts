@@ -15,7 +15,7 @@ import { callKeyOf, KEY_KIND } from '../packs/pack-format.js';
 import { DEFAULT_PACK_CACHE_LIMITS, PackReader } from '../packs/pack-reader.js';
 import { RESOURCE_PACK_GROUP } from '../packs/pack-table.js';
 import type { IndexedDocument } from './search-results.js';
-import { StringSet } from './string-set.js';
+import { ListedUris } from './listed-uris.js';
 import { DOCUMENT_URL_META_KEY, documentViewUrl, MOVED_LANDING_FILE } from './document-url.js';
 import {
   KeptResourceDocument,
@@ -131,14 +131,17 @@ export async function* resourceDocumentBatches(
   const site = viewSiteOf(files);
   // What a list entry's document is made of besides the entry and its file: a run is kept under it.
   const context = JSON.stringify([ours, site.landingFile, settings.publicUrl ?? null]);
-  // Every URI listed so far (a repeated one is skipped), held outside the heap (string-set.ts).
-  const seen = new StringSet();
-  // The part whose entries come next: resourceEntryLists reads a part, then hands on its entries.
-  let part: string | undefined;
-  const readPart = async (treePath: string): Promise<unknown> => {
-    part = treePath;
+  const readList = async (treePath: string): Promise<unknown> => {
     const bytes = files.has(treePath) ? await files.read(treePath) : undefined;
     return bytes === undefined ? undefined : (parseJson(bytes)?.value ?? null);
+  };
+  // The URIs listed so far (a repeated one is skipped): the last one while they ascend (listed-uris.ts).
+  const seen = new ListedUris(() => resourceEntryLists(manifest, readList));
+  // The part whose entries come next: resourceEntryLists reads a part, then hands on its entries.
+  let part: string | undefined;
+  const readPart = (treePath: string): Promise<unknown> => {
+    part = treePath;
+    return readList(treePath);
   };
   const pageOf = (resource: JsonObject, id: string) =>
     urlOf(settings, id, site, isObject(resource._meta) ? resource._meta[DOCUMENT_URL_META_KEY] : undefined);
@@ -153,7 +156,12 @@ export async function* resourceDocumentBatches(
     const fileDigests = runnable ? new Uint8Array(DIGEST_BYTES * entries.length) : undefined;
     const listed: ListedResource[] = [];
     for (const resource of entries) {
-      if (!isObject(resource) || typeof resource.uri !== 'string' || !seen.add(resource.uri)) {
+      if (!isObject(resource) || typeof resource.uri !== 'string') {
+        runnable = false;
+        continue;
+      }
+      const added = seen.add(resource.uri);
+      if (!(typeof added === 'boolean' ? added : await added)) {
         runnable = false;
         continue;
       }

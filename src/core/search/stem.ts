@@ -52,19 +52,14 @@ export function stemOf(term: string): string {
   return stem;
 }
 
-// Keys remembered as well: joining the suffix per token made a new string to hash every time.
-const stemKeys = new Map<string, string>();
-
-/** The key of the list of every word whose stem is `stemOf(term)`. */
+/**
+ * The key of the list of every word whose stem is `stemOf(term)`. Not remembered: the build's key
+ * counter (search-key-counter.ts) asks once per word its dictionary holds, and a map of every word
+ * asked, most of them a document's own numbers and names, grew with the documents to its limit
+ * through the index step, where a large build peaks.
+ */
 export function stemKeyOf(term: string): string {
-  let key = stemKeys.get(term);
-  if (key === undefined) {
-    const own = detachedString(term);
-    key = stemOf(own) + STEM_KEY_SUFFIX;
-    if (stemKeys.size >= STEM_CACHE_LIMIT) stemKeys.clear();
-    stemKeys.set(own, key);
-  }
-  return key;
+  return stemOf(detachedString(term)) + STEM_KEY_SUFFIX;
 }
 
 /**

@@ -1,7 +1,7 @@
 // A set of strings held as their UTF-8 bytes outside the JavaScript heap, for the document lister
-// (tree-documents.ts), which remembers every resource URI it listed to skip a repeated one: a Set
-// of 100,000 URI strings held ~10 MB of heap to the end of the index step, and the heap grows to a
-// multiple of what it holds. Here a string costs its bytes and 16 more. The bytes go in fixed
+// (listed-uris.ts), which remembers the resource URIs of a list out of order to skip a repeated
+// one: a Set of 100,000 URI strings held ~10 MB of heap to the end of the index step, and the heap
+// grows to a multiple of what it holds. Here a string costs its bytes and 16 more. The bytes go in fixed
 // chunks (never copied as the set grows); an open-addressing table of entry numbers finds one.
 // Portable (no Buffer): the lister runs in `staticmcp index` and the build alike.
 
