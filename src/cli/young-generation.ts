@@ -60,10 +60,14 @@ export const MANY_CALLS = 50_000;
 export function keepOldGenerationTight(heapGrowingPercentInForce: number): void {
   if (heapGrowingPercentInForce <= 0) return;
   v8.setFlagsFromString('--optimize-for-size');
-  collectWhenHeapGrows();
+  collectWhenHeapGrows(heapGrowingPercentInForce);
 }
 
-/** How far the heap may grow past what the last full collection left, before the build collects. */
+/**
+ * How far the heap may grow past what the last full collection left, before the build collects:
+ * at least this, or the growing percentage of what was alive when that is more, so a build or merge
+ * that holds much is not collected over and over.
+ */
 const COLLECT_PAST_LIVE_BYTES = 2.5 * 1024 * 1024;
 /** How often the heap's size is looked at, while the build awaits. */
 const HEAP_CHECK_MS = 20;
@@ -76,14 +80,19 @@ const HEAP_CHECK_MS = 20;
  * from a timer, which runs between the awaits of the call loop. `gc` comes from a context made
  * after exposing it: the flag is read when a context is made, not later.
  */
-function collectWhenHeapGrows(): void {
+let collectingWhenHeapGrows = false;
+function collectWhenHeapGrows(heapGrowingPercent: number): void {
+  if (collectingWhenHeapGrows) return;
+  collectingWhenHeapGrows = true;
   v8.setFlagsFromString('--expose-gc');
   const collect: unknown = vm.runInNewContext('typeof gc === "function" ? gc : undefined');
   if (typeof collect !== 'function') return;
-  let liveBytes = v8.getHeapStatistics().used_heap_size;
+  const limitOf = (liveBytes: number) =>
+    liveBytes + Math.max(COLLECT_PAST_LIVE_BYTES, (liveBytes * heapGrowingPercent) / 100);
+  let limitBytes = limitOf(v8.getHeapStatistics().used_heap_size);
   setInterval(() => {
-    if (v8.getHeapStatistics().used_heap_size <= liveBytes + COLLECT_PAST_LIVE_BYTES) return;
+    if (v8.getHeapStatistics().used_heap_size <= limitBytes) return;
     collect();
-    liveBytes = v8.getHeapStatistics().used_heap_size;
+    limitBytes = limitOf(v8.getHeapStatistics().used_heap_size);
   }, HEAP_CHECK_MS).unref();
 }
