@@ -17,7 +17,10 @@ export default class TimelineReporter implements Reporter {
 
   onInit(vitest: Vitest): void {
     this.root = vitest.config.root;
-    this.workers = vitest.config.maxWorkers;
+    // The pool runs each tier's files on that project's maxWorkers, which `--maxWorkers` on the
+    // command line does not change (VITEST_MAX_WORKERS does): the root config's can differ from it.
+    const perTier = vitest.projects.map((project) => project.config.maxWorkers);
+    this.workers = perTier.length > 0 ? Math.max(...perTier) : vitest.config.maxWorkers;
   }
 
   /** Called as a worker takes the file, before its setup files and imports. */

@@ -86,7 +86,8 @@ describe.skipIf(!HAS_CHROMIUM)('the landing page a new user meets', () => {
       expect(await page.locator('main > *:not(#connect):not([hidden])').first().getAttribute('id')).toBe('search');
       expect(await page.locator('#connect pre.snippet').first().isVisible()).toBe(false);
       await page.getByRole('link', { name: 'connect it to your assistant' }).click();
-      expect(await page.locator('#connect pre.snippet').first().isVisible()).toBe(true);
+      // The panel opens on the hashchange event, which the page handles after the click returns.
+      await expect.poll(() => page.locator('#connect pre.snippet').first().isVisible(), EVENTUALLY).toBe(true);
       expect(await page.getByRole('button', { name: 'Copy: Claude Code' }).first().isVisible()).toBe(true);
 
       const hello = page.locator('article.tool[data-tool="hello"]');
