@@ -64,9 +64,9 @@ export function keepOldGenerationTight(heapGrowingPercentInForce: number): void 
 }
 
 /**
- * How far the heap may grow past what the last full collection left, before the build collects:
- * at least this, or the growing percentage of what was alive when that is more, so a build or merge
- * that holds much is not collected over and over.
+ * How far the old generation may grow past what the last full collection left, before the build
+ * collects: at least this, or the growing percentage of what was alive when that is more, so a build
+ * or merge that holds much is not collected over and over.
  */
 const COLLECT_PAST_LIVE_BYTES = 2.5 * 1024 * 1024;
 /** How often the heap's size is looked at, while the build awaits. */
@@ -77,8 +77,10 @@ const HEAP_CHECK_MS = 20;
  * before it marked (its trace: `--trace-incremental-marking`), whatever the growing percentage:
  * with ~8 MB alive, half of the heap's pages at a long build's peak were promoted garbage. So the
  * build collects itself once the heap is COLLECT_PAST_LIVE_BYTES past what was alive, checked
- * from a timer, which runs between the awaits of the call loop. `gc` comes from a context made
- * after exposing it: the flag is read when a context is made, not later.
+ * from a timer, which runs between the awaits of the call loop. Only the old generation counts: the
+ * young one keeps its size whatever it holds (keepYoungGenerationSmall) and empties at each
+ * scavenge, so counting its fill collected more often than the peak needs. `gc` comes from
+ * a context made after exposing it: the flag is read when a context is made, not later.
  */
 let collectingWhenHeapGrows = false;
 function collectWhenHeapGrows(heapGrowingPercent: number): void {
@@ -89,10 +91,18 @@ function collectWhenHeapGrows(heapGrowingPercent: number): void {
   if (typeof collect !== 'function') return;
   const limitOf = (liveBytes: number) =>
     liveBytes + Math.max(COLLECT_PAST_LIVE_BYTES, (liveBytes * heapGrowingPercent) / 100);
-  let limitBytes = limitOf(v8.getHeapStatistics().used_heap_size);
+  let limitBytes = limitOf(readOldGenerationBytes());
   setInterval(() => {
-    if (v8.getHeapStatistics().used_heap_size <= limitBytes) return;
+    if (readOldGenerationBytes() <= limitBytes) return;
     collect();
-    limitBytes = limitOf(v8.getHeapStatistics().used_heap_size);
+    limitBytes = limitOf(readOldGenerationBytes());
   }, HEAP_CHECK_MS).unref();
+}
+
+/** The bytes the heap's objects take, the young generation's (new_space, new_large_object_space) left out. */
+function readOldGenerationBytes(): number {
+  let bytes = 0;
+  for (const space of v8.getHeapSpaceStatistics())
+    if (!space.space_name.startsWith('new_')) bytes += space.space_used_size;
+  return bytes;
 }
