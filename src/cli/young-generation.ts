@@ -76,9 +76,9 @@ const HEAP_CHECK_MS = 20;
  * Even optimizing for size, Node 20's V8 let the old generation grow ~8 MB past what was alive
  * before it marked (its trace: `--trace-incremental-marking`), whatever the growing percentage:
  * with ~8 MB alive, half of the heap's pages at a long build's peak were promoted garbage. So the
- * build collects itself once the heap is COLLECT_PAST_LIVE_BYTES past what was alive, checked
- * from a timer, which runs between the awaits of the call loop. Only the old generation counts: the
- * young one keeps its size whatever it holds (keepYoungGenerationSmall) and empties at each
+ * build collects itself once the old generation is COLLECT_PAST_LIVE_BYTES past what was alive,
+ * checked from a timer, which runs between the awaits of the call loop. The young generation is
+ * left out: it keeps its size whatever it holds (keepYoungGenerationSmall) and empties at each
  * scavenge, so counting its fill collected more often than the peak needs. `gc` comes from
  * a context made after exposing it: the flag is read when a context is made, not later.
  */
