@@ -153,12 +153,14 @@ export class KeptPartReader {
   }
 
   /**
-   * Copies part `index`'s first `length` bytes into `into` from 0: the part as held, else read and
-   * checked again (and not held, so no part a caller still reads is let go for it). False when it
-   * can no longer be read whole.
+   * Copies part `index`'s first `length` bytes into `into` from 0: the part as held, else read,
+   * checked and held when holding it lets no part go (the entries after a run that breaks are
+   * taken from the same part next: read once, not twice), else read and checked without holding
+   * it (no part a caller still reads is let go for it). False when it can no longer be read whole.
    */
   copyPrefix(index: number, length: number, into: Uint8Array): boolean {
-    const held = this.loaded.get(index);
+    const lets = this.giveBackLetGo && (this.holdOne ? this.loaded.size > 0 : this.loaded.size >= MAX_HELD_PARTS);
+    const held = this.loaded.has(index) || lets ? this.loaded.get(index) : this.bytesOf(index);
     if (held !== undefined && held.length >= length) {
       into.set(held.subarray(0, length), 0);
       return true;

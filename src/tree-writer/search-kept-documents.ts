@@ -238,15 +238,31 @@ export class KeptSearchDocuments {
 
   /**
    * Keeps the previous entry `from` (`length` bytes, under `digest` and its source `source`, its
-   * fields `fieldsOffset` bytes in) for the next build without reading its part, as the edit
-   * state (search-edit-state.ts) vouches it is; returns where its fields start for termsAt, or
-   * undefined when it cannot be kept so (its part must be copied: the caller takes it instead).
+   * fields `fieldsOffset` bytes in) for the next build as the edit state (search-edit-state.ts)
+   * vouches it is: without reading its part while it continues a run of its part's entries, else
+   * copied from its part as it lies there (the rest of the part an edit broke: no entry parsed or
+   * made again). Returns where its fields start for termsAt, or undefined when it cannot be kept
+   * so (its part is missing or damaged, or it is not that entry there: the caller takes it instead).
    */
   repeat(digest: Uint8Array, source: Uint8Array, from: RepeatedEntry, length: number, fieldsOffset: number) {
     const parts = this.parts;
     const part = parts?.parts[from.part];
     if (part === undefined || from.offset + length > part.sizeBytes || from.index >= part.count) return undefined;
-    if (this.writer !== undefined && !this.writer.appendRepeated(digest, source, from, length)) return undefined;
+    if (this.writer !== undefined && !this.writer.appendRepeated(digest, source, from, length)) {
+      const bytes = parts!.bytesOf(from.part);
+      const start = from.offset;
+      const end = start + length;
+      if (
+        bytes === undefined ||
+        fieldsOffset !== DIGEST_BYTES + 1 + DIGEST_BYTES ||
+        end > bytes.length ||
+        !sameBytes(bytes, start, digest) ||
+        bytes[start + DIGEST_BYTES] !== DIGEST_BYTES ||
+        !sameBytes(bytes, start + DIGEST_BYTES + 1, source)
+      )
+        return undefined;
+      this.writer.appendKept(bytes, start, end, source, from);
+    }
     this.taken += 1;
     return parts!.starts[from.part]! + from.offset + fieldsOffset;
   }
