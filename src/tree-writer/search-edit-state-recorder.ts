@@ -82,7 +82,8 @@ export class SearchEditStateRecorder {
     if (arrival < this.count) this.failed = true;
     // Documents not noted keep a row of zeros (not found), as they had in columns grown to them.
     while (this.count < arrival) this.nextRow();
-    const row = this.nextRow();
+    // Written in place in the chunk: a view and an array of the numbers a document were garbage.
+    const at = this.nextRow();
     const appended = this.keptDocuments.appended;
     const fresh = appended !== undefined && appended.count > this.lastAppended;
     if (appended !== undefined) this.lastAppended = appended.count;
@@ -92,11 +93,17 @@ export class SearchEditStateRecorder {
     for (let index = 0; index < DIGEST_BYTES; index += 1)
       if (record[RECORD_SOURCE_LENGTH_AT + 1 + index] !== source[index]) return;
     const { last } = appended!;
-    [last.part, last.index, last.offset, last.length, last.fieldsOffset, 1].forEach((value, column) => {
-      row.writeUInt32LE(value, 4 * column);
-    });
-    row.set(source, DIGESTS_AT);
-    row.set(record.subarray(0, DIGEST_BYTES), DIGESTS_AT + DIGEST_BYTES);
+    const chunk = this.chunk!;
+    chunk.writeUInt32LE(last.part, at);
+    chunk.writeUInt32LE(last.index, at + 4);
+    chunk.writeUInt32LE(last.offset, at + 8);
+    chunk.writeUInt32LE(last.length, at + 12);
+    chunk.writeUInt32LE(last.fieldsOffset, at + 16);
+    chunk.writeUInt32LE(1, at + 20);
+    for (let index = 0; index < DIGEST_BYTES; index += 1) {
+      chunk[at + DIGESTS_AT + index] = source[index]!;
+      chunk[at + DIGESTS_AT + DIGEST_BYTES + index] = record[index]!;
+    }
   }
 
   /** Notes a list run: its key, its first arrival and count, and the digest of its documents' file digests. */
@@ -109,14 +116,15 @@ export class SearchEditStateRecorder {
     this.listRuns.push(run);
   }
 
-  /** The next document's row, zeroed, in the chunk (appended to the rows file when it is full). */
-  private nextRow(): Buffer {
+  /** Where the next document's row starts in the chunk, zeroed (the chunk is appended to the rows file when it is full). */
+  private nextRow(): number {
     if (this.used + ROW_BYTES > CHUNK_BYTES) this.flushRows();
     this.chunk ??= Buffer.allocUnsafe(CHUNK_BYTES);
-    const row = this.chunk.subarray(this.used, this.used + ROW_BYTES).fill(0);
+    const at = this.used;
+    this.chunk.fill(0, at, at + ROW_BYTES);
     this.used += ROW_BYTES;
     this.count += 1;
-    return row;
+    return at;
   }
 
   /** Appends the gathered rows to the rows file (by name: no descriptor is held between appends). */

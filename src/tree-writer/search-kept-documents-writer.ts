@@ -33,12 +33,20 @@ import {
 
 /** The new file is `<file><NEW_FILE_MARK><pid>` until it is put in place. */
 export const NEW_FILE_MARK = '.new-';
+/** Directory bytes gathered before they are hashed and appended (under glibc's mmap threshold). */
+const PENDING_BYTES = 1 << 16;
 
 export class KeptDocumentsWriter {
   private writer: SpillWriter | undefined;
   private readonly partWriter: KeptPartWriter;
   private readonly hash = createHash('sha256');
   private readonly record = new Uint8Array(RECORD_BYTES);
+  /**
+   * Directory bytes not yet hashed and appended: a hash update and an append a record were most
+   * of what an unchanged document's entry cost here.
+   */
+  private pending: Uint8Array | undefined = new Uint8Array(PENDING_BYTES);
+  private pendingUsed = 0;
   /**
    * A made entry's bytes, reused from document to document: a new Buffer each was a malloc of a
    * few KiB alive until a collection, and a first build's stream of them grew glibc's heap.
@@ -211,6 +219,22 @@ export class KeptDocumentsWriter {
   }
 
   private append(bytes: Uint8Array): void {
+    const pending = this.pending!;
+    if (bytes.length > pending.length - this.pendingUsed) this.flushPending();
+    if (bytes.length > pending.length) {
+      this.hash.update(bytes);
+      this.writer!.append(bytes);
+      return;
+    }
+    pending.set(bytes, this.pendingUsed);
+    this.pendingUsed += bytes.length;
+  }
+
+  /** Hashes and appends the directory bytes gathered. */
+  private flushPending(): void {
+    if (this.pendingUsed === 0) return;
+    const bytes = this.pending!.subarray(0, this.pendingUsed);
+    this.pendingUsed = 0;
     this.hash.update(bytes);
     this.writer!.append(bytes);
   }
@@ -230,6 +254,8 @@ export class KeptDocumentsWriter {
     lengths.writeUInt32LE(this.recordCount, 4);
     this.append(table);
     this.append(lengths);
+    this.flushPending();
+    this.pending = undefined;
     const checksum = this.hash.digest();
     this.committedChecksum = checksum.toString('hex');
     this.writer.append(checksum);
@@ -242,6 +268,8 @@ export class KeptDocumentsWriter {
   /** Drops the new file and the parts it made (the index failed, or the file outgrew its bound). */
   discard(): void {
     if (this.writer === undefined) return;
+    this.pending = undefined;
+    this.pendingUsed = 0;
     this.writer.close();
     rmSync(this.writer.file, { force: true });
     this.partWriter.discard();
