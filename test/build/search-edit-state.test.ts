@@ -106,7 +106,7 @@ describe('the search edit state', () => {
   it("removes a killed build's unfinished state, never a running build's", async () => {
     const project = await projectWithState('staticmcp-edit-state-dead-');
     // A process that has ended, and one still running (the test runner's parent).
-    const deadPid = spawnSync(process.execPath, ['-e', '0']).pid;
+    const deadPid = spawnSync('true').pid;
     const dead = path.join(project, `${STATE}.new-${deadPid}`);
     const running = path.join(project, `${STATE}.new-${process.ppid}`);
     for (const file of [dead, running]) await fs.writeFile(file, 'half a state');

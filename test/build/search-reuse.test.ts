@@ -107,7 +107,7 @@ function freshCopy() {
 
 /** The id of a process that has exited (a killed build's). */
 async function exitedProcessId(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', '0']);
+  const child = spawn('true');
   await once(child, 'exit');
   return child.pid!;
 }

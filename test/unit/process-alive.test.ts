@@ -8,7 +8,7 @@ import { isProcessAlive } from '../../src/shared/process-alive.js';
 describe('isProcessAlive', () => {
   it('is true for this process and false for one that has ended', () => {
     expect(isProcessAlive(process.pid)).toBe(true);
-    const ended = spawnSync(process.execPath, ['-e', '0']);
+    const ended = spawnSync('true');
     expect(ended.error).toBeUndefined();
     expect(isProcessAlive(ended.pid)).toBe(false);
   });

@@ -16,6 +16,13 @@ import {
 } from '../../src/cli/tier-up-later.js';
 import { soonerTierUpFlags } from '../../src/cli/tier-up-sooner.js';
 
+let v8Options: string | undefined;
+/** The running Node's `--v8-options` text, read once for the file's tests. */
+function readV8Options(): string {
+  v8Options ??= spawnSync(process.execPath, ['--v8-options'], { encoding: 'utf8' }).stdout;
+  return v8Options;
+}
+
 /** Sets `flags` after the start, as the CLI does, and checks V8 took each as one of its own. */
 function expectTakenSilently(flags: string[]): void {
   const script = `const v8 = require('node:v8');
@@ -24,7 +31,7 @@ process.stdout.write('set');`;
   const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
   expect(run.stderr).toBe('');
   expect(run.stdout).toBe('set');
-  const options = spawnSync(process.execPath, ['--v8-options'], { encoding: 'utf8' }).stdout;
+  const options = readV8Options();
   for (const flag of flags) expect(options).toContain(`${flag.slice(0, flag.indexOf('='))} (`);
 }
 
@@ -67,8 +74,7 @@ describe('the later tier-up of a build', () => {
     expect(flags).toEqual([`--interrupt-budget=${USUAL_INTERRUPT_BUDGET}`]);
     expectTakenSilently(flags);
     // The budget given back is the engine's own default.
-    const options = spawnSync(process.execPath, ['--v8-options'], { encoding: 'utf8' }).stdout;
-    expect(options).toContain(`default: --interrupt-budget=${USUAL_INTERRUPT_BUDGET}\n`);
+    expect(readV8Options()).toContain(`default: --interrupt-budget=${USUAL_INTERRUPT_BUDGET}\n`);
   });
 
   it('gives nothing back on an engine whose tiering flags are not known', () => {
