@@ -265,6 +265,14 @@ for (const count of SIZES) {
       show('no-op', noop);
       show('one edit', edit);
     }
+    if (beforeProject !== undefined) {
+      // Each round's pair (both sides saw the same load then): after - before.
+      const pairs = edit.map((run, round) => {
+        const before = beforeEdit[round];
+        return `${(run.wallS - before.wallS).toFixed(2)}/${(run.cpuS - before.cpuS).toFixed(2)}`;
+      });
+      console.log(`  one edit, each pair's after - before (wall/CPU s): ${pairs.join(' ')}`);
+    }
     console.log(`  one edit's stages, CPU ms (median)${beforeProject !== undefined ? ', before -> after' : ''}:`);
     showStages(edit, beforeProject === undefined ? undefined : beforeEdit);
     if (CHECK) console.log('  the tree after each edit: byte-identical to a from-scratch build');

@@ -4,6 +4,8 @@
 // peak). Under `node --expose-gc` each line follows a full collection: the live bytes, not garbage.
 // Each line starts with the process's CPU time so far (user + system, all threads): the
 // difference between two lines is what a stage cost, which a loaded machine's wall time hides.
+// Then the wall time since the process started: where a stage waited (on the disk, on a child
+// process, on the machine's other load) shows as wall time its CPU does not account for.
 // Each line ends with the process's peak RSS so far: a rise there between two lines is a peak
 // inside the stage between them, which the line after it (maybe after a collection) no longer shows.
 
@@ -20,6 +22,6 @@ export function noteStageMemory(stage: string): void {
   const usage = process.memoryUsage();
   const cpu = process.cpuUsage();
   process.stderr.write(
-    `[memory] ${stage.padEnd(12)} cpu ${((cpu.user + cpu.system) / 1000).toFixed(0).padStart(6)} ms rss ${megabytes(usage.rss)} heap ${megabytes(usage.heapUsed)}/${megabytes(usage.heapTotal)} external ${megabytes(usage.external)} array buffers ${megabytes(usage.arrayBuffers)} peak rss ${megabytes(process.resourceUsage().maxRSS * 1024)} MB\n`,
+    `[memory] ${stage.padEnd(12)} cpu ${((cpu.user + cpu.system) / 1000).toFixed(0).padStart(6)} ms wall ${performance.now().toFixed(0).padStart(6)} ms rss ${megabytes(usage.rss)} heap ${megabytes(usage.heapUsed)}/${megabytes(usage.heapTotal)} external ${megabytes(usage.external)} array buffers ${megabytes(usage.arrayBuffers)} peak rss ${megabytes(process.resourceUsage().maxRSS * 1024)} MB\n`,
   );
 }
