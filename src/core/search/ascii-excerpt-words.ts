@@ -30,7 +30,9 @@ function candidatePattern(starts: readonly string[]): RegExp {
   if (candidatesOf?.starts !== starts) {
     // The starts are letters and digits: nothing to escape.
     const alternatives = starts.join('|');
-    candidatesOf = { starts, pattern: new RegExp(`(?<![a-z0-9])(?:${alternatives})[a-z0-9]*`, 'g') };
+    // The unit before the run (none at the text's start) is matched rather than looked behind
+    // at: the page's search runs in browsers too, some without lookbehind.
+    candidatesOf = { starts, pattern: new RegExp(`(?:^|[^a-z0-9])((?:${alternatives})[a-z0-9]*)`, 'g') };
   }
   return candidatesOf.pattern;
 }
@@ -54,14 +56,15 @@ export function asciiExcerptWordsOf(text: string, matchOf: TokenMatcher): Excerp
     const candidates = candidatePattern(starts);
     candidates.lastIndex = 0;
     for (let found = candidates.exec(lower); found !== null; found = candidates.exec(lower)) {
-      const run = found[0];
+      const run = found[1]!;
       const term = run.length <= MAX_TERM_LENGTH ? matchOf(run) : -1;
       if (term < 0) continue;
-      counted += countRuns(lower, countedTo, found.index);
-      countedTo = found.index;
+      const start = found.index + found[0].length - run.length;
+      counted += countRuns(lower, countedTo, start);
+      countedTo = start;
       hitWords.push(counted);
       hitTerms.push(term);
-      hitStarts.push(found.index);
+      hitStarts.push(start);
     }
   }
   const count = counted + countRuns(lower, countedTo, lower.length);
