@@ -95,4 +95,15 @@ for (const server of SERVERS) {
         `startup before any request p50 ${f(median(startup))} ms)${failed ? `; ${failed} failed` : ''}`,
     );
   }
+  // Each query's difference from the first bundle's (the same query, run next to it): the pairs
+  // move together with the load, so their median says more than two p50s.
+  for (const [index, { cpu }] of runs.entries()) {
+    if (index === 0 || cpu.length !== runs[0].cpu.length) continue;
+    const differences = cpu.map((ms, round) => ms - runs[0].cpu[round]).sort((a, b) => a - b);
+    console.log(
+      `  [${WORKERS[index]}] - [${WORKERS[0]}] per query: p50 ${f(median(differences))} ms [${differences.map(f).join(' ')}]`,
+    );
+  }
 }
+const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+console.log(`load ${load}`);

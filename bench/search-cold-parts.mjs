@@ -68,8 +68,8 @@ const STEPS = {
   termRecords: [
     edit(
       READER,
-      '    const list = decodePostings(found.body, this.counts, this.counts.format);',
-      '    if (found.body.length >= 0) return null;\n    const list = decodePostings(found.body, this.counts, this.counts.format);',
+      '    const list = decodePostingsOnce(found.body, this.counts, this.counts.format);',
+      '    if (found.body.length >= 0) return null;\n    const list = decodePostingsOnce(found.body, this.counts, this.counts.format);',
     ),
     STOP_AFTER_POSTINGS,
   ],

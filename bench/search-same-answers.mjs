@@ -1,6 +1,6 @@
 // Whether two worker bundles answer `search` the same on one built tree (issue #40): a change to
 // how the worker ranks or counts (rank-and-count.ts) must keep each query's top 10 (ids, order)
-// and `total`. Each bundle runs in its own workerd with the native file service, as the cold
+// and `total`, and a change to how it cuts excerpts each result's excerpt and matches. Each bundle runs in its own workerd with the native file service, as the cold
 // benches do, and answers the same queries: two-word queries drawn from the corpus's first
 // documents (seeded), one-word, three-word and prefix queries from the same words, a word the
 // index lacks, and words paired with the corpus's commonest (at FTS5's idf floor). Prints each
@@ -74,6 +74,8 @@ async function answersOf(workerScript, queries, tree = TREE) {
           JSON.stringify({
             ids: result.structuredContent.results.map((hit) => hit.id),
             total: result.structuredContent.total,
+            // The excerpts too: how they are cut (excerpt.ts) must not change what they show.
+            excerpts: result.structuredContent.results.map((hit) => [hit.excerpt, hit.matches]),
           }),
         );
     }

@@ -160,6 +160,17 @@ describe('excerpts and total', () => {
     }
   });
 
+  it('picks the passage holding the most query words, not the first match, and marks only whole words', async () => {
+    // "river" alone early, then "river" and "sea" together far on: the later passage is shown,
+    // starting a few words before its first match; "riverbank" and "seas-side" are other words.
+    const text = `The river starts here. ${'Plain words, 12 numbers-and-hyphens; nothing more. '.repeat(30)}At last riverbank folk saw the river reach the sea and seas-side towns.`;
+    const { reader } = readerOver([...PAGES, page('passages', text)]);
+    const found = answer(await reader.search({ query: 'river sea' }));
+    const hit = found.results.find((candidate) => candidate.id === 'resources/passages.json')!;
+    expect(hit.excerpt).toMatch(/^… .*At last riverbank folk saw the river reach the sea and seas-side towns\.$/);
+    expect(hit.matches!.map(([start, end]) => hit.excerpt!.slice(start, end))).toEqual(['river', 'sea', 'seas']);
+  });
+
   it('marks every kind of match in an excerpt whatever its case: the word, its stem, a prefix', async () => {
     // Words of the text are looked up only when a query term starts as they do: each kind must still be found.
     const text =

@@ -59,15 +59,19 @@ export function wordLookupsOf(words: readonly string[], stemming: Stemming): Key
   return [...lookups].map(([key, weight]) => ({ key, weight }));
 }
 
-/**
- * Which query term (its position: words, then prefixes) a folded token matches, or -1; with
- * `firstUnits`, the first characters of every token it can match (a token starting otherwise
- * matches nothing, so an excerpt need not make a string of it).
- */
+/** Which query term (its position: words, then prefixes) a folded token matches, or -1. */
 export interface TokenMatcher {
   (token: string): number;
-  readonly firstUnits?: string;
+  /**
+   * The first two units (or the whole term, when shorter) of every term a token can match, the
+   * ASCII ones: an ASCII token matching a term starts with one, so an excerpt looks for these
+   * starts alone and leaves every other word of an ASCII text unread (ascii-excerpt-words.ts).
+   */
+  readonly asciiStarts: readonly string[];
 }
+
+/** A term start that an ASCII token can begin with: folded tokens are lowercase. */
+const ASCII_START = /^[a-z0-9]+$/;
 
 /**
  * Which query term (its position: words, then prefixes) a folded token of a document matches, or
@@ -92,10 +96,9 @@ export function tokenMatcherOf(query: ParsedQuery, stemming: Stemming): TokenMat
       if (token.startsWith(prefixes[position]!)) return prefixBase + position;
     return -1;
   };
-  // A match is the word (its first unit), a token whose first two units start a stem, or one a
-  // prefix starts: each begins with one of these.
-  const firstUnits = [...new Set([...query.words, ...stems.keys(), ...prefixes].map((term) => term.charAt(0)))].join(
-    '',
-  );
-  return Object.assign(matcher, { firstUnits });
+  // A match is the word, a token whose first two units start a stem, or one a prefix starts.
+  const asciiStarts = [
+    ...new Set([...query.words, ...stems.keys(), ...prefixes].map((term) => term.slice(0, 2))),
+  ].filter((start) => ASCII_START.test(start));
+  return Object.assign(matcher, { asciiStarts });
 }

@@ -10,6 +10,7 @@ import { utf8Bytes } from '../tree/utf8.js';
 import type { ScoredDocument } from './bm25.js';
 import { DamagedIndex } from './damaged-index.js';
 import { excerptOf } from './excerpt.js';
+import type { TokenMatcher } from './query-terms.js';
 import { type ReadTitleBlock, readExcerptTexts } from './result-excerpts.js';
 import {
   parseTitleBlock,
@@ -44,7 +45,7 @@ export interface HitReads {
 export async function readHits(
   reads: HitReads,
   best: readonly ScoredDocument[],
-  matchOf: (token: string) => number,
+  matchOf: TokenMatcher,
   termCount: number,
 ): Promise<SearchHit[]> {
   const { counts, options } = reads;
