@@ -9,7 +9,10 @@
 // same way, each command from a bundle of its own, `<outDir>/cli/staticmcp-<command>.cjs`
 // (src/cli/fast-command-line.ts and the command's module): `check`, `merge`, `index` and `init`
 // then read and compile none of `build`'s code (search, Markdown, the tree writer), which is most of
-// the bytes; help and usage errors (yargs) stay with the unbundled modules. One file per bundle, no
+// the bytes; help and usage errors (yargs) run from the whole command line's bundle,
+// `<outDir>/cli/staticmcp-command-line.cjs` (src/cli/run-command-line.ts: every command). With
+// ajv and serve-handler in `<outDir>/vendor/` (scripts/bundle-vendored.mjs), the bundles need
+// nothing from node_modules: the package has no dependencies. One file per bundle, no
 // chunks: every class a line uses (the errors `instanceof` tells apart) exists once in it, and
 // nothing in it is shared with the unbundled modules or another bundle. Run by `npm run build` (outDir = dist) and by the test setup (a
 // private outDir), after esbuild wrote the modules. (One bundle for every command was slower for
@@ -23,6 +26,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { VENDOR_FOLDER } from './bundle-vendored.mjs';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE_ROOT = path.join(REPO_ROOT, 'src');
@@ -40,6 +44,8 @@ const COMMAND_MODULES = {
 export const COMMAND_BUNDLE_PATHS = Object.fromEntries(
   Object.keys(COMMAND_MODULES).map((name) => [name, path.join('cli', `staticmcp-${name}.cjs`)]),
 );
+/** The whole command line (run-command-line.ts: yargs, every command) for help and usage errors. */
+export const COMMAND_LINE_BUNDLE_PATH = path.join('cli', 'staticmcp-command-line.cjs');
 export const ENTRY_BUNDLE_PATH = path.join('cli', 'staticmcp.cjs');
 const BUNDLE_FOLDER = path.join(SOURCE_ROOT, path.dirname(SERVE_BUNDLE_PATH));
 
@@ -69,6 +75,44 @@ const moduleUrlOfCompiledFile = {
   },
 };
 
+/** A bundle's file: line 1 names the hash of `code` (the code cache's key), then `code`. */
+export function stampBundle(code) {
+  const hash = createHash('sha256').update(code).digest('hex').slice(0, 32);
+  return `// staticmcp bundle ${hash}, written by scripts/bundle-cli.mjs\n${code}`;
+}
+
+/**
+ * Only `serve --port` needs serve-handler (with its dependencies, a third of the serve bundle): the
+ * bundles require it, when the HTTP host starts, from the file scripts/bundle-vendored.mjs wrote
+ * (a path from outDir/cli, where the entry whose require() the bundles use is).
+ */
+const vendoredServeHandler = {
+  name: 'vendored-serve-handler',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^serve-handler$/ }, () => ({
+      path: `../${VENDOR_FOLDER}/serve-handler.cjs`,
+      external: true,
+    }));
+  },
+};
+
+/**
+ * yargs and its parser find their folder from `import.meta.url` (empty in CommonJS): yargs' locale
+ * files, node_modules above it, a require() for config files we never ask it to read. In the
+ * bundle it is the bundle's own URL: there are no locale files beside it, so yargs' messages are
+ * English whatever the user's locale, as ours are.
+ */
+const yargsModuleUrl = {
+  name: 'yargs-module-url',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /[\\/]node_modules[\\/]yargs(-parser)?[\\/].*\.m?js$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes('import.meta.url')) return undefined;
+      return { contents: text.replaceAll('import.meta.url', '__bundleUrl()'), loader: 'js' };
+    });
+  },
+};
+
 /**
  * Each of `entries` (esbuild's `entryPoints`: `in` a module, `out` the bundle's path in outDir
  * without `.cjs`) and every module it reaches, as one pre-wrapped CommonJS file. One build for
@@ -86,9 +130,6 @@ async function bundleCommandLines(outDir, entries, minifyIdentifiers = false) {
     format: 'cjs',
     platform: 'node',
     target: 'node20',
-    // Only `serve --port` needs serve-handler (with its dependencies, a third of the bundle): a
-    // CommonJS package, required from node_modules when the HTTP host starts.
-    external: ['serve-handler'],
     // Less to read and compile at every start. Local names too for the serve bundle: a third less
     // source to read and hold (each page of it is a fault at every start); error names are set
     // in the classes themselves, so only a stack trace's function names read shorter.
@@ -105,17 +146,15 @@ async function bundleCommandLines(outDir, entries, minifyIdentifiers = false) {
         'var __importModule = typeof __staticmcpImport === "function" ? __staticmcpImport : (specifier) => import(specifier);',
       ].join('\n'),
     },
-    plugins: [commandEntries, moduleUrlOfCompiledFile],
+    plugins: [vendoredServeHandler, yargsModuleUrl, commandEntries, moduleUrlOfCompiledFile],
     logLevel: 'warning',
   });
   return Promise.all(
     result.outputFiles.map(async ({ path: outfile, text }) => {
       // The file is the function expression code-cache.ts compiles (its wrapCommonJs): wrapping it at
       // each start would make V8 copy the joined text once more.
-      const code = `${COMMONJS_WRAPPER_START}${text}${COMMONJS_WRAPPER_END}`;
-      const hash = createHash('sha256').update(code).digest('hex').slice(0, 32);
       await mkdir(path.dirname(outfile), { recursive: true });
-      await writeFile(outfile, `// staticmcp bundle ${hash}, written by scripts/bundle-cli.mjs\n${code}`);
+      await writeFile(outfile, stampBundle(`${COMMONJS_WRAPPER_START}${text}${COMMONJS_WRAPPER_END}`));
       return outfile;
     }),
   );
@@ -155,15 +194,18 @@ const commandEntries = {
   },
 };
 
-/** Each other command's ordinary line (fast-command-line.ts with that command): a bundle per command. */
+/**
+ * Each other command's ordinary line (fast-command-line.ts with that command): a bundle per command;
+ * and every other line (help, usage errors) from the whole command line's bundle.
+ */
 export function bundleOtherCommands(outDir) {
-  return bundleCommandLines(
-    outDir,
-    Object.keys(COMMAND_MODULES).map((name) => ({
+  return bundleCommandLines(outDir, [
+    ...Object.keys(COMMAND_MODULES).map((name) => ({
       in: `${COMMAND_ENTRY}${name}`,
       out: outName(COMMAND_BUNDLE_PATHS[name]),
     })),
-  );
+    { in: 'src/cli/run-command-line.ts', out: outName(COMMAND_LINE_BUNDLE_PATH) },
+  ]);
 }
 
 /** The bin: start-cli.ts run with this file's folder and its own import() and require() (which resolve from there). */

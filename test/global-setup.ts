@@ -91,6 +91,7 @@ function startCompile(root: string): Compiled {
           'scripts/bundle-edge-worker.mjs',
           'scripts/bundle-page.mjs',
           'scripts/compile-validators.mjs',
+          'scripts/bundle-vendored.mjs',
           'scripts/bundle-cli.mjs',
         ].map((script) => runNode([path.join(root, script), outDir], root)),
       );

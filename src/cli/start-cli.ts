@@ -11,8 +11,9 @@
 // (staticmcp-serve.cjs: one file instead of the modules the bridge needs, which pays for its
 // start-up: see bench/bridge-startup.mjs); an ordinary line of any other command from that
 // command's own bundle (staticmcp-<command>.cjs, fast-command-line.ts and the command's module: a
-// `check` or `init` then reads none of `build`'s code); `--version` alone is answered here; every other line (help, usage errors: yargs), or a build without the bundles, runs the
-// command line's modules (run-command-line.ts).
+// `check` or `init` then reads none of `build`'s code); `--version` alone is answered here; every other line (help, usage errors: yargs) runs the
+// whole command line (run-command-line.ts) from its bundle, staticmcp-command-line.cjs, or from
+// the modules in a build without the bundles.
 import path from 'node:path';
 import { enableNodeCompileCache } from '../shared/node-compile-cache.js';
 import { readPackageJson } from '../shared/version.js';
@@ -102,6 +103,10 @@ export async function startCli(
         : false;
   if (ran !== true) {
     enableNodeCompileCache(requireModule);
-    await importModule('./run-command-line.js');
+    const commandLine =
+      (loadBundle(cliFolder, 'staticmcp-command-line.cjs', importModule, requireModule) as
+        | CommandLineBundle
+        | undefined) ?? ((await importModule('./run-command-line.js')) as CommandLineBundle);
+    await commandLine.runCommandLine(argv);
   }
 }

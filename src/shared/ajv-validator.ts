@@ -7,10 +7,36 @@ import { enableNodeCompileCache } from './node-compile-cache.js';
 export type { Validator } from '../validators/validator.js';
 import type { Ajv as AjvInstance, ErrorObject, ValidateFunction } from 'ajv';
 
-/** ajv costs ~60 ms to load: it is required on the first compile, so commands that never compile a schema never pay. */
-function loadAjv(): typeof import('ajv').Ajv {
+interface AjvClasses {
+  Ajv: typeof import('ajv').Ajv;
+  Ajv2020: typeof import('ajv').Ajv;
+}
+let ajvClasses: AjvClasses | undefined;
+
+/**
+ * ajv costs ~60 ms to load: it is required on the first compile, so commands that never compile a
+ * schema never pay. From dist/ it is the one file `npm run build` bundled it into
+ * (scripts/bundle-vendored.mjs: the installed package has no node_modules of its own); from src/
+ * (unit tests) the package itself.
+ */
+function loadAjvClasses(): AjvClasses {
+  if (ajvClasses) return ajvClasses;
   enableNodeCompileCache();
-  return (createRequire(import.meta.url)('ajv') as typeof import('ajv')).Ajv;
+  const require = createRequire(import.meta.url);
+  try {
+    ajvClasses = require('../vendor/ajv.cjs') as AjvClasses;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+    ajvClasses = {
+      Ajv: (require('ajv') as typeof import('ajv')).Ajv,
+      Ajv2020: (require('ajv/dist/2020') as { Ajv2020: typeof import('ajv').Ajv }).Ajv2020,
+    };
+  }
+  return ajvClasses;
+}
+
+function loadAjv(): typeof import('ajv').Ajv {
+  return loadAjvClasses().Ajv;
 }
 
 let checkingAjv: AjvInstance | undefined;
@@ -57,15 +83,10 @@ const vendoredAjv: { draft7?: AjvInstance; draft2020?: AjvInstance } = {};
  * each; the callers check the URLs that matter themselves).
  */
 export function compileVendoredValidator(schema: object, rootName: string, draft: '07' | '2020-12'): Validator {
-  enableNodeCompileCache();
-  const require = createRequire(import.meta.url);
   const options = { allErrors: true, strict: false, validateSchema: false, validateFormats: false };
   let ajv: AjvInstance;
   if (draft === '07') ajv = vendoredAjv.draft7 ??= new (loadAjv())(options);
-  else
-    ajv = vendoredAjv.draft2020 ??= new (require('ajv/dist/2020') as { Ajv2020: typeof import('ajv').Ajv }).Ajv2020(
-      options,
-    );
+  else ajv = vendoredAjv.draft2020 ??= new (loadAjvClasses().Ajv2020)(options);
   return validatorOf(ajv.compile(schema), rootName);
 }
 

@@ -1,19 +1,18 @@
 // staticmcp as npm users get it: `npm pack` of the package (its package.json `files`, with the
 // dist/ this test run compiled), installed globally into a temporary prefix by the README's line
-// `npm install -g ./<tarball>`, must run on its own: --version, init, a build of the starter it
-// makes, check, and serve answering initialize over stdio. Also: the tarball holds only what runs,
-// the README's install line names the tarball npm pack really writes, and no installed package has
-// an install script, so refusing them (`--ignore-scripts`, npm 11's default) changes nothing.
+// `npm install -g ./<tarball>`, must run on its own, with no dependency installed beside it:
+// --version, help, a usage error, init, a build of the starter it makes, check, index, merge, and
+// serve answering initialize over stdio and the tree over HTTP. Also: the tarball holds only what
+// runs, the README's install line names the tarball npm pack really writes, and nothing installed
+// has an install script, so refusing them (`--ignore-scripts`, npm 11's default) changes nothing.
 //
 // The pack and the install are the run's one shared install (test/helpers/shared-install.ts),
-// which the README walkthrough runs as its first step too. The install resolves the dependencies
-// as a user's does (their newest matching versions, not the lockfile's), preferring the npm cache
-// that `npm ci` filled; what the cache lacks comes from the registry, so the first run on a
-// machine needs it.
+// which the README walkthrough runs as its first step too.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COMMAND_BUNDLE_PATHS } from '../../scripts/bundle-cli.mjs';
+import { COMMAND_BUNDLE_PATHS, COMMAND_LINE_BUNDLE_PATH } from '../../scripts/bundle-cli.mjs';
+import { HttpServe, rawRequest } from '../helpers/http-serve.js';
 import { initializeOverStdio, PACKAGE_JSON, runCommand } from '../helpers/npm-package.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { installPackedOnce } from '../helpers/shared-install.js';
@@ -97,6 +96,9 @@ describe('the packed package, installed globally', () => {
     expect(packedFiles).toContain('dist/cli/staticmcp-serve.cjs');
     expect(packedFiles).toContain('dist/cli/staticmcp.cjs');
     for (const bundle of Object.values(COMMAND_BUNDLE_PATHS)) expect(packedFiles).toContain(`dist/${bundle}`);
+    expect(packedFiles).toContain(`dist/${COMMAND_LINE_BUNDLE_PATH}`);
+    // The npm packages the bundles load on demand, one file each (scripts/bundle-vendored.mjs).
+    expect(packedFiles).toEqual(expect.arrayContaining(['dist/vendor/ajv.cjs', 'dist/vendor/serve-handler.cjs']));
     const unexpected = packedFiles.filter(
       (file) =>
         !['LICENSE', 'README.md', 'package.json', 'staticmcp.schema.json'].includes(file) &&
@@ -110,6 +112,10 @@ describe('the packed package, installed globally', () => {
         file !== 'dist/cli/staticmcp-serve.cjs' &&
         // A bundle per other command for its ordinary line (build, check, merge, …).
         !Object.values(COMMAND_BUNDLE_PATHS).some((bundle) => file === `dist/${bundle}`) &&
+        // Help and usage errors: the whole command line, yargs and every command, in one bundle.
+        file !== `dist/${COMMAND_LINE_BUNDLE_PATH}` &&
+        file !== 'dist/vendor/ajv.cjs' &&
+        file !== 'dist/vendor/serve-handler.cjs' &&
         // The bin: the command's start, bundled as CommonJS (scripts/bundle-cli.mjs).
         file !== 'dist/cli/staticmcp.cjs' &&
         // The worker ships as its bundle only: never the edge host's own compiled modules.
@@ -146,24 +152,34 @@ describe('the packed package, installed globally', () => {
     expect(withScripts).toEqual([]);
   });
 
-  it('pulls only the runtime dependencies, quietly: no dev tool, no warning on the oldest Node engines allows', async () => {
-    const installed = await listInstalledPackages(path.join(prefix, 'lib', 'node_modules', 'staticmcp'));
-    const devOnly = Object.keys(
-      (
-        JSON.parse(await fs.readFile(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
-          devDependencies: Record<string, string>;
-        }
-      ).devDependencies,
+  it('installs nothing besides itself, quietly: no warning on the oldest Node engines allows', async () => {
+    // Every npm package it runs is bundled into dist/ (scripts/bundle-cli.mjs, bundle-vendored.mjs):
+    // an install is the one tarball, with no dependency to resolve, download or unpack.
+    expect(packageJson.dependencies ?? {}).toEqual({});
+    expect([...(await listInstalledPackages(path.join(prefix, 'lib', 'node_modules', 'staticmcp'))).keys()]).toEqual(
+      [],
     );
-    // @types/mdast is also a dependency of the remark packages (they ship their types that way).
-    expect(devOnly.filter((name) => installed.has(name) && !name.startsWith('@types/'))).toEqual([]);
-    for (const name of Object.keys(packageJson.dependencies)) expect(installed.has(name), name).toBe(true);
-    // README "Installing" gives the figures (93 packages, 5.8 MiB of files on 2026-11-26); this
-    // bound notices a dependency that brings a crowd, not the drift of patch releases.
-    expect(installed.size).toBeLessThan(130);
-    // This suite runs on the oldest Node `engines` allows: a dependency that wants a newer one
-    // would print EBADENGINE here, and any other npm warning would reach every user too.
+    // This suite runs on the oldest Node `engines` allows: any npm warning would reach every user too.
     expect(installOutput).not.toMatch(/EBADENGINE|npm warn/i);
+  });
+
+  it('prints help for the command and for each of its commands', async () => {
+    const help = await run(bin, ['--help'], work);
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toContain('staticmcp <command> [options]');
+    for (const name of ['build', 'merge', 'index', 'serve', 'dev', 'check', 'init']) {
+      const commandHelp = await run(bin, [name, '--help'], work);
+      expect(commandHelp.code, `${name} --help: ${commandHelp.stderr}`).toBe(0);
+      expect(commandHelp.stdout, name).toMatch(new RegExp(`^staticmcp ${name} `));
+    }
+  });
+
+  it('refuses a usage error with what to do, exit 2', async () => {
+    const refused = await run(bin, ['serve', '--bogus'], work);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain('staticmcp: Unknown argument: bogus');
+    expect(refused.stderr).toContain('what to do: run staticmcp serve --help for its options');
   });
 
   it('prints its version', async () => {
@@ -199,6 +215,34 @@ describe('the packed package, installed globally', () => {
       // init keeps the starter's own name (templates/project/staticmcp.json), whatever the folder.
       result: { protocolVersion: '2025-06-18', serverInfo: { name: 'my-server' } },
     });
+  });
+
+  it('indexes a built tree, and merges the part a one-shard build writes', async () => {
+    const project = await initStarter();
+    expect((await run(bin, ['build', project], work)).code).toBe(0);
+    const index = await run(bin, ['index', path.join(project, 'dist')], work);
+    expect(index.code, index.stderr).toBe(0);
+    const part = path.join(work, 'part-1');
+    const shard = await run(bin, ['build', project, '--shard', '1/1', '--out', part], work);
+    expect(shard.code, shard.stderr).toBe(0);
+    const merged = path.join(work, 'merged');
+    const merge = await run(bin, ['merge', part, '--out', merged], work);
+    expect(merge.code, merge.stderr).toBe(0);
+    await expect(fs.access(path.join(merged, 'mcp.json'))).resolves.toBeUndefined();
+  });
+
+  it('serves a built tree over HTTP, its landing page and a 404 for a missing file', async () => {
+    const project = await initStarter();
+    expect((await run(bin, ['build', project], work)).code).toBe(0);
+    const serve = await HttpServe.start([path.join(project, 'dist')], 45_000, {}, bin);
+    try {
+      const page = await rawRequest(serve.port, { path: '/' });
+      expect(page.status).toBe(200);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect((await rawRequest(serve.port, { path: '/no-such-file' })).status).toBe(404);
+    } finally {
+      await serve.stop();
+    }
   });
 
   it("packs itself for a project's deploy files exactly as npm pack packs it", async () => {

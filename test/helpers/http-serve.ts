@@ -21,9 +21,17 @@ export class HttpServe {
     this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
   }
 
-  /** Starts `serve <args> --http --port 0` (with `env` added to ours) and waits for the endpoint line. */
-  static async start(args: string[], timeoutMs = 45_000, env: Record<string, string> = {}): Promise<HttpServe> {
-    const child = spawn(process.execPath, [CLI, 'serve', ...args, '--http', '--port', '0'], {
+  /**
+   * Starts `serve <args> --http --port 0` (with `env` added to ours) and waits for the endpoint
+   * line; `cli` is the entry file node runs (this run's build, or an installed package's bin).
+   */
+  static async start(
+    args: string[],
+    timeoutMs = 45_000,
+    env: Record<string, string> = {},
+    cli = CLI,
+  ): Promise<HttpServe> {
+    const child = spawn(process.execPath, [cli, 'serve', ...args, '--http', '--port', '0'], {
       cwd: REPO_ROOT,
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, ...env },

@@ -7,7 +7,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { COMMAND_BUNDLE_PATHS } from '../../scripts/bundle-cli.mjs';
+import { COMMAND_BUNDLE_PATHS, COMMAND_LINE_BUNDLE_PATH, stampBundle } from '../../scripts/bundle-cli.mjs';
 import { CLI, REPO_ROOT } from './paths.js';
 
 /** npm's own settings from a surrounding `npm test` (prefix, dry-run, …) must not steer a command. */
@@ -47,7 +47,7 @@ export const PACKAGE_JSON = JSON.parse(readFileSync(path.join(REPO_ROOT, 'packag
   name: string;
   version: string;
   files: string[];
-  dependencies: Record<string, string>;
+  dependencies?: Record<string, string>;
   engines: { node: string };
 };
 
@@ -61,7 +61,7 @@ export interface PackedPackage {
  * Stages the package in `work/stage` (`work/stage-published`) and returns that folder: what
  * `npm pack` or `npm publish` packs there is the package. With `published`, the staged
  * dist/shared/staticmcp-command.js is flipped as the release workflow flips the source before it
- * builds, and the stage ships without the command bundles (dist/cli/staticmcp-<command>.cjs, serve's aside).
+ * builds, and so are the command bundles' copies of it (dist/cli/staticmcp-<command>.cjs, serve's has none).
  */
 export async function stageThisBuild(work: string, options: { published?: boolean } = {}): Promise<string> {
   const stage = path.join(work, options.published ? 'stage-published' : 'stage');
@@ -83,8 +83,17 @@ export async function stageThisBuild(work: string, options: { published?: boolea
     );
     if (flip.code !== 0) throw new Error(`mark-published failed on the staged dist: ${flip.stderr}`);
     // The command bundles hold their own copy of the switch, built from the source (which the
-    // release flips before it builds); without them this stage runs the flipped module.
-    for (const bundle of Object.values(COMMAND_BUNDLE_PATHS)) await fs.rm(path.join(stage, 'dist', bundle));
+    // release flips before it builds): flipped here in their text, stamped again so the code
+    // cache never serves a stale compile. (The installed package has no dependencies: the
+    // unbundled modules, which import them, cannot stand in for the bundles.)
+    for (const bundle of [...Object.values(COMMAND_BUNDLE_PATHS), COMMAND_LINE_BUNDLE_PATH]) {
+      const file = path.join(stage, 'dist', bundle);
+      const code = (await fs.readFile(file, 'utf8')).replace(/^[^\n]*\n/, '');
+      const flipped = code.replace(/\bPUBLISHED_ON_NPM=!1;/g, 'PUBLISHED_ON_NPM=!0;');
+      if (flipped === code || code.split('PUBLISHED_ON_NPM=!1;').length !== 2)
+        throw new Error(`${bundle} holds no single PUBLISHED_ON_NPM=!1; to flip: did the bundle's minifier change?`);
+      await fs.writeFile(file, stampBundle(flipped));
+    }
   }
   return stage;
 }

@@ -1,7 +1,7 @@
 // The command bundles (scripts/bundle-cli.mjs) and the start that picks one (src/cli/start-cli.ts)
 // name the same commands, every command but serve (which has its own bundle): a command the start
-// looks for and the build never bundled would run from the unbundled modules, slower but right,
-// so only this check would notice.
+// looks for and the build never bundled would run from the whole command line's bundle
+// (staticmcp-command-line.cjs), slower but right, so only this check would notice.
 import { describe, expect, it } from 'vitest';
 import { COMMAND_BUNDLE_PATHS } from '../../scripts/bundle-cli.mjs';
 import { COMMAND_NAMES } from '../../src/cli/command-list.js';
