@@ -111,7 +111,7 @@ export function writerDocumentFiles(writer: TreeWriter, manifest: JsonObject) {
 /**
  * Every document of the tree being written, a batch at a time (650,000 call results never sit in
  * memory together); a resource whose source `kept` holds is listed without reading its file, an
- * unchanged list part's documents by the previous build's edit state (search-list-runs.ts).
+ * unchanged run of list entries' documents by the previous build's edit state (search-list-runs.ts).
  */
 async function listDocuments(
   writer: TreeWriter,
@@ -128,7 +128,7 @@ async function listDocuments(
     digestOf,
     readSync: (treePath) => (writer.has(treePath) ? writer.read(treePath) : undefined),
     has: hasSource,
-    ...listRunSources(digestOf, editState),
+    ...listRunSources(editState),
   };
   const files = { ...writerDocumentFiles(writer, manifest), ...(keptSources ? { keptSources } : {}) };
   return listTreeDocumentBatches(files, settings, () => {

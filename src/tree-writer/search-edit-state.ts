@@ -9,10 +9,10 @@
 // digest (one typed-array lookup), copies its columns, and copies the scratch bytes of a run of
 // such documents in one read (search-document-columns.ts): no kept part is read, parsed or
 // checked for it, and its kept entry is named as it is (KeptDocumentsWriter.appendRepeated).
-// Last, the list runs (search-list-runs.ts): for each resource list part every entry of which
-// made a kept document, the digest of the part and its context, the part's first arrival and
-// count, and the digest of its documents' file digests; the lister then takes such a part's
-// documents by their arrivals, without spelling or hashing a source key each.
+// Last, the list runs (search-list-runs.ts): for each run of resource list entries every one of
+// which made a kept document, the digest of its run text (the entries and their context), its
+// first arrival and count, and the digest of its documents' file digests; the lister then takes
+// such a run's documents by their arrivals, without spelling or hashing a source key each.
 // Checked on read without reading what it summarises: its own sha256, the writer's identity, the
 // checksums of the kept directories it was made with (the documents', llms-full.txt's entries'),
 // and the size, mtime and inode of each of their parts and of each scratch file it names: with it,
@@ -27,7 +27,7 @@ import type { KeptSearchDocuments } from './search-kept-documents.js';
 
 export const EDIT_STATE_FILE = 'search-edit-state.bin';
 export const EDIT_SPILLS_FOLDER = 'search-edit-state.spills';
-export const MAGIC = 'staticmcp search edit state 3\n';
+export const MAGIC = 'staticmcp search edit state 4\n';
 const DIGEST_BYTES = 32;
 /** The column scratch files a state keeps, in this order. */
 export const SPILL_NAMES = ['titles', 'bodies', 'excerpts'] as const;
@@ -87,7 +87,7 @@ export interface EditStateExpectation {
 /** A list run's bytes in the state: its key, first arrival, count and files digest. */
 export const LIST_RUN_BYTES = 2 * DIGEST_BYTES + 8;
 
-/** A list part's documents as the state names them (search-list-runs.ts). */
+/** A run of list entries' documents as the state names them (search-list-runs.ts). */
 export interface ListRun {
   first: number;
   count: number;

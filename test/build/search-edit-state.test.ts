@@ -2,7 +2,7 @@
 // content project's edit build writes .staticmcp/search-edit-state.bin and its scratch files, and
 // the next edit build takes every unchanged document from them (its kept entry and its
 // llms-full.txt entry named as they are, its columns and scratch bytes copied in runs; an
-// unchanged list part's documents listed as a run). Each rebuild is byte for byte the tree a from-scratch
+// unchanged run of list entries' documents listed as a run). Each rebuild is byte for byte the tree a from-scratch
 // build of the same input writes: one edit, then another, then a page added and one removed. A
 // state that is corrupt, truncated, deleted, another project's, or whose scratch files or kept
 // parts (the documents' or llms-full.txt's) were rewritten, and an output tree edited by hand,
@@ -171,6 +171,34 @@ describe('the search edit state', () => {
     await expectFreshTree(project);
     const full = await fs.readFile(path.join(project, 'tree', 'llms-full.txt'), 'utf8');
     expect(full).toContain(` ${marker}\n`);
+  }, 120_000);
+
+  it('rebuilds the from-scratch tree when one list part holds many runs of entries', async () => {
+    // Runs are cut within a part (core/search/resource-documents.ts): an edit, a rename (entries
+    // whose files keep their digests), a page added and one removed, each in the middle of the part.
+    const project = path.join(await temporaryFolder('staticmcp-edit-state-runs-'), 'docs');
+    await fs.mkdir(path.join(project, 'resources'), { recursive: true });
+    const page = (number: number) => path.join(project, 'resources', `note-${number}.md`);
+    for (let number = 0; number < 250; number += 1)
+      await fs.writeFile(page(number), `# Note ${number}\n\n${WORDS[number % WORDS.length]} word${number}.\n`);
+    await fs.writeFile(
+      path.join(project, 'staticmcp.json'),
+      JSON.stringify({ limits: { resourcesInManifest: 10, resourcesPerListPart: 1000 } }),
+    );
+    await build(project);
+    const steps: (() => Promise<void>)[] = [
+      () => fs.appendFile(page(120), '\nAn edit.\n'),
+      () => fs.rename(page(150), path.join(project, 'resources', 'note-150-renamed.md')),
+      async () => {
+        await fs.writeFile(path.join(project, 'resources', 'note-1300.md'), '# Added\n\nNumbat.\n');
+        await fs.rm(page(200));
+      },
+    ];
+    for (const step of steps) {
+      await step();
+      await build(project);
+      await expectFreshTree(project);
+    }
   }, 120_000);
 
   const damages: [string, (project: string) => Promise<void>][] = [

@@ -13,20 +13,16 @@ export interface KeptSources {
   readSync(treePath: string): Uint8Array | undefined;
   has(sourceKey: string): boolean;
   /**
-   * The source digests (as the index writer makes them of each document's source key) of a list
-   * part's documents when the previous build listed the same part's bytes, under the same
-   * `context`, as documents of files with the same digests (`fileDigests`, 32 bytes a document,
-   * back to back) at consecutive arrivals: `sourceAt(position)` then names the document at that
-   * position of the part. Undefined: the documents are listed one at a time.
+   * The source digests (as the index writer makes them of each document's source key) of a run of
+   * list entries when the previous build listed entries of the same `runText` (the build's context
+   * and what each entry's document is made of, resource-documents.ts) as documents of files with
+   * the same digests (`fileDigests`, 32 bytes a document, back to back) at consecutive arrivals:
+   * `sourceAt(position)` then names the document at that position of the run. Undefined: the
+   * documents are listed one at a time.
    */
-  takeListRun?(
-    partPath: string,
-    context: string,
-    fileDigests: Uint8Array,
-    count: number,
-  ): ((position: number) => Uint8Array) | undefined;
-  /** Tells the build that every entry of a list part made a kept document, at arrivals [first, first + count). */
-  noteListRun?(partPath: string, context: string, fileDigests: Uint8Array, first: number, count: number): void;
+  takeListRun?(runText: string, fileDigests: Uint8Array, count: number): ((position: number) => Uint8Array) | undefined;
+  /** Tells the build that every entry of a run of `runText` made a kept document, at arrivals [first, first + count). */
+  noteListRun?(runText: string, fileDigests: Uint8Array, first: number, count: number): void;
 }
 
 /** A file's JSON value, or undefined when it is not JSON. */

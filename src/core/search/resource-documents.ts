@@ -1,10 +1,13 @@
 // The search documents of a tree's resources (tree-documents.ts lists them first, then the calls),
 // handed on in batches: each document an async generator yields is promises made and settled, and
-// an edit build lists every unchanged document of a large project. A list part whose entries the
-// build's kept sources vouch for as a whole (KeptSources.takeListRun: the same part bytes, and
-// files with the same digests, as the previous build's documents at consecutive arrivals) is listed
-// with each document's source digest from the previous build's edit state: no source key is
-// spelled or hashed, nor looked up, a document. Portable: it reads through `TreeDocumentFiles`.
+// an edit build lists every unchanged document of a large project. A run of list entries
+// (RUN_END_BITS) whose documents the build's kept sources vouch for as a whole (KeptSources.takeListRun:
+// the same entries, as far as a document is made of them, and files with the same digests, as the
+// previous build's documents at consecutive arrivals) is listed with each document's source digest
+// from the previous build's edit state: no source key is spelled or hashed, nor looked up, a
+// document. Runs are cut within a list part, not made of whole parts: an edit changes its entry's
+// part (its size), and only its own run then goes the slow way. Portable: it reads through
+// `TreeDocumentFiles`.
 import { isObject, type JsonObject } from '../tree/json-object.js';
 import { isAppResource } from '../tree/mcp-apps.js';
 import { isSkillUri } from '../tree/skills.js';
@@ -34,6 +37,27 @@ import type { DocumentSettings, TreeDocumentFiles } from './tree-document-files.
 const BATCH_DOCUMENTS = 256;
 const BATCH_TEXT_UNITS = 1 << 13;
 const DIGEST_BYTES = 32;
+/**
+ * A list run ends after an entry whose file digest's first byte is 0 in these bits (one entry in
+ * 64 on average): where runs end follows the entries, not their positions, so an entry added or
+ * removed misses its own run, not every later one of its part. An edit lists the other entries of
+ * its run one at a time; each run is a key and a lookup, and a few bytes in the edit state.
+ */
+const RUN_END_BITS = 63;
+/** The most entries a list run holds (runs end there too, whatever the digests). */
+export const LIST_RUN_MAX_ENTRIES = 256;
+
+/** Where the run that starts at entry `start` of `count` ends (RUN_END_BITS), its file digests in `fileDigests`. */
+function runEndOf(start: number, count: number, fileDigests: Uint8Array): number {
+  let end = start + 1;
+  while (
+    end < count &&
+    end - start < LIST_RUN_MAX_ENTRIES &&
+    (fileDigests[DIGEST_BYTES * (end - 1)]! & RUN_END_BITS) !== 0
+  )
+    end += 1;
+  return end;
+}
 
 /** Whether the tree is ours (it has the landing page's document view), and where that page is. */
 export interface ViewSite {
@@ -104,6 +128,26 @@ interface ListedResource {
   candidates: readonly string[];
 }
 
+/**
+ * What a list entry's document is made of besides the build's context and its file: its URI (its
+ * id), title, declared media type and page; each length-prefixed, so run texts that differ hash apart.
+ */
+function runTextOf(uri: string, title: string, mimeType: string, resource: JsonObject): string {
+  const declared = isObject(resource._meta) ? resource._meta[DOCUMENT_URL_META_KEY] : undefined;
+  const page = typeof declared === 'string' ? declared : '';
+  return `${uri.length},${uri}${title.length},${title}${mimeType.length},${mimeType}${page.length},${page}`;
+}
+
+/** The run text of `listed[start, end)` under `context` (each entry's is runTextOf's). */
+function runTextOfEntries(context: string, listed: readonly ListedResource[], start: number, end: number): string {
+  let text = `${context}\0`;
+  for (let position = start; position < end; position += 1) {
+    const { uri, title, declaredMime, resource } = listed[position]!;
+    text += runTextOf(uri, title, declaredMime!, resource);
+  }
+  return text;
+}
+
 /** Whether a document carries a source key (a kept one spells it only when asked). */
 function hasSourceKey(document: IndexedDocument): boolean {
   return document instanceof KeptResourceDocument || document.sourceKey !== undefined;
@@ -137,12 +181,6 @@ export async function* resourceDocumentBatches(
   };
   // The URIs listed so far (a repeated one is skipped): the last one while they ascend (listed-uris.ts).
   const seen = new ListedUris(() => resourceEntryLists(manifest, readList));
-  // The part whose entries come next: resourceEntryLists reads a part, then hands on its entries.
-  let part: string | undefined;
-  const readPart = (treePath: string): Promise<unknown> => {
-    part = treePath;
-    return readList(treePath);
-  };
   const pageOf = (resource: JsonObject, id: string) =>
     urlOf(settings, id, site, isObject(resource._meta) ? resource._meta[DOCUMENT_URL_META_KEY] : undefined);
   /** Documents handed on so far: the index writer's arrival of the next one. */
@@ -150,9 +188,8 @@ export async function* resourceDocumentBatches(
   let batch: IndexedDocument[] = [];
   let batchText = 0;
   // The inline list, then the parts our extension names (core/tree/resource-list.ts).
-  for await (const entries of resourceEntryLists(manifest, readPart, onSkip)) {
-    // Runs are kept of parts alone: the inline list sits in mcp.json, which changes every build.
-    let runnable = part !== undefined && keptSources?.takeListRun !== undefined;
+  for await (const entries of resourceEntryLists(manifest, readList, onSkip)) {
+    let runnable = keptSources?.takeListRun !== undefined;
     const fileDigests = runnable ? new Uint8Array(DIGEST_BYTES * entries.length) : undefined;
     const listed: ListedResource[] = [];
     for (const resource of entries) {
@@ -185,10 +222,20 @@ export async function* resourceDocumentBatches(
       }
       listed.push({ resource, uri, title, declaredMime, candidates });
     }
-    const sourceAt = runnable ? keptSources!.takeListRun!(part!, context, fileDigests!, listed.length) : undefined;
-    const first = arrivals;
-    let allKept = runnable;
+    /** The run the next entries belong to: its text, its entries [start, end), and its first arrival. */
+    let run = { text: '', digests: new Uint8Array(0), start: 0, end: 0, first: 0, kept: false };
+    let sourceAt: ((position: number) => Uint8Array) | undefined;
     for (let position = 0; position < listed.length; position += 1) {
+      if (position === run.end) {
+        const end = runnable ? runEndOf(position, listed.length, fileDigests!) : listed.length;
+        // Spelled as its run starts, not for the whole part first: a part's texts outlived young collections.
+        const text = runnable ? runTextOfEntries(context, listed, position, end) : '';
+        const digests = runnable
+          ? fileDigests!.subarray(DIGEST_BYTES * position, DIGEST_BYTES * end)
+          : new Uint8Array(0);
+        run = { text, digests, start: position, end, first: arrivals, kept: runnable };
+        sourceAt = runnable ? keptSources!.takeListRun!(text, digests, end - position) : undefined;
+      }
       const item = listed[position]!;
       const document =
         sourceAt === undefined
@@ -201,24 +248,24 @@ export async function* resourceDocumentBatches(
               item.uri,
               item.declaredMime!,
               { digests: fileDigests!, at: DIGEST_BYTES * position },
-              sourceAt(position),
+              sourceAt(position - run.start),
             );
-      if (document === undefined) {
-        allKept = false;
-        continue;
-      }
-      if (allKept && !hasSourceKey(document)) allKept = false;
-      batch.push(document);
-      arrivals += 1;
-      batchText += textUnitsOf(document);
+      if (document !== undefined) {
+        if (run.kept && !hasSourceKey(document)) run.kept = false;
+        batch.push(document);
+        arrivals += 1;
+        batchText += textUnitsOf(document);
+      } else run.kept = false;
+      // Every entry of the run made a kept document, at arrivals [first, arrivals): the next build's run.
+      // The same text and digests as takeListRun's: their digests are made once.
+      if (position + 1 === run.end && run.kept)
+        keptSources!.noteListRun?.(run.text, run.digests, run.first, run.end - run.start);
       if (batch.length >= BATCH_DOCUMENTS || batchText >= BATCH_TEXT_UNITS) {
         yield batch;
         batch = [];
         batchText = 0;
       }
     }
-    // Every entry made a kept document, at arrivals [first, arrivals): the next build's run.
-    if (allKept) keptSources!.noteListRun?.(part!, context, fileDigests!, first, listed.length);
   }
   if (batch.length > 0) yield batch;
 }
