@@ -5,7 +5,7 @@
 // - `ajv.cjs`, ajv and its JSON Schema 2020-12 class (src/shared/ajv-validator.ts loads it on the
 //   first schema it compiles at run time);
 // - `serve-handler.cjs` (src/hosts/node/http/static-tree.ts; scripts/bundle-cli.mjs points the
-//   bundles' `serve-handler` at it), loaded when `serve --port` starts its HTTP host.
+//   bundles' `serve-handler` at it), loaded when `serve` starts its HTTP host.
 // The unbundled modules run from src/ (unit tests) import the packages themselves (devDependencies).
 // Run by `npm run build` (outDir = dist) and by the test setup (a private outDir).
 import path from 'node:path';

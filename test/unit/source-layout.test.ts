@@ -110,6 +110,13 @@ async function readSourceFiles(): Promise<Map<string, SourceFile>> {
       }
       // NodeNext: a source file is imported by its emitted name (`./x.js` for x.ts).
       const target = path.posix.join(path.posix.dirname(file), specifier);
+      // A package the build bundles into dist/vendor/<name>.cjs (scripts/bundle-vendored.mjs): the
+      // file exists beside the compiled module only, and stands for the package of that name.
+      const vendored = /^vendor\/([^/]+)\.cjs$/.exec(target)?.[1];
+      if (vendored !== undefined) {
+        found.packages.push(vendored);
+        continue;
+      }
       const candidates = [target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.d.ts'), target];
       const resolved = candidates.find((candidate) => known.has(candidate));
       if (resolved) found.imports.push(resolved);
