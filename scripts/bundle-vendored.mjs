@@ -19,6 +19,15 @@ const VENDORED = {
   'serve-handler': "module.exports = require('serve-handler');",
 };
 export const VENDOR_FOLDER = 'vendor';
+/** esbuild's options for one minified CommonJS file Node 20 runs (the vendored files and the bin). */
+export const NODE_FILE_OPTIONS = {
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minifyWhitespace: true,
+  minifySyntax: true,
+};
 
 /** Writes every vendored package into `<outDir>/vendor/`. */
 export function bundleVendored(outDir) {
@@ -29,12 +38,7 @@ export function bundleVendored(outDir) {
         absWorkingDir: REPO_ROOT,
         stdin: { contents, resolveDir: REPO_ROOT, sourcefile: `vendor-${name}.cjs`, loader: 'js' },
         outfile: path.join(root, VENDOR_FOLDER, `${name}.cjs`),
-        bundle: true,
-        format: 'cjs',
-        platform: 'node',
-        target: 'node20',
-        minifyWhitespace: true,
-        minifySyntax: true,
+        ...NODE_FILE_OPTIONS,
         banner: {
           js: `// ${name}, bundled by scripts/bundle-vendored.mjs with its dependencies (their licenses: node_modules).`,
         },
