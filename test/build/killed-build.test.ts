@@ -34,6 +34,23 @@ async function makeNumberedProject(edition: string): Promise<string> {
   return makeProject({ tools: { [TOOL]: 'waits-at-gate' }, files: { edition: `${edition}\n` } });
 }
 
+/** The numbered project (edition "first") built in-process once, its cache holding every call. */
+let builtNumbered: Promise<string> | undefined;
+
+/** A copy of the built numbered project (its tree and cache), for a test that changes it. */
+async function copyBuiltNumberedProject(): Promise<string> {
+  builtNumbered ??= (async () => {
+    const project = await makeNumberedProject('first');
+    expect((await buildInProcess(project)).code).toBe(0);
+    // The determinism probe runs the first call twice.
+    expect(await takeRuns(project)).toEqual([1, ...ALL]);
+    return project;
+  })();
+  const copy = path.join(await temporaryFolder('staticmcp-numbered-'), 'project');
+  await fs.cp(await builtNumbered, copy, { recursive: true });
+  return copy;
+}
+
 /** The n of each run the scripts logged since the last call, sorted; the log is emptied. */
 async function takeRuns(project: string): Promise<number[]> {
   const file = path.join(project, 'runs.log');
@@ -127,11 +144,8 @@ describe('a build killed at a call', () => {
     '--force: the next build runs nothing, answering the calls it ran again anew and the others as before',
     async () => {
       for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-        const project = await makeNumberedProject('first');
+        const project = await copyBuiltNumberedProject();
         const out = path.join(project, 'dist');
-        expect((await buildInProcess(project)).code).toBe(0);
-        // The determinism probe runs the first call twice.
-        expect(await takeRuns(project)).toEqual([1, ...ALL]);
         const before = await readTree(out);
 
         // A new edition only --force shows; the forced build is killed at its sixth call.
@@ -174,10 +188,8 @@ describe('a build killed at a call', () => {
     'the next build runs the calls the killed one had not answered, and only those',
     async () => {
       for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-        const project = await makeNumberedProject('first');
+        const project = await copyBuiltNumberedProject();
         const out = path.join(project, 'dist');
-        expect((await buildInProcess(project)).code).toBe(0);
-        await takeRuns(project);
         const before = await readTree(out);
 
         // A new version of the script: every call runs again, and the build is killed at the sixth.

@@ -52,6 +52,7 @@ describe('the packed package, installed globally', () => {
   let installCommand = '';
   let installOutput = '';
   let starter: Promise<string> | undefined;
+  let builtStarter: Promise<string> | undefined;
 
   /** `init` of the starter project by the installed bin, once for the tests that read what it wrote. */
   function initStarter(): Promise<string> {
@@ -62,6 +63,17 @@ describe('the packed package, installed globally', () => {
       return project;
     })();
     return starter;
+  }
+
+  /** The starter built by the installed bin, once for the tests that read or serve its tree. */
+  function buildStarter(): Promise<string> {
+    builtStarter ??= (async () => {
+      const project = await initStarter();
+      const build = await run(bin, ['build', project], work);
+      expect(build.code, build.stderr).toBe(0);
+      return project;
+    })();
+    return builtStarter;
   }
 
   beforeAll(async () => {
@@ -194,8 +206,7 @@ describe('the packed package, installed globally', () => {
     const project = await initStarter();
     expect((await fs.stat(path.join(project, 'tools', 'hello'))).mode & 0o111).not.toBe(0);
     await expect(fs.access(path.join(project, '.gitignore'))).resolves.toBeUndefined();
-    const build = await run(bin, ['build', project], work);
-    expect(build.code, build.stderr).toBe(0);
+    await buildStarter();
     const tree = path.join(project, 'dist');
     const manifest = JSON.parse(await fs.readFile(path.join(tree, 'mcp.json'), 'utf8')) as {
       staticmcp: { generator: string };
@@ -218,8 +229,7 @@ describe('the packed package, installed globally', () => {
   });
 
   it('indexes a built tree, and merges the part a one-shard build writes', async () => {
-    const project = await initStarter();
-    expect((await run(bin, ['build', project], work)).code).toBe(0);
+    const project = await buildStarter();
     const index = await run(bin, ['index', path.join(project, 'dist')], work);
     expect(index.code, index.stderr).toBe(0);
     const part = path.join(work, 'part-1');
@@ -232,8 +242,7 @@ describe('the packed package, installed globally', () => {
   });
 
   it('serves a built tree over HTTP, its landing page and a 404 for a missing file', async () => {
-    const project = await initStarter();
-    expect((await run(bin, ['build', project], work)).code).toBe(0);
+    const project = await buildStarter();
     const serve = await HttpServe.start([path.join(project, 'dist')], 45_000, {}, bin);
     try {
       const page = await rawRequest(serve.port, { path: '/' });

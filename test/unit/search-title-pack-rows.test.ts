@@ -37,14 +37,14 @@ class HostFiles implements PackFileSource {
 }
 
 const next = random(69);
-const documents = Array.from({ length: 600 }, (_, position) => ({
+const documents = Array.from({ length: 240 }, (_, position) => ({
   id: `resources/d${String(position).padStart(4, '0')}.json`,
   title: `Document ${position}`,
   text: Array.from({ length: 40 }, () => `w${Math.floor(next() ** 2 * 4000)}`).join(' '),
   url: '',
 }));
-// Small title packs: a query's results lie in many of them, as at 650,000 documents.
-const written = writeSearchIndex(documents, { inlineTableBytes: 0, targetPackBytes: 2048 });
+// Small title blocks and packs: a query's results lie in many of them, as at 650,000 documents.
+const written = writeSearchIndex(documents, { inlineTableBytes: 0, targetPackBytes: 2048, blockSize: 8 });
 const extension = written.extension as { table: string; titlePackFile: string; termPacks: string };
 const QUERIES = ['w3 w17', 'w250', 'w1* w40', 'w4000 w4999', 'w2 w5 w7', 'qqqqzzzzxxxx', 'w11'];
 
