@@ -94,7 +94,7 @@ describe('the packed package, installed globally', () => {
     expect(readme).toContain(`npm install -g ./${path.basename(tarball)}`);
     expect(installCommand).toBe(`npm install -g ./${path.basename(tarball)}`);
 
-    expect(packedFiles).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/cli/main.js']));
+    expect(packedFiles).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));
     expect(packedFiles).toContain('dist/edge/_worker.js');
     expect(packedFiles).toContain('templates/index.html');
     expect(packedFiles).toContain('templates/project/tools/hello');
@@ -120,7 +120,7 @@ describe('the packed package, installed globally', () => {
         file !== 'dist/script/help-validators.cjs' &&
         file !== 'dist/project/config-validator.cjs' &&
         file !== 'dist/project/sidecar-validators.cjs' &&
-        // The serve bundle main.js runs for an ordinary serve line (scripts/bundle-cli.mjs).
+        // The serve bundle the bin runs for an ordinary serve line (scripts/bundle-cli.mjs).
         file !== 'dist/cli/staticmcp-serve.cjs' &&
         // A bundle per other command for its ordinary line (build, check, merge, …).
         !Object.values(COMMAND_BUNDLE_PATHS).some((bundle) => file === `dist/${bundle}`) &&
@@ -130,8 +130,10 @@ describe('the packed package, installed globally', () => {
         file !== 'dist/vendor/serve-handler.cjs' &&
         // The bin: the command's start, bundled as CommonJS (scripts/bundle-cli.mjs).
         file !== 'dist/cli/staticmcp.cjs' &&
-        // The worker ships as its bundle only: never the edge host's own compiled modules.
-        !(/^dist\/.+\.js$/.test(file) && !/^dist\/(edge\/(?!_worker\.js$)|hosts\/edge\/)/.test(file)),
+        // The worker ships as its bundle, and the landing page's scripts as theirs: never the
+        // modules the bundles were made from, which nothing installed runs.
+        file !== 'dist/edge/_worker.js' &&
+        !/^dist\/page\/[a-z-]+\.js$/.test(file),
     );
     expect(packedFiles).toContain('schemas/registry-server.2025-12-11.schema.json');
     expect(unexpected, 'only the compiled CLI, the worker bundle, the schemas and the templates ship').toEqual([]);
