@@ -1,19 +1,20 @@
 // What the `staticmcp` command does first, for both of its entry files: dist/cli/staticmcp.cjs, the
 // bin (this module bundled as CommonJS by scripts/bundle-cli.mjs: Node 20 starts a CommonJS entry
 // without setting up its ES module loader, which an ordinary serve line then never needs), and
-// dist/cli/main.js (ES module, the path `node dist/cli/main.js …` runs). It keeps V8's compiled
-// code between runs: code-cache.ts's for the two bundles (on every Node version: it loads a
+// dist/cli/main.js (ES module, the path `node dist/cli/main.js …` runs in a clone). It keeps V8's
+// compiled code between runs: code-cache.ts's for the bundles (on every Node version: it loads a
 // bundle with less copying than Node's loader), Node's compile cache on Node 22.1+ for the other
-// modules (turned on before any of them is compiled: src/shared/node-compile-cache.ts). Both live in $NODE_COMPILE_CACHE or
-// os.tmpdir()/node-compile-cache: never in the user's project or the install folder, so a read-only
-// install works, and a cache that cannot be read or written is silently not used.
-// NODE_DISABLE_COMPILE_CACHE=1 turns both off. An ordinary `serve` line runs from the serve bundle
-// (staticmcp-serve.cjs: one file instead of the modules the bridge needs, which pays for its
-// start-up: see bench/bridge-startup.mjs); an ordinary line of any other command from that
-// command's own bundle (staticmcp-<command>.cjs, fast-command-line.ts and the command's module: a
-// `check` or `init` then reads none of `build`'s code); `--version` alone is answered here; every other line (help, usage errors: yargs) runs the
-// whole command line (run-command-line.ts) from its bundle, staticmcp-command-line.cjs, or from
-// the modules in a build without the bundles.
+// modules (turned on before any of them is compiled: src/shared/node-compile-cache.ts). Both live
+// in $NODE_COMPILE_CACHE or os.tmpdir()/node-compile-cache: never in the user's project or the
+// install folder, so a read-only install works, and a cache that cannot be read or written is
+// silently not used. NODE_DISABLE_COMPILE_CACHE=1 turns both off. An ordinary `serve` line runs
+// from the serve bundle (staticmcp-serve.cjs: one file instead of the modules the bridge needs,
+// which pays for its start-up: see bench/bridge-startup.mjs); an ordinary line of any other command
+// from that command's own bundle (staticmcp-<command>.cjs, fast-command-line.ts and the command's
+// module: a `check` or `init` then reads none of `build`'s code); `--version` alone is answered
+// here; every other line (help, usage errors: yargs) runs the whole command line
+// (run-command-line.ts) from its bundle, staticmcp-command-line.cjs, or from the modules in a build
+// without the bundles.
 import path from 'node:path';
 import { enableNodeCompileCache } from '../shared/node-compile-cache.js';
 import { readPackageJson } from '../shared/version.js';
