@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type BuildReportJson, problemsOf, runCli, toolReport } from '../helpers/cli.js';
+import { type BuildReportJson, envWithTmpdir, problemsOf, runCli, toolReport } from '../helpers/cli.js';
 import { describeReportBody } from '../../src/cli/describe-report.js';
 import { buildInProcess } from '../helpers/in-process-build.js';
 import { exists, readJson, readTree, waitForFile } from '../helpers/files.js';
@@ -53,7 +53,7 @@ async function startBuildThatHangs() {
   // Its own TMPDIR: a SIGKILLed build cannot remove its run folder, so it must land in one of ours.
   const tmpdir = await temporaryFolder('staticmcp-build-tmp-');
   const child = spawn(process.execPath, [CLI, 'build', project], {
-    env: { ...process.env, TMPDIR: tmpdir },
+    env: envWithTmpdir(tmpdir),
     stdio: 'ignore',
   });
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>

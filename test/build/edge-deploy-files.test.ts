@@ -12,7 +12,7 @@ import {
   DEFAULT_MAX_CALL_FILES,
 } from '../../src/builder/host-limits.js';
 import { PUBLISHED_ON_NPM, STATICMCP_COMMAND } from '../../src/shared/staticmcp-command.js';
-import { buildJson, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { buildInProcess } from '../helpers/in-process-build.js';
 import { makeProject } from '../helpers/projects.js';
 
@@ -29,8 +29,8 @@ describe('deploy settings in staticmcp.json', () => {
         registryName: 'com.example/weather',
       },
     });
-    const { code, stderr } = await buildJson(project);
-    expect(code, stderr).toBe(0);
+    const { code, error } = await buildInProcess(project);
+    expect(code, error?.message).toBe(0);
     const serverJson = JSON.parse(await fs.readFile(path.join(project, 'dist', 'server.json'), 'utf8')) as Record<
       string,
       unknown
@@ -74,7 +74,7 @@ describe('deploy settings in staticmcp.json', () => {
       tools: { ok: 'ok' },
       config: { name: 'weather', publicUrl: 'https://mcp.example.com' },
     });
-    expect((await buildJson(project)).code).toBe(0);
+    expect((await buildInProcess(project)).code).toBe(0);
     const page = await fs.readFile(path.join(project, 'dist', 'index.html'), 'utf8');
     // The snippets are HTML-escaped (quotes as &#34;): read as the page shows them.
     const snippets = [...page.matchAll(/<pre class="snippet">([\s\S]*?)<\/pre>/g)].map(([, text]) =>

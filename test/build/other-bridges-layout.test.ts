@@ -3,13 +3,12 @@
 // two → the values sorted), and a resource's file from its URI with the scheme dropped (§2 of the
 // standard: `resource://changelog.md` → `resources/changelog.md.json`). The functions below model
 // that lookup, so these tests read our tree the way that bridge does. Trees are built and checked
-// by the commands' decisions in-process (buildOrReplay, checkSource), but for the landing page's
-// count, which needs the CLI's bundled page.
+// by the commands' decisions in-process (buildOrReplay, checkSource); the landing page's count is
+// in the HTML the build renders, with or without the CLI's bundled page script.
 import { describe, expect, it } from 'vitest';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { checkSource } from '../../src/cli/commands/check.js';
-import { buildJson } from '../helpers/cli.js';
 import { buildInProcess } from '../helpers/in-process-build.js';
 import { makeProject } from '../helpers/projects.js';
 
@@ -152,8 +151,8 @@ describe('resources', () => {
         }),
       },
     );
-    const build = await buildJson(project, '--max-call-files', '10');
-    expect(build.code).toBe(0);
+    const build = await buildInProcess(project, { maxCallFiles: 10 });
+    expect(build.code, build.error?.message).toBe(0);
     expect(build.report.warnings.map((warning) => warning.message).join('\n')).toMatch(
       /other StaticMCP bridges list and read the inline ones/,
     );

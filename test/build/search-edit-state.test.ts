@@ -8,7 +8,8 @@
 // parts (the documents' or llms-full.txt's) were rewritten, and an output tree edited by hand,
 // still give that tree.
 // Builds run in-process (test/helpers/in-process-build.ts); each case builds its own project (a
-// copy would have other inodes, which the state checks, so it would never be used).
+// copy would have other inodes, which the state checks, so it would never be used), but for the
+// damages, which take turns on one project.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs, readdirSync } from 'node:fs';
@@ -201,6 +202,25 @@ describe('the search edit state', () => {
     }
   }, 120_000);
 
+  /**
+   * The damage cases share one project, each damaging the state the case before it left: every
+   * build of the project is an edit build, which writes a new state. Page 12 takes one of two
+   * edits in turn, so each build has an edit and the fresh trees are two.
+   */
+  let damagedProject: Promise<string> | undefined;
+  let damagePage = '';
+  let damagePageText = '';
+  let damageEdits = 0;
+  function damagedProjectOnce(): Promise<string> {
+    damagedProject ??= (async () => {
+      const project = await projectWithState('staticmcp-edit-state-damaged-');
+      damagePage = path.join(project, 'resources', 'guide', 'page-12.md');
+      damagePageText = await fs.readFile(damagePage, 'utf8');
+      return project;
+    })();
+    return damagedProject;
+  }
+
   const damages: [string, (project: string) => Promise<void>][] = [
     [
       'a corrupt state',
@@ -247,9 +267,12 @@ describe('the search edit state', () => {
   it.each(damages)(
     'rebuilds the from-scratch tree after an edit with %s',
     async (_, damage) => {
-      const project = await projectWithState('staticmcp-edit-state-damaged-');
+      const project = await damagedProjectOnce();
+      // The previous case's build (an edit build) wrote the state this case damages.
+      await fs.access(path.join(project, STATE));
       await damage(project);
-      await edit(project, 12, 'second');
+      damageEdits += 1;
+      await fs.writeFile(damagePage, `${damagePageText}\nAn edit: ${damageEdits % 2 === 1 ? 'second' : 'third'}.\n`);
       await build(project);
       await expectFreshTree(project);
     },

@@ -3,8 +3,8 @@
 // and their entries in skills/list.json, listed on the landing page; `check` passes it, and reports a skill file edited after
 // the build by its digest; shards merged into a packed tree keep them; a rebuild without a skill
 // leaves none of its files behind; a project without skills declares nothing. The shard parts,
-// the rebuild and check (of the tree, its tampered copy and the merged tree) run the commands'
-// decisions in-process.
+// the rebuild, the project without skills and check (of the tree, its tampered copy and the
+// merged tree) run the commands' decisions in-process.
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -130,7 +130,7 @@ describe('build', () => {
 
 it('a project without skills writes no skills folder and no skills extension', async () => {
   const plain = await writeProject({ 'resources/readme.md': '# Hello\n' });
-  expect((await buildJson(plain)).code).toBe(0);
+  expect((await buildInProcess(plain)).code).toBe(0);
   expect(existsSync(path.join(plain, 'dist/skills'))).toBe(false);
   expect(readFileSync(path.join(plain, 'dist/mcp.json'), 'utf8')).not.toContain('"skills"');
   expect(readFileSync(path.join(plain, 'dist/index.html'), 'utf8')).not.toContain('id="skills"');

@@ -1,5 +1,7 @@
 // Running the real CLI to its end as a child process, and reading `build --json` reports.
 import { spawn } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
 import type { BuildReport, ToolReport } from '../../src/builder/build-report.js';
 import { CLI, REPO_ROOT } from './paths.js';
 
@@ -38,6 +40,16 @@ export function runCli(
       });
     });
   });
+}
+
+/**
+ * The environment of a CLI run with a TMPDIR of its own (one a killed run's leftovers land in),
+ * which keeps the compile cache every other run reads: the CLI keeps it in the temp folder
+ * (src/cli/start-cli.ts), and a run without it compiles its bundle afresh.
+ */
+export function envWithTmpdir(tmpdir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const compileCache = process.env.NODE_COMPILE_CACHE || path.join(os.tmpdir(), 'node-compile-cache');
+  return { ...process.env, TMPDIR: tmpdir, NODE_COMPILE_CACHE: compileCache, ...extra };
 }
 
 /** The --json report is the build's own report type, as JSON. */

@@ -11,7 +11,7 @@
 // resource was sent whole, and the argument held the server for seconds.) The resources are written
 // at test time into a temporary tree, never committed.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpServe, openSession, post, type RawAnswer } from '../helpers/http-serve.js';
@@ -41,9 +41,18 @@ let nextId = 1;
 beforeAll(async () => {
   const tree = await temporaryFolder('staticmcp-answer-bounds-');
   await mkdir(path.join(tree, 'resources'));
+  // The file `JSON.stringify({ uri, text: 'r'.repeat(bytes) })` writes, streamed from one chunk:
+  // a string and a buffer of the whole 33 MiB cost this worker more than the tests.
+  const chunk = Buffer.alloc(1024 * 1024, 'r');
   const resource = async (name: string, bytes: number) => {
-    const text = 'r'.repeat(bytes);
-    await writeFile(path.join(tree, 'resources', `${name}.json`), JSON.stringify({ uri: `big://${name}`, text }));
+    const file = await open(path.join(tree, 'resources', `${name}.json`), 'w');
+    try {
+      await file.write(`{"uri":"big://${name}","text":"`);
+      for (let left = bytes; left > 0; left -= chunk.length) await file.write(chunk, 0, Math.min(left, chunk.length));
+      await file.write('"}');
+    } finally {
+      await file.close();
+    }
     return { uri: `big://${name}`, name, mimeType: 'text/plain' };
   };
   const manifest = {

@@ -1,5 +1,5 @@
-// Live calls are not starved by a small fixed pool: of 50 concurrent calls, the project's
-// limits.liveConcurrency (25) run at once, no more, and the rest once they end; and a call that waits for a slot longer
+// Live calls are not starved by a small fixed pool: of 20 concurrent calls, the project's
+// limits.liveConcurrency (10) run at once, no more, and the rest once they end; and a call that waits for a slot longer
 // than its own timeout is answered with an isError result that says why, not left hanging. Nor by
 // one client: over HTTP each client (peer address, plus Origin) gets at most 4 live runs at once in
 // both protocol eras, so another client's call still finds a global slot (issue 21, item 7).
@@ -57,7 +57,7 @@ echo "done $n"
  * default (4 per core), so a limit left unread shows on any machine; twice as many calls as slots
  * show both halves (the limit's runs, then the rest), and each call costs the bridge a live run.
  */
-const LIVE_LIMIT = 25;
+const LIVE_LIMIT = 10;
 
 /**
  * The bridge's CPU for starting LIVE_LIMIT runs: several times what it takes, a bound on its work

@@ -308,10 +308,10 @@ describe('search index, written and read back', () => {
   });
 
   it('renames only some packs when one document changes', () => {
-    const documents = corpus(2000);
+    const documents = corpus(600);
     const before = new Set(writeOnce(documents, LARGE_PARTS).files.map((file) => file.path));
     const edited = documents.map((document, position) =>
-      position === 1000 ? { ...document, text: `${document.text} zyzzyva` } : document,
+      position === 300 ? { ...document, text: `${document.text} zyzzyva` } : document,
     );
     const after = writeSearchIndex(edited, LARGE_PARTS).files.map((file) => file.path);
     const packs = after.filter((path) => path.endsWith('.pack'));
